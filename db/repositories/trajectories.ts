@@ -1,0 +1,197 @@
+/**
+ * Trajectories and their steps: every query on them lives here.
+ */
+import { and, asc, count, desc, eq, gte, inArray, like, lte, or, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../client";
+import { agentRuns, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
+
+export type StepValues = Omit<typeof steps.$inferInsert, "id" | "trajectoryId">;
+
+export interface TrajectoryValues {
+  runId: number;
+  taskId: number;
+  attempt: number;
+  finalAnswer: string | null;
+  outcome: string;
+  outcomeDetail: string | null;
+  stepCount: number;
+  sourceFormat: string;
+  sourcePath: string | null;
+  contentHash: string;
+  steps: StepValues[];
+}
+
+const STEP_CHUNK = 200;
+
+function insertSteps(db: Db, trajectoryId: number, rows: StepValues[]): void {
+  for (let i = 0; i < rows.length; i += STEP_CHUNK) {
+    db.insert(steps)
+      .values(rows.slice(i, i + STEP_CHUNK).map((s) => ({ ...s, trajectoryId })))
+      .run();
+  }
+}
+
+/** Creates, replaces (content changed) or leaves alone (same content hash) one trajectory with its steps. */
+export function saveTrajectory(db: Db, v: TrajectoryValues): { id: number; status: "created" | "updated" | "unchanged" } {
+  const existing = db
+    .select({ id: trajectories.id, contentHash: trajectories.contentHash })
+    .from(trajectories)
+    .where(and(eq(trajectories.runId, v.runId), eq(trajectories.taskId, v.taskId), eq(trajectories.attempt, v.attempt)))
+    .get();
+  const { steps: stepRows, ...row } = v;
+  if (!existing) {
+    const id = db.insert(trajectories).values(row).returning({ id: trajectories.id }).get().id;
+    insertSteps(db, id, stepRows);
+    return { id, status: "created" };
+  }
+  if (existing.contentHash === v.contentHash) return { id: existing.id, status: "unchanged" };
+  db.update(trajectories)
+    .set({ ...row, updatedAt: new Date() })
+    .where(eq(trajectories.id, existing.id))
+    .run();
+  db.delete(steps).where(eq(steps.trajectoryId, existing.id)).run();
+  insertSteps(db, existing.id, stepRows);
+  return { id: existing.id, status: "updated" };
+}
+
+export function getTrajectoryDetail(db: Db, id: number) {
+  const head = db
+    .select({ trajectory: trajectories, task: tasks, taskSet: taskSets, run: agentRuns })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(eq(trajectories.id, id))
+    .get();
+  if (!head) return undefined;
+  const stepRows = getSteps(db, id);
+  return { ...head, steps: stepRows };
+}
+
+export function getSteps(db: Db, trajectoryId: number): StepRow[] {
+  return db.select().from(steps).where(eq(steps.trajectoryId, trajectoryId)).orderBy(asc(steps.index)).all();
+}
+
+export function trajectoryIds(db: Db, where: { runId?: number } = {}): number[] {
+  const q = db.select({ id: trajectories.id }).from(trajectories);
+  const rows = where.runId !== undefined ? q.where(eq(trajectories.runId, where.runId)).all() : q.all();
+  return rows.map((r) => r.id);
+}
+
+export interface TrajectoryFilter {
+  taskSetId?: number;
+  runId?: number;
+  site?: string;
+  model?: string;
+  outcome?: string;
+  minSteps?: number;
+  maxSteps?: number;
+  hasAnswer?: boolean;
+  q?: string;
+  ids?: number[];
+}
+
+export type TrajectorySort = "id" | "steps" | "task" | "site" | "updated";
+
+export function trajectoryWhere(f: TrajectoryFilter): SQL | undefined {
+  const conds: SQL[] = [];
+  if (f.taskSetId !== undefined) conds.push(eq(tasks.taskSetId, f.taskSetId));
+  if (f.runId !== undefined) conds.push(eq(trajectories.runId, f.runId));
+  if (f.site) conds.push(eq(tasks.site, f.site));
+  if (f.model) conds.push(eq(agentRuns.model, f.model));
+  if (f.outcome) conds.push(eq(trajectories.outcome, f.outcome));
+  if (f.minSteps !== undefined) conds.push(gte(trajectories.stepCount, f.minSteps));
+  if (f.maxSteps !== undefined) conds.push(lte(trajectories.stepCount, f.maxSteps));
+  if (f.hasAnswer === true) conds.push(sql`${trajectories.finalAnswer} is not null and ${trajectories.finalAnswer} <> ''`);
+  if (f.hasAnswer === false) conds.push(sql`(${trajectories.finalAnswer} is null or ${trajectories.finalAnswer} = '')`);
+  if (f.q && f.q.trim()) {
+    const pattern = `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(
+      or(
+        sql`${tasks.intent} like ${pattern} escape '\\'`,
+        sql`${trajectories.finalAnswer} like ${pattern} escape '\\'`,
+        like(tasks.externalId, pattern),
+      )!,
+    );
+  }
+  if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
+  return conds.length ? and(...conds) : undefined;
+}
+
+export function listTrajectories(
+  db: Db,
+  f: TrajectoryFilter,
+  page: { offset: number; limit: number; sort?: TrajectorySort; dir?: "asc" | "desc" },
+) {
+  const where = trajectoryWhere(f);
+  const sortCol = {
+    id: trajectories.id,
+    steps: trajectories.stepCount,
+    task: tasks.externalId,
+    site: tasks.site,
+    updated: trajectories.updatedAt,
+  }[page.sort ?? "id"];
+  const order = page.dir === "asc" ? asc(sortCol) : desc(sortCol);
+  const rows = db
+    .select({
+      id: trajectories.id,
+      attempt: trajectories.attempt,
+      outcome: trajectories.outcome,
+      stepCount: trajectories.stepCount,
+      finalAnswer: trajectories.finalAnswer,
+      updatedAt: trajectories.updatedAt,
+      taskId: tasks.id,
+      externalTaskId: tasks.externalId,
+      site: tasks.site,
+      intent: tasks.intent,
+      taskSetName: taskSets.name,
+      runId: agentRuns.id,
+      runName: agentRuns.name,
+      agentName: agentRuns.agentName,
+      model: agentRuns.model,
+    })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(where)
+    .orderBy(order, desc(trajectories.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all();
+  const total = db
+    .select({ n: count() })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(where)
+    .get()!.n;
+  return { rows, total };
+}
+
+export function countTrajectoriesAndSteps(db: Db): { trajectories: number; steps: number } {
+  return {
+    trajectories: db.select({ n: count() }).from(trajectories).get()!.n,
+    steps: db.select({ n: count() }).from(steps).get()!.n,
+  };
+}
+
+export function distinctSites(db: Db): string[] {
+  return db
+    .selectDistinct({ site: tasks.site })
+    .from(tasks)
+    .where(sql`${tasks.site} is not null`)
+    .orderBy(tasks.site)
+    .all()
+    .map((r) => r.site!);
+}
+
+export function distinctModels(db: Db): string[] {
+  return db
+    .selectDistinct({ model: agentRuns.model })
+    .from(agentRuns)
+    .where(sql`${agentRuns.model} is not null`)
+    .orderBy(agentRuns.model)
+    .all()
+    .map((r) => r.model!);
+}

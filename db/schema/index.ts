@@ -1,0 +1,4 @@
+/**
+ * All tables, one module per domain. drizzle-kit reads this file; db/client.ts passes it to drizzle.
+ */
+export * from "./core";

@@ -1,0 +1,55 @@
+/**
+ * A small argument parser for `npm run cli -- <command> …`: positionals plus `--flag value`, `--flag=value`
+ * and boolean `--flag`. Which flags take a value is declared per command so `--json` never eats a positional.
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export interface ParsedArgs {
+  positionals: string[];
+  flags: Map<string, string | true>;
+}
+
+export function parseArgs(argv: string[], spec: { valueFlags?: string[]; boolFlags?: string[] }): ParsedArgs {
+  const valueFlags = new Set(spec.valueFlags ?? []);
+  const boolFlags = new Set(spec.boolFlags ?? []);
+  const positionals: string[] = [];
+  const flags = new Map<string, string | true>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!a.startsWith("--") || a === "-") {
+      positionals.push(a);
+      continue;
+    }
+    const eq = a.indexOf("=");
+    const name = a.slice(2, eq === -1 ? undefined : eq);
+    if (valueFlags.has(name)) {
+      const value = eq !== -1 ? a.slice(eq + 1) : argv[++i];
+      if (value === undefined) throw new UsageError(`--${name} needs a value`);
+      flags.set(name, value);
+    } else if (boolFlags.has(name)) {
+      if (eq !== -1) throw new UsageError(`--${name} takes no value`);
+      flags.set(name, true);
+    } else {
+      throw new UsageError(`unknown option --${name}`);
+    }
+  }
+  return { positionals, flags };
+}
+
+export function flagString(args: ParsedArgs, name: string): string | undefined {
+  const v = args.flags.get(name);
+  return typeof v === "string" ? v : undefined;
+}
+
+export function flagBool(args: ParsedArgs, name: string): boolean {
+  return args.flags.get(name) === true;
+}

@@ -1,0 +1,46 @@
+/**
+ * `npm run cli -- <command> …`: dispatches to the command modules.
+ */
+import { UsageError } from "./args";
+import type { CliCommand, CliIO } from "./types";
+import { importCommand } from "./commands/import";
+import { exportCommand } from "./commands/export";
+import { statsCommand } from "./commands/stats";
+import { migrateCommand } from "./commands/migrate";
+
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand];
+
+function help(io: CliIO): void {
+  io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");
+  for (const c of COMMANDS) io.stderr(`  ${c.name.padEnd(18)} ${c.summary}\n`);
+  io.stderr("\nRun `npm run cli -- <command> --help` for a command's options.\n");
+}
+
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    help(io);
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`Unknown command "${name}".\n`);
+    help(io);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stderr(`Usage: ${command.usage}\n`);
+    return 0;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr(`Error: ${e.message}\nUsage: ${command.usage}\n`);
+      return 2;
+    }
+    io.stderr(`Error: ${(e as Error).message}\n`);
+    if (io.env.VERDICT_DEBUG) io.stderr(`${(e as Error).stack}\n`);
+    return 1;
+  }
+}

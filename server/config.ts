@@ -1,0 +1,28 @@
+/**
+ * Where Verdict keeps its data and which binaries it uses, from the environment, read once.
+ *
+ * VERDICT_DB        SQLite file (default ./data/verdict.db)
+ * VERDICT_DATA_DIR  screenshots and other files (default ./data)
+ * CHROMIUM_PATH     browser used by the runner and the demo recorder (default /usr/bin/chromium)
+ */
+import path from "node:path";
+
+export interface VerdictConfig {
+  dbPath: string;
+  dataDir: string;
+  chromiumPath: string;
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v && v.trim() !== "" ? v : undefined;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): VerdictConfig {
+  const dataDir = path.resolve(nonEmpty(env.VERDICT_DATA_DIR) ?? "data");
+  const dbPath = nonEmpty(env.VERDICT_DB) ?? path.join(dataDir, "verdict.db");
+  return {
+    dataDir,
+    dbPath: dbPath === ":memory:" ? dbPath : path.resolve(dbPath),
+    chromiumPath: nonEmpty(env.CHROMIUM_PATH) ?? "/usr/bin/chromium",
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Shared domain vocabulary: the shapes every importer produces and every view consumes.
+ * Pure types, no I/O; imported by db/schema.ts for its JSON columns and by client code as types only.
+ */
+
+/** Every action kind the seeds' grammars can express, normalised. */
+export const ACTION_TYPES = [
+  "click",
+  "dblclick",
+  "type",
+  "clear",
+  "select",
+  "hover",
+  "press",
+  "scroll",
+  "wait",
+  "go_back",
+  "go_forward",
+  "goto",
+  "search_engine",
+  "new_tab",
+  "tab_focus",
+  "close_tab",
+  "drag",
+  "upload",
+  "answer",
+  "report_infeasible",
+  "noop",
+  "unparsed",
+] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+export type ScrollDirection = "up" | "down" | "left" | "right";
+
+export interface ParsedAction {
+  type: ActionType;
+  /** SoM label / element id the action targets ("12", "a51", "B"); null when none. */
+  target?: string | null;
+  /** Typed text, answer text, URL, key combination, selected option… */
+  value?: string | null;
+  direction?: ScrollDirection | null;
+  /** Pixel coordinates in screenshot space, for coordinate-based actions. */
+  coords?: [number, number] | null;
+  /** `type` actions: whether Enter is pressed after typing. */
+  submit?: boolean;
+  /** For strings holding several calls (BrowserGym multi-action): every call, in order. */
+  calls?: ParsedAction[];
+  /** Why parsing failed, for `unparsed`. */
+  parseError?: string;
+}
+
+/** One Set-of-Marks element: a numbered box on an interactive element. */
+export interface SomElement {
+  label: string;
+  /** [x, y, width, height] in screenshot pixels; null when the source had only text. */
+  bbox: [number, number, number, number] | null;
+  tag?: string | null;
+  text?: string | null;
+}
+
+/** golden / possible (WebVoyager); exact_match / must_include / must_exclude / fuzzy_match / url (VWA). */
+export interface ReferenceAnswer {
+  kind: string;
+  text: string;
+}
+
+export interface TaskDifficulty {
+  overall?: string | null;
+  reasoning?: string | null;
+  visual?: string | null;
+}
+
+export const OUTCOMES = ["answered", "step_limit", "error", "cancelled", "running", "unknown"] as const;
+export type Outcome = (typeof OUTCOMES)[number];

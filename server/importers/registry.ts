@@ -1,0 +1,33 @@
+/**
+ * The importers Verdict knows, and format detection by sniffing a path.
+ * Adding a format = one module implementing `Importer` + one line here.
+ */
+import { ImportError, type Importer } from "./types";
+import { nativeImporter } from "./native";
+import { webVoyagerImporter } from "./webvoyager";
+import { vwaTasksImporter } from "./vwa-tasks";
+
+export const IMPORTERS: Importer[] = [nativeImporter, webVoyagerImporter, vwaTasksImporter];
+
+export function getImporter(format: string): Importer {
+  const found = IMPORTERS.find((i) => i.format === format);
+  if (!found) {
+    throw new ImportError(format, `unknown format; known formats: auto, ${IMPORTERS.map((i) => i.format).join(", ")}`);
+  }
+  return found;
+}
+
+export async function detectImporter(inputPath: string): Promise<Importer> {
+  let best: { importer: Importer; score: number } | null = null;
+  for (const importer of IMPORTERS) {
+    const score = await importer.sniff(inputPath);
+    if (score > 0 && (!best || score > best.score)) best = { importer, score };
+  }
+  if (!best) {
+    throw new ImportError(
+      inputPath,
+      `cannot tell which format this is (known: ${IMPORTERS.map((i) => i.format).join(", ")}); pass --format`,
+    );
+  }
+  return best.importer;
+}

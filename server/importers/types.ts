@@ -1,0 +1,98 @@
+/**
+ * The importer interface. Each source format is one self-contained module that turns files on disk into
+ * normalised items; `server/services/ingest.ts` validates, stores and commits them in one transaction.
+ *
+ * Importers stream: they yield one trajectory at a time and read images lazily through `ImageRef.read()`,
+ * so a source of any size is never held in memory whole.
+ */
+import type { Outcome, ParsedAction, ReferenceAnswer, SomElement, TaskDifficulty } from "../domain/types";
+
+/** An image the importer found; read on demand. `origin` names it in error messages (file path, zip entry…). */
+export interface ImageRef {
+  origin: string;
+  read(): Promise<Uint8Array>;
+}
+
+export interface ImportTaskSet {
+  name: string;
+  benchmark: string;
+  description?: string | null;
+}
+
+export interface ImportTask {
+  taskSet: ImportTaskSet;
+  externalId: string;
+  site: string | null;
+  intent: string;
+  startUrl: string | null;
+  inputImages: string[];
+  referenceAnswers: ReferenceAnswer[];
+  evaluatorConfig: unknown;
+  difficulty: TaskDifficulty | null;
+  tags: string[];
+  extra: Record<string, unknown> | null;
+}
+
+export interface ImportRun {
+  /** Stable identity: the same source must give the same key so re-imports are idempotent. */
+  runKey: string;
+  name: string;
+  agentName: string;
+  model: string | null;
+  sourceSystem: string;
+  config: Record<string, unknown> | null;
+}
+
+export interface ImportStep {
+  index: number;
+  screenshot: ImageRef | null;
+  rawScreenshot: ImageRef | null;
+  marksBurnedIn: boolean;
+  url: string | null;
+  thought: string | null;
+  actionRaw: string | null;
+  action: ParsedAction;
+  elements: SomElement[] | null;
+  error: string | null;
+  durationMs?: number | null;
+}
+
+export interface ImportTrajectory {
+  task: ImportTask;
+  run: ImportRun;
+  attempt: number;
+  finalAnswer: string | null;
+  outcome: Outcome;
+  outcomeDetail: string | null;
+  sourcePath: string;
+  steps: ImportStep[];
+}
+
+export type ImportItem = { kind: "task"; task: ImportTask } | { kind: "trajectory"; trajectory: ImportTrajectory };
+
+export interface ImportOptions {
+  /** Task file given on the command line (`--tasks`), for formats that join tasks from elsewhere. */
+  tasksFile?: string;
+  /** Called by the importer once it knows how many items it will yield. */
+  onTotal?: (total: number) => void;
+}
+
+export interface Importer {
+  /** The `--format` name. */
+  format: string;
+  description: string;
+  /** How sure the importer is that `inputPath` is its format: 0 (no) to 1 (certain). Must be cheap. */
+  sniff(inputPath: string): Promise<number>;
+  read(inputPath: string, options: ImportOptions): AsyncGenerator<ImportItem>;
+}
+
+/** A problem with the input: always names the file (or entry) and what is wrong with it. */
+export class ImportError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problem: string,
+  ) {
+    super(`${file}: ${problem}`);
+    this.name = "ImportError";
+  }
+}

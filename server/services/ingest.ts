@@ -1,0 +1,279 @@
+/**
+ * Ingest: runs an importer over a source and commits everything it yields in one transaction.
+ *
+ * Phase 1 (async, streaming): every item is checked, every image is read, verified to be an image, hashed and
+ * staged. Nothing is visible yet. Phase 2: staged images move into the store, then one synchronous SQLite
+ * transaction writes tasks, runs, trajectories, steps and screenshot rows. Any error before or during phase 2
+ * removes what phase 1 staged, so a rejected source leaves no row and no file.
+ *
+ * Idempotency: each trajectory's content hash covers its steps and image hashes; an unchanged trajectory is
+ * reported as unchanged and not rewritten.
+ */
+import crypto from "node:crypto";
+import type { Db } from "../../db/client";
+import { ensureTask, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
+import { insertScreenshotIfMissing } from "../../db/repositories/screenshots";
+import { saveTrajectory, type StepValues } from "../../db/repositories/trajectories";
+import { readImageInfo } from "../domain/image-info";
+import { detectImporter, getImporter } from "../importers/registry";
+import { ImportError, type ImageRef, type ImportTask, type ImportTrajectory } from "../importers/types";
+import { sha256, type ScreenshotStore } from "./screenshot-store";
+
+export interface IngestDeps {
+  db: Db;
+  store: ScreenshotStore;
+}
+
+export interface ImportProgress {
+  done: number;
+  total: number | null;
+  label: string;
+}
+
+export interface ImportRequest {
+  path: string;
+  format?: string;
+  tasksFile?: string;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+export type ItemStatus = "created" | "updated" | "unchanged";
+
+export interface ImportedTrajectorySummary {
+  id: number;
+  externalTaskId: string;
+  steps: number;
+  screenshots: number;
+  rawScreenshots: number;
+  finalAnswer: string | null;
+  status: ItemStatus;
+}
+
+export interface ImportReport {
+  format: string;
+  source: string;
+  created: number;
+  updated: number;
+  unchanged: number;
+  trajectories: ImportedTrajectorySummary[];
+  tasks: { created: number; updated: number; unchanged: number };
+  screenshotsAdded: number;
+}
+
+interface StagedImage {
+  hash: string;
+  mime: string;
+  width: number;
+  height: number;
+  bytes: number;
+}
+
+interface PendingTrajectory {
+  traj: ImportTrajectory;
+  taskValues: TaskValues;
+  contentHash: string;
+  steps: StepValues[];
+  screenshots: number;
+  rawScreenshots: number;
+}
+
+function canonicalHash(value: unknown): string {
+  return crypto.createHash("sha256").update(JSON.stringify(value)).digest("hex");
+}
+
+export function taskValues(t: ImportTask): TaskValues {
+  const body = {
+    externalId: t.externalId,
+    site: t.site,
+    intent: t.intent,
+    startUrl: t.startUrl,
+    inputImages: t.inputImages,
+    referenceAnswers: t.referenceAnswers,
+    evaluatorConfig: t.evaluatorConfig ?? null,
+    difficulty: t.difficulty,
+    tags: t.tags,
+    extra: t.extra,
+  };
+  return { ...body, contentHash: canonicalHash(body) };
+}
+
+function checkTask(t: ImportTask, origin: string): void {
+  if (!t.externalId) throw new ImportError(origin, "task has no id");
+  if (!t.intent || !t.intent.trim()) throw new ImportError(origin, `task ${t.externalId} has no intent text`);
+  if (!t.taskSet.name) throw new ImportError(origin, `task ${t.externalId} has no task set`);
+}
+
+export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<ImportReport> {
+  const importer = req.format && req.format !== "auto" ? getImporter(req.format) : await detectImporter(req.path);
+  const batch = deps.store.beginBatch();
+  const images = new Map<string, StagedImage>();
+  const pending: PendingTrajectory[] = [];
+  const taskDefs: ImportTask[] = [];
+  let total: number | null = null;
+  let done = 0;
+
+  async function stage(ref: ImageRef | null): Promise<string | null> {
+    if (!ref) return null;
+    let bytes: Uint8Array;
+    try {
+      bytes = await ref.read();
+    } catch (e) {
+      if (e instanceof ImportError) throw e;
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new ImportError(ref.origin, code === "ENOENT" ? "file is missing" : `cannot be read (${(e as Error).message})`);
+    }
+    const info = readImageInfo(bytes);
+    if (!info) throw new ImportError(ref.origin, "is not a PNG, JPEG, WebP or GIF image");
+    const hash = sha256(bytes);
+    if (!images.has(hash)) {
+      images.set(hash, { hash, mime: info.mime, width: info.width, height: info.height, bytes: bytes.byteLength });
+      await batch.put(hash, bytes);
+    }
+    return hash;
+  }
+
+  try {
+    // Phase 1: read, check and stage everything.
+    for await (const item of importer.read(req.path, {
+      tasksFile: req.tasksFile,
+      onTotal: (n) => {
+        total = n;
+      },
+    })) {
+      if (item.kind === "task") {
+        checkTask(item.task, req.path);
+        taskDefs.push(item.task);
+      } else {
+        pending.push(await prepareTrajectory(item.trajectory, stage));
+      }
+      done++;
+      req.onProgress?.({ done, total, label: item.kind === "task" ? item.task.externalId : item.trajectory.task.externalId });
+    }
+
+    // Phase 2: publish images, then commit rows in one transaction.
+    await batch.publish();
+    const report = deps.db.$client.transaction(() => commit(deps.db, importer.format, req.path, taskDefs, pending, images))();
+    return report;
+  } catch (e) {
+    await batch.rollback();
+    throw e;
+  }
+}
+
+async function prepareTrajectory(
+  traj: ImportTrajectory,
+  stage: (ref: ImageRef | null) => Promise<string | null>,
+): Promise<PendingTrajectory> {
+  checkTask(traj.task, traj.sourcePath);
+  if (!traj.run.runKey) throw new ImportError(traj.sourcePath, "trajectory has no run");
+  const seen = new Set<number>();
+  const steps: StepValues[] = [];
+  let screenshots = 0;
+  let rawScreenshots = 0;
+  for (const s of traj.steps) {
+    if (!Number.isInteger(s.index) || s.index < 0) throw new ImportError(traj.sourcePath, `step index ${s.index} is not a non-negative integer`);
+    if (seen.has(s.index)) throw new ImportError(traj.sourcePath, `step ${s.index} appears twice`);
+    seen.add(s.index);
+    const screenshotHash = await stage(s.screenshot);
+    const rawScreenshotHash = await stage(s.rawScreenshot);
+    if (screenshotHash) screenshots++;
+    if (rawScreenshotHash) rawScreenshots++;
+    steps.push({
+      index: s.index,
+      screenshotHash,
+      rawScreenshotHash,
+      marksBurnedIn: s.marksBurnedIn,
+      url: s.url,
+      thought: s.thought,
+      actionRaw: s.actionRaw,
+      action: s.action,
+      elements: s.elements,
+      error: s.error,
+      durationMs: s.durationMs ?? null,
+    });
+  }
+  const tv = taskValues(traj.task);
+  const contentHash = canonicalHash({
+    task: [traj.task.taskSet.name, traj.task.externalId],
+    run: traj.run.runKey,
+    attempt: traj.attempt,
+    finalAnswer: traj.finalAnswer,
+    outcome: traj.outcome,
+    outcomeDetail: traj.outcomeDetail,
+    steps,
+  });
+  return { traj, taskValues: tv, contentHash, steps, screenshots, rawScreenshots };
+}
+
+function commit(
+  db: Db,
+  format: string,
+  source: string,
+  taskDefs: ImportTask[],
+  pending: PendingTrajectory[],
+  images: Map<string, StagedImage>,
+): ImportReport {
+  const report: ImportReport = {
+    format,
+    source,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    trajectories: [],
+    tasks: { created: 0, updated: 0, unchanged: 0 },
+    screenshotsAdded: 0,
+  };
+  const setIds = new Map<string, number>();
+  const setId = (t: ImportTask) => {
+    let id = setIds.get(t.taskSet.name);
+    if (id === undefined) {
+      id = ensureTaskSet(db, t.taskSet);
+      setIds.set(t.taskSet.name, id);
+    }
+    return id;
+  };
+
+  for (const t of taskDefs) {
+    const { result } = upsertTask(db, setId(t), taskValues(t));
+    report.tasks[result]++;
+  }
+  for (const img of images.values()) {
+    const before = db.$client.prepare("select 1 from screenshots where hash = ?").get(img.hash);
+    if (!before) report.screenshotsAdded++;
+    insertScreenshotIfMissing(db, img);
+  }
+  const runIds = new Map<string, number>();
+  for (const p of pending) {
+    const { traj } = p;
+    const taskId = ensureTask(db, setId(traj.task), p.taskValues);
+    let runId = runIds.get(traj.run.runKey);
+    if (runId === undefined) {
+      runId = upsertRun(db, traj.run);
+      runIds.set(traj.run.runKey, runId);
+    }
+    const { id, status } = saveTrajectory(db, {
+      runId,
+      taskId,
+      attempt: traj.attempt,
+      finalAnswer: traj.finalAnswer,
+      outcome: traj.outcome,
+      outcomeDetail: traj.outcomeDetail,
+      stepCount: p.steps.length,
+      sourceFormat: format,
+      sourcePath: traj.sourcePath,
+      contentHash: p.contentHash,
+      steps: p.steps,
+    });
+    report[status]++;
+    report.trajectories.push({
+      id,
+      externalTaskId: traj.task.externalId,
+      steps: p.steps.length,
+      screenshots: p.screenshots,
+      rawScreenshots: p.rawScreenshots,
+      finalAnswer: traj.finalAnswer,
+      status,
+    });
+  }
+  return report;
+}

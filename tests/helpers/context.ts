@@ -1,0 +1,32 @@
+/**
+ * Throwaway Verdict installations for tests: a temp folder with its own SQLite file and screenshot store.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createAppContext, type AppContext } from "../../server/context";
+
+export interface TestContext extends AppContext {
+  dir: string;
+  cleanup(): void;
+}
+
+export function createTestContext(prefix = "verdict-test-"): TestContext {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const ctx = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath: process.env.CHROMIUM_PATH || "/usr/bin/chromium" });
+  return {
+    ...ctx,
+    dir,
+    cleanup() {
+      ctx.db.$client.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Path inside ../shared, or null when the shared material is absent (a plain clone). */
+export function sharedPath(...parts: string[]): string | null {
+  const root = process.env.VERDICT_SHARED_DIR ?? path.resolve(__dirname, "..", "..", "..", "shared");
+  const p = path.join(root, ...parts);
+  return fs.existsSync(p) ? p : null;
+}
