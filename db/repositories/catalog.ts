@@ -1,9 +1,9 @@
 /**
  * Task sets, tasks and agent runs: every query on them lives here.
  */
-import { and, eq, sql, count } from "drizzle-orm";
+import { and, eq, sql, count, desc, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
-import { agentRuns, taskSets, tasks, type TaskRow } from "../schema/index";
+import { agentRuns, taskSets, tasks, trajectories, type TaskRow } from "../schema/index";
 
 export type TaskValues = Omit<typeof tasks.$inferInsert, "id" | "taskSetId" | "createdAt">;
 export type RunValues = Omit<typeof agentRuns.$inferInsert, "id" | "createdAt">;
@@ -97,4 +97,98 @@ export function listTaskSets(db: Db) {
 
 export function listRuns(db: Db) {
   return db.select().from(agentRuns).orderBy(agentRuns.createdAt).all();
+}
+
+// ---- Read models for the task-set, task and run pages ----
+
+export function getTaskSet(db: Db, id: number) {
+  return db.select().from(taskSets).where(eq(taskSets.id, id)).get();
+}
+
+/** Every task set with how many tasks it holds, how many trajectories ran on them, and by how many runs. */
+export function listTaskSetSummaries(db: Db) {
+  return db
+    .select({
+      id: taskSets.id,
+      name: taskSets.name,
+      benchmark: taskSets.benchmark,
+      description: taskSets.description,
+      createdAt: taskSets.createdAt,
+      taskCount: sql<number>`(select count(*) from ${tasks} where ${tasks.taskSetId} = ${taskSets.id})`,
+      trajectoryCount: sql<number>`(select count(*) from ${trajectories} join ${tasks} on ${tasks.id} = ${trajectories.taskId} where ${tasks.taskSetId} = ${taskSets.id})`,
+      answeredCount: sql<number>`(select count(*) from ${trajectories} join ${tasks} on ${tasks.id} = ${trajectories.taskId} where ${tasks.taskSetId} = ${taskSets.id} and ${trajectories.outcome} = 'answered')`,
+      runCount: sql<number>`(select count(distinct ${trajectories.runId}) from ${trajectories} join ${tasks} on ${tasks.id} = ${trajectories.taskId} where ${tasks.taskSetId} = ${taskSets.id})`,
+    })
+    .from(taskSets)
+    .orderBy(taskSets.name)
+    .all();
+}
+
+export interface TaskPageQuery {
+  q?: string;
+  site?: string;
+  offset: number;
+  limit: number;
+}
+
+/** One page of a task set's tasks, each with its trajectory count, answered count and mean steps. */
+export function listTasksOfSet(db: Db, taskSetId: number, page: TaskPageQuery) {
+  const conds: SQL[] = [eq(tasks.taskSetId, taskSetId)];
+  if (page.site) conds.push(eq(tasks.site, page.site));
+  if (page.q && page.q.trim()) {
+    const pattern = `%${page.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(sql`(${tasks.intent} like ${pattern} escape '\\' or ${tasks.externalId} like ${pattern} escape '\\')`);
+  }
+  const where = and(...conds);
+  const rows = db
+    .select({
+      id: tasks.id,
+      externalId: tasks.externalId,
+      site: tasks.site,
+      intent: tasks.intent,
+      startUrl: tasks.startUrl,
+      referenceCount: sql<number>`json_array_length(${tasks.referenceAnswers})`,
+      trajectoryCount: sql<number>`(select count(*) from ${trajectories} where ${trajectories.taskId} = ${tasks.id})`,
+      answeredCount: sql<number>`(select count(*) from ${trajectories} where ${trajectories.taskId} = ${tasks.id} and ${trajectories.outcome} = 'answered')`,
+      meanSteps: sql<number | null>`(select avg(${trajectories.stepCount}) from ${trajectories} where ${trajectories.taskId} = ${tasks.id})`,
+    })
+    .from(tasks)
+    .where(where)
+    .orderBy(tasks.site, tasks.externalId)
+    .limit(page.limit)
+    .offset(page.offset)
+    .all();
+  const total = db.select({ n: count() }).from(tasks).where(where).get()!.n;
+  return { rows, total };
+}
+
+/** Sites present in one task set. */
+export function sitesOfSet(db: Db, taskSetId: number): string[] {
+  return db
+    .selectDistinct({ site: tasks.site })
+    .from(tasks)
+    .where(and(eq(tasks.taskSetId, taskSetId), sql`${tasks.site} is not null`))
+    .orderBy(tasks.site)
+    .all()
+    .map((r) => r.site!);
+}
+
+/** Every agent run with its trajectory count, answered count, mean steps and the task sets it touched. */
+export function listRunSummaries(db: Db) {
+  return db
+    .select({
+      id: agentRuns.id,
+      name: agentRuns.name,
+      agentName: agentRuns.agentName,
+      model: agentRuns.model,
+      sourceSystem: agentRuns.sourceSystem,
+      createdAt: agentRuns.createdAt,
+      trajectoryCount: sql<number>`(select count(*) from ${trajectories} where ${trajectories.runId} = ${agentRuns.id})`,
+      answeredCount: sql<number>`(select count(*) from ${trajectories} where ${trajectories.runId} = ${agentRuns.id} and ${trajectories.outcome} = 'answered')`,
+      meanSteps: sql<number | null>`(select avg(${trajectories.stepCount}) from ${trajectories} where ${trajectories.runId} = ${agentRuns.id})`,
+      taskSetNames: sql<string | null>`(select group_concat(name, ' · ') from (select distinct ${taskSets.name} as name from ${trajectories} join ${tasks} on ${tasks.id} = ${trajectories.taskId} join ${taskSets} on ${taskSets.id} = ${tasks.taskSetId} where ${trajectories.runId} = ${agentRuns.id}))`,
+    })
+    .from(agentRuns)
+    .orderBy(desc(agentRuns.createdAt), desc(agentRuns.id))
+    .all();
 }

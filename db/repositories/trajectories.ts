@@ -3,7 +3,7 @@
  */
 import { and, asc, count, desc, eq, gte, inArray, like, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
-import { agentRuns, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
+import { agentRuns, screenshots, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
 
 export type StepValues = Omit<typeof steps.$inferInsert, "id" | "trajectoryId">;
 
@@ -81,6 +81,7 @@ export function trajectoryIds(db: Db, where: { runId?: number } = {}): number[] 
 export interface TrajectoryFilter {
   taskSetId?: number;
   runId?: number;
+  taskId?: number;
   site?: string;
   model?: string;
   outcome?: string;
@@ -97,6 +98,7 @@ export function trajectoryWhere(f: TrajectoryFilter): SQL | undefined {
   const conds: SQL[] = [];
   if (f.taskSetId !== undefined) conds.push(eq(tasks.taskSetId, f.taskSetId));
   if (f.runId !== undefined) conds.push(eq(trajectories.runId, f.runId));
+  if (f.taskId !== undefined) conds.push(eq(trajectories.taskId, f.taskId));
   if (f.site) conds.push(eq(tasks.site, f.site));
   if (f.model) conds.push(eq(agentRuns.model, f.model));
   if (f.outcome) conds.push(eq(trajectories.outcome, f.outcome));
@@ -194,4 +196,74 @@ export function distinctModels(db: Db): string[] {
     .orderBy(agentRuns.model)
     .all()
     .map((r) => r.model!);
+}
+
+// ---- Read models for the browser and the player ----
+
+export interface StepScreenshot {
+  hash: string;
+  mime: string;
+  width: number;
+  height: number;
+  bytes: number;
+}
+
+/** Pixel sizes of every screenshot (marked and raw) a trajectory's steps show, keyed by hash. */
+export function getStepScreenshots(db: Db, trajectoryId: number): Map<string, StepScreenshot> {
+  const rows = db
+    .select({
+      hash: screenshots.hash,
+      mime: screenshots.mime,
+      width: screenshots.width,
+      height: screenshots.height,
+      bytes: screenshots.bytes,
+    })
+    .from(screenshots)
+    .where(
+      sql`${screenshots.hash} in (select ${steps.screenshotHash} from ${steps} where ${steps.trajectoryId} = ${trajectoryId}
+        union select ${steps.rawScreenshotHash} from ${steps} where ${steps.trajectoryId} = ${trajectoryId})`,
+    )
+    .all();
+  return new Map(rows.map((r) => [r.hash, r]));
+}
+
+/** How many trajectories matching a filter ended each way. */
+export function outcomeCounts(db: Db, f: TrajectoryFilter): Record<string, number> {
+  const rows = db
+    .select({ outcome: trajectories.outcome, n: count() })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(trajectoryWhere(f))
+    .groupBy(trajectories.outcome)
+    .all();
+  return Object.fromEntries(rows.map((r) => [r.outcome, r.n]));
+}
+
+/** Per-site figures for the trajectories matching a filter: count, answered, mean steps. */
+export function siteBreakdown(db: Db, f: TrajectoryFilter) {
+  return db
+    .select({
+      site: tasks.site,
+      trajectories: count(),
+      answered: sql<number>`sum(case when ${trajectories.outcome} = 'answered' then 1 else 0 end)`,
+      meanSteps: sql<number>`avg(${trajectories.stepCount})`,
+    })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(trajectoryWhere(f))
+    .groupBy(tasks.site)
+    .orderBy(tasks.site)
+    .all();
+}
+
+/** Distinct outcomes present, for the list's filter menu. */
+export function distinctOutcomes(db: Db): string[] {
+  return db
+    .selectDistinct({ outcome: trajectories.outcome })
+    .from(trajectories)
+    .orderBy(trajectories.outcome)
+    .all()
+    .map((r) => r.outcome);
 }

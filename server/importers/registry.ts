@@ -4,10 +4,10 @@
  */
 import { ImportError, type Importer } from "./types";
 import { nativeImporter } from "./native";
-import { webVoyagerImporter } from "./webvoyager";
+import { webVoyagerImporter, webVoyagerTasksImporter } from "./webvoyager";
 import { vwaTasksImporter } from "./vwa-tasks";
 
-export const IMPORTERS: Importer[] = [nativeImporter, webVoyagerImporter, vwaTasksImporter];
+export const IMPORTERS: Importer[] = [nativeImporter, webVoyagerImporter, webVoyagerTasksImporter, vwaTasksImporter];
 
 export function getImporter(format: string): Importer {
   const found = IMPORTERS.find((i) => i.format === format);

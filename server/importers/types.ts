@@ -31,6 +31,11 @@ export interface ImportTask {
   difficulty: TaskDifficulty | null;
   tags: string[];
   extra: Record<string, unknown> | null;
+  /**
+   * True when the task came from the benchmark's own task file: it then replaces what is stored. A task known
+   * only from a trajectory never overwrites a stored one (a trajectory knows less about its task).
+   */
+  fromTaskFile?: boolean;
 }
 
 export interface ImportRun {

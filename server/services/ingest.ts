@@ -77,8 +77,23 @@ interface PendingTrajectory {
   rawScreenshots: number;
 }
 
+/** JSON with object keys sorted and undefined dropped, so equal content hashes equally whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      const sorted: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== undefined) sorted[k] = x;
+      }
+      return sorted;
+    }
+    return v;
+  });
+}
+
 function canonicalHash(value: unknown): string {
-  return crypto.createHash("sha256").update(JSON.stringify(value)).digest("hex");
+  return crypto.createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
 export function taskValues(t: ImportTask): TaskValues {
@@ -245,7 +260,14 @@ function commit(
   const runIds = new Map<string, number>();
   for (const p of pending) {
     const { traj } = p;
-    const taskId = ensureTask(db, setId(traj.task), p.taskValues);
+    let taskId: number;
+    if (traj.task.fromTaskFile) {
+      const r = upsertTask(db, setId(traj.task), p.taskValues);
+      taskId = r.id;
+      if (r.result !== "unchanged") report.tasks[r.result]++;
+    } else {
+      taskId = ensureTask(db, setId(traj.task), p.taskValues);
+    }
     let runId = runIds.get(traj.run.runKey);
     if (runId === undefined) {
       runId = upsertRun(db, traj.run);

@@ -1,0 +1,49 @@
+import { getAppContext } from "../../context";
+import { exportBundle } from "../../services/bundle-io";
+import { trajectoryIds } from "../../../db/repositories/trajectories";
+import { getRun } from "../../../db/repositories/catalog";
+import { UsageError, flagBool, flagString, parseArgs } from "../args";
+import { createProgressBar } from "../progress";
+import type { CliCommand } from "../types";
+
+export const exportCommand: CliCommand = {
+  name: "export",
+  summary: "export trajectories as a native bundle (folder or .zip)",
+  usage: "npm run cli -- export <trajectory-id | --run ID | --all> <out-dir-or-zip> [--json]",
+  async run(argv, io) {
+    const args = parseArgs(argv, { valueFlags: ["run"], boolFlags: ["all", "json"] });
+    const runId = flagString(args, "run");
+    const all = flagBool(args, "all");
+    const ctx = getAppContext(io.env);
+    let ids: number[];
+    let out: string | undefined;
+    if (runId !== undefined || all) {
+      if (runId !== undefined && all) throw new UsageError("give either --run or --all, not both");
+      [out] = args.positionals;
+      if (args.positionals.length !== 1) throw new UsageError("expected exactly one output path");
+      if (runId !== undefined) {
+        const id = Number(runId);
+        if (!Number.isInteger(id) || !getRun(ctx.db, id)) throw new Error(`No run with id ${runId}`);
+        ids = trajectoryIds(ctx.db, { runId: id });
+      } else {
+        ids = trajectoryIds(ctx.db);
+      }
+    } else {
+      if (args.positionals.length !== 2) throw new UsageError("expected <trajectory-id> <out-dir-or-zip>");
+      const id = Number(args.positionals[0]);
+      if (!Number.isInteger(id)) throw new UsageError(`not a trajectory id: ${args.positionals[0]}`);
+      ids = [id];
+      out = args.positionals[1];
+    }
+    const bar = createProgressBar(io, "Exporting");
+    let result;
+    try {
+      result = await exportBundle(ctx, ids, out!, (d, t) => bar.update(d, t));
+    } finally {
+      bar.finish();
+    }
+    if (flagBool(args, "json")) io.stdout(JSON.stringify(result) + "\n");
+    else io.stderr(`Exported ${result.trajectories} trajectories and ${result.images} images to ${result.out}\n`);
+    return 0;
+  },
+};

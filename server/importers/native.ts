@@ -1,0 +1,133 @@
+/**
+ * Verdict's own trajectory bundle (server/domain/bundle.ts): a folder or .zip with manifest.json + images.
+ * The manifest is validated with zod; every image's bytes must hash to the sha256 the manifest gives.
+ */
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { MANIFEST_NAME, bundleManifestSchema, describeZodIssues, type BundleImage } from "../domain/bundle";
+import { readImageInfo } from "../domain/image-info";
+import { sha256 } from "../services/screenshot-store";
+import { exists, isDir, readJsonFile } from "./fs-helpers";
+import { ImportError, type ImageRef, type Importer } from "./types";
+import { openZipReader } from "./zip";
+
+interface BundleSource {
+  label: string;
+  readManifest(): Promise<unknown>;
+  readFile(name: string): Promise<Uint8Array>;
+  close(): void;
+}
+
+async function openSource(input: string): Promise<BundleSource> {
+  if (await isDir(input)) {
+    const root = path.resolve(input);
+    return {
+      label: input,
+      readManifest: () => readJsonFile(path.join(root, MANIFEST_NAME)),
+      readFile: async (name) => {
+        const p = path.resolve(root, name);
+        if (!p.startsWith(root + path.sep)) throw new ImportError(path.join(input, name), "is outside the bundle folder");
+        try {
+          return await fsp.readFile(p);
+        } catch {
+          throw new ImportError(path.join(input, name), "file is missing");
+        }
+      },
+      close: () => {},
+    };
+  }
+  const zip = await openZipReader(input);
+  return {
+    label: input,
+    readManifest: async () => {
+      if (!zip.has(MANIFEST_NAME)) throw new ImportError(input, `has no ${MANIFEST_NAME} at the top level of the archive`);
+      const text = (await zip.read(MANIFEST_NAME)).toString("utf8");
+      try {
+        return JSON.parse(text);
+      } catch (e) {
+        throw new ImportError(`${input}:${MANIFEST_NAME}`, `is not valid JSON (${(e as Error).message})`);
+      }
+    },
+    readFile: (name) => zip.read(name),
+    close: () => zip.close(),
+  };
+}
+
+function checkedImage(source: BundleSource, img: BundleImage | null): ImageRef | null {
+  if (!img) return null;
+  const origin = `${source.label}:${img.file}`;
+  return {
+    origin,
+    read: async () => {
+      const bytes = await source.readFile(img.file);
+      if (sha256(bytes) !== img.sha256) throw new ImportError(origin, "content does not match the sha256 in the manifest");
+      const info = readImageInfo(bytes);
+      if (info && (info.width !== img.width || info.height !== img.height)) {
+        throw new ImportError(origin, `is ${info.width}×${info.height}, the manifest says ${img.width}×${img.height}`);
+      }
+      return bytes;
+    },
+  };
+}
+
+export const nativeImporter: Importer = {
+  format: "native",
+  description: "Verdict trajectory bundle: a folder or .zip with manifest.json and images/",
+  async sniff(input) {
+    if (await isDir(input)) return exists(path.join(input, MANIFEST_NAME)) ? 1 : 0;
+    return input.toLowerCase().endsWith(".zip") ? 0.7 : 0;
+  },
+  async *read(input, options) {
+    const source = await openSource(input);
+    try {
+      const raw = await source.readManifest();
+      const parsed = bundleManifestSchema.safeParse(raw);
+      if (!parsed.success) {
+        throw new ImportError(`${input}${path.sep}${MANIFEST_NAME}`, `is not a valid Verdict bundle manifest: ${describeZodIssues(parsed.error)}`);
+      }
+      const manifest = parsed.data;
+      options.onTotal?.(manifest.trajectories.length);
+      for (const [i, t] of manifest.trajectories.entries()) {
+        yield {
+          kind: "trajectory",
+          trajectory: {
+            task: {
+              taskSet: t.task.taskSet,
+              externalId: t.task.externalId,
+              site: t.task.site,
+              intent: t.task.intent,
+              startUrl: t.task.startUrl,
+              inputImages: t.task.inputImages,
+              referenceAnswers: t.task.referenceAnswers,
+              evaluatorConfig: t.task.evaluatorConfig ?? null,
+              difficulty: t.task.difficulty,
+              tags: t.task.tags,
+              extra: t.task.extra,
+            },
+            run: t.run,
+            attempt: t.attempt,
+            finalAnswer: t.finalAnswer,
+            outcome: t.outcome,
+            outcomeDetail: t.outcomeDetail,
+            sourcePath: `${input}#trajectories[${i}]`,
+            steps: t.steps.map((s) => ({
+              index: s.index,
+              screenshot: checkedImage(source, s.screenshot),
+              rawScreenshot: checkedImage(source, s.rawScreenshot),
+              marksBurnedIn: s.marksBurnedIn,
+              url: s.url,
+              thought: s.thought,
+              actionRaw: s.actionRaw,
+              action: s.action,
+              elements: s.elements,
+              error: s.error,
+              durationMs: s.durationMs,
+            })),
+          },
+        };
+      }
+    } finally {
+      source.close();
+    }
+  },
+};

@@ -1,0 +1,167 @@
+/**
+ * Writing native trajectory bundles: `BundleWriter` (used by the demo recorder and the live runner) and
+ * `exportBundle` (trajectories from the database to a folder or a .zip).
+ */
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import yazl from "yazl";
+import type { Db } from "../../db/client";
+import { getScreenshot } from "../../db/repositories/screenshots";
+import { getTrajectoryDetail } from "../../db/repositories/trajectories";
+import {
+  BUNDLE_FORMAT,
+  BUNDLE_VERSION,
+  MANIFEST_NAME,
+  bundleManifestSchema,
+  describeZodIssues,
+  type BundleImage,
+  type BundleManifest,
+  type BundleTrajectory,
+} from "../domain/bundle";
+import { extensionForMime, readImageInfo } from "../domain/image-info";
+import type { Outcome } from "../domain/types";
+import { sha256, type ScreenshotStore } from "./screenshot-store";
+
+function imageFileName(hash: string, mime: string): string {
+  return `images/${hash}.${extensionForMime(mime)}`;
+}
+
+function manifestOf(trajectories: BundleTrajectory[], generator: string): BundleManifest {
+  const manifest: BundleManifest = {
+    format: BUNDLE_FORMAT,
+    version: BUNDLE_VERSION,
+    createdAt: new Date().toISOString(),
+    generator,
+    trajectories,
+  };
+  const check = bundleManifestSchema.safeParse(manifest);
+  if (!check.success) throw new Error(`Refusing to write an invalid bundle: ${describeZodIssues(check.error)}`);
+  return manifest;
+}
+
+/** Writes a bundle folder incrementally: images as they are captured, the manifest at the end. */
+export class BundleWriter {
+  private readonly written = new Set<string>();
+  constructor(readonly dir: string) {}
+
+  async addImage(bytes: Uint8Array): Promise<BundleImage> {
+    const info = readImageInfo(bytes);
+    if (!info) throw new Error("BundleWriter.addImage: not a PNG, JPEG, WebP or GIF image");
+    const hash = sha256(bytes);
+    const file = imageFileName(hash, info.mime);
+    if (!this.written.has(file)) {
+      await fsp.mkdir(path.join(this.dir, "images"), { recursive: true });
+      await fsp.writeFile(path.join(this.dir, file), bytes);
+      this.written.add(file);
+    }
+    return { file, sha256: hash, width: info.width, height: info.height };
+  }
+
+  async finish(trajectories: BundleTrajectory[], generator = "verdict"): Promise<string> {
+    await fsp.mkdir(this.dir, { recursive: true });
+    const target = path.join(this.dir, MANIFEST_NAME);
+    await fsp.writeFile(target, JSON.stringify(manifestOf(trajectories, generator), null, 1));
+    return target;
+  }
+}
+
+/** Rebuilds the bundle form of a stored trajectory; `images` collects hash → mime for the files to copy. */
+export function trajectoryToBundle(db: Db, id: number, images: Map<string, string>): BundleTrajectory {
+  const d = getTrajectoryDetail(db, id);
+  if (!d) throw new Error(`No trajectory with id ${id}`);
+  const image = (hash: string | null): BundleImage | null => {
+    if (!hash) return null;
+    const row = getScreenshot(db, hash);
+    if (!row) throw new Error(`Trajectory ${id} references screenshot ${hash}, which is not in the database`);
+    images.set(hash, row.mime);
+    return { file: imageFileName(hash, row.mime), sha256: hash, width: row.width, height: row.height };
+  };
+  return {
+    task: {
+      taskSet: { name: d.taskSet.name, benchmark: d.taskSet.benchmark, description: d.taskSet.description },
+      externalId: d.task.externalId,
+      site: d.task.site,
+      intent: d.task.intent,
+      startUrl: d.task.startUrl,
+      inputImages: d.task.inputImages,
+      referenceAnswers: d.task.referenceAnswers,
+      evaluatorConfig: d.task.evaluatorConfig ?? null,
+      difficulty: d.task.difficulty ?? null,
+      tags: d.task.tags,
+      extra: d.task.extra ?? null,
+    },
+    run: {
+      runKey: d.run.runKey,
+      name: d.run.name,
+      agentName: d.run.agentName,
+      model: d.run.model,
+      sourceSystem: d.run.sourceSystem,
+      config: d.run.config ?? null,
+    },
+    attempt: d.trajectory.attempt,
+    finalAnswer: d.trajectory.finalAnswer,
+    outcome: d.trajectory.outcome as Outcome,
+    outcomeDetail: d.trajectory.outcomeDetail,
+    steps: d.steps.map((s) => ({
+      index: s.index,
+      screenshot: image(s.screenshotHash),
+      rawScreenshot: image(s.rawScreenshotHash),
+      marksBurnedIn: s.marksBurnedIn,
+      url: s.url,
+      thought: s.thought,
+      actionRaw: s.actionRaw,
+      action: s.action,
+      elements: s.elements ?? null,
+      error: s.error,
+      durationMs: s.durationMs,
+    })),
+  };
+}
+
+export interface ExportResult {
+  out: string;
+  trajectories: number;
+  images: number;
+}
+
+/** Exports trajectories as one bundle: a folder, or a .zip when `out` ends in .zip. */
+export async function exportBundle(
+  deps: { db: Db; store: ScreenshotStore },
+  ids: number[],
+  out: string,
+  onProgress?: (done: number, total: number) => void,
+): Promise<ExportResult> {
+  if (!ids.length) throw new Error("Nothing to export: no trajectories selected");
+  const images = new Map<string, string>();
+  const trajectories = ids.map((id) => trajectoryToBundle(deps.db, id, images));
+  const manifest = JSON.stringify(manifestOf(trajectories, "verdict export"), null, 1);
+  for (const hash of images.keys()) {
+    if (!deps.store.has(hash)) throw new Error(`Screenshot ${hash} is missing from the data folder (${deps.store.root})`);
+  }
+  const total = images.size;
+  let done = 0;
+  if (out.toLowerCase().endsWith(".zip")) {
+    await fsp.mkdir(path.dirname(path.resolve(out)), { recursive: true });
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.from(manifest), MANIFEST_NAME);
+    // Screenshots are already compressed: store them rather than deflate again.
+    for (const [hash, mime] of images) zip.addFile(deps.store.pathFor(hash), imageFileName(hash, mime), { compress: false });
+    zip.end();
+    await new Promise<void>((resolve, reject) => {
+      const ws = fs.createWriteStream(out);
+      zip.outputStream.pipe(ws).on("close", resolve).on("error", reject);
+      zip.outputStream.on("error", reject);
+    });
+    onProgress?.(total, total);
+  } else {
+    if (fs.existsSync(path.join(out, MANIFEST_NAME))) throw new Error(`${out} already holds a bundle; choose an empty folder`);
+    await fsp.mkdir(path.join(out, "images"), { recursive: true });
+    for (const [hash, mime] of images) {
+      await fsp.copyFile(deps.store.pathFor(hash), path.join(out, imageFileName(hash, mime)));
+      onProgress?.(++done, total);
+    }
+    await fsp.writeFile(path.join(out, MANIFEST_NAME), manifest);
+  }
+  return { out, trajectories: trajectories.length, images: total };
+}

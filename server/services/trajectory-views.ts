@@ -1,0 +1,171 @@
+/**
+ * Read models the browser and the player render: assembled from repository queries, shaped so the client
+ * never needs a second round trip (screenshot sizes come with the steps so the overlay can be laid out
+ * before any image has loaded).
+ */
+import type { Db } from "../../db/client";
+import {
+  getTaskSet,
+  getTask,
+  getRun,
+  listRunSummaries,
+  listTaskSetSummaries,
+  listTasksOfSet,
+  listTaskSets,
+  listRuns,
+  sitesOfSet,
+} from "../../db/repositories/catalog";
+import {
+  distinctModels,
+  distinctOutcomes,
+  distinctSites,
+  getStepScreenshots,
+  getTrajectoryDetail,
+  listTrajectories,
+  outcomeCounts,
+  siteBreakdown,
+  type TrajectoryFilter,
+  type TrajectorySort,
+} from "../../db/repositories/trajectories";
+import type { ParsedAction, SomElement } from "../domain/types";
+import { NotFoundError } from "../errors";
+
+export interface ImageMeta {
+  hash: string;
+  width: number;
+  height: number;
+}
+
+export interface PlayerStep {
+  index: number;
+  url: string | null;
+  thought: string | null;
+  actionRaw: string | null;
+  action: ParsedAction;
+  /** Null when the source recorded no element list for this step (not the same as an empty list). */
+  elements: SomElement[] | null;
+  error: string | null;
+  durationMs: number | null;
+  marksBurnedIn: boolean;
+  screenshot: ImageMeta | null;
+  rawScreenshot: ImageMeta | null;
+}
+
+export function getTrajectoryForPlayer(db: Db, id: number) {
+  const detail = getTrajectoryDetail(db, id);
+  if (!detail) throw new NotFoundError("trajectory", id);
+  const images = getStepScreenshots(db, id);
+  const meta = (hash: string | null): ImageMeta | null => {
+    if (!hash) return null;
+    const img = images.get(hash);
+    // A step row pointing at a hash with no screenshot row is a broken import; show it as missing, not crash.
+    return img ? { hash, width: img.width, height: img.height } : null;
+  };
+  const steps: PlayerStep[] = detail.steps.map((s) => ({
+    index: s.index,
+    url: s.url,
+    thought: s.thought,
+    actionRaw: s.actionRaw,
+    action: s.action,
+    elements: s.elements ?? null,
+    error: s.error,
+    durationMs: s.durationMs,
+    marksBurnedIn: s.marksBurnedIn,
+    screenshot: meta(s.screenshotHash),
+    rawScreenshot: meta(s.rawScreenshotHash),
+  }));
+  const { trajectory: t, task, taskSet, run } = detail;
+  return {
+    trajectory: {
+      id: t.id,
+      attempt: t.attempt,
+      finalAnswer: t.finalAnswer,
+      outcome: t.outcome,
+      outcomeDetail: t.outcomeDetail,
+      stepCount: t.stepCount,
+      sourceFormat: t.sourceFormat,
+      sourcePath: t.sourcePath,
+      createdAt: t.createdAt,
+      updatedAt: t.updatedAt,
+    },
+    task: {
+      id: task.id,
+      externalId: task.externalId,
+      site: task.site,
+      intent: task.intent,
+      startUrl: task.startUrl,
+      inputImages: task.inputImages,
+      referenceAnswers: task.referenceAnswers,
+      difficulty: task.difficulty,
+      tags: task.tags,
+      hasEvaluatorConfig: task.evaluatorConfig !== null && task.evaluatorConfig !== undefined,
+    },
+    taskSet: { id: taskSet.id, name: taskSet.name, benchmark: taskSet.benchmark },
+    run: { id: run.id, name: run.name, agentName: run.agentName, model: run.model, sourceSystem: run.sourceSystem },
+    steps,
+  };
+}
+
+export type PlayerTrajectory = ReturnType<typeof getTrajectoryForPlayer>;
+
+export interface TrajectoryListQuery extends TrajectoryFilter {
+  sort: TrajectorySort;
+  dir: "asc" | "desc";
+  page: number;
+  pageSize: number;
+}
+
+export function listTrajectoryPage(db: Db, q: TrajectoryListQuery) {
+  const { sort, dir, page, pageSize, ...filter } = q;
+  const { rows, total } = listTrajectories(db, filter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
+  return { rows, total, page, pageSize, pageCount: Math.max(1, Math.ceil(total / pageSize)) };
+}
+
+/** Choices for the list's filter menus. */
+export function trajectoryFilterOptions(db: Db) {
+  return {
+    taskSets: listTaskSets(db).map((s) => ({ id: s.id, name: s.name })),
+    runs: listRuns(db).map((r) => ({ id: r.id, name: r.name, model: r.model })),
+    sites: distinctSites(db),
+    models: distinctModels(db),
+    outcomes: distinctOutcomes(db),
+  };
+}
+
+export function taskSetOverview(db: Db, id: number, page: { q?: string; site?: string; page: number; pageSize: number }) {
+  const set = getTaskSet(db, id);
+  if (!set) throw new NotFoundError("task set", id);
+  const tasksPage = listTasksOfSet(db, id, {
+    q: page.q,
+    site: page.site,
+    offset: (page.page - 1) * page.pageSize,
+    limit: page.pageSize,
+  });
+  return {
+    taskSet: set,
+    sites: sitesOfSet(db, id),
+    outcomes: outcomeCounts(db, { taskSetId: id }),
+    tasks: { ...tasksPage, page: page.page, pageSize: page.pageSize, pageCount: Math.max(1, Math.ceil(tasksPage.total / page.pageSize)) },
+  };
+}
+
+export function taskSetList(db: Db) {
+  return listTaskSetSummaries(db);
+}
+
+export function runList(db: Db) {
+  return listRunSummaries(db);
+}
+
+export function runOverview(db: Db, id: number) {
+  const run = getRun(db, id);
+  if (!run) throw new NotFoundError("agent run", id);
+  return { run, outcomes: outcomeCounts(db, { runId: id }), sites: siteBreakdown(db, { runId: id }) };
+}
+
+export function taskOverview(db: Db, id: number) {
+  const found = getTask(db, id);
+  if (!found) throw new NotFoundError("task", id);
+  const { rows } = listTrajectories(db, { taskId: id }, { offset: 0, limit: 500, sort: "id", dir: "asc" });
+  return { task: found.task, taskSet: found.taskSet, outcomes: outcomeCounts(db, { taskId: id }), trajectories: rows };
+}
