@@ -7,8 +7,9 @@ import { importCommand } from "./commands/import";
 import { exportCommand } from "./commands/export";
 import { statsCommand } from "./commands/stats";
 import { migrateCommand } from "./commands/migrate";
+import { bundleSchemaCommand } from "./commands/bundle-schema";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

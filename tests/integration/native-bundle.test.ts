@@ -1,0 +1,175 @@
+import fs from "node:fs";
+import path from "node:path";
+import yazl from "yazl";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";
+import { bundleJsonSchema } from "../../server/domain/bundle";
+import { exportBundle } from "../../server/services/bundle-io";
+import { runImport } from "../../server/services/ingest";
+import { createTestContext, type TestContext } from "../helpers/context";
+import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
+
+let a: TestContext;
+let b: TestContext;
+beforeEach(() => {
+  a = createTestContext();
+  b = createTestContext();
+});
+afterEach(() => {
+  a.cleanup();
+  b.cleanup();
+});
+
+async function seed(ctx: TestContext) {
+  const root = await writeWebVoyagerFixture(path.join(ctx.dir, "src", "run"), [
+    { id: "Shop--1", intent: "Buy a lamp.", url: "https://shop.test/", actions: ["Type [1]; lamp", "Click [0]", "ANSWER; done"] },
+    { id: "Shop--2", intent: "Find socks.", url: "https://shop.test/", actions: ["Click [2]", "GoBack"] },
+  ]);
+  return runImport(ctx, { path: root });
+}
+
+function comparable(ctx: TestContext, id: number) {
+  const d = getTrajectoryDetail(ctx.db, id)!;
+  return {
+    task: { ...d.task, id: 0, taskSetId: 0, createdAt: 0 },
+    taskSet: d.taskSet.name,
+    run: { ...d.run, id: 0, createdAt: 0 },
+    trajectory: { ...d.trajectory, id: 0, runId: 0, taskId: 0, createdAt: 0, updatedAt: 0, sourcePath: null, sourceFormat: null },
+    steps: d.steps.map((s) => ({ ...s, id: 0, trajectoryId: 0 })),
+  };
+}
+
+describe("native bundle", () => {
+  it.each(["folder", "zip"])("round-trips through a %s: same trajectory, byte-identical images", async (kind) => {
+    const report = await seed(a);
+    const ids = trajectoryIds(a.db);
+    const out = path.join(a.dir, kind === "zip" ? "export.zip" : "export");
+    const result = await exportBundle(a, ids, out);
+    expect(result).toMatchObject({ trajectories: 2, images: 5 });
+
+    const imported = await runImport(b, { path: out });
+    expect(imported.format).toBe("native");
+    expect(imported.created).toBe(2);
+    for (const t of report.trajectories) {
+      const twin = imported.trajectories.find((x) => x.externalTaskId === t.externalTaskId)!;
+      expect(comparable(b, twin.id)).toEqual(comparable(a, t.id));
+      for (const s of getTrajectoryDetail(a.db, t.id)!.steps) {
+        expect(fs.readFileSync(b.store.pathFor(s.screenshotHash!)).equals(fs.readFileSync(a.store.pathFor(s.screenshotHash!)))).toBe(true);
+      }
+    }
+    // Importing the export into the database it came from changes nothing.
+    const back = await runImport(a, { path: out });
+    expect([back.created, back.updated, back.unchanged]).toEqual([0, 0, 2]);
+  });
+
+  it("publishes a JSON Schema generated from the zod schema", () => {
+    const schema = bundleJsonSchema() as { properties: Record<string, unknown> };
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(["format", "version", "trajectories"]));
+    const committed = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "docs", "bundle.schema.json"), "utf8"));
+    expect(committed).toEqual(schema);
+  });
+});
+
+function snapshot(ctx: TestContext) {
+  const count = (t: string) => (ctx.db.$client.prepare(`select count(*) n from ${t}`).get() as { n: number }).n;
+  const files = fs.existsSync(ctx.store.root) ? fs.readdirSync(ctx.store.root, { recursive: true }).filter((f) => !String(f).includes(".staging")).length : 0;
+  return { tasks: count("tasks"), runs: count("agent_runs"), trajectories: count("trajectories"), steps: count("steps"), screenshots: count("screenshots"), files };
+}
+
+/** yazl refuses unsafe names, so entries are written under same-length stand-ins and renamed in the bytes. */
+async function makeZip(file: string, entries: Record<string, Buffer | string>, renames: Record<string, string> = {}) {
+  const zip = new yazl.ZipFile();
+  for (const [name, data] of Object.entries(entries)) zip.addBuffer(Buffer.from(data), name);
+  zip.end();
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream) chunks.push(c as Buffer);
+  let bytes = Buffer.concat(chunks);
+  for (const [from, to] of Object.entries(renames)) {
+    expect(from.length).toBe(to.length);
+    bytes = Buffer.from(bytes.toString("latin1").split(from).join(to), "latin1");
+  }
+  fs.writeFileSync(file, bytes);
+}
+
+describe("malformed input is rejected with an exact error and nothing written", () => {
+  it("truncated interact_messages.json names the file", async () => {
+    await seed(b);
+    const before = snapshot(b);
+    const root = await writeWebVoyagerFixture(path.join(b.dir, "bad"), [
+      { id: "Ok--1", intent: "fine", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
+      { id: "Bad--1", intent: "broken", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
+    ], 900);
+    const file = path.join(root, "taskBad--1", "interact_messages.json");
+    fs.writeFileSync(file, fs.readFileSync(file, "utf8").slice(0, 80));
+    await expect(runImport(b, { path: root })).rejects.toThrow(new RegExp(`^${escape(file)}: is not valid JSON \\(`));
+    expect(snapshot(b)).toEqual(before);
+  });
+
+  it("a missing screenshot names the file and the step", async () => {
+    const root = await writeWebVoyagerFixture(path.join(b.dir, "bad"), [
+      { id: "Ok--1", intent: "fine", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
+      { id: "Gap--1", intent: "gap", url: "https://x.test/", actions: ["Click [0]", "Click [1]", "ANSWER; y"] },
+    ], 700);
+    const missing = path.join(root, "taskGap--1", "screenshot2.png");
+    fs.rmSync(missing);
+    const before = snapshot(b);
+    await expect(runImport(b, { path: root })).rejects.toThrow(`${missing}: screenshot for step 2 is missing`);
+    expect(snapshot(b)).toEqual(before);
+  });
+
+  it("a non-image file named .png is refused", async () => {
+    const root = await writeWebVoyagerFixture(path.join(b.dir, "bad"), [
+      { id: "Fake--1", intent: "fake", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
+    ], 300);
+    const fake = path.join(root, "taskFake--1", "screenshot2.png");
+    fs.writeFileSync(fake, "<html>definitely not a png</html>");
+    const before = snapshot(b);
+    await expect(runImport(b, { path: root })).rejects.toThrow(`${fake}: is not a PNG, JPEG, WebP or GIF image`);
+    expect(snapshot(b)).toEqual(before);
+  });
+
+  it("an unknown action type in a bundle manifest is refused with its location", async () => {
+    await seed(a);
+    const out = path.join(a.dir, "exp");
+    await exportBundle(a, trajectoryIds(a.db), out);
+    const manifestFile = path.join(out, "manifest.json");
+    const m = JSON.parse(fs.readFileSync(manifestFile, "utf8"));
+    m.trajectories[1].steps[0].action.type = "teleport";
+    fs.writeFileSync(manifestFile, JSON.stringify(m));
+    const before = snapshot(b);
+    await expect(runImport(b, { path: out })).rejects.toThrow(
+      /manifest\.json: is not a valid Verdict bundle manifest: trajectories\[1\]\.steps\[0\]\.action\.type: Invalid option/,
+    );
+    expect(snapshot(b)).toEqual(before);
+  });
+
+  it("an image whose bytes do not match the manifest hash is refused", async () => {
+    await seed(a);
+    const out = path.join(a.dir, "exp");
+    await exportBundle(a, trajectoryIds(a.db), out);
+    const img = fs.readdirSync(path.join(out, "images"))[0]!;
+    fs.writeFileSync(path.join(out, "images", img), Buffer.concat([fs.readFileSync(path.join(out, "images", img)), Buffer.from("x")]));
+    const before = snapshot(b);
+    await expect(runImport(b, { path: out })).rejects.toThrow(`images/${img}: content does not match the sha256 in the manifest`);
+    expect(snapshot(b)).toEqual(before);
+  });
+
+  it("a zip with a ../ entry name is refused before anything is read", async () => {
+    const zipFile = path.join(b.dir, "evil.zip");
+    await makeZip(zipFile, { "manifest.json": "{}", "zz/escape.png": "x" }, { "zz/escape.png": "../escape.png" });
+    const before = snapshot(b);
+    await expect(runImport(b, { path: zipFile })).rejects.toThrow(`${zipFile}: unsafe entry name "../escape.png": it climbs out of the bundle with '..'`);
+    expect(snapshot(b)).toEqual(before);
+    expect(fs.existsSync(path.join(b.dir, "escape.png"))).toBe(false);
+  });
+
+  it("an unknown format is refused with the list of formats", async () => {
+    const file = path.join(b.dir, "notes.txt");
+    fs.writeFileSync(file, "hello");
+    await expect(runImport(b, { path: file })).rejects.toThrow(/notes\.txt: cannot tell which format this is \(known: native, webvoyager/);
+  });
+});
+
+function escape(s: string) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import {
+  formatWebVoyagerAction,
+  parseWebVoyagerAction,
+  parseWebVoyagerElementList,
+  parseWebVoyagerReply,
+} from "../../server/domain/actions/webvoyager";
+
+describe("parseWebVoyagerAction", () => {
+  const cases: [string, object][] = [
+    ["Click [12]", { type: "click", target: "12" }],
+    ["Click 7", { type: "click", target: "7" }],
+    ["Type [5]; green Xbox controller", { type: "type", target: "5", value: "green Xbox controller", submit: true }],
+    ["Type [5]; [bracketed query]", { type: "type", target: "5", value: "bracketed query" }],
+    ["Type [5] text with ] inside", { type: "type", target: "5", value: "text with ] inside" }],
+    ["Scroll [WINDOW]; down", { type: "scroll", target: null, direction: "down" }],
+    ["Scroll WINDOW; up", { type: "scroll", target: null, direction: "up" }],
+    ["Scroll [14]; down", { type: "scroll", target: "14", direction: "down" }],
+    ["Wait", { type: "wait" }],
+    ["GoBack", { type: "go_back" }],
+    ["Google", { type: "search_engine" }],
+    ["ANSWER; The final score is 6 out of 6.", { type: "answer", value: "The final score is 6 out of 6." }],
+    ["ANSWER; [$279.49]", { type: "answer", value: "$279.49" }],
+    ["ANSWER; Line (\"-----\") and [x] ok", { type: "answer", value: "Line (\"-----\") and [x] ok" }],
+    // Not starting with a keyword: WebVoyager's re.search order applies.
+    ["I will Click [3] now", { type: "click", target: "3" }],
+  ];
+  it.each(cases)("%s", (text, expected) => {
+    expect(parseWebVoyagerAction(text)).toMatchObject(expected);
+  });
+
+  const malformed: [string, string][] = [
+    ["", "empty action"],
+    ["Click [abc]", "malformed Click action"],
+    ["Scroll [WINDOW]; sideways", "malformed Scroll action"],
+    ["Type", "malformed Type action"],
+    ["Press Enter", "not a WebVoyager action"],
+  ];
+  it.each(malformed)("malformed %j is kept as unparsed", (text, why) => {
+    const a = parseWebVoyagerAction(text);
+    expect(a.type).toBe("unparsed");
+    expect(a.parseError).toBe(why);
+    if (text) expect(a.value).toBe(text.trim());
+  });
+
+  it("round-trips through the canonical formatter", () => {
+    for (const text of ["Click [12]", "Type [5]; hello", "Scroll [WINDOW]; down", "Wait", "GoBack", "Google", "ANSWER; 42"]) {
+      expect(formatWebVoyagerAction(parseWebVoyagerAction(text))).toBe(text);
+    }
+  });
+});
+
+describe("parseWebVoyagerReply", () => {
+  it("splits thought and action", () => {
+    const r = parseWebVoyagerReply("Thought: the search box is [2].\n\nAction: Type [2]; salmon");
+    expect(r.thought).toBe("the search box is [2].");
+    expect(r.actionRaw).toBe("Type [2]; salmon");
+    expect(r.action).toMatchObject({ type: "type", target: "2", value: "salmon" });
+  });
+  it("drops a trailing Observation section", () => {
+    expect(parseWebVoyagerReply("Thought: x\nAction: Click [1]\nObservation: y").actionRaw).toBe("Click [1]");
+  });
+  it("a reply without Action is a format error", () => {
+    const r = parseWebVoyagerReply("Thought: I am not sure what to do");
+    expect(r.action.type).toBe("unparsed");
+    expect(r.action.parseError).toBe("reply has no 'Action:'");
+    expect(r.thought).toBe("I am not sure what to do");
+  });
+});
+
+describe("parseWebVoyagerElementList", () => {
+  it("reads tags, texts and aria labels", () => {
+    const els = parseWebVoyagerElementList(`[0]: ".us", "Amazon";\t[1]: "Delivering to";\t[2]: <input> "Search Amazon";`);
+    expect(els).toEqual([
+      { label: "0", bbox: null, tag: null, text: ".us · Amazon" },
+      { label: "1", bbox: null, tag: null, text: "Delivering to" },
+      { label: "2", bbox: null, tag: "input", text: "Search Amazon" },
+    ]);
+  });
+  it("returns nothing for text without a list", () => {
+    expect(parseWebVoyagerElementList("Observation: A screenshot and some texts. (Omitted in context.)")).toEqual([]);
+  });
+});
