@@ -71,6 +71,21 @@ export interface ImportTrajectory {
   outcomeDetail: string | null;
   sourcePath: string;
   steps: ImportStep[];
+  /** Verdicts the source system wrote about this trajectory (benchmark rewards, PASS/FAIL logs, judge outputs). */
+  verdicts?: ImportVerdict[];
+}
+
+/**
+ * One verdict found in another system's output. `evaluator` names its source ("visualwebarena:log",
+ * "browsergym:cum_reward", "agentrewardbench:gpt-4o-screen"); `raw` keeps what was read, for audit.
+ */
+export interface ImportVerdict {
+  evaluator: string;
+  evaluatorKind: "rule" | "judge" | "human";
+  verdict: "success" | "failure" | "unparseable";
+  score: number | null;
+  rationale: string | null;
+  raw: unknown;
 }
 
 export type ImportItem = { kind: "task"; task: ImportTask } | { kind: "trajectory"; trajectory: ImportTrajectory };
