@@ -1,0 +1,42 @@
+/**
+ * GET /api/screenshots/<sha256>[?w=<width>][&f=webp|avif]
+ *
+ * Serves a stored screenshot by content hash. The hash must be a known row in `screenshots`; anything else is
+ * a 404 (request text never becomes a filesystem path). Content never changes for a URL, so responses are
+ * cached forever by browsers and proxies.
+ */
+import { getAppContext } from "@/server/context";
+import { parseVariantRequest } from "@/server/domain/image-variants";
+import { AppError, HTTP_STATUS } from "@/server/errors";
+import { getScreenshotImage } from "@/server/services/images";
+
+const IMMUTABLE = "public, max-age=31536000, immutable";
+
+function notFound(): Response {
+  return new Response("Screenshot not found\n", {
+    status: 404,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}
+
+export async function GET(req: Request, { params }: { params: Promise<{ hash: string }> }): Promise<Response> {
+  const { hash } = await params;
+  const parsed = parseVariantRequest(new URL(req.url).searchParams);
+  if (!parsed.ok) {
+    return new Response(`${parsed.error}\n`, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+  }
+  try {
+    const image = await getScreenshotImage(getAppContext(), hash, parsed.value);
+    const headers = { "Cache-Control": IMMUTABLE, ETag: image.etag };
+    const ifNoneMatch = req.headers.get("if-none-match");
+    if (ifNoneMatch && ifNoneMatch.split(/\s*,\s*/).some((t) => t === image.etag || t === `W/${image.etag}`)) {
+      return new Response(null, { status: 304, headers });
+    }
+    return new Response(new Uint8Array(image.body), {
+      headers: { ...headers, "Content-Type": image.mime, "Content-Length": String(image.body.byteLength) },
+    });
+  } catch (e) {
+    if (e instanceof AppError && HTTP_STATUS[e.code] === 404) return notFound();
+    throw e;
+  }
+}

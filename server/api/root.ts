@@ -1,0 +1,18 @@
+/**
+ * The application's tRPC router: one sub-router per domain, registered here by hand.
+ */
+import { runsRouter, taskSetsRouter, tasksRouter } from "./routers/catalog";
+import { trajectoriesRouter } from "./routers/trajectories";
+import { createCallerFactory, createTRPCRouter } from "./trpc";
+
+export const appRouter = createTRPCRouter({
+  trajectories: trajectoriesRouter,
+  taskSets: taskSetsRouter,
+  tasks: tasksRouter,
+  runs: runsRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+/** Server-side caller (RSC pages, tests, scripts) without HTTP. */
+export const createCaller = createCallerFactory(appRouter);

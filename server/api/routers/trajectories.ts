@@ -1,0 +1,17 @@
+/**
+ * Trajectories: the filtered list and one trajectory as the player shows it.
+ */
+import { z } from "zod";
+import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions } from "../../services/trajectory-views";
+import { createTRPCRouter, publicProcedure } from "../trpc";
+
+export const trajectoriesRouter = createTRPCRouter({
+  list: publicProcedure.input(trajectoryListInput).query(({ ctx, input }) => listTrajectoryPage(ctx.db, input)),
+
+  filterOptions: publicProcedure.query(({ ctx }) => trajectoryFilterOptions(ctx.db)),
+
+  byId: publicProcedure
+    .input(z.object({ id: z.number().int().positive() }))
+    .query(({ ctx, input }) => getTrajectoryForPlayer(ctx.db, input.id)),
+});

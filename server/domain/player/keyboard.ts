@@ -1,0 +1,108 @@
+/**
+ * The player's keyboard map, as data: which key does what, and when keys must be left alone.
+ * Pure so that the rules (never fire while typing, never steal browser shortcuts) are unit-tested.
+ */
+export type PlayerCommand =
+  | "prev"
+  | "next"
+  | "first"
+  | "last"
+  | "togglePlay"
+  | "toggleOverlay"
+  | "toggleAction"
+  | "toggleRaw"
+  | "toggleZoom"
+  | "toggleHelp"
+  | "close"
+  | "slower"
+  | "faster";
+
+export interface KeyLike {
+  key: string;
+  ctrlKey?: boolean;
+  metaKey?: boolean;
+  altKey?: boolean;
+  shiftKey?: boolean;
+  repeat?: boolean;
+}
+
+export interface TargetLike {
+  tagName?: string;
+  isContentEditable?: boolean;
+  type?: string;
+  role?: string | null;
+}
+
+/** Shortcuts as the help overlay lists them (same order). */
+export const SHORTCUTS: { keys: string[]; command: PlayerCommand; description: string }[] = [
+  { keys: ["←", "k"], command: "prev", description: "Previous step" },
+  { keys: ["→", "j"], command: "next", description: "Next step" },
+  { keys: ["Home"], command: "first", description: "First step" },
+  { keys: ["End"], command: "last", description: "Last step" },
+  { keys: ["Space"], command: "togglePlay", description: "Play / pause" },
+  { keys: ["-", "+"], command: "faster", description: "Slower / faster playback" },
+  { keys: ["o"], command: "toggleOverlay", description: "Show / hide Set-of-Marks boxes" },
+  { keys: ["a"], command: "toggleAction", description: "Show / hide the action overlay" },
+  { keys: ["r"], command: "toggleRaw", description: "Raw / marked screenshot (when a raw one exists)" },
+  { keys: ["z"], command: "toggleZoom", description: "Zoom: full resolution, drag or scroll to pan" },
+  { keys: ["?"], command: "toggleHelp", description: "This list" },
+  { keys: ["Esc"], command: "close", description: "Close zoom or help" },
+];
+
+const KEYMAP: Record<string, PlayerCommand> = {
+  ArrowLeft: "prev",
+  k: "prev",
+  ArrowRight: "next",
+  j: "next",
+  Home: "first",
+  End: "last",
+  " ": "togglePlay",
+  o: "toggleOverlay",
+  a: "toggleAction",
+  r: "toggleRaw",
+  z: "toggleZoom",
+  "?": "toggleHelp",
+  Escape: "close",
+  "-": "slower",
+  "+": "faster",
+  "=": "faster",
+};
+
+/** True when keystrokes belong to a text field (or a control that uses the keys itself). */
+export function isTypingTarget(t: TargetLike | null | undefined): boolean {
+  if (!t) return false;
+  if (t.isContentEditable) return true;
+  const tag = (t.tagName ?? "").toUpperCase();
+  if (tag === "TEXTAREA" || tag === "SELECT") return true;
+  if (tag === "INPUT") {
+    // Checkboxes and buttons do not take text; every other input type does.
+    const type = (t.type ?? "text").toLowerCase();
+    return !["checkbox", "radio", "button", "submit", "reset", "range", "color", "file", "image"].includes(type);
+  }
+  return t.role === "textbox" || t.role === "combobox" || t.role === "slider";
+}
+
+/**
+ * The command a key press means, or null to let the browser have it: while typing, with Ctrl/Cmd/Alt held
+ * (browser and OS shortcuts), or for unmapped keys. Space on a focused button stays the button's.
+ */
+export function commandForKey(e: KeyLike, target: TargetLike | null | undefined): PlayerCommand | null {
+  if (e.ctrlKey || e.metaKey || e.altKey) return null;
+  if (isTypingTarget(target)) return null;
+  const tag = (target?.tagName ?? "").toUpperCase();
+  if (e.key === " " && (tag === "BUTTON" || tag === "A" || target?.role === "button")) return null;
+  const key = e.key.length === 1 && e.key !== "?" && e.key !== "+" ? e.key.toLowerCase() : e.key;
+  // Shift+letter is left for future commands and for the label panel's own shortcuts.
+  if (e.shiftKey && key.length === 1 && /[a-z]/.test(key)) return null;
+  return KEYMAP[key] ?? null;
+}
+
+export const PLAYBACK_SPEEDS = [0.5, 1, 2, 4] as const;
+/** Milliseconds a step stays on screen at 1× playback. */
+export const BASE_STEP_MS = 1200;
+
+export function nextSpeed(current: number, dir: 1 | -1): number {
+  const i = PLAYBACK_SPEEDS.indexOf(current as (typeof PLAYBACK_SPEEDS)[number]);
+  const j = Math.min(PLAYBACK_SPEEDS.length - 1, Math.max(0, (i === -1 ? 1 : i) + dir));
+  return PLAYBACK_SPEEDS[j]!;
+}

@@ -1,0 +1,94 @@
+/**
+ * Loop hints for the timeline. Looping ("navigation stuck") is the most common failure in WebVoyager's and
+ * AgentRewardBench's error analyses, and it shows in three cheap signals:
+ *  - the same action as the step before (same kind, target, value and direction);
+ *  - a URL the agent had already left and came back to;
+ *  - the same screenshot as the step before (identical bytes: the page did not change).
+ * Pure; the player draws a marker per step from the result.
+ */
+import type { ParsedAction } from "../types";
+
+export interface LoopStepInput {
+  action: ParsedAction;
+  url: string | null;
+  screenshotHash: string | null;
+}
+
+export interface LoopMarks {
+  /** This step repeats the previous step's action; `repeatRun` counts how many in a row (2 = second time). */
+  repeatedAction: boolean;
+  repeatRun: number;
+  /** This step's URL was visited before, then left, then returned to; `firstSeenAt` is that earlier step. */
+  revisitedUrl: boolean;
+  firstSeenAt: number | null;
+  /** The screenshot is byte-identical to the previous step's. */
+  sameScreen: boolean;
+}
+
+/** A canonical string for comparing actions: kind + target + value + direction + coordinates. */
+export function actionKey(a: ParsedAction): string {
+  if (a.calls && a.calls.length > 1) return a.calls.map(actionKey).join(" ; ");
+  return JSON.stringify([a.type, a.target?.trim() ?? null, a.value?.trim() ?? null, a.direction ?? null, a.coords ?? null]);
+}
+
+/**
+ * Normalises a URL for revisit detection: drops the fragment and a trailing slash, lowercases the host.
+ * Query strings are kept (a different search is a different page). Non-URLs are compared as trimmed text.
+ */
+export function normaliseUrl(url: string): string {
+  const t = url.trim();
+  try {
+    const u = new URL(t);
+    u.hash = "";
+    let s = `${u.protocol}//${u.host.toLowerCase()}${u.pathname}${u.search}`;
+    if (s.endsWith("/") && u.pathname !== "/") s = s.slice(0, -1);
+    if (u.pathname === "/" && !u.search) s = s.slice(0, -1);
+    return s;
+  } catch {
+    return t;
+  }
+}
+
+/** Actions that naturally repeat while reading a page are not loops on their own until they repeat a lot. */
+const PATIENT_ACTIONS = new Set<ParsedAction["type"]>(["scroll", "wait", "noop"]);
+const PATIENT_THRESHOLD = 3;
+
+export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
+  const out: LoopMarks[] = [];
+  const firstVisit = new Map<string, number>();
+  let prevKey: string | null = null;
+  let prevUrl: string | null = null;
+  let run = 1;
+  steps.forEach((s, i) => {
+    const key = s.action.type === "unparsed" ? null : actionKey(s.action);
+    run = key !== null && key === prevKey ? run + 1 : 1;
+    const patient = PATIENT_ACTIONS.has(s.action.type);
+    const repeatedAction = run >= (patient ? PATIENT_THRESHOLD : 2);
+
+    const url = s.url ? normaliseUrl(s.url) : null;
+    let revisitedUrl = false;
+    let firstSeenAt: number | null = null;
+    if (url !== null) {
+      const seen = firstVisit.get(url);
+      if (seen !== undefined && prevUrl !== url) {
+        revisitedUrl = true;
+        firstSeenAt = seen;
+      }
+      if (seen === undefined) firstVisit.set(url, i);
+    }
+
+    const prev = i > 0 ? steps[i - 1]! : null;
+    const sameScreen = !!(prev && s.screenshotHash && prev.screenshotHash === s.screenshotHash);
+
+    out.push({ repeatedAction, repeatRun: run, revisitedUrl, firstSeenAt, sameScreen });
+    prevKey = key;
+    // A step without a URL keeps the last known one: missing data is not a navigation.
+    if (url !== null) prevUrl = url;
+  });
+  return out;
+}
+
+/** True when any marker applies (for a compact "loop" badge). */
+export function isLoopish(m: LoopMarks): boolean {
+  return m.repeatedAction || m.revisitedUrl || m.sameScreen;
+}

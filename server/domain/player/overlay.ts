@@ -1,0 +1,268 @@
+/**
+ * Overlay geometry for the trajectory player: where the Set-of-Marks boxes and the action marks go on a
+ * screenshot shown at some display size, and whether the action's target is grounded in the step's elements.
+ *
+ * Pure: everything is computed from the stored boxes (screenshot pixels) and the displayed size (CSS pixels);
+ * React only draws the result. Boxes are clipped to the image, boxes entirely outside it or with unusable
+ * geometry are reported instead of drawn, and a target label missing from the element list is a grounding flag.
+ */
+import type { ParsedAction, ScrollDirection, SomElement } from "../types";
+
+export interface Size {
+  width: number;
+  height: number;
+}
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface OverlayBox {
+  label: string;
+  tag: string | null;
+  text: string | null;
+  /** Display coordinates, clipped to the image. */
+  rect: Rect;
+  /** Part of the box lies outside the screenshot (the page extends beyond the viewport). */
+  clipped: boolean;
+  /** The element the step's action targets. */
+  targeted: boolean;
+}
+
+export interface HiddenBox {
+  label: string;
+  reason: "offscreen" | "invalid";
+}
+
+export type TargetStatus =
+  /** The action names no element (scroll the window, go back, answer…). */
+  | "none"
+  /** The step has no element list at all, so the label cannot be checked. */
+  | "unknown"
+  /** The label is in the list and its box is on the image. */
+  | "found"
+  /** The label is in the list but the source recorded no box for it (marks burned into the image). */
+  | "no-box"
+  /** The label is in the list but its box lies outside the screenshot. */
+  | "offscreen"
+  /** The label is not among the step's elements: a grounding red flag. */
+  | "missing";
+
+export type ActionMark =
+  | { kind: "click"; point: Point | null; rect: Rect | null; variant: "click" | "dblclick" | "hover" | "select" | "clear" | "upload" | "press" | "drag" }
+  | { kind: "type"; text: string; submit: boolean; rect: Rect | null; anchor: Point }
+  | { kind: "scroll"; direction: ScrollDirection; anchor: Point; rect: Rect | null }
+  | { kind: "navigate"; text: string }
+  | { kind: "answer"; text: string; infeasible: boolean };
+
+export interface GroundingFlag {
+  kind: "missing-label" | "point-outside-target";
+  message: string;
+}
+
+export interface OverlayLayout {
+  scale: { x: number; y: number };
+  boxes: OverlayBox[];
+  hidden: HiddenBox[];
+  /** Labels the source listed without a box (text-only element lists). */
+  withoutBox: string[];
+  target: { label: string | null; status: TargetStatus; rect: Rect | null };
+  marks: ActionMark[];
+  grounding: GroundingFlag | null;
+}
+
+export interface OverlayInput {
+  /** The screenshot's pixel size. */
+  natural: Size;
+  /** The size it is drawn at. */
+  display: Size;
+  elements: SomElement[] | null;
+  action: ParsedAction;
+}
+
+const finite = (n: unknown): n is number => typeof n === "number" && Number.isFinite(n);
+
+/** Scale factors from screenshot pixels to display pixels; 0 when either size is unusable. */
+export function scaleFactors(natural: Size, display: Size): { x: number; y: number } {
+  if (!(natural.width > 0 && natural.height > 0 && display.width > 0 && display.height > 0)) return { x: 0, y: 0 };
+  return { x: display.width / natural.width, y: display.height / natural.height };
+}
+
+/**
+ * Intersects a [x, y, w, h] box (screenshot pixels) with the screenshot and scales it to display pixels.
+ * Returns null for boxes that are entirely outside, have non-positive size or non-finite numbers.
+ */
+export function projectBox(
+  bbox: readonly [number, number, number, number],
+  natural: Size,
+  display: Size,
+): { rect: Rect; clipped: boolean } | "offscreen" | "invalid" {
+  const [x, y, w, h] = bbox;
+  if (![x, y, w, h].every(finite) || w <= 0 || h <= 0) return "invalid";
+  const x0 = Math.max(0, x);
+  const y0 = Math.max(0, y);
+  const x1 = Math.min(natural.width, x + w);
+  const y1 = Math.min(natural.height, y + h);
+  if (x1 <= x0 || y1 <= y0) return "offscreen";
+  const s = scaleFactors(natural, display);
+  return {
+    rect: { x: x0 * s.x, y: y0 * s.y, width: (x1 - x0) * s.x, height: (y1 - y0) * s.y },
+    clipped: x0 !== x || y0 !== y || x1 !== x + w || y1 !== y + h,
+  };
+}
+
+/** A point in screenshot pixels, scaled; null when it lies outside the screenshot or is not a number. */
+export function projectPoint(p: readonly [number, number], natural: Size, display: Size): Point | null {
+  const [x, y] = p;
+  if (!finite(x) || !finite(y) || x < 0 || y < 0 || x > natural.width || y > natural.height) return null;
+  const s = scaleFactors(natural, display);
+  return { x: x * s.x, y: y * s.y };
+}
+
+export function rectContains(r: Rect, p: Point): boolean {
+  return p.x >= r.x && p.x <= r.x + r.width && p.y >= r.y && p.y <= r.y + r.height;
+}
+
+export function rectCenter(r: Rect): Point {
+  return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+}
+
+/** Labels compare as trimmed strings: "12" and " 12" are the same mark; "a51" stays case-sensitive. */
+function sameLabel(a: string, b: string): boolean {
+  return a.trim() === b.trim();
+}
+
+const NAVIGATION_TEXT: Partial<Record<ParsedAction["type"], (a: ParsedAction) => string>> = {
+  go_back: () => "← Back",
+  go_forward: () => "Forward →",
+  goto: (a) => `Go to ${a.value ?? "URL"}`,
+  search_engine: (a) => (a.value ? `Search engine (${a.value})` : "Search engine"),
+  new_tab: () => "New tab",
+  tab_focus: (a) => `Switch to tab ${a.value ?? a.target ?? ""}`.trim(),
+  close_tab: () => "Close tab",
+  wait: () => "Wait",
+  noop: () => "No operation",
+};
+
+export function layoutOverlay(input: OverlayInput): OverlayLayout {
+  const { natural, display, elements, action } = input;
+  const scale = scaleFactors(natural, display);
+  const targetLabel = action.target != null && action.target.trim() !== "" ? action.target.trim() : null;
+
+  const boxes: OverlayBox[] = [];
+  const hidden: HiddenBox[] = [];
+  const withoutBox: string[] = [];
+  let targetStatus: TargetStatus = targetLabel === null ? "none" : elements === null ? "unknown" : "missing";
+  let targetRect: Rect | null = null;
+
+  for (const el of elements ?? []) {
+    const isTarget = targetLabel !== null && sameLabel(el.label, targetLabel);
+    if (!el.bbox) {
+      withoutBox.push(el.label);
+      if (isTarget && targetStatus === "missing") targetStatus = "no-box";
+      continue;
+    }
+    const projected = projectBox(el.bbox, natural, display);
+    if (projected === "offscreen" || projected === "invalid") {
+      hidden.push({ label: el.label, reason: projected });
+      if (isTarget && targetStatus === "missing") targetStatus = "offscreen";
+      continue;
+    }
+    boxes.push({ label: el.label, tag: el.tag ?? null, text: el.text ?? null, rect: projected.rect, clipped: projected.clipped, targeted: isTarget });
+    if (isTarget && targetRect === null) {
+      targetStatus = "found";
+      targetRect = projected.rect;
+    }
+  }
+
+  const point = action.coords ? projectPoint(action.coords, natural, display) : null;
+  let grounding: GroundingFlag | null = null;
+  if (targetStatus === "missing" && targetLabel !== null) {
+    const n = elements?.length ?? 0;
+    grounding = {
+      kind: "missing-label",
+      message: `Target [${targetLabel}] is not among the ${n} element${n === 1 ? "" : "s"} recorded for this step`,
+    };
+  } else if (targetRect && point && !rectContains(targetRect, point)) {
+    grounding = {
+      kind: "point-outside-target",
+      message: `The action's point lies outside the box of its target [${targetLabel}]`,
+    };
+  }
+
+  return {
+    scale,
+    boxes,
+    hidden,
+    withoutBox,
+    target: { label: targetLabel, status: targetStatus, rect: targetRect },
+    marks: actionMarks(action, {
+      display,
+      rectFor: (label) => (label == null ? null : (boxes.find((b) => sameLabel(b.label, label))?.rect ?? null)),
+      project: (coords) => (coords ? projectPoint(coords, natural, display) : null),
+    }),
+    grounding,
+  };
+}
+
+interface MarkContext {
+  display: Size;
+  /** Display rect of an element label, or null when it has no drawable box. */
+  rectFor(label: string | null | undefined): Rect | null;
+  project(coords: readonly [number, number] | null | undefined): Point | null;
+}
+
+function actionMarks(action: ParsedAction, ctx: MarkContext): ActionMark[] {
+  // Multi-action strings (BrowserGym) draw every call, each with its own target and coordinates.
+  if (action.calls && action.calls.length > 1) {
+    return action.calls.flatMap((c) => actionMarks({ ...c, calls: undefined }, ctx));
+  }
+  const targetRect = ctx.rectFor(action.target);
+  const point = ctx.project(action.coords);
+  const atTarget = point ?? (targetRect ? rectCenter(targetRect) : null);
+  switch (action.type) {
+    case "click":
+    case "dblclick":
+    case "hover":
+    case "select":
+    case "clear":
+    case "upload":
+    case "drag":
+      return [{ kind: "click", point: atTarget, rect: targetRect, variant: action.type }];
+    case "press":
+      return atTarget
+        ? [{ kind: "click", point: atTarget, rect: targetRect, variant: "press" }]
+        : [{ kind: "navigate", text: `Press ${action.value ?? "key"}` }];
+    case "type": {
+      const anchor = targetRect ? { x: targetRect.x, y: targetRect.y + targetRect.height } : point ?? { x: 8, y: 8 };
+      return [{ kind: "type", text: action.value ?? "", submit: !!action.submit, rect: targetRect, anchor }];
+    }
+    case "scroll":
+      return [
+        {
+          kind: "scroll",
+          direction: action.direction ?? "down",
+          anchor: atTarget ?? { x: ctx.display.width / 2, y: ctx.display.height / 2 },
+          rect: targetRect,
+        },
+      ];
+    case "answer":
+      return [{ kind: "answer", text: action.value ?? "", infeasible: false }];
+    case "report_infeasible":
+      return [{ kind: "answer", text: action.value ?? "", infeasible: true }];
+    case "unparsed":
+      return [];
+    default: {
+      const text = NAVIGATION_TEXT[action.type]?.(action);
+      return text ? [{ kind: "navigate", text }] : [];
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { commandForKey, isTypingTarget, nextSpeed, SHORTCUTS } from "../../server/domain/player/keyboard";
+
+const body = { tagName: "BODY" };
+
+describe("commandForKey", () => {
+  it.each([
+    ["ArrowLeft", "prev"],
+    ["k", "prev"],
+    ["ArrowRight", "next"],
+    ["j", "next"],
+    ["Home", "first"],
+    ["End", "last"],
+    [" ", "togglePlay"],
+    ["o", "toggleOverlay"],
+    ["O", "toggleOverlay"],
+    ["a", "toggleAction"],
+    ["r", "toggleRaw"],
+    ["z", "toggleZoom"],
+    ["?", "toggleHelp"],
+    ["Escape", "close"],
+    ["+", "faster"],
+    ["=", "faster"],
+    ["-", "slower"],
+    ["x", null],
+    ["Enter", null],
+  ])("%j → %s", (key, want) => {
+    expect(commandForKey({ key }, body)).toBe(want);
+  });
+
+  it.each([
+    ["input text", { tagName: "INPUT", type: "text" }],
+    ["input search", { tagName: "INPUT", type: "search" }],
+    ["input without type", { tagName: "INPUT" }],
+    ["textarea", { tagName: "TEXTAREA" }],
+    ["select", { tagName: "SELECT" }],
+    ["contenteditable", { tagName: "DIV", isContentEditable: true }],
+    ["ARIA textbox", { tagName: "DIV", role: "textbox" }],
+  ])("never fires while typing in a %s", (_name, target) => {
+    expect(isTypingTarget(target)).toBe(true);
+    expect(commandForKey({ key: "j" }, target)).toBeNull();
+    expect(commandForKey({ key: "ArrowRight" }, target)).toBeNull();
+  });
+
+  it("still works on a focused checkbox", () => {
+    expect(commandForKey({ key: "o" }, { tagName: "INPUT", type: "checkbox" })).toBe("toggleOverlay");
+  });
+
+  it("leaves browser shortcuts alone", () => {
+    expect(commandForKey({ key: "ArrowLeft", altKey: true }, body)).toBeNull();
+    expect(commandForKey({ key: "r", ctrlKey: true }, body)).toBeNull();
+    expect(commandForKey({ key: "k", metaKey: true }, body)).toBeNull();
+    expect(commandForKey({ key: "R", shiftKey: true }, body)).toBeNull();
+  });
+
+  it("space on a focused button belongs to the button", () => {
+    expect(commandForKey({ key: " " }, { tagName: "BUTTON" })).toBeNull();
+    expect(commandForKey({ key: "j" }, { tagName: "BUTTON" })).toBe("next");
+  });
+
+  it("every listed shortcut maps to its command", () => {
+    const keyName: Record<string, string> = { "←": "ArrowLeft", "→": "ArrowRight", Space: " ", Esc: "Escape" };
+    for (const s of SHORTCUTS) {
+      const mapped = s.keys.map((k) => commandForKey({ key: keyName[k] ?? k }, body));
+      if (s.command === "faster") expect(mapped).toEqual(["slower", "faster"]);
+      else expect(mapped.every((c) => c === s.command)).toBe(true);
+    }
+  });
+});
+
+describe("nextSpeed", () => {
+  it("steps through the speed list and stops at its ends", () => {
+    expect(nextSpeed(1, 1)).toBe(2);
+    expect(nextSpeed(4, 1)).toBe(4);
+    expect(nextSpeed(0.5, -1)).toBe(0.5);
+    expect(nextSpeed(3, 1)).toBe(2);
+  });
+});
