@@ -60,6 +60,8 @@ export interface ImportReport {
   screenshotsAdded: number;
 }
 
+const PREPARE_WINDOW = 4;
+
 interface StagedImage {
   hash: string;
   mime: string;
@@ -147,6 +149,8 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
     return hash;
   }
 
+  // A few trajectories are prepared at once so reading, hashing and writing overlap; results keep source order.
+  const inflight: Promise<PendingTrajectory>[] = [];
   try {
     // Phase 1: read, check and stage everything.
     for await (const item of importer.read(req.path, {
@@ -159,17 +163,23 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
         checkTask(item.task, req.path);
         taskDefs.push(item.task);
       } else {
-        pending.push(await prepareTrajectory(item.trajectory, stage));
+        const prepared = prepareTrajectory(item.trajectory, stage);
+        prepared.catch(() => {}); // handled when awaited below; avoids an unhandled rejection meanwhile
+        inflight.push(prepared);
+        if (inflight.length >= PREPARE_WINDOW) pending.push(await inflight.shift()!);
       }
       done++;
       req.onProgress?.({ done, total, label: item.kind === "task" ? item.task.externalId : item.trajectory.task.externalId });
     }
+
+    while (inflight.length) pending.push(await inflight.shift()!);
 
     // Phase 2: publish images, then commit rows in one transaction.
     await batch.publish();
     const report = deps.db.$client.transaction(() => commit(deps.db, importer.format, req.path, taskDefs, pending, images))();
     return report;
   } catch (e) {
+    await Promise.allSettled(inflight);
     await batch.rollback();
     throw e;
   }
@@ -189,8 +199,15 @@ async function prepareTrajectory(
     if (!Number.isInteger(s.index) || s.index < 0) throw new ImportError(traj.sourcePath, `step index ${s.index} is not a non-negative integer`);
     if (seen.has(s.index)) throw new ImportError(traj.sourcePath, `step ${s.index} appears twice`);
     seen.add(s.index);
-    const screenshotHash = await stage(s.screenshot);
-    const rawScreenshotHash = await stage(s.rawScreenshot);
+  }
+  // Images of one trajectory are read, hashed and staged concurrently: the file system overlaps the work.
+  // allSettled, not all: every write has finished before an error triggers the rollback.
+  const settled = await Promise.allSettled(traj.steps.flatMap((s) => [stage(s.screenshot), stage(s.rawScreenshot)]));
+  const failed = settled.find((r) => r.status === "rejected");
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  const hashes = traj.steps.map((_, i) => [1, 2].map((k) => (settled[2 * i + k - 1] as PromiseFulfilledResult<string | null>).value));
+  for (const [i, s] of traj.steps.entries()) {
+    const [screenshotHash, rawScreenshotHash] = hashes[i]!;
     if (screenshotHash) screenshots++;
     if (rawScreenshotHash) rawScreenshots++;
     steps.push({

@@ -49,6 +49,7 @@ export class ScreenshotBatch {
   private readonly staging: string;
   private readonly staged = new Set<string>();
   private readonly moved: string[] = [];
+  private stagingReady: Promise<void> | null = null;
 
   constructor(private readonly store: ScreenshotStore) {
     this.staging = path.join(store.root, ".staging", `${process.pid}-${Date.now()}-${crypto.randomBytes(4).toString("hex")}`);
@@ -57,9 +58,10 @@ export class ScreenshotBatch {
   /** Stages bytes whose hash is already known; a file already in the store is not written again. */
   async put(hash: string, bytes: Uint8Array): Promise<void> {
     if (this.staged.has(hash) || this.store.has(hash)) return;
-    if (this.staged.size === 0) await fsp.mkdir(this.staging, { recursive: true });
-    await fsp.writeFile(path.join(this.staging, hash), bytes);
     this.staged.add(hash);
+    this.stagingReady ??= fsp.mkdir(this.staging, { recursive: true }).then(() => undefined);
+    await this.stagingReady;
+    await fsp.writeFile(path.join(this.staging, hash), bytes);
   }
 
   get size(): number {
@@ -68,10 +70,15 @@ export class ScreenshotBatch {
 
   /** Moves staged files into the store (rename within one filesystem). */
   async publish(): Promise<void> {
+    const made = new Set<string>();
     for (const hash of this.staged) {
       const dest = this.store.pathFor(hash);
       if (fs.existsSync(dest)) continue;
-      await fsp.mkdir(path.dirname(dest), { recursive: true });
+      const dir = path.dirname(dest);
+      if (!made.has(dir)) {
+        await fsp.mkdir(dir, { recursive: true });
+        made.add(dir);
+      }
       await fsp.rename(path.join(this.staging, hash), dest);
       this.moved.push(dest);
     }
@@ -88,5 +95,6 @@ export class ScreenshotBatch {
   private async discardStaging(): Promise<void> {
     await fsp.rm(this.staging, { recursive: true, force: true });
     this.staged.clear();
+    this.stagingReady = null;
   }
 }
