@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Verdict quick start: installs what is missing (Chromium, npm packages), builds the app, records the demo data
+# into the embedded default store (SQLite file + ./data), then serves the dashboard.
+#   PORT (default 3000), HOST (default 127.0.0.1), VERDICT_DB, VERDICT_DATA_DIR, CHROMIUM_PATH
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<20||(a===20&&b<9)) { console.error("Verdict needs Node.js >= 20.9; this is "+process.version); process.exit(1) }'
+
+CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM" ]; then
+  echo "› Chromium not found at $CHROMIUM; installing Debian's chromium…"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core
+  else
+    echo "Cannot install Chromium without root. Run:  sudo apt-get install -y chromium   (or set CHROMIUM_PATH)" >&2
+    exit 1
+  fi
+fi
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "› Installing npm packages…"
+  npm ci --no-audit --no-fund
+fi
+
+if [ ! -f .next/BUILD_ID ] || [ -n "$(find app server db next.config.js package.json -newer .next/BUILD_ID -type f -print -quit 2>/dev/null)" ]; then
+  echo "› Building the dashboard…"
+  NEXT_TELEMETRY_DISABLED=1 npm run -s build
+fi
+
+echo "› Loading demo data (recorded through Chromium on the bundled demo sites; skipped when already there)…"
+npm run -s cli -- demo
+
+PORT="${PORT:-3000}"
+HOST="${HOST:-127.0.0.1}"
+echo "› Verdict is starting on http://$HOST:$PORT"
+exec npx next start -p "$PORT" -H "$HOST"
