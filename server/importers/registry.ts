@@ -6,8 +6,15 @@ import { ImportError, type Importer } from "./types";
 import { nativeImporter } from "./native";
 import { webVoyagerImporter, webVoyagerTasksImporter } from "./webvoyager";
 import { vwaTasksImporter } from "./vwa-tasks";
+import { vwaRenderImporter } from "./vwa-render";
 
-export const IMPORTERS: Importer[] = [nativeImporter, webVoyagerImporter, webVoyagerTasksImporter, vwaTasksImporter];
+export const IMPORTERS: Importer[] = [
+  nativeImporter,
+  webVoyagerImporter,
+  webVoyagerTasksImporter,
+  vwaTasksImporter,
+  vwaRenderImporter,
+];
 
 export function getImporter(format: string): Importer {
   const found = IMPORTERS.find((i) => i.format === format);

@@ -1,0 +1,512 @@
+/**
+ * VisualWebArena / WebArena result folders: `render_<task_id>.html` (one per task, written by RenderHelper),
+ * optional `config.json` (the run's arguments), and the runner's `log_files/log_*.log` with
+ * `[Result] (PASS|FAIL) <config file>` lines, which become the benchmark's own verdicts.
+ *
+ * The render file is neither escaped nor well-formed (observations, model output and Python reprs are pasted in
+ * verbatim; the observation `<div>` is never closed), so it is read with string searches keyed on the class
+ * markers RenderHelper writes, never with an HTML parser, and no entity is decoded. Layout of one step:
+ *   <h2>New Page</h2> <h3 class='url'>… <div class='state_obv'><pre>OBS</pre><div> <img src='data:image/png;base64,…'>
+ *   <div class='prev_action'>…</div> <div class='predict_action'> raw_parsed_prediction / action_object / parsed_action
+ * The config `<pre>` before the first step is `key: str(value)` lines (strings bare, containers as Python reprs).
+ *
+ * Task ids: the config's `task_id` is per site. VisualWebArena tasks join the task configs under
+ * `visualwebarena.<global id>` (see vwa-tasks.ts), WebArena tasks under `webarena.<id>`.
+ */
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { parsePythonLiteral, type PyValue } from "../domain/actions/python-literal";
+import { parseVwaAction, splitVwaPrediction, vwaEarlyStop } from "../domain/actions/vwa";
+import type { Outcome, ParsedAction, SomElement } from "../domain/types";
+import { isDir, readTextFile } from "./fs-helpers";
+import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
+import { referenceAnswersFromEval, VWA_SITE_OFFSETS, vwaExternalId, vwaTaskSetName, WEBARENA_TASK_SET } from "./vwa-tasks";
+
+const RENDER_FILE = /^render_(\d+)\.html$/;
+const NEW_PAGE = "<h2>New Page</h2>";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pure extraction from the render HTML
+
+export interface RenderStep {
+  url: string | null;
+  observation: string | null;
+  /** base64 payload of the observation image, undecoded. */
+  imageBase64: string | null;
+  imageMime: string | null;
+  prevAction: string | null;
+  rawPrediction: string | null;
+  actionObject: string | null;
+  parsedAction: string | null;
+}
+
+export interface RenderFile {
+  config: Record<string, string>;
+  steps: RenderStep[];
+}
+
+/** Start offsets of `class='name'` / `class="name"` / `class=name` attributes. */
+function classAt(block: string, name: string, from = 0): number {
+  const re = new RegExp(`class=(['"]?)${name}\\1[\\s>/]`, "g");
+  re.lastIndex = from;
+  const m = re.exec(block);
+  if (!m) return -1;
+  // Back up to the opening "<" of the tag that carries the class.
+  const lt = block.lastIndexOf("<", m.index);
+  return lt >= 0 ? lt : m.index;
+}
+
+const SECTION_ORDER = ["url", "state_obv", "__img__", "prev_action", "predict_action", "raw_parsed_prediction", "action_object", "parsed_action"] as const;
+type Section = (typeof SECTION_ORDER)[number];
+
+function sectionStarts(block: string): Map<Section, number> {
+  const starts = new Map<Section, number>();
+  for (const s of SECTION_ORDER) {
+    const at = s === "__img__" ? block.search(/<img\s+src=['"]?data:image\//) : classAt(block, s);
+    if (at >= 0) starts.set(s, at);
+  }
+  return starts;
+}
+
+/** Text of one section: after its opening tag (and an optional <pre>) up to the next section, closers trimmed. */
+function sectionText(block: string, starts: Map<Section, number>, section: Section): string | null {
+  const start = starts.get(section);
+  if (start === undefined) return null;
+  const tagEnd = block.indexOf(">", start);
+  if (tagEnd < 0) return null;
+  let end = block.length;
+  for (const at of starts.values()) if (at > start && at < end) end = at;
+  let text = block.slice(tagEnd + 1, end);
+  text = text.replace(/^\s*<pre>/, "");
+  // Trailing closers RenderHelper writes: </pre></div>, the buggy <div> after the observation, </div></div>, </body>…
+  text = text.replace(/(?:\s*<\/?(?:pre|div|body|html)>\s*)+$/i, "");
+  return text;
+}
+
+function urlOf(block: string, starts: Map<Section, number>): string | null {
+  const text = sectionText(block, starts, "url");
+  if (text === null) return null;
+  const m = /URL:\s*([\s\S]*?)\s*(?:<\/a>|<\/h3>|$)/.exec(text);
+  const url = m?.[1]?.trim();
+  return url ? url : null;
+}
+
+export function parseRenderHtml(html: string): RenderFile {
+  const firstStep = html.indexOf(NEW_PAGE);
+  const head = firstStep >= 0 ? html.slice(0, firstStep) : html;
+  const config: Record<string, string> = {};
+  const pre = /<pre>([\s\S]*?)<\/pre>/.exec(head.slice(Math.max(0, head.indexOf("<body>"))));
+  if (pre) {
+    let key: string | null = null;
+    for (const line of pre[1]!.split("\n")) {
+      const m = /^([A-Za-z_][A-Za-z0-9_]*): ?([\s\S]*)$/.exec(line);
+      if (m) {
+        key = m[1]!;
+        config[key] = m[2]!;
+      } else if (key !== null && line !== "") {
+        // A string value with newlines continues on the following lines.
+        config[key] += `\n${line}`;
+      }
+    }
+  }
+  const steps: RenderStep[] = [];
+  if (firstStep >= 0) {
+    for (const block of html.slice(firstStep + NEW_PAGE.length).split(NEW_PAGE)) {
+      const starts = sectionStarts(block);
+      const img = /<img\s+src=['"]?data:(image\/[a-z]+);base64,([A-Za-z0-9+/=\s]*)/.exec(block);
+      steps.push({
+        url: urlOf(block, starts),
+        observation: sectionText(block, starts, "state_obv"),
+        imageMime: img ? img[1]! : null,
+        imageBase64: img ? img[2]!.replace(/\s+/g, "") : null,
+        prevAction: sectionText(block, starts, "prev_action"),
+        rawPrediction: sectionText(block, starts, "raw_parsed_prediction"),
+        actionObject: sectionText(block, starts, "action_object"),
+        parsedAction: sectionText(block, starts, "parsed_action"),
+      });
+    }
+  }
+  return { config, steps };
+}
+
+/** A config value as RenderHelper wrote it with `str()`: containers and constants are reprs, strings are bare. */
+export function configValue(text: string | undefined): PyValue | undefined {
+  if (text === undefined) return undefined;
+  const t = text.trim();
+  if (/^[[{(]/.test(t) || /^(None|True|False|-?\d+(\.\d+)?)$/.test(t)) {
+    try {
+      return parsePythonLiteral(t);
+    } catch {
+      return t;
+    }
+  }
+  return t;
+}
+
+/** `[id] [TAG] [text]` lines of a Set-of-Marks observation (`[] [StaticText] [...]` lines carry no mark). */
+export function parseSomObservation(text: string | null): SomElement[] {
+  if (!text) return [];
+  const out: SomElement[] = [];
+  for (const line of text.split("\n")) {
+    const m = /^\[(\d+)\] \[([^\]]*)\] \[([\s\S]*)\]\s*$/.exec(line.trim());
+    if (m) out.push({ label: m[1]!, bbox: null, tag: m[2]!.toLowerCase() || null, text: m[3]!.trim() || null });
+  }
+  return out;
+}
+
+/** Fallback when `parsed_action` is missing: the action_object repr's `<ActionTypes.X: n>` and fields. */
+export function actionFromRepr(repr: string): ParsedAction | null {
+  const kind = /'action_type': <ActionTypes\.(\w+): \d+>/.exec(repr)?.[1];
+  if (!kind) return null;
+  const field = (name: string) => new RegExp(`'${name}': (?:'((?:[^'\\\\]|\\\\.)*)'|"((?:[^"\\\\]|\\\\.)*)")`).exec(repr);
+  const str = (name: string) => {
+    const m = field(name);
+    return m ? (m[1] ?? m[2] ?? "") : "";
+  };
+  const id = str("element_id");
+  switch (kind) {
+    case "CLICK":
+      return { type: "click", target: id };
+    case "HOVER":
+      return { type: "hover", target: id };
+    case "CLEAR":
+      return { type: "clear", target: id };
+    case "TYPE":
+      return { type: "type", target: id, value: null, submit: false };
+    case "SCROLL":
+      return { type: "scroll", direction: str("direction") === "up" ? "up" : "down" };
+    case "KEY_PRESS":
+      return { type: "press", value: str("key_comb") };
+    case "GOTO_URL":
+      return { type: "goto", value: str("url") };
+    case "NEW_TAB":
+      return { type: "new_tab" };
+    case "PAGE_CLOSE":
+      return { type: "close_tab" };
+    case "GO_BACK":
+      return { type: "go_back" };
+    case "GO_FORWARD":
+      return { type: "go_forward" };
+    case "PAGE_FOCUS":
+      return { type: "tab_focus", value: /'page_number': (\d+)/.exec(repr)?.[1] ?? null };
+    case "STOP":
+      return { type: "answer", value: str("answer") };
+    case "NONE":
+      return { type: "noop" };
+    default:
+      return null;
+  }
+}
+
+/** Hints VWA writes into the next step's "previous action" when an action could not run or was malformed. */
+const FAILED_PREVIOUS = /^(Attempt to perfom|Attempt to perform|The previous prediction you issued was)/;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Logs
+
+export interface VwaLogResult {
+  configFile: string;
+  intent: string | null;
+  pass: boolean;
+  logFile: string;
+  line: number;
+}
+
+/** `[Config file]: p`, `[Intent]: t`, `[Result] (PASS|FAIL) p` lines of one runner log, in order. */
+export function parseVwaLog(text: string, logFile: string): VwaLogResult[] {
+  const out: VwaLogResult[] = [];
+  let config: string | null = null;
+  let intent: string | null = null;
+  text.split("\n").forEach((line, i) => {
+    const c = /\[Config file\]: (.+?)\s*$/.exec(line);
+    if (c) {
+      config = c[1]!;
+      intent = null;
+      return;
+    }
+    const it = /\[Intent\]: (.*?)\s*$/.exec(line);
+    if (it) {
+      intent = it[1]!;
+      return;
+    }
+    const r = /\[Result\] \((PASS|FAIL)\) (.+?)\s*$/.exec(line);
+    if (r) {
+      out.push({ configFile: r[2]!, intent: config === r[2] ? intent : null, pass: r[1] === "PASS", logFile, line: i + 1 });
+    }
+  });
+  return out;
+}
+
+async function logFilesFor(resultDir: string): Promise<string[]> {
+  const found = new Set<string>();
+  const addDir = async (dir: string) => {
+    const entries = await fsp.readdir(dir).catch(() => [] as string[]);
+    for (const name of entries) if (/^log_.*\.log$/.test(name)) found.add(path.join(dir, name));
+  };
+  await addDir(path.join(resultDir, "log_files"));
+  await addDir(path.join(path.dirname(resultDir), "log_files"));
+  // log_files.txt lists the logs the run wrote, relative to the runner's working directory.
+  const listed = await fsp.readFile(path.join(resultDir, "log_files.txt"), "utf8").catch(() => "");
+  for (const line of listed.split("\n").map((l) => l.trim()).filter(Boolean)) {
+    const candidates = path.isAbsolute(line)
+      ? [line]
+      : [resultDir, path.dirname(resultDir), path.dirname(path.dirname(resultDir))].map((d) => path.join(d, line));
+    const hit = candidates.find((c) => fs.existsSync(c));
+    if (hit) found.add(path.resolve(hit));
+  }
+  // Log names embed their start time, so name order is time order; later results win.
+  return [...found].sort();
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Task, run and trajectory assembly
+
+interface RunInfo {
+  dir: string;
+  key: string;
+  config: Record<string, unknown> | null;
+  logs: VwaLogResult[];
+}
+
+const VWA_SITES = Object.keys(VWA_SITE_OFFSETS);
+
+function stringList(v: PyValue | undefined): string[] {
+  if (typeof v === "string") return v === "None" ? [] : [v];
+  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === "string");
+  return [];
+}
+
+/** Which VWA site file a task comes from: the run's config dir, then the login state file, then the first site. */
+function vwaSiteOf(sites: string[], storageState: string | null, run: RunInfo): string | null {
+  const vwaSites = sites.filter((s) => VWA_SITES.includes(s));
+  if (!vwaSites.length) return null;
+  const base = run.config?.test_config_base_dir;
+  const fromDir = typeof base === "string" ? /test_(classifieds|reddit|shopping)\b/.exec(base)?.[1] : undefined;
+  if (fromDir && vwaSites.includes(fromDir)) return fromDir;
+  const fromState = storageState ? /([a-z]+)_state\.json$/.exec(storageState)?.[1] : undefined;
+  if (fromState && vwaSites.includes(fromState)) return fromState;
+  return vwaSites[0]!;
+}
+
+function isVwaConfig(config: Record<string, string>, sites: string[], run: RunInfo): boolean {
+  if (sites.includes("classifieds")) return true;
+  if (["reasoning_difficulty", "visual_difficulty", "overall_difficulty", "image"].some((k) => k in config)) return true;
+  const base = run.config?.test_config_base_dir;
+  return typeof base === "string" && /(^|[\\/])vwa([\\/]|$)/.test(base);
+}
+
+function taskFromConfig(config: Record<string, string>, file: string, run: RunInfo): { task: ImportTask; taskId: number; benchmark: string; site: string | null } {
+  const taskIdText = config.task_id?.trim();
+  if (taskIdText === undefined || !/^\d+$/.test(taskIdText)) {
+    throw new ImportError(file, 'the task config block (<pre> before the first "New Page") has no integer task_id');
+  }
+  const taskId = Number(taskIdText);
+  const intent = config.intent?.trim();
+  if (!intent) throw new ImportError(file, "the task config block has no intent");
+  const sites = stringList(configValue(config.sites));
+  const storage = configValue(config.storage_state);
+  const ev = configValue(config.eval);
+  const evalObj = ev && typeof ev === "object" && !Array.isArray(ev) ? (ev as Record<string, PyValue>) : null;
+  const vwa = isVwaConfig(config, sites, run);
+  const site = vwa ? vwaSiteOf(sites, typeof storage === "string" ? storage : null, run) : null;
+  if (vwa && !site) throw new ImportError(file, `a VisualWebArena task must name classifieds, reddit or shopping in "sites" (got ${JSON.stringify(sites)})`);
+  const difficulty = {
+    overall: config.overall_difficulty?.trim() || null,
+    reasoning: config.reasoning_difficulty?.trim() || null,
+    visual: config.visual_difficulty?.trim() || null,
+  };
+  const known = new Set(["task_id", "intent", "sites", "start_url", "image", "eval", "reasoning_difficulty", "visual_difficulty", "overall_difficulty"]);
+  const extra: Record<string, unknown> = { task_id: taskId };
+  for (const [k, v] of Object.entries(config)) if (!known.has(k)) extra[k] = configValue(v) ?? null;
+  const evalTypes = evalObj ? stringList(evalObj.eval_types) : [];
+  const task: ImportTask = {
+    taskSet: vwa ? { name: vwaTaskSetName(site!), benchmark: "visualwebarena" } : WEBARENA_TASK_SET,
+    externalId: vwa ? vwaExternalId(site!, taskId) : `webarena.${taskId}`,
+    site: vwa ? site : sites.join("+") || null,
+    intent,
+    startUrl: config.start_url?.trim() || null,
+    inputImages: stringList(configValue(config.image)),
+    referenceAnswers: evalObj ? referenceAnswersFromEval(evalObj as Parameters<typeof referenceAnswersFromEval>[0]) : [],
+    evaluatorConfig: evalObj,
+    difficulty: difficulty.overall || difficulty.reasoning || difficulty.visual ? difficulty : null,
+    tags: [...sites.map((s) => `site:${s}`), ...evalTypes.map((e) => `eval:${e}`)],
+    extra,
+  };
+  return { task, taskId, benchmark: vwa ? "visualwebarena" : "webarena", site };
+}
+
+function base64Image(b64: string, origin: string): ImageRef {
+  return { origin, read: async () => Buffer.from(b64, "base64") };
+}
+
+/** The runner's own verdict for this task: the last [Result] line whose config file is `<task_id>.json` of this task. */
+function verdictFor(run: RunInfo, taskId: number, site: string | null, intent: string, benchmark: string): ImportVerdict | null {
+  const name = `${taskId}.json`;
+  const candidates = run.logs.filter((r) => {
+    if (path.basename(r.configFile) !== name) return false;
+    // A path naming another site's config folder belongs to that site's task with the same per-site id.
+    const dirSite = /test_(classifieds|reddit|shopping)[\\/]/.exec(r.configFile)?.[1];
+    if (site && dirSite && dirSite !== site) return false;
+    if (!site && dirSite) return false;
+    if (r.intent !== null && r.intent.trim() !== intent.trim()) return false;
+    return true;
+  });
+  const hit = candidates[candidates.length - 1];
+  if (!hit) return null;
+  return {
+    evaluator: `${benchmark}:result-log`,
+    evaluatorKind: "rule",
+    verdict: hit.pass ? "success" : "failure",
+    // PASS means the evaluators' product score was exactly 1; a FAIL line does not say how far below 1 it was.
+    score: hit.pass ? 1 : null,
+    rationale: null,
+    raw: { line: `[Result] (${hit.pass ? "PASS" : "FAIL"}) ${hit.configFile}`, logFile: hit.logFile, lineNumber: hit.line },
+  };
+}
+
+async function readRenderTrajectory(file: string, run: RunInfo): Promise<ImportItem> {
+  const html = await readTextFile(file);
+  const parsed = parseRenderHtml(html);
+  if (!Object.keys(parsed.config).length) throw new ImportError(file, "has no task config block (<pre> with task_id) before the first step");
+  const { task, taskId, benchmark, site } = taskFromConfig(parsed.config, file, run);
+  const fileId = RENDER_FILE.exec(path.basename(file))?.[1];
+  if (fileId !== undefined && Number(fileId) !== taskId) {
+    throw new ImportError(file, `file name says task ${fileId} but its config block says task_id ${taskId}`);
+  }
+  if (!parsed.steps.length) throw new ImportError(file, `has no steps (no "${NEW_PAGE}" block)`);
+
+  const somRun = run.config?.observation_type === "image_som" || run.config?.action_set_tag === "som";
+  const steps: ImportStep[] = parsed.steps.map((s, i) => {
+    const elements = parseSomObservation(s.observation);
+    const fromRendered = s.parsedAction !== null && s.parsedAction.trim() !== "" ? parseVwaAction(s.parsedAction) : null;
+    const fromRepr = fromRendered === null && s.actionObject ? actionFromRepr(s.actionObject) : null;
+    const action: ParsedAction =
+      fromRendered ?? fromRepr ?? { type: "unparsed", value: null, parseError: "the step has no parsed_action and no readable action_object" };
+    const split = s.rawPrediction ? splitVwaPrediction(s.rawPrediction) : null;
+    return {
+      index: i,
+      screenshot: s.imageBase64 ? base64Image(s.imageBase64, `${file} (step ${i + 1} screenshot)`) : null,
+      rawScreenshot: null,
+      // With a Set-of-Marks observation the image RenderHelper saved is the annotated one.
+      marksBurnedIn: !!s.imageBase64 && (elements.length > 0 || somRun),
+      url: s.url,
+      thought: split?.thought ?? null,
+      actionRaw: s.parsedAction?.trim() || (split?.action ?? null),
+      action,
+      elements: elements.length ? elements : null,
+      error: null,
+    };
+  });
+  // A failure is reported in the *next* step's "previous action" box.
+  parsed.steps.forEach((s, i) => {
+    if (i > 0 && s.prevAction && FAILED_PREVIOUS.test(s.prevAction.trim())) steps[i - 1]!.error = s.prevAction.trim();
+  });
+
+  const last = steps[steps.length - 1]!;
+  let finalAnswer: string | null = null;
+  let outcome: Outcome = "unknown";
+  let outcomeDetail: string | null = "the render has no final stop action (interrupted, or the environment ended the episode)";
+  if (last.action.type === "answer") {
+    const early = vwaEarlyStop(last.action.value ?? "");
+    if (early) {
+      // The runner, not the model, wrote this stop: keep it out of the answer.
+      outcome = early.outcome;
+      outcomeDetail = early.detail;
+      last.error = early.detail;
+      last.action = { type: "noop", value: null };
+    } else {
+      finalAnswer = last.action.value ?? "";
+      outcome = "answered";
+      outcomeDetail = null;
+    }
+  }
+  const verdict = verdictFor(run, taskId, site, task.intent, benchmark);
+  const model = typeof run.config?.model === "string" ? run.config.model : null;
+  const agentType = typeof run.config?.agent_type === "string" ? run.config.agent_type : null;
+  return {
+    kind: "trajectory",
+    trajectory: {
+      task,
+      run: {
+        runKey: run.key,
+        name: path.basename(run.dir),
+        agentName: agentType ? `VisualWebArena ${agentType} agent` : "VisualWebArena agent",
+        model,
+        sourceSystem: benchmark,
+        config: run.config,
+      },
+      attempt: 0,
+      finalAnswer,
+      outcome,
+      outcomeDetail,
+      sourcePath: file,
+      steps,
+      verdicts: verdict ? [verdict] : [],
+    },
+  };
+}
+
+async function renderFilesIn(dir: string): Promise<string[]> {
+  const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((e) => e.isFile() && RENDER_FILE.test(e.name))
+    .map((e) => e.name)
+    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
+    .map((n) => path.join(dir, n));
+}
+
+/** Result folders under the input: the input itself, or its sub-folders (one per site or run). */
+async function findResultDirs(input: string): Promise<{ dir: string; files: string[] }[]> {
+  if (!(await isDir(input))) {
+    return RENDER_FILE.test(path.basename(input)) && fs.existsSync(input) ? [{ dir: path.dirname(input), files: [input] }] : [];
+  }
+  const direct = await renderFilesIn(input);
+  if (direct.length) return [{ dir: input, files: direct }];
+  const out: { dir: string; files: string[] }[] = [];
+  const entries = await fsp.readdir(input, { withFileTypes: true }).catch(() => []);
+  for (const e of entries.filter((d) => d.isDirectory() && !d.name.startsWith(".")).sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }))) {
+    const files = await renderFilesIn(path.join(input, e.name));
+    if (files.length) out.push({ dir: path.join(input, e.name), files });
+  }
+  return out;
+}
+
+async function runInfo(dir: string): Promise<RunInfo> {
+  const real = fs.realpathSync(dir);
+  let config: Record<string, unknown> | null = null;
+  const configFile = path.join(dir, "config.json");
+  if (fs.existsSync(configFile)) {
+    const text = await readTextFile(configFile);
+    try {
+      const v = JSON.parse(text) as unknown;
+      if (v && typeof v === "object" && !Array.isArray(v)) config = v as Record<string, unknown>;
+      else throw new ImportError(configFile, "expected a JSON object of run arguments");
+    } catch (e) {
+      if (e instanceof ImportError) throw e;
+      throw new ImportError(configFile, `is not valid JSON (${(e as Error).message})`);
+    }
+  }
+  const logs: VwaLogResult[] = [];
+  for (const f of await logFilesFor(dir)) logs.push(...parseVwaLog(await readTextFile(f), f));
+  return { dir, key: `visualwebarena:${real}`, config, logs };
+}
+
+export const vwaRenderImporter: Importer = {
+  format: "vwa-render",
+  description: "VisualWebArena / WebArena results: render_<task_id>.html (+ config.json, log_files/log_*.log verdicts)",
+  async sniff(input) {
+    const dirs = await findResultDirs(input);
+    if (!dirs.length) return 0;
+    return (await isDir(input)) ? 0.9 : 0.95;
+  },
+  async *read(input, options) {
+    const dirs = await findResultDirs(input);
+    if (!dirs.length) throw new ImportError(input, "no render_<task_id>.html files found");
+    options.onTotal?.(dirs.reduce((n, d) => n + d.files.length, 0));
+    for (const d of dirs) {
+      const run = await runInfo(d.dir);
+      for (const f of d.files) yield await readRenderTrajectory(f, run);
+    }
+  },
+};
