@@ -2,3 +2,5 @@
  * All tables, one module per domain. drizzle-kit reads this file; db/client.ts passes it to drizzle.
  */
 export * from "./core";
+export * from "./jobs";
+export * from "./evaluation";

@@ -1,0 +1,136 @@
+/**
+ * Automatic evaluation: LMM judge configurations, their batches, and the verdicts of every evaluator
+ * (Verdict's own judges and rule checks, and verdicts imported from other systems).
+ *
+ * API keys live in their own table so that no query on judge configurations can return one by accident; only
+ * the judge service reads `judge_config_secrets`, and nothing sends it to a browser or an export.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluators/verdicts";
+import { trajectories } from "./core";
+
+const nowMs = sql`(unixepoch('subsec') * 1000)`;
+
+export const judgeConfigs = sqliteTable("judge_configs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  /** OpenAI-compatible base URL ("http://localhost:11434/v1"); null = the OpenAI API. */
+  baseUrl: text("base_url"),
+  model: text("model").notNull(),
+  /** Name of the environment variable holding the key; used when no key is stored for this configuration. */
+  apiKeyEnv: text("api_key_env"),
+  temperature: real("temperature").notNull().default(0),
+  /** Sent as `seed` for providers that support reproducible sampling; null = not sent. */
+  seed: integer("seed"),
+  maxOutputTokens: integer("max_output_tokens").notNull().default(1024),
+  timeoutMs: integer("timeout_ms").notNull().default(120_000),
+  /** Retries of one call on 429, 5xx and timeouts, with exponential backoff. */
+  maxRetries: integer("max_retries").notNull().default(5),
+  /** Judge prompt version this configuration uses (see server/domain/evaluators/judge-protocol.ts). */
+  promptVersion: text("prompt_version").notNull(),
+  options: text("options", { mode: "json" }).$type<JudgeOptions>().notNull(),
+  /** USD per million tokens, for cost estimates; null = unknown (no estimate). */
+  priceInputPerMTok: real("price_input_per_mtok"),
+  priceOutputPerMTok: real("price_output_per_mtok"),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+});
+
+/** A key stored server-side for one configuration. Never selected together with the configuration. */
+export const judgeConfigSecrets = sqliteTable("judge_config_secrets", {
+  configId: integer("config_id")
+    .primaryKey()
+    .references(() => judgeConfigs.id, { onDelete: "cascade" }),
+  apiKey: text("api_key").notNull(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+});
+
+export const BATCH_STATUSES = ["pending", "running", "succeeded", "failed", "cancelled"] as const;
+export type BatchStatus = (typeof BATCH_STATUSES)[number];
+
+/** A judge batch: one configuration over a selection of trajectories × several k values. Its jobs carry group key `judge-batch:<id>`. */
+export const judgeBatches = sqliteTable(
+  "judge_batches",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    judgeConfigId: integer("judge_config_id")
+      .notNull()
+      .references(() => judgeConfigs.id, { onDelete: "restrict" }),
+    /** Where the selection came from, for people: "run 3", "all", "campaign 2", "filter: site=reddit". */
+    selectionLabel: text("selection_label"),
+    trajectoryIds: text("trajectory_ids", { mode: "json" }).$type<number[]>().notNull(),
+    /** k values as written in verdicts: "1", "3", "full". */
+    kValues: text("k_values", { mode: "json" }).$type<string[]>().notNull(),
+    concurrency: integer("concurrency").notNull(),
+    /** Recompute verdicts that are already stored. */
+    force: integer("force", { mode: "boolean" }).notNull().default(false),
+    status: text("status").$type<BatchStatus>().notNull().default("pending"),
+    /** Pairs (trajectory, k) in the selection, and how many of them already had a verdict when the batch was made. */
+    totalPairs: integer("total_pairs").notNull().default(0),
+    skippedExisting: integer("skipped_existing").notNull().default(0),
+    estimatedCalls: integer("estimated_calls").notNull().default(0),
+    estimatedCostUsd: real("estimated_cost_usd"),
+    /** Job counts, refreshed whenever a run of the batch ends. */
+    succeeded: integer("succeeded").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    cancelled: integer("cancelled").notNull().default(0),
+    error: text("error"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+    startedAt: integer("started_at", { mode: "timestamp_ms" }),
+    finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
+  },
+  (t) => [index("judge_batches_config_idx").on(t.judgeConfigId)],
+);
+
+export const evaluatorVerdicts = sqliteTable(
+  "evaluator_verdicts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<EvaluatorKind>().notNull(),
+    origin: text("origin").$type<VerdictOrigin>().notNull(),
+    /**
+     * Identity of the evaluator, the first part of the uniqueness key: "judge:<config id>", "rule:vwa",
+     * "import:<system>:<name>". Re-running the same evaluator replaces its verdict instead of adding one.
+     */
+    evaluatorKey: text("evaluator_key").notNull(),
+    /** Name shown to people (configuration name, "VisualWebArena rules", the imported judge's name). */
+    evaluatorName: text("evaluator_name").notNull(),
+    judgeConfigId: integer("judge_config_id").references(() => judgeConfigs.id, { onDelete: "set null" }),
+    batchId: integer("batch_id").references(() => judgeBatches.id, { onDelete: "set null" }),
+    /** Judges: "1", "3", "full". Empty for evaluators without a screenshot window. */
+    k: text("k").notNull().default(""),
+    /** Judges: the prompt version; rules: the rule implementation version; imports: empty. */
+    promptVersion: text("prompt_version").notNull().default(""),
+    /** Step indices whose screenshots the judge was sent, oldest first. */
+    stepIndices: text("step_indices", { mode: "json" }).$type<number[]>(),
+    verdict: text("verdict").$type<VerdictValue>().notNull(),
+    /** Rules: the benchmark's score (product of checks); imports: the source's score; judges: 1/0 or null. */
+    score: real("score"),
+    rationale: text("rationale"),
+    /** The judge's reply exactly as received; imports: the source record as JSON text. */
+    rawReply: text("raw_reply"),
+    /** Rules: per-check results; judges: request facts (image sizes, attempts, finish reason); not_evaluable reasons. */
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** Model that answered, as the endpoint reported it. */
+    model: text("model"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    latencyMs: integer("latency_ms"),
+    costUsd: real("cost_usd"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("evaluator_verdicts_identity_uq").on(t.trajectoryId, t.evaluatorKey, t.k, t.promptVersion),
+    index("evaluator_verdicts_evaluator_idx").on(t.evaluatorKey, t.k),
+    index("evaluator_verdicts_batch_idx").on(t.batchId),
+  ],
+);
+
+export type JudgeConfigRow = typeof judgeConfigs.$inferSelect;
+export type JudgeBatchRow = typeof judgeBatches.$inferSelect;
+export type EvaluatorVerdictRow = typeof evaluatorVerdicts.$inferSelect;
