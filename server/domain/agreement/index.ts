@@ -1,0 +1,17 @@
+/**
+ * Agreement statistics: pure functions over labels and counts, no I/O. Each module documents its formulas.
+ * Undefined values (0/0 and the like) are null with a reason string, never 0 or 1; invalid input throws
+ * AgreementInputError.
+ */
+export * from "./labels";
+export * from "./normal";
+export * from "./random";
+export * from "./cohen";
+export * from "./fleiss";
+export * from "./krippendorff";
+export * from "./percent";
+export * from "./proportion";
+export * from "./indices";
+export * from "./confusion";
+export * from "./ratings";
+export * from "./vectors";
