@@ -1,0 +1,305 @@
+/**
+ * Recording one trajectory: drive a policy over a live page and keep every step in the native bundle's shape.
+ *
+ * Per step: settle → Set-of-Marks observation (boxes, raw and marked screenshots) → policy → execute → record.
+ * The run ends when the policy answers, at the step limit, or with a reason (a browser failure, a policy failure,
+ * a timeout, cancellation). Action errors do not end it: they are recorded on the step and shown to the policy on
+ * the next turn, as WebVoyager does. Each finished step is handed to `onStep` as it happens, so a caller can
+ * persist or stream it before the run is over.
+ */
+import type { z } from "zod";
+import {
+  bundleRunSchema,
+  bundleTaskSchema,
+  type BundleImage,
+  type BundleStep,
+  type BundleTrajectory,
+} from "../domain/bundle";
+import { parseWebVoyagerAction } from "../domain/actions/webvoyager";
+import type { Outcome, ParsedAction, SomElement } from "../domain/types";
+import { executeAction, type ActionOptions } from "./actions";
+import type { Policy, PolicyHistoryEntry } from "./policy";
+import type { BrowserSession } from "./session";
+import { settlePage, type SettleOptions } from "./settle";
+import { formatElementList, observePage, type PngImage, type SomOptions } from "./som";
+
+export type RecorderTaskInput = z.input<typeof bundleTaskSchema>;
+export type RecorderRunInput = z.input<typeof bundleRunSchema>;
+
+export interface StepTimings {
+  settleMs: number;
+  observeMs: number;
+  policyMs: number;
+  actionMs: number;
+  /** Time spent in onStep (persisting the step). */
+  recordMs: number;
+  /** Whether the page settled before the cap. */
+  settled: boolean;
+}
+
+export interface RecordedStep {
+  index: number;
+  screenshot: PngImage;
+  rawScreenshot: PngImage;
+  url: string;
+  thought: string | null;
+  actionRaw: string;
+  action: ParsedAction;
+  elements: SomElement[];
+  error: string | null;
+  /** Wall time of the whole step, policy included. */
+  durationMs: number;
+  timings: StepTimings;
+}
+
+export interface RecordedTrajectory {
+  task: BundleTrajectory["task"];
+  run: BundleTrajectory["run"];
+  attempt: number;
+  finalAnswer: string | null;
+  outcome: Outcome;
+  outcomeDetail: string | null;
+  steps: RecordedStep[];
+}
+
+export interface RecordOptions {
+  session: BrowserSession;
+  task: RecorderTaskInput;
+  run: RecorderRunInput;
+  policy: Policy;
+  attempt?: number;
+  /** Steps before the run ends with `step_limit` (WebVoyager's default is 15). */
+  maxSteps?: number;
+  /** One step (settle, observation, policy, action, recording) may take at most this long. */
+  stepTimeoutMs?: number;
+  /** The whole run may take at most this long. */
+  runTimeoutMs?: number;
+  signal?: AbortSignal;
+  /** Grammar for policies that return only action text; WebVoyager's by default. */
+  parseAction?: (text: string) => ParsedAction;
+  settle?: SettleOptions;
+  som?: SomOptions;
+  actions?: ActionOptions;
+  onStep?: (step: RecordedStep) => void | Promise<void>;
+}
+
+export const DEFAULT_MAX_STEPS = 15;
+
+/** Ends a run early with a reason (timeout, cancellation); never seen by callers. */
+class RunStop extends Error {
+  constructor(
+    readonly outcome: Outcome,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split("\n")[0]!;
+}
+
+/** Races `work` against the step deadline and cancellation. */
+function guarded<T>(work: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
+  if (!Number.isFinite(ms) && !signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const timer = Number.isFinite(ms) ? setTimeout(() => reject(new RunStop("error", what)), Math.max(0, ms)) : null;
+    const onAbort = () => reject(new RunStop("cancelled", "cancelled"));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const done = () => {
+      if (timer) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+    work.then(
+      (v) => {
+        done();
+        resolve(v);
+      },
+      (e) => {
+        done();
+        reject(e);
+      },
+    );
+  });
+}
+
+export async function recordTrajectory(options: RecordOptions): Promise<RecordedTrajectory> {
+  const task = bundleTaskSchema.parse(options.task);
+  const run = bundleRunSchema.parse(options.run);
+  const { session, policy, signal } = options;
+  const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  const parse = options.parseAction ?? parseWebVoyagerAction;
+  const stepTimeout = options.stepTimeoutMs ?? Infinity;
+  const runDeadline = performance.now() + (options.runTimeoutMs ?? Infinity);
+
+  const steps: RecordedStep[] = [];
+  let outcome: Outcome = "unknown";
+  let outcomeDetail: string | null = null;
+  let finalAnswer: string | null = null;
+
+  try {
+    if (signal?.aborted) throw new RunStop("cancelled", "cancelled before the first step");
+    if (task.startUrl) {
+      await guarded(
+        session.page.goto(task.startUrl, { waitUntil: "commit", timeout: Math.min(30_000, stepTimeout) }),
+        Math.min(stepTimeout, runDeadline - performance.now()),
+        `opening ${task.startUrl} took longer than the step timeout`,
+        signal,
+      );
+    }
+    let lastError: string | null = null;
+    for (let index = 0; ; index++) {
+      if (index >= maxSteps) {
+        outcome = "step_limit";
+        outcomeDetail = `reached the step limit (${maxSteps}) without an answer`;
+        break;
+      }
+      const left = runDeadline - performance.now();
+      if (left <= 0) throw new RunStop("error", `the run timed out after ${options.runTimeoutMs} ms`);
+      const budget = Math.min(stepTimeout, left);
+      const reason =
+        budget < stepTimeout ? `the run timed out after ${options.runTimeoutMs} ms` : `step ${index} took longer than ${stepTimeout} ms`;
+
+      const step: { recorded: RecordedStep; ended: boolean } = await guarded(runStep(index, lastError), budget, reason, signal);
+      const r0 = performance.now();
+      await options.onStep?.(step.recorded);
+      step.recorded.timings.recordMs = performance.now() - r0;
+      steps.push(step.recorded);
+      lastError = step.recorded.error;
+      if (step.ended) {
+        outcome = "answered";
+        finalAnswer = step.recorded.action.value ?? null;
+        if (step.recorded.action.type === "report_infeasible") outcomeDetail = "the agent reported the task infeasible";
+        break;
+      }
+    }
+  } catch (e) {
+    if (e instanceof RunStop) {
+      outcome = e.outcome;
+      outcomeDetail = e.message;
+    } else {
+      outcome = "error";
+      outcomeDetail = firstLine(e);
+    }
+  }
+  return { task, run, attempt: options.attempt ?? 0, finalAnswer, outcome, outcomeDetail, steps };
+
+  async function runStep(index: number, lastError: string | null): Promise<{ recorded: RecordedStep; ended: boolean }> {
+    const t0 = performance.now();
+    const page = session.page;
+    const settled = await settlePage(page, options.settle);
+    const t1 = performance.now();
+    const obs = await observePage(page, options.som);
+    const t2 = performance.now();
+    const history: PolicyHistoryEntry[] = steps.map((s) => ({
+      index: s.index,
+      url: s.url,
+      thought: s.thought,
+      actionRaw: s.actionRaw,
+      action: s.action,
+      error: s.error,
+    }));
+    let decision;
+    try {
+      decision = await policy.nextAction({
+        task: { externalId: task.externalId, intent: task.intent, startUrl: task.startUrl },
+        stepIndex: index,
+        maxSteps,
+        url: obs.url,
+        title: obs.title,
+        elements: obs.elements,
+        elementList: formatElementList(obs.elements),
+        markedScreenshot: obs.marked.bytes,
+        rawScreenshot: obs.raw.bytes,
+        history,
+        lastError,
+        tabs: session.tabs().map((p, i) => ({ index: i, url: p.url(), active: p === page })),
+        signal,
+      });
+    } catch (e) {
+      throw new RunStop("error", `policy ${policy.name} failed at step ${index}: ${firstLine(e)}`);
+    }
+    const t3 = performance.now();
+    const action = decision.action ?? parse(decision.actionRaw);
+    const result = await executeAction({ session, elements: obs.elements, scale: obs.scale }, action, options.actions);
+    const t4 = performance.now();
+    return {
+      ended: result.ended,
+      recorded: {
+        index,
+        screenshot: obs.marked,
+        rawScreenshot: obs.raw,
+        url: obs.url,
+        thought: decision.thought ?? null,
+        actionRaw: decision.actionRaw,
+        action,
+        elements: obs.elements,
+        error: result.error,
+        durationMs: Math.round(t4 - t0),
+        timings: {
+          settleMs: t1 - t0,
+          observeMs: t2 - t1,
+          policyMs: t3 - t2,
+          actionMs: t4 - t3,
+          recordMs: 0,
+          settled: settled.settled,
+        },
+      },
+    };
+  }
+}
+
+/** Anything that stores images and hands back their bundle entries (BundleWriter does). */
+export interface BundleImageSink {
+  addImage(bytes: Uint8Array): Promise<BundleImage>;
+}
+
+/** One recorded step in the native bundle's shape, its images stored through `images`. */
+export async function toBundleStep(step: RecordedStep, images: BundleImageSink): Promise<BundleStep> {
+  const [screenshot, rawScreenshot] = await Promise.all([
+    images.addImage(step.screenshot.bytes),
+    images.addImage(step.rawScreenshot.bytes),
+  ]);
+  return {
+    index: step.index,
+    screenshot,
+    rawScreenshot,
+    marksBurnedIn: true,
+    url: step.url,
+    thought: step.thought,
+    actionRaw: step.actionRaw,
+    action: step.action,
+    elements: step.elements,
+    error: step.error,
+    durationMs: step.durationMs,
+  };
+}
+
+/**
+ * Records straight into a bundle: pass `sink.onStep` as RecordOptions.onStep, then `sink.trajectory(recorded)` gives
+ * the bundle entry without converting the steps a second time.
+ */
+export function bundleStepSink(images: BundleImageSink) {
+  const steps: BundleStep[] = [];
+  return {
+    steps,
+    async onStep(step: RecordedStep): Promise<void> {
+      steps.push(await toBundleStep(step, images));
+    },
+    trajectory(recorded: RecordedTrajectory): BundleTrajectory {
+      if (steps.length !== recorded.steps.length) {
+        throw new Error(`bundleStepSink saw ${steps.length} steps but the trajectory has ${recorded.steps.length}`);
+      }
+      const { steps: _recordedSteps, ...head } = recorded;
+      return { ...head, steps: [...steps] };
+    },
+  };
+}
+
+/** Converts a finished recording in one go (when no sink was attached while recording). */
+export async function toBundleTrajectory(recorded: RecordedTrajectory, images: BundleImageSink): Promise<BundleTrajectory> {
+  const steps: BundleStep[] = [];
+  for (const s of recorded.steps) steps.push(await toBundleStep(s, images));
+  const { steps: _recordedSteps, ...head } = recorded;
+  return { ...head, steps };
+}

@@ -1,0 +1,133 @@
+/**
+ * A tiny static HTTP server for the bundled demo sites (server/demo-sites/public): a recipe site, an outdoor-gear
+ * shop and an encyclopedia. It binds to 127.0.0.1 only and serves files, nothing else: no directory listings, no
+ * paths outside the public folder, no caching headers that would make two recordings of a page differ.
+ */
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The port the demo data is recorded on: URLs stored in demo trajectories contain it, so it must not vary. */
+export const DEMO_SITES_DEFAULT_PORT = 4517;
+
+export const DEMO_SITES = [
+  { path: "/recipes/", name: "Saffron & Thyme", description: "recipes with search, filters and a servings scaler" },
+  { path: "/shop/", name: "Trailhead Supply", description: "outdoor gear with category filters, sorting and a cart" },
+  { path: "/wiki/", name: "Tidewater Encyclopedia", description: "long articles that need scrolling, with links between them" },
+] as const;
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".json": "application/json; charset=utf-8",
+  ".ico": "image/x-icon",
+};
+
+/** Finds public/ next to this file, or under the working directory when bundled elsewhere. */
+export function demoSitesRoot(): string {
+  const candidates = [
+    process.env.VERDICT_DEMO_SITES_DIR,
+    path.join(path.dirname(fileURLToPath(import.meta.url)), "public"),
+    path.join(process.cwd(), "server", "demo-sites", "public"),
+  ].filter((p): p is string => !!p);
+  const found = candidates.find((p) => fs.existsSync(path.join(p, "index.html")));
+  if (!found) throw new Error(`Cannot find the demo sites (looked in ${candidates.join(", ")})`);
+  return found;
+}
+
+export interface DemoSitesServer {
+  /** "http://127.0.0.1:<port>" without a trailing slash. */
+  baseUrl: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface DemoSitesOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  host?: string;
+}
+
+async function resolveFile(root: string, urlPath: string): Promise<string | null> {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes("\0")) return null;
+  let file = path.join(root, path.normalize(decoded));
+  if (file !== root && !file.startsWith(root + path.sep)) return null;
+  try {
+    const st = await fsp.stat(file);
+    if (st.isDirectory()) file = path.join(file, "index.html");
+    else if (!st.isFile()) return null;
+    await fsp.access(file);
+    return file;
+  } catch {
+    return null;
+  }
+}
+
+export async function startDemoSites(options: DemoSitesOptions = {}): Promise<DemoSitesServer> {
+  const root = path.resolve(demoSitesRoot());
+  const host = options.host ?? "127.0.0.1";
+  const server = http.createServer(async (req, res) => {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      res.writeHead(405, { Allow: "GET, HEAD" }).end();
+      return;
+    }
+    const url = new URL(req.url ?? "/", "http://demo.invalid");
+    // "/recipes" → "/recipes/" so that relative links inside the site resolve.
+    if (!path.extname(url.pathname) && !url.pathname.endsWith("/")) {
+      const dir = await resolveFile(root, url.pathname + "/");
+      if (dir) {
+        res.writeHead(301, { Location: url.pathname + "/" + url.search }).end();
+        return;
+      }
+    }
+    const file = await resolveFile(root, url.pathname);
+    if (!file) {
+      res.writeHead(404, { "Content-Type": "text/html; charset=utf-8" });
+      res.end(`<!doctype html><title>Not found</title><p style="font-family:sans-serif">No page at ${url.pathname.replace(/[<>&"]/g, "")}. <a href="/">All demo sites</a></p>`);
+      return;
+    }
+    const body = await fsp.readFile(file);
+    res.writeHead(200, {
+      "Content-Type": TYPES[path.extname(file)] ?? "application/octet-stream",
+      "Content-Length": body.length,
+      "Cache-Control": "no-store",
+    });
+    res.end(req.method === "HEAD" ? undefined : body);
+  });
+  await new Promise<void>((resolve, reject) => {
+    const onError = (e: NodeJS.ErrnoException) => {
+      reject(
+        e.code === "EADDRINUSE"
+          ? new Error(`Port ${options.port} on ${host} is already in use; choose another with --port`)
+          : e,
+      );
+    };
+    server.once("error", onError);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    baseUrl: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
