@@ -15,7 +15,7 @@
   function byId(id) { return P.filter(function (p) { return p.id === id; })[0]; }
   function art(p, cls) { return '<div class="' + cls + '" style="background:linear-gradient(135deg,' + p.colors[0] + "," + p.colors[1] + ')">' + window.ART[p.art] + "</div>"; }
 
-  function readCart() { try { return JSON.parse(localStorage.getItem(CART_KEY) || "[]"); } catch (_e) { return []; } }
+  function readCart() { try { return JSON.parse(localStorage.getItem(CART_KEY) || "[]"); } catch { return []; } }
   function writeCart(c) { localStorage.setItem(CART_KEY, JSON.stringify(c)); }
   function cartCount() { return readCart().reduce(function (n, l) { return n + l.qty; }, 0); }
   function addToCart(id, qty) {
