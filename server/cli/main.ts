@@ -7,9 +7,10 @@ import { importCommand } from "./commands/import";
 import { exportCommand } from "./commands/export";
 import { statsCommand } from "./commands/stats";
 import { migrateCommand } from "./commands/migrate";
+import { agreementCommand, agreementVectorsCommand } from "./commands/agreement";
 import { bundleSchemaCommand } from "./commands/bundle-schema";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

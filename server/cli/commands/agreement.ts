@@ -1,0 +1,216 @@
+/**
+ * `npm run cli -- agreement csv …`: inter-rater agreement straight from a CSV of ratings (one row = one rater's
+ * label of one item), and `npm run cli -- agreement-vectors …`: the reference test vectors in the checker's format.
+ * The statistics live in server/domain/agreement; this module reads files, picks columns and prints.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs, flagBool, flagString, UsageError } from "../args";
+import type { CliCommand, CliIO } from "../types";
+import { parseCsvTable } from "../../domain/csv";
+import { analyzeRatings, DEFAULT_MIN_SHARED_ITEMS, type RatingRecord, type RatingsAgreementReport } from "../../domain/agreement/ratings";
+import { computeVectorCase, vectorCases, type VectorResult } from "../../domain/agreement/vectors";
+
+const CSV_USAGE =
+  "npm run cli -- agreement csv <file> --item <col>[,<col>…] --rater <col> --label <col> [--json] [--delimiter <char>] [--min-shared <n>]";
+const VECTORS_USAGE = "npm run cli -- agreement-vectors <vectors.json> --out <results.json> [--json]";
+
+function readUtf8(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new Error(code === "ENOENT" ? `${file}: no such file` : `${file}: cannot read (${(e as Error).message})`);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new Error(`${file}: not valid UTF-8 text`);
+  }
+}
+
+/** Resolves a --item/--rater/--label value to header indexes. A name that is itself a header column wins over splitting at commas. */
+function resolveColumns(spec: string, header: string[], flag: string, file: string, allowMany: boolean): number[] {
+  const names = header.includes(spec) || !allowMany ? [spec] : spec.split(",");
+  return names.map((name) => {
+    const first = header.indexOf(name);
+    if (first < 0) {
+      throw new UsageError(`--${flag}: column ${JSON.stringify(name)} is not in the header of ${file}; the columns are ${header.map((h) => JSON.stringify(h)).join(", ")}`);
+    }
+    if (header.indexOf(name, first + 1) >= 0) throw new UsageError(`--${flag}: the header of ${file} has more than one column named ${JSON.stringify(name)}`);
+    return first;
+  });
+}
+
+function fmt(value: number | null, digits = 3): string {
+  return value === null ? "undefined" : value.toFixed(digits);
+}
+
+function pct(value: number | null): string {
+  return value === null ? "undefined" : `${(value * 100).toFixed(1)}%`;
+}
+
+function reportJson(report: RatingsAgreementReport): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    items: report.items,
+    raters: report.raters,
+    ratings: report.ratings,
+    pairable_items: report.pairableItems,
+    krippendorff_alpha: report.krippendorff.alpha,
+  };
+  if (report.krippendorff.alpha === null) out.krippendorff_alpha_reason = report.krippendorff.reason;
+  out.percent_agreement = report.percentAgreement.value;
+  if (report.percentAgreement.value === null) out.percent_agreement_reason = report.percentAgreement.reason;
+  out.fleiss_kappa = report.fleiss.kappa;
+  if (report.fleiss.kappa === null) out.fleiss_kappa_reason = report.fleiss.reason;
+  out.min_shared_items = report.minSharedItems;
+  out.pairwise = report.pairwise.map((p) => {
+    const entry: Record<string, unknown> = {
+      rater_a: p.raterA,
+      rater_b: p.raterB,
+      shared_items: p.sharedItems,
+      kappa: p.kappa,
+    };
+    if (p.kappa === null) entry.kappa_reason = p.reason;
+    entry.std_kappa = p.stdKappa;
+    entry.ci_low = p.ciLow;
+    entry.ci_high = p.ciHigh;
+    entry.percent_agreement = p.percentAgreement;
+    return entry;
+  });
+  return out;
+}
+
+function printReport(io: CliIO, file: string, report: RatingsAgreementReport): void {
+  const lines: string[] = [];
+  lines.push(`${file}: ${report.ratings} ratings of ${report.items} items by ${report.raters} raters; ${report.pairableItems} items have ≥ 2 ratings`);
+  lines.push("");
+  const row = (name: string, value: string, note?: string | null) => lines.push(`  ${name.padEnd(34)} ${value}${note ? `   (${note})` : ""}`);
+  row("Krippendorff's α (nominal)", fmt(report.krippendorff.alpha), report.krippendorff.reason);
+  row("Mean pairwise percent agreement", pct(report.percentAgreement.value), report.percentAgreement.reason);
+  row("Fleiss' κ", fmt(report.fleiss.kappa), report.fleiss.reason);
+  lines.push("");
+  if (report.pairwise.length === 0) {
+    lines.push(`No rater pair shares ${report.minSharedItems} or more items, so there is no pairwise Cohen's κ.`);
+  } else {
+    lines.push(`Cohen's κ per rater pair (pairs sharing ≥ ${report.minSharedItems} items):`);
+    const names = report.pairwise.flatMap((p) => [p.raterA, p.raterB]);
+    const w = Math.min(24, Math.max(7, ...names.map((n) => n.length)));
+    lines.push(`  ${"rater A".padEnd(w)}  ${"rater B".padEnd(w)}  ${"shared".padStart(6)}  ${"agree".padStart(6)}  ${"κ".padStart(7)}  95% CI`);
+    for (const p of report.pairwise) {
+      const ci = p.kappa === null ? (p.reason ?? "") : `[${fmt(p.ciLow)}, ${fmt(p.ciHigh)}]`;
+      lines.push(
+        `  ${p.raterA.slice(0, w).padEnd(w)}  ${p.raterB.slice(0, w).padEnd(w)}  ${String(p.sharedItems).padStart(6)}  ${pct(p.percentAgreement).padStart(6)}  ${fmt(p.kappa).padStart(7)}  ${ci}`,
+      );
+    }
+    if (report.raters <= 12) {
+      // The same numbers as a matrix, which makes an outlying rater easy to spot.
+      const byPair = new Map(report.pairwise.map((p) => [`${p.raterA}\u0000${p.raterB}`, p.kappa]));
+      const cell = (a: string, b: string) => {
+        if (a === b) return "—";
+        const v = byPair.has(`${a}\u0000${b}`) ? byPair.get(`${a}\u0000${b}`) : byPair.get(`${b}\u0000${a}`);
+        return v === undefined ? "·" : fmt(v);
+      };
+      const cw = 9;
+      const nw = Math.min(16, Math.max(...report.raterNames.map((n) => n.length)));
+      lines.push("");
+      lines.push(`  ${"".padEnd(nw)}${report.raterNames.map((n) => n.slice(0, cw - 1).padStart(cw)).join("")}`);
+      for (const a of report.raterNames) lines.push(`  ${a.slice(0, nw).padEnd(nw)}${report.raterNames.map((b) => cell(a, b).padStart(cw)).join("")}`);
+      lines.push(`  (· = fewer than ${report.minSharedItems} shared items)`);
+    }
+  }
+  io.stderr(lines.join("\n") + "\n");
+}
+
+async function runCsv(argv: string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv, { valueFlags: ["item", "rater", "label", "delimiter", "min-shared"], boolFlags: ["json"] });
+  const [file, ...extra] = args.positionals;
+  if (!file) throw new UsageError("missing the CSV file");
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+  const itemSpec = flagString(args, "item");
+  const raterSpec = flagString(args, "rater");
+  const labelSpec = flagString(args, "label");
+  if (itemSpec === undefined || raterSpec === undefined || labelSpec === undefined) {
+    throw new UsageError(`--item, --rater and --label are required (missing ${[!itemSpec && "--item", !raterSpec && "--rater", !labelSpec && "--label"].filter(Boolean).join(", ")})`);
+  }
+  const delimiter = flagString(args, "delimiter") ?? ",";
+  if (delimiter.length !== 1) throw new UsageError(`--delimiter must be a single character, got ${JSON.stringify(delimiter)}`);
+  const minSharedText = flagString(args, "min-shared");
+  const minShared = minSharedText === undefined ? DEFAULT_MIN_SHARED_ITEMS : Number(minSharedText);
+  if (!Number.isInteger(minShared) || minShared < 1) throw new UsageError(`--min-shared must be a positive integer, got ${JSON.stringify(minSharedText)}`);
+
+  const name = path.basename(file);
+  const table = parseCsvTable(readUtf8(file), { delimiter, source: file });
+  const itemCols = resolveColumns(itemSpec, table.header, "item", name, true);
+  const [raterCol] = resolveColumns(raterSpec, table.header, "rater", name, false);
+  const [labelCol] = resolveColumns(labelSpec, table.header, "label", name, false);
+
+  const records: RatingRecord[] = table.rows.map((fields, r) => ({
+    // Several item columns form one key; JSON of the value list keeps ("a,b","c") and ("a","b,c") apart.
+    item: itemCols.length === 1 ? fields[itemCols[0]!]! : JSON.stringify(itemCols.map((c) => fields[c]!)),
+    rater: fields[raterCol!]!,
+    label: fields[labelCol!]!,
+    source: `line ${table.lines[r]}`,
+  }));
+  if (records.length === 0) throw new Error(`${file}: no rating rows after the header`);
+  const report = analyzeRatings(records, { minSharedItems: minShared });
+  if (flagBool(args, "json")) io.stdout(JSON.stringify(reportJson(report)) + "\n");
+  else printReport(io, name, report);
+  return 0;
+}
+
+export const agreementCommand: CliCommand = {
+  name: "agreement",
+  summary: "Inter-rater agreement (Krippendorff's α, Fleiss' κ, pairwise Cohen's κ) from a CSV of ratings",
+  usage: CSV_USAGE,
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    if (sub === "csv") return runCsv(rest, io);
+    throw new UsageError(sub ? `unknown agreement source ${JSON.stringify(sub)} (only "csv" is supported)` : "missing the source: agreement csv <file> …");
+  },
+};
+
+export const agreementVectorsCommand: CliCommand = {
+  name: "agreement-vectors",
+  summary: "Compute every case of an agreement test-vectors file into a results file for check_vectors.py",
+  usage: VECTORS_USAGE,
+  async run(argv, io) {
+    const args = parseArgs(argv, { valueFlags: ["out"], boolFlags: ["json"] });
+    const [file, ...extra] = args.positionals;
+    if (!file) throw new UsageError("missing the vectors file");
+    if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
+    const out = flagString(args, "out");
+    if (!out) throw new UsageError("--out <results.json> is required");
+
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readUtf8(file));
+    } catch (e) {
+      throw new Error(e instanceof SyntaxError ? `${file}: not valid JSON (${e.message})` : (e as Error).message);
+    }
+    const cases = vectorCases(parsed, file);
+    const results: Record<string, VectorResult> = {};
+    const tally = { values: 0, undefined: 0, errors: 0 };
+    const started = performance.now();
+    for (const c of cases) {
+      let r: VectorResult;
+      try {
+        r = computeVectorCase(c);
+      } catch (e) {
+        throw new Error(`case ${JSON.stringify(c.name)}: ${(e as Error).message}`);
+      }
+      results[c.name] = r;
+      if (r !== null && typeof r === "object" && "error" in r) tally.errors++;
+      else if (r === null || (typeof r === "object" && r.value === null)) tally.undefined++;
+      else tally.values++;
+    }
+    const ms = performance.now() - started;
+    fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify(results, null, 1) + "\n");
+    const summary = { cases: cases.length, ...tally, out, ms: Math.round(ms * 10) / 10 };
+    if (flagBool(args, "json")) io.stdout(JSON.stringify(summary) + "\n");
+    else io.stderr(`${file}: ${cases.length} cases (${tally.values} values, ${tally.undefined} undefined, ${tally.errors} rejected as invalid) in ${summary.ms} ms → ${out}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,196 @@
+/**
+ * The agreement CLI commands end to end: the reference vectors through `agreement-vectors` and the shared checker,
+ * and `agreement csv` on a small ratings file whose answer was worked out by hand.
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UsageError } from "@/server/cli/args";
+import { agreementCommand, agreementVectorsCommand } from "@/server/cli/commands/agreement";
+import type { CliCommand, CliIO } from "@/server/cli/types";
+import { Z_95, fleissKappa, fleissKappaFromCounts } from "@/server/domain/agreement";
+import { sharedPath } from "../helpers/context";
+
+/** Runs a command as server/cli/main.ts does (UsageError → 2, other errors → 1) with captured output. */
+async function run(command: CliCommand, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  const io: CliIO = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), interactive: false, env: process.env };
+  let code: number;
+  try {
+    code = await command.run(argv, io);
+  } catch (e) {
+    stderr += `Error: ${(e as Error).message}\n`;
+    code = e instanceof UsageError ? 2 : 1;
+  }
+  return { code, stdout, stderr };
+}
+
+let tmp: string;
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-agreement-"));
+});
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+const vectorsPath = sharedPath("agreement", "public_vectors.json");
+const checkerPath = sharedPath("agreement", "check_vectors.py");
+const hasPython = spawnSync("python3", ["--version"]).status === 0;
+
+describe.skipIf(!vectorsPath || !checkerPath)("agreement-vectors on ../shared/agreement/public_vectors.json (skipped: shared vectors absent)", () => {
+  it.skipIf(!hasPython)("computes every case and passes check_vectors.py --require-ci (skipped without python3)", async () => {
+    const out = path.join(tmp, "results.json");
+    const r = await run(agreementVectorsCommand, [vectorsPath!, "--out", out]);
+    expect(r.stderr).toMatch(/79 cases/);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    const file = JSON.parse(fs.readFileSync(vectorsPath!, "utf8")) as { case_count: number; cases: unknown[] };
+    expect(file.case_count).toBe(79);
+    expect(file.cases).toHaveLength(79);
+
+    const check = spawnSync("python3", [checkerPath!, vectorsPath!, out, "--require-ci"], { encoding: "utf8" });
+    expect(check.stdout).toMatch(/^79 passed, 0 failed$/m);
+    expect(check.status).toBe(0);
+  });
+
+  it("prints one JSON summary object with --json", async () => {
+    const out = path.join(tmp, "nested", "results.json");
+    const r = await run(agreementVectorsCommand, [vectorsPath!, "--out", out, "--json"]);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.cases).toBe(79);
+    expect(summary.values + summary.undefined + summary.errors).toBe(79);
+    const results = JSON.parse(fs.readFileSync(out, "utf8"));
+    expect(results["cohen/edge/length_mismatch_error"]).toHaveProperty("error");
+    expect(results["cohen/edge/all_one_category_undefined"].value).toBeNull();
+  });
+
+  it("gets the same Fleiss κ from counts as from raw ratings, and the published SE under κ = 0", () => {
+    type FleissCase = { kind: string; name: string; input: { categories: string[]; counts: number[][]; ratings: (string | null)[][] }; expected_extra?: { se0: number } };
+    const cases = (JSON.parse(fs.readFileSync(vectorsPath!, "utf8")).cases as FleissCase[]).filter((c) => c.kind === "fleiss");
+    expect(cases.length).toBeGreaterThan(10);
+    for (const c of cases) {
+      const fromCounts = fleissKappaFromCounts(c.input.counts, c.input.categories);
+      const fromRatings = fleissKappa(c.input.ratings, c.input.categories);
+      expect(fromCounts.kappa, c.name).toBe(fromRatings.kappa);
+      if (c.expected_extra) expect(Math.abs(fromRatings.se0! - c.expected_extra.se0), c.name).toBeLessThan(1e-12);
+    }
+  });
+});
+
+describe("agreement-vectors usage", () => {
+  it("requires --out and a readable JSON file", async () => {
+    expect((await run(agreementVectorsCommand, ["x.json"])).code).toBe(2);
+    const missing = await run(agreementVectorsCommand, [path.join(tmp, "nope.json"), "--out", path.join(tmp, "r.json")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/nope\.json: no such file/);
+    const bad = path.join(tmp, "bad.json");
+    fs.writeFileSync(bad, "{ not json");
+    expect((await run(agreementVectorsCommand, [bad, "--out", path.join(tmp, "r.json")])).stderr).toMatch(/bad\.json: not valid JSON/);
+  });
+});
+
+describe("agreement csv", () => {
+  // 12 items keyed by (site, task); ann and bob label all 12, cy labels 4.
+  //   items 1–5: ann S, bob S     item 6: ann S, bob F     item 7: ann F, bob S     items 8–12: ann F, bob F
+  //   cy: item 1 S, item 6 S, item 7 F, item 8 F
+  // Hand computation:
+  //   ann–bob table [[5,1],[1,5]]: P_o = 10/12, P_e = 1/2 → κ = 2/3;
+  //     Var = [10/12·(1 − 1·(1/3))² + (1/3)²·(2/12)·1² − (2/3 − (1/2)(1/3))²] / ((1/2)²·12) = (15/108)/3 = 5/108.
+  //   Krippendorff: n = 28 pairable values, n_S = n_F = 14 → n² − Σn_c² = 392; items 6 and 7 ({S,F,S}, {F,S,F})
+  //     each add (9 − 5)/2 = 2 → α = 1 − 27·4/392 = 71/98.
+  //   Mean pairwise agreement: 10 items at 1, items 6 and 7 at 2/6 → (10 + 2/3)/12 = 8/9.
+  //   Fleiss: items have 2 or 3 ratings → undefined. Pairs with cy share 4 items (< 10) → not reported.
+  const ann = ["S", "S", "S", "S", "S", "S", "F", "F", "F", "F", "F", "F"];
+  const bob = ["S", "S", "S", "S", "S", "F", "S", "F", "F", "F", "F", "F"];
+  const cy = new Map([[0, "S"], [5, "S"], [6, "F"], [7, "F"]]);
+  const site = (i: number) => (i < 6 ? '"shop,com"' : "maps");
+  const task = (i: number) => `t${(i % 6) + 1}`;
+
+  function writeCsv(name: string, mapLabel: (rater: string, label: string) => string = (_, l) => l): string {
+    const lines = ["site,task,annotator,verdict,note"];
+    for (let i = 0; i < 12; i++) {
+      lines.push(`${site(i)},${task(i)},ann,${mapLabel("ann", ann[i]!)},`);
+      if (cy.has(i)) lines.push(`${site(i)},${task(i)},cy,${mapLabel("cy", cy.get(i)!)},"second look, ""unsure""\nabout this"`);
+    }
+    for (let i = 11; i >= 0; i--) lines.push(`${site(i)},${task(i)},bob,${mapLabel("bob", bob[i]!)},ok`);
+    const file = path.join(tmp, name);
+    fs.writeFileSync(file, "\uFEFF" + lines.join("\r\n") + "\r\n");
+    return file;
+  }
+
+  it("reports the hand-computed statistics as one JSON object", async () => {
+    const file = writeCsv("ratings.csv");
+    const r = await run(agreementCommand, ["csv", file, "--item", "site,task", "--rater", "annotator", "--label", "verdict", "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const out = JSON.parse(lines[0]!);
+    expect(out).toMatchObject({ items: 12, raters: 3, pairable_items: 12, fleiss_kappa: null });
+    expect(out.fleiss_kappa_reason).toMatch(/different numbers of ratings \(2 to 3\)/);
+    expect(out.krippendorff_alpha).toBeCloseTo(71 / 98, 14);
+    expect(out.percent_agreement).toBeCloseTo(8 / 9, 14);
+    expect(out.pairwise).toHaveLength(1);
+    const pair = out.pairwise[0];
+    expect([pair.rater_a, pair.rater_b, pair.shared_items]).toEqual(["ann", "bob", 12]);
+    expect(pair.kappa).toBeCloseTo(2 / 3, 14);
+    expect(pair.std_kappa).toBeCloseTo(Math.sqrt(5 / 108), 14);
+    expect(pair.ci_low).toBeCloseTo(2 / 3 - Z_95 * Math.sqrt(5 / 108), 14);
+    expect(pair.percent_agreement).toBeCloseTo(10 / 12, 14);
+  });
+
+  it("compares labels exactly: a trailing space is another label", async () => {
+    // bob's labels all get a trailing space: no exact matches with ann, and P_e = 0 → κ = 0 (defined).
+    const file = writeCsv("spaced.csv", (rater, l) => (rater === "bob" ? `${l} ` : l));
+    const out = JSON.parse((await run(agreementCommand, ["csv", file, "--item", "site,task", "--rater", "annotator", "--label", "verdict", "--json"])).stdout);
+    expect(out.pairwise[0].percent_agreement).toBe(0);
+    expect(out.pairwise[0].kappa).toBe(0);
+  });
+
+  it("prints a human-readable table on stderr without --json", async () => {
+    const file = writeCsv("human.csv");
+    const r = await run(agreementCommand, ["csv", file, "--item", "site,task", "--rater", "annotator", "--label", "verdict"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/28 ratings of 12 items by 3 raters/);
+    expect(r.stderr).toMatch(/Krippendorff's α \(nominal\)\s+0\.724/);
+    expect(r.stderr).toMatch(/Mean pairwise percent agreement\s+88\.9%/);
+    expect(r.stderr).toMatch(/Fleiss' κ\s+undefined\s+\(items have different numbers/);
+    expect(r.stderr).toMatch(/ann\s+bob\s+12\s+83\.3%\s+0\.667/);
+  });
+
+  it("names an unknown column and lists the header", async () => {
+    const file = writeCsv("cols.csv");
+    const r = await run(agreementCommand, ["csv", file, "--item", "site,task", "--rater", "rater", "--label", "verdict"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--rater: column "rater" is not in the header of cols\.csv; the columns are "site", "task", "annotator", "verdict", "note"/);
+  });
+
+  it("rejects a rater labelling the same item twice (items keyed by task alone collide across sites)", async () => {
+    const file = writeCsv("dup.csv");
+    const r = await run(agreementCommand, ["csv", file, "--item", "task", "--rater", "annotator", "--label", "verdict", "--json"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/rater "ann" labelled item "t1" more than once \(line 2 and line \d+\)/);
+  });
+
+  it("reports malformed CSV with file and line", async () => {
+    const file = path.join(tmp, "broken.csv");
+    fs.writeFileSync(file, 'item,rater,label\n1,ann,"yes\n');
+    const r = await run(agreementCommand, ["csv", file, "--item", "item", "--rater", "rater", "--label", "label"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/broken\.csv: line 2, column 7: quoted field is never closed/);
+  });
+
+  it("checks its usage", async () => {
+    expect((await run(agreementCommand, [])).code).toBe(2);
+    expect((await run(agreementCommand, ["xlsx", "f"])).code).toBe(2);
+    const missing = await run(agreementCommand, ["csv", "f.csv", "--item", "a"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/missing --rater, --label/);
+  });
+});
