@@ -7,6 +7,7 @@ import { nativeImporter } from "./native";
 import { webVoyagerImporter, webVoyagerTasksImporter } from "./webvoyager";
 import { vwaTasksImporter } from "./vwa-tasks";
 import { vwaRenderImporter } from "./vwa-render";
+import { seeActImporter } from "./seeact";
 
 export const IMPORTERS: Importer[] = [
   nativeImporter,
@@ -14,6 +15,7 @@ export const IMPORTERS: Importer[] = [
   webVoyagerTasksImporter,
   vwaTasksImporter,
   vwaRenderImporter,
+  seeActImporter,
 ];
 
 export function getImporter(format: string): Importer {
