@@ -553,6 +553,35 @@ describe("ratings in long form", () => {
     expectClose(report.krippendorff.alpha, krippendorffAlphaNominalUnits(units).alpha!, 1e-14);
     expectClose(report.percentAgreement.value, meanPairwiseAgreement(units).value!, 1e-14);
   });
+  it("gives each rater pair the κ of its shared items, whatever the other raters did", () => {
+    const rng = createRng(21);
+    const labels = ["nav", "click", "answer", "timeout", "other"];
+    const raters = ["r1", "r2", "r3", "r4"];
+    const byRater = new Map<string, Map<number, string>>(raters.map((r) => [r, new Map()]));
+    const records = [];
+    for (let item = 0; item < 80; item++) {
+      const latent = labels[Math.floor(rng() * labels.length)]!;
+      for (const rater of raters) {
+        if (rng() < 0.3) continue;
+        const label = rng() < 0.6 ? latent : labels[Math.floor(rng() * labels.length)]!;
+        byRater.get(rater)!.set(item, label);
+        records.push({ item: `i${item}`, rater, label });
+      }
+    }
+    const report = analyzeRatings(records, { minSharedItems: 10 });
+    expect(report.pairwise).toHaveLength(6);
+    for (const p of report.pairwise) {
+      const a = byRater.get(p.raterA)!;
+      const b = byRater.get(p.raterB)!;
+      const items = [...a.keys()].filter((i) => b.has(i));
+      const direct = cohenKappa(items.map((i) => a.get(i)!), items.map((i) => b.get(i)!));
+      expect(p.sharedItems).toBe(items.length);
+      expectClose(p.kappa, direct.kappa!, 1e-14);
+      expectClose(p.stdKappa, direct.stdKappa!, 1e-14);
+      expectClose(p.percentAgreement, direct.percentAgreement!, 1e-14);
+    }
+    expect(analyzeRatings(records, { minSharedItems: 1000 }).pairwise).toEqual([]);
+  });
   it("rejects a rater labelling the same item twice", () => {
     expect(() =>
       analyzeRatings([

@@ -54,21 +54,22 @@ export const DEFAULT_MIN_SHARED_ITEMS = 10;
 export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSharedItems?: number } = {}): RatingsAgreementReport {
   const minSharedItems = options.minSharedItems ?? DEFAULT_MIN_SHARED_ITEMS;
   const itemIndex = new Map<string, number>();
+  const itemNames: string[] = [];
   const raterIndex = new Map<string, number>();
   const raterNames: string[] = [];
   const codec = new LabelCodec();
-  const itemRaters: number[][] = [];
-  const itemLabels: number[][] = [];
-  const firstSource = new Map<string, string | undefined>();
-  let ratings = 0;
+  // One entry per rating, in input order.
+  const itemOf: number[] = [];
+  const raterOf: number[] = [];
+  const labelOf: number[] = [];
+  const sourceOf: (string | undefined)[] = [];
 
   for (const r of records) {
     let item = itemIndex.get(r.item);
     if (item === undefined) {
-      item = itemRaters.length;
+      item = itemNames.length;
       itemIndex.set(r.item, item);
-      itemRaters.push([]);
-      itemLabels.push([]);
+      itemNames.push(r.item);
     }
     let rater = raterIndex.get(r.rater);
     if (rater === undefined) {
@@ -76,92 +77,123 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
       raterIndex.set(r.rater, rater);
       raterNames.push(r.rater);
     }
-    const key = `${item}:${rater}`;
-    if (firstSource.has(key)) {
-      const where = [firstSource.get(key), r.source].filter(Boolean).join(" and ");
-      throw new AgreementInputError(`rater ${JSON.stringify(r.rater)} labelled item ${JSON.stringify(r.item)} more than once${where ? ` (${where})` : ""}`);
-    }
-    firstSource.set(key, r.source);
-    itemRaters[item]!.push(rater);
-    itemLabels[item]!.push(codec.code(r.label));
-    ratings++;
+    itemOf.push(item);
+    raterOf.push(rater);
+    labelOf.push(codec.code(r.label));
+    sourceOf.push(r.source);
   }
 
+  const items = itemNames.length;
+  const ratings = itemOf.length;
   const R = raterNames.length;
+  const k = codec.size;
+
+  // Group ratings by item (stable counting sort, so each item's ratings stay in input order).
+  const start = new Int32Array(items + 1);
+  for (let t = 0; t < ratings; t++) start[itemOf[t]! + 1]!++;
+  for (let i = 0; i < items; i++) start[i + 1]! += start[i]!;
+  const order = new Int32Array(ratings);
+  const fill = start.slice(0, items);
+  for (let t = 0; t < ratings; t++) order[fill[itemOf[t]!]!++] = t;
+
   const krippendorff = new KrippendorffAccumulator();
-  const perItemM: number[] = [];
-  const categoryTotals: number[] = [];
+  const perItemM = new Array<number>(items);
+  const categoryTotals = new Array<number>(k).fill(0);
+  const unitCounts = new Int32Array(k);
+  const touched: number[] = [];
   let sumSquares = 0;
   let pairable = 0;
   let pairwiseSum = 0;
-  const unitCounts = new Map<number, number>();
-  // Shared-item label pairs per rater pair (a < b in rater order), keyed a·R + b.
-  const pairCodes = new Map<number, { a: number[]; b: number[] }>();
+  // Label-pair counts of every rater pair in one sparse map keyed (a·R + b)·k² + (label_a·k + label_b), a < b:
+  // memory grows with the distinct (pair, cell) combinations present, not with R²·k².
+  const kk = k * k;
+  if (R * R * kk > Number.MAX_SAFE_INTEGER) throw new AgreementInputError(`${R} raters × ${k} labels is too many for the pairwise tables`);
+  const pairCells = new Map<number, number>();
 
-  for (let i = 0; i < itemRaters.length; i++) {
-    const raters = itemRaters[i]!;
-    const labels = itemLabels[i]!;
-    const m = labels.length;
-    unitCounts.clear();
-    for (const c of labels) {
+  for (let i = 0; i < items; i++) {
+    const from = start[i]!;
+    const to = start[i + 1]!;
+    const m = to - from;
+    for (let x = from; x < to; x++) {
+      const tx = order[x]!;
+      for (let y = from; y < x; y++) {
+        const ty = order[y]!;
+        if (raterOf[ty] === raterOf[tx]) {
+          const where = [sourceOf[ty], sourceOf[tx]].filter(Boolean).join(" and ");
+          throw new AgreementInputError(`rater ${JSON.stringify(raterNames[raterOf[tx]!])} labelled item ${JSON.stringify(itemNames[i])} more than once${where ? ` (${where})` : ""}`);
+        }
+      }
+      const c = labelOf[tx]!;
       krippendorff.add(c);
-      unitCounts.set(c, (unitCounts.get(c) ?? 0) + 1);
+      if (unitCounts[c]!++ === 0) touched.push(c);
     }
     krippendorff.endUnit();
     let agreeingPairs = 0;
-    for (const [c, v] of unitCounts) {
-      categoryTotals[c] = (categoryTotals[c] ?? 0) + v;
+    for (const c of touched) {
+      const v = unitCounts[c]!;
+      categoryTotals[c]! += v;
       sumSquares += v * v;
       agreeingPairs += v * (v - 1);
+      unitCounts[c] = 0;
     }
-    perItemM.push(m);
-    if (m >= 2) {
-      pairable++;
-      pairwiseSum += agreeingPairs / (m * (m - 1));
-    }
-    for (let x = 0; x < m; x++) {
-      for (let y = 0; y < m; y++) {
-        const ra = raters[x]!;
-        const rb = raters[y]!;
+    touched.length = 0;
+    perItemM[i] = m;
+    if (m < 2) continue;
+    pairable++;
+    pairwiseSum += agreeingPairs / (m * (m - 1));
+    for (let x = from; x < to; x++) {
+      for (let y = from; y < to; y++) {
+        const tx = order[x]!;
+        const ty = order[y]!;
+        const ra = raterOf[tx]!;
+        const rb = raterOf[ty]!;
         if (ra >= rb) continue;
-        const key = ra * R + rb;
-        let bucket = pairCodes.get(key);
-        if (!bucket) pairCodes.set(key, (bucket = { a: [], b: [] }));
-        bucket.a.push(labels[x]!);
-        bucket.b.push(labels[y]!);
+        const key = (ra * R + rb) * kk + labelOf[tx]! * k + labelOf[ty]!;
+        pairCells.set(key, (pairCells.get(key) ?? 0) + 1);
       }
     }
   }
 
-  const k = codec.size;
-  for (let c = 0; c < k; c++) categoryTotals[c] ??= 0;
+  const byPair = new Map<number, [number, number][]>();
+  for (const [key, count] of pairCells) {
+    const pair = Math.floor(key / kk);
+    let cells = byPair.get(pair);
+    if (!cells) byPair.set(pair, (cells = []));
+    cells.push([key - pair * kk, count]);
+  }
 
   const pairwise: RaterPairKappa[] = [];
-  const keys = [...pairCodes.keys()].sort((p, q) => p - q);
-  for (const key of keys) {
-    const { a, b } = pairCodes.get(key)!;
-    if (a.length < minSharedItems) continue;
+  for (const key of [...byPair.keys()].sort((p, q) => p - q)) {
+    const cells = byPair.get(key)!;
+    let n = 0;
+    for (const [, v] of cells) n += v;
+    if (n < minSharedItems) continue;
     // Compact table over the labels this pair used (unweighted κ does not depend on unused categories).
     const local = new Map<number, number>();
-    for (const c of a) if (!local.has(c)) local.set(c, local.size);
-    for (const c of b) if (!local.has(c)) local.set(c, local.size);
+    for (const [cell] of cells) {
+      const a = Math.floor(cell / k);
+      const b = cell % k;
+      if (!local.has(a)) local.set(a, local.size);
+      if (!local.has(b)) local.set(b, local.size);
+    }
     const kl = local.size;
     const counts = new Float64Array(kl * kl);
     let agree = 0;
-    for (let t = 0; t < a.length; t++) {
-      counts[local.get(a[t]!)! * kl + local.get(b[t]!)!]!++;
-      if (a[t] === b[t]) agree++;
+    for (const [cell, v] of cells) {
+      const a = Math.floor(cell / k);
+      const b = cell % k;
+      counts[local.get(a)! * kl + local.get(b)!]! += v;
+      if (a === b) agree += v;
     }
     pairwise.push({
       raterA: raterNames[Math.floor(key / R)]!,
       raterB: raterNames[key % R]!,
-      sharedItems: a.length,
-      percentAgreement: agree / a.length,
+      sharedItems: n,
+      percentAgreement: agree / n,
       ...kappaFromCounts(counts, kl, "none"),
     });
   }
 
-  const items = itemRaters.length;
   return {
     items,
     raters: R,
