@@ -40,7 +40,7 @@ const vectorsPath = sharedPath("agreement", "public_vectors.json");
 const checkerPath = sharedPath("agreement", "check_vectors.py");
 const hasPython = spawnSync("python3", ["--version"]).status === 0;
 
-describe.skipIf(!vectorsPath || !checkerPath)("agreement-vectors on ../shared/agreement/public_vectors.json (skipped: shared vectors absent)", () => {
+describe.skipIf(!vectorsPath || !checkerPath)("agreement-vectors on the shared public vectors (skipped when ../shared/agreement is absent)", () => {
   it.skipIf(!hasPython)("computes every case and passes check_vectors.py --require-ci (skipped without python3)", async () => {
     const out = path.join(tmp, "results.json");
     const r = await run(agreementVectorsCommand, [vectorsPath!, "--out", out]);
