@@ -6,6 +6,7 @@ import type { BenchFigure } from "./bench/types";
 
 const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   import: async () => (await import("./bench/import")).benchImport(),
+  agreement: async () => (await import("./bench/agreement")).benchAgreement(),
 };
 
 const wanted = process.argv.slice(2);

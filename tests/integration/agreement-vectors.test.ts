@@ -151,16 +151,16 @@ describe("agreement csv", () => {
     expect(out.pairwise[0].kappa).toBe(0);
   });
 
-  it("prints a human-readable table on stderr without --json", async () => {
+  it("prints a human-readable table on stdout without --json", async () => {
     const file = writeCsv("human.csv");
     const r = await run(agreementCommand, ["csv", file, "--item", "site,task", "--rater", "annotator", "--label", "verdict"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/28 ratings of 12 items by 3 raters/);
-    expect(r.stderr).toMatch(/Krippendorff's α \(nominal\)\s+0\.724/);
-    expect(r.stderr).toMatch(/Mean pairwise percent agreement\s+88\.9%/);
-    expect(r.stderr).toMatch(/Fleiss' κ\s+undefined\s+\(items have different numbers/);
-    expect(r.stderr).toMatch(/ann\s+bob\s+12\s+83\.3%\s+0\.667/);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toMatch(/28 ratings of 12 items by 3 raters/);
+    expect(r.stdout).toMatch(/Krippendorff's α \(nominal\)\s+0\.724/);
+    expect(r.stdout).toMatch(/Mean pairwise percent agreement\s+88\.9%/);
+    expect(r.stdout).toMatch(/Fleiss' κ\s+undefined\s+\(items have different numbers/);
+    expect(r.stdout).toMatch(/ann\s+bob\s+12\s+83\.3%\s+0\.667/);
   });
 
   it("names an unknown column and lists the header", async () => {

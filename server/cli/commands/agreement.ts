@@ -120,7 +120,7 @@ function printReport(io: CliIO, file: string, report: RatingsAgreementReport): v
       lines.push(`  (· = fewer than ${report.minSharedItems} shared items)`);
     }
   }
-  io.stderr(lines.join("\n") + "\n");
+  io.stdout(lines.join("\n") + "\n");
 }
 
 async function runCsv(argv: string[], io: CliIO): Promise<number> {
