@@ -6,7 +6,7 @@
  * behalf of a running job names its lease owner, so a worker whose lease was taken away cannot overwrite the
  * job's new state.
  */
-import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
 import { jobs, type JobRow, type JobStatus } from "../schema/index";
 
@@ -28,7 +28,8 @@ export function enqueueJobs(db: Db, items: NewJob[]): number {
     for (let i = 0; i < items.length; i += 200) {
       const rows = items.slice(i, i + 200).map((j) => ({
         type: j.type,
-        payload: j.payload,
+        // JSON null, not SQL NULL (the column is NOT NULL; drizzle writes a JS null as SQL NULL).
+        payload: j.payload == null ? sql`'null'` : j.payload,
         groupKey: j.groupKey ?? null,
         dedupeKey: j.dedupeKey ?? null,
         priority: j.priority ?? 0,
@@ -258,7 +259,12 @@ export function requeueJobGroup(
       leaseExpiresAt: null,
       updatedAt: now,
     })
-    .where(and(eq(jobs.groupKey, groupKey), inArray(jobs.status, statuses)))
+    .where(
+      and(
+        eq(jobs.groupKey, groupKey),
+        or(inArray(jobs.status, statuses), and(eq(jobs.status, "queued"), eq(jobs.cancelRequested, true))),
+      ),
+    )
     .run().changes;
 }
 
@@ -279,14 +285,63 @@ export function countJobsByStatus(db: Db, groupKey: string): JobCounts {
   return out;
 }
 
-/** Whether any job of the group is still to run (queued or running). */
-export function groupHasPendingJobs(db: Db, groupKey: string): boolean {
+/** Whether any job matching the filter is still to run (queued or running, by any worker). */
+export function hasPendingJobs(db: Db, filter: ClaimFilter): boolean {
+  const conds: SQL[] = [inArray(jobs.status, ["queued", "running"])];
+  if (filter.groupKey !== undefined) conds.push(eq(jobs.groupKey, filter.groupKey));
+  if (filter.types) conds.push(filter.types.length ? inArray(jobs.type, filter.types) : sql`0`);
   return !!db
     .select({ id: jobs.id })
     .from(jobs)
-    .where(and(eq(jobs.groupKey, groupKey), inArray(jobs.status, ["queued", "running"])))
+    .where(and(...conds))
     .limit(1)
     .get();
+}
+
+/**
+ * Gives a held job back to the queue without counting the attempt (its worker is shutting down, the work did
+ * not fail).
+ */
+export function releaseJob(db: Db, id: number, owner: string, now = new Date()): boolean {
+  return (
+    db
+      .update(jobs)
+      .set({
+        // A job whose cancel was requested meanwhile ends cancelled instead of waiting in the queue.
+        status: sql`case when ${jobs.cancelRequested} then 'cancelled' else 'queued' end`,
+        attempts: sql`max(${jobs.attempts} - 1, 0)`,
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        runAfter: now,
+        finishedAt: sql`case when ${jobs.cancelRequested} then ${now.getTime()} else null end`,
+        updatedAt: now,
+      })
+      .where(finishWhere(id, owner))
+      .run().changes > 0
+  );
+}
+
+/** Finish rate of a group over the last `windowMs`: jobs ended per second, for ETAs; null before any finished. */
+export function recentFinishRate(db: Db, groupKey: string, windowMs = 60_000, now = new Date()): number | null {
+  const since = now.getTime() - windowMs;
+  const row = db
+    .select({
+      n: count(),
+      firstStart: sql<number | null>`min(${jobs.startedAt})`,
+    })
+    .from(jobs)
+    .where(
+      and(
+        eq(jobs.groupKey, groupKey),
+        inArray(jobs.status, ["succeeded", "failed"]),
+        sql`${jobs.finishedAt} >= ${since}`,
+      ),
+    )
+    .get();
+  if (!row || row.n === 0) return null;
+  const from = Math.max(since, Number(row.firstStart ?? since));
+  const seconds = Math.max(0.001, (now.getTime() - from) / 1000);
+  return row.n / seconds;
 }
 
 /** Soonest time a queued job of the group becomes claimable (for sleeping through a backoff). */
