@@ -1,0 +1,42 @@
+"use client";
+/**
+ * tRPC + TanStack Query for client components: `const trpc = useTRPC(); useQuery(trpc.x.queryOptions(...))`.
+ * Only the router's type is imported from the server.
+ */
+import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
+import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCContext } from "@trpc/tanstack-react-query";
+import { useState, type ReactNode } from "react";
+import superjson from "superjson";
+import type { AppRouter } from "@/server/api/root";
+import { makeQueryClient } from "./query-client";
+
+export const { TRPCProvider, useTRPC } = createTRPCContext<AppRouter>();
+
+let browserQueryClient: QueryClient | undefined;
+
+function getQueryClient(): QueryClient {
+  // The server renders each request with a fresh client; the browser keeps one so the cache survives navigation.
+  if (typeof window === "undefined") return makeQueryClient();
+  browserQueryClient ??= makeQueryClient();
+  return browserQueryClient;
+}
+
+function apiUrl(): string {
+  if (typeof window !== "undefined") return "/api/trpc";
+  return `http://127.0.0.1:${process.env.PORT ?? 3000}/api/trpc`;
+}
+
+export function TRPCReactProvider({ children }: { children: ReactNode }) {
+  const queryClient = getQueryClient();
+  const [trpcClient] = useState(() =>
+    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: apiUrl(), transformer: superjson })] }),
+  );
+  return (
+    <QueryClientProvider client={queryClient}>
+      <TRPCProvider trpcClient={trpcClient} queryClient={queryClient}>
+        {children}
+      </TRPCProvider>
+    </QueryClientProvider>
+  );
+}

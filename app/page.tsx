@@ -1,0 +1,74 @@
+import Link from "next/link";
+import { EmptyState, formatCount, formatPercent, OutcomeBar, PageHeader, Stat } from "./_components/ui";
+import { api } from "./_trpc/server";
+
+export default async function HomePage() {
+  const caller = await api();
+  const [runs, sets] = await Promise.all([caller.runs.list(), caller.taskSets.list()]);
+  const trajectories = runs.reduce((a, r) => a + r.trajectoryCount, 0);
+  const answered = runs.reduce((a, r) => a + r.answeredCount, 0);
+  const tasks = sets.reduce((a, s) => a + s.taskCount, 0);
+
+  if (!trajectories && !tasks) {
+    return (
+      <>
+        <PageHeader title="Verdict" subtitle="Review and grade trajectories of multimodal web agents" />
+        <EmptyState title="Nothing imported yet" command={"npm run cli -- import <path>\nnpm run cli -- demo"}>
+          Import WebVoyager result folders, VisualWebArena task configs or Verdict trajectory bundles, or record the bundled demo data.
+        </EmptyState>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <PageHeader title="Overview" subtitle="What has been imported, by run and by task set" />
+      <div className="flex flex-col gap-5 px-6 py-4">
+        <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
+          <Stat label="Trajectories" value={formatCount(trajectories)} />
+          <Stat label="Answered" value={formatPercent(answered, trajectories)} hint="Share of trajectories that ended with a final answer (not a success rate)" />
+          <Stat label="Agent runs" value={formatCount(runs.length)} />
+          <Stat label="Tasks" value={formatCount(tasks)} hint={`${sets.length} task set${sets.length === 1 ? "" : "s"}`} />
+        </div>
+        <section className="panel overflow-x-auto">
+          <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-2">
+            <h2 className="section-title">Recent runs</h2>
+            <Link href="/runs" className="link text-[12px]">
+              All runs →
+            </Link>
+          </div>
+          <table className="table-dense">
+            <thead>
+              <tr>
+                <th>Run</th>
+                <th>Model</th>
+                <th className="text-right">Trajectories</th>
+                <th className="w-64">Answered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.slice(0, 8).map((r) => (
+                <tr key={r.id}>
+                  <td>
+                    <Link className="link" href={`/runs/${r.id}`}>
+                      {r.name}
+                    </Link>
+                  </td>
+                  <td className="font-mono text-[12px]">{r.model ?? "–"}</td>
+                  <td className="text-right tabular-nums">
+                    <Link className="link" href={`/trajectories?run=${r.id}`}>
+                      {formatCount(r.trajectoryCount)}
+                    </Link>
+                  </td>
+                  <td>
+                    <OutcomeBar counts={{ answered: r.answeredCount, "not answered": r.trajectoryCount - r.answeredCount }} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      </div>
+    </>
+  );
+}

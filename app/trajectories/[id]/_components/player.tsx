@@ -1,0 +1,364 @@
+"use client";
+/**
+ * The trajectory player: task on the left, the current step large in the middle with its overlay and the
+ * filmstrip below, the step's details on the right (and under them, the label panel slot).
+ *
+ * Everything is driven from the keyboard (see server/domain/player/keyboard.ts). The step lives in `?step=N`
+ * (1-based) via history.replaceState, so links reopen the same step without a server round trip per key.
+ */
+import { useSuspenseQuery } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import Link from "next/link";
+import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
+import { screenshotUrl, snapVariantWidth } from "@/server/domain/image-variants";
+import { BASE_STEP_MS, commandForKey, nextSpeed, type PlayerCommand } from "@/server/domain/player/keyboard";
+import { detectLoops, type LoopMarks } from "@/server/domain/player/loops";
+import { layoutOverlay, type GroundingFlag } from "@/server/domain/player/overlay";
+import type { AppRouter } from "@/server/api/root";
+import { useTRPC } from "../../../_trpc/client";
+import { Filmstrip } from "./filmstrip";
+import { ShortcutsHelp } from "./shortcuts-help";
+import { StepDetails } from "./step-details";
+import { StepStage } from "./step-stage";
+import { TaskPanel } from "./task-panel";
+import { ZoomView } from "./zoom-view";
+
+export type PlayerData = inferRouterOutputs<AppRouter>["trajectories"]["byId"];
+export type PlayerStepData = PlayerData["steps"][number];
+
+export interface StepAnalysis {
+  loops: LoopMarks;
+  grounding: GroundingFlag | null;
+}
+
+export function TrajectoryPlayer({ id, initialStep, sidePanel }: { id: number; initialStep: number; sidePanel?: ReactNode }) {
+  const trpc = useTRPC();
+  const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
+  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} />;
+}
+
+function clampStep(i: number, n: number): number {
+  return Math.max(0, Math.min(n - 1, i));
+}
+
+export function PlayerView({ data, initialStep, sidePanel }: { data: PlayerData; initialStep: number; sidePanel?: ReactNode }) {
+  const steps = data.steps;
+  const n = steps.length;
+  const [current, setCurrent] = useState(() => clampStep(initialStep - 1, Math.max(1, n)));
+  const [showSom, setShowSom] = useState(true);
+  const [showAction, setShowAction] = useState(true);
+  const [preferRaw, setPreferRaw] = useState(false);
+  const [zoom, setZoom] = useState(false);
+  const [help, setHelp] = useState(false);
+  const [playing, setPlaying] = useState(false);
+  const [speed, setSpeed] = useState(1);
+
+  const step = steps[current];
+
+  const analysis: StepAnalysis[] = useMemo(() => {
+    const loops = detectLoops(steps.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshot?.hash ?? null })));
+    return steps.map((s, i) => {
+      const img = s.screenshot ?? s.rawScreenshot;
+      const natural = img ? { width: img.width, height: img.height } : { width: 1, height: 1 };
+      // Grounding does not depend on the display size; lay out at natural size once per step.
+      const grounding = layoutOverlay({ natural, display: natural, elements: s.elements, action: s.action }).grounding;
+      return { loops: loops[i]!, grounding };
+    });
+  }, [steps]);
+
+  // Keep ?step=N in the address bar without a navigation.
+  useEffect(() => {
+    if (!n) return;
+    const url = new URL(window.location.href);
+    const want = String(current + 1);
+    if (url.searchParams.get("step") === want) return;
+    url.searchParams.set("step", want);
+    window.history.replaceState(window.history.state, "", url);
+  }, [current, n]);
+
+  const go = useCallback((i: number) => setCurrent(clampStep(i, n)), [n]);
+
+  // Playback: advance on a timer, stop at the end.
+  useEffect(() => {
+    if (!playing) return;
+    if (current >= n - 1) {
+      setPlaying(false);
+      return;
+    }
+    const t = setTimeout(() => setCurrent((c) => clampStep(c + 1, n)), BASE_STEP_MS / speed);
+    return () => clearTimeout(t);
+  }, [playing, current, n, speed]);
+
+  const run = useCallback(
+    (cmd: PlayerCommand) => {
+      switch (cmd) {
+        case "prev":
+          setPlaying(false);
+          setCurrent((c) => clampStep(c - 1, n));
+          break;
+        case "next":
+          setPlaying(false);
+          setCurrent((c) => clampStep(c + 1, n));
+          break;
+        case "first":
+          setPlaying(false);
+          setCurrent(0);
+          break;
+        case "last":
+          setPlaying(false);
+          setCurrent(Math.max(0, n - 1));
+          break;
+        case "togglePlay":
+          setPlaying((p) => {
+            if (!p) setCurrent((c) => (c >= n - 1 ? 0 : c));
+            return !p;
+          });
+          break;
+        case "faster":
+          setSpeed((s) => nextSpeed(s, 1));
+          break;
+        case "slower":
+          setSpeed((s) => nextSpeed(s, -1));
+          break;
+        case "toggleOverlay":
+          setShowSom((v) => !v);
+          break;
+        case "toggleAction":
+          setShowAction((v) => !v);
+          break;
+        case "toggleRaw":
+          setPreferRaw((v) => !v);
+          break;
+        case "toggleZoom":
+          setZoom((v) => !v);
+          break;
+        case "toggleHelp":
+          setHelp((v) => !v);
+          break;
+        case "close":
+          setZoom(false);
+          setHelp(false);
+          break;
+      }
+    },
+    [n],
+  );
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented) return;
+      const cmd = commandForKey(e, e.target as HTMLElement | null);
+      if (!cmd) return;
+      // With the help open only closing it does anything, so a stray key cannot change the step underneath.
+      if (help && cmd !== "toggleHelp" && cmd !== "close") return;
+      e.preventDefault();
+      run(cmd);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [run, help]);
+
+  const showRaw = preferRaw && !!step?.rawScreenshot;
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col lg:h-[calc(100dvh-2.75rem)]">
+      <PlayerHeader data={data} />
+      <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
+        <aside
+          aria-label="Task"
+          className="shrink-0 border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-r 2xl:w-[360px]"
+        >
+          <TaskPanel data={data} />
+        </aside>
+
+        <section aria-label="Step viewer" className="flex min-h-0 min-w-0 flex-1 flex-col">
+          {n === 0 || !step ? (
+            <div className="grid flex-1 place-items-center p-8 text-zinc-500">This trajectory has no steps.</div>
+          ) : (
+            <>
+              <Toolbar
+                current={current}
+                count={n}
+                playing={playing}
+                speed={speed}
+                showSom={showSom}
+                showAction={showAction}
+                showRaw={showRaw}
+                canRaw={!!step.rawScreenshot}
+                hasBoxes={!!step.elements?.some((e) => e.bbox)}
+                run={run}
+              />
+              <StepStage
+                step={step}
+                showRaw={showRaw}
+                showSom={showSom}
+                showAction={showAction}
+                analysis={analysis[current]!}
+                isLast={current === n - 1}
+                neighbours={[steps[current + 1], steps[current - 1], steps[current + 2]]}
+                onZoom={() => setZoom(true)}
+              />
+              <Filmstrip steps={steps} analysis={analysis} current={current} onSelect={(i) => { setPlaying(false); go(i); }} />
+            </>
+          )}
+        </section>
+
+        <aside
+          aria-label="Step details"
+          className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[320px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]"
+        >
+          {step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />}
+          {/* Label panel slot: the annotation issue renders its form here. */}
+          {sidePanel && <div className="border-t border-zinc-200">{sidePanel}</div>}
+        </aside>
+      </div>
+
+      {zoom && step && (
+        <ZoomView step={step} showRaw={showRaw} showSom={showSom} showAction={showAction} position={current + 1} count={n} onClose={() => setZoom(false)} />
+      )}
+      {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
+    </div>
+  );
+}
+
+function PlayerHeader({ data }: { data: PlayerData }) {
+  const { trajectory: t, task, run, taskSet } = data;
+  return (
+    <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
+      <Link href="/trajectories" className="shrink-0 text-zinc-500 hover:text-zinc-800">
+        ← Trajectories
+      </Link>
+      <span className="text-zinc-300">/</span>
+      <h1 className="flex min-w-0 items-baseline gap-2">
+        <span className="shrink-0 font-mono text-[13px] font-semibold text-zinc-900">{task.externalId}</span>
+        <span className="shrink-0 text-zinc-400">#{t.id}</span>
+        {t.attempt > 0 && <span className="shrink-0 text-zinc-500">attempt {t.attempt + 1}</span>}
+      </h1>
+      <div className="flex min-w-0 items-center gap-2 truncate text-zinc-500">
+        <Link className="truncate hover:text-zinc-800 hover:underline" href={`/task-sets/${taskSet.id}`}>
+          {taskSet.name}
+        </Link>
+        <span>·</span>
+        <Link className="truncate hover:text-zinc-800 hover:underline" href={`/runs/${run.id}`} title={run.name}>
+          {run.name}
+        </Link>
+        {run.model && (
+          <>
+            <span>·</span>
+            <span className="truncate font-mono">{run.model}</span>
+          </>
+        )}
+      </div>
+      <div className="ml-auto flex shrink-0 items-center gap-2">
+        <OutcomePill outcome={t.outcome} detail={t.outcomeDetail} />
+        <span className="text-zinc-500 tabular-nums">
+          {t.stepCount} step{t.stepCount === 1 ? "" : "s"}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+const OUTCOME_PILL: Record<string, string> = {
+  answered: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
+  step_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  error: "bg-rose-50 text-rose-700 ring-rose-600/20",
+};
+
+function OutcomePill({ outcome, detail }: { outcome: string; detail: string | null }) {
+  return (
+    <span
+      title={detail ?? undefined}
+      className={`rounded px-1.5 py-px text-2xs font-medium ring-1 ring-inset ${OUTCOME_PILL[outcome] ?? "bg-zinc-100 text-zinc-600 ring-zinc-500/20"}`}
+    >
+      {outcome.replace("_", " ")}
+    </span>
+  );
+}
+
+function Toolbar(props: {
+  current: number;
+  count: number;
+  playing: boolean;
+  speed: number;
+  showSom: boolean;
+  showAction: boolean;
+  showRaw: boolean;
+  canRaw: boolean;
+  hasBoxes: boolean;
+  run: (c: PlayerCommand) => void;
+}) {
+  const { current, count, playing, speed, run } = props;
+  // Buttons act on click without taking focus, so Space keeps meaning play/pause after a mouse click.
+  const noFocus = (e: React.MouseEvent) => e.preventDefault();
+  return (
+    <div role="toolbar" aria-label="Player controls" className="flex h-10 shrink-0 items-center gap-1.5 border-b border-zinc-200 bg-white px-3">
+      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("first")} disabled={current === 0} title="First step (Home)" aria-label="First step">
+        ⏮
+      </button>
+      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("prev")} disabled={current === 0} title="Previous step (← or k)" aria-label="Previous step">
+        ◀
+      </button>
+      <span className="min-w-[92px] text-center text-[12px] text-zinc-700 tabular-nums" data-testid="step-counter" aria-live="polite">
+        Step <strong className="text-zinc-900">{current + 1}</strong> of {count}
+      </span>
+      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("next")} disabled={current >= count - 1} title="Next step (→ or j)" aria-label="Next step">
+        ▶
+      </button>
+      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("last")} disabled={current >= count - 1} title="Last step (End)" aria-label="Last step">
+        ⏭
+      </button>
+      <span className="mx-1 h-5 w-px bg-zinc-200" />
+      <button type="button" className={`btn ${playing ? "btn-on" : ""}`} onMouseDown={noFocus} onClick={() => run("togglePlay")} title="Play / pause (Space)" aria-pressed={playing}>
+        {playing ? "❚❚ Pause" : "► Play"}
+      </button>
+      <button type="button" className="btn tabular-nums" onMouseDown={noFocus} onClick={() => run(speed >= 4 ? "slower" : "faster")} title="Playback speed (- / +)" data-testid="speed">
+        {speed}×
+      </button>
+      <span className="mx-1 h-5 w-px bg-zinc-200" />
+      <Toggle on={props.showSom} onClick={() => run("toggleOverlay")} title={props.hasBoxes ? "Set-of-Marks boxes (o)" : "This step has no stored boxes (o)"} testId="toggle-som">
+        SoM
+      </Toggle>
+      <Toggle on={props.showAction} onClick={() => run("toggleAction")} title="Action overlay (a)" testId="toggle-action">
+        Action
+      </Toggle>
+      <Toggle on={props.showRaw} onClick={() => run("toggleRaw")} disabled={!props.canRaw} title={props.canRaw ? "Raw (unmarked) screenshot (r)" : "No raw screenshot for this step"} testId="toggle-raw">
+        Raw
+      </Toggle>
+      <button type="button" className="btn" onMouseDown={noFocus} onClick={() => run("toggleZoom")} title="Zoom to full resolution (z)">
+        Zoom
+      </button>
+      <button type="button" className="btn btn-icon ml-auto" onMouseDown={noFocus} onClick={() => run("toggleHelp")} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+        ?
+      </button>
+    </div>
+  );
+}
+
+function Toggle({ on, onClick, title, children, disabled, testId }: { on: boolean; onClick: () => void; title: string; children: ReactNode; disabled?: boolean; testId: string }) {
+  return (
+    <button
+      type="button"
+      className={`btn ${on ? "btn-on" : ""}`}
+      aria-pressed={on}
+      onMouseDown={(e) => e.preventDefault()}
+      onClick={onClick}
+      title={title}
+      disabled={disabled}
+      data-testid={testId}
+    >
+      <span aria-hidden className={`size-1.5 rounded-full ${on ? "bg-indigo-500" : "bg-zinc-300"}`} />
+      {children}
+    </button>
+  );
+}
+
+/** Variant width to request for an image drawn `cssWidth` wide on this screen. */
+export function variantWidthFor(cssWidth: number): number {
+  const dpr = typeof window === "undefined" ? 1 : window.devicePixelRatio || 1;
+  return snapVariantWidth(cssWidth * dpr);
+}
+
+export function stepImageUrl(hash: string, cssWidth: number): string {
+  return screenshotUrl(hash, { width: variantWidthFor(cssWidth), format: "webp" });
+}

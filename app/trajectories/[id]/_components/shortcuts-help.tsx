@@ -1,0 +1,43 @@
+"use client";
+import { SHORTCUTS } from "@/server/domain/player/keyboard";
+
+export function ShortcutsHelp({ onClose }: { onClose: () => void }) {
+  return (
+    <div className="fixed inset-0 z-50 grid place-items-center bg-zinc-900/40 p-4" onClick={onClose} data-testid="shortcuts-help">
+      <div
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="shortcuts-title"
+        className="w-full max-w-md rounded-lg bg-white p-5 shadow-xl"
+        onClick={(e) => e.stopPropagation()}
+      >
+        <div className="mb-3 flex items-center justify-between">
+          <h2 id="shortcuts-title" className="text-sm font-semibold text-zinc-900">
+            Keyboard shortcuts
+          </h2>
+          <button type="button" className="btn btn-icon" onClick={onClose} aria-label="Close">
+            ✕
+          </button>
+        </div>
+        <table className="w-full text-[12.5px]">
+          <tbody>
+            {SHORTCUTS.map((s) => (
+              <tr key={s.description} className="border-b border-zinc-100 last:border-0">
+                <td className="py-1.5 pr-4 whitespace-nowrap">
+                  {s.keys.map((k, i) => (
+                    <span key={k}>
+                      {i > 0 && <span className="mx-1 text-zinc-400">/</span>}
+                      <kbd className="kbd">{k}</kbd>
+                    </span>
+                  ))}
+                </td>
+                <td className="py-1.5 text-zinc-700">{s.description}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p className="mt-3 text-2xs text-zinc-500">Shortcuts are ignored while you type in a text field. The step is kept in the URL (?step=N), so links reopen it.</p>
+      </div>
+    </div>
+  );
+}

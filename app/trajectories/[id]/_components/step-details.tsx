@@ -1,0 +1,139 @@
+"use client";
+/**
+ * The current step in words: action (parsed and raw), grounding and loop notes, thought, error, elements.
+ */
+import { useState, type ReactNode } from "react";
+import { describeAction } from "@/server/domain/player/action-text";
+import type { PlayerStepData, StepAnalysis } from "./player";
+
+export function StepDetails({
+  step,
+  position,
+  count,
+  analysis,
+  showingRaw,
+}: {
+  step: PlayerStepData;
+  position: number;
+  count: number;
+  analysis: StepAnalysis;
+  showingRaw: boolean;
+}) {
+  const [showElements, setShowElements] = useState(false);
+  const { action } = step;
+  const elements = step.elements;
+  const boxed = elements?.filter((e) => e.bbox).length ?? 0;
+  return (
+    <div className="flex flex-col gap-4 p-4" data-testid="step-details">
+      <div className="flex items-baseline justify-between">
+        <h2 className="text-[13px] font-semibold text-zinc-900">
+          Step {position} <span className="font-normal text-zinc-400">of {count}</span>
+        </h2>
+        {step.durationMs != null && <span className="text-2xs text-zinc-500 tabular-nums">{(step.durationMs / 1000).toFixed(1)} s</span>}
+      </div>
+
+      <Section title="Action">
+        <div
+          className={`rounded-md border px-2.5 py-1.5 font-mono text-[12px] break-words ${
+            action.type === "unparsed" ? "border-amber-300 bg-amber-50 text-amber-900" : "border-rose-200 bg-rose-50/60 text-rose-900"
+          }`}
+          data-testid="parsed-action"
+        >
+          {describeAction(action, 400)}
+        </div>
+        {action.type === "unparsed" && action.parseError && <p className="mt-1 text-[12px] text-amber-800">Could not parse: {action.parseError}</p>}
+        {analysis.grounding && (
+          <p className="mt-1.5 rounded-md bg-rose-600 px-2 py-1 text-[12px] font-medium text-white" role="status">
+            ⚑ Grounding: {analysis.grounding.message}
+          </p>
+        )}
+        {step.actionRaw && (
+          <details className="mt-1.5 text-[12px]" open={action.type === "unparsed"}>
+            <summary className="cursor-pointer text-zinc-500 select-none hover:text-zinc-800">Raw action</summary>
+            <pre className="mt-1 max-h-40 overflow-auto rounded-md bg-zinc-900 px-2 py-1.5 font-mono text-[11.5px] break-words whitespace-pre-wrap text-zinc-100" data-testid="raw-action">
+              {step.actionRaw}
+            </pre>
+          </details>
+        )}
+      </Section>
+
+      {(analysis.loops.repeatedAction || analysis.loops.revisitedUrl || analysis.loops.sameScreen) && (
+        <Section title="Loop hints">
+          <ul className="list-inside list-disc text-[12px] text-amber-900">
+            {analysis.loops.repeatedAction && <li>Same action as the previous step ({analysis.loops.repeatRun} in a row)</li>}
+            {analysis.loops.revisitedUrl && <li>Back on a URL first visited at step {(analysis.loops.firstSeenAt ?? 0) + 1}</li>}
+            {analysis.loops.sameScreen && <li>Screenshot identical to the previous step</li>}
+          </ul>
+        </Section>
+      )}
+
+      <Section title="Thought">
+        {step.thought ? (
+          <p className="text-[12.5px] leading-5 break-words whitespace-pre-wrap text-zinc-800" data-testid="step-thought">
+            {step.thought}
+          </p>
+        ) : (
+          <p className="text-zinc-400">No thought recorded.</p>
+        )}
+      </Section>
+
+      {step.error && (
+        <Section title="Error">
+          <pre className="max-h-48 overflow-auto rounded-md border border-rose-200 bg-rose-50 px-2 py-1.5 font-mono text-[11.5px] break-words whitespace-pre-wrap text-rose-900">
+            {step.error}
+          </pre>
+        </Section>
+      )}
+
+      <Section title="Page">
+        <p className="font-mono text-[11.5px] break-all text-zinc-700">{step.url ?? <span className="font-sans text-zinc-400">URL not recorded</span>}</p>
+        <p className="mt-1 text-[12px] text-zinc-500">
+          {step.marksBurnedIn ? (showingRaw ? "Showing the raw screenshot; the marked one has the marks burned in." : "Set-of-Marks are burned into this screenshot.") : "Screenshot without burned-in marks."}
+          {step.screenshot && ` ${step.screenshot.width}×${step.screenshot.height}.`}
+        </p>
+      </Section>
+
+      <Section title={`Elements${elements ? ` (${elements.length})` : ""}`}>
+        {elements === null ? (
+          <p className="text-zinc-400">No element list recorded for this step.</p>
+        ) : (
+          <>
+            <p className="text-[12px] text-zinc-500">
+              {boxed === elements.length ? "All with boxes." : boxed === 0 ? "Text only, no boxes (marks are in the image)." : `${boxed} with boxes.`}
+            </p>
+            {elements.length > 0 && (
+              <button type="button" className="mt-1 text-[12px] text-indigo-700 hover:underline" onClick={() => setShowElements((v) => !v)}>
+                {showElements ? "Hide list" : "Show list"}
+              </button>
+            )}
+            {showElements && (
+              <ul className="mt-1 max-h-72 overflow-auto rounded-md border border-zinc-200 font-mono text-[11px]">
+                {elements.map((e, i) => (
+                  <li
+                    key={`${e.label}-${i}`}
+                    className={`flex gap-2 border-b border-zinc-100 px-2 py-0.5 last:border-0 ${action.target?.trim() === e.label.trim() ? "bg-rose-50 text-rose-900" : "text-zinc-700"}`}
+                  >
+                    <span className="w-8 shrink-0 text-right text-zinc-500">[{e.label}]</span>
+                    {e.tag && <span className="shrink-0 text-zinc-400">&lt;{e.tag}&gt;</span>}
+                    <span className="min-w-0 truncate" title={e.text ?? undefined}>
+                      {e.text}
+                    </span>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </>
+        )}
+      </Section>
+    </div>
+  );
+}
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section>
+      <h3 className="section-title mb-1">{title}</h3>
+      {children}
+    </section>
+  );
+}

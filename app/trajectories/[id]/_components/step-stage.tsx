@@ -1,0 +1,174 @@
+"use client";
+/**
+ * The current step, large: the screenshot fitted into the free space (never upscaled), the overlay on top,
+ * and a status line with the page URL and the step's notices. Neighbouring steps' images are fetched and
+ * decoded ahead of time so stepping shows them at once.
+ */
+import { useEffect, useMemo, useRef, useState } from "react";
+import { layoutOverlay, type Size } from "@/server/domain/player/overlay";
+import { useElementSize } from "../../../_lib/use-element-size";
+import type { PlayerStepData, StepAnalysis } from "./player";
+import { stepImageUrl } from "./player";
+import { StepOverlay } from "./step-overlay";
+
+const FALLBACK_SIZE: Size = { width: 1024, height: 768 };
+
+/** The largest size with the image's aspect ratio that fits `area`, at most the image's own size. */
+export function fitSize(natural: Size, area: Size): Size {
+  if (!(area.width > 0 && area.height > 0 && natural.width > 0 && natural.height > 0)) return { width: 0, height: 0 };
+  const scale = Math.min(area.width / natural.width, area.height / natural.height, 1);
+  return { width: Math.floor(natural.width * scale), height: Math.floor(natural.height * scale) };
+}
+
+export function shownImage(step: PlayerStepData, showRaw: boolean) {
+  return (showRaw ? step.rawScreenshot : step.screenshot) ?? step.screenshot ?? step.rawScreenshot;
+}
+
+// Keeps prefetched images referenced until they have loaded (and lets the browser keep them decoded).
+const prefetched = new Map<string, HTMLImageElement>();
+
+function prefetch(url: string) {
+  if (prefetched.has(url)) return;
+  const img = new Image();
+  img.decoding = "async";
+  img.src = url;
+  prefetched.set(url, img);
+  img.decode().catch(() => prefetched.delete(url));
+  if (prefetched.size > 48) prefetched.delete(prefetched.keys().next().value!);
+}
+
+export function StepStage({
+  step,
+  showRaw,
+  showSom,
+  showAction,
+  analysis,
+  isLast,
+  neighbours,
+  onZoom,
+}: {
+  step: PlayerStepData;
+  showRaw: boolean;
+  showSom: boolean;
+  showAction: boolean;
+  analysis: StepAnalysis;
+  isLast: boolean;
+  neighbours: (PlayerStepData | undefined)[];
+  onZoom: () => void;
+}) {
+  const areaRef = useRef<HTMLDivElement>(null);
+  const area = useElementSize(areaRef);
+  const img = shownImage(step, showRaw);
+  const natural = img ? { width: img.width, height: img.height } : FALLBACK_SIZE;
+  const display = fitSize(natural, area);
+  const src = img && display.width > 0 ? stepImageUrl(img.hash, display.width) : null;
+  const [loadedSrc, setLoadedSrc] = useState<string | null>(null);
+
+  const layout = useMemo(
+    () => layoutOverlay({ natural, display, elements: step.elements, action: step.action }),
+    // natural/display are rebuilt each render; their numbers are the real dependencies.
+    [natural.width, natural.height, display.width, display.height, step.elements, step.action],
+  );
+
+  const neighbourUrls = neighbours
+    .map((s) => {
+      const im = s && shownImage(s, showRaw);
+      if (!im || !area.width) return null;
+      const d = fitSize({ width: im.width, height: im.height }, area);
+      return d.width ? stepImageUrl(im.hash, d.width) : null;
+    })
+    .filter((u): u is string => !!u);
+  const neighbourKey = neighbourUrls.join(" ");
+  useEffect(() => {
+    if (!neighbourKey) return;
+    // Let the current image go first; neighbours follow on the next idle moment.
+    const t = setTimeout(() => neighbourKey.split(" ").forEach(prefetch), 30);
+    return () => clearTimeout(t);
+  }, [neighbourKey]);
+
+  const loading = !!src && loadedSrc !== src;
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col bg-zinc-100">
+      <StatusLine step={step} analysis={analysis} showRaw={showRaw && !!step.rawScreenshot} isLast={isLast} />
+      <div ref={areaRef} className="relative min-h-[240px] flex-1 p-3">
+        <div className="absolute inset-3 grid place-items-center">
+          {img ? (
+            <div
+              className="relative cursor-zoom-in bg-white shadow-sm ring-1 ring-zinc-300"
+              style={{ width: display.width, height: display.height }}
+              onClick={onZoom}
+              data-testid="step-stage"
+            >
+              {src && (
+                <img
+                  key="step-image"
+                  src={src}
+                  alt={`Screenshot of step ${step.index + 1}`}
+                  width={display.width}
+                  height={display.height}
+                  draggable={false}
+                  decoding="sync"
+                  fetchPriority="high"
+                  data-testid="step-image"
+                  data-step={step.index}
+                  data-hash={img.hash}
+                  onLoad={() => setLoadedSrc(src)}
+                  className="block size-full select-none"
+                />
+              )}
+              {display.width > 0 && <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} />}
+              {loading && <span className="absolute top-2 right-2 size-3 animate-spin rounded-full border-2 border-indigo-400 border-t-transparent" aria-label="Loading image" />}
+            </div>
+          ) : (
+            <div className="grid aspect-[4/3] w-full max-w-xl place-items-center rounded-md border border-dashed border-zinc-300 bg-white text-zinc-500">
+              No screenshot was recorded for this step.
+            </div>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function StatusLine({ step, analysis, showRaw, isLast }: { step: PlayerStepData; analysis: StepAnalysis; showRaw: boolean; isLast: boolean }) {
+  const { loops, grounding } = analysis;
+  return (
+    <div className="flex min-h-8 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-zinc-200 bg-zinc-50 px-3 py-1 text-[12px]">
+      <span className="min-w-0 flex-1 truncate font-mono text-zinc-600" title={step.url ?? undefined} data-testid="step-url">
+        {step.url ?? <span className="font-sans text-zinc-400">URL not recorded</span>}
+      </span>
+      {grounding && (
+        <span data-testid="grounding-flag" className="rounded bg-rose-600 px-1.5 py-px text-2xs font-semibold text-white" title={grounding.message}>
+          ⚑ {grounding.kind === "missing-label" ? "Target not in elements" : "Point outside target"}
+        </span>
+      )}
+      {loops.repeatedAction && (
+        <span className="rounded bg-amber-100 px-1.5 py-px text-2xs font-medium text-amber-900" title="Same action as the previous step">
+          ↻ repeated ×{loops.repeatRun}
+        </span>
+      )}
+      {loops.revisitedUrl && (
+        <span className="rounded bg-amber-100 px-1.5 py-px text-2xs font-medium text-amber-900" title={`First visited at step ${(loops.firstSeenAt ?? 0) + 1}`}>
+          ↩ revisited URL
+        </span>
+      )}
+      {loops.sameScreen && (
+        <span className="rounded bg-amber-100 px-1.5 py-px text-2xs font-medium text-amber-900" title="Screenshot identical to the previous step">
+          = same screen
+        </span>
+      )}
+      {step.marksBurnedIn && (
+        <span
+          data-testid="burned-in-notice"
+          className="rounded bg-zinc-200 px-1.5 py-px text-2xs font-medium text-zinc-700"
+          title={step.rawScreenshot ? "Press r for the unmarked screenshot" : "The source kept no unmarked screenshot"}
+        >
+          {showRaw ? "Raw screenshot (marks hidden)" : `Marks burned into image${step.rawScreenshot ? " · r for raw" : ""}`}
+        </span>
+      )}
+      {step.error && <span className="rounded bg-rose-100 px-1.5 py-px text-2xs font-medium text-rose-800">step error</span>}
+      {isLast && <span className="rounded bg-zinc-200 px-1.5 py-px text-2xs font-medium text-zinc-700">final step</span>}
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../_trpc/server";
+import { TrajectoryPlayer } from "./_components/player";
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+function parseId(raw: string): number | null {
+  return /^\d{1,12}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+}
+
+export async function generateMetadata({ params }: Props): Promise<Metadata> {
+  const id = parseId((await params).id);
+  if (id === null) return { title: "Trajectory" };
+  try {
+    const t = await getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id }));
+    return { title: `${t.task.externalId} #${id}` };
+  } catch {
+    return { title: `Trajectory ${id}` };
+  }
+}
+
+export default async function TrajectoryPage({ params, searchParams }: Props) {
+  const id = parseId((await params).id);
+  if (id === null) notFound();
+  const stepParam = (await searchParams).step;
+  const step = Number(Array.isArray(stepParam) ? stepParam[0] : stepParam);
+
+  // Resolve on the server so an unknown id is a real 404, then hand the data to the client cache.
+  await orNotFound(getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id })));
+  return (
+    <HydrateClient>
+      <TrajectoryPlayer id={id} initialStep={Number.isInteger(step) && step > 0 ? step : 1} />
+    </HydrateClient>
+  );
+}

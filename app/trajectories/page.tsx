@@ -1,0 +1,49 @@
+import type { Metadata } from "next";
+import { parseTrajectoryListParams, trajectoryListSearch, activeFilterCount } from "@/server/domain/trajectory-list-query";
+import { EmptyState, formatCount, PageHeader, Pagination } from "../_components/ui";
+import { api } from "../_trpc/server";
+import { FilterBar } from "./_components/filter-bar";
+import { TrajectoryTable } from "./_components/trajectory-table";
+
+export const metadata: Metadata = { title: "Trajectories" };
+
+export default async function TrajectoriesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const query = parseTrajectoryListParams(await searchParams);
+  const caller = await api();
+  const [list, options] = await Promise.all([caller.trajectories.list(query), caller.trajectories.filterOptions()]);
+  const nothingImported = list.total === 0 && activeFilterCount(query) === 0;
+
+  return (
+    <>
+      <PageHeader
+        title="Trajectories"
+        subtitle={nothingImported ? "Nothing imported yet" : `${formatCount(list.total)} trajector${list.total === 1 ? "y" : "ies"}${activeFilterCount(query) ? " match the filters" : ""}`}
+      />
+      {nothingImported ? (
+        <EmptyState title="No trajectories yet" command="npm run cli -- import <path>">
+          Import agent output (WebVoyager result folders, VisualWebArena task configs or Verdict bundles) with the CLI, then reload this page.
+        </EmptyState>
+      ) : (
+        <div className="flex min-h-0 flex-1 flex-col gap-3 px-6 py-3">
+          <FilterBar query={query} options={options} />
+          <div className="panel overflow-x-auto">
+            {list.rows.length ? (
+              <TrajectoryTable rows={list.rows} query={query} />
+            ) : (
+              <p className="px-4 py-10 text-center text-zinc-500">
+                No trajectory matches these filters{query.page > 1 && list.total > 0 ? " on this page" : ""}.
+              </p>
+            )}
+          </div>
+          <Pagination
+            page={query.page}
+            pageCount={list.pageCount}
+            total={list.total}
+            pageSize={query.pageSize}
+            href={(p) => `/trajectories${trajectoryListSearch({ ...query, page: p })}`}
+          />
+        </div>
+      )}
+    </>
+  );
+}
