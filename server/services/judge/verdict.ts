@@ -134,10 +134,13 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     throw e;
   }
 
-  const reply = result.content ?? "";
-  const parsed = result.content == null && result.refusal
-    ? { verdict: "unparseable" as const, rationale: result.refusal, problem: "the model refused" }
-    : parseJudgeReply(reply);
+  // An endpoint that echoes the key (some error pages and proxies do) must not get it stored.
+  const reply = result.content == null ? null : redactSecret(result.content, apiKey);
+  const refusal = result.refusal == null ? null : redactSecret(result.refusal, apiKey);
+  const parsed =
+    reply == null && refusal
+      ? { verdict: "unparseable" as const, rationale: refusal, problem: "the model refused" }
+      : parseJudgeReply(reply);
   const cost = costUsd(
     { input: result.inputTokens, output: result.outputTokens },
     { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok },
@@ -153,7 +156,7 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     verdict: parsed.verdict,
     score: parsed.verdict === "success" ? 1 : parsed.verdict === "failure" ? 0 : null,
     rationale: parsed.rationale,
-    rawReply: redactSecret(result.content ?? result.refusal ?? "", apiKey),
+    rawReply: reply ?? refusal ?? "",
     details: {
       requestedModel: config.model,
       temperature: config.temperature,

@@ -1,0 +1,318 @@
+/**
+ * Judge batches: a configuration over a selection of trajectories × several k values (WebVoyager's Table 2
+ * compares k = 1, 2, 3, full), run as jobs of the shared queue with a concurrency limit.
+ *
+ * Lifecycle: estimate (calls, tokens, cost) → create (batch row + one job per (trajectory, k) still missing a
+ * verdict, unless forced) → run (a worker on the batch's job group; any process may run or join it) → cancel
+ * (queued jobs stop at once, running calls are aborted) → resume (cancelled and failed jobs go back to the queue).
+ * Progress is read from the jobs table, so the UI and the CLI see the same numbers.
+ */
+import type { Db } from "../../../db/client";
+import {
+  existingTrajectoryIds,
+  existingVerdictKeys,
+  getJudgeBatch,
+  insertJudgeBatch,
+  listJudgeBatches,
+  updateJudgeBatch,
+  verdictTotals,
+} from "../../../db/repositories/evaluation";
+import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
+import type { JudgeBatchRow } from "../../../db/schema/index";
+import {
+  EXPECTED_OUTPUT_TOKENS,
+  buildJudgePrompt,
+  estimateImageTokens,
+  estimateTextTokens,
+  isJudgePromptVersion,
+  scaledSize,
+} from "../../domain/evaluators/judge-protocol";
+import { DEFAULT_JUDGE_OPTIONS, formatK, parseK, type JudgeK, type JudgeOptions } from "../../domain/evaluators/verdicts";
+import { NotFoundError, ValidationError } from "../../errors";
+import { enqueueJobs } from "../jobs/queue";
+import { cancelGroup, groupProgress, resumeGroup, type GroupProgress } from "../jobs/queue";
+import { RetryableJobError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
+import { JudgeCallError } from "./client";
+import { judgeEvaluatorKey, requireJudgeConfig } from "./configs";
+import { judgeStepsOf, judgeTrajectory, screenshotFor, type JudgeDeps } from "./verdict";
+
+export const JUDGE_JOB_TYPE = "judge.verdict";
+export const MAX_BATCH_CONCURRENCY = 64;
+
+export function batchGroupKey(batchId: number): string {
+  return `judge-batch:${batchId}`;
+}
+
+export interface JudgeJobPayload {
+  batchId: number;
+  configId: number;
+  trajectoryId: number;
+  k: string;
+}
+
+export interface BatchRequest {
+  /** Configuration id or name. */
+  config: number | string;
+  trajectoryIds: number[];
+  kValues: JudgeK[];
+  concurrency: number;
+  force?: boolean;
+  selectionLabel?: string | null;
+}
+
+export interface BatchEstimate {
+  trajectories: number;
+  /** trajectories × k values */
+  pairs: number;
+  /** Pairs that already have a verdict (kept unless forced). */
+  existing: number;
+  /** Endpoint calls the batch will make (pairs − existing, or all pairs when forced). */
+  calls: number;
+  images: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Null when the configuration has no prices. */
+  costUsd: number | null;
+  perK: { k: string; calls: number; images: number }[];
+}
+
+function checkRequest(req: BatchRequest): void {
+  if (req.kValues.length === 0) throw new ValidationError("a judge batch needs at least one k value");
+  if (!Number.isInteger(req.concurrency) || req.concurrency < 1 || req.concurrency > MAX_BATCH_CONCURRENCY) {
+    throw new ValidationError(`concurrency must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
+  }
+  if (req.trajectoryIds.length === 0) throw new ValidationError("the selection holds no trajectories");
+}
+
+interface PlannedPair {
+  trajectoryId: number;
+  k: string;
+}
+
+/** Works out which (trajectory, k) pairs need a call and what they will cost, from stored metadata only. */
+export function estimateJudgeBatch(db: Db, req: BatchRequest): BatchEstimate & { plan: PlannedPair[] } {
+  checkRequest(req);
+  const config = requireJudgeConfig(db, req.config);
+  if (!isJudgePromptVersion(config.promptVersion)) throw new ValidationError(`unknown prompt version ${config.promptVersion}`);
+  const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
+  const ids = [...new Set(existingTrajectoryIds(db, [...new Set(req.trajectoryIds)]))].sort((a, b) => a - b);
+  const kTexts = req.kValues.map(formatK);
+  const existing = req.force
+    ? new Set<string>()
+    : existingVerdictKeys(db, judgeEvaluatorKey(config.id), config.promptVersion, ids, kTexts);
+  const estimate: BatchEstimate & { plan: PlannedPair[] } = {
+    trajectories: ids.length,
+    pairs: ids.length * kTexts.length,
+    existing: 0,
+    calls: 0,
+    images: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    perK: kTexts.map((k) => ({ k, calls: 0, images: 0 })),
+    plan: [],
+  };
+  for (const id of ids) {
+    const todo = req.kValues.filter((k) => !existing.has(`${id}:${formatK(k)}`));
+    estimate.existing += req.kValues.length - todo.length;
+    if (todo.length === 0) continue;
+    const detail = getTrajectoryDetail(db, id)!;
+    const shots = getStepScreenshots(db, id);
+    const steps = judgeStepsOf(detail.steps, options.screenshots);
+    const byIndex = new Map(detail.steps.map((s) => [s.index, s]));
+    for (const k of todo) {
+      const prompt = buildJudgePrompt({ intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps }, k, options, config.promptVersion);
+      let tokens = estimateTextTokens(prompt.system);
+      for (const part of prompt.parts) {
+        if (part.type === "text") {
+          tokens += estimateTextTokens(part.text);
+          continue;
+        }
+        const meta = shots.get(screenshotFor(byIndex.get(part.stepIndex)!, options.screenshots)!);
+        const size = meta ? scaledSize(meta.width, meta.height, options.maxImageSide) : { width: 1024, height: 768 };
+        tokens += estimateImageTokens(size.width, size.height, options.imageDetail);
+      }
+      const kText = formatK(k);
+      const perK = estimate.perK.find((p) => p.k === kText)!;
+      perK.calls++;
+      perK.images += prompt.stepIndices.length;
+      estimate.calls++;
+      estimate.images += prompt.stepIndices.length;
+      estimate.inputTokens += tokens;
+      estimate.outputTokens += Math.min(EXPECTED_OUTPUT_TOKENS, config.maxOutputTokens);
+      estimate.plan.push({ trajectoryId: id, k: kText });
+    }
+  }
+  if (config.priceInputPerMTok != null && config.priceOutputPerMTok != null) {
+    estimate.costUsd =
+      (estimate.inputTokens * config.priceInputPerMTok + estimate.outputTokens * config.priceOutputPerMTok) / 1_000_000;
+  }
+  return estimate;
+}
+
+/** Creates the batch and its jobs. Nothing runs until `runJudgeBatch`. */
+export function createJudgeBatch(db: Db, req: BatchRequest): { batch: JudgeBatchRow; estimate: BatchEstimate } {
+  const { plan, ...estimate } = estimateJudgeBatch(db, req);
+  const config = requireJudgeConfig(db, req.config);
+  const batchId = db.$client.transaction(() => {
+    const id = insertJudgeBatch(db, {
+      judgeConfigId: config.id,
+      selectionLabel: req.selectionLabel ?? null,
+      trajectoryIds: [...new Set(req.trajectoryIds)],
+      kValues: req.kValues.map(formatK),
+      concurrency: req.concurrency,
+      force: !!req.force,
+      status: plan.length === 0 ? "succeeded" : "pending",
+      totalPairs: estimate.pairs,
+      skippedExisting: estimate.existing,
+      estimatedCalls: estimate.calls,
+      estimatedCostUsd: estimate.costUsd,
+      ...(plan.length === 0 ? { finishedAt: new Date() } : {}),
+    });
+    enqueueJobs(
+      db,
+      plan.map((p) => ({
+        type: JUDGE_JOB_TYPE,
+        groupKey: batchGroupKey(id),
+        dedupeKey: `${batchGroupKey(id)}:${p.trajectoryId}:${p.k}`,
+        payload: { batchId: id, configId: config.id, trajectoryId: p.trajectoryId, k: p.k } satisfies JudgeJobPayload,
+        maxAttempts: 3,
+      })),
+    );
+    return id;
+  }).immediate();
+  return { batch: getJudgeBatch(db, batchId)!, estimate };
+}
+
+export function requireBatch(db: Db, id: number): JudgeBatchRow {
+  const b = getJudgeBatch(db, id);
+  if (!b) throw new NotFoundError("judge batch", id);
+  return b;
+}
+
+export interface BatchProgress {
+  batch: JudgeBatchRow;
+  jobs: GroupProgress;
+  verdicts: ReturnType<typeof verdictTotals>;
+}
+
+export function judgeBatchProgress(db: Db, batchId: number): BatchProgress {
+  const batch = requireBatch(db, batchId);
+  return { batch, jobs: groupProgress(db, batchGroupKey(batchId)), verdicts: verdictTotals(db, { batchId }) };
+}
+
+export function listBatches(db: Db, limit = 50) {
+  return listJudgeBatches(db, limit);
+}
+
+export interface RunBatchOptions {
+  /** Stops this process's work; jobs interrupted this way go back to the queue (use cancelJudgeBatch to cancel). */
+  signal?: AbortSignal;
+  owner?: string;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  pollMs?: number;
+  /** Overrides the batch's stored concurrency for this run. */
+  concurrency?: number;
+  onProgress?: (p: BatchProgress, last?: { outcome: JobOutcome; error?: string }) => void;
+}
+
+/** Status a batch ends in once nothing of it is queued or running. */
+function finalStatus(p: GroupProgress): JudgeBatchRow["status"] {
+  if (p.remaining > 0) return "running";
+  if (p.counts.cancelled > 0) return "cancelled";
+  if (p.counts.failed > 0) return "failed";
+  return "succeeded";
+}
+
+function refreshBatchCounts(db: Db, batchId: number): GroupProgress {
+  const p = groupProgress(db, batchGroupKey(batchId));
+  const status = finalStatus(p);
+  updateJudgeBatch(db, batchId, {
+    succeeded: p.counts.succeeded,
+    failed: p.counts.failed,
+    cancelled: p.counts.cancelled,
+    status: p.remaining > 0 ? undefined : status,
+    ...(p.remaining === 0 ? { finishedAt: new Date() } : {}),
+  });
+  return p;
+}
+
+/**
+ * Runs a batch's queued jobs until none is left (or `signal` stops this process). Safe to call from several
+ * processes at once: the queue hands each job to one worker.
+ */
+export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunBatchOptions = {}): Promise<BatchProgress & { worker: WorkerSummary }> {
+  const { db } = deps;
+  const batch = requireBatch(db, batchId);
+  updateJudgeBatch(db, batchId, { status: "running", startedAt: batch.startedAt ?? new Date(), finishedAt: null, error: null });
+  let lastReport = 0;
+  const report = (last?: { outcome: JobOutcome; error?: string }) => {
+    if (!opts.onProgress) return;
+    const now = Date.now();
+    if (!last || now - lastReport > 100 || last.outcome !== "succeeded") {
+      lastReport = now;
+      opts.onProgress(judgeBatchProgress(db, batchId), last);
+    }
+  };
+  report();
+  const worker = await runWorker({
+    db,
+    groupKey: batchGroupKey(batchId),
+    concurrency: opts.concurrency ?? batch.concurrency,
+    owner: opts.owner,
+    leaseMs: opts.leaseMs,
+    heartbeatMs: opts.heartbeatMs,
+    pollMs: opts.pollMs,
+    untilIdle: true,
+    signal: opts.signal,
+    handlers: {
+      [JUDGE_JOB_TYPE]: async ({ job, signal }) => {
+        const p = job.payload as JudgeJobPayload;
+        try {
+          const out = await judgeTrajectory(deps, {
+            configId: p.configId,
+            trajectoryId: p.trajectoryId,
+            k: parseK(p.k),
+            batchId: p.batchId,
+            force: batch.force,
+            signal,
+          });
+          return out;
+        } catch (e) {
+          // Transient trouble that outlasted the call's own retries: let the queue try again later.
+          if (e instanceof JudgeCallError && e.retryable) {
+            throw new RetryableJobError(e.message, Math.max(1_000, (deps.retryPolicy?.baseDelayMs ?? 1_000) * 8));
+          }
+          throw e;
+        }
+      },
+    },
+    onJobEnd: (_job, outcome, error) => report({ outcome, error }),
+  });
+  const jobs = refreshBatchCounts(db, batchId);
+  if (jobs.remaining > 0 && opts.signal?.aborted) {
+    // This process stopped; the rest stays queued for a later run or another worker.
+    updateJudgeBatch(db, batchId, { status: "pending" });
+  }
+  const progress = judgeBatchProgress(db, batchId);
+  opts.onProgress?.(progress);
+  return { ...progress, worker };
+}
+
+/** Cancels a batch from any process: queued jobs at once, running calls at their worker's next heartbeat. */
+export function cancelJudgeBatch(db: Db, batchId: number) {
+  requireBatch(db, batchId);
+  const r = cancelGroup(db, batchGroupKey(batchId));
+  const p = refreshBatchCounts(db, batchId);
+  if (p.remaining === 0) updateJudgeBatch(db, batchId, { status: "cancelled" });
+  return r;
+}
+
+/** Puts cancelled and failed jobs back in the queue; `runJudgeBatch` then finishes the batch. */
+export function resumeJudgeBatch(db: Db, batchId: number): { requeued: number } {
+  requireBatch(db, batchId);
+  const requeued = resumeGroup(db, batchGroupKey(batchId), { includeFailed: true });
+  if (requeued > 0) updateJudgeBatch(db, batchId, { status: "pending", finishedAt: null });
+  return { requeued };
+}
