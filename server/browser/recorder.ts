@@ -187,9 +187,18 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
   async function runStep(index: number, lastError: string | null): Promise<{ recorded: RecordedStep; ended: boolean }> {
     const t0 = performance.now();
     const page = session.page;
-    const settled = await settlePage(page, options.settle);
+    let settled = await settlePage(page, options.settle);
     const t1 = performance.now();
-    const obs = await observePage(page, options.som);
+    let obs;
+    try {
+      obs = await observePage(page, options.som);
+    } catch (e) {
+      // A navigation that started after the page looked settled replaces the document mid-observation: settle on
+      // the new document and look again, once.
+      if (page.isClosed() || !/Execution context was destroyed|navigat|Cannot find context/i.test(String(e))) throw e;
+      settled = await settlePage(page, options.settle);
+      obs = await observePage(page, options.som);
+    }
     const t2 = performance.now();
     const history: PolicyHistoryEntry[] = steps.map((s) => ({
       index: s.index,

@@ -3,7 +3,8 @@
  *
  * Set-of-Marks labels depend on the page as rendered, so a script may name an element by its text instead of its
  * number: `Click [{{Add to cart}}]` becomes `Click [7]` when element 7's text is "Add to cart". `{{input:Search}}`
- * also requires the tag. Exact text matches win over partial ones; ties go to the first element in reading order.
+ * also requires the tag, and `{{Vegetarian#2}}` takes the second match. Exact text matches win over partial ones;
+ * ties go in reading order.
  * Anything outside the braces is replayed verbatim, so scripts can also contain deliberate mistakes.
  */
 import type { SomElement } from "../domain/types";
@@ -24,16 +25,17 @@ export class ScriptError extends Error {
   }
 }
 
-const REF = /\{\{\s*(?:([a-z][a-z0-9-]*):)?([^}]+?)\s*\}\}/gi;
+const REF = /\{\{\s*(?:([a-z][a-z0-9-]*):)?([^}]+?)\s*\}\}/g; // tag names are lower case: "Price: low" is text
 
-/** The label of the element a `{{tag:text}}` reference names, or null. */
+/** The label of the element a `{{tag:text#n}}` reference names (n-th match, 1-based), or null. */
 export function findElementLabel(elements: SomElement[], text: string, tag?: string | null): string | null {
-  const wanted = text.trim().toLowerCase();
+  const nth = /#(\d+)$/.exec(text.trim());
+  const index = nth ? Number(nth[1]) - 1 : 0;
+  const wanted = (nth ? text.trim().slice(0, nth.index) : text).trim().toLowerCase();
   const pool = tag ? elements.filter((e) => (e.tag ?? "").toLowerCase() === tag.toLowerCase()) : elements;
-  const exact = pool.find((e) => (e.text ?? "").trim().toLowerCase() === wanted);
-  if (exact) return exact.label;
-  const partial = pool.find((e) => (e.text ?? "").toLowerCase().includes(wanted));
-  return partial ? partial.label : null;
+  const exact = pool.filter((e) => (e.text ?? "").trim().toLowerCase() === wanted);
+  const matches = exact.length > 0 ? exact : pool.filter((e) => (e.text ?? "").toLowerCase().includes(wanted));
+  return matches[index]?.label ?? null;
 }
 
 /** Replaces every `{{…}}` reference with the label it names; throws ScriptError when one matches nothing. */

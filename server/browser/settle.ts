@@ -3,8 +3,9 @@
  *
  * WebVoyager sleeps 3–10 s after every action; most of that is idle time on fast pages and too short on slow ones.
  * Here a page counts as settled when its document has fired `load` and the network has been quiet (no request in
- * flight, none started or finished) for a short window, followed by two animation frames so the last DOM changes are
- * painted. A cap bounds the whole wait: pages that poll or stream forever are observed as they are when it expires.
+ * flight, none started or finished) for a short window. No extra wait for painting: the screenshot capture renders
+ * a fresh frame of the current DOM anyway. A cap bounds the whole wait: pages that poll or stream forever are
+ * observed as they are when it expires.
  */
 import type { Page, Request } from "playwright";
 
@@ -95,22 +96,6 @@ export function markActivity(page: Page): void {
   trackers.get(page)!.touch();
 }
 
-function timeout<T>(p: Promise<T>, ms: number): Promise<T | "timeout"> {
-  return new Promise((resolve, reject) => {
-    const t = setTimeout(() => resolve("timeout"), Math.max(0, ms));
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
-}
-
 export async function settlePage(page: Page, options: SettleOptions = {}): Promise<SettleResult> {
   const { capMs, quietMs } = { ...DEFAULT_SETTLE, ...options };
   watchNetwork(page);
@@ -135,25 +120,5 @@ export async function settlePage(page: Page, options: SettleOptions = {}): Promi
     if (quiet >= quietMs) break;
     await net.nextChange(Math.min(quietMs - quiet, left()));
   }
-
-  // Two animation frames: whatever the last script changed is laid out and painted before anyone looks.
-  try {
-    const painted = await timeout(
-      // A string, not a function: transpilers may wrap functions with helpers that do not exist in the page.
-      page.evaluate("new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))"),
-      left(),
-    );
-    if (painted === "timeout") return result(false);
-  } catch (e) {
-    // A navigation that started in the meantime destroys the evaluation context: settle again from the top.
-    if (page.isClosed()) throw e;
-    if (left() > 0) return settleAgain(page, { capMs: left(), quietMs }, started);
-    return result(false);
-  }
   return result(true);
-}
-
-async function settleAgain(page: Page, options: Required<SettleOptions>, started: number): Promise<SettleResult> {
-  const r = await settlePage(page, options);
-  return { ...r, ms: performance.now() - started };
 }

@@ -9,8 +9,9 @@ import { statsCommand } from "./commands/stats";
 import { migrateCommand } from "./commands/migrate";
 import { agreementCommand, agreementVectorsCommand } from "./commands/agreement";
 import { bundleSchemaCommand } from "./commands/bundle-schema";
+import { demoCommand, demoSitesCommand } from "./commands/demo";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

@@ -68,11 +68,22 @@ async function resolveFile(root: string, urlPath: string): Promise<string | null
     const st = await fsp.stat(file);
     if (st.isDirectory()) file = path.join(file, "index.html");
     else if (!st.isFile()) return null;
-    await fsp.access(file);
     return file;
   } catch {
     return null;
   }
+}
+
+/** File bodies by path, reused while the file's mtime is unchanged (the sites are tiny; edits still show up). */
+const bodies = new Map<string, { mtimeMs: number; body: Buffer }>();
+
+async function readCached(file: string): Promise<Buffer> {
+  const { mtimeMs } = await fsp.stat(file);
+  const hit = bodies.get(file);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.body;
+  const body = await fsp.readFile(file);
+  bodies.set(file, { mtimeMs, body });
+  return body;
 }
 
 export async function startDemoSites(options: DemoSitesOptions = {}): Promise<DemoSitesServer> {
@@ -98,7 +109,7 @@ export async function startDemoSites(options: DemoSitesOptions = {}): Promise<De
       res.end(`<!doctype html><title>Not found</title><p style="font-family:sans-serif">No page at ${url.pathname.replace(/[<>&"]/g, "")}. <a href="/">All demo sites</a></p>`);
       return;
     }
-    const body = await fsp.readFile(file);
+    const body = await readCached(file);
     res.writeHead(200, {
       "Content-Type": TYPES[path.extname(file)] ?? "application/octet-stream",
       "Content-Length": body.length,

@@ -68,7 +68,8 @@
       var p = new URLSearchParams();
       var v = Object.assign({ q: q, tag: tag, sort: sort }, over);
       Object.keys(v).forEach(function (k) { if (v[k] && !(k === "sort" && v[k] === "relevance")) p.set(k, v[k]); });
-      return "search.html?" + p.toString();
+      var qs = p.toString();
+      return "search.html" + (qs ? "?" + qs : "");
     }
     var tags = [["vegetarian", "Vegetarian"], ["quick", "Under 30 minutes"], ["soup", "Soups"], ["baking", "Baking"], ["dessert", "Desserts"]];
     var title = q ? "Recipes for “" + esc(q) + "”" : tag ? esc(tags.filter(function (t) { return t[0] === tag; }).map(function (t) { return t[1]; })[0] || tag) + " recipes" : "All recipes";
