@@ -8,6 +8,8 @@ import { webVoyagerImporter, webVoyagerTasksImporter } from "./webvoyager";
 import { vwaTasksImporter } from "./vwa-tasks";
 import { vwaRenderImporter } from "./vwa-render";
 import { seeActImporter } from "./seeact";
+import { browserGymImporter } from "./browsergym";
+import { agentRewardBenchImporter } from "./agentrewardbench";
 
 export const IMPORTERS: Importer[] = [
   nativeImporter,
@@ -16,6 +18,8 @@ export const IMPORTERS: Importer[] = [
   vwaTasksImporter,
   vwaRenderImporter,
   seeActImporter,
+  browserGymImporter,
+  agentRewardBenchImporter,
 ];
 
 export function getImporter(format: string): Importer {
