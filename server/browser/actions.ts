@@ -250,8 +250,12 @@ async function selectOption(page: Page, el: SomElement, value: string, scale: nu
 async function navigateHistory(page: Page, direction: "back" | "forward", timeout: number): Promise<ActionResult> {
   const before = page.url();
   const response = direction === "back" ? await page.goBack({ waitUntil: "commit", timeout }) : await page.goForward({ waitUntil: "commit", timeout });
-  if (!response && page.url() === before) {
-    return fail(direction === "back" ? "there is no previous page in this tab" : "there is no next page in this tab");
+  const none = direction === "back" ? "there is no previous page in this tab" : "there is no next page in this tab";
+  if (!response && page.url() === before) return fail(none);
+  // A new tab starts on about:blank; going back to it is not a page the agent ever saw.
+  if (direction === "back" && page.url() === "about:blank" && before !== "about:blank") {
+    await page.goForward({ waitUntil: "commit", timeout });
+    return fail(none);
   }
   return ok;
 }

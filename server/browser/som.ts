@@ -79,17 +79,14 @@ export async function collectElements(page: Page, options: SomOptions = {}): Pro
   const { css, scale } = (await page.evaluate(
     `({ css: (${COLLECT_SCRIPT})(${JSON.stringify(options)}), scale: window.devicePixelRatio || 1 })`,
   )) as { css: CollectedElement[]; scale: number };
-  const elements = css.map((c, i) => ({
-    label: String(i),
-    bbox: [Math.round(c.x * scale), Math.round(c.y * scale), Math.round(c.width * scale), Math.round(c.height * scale)] as [
-      number,
-      number,
-      number,
-      number,
-    ],
-    tag: c.tag,
-    text: c.text || null,
-  }));
+  const elements = css.map((c, i): SomElement => {
+    // Round the edges, not the size, so a box that ends at the viewport's edge never ends a pixel past it.
+    const x0 = Math.round(c.x * scale);
+    const y0 = Math.round(c.y * scale);
+    const x1 = Math.round((c.x + c.width) * scale);
+    const y1 = Math.round((c.y + c.height) * scale);
+    return { label: String(i), bbox: [x0, y0, Math.max(1, x1 - x0), Math.max(1, y1 - y0)], tag: c.tag, text: c.text || null };
+  });
   return { elements, css, scale };
 }
 
