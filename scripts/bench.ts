@@ -7,6 +7,7 @@ import type { BenchFigure } from "./bench/types";
 const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   import: async () => (await import("./bench/import")).benchImport(),
   agreement: async () => (await import("./bench/agreement")).benchAgreement(),
+  "arb-memory": async () => (await import("./bench/arb-memory")).benchArbMemory(),
 };
 
 const wanted = process.argv.slice(2);

@@ -120,7 +120,8 @@ type Token = { name: string; value?: unknown };
 
 /** Streams one trajectory file: top-level scalars and small objects are assembled, steps compacted one by one. */
 export async function streamTrajectory(file: string): Promise<StreamedTrajectory> {
-  const source = fs.createReadStream(file, { highWaterMark: 1024 * 1024 });
+  // Small reads: the tokenizer turns each chunk into one batch of tokens, so the chunk size bounds that batch.
+  const source = fs.createReadStream(file, { highWaterMark: 16 * 1024 });
   const tokens = source.pipe(ignore.withParserAsStream({ filter: dropFilter, streamValues: false }));
   source.on("error", (e) => tokens.destroy(e));
   const top: Record<string, unknown> = {};
