@@ -1,13 +1,14 @@
 /**
  * Image handling for evaluators (sharp lives here, not in the pure domain):
  * - screenshots read from the store and turned into data URLs for the judge, shrunk when a size cap is set;
- * - SSIM between two encoded images the way VisualWebArena compares them (both resized with a Lanczos kernel to
- *   the larger width and height, converted to 8-bit luma, then the pure SSIM of ../../domain/evaluators/vwa/ssim);
+ * - SSIM between two encoded images the way VisualWebArena compares them: sharp only decodes; resizing to the
+ *   larger width and height (Pillow-style Lanczos), luma and SSIM are the pure code in ../../domain/evaluators/vwa;
  * - loading eval_fuzzy_image_match references from a local folder.
  */
 import fsp from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
+import { premultiply, resizeLanczos, resizeNearest, unpremultiply } from "../../domain/evaluators/vwa/resample";
 import { comparisonSize, ssim, toGreyscale, type GreyImage } from "../../domain/evaluators/vwa/ssim";
 import { scaledSize } from "../../domain/evaluators/judge-protocol";
 import type { ScreenshotStore } from "../screenshot-store";
@@ -58,22 +59,47 @@ export async function prepareScreenshot(
   };
 }
 
-async function lumaAt(bytes: Uint8Array, width: number, height: number): Promise<GreyImage> {
-  const { data, info } = await sharp(bytes)
-    .resize({ width, height, fit: "fill", kernel: "lanczos3" })
-    .removeAlpha()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return toGreyscale(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), info.width, info.height, info.channels);
+interface Decoded {
+  data: Uint8Array;
+  width: number;
+  height: number;
+  channels: number;
+  isPalette: boolean;
+}
+
+async function decode(bytes: Uint8Array): Promise<Decoded> {
+  const img = sharp(bytes);
+  const meta = await img.metadata();
+  const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });
+  return {
+    data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+    width: info.width,
+    height: info.height,
+    channels: info.channels,
+    isPalette: !!meta.isPalette,
+  };
+}
+
+/**
+ * Brings a decoded image to width × height as Pillow would before VWA's SSIM: Lanczos-3 (nearest neighbour for
+ * palette images, which Pillow never filters), with colour premultiplied by alpha while resampling, then 8-bit luma.
+ */
+function lumaAt(img: Decoded, width: number, height: number): GreyImage {
+  const { channels: ch } = img;
+  if (img.width === width && img.height === height) return toGreyscale(img.data, width, height, ch);
+  if (img.isPalette) return toGreyscale(resizeNearest(img.data, img.width, img.height, ch, width, height), width, height, ch);
+  const hasAlpha = ch === 2 || ch === 4;
+  if (!hasAlpha) return toGreyscale(resizeLanczos(img.data, img.width, img.height, ch, width, height), width, height, ch);
+  const pre = premultiply(img.data, ch);
+  const resized = resizeLanczos(pre, img.width, img.height, ch, width, height);
+  return toGreyscale(unpremultiply(resized, ch), width, height, ch);
 }
 
 /** SSIM of two encoded images after bringing both to the larger width and height. */
 export async function imageSsim(a: Uint8Array, b: Uint8Array): Promise<number> {
-  const [ma, mb] = await Promise.all([sharp(a).metadata(), sharp(b).metadata()]);
-  if (!ma.width || !ma.height || !mb.width || !mb.height) throw new Error("imageSsim: cannot read image size");
-  const size = comparisonSize({ width: ma.width, height: ma.height }, { width: mb.width, height: mb.height });
-  const [ga, gb] = await Promise.all([lumaAt(a, size.width, size.height), lumaAt(b, size.width, size.height)]);
-  return ssim(ga, gb);
+  const [da, db] = await Promise.all([decode(a), decode(b)]);
+  const size = comparisonSize(da, db);
+  return ssim(lumaAt(da, size.width, size.height), lumaAt(db, size.width, size.height));
 }
 
 /**
