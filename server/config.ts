@@ -4,6 +4,8 @@
  * VERDICT_DB        SQLite file (default ./data/verdict.db)
  * VERDICT_DATA_DIR  screenshots and other files (default ./data)
  * CHROMIUM_PATH     browser used by the runner and the demo recorder (default /usr/bin/chromium)
+ * VERDICT_AUTH_SECRET  key signing session cookies (default: generated once and kept in <data>/auth-secret)
+ * VERDICT_BASE_URL  public URL of the web app, when it cannot be inferred from requests (e.g. behind a proxy)
  */
 import path from "node:path";
 
@@ -11,6 +13,9 @@ export interface VerdictConfig {
   dbPath: string;
   dataDir: string;
   chromiumPath: string;
+  /** Unset = generated and persisted in the data folder (see server/auth/secret.ts). */
+  authSecret?: string;
+  baseUrl?: string;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
@@ -24,5 +29,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): VerdictConfig 
     dataDir,
     dbPath: dbPath === ":memory:" ? dbPath : path.resolve(dbPath),
     chromiumPath: nonEmpty(env.CHROMIUM_PATH) ?? "/usr/bin/chromium",
+    authSecret: nonEmpty(env.VERDICT_AUTH_SECRET),
+    baseUrl: nonEmpty(env.VERDICT_BASE_URL),
   };
 }

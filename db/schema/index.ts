@@ -4,3 +4,5 @@
 export * from "./core";
 export * from "./jobs";
 export * from "./evaluation";
+export * from "./auth";
+export * from "./annotation";

@@ -1,0 +1,715 @@
+/**
+ * Annotation campaigns, reservations, labels and their history, consolidated labels, and the blind rule's
+ * look-ups: every query on the annotation tables lives here. Multi-statement changes are made atomic by the
+ * service (server/services/annotation), which calls these inside one immediate transaction.
+ */
+import { and, asc, count, desc, eq, gt, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../client";
+import {
+  agentRuns,
+  annotationCampaigns,
+  campaignAnnotators,
+  campaignItems,
+  consolidatedLabels,
+  consolidationEvents,
+  evaluationReveals,
+  labelRevisions,
+  labels,
+  reservations,
+  taskSets,
+  tasks,
+  trajectories,
+  users,
+  type CampaignRow,
+  type CampaignItemRow,
+  type ConsolidatedLabelRow,
+  type LabelRevisionRow,
+  type LabelRow,
+} from "../schema/index";
+import type { ItemState } from "../../server/domain/annotation/label-schema";
+
+const CHUNK = 500;
+
+export function userAnnotatorKey(userId: string): string {
+  return `user:${userId}`;
+}
+
+export function importedAnnotatorKey(name: string): string {
+  return `import:${name}`;
+}
+
+// ---------------------------------------------------------------- campaigns
+
+export type CampaignValues = typeof annotationCampaigns.$inferInsert;
+
+export function insertCampaign(db: Db, v: CampaignValues): number {
+  return db.insert(annotationCampaigns).values(v).returning({ id: annotationCampaigns.id }).get().id;
+}
+
+export function updateCampaign(db: Db, id: number, patch: Partial<CampaignValues>): void {
+  db.update(annotationCampaigns)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(annotationCampaigns.id, id))
+    .run();
+}
+
+export function getCampaign(db: Db, id: number): CampaignRow | undefined {
+  return db.select().from(annotationCampaigns).where(eq(annotationCampaigns.id, id)).get();
+}
+
+export function getCampaignByName(db: Db, name: string): CampaignRow | undefined {
+  return db.select().from(annotationCampaigns).where(eq(annotationCampaigns.name, name)).get();
+}
+
+export function deleteCampaign(db: Db, id: number): void {
+  db.delete(annotationCampaigns).where(eq(annotationCampaigns.id, id)).run();
+}
+
+export interface CampaignCounts {
+  items: number;
+  open: number;
+  agreed: number;
+  disputed: number;
+  adjudicated: number;
+  labels: number;
+  annotators: number;
+}
+
+/** Item counts per state, label and annotator counts, for every campaign (or those listed). */
+export function campaignCounts(db: Db, campaignIds?: number[]): Map<number, CampaignCounts> {
+  const out = new Map<number, CampaignCounts>();
+  const blank = (): CampaignCounts => ({ items: 0, open: 0, agreed: 0, disputed: 0, adjudicated: 0, labels: 0, annotators: 0 });
+  const get = (id: number) => {
+    let c = out.get(id);
+    if (!c) out.set(id, (c = blank()));
+    return c;
+  };
+  for (const id of campaignIds ?? []) get(id);
+  const itemWhere = campaignIds ? inArray(campaignItems.campaignId, campaignIds) : undefined;
+  for (const r of db
+    .select({ campaignId: campaignItems.campaignId, state: campaignItems.state, n: count() })
+    .from(campaignItems)
+    .where(itemWhere)
+    .groupBy(campaignItems.campaignId, campaignItems.state)
+    .all()) {
+    const c = get(r.campaignId);
+    c.items += r.n;
+    c[r.state] += r.n;
+  }
+  for (const r of db
+    .select({ campaignId: labels.campaignId, n: count() })
+    .from(labels)
+    .where(and(eq(labels.status, "active"), campaignIds ? inArray(labels.campaignId, campaignIds) : undefined))
+    .groupBy(labels.campaignId)
+    .all()) {
+    get(r.campaignId).labels = r.n;
+  }
+  for (const r of db
+    .select({ campaignId: campaignAnnotators.campaignId, n: count() })
+    .from(campaignAnnotators)
+    .where(campaignIds ? inArray(campaignAnnotators.campaignId, campaignIds) : undefined)
+    .groupBy(campaignAnnotators.campaignId)
+    .all()) {
+    get(r.campaignId).annotators = r.n;
+  }
+  return out;
+}
+
+export function listCampaigns(db: Db): CampaignRow[] {
+  return db.select().from(annotationCampaigns).orderBy(desc(annotationCampaigns.id)).all();
+}
+
+/** Campaigns a user may label in. */
+export function listCampaignsOfAnnotator(db: Db, userId: string): CampaignRow[] {
+  return db
+    .select({ c: annotationCampaigns })
+    .from(annotationCampaigns)
+    .innerJoin(campaignAnnotators, eq(campaignAnnotators.campaignId, annotationCampaigns.id))
+    .where(eq(campaignAnnotators.userId, userId))
+    .orderBy(desc(annotationCampaigns.id))
+    .all()
+    .map((r) => r.c);
+}
+
+/** Adds trajectories to a campaign; ones already in it are left alone. Returns how many were added. */
+export function insertCampaignItems(db: Db, campaignId: number, trajectoryIds: number[]): number {
+  let added = 0;
+  for (let i = 0; i < trajectoryIds.length; i += CHUNK) {
+    added += db
+      .insert(campaignItems)
+      .values(trajectoryIds.slice(i, i + CHUNK).map((trajectoryId) => ({ campaignId, trajectoryId })))
+      .onConflictDoNothing()
+      .run().changes;
+  }
+  return added;
+}
+
+export function getItem(db: Db, itemId: number): CampaignItemRow | undefined {
+  return db.select().from(campaignItems).where(eq(campaignItems.id, itemId)).get();
+}
+
+export function getItemByTrajectory(db: Db, campaignId: number, trajectoryId: number): CampaignItemRow | undefined {
+  return db
+    .select()
+    .from(campaignItems)
+    .where(and(eq(campaignItems.campaignId, campaignId), eq(campaignItems.trajectoryId, trajectoryId)))
+    .get();
+}
+
+export function campaignItemIds(db: Db, campaignId: number): { id: number; trajectoryId: number; state: ItemState }[] {
+  return db
+    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state })
+    .from(campaignItems)
+    .where(eq(campaignItems.campaignId, campaignId))
+    .orderBy(asc(campaignItems.id))
+    .all();
+}
+
+export function setItemState(db: Db, itemId: number, state: ItemState): void {
+  db.update(campaignItems).set({ state }).where(eq(campaignItems.id, itemId)).run();
+}
+
+export function addCampaignAnnotators(db: Db, campaignId: number, userIds: string[]): number {
+  if (!userIds.length) return 0;
+  return db
+    .insert(campaignAnnotators)
+    .values(userIds.map((userId) => ({ campaignId, userId })))
+    .onConflictDoNothing()
+    .run().changes;
+}
+
+export function removeCampaignAnnotators(db: Db, campaignId: number, userIds: string[]): number {
+  if (!userIds.length) return 0;
+  return db
+    .delete(campaignAnnotators)
+    .where(and(eq(campaignAnnotators.campaignId, campaignId), inArray(campaignAnnotators.userId, userIds)))
+    .run().changes;
+}
+
+export function isCampaignAnnotator(db: Db, campaignId: number, userId: string): boolean {
+  return !!db
+    .select({ one: sql`1` })
+    .from(campaignAnnotators)
+    .where(and(eq(campaignAnnotators.campaignId, campaignId), eq(campaignAnnotators.userId, userId)))
+    .get();
+}
+
+export function campaignAnnotatorList(db: Db, campaignId: number) {
+  return db
+    .select({ userId: users.id, name: users.name, email: users.email, role: users.role, addedAt: campaignAnnotators.addedAt })
+    .from(campaignAnnotators)
+    .innerJoin(users, eq(users.id, campaignAnnotators.userId))
+    .where(eq(campaignAnnotators.campaignId, campaignId))
+    .orderBy(asc(users.name))
+    .all();
+}
+
+/** Per annotator of a campaign: labels submitted, time spent, and whether they hold a live reservation. */
+export function annotatorProgress(db: Db, campaignId: number, nowMs: number) {
+  const done = db
+    .select({
+      annotatorKey: labels.annotatorKey,
+      userId: labels.userId,
+      name: labels.annotatorName,
+      labelled: count(),
+      success: sql<number>`sum(case when ${labels.verdict} = 'success' then 1 else 0 end)`,
+      failure: sql<number>`sum(case when ${labels.verdict} = 'failure' then 1 else 0 end)`,
+      unsure: sql<number>`sum(case when ${labels.verdict} = 'unsure' then 1 else 0 end)`,
+      meanTimeMs: sql<number | null>`avg(${labels.timeSpentMs})`,
+      lastAt: sql<number | null>`max(${labels.updatedAt})`,
+    })
+    .from(labels)
+    .where(and(eq(labels.campaignId, campaignId), eq(labels.status, "active")))
+    .groupBy(labels.annotatorKey)
+    .all();
+  const reserved = db
+    .select({ userId: reservations.userId, n: count() })
+    .from(reservations)
+    .where(and(eq(reservations.campaignId, campaignId), eq(reservations.status, "active"), gt(reservations.expiresAt, new Date(nowMs))))
+    .groupBy(reservations.userId)
+    .all();
+  return { done, reserved };
+}
+
+// ---------------------------------------------------------------- queue
+
+/** The item a user holds a live reservation on and has not labelled yet, if any (oldest first). */
+export function findLiveReservation(db: Db, campaignId: number, userId: string, nowMs: number): { itemId: number; trajectoryId: number; reservedAt: Date; expiresAt: Date } | undefined {
+  return db
+    .select({ itemId: reservations.itemId, trajectoryId: campaignItems.trajectoryId, reservedAt: reservations.reservedAt, expiresAt: reservations.expiresAt })
+    .from(reservations)
+    .innerJoin(campaignItems, eq(campaignItems.id, reservations.itemId))
+    .where(
+      and(
+        eq(reservations.campaignId, campaignId),
+        eq(reservations.userId, userId),
+        eq(reservations.status, "active"),
+        gt(reservations.expiresAt, new Date(nowMs)),
+        eq(campaignItems.state, "open"),
+        sql`not exists (select 1 from ${labels} where ${labels.itemId} = ${reservations.itemId} and ${labels.annotatorKey} = ${userAnnotatorKey(userId)} and ${labels.status} = 'active')`,
+      ),
+    )
+    .orderBy(asc(reservations.reservedAt))
+    .limit(1)
+    .get();
+}
+
+/**
+ * The next item to hand a user: open, not labelled by them, with fewer than `needed` labels plus other people's
+ * live reservations; the least covered first, ties in the user's own pseudo-random order (see queueOrderSalt).
+ * Items the user skipped come last and only when `includeSkipped`.
+ */
+export function pickNextItem(
+  db: Db,
+  q: { campaignId: number; userId: string; needed: number; nowMs: number; salt: number; includeSkipped: boolean },
+): { itemId: number; trajectoryId: number; coverage: number } | undefined {
+  const key = userAnnotatorKey(q.userId);
+  const coverage = sql<number>`((select count(*) from ${labels} l where l.item_id = ${campaignItems.id} and l.status = 'active')
+    + (select count(*) from ${reservations} r where r.item_id = ${campaignItems.id} and r.status = 'active'
+         and r.expires_at > ${q.nowMs} and r.user_id <> ${q.userId}))`;
+  const skipped = sql`exists (select 1 from ${reservations} s where s.item_id = ${campaignItems.id} and s.user_id = ${q.userId} and s.status = 'skipped')`;
+  const conds: SQL[] = [
+    eq(campaignItems.campaignId, q.campaignId),
+    eq(campaignItems.state, "open"),
+    sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${key} and m.status = 'active')`,
+    sql`${coverage} < ${q.needed}`,
+  ];
+  if (!q.includeSkipped) conds.push(sql`not ${skipped}`);
+  // (id XOR salt) * 2654435761 mod 2^32; SQLite has no XOR, a ^ b = (a | b) - (a & b).
+  const order = sql`((((${campaignItems.id} | ${q.salt}) - (${campaignItems.id} & ${q.salt})) * 2654435761) % 4294967296)`;
+  return db
+    .select({ itemId: campaignItems.id, trajectoryId: campaignItems.trajectoryId, coverage })
+    .from(campaignItems)
+    .where(and(...conds))
+    .orderBy(asc(coverage), ...(q.includeSkipped ? [asc(skipped)] : []), asc(order))
+    .limit(1)
+    .get();
+}
+
+/** Labels plus other people's live reservations on one item. */
+export function itemCoverage(db: Db, itemId: number, exceptUserId: string, nowMs: number): number {
+  const labelled = db.select({ n: count() }).from(labels).where(and(eq(labels.itemId, itemId), eq(labels.status, "active"))).get()!.n;
+  const reserved = db
+    .select({ n: count() })
+    .from(reservations)
+    .where(and(eq(reservations.itemId, itemId), eq(reservations.status, "active"), gt(reservations.expiresAt, new Date(nowMs)), ne(reservations.userId, exceptUserId)))
+    .get()!.n;
+  return labelled + reserved;
+}
+
+export function upsertReservation(db: Db, v: { campaignId: number; itemId: number; userId: string; status: "active" | "skipped"; reservedAt: Date; expiresAt: Date }): void {
+  db.insert(reservations)
+    .values(v)
+    .onConflictDoUpdate({
+      target: [reservations.itemId, reservations.userId],
+      set: { status: v.status, reservedAt: v.reservedAt, expiresAt: v.expiresAt },
+    })
+    .run();
+}
+
+export function getReservation(db: Db, itemId: number, userId: string) {
+  return db
+    .select()
+    .from(reservations)
+    .where(and(eq(reservations.itemId, itemId), eq(reservations.userId, userId)))
+    .get();
+}
+
+export function deleteReservation(db: Db, itemId: number, userId: string): void {
+  db.delete(reservations).where(and(eq(reservations.itemId, itemId), eq(reservations.userId, userId))).run();
+}
+
+/** Ends a user's live reservations in a campaign (e.g. on leaving the queue). */
+export function releaseReservations(db: Db, campaignId: number, userId: string): number {
+  return db
+    .delete(reservations)
+    .where(and(eq(reservations.campaignId, campaignId), eq(reservations.userId, userId), eq(reservations.status, "active")))
+    .run().changes;
+}
+
+/** Items of a campaign the user can still label (open, not labelled by them), for the queue page's counter. */
+export function remainingForUser(db: Db, campaignId: number, userId: string, needed: number, nowMs: number): number {
+  return db
+    .select({ n: count() })
+    .from(campaignItems)
+    .where(
+      and(
+        eq(campaignItems.campaignId, campaignId),
+        eq(campaignItems.state, "open"),
+        sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${userAnnotatorKey(userId)} and m.status = 'active')`,
+        sql`((select count(*) from ${labels} l where l.item_id = ${campaignItems.id} and l.status = 'active')
+          + (select count(*) from ${reservations} r where r.item_id = ${campaignItems.id} and r.status = 'active'
+               and r.expires_at > ${nowMs} and r.user_id <> ${userId})) < ${needed}`,
+      ),
+    )
+    .get()!.n;
+}
+
+// ---------------------------------------------------------------- labels
+
+export function getLabelByKey(db: Db, itemId: number, annotatorKey: string): LabelRow | undefined {
+  return db
+    .select()
+    .from(labels)
+    .where(and(eq(labels.itemId, itemId), eq(labels.annotatorKey, annotatorKey)))
+    .get();
+}
+
+export function getLabel(db: Db, id: number): LabelRow | undefined {
+  return db.select().from(labels).where(eq(labels.id, id)).get();
+}
+
+export function insertLabel(db: Db, v: typeof labels.$inferInsert): LabelRow {
+  return db.insert(labels).values(v).returning().get();
+}
+
+export function updateLabel(db: Db, id: number, patch: Partial<typeof labels.$inferInsert>): LabelRow {
+  return db
+    .update(labels)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(labels.id, id))
+    .returning()
+    .get();
+}
+
+export function activeLabelsOfItem(db: Db, itemId: number): LabelRow[] {
+  return db
+    .select()
+    .from(labels)
+    .where(and(eq(labels.itemId, itemId), eq(labels.status, "active")))
+    .orderBy(asc(labels.id))
+    .all();
+}
+
+export function labelsOfItem(db: Db, itemId: number): LabelRow[] {
+  return db.select().from(labels).where(eq(labels.itemId, itemId)).orderBy(asc(labels.id)).all();
+}
+
+/** Active labels on a trajectory in every campaign, with the campaign's name and blind flag. */
+export function labelsOfTrajectory(db: Db, trajectoryId: number) {
+  return db
+    .select({ label: labels, campaignName: annotationCampaigns.name, blind: annotationCampaigns.blind })
+    .from(labels)
+    .innerJoin(annotationCampaigns, eq(annotationCampaigns.id, labels.campaignId))
+    .where(and(eq(labels.trajectoryId, trajectoryId), eq(labels.status, "active")))
+    .orderBy(asc(labels.campaignId), asc(labels.id))
+    .all();
+}
+
+export function insertRevision(db: Db, v: typeof labelRevisions.$inferInsert): LabelRevisionRow {
+  return db.insert(labelRevisions).values(v).returning().get();
+}
+
+export function getRevision(db: Db, id: number): LabelRevisionRow | undefined {
+  return db.select().from(labelRevisions).where(eq(labelRevisions.id, id)).get();
+}
+
+export function getRevisionByKey(db: Db, idempotencyKey: string): LabelRevisionRow | undefined {
+  return db.select().from(labelRevisions).where(eq(labelRevisions.idempotencyKey, idempotencyKey)).get();
+}
+
+export function getRevisionOfLabel(db: Db, labelId: number, revision: number): LabelRevisionRow | undefined {
+  return db
+    .select()
+    .from(labelRevisions)
+    .where(and(eq(labelRevisions.labelId, labelId), eq(labelRevisions.revision, revision)))
+    .get();
+}
+
+export function markRevisionUndone(db: Db, id: number, undoneBy: number): void {
+  db.update(labelRevisions).set({ undoneByRevisionId: undoneBy }).where(eq(labelRevisions.id, id)).run();
+}
+
+/** A user's most recent submit in a campaign that no undo has reverted yet. */
+export function lastUndoableSubmit(db: Db, campaignId: number, userId: string): LabelRevisionRow | undefined {
+  return db
+    .select()
+    .from(labelRevisions)
+    .where(
+      and(
+        eq(labelRevisions.campaignId, campaignId),
+        eq(labelRevisions.actorId, userId),
+        eq(labelRevisions.action, "submit"),
+        isNull(labelRevisions.undoneByRevisionId),
+      ),
+    )
+    .orderBy(desc(labelRevisions.id))
+    .limit(1)
+    .get();
+}
+
+export function labelHistory(db: Db, labelId: number): LabelRevisionRow[] {
+  return db.select().from(labelRevisions).where(eq(labelRevisions.labelId, labelId)).orderBy(asc(labelRevisions.revision)).all();
+}
+
+/** Every revision of every label on an item, oldest first. */
+export function itemHistory(db: Db, itemId: number): LabelRevisionRow[] {
+  return db
+    .select({ r: labelRevisions })
+    .from(labelRevisions)
+    .innerJoin(labels, eq(labels.id, labelRevisions.labelId))
+    .where(eq(labels.itemId, itemId))
+    .orderBy(asc(labelRevisions.id))
+    .all()
+    .map((x) => x.r);
+}
+
+/** A user's labels in a campaign, newest first (their "done" list). */
+export function labelsOfUser(db: Db, campaignId: number, userId: string, limit: number) {
+  return db
+    .select({ label: labels, externalTaskId: tasks.externalId, intent: tasks.intent, itemState: campaignItems.state })
+    .from(labels)
+    .innerJoin(campaignItems, eq(campaignItems.id, labels.itemId))
+    .innerJoin(trajectories, eq(trajectories.id, labels.trajectoryId))
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .where(and(eq(labels.campaignId, campaignId), eq(labels.annotatorKey, userAnnotatorKey(userId)), eq(labels.status, "active")))
+    .orderBy(desc(labels.updatedAt))
+    .limit(limit)
+    .all();
+}
+
+// ---------------------------------------------------------------- consolidation
+
+export function getConsolidated(db: Db, itemId: number): ConsolidatedLabelRow | undefined {
+  return db.select().from(consolidatedLabels).where(eq(consolidatedLabels.itemId, itemId)).get();
+}
+
+export function upsertConsolidated(db: Db, v: typeof consolidatedLabels.$inferInsert): void {
+  db.insert(consolidatedLabels)
+    .values(v)
+    .onConflictDoUpdate({
+      target: consolidatedLabels.itemId,
+      set: {
+        verdict: v.verdict,
+        category: v.category ?? null,
+        firstFailingStep: v.firstFailingStep ?? null,
+        method: v.method,
+        adjudicatorId: v.adjudicatorId ?? null,
+        adjudicatorName: v.adjudicatorName ?? null,
+        reason: v.reason ?? null,
+        basedOn: v.basedOn,
+        updatedAt: new Date(),
+      },
+    })
+    .run();
+}
+
+export function deleteConsolidated(db: Db, itemId: number): boolean {
+  return db.delete(consolidatedLabels).where(eq(consolidatedLabels.itemId, itemId)).run().changes > 0;
+}
+
+export function insertConsolidationEvent(db: Db, v: typeof consolidationEvents.$inferInsert): void {
+  db.insert(consolidationEvents).values(v).run();
+}
+
+export function consolidationHistory(db: Db, itemId: number) {
+  return db.select().from(consolidationEvents).where(eq(consolidationEvents.itemId, itemId)).orderBy(asc(consolidationEvents.id)).all();
+}
+
+/** Items of a campaign in the given states, with task context, oldest first; for the adjudication queue. */
+export function listItemsInStates(db: Db, campaignId: number, states: ItemState[], page: { offset: number; limit: number }) {
+  const where = and(eq(campaignItems.campaignId, campaignId), inArray(campaignItems.state, states));
+  const rows = db
+    .select({
+      itemId: campaignItems.id,
+      trajectoryId: campaignItems.trajectoryId,
+      state: campaignItems.state,
+      externalTaskId: tasks.externalId,
+      site: tasks.site,
+      intent: tasks.intent,
+      runName: agentRuns.name,
+      model: agentRuns.model,
+      stepCount: trajectories.stepCount,
+    })
+    .from(campaignItems)
+    .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(where)
+    .orderBy(asc(campaignItems.id))
+    .limit(page.limit)
+    .offset(page.offset)
+    .all();
+  const total = db.select({ n: count() }).from(campaignItems).where(where).get()!.n;
+  return { rows, total };
+}
+
+/** Active labels of many items at once (adjudication queue summaries). */
+export function activeLabelsOfItems(db: Db, itemIds: number[]): LabelRow[] {
+  const out: LabelRow[] = [];
+  for (let i = 0; i < itemIds.length; i += CHUNK) {
+    out.push(
+      ...db
+        .select()
+        .from(labels)
+        .where(and(inArray(labels.itemId, itemIds.slice(i, i + CHUNK)), eq(labels.status, "active")))
+        .orderBy(asc(labels.id))
+        .all(),
+    );
+  }
+  return out;
+}
+
+/** Consolidated labels of a campaign (or of every campaign), keyed by trajectory for comparisons with judges. */
+export function listConsolidated(db: Db, campaignId?: number): ConsolidatedLabelRow[] {
+  return db
+    .select()
+    .from(consolidatedLabels)
+    .where(campaignId !== undefined ? eq(consolidatedLabels.campaignId, campaignId) : undefined)
+    .orderBy(asc(consolidatedLabels.itemId))
+    .all();
+}
+
+// ---------------------------------------------------------------- blind rule
+
+/**
+ * Trajectories whose evaluations a user may not see yet: they are an annotator of an active blind campaign that
+ * contains the trajectory and have no active label on it there. As an SQL subquery, for list queries.
+ */
+export function blindedTrajectoryIdsSql(userId: string): SQL {
+  return sql`(select ci.trajectory_id from ${campaignItems} ci
+    join ${annotationCampaigns} c on c.id = ci.campaign_id and c.blind = 1 and c.status = 'active'
+    join ${campaignAnnotators} ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+    where not exists (select 1 from ${labels} l where l.item_id = ci.id and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active'))`;
+}
+
+export function isBlindedFor(db: Db, userId: string, trajectoryId: number): boolean {
+  const row = db.get<{ one: number } | undefined>(
+    sql`select 1 as one from ${campaignItems} ci
+      join ${annotationCampaigns} c on c.id = ci.campaign_id and c.blind = 1 and c.status = 'active'
+      join ${campaignAnnotators} ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+      where ci.trajectory_id = ${trajectoryId}
+        and not exists (select 1 from ${labels} l where l.item_id = ci.id and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active')
+      limit 1`,
+  );
+  return !!row;
+}
+
+export function blindedTrajectoryIds(db: Db, userId: string): number[] {
+  return db.all<{ trajectory_id: number }>(sql`select distinct trajectory_id from ${blindedTrajectoryIdsSql(userId)}`).map((r) => r.trajectory_id);
+}
+
+/** True when the user labels the trajectory in some active blind campaign (revealing it to them is worth noting). */
+export function labelsInBlindCampaign(db: Db, userId: string, trajectoryId: number): boolean {
+  const row = db.get<{ one: number } | undefined>(
+    sql`select 1 as one from ${labels} l join ${annotationCampaigns} c on c.id = l.campaign_id and c.blind = 1 and c.status = 'active'
+      where l.trajectory_id = ${trajectoryId} and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active' limit 1`,
+  );
+  return !!row;
+}
+
+export function recordReveal(db: Db, userId: string, trajectoryId: number): void {
+  db.insert(evaluationReveals).values({ userId, trajectoryId, revealedAt: new Date() }).onConflictDoNothing().run();
+}
+
+export function hasRevealed(db: Db, userId: string, trajectoryId: number): boolean {
+  return !!db
+    .select({ one: sql`1` })
+    .from(evaluationReveals)
+    .where(and(eq(evaluationReveals.userId, userId), eq(evaluationReveals.trajectoryId, trajectoryId)))
+    .get();
+}
+
+/** Trajectories in the queues of a user's campaigns: what an annotator may browse. */
+export function annotatorTrajectoryIdsSql(userId: string): SQL {
+  return sql`(select ci.trajectory_id from ${campaignItems} ci
+    join ${campaignAnnotators} ca on ca.campaign_id = ci.campaign_id and ca.user_id = ${userId})`;
+}
+
+export function isInAnnotatorCampaigns(db: Db, userId: string, trajectoryId: number): boolean {
+  const row = db.get<{ one: number } | undefined>(
+    sql`select 1 as one from ${campaignItems} ci join ${campaignAnnotators} ca on ca.campaign_id = ci.campaign_id and ca.user_id = ${userId}
+      where ci.trajectory_id = ${trajectoryId} limit 1`,
+  );
+  return !!row;
+}
+
+// ---------------------------------------------------------------- trajectories (look-ups for campaigns)
+
+export function existingTrajectoryIds(db: Db, ids: number[]): Set<number> {
+  const out = new Set<number>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    for (const r of db.select({ id: trajectories.id }).from(trajectories).where(inArray(trajectories.id, ids.slice(i, i + CHUNK))).all()) out.add(r.id);
+  }
+  return out;
+}
+
+export function trajectoryStepCount(db: Db, trajectoryId: number): number | undefined {
+  return db.select({ n: trajectories.stepCount }).from(trajectories).where(eq(trajectories.id, trajectoryId)).get()?.n;
+}
+
+/** What import matching needs to know about every trajectory. */
+export function trajectoryIdentities(db: Db) {
+  return db
+    .select({
+      id: trajectories.id,
+      stepCount: trajectories.stepCount,
+      externalTaskId: tasks.externalId,
+      benchmark: taskSets.benchmark,
+      taskSetName: taskSets.name,
+      model: agentRuns.model,
+      agentName: agentRuns.agentName,
+      runName: agentRuns.name,
+    })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .all();
+}
+
+// ---------------------------------------------------------------- export
+
+/** Labels of a campaign joined with trajectory identity and the item's consolidated label, in item order. */
+export function exportLabelRows(db: Db, campaignId: number) {
+  return db
+    .select({
+      label: labels,
+      itemState: campaignItems.state,
+      trajectoryId: trajectories.id,
+      attempt: trajectories.attempt,
+      taskSet: taskSets.name,
+      benchmark: taskSets.benchmark,
+      externalTaskId: tasks.externalId,
+      site: tasks.site,
+      runId: agentRuns.id,
+      runName: agentRuns.name,
+      agentName: agentRuns.agentName,
+      model: agentRuns.model,
+    })
+    .from(labels)
+    .innerJoin(campaignItems, eq(campaignItems.id, labels.itemId))
+    .innerJoin(trajectories, eq(trajectories.id, labels.trajectoryId))
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(and(eq(labels.campaignId, campaignId), eq(labels.status, "active")))
+    .orderBy(asc(labels.itemId), asc(labels.id))
+    .all();
+}
+
+export function exportConsolidatedRows(db: Db, campaignId: number) {
+  return db
+    .select({
+      consolidated: consolidatedLabels,
+      itemState: campaignItems.state,
+      attempt: trajectories.attempt,
+      taskSet: taskSets.name,
+      benchmark: taskSets.benchmark,
+      externalTaskId: tasks.externalId,
+      site: tasks.site,
+      runId: agentRuns.id,
+      runName: agentRuns.name,
+      agentName: agentRuns.agentName,
+      model: agentRuns.model,
+    })
+    .from(consolidatedLabels)
+    .innerJoin(campaignItems, eq(campaignItems.id, consolidatedLabels.itemId))
+    .innerJoin(trajectories, eq(trajectories.id, consolidatedLabels.trajectoryId))
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(eq(consolidatedLabels.campaignId, campaignId))
+    .orderBy(asc(consolidatedLabels.itemId))
+    .all();
+}

@@ -1,0 +1,285 @@
+/**
+ * Human annotation: labelling campaigns over a selection of trajectories, the people allowed to label them,
+ * reservations that hand each annotator one trajectory at a time, the labels with every revision, and the
+ * consolidated label of each trajectory (automatic when the annotators agree, set by an adjudicator otherwise).
+ *
+ * Invariants the constraints hold, so no code path can break them:
+ * - a trajectory appears once per campaign (`campaign_items_campaign_trajectory_uq`);
+ * - an annotator has one label per campaign item (`labels_item_annotator_uq`); revising updates it and appends
+ *   to `label_revisions`, whose idempotency key makes a repeated submit a no-op;
+ * - an annotator holds at most one reservation per item (`reservations_item_user_uq`);
+ * - an item has at most one consolidated label (`consolidated_labels_item_uq`), with its history kept apart.
+ * Labels are never deleted by the application: an undone first submit is marked `withdrawn`, not removed.
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
+import { users } from "./auth";
+import { trajectories } from "./core";
+
+const nowMs = sql`(unixepoch('subsec') * 1000)`;
+
+export const CAMPAIGN_STATUSES = ["active", "closed"] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+
+/** Where a campaign's labels come from: people labelling here, or a file of labels made elsewhere. */
+export type CampaignOrigin = "native" | "import";
+
+export interface CampaignSelection {
+  /** Human description: "site = Allrecipes, model = gpt-4o", "42 trajectories". */
+  description: string;
+  /** The trajectory-list filter the selection was made from, when it was; kept for display and re-use. */
+  filter?: Record<string, unknown>;
+}
+
+export const annotationCampaigns = sqliteTable("annotation_campaigns", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  /** Guidelines shown to annotators above the label panel. */
+  instructions: text("instructions").notNull().default(""),
+  labelSchema: text("label_schema", { mode: "json" }).$type<LabelSchema>().notNull(),
+  /** How many annotators label each trajectory before it is consolidated. */
+  annotatorsPerItem: integer("annotators_per_item").notNull(),
+  /** Blind: until an annotator has labelled a trajectory, no API shows them its judge verdicts or others' labels. */
+  blind: integer("blind", { mode: "boolean" }).notNull().default(true),
+  /** How long "next" keeps a trajectory reserved for the annotator it was handed to. */
+  reservationMinutes: integer("reservation_minutes").notNull().default(30),
+  status: text("status").$type<CampaignStatus>().notNull().default("active"),
+  origin: text("origin").$type<CampaignOrigin>().notNull().default("native"),
+  selection: text("selection", { mode: "json" }).$type<CampaignSelection>().notNull(),
+  createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+  createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+});
+
+/** Who may label in a campaign. */
+export const campaignAnnotators = sqliteTable(
+  "campaign_annotators",
+  {
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    addedAt: integer("added_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.userId] }), index("campaign_annotators_user_idx").on(t.userId)],
+);
+
+export const campaignItems = sqliteTable(
+  "campaign_items",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    /** open (needs labels) | agreed (unanimous, consolidated automatically) | disputed (awaits adjudication) | adjudicated */
+    state: text("state").$type<ItemState>().notNull().default("open"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("campaign_items_campaign_trajectory_uq").on(t.campaignId, t.trajectoryId),
+    index("campaign_items_campaign_state_idx").on(t.campaignId, t.state),
+    index("campaign_items_trajectory_idx").on(t.trajectoryId),
+  ],
+);
+
+/**
+ * A trajectory handed to an annotator by "next". Active until `expiresAt`; while active it counts towards the
+ * item's coverage so the last slot is not handed to two people. `skipped` keeps an item out of that annotator's
+ * queue until everything else is done. Deleted when the annotator submits their label for the item.
+ */
+export const reservations = sqliteTable(
+  "reservations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text("status").$type<"active" | "skipped">().notNull().default("active"),
+    reservedAt: integer("reserved_at", { mode: "timestamp_ms" }).notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("reservations_item_user_uq").on(t.itemId, t.userId),
+    index("reservations_campaign_user_idx").on(t.campaignId, t.userId),
+  ],
+);
+
+export type LabelOrigin = "verdict" | "import";
+
+/** The current label of one annotator on one campaign item. */
+export const labels = sqliteTable(
+  "labels",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    /** "user:<user id>" for labels made here, "import:<name>" for imported ones: one label per annotator per item. */
+    annotatorKey: text("annotator_key").notNull(),
+    /** Null for imported labels (their annotators have no account). */
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    /** The annotator's name when the label was made (imported labels have only this). */
+    annotatorName: text("annotator_name").notNull(),
+    origin: text("origin").$type<LabelOrigin>().notNull(),
+    /** active, or withdrawn after its first submit was undone (kept, never deleted). */
+    status: text("status").$type<"active" | "withdrawn">().notNull().default("active"),
+    verdict: text("verdict").$type<LabelVerdict>().notNull(),
+    category: text("category"),
+    firstFailingStep: integer("first_failing_step"),
+    note: text("note"),
+    /** Milliseconds the annotator spent on the trajectory (summed over revisions). */
+    timeSpentMs: integer("time_spent_ms"),
+    /** Step indices the annotator opened before submitting (union over revisions), ascending. */
+    stepsViewed: text("steps_viewed", { mode: "json" }).$type<number[]>(),
+    revision: integer("revision").notNull().default(1),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("labels_item_annotator_uq").on(t.itemId, t.annotatorKey),
+    index("labels_campaign_idx").on(t.campaignId),
+    index("labels_trajectory_idx").on(t.trajectoryId),
+    index("labels_user_idx").on(t.userId),
+  ],
+);
+
+export type RevisionAction = "submit" | "undo" | "import";
+
+/** Every change to a label: who, when, what it became and which fields changed. Append-only. */
+export const labelRevisions = sqliteTable(
+  "label_revisions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    labelId: integer("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    /** The label's revision number after this change (1, 2, …). */
+    revision: integer("revision").notNull(),
+    action: text("action").$type<RevisionAction>().notNull(),
+    actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),
+    actorName: text("actor_name").notNull(),
+    /** The label's status and values after the change. */
+    status: text("status").$type<"active" | "withdrawn">().notNull(),
+    values: text("values", { mode: "json" }).$type<LabelValues>().notNull(),
+    changes: text("changes", { mode: "json" }).$type<FieldChange[]>().notNull(),
+    /** Submits: time spent and steps viewed in this sitting. */
+    timeSpentMs: integer("time_spent_ms"),
+    stepsViewed: text("steps_viewed", { mode: "json" }).$type<number[]>(),
+    /** True when the annotator had already been shown evaluations of the trajectory (anchoring measure). */
+    afterReveal: integer("after_reveal", { mode: "boolean" }).notNull().default(false),
+    /** Client-chosen key of the request; a repeated request with the same key returns this revision. */
+    idempotencyKey: text("idempotency_key").unique(),
+    /** Undo revisions: the revision they reverted. */
+    undoesRevisionId: integer("undoes_revision_id"),
+    /** Set on a submit revision once an undo reverted it. */
+    undoneByRevisionId: integer("undone_by_revision_id"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("label_revisions_label_revision_uq").on(t.labelId, t.revision),
+    index("label_revisions_actor_idx").on(t.campaignId, t.actorId, t.id),
+  ],
+);
+
+/** The label each campaign item ends with: what judges are compared against. */
+export const consolidatedLabels = sqliteTable(
+  "consolidated_labels",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    verdict: text("verdict").$type<LabelVerdict>().notNull(),
+    category: text("category"),
+    firstFailingStep: integer("first_failing_step"),
+    method: text("method").$type<ConsolidationMethod>().notNull(),
+    adjudicatorId: text("adjudicator_id").references(() => users.id, { onDelete: "set null" }),
+    adjudicatorName: text("adjudicator_name"),
+    reason: text("reason"),
+    /** The labels (id@revision) the decision was made from. */
+    basedOn: text("based_on", { mode: "json" }).$type<string[]>().notNull(),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+    updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
+    index("consolidated_labels_campaign_idx").on(t.campaignId),
+    index("consolidated_labels_trajectory_idx").on(t.trajectoryId),
+  ],
+);
+
+/** Every change of an item's consolidated label (automatic or adjudicated), append-only. */
+export const consolidationEvents = sqliteTable(
+  "consolidation_events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    /** State the item moved to. */
+    state: text("state").$type<ItemState>().notNull(),
+    /** The consolidated label after the event; null when the item lost it (labels changed, back to open/disputed). */
+    values: text("values", { mode: "json" }).$type<LabelValues | null>(),
+    method: text("method").$type<ConsolidationMethod>(),
+    actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),
+    actorName: text("actor_name"),
+    reason: text("reason"),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [index("consolidation_events_item_idx").on(t.itemId, t.id)],
+);
+
+/**
+ * The first time an annotator was shown evaluations (judge verdicts, rule results, others' labels) of a
+ * trajectory of a blind campaign they label, so later revisions can be flagged as possibly anchored.
+ */
+export const evaluationReveals = sqliteTable(
+  "evaluation_reveals",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    revealedAt: integer("revealed_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.trajectoryId] })],
+);
+
+export type CampaignRow = typeof annotationCampaigns.$inferSelect;
+export type CampaignItemRow = typeof campaignItems.$inferSelect;
+export type LabelRow = typeof labels.$inferSelect;
+export type LabelRevisionRow = typeof labelRevisions.$inferSelect;
+export type ConsolidatedLabelRow = typeof consolidatedLabels.$inferSelect;
+export type ReservationRow = typeof reservations.$inferSelect;

@@ -1,0 +1,118 @@
+/**
+ * Sign-in: one better-auth instance per installation (database), email + password only.
+ *
+ * Public sign-up is off. Accounts are created by the first-run setup (the first account becomes admin), by an
+ * admin (directly or through an invitation), or by `npm run cli -- user add`; all of them go through
+ * `createAccount` in server/services/accounts.ts, which calls better-auth's admin plugin on the server. Password
+ * hashing, session tokens and cookie signing are better-auth's.
+ */
+import { betterAuth } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { admin } from "better-auth/plugins/admin";
+import { adminAc, userAc } from "better-auth/plugins/admin/access";
+import { count } from "drizzle-orm";
+import type { Db } from "../../db/client";
+import { accounts, sessions, users, verifications, type Role } from "../../db/schema/index";
+import type { AppContext } from "../context";
+import { resolveAuthSecret } from "./secret";
+
+export const SESSION_DAYS = 14;
+export const MIN_PASSWORD_LENGTH = 8;
+
+function buildAuth(db: Db, options: { secret: string; baseUrl?: string; production: boolean }) {
+  return betterAuth({
+    appName: "Verdict",
+    secret: options.secret,
+    baseURL: options.baseUrl,
+    basePath: "/api/auth",
+    logger: {
+      level: "warn",
+      // Without VERDICT_BASE_URL the origin comes from each request, which is what a self-hosted app reachable
+      // under several names wants; better-auth warns about that on every start, so that one warning is dropped.
+      log(level, message, ...args) {
+        if (!options.baseUrl && /Base URL is not set/i.test(message)) return;
+        (level === "error" ? console.error : console.warn)(`[auth] ${message}`, ...args);
+      },
+    },
+    database: drizzleAdapter(db, {
+      provider: "sqlite",
+      usePlural: true,
+      schema: { users, sessions, accounts, verifications },
+    }),
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: 256,
+    },
+    session: {
+      expiresIn: SESSION_DAYS * 24 * 60 * 60,
+      updateAge: 24 * 60 * 60,
+      // A signed copy of the session in a short-lived cookie spares a database read on most requests; role
+      // changes and bans still take effect within this window.
+      cookieCache: { enabled: true, maxAge: 60 },
+    },
+    rateLimit: {
+      enabled: options.production,
+      window: 60,
+      max: 600,
+      // Password guessing: a few attempts per minute per address.
+      customRules: { "/sign-in/email": { window: 60, max: 10 } },
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          // The very first account administers the installation, whatever role was asked for.
+          async before(user) {
+            const existing = db.select({ n: count() }).from(users).get()!.n;
+            return { data: existing === 0 ? { ...user, role: "admin" satisfies Role } : user };
+          },
+        },
+      },
+    },
+    plugins: [
+      admin({
+        defaultRole: "annotator" satisfies Role,
+        adminRoles: ["admin"],
+        roles: { admin: adminAc, researcher: userAc, annotator: userAc },
+      }),
+    ],
+  });
+}
+
+export type VerdictAuth = ReturnType<typeof buildAuth>;
+
+const cache = new WeakMap<Db, VerdictAuth>();
+
+/** The auth instance of an installation, built once per database connection. */
+export function getAuth(app: Pick<AppContext, "db" | "config">): VerdictAuth {
+  let auth = cache.get(app.db);
+  if (!auth) {
+    auth = buildAuth(app.db, {
+      secret: resolveAuthSecret(app.config),
+      baseUrl: app.config.baseUrl,
+      production: process.env.NODE_ENV === "production",
+    });
+    cache.set(app.db, auth);
+  }
+  return auth;
+}
+
+export interface SessionUser {
+  userId: string;
+  name: string;
+  email: string;
+  role: Role;
+}
+
+/** The signed-in user of a request (from its cookies), or null. */
+export async function sessionFromHeaders(app: Pick<AppContext, "db" | "config">, headers: Headers): Promise<SessionUser | null> {
+  const result = await getAuth(app).api.getSession({ headers });
+  if (!result) return null;
+  const u = result.user as { id: string; name: string; email: string; role?: string | null };
+  return { userId: u.id, name: u.name, email: u.email, role: toRole(u.role) };
+}
+
+export function toRole(value: string | null | undefined): Role {
+  return value === "admin" || value === "researcher" ? value : "annotator";
+}

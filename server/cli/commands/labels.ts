@@ -1,0 +1,135 @@
+/**
+ * `npm run cli -- labels …`: a campaign's labels out as CSV/JSONL, and labels made elsewhere in from a CSV.
+ * Actions are attributed to an account (--as <email>, default: the first admin).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { listUsers, getUserByEmail } from "../../../db/repositories/accounts";
+import { listCampaigns } from "../../../db/repositories/annotation";
+import type { Actor } from "../../auth/roles";
+import { getAppContext, type AppContext } from "../../context";
+import { LABEL_IMPORT_PRESETS, type LabelImportMapping } from "../../domain/annotation/label-io";
+import { AppError } from "../../errors";
+import { exportCampaignLabels, importLabelsCsv } from "../../services/annotation";
+import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import type { CliCommand } from "../types";
+
+const USAGE = [
+  "npm run cli -- labels export <campaign-id> [--format csv|jsonl] [--out <file>] [--as <email>]",
+  "       npm run cli -- labels import <file.csv> (--campaign <id> | --new-campaign <name> [--annotators-per-item N])",
+  "                                   [--preset " + Object.keys(LABEL_IMPORT_PRESETS).join("|") + "] [--mapping <mapping.json>] [--dry-run] [--as <email>] [--json]",
+  "       npm run cli -- labels campaigns [--json]",
+  "",
+  "A mapping file is JSON: {\"annotator\": \"col\", \"verdict\": \"col\", \"verdictValues\": {\"Yes\": \"success\", …},",
+  "  \"trajectoryId\": \"col\" | \"taskId\": \"col\", \"model\": \"col\", \"benchmark\": \"col\", \"category\": \"col\", \"note\": \"col\", …}",
+].join("\n");
+
+function actorFor(app: AppContext, email: string | undefined): Actor {
+  const user = email ? getUserByEmail(app.db, email) : listUsers(app.db).find((u) => u.role === "admin");
+  if (!user) throw new AppError("NOT_FOUND", email ? `No account with email ${email}` : "No admin account yet; create one with `npm run cli -- user add`");
+  return { userId: user.id, name: user.name, role: user.role };
+}
+
+function positiveInt(text: string | undefined, flag: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--${flag} must be a positive whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+function readMapping(file: string): LabelImportMapping {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (e) {
+    throw new UsageError(`--mapping ${file}: ${(e as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--mapping ${file}: expected a JSON object`);
+  return parsed as LabelImportMapping;
+}
+
+export const labelsCommand: CliCommand = {
+  name: "labels",
+  summary: "export a campaign's labels (CSV/JSONL) or import labels from a CSV",
+  usage: USAGE,
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    const args = parseArgs(rest, {
+      valueFlags: ["format", "out", "as", "campaign", "new-campaign", "annotators-per-item", "preset", "mapping"],
+      boolFlags: ["json", "dry-run"],
+    });
+    const json = flagBool(args, "json");
+    const app = getAppContext(io.env);
+
+    if (sub === "campaigns") {
+      const rows = listCampaigns(app.db).map((c) => ({ id: c.id, name: c.name, status: c.status, origin: c.origin, annotatorsPerItem: c.annotatorsPerItem, blind: c.blind }));
+      if (json) io.stdout(JSON.stringify({ campaigns: rows }) + "\n");
+      else io.stdout((rows.length ? rows.map((r) => `${String(r.id).padStart(4)}  ${r.name}  (${r.status}, ${r.origin}, k=${r.annotatorsPerItem}${r.blind ? ", blind" : ""})`).join("\n") : "No campaigns.") + "\n");
+      return 0;
+    }
+
+    if (sub === "export") {
+      const id = positiveInt(args.positionals[0], "campaign id");
+      if (id === undefined) throw new UsageError("which campaign? give its id (see `labels campaigns`)");
+      const format = flagString(args, "format") ?? "csv";
+      if (format !== "csv" && format !== "jsonl") throw new UsageError(`--format csv or jsonl, got ${JSON.stringify(format)}`);
+      const file = exportCampaignLabels(app.db, actorFor(app, flagString(args, "as")), id, format);
+      const out = flagString(args, "out");
+      if (!out) {
+        if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
+        io.stdout(file.body);
+        return 0;
+      }
+      fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+      fs.writeFileSync(out, file.body);
+      const records = file.body.split("\n").filter((l) => l.trim() !== "").length - (format === "csv" ? 1 : 0);
+      if (json) io.stdout(JSON.stringify({ file: path.resolve(out), format, records }) + "\n");
+      else io.stderr(`Wrote ${records} records to ${out}\n`);
+      return 0;
+    }
+
+    if (sub === "import") {
+      const file = args.positionals[0];
+      if (!file) throw new UsageError("which CSV file?");
+      const presetName = flagString(args, "preset");
+      const mappingFile = flagString(args, "mapping");
+      if (!presetName && !mappingFile) throw new UsageError("give --preset or --mapping");
+      let mapping: LabelImportMapping;
+      if (mappingFile) mapping = readMapping(mappingFile);
+      else {
+        const preset = LABEL_IMPORT_PRESETS[presetName!];
+        if (!preset) throw new UsageError(`unknown preset ${JSON.stringify(presetName)}; known: ${Object.keys(LABEL_IMPORT_PRESETS).join(", ")}`);
+        mapping = preset.mapping;
+      }
+      const campaignId = positiveInt(flagString(args, "campaign"), "campaign");
+      const newName = flagString(args, "new-campaign");
+      if ((campaignId === undefined) === (newName === undefined)) throw new UsageError("give exactly one of --campaign <id> and --new-campaign <name>");
+      let csv: string;
+      try {
+        csv = fs.readFileSync(file, "utf8");
+      } catch (e) {
+        throw new AppError("NOT_FOUND", `${file}: ${(e as Error).message}`);
+      }
+      const report = importLabelsCsv(app.db, actorFor(app, flagString(args, "as")), {
+        csv,
+        source: path.basename(file),
+        mapping,
+        campaign: campaignId !== undefined ? { id: campaignId } : { name: newName!, annotatorsPerItem: positiveInt(flagString(args, "annotators-per-item"), "annotators-per-item") },
+        dryRun: flagBool(args, "dry-run"),
+      });
+      if (json) io.stdout(JSON.stringify(report) + "\n");
+      else {
+        io.stdout(
+          [
+            `${flagBool(args, "dry-run") ? "Dry run (nothing written): " : ""}campaign ${report.campaignId ?? "(new)"}`,
+            `  rows ${report.rows}: created ${report.created}, updated ${report.updated}, unchanged ${report.unchanged}, skipped ${report.skipped}, unmatched ${report.unmatchedCount}`,
+            `  trajectories added to the campaign: ${report.itemsAdded}; annotators: ${report.annotators.join(", ") || "none"}`,
+            ...report.unmatched.slice(0, 10).map((u) => `  line ${u.line}: ${u.reason}`),
+            ...(report.unmatchedCount > 10 ? [`  … and ${report.unmatchedCount - 10} more unmatched rows`] : []),
+          ].join("\n") + "\n",
+        );
+      }
+      return 0;
+    }
+    throw new UsageError(sub ? `unknown labels command ${JSON.stringify(sub)}; known: export, import, campaigns` : "which labels command? export, import or campaigns");
+  },
+};

@@ -1,0 +1,92 @@
+/**
+ * `npm run cli -- user …`: accounts from the command line (first admin on a server without a browser, scripted
+ * setups, password resets).
+ */
+import { getAppContext } from "../../context";
+import { changeRole, createAccount, generatePassword, listAccounts, parseRole, setPassword } from "../../services/accounts";
+import { getUserByEmail } from "../../../db/repositories/accounts";
+import { AppError } from "../../errors";
+import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import type { CliCommand } from "../types";
+
+const USAGE = [
+  "npm run cli -- user add --email <email> --name <name> --role admin|researcher|annotator [--password <pw>] [--json]",
+  "       npm run cli -- user list [--json]",
+  "       npm run cli -- user set-role --email <email> --role <role> [--json]",
+  "       npm run cli -- user set-password --email <email> [--password <pw>] [--json]",
+  "",
+  "The first account created becomes admin whatever --role says. Without --password a random one is generated and printed once.",
+].join("\n");
+
+function need(value: string | undefined, flag: string): string {
+  if (value === undefined || value === "") throw new UsageError(`--${flag} is required`);
+  return value;
+}
+
+export const userCommand: CliCommand = {
+  name: "user",
+  summary: "add and list accounts, change roles and passwords",
+  usage: USAGE,
+  async run(argv, io) {
+    const [sub, ...rest] = argv;
+    const args = parseArgs(rest, { valueFlags: ["email", "name", "role", "password"], boolFlags: ["json"] });
+    const json = flagBool(args, "json");
+    const out = (obj: unknown, human: string) => (json ? io.stdout(JSON.stringify(obj) + "\n") : io.stdout(human + "\n"));
+    if (args.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
+    const app = getAppContext(io.env);
+
+    switch (sub) {
+      case "add": {
+        const email = need(flagString(args, "email"), "email");
+        const name = need(flagString(args, "name"), "name");
+        const roleText = need(flagString(args, "role"), "role");
+        let role;
+        try {
+          role = parseRole(roleText, "--role");
+        } catch (e) {
+          throw new UsageError((e as Error).message);
+        }
+        const { user, generatedPassword } = await createAccount(app, { email, name, role, password: flagString(args, "password") });
+        if (user.role !== role) io.stderr(`Note: ${user.email} is the first account, so it was made admin.\n`);
+        out(
+          { user, ...(generatedPassword ? { password: generatedPassword } : {}) },
+          `Created ${user.role} ${user.name} <${user.email}> (id ${user.id})${generatedPassword ? `\nPassword: ${generatedPassword}  (shown once; change it after signing in)` : ""}`,
+        );
+        return 0;
+      }
+      case "list": {
+        const users = listAccounts(app);
+        out(
+          { users },
+          users.length
+            ? users.map((u) => `${u.role.padEnd(11)} ${u.email.padEnd(32)} ${u.name}${u.banned ? "  (deactivated)" : ""}`).join("\n")
+            : "No accounts yet. Create the first (it becomes admin): npm run cli -- user add --email … --name … --role admin",
+        );
+        return 0;
+      }
+      case "set-role": {
+        const email = need(flagString(args, "email"), "email");
+        const role = parseRole(need(flagString(args, "role"), "role"), "--role");
+        const u = getUserByEmail(app.db, email);
+        if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
+        const updated = changeRole(app, u.id, role);
+        out({ user: updated }, `${updated.email} is now ${updated.role}`);
+        return 0;
+      }
+      case "set-password": {
+        const email = need(flagString(args, "email"), "email");
+        const u = getUserByEmail(app.db, email);
+        if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
+        const given = flagString(args, "password");
+        const password = given ?? generatePassword();
+        await setPassword(app, u.id, password);
+        out({ user: u, ...(given ? {} : { password }) }, `Password of ${u.email} changed${given ? "" : `\nPassword: ${password}  (shown once)`}`);
+        return 0;
+      }
+      case undefined:
+        throw new UsageError("which user command? add, list, set-role or set-password");
+      default:
+        throw new UsageError(`unknown user command ${JSON.stringify(sub)}; known: add, list, set-role, set-password`);
+    }
+  },
+};

@@ -1,0 +1,250 @@
+/**
+ * Labels in and out as files: the export's columns and row formatting (CSV and JSONL), and reading a CSV of
+ * labels made elsewhere through a column mapping (which column holds the annotator, the trajectory's identity,
+ * the verdict, and how the file's verdict words map to ours).
+ *
+ * Identity: an exported row carries Verdict's trajectory id (stable, joins to the trajectory list and bundles)
+ * plus the task's benchmark id and the run's model, so the same file can be matched back either way.
+ */
+import { formatCsv, type CsvTable } from "../csv";
+import { LABEL_VERDICTS, type LabelVerdict } from "./label-schema";
+
+// ---------------------------------------------------------------- export
+
+export const LABEL_EXPORT_COLUMNS = [
+  "kind",
+  "campaign_id",
+  "campaign_name",
+  "item_id",
+  "item_state",
+  "trajectory_id",
+  "task_set",
+  "benchmark",
+  "task_id",
+  "site",
+  "run_id",
+  "run_name",
+  "agent",
+  "model",
+  "attempt",
+  "label_id",
+  "annotator_id",
+  "annotator_name",
+  "label_origin",
+  "verdict",
+  "category",
+  "first_failing_step",
+  "note",
+  "time_spent_ms",
+  "steps_viewed",
+  "revision",
+  "labelled_at",
+  "updated_at",
+  "consolidation_method",
+  "adjudicator",
+  "reason",
+] as const;
+
+export type LabelExportColumn = (typeof LABEL_EXPORT_COLUMNS)[number];
+/** One exported record: "annotation" rows are individual labels, "consolidated" rows an item's final label. */
+export type LabelExportRow = Record<LabelExportColumn, string | number | number[] | null>;
+
+export function labelExportCsv(rows: readonly LabelExportRow[]): string {
+  const records: string[][] = [[...LABEL_EXPORT_COLUMNS]];
+  for (const r of rows) {
+    records.push(
+      LABEL_EXPORT_COLUMNS.map((c) => {
+        const v = r[c];
+        if (v === null || v === undefined) return "";
+        if (Array.isArray(v)) return v.join(" ");
+        return String(v);
+      }),
+    );
+  }
+  return formatCsv(records);
+}
+
+export function labelExportJsonl(rows: readonly LabelExportRow[]): string {
+  return rows.map((r) => JSON.stringify(Object.fromEntries(LABEL_EXPORT_COLUMNS.map((c) => [c, r[c] ?? null])))).join("\n") + (rows.length ? "\n" : "");
+}
+
+// ---------------------------------------------------------------- import
+
+export interface LabelImportMapping {
+  /** Column naming the annotator (an imported annotator is a name, not an account). */
+  annotator: string;
+  /** Column holding the verdict. */
+  verdict: string;
+  /** The file's verdict words → ours; a word mapped to null marks rows to skip. Default: see DEFAULT_VERDICT_WORDS. */
+  verdictValues?: Record<string, LabelVerdict | null>;
+  /** Column with Verdict trajectory ids (an export of this app). Otherwise `taskId` (+ `model`, `benchmark`). */
+  trajectoryId?: string;
+  /** Column with the benchmark's task id, matched to the task's external id. */
+  taskId?: string;
+  /** Column matched against the run's model, agent name or run name. */
+  model?: string;
+  /** Column matched against the task set's benchmark or name. */
+  benchmark?: string;
+  category?: string;
+  firstFailingStep?: string;
+  note?: string;
+  /** Only rows whose column equals this value are read (e.g. kind = annotation in an export of this app). */
+  where?: { column: string; equals: string };
+  /** Drop AgentRewardBench's ".resized" / ".improved" id segments on both sides before matching task ids. */
+  normalizeTaskIds?: boolean;
+}
+
+/** Verdict words understood when a mapping gives none (exact match first, then ignoring case and spaces). */
+export const DEFAULT_VERDICT_WORDS: Record<string, LabelVerdict | null> = {
+  success: "success",
+  successful: "success",
+  failure: "failure",
+  unsuccessful: "failure",
+  unsure: "unsure",
+};
+
+export const LABEL_IMPORT_PRESETS: Record<string, { description: string; mapping: LabelImportMapping }> = {
+  agentrewardbench: {
+    description: "AgentRewardBench annotations.csv (annotator_name, benchmark, task_id, model_name, trajectory_success)",
+    mapping: {
+      annotator: "annotator_name",
+      verdict: "trajectory_success",
+      verdictValues: { Successful: "success", Unsuccessful: "failure", Unsure: "unsure" },
+      taskId: "task_id",
+      model: "model_name",
+      benchmark: "benchmark",
+      normalizeTaskIds: true,
+    },
+  },
+  verdict: {
+    description: "a label export of this app (CSV), matched on trajectory_id",
+    mapping: {
+      annotator: "annotator_name",
+      verdict: "verdict",
+      trajectoryId: "trajectory_id",
+      category: "category",
+      firstFailingStep: "first_failing_step",
+      note: "note",
+      where: { column: "kind", equals: "annotation" },
+    },
+  },
+};
+
+/** AgentRewardBench writes "visualwebarena.resized.398" for task "visualwebarena.398". */
+export function normalizeTaskId(id: string): string {
+  return id.trim().replace(/\.(resized|improved)(?=\.)/g, "");
+}
+
+export type ImportTrajectoryKey =
+  | { kind: "id"; trajectoryId: number }
+  | { kind: "task"; taskId: string; model: string | null; benchmark: string | null };
+
+export interface ImportedLabelRow {
+  line: number;
+  annotator: string;
+  key: ImportTrajectoryKey;
+  verdict: LabelVerdict;
+  category: string | null;
+  firstFailingStep: number | null;
+  note: string | null;
+}
+
+export interface LabelRowsRead {
+  rows: ImportedLabelRow[];
+  /** Rows left out on purpose: filtered by `where`, or a verdict word mapped to null. */
+  skipped: { line: number; reason: string }[];
+}
+
+export class LabelImportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LabelImportError";
+  }
+}
+
+function lookupVerdict(word: string, table: Record<string, LabelVerdict | null>): LabelVerdict | null | undefined {
+  if (Object.prototype.hasOwnProperty.call(table, word)) return table[word];
+  const folded = word.trim().toLowerCase();
+  for (const [k, v] of Object.entries(table)) if (k.trim().toLowerCase() === folded) return v;
+  return undefined;
+}
+
+/**
+ * Reads labelled rows from a CSV table through a mapping. Problems with the mapping or a row throw with the file
+ * name, line and column; nothing is half-read. Annotator names are trimmed (AgentRewardBench has " H" for "H").
+ */
+export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, source: string): LabelRowsRead {
+  const col = (name: string | undefined, what: string): number | null => {
+    if (name === undefined) return null;
+    const i = table.header.indexOf(name);
+    if (i < 0) throw new LabelImportError(`${source}: the ${what} column ${JSON.stringify(name)} is not in the header (${table.header.map((h) => JSON.stringify(h)).join(", ")})`);
+    return i;
+  };
+  if (mapping.trajectoryId === undefined && mapping.taskId === undefined) {
+    throw new LabelImportError(`${source}: the mapping needs a trajectoryId column or a taskId column to find each row's trajectory`);
+  }
+  const annotatorCol = col(mapping.annotator, "annotator")!;
+  const verdictCol = col(mapping.verdict, "verdict")!;
+  const trajectoryCol = col(mapping.trajectoryId, "trajectoryId");
+  const taskCol = col(mapping.taskId, "taskId");
+  const modelCol = col(mapping.model, "model");
+  const benchmarkCol = col(mapping.benchmark, "benchmark");
+  const categoryCol = col(mapping.category, "category");
+  const stepCol = col(mapping.firstFailingStep, "firstFailingStep");
+  const noteCol = col(mapping.note, "note");
+  const whereCol = mapping.where ? col(mapping.where.column, "where") : null;
+  const words = mapping.verdictValues ?? DEFAULT_VERDICT_WORDS;
+  for (const [word, v] of Object.entries(words)) {
+    if (v !== null && !LABEL_VERDICTS.includes(v)) throw new LabelImportError(`${source}: verdictValues maps ${JSON.stringify(word)} to ${JSON.stringify(v)}, which is not one of ${LABEL_VERDICTS.join(", ")} (or null to skip)`);
+  }
+
+  const rows: ImportedLabelRow[] = [];
+  const skipped: LabelRowsRead["skipped"] = [];
+  table.rows.forEach((fields, r) => {
+    const line = table.lines[r]!;
+    const at = (c: string) => `${source}: line ${line}, column ${JSON.stringify(c)}`;
+    if (whereCol !== null && fields[whereCol] !== mapping.where!.equals) {
+      skipped.push({ line, reason: `${mapping.where!.column} is ${JSON.stringify(fields[whereCol])}` });
+      return;
+    }
+    const word = fields[verdictCol]!;
+    const verdict = lookupVerdict(word, words);
+    if (verdict === undefined) throw new LabelImportError(`${at(mapping.verdict)}: verdict ${JSON.stringify(word)} is not mapped (known: ${Object.keys(words).map((w) => JSON.stringify(w)).join(", ")})`);
+    if (verdict === null) {
+      skipped.push({ line, reason: `verdict ${JSON.stringify(word)} is mapped to skip` });
+      return;
+    }
+    const annotator = fields[annotatorCol]!.trim();
+    if (!annotator) throw new LabelImportError(`${at(mapping.annotator)}: the annotator is empty`);
+
+    let key: ImportTrajectoryKey;
+    if (trajectoryCol !== null) {
+      const raw = fields[trajectoryCol]!.trim();
+      const id = Number(raw);
+      if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) throw new LabelImportError(`${at(mapping.trajectoryId!)}: ${JSON.stringify(raw)} is not a trajectory id`);
+      key = { kind: "id", trajectoryId: id };
+    } else {
+      const taskId = fields[taskCol!]!.trim();
+      if (!taskId) throw new LabelImportError(`${at(mapping.taskId!)}: the task id is empty`);
+      key = {
+        kind: "task",
+        taskId,
+        model: modelCol !== null ? fields[modelCol]!.trim() || null : null,
+        benchmark: benchmarkCol !== null ? fields[benchmarkCol]!.trim() || null : null,
+      };
+    }
+
+    let firstFailingStep: number | null = null;
+    if (stepCol !== null) {
+      const raw = fields[stepCol]!.trim();
+      if (raw !== "") {
+        if (!/^\d+$/.test(raw)) throw new LabelImportError(`${at(mapping.firstFailingStep!)}: ${JSON.stringify(raw)} is not a step index`);
+        firstFailingStep = Number(raw);
+      }
+    }
+    const category = categoryCol !== null ? fields[categoryCol]! || null : null;
+    const note = noteCol !== null ? fields[noteCol]! || null : null;
+    rows.push({ line, annotator, key, verdict, category, firstFailingStep, note });
+  });
+  return { rows, skipped };
+}

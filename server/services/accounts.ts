@@ -1,0 +1,188 @@
+/**
+ * Accounts: creating users (first-run setup, admins, invitations, the CLI), roles, passwords and deactivation.
+ *
+ * Every account is made by `createAccount`, which asks better-auth (admin plugin, trusted server call) to hash
+ * the password and write the user and credential rows. The first account of an installation is made admin by the
+ * hook in server/auth/auth.ts, whatever role was asked for.
+ */
+import crypto from "node:crypto";
+import {
+  countAdmins,
+  countUsers,
+  findOpenInvitation,
+  getUser,
+  getUserByEmail,
+  insertInvitation,
+  listOpenInvitations,
+  listUsers,
+  markInvitationAccepted,
+  revokeInvitation,
+  setUserRole,
+  type UserSummary,
+} from "../../db/repositories/accounts";
+import { ROLES, type Role } from "../../db/schema/index";
+import { getAuth, MIN_PASSWORD_LENGTH } from "../auth/auth";
+import type { AppContext } from "../context";
+import { AppError, ConflictError, NotFoundError, ValidationError } from "../errors";
+
+type App = Pick<AppContext, "db" | "config">;
+
+export const INVITATION_DAYS = 7;
+
+export interface NewAccount {
+  email: string;
+  name: string;
+  role: Role;
+  /** Omitted: a random password is generated and returned once. */
+  password?: string;
+}
+
+export interface CreatedAccount {
+  user: UserSummary;
+  /** Only when the password was generated here. */
+  generatedPassword?: string;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function parseRole(value: string, field = "role"): Role {
+  if (!(ROLES as readonly string[]).includes(value)) throw new ValidationError(`${field}: must be one of ${ROLES.join(", ")}, got ${JSON.stringify(value)}`);
+  return value as Role;
+}
+
+function checkAccountInput(input: { email: string; name: string; password?: string }): void {
+  if (!EMAIL.test(input.email.trim())) throw new ValidationError(`email: ${JSON.stringify(input.email)} is not an email address`);
+  if (!input.name.trim()) throw new ValidationError("name: cannot be empty");
+  if (input.name.length > 200) throw new ValidationError("name: at most 200 characters");
+  if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
+    throw new ValidationError(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
+  }
+}
+
+/** Readable random password for accounts created without one (shown to whoever created the account, once). */
+export function generatePassword(): string {
+  return crypto.randomBytes(12).toString("base64url");
+}
+
+export async function createAccount(app: App, input: NewAccount): Promise<CreatedAccount> {
+  checkAccountInput(input);
+  const role = parseRole(input.role);
+  const email = input.email.trim().toLowerCase();
+  if (getUserByEmail(app.db, email)) throw new ConflictError(`An account with email ${email} already exists`);
+  const password = input.password ?? generatePassword();
+  try {
+    const res = await getAuth(app).api.createUser({ body: { email, password, name: input.name.trim(), role } });
+    const user = getUser(app.db, res.user.id);
+    if (!user) throw new Error(`better-auth reported user ${res.user.id} created, but it is not in the database`);
+    return input.password === undefined ? { user, generatedPassword: password } : { user };
+  } catch (e) {
+    if (e instanceof AppError) throw e;
+    const message = (e as { body?: { message?: string } }).body?.message ?? (e as Error).message;
+    if (/already exists/i.test(message)) throw new ConflictError(`An account with email ${email} already exists`);
+    throw new ValidationError(`Cannot create the account ${email}: ${message}`);
+  }
+}
+
+/** True until the first account exists: the web app then shows the first-run setup instead of sign-in. */
+export function needsSetup(app: App): boolean {
+  return countUsers(app.db) === 0;
+}
+
+/** First-run setup: creates the admin account, and refuses once any account exists. */
+export async function setupFirstAdmin(app: App, input: { email: string; name: string; password: string }): Promise<UserSummary> {
+  if (!needsSetup(app)) throw new AppError("FORBIDDEN", "Setup is already done: sign in, or ask an admin for an account");
+  const { user } = await createAccount(app, { ...input, role: "admin" });
+  return user;
+}
+
+export function listAccounts(app: App): UserSummary[] {
+  return listUsers(app.db);
+}
+
+export function requireUser(app: App, id: string): UserSummary {
+  const u = getUser(app.db, id);
+  if (!u) throw new NotFoundError("user", id);
+  return u;
+}
+
+/** Changes a role; the installation always keeps at least one admin. */
+export function changeRole(app: App, userId: string, role: Role): UserSummary {
+  const user = requireUser(app, userId);
+  parseRole(role);
+  if (user.role === "admin" && role !== "admin" && countAdmins(app.db) <= 1) {
+    throw new ConflictError(`${user.email} is the only admin; make someone else admin first`);
+  }
+  setUserRole(app.db, userId, role);
+  return requireUser(app, userId);
+}
+
+export async function setPassword(app: App, userId: string, password: string): Promise<void> {
+  requireUser(app, userId);
+  if (password.length < MIN_PASSWORD_LENGTH) throw new ValidationError(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
+  const ctx = await getAuth(app).$context;
+  const hash = await ctx.password.hash(password);
+  if (await ctx.internalAdapter.findCredentialAccount(userId)) await ctx.internalAdapter.updatePassword(userId, hash);
+  else await ctx.internalAdapter.linkAccount({ providerId: "credential", accountId: userId, userId, password: hash });
+}
+
+/** Deactivated users cannot sign in and their sessions end; their labels stay. */
+export async function setDeactivated(app: App, actorId: string, userId: string, deactivated: boolean): Promise<UserSummary> {
+  const user = requireUser(app, userId);
+  if (userId === actorId && deactivated) throw new ConflictError("You cannot deactivate your own account");
+  if (deactivated && user.role === "admin" && countAdmins(app.db) <= 1) throw new ConflictError(`${user.email} is the only admin`);
+  const ctx = await getAuth(app).$context;
+  await ctx.internalAdapter.updateUser(userId, { banned: deactivated, banReason: deactivated ? "deactivated by an admin" : null });
+  if (deactivated) await ctx.internalAdapter.deleteUserSessions(userId);
+  return requireUser(app, userId);
+}
+
+// ---- invitations
+
+function hashToken(token: string): string {
+  return crypto.createHash("sha256").update(token).digest("hex");
+}
+
+export interface Invitation {
+  id: number;
+  email: string;
+  role: Role;
+  expiresAt: Date;
+  /** The secret part of the link; returned only here, only the hash is stored. */
+  token: string;
+  /** Path of the acceptance page, to be prefixed with the app's URL. */
+  path: string;
+}
+
+export function invite(app: App, actorId: string, input: { email: string; role: Role; name?: string | null }, now = new Date()): Invitation {
+  const email = input.email.trim().toLowerCase();
+  if (!EMAIL.test(email)) throw new ValidationError(`email: ${JSON.stringify(input.email)} is not an email address`);
+  const role = parseRole(input.role);
+  if (getUserByEmail(app.db, email)) throw new ConflictError(`An account with email ${email} already exists`);
+  const token = crypto.randomBytes(24).toString("base64url");
+  const expiresAt = new Date(now.getTime() + INVITATION_DAYS * 86_400_000);
+  const id = insertInvitation(app.db, { tokenHash: hashToken(token), email, name: input.name?.trim() || null, role, invitedBy: actorId, expiresAt });
+  return { id, email, role, expiresAt, token, path: `/invite/${token}` };
+}
+
+export function describeInvitation(app: App, token: string, now = new Date()) {
+  const inv = findOpenInvitation(app.db, hashToken(token), now);
+  if (!inv) throw new AppError("NOT_FOUND", "This invitation link is not valid: it was used, revoked or has expired");
+  return { email: inv.email, name: inv.name, role: inv.role, expiresAt: inv.expiresAt };
+}
+
+export async function acceptInvitation(app: App, token: string, input: { name: string; password: string }, now = new Date()): Promise<UserSummary> {
+  const inv = findOpenInvitation(app.db, hashToken(token), now);
+  if (!inv) throw new AppError("NOT_FOUND", "This invitation link is not valid: it was used, revoked or has expired");
+  const { user } = await createAccount(app, { email: inv.email, name: input.name, role: inv.role, password: input.password });
+  // The unique email already stops a second acceptance from creating a second account; this records who used it.
+  markInvitationAccepted(app.db, inv.id, user.id, now);
+  return user;
+}
+
+export function openInvitations(app: App, now = new Date()) {
+  return listOpenInvitations(app.db, now);
+}
+
+export function cancelInvitation(app: App, id: number, now = new Date()): void {
+  if (!revokeInvitation(app.db, id, now)) throw new NotFoundError("open invitation", id);
+}

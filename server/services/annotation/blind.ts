@@ -1,0 +1,103 @@
+/**
+ * The blind rule, enforced on the server: a user who is an annotator of an active blind campaign containing a
+ * trajectory, and has not yet submitted their own label for it there, is shown none of that trajectory's
+ * evaluations: judge verdicts, rule-based results, or other people's labels.
+ *
+ * Every procedure that returns such data calls `assertMayViewEvaluations` (one trajectory) or filters with
+ * `visibleEvaluationFilter` (lists). Both are cheap indexed look-ups. When the rule lets an annotator of a blind
+ * campaign see evaluations (they have labelled), the first such moment is recorded, so a later revision of their
+ * label can be flagged as made after seeing the evaluations (an anchoring measure).
+ */
+import type { SQL } from "drizzle-orm";
+import { sql } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import {
+  blindedTrajectoryIds,
+  blindedTrajectoryIdsSql,
+  isBlindedFor,
+  labelsInBlindCampaign,
+  labelsOfTrajectory,
+  recordReveal,
+  userAnnotatorKey,
+  isCampaignAnnotator,
+} from "../../../db/repositories/annotation";
+import { hasRole, type Actor } from "../../auth/roles";
+import { AppError } from "../../errors";
+
+export class BlindError extends AppError {
+  constructor(trajectoryId: number) {
+    super("FORBIDDEN", `Trajectory ${trajectoryId} is in your blind labelling queue: its evaluations and other people's labels are hidden until you submit your own label`);
+    this.name = "BlindError";
+  }
+}
+
+/** Throws FORBIDDEN when the blind rule hides this trajectory's evaluations from the user. */
+export function assertMayViewEvaluations(db: Db, userId: string, trajectoryId: number): void {
+  if (isBlindedFor(db, userId, trajectoryId)) throw new BlindError(trajectoryId);
+  if (labelsInBlindCampaign(db, userId, trajectoryId)) recordReveal(db, userId, trajectoryId);
+}
+
+export function mayViewEvaluations(db: Db, userId: string, trajectoryId: number): boolean {
+  return !isBlindedFor(db, userId, trajectoryId);
+}
+
+export interface EvaluationFilter {
+  /** Trajectories whose evaluations are hidden from this user. */
+  hidden: ReadonlySet<number>;
+  isVisible(trajectoryId: number): boolean;
+  /** Keeps the rows whose trajectory the user may see evaluations of. */
+  filter<T>(rows: readonly T[], trajectoryIdOf: (row: T) => number): T[];
+  /**
+   * An SQL condition for list queries: true for rows whose trajectory column is visible. For example
+   * `.where(and(cond, filter.visibleSql(evaluatorVerdicts.trajectoryId)))`.
+   */
+  visibleSql(trajectoryIdColumn: SQL | { getSQL(): SQL }): SQL;
+}
+
+/** The blind rule for one user, for filtering lists of evaluations. */
+export function visibleEvaluationFilter(db: Db, userId: string): EvaluationFilter {
+  const hidden = new Set(blindedTrajectoryIds(db, userId));
+  return {
+    hidden,
+    isVisible: (id) => !hidden.has(id),
+    filter: (rows, idOf) => (hidden.size ? rows.filter((r) => !hidden.has(idOf(r))) : [...rows]),
+    visibleSql: (column) => sql`${column} not in ${blindedTrajectoryIdsSql(userId)}`,
+  };
+}
+
+/**
+ * Labels on a trajectory that a viewer may see: always their own; other people's only when the blind rule allows
+ * it, and for annotators only in campaigns they label in. Researchers and admins see every campaign's labels.
+ */
+export function visibleLabelsOfTrajectory(db: Db, viewer: Actor, trajectoryId: number) {
+  const rows = labelsOfTrajectory(db, trajectoryId);
+  const ownKey = userAnnotatorKey(viewer.userId);
+  const mayViewOthers = mayViewEvaluations(db, viewer.userId, trajectoryId);
+  const researcher = hasRole(viewer, "researcher");
+  const memberOf = new Map<number, boolean>();
+  const visible = rows.filter(({ label }) => {
+    if (label.annotatorKey === ownKey) return true;
+    if (!mayViewOthers) return false;
+    if (researcher) return true;
+    if (!memberOf.has(label.campaignId)) memberOf.set(label.campaignId, isCampaignAnnotator(db, label.campaignId, viewer.userId));
+    return memberOf.get(label.campaignId)!;
+  });
+  if (visible.some((r) => r.label.annotatorKey !== ownKey)) assertMayViewEvaluations(db, viewer.userId, trajectoryId);
+  return {
+    hiddenByBlind: !mayViewOthers,
+    labels: visible.map(({ label, campaignName }) => ({
+      id: label.id,
+      campaignId: label.campaignId,
+      campaignName,
+      annotatorName: label.annotatorName,
+      own: label.annotatorKey === ownKey,
+      origin: label.origin,
+      verdict: label.verdict,
+      category: label.category,
+      firstFailingStep: label.firstFailingStep,
+      note: label.note,
+      revision: label.revision,
+      updatedAt: label.updatedAt,
+    })),
+  };
+}

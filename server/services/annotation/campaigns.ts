@@ -1,0 +1,294 @@
+/**
+ * Campaigns: created by researchers over a selection of trajectories (explicit ids or the trajectory list's
+ * filter), with a label schema, the number of annotators each trajectory needs, who may annotate and whether
+ * labelling is blind.
+ */
+import type { Db } from "../../../db/client";
+import { getUsers } from "../../../db/repositories/accounts";
+import {
+  addCampaignAnnotators,
+  annotatorProgress,
+  campaignAnnotatorList,
+  campaignCounts,
+  campaignItemIds,
+  existingTrajectoryIds,
+  getCampaign,
+  getCampaignByName,
+  insertCampaign,
+  insertCampaignItems,
+  isCampaignAnnotator,
+  listCampaigns,
+  listCampaignsOfAnnotator,
+  removeCampaignAnnotators,
+  updateCampaign,
+} from "../../../db/repositories/annotation";
+import { listTrajectories, type TrajectoryFilter } from "../../../db/repositories/trajectories";
+import type { CampaignRow, CampaignSelection, CampaignStatus } from "../../../db/schema/index";
+import { hasRole, requireRole, type Actor } from "../../auth/roles";
+import { buildLabelSchema, LabelValidationError, type LabelSchema } from "../../domain/annotation/label-schema";
+import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { recomputeItem } from "./consolidation";
+import { inTransaction } from "./tx";
+
+export const MAX_ANNOTATORS_PER_ITEM = 20;
+export const MAX_CAMPAIGN_ITEMS = 200_000;
+
+export interface CampaignInput {
+  name: string;
+  instructions?: string;
+  labelSchema?: Partial<LabelSchema>;
+  annotatorsPerItem?: number;
+  blind?: boolean;
+  reservationMinutes?: number;
+  /** Annotators (user ids) who may label. */
+  annotatorIds?: string[];
+  /** The selection: explicit trajectory ids, or a trajectory-list filter (all matching trajectories). */
+  trajectoryIds?: number[];
+  filter?: TrajectoryFilter;
+  /** Shown with the campaign; derived from the filter when omitted. */
+  selectionDescription?: string;
+}
+
+function schemaOrError(input: Partial<LabelSchema> | undefined): LabelSchema {
+  try {
+    return buildLabelSchema(input ?? {});
+  } catch (e) {
+    if (e instanceof LabelValidationError) throw new ValidationError(e.message);
+    throw e;
+  }
+}
+
+function checkSettings(input: { annotatorsPerItem?: number; reservationMinutes?: number; name?: string }): void {
+  if (input.name !== undefined) {
+    if (!input.name.trim()) throw new ValidationError("name: cannot be empty");
+    if (input.name.length > 200) throw new ValidationError("name: at most 200 characters");
+  }
+  if (input.annotatorsPerItem !== undefined && (!Number.isInteger(input.annotatorsPerItem) || input.annotatorsPerItem < 1 || input.annotatorsPerItem > MAX_ANNOTATORS_PER_ITEM)) {
+    throw new ValidationError(`annotatorsPerItem: a whole number from 1 to ${MAX_ANNOTATORS_PER_ITEM}, got ${input.annotatorsPerItem}`);
+  }
+  if (input.reservationMinutes !== undefined && (!Number.isInteger(input.reservationMinutes) || input.reservationMinutes < 1 || input.reservationMinutes > 24 * 60)) {
+    throw new ValidationError(`reservationMinutes: a whole number of minutes from 1 to 1440, got ${input.reservationMinutes}`);
+  }
+}
+
+/** Human description of a trajectory-list filter: "site = Allrecipes, model = gpt-4o". */
+export function describeFilter(f: TrajectoryFilter): string {
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(f)) {
+    if (v === undefined || v === null || v === "") continue;
+    if (k === "ids") parts.push(`${(v as number[]).length} chosen trajectories`);
+    else if (k === "q") parts.push(`text contains ${JSON.stringify(v)}`);
+    else parts.push(`${k} = ${String(v)}`);
+  }
+  return parts.length ? parts.join(", ") : "all trajectories";
+}
+
+/** Trajectory ids a filter selects, in the list's id order. */
+export function resolveSelection(db: Db, input: { trajectoryIds?: number[]; filter?: TrajectoryFilter }): number[] {
+  if (input.trajectoryIds) {
+    const unique = [...new Set(input.trajectoryIds)];
+    const found = existingTrajectoryIds(db, unique);
+    const missing = unique.filter((id) => !found.has(id));
+    if (missing.length) throw new ValidationError(`trajectoryIds: no trajectory with id ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ` (and ${missing.length - 10} more)` : ""}`);
+    return unique;
+  }
+  if (input.filter) {
+    const { rows, total } = listTrajectories(db, input.filter, { offset: 0, limit: MAX_CAMPAIGN_ITEMS + 1, sort: "id", dir: "asc" });
+    if (total > MAX_CAMPAIGN_ITEMS) throw new ValidationError(`the filter selects ${total} trajectories; a campaign holds at most ${MAX_CAMPAIGN_ITEMS}`);
+    return rows.map((r) => r.id);
+  }
+  throw new ValidationError("a campaign needs a selection: trajectoryIds or a filter");
+}
+
+function checkAnnotators(db: Db, ids: string[]): string[] {
+  const unique = [...new Set(ids)];
+  const found = new Set(getUsers(db, unique).map((u) => u.id));
+  const missing = unique.filter((id) => !found.has(id));
+  if (missing.length) throw new ValidationError(`annotatorIds: no user with id ${missing.map((m) => JSON.stringify(m)).join(", ")}`);
+  return unique;
+}
+
+export function createCampaign(db: Db, actor: Actor, input: CampaignInput): CampaignRow {
+  requireRole(actor, "researcher", "create campaigns");
+  checkSettings({ ...input, name: input.name });
+  const labelSchema = schemaOrError(input.labelSchema);
+  const trajectoryIds = resolveSelection(db, input);
+  if (!trajectoryIds.length) throw new ValidationError("the selection is empty: no trajectory matches");
+  const annotatorIds = checkAnnotators(db, input.annotatorIds ?? []);
+  const name = input.name.trim();
+  const selection: CampaignSelection = input.trajectoryIds
+    ? { description: input.selectionDescription ?? `${trajectoryIds.length} chosen trajectories` }
+    : { description: input.selectionDescription ?? describeFilter(input.filter!), filter: input.filter as Record<string, unknown> };
+  return inTransaction(db, () => {
+    if (getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists`);
+    const id = insertCampaign(db, {
+      name,
+      instructions: input.instructions ?? "",
+      labelSchema,
+      annotatorsPerItem: input.annotatorsPerItem ?? 3,
+      blind: input.blind ?? true,
+      reservationMinutes: input.reservationMinutes ?? 30,
+      origin: "native",
+      selection,
+      createdBy: actor.userId,
+    });
+    insertCampaignItems(db, id, trajectoryIds);
+    addCampaignAnnotators(db, id, annotatorIds);
+    return getCampaign(db, id)!;
+  });
+}
+
+export function requireCampaign(db: Db, id: number): CampaignRow {
+  const c = getCampaign(db, id);
+  if (!c) throw new NotFoundError("campaign", id);
+  return c;
+}
+
+export interface CampaignPatch {
+  name?: string;
+  instructions?: string;
+  annotatorsPerItem?: number;
+  blind?: boolean;
+  reservationMinutes?: number;
+  status?: CampaignStatus;
+  /** Categories can be added, renamed or reordered; one already used in a label cannot be removed. */
+  labelSchema?: Partial<LabelSchema>;
+}
+
+export function updateCampaignSettings(db: Db, actor: Actor, id: number, patch: CampaignPatch): CampaignRow {
+  requireRole(actor, "researcher", "change campaigns");
+  checkSettings(patch);
+  return inTransaction(db, () => {
+    const c = requireCampaign(db, id);
+    const next: Partial<CampaignRow> = {};
+    if (patch.name !== undefined && patch.name.trim() !== c.name) {
+      if (getCampaignByName(db, patch.name.trim())) throw new ConflictError(`A campaign named ${JSON.stringify(patch.name.trim())} already exists`);
+      next.name = patch.name.trim();
+    }
+    if (patch.instructions !== undefined) next.instructions = patch.instructions;
+    if (patch.blind !== undefined) next.blind = patch.blind;
+    if (patch.reservationMinutes !== undefined) next.reservationMinutes = patch.reservationMinutes;
+    if (patch.status !== undefined) {
+      if (patch.status !== "active" && patch.status !== "closed") throw new ValidationError(`status: active or closed, got ${JSON.stringify(patch.status)}`);
+      next.status = patch.status;
+    }
+    if (patch.labelSchema !== undefined) next.labelSchema = schemaOrError({ ...c.labelSchema, ...patch.labelSchema });
+    if (patch.annotatorsPerItem !== undefined) next.annotatorsPerItem = patch.annotatorsPerItem;
+    updateCampaign(db, id, next);
+    const updated = requireCampaign(db, id);
+    // A new k or agreement rule changes which items are complete and which agree.
+    if (next.annotatorsPerItem !== undefined || next.labelSchema !== undefined) {
+      const at = new Date();
+      for (const item of campaignItemIds(db, id)) recomputeItem(db, updated, { id: item.id, trajectoryId: item.trajectoryId, state: item.state }, at);
+    }
+    return updated;
+  });
+}
+
+export function addTrajectoriesToCampaign(db: Db, actor: Actor, id: number, selection: { trajectoryIds?: number[]; filter?: TrajectoryFilter }): { added: number } {
+  requireRole(actor, "researcher", "change campaigns");
+  const ids = resolveSelection(db, selection);
+  return inTransaction(db, () => {
+    requireCampaign(db, id);
+    return { added: insertCampaignItems(db, id, ids) };
+  });
+}
+
+export function setCampaignAnnotators(db: Db, actor: Actor, id: number, change: { add?: string[]; remove?: string[] }): { added: number; removed: number } {
+  requireRole(actor, "researcher", "choose annotators");
+  const add = checkAnnotators(db, change.add ?? []);
+  return inTransaction(db, () => {
+    requireCampaign(db, id);
+    return { added: addCampaignAnnotators(db, id, add), removed: removeCampaignAnnotators(db, id, change.remove ?? []) };
+  });
+}
+
+export interface CampaignSummary {
+  id: number;
+  name: string;
+  status: CampaignStatus;
+  origin: CampaignRow["origin"];
+  blind: boolean;
+  annotatorsPerItem: number;
+  selection: CampaignSelection;
+  createdAt: Date;
+  counts: ReturnType<typeof campaignCounts> extends Map<number, infer C> ? C : never;
+}
+
+/** Campaigns the actor can see: all for researchers and admins, their own for annotators. */
+export function listCampaignSummaries(db: Db, actor: Actor): CampaignSummary[] {
+  const rows = hasRole(actor, "researcher") ? listCampaigns(db) : listCampaignsOfAnnotator(db, actor.userId);
+  const counts = campaignCounts(db, rows.map((r) => r.id));
+  return rows.map((c) => ({
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    origin: c.origin,
+    blind: c.blind,
+    annotatorsPerItem: c.annotatorsPerItem,
+    selection: c.selection,
+    createdAt: c.createdAt,
+    counts: counts.get(c.id)!,
+  }));
+}
+
+/** A campaign with its settings, counts and per-annotator progress (researchers and admins). */
+export function campaignOverview(db: Db, actor: Actor, id: number, nowMs = Date.now()) {
+  requireRole(actor, "researcher", "see a campaign's progress");
+  const c = requireCampaign(db, id);
+  const counts = campaignCounts(db, [id]).get(id)!;
+  const annotators = campaignAnnotatorList(db, id);
+  const progress = annotatorProgress(db, id, nowMs);
+  const reservedBy = new Map(progress.reserved.map((r) => [r.userId, r.n]));
+  const doneBy = new Map(progress.done.map((d) => [d.annotatorKey, d]));
+  const perAnnotator = annotators.map((a) => {
+    const d = doneBy.get(`user:${a.userId}`);
+    doneBy.delete(`user:${a.userId}`);
+    return {
+      userId: a.userId as string | null,
+      name: a.name,
+      email: a.email as string | null,
+      member: true,
+      labelled: d?.labelled ?? 0,
+      success: d?.success ?? 0,
+      failure: d?.failure ?? 0,
+      unsure: d?.unsure ?? 0,
+      meanTimeMs: d?.meanTimeMs ?? null,
+      lastAt: d?.lastAt ? new Date(d.lastAt) : null,
+      reserved: reservedBy.get(a.userId) ?? 0,
+    };
+  });
+  // Labels from people no longer on the campaign, and imported annotators.
+  for (const d of doneBy.values()) {
+    perAnnotator.push({
+      userId: d.userId,
+      name: d.name,
+      email: null,
+      member: false,
+      labelled: d.labelled,
+      success: d.success,
+      failure: d.failure,
+      unsure: d.unsure,
+      meanTimeMs: d.meanTimeMs,
+      lastAt: d.lastAt ? new Date(d.lastAt) : null,
+      reserved: 0,
+    });
+  }
+  const target = counts.items * c.annotatorsPerItem;
+  return {
+    campaign: c,
+    counts,
+    /** Labels still needed for every item to reach k (disputed/agreed items count as complete). */
+    labelsNeeded: Math.max(0, target - counts.labels),
+    annotators: perAnnotator,
+    warnings: annotators.length < c.annotatorsPerItem && c.origin === "native"
+      ? [`${annotators.length} annotator${annotators.length === 1 ? "" : "s"} for ${c.annotatorsPerItem} labels per trajectory: items cannot be completed until more annotators are added`]
+      : [],
+  };
+}
+
+/** Only the campaign's annotators (and researchers/admins) may see it at all. */
+export function assertCampaignVisible(db: Db, actor: Actor, c: CampaignRow): void {
+  if (hasRole(actor, "researcher")) return;
+  if (!isCampaignAnnotator(db, c.id, actor.userId)) throw new AppError("FORBIDDEN", "You are not an annotator of this campaign");
+}

@@ -1,0 +1,239 @@
+/**
+ * Consolidation and adjudication. After every change to an item's labels the item is re-evaluated: open until
+ * it has k labels, then agreed (consolidated automatically) or disputed (queued for adjudication). A researcher
+ * settles a disputed item with a consolidated label and a reason; the annotators' labels are never changed by
+ * this, so agreement statistics keep the pre-discussion labels, and the consolidated label is what judges are
+ * compared against. Once adjudicated, an item's labels are frozen.
+ */
+import { isDeepStrictEqual } from "node:util";
+import type { Db } from "../../../db/client";
+import {
+  activeLabelsOfItem,
+  activeLabelsOfItems,
+  consolidationHistory,
+  deleteConsolidated,
+  getConsolidated,
+  getItemByTrajectory,
+  insertConsolidationEvent,
+  itemHistory,
+  labelsOfItem,
+  listItemsInStates,
+  setItemState,
+  trajectoryStepCount,
+  upsertConsolidated,
+} from "../../../db/repositories/annotation";
+import type { CampaignRow, LabelRow } from "../../../db/schema/index";
+import { requireRole, type Actor } from "../../auth/roles";
+import { consolidate, LabelValidationError, validateLabel, type ItemState, type LabelValues } from "../../domain/annotation/label-schema";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { requireCampaign } from "./campaigns";
+import { inTransaction } from "./tx";
+
+function valuesOf(l: Pick<LabelRow, "verdict" | "category" | "firstFailingStep" | "note">): LabelValues {
+  return { verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note };
+}
+
+/**
+ * Re-evaluates one item from its active labels (call inside the transaction that changed them). Adjudicated
+ * items keep their decision. Writes an event only when the state or the consolidated label changes.
+ */
+export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState }, at: Date): ItemState {
+  if (item.state === "adjudicated") return item.state;
+  const active = activeLabelsOfItem(db, item.id);
+  const result = consolidate(active.map(valuesOf), campaign.annotatorsPerItem, campaign.labelSchema);
+  const previous = getConsolidated(db, item.id);
+  if (result.state === "agreed") {
+    const basedOn = active.map((l) => `${l.id}@${l.revision}`);
+    const valuesChanged = !previous || previous.method !== "unanimous" || !isDeepStrictEqual(valuesOf({ ...previous, note: null }), result.values);
+    if (valuesChanged || !isDeepStrictEqual(previous.basedOn, basedOn)) {
+      upsertConsolidated(db, {
+        campaignId: campaign.id,
+        itemId: item.id,
+        trajectoryId: item.trajectoryId,
+        verdict: result.values.verdict,
+        category: result.values.category,
+        firstFailingStep: result.values.firstFailingStep,
+        method: "unanimous",
+        adjudicatorId: null,
+        adjudicatorName: null,
+        reason: null,
+        basedOn,
+        createdAt: at,
+      });
+    }
+    if (valuesChanged || item.state !== "agreed") {
+      insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "agreed", values: result.values, method: "unanimous", createdAt: at });
+    }
+  } else if (previous) {
+    deleteConsolidated(db, item.id);
+  }
+  if (result.state !== item.state) {
+    setItemState(db, item.id, result.state);
+    if (result.state !== "agreed") {
+      insertConsolidationEvent(db, {
+        campaignId: campaign.id,
+        itemId: item.id,
+        state: result.state,
+        values: null,
+        reason: result.state === "disputed" ? result.reason : null,
+        createdAt: at,
+      });
+    }
+  }
+  return result.state;
+}
+
+export interface AdjudicationInput {
+  campaignId: number;
+  trajectoryId: number;
+  verdict: "success" | "failure";
+  category?: string | null;
+  firstFailingStep?: number | null;
+  reason: string;
+}
+
+/** Sets an item's consolidated label by decision (researchers and admins). Re-adjudicating replaces it. */
+export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now = Date.now()) {
+  requireRole(actor, "researcher", "adjudicate");
+  const reason = input.reason?.trim() ?? "";
+  if (!reason) throw new ValidationError("reason: say why this is the consolidated label");
+  if (reason.length > 5000) throw new ValidationError("reason: at most 5000 characters");
+  if (input.verdict !== "success" && input.verdict !== "failure") throw new ValidationError(`verdict: success or failure, got ${JSON.stringify(input.verdict)}`);
+  return inTransaction(db, () => {
+    const campaign = requireCampaign(db, input.campaignId);
+    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+    if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
+    const active = activeLabelsOfItem(db, item.id);
+    if (!active.length) throw new ConflictError(`Trajectory ${input.trajectoryId} has no labels yet; there is nothing to adjudicate`);
+    let values: LabelValues;
+    try {
+      values = validateLabel(campaign.labelSchema, { ...input, note: null }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
+    } catch (e) {
+      if (e instanceof LabelValidationError) throw new ValidationError(e.message);
+      throw e;
+    }
+    const at = new Date(now);
+    upsertConsolidated(db, {
+      campaignId: campaign.id,
+      itemId: item.id,
+      trajectoryId: item.trajectoryId,
+      verdict: values.verdict,
+      category: values.category,
+      firstFailingStep: values.firstFailingStep,
+      method: "adjudicated",
+      adjudicatorId: actor.userId,
+      adjudicatorName: actor.name,
+      reason,
+      basedOn: active.map((l) => `${l.id}@${l.revision}`),
+      createdAt: at,
+    });
+    setItemState(db, item.id, "adjudicated");
+    insertConsolidationEvent(db, {
+      campaignId: campaign.id,
+      itemId: item.id,
+      state: "adjudicated",
+      values,
+      method: "adjudicated",
+      actorId: actor.userId,
+      actorName: actor.name,
+      reason,
+      createdAt: at,
+    });
+    return { itemId: item.id, state: "adjudicated" as const, consolidated: getConsolidated(db, item.id)! };
+  });
+}
+
+/** Undoes an adjudication: the item goes back to what its labels say (agreed or disputed), and unfreezes. */
+export function reopenItem(db: Db, actor: Actor, input: { campaignId: number; trajectoryId: number; reason: string }, now = Date.now()) {
+  requireRole(actor, "researcher", "reopen adjudicated items");
+  return inTransaction(db, () => {
+    const campaign = requireCampaign(db, input.campaignId);
+    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+    if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
+    if (item.state !== "adjudicated") throw new ConflictError(`Trajectory ${input.trajectoryId} is not adjudicated`);
+    const at = new Date(now);
+    deleteConsolidated(db, item.id);
+    insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "open", values: null, actorId: actor.userId, actorName: actor.name, reason: input.reason || "reopened", createdAt: at });
+    setItemState(db, item.id, "open");
+    const state = recomputeItem(db, campaign, { id: item.id, trajectoryId: item.trajectoryId, state: "open" }, at);
+    return { itemId: item.id, state };
+  });
+}
+
+/** Items waiting for a decision (disputed), or already decided, with their labels in brief. */
+export function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: number; states?: ItemState[]; page?: number; pageSize?: number }) {
+  requireRole(actor, "researcher", "see the adjudication queue");
+  const campaign = requireCampaign(db, q.campaignId);
+  const page = q.page ?? 1;
+  const pageSize = Math.min(q.pageSize ?? 50, 500);
+  const { rows, total } = listItemsInStates(db, campaign.id, q.states ?? ["disputed"], { offset: (page - 1) * pageSize, limit: pageSize });
+  const byItem = new Map<number, LabelRow[]>();
+  for (const l of activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
+    const list = byItem.get(l.itemId) ?? [];
+    list.push(l);
+    byItem.set(l.itemId, list);
+  }
+  return {
+    campaign: { id: campaign.id, name: campaign.name },
+    total,
+    page,
+    pageSize,
+    items: rows.map((r) => ({
+      ...r,
+      labels: (byItem.get(r.itemId) ?? []).map((l) => ({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep })),
+    })),
+  };
+}
+
+/**
+ * Everything an adjudicator needs for one trajectory: every label side by side (with notes, time spent, steps
+ * viewed, how often it was revised and whether evaluations had been shown first), the consolidated label, and
+ * the full history of labels and decisions.
+ */
+export function itemReview(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
+  requireRole(actor, "researcher", "review labels");
+  const campaign = requireCampaign(db, campaignId);
+  const item = getItemByTrajectory(db, campaign.id, trajectoryId);
+  if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);
+  const history = itemHistory(db, item.id);
+  const labelRows = labelsOfItem(db, item.id);
+  return {
+    campaign: { id: campaign.id, name: campaign.name, labelSchema: campaign.labelSchema, annotatorsPerItem: campaign.annotatorsPerItem, blind: campaign.blind },
+    item: { id: item.id, trajectoryId: item.trajectoryId, state: item.state },
+    labels: labelRows.map((l) => {
+      const revs = history.filter((h) => h.labelId === l.id);
+      return {
+        id: l.id,
+        annotatorName: l.annotatorName,
+        userId: l.userId,
+        origin: l.origin,
+        status: l.status,
+        verdict: l.verdict,
+        category: l.category,
+        firstFailingStep: l.firstFailingStep,
+        note: l.note,
+        timeSpentMs: l.timeSpentMs,
+        stepsViewed: l.stepsViewed,
+        revision: l.revision,
+        revisedAfterReveal: revs.some((r) => r.afterReveal && r.action === "submit" && r.revision > 1),
+        createdAt: l.createdAt,
+        updatedAt: l.updatedAt,
+      };
+    }),
+    consolidated: getConsolidated(db, item.id) ?? null,
+    labelHistory: history.map((h) => ({
+      id: h.id,
+      labelId: h.labelId,
+      revision: h.revision,
+      action: h.action,
+      actorName: h.actorName,
+      status: h.status,
+      values: h.values,
+      changes: h.changes,
+      afterReveal: h.afterReveal,
+      undone: h.undoneByRevisionId !== null,
+      createdAt: h.createdAt,
+    })),
+    consolidationHistory: consolidationHistory(db, item.id),
+  };
+}

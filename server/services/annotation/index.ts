@@ -1,0 +1,9 @@
+/**
+ * Human annotation: campaigns, the annotator's queue and labels, consolidation and adjudication, the blind rule,
+ * and label files. Routers and the CLI import from here.
+ */
+export * from "./campaigns";
+export * from "./labelling";
+export * from "./consolidation";
+export * from "./blind";
+export * from "./io";

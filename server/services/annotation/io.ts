@@ -1,0 +1,360 @@
+/**
+ * A campaign's labels as files: export (CSV and JSONL, one record per annotation plus one per consolidated
+ * label), and import of labels made elsewhere from a CSV with a column mapping (e.g. AgentRewardBench's expert
+ * annotations), into a new or an existing campaign. Re-importing the same file changes nothing.
+ */
+import type { Db } from "../../../db/client";
+import {
+  exportConsolidatedRows,
+  exportLabelRows,
+  getCampaignByName,
+  getItemByTrajectory,
+  getLabelByKey,
+  importedAnnotatorKey,
+  insertCampaign,
+  insertCampaignItems,
+  insertLabel,
+  insertRevision,
+  trajectoryIdentities,
+  updateLabel,
+} from "../../../db/repositories/annotation";
+import type { CampaignRow } from "../../../db/schema/index";
+import { requireRole, type Actor } from "../../auth/roles";
+import { CsvError, parseCsvTable } from "../../domain/csv";
+import {
+  labelExportCsv,
+  labelExportJsonl,
+  LabelImportError,
+  normalizeTaskId,
+  readLabelRows,
+  type ImportedLabelRow,
+  type LabelExportRow,
+  type LabelImportMapping,
+} from "../../domain/annotation/label-io";
+import {
+  buildLabelSchema,
+  diffLabelValues,
+  LabelValidationError,
+  MAX_CATEGORIES,
+  DEFAULT_ERROR_CATEGORIES,
+  validateLabel,
+  type LabelSchema,
+  type LabelValues,
+} from "../../domain/annotation/label-schema";
+import { ConflictError, ValidationError } from "../../errors";
+import { requireCampaign } from "./campaigns";
+import { recomputeItem } from "./consolidation";
+import { inTransaction } from "./tx";
+
+// ---------------------------------------------------------------- export
+
+export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] {
+  const campaign = requireCampaign(db, campaignId);
+  const base = { campaign_id: campaign.id, campaign_name: campaign.name };
+  const rows: LabelExportRow[] = [];
+  for (const r of exportLabelRows(db, campaignId)) {
+    const l = r.label;
+    rows.push({
+      kind: "annotation",
+      ...base,
+      item_id: l.itemId,
+      item_state: r.itemState,
+      trajectory_id: r.trajectoryId,
+      task_set: r.taskSet,
+      benchmark: r.benchmark,
+      task_id: r.externalTaskId,
+      site: r.site,
+      run_id: r.runId,
+      run_name: r.runName,
+      agent: r.agentName,
+      model: r.model,
+      attempt: r.attempt,
+      label_id: l.id,
+      annotator_id: l.userId,
+      annotator_name: l.annotatorName,
+      label_origin: l.origin,
+      verdict: l.verdict,
+      category: l.category,
+      first_failing_step: l.firstFailingStep,
+      note: l.note,
+      time_spent_ms: l.timeSpentMs,
+      steps_viewed: l.stepsViewed,
+      revision: l.revision,
+      labelled_at: l.createdAt.toISOString(),
+      updated_at: l.updatedAt.toISOString(),
+      consolidation_method: null,
+      adjudicator: null,
+      reason: null,
+    });
+  }
+  for (const r of exportConsolidatedRows(db, campaignId)) {
+    const c = r.consolidated;
+    rows.push({
+      kind: "consolidated",
+      ...base,
+      item_id: c.itemId,
+      item_state: r.itemState,
+      trajectory_id: c.trajectoryId,
+      task_set: r.taskSet,
+      benchmark: r.benchmark,
+      task_id: r.externalTaskId,
+      site: r.site,
+      run_id: r.runId,
+      run_name: r.runName,
+      agent: r.agentName,
+      model: r.model,
+      attempt: r.attempt,
+      label_id: null,
+      annotator_id: c.adjudicatorId,
+      annotator_name: c.adjudicatorName,
+      label_origin: null,
+      verdict: c.verdict,
+      category: c.category,
+      first_failing_step: c.firstFailingStep,
+      note: null,
+      time_spent_ms: null,
+      steps_viewed: null,
+      revision: null,
+      labelled_at: c.createdAt.toISOString(),
+      updated_at: c.updatedAt.toISOString(),
+      consolidation_method: c.method,
+      adjudicator: c.adjudicatorName,
+      reason: c.reason,
+    });
+  }
+  // Annotations of an item, then its consolidated label; items in id order.
+  rows.sort((a, b) => (a.item_id as number) - (b.item_id as number) || (a.kind === b.kind ? 0 : a.kind === "annotation" ? -1 : 1));
+  return rows;
+}
+
+export function exportCampaignLabels(db: Db, actor: Actor, campaignId: number, format: "csv" | "jsonl"): { fileName: string; contentType: string; body: string } {
+  requireRole(actor, "researcher", "export labels");
+  const campaign = requireCampaign(db, campaignId);
+  const rows = campaignLabelRows(db, campaignId);
+  const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
+  return format === "csv"
+    ? { fileName: `${slug}-labels.csv`, contentType: "text/csv; charset=utf-8", body: labelExportCsv(rows) }
+    : { fileName: `${slug}-labels.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: labelExportJsonl(rows) };
+}
+
+// ---------------------------------------------------------------- import
+
+export interface LabelImportRequest {
+  csv: string;
+  /** File name, for error messages. */
+  source: string;
+  mapping: LabelImportMapping;
+  /** Into an existing campaign, or a new one made for the import. */
+  campaign: { id: number } | { name: string; annotatorsPerItem?: number; labelSchema?: Partial<LabelSchema>; instructions?: string };
+  /** Check and report without writing. */
+  dryRun?: boolean;
+}
+
+export interface LabelImportReport {
+  campaignId: number | null;
+  rows: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  /** Rows whose trajectory is not in this installation, or matched several (first 50, with line numbers). */
+  unmatched: { line: number; reason: string }[];
+  unmatchedCount: number;
+  /** Trajectories the import added to the campaign. */
+  itemsAdded: number;
+  annotators: string[];
+}
+
+interface Identity {
+  id: number;
+  stepCount: number;
+  externalTaskId: string;
+  benchmark: string;
+  taskSetName: string;
+  model: string | null;
+  agentName: string;
+  runName: string;
+}
+
+function matcher(db: Db, normalize: boolean) {
+  const all = trajectoryIdentities(db) as Identity[];
+  const byId = new Map(all.map((t) => [t.id, t]));
+  const byTask = new Map<string, Identity[]>();
+  for (const t of all) {
+    const k = normalize ? normalizeTaskId(t.externalTaskId) : t.externalTaskId;
+    const list = byTask.get(k) ?? [];
+    list.push(t);
+    byTask.set(k, list);
+  }
+  return (row: ImportedLabelRow): { trajectory: Identity } | { problem: string } => {
+    if (row.key.kind === "id") {
+      const t = byId.get(row.key.trajectoryId);
+      return t ? { trajectory: t } : { problem: `no trajectory with id ${row.key.trajectoryId}` };
+    }
+    const { taskId, model, benchmark } = row.key;
+    let candidates = byTask.get(normalize ? normalizeTaskId(taskId) : taskId) ?? [];
+    if (benchmark) candidates = candidates.filter((t) => t.benchmark === benchmark || t.taskSetName === benchmark);
+    if (model) candidates = candidates.filter((t) => t.model === model || t.agentName === model || t.runName === model);
+    const what = `task ${JSON.stringify(taskId)}${model ? ` by ${JSON.stringify(model)}` : ""}${benchmark ? ` in ${JSON.stringify(benchmark)}` : ""}`;
+    if (candidates.length === 0) return { problem: `no trajectory of ${what}` };
+    if (candidates.length > 1) return { problem: `${candidates.length} trajectories of ${what} (ids ${candidates.map((c) => c.id).join(", ")}); add a model or benchmark column to the mapping` };
+    return { trajectory: candidates[0]! };
+  };
+}
+
+/** A schema for a campaign made by an import: the defaults plus whatever categories the file uses. */
+function schemaForImport(rows: ImportedLabelRow[], requested: Partial<LabelSchema> | undefined, source: string): LabelSchema {
+  const used = [...new Set(rows.map((r) => r.category).filter((c): c is string => c !== null))];
+  const base = requested?.categories ?? [...DEFAULT_ERROR_CATEGORIES];
+  const categories = [...base, ...used.filter((c) => !base.includes(c))];
+  if (categories.length > MAX_CATEGORIES) throw new ValidationError(`${source}: the file uses ${used.length} categories; with the schema's they exceed ${MAX_CATEGORIES}: give labelSchema.categories explicitly`);
+  try {
+    return buildLabelSchema({
+      requireCategory: false,
+      allowUnsure: rows.some((r) => r.verdict === "unsure"),
+      firstFailingStep: true,
+      note: true,
+      ...requested,
+      categories,
+    });
+  } catch (e) {
+    if (e instanceof LabelValidationError) throw new ValidationError(e.message);
+    throw e;
+  }
+}
+
+export function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequest, now = Date.now()): LabelImportReport {
+  requireRole(actor, "researcher", "import labels");
+  let rowsRead;
+  try {
+    rowsRead = readLabelRows(parseCsvTable(req.csv, { source: req.source }), req.mapping, req.source);
+  } catch (e) {
+    if (e instanceof CsvError || e instanceof LabelImportError) throw new ValidationError(e.message);
+    throw e;
+  }
+  const match = matcher(db, req.mapping.normalizeTaskIds ?? false);
+  const unmatched: { line: number; reason: string }[] = [];
+  const matched: { row: ImportedLabelRow; trajectory: Identity }[] = [];
+  const seen = new Map<string, number>();
+  for (const row of rowsRead.rows) {
+    const m = match(row);
+    if ("problem" in m) {
+      unmatched.push({ line: row.line, reason: m.problem });
+      continue;
+    }
+    const pair = `${m.trajectory.id}\u0000${row.annotator}`;
+    const firstLine = seen.get(pair);
+    if (firstLine !== undefined) throw new ValidationError(`${req.source}: line ${row.line} labels trajectory ${m.trajectory.id} again for annotator ${JSON.stringify(row.annotator)} (first on line ${firstLine})`);
+    seen.set(pair, row.line);
+    matched.push({ row, trajectory: m.trajectory });
+  }
+
+  const report: LabelImportReport = {
+    campaignId: null,
+    rows: rowsRead.rows.length + rowsRead.skipped.length,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    skipped: rowsRead.skipped.length,
+    unmatched: unmatched.slice(0, 50),
+    unmatchedCount: unmatched.length,
+    itemsAdded: 0,
+    annotators: [...new Set(matched.map((m) => m.row.annotator))].sort(),
+  };
+
+  const run = () => {
+    let campaign: CampaignRow;
+    if ("id" in req.campaign) {
+      campaign = requireCampaign(db, req.campaign.id);
+    } else {
+      const name = req.campaign.name.trim();
+      if (!name) throw new ValidationError("campaign.name: cannot be empty");
+      if (getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists; import into it by id`);
+      const k = req.campaign.annotatorsPerItem ?? 1;
+      if (!Number.isInteger(k) || k < 1 || k > 20) throw new ValidationError(`campaign.annotatorsPerItem: 1 to 20, got ${k}`);
+      const id = insertCampaign(db, {
+        name,
+        instructions: req.campaign.instructions ?? "",
+        labelSchema: schemaForImport(matched.map((m) => m.row), req.campaign.labelSchema, req.source),
+        annotatorsPerItem: k,
+        // Imported labels were made elsewhere; nobody labels here, so nothing needs hiding.
+        blind: false,
+        origin: "import",
+        selection: { description: `imported from ${req.source}` },
+        createdBy: actor.userId,
+      });
+      campaign = requireCampaign(db, id);
+    }
+    report.campaignId = campaign.id;
+    report.itemsAdded = insertCampaignItems(db, campaign.id, [...new Set(matched.map((m) => m.trajectory.id))]);
+    const at = new Date(now);
+    const touched = new Map<number, { id: number; trajectoryId: number }>();
+    for (const { row, trajectory } of matched) {
+      let values: LabelValues;
+      try {
+        values = validateLabel(campaign.labelSchema, row, trajectory.stepCount);
+      } catch (e) {
+        if (e instanceof LabelValidationError) throw new ValidationError(`${req.source}: line ${row.line}: ${e.message}`);
+        throw e;
+      }
+      const item = getItemByTrajectory(db, campaign.id, trajectory.id)!;
+      if (item.state === "adjudicated") throw new ConflictError(`${req.source}: line ${row.line}: trajectory ${trajectory.id} is already adjudicated in this campaign`);
+      const key = importedAnnotatorKey(row.annotator);
+      const existing = getLabelByKey(db, item.id, key);
+      const before = existing && existing.status === "active" ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note } : null;
+      const changes = diffLabelValues(before, values);
+      if (existing && existing.status === "active" && changes.length === 0) {
+        report.unchanged++;
+        continue;
+      }
+      const label = existing
+        ? updateLabel(db, existing.id, { status: "active", ...values, revision: existing.revision + 1 })
+        : insertLabel(db, {
+            campaignId: campaign.id,
+            itemId: item.id,
+            trajectoryId: trajectory.id,
+            annotatorKey: key,
+            userId: null,
+            annotatorName: row.annotator,
+            origin: "import",
+            status: "active",
+            ...values,
+            revision: 1,
+            createdAt: at,
+            updatedAt: at,
+          });
+      insertRevision(db, {
+        labelId: label.id,
+        campaignId: campaign.id,
+        revision: label.revision,
+        action: "import",
+        actorId: actor.userId,
+        actorName: `${actor.name} (import of ${req.source}, line ${row.line})`,
+        status: "active",
+        values,
+        changes,
+        createdAt: at,
+      });
+      if (existing) report.updated++;
+      else report.created++;
+      touched.set(item.id, { id: item.id, trajectoryId: trajectory.id });
+    }
+    for (const t of touched.values()) {
+      const item = getItemByTrajectory(db, campaign.id, t.trajectoryId)!;
+      recomputeItem(db, campaign, item, at);
+    }
+    if (req.dryRun) throw new DryRunDone();
+  };
+
+  try {
+    inTransaction(db, run);
+  } catch (e) {
+    if (!(e instanceof DryRunDone)) throw e;
+    // Rolled back: a campaign the dry run created does not exist.
+    if (!("id" in req.campaign)) report.campaignId = null;
+  }
+  return report;
+}
+
+/** Thrown at the end of a dry run to roll back everything it wrote. */
+class DryRunDone extends Error {}

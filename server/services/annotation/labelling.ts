@@ -1,0 +1,372 @@
+/**
+ * An annotator's side: "next" hands out a trajectory and reserves it, "submit" stores a label (or a revision of
+ * one) with its history, "undo" reverts the last submit.
+ *
+ * Safety:
+ * - every operation is one immediate transaction (see tx.ts), so "count coverage, then reserve" is atomic across
+ *   processes and two annotators cannot take the last slot of an item;
+ * - submits and undos carry a client-chosen idempotency key, stored unique with the revision: a repeated request
+ *   (double click, retry after a lost response) returns the first result and changes nothing;
+ * - an undo names the revision it reverts; if the label changed since (a submit won the race), it is refused
+ *   instead of reverting the wrong thing. Labels are never deleted: an undone first submit is `withdrawn`.
+ * - a late submit (reservation expired and the slot re-used) is still stored: a person's work is never dropped,
+ *   the item just ends up with one label more than needed.
+ */
+import type { Db } from "../../../db/client";
+import {
+  deleteReservation,
+  findLiveReservation,
+  getItemByTrajectory,
+  getLabel,
+  getLabelByKey,
+  getRevision,
+  getRevisionByKey,
+  getRevisionOfLabel,
+  hasRevealed,
+  insertLabel,
+  insertRevision,
+  isCampaignAnnotator,
+  labelHistory,
+  lastUndoableSubmit,
+  markRevisionUndone,
+  pickNextItem,
+  releaseReservations,
+  remainingForUser,
+  trajectoryStepCount,
+  updateLabel,
+  upsertReservation,
+  userAnnotatorKey,
+} from "../../../db/repositories/annotation";
+import type { CampaignRow, LabelRevisionRow, LabelRow } from "../../../db/schema/index";
+import type { Actor } from "../../auth/roles";
+import {
+  diffLabelValues,
+  LabelValidationError,
+  mergeStepsViewed,
+  queueOrderSalt,
+  validateLabel,
+  type ItemState,
+  type LabelValues,
+} from "../../domain/annotation/label-schema";
+import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { requireCampaign } from "./campaigns";
+import { recomputeItem } from "./consolidation";
+import { inTransaction } from "./tx";
+
+export interface Clock {
+  now?: number;
+}
+
+function requireLabellingAllowed(db: Db, actor: Actor, campaignId: number): CampaignRow {
+  const campaign = requireCampaign(db, campaignId);
+  if (!isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+  if (campaign.status !== "active") throw new ConflictError(`Campaign ${JSON.stringify(campaign.name)} is closed`);
+  return campaign;
+}
+
+export interface Assignment {
+  campaignId: number;
+  itemId: number;
+  trajectoryId: number;
+  reservedAt: Date;
+  expiresAt: Date;
+  /** Trajectories this annotator can still label in the campaign, counting this one. */
+  remaining: number;
+  /** True when the reservation already existed (resumed after a reload), false when just handed out. */
+  resumed: boolean;
+}
+
+/**
+ * The trajectory an annotator should label next, reserved for them. A live reservation they already hold is
+ * resumed (and extended). Null when nothing is left for them.
+ */
+export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: Clock = {}): Assignment | null {
+  const now = clock.now ?? Date.now();
+  return inTransaction(db, () => {
+    const campaign = requireLabellingAllowed(db, actor, campaignId);
+    const ttl = campaign.reservationMinutes * 60_000;
+    const held = findLiveReservation(db, campaignId, actor.userId, now);
+    const expiresAt = new Date(now + ttl);
+    if (held) {
+      upsertReservation(db, { campaignId, itemId: held.itemId, userId: actor.userId, status: "active", reservedAt: held.reservedAt, expiresAt });
+      return {
+        campaignId,
+        itemId: held.itemId,
+        trajectoryId: held.trajectoryId,
+        reservedAt: held.reservedAt,
+        expiresAt,
+        remaining: remainingForUser(db, campaignId, actor.userId, campaign.annotatorsPerItem, now),
+        resumed: true,
+      };
+    }
+    const q = { campaignId, userId: actor.userId, needed: campaign.annotatorsPerItem, nowMs: now, salt: queueOrderSalt(actor.userId) };
+    const picked = pickNextItem(db, { ...q, includeSkipped: false }) ?? pickNextItem(db, { ...q, includeSkipped: true });
+    if (!picked) return null;
+    const reservedAt = new Date(now);
+    upsertReservation(db, { campaignId, itemId: picked.itemId, userId: actor.userId, status: "active", reservedAt, expiresAt });
+    return {
+      campaignId,
+      itemId: picked.itemId,
+      trajectoryId: picked.trajectoryId,
+      reservedAt,
+      expiresAt,
+      remaining: remainingForUser(db, campaignId, actor.userId, campaign.annotatorsPerItem, now) + 1,
+      resumed: false,
+    };
+  });
+}
+
+/** Puts the current trajectory back and keeps it out of this annotator's queue until everything else is done. */
+export function skipAssignment(db: Db, actor: Actor, campaignId: number, trajectoryId: number, clock: Clock = {}): void {
+  const now = clock.now ?? Date.now();
+  inTransaction(db, () => {
+    requireLabellingAllowed(db, actor, campaignId);
+    const item = getItemByTrajectory(db, campaignId, trajectoryId);
+    if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
+    upsertReservation(db, { campaignId, itemId: item.id, userId: actor.userId, status: "skipped", reservedAt: new Date(now), expiresAt: new Date(now) });
+  });
+}
+
+/** Gives up the annotator's live reservations in a campaign (leaving the queue). */
+export function releaseAssignments(db: Db, actor: Actor, campaignId: number): number {
+  return inTransaction(db, () => releaseReservations(db, campaignId, actor.userId));
+}
+
+export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,128}$/;
+
+function checkKey(key: string): void {
+  if (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key)) throw new ValidationError("idempotencyKey: 8–128 characters of letters, digits and _ . : - (e.g. a UUID)");
+}
+
+export interface SubmitLabelInput {
+  campaignId: number;
+  trajectoryId: number;
+  verdict: string;
+  category?: string | null;
+  firstFailingStep?: number | null;
+  note?: string | null;
+  /** Time the annotator spent on the trajectory in this sitting. */
+  timeSpentMs?: number | null;
+  /** Step indices opened in this sitting. */
+  stepsViewed?: number[] | null;
+  idempotencyKey: string;
+  /** The revision the annotator was looking at when revising; a different current revision is a conflict. */
+  baseRevision?: number | null;
+}
+
+export interface LabelResult {
+  labelId: number;
+  revisionId: number;
+  revision: number;
+  status: "active" | "withdrawn";
+  values: LabelValues;
+  itemId: number;
+  trajectoryId: number;
+  itemState: ItemState;
+  /** True when this request repeated an earlier one (same idempotency key) and nothing was changed. */
+  replayed: boolean;
+}
+
+function resultOf(db: Db, rev: LabelRevisionRow, label: LabelRow, replayed: boolean): LabelResult {
+  const item = getItemByTrajectory(db, label.campaignId, label.trajectoryId)!;
+  return {
+    labelId: label.id,
+    revisionId: rev.id,
+    revision: rev.revision,
+    status: rev.status,
+    values: rev.values,
+    itemId: label.itemId,
+    trajectoryId: label.trajectoryId,
+    itemState: item.state,
+    replayed,
+  };
+}
+
+/** A repeated request: the same actor, the same kind of action. Anything else reusing a key is a client bug. */
+function replay(db: Db, actor: Actor, key: string, action: "submit" | "undo"): LabelResult | null {
+  const prior = getRevisionByKey(db, key);
+  if (!prior) return null;
+  if (prior.actorId !== actor.userId || prior.action !== action) throw new ConflictError(`idempotencyKey ${key} was already used for another request`);
+  return resultOf(db, prior, getLabel(db, prior.labelId)!, true);
+}
+
+function cleanSteps(steps: number[] | null | undefined, stepCount: number): number[] | null {
+  if (steps === null || steps === undefined) return null;
+  if (!Array.isArray(steps) || steps.some((s) => !Number.isInteger(s) || s < 0 || s >= Math.max(stepCount, 1))) {
+    throw new ValidationError(`stepsViewed: step indices from 0 to ${Math.max(stepCount - 1, 0)}`);
+  }
+  return [...new Set(steps)].sort((a, b) => a - b);
+}
+
+export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock: Clock = {}): LabelResult {
+  checkKey(input.idempotencyKey);
+  if (input.timeSpentMs !== undefined && input.timeSpentMs !== null && (!Number.isFinite(input.timeSpentMs) || input.timeSpentMs < 0)) {
+    throw new ValidationError("timeSpentMs: a non-negative number of milliseconds");
+  }
+  const now = clock.now ?? Date.now();
+  return inTransaction(db, () => {
+    const replayed = replay(db, actor, input.idempotencyKey, "submit");
+    if (replayed) return replayed;
+
+    const campaign = requireLabellingAllowed(db, actor, input.campaignId);
+    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+    if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
+    if (item.state === "adjudicated") throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
+    const stepCount = trajectoryStepCount(db, item.trajectoryId) ?? 0;
+    let values: LabelValues;
+    try {
+      values = validateLabel(campaign.labelSchema, input, stepCount);
+    } catch (e) {
+      if (e instanceof LabelValidationError) throw new ValidationError(e.message);
+      throw e;
+    }
+    const steps = cleanSteps(input.stepsViewed, stepCount);
+    const spent = input.timeSpentMs === undefined || input.timeSpentMs === null ? null : Math.round(input.timeSpentMs);
+    const at = new Date(now);
+    const key = userAnnotatorKey(actor.userId);
+    const existing = getLabelByKey(db, item.id, key);
+    if (existing && existing.status === "active" && input.baseRevision !== undefined && input.baseRevision !== null && input.baseRevision !== existing.revision) {
+      throw new ConflictError(`Your label on trajectory ${input.trajectoryId} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`);
+    }
+    const before = existing && existing.status === "active" ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note } : null;
+    let label: LabelRow;
+    if (!existing) {
+      label = insertLabel(db, {
+        campaignId: campaign.id,
+        itemId: item.id,
+        trajectoryId: item.trajectoryId,
+        annotatorKey: key,
+        userId: actor.userId,
+        annotatorName: actor.name,
+        origin: "verdict",
+        status: "active",
+        ...values,
+        timeSpentMs: spent,
+        stepsViewed: steps,
+        revision: 1,
+        createdAt: at,
+        updatedAt: at,
+      });
+    } else {
+      label = updateLabel(db, existing.id, {
+        status: "active",
+        ...values,
+        annotatorName: actor.name,
+        timeSpentMs: spent === null ? existing.timeSpentMs : (existing.timeSpentMs ?? 0) + spent,
+        stepsViewed: mergeStepsViewed(existing.stepsViewed, steps),
+        revision: existing.revision + 1,
+      });
+    }
+    const rev = insertRevision(db, {
+      labelId: label.id,
+      campaignId: campaign.id,
+      revision: label.revision,
+      action: "submit",
+      actorId: actor.userId,
+      actorName: actor.name,
+      status: "active",
+      values,
+      changes: diffLabelValues(before, values),
+      timeSpentMs: spent,
+      stepsViewed: steps,
+      afterReveal: hasRevealed(db, actor.userId, item.trajectoryId),
+      idempotencyKey: input.idempotencyKey,
+      createdAt: at,
+    });
+    deleteReservation(db, item.id, actor.userId);
+    recomputeItem(db, campaign, item, at);
+    return resultOf(db, rev, label, false);
+  });
+}
+
+export interface UndoInput {
+  campaignId: number;
+  /** The submit revision to revert (from the submit's result). Omitted: the annotator's latest submit. */
+  revisionId?: number | null;
+  idempotencyKey: string;
+}
+
+/**
+ * Reverts a submit: a revision goes back to the label's previous version, a first submit withdraws the label and
+ * gives the annotator back the reservation so their slot is kept.
+ */
+export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}): LabelResult {
+  checkKey(input.idempotencyKey);
+  const now = clock.now ?? Date.now();
+  return inTransaction(db, () => {
+    const replayed = replay(db, actor, input.idempotencyKey, "undo");
+    if (replayed) return replayed;
+    const campaign = requireLabellingAllowed(db, actor, input.campaignId);
+
+    let target: LabelRevisionRow | undefined;
+    if (input.revisionId !== undefined && input.revisionId !== null) {
+      target = getRevision(db, input.revisionId);
+      if (!target || target.campaignId !== campaign.id || target.actorId !== actor.userId || target.action !== "submit") {
+        throw new NotFoundError("submit of yours in this campaign", input.revisionId);
+      }
+      if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
+    } else {
+      target = lastUndoableSubmit(db, campaign.id, actor.userId);
+      if (!target) throw new AppError("PRECONDITION_FAILED", "Nothing to undo: you have no submit in this campaign that is not undone");
+    }
+    const label = getLabel(db, target.labelId)!;
+    // Later revisions are fine only if they were themselves undone (submits) or are those undos: then the label
+    // is exactly as `target` left it. Any live later change means a newer submit won; reverting `target` would
+    // throw that newer label away.
+    const later = labelHistory(db, label.id).filter((r) => r.revision > target.revision);
+    if (later.some((r) => !(r.action === "undo" || (r.action === "submit" && r.undoneByRevisionId !== null)))) {
+      throw new ConflictError(`Your label on trajectory ${label.trajectoryId} changed after that submit (now revision ${label.revision}); undo the latest change instead`);
+    }
+    const item = getItemByTrajectory(db, campaign.id, label.trajectoryId)!;
+    if (item.state === "adjudicated") throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
+
+    const previous = target.revision > 1 ? getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
+    const status = previous ? previous.status : "withdrawn";
+    const values = previous ? previous.values : target.values;
+    const at = new Date(now);
+    const updated = updateLabel(db, label.id, {
+      status,
+      ...values,
+      timeSpentMs: label.timeSpentMs === null ? null : Math.max(0, label.timeSpentMs - (target.timeSpentMs ?? 0)),
+      revision: label.revision + 1,
+    });
+    const before = label.status === "active" ? target.values : null;
+    const rev = insertRevision(db, {
+      labelId: label.id,
+      campaignId: campaign.id,
+      revision: updated.revision,
+      action: "undo",
+      actorId: actor.userId,
+      actorName: actor.name,
+      status,
+      values,
+      changes: diffLabelValues(before, status === "active" ? values : null),
+      undoesRevisionId: target.id,
+      idempotencyKey: input.idempotencyKey,
+      createdAt: at,
+    });
+    markRevisionUndone(db, target.id, rev.id);
+    if (status === "withdrawn") {
+      upsertReservation(db, { campaignId: campaign.id, itemId: item.id, userId: actor.userId, status: "active", reservedAt: at, expiresAt: new Date(now + campaign.reservationMinutes * 60_000) });
+    }
+    recomputeItem(db, campaign, item, at);
+    return resultOf(db, rev, updated, false);
+  });
+}
+
+/** The annotator's own label on a trajectory of a campaign (for the label panel), with its history. */
+export function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
+  const campaign = requireCampaign(db, campaignId);
+  if (!isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+  const item = getItemByTrajectory(db, campaignId, trajectoryId);
+  if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
+  const label = getLabelByKey(db, item.id, userAnnotatorKey(actor.userId));
+  const lastSubmit = lastUndoableSubmit(db, campaignId, actor.userId);
+  return {
+    itemState: item.state,
+    label: label && label.status === "active" ? label : null,
+    history: label ? labelHistory(db, label.id).map((r) => ({ revision: r.revision, action: r.action, values: r.values, status: r.status, changes: r.changes, createdAt: r.createdAt, undone: r.undoneByRevisionId !== null })) : [],
+    /** The revision "undo" would revert now (any trajectory of the campaign), so the UI can say what it undoes. */
+    undoable: lastSubmit ? { revisionId: lastSubmit.id, trajectoryId: getLabel(db, lastSubmit.labelId)!.trajectoryId } : null,
+  };
+}
