@@ -8,6 +8,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   import: async () => (await import("./bench/import")).benchImport(),
   agreement: async () => (await import("./bench/agreement")).benchAgreement(),
   "arb-memory": async () => (await import("./bench/arb-memory")).benchArbMemory(),
+  runner: async () => (await import("./bench/runner-overhead")).benchRunnerOverhead(),
 };
 
 const wanted = process.argv.slice(2);

@@ -75,10 +75,15 @@ export async function captureViewport(page: Page): Promise<PngImage> {
 }
 
 /** The interactive elements in the viewport, labelled 0..n-1 in reading order, in screenshot pixels. */
-export async function collectElements(page: Page, options: SomOptions = {}): Promise<{ elements: SomElement[]; css: CollectedElement[]; scale: number }> {
-  const { css, scale } = (await page.evaluate(
-    `({ css: (${COLLECT_SCRIPT})(${JSON.stringify(options)}), scale: window.devicePixelRatio || 1 })`,
-  )) as { css: CollectedElement[]; scale: number };
+export async function collectElements(
+  page: Page,
+  options: SomOptions = {},
+  /** Also hide the text caret until CLEAR_SCRIPT runs (saves a round trip before a capture). */
+  hideCaret = false,
+): Promise<{ elements: SomElement[]; css: CollectedElement[]; scale: number; title: string }> {
+  const { css, scale, title } = (await page.evaluate(
+    `(${hideCaret ? `(${HIDE_CARET_SCRIPT})(), ` : ""}{ css: (${COLLECT_SCRIPT})(${JSON.stringify(options)}), scale: window.devicePixelRatio || 1, title: document.title })`,
+  )) as { css: CollectedElement[]; scale: number; title: string };
   const elements = css.map((c, i): SomElement => {
     // Round the edges, not the size, so a box that ends at the viewport's edge never ends a pixel past it.
     const x0 = Math.round(c.x * scale);
@@ -87,7 +92,7 @@ export async function collectElements(page: Page, options: SomOptions = {}): Pro
     const y1 = Math.round((c.y + c.height) * scale);
     return { label: String(i), bbox: [x0, y0, Math.max(1, x1 - x0), Math.max(1, y1 - y0)], tag: c.tag, text: c.text || null };
   });
-  return { elements, css, scale };
+  return { elements, css, scale, title };
 }
 
 /**
@@ -96,16 +101,17 @@ export async function collectElements(page: Page, options: SomOptions = {}): Pro
  */
 export async function observePage(page: Page, options: SomOptions = {}): Promise<SomObservation> {
   const t0 = performance.now();
-  const { elements, css, scale } = await collectElements(page, options);
-  const t1 = performance.now();
   let raw: PngImage;
   let marked: PngImage;
+  let t1: number;
   let t2: number;
+  let collected: Awaited<ReturnType<typeof collectElements>>;
   try {
-    await page.evaluate(`(${HIDE_CARET_SCRIPT})()`);
+    collected = await collectElements(page, options, true);
+    t1 = performance.now();
     raw = await captureViewport(page);
     t2 = performance.now();
-    const marks = css.map((c, i) => ({ label: String(i), x: c.x, y: c.y, width: c.width, height: c.height }));
+    const marks = collected.css.map((c, i) => ({ label: String(i), x: c.x, y: c.y, width: c.width, height: c.height }));
     await page.evaluate(`(${DRAW_SCRIPT})(${JSON.stringify(marks)})`);
     marked = await captureViewport(page);
   } finally {
@@ -114,9 +120,9 @@ export async function observePage(page: Page, options: SomOptions = {}): Promise
   const t3 = performance.now();
   return {
     url: page.url(),
-    title: await page.title().catch(() => ""),
-    elements,
-    scale,
+    title: collected.title,
+    elements: collected.elements,
+    scale: collected.scale,
     raw,
     marked,
     timings: { collectMs: t1 - t0, rawMs: t2 - t1, markedMs: t3 - t2 },

@@ -1,0 +1,138 @@
+/**
+ * Runner overhead per step on the bundled demo sites, policy time excluded: settle + Set-of-Marks collection + raw
+ * and marked screenshots + action + recording (images and step written through BundleWriter), against a bare
+ * Playwright loop that only takes a screenshot and clicks, on the same pages, in the same run.
+ *
+ * The recorder replays a scripted cycle of clicks on each site (navigations, in-page changes, a same-page anchor).
+ * The bare loop replays exactly the clicks the recorder made, at the same coordinates, taking a plain
+ * `page.screenshot()` before each; when the recorded click led to another URL it waits for that URL to load, which
+ * is the least any loop must do to stay on the same pages. Passes alternate (recorder, bare, recorder, bare) so
+ * that background load on the machine hits both alike. The first step of every pass (initial page load) is left out.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Browser } from "playwright";
+import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { bundleStepSink, recordTrajectory, type RecordedStep } from "../../server/browser/recorder";
+import { createScriptedPolicy } from "../../server/browser/scripted-policy";
+import { BrowserSession } from "../../server/browser/session";
+import { startDemoSites } from "../../server/demo-sites/server";
+import { BundleWriter } from "../../server/services/bundle-io";
+import { median, percentile, type BenchFigure } from "./types";
+
+const ROUNDS = 3;
+const PASSES = 2;
+
+const CYCLES: { site: string; start: string; clicks: string[] }[] = [
+  {
+    site: "shop",
+    start: "/shop/",
+    clicks: ["Tents", "Price: low to high", "button:Add to cart", "Jackets", "Top rated", "Cart", "Trailhead Supply"],
+  },
+  { site: "recipes", start: "/recipes/", clicks: ["Under 30 minutes", "Top rated", "Shakshuka", "button:+", "Home"] },
+  { site: "wiki", start: "/wiki/", clicks: ["Read the full article", "Automation", "Brackwater Bay", "Main page"] },
+];
+
+interface RecordedPass {
+  steps: RecordedStep[];
+}
+
+async function recorderPass(browser: Browser, baseUrl: string, cycle: (typeof CYCLES)[number], outDir: string): Promise<RecordedPass> {
+  const script = [...Array.from({ length: ROUNDS }, () => cycle.clicks.map((c) => `Click [{{${c}}}]`)).flat(), "ANSWER; done"];
+  const session = await BrowserSession.open(browser);
+  try {
+    const sink = bundleStepSink(new BundleWriter(outDir));
+    const rec = await recordTrajectory({
+      session,
+      task: { taskSet: { name: "bench", benchmark: "demo" }, externalId: `bench.${cycle.site}`, intent: "Click around.", startUrl: baseUrl + cycle.start },
+      run: { runKey: "bench", name: "bench", agentName: "scripted", sourceSystem: "verdict-runner" },
+      policy: createScriptedPolicy(script, "scripted:bench"),
+      maxSteps: script.length,
+      onStep: sink.onStep,
+    });
+    if (rec.outcome !== "answered") throw new Error(`recorder pass on ${cycle.site} ended ${rec.outcome}: ${rec.outcomeDetail}`);
+    const failed = rec.steps.find((s) => s.error);
+    if (failed) throw new Error(`recorder pass on ${cycle.site}: step ${failed.index} failed: ${failed.error}`);
+    return { steps: rec.steps };
+  } finally {
+    await session.close();
+  }
+}
+
+/** The same clicks as `recorded`, with only a screenshot before each. Returns per-step milliseconds. */
+async function barePass(browser: Browser, baseUrl: string, cycle: (typeof CYCLES)[number], recorded: RecordedStep[]): Promise<number[]> {
+  const session = await BrowserSession.open(browser);
+  const page = session.page;
+  try {
+    await page.goto(baseUrl + cycle.start, { waitUntil: "load" });
+    const times: number[] = [];
+    const clicks = recorded.filter((s) => s.action.type === "click");
+    for (let i = 0; i < clicks.length; i++) {
+      const step = clicks[i]!;
+      const el = step.elements.find((e) => e.label === step.action.target)!;
+      const [x, y, w, h] = el.bbox!;
+      const nextUrl = recorded[step.index + 1]?.url ?? step.url;
+      const started = performance.now();
+      await page.screenshot();
+      await page.mouse.click(x + w / 2, y + h / 2);
+      if (nextUrl !== step.url) await page.waitForURL(nextUrl, { waitUntil: "load" });
+      times.push(performance.now() - started);
+    }
+    return times.slice(1);
+  } finally {
+    await session.close();
+  }
+}
+
+function overhead(s: RecordedStep): number {
+  return s.timings.settleMs + s.timings.observeMs + s.timings.actionMs + s.timings.recordMs;
+}
+
+export async function benchRunnerOverhead(): Promise<{ name: string; value: number; unit: string; target?: string; ok?: boolean }[]> {
+  const chromiumPath = resolveChromiumPath();
+  if (!chromiumAvailable(chromiumPath)) {
+    throw new Error(`no Chromium at ${chromiumPath}; install it with apt-get install -y chromium or set CHROMIUM_PATH`);
+  }
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-runner-"));
+  const sites = await startDemoSites();
+  const browser = await launchChromium({ executablePath: chromiumPath });
+  const ours: RecordedStep[] = [];
+  const bare: number[] = [];
+  try {
+    for (let pass = 0; pass < PASSES; pass++) {
+      for (const cycle of CYCLES) {
+        const rec = await recorderPass(browser, sites.baseUrl, cycle, path.join(outDir, `${cycle.site}-${pass}`));
+        // Step 0 waits for the first page load; the final step is the answer, which executes nothing.
+        ours.push(...rec.steps.slice(1).filter((s) => s.action.type === "click"));
+        bare.push(...(await barePass(browser, sites.baseUrl, cycle, rec.steps)));
+      }
+    }
+  } finally {
+    await browser.close();
+    await sites.close();
+    fs.rmSync(outDir, { recursive: true, force: true });
+  }
+
+  const total = ours.map(overhead);
+  const ourMedian = median(total);
+  const bareMedian = median(bare);
+  const ratio = ourMedian / bareMedian;
+  const part = (name: string, pick: (s: RecordedStep) => number): BenchFigure => ({
+    name: `  of which ${name} (median)`,
+    value: median(ours.map(pick)),
+    unit: "ms",
+  });
+  return [
+    { name: `runner step overhead, median (${total.length} steps)`, value: ourMedian, unit: "ms", target: "≤ 400 ms", ok: ourMedian <= 400 },
+    { name: "runner step overhead, p95", value: percentile(total, 95), unit: "ms" },
+    part("settle", (s) => s.timings.settleMs),
+    part("marks + raw + marked screenshots", (s) => s.timings.observeMs),
+    part("action", (s) => s.timings.actionMs),
+    part("recording", (s) => s.timings.recordMs),
+    { name: `bare screenshot + click loop, median (${bare.length} steps)`, value: bareMedian, unit: "ms" },
+    { name: "bare screenshot + click loop, p95", value: percentile(bare, 95), unit: "ms" },
+    { name: "runner / bare loop (medians)", value: ratio, unit: "×", target: "≤ 1.5×", ok: ratio <= 1.5 },
+    { name: "runner / bare loop (p95)", value: percentile(total, 95) / percentile(bare, 95), unit: "×" },
+  ];
+}
