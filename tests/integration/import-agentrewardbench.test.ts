@@ -195,14 +195,21 @@ describe("AgentRewardBench importer", () => {
   });
 });
 
+interface TrajectoryJson {
+  goal?: unknown;
+  steps?: unknown;
+  summary_info: Record<string, unknown>;
+}
+const stepsOf = (j: TrajectoryJson) => j.steps as unknown[];
+
 describe("malformed AgentRewardBench files are rejected with an exact error and nothing written", () => {
-  async function expectRejected(mutate: (j: Record<string, any>) => void, expected: (file: string) => string | RegExp, raw?: (text: string) => string) {
+  async function expectRejected(mutate: (j: TrajectoryJson) => void, expected: (file: string) => string | RegExp, raw?: (text: string) => string) {
     await runImport(ctx, { path: await writeArb(path.join(ctx.dir, "good"), SPEC) });
     const before = storeSnapshot(ctx);
     const root = path.join(ctx.dir, "bad");
     await writeArb(root, { ...SPEC, taskId: "visualwebarena.resized.12" }, 200);
     const file = await writeArb(root, SPEC, 300);
-    const j = JSON.parse(fs.readFileSync(file, "utf8"));
+    const j = JSON.parse(fs.readFileSync(file, "utf8")) as TrajectoryJson;
     mutate(j);
     let text = JSON.stringify(j);
     if (raw) text = raw(text);
@@ -224,10 +231,10 @@ describe("malformed AgentRewardBench files are rejected with an exact error and 
     await expectRejected((j) => delete j.steps, (f) => `${f}: "steps" is missing`);
   });
   it("a step that is not an object", async () => {
-    await expectRejected((j) => (j.steps[2] = "click('1')"), (f) => `${f}: steps[2] is not an object`);
+    await expectRejected((j) => (stepsOf(j)[2] = "click('1')"), (f) => `${f}: steps[2] is not an object`);
   });
   it("an action that is not a string", async () => {
-    await expectRejected((j) => (j.steps[1].action = 12), (f) => `${f}: steps[1].action is not a string or null`);
+    await expectRejected((j) => ((stepsOf(j)[1] as Record<string, unknown>).action = 12), (f) => `${f}: steps[1].action is not a string or null`);
   });
   it("a summary whose reward is not a number", async () => {
     await expectRejected((j) => (j.summary_info.cum_reward = "yes"), (f) => `${f} (summary_info): "cum_reward" is not a number`);

@@ -8,7 +8,7 @@ import { vwaRenderImporter } from "../../server/importers/vwa-render";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
-import { REDDIT_CONFIG, SHOPPING_CONFIG, writeRender, writeVwaResultDir } from "../helpers/vwa-render-fixture";
+import { SHOPPING_CONFIG, writeRender, writeVwaResultDir } from "../helpers/vwa-render-fixture";
 import { tinyPng } from "../helpers/webvoyager-fixture";
 
 let ctx: TestContext;
