@@ -12,8 +12,9 @@ import { bundleSchemaCommand } from "./commands/bundle-schema";
 import { demoCommand, demoSitesCommand } from "./commands/demo";
 import { userCommand } from "./commands/user";
 import { labelsCommand } from "./commands/labels";
+import { JUDGE_COMMANDS } from "./commands/judge";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, ...JUDGE_COMMANDS];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

@@ -1,0 +1,383 @@
+/**
+ * Automatic evaluation from the command line:
+ *   judge          run an LMM-judge batch over a selection and several k values (progress bar, cancel with Ctrl-C)
+ *   judge-batch    list batches, show one, cancel one
+ *   judge-config   create / list judge configurations, store a key server-side
+ *   evaluate-rules VisualWebArena rule verdicts for stored trajectories
+ */
+import { trajectoryIds } from "../../../db/repositories/trajectories";
+import { getAppContext } from "../../context";
+import { parseKList } from "../../domain/evaluators/verdicts";
+import {
+  cancelJudgeBatch,
+  createJudgeBatch,
+  estimateJudgeBatch,
+  judgeBatchProgress,
+  listBatches,
+  requireBatch,
+  resumeJudgeBatch,
+  runJudgeBatch,
+  type BatchProgress,
+} from "../../services/judge/batch";
+import {
+  createJudgeConfig,
+  deleteJudgeConfig,
+  listJudgeConfigViews,
+  requireJudgeConfig,
+  setStoredApiKey,
+  toView,
+  type JudgeConfigInput,
+} from "../../services/judge/configs";
+import { evaluateRuleVerdicts } from "../../services/judge/rules";
+import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
+import { createProgressBar } from "../progress";
+import type { CliCommand, CliIO } from "../types";
+
+function intFlag(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
+  const v = flagString(args, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  return Number(v);
+}
+
+function numFlag(args: ParsedArgs, name: string): number | undefined {
+  const v = flagString(args, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`--${name} must be a non-negative number`);
+  return n;
+}
+
+/** Trajectory ids from --run ID, --ids 1,2,3 or --all (exactly one). */
+function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIds>[0]): { ids: number[]; label: string } {
+  const run = flagString(args, "run");
+  const ids = flagString(args, "ids");
+  const all = flagBool(args, "all");
+  if ([run !== undefined, ids !== undefined, all].filter(Boolean).length !== 1) {
+    throw new UsageError("choose the trajectories with exactly one of --run ID, --ids 1,2,3 or --all");
+  }
+  if (run !== undefined) {
+    if (!/^\d+$/.test(run)) throw new UsageError("--run takes a run id (see `npm run cli -- stats`)");
+    return { ids: trajectoryIds(db, { runId: Number(run) }), label: `run ${run}` };
+  }
+  if (ids !== undefined) {
+    const list = ids.split(",").map((s) => s.trim()).filter(Boolean);
+    if (!list.length || list.some((s) => !/^\d+$/.test(s))) throw new UsageError("--ids takes trajectory ids separated by commas");
+    return { ids: list.map(Number), label: `ids ${list.length}` };
+  }
+  return { ids: trajectoryIds(db), label: "all" };
+}
+
+function money(v: number | null): string {
+  return v === null ? "unknown (no prices set)" : `$${v.toFixed(v < 1 ? 4 : 2)}`;
+}
+
+function summaryJson(p: BatchProgress, extra: Record<string, unknown> = {}) {
+  return {
+    batchId: p.batch.id,
+    status: p.batch.status,
+    kValues: p.batch.kValues,
+    totalPairs: p.batch.totalPairs,
+    skippedExisting: p.batch.skippedExisting,
+    jobs: { succeeded: p.jobs.counts.succeeded, failed: p.jobs.counts.failed, cancelled: p.jobs.counts.cancelled, remaining: p.jobs.remaining },
+    verdicts: p.verdicts.byVerdict,
+    inputTokens: p.verdicts.inputTokens,
+    outputTokens: p.verdicts.outputTokens,
+    costUsd: p.verdicts.costUsd,
+    errors: p.jobs.errors,
+    ...extra,
+  };
+}
+
+async function runWithProgress(io: CliIO, batchId: number, json: boolean): Promise<number> {
+  const ctx = getAppContext(io.env);
+  const bar = createProgressBar(io, `Batch ${batchId}`);
+  const started = Date.now();
+  const onSigint = () => {
+    cancelJudgeBatch(ctx.db, batchId);
+    io.stderr(`\nCancelling batch ${batchId}: running calls stop now; resume with \`npm run cli -- judge --resume ${batchId}\`\n`);
+  };
+  process.once("SIGINT", onSigint);
+  let result;
+  try {
+    result = await runJudgeBatch({ db: ctx.db, store: ctx.store, env: io.env }, batchId, {
+      onProgress: (p) => {
+        const total = p.jobs.counts.total;
+        const failed = p.jobs.counts.failed;
+        bar.update(p.jobs.done, total, failed ? `${failed} failed` : "");
+      },
+    });
+  } finally {
+    process.removeListener("SIGINT", onSigint);
+    bar.finish();
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const calls = result.worker.succeeded;
+  if (json) {
+    io.stdout(JSON.stringify(summaryJson(result, { seconds: Number(seconds.toFixed(2)), verdictsPerSecond: seconds > 0 ? Number((calls / seconds).toFixed(2)) : null })) + "\n");
+  } else {
+    const v = result.verdicts.byVerdict;
+    io.stderr(
+      [
+        `Batch ${batchId} ${result.batch.status} in ${seconds.toFixed(1)}s`,
+        `  jobs: ${result.jobs.counts.succeeded} done, ${result.jobs.counts.failed} failed, ${result.jobs.counts.cancelled} cancelled`,
+        `  verdicts: ${v.success} success, ${v.failure} failure, ${v.unparseable} unparseable`,
+        `  tokens: ${result.verdicts.inputTokens} in, ${result.verdicts.outputTokens} out; cost ${money(result.verdicts.costUsd)}`,
+        ...result.jobs.errors.map((e) => `  error ×${e.n}: ${e.error}`),
+        ...(result.batch.status === "failed" || result.batch.status === "cancelled"
+          ? [`  Resume with: npm run cli -- judge --resume ${batchId}`]
+          : []),
+      ].join("\n") + "\n",
+    );
+  }
+  return result.batch.status === "succeeded" ? 0 : 1;
+}
+
+export const judgeCommand: CliCommand = {
+  name: "judge",
+  summary: "run an LMM judge over trajectories for several k values (WebVoyager protocol)",
+  usage:
+    "npm run cli -- judge --config <name> --k 1,3,full (--run ID | --ids 1,2 | --all) [--concurrency 4] [--force] [--dry-run] [--json]\n" +
+    "       npm run cli -- judge --resume <batch id> [--json]",
+  async run(argv, io) {
+    const args = parseArgs(argv, {
+      valueFlags: ["config", "k", "run", "ids", "concurrency", "resume"],
+      boolFlags: ["all", "force", "dry-run", "json"],
+    });
+    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const json = flagBool(args, "json");
+    const ctx = getAppContext(io.env);
+    const resume = flagString(args, "resume");
+    if (resume !== undefined) {
+      if (!/^\d+$/.test(resume)) throw new UsageError("--resume takes a batch id");
+      const batch = requireBatch(ctx.db, Number(resume));
+      const { requeued } = resumeJudgeBatch(ctx.db, batch.id);
+      if (!json) io.stderr(`Resuming batch ${batch.id}: ${requeued} job(s) back in the queue\n`);
+      return runWithProgress(io, batch.id, json);
+    }
+    const configRef = flagString(args, "config");
+    if (!configRef) throw new UsageError("--config <name> is required (see `npm run cli -- judge-config list`)");
+    const kText = flagString(args, "k");
+    if (!kText) throw new UsageError("--k is required, e.g. --k 1,3,full");
+    let kValues;
+    try {
+      kValues = parseKList(kText);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const { ids, label } = selection(args, ctx.db);
+    const config = requireJudgeConfig(ctx.db, /^\d+$/.test(configRef) ? Number(configRef) : configRef);
+    const request = {
+      config: config.id,
+      trajectoryIds: ids,
+      kValues,
+      concurrency: intFlag(args, "concurrency", 1, 64) ?? 4,
+      force: flagBool(args, "force"),
+      selectionLabel: label,
+    };
+    if (flagBool(args, "dry-run")) {
+      const { plan: _plan, ...estimate } = estimateJudgeBatch(ctx.db, request);
+      void _plan;
+      if (json) io.stdout(JSON.stringify({ dryRun: true, config: config.name, estimate }) + "\n");
+      else {
+        io.stderr(
+          `Judge ${config.name} (${config.model}) on ${estimate.trajectories} trajectories × k ${kValues.join(",")}:\n` +
+            `  ${estimate.calls} call(s) (${estimate.existing} verdict(s) already stored), ${estimate.images} image(s)\n` +
+            `  about ${estimate.inputTokens} input + ${estimate.outputTokens} output tokens; estimated cost ${money(estimate.costUsd)}\n`,
+        );
+      }
+      return 0;
+    }
+    const { batch, estimate } = createJudgeBatch(ctx.db, request);
+    if (!json) {
+      io.stderr(
+        `Batch ${batch.id}: judge ${config.name} (${config.model}), ${estimate.trajectories} trajectories × k ${kValues.join(",")}, ` +
+          `${estimate.calls} call(s) (${estimate.existing} already stored), estimated cost ${money(estimate.costUsd)}\n`,
+      );
+    }
+    return runWithProgress(io, batch.id, json);
+  },
+};
+
+export const judgeBatchCommand: CliCommand = {
+  name: "judge-batch",
+  summary: "list judge batches, show one's progress, or cancel one",
+  usage: "npm run cli -- judge-batch list [--json] | status <id> [--json] | cancel <id> [--json]",
+  async run(argv, io) {
+    const args = parseArgs(argv, { boolFlags: ["json"] });
+    const [action, id, ...extra] = args.positionals;
+    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    const json = flagBool(args, "json");
+    const ctx = getAppContext(io.env);
+    if (action === "list") {
+      const rows = listBatches(ctx.db);
+      if (json) io.stdout(JSON.stringify({ batches: rows }) + "\n");
+      else if (!rows.length) io.stderr("No judge batches yet.\n");
+      else {
+        for (const b of rows) {
+          io.stderr(
+            `#${b.id} ${b.status.padEnd(9)} ${b.configName} k=${b.kValues.join(",")} ${b.trajectoryCount} traj. ` +
+              `${b.succeeded} done ${b.failed} failed ${b.cancelled} cancelled (${b.selectionLabel ?? ""})\n`,
+          );
+        }
+      }
+      return 0;
+    }
+    if (action !== "status" && action !== "cancel") throw new UsageError(`unknown action ${JSON.stringify(action ?? "")}`);
+    if (!id || !/^\d+$/.test(id)) throw new UsageError(`${action} needs a batch id`);
+    if (action === "cancel") {
+      const r = cancelJudgeBatch(ctx.db, Number(id));
+      if (json) io.stdout(JSON.stringify({ batchId: Number(id), ...r }) + "\n");
+      else io.stderr(`Batch ${id}: ${r.cancelled} queued job(s) cancelled, ${r.signalled} running job(s) asked to stop\n`);
+      return 0;
+    }
+    const p = judgeBatchProgress(ctx.db, Number(id));
+    if (json) io.stdout(JSON.stringify(summaryJson(p, { etaSeconds: p.jobs.etaSeconds })) + "\n");
+    else {
+      io.stderr(
+        `Batch ${id} ${p.batch.status}: ${p.jobs.done}/${p.jobs.counts.total} done (${p.jobs.counts.failed} failed, ` +
+          `${p.jobs.counts.cancelled} cancelled), ${p.jobs.remaining} remaining` +
+          (p.jobs.etaSeconds ? `, ETA ${p.jobs.etaSeconds}s` : "") +
+          "\n",
+      );
+    }
+    return 0;
+  },
+};
+
+const CONFIG_VALUE_FLAGS = [
+  "name", "base-url", "model", "api-key-env", "store-key-from-env", "temperature", "seed", "max-tokens", "timeout-ms",
+  "retries", "screenshots", "detail", "max-image-side", "price-in", "price-out", "from-env",
+];
+
+export const judgeConfigCommand: CliCommand = {
+  name: "judge-config",
+  summary: "create and list LMM judge configurations (endpoint, model, options, prices)",
+  usage:
+    "npm run cli -- judge-config add --name N [--base-url URL] [--model M] [--api-key-env VAR | --store-key-from-env VAR]\n" +
+    "         [--temperature 0] [--seed 42|none] [--max-tokens 1024] [--timeout-ms 120000] [--retries 5] [--history] [--thoughts]\n" +
+    "         [--screenshots marked|raw] [--detail auto|low|high] [--max-image-side PX] [--price-in USD/1M] [--price-out USD/1M] [--json]\n" +
+    "       npm run cli -- judge-config list [--json]\n" +
+    "       npm run cli -- judge-config set-key <name> --from-env VAR\n" +
+    "       npm run cli -- judge-config remove <name>\n" +
+    "  Defaults: --base-url from VERDICT_JUDGE_BASE_URL, --model from VERDICT_JUDGE_MODEL; the key is read at call time from\n" +
+    "  --api-key-env, else VERDICT_JUDGE_API_KEY, else OPENAI_API_KEY, unless one is stored with --store-key-from-env.",
+  async run(argv, io) {
+    const args = parseArgs(argv, { valueFlags: CONFIG_VALUE_FLAGS, boolFlags: ["json", "history", "thoughts"] });
+    const [action, name, ...extra] = args.positionals;
+    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    const json = flagBool(args, "json");
+    const ctx = getAppContext(io.env);
+    if (action === "list") {
+      const views = listJudgeConfigViews(ctx.db);
+      if (json) io.stdout(JSON.stringify({ configs: views }) + "\n");
+      else if (!views.length) io.stderr("No judge configurations yet: add one with `npm run cli -- judge-config add --name …`\n");
+      else {
+        for (const c of views) {
+          io.stderr(
+            `${c.name}: ${c.model} at ${c.baseUrl ?? "OpenAI"} (key ${c.apiKeySource}), prompt ${c.promptVersion}, ` +
+              `screenshots ${c.options.screenshots}${c.options.includeActionHistory ? ", +history" : ""}` +
+              `${c.options.includeThoughts ? ", +thoughts" : ""}${c.options.maxImageSide ? `, ≤${c.options.maxImageSide}px` : ""}\n`,
+          );
+        }
+      }
+      return 0;
+    }
+    if (action === "set-key") {
+      if (!name) throw new UsageError("set-key needs a configuration name");
+      const from = flagString(args, "from-env");
+      if (!from) throw new UsageError("set-key needs --from-env VAR (the key is never taken from the command line)");
+      const key = io.env[from];
+      if (!key) throw new UsageError(`environment variable ${from} is empty`);
+      const c = requireJudgeConfig(ctx.db, name);
+      setStoredApiKey(ctx.db, c.id, key);
+      if (json) io.stdout(JSON.stringify({ name: c.name, apiKeySource: "stored" }) + "\n");
+      else io.stderr(`Stored an API key for ${c.name} (server-side only).\n`);
+      return 0;
+    }
+    if (action === "remove") {
+      if (!name) throw new UsageError("remove needs a configuration name");
+      const c = requireJudgeConfig(ctx.db, name);
+      deleteJudgeConfig(ctx.db, c.id);
+      if (json) io.stdout(JSON.stringify({ removed: c.name }) + "\n");
+      else io.stderr(`Removed judge configuration ${c.name}.\n`);
+      return 0;
+    }
+    if (action !== "add") throw new UsageError(`unknown action ${JSON.stringify(action ?? "")} (add, list, set-key, remove)`);
+    if (name) throw new UsageError("add takes --name, not a positional name");
+    const seedText = flagString(args, "seed");
+    const screenshots = flagString(args, "screenshots");
+    if (screenshots !== undefined && screenshots !== "marked" && screenshots !== "raw") throw new UsageError("--screenshots is marked or raw");
+    const detail = flagString(args, "detail");
+    if (detail !== undefined && !["auto", "low", "high"].includes(detail)) throw new UsageError("--detail is auto, low or high");
+    if (seedText !== undefined && seedText !== "none" && !/^-?\d+$/.test(seedText)) throw new UsageError("--seed is a whole number or none");
+    const input: JudgeConfigInput = {
+      name: flagString(args, "name") ?? "",
+      baseUrl: flagString(args, "base-url"),
+      model: flagString(args, "model"),
+      apiKeyEnv: flagString(args, "api-key-env"),
+      temperature: numFlag(args, "temperature"),
+      seed: seedText === undefined ? undefined : seedText === "none" ? null : Number(seedText),
+      maxOutputTokens: intFlag(args, "max-tokens", 16, 1_000_000),
+      timeoutMs: intFlag(args, "timeout-ms", 100, 3_600_000),
+      maxRetries: intFlag(args, "retries", 0, 20),
+      priceInputPerMTok: numFlag(args, "price-in"),
+      priceOutputPerMTok: numFlag(args, "price-out"),
+      options: {
+        ...(flagBool(args, "history") ? { includeActionHistory: true } : {}),
+        ...(flagBool(args, "thoughts") ? { includeThoughts: true, includeActionHistory: true } : {}),
+        ...(screenshots ? { screenshots: screenshots as "marked" | "raw" } : {}),
+        ...(detail ? { imageDetail: detail as "auto" | "low" | "high" } : {}),
+        ...(flagString(args, "max-image-side") !== undefined ? { maxImageSide: intFlag(args, "max-image-side", 16, 10_000)! } : {}),
+      },
+    };
+    const storeFrom = flagString(args, "store-key-from-env");
+    if (storeFrom !== undefined && !io.env[storeFrom]) throw new UsageError(`environment variable ${storeFrom} is empty`);
+    const view = createJudgeConfig(ctx.db, input, io.env);
+    if (storeFrom !== undefined) setStoredApiKey(ctx.db, view.id, io.env[storeFrom]!);
+    const out = toView(requireJudgeConfig(ctx.db, view.id));
+    if (json) io.stdout(JSON.stringify({ config: out }) + "\n");
+    else io.stderr(`Created judge configuration ${out.name}: ${out.model} at ${out.baseUrl ?? "OpenAI"} (key ${out.apiKeySource})\n`);
+    return 0;
+  },
+};
+
+export const evaluateRulesCommand: CliCommand = {
+  name: "evaluate-rules",
+  summary: "VisualWebArena rule verdicts (string_match, url_match, …) for stored trajectories",
+  usage:
+    "npm run cli -- evaluate-rules (--run ID | --ids 1,2 | --all) [--fuzzy-config NAME] [--site-urls REDDIT=http://host:9999,SHOPPING=…] [--force] [--json]",
+  async run(argv, io) {
+    const args = parseArgs(argv, { valueFlags: ["run", "ids", "fuzzy-config", "site-urls"], boolFlags: ["all", "force", "json"] });
+    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const ctx = getAppContext(io.env);
+    const { ids } = selection(args, ctx.db);
+    const siteUrls: Record<string, string> = {};
+    for (const pair of (flagString(args, "site-urls") ?? "").split(",").filter((s) => s.trim())) {
+      const eq = pair.indexOf("=");
+      if (eq < 1) throw new UsageError(`--site-urls entries look like REDDIT=http://host:9999, got ${JSON.stringify(pair)}`);
+      siteUrls[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+    }
+    const bar = createProgressBar(io, "Rules");
+    let report;
+    try {
+      report = await evaluateRuleVerdicts(
+        { db: ctx.db, env: io.env },
+        { trajectoryIds: ids, force: flagBool(args, "force"), fuzzyConfig: flagString(args, "fuzzy-config") ?? null, siteUrls, onProgress: (d, t) => bar.update(d, t) },
+      );
+    } finally {
+      bar.finish();
+    }
+    if (flagBool(args, "json")) io.stdout(JSON.stringify(report) + "\n");
+    else {
+      io.stderr(
+        `Rule verdicts: ${report.evaluated} evaluated (${report.byVerdict.success} success, ${report.byVerdict.failure} failure, ` +
+          `${report.byVerdict.not_evaluable} not evaluable), ${report.skippedExisting} already stored, ${report.noRuleConfig} without a rule config\n` +
+          report.errors.map((e) => `  trajectory ${e.trajectoryId}: ${e.error}\n`).join(""),
+      );
+    }
+    return report.errors.length ? 1 : 0;
+  },
+};
+
+export const JUDGE_COMMANDS: CliCommand[] = [judgeCommand, judgeBatchCommand, judgeConfigCommand, evaluateRulesCommand];
