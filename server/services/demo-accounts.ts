@@ -1,0 +1,79 @@
+/**
+ * Demo accounts and a demo labelling campaign, so the quick start can be walked through end to end: three
+ * annotators label the demo trajectories blind, a researcher adjudicates. Idempotent: existing accounts and the
+ * campaign are left as they are (a changed password is not reset). The README's "Accounts" section lists these.
+ */
+import { getUserByEmail } from "../../db/repositories/accounts";
+import { getCampaignByName } from "../../db/repositories/annotation";
+import { trajectoryIds } from "../../db/repositories/trajectories";
+import type { Role } from "../../db/schema/index";
+import type { AppContext } from "../context";
+import { createAccount } from "./accounts";
+import { createCampaign } from "./annotation";
+
+type App = Pick<AppContext, "db" | "config">;
+
+export interface DemoAccount {
+  email: string;
+  name: string;
+  role: Role;
+  password: string;
+}
+
+/** Known passwords on purpose: these accounts exist to be tried out, never on a shared installation. */
+export const DEMO_ACCOUNTS: readonly DemoAccount[] = [
+  { email: "admin@verdict.demo", name: "Ada Admin", role: "admin", password: "demo-admin" },
+  { email: "researcher@verdict.demo", name: "Rosa Researcher", role: "researcher", password: "demo-researcher" },
+  { email: "annotator1@verdict.demo", name: "Ana Annotator", role: "annotator", password: "demo-annotator" },
+  { email: "annotator2@verdict.demo", name: "Ben Annotator", role: "annotator", password: "demo-annotator" },
+  { email: "annotator3@verdict.demo", name: "Cleo Annotator", role: "annotator", password: "demo-annotator" },
+];
+
+export const DEMO_CAMPAIGN_NAME = "Demo: WebVoyager-style human evaluation";
+
+export interface DemoAccountsReport {
+  created: string[];
+  existing: string[];
+  campaign: { id: number; created: boolean; trajectories: number } | null;
+}
+
+export async function seedDemoAccounts(app: App, options: { runIds?: number[] } = {}): Promise<DemoAccountsReport> {
+  const report: DemoAccountsReport = { created: [], existing: [], campaign: null };
+  // The admin goes first: on a fresh installation the first account becomes admin anyway.
+  for (const a of DEMO_ACCOUNTS) {
+    if (getUserByEmail(app.db, a.email)) {
+      report.existing.push(a.email);
+      continue;
+    }
+    await createAccount(app, a);
+    report.created.push(a.email);
+  }
+
+  const existing = getCampaignByName(app.db, DEMO_CAMPAIGN_NAME);
+  if (existing) {
+    report.campaign = { id: existing.id, created: false, trajectories: 0 };
+    return report;
+  }
+  const ids = options.runIds?.length ? options.runIds.flatMap((runId) => trajectoryIds(app.db, { runId })) : trajectoryIds(app.db);
+  if (!ids.length) return report;
+  const researcher = getUserByEmail(app.db, "researcher@verdict.demo")!;
+  const annotators = DEMO_ACCOUNTS.filter((a) => a.role === "annotator").map((a) => getUserByEmail(app.db, a.email)!.id);
+  const campaign = createCampaign(
+    app.db,
+    { userId: researcher.id, name: researcher.name, role: researcher.role },
+    {
+      name: DEMO_CAMPAIGN_NAME,
+      instructions:
+        "Watch the whole trajectory (every screenshot and action), then decide: did the agent accomplish the task? " +
+        "For a failure, pick the main error category and, if you can, mark the first step where it went wrong. " +
+        "You will not see the judge's verdict or the other annotators' labels until you have submitted yours.",
+      trajectoryIds: ids,
+      annotatorsPerItem: 3,
+      blind: true,
+      annotatorIds: annotators,
+      selectionDescription: "the demo trajectories",
+    },
+  );
+  report.campaign = { id: campaign.id, created: true, trajectories: ids.length };
+  return report;
+}

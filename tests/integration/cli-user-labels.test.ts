@@ -1,0 +1,83 @@
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../db/client";
+import { seedTrajectories } from "../helpers/annotation-fixture";
+
+const run = promisify(execFile);
+const root = path.resolve(__dirname, "..", "..");
+let dir: string;
+
+async function cli(args: string[]) {
+  try {
+    const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
+      cwd: root,
+      env: { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_AUTH_SECRET: "" },
+    });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  } catch (e) {
+    const err = e as { code: number; stdout: string; stderr: string };
+    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+  }
+}
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-cli-user-"));
+});
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+describe("npm run cli -- user / labels", () => {
+  it("adds accounts (first becomes admin), lists them, and keeps the exit-code contract", async () => {
+    const first = await cli(["user", "add", "--email", "Boss@Example.org", "--name", "Boss", "--role", "annotator", "--password", "boss-password", "--json"]);
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({ user: { email: "boss@example.org", role: "admin" } });
+    expect(first.stderr).toMatch(/first account, so it was made admin/);
+    // The generated secret is kept in the data folder, owner-only.
+    const secret = fs.statSync(path.join(dir, "auth-secret"));
+    expect(secret.mode & 0o077).toBe(0);
+
+    const second = await cli(["user", "add", "--email", "ann@example.org", "--name", "Ann", "--role", "annotator", "--json"]);
+    const body = JSON.parse(second.stdout);
+    expect(body.user.role).toBe("annotator");
+    expect(body.password).toMatch(/^[A-Za-z0-9_-]{16}$/);
+
+    const list = await cli(["user", "list", "--json"]);
+    expect(JSON.parse(list.stdout).users.map((u: { email: string; role: string }) => [u.email, u.role])).toEqual([
+      ["boss@example.org", "admin"],
+      ["ann@example.org", "annotator"],
+    ]);
+    expect((await cli(["user", "add", "--email", "x@example.org", "--name", "X", "--role", "boss"])).code).toBe(2);
+    const dup = await cli(["user", "add", "--email", "ANN@example.org", "--name", "Again", "--role", "annotator", "--json"]);
+    expect(dup.code).toBe(1);
+    expect(dup.stdout).toBe("");
+    expect(dup.stderr).toMatch(/already exists/);
+    expect(JSON.parse((await cli(["user", "set-role", "--email", "ann@example.org", "--role", "researcher", "--json"])).stdout).user.role).toBe("researcher");
+  }, 180_000);
+
+  it("imports a label CSV into a new campaign and exports it again", async () => {
+    const db = openDatabase(path.join(dir, "cli.db"));
+    const ids = seedTrajectories(db, 2, { taskIds: ["webarena.1", "webarena.2"], model: "gpt-4o" });
+    db.$client.close();
+    const csvFile = path.join(dir, "annotations.csv");
+    fs.writeFileSync(csvFile, "annotator_name,benchmark,task_id,model_name,trajectory_success\nA,webvoyager,webarena.1,gpt-4o,Successful\nB,webvoyager,webarena.2,gpt-4o,Unsure\n");
+    const imported = await cli(["labels", "import", csvFile, "--preset", "agentrewardbench", "--new-campaign", "ARB", "--json"]);
+    expect(imported.code).toBe(0);
+    const report = JSON.parse(imported.stdout);
+    expect(report).toMatchObject({ created: 2, unmatchedCount: 0, annotators: ["A", "B"] });
+
+    const out = path.join(dir, "out", "labels.jsonl");
+    const exported = await cli(["labels", "export", String(report.campaignId), "--format", "jsonl", "--out", out, "--json"]);
+    expect(JSON.parse(exported.stdout)).toMatchObject({ format: "jsonl", records: 3 });
+    const rows = fs.readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(rows.filter((r) => r.kind === "annotation").map((r) => [r.trajectory_id, r.verdict])).toEqual([
+      [ids[0], "success"],
+      [ids[1], "unsure"],
+    ]);
+    const csv = await cli(["labels", "export", String(report.campaignId)]);
+    expect(csv.stdout.split("\r\n")[0]).toMatch(/^kind,campaign_id,campaign_name,item_id/);
+    expect((await cli(["labels", "import", csvFile, "--preset", "nope", "--campaign", "1"])).code).toBe(2);
+  }, 180_000);
+});
