@@ -3,7 +3,7 @@
  */
 import { and, eq, sql, count, desc, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
-import { agentRuns, taskSets, tasks, trajectories, type TaskRow } from "../schema/index";
+import { agentRuns, taskSets, tasks, type TaskRow } from "../schema/index";
 
 export type TaskValues = Omit<typeof tasks.$inferInsert, "id" | "taskSetId" | "createdAt">;
 export type RunValues = Omit<typeof agentRuns.$inferInsert, "id" | "createdAt">;
@@ -105,6 +105,9 @@ export function getTaskSet(db: Db, id: number) {
   return db.select().from(taskSets).where(eq(taskSets.id, id)).get();
 }
 
+// Correlated subqueries name their tables explicitly: in a single-table select drizzle renders columns without
+// the table prefix, which inside a subquery would silently bind to the inner table.
+
 /** Every task set with how many tasks it holds, how many trajectories ran on them, and by how many runs. */
 export function listTaskSetSummaries(db: Db) {
   return db
@@ -114,10 +117,10 @@ export function listTaskSetSummaries(db: Db) {
       benchmark: taskSets.benchmark,
       description: taskSets.description,
       createdAt: taskSets.createdAt,
-      taskCount: sql<number>`(select count(*) from ${tasks} where ${tasks.taskSetId} = ${taskSets.id})`,
-      trajectoryCount: sql<number>`(select count(*) from ${trajectories} join ${tasks} on ${tasks.id} = ${trajectories.taskId} where ${tasks.taskSetId} = ${taskSets.id})`,
-      answeredCount: sql<number>`(select count(*) from ${trajectories} join ${tasks} on ${tasks.id} = ${trajectories.taskId} where ${tasks.taskSetId} = ${taskSets.id} and ${trajectories.outcome} = 'answered')`,
-      runCount: sql<number>`(select count(distinct ${trajectories.runId}) from ${trajectories} join ${tasks} on ${tasks.id} = ${trajectories.taskId} where ${tasks.taskSetId} = ${taskSets.id})`,
+      taskCount: sql<number>`(select count(*) from tasks t where t.task_set_id = task_sets.id)`,
+      trajectoryCount: sql<number>`(select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id)`,
+      answeredCount: sql<number>`(select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id and tr.outcome = 'answered')`,
+      runCount: sql<number>`(select count(distinct tr.run_id) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id)`,
     })
     .from(taskSets)
     .orderBy(taskSets.name)
@@ -147,10 +150,10 @@ export function listTasksOfSet(db: Db, taskSetId: number, page: TaskPageQuery) {
       site: tasks.site,
       intent: tasks.intent,
       startUrl: tasks.startUrl,
-      referenceCount: sql<number>`json_array_length(${tasks.referenceAnswers})`,
-      trajectoryCount: sql<number>`(select count(*) from ${trajectories} where ${trajectories.taskId} = ${tasks.id})`,
-      answeredCount: sql<number>`(select count(*) from ${trajectories} where ${trajectories.taskId} = ${tasks.id} and ${trajectories.outcome} = 'answered')`,
-      meanSteps: sql<number | null>`(select avg(${trajectories.stepCount}) from ${trajectories} where ${trajectories.taskId} = ${tasks.id})`,
+      referenceCount: sql<number>`json_array_length(tasks.reference_answers)`,
+      trajectoryCount: sql<number>`(select count(*) from trajectories tr where tr.task_id = tasks.id)`,
+      answeredCount: sql<number>`(select count(*) from trajectories tr where tr.task_id = tasks.id and tr.outcome = 'answered')`,
+      meanSteps: sql<number | null>`(select avg(tr.step_count) from trajectories tr where tr.task_id = tasks.id)`,
     })
     .from(tasks)
     .where(where)
@@ -183,10 +186,10 @@ export function listRunSummaries(db: Db) {
       model: agentRuns.model,
       sourceSystem: agentRuns.sourceSystem,
       createdAt: agentRuns.createdAt,
-      trajectoryCount: sql<number>`(select count(*) from ${trajectories} where ${trajectories.runId} = ${agentRuns.id})`,
-      answeredCount: sql<number>`(select count(*) from ${trajectories} where ${trajectories.runId} = ${agentRuns.id} and ${trajectories.outcome} = 'answered')`,
-      meanSteps: sql<number | null>`(select avg(${trajectories.stepCount}) from ${trajectories} where ${trajectories.runId} = ${agentRuns.id})`,
-      taskSetNames: sql<string | null>`(select group_concat(name, ' · ') from (select distinct ${taskSets.name} as name from ${trajectories} join ${tasks} on ${tasks.id} = ${trajectories.taskId} join ${taskSets} on ${taskSets.id} = ${tasks.taskSetId} where ${trajectories.runId} = ${agentRuns.id}))`,
+      trajectoryCount: sql<number>`(select count(*) from trajectories tr where tr.run_id = agent_runs.id)`,
+      answeredCount: sql<number>`(select count(*) from trajectories tr where tr.run_id = agent_runs.id and tr.outcome = 'answered')`,
+      meanSteps: sql<number | null>`(select avg(tr.step_count) from trajectories tr where tr.run_id = agent_runs.id)`,
+      taskSetNames: sql<string | null>`(select group_concat(name, ' · ') from (select distinct ts.name as name from trajectories tr join tasks t on t.id = tr.task_id join task_sets ts on ts.id = t.task_set_id where tr.run_id = agent_runs.id order by ts.name))`,
     })
     .from(agentRuns)
     .orderBy(desc(agentRuns.createdAt), desc(agentRuns.id))

@@ -220,8 +220,9 @@ export function getStepScreenshots(db: Db, trajectoryId: number): Map<string, St
     })
     .from(screenshots)
     .where(
-      sql`${screenshots.hash} in (select ${steps.screenshotHash} from ${steps} where ${steps.trajectoryId} = ${trajectoryId}
-        union select ${steps.rawScreenshotHash} from ${steps} where ${steps.trajectoryId} = ${trajectoryId})`,
+      // Table names are explicit: drizzle leaves single-table columns unqualified, ambiguous inside a subquery.
+      sql`screenshots.hash in (select s.screenshot_hash from steps s where s.trajectory_id = ${trajectoryId}
+        union select s.raw_screenshot_hash from steps s where s.trajectory_id = ${trajectoryId})`,
     )
     .all();
   return new Map(rows.map((r) => [r.hash, r]));

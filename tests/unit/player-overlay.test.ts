@@ -104,8 +104,18 @@ describe("layoutOverlay: action marks", () => {
     ]);
   });
 
-  it("click whose target has no box and no coordinates: no point to draw", () => {
-    expect(lay({ type: "click", target: "3" }).marks).toEqual([{ kind: "click", point: null, rect: null, variant: "click" }]);
+  it("click whose target has no box and no coordinates: a badge naming the mark", () => {
+    expect(lay({ type: "click", target: "3" }).marks).toEqual([{ kind: "unlocated", text: "Click [3]" }]);
+  });
+
+  it("typing into a field without a box: a badge with the text", () => {
+    expect(lay({ type: "type", target: "3", value: "hello", submit: true }).marks).toEqual([{ kind: "unlocated", text: 'Type into [3]: "hello" ⏎' }]);
+  });
+
+  it("typing at a coordinate anchors the text at the point", () => {
+    expect(lay({ type: "type", coords: [100, 100], value: "x" }, null).marks).toEqual([
+      { kind: "type", text: "x", submit: false, rect: null, anchor: { x: 50, y: 50 } },
+    ]);
   });
 
   it("typed text is anchored under its field", () => {

@@ -61,6 +61,8 @@ export type ActionMark =
   | { kind: "type"; text: string; submit: boolean; rect: Rect | null; anchor: Point }
   | { kind: "scroll"; direction: ScrollDirection; anchor: Point; rect: Rect | null }
   | { kind: "navigate"; text: string }
+  /** An element action whose element has no box and no point (marks burned in): shown as a badge. */
+  | { kind: "unlocated"; text: string }
   | { kind: "answer"; text: string; infeasible: boolean };
 
 export interface GroundingFlag {
@@ -213,6 +215,25 @@ export function layoutOverlay(input: OverlayInput): OverlayLayout {
   };
 }
 
+const VERBS: Partial<Record<ParsedAction["type"], string>> = {
+  click: "Click",
+  dblclick: "Double-click",
+  hover: "Hover",
+  select: "Select",
+  clear: "Clear",
+  upload: "Upload to",
+  drag: "Drag",
+  type: "Type into",
+};
+
+/** Badge text for an element action that cannot be placed: names the mark so it can be found in the image. */
+function unlocatedText(a: ParsedAction): string {
+  const verb = VERBS[a.type] ?? a.type;
+  const where = a.target ? ` [${a.target}]` : "";
+  const value = a.value ? (a.type === "type" ? `: "${a.value}"${a.submit ? " ⏎" : ""}` : ` ${a.value}`) : "";
+  return `${verb}${where}${value}`;
+}
+
 interface MarkContext {
   display: Size;
   /** Display rect of an element label, or null when it has no drawable box. */
@@ -236,13 +257,15 @@ function actionMarks(action: ParsedAction, ctx: MarkContext): ActionMark[] {
     case "clear":
     case "upload":
     case "drag":
+      if (!atTarget && !targetRect) return [{ kind: "unlocated", text: unlocatedText(action) }];
       return [{ kind: "click", point: atTarget, rect: targetRect, variant: action.type }];
     case "press":
       return atTarget
         ? [{ kind: "click", point: atTarget, rect: targetRect, variant: "press" }]
         : [{ kind: "navigate", text: `Press ${action.value ?? "key"}` }];
     case "type": {
-      const anchor = targetRect ? { x: targetRect.x, y: targetRect.y + targetRect.height } : point ?? { x: 8, y: 8 };
+      const anchor = targetRect ? { x: targetRect.x, y: targetRect.y + targetRect.height } : point;
+      if (!anchor) return [{ kind: "unlocated", text: unlocatedText(action) }];
       return [{ kind: "type", text: action.value ?? "", submit: !!action.submit, rect: targetRect, anchor }];
     }
     case "scroll":

@@ -23,13 +23,16 @@ export function Filmstrip({
 }) {
   const listRef = useRef<HTMLOListElement>(null);
   useEffect(() => {
-    const el = listRef.current?.children[current] as HTMLElement | undefined;
-    el?.scrollIntoView({ block: "nearest", inline: "nearest" });
+    // Keep the current step centred so its neighbours are visible on both sides (never scrolls the page).
+    const list = listRef.current;
+    const el = list?.children[current] as HTMLElement | undefined;
+    if (!list || !el) return;
+    list.scrollLeft = el.offsetLeft - (list.clientWidth - el.offsetWidth) / 2;
   }, [current]);
 
   return (
     <nav aria-label="Steps" className="shrink-0 border-t border-zinc-200 bg-white">
-      <ol ref={listRef} className="flex gap-1.5 overflow-x-auto px-3 py-2" data-testid="filmstrip">
+      <ol ref={listRef} className="relative flex gap-1.5 overflow-x-auto px-3 py-2" data-testid="filmstrip">
         {steps.map((s, i) => {
           const a = analysis[i]!;
           const img = s.screenshot ?? s.rawScreenshot;

@@ -166,7 +166,7 @@ export function PlayerView({ data, initialStep, sidePanel }: { data: PlayerData;
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
           aria-label="Task"
-          className="shrink-0 border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-r 2xl:w-[360px]"
+          className="shrink-0 border-zinc-200 bg-white lg:w-[280px] lg:overflow-y-auto lg:border-r 2xl:w-[360px]"
         >
           <TaskPanel data={data} />
         </aside>
@@ -205,7 +205,7 @@ export function PlayerView({ data, initialStep, sidePanel }: { data: PlayerData;
 
         <aside
           aria-label="Step details"
-          className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[320px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]"
+          className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]"
         >
           {step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />}
           {/* Label panel slot: the annotation issue renders its form here. */}
@@ -294,23 +294,32 @@ function Toolbar(props: {
   return (
     <div role="toolbar" aria-label="Player controls" className="flex h-10 shrink-0 items-center gap-1.5 border-b border-zinc-200 bg-white px-3">
       <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("first")} disabled={current === 0} title="First step (Home)" aria-label="First step">
-        ⏮
+        <Icon name="first" />
       </button>
       <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("prev")} disabled={current === 0} title="Previous step (← or k)" aria-label="Previous step">
-        ◀
+        <Icon name="prev" />
       </button>
       <span className="min-w-[92px] text-center text-[12px] text-zinc-700 tabular-nums" data-testid="step-counter" aria-live="polite">
         Step <strong className="text-zinc-900">{current + 1}</strong> of {count}
       </span>
       <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("next")} disabled={current >= count - 1} title="Next step (→ or j)" aria-label="Next step">
-        ▶
+        <Icon name="next" />
       </button>
       <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("last")} disabled={current >= count - 1} title="Last step (End)" aria-label="Last step">
-        ⏭
+        <Icon name="last" />
       </button>
       <span className="mx-1 h-5 w-px bg-zinc-200" />
-      <button type="button" className={`btn ${playing ? "btn-on" : ""}`} onMouseDown={noFocus} onClick={() => run("togglePlay")} title="Play / pause (Space)" aria-pressed={playing}>
-        {playing ? "❚❚ Pause" : "► Play"}
+      <button
+        type="button"
+        className={`btn btn-icon ${playing ? "btn-on" : ""}`}
+        onMouseDown={noFocus}
+        onClick={() => run("togglePlay")}
+        title={playing ? "Pause (Space)" : "Play (Space)"}
+        aria-label={playing ? "Pause" : "Play"}
+        aria-pressed={playing}
+        data-testid="play"
+      >
+        <Icon name={playing ? "pause" : "play"} />
       </button>
       <button type="button" className="btn tabular-nums" onMouseDown={noFocus} onClick={() => run(speed >= 4 ? "slower" : "faster")} title="Playback speed (- / +)" data-testid="speed">
         {speed}×
@@ -332,6 +341,23 @@ function Toolbar(props: {
         ?
       </button>
     </div>
+  );
+}
+
+const ICON_PATHS: Record<string, string> = {
+  first: "M4 3v10M13 3 6 8l7 5z",
+  prev: "M11 3 4 8l7 5z",
+  next: "M5 3l7 5-7 5z",
+  last: "M12 3v10M3 3l7 5-7 5z",
+  play: "M5 3l8 5-8 5z",
+  pause: "M4 3h3v10H4zM9 3h3v10H9z",
+};
+
+function Icon({ name }: { name: keyof typeof ICON_PATHS }) {
+  return (
+    <svg viewBox="0 0 16 16" className="size-3.5" aria-hidden fill="currentColor" stroke="currentColor" strokeWidth="1.2" strokeLinejoin="round">
+      <path d={ICON_PATHS[name]} />
+    </svg>
   );
 }
 

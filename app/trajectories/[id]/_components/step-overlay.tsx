@@ -21,6 +21,7 @@ export function StepOverlay({
 }) {
   const [hovered, setHovered] = useState<OverlayBox | null>(null);
   const hoveredVisible = hovered && layout.boxes.includes(hovered) ? hovered : null;
+  const badges = layout.marks.filter((m): m is Extract<ActionMark, { kind: "navigate" | "unlocated" }> => m.kind === "navigate" || m.kind === "unlocated");
   return (
     <div className="pointer-events-none absolute inset-0 overflow-hidden" data-testid="step-overlay">
       {showSom &&
@@ -50,6 +51,22 @@ export function StepOverlay({
         ))}
       {showSom && hoveredVisible && <BoxTooltip box={hoveredVisible} display={display} />}
       {showAction && layout.marks.map((m, i) => <Mark key={i} mark={m} display={display} drawTargetBox={!showSom} />)}
+      {showAction && badges.length > 0 && (
+        <div className="absolute top-2 left-2 z-30 flex max-w-[80%] flex-col items-start gap-1">
+          {badges.map((b, i) => (
+            <div
+              key={i}
+              data-testid={b.kind === "navigate" ? "action-nav-badge" : "action-unlocated-badge"}
+              className={`max-w-full truncate rounded-md px-2 py-1 text-[12px] font-medium text-white shadow-md ${
+                b.kind === "navigate" ? "bg-zinc-900/85" : "bg-rose-600/90 font-mono"
+              }`}
+              title={b.kind === "unlocated" ? `${b.text} (no box recorded: find the mark in the image)` : b.text}
+            >
+              {b.text}
+            </div>
+          ))}
+        </div>
+      )}
     </div>
   );
 }
@@ -159,14 +176,9 @@ function Mark({ mark, display, drawTargetBox }: { mark: ActionMark; display: Siz
         </svg>
       );
     case "navigate":
-      return (
-        <div
-          data-testid="action-nav-badge"
-          className="absolute top-2 left-2 z-30 max-w-[80%] truncate rounded-md bg-zinc-900/85 px-2 py-1 text-[12px] font-medium text-white shadow-md"
-        >
-          {mark.text}
-        </div>
-      );
+    case "unlocated":
+      // Drawn together as a stack of badges (see StepOverlay).
+      return null;
     case "answer":
       return (
         <div

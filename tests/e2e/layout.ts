@@ -1,0 +1,71 @@
+/**
+ * Layout checks and screenshots for the e2e specs: each page is captured at 1280×800 and 1920×1080 into
+ * test-results/screens/ (to be looked at), and asserted to have no horizontal overflow and no overlapping
+ * regions among the elements a spec names.
+ */
+import { expect, type Locator, type Page } from "@playwright/test";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const SCREEN_DIR = path.join(root, "test-results", "screens");
+
+export const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+] as const;
+
+/** The page never scrolls sideways, and the named boxes neither overflow their own width nor each other. */
+export async function expectCleanLayout(page: Page, regions: Locator[] = [], opts: { fitsViewportHeight?: boolean } = {}) {
+  const doc = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    scrollHeight: document.documentElement.scrollHeight,
+    innerWidth: window.innerWidth,
+    innerHeight: window.innerHeight,
+  }));
+  expect(doc.scrollWidth, "page scrolls horizontally").toBeLessThanOrEqual(doc.innerWidth);
+  if (opts.fitsViewportHeight) expect(doc.scrollHeight, "page scrolls vertically").toBeLessThanOrEqual(doc.innerHeight);
+
+  const boxes = [];
+  for (const r of regions) {
+    const box = await r.boundingBox();
+    expect(box, `region ${r} is not visible`).not.toBeNull();
+    const overflow = await r.evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(overflow, `region ${r} overflows its width`).toBeLessThanOrEqual(1);
+    expect(box!.x, `region ${r} starts left of the viewport`).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width, `region ${r} ends right of the viewport`).toBeLessThanOrEqual(doc.innerWidth + 0.5);
+    boxes.push({ name: String(r), ...box! });
+  }
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = i + 1; j < boxes.length; j++) {
+      const a = boxes[i]!;
+      const b = boxes[j]!;
+      const overlapX = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+      const overlapY = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+      expect(overlapX > 1 && overlapY > 1, `${a.name} overlaps ${b.name}`).toBe(false);
+    }
+  }
+}
+
+/** Children of a container must not overlap each other (toolbar buttons, filter controls…). */
+export async function expectChildrenApart(container: Locator) {
+  const rects = await container.evaluate((el) =>
+    [...el.children]
+      .map((c) => c.getBoundingClientRect())
+      .filter((r) => r.width > 0 && r.height > 0)
+      .map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })),
+  );
+  for (let i = 0; i < rects.length; i++) {
+    for (let j = i + 1; j < rects.length; j++) {
+      const a = rects[i]!;
+      const b = rects[j]!;
+      const ox = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+      const oy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+      expect(ox > 1 && oy > 1, `children ${i} and ${j} of ${container} overlap`).toBe(false);
+    }
+  }
+}
+
+export async function screenshotAt(page: Page, name: string, size: { width: number; height: number }) {
+  await page.screenshot({ path: path.join(SCREEN_DIR, `${name}-${size.width}x${size.height}.png`) });
+}

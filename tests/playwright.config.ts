@@ -1,0 +1,79 @@
+/**
+ * Browser e2e: the built app (`next start`) on a free 127.0.0.1 port, against a throwaway database and data
+ * folder that tests/e2e/global-setup.ts fills through the CLI importer. Debian's chromium (CHROMIUM_PATH or
+ * /usr/bin/chromium); `npx playwright install` is not needed.
+ *
+ * The app is built once per run, by tests/e2e/build-if-stale.mjs, only when .next is missing or older than the
+ * sources (`npm test` builds right before, so that check passes). VERDICT_E2E_SKIP_BUILD=1 skips the check.
+ */
+import { defineConfig, devices } from "@playwright/test";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+
+// The config is evaluated by the runner and again by every worker; the runner picks the folder and port once
+// and the workers inherit them through the environment.
+if (!process.env.VERDICT_E2E_DIR) {
+  process.env.VERDICT_E2E_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-e2e-"));
+}
+if (!process.env.VERDICT_E2E_PORT) {
+  const probe = spawnSync(process.execPath, [
+    "-e",
+    "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})",
+  ]);
+  process.env.VERDICT_E2E_PORT = probe.stdout.toString().trim() || "3199";
+}
+const dataDir = process.env.VERDICT_E2E_DIR;
+const port = Number(process.env.VERDICT_E2E_PORT);
+const baseURL = `http://127.0.0.1:${port}`;
+const chromiumPath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+export default defineConfig({
+  testDir: "./e2e",
+  outputDir: path.join(root, "test-results", "e2e"),
+  globalSetup: "./e2e/global-setup.ts",
+  globalTeardown: "./e2e/global-teardown.ts",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  reporter: process.env.CI ? [["list"]] : [["list"]],
+  use: {
+    baseURL,
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    viewport: { width: 1280, height: 800 },
+  },
+  projects: [
+    {
+      name: "chromium",
+      use: {
+        ...devices["Desktop Chrome"],
+        viewport: { width: 1280, height: 800 },
+        launchOptions: {
+          executablePath: chromiumPath,
+          args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+        },
+      },
+    },
+  ],
+  webServer: {
+    command: `node tests/e2e/build-if-stale.mjs && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
+    cwd: root,
+    url: `${baseURL}/trajectories`,
+    reuseExistingServer: false,
+    timeout: 360_000,
+    stdout: "ignore",
+    stderr: "pipe",
+    env: {
+      VERDICT_DB: path.join(dataDir, "verdict.db"),
+      VERDICT_DATA_DIR: dataDir,
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});
