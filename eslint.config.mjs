@@ -36,7 +36,7 @@ const noServerImportsInClient = {
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/**", ".next/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "db/migrations/**"],
+    ignores: ["node_modules/**", "tmp/**", ".next/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "db/migrations/**"],
   },
   ...tseslint.configs.recommended,
   {

@@ -353,3 +353,16 @@ export function existingTrajectoryIds(db: Db, ids: number[]): number[] {
   }
   return out;
 }
+
+/**
+ * Replaces the verdicts an import brought for one trajectory (origin "import") with `verdicts`; verdicts Verdict
+ * computed itself are left alone. Used by ingest when a trajectory is created or its source changed.
+ */
+export function replaceImportedVerdicts(db: Db, trajectoryId: number, verdicts: VerdictValues[]): void {
+  db.$client.transaction(() => {
+    db.delete(evaluatorVerdicts)
+      .where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")))
+      .run();
+    for (const v of verdicts) upsertVerdict(db, v);
+  })();
+}

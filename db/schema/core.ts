@@ -130,7 +130,7 @@ export const steps = sqliteTable(
     action: text("action", { mode: "json" }).$type<ParsedAction>().notNull(),
     elements: text("elements", { mode: "json" }).$type<SomElement[]>(),
     error: text("error"),
-    /** Seconds the step took when the source recorded it. */
+    /** Milliseconds the step took, when the source recorded it. */
     durationMs: real("duration_ms"),
   },
   (t) => [uniqueIndex("steps_trajectory_idx_uq").on(t.trajectoryId, t.index)],

@@ -15,7 +15,8 @@ import readline from "node:readline";
 import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/actions/webvoyager";
 import type { ReferenceAnswer, SomElement } from "../domain/types";
 import { fileImage, isDir, listDirs, readJsonFile } from "./fs-helpers";
-import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type Importer } from "./types";
+import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
+import { parseWebVoyagerAutoEvalLog } from "./webvoyager-auto-eval";
 
 const TASK_DIR = /^task(.+--\d+)$/;
 const TASK_ID = /^(.+)--(\d+)$/;
@@ -60,6 +61,34 @@ function findNearby(start: string, name: string): string | null {
     dir = parent;
   }
   return null;
+}
+
+/**
+ * Auto-evaluation logs (`auto_eval.py` output redirected to a file) in the run folder or up to two folders above,
+ * keyed by the task folder's path suffix "<run>/task<id>" and by "task<id>" alone.
+ */
+async function readAutoEvalVerdicts(runDir: string): Promise<Map<string, ImportVerdict[]>> {
+  const byKey = new Map<string, ImportVerdict[]>();
+  const dirs = [runDir, path.dirname(runDir), path.dirname(path.dirname(runDir))];
+  for (const dir of [...new Set(dirs)]) {
+    const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (!e.isFile() || !e.name.endsWith(".log")) continue;
+      const file = path.join(dir, e.name);
+      if ((await fsp.stat(file)).size > 200 * 1024 * 1024) continue;
+      const text = await fsp.readFile(file, "utf8");
+      if (!text.includes("Auto_eval_res") && !text.includes("Not find answer for")) continue;
+      for (const entry of parseWebVoyagerAutoEvalLog(text)) {
+        const parts = entry.dir.replace(/\\/g, "/").replace(/\/+$/, "").split("/");
+        for (const key of [parts.slice(-2).join("/"), parts.at(-1)!]) {
+          const list = byKey.get(key) ?? [];
+          if (!list.some((v) => v.evaluator === entry.verdict.evaluator)) list.push(entry.verdict);
+          byKey.set(key, list);
+        }
+      }
+    }
+  }
+  return byKey;
 }
 
 export async function readWebVoyagerTaskFile(file: string): Promise<Map<string, WvTaskRow>> {
@@ -140,7 +169,13 @@ function hasImage(content: unknown): boolean {
 
 const FAILURE_MESSAGE = /^(Format ERROR|The action you have chosen cannot be exe[c]?ted)/;
 
-async function readTrajectory(taskDir: string, runDir: string, tasks: Map<string, WvTaskRow>, refs: ReferenceFile): Promise<ImportItem> {
+async function readTrajectory(
+  taskDir: string,
+  runDir: string,
+  tasks: Map<string, WvTaskRow>,
+  refs: ReferenceFile,
+  autoEval: Map<string, ImportVerdict[]>,
+): Promise<ImportItem> {
   const id = TASK_DIR.exec(path.basename(taskDir))![1]!;
   const file = path.join(taskDir, "interact_messages.json");
   const messages = await readJsonFile(file);
@@ -218,6 +253,8 @@ async function readTrajectory(taskDir: string, runDir: string, tasks: Map<string
       outcomeDetail: answered ? null : "no ANSWER action (step limit, error or interruption)",
       sourcePath: taskDir,
       steps,
+      verdicts:
+        autoEval.get(`${path.basename(runDir)}/${path.basename(taskDir)}`) ?? autoEval.get(path.basename(taskDir)) ?? [],
     },
   };
 }
@@ -240,7 +277,8 @@ export const webVoyagerImporter: Importer = {
     const refs = await readReferenceFile(refFile);
     options.onTotal?.(runs.reduce((n, r) => n + r.taskDirs.length, 0));
     for (const run of runs) {
-      for (const taskDir of run.taskDirs) yield await readTrajectory(taskDir, run.runDir, tasks, refs);
+      const autoEval = await readAutoEvalVerdicts(run.runDir);
+      for (const taskDir of run.taskDirs) yield await readTrajectory(taskDir, run.runDir, tasks, refs, autoEval);
     }
   },
 };

@@ -13,6 +13,7 @@ import crypto from "node:crypto";
 import type { Db } from "../../db/client";
 import { ensureTask, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
 import { insertScreenshotIfMissing } from "../../db/repositories/screenshots";
+import { replaceImportedVerdicts } from "../../db/repositories/evaluation";
 import { saveTrajectory, type StepValues } from "../../db/repositories/trajectories";
 import { readImageInfo } from "../domain/image-info";
 import { detectImporter, getImporter } from "../importers/registry";
@@ -56,6 +57,8 @@ export interface ImportReport {
   updated: number;
   unchanged: number;
   trajectories: ImportedTrajectorySummary[];
+  /** Evaluator verdicts the source carried (benchmark checks, other systems' judges), stored for created/updated trajectories. */
+  verdicts: number;
   tasks: { created: number; updated: number; unchanged: number };
   screenshotsAdded: number;
 }
@@ -233,6 +236,7 @@ async function prepareTrajectory(
     outcome: traj.outcome,
     outcomeDetail: traj.outcomeDetail,
     steps,
+    verdicts: traj.verdicts ?? [],
   });
   return { traj, taskValues: tv, contentHash, steps, screenshots, rawScreenshots };
 }
@@ -252,6 +256,7 @@ function commit(
     updated: 0,
     unchanged: 0,
     trajectories: [],
+    verdicts: 0,
     tasks: { created: 0, updated: 0, unchanged: 0 },
     screenshotsAdded: 0,
   };
@@ -304,6 +309,24 @@ function commit(
       steps: p.steps,
     });
     report[status]++;
+    if (status !== "unchanged") {
+      report.verdicts += traj.verdicts?.length ?? 0;
+      replaceImportedVerdicts(
+        db,
+        id,
+        (traj.verdicts ?? []).map((v) => ({
+          trajectoryId: id,
+          kind: v.evaluatorKind,
+          origin: "import" as const,
+          evaluatorKey: `import:${v.evaluator}`,
+          evaluatorName: v.evaluator,
+          verdict: v.verdict,
+          score: v.score,
+          rationale: v.rationale,
+          rawReply: typeof v.raw === "string" ? v.raw : JSON.stringify(v.raw ?? null),
+        })),
+      );
+    }
     report.trajectories.push({
       id,
       externalTaskId: traj.task.externalId,

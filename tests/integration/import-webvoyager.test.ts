@@ -45,6 +45,32 @@ describe("WebVoyager importer on a self-made fixture", () => {
     expect(second.screenshotsAdded).toBe(0);
   });
 
+  it("stores auto_eval.py log verdicts found beside the results as imported judge verdicts", async () => {
+    const runDir = path.join(ctx.dir, "results", "run 7");
+    await writeWebVoyagerFixture(runDir, [
+      { id: "Eval--1", intent: "a", url: "https://e.test/", actions: ["Click [0]", "ANSWER; yes"] },
+      { id: "Eval--2", intent: "b", url: "https://e.test/", actions: ["Click [0]", "ANSWER; no"] },
+    ]);
+    const block = (dir: string, reply: string, res: string) =>
+      [`--------------------- results/run 7/${dir} ---------------------`, "{'role': 'user', 'content': [{'type': 'text', 'text': '2 screenshots at the end: '}]}", reply, `Auto_eval_res: ${res}`, ""].join("\n");
+    fs.writeFileSync(path.join(ctx.dir, "results", "evaluation.log"), block("taskEval--1", "All good. SUCCESS", "1") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"));
+    const report = await runImport(ctx, { path: runDir });
+    expect(report.verdicts).toBe(2);
+    const rows = ctx.db.$client
+      .prepare("select t.external_id, v.evaluator_name, v.kind, v.origin, v.verdict, v.rationale from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by t.external_id")
+      .all();
+    expect(rows).toEqual([
+      { external_id: "Eval--1", evaluator_name: "webvoyager:auto_eval (k=2)", kind: "judge", origin: "import", verdict: "success", rationale: "All good. SUCCESS" },
+      { external_id: "Eval--2", evaluator_name: "webvoyager:auto_eval (k=2)", kind: "judge", origin: "import", verdict: "failure", rationale: "Wrong. NOT SUCCESS" },
+    ]);
+    // A changed verdict in the log makes the trajectory "updated" and replaces the imported verdict.
+    fs.writeFileSync(path.join(ctx.dir, "results", "evaluation.log"), block("taskEval--1", "On reflection, NOT SUCCESS", "0") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"));
+    const again = await runImport(ctx, { path: runDir });
+    expect([again.created, again.updated, again.unchanged]).toEqual([0, 1, 1]);
+    const v = ctx.db.$client.prepare("select verdict, count(*) n from evaluator_verdicts group by verdict").all();
+    expect(v).toEqual([{ verdict: "failure", n: 2 }]);
+  });
+
   it("reports a changed trajectory as updated and replaces its steps", async () => {
     const root = path.join(ctx.dir, "results", "r");
     await writeWebVoyagerFixture(root, [{ id: "S--1", intent: "x", url: "https://s.test/", actions: ["Click [0]", "ANSWER; a"] }]);
