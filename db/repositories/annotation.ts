@@ -30,6 +30,23 @@ import type { ItemState } from "../../server/domain/annotation/label-schema";
 
 const CHUNK = 500;
 
+/**
+ * Prepared statements for the queries every "next" and "submit" runs, built once per connection: drizzle
+ * otherwise rebuilds the SQL text and SQLite recompiles it on each call, which is most of their cost.
+ */
+const statementCache = new WeakMap<Db, Map<string, unknown>>();
+function prepared<T>(db: Db, key: string, build: () => T): T {
+  let forDb = statementCache.get(db);
+  if (!forDb) statementCache.set(db, (forDb = new Map()));
+  let stmt = forDb.get(key) as T | undefined;
+  if (!stmt) {
+    stmt = build();
+    forDb.set(key, stmt);
+  }
+  return stmt;
+}
+const P = sql.placeholder;
+
 export function userAnnotatorKey(userId: string): string {
   return `user:${userId}`;
 }
@@ -54,7 +71,7 @@ export function updateCampaign(db: Db, id: number, patch: Partial<CampaignValues
 }
 
 export function getCampaign(db: Db, id: number): CampaignRow | undefined {
-  return db.select().from(annotationCampaigns).where(eq(annotationCampaigns.id, id)).get();
+  return prepared(db, "getCampaign", () => db.select().from(annotationCampaigns).where(eq(annotationCampaigns.id, P("id"))).prepare()).get({ id });
 }
 
 export function getCampaignByName(db: Db, name: string): CampaignRow | undefined {
@@ -149,24 +166,36 @@ export function getItem(db: Db, itemId: number): CampaignItemRow | undefined {
 }
 
 export function getItemByTrajectory(db: Db, campaignId: number, trajectoryId: number): CampaignItemRow | undefined {
-  return db
-    .select()
-    .from(campaignItems)
-    .where(and(eq(campaignItems.campaignId, campaignId), eq(campaignItems.trajectoryId, trajectoryId)))
-    .get();
+  return prepared(db, "getItemByTrajectory", () =>
+    db
+      .select()
+      .from(campaignItems)
+      .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId"))))
+      .prepare(),
+  ).get({ campaignId, trajectoryId });
 }
 
-export function campaignItemIds(db: Db, campaignId: number): { id: number; trajectoryId: number; state: ItemState }[] {
+export function campaignItemIds(db: Db, campaignId: number): { id: number; trajectoryId: number; state: ItemState; labelCount: number }[] {
   return db
-    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state })
+    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state, labelCount: campaignItems.labelCount })
     .from(campaignItems)
     .where(eq(campaignItems.campaignId, campaignId))
     .orderBy(asc(campaignItems.id))
     .all();
 }
 
-export function setItemState(db: Db, itemId: number, state: ItemState): void {
-  db.update(campaignItems).set({ state }).where(eq(campaignItems.id, itemId)).run();
+export function setItemState(db: Db, itemId: number, state: ItemState, labelCount?: number): void {
+  if (labelCount === undefined) {
+    db.update(campaignItems).set({ state }).where(eq(campaignItems.id, itemId)).run();
+    return;
+  }
+  prepared(db, "setItemStateAndCount", () =>
+    db
+      .update(campaignItems)
+      .set({ state: sql`${P("state")}`, labelCount: sql`${P("labelCount")}` })
+      .where(eq(campaignItems.id, P("itemId")))
+      .prepare(),
+  ).run({ state, labelCount, itemId });
 }
 
 export function addCampaignAnnotators(db: Db, campaignId: number, userIds: string[]): number {
@@ -187,11 +216,13 @@ export function removeCampaignAnnotators(db: Db, campaignId: number, userIds: st
 }
 
 export function isCampaignAnnotator(db: Db, campaignId: number, userId: string): boolean {
-  return !!db
-    .select({ one: sql`1` })
-    .from(campaignAnnotators)
-    .where(and(eq(campaignAnnotators.campaignId, campaignId), eq(campaignAnnotators.userId, userId)))
-    .get();
+  return !!prepared(db, "isCampaignAnnotator", () =>
+    db
+      .select({ one: sql`1` })
+      .from(campaignAnnotators)
+      .where(and(eq(campaignAnnotators.campaignId, P("campaignId")), eq(campaignAnnotators.userId, P("userId"))))
+      .prepare(),
+  ).get({ campaignId, userId });
 }
 
 export function campaignAnnotatorList(db: Db, campaignId: number) {
@@ -235,66 +266,86 @@ export function annotatorProgress(db: Db, campaignId: number, nowMs: number) {
 
 /** The item a user holds a live reservation on and has not labelled yet, if any (oldest first). */
 export function findLiveReservation(db: Db, campaignId: number, userId: string, nowMs: number): { itemId: number; trajectoryId: number; reservedAt: Date; expiresAt: Date } | undefined {
-  return db
-    .select({ itemId: reservations.itemId, trajectoryId: campaignItems.trajectoryId, reservedAt: reservations.reservedAt, expiresAt: reservations.expiresAt })
-    .from(reservations)
-    .innerJoin(campaignItems, eq(campaignItems.id, reservations.itemId))
-    .where(
-      and(
-        eq(reservations.campaignId, campaignId),
-        eq(reservations.userId, userId),
-        eq(reservations.status, "active"),
-        gt(reservations.expiresAt, new Date(nowMs)),
-        eq(campaignItems.state, "open"),
-        sql`not exists (select 1 from ${labels} where ${labels.itemId} = ${reservations.itemId} and ${labels.annotatorKey} = ${userAnnotatorKey(userId)} and ${labels.status} = 'active')`,
-      ),
-    )
-    .orderBy(asc(reservations.reservedAt))
-    .limit(1)
-    .get();
+  return prepared(db, "findLiveReservation", () =>
+    db
+      .select({ itemId: reservations.itemId, trajectoryId: campaignItems.trajectoryId, reservedAt: reservations.reservedAt, expiresAt: reservations.expiresAt })
+      .from(reservations)
+      .innerJoin(campaignItems, eq(campaignItems.id, reservations.itemId))
+      .where(
+        and(
+          eq(reservations.campaignId, P("campaignId")),
+          eq(reservations.userId, P("userId")),
+          eq(reservations.status, "active"),
+          sql`${reservations.expiresAt} > ${P("nowMs")}`,
+          eq(campaignItems.state, "open"),
+          sql`not exists (select 1 from ${labels} where ${labels.itemId} = ${reservations.itemId} and ${labels.annotatorKey} = ${P("key")} and ${labels.status} = 'active')`,
+        ),
+      )
+      .orderBy(asc(reservations.reservedAt))
+      .limit(1)
+      .prepare(),
+  ).get({ campaignId, userId, nowMs, key: userAnnotatorKey(userId) });
 }
 
 /**
- * The next item to hand a user: open, not labelled by them, with fewer than `needed` labels plus other people's
- * live reservations; the least covered first, ties in the user's own pseudo-random order (see queueOrderSalt).
- * Items the user skipped come last and only when `includeSkipped`.
+ * Candidates for a user's next item, in queue order: open, fewer than `needed` labels, not labelled by the user;
+ * fewest labels first, then the user's own pseudo-random order (see queueOrderSalt). `skipped` chooses between
+ * the items the user has not skipped and those they have. The caller adds live reservations (few) on top.
  */
-export function pickNextItem(
+export function nextCandidates(
   db: Db,
-  q: { campaignId: number; userId: string; needed: number; nowMs: number; salt: number; includeSkipped: boolean },
-): { itemId: number; trajectoryId: number; coverage: number } | undefined {
-  const key = userAnnotatorKey(q.userId);
-  const coverage = sql<number>`((select count(*) from ${labels} l where l.item_id = ${campaignItems.id} and l.status = 'active')
-    + (select count(*) from ${reservations} r where r.item_id = ${campaignItems.id} and r.status = 'active'
-         and r.expires_at > ${q.nowMs} and r.user_id <> ${q.userId}))`;
-  const skipped = sql`exists (select 1 from ${reservations} s where s.item_id = ${campaignItems.id} and s.user_id = ${q.userId} and s.status = 'skipped')`;
-  const conds: SQL[] = [
-    eq(campaignItems.campaignId, q.campaignId),
-    eq(campaignItems.state, "open"),
-    sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${key} and m.status = 'active')`,
-    sql`${coverage} < ${q.needed}`,
-  ];
-  if (!q.includeSkipped) conds.push(sql`not ${skipped}`);
-  // (id XOR salt) * 2654435761 mod 2^32; SQLite has no XOR, a ^ b = (a | b) - (a & b).
-  const order = sql`((((${campaignItems.id} | ${q.salt}) - (${campaignItems.id} & ${q.salt})) * 2654435761) % 4294967296)`;
-  return db
-    .select({ itemId: campaignItems.id, trajectoryId: campaignItems.trajectoryId, coverage })
-    .from(campaignItems)
-    .where(and(...conds))
-    .orderBy(asc(coverage), ...(q.includeSkipped ? [asc(skipped)] : []), asc(order))
-    .limit(1)
-    .get();
+  q: { campaignId: number; userId: string; needed: number; salt: number; skipped: boolean; offset: number; limit: number },
+): { itemId: number; trajectoryId: number; labelCount: number }[] {
+  const build = (skipped: boolean) => {
+    const skippedByUser = sql`exists (select 1 from ${reservations} s where s.item_id = ${campaignItems.id} and s.user_id = ${P("userId")} and s.status = 'skipped')`;
+    // (id XOR salt) * 2654435761 mod 2^32; SQLite has no XOR, a ^ b = (a | b) - (a & b).
+    const order = sql`((((${campaignItems.id} | ${P("salt")}) - (${campaignItems.id} & ${P("salt")})) * 2654435761) % 4294967296)`;
+    return db
+      .select({ itemId: campaignItems.id, trajectoryId: campaignItems.trajectoryId, labelCount: campaignItems.labelCount })
+      .from(campaignItems)
+      .where(
+        and(
+          eq(campaignItems.campaignId, P("campaignId")),
+          eq(campaignItems.state, "open"),
+          sql`${campaignItems.labelCount} < ${P("needed")}`,
+          sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${P("key")} and m.status = 'active')`,
+          skipped ? skippedByUser : sql`not ${skippedByUser}`,
+        ),
+      )
+      .orderBy(asc(campaignItems.labelCount), asc(order))
+      .limit(P("limit"))
+      .offset(P("offset"))
+      .prepare();
+  };
+  return prepared(db, q.skipped ? "nextCandidates:skipped" : "nextCandidates", () => build(q.skipped)).all({
+    campaignId: q.campaignId,
+    userId: q.userId,
+    key: userAnnotatorKey(q.userId),
+    needed: q.needed,
+    salt: q.salt,
+    limit: q.limit,
+    offset: q.offset,
+  });
 }
 
-/** Labels plus other people's live reservations on one item. */
-export function itemCoverage(db: Db, itemId: number, exceptUserId: string, nowMs: number): number {
-  const labelled = db.select({ n: count() }).from(labels).where(and(eq(labels.itemId, itemId), eq(labels.status, "active"))).get()!.n;
-  const reserved = db
-    .select({ n: count() })
-    .from(reservations)
-    .where(and(eq(reservations.itemId, itemId), eq(reservations.status, "active"), gt(reservations.expiresAt, new Date(nowMs)), ne(reservations.userId, exceptUserId)))
-    .get()!.n;
-  return labelled + reserved;
+/** Live reservations of other users in a campaign, per item. */
+export function liveReservationCounts(db: Db, campaignId: number, exceptUserId: string, nowMs: number): Map<number, number> {
+  const rows = prepared(db, "liveReservationCounts", () =>
+    db
+      .select({ itemId: reservations.itemId, n: count() })
+      .from(reservations)
+      .where(
+        and(
+          eq(reservations.campaignId, P("campaignId")),
+          eq(reservations.status, "active"),
+          sql`${reservations.expiresAt} > ${P("nowMs")}`,
+          ne(reservations.userId, P("userId")),
+        ),
+      )
+      .groupBy(reservations.itemId)
+      .prepare(),
+  ).all({ campaignId, nowMs, userId: exceptUserId });
+  return new Map(rows.map((r) => [r.itemId, r.n]));
 }
 
 export function upsertReservation(db: Db, v: { campaignId: number; itemId: number; userId: string; status: "active" | "skipped"; reservedAt: Date; expiresAt: Date }): void {
@@ -316,7 +367,12 @@ export function getReservation(db: Db, itemId: number, userId: string) {
 }
 
 export function deleteReservation(db: Db, itemId: number, userId: string): void {
-  db.delete(reservations).where(and(eq(reservations.itemId, itemId), eq(reservations.userId, userId))).run();
+  prepared(db, "deleteReservation", () =>
+    db
+      .delete(reservations)
+      .where(and(eq(reservations.itemId, P("itemId")), eq(reservations.userId, P("userId"))))
+      .prepare(),
+  ).run({ itemId, userId });
 }
 
 /** Ends a user's live reservations in a campaign (e.g. on leaving the queue). */
@@ -327,36 +383,41 @@ export function releaseReservations(db: Db, campaignId: number, userId: string):
     .run().changes;
 }
 
-/** Items of a campaign the user can still label (open, not labelled by them), for the queue page's counter. */
-export function remainingForUser(db: Db, campaignId: number, userId: string, needed: number, nowMs: number): number {
-  return db
-    .select({ n: count() })
-    .from(campaignItems)
-    .where(
-      and(
-        eq(campaignItems.campaignId, campaignId),
-        eq(campaignItems.state, "open"),
-        sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${userAnnotatorKey(userId)} and m.status = 'active')`,
-        sql`((select count(*) from ${labels} l where l.item_id = ${campaignItems.id} and l.status = 'active')
-          + (select count(*) from ${reservations} r where r.item_id = ${campaignItems.id} and r.status = 'active'
-               and r.expires_at > ${nowMs} and r.user_id <> ${userId})) < ${needed}`,
-      ),
-    )
-    .get()!.n;
+/**
+ * Items of a campaign the user could still label (open, short of labels, not labelled by them), for the queue
+ * page's counter. Items other people hold right now are included: their reservations may lapse.
+ */
+export function remainingForUser(db: Db, campaignId: number, userId: string, needed: number): number {
+  return prepared(db, "remainingForUser", () =>
+    db
+      .select({ n: count() })
+      .from(campaignItems)
+      .where(
+        and(
+          eq(campaignItems.campaignId, P("campaignId")),
+          eq(campaignItems.state, "open"),
+          sql`${campaignItems.labelCount} < ${P("needed")}`,
+          sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${P("key")} and m.status = 'active')`,
+        ),
+      )
+      .prepare(),
+  ).get({ campaignId, needed, key: userAnnotatorKey(userId) })!.n;
 }
 
 // ---------------------------------------------------------------- labels
 
 export function getLabelByKey(db: Db, itemId: number, annotatorKey: string): LabelRow | undefined {
-  return db
-    .select()
-    .from(labels)
-    .where(and(eq(labels.itemId, itemId), eq(labels.annotatorKey, annotatorKey)))
-    .get();
+  return prepared(db, "getLabelByKey", () =>
+    db
+      .select()
+      .from(labels)
+      .where(and(eq(labels.itemId, P("itemId")), eq(labels.annotatorKey, P("annotatorKey"))))
+      .prepare(),
+  ).get({ itemId, annotatorKey });
 }
 
 export function getLabel(db: Db, id: number): LabelRow | undefined {
-  return db.select().from(labels).where(eq(labels.id, id)).get();
+  return prepared(db, "getLabel", () => db.select().from(labels).where(eq(labels.id, P("id"))).prepare()).get({ id });
 }
 
 export function insertLabel(db: Db, v: typeof labels.$inferInsert): LabelRow {
@@ -373,12 +434,14 @@ export function updateLabel(db: Db, id: number, patch: Partial<typeof labels.$in
 }
 
 export function activeLabelsOfItem(db: Db, itemId: number): LabelRow[] {
-  return db
-    .select()
-    .from(labels)
-    .where(and(eq(labels.itemId, itemId), eq(labels.status, "active")))
-    .orderBy(asc(labels.id))
-    .all();
+  return prepared(db, "activeLabelsOfItem", () =>
+    db
+      .select()
+      .from(labels)
+      .where(and(eq(labels.itemId, P("itemId")), eq(labels.status, "active")))
+      .orderBy(asc(labels.id))
+      .prepare(),
+  ).all({ itemId });
 }
 
 export function labelsOfItem(db: Db, itemId: number): LabelRow[] {
@@ -405,7 +468,9 @@ export function getRevision(db: Db, id: number): LabelRevisionRow | undefined {
 }
 
 export function getRevisionByKey(db: Db, idempotencyKey: string): LabelRevisionRow | undefined {
-  return db.select().from(labelRevisions).where(eq(labelRevisions.idempotencyKey, idempotencyKey)).get();
+  return prepared(db, "getRevisionByKey", () =>
+    db.select().from(labelRevisions).where(eq(labelRevisions.idempotencyKey, P("key"))).prepare(),
+  ).get({ key: idempotencyKey });
 }
 
 export function getRevisionOfLabel(db: Db, labelId: number, revision: number): LabelRevisionRow | undefined {
@@ -471,7 +536,9 @@ export function labelsOfUser(db: Db, campaignId: number, userId: string, limit: 
 // ---------------------------------------------------------------- consolidation
 
 export function getConsolidated(db: Db, itemId: number): ConsolidatedLabelRow | undefined {
-  return db.select().from(consolidatedLabels).where(eq(consolidatedLabels.itemId, itemId)).get();
+  return prepared(db, "getConsolidated", () =>
+    db.select().from(consolidatedLabels).where(eq(consolidatedLabels.itemId, P("itemId"))).prepare(),
+  ).get({ itemId });
 }
 
 export function upsertConsolidated(db: Db, v: typeof consolidatedLabels.$inferInsert): void {
@@ -603,11 +670,13 @@ export function recordReveal(db: Db, userId: string, trajectoryId: number): void
 }
 
 export function hasRevealed(db: Db, userId: string, trajectoryId: number): boolean {
-  return !!db
-    .select({ one: sql`1` })
-    .from(evaluationReveals)
-    .where(and(eq(evaluationReveals.userId, userId), eq(evaluationReveals.trajectoryId, trajectoryId)))
-    .get();
+  return !!prepared(db, "hasRevealed", () =>
+    db
+      .select({ one: sql`1` })
+      .from(evaluationReveals)
+      .where(and(eq(evaluationReveals.userId, P("userId")), eq(evaluationReveals.trajectoryId, P("trajectoryId"))))
+      .prepare(),
+  ).get({ userId, trajectoryId });
 }
 
 /** Trajectories in the queues of a user's campaigns: what an annotator may browse. */
@@ -635,7 +704,9 @@ export function existingTrajectoryIds(db: Db, ids: number[]): Set<number> {
 }
 
 export function trajectoryStepCount(db: Db, trajectoryId: number): number | undefined {
-  return db.select({ n: trajectories.stepCount }).from(trajectories).where(eq(trajectories.id, trajectoryId)).get()?.n;
+  return prepared(db, "trajectoryStepCount", () =>
+    db.select({ n: trajectories.stepCount }).from(trajectories).where(eq(trajectories.id, P("id"))).prepare(),
+  ).get({ id: trajectoryId })?.n;
 }
 
 /** What import matching needs to know about every trajectory. */

@@ -79,11 +79,16 @@ export const campaignItems = sqliteTable(
       .references(() => trajectories.id, { onDelete: "cascade" }),
     /** open (needs labels) | agreed (unanimous, consolidated automatically) | disputed (awaits adjudication) | adjudicated */
     state: text("state").$type<ItemState>().notNull().default("open"),
+    /**
+     * Active labels on the item, kept by the same transaction that changes them (see recomputeItem) so "next"
+     * can walk the queue in coverage order through an index instead of counting labels for every item.
+     */
+    labelCount: integer("label_count").notNull().default(0),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   },
   (t) => [
     uniqueIndex("campaign_items_campaign_trajectory_uq").on(t.campaignId, t.trajectoryId),
-    index("campaign_items_campaign_state_idx").on(t.campaignId, t.state),
+    index("campaign_items_queue_idx").on(t.campaignId, t.state, t.labelCount),
     index("campaign_items_trajectory_idx").on(t.trajectoryId),
   ],
 );

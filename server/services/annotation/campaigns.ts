@@ -179,7 +179,7 @@ export function updateCampaignSettings(db: Db, actor: Actor, id: number, patch: 
     // A new k or agreement rule changes which items are complete and which agree.
     if (next.annotatorsPerItem !== undefined || next.labelSchema !== undefined) {
       const at = new Date();
-      for (const item of campaignItemIds(db, id)) recomputeItem(db, updated, { id: item.id, trajectoryId: item.trajectoryId, state: item.state }, at);
+      for (const item of campaignItemIds(db, id)) recomputeItem(db, updated, item, at);
     }
     return updated;
   });

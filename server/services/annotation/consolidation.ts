@@ -37,9 +37,12 @@ function valuesOf(l: Pick<LabelRow, "verdict" | "category" | "firstFailingStep" 
  * Re-evaluates one item from its active labels (call inside the transaction that changed them). Adjudicated
  * items keep their decision. Writes an event only when the state or the consolidated label changes.
  */
-export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState }, at: Date): ItemState {
-  if (item.state === "adjudicated") return item.state;
+export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState; labelCount: number }, at: Date): ItemState {
   const active = activeLabelsOfItem(db, item.id);
+  if (item.state === "adjudicated") {
+    if (active.length !== item.labelCount) setItemState(db, item.id, item.state, active.length);
+    return item.state;
+  }
   const result = consolidate(active.map(valuesOf), campaign.annotatorsPerItem, campaign.labelSchema);
   const previous = getConsolidated(db, item.id);
   if (result.state === "agreed") {
@@ -67,8 +70,8 @@ export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number;
   } else if (previous) {
     deleteConsolidated(db, item.id);
   }
+  if (result.state !== item.state || active.length !== item.labelCount) setItemState(db, item.id, result.state, active.length);
   if (result.state !== item.state) {
-    setItemState(db, item.id, result.state);
     if (result.state !== "agreed") {
       insertConsolidationEvent(db, {
         campaignId: campaign.id,
@@ -155,7 +158,7 @@ export function reopenItem(db: Db, actor: Actor, input: { campaignId: number; tr
     deleteConsolidated(db, item.id);
     insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "open", values: null, actorId: actor.userId, actorName: actor.name, reason: input.reason || "reopened", createdAt: at });
     setItemState(db, item.id, "open");
-    const state = recomputeItem(db, campaign, { id: item.id, trajectoryId: item.trajectoryId, state: "open" }, at);
+    const state = recomputeItem(db, campaign, { ...item, state: "open" }, at);
     return { itemId: item.id, state };
   });
 }

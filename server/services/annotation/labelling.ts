@@ -29,7 +29,8 @@ import {
   labelHistory,
   lastUndoableSubmit,
   markRevisionUndone,
-  pickNextItem,
+  liveReservationCounts,
+  nextCandidates,
   releaseReservations,
   remainingForUser,
   trajectoryStepCount,
@@ -64,6 +65,32 @@ function requireLabellingAllowed(db: Db, actor: Actor, campaignId: number): Camp
   return campaign;
 }
 
+/**
+ * The least-covered item for a user, coverage = labels + other people's live reservations; ties go to fewer
+ * labels, then the user's own order. Candidates come in (labels, order) order and live reservations are few, so
+ * the scan stops at the first candidate whose label count alone reaches the best coverage found: nothing after
+ * it can be better. Items the user skipped are considered only when nothing else is left.
+ */
+function pickItem(db: Db, campaignId: number, userId: string, needed: number, now: number) {
+  const reserved = liveReservationCounts(db, campaignId, userId, now);
+  const salt = queueOrderSalt(userId);
+  for (const skipped of [false, true]) {
+    let best: { itemId: number; trajectoryId: number; coverage: number } | undefined;
+    const pageSize = 64;
+    scan: for (let offset = 0; ; offset += pageSize) {
+      const page = nextCandidates(db, { campaignId, userId, needed, salt, skipped, offset, limit: pageSize });
+      for (const c of page) {
+        if (best && c.labelCount >= best.coverage) break scan;
+        const coverage = c.labelCount + (reserved.get(c.itemId) ?? 0);
+        if (coverage < needed && (!best || coverage < best.coverage)) best = { itemId: c.itemId, trajectoryId: c.trajectoryId, coverage };
+      }
+      if (page.length < pageSize) break;
+    }
+    if (best) return best;
+  }
+  return undefined;
+}
+
 export interface Assignment {
   campaignId: number;
   itemId: number;
@@ -95,12 +122,11 @@ export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: 
         trajectoryId: held.trajectoryId,
         reservedAt: held.reservedAt,
         expiresAt,
-        remaining: remainingForUser(db, campaignId, actor.userId, campaign.annotatorsPerItem, now),
+        remaining: remainingForUser(db, campaignId, actor.userId, campaign.annotatorsPerItem),
         resumed: true,
       };
     }
-    const q = { campaignId, userId: actor.userId, needed: campaign.annotatorsPerItem, nowMs: now, salt: queueOrderSalt(actor.userId) };
-    const picked = pickNextItem(db, { ...q, includeSkipped: false }) ?? pickNextItem(db, { ...q, includeSkipped: true });
+    const picked = pickItem(db, campaignId, actor.userId, campaign.annotatorsPerItem, now);
     if (!picked) return null;
     const reservedAt = new Date(now);
     upsertReservation(db, { campaignId, itemId: picked.itemId, userId: actor.userId, status: "active", reservedAt, expiresAt });
@@ -110,7 +136,7 @@ export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: 
       trajectoryId: picked.trajectoryId,
       reservedAt,
       expiresAt,
-      remaining: remainingForUser(db, campaignId, actor.userId, campaign.annotatorsPerItem, now) + 1,
+      remaining: remainingForUser(db, campaignId, actor.userId, campaign.annotatorsPerItem),
       resumed: false,
     };
   });
