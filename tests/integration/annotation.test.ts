@@ -333,7 +333,7 @@ describe("labels: validation, revision history, idempotency, undo", () => {
   });
 
   it("undo withdraws a first submit (keeping the slot) and restores the previous version of a revision", async () => {
-    const { ids, people, camp } = await oneCampaign(2, 1);
+    const { people, camp } = await oneCampaign(2, 1);
     const [a, b] = people;
     const got = nextAssignment(ctx.db, a!, camp.id)!;
     const s1 = submit(a!, camp.id, got.trajectoryId, { verdict: "failure", category: "other" });

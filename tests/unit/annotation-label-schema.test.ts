@@ -131,7 +131,10 @@ describe("queue order and steps viewed", () => {
   it("gives different users different salts that fit in 30 bits", () => {
     const salts = ["a", "b", "user-1", "user-2", "x".repeat(64)].map(queueOrderSalt);
     expect(new Set(salts).size).toBe(salts.length);
-    for (const s of salts) expect(s).toBeGreaterThanOrEqual(0), expect(s).toBeLessThan(2 ** 30);
+    for (const s of salts) {
+      expect(s).toBeGreaterThanOrEqual(0);
+      expect(s).toBeLessThan(2 ** 30);
+    }
     expect(queueOrderSalt("user-1")).toBe(queueOrderSalt("user-1"));
   });
 
