@@ -1,0 +1,59 @@
+/**
+ * The label panel's keyboard map: `s` success, `x` failure, `1`–`9` category, `f` marks the step on screen as the
+ * first failing one, `q` unsure (when allowed), `u` undoes the last submit, `n` focuses the note, Ctrl/Cmd+Enter submits and moves to the
+ * next trajectory. These keys do not overlap the player's (see server/domain/player/keyboard.ts), so both
+ * listen on the window.
+ *
+ * Same safety rules as the player: nothing fires while typing in a field, with Alt, or with Ctrl/Cmd held, except
+ * Ctrl/Cmd+Enter, which must work from the note too (finish the note, submit, next). Key repeat never submits
+ * twice.
+ */
+import { isTypingTarget, type KeyLike, type TargetLike } from "../player/keyboard";
+
+export type LabelCommand =
+  | { kind: "verdict"; verdict: "success" | "failure" | "unsure" }
+  | { kind: "category"; index: number }
+  | { kind: "markFirstFailing" }
+  | { kind: "undo" }
+  | { kind: "focusNote" }
+  | { kind: "submitAndNext" };
+
+export const LABEL_SHORTCUTS: { keys: string[]; description: string }[] = [
+  { keys: ["s"], description: "Success" },
+  { keys: ["x"], description: "Failure" },
+  { keys: ["q"], description: "Unsure (when the campaign accepts it)" },
+  { keys: ["1", "…", "9"], description: "Error category (failures)" },
+  { keys: ["f"], description: "Mark the step on screen as the first failing step (again to clear)" },
+  { keys: ["n"], description: "Write a note" },
+  { keys: ["Ctrl/⌘", "Enter"], description: "Submit and go to the next trajectory" },
+  { keys: ["u"], description: "Undo your last submit" },
+];
+
+export function labelCommandForKey(e: KeyLike, target: TargetLike | null | undefined, opts: { categories: number; allowUnsure: boolean }): LabelCommand | null {
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
+    return e.repeat ? null : { kind: "submitAndNext" };
+  }
+  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return null;
+  if (isTypingTarget(target)) return null;
+  const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+  if (e.shiftKey && /^[a-z]$/.test(key)) return null;
+  switch (key) {
+    case "s":
+      return { kind: "verdict", verdict: "success" };
+    case "x":
+      return { kind: "verdict", verdict: "failure" };
+    case "f":
+      return { kind: "markFirstFailing" };
+    case "u":
+      return { kind: "undo" };
+    case "n":
+      return { kind: "focusNote" };
+    case "q":
+      return opts.allowUnsure ? { kind: "verdict", verdict: "unsure" } : null;
+  }
+  if (/^[1-9]$/.test(key)) {
+    const index = Number(key) - 1;
+    return index < opts.categories ? { kind: "category", index } : null;
+  }
+  return null;
+}
