@@ -27,6 +27,7 @@ import {
   insertRevision,
   isCampaignAnnotator,
   labelHistory,
+  labelsOfUser,
   lastUndoableSubmit,
   markRevisionUndone,
   liveReservationCounts,
@@ -50,7 +51,7 @@ import {
   type LabelValues,
 } from "../../domain/annotation/label-schema";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { requireCampaign } from "./campaigns";
+import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
 import { inTransaction } from "./tx";
 
@@ -394,5 +395,45 @@ export function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: 
     history: label ? labelHistory(db, label.id).map((r) => ({ revision: r.revision, action: r.action, values: r.values, status: r.status, changes: r.changes, createdAt: r.createdAt, undone: r.undoneByRevisionId !== null })) : [],
     /** The revision "undo" would revert now (any trajectory of the campaign), so the UI can say what it undoes. */
     undoable: lastSubmit ? { revisionId: lastSubmit.id, trajectoryId: getLabel(db, lastSubmit.labelId)!.trajectoryId } : null,
+  };
+}
+
+/** The campaigns a user labels in (native ones), with how many trajectories are left for them in each. */
+export function myCampaigns(db: Db, actor: Actor) {
+  return listCampaignSummaries(db, { ...actor, role: "annotator" })
+    .filter((c) => c.origin === "native")
+    .map((c) => ({ ...c, remaining: c.status === "active" ? remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem) : 0 }));
+}
+
+/** The annotator's most recent labels in a campaign, to go back and revise one. */
+export function myRecentLabels(db: Db, actor: Actor, campaignId: number, limit = 50) {
+  const campaign = requireCampaign(db, campaignId);
+  assertCampaignVisible(db, actor, campaign);
+  return labelsOfUser(db, campaignId, actor.userId, limit).map((r) => ({
+    trajectoryId: r.label.trajectoryId,
+    externalTaskId: r.externalTaskId,
+    intent: r.intent,
+    verdict: r.label.verdict,
+    category: r.label.category,
+    revision: r.label.revision,
+    updatedAt: r.label.updatedAt,
+    itemState: r.itemState,
+  }));
+}
+
+/** What a campaign's annotator needs to label: instructions and the label schema (no progress of others). */
+export function campaignForAnnotator(db: Db, actor: Actor, campaignId: number) {
+  const c = requireCampaign(db, campaignId);
+  assertCampaignVisible(db, actor, c);
+  return {
+    id: c.id,
+    name: c.name,
+    instructions: c.instructions,
+    labelSchema: c.labelSchema,
+    blind: c.blind,
+    status: c.status,
+    annotatorsPerItem: c.annotatorsPerItem,
+    reservationMinutes: c.reservationMinutes,
+    isAnnotator: isCampaignAnnotator(db, campaignId, actor.userId),
   };
 }
