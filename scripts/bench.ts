@@ -9,6 +9,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   agreement: async () => (await import("./bench/agreement")).benchAgreement(),
   "arb-memory": async () => (await import("./bench/arb-memory")).benchArbMemory(),
   runner: async () => (await import("./bench/runner-overhead")).benchRunnerOverhead(),
+  judge: async () => (await import("./bench/judge")).benchJudge(),
 };
 
 const wanted = process.argv.slice(2);

@@ -161,29 +161,26 @@ export interface VerdictIdentity {
 
 /**
  * Stores a verdict, replacing the one with the same identity (trajectory, evaluator, k, prompt version) if any.
- * The look-up and the write share an immediate transaction, and the unique index backs it up: two writers of the
- * same identity always end with one row.
+ * One INSERT … ON CONFLICT DO UPDATE statement on the unique index: two writers of the same identity always end
+ * with one row.
  */
-export function upsertVerdict(db: Db, v: VerdictValues): { id: number; created: boolean } {
-  const { trajectoryId, evaluatorKey, k = "", promptVersion = "", ...rest } = v;
-  return db.$client.transaction(() => {
-    const now = new Date();
-    const existing = findVerdict(db, { trajectoryId, evaluatorKey, k, promptVersion });
-    if (existing) {
-      db.update(evaluatorVerdicts).set({ ...nullFill(rest), updatedAt: now }).where(eq(evaluatorVerdicts.id, existing.id)).run();
-      return { id: existing.id, created: false };
-    }
-    const id = db
-      .insert(evaluatorVerdicts)
-      .values({ ...v, k, promptVersion, createdAt: now, updatedAt: now })
-      .returning({ id: evaluatorVerdicts.id })
-      .get().id;
-    return { id, created: true };
-  }).immediate();
+export function upsertVerdict(db: Db, v: VerdictValues): { id: number } {
+  const now = new Date();
+  const k = v.k ?? "";
+  const promptVersion = v.promptVersion ?? "";
+  return db
+    .insert(evaluatorVerdicts)
+    .values({ ...v, k, promptVersion, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({
+      target: [evaluatorVerdicts.trajectoryId, evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion],
+      set: { ...nullFill(v), updatedAt: now },
+    })
+    .returning({ id: evaluatorVerdicts.id })
+    .get();
 }
 
 /** On replace, fields the new verdict leaves out are cleared rather than kept from the old one. */
-function nullFill(rest: Omit<VerdictValues, "trajectoryId" | "evaluatorKey" | "k" | "promptVersion">) {
+function nullFill(rest: VerdictValues) {
   return {
     kind: rest.kind,
     origin: rest.origin,

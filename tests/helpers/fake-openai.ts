@@ -5,6 +5,7 @@
  * sent) and answers from a script: normal replies, arbitrary (malformed) reply text, HTTP errors such as 429 or
  * 500 with optional Retry-After, unreadable bodies, delays, and requests that never get an answer (timeouts).
  * When the script runs out, a responder function (default: a SUCCESS verdict) answers.
+ * GET <base>/__stats returns the request count and peak concurrency (for callers in another process).
  */
 import crypto from "node:crypto";
 import http from "node:http";
@@ -24,13 +25,29 @@ export type FakeAction =
   | { rawBody: string; status?: number; contentType?: string; delayMs?: number }
   | { hang: true };
 
+export interface ChatContentPart {
+  type: string;
+  text?: string;
+  image_url?: { url: string; detail?: string };
+}
+
+/** The parts of a chat-completions request body the tests look at. */
+export interface ChatBody {
+  model?: string;
+  temperature?: number;
+  seed?: number;
+  max_completion_tokens?: number;
+  messages?: { role: string; content: string | ChatContentPart[] | null }[];
+  [key: string]: unknown;
+}
+
 export interface RecordedRequest {
   n: number;
   method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
   /** Parsed JSON body (null if it was not JSON). */
-  body: any;
+  body: ChatBody | null;
   rawBody: string;
   receivedAt: number;
   /** sha256 of each image sent as a data URL, in message order. */
@@ -39,6 +56,8 @@ export interface RecordedRequest {
   imageDetails: (string | undefined)[];
   /** All text parts of all messages, in order. */
   texts: string[];
+  /** When the answer was written (absent for requests never answered). */
+  respondedAt?: number;
 }
 
 export type Responder = (req: RecordedRequest) => FakeAction;
@@ -57,7 +76,7 @@ export interface FakeOpenAI {
 
 export const DEFAULT_REPLY = "Reasoning: The final screenshot shows the requested result.\nVerdict: SUCCESS";
 
-function analyse(body: any): Pick<RecordedRequest, "imageHashes" | "imageDetails" | "texts"> {
+function analyse(body: ChatBody | null): Pick<RecordedRequest, "imageHashes" | "imageDetails" | "texts"> {
   const imageHashes: string[] = [];
   const imageDetails: (string | undefined)[] = [];
   const texts: string[] = [];
@@ -65,7 +84,7 @@ function analyse(body: any): Pick<RecordedRequest, "imageHashes" | "imageDetails
     if (typeof m.content === "string") texts.push(m.content);
     else if (Array.isArray(m.content)) {
       for (const part of m.content) {
-        if (part?.type === "text") texts.push(part.text);
+        if (part?.type === "text") texts.push(part.text ?? "");
         if (part?.type === "image_url") {
           const url: string = part.image_url?.url ?? "";
           const comma = url.indexOf(",");
@@ -88,13 +107,19 @@ export async function startFakeOpenAI(opts: { responder?: Responder } = {}): Pro
   const hanging = new Set<http.ServerResponse>();
 
   const server = http.createServer((req, res) => {
+    if (req.method === "GET" && (req.url ?? "").endsWith("/__stats")) {
+      // For callers in another process (the benchmark runs the server as a child process).
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ requests: requests.length, maxInFlight: max, inFlight: now }));
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const rawBody = Buffer.concat(chunks).toString("utf8");
-      let body: any = null;
+      let body: ChatBody | null = null;
       try {
-        body = JSON.parse(rawBody);
+        body = JSON.parse(rawBody) as ChatBody;
       } catch {
         body = null;
       }
@@ -131,6 +156,7 @@ export async function startFakeOpenAI(opts: { responder?: Responder } = {}): Pro
       }
       const send = () => {
         if (res.destroyed) return;
+        rec.respondedAt = Date.now();
         if ("status" in action && !("rawBody" in action)) {
           res.writeHead(action.status, { "content-type": "application/json", ...(action.headers ?? {}) });
           res.end(JSON.stringify({ error: { message: action.message ?? `scripted status ${action.status}`, type: "scripted", code: null } }));

@@ -56,14 +56,16 @@ describe("job queue repository", () => {
 
   it("an expired lease goes back to the queue with the reason, and fails once attempts are used up", () => {
     enqueueJobs(ctx.db, [{ type: "a", payload: null, maxAttempts: 2 }]);
-    const first = claimNextJob(ctx.db, "dead-worker", 10)!;
-    expect(reclaimExpiredLeases(ctx.db, new Date(Date.now() + 5))).toEqual({ requeued: 0, failed: 0, cancelled: 0 });
-    expect(reclaimExpiredLeases(ctx.db, new Date(Date.now() + 1000))).toEqual({ requeued: 1, failed: 0, cancelled: 0 });
+    const t = Date.now() + 1000;
+    const at = (ms: number) => new Date(t + ms);
+    const first = claimNextJob(ctx.db, "dead-worker", 10, {}, at(0))!;
+    expect(reclaimExpiredLeases(ctx.db, at(5))).toEqual({ requeued: 0, failed: 0, cancelled: 0 });
+    expect(reclaimExpiredLeases(ctx.db, at(11))).toEqual({ requeued: 1, failed: 0, cancelled: 0 });
     const again = getJob(ctx.db, first.id)!;
     expect(again.status).toBe("queued");
     expect(again.error).toMatch(/lease of worker dead-worker expired at attempt 1/);
-    claimNextJob(ctx.db, "dead-worker", 10, {}, new Date(Date.now() + 2000));
-    expect(reclaimExpiredLeases(ctx.db, new Date(Date.now() + 5000))).toEqual({ requeued: 0, failed: 1, cancelled: 0 });
+    claimNextJob(ctx.db, "dead-worker", 10, {}, at(2000));
+    expect(reclaimExpiredLeases(ctx.db, at(5000))).toEqual({ requeued: 0, failed: 1, cancelled: 0 });
     expect(getJob(ctx.db, first.id)).toMatchObject({ status: "failed", attempts: 2 });
   });
 
@@ -177,16 +179,17 @@ describe("worker", () => {
   it("keeps a long job's lease alive by heartbeat, and takes over a dead worker's job after its lease", async () => {
     enqueueJobs(ctx.db, [{ type: "slow", payload: null }, { type: "orphan", payload: null }]);
     // A worker that claimed "orphan" and died.
-    claimNextJob(ctx.db, "dead", 150, { types: ["orphan"] });
+    claimNextJob(ctx.db, "dead", 400, { types: ["orphan"] });
     const summary = await runWorker({
       db: ctx.db,
       concurrency: 2,
       untilIdle: true,
       pollMs: 20,
-      leaseMs: 150,
-      heartbeatMs: 30,
+      leaseMs: 400,
+      heartbeatMs: 40,
       handlers: {
-        slow: () => new Promise((r) => setTimeout(() => r("slow done"), 600)),
+        // Three lease lengths long: only heartbeats keep it.
+        slow: () => new Promise((r) => setTimeout(() => r("slow done"), 1200)),
         orphan: async () => "adopted",
       },
     });

@@ -13,7 +13,7 @@ import {
 } from "../../server/services/judge/configs";
 import { judgeTrajectory, type JudgeDeps } from "../../server/services/judge/verdict";
 import { createTestContext, type TestContext } from "../helpers/context";
-import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
+import { startFakeOpenAI, type ChatContentPart, type FakeOpenAI } from "../helpers/fake-openai";
 import { seedTrajectories } from "../helpers/judge-fixtures";
 
 const KEY = "sk-test-verdict-SECRET-4242";
@@ -93,7 +93,8 @@ describe("judgeTrajectory against an OpenAI-compatible endpoint", () => {
     const [t] = await seedTrajectories(ctx, [{ steps: 2 }]);
     const c = config({ options: { maxImageSide: 24 } });
     await judgeTrajectory(deps, { configId: c.id, trajectoryId: t!.id, k: 1 });
-    const url = fake.requests[0]!.body.messages[1].content.find((p: { type: string }) => p.type === "image_url").image_url.url as string;
+    const content = fake.requests[0]!.body!.messages![1]!.content as ChatContentPart[];
+    const url = content.find((p) => p.type === "image_url")!.image_url!.url;
     const meta = await sharp(Buffer.from(url.split(",")[1]!, "base64")).metadata();
     expect([meta.width, meta.height]).toEqual([24, 18]);
     const v = listVerdicts(ctx.db, { trajectoryId: t!.id })[0]!;

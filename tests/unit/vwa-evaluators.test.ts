@@ -333,11 +333,21 @@ describe.skipIf(!harness)("VisualWebArena evaluation-harness examples", () => {
   });
 });
 
+interface RawVwaTask {
+  task_id: number;
+  intent: string;
+  eval: {
+    reference_answers?: { exact_match?: string; must_include?: string[]; one_of?: string[]; fuzzy_match?: string | string[] } | null;
+    reference_url?: string;
+    url_note?: string;
+  };
+}
+
 describe.skipIf(!configDir)("all 910 VisualWebArena task configs", () => {
   const sites = ["classifieds", "reddit", "shopping"];
   const tasks = configDir
     ? sites.flatMap((s) =>
-        (JSON.parse(fs.readFileSync(path.join(configDir, "vwa", `test_${s}.raw.json`), "utf8")) as { task_id: number; intent: string; eval: any }[]).map(
+        (JSON.parse(fs.readFileSync(path.join(configDir, "vwa", `test_${s}.raw.json`), "utf8")) as RawVwaTask[]).map(
           (t) => ({ ...t, site: s }),
         ),
       )
@@ -365,12 +375,12 @@ describe.skipIf(!configDir)("all 910 VisualWebArena task configs", () => {
       else if (ra.fuzzy_match === "N/A") answer = "N/A";
       else {
         const parts = ((ra.must_include ?? []) as string[]).map((m) => m.split(" |OR| ")[0]);
-        if (ra.one_of) parts.push(ra.one_of[0]);
+        if (ra.one_of) parts.push(ra.one_of[0]!);
         answer = parts.join(" ; ");
       }
       let url: string | null = null;
       if (t.eval.reference_url) {
-        const first = resolvePlaceholders(t.eval.reference_url.split(" |OR| ")[0], siteUrls, null).text;
+        const first = resolvePlaceholders(t.eval.reference_url.split(" |OR| ")[0]!, siteUrls, null).text;
         url = t.eval.url_note === "GOLD in PRED" ? `${first}/extra` : first;
       }
       const good = await ev.evaluate({ intent: t.intent, finalAnswer: answer, finalUrl: url }, { siteUrls, fuzzy });

@@ -245,6 +245,7 @@ function refreshBatchCounts(db: Db, batchId: number): GroupProgress {
 export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunBatchOptions = {}): Promise<BatchProgress & { worker: WorkerSummary }> {
   const { db } = deps;
   const batch = requireBatch(db, batchId);
+  const config = requireJudgeConfig(db, batch.judgeConfigId);
   updateJudgeBatch(db, batchId, { status: "running", startedAt: batch.startedAt ?? new Date(), finishedAt: null, error: null });
   let lastReport = 0;
   const report = (last?: { outcome: JobOutcome; error?: string }) => {
@@ -277,6 +278,7 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
             batchId: p.batchId,
             force: batch.force,
             signal,
+            config,
           });
           return out;
         } catch (e) {

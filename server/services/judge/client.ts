@@ -124,13 +124,26 @@ export interface JudgeClient {
   complete(messages: ChatMessage[], opts?: { signal?: AbortSignal }): Promise<JudgeCallResult>;
 }
 
+/**
+ * SDK clients are reused per (base URL, key, timeout): a fresh client pays tens to hundreds of milliseconds of
+ * set-up and a new connection on its first request, which at batch scale costs a large share of throughput.
+ */
+const sdkClients = new Map<string, OpenAI>();
+const MAX_CACHED_CLIENTS = 16;
+
+function sdkFor(endpoint: JudgeEndpoint): OpenAI {
+  const key = JSON.stringify([endpoint.baseUrl, endpoint.apiKey, endpoint.timeoutMs]);
+  let sdk = sdkClients.get(key);
+  if (!sdk) {
+    sdk = new OpenAI({ apiKey: endpoint.apiKey, baseURL: endpoint.baseUrl ?? undefined, timeout: endpoint.timeoutMs, maxRetries: 0 });
+    if (sdkClients.size >= MAX_CACHED_CLIENTS) sdkClients.delete(sdkClients.keys().next().value!);
+    sdkClients.set(key, sdk);
+  }
+  return sdk;
+}
+
 export function createJudgeClient(endpoint: JudgeEndpoint, policy: RetryPolicy = DEFAULT_RETRY_POLICY): JudgeClient {
-  const sdk = new OpenAI({
-    apiKey: endpoint.apiKey,
-    baseURL: endpoint.baseUrl ?? undefined,
-    timeout: endpoint.timeoutMs,
-    maxRetries: 0,
-  });
+  const sdk = sdkFor(endpoint);
   return {
     async complete(messages, opts = {}) {
       const retried: string[] = [];

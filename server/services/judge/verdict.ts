@@ -7,7 +7,7 @@
  * reply is stored as "unparseable", never as a guess.
  */
 import type { Db } from "../../../db/client";
-import { findVerdict, upsertVerdict } from "../../../db/repositories/evaluation";
+import { findVerdict, upsertVerdict, type PublicJudgeConfig } from "../../../db/repositories/evaluation";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { StepRow } from "../../../db/schema/index";
 import {
@@ -42,6 +42,8 @@ export interface JudgeRequest {
   /** Recompute even if a verdict with this identity is stored. */
   force?: boolean;
   signal?: AbortSignal;
+  /** The configuration row when the caller already holds it (batches load it once, not per call). */
+  config?: PublicJudgeConfig;
 }
 
 export interface JudgeOutcome {
@@ -69,7 +71,7 @@ export function judgeStepsOf(steps: StepRow[], pref: JudgeOptions["screenshots"]
 
 export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promise<JudgeOutcome> {
   const { db } = deps;
-  const config = requireJudgeConfig(db, req.configId);
+  const config = req.config && req.config.id === req.configId ? req.config : requireJudgeConfig(db, req.configId);
   if (!isJudgePromptVersion(config.promptVersion)) {
     throw new ValidationError(`Judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
   }
