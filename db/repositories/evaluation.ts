@@ -6,11 +6,14 @@
  */
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
+import { trajectoryWhere, type TrajectoryFilter } from "./trajectories";
 import {
+  agentRuns,
   evaluatorVerdicts,
   judgeBatches,
   judgeConfigSecrets,
   judgeConfigs,
+  tasks,
   trajectories,
   type EvaluatorVerdictRow,
   type JudgeBatchRow,
@@ -333,6 +336,20 @@ export function deleteVerdicts(db: Db, f: VerdictFilter): number {
   const where = verdictWhere(f);
   if (!where) throw new Error("deleteVerdicts: refusing to delete without a filter");
   return db.delete(evaluatorVerdicts).where(where).run().changes;
+}
+
+/** Every trajectory id matching the browser's filter, for a batch over "what the list shows". */
+export function trajectoryIdsMatching(db: Db, f: TrajectoryFilter, limit = 1_000_000): number[] {
+  return db
+    .select({ id: trajectories.id })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(trajectoryWhere(f))
+    .orderBy(asc(trajectories.id))
+    .limit(limit)
+    .all()
+    .map((r) => r.id);
 }
 
 /** Trajectories that exist among `ids` (batches drop ids deleted since selection). */

@@ -3,6 +3,7 @@
  */
 import { runsRouter, taskSetsRouter, tasksRouter } from "./routers/catalog";
 import { trajectoriesRouter } from "./routers/trajectories";
+import { judgeRouter } from "./routers/judge";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -10,6 +11,7 @@ export const appRouter = createTRPCRouter({
   taskSets: taskSetsRouter,
   tasks: tasksRouter,
   runs: runsRouter,
+  judge: judgeRouter,
 });
 
 export type AppRouter = typeof appRouter;

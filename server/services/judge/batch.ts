@@ -318,3 +318,29 @@ export function resumeJudgeBatch(db: Db, batchId: number): { requeued: number } 
   if (requeued > 0) updateJudgeBatch(db, batchId, { status: "pending", finishedAt: null });
   return { requeued };
 }
+
+const backgroundRuns = new Map<number, Promise<unknown>>();
+
+/**
+ * Starts (or joins) a batch run inside this process without waiting for it: the web server's way to run a batch
+ * a researcher started from the UI. Progress is read with judgeBatchProgress. A second call while the batch runs
+ * here returns false instead of starting another worker on it.
+ */
+export function startJudgeBatchInBackground(deps: JudgeDeps, batchId: number, log: (msg: string) => void = console.error): boolean {
+  requireBatch(deps.db, batchId);
+  if (backgroundRuns.has(batchId)) return false;
+  const run = runJudgeBatch(deps, batchId)
+    .catch((e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      updateJudgeBatch(deps.db, batchId, { error: message });
+      log(`judge batch ${batchId} stopped: ${message}`);
+    })
+    .finally(() => backgroundRuns.delete(batchId));
+  backgroundRuns.set(batchId, run);
+  return true;
+}
+
+/** Whether this process is running the batch (for tests and shutdown). */
+export function backgroundRun(batchId: number): Promise<unknown> | undefined {
+  return backgroundRuns.get(batchId);
+}

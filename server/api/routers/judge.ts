@@ -1,0 +1,174 @@
+/**
+ * Automatic evaluators: judge configurations (never with their key), judge batches (estimate, start, progress,
+ * cancel, resume), rule verdicts, and the verdicts shown next to a trajectory.
+ *
+ * Batches started here run inside the web server process in the background; the queue's leases let any other
+ * process (`npm run cli -- judge --resume ID`) finish a batch the server left behind.
+ */
+import { z } from "zod";
+import { listEvaluatorSummaries, listVerdicts, trajectoryIdsMatching } from "../../../db/repositories/evaluation";
+import { parseK, type JudgeK } from "../../domain/evaluators/verdicts";
+import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { ValidationError } from "../../errors";
+import {
+  cancelJudgeBatch,
+  createJudgeBatch,
+  estimateJudgeBatch,
+  judgeBatchProgress,
+  listBatches,
+  MAX_BATCH_CONCURRENCY,
+  resumeJudgeBatch,
+  startJudgeBatchInBackground,
+} from "../../services/judge/batch";
+import {
+  createJudgeConfig,
+  deleteJudgeConfig,
+  listJudgeConfigViews,
+  requireJudgeConfig,
+  setStoredApiKey,
+  toView,
+  updateJudgeConfig,
+} from "../../services/judge/configs";
+import { evaluateRuleVerdicts } from "../../services/judge/rules";
+import { createTRPCRouter, publicProcedure, type TrpcContext } from "../trpc";
+
+/** The judge services take the environment from their caller (API keys named by configurations live there). */
+function deps(ctx: TrpcContext) {
+  return { db: ctx.db, store: ctx.store, env: process.env };
+}
+
+const id = z.number().int().positive();
+
+const options = z
+  .object({
+    includeActionHistory: z.boolean(),
+    includeThoughts: z.boolean(),
+    screenshots: z.enum(["marked", "raw"]),
+    imageDetail: z.enum(["auto", "low", "high"]),
+    maxImageSide: z.number().int().min(16).max(10_000).nullable(),
+  })
+  .partial();
+
+const configFields = z.object({
+  baseUrl: z.string().url().nullable().optional(),
+  model: z.string().min(1).max(200).optional(),
+  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).nullable().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  seed: z.number().int().nullable().optional(),
+  maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
+  timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+  maxRetries: z.number().int().min(0).max(20).optional(),
+  options: options.optional(),
+  priceInputPerMTok: z.number().min(0).nullable().optional(),
+  priceOutputPerMTok: z.number().min(0).nullable().optional(),
+});
+
+const kValue = z.union([z.number().int().positive().max(1000), z.literal("full")]);
+
+/** A selection: explicit ids, or the trajectory list's filters (what the browser shows). */
+const selection = z.union([
+  z.object({ trajectoryIds: z.array(id).min(1).max(1_000_000) }),
+  z.object({ filter: trajectoryListInput.omit({ sort: true, dir: true, page: true, pageSize: true }) }),
+]);
+
+const batchInput = z.object({
+  config: z.union([id, z.string().min(1)]),
+  selection,
+  kValues: z.array(kValue).min(1).max(20),
+  concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4),
+  force: z.boolean().default(false),
+  selectionLabel: z.string().max(200).optional(),
+});
+
+function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): number[] {
+  const ids = "trajectoryIds" in s ? s.trajectoryIds : trajectoryIdsMatching(ctx.db, s.filter);
+  if (ids.length === 0) throw new ValidationError("the selection holds no trajectories");
+  return ids;
+}
+
+function batchRequest(ctx: TrpcContext, input: z.infer<typeof batchInput>) {
+  return {
+    config: input.config,
+    trajectoryIds: resolveSelection(ctx, input.selection),
+    kValues: input.kValues.map((k) => parseK(String(k))) as JudgeK[],
+    concurrency: input.concurrency,
+    force: input.force,
+    selectionLabel: input.selectionLabel ?? ("filter" in input.selection ? "filtered list" : "selected trajectories"),
+  };
+}
+
+export const judgeRouter = createTRPCRouter({
+  configs: createTRPCRouter({
+    list: publicProcedure.query(({ ctx }) => listJudgeConfigViews(ctx.db)),
+    byId: publicProcedure.input(z.object({ id })).query(({ ctx, input }) => toView(requireJudgeConfig(ctx.db, input.id))),
+    create: publicProcedure
+      .input(configFields.extend({ name: z.string().min(1).max(100), apiKey: z.string().min(1).max(500).optional() }))
+      .mutation(({ ctx, input }) => {
+        const { apiKey, ...fields } = input;
+        const view = createJudgeConfig(ctx.db, fields, process.env);
+        // Write-only: the key is stored server-side and never comes back in any response.
+        if (apiKey) setStoredApiKey(ctx.db, view.id, apiKey);
+        return toView(requireJudgeConfig(ctx.db, view.id));
+      }),
+    update: publicProcedure
+      .input(z.object({ id, patch: configFields }))
+      .mutation(({ ctx, input }) => updateJudgeConfig(ctx.db, input.id, input.patch)),
+    setApiKey: publicProcedure
+      .input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() }))
+      .mutation(({ ctx, input }) => {
+        setStoredApiKey(ctx.db, input.id, input.apiKey);
+        return { apiKeySource: toView(requireJudgeConfig(ctx.db, input.id)).apiKeySource };
+      }),
+    remove: publicProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
+      deleteJudgeConfig(ctx.db, input.id);
+      return { removed: input.id };
+    }),
+  }),
+
+  batches: createTRPCRouter({
+    list: publicProcedure.query(({ ctx }) => listBatches(ctx.db)),
+    /** Calls, tokens and cost before starting; nothing is created. */
+    estimate: publicProcedure.input(batchInput).query(({ ctx, input }) => {
+      const { plan: _plan, ...estimate } = estimateJudgeBatch(ctx.db, batchRequest(ctx, input));
+      void _plan;
+      return estimate;
+    }),
+    start: publicProcedure.input(batchInput).mutation(({ ctx, input }) => {
+      const { batch, estimate } = createJudgeBatch(ctx.db, batchRequest(ctx, input));
+      if (batch.status === "pending") startJudgeBatchInBackground(deps(ctx), batch.id);
+      return { batchId: batch.id, estimate };
+    }),
+    progress: publicProcedure.input(z.object({ id })).query(({ ctx, input }) => judgeBatchProgress(ctx.db, input.id)),
+    cancel: publicProcedure.input(z.object({ id })).mutation(({ ctx, input }) => cancelJudgeBatch(ctx.db, input.id)),
+    resume: publicProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
+      const r = resumeJudgeBatch(ctx.db, input.id);
+      const started = startJudgeBatchInBackground(deps(ctx), input.id);
+      return { ...r, started };
+    }),
+  }),
+
+  verdicts: createTRPCRouter({
+    forTrajectory: publicProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => listVerdicts(ctx.db, { trajectoryId: input.trajectoryId })),
+    /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
+    evaluators: publicProcedure.query(({ ctx }) => listEvaluatorSummaries(ctx.db)),
+  }),
+
+  rules: createTRPCRouter({
+    run: publicProcedure
+      .input(
+        z.object({
+          selection,
+          force: z.boolean().default(false),
+          fuzzyConfig: z.union([id, z.string().min(1)]).nullable().default(null),
+          siteUrls: z.record(z.string().regex(/^[A-Z_]+$/), z.string().url()).default({}),
+        }),
+      )
+      .mutation(({ ctx, input }) =>
+        evaluateRuleVerdicts(
+          { db: ctx.db, env: process.env },
+          { trajectoryIds: resolveSelection(ctx, input.selection), force: input.force, fuzzyConfig: input.fuzzyConfig, siteUrls: input.siteUrls },
+        ),
+      ),
+  }),
+});
+
