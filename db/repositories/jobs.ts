@@ -56,6 +56,11 @@ export function claimNextJob(db: Db, owner: string, leaseMs: number, filter: Cla
   const conds: SQL[] = [eq(jobs.status, "queued"), lte(jobs.runAfter, now), eq(jobs.cancelRequested, false)];
   if (filter.types) conds.push(filter.types.length ? inArray(jobs.type, filter.types) : sql`0`);
   if (filter.groupKey !== undefined) conds.push(eq(jobs.groupKey, filter.groupKey));
+  // A job whose payload carries `groupConcurrency` waits while that many jobs of its group run (any worker):
+  // a live run's concurrency holds however many workers share the queue.
+  conds.push(
+    sql`(json_extract(${jobs.payload}, '$.groupConcurrency') is null or (select count(*) from ${jobs} as r where r.group_key = ${jobs.groupKey} and r.status = 'running') < json_extract(${jobs.payload}, '$.groupConcurrency'))`,
+  );
   const next = db
     .select({ id: jobs.id })
     .from(jobs)
@@ -74,7 +79,8 @@ export function claimNextJob(db: Db, owner: string, leaseMs: number, filter: Cla
         updatedAt: now,
         error: null,
       })
-      .where(and(inArray(jobs.id, next), eq(jobs.status, "queued")))
+      // `id = (scalar subquery)` makes SQLite look the row up by rowid; `id IN (…)` made it scan every queued row.
+      .where(and(eq(jobs.id, sql`(${next})`), eq(jobs.status, "queued")))
       .returning()
       .get(),
   );

@@ -45,9 +45,11 @@ export const jobs = sqliteTable(
     startedAt: integer("started_at", { mode: "timestamp_ms" }),
     finishedAt: integer("finished_at", { mode: "timestamp_ms" }),
   },
+  // The claim picks `status = 'queued' order by priority desc, id`: these indexes hold rows in exactly that order
+  // (globally, and within a group), so a claim reads the first due row instead of sorting the whole queue.
   (t) => [
-    index("jobs_claim_idx").on(t.status, t.priority, t.runAfter),
-    index("jobs_group_status_idx").on(t.groupKey, t.status),
+    index("jobs_claim_order_idx").on(t.status, sql`${t.priority} desc`, t.id),
+    index("jobs_group_claim_order_idx").on(t.groupKey, t.status, sql`${t.priority} desc`, t.id),
     index("jobs_lease_idx").on(t.status, t.leaseExpiresAt),
   ],
 );
