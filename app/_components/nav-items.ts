@@ -16,5 +16,5 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/agreement", label: "Agreement", ready: false },
   { href: "/analytics", label: "Analytics", ready: false },
   { href: "/judges", label: "Judges", ready: false },
-  { href: "/live", label: "Live runs", ready: false },
+  { href: "/live", label: "Live runs", ready: true },
 ];

@@ -4,7 +4,7 @@
  * Only the router's type is imported from the server.
  */
 import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
-import { createTRPCClient, httpBatchLink } from "@trpc/client";
+import { createTRPCClient, httpBatchLink, httpSubscriptionLink, splitLink } from "@trpc/client";
 import { createTRPCContext } from "@trpc/tanstack-react-query";
 import { useState, type ReactNode } from "react";
 import superjson from "superjson";
@@ -30,7 +30,16 @@ function apiUrl(): string {
 export function TRPCReactProvider({ children }: { children: ReactNode }) {
   const queryClient = getQueryClient();
   const [trpcClient] = useState(() =>
-    createTRPCClient<AppRouter>({ links: [httpBatchLink({ url: apiUrl(), transformer: superjson })] }),
+    createTRPCClient<AppRouter>({
+      links: [
+        // Subscriptions (live runs) stream over server-sent events; everything else is batched HTTP.
+        splitLink({
+          condition: (op) => op.type === "subscription",
+          true: httpSubscriptionLink({ url: apiUrl(), transformer: superjson }),
+          false: httpBatchLink({ url: apiUrl(), transformer: superjson }),
+        }),
+      ],
+    }),
   );
   return (
     <QueryClientProvider client={queryClient}>

@@ -3,6 +3,7 @@
  */
 import { runsRouter, taskSetsRouter, tasksRouter } from "./routers/catalog";
 import { trajectoriesRouter } from "./routers/trajectories";
+import { liveRunsRouter } from "./routers/live-runs";
 import { judgeRouter } from "./routers/judge";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
@@ -11,6 +12,7 @@ export const appRouter = createTRPCRouter({
   taskSets: taskSetsRouter,
   tasks: tasksRouter,
   runs: runsRouter,
+  liveRuns: liveRunsRouter,
   judge: judgeRouter,
 });
 

@@ -17,7 +17,7 @@ import {
 } from "../domain/bundle";
 import { parseWebVoyagerAction } from "../domain/actions/webvoyager";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
-import { executeAction, type ActionOptions } from "./actions";
+import { executeAction, type ActionOptions, type ActionResult } from "./actions";
 import type { Policy, PolicyHistoryEntry } from "./policy";
 import type { BrowserSession } from "./session";
 import { settlePage, type SettleOptions } from "./settle";
@@ -81,6 +81,17 @@ export interface RecordOptions {
   som?: SomOptions;
   actions?: ActionOptions;
   onStep?: (step: RecordedStep) => void | Promise<void>;
+  guard?: ActionGuard;
+}
+
+/**
+ * Safety checks around each action (the live runner's allowlist and element blocklist). `before` may refuse an
+ * action: it is not executed and the refusal becomes the step's error, which the policy sees next turn. `after`
+ * may report a problem the action caused (a blocked navigation), added to the step's error.
+ */
+export interface ActionGuard {
+  before?(action: ParsedAction, observation: { url: string; elements: SomElement[] }): string | null | Promise<string | null>;
+  after?(action: ParsedAction, result: ActionResult): string | null | Promise<string | null>;
 }
 
 export const DEFAULT_MAX_STEPS = 15;
@@ -102,6 +113,11 @@ function firstLine(e: unknown): string {
 /** Races `work` against the step deadline and cancellation. */
 function guarded<T>(work: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
   if (!Number.isFinite(ms) && !signal) return work;
+  // An abort that happened before this call fires no event: stop here instead of starting work on a dead run.
+  if (signal?.aborted) {
+    work.catch(() => {});
+    return Promise.reject(new RunStop("cancelled", "cancelled"));
+  }
   return new Promise<T>((resolve, reject) => {
     const timer = Number.isFinite(ms) ? setTimeout(() => reject(new RunStop("error", what)), Math.max(0, ms)) : null;
     const onAbort = () => reject(new RunStop("cancelled", "cancelled"));
@@ -149,6 +165,7 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
     }
     let lastError: string | null = null;
     for (let index = 0; ; index++) {
+      if (signal?.aborted) throw new RunStop("cancelled", "cancelled");
       if (index >= maxSteps) {
         outcome = "step_limit";
         outcomeDetail = `reached the step limit (${maxSteps}) without an answer`;
@@ -230,7 +247,14 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
     }
     const t3 = performance.now();
     const action = decision.action ?? parse(decision.actionRaw);
-    const result = await executeAction({ session, elements: obs.elements, scale: obs.scale }, action, options.actions);
+    const refused = (await options.guard?.before?.(action, { url: obs.url, elements: obs.elements })) ?? null;
+    let result: ActionResult = refused
+      ? { error: refused, ended: false }
+      : await executeAction({ session, elements: obs.elements, scale: obs.scale }, action, options.actions);
+    if (!refused && options.guard?.after) {
+      const late = await options.guard.after(action, result);
+      if (late) result = { error: result.error ? `${result.error}; ${late}` : late, ended: result.ended };
+    }
     const t4 = performance.now();
     return {
       ended: result.ended,

@@ -13,8 +13,9 @@ import { demoCommand, demoSitesCommand } from "./commands/demo";
 import { userCommand } from "./commands/user";
 import { labelsCommand } from "./commands/labels";
 import { JUDGE_COMMANDS } from "./commands/judge";
+import { runCommand } from "./commands/run";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, ...JUDGE_COMMANDS];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, ...JUDGE_COMMANDS, runCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

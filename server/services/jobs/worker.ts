@@ -37,6 +37,17 @@ export class RetryableJobError extends Error {
   }
 }
 
+/** The abort reason a handler's signal carries: why the job must stop. */
+export class JobInterrupted extends Error {
+  constructor(
+    readonly why: "cancel" | "lost" | "stop",
+    message: string,
+  ) {
+    super(message);
+    this.name = "JobInterrupted";
+  }
+}
+
 export interface JobContext {
   job: JobRow;
   /** Fires when the job is cancelled, its lease is lost or the worker stops; pass it to every slow call. */
@@ -115,7 +126,9 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
   function abort(a: ActiveJob, reason: StopReason) {
     if (a.reason) return;
     a.reason = reason;
-    a.controller.abort(new Error(`job ${a.job.id} ${reason === "cancel" ? "cancelled" : reason === "lost" ? "lease lost" : "interrupted: worker stopping"}`));
+    a.controller.abort(
+      new JobInterrupted(reason, `job ${a.job.id} ${reason === "cancel" ? "cancelled" : reason === "lost" ? "lease lost" : "interrupted: worker stopping"}`),
+    );
   }
 
   function end(job: JobRow, outcome: JobOutcome, error?: string) {

@@ -1,0 +1,202 @@
+"use client";
+/**
+ * One live run: its progress bar, settings and every task with its own progress, streamed from the server
+ * (liveRuns.watch over SSE) into the query cache while the run is going.
+ */
+import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
+import { useSubscription } from "@trpc/tanstack-react-query";
+import Link from "next/link";
+import { useState } from "react";
+import { screenshotUrl } from "@/server/domain/image-variants";
+import { OutcomeBadge, PageHeader, formatDate } from "../../_components/ui";
+import { useTRPC } from "../../_trpc/client";
+import { PolicyBadge, ProgressBar, StatusPill } from "./bits";
+
+export function LiveRunView({ id }: { id: number }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { data } = useSuspenseQuery(trpc.liveRuns.byId.queryOptions({ id }));
+  const live = data.status === "running" || data.status === "queued";
+  const sub = useSubscription(
+    trpc.liveRuns.watch.subscriptionOptions(
+      { id },
+      {
+        enabled: live,
+        onData: (d) => queryClient.setQueryData(trpc.liveRuns.byId.queryKey({ id }), d),
+      },
+    ),
+  );
+  const cancel = useMutation(
+    trpc.liveRuns.cancel.mutationOptions({
+      onSettled: () => queryClient.invalidateQueries(trpc.liveRuns.byId.queryFilter({ id })),
+    }),
+  );
+  const [cancelling, setCancelling] = useState(false);
+  const s = data.settings;
+  const done = data.counts.succeeded + data.counts.failed + data.counts.cancelled;
+
+  return (
+    <>
+      <PageHeader
+        crumbs={[{ href: "/live", label: "Live runs" }]}
+        title={data.run.name}
+        subtitle={
+          <span className="flex flex-wrap items-center gap-x-3 gap-y-1">
+            <PolicyBadge kind={data.policy.kind} label={data.policy.label} />
+            <span>{data.selection}</span>
+            <span>started {formatDate(data.run.createdAt)}</span>
+            {live && (
+              <span className="text-2xs text-zinc-400" title="Updates stream from the server while the run is going">
+                {sub.status === "pending" ? "● live" : sub.status === "connecting" ? "connecting…" : sub.status === "error" ? "stream interrupted" : ""}
+              </span>
+            )}
+          </span>
+        }
+        actions={
+          <>
+            <Link className="btn" href={`/trajectories?run=${data.run.id}`}>
+              Trajectories
+            </Link>
+            {live && (
+              <button
+                type="button"
+                className="btn border-rose-300 text-rose-700 hover:bg-rose-50"
+                data-testid="cancel-run"
+                disabled={cancelling}
+                onClick={() => {
+                  setCancelling(true);
+                  cancel.mutate({ runId: id }, { onSettled: () => setCancelling(false) });
+                }}
+              >
+                Cancel run
+              </button>
+            )}
+          </>
+        }
+      />
+      <div className="flex flex-col gap-4 px-6 py-4">
+        <section className="panel px-4 py-3" aria-label="Run progress">
+          <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
+            <div className="flex items-center gap-2">
+              <StatusPill status={data.status} />
+              <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="run-counts">
+                {done} of {data.counts.total} tasks done · {data.counts.running} running · {data.counts.queued} queued
+                {data.counts.failed > 0 && ` · ${data.counts.failed} failed`}
+                {data.counts.cancelled > 0 && ` · ${data.counts.cancelled} cancelled`}
+              </span>
+            </div>
+            <span className="text-[12px] text-zinc-500 tabular-nums">
+              {data.answered} answered · {data.steps} steps recorded
+            </span>
+          </div>
+          <ProgressBar value={data.progress} label="Run progress" testId="run-progress" />
+          {data.counts.queued > 0 && data.counts.running === 0 && (
+            <p className="mt-2 text-2xs text-amber-700">
+              Tasks are queued but none is running: is a worker up? Start one with <code className="font-mono">npm run worker</code>.
+            </p>
+          )}
+          {s && (
+            <dl className="mt-3 grid grid-cols-2 gap-x-6 gap-y-1 text-[12px] sm:grid-cols-3 lg:grid-cols-6">
+              <Setting label="Step limit" value={s.maxSteps} />
+              <Setting label="Concurrency" value={s.concurrency} />
+              <Setting label="Step / run timeout" value={`${Math.round(s.stepTimeoutMs / 1000)} s / ${Math.round(s.runTimeoutMs / 60000)} min`} />
+              <Setting label="Allowed hosts" value={s.allowedHosts.length ? s.allowedHosts.join(", ") : "each task's start host"} />
+              <Setting label="Private network" value={s.allowPrivateNetwork ? "allowed" : "refused (demo sites excepted)"} />
+              <Setting
+                label="Blocked texts · downloads"
+                value={`${s.blockedTexts.length ? s.blockedTexts.join(", ") : "none"} · ${s.allowDownloads ? "on" : "off"}`}
+              />
+            </dl>
+          )}
+        </section>
+
+        <section className="panel overflow-x-auto" aria-label="Tasks">
+          <table className="table-dense" data-testid="live-tasks">
+            <thead>
+              <tr>
+                <th className="w-28">Now</th>
+                <th>Task</th>
+                <th className="w-56">Progress</th>
+                <th>Outcome</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {data.tasks.map((t) => (
+                <tr key={t.jobId} data-testid={`task-${t.externalId}`}>
+                  <td>
+                    {t.lastScreenshot ? (
+                      <img
+                        src={screenshotUrl(t.lastScreenshot, { width: 240, format: "webp" })}
+                        alt={`Latest screenshot of ${t.externalId}`}
+                        className="h-[60px] w-[80px] rounded border border-zinc-200 object-cover object-top"
+                      />
+                    ) : (
+                      <div className="grid h-[60px] w-[80px] place-items-center rounded border border-dashed border-zinc-200 text-2xs text-zinc-400">
+                        {t.jobStatus === "queued" ? "queued" : "–"}
+                      </div>
+                    )}
+                  </td>
+                  <td className="max-w-md">
+                    <div className="font-mono text-[12px] font-medium text-zinc-900">{t.externalId}</div>
+                    <div className="line-clamp-2 text-zinc-600">{t.intent}</div>
+                  </td>
+                  <td>
+                    <div className="mb-1 flex items-center justify-between gap-2">
+                      <StatusPill status={t.jobStatus} title={t.jobError ?? undefined} />
+                      <span className="text-2xs text-zinc-500 tabular-nums" data-testid="task-steps">
+                        step {t.steps} / {t.maxSteps}
+                        {t.attempts > 1 && ` · attempt ${t.attempts}`}
+                      </span>
+                    </div>
+                    <ProgressBar
+                      value={t.progress}
+                      label={`${t.externalId} progress`}
+                      size="sm"
+                      tone={t.outcome === "answered" ? "emerald" : t.outcome === "error" ? "rose" : t.outcome === "step_limit" ? "amber" : t.finished ? "zinc" : "indigo"}
+                    />
+                  </td>
+                  <td className="max-w-sm">
+                    {t.outcome && <OutcomeBadge outcome={t.outcome} />}
+                    {t.finalAnswer && <div className="mt-0.5 text-[12px] text-zinc-800">“{t.finalAnswer}”</div>}
+                    {(t.outcomeDetail || (t.jobStatus === "failed" && t.jobError)) && (
+                      <div className="mt-0.5 text-2xs break-words text-zinc-500">{t.outcomeDetail ?? t.jobError}</div>
+                    )}
+                  </td>
+                  <td className="text-right whitespace-nowrap">
+                    {t.trajectoryId && (
+                      <Link className="btn" href={`/live/${id}/${t.trajectoryId}`} data-testid="watch">
+                        {t.finished ? "Replay" : "Watch"}
+                      </Link>
+                    )}
+                    {!t.finished && (
+                      <button
+                        type="button"
+                        className="btn ml-1.5"
+                        title="Cancel this task"
+                        onClick={() => cancel.mutate({ runId: id, taskId: t.taskId })}
+                      >
+                        Cancel
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      </div>
+    </>
+  );
+}
+
+function Setting({ label, value }: { label: string; value: string | number }) {
+  return (
+    <div className="min-w-0">
+      <dt className="section-title">{label}</dt>
+      <dd className="truncate text-zinc-800" title={String(value)}>
+        {value}
+      </dd>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+/**
+ * Live runs: start and cancel runs, list them, and watch them. The two `watch…` procedures are subscriptions (SSE
+ * through httpSubscriptionLink): the runner works in another process, so the server polls the database a few times
+ * a second and sends a new snapshot only when something changed, and ends the stream once the run is over.
+ */
+import { z } from "zod";
+import { liveTrajectoryRef, trajectoryPulse } from "../../../db/repositories/live-runs";
+import { liveRunRequestSchema, policySpecSchema, taskSelectionSchema } from "../../domain/runner/settings";
+import { NotFoundError } from "../../errors";
+import {
+  cancelLiveRun,
+  listLiveRuns,
+  liveRunDetail,
+  liveRunFormOptions,
+  previewLiveRun,
+  startLiveRun,
+} from "../../services/runner/live-runs";
+import { getTrajectoryForPlayer } from "../../services/trajectory-views";
+import { createTRPCRouter, publicProcedure, type TrpcContext } from "../trpc";
+
+/** How often a watched run is looked at. */
+const POLL_MS = 300;
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+function deps(ctx: TrpcContext) {
+  return { db: ctx.db, env: process.env };
+}
+
+const id = z.number().int().positive();
+
+export const liveRunsRouter = createTRPCRouter({
+  formOptions: publicProcedure.query(({ ctx }) => liveRunFormOptions(deps(ctx))),
+
+  preview: publicProcedure
+    .input(z.object({ tasks: taskSelectionSchema, policy: policySpecSchema }))
+    .query(({ ctx, input }) => previewLiveRun(deps(ctx), input)),
+
+  start: publicProcedure.input(liveRunRequestSchema).mutation(({ ctx, input }) => startLiveRun(deps(ctx), input, ctx.session?.userId ?? null)),
+
+  list: publicProcedure.query(({ ctx }) => listLiveRuns(deps(ctx))),
+
+  byId: publicProcedure.input(z.object({ id })).query(({ ctx, input }) => liveRunDetail(deps(ctx), input.id)),
+
+  /** Cancels the run, or one task of it when `taskId` is given. */
+  cancel: publicProcedure
+    .input(z.object({ runId: id, taskId: id.optional() }))
+    .mutation(({ ctx, input }) => cancelLiveRun(deps(ctx), input.runId, input.taskId)),
+
+  /** Snapshots of a run (its tasks, progress, status) as they change; ends when no task is left to run. */
+  watch: publicProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
+    let last = "";
+    while (!signal?.aborted) {
+      const detail = liveRunDetail(deps(ctx), input.id);
+      const key = JSON.stringify(detail);
+      if (key !== last) {
+        last = key;
+        yield detail;
+      }
+      if (detail.counts.queued === 0 && detail.counts.running === 0) return;
+      await sleep(POLL_MS, signal);
+    }
+  }),
+
+  /** The player's view of a live trajectory, again each time a step is recorded; ends when it is finished. */
+  watchTrajectory: publicProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
+    if (!liveTrajectoryRef(ctx.db, input.id)) throw new NotFoundError("live trajectory", input.id);
+    let last = "";
+    while (!signal?.aborted) {
+      const pulse = trajectoryPulse(ctx.db, input.id);
+      if (!pulse) throw new NotFoundError("live trajectory", input.id);
+      const key = `${pulse.stepCount}|${pulse.outcome}|${pulse.outcomeDetail}`;
+      if (key !== last) {
+        last = key;
+        yield getTrajectoryForPlayer(ctx.db, input.id);
+      }
+      if (pulse.outcome !== "running") return;
+      await sleep(POLL_MS, signal);
+    }
+  }),
+});

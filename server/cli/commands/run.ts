@@ -1,0 +1,197 @@
+/**
+ * `run`: a live run from the command line. Queues the tasks like the dashboard's "New run" form, then works on them
+ * in this process (a runner worker limited to this run) with a progress bar, unless --detach leaves them to the
+ * running workers. Ctrl-C cancels the run: every browser stops within a second.
+ */
+import fs from "node:fs";
+import { findTask } from "../../../db/repositories/catalog";
+import { findTaskSetByName, liveGroupKey } from "../../../db/repositories/live-runs";
+import { getAppContext } from "../../context";
+import { parseTextList } from "../../domain/runner/safety";
+import {
+  LIVE_RUN_DEFAULTS,
+  liveRunRequestSchema,
+  parseActionLines,
+  type LiveRunRequestInput,
+  type PolicySpecInput,
+  type TaskSelection,
+} from "../../domain/runner/settings";
+import { describeZodIssues } from "../../domain/bundle";
+import { detectImporter } from "../../importers/registry";
+import { runImport } from "../../services/ingest";
+import { requireJudgeConfig } from "../../services/judge/configs";
+import { cancelLiveRun, liveRunDetail, startLiveRun } from "../../services/runner/live-runs";
+import { runRunnerWorker } from "../../services/runner/worker";
+import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
+import { createProgressBar } from "../progress";
+import type { CliCommand, CliIO } from "../types";
+import type { AppContext } from "../../context";
+
+const USAGE = `npm run cli -- run --tasks <demo|set|file> --policy <scripted|configuration> [options] [--json]
+  --tasks demo            the bundled demo tasks (sites served by the worker on VERDICT_DEMO_PORT, default 4517)
+  --tasks <set>           a task set, by name or id
+  --tasks <file>          a task file any importer reads (WebVoyager_data.jsonl, VisualWebArena configs …), imported first
+  --policy scripted       replay actions: --script FILE (one per line, on every task), else the demo scripts
+  --policy <name|id>      a VLM through a judge configuration's endpoint (see judge-config)
+  --limit N               only the first N tasks       --name NAME         name of the run
+  --max-steps N (${LIVE_RUN_DEFAULTS.maxSteps})         --concurrency N (${LIVE_RUN_DEFAULTS.concurrency})    --history N (${LIVE_RUN_DEFAULTS.historyScreenshots} screenshots per call)
+  --step-timeout SECONDS (${LIVE_RUN_DEFAULTS.stepTimeoutMs / 1000})  --run-timeout SECONDS (${LIVE_RUN_DEFAULTS.runTimeoutMs / 1000})
+  --allow-hosts a.com,b.org  (default: each task's start host)   --allow-private   --allow-downloads
+  --block-texts "Place order|Delete|Sign in"
+  --detach                queue only; running workers (npm run worker) do the work`;
+
+function intFlag(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
+  const v = flagString(args, name);
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  return Number(v);
+}
+
+/** The task selection a --tasks value names; task files are imported first. */
+async function taskSelection(ctx: AppContext, value: string, limit: number | undefined, io: CliIO): Promise<TaskSelection> {
+  if (value === "demo") return { from: "demo" };
+  if (fs.existsSync(value) && fs.statSync(value).isFile()) {
+    const importer = await detectImporter(value);
+    const refs: { set: string; externalId: string }[] = [];
+    for await (const item of importer.read(value, {})) {
+      if (item.kind === "task") refs.push({ set: item.task.taskSet.name, externalId: item.task.externalId });
+    }
+    if (refs.length === 0) throw new UsageError(`${value} holds no task definitions (read as ${importer.format})`);
+    const report = await runImport({ db: ctx.db, store: ctx.store }, { path: value, format: importer.format });
+    io.stderr(`Tasks from ${value}: ${refs.length} (${report.tasks.created} new, ${report.tasks.updated} updated)\n`);
+    const ids: number[] = [];
+    for (const r of refs.slice(0, limit ?? refs.length)) {
+      const set = findTaskSetByName(ctx.db, r.set);
+      const task = set ? findTask(ctx.db, set.id, r.externalId) : undefined;
+      if (!task) throw new Error(`task ${r.externalId} of ${value} was not stored`);
+      ids.push(task.id);
+    }
+    return { from: "tasks", taskIds: ids };
+  }
+  const byName = findTaskSetByName(ctx.db, value);
+  if (byName) return { from: "taskSet", taskSetId: byName.id, ...(limit ? { limit } : {}) };
+  if (/^\d+$/.test(value)) return { from: "taskSet", taskSetId: Number(value), ...(limit ? { limit } : {}) };
+  throw new UsageError(`--tasks ${JSON.stringify(value)} is neither "demo", a task set name or id, nor a file`);
+}
+
+function policySpec(ctx: AppContext, value: string, scriptFile: string | undefined): PolicySpecInput {
+  if (value === "scripted") {
+    if (!scriptFile) return { kind: "scripted", source: "demo" };
+    if (!fs.existsSync(scriptFile)) throw new UsageError(`--script ${scriptFile}: no such file`);
+    const actions = parseActionLines(fs.readFileSync(scriptFile, "utf8"));
+    if (!actions.length) throw new UsageError(`--script ${scriptFile} holds no actions (one per line; # starts a comment)`);
+    return { kind: "scripted", source: "actions", actions };
+  }
+  if (scriptFile) throw new UsageError("--script goes with --policy scripted");
+  const config = requireJudgeConfig(ctx.db, /^\d+$/.test(value) ? Number(value) : value);
+  return { kind: "vlm", judgeConfigId: config.id };
+}
+
+export const runCommand: CliCommand = {
+  name: "run",
+  summary: "start a live run (real Chromium) of a policy over tasks, with a progress bar",
+  usage: USAGE,
+  async run(argv, io) {
+    const args = parseArgs(argv, {
+      valueFlags: ["tasks", "policy", "script", "limit", "name", "max-steps", "concurrency", "history", "step-timeout", "run-timeout", "allow-hosts", "block-texts"],
+      boolFlags: ["json", "allow-private", "allow-downloads", "detach"],
+    });
+    if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
+    const tasksFlag = flagString(args, "tasks");
+    const policyFlag = flagString(args, "policy");
+    if (!tasksFlag) throw new UsageError("--tasks is required");
+    if (!policyFlag) throw new UsageError("--policy is required");
+    const json = flagBool(args, "json");
+    const ctx = getAppContext(io.env);
+    const limit = intFlag(args, "limit", 1, 100_000);
+    const stepTimeout = intFlag(args, "step-timeout", 1, 600);
+    const runTimeout = intFlag(args, "run-timeout", 5, 6 * 3600);
+
+    const request: LiveRunRequestInput = {
+      name: flagString(args, "name"),
+      tasks: await taskSelection(ctx, tasksFlag, limit, io),
+      policy: policySpec(ctx, policyFlag, flagString(args, "script")),
+      settings: {
+        maxSteps: intFlag(args, "max-steps", 1, 100),
+        concurrency: intFlag(args, "concurrency", 1, 16),
+        historyScreenshots: intFlag(args, "history", 1, 10),
+        stepTimeoutMs: stepTimeout === undefined ? undefined : stepTimeout * 1000,
+        runTimeoutMs: runTimeout === undefined ? undefined : runTimeout * 1000,
+        allowedHosts: (flagString(args, "allow-hosts") ?? "").split(",").map((h) => h.trim()).filter(Boolean),
+        allowPrivateNetwork: flagBool(args, "allow-private"),
+        blockedTexts: parseTextList((flagString(args, "block-texts") ?? "").split("|")),
+        allowDownloads: flagBool(args, "allow-downloads"),
+      },
+    };
+    const parsed = liveRunRequestSchema.safeParse(request);
+    if (!parsed.success) throw new UsageError(describeZodIssues(parsed.error));
+    if (parsed.data.tasks.from === "taskSet" && limit) parsed.data.tasks.limit = limit;
+
+    const deps = { db: ctx.db, env: io.env };
+    const { runId, tasks } = startLiveRun(deps, parsed.data, null);
+    io.stderr(`Live run ${runId}: ${tasks} task${tasks === 1 ? "" : "s"} queued (watch it at /live/${runId})\n`);
+
+    if (flagBool(args, "detach")) {
+      if (json) io.stdout(JSON.stringify({ runId, tasks, detached: true }) + "\n");
+      else io.stderr("Queued; a running worker (npm run worker) carries it out.\n");
+      return 0;
+    }
+
+    const started = Date.now();
+    const bar = createProgressBar(io, `Run ${runId}`);
+    const stop = new AbortController();
+    const onSigint = () => {
+      cancelLiveRun(deps, runId);
+      io.stderr(`\nCancelling run ${runId}…\n`);
+    };
+    process.once("SIGINT", onSigint);
+    const draw = () => {
+      const d = liveRunDetail(deps, runId);
+      const done = d.counts.succeeded + d.counts.failed + d.counts.cancelled;
+      bar.update(done, d.counts.total, `${d.counts.running} running · ${d.steps} steps`);
+    };
+    const timer = setInterval(draw, 500);
+    try {
+      await runRunnerWorker({
+        ctx,
+        env: io.env,
+        concurrency: parsed.data.settings.concurrency,
+        groupKey: liveGroupKey(runId),
+        untilIdle: true,
+        signal: stop.signal,
+      });
+    } finally {
+      clearInterval(timer);
+      process.removeListener("SIGINT", onSigint);
+      bar.finish();
+    }
+
+    const d = liveRunDetail(deps, runId);
+    const seconds = (Date.now() - started) / 1000;
+    const rows = d.tasks.map((t) => ({
+      taskId: t.taskId,
+      externalId: t.externalId,
+      trajectoryId: t.trajectoryId,
+      job: t.jobStatus,
+      outcome: t.outcome,
+      outcomeDetail: t.outcomeDetail ?? (t.jobStatus === "failed" ? t.jobError : null),
+      steps: t.steps,
+      finalAnswer: t.finalAnswer,
+    }));
+    if (json) {
+      io.stdout(JSON.stringify({ runId, status: d.status, policy: d.policy.label, counts: d.counts, answered: d.answered, steps: d.steps, seconds: Number(seconds.toFixed(2)), trajectories: rows }) + "\n");
+    } else {
+      io.stderr(
+        [
+          `Run ${runId} ${d.status} in ${seconds.toFixed(1)}s: ${d.answered} of ${d.counts.total} answered, ${d.steps} steps (${d.policy.label})`,
+          ...rows.map(
+            (r) =>
+              `  ${r.externalId.padEnd(24)} ${String(r.outcome ?? r.job).padEnd(10)} ${String(r.steps).padStart(3)} steps  ${r.finalAnswer ? JSON.stringify(r.finalAnswer) : (r.outcomeDetail ?? "")}`,
+          ),
+          `  trajectories: /trajectories?run=${runId}`,
+        ].join("\n") + "\n",
+      );
+    }
+    return d.counts.failed > 0 || d.counts.cancelled > 0 ? 1 : 0;
+  },
+};

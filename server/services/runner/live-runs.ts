@@ -1,0 +1,338 @@
+/**
+ * Live runs as the dashboard and the CLI see them: start one (an agent run plus one queued job per task), list them,
+ * show one with per-task progress, cancel a run or one of its tasks. The work itself happens in runner workers
+ * (./worker.ts); nothing here touches a browser.
+ */
+import crypto from "node:crypto";
+import type { Db } from "../../../db/client";
+import { upsertRun } from "../../../db/repositories/catalog";
+import { cancelJobGroup, enqueueJobs, requestJobCancel } from "../../../db/repositories/jobs";
+import {
+  getLiveRun,
+  LIVE_JOB_TYPE,
+  listLiveRunRows,
+  liveGroupKey,
+  liveRunTaskRows,
+  liveTaskJob,
+  reconcileLiveTrajectories,
+  taskIdsOfTrajectories,
+  tasksByIds,
+  tasksOfSet,
+  type TaskRef,
+} from "../../../db/repositories/live-runs";
+import { getTaskSet, listTaskSets } from "../../../db/repositories/catalog";
+import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
+import { parseHostList, parseTextList } from "../../domain/runner/safety";
+import {
+  MAX_TASKS_PER_RUN,
+  type JobPolicy,
+  type LiveRunRequest,
+  type LiveRunSettings,
+  type LiveTaskPayload,
+  type TaskSelection,
+} from "../../domain/runner/settings";
+import { NotFoundError, ValidationError } from "../../errors";
+import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../judge/configs";
+import { DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/server";
+import { DEMO_TASK_SET_NAME, demoScriptFor, ensureDemoTaskSet } from "./demo-scripts";
+
+export interface LiveRunDeps {
+  db: Db;
+  env: Env;
+}
+
+/** What a live run's `agent_runs.config` holds (no secrets: the key stays with the judge configuration). */
+export interface LiveRunConfig {
+  live: true;
+  policy:
+    | { kind: "scripted"; source: "demo" | "actions"; label: string }
+    | { kind: "vlm"; judgeConfigId: number; judgeConfigName: string; model: string; promptVersion: string };
+  selection: string;
+  settings: LiveRunSettings;
+  taskCount: number;
+  startedBy: string | null;
+}
+
+function demoBaseUrl(env: Env): string {
+  const raw = env.VERDICT_DEMO_PORT?.trim();
+  const port = raw && /^\d+$/.test(raw) ? Number(raw) : DEMO_SITES_DEFAULT_PORT;
+  return `http://127.0.0.1:${port}`;
+}
+
+/** The tasks a selection names, with a label saying where they came from. */
+export function resolveTaskSelection(deps: LiveRunDeps, sel: TaskSelection): { tasks: TaskRef[]; label: string } {
+  const { db } = deps;
+  switch (sel.from) {
+    case "demo": {
+      const setId = ensureDemoTaskSet(db, demoBaseUrl(deps.env));
+      return { tasks: tasksOfSet(db, setId), label: "demo task set" };
+    }
+    case "taskSet": {
+      const set = getTaskSet(db, sel.taskSetId);
+      if (!set) throw new NotFoundError("task set", sel.taskSetId);
+      const all = tasksOfSet(db, sel.taskSetId);
+      const limit = sel.limit ?? MAX_TASKS_PER_RUN;
+      return { tasks: all.slice(0, limit), label: `task set ${set.name}${all.length > limit ? ` (first ${limit} of ${all.length})` : ""}` };
+    }
+    case "trajectories": {
+      const ids = taskIdsOfTrajectories(db, sel.filter, sel.limit ?? MAX_TASKS_PER_RUN);
+      const parts = Object.entries(sel.filter)
+        .filter(([, v]) => v !== undefined && v !== "")
+        .map(([k, v]) => `${k}=${String(v)}`);
+      return { tasks: tasksByIds(db, ids), label: `tasks of trajectories${parts.length ? ` where ${parts.join(", ")}` : ""}` };
+    }
+    case "tasks": {
+      const unique = [...new Set(sel.taskIds)];
+      const found = tasksByIds(db, unique);
+      const missing = unique.filter((id) => !found.some((t) => t.id === id));
+      if (missing.length) throw new ValidationError(`tasks ${missing.slice(0, 10).join(", ")} do not exist`);
+      return { tasks: found, label: `${found.length} chosen task${found.length === 1 ? "" : "s"}` };
+    }
+  }
+}
+
+function usableStartUrl(url: string | null): boolean {
+  if (!url) return false;
+  try {
+    const u = new URL(url);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+/** Checks a request's tasks and policy without creating anything: what the "New run" form previews. */
+export function previewLiveRun(deps: LiveRunDeps, req: Pick<LiveRunRequest, "tasks" | "policy">) {
+  const { tasks, label } = resolveTaskSelection(deps, req.tasks);
+  const noStart = tasks.filter((t) => !usableStartUrl(t.startUrl));
+  const noScript = req.policy.kind === "scripted" && req.policy.source === "demo" ? tasks.filter((t) => !demoScriptFor(t.externalId)) : [];
+  return {
+    label,
+    count: tasks.length,
+    sample: tasks.slice(0, 8).map((t) => ({ id: t.id, externalId: t.externalId, startUrl: t.startUrl })),
+    withoutStartUrl: noStart.map((t) => t.externalId),
+    withoutScript: noScript.map((t) => t.externalId),
+  };
+}
+
+function normaliseSettings(s: LiveRunSettings): LiveRunSettings {
+  const hosts = parseHostList(s.allowedHosts);
+  if (hosts.invalid.length) {
+    throw new ValidationError(`settings.allowedHosts: ${hosts.invalid.map((h) => JSON.stringify(h)).join(", ")} ${hosts.invalid.length === 1 ? "is not a host name" : "are not host names"}`);
+  }
+  return { ...s, allowedHosts: hosts.hosts, blockedTexts: parseTextList(s.blockedTexts) };
+}
+
+/** Creates the run and queues one job per task. Workers pick them up; returns the run's id. */
+export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: string | null = null): { runId: number; tasks: number } {
+  const { db } = deps;
+  const settings = normaliseSettings(req.settings);
+  const { tasks, label } = resolveTaskSelection(deps, req.tasks);
+  if (tasks.length === 0) throw new ValidationError(`the selection (${label}) holds no tasks`);
+  const noStart = tasks.filter((t) => !usableStartUrl(t.startUrl));
+  if (noStart.length) {
+    const eg = noStart.slice(0, 3).map((t) => `${t.externalId}: ${JSON.stringify(t.startUrl)}`).join("; ");
+    throw new ValidationError(`${noStart.length} of the ${tasks.length} selected tasks have no usable http(s) start URL (${eg})`);
+  }
+
+  let config: LiveRunConfig["policy"];
+  let policyFor: (t: TaskRef) => JobPolicy;
+  let model: string | null = null;
+  let agentName: string;
+  if (req.policy.kind === "scripted") {
+    const p = req.policy;
+    agentName = "scripted-policy";
+    if (p.source === "demo") {
+      const missing = tasks.filter((t) => !demoScriptFor(t.externalId));
+      if (missing.length) {
+        throw new ValidationError(
+          `no demo script for ${missing.length} task(s) (${missing.slice(0, 3).map((t) => t.externalId).join(", ")}): demo scripts exist only for the demo tasks; give an action list or use a VLM policy`,
+        );
+      }
+      config = { kind: "scripted", source: "demo", label: "demo scripts" };
+      policyFor = (t) => ({ kind: "scripted", label: "demo", script: demoScriptFor(t.externalId)! });
+    } else {
+      if (!p.actions.length) throw new ValidationError("policy.actions: a scripted run needs at least one action");
+      config = { kind: "scripted", source: "actions", label: `${p.actions.length} scripted action${p.actions.length === 1 ? "" : "s"}` };
+      policyFor = () => ({ kind: "scripted", label: "actions", script: p.actions.map((action) => ({ action })) });
+    }
+  } else {
+    const judge = requireJudgeConfig(db, req.policy.judgeConfigId);
+    // Fails early when the key cannot be found here; workers resolve it again in their own environment.
+    resolveApiKey(db, judge, deps.env);
+    model = judge.model;
+    agentName = "verdict-som-agent";
+    config = { kind: "vlm", judgeConfigId: judge.id, judgeConfigName: judge.name, model: judge.model, promptVersion: RUNNER_PROMPT_VERSION };
+    const judgeConfigId = judge.id;
+    policyFor = () => ({ kind: "vlm", judgeConfigId });
+  }
+
+  const stamp = new Date();
+  const runKey = `live:${stamp.getTime().toString(36)}-${crypto.randomBytes(4).toString("hex")}`;
+  const policyName = config.kind === "vlm" ? `VLM ${config.judgeConfigName}` : `Scripted (${config.label})`;
+  const name = req.name?.trim() || `${policyName} · ${label}`;
+  const runConfig: LiveRunConfig = { live: true, policy: config, selection: label, settings, taskCount: tasks.length, startedBy };
+
+  return db.$client.transaction(() => {
+    const runId = upsertRun(db, {
+      runKey,
+      name,
+      agentName,
+      model,
+      sourceSystem: "verdict-runner",
+      config: runConfig as unknown as Record<string, unknown>,
+    });
+    const groupKey = liveGroupKey(runId);
+    enqueueJobs(
+      db,
+      tasks.map((t) => {
+        const payload: LiveTaskPayload = { runId, taskId: t.id, groupConcurrency: settings.concurrency, policy: policyFor(t), settings };
+        // Two attempts: a task whose worker died starts over once, then fails with the reason.
+        return { type: LIVE_JOB_TYPE, groupKey, dedupeKey: `${groupKey}:task:${t.id}`, payload, maxAttempts: 2 };
+      }),
+    );
+    return { runId, tasks: tasks.length };
+  })();
+}
+
+// ---- views ----
+
+export type LiveRunStatus = "queued" | "running" | "finished" | "cancelled" | "failed";
+
+function runStatus(c: { queued: number; running: number; succeeded: number; failed: number; cancelled: number }): LiveRunStatus {
+  if (c.running > 0) return "running";
+  if (c.queued > 0) return "queued";
+  if (c.cancelled > 0 && c.succeeded === 0 && c.failed === 0) return "cancelled";
+  if (c.failed > 0 && c.succeeded === 0) return "failed";
+  return "finished";
+}
+
+function policyLabel(config: LiveRunConfig | null): { kind: "scripted" | "vlm" | "unknown"; label: string } {
+  const p = config?.policy;
+  if (!p) return { kind: "unknown", label: "unknown policy" };
+  if (p.kind === "scripted") return { kind: "scripted", label: `Scripted · ${p.label}` };
+  return { kind: "vlm", label: `VLM · ${p.judgeConfigName} (${p.model}) · prompt ${p.promptVersion}` };
+}
+
+export function listLiveRuns(deps: LiveRunDeps) {
+  reconcileLiveTrajectories(deps.db);
+  return listLiveRunRows(deps.db).map((r) => {
+    const config = (r.config ?? null) as LiveRunConfig | null;
+    const done = r.succeeded + r.failed + r.cancelled;
+    return {
+      id: r.id,
+      name: r.name,
+      createdAt: r.createdAt,
+      policy: policyLabel(config),
+      selection: config?.selection ?? "",
+      maxSteps: config?.settings.maxSteps ?? null,
+      counts: { total: r.total, queued: r.queued, running: r.running, succeeded: r.succeeded, failed: r.failed, cancelled: r.cancelled },
+      done,
+      answered: r.answered,
+      steps: r.steps,
+      status: runStatus(r),
+    };
+  });
+}
+
+export interface LiveTaskView {
+  jobId: number;
+  jobStatus: string;
+  attempts: number;
+  maxAttempts: number;
+  cancelRequested: boolean;
+  jobError: string | null;
+  taskId: number;
+  externalId: string;
+  site: string | null;
+  intent: string;
+  startUrl: string | null;
+  trajectoryId: number | null;
+  outcome: string | null;
+  outcomeDetail: string | null;
+  steps: number;
+  maxSteps: number;
+  finalAnswer: string | null;
+  lastScreenshot: string | null;
+  /** 0–1: finished tasks are 1, running ones count their steps against the step limit. */
+  progress: number;
+  finished: boolean;
+}
+
+export function liveRunDetail(deps: LiveRunDeps, runId: number) {
+  const { db } = deps;
+  const run = getLiveRun(db, runId);
+  if (!run) throw new NotFoundError("live run", runId);
+  reconcileLiveTrajectories(db);
+  const config = (run.config ?? null) as LiveRunConfig | null;
+  const maxSteps = config?.settings.maxSteps ?? 15;
+  const tasks: LiveTaskView[] = liveRunTaskRows(db, runId).map((r) => {
+    const finished = r.status === "succeeded" || r.status === "failed" || r.status === "cancelled";
+    const steps = r.stepCount ?? 0;
+    return {
+      jobId: r.jobId,
+      jobStatus: r.status,
+      attempts: r.attempts,
+      maxAttempts: r.maxAttempts,
+      cancelRequested: r.cancelRequested,
+      jobError: r.error,
+      taskId: r.taskId,
+      externalId: r.externalId,
+      site: r.site,
+      intent: r.intent,
+      startUrl: r.startUrl,
+      trajectoryId: r.trajectoryId,
+      outcome: r.outcome,
+      outcomeDetail: r.outcomeDetail,
+      steps,
+      maxSteps,
+      finalAnswer: r.finalAnswer,
+      lastScreenshot: r.lastScreenshot,
+      progress: finished ? 1 : r.status === "running" ? Math.min(0.99, steps / maxSteps) : 0,
+      finished,
+    };
+  });
+  const counts = { total: tasks.length, queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
+  for (const t of tasks) counts[t.jobStatus as keyof typeof counts]++;
+  const progress = tasks.length ? tasks.reduce((s, t) => s + t.progress, 0) / tasks.length : 0;
+  return {
+    run: { id: run.id, name: run.name, model: run.model, createdAt: run.createdAt, runKey: run.runKey },
+    policy: policyLabel(config),
+    selection: config?.selection ?? "",
+    settings: config?.settings ?? null,
+    counts,
+    status: runStatus(counts),
+    progress,
+    steps: tasks.reduce((s, t) => s + t.steps, 0),
+    answered: tasks.filter((t) => t.outcome === "answered").length,
+    tasks,
+  };
+}
+
+export type LiveRunDetail = ReturnType<typeof liveRunDetail>;
+
+/** Cancels a whole run, or one of its tasks: queued jobs at once, running ones within a heartbeat. */
+export function cancelLiveRun(deps: LiveRunDeps, runId: number, taskId?: number): { cancelled: number; signalled: number } {
+  const { db } = deps;
+  if (!getLiveRun(db, runId)) throw new NotFoundError("live run", runId);
+  let out: { cancelled: number; signalled: number };
+  if (taskId === undefined) out = cancelJobGroup(db, liveGroupKey(runId));
+  else {
+    const job = liveTaskJob(db, runId, taskId);
+    if (!job) throw new NotFoundError(`task of live run ${runId}`, taskId);
+    const before = requestJobCancel(db, job.id);
+    out = { cancelled: before === "cancelled" ? 1 : 0, signalled: before === "running" ? 1 : 0 };
+  }
+  reconcileLiveTrajectories(db);
+  return out;
+}
+
+/** Choices for the "New run" form. */
+export function liveRunFormOptions(deps: LiveRunDeps) {
+  return {
+    taskSets: listTaskSets(deps.db).map((s) => ({ id: s.id, name: s.name, benchmark: s.benchmark, taskCount: s.taskCount })),
+    policies: listJudgeConfigViews(deps.db).map((c) => ({ id: c.id, name: c.name, model: c.model, baseUrl: c.baseUrl, apiKeySource: c.apiKeySource })),
+    demo: { taskSetName: DEMO_TASK_SET_NAME, baseUrl: demoBaseUrl(deps.env) },
+    promptVersion: RUNNER_PROMPT_VERSION,
+  };
+}

@@ -1,0 +1,359 @@
+/**
+ * One task of a live run, as a job handler: open a browser context, record the policy's trajectory step by step into
+ * the database (so it streams into the player), run the task's rule evaluator on the live page, write the native
+ * bundle, close the context. Every exit path closes the context.
+ *
+ * How a run ends is the trajectory's outcome, not the job's: a run that hits its step limit, times out, crashes its
+ * page or whose policy fails is a finished job with outcome step_limit / error and the reason. The job itself fails
+ * only when the runner could not do its work (no browser, the database refused a write).
+ */
+import crypto from "node:crypto";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import type { Browser } from "playwright";
+import type { Db } from "../../../db/client";
+import { getRun, getTask } from "../../../db/repositories/catalog";
+import { upsertVerdict } from "../../../db/repositories/evaluation";
+import {
+  appendLiveStep,
+  finishLiveTrajectory,
+  LeaseLostError,
+  setRunningDetail,
+  startLiveTrajectory,
+  type LeaseRef,
+} from "../../../db/repositories/live-runs";
+import type { StepValues } from "../../../db/repositories/trajectories";
+import type { Policy } from "../../browser/policy";
+import { bundleStepSink, recordTrajectory, type RecordedStep, type RecordedTrajectory } from "../../browser/recorder";
+import { createScriptedPolicy } from "../../browser/scripted-policy";
+import { BrowserSession } from "../../browser/session";
+import type { BundleTrajectory } from "../../domain/bundle";
+import { looksLikeVwaEvalConfig } from "../../domain/evaluators/vwa/config";
+import { buildVwaEvaluator, VWA_RULES_VERSION } from "../../domain/evaluators/vwa/evaluate";
+import { parseLiveAction } from "../../domain/runner/action-text";
+import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
+import { defaultAllowlist, parseHostList } from "../../domain/runner/safety";
+import type { LiveTaskPayload } from "../../domain/runner/settings";
+import type { ReferenceAnswer, TaskDifficulty } from "../../domain/types";
+import { BundleWriter } from "../bundle-io";
+import { canonicalJson } from "../ingest";
+import { JobInterrupted, type JobContext } from "../jobs/worker";
+import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../judge/client";
+import type { Env } from "../judge/configs";
+import { describeEvaluation } from "../judge/rules";
+import { sha256, type ScreenshotStore } from "../screenshot-store";
+import { livePageCapabilities } from "./live-page";
+import { RunSafety, type HostResolver } from "./safety-guard";
+import { vlmPolicyFromConfig, type VlmPolicyUsage } from "./vlm-policy";
+
+export const LIVE_RULES_EVALUATOR_KEY = "rule:vwa:live";
+export const LIVE_RULES_EVALUATOR_NAME = "VisualWebArena rules (live page)";
+
+export interface RunnerDeps {
+  db: Db;
+  store: ScreenshotStore;
+  env: Env;
+  dataDir: string;
+  /** The worker's shared browser (launched on first use, relaunched if it died). */
+  browser(): Promise<Browser>;
+  /** host:port origins reachable although private: the bundled demo sites this worker serves. */
+  privateOriginExceptions: string[];
+  retryPolicy?: RetryPolicy;
+  clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
+  resolveHost?: HostResolver;
+  log?: (line: string) => void;
+}
+
+export interface LiveTaskResult {
+  trajectoryId: number;
+  outcome: string;
+  outcomeDetail: string | null;
+  finalAnswer: string | null;
+  steps: number;
+  bundleDir: string;
+  ruleVerdict: string | null;
+  /** Calls and tokens of the VLM policy; null for scripted runs. */
+  policyUsage?: VlmPolicyUsage | null;
+}
+
+export function liveBundleDir(dataDir: string, runId: number, trajectoryId: number): string {
+  return path.join(dataDir, "live-runs", `run-${runId}`, `trajectory-${trajectoryId}`);
+}
+
+/** The same content hash an import of the trajectory's bundle computes, so re-importing it changes nothing. */
+function contentHashOf(t: BundleTrajectory, steps: StepValues[]): string {
+  const body = {
+    task: [t.task.taskSet.name, t.task.externalId],
+    run: t.run.runKey,
+    attempt: t.attempt,
+    finalAnswer: t.finalAnswer,
+    outcome: t.outcome,
+    outcomeDetail: t.outcomeDetail,
+    steps,
+    // A bundle carries no verdicts of other systems.
+    verdicts: [],
+  };
+  return crypto.createHash("sha256").update(canonicalJson(body)).digest("hex");
+}
+
+function stepValues(step: RecordedStep, screenshotHash: string, rawScreenshotHash: string): StepValues {
+  return {
+    index: step.index,
+    screenshotHash,
+    rawScreenshotHash,
+    marksBurnedIn: true,
+    url: step.url,
+    thought: step.thought,
+    actionRaw: step.actionRaw,
+    action: step.action,
+    elements: step.elements,
+    error: step.error,
+    durationMs: step.durationMs,
+  };
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split("\n")[0]!;
+}
+
+export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<LiveTaskResult> {
+  const { db } = deps;
+  const payload = job.job.payload as LiveTaskPayload;
+  const lease: LeaseRef = { jobId: job.job.id, owner: job.job.leaseOwner ?? "" };
+  const settings = payload.settings;
+  const found = getTask(db, payload.taskId);
+  if (!found) throw new Error(`task ${payload.taskId} no longer exists`);
+  const agentRun = getRun(db, payload.runId);
+  if (!agentRun) throw new Error(`live run ${payload.runId} no longer exists`);
+  const { task, taskSet } = found;
+
+  const restarted = job.job.attempts > 1;
+  const { id: trajectoryId } = startLiveTrajectory(db, lease, {
+    runId: payload.runId,
+    taskId: task.id,
+    outcomeDetail: restarted ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null,
+  });
+  const bundleDir = liveBundleDir(deps.dataDir, payload.runId, trajectoryId);
+  await fsp.rm(bundleDir, { recursive: true, force: true });
+  const writer = new BundleWriter(bundleDir);
+  const sink = bundleStepSink(writer);
+  const stored: StepValues[] = [];
+
+  const bundleTask = {
+    taskSet: { name: taskSet.name, benchmark: taskSet.benchmark, description: taskSet.description },
+    externalId: task.externalId,
+    site: task.site,
+    intent: task.intent,
+    startUrl: task.startUrl,
+    inputImages: task.inputImages,
+    referenceAnswers: task.referenceAnswers as ReferenceAnswer[],
+    evaluatorConfig: task.evaluatorConfig ?? null,
+    difficulty: (task.difficulty as TaskDifficulty | null) ?? null,
+    tags: task.tags,
+    extra: task.extra ?? null,
+  };
+  const bundleRun = {
+    runKey: agentRun.runKey,
+    name: agentRun.name,
+    agentName: agentRun.agentName,
+    model: agentRun.model,
+    sourceSystem: agentRun.sourceSystem,
+    config: agentRun.config ?? null,
+  };
+
+  // One signal stops the recorder: the job's (cancel, lease lost, worker stopping) or a crashed page.
+  const stop = new AbortController();
+  let crash: string | null = null;
+  const onJobAbort = () => stop.abort(job.signal.reason);
+  if (job.signal.aborted) onJobAbort();
+  else job.signal.addEventListener("abort", onJobAbort, { once: true });
+
+  const allowedHosts = settings.allowedHosts.length ? parseHostList(settings.allowedHosts).hosts : defaultAllowlist(task.startUrl);
+  const safety = new RunSafety({
+    allowedHosts,
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+    privateOriginExceptions: deps.privateOriginExceptions,
+    blockedTexts: settings.blockedTexts,
+    allowDownloads: settings.allowDownloads,
+    downloadsDir: path.join(bundleDir, "downloads"),
+    resolveHost: deps.resolveHost,
+    onCrash: (reason) => {
+      crash ??= reason;
+      stop.abort(new Error(reason));
+    },
+  });
+
+  let leaseLost = false;
+  async function persist(step: RecordedStep): Promise<void> {
+    const images = [step.screenshot, step.rawScreenshot].map((img) => ({
+      hash: sha256(img.bytes),
+      mime: "image/png",
+      width: img.width,
+      height: img.height,
+      bytes: img.bytes.byteLength,
+      data: img.bytes,
+    }));
+    const batch = deps.store.beginBatch();
+    for (const img of images) await batch.put(img.hash, img.data);
+    await batch.publish();
+    const values = stepValues(step, images[0]!.hash, images[1]!.hash);
+    try {
+      appendLiveStep(db, lease, trajectoryId, values, images.map(({ data: _data, ...row }) => row));
+    } catch (e) {
+      if (e instanceof LeaseLostError) leaseLost = true;
+      throw e;
+    }
+    stored.push(values);
+    job.reportProgress({ step: step.index + 1, maxSteps: settings.maxSteps, url: step.url });
+  }
+
+  const refusedRun = (detail: string): RecordedTrajectory => ({
+    task: bundleTask,
+    run: bundleRun,
+    attempt: 0,
+    finalAnswer: null,
+    outcome: "error",
+    outcomeDetail: detail,
+    steps: [],
+  });
+
+  let recorded: RecordedTrajectory;
+  let ruleVerdict: string | null = null;
+  let session: BrowserSession | null = null;
+  let policyUsage: (() => VlmPolicyUsage) | null = null;
+  try {
+    let startRefusal: string | null = null;
+    if (!task.startUrl) startRefusal = "the task has no start URL";
+    else {
+      try {
+        startRefusal = await safety.navigationRefusal(new URL(task.startUrl));
+      } catch {
+        startRefusal = `the start URL ${JSON.stringify(task.startUrl)} is not a URL`;
+      }
+      if (startRefusal) startRefusal = `refused to open the start URL ${task.startUrl}: ${startRefusal}`;
+    }
+
+    if (startRefusal) {
+      recorded = refusedRun(startRefusal);
+    } else {
+      let policy: Policy;
+      if (payload.policy.kind === "scripted") {
+        policy = createScriptedPolicy(payload.policy.script, `scripted:${payload.policy.label}`);
+      } else {
+        const vlm = vlmPolicyFromConfig(
+          { db, env: deps.env, retryPolicy: deps.retryPolicy, clientFactory: deps.clientFactory },
+          payload.policy.judgeConfigId,
+          settings.historyScreenshots,
+        );
+        policy = vlm;
+        policyUsage = vlm.usage;
+      }
+      const browser = await deps.browser();
+      session = await BrowserSession.open(browser, { viewport: settings.viewport, acceptDownloads: settings.allowDownloads });
+      const s = session;
+      await safety.install(s.context);
+      recorded = await recordTrajectory({
+        session: s,
+        task: bundleTask,
+        run: bundleRun,
+        policy,
+        maxSteps: settings.maxSteps,
+        stepTimeoutMs: settings.stepTimeoutMs,
+        runTimeoutMs: settings.runTimeoutMs,
+        signal: stop.signal,
+        parseAction: parseLiveAction,
+        guard: safety.actionGuard(() => s.page),
+        onStep: async (step) => {
+          await sink.onStep(step);
+          await persist(step);
+        },
+      });
+      if (leaseLost) throw new LeaseLostError(lease.jobId);
+      if (crash) recorded = { ...recorded, outcome: "error", outcomeDetail: crash, finalAnswer: null };
+      const interrupted = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;
+      if (interrupted === "cancel") recorded = { ...recorded, outcome: "cancelled", outcomeDetail: `cancelled after ${recorded.steps.length} step(s)` };
+
+      // The rule evaluator needs the page as the agent left it: run it before the context closes.
+      if (!stop.signal.aborted && looksLikeVwaEvalConfig(task.evaluatorConfig)) {
+        ruleVerdict = await evaluateOnLivePage(db, trajectoryId, task, recorded, s).catch((e) => {
+          deps.log?.(`rule evaluation of trajectory ${trajectoryId} failed: ${firstLine(e)}`);
+          return null;
+        });
+      }
+    }
+  } catch (e) {
+    if (e instanceof LeaseLostError || leaseLost) throw new LeaseLostError(lease.jobId);
+    // The runner itself failed (no browser, a write refused): the trajectory says so, and the job fails.
+    const detail = `the runner failed: ${firstLine(e)}`;
+    await finish(refusedRun(detail)).catch(() => {});
+    throw e;
+  } finally {
+    job.signal.removeEventListener("abort", onJobAbort);
+    await session?.close();
+  }
+
+  const interruptedBy = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;
+  if (interruptedBy === "stop") {
+    // The worker is shutting down: the job goes back to the queue and its next attempt starts over.
+    setRunningDetail(db, trajectoryId, "interrupted: the worker stopped; queued to start again");
+    return { trajectoryId, outcome: "running", outcomeDetail: null, finalAnswer: null, steps: stored.length, bundleDir, ruleVerdict, policyUsage: policyUsage?.() ?? null };
+  }
+  if (interruptedBy === "lost") throw new LeaseLostError(lease.jobId);
+
+  await finish(recorded);
+  return {
+    trajectoryId,
+    outcome: recorded.outcome,
+    outcomeDetail: recorded.outcomeDetail,
+    finalAnswer: recorded.finalAnswer,
+    steps: stored.length,
+    bundleDir,
+    ruleVerdict,
+    policyUsage: policyUsage?.() ?? null,
+  };
+
+  async function finish(rec: RecordedTrajectory): Promise<void> {
+    // Steps the sink and the database both hold; a failure between the two leaves the shorter list.
+    const n = Math.min(sink.steps.length, stored.length);
+    const bundleSteps = sink.steps.slice(0, n);
+    const head = { task: rec.task, run: rec.run, attempt: 0, finalAnswer: rec.finalAnswer, outcome: rec.outcome, outcomeDetail: rec.outcomeDetail };
+    const trajectory: BundleTrajectory = { ...head, steps: bundleSteps };
+    await writer.finish([trajectory], `verdict live runner (${RUNNER_PROMPT_VERSION})`);
+    finishLiveTrajectory(db, lease, trajectoryId, {
+      outcome: rec.outcome,
+      outcomeDetail: rec.outcomeDetail,
+      finalAnswer: rec.finalAnswer,
+      contentHash: contentHashOf(trajectory, stored.slice(0, n)),
+      sourcePath: bundleDir,
+    });
+  }
+}
+
+async function evaluateOnLivePage(
+  db: Db,
+  trajectoryId: number,
+  task: { externalId: string; intent: string; evaluatorConfig: unknown },
+  recorded: RecordedTrajectory,
+  session: BrowserSession,
+): Promise<string> {
+  const evaluator = buildVwaEvaluator(task.evaluatorConfig, `task ${task.externalId}`);
+  const page = session.page;
+  const evaluation = await evaluator.evaluate(
+    { intent: task.intent, finalAnswer: recorded.finalAnswer, finalUrl: page.isClosed() ? (recorded.steps.at(-1)?.url ?? null) : page.url() },
+    { live: livePageCapabilities(session.context, () => session.page) },
+  );
+  upsertVerdict(db, {
+    trajectoryId,
+    evaluatorKey: LIVE_RULES_EVALUATOR_KEY,
+    evaluatorName: LIVE_RULES_EVALUATOR_NAME,
+    kind: "rule",
+    origin: "verdict",
+    k: "",
+    promptVersion: VWA_RULES_VERSION,
+    verdict: evaluation.verdict,
+    score: evaluation.score,
+    rationale: describeEvaluation(evaluation),
+    details: { types: evaluation.types, live: true, ...(evaluation.reason ? { reason: evaluation.reason } : {}) },
+  });
+  return evaluation.verdict;
+}

@@ -1,0 +1,208 @@
+/**
+ * A live run's safety guard on its browser context: the host allowlist, the refusal of private and loopback
+ * addresses, the element text blocklist and the download policy (rules in server/domain/runner/safety.ts).
+ *
+ * - Every request of the context passes a route handler. Main-frame navigations to hosts outside the allowlist are
+ *   aborted; requests of any kind to private or loopback addresses are aborted unless the run allows the private
+ *   network or the origin is one of the exceptions (the bundled demo sites). Host names are resolved to check them.
+ * - Playwright routes see only the first URL of a redirect chain, so after every action the page's address is
+ *   checked again, and a page that ended up outside the rules is left (back to the previous page).
+ * - Blocked navigations and downloads become the step's error through the recorder's ActionGuard, which is also
+ *   where `goto`/`new_tab` URLs and actions on blocklisted elements are refused before they run.
+ * - A crashed renderer is reported through `onCrash` so the run ends with that reason.
+ */
+import dns from "node:dns";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import type { BrowserContext, Download, Page, Route, Request } from "playwright";
+import type { ActionGuard } from "../../browser/recorder";
+import {
+  actionNavigationTarget,
+  blockedElementText,
+  hostAllowed,
+  isIpLiteral,
+  isLoopbackName,
+  isPrivateAddress,
+  originKey,
+} from "../../domain/runner/safety";
+
+export type HostResolver = (host: string) => Promise<string[]>;
+
+export interface SafetyOptions {
+  /** Normalised allowlist entries (never empty: the caller fills in the start URL's host). */
+  allowedHosts: string[];
+  allowPrivateNetwork: boolean;
+  /** host:port origins reachable even though private (the bundled demo sites). */
+  privateOriginExceptions: string[];
+  blockedTexts: string[];
+  allowDownloads: boolean;
+  /** Where allowed downloads are saved. */
+  downloadsDir?: string;
+  resolveHost?: HostResolver;
+  onCrash?: (reason: string) => void;
+}
+
+const DNS_TIMEOUT_MS = 2_000;
+
+async function systemResolve(host: string): Promise<string[]> {
+  const lookup = dns.promises.lookup(host, { all: true, verbatim: true }).then((r) => r.map((a) => a.address));
+  const timeout = new Promise<string[]>((resolve) => setTimeout(() => resolve([]), DNS_TIMEOUT_MS).unref());
+  // A name that does not resolve cannot be reached either; Chromium reports that error itself.
+  return Promise.race([lookup.catch(() => [] as string[]), timeout]);
+}
+
+function describeAllowlist(hosts: string[]): string {
+  return hosts.length ? hosts.join(", ") : "(empty)";
+}
+
+function safeFileName(name: string): string {
+  return name.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "").slice(0, 120) || "download";
+}
+
+export class RunSafety {
+  private readonly resolveHost: HostResolver;
+  private readonly resolved = new Map<string, Promise<string[]>>();
+  /** Problems seen since the last action started, reported on that action's step. */
+  private pending: string[] = [];
+  private lastGoodUrl: string | null = null;
+  private installed = false;
+
+  constructor(readonly options: SafetyOptions) {
+    this.resolveHost = options.resolveHost ?? systemResolve;
+  }
+
+  /** Why a URL may not be requested at all (private address), or null. */
+  async privateAddressReason(url: URL): Promise<string | null> {
+    if (this.options.allowPrivateNetwork) return null;
+    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    if (this.options.privateOriginExceptions.includes(originKey(url))) return null;
+    const host = url.hostname.toLowerCase();
+    if (isLoopbackName(host)) return `${host} is a loopback address`;
+    if (isIpLiteral(host)) return isPrivateAddress(host) ? `${host} is a private or loopback address` : null;
+    let pending = this.resolved.get(host);
+    if (!pending) {
+      pending = this.resolveHost(host);
+      this.resolved.set(host, pending);
+    }
+    const addresses = await pending;
+    const inside = addresses.find((a) => isPrivateAddress(a));
+    return inside ? `${host} resolves to ${inside}, a private or loopback address` : null;
+  }
+
+  /** Why the agent may not navigate to a URL, or null when it may. */
+  async navigationRefusal(url: URL): Promise<string | null> {
+    if (url.href === "about:blank") return null;
+    if (url.protocol !== "http:" && url.protocol !== "https:") return `${url.protocol} addresses cannot be opened`;
+    if (!hostAllowed(url, this.options.allowedHosts)) {
+      return `${url.host} is not in this run's host allowlist (${describeAllowlist(this.options.allowedHosts)})`;
+    }
+    const priv = await this.privateAddressReason(url);
+    return priv ? `${priv}; private addresses are refused in this run` : null;
+  }
+
+  async install(context: BrowserContext): Promise<void> {
+    if (this.installed) return;
+    this.installed = true;
+    await context.route("**/*", (route, request) => this.onRoute(route, request));
+    for (const page of context.pages()) this.watchPage(page);
+    context.on("page", (page) => this.watchPage(page));
+  }
+
+  private async onRoute(route: Route, request: Request): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(request.url());
+    } catch {
+      return route.continue();
+    }
+    let mainFrameNavigation = false;
+    try {
+      mainFrameNavigation = request.isNavigationRequest() && request.frame() === request.frame().page().mainFrame();
+    } catch {
+      // Requests of service workers have no frame; they are checked as ordinary requests.
+    }
+    const refusal = mainFrameNavigation ? await this.navigationRefusal(url) : await this.privateAddressReason(url);
+    if (refusal) {
+      if (mainFrameNavigation) this.pending.push(`navigation to ${url.href} was blocked: ${refusal}`);
+      return route.abort("blockedbyclient").catch(() => {});
+    }
+    return route.continue().catch(() => {});
+  }
+
+  private watchPage(page: Page): void {
+    page.on("download", (d) => void this.onDownload(d));
+    page.on("crash", () => this.options.onCrash?.(`the page crashed (renderer process gone) at ${page.url()}`));
+  }
+
+  private async onDownload(d: Download): Promise<void> {
+    const name = d.suggestedFilename();
+    if (!this.options.allowDownloads || !this.options.downloadsDir) {
+      this.pending.push(`the download of ${name} was blocked: downloads are off for this run`);
+      await d.cancel().catch(() => {});
+      return;
+    }
+    await fsp.mkdir(this.options.downloadsDir, { recursive: true });
+    await d.saveAs(path.join(this.options.downloadsDir, `${Date.now()}-${safeFileName(name)}`)).catch((e: Error) => {
+      this.pending.push(`the download of ${name} failed: ${e.message.split("\n")[0]}`);
+    });
+  }
+
+  /** Drains the problems reported since the last call. */
+  takeEvents(): string[] {
+    const out = this.pending;
+    this.pending = [];
+    return out;
+  }
+
+  /** The recorder hooks: refusals before an action, blocked navigations and downloads after it. */
+  actionGuard(getPage: () => Page): ActionGuard {
+    return {
+      before: async (action, observation) => {
+        this.pending = [];
+        this.lastGoodUrl = observation.url;
+        const blocked = blockedElementText(action, observation.elements, this.options.blockedTexts);
+        if (blocked) {
+          const el = observation.elements.find((e) => e.label === action.target);
+          return `refused: element [${action.target}] "${(el?.text ?? "").slice(0, 80)}" matches this run's blocked text "${blocked}"; actions on it are not allowed`;
+        }
+        const target = actionNavigationTarget(action, observation.url);
+        if (target) {
+          const refusal = await this.navigationRefusal(target);
+          if (refusal) return `refused: cannot open ${target.href}: ${refusal}`;
+        }
+        return null;
+      },
+      after: async () => {
+        const page = getPage();
+        const problems = this.takeEvents();
+        if (page.isClosed()) return problems.join("; ") || null;
+        // Redirects and script navigations are not all seen by the route: check where the page really is.
+        const now = page.url();
+        let here: URL | null = null;
+        try {
+          here = new URL(now);
+        } catch {
+          here = null;
+        }
+        const errorPage = now.startsWith("chrome-error:");
+        const refusal = here && !errorPage && now !== "about:blank" ? await this.navigationRefusal(here) : null;
+        if (refusal) problems.push(`the page went to ${now}, which is not allowed: ${refusal}`);
+        if (refusal || (errorPage && problems.length > 0)) await this.leave(page);
+        return problems.length ? problems.join("; ") : null;
+      },
+    };
+  }
+
+  /** Back to the last allowed page after a blocked or disallowed navigation. */
+  private async leave(page: Page): Promise<void> {
+    await page.goBack({ waitUntil: "commit", timeout: 5_000 }).catch(() => null);
+    const now = page.url();
+    let ok = false;
+    try {
+      ok = !now.startsWith("chrome-error:") && now !== "about:blank" && (await this.navigationRefusal(new URL(now))) === null;
+    } catch {
+      ok = false;
+    }
+    if (!ok && this.lastGoodUrl) await page.goto(this.lastGoodUrl, { waitUntil: "commit", timeout: 10_000 }).catch(() => null);
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The VLM policy: asks a model behind any OpenAI-compatible endpoint for the next action, with Verdict's own
+ * versioned prompt (server/domain/runner/policy-prompt.ts), and parses its reply with the runner's action grammar.
+ *
+ * Endpoint settings come from a judge configuration (base URL, model, key, temperature, seed, output tokens,
+ * timeout, retries): the policy needs exactly the same connection settings as a judge, and the key stays on the
+ * server either way. The judge-only fields of a configuration (its prompt version, options and prices) play no part.
+ *
+ * The policy keeps the marked screenshots and replies of its run, so each call can show the last few screenshots
+ * and the earlier replies in the model's own words.
+ */
+import type { Db } from "../../../db/client";
+import type { Policy, PolicyDecision, PolicyObservation } from "../../browser/policy";
+import { parsePolicyReply } from "../../domain/runner/action-text";
+import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptPastStep } from "../../domain/runner/policy-prompt";
+import { createJudgeClient, type ChatMessage, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "../judge/client";
+import { redactSecret, requireJudgeConfig, resolveApiKey, type Env } from "../judge/configs";
+
+export interface VlmPolicyOptions {
+  client: JudgeClient;
+  /** Shown in the UI and stored on the run: "vlm:<configuration>". */
+  name: string;
+  keepScreenshots: number;
+  /** Secret to scrub from error messages before they are stored. */
+  apiKey?: string;
+}
+
+export interface VlmPolicyUsage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
+}
+
+function dataUrl(png: Buffer): string {
+  return `data:image/png;base64,${png.toString("base64")}`;
+}
+
+export function createVlmPolicy(opts: VlmPolicyOptions): Policy & { usage(): VlmPolicyUsage } {
+  const screenshots = new Map<number, string>();
+  const replies = new Map<number, string>();
+  const usage: VlmPolicyUsage = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0 };
+  return {
+    name: opts.name,
+    usage: () => ({ ...usage }),
+    async nextAction(obs: PolicyObservation): Promise<PolicyDecision> {
+      const current = dataUrl(obs.markedScreenshot);
+      screenshots.set(obs.stepIndex, current);
+      // Only the window's screenshots are ever sent again; older ones can go.
+      for (const k of screenshots.keys()) if (k < obs.stepIndex - opts.keepScreenshots) screenshots.delete(k);
+      const history: PromptPastStep[] = obs.history.map((h) => ({
+        index: h.index,
+        url: h.url,
+        reply: replies.get(h.index) ?? replyText(h.thought, h.actionRaw),
+        error: h.error,
+        screenshot: screenshots.get(h.index) ?? null,
+      }));
+      const messages = buildPolicyMessages({
+        intent: obs.task.intent,
+        startUrl: obs.task.startUrl,
+        stepIndex: obs.stepIndex,
+        maxSteps: obs.maxSteps,
+        url: obs.url,
+        title: obs.title,
+        tabs: obs.tabs,
+        elements: obs.elements,
+        screenshot: current,
+        history,
+        keepScreenshots: opts.keepScreenshots,
+      });
+      let result;
+      try {
+        result = await opts.client.complete(messages as ChatMessage[], { signal: obs.signal });
+      } catch (e) {
+        throw new Error(redactSecret((e as Error).message, opts.apiKey));
+      }
+      usage.calls++;
+      usage.inputTokens += result.inputTokens ?? 0;
+      usage.outputTokens += result.outputTokens ?? 0;
+      usage.latencyMs += result.latencyMs;
+      const content = result.content ?? (result.refusal ? `Reasoning: the model refused: ${result.refusal}` : "");
+      replies.set(obs.stepIndex, content);
+      const parsed = parsePolicyReply(content);
+      return { thought: parsed.thought, actionRaw: parsed.actionRaw ?? content.trim(), action: parsed.action };
+    },
+  };
+}
+
+export interface PolicyEndpointDeps {
+  db: Db;
+  env: Env;
+  retryPolicy?: RetryPolicy;
+  clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
+}
+
+/** Builds the VLM policy of a run from a judge configuration's endpoint settings. */
+export function vlmPolicyFromConfig(
+  deps: PolicyEndpointDeps,
+  judgeConfigId: number,
+  keepScreenshots: number,
+): Policy & { usage(): VlmPolicyUsage; model: string; configName: string } {
+  const config = requireJudgeConfig(deps.db, judgeConfigId);
+  const apiKey = resolveApiKey(deps.db, config, deps.env);
+  const endpoint: JudgeEndpoint = {
+    baseUrl: config.baseUrl,
+    apiKey,
+    model: config.model,
+    temperature: config.temperature,
+    seed: config.seed,
+    maxOutputTokens: config.maxOutputTokens,
+    timeoutMs: config.timeoutMs,
+    maxRetries: config.maxRetries,
+  };
+  const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
+  const policy = createVlmPolicy({ client, name: `vlm:${config.name}`, keepScreenshots, apiKey });
+  return Object.assign(policy, { model: config.model, configName: config.name });
+}
+
+export { RUNNER_PROMPT_VERSION };

@@ -1,0 +1,187 @@
+/**
+ * The live runner's worker: takes `runner.task` jobs from the queue and runs them with bounded concurrency, in its
+ * own process (`npm run worker`) or inside the CLI's `run` command; Playwright never runs in a web request.
+ *
+ * - One Chromium per worker, launched on the first job and launched again if it dies; one context per run.
+ * - It serves the bundled demo sites on VERDICT_DEMO_PORT (4517) so the demo tasks' start URLs work. When the port is
+ *   taken by another worker's demo server, that one is used. The demo origin is the one private address runs may
+ *   reach without allowing the private network.
+ * - Leases are short and renewed four times a second, so a cancel reaches a run within a second and the jobs of a
+ *   worker that died are taken back (requeued, or failed with the reason once their attempts are used up) soon after.
+ *   Trajectories such a worker left "running" are closed with the job's reason.
+ */
+import http from "node:http";
+import type { Browser } from "playwright";
+import { LIVE_JOB_TYPE, reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import type { AppContext } from "../../context";
+import { launchChromium } from "../../browser/launch";
+import { DEMO_SITES_DEFAULT_PORT, startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
+import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
+import type { JudgeClient, JudgeEndpoint, RetryPolicy } from "../judge/client";
+import type { Env } from "../judge/configs";
+import type { JobRow } from "../../../db/schema/index";
+import { runLiveTask, type RunnerDeps } from "./run-task";
+import type { HostResolver } from "./safety-guard";
+
+export const DEFAULT_RUNNER_LEASE_MS = 15_000;
+export const RUNNER_HEARTBEAT_MS = 250;
+
+export interface RunnerWorkerOptions {
+  ctx: AppContext;
+  env: Env;
+  /** Runs this worker carries at once. */
+  concurrency: number;
+  /** Only this group (the CLI runs one live run). */
+  groupKey?: string;
+  /** Return when no job of the filter is left (CLI); otherwise run until `signal`. */
+  untilIdle?: boolean;
+  signal?: AbortSignal;
+  owner?: string;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  /** Port for the demo sites; null serves none. Defaults to VERDICT_DEMO_PORT or 4517. */
+  demoPort?: number | null;
+  headless?: boolean;
+  retryPolicy?: RetryPolicy;
+  clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
+  resolveHost?: HostResolver;
+  onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
+  log?: (line: string) => void;
+}
+
+/** The demo port from the environment: VERDICT_DEMO_PORT, default 4517; "off" (or "none") serves no demo sites. */
+export function demoPortFromEnv(env: Env): number | null {
+  const raw = env.VERDICT_DEMO_PORT?.trim();
+  if (!raw) return DEMO_SITES_DEFAULT_PORT;
+  if (/^(off|none|no)$/i.test(raw)) return null;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`VERDICT_DEMO_PORT must be a port number or "off", got ${JSON.stringify(raw)}`);
+  return port;
+}
+
+function probe(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { timeout: 2_000 }, (res) => {
+      res.resume();
+      resolve((res.statusCode ?? 500) < 400);
+    });
+    req.on("error", () => resolve(false));
+    req.on("timeout", () => {
+      req.destroy();
+      resolve(false);
+    });
+  });
+}
+
+export interface DemoSitesHandle {
+  baseUrl: string;
+  /** Origins (host:port) the runs may reach although they are loopback addresses. */
+  origins: string[];
+  /** True when this process serves them (and closes them on exit). */
+  owned: boolean;
+  close(): Promise<void>;
+}
+
+/** Serves the demo sites on `port`, or adopts the demo server another process already runs there. */
+export async function serveDemoSites(port: number): Promise<DemoSitesHandle> {
+  let server: DemoSitesServer | null = null;
+  let baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    server = await startDemoSites({ port });
+    baseUrl = server.baseUrl;
+  } catch (e) {
+    if (port === 0 || !(await probe(`${baseUrl}/recipes/`))) throw e;
+  }
+  const actual = server?.port ?? port;
+  return {
+    baseUrl,
+    origins: [`127.0.0.1:${actual}`, `localhost:${actual}`],
+    owned: !!server,
+    close: async () => {
+      await server?.close();
+    },
+  };
+}
+
+/** A browser launched on first use and again after it disconnected. */
+export function browserPool(launch: () => Promise<Browser>) {
+  let current: Promise<Browser> | null = null;
+  return {
+    get(): Promise<Browser> {
+      if (!current) {
+        const launching = launch();
+        current = launching;
+        launching.then(
+          (b) => b.on("disconnected", () => {
+            if (current === launching) current = null;
+          }),
+          () => {
+            if (current === launching) current = null;
+          },
+        );
+      }
+      return current;
+    },
+    async close(): Promise<void> {
+      const c = current;
+      current = null;
+      if (c) await c.then((b) => b.close()).catch(() => {});
+    },
+  };
+}
+
+export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<WorkerSummary & { demoBaseUrl: string | null }> {
+  const { ctx } = opts;
+  const demoPort = opts.demoPort === undefined ? demoPortFromEnv(opts.env) : opts.demoPort;
+  const demo = demoPort === null ? null : await serveDemoSites(demoPort);
+  if (demo) opts.log?.(`demo sites ${demo.owned ? "served" : "already served by another process"} at ${demo.baseUrl}/`);
+  const browsers = browserPool(() => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true }));
+  const deps: RunnerDeps = {
+    db: ctx.db,
+    store: ctx.store,
+    env: opts.env,
+    dataDir: ctx.config.dataDir,
+    browser: () => browsers.get(),
+    privateOriginExceptions: demo?.origins ?? [],
+    retryPolicy: opts.retryPolicy,
+    clientFactory: opts.clientFactory,
+    resolveHost: opts.resolveHost,
+    log: opts.log,
+  };
+  const reconcile = () => {
+    try {
+      reconcileLiveTrajectories(ctx.db);
+    } catch {
+      // A busy database delays the sweep to the next tick.
+    }
+  };
+  reconcile();
+  const sweep = setInterval(reconcile, 2_000);
+  sweep.unref?.();
+  try {
+    const summary = await runWorker({
+      db: ctx.db,
+      handlers: { [LIVE_JOB_TYPE]: (job) => runLiveTask(deps, job) },
+      concurrency: opts.concurrency,
+      owner: opts.owner,
+      groupKey: opts.groupKey,
+      untilIdle: opts.untilIdle,
+      signal: opts.signal,
+      leaseMs: opts.leaseMs ?? DEFAULT_RUNNER_LEASE_MS,
+      heartbeatMs: opts.heartbeatMs ?? RUNNER_HEARTBEAT_MS,
+      pollMs: 250,
+      // A task that was interrupted starts over from its start URL: a short pause is enough.
+      retryDelayMs: () => 500,
+      onJobEnd: (job, outcome, error) => {
+        reconcile();
+        opts.onJobEnd?.(job, outcome, error);
+      },
+    });
+    return { ...summary, demoBaseUrl: demo?.baseUrl ?? null };
+  } finally {
+    clearInterval(sweep);
+    reconcile();
+    await browsers.close();
+    await demo?.close();
+  }
+}
