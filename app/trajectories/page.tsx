@@ -17,7 +17,13 @@ export default async function TrajectoriesPage({ searchParams }: { searchParams:
     <>
       <PageHeader
         title="Trajectories"
-        subtitle={nothingImported ? "Nothing imported yet" : `${formatCount(list.total)} trajector${list.total === 1 ? "y" : "ies"}${activeFilterCount(query) ? " match the filters" : ""}`}
+        subtitle={
+          nothingImported
+            ? "Nothing imported yet"
+            : `${formatCount(list.total)} trajector${list.total === 1 ? "y" : "ies"}${activeFilterCount(query) ? " match the filters" : ""}${
+                query.ids ? ` (limited to ${formatCount(query.ids.length)} chosen trajector${query.ids.length === 1 ? "y" : "ies"})` : ""
+              }`
+        }
       />
       {nothingImported ? (
         <EmptyState title="No trajectories yet" command="npm run cli -- import <path>">

@@ -1,6 +1,7 @@
 /**
  * The application's tRPC router: one sub-router per domain, registered here by hand.
  */
+import { analyticsRouter } from "./routers/analytics";
 import { runsRouter, taskSetsRouter, tasksRouter } from "./routers/catalog";
 import { trajectoriesRouter } from "./routers/trajectories";
 import { liveRunsRouter } from "./routers/live-runs";
@@ -12,6 +13,7 @@ export const appRouter = createTRPCRouter({
   taskSets: taskSetsRouter,
   tasks: tasksRouter,
   runs: runsRouter,
+  analytics: analyticsRouter,
   liveRuns: liveRunsRouter,
   judge: judgeRouter,
 });

@@ -11,6 +11,8 @@ export const TRAJECTORY_SORTS = ["id", "steps", "task", "site", "updated"] as co
 export type TrajectorySortKey = (typeof TRAJECTORY_SORTS)[number];
 export const PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_PAGE_SIZE = 50;
+/** Most ids an `ids` filter takes (a URL must stay well under the server's 16 KB header limit). */
+export const MAX_IDS = 2000;
 
 const id = z.number().int().positive();
 
@@ -25,6 +27,8 @@ export const trajectoryListInput = z.object({
   maxSteps: z.number().int().nonnegative().optional(),
   hasAnswer: z.boolean().optional(),
   q: z.string().max(500).optional(),
+  /** Exactly these trajectories (the analytics views link to the trajectories behind a figure this way). */
+  ids: z.array(id).min(1).max(MAX_IDS).optional(),
   sort: z.enum(TRAJECTORY_SORTS).default("id"),
   dir: z.enum(["asc", "desc"]).default("desc"),
   page: z.number().int().positive().max(1_000_000).default(1),
@@ -46,6 +50,7 @@ const URL_KEYS = {
   maxSteps: "maxSteps",
   hasAnswer: "answer",
   q: "q",
+  ids: "ids",
   sort: "sort",
   dir: "dir",
   page: "page",
@@ -93,6 +98,7 @@ export function parseTrajectoryListParams(sp: SearchParamsLike): TrajectoryListQ
     maxSteps: nonNegativeInt(getParam(sp, URL_KEYS.maxSteps)),
     hasAnswer: answer === "yes" ? true : answer === "no" ? false : undefined,
     q: text(getParam(sp, URL_KEYS.q), 500),
+    ids: parseIdList(getParam(sp, URL_KEYS.ids)),
     sort: (TRAJECTORY_SORTS as readonly string[]).includes(sort ?? "") ? (sort as TrajectorySortKey) : "id",
     dir: dir === "asc" ? "asc" : "desc",
     page: Math.min(positiveInt(getParam(sp, URL_KEYS.page)) ?? 1, 1_000_000),
@@ -114,7 +120,7 @@ export function trajectoryListSearch(q: Partial<TrajectoryListQuery>): string {
     const v = q[field];
     if (v === undefined || v === null || v === "") continue;
     if (field in DEFAULTS && v === DEFAULTS[field as keyof typeof DEFAULTS]) continue;
-    out.set(key, typeof v === "boolean" ? (v ? "yes" : "no") : String(v));
+    out.set(key, Array.isArray(v) ? formatIdList(v) : typeof v === "boolean" ? (v ? "yes" : "no") : String(v));
   }
   const s = out.toString();
   return s ? `?${s}` : "";
@@ -122,6 +128,35 @@ export function trajectoryListSearch(q: Partial<TrajectoryListQuery>): string {
 
 /** Number of filters (not sort/page) in effect, for the "clear filters" affordance. */
 export function activeFilterCount(q: TrajectoryListQuery): number {
-  const keys: (keyof TrajectoryListQuery)[] = ["taskSetId", "runId", "taskId", "site", "model", "outcome", "minSteps", "maxSteps", "hasAnswer", "q"];
+  const keys: (keyof TrajectoryListQuery)[] = ["taskSetId", "runId", "taskId", "site", "model", "outcome", "minSteps", "maxSteps", "hasAnswer", "q", "ids"];
   return keys.filter((k) => q[k] !== undefined).length;
+}
+
+/**
+ * Trajectory ids as URL text: ascending, runs of consecutive ids written as ranges ("3-7,12,20-21"), so the ids
+ * behind an analytics figure (often contiguous imports) stay short.
+ */
+export function formatIdList(ids: readonly number[]): string {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : String(sorted[i]));
+    i = j + 1;
+  }
+  return parts.join(",");
+}
+
+/** The inverse of formatIdList; malformed text, or more than MAX_IDS ids, gives undefined (the filter is dropped). */
+export function parseIdList(text: string | undefined): number[] | undefined {
+  if (!text || !/^\d{1,9}(-\d{1,9})?(,\d{1,9}(-\d{1,9})?)*$/.test(text)) return undefined;
+  const out = new Set<number>();
+  for (const part of text.split(",")) {
+    const [a, b] = part.split("-").map(Number) as [number, number | undefined];
+    const to = b ?? a;
+    if (a < 1 || to < a || out.size + (to - a + 1) > MAX_IDS) return undefined;
+    for (let v = a; v <= to; v++) out.add(v);
+  }
+  return [...out].sort((x, y) => x - y);
 }

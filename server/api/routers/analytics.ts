@@ -1,0 +1,99 @@
+/**
+ * Analytics: success rates per evaluator, judge-vs-human agreement, human agreement per campaign, error analysis,
+ * the trajectories behind any figure, and agreement of an uploaded CSV. Researcher-level reads.
+ */
+import { z } from "zod";
+import { DIFFICULTY_DIMENSIONS, evaluatorIdentitySchema, selectionSchema } from "../../domain/analytics/selection";
+import {
+  analyticsOptions,
+  analyticsOverview,
+  campaignList,
+  csvAgreement,
+  drillDown,
+  errorAnalysis,
+  humanAgreement,
+  judgeAgreementDetail,
+  judgeAgreementList,
+  judgeDisagreements,
+} from "../../services/analytics";
+import { createTRPCRouter, publicProcedure } from "../trpc";
+
+const id = z.number().int().positive();
+
+export const analyticsScopeInput = z
+  .object({
+    taskSetId: id.optional(),
+    runId: id.optional(),
+    site: z.string().max(500).nullable().optional(),
+  })
+  .strict();
+
+const common = {
+  scope: analyticsScopeInput.default({}),
+  /** Campaign whose consolidated labels are the human reference; default: each trajectory's latest campaign. */
+  campaignId: id.optional(),
+  unparseable: z.enum(["failure", "exclude"]).default("exclude"),
+};
+
+/** Largest CSV the page accepts (the text travels in one request). */
+export const MAX_CSV_CHARS = 50_000_000;
+
+export const analyticsRouter = createTRPCRouter({
+  options: publicProcedure.query(({ ctx }) => analyticsOptions(ctx.db)),
+
+  overview: publicProcedure
+    .input(z.object({ ...common, difficulty: z.enum(DIFFICULTY_DIMENSIONS).default("overall") }))
+    .query(({ ctx, input }) => analyticsOverview(ctx.db, input)),
+
+  judges: publicProcedure.input(z.object(common)).query(({ ctx, input }) => judgeAgreementList(ctx.db, input)),
+
+  judge: publicProcedure
+    .input(
+      z.object({
+        ...common,
+        evaluatorKey: z.string().min(1).max(500),
+        k: z.string().max(50).optional(),
+        promptVersion: z.string().max(200).optional(),
+        bootstrap: z.object({ replicates: z.number().int().min(100).max(10_000).default(2000), seed: z.number().int().default(1) }).optional(),
+      }),
+    )
+    .query(({ ctx, input }) => judgeAgreementDetail(ctx.db, input)),
+
+  disagreements: publicProcedure
+    .input(
+      z.object({
+        ...common,
+        identity: evaluatorIdentitySchema,
+        kind: z.enum(["all", "false_success", "false_failure", "unparseable"]).default("all"),
+        page: z.number().int().positive().default(1),
+        pageSize: z.number().int().positive().max(500).default(50),
+      }),
+    )
+    .query(({ ctx, input }) => judgeDisagreements(ctx.db, input)),
+
+  campaigns: publicProcedure.query(({ ctx }) => campaignList(ctx.db)),
+
+  humans: publicProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => humanAgreement(ctx.db, input.campaignId)),
+
+  errors: publicProcedure
+    .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
+    .query(({ ctx, input }) => errorAnalysis(ctx.db, input)),
+
+  drill: publicProcedure
+    .input(z.object({ sel: selectionSchema, page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
+    .query(({ ctx, input }) => drillDown(ctx.db, input)),
+
+  csvAgreement: publicProcedure
+    .input(
+      z.object({
+        fileName: z.string().min(1).max(300),
+        text: z.string().max(MAX_CSV_CHARS, `the CSV is larger than ${MAX_CSV_CHARS / 1_000_000} MB of text; use npm run cli -- agreement csv for files this big`),
+        itemColumns: z.array(z.string()).min(1, "pick at least one item column").max(20),
+        raterColumn: z.string(),
+        labelColumn: z.string(),
+        delimiter: z.string().length(1).default(","),
+        minSharedItems: z.number().int().min(1).max(1_000_000).default(10),
+      }),
+    )
+    .mutation(({ input }) => csvAgreement(input)),
+});

@@ -1,0 +1,281 @@
+/**
+ * The analytics data in memory: trajectory facts (run, task set, site, difficulty, step count), the consolidated
+ * human label of each trajectory, and evaluator verdicts, all as typed arrays indexed by a trajectory's *row* (its
+ * position in `facts`). The views aggregate over these; the drill-down resolves a selection over the same arrays,
+ * so a figure's n and the list behind it cannot drift apart.
+ *
+ * Loaded data is kept per connection while the database content is unchanged (see contentVersion): moving between
+ * views, or from a figure to its drill-down, then reuses it. Any write (an import, a label, a verdict) drops it.
+ */
+import type { Db } from "../../../db/client";
+import { contentVersion, loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, NULL_INT } from "../../../db/repositories/analytics";
+import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
+import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
+
+export interface TrajectoryFacts {
+  n: number;
+  id: Int32Array;
+  runId: Int32Array;
+  taskId: Int32Array;
+  taskSetId: Int32Array;
+  stepCount: Int32Array;
+  /** Site code into `sites`, -1 = none. */
+  site: Int32Array;
+  sites: string[];
+  difficulty: Record<DifficultyDimension, Int32Array>;
+  difficultyValues: Record<DifficultyDimension, string[]>;
+  /** Row of a trajectory id, -1 when absent. */
+  rowOf(id: number): number;
+}
+
+export function loadFacts(db: Db): TrajectoryFacts {
+  const t = loadTaskColumns(db);
+  const tr = loadTrajectoryColumns(db);
+  let maxTask = 0;
+  for (const v of t.col.id) if (v > maxTask) maxTask = v;
+  const taskRow = new Int32Array(maxTask + 1).fill(-1);
+  t.col.id.forEach((v, i) => (taskRow[v] = i));
+
+  const n = tr.length;
+  const site = new Int32Array(n);
+  const taskSetId = new Int32Array(n);
+  const difficulty = Object.fromEntries(DIFFICULTY_DIMENSIONS.map((d) => [d, new Int32Array(n)])) as Record<DifficultyDimension, Int32Array>;
+  let maxId = 0;
+  for (let r = 0; r < n; r++) {
+    const row = taskRow[tr.col.taskId[r]!] ?? -1;
+    site[r] = row >= 0 ? t.col.site[row]! : -1;
+    taskSetId[r] = row >= 0 ? t.col.taskSetId[row]! : -1;
+    for (const d of DIFFICULTY_DIMENSIONS) difficulty[d][r] = row >= 0 ? t.col[d][row]! : -1;
+    if (tr.col.id[r]! > maxId) maxId = tr.col.id[r]!;
+  }
+  const index = new Int32Array(maxId + 1).fill(-1);
+  tr.col.id.forEach((v, r) => (index[v] = r));
+  return {
+    n,
+    id: tr.col.id,
+    runId: tr.col.runId,
+    taskId: tr.col.taskId,
+    taskSetId,
+    stepCount: tr.col.stepCount,
+    site,
+    sites: t.dict.site,
+    difficulty,
+    difficultyValues: { overall: t.dict.overall, reasoning: t.dict.reasoning, visual: t.dict.visual },
+    rowOf: (id: number) => (id >= 0 && id < index.length ? index[id]! : -1),
+  };
+}
+
+export interface Scope {
+  taskSetId?: number;
+  runId?: number;
+  /** null = tasks without a site. */
+  site?: string | null;
+}
+
+/** 1 for rows inside the scope. */
+export function scopeMask(facts: TrajectoryFacts, scope: Scope): Uint8Array {
+  const mask = new Uint8Array(facts.n).fill(1);
+  if (scope.taskSetId !== undefined) for (let r = 0; r < facts.n; r++) if (facts.taskSetId[r] !== scope.taskSetId) mask[r] = 0;
+  if (scope.runId !== undefined) for (let r = 0; r < facts.n; r++) if (facts.runId[r] !== scope.runId) mask[r] = 0;
+  if (scope.site !== undefined) {
+    const code = scope.site === null ? -1 : facts.sites.indexOf(scope.site);
+    // A site nobody has matches nothing (code -2 is never stored).
+    const want = scope.site !== null && code < 0 ? -2 : code;
+    for (let r = 0; r < facts.n; r++) if (facts.site[r] !== want) mask[r] = 0;
+  }
+  return mask;
+}
+
+export function scopeOf(sel: Selection): Scope {
+  const s: Scope = {};
+  if (sel.taskSetId !== undefined) s.taskSetId = sel.taskSetId;
+  if (sel.runId !== undefined) s.runId = sel.runId;
+  if (sel.site !== undefined) s.site = sel.site;
+  return s;
+}
+
+export function scopeSelection(scope: Scope): Selection {
+  return scopeOf(scope as Selection);
+}
+
+// ---------------------------------------------------------------- consolidated human labels
+
+export const REF_NONE = -1;
+export const REF_FAILURE = 0;
+export const REF_SUCCESS = 1;
+export const REF_UNSURE = 2;
+export const REF_VERDICTS = ["failure", "success", "unsure"] as const;
+
+export interface Reference {
+  /** Per facts row: REF_* code. */
+  verdict: Int8Array;
+  /** Per row: category code into `categories`, -1 = none. */
+  category: Int32Array;
+  categories: string[];
+  /** Per row: first failing step index, NULL_INT = not marked. */
+  firstFailingStep: Int32Array;
+  /** Per row: the campaign the label comes from, 0 = none. */
+  campaignId: Int32Array;
+  /** Campaign asked for, if any. */
+  requestedCampaignId: number | undefined;
+}
+
+/**
+ * The consolidated label of each trajectory: of `campaignId` when given, else of the most recent campaign (highest
+ * id) that consolidated the trajectory.
+ */
+export function loadReference(db: Db, facts: TrajectoryFacts, campaignId?: number): Reference {
+  const c = loadConsolidatedColumns(db, campaignId);
+  const verdict = new Int8Array(facts.n).fill(REF_NONE);
+  const category = new Int32Array(facts.n).fill(-1);
+  const firstFailingStep = new Int32Array(facts.n).fill(NULL_INT);
+  const fromCampaign = new Int32Array(facts.n);
+  const verdictCode = c.dict.verdict.map((v) => (v === "success" ? REF_SUCCESS : v === "failure" ? REF_FAILURE : v === "unsure" ? REF_UNSURE : REF_NONE));
+  for (let i = 0; i < c.length; i++) {
+    const r = facts.rowOf(c.col.trajectoryId[i]!);
+    if (r < 0) continue;
+    const camp = c.col.campaignId[i]!;
+    if (camp < fromCampaign[r]!) continue;
+    fromCampaign[r] = camp;
+    verdict[r] = verdictCode[c.col.verdict[i]!]!;
+    category[r] = c.col.category[i]!;
+    firstFailingStep[r] = c.col.firstFailingStep[i]!;
+  }
+  return { verdict, category, categories: c.dict.category, firstFailingStep, campaignId: fromCampaign, requestedCampaignId: campaignId };
+}
+
+// ---------------------------------------------------------------- evaluator verdicts
+
+export const V_SUCCESS = 0;
+export const V_FAILURE = 1;
+export const V_UNPARSEABLE = 2;
+export const V_NOT_EVALUABLE = 3;
+export const VERDICT_CODES = ["success", "failure", "unparseable", "not_evaluable"] as const;
+
+export type EvaluatorKind = "judge" | "rule" | "import";
+
+export interface VerdictSet {
+  identity: EvaluatorIdentity;
+  /** Facts rows that have a verdict (one per row: the identity is unique per trajectory). */
+  rows: Int32Array;
+  /** V_* code per entry of `rows`. */
+  verdict: Uint8Array;
+}
+
+function verdictCode(v: string): number {
+  const i = (VERDICT_CODES as readonly string[]).indexOf(v);
+  // A value outside the vocabulary cannot be counted as a decision; it sits with not_evaluable.
+  return i < 0 ? V_NOT_EVALUABLE : i;
+}
+
+/** Verdicts grouped by evaluator setting (key, k, prompt version); of one evaluator key when given. */
+export function loadVerdictSets(db: Db, facts: TrajectoryFacts, evaluatorKey?: string): VerdictSet[] {
+  const v = loadVerdictColumns(db, evaluatorKey);
+  const codeOf = v.dict.verdict.map(verdictCode);
+  const nk = v.dict.k.length;
+  const np = v.dict.promptVersion.length;
+  // One group per (key, k, prompt version) code combination, found by arithmetic instead of a string key per row.
+  const groups: ({ identity: EvaluatorIdentity; rows: number[]; verdict: number[] } | undefined)[] = [];
+  for (let i = 0; i < v.length; i++) {
+    const r = facts.rowOf(v.col.trajectoryId[i]!);
+    if (r < 0) continue;
+    const code = (v.col.evaluatorKey[i]! * nk + v.col.k[i]!) * np + v.col.promptVersion[i]!;
+    let g = groups[code];
+    if (!g) {
+      const identity = { key: v.dict.evaluatorKey[v.col.evaluatorKey[i]!]!, k: v.dict.k[v.col.k[i]!]!, pv: v.dict.promptVersion[v.col.promptVersion[i]!]! };
+      g = groups[code] = { identity, rows: [], verdict: [] };
+    }
+    g.rows.push(r);
+    g.verdict.push(codeOf[v.col.verdict[i]!]!);
+  }
+  const sets: VerdictSet[] = [];
+  for (const g of groups) {
+    if (!g) continue;
+    sets.push({ identity: g.identity, rows: Int32Array.from(g.rows), verdict: Uint8Array.from(g.verdict) });
+  }
+  sets.sort((a, b) => compareIdentity(a.identity, b.identity));
+  return sets;
+}
+
+/** Evaluator keys first, then k numerically (1, 3, 5, full), then prompt version. */
+export function compareIdentity(a: EvaluatorIdentity, b: EvaluatorIdentity): number {
+  if (a.key !== b.key) return a.key < b.key ? -1 : 1;
+  if (a.k !== b.k) {
+    const na = /^\d+$/.test(a.k) ? Number(a.k) : Infinity;
+    const nb = /^\d+$/.test(b.k) ? Number(b.k) : Infinity;
+    if (na !== nb) return na - nb;
+    return a.k < b.k ? -1 : 1;
+  }
+  return a.pv === b.pv ? 0 : a.pv < b.pv ? -1 : 1;
+}
+
+export function sameIdentity(a: EvaluatorIdentity, b: EvaluatorIdentity): boolean {
+  return a.key === b.key && a.k === b.k && a.pv === b.pv;
+}
+
+export function evaluatorKindOf(key: string): EvaluatorKind {
+  if (key.startsWith("judge:")) return "judge";
+  if (key.startsWith("rule:")) return "rule";
+  return "import";
+}
+
+// ---------------------------------------------------------------- cache
+
+const MAX_CACHED = 12;
+
+interface CacheState {
+  version: string;
+  entries: Map<string, unknown>;
+}
+
+const caches = new WeakMap<object, CacheState>();
+
+function cached<T>(db: Db, key: string, load: () => T): T {
+  const version = contentVersion(db);
+  let state = caches.get(db.$client);
+  if (!state || state.version !== version) {
+    state = { version, entries: new Map() };
+    caches.set(db.$client, state);
+  }
+  if (state.entries.has(key)) {
+    // Refresh its place in the insertion order, which doubles as least-recently-used order.
+    const hit = state.entries.get(key) as T;
+    state.entries.delete(key);
+    state.entries.set(key, hit);
+    return hit;
+  }
+  const value = load();
+  state.entries.set(key, value);
+  if (state.entries.size > MAX_CACHED) state.entries.delete(state.entries.keys().next().value!);
+  return value;
+}
+
+/** Forgets cached analytics data of a connection (benchmarks measure cold computations with this). */
+export function clearAnalyticsCache(db: Db): void {
+  caches.delete(db.$client);
+}
+
+export function getFacts(db: Db): TrajectoryFacts {
+  return cached(db, "facts", () => loadFacts(db));
+}
+
+export function getReference(db: Db, campaignId?: number): Reference {
+  return cached(db, `reference:${campaignId ?? "latest"}`, () => loadReference(db, getFacts(db), campaignId));
+}
+
+/** Verdict sets of every evaluator, or of one key (taken from the full list when that is already loaded). */
+export function getVerdictSets(db: Db, evaluatorKey?: string): VerdictSet[] {
+  if (evaluatorKey === undefined) return cached(db, "verdicts:*", () => loadVerdictSets(db, getFacts(db)));
+  const state = caches.get(db.$client);
+  if (state && state.version === contentVersion(db) && state.entries.has("verdicts:*")) {
+    return (state.entries.get("verdicts:*") as VerdictSet[]).filter((s) => s.identity.key === evaluatorKey);
+  }
+  return cached(db, `verdicts:${evaluatorKey}`, () => loadVerdictSets(db, getFacts(db), evaluatorKey));
+}
+
+export type CampaignLabelColumns = ReturnType<typeof loadCampaignLabelColumns>;
+
+/** Active labels of a campaign as packed columns. */
+export function getCampaignLabels(db: Db, campaignId: number): CampaignLabelColumns {
+  return cached(db, `labels:${campaignId}`, () => loadCampaignLabelColumns(db, campaignId));
+}

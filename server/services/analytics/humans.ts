@@ -1,0 +1,389 @@
+/**
+ * Human agreement per annotation campaign, on the annotators' own (pre-adjudication) labels: Krippendorff's α
+ * (nominal; annotators need not label every trajectory), Fleiss' κ when every trajectory has the same number of
+ * ratings (undefined with the reason otherwise), Fleiss' P̄, Cohen's κ for every pair of annotators, specific
+ * agreement per category, and the trajectories the annotators disagree on most.
+ *
+ * Two levels: the verdict (success / failure) and the combined label (success, or failure with its error category).
+ * "unsure" labels are left out of the statistics (as AgentRewardBench does) and counted; an item with an unsure
+ * label still counts as disputed.
+ */
+import type { Db } from "../../../db/client";
+import { campaignItemCounts, labelsOfItems, listCampaignHeads, trajectoryRows, userNames } from "../../../db/repositories/analytics";
+import {
+  fleissKappaFromSummaries,
+  kappaFromCounts,
+  KrippendorffAccumulator,
+  type FleissKappaResult,
+  type KappaEstimate,
+  type KrippendorffResult,
+} from "../../domain/agreement";
+import { CountAgreement, combinedLabel, type SpecificAgreement } from "../../domain/analytics/measures";
+import type { Selection } from "../../domain/analytics/selection";
+import { NotFoundError } from "../../errors";
+import { getCampaignLabels, type CampaignLabelColumns } from "./dataset";
+
+/** Pairs sharing fewer items than this are shown with their n but flagged (the CLI's matrix hides them). */
+export const MIN_SHARED_FOR_KAPPA = 10;
+export const DISPUTED_LIMIT = 50;
+
+export interface CampaignListEntry {
+  id: number;
+  name: string;
+  status: string;
+  annotatorsPerItem: number;
+  items: number;
+}
+
+export function campaignList(db: Db): CampaignListEntry[] {
+  const counts = campaignItemCounts(db);
+  return listCampaignHeads(db).map((c) => ({ id: c.id, name: c.name, status: c.status, annotatorsPerItem: c.annotatorsPerItem, items: counts.get(c.id) ?? 0 }));
+}
+
+export interface LevelAgreement {
+  categories: string[];
+  alpha: KrippendorffResult;
+  fleiss: FleissKappaResult;
+  percent: { value: number | null; items: number };
+}
+
+export interface Annotator {
+  key: string;
+  name: string;
+  labels: number;
+  unsure: number;
+  /** Share of this annotator's success/failure labels that say success. */
+  successShare: number | null;
+}
+
+export interface PairCell extends KappaEstimate {
+  a: string;
+  b: string;
+  shared: number;
+  agreement: number | null;
+  fewShared: boolean;
+  sel: Selection;
+  disagreeSel: Selection;
+}
+
+export interface CategoryAgreement extends SpecificAgreement {
+  label: string;
+  sel: Selection;
+}
+
+export interface DisputedItem {
+  itemId: number;
+  trajectoryId: number;
+  externalTaskId: string;
+  site: string | null;
+  runName: string;
+  intent: string;
+  /** Share of annotator pairs agreeing on the verdict (null with < 2 verdicts), and on the combined label. */
+  verdictAgreement: number | null;
+  labelAgreement: number | null;
+  labels: { annotator: string; verdict: string; category: string | null; firstFailingStep: number | null; note: string | null }[];
+}
+
+export interface HumanAgreementResult {
+  campaign: CampaignListEntry & { categories: string[] };
+  /** Items with at least one active label, and with at least two. */
+  labelledItems: number;
+  pairableItems: number;
+  labels: number;
+  unsureLabels: number;
+  annotators: Annotator[];
+  verdict: LevelAgreement;
+  combined: LevelAgreement;
+  /** α over the error categories of failure labels, on items where ≥ 2 annotators gave a failure with a category. */
+  failureCategory: KrippendorffResult;
+  pairwise: { verdict: PairCell[]; combined: PairCell[] };
+  perCategory: CategoryAgreement[];
+  disputedTotal: number;
+  disputed: DisputedItem[];
+  sel: Selection;
+  disputedSel: Selection;
+}
+
+function annotatorDisplayNames(db: Db, keys: string[]): string[] {
+  const userIds = keys.filter((k) => k.startsWith("user:")).map((k) => k.slice(5));
+  const names = userNames(db, userIds);
+  return keys.map((k) => (k.startsWith("user:") ? (names.get(k.slice(5)) ?? k.slice(5)) : k.startsWith("import:") ? k.slice(7) : k));
+}
+
+interface Grouped {
+  /** Item ids in first-seen order, and for each the range [start[i], start[i+1]) of its labels in `order`. */
+  items: number[];
+  start: Int32Array;
+  order: Int32Array;
+}
+
+function groupByItem(l: CampaignLabelColumns): Grouped {
+  let maxItem = 0;
+  for (const v of l.col.itemId) if (v > maxItem) maxItem = v;
+  const index = new Int32Array(maxItem + 1).fill(-1);
+  const items: number[] = [];
+  const itemOf = new Int32Array(l.length);
+  for (let i = 0; i < l.length; i++) {
+    const id = l.col.itemId[i]!;
+    let x = index[id]!;
+    if (x < 0) {
+      x = index[id] = items.length;
+      items.push(id);
+    }
+    itemOf[i] = x;
+  }
+  const start = new Int32Array(items.length + 1);
+  for (let i = 0; i < l.length; i++) start[itemOf[i]! + 1]!++;
+  for (let i = 0; i < items.length; i++) start[i + 1]! += start[i]!;
+  const fill = start.slice(0, items.length);
+  const order = new Int32Array(l.length);
+  for (let i = 0; i < l.length; i++) order[fill[itemOf[i]!]!++] = i;
+  return { items, start, order };
+}
+
+/** Pair tables of annotators a < b over label codes, dense when small, else sparse. */
+class PairTables {
+  private readonly dense: Float64Array | null;
+  private readonly sparse = new Map<number, number>();
+  constructor(
+    readonly raters: number,
+    readonly k: number,
+  ) {
+    const size = raters * raters * k * k;
+    this.dense = size <= 1 << 20 ? new Float64Array(size) : null;
+  }
+  add(a: number, b: number, la: number, lb: number): void {
+    const key = (a * this.raters + b) * this.k * this.k + la * this.k + lb;
+    if (this.dense) this.dense[key]!++;
+    else this.sparse.set(key, (this.sparse.get(key) ?? 0) + 1);
+  }
+  table(a: number, b: number): Float64Array {
+    const kk = this.k * this.k;
+    const base = (a * this.raters + b) * kk;
+    if (this.dense) return this.dense.slice(base, base + kk);
+    const out = new Float64Array(kk);
+    for (let c = 0; c < kk; c++) out[c] = this.sparse.get(base + c) ?? 0;
+    return out;
+  }
+}
+
+export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult {
+  const head = listCampaignHeads(db).find((c) => c.id === campaignId);
+  if (!head) throw new NotFoundError("campaign", campaignId);
+  const items = campaignItemCounts(db).get(campaignId) ?? 0;
+  const l = getCampaignLabels(db, campaignId);
+  const g = groupByItem(l);
+  const R = l.dict.annotatorKey.length;
+  const annotatorNames = annotatorDisplayNames(db, l.dict.annotatorKey);
+
+  // Verdict codes: 0 success, 1 failure, -1 left out (unsure, unknown words).
+  const verdictCode = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : -1));
+  const unsureCode = l.dict.verdict.indexOf("unsure");
+  // Combined codes: 0 success, 1 failure without category, 2 + c failure with category c.
+  const categoryNames = l.dict.category;
+  const KC = 2 + categoryNames.length;
+  const combinedNames = ["success", combinedLabel("failure", null), ...categoryNames.map((c) => combinedLabel("failure", c))];
+  const combinedOf = (i: number): number => {
+    const v = verdictCode[l.col.verdict[i]!]!;
+    if (v < 0) return -1;
+    if (v === 0) return 0;
+    const c = l.col.category[i]!;
+    return c < 0 ? 1 : 2 + c;
+  };
+
+  const verdictAlpha = new KrippendorffAccumulator();
+  const combinedAlpha = new KrippendorffAccumulator();
+  const categoryAlpha = new KrippendorffAccumulator();
+  const verdictCounts = new CountAgreement(2);
+  const combinedCounts = new CountAgreement(KC);
+  const verdictFleiss = { perItem: [] as number[], sumSq: 0, totals: [0, 0] };
+  const combinedFleiss = { perItem: [] as number[], sumSq: 0, totals: new Array<number>(KC).fill(0) };
+  const verdictPairs = new PairTables(R, 2);
+  const combinedPairs = new PairTables(R, KC);
+  const vc = new Int32Array(2);
+  const cc = new Int32Array(KC);
+  const perAnnotator = Array.from({ length: R }, () => ({ labels: 0, unsure: 0, success: 0, decided: 0 }));
+  let unsureLabels = 0;
+  let pairableItems = 0;
+  const disputedItems: { x: number; verdictAgreement: number | null; labelAgreement: number | null; m: number; unsure: number }[] = [];
+
+  for (let x = 0; x < g.items.length; x++) {
+    const from = g.start[x]!;
+    const to = g.start[x + 1]!;
+    vc.fill(0);
+    cc.fill(0);
+    let unsure = 0;
+    for (let t = from; t < to; t++) {
+      const i = g.order[t]!;
+      const a = l.col.annotatorKey[i]!;
+      const stats = perAnnotator[a]!;
+      stats.labels++;
+      const v = verdictCode[l.col.verdict[i]!]!;
+      if (l.col.verdict[i] === unsureCode) {
+        unsure++;
+        unsureLabels++;
+        stats.unsure++;
+      }
+      if (v < 0) continue;
+      stats.decided++;
+      if (v === 0) stats.success++;
+      vc[v]!++;
+      verdictAlpha.add(v);
+      const c = combinedOf(i);
+      cc[c]!++;
+      combinedAlpha.add(c);
+      if (v === 1 && l.col.category[i]! >= 0) categoryAlpha.add(l.col.category[i]!);
+      // Every pair of this item's decided labels, annotator codes ordered a < b.
+      for (let u = from; u < t; u++) {
+        const j = g.order[u]!;
+        const w = verdictCode[l.col.verdict[j]!]!;
+        if (w < 0) continue;
+        const b = l.col.annotatorKey[j]!;
+        const cj = combinedOf(j);
+        if (a < b) {
+          verdictPairs.add(a, b, v, w);
+          combinedPairs.add(a, b, c, cj);
+        } else if (b < a) {
+          verdictPairs.add(b, a, w, v);
+          combinedPairs.add(b, a, cj, c);
+        }
+      }
+    }
+    verdictAlpha.endUnit();
+    combinedAlpha.endUnit();
+    categoryAlpha.endUnit();
+    verdictCounts.add(vc);
+    combinedCounts.add(cc);
+    const m = vc[0]! + vc[1]!;
+    if (m >= 2) pairableItems++;
+    // Fleiss' κ takes every item with at least one decided label; unequal counts make it undefined with the reason.
+    if (m > 0) {
+      verdictFleiss.perItem.push(m);
+      combinedFleiss.perItem.push(m);
+      for (let c = 0; c < 2; c++) {
+        verdictFleiss.sumSq += vc[c]! * vc[c]!;
+        verdictFleiss.totals[c]! += vc[c]!;
+      }
+      for (let c = 0; c < KC; c++) {
+        combinedFleiss.sumSq += cc[c]! * cc[c]!;
+        combinedFleiss.totals[c]! += cc[c]!;
+      }
+    }
+    // Disputed: the labels are not all the same, "unsure" being a label of its own.
+    let distinct = unsure > 0 ? 1 : 0;
+    for (let c = 0; c < KC; c++) if (cc[c]! > 0) distinct++;
+    if (distinct > 1) {
+      const share = (counts: Int32Array, total: number) => {
+        if (total < 2) return null;
+        let pairs = 0;
+        for (const v of counts) pairs += v * (v - 1);
+        return pairs / (total * (total - 1));
+      };
+      disputedItems.push({ x, verdictAgreement: share(vc, m), labelAgreement: share(cc, m), m: to - from, unsure });
+    }
+  }
+
+  const campaignSel: Selection = { campaign: { campaignId } };
+  const pairCells = (tables: PairTables, k: number, level: "verdict" | "label"): PairCell[] => {
+    const out: PairCell[] = [];
+    for (let a = 0; a < R; a++) {
+      for (let b = a + 1; b < R; b++) {
+        const table = tables.table(a, b);
+        let shared = 0;
+        let agree = 0;
+        for (let c = 0; c < k * k; c++) shared += table[c]!;
+        if (shared === 0) continue;
+        for (let c = 0; c < k; c++) agree += table[c * k + c]!;
+        const keys = [l.dict.annotatorKey[a]!, l.dict.annotatorKey[b]!];
+        out.push({
+          ...kappaFromCounts(table, k, "none"),
+          a: keys[0]!,
+          b: keys[1]!,
+          shared,
+          agreement: agree / shared,
+          fewShared: shared < MIN_SHARED_FOR_KAPPA,
+          sel: { campaign: { campaignId, annotators: keys } },
+          disagreeSel: { campaign: { campaignId, annotators: keys, disagree: true, level } },
+        });
+      }
+    }
+    return out;
+  };
+
+  const specific = combinedCounts.specific();
+  const perCategory: CategoryAgreement[] = combinedNames
+    .map((label, c) => ({ label, ...specific[c]!, sel: { campaign: { campaignId, label, minLabels: 2 } } }))
+    .filter((row) => row.ratings > 0);
+
+  disputedItems.sort(
+    (p, q) => (p.verdictAgreement ?? 1) - (q.verdictAgreement ?? 1) || (p.labelAgreement ?? 1) - (q.labelAgreement ?? 1) || q.unsure - p.unsure || q.m - p.m || g.items[p.x]! - g.items[q.x]!,
+  );
+  const top = disputedItems.slice(0, DISPUTED_LIMIT);
+  const topItemIds = top.map((d) => g.items[d.x]!);
+  const trajectoryOfItem = new Map<number, number>();
+  for (const d of top) trajectoryOfItem.set(g.items[d.x]!, l.col.trajectoryId[g.order[g.start[d.x]!]!]!);
+  const rows = new Map(trajectoryRows(db, [...trajectoryOfItem.values()]).map((r) => [r.id, r]));
+  const labelRows = labelsOfItems(db, topItemIds);
+  const disputed: DisputedItem[] = top.flatMap((d) => {
+    const itemId = g.items[d.x]!;
+    const trajectoryId = trajectoryOfItem.get(itemId)!;
+    const row = rows.get(trajectoryId);
+    if (!row) return [];
+    return [
+      {
+        itemId,
+        trajectoryId,
+        externalTaskId: row.externalTaskId,
+        site: row.site,
+        runName: row.runName,
+        intent: row.intent,
+        verdictAgreement: d.verdictAgreement,
+        labelAgreement: d.labelAgreement,
+        labels: labelRows
+          .filter((r) => r.itemId === itemId)
+          .map((r) => ({ annotator: r.annotatorName, verdict: r.verdict, category: r.category, firstFailingStep: r.firstFailingStep, note: r.note })),
+      },
+    ];
+  });
+
+  return {
+    campaign: {
+      id: head.id,
+      name: head.name,
+      status: head.status,
+      annotatorsPerItem: head.annotatorsPerItem,
+      items,
+      categories: head.labelSchema.categories,
+    },
+    labelledItems: g.items.length,
+    pairableItems,
+    labels: l.length,
+    unsureLabels,
+    annotators: l.dict.annotatorKey.map((key, a) => ({
+      key,
+      name: annotatorNames[a]!,
+      labels: perAnnotator[a]!.labels,
+      unsure: perAnnotator[a]!.unsure,
+      successShare: perAnnotator[a]!.decided ? perAnnotator[a]!.success / perAnnotator[a]!.decided : null,
+    })),
+    verdict: {
+      categories: ["success", "failure"],
+      alpha: verdictAlpha.result(["success", "failure"]),
+      fleiss: fleissKappaFromSummaries(verdictFleiss.perItem, verdictFleiss.sumSq, verdictFleiss.totals, ["success", "failure"]),
+      percent: verdictCounts.meanPairwise(),
+    },
+    combined: {
+      categories: combinedNames,
+      alpha: combinedAlpha.result(combinedNames),
+      fleiss: fleissKappaFromSummaries(combinedFleiss.perItem, combinedFleiss.sumSq, combinedFleiss.totals, combinedNames),
+      percent: combinedCounts.meanPairwise(),
+    },
+    failureCategory: categoryAlpha.result(categoryNames.slice()),
+    pairwise: { verdict: pairCells(verdictPairs, 2, "verdict"), combined: pairCells(combinedPairs, KC, "label") },
+    perCategory,
+    disputedTotal: disputedItems.length,
+    disputed,
+    sel: campaignSel,
+    disputedSel: { campaign: { campaignId, disagree: true } },
+  };
+}

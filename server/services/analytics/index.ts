@@ -1,0 +1,35 @@
+/**
+ * Analytics services: success rates, judge and human agreement, error analysis, drill-down and CSV agreement.
+ * Each takes the database and a plain input and returns plain data (numbers with their n and the selection behind
+ * them); routers and pages only pass them on.
+ */
+import type { Db } from "../../../db/client";
+import { listTaskSetNames } from "../../../db/repositories/analytics";
+import { runNames } from "./common";
+import { getFacts } from "./dataset";
+import { campaignList } from "./humans";
+
+export { analyticsOverview, HUMAN_EVALUATOR_ID, type OverviewInput, type OverviewResult, type OverviewColumn, type RateRow } from "./overview";
+export { judgeAgreementList, judgeAgreementDetail, judgeDisagreements, type AgreementStats, type JudgeDetailResult, type JudgeListResult } from "./judges";
+export { humanAgreement, campaignList, type HumanAgreementResult, type CampaignListEntry } from "./humans";
+export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
+export { drillDown, selectionRows } from "./drill";
+export { csvAgreement, type CsvAgreementInput, type CsvAgreementResult } from "./csv-agreement";
+export { clearAnalyticsCache, type Scope } from "./dataset";
+export type { RateCell } from "./common";
+
+/** Choices for the analytics filter bar. */
+export function analyticsOptions(db: Db) {
+  const facts = getFacts(db);
+  const sites = [...facts.sites].sort((a, b) => a.localeCompare(b));
+  let noSite = false;
+  for (const s of facts.site) if (s < 0) noSite = true;
+  return {
+    trajectories: facts.n,
+    taskSets: listTaskSetNames(db),
+    runs: runNames(db),
+    sites,
+    hasTrajectoriesWithoutSite: noSite,
+    campaigns: campaignList(db),
+  };
+}

@@ -1,0 +1,483 @@
+/**
+ * Judge agreement: how far each automatic evaluator (judge setting, rule check, imported verdict) agrees with the
+ * consolidated human label. Per setting: percent agreement, Cohen's κ with its large-sample 95% interval (and a
+ * bootstrap interval on request), prevalence and bias indices with PABAK and a skew warning, the confusion matrix
+ * and precision / recall / F1 of "success"; split per site, agent run and human error category; a k-table when one
+ * judge ran with several screenshot windows (WebVoyager's Table 2); and the list of every disagreement.
+ *
+ * Rater a is the human label, rater b the evaluator; categories are ordered [success, failure]. Unsure human labels
+ * and not-evaluable verdicts are left out and counted; unparseable replies count as failures or are left out
+ * according to the policy, and are always counted.
+ */
+import type { Db } from "../../../db/client";
+import { trajectoryRows, verdictDetails } from "../../../db/repositories/analytics";
+import {
+  binaryMetrics,
+  bootstrapKappaInterval,
+  kappaFromTable,
+  prevalenceBiasIndices,
+  wilsonInterval,
+  type BinaryMetrics,
+  type BootstrapInterval,
+  type KappaEstimate,
+  type PrevalenceBiasResult,
+  type ProportionInterval,
+} from "../../domain/agreement";
+import { countedVerdicts, evaluatorId, evaluatorLabel, type UnparseablePolicy } from "../../domain/analytics/measures";
+import type { EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
+import { NotFoundError } from "../../errors";
+import { evaluatorNameLookup, KIND_ORDER, runNames, type EvaluatorInfo } from "./common";
+import {
+  evaluatorKindOf,
+  getFacts,
+  getReference,
+  getVerdictSets,
+  REF_FAILURE,
+  REF_NONE,
+  REF_SUCCESS,
+  REF_UNSURE,
+  sameIdentity,
+  scopeMask,
+  scopeSelection,
+  V_FAILURE,
+  V_NOT_EVALUABLE,
+  V_SUCCESS,
+  V_UNPARSEABLE,
+  type Reference,
+  type Scope,
+  type VerdictSet,
+} from "./dataset";
+
+export interface JudgeAgreementInput {
+  scope: Scope;
+  campaignId?: number;
+  unparseable: UnparseablePolicy;
+}
+
+export const AGREEMENT_CATEGORIES = ["success", "failure"] as const;
+
+/** Per group: [hS·jS, hS·jF, hF·jS, hF·jF, unparseable, notEvaluable, unsure, noReference, hS·jU, hF·jU]. */
+const SLOTS = 10;
+const S_SS = 0;
+const S_SF = 1;
+const S_FS = 2;
+const S_FF = 3;
+const S_UNPARSEABLE = 4;
+const S_NOT_EVALUABLE = 5;
+const S_UNSURE = 6;
+const S_NO_REFERENCE = 7;
+const S_S_UNPARSEABLE = 8;
+const S_F_UNPARSEABLE = 9;
+
+export interface ConfusionCell {
+  human: "success" | "failure";
+  judge: "success" | "failure";
+  count: number;
+  sel: Selection;
+}
+
+export interface AgreementStats {
+  /** Pairs compared (human success/failure × evaluator outcome). */
+  n: number;
+  agreement: number | null;
+  kappa: KappaEstimate;
+  bootstrap?: BootstrapInterval;
+  prevalence: PrevalenceBiasResult;
+  /** Rows human, columns evaluator, both [success, failure]. */
+  confusion: ConfusionCell[][];
+  /** "success" as the positive class; the evaluator's verdicts predict the human label. */
+  metrics: BinaryMetrics;
+  judgeSuccess: ProportionInterval;
+  humanSuccess: ProportionInterval;
+  /** Unparseable replies on trajectories with a human success/failure label (in n only under the "failure" policy). */
+  unparseable: number;
+  notEvaluable: number;
+  /** Verdicts on trajectories whose consolidated label is "unsure". */
+  unsureReference: number;
+  /** Verdicts on trajectories without a consolidated label. */
+  noReference: number;
+  /** Evaluator said success, human failure / evaluator failure, human success. */
+  falseSuccess: number;
+  falseFailure: number;
+  /** The n pairs compared. */
+  sel: Selection;
+  /** Disagreeing pairs. */
+  disagreementSel: Selection[];
+  unparseableSel: Selection;
+}
+
+export interface JudgeSummary {
+  info: EvaluatorInfo;
+  stats: AgreementStats;
+}
+
+interface Context {
+  base: Selection;
+  campaignId?: number;
+  policy: UnparseablePolicy;
+}
+
+function referenceCondition(ctx: Context, verdicts: ("success" | "failure")[], extra: { category?: string | null } = {}): Selection["reference"] {
+  return { ...(ctx.campaignId !== undefined ? { campaignId: ctx.campaignId } : {}), verdicts, ...extra };
+}
+
+type VerdictList = NonNullable<Selection["evaluator"]>["verdicts"];
+
+function evaluatorCondition(identity: EvaluatorIdentity, verdicts: VerdictList): Selection["evaluator"] {
+  return { ...identity, verdicts };
+}
+
+/** Verdicts that count as the evaluator saying failure under the policy. */
+function failureVerdicts(policy: UnparseablePolicy): ("failure" | "unparseable")[] {
+  return policy === "failure" ? ["failure", "unparseable"] : ["failure"];
+}
+
+/** Adds the pairs of one verdict set into per-group counts. */
+function countPairs(set: VerdictSet, ref: Reference, mask: Uint8Array, group: (r: number) => number, groups: number): Float64Array {
+  const counts = new Float64Array(groups * SLOTS);
+  const { rows, verdict } = set;
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    if (!mask[r]) continue;
+    const g = group(r);
+    if (g < 0) continue;
+    const o = g * SLOTS;
+    const h = ref.verdict[r]!;
+    const v = verdict[i]!;
+    if (h === REF_NONE) counts[o + S_NO_REFERENCE]!++;
+    else if (h === REF_UNSURE) counts[o + S_UNSURE]!++;
+    else if (v === V_NOT_EVALUABLE) counts[o + S_NOT_EVALUABLE]!++;
+    else if (v === V_UNPARSEABLE) {
+      counts[o + S_UNPARSEABLE]!++;
+      counts[o + (h === REF_SUCCESS ? S_S_UNPARSEABLE : S_F_UNPARSEABLE)]!++;
+    } else {
+      const judgeSuccess = v === V_SUCCESS;
+      counts[o + (h === REF_SUCCESS ? (judgeSuccess ? S_SS : S_SF) : judgeSuccess ? S_FS : S_FF)]!++;
+    }
+  }
+  return counts;
+}
+
+function statsFromCounts(
+  counts: Float64Array,
+  g: number,
+  identity: EvaluatorIdentity,
+  ctx: Context,
+  extra: Selection,
+  bootstrap?: { replicates: number; seed: number },
+): AgreementStats {
+  const o = g * SLOTS;
+  const unparsedAsFailure = ctx.policy === "failure";
+  const ss = counts[o + S_SS]!;
+  const sf = counts[o + S_SF]! + (unparsedAsFailure ? counts[o + S_S_UNPARSEABLE]! : 0);
+  const fs = counts[o + S_FS]!;
+  const ff = counts[o + S_FF]! + (unparsedAsFailure ? counts[o + S_F_UNPARSEABLE]! : 0);
+  const table = [
+    [ss, sf],
+    [fs, ff],
+  ];
+  const n = ss + sf + fs + ff;
+  const kappa = kappaFromTable(table, "none");
+  const base = { ...ctx.base, ...extra };
+  const counted = countedVerdicts(ctx.policy);
+  const judgeVerdicts: Record<"success" | "failure", VerdictList> = { success: ["success"], failure: failureVerdicts(ctx.policy) };
+  const cell = (human: "success" | "failure", judge: "success" | "failure", count: number): ConfusionCell => ({
+    human,
+    judge,
+    count,
+    sel: { ...base, reference: referenceCondition(ctx, [human]), evaluator: evaluatorCondition(identity, judgeVerdicts[judge]) },
+  });
+  const confusion = [
+    [cell("success", "success", ss), cell("success", "failure", sf)],
+    [cell("failure", "success", fs), cell("failure", "failure", ff)],
+  ];
+  const metrics = binaryMetrics({ categories: [...AGREEMENT_CATEGORIES], matrix: table, n, missingPairs: 0 }, "success");
+  const stats: AgreementStats = {
+    n,
+    agreement: n ? (ss + ff) / n : null,
+    kappa,
+    prevalence: prevalenceBiasIndices(table, [...AGREEMENT_CATEGORIES], "success"),
+    confusion,
+    metrics,
+    judgeSuccess: wilsonInterval(ss + fs, n),
+    humanSuccess: wilsonInterval(ss + sf, n),
+    unparseable: counts[o + S_UNPARSEABLE]!,
+    notEvaluable: counts[o + S_NOT_EVALUABLE]!,
+    unsureReference: counts[o + S_UNSURE]!,
+    noReference: counts[o + S_NO_REFERENCE]!,
+    falseSuccess: fs,
+    falseFailure: sf,
+    sel: { ...base, reference: referenceCondition(ctx, ["success", "failure"]), evaluator: evaluatorCondition(identity, counted) },
+    disagreementSel: [confusion[0]![1]!.sel, confusion[1]![0]!.sel],
+    unparseableSel: { ...base, reference: referenceCondition(ctx, ["success", "failure"]), evaluator: evaluatorCondition(identity, ["unparseable"]) },
+  };
+  if (bootstrap && n > 0) {
+    const cells = new Int32Array(n);
+    let t = 0;
+    [ss, sf, fs, ff].forEach((c, code) => {
+      cells.fill(code, t, t + c);
+      t += c;
+    });
+    stats.bootstrap = bootstrapKappaInterval(cells, 2, "none", { replicates: bootstrap.replicates, seed: bootstrap.seed });
+  }
+  return stats;
+}
+
+function describeSets(db: Db, sets: VerdictSet[], mask: Uint8Array): { set: VerdictSet; info: EvaluatorInfo }[] {
+  const nameOf = evaluatorNameLookup(db);
+  const versions = new Map<string, Set<string>>();
+  for (const s of sets) versions.set(s.identity.key, (versions.get(s.identity.key) ?? new Set()).add(s.identity.pv));
+  return sets
+    .map((set) => {
+      let inside = 0;
+      for (const r of set.rows) if (mask[r]) inside++;
+      const name = nameOf(set.identity.key);
+      return {
+        set,
+        info: {
+          id: evaluatorId(set.identity),
+          identity: set.identity,
+          kind: evaluatorKindOf(set.identity.key),
+          name,
+          label: evaluatorLabel(name, set.identity, (versions.get(set.identity.key)?.size ?? 0) > 1),
+          verdicts: inside,
+        },
+      };
+    })
+    .filter((x) => x.info.verdicts > 0)
+    .sort((a, b) => KIND_ORDER[a.info.kind] - KIND_ORDER[b.info.kind]);
+}
+
+export interface JudgeListResult {
+  scope: Scope;
+  campaignId: number | null;
+  unparseable: UnparseablePolicy;
+  /** Trajectories in scope with a consolidated human success/failure label. */
+  referenceLabels: number;
+  judges: JudgeSummary[];
+}
+
+/** Every evaluator setting with verdicts in scope, against the human label. */
+export function judgeAgreementList(db: Db, input: JudgeAgreementInput): JudgeListResult {
+  const facts = getFacts(db);
+  const mask = scopeMask(facts, input.scope);
+  const ref = getReference(db, input.campaignId);
+  const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable };
+  let referenceLabels = 0;
+  for (let r = 0; r < facts.n; r++) if (mask[r] && (ref.verdict[r] === REF_SUCCESS || ref.verdict[r] === REF_FAILURE)) referenceLabels++;
+  const judges = describeSets(db, getVerdictSets(db), mask).map(({ set, info }) => ({
+    info,
+    stats: statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, ctx, {}),
+  }));
+  return { scope: input.scope, campaignId: input.campaignId ?? null, unparseable: input.unparseable, referenceLabels, judges };
+}
+
+export interface SplitRow {
+  key: string;
+  label: string;
+  stats: AgreementStats;
+}
+
+export interface CategoryRow {
+  /** Human error category; null = failures without a category. */
+  category: string | null;
+  /** Human failures of this category the evaluator gave a verdict on (counted under the policy). */
+  n: number;
+  /** Evaluator said failure too: the share of these failures it catches, with its Wilson interval. */
+  caught: number;
+  caughtRate: ProportionInterval;
+  /** Evaluator said success. */
+  missed: number;
+  unparseable: number;
+  sel: Selection;
+  caughtSel: Selection;
+  missedSel: Selection;
+}
+
+export interface KRow {
+  info: EvaluatorInfo;
+  stats: AgreementStats;
+}
+
+export interface JudgeDetailInput extends JudgeAgreementInput {
+  evaluatorKey: string;
+  /** Setting within the key; default: the first (smallest k, then prompt version). */
+  k?: string;
+  promptVersion?: string;
+  bootstrap?: { replicates: number; seed: number };
+}
+
+export interface JudgeDetailResult {
+  scope: Scope;
+  campaignId: number | null;
+  unparseable: UnparseablePolicy;
+  evaluatorKey: string;
+  name: string;
+  kind: EvaluatorInfo["kind"];
+  /** Settings of this evaluator (k × prompt version), each against the human label: the k-table. */
+  settings: KRow[];
+  selected: EvaluatorInfo;
+  overall: AgreementStats;
+  bySite: SplitRow[];
+  byRun: SplitRow[];
+  byCategory: CategoryRow[];
+}
+
+export function judgeAgreementDetail(db: Db, input: JudgeDetailInput): JudgeDetailResult {
+  const facts = getFacts(db);
+  const mask = scopeMask(facts, input.scope);
+  const ref = getReference(db, input.campaignId);
+  const all = describeSets(db, getVerdictSets(db, input.evaluatorKey), mask);
+  if (all.length === 0) throw new NotFoundError("evaluator with verdicts in this scope", input.evaluatorKey);
+  const chosen =
+    all.find((x) => (input.k === undefined || x.set.identity.k === input.k) && (input.promptVersion === undefined || x.set.identity.pv === input.promptVersion)) ??
+    (() => {
+      throw new NotFoundError("setting of this evaluator", `${input.evaluatorKey} k=${input.k ?? "*"} prompt=${input.promptVersion ?? "*"}`);
+    })();
+  const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable };
+  const { set, info } = chosen;
+
+  const settings = all.map((x) => ({ info: x.info, stats: statsFromCounts(countPairs(x.set, ref, mask, () => 0, 1), 0, x.set.identity, ctx, {}) }));
+  const overall = statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, ctx, {}, input.bootstrap);
+
+  // Per site: group = site code + 1 (0 = no site).
+  const siteCounts = countPairs(set, ref, mask, (r) => facts.site[r]! + 1, facts.sites.length + 1);
+  const bySite: SplitRow[] = [];
+  for (let g = 0; g <= facts.sites.length; g++) {
+    const stats = statsFromCounts(siteCounts, g, set.identity, ctx, { site: g === 0 ? null : facts.sites[g - 1]! });
+    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference === 0) continue;
+    bySite.push({ key: `site:${g === 0 ? null : facts.sites[g - 1]}`, label: g === 0 ? "(no site)" : facts.sites[g - 1]!, stats });
+  }
+  bySite.sort((a, b) => (a.label === "(no site)" ? 1 : b.label === "(no site)" ? -1 : a.label.localeCompare(b.label)));
+
+  const runs = runNames(db);
+  const runIndex = new Map(runs.map((r, i) => [r.id, i]));
+  const runCounts = countPairs(set, ref, mask, (r) => runIndex.get(facts.runId[r]!) ?? -1, runs.length);
+  const byRun: SplitRow[] = [];
+  runs.forEach((run, g) => {
+    const stats = statsFromCounts(runCounts, g, set.identity, ctx, { runId: run.id });
+    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference > 0) byRun.push({ key: `run:${run.id}`, label: run.name, stats });
+  });
+
+  // Per human error category, over human failures: group = category code + 1 (0 = no category).
+  const catCounts = countPairs(set, ref, mask, (r) => (ref.verdict[r] === REF_FAILURE ? ref.category[r]! + 1 : -1), ref.categories.length + 1);
+  const byCategory: CategoryRow[] = [];
+  for (let g = 0; g <= ref.categories.length; g++) {
+    const o = g * SLOTS;
+    const unparseable = catCounts[o + S_F_UNPARSEABLE]!;
+    const caught = catCounts[o + S_FF]! + (ctx.policy === "failure" ? unparseable : 0);
+    const missed = catCounts[o + S_FS]!;
+    const n = caught + missed;
+    if (n + unparseable === 0) continue;
+    const category = g === 0 ? null : ref.categories[g - 1]!;
+    const base = { ...ctx.base, reference: referenceCondition(ctx, ["failure"], { category }) };
+    byCategory.push({
+      category,
+      n,
+      caught,
+      caughtRate: wilsonInterval(caught, n),
+      missed,
+      unparseable,
+      sel: { ...base, evaluator: evaluatorCondition(set.identity, countedVerdicts(ctx.policy)) },
+      caughtSel: { ...base, evaluator: evaluatorCondition(set.identity, failureVerdicts(ctx.policy)) },
+      missedSel: { ...base, evaluator: evaluatorCondition(set.identity, ["success"]) },
+    });
+  }
+  // Most frequent first, failures without a category last.
+  byCategory.sort((a, b) => (a.category === null ? 1 : 0) - (b.category === null ? 1 : 0) || b.n - a.n || String(a.category).localeCompare(String(b.category)));
+
+  return {
+    scope: input.scope,
+    campaignId: input.campaignId ?? null,
+    unparseable: input.unparseable,
+    evaluatorKey: input.evaluatorKey,
+    name: info.name,
+    kind: info.kind,
+    settings,
+    selected: info,
+    overall,
+    bySite,
+    byRun,
+    byCategory,
+  };
+}
+
+export type DisagreementKind = "all" | "false_success" | "false_failure" | "unparseable";
+
+export interface DisagreementInput extends JudgeAgreementInput {
+  identity: EvaluatorIdentity;
+  kind: DisagreementKind;
+  page: number;
+  pageSize: number;
+}
+
+export interface DisagreementRow {
+  trajectoryId: number;
+  externalTaskId: string;
+  site: string | null;
+  intent: string;
+  runId: number;
+  runName: string;
+  stepCount: number;
+  human: string;
+  humanCategory: string | null;
+  judge: string;
+  rationale: string | null;
+}
+
+/**
+ * Trajectories where the evaluator and the human label disagree (or, for "unparseable", where the reply could not
+ * be parsed), ordered by trajectory id, one page at a time.
+ */
+export function judgeDisagreements(db: Db, input: DisagreementInput) {
+  const facts = getFacts(db);
+  const mask = scopeMask(facts, input.scope);
+  const ref = getReference(db, input.campaignId);
+  const set = getVerdictSets(db, input.identity.key).find((s) => sameIdentity(s.identity, input.identity));
+  if (!set) throw new NotFoundError("evaluator setting", evaluatorId(input.identity));
+  const asFailure = input.unparseable === "failure";
+  const hits: { id: number; human: number; verdict: number }[] = [];
+  for (let i = 0; i < set.rows.length; i++) {
+    const r = set.rows[i]!;
+    if (!mask[r]) continue;
+    const h = ref.verdict[r]!;
+    if (h !== REF_SUCCESS && h !== REF_FAILURE) continue;
+    const v = set.verdict[i]!;
+    let take = false;
+    if (input.kind === "unparseable") take = v === V_UNPARSEABLE;
+    else {
+      const judge = v === V_SUCCESS ? REF_SUCCESS : v === V_FAILURE || (v === V_UNPARSEABLE && asFailure) ? REF_FAILURE : -1;
+      if (judge < 0 || judge === h) continue;
+      take = input.kind === "all" || (input.kind === "false_success" ? judge === REF_SUCCESS : judge === REF_FAILURE);
+    }
+    if (take) hits.push({ id: facts.id[r]!, human: h, verdict: v });
+  }
+  hits.sort((a, b) => a.id - b.id);
+  const total = hits.length;
+  const pageHits = hits.slice((input.page - 1) * input.pageSize, input.page * input.pageSize);
+  const details = trajectoryRows(db, pageHits.map((h) => h.id));
+  const byId = new Map(details.map((d) => [d.id, d]));
+  const verdicts = verdictDetails(db, { evaluatorKey: input.identity.key, k: input.identity.k, promptVersion: input.identity.pv }, pageHits.map((h) => h.id));
+  const rows: DisagreementRow[] = pageHits.flatMap((h) => {
+    const d = byId.get(h.id);
+    if (!d) return [];
+    const r = facts.rowOf(h.id);
+    const cat = ref.category[r]!;
+    return [
+      {
+        trajectoryId: h.id,
+        externalTaskId: d.externalTaskId,
+        site: d.site,
+        intent: d.intent,
+        runId: d.runId,
+        runName: d.runName,
+        stepCount: d.stepCount,
+        human: h.human === REF_SUCCESS ? "success" : "failure",
+        humanCategory: cat >= 0 ? ref.categories[cat]! : null,
+        judge: verdicts.get(h.id)?.verdict ?? ["success", "failure", "unparseable", "not_evaluable"][h.verdict]!,
+        rationale: verdicts.get(h.id)?.rationale ?? null,
+      },
+    ];
+  });
+  return { total, page: input.page, pageSize: input.pageSize, pageCount: Math.max(1, Math.ceil(total / input.pageSize)), rows };
+}

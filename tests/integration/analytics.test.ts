@@ -1,0 +1,319 @@
+/**
+ * Analytics views on a small dataset whose figures were worked out by hand (tests/helpers/analytics-fixture.ts):
+ * success rates, judge agreement, human agreement, error analysis and drill-down, through the tRPC router with a
+ * real SQLite file. Every figure that carries a selection is also resolved, and its list must have the figure's n.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCaller } from "../../server/api/root";
+import { createTRPCContext } from "../../server/api/trpc";
+import { upsertVerdict } from "../../db/repositories/evaluation";
+import { selectionRows } from "../../server/services/analytics";
+import type { Selection } from "../../server/domain/analytics/selection";
+import { evaluatorId } from "../../server/domain/analytics/measures";
+import { formatIdList, parseIdList } from "../../server/domain/trajectory-list-query";
+import { createTestContext, type TestContext } from "../helpers/context";
+import { HAL, NAV, OTHER, seedAnalyticsFixture, VIS, type AnalyticsFixture } from "../helpers/analytics-fixture";
+
+let ctx: TestContext;
+let fx: AnalyticsFixture;
+let api: ReturnType<typeof createCaller>;
+
+beforeAll(() => {
+  ctx = createTestContext("verdict-analytics-");
+  fx = seedAnalyticsFixture(ctx.db);
+  api = createCaller(createTRPCContext({ headers: new Headers() }, ctx));
+});
+afterAll(() => ctx.cleanup());
+
+const close = (actual: number | null | undefined, expected: number, digits = 10) => {
+  expect(actual).not.toBeNull();
+  expect(actual).toBeCloseTo(expected, digits);
+};
+
+/** Every {sel, n|count|shared|…} pair in a result, for the drill-down consistency check. */
+function figures(value: unknown, path = "$", out: { path: string; sel: Selection; n: number }[] = []) {
+  if (Array.isArray(value)) value.forEach((v, i) => figures(v, `${path}[${i}]`, out));
+  else if (value && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    const n = o.n ?? o.count ?? o.shared ?? o.items ?? o.trajectories;
+    if (o.sel && typeof n === "number") out.push({ path, sel: o.sel as Selection, n });
+    if (o.successSel && typeof o.successes === "number") out.push({ path: `${path}.successes`, sel: o.successSel as Selection, n: o.successes });
+    if (o.caughtSel && typeof o.caught === "number") out.push({ path: `${path}.caught`, sel: o.caughtSel as Selection, n: o.caught });
+    if (o.missedSel && typeof o.missed === "number") out.push({ path: `${path}.missed`, sel: o.missedSel as Selection, n: o.missed });
+    if (o.failureSel && typeof o.failures === "number") out.push({ path: `${path}.failures`, sel: o.failureSel as Selection, n: o.failures });
+    for (const [k, v] of Object.entries(o)) if (k !== "sel" && !k.endsWith("Sel")) figures(v, `${path}.${k}`, out);
+  }
+  return out;
+}
+
+function expectDrillsMatch(result: unknown) {
+  const found = figures(result);
+  expect(found.length).toBeGreaterThan(0);
+  const wrong = found.filter((f) => selectionRows(ctx.db, f.sel).length !== f.n).map((f) => `${f.path}: n = ${f.n}, list = ${selectionRows(ctx.db, f.sel).length}`);
+  expect(wrong).toEqual([]);
+}
+
+describe("overview", () => {
+  it("success rates of the human label and each evaluator setting, with Wilson intervals", async () => {
+    const o = await api.analytics.overview({});
+    expect(o.trajectories).toBe(12);
+    expect(o.columns.map((c) => c.label)).toEqual(["Human (consolidated)", "Fixture judge · k = 1", "Fixture judge · k = 3", "VisualWebArena rules"]);
+    const human = o.columns[0]!.total;
+    // T1, T4, T5, T7 succeed; T2, T3, T6, T8, T10, T12 fail; T9 unsure, T11 unlabelled.
+    expect([human.successes, human.n, human.unsure]).toEqual([4, 10, 1]);
+    close(human.rate, 0.4);
+    close(human.low, 0.16818, 4);
+    close(human.high, 0.68732, 4);
+    const k1 = o.columns[1]!.total;
+    expect([k1.successes, k1.n, k1.unparseable]).toEqual([6, 11, 1]);
+    const rule = o.columns[3]!.total;
+    expect([rule.successes, rule.n, rule.notEvaluable]).toEqual([4, 8, 1]);
+  });
+
+  it("counts unparseable replies as failures when asked", async () => {
+    const o = await api.analytics.overview({ unparseable: "failure" });
+    const k1 = o.columns.find((c) => c.label.endsWith("k = 1"))!.total;
+    expect([k1.successes, k1.n]).toEqual([6, 12]);
+    close(k1.rate, 0.5);
+  });
+
+  it("splits by site, run, site × run, difficulty and length buckets", async () => {
+    const o = await api.analytics.overview({});
+    const h = (rows: typeof o.bySite) => rows.map((r) => [r.label, r.trajectories, r.cells.human!.successes, r.cells.human!.n]);
+    expect(h(o.bySite)).toEqual([
+      ["Shop", 6, 2, 5],
+      ["Wiki", 6, 2, 5],
+    ]);
+    expect(h(o.byRun)).toEqual([
+      ["alpha", 6, 3, 6],
+      ["beta", 6, 1, 4],
+    ]);
+    expect(h(o.bySiteRun)).toEqual([
+      ["Shop · alpha", 3, 1, 3],
+      ["Shop · beta", 3, 1, 2],
+      ["Wiki · alpha", 3, 2, 3],
+      ["Wiki · beta", 3, 0, 2],
+    ]);
+    expect(h(o.byDifficulty)).toEqual([
+      ["easy", 4, 3, 4],
+      ["medium", 4, 1, 3],
+      ["hard", 4, 0, 3],
+    ]);
+    expect(o.lengthBucketWidth).toBe(5);
+    expect(h(o.byLength)).toEqual([
+      ["0–5", 3, 2, 3],
+      ["6–10", 3, 0, 2],
+      ["11–15", 3, 2, 3],
+      ["16–20", 1, 0, 0],
+      ["21–25", 2, 0, 2],
+    ]);
+  });
+
+  it("scopes to a run", async () => {
+    const o = await api.analytics.overview({ scope: { runId: fx.runIds.beta } });
+    expect(o.trajectories).toBe(6);
+    expect(o.columns[0]!.total.n).toBe(4);
+    expect(o.bySite.map((r) => r.sel)).toEqual([
+      { runId: fx.runIds.beta, site: "Shop" },
+      { runId: fx.runIds.beta, site: "Wiki" },
+    ]);
+  });
+
+  it("every figure's selection lists exactly its n trajectories", async () => {
+    expectDrillsMatch(await api.analytics.overview({}));
+    expectDrillsMatch(await api.analytics.overview({ unparseable: "failure", scope: { site: "Wiki" } }));
+  });
+});
+
+describe("judge agreement", () => {
+  it("lists every evaluator setting with κ against the consolidated label", async () => {
+    const list = await api.analytics.judges({});
+    expect(list.referenceLabels).toBe(10);
+    const byLabel = Object.fromEntries(list.judges.map((j) => [j.info.label, j.stats]));
+    const k1 = byLabel["Fixture judge · k = 1"]!;
+    expect(k1.n).toBe(9);
+    expect(k1.confusion.map((row) => row.map((c) => c.count))).toEqual([
+      [3, 0],
+      [2, 4],
+    ]);
+    close(k1.agreement, 7 / 9);
+    close(k1.kappa.kappa, 4 / 7);
+    expect(k1.kappa.ciLow!).toBeLessThan(4 / 7);
+    expect(k1.kappa.ciHigh!).toBeGreaterThan(4 / 7);
+    expect([k1.unparseable, k1.unsureReference, k1.noReference, k1.notEvaluable]).toEqual([1, 1, 1, 0]);
+    close(k1.metrics.precision, 3 / 5);
+    close(k1.metrics.recall, 1);
+    close(k1.metrics.f1, 0.75);
+    close(k1.prevalence.prevalenceIndex, -1 / 9);
+    close(k1.prevalence.biasIndex, -2 / 9);
+    close(k1.prevalence.pabak, 5 / 9);
+    expect(k1.prevalence.skewed).toBe(false);
+    const k3 = byLabel["Fixture judge · k = 3"]!;
+    close(k3.kappa.kappa, 32 / 41);
+    const rule = byLabel["VisualWebArena rules"]!;
+    expect(rule.n).toBe(8);
+    close(rule.kappa.kappa, 1);
+    expect(rule.notEvaluable).toBe(1);
+  });
+
+  it("counts unparseable replies as failures when asked", async () => {
+    const list = await api.analytics.judges({ unparseable: "failure" });
+    const k1 = list.judges.find((j) => j.info.label.endsWith("k = 1"))!.stats;
+    expect(k1.n).toBe(10);
+    close(k1.kappa.kappa, 0.4);
+  });
+
+  it("details one judge: k-table, per site, per error category", async () => {
+    const d = await api.analytics.judge({ evaluatorKey: fx.judgeKey });
+    expect(d.selected.identity).toEqual({ key: fx.judgeKey, k: "1", pv: "v1" });
+    expect(d.settings.map((s) => [s.info.identity.k, s.stats.n, s.stats.agreement])).toEqual([
+      ["1", 9, 7 / 9],
+      ["3", 9, 8 / 9],
+    ]);
+    expect(d.bySite.map((s) => [s.label, s.stats.n, s.stats.agreement])).toEqual([
+      ["Shop", 5, 4 / 5],
+      ["Wiki", 4, 3 / 4],
+    ]);
+    expect(d.byCategory.map((c) => [c.category, c.n, c.caught, c.missed])).toEqual([
+      [HAL, 2, 1, 1],
+      [NAV, 2, 1, 1],
+      [VIS, 1, 1, 0],
+      [null, 1, 1, 0],
+    ]);
+    const k3 = await api.analytics.judge({ evaluatorKey: fx.judgeKey, k: "3" });
+    expect(k3.selected.identity.k).toBe("3");
+    expect(k3.overall.unparseable).toBe(1);
+  });
+
+  it("gives a reproducible bootstrap interval on request", async () => {
+    const a = await api.analytics.judge({ evaluatorKey: fx.judgeKey, bootstrap: { replicates: 500, seed: 3 } });
+    const b = await api.analytics.judge({ evaluatorKey: fx.judgeKey, bootstrap: { replicates: 500, seed: 3 } });
+    expect(a.overall.bootstrap!.replicates).toBe(500);
+    expect(a.overall.bootstrap!.low).toBe(b.overall.bootstrap!.low);
+    expect(a.overall.bootstrap!.low!).toBeLessThanOrEqual(a.overall.kappa.kappa!);
+  });
+
+  it("lists disagreements and unparseable replies with the judge's rationale", async () => {
+    const identity = { key: fx.judgeKey, k: "1", pv: "v1" };
+    const all = await api.analytics.disagreements({ identity });
+    expect(all.total).toBe(2);
+    expect(all.rows.map((r) => [r.trajectoryId, r.human, r.humanCategory, r.judge, r.rationale])).toEqual([
+      [fx.ids.T2, "failure", NAV, "success", "k=1 thinks success"],
+      [fx.ids.T10, "failure", HAL, "success", "k=1 thinks success"],
+    ]);
+    expect((await api.analytics.disagreements({ identity, kind: "false_failure" })).total).toBe(0);
+    const unparsed = await api.analytics.disagreements({ identity, kind: "unparseable" });
+    expect(unparsed.rows.map((r) => r.trajectoryId)).toEqual([fx.ids.T5]);
+    // Counted as a failure, T5 (a human success) becomes a disagreement too.
+    expect((await api.analytics.disagreements({ identity, unparseable: "failure" })).rows.map((r) => r.trajectoryId)).toEqual([fx.ids.T2, fx.ids.T5, fx.ids.T10]);
+  });
+
+  it("names an unknown evaluator in its error", async () => {
+    await expect(api.analytics.judge({ evaluatorKey: "judge:999" })).rejects.toThrow(/judge:999/);
+  });
+
+  it("every figure's selection lists exactly its n trajectories", async () => {
+    expectDrillsMatch(await api.analytics.judges({}));
+    expectDrillsMatch(await api.analytics.judge({ evaluatorKey: fx.judgeKey }));
+    expectDrillsMatch(await api.analytics.judge({ evaluatorKey: fx.judgeKey, k: "3", unparseable: "failure" }));
+  });
+});
+
+describe("human agreement", () => {
+  it("computes α, P̄ and Fleiss (undefined: unequal ratings) on pre-adjudication labels", async () => {
+    const h = await api.analytics.humans({ campaignId: fx.campaignId });
+    expect([h.labels, h.labelledItems, h.pairableItems, h.unsureLabels]).toEqual([34, 12, 11, 1]);
+    close(h.verdict.alpha.alpha, 256 / 504);
+    close(h.verdict.percent.value, 8 / 11);
+    expect(h.verdict.fleiss.kappa).toBeNull();
+    expect(h.verdict.fleiss.reason).toMatch(/different numbers of ratings/);
+    expect(h.annotators.map((a) => [a.name, a.labels, a.unsure])).toEqual([
+      ["ann", 12, 0],
+      ["bob", 11, 0],
+      ["cy", 11, 1],
+    ]);
+  });
+
+  it("gives the pairwise κ matrix", async () => {
+    const h = await api.analytics.humans({ campaignId: fx.campaignId });
+    const pair = (a: string, b: string) => h.pairwise.verdict.find((p) => p.a === `import:${a}` && p.b === `import:${b}`)!;
+    expect(pair("ann", "bob").shared).toBe(11);
+    close(pair("ann", "bob").agreement, 10 / 11);
+    close(pair("ann", "bob").kappa, 48 / 59);
+    expect(pair("ann", "cy").shared).toBe(10);
+    close(pair("ann", "cy").agreement, 7 / 10);
+    expect(pair("ann", "cy").fewShared).toBe(false);
+    close(h.pairwise.combined.find((p) => p.a === "import:ann" && p.b === "import:bob")!.agreement, 10 / 11);
+  });
+
+  it("gives specific agreement per label and the most disputed trajectories", async () => {
+    const h = await api.analytics.humans({ campaignId: fx.campaignId });
+    const cat = Object.fromEntries(h.perCategory.map((c) => [c.label, c]));
+    close(cat["success"]!.value, 20 / 27);
+    expect([cat["success"]!.ratings, cat["success"]!.items]).toEqual([14, 7]);
+    close(cat[`failure: ${VIS}`]!.value, 0.5);
+    expect(cat[`failure: ${OTHER}`]!.value).toBe(0);
+    expect(h.disputedTotal).toBe(5);
+    expect(h.disputed.map((d) => d.trajectoryId)).toEqual([fx.ids.T9, fx.ids.T2, fx.ids.T5, fx.ids.T10, fx.ids.T8]);
+    expect(h.disputed[0]!.labels.map((l) => [l.annotator, l.verdict])).toEqual([
+      ["ann", "success"],
+      ["bob", "failure"],
+      ["cy", "unsure"],
+    ]);
+  });
+
+  it("every figure's selection lists exactly its n trajectories", async () => {
+    const h = await api.analytics.humans({ campaignId: fx.campaignId });
+    expectDrillsMatch(h);
+    expect(selectionRows(ctx.db, h.disputedSel).length).toBe(h.disputedTotal);
+    for (const p of h.pairwise.verdict) expect(selectionRows(ctx.db, p.disagreeSel).length).toBe(Math.round(p.shared * (1 - p.agreement!)));
+    expect(selectionRows(ctx.db, h.sel).length).toBe(h.labelledItems);
+  });
+});
+
+describe("error analysis", () => {
+  it("splits failures by category, site and run (Table 3), and places first failing steps", async () => {
+    const e = await api.analytics.errors({});
+    expect([e.labelled, e.successes, e.failures, e.unsure]).toEqual([11, 4, 6, 1]);
+    expect(e.overall.map((c) => [c.category, c.count])).toEqual([
+      [HAL, 2],
+      [NAV, 2],
+      [VIS, 1],
+      [null, 1],
+    ]);
+    close(e.overall[0]!.share, 2 / 6);
+    expect(e.bySite.map((s) => [s.label, s.labelled, s.failures, s.categories.map((c) => c.count)])).toEqual([
+      ["Shop", 6, 3, [1, 1, 1, 0]],
+      ["Wiki", 5, 3, [1, 1, 0, 1]],
+    ]);
+    expect(e.byRun.map((s) => [s.label, s.failures])).toEqual([
+      ["alpha", 3],
+      ["beta", 3],
+    ]);
+    expect(e.firstFailingStep.marked).toBe(4);
+    expect(e.firstFailingStep.byIndex.filter((b) => b.count > 0).map((b) => b.label)).toEqual(["0", "2", "7", "10"]);
+    expect(e.firstFailingStep.byDecile.map((b) => b.count)).toEqual([1, 0, 0, 0, 1, 1, 0, 0, 0, 1]);
+    expectDrillsMatch(e);
+  });
+});
+
+describe("drill-down", () => {
+  it("lists the trajectories of a selection with a trajectory-list link", async () => {
+    const d = await api.analytics.drill({ sel: { site: "Shop", reference: { verdicts: ["failure"] } } });
+    expect(d.total).toBe(3);
+    expect(d.rows.map((r) => r.id)).toEqual([fx.ids.T2, fx.ids.T3, fx.ids.T8]);
+    expect(d.description).toEqual(["site Shop", "consolidated human label: failure"]);
+    expect(d.idList).toBe(formatIdList([fx.ids.T2!, fx.ids.T3!, fx.ids.T8!]));
+    expect(parseIdList(d.idList!)).toEqual([fx.ids.T2, fx.ids.T3, fx.ids.T8]);
+    const page2 = await api.analytics.drill({ sel: {}, page: 2, pageSize: 5 });
+    expect([page2.total, page2.rows.length, page2.pageCount]).toEqual([12, 5, 3]);
+  });
+
+  it("sees new verdicts at once (the cache follows the database)", async () => {
+    const before = (await api.analytics.overview({})).columns[3]!.total.n;
+    upsertVerdict(ctx.db, { trajectoryId: fx.ids.T12!, kind: "rule", origin: "verdict", evaluatorKey: fx.ruleKey, evaluatorName: "VisualWebArena rules", k: "", promptVersion: "1", verdict: "failure" });
+    const after = (await api.analytics.overview({})).columns[3]!.total.n;
+    expect(after).toBe(before + 1);
+    expect(evaluatorId({ key: fx.ruleKey, k: "", pv: "1" })).toBe((await api.analytics.overview({})).columns[3]!.id);
+  });
+});
