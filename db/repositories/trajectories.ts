@@ -268,3 +268,74 @@ export function distinctOutcomes(db: Db): string[] {
     .all()
     .map((r) => r.outcome);
 }
+
+/**
+ * The list's filter as conditions on `trajectories` alone: filters on task or run columns become semi-joins
+ * (`task_id in (select id from tasks where …)`). Counting then never joins: at 100,000 trajectories the joined
+ * count took ~90 ms, this one a few ms. Raw table names inside the subqueries (see getStepScreenshots).
+ */
+function trajectoryOnlyWhere(f: TrajectoryFilter): SQL | undefined {
+  const conds: SQL[] = [];
+  if (f.taskSetId !== undefined) conds.push(sql`trajectories.task_id in (select id from tasks where task_set_id = ${f.taskSetId})`);
+  if (f.runId !== undefined) conds.push(eq(trajectories.runId, f.runId));
+  if (f.taskId !== undefined) conds.push(eq(trajectories.taskId, f.taskId));
+  if (f.site) conds.push(sql`trajectories.task_id in (select id from tasks where site = ${f.site})`);
+  if (f.model) conds.push(sql`trajectories.run_id in (select id from agent_runs where model = ${f.model})`);
+  if (f.outcome) conds.push(eq(trajectories.outcome, f.outcome));
+  if (f.minSteps !== undefined) conds.push(gte(trajectories.stepCount, f.minSteps));
+  if (f.maxSteps !== undefined) conds.push(lte(trajectories.stepCount, f.maxSteps));
+  if (f.hasAnswer === true) conds.push(sql`trajectories.final_answer is not null and trajectories.final_answer <> ''`);
+  if (f.hasAnswer === false) conds.push(sql`(trajectories.final_answer is null or trajectories.final_answer = '')`);
+  if (f.q && f.q.trim()) {
+    const pattern = `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    conds.push(
+      sql`(trajectories.final_answer like ${pattern} escape '\\' or trajectories.task_id in (select id from tasks where intent like ${pattern} escape '\\' or external_id like ${pattern} escape '\\'))`,
+    );
+  }
+  if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
+  return conds.length ? and(...conds) : undefined;
+}
+
+/**
+ * One page of the trajectory list, shaped like listTrajectories' rows, built for large stores: the page's ids
+ * come from `trajectories` alone (its indexes serve the filters and most sorts), then only those rows are
+ * joined for display; the total is a join-free count.
+ */
+export function listTrajectoriesPage(
+  db: Db,
+  f: TrajectoryFilter,
+  page: { offset: number; limit: number; sort?: TrajectorySort; dir?: "asc" | "desc" },
+) {
+  const where = trajectoryOnlyWhere(f);
+  const sort = page.sort ?? "id";
+  const dir = page.dir === "asc" ? asc : desc;
+  let idRows: { id: number }[];
+  if (sort === "task" || sort === "site") {
+    const col = sort === "task" ? tasks.externalId : tasks.site;
+    idRows = db
+      .select({ id: trajectories.id })
+      .from(trajectories)
+      .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+      .where(where)
+      .orderBy(dir(col), desc(trajectories.id))
+      .limit(page.limit)
+      .offset(page.offset)
+      .all();
+  } else {
+    const col = { id: trajectories.id, steps: trajectories.stepCount, updated: trajectories.updatedAt }[sort];
+    idRows = db
+      .select({ id: trajectories.id })
+      .from(trajectories)
+      .where(where)
+      .orderBy(...(sort === "id" ? [dir(col)] : [dir(col), desc(trajectories.id)]))
+      .limit(page.limit)
+      .offset(page.offset)
+      .all();
+  }
+  const total = db.select({ n: count() }).from(trajectories).where(where).get()!.n;
+  if (!idRows.length) return { rows: [], total };
+  const ids = idRows.map((r) => r.id);
+  const found = listTrajectories(db, { ids }, { offset: 0, limit: ids.length }).rows;
+  const byId = new Map(found.map((r) => [r.id, r]));
+  return { rows: ids.map((id) => byId.get(id)!).filter(Boolean), total };
+}

@@ -4,7 +4,7 @@
  * Widths are snapped to a short list so that every client asking for "about 700 px" shares one cached file
  * (and one browser cache entry) instead of producing a variant per window size.
  */
-export const VARIANT_WIDTHS = [160, 320, 640, 960, 1280, 1920] as const;
+export const VARIANT_WIDTHS = [160, 320, 640, 800, 960, 1280, 1920] as const;
 export const VARIANT_FORMATS = ["webp", "avif"] as const;
 export type VariantFormat = (typeof VARIANT_FORMATS)[number];
 

@@ -20,15 +20,19 @@ import {
   distinctOutcomes,
   distinctSites,
   getStepScreenshots,
+  getSteps,
   getTrajectoryDetail,
   listTrajectories,
+  listTrajectoriesPage,
   outcomeCounts,
   siteBreakdown,
   type TrajectoryFilter,
   type TrajectorySort,
 } from "../../db/repositories/trajectories";
+import { snapVariantWidth } from "../domain/image-variants";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError } from "../errors";
+import { warmVariants, type ImageDeps } from "./images";
 
 export interface ImageMeta {
   hash: string;
@@ -108,6 +112,19 @@ export function getTrajectoryForPlayer(db: Db, id: number) {
 
 export type PlayerTrajectory = ReturnType<typeof getTrajectoryForPlayer>;
 
+/**
+ * Queues the WebP variants the player will show, at its snapped display width, from `fromStep` onwards and
+ * then the steps before it. Returns how many images were queued.
+ */
+export function warmTrajectoryImages(deps: ImageDeps, q: { id: number; width: number; fromStep: number; raw: boolean }): number {
+  const steps = getSteps(deps.db, q.id);
+  if (!steps.length) throw new NotFoundError("trajectory", q.id);
+  const shown = (s: (typeof steps)[number]) => (q.raw ? (s.rawScreenshotHash ?? s.screenshotHash) : (s.screenshotHash ?? s.rawScreenshotHash));
+  const from = Math.min(q.fromStep, steps.length - 1);
+  const ordered = [...steps.slice(from), ...steps.slice(0, from).reverse()].map(shown).filter((h): h is string => !!h);
+  return warmVariants(deps, ordered, { kind: "variant", width: snapVariantWidth(q.width), format: "webp" });
+}
+
 export interface TrajectoryListQuery extends TrajectoryFilter {
   sort: TrajectorySort;
   dir: "asc" | "desc";
@@ -117,7 +134,7 @@ export interface TrajectoryListQuery extends TrajectoryFilter {
 
 export function listTrajectoryPage(db: Db, q: TrajectoryListQuery) {
   const { sort, dir, page, pageSize, ...filter } = q;
-  const { rows, total } = listTrajectories(db, filter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
+  const { rows, total } = listTrajectoriesPage(db, filter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
   return { rows, total, page, pageSize, pageCount: Math.max(1, Math.ceil(total / pageSize)) };
 }
 

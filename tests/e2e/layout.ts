@@ -26,6 +26,12 @@ export async function expectCleanLayout(page: Page, regions: Locator[] = [], opt
   expect(doc.scrollWidth, "page scrolls horizontally").toBeLessThanOrEqual(doc.innerWidth);
   if (opts.fitsViewportHeight) expect(doc.scrollHeight, "page scrolls vertically").toBeLessThanOrEqual(doc.innerHeight);
 
+  // Column headers are the first thing to clip in fixed-layout tables.
+  const clippedHeaders = await page.locator("th").evaluateAll((ths) =>
+    ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent?.trim()),
+  );
+  expect(clippedHeaders, "table headers cut off").toEqual([]);
+
   const boxes = [];
   for (const r of regions) {
     const box = await r.boundingBox();

@@ -56,6 +56,7 @@ test.describe("trajectory player: WebVoyager import", () => {
 
   test("a step link reopens that step", async ({ page }) => {
     await page.goto(`/trajectories/${trajectoryId("ShopSite--0")}?step=6`);
+    await imageLoaded(page);
     await expect(counter(page)).toHaveText("Step 6 of 7");
     await expect(page.getByTestId("parsed-action")).toHaveText("Click [12]");
     // Label 12 is not among the step's elements: the grounding red flag.
@@ -65,6 +66,7 @@ test.describe("trajectory player: WebVoyager import", () => {
 
   test("says the marks are burned in and switches to the raw screenshot with r", async ({ page }) => {
     await page.goto(`/trajectories/${trajectoryId("ShopSite--0")}?step=3`);
+    await imageLoaded(page);
     await expect(page.getByTestId("burned-in-notice")).toContainText("Marks burned into image");
     const marked = await stepImage(page).getAttribute("data-hash");
     await expect(page.getByTestId("toggle-raw")).toBeEnabled();
@@ -81,6 +83,7 @@ test.describe("trajectory player: WebVoyager import", () => {
 
   test("marks repeated actions on the filmstrip", async ({ page }) => {
     await page.goto(`/trajectories/${trajectoryId("ShopSite--0")}`);
+    await imageLoaded(page);
     const cells = page.getByTestId("filmstrip-step");
     await expect(cells).toHaveCount(7);
     // Step 5 repeats step 4's "Click [5]".
@@ -135,10 +138,12 @@ test.describe("trajectory player: structured Set-of-Marks", () => {
 
   test("draws typed text, scroll, navigation and the answer", async ({ page }) => {
     await page.goto(`/trajectories/${trajectoryId("shop-structured-1")}`);
+    await imageLoaded(page);
     await expect(page.getByTestId("action-typed-text")).toContainText("green wireless controller");
     await page.keyboard.press("End");
     await expect(page.getByTestId("action-answer")).toContainText("$59.99");
     await page.goto(`/trajectories/${trajectoryId("shop-structured-1")}?step=4`);
+    await imageLoaded(page);
     await expect(page.getByTestId("action-scroll")).toHaveAttribute("data-direction", "down");
     await page.keyboard.press("ArrowRight");
     await expect(page.getByTestId("action-nav-badge")).toHaveText("← Back");
@@ -182,6 +187,7 @@ test.describe("trajectory player: structured Set-of-Marks", () => {
   test("plays and pauses with space, faster with +", async ({ page }) => {
     await page.goto(`/trajectories/${trajectoryId("shop-structured-1")}`);
     await expect(counter(page)).toHaveText("Step 1 of 7");
+    await imageLoaded(page); // hydrated: the key handler is attached
     await page.keyboard.press("+");
     await page.keyboard.press("+");
     await expect(page.getByTestId("speed")).toHaveText("4×");
@@ -197,6 +203,7 @@ test.describe("trajectory player: structured Set-of-Marks", () => {
 
   test("? lists the shortcuts", async ({ page }) => {
     await page.goto(`/trajectories/${trajectoryId("shop-structured-1")}`);
+    await imageLoaded(page);
     await page.keyboard.press("?");
     const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
     await expect(help).toBeVisible();

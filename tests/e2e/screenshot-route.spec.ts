@@ -2,12 +2,15 @@ import { expect, test } from "@playwright/test";
 import sharp from "sharp";
 import { trajectoryId } from "./fixtures";
 
+/** A stored screenshot's hash, asked through the same tRPC endpoint the player uses. */
 async function someHash(request: import("@playwright/test").APIRequestContext): Promise<string> {
-  const res = await request.get(`/trajectories/${trajectoryId("shop-structured-1")}`);
-  const html = await res.text();
-  const m = /\/api\/screenshots\/([0-9a-f]{64})/.exec(html);
-  expect(m, "the player page references a screenshot").not.toBeNull();
-  return m![1]!;
+  const input = encodeURIComponent(JSON.stringify({ json: { id: trajectoryId("shop-structured-1") } }));
+  const res = await request.get(`/api/trpc/trajectories.byId?input=${input}`);
+  expect(res.status()).toBe(200);
+  const body = (await res.json()) as { result: { data: { json: { steps: { screenshot: { hash: string } | null }[] } } } };
+  const hash = body.result.data.json.steps[0]?.screenshot?.hash;
+  expect(hash).toMatch(/^[0-9a-f]{64}$/);
+  return hash!;
 }
 
 test.describe("screenshot route", () => {

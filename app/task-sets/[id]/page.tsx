@@ -82,11 +82,11 @@ export default async function TaskSetPage({ params, searchParams }: Props) {
           <table className="table-dense table-fixed">
             <colgroup>
               <col className="w-44" />
-              <col className="w-32" />
+              <col className="w-36" />
               <col />
-              <col className="w-20" />
-              <col className="w-24" />
-              <col className="w-20" />
+              <col className="w-16" />
+              <col className="w-28" />
+              <col className="w-28" />
             </colgroup>
             <thead>
               <tr>

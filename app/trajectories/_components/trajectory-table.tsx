@@ -49,7 +49,7 @@ export function TrajectoryTable({ rows, query }: { rows: TrajectoryListRow[]; qu
         <col className="w-32" />
         <col className="w-44" />
         <col className="w-24" />
-        <col className="w-14" />
+        <col className="w-20" />
         <col className="w-[22%]" />
         <col className="w-32 max-xl:hidden" />
       </colgroup>

@@ -14,11 +14,13 @@ export function Filmstrip({
   steps,
   analysis,
   current,
+  showThumbnails,
   onSelect,
 }: {
   steps: PlayerStepData[];
   analysis: StepAnalysis[];
   current: number;
+  showThumbnails: boolean;
   onSelect: (i: number) => void;
 }) {
   const listRef = useRef<HTMLOListElement>(null);
@@ -63,7 +65,7 @@ export function Filmstrip({
                 }`}
               >
                 <span className="relative block overflow-hidden rounded-sm bg-zinc-100" style={{ width: THUMB_WIDTH, height: Math.min(h, 84) }}>
-                  {img && (
+                  {img && showThumbnails && (
                     <img
                       src={screenshotUrl(img.hash, { width: 160, format: "webp" })}
                       alt=""
@@ -71,6 +73,7 @@ export function Filmstrip({
                       height={h}
                       loading="lazy"
                       decoding="async"
+                      fetchPriority="low"
                       draggable={false}
                       className="block w-full object-cover object-top"
                     />

@@ -6,11 +6,10 @@
  * Everything is driven from the keyboard (see server/domain/player/keyboard.ts). The step lives in `?step=N`
  * (1-based) via history.replaceState, so links reopen the same step without a server round trip per key.
  */
-import { useSuspenseQuery } from "@tanstack/react-query";
+import { useMutation, useSuspenseQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
-import { useCallback, useEffect, useMemo, useState, type ReactNode } from "react";
-import { screenshotUrl, snapVariantWidth } from "@/server/domain/image-variants";
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { BASE_STEP_MS, commandForKey, nextSpeed, type PlayerCommand } from "@/server/domain/player/keyboard";
 import { detectLoops, type LoopMarks } from "@/server/domain/player/loops";
 import { layoutOverlay, type GroundingFlag } from "@/server/domain/player/overlay";
@@ -34,14 +33,37 @@ export interface StepAnalysis {
 export function TrajectoryPlayer({ id, initialStep, sidePanel }: { id: number; initialStep: number; sidePanel?: ReactNode }) {
   const trpc = useTRPC();
   const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
-  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} />;
+  const { mutate: warm } = useMutation(trpc.trajectories.warmImages.mutationOptions());
+  const warmed = useRef(new Set<string>());
+  // Once per display width (and raw/marked choice), ask the server to encode every step at that width, from
+  // the current step on, so stepping never waits for an encode.
+  const onDisplayWidth = useCallback(
+    (width: number, fromStep: number, raw: boolean) => {
+      const key = `${width}:${raw}`;
+      if (warmed.current.has(key)) return;
+      warmed.current.add(key);
+      warm({ id, width, fromStep, raw });
+    },
+    [id, warm],
+  );
+  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} onDisplayWidth={onDisplayWidth} />;
 }
 
 function clampStep(i: number, n: number): number {
   return Math.max(0, Math.min(n - 1, i));
 }
 
-export function PlayerView({ data, initialStep, sidePanel }: { data: PlayerData; initialStep: number; sidePanel?: ReactNode }) {
+export function PlayerView({
+  data,
+  initialStep,
+  sidePanel,
+  onDisplayWidth,
+}: {
+  data: PlayerData;
+  initialStep: number;
+  sidePanel?: ReactNode;
+  onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
+}) {
   const steps = data.steps;
   const n = steps.length;
   const [current, setCurrent] = useState(() => clampStep(initialStep - 1, Math.max(1, n)));
@@ -52,6 +74,9 @@ export function PlayerView({ data, initialStep, sidePanel }: { data: PlayerData;
   const [help, setHelp] = useState(false);
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(1);
+  // Thumbnails wait for the first large image, so they never compete with it (or its neighbours) for the
+  // server's encoder on a cold cache.
+  const [firstImageShown, setFirstImageShown] = useState(false);
 
   const step = steps[current];
 
@@ -197,8 +222,19 @@ export function PlayerView({ data, initialStep, sidePanel }: { data: PlayerData;
                 isLast={current === n - 1}
                 neighbours={[steps[current + 1], steps[current - 1], steps[current + 2]]}
                 onZoom={() => setZoom(true)}
+                onVariantWidth={(w) => onDisplayWidth?.(w, current, showRaw)}
+                onImageLoaded={() => setFirstImageShown(true)}
               />
-              <Filmstrip steps={steps} analysis={analysis} current={current} onSelect={(i) => { setPlaying(false); go(i); }} />
+              <Filmstrip
+                steps={steps}
+                analysis={analysis}
+                current={current}
+                showThumbnails={firstImageShown}
+                onSelect={(i) => {
+                  setPlaying(false);
+                  go(i);
+                }}
+              />
             </>
           )}
         </section>
@@ -221,7 +257,7 @@ export function PlayerView({ data, initialStep, sidePanel }: { data: PlayerData;
   );
 }
 
-function PlayerHeader({ data }: { data: PlayerData }) {
+const PlayerHeader = memo(function PlayerHeader({ data }: { data: PlayerData }) {
   const { trajectory: t, task, run, taskSet } = data;
   return (
     <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
@@ -257,7 +293,7 @@ function PlayerHeader({ data }: { data: PlayerData }) {
       </div>
     </div>
   );
-}
+});
 
 const OUTCOME_PILL: Record<string, string> = {
   answered: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
@@ -377,14 +413,4 @@ function Toggle({ on, onClick, title, children, disabled, testId }: { on: boolea
       {children}
     </button>
   );
-}
-
-/** Variant width to request for an image drawn `cssWidth` wide on this screen. */
-export function variantWidthFor(cssWidth: number): number {
-  const dpr = typeof window === "undefined" ? 1 : window.devicePixelRatio || 1;
-  return snapVariantWidth(cssWidth * dpr);
-}
-
-export function stepImageUrl(hash: string, cssWidth: number): string {
-  return screenshotUrl(hash, { width: variantWidthFor(cssWidth), format: "webp" });
 }

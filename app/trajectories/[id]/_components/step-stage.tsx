@@ -8,7 +8,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { layoutOverlay, type Size } from "@/server/domain/player/overlay";
 import { useElementSize } from "../../../_lib/use-element-size";
 import type { PlayerStepData, StepAnalysis } from "./player";
-import { stepImageUrl } from "./player";
+import { stepImageUrl, variantWidthFor } from "./image-urls";
 import { StepOverlay } from "./step-overlay";
 
 const FALLBACK_SIZE: Size = { width: 1024, height: 768 };
@@ -27,10 +27,11 @@ export function shownImage(step: PlayerStepData, showRaw: boolean) {
 // Keeps prefetched images referenced until they have loaded (and lets the browser keep them decoded).
 const prefetched = new Map<string, HTMLImageElement>();
 
-function prefetch(url: string) {
+function prefetch(url: string, priority: "high" | "low") {
   if (prefetched.has(url)) return;
   const img = new Image();
   img.decoding = "async";
+  img.fetchPriority = priority;
   img.src = url;
   prefetched.set(url, img);
   img.decode().catch(() => prefetched.delete(url));
@@ -46,6 +47,8 @@ export function StepStage({
   isLast,
   neighbours,
   onZoom,
+  onVariantWidth,
+  onImageLoaded,
 }: {
   step: PlayerStepData;
   showRaw: boolean;
@@ -55,6 +58,8 @@ export function StepStage({
   isLast: boolean;
   neighbours: (PlayerStepData | undefined)[];
   onZoom: () => void;
+  onVariantWidth?: (width: number) => void;
+  onImageLoaded?: () => void;
 }) {
   const areaRef = useRef<HTMLDivElement>(null);
   const area = useElementSize(areaRef);
@@ -81,12 +86,21 @@ export function StepStage({
   const neighbourKey = neighbourUrls.join(" ");
   useEffect(() => {
     if (!neighbourKey) return;
-    // Let the current image go first; neighbours follow on the next idle moment.
-    const t = setTimeout(() => neighbourKey.split(" ").forEach(prefetch), 30);
+    // The next step is the likeliest key press: fetch it at once, the others just after.
+    const [next, ...rest] = neighbourKey.split(" ");
+    prefetch(next!, "high");
+    const t = setTimeout(() => rest.forEach((u) => prefetch(u, "low")), 30);
     return () => clearTimeout(t);
   }, [neighbourKey]);
 
   const loading = !!src && loadedSrc !== src;
+
+  const variantWidth = display.width > 0 ? variantWidthFor(display.width) : 0;
+  useEffect(() => {
+    if (variantWidth) onVariantWidth?.(variantWidth);
+    // Only a new width matters; the callback changes with the step.
+    // (The parent dedupes per width, so calling again is harmless.)
+  }, [variantWidth, onVariantWidth]);
 
   return (
     <div className="flex min-h-0 flex-1 flex-col bg-zinc-100">
@@ -113,7 +127,10 @@ export function StepStage({
                   data-testid="step-image"
                   data-step={step.index}
                   data-hash={img.hash}
-                  onLoad={() => setLoadedSrc(src)}
+                  onLoad={() => {
+                    setLoadedSrc(src);
+                    onImageLoaded?.();
+                  }}
                   className="block size-full select-none"
                 />
               )}

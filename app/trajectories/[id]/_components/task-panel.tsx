@@ -4,7 +4,7 @@
  * (with their kind), final answer, and where the trajectory came from.
  */
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { memo, type ReactNode } from "react";
 import type { PlayerData } from "./player";
 
 const KIND_STYLE: Record<string, string> = {
@@ -12,7 +12,8 @@ const KIND_STYLE: Record<string, string> = {
   possible: "bg-sky-100 text-sky-900",
 };
 
-export function TaskPanel({ data }: { data: PlayerData }) {
+/** Memoised: the task does not change while stepping, so it never re-renders on a key press. */
+export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData }) {
   const { task, trajectory, run } = data;
   return (
     <div className="flex flex-col gap-4 p-4" data-testid="task-panel">
@@ -127,7 +128,7 @@ export function TaskPanel({ data }: { data: PlayerData }) {
       </Section>
     </div>
   );
-}
+});
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
