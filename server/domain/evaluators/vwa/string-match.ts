@@ -12,7 +12,7 @@
  * LLM checks run last and only when every deterministic check passed (a failed check already fixes the score at 0),
  * which saves judge calls without changing any outcome.
  */
-import type { FuzzyMatcher } from "./fuzzy-prompt";
+import type { FuzzyMatcher, FuzzyMatchRequest } from "./fuzzy-prompt";
 import type { VwaReferenceAnswers } from "./config";
 import { summarise, type CheckDetail, type EvalTypeResult } from "./results";
 import { wordTokenize } from "./tokenize";
@@ -89,7 +89,6 @@ export async function evaluateStringMatch(input: StringMatchInput): Promise<Eval
   const pred = cleanAnswer(input.finalAnswer ?? "");
   const ref = input.reference;
   const checks: CheckDetail[] = [];
-  const llmChecks: { check: string; reference: string; run: () => Promise<CheckDetail> }[] = [];
 
   if (ref.exact_match !== undefined) {
     checks.push({ check: "exact_match", reference: ref.exact_match, observed: pred, passed: exactMatch(ref.exact_match, pred) });
@@ -121,40 +120,34 @@ export async function evaluateStringMatch(input: StringMatchInput): Promise<Eval
     }
   }
 
+  // LLM-graded checks, run after the deterministic ones.
+  const graded: { check: "unachievable" | "fuzzy_match"; reference: string; request: FuzzyMatchRequest }[] = [];
   const fuzzy = ref.fuzzy_match;
   if (fuzzy === "N/A") {
     if (exactMatch("N/A", pred)) {
       checks.push({ check: "unachievable", reference: "N/A", observed: pred, passed: true, note: 'answered "N/A"' });
     } else {
       const reason = input.stringNote ?? "";
-      llmChecks.push({ check: "unachievable", reference: reason, run: async () => {
-        const base = { check: "unachievable", reference: reason, observed: pred };
-        if (!input.fuzzy) return { ...base, passed: null, note: "comparing the stated reason needs a judge endpoint (fuzzy matcher)" };
-        const r = await input.fuzzy({ kind: "unachievable", intent: input.intent, reason, prediction: pred });
-        return { ...base, passed: r.match, note: r.match === null ? `judge reply unparseable: ${r.raw.slice(0, 200)}` : undefined };
-      } });
+      graded.push({ check: "unachievable", reference: reason, request: { kind: "unachievable", intent: input.intent, reason, prediction: pred } });
     }
   } else if (fuzzy !== undefined) {
-    const references = Array.isArray(fuzzy) ? fuzzy : [fuzzy];
-    for (const reference of references) {
-      llmChecks.push({ check: "fuzzy_match", reference, run: async () => {
-        const base = { check: "fuzzy_match", reference, observed: pred };
-        if (!input.fuzzy) return { ...base, passed: null, note: "fuzzy_match needs a judge endpoint (fuzzy matcher)" };
-        const r = await input.fuzzy({ kind: "semantic", intent: input.intent, reference, prediction: pred });
-        return { ...base, passed: r.match, note: r.match === null ? `judge reply unparseable: ${r.raw.slice(0, 200)}` : undefined };
-      } });
+    for (const reference of Array.isArray(fuzzy) ? fuzzy : [fuzzy]) {
+      graded.push({ check: "fuzzy_match", reference, request: { kind: "semantic", intent: input.intent, reference, prediction: pred } });
     }
   }
 
   let failed = input.alreadyFailed === true || checks.some((c) => c.passed === false);
-  for (const llm of llmChecks) {
+  for (const g of graded) {
+    const base = { check: g.check, reference: g.reference, observed: pred };
     if (failed) {
-      checks.push({ check: llm.check, reference: llm.reference, passed: null, note: "skipped: another check already failed" });
-      continue;
+      checks.push({ ...base, passed: null, note: "skipped: another check already failed" });
+    } else if (!input.fuzzy) {
+      checks.push({ ...base, passed: null, note: `${g.check} needs a judge endpoint (fuzzy matcher)` });
+    } else {
+      const r = await input.fuzzy(g.request);
+      checks.push({ ...base, passed: r.match, note: r.match === null ? `judge reply unparseable: ${r.raw.slice(0, 200)}` : undefined });
+      if (r.match === false) failed = true;
     }
-    const detail = await llm.run();
-    checks.push(detail);
-    if (detail.passed === false) failed = true;
   }
   return summarise("string_match", checks, "reference_answers holds no check");
 }
