@@ -163,54 +163,50 @@ function readPacked<K extends string>(db: Db, table: string, fields: Record<K, F
 }
 
 /**
- * Parses one packed window. Strict: each field must end with exactly the separator its position calls for and a
- * text value must not contain the other one, so a separator inside a value always shows up as a misaligned record;
- * then the function returns false and the caller reads the window row by row.
+ * Parses one packed window. Strict: each field must end with exactly the separator its position calls for, so a
+ * separator inside a value always shows up as a misaligned record (a text field meeting the wrong separator, an
+ * integer field meeting a non-digit, or a record count that differs from the scan's); then the function returns
+ * false and the caller reads the window row by row.
  */
 function appendPacked(s: string, expected: number, specs: FieldSpec[], cols: ColumnBuilder[], dicts: Dictionary[]): boolean {
   const n = s.length;
   const last = specs.length - 1;
+  const kinds = specs.map((f) => (f.kind === "int" ? 0 : f.nullable ? 2 : 1));
   let records = 0;
   let i = 0;
   while (i < n) {
     for (let f = 0; f <= last; f++) {
       const end = f === last ? RECORD : FIELD;
-      const other = f === last ? FIELD : RECORD;
-      const spec = specs[f]!;
-      if (spec.kind === "int") {
-        let c = i < n ? s.charCodeAt(i) : end;
+      // At the end of the string, the last field of the last record ends without a separator.
+      let c = i < n ? s.charCodeAt(i) : RECORD;
+      if (kinds[f] === 0) {
         if (c === end) {
           cols[f]!.push(NULL_INT);
         } else {
           let sign = 1;
           if (c === 45) {
             sign = -1;
-            c = s.charCodeAt(++i);
+            c = ++i < n ? s.charCodeAt(i) : RECORD;
           }
           let v = 0;
           let digits = 0;
           while (c >= 48 && c <= 57) {
             v = v * 10 + (c - 48);
             digits++;
-            c = ++i < n ? s.charCodeAt(i) : end;
+            c = ++i < n ? s.charCodeAt(i) : RECORD;
           }
           if (digits === 0 || c !== end) return false;
           cols[f]!.push(sign * v);
         }
-        if (i >= n && f !== last) return false;
-        i++;
       } else {
-        let j = s.indexOf(f === last ? "\x1e" : "\x1f", i);
-        if (j < 0) {
-          if (f !== last) return false;
-          j = n;
-        }
-        const stray = s.indexOf(other === RECORD ? "\x1e" : "\x1f", i);
-        if (stray >= 0 && stray < j) return false;
-        if (spec.nullable) cols[f]!.push(j === i ? -1 : dicts[f]!.codeOf(s, i + 1, j));
-        else cols[f]!.push(dicts[f]!.codeOf(s, i, j));
-        i = j + 1;
+        const from = i;
+        while (c !== FIELD && c !== RECORD) c = ++i < n ? s.charCodeAt(i) : RECORD;
+        if (c !== end) return false;
+        if (kinds[f] === 2) cols[f]!.push(i === from ? -1 : dicts[f]!.codeOf(s, from + 1, i));
+        else cols[f]!.push(dicts[f]!.codeOf(s, from, i));
       }
+      if (i >= n && f !== last) return false;
+      i++;
     }
     records++;
   }

@@ -167,6 +167,14 @@ class PairTables {
   }
 }
 
+/** Share of agreeing ordered pairs among `total` ratings with category counts `counts`; NaN below two ratings. */
+function agreeingShare(counts: Int32Array, total: number): number {
+  if (total < 2) return NaN;
+  let pairs = 0;
+  for (let c = 0; c < counts.length; c++) pairs += counts[c]! * (counts[c]! - 1);
+  return pairs / (total * (total - 1));
+}
+
 export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult {
   const head = listCampaignHeads(db).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
@@ -205,7 +213,15 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
   const perAnnotator = Array.from({ length: R }, () => ({ labels: 0, unsure: 0, success: 0, decided: 0 }));
   let unsureLabels = 0;
   let pairableItems = 0;
-  const disputedItems: { x: number; verdictAgreement: number | null; labelAgreement: number | null; m: number; unsure: number }[] = [];
+  // Disputed items as parallel typed arrays (tens of thousands of them in a big campaign): item index, the shares of
+  // agreeing pairs on the verdict and on the combined label (NaN when fewer than two), labels and unsure labels.
+  const nItems = g.items.length;
+  const dItem = new Int32Array(nItems);
+  const dVerdict = new Float64Array(nItems);
+  const dLabel = new Float64Array(nItems);
+  const dLabels = new Int32Array(nItems);
+  const dUnsure = new Int32Array(nItems);
+  let disputedCount = 0;
 
   for (let x = 0; x < g.items.length; x++) {
     const from = g.start[x]!;
@@ -273,13 +289,12 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
     let distinct = unsure > 0 ? 1 : 0;
     for (let c = 0; c < KC; c++) if (cc[c]! > 0) distinct++;
     if (distinct > 1) {
-      const share = (counts: Int32Array, total: number) => {
-        if (total < 2) return null;
-        let pairs = 0;
-        for (const v of counts) pairs += v * (v - 1);
-        return pairs / (total * (total - 1));
-      };
-      disputedItems.push({ x, verdictAgreement: share(vc, m), labelAgreement: share(cc, m), m: to - from, unsure });
+      const d = disputedCount++;
+      dItem[d] = x;
+      dVerdict[d] = agreeingShare(vc, m);
+      dLabel[d] = agreeingShare(cc, m);
+      dLabels[d] = to - from;
+      dUnsure[d] = unsure;
     }
   }
 
@@ -315,10 +330,18 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
     .map((label, c) => ({ label, ...specific[c]!, sel: { campaign: { campaignId, label, minLabels: 2 } } }))
     .filter((row) => row.ratings > 0);
 
-  disputedItems.sort(
-    (p, q) => (p.verdictAgreement ?? 1) - (q.verdictAgreement ?? 1) || (p.labelAgreement ?? 1) - (q.labelAgreement ?? 1) || q.unsure - p.unsure || q.m - p.m || g.items[p.x]! - g.items[q.x]!,
+  // Most disputed first: least verdict agreement, then least label agreement, more unsure labels, more labels, item id.
+  const key = (v: number) => (Number.isNaN(v) ? 1 : v);
+  const order = Int32Array.from({ length: disputedCount }, (_, i) => i).sort(
+    (p, q) =>
+      key(dVerdict[p]!) - key(dVerdict[q]!) ||
+      key(dLabel[p]!) - key(dLabel[q]!) ||
+      dUnsure[q]! - dUnsure[p]! ||
+      dLabels[q]! - dLabels[p]! ||
+      g.items[dItem[p]!]! - g.items[dItem[q]!]!,
   );
-  const top = disputedItems.slice(0, DISPUTED_LIMIT);
+  const share = (v: number) => (Number.isNaN(v) ? null : v);
+  const top = Array.from(order.subarray(0, DISPUTED_LIMIT), (d) => ({ x: dItem[d]!, verdictAgreement: share(dVerdict[d]!), labelAgreement: share(dLabel[d]!) }));
   const topItemIds = top.map((d) => g.items[d.x]!);
   const trajectoryOfItem = new Map<number, number>();
   for (const d of top) trajectoryOfItem.set(g.items[d.x]!, l.col.trajectoryId[g.order[g.start[d.x]!]!]!);
@@ -381,7 +404,7 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
     failureCategory: categoryAlpha.result(categoryNames.slice()),
     pairwise: { verdict: pairCells(verdictPairs, 2, "verdict"), combined: pairCells(combinedPairs, KC, "label") },
     perCategory,
-    disputedTotal: disputedItems.length,
+    disputedTotal: disputedCount,
     disputed,
     sel: campaignSel,
     disputedSel: { campaign: { campaignId, disagree: true } },

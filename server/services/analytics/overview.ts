@@ -100,18 +100,26 @@ interface Grouping {
   sizes: number[];
 }
 
+/** Keys are small integers ≥ -1 (codes, ids, buckets), so groups are found through a dense array, not a Map. */
 function makeGrouping(facts: TrajectoryFacts, mask: Uint8Array, keyOf: (r: number) => number): Grouping {
   const group = new Int32Array(facts.n).fill(-1);
-  const index = new Map<number, number>();
+  const raw = new Int32Array(facts.n);
+  let maxKey = -1;
+  for (let r = 0; r < facts.n; r++) {
+    if (!mask[r]) continue;
+    const key = keyOf(r);
+    raw[r] = key;
+    if (key > maxKey) maxKey = key;
+  }
+  const index = new Int32Array(maxKey + 2).fill(-1);
   const keys: number[] = [];
   const sizes: number[] = [];
   for (let r = 0; r < facts.n; r++) {
     if (!mask[r]) continue;
-    const key = keyOf(r);
-    let g = index.get(key);
-    if (g === undefined) {
-      g = keys.length;
-      index.set(key, g);
+    const key = raw[r]!;
+    let g = index[key + 1]!;
+    if (g < 0) {
+      g = index[key + 1] = keys.length;
       keys.push(key);
       sizes.push(0);
     }
