@@ -31,13 +31,13 @@ export interface ChatContentPart {
   image_url?: { url: string; detail?: string };
 }
 
-/** The parts of a chat-completions request body the tests look at. */
+/** The parts of a chat-completions request body the tests look at. A body that is not JSON reads as `{ messages: [] }`. */
 export interface ChatBody {
   model?: string;
   temperature?: number;
   seed?: number;
   max_completion_tokens?: number;
-  messages?: { role: string; content: string | ChatContentPart[] | null }[];
+  messages: { role: string; content: string | ChatContentPart[] | null }[];
   [key: string]: unknown;
 }
 
@@ -46,8 +46,8 @@ export interface RecordedRequest {
   method: string;
   path: string;
   headers: http.IncomingHttpHeaders;
-  /** Parsed JSON body (null if it was not JSON). */
-  body: ChatBody | null;
+  /** Parsed JSON body (`{ messages: [] }` when it was not JSON; `rawBody` has the text). */
+  body: ChatBody;
   rawBody: string;
   receivedAt: number;
   /** sha256 of each image sent as a data URL, in message order. */
@@ -76,11 +76,11 @@ export interface FakeOpenAI {
 
 export const DEFAULT_REPLY = "Reasoning: The final screenshot shows the requested result.\nVerdict: SUCCESS";
 
-function analyse(body: ChatBody | null): Pick<RecordedRequest, "imageHashes" | "imageDetails" | "texts"> {
+function analyse(body: ChatBody): Pick<RecordedRequest, "imageHashes" | "imageDetails" | "texts"> {
   const imageHashes: string[] = [];
   const imageDetails: (string | undefined)[] = [];
   const texts: string[] = [];
-  for (const m of Array.isArray(body?.messages) ? body.messages : []) {
+  for (const m of Array.isArray(body.messages) ? body.messages : []) {
     if (typeof m.content === "string") texts.push(m.content);
     else if (Array.isArray(m.content)) {
       for (const part of m.content) {
@@ -117,11 +117,12 @@ export async function startFakeOpenAI(opts: { responder?: Responder } = {}): Pro
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const rawBody = Buffer.concat(chunks).toString("utf8");
-      let body: ChatBody | null = null;
+      let body: ChatBody = { messages: [] };
       try {
-        body = JSON.parse(rawBody) as ChatBody;
+        const parsed: unknown = JSON.parse(rawBody);
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) body = { messages: [], ...(parsed as Partial<ChatBody>) };
       } catch {
-        body = null;
+        // Not JSON: the test sees an empty body and the raw text.
       }
       const rec: RecordedRequest = {
         n: requests.length + 1,
@@ -170,7 +171,7 @@ export async function startFakeOpenAI(opts: { responder?: Responder } = {}): Pro
             id: `chatcmpl-fake-${rec.n}`,
             object: "chat.completion",
             created: Math.floor(Date.now() / 1000),
-            model: (!isRefusal && action.model) || body?.model || "fake-model",
+            model: (!isRefusal && action.model) || body.model || "fake-model",
             choices: [
               {
                 index: 0,

@@ -78,7 +78,7 @@ describe("judge CLI", () => {
     expect(out).toMatchObject({ status: "succeeded", kValues: ["1", "full"], jobs: { succeeded: 6, failed: 0 }, verdicts: { success: 6 } });
     expect(out.costUsd).toBeGreaterThan(0);
     expect(fake.requests).toHaveLength(6);
-    expect(fake.requests.every((r) => r.headers.authorization === `Bearer ${KEY}` && r.body?.model === "env-model")).toBe(true);
+    expect(fake.requests.every((r) => r.headers.authorization === `Bearer ${KEY}` && r.body.model === "env-model")).toBe(true);
     expect(first.stdout + first.stderr).not.toContain(KEY);
 
     const second = await cli(["judge", "--config", "local", "--k", "1,full", "--run", "1", "--json"]);

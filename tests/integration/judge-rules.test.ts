@@ -79,7 +79,7 @@ describe("rule-based verdicts on recorded trajectories", () => {
     // "N/A" needs no call; the other two each make one text-only call.
     expect(fake.requests).toHaveLength(2);
     expect(fake.requests[0]!.imageHashes).toEqual([]);
-    expect(fake.requests[0]!.body?.model).toBe("grader");
+    expect(fake.requests[0]!.body.model).toBe("grader");
     expect(fake.requests[0]!.texts.join("\n")).toContain("Known reason it cannot be done: the store sells no purple kettles");
     expect(fake.requests[0]!.texts.join("\n")).toContain("Agent's reported reason: i could not find any purple kettle");
     const graded = listVerdicts(ctx.db, { trajectoryId: trajs[1]!.id })[0]!;

@@ -93,7 +93,7 @@ describe("judgeTrajectory against an OpenAI-compatible endpoint", () => {
     const [t] = await seedTrajectories(ctx, [{ steps: 2 }]);
     const c = config({ options: { maxImageSide: 24 } });
     await judgeTrajectory(deps, { configId: c.id, trajectoryId: t!.id, k: 1 });
-    const content = fake.requests[0]!.body!.messages![1]!.content as ChatContentPart[];
+    const content = fake.requests[0]!.body.messages[1]!.content as ChatContentPart[];
     const url = content.find((p) => p.type === "image_url")!.image_url!.url;
     const meta = await sharp(Buffer.from(url.split(",")[1]!, "base64")).metadata();
     expect([meta.width, meta.height]).toEqual([24, 18]);
