@@ -26,8 +26,8 @@ export default async function TrajectoriesPage({ searchParams }: { searchParams:
         }
       />
       {nothingImported ? (
-        <EmptyState title="No trajectories yet" command="npm run cli -- import <path>">
-          Import agent output (WebVoyager result folders, VisualWebArena task configs or Verdict bundles) with the CLI, then reload this page.
+        <EmptyState title="No trajectories yet" command={"npm run cli -- import <path>\n# or record the bundled demo data:\nnpm run cli -- demo"}>
+          Import agent output (WebVoyager result folders, VisualWebArena renders, Verdict bundles…) with the CLI, then reload this page.
         </EmptyState>
       ) : (
         <div className="flex min-h-0 flex-1 flex-col gap-3 px-6 py-3">

@@ -13,11 +13,14 @@ export function StepOverlay({
   display,
   showSom,
   showAction,
+  labels = true,
 }: {
   layout: OverlayLayout;
   display: Size;
   showSom: boolean;
   showAction: boolean;
+  /** False when the image already shows the labels (burned-in marks): boxes only, labels on hover. */
+  labels?: boolean;
 }) {
   const [hovered, setHovered] = useState<OverlayBox | null>(null);
   const hoveredVisible = hovered && layout.boxes.includes(hovered) ? hovered : null;
@@ -40,13 +43,15 @@ export function StepOverlay({
             } ${b.clipped ? "border-dashed" : ""}`}
             style={{ left: b.rect.x, top: b.rect.y, width: b.rect.width, height: b.rect.height }}
           >
-            <span
-              className={`absolute -top-px -left-px px-0.5 font-mono text-[10px] leading-[12px] font-semibold text-white ${
-                b.targeted ? "bg-rose-500" : "bg-sky-600/90"
-              }`}
-            >
-              {b.label}
-            </span>
+            {(labels || b.targeted) && (
+              <span
+                className={`absolute -top-px -left-px px-0.5 font-mono text-[10px] leading-[12px] font-semibold text-white ${
+                  b.targeted ? "bg-rose-500" : "bg-sky-600/90"
+                }`}
+              >
+                {b.label}
+              </span>
+            )}
           </div>
         ))}
       {showSom && hoveredVisible && <BoxTooltip box={hoveredVisible} display={display} />}

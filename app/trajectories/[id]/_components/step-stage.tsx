@@ -134,7 +134,7 @@ export function StepStage({
                   className="block size-full select-none"
                 />
               )}
-              {display.width > 0 && <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} />}
+              {display.width > 0 && <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} labels={!(step.marksBurnedIn && !showRaw)} />}
               {loading && <span className="absolute top-2 right-2 size-3 animate-spin rounded-full border-2 border-indigo-400 border-t-transparent" aria-label="Loading image" />}
             </div>
           ) : (

@@ -134,7 +134,7 @@ export function ZoomView({
               style={{ width: display.width, height: display.height, imageRendering: factor > 1 ? "pixelated" : "auto" }}
               data-testid="zoom-image"
             />
-            <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} />
+            <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} labels={!(step.marksBurnedIn && !showRaw)} />
           </div>
         ) : (
           <p className="p-8 text-zinc-400">No screenshot for this step.</p>
