@@ -49,7 +49,7 @@ function intFlag(args: ParsedArgs, name: string, min: number, max: number): numb
 
 /** The task selection a --tasks value names; task files are imported first. */
 async function taskSelection(ctx: AppContext, value: string, limit: number | undefined, io: CliIO): Promise<TaskSelection> {
-  if (value === "demo") return { from: "demo" };
+  if (value === "demo") return { from: "demo", ...(limit ? { limit } : {}) };
   if (fs.existsSync(value) && fs.statSync(value).isFile()) {
     const importer = await detectImporter(value);
     const refs: { set: string; externalId: string }[] = [];
@@ -125,7 +125,6 @@ export const runCommand: CliCommand = {
     };
     const parsed = liveRunRequestSchema.safeParse(request);
     if (!parsed.success) throw new UsageError(describeZodIssues(parsed.error));
-    if (parsed.data.tasks.from === "taskSet" && limit) parsed.data.tasks.limit = limit;
 
     const deps = { db: ctx.db, env: io.env };
     const { runId, tasks } = startLiveRun(deps, parsed.data, null);

@@ -103,7 +103,7 @@ export function parsePolicyReply(content: string | null | undefined): PolicyRepl
   const text = (content ?? "").replace(/\r\n/g, "\n").trim();
   if (!text) return { thought: null, actionRaw: null, action: { type: "unparsed", value: null, parseError: "the reply is empty" } };
 
-  const marker = /(^|\n)\s*\**Action\**\s*:\s*/gi;
+  const marker = /(^|\n)\s*\**Action\**\s*:\**\s*/gi;
   let last: RegExpExecArray | null = null;
   for (let m = marker.exec(text); m; m = marker.exec(text)) last = m;
   if (last) {
@@ -113,7 +113,7 @@ export function parsePolicyReply(content: string | null | undefined): PolicyRepl
     const blank = actionRaw.search(/\n\s*\n/);
     if (blank !== -1) actionRaw = actionRaw.slice(0, blank);
     actionRaw = tidy(actionRaw);
-    const thought = head.replace(/^\s*\**(Reasoning|Thought)\**\s*:\s*/i, "").trim() || null;
+    const thought = head.replace(/^\s*\**(Reasoning|Thought)\**\s*:\**\s*/i, "").trim() || null;
     return { thought, actionRaw, action: parseLiveAction(actionRaw) };
   }
 

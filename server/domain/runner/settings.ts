@@ -88,7 +88,7 @@ export const trajectoryFilterSchema = trajectoryListInput.omit({ sort: true, dir
 
 export const taskSelectionSchema = z.discriminatedUnion("from", [
   /** The bundled demo task set (created on the worker's demo port when missing). */
-  z.object({ from: z.literal("demo") }),
+  z.object({ from: z.literal("demo"), limit: z.number().int().positive().max(MAX_TASKS_PER_RUN).optional() }),
   z.object({ from: z.literal("taskSet"), taskSetId: z.number().int().positive(), limit: z.number().int().positive().max(MAX_TASKS_PER_RUN).optional() }),
   z.object({ from: z.literal("trajectories"), filter: trajectoryFilterSchema, limit: z.number().int().positive().max(MAX_TASKS_PER_RUN).optional() }),
   z.object({ from: z.literal("tasks"), taskIds: z.array(z.number().int().positive()).min(1).max(MAX_TASKS_PER_RUN) }),

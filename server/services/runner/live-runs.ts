@@ -65,7 +65,8 @@ export function resolveTaskSelection(deps: LiveRunDeps, sel: TaskSelection): { t
   switch (sel.from) {
     case "demo": {
       const setId = ensureDemoTaskSet(db, demoBaseUrl(deps.env));
-      return { tasks: tasksOfSet(db, setId), label: "demo task set" };
+      const all = tasksOfSet(db, setId);
+      return { tasks: all.slice(0, sel.limit ?? all.length), label: `demo task set${sel.limit && sel.limit < all.length ? ` (first ${sel.limit})` : ""}` };
     }
     case "taskSet": {
       const set = getTaskSet(db, sel.taskSetId);

@@ -127,12 +127,9 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   if (!agentRun) throw new Error(`live run ${payload.runId} no longer exists`);
   const { task, taskSet } = found;
 
-  const restarted = job.job.attempts > 1;
-  const { id: trajectoryId } = startLiveTrajectory(db, lease, {
-    runId: payload.runId,
-    taskId: task.id,
-    outcomeDetail: restarted ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null,
-  });
+  // Kept on the finished trajectory too: a reviewer should know the run they see is a second try.
+  const restartNote = job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
+  const { id: trajectoryId } = startLiveTrajectory(db, lease, { runId: payload.runId, taskId: task.id, outcomeDetail: restartNote });
   const bundleDir = liveBundleDir(deps.dataDir, payload.runId, trajectoryId);
   await fsp.rm(bundleDir, { recursive: true, force: true });
   const writer = new BundleWriter(bundleDir);
@@ -289,6 +286,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     throw e;
   } finally {
     job.signal.removeEventListener("abort", onJobAbort);
+    // Ends whatever the run left in flight (a policy call past its step timeout).
+    if (!stop.signal.aborted) stop.abort(new Error("the run is over"));
     await session?.close();
   }
 
@@ -304,7 +303,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   return {
     trajectoryId,
     outcome: recorded.outcome,
-    outcomeDetail: recorded.outcomeDetail,
+    outcomeDetail: [recorded.outcomeDetail, restartNote].filter(Boolean).join("; ") || null,
     finalAnswer: recorded.finalAnswer,
     steps: stored.length,
     bundleDir,
@@ -316,12 +315,13 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     // Steps the sink and the database both hold; a failure between the two leaves the shorter list.
     const n = Math.min(sink.steps.length, stored.length);
     const bundleSteps = sink.steps.slice(0, n);
-    const head = { task: rec.task, run: rec.run, attempt: 0, finalAnswer: rec.finalAnswer, outcome: rec.outcome, outcomeDetail: rec.outcomeDetail };
+    const outcomeDetail = [rec.outcomeDetail, restartNote].filter(Boolean).join("; ") || null;
+    const head = { task: rec.task, run: rec.run, attempt: 0, finalAnswer: rec.finalAnswer, outcome: rec.outcome, outcomeDetail };
     const trajectory: BundleTrajectory = { ...head, steps: bundleSteps };
     await writer.finish([trajectory], `verdict live runner (${RUNNER_PROMPT_VERSION})`);
     finishLiveTrajectory(db, lease, trajectoryId, {
       outcome: rec.outcome,
-      outcomeDetail: rec.outcomeDetail,
+      outcomeDetail,
       finalAnswer: rec.finalAnswer,
       contentHash: contentHashOf(trajectory, stored.slice(0, n)),
       sourcePath: bundleDir,

@@ -16,6 +16,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import type { BrowserContext, Download, Page, Route, Request } from "playwright";
 import type { ActionGuard } from "../../browser/recorder";
+import { settlePage } from "../../browser/settle";
 import {
   actionNavigationTarget,
   blockedElementText,
@@ -62,7 +63,7 @@ function safeFileName(name: string): string {
 export class RunSafety {
   private readonly resolveHost: HostResolver;
   private readonly resolved = new Map<string, Promise<string[]>>();
-  /** Problems seen since the last action started, reported on that action's step. */
+  /** Problems seen since the last step's report, reported on the next action's step. */
   private pending: string[] = [];
   private lastGoodUrl: string | null = null;
   private installed = false;
@@ -123,7 +124,12 @@ export class RunSafety {
     }
     const refusal = mainFrameNavigation ? await this.navigationRefusal(url) : await this.privateAddressReason(url);
     if (refusal) {
-      if (mainFrameNavigation) this.pending.push(`navigation to ${url.href} was blocked: ${refusal}`);
+      if (mainFrameNavigation) {
+        this.pending.push(`navigation to ${url.href} was blocked: ${refusal}`);
+        // A navigation answered "204 No Content" is dropped by the browser: the agent stays on its page, where an
+        // aborted one would show Chromium's error page instead.
+        return route.fulfill({ status: 204, body: "" }).catch(() => {});
+      }
       return route.abort("blockedbyclient").catch(() => {});
     }
     return route.continue().catch(() => {});
@@ -158,7 +164,6 @@ export class RunSafety {
   actionGuard(getPage: () => Page): ActionGuard {
     return {
       before: async (action, observation) => {
-        this.pending = [];
         this.lastGoodUrl = observation.url;
         const blocked = blockedElementText(action, observation.elements, this.options.blockedTexts);
         if (blocked) {
@@ -172,8 +177,14 @@ export class RunSafety {
         }
         return null;
       },
-      after: async () => {
+      after: async (action) => {
         const page = getPage();
+        // Let what the action started land (a navigation, a download) so its problems are this step's; the next
+        // step's settle then finds the page quiet already. Clicks and keys may start a navigation a little later
+        // than the default quiet window: give them longer. A problem that still arrives late is reported with the
+        // next step.
+        const mayNavigate = ["click", "dblclick", "press", "type", "select"].includes(action.type);
+        if (!page.isClosed()) await settlePage(page, { capMs: 3_000, quietMs: mayNavigate ? 120 : 50 }).catch(() => null);
         const problems = this.takeEvents();
         if (page.isClosed()) return problems.join("; ") || null;
         // Redirects and script navigations are not all seen by the route: check where the page really is.

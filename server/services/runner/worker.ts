@@ -41,6 +41,10 @@ export interface RunnerWorkerOptions {
   heartbeatMs?: number;
   /** Port for the demo sites; null serves none. Defaults to VERDICT_DEMO_PORT or 4517. */
   demoPort?: number | null;
+  /** Demo sites served elsewhere (tests): used instead of serving them. */
+  demo?: { baseUrl: string; origins: string[] };
+  /** Launches the worker's browser (tests keep a handle on it); Chromium from the config by default. */
+  launch?: () => Promise<Browser>;
   headless?: boolean;
   retryPolicy?: RetryPolicy;
   clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
@@ -133,9 +137,14 @@ export function browserPool(launch: () => Promise<Browser>) {
 export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<WorkerSummary & { demoBaseUrl: string | null }> {
   const { ctx } = opts;
   const demoPort = opts.demoPort === undefined ? demoPortFromEnv(opts.env) : opts.demoPort;
-  const demo = demoPort === null ? null : await serveDemoSites(demoPort);
-  if (demo) opts.log?.(`demo sites ${demo.owned ? "served" : "already served by another process"} at ${demo.baseUrl}/`);
-  const browsers = browserPool(() => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true }));
+  let demo: { baseUrl: string; origins: string[] } | null = opts.demo ?? null;
+  let served: DemoSitesHandle | null = null;
+  if (!demo && demoPort !== null) {
+    served = await serveDemoSites(demoPort);
+    opts.log?.(`demo sites ${served.owned ? "served" : "already served by another process"} at ${served.baseUrl}/`);
+    demo = served;
+  }
+  const browsers = browserPool(opts.launch ?? (() => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true })));
   const deps: RunnerDeps = {
     db: ctx.db,
     store: ctx.store,
@@ -182,6 +191,6 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     clearInterval(sweep);
     reconcile();
     await browsers.close();
-    await demo?.close();
+    await served?.close();
   }
 }

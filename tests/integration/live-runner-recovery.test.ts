@@ -1,0 +1,257 @@
+/**
+ * Live runs across processes and entry points: a worker killed mid-run (its task starts over elsewhere, or fails
+ * with the reason once its attempts are used up), the `run` CLI command, and the liveRuns tRPC router.
+ */
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
+import { listJobs } from "../../db/repositories/jobs";
+import { liveGroupKey } from "../../db/repositories/live-runs";
+import { getTrajectoryDetail } from "../../db/repositories/trajectories";
+import { createCaller } from "../../server/api/root";
+import { chromiumAvailable, resolveChromiumPath } from "../../server/browser/launch";
+import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
+import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
+import { taskValues } from "../../server/services/ingest";
+import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
+import { runRunnerWorker } from "../../server/services/runner/worker";
+import { createTestContext, type TestContext } from "../helpers/context";
+
+const root = path.resolve(__dirname, "..", "..");
+const chromiumPath = resolveChromiumPath();
+const haveChromium = chromiumAvailable(chromiumPath);
+if (!haveChromium) console.warn(`Skipping live runner recovery tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
+
+let sites: DemoSitesServer;
+let ctx: TestContext;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  if (haveChromium) sites = await startDemoSites();
+});
+afterAll(async () => {
+  await sites?.close();
+});
+beforeEach(() => {
+  ctx = createTestContext("verdict-live-rec-");
+});
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
+  ctx.cleanup();
+});
+
+function addTask(externalId: string, startUrl: string | null): number {
+  const taskSet = { name: "Recovery tasks", benchmark: "adhoc" };
+  return upsertTask(
+    ctx.db,
+    ensureTaskSet(ctx.db, taskSet),
+    taskValues({ taskSet, externalId, site: null, intent: `Task ${externalId}`, startUrl, inputImages: [], referenceAnswers: [], evaluatorConfig: null, difficulty: null, tags: [], extra: null }),
+  ).id;
+}
+
+function start(req: LiveRunRequestInput) {
+  return startLiveRun({ db: ctx.db, env: {} }, liveRunRequestSchema.parse(req));
+}
+
+const LEASE_MS = 1_500;
+
+/** A worker in its own process, as `npm run worker` would be. */
+function spawnWorker(owner: string): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(root, "tests/helpers/live-worker-child.ts"), path.join(ctx.dir, "verdict.db"), ctx.dir, sites.baseUrl, String(LEASE_MS), owner],
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (d: Buffer) => d.toString().includes("ready") && resolve(child));
+    child.on("exit", (code) => reject(new Error(`worker child exited early (${code})`)));
+  });
+}
+
+function killed(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    child.removeAllListeners("exit");
+    child.once("exit", () => resolve());
+    child.kill("SIGKILL");
+  });
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const task0 = (runId: number) => liveRunDetail({ db: ctx.db, env: {} }, runId).tasks[0]!;
+const job0 = (runId: number) => listJobs(ctx.db, { groupKey: liveGroupKey(runId) })[0]!;
+
+function workHere(runId: number) {
+  return runRunnerWorker({
+    ctx,
+    env: {},
+    concurrency: 1,
+    groupKey: liveGroupKey(runId),
+    untilIdle: true,
+    leaseMs: LEASE_MS,
+    demo: { baseUrl: sites.baseUrl, origins: [`127.0.0.1:${sites.port}`] },
+  });
+}
+
+describe.skipIf(!haveChromium)("a killed worker's run", () => {
+  it("is taken back when its lease expires and starts over on another worker", async () => {
+    const { runId } = start({
+      tasks: { from: "tasks", taskIds: [addTask("rec.requeue", `${sites.baseUrl}/wiki/`)] },
+      policy: { kind: "scripted", source: "actions", actions: ["scroll [down]", "wait", "wait", "wait", "scroll [up]", "stop [recovered]"] },
+    });
+    const a = await spawnWorker("worker-a");
+    await waitFor("two steps from worker A", () => task0(runId).steps >= 2);
+    await killed(a);
+    expect(job0(runId)).toMatchObject({ status: "running", leaseOwner: "worker-a", attempts: 1 });
+    expect(task0(runId).outcome).toBe("running");
+
+    const summary = await workHere(runId);
+    expect(summary.succeeded).toBe(1);
+    expect(job0(runId)).toMatchObject({ status: "succeeded", attempts: 2 });
+    const t = task0(runId);
+    const detail = getTrajectoryDetail(ctx.db, t.trajectoryId!)!;
+    expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "recovered", stepCount: 6 });
+    expect(detail.trajectory.outcomeDetail).toBe("attempt 2 of 2: started again after the previous attempt was interrupted");
+    // The partial steps of the dead attempt are gone: one step per index, recorded by the second attempt.
+    expect(detail.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it("fails with the reason when its last attempt's worker dies too", async () => {
+    const { runId } = start({
+      tasks: { from: "tasks", taskIds: [addTask("rec.fail", `${sites.baseUrl}/shop/`)] },
+      policy: { kind: "scripted", source: "actions", actions: [...Array(12).fill("wait"), "stop [never]"] },
+      settings: { maxSteps: 20 },
+    });
+    const a = await spawnWorker("worker-a");
+    await waitFor("a step from worker A", () => task0(runId).steps >= 1);
+    await killed(a);
+    const b = await spawnWorker("worker-b");
+    await waitFor("worker B's attempt to record", () => {
+      const t = task0(runId);
+      return job0(runId).attempts === 2 && t.outcomeDetail?.startsWith("attempt 2 of 2") && t.steps >= 1;
+    });
+    await killed(b);
+
+    const summary = await workHere(runId);
+    expect(summary.succeeded + summary.failed).toBe(0);
+    expect(job0(runId)).toMatchObject({ status: "failed", attempts: 2, error: "lease of worker worker-b expired at attempt 2" });
+    const t = task0(runId);
+    expect(t).toMatchObject({ outcome: "error", outcomeDetail: "lease of worker worker-b expired at attempt 2", finished: true, progress: 1 });
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+describe.skipIf(!haveChromium)("npm run cli -- run", () => {
+  const run = promisify(execFile);
+  async function cli(args: string[], env: Record<string, string>) {
+    try {
+      const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
+        cwd: root,
+        env: { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: path.join(ctx.dir, "verdict.db"), ...env },
+      });
+      return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    } catch (e) {
+      const err = e as { code: number; stdout: string; stderr: string };
+      return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+    }
+  }
+
+  it("runs demo tasks with the scripted policy and prints one JSON object", async () => {
+    const port = await freePort();
+    const r = await cli(["run", "--tasks", "demo", "--limit", "2", "--policy", "scripted", "--concurrency", "2", "--json"], { VERDICT_DEMO_PORT: String(port) });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    const out = JSON.parse(lines[0]!);
+    expect(out).toMatchObject({ status: "finished", counts: { total: 2, succeeded: 2 }, answered: 2, policy: "Scripted · demo scripts" });
+    expect(out.trajectories.map((t: { externalId: string; finalAnswer: string }) => [t.externalId, t.finalAnswer])).toEqual([
+      ["demo.recipes--1", "45 minutes"],
+      ["demo.recipes--2", "Shakshuka, 541 reviews"],
+    ]);
+    // The demo tasks point at the port the worker served.
+    const detail = getTrajectoryDetail(ctx.db, out.trajectories[0].trajectoryId)!;
+    expect(detail.task.startUrl).toBe(`http://127.0.0.1:${port}/recipes/`);
+  });
+
+  it("replays a script file, and reports bad usage with exit 2", async () => {
+    const port = await freePort();
+    const script = path.join(ctx.dir, "script.txt");
+    fs.writeFileSync(script, "# look around, then answer\nScroll [WINDOW]; down\nstop [looked]\n");
+    const r = await cli(["run", "--tasks", "demo", "--limit", "1", "--policy", "scripted", "--script", script, "--json"], { VERDICT_DEMO_PORT: String(port) });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).trajectories[0]).toMatchObject({ outcome: "answered", finalAnswer: "looked", steps: 2 });
+
+    const noPolicy = await cli(["run", "--tasks", "demo"], {});
+    expect(noPolicy.code).toBe(2);
+    expect(noPolicy.stderr).toMatch(/--policy is required/);
+    const badSet = await cli(["run", "--tasks", "no such set", "--policy", "scripted"], {});
+    expect(badSet.code).toBe(2);
+    expect(badSet.stderr).toMatch(/neither "demo", a task set name or id, nor a file/);
+  });
+});
+
+describe("liveRuns router", () => {
+  const caller = () => createCaller({ ...ctx, headers: new Headers(), session: null });
+
+  it("previews, starts, lists, shows, streams and cancels a run (no worker needed to queue it)", async () => {
+    const good = addTask("rt.good", "http://127.0.0.1:4517/wiki/");
+    const noUrl = addTask("rt.nourl", null);
+    const api = caller();
+
+    const preview = await api.liveRuns.preview({ tasks: { from: "tasks", taskIds: [good, noUrl] }, policy: { kind: "scripted", source: "demo" } });
+    expect(preview).toMatchObject({ count: 2, withoutStartUrl: ["rt.nourl"], withoutScript: ["rt.good", "rt.nourl"] });
+    await expect(
+      api.liveRuns.start({ tasks: { from: "tasks", taskIds: [good, noUrl] }, policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] } }),
+    ).rejects.toThrow(/1 of the 2 selected tasks have no usable http\(s\) start URL \(rt\.nourl: null\)/);
+    await expect(
+      api.liveRuns.start({ tasks: { from: "tasks", taskIds: [good] }, policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] }, settings: { allowedHosts: ["ok.com", "not a host!"] } }),
+    ).rejects.toThrow(/settings\.allowedHosts: "not a host!" is not a host name/);
+
+    const { runId } = await api.liveRuns.start({
+      name: "router run",
+      tasks: { from: "tasks", taskIds: [good] },
+      policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+      settings: { maxSteps: 5, allowedHosts: ["https://Example.com/path"], blockedTexts: ["Delete", "Delete"] },
+    });
+    const list = await api.liveRuns.list();
+    expect(list[0]).toMatchObject({ id: runId, name: "router run", status: "queued", counts: { total: 1, queued: 1 }, policy: { kind: "scripted" } });
+
+    const detail = await api.liveRuns.byId({ id: runId });
+    expect(detail.settings).toMatchObject({ maxSteps: 5, allowedHosts: ["example.com"], blockedTexts: ["Delete"] });
+    expect(detail.tasks[0]).toMatchObject({ externalId: "rt.good", jobStatus: "queued", progress: 0, trajectoryId: null });
+
+    const stream = await api.liveRuns.watch({ id: runId });
+    const it = stream[Symbol.asyncIterator]();
+    const first = await it.next();
+    expect(first.value).toMatchObject({ status: "queued", counts: { queued: 1 } });
+    expect(await api.liveRuns.cancel({ runId })).toEqual({ cancelled: 1, signalled: 0 });
+    const next = await it.next();
+    expect(next.value).toMatchObject({ status: "cancelled", counts: { cancelled: 1 } });
+    expect((await it.next()).done).toBe(true);
+
+    await expect(api.liveRuns.byId({ id: 9999 })).rejects.toThrow(/No live run with id 9999/);
+    await expect((await api.liveRuns.watchTrajectory({ id: 9999 }))[Symbol.asyncIterator]().next()).rejects.toThrow(/No live trajectory/);
+  });
+});
