@@ -8,6 +8,10 @@
  * `page.screenshot()` before each; when the recorded click led to another URL it waits for that URL to load, which
  * is the least any loop must do to stay on the same pages. Passes alternate (recorder, bare, recorder, bare) so
  * that background load on the machine hits both alike. The first step of every pass (initial page load) is left out.
+ *
+ * Then the live runner as a whole: four demo tasks started as one live run with concurrency 4 (scripted demo
+ * policy) and carried out by one runner worker with four slots, through the job queue, the safety guard and the
+ * incremental database writes, on this machine's two cores. Every task must finish without a failure.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -19,6 +23,14 @@ import { createScriptedPolicy } from "../../server/browser/scripted-policy";
 import { BrowserSession } from "../../server/browser/session";
 import { startDemoSites } from "../../server/demo-sites/server";
 import { BundleWriter } from "../../server/services/bundle-io";
+import { listJobs } from "../../db/repositories/jobs";
+import { liveGroupKey } from "../../db/repositories/live-runs";
+import { getSteps } from "../../db/repositories/trajectories";
+import { createAppContext } from "../../server/context";
+import { liveRunRequestSchema } from "../../server/domain/runner/settings";
+import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
+import { runRunnerWorker } from "../../server/services/runner/worker";
+import type { DemoSitesServer } from "../../server/demo-sites/server";
 import { median, percentile, type BenchFigure } from "./types";
 
 const ROUNDS = 3;
@@ -114,6 +126,8 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
     fs.rmSync(outDir, { recursive: true, force: true });
   }
 
+  const concurrent = await concurrentLiveRuns(chromiumPath);
+
   const total = ours.map(overhead);
   const ourMedian = median(total);
   const bareMedian = median(bare);
@@ -134,5 +148,58 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
     { name: "bare screenshot + click loop, p95", value: percentile(bare, 95), unit: "ms" },
     { name: "runner / bare loop (medians)", value: ratio, unit: "×", target: "≤ 1.5×", ok: ratio <= 1.5 },
     { name: "runner / bare loop (p95)", value: percentile(total, 95) / percentile(bare, 95), unit: "×" },
+    ...concurrent,
   ];
+}
+
+const CONCURRENT_RUNS = 4;
+
+/** Four live runs at once through the whole runner (queue, worker, guard, database); all must end without failure. */
+async function concurrentLiveRuns(chromiumPath: string): Promise<BenchFigure[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-live-"));
+  const ctx = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath });
+  let sites: DemoSitesServer | null = null;
+  try {
+    sites = await startDemoSites();
+    const env = { VERDICT_DEMO_PORT: String(sites.port) };
+    const { runId, tasks } = startLiveRun(
+      { db: ctx.db, env },
+      liveRunRequestSchema.parse({
+        name: "bench: four at once",
+        tasks: { from: "demo", limit: CONCURRENT_RUNS },
+        policy: { kind: "scripted", source: "demo" },
+        settings: { concurrency: CONCURRENT_RUNS },
+      }),
+    );
+    let most = 0;
+    const watch = setInterval(() => {
+      most = Math.max(most, listJobs(ctx.db, { groupKey: liveGroupKey(runId), status: "running" }).length);
+    }, 20);
+    const started = performance.now();
+    const summary = await runRunnerWorker({
+      ctx,
+      env,
+      concurrency: CONCURRENT_RUNS,
+      groupKey: liveGroupKey(runId),
+      untilIdle: true,
+      demo: { baseUrl: sites.baseUrl, origins: [`127.0.0.1:${sites.port}`] },
+    });
+    const seconds = (performance.now() - started) / 1000;
+    clearInterval(watch);
+    const d = liveRunDetail({ db: ctx.db, env }, runId);
+    // A failure is a job that failed or a run that ended in an error; scripted demo runs all answer.
+    const failures = d.counts.failed + d.counts.cancelled + d.tasks.filter((t) => t.outcome !== "answered").length;
+    const durations = d.tasks.flatMap((t) => (t.trajectoryId ? getSteps(ctx.db, t.trajectoryId).slice(1).map((s) => s.durationMs ?? 0) : []));
+    return [
+      { name: `${CONCURRENT_RUNS} concurrent live runs (${os.cpus().length} cores): failures`, value: failures, unit: `of ${tasks} runs`, target: "0", ok: failures === 0 && summary.succeeded === tasks },
+      { name: "  of which ran at the same time (most)", value: most, unit: "runs", target: `${CONCURRENT_RUNS}`, ok: most === CONCURRENT_RUNS },
+      { name: "  wall time", value: seconds, unit: "s" },
+      { name: `  live step duration, median (${durations.length} steps)`, value: median(durations), unit: "ms" },
+      { name: "  live step duration, p95", value: percentile(durations, 95), unit: "ms" },
+    ];
+  } finally {
+    await sites?.close();
+    ctx.db.$client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
