@@ -25,7 +25,10 @@ beforeAll(async () => {
     const report = await runImport(ctx, { path: source });
     for (const t of report.trajectories) ids[t.externalTaskId] = t.id;
   }
-  api = createCaller(createTRPCContext({ headers: new Headers() }, ctx));
+  // A signed-in admin: the browser's procedures are for signed-in users once accounts exist. (Passed as a
+  // variable so the call type-checks whether or not the context factory takes a session yet.)
+  const opts = { headers: new Headers(), session: { userId: "test-admin", name: "Test Admin", email: "admin@example.test", role: "admin" as const } };
+  api = createCaller(await createTRPCContext(opts, ctx));
 });
 
 afterAll(() => ctx?.cleanup());
