@@ -19,8 +19,11 @@ beforeEach(() => {
 });
 afterEach(() => ctx.cleanup());
 
+/** Judge configurations and batches are researchers' business. */
+const researcher = { userId: "test-researcher", name: "Test Researcher", email: "researcher@example.test", role: "researcher" as const };
+
 function caller() {
-  return createCaller({ ...ctx, headers: new Headers(), session: null });
+  return createCaller({ ...ctx, headers: new Headers(), session: researcher });
 }
 
 describe("judge tRPC router", () => {
