@@ -108,6 +108,7 @@ export const trajectories = sqliteTable(
     index("trajectories_task_idx").on(t.taskId),
     index("trajectories_outcome_idx").on(t.outcome),
     index("trajectories_steps_idx").on(t.stepCount),
+    index("trajectories_updated_idx").on(t.updatedAt),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX `trajectories_updated_idx` ON `trajectories` (`updated_at`);
