@@ -23,11 +23,12 @@ function nonEmpty(v: string | undefined): string | undefined {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): VerdictConfig {
-  const dataDir = path.resolve(nonEmpty(env.VERDICT_DATA_DIR) ?? "data");
+  // turbopackIgnore: these are runtime paths, not files for the bundler to trace.
+  const dataDir = path.resolve(/*turbopackIgnore: true*/ nonEmpty(env.VERDICT_DATA_DIR) ?? "data");
   const dbPath = nonEmpty(env.VERDICT_DB) ?? path.join(dataDir, "verdict.db");
   return {
     dataDir,
-    dbPath: dbPath === ":memory:" ? dbPath : path.resolve(dbPath),
+    dbPath: dbPath === ":memory:" ? dbPath : path.resolve(/*turbopackIgnore: true*/ dbPath),
     chromiumPath: nonEmpty(env.CHROMIUM_PATH) ?? "/usr/bin/chromium",
     authSecret: nonEmpty(env.VERDICT_AUTH_SECRET),
     baseUrl: nonEmpty(env.VERDICT_BASE_URL),
