@@ -784,3 +784,10 @@ export function exportConsolidatedRows(db: Db, campaignId: number) {
     .orderBy(asc(consolidatedLabels.itemId))
     .all();
 }
+
+/** Trajectory ids in the campaigns a user labels in (what an annotator may browse), ascending. */
+export function annotatorTrajectoryIds(db: Db, userId: string): number[] {
+  return db
+    .all<{ trajectory_id: number }>(sql`select distinct trajectory_id from ${annotatorTrajectoryIdsSql(userId)} order by trajectory_id`)
+    .map((r) => r.trajectory_id);
+}

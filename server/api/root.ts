@@ -6,6 +6,8 @@ import { runsRouter, taskSetsRouter, tasksRouter } from "./routers/catalog";
 import { trajectoriesRouter } from "./routers/trajectories";
 import { liveRunsRouter } from "./routers/live-runs";
 import { judgeRouter } from "./routers/judge";
+import { accountsRouter } from "./routers/accounts";
+import { campaignsRouter, labellingRouter } from "./routers/annotation";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -16,6 +18,9 @@ export const appRouter = createTRPCRouter({
   analytics: analyticsRouter,
   liveRuns: liveRunsRouter,
   judge: judgeRouter,
+  accounts: accountsRouter,
+  campaigns: campaignsRouter,
+  labelling: labellingRouter,
 });
 
 export type AppRouter = typeof appRouter;

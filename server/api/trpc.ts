@@ -1,23 +1,32 @@
 /**
- * tRPC initialisation: the request context, the transformer, error shaping and the procedure builders.
+ * tRPC initialisation: the request context (with the signed-in user), the transformer, error shaping and the
+ * procedure builders.
  *
- * Every procedure in server/api/routers is built from `publicProcedure`. The accounts issue swaps in
- * role-checked builders (e.g. `annotatorProcedure`) derived from it; routers then change one import.
+ * Every procedure states who may call it by the builder it starts from, and the builder records that in the
+ * procedure's meta (`access`) so a test can walk the router and check each one:
+ * - `publicProcedure`      anyone, signed in or not (sign-in state, first-run setup, invitations);
+ * - `authedProcedure`      any signed-in user (browsing, an annotator's own queue and labels);
+ * - `researcherProcedure`  researchers and admins (campaigns, adjudication, judges, analytics, imports);
+ * - `adminProcedure`       admins (users and settings).
+ * Finer rules that depend on data (an annotator sees only their campaigns' trajectories; the blind rule) are
+ * the services', which receive `ctx.actor`.
  */
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
+import type { Role } from "../../db/schema/index";
+import { sessionFromHeaders } from "../auth/auth";
+import { hasRole, type Actor } from "../auth/roles";
 import { getAppContext, type AppContext } from "../context";
 import { AppError } from "../errors";
 import { ImportError } from "../importers/types";
 
-/**
- * Who is asking. Null until the accounts issue adds sign-in; kept in the context now so procedures and the
- * role-checking middleware it will add have one place to read it from.
- */
+/** Who is asking: the signed-in user of the request, from better-auth's session cookie. */
 export interface RequestSession {
   userId: string;
-  role: string;
+  name: string;
+  email: string;
+  role: Role;
 }
 
 export interface TrpcContext extends AppContext {
@@ -25,12 +34,26 @@ export interface TrpcContext extends AppContext {
   session: RequestSession | null;
 }
 
-/** Builds the per-request context from the process-wide app context (database, store, config). */
-export function createTRPCContext(opts: { headers: Headers }, app: AppContext = getAppContext()): TrpcContext {
-  return { ...app, headers: opts.headers, session: null };
+/** Who may call a procedure; see the module comment. */
+export type Access = "public" | "signedIn" | "researcher" | "admin";
+
+export interface ProcedureMeta {
+  access?: Access;
 }
 
-const t = initTRPC.context<TrpcContext>().create({
+/**
+ * Builds the per-request context: the process-wide app context plus the session read from the request's cookies.
+ * `session` can be given instead (server-side callers that already know who is asking; tests).
+ */
+export async function createTRPCContext(
+  opts: { headers: Headers; session?: RequestSession | null },
+  app: AppContext = getAppContext(),
+): Promise<TrpcContext> {
+  const session = opts.session !== undefined ? opts.session : await sessionFromHeaders(app, opts.headers);
+  return { ...app, headers: opts.headers, session };
+}
+
+const t = initTRPC.context<TrpcContext>().meta<ProcedureMeta>().create({
   transformer: superjson,
   errorFormatter({ shape, error }) {
     const cause = error.cause;
@@ -69,5 +92,26 @@ const domainErrors = t.middleware(async ({ next }) => {
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-/** Base procedure: every procedure is built from this one (see the module comment). */
-export const publicProcedure = t.procedure.use(domainErrors);
+const base = t.procedure.use(domainErrors);
+
+function requireAccess(access: Exclude<Access, "public">) {
+  return t.middleware(({ ctx, next }) => {
+    const session = ctx.session;
+    if (!session) throw new TRPCError({ code: "UNAUTHORIZED", message: "Sign in to do this" });
+    if (access === "researcher" && !hasRole(session, "researcher")) {
+      throw new TRPCError({ code: "FORBIDDEN", message: "Only researchers and admins can do this" });
+    }
+    if (access === "admin" && !hasRole(session, "admin")) throw new TRPCError({ code: "FORBIDDEN", message: "Only admins can do this" });
+    const actor: Actor = { userId: session.userId, name: session.name, role: session.role };
+    return next({ ctx: { ...ctx, session, actor } });
+  });
+}
+
+/** Anyone, signed in or not. */
+export const publicProcedure = base.meta({ access: "public" });
+/** Any signed-in user; `ctx.actor` is set. */
+export const authedProcedure = base.meta({ access: "signedIn" }).use(requireAccess("signedIn"));
+/** Researchers and admins. */
+export const researcherProcedure = base.meta({ access: "researcher" }).use(requireAccess("researcher"));
+/** Admins. */
+export const adminProcedure = base.meta({ access: "admin" }).use(requireAccess("admin"));

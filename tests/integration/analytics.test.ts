@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root";
-import { createTRPCContext } from "../../server/api/trpc";
+import { callerWithRole } from "../helpers/trpc";
 import { upsertVerdict } from "../../db/repositories/evaluation";
 import { selectionRows } from "../../server/services/analytics";
 import type { Selection } from "../../server/domain/analytics/selection";
@@ -21,7 +21,7 @@ let api: ReturnType<typeof createCaller>;
 beforeAll(() => {
   ctx = createTestContext("verdict-analytics-");
   fx = seedAnalyticsFixture(ctx.db);
-  api = createCaller(createTRPCContext({ headers: new Headers() }, ctx));
+  api = callerWithRole(ctx, "researcher");
 });
 afterAll(() => ctx.cleanup());
 

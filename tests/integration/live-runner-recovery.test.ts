@@ -213,7 +213,8 @@ describe.skipIf(!haveChromium)("npm run cli -- run", () => {
 });
 
 describe("liveRuns router", () => {
-  const caller = () => createCaller({ ...ctx, headers: new Headers(), session: null });
+  // Live runs are researchers' business (see server/api/trpc.ts).
+  const caller = () => createCaller({ ...ctx, headers: new Headers(), session: { userId: "test-researcher", name: "Test Researcher", email: "researcher@example.test", role: "researcher" } });
 
   it("previews, starts, lists, shows, streams and cancels a run (no worker needed to queue it)", async () => {
     const good = addTask("rt.good", "http://127.0.0.1:4517/wiki/");

@@ -16,7 +16,7 @@ import {
   judgeAgreementList,
   judgeDisagreements,
 } from "../../services/analytics";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { createTRPCRouter, researcherProcedure } from "../trpc";
 
 const id = z.number().int().positive();
 
@@ -39,15 +39,15 @@ const common = {
 export const MAX_CSV_CHARS = 50_000_000;
 
 export const analyticsRouter = createTRPCRouter({
-  options: publicProcedure.query(({ ctx }) => analyticsOptions(ctx.db)),
+  options: researcherProcedure.query(({ ctx }) => analyticsOptions(ctx.db)),
 
-  overview: publicProcedure
+  overview: researcherProcedure
     .input(z.object({ ...common, difficulty: z.enum(DIFFICULTY_DIMENSIONS).default("overall") }))
     .query(({ ctx, input }) => analyticsOverview(ctx.db, input)),
 
-  judges: publicProcedure.input(z.object(common)).query(({ ctx, input }) => judgeAgreementList(ctx.db, input)),
+  judges: researcherProcedure.input(z.object(common)).query(({ ctx, input }) => judgeAgreementList(ctx.db, input)),
 
-  judge: publicProcedure
+  judge: researcherProcedure
     .input(
       z.object({
         ...common,
@@ -59,7 +59,7 @@ export const analyticsRouter = createTRPCRouter({
     )
     .query(({ ctx, input }) => judgeAgreementDetail(ctx.db, input)),
 
-  disagreements: publicProcedure
+  disagreements: researcherProcedure
     .input(
       z.object({
         ...common,
@@ -71,19 +71,19 @@ export const analyticsRouter = createTRPCRouter({
     )
     .query(({ ctx, input }) => judgeDisagreements(ctx.db, input)),
 
-  campaigns: publicProcedure.query(({ ctx }) => campaignList(ctx.db)),
+  campaigns: researcherProcedure.query(({ ctx }) => campaignList(ctx.db)),
 
-  humans: publicProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => humanAgreement(ctx.db, input.campaignId)),
+  humans: researcherProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => humanAgreement(ctx.db, input.campaignId)),
 
-  errors: publicProcedure
+  errors: researcherProcedure
     .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
     .query(({ ctx, input }) => errorAnalysis(ctx.db, input)),
 
-  drill: publicProcedure
+  drill: researcherProcedure
     .input(z.object({ sel: selectionSchema, page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
     .query(({ ctx, input }) => drillDown(ctx.db, input)),
 
-  csvAgreement: publicProcedure
+  csvAgreement: researcherProcedure
     .input(
       z.object({
         fileName: z.string().min(1).max(300),

@@ -3,13 +3,14 @@
  */
 import { z } from "zod";
 import { runList, runOverview, taskOverview, taskSetList, taskSetOverview } from "../../services/trajectory-views";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { browsableTrajectoryIds } from "../../services/annotation";
+import { authedProcedure, createTRPCRouter } from "../trpc";
 
 const byId = z.object({ id: z.number().int().positive() });
 
 export const taskSetsRouter = createTRPCRouter({
-  list: publicProcedure.query(({ ctx }) => taskSetList(ctx.db)),
-  byId: publicProcedure
+  list: authedProcedure.query(({ ctx }) => taskSetList(ctx.db)),
+  byId: authedProcedure
     .input(
       byId.extend({
         q: z.string().max(500).optional(),
@@ -22,10 +23,17 @@ export const taskSetsRouter = createTRPCRouter({
 });
 
 export const tasksRouter = createTRPCRouter({
-  byId: publicProcedure.input(byId).query(({ ctx, input }) => taskOverview(ctx.db, input.id)),
+  /** Annotators see only the task's trajectories that are in their campaigns. */
+  byId: authedProcedure.input(byId).query(({ ctx, input }) => {
+    const overview = taskOverview(ctx.db, input.id);
+    const allowed = browsableTrajectoryIds(ctx.db, ctx.actor);
+    if (allowed === null) return overview;
+    const set = new Set(allowed);
+    return { ...overview, trajectories: overview.trajectories.filter((t) => set.has(t.id)) };
+  }),
 });
 
 export const runsRouter = createTRPCRouter({
-  list: publicProcedure.query(({ ctx }) => runList(ctx.db)),
-  byId: publicProcedure.input(byId).query(({ ctx, input }) => runOverview(ctx.db, input.id)),
+  list: authedProcedure.query(({ ctx }) => runList(ctx.db)),
+  byId: authedProcedure.input(byId).query(({ ctx, input }) => runOverview(ctx.db, input.id)),
 });

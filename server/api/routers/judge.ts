@@ -30,7 +30,8 @@ import {
   updateJudgeConfig,
 } from "../../services/judge/configs";
 import { evaluateRuleVerdicts } from "../../services/judge/rules";
-import { createTRPCRouter, publicProcedure, type TrpcContext } from "../trpc";
+import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
+import { authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 
 /** The judge services take the environment from their caller (API keys named by configurations live there). */
 function deps(ctx: TrpcContext) {
@@ -99,9 +100,9 @@ function batchRequest(ctx: TrpcContext, input: z.infer<typeof batchInput>) {
 
 export const judgeRouter = createTRPCRouter({
   configs: createTRPCRouter({
-    list: publicProcedure.query(({ ctx }) => listJudgeConfigViews(ctx.db)),
-    byId: publicProcedure.input(z.object({ id })).query(({ ctx, input }) => toView(requireJudgeConfig(ctx.db, input.id))),
-    create: publicProcedure
+    list: researcherProcedure.query(({ ctx }) => listJudgeConfigViews(ctx.db)),
+    byId: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => toView(requireJudgeConfig(ctx.db, input.id))),
+    create: researcherProcedure
       .input(configFields.extend({ name: z.string().min(1).max(100), apiKey: z.string().min(1).max(500).optional() }))
       .mutation(({ ctx, input }) => {
         const { apiKey, ...fields } = input;
@@ -110,37 +111,37 @@ export const judgeRouter = createTRPCRouter({
         if (apiKey) setStoredApiKey(ctx.db, view.id, apiKey);
         return toView(requireJudgeConfig(ctx.db, view.id));
       }),
-    update: publicProcedure
+    update: researcherProcedure
       .input(z.object({ id, patch: configFields }))
       .mutation(({ ctx, input }) => updateJudgeConfig(ctx.db, input.id, input.patch)),
-    setApiKey: publicProcedure
+    setApiKey: researcherProcedure
       .input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() }))
       .mutation(({ ctx, input }) => {
         setStoredApiKey(ctx.db, input.id, input.apiKey);
         return { apiKeySource: toView(requireJudgeConfig(ctx.db, input.id)).apiKeySource };
       }),
-    remove: publicProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
+    remove: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
       deleteJudgeConfig(ctx.db, input.id);
       return { removed: input.id };
     }),
   }),
 
   batches: createTRPCRouter({
-    list: publicProcedure.query(({ ctx }) => listBatches(ctx.db)),
+    list: researcherProcedure.query(({ ctx }) => listBatches(ctx.db)),
     /** Calls, tokens and cost before starting; nothing is created. */
-    estimate: publicProcedure.input(batchInput).query(({ ctx, input }) => {
+    estimate: researcherProcedure.input(batchInput).query(({ ctx, input }) => {
       const { plan: _plan, ...estimate } = estimateJudgeBatch(ctx.db, batchRequest(ctx, input));
       void _plan;
       return estimate;
     }),
-    start: publicProcedure.input(batchInput).mutation(({ ctx, input }) => {
+    start: researcherProcedure.input(batchInput).mutation(({ ctx, input }) => {
       const { batch, estimate } = createJudgeBatch(ctx.db, batchRequest(ctx, input));
       if (batch.status === "pending") startJudgeBatchInBackground(deps(ctx), batch.id);
       return { batchId: batch.id, estimate };
     }),
-    progress: publicProcedure.input(z.object({ id })).query(({ ctx, input }) => judgeBatchProgress(ctx.db, input.id)),
-    cancel: publicProcedure.input(z.object({ id })).mutation(({ ctx, input }) => cancelJudgeBatch(ctx.db, input.id)),
-    resume: publicProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
+    progress: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => judgeBatchProgress(ctx.db, input.id)),
+    cancel: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => cancelJudgeBatch(ctx.db, input.id)),
+    resume: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
       const r = resumeJudgeBatch(ctx.db, input.id);
       const started = startJudgeBatchInBackground(deps(ctx), input.id);
       return { ...r, started };
@@ -148,13 +149,18 @@ export const judgeRouter = createTRPCRouter({
   }),
 
   verdicts: createTRPCRouter({
-    forTrajectory: publicProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => listVerdicts(ctx.db, { trajectoryId: input.trajectoryId })),
+    /** Any signed-in user who may see the trajectory; the blind rule hides them from its annotators until they label it. */
+    forTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => {
+      assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
+      assertMayViewEvaluations(ctx.db, ctx.actor.userId, input.trajectoryId);
+      return listVerdicts(ctx.db, { trajectoryId: input.trajectoryId });
+    }),
     /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
-    evaluators: publicProcedure.query(({ ctx }) => listEvaluatorSummaries(ctx.db)),
+    evaluators: researcherProcedure.query(({ ctx }) => listEvaluatorSummaries(ctx.db)),
   }),
 
   rules: createTRPCRouter({
-    run: publicProcedure
+    run: researcherProcedure
       .input(
         z.object({
           selection,

@@ -16,7 +16,7 @@ import {
   startLiveRun,
 } from "../../services/runner/live-runs";
 import { getTrajectoryForPlayer } from "../../services/trajectory-views";
-import { createTRPCRouter, publicProcedure, type TrpcContext } from "../trpc";
+import { createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 
 /** How often a watched run is looked at. */
 const POLL_MS = 300;
@@ -41,25 +41,25 @@ function deps(ctx: TrpcContext) {
 const id = z.number().int().positive();
 
 export const liveRunsRouter = createTRPCRouter({
-  formOptions: publicProcedure.query(({ ctx }) => liveRunFormOptions(deps(ctx))),
+  formOptions: researcherProcedure.query(({ ctx }) => liveRunFormOptions(deps(ctx))),
 
-  preview: publicProcedure
+  preview: researcherProcedure
     .input(z.object({ tasks: taskSelectionSchema, policy: policySpecSchema }))
     .query(({ ctx, input }) => previewLiveRun(deps(ctx), input)),
 
-  start: publicProcedure.input(liveRunRequestSchema).mutation(({ ctx, input }) => startLiveRun(deps(ctx), input, ctx.session?.userId ?? null)),
+  start: researcherProcedure.input(liveRunRequestSchema).mutation(({ ctx, input }) => startLiveRun(deps(ctx), input, ctx.session?.userId ?? null)),
 
-  list: publicProcedure.query(({ ctx }) => listLiveRuns(deps(ctx))),
+  list: researcherProcedure.query(({ ctx }) => listLiveRuns(deps(ctx))),
 
-  byId: publicProcedure.input(z.object({ id })).query(({ ctx, input }) => liveRunDetail(deps(ctx), input.id)),
+  byId: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => liveRunDetail(deps(ctx), input.id)),
 
   /** Cancels the run, or one task of it when `taskId` is given. */
-  cancel: publicProcedure
+  cancel: researcherProcedure
     .input(z.object({ runId: id, taskId: id.optional() }))
     .mutation(({ ctx, input }) => cancelLiveRun(deps(ctx), input.runId, input.taskId)),
 
   /** Snapshots of a run (its tasks, progress, status) as they change; ends when no task is left to run. */
-  watch: publicProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
+  watch: researcherProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
     let last = "";
     while (!signal?.aborted) {
       const detail = liveRunDetail(deps(ctx), input.id);
@@ -74,7 +74,7 @@ export const liveRunsRouter = createTRPCRouter({
   }),
 
   /** The player's view of a live trajectory, again each time a step is recorded; ends when it is finished. */
-  watchTrajectory: publicProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
+  watchTrajectory: researcherProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
     if (!liveTrajectoryRef(ctx.db, input.id)) throw new NotFoundError("live trajectory", input.id);
     let last = "";
     while (!signal?.aborted) {

@@ -4,19 +4,22 @@
 import { z } from "zod";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
-import { createTRPCRouter, publicProcedure } from "../trpc";
+import { assertTrajectoryBrowsable, scopeTrajectoryFilter } from "../../services/annotation";
+import { authedProcedure, createTRPCRouter } from "../trpc";
 
 export const trajectoriesRouter = createTRPCRouter({
-  list: publicProcedure.input(trajectoryListInput).query(({ ctx, input }) => listTrajectoryPage(ctx.db, input)),
+  /** Annotators get only the trajectories of their campaigns. */
+  list: authedProcedure.input(trajectoryListInput).query(({ ctx, input }) => listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.db, ctx.actor, input))),
 
-  filterOptions: publicProcedure.query(({ ctx }) => trajectoryFilterOptions(ctx.db)),
+  filterOptions: authedProcedure.query(({ ctx }) => trajectoryFilterOptions(ctx.db)),
 
-  byId: publicProcedure
-    .input(z.object({ id: z.number().int().positive() }))
-    .query(({ ctx, input }) => getTrajectoryForPlayer(ctx.db, input.id)),
+  byId: authedProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => {
+    assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
+    return getTrajectoryForPlayer(ctx.db, input.id);
+  }),
 
   /** Encode a trajectory's screenshots at the width the player shows them, starting from the current step. */
-  warmImages: publicProcedure
+  warmImages: authedProcedure
     .input(
       z.object({
         id: z.number().int().positive(),
@@ -25,5 +28,8 @@ export const trajectoriesRouter = createTRPCRouter({
         raw: z.boolean().default(false),
       }),
     )
-    .mutation(({ ctx, input }) => ({ queued: warmTrajectoryImages(ctx, input) })),
+    .mutation(({ ctx, input }) => {
+      assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
+      return { queued: warmTrajectoryImages(ctx, input) };
+    }),
 });

@@ -7,3 +7,4 @@ export * from "./labelling";
 export * from "./consolidation";
 export * from "./blind";
 export * from "./io";
+export * from "./scope";

@@ -3,14 +3,15 @@
  *
  * Serves a stored screenshot by content hash. The hash must be a known row in `screenshots`; anything else is
  * a 404 (request text never becomes a filesystem path). Content never changes for a URL, so responses are
- * cached forever by browsers and proxies.
+ * cached forever; privately, because only signed-in users may fetch them (401 otherwise).
  */
+import { sessionFromHeaders } from "@/server/auth/auth";
 import { getAppContext } from "@/server/context";
 import { parseVariantRequest } from "@/server/domain/image-variants";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { getScreenshotImage } from "@/server/services/images";
 
-const IMMUTABLE = "public, max-age=31536000, immutable";
+const IMMUTABLE = "private, max-age=31536000, immutable";
 
 function notFound(): Response {
   return new Response("Screenshot not found\n", {
@@ -25,8 +26,12 @@ export async function GET(req: Request, { params }: { params: Promise<{ hash: st
   if (!parsed.ok) {
     return new Response(`${parsed.error}\n`, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
+  const app = getAppContext();
+  if (!(await sessionFromHeaders(app, req.headers))) {
+    return new Response("Sign in to see screenshots\n", { status: 401, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
+  }
   try {
-    const image = await getScreenshotImage(getAppContext(), hash, parsed.value);
+    const image = await getScreenshotImage(app, hash, parsed.value);
     const headers = { "Cache-Control": IMMUTABLE, ETag: image.etag };
     const ifNoneMatch = req.headers.get("if-none-match");
     if (ifNoneMatch && ifNoneMatch.split(/\s*,\s*/).some((t) => t === image.etag || t === `W/${image.etag}`)) {

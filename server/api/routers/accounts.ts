@@ -1,0 +1,63 @@
+/**
+ * Accounts over tRPC: who am I (anyone), first-run setup and invitation acceptance (public, one-shot), user
+ * management (admins).
+ */
+import { z } from "zod";
+import { ROLES } from "../../../db/schema/index";
+import {
+  acceptInvitation,
+  cancelInvitation,
+  changeRole,
+  createAccount,
+  describeInvitation,
+  invite,
+  listAccounts,
+  needsSetup,
+  openInvitations,
+  setDeactivated,
+  setPassword,
+  setupFirstAdmin,
+} from "../../services/accounts";
+import { adminProcedure, authedProcedure, createTRPCRouter, publicProcedure, researcherProcedure } from "../trpc";
+
+const password = z.string().min(8).max(256);
+const email = z.string().min(3).max(320);
+const name = z.string().min(1).max(200);
+
+export const accountsRouter = createTRPCRouter({
+  /** The signed-in user, or null; and whether the installation still needs its first account. */
+  session: publicProcedure.query(({ ctx }) => ({ user: ctx.session, needsSetup: needsSetup(ctx) })),
+
+  setup: publicProcedure.input(z.object({ email, name, password })).mutation(({ ctx, input }) => setupFirstAdmin(ctx, input)),
+
+  invitation: publicProcedure.input(z.object({ token: z.string().min(10).max(200) })).query(({ ctx, input }) => describeInvitation(ctx, input.token)),
+
+  acceptInvitation: publicProcedure
+    .input(z.object({ token: z.string().min(10).max(200), name, password }))
+    .mutation(({ ctx, input }) => acceptInvitation(ctx, input.token, input)),
+
+  me: authedProcedure.query(({ ctx }) => ctx.actor),
+
+  list: adminProcedure.query(({ ctx }) => ({ users: listAccounts(ctx), invitations: openInvitations(ctx) })),
+
+  /** Annotator picker for campaigns (researchers need it too): names and roles only. */
+  directory: researcherProcedure.query(({ ctx }) => listAccounts(ctx).filter((u) => !u.banned).map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role }))),
+
+  create: adminProcedure
+    .input(z.object({ email, name, role: z.enum(ROLES), password: password.optional() }))
+    .mutation(({ ctx, input }) => createAccount(ctx, input)),
+
+  invite: adminProcedure
+    .input(z.object({ email, role: z.enum(ROLES), name: name.optional() }))
+    .mutation(({ ctx, input }) => invite(ctx, ctx.actor.userId, input)),
+
+  cancelInvitation: adminProcedure.input(z.object({ id: z.number().int().positive() })).mutation(({ ctx, input }) => cancelInvitation(ctx, input.id)),
+
+  setRole: adminProcedure.input(z.object({ userId: z.string(), role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx, input.userId, input.role)),
+
+  setPassword: adminProcedure.input(z.object({ userId: z.string(), password })).mutation(({ ctx, input }) => setPassword(ctx, input.userId, input.password)),
+
+  setDeactivated: adminProcedure
+    .input(z.object({ userId: z.string(), deactivated: z.boolean() }))
+    .mutation(({ ctx, input }) => setDeactivated(ctx, ctx.actor.userId, input.userId, input.deactivated)),
+});

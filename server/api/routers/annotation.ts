@@ -1,0 +1,208 @@
+/**
+ * Human annotation over tRPC: campaigns (researchers), the annotator's queue and labels (the campaign's
+ * annotators, whatever their role), adjudication and label files (researchers). Thin: every rule lives in
+ * server/services/annotation.
+ */
+import { z } from "zod";
+import { CAMPAIGN_STATUSES } from "../../../db/schema/index";
+import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
+import { ITEM_STATES } from "../../domain/annotation/label-schema";
+import {
+  addTrajectoriesToCampaign,
+  adjudicate,
+  adjudicationQueue,
+  campaignForAnnotator,
+  campaignOverview,
+  createCampaign,
+  describeFilter,
+  exportCampaignLabels,
+  importLabelsCsv,
+  itemReview,
+  listCampaignSummaries,
+  myCampaigns,
+  myLabel,
+  myRecentLabels,
+  nextAssignment,
+  releaseAssignments,
+  reopenItem,
+  resolveSelection,
+  setCampaignAnnotators,
+  skipAssignment,
+  submitLabel,
+  undoSubmit,
+  updateCampaignSettings,
+  visibleLabelsOfTrajectory,
+} from "../../services/annotation";
+import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
+
+const id = z.number().int().positive();
+const filter = trajectoryListInput.omit({ sort: true, dir: true, page: true, pageSize: true });
+
+const labelSchemaInput = z
+  .object({
+    categories: z.array(z.string()).optional(),
+    requireCategory: z.boolean().optional(),
+    allowUnsure: z.boolean().optional(),
+    firstFailingStep: z.boolean().optional(),
+    note: z.boolean().optional(),
+    agreementOn: z.enum(["verdict", "verdict_and_category"]).optional(),
+  })
+  .optional();
+
+const selection = z.object({ trajectoryIds: z.array(id).max(200_000).optional(), filter: filter.optional() });
+
+const importMapping = z.object({
+  annotator: z.string().min(1),
+  verdict: z.string().min(1),
+  verdictValues: z.record(z.string(), z.enum(["success", "failure", "unsure"]).nullable()).optional(),
+  trajectoryId: z.string().optional(),
+  taskId: z.string().optional(),
+  model: z.string().optional(),
+  benchmark: z.string().optional(),
+  category: z.string().optional(),
+  firstFailingStep: z.string().optional(),
+  note: z.string().optional(),
+  where: z.object({ column: z.string(), equals: z.string() }).optional(),
+  normalizeTaskIds: z.boolean().optional(),
+});
+
+export const campaignsRouter = createTRPCRouter({
+  /** Researchers see every campaign, annotators the ones they label in. */
+  list: authedProcedure.query(({ ctx }) => listCampaignSummaries(ctx.db, ctx.actor)),
+
+  /** How many trajectories a selection holds, before creating a campaign from it. */
+  previewSelection: researcherProcedure.input(selection).query(({ ctx, input }) => {
+    const ids = resolveSelection(ctx.db, input);
+    return { count: ids.length, description: input.filter ? describeFilter(input.filter) : `${ids.length} chosen trajectories` };
+  }),
+
+  create: researcherProcedure
+    .input(
+      selection.extend({
+        name: z.string().min(1).max(200),
+        instructions: z.string().max(20_000).optional(),
+        labelSchema: labelSchemaInput,
+        annotatorsPerItem: z.number().int().min(1).max(20).optional(),
+        blind: z.boolean().optional(),
+        reservationMinutes: z.number().int().min(1).max(1440).optional(),
+        annotatorIds: z.array(z.string()).max(1000).optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => createCampaign(ctx.db, ctx.actor, input)),
+
+  overview: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => campaignOverview(ctx.db, ctx.actor, input.id)),
+
+  update: researcherProcedure
+    .input(
+      z.object({
+        id,
+        name: z.string().min(1).max(200).optional(),
+        instructions: z.string().max(20_000).optional(),
+        annotatorsPerItem: z.number().int().min(1).max(20).optional(),
+        blind: z.boolean().optional(),
+        reservationMinutes: z.number().int().min(1).max(1440).optional(),
+        status: z.enum(CAMPAIGN_STATUSES).optional(),
+        labelSchema: labelSchemaInput,
+      }),
+    )
+    .mutation(({ ctx, input }) => {
+      const { id: campaignId, ...patch } = input;
+      return updateCampaignSettings(ctx.db, ctx.actor, campaignId, patch);
+    }),
+
+  addTrajectories: researcherProcedure
+    .input(selection.extend({ id }))
+    .mutation(({ ctx, input }) => addTrajectoriesToCampaign(ctx.db, ctx.actor, input.id, input)),
+
+  setAnnotators: researcherProcedure
+    .input(z.object({ id, add: z.array(z.string()).max(1000).optional(), remove: z.array(z.string()).max(1000).optional() }))
+    .mutation(({ ctx, input }) => setCampaignAnnotators(ctx.db, ctx.actor, input.id, input)),
+
+  adjudicationQueue: researcherProcedure
+    .input(z.object({ id, states: z.array(z.enum(ITEM_STATES)).optional(), page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
+    .query(({ ctx, input }) => adjudicationQueue(ctx.db, ctx.actor, { campaignId: input.id, states: input.states, page: input.page, pageSize: input.pageSize })),
+
+  review: researcherProcedure.input(z.object({ id, trajectoryId: id })).query(({ ctx, input }) => itemReview(ctx.db, ctx.actor, input.id, input.trajectoryId)),
+
+  adjudicate: researcherProcedure
+    .input(
+      z.object({
+        id,
+        trajectoryId: id,
+        verdict: z.enum(["success", "failure"]),
+        category: z.string().nullable().optional(),
+        firstFailingStep: z.number().int().nonnegative().nullable().optional(),
+        reason: z.string().max(5000),
+      }),
+    )
+    .mutation(({ ctx, input }) => adjudicate(ctx.db, ctx.actor, { campaignId: input.id, ...input })),
+
+  reopen: researcherProcedure
+    .input(z.object({ id, trajectoryId: id, reason: z.string().max(5000).default("") }))
+    .mutation(({ ctx, input }) => reopenItem(ctx.db, ctx.actor, { campaignId: input.id, trajectoryId: input.trajectoryId, reason: input.reason })),
+
+  exportLabels: researcherProcedure
+    .input(z.object({ id, format: z.enum(["csv", "jsonl"]) }))
+    .query(({ ctx, input }) => exportCampaignLabels(ctx.db, ctx.actor, input.id, input.format)),
+
+  importPresets: researcherProcedure.query(() => Object.entries(LABEL_IMPORT_PRESETS).map(([name, p]) => ({ name, description: p.description, mapping: p.mapping }))),
+
+  importLabels: researcherProcedure
+    .input(
+      z.object({
+        csv: z.string().max(50_000_000),
+        source: z.string().max(300),
+        mapping: importMapping,
+        campaign: z.union([z.object({ id }), z.object({ name: z.string().min(1).max(200), annotatorsPerItem: z.number().int().min(1).max(20).optional() })]),
+        dryRun: z.boolean().optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => importLabelsCsv(ctx.db, ctx.actor, input)),
+});
+
+export const labellingRouter = createTRPCRouter({
+  /** The annotator's campaigns with how much is left for them. */
+  myCampaigns: authedProcedure.query(({ ctx }) => myCampaigns(ctx.db, ctx.actor)),
+
+  /** Campaign settings an annotator needs: instructions and label schema. */
+  campaign: authedProcedure.input(z.object({ id })).query(({ ctx, input }) => campaignForAnnotator(ctx.db, ctx.actor, input.id)),
+
+  next: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => nextAssignment(ctx.db, ctx.actor, input.campaignId)),
+
+  skip: authedProcedure.input(z.object({ campaignId: id, trajectoryId: id })).mutation(({ ctx, input }) => skipAssignment(ctx.db, ctx.actor, input.campaignId, input.trajectoryId)),
+
+  release: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => ({ released: releaseAssignments(ctx.db, ctx.actor, input.campaignId) })),
+
+  submit: authedProcedure
+    .input(
+      z.object({
+        campaignId: id,
+        trajectoryId: id,
+        verdict: z.enum(["success", "failure", "unsure"]),
+        category: z.string().max(200).nullable().optional(),
+        firstFailingStep: z.number().int().nonnegative().nullable().optional(),
+        note: z.string().max(10_000).nullable().optional(),
+        timeSpentMs: z.number().nonnegative().max(7 * 24 * 3_600_000).nullable().optional(),
+        stepsViewed: z.array(z.number().int().nonnegative()).max(10_000).nullable().optional(),
+        idempotencyKey: z.string().min(8).max(128),
+        baseRevision: z.number().int().positive().nullable().optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => submitLabel(ctx.db, ctx.actor, input)),
+
+  undo: authedProcedure
+    .input(z.object({ campaignId: id, revisionId: id.nullable().optional(), idempotencyKey: z.string().min(8).max(128) }))
+    .mutation(({ ctx, input }) => undoSubmit(ctx.db, ctx.actor, input)),
+
+  /** The annotator's own label on a trajectory, its history, and what "undo" would revert. */
+  mine: authedProcedure.input(z.object({ campaignId: id, trajectoryId: id })).query(({ ctx, input }) => myLabel(ctx.db, ctx.actor, input.campaignId, input.trajectoryId)),
+
+  /** The annotator's recent labels in a campaign (to go back and revise). */
+  done: authedProcedure
+    .input(z.object({ campaignId: id, limit: z.number().int().positive().max(500).default(50) }))
+    .query(({ ctx, input }) => myRecentLabels(ctx.db, ctx.actor, input.campaignId, input.limit)),
+
+  /** Labels on a trajectory the caller may see (blind rule applied on the server). */
+  ofTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => visibleLabelsOfTrajectory(ctx.db, ctx.actor, input.trajectoryId)),
+});

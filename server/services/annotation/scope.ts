@@ -1,0 +1,29 @@
+/**
+ * What a signed-in user may browse. Researchers and admins see every trajectory; annotators see only the
+ * trajectories in the queues of the campaigns they label in (their work, nothing else).
+ */
+import type { Db } from "../../../db/client";
+import { annotatorTrajectoryIds, isInAnnotatorCampaigns } from "../../../db/repositories/annotation";
+import { hasRole, type Actor } from "../../auth/roles";
+import { AppError } from "../../errors";
+
+/** Null when the actor may see every trajectory, else the ids they may see. */
+export function browsableTrajectoryIds(db: Db, actor: Actor): number[] | null {
+  return hasRole(actor, "researcher") ? null : annotatorTrajectoryIds(db, actor.userId);
+}
+
+/** A trajectory-list filter narrowed to what the actor may see (an `ids` filter is intersected, not replaced). */
+export function scopeTrajectoryFilter<F extends { ids?: number[] }>(db: Db, actor: Actor, filter: F): F {
+  const allowed = browsableTrajectoryIds(db, actor);
+  if (allowed === null) return filter;
+  if (!filter.ids) return { ...filter, ids: allowed };
+  const set = new Set(allowed);
+  return { ...filter, ids: filter.ids.filter((id) => set.has(id)) };
+}
+
+export function assertTrajectoryBrowsable(db: Db, actor: Actor, trajectoryId: number): void {
+  if (hasRole(actor, "researcher")) return;
+  if (!isInAnnotatorCampaigns(db, actor.userId, trajectoryId)) {
+    throw new AppError("FORBIDDEN", `Trajectory ${trajectoryId} is not in any of your labelling campaigns`);
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * Who may call each tRPC procedure. Every procedure carries its access level in its meta (set by the builder it
+ * starts from); this test checks the level against the policy below and then calls the procedure as signed out,
+ * annotator, researcher and admin, expecting exactly the refusals that level implies. A procedure added to a
+ * domain without a policy line fails here until someone states who may call it.
+ */
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluatorVerdicts } from "../../db/schema/index";
+import { appRouter } from "../../server/api/root";
+import type { Access, ProcedureMeta, RequestSession } from "../../server/api/trpc";
+import { createCampaign } from "../../server/services/annotation";
+import { seedTrajectories } from "../helpers/annotation-fixture";
+import { createTestContext, type TestContext } from "../helpers/context";
+import { callerAs, testUser } from "../helpers/trpc";
+
+/** The access policy, by procedure path; the first matching rule wins. */
+const POLICY: [RegExp, Access][] = [
+  [/^accounts\.(session|setup|invitation|acceptInvitation)$/, "public"],
+  [/^accounts\.(me)$/, "signedIn"],
+  [/^accounts\.directory$/, "researcher"],
+  [/^accounts\./, "admin"],
+  [/^campaigns\.list$/, "signedIn"],
+  [/^campaigns\./, "researcher"],
+  [/^labelling\./, "signedIn"],
+  [/^(trajectories|taskSets|tasks|runs)\./, "signedIn"],
+  [/^judge\.verdicts\.forTrajectory$/, "signedIn"],
+  [/^(judge|analytics|liveRuns)\./, "researcher"],
+];
+
+type Procedure = { _def: { type: string; meta?: ProcedureMeta } };
+const procedures = Object.entries((appRouter._def as unknown as { procedures: Record<string, Procedure> }).procedures);
+
+function policyFor(path: string): Access | undefined {
+  return POLICY.find(([re]) => re.test(path))?.[1];
+}
+
+let ctx: TestContext;
+const sessions: Record<"annotator" | "researcher" | "admin", RequestSession> = {} as never;
+
+beforeAll(() => {
+  ctx = createTestContext("verdict-api-access-");
+  sessions.admin = testUser(ctx, "admin");
+  sessions.researcher = testUser(ctx, "researcher");
+  sessions.annotator = testUser(ctx, "annotator");
+});
+afterAll(() => ctx.cleanup());
+
+/** Calls a procedure by path with no input; returns the tRPC error code, or "ok". */
+async function codeOf(session: RequestSession | null, path: string): Promise<string> {
+  let fn: unknown = callerAs(ctx, session);
+  for (const part of path.split(".")) fn = (fn as Record<string, unknown>)[part];
+  try {
+    const result = await (fn as (input?: unknown) => Promise<unknown>)(undefined);
+    // Subscriptions hand back a stream once their middleware has passed; stop it.
+    if (result && typeof (result as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function") {
+      await (result as AsyncIterator<unknown> & { return?: () => Promise<unknown> }).return?.();
+    }
+    return "ok";
+  } catch (e) {
+    if (e instanceof TRPCError) return e.code;
+    throw e;
+  }
+}
+
+describe("every procedure states who may call it", () => {
+  it("has an access level that matches the policy", () => {
+    const problems = procedures
+      .map(([path, p]) => ({ path, stated: p._def.meta?.access, policy: policyFor(path) }))
+      .filter((x) => !x.stated || !x.policy || x.stated !== x.policy)
+      .map((x) => `${x.path}: stated ${x.stated ?? "nothing"}, policy ${x.policy ?? "none (add a POLICY rule)"}`);
+    expect(problems).toEqual([]);
+    expect(procedures.length).toBeGreaterThan(50);
+  });
+
+  const refusals: Record<Access, Record<"out" | "annotator" | "researcher" | "admin", "UNAUTHORIZED" | "FORBIDDEN" | null>> = {
+    public: { out: null, annotator: null, researcher: null, admin: null },
+    signedIn: { out: "UNAUTHORIZED", annotator: null, researcher: null, admin: null },
+    researcher: { out: "UNAUTHORIZED", annotator: "FORBIDDEN", researcher: null, admin: null },
+    admin: { out: "UNAUTHORIZED", annotator: "FORBIDDEN", researcher: "FORBIDDEN", admin: null },
+  };
+
+  it.each(procedures.map(([path, p]) => [path, p._def.meta?.access ?? "public"] as const))("%s (%s)", async (path, access) => {
+    const expected = refusals[access];
+    for (const who of ["out", "annotator", "researcher", "admin"] as const) {
+      const code = await codeOf(who === "out" ? null : sessions[who], path);
+      if (expected[who]) expect(code, `${path} as ${who}`).toBe(expected[who]);
+      // Allowed callers may still fail on the missing input or data, but never for who they are.
+      else expect(["UNAUTHORIZED", "FORBIDDEN"], `${path} as ${who} gave ${code}`).not.toContain(code);
+    }
+  });
+});
+
+describe("annotators browse only their campaigns' trajectories, blind at the API", () => {
+  it("scopes lists, refuses other trajectories, and hides verdicts until the annotator has labelled", async () => {
+    const ids = seedTrajectories(ctx.db, 4, { taskSet: "Access set" });
+    const [t1, t2, , t4] = ids as [number, number, number, number];
+    const mine = testUser(ctx, "annotator", "Scoped Annotator");
+    const campaign = createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope", trajectoryIds: [t1, t2], annotatorsPerItem: 1, annotatorIds: [mine.userId] });
+    for (const t of ids) ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "J", verdict: "failure" }).run();
+
+    const annotator = callerAs(ctx, mine);
+    const list = await annotator.trajectories.list({});
+    expect(list.rows.map((r) => r.id).sort()).toEqual([t1, t2].sort());
+    expect((await annotator.trajectories.list({ ids: [t1, t4] })).rows.map((r) => r.id)).toEqual([t1]);
+    await expect(annotator.trajectories.byId({ id: t4 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await annotator.trajectories.byId({ id: t1 })).trajectory.id).toBe(t1);
+
+    // Blind: no verdicts and no other labels before their own label, through the same procedures the UI uses.
+    await expect(annotator.judge.verdicts.forTrajectory({ trajectoryId: t1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await annotator.labelling.submit({ campaignId: campaign.id, trajectoryId: t1, verdict: "success", idempotencyKey: "access-test-submit-1" });
+    const verdicts = await annotator.judge.verdicts.forTrajectory({ trajectoryId: t1 });
+    expect(verdicts.map((v) => v.evaluatorKey)).toEqual(["judge:9"]);
+    await expect(annotator.judge.verdicts.forTrajectory({ trajectoryId: t2 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+
+    // Researchers see everything; the full list includes trajectories outside any campaign.
+    const researcher = callerAs(ctx, sessions.researcher);
+    expect((await researcher.trajectories.list({})).total).toBeGreaterThanOrEqual(4);
+    expect(await researcher.judge.verdicts.forTrajectory({ trajectoryId: t4 })).toHaveLength(1);
+    // An annotator outside the campaign sees none of its trajectories.
+    expect((await callerAs(ctx, sessions.annotator).trajectories.list({})).total).toBe(0);
+  });
+});
