@@ -203,9 +203,11 @@ export function getLiveRun(db: Db, runId: number) {
 
 /** Live runs, newest first, with their job counts and recorded steps. */
 export function listLiveRunRows(db: Db, limit = 200) {
-  const groupKey = sql`'live-run:' || ${agentRuns.id}`;
-  const countWhere = (status: string) =>
-    sql<number>`(select count(*) from ${jobs} where ${jobs.groupKey} = ${groupKey} and ${jobs.status} = ${status})`;
+  // Spelled out with aliases: in a one-table select drizzle leaves column names unqualified, and inside these
+  // subqueries an unqualified "id" would mean the inner table's.
+  const jobsOfRun = `from jobs j where j.group_key = 'live-run:' || "agent_runs"."id"`;
+  const countWhere = (status: string) => sql<number>`(select count(*) ${sql.raw(jobsOfRun)} and j.status = ${status})`;
+  const ofRun = sql.raw(`from trajectories t where t.run_id = "agent_runs"."id"`);
   return db
     .select({
       id: agentRuns.id,
@@ -213,15 +215,14 @@ export function listLiveRunRows(db: Db, limit = 200) {
       model: agentRuns.model,
       config: agentRuns.config,
       createdAt: agentRuns.createdAt,
-      total: sql<number>`(select count(*) from ${jobs} where ${jobs.groupKey} = ${groupKey})`,
+      total: sql<number>`(select count(*) ${sql.raw(jobsOfRun)})`,
       queued: countWhere("queued"),
       running: countWhere("running"),
       succeeded: countWhere("succeeded"),
       failed: countWhere("failed"),
       cancelled: countWhere("cancelled"),
-      steps: sql<number>`(select coalesce(sum(${trajectories.stepCount}), 0) from ${trajectories} where ${trajectories.runId} = ${agentRuns.id})`,
-      answered: sql<number>`(select count(*) from ${trajectories} where ${trajectories.runId} = ${agentRuns.id} and ${trajectories.outcome} = 'answered')`,
-      lastActivity: sql<number | null>`(select max(${jobs.updatedAt}) from ${jobs} where ${jobs.groupKey} = ${groupKey})`,
+      steps: sql<number>`(select coalesce(sum(t.step_count), 0) ${ofRun})`,
+      answered: sql<number>`(select count(*) ${ofRun} and t.outcome = 'answered')`,
     })
     .from(agentRuns)
     .where(like(agentRuns.runKey, `${LIVE_RUN_KEY_PREFIX}%`))

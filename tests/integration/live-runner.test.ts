@@ -28,7 +28,7 @@ import type { ReferenceAnswer } from "../../server/domain/types";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { runImport } from "../../server/services/ingest";
 import { createJudgeConfig } from "../../server/services/judge/configs";
-import { cancelLiveRun, liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
+import { cancelLiveRun, listLiveRuns, liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { LIVE_RULES_EVALUATOR_KEY } from "../../server/services/runner/run-task";
 import { runRunnerWorker } from "../../server/services/runner/worker";
 import { taskValues } from "../../server/services/ingest";
@@ -476,6 +476,13 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
     clearInterval(watch);
     expect(summary.succeeded).toBe(3);
     expect(most).toBe(1);
+    expect(listLiveRuns({ db: ctx.db, env: {} }).find((r) => r.id === runId)).toMatchObject({
+      status: "finished",
+      done: 3,
+      answered: 3,
+      steps: 6,
+      counts: { total: 3, succeeded: 3, queued: 0, running: 0 },
+    });
     for (const j of listJobs(ctx.db, { groupKey: liveGroupKey(runId) })) expect(getJob(ctx.db, j.id)!.attempts).toBe(1);
   });
 });
