@@ -51,11 +51,18 @@ export interface ClaimFilter {
   groupKey?: string;
 }
 
-/** Atomically takes the next claimable job (queued, due, not cancelled) for `owner`, or returns undefined. */
-export function claimNextJob(db: Db, owner: string, leaseMs: number, filter: ClaimFilter = {}, now = new Date()): JobRow | undefined {
-  const conds: SQL[] = [eq(jobs.status, "queued"), lte(jobs.runAfter, now), eq(jobs.cancelRequested, false)];
-  if (filter.types) conds.push(filter.types.length ? inArray(jobs.type, filter.types) : sql`0`);
-  if (filter.groupKey !== undefined) conds.push(eq(jobs.groupKey, filter.groupKey));
+/**
+ * The claim statement for one filter shape (with/without types, with/without group), built and prepared once per
+ * connection: claiming runs once per job, and building and preparing the SQL each time cost more than running it.
+ */
+function buildClaimStatement(db: Db, hasTypes: boolean, hasGroup: boolean) {
+  const conds: SQL[] = [
+    eq(jobs.status, "queued"),
+    sql`${jobs.runAfter} <= ${sql.placeholder("nowMs")}`,
+    eq(jobs.cancelRequested, false),
+  ];
+  if (hasTypes) conds.push(sql`${jobs.type} in (select value from json_each(${sql.placeholder("types")}))`);
+  if (hasGroup) conds.push(sql`${jobs.groupKey} = ${sql.placeholder("group")}`);
   // A job whose payload carries `groupConcurrency` waits while that many jobs of its group run (any worker):
   // a live run's concurrency holds however many workers share the queue.
   conds.push(
@@ -67,24 +74,47 @@ export function claimNextJob(db: Db, owner: string, leaseMs: number, filter: Cla
     .where(and(...conds))
     .orderBy(desc(jobs.priority), asc(jobs.id))
     .limit(1);
-  const claim = db.$client.transaction(() =>
-    db
-      .update(jobs)
-      .set({
-        status: "running",
-        leaseOwner: owner,
-        leaseExpiresAt: new Date(now.getTime() + leaseMs),
-        attempts: sql`${jobs.attempts} + 1`,
-        startedAt: sql`coalesce(${jobs.startedAt}, ${now.getTime()})`,
-        updatedAt: now,
-        error: null,
-      })
-      // `id = (scalar subquery)` makes SQLite look the row up by rowid; `id IN (…)` made it scan every queued row.
-      .where(and(eq(jobs.id, sql`(${next})`), eq(jobs.status, "queued")))
-      .returning()
-      .get(),
-  );
-  return claim.immediate();
+  return db
+    .update(jobs)
+    .set({
+      status: "running",
+      leaseOwner: sql`${sql.placeholder("owner")}`,
+      leaseExpiresAt: sql`${sql.placeholder("expiresMs")}`,
+      attempts: sql`${jobs.attempts} + 1`,
+      startedAt: sql`coalesce(${jobs.startedAt}, ${sql.placeholder("nowMs")})`,
+      updatedAt: sql`${sql.placeholder("nowMs")}`,
+      error: null,
+    })
+    // `id = (scalar subquery)` makes SQLite look the row up by rowid; `id IN (…)` made it scan every queued row.
+    .where(and(eq(jobs.id, sql`(${next})`), eq(jobs.status, "queued")))
+    .returning()
+    .prepare();
+}
+
+type ClaimStatement = ReturnType<typeof buildClaimStatement>;
+const claimStatements = new WeakMap<Db, Map<string, ClaimStatement>>();
+
+function claimStatement(db: Db, hasTypes: boolean, hasGroup: boolean): ClaimStatement {
+  let cache = claimStatements.get(db);
+  if (!cache) claimStatements.set(db, (cache = new Map()));
+  const key = `${hasTypes}:${hasGroup}`;
+  let stmt = cache.get(key);
+  if (!stmt) cache.set(key, (stmt = buildClaimStatement(db, hasTypes, hasGroup)));
+  return stmt;
+}
+
+/** Atomically takes the next claimable job (queued, due, not cancelled) for `owner`, or returns undefined. */
+export function claimNextJob(db: Db, owner: string, leaseMs: number, filter: ClaimFilter = {}, now = new Date()): JobRow | undefined {
+  if (filter.types && filter.types.length === 0) return undefined;
+  const stmt = claimStatement(db, filter.types !== undefined, filter.groupKey !== undefined);
+  const params = {
+    nowMs: now.getTime(),
+    expiresMs: now.getTime() + leaseMs,
+    owner,
+    types: JSON.stringify(filter.types ?? []),
+    group: filter.groupKey ?? null,
+  };
+  return db.$client.transaction(() => stmt.get(params)).immediate();
 }
 
 /**

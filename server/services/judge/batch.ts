@@ -34,7 +34,7 @@ import { cancelGroup, groupProgress, resumeGroup, type GroupProgress } from "../
 import { RetryableJobError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
 import { JudgeCallError } from "./client";
 import { judgeEvaluatorKey, requireJudgeConfig } from "./configs";
-import { judgeStepsOf, judgeTrajectory, screenshotFor, type JudgeDeps } from "./verdict";
+import { judgeStepsOf, judgeTrajectory, screenshotFor, TrajectoryCache, type JudgeDeps } from "./verdict";
 
 export const JUDGE_JOB_TYPE = "judge.verdict";
 export const MAX_BATCH_CONCURRENCY = 64;
@@ -257,6 +257,7 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
     }
   };
   report();
+  const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache() };
   const worker = await runWorker({
     db,
     groupKey: batchGroupKey(batchId),
@@ -271,7 +272,7 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
       [JUDGE_JOB_TYPE]: async ({ job, signal }) => {
         const p = job.payload as JudgeJobPayload;
         try {
-          const out = await judgeTrajectory(deps, {
+          const out = await judgeTrajectory(runDeps, {
             configId: p.configId,
             trajectoryId: p.trajectoryId,
             k: parseK(p.k),

@@ -32,6 +32,34 @@ export interface JudgeDeps {
   retryPolicy?: RetryPolicy;
   /** Replaces the HTTP client (tests); receives the resolved endpoint. */
   clientFactory?: (endpoint: JudgeEndpoint, policy?: RetryPolicy) => JudgeClient;
+  /**
+   * Trajectories already read during this batch run: a batch judges each trajectory once per k, in a row, so
+   * reading it once saves most of the database work per call.
+   */
+  trajectoryCache?: TrajectoryCache;
+}
+
+type TrajectoryData = { detail: NonNullable<ReturnType<typeof getTrajectoryDetail>>; shots: ReturnType<typeof getStepScreenshots> };
+
+/** A small least-recently-used cache of trajectories for one batch run. */
+export class TrajectoryCache {
+  private readonly entries = new Map<number, TrajectoryData>();
+  constructor(private readonly capacity = 32) {}
+
+  get(db: Db, trajectoryId: number): TrajectoryData | undefined {
+    const hit = this.entries.get(trajectoryId);
+    if (hit) {
+      this.entries.delete(trajectoryId);
+      this.entries.set(trajectoryId, hit);
+      return hit;
+    }
+    const detail = getTrajectoryDetail(db, trajectoryId);
+    if (!detail) return undefined;
+    const data = { detail, shots: getStepScreenshots(db, trajectoryId) };
+    this.entries.set(trajectoryId, data);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    return data;
+  }
 }
 
 export interface JudgeRequest {
@@ -85,8 +113,14 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     const existing = findVerdict(db, identity);
     if (existing) return { verdictId: existing.id, verdict: existing.verdict, skipped: true };
   }
-  const detail = getTrajectoryDetail(db, req.trajectoryId);
-  if (!detail) throw new NotFoundError("trajectory", req.trajectoryId);
+  const data = deps.trajectoryCache
+    ? deps.trajectoryCache.get(db, req.trajectoryId)
+    : (() => {
+        const d = getTrajectoryDetail(db, req.trajectoryId);
+        return d ? { detail: d, shots: getStepScreenshots(db, req.trajectoryId) } : undefined;
+      })();
+  if (!data) throw new NotFoundError("trajectory", req.trajectoryId);
+  const { detail, shots } = data;
   const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
   const prompt = buildJudgePrompt(
     { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps: judgeStepsOf(detail.steps, options.screenshots) },
@@ -95,7 +129,6 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     config.promptVersion,
   );
 
-  const shots = getStepScreenshots(db, req.trajectoryId);
   const stepByIndex = new Map(detail.steps.map((s) => [s.index, s]));
   const content: ContentPart[] = [];
   const sent: Record<string, unknown>[] = [];
