@@ -14,7 +14,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/runs", label: "Runs", ready: true },
   { href: "/annotate", label: "Annotate", ready: false },
   { href: "/agreement", label: "Agreement", ready: false },
-  { href: "/analytics", label: "Analytics", ready: false },
+  { href: "/analytics", label: "Analytics", ready: true },
   { href: "/judges", label: "Judges", ready: false },
   { href: "/live", label: "Live runs", ready: true },
 ];

@@ -11,6 +11,12 @@ import { selectionRows } from "../../server/services/analytics";
 import type { Selection } from "../../server/domain/analytics/selection";
 import { evaluatorId } from "../../server/domain/analytics/measures";
 import { formatIdList, parseIdList } from "../../server/domain/trajectory-list-query";
+import { decodeSelection } from "../../server/domain/analytics/selection";
+import { prepareOverview } from "../../app/analytics/_lib/overview";
+import { prepareJudgeDetail, prepareJudgeList } from "../../app/analytics/_lib/judges";
+import { prepareHumans } from "../../app/analytics/_lib/humans";
+import { prepareErrors } from "../../app/analytics/_lib/errors";
+import { tableToCsv, type TableModel } from "../../app/analytics/_lib/table";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { HAL, NAV, OTHER, seedAnalyticsFixture, VIS, type AnalyticsFixture } from "../helpers/analytics-fixture";
 
@@ -315,5 +321,52 @@ describe("drill-down", () => {
     const after = (await api.analytics.overview({})).columns[3]!.total.n;
     expect(after).toBe(before + 1);
     expect(evaluatorId({ key: fx.ruleKey, k: "", pv: "1" })).toBe((await api.analytics.overview({})).columns[3]!.id);
+  });
+});
+
+describe("prepare layer on real results", () => {
+  /** Every link of a table model that points at a selection, decoded. */
+  function selectionLinks(table: TableModel): Selection[] {
+    return table.rows.flatMap((r) => Object.values(r.cells).flatMap((c) => (c.href?.startsWith("/analytics/trajectories?sel=") ? [decodeSelection(c.href.split("sel=")[1]!)] : [])));
+  }
+
+  it("shows the API's numbers in the overview tables, each linking to a resolvable selection", async () => {
+    const o = await api.analytics.overview({});
+    const v = prepareOverview(o);
+    const shop = v.bySite.table.rows.find((r) => r.cells.group!.text === "Shop")!;
+    expect(shop.cells.human!.text).toMatch(/^40\.0% \[[\d.]+, [\d.]+\] · 2\/5$/);
+    expect(shop.cells.human!.csv!.slice(3)).toEqual(["2", "5"]);
+    const links = selectionLinks(v.bySite.table);
+    expect(links.length).toBeGreaterThan(5);
+    for (const sel of links) expect(() => selectionRows(ctx.db, sel)).not.toThrow();
+    expect(tableToCsv(v.byLength.table).split("\r\n")[0]).toContain("Human (consolidated) rate");
+  });
+
+  it("shows κ, the k-table and the confusion matrix as the API computed them", async () => {
+    const d = await api.analytics.judge({ evaluatorKey: fx.judgeKey });
+    const v = prepareJudgeDetail(d, "");
+    expect(v.cards.find((c) => c.key === "kappa")!.value).toBe((4 / 7).toFixed(3));
+    expect(v.kTable!.table.rows.map((r) => r.cells.k!.text)).toEqual(["1", "3"]);
+    expect(v.confusion.cells.map((row) => row.map((c) => c!.text))).toEqual([
+      ["3", "0"],
+      ["2", "4"],
+    ]);
+    const list = prepareJudgeList(await api.analytics.judges({}), "");
+    expect(list.chart.chart!.data.map((x) => x.label)).toEqual(["Fixture judge · k = 1", "Fixture judge · k = 3", "VisualWebArena rules"]);
+  });
+
+  it("shows the pairwise matrix and error tables as the API computed them", async () => {
+    const h = await api.analytics.humans({ campaignId: fx.campaignId });
+    const hv = prepareHumans(h, "verdict");
+    expect(hv.matrix.cells[0]![1]!.text).toBe((48 / 59).toFixed(3));
+    expect(hv.matrix.cells[1]![0]!.text).toBe((48 / 59).toFixed(3));
+    const e = prepareErrors(await api.analytics.errors({}));
+    expect(e.distribution.table.rows.map((r) => [r.cells.category!.text, r.cells.count!.text])).toEqual([
+      [HAL, "2"],
+      [NAV, "2"],
+      [VIS, "1"],
+      ["(no category)", "1"],
+    ]);
+    for (const sel of [...selectionLinks(e.bySite.table), ...selectionLinks(hv.pairs)]) expect(() => selectionRows(ctx.db, sel)).not.toThrow();
   });
 });

@@ -1,0 +1,70 @@
+/**
+ * Empty states of the analytics views, each saying how to get the data the view needs.
+ */
+import Link from "next/link";
+import { EmptyState } from "../../_components/ui";
+
+function Commands({ lines }: { lines: string[] }) {
+  return <pre className="mt-3 overflow-x-auto rounded-md bg-zinc-900 px-3 py-2 text-left font-mono text-[12px] text-zinc-100">{lines.join("\n")}</pre>;
+}
+
+export const JUDGE_COMMANDS = [
+  "npm run cli -- judge-config add --name <name> --base-url <url> --model <model>",
+  "npm run cli -- judge --config <name> --k 1,3,full --all",
+  "npm run cli -- evaluate-rules --all            # VisualWebArena rule checks",
+];
+
+export const CAMPAIGN_COMMANDS = ['npm run cli -- labels import <labels.csv> --new-campaign "<name>"', "npm run cli -- labels campaigns"];
+
+export function NoTrajectories() {
+  return (
+    <EmptyState title="No trajectories yet" command="npm run cli -- import <path>">
+      Import agent output first; then run a judge batch or label trajectories to see figures here.
+    </EmptyState>
+  );
+}
+
+export function NoEvaluations() {
+  return (
+    <EmptyState title="No verdicts or human labels yet">
+      <p>Success rates appear once trajectories have been judged or labelled. Run an LMM judge batch or the benchmark&apos;s rule checks, or import labels into a campaign:</p>
+      <Commands lines={[...JUDGE_COMMANDS, ...CAMPAIGN_COMMANDS.slice(0, 1)]} />
+      <p className="mt-2">Verdicts imported with trajectories (WebVoyager auto_eval logs, BrowserGym rewards, AgentRewardBench judges) count as evaluators too.</p>
+    </EmptyState>
+  );
+}
+
+export function NoEvaluators() {
+  return (
+    <EmptyState title="No automatic verdicts yet">
+      <p>Judge agreement compares each automatic evaluator with the consolidated human label. Run a judge batch (several k values give the k-table) or the rule checks:</p>
+      <Commands lines={JUDGE_COMMANDS} />
+    </EmptyState>
+  );
+}
+
+export function NoReference() {
+  return (
+    <EmptyState title="No consolidated human labels yet">
+      <p>
+        Agreement needs a human reference: a campaign&apos;s consolidated labels (unanimous, or settled by an adjudicator). Label trajectories in a campaign, or import labels made elsewhere:
+      </p>
+      <Commands lines={CAMPAIGN_COMMANDS} />
+      <p className="mt-2">
+        The evaluators are listed below with their verdicts, without agreement figures. See also <Link className="link" href="/analytics/humans">human agreement</Link>.
+      </p>
+    </EmptyState>
+  );
+}
+
+export function NoCampaigns() {
+  return (
+    <EmptyState title="No annotation campaigns yet">
+      <p>Human agreement is computed per campaign from the annotators&apos; own labels (before adjudication). Create a campaign and label, or import labels made elsewhere:</p>
+      <Commands lines={CAMPAIGN_COMMANDS} />
+      <p className="mt-2">
+        Labels from a spreadsheet that do not belong to trajectories here can be checked on the <Link className="link" href="/analytics/csv">CSV agreement</Link> page.
+      </p>
+    </EmptyState>
+  );
+}

@@ -1,0 +1,105 @@
+"use client";
+/**
+ * Filters of the analytics views: scope (task set, run, site), the campaign whose consolidated labels are the human
+ * reference, how unparseable judge replies count, and the difficulty dimension. Every change rewrites the URL.
+ */
+import { usePathname, useRouter } from "next/navigation";
+import { useTransition } from "react";
+import { analyticsSearch, NO_SITE, type AnalyticsParams } from "../_lib/params";
+
+export interface AnalyticsOptions {
+  taskSets: { id: number; name: string }[];
+  runs: { id: number; name: string; model: string | null }[];
+  sites: string[];
+  hasTrajectoriesWithoutSite: boolean;
+  campaigns: { id: number; name: string; items: number }[];
+}
+
+function Select({ label, value, onChange, options, allLabel }: { label: string; value: string; onChange: (v: string) => void; options: [string, string][]; allLabel?: string }) {
+  return (
+    <label className="flex items-center gap-1 text-[12px] text-zinc-500">
+      <span className="sr-only">{label}</span>
+      <select aria-label={label} className={`field max-w-56 ${value ? "border-indigo-300 bg-indigo-50/50" : ""}`} value={value} onChange={(e) => onChange(e.target.value)}>
+        {allLabel !== undefined && <option value="">{allLabel}</option>}
+        {options.map(([v, text]) => (
+          <option key={v} value={v}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function AnalyticsFilterBar({
+  params,
+  options,
+  show = {},
+  keep = {},
+}: {
+  params: AnalyticsParams;
+  options: AnalyticsOptions;
+  show?: { campaign?: boolean; unparseable?: boolean; difficulty?: boolean };
+  keep?: Record<string, string | undefined>;
+}) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const [pending, startTransition] = useTransition();
+  const go = (patch: Partial<AnalyticsParams>) => startTransition(() => router.push(`${pathname}${analyticsSearch({ ...params, ...patch }, keep)}`));
+  const siteOptions: [string, string][] = options.sites.map((s) => [s, s]);
+  if (options.hasTrajectoriesWithoutSite) siteOptions.push([NO_SITE, "(no site)"]);
+  const scoped = params.taskSetId !== undefined || params.runId !== undefined || params.site !== undefined;
+  return (
+    <div role="search" aria-label="Analytics filters" className="flex flex-wrap items-center gap-2">
+      <Select label="Task set" value={params.taskSetId?.toString() ?? ""} allLabel="All task sets" onChange={(v) => go({ taskSetId: v ? Number(v) : undefined })} options={options.taskSets.map((s) => [String(s.id), s.name])} />
+      <Select
+        label="Agent run"
+        value={params.runId?.toString() ?? ""}
+        allLabel="All runs"
+        onChange={(v) => go({ runId: v ? Number(v) : undefined })}
+        options={options.runs.map((r) => [String(r.id), r.model ? `${r.name} · ${r.model}` : r.name])}
+      />
+      <Select label="Site" value={params.site === null ? NO_SITE : (params.site ?? "")} allLabel="All sites" onChange={(v) => go({ site: v === "" ? undefined : v === NO_SITE ? null : v })} options={siteOptions} />
+      {show.campaign && (
+        <Select
+          label="Human reference"
+          value={params.campaignId?.toString() ?? ""}
+          allLabel="Human: latest consolidated label"
+          onChange={(v) => go({ campaignId: v ? Number(v) : undefined })}
+          options={options.campaigns.map((c) => [String(c.id), `Human: ${c.name}`])}
+        />
+      )}
+      {show.unparseable && (
+        <Select
+          label="Unparseable replies"
+          value={params.unparseable}
+          onChange={(v) => go({ unparseable: v === "failure" ? "failure" : "exclude" })}
+          options={[
+            ["exclude", "Unparseable: left out"],
+            ["failure", "Unparseable: count as failure"],
+          ]}
+        />
+      )}
+      {show.difficulty && (
+        <Select
+          label="Difficulty"
+          value={params.difficulty}
+          onChange={(v) => go({ difficulty: v as AnalyticsParams["difficulty"] })}
+          options={[
+            ["overall", "Difficulty: overall"],
+            ["reasoning", "Difficulty: reasoning"],
+            ["visual", "Difficulty: visual"],
+          ]}
+        />
+      )}
+      {scoped && (
+        <button type="button" className="btn" onClick={() => go({ taskSetId: undefined, runId: undefined, site: undefined })}>
+          Clear scope
+        </button>
+      )}
+      <span aria-live="polite" className={`text-2xs text-indigo-600 transition-opacity ${pending ? "opacity-100" : "opacity-0"}`}>
+        Updating…
+      </span>
+    </div>
+  );
+}

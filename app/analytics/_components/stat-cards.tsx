@@ -1,0 +1,27 @@
+/**
+ * A row of headline figures; a figure with a link opens the trajectories behind it.
+ */
+import Link from "next/link";
+import type { StatCard } from "../_lib/judges";
+
+export function StatCards({ cards }: { cards: StatCard[] }) {
+  return (
+    <div className="grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-4 xl:grid-cols-7">
+      {cards.map((c) => (
+        <div key={c.key} data-stat={c.key} className={`min-w-0 rounded-lg border bg-white px-3 py-2 ${c.tone === "warn" ? "border-amber-300" : "border-zinc-200"}`}>
+          <div className="section-title truncate">{c.label}</div>
+          <div className="mt-0.5 text-lg font-semibold text-zinc-900 tabular-nums" data-value>
+            {c.href ? (
+              <Link href={c.href} className="hover:text-indigo-700 hover:underline" title="List these trajectories">
+                {c.value}
+              </Link>
+            ) : (
+              c.value
+            )}
+          </div>
+          {c.detail && <div className="truncate text-2xs text-zinc-500" title={c.detail}>{c.detail}</div>}
+        </div>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,196 @@
+/**
+ * View models of the human-agreement page: campaign figures, the annotator-by-annotator κ matrix, specific
+ * agreement per label and the most disputed trajectories.
+ */
+import { selectionHref } from "@/server/domain/analytics/selection";
+import type { HumanAgreementResult } from "@/server/services/analytics";
+import { errorDistances, PALETTE, seriesKey, type RateChartModel } from "./charts";
+import { csvNumber, fmtCoef, fmtCoefInterval, fmtCount, fmtPercent } from "./format";
+import type { MatrixModel, StatCard } from "./judges";
+import type { FigureModel } from "./rates";
+import type { TableModel } from "./table";
+
+export type AgreementLevel = "verdict" | "label";
+
+export interface HumanView {
+  empty: "no-labels" | null;
+  subtitle: string;
+  cards: StatCard[];
+  level: AgreementLevel;
+  matrix: MatrixModel;
+  pairs: TableModel;
+  perCategory: FigureModel<RateChartModel>;
+  annotators: TableModel;
+  disputed: TableModel;
+  disputedTotal: number;
+  disputedHref: string;
+}
+
+export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): HumanView {
+  const names = new Map(h.annotators.map((a) => [a.key, a.name]));
+  const lv = level === "verdict" ? h.verdict : h.combined;
+  const cards: StatCard[] = [
+    { key: "items", label: "Trajectories labelled", value: `${fmtCount(h.labelledItems)} / ${fmtCount(h.campaign.items)}`, detail: `${fmtCount(h.pairableItems)} with ≥ 2 success/failure labels`, href: selectionHref(h.sel) },
+    { key: "labels", label: "Labels", value: fmtCount(h.labels), detail: `${h.annotators.length} annotator${h.annotators.length === 1 ? "" : "s"}${h.unsureLabels ? ` · ${fmtCount(h.unsureLabels)} unsure (left out)` : ""}` },
+    { key: "alpha", label: "Krippendorff α", value: fmtCoef(lv.alpha.alpha), detail: lv.alpha.alpha === null ? (lv.alpha.reason ?? undefined) : `${fmtCount(lv.alpha.pairableUnits)} pairable trajectories` },
+    { key: "fleiss", label: "Fleiss κ", value: fmtCoef(lv.fleiss.kappa), detail: lv.fleiss.kappa === null ? (lv.fleiss.reason ?? undefined) : `${lv.fleiss.ratingsPerItem} ratings per trajectory` },
+    { key: "percent", label: "Pairwise agreement", value: fmtPercent(lv.percent.value), detail: "Fleiss' P̄: agreeing annotator pairs per trajectory" },
+    {
+      key: "category",
+      label: "α on error category",
+      value: fmtCoef(h.failureCategory.alpha),
+      detail: h.failureCategory.alpha === null ? (h.failureCategory.reason ?? undefined) : `${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
+    },
+  ];
+
+  const pairs = level === "verdict" ? h.pairwise.verdict : h.pairwise.combined;
+  const keys = h.annotators.map((a) => a.key);
+  const find = (a: string, b: string) => pairs.find((p) => (p.a === a && p.b === b) || (p.a === b && p.b === a));
+  const matrix: MatrixModel = {
+    rowTitle: "Annotator",
+    colTitle: "Annotator",
+    rows: keys.map((k) => ({ key: k, label: names.get(k) ?? k })),
+    cols: keys.map((k) => ({ key: k, label: names.get(k) ?? k })),
+    cells: keys.map((a) =>
+      keys.map((b) => {
+        if (a === b) return null;
+        const p = find(a, b);
+        if (!p) return { text: "·", shade: 0, title: "no trajectory labelled by both" };
+        return {
+          text: fmtCoef(p.kappa),
+          sub: `n ${fmtCount(p.shared)} · ${fmtPercent(p.agreement, 0)}`,
+          shade: p.kappa === null || p.fewShared ? 0 : Math.max(0, p.kappa),
+          href: selectionHref(p.sel),
+          title: p.kappa === null ? (p.reason ?? "undefined") : `κ ${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)} on ${p.shared} shared trajectories${p.fewShared ? " (few shared: read with care)" : ""}`,
+        };
+      }),
+    ),
+  };
+
+  const pairTable: TableModel = {
+    name: `pairwise annotator agreement (${level})`,
+    columns: [
+      { key: "a", label: "Annotator A" },
+      { key: "b", label: "Annotator B" },
+      { key: "shared", label: "Shared", numeric: true },
+      { key: "agreement", label: "Agreement", numeric: true },
+      { key: "kappa", label: "Cohen κ [95% CI]", numeric: true, csv: ["kappa", "ci_low", "ci_high"] },
+      { key: "disagree", label: "Disagreements", numeric: true },
+    ],
+    rows: pairs.map((p) => {
+      const disagreements = Math.round(p.shared * (1 - (p.agreement ?? 1)));
+      return {
+        key: `${p.a}|${p.b}`,
+        cells: {
+          a: { text: names.get(p.a) ?? p.a },
+          b: { text: names.get(p.b) ?? p.b },
+          shared: { text: fmtCount(p.shared), csv: [String(p.shared)], href: selectionHref(p.sel), tone: p.fewShared ? "warn" : undefined, title: p.fewShared ? "fewer than 10 shared trajectories" : undefined },
+          agreement: { text: fmtPercent(p.agreement), csv: [csvNumber(p.agreement)] },
+          kappa: { text: `${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)}`.trim(), csv: [csvNumber(p.kappa), csvNumber(p.ciLow), csvNumber(p.ciHigh)], title: p.reason ?? undefined },
+          disagree: { text: fmtCount(disagreements), csv: [String(disagreements)], href: disagreements ? selectionHref(p.disagreeSel) : undefined },
+        },
+      };
+    }),
+    empty: "No two annotators labelled the same trajectory.",
+  };
+
+  const k = seriesKey(0);
+  const perCategory: FigureModel<RateChartModel> = {
+    id: "per-category",
+    title: "Agreement per label",
+    description: "Specific agreement: of the annotator pairs in which one gave the label, the share in which the other gave it too (trajectories with ≥ 2 labels).",
+    chart: h.perCategory.some((c) => c.value !== null)
+      ? {
+          kind: "bars",
+          x: "Label",
+          series: [{ key: k, label: "Specific agreement", color: PALETTE[1]! }],
+          data: h.perCategory.map((c) => ({
+            label: c.label,
+            [k]: c.value,
+            [`${k}_err`]: errorDistances(null, null, null),
+            [`${k}_n`]: c.items,
+            [`${k}_text`]: `${fmtPercent(c.value)} over ${c.items} trajectories (${c.ratings} labels)`,
+            [`${k}_href`]: selectionHref(c.sel),
+          })),
+          scale: "proportion",
+          horizontal: true,
+        }
+      : null,
+    table: {
+      name: "specific agreement per label",
+      columns: [
+        { key: "label", label: "Label" },
+        { key: "ratings", label: "Labels given", numeric: true },
+        { key: "items", label: "Trajectories", numeric: true },
+        { key: "value", label: "Specific agreement", numeric: true },
+      ],
+      rows: h.perCategory.map((c) => ({
+        key: c.label,
+        cells: {
+          label: { text: c.label },
+          ratings: { text: fmtCount(c.ratings), csv: [String(c.ratings)] },
+          items: { text: fmtCount(c.items), csv: [String(c.items)], href: selectionHref(c.sel) },
+          value: { text: fmtPercent(c.value), csv: [csvNumber(c.value)] },
+        },
+      })),
+      empty: "No trajectory has two labels yet.",
+    },
+  };
+
+  const annotators: TableModel = {
+    name: "annotators",
+    columns: [
+      { key: "name", label: "Annotator" },
+      { key: "labels", label: "Labels", numeric: true },
+      { key: "unsure", label: "Unsure", numeric: true },
+      { key: "success", label: "Says success", numeric: true, title: "Share of this annotator's success/failure labels that say success" },
+    ],
+    rows: h.annotators.map((a) => ({
+      key: a.key,
+      cells: {
+        name: { text: a.name, title: a.key },
+        labels: { text: fmtCount(a.labels), csv: [String(a.labels)] },
+        unsure: { text: fmtCount(a.unsure), csv: [String(a.unsure)], tone: a.unsure ? undefined : "muted" },
+        success: { text: fmtPercent(a.successShare), csv: [csvNumber(a.successShare)] },
+      },
+    })),
+  };
+
+  const disputed: TableModel = {
+    name: "most disputed trajectories",
+    columns: [
+      { key: "id", label: "Trajectory" },
+      { key: "task", label: "Task" },
+      { key: "site", label: "Site" },
+      { key: "run", label: "Run" },
+      { key: "labels", label: "Labels" },
+      { key: "verdict", label: "Verdict agreement", numeric: true },
+    ],
+    rows: h.disputed.map((d) => ({
+      key: String(d.itemId),
+      cells: {
+        id: { text: `#${d.trajectoryId}`, href: `/trajectories/${d.trajectoryId}`, mono: true, csv: [String(d.trajectoryId)], title: "Open in the player" },
+        task: { text: d.externalTaskId, title: d.intent, mono: true },
+        site: { text: d.site ?? "–" },
+        run: { text: d.runName },
+        labels: { text: d.labels.map((l) => `${l.annotator}: ${l.verdict}${l.category ? ` (${l.category})` : ""}${l.firstFailingStep !== null ? ` @${l.firstFailingStep}` : ""}`).join(" · ") },
+        verdict: { text: fmtPercent(d.verdictAgreement, 0), csv: [csvNumber(d.verdictAgreement)] },
+      },
+    })),
+    empty: "The annotators agree on every trajectory.",
+  };
+
+  return {
+    empty: h.labels === 0 ? "no-labels" : null,
+    subtitle: `${h.campaign.name} · ${h.campaign.status} · ${h.campaign.annotatorsPerItem} annotators per trajectory`,
+    cards,
+    level,
+    matrix,
+    pairs: pairTable,
+    perCategory,
+    annotators,
+    disputed,
+    disputedTotal: h.disputedTotal,
+    disputedHref: selectionHref(h.disputedSel),
+  };
+}

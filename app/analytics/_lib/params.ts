@@ -1,0 +1,83 @@
+/**
+ * The analytics pages' filters as they travel in the URL (`/analytics?run=2&site=Amazon&campaign=3&unparseable=failure`),
+ * parsed forgivingly (a bad value drops that filter) and written back with only the values that differ from the
+ * defaults.
+ */
+import { DIFFICULTY_DIMENSIONS, type DifficultyDimension, type Selection } from "@/server/domain/analytics/selection";
+import type { UnparseablePolicy } from "@/server/domain/analytics/measures";
+
+export interface AnalyticsParams {
+  taskSetId?: number;
+  runId?: number;
+  /** null = tasks without a site. */
+  site?: string | null;
+  /** Campaign whose consolidated labels are the human reference. */
+  campaignId?: number;
+  unparseable: UnparseablePolicy;
+  difficulty: DifficultyDimension;
+}
+
+export type SearchParamsLike = URLSearchParams | Record<string, string | string[] | undefined>;
+
+/** URL value standing for "tasks without a site". */
+export const NO_SITE = "(none)";
+
+export function getParam(sp: SearchParamsLike, key: string): string | undefined {
+  if (sp instanceof URLSearchParams) return sp.get(key) ?? undefined;
+  const v = sp[key];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+export function positiveInt(s: string | undefined): number | undefined {
+  if (s === undefined || !/^\d{1,9}$/.test(s)) return undefined;
+  const n = Number(s);
+  return n > 0 ? n : undefined;
+}
+
+export function parseAnalyticsParams(sp: SearchParamsLike): AnalyticsParams {
+  const site = getParam(sp, "site");
+  const dim = getParam(sp, "dim");
+  return {
+    taskSetId: positiveInt(getParam(sp, "set")),
+    runId: positiveInt(getParam(sp, "run")),
+    site: site === undefined || site === "" ? undefined : site === NO_SITE ? null : site.slice(0, 500),
+    campaignId: positiveInt(getParam(sp, "campaign")),
+    unparseable: getParam(sp, "unparseable") === "failure" ? "failure" : "exclude",
+    difficulty: (DIFFICULTY_DIMENSIONS as readonly string[]).includes(dim ?? "") ? (dim as DifficultyDimension) : "overall",
+  };
+}
+
+/** Search string for the params (plus page-specific extras), "" when everything is default. */
+export function analyticsSearch(p: Partial<AnalyticsParams>, extra: Record<string, string | number | undefined> = {}): string {
+  const out = new URLSearchParams();
+  if (p.taskSetId !== undefined) out.set("set", String(p.taskSetId));
+  if (p.runId !== undefined) out.set("run", String(p.runId));
+  if (p.site !== undefined) out.set("site", p.site === null ? NO_SITE : p.site);
+  if (p.campaignId !== undefined) out.set("campaign", String(p.campaignId));
+  if (p.unparseable === "failure") out.set("unparseable", "failure");
+  if (p.difficulty !== undefined && p.difficulty !== "overall") out.set("dim", p.difficulty);
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined && v !== "") out.set(k, String(v));
+  const s = out.toString();
+  return s ? `?${s}` : "";
+}
+
+/** The scope part (what the services call Scope). */
+export function scopeOfParams(p: AnalyticsParams): { taskSetId?: number; runId?: number; site?: string | null } {
+  const s: { taskSetId?: number; runId?: number; site?: string | null } = {};
+  if (p.taskSetId !== undefined) s.taskSetId = p.taskSetId;
+  if (p.runId !== undefined) s.runId = p.runId;
+  if (p.site !== undefined) s.site = p.site;
+  return s;
+}
+
+/** The trajectory list filtered like a selection, when the selection is only list filters (site, run, task set). */
+export function trajectoryListHref(sel: Selection): string | null {
+  const keys = Object.keys(sel);
+  if (keys.some((k) => !["taskSetId", "runId", "site"].includes(k)) || sel.site === null) return null;
+  const out = new URLSearchParams();
+  if (sel.taskSetId !== undefined) out.set("set", String(sel.taskSetId));
+  if (sel.runId !== undefined) out.set("run", String(sel.runId));
+  if (sel.site !== undefined && sel.site !== null) out.set("site", sel.site);
+  const s = out.toString();
+  return `/trajectories${s ? `?${s}` : ""}`;
+}

@@ -1,0 +1,60 @@
+import type { Metadata } from "next";
+import { PageHeader } from "../../_components/ui";
+import { api } from "../../_trpc/server";
+import { CountChart } from "../_components/charts";
+import { NoReference, NoTrajectories } from "../_components/empty";
+import { Figure, TablePanel } from "../_components/figure";
+import { AnalyticsFilterBar } from "../_components/filter-bar";
+import { prepareErrors } from "../_lib/errors";
+import type { CountChartModel } from "../_lib/charts";
+import type { FigureModel } from "../_lib/rates";
+import { parseAnalyticsParams, scopeOfParams } from "../_lib/params";
+import { EmptyState } from "../../_components/ui";
+
+export const metadata: Metadata = { title: "Error analysis" };
+
+function CountFigure({ figure }: { figure: FigureModel<CountChartModel> }) {
+  return <Figure id={figure.id} title={figure.title} description={figure.description} chart={figure.chart ? <CountChart model={figure.chart} /> : null} table={figure.table} />;
+}
+
+export default async function ErrorsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const params = parseAnalyticsParams(await searchParams);
+  const caller = await api();
+  const options = await caller.analytics.options();
+  if (options.trajectories === 0) {
+    return (
+      <>
+        <PageHeader title="Error analysis" subtitle="Nothing imported yet" />
+        <NoTrajectories />
+      </>
+    );
+  }
+  const result = await caller.analytics.errors({ scope: scopeOfParams(params), campaignId: params.campaignId });
+  const view = prepareErrors(result);
+  return (
+    <>
+      <PageHeader title="Error analysis" subtitle={view.subtitle} />
+      <div className="flex flex-col gap-4 px-6 py-3">
+        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true }} />
+        {view.empty === "no-labels" ? (
+          <NoReference />
+        ) : view.empty === "no-failures" ? (
+          <EmptyState title="No failures in this scope">Every consolidated label here says success (or unsure).</EmptyState>
+        ) : (
+          <>
+            <div className="grid gap-4 xl:grid-cols-2">
+              <CountFigure figure={view.distribution} />
+              <TablePanel id="positions" title="Where each category's first failing step falls" description="Mean tenth of the trajectory in which the first failing step lies (1 = first tenth)." table={view.positions} />
+            </div>
+            <CountFigure figure={view.bySite} />
+            <CountFigure figure={view.byRun} />
+            <div className="grid gap-4 xl:grid-cols-2">
+              <CountFigure figure={view.byStep} />
+              <CountFigure figure={view.byDecile} />
+            </div>
+          </>
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,99 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { PageHeader } from "../../_components/ui";
+import { api } from "../../_trpc/server";
+import { RateChart } from "../_components/charts";
+import { NoCampaigns } from "../_components/empty";
+import { Figure, TablePanel } from "../_components/figure";
+import { HeatMatrix } from "../_components/heat-matrix";
+import { StatCards } from "../_components/stat-cards";
+import { fmtCount } from "../_lib/format";
+import { prepareHumans, type AgreementLevel } from "../_lib/humans";
+import { getParam, positiveInt } from "../_lib/params";
+import { EmptyState } from "../../_components/ui";
+
+export const metadata: Metadata = { title: "Human agreement" };
+
+export default async function HumansPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const sp = await searchParams;
+  const caller = await api();
+  const campaigns = await caller.analytics.campaigns();
+  if (campaigns.length === 0) {
+    return (
+      <>
+        <PageHeader title="Human agreement" subtitle="No campaigns yet" />
+        <NoCampaigns />
+      </>
+    );
+  }
+  const asked = positiveInt(getParam(sp, "campaign"));
+  const campaign = campaigns.find((c) => c.id === asked) ?? campaigns[campaigns.length - 1]!;
+  const level: AgreementLevel = getParam(sp, "level") === "verdict" ? "verdict" : "label";
+  const result = await caller.analytics.humans({ campaignId: campaign.id });
+  const view = prepareHumans(result, level);
+  const href = (patch: { campaign?: number; level?: AgreementLevel }) => {
+    const q = new URLSearchParams({ campaign: String(patch.campaign ?? campaign.id) });
+    if ((patch.level ?? level) === "verdict") q.set("level", "verdict");
+    return `/analytics/humans?${q.toString()}`;
+  };
+
+  return (
+    <>
+      <PageHeader title="Human agreement" subtitle={view.subtitle} />
+      <div className="flex flex-col gap-4 px-6 py-3">
+        <div className="flex flex-wrap items-center gap-2">
+          <nav aria-label="Campaign" className="flex flex-wrap items-center gap-1">
+            <span className="section-title mr-1">Campaign</span>
+            {campaigns.map((c) => (
+              <Link key={c.id} href={href({ campaign: c.id })} aria-current={c.id === campaign.id ? "page" : undefined} className={`btn ${c.id === campaign.id ? "btn-on" : ""}`}>
+                {c.name} <span className="text-zinc-400 tabular-nums">{fmtCount(c.items)}</span>
+              </Link>
+            ))}
+          </nav>
+          <nav aria-label="Level" className="ml-auto flex items-center gap-1">
+            <span className="section-title mr-1">Agreement on</span>
+            <Link href={href({ level: "label" })} aria-current={level === "label" ? "page" : undefined} className={`btn ${level === "label" ? "btn-on" : ""}`} title="Success, or failure with its error category">
+              verdict + category
+            </Link>
+            <Link href={href({ level: "verdict" })} aria-current={level === "verdict" ? "page" : undefined} className={`btn ${level === "verdict" ? "btn-on" : ""}`} title="Success or failure only">
+              verdict only
+            </Link>
+          </nav>
+        </div>
+        {view.empty === "no-labels" ? (
+          <EmptyState title="No labels in this campaign yet">
+            Annotators label trajectories from the campaign&apos;s queue; labels made elsewhere can be imported with <code className="font-mono">npm run cli -- labels import &lt;file.csv&gt; --campaign {campaign.id}</code>.
+          </EmptyState>
+        ) : (
+          <>
+            <StatCards cards={view.cards} />
+            <div className="grid gap-4 xl:grid-cols-2">
+              <Figure
+                id="pairwise"
+                title="Annotator × annotator Cohen κ"
+                description="κ on the trajectories both annotators labelled (n and agreement under each value); pale cells have fewer than 10 shared trajectories."
+                chart={<HeatMatrix model={view.matrix} label="pairwise" />}
+                table={view.pairs}
+              />
+              <Figure id={view.perCategory.id} title={view.perCategory.title} description={view.perCategory.description} chart={view.perCategory.chart ? <RateChart model={view.perCategory.chart} /> : null} table={view.perCategory.table} />
+            </div>
+            <TablePanel
+              id="disputed"
+              title={`Most disputed trajectories (${fmtCount(view.disputedTotal)} with differing labels)`}
+              description="Least agreement on the verdict first, then on the category; each opens in the player."
+              table={view.disputed}
+              controls={
+                view.disputedTotal > 0 ? (
+                  <Link className="btn" href={view.disputedHref}>
+                    All {fmtCount(view.disputedTotal)} →
+                  </Link>
+                ) : null
+              }
+            />
+            <TablePanel id="annotators" title="Annotators" table={view.annotators} />
+          </>
+        )}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,79 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { EmptyState, PageHeader } from "../_components/ui";
+import { api } from "../_trpc/server";
+import { RateChart } from "./_components/charts";
+import { Figure } from "./_components/figure";
+import { NoEvaluations, NoTrajectories } from "./_components/empty";
+import { AnalyticsFilterBar } from "./_components/filter-bar";
+import { SiteRunFigure } from "./_components/site-run";
+import { prepareOverview } from "./_lib/overview";
+import { parseAnalyticsParams, scopeOfParams } from "./_lib/params";
+import type { FigureModel } from "./_lib/rates";
+import type { RateChartModel } from "./_lib/charts";
+
+export const metadata: Metadata = { title: "Analytics" };
+
+function RateFigure({ figure }: { figure: FigureModel<RateChartModel> }) {
+  return <Figure id={figure.id} title={figure.title} description={figure.description} chart={figure.chart ? <RateChart model={figure.chart} /> : null} table={figure.table} />;
+}
+
+export default async function AnalyticsOverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const params = parseAnalyticsParams(await searchParams);
+  const caller = await api();
+  const options = await caller.analytics.options();
+  if (options.trajectories === 0) {
+    return (
+      <>
+        <PageHeader title="Success rates" subtitle="Nothing imported yet" />
+        <NoTrajectories />
+      </>
+    );
+  }
+  const overview = await caller.analytics.overview({ scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable, difficulty: params.difficulty });
+  const view = prepareOverview(overview);
+  return (
+    <>
+      <PageHeader title="Success rates" subtitle={view.subtitle} />
+      <div className="flex flex-col gap-4 px-6 py-3">
+        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, unparseable: true, difficulty: true }} />
+        {view.empty === "no-evaluations" || view.empty === "no-trajectories" ? (
+          view.empty === "no-trajectories" ? (
+            <EmptyState title="No trajectories in this scope">Widen the filters above.</EmptyState>
+          ) : (
+            <NoEvaluations />
+          )
+        ) : (
+          <>
+            <div className="grid grid-cols-2 gap-2 md:grid-cols-3 xl:grid-cols-5" data-testid="overview-totals">
+              {view.totals.map((t) => (
+                <div key={t.id} data-total={t.id} className="min-w-0 rounded-lg border border-zinc-200 bg-white px-3 py-2">
+                  <div className="section-title truncate" title={t.label}>
+                    {t.label}
+                  </div>
+                  <div className="mt-0.5 text-lg font-semibold text-zinc-900 tabular-nums" data-value>
+                    {t.href ? (
+                      <Link href={t.href} className="hover:text-indigo-700 hover:underline" title="List these trajectories">
+                        {t.value}
+                      </Link>
+                    ) : (
+                      t.value
+                    )}
+                  </div>
+                  <div className="truncate text-2xs text-zinc-500">{t.detail}</div>
+                </div>
+              ))}
+            </div>
+            <RateFigure figure={view.bySite} />
+            <SiteRunFigure model={view.siteRun} />
+            <RateFigure figure={view.byRun} />
+            <div className="grid gap-4 xl:grid-cols-2">
+              <RateFigure figure={view.byDifficulty} />
+              <RateFigure figure={view.byLength} />
+            </div>
+          </>
+        )}
+      </div>
+    </>
+  );
+}
