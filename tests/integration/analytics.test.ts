@@ -4,7 +4,7 @@
  * real SQLite file. Every figure that carries a selection is also resolved, and its list must have the figure's n.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCaller } from "../../server/api/root";
+import { type createCaller } from "../../server/api/root";
 import { callerWithRole } from "../helpers/trpc";
 import { upsertVerdict } from "../../db/repositories/evaluation";
 import { selectionRows } from "../../server/services/analytics";
