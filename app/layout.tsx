@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
+import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
 import { TopNav } from "./_components/top-nav";
+import { currentPath, currentUser, signInUrl } from "./_lib/session";
 import { TRPCReactProvider } from "./_trpc/client";
 import "./globals.css";
 
@@ -9,12 +11,18 @@ export const metadata: Metadata = {
   description: "Review and grade trajectories of multimodal web agents",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+/** Pages anyone may open (sign-in, first-run setup, invitations); everything else needs a session. */
+const PUBLIC_PATHS = [/^\/sign-in(\/|$|\?)/, /^\/invite\//];
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const user = await currentUser();
+  const path = await currentPath();
+  if (!user && !PUBLIC_PATHS.some((re) => re.test(path))) redirect(signInUrl(path));
   return (
     <html lang="en">
       <body className="flex min-h-dvh flex-col">
         <TRPCReactProvider>
-          <TopNav />
+          <TopNav user={user} />
           <main className="flex min-h-0 flex-1 flex-col">{children}</main>
         </TRPCReactProvider>
       </body>

@@ -45,6 +45,8 @@ export default defineConfig({
   reporter: process.env.CI ? [["list"]] : [["list"]],
   use: {
     baseURL,
+    // Signed in as the e2e admin (tests/e2e/accounts.ts); specs for other roles switch with test.use().
+    storageState: path.join(dataDir, "auth-admin.json"),
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     viewport: { width: 1280, height: 800 },

@@ -1,9 +1,12 @@
 "use client";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { hasRole } from "@/server/auth/roles";
+import type { SessionUser } from "@/server/auth/auth";
+import { AccountMenu } from "./account-menu";
 import { NAV_ITEMS } from "./nav-items";
 
-export function TopNav() {
+export function TopNav({ user }: { user: SessionUser | null }) {
   const pathname = usePathname();
   return (
     <header className="sticky top-0 z-40 flex h-11 shrink-0 items-center gap-6 border-b border-zinc-200 bg-white px-4">
@@ -14,7 +17,7 @@ export function TopNav() {
         Verdict
       </Link>
       <nav aria-label="Main" className="flex min-w-0 items-center gap-1 overflow-x-auto">
-        {NAV_ITEMS.filter((i) => i.ready).map((item) => {
+        {NAV_ITEMS.filter((i) => i.ready && user && (!i.minRole || hasRole(user, i.minRole))).map((item) => {
           const active = pathname === item.href || pathname.startsWith(`${item.href}/`);
           return (
             <Link
@@ -30,8 +33,9 @@ export function TopNav() {
           );
         })}
       </nav>
-      {/* Right-hand side: the accounts issue puts the signed-in user and sign-out here. */}
-      <div id="nav-account-slot" className="ml-auto flex items-center gap-2" />
+      <div id="nav-account-slot" className="ml-auto flex items-center gap-2">
+        {user && <AccountMenu user={user} />}
+      </div>
     </header>
   );
 }

@@ -25,6 +25,20 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; producti
     secret: options.secret,
     baseURL: options.baseUrl,
     basePath: "/api/auth",
+    // Without VERDICT_BASE_URL the app answers under whatever host it is reached by; a state-changing request
+    // is accepted from a page of that same origin (the Host the browser used), never from another site. Behind a
+    // proxy that terminates HTTPS, set VERDICT_BASE_URL to the public URL.
+    trustedOrigins: async (request) => {
+      if (!request) return [];
+      try {
+        const url = new URL(request.url);
+        const host = request.headers.get("host");
+        // Next hands route handlers a URL built from its own bind address, so the Host header is the truth.
+        return host ? [url.origin, `${url.protocol}//${host}`] : [url.origin];
+      } catch {
+        return [];
+      }
+    },
     logger: {
       level: "warn",
       // Without VERDICT_BASE_URL the origin comes from each request, which is what a self-hosted app reachable

@@ -1,6 +1,7 @@
 /**
  * Fills the e2e database through the real CLI (`npm run cli -- import … --json`): the self-contained fixtures
- * under tests/fixtures, plus ../shared's WebVoyager examples when that folder exists.
+ * under tests/fixtures, plus ../shared's WebVoyager examples when that folder exists. Then creates the e2e
+ * accounts and their signed-in storage states (tests/e2e/accounts-setup.ts), so every spec runs signed in.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -34,4 +35,15 @@ export default async function globalSetup() {
     for (const t of importWithCli(source)) fixtures.trajectories[t.externalTaskId] = t.id;
   }
   fs.writeFileSync(fixturesFile(), JSON.stringify(fixtures, null, 1));
+  createAccounts();
+}
+
+function createAccounts(): void {
+  const dir = process.env.VERDICT_E2E_DIR!;
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/accounts-setup.ts", "127.0.0.1"], {
+    cwd: root,
+    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`Creating the e2e accounts failed (exit ${r.status}):\n${r.stderr}`);
 }

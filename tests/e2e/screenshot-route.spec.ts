@@ -19,7 +19,7 @@ test.describe("screenshot route", () => {
     const res = await request.get(`/api/screenshots/${hash}`);
     expect(res.status()).toBe(200);
     expect(res.headers()["content-type"]).toBe("image/png");
-    expect(res.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(res.headers()["cache-control"]).toBe("private, max-age=31536000, immutable");
     expect(res.headers()["etag"]).toBe(`"${hash}"`);
     const meta = await sharp(await res.body()).metadata();
     expect([meta.width, meta.height]).toEqual([1024, 768]);

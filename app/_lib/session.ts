@@ -1,0 +1,42 @@
+/**
+ * The signed-in user for server components: read once per request from better-auth's cookies. Pages that need a
+ * role call `requirePageRole`; the root layout sends signed-out visitors of non-public pages to sign-in (the
+ * proxy already does for visitors without a cookie; this catches expired or revoked sessions).
+ */
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { connection } from "next/server";
+import { cache } from "react";
+import type { Role } from "@/db/schema/index";
+import { sessionFromHeaders, type SessionUser } from "@/server/auth/auth";
+import { hasRole } from "@/server/auth/roles";
+import { getAppContext } from "@/server/context";
+
+/** Request header the proxy sets to the path being rendered (layouts are not told their page's path). */
+export const PATH_HEADER = "x-verdict-path";
+
+export const currentUser = cache(async (): Promise<SessionUser | null> => {
+  await connection();
+  return sessionFromHeaders(getAppContext(), new Headers(await headers()));
+});
+
+export async function currentPath(): Promise<string> {
+  return (await headers()).get(PATH_HEADER) ?? "/";
+}
+
+export function signInUrl(next: string): string {
+  return next && next !== "/" && !next.startsWith("/sign-in") ? `/sign-in?next=${encodeURIComponent(next)}` : "/sign-in";
+}
+
+/** The signed-in user, or a redirect to sign-in. */
+export async function requirePageUser(): Promise<SessionUser> {
+  const user = await currentUser();
+  if (!user) redirect(signInUrl(await currentPath()));
+  return user;
+}
+
+/** The signed-in user if their role is at least `role`; null (render a refusal) otherwise. */
+export async function requirePageRole(role: Role): Promise<{ user: SessionUser; allowed: boolean }> {
+  const user = await requirePageUser();
+  return { user, allowed: hasRole(user, role) };
+}
