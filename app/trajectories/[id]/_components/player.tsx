@@ -25,12 +25,22 @@ import { ZoomView } from "./zoom-view";
 export type PlayerData = inferRouterOutputs<AppRouter>["trajectories"]["byId"];
 export type PlayerStepData = PlayerData["steps"][number];
 
+/** What a side panel (the label panel) can see of the player: the step on screen, and a way to move. */
+export interface PlayerPanelState {
+  /** 0-based index of the step on screen. */
+  current: number;
+  count: number;
+  go(index: number): void;
+}
+
+export type SidePanel = ReactNode | ((state: PlayerPanelState) => ReactNode);
+
 export interface StepAnalysis {
   loops: LoopMarks;
   grounding: GroundingFlag | null;
 }
 
-export function TrajectoryPlayer({ id, initialStep, sidePanel }: { id: number; initialStep: number; sidePanel?: ReactNode }) {
+export function TrajectoryPlayer({ id, initialStep, sidePanel, sidePanelFirst }: { id: number; initialStep: number; sidePanel?: SidePanel; sidePanelFirst?: boolean }) {
   const trpc = useTRPC();
   const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
   const { mutate: warm } = useMutation(trpc.trajectories.warmImages.mutationOptions());
@@ -46,7 +56,7 @@ export function TrajectoryPlayer({ id, initialStep, sidePanel }: { id: number; i
     },
     [id, warm],
   );
-  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} onDisplayWidth={onDisplayWidth} />;
+  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} onDisplayWidth={onDisplayWidth} />;
 }
 
 function clampStep(i: number, n: number): number {
@@ -57,11 +67,14 @@ export function PlayerView({
   data,
   initialStep,
   sidePanel,
+  sidePanelFirst = false,
   onDisplayWidth,
 }: {
   data: PlayerData;
   initialStep: number;
-  sidePanel?: ReactNode;
+  sidePanel?: SidePanel;
+  /** Show the side panel above the step details (labelling puts its form first). */
+  sidePanelFirst?: boolean;
   onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
 }) {
   const steps = data.steps;
@@ -184,6 +197,7 @@ export function PlayerView({
   }, [run, help]);
 
   const showRaw = preferRaw && !!step?.rawScreenshot;
+  const panel = typeof sidePanel === "function" ? sidePanel({ current, count: n, go }) : sidePanel;
 
   return (
     <div className="flex min-h-0 flex-1 flex-col lg:h-[calc(100dvh-2.75rem)]">
@@ -243,9 +257,10 @@ export function PlayerView({
           aria-label="Step details"
           className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]"
         >
+          {panel && sidePanelFirst && <div className="border-b border-zinc-200">{panel}</div>}
           {step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />}
           {/* Label panel slot: the annotation issue renders its form here. */}
-          {sidePanel && <div className="border-t border-zinc-200">{sidePanel}</div>}
+          {panel && !sidePanelFirst && <div className="border-t border-zinc-200">{panel}</div>}
         </aside>
       </div>
 
