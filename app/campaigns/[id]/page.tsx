@@ -1,0 +1,129 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { formatCount, formatDate, PageHeader, Stat } from "../../_components/ui";
+import { requirePageRole } from "../../_lib/session";
+import { api, orNotFound } from "../../_trpc/server";
+import { CampaignActions, AnnotatorPicker, ImportLabelsForm } from "../_components/campaign-controls";
+import { ResearchersOnly } from "../_components/forbidden";
+
+export const metadata: Metadata = { title: "Campaign" };
+
+type Props = { params: Promise<{ id: string }> };
+
+function minutes(ms: number | null): string {
+  if (ms === null) return "–";
+  const s = ms / 1000;
+  return s < 90 ? `${s.toFixed(0)} s` : `${(s / 60).toFixed(1)} min`;
+}
+
+export default async function CampaignPage({ params }: Props) {
+  const { allowed } = await requirePageRole("researcher");
+  if (!allowed) return <ResearchersOnly />;
+  const raw = (await params).id;
+  if (!/^\d{1,9}$/.test(raw)) notFound();
+  const id = Number(raw);
+  const caller = await api();
+  const [o, people] = await Promise.all([orNotFound(caller.campaigns.overview({ id })), caller.accounts.directory()]);
+  const c = o.campaign;
+  const target = o.counts.items * c.annotatorsPerItem;
+  return (
+    <>
+      <PageHeader
+        title={c.name}
+        crumbs={[{ href: "/campaigns", label: "Campaigns" }]}
+        subtitle={`${c.selection.description} · ${c.annotatorsPerItem} annotator${c.annotatorsPerItem === 1 ? "" : "s"} per trajectory · ${c.blind ? "blind" : "not blind"} · ${c.status}${c.origin === "import" ? " · imported labels" : ""}`}
+        actions={
+          <>
+            <a className="btn" href={`/api/campaigns/${id}/labels?format=csv`} download>
+              Export CSV
+            </a>
+            <a className="btn" href={`/api/campaigns/${id}/labels?format=jsonl`} download>
+              Export JSONL
+            </a>
+            <Link className="btn btn-on" href={`/campaigns/${id}/adjudicate`}>
+              Adjudicate ({formatCount(o.counts.disputed)})
+            </Link>
+          </>
+        }
+      />
+      <div className="flex flex-col gap-4 px-6 py-4">
+        {o.warnings.map((w) => (
+          <p key={w} className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[12.5px] text-amber-800">
+            {w}
+          </p>
+        ))}
+        <div className="grid grid-cols-2 gap-3 md:grid-cols-6">
+          <Stat label="Trajectories" value={formatCount(o.counts.items)} />
+          <Stat label="Labels" value={`${formatCount(o.counts.labels)} / ${formatCount(target)}`} hint="Active labels, of items × annotators per item" />
+          <Stat label="Open" value={formatCount(o.counts.open)} hint="Still need labels" />
+          <Stat label="Agreed" value={formatCount(o.counts.agreed)} hint="Unanimous: consolidated automatically" />
+          <Stat label="Disputed" value={formatCount(o.counts.disputed)} hint="Waiting for adjudication" />
+          <Stat label="Adjudicated" value={formatCount(o.counts.adjudicated)} />
+        </div>
+
+        <section className="panel overflow-x-auto" data-testid="annotator-progress">
+          <div className="border-b border-zinc-200 px-3 py-2">
+            <h2 className="section-title">Progress per annotator</h2>
+          </div>
+          <table className="table-dense">
+            <thead>
+              <tr>
+                <th>Annotator</th>
+                <th className="text-right">Labelled</th>
+                <th className="w-48">Of the items</th>
+                <th className="text-right">Success</th>
+                <th className="text-right">Failure</th>
+                <th className="text-right">Unsure</th>
+                <th className="text-right">Mean time</th>
+                <th className="text-right">Holding</th>
+                <th>Last label</th>
+              </tr>
+            </thead>
+            <tbody>
+              {o.annotators.length === 0 && (
+                <tr>
+                  <td colSpan={9} className="py-6 text-center text-zinc-500">
+                    No annotator yet: add some below.
+                  </td>
+                </tr>
+              )}
+              {o.annotators.map((a) => (
+                <tr key={a.userId ?? `import:${a.name}`}>
+                  <td>
+                    {a.name}
+                    {!a.member && <span className="ml-1 text-2xs text-zinc-500">{a.userId ? "(removed)" : "(imported)"}</span>}
+                  </td>
+                  <td className="text-right tabular-nums">{formatCount(a.labelled)}</td>
+                  <td>
+                    <div className="h-1.5 w-full overflow-hidden rounded-full bg-zinc-100">
+                      <div className="h-full bg-indigo-500" style={{ width: `${o.counts.items ? (100 * a.labelled) / o.counts.items : 0}%` }} />
+                    </div>
+                  </td>
+                  <td className="text-right tabular-nums">{a.success}</td>
+                  <td className="text-right tabular-nums">{a.failure}</td>
+                  <td className="text-right tabular-nums">{a.unsure}</td>
+                  <td className="text-right tabular-nums">{minutes(a.meanTimeMs)}</td>
+                  <td className="text-right tabular-nums">{a.reserved || ""}</td>
+                  <td className="whitespace-nowrap text-zinc-500">{formatDate(a.lastAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+
+        <div className="grid gap-4 lg:grid-cols-2">
+          <AnnotatorPicker campaignId={id} people={people} members={o.annotators.filter((a) => a.member && a.userId).map((a) => a.userId!)} />
+          <CampaignActions campaign={{ id, status: c.status, blind: c.blind, annotatorsPerItem: c.annotatorsPerItem, reservationMinutes: c.reservationMinutes }} />
+        </div>
+        <ImportLabelsForm campaignId={id} />
+        {c.instructions && (
+          <section className="panel px-4 py-3">
+            <h2 className="section-title">Guidelines</h2>
+            <p className="mt-1 text-[12.5px] whitespace-pre-wrap text-zinc-700">{c.instructions}</p>
+          </section>
+        )}
+      </div>
+    </>
+  );
+}
