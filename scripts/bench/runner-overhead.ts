@@ -30,6 +30,7 @@ import { createAppContext } from "../../server/context";
 import { liveRunRequestSchema } from "../../server/domain/runner/settings";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";
+import { ensureDemoTaskSet } from "../../server/services/runner/demo-tasks";
 import type { DemoSitesServer } from "../../server/demo-sites/server";
 import { median, percentile, type BenchFigure } from "./types";
 
@@ -162,6 +163,7 @@ async function concurrentLiveRuns(chromiumPath: string): Promise<BenchFigure[]> 
   try {
     sites = await startDemoSites();
     const env = { VERDICT_DEMO_PORT: String(sites.port) };
+    ensureDemoTaskSet(ctx.db, sites.baseUrl);
     const { runId, tasks } = startLiveRun(
       { db: ctx.db, env },
       liveRunRequestSchema.parse({

@@ -10,8 +10,9 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The port the demo data is recorded on: URLs stored in demo trajectories contain it, so it must not vary. */
-export const DEMO_SITES_DEFAULT_PORT = 4517;
+import { DEMO_SITES_DEFAULT_PORT } from "./port";
+
+export { DEMO_SITES_DEFAULT_PORT };
 
 export const DEMO_SITES = [
   { path: "/recipes/", name: "Saffron & Thyme", description: "recipes with search, filters and a servings scaler" },

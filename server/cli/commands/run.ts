@@ -22,6 +22,8 @@ import { runImport } from "../../services/ingest";
 import { requireJudgeConfig } from "../../services/judge/configs";
 import { cancelLiveRun, liveRunDetail, startLiveRun } from "../../services/runner/live-runs";
 import { runRunnerWorker } from "../../services/runner/worker";
+import { ensureDemoTaskSet } from "../../services/runner/demo-tasks";
+import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
 import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
@@ -49,7 +51,11 @@ function intFlag(args: ParsedArgs, name: string, min: number, max: number): numb
 
 /** The task selection a --tasks value names; task files are imported first. */
 async function taskSelection(ctx: AppContext, value: string, limit: number | undefined, io: CliIO): Promise<TaskSelection> {
-  if (value === "demo") return { from: "demo", ...(limit ? { limit } : {}) };
+  if (value === "demo") {
+    // This command serves the demo sites itself (or finds a worker serving them) on VERDICT_DEMO_PORT.
+    ensureDemoTaskSet(ctx.db, `http://127.0.0.1:${demoPortFromEnv(io.env) ?? DEMO_SITES_DEFAULT_PORT}`);
+    return { from: "demo", ...(limit ? { limit } : {}) };
+  }
   if (fs.existsSync(value) && fs.statSync(value).isFile()) {
     const importer = await detectImporter(value);
     const refs: { set: string; externalId: string }[] = [];

@@ -15,6 +15,7 @@ import {
   liveRunTaskRows,
   liveTaskJob,
   reconcileLiveTrajectories,
+  findTaskSetByName,
   taskIdsOfTrajectories,
   tasksByIds,
   tasksOfSet,
@@ -33,8 +34,8 @@ import {
 } from "../../domain/runner/settings";
 import { NotFoundError, ValidationError } from "../../errors";
 import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../judge/configs";
-import { DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/server";
-import { DEMO_TASK_SET_NAME, demoScriptFor, ensureDemoTaskSet } from "./demo-scripts";
+import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
+import { DEMO_TASK_SET_NAME, demoScriptFor } from "./demo-scripts";
 
 export interface LiveRunDeps {
   db: Db;
@@ -53,10 +54,15 @@ export interface LiveRunConfig {
   startedBy: string | null;
 }
 
+/** Where the workers serve the demo sites (the web server never serves them itself). */
 function demoBaseUrl(env: Env): string {
-  const raw = env.VERDICT_DEMO_PORT?.trim();
-  const port = raw && /^\d+$/.test(raw) ? Number(raw) : DEMO_SITES_DEFAULT_PORT;
-  return `http://127.0.0.1:${port}`;
+  let port: number | null;
+  try {
+    port = demoPortFromEnv(env);
+  } catch {
+    port = null;
+  }
+  return `http://127.0.0.1:${port ?? DEMO_SITES_DEFAULT_PORT}`;
 }
 
 /** The tasks a selection names, with a label saying where they came from. */
@@ -64,8 +70,13 @@ export function resolveTaskSelection(deps: LiveRunDeps, sel: TaskSelection): { t
   const { db } = deps;
   switch (sel.from) {
     case "demo": {
-      const setId = ensureDemoTaskSet(db, demoBaseUrl(deps.env));
-      const all = tasksOfSet(db, setId);
+      const set = findTaskSetByName(db, DEMO_TASK_SET_NAME);
+      if (!set) {
+        throw new ValidationError(
+          `the demo task set "${DEMO_TASK_SET_NAME}" is not there yet: a runner worker creates it when it starts (npm run worker; the quick start runs one)`,
+        );
+      }
+      const all = tasksOfSet(db, set.id);
       return { tasks: all.slice(0, sel.limit ?? all.length), label: `demo task set${sel.limit && sel.limit < all.length ? ` (first ${sel.limit})` : ""}` };
     }
     case "taskSet": {

@@ -15,11 +15,13 @@ import type { Browser } from "playwright";
 import { LIVE_JOB_TYPE, reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
 import type { AppContext } from "../../context";
 import { launchChromium } from "../../browser/launch";
-import { DEMO_SITES_DEFAULT_PORT, startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
+import { demoPortFromEnv } from "../../demo-sites/port";
+import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
 import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
 import type { JudgeClient, JudgeEndpoint, RetryPolicy } from "../judge/client";
 import type { Env } from "../judge/configs";
 import type { JobRow } from "../../../db/schema/index";
+import { ensureDemoTaskSet } from "./demo-tasks";
 import { runLiveTask, type RunnerDeps } from "./run-task";
 import type { HostResolver } from "./safety-guard";
 
@@ -51,16 +53,6 @@ export interface RunnerWorkerOptions {
   resolveHost?: HostResolver;
   onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
   log?: (line: string) => void;
-}
-
-/** The demo port from the environment: VERDICT_DEMO_PORT, default 4517; "off" (or "none") serves no demo sites. */
-export function demoPortFromEnv(env: Env): number | null {
-  const raw = env.VERDICT_DEMO_PORT?.trim();
-  if (!raw) return DEMO_SITES_DEFAULT_PORT;
-  if (/^(off|none|no)$/i.test(raw)) return null;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`VERDICT_DEMO_PORT must be a port number or "off", got ${JSON.stringify(raw)}`);
-  return port;
 }
 
 function probe(url: string): Promise<boolean> {
@@ -144,6 +136,8 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     opts.log?.(`demo sites ${served.owned ? "served" : "already served by another process"} at ${served.baseUrl}/`);
     demo = served;
   }
+  // The demo tasks' start URLs must point where this worker serves the sites.
+  if (demo) ensureDemoTaskSet(ctx.db, demo.baseUrl);
   const browsers = browserPool(opts.launch ?? (() => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true })));
   const deps: RunnerDeps = {
     db: ctx.db,
