@@ -1,6 +1,9 @@
 import type { Metadata } from "next";
+import Link from "next/link";
+import { hasRole } from "@/server/auth/roles";
 import { parseTrajectoryListParams, trajectoryListSearch, activeFilterCount } from "@/server/domain/trajectory-list-query";
 import { EmptyState, formatCount, PageHeader, Pagination } from "../_components/ui";
+import { currentUser } from "../_lib/session";
 import { api } from "../_trpc/server";
 import { FilterBar } from "./_components/filter-bar";
 import { TrajectoryTable } from "./_components/trajectory-table";
@@ -12,11 +15,20 @@ export default async function TrajectoriesPage({ searchParams }: { searchParams:
   const caller = await api();
   const [list, options] = await Promise.all([caller.trajectories.list(query), caller.trajectories.filterOptions()]);
   const nothingImported = list.total === 0 && activeFilterCount(query) === 0;
+  const user = await currentUser();
+  const { sort: _sort, dir: _dir, page: _page, pageSize: _size, ...filters } = query;
 
   return (
     <>
       <PageHeader
         title="Trajectories"
+        actions={
+          user && hasRole(user, "researcher") && list.total > 0 ? (
+            <Link className="btn" href={`/campaigns/new${trajectoryListSearch(filters)}`} title="A labelling campaign over every trajectory these filters select">
+              New campaign from these filters
+            </Link>
+          ) : undefined
+        }
         subtitle={
           nothingImported
             ? "Nothing imported yet"

@@ -1,0 +1,177 @@
+"use client";
+import { useMutation } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import type { AppRouter } from "@/server/api/root";
+import { formatDate } from "../_components/ui";
+import { useTRPC } from "../_trpc/client";
+
+type List = inferRouterOutputs<AppRouter>["accounts"]["list"];
+const ROLES = ["admin", "researcher", "annotator"] as const;
+
+export function UserAdmin({ me, users, invitations }: { me: string; users: List["users"]; invitations: List["invitations"] }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const create = useMutation(trpc.accounts.create.mutationOptions());
+  const invite = useMutation(trpc.accounts.invite.mutationOptions());
+  const setRole = useMutation(trpc.accounts.setRole.mutationOptions());
+  const setPassword = useMutation(trpc.accounts.setPassword.mutationOptions());
+  const setDeactivated = useMutation(trpc.accounts.setDeactivated.mutationOptions());
+  const cancelInvitation = useMutation(trpc.accounts.cancelInvitation.mutationOptions());
+  const [message, setMessage] = useState<{ tone: "ok" | "error"; text: string; copy?: string } | null>(null);
+
+  const run = async (f: () => Promise<{ text: string; copy?: string } | void>) => {
+    setMessage(null);
+    try {
+      const r = await f();
+      if (r) setMessage({ tone: "ok", ...r });
+      router.refresh();
+    } catch (e) {
+      setMessage({ tone: "error", text: (e as Error).message });
+    }
+  };
+
+  async function onCreate(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const f = new FormData(form);
+    const password = String(f.get("password") ?? "");
+    await run(async () => {
+      const r = await create.mutateAsync({ email: String(f.get("email")), name: String(f.get("name")), role: f.get("role") as (typeof ROLES)[number], password: password || undefined });
+      form.reset();
+      return r.generatedPassword
+        ? { text: `Created ${r.user.email}. Their password (shown once):`, copy: r.generatedPassword }
+        : { text: `Created ${r.user.email}.` };
+    });
+  }
+
+  async function onInvite(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const f = new FormData(form);
+    await run(async () => {
+      const r = await invite.mutateAsync({ email: String(f.get("email")), role: f.get("role") as (typeof ROLES)[number] });
+      form.reset();
+      return { text: `Invitation for ${r.email} (${r.role}), valid until ${formatDate(r.expiresAt)}. Send them this link:`, copy: `${window.location.origin}${r.path}` };
+    });
+  }
+
+  return (
+    <div className="flex flex-col gap-4 px-6 py-4">
+      {message && (
+        <div role="status" className={`rounded-md border px-3 py-2 text-[12.5px] ${message.tone === "ok" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-800"}`}>
+          {message.text}
+          {message.copy && <code className="mt-1 block font-mono text-[12.5px] break-all select-all" data-testid="copy-value">{message.copy}</code>}
+        </div>
+      )}
+      <section className="panel overflow-x-auto">
+        <table className="table-dense">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Email</th>
+              <th>Role</th>
+              <th>Status</th>
+              <th>Since</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <tr key={u.id}>
+                <td className="font-medium">{u.name}</td>
+                <td className="font-mono text-[12px]">{u.email}</td>
+                <td>
+                  <select
+                    className="field"
+                    aria-label={`Role of ${u.email}`}
+                    value={u.role}
+                    disabled={setRole.isPending}
+                    onChange={(e) => run(async () => void (await setRole.mutateAsync({ userId: u.id, role: e.target.value as (typeof ROLES)[number] })))}
+                  >
+                    {ROLES.map((r) => (
+                      <option key={r} value={r}>
+                        {r}
+                      </option>
+                    ))}
+                  </select>
+                </td>
+                <td>{u.banned ? <span className="text-rose-700">deactivated</span> : "active"}</td>
+                <td className="whitespace-nowrap text-zinc-500">{formatDate(u.createdAt)}</td>
+                <td className="flex gap-1.5">
+                  <button
+                    type="button"
+                    className="btn"
+                    onClick={() => {
+                      const pw = window.prompt(`New password for ${u.email} (at least 8 characters)`);
+                      if (pw) void run(async () => (await setPassword.mutateAsync({ userId: u.id, password: pw }), { text: `Password of ${u.email} changed.` }));
+                    }}
+                  >
+                    Set password
+                  </button>
+                  {u.id !== me && (
+                    <button type="button" className="btn" onClick={() => run(async () => void (await setDeactivated.mutateAsync({ userId: u.id, deactivated: !u.banned })))}>
+                      {u.banned ? "Reactivate" : "Deactivate"}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <div className="grid gap-4 lg:grid-cols-2">
+        <section className="panel px-4 py-3">
+          <h2 className="section-title">Create an account</h2>
+          <form onSubmit={onCreate} className="mt-2 flex flex-col gap-2 text-[12px]" data-testid="create-user">
+            <div className="grid grid-cols-2 gap-2">
+              <input name="name" required placeholder="Name" className="field" />
+              <input name="email" type="email" required placeholder="Email" className="field" />
+              <select name="role" className="field" defaultValue="annotator">
+                {ROLES.map((r) => (
+                  <option key={r}>{r}</option>
+                ))}
+              </select>
+              <input name="password" type="text" minLength={8} placeholder="Password (blank: generate one)" className="field" />
+            </div>
+            <button type="submit" className="btn btn-on self-start" disabled={create.isPending}>
+              Create
+            </button>
+          </form>
+        </section>
+        <section className="panel px-4 py-3">
+          <h2 className="section-title">Invite by link</h2>
+          <form onSubmit={onInvite} className="mt-2 flex flex-col gap-2 text-[12px]">
+            <div className="grid grid-cols-2 gap-2">
+              <input name="email" type="email" required placeholder="Email" className="field" />
+              <select name="role" className="field" defaultValue="annotator">
+                {ROLES.map((r) => (
+                  <option key={r}>{r}</option>
+                ))}
+              </select>
+            </div>
+            <button type="submit" className="btn self-start" disabled={invite.isPending}>
+              Make invitation link
+            </button>
+          </form>
+          {invitations.length > 0 && (
+            <ul className="mt-3 flex flex-col gap-1 text-[12px]">
+              {invitations.map((i) => (
+                <li key={i.id} className="flex items-center justify-between gap-2">
+                  <span>
+                    {i.email} <span className="text-zinc-500">({i.role}, until {formatDate(i.expiresAt)})</span>
+                  </span>
+                  <button type="button" className="btn" onClick={() => run(async () => void (await cancelInvitation.mutateAsync({ id: i.id })))}>
+                    Revoke
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}
