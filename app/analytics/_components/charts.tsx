@@ -58,17 +58,49 @@ function useOpen() {
 
 function chartHeight(model: { data: Datum[]; horizontal?: boolean; series: SeriesModel[] }): number {
   if (model.horizontal) return Math.max(140, 48 + model.data.length * Math.max(22, 10 * model.series.length + 8));
-  return 280;
+  return 280 + rotatedLabelHeight(model.data) - 30;
+}
+
+const longestLabel = (data: Datum[]) => Math.max(0, ...data.map((d) => String(d.label).length));
+/** Many categories: labels are drawn at an angle, and the axis needs room for the longest. */
+const rotate = (data: Datum[]) => data.length > 8;
+function rotatedLabelHeight(data: Datum[]): number {
+  return rotate(data) ? Math.min(150, 24 + Math.round(longestLabel(data) * 3.7)) : 30;
+}
+
+function CategoryXAxis({ data }: { data: Datum[] }) {
+  return (
+    <XAxis
+      type="category"
+      dataKey="label"
+      tick={AXIS}
+      interval={0}
+      height={rotatedLabelHeight(data)}
+      angle={rotate(data) ? -35 : 0}
+      textAnchor={rotate(data) ? "end" : "middle"}
+    />
+  );
+}
+
+/** Any interval to draw (prepared charts without intervals carry [0, 0]). */
+function hasIntervals(data: Datum[], key: string): boolean {
+  return data.some((d) => {
+    const e = d[`${key}_err`];
+    return Array.isArray(e) && (e[0] > 0 || e[1] > 0);
+  });
 }
 
 /** Rates (0–100%) or coefficients (κ) with interval bars, as grouped bars or lines. */
 export function RateChart({ model }: { model: RateChartModel }) {
   const open = useOpen();
   const proportion = model.scale === "proportion";
-  const domain: [number, number] = proportion ? [0, 1] : [Math.min(0, ...model.data.map((d) => (typeof d.s0 === "number" ? d.s0 - ((d.s0_err as [number, number])?.[0] ?? 0) : 0))), 1];
-  const valueAxis = { type: "number" as const, domain, tickFormatter: proportion ? percentTick : (v: number) => v.toFixed(1), tick: AXIS, allowDataOverflow: true };
+  // κ below 0 (or an interval reaching below) widens the axis to −1; otherwise 0–1 keeps bars comparable.
+  const negative = !proportion && model.data.some((d) => model.series.some((s) => typeof d[s.key] === "number" && (d[s.key] as number) - ((d[`${s.key}_err`] as [number, number])?.[0] ?? 0) < 0));
+  const domain: [number, number] = negative ? [-1, 1] : [0, 1];
+  const ticks = proportion ? [0, 0.25, 0.5, 0.75, 1] : negative ? [-1, -0.5, 0, 0.5, 1] : [0, 0.2, 0.4, 0.6, 0.8, 1];
+  const valueAxis = { type: "number" as const, domain, ticks, tickFormatter: proportion ? percentTick : (v: number) => v.toFixed(1), tick: AXIS, allowDataOverflow: true };
   const categoryAxis = { type: "category" as const, dataKey: "label", tick: AXIS, interval: 0 as const };
-  const legend = model.series.length > 1 ? <Legend wrapperStyle={{ fontSize: 11.5 }} /> : null;
+  const legend = model.series.length > 1 ? <Legend wrapperStyle={{ fontSize: 11.5 }} itemSorter={null} /> : null;
   const tooltip = <Tooltip content={(p) => <ChartTooltip {...(p as TooltipContentProps<number, string>)} series={model.series} />} cursor={{ fill: "#f4f4f5" }} />;
 
   if (model.kind === "lines") {
@@ -76,7 +108,7 @@ export function RateChart({ model }: { model: RateChartModel }) {
       <ResponsiveContainer width="100%" height={chartHeight(model)}>
         <LineChart data={model.data} margin={{ top: 8, right: 16, bottom: 4, left: 0 }}>
           <CartesianGrid stroke="#f4f4f5" />
-          <XAxis {...categoryAxis} label={{ value: model.x, position: "insideBottom", offset: -2, fontSize: 11, fill: "#a1a1aa" }} height={36} />
+          <XAxis {...categoryAxis} label={{ value: model.x, position: "insideBottom", offset: -2, fontSize: 11, fill: "#a1a1aa" }} height={40} />
           <YAxis {...valueAxis} width={44} />
           {tooltip}
           {legend}
@@ -92,7 +124,7 @@ export function RateChart({ model }: { model: RateChartModel }) {
               dot={{ r: 3.5, fill: s.color, cursor: "pointer" }}
               activeDot={{ r: 5, cursor: "pointer", onClick: (_e: unknown, p: unknown) => open((p as { payload?: Datum })?.payload, s.key) }}
             >
-              <ErrorBar dataKey={`${s.key}_err`} width={4} stroke={s.color} strokeOpacity={0.6} />
+              {hasIntervals(model.data, s.key) && <ErrorBar dataKey={`${s.key}_err`} width={4} stroke={s.color} strokeOpacity={0.6} />}
             </Line>
           ))}
         </LineChart>
@@ -101,7 +133,7 @@ export function RateChart({ model }: { model: RateChartModel }) {
   }
   return (
     <ResponsiveContainer width="100%" height={chartHeight(model)}>
-      <BarChart data={model.data} layout={model.horizontal ? "vertical" : "horizontal"} margin={{ top: 8, right: 16, bottom: 4, left: 0 }} barCategoryGap="18%">
+      <BarChart data={model.data} layout={model.horizontal ? "vertical" : "horizontal"} margin={{ top: 8, right: 16, bottom: 4, left: rotate(model.data) ? 24 : 0 }} barCategoryGap="18%">
         <CartesianGrid stroke="#f4f4f5" horizontal={!model.horizontal} vertical={!!model.horizontal} />
         {model.horizontal ? (
           <>
@@ -110,7 +142,7 @@ export function RateChart({ model }: { model: RateChartModel }) {
           </>
         ) : (
           <>
-            <XAxis {...categoryAxis} height={model.data.length > 8 ? 64 : 30} angle={model.data.length > 8 ? -35 : 0} textAnchor={model.data.length > 8 ? "end" : "middle"} />
+            {CategoryXAxis({ data: model.data })}
             <YAxis {...valueAxis} width={44} />
           </>
         )}
@@ -118,8 +150,8 @@ export function RateChart({ model }: { model: RateChartModel }) {
         {tooltip}
         {legend}
         {model.series.map((s) => (
-          <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} cursor="pointer" onClick={(d) => open(d.payload as Datum, s.key)} maxBarSize={36}>
-            <ErrorBar dataKey={`${s.key}_err`} width={4} stroke="#3f3f46" strokeWidth={1.2} direction={model.horizontal ? "x" : "y"} />
+          <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} cursor="pointer" onClick={(d) => open(d.payload as Datum, s.key)} maxBarSize={36} minPointSize={2}>
+            {hasIntervals(model.data, s.key) && <ErrorBar dataKey={`${s.key}_err`} width={4} stroke="#3f3f46" strokeWidth={1.2} direction={model.horizontal ? "x" : "y"} />}
           </Bar>
         ))}
       </BarChart>
@@ -135,7 +167,7 @@ export function CountChart({ model }: { model: CountChartModel }) {
   const categoryAxis = { type: "category" as const, dataKey: "label", tick: AXIS, interval: 0 as const };
   return (
     <ResponsiveContainer width="100%" height={chartHeight({ ...model, series: stacked ? [model.series[0]!] : model.series })}>
-      <BarChart data={model.data} layout={model.horizontal ? "vertical" : "horizontal"} margin={{ top: 8, right: 16, bottom: 4, left: 0 }} barCategoryGap="18%">
+      <BarChart data={model.data} layout={model.horizontal ? "vertical" : "horizontal"} margin={{ top: 8, right: 16, bottom: 4, left: rotate(model.data) ? 24 : 0 }} barCategoryGap="18%">
         <CartesianGrid stroke="#f4f4f5" horizontal={!model.horizontal} vertical={!!model.horizontal} />
         {model.horizontal ? (
           <>
@@ -144,12 +176,12 @@ export function CountChart({ model }: { model: CountChartModel }) {
           </>
         ) : (
           <>
-            <XAxis {...categoryAxis} height={model.data.length > 8 ? 64 : 30} angle={model.data.length > 8 ? -35 : 0} textAnchor={model.data.length > 8 ? "end" : "middle"} />
+            {CategoryXAxis({ data: model.data })}
             <YAxis {...valueAxis} width={44} />
           </>
         )}
         <Tooltip content={(p) => <ChartTooltip {...(p as TooltipContentProps<number, string>)} series={model.series} />} cursor={{ fill: "#f4f4f5" }} />
-        {model.series.length > 1 && <Legend wrapperStyle={{ fontSize: 11.5 }} />}
+        {model.series.length > 1 && <Legend wrapperStyle={{ fontSize: 11.5 }} itemSorter={null} />}
         {model.series.map((s) => (
           <Bar
             key={s.key}

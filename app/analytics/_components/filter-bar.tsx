@@ -64,9 +64,9 @@ export function AnalyticsFilterBar({
         <Select
           label="Human reference"
           value={params.campaignId?.toString() ?? ""}
-          allLabel="Human: latest consolidated label"
+          allLabel="Human label: latest"
           onChange={(v) => go({ campaignId: v ? Number(v) : undefined })}
-          options={options.campaigns.map((c) => [String(c.id), `Human: ${c.name}`])}
+          options={options.campaigns.map((c) => [String(c.id), `Human label: ${c.name}`])}
         />
       )}
       {show.unparseable && (

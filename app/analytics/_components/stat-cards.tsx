@@ -6,7 +6,7 @@ import type { StatCard } from "../_lib/judges";
 
 export function StatCards({ cards }: { cards: StatCard[] }) {
   return (
-    <div className="grid grid-cols-2 gap-2 sm:grid-cols-3 lg:grid-cols-4 xl:grid-cols-7">
+    <div className="grid grid-cols-[repeat(auto-fill,minmax(10.5rem,1fr))] gap-2">
       {cards.map((c) => (
         <div key={c.key} data-stat={c.key} className={`min-w-0 rounded-lg border bg-white px-3 py-2 ${c.tone === "warn" ? "border-amber-300" : "border-zinc-200"}`}>
           <div className="section-title truncate">{c.label}</div>

@@ -30,14 +30,14 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
   const names = new Map(h.annotators.map((a) => [a.key, a.name]));
   const lv = level === "verdict" ? h.verdict : h.combined;
   const cards: StatCard[] = [
-    { key: "items", label: "Trajectories labelled", value: `${fmtCount(h.labelledItems)} / ${fmtCount(h.campaign.items)}`, detail: `${fmtCount(h.pairableItems)} with ≥ 2 success/failure labels`, href: selectionHref(h.sel) },
+    { key: "items", label: "Labelled", value: `${fmtCount(h.labelledItems)} / ${fmtCount(h.campaign.items)}`, detail: `${fmtCount(h.pairableItems)} with ≥ 2 success/failure labels`, href: selectionHref(h.sel) },
     { key: "labels", label: "Labels", value: fmtCount(h.labels), detail: `${h.annotators.length} annotator${h.annotators.length === 1 ? "" : "s"}${h.unsureLabels ? ` · ${fmtCount(h.unsureLabels)} unsure (left out)` : ""}` },
     { key: "alpha", label: "Krippendorff α", value: fmtCoef(lv.alpha.alpha), detail: lv.alpha.alpha === null ? (lv.alpha.reason ?? undefined) : `${fmtCount(lv.alpha.pairableUnits)} pairable trajectories` },
     { key: "fleiss", label: "Fleiss κ", value: fmtCoef(lv.fleiss.kappa), detail: lv.fleiss.kappa === null ? (lv.fleiss.reason ?? undefined) : `${lv.fleiss.ratingsPerItem} ratings per trajectory` },
-    { key: "percent", label: "Pairwise agreement", value: fmtPercent(lv.percent.value), detail: "Fleiss' P̄: agreeing annotator pairs per trajectory" },
+    { key: "percent", label: "Pair agreement", value: fmtPercent(lv.percent.value), detail: "Fleiss' P̄: agreeing annotator pairs per trajectory" },
     {
       key: "category",
-      label: "α on error category",
+      label: "α, error category",
       value: fmtCoef(h.failureCategory.alpha),
       detail: h.failureCategory.alpha === null ? (h.failureCategory.reason ?? undefined) : `${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
     },

@@ -94,7 +94,8 @@ export function kappaChart(x: string, rows: { label: string; stats: AgreementSta
     return {
       label: r.label,
       [k]: kap.kappa,
-      [`${k}_err`]: errorDistances(kap.kappa, kap.ciLow, kap.ciHigh),
+      // The interval is drawn inside κ's range [−1, 1]; the table keeps its exact ends.
+      [`${k}_err`]: errorDistances(kap.kappa, kap.ciLow === null ? null : Math.max(-1, kap.ciLow), kap.ciHigh === null ? null : Math.min(1, kap.ciHigh)),
       [`${k}_n`]: r.stats.n,
       [`${k}_text`]: `κ ${fmtCoef(kap.kappa)} ${fmtCoefInterval(kap.ciLow, kap.ciHigh)}, n = ${r.stats.n}, agreement ${fmtPercent(r.stats.agreement)}`,
       [`${k}_href`]: r.href,

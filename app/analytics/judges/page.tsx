@@ -3,7 +3,7 @@ import { PageHeader } from "../../_components/ui";
 import { api } from "../../_trpc/server";
 import { RateChart } from "../_components/charts";
 import { NoEvaluators, NoReference, NoTrajectories } from "../_components/empty";
-import { Figure } from "../_components/figure";
+import { Figure, TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
 import { prepareJudgeList } from "../_lib/judges";
 import { analyticsSearch, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
@@ -45,6 +45,12 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               </div>
             )}
             <Figure id={view.chart.id} title={view.chart.title} description={view.chart.description} chart={view.chart.chart ? <RateChart model={view.chart.chart} /> : null} table={view.chart.table} />
+            <TablePanel
+              id="judges-table"
+              title="Every evaluator setting against the human label"
+              description="Agreement, Cohen's κ with its 95% interval, prevalence and bias indices with PABAK, precision / recall / F1 of “success”, both success rates, and the verdicts left out. Click an evaluator for its confusion matrix, k-table, splits and disagreements."
+              table={view.chart.table}
+            />
           </>
         )}
       </div>

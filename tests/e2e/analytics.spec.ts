@@ -1,0 +1,221 @@
+/**
+ * Analytics views in the browser, on the e2e trajectories with a seeded campaign and judge (analytics-seed.ts):
+ * every view opens, shows the numbers the API returns for the same filters, links figures to the trajectories
+ * behind them, exports CSV, and is captured at two viewport sizes into test-results/screens/ for a look.
+ */
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+function seed(mode: "seed" | "clean"): { campaignId: number; judgeKey: string; trajectories: number } {
+  const dir = process.env.VERDICT_E2E_DIR!;
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/analytics-seed.ts", mode], {
+    cwd: root,
+    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`analytics-seed ${mode} failed (exit ${r.status}):\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** A tRPC query over HTTP with the page's session, unwrapped from superjson. */
+async function query<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
+  const res = await request.get(`/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
+  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
+  return (await res.json()).result.data.json as T;
+}
+
+async function mutation<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
+  const res = await request.post(`/api/trpc/${proc}`, { data: { json: input } });
+  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
+  return (await res.json()).result.data.json as T;
+}
+
+// The pages' number formats, written out independently of app/analytics/_lib/format.ts.
+const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
+const interval = (lo: number | null, hi: number | null) => (lo === null || hi === null ? "" : `[${(lo * 100).toFixed(1)}, ${(hi * 100).toFixed(1)}]`);
+const coef = (v: number | null) => (v === null ? "undefined" : v.toFixed(3));
+
+interface RateCellLike {
+  n: number;
+  successes: number;
+  rate: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+async function showTable(page: Page, figure: string) {
+  const section = page.locator(`section[data-figure="${figure}"]`);
+  const tableButton = section.getByRole("button", { name: "Table", exact: true });
+  if (await tableButton.count()) await tableButton.click();
+  return section;
+}
+
+async function shoot(page: Page, name: string) {
+  for (const size of VIEWPORTS) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(300);
+    await expectCleanLayout(page);
+    await screenshotAt(page, name, size);
+  }
+  await page.setViewportSize(VIEWPORTS[0]);
+}
+
+let seeded: { campaignId: number; judgeKey: string; trajectories: number };
+
+test.describe("analytics", () => {
+  test.describe.configure({ mode: "serial" });
+  test.beforeAll(() => {
+    seeded = seed("seed");
+  });
+  test.afterAll(() => {
+    seed("clean");
+  });
+
+  test("overview shows the API's success rates and links each figure to its trajectories", async ({ page }) => {
+    const api = await query<{ trajectories: number; columns: { id: string; label: string; total: RateCellLike }[]; bySite: { key: string; label: string; cells: Record<string, RateCellLike> }[] }>(
+      page.request,
+      "analytics.overview",
+      {},
+    );
+    expect(api.trajectories).toBeGreaterThanOrEqual(seeded.trajectories);
+    await page.goto("/analytics");
+    await expect(page.getByRole("heading", { name: "Success rates" })).toBeVisible();
+    for (const c of api.columns) {
+      await expect(page.locator(`[data-total="${c.id}"] [data-value]`)).toHaveText(c.total.n ? pct(c.total.rate) : "–");
+    }
+    await expect(page.locator('section[data-figure="by-site"] .recharts-surface').first()).toBeVisible();
+    await shoot(page, "analytics-overview");
+
+    const section = await showTable(page, "by-site");
+    for (const row of api.bySite) {
+      const human = row.cells.human;
+      if (!human || human.n === 0) continue;
+      await expect(section.locator(`tr[data-row="${row.key}"] td[data-col="human"]`)).toHaveText(`${pct(human.rate)} ${interval(human.low, human.high)} · ${human.successes}/${human.n}`);
+    }
+
+    // The CSV export carries the same numbers.
+    const download = page.waitForEvent("download");
+    await section.getByRole("button", { name: "CSV" }).click();
+    const csv = fs.readFileSync((await (await download).path())!, "utf8");
+    expect(csv.split("\r\n")[0]).toContain("Human (consolidated) rate");
+    expect(csv.split("\r\n").length - 2).toBe(api.bySite.length);
+
+    // A rate's link lists exactly its n trajectories, and hands them to the trajectory list.
+    const target = api.bySite.find((r) => (r.cells.human?.n ?? 0) > 0)!;
+    await section.locator(`tr[data-row="${target.key}"] td[data-col="human"] a`).click();
+    await expect(page).toHaveURL(/\/analytics\/trajectories\?sel=/);
+    const n = target.cells.human!.n;
+    await expect(page.getByRole("heading", { name: `${n} trajector${n === 1 ? "y" : "ies"}` })).toBeVisible();
+    await expect(page.locator('table[data-table="drill"] tbody tr')).toHaveCount(n);
+    await expect(page.getByTestId("drill-description")).toContainText(`site ${target.label}`);
+    await shoot(page, "analytics-drill");
+    await page.getByRole("link", { name: "Open in the trajectory list →" }).click();
+    await expect(page).toHaveURL(/\/trajectories\?ids=/);
+    await expect(page.getByTestId("trajectory-row")).toHaveCount(n);
+  });
+
+  test("judge agreement lists κ per setting and details one judge", async ({ page }) => {
+    const list = await query<{ judges: { info: { id: string; label: string; identity: { key: string; k: string } }; stats: { n: number; kappa: { kappa: number | null } } }[] }>(page.request, "analytics.judges", {});
+    await page.goto("/analytics/judges");
+    await expect(page.getByRole("heading", { name: "Judge agreement" })).toBeVisible();
+    await expect(page.locator('section[data-figure="kappa"] .recharts-surface')).toBeVisible();
+    await shoot(page, "analytics-judges");
+    const section = page.locator('section[data-figure="judges-table"]');
+    for (const [i, j] of list.judges.entries()) {
+      await expect(section.locator(`tr[data-row="${i}"] td[data-col="evaluator"]`)).toHaveText(j.info.label);
+      await expect(section.locator(`tr[data-row="${i}"] td[data-col="n"]`)).toHaveText(String(j.stats.n));
+      await expect(section.locator(`tr[data-row="${i}"] td[data-col="kappa"]`)).toContainText(coef(j.stats.kappa.kappa));
+    }
+
+    const mine = list.judges.find((j) => j.info.identity.key === seeded.judgeKey && j.info.identity.k === "1")!;
+    await section.getByRole("link", { name: mine.info.label }).click();
+    await expect(page).toHaveURL(new RegExp(`/analytics/judges/${encodeURIComponent(seeded.judgeKey)}`));
+    const detail = await query<{
+      overall: { n: number; kappa: { kappa: number | null }; agreement: number | null; confusion: { count: number }[][]; falseSuccess: number; falseFailure: number; unparseable: number };
+      settings: unknown[];
+    }>(page.request, "analytics.judge", { evaluatorKey: seeded.judgeKey, k: "1", promptVersion: "v1" });
+    await expect(page.locator('[data-stat="kappa"] [data-value]')).toHaveText(coef(detail.overall.kappa.kappa));
+    await expect(page.locator('[data-stat="agreement"] [data-value]')).toHaveText(pct(detail.overall.agreement));
+    await expect(page.locator('[data-stat="unparseable"] [data-value]')).toHaveText(String(detail.overall.unparseable));
+    const confusion = page.locator('section[data-figure="confusion"]');
+    for (const [r, human] of ["success", "failure"].entries()) {
+      for (const [c, judge] of ["success", "failure"].entries()) {
+        await expect(confusion.locator(`tr[data-row="${human}"] td[data-col="${judge}"]`)).toHaveText(String(detail.overall.confusion[r]![c]!.count));
+      }
+    }
+    await expect(page.locator('section[data-figure="k-table"] tbody tr')).toHaveCount(detail.settings.length);
+    await expect(page.locator('section[data-figure="disagreements"] h2')).toContainText(`(${detail.overall.falseSuccess + detail.overall.falseFailure})`);
+    await shoot(page, "analytics-judge-detail");
+
+    // A disagreement opens in the player.
+    const firstRow = page.locator('section[data-figure="disagreements"] tbody tr').first();
+    const id = (await firstRow.locator('td[data-col="id"]').innerText()).replace("#", "");
+    await firstRow.locator('td[data-col="id"] a').click();
+    await expect(page).toHaveURL(new RegExp(`/trajectories/${id}$`));
+  });
+
+  test("human agreement shows α, Fleiss κ and the annotator matrix of the campaign", async ({ page }) => {
+    type Level = { alpha: { alpha: number | null }; fleiss: { kappa: number | null }; percent: { value: number | null } };
+    const h = await query<{ verdict: Level; combined: Level; disputedTotal: number; pairwise: { combined: { a: string; b: string; kappa: number | null }[] }; annotators: { key: string }[] }>(
+      page.request,
+      "analytics.humans",
+      { campaignId: seeded.campaignId },
+    );
+    await page.goto(`/analytics/humans?campaign=${seeded.campaignId}`);
+    await expect(page.getByRole("heading", { name: "Human agreement" })).toBeVisible();
+    await expect(page.locator('[data-stat="alpha"] [data-value]')).toHaveText(coef(h.combined.alpha.alpha));
+    await expect(page.locator('[data-stat="fleiss"] [data-value]')).toHaveText(coef(h.combined.fleiss.kappa));
+    await expect(page.locator('[data-stat="percent"] [data-value]')).toHaveText(pct(h.combined.percent.value));
+    const p = h.pairwise.combined[0]!;
+    await expect(page.locator(`[data-matrix="pairwise"] td[data-cell="${p.a}|${p.b}"]`)).toContainText(coef(p.kappa));
+    await expect(page.locator(`[data-matrix="pairwise"] td[data-cell="${p.b}|${p.a}"]`)).toContainText(coef(p.kappa));
+    await expect(page.locator('section[data-figure="disputed"] h2')).toContainText(`(${h.disputedTotal} with differing labels)`);
+    await shoot(page, "analytics-humans");
+    await page.getByRole("link", { name: "verdict only" }).click();
+    await expect(page.locator('[data-stat="alpha"] [data-value]')).toHaveText(coef(h.verdict.alpha.alpha));
+  });
+
+  test("error analysis shows the category distribution and first failing steps", async ({ page }) => {
+    const e = await query<{ failures: number; overall: { category: string | null; count: number }[] }>(page.request, "analytics.errors", { campaignId: seeded.campaignId });
+    await page.goto(`/analytics/errors?campaign=${seeded.campaignId}`);
+    await expect(page.getByRole("heading", { name: "Error analysis" })).toBeVisible();
+    await expect(page.locator('section[data-figure="distribution"] .recharts-surface')).toBeVisible();
+    await shoot(page, "analytics-errors");
+    const section = await showTable(page, "distribution");
+    for (const c of e.overall) {
+      await expect(section.locator(`tr[data-row="${c.category ?? "(no category)"}"] td[data-col="count"]`)).toHaveText(String(c.count));
+    }
+    expect(e.overall.reduce((a, c) => a + c.count, 0)).toBe(e.failures);
+  });
+
+  test("CSV agreement computes what the API computes for an uploaded file", async ({ page }) => {
+    const lines = ["item,annotator,verdict"];
+    for (let i = 0; i < 14; i++) for (const [a, who] of ["x", "y", "z"].entries()) lines.push(`t${i},${who},${(i + a) % 5 === 0 ? "fail" : i % 3 === 0 ? "fail" : "pass"}`);
+    const text = lines.join("\n") + "\n";
+    const api = await mutation<{ report: { krippendorff: { alpha: number | null }; fleiss: { kappa: number | null }; items: number; pairwise: unknown[] } }>(page.request, "analytics.csvAgreement", {
+      fileName: "ratings.csv",
+      text,
+      itemColumns: ["item"],
+      raterColumn: "annotator",
+      labelColumn: "verdict",
+    });
+    await page.goto("/analytics/csv");
+    await page.getByTestId("csv-file").setInputFiles({ name: "ratings.csv", mimeType: "text/csv", buffer: Buffer.from(text) });
+    await expect(page.getByText("ratings.csv", { exact: true })).toBeVisible();
+    await expect(page.getByLabel("Rater column")).toHaveValue("annotator");
+    await expect(page.getByLabel("Label column")).toHaveValue("verdict");
+    await page.getByRole("button", { name: "Compute agreement" }).click();
+    const report = page.getByTestId("csv-report");
+    await expect(report.locator('[data-stat="alpha"] [data-value]')).toHaveText(coef(api.report.krippendorff.alpha));
+    await expect(report.locator('[data-stat="fleiss"] [data-value]')).toHaveText(coef(api.report.fleiss.kappa));
+    await expect(report.locator('[data-stat="items"] [data-value]')).toHaveText(String(api.report.items));
+    await expect(report.locator('section[data-figure="csv-pairwise"] tbody tr')).toHaveCount(api.report.pairwise.length);
+    await shoot(page, "analytics-csv");
+  });
+});
