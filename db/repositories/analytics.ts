@@ -98,6 +98,19 @@ class Dictionary {
     }
     return this.code(s.slice(from, to));
   }
+  /**
+   * Code of a known value that starts at s[from] and is followed by the separator `end`, or -1. Lets the parser
+   * jump over a repeated value instead of reading it character by character.
+   */
+  matchAt(s: string, from: number, end: number): number {
+    const values = this.values;
+    if (values.length > 8) return -1;
+    for (let c = 0; c < values.length; c++) {
+      const v = values[c]!;
+      if (s.charCodeAt(from + v.length) === end && s.startsWith(v, from)) return c;
+    }
+    return -1;
+  }
   code(v: string): number {
     let c = this.index.get(v);
     if (c === undefined) {
@@ -199,11 +212,23 @@ function appendPacked(s: string, expected: number, specs: FieldSpec[], cols: Col
           cols[f]!.push(sign * v);
         }
       } else {
-        const from = i;
-        while (c !== FIELD && c !== RECORD) c = ++i < n ? s.charCodeAt(i) : RECORD;
-        if (c !== end) return false;
-        if (kinds[f] === 2) cols[f]!.push(i === from ? -1 : dicts[f]!.codeOf(s, from + 1, i));
-        else cols[f]!.push(dicts[f]!.codeOf(s, from, i));
+        const nullable = kinds[f] === 2;
+        if (nullable && c === end) {
+          cols[f]!.push(-1);
+        } else {
+          const from = nullable ? i + 1 : i;
+          const known = dicts[f]!.matchAt(s, from, end);
+          if (known >= 0) {
+            i = from + dicts[f]!.values[known]!.length;
+            cols[f]!.push(known);
+          } else {
+            i = from;
+            c = i < n ? s.charCodeAt(i) : RECORD;
+            while (c !== FIELD && c !== RECORD) c = ++i < n ? s.charCodeAt(i) : RECORD;
+            if (c !== end) return false;
+            cols[f]!.push(dicts[f]!.codeOf(s, from, i));
+          }
+        }
       }
       if (i >= n && f !== last) return false;
       i++;

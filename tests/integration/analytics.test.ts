@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type createCaller } from "../../server/api/root";
 import { callerWithRole } from "../helpers/trpc";
 import { upsertVerdict } from "../../db/repositories/evaluation";
+import { ensureTaskSet, upsertRun, upsertTask } from "../../db/repositories/catalog";
+import { saveTrajectory } from "../../db/repositories/trajectories";
 import { selectionRows } from "../../server/services/analytics";
 import type { Selection } from "../../server/domain/analytics/selection";
 import { evaluatorId } from "../../server/domain/analytics/measures";
@@ -368,5 +370,34 @@ describe("prepare layer on real results", () => {
       ["(no category)", "1"],
     ]);
     for (const sel of [...selectionLinks(e.bySite.table), ...selectionLinks(hv.pairs)]) expect(() => selectionRows(ctx.db, sel)).not.toThrow();
+  });
+});
+
+describe("packed reads stay exact with awkward text", () => {
+  it("keeps sites and categories containing separator characters, empty strings and nulls apart", async () => {
+    const other = createTestContext("verdict-analytics-packed-");
+    try {
+      const odd = ["Shop\u001fA", "Shop\u001eB", "", "\u001cLeading", "Plain"];
+      const sites: (string | null)[] = [...odd, null];
+      const setId = ensureTaskSet(other.db, { name: "Odd", benchmark: "test" });
+      const runId = upsertRun(other.db, { runKey: "odd", name: "odd run", agentName: "a", model: null, sourceSystem: "test", config: null });
+      const ids = sites.map((site, i) => {
+        const { id: taskId } = upsertTask(other.db, setId, { externalId: `t${i}`, site, intent: "x", startUrl: null, contentHash: `t${i}` });
+        return saveTrajectory(other.db, { runId, taskId, attempt: 0, finalAnswer: null, outcome: "answered", outcomeDetail: null, stepCount: 1, sourceFormat: "test", sourcePath: null, contentHash: `h${i}`, steps: [] }).id;
+      });
+      const evaluatorKey = "import:odd\u001fjudge";
+      ids.forEach((trajectoryId, i) =>
+        upsertVerdict(other.db, { trajectoryId, kind: "judge", origin: "import", evaluatorKey, evaluatorName: "odd", k: i % 2 ? "1\u001e" : "", promptVersion: "", verdict: i % 3 ? "success" : "failure" }),
+      );
+      const o = await callerWithRole(other, "researcher").analytics.overview({});
+      expect(o.bySite.map((r) => r.site).sort()).toEqual([...sites].sort());
+      expect(o.columns.map((c) => c.info!.identity)).toEqual([
+        { key: evaluatorKey, k: "", pv: "" },
+        { key: evaluatorKey, k: "1\u001e", pv: "" },
+      ]);
+      for (const row of o.bySite) expect(selectionRows(other.db, row.sel).length).toBe(1);
+    } finally {
+      other.cleanup();
+    }
   });
 });

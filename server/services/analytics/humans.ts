@@ -167,6 +167,44 @@ class PairTables {
   }
 }
 
+/**
+ * The `k` first of 0…n−1 under `compare`, in order, through a bounded max-heap: a big campaign has tens of
+ * thousands of disputed items and the page shows fifty.
+ */
+export function smallest(n: number, k: number, compare: (a: number, b: number) => number): number[] {
+  const heap: number[] = [];
+  const up = (i: number) => {
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (compare(heap[i]!, heap[p]!) <= 0) break;
+      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+      i = p;
+    }
+  };
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && compare(heap[l]!, heap[m]!) > 0) m = l;
+      if (r < heap.length && compare(heap[r]!, heap[m]!) > 0) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (let i = 0; i < n; i++) {
+    if (heap.length < k) {
+      heap.push(i);
+      up(heap.length - 1);
+    } else if (k > 0 && compare(i, heap[0]!) < 0) {
+      heap[0] = i;
+      down(0);
+    }
+  }
+  return heap.sort(compare);
+}
+
 /** Share of agreeing ordered pairs among `total` ratings with category counts `counts`; NaN below two ratings. */
 function agreeingShare(counts: Int32Array, total: number): number {
   if (total < 2) return NaN;
@@ -184,38 +222,47 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
   const R = l.dict.annotatorKey.length;
   const annotatorNames = annotatorDisplayNames(db, l.dict.annotatorKey);
 
-  // Verdict codes: 0 success, 1 failure, -1 left out (unsure, unknown words).
-  const verdictCode = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : -1));
-  const unsureCode = l.dict.verdict.indexOf("unsure");
-  // Combined codes: 0 success, 1 failure without category, 2 + c failure with category c.
+  // Per label, once: verdict code (0 success, 1 failure, -1 unsure, -2 other words; only 0/1 enter the statistics)
+  // and combined code (0 success, 1 failure without category, 2 + c failure with category c).
+  const verdictWord = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : v === "unsure" ? -1 : -2));
   const categoryNames = l.dict.category;
   const KC = 2 + categoryNames.length;
   const combinedNames = ["success", combinedLabel("failure", null), ...categoryNames.map((c) => combinedLabel("failure", c))];
-  const combinedOf = (i: number): number => {
-    const v = verdictCode[l.col.verdict[i]!]!;
-    if (v < 0) return -1;
-    if (v === 0) return 0;
+  const n = l.length;
+  const lv = new Int8Array(n);
+  const lc = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = verdictWord[l.col.verdict[i]!]!;
+    lv[i] = v;
     const c = l.col.category[i]!;
-    return c < 0 ? 1 : 2 + c;
-  };
+    lc[i] = v === 0 ? 0 : v === 1 ? (c < 0 ? 1 : 2 + c) : -1;
+  }
+  const la = l.col.annotatorKey;
 
   const verdictAlpha = new KrippendorffAccumulator();
   const combinedAlpha = new KrippendorffAccumulator();
   const categoryAlpha = new KrippendorffAccumulator();
   const verdictCounts = new CountAgreement(2);
   const combinedCounts = new CountAgreement(KC);
-  const verdictFleiss = { perItem: [] as number[], sumSq: 0, totals: [0, 0] };
-  const combinedFleiss = { perItem: [] as number[], sumSq: 0, totals: new Array<number>(KC).fill(0) };
+  const nItems = g.items.length;
+  const fleissM = new Int32Array(nItems);
+  let fleissItems = 0;
+  let verdictSumSq = 0;
+  let combinedSumSq = 0;
+  const verdictTotals = [0, 0];
+  const combinedTotals = new Array<number>(KC).fill(0);
   const verdictPairs = new PairTables(R, 2);
   const combinedPairs = new PairTables(R, KC);
   const vc = new Int32Array(2);
   const cc = new Int32Array(KC);
-  const perAnnotator = Array.from({ length: R }, () => ({ labels: 0, unsure: 0, success: 0, decided: 0 }));
+  const annLabels = new Int32Array(R);
+  const annUnsure = new Int32Array(R);
+  const annSuccess = new Int32Array(R);
+  const annDecided = new Int32Array(R);
   let unsureLabels = 0;
   let pairableItems = 0;
   // Disputed items as parallel typed arrays (tens of thousands of them in a big campaign): item index, the shares of
   // agreeing pairs on the verdict and on the combined label (NaN when fewer than two), labels and unsure labels.
-  const nItems = g.items.length;
   const dItem = new Int32Array(nItems);
   const dVerdict = new Float64Array(nItems);
   const dLabel = new Float64Array(nItems);
@@ -223,7 +270,7 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
   const dUnsure = new Int32Array(nItems);
   let disputedCount = 0;
 
-  for (let x = 0; x < g.items.length; x++) {
+  for (let x = 0; x < nItems; x++) {
     const from = g.start[x]!;
     const to = g.start[x + 1]!;
     vc.fill(0);
@@ -231,40 +278,40 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
     let unsure = 0;
     for (let t = from; t < to; t++) {
       const i = g.order[t]!;
-      const a = l.col.annotatorKey[i]!;
-      const stats = perAnnotator[a]!;
-      stats.labels++;
-      const v = verdictCode[l.col.verdict[i]!]!;
-      if (l.col.verdict[i] === unsureCode) {
-        unsure++;
-        unsureLabels++;
-        stats.unsure++;
+      const a = la[i]!;
+      annLabels[a]!++;
+      const v = lv[i]!;
+      if (v < 0) {
+        if (v === -1) {
+          unsure++;
+          annUnsure[a]!++;
+        }
+        continue;
       }
-      if (v < 0) continue;
-      stats.decided++;
-      if (v === 0) stats.success++;
+      annDecided[a]!++;
+      if (v === 0) annSuccess[a]!++;
       vc[v]!++;
       verdictAlpha.add(v);
-      const c = combinedOf(i);
+      const c = lc[i]!;
       cc[c]!++;
       combinedAlpha.add(c);
-      if (v === 1 && l.col.category[i]! >= 0) categoryAlpha.add(l.col.category[i]!);
+      if (c >= 2) categoryAlpha.add(c - 2);
       // Every pair of this item's decided labels, annotator codes ordered a < b.
       for (let u = from; u < t; u++) {
         const j = g.order[u]!;
-        const w = verdictCode[l.col.verdict[j]!]!;
+        const w = lv[j]!;
         if (w < 0) continue;
-        const b = l.col.annotatorKey[j]!;
-        const cj = combinedOf(j);
+        const b = la[j]!;
         if (a < b) {
           verdictPairs.add(a, b, v, w);
-          combinedPairs.add(a, b, c, cj);
+          combinedPairs.add(a, b, c, lc[j]!);
         } else if (b < a) {
           verdictPairs.add(b, a, w, v);
-          combinedPairs.add(b, a, cj, c);
+          combinedPairs.add(b, a, lc[j]!, c);
         }
       }
     }
+    unsureLabels += unsure;
     verdictAlpha.endUnit();
     combinedAlpha.endUnit();
     categoryAlpha.endUnit();
@@ -274,15 +321,14 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
     if (m >= 2) pairableItems++;
     // Fleiss' κ takes every item with at least one decided label; unequal counts make it undefined with the reason.
     if (m > 0) {
-      verdictFleiss.perItem.push(m);
-      combinedFleiss.perItem.push(m);
+      fleissM[fleissItems++] = m;
       for (let c = 0; c < 2; c++) {
-        verdictFleiss.sumSq += vc[c]! * vc[c]!;
-        verdictFleiss.totals[c]! += vc[c]!;
+        verdictSumSq += vc[c]! * vc[c]!;
+        verdictTotals[c]! += vc[c]!;
       }
       for (let c = 0; c < KC; c++) {
-        combinedFleiss.sumSq += cc[c]! * cc[c]!;
-        combinedFleiss.totals[c]! += cc[c]!;
+        combinedSumSq += cc[c]! * cc[c]!;
+        combinedTotals[c]! += cc[c]!;
       }
     }
     // Disputed: the labels are not all the same, "unsure" being a label of its own.
@@ -297,6 +343,7 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
       dUnsure[d] = unsure;
     }
   }
+  const perItemRatings = Array.from(fleissM.subarray(0, fleissItems));
 
   const campaignSel: Selection = { campaign: { campaignId } };
   const pairCells = (tables: PairTables, k: number, level: "verdict" | "label"): PairCell[] => {
@@ -332,16 +379,15 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
 
   // Most disputed first: least verdict agreement, then least label agreement, more unsure labels, more labels, item id.
   const key = (v: number) => (Number.isNaN(v) ? 1 : v);
-  const order = Int32Array.from({ length: disputedCount }, (_, i) => i).sort(
-    (p, q) =>
-      key(dVerdict[p]!) - key(dVerdict[q]!) ||
-      key(dLabel[p]!) - key(dLabel[q]!) ||
-      dUnsure[q]! - dUnsure[p]! ||
-      dLabels[q]! - dLabels[p]! ||
-      g.items[dItem[p]!]! - g.items[dItem[q]!]!,
-  );
+  const before = (p: number, q: number) =>
+    key(dVerdict[p]!) - key(dVerdict[q]!) ||
+    key(dLabel[p]!) - key(dLabel[q]!) ||
+    dUnsure[q]! - dUnsure[p]! ||
+    dLabels[q]! - dLabels[p]! ||
+    g.items[dItem[p]!]! - g.items[dItem[q]!]!;
+  const order = smallest(disputedCount, DISPUTED_LIMIT, before);
   const share = (v: number) => (Number.isNaN(v) ? null : v);
-  const top = Array.from(order.subarray(0, DISPUTED_LIMIT), (d) => ({ x: dItem[d]!, verdictAgreement: share(dVerdict[d]!), labelAgreement: share(dLabel[d]!) }));
+  const top = order.map((d) => ({ x: dItem[d]!, verdictAgreement: share(dVerdict[d]!), labelAgreement: share(dLabel[d]!) }));
   const topItemIds = top.map((d) => g.items[d.x]!);
   const trajectoryOfItem = new Map<number, number>();
   for (const d of top) trajectoryOfItem.set(g.items[d.x]!, l.col.trajectoryId[g.order[g.start[d.x]!]!]!);
@@ -385,20 +431,20 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
     annotators: l.dict.annotatorKey.map((key, a) => ({
       key,
       name: annotatorNames[a]!,
-      labels: perAnnotator[a]!.labels,
-      unsure: perAnnotator[a]!.unsure,
-      successShare: perAnnotator[a]!.decided ? perAnnotator[a]!.success / perAnnotator[a]!.decided : null,
+      labels: annLabels[a]!,
+      unsure: annUnsure[a]!,
+      successShare: annDecided[a] ? annSuccess[a]! / annDecided[a]! : null,
     })),
     verdict: {
       categories: ["success", "failure"],
       alpha: verdictAlpha.result(["success", "failure"]),
-      fleiss: fleissKappaFromSummaries(verdictFleiss.perItem, verdictFleiss.sumSq, verdictFleiss.totals, ["success", "failure"]),
+      fleiss: fleissKappaFromSummaries(perItemRatings, verdictSumSq, verdictTotals, ["success", "failure"]),
       percent: verdictCounts.meanPairwise(),
     },
     combined: {
       categories: combinedNames,
       alpha: combinedAlpha.result(combinedNames),
-      fleiss: fleissKappaFromSummaries(combinedFleiss.perItem, combinedFleiss.sumSq, combinedFleiss.totals, combinedNames),
+      fleiss: fleissKappaFromSummaries(perItemRatings, combinedSumSq, combinedTotals, combinedNames),
       percent: combinedCounts.meanPairwise(),
     },
     failureCategory: categoryAlpha.result(categoryNames.slice()),
