@@ -9,7 +9,6 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   player: async () => (await import("./bench/player")).benchPlayer(),
   agreement: async () => (await import("./bench/agreement")).benchAgreement(),
   analytics: async () => (await import("./bench/analytics")).benchAnalytics(),
-  analytics: async () => (await import("./bench/analytics")).benchAnalytics(),
   "arb-memory": async () => (await import("./bench/arb-memory")).benchArbMemory(),
   runner: async () => (await import("./bench/runner-overhead")).benchRunnerOverhead(),
   judge: async () => (await import("./bench/judge")).benchJudge(),
