@@ -88,7 +88,9 @@ export function listTaskSets(db: Db) {
       id: taskSets.id,
       name: taskSets.name,
       benchmark: taskSets.benchmark,
-      taskCount: sql<number>`(select count(*) from ${tasks} where ${tasks.taskSetId} = ${taskSets.id})`,
+      // Aliased by hand: drizzle leaves a one-table select's columns unqualified, and an unqualified "id" in this
+      // subquery would be the task's own.
+      taskCount: sql<number>`(select count(*) from tasks t where t.task_set_id = "task_sets"."id")`,
     })
     .from(taskSets)
     .orderBy(taskSets.name)

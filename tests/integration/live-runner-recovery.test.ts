@@ -220,6 +220,8 @@ describe("liveRuns router", () => {
     const good = addTask("rt.good", "http://127.0.0.1:4517/wiki/");
     const noUrl = addTask("rt.nourl", null);
     const api = caller();
+    // The form lists task sets with their real task counts.
+    expect((await api.liveRuns.formOptions()).taskSets).toEqual([{ id: expect.any(Number), name: "Recovery tasks", benchmark: "adhoc", taskCount: 2 }]);
 
     const preview = await api.liveRuns.preview({ tasks: { from: "tasks", taskIds: [good, noUrl] }, policy: { kind: "scripted", source: "demo" } });
     expect(preview).toMatchObject({ count: 2, withoutStartUrl: ["rt.nourl"], withoutScript: ["rt.good", "rt.nourl"] });

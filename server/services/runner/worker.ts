@@ -133,11 +133,13 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
   let served: DemoSitesHandle | null = null;
   if (!demo && demoPort !== null) {
     served = await serveDemoSites(demoPort);
-    opts.log?.(`demo sites ${served.owned ? "served" : "already served by another process"} at ${served.baseUrl}/`);
     demo = served;
   }
-  // The demo tasks' start URLs must point where this worker serves the sites.
-  if (demo) ensureDemoTaskSet(ctx.db, demo.baseUrl);
+  if (demo) {
+    // The demo tasks' start URLs must point where this worker serves the sites.
+    ensureDemoTaskSet(ctx.db, demo.baseUrl);
+    if (served) opts.log?.(`demo sites ${served.owned ? "served" : "already served by another process"} at ${served.baseUrl}/; demo task set ready`);
+  }
   const browsers = browserPool(opts.launch ?? (() => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true })));
   const deps: RunnerDeps = {
     db: ctx.db,
