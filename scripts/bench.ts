@@ -12,6 +12,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   "arb-memory": async () => (await import("./bench/arb-memory")).benchArbMemory(),
   runner: async () => (await import("./bench/runner-overhead")).benchRunnerOverhead(),
   judge: async () => (await import("./bench/judge")).benchJudge(),
+  annotation: async () => (await import("./bench/annotation")).benchAnnotation(),
 };
 
 const wanted = process.argv.slice(2);

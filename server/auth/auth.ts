@@ -53,6 +53,12 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; producti
       usePlural: true,
       schema: { users, sessions, accounts, verifications },
     }),
+    advanced: {
+      // better-auth marks cookies Secure (with the __Secure- prefix) in production unless told otherwise, and a
+      // browser then drops them on plain http, e.g. a self-hosted install opened at http://<lan address>:3000.
+      // Secure cookies follow the configured public URL instead: set VERDICT_BASE_URL=https://… behind TLS.
+      useSecureCookies: (options.baseUrl ?? "").startsWith("https://"),
+    },
     emailAndPassword: {
       enabled: true,
       disableSignUp: true,
@@ -119,12 +125,35 @@ export interface SessionUser {
   role: Role;
 }
 
+/**
+ * Sessions recently resolved, by the exact cookie header that carried them. better-auth verifies signed cookies
+ * with Web Crypto on every call, which costs more than the work behind most requests; a few seconds of reuse is
+ * well inside the staleness its own cookie cache already allows (see `session.cookieCache`).
+ */
+const SESSION_MEMO_MS = 5_000;
+const SESSION_MEMO_MAX = 10_000;
+const sessionMemo = new WeakMap<Db, Map<string, { user: SessionUser | null; until: number }>>();
+
 /** The signed-in user of a request (from its cookies), or null. */
 export async function sessionFromHeaders(app: Pick<AppContext, "db" | "config">, headers: Headers): Promise<SessionUser | null> {
+  const cookie = headers.get("cookie");
+  if (!cookie) return null;
+  let memo = sessionMemo.get(app.db);
+  if (!memo) sessionMemo.set(app.db, (memo = new Map()));
+  const now = Date.now();
+  const hit = memo.get(cookie);
+  if (hit && hit.until > now) return hit.user;
   const result = await getAuth(app).api.getSession({ headers });
-  if (!result) return null;
-  const u = result.user as { id: string; name: string; email: string; role?: string | null };
-  return { userId: u.id, name: u.name, email: u.email, role: toRole(u.role) };
+  const u = result?.user as { id: string; name: string; email: string; role?: string | null } | undefined;
+  const user = u ? { userId: u.id, name: u.name, email: u.email, role: toRole(u.role) } : null;
+  if (memo.size >= SESSION_MEMO_MAX) memo.clear();
+  memo.set(cookie, { user, until: now + SESSION_MEMO_MS });
+  return user;
+}
+
+/** Forgets remembered sessions (after sign-out, role changes or deactivation in this process). */
+export function forgetSessions(app: Pick<AppContext, "db">): void {
+  sessionMemo.get(app.db)?.clear();
 }
 
 export function toRole(value: string | null | undefined): Role {

@@ -21,7 +21,7 @@ import {
   type UserSummary,
 } from "../../db/repositories/accounts";
 import { ROLES, type Role } from "../../db/schema/index";
-import { getAuth, MIN_PASSWORD_LENGTH } from "../auth/auth";
+import { forgetSessions, getAuth, MIN_PASSWORD_LENGTH } from "../auth/auth";
 import type { AppContext } from "../context";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../errors";
 
@@ -113,6 +113,7 @@ export function changeRole(app: App, userId: string, role: Role): UserSummary {
     throw new ConflictError(`${user.email} is the only admin; make someone else admin first`);
   }
   setUserRole(app.db, userId, role);
+  forgetSessions(app);
   return requireUser(app, userId);
 }
 
@@ -133,6 +134,7 @@ export async function setDeactivated(app: App, actorId: string, userId: string, 
   const ctx = await getAuth(app).$context;
   await ctx.internalAdapter.updateUser(userId, { banned: deactivated, banReason: deactivated ? "deactivated by an admin" : null });
   if (deactivated) await ctx.internalAdapter.deleteUserSessions(userId);
+  forgetSessions(app);
   return requireUser(app, userId);
 }
 

@@ -98,8 +98,6 @@ export interface Assignment {
   trajectoryId: number;
   reservedAt: Date;
   expiresAt: Date;
-  /** Trajectories this annotator can still label in the campaign, counting this one. */
-  remaining: number;
   /** True when the reservation already existed (resumed after a reload), false when just handed out. */
   resumed: boolean;
 }
@@ -123,7 +121,6 @@ export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: 
         trajectoryId: held.trajectoryId,
         reservedAt: held.reservedAt,
         expiresAt,
-        remaining: remainingForUser(db, campaignId, actor.userId, campaign.annotatorsPerItem),
         resumed: true,
       };
     }
@@ -137,7 +134,6 @@ export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: 
       trajectoryId: picked.trajectoryId,
       reservedAt,
       expiresAt,
-      remaining: remainingForUser(db, campaignId, actor.userId, campaign.annotatorsPerItem),
       resumed: false,
     };
   });
