@@ -5,6 +5,7 @@
  */
 import { getUserByEmail } from "../../db/repositories/accounts";
 import { getCampaignByName } from "../../db/repositories/annotation";
+import { listRuns } from "../../db/repositories/catalog";
 import { trajectoryIds } from "../../db/repositories/trajectories";
 import type { Role } from "../../db/schema/index";
 import type { AppContext } from "../context";
@@ -37,7 +38,8 @@ export interface DemoAccountsReport {
   campaign: { id: number; created: boolean; trajectories: number } | null;
 }
 
-export async function seedDemoAccounts(app: App, options: { runIds?: number[] } = {}): Promise<DemoAccountsReport> {
+/** Creates the demo accounts and a demo campaign over the trajectories of the given runs (by run key; default all). */
+export async function seedDemoAccounts(app: App, options: { runKeys?: string[] } = {}): Promise<DemoAccountsReport> {
   const report: DemoAccountsReport = { created: [], existing: [], campaign: null };
   // The admin goes first: on a fresh installation the first account becomes admin anyway.
   for (const a of DEMO_ACCOUNTS) {
@@ -54,7 +56,8 @@ export async function seedDemoAccounts(app: App, options: { runIds?: number[] } 
     report.campaign = { id: existing.id, created: false, trajectories: 0 };
     return report;
   }
-  const ids = options.runIds?.length ? options.runIds.flatMap((runId) => trajectoryIds(app.db, { runId })) : trajectoryIds(app.db);
+  const runIds = options.runKeys ? listRuns(app.db).filter((r) => options.runKeys!.includes(r.runKey)).map((r) => r.id) : null;
+  const ids = runIds ? runIds.flatMap((runId) => trajectoryIds(app.db, { runId })) : trajectoryIds(app.db);
   if (!ids.length) return report;
   const researcher = getUserByEmail(app.db, "researcher@verdict.demo")!;
   const annotators = DEMO_ACCOUNTS.filter((a) => a.role === "annotator").map((a) => getUserByEmail(app.db, a.email)!.id);

@@ -4,7 +4,8 @@
  */
 import { getAppContext } from "../../context";
 import { DEMO_SITES, DEMO_SITES_DEFAULT_PORT, startDemoSites } from "../../demo-sites/server";
-import { generateDemoData } from "../../services/demo-data";
+import { DEMO_ACCOUNTS, seedDemoAccounts } from "../../services/demo-accounts";
+import { demoRunKeys, generateDemoData } from "../../services/demo-data";
 import { UsageError, flagBool, flagString, parseArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
@@ -41,6 +42,8 @@ export const demoCommand: CliCommand = {
     } finally {
       bar.finish();
     }
+    // Accounts to try the labelling workflow with (idempotent; listed in the README's "Accounts").
+    const accounts = await seedDemoAccounts(ctx, { runKeys: demoRunKeys() });
     const summary = {
       skipped: report.skipped,
       bundleDir: report.bundleDir,
@@ -51,8 +54,13 @@ export const demoCommand: CliCommand = {
       updated: report.import?.updated ?? 0,
       unchanged: report.import?.unchanged ?? 0,
       screenshotsAdded: report.import?.screenshotsAdded ?? 0,
+      accountsCreated: accounts.created,
+      demoCampaignId: accounts.campaign?.id ?? null,
     };
     if (json) io.stdout(JSON.stringify(summary) + "\n");
+    if (accounts.created.length) {
+      io.stderr(`Demo accounts: ${DEMO_ACCOUNTS.map((a) => `${a.email} / ${a.password} (${a.role})`).join(", ")}\n`);
+    }
     if (report.skipped) {
       io.stderr(`Demo data is already in ${ctx.config.dbPath} (runs ${report.runs.join(", ")}); nothing to do. Pass --force to record it again.\n`);
       return 0;
