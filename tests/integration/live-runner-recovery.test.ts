@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey } from "../../db/repositories/live-runs";
+import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { createCaller } from "../../server/api/root";
 import { chromiumAvailable, resolveChromiumPath } from "../../server/browser/launch";
@@ -199,13 +200,19 @@ describe.skipIf(!haveChromium)("npm run cli -- run", () => {
     const port = await freePort();
     const script = path.join(ctx.dir, "script.txt");
     fs.writeFileSync(script, "# look around, then answer\nScroll [WINDOW]; down\nstop [looked]\n");
-    const r = await cli(["run", "--tasks", "demo", "--limit", "1", "--policy", "scripted", "--script", script, "--json"], { VERDICT_DEMO_PORT: String(port) });
+    const r = await cli(["run", "--tasks", "demo", "--limit", "1", "--policy", "scripted", "--script", script, "--viewport", "1280x800", "--json"], {
+      VERDICT_DEMO_PORT: String(port),
+    });
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).trajectories[0]).toMatchObject({ outcome: "answered", finalAnswer: "looked", steps: 2 });
+    const t = JSON.parse(r.stdout).trajectories[0];
+    expect(t).toMatchObject({ outcome: "answered", finalAnswer: "looked", steps: 2 });
+    const step = getTrajectoryDetail(ctx.db, t.trajectoryId)!.steps[0]!;
+    expect(getScreenshot(ctx.db, step.screenshotHash!)).toMatchObject({ width: 1280, height: 800 });
 
     const noPolicy = await cli(["run", "--tasks", "demo"], {});
     expect(noPolicy.code).toBe(2);
     expect(noPolicy.stderr).toMatch(/--policy is required/);
+    expect((await cli(["run", "--tasks", "demo", "--policy", "scripted", "--viewport", "big"], {})).stderr).toMatch(/--viewport must look like 1280x800/);
     const badSet = await cli(["run", "--tasks", "no such set", "--policy", "scripted"], {});
     expect(badSet.code).toBe(2);
     expect(badSet.stderr).toMatch(/neither "demo", a task set name or id, nor a file/);

@@ -52,6 +52,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
   const [concurrency, setConcurrency] = useState(String(LIVE_RUN_DEFAULTS.concurrency));
   const [stepTimeout, setStepTimeout] = useState(String(LIVE_RUN_DEFAULTS.stepTimeoutMs / 1000));
   const [runTimeout, setRunTimeout] = useState(String(LIVE_RUN_DEFAULTS.runTimeoutMs / 60_000));
+  const [viewport, setViewport] = useState(`${LIVE_RUN_DEFAULTS.viewport.width}x${LIVE_RUN_DEFAULTS.viewport.height}`);
   const [hosts, setHosts] = useState("");
   const [allowPrivate, setAllowPrivate] = useState(false);
   const [blocked, setBlocked] = useState("");
@@ -85,6 +86,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
     }),
   );
 
+  const viewportMatch = /^\s*(\d{3,4})\s*[x×]\s*(\d{3,4})\s*$/.exec(viewport);
   const submit = () => {
     start.mutate({
       name: name.trim() || undefined,
@@ -95,6 +97,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
         concurrency: numberOr(concurrency, LIVE_RUN_DEFAULTS.concurrency),
         stepTimeoutMs: Math.round(numberOr(stepTimeout, LIVE_RUN_DEFAULTS.stepTimeoutMs / 1000) * 1000),
         runTimeoutMs: Math.round(numberOr(runTimeout, LIVE_RUN_DEFAULTS.runTimeoutMs / 60_000) * 60_000),
+        viewport: viewportMatch ? { width: Number(viewportMatch[1]), height: Number(viewportMatch[2]) } : { ...LIVE_RUN_DEFAULTS.viewport },
         allowedHosts: hosts.split(/[\s,]+/).filter(Boolean),
         allowPrivateNetwork: allowPrivate,
         blockedTexts: blocked.split("\n").map((l) => l.trim()).filter(Boolean),
@@ -271,7 +274,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
       </Section>
 
       <Section title="3 · Limits">
-        <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
+        <div className="grid grid-cols-2 gap-3 sm:grid-cols-5">
           <Field label="Step limit" htmlFor="max-steps">
             <input id="max-steps" className="field" inputMode="numeric" value={maxSteps} onChange={(e) => setMaxSteps(e.target.value)} />
           </Field>
@@ -283,6 +286,9 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
           </Field>
           <Field label="Run timeout (min)" htmlFor="run-timeout">
             <input id="run-timeout" className="field" inputMode="decimal" value={runTimeout} onChange={(e) => setRunTimeout(e.target.value)} />
+          </Field>
+          <Field label="Viewport" htmlFor="viewport" hint={viewportMatch ? undefined : "width×height, e.g. 1280x800"}>
+            <input id="viewport" className={`field font-mono ${viewportMatch ? "" : "border-rose-400"}`} value={viewport} onChange={(e) => setViewport(e.target.value)} />
           </Field>
         </div>
       </Section>
@@ -326,7 +332,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
               {start.error.message}
             </span>
           )}
-          <button type="submit" className="btn btn-on h-8 px-4" disabled={start.isPending || !p || p.count === 0 || blockers > 0} data-testid="start-run">
+          <button type="submit" className="btn btn-on h-8 px-4" disabled={start.isPending || !p || p.count === 0 || blockers > 0 || !viewportMatch} data-testid="start-run">
             {start.isPending ? "Starting…" : p ? `Start run on ${p.count} task${p.count === 1 ? "" : "s"}` : "Start run"}
           </button>
         </div>

@@ -37,7 +37,7 @@ const USAGE = `npm run cli -- run --tasks <demo|set|file> --policy <scripted|con
   --policy <name|id>      a VLM through a judge configuration's endpoint (see judge-config)
   --limit N               only the first N tasks       --name NAME         name of the run
   --max-steps N (${LIVE_RUN_DEFAULTS.maxSteps})         --concurrency N (${LIVE_RUN_DEFAULTS.concurrency})    --history N (${LIVE_RUN_DEFAULTS.historyScreenshots} screenshots per call)
-  --step-timeout SECONDS (${LIVE_RUN_DEFAULTS.stepTimeoutMs / 1000})  --run-timeout SECONDS (${LIVE_RUN_DEFAULTS.runTimeoutMs / 1000})
+  --step-timeout SECONDS (${LIVE_RUN_DEFAULTS.stepTimeoutMs / 1000})  --run-timeout SECONDS (${LIVE_RUN_DEFAULTS.runTimeoutMs / 1000})  --viewport WxH (${LIVE_RUN_DEFAULTS.viewport.width}x${LIVE_RUN_DEFAULTS.viewport.height})
   --allow-hosts a.com,b.org  (default: each task's start host)   --allow-private   --allow-downloads
   --block-texts "Place order|Delete|Sign in"
   --detach                queue only; running workers (npm run worker) do the work`;
@@ -99,7 +99,7 @@ export const runCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, {
-      valueFlags: ["tasks", "policy", "script", "limit", "name", "max-steps", "concurrency", "history", "step-timeout", "run-timeout", "allow-hosts", "block-texts"],
+      valueFlags: ["tasks", "policy", "script", "limit", "name", "max-steps", "concurrency", "history", "step-timeout", "run-timeout", "viewport", "allow-hosts", "block-texts"],
       boolFlags: ["json", "allow-private", "allow-downloads", "detach"],
     });
     if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
@@ -112,6 +112,9 @@ export const runCommand: CliCommand = {
     const limit = intFlag(args, "limit", 1, 100_000);
     const stepTimeout = intFlag(args, "step-timeout", 1, 600);
     const runTimeout = intFlag(args, "run-timeout", 5, 6 * 3600);
+    const viewportFlag = flagString(args, "viewport");
+    const viewport = viewportFlag === undefined ? undefined : /^(\d{3,4})x(\d{3,4})$/.exec(viewportFlag);
+    if (viewport === null) throw new UsageError(`--viewport must look like 1280x800, got ${JSON.stringify(viewportFlag)}`);
 
     const request: LiveRunRequestInput = {
       name: flagString(args, "name"),
@@ -123,6 +126,7 @@ export const runCommand: CliCommand = {
         historyScreenshots: intFlag(args, "history", 1, 10),
         stepTimeoutMs: stepTimeout === undefined ? undefined : stepTimeout * 1000,
         runTimeoutMs: runTimeout === undefined ? undefined : runTimeout * 1000,
+        viewport: viewport ? { width: Number(viewport[1]), height: Number(viewport[2]) } : undefined,
         allowedHosts: (flagString(args, "allow-hosts") ?? "").split(",").map((h) => h.trim()).filter(Boolean),
         allowPrivateNetwork: flagBool(args, "allow-private"),
         blockedTexts: parseTextList((flagString(args, "block-texts") ?? "").split("|")),
