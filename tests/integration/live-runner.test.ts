@@ -286,7 +286,7 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
     }
   });
 
-  it("a policy call slower than the step timeout ends the run with the reason; the step limit ends it too", async () => {
+  it("a policy call slower than the step timeout ends the run with the reason; the run timeout and the step limit end it too", async () => {
     const fake = await startFakeOpenAI({ responder: () => ({ reply: "Reasoning: wait.\nAction: wait", delayMs: 3_000 }) });
     try {
       const config = createJudgeConfig(ctx.db, { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 10_000 }, {});
@@ -302,6 +302,17 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
     } finally {
       await fake.close();
     }
+
+    const long = start({
+      tasks: { from: "tasks", taskIds: [addTask("live.long", `${sites.baseUrl}/wiki/`)] },
+      policy: { kind: "scripted", source: "actions", actions: [...Array(20).fill("wait"), "stop [never]"] },
+      settings: { maxSteps: 30, runTimeoutMs: 5_000 },
+    });
+    await work(long.runId);
+    const timedOut = onlyTrajectory(long.runId).detail.trajectory;
+    expect(timedOut).toMatchObject({ outcome: "error", outcomeDetail: "the run timed out after 5000 ms" });
+    expect(timedOut.stepCount).toBeGreaterThanOrEqual(2);
+    expect(timedOut.stepCount).toBeLessThan(6);
 
     const limited = start({
       tasks: { from: "tasks", taskIds: [addTask("live.limit", `${sites.baseUrl}/shop/`)] },
