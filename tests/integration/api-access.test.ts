@@ -121,3 +121,34 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     expect((await callerAs(ctx, sessions.annotator).trajectories.list({})).total).toBe(0);
   });
 });
+
+describe("sessions come from better-auth cookies", () => {
+  it("reads the signed-in user from the request's cookies, and first-run setup works only once", async () => {
+    const fresh = createTestContext("verdict-api-session-");
+    try {
+      const { createCaller } = await import("../../server/api/root");
+      const { createTRPCContext } = await import("../../server/api/trpc");
+      const { getAuth } = await import("../../server/auth/auth");
+      const anonymous = createCaller(await createTRPCContext({ headers: new Headers() }, fresh));
+      expect(await anonymous.accounts.session()).toEqual({ user: null, needsSetup: true });
+      const admin = await anonymous.accounts.setup({ email: "first@example.org", name: "First", password: "first-password" });
+      expect(admin.role).toBe("admin");
+      await expect(anonymous.accounts.setup({ email: "second@example.org", name: "Second", password: "second-password" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+
+      const signedIn = await getAuth(fresh).api.signInEmail({ body: { email: "first@example.org", password: "first-password" }, returnHeaders: true });
+      const cookie = signedIn.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; ");
+      const caller = createCaller(await createTRPCContext({ headers: new Headers({ cookie }) }, fresh));
+      expect(await caller.accounts.me()).toMatchObject({ userId: admin.id, role: "admin", name: "First" });
+      const created = await caller.accounts.create({ email: "ann@example.org", name: "Ann", role: "annotator" });
+      expect(created.generatedPassword).toBeTruthy();
+      // A forged cookie is no session.
+      const forged = createCaller(await createTRPCContext({ headers: new Headers({ cookie: cookie.replace(/=([A-Za-z0-9])/, (_, c: string) => `=${c === "X" ? "Y" : "X"}`) }) }, fresh));
+      await expect(forged.accounts.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    } finally {
+      fresh.cleanup();
+    }
+  });
+});
