@@ -120,6 +120,24 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     // An annotator outside the campaign sees none of its trajectories.
     expect((await callerAs(ctx, sessions.annotator).trajectories.list({})).total).toBe(0);
   });
+
+  it("holds researchers who label blind to the same rule: no review, export or analytics until they have labelled", async () => {
+    const ids = seedTrajectories(ctx.db, 2, { taskSet: "Blind researcher set" });
+    const labeller = testUser(ctx, "researcher", "Labelling Researcher");
+    const other = testUser(ctx, "annotator", "Other Annotator");
+    const campaign = createCampaign(ctx.db, { userId: sessions.admin.userId, name: "A", role: "admin" }, { name: "Researcher blind", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [labeller.userId, other.userId] });
+    const api = callerAs(ctx, labeller);
+    await callerAs(ctx, other).labelling.submit({ campaignId: campaign.id, trajectoryId: ids[0]!, verdict: "success", idempotencyKey: "blind-researcher-1" });
+    await expect(api.campaigns.review({ id: campaign.id, trajectoryId: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.campaigns.exportLabels({ id: campaign.id, format: "csv" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.analytics.options()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const queue = await api.campaigns.adjudicationQueue({ id: campaign.id, states: ["open"] });
+    expect(queue.items.every((i) => i.hiddenByBlind && i.labels.length === 0)).toBe(true);
+    for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, trajectoryId: t, verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
+    expect((await api.campaigns.review({ id: campaign.id, trajectoryId: ids[0]! })).labels).toHaveLength(2);
+    expect((await api.campaigns.exportLabels({ id: campaign.id, format: "csv" })).body).toContain("Other Annotator");
+    await expect(api.analytics.options()).resolves.toBeTruthy();
+  });
 });
 
 describe("sessions come from better-auth cookies", () => {

@@ -16,7 +16,14 @@ import {
   judgeAgreementList,
   judgeDisagreements,
 } from "../../services/analytics";
-import { createTRPCRouter, researcherProcedure } from "../trpc";
+import { assertNotLabellingBlind } from "../../services/annotation";
+import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
+
+/** Analytics show judge verdicts and human labels per trajectory: closed to anyone still labelling blind. */
+const researcherProcedure = researcherOnly.use(({ ctx, next }) => {
+  assertNotLabellingBlind(ctx.db, ctx.actor.userId);
+  return next();
+});
 
 const id = z.number().int().positive();
 

@@ -101,3 +101,17 @@ export function visibleLabelsOfTrajectory(db: Db, viewer: Actor, trajectoryId: n
     })),
   };
 }
+
+/**
+ * For views that show evaluations of many trajectories at once (analytics, a campaign's label export): refused
+ * while the user still has trajectories to label blind, since any of them could be among those shown.
+ */
+export function assertNotLabellingBlind(db: Db, userId: string): void {
+  const hidden = blindedTrajectoryIds(db, userId);
+  if (hidden.length) {
+    throw new AppError(
+      "FORBIDDEN",
+      `You are labelling ${hidden.length} trajector${hidden.length === 1 ? "y" : "ies"} blind; views with judge verdicts and other people's labels open once you have labelled them (or leave the campaign)`,
+    );
+  }
+}

@@ -26,6 +26,7 @@ import type { CampaignRow, LabelRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../auth/roles";
 import { consolidate, LabelValidationError, validateLabel, type ItemState, type LabelValues } from "../../domain/annotation/label-schema";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { assertMayViewEvaluations, visibleEvaluationFilter } from "./blind";
 import { requireCampaign } from "./campaigns";
 import { inTransaction } from "./tx";
 
@@ -170,6 +171,8 @@ export function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: number;
   const page = q.page ?? 1;
   const pageSize = Math.min(q.pageSize ?? 50, 500);
   const { rows, total } = listItemsInStates(db, campaign.id, q.states ?? ["disputed"], { offset: (page - 1) * pageSize, limit: pageSize });
+  // A researcher who also labels blind in this campaign does not get the labels of trajectories still ahead of them.
+  const visible = visibleEvaluationFilter(db, actor.userId);
   const byItem = new Map<number, LabelRow[]>();
   for (const l of activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
     const list = byItem.get(l.itemId) ?? [];
@@ -183,7 +186,10 @@ export function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: number;
     pageSize,
     items: rows.map((r) => ({
       ...r,
-      labels: (byItem.get(r.itemId) ?? []).map((l) => ({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep })),
+      labels: visible.isVisible(r.trajectoryId)
+        ? (byItem.get(r.itemId) ?? []).map((l) => ({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep }))
+        : [],
+      hiddenByBlind: !visible.isVisible(r.trajectoryId),
     })),
   };
 }
@@ -195,6 +201,7 @@ export function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: number;
  */
 export function itemReview(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
   requireRole(actor, "researcher", "review labels");
+  assertMayViewEvaluations(db, actor.userId, trajectoryId);
   const campaign = requireCampaign(db, campaignId);
   const item = getItemByTrajectory(db, campaign.id, trajectoryId);
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);

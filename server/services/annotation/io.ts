@@ -42,6 +42,7 @@ import {
   type LabelValues,
 } from "../../domain/annotation/label-schema";
 import { ConflictError, ValidationError } from "../../errors";
+import { assertNotLabellingBlind } from "./blind";
 import { requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
 import { inTransaction } from "./tx";
@@ -130,6 +131,7 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
 export function exportCampaignLabels(db: Db, actor: Actor, campaignId: number, format: "csv" | "jsonl"): { fileName: string; contentType: string; body: string } {
   requireRole(actor, "researcher", "export labels");
   const campaign = requireCampaign(db, campaignId);
+  assertNotLabellingBlind(db, actor.userId);
   const rows = campaignLabelRows(db, campaignId);
   const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
   return format === "csv"
