@@ -65,6 +65,10 @@ export class RunSafety {
   private readonly resolved = new Map<string, Promise<string[]>>();
   /** Problems seen since the last step's report, reported on the next action's step. */
   private pending: string[] = [];
+  private abortedNavigationAt = 0;
+  private stepStartedAt = 0;
+  private stepDownloads = 0;
+  private downloadsSeen = 0;
   private lastGoodUrl: string | null = null;
   private installed = false;
 
@@ -137,10 +141,20 @@ export class RunSafety {
 
   private watchPage(page: Page): void {
     page.on("download", (d) => void this.onDownload(d));
+    // A navigation that turns into a download ends as an aborted request; its "download" event can reach us a
+    // little later than network quiet, so `after` waits for it when it sees such an abort.
+    page.on("requestfailed", (r) => {
+      try {
+        if (r.isNavigationRequest() && r.frame() === page.mainFrame()) this.abortedNavigationAt = Date.now();
+      } catch {
+        // Service-worker requests have no frame; they are never the page's own navigation.
+      }
+    });
     page.on("crash", () => this.options.onCrash?.(`the page crashed (renderer process gone) at ${page.url()}`));
   }
 
   private async onDownload(d: Download): Promise<void> {
+    this.downloadsSeen++;
     const name = d.suggestedFilename();
     if (!this.options.allowDownloads || !this.options.downloadsDir) {
       this.pending.push(`the download of ${name} was blocked: downloads are off for this run`);
@@ -164,6 +178,8 @@ export class RunSafety {
   actionGuard(getPage: () => Page): ActionGuard {
     return {
       before: async (action, observation) => {
+        this.stepStartedAt = Date.now();
+        this.stepDownloads = this.downloadsSeen;
         this.lastGoodUrl = observation.url;
         const blocked = blockedElementText(action, observation.elements, this.options.blockedTexts);
         if (blocked) {
@@ -179,12 +195,19 @@ export class RunSafety {
       },
       after: async (action) => {
         const page = getPage();
+        const stepStarted = this.stepStartedAt;
+        const downloadsBefore = this.stepDownloads;
         // Let what the action started land (a navigation, a download) so its problems are this step's; the next
         // step's settle then finds the page quiet already. Clicks and keys may start a navigation a little later
         // than the default quiet window: give them longer. A problem that still arrives late is reported with the
         // next step.
         const mayNavigate = ["click", "dblclick", "press", "type", "select"].includes(action.type);
         if (!page.isClosed()) await settlePage(page, { capMs: 3_000, quietMs: mayNavigate ? 120 : 50 }).catch(() => null);
+        if (this.abortedNavigationAt >= stepStarted) {
+          for (let waited = 0; waited < 1_500 && this.downloadsSeen === downloadsBefore; waited += 25) {
+            await new Promise((r) => setTimeout(r, 25));
+          }
+        }
         const problems = this.takeEvents();
         if (page.isClosed()) return problems.join("; ") || null;
         // Redirects and script navigations are not all seen by the route: check where the page really is.
