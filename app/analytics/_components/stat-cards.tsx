@@ -4,12 +4,19 @@
 import Link from "next/link";
 import type { StatCard } from "../_lib/judges";
 
+/** Section titles are upper-cased; κ and α must stay lower-case (Κ and Α read as K and A). */
+function Title({ text }: { text: string }) {
+  return <>{text.split(/([κα])/).map((part, i) => (i % 2 ? <span key={i} className="normal-case">{part}</span> : part))}</>;
+}
+
 export function StatCards({ cards }: { cards: StatCard[] }) {
   return (
     <div className="grid grid-cols-[repeat(auto-fill,minmax(10.5rem,1fr))] gap-2">
       {cards.map((c) => (
         <div key={c.key} data-stat={c.key} className={`min-w-0 rounded-lg border bg-white px-3 py-2 ${c.tone === "warn" ? "border-amber-300" : "border-zinc-200"}`}>
-          <div className="section-title truncate">{c.label}</div>
+          <div className="section-title truncate" title={c.label}>
+            <Title text={c.label} />
+          </div>
           <div className="mt-0.5 text-lg font-semibold text-zinc-900 tabular-nums" data-value>
             {c.href ? (
               <Link href={c.href} className="hover:text-indigo-700 hover:underline" title="List these trajectories">
