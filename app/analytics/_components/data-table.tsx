@@ -29,6 +29,11 @@ function CellContent({ cell }: { cell: Cell }) {
   );
 }
 
+/** Headers are upper-cased; κ and α must stay lower-case (Κ and Α read as K and A). */
+function HeaderText({ text }: { text: string }) {
+  return <>{text.split(/([κα])/).map((part, i) => (i % 2 ? <span key={i} className="normal-case">{part}</span> : part))}</>;
+}
+
 export function DataTable({ table, maxHeight }: { table: TableModel; maxHeight?: number }) {
   if (table.rows.length === 0) return <p className="px-4 py-6 text-center text-[12.5px] text-zinc-500">{table.empty ?? "Nothing to show."}</p>;
   return (
@@ -38,7 +43,7 @@ export function DataTable({ table, maxHeight }: { table: TableModel; maxHeight?:
           <tr>
             {table.columns.map((c) => (
               <th key={c.key} className={c.numeric ? "text-right" : undefined} title={c.title}>
-                {c.label}
+                <HeaderText text={c.label} />
               </th>
             ))}
           </tr>
