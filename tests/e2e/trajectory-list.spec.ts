@@ -1,14 +1,21 @@
+import path from "node:path";
 import { expect, test } from "@playwright/test";
+import Database from "better-sqlite3";
 import { expectChildrenApart, expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
 import { loadFixtures } from "./fixtures";
 
 test.describe("trajectory list", () => {
   test("lists every imported trajectory with its task, run and outcome", async ({ page }) => {
     const imported = Object.keys(loadFixtures().trajectories).length;
+    // Specs that run earlier (live runs) may have added trajectories: the list must show all of them.
+    const db = new Database(path.join(process.env.VERDICT_E2E_DIR!, "verdict.db"), { readonly: true });
+    const total = (db.prepare("select count(*) n from trajectories").get() as { n: number }).n;
+    db.close();
+    expect(total).toBeGreaterThanOrEqual(imported);
     await page.goto("/trajectories");
     await expect(page.getByRole("heading", { name: "Trajectories" })).toBeVisible();
-    await expect(page.getByText(`${imported} trajectories`)).toBeVisible();
-    await expect(page.getByTestId("trajectory-row")).toHaveCount(imported);
+    await expect(page.getByText(`${total} trajectories`)).toBeVisible();
+    await expect(page.getByTestId("trajectory-row")).toHaveCount(Math.min(total, 50));
     const row = page.getByTestId("trajectory-row").filter({ hasText: "ShopSite--0" });
     await expect(row).toContainText("20240301_10_00_00");
     await expect(row).toContainText("answered");
