@@ -254,7 +254,13 @@ async function navigateHistory(page: Page, direction: "back" | "forward", timeou
   if (!response && page.url() === before) return fail(none);
   // A new tab starts on about:blank; going back to it is not a page the agent ever saw.
   if (direction === "back" && page.url() === "about:blank" && before !== "about:blank") {
-    await page.goForward({ waitUntil: "commit", timeout });
+    try {
+      await page.goForward({ waitUntil: "commit", timeout });
+    } catch {
+      // Right after the blank page commits, Chromium can briefly refuse history calls ("Not attached to an active
+      // page"); loading the page again puts the agent back where it was.
+      await page.goto(before, { waitUntil: "commit", timeout }).catch(() => null);
+    }
     return fail(none);
   }
   return ok;
