@@ -1,18 +1,17 @@
 /**
  * Read queries behind the analytics views: every SQL query they run lives here.
  *
- * The big tables (trajectories, evaluator verdicts, labels, consolidated labels) are read as *packed columns*:
- * one sequential scan per table emits `group_concat` of its rows, and the string is parsed into typed arrays
- * (integers as they are, text as codes into a per-column dictionary). The services then join on trajectory id in
- * typed arrays. Why not GROUP BY and joins in SQL: at 100,000 trajectories × 3 labels + verdicts, SQLite's GROUP BY
- * sorts every row through a temporary B-tree and each join is a random index probe, so the same aggregates took
- * 3–5× longer than one scan per table plus an in-memory join (measured on the bench dataset, scripts/bench/analytics.ts);
- * fetching rows one by one through the driver is slower still.
- *
- * Records are separated by 0x1E and fields by 0x1F; a non-null value of a nullable text column is prefixed with
- * 0x1C so that NULL, "" and every text stay distinct. The parser is strict: a value containing a separator (no
- * importer writes such text, but nothing forbids it) shows up as a misaligned record, and that window is read again
- * row by row, so the result is exact either way. Scans go in rowid windows to bound the size of one string.
+ * The tables behind the views (tasks, trajectories, evaluator verdicts, labels, consolidated labels) are read as
+ * *packed columns*: each through a covering index, grouped by its few-valued fields (site, run, evaluator setting,
+ * verdict, annotator, category …) in the index's column order, with its integer fields (ids, step numbers) as one
+ * `group_concat` list per group; the lists are parsed into typed arrays and text becomes codes into a per-column
+ * dictionary (readGrouped). The services then join on trajectory id in typed arrays.
+ * Why this shape (measured on the bench dataset, scripts/bench/analytics.ts, 100,000 trajectories × 3 labels + 3
+ * verdicts): GROUP BY and joins in SQL sort every row through a temporary B-tree and probe an index per join, 3–5×
+ * slower than one read per table plus an in-memory join; fetching rows one by one through the driver is slower still;
+ * one concatenated record per row spends most of its time building text for the repeated words and walking the wide
+ * table rows, and takes 2–3× longer than the grouped index read (verdicts 270 → 60–100 ms, labels 270 → 110 ms).
+ * Group keys come back as real SQL values, so any text (separators, empty strings, NULL) stays exact.
  */
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type Database from "better-sqlite3";
@@ -30,21 +29,14 @@ import {
   users,
 } from "../schema/index";
 
-const RECORD = 0x1e;
-const FIELD = 0x1f;
-/** Prefix of a non-null value of a nullable text field (so that null, "" and any text stay apart). */
-const PRESENT = "\x1c";
-/** Rows per scan window: bounds one packed string to a few tens of MB. */
-const WINDOW = 400_000;
-
 type FieldKind = "int" | "text";
 
 interface FieldSpec {
-  /** SQL expression over the scanned table's columns. */
+  /** SQL expression over the table's columns. */
   expr: string;
   kind: FieldKind;
-  /** The expression can be NULL. */
-  nullable?: boolean;
+  /** A group key (one value per group, from the row with the group's columns); else an integer read as a list. */
+  group?: boolean;
 }
 
 /** One table read as columns: every field an Int32Array (ints as they are, null = NULL_INT; text as dictionary codes, null = -1). */
@@ -65,12 +57,18 @@ class ColumnBuilder {
     this.data = new Int32Array(Math.max(16, capacity));
   }
   push(v: number): void {
-    if (this.length === this.data.length) {
-      const next = new Int32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
+    if (this.length === this.data.length) this.grow(this.length + 1);
     this.data[this.length++] = v;
+  }
+  pushRepeated(v: number, count: number): void {
+    if (this.length + count > this.data.length) this.grow(this.length + count);
+    this.data.fill(v, this.length, this.length + count);
+    this.length += count;
+  }
+  private grow(atLeast: number): void {
+    const next = new Int32Array(Math.max(atLeast, this.data.length * 2));
+    next.set(this.data.subarray(0, this.length));
+    this.data = next;
   }
   truncate(length: number): void {
     this.length = length;
@@ -83,34 +81,6 @@ class ColumnBuilder {
 class Dictionary {
   readonly values: string[] = [];
   private readonly index = new Map<string, number>();
-  /**
-   * Code of s[from, to) without cutting it out when the dictionary is small (status words, k values, annotator
-   * keys): comparing in place saves an allocation and a hash per row, which is most of the parse time.
-   */
-  codeOf(s: string, from: number, to: number): number {
-    const values = this.values;
-    if (values.length <= 8) {
-      const len = to - from;
-      for (let c = 0; c < values.length; c++) {
-        const v = values[c]!;
-        if (v.length === len && s.startsWith(v, from)) return c;
-      }
-    }
-    return this.code(s.slice(from, to));
-  }
-  /**
-   * Code of a known value that starts at s[from] and is followed by the separator `end`, or -1. Lets the parser
-   * jump over a repeated value instead of reading it character by character.
-   */
-  matchAt(s: string, from: number, end: number): number {
-    const values = this.values;
-    if (values.length > 8) return -1;
-    for (let c = 0; c < values.length; c++) {
-      const v = values[c]!;
-      if (s.charCodeAt(from + v.length) === end && s.startsWith(v, from)) return c;
-    }
-    return -1;
-  }
   code(v: string): number {
     let c = this.index.get(v);
     if (c === undefined) {
@@ -136,116 +106,95 @@ function prepared(db: Db, text: string): Database.Statement {
 }
 
 /**
- * Reads `fields` of every row of `table` that satisfies `where` (SQL over the table's columns, with `params`),
- * in rowid order.
+ * Reads `fields` of the rows of `table` that satisfy `where` through a covering index: the `group` fields (text or
+ * integer, few distinct values) become the GROUP BY, in the index's column order so that SQLite walks one index range
+ * without sorting, and each other field (integers) comes back as one comma-separated list per group. Far less text
+ * is built than with one record per row, which is what made the per-row scan of wide tables slow. Rows come out
+ * grouped, not in rowid order. A list that does not parse as integers (a non-integer stored in an integer column)
+ * sends that group through a row-by-row read, so the result is exact either way.
  */
-function readPacked<K extends string>(db: Db, table: string, fields: Record<K, FieldSpec>, where: string, params: unknown[]): PackedColumns<K> {
+function readGrouped<K extends string>(db: Db, q: { table: string; fields: Record<K, FieldSpec>; where?: string; params?: unknown[]; groupBy?: string[] }): PackedColumns<K> {
+  const { table, fields, where = "", params = [] } = q;
   const names = Object.keys(fields) as K[];
-  const specs = names.map((n) => fields[n]);
-  // concat_ws with literal separators builds each record in one allocation (chained || copies it per field); it
-  // skips NULL arguments, so nullable expressions are wrapped and a NULL where the schema forbids one would show
-  // up as a misaligned record.
-  const record = specs.map((s) => (!s.nullable ? s.expr : s.kind === "int" ? `ifnull(${s.expr}, '')` : `ifnull('${PRESENT}' || ${s.expr}, '')`)).join(", ");
-  const cond = where ? `(${where}) and ` : "";
-  const packedSql = `select group_concat(concat_ws('\x1f', ${record}), '\x1e') as packed, count(*) as n from ${table} where ${cond}rowid > ? and rowid <= ?`;
-  const rowSql = `select ${specs.map((s) => s.expr).join(", ")} from ${table} where ${cond}rowid > ? and rowid <= ?`;
+  const groupNames = names.filter((n) => fields[n].group);
+  const listNames = names.filter((n) => !fields[n].group);
+  for (const n of listNames) if (fields[n].kind !== "int") throw new Error(`readGrouped: ${table}.${n} must be an integer or a group field`);
+  // The GROUP BY must follow the covering index's leading columns, or SQLite sorts every row first. Group fields
+  // may be expressions of those columns (evaluated once per group).
+  const groupBy = q.groupBy ?? groupNames.map((n) => fields[n].expr);
+  const select = [
+    ...groupNames.map((n, i) => `${fields[n].expr} as g${i}`),
+    ...groupBy.map((e, i) => `${e} as k${i}`),
+    "count(*) as n",
+    ...listNames.map((n, i) => `group_concat(ifnull(${fields[n].expr}, ''), ',') as l${i}`),
+  ];
+  const groupedSql = `select ${select.join(", ")} from ${table} ${where ? `where ${where}` : ""} group by ${groupBy.join(", ")}`;
+  // One group again, row by row (its GROUP BY values as parameters after the query's own).
+  const rowSql = `select ${listNames.map((n) => fields[n].expr).join(", ")} from ${table} where ${where ? `(${where}) and ` : ""}${groupBy.map((e) => `${e} is ?`).join(" and ")}`;
 
-  const bounds = prepared(db, `select min(rowid) as lo, max(rowid) as hi from ${table}`).get() as { lo: number | null; hi: number | null };
-  const cols = specs.map(() => new ColumnBuilder(1024));
-  const dicts = specs.map(() => new Dictionary());
-  if (bounds.lo !== null && bounds.hi !== null) {
-    for (let from = bounds.lo - 1; from < bounds.hi; from += WINDOW) {
-      const to = Math.min(bounds.hi, from + WINDOW);
-      const res = prepared(db, packedSql).get(...params, from, to) as { packed: string | null; n: number };
-      if (res.packed === null) continue;
-      const before = cols[0]!.length;
-      if (!appendPacked(res.packed, res.n, specs, cols, dicts)) {
-        // A text value contained a separator: this window is read again row by row.
-        for (const c of cols) c.truncate(before);
-        appendRows(prepared(db, rowSql).raw(true).iterate(...params, from, to) as Iterable<unknown[]>, specs, cols, dicts);
+  const cols = Object.fromEntries(names.map((n) => [n, new ColumnBuilder(1024)])) as Record<K, ColumnBuilder>;
+  const dicts = Object.fromEntries(names.map((n) => [n, new Dictionary()])) as Record<K, Dictionary>;
+  const listCols = listNames.map((n) => cols[n]);
+  for (const g of prepared(db, groupedSql).iterate(...params) as Iterable<Record<string, unknown>>) {
+    const n = Number(g.n);
+    const start = listCols[0]!.length;
+    let ok = true;
+    for (let i = 0; i < listCols.length && ok; i++) ok = appendIntList(g[`l${i}`] as string | null, n, listCols[i]!);
+    if (!ok) {
+      for (const c of listCols) c.truncate(start);
+      const keys = groupBy.map((_, i) => g[`k${i}`]);
+      for (const row of prepared(db, rowSql).raw(true).iterate(...params, ...keys) as Iterable<unknown[]>) {
+        listCols.forEach((c, i) => c.push(row[i] === null || row[i] === undefined ? NULL_INT : Math.trunc(Number(row[i]))));
       }
     }
+    const added = listCols[0]!.length - start;
+    groupNames.forEach((name, i) => {
+      const v = g[`g${i}`];
+      const code = v === null || v === undefined ? (fields[name].kind === "int" ? NULL_INT : -1) : fields[name].kind === "int" ? Number(v) : dicts[name].code(String(v));
+      cols[name].pushRepeated(code, added);
+    });
   }
   const col = {} as Record<K, Int32Array>;
   const dict = {} as Record<K, string[]>;
-  names.forEach((n, i) => {
-    col[n] = cols[i]!.finish();
-    dict[n] = dicts[i]!.values;
-  });
-  return { length: cols[0]?.length ?? 0, col, dict };
+  for (const name of names) {
+    col[name] = cols[name].finish();
+    dict[name] = dicts[name].values;
+  }
+  return { length: listCols[0]!.length, col, dict };
 }
 
-/**
- * Parses one packed window. Strict: each field must end with exactly the separator its position calls for, so a
- * separator inside a value always shows up as a misaligned record (a text field meeting the wrong separator, an
- * integer field meeting a non-digit, or a record count that differs from the scan's); then the function returns
- * false and the caller reads the window row by row.
- */
-function appendPacked(s: string, expected: number, specs: FieldSpec[], cols: ColumnBuilder[], dicts: Dictionary[]): boolean {
-  const n = s.length;
-  const last = specs.length - 1;
-  const kinds = specs.map((f) => (f.kind === "int" ? 0 : f.nullable ? 2 : 1));
-  let records = 0;
+/** Appends a comma-separated list of `expected` integers ("" = NULL); false when it is not exactly that. */
+function appendIntList(s: string | null, expected: number, out: ColumnBuilder): boolean {
+  if (s === null) return false;
+  const len = s.length;
+  let count = 0;
   let i = 0;
-  while (i < n) {
-    for (let f = 0; f <= last; f++) {
-      const end = f === last ? RECORD : FIELD;
-      // At the end of the string, the last field of the last record ends without a separator.
-      let c = i < n ? s.charCodeAt(i) : RECORD;
-      if (kinds[f] === 0) {
-        if (c === end) {
-          cols[f]!.push(NULL_INT);
-        } else {
-          let sign = 1;
-          if (c === 45) {
-            sign = -1;
-            c = ++i < n ? s.charCodeAt(i) : RECORD;
-          }
-          let v = 0;
-          let digits = 0;
-          while (c >= 48 && c <= 57) {
-            v = v * 10 + (c - 48);
-            digits++;
-            c = ++i < n ? s.charCodeAt(i) : RECORD;
-          }
-          if (digits === 0 || c !== end) return false;
-          cols[f]!.push(sign * v);
-        }
-      } else {
-        const nullable = kinds[f] === 2;
-        if (nullable && c === end) {
-          cols[f]!.push(-1);
-        } else {
-          const from = nullable ? i + 1 : i;
-          const known = dicts[f]!.matchAt(s, from, end);
-          if (known >= 0) {
-            i = from + dicts[f]!.values[known]!.length;
-            cols[f]!.push(known);
-          } else {
-            i = from;
-            c = i < n ? s.charCodeAt(i) : RECORD;
-            while (c !== FIELD && c !== RECORD) c = ++i < n ? s.charCodeAt(i) : RECORD;
-            if (c !== end) return false;
-            cols[f]!.push(dicts[f]!.codeOf(s, from, i));
-          }
-        }
+  for (;;) {
+    let c = i < len ? s.charCodeAt(i) : 44;
+    if (c === 44) {
+      out.push(NULL_INT);
+    } else {
+      let sign = 1;
+      if (c === 45) {
+        sign = -1;
+        c = ++i < len ? s.charCodeAt(i) : 44;
       }
-      if (i >= n && f !== last) return false;
-      i++;
+      let v = 0;
+      let digits = 0;
+      while (c >= 48 && c <= 57) {
+        v = v * 10 + (c - 48);
+        digits++;
+        c = ++i < len ? s.charCodeAt(i) : 44;
+      }
+      // Beyond 9 digits an id could leave the Int32 range; such a list goes the row-by-row way (and fails loudly there).
+      if (digits === 0 || digits > 9 || c !== 44) return false;
+      out.push(sign * v);
     }
-    records++;
+    count++;
+    if (i >= len) break;
+    i++;
   }
-  return records === expected;
-}
-
-function appendRows(rows: Iterable<unknown[]>, specs: FieldSpec[], cols: ColumnBuilder[], dicts: Dictionary[]): void {
-  for (const row of rows) {
-    specs.forEach((spec, f) => {
-      const v = row[f];
-      if (spec.kind === "int") cols[f]!.push(v === null || v === undefined ? NULL_INT : Number(v));
-      else cols[f]!.push(v === null || v === undefined ? -1 : dicts[f]!.code(String(v)));
-    });
-  }
+  return count === expected;
 }
 
 // ---------------------------------------------------------------- packed loaders
@@ -253,99 +202,85 @@ function appendRows(rows: Iterable<unknown[]>, specs: FieldSpec[], cols: ColumnB
 /** Difficulty as a text value of one dimension of the JSON column (null when absent or not JSON). */
 const difficultyExpr = (dim: string) => `case when json_valid(difficulty) then cast(json_extract(difficulty, '$.${dim}') as text) end`;
 
+/** Tasks (tasks_site_analytics_idx): grouped by site, task set and the raw difficulty JSON, whose few values are parsed once per group. */
 export function loadTaskColumns(db: Db) {
-  return readPacked(
-    db,
-    "tasks",
-    {
+  return readGrouped(db, {
+    table: "tasks",
+    fields: {
+      site: { expr: "site", kind: "text", group: true },
+      taskSetId: { expr: "task_set_id", kind: "int", group: true },
+      overall: { expr: difficultyExpr("overall"), kind: "text", group: true },
+      reasoning: { expr: difficultyExpr("reasoning"), kind: "text", group: true },
+      visual: { expr: difficultyExpr("visual"), kind: "text", group: true },
       id: { expr: "id", kind: "int" },
-      taskSetId: { expr: "task_set_id", kind: "int" },
-      site: { expr: "site", kind: "text", nullable: true },
-      overall: { expr: difficultyExpr("overall"), kind: "text", nullable: true },
-      reasoning: { expr: difficultyExpr("reasoning"), kind: "text", nullable: true },
-      visual: { expr: difficultyExpr("visual"), kind: "text", nullable: true },
     },
-    "",
-    [],
-  );
+    groupBy: ["site", "task_set_id", "difficulty"],
+  });
 }
 
+/** Trajectories (trajectories_steps_idx), grouped by step count and run. */
 export function loadTrajectoryColumns(db: Db) {
-  return readPacked(
-    db,
-    "trajectories",
-    {
-      id: { expr: "id", kind: "int" },
-      runId: { expr: "run_id", kind: "int" },
+  return readGrouped(db, {
+    table: "trajectories",
+    fields: {
+      stepCount: { expr: "step_count", kind: "int", group: true },
+      runId: { expr: "run_id", kind: "int", group: true },
       taskId: { expr: "task_id", kind: "int" },
-      stepCount: { expr: "step_count", kind: "int" },
+      id: { expr: "id", kind: "int" },
     },
-    "",
-    [],
-  );
+  });
 }
 
-/** Consolidated labels of one campaign, or of every campaign. */
+/** Consolidated labels of one campaign, or of every campaign (consolidated_labels_campaign_analytics_idx). */
 export function loadConsolidatedColumns(db: Db, campaignId?: number) {
-  return readPacked(
-    db,
-    "consolidated_labels",
-    {
+  return readGrouped(db, {
+    table: "consolidated_labels",
+    fields: {
+      campaignId: { expr: "campaign_id", kind: "int", group: true },
+      verdict: { expr: "verdict", kind: "text", group: true },
+      category: { expr: "category", kind: "text", group: true },
       trajectoryId: { expr: "trajectory_id", kind: "int" },
-      campaignId: { expr: "campaign_id", kind: "int" },
-      verdict: { expr: "verdict", kind: "text" },
-      category: { expr: "category", kind: "text", nullable: true },
-      firstFailingStep: { expr: "first_failing_step", kind: "int", nullable: true },
+      firstFailingStep: { expr: "first_failing_step", kind: "int" },
     },
-    campaignId === undefined ? "" : "+campaign_id = ?",
-    campaignId === undefined ? [] : [campaignId],
-  );
+    where: campaignId === undefined ? "" : "campaign_id = ?",
+    params: campaignId === undefined ? [] : [campaignId],
+  });
+}
+
+/** Evaluator verdicts, of one evaluator or of all (evaluator_verdicts_analytics_idx). */
+export function loadVerdictColumns(db: Db, evaluatorKey?: string) {
+  return readGrouped(db, {
+    table: "evaluator_verdicts",
+    fields: {
+      evaluatorKey: { expr: "evaluator_key", kind: "text", group: true },
+      k: { expr: "k", kind: "text", group: true },
+      promptVersion: { expr: "prompt_version", kind: "text", group: true },
+      verdict: { expr: "verdict", kind: "text", group: true },
+      trajectoryId: { expr: "trajectory_id", kind: "int" },
+    },
+    where: evaluatorKey === undefined ? "" : "evaluator_key = ?",
+    params: evaluatorKey === undefined ? [] : [evaluatorKey],
+  });
 }
 
 /**
- * Evaluator verdicts, of one evaluator or of all. For one evaluator the (evaluator_key, k) index is used when that
- * evaluator holds a small share of the table (a probe per row is then cheaper than reading every row).
+ * Active (not withdrawn) labels of one campaign: the pre-adjudication labels human agreement is computed from
+ * (labels_campaign_analytics_idx).
  */
-export function loadVerdictColumns(db: Db, evaluatorKey?: string) {
-  let where = "";
-  const params: unknown[] = [];
-  if (evaluatorKey !== undefined) {
-    const total = (prepared(db, "select count(*) as n from evaluator_verdicts").get() as { n: number }).n;
-    const mine = (prepared(db, "select count(*) as n from evaluator_verdicts where evaluator_key = ?").get(evaluatorKey) as { n: number }).n;
-    where = mine * 8 < total ? "evaluator_key = ?" : "+evaluator_key = ?";
-    params.push(evaluatorKey);
-  }
-  return readPacked(
-    db,
-    "evaluator_verdicts",
-    {
-      trajectoryId: { expr: "trajectory_id", kind: "int" },
-      evaluatorKey: { expr: "evaluator_key", kind: "text" },
-      k: { expr: "k", kind: "text" },
-      promptVersion: { expr: "prompt_version", kind: "text" },
-      verdict: { expr: "verdict", kind: "text" },
-    },
-    where,
-    params,
-  );
-}
-
-/** Active (not withdrawn) labels of one campaign: the pre-adjudication labels human agreement is computed from. */
 export function loadCampaignLabelColumns(db: Db, campaignId: number) {
-  return readPacked(
-    db,
-    "labels",
-    {
+  return readGrouped(db, {
+    table: "labels",
+    fields: {
+      annotatorKey: { expr: "annotator_key", kind: "text", group: true },
+      verdict: { expr: "verdict", kind: "text", group: true },
+      category: { expr: "category", kind: "text", group: true },
       itemId: { expr: "item_id", kind: "int" },
       trajectoryId: { expr: "trajectory_id", kind: "int" },
-      annotatorKey: { expr: "annotator_key", kind: "text" },
-      verdict: { expr: "verdict", kind: "text" },
-      category: { expr: "category", kind: "text", nullable: true },
-      firstFailingStep: { expr: "first_failing_step", kind: "int", nullable: true },
+      firstFailingStep: { expr: "first_failing_step", kind: "int" },
     },
-    "+campaign_id = ? and status = 'active'",
-    [campaignId],
-  );
+    where: "campaign_id = ? and status = 'active'",
+    params: [campaignId],
+  });
 }
 
 // ---------------------------------------------------------------- small look-ups
@@ -385,6 +320,11 @@ export function campaignItemCounts(db: Db): Map<number, number> {
     .groupBy(campaignItems.campaignId)
     .all();
   return new Map(rows.map((r) => [r.campaignId, r.n]));
+}
+
+/** Number of items of one campaign. */
+export function campaignItemCount(db: Db, campaignId: number): number {
+  return (prepared(db, "select count(*) as n from campaign_items where campaign_id = ?").get(campaignId) as { n: number }).n;
 }
 
 export function judgeConfigNames(db: Db): Map<number, { name: string; model: string }> {

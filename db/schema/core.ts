@@ -56,7 +56,8 @@ export const tasks = sqliteTable(
   },
   (t) => [
     uniqueIndex("tasks_set_external_uq").on(t.taskSetId, t.externalId),
-    index("tasks_site_idx").on(t.site),
+    // Serves filters by site and covers the analytics read of tasks (db/repositories/analytics.ts).
+    index("tasks_site_analytics_idx").on(t.site, t.taskSetId, t.difficulty),
   ],
 );
 
@@ -107,7 +108,8 @@ export const trajectories = sqliteTable(
     uniqueIndex("trajectories_run_task_attempt_uq").on(t.runId, t.taskId, t.attempt),
     index("trajectories_task_idx").on(t.taskId),
     index("trajectories_outcome_idx").on(t.outcome),
-    index("trajectories_steps_idx").on(t.stepCount),
+    // Serves step-count filters and covers the analytics read of trajectories (db/repositories/analytics.ts).
+    index("trajectories_steps_idx").on(t.stepCount, t.runId, t.taskId),
     index("trajectories_updated_idx").on(t.updatedAt),
   ],
 );

@@ -126,7 +126,8 @@ export const evaluatorVerdicts = sqliteTable(
   },
   (t) => [
     uniqueIndex("evaluator_verdicts_identity_uq").on(t.trajectoryId, t.evaluatorKey, t.k, t.promptVersion),
-    index("evaluator_verdicts_evaluator_idx").on(t.evaluatorKey, t.k),
+    // Covers the analytics read of verdicts grouped by evaluator setting and verdict; also serves look-ups by key.
+    index("evaluator_verdicts_analytics_idx").on(t.evaluatorKey, t.k, t.promptVersion, t.verdict, t.trajectoryId),
     index("evaluator_verdicts_batch_idx").on(t.batchId),
   ],
 );

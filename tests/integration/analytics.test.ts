@@ -20,6 +20,7 @@ import { prepareHumans } from "../../app/analytics/_lib/humans";
 import { prepareErrors } from "../../app/analytics/_lib/errors";
 import { tableToCsv, type TableModel } from "../../app/analytics/_lib/table";
 import { createTestContext, type TestContext } from "../helpers/context";
+import { loadCampaignLabelColumns, loadConsolidatedColumns, loadVerdictColumns, NULL_INT, type PackedColumns } from "../../db/repositories/analytics";
 import { HAL, NAV, OTHER, seedAnalyticsFixture, VIS, type AnalyticsFixture } from "../helpers/analytics-fixture";
 
 let ctx: TestContext;
@@ -396,6 +397,54 @@ describe("packed reads stay exact with awkward text", () => {
         { key: evaluatorKey, k: "1\u001e", pv: "" },
       ]);
       for (const row of o.bySite) expect(selectionRows(other.db, row.sel).length).toBe(1);
+    } finally {
+      other.cleanup();
+    }
+  });
+});
+
+describe("grouped reads through covering indexes", () => {
+  /** Rows of packed columns as sorted tuples: text fields decoded (null for none), integers as numbers (null for NULL). */
+  function tuples<K extends string>(p: PackedColumns<K>, fields: K[], text: K[]): string[] {
+    const out: string[] = [];
+    for (let i = 0; i < p.length; i++) {
+      out.push(JSON.stringify(fields.map((f) => (text.includes(f) ? (p.col[f][i]! < 0 ? null : p.dict[f][p.col[f][i]!]) : p.col[f][i] === NULL_INT ? null : p.col[f][i]))));
+    }
+    return out.sort();
+  }
+  const sqlTuples = (t: TestContext, q: string, ...params: unknown[]) =>
+    (t.db.$client.prepare(q).raw(true).all(...params) as unknown[][]).map((r) => JSON.stringify(r.map((v) => (typeof v === "number" ? Math.trunc(v) : v)))).sort();
+
+  it("return exactly the rows a plain query returns, also when an integer column holds a non-integer", () => {
+    const other = createTestContext("verdict-analytics-grouped-");
+    try {
+      const f = seedAnalyticsFixture(other.db);
+      // A REAL in an INTEGER column (SQLite keeps 2.5 as it is) cannot be parsed from the integer list: that group
+      // is read again row by row and must still come out right.
+      other.db.$client.prepare("update labels set first_failing_step = 2.5 where id = (select min(id) from labels where campaign_id = ?)").run(f.campaignId);
+      other.db.$client.prepare("update consolidated_labels set first_failing_step = 1.5 where id = (select min(id) from consolidated_labels)").run();
+
+      const labelFields = ["annotatorKey", "verdict", "category", "itemId", "trajectoryId", "firstFailingStep"] as const;
+      const l = loadCampaignLabelColumns(other.db, f.campaignId);
+      expect(l.length).toBeGreaterThan(10);
+      expect(tuples(l, [...labelFields], ["annotatorKey", "verdict", "category"])).toEqual(
+        sqlTuples(other, "select annotator_key, verdict, category, item_id, trajectory_id, first_failing_step from labels where campaign_id = ? and status = 'active'", f.campaignId),
+      );
+      expect(tuples(l, ["firstFailingStep"], [])).toContain("[2]");
+
+      const c = loadConsolidatedColumns(other.db);
+      expect(tuples(c, ["campaignId", "verdict", "category", "trajectoryId", "firstFailingStep"], ["verdict", "category"])).toEqual(
+        sqlTuples(other, "select campaign_id, verdict, category, trajectory_id, first_failing_step from consolidated_labels"),
+      );
+      const v = loadVerdictColumns(other.db);
+      expect(v.length).toBeGreaterThan(10);
+      expect(tuples(v, ["evaluatorKey", "k", "promptVersion", "verdict", "trajectoryId"], ["evaluatorKey", "k", "promptVersion", "verdict"])).toEqual(
+        sqlTuples(other, "select evaluator_key, k, prompt_version, verdict, trajectory_id from evaluator_verdicts"),
+      );
+      const key = other.db.$client.prepare("select evaluator_key from evaluator_verdicts limit 1").pluck().get() as string;
+      expect(tuples(loadVerdictColumns(other.db, key), ["evaluatorKey", "trajectoryId"], ["evaluatorKey"])).toEqual(
+        sqlTuples(other, "select evaluator_key, trajectory_id from evaluator_verdicts where evaluator_key = ?", key),
+      );
     } finally {
       other.cleanup();
     }

@@ -46,13 +46,14 @@ function undefinedResult(base: Pick<FleissKappaResult, "items" | "ratingsPerItem
  * Fleiss' κ from per-item summaries: the number of ratings m_i of each item, Σ_i Σ_c n_ic² over all items, and the
  * category totals Σ_i n_ic (in `categories` order). Lets callers with sparse data skip the dense items × k table.
  */
-export function fleissKappaFromSummaries(ratingsPerItem: readonly number[], sumOfSquaredCounts: number, categoryTotals: readonly number[], categories: readonly string[]): FleissKappaResult {
+export function fleissKappaFromSummaries(ratingsPerItem: ArrayLike<number>, sumOfSquaredCounts: number, categoryTotals: readonly number[], categories: readonly string[]): FleissKappaResult {
   const labels = categories.slice();
   const N = ratingsPerItem.length;
   if (N === 0) return undefinedResult({ items: 0, ratingsPerItem: null, categories: labels }, "no items");
   let minM = Infinity;
   let maxM = -Infinity;
-  for (const m of ratingsPerItem) {
+  for (let i = 0; i < N; i++) {
+    const m = ratingsPerItem[i]!;
     if (m < minM) minM = m;
     if (m > maxM) maxM = m;
   }

@@ -36,10 +36,12 @@ export interface KrippendorffResult {
  */
 export class KrippendorffAccumulator {
   private unitCounts = new Int32Array(16);
-  private touched: number[] = [];
+  /** Codes seen in the current unit (touchedCount of them): typed and reused, as this runs once per unit. */
+  private touched = new Int32Array(16);
+  private touchedCount = 0;
   private valueTotals = new Float64Array(16);
-  /** Σ_u (m_u² − Σ_c n_uc²) grouped by m_u. */
-  private readonly disagreementByM = new Map<number, number>();
+  /** Σ_u (m_u² − Σ_c n_uc²) grouped by m_u (index m_u). */
+  private disagreementByM = new Float64Array(8);
   private pairableUnits = 0;
   private pairableValues = 0;
 
@@ -53,33 +55,45 @@ export class KrippendorffAccumulator {
     const totals = new Float64Array(size);
     totals.set(this.valueTotals);
     this.valueTotals = totals;
+    const touched = new Int32Array(size);
+    touched.set(this.touched);
+    this.touched = touched;
   }
 
   /** Adds one value (a non-negative code) to the current unit. */
   add(code: number): void {
     this.ensure(code);
-    if (this.unitCounts[code]!++ === 0) this.touched.push(code);
+    if (this.unitCounts[code]!++ === 0) this.touched[this.touchedCount++] = code;
   }
 
   /** Closes the current unit. */
   endUnit(): void {
     const touched = this.touched;
+    const counts = this.unitCounts;
+    const t = this.touchedCount;
     let m = 0;
     let sumSq = 0;
-    for (const c of touched) {
-      const v = this.unitCounts[c]!;
+    for (let i = 0; i < t; i++) {
+      const v = counts[touched[i]!]!;
       m += v;
       sumSq += v * v;
     }
     if (m >= 2) {
       this.pairableUnits++;
       this.pairableValues += m;
-      for (const c of touched) this.valueTotals[c]! += this.unitCounts[c]!;
+      for (let i = 0; i < t; i++) this.valueTotals[touched[i]!]! += counts[touched[i]!]!;
       const d = m * m - sumSq;
-      if (d !== 0) this.disagreementByM.set(m, (this.disagreementByM.get(m) ?? 0) + d);
+      if (d !== 0) {
+        if (m >= this.disagreementByM.length) {
+          const next = new Float64Array(Math.max(m + 1, this.disagreementByM.length * 2));
+          next.set(this.disagreementByM);
+          this.disagreementByM = next;
+        }
+        this.disagreementByM[m]! += d;
+      }
     }
-    for (const c of touched) this.unitCounts[c] = 0;
-    touched.length = 0;
+    for (let i = 0; i < t; i++) counts[touched[i]!] = 0;
+    this.touchedCount = 0;
   }
 
   result(categories: string[]): KrippendorffResult {
@@ -91,7 +105,7 @@ export class KrippendorffAccumulator {
     const expectedMass = n * n - sumNc2; // n (n − 1) D_e
     if (expectedMass === 0) return { ...base, alpha: null, reason: "only one value occurs among the pairable values (D_e = 0): α is 0/0", observedDisagreement: null, expectedDisagreement: null };
     let observedMass = 0; // n − Σ o_cc = n D_o
-    for (const [m, d] of this.disagreementByM) observedMass += d / (m - 1);
+    for (let m = 2; m < this.disagreementByM.length; m++) if (this.disagreementByM[m]) observedMass += this.disagreementByM[m]! / (m - 1);
     return {
       ...base,
       alpha: 1 - ((n - 1) * observedMass) / expectedMass,
