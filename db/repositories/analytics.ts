@@ -16,6 +16,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type Database from "better-sqlite3";
 import type { Db } from "../client";
+import type { CountedTable } from "../schema/changes";
 import {
   agentRuns,
   annotationCampaigns,
@@ -414,12 +415,9 @@ export function labelsOfItems(db: Db, itemIds: number[]) {
     .all();
 }
 
-/**
- * A value that changes whenever the database content may have changed: SQLite's data_version (bumped by commits
- * of other connections) with this connection's total_changes (its own writes). Cached analytics data is valid
- * while it stays the same.
- */
-export function contentVersion(db: Db): string {
-  const row = prepared(db, "select (select data_version from pragma_data_version) as v, total_changes() as c").get() as { v: number; c: number };
-  return `${row.v}:${row.c}`;
+/** The change counter of every counted table (db/schema/changes.ts), bumped by triggers on each write. */
+export function tableVersions(db: Db): Record<CountedTable, number> {
+  const out = {} as Record<CountedTable, number>;
+  for (const r of prepared(db, "select name, version from change_counters").all() as { name: CountedTable; version: number }[]) out[r.name] = r.version;
+  return out;
 }

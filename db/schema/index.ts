@@ -6,3 +6,4 @@ export * from "./jobs";
 export * from "./evaluation";
 export * from "./auth";
 export * from "./annotation";
+export * from "./changes";

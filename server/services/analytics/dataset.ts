@@ -4,11 +4,14 @@
  * position in `facts`). The views aggregate over these; the drill-down resolves a selection over the same arrays,
  * so a figure's n and the list behind it cannot drift apart.
  *
- * Loaded data is kept per connection while the database content is unchanged (see contentVersion): moving between
- * views, or from a figure to its drill-down, then reuses it. Any write (an import, a label, a verdict) drops it.
+ * Loaded data is kept per connection while the tables it was read from are unchanged (per-table change counters,
+ * db/schema/changes.ts): moving between views, or from a figure to its drill-down, reuses it, and a write reloads
+ * only what depends on the table written (a new label reloads that campaign's labels, not the trajectories or the
+ * verdicts).
  */
 import type { Db } from "../../../db/client";
-import { contentVersion, loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, NULL_INT } from "../../../db/repositories/analytics";
+import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, NULL_INT, tableVersions } from "../../../db/repositories/analytics";
+import type { CountedTable } from "../../../db/schema/changes";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
 
@@ -223,30 +226,39 @@ export function evaluatorKindOf(key: string): EvaluatorKind {
 
 const MAX_CACHED = 12;
 
-interface CacheState {
-  version: string;
-  entries: Map<string, unknown>;
+/** What each kind of cached data is read from; rows are facts rows, so everything indexed by them depends on facts. */
+const FACTS_TABLES: CountedTable[] = ["tasks", "trajectories"];
+const REFERENCE_TABLES: CountedTable[] = [...FACTS_TABLES, "consolidated_labels"];
+const VERDICT_TABLES: CountedTable[] = [...FACTS_TABLES, "evaluator_verdicts"];
+const LABEL_TABLES: CountedTable[] = ["labels"];
+
+interface CacheEntry {
+  /** Versions of the tables the value was read from, when it was read. */
+  stamp: string;
+  value: unknown;
 }
 
-const caches = new WeakMap<object, CacheState>();
+/** Per connection, in least-recently-used order (a Map iterates in insertion order; a hit is re-inserted). */
+const caches = new WeakMap<object, Map<string, CacheEntry>>();
 
-function cached<T>(db: Db, key: string, load: () => T): T {
-  const version = contentVersion(db);
-  let state = caches.get(db.$client);
-  if (!state || state.version !== version) {
-    state = { version, entries: new Map() };
-    caches.set(db.$client, state);
-  }
-  if (state.entries.has(key)) {
-    // Refresh its place in the insertion order, which doubles as least-recently-used order.
-    const hit = state.entries.get(key) as T;
-    state.entries.delete(key);
-    state.entries.set(key, hit);
-    return hit;
+function stampOf(versions: Record<CountedTable, number>, tables: CountedTable[]): string {
+  return tables.map((t) => versions[t]).join(":");
+}
+
+function cached<T>(db: Db, key: string, tables: CountedTable[], load: () => T): T {
+  let entries = caches.get(db.$client);
+  if (!entries) caches.set(db.$client, (entries = new Map()));
+  // Read before loading: a write that lands while loading makes the stamp stale, so the next call reloads.
+  const stamp = stampOf(tableVersions(db), tables);
+  const hit = entries.get(key);
+  entries.delete(key);
+  if (hit && hit.stamp === stamp) {
+    entries.set(key, hit);
+    return hit.value as T;
   }
   const value = load();
-  state.entries.set(key, value);
-  if (state.entries.size > MAX_CACHED) state.entries.delete(state.entries.keys().next().value!);
+  entries.set(key, { stamp, value });
+  if (entries.size > MAX_CACHED) entries.delete(entries.keys().next().value!);
   return value;
 }
 
@@ -256,26 +268,26 @@ export function clearAnalyticsCache(db: Db): void {
 }
 
 export function getFacts(db: Db): TrajectoryFacts {
-  return cached(db, "facts", () => loadFacts(db));
+  return cached(db, "facts", FACTS_TABLES, () => loadFacts(db));
 }
 
 export function getReference(db: Db, campaignId?: number): Reference {
-  return cached(db, `reference:${campaignId ?? "latest"}`, () => loadReference(db, getFacts(db), campaignId));
+  return cached(db, `reference:${campaignId ?? "latest"}`, REFERENCE_TABLES, () => loadReference(db, getFacts(db), campaignId));
 }
 
-/** Verdict sets of every evaluator, or of one key (taken from the full list when that is already loaded). */
+/** Verdict sets of every evaluator, or of one key (taken from the full list when that is loaded and current). */
 export function getVerdictSets(db: Db, evaluatorKey?: string): VerdictSet[] {
-  if (evaluatorKey === undefined) return cached(db, "verdicts:*", () => loadVerdictSets(db, getFacts(db)));
-  const state = caches.get(db.$client);
-  if (state && state.version === contentVersion(db) && state.entries.has("verdicts:*")) {
-    return (state.entries.get("verdicts:*") as VerdictSet[]).filter((s) => s.identity.key === evaluatorKey);
+  if (evaluatorKey === undefined) return cached(db, "verdicts:*", VERDICT_TABLES, () => loadVerdictSets(db, getFacts(db)));
+  const all = caches.get(db.$client)?.get("verdicts:*");
+  if (all && all.stamp === stampOf(tableVersions(db), VERDICT_TABLES)) {
+    return (all.value as VerdictSet[]).filter((s) => s.identity.key === evaluatorKey);
   }
-  return cached(db, `verdicts:${evaluatorKey}`, () => loadVerdictSets(db, getFacts(db), evaluatorKey));
+  return cached(db, `verdicts:${evaluatorKey}`, VERDICT_TABLES, () => loadVerdictSets(db, getFacts(db), evaluatorKey));
 }
 
 export type CampaignLabelColumns = ReturnType<typeof loadCampaignLabelColumns>;
 
 /** Active labels of a campaign as packed columns. */
 export function getCampaignLabels(db: Db, campaignId: number): CampaignLabelColumns {
-  return cached(db, `labels:${campaignId}`, () => loadCampaignLabelColumns(db, campaignId));
+  return cached(db, `labels:${campaignId}`, LABEL_TABLES, () => loadCampaignLabelColumns(db, campaignId));
 }

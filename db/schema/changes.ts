@@ -1,0 +1,27 @@
+/**
+ * Per-table change counters, bumped by SQLite triggers (migration 0007) whenever a row of a counted table is
+ * inserted, deleted, or has a column changed that analytics read. Every connection and process (web server,
+ * worker, CLI) goes through the triggers, so a reader can tell which of its cached tables are still current by
+ * comparing counters, instead of dropping everything on any write.
+ *
+ * Triggers are not part of drizzle's schema model: a migration that rebuilds one of these tables must create its
+ * triggers again (tests/integration/change-counters.test.ts fails when one is missing).
+ */
+import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+export const changeCounters = sqliteTable("change_counters", {
+  /** Table name. */
+  name: text("name").primaryKey(),
+  version: integer("version").notNull().default(0),
+});
+
+/** The tables with counters, and the columns whose updates count (inserts and deletes always count). */
+export const COUNTED_TABLES = {
+  tasks: ["site", "task_set_id", "difficulty"],
+  trajectories: ["run_id", "task_id", "step_count"],
+  evaluator_verdicts: ["trajectory_id", "evaluator_key", "k", "prompt_version", "verdict"],
+  labels: ["campaign_id", "status", "annotator_key", "verdict", "category", "item_id", "trajectory_id", "first_failing_step"],
+  consolidated_labels: ["campaign_id", "verdict", "category", "trajectory_id", "first_failing_step"],
+} as const;
+
+export type CountedTable = keyof typeof COUNTED_TABLES;
