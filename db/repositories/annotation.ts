@@ -731,23 +731,23 @@ export function trajectoryIdentities(db: Db) {
 
 // ---------------------------------------------------------------- export
 
+/** What an exported row says of its trajectory: task set, task and agent run (joined from trajectories). */
+const exportedTrajectoryColumns = {
+  attempt: trajectories.attempt,
+  taskSet: taskSets.name,
+  benchmark: taskSets.benchmark,
+  externalTaskId: tasks.externalId,
+  site: tasks.site,
+  runId: agentRuns.id,
+  runName: agentRuns.name,
+  agentName: agentRuns.agentName,
+  model: agentRuns.model,
+};
+
 /** Labels of a campaign joined with trajectory identity and the item's consolidated label, in item order. */
 export function exportLabelRows(db: Db, campaignId: number) {
   return db
-    .select({
-      label: labels,
-      itemState: campaignItems.state,
-      trajectoryId: trajectories.id,
-      attempt: trajectories.attempt,
-      taskSet: taskSets.name,
-      benchmark: taskSets.benchmark,
-      externalTaskId: tasks.externalId,
-      site: tasks.site,
-      runId: agentRuns.id,
-      runName: agentRuns.name,
-      agentName: agentRuns.agentName,
-      model: agentRuns.model,
-    })
+    .select({ label: labels, itemState: campaignItems.state, trajectoryId: trajectories.id, ...exportedTrajectoryColumns })
     .from(labels)
     .innerJoin(campaignItems, eq(campaignItems.id, labels.itemId))
     .innerJoin(trajectories, eq(trajectories.id, labels.trajectoryId))
@@ -761,19 +761,7 @@ export function exportLabelRows(db: Db, campaignId: number) {
 
 export function exportConsolidatedRows(db: Db, campaignId: number) {
   return db
-    .select({
-      consolidated: consolidatedLabels,
-      itemState: campaignItems.state,
-      attempt: trajectories.attempt,
-      taskSet: taskSets.name,
-      benchmark: taskSets.benchmark,
-      externalTaskId: tasks.externalId,
-      site: tasks.site,
-      runId: agentRuns.id,
-      runName: agentRuns.name,
-      agentName: agentRuns.agentName,
-      model: agentRuns.model,
-    })
+    .select({ consolidated: consolidatedLabels, itemState: campaignItems.state, ...exportedTrajectoryColumns })
     .from(consolidatedLabels)
     .innerJoin(campaignItems, eq(campaignItems.id, consolidatedLabels.itemId))
     .innerJoin(trajectories, eq(trajectories.id, consolidatedLabels.trajectoryId))
