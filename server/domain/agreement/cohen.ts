@@ -28,7 +28,7 @@
  */
 import { AgreementInputError, LabelCodec, MISSING, encodeLabels, type Label } from "./labels";
 import { twoSidedP, Z_95 } from "./normal";
-import { createRng } from "./random";
+import { createRng, multinomialSample } from "./random";
 
 export type KappaWeighting = "none" | "linear" | "quadratic";
 
@@ -313,7 +313,9 @@ function quantileSorted(sorted: Float64Array, q: number): number {
 
 /**
  * Percentile bootstrap interval for κ over the complete pairs encoded as table cells (row·k + column).
- * Each resample draws n cells with replacement (a multinomial resample of the items) and recomputes κ.
+ * Each resample draws n pairs with replacement and recomputes κ. Only the resample's cell counts matter, and those
+ * follow a multinomial with the observed cell shares, so they are drawn as such (multinomialSample) instead of one
+ * pair at a time: the same distribution, in a few binomial draws per resample whatever n is.
  */
 export function bootstrapKappaInterval(cells: Int32Array, k: number, weighting: KappaWeighting, options: BootstrapOptions = {}): BootstrapInterval {
   const replicates = options.replicates ?? 2000;
@@ -329,14 +331,15 @@ export function bootstrapKappaInterval(cells: Int32Array, k: number, weighting: 
   const weights = new Float64Array(k * k);
   for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) weights[i * k + j] = dMax - dist(i, j);
   const rng = createRng(seed);
+  const observed = new Float64Array(k * k);
+  for (let t = 0; t < n; t++) observed[cells[t]!]!++;
   const counts = new Float64Array(k * k);
   const rows = new Float64Array(k);
   const cols = new Float64Array(k);
   const values = new Float64Array(replicates);
   let defined = 0;
   for (let r = 0; r < replicates; r++) {
-    counts.fill(0);
-    for (let t = 0; t < n; t++) counts[cells[Math.floor(rng() * n)]!]!++;
+    multinomialSample(n, observed, rng, counts);
     const v = kappaPoint(counts, k, weights, dMax, rows, cols);
     if (v !== null) values[defined++] = v;
   }

@@ -18,3 +18,80 @@ export function createRng(seed: number): Rng {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** ln(n!) for integers n ≥ 0: a table below 256, Stirling's series above (absolute error < 1e-13 there). */
+const LOG_FACTORIAL_TABLE = (() => {
+  const t = new Float64Array(256);
+  for (let i = 2; i < 256; i++) t[i] = t[i - 1]! + Math.log(i);
+  return t;
+})();
+
+export function logFactorial(n: number): number {
+  if (n < 256) return LOG_FACTORIAL_TABLE[n]!;
+  const inv = 1 / n;
+  const inv2 = inv * inv;
+  return n * Math.log(n) - n + 0.5 * Math.log(2 * Math.PI * n) + inv * (1 / 12 - inv2 * (1 / 360 - inv2 / 1260));
+}
+
+/**
+ * One draw from Binomial(n, p) by inversion: the outcomes are visited from the mode outwards (mode, mode − 1,
+ * mode + 1, …), each probability got from its neighbour's by the pmf ratio, and a uniform draw picks the outcome
+ * where it is used up. Any fixed visiting order makes inversion exact; starting at the mode makes the expected
+ * number of steps O(√(n p (1 − p))) instead of O(n p), which is what lets a bootstrap resample 100,000 pairs as a
+ * few binomials.
+ */
+export function binomialSample(n: number, p: number, rng: Rng): number {
+  if (n <= 0 || p <= 0) return 0;
+  if (p >= 1) return n;
+  const q = 1 - p;
+  const mode = Math.min(n, Math.floor((n + 1) * p));
+  const pMode = Math.exp(logFactorial(n) - logFactorial(mode) - logFactorial(n - mode) + mode * Math.log(p) + (n - mode) * Math.log(q));
+  let u = rng() - pMode;
+  if (u < 0) return mode;
+  const down = q / p;
+  const up = p / q;
+  let lo = mode;
+  let pLo = pMode;
+  let hi = mode;
+  let pHi = pMode;
+  while (lo > 0 || hi < n) {
+    if (lo > 0) {
+      pLo *= (lo / (n - lo + 1)) * down;
+      lo--;
+      u -= pLo;
+      if (u < 0) return lo;
+    }
+    if (hi < n) {
+      pHi *= ((n - hi) / (hi + 1)) * up;
+      hi++;
+      u -= pHi;
+      if (u < 0) return hi;
+    }
+  }
+  // Only reachable through rounding (the probabilities summed to a hair under 1): the most likely outcome.
+  return mode;
+}
+
+/**
+ * Counts of a multinomial draw of `n` items over categories with the given (non-negative integer) weights, the
+ * same distribution as drawing n items with replacement from a population with those category counts. Done as a
+ * chain of binomials, each on what is left: a handful of calls whatever n is.
+ */
+export function multinomialSample(n: number, weights: ArrayLike<number>, rng: Rng, out: Float64Array): Float64Array {
+  let left = n;
+  let weightLeft = 0;
+  for (let c = 0; c < weights.length; c++) weightLeft += weights[c]!;
+  for (let c = 0; c < weights.length; c++) {
+    const w = weights[c]!;
+    if (left === 0 || w === 0) {
+      out[c] = 0;
+    } else if (w >= weightLeft) {
+      out[c] = left;
+    } else {
+      out[c] = binomialSample(left, w / weightLeft, rng);
+    }
+    left -= out[c]!;
+    weightLeft -= w;
+  }
+  return out;
+}
