@@ -4,6 +4,7 @@
 import { and, asc, count, desc, eq, gte, inArray, like, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
 import { agentRuns, screenshots, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
+import { annotatorTrajectoryIdsSql } from "./annotation";
 
 export type StepValues = Omit<typeof steps.$inferInsert, "id" | "trajectoryId">;
 
@@ -90,6 +91,8 @@ export interface TrajectoryFilter {
   hasAnswer?: boolean;
   q?: string;
   ids?: number[];
+  /** Only trajectories in the campaigns this user labels in (an annotator's view), as a subquery: no id list. */
+  visibleToAnnotator?: string;
 }
 
 export type TrajectorySort = "id" | "steps" | "task" | "site" | "updated";
@@ -117,6 +120,7 @@ export function trajectoryWhere(f: TrajectoryFilter): SQL | undefined {
     );
   }
   if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
+  if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
   return conds.length ? and(...conds) : undefined;
 }
 
@@ -293,6 +297,7 @@ function trajectoryOnlyWhere(f: TrajectoryFilter): SQL | undefined {
     );
   }
   if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
+  if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
   return conds.length ? and(...conds) : undefined;
 }
 

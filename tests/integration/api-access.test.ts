@@ -121,6 +121,25 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     expect((await callerAs(ctx, sessions.annotator).trajectories.list({})).total).toBe(0);
   });
 
+  it("scopes an annotator's list in a campaign larger than SQLite's parameter limit", async () => {
+    // 33,000 items: more than the 32,766 parameters one statement may carry, so the scope cannot be an id list.
+    const [first] = seedTrajectories(ctx.db, 1, { taskSet: "Huge set" });
+    const big = testUser(ctx, "annotator", "Big Campaign Annotator");
+    const campaign = createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Huge", trajectoryIds: [first!], annotatorsPerItem: 1, annotatorIds: [big.userId] });
+    const sqlite = ctx.db.$client;
+    const template = sqlite.prepare("select run_id as runId, task_id as taskId from trajectories where id = ?").get(first) as { runId: number; taskId: number };
+    sqlite.transaction(() => {
+      const addTrajectory = sqlite.prepare("insert into trajectories (run_id, task_id, attempt, outcome, step_count, source_format, content_hash) values (?, ?, ?, 'answered', 1, 'test', ?)");
+      const addItem = sqlite.prepare("insert into campaign_items (campaign_id, trajectory_id) values (?, ?)");
+      for (let i = 1; i < 33_000; i++) addItem.run(campaign.id, addTrajectory.run(template.runId, template.taskId, i, `huge-${i}`).lastInsertRowid);
+    })();
+    const list = await callerAs(ctx, big).trajectories.list({ pageSize: 25 });
+    expect(list.total).toBe(33_000);
+    expect(list.rows).toHaveLength(25);
+    // Other annotators still see none of it.
+    expect((await callerAs(ctx, sessions.annotator).trajectories.list({})).total).toBe(0);
+  });
+
   it("holds researchers who label blind to the same rule: no review, export or analytics until they have labelled", async () => {
     const ids = seedTrajectories(ctx.db, 2, { taskSet: "Blind researcher set" });
     const labeller = testUser(ctx, "researcher", "Labelling Researcher");

@@ -9,7 +9,7 @@ import { authedProcedure, createTRPCRouter } from "../trpc";
 
 export const trajectoriesRouter = createTRPCRouter({
   /** Annotators get only the trajectories of their campaigns. */
-  list: authedProcedure.input(trajectoryListInput).query(({ ctx, input }) => listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.db, ctx.actor, input))),
+  list: authedProcedure.input(trajectoryListInput).query(({ ctx, input }) => listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.actor, input))),
 
   filterOptions: authedProcedure.query(({ ctx }) => trajectoryFilterOptions(ctx.db)),
 

@@ -12,13 +12,12 @@ export function browsableTrajectoryIds(db: Db, actor: Actor): number[] | null {
   return hasRole(actor, "researcher") ? null : annotatorTrajectoryIds(db, actor.userId);
 }
 
-/** A trajectory-list filter narrowed to what the actor may see (an `ids` filter is intersected, not replaced). */
-export function scopeTrajectoryFilter<F extends { ids?: number[] }>(db: Db, actor: Actor, filter: F): F {
-  const allowed = browsableTrajectoryIds(db, actor);
-  if (allowed === null) return filter;
-  if (!filter.ids) return { ...filter, ids: allowed };
-  const set = new Set(allowed);
-  return { ...filter, ids: filter.ids.filter((id) => set.has(id)) };
+/**
+ * A trajectory-list filter narrowed to what the actor may see: for annotators a condition on their campaigns that
+ * the query evaluates itself (an id list would hit SQLite's parameter limit in a large campaign).
+ */
+export function scopeTrajectoryFilter<F extends object>(actor: Actor, filter: F): F & { visibleToAnnotator?: string } {
+  return hasRole(actor, "researcher") ? filter : { ...filter, visibleToAnnotator: actor.userId };
 }
 
 export function assertTrajectoryBrowsable(db: Db, actor: Actor, trajectoryId: number): void {
