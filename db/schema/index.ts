@@ -7,3 +7,4 @@ export * from "./evaluation";
 export * from "./auth";
 export * from "./annotation";
 export * from "./changes";
+export * from "./instance";

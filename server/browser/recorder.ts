@@ -324,7 +324,7 @@ export function bundleStepSink(images: BundleImageSink) {
         throw new Error(`bundleStepSink saw ${steps.length} steps but the trajectory has ${recorded.steps.length}`);
       }
       const { steps: _recordedSteps, ...head } = recorded;
-      return { ...head, steps: [...steps] };
+      return { ...head, steps: [...steps], verdicts: [] };
     },
   };
 }
@@ -334,5 +334,5 @@ export async function toBundleTrajectory(recorded: RecordedTrajectory, images: B
   const steps: BundleStep[] = [];
   for (const s of recorded.steps) steps.push(await toBundleStep(s, images));
   const { steps: _recordedSteps, ...head } = recorded;
-  return { ...head, steps };
+  return { ...head, steps, verdicts: [] };
 }

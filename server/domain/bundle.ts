@@ -7,6 +7,7 @@
  * The JSON Schema published in docs/ is generated from these zod schemas (`npm run cli -- bundle-schema`).
  */
 import { z } from "zod";
+import { EVALUATOR_KINDS, VERDICT_VALUES } from "./evaluators/verdicts";
 import { ACTION_TYPES, OUTCOMES } from "./types";
 
 export const BUNDLE_FORMAT = "verdict.trajectory-bundle";
@@ -91,6 +92,27 @@ export const bundleRunSchema = z.object({
   config: z.record(z.string(), z.unknown()).nullable().default(null),
 });
 
+/**
+ * A verdict an evaluator gave the trajectory where the bundle was made. Imported as another system's verdict:
+ * under `evaluatorKey` when that is already an `import:` key, else under `import:<evaluator>`; the screenshot window
+ * k and prompt version are kept, so a judge's per-k agreement survives the trip.
+ */
+export const bundleVerdictSchema = z.object({
+  /** The key it had where the bundle was made ("judge:3", "rule:vwa", "import:webvoyager:auto_eval"). */
+  evaluatorKey: z.string().min(1),
+  /** Name shown to people. */
+  evaluator: z.string().min(1),
+  kind: z.enum(EVALUATOR_KINDS),
+  k: z.string().default(""),
+  promptVersion: z.string().default(""),
+  verdict: z.enum(VERDICT_VALUES),
+  score: z.number().nullable().default(null),
+  rationale: z.string().nullable().default(null),
+  /** The evaluator's reply or source record, as text. */
+  raw: z.string().nullable().default(null),
+  model: z.string().nullable().default(null),
+});
+
 export const bundleTrajectorySchema = z.object({
   task: bundleTaskSchema,
   run: bundleRunSchema,
@@ -99,6 +121,7 @@ export const bundleTrajectorySchema = z.object({
   outcome: z.enum(OUTCOMES),
   outcomeDetail: z.string().nullable().default(null),
   steps: z.array(bundleStepSchema),
+  verdicts: z.array(bundleVerdictSchema).default([]),
 });
 
 export const bundleManifestSchema = z.object({
@@ -106,6 +129,8 @@ export const bundleManifestSchema = z.object({
   version: z.literal(BUNDLE_VERSION),
   createdAt: z.string().optional(),
   generator: z.string().optional(),
+  /** Identity of the database the bundle was exported from (tells its own verdicts apart on a re-import). */
+  sourceInstance: z.string().optional(),
   trajectories: z.array(bundleTrajectorySchema).min(1),
 });
 
@@ -113,6 +138,7 @@ export type BundleManifest = z.infer<typeof bundleManifestSchema>;
 export type BundleTrajectory = z.infer<typeof bundleTrajectorySchema>;
 export type BundleStep = z.infer<typeof bundleStepSchema>;
 export type BundleImage = z.infer<typeof bundleImageSchema>;
+export type BundleVerdict = z.infer<typeof bundleVerdictSchema>;
 
 /** Human-readable list of zod issues: "trajectories[0].steps[2].action.type: Invalid option …". */
 export function describeZodIssues(error: z.ZodError, max = 5): string {

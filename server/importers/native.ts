@@ -86,6 +86,9 @@ export const nativeImporter: Importer = {
         throw new ImportError(`${input}${path.sep}${MANIFEST_NAME}`, `is not a valid Verdict bundle manifest: ${describeZodIssues(parsed.error)}`);
       }
       const manifest = parsed.data;
+      // Exported from this very database: its own judge and rule verdicts are already here; only verdicts that were
+      // imported from elsewhere travel with it (and come back unchanged).
+      const fromHere = manifest.sourceInstance !== undefined && manifest.sourceInstance === options.instanceId;
       options.onTotal?.(manifest.trajectories.length);
       for (const [i, t] of manifest.trajectories.entries()) {
         yield {
@@ -123,6 +126,20 @@ export const nativeImporter: Importer = {
               error: s.error,
               durationMs: s.durationMs,
             })),
+            verdicts: t.verdicts
+              .filter((v) => !fromHere || v.evaluatorKey.startsWith("import:"))
+              .map((v) => ({
+                evaluator: v.evaluator,
+                evaluatorKind: v.kind,
+                verdict: v.verdict,
+                score: v.score,
+                rationale: v.rationale,
+                raw: v.raw,
+                key: v.evaluatorKey.startsWith("import:") ? v.evaluatorKey : `import:${v.evaluator}`,
+                k: v.k,
+                promptVersion: v.promptVersion,
+                model: v.model,
+              })),
           },
         };
       }

@@ -82,10 +82,16 @@ export interface ImportTrajectory {
 export interface ImportVerdict {
   evaluator: string;
   evaluatorKind: "rule" | "judge" | "human";
-  verdict: "success" | "failure" | "unparseable";
+  verdict: "success" | "failure" | "unparseable" | "not_evaluable";
   score: number | null;
   rationale: string | null;
   raw: unknown;
+  /** Stored key; default `import:<evaluator>`. Must start with "import:". */
+  key?: string;
+  /** Screenshot window and prompt version of a judge verdict (empty when not applicable). */
+  k?: string;
+  promptVersion?: string;
+  model?: string | null;
 }
 
 export type ImportItem = { kind: "task"; task: ImportTask } | { kind: "trajectory"; trajectory: ImportTrajectory };
@@ -93,6 +99,8 @@ export type ImportItem = { kind: "task"; task: ImportTask } | { kind: "trajector
 export interface ImportOptions {
   /** Task file given on the command line (`--tasks`), for formats that join tasks from elsewhere. */
   tasksFile?: string;
+  /** Identity of the database being imported into (db/schema/instance.ts). */
+  instanceId?: string;
   /** Called by the importer once it knows how many items it will yield. */
   onTotal?: (total: number) => void;
 }

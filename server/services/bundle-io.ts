@@ -8,6 +8,8 @@ import path from "node:path";
 import yazl from "yazl";
 import type { Db } from "../../db/client";
 import { getScreenshot } from "../../db/repositories/screenshots";
+import { listVerdicts } from "../../db/repositories/evaluation";
+import { instanceId } from "../../db/repositories/instance";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import {
   BUNDLE_FORMAT,
@@ -27,12 +29,13 @@ function imageFileName(hash: string, mime: string): string {
   return `images/${hash}.${extensionForMime(mime)}`;
 }
 
-function manifestOf(trajectories: BundleTrajectory[], generator: string): BundleManifest {
+function manifestOf(trajectories: BundleTrajectory[], generator: string, sourceInstance?: string): BundleManifest {
   const manifest: BundleManifest = {
     format: BUNDLE_FORMAT,
     version: BUNDLE_VERSION,
     createdAt: new Date().toISOString(),
     generator,
+    ...(sourceInstance ? { sourceInstance } : {}),
     trajectories,
   };
   const check = bundleManifestSchema.safeParse(manifest);
@@ -116,6 +119,18 @@ export function trajectoryToBundle(db: Db, id: number, images: Map<string, strin
       error: s.error,
       durationMs: s.durationMs,
     })),
+    verdicts: listVerdicts(db, { trajectoryId: id }).map((v) => ({
+      evaluatorKey: v.evaluatorKey,
+      evaluator: v.evaluatorName,
+      kind: v.kind,
+      k: v.k,
+      promptVersion: v.promptVersion,
+      verdict: v.verdict,
+      score: v.score,
+      rationale: v.rationale,
+      raw: v.rawReply,
+      model: v.model,
+    })),
   };
 }
 
@@ -135,7 +150,7 @@ export async function exportBundle(
   if (!ids.length) throw new Error("Nothing to export: no trajectories selected");
   const images = new Map<string, string>();
   const trajectories = ids.map((id) => trajectoryToBundle(deps.db, id, images));
-  const manifest = JSON.stringify(manifestOf(trajectories, "verdict export"), null, 1);
+  const manifest = JSON.stringify(manifestOf(trajectories, "verdict export", instanceId(deps.db)), null, 1);
   for (const hash of images.keys()) {
     if (!deps.store.has(hash)) throw new Error(`Screenshot ${hash} is missing from the data folder (${deps.store.root})`);
   }

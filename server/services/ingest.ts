@@ -14,10 +14,11 @@ import type { Db } from "../../db/client";
 import { ensureTask, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
 import { insertScreenshotIfMissing } from "../../db/repositories/screenshots";
 import { replaceImportedVerdicts } from "../../db/repositories/evaluation";
+import { instanceId } from "../../db/repositories/instance";
 import { saveTrajectory, type StepValues } from "../../db/repositories/trajectories";
 import { readImageInfo } from "../domain/image-info";
 import { detectImporter, getImporter } from "../importers/registry";
-import { ImportError, type ImageRef, type ImportTask, type ImportTrajectory } from "../importers/types";
+import { ImportError, type ImageRef, type ImportTask, type ImportTrajectory, type ImportVerdict } from "../importers/types";
 import { sha256, type ScreenshotStore } from "./screenshot-store";
 
 export interface IngestDeps {
@@ -97,6 +98,30 @@ export function canonicalJson(value: unknown): string {
   });
 }
 
+/** A source's verdict as its evaluator_verdicts row holds it (without trajectory and origin). */
+function storedVerdict(v: ImportVerdict) {
+  const evaluatorKey = v.key ?? `import:${v.evaluator}`;
+  if (!evaluatorKey.startsWith("import:")) throw new Error(`imported verdict key must start with "import:", got ${JSON.stringify(evaluatorKey)}`);
+  return {
+    kind: v.evaluatorKind,
+    evaluatorKey,
+    evaluatorName: v.evaluator,
+    k: v.k ?? "",
+    promptVersion: v.promptVersion ?? "",
+    verdict: v.verdict,
+    score: v.score,
+    rationale: v.rationale,
+    rawReply: typeof v.raw === "string" ? v.raw : JSON.stringify(v.raw ?? null),
+    model: v.model ?? null,
+  };
+}
+
+function compareVerdictIdentity(a: { evaluatorKey: string; k: string; promptVersion: string }, b: typeof a): number {
+  // Code-unit order, not locale order: the hash must not depend on the machine's locale.
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return cmp(a.evaluatorKey, b.evaluatorKey) || cmp(a.k, b.k) || cmp(a.promptVersion, b.promptVersion);
+}
+
 function canonicalHash(value: unknown): string {
   return crypto.createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
@@ -158,6 +183,7 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
     // Phase 1: read, check and stage everything.
     for await (const item of importer.read(req.path, {
       tasksFile: req.tasksFile,
+      instanceId: instanceId(deps.db),
       onTotal: (n) => {
         total = n;
       },
@@ -236,7 +262,8 @@ async function prepareTrajectory(
     outcome: traj.outcome,
     outcomeDetail: traj.outcomeDetail,
     steps,
-    verdicts: traj.verdicts ?? [],
+    // As they will be stored and in key order, so that the same verdicts read back from a bundle hash alike.
+    verdicts: (traj.verdicts ?? []).map(storedVerdict).sort(compareVerdictIdentity),
   });
   return { traj, taskValues: tv, contentHash, steps, screenshots, rawScreenshots };
 }
@@ -314,17 +341,7 @@ function commit(
       replaceImportedVerdicts(
         db,
         id,
-        (traj.verdicts ?? []).map((v) => ({
-          trajectoryId: id,
-          kind: v.evaluatorKind,
-          origin: "import" as const,
-          evaluatorKey: `import:${v.evaluator}`,
-          evaluatorName: v.evaluator,
-          verdict: v.verdict,
-          score: v.score,
-          rationale: v.rationale,
-          rawReply: typeof v.raw === "string" ? v.raw : JSON.stringify(v.raw ?? null),
-        })),
+        (traj.verdicts ?? []).map((v) => ({ ...storedVerdict(v), trajectoryId: id, origin: "import" as const })),
       );
     }
     report.trajectories.push({

@@ -91,6 +91,7 @@ export async function seedTrajectories(ctx: AppContext, specs: SeedSpec[], runKe
         outcome: spec.outcome ?? "answered",
         outcomeDetail: null,
         steps,
+        verdicts: [],
       });
     }
     await writer.finish(trajectories, "judge tests");

@@ -3,6 +3,8 @@ import path from "node:path";
 import yazl from "yazl";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";
+import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation";
+import { analyticsOverview } from "../../server/services/analytics";
 import { bundleJsonSchema } from "../../server/domain/bundle";
 import { exportBundle } from "../../server/services/bundle-io";
 import { runImport } from "../../server/services/ingest";
@@ -60,6 +62,50 @@ describe("native bundle", () => {
     // Importing the export into the database it came from changes nothing.
     const back = await runImport(a, { path: out });
     expect([back.created, back.updated, back.unchanged]).toEqual([0, 0, 2]);
+  });
+
+  it("carries evaluator verdicts: kept with k and prompt version elsewhere, not doubled when re-imported here", async () => {
+    // WebVoyager's auto-evaluator log beside the run: imported verdicts, from elsewhere.
+    const log = ["Shop--1", "Shop--2"].map((t, i) => `--------------------- results/run/task${t} ---------------------\n{'role': 'user', 'content': []}\nLooks ${i ? "wrong" : "right"}.\nAuto_eval_res: ${i ? 0 : 1}\n`);
+    fs.mkdirSync(path.join(a.dir, "src"), { recursive: true });
+    fs.writeFileSync(path.join(a.dir, "src", "auto_eval.log"), log.join(""));
+    const seeded = await seed(a);
+    expect(seeded.verdicts).toBe(2);
+    const ids = trajectoryIds(a.db);
+    // A judge of this database at two screenshot windows.
+    for (const [i, id] of ids.entries()) {
+      for (const k of ["1", "3"]) {
+        upsertVerdict(a.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:7", evaluatorName: "Lamp judge", k, promptVersion: "wv-1", verdict: i === 0 ? "success" : "failure", score: null, rationale: `k=${k} says so`, rawReply: "SUCCESS", model: "judge-model" });
+      }
+    }
+    const out = path.join(a.dir, "with-verdicts.zip");
+    await exportBundle(a, ids, out);
+
+    const imported = await runImport(b, { path: out });
+    expect(imported.created).toBe(2);
+    const rows = (ctx: TestContext) =>
+      listVerdicts(ctx.db)
+        .map((v) => [v.evaluatorKey, v.evaluatorName, v.kind, v.origin, v.k, v.promptVersion, v.verdict, v.rationale, v.rawReply, v.model].join("|"))
+        .sort();
+    const there = rows(b);
+    expect(there).toHaveLength(6);
+    expect(there).toContain("import:Lamp judge|Lamp judge|judge|import|3|wv-1|failure|k=3 says so|SUCCESS|judge-model");
+    expect(there).toContain(`import:webvoyager:auto_eval|webvoyager:auto_eval|judge|import|||failure|Looks wrong.|${log[1]!.trim().split("\n").slice(1).join("\n")}|`);
+    // The judge's settings stay apart in the other database's analytics.
+    const columns = analyticsOverview(b.db, { scope: {}, unparseable: "exclude", difficulty: "overall" }).columns.map((c) => c.label);
+    expect(columns).toEqual(expect.arrayContaining(["Lamp judge · k = 1", "Lamp judge · k = 3"]));
+
+    // Back into the database it came from: its own judge verdicts are not imported again, nothing changes.
+    const before = rows(a);
+    const back = await runImport(a, { path: out });
+    expect([back.created, back.updated, back.unchanged]).toEqual([0, 0, 2]);
+    expect(rows(a)).toEqual(before);
+    // And the copy in the other database, exported and imported there again, is unchanged too.
+    const again = path.join(b.dir, "again.zip");
+    await exportBundle(b, trajectoryIds(b.db), again);
+    const twice = await runImport(b, { path: again });
+    expect([twice.created, twice.updated, twice.unchanged]).toEqual([0, 0, 2]);
+    expect(rows(b)).toEqual(there);
   });
 
   it("publishes a JSON Schema generated from the zod schema", () => {

@@ -317,7 +317,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     const bundleSteps = sink.steps.slice(0, n);
     const outcomeDetail = [rec.outcomeDetail, restartNote].filter(Boolean).join("; ") || null;
     const head = { task: rec.task, run: rec.run, attempt: 0, finalAnswer: rec.finalAnswer, outcome: rec.outcome, outcomeDetail };
-    const trajectory: BundleTrajectory = { ...head, steps: bundleSteps };
+    const trajectory: BundleTrajectory = { ...head, steps: bundleSteps, verdicts: [] };
     await writer.finish([trajectory], `verdict live runner (${RUNNER_PROMPT_VERSION})`);
     finishLiveTrajectory(db, lease, trajectoryId, {
       outcome: rec.outcome,
