@@ -133,8 +133,10 @@ describe.skipIf(!haveChromium)("a killed worker's run", () => {
   it("fails with the reason when its last attempt's worker dies too", async () => {
     const { runId } = start({
       tasks: { from: "tasks", taskIds: [addTask("rec.fail", `${sites.baseUrl}/shop/`)] },
-      policy: { kind: "scripted", source: "actions", actions: [...Array(12).fill("wait"), "stop [never]"] },
-      settings: { maxSteps: 20 },
+      // Long enough that worker B cannot finish before the test kills it, even if this process stalls for seconds
+      // on a loaded machine (it is killed after its first step).
+      policy: { kind: "scripted", source: "actions", actions: [...Array(60).fill("wait"), "stop [never]"] },
+      settings: { maxSteps: 70 },
     });
     const a = await spawnWorker("worker-a");
     await waitFor("a step from worker A", () => task0(runId).steps >= 1);
