@@ -106,6 +106,8 @@ export function getTrajectoryForPlayer(db: Db, id: number) {
     },
     taskSet: { id: taskSet.id, name: taskSet.name, benchmark: taskSet.benchmark },
     run: { id: run.id, name: run.name, agentName: run.agentName, model: run.model, sourceSystem: run.sourceSystem },
+    /** True when the blind rule hides the run from the viewer (set by the router, server/services/annotation/blind.ts). */
+    agentHidden: false as boolean,
     steps,
   };
 }

@@ -98,6 +98,8 @@ test.describe.serial("human annotation", () => {
       // 1: a failure with a category, the first failing step marked on step 2, and a note.
       await expect(panel).toBeVisible();
       await expect(counter(page)).toHaveText(/^Step 1 of \d+$/);
+      // Blind to the agent too: the header names no run or model.
+      await expect(page.getByTestId("agent-hidden")).toHaveText("Agent hidden (blind)");
       seen.push(current());
       await screenshotAt(page, "annotate-label-empty", { width: 1280, height: 800 });
       await page.keyboard.press("x");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatorVerdicts } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { Access, ProcedureMeta, RequestSession } from "../../server/api/trpc";
-import { createCampaign } from "../../server/services/annotation";
+import { createCampaign, HIDDEN_AGENT } from "../../server/services/annotation";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { callerAs, testUser } from "../helpers/trpc";
@@ -108,7 +108,22 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
 
     // Blind: no verdicts and no other labels before their own label, through the same procedures the UI uses.
     await expect(annotator.judge.verdicts.forTrajectory({ trajectoryId: t1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // Nor which agent made it: not in the player, the list, the task page or the filter menus, and a run filter
+    // (which would tell the agents apart) is ignored.
+    const realRun = (await callerAs(ctx, sessions.researcher).trajectories.byId({ id: t1 })).run;
+    expect(realRun.name).not.toBe(HIDDEN_AGENT);
+    const blindView = await annotator.trajectories.byId({ id: t1 });
+    expect(blindView).toMatchObject({ agentHidden: true, run: { id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null }, trajectory: { sourcePath: null } });
+    expect((await annotator.trajectories.list({})).rows.every((r) => r.agentHidden && r.runName === HIDDEN_AGENT && r.model === null && r.runId === 0)).toBe(true);
+    expect((await annotator.trajectories.list({ runId: realRun.id + 1000 })).total).toBe(2);
+    expect(await annotator.trajectories.filterOptions()).toMatchObject({ runs: [], models: [] });
+    const taskId = (await callerAs(ctx, sessions.researcher).trajectories.byId({ id: t1 })).task.id;
+    expect((await annotator.tasks.byId({ id: taskId })).trajectories.map((r) => r.runName)).toEqual([HIDDEN_AGENT]);
     await annotator.labelling.submit({ campaignId: campaign.id, trajectoryId: t1, verdict: "success", idempotencyKey: "access-test-submit-1" });
+    // Labelled: the agent is shown again for that trajectory only.
+    expect((await annotator.trajectories.byId({ id: t1 })).run).toMatchObject({ id: realRun.id, name: realRun.name });
+    expect((await annotator.trajectories.byId({ id: t1 })).agentHidden).toBe(false);
+    expect((await annotator.trajectories.byId({ id: t2 })).agentHidden).toBe(true);
     const verdicts = await annotator.judge.verdicts.forTrajectory({ trajectoryId: t1 });
     expect(verdicts.map((v) => v.evaluatorKey)).toEqual(["judge:9"]);
     await expect(annotator.judge.verdicts.forTrajectory({ trajectoryId: t2 })).rejects.toMatchObject({ code: "FORBIDDEN" });

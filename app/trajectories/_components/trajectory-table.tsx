@@ -21,6 +21,8 @@ export interface TrajectoryListRow {
   runName: string;
   agentName: string;
   model: string | null;
+  /** The blind rule hides which agent made this trajectory. */
+  agentHidden?: boolean;
 }
 
 function SortHeader({ query, sort, children, className }: { query: TrajectoryListQuery; sort: TrajectorySortKey; children: string; className?: string }) {
@@ -97,12 +99,20 @@ export function TrajectoryTable({ rows, query }: { rows: TrajectoryListRow[]; qu
               {r.site ?? <span className="text-zinc-400">–</span>}
             </td>
             <td className="min-w-0">
-              <div className="truncate text-zinc-800" title={r.runName}>
-                {r.runName}
-              </div>
-              <div className="truncate text-2xs text-zinc-500" title={r.model ?? r.agentName}>
-                {r.model ?? r.agentName}
-              </div>
+              {r.agentHidden ? (
+                <div className="truncate text-zinc-400 italic" title="Hidden until you have labelled this trajectory">
+                  {r.runName}
+                </div>
+              ) : (
+                <>
+                  <div className="truncate text-zinc-800" title={r.runName}>
+                    {r.runName}
+                  </div>
+                  <div className="truncate text-2xs text-zinc-500" title={r.model ?? r.agentName}>
+                    {r.model ?? r.agentName}
+                  </div>
+                </>
+              )}
             </td>
             <td>
               <OutcomeBadge outcome={r.outcome} />

@@ -3,7 +3,7 @@
  */
 import { z } from "zod";
 import { runList, runOverview, taskOverview, taskSetList, taskSetOverview } from "../../services/trajectory-views";
-import { browsableTrajectoryIds } from "../../services/annotation";
+import { agentHiddenTrajectories, browsableTrajectoryIds, hideAgentInRow } from "../../services/annotation";
 import { authedProcedure, createTRPCRouter } from "../trpc";
 
 const byId = z.object({ id: z.number().int().positive() });
@@ -27,9 +27,9 @@ export const tasksRouter = createTRPCRouter({
   byId: authedProcedure.input(byId).query(({ ctx, input }) => {
     const overview = taskOverview(ctx.db, input.id);
     const allowed = browsableTrajectoryIds(ctx.db, ctx.actor);
-    if (allowed === null) return overview;
-    const set = new Set(allowed);
-    return { ...overview, trajectories: overview.trajectories.filter((t) => set.has(t.id)) };
+    const set = allowed === null ? null : new Set(allowed);
+    const hidden = agentHiddenTrajectories(ctx.db, ctx.actor.userId);
+    return { ...overview, trajectories: overview.trajectories.filter((t) => !set || set.has(t.id)).map((t) => hideAgentInRow(t, hidden)) };
   }),
 });
 

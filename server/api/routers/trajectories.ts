@@ -4,18 +4,31 @@
 import { z } from "zod";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
-import { assertTrajectoryBrowsable, scopeTrajectoryFilter } from "../../services/annotation";
+import { agentHiddenTrajectories, assertTrajectoryBrowsable, hideAgentInRow, hideAgentInTrajectory, scopeTrajectoryFilter } from "../../services/annotation";
+import { hasRole } from "../../auth/roles";
 import { authedProcedure, createTRPCRouter } from "../trpc";
 
 export const trajectoriesRouter = createTRPCRouter({
-  /** Annotators get only the trajectories of their campaigns. */
-  list: authedProcedure.input(trajectoryListInput).query(({ ctx, input }) => listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.actor, input))),
+  /**
+   * Annotators get only the trajectories of their campaigns. Rows in someone's blind queue hide their agent, and an
+   * annotator with such rows cannot filter by run or model (the filter would tell which agent made which row).
+   */
+  list: authedProcedure.input(trajectoryListInput).query(({ ctx, input }) => {
+    const hidden = agentHiddenTrajectories(ctx.db, ctx.actor.userId);
+    const query = hidden.size && !hasRole(ctx.actor, "researcher") ? { ...input, runId: undefined, model: undefined } : input;
+    const page = listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.actor, query));
+    return { ...page, rows: page.rows.map((r) => hideAgentInRow(r, hidden)) };
+  }),
 
-  filterOptions: authedProcedure.query(({ ctx }) => trajectoryFilterOptions(ctx.db)),
+  filterOptions: authedProcedure.query(({ ctx }) => {
+    const options = trajectoryFilterOptions(ctx.db);
+    if (hasRole(ctx.actor, "researcher") || agentHiddenTrajectories(ctx.db, ctx.actor.userId).size === 0) return options;
+    return { ...options, runs: [], models: [] };
+  }),
 
   byId: authedProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => {
     assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
-    return getTrajectoryForPlayer(ctx.db, input.id);
+    return hideAgentInTrajectory(ctx.db, ctx.actor.userId, getTrajectoryForPlayer(ctx.db, input.id));
   }),
 
   /** Encode a trajectory's screenshots at the width the player shows them, starting from the current step. */

@@ -115,3 +115,37 @@ export function assertNotLabellingBlind(db: Db, userId: string): void {
     );
   }
 }
+
+// ---------------------------------------------------------------- agent identity
+
+/**
+ * Which agent (run, model) made a trajectory is hidden by the same rule as its evaluations: knowing "this is the
+ * GPT-4V run" biases a grade as much as seeing the judge's. Shown in place of the run's name.
+ */
+export const HIDDEN_AGENT = "Agent hidden (blind)";
+
+interface AgentFields {
+  runId: number;
+  runName: string;
+  agentName: string;
+  model: string | null;
+}
+
+/** A list row with its agent replaced when `hidden` holds its trajectory; `agentHidden` says which. */
+export function hideAgentInRow<R extends AgentFields & { id: number }>(row: R, hidden: ReadonlySet<number>): R & { agentHidden: boolean } {
+  if (!hidden.has(row.id)) return { ...row, agentHidden: false };
+  return { ...row, runId: 0, runName: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null, agentHidden: true };
+}
+
+/** The player's trajectory with its run (and the source path, which often names the run) hidden when the rule says so. */
+export function hideAgentInTrajectory<
+  T extends { trajectory: { id: number; sourcePath: string | null }; run: { id: number; name: string; agentName: string; model: string | null }; agentHidden: boolean },
+>(db: Db, userId: string, t: T): T {
+  if (mayViewEvaluations(db, userId, t.trajectory.id)) return t;
+  return { ...t, trajectory: { ...t.trajectory, sourcePath: null }, run: { ...t.run, id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null }, agentHidden: true };
+}
+
+/** Trajectories whose agent is hidden from this user (empty for most users). */
+export function agentHiddenTrajectories(db: Db, userId: string): ReadonlySet<number> {
+  return visibleEvaluationFilter(db, userId).hidden;
+}

@@ -290,9 +290,15 @@ const PlayerHeader = memo(function PlayerHeader({ data }: { data: PlayerData }) 
           {taskSet.name}
         </Link>
         <span>·</span>
-        <Link className="truncate hover:text-zinc-800 hover:underline" href={`/runs/${run.id}`} title={run.name}>
-          {run.name}
-        </Link>
+        {data.agentHidden ? (
+          <span className="truncate text-zinc-400 italic" title="Which agent made this trajectory is hidden until you have labelled it" data-testid="agent-hidden">
+            {run.name}
+          </span>
+        ) : (
+          <Link className="truncate hover:text-zinc-800 hover:underline" href={`/runs/${run.id}`} title={run.name}>
+            {run.name}
+          </Link>
+        )}
         {run.model && (
           <>
             <span>·</span>
