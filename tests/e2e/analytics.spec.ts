@@ -157,7 +157,8 @@ test.describe("analytics", () => {
     const firstRow = page.locator('section[data-figure="disagreements"] tbody tr').first();
     const id = (await firstRow.locator('td[data-col="id"]').innerText()).replace("#", "");
     await firstRow.locator('td[data-col="id"] a').click();
-    await expect(page).toHaveURL(new RegExp(`/trajectories/${id}$`));
+    // The player then records the step it shows in the URL (?step=1); either form is the right page.
+    await expect(page).toHaveURL(new RegExp(`/trajectories/${id}(\\?step=\\d+)?$`));
   });
 
   test("human agreement shows α, Fleiss κ and the annotator matrix of the campaign", async ({ page }) => {

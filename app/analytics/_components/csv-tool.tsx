@@ -108,26 +108,8 @@ export function CsvAgreementTool() {
                 </label>
               ))}
             </fieldset>
-            <label className="flex flex-col text-[12px]">
-              <span className="section-title mb-1">Rater</span>
-              <select aria-label="Rater column" className="field" value={rater} onChange={(e) => setRater(e.target.value)}>
-                {header.map((h) => (
-                  <option key={h} value={h}>
-                    {h}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label className="flex flex-col text-[12px]">
-              <span className="section-title mb-1">Label</span>
-              <select aria-label="Label column" className="field" value={label} onChange={(e) => setLabel(e.target.value)}>
-                {header.map((h) => (
-                  <option key={h} value={h}>
-                    {h}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ColumnSelect title="Rater" columns={header} value={rater} onChange={setRater} />
+            <ColumnSelect title="Label" columns={header} value={label} onChange={setLabel} />
             <label className="flex flex-col text-[12px]">
               <span className="section-title mb-1">Min. shared items for pairwise κ</span>
               <input aria-label="Minimum shared items" type="number" min={1} className="field w-24" value={minShared} onChange={(e) => setMinShared(Math.max(1, Number(e.target.value) || 1))} />
@@ -185,5 +167,21 @@ export function CsvAgreementTool() {
         </div>
       )}
     </div>
+  );
+}
+
+/** One column of the uploaded file, picked from its header. */
+function ColumnSelect({ title, columns, value, onChange }: { title: string; columns: string[]; value: string; onChange: (column: string) => void }) {
+  return (
+    <label className="flex flex-col text-[12px]">
+      <span className="section-title mb-1">{title}</span>
+      <select aria-label={`${title} column`} className="field" value={value} onChange={(e) => onChange(e.target.value)}>
+        {columns.map((h) => (
+          <option key={h} value={h}>
+            {h}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
