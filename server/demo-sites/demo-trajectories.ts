@@ -24,6 +24,11 @@ interface DemoTaskDef {
   /** Path under the demo server, e.g. "/recipes/". */
   startPath: string;
   golden: string;
+  /**
+   * What a correct answer must contain, as a VisualWebArena string_match check: the demo tasks carry a real
+   * rule evaluator config, so `evaluate-rules` (run by the demo command) grades the recorded answers.
+   */
+  mustInclude: string[];
   tags: string[];
 }
 
@@ -34,6 +39,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "On Saffron & Thyme, find the Red Lentil Soup recipe and tell me its total time.",
     startPath: "/recipes/",
     golden: "45 minutes",
+    mustInclude: ["45 minutes"],
     tags: ["search", "lookup"],
   },
   {
@@ -42,6 +48,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "Which vegetarian recipe on Saffron & Thyme has the highest rating? Give its name and its number of reviews.",
     startPath: "/recipes/",
     golden: "Brown Butter Banana Bread, 733 reviews",
+    mustInclude: ["Brown Butter Banana Bread", "733"],
     tags: ["filter", "sort"],
   },
   {
@@ -50,6 +57,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "How many eggs does the Shakshuka recipe on Saffron & Thyme need to serve 4 people?",
     startPath: "/recipes/",
     golden: "8 eggs",
+    mustInclude: ["8 eggs"],
     tags: ["interaction", "arithmetic"],
   },
   {
@@ -58,6 +66,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "On Trailhead Supply, add the cheapest tent to the cart and report the cart subtotal.",
     startPath: "/shop/",
     golden: "$179.00 (Sparrow Ultralight 1P Tent)",
+    mustInclude: ["179.00"],
     tags: ["filter", "sort", "cart"],
   },
   {
@@ -66,6 +75,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "Which rain jacket sold by Trailhead Supply has the highest rating, and what does it cost?",
     startPath: "/shop/",
     golden: "Stormline Rain Jacket, $189.00",
+    mustInclude: ["Stormline", "189.00"],
     tags: ["search", "sort"],
   },
   {
@@ -74,6 +84,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "Put two Titanium Pot 750 ml in the Trailhead Supply cart and report the order total including shipping.",
     startPath: "/shop/",
     golden: "$74.95",
+    mustInclude: ["74.95"],
     tags: ["cart", "quantity"],
   },
   {
@@ -82,6 +93,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "According to Tidewater, in what year was the Harrow Point Lighthouse automated?",
     startPath: "/wiki/",
     golden: "1984",
+    mustInclude: ["1984"],
     tags: ["navigation", "long page"],
   },
   {
@@ -90,6 +102,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "What was the population of Brackwater Bay at the 2021 census, according to Tidewater?",
     startPath: "/wiki/",
     golden: "4,318",
+    mustInclude: ["4,318"],
     tags: ["search", "scrolling"],
   },
   {
@@ -98,6 +111,7 @@ export const DEMO_TASKS: DemoTaskDef[] = [
     intent: "What order of Fresnel lens was originally installed in the Harrow Point Lighthouse?",
     startPath: "/wiki/",
     golden: "A second-order Fresnel lens",
+    mustInclude: ["second-order"],
     tags: ["navigation", "distractor"],
   },
 ];
@@ -335,6 +349,7 @@ export function demoTask(def: DemoTaskDef, baseUrl: string): RecorderTaskInput {
     intent: def.intent,
     startUrl: baseUrl + def.startPath,
     referenceAnswers: [{ kind: "golden", text: def.golden }],
+    evaluatorConfig: { eval_types: ["string_match"], reference_answers: { must_include: def.mustInclude }, reference_url: "", program_html: [] },
     tags: def.tags,
   };
 }

@@ -18,6 +18,7 @@ import { DEMO_RUNS, DEMO_TASKS, DEMO_TRAJECTORIES, demoTask, type DemoTrajectory
 import { DEMO_SITES_DEFAULT_PORT, startDemoSites } from "../demo-sites/server";
 import { BundleWriter } from "./bundle-io";
 import { runImport, type ImportReport } from "./ingest";
+import { evaluateRuleVerdicts, type RuleRunReport } from "./judge/rules";
 
 export const DEMO_BUNDLE_DIR = "demo-bundle";
 
@@ -36,6 +37,8 @@ export interface DemoReport {
   trajectories: number;
   steps: number;
   import: ImportReport | null;
+  /** The demo tasks' rule checks run on the imported trajectories (real verdicts, computed here). */
+  rules: RuleRunReport | null;
 }
 
 export function demoRunKeys(): string[] {
@@ -72,7 +75,7 @@ export async function generateDemoData(ctx: AppContext, options: DemoOptions = {
   const bundleDir = path.join(ctx.config.dataDir, DEMO_BUNDLE_DIR);
   const runs = demoRunKeys();
   if (!options.force && demoDataPresent(ctx)) {
-    return { skipped: true, bundleDir, runs, trajectories: 0, steps: 0, import: null };
+    return { skipped: true, bundleDir, runs, trajectories: 0, steps: 0, import: null, rules: null };
   }
 
   const sites = await startDemoSites({ port: options.port ?? DEMO_SITES_DEFAULT_PORT });
@@ -115,6 +118,8 @@ export async function generateDemoData(ctx: AppContext, options: DemoOptions = {
   }
 
   const report = await runImport({ db: ctx.db, store: ctx.store }, { path: bundleDir, format: "native" });
+  // Grade the answers with the tasks' string_match rules, so the analytics have an evaluator from the start.
+  const rules = await evaluateRuleVerdicts({ db: ctx.db, env: {} }, { trajectoryIds: report.trajectories.map((t) => t.id), force: true });
   return {
     skipped: false,
     bundleDir,
@@ -122,5 +127,6 @@ export async function generateDemoData(ctx: AppContext, options: DemoOptions = {
     trajectories: trajectories.length,
     steps: trajectories.reduce((n, t) => n + t.steps.length, 0),
     import: report,
+    rules,
   };
 }

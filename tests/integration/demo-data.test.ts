@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listVerdicts } from "../../db/repositories/evaluation";
 import { listRuns } from "../../db/repositories/catalog";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";
@@ -123,6 +124,24 @@ describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
       return urls.some((u, i) => i > 1 && urls.slice(0, i - 1).includes(u) && urls[i - 1] !== u);
     });
     expect(revisits.length).toBeGreaterThanOrEqual(1);
+
+    // The tasks' string_match rules graded every trajectory: an answer with all the required parts succeeds, a
+    // wrong or missing answer fails, and the CLI reported the same counts.
+    const rules = new Map(listVerdicts(ctx.db, { evaluatorKey: "rule:vwa" }).map((v) => [v.trajectoryId, v.verdict]));
+    expect(rules.size).toBe(DEMO_TRAJECTORIES.length);
+    for (const d of details) {
+      const def = DEMO_TASKS.find((t) => t.externalId === d.task.externalId)!;
+      const answer = (d.trajectory.finalAnswer ?? "").toLowerCase();
+      const expected = d.trajectory.finalAnswer && def.mustInclude.every((m) => answer.includes(m.toLowerCase())) ? "success" : "failure";
+      expect(rules.get(d.trajectory.id), `${d.run.name} ${d.task.externalId}: ${d.trajectory.finalAnswer}`).toBe(expected);
+    }
+    expect(report.ruleVerdicts).toEqual({
+      success: [...rules.values()].filter((v) => v === "success").length,
+      failure: [...rules.values()].filter((v) => v === "failure").length,
+      not_evaluable: 0,
+    });
+    expect(report.ruleVerdicts.success).toBeGreaterThan(0);
+    expect(report.ruleVerdicts.failure).toBeGreaterThan(0);
 
     const counts = ctx.db.$client.prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i").get();
 

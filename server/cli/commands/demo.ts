@@ -54,6 +54,7 @@ export const demoCommand: CliCommand = {
       updated: report.import?.updated ?? 0,
       unchanged: report.import?.unchanged ?? 0,
       screenshotsAdded: report.import?.screenshotsAdded ?? 0,
+      ruleVerdicts: report.rules ? report.rules.byVerdict : null,
       accountsCreated: accounts.created,
       demoCampaignId: accounts.campaign?.id ?? null,
     };
@@ -71,6 +72,7 @@ export const demoCommand: CliCommand = {
         `Recorded ${summary.trajectories} demo trajectories (${summary.steps} steps) in ${secs}s`,
         `  bundle: ${report.bundleDir}`,
         `  imported: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged; ${summary.screenshotsAdded} screenshots added`,
+        ...(report.rules ? [`  rule checks (string_match): ${report.rules.byVerdict.success} success, ${report.rules.byVerdict.failure} failure, ${report.rules.byVerdict.not_evaluable} not evaluable`] : []),
       ].join("\n") + "\n",
     );
     return 0;
