@@ -5,9 +5,9 @@
 import type { Db } from "../../../db/client";
 import { evaluatorNames, judgeConfigNames, listRunNames } from "../../../db/repositories/analytics";
 import { wilsonInterval } from "../../domain/agreement";
-import type { UnparseablePolicy } from "../../domain/analytics/measures";
+import { evaluatorId, evaluatorLabel, type UnparseablePolicy } from "../../domain/analytics/measures";
 import type { EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
-import type { EvaluatorKind, VerdictSet } from "./dataset";
+import { evaluatorKindOf, type EvaluatorKind, type VerdictSet } from "./dataset";
 
 export interface RunName {
   id: number;
@@ -105,4 +105,33 @@ export function countVerdictsByGroup(set: VerdictSet, group: Int32Array, counts:
     const g = group[rows[i]!]!;
     if (g >= 0) counts[g * COUNT_SLOTS + verdict[i]!]!++;
   }
+}
+
+/**
+ * The evaluator settings with verdicts inside the scope `mask`, described for display (a setting's label names its
+ * prompt version only when its evaluator has several), judges first, then rules, then imports.
+ */
+export function evaluatorsInScope(db: Db, sets: VerdictSet[], mask: Uint8Array): { set: VerdictSet; info: EvaluatorInfo }[] {
+  const nameOf = evaluatorNameLookup(db);
+  const versions = new Map<string, Set<string>>();
+  for (const s of sets) versions.set(s.identity.key, (versions.get(s.identity.key) ?? new Set()).add(s.identity.pv));
+  return sets
+    .map((set) => {
+      let inside = 0;
+      for (const r of set.rows) if (mask[r]) inside++;
+      const name = nameOf(set.identity.key);
+      return {
+        set,
+        info: {
+          id: evaluatorId(set.identity),
+          identity: set.identity,
+          kind: evaluatorKindOf(set.identity.key),
+          name,
+          label: evaluatorLabel(name, set.identity, (versions.get(set.identity.key)?.size ?? 0) > 1),
+          verdicts: inside,
+        },
+      };
+    })
+    .filter((x) => x.info.verdicts > 0)
+    .sort((a, b) => KIND_ORDER[a.info.kind] - KIND_ORDER[b.info.kind]);
 }

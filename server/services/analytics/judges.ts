@@ -23,12 +23,11 @@ import {
   type PrevalenceBiasResult,
   type ProportionInterval,
 } from "../../domain/agreement";
-import { countedVerdicts, evaluatorId, evaluatorLabel, type UnparseablePolicy } from "../../domain/analytics/measures";
+import { countedVerdicts, evaluatorId, type UnparseablePolicy } from "../../domain/analytics/measures";
 import type { EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { NotFoundError } from "../../errors";
-import { evaluatorNameLookup, KIND_ORDER, runNames, type EvaluatorInfo } from "./common";
+import { evaluatorsInScope, runNames, type EvaluatorInfo } from "./common";
 import {
-  evaluatorKindOf,
   getFacts,
   getReference,
   getVerdictSets,
@@ -223,31 +222,6 @@ function statsFromCounts(
   return stats;
 }
 
-function describeSets(db: Db, sets: VerdictSet[], mask: Uint8Array): { set: VerdictSet; info: EvaluatorInfo }[] {
-  const nameOf = evaluatorNameLookup(db);
-  const versions = new Map<string, Set<string>>();
-  for (const s of sets) versions.set(s.identity.key, (versions.get(s.identity.key) ?? new Set()).add(s.identity.pv));
-  return sets
-    .map((set) => {
-      let inside = 0;
-      for (const r of set.rows) if (mask[r]) inside++;
-      const name = nameOf(set.identity.key);
-      return {
-        set,
-        info: {
-          id: evaluatorId(set.identity),
-          identity: set.identity,
-          kind: evaluatorKindOf(set.identity.key),
-          name,
-          label: evaluatorLabel(name, set.identity, (versions.get(set.identity.key)?.size ?? 0) > 1),
-          verdicts: inside,
-        },
-      };
-    })
-    .filter((x) => x.info.verdicts > 0)
-    .sort((a, b) => KIND_ORDER[a.info.kind] - KIND_ORDER[b.info.kind]);
-}
-
 export interface JudgeListResult {
   scope: Scope;
   campaignId: number | null;
@@ -265,7 +239,7 @@ export function judgeAgreementList(db: Db, input: JudgeAgreementInput): JudgeLis
   const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable };
   let referenceLabels = 0;
   for (let r = 0; r < facts.n; r++) if (mask[r] && (ref.verdict[r] === REF_SUCCESS || ref.verdict[r] === REF_FAILURE)) referenceLabels++;
-  const judges = describeSets(db, getVerdictSets(db), mask).map(({ set, info }) => ({
+  const judges = evaluatorsInScope(db, getVerdictSets(db), mask).map(({ set, info }) => ({
     info,
     stats: statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, ctx, {}),
   }));
@@ -327,7 +301,7 @@ export function judgeAgreementDetail(db: Db, input: JudgeDetailInput): JudgeDeta
   const facts = getFacts(db);
   const mask = scopeMask(facts, input.scope);
   const ref = getReference(db, input.campaignId);
-  const all = describeSets(db, getVerdictSets(db, input.evaluatorKey), mask);
+  const all = evaluatorsInScope(db, getVerdictSets(db, input.evaluatorKey), mask);
   if (all.length === 0) throw new NotFoundError("evaluator with verdicts in this scope", input.evaluatorKey);
   const chosen =
     all.find((x) => (input.k === undefined || x.set.identity.k === input.k) && (input.promptVersion === undefined || x.set.identity.pv === input.promptVersion)) ??

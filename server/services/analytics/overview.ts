@@ -7,8 +7,6 @@
 import type { Db } from "../../../db/client";
 import {
   countedVerdicts,
-  evaluatorId,
-  evaluatorLabel,
   lengthBucket,
   lengthBucketLabel,
   lengthBucketRange,
@@ -22,8 +20,7 @@ import {
   C_SUCCESS,
   C_UNSURE,
   countVerdictsByGroup,
-  evaluatorNameLookup,
-  KIND_ORDER,
+  evaluatorsInScope,
   rateCell,
   runNames,
   type EvaluatorInfo,
@@ -31,7 +28,6 @@ import {
   type RunName,
 } from "./common";
 import {
-  evaluatorKindOf,
   getFacts,
   getReference,
   getVerdictSets,
@@ -161,7 +157,6 @@ export function analyticsOverview(db: Db, input: OverviewInput): OverviewResult 
   const mask = scopeMask(facts, input.scope);
   const ref = getReference(db, input.campaignId);
   const sets = getVerdictSets(db);
-  const nameOf = evaluatorNameLookup(db);
   const runs = runNames(db);
   const runName = new Map(runs.map((r) => [r.id, r.name]));
   const base = scopeSelection(input.scope);
@@ -183,30 +178,7 @@ export function analyticsOverview(db: Db, input: OverviewInput): OverviewResult 
   const difficultyCol = facts.difficulty[input.difficulty];
 
   // Columns: the human label when any trajectory in scope has one, then every evaluator setting with verdicts in scope.
-  const keyPromptVersions = new Map<string, Set<string>>();
-  for (const s of sets) keyPromptVersions.set(s.identity.key, (keyPromptVersions.get(s.identity.key) ?? new Set()).add(s.identity.pv));
-  const active = sets
-    .map((set) => {
-      let inside = 0;
-      for (const r of set.rows) if (mask[r]) inside++;
-      return { set, inside };
-    })
-    .filter((x) => x.inside > 0)
-    .map(({ set, inside }): { set: VerdictSet; info: EvaluatorInfo } => {
-      const name = nameOf(set.identity.key);
-      return {
-        set,
-        info: {
-          id: evaluatorId(set.identity),
-          identity: set.identity,
-          kind: evaluatorKindOf(set.identity.key),
-          name,
-          label: evaluatorLabel(name, set.identity, (keyPromptVersions.get(set.identity.key)?.size ?? 0) > 1),
-          verdicts: inside,
-        },
-      };
-    })
-    .sort((a, b) => KIND_ORDER[a.info.kind] - KIND_ORDER[b.info.kind]);
+  const active = evaluatorsInScope(db, sets, mask);
   let hasHuman = false;
   for (let r = 0; r < facts.n && !hasHuman; r++) if (mask[r] && ref.verdict[r]! >= 0) hasHuman = true;
 
