@@ -7,6 +7,7 @@
  * from their caller (CLI, web server, tests) instead of reading process.env themselves.
  */
 import type { Db } from "../../../db/client";
+import type { JudgeEndpoint } from "./client";
 import {
   clearJudgeApiKey,
   countVerdicts,
@@ -253,4 +254,18 @@ export function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env): stri
 export function redactSecret(text: string, secret: string | undefined): string {
   if (!secret || secret.length < 4 || secret === "no-key") return text;
   return text.split(secret).join("[redacted]");
+}
+
+/** How to call a configuration's endpoint: its model settings, with the key found as resolveApiKey finds it. */
+export function judgeEndpointOf(db: Db, config: PublicJudgeConfig, env: Env): JudgeEndpoint {
+  return {
+    baseUrl: config.baseUrl,
+    apiKey: resolveApiKey(db, config, env),
+    model: config.model,
+    temperature: config.temperature,
+    seed: config.seed,
+    maxOutputTokens: config.maxOutputTokens,
+    timeoutMs: config.timeoutMs,
+    maxRetries: config.maxRetries,
+  };
 }

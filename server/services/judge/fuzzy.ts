@@ -6,7 +6,7 @@ import type { Db } from "../../../db/client";
 import { costUsd } from "../../domain/evaluators/judge-protocol";
 import { buildFuzzyMatchPrompt, parseFuzzyMatchReply, type FuzzyMatcher } from "../../domain/evaluators/vwa/fuzzy-prompt";
 import { createJudgeClient, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./client";
-import { redactSecret, requireJudgeConfig, resolveApiKey, type Env } from "./configs";
+import { redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./configs";
 
 export interface FuzzyUsage {
   calls: number;
@@ -31,20 +31,10 @@ export function judgeFuzzyMatcher(
   opts: { retryPolicy?: RetryPolicy; clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient; signal?: AbortSignal } = {},
 ): JudgeBackedMatcher {
   const config = requireJudgeConfig(db, configRef);
-  const apiKey = resolveApiKey(db, config, env);
-  const client = (opts.clientFactory ?? createJudgeClient)(
-    {
-      baseUrl: config.baseUrl,
-      apiKey,
-      model: config.model,
-      temperature: config.temperature,
-      seed: config.seed,
-      maxOutputTokens: Math.min(config.maxOutputTokens, 512),
-      timeoutMs: config.timeoutMs,
-      maxRetries: config.maxRetries,
-    },
-    opts.retryPolicy,
-  );
+  const endpoint = judgeEndpointOf(db, config, env);
+  const apiKey = endpoint.apiKey;
+  // A yes/no grade needs few tokens whatever the configuration allows.
+  const client = (opts.clientFactory ?? createJudgeClient)({ ...endpoint, maxOutputTokens: Math.min(endpoint.maxOutputTokens, 512) }, opts.retryPolicy);
   let usage: FuzzyUsage = { calls: 0, inputTokens: 0, outputTokens: 0, latencyMs: 0, costUsd: null };
   return {
     configName: config.name,

@@ -21,7 +21,7 @@ import { DEFAULT_JUDGE_OPTIONS, formatK, type JudgeK, type JudgeOptions, type Ve
 import { NotFoundError, ValidationError } from "../../errors";
 import type { ScreenshotStore } from "../screenshot-store";
 import { createJudgeClient, type ChatMessage, type ContentPart, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./client";
-import { judgeEvaluatorKey, redactSecret, requireJudgeConfig, resolveApiKey, type Env } from "./configs";
+import { judgeEvaluatorKey, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./configs";
 import { prepareScreenshot } from "./images";
 
 export interface JudgeDeps {
@@ -149,17 +149,8 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     { role: "user", content },
   ];
 
-  const apiKey = resolveApiKey(db, config, deps.env);
-  const endpoint: JudgeEndpoint = {
-    baseUrl: config.baseUrl,
-    apiKey,
-    model: config.model,
-    temperature: config.temperature,
-    seed: config.seed,
-    maxOutputTokens: config.maxOutputTokens,
-    timeoutMs: config.timeoutMs,
-    maxRetries: config.maxRetries,
-  };
+  const endpoint = judgeEndpointOf(db, config, deps.env);
+  const apiKey = endpoint.apiKey;
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
   let result;
   try {

@@ -14,7 +14,7 @@ import type { Policy, PolicyDecision, PolicyObservation } from "../../browser/po
 import { parsePolicyReply } from "../../domain/runner/action-text";
 import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptPastStep } from "../../domain/runner/policy-prompt";
 import { createJudgeClient, type ChatMessage, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "../judge/client";
-import { redactSecret, requireJudgeConfig, resolveApiKey, type Env } from "../judge/configs";
+import { redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "../judge/configs";
 
 export interface VlmPolicyOptions {
   client: JudgeClient;
@@ -100,19 +100,9 @@ export function vlmPolicyFromConfig(
   keepScreenshots: number,
 ): Policy & { usage(): VlmPolicyUsage; model: string; configName: string } {
   const config = requireJudgeConfig(deps.db, judgeConfigId);
-  const apiKey = resolveApiKey(deps.db, config, deps.env);
-  const endpoint: JudgeEndpoint = {
-    baseUrl: config.baseUrl,
-    apiKey,
-    model: config.model,
-    temperature: config.temperature,
-    seed: config.seed,
-    maxOutputTokens: config.maxOutputTokens,
-    timeoutMs: config.timeoutMs,
-    maxRetries: config.maxRetries,
-  };
+  const endpoint = judgeEndpointOf(deps.db, config, deps.env);
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
-  const policy = createVlmPolicy({ client, name: `vlm:${config.name}`, keepScreenshots, apiKey });
+  const policy = createVlmPolicy({ client, name: `vlm:${config.name}`, keepScreenshots, apiKey: endpoint.apiKey });
   return Object.assign(policy, { model: config.model, configName: config.name });
 }
 
