@@ -73,6 +73,11 @@ export interface ImportTrajectory {
   steps: ImportStep[];
   /** Verdicts the source system wrote about this trajectory (benchmark rewards, PASS/FAIL logs, judge outputs). */
   verdicts?: ImportVerdict[];
+  /**
+   * Repairs the importer made while reading this trajectory, in words for the import report ("step 8 has no
+   * screenshot"). The trajectory is still imported; `--strict` turns any warning into a skip.
+   */
+  warnings?: string[];
 }
 
 /**
@@ -94,7 +99,14 @@ export interface ImportVerdict {
   model?: string | null;
 }
 
-export type ImportItem = { kind: "task"; task: ImportTask } | { kind: "trajectory"; trajectory: ImportTrajectory };
+/**
+ * What an importer yields. `skipped` is a trajectory (or other unit) the importer found but could not read: the
+ * import goes on with the rest and the report lists `path` and `reason` (which names the file and the problem).
+ */
+export type ImportItem =
+  | { kind: "task"; task: ImportTask }
+  | { kind: "trajectory"; trajectory: ImportTrajectory }
+  | { kind: "skipped"; path: string; reason: string };
 
 export interface ImportOptions {
   /** Task file given on the command line (`--tasks`), for formats that join tasks from elsewhere. */

@@ -188,7 +188,10 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
         total = n;
       },
     })) {
-      if (item.kind === "task") {
+      if (item.kind === "skipped") {
+        // Until the per-trajectory report exists, an unreadable trajectory fails the import as before.
+        throw new ImportError(item.path, item.reason);
+      } else if (item.kind === "task") {
         checkTask(item.task, req.path);
         taskDefs.push(item.task);
       } else {
