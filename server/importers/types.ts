@@ -111,6 +111,11 @@ export type ImportItem =
 export interface ImportOptions {
   /** Task file given on the command line (`--tasks`), for formats that join tasks from elsewhere. */
   tasksFile?: string;
+  /**
+   * Auto-evaluator logs named on the command line (`--eval-log FILE`, repeatable), for formats whose evaluator
+   * wrote its verdicts to a separate log (WebVoyager's auto_eval). One log is one evaluator.
+   */
+  evalLogs?: string[];
   /** Identity of the database being imported into (db/schema/instance.ts). */
   instanceId?: string;
   /** Called by the importer once it knows how many items it will yield. */

@@ -36,6 +36,8 @@ export interface ImportRequest {
   path: string;
   format?: string;
   tasksFile?: string;
+  /** Evaluator logs to read beside the source (see ImportOptions.evalLogs). */
+  evalLogs?: string[];
   onProgress?: (p: ImportProgress) => void;
 }
 
@@ -183,6 +185,7 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
     // Phase 1: read, check and stage everything.
     for await (const item of importer.read(req.path, {
       tasksFile: req.tasksFile,
+      evalLogs: req.evalLogs,
       instanceId: instanceId(deps.db),
       onTotal: (n) => {
         total = n;
