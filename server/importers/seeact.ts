@@ -21,6 +21,7 @@ import path from "node:path";
 import { parseSeeActHistory, parseSeeActPrediction, seeActPredictionLabel, type SeeActPrediction } from "../domain/actions/seeact";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
+import { findFolders, groupByParent, runNameFromPath } from "./find-folders";
 import { ImportError, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 
 export const SEEACT_TASK_SET = { name: "SeeAct online tasks", benchmark: "seeact" } as const;
@@ -39,22 +40,20 @@ function kindOf(dir: string): Kind | null {
   return null;
 }
 
-/** Task folders under the input: the input itself, or its sub-folders that hold SeeAct output. */
-async function findTaskDirs(input: string): Promise<{ saveDir: string; dirs: { dir: string; kind: Kind }[] } | null> {
-  if (!(await isDir(input))) return null;
-  const own = kindOf(input);
-  if (own) return { saveDir: path.dirname(path.resolve(input)), dirs: [{ dir: input, kind: own }] };
-  const entries = await fsp.readdir(input, { withFileTypes: true }).catch(() => []);
-  const dirs = entries
-    .filter((e) => e.isDirectory() && !e.name.startsWith("."))
-    .map((e) => e.name)
-    .sort((a, b) => a.localeCompare(b, "en", { numeric: true }))
-    .map((n) => path.join(input, n))
-    .flatMap((dir) => {
-      const kind = kindOf(dir);
-      return kind ? [{ dir, kind }] : [];
-    });
-  return dirs.length ? { saveDir: input, dirs } : null;
+interface SaveFolder {
+  /** SeeAct's `save_file_dir`: the run. */
+  saveDir: string;
+  dirs: { dir: string; kind: Kind }[];
+}
+
+/**
+ * SeeAct output under the input at any depth (`<save_file_dir>/<task_id or timestamp>/`), grouped by save folder.
+ * The input may be one task folder.
+ */
+async function findSaveFolders(input: string, limit?: number): Promise<SaveFolder[]> {
+  if (!(await isDir(input))) return [];
+  const dirs = await findFolders(input, (d) => kindOf(d) !== null, limit ? { limit, maxFolders: 5000 } : {});
+  return groupByParent(dirs.map((d) => path.resolve(d))).map((g) => ({ saveDir: g.parent, dirs: g.dirs.map((dir) => ({ dir, kind: kindOf(dir)! })) }));
 }
 
 /** Reads the few settings Verdict shows from a config.toml, by line (never the whole file: it may hold keys). */
@@ -224,7 +223,8 @@ async function readResearchTask(dir: string, run: RunContext): Promise<ImportIte
       error: null,
     });
   }
-  if (!steps.length) throw new ImportError(file, "has no action history and no screenshots, so no steps");
+  // No steps is a real outcome ("No elements" on the first page, an exception before the first action): the
+  // trajectory is kept with its exit reason and SeeAct's verdict.
   const verdict = seeActVerdict(result.success_or_not, steps);
   const settings = readTomlSettings(path.join(dir, "config.toml"));
   const task: ImportTask = {
@@ -353,9 +353,10 @@ async function readPackageTask(dir: string, run: RunContext): Promise<ImportItem
       error: parsedEntry?.failure ?? null,
     };
   });
-  if (!steps.length) throw new ImportError(predFile, "holds no predictions, so no steps");
   const answers = steps.filter((s) => s.action.type === "answer");
-  const terminated = steps[steps.length - 1]!.action.type === "answer";
+  const terminated = steps.length > 0 && steps[steps.length - 1]!.action.type === "answer";
+  const exitBy = typeof result.exit_by === "string" ? result.exit_by : null;
+  const verdict = seeActVerdict(result.success_or_not, steps);
   const lastSaid = [...answers].reverse().find((s) => s.action.value)?.action.value ?? null;
   const intent = tasks[0]!.trim();
   return {
@@ -385,22 +386,44 @@ async function readPackageTask(dir: string, run: RunContext): Promise<ImportItem
       // Each session folder is one attempt; its timestamp name orders re-runs of the same task.
       attempt: 0,
       finalAnswer: lastSaid,
-      outcome: terminated ? "answered" : "unknown",
-      outcomeDetail: terminated ? null : "the last prediction is not TERMINATE (step limit, no-op limit or interruption)",
+      ...packageOutcome(terminated, steps.length, exitBy),
       sourcePath: dir,
       steps,
-      verdicts: [],
+      verdicts: verdict ? [verdict] : [],
     },
   };
+}
+
+/** How a pip session ended: TERMINATE, or cut short; a fork's `exit_by` says why when present. */
+function packageOutcome(terminated: boolean, steps: number, exitBy: string | null): { outcome: Outcome; outcomeDetail: string | null } {
+  if (terminated) return { outcome: "answered", outcomeDetail: null };
+  if (exitBy) {
+    const ended = outcomeOfExit(exitBy);
+    return { outcome: ended.outcome, outcomeDetail: ended.detail ?? exitBy };
+  }
+  return {
+    outcome: "unknown",
+    outcomeDetail: steps
+      ? "the last prediction is not TERMINATE (step limit, no-op limit or interruption)"
+      : "no predictions were recorded (the session ended before its first step)",
+  };
+}
+
+/**
+ * A trajectory that cannot be read is reported and skipped; the rest of the folder still imports. The path is the
+ * file at fault inside the trajectory's folder, so "path: reason" reads as one precise message.
+ */
+function skippedItem(dir: string, e: unknown): ImportItem {
+  if (e instanceof ImportError) return { kind: "skipped", path: e.file, reason: e.problem };
+  return { kind: "skipped", path: dir, reason: `cannot be read (${(e as Error).message})` };
 }
 
 export const seeActImporter: Importer = {
   format: "seeact",
   description: "SeeAct results: research tool <task_id>/result.json + image_inputs/, or pip package all_predictions.json + screenshots/",
   async sniff(input) {
-    const found = await findTaskDirs(input);
-    if (!found) return 0;
-    for (const { dir, kind } of found.dirs.slice(0, 5)) {
+    const found = (await findSaveFolders(input, 5)).flatMap((f) => f.dirs);
+    for (const { dir, kind } of found) {
       if (kind === "package") return 0.9;
       const head = await fsp.readFile(path.join(dir, "result.json"), "utf8").catch(() => "");
       if (head.includes('"confirmed_task"') || fs.existsSync(path.join(dir, "image_inputs"))) return 0.85;
@@ -408,30 +431,38 @@ export const seeActImporter: Importer = {
     return 0;
   },
   async *read(input, options) {
-    const found = await findTaskDirs(input);
-    if (!found) throw new ImportError(input, "no SeeAct output found (a folder with result.json, or all_predictions.json for the pip package)");
-    const real = fs.realpathSync(found.saveDir);
-    const run: RunContext = { key: `seeact:${real}`, name: path.basename(real) };
-    options.onTotal?.(found.dirs.length);
-    // pip sessions of one task are attempts 0, 1, … in folder (time) order, counted over the whole save folder
-    // so that importing one session folder on its own gives it the same attempt number.
-    const all = found.dirs.length === 1 && path.resolve(found.dirs[0]!.dir) === path.resolve(input)
-      ? ((await findTaskDirs(found.saveDir))?.dirs ?? found.dirs)
-      : found.dirs;
-    const attemptOf = new Map<string, number>();
-    const seen = new Map<string, number>();
-    for (const { dir, kind } of all) {
-      if (kind !== "package") continue;
-      const key = await packageTaskKey(dir);
-      if (key === null) continue;
-      const n = seen.get(key) ?? 0;
-      seen.set(key, n + 1);
-      attemptOf.set(path.resolve(dir), n);
-    }
-    for (const { dir, kind } of found.dirs) {
-      const item = kind === "package" ? await readPackageTask(dir, run) : await readResearchTask(dir, run);
-      if (item.kind === "trajectory" && kind === "package") item.trajectory.attempt = attemptOf.get(path.resolve(dir)) ?? 0;
-      yield item;
+    const saveFolders = await findSaveFolders(input);
+    if (!saveFolders.length) throw new ImportError(input, "no SeeAct output found (a folder with result.json, or all_predictions.json for the pip package)");
+    options.onTotal?.(saveFolders.reduce((n, f) => n + f.dirs.length, 0));
+    for (const found of saveFolders) {
+      // Each save folder is its own run, whatever folder the import started from.
+      const real = fs.realpathSync(found.saveDir);
+      const run: RunContext = { key: `seeact:${real}`, name: runNameFromPath(input, found.saveDir) };
+      // pip sessions of one task are attempts 0, 1, … in folder (time) order, counted over the whole save folder
+      // so that importing one session folder on its own gives it the same attempt number.
+      const all = found.dirs.length === 1 && path.resolve(found.dirs[0]!.dir) === path.resolve(input)
+        ? ((await findSaveFolders(found.saveDir)).find((f) => f.saveDir === found.saveDir)?.dirs ?? found.dirs)
+        : found.dirs;
+      const attemptOf = new Map<string, number>();
+      const seen = new Map<string, number>();
+      for (const { dir, kind } of all) {
+        if (kind !== "package") continue;
+        const key = await packageTaskKey(dir);
+        if (key === null) continue;
+        const n = seen.get(key) ?? 0;
+        seen.set(key, n + 1);
+        attemptOf.set(path.resolve(dir), n);
+      }
+      for (const { dir, kind } of found.dirs) {
+        let item: ImportItem;
+        try {
+          item = kind === "package" ? await readPackageTask(dir, run) : await readResearchTask(dir, run);
+        } catch (e) {
+          item = skippedItem(dir, e);
+        }
+        if (item.kind === "trajectory" && kind === "package") item.trajectory.attempt = attemptOf.get(path.resolve(dir)) ?? 0;
+        yield item;
+      }
     }
   },
 };

@@ -1,12 +1,14 @@
 /**
- * WebVoyager result folders: `<run>/task<Site>--<n>/interact_messages.json` + `screenshot<N>.png`
- * (+ `screenshot<N>_no_box.png` raw variants in some examples), and WebVoyager's task file
- * `WebVoyager_data.jsonl` with `reference_answer.json`.
+ * WebVoyager result folders: `task<id>/interact_messages.json` + `screenshot<N>.png` (+ `screenshot<N>_no_box.png`
+ * raw variants in some examples), found at any depth under the input, and WebVoyager-style task files
+ * (`WebVoyager_data.jsonl`, or a fork's own `*.jsonl` with the same fields) with `reference_answer.json`.
  *
- * Step alignment: WebVoyager counts iterations; each iteration starts with a user message. Observation messages
- * (image content, or the clipped "Observation: A screenshot…" string) go with `screenshot<iteration>.png`;
- * failure messages (format error, action not executable) carry no screenshot, which leaves gaps in N. The
- * assistant reply that follows a user message is that iteration's step.
+ * Forks change the transcript: they add user messages that are not observations (reflections, reminders), rename
+ * task ids (`taskamazon_3`, no `--<n>`), and spell the failure message "exected" or "executed". Steps are the
+ * assistant replies; each takes the observation (a user message with the screenshot, or its clipped
+ * "Observation: A screenshot…" string) that came before it. Which `screenshot<N>.png` an observation goes with is
+ * decided against the files that exist (see `alignScreenshots`), so extra messages never shift the images, and a
+ * missing file leaves one step without an image and a warning instead of rejecting the trajectory.
  */
 import fs from "node:fs";
 import fsp from "node:fs/promises";
@@ -14,39 +16,50 @@ import path from "node:path";
 import readline from "node:readline";
 import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/actions/webvoyager";
 import type { ReferenceAnswer, SomElement } from "../domain/types";
-import { fileImage, isDir, listDirs, readJsonFile } from "./fs-helpers";
+import { fileImage, isDir, readJsonFile } from "./fs-helpers";
+import { findFolders, groupByParent, runNameFromPath } from "./find-folders";
 import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
-import { parseWebVoyagerAutoEvalLog } from "./webvoyager-auto-eval";
+import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts, type AutoEvalEntry } from "./webvoyager-auto-eval";
 
-const TASK_DIR = /^task(.+--\d+)$/;
+const TASK_DIR = /^task(.+)$/;
 const TASK_ID = /^(.+)--(\d+)$/;
+const MESSAGES = "interact_messages.json";
+const SCREENSHOT = /^screenshot(\d+)\.png$/;
 export const WEBVOYAGER_TASK_SET = { name: "WebVoyager", benchmark: "webvoyager" } as const;
 
 interface WvTaskRow {
-  web_name: string;
+  web_name: string | null;
   id: string;
+  /** May be empty in a fork's task file: the transcript's task text is used then. */
   ques: string;
-  web: string;
+  web: string | null;
+  line: number;
 }
 
 type ReferenceFile = Record<string, { notice?: string; answers?: { id: number; type: string; ans: string }[] }>;
 
-function isTaskDir(dir: string): boolean {
-  return TASK_DIR.test(path.basename(dir)) && fs.existsSync(path.join(dir, "interact_messages.json"));
+/** A `task<id>` folder with a transcript. */
+function isReadableTaskDir(dir: string): boolean {
+  return TASK_DIR.test(path.basename(dir)) && fs.existsSync(path.join(dir, MESSAGES));
 }
 
-/** Run folders under the input: the input itself if it holds task folders, else its children that do. */
-async function findRuns(input: string): Promise<{ runDir: string; taskDirs: string[] }[]> {
-  if (isTaskDir(input)) return [{ runDir: path.dirname(input), taskDirs: [input] }];
-  const children = await listDirs(input);
-  const direct = children.filter(isTaskDir);
-  if (direct.length) return [{ runDir: input, taskDirs: direct }];
-  const runs: { runDir: string; taskDirs: string[] }[] = [];
-  for (const child of children) {
-    const taskDirs = (await listDirs(child)).filter(isTaskDir);
-    if (taskDirs.length) runs.push({ runDir: child, taskDirs });
-  }
-  return runs;
+/** A `task<id>` folder WebVoyager started: a transcript, or at least its log or first screenshot (a crashed task). */
+function isTaskDir(dir: string): boolean {
+  if (!TASK_DIR.test(path.basename(dir))) return false;
+  return ["interact_messages.json", "agent.log", "screenshot1.png"].some((f) => fs.existsSync(path.join(dir, f)));
+}
+
+interface RunFolder {
+  runDir: string;
+  taskDirs: string[];
+}
+
+/** Run folders under the input at any depth: the parents of task folders. The input may be one task folder. */
+async function findRuns(input: string): Promise<RunFolder[]> {
+  const taskDirs = await findFolders(input, isTaskDir);
+  return groupByParent(taskDirs)
+    .filter((g) => g.dirs.some(isReadableTaskDir))
+    .map((g) => ({ runDir: g.parent, taskDirs: g.dirs }));
 }
 
 /** Looks for `name` in `dir`, `dir/data` and up to four parents (results/<run>/ sits two below data/). */
@@ -63,32 +76,56 @@ function findNearby(start: string, name: string): string | null {
   return null;
 }
 
+async function fileHead(file: string, bytes: number): Promise<string> {
+  const fh = await fsp.open(file, "r").catch(() => null);
+  if (!fh) return "";
+  try {
+    const { bytesRead, buffer } = await fh.read(Buffer.alloc(bytes), 0, bytes, 0);
+    return buffer.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A JSON Lines file whose rows look like WebVoyager tasks (`id` and `ques`). */
+async function isTaskFile(file: string): Promise<boolean> {
+  if (!file.endsWith(".jsonl")) return false;
+  const head = await fileHead(file, 4096);
+  return /"ques"\s*:/.test(head) && /"id"\s*:/.test(head);
+}
+
 /**
- * Auto-evaluation logs (`auto_eval.py` output redirected to a file) in the run folder or up to two folders above,
- * keyed by the task folder's path suffix "<run>/task<id>" and by "task<id>" alone.
+ * Task files beside the results when none was given: the nearest folder (the input, `data/` in it, or up to four
+ * parents) holding WebVoyager-style `*.jsonl` files. `WebVoyager_data.jsonl` is read first; a fork's own files
+ * (`data/mouse.jsonl`…) add their tasks.
  */
-async function readAutoEvalVerdicts(runDir: string): Promise<Map<string, ImportVerdict[]>> {
-  const byKey = new Map<string, ImportVerdict[]>();
-  const dirs = [runDir, path.dirname(runDir), path.dirname(path.dirname(runDir))];
-  for (const dir of [...new Set(dirs)]) {
-    const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) {
-      if (!e.isFile() || !e.name.endsWith(".log")) continue;
-      const file = path.join(dir, e.name);
-      if ((await fsp.stat(file)).size > 200 * 1024 * 1024) continue;
-      const text = await fsp.readFile(file, "utf8");
-      if (!text.includes("Auto_eval_res") && !text.includes("Not find answer for")) continue;
-      for (const entry of parseWebVoyagerAutoEvalLog(text)) {
-        const parts = entry.dir.replace(/\\/g, "/").replace(/\/+$/, "").split("/");
-        for (const key of [parts.slice(-2).join("/"), parts.at(-1)!]) {
-          const list = byKey.get(key) ?? [];
-          if (!list.some((v) => v.evaluator === entry.verdict.evaluator)) list.push(entry.verdict);
-          byKey.set(key, list);
-        }
+async function findTaskFiles(input: string): Promise<string[]> {
+  let dir = path.resolve(input);
+  if (!(await isDir(dir))) dir = path.dirname(dir);
+  for (let i = 0; i < 5; i++) {
+    const found: string[] = [];
+    for (const folder of [dir, path.join(dir, "data")]) {
+      const names = await fsp.readdir(folder).catch(() => [] as string[]);
+      for (const name of names.sort()) {
+        const file = path.join(folder, name);
+        if (await isTaskFile(file)) found.push(file);
       }
     }
+    if (found.length) {
+      return found.sort((a, b) => Number(path.basename(b) === "WebVoyager_data.jsonl") - Number(path.basename(a) === "WebVoyager_data.jsonl"));
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
   }
-  return byKey;
+  return [];
+}
+
+function optionalString(row: Record<string, unknown>, key: string, file: string, lineNo: number): string | null {
+  const v = row[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== "string") throw new ImportError(file, `line ${lineNo}: field "${key}" is not a string`);
+  return v;
 }
 
 export async function readWebVoyagerTaskFile(file: string): Promise<Map<string, WvTaskRow>> {
@@ -104,11 +141,29 @@ export async function readWebVoyagerTaskFile(file: string): Promise<Map<string, 
     } catch (e) {
       throw new ImportError(file, `line ${lineNo} is not valid JSON (${(e as Error).message})`);
     }
-    const r = row as Partial<WvTaskRow>;
-    for (const key of ["web_name", "id", "ques", "web"] as const) {
-      if (typeof r[key] !== "string") throw new ImportError(file, `line ${lineNo}: field "${key}" is missing or not a string`);
+    if (!row || typeof row !== "object" || Array.isArray(row)) throw new ImportError(file, `line ${lineNo} is not a JSON object`);
+    const r = row as Record<string, unknown>;
+    const id = typeof r.id === "number" ? String(r.id) : r.id;
+    if (typeof id !== "string" || !id.trim()) throw new ImportError(file, `line ${lineNo}: field "id" is missing or not a string`);
+    out.set(id.trim(), {
+      id: id.trim(),
+      ques: optionalString(r, "ques", file, lineNo) ?? "",
+      web_name: optionalString(r, "web_name", file, lineNo),
+      web: optionalString(r, "web", file, lineNo),
+      line: lineNo,
+    });
+  }
+  return out;
+}
+
+/** Rows of several task files; a later file adds tasks and fills a task text an earlier one left empty. */
+async function readTaskFiles(files: string[]): Promise<Map<string, WvTaskRow>> {
+  const out = new Map<string, WvTaskRow>();
+  for (const file of files) {
+    for (const [id, row] of await readWebVoyagerTaskFile(file)) {
+      const had = out.get(id);
+      if (!had || (!had.ques.trim() && row.ques.trim())) out.set(id, row);
     }
-    out.set(r.id!, r as WvTaskRow);
   }
   return out;
 }
@@ -122,22 +177,23 @@ async function readReferenceFile(file: string | null): Promise<ReferenceFile> {
 
 function taskFrom(id: string, row: WvTaskRow | undefined, refs: ReferenceFile, fallback: { intent: string | null; url: string | null }, origin: string): ImportTask {
   const m = TASK_ID.exec(id);
-  const site = row?.web_name ?? m?.[1] ?? null;
+  const site = row?.web_name || m?.[1] || null;
   const n = m ? Number(m[2]) : NaN;
   const siteRefs = site ? refs[site] : undefined;
   const referenceAnswers: ReferenceAnswer[] = (siteRefs?.answers ?? [])
     .filter((a) => a.id === n)
     .map((a) => ({ kind: a.type, text: a.ans }));
-  const intent = row?.ques ?? fallback.intent;
+  // A fork's task file may leave "ques" empty; the transcript then says what the agent was asked.
+  const intent = row?.ques.trim() || fallback.intent;
   if (!intent) {
-    throw new ImportError(origin, `cannot find the task text for ${id}: no task file entry and no "Now given a task:" message`);
+    throw new ImportError(origin, `cannot find the task text for ${id}: no task file entry with a "ques" and no "Now given a task:" message`);
   }
   return {
     taskSet: WEBVOYAGER_TASK_SET,
     externalId: id,
     site,
     intent: intent.trim(),
-    startUrl: row?.web ?? fallback.url,
+    startUrl: row?.web || fallback.url,
     inputImages: [],
     referenceAnswers,
     evaluatorConfig: null,
@@ -167,17 +223,74 @@ function hasImage(content: unknown): boolean {
   return Array.isArray(content) && content.some((p) => p && typeof p === "object" && (p as { type?: string }).type === "image_url");
 }
 
-const FAILURE_MESSAGE = /^(Format ERROR|The action you have chosen cannot be exe[c]?ted)/;
+/** WebVoyager's text-only replies to a bad turn; "exected" is the original's spelling, forks fixed it. */
+const FAILURE_MESSAGE = /Format ERROR|The action you have chosen cannot be exe(?:cu|c)ted/;
+/** A clipped observation: the screenshot was sent but replaced by this text when the transcript was saved. */
+const CLIPPED_OBSERVATION = /A screenshot(,| and)/;
 
-async function readTrajectory(
-  taskDir: string,
-  runDir: string,
-  tasks: Map<string, WvTaskRow>,
-  refs: ReferenceFile,
-  autoEval: Map<string, ImportVerdict[]>,
-): Promise<ImportItem> {
+/** The task text and start URL from the first user message ("Now given a task: … Please interact with <url> …"). */
+function taskFromTranscript(firstText: string): { intent: string | null; url: string | null } {
+  const intent =
+    /Now given a task:([\s\S]+?)Please interact with/.exec(firstText)?.[1] ??
+    /Now given a task:([\s\S]+?)(?:\n\s*\n|Observation:|$)/.exec(firstText)?.[1] ??
+    null;
+  const url = /Please interact with (\S+?) and get the answer/.exec(firstText)?.[1] ?? null;
+  return { intent: intent?.trim() || null, url };
+}
+
+/** One observation message, with the screenshot number each way of counting gives it. */
+export interface ObservationTurn {
+  /** Counting every user message, as WebVoyager's own loop does (one user message per iteration). */
+  everyMessage: number;
+  /** Counting only observations and failure replies: extra messages a fork adds do not advance the count. */
+  knownMessages: number;
+  /** Position among the observations (1-based). */
+  rank: number;
+}
+
+/**
+ * Which screenshot number each observation shows. WebVoyager numbers screenshots by iteration; forks that add user
+ * messages break the "one user message per iteration" rule in one of two ways, and a missing file (crash, deleted
+ * image) leaves a gap. Each way of counting is tried against the files that exist and the one that explains most
+ * observations wins (ties keep WebVoyager's own counting). When no counting fits better, observations take the
+ * existing files in order. Per observation: the screenshot number it shows (null when that file is missing) and the
+ * number the chosen counting expected (null when it ran out of files).
+ */
+export function alignScreenshots(observations: ObservationTurn[], files: number[]): { shot: number | null; expected: number | null }[] {
+  const sorted = [...files].sort((a, b) => a - b);
+  const have = new Set(sorted);
+  const ways: ((o: ObservationTurn) => number | undefined)[] = [(o) => o.everyMessage, (o) => o.knownMessages, (o) => sorted[o.rank - 1]];
+  let best = ways[0]!;
+  let bestHits = -1;
+  for (const way of ways) {
+    const hits = observations.filter((o) => {
+      const n = way(o);
+      return n !== undefined && have.has(n);
+    }).length;
+    if (hits > bestHits) {
+      best = way;
+      bestHits = hits;
+    }
+  }
+  return observations.map((o) => {
+    const n = best(o);
+    return { shot: n !== undefined && have.has(n) ? n : null, expected: n ?? null };
+  });
+}
+
+interface ReadContext {
+  input: string;
+  tasks: Map<string, WvTaskRow>;
+  refs: ReferenceFile;
+  logs: AutoEvalLog[];
+}
+
+async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext): Promise<ImportItem> {
   const id = TASK_DIR.exec(path.basename(taskDir))![1]!;
-  const file = path.join(taskDir, "interact_messages.json");
+  const file = path.join(taskDir, MESSAGES);
+  if (!fs.existsSync(file)) {
+    throw new ImportError(file, "is missing (the task was interrupted before WebVoyager saved its transcript)");
+  }
   const messages = await readJsonFile(file);
   if (!Array.isArray(messages)) throw new ImportError(file, "expected a JSON array of chat messages");
   messages.forEach((m, i) => {
@@ -187,53 +300,77 @@ async function readTrajectory(
   });
 
   const firstUser = (messages as Message[]).find((m) => m.role === "user");
-  const firstText = firstUser ? messageText(firstUser.content) : "";
-  const intent = /Now given a task:([\s\S]+?)Please interact with/.exec(firstText)?.[1]?.trim() ?? null;
-  const url = /Please interact with (\S+?) and get the answer/.exec(firstText)?.[1] ?? null;
-  const task = taskFrom(id, tasks.get(id), refs, { intent, url }, file);
+  const task = taskFrom(id, ctx.tasks.get(id), ctx.refs, taskFromTranscript(firstUser ? messageText(firstUser.content) : ""), file);
 
   const steps: ImportStep[] = [];
-  let iteration = 0;
-  let pendingShot: number | null = null;
-  let pendingElements: SomElement[] | null = null;
+  const turns: ObservationTurn[] = [];
+  /** For each step, the index into `turns` of the observation it acted on (or null). */
+  const stepTurn: (number | null)[] = [];
+  let everyMessage = 0;
+  let knownMessages = 0;
+  let pending: { turn: number; elements: SomElement[] | null } | null = null;
   for (const m of messages as Message[]) {
     if (m.role === "user") {
-      iteration++;
+      everyMessage++;
       const text = messageText(m.content);
-      const observed = hasImage(m.content) || /A screenshot(,| and)/.test(text);
-      if (FAILURE_MESSAGE.test(text.trim()) && steps.length) {
-        steps[steps.length - 1]!.error = text.trim();
+      const observed = hasImage(m.content) || CLIPPED_OBSERVATION.test(text);
+      const failed = !observed && FAILURE_MESSAGE.test(text);
+      if (observed || failed) knownMessages++;
+      if (failed && steps.length) steps[steps.length - 1]!.error = text.trim();
+      if (observed) {
+        turns.push({ everyMessage, knownMessages, rank: turns.length + 1 });
+        const elements = parseWebVoyagerElementList(text);
+        pending = { turn: turns.length - 1, elements: elements.length ? elements : null };
+      } else if (failed) {
+        pending = null;
       }
-      pendingShot = observed ? iteration : null;
-      const elements = parseWebVoyagerElementList(text);
-      pendingElements = elements.length ? elements : null;
+      // Any other user message (a fork's reflection or reminder) leaves the pending observation in place.
     } else if (m.role === "assistant") {
-      if (typeof m.content !== "string") throw new ImportError(file, `assistant message ${steps.length + 1} has no text content`);
-      const reply = parseWebVoyagerReply(m.content);
-      const shotFile = pendingShot !== null ? path.join(taskDir, `screenshot${pendingShot}.png`) : null;
-      if (shotFile && !fs.existsSync(shotFile)) {
-        throw new ImportError(shotFile, `screenshot for step ${steps.length + 1} is missing`);
-      }
-      const rawFile = pendingShot !== null ? path.join(taskDir, `screenshot${pendingShot}_no_box.png`) : null;
+      const content = typeof m.content === "string" ? m.content : messageText(m.content);
+      const reply = parseWebVoyagerReply(content);
+      stepTurn.push(pending?.turn ?? null);
       steps.push({
         index: steps.length,
-        screenshot: shotFile ? fileImage(shotFile) : null,
-        rawScreenshot: rawFile && fs.existsSync(rawFile) ? fileImage(rawFile) : null,
-        marksBurnedIn: !!shotFile,
+        screenshot: null,
+        rawScreenshot: null,
+        marksBurnedIn: false,
         url: null,
         thought: reply.thought,
-        actionRaw: reply.actionRaw ?? (reply.thought === null ? m.content : null),
+        actionRaw: reply.actionRaw ?? (reply.thought === null ? content : null),
         action: reply.action,
-        elements: pendingElements,
+        elements: pending?.elements ?? null,
         error: null,
       });
-      pendingShot = null;
-      pendingElements = null;
+      pending = null;
     }
   }
-  if (!steps.length) throw new ImportError(file, "has no assistant replies, so no steps");
-  const last = steps[steps.length - 1]!;
-  const answered = last.action.type === "answer";
+
+  const files = (await fsp.readdir(taskDir))
+    .map((n) => SCREENSHOT.exec(n))
+    .filter((x): x is RegExpExecArray => x !== null)
+    .map((x) => Number(x[1]));
+  const shots = alignScreenshots(turns, files);
+  const warnings: string[] = [];
+  steps.forEach((step, i) => {
+    const turn = stepTurn[i];
+    if (turn === null || turn === undefined) return;
+    const { shot: n, expected } = shots[turn]!;
+    if (n === null) {
+      warnings.push(
+        expected === null
+          ? `step ${i + 1}: no screenshot<N>.png is left for its observation, so the step has no image`
+          : `step ${i + 1}: screenshot${expected}.png is missing, so the step has no image`,
+      );
+      return;
+    }
+    step.screenshot = fileImage(path.join(taskDir, `screenshot${n}.png`));
+    step.marksBurnedIn = true;
+    const raw = path.join(taskDir, `screenshot${n}_no_box.png`);
+    if (fs.existsSync(raw)) step.rawScreenshot = fileImage(raw);
+  });
+
+  const last = steps.at(-1);
+  const answered = last?.action.type === "answer";
   const realRunDir = fs.realpathSync(runDir);
   return {
     kind: "trajectory",
@@ -241,68 +378,199 @@ async function readTrajectory(
       task,
       run: {
         runKey: `webvoyager:${realRunDir}`,
-        name: path.basename(realRunDir),
+        name: runNameFromPath(ctx.input, runDir),
         agentName: "WebVoyager",
         model: null,
         sourceSystem: "webvoyager",
         config: null,
       },
       attempt: 0,
-      finalAnswer: answered ? (last.action.value ?? "") : null,
+      finalAnswer: answered ? (last!.action.value ?? "") : null,
       outcome: answered ? "answered" : "unknown",
-      outcomeDetail: answered ? null : "no ANSWER action (step limit, error or interruption)",
+      outcomeDetail: answered
+        ? null
+        : steps.length
+          ? "no ANSWER action (step limit, error or interruption)"
+          : "the transcript has no reply from the agent (the run stopped before its first step)",
       sourcePath: taskDir,
       steps,
-      verdicts:
-        autoEval.get(`${path.basename(runDir)}/${path.basename(taskDir)}`) ?? autoEval.get(path.basename(taskDir)) ?? [],
+      verdicts: verdictsFor(taskDir, ctx.logs),
+      ...(warnings.length ? { warnings } : {}),
     },
   };
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Auto-evaluator logs
+
+/** One auto_eval log: one evaluator, named by the log when its file name says more than "evaluation". */
+interface AutoEvalLog {
+  file: string;
+  evaluator: string;
+  entries: { parts: string[]; verdict: ImportVerdict }[];
+}
+
+/** File names that say only "this is the auto-evaluation log"; any other name (gpt4o.md) names the evaluator. */
+const PLAIN_LOG_NAME = /^(auto[_-]?)?eval(uation)?s?([_-]?(log|logs|res|result|results|output))?$/i;
+/** Extensions that are never a log, so the search beside the results does not open images or archives. */
+const NOT_A_LOG = /\.(png|jpe?g|gif|webp|bmp|pdf|zip|gz|tgz|tar|7z|pkl|pickle|npy|npz|pt|bin|safetensors|sqlite3?|db|docx?|xlsx?|pptx?|json|jsonl|py|ipynb|js|ts|mp4|webm|mov|html?)$/i;
+const MAX_LOG_BYTES = 200 * 1024 * 1024;
+
+/**
+ * Files that may be auto_eval logs near a run folder: in the run folder and up to four folders above it, and in
+ * evaluation folders beside any of those (`evaluation/`, `eval_results/`, `auto_eval/`…), whatever their extension.
+ */
+async function logCandidates(runDir: string): Promise<string[]> {
+  const out: string[] = [];
+  let dir = path.resolve(runDir);
+  for (let i = 0; i < 5; i++) {
+    const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.isFile()) out.push(path.join(dir, e.name));
+      else if (e.isDirectory() && /eval/i.test(e.name)) {
+        const inner = await fsp.readdir(path.join(dir, e.name), { withFileTypes: true }).catch(() => []);
+        for (const f of inner) if (f.isFile()) out.push(path.join(dir, e.name, f.name));
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return out.filter((f) => !NOT_A_LOG.test(f) && !path.basename(f).startsWith("."));
+}
+
+async function readLog(file: string, named: boolean): Promise<AutoEvalEntry[] | null> {
+  const stat = await fsp.stat(file).catch(() => null);
+  if (!stat?.isFile()) {
+    if (named) throw new ImportError(file, "auto_eval log given with --eval-log does not exist or is not a file");
+    return null;
+  }
+  if (!named && (stat.size > MAX_LOG_BYTES || !looksLikeAutoEvalLog(await fileHead(file, 512 * 1024)))) return null;
+  let text: string;
+  try {
+    text = await fsp.readFile(file, "utf8");
+  } catch (e) {
+    throw new ImportError(file, `cannot be read (${(e as Error).message})`);
+  }
+  if (!looksLikeAutoEvalLog(text)) {
+    if (named) throw new ImportError(file, `is not a WebVoyager auto_eval log: no "----- <folder> -----" block ends with "Auto_eval_res:" or "Not find answer for"`);
+    return null;
+  }
+  return parseWebVoyagerAutoEvalLog(text);
+}
+
+/** The logs for this import: those named with --eval-log and those found beside each run, each read once. */
+async function readAutoEvalLogs(runs: RunFolder[], named: string[]): Promise<AutoEvalLog[]> {
+  const found: { file: string; entries: AutoEvalEntry[] }[] = [];
+  const seen = new Set<string>();
+  const add = async (file: string, isNamed: boolean) => {
+    const real = await fsp.realpath(file).catch(() => path.resolve(file));
+    if (seen.has(real)) return;
+    seen.add(real);
+    const entries = await readLog(file, isNamed);
+    if (entries) found.push({ file: path.resolve(file), entries });
+  };
+  for (const file of named) await add(file, true);
+  for (const run of runs) for (const file of await logCandidates(run.runDir)) await add(file, false);
+
+  // One log is one evaluator: its name comes from the file unless the file is plainly "the evaluation log"; two logs
+  // that would still share a name and window are told apart by their folder as well.
+  const base = (file: string) => {
+    const name = path.basename(file);
+    const stem = name.replace(/\.[^.]*$/, "");
+    return PLAIN_LOG_NAME.test(stem) ? AUTO_EVAL_EVALUATOR : `${AUTO_EVAL_EVALUATOR} (${name})`;
+  };
+  const windowOf = (f: { entries: AutoEvalEntry[] }) => f.entries[0]?.verdict.k ?? "";
+  const clashes = new Map<string, number>();
+  for (const f of found) clashes.set(`${base(f.file)}|${windowOf(f)}`, (clashes.get(`${base(f.file)}|${windowOf(f)}`) ?? 0) + 1);
+  return found.map((f) => {
+    const clash = (clashes.get(`${base(f.file)}|${windowOf(f)}`) ?? 0) > 1;
+    const evaluator = clash ? `${AUTO_EVAL_EVALUATOR} (${path.basename(path.dirname(f.file))}/${path.basename(f.file)})` : base(f.file);
+    return { file: f.file, evaluator, entries: f.entries.map((e) => ({ parts: pathParts(e.dir), verdict: { ...e.verdict, evaluator } })) };
+  });
+}
+
+/** Each log's verdict on this task folder: the entry whose printed path matches most of it (the last on a tie). */
+function verdictsFor(taskDir: string, logs: AutoEvalLog[]): ImportVerdict[] {
+  const parts = pathParts(path.resolve(taskDir));
+  const out: ImportVerdict[] = [];
+  for (const log of logs) {
+    let best: ImportVerdict | null = null;
+    let bestScore = 0;
+    for (const e of log.entries) {
+      const score = autoEvalMatch(e.parts, parts);
+      if (score > 0 && score >= bestScore) {
+        best = e.verdict;
+        bestScore = score;
+      }
+    }
+    if (best) out.push(best);
+  }
+  return out;
+}
+
+/**
+ * A trajectory that cannot be read is reported and skipped; the rest of the folder still imports. The path is the
+ * file at fault inside the trajectory's folder, so "path: reason" reads as one precise message.
+ */
+function skipped(taskDir: string, e: unknown): ImportItem {
+  if (e instanceof ImportError) return { kind: "skipped", path: e.file, reason: e.problem };
+  return { kind: "skipped", path: taskDir, reason: `cannot be read (${(e as Error).message})` };
+}
+
 export const webVoyagerImporter: Importer = {
   format: "webvoyager",
-  description: "WebVoyager results: task<Site>--<n>/interact_messages.json + screenshot<N>.png",
+  description: "WebVoyager results at any depth: task<id>/interact_messages.json + screenshot<N>.png",
   async sniff(input) {
     if (!(await isDir(input))) return 0;
-    return (await findRuns(input)).length ? 0.9 : 0;
+    return (await findFolders(input, isReadableTaskDir, { limit: 1, maxFolders: 5000 })).length ? 0.9 : 0;
   },
   async *read(input: string, options: ImportOptions) {
     const runs = await findRuns(input);
-    if (!runs.length) throw new ImportError(input, "no task<Site>--<n> folders with interact_messages.json found");
-    const tasksFile = options.tasksFile ?? findNearby(input, "WebVoyager_data.jsonl");
+    if (!runs.length) throw new ImportError(input, "no task<id> folders with interact_messages.json found");
+    const taskFiles = options.tasksFile ? [options.tasksFile] : await findTaskFiles(input);
     const refFile = options.tasksFile
       ? findNearby(path.dirname(options.tasksFile), "reference_answer.json")
       : findNearby(input, "reference_answer.json");
-    const tasks = tasksFile ? await readWebVoyagerTaskFile(tasksFile) : new Map<string, WvTaskRow>();
-    const refs = await readReferenceFile(refFile);
+    const ctx: ReadContext = {
+      input,
+      tasks: await readTaskFiles(taskFiles),
+      refs: await readReferenceFile(refFile),
+      logs: await readAutoEvalLogs(runs, options.evalLogs ?? []),
+    };
     options.onTotal?.(runs.reduce((n, r) => n + r.taskDirs.length, 0));
     for (const run of runs) {
-      const autoEval = await readAutoEvalVerdicts(run.runDir);
-      for (const taskDir of run.taskDirs) yield await readTrajectory(taskDir, run.runDir, tasks, refs, autoEval);
+      for (const taskDir of run.taskDirs) {
+        let item: ImportItem;
+        try {
+          item = await readTrajectory(taskDir, run.runDir, ctx);
+        } catch (e) {
+          item = skipped(taskDir, e);
+        }
+        yield item;
+      }
     }
   },
 };
 
-/** `WebVoyager_data.jsonl` itself (with `reference_answer.json` beside it): imports the task set. */
+/** A WebVoyager-style task file itself (`WebVoyager_data.jsonl`, with `reference_answer.json` beside it): the task set. */
 export const webVoyagerTasksImporter: Importer = {
   format: "webvoyager-tasks",
   description: "WebVoyager task file WebVoyager_data.jsonl (+ reference_answer.json beside it)",
   async sniff(input) {
     if (!input.endsWith(".jsonl") || (await isDir(input))) return 0;
-    const fh = await fsp.open(input, "r").catch(() => null);
-    if (!fh) return 0;
-    try {
-      const { bytesRead, buffer } = await fh.read(Buffer.alloc(2048), 0, 2048, 0);
-      const head = buffer.subarray(0, bytesRead).toString("utf8");
-      return /"web_name"/.test(head) && /"ques"/.test(head) ? 0.9 : 0;
-    } finally {
-      await fh.close();
-    }
+    const head = await fileHead(input, 2048);
+    return /"web_name"/.test(head) && /"ques"/.test(head) ? 0.9 : 0;
   },
   async *read(input: string) {
     const rows = await readWebVoyagerTaskFile(input);
     const refs = await readReferenceFile(findNearby(path.dirname(input), "reference_answer.json"));
     for (const row of rows.values()) {
+      if (!row.ques.trim()) {
+        // Without a transcript there is nothing else to take the task text from.
+        yield { kind: "skipped", path: input, reason: `line ${row.line} (task ${row.id}): "ques" is empty` };
+        continue;
+      }
       yield { kind: "task", task: taskFrom(row.id, row, refs, { intent: null, url: null }, input) };
     }
   },

@@ -43,3 +43,44 @@ export async function writeWebVoyagerFixture(root: string, tasks: FixtureTask[],
   }
   return root;
 }
+
+/**
+ * Transcript pieces for WebVoyager forks, which add their own user messages and rename things. Used with
+ * `writeWebVoyagerTranscript` to build the exact message sequence a fork wrote.
+ */
+export const wvMessages = {
+  /** The first observation: task text, start URL, element list and the screenshot. */
+  task: (intent: string, url: string) => ({
+    role: "user",
+    content: [
+      { type: "text", text: `Now given a task: ${intent}  Please interact with ${url} and get the answer. \nObservation: elements: [0]: <button> "Search";\t[1]: <input> "Query";` },
+      { type: "image_url", image_url: { url: "data:image/png;base64,{b64_img}" } },
+    ],
+  }),
+  /** A later observation with its screenshot. */
+  observation: () => ({
+    role: "user",
+    content: [
+      { type: "text", text: `Observation: elements: [0]: <button> "Search";\t[1]: <input> "Query";` },
+      { type: "image_url", image_url: { url: "data:image/png;base64,{b64_img}" } },
+    ],
+  }),
+  /** An observation as WebVoyager leaves it after clipping the context (the screenshot was sent). */
+  clipped: () => ({ role: "user", content: "Observation: A screenshot and some texts. (Omitted in context.)" }),
+  /** A fork's extra user message that is not an observation. */
+  reminder: (text = "Reflection: if the page did not change, try a different element.") => ({ role: "user", content: text }),
+  /** WebVoyager's reply to an action that could not run, in the original's spelling or the corrected one. */
+  failure: (spelling: "exected" | "executed") => ({
+    role: "user",
+    content: `The action you have chosen cannot be ${spelling}. Please double-check if you have selected the wrong Numerical Label or Action or Action format. Then provide the revised Thought and Action.`,
+  }),
+  reply: (action: string, thought = "working on it.") => ({ role: "assistant", content: `Thought: ${thought}\n\nAction: ${action}` }),
+};
+
+/** Writes one task folder with the given messages and `screenshot<N>.png` for each N (distinct images). */
+export async function writeWebVoyagerTranscript(dir: string, messages: unknown[], screenshots: number[], seedBase = 1): Promise<string> {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, "interact_messages.json"), JSON.stringify([{ role: "system", content: "You are a web agent (test fixture)." }, ...messages]));
+  for (const n of screenshots) fs.writeFileSync(path.join(dir, `screenshot${n}.png`), await tinyPng(seedBase + n));
+  return dir;
+}

@@ -57,11 +57,11 @@ describe("WebVoyager importer on a self-made fixture", () => {
     const report = await runImport(ctx, { path: runDir });
     expect(report.verdicts).toBe(2);
     const rows = ctx.db.$client
-      .prepare("select t.external_id, v.evaluator_name, v.kind, v.origin, v.verdict, v.rationale from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by t.external_id")
+      .prepare("select t.external_id, v.evaluator_name, v.k, v.kind, v.origin, v.verdict, v.rationale from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by t.external_id")
       .all();
     expect(rows).toEqual([
-      { external_id: "Eval--1", evaluator_name: "webvoyager:auto_eval (k=2)", kind: "judge", origin: "import", verdict: "success", rationale: "All good. SUCCESS" },
-      { external_id: "Eval--2", evaluator_name: "webvoyager:auto_eval (k=2)", kind: "judge", origin: "import", verdict: "failure", rationale: "Wrong. NOT SUCCESS" },
+      { external_id: "Eval--1", evaluator_name: "webvoyager:auto_eval", k: "2", kind: "judge", origin: "import", verdict: "success", rationale: "All good. SUCCESS" },
+      { external_id: "Eval--2", evaluator_name: "webvoyager:auto_eval", k: "2", kind: "judge", origin: "import", verdict: "failure", rationale: "Wrong. NOT SUCCESS" },
     ]);
     // A changed verdict in the log makes the trajectory "updated" and replaces the imported verdict.
     fs.writeFileSync(path.join(ctx.dir, "results", "evaluation.log"), block("taskEval--1", "On reflection, NOT SUCCESS", "0") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"));

@@ -44,7 +44,8 @@ describe("parseWebVoyagerAutoEvalLog", () => {
   });
   it("keeps the reply as rationale, the score, and k from the prompt", () => {
     expect(entries[0]!.verdict).toMatchObject({
-      evaluator: "webvoyager:auto_eval (k=3)",
+      evaluator: "webvoyager:auto_eval",
+      k: "3",
       evaluatorKind: "judge",
       score: 1,
       rationale: "The screenshots show the product page with a 4.7 rating.\nVerdict: SUCCESS",
