@@ -17,11 +17,11 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { parsePythonLiteral, type PyValue } from "../domain/actions/python-literal";
-import { parseVwaAction, splitVwaPrediction, vwaEarlyStop } from "../domain/actions/vwa";
+import { parseVwaAction, splitVwaPrediction, vwaEarlyStop, withModelTypeSubmit } from "../domain/actions/vwa";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { isDir, readTextFile } from "./fs-helpers";
 import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
-import { referenceAnswersFromEval, VWA_SITE_OFFSETS, vwaExternalId, vwaTaskSetName, WEBARENA_TASK_SET } from "./vwa-tasks";
+import { customExternalId, customTaskSet, referenceAnswersFromEval, VWA_SITE_OFFSETS, vwaExternalId, vwaTaskSetName, WEBARENA_SITES, WEBARENA_TASK_SET } from "./vwa-tasks";
 
 const RENDER_FILE = /^render_(\d+)\.html$/;
 const NEW_PAGE = "<h2>New Page</h2>";
@@ -79,16 +79,43 @@ function sectionText(block: string, starts: Map<Section, number>, section: Secti
   for (const at of starts.values()) if (at > start && at < end) end = at;
   let text = block.slice(tagEnd + 1, end);
   text = text.replace(/^\s*<pre>/, "");
-  // Trailing closers RenderHelper writes: </pre></div>, the buggy <div> after the observation, </div></div>, </body>…
-  text = text.replace(/(?:\s*<\/?(?:pre|div|body|html)>\s*)+$/i, "");
-  return text;
+  return trimTrailingClosers(text);
+}
+
+const TRAILING_CLOSER = /<\/?(?:pre|div|body|html)>$/i;
+const LONGEST_CLOSER = "</html>".length;
+
+function isSpace(ch: string | undefined): boolean {
+  return ch === " " || ch === "\n" || ch === "\t" || ch === "\r" || ch === "\f" || ch === "\v";
+}
+
+/**
+ * Drops the closers RenderHelper writes after a section (</pre></div>, the buggy <div> after the observation,
+ * </div></div>, </body>…) with the whitespace around them. A scan from the end, so a section padded with
+ * hundreds of thousands of spaces costs one pass (a regex anchored at `$` retried from every space).
+ */
+export function trimTrailingClosers(text: string): string {
+  let keep = text.length;
+  let end = text.length;
+  for (;;) {
+    while (end > 0 && isSpace(text[end - 1])) end--;
+    const closer = TRAILING_CLOSER.exec(text.slice(Math.max(0, end - LONGEST_CLOSER), end));
+    if (!closer) break;
+    end -= closer[0].length;
+    while (end > 0 && isSpace(text[end - 1])) end--;
+    keep = end;
+  }
+  return text.slice(0, keep);
 }
 
 function urlOf(block: string, starts: Map<Section, number>): string | null {
   const text = sectionText(block, starts, "url");
   if (text === null) return null;
-  const m = /URL:\s*([\s\S]*?)\s*(?:<\/a>|<\/h3>|$)/.exec(text);
-  const url = m?.[1]?.trim();
+  const at = text.indexOf("URL:");
+  if (at < 0) return null;
+  const rest = text.slice(at + "URL:".length);
+  const ends = [rest.indexOf("</a>"), rest.indexOf("</h3>")].filter((i) => i >= 0);
+  const url = rest.slice(0, ends.length ? Math.min(...ends) : rest.length).trim();
   return url ? url : null;
 }
 
@@ -218,24 +245,70 @@ export function parseVwaLog(text: string, logFile: string): VwaLogResult[] {
   const out: VwaLogResult[] = [];
   let config: string | null = null;
   let intent: string | null = null;
-  text.split("\n").forEach((line, i) => {
-    const c = /\[Config file\]: (.+?)\s*$/.exec(line);
+  text.split("\n").forEach((untrimmed, i) => {
+    // Trimmed first so the patterns end in a plain `$` (a lazy group before `\s*$` is quadratic on long lines).
+    const line = untrimmed.trimEnd();
+    const c = /\[Config file\]: (.+)$/.exec(line);
     if (c) {
       config = c[1]!;
       intent = null;
       return;
     }
-    const it = /\[Intent\]: (.*?)\s*$/.exec(line);
+    const it = /\[Intent\]: (.*)$/.exec(line);
     if (it) {
       intent = it[1]!;
       return;
     }
-    const r = /\[Result\] \((PASS|FAIL)\) (.+?)\s*$/.exec(line);
+    const r = /\[Result\] \((PASS|FAIL)\) (.+)$/.exec(line);
     if (r) {
       out.push({ configFile: r[2]!, intent: config === r[2] ? intent : null, pass: r[1] === "PASS", logFile, line: i + 1 });
     }
   });
   return out;
+}
+
+export interface VwaRunnerError {
+  configFile: string;
+  /** The `[Unhandled Error] …` text: the exception repr, on one line. */
+  error: string;
+  line: number;
+}
+
+const MAX_ERROR_CHARS = 2000;
+
+/**
+ * `[Config file]: p` followed by `[Unhandled Error] e` blocks of a result folder's `error.txt` (every run of the
+ * folder appends to it; the traceback lines that follow are not kept).
+ */
+export function parseVwaErrorFile(text: string): VwaRunnerError[] {
+  const out: VwaRunnerError[] = [];
+  let config: string | null = null;
+  text.split("\n").forEach((untrimmed, i) => {
+    const line = untrimmed.trimEnd();
+    const c = /^\[Config file\]: (.+)$/.exec(line);
+    if (c) {
+      config = c[1]!;
+      return;
+    }
+    const e = /^\[Unhandled Error\] (.+)$/.exec(line);
+    if (e && config !== null) {
+      const error = e[1]!.length > MAX_ERROR_CHARS ? `${e[1]!.slice(0, MAX_ERROR_CHARS)}…` : e[1]!;
+      out.push({ configFile: config, error, line: i + 1 });
+      config = null;
+    }
+  });
+  return out;
+}
+
+/**
+ * Whether a config path the runner logged (`config_files/12.json`, `config_files/vwa/test_reddit/12.json`, or the
+ * temporary copy `/tmp/tmpab12/12.json`) is this task's: same `<task_id>.json`, and no other VWA site's folder.
+ */
+function namesTaskConfig(configFile: string, taskId: number, vwaSite: string | null): boolean {
+  const base = configFile.split(/[\\/]/).pop();
+  if (base !== `${taskId}.json`) return false;
+  const dirSite = /test_(classifieds|reddit|shopping)[\\/]/.exec(configFile)?.[1];
+  return dirSite === undefined || dirSite === vwaSite;
 }
 
 async function logFilesFor(resultDir: string): Promise<string[]> {
@@ -265,8 +338,14 @@ async function logFilesFor(resultDir: string): Promise<string[]> {
 interface RunInfo {
   dir: string;
   key: string;
+  /** What the run is called in the dashboard: the folder path below the imported folder when it is nested. */
+  name: string;
   config: Record<string, unknown> | null;
   logs: VwaLogResult[];
+  errors: VwaRunnerError[];
+  errorFile: string;
+  /** Repairs that concern every trajectory of the run (an unreadable config.json). */
+  warnings: string[];
 }
 
 const VWA_SITES = Object.keys(VWA_SITE_OFFSETS);
@@ -277,26 +356,44 @@ function stringList(v: PyValue | undefined): string[] {
   return [];
 }
 
+function configBaseDir(run: RunInfo): string | null {
+  const base = run.config?.test_config_base_dir;
+  return typeof base === "string" ? base : null;
+}
+
 /** Which VWA site file a task comes from: the run's config dir, then the login state file, then the first site. */
 function vwaSiteOf(sites: string[], storageState: string | null, run: RunInfo): string | null {
   const vwaSites = sites.filter((s) => VWA_SITES.includes(s));
   if (!vwaSites.length) return null;
-  const base = run.config?.test_config_base_dir;
-  const fromDir = typeof base === "string" ? /test_(classifieds|reddit|shopping)\b/.exec(base)?.[1] : undefined;
+  const fromDir = /test_(classifieds|reddit|shopping)\b/.exec(configBaseDir(run) ?? "")?.[1];
   if (fromDir && vwaSites.includes(fromDir)) return fromDir;
   const fromState = storageState ? /([a-z]+)_state\.json$/.exec(storageState)?.[1] : undefined;
   if (fromState && vwaSites.includes(fromState)) return fromState;
   return vwaSites[0]!;
 }
 
+/** The site naming a custom deployment's task set: the run's `test_<site>` config dir, else its first unknown site. */
+function customSiteOf(sites: string[], run: RunInfo): string {
+  const fromDir = /test_([A-Za-z0-9_-]+?)(?:\.raw)?(?:[\\/]|$)/.exec(configBaseDir(run) ?? "")?.[1];
+  if (fromDir && sites.includes(fromDir)) return fromDir;
+  return sites.find((s) => !VWA_SITES.includes(s) && !WEBARENA_SITES.includes(s)) ?? sites[0] ?? "custom";
+}
+
 function isVwaConfig(config: Record<string, string>, sites: string[], run: RunInfo): boolean {
   if (sites.includes("classifieds")) return true;
   if (["reasoning_difficulty", "visual_difficulty", "overall_difficulty", "image"].some((k) => k in config)) return true;
-  const base = run.config?.test_config_base_dir;
-  return typeof base === "string" && /(^|[\\/])vwa([\\/]|$)/.test(base);
+  return /(^|[\\/])vwa([\\/]|$)/.test(configBaseDir(run) ?? "");
 }
 
-function taskFromConfig(config: Record<string, string>, file: string, run: RunInfo): { task: ImportTask; taskId: number; benchmark: string; site: string | null } {
+interface RenderTask {
+  task: ImportTask;
+  taskId: number;
+  benchmark: string;
+  /** The VisualWebArena site file the task comes from; null for WebArena and custom deployments. */
+  vwaSite: string | null;
+}
+
+function taskFromConfig(config: Record<string, string>, file: string, run: RunInfo): RenderTask {
   const taskIdText = config.task_id?.trim();
   if (taskIdText === undefined || !/^\d+$/.test(taskIdText)) {
     throw new ImportError(file, 'the task config block (<pre> before the first "New Page") has no integer task_id');
@@ -309,8 +406,10 @@ function taskFromConfig(config: Record<string, string>, file: string, run: RunIn
   const ev = configValue(config.eval);
   const evalObj = ev && typeof ev === "object" && !Array.isArray(ev) ? (ev as Record<string, PyValue>) : null;
   const vwa = isVwaConfig(config, sites, run);
-  const site = vwa ? vwaSiteOf(sites, typeof storage === "string" ? storage : null, run) : null;
-  if (vwa && !site) throw new ImportError(file, `a VisualWebArena task must name classifieds, reddit or shopping in "sites" (got ${JSON.stringify(sites)})`);
+  const vwaSite = vwa ? vwaSiteOf(sites, typeof storage === "string" ? storage : null, run) : null;
+  // A site outside the published deployments is someone's own: its tasks get their own set instead of being refused.
+  const custom = vwa ? vwaSite === null : sites.some((s) => !WEBARENA_SITES.includes(s));
+  const customSite = custom ? customSiteOf(sites, run) : null;
   const difficulty = {
     overall: config.overall_difficulty?.trim() || null,
     reasoning: config.reasoning_difficulty?.trim() || null,
@@ -321,9 +420,9 @@ function taskFromConfig(config: Record<string, string>, file: string, run: RunIn
   for (const [k, v] of Object.entries(config)) if (!known.has(k)) extra[k] = configValue(v) ?? null;
   const evalTypes = evalObj ? stringList(evalObj.eval_types) : [];
   const task: ImportTask = {
-    taskSet: vwa ? { name: vwaTaskSetName(site!), benchmark: "visualwebarena" } : WEBARENA_TASK_SET,
-    externalId: vwa ? vwaExternalId(site!, taskId) : `webarena.${taskId}`,
-    site: vwa ? site : sites.join("+") || null,
+    taskSet: vwaSite ? { name: vwaTaskSetName(vwaSite), benchmark: "visualwebarena" } : customSite ? customTaskSet(customSite) : WEBARENA_TASK_SET,
+    externalId: vwaSite ? vwaExternalId(vwaSite, taskId) : customSite ? customExternalId(customSite, taskId) : `webarena.${taskId}`,
+    site: vwaSite ?? (sites.join("+") || null),
     intent,
     startUrl: config.start_url?.trim() || null,
     inputImages: stringList(configValue(config.image)),
@@ -333,7 +432,7 @@ function taskFromConfig(config: Record<string, string>, file: string, run: RunIn
     tags: [...sites.map((s) => `site:${s}`), ...evalTypes.map((e) => `eval:${e}`)],
     extra,
   };
-  return { task, taskId, benchmark: vwa ? "visualwebarena" : "webarena", site };
+  return { task, taskId, benchmark: vwa ? "visualwebarena" : "webarena", vwaSite };
 }
 
 function base64Image(b64: string, origin: string): ImageRef {
@@ -341,21 +440,14 @@ function base64Image(b64: string, origin: string): ImageRef {
 }
 
 /** The runner's own verdict for this task: the last [Result] line whose config file is `<task_id>.json` of this task. */
-function verdictFor(run: RunInfo, taskId: number, site: string | null, intent: string, benchmark: string): ImportVerdict | null {
-  const name = `${taskId}.json`;
-  const candidates = run.logs.filter((r) => {
-    if (path.basename(r.configFile) !== name) return false;
-    // A path naming another site's config folder belongs to that site's task with the same per-site id.
-    const dirSite = /test_(classifieds|reddit|shopping)[\\/]/.exec(r.configFile)?.[1];
-    if (site && dirSite && dirSite !== site) return false;
-    if (!site && dirSite) return false;
-    if (r.intent !== null && r.intent.trim() !== intent.trim()) return false;
-    return true;
-  });
+function verdictFor(run: RunInfo, t: RenderTask): ImportVerdict | null {
+  const candidates = run.logs.filter(
+    (r) => namesTaskConfig(r.configFile, t.taskId, t.vwaSite) && (r.intent === null || r.intent.trim() === t.task.intent.trim()),
+  );
   const hit = candidates[candidates.length - 1];
   if (!hit) return null;
   return {
-    evaluator: `${benchmark}:result-log`,
+    evaluator: `${t.benchmark}:result-log`,
     evaluatorKind: "rule",
     verdict: hit.pass ? "success" : "failure",
     // PASS means the evaluators' product score was exactly 1; a FAIL line does not say how far below 1 it was.
@@ -365,25 +457,32 @@ function verdictFor(run: RunInfo, taskId: number, site: string | null, intent: s
   };
 }
 
+/** The last unhandled error error.txt records for this task, in words for the outcome. */
+function runnerErrorFor(run: RunInfo, t: RenderTask): string | null {
+  const hits = run.errors.filter((e) => namesTaskConfig(e.configFile, t.taskId, t.vwaSite));
+  const hit = hits[hits.length - 1];
+  return hit ? `${hit.error} (${path.basename(run.errorFile)} line ${hit.line})` : null;
+}
+
 async function readRenderTrajectory(file: string, run: RunInfo): Promise<ImportItem> {
   const html = await readTextFile(file);
   const parsed = parseRenderHtml(html);
   if (!Object.keys(parsed.config).length) throw new ImportError(file, "has no task config block (<pre> with task_id) before the first step");
-  const { task, taskId, benchmark, site } = taskFromConfig(parsed.config, file, run);
+  const rt = taskFromConfig(parsed.config, file, run);
   const fileId = RENDER_FILE.exec(path.basename(file))?.[1];
-  if (fileId !== undefined && Number(fileId) !== taskId) {
-    throw new ImportError(file, `file name says task ${fileId} but its config block says task_id ${taskId}`);
+  if (fileId !== undefined && Number(fileId) !== rt.taskId) {
+    throw new ImportError(file, `file name says task ${fileId} but its config block says task_id ${rt.taskId}`);
   }
-  if (!parsed.steps.length) throw new ImportError(file, `has no steps (no "${NEW_PAGE}" block)`);
 
   const somRun = run.config?.observation_type === "image_som" || run.config?.action_set_tag === "som";
   const steps: ImportStep[] = parsed.steps.map((s, i) => {
     const elements = parseSomObservation(s.observation);
-    const fromRendered = s.parsedAction !== null && s.parsedAction.trim() !== "" ? parseVwaAction(s.parsedAction) : null;
+    const split = s.rawPrediction ? splitVwaPrediction(s.rawPrediction) : null;
+    const fromRendered =
+      s.parsedAction !== null && s.parsedAction.trim() !== "" ? withModelTypeSubmit(parseVwaAction(s.parsedAction), split?.action ?? null) : null;
     const fromRepr = fromRendered === null && s.actionObject ? actionFromRepr(s.actionObject) : null;
     const action: ParsedAction =
       fromRendered ?? fromRepr ?? { type: "unparsed", value: null, parseError: "the step has no parsed_action and no readable action_object" };
-    const split = s.rawPrediction ? splitVwaPrediction(s.rawPrediction) : null;
     return {
       index: i,
       screenshot: s.imageBase64 ? base64Image(s.imageBase64, `${file} (step ${i + 1} screenshot)`) : null,
@@ -403,37 +502,53 @@ async function readRenderTrajectory(file: string, run: RunInfo): Promise<ImportI
     if (i > 0 && s.prevAction && FAILED_PREVIOUS.test(s.prevAction.trim())) steps[i - 1]!.error = s.prevAction.trim();
   });
 
-  const last = steps[steps.length - 1]!;
+  const runnerError = runnerErrorFor(run, rt);
   let finalAnswer: string | null = null;
-  let outcome: Outcome = "unknown";
-  let outcomeDetail: string | null = "the render has no final stop action (interrupted, or the environment ended the episode)";
-  if (last.action.type === "answer") {
-    const early = vwaEarlyStop(last.action.value ?? "");
-    if (early) {
-      // The runner, not the model, wrote this stop: keep it out of the answer.
-      outcome = early.outcome;
-      outcomeDetail = early.detail;
-      last.error = early.detail;
-      last.action = { type: "noop", value: null };
-    } else {
-      finalAnswer = last.action.value ?? "";
-      outcome = "answered";
-      outcomeDetail = null;
-    }
+  let outcome: Outcome;
+  let outcomeDetail: string | null;
+  const last = steps[steps.length - 1];
+  if (!last) {
+    // The environment crashed before the first observation was rendered: nothing to replay, but the attempt counts.
+    outcome = "error";
+    outcomeDetail = runnerError
+      ? `the run failed before the first step: ${runnerError}`
+      : "the render has no step: the run stopped before the first observation (error.txt names no error for this task)";
+  } else if (last.action.type === "answer" && vwaEarlyStop(last.action.value ?? "")) {
+    // The runner, not the model, wrote this stop: keep it out of the answer.
+    const early = vwaEarlyStop(last.action.value ?? "")!;
+    outcome = early.outcome;
+    outcomeDetail = early.detail;
+    last.error = early.detail;
+    last.action = { type: "noop", value: null };
+  } else if (last.action.type === "answer") {
+    finalAnswer = last.action.value ?? "";
+    outcome = "answered";
+    outcomeDetail = null;
+  } else if (runnerError) {
+    outcome = "error";
+    outcomeDetail = `the run failed: ${runnerError}`;
+  } else {
+    outcome = "unknown";
+    outcomeDetail = "the render has no final stop action (interrupted, or the environment ended the episode)";
   }
-  const verdict = verdictFor(run, taskId, site, task.intent, benchmark);
+  // A task that stopped and then failed (most often while being evaluated) keeps its outcome; the error is told.
+  if (last && runnerError && !outcomeDetail?.includes(runnerError)) {
+    outcomeDetail = [outcomeDetail, `then the run failed: ${runnerError}`].filter(Boolean).join("; ");
+  }
+
+  const verdict = verdictFor(run, rt);
   const model = typeof run.config?.model === "string" ? run.config.model : null;
   const agentType = typeof run.config?.agent_type === "string" ? run.config.agent_type : null;
   return {
     kind: "trajectory",
     trajectory: {
-      task,
+      task: rt.task,
       run: {
         runKey: run.key,
-        name: path.basename(run.dir),
+        name: run.name,
         agentName: agentType ? `VisualWebArena ${agentType} agent` : "VisualWebArena agent",
         model,
-        sourceSystem: benchmark,
+        sourceSystem: rt.benchmark,
         config: run.config,
       },
       attempt: 0,
@@ -443,6 +558,7 @@ async function readRenderTrajectory(file: string, run: RunInfo): Promise<ImportI
       sourcePath: file,
       steps,
       verdicts: verdict ? [verdict] : [],
+      ...(run.warnings.length ? { warnings: [...run.warnings] } : {}),
     },
   };
 }
@@ -456,47 +572,73 @@ async function renderFilesIn(dir: string): Promise<string[]> {
     .map((n) => path.join(dir, n));
 }
 
-/** Result folders under the input: the input itself, or its sub-folders (one per site or run). */
-async function findResultDirs(input: string): Promise<{ dir: string; files: string[] }[]> {
+/** How deep result folders are looked for below the input (`retrieval/<method>/<model>/<timestamp>/…`). */
+const MAX_RESULT_DEPTH = 8;
+/** Folders the runner writes beside the renders; never result folders themselves. */
+const NOT_RESULT_DIRS = new Set(["log_files", "traces", "node_modules"]);
+
+interface ResultDir {
+  dir: string;
+  /** Path below the imported folder ("" for the folder itself). */
+  rel: string;
+  files: string[];
+}
+
+/**
+ * Result folders under the input at any depth: every folder holding render files is one run (a leaf), wherever it
+ * sits (`results/<run>/<timestamp>/`, `baseline/<model>/`). Symbolic links are not followed.
+ */
+async function findResultDirs(input: string, limit = Infinity): Promise<ResultDir[]> {
   if (!(await isDir(input))) {
-    return RENDER_FILE.test(path.basename(input)) && fs.existsSync(input) ? [{ dir: path.dirname(input), files: [input] }] : [];
+    return RENDER_FILE.test(path.basename(input)) && fs.existsSync(input) ? [{ dir: path.dirname(input), rel: "", files: [input] }] : [];
   }
-  const direct = await renderFilesIn(input);
-  if (direct.length) return [{ dir: input, files: direct }];
-  const out: { dir: string; files: string[] }[] = [];
-  const entries = await fsp.readdir(input, { withFileTypes: true }).catch(() => []);
-  for (const e of entries.filter((d) => d.isDirectory() && !d.name.startsWith(".")).sort((a, b) => a.name.localeCompare(b.name, "en", { numeric: true }))) {
-    const files = await renderFilesIn(path.join(input, e.name));
-    if (files.length) out.push({ dir: path.join(input, e.name), files });
-  }
+  const out: ResultDir[] = [];
+  const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
+    if (out.length >= limit) return;
+    const files = await renderFilesIn(dir);
+    if (files.length) out.push({ dir, rel, files });
+    if (depth >= MAX_RESULT_DEPTH) return;
+    const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+    const subdirs = entries
+      .filter((e) => e.isDirectory() && !e.name.startsWith(".") && !NOT_RESULT_DIRS.has(e.name))
+      .map((e) => e.name)
+      .sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+    for (const name of subdirs) await walk(path.join(dir, name), rel ? `${rel}/${name}` : name, depth + 1);
+  };
+  await walk(input, "", 0);
   return out;
 }
 
-async function runInfo(dir: string): Promise<RunInfo> {
-  const real = fs.realpathSync(dir);
+async function runInfo(d: ResultDir, input: string): Promise<RunInfo> {
+  const real = fs.realpathSync(d.dir);
+  const warnings: string[] = [];
   let config: Record<string, unknown> | null = null;
-  const configFile = path.join(dir, "config.json");
+  const configFile = path.join(d.dir, "config.json");
   if (fs.existsSync(configFile)) {
-    const text = await readTextFile(configFile);
+    // The run's arguments only describe the run; a broken file costs those, not the trajectories.
     try {
-      const v = JSON.parse(text) as unknown;
+      const v = JSON.parse(await readTextFile(configFile)) as unknown;
       if (v && typeof v === "object" && !Array.isArray(v)) config = v as Record<string, unknown>;
-      else throw new ImportError(configFile, "expected a JSON object of run arguments");
+      else warnings.push(`${configFile}: expected a JSON object of run arguments; the run's settings were not imported`);
     } catch (e) {
-      if (e instanceof ImportError) throw e;
-      throw new ImportError(configFile, `is not valid JSON (${(e as Error).message})`);
+      const problem = e instanceof ImportError ? e.problem : `is not valid JSON (${(e as Error).message})`;
+      warnings.push(`${configFile}: ${problem}; the run's settings were not imported`);
     }
   }
   const logs: VwaLogResult[] = [];
-  for (const f of await logFilesFor(dir)) logs.push(...parseVwaLog(await readTextFile(f), f));
-  return { dir, key: `visualwebarena:${real}`, config, logs };
+  for (const f of await logFilesFor(d.dir)) logs.push(...parseVwaLog(await readTextFile(f), f));
+  const errorFile = path.join(d.dir, "error.txt");
+  const errors = fs.existsSync(errorFile) ? parseVwaErrorFile(await readTextFile(errorFile)) : [];
+  // A nested leaf is named by its path from the imported folder, since its own name is often just a timestamp.
+  const name = d.rel ? `${path.basename(path.resolve(input))}/${d.rel}` : path.basename(d.dir);
+  return { dir: d.dir, key: `visualwebarena:${real}`, name, config, logs, errors, errorFile, warnings };
 }
 
 export const vwaRenderImporter: Importer = {
   format: "vwa-render",
-  description: "VisualWebArena / WebArena results: render_<task_id>.html (+ config.json, log_files/log_*.log verdicts)",
+  description: "VisualWebArena / WebArena results: render_<task_id>.html at any depth (+ config.json, error.txt, log_files/log_*.log verdicts)",
   async sniff(input) {
-    const dirs = await findResultDirs(input);
+    const dirs = await findResultDirs(input, 1);
     if (!dirs.length) return 0;
     return (await isDir(input)) ? 0.9 : 0.95;
   },
@@ -505,8 +647,15 @@ export const vwaRenderImporter: Importer = {
     if (!dirs.length) throw new ImportError(input, "no render_<task_id>.html files found");
     options.onTotal?.(dirs.reduce((n, d) => n + d.files.length, 0));
     for (const d of dirs) {
-      const run = await runInfo(d.dir);
-      for (const f of d.files) yield await readRenderTrajectory(f, run);
+      const run = await runInfo(d, input);
+      for (const f of d.files) {
+        try {
+          yield await readRenderTrajectory(f, run);
+        } catch (e) {
+          if (!(e instanceof ImportError)) throw e;
+          yield { kind: "skipped", path: f, reason: e.message };
+        }
+      }
     }
   },
 };

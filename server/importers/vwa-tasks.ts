@@ -11,7 +11,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import type { ReferenceAnswer } from "../domain/types";
 import { isDir, readJsonFile } from "./fs-helpers";
-import { ImportError, type ImportTask, type Importer } from "./types";
+import { ImportError, type ImportTask, type ImportTaskSet, type Importer } from "./types";
 
 export const VWA_SITE_OFFSETS: Record<string, number> = { classifieds: 0, reddit: 234, shopping: 444 };
 
@@ -26,6 +26,21 @@ export function vwaTaskSetName(site: string): string {
 }
 
 export const WEBARENA_TASK_SET = { name: "WebArena", benchmark: "webarena" } as const;
+
+/** The sites of the published WebArena deployment; tasks on any other site come from a deployment of one's own. */
+export const WEBARENA_SITES: readonly string[] = ["shopping", "shopping_admin", "reddit", "gitlab", "map", "wikipedia"];
+
+/**
+ * Tasks written for a deployment of one's own (a site that is neither WebArena's nor VisualWebArena's): a task set
+ * per site, ids `<site>.<task_id>`, so a `test_<site>.raw.json` task file and the renders of its runs join.
+ */
+export function customTaskSet(site: string): ImportTaskSet {
+  return { name: `WebArena-style ${site}`, benchmark: "webarena" };
+}
+
+export function customExternalId(site: string, taskId: number): string {
+  return `${site}.${taskId}`;
+}
 
 const FILE_RE = /^test_(.+)\.raw\.json$/;
 
@@ -83,8 +98,8 @@ function toTask(raw: unknown, index: number, file: string, fileSite: string): Im
       ? { name: vwaTaskSetName(fileSite), benchmark: "visualwebarena" }
       : fileSite === "webarena"
         ? WEBARENA_TASK_SET
-        : { name: `WebArena-style ${fileSite}`, benchmark: "webarena" },
-    externalId: isVwa ? vwaExternalId(fileSite, task_id) : `${fileSite}.${task_id}`,
+        : customTaskSet(fileSite),
+    externalId: isVwa ? vwaExternalId(fileSite, task_id) : customExternalId(fileSite, task_id),
     site: isVwa ? fileSite : sites.join("+") || null,
     intent: intent.trim(),
     startUrl: typeof start_url === "string" ? start_url : null,

@@ -117,6 +117,13 @@ export function logLines(records: { configFile: string; intent: string; pass: bo
   return lines.join("\n") + "\n";
 }
 
+/** error.txt as run.py appends it: the config file, the exception repr on one line, then the traceback. */
+export function errorTxt(records: { configFile: string; error: string }[]): string {
+  return records
+    .map((r) => `[Config file]: ${r.configFile}\n[Unhandled Error] ${r.error}\nTraceback (most recent call last):\n  File "run.py", line 312, in test\n    raise\n${r.error}\n`)
+    .join("");
+}
+
 export const SHOPPING_CONFIG = {
   sites: ["shopping"],
   task_id: 12,

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { IMPORTERS } from "../../server/importers/registry";
-import type { ImportTrajectory } from "../../server/importers/types";
+import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
 import { vwaRenderImporter } from "../../server/importers/vwa-render";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
@@ -182,66 +182,58 @@ describe.skipIf(!vwaConfigs)("VWA render joins the task configs from ../shared (
   });
 });
 
-describe("malformed renders are rejected with an exact error and nothing written", () => {
-  async function expectRejected(setup: (dir: string) => Promise<string | RegExp>) {
+describe("unreadable renders are skipped with a reason naming the file; the rest of the folder imports", () => {
+  async function expectSkipped(setup: (dir: string) => Promise<{ file: string; reason: string }>) {
+    const dir = path.join(ctx.dir, "bad results");
+    await writeVwaResultDir(dir, 100);
+    const expected = await setup(dir);
+    const items: ImportItem[] = [];
+    for await (const item of vwaRenderImporter.read(dir, {})) items.push(item);
+    expect(items.filter((i) => i.kind === "skipped")).toEqual([{ kind: "skipped", path: expected.file, reason: expected.reason }]);
+    // The other render of the folder still comes through.
+    expect(items.filter((i) => i.kind === "trajectory")).toHaveLength(1);
+  }
+
+  it("a render without the config block", async () => {
+    await expectSkipped(async (dir) => {
+      const file = path.join(dir, "render_3.html");
+      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(/<pre>sites:[\s\S]*?<\/pre>/, ""));
+      return { file, reason: `${file}: has no task config block (<pre> with task_id) before the first step` };
+    });
+  });
+
+  it("a render whose config has no task_id", async () => {
+    await expectSkipped(async (dir) => {
+      const file = path.join(dir, "render_3.html");
+      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("task_id: 3\n", ""));
+      return { file, reason: `${file}: the task config block (<pre> before the first "New Page") has no integer task_id` };
+    });
+  });
+
+  it("a render whose file name and task_id disagree", async () => {
+    await expectSkipped(async (dir) => {
+      const file = path.join(dir, "render_4.html");
+      fs.renameSync(path.join(dir, "render_3.html"), file);
+      return { file, reason: `${file}: file name says task 4 but its config block says task_id 3` };
+    });
+  });
+});
+
+describe("malformed screenshots are rejected with an exact error and nothing written", () => {
+  it("a screenshot whose base64 is not an image", async () => {
     const ok = await writeVwaResultDir(path.join(ctx.dir, "ok"));
     await runImport(ctx, { path: ok });
     const before = storeSnapshot(ctx);
     const dir = path.join(ctx.dir, "bad results");
     await writeVwaResultDir(dir, 100);
-    const expected = await setup(dir);
-    await expect(runImport(ctx, { path: dir, format: "vwa-render" })).rejects.toThrow(expected);
+    const file = path.join(dir, "render_12.html");
+    const html = fs.readFileSync(file, "utf8");
+    const second = html.indexOf("data:image/png;base64,", html.indexOf("data:image/png;base64,") + 1) + "data:image/png;base64,".length;
+    fs.writeFileSync(file, html.slice(0, second) + Buffer.from("<html>not a png</html>").toString("base64") + html.slice(html.indexOf("'", second)));
+    await expect(runImport(ctx, { path: dir, format: "vwa-render" })).rejects.toThrow(
+      new RegExp(`^${escapeRegExp(`${file} (step 2 screenshot): is not a PNG, JPEG, WebP or GIF image`)}$`),
+    );
     expect(storeSnapshot(ctx)).toEqual(before);
-  }
-
-  it("a render without the config block", async () => {
-    await expectRejected(async (dir) => {
-      const file = path.join(dir, "render_3.html");
-      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace(/<pre>sites:[\s\S]*?<\/pre>/, ""));
-      return `${file}: has no task config block (<pre> with task_id) before the first step`;
-    });
-  });
-
-  it("a render whose config has no task_id", async () => {
-    await expectRejected(async (dir) => {
-      const file = path.join(dir, "render_3.html");
-      fs.writeFileSync(file, fs.readFileSync(file, "utf8").replace("task_id: 3\n", ""));
-      return `${file}: the task config block (<pre> before the first "New Page") has no integer task_id`;
-    });
-  });
-
-  it("a render cut off before its first step", async () => {
-    await expectRejected(async (dir) => {
-      const file = path.join(dir, "render_3.html");
-      const html = fs.readFileSync(file, "utf8");
-      fs.writeFileSync(file, html.slice(0, html.indexOf("<h2>New Page</h2>")));
-      return `${file}: has no steps (no "<h2>New Page</h2>" block)`;
-    });
-  });
-
-  it("a render whose file name and task_id disagree", async () => {
-    await expectRejected(async (dir) => {
-      const file = path.join(dir, "render_4.html");
-      fs.renameSync(path.join(dir, "render_3.html"), file);
-      return `${file}: file name says task 4 but its config block says task_id 3`;
-    });
-  });
-
-  it("a screenshot whose base64 is not an image", async () => {
-    await expectRejected(async (dir) => {
-      const file = path.join(dir, "render_12.html");
-      const html = fs.readFileSync(file, "utf8");
-      const second = html.indexOf("data:image/png;base64,", html.indexOf("data:image/png;base64,") + 1) + "data:image/png;base64,".length;
-      fs.writeFileSync(file, html.slice(0, second) + Buffer.from("<html>not a png</html>").toString("base64") + html.slice(html.indexOf("'", second)));
-      return new RegExp(`^${escapeRegExp(`${file} (step 2 screenshot): is not a PNG, JPEG, WebP or GIF image`)}$`);
-    });
-  });
-
-  it("an invalid config.json", async () => {
-    await expectRejected(async (dir) => {
-      fs.writeFileSync(path.join(dir, "config.json"), "{ not json");
-      return new RegExp(`^${escapeRegExp(path.join(dir, "config.json"))}: is not valid JSON \\(`);
-    });
   });
 
   it("a folder without render files", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractVwaAction, parseVwaAction, parseVwaPrediction, splitVwaPrediction, vwaEarlyStop } from "../../server/domain/actions/vwa";
+import { extractVwaAction, parseVwaAction, parseVwaPrediction, splitVwaPrediction, vwaEarlyStop, withModelTypeSubmit } from "../../server/domain/actions/vwa";
 import type { ParsedAction } from "../../server/domain/types";
 
 describe("parseVwaAction: the model's id-based actions", () => {
@@ -120,5 +120,25 @@ describe("vwaEarlyStop", () => {
   ];
   it.each(cases)("%j", (answer, expected) => {
     expect(vwaEarlyStop(answer)).toEqual(expected);
+  });
+});
+
+describe("withModelTypeSubmit: Enter rendered as a trailing space", () => {
+  const rendered = parseVwaAction("type [20] [search term ] where [20] is Today");
+
+  it("reads the space as Enter when the model's action asked for Enter on the same text", () => {
+    expect(rendered).toEqual({ type: "type", target: "20", value: "search term ", submit: false });
+    expect(withModelTypeSubmit(rendered, "type [20] [search term] [1]")).toEqual({ type: "type", target: "20", value: "search term", submit: true });
+    // Without a flag VisualWebArena presses Enter too.
+    expect(withModelTypeSubmit(rendered, "type [20] [search term]")).toEqual({ type: "type", target: "20", value: "search term", submit: true });
+  });
+
+  it("keeps the rendered action when the model did not ask for Enter, typed other text, or is unknown", () => {
+    expect(withModelTypeSubmit(rendered, "type [20] [search term] [0]")).toBe(rendered);
+    expect(withModelTypeSubmit(rendered, "type [21] [search term] [1]")).toBe(rendered);
+    expect(withModelTypeSubmit(rendered, "type [20] [search] [1]")).toBe(rendered);
+    expect(withModelTypeSubmit(rendered, null)).toBe(rendered);
+    const click = parseVwaAction("click [3] where [3]");
+    expect(withModelTypeSubmit(click, "type [3] [x] [1]")).toBe(click);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { actionFromRepr, configValue, parseRenderHtml, parseSomObservation, parseVwaLog } from "../../server/importers/vwa-render";
+import { actionFromRepr, configValue, parseRenderHtml, parseSomObservation, parseVwaErrorFile, parseVwaLog, trimTrailingClosers } from "../../server/importers/vwa-render";
 
 describe("parseRenderHtml: tolerant extraction keyed on class markers", () => {
   const html =
@@ -94,6 +94,47 @@ describe("parseVwaLog", () => {
     expect(parseVwaLog(log, "log.log")).toEqual([
       { configFile: "config_files/vwa/test_reddit/3.json", intent: "Find the post.", pass: true, logFile: "log.log", line: 3 },
       { configFile: "config_files/vwa/test_reddit/4.json", intent: null, pass: false, logFile: "log.log", line: 4 },
+    ]);
+  });
+});
+
+describe("padding cannot stall the parser (security review L4)", () => {
+  const pad = " ".repeat(400_000);
+
+  it("trims closers and their whitespace, and leaves whitespace that no closer follows", () => {
+    expect(trimTrailingClosers("click [1]  </pre>\n</div> </div>\n")).toBe("click [1]");
+    expect(trimTrailingClosers("keep  ")).toBe("keep  ");
+    expect(trimTrailingClosers(`text${pad}</pre>${pad}</div>${pad}`)).toBe("text");
+    expect(trimTrailingClosers(`text${pad}x`)).toBe(`text${pad}x`);
+  });
+
+  it("reads a step whose sections are padded with 400k spaces", () => {
+    const html =
+      "<html><body><pre>task_id: 1\nintent: x\n</pre><h2>New Page</h2>" +
+      `<h3 class='url'><a href=http://a.test/>URL: http://a.test/${pad}</a></h3>` +
+      `<div class='state_obv'><pre>[1] [A] [Home]${pad}</pre>${pad}<div>` +
+      `<div class='predict_action'><div class='parsed_action'><pre>click [1]${pad}</pre>${pad}</div>${pad}x</div></body></html>`;
+    const [step] = parseRenderHtml(html).steps;
+    expect(step!.url).toBe("http://a.test/");
+    expect(step!.observation).toBe("[1] [A] [Home]");
+    expect(step!.parsedAction).toBe(`click [1]${pad}</pre>${pad}</div>${pad}x`);
+  });
+
+  it("reads log lines padded with 400k spaces", () => {
+    const log = `[Config file]: a/1.json${pad}x\n[Result] (PASS) a/1.json${pad}\n`;
+    expect(parseVwaLog(log, "log")).toEqual([{ configFile: "a/1.json", intent: null, pass: true, logFile: "log", line: 2 }]);
+  });
+});
+
+describe("parseVwaErrorFile: error.txt blocks", () => {
+  it("pairs each config file with its unhandled error and skips the traceback", () => {
+    const text =
+      "[Config file]: config_files/8.json\n[Unhandled Error] KeyError('action_type')\nTraceback (most recent call last):\n  File \"run.py\", line 312\nKeyError: 'action_type'\n" +
+      "[Config file]: /tmp/tmp7baqjiwm/11.json\n[Unhandled Error] LookupError(\"\\n***\\n  Resource punkt not found.\")\n" +
+      "[Config file]: config_files/9.json\n";
+    expect(parseVwaErrorFile(text)).toEqual([
+      { configFile: "config_files/8.json", error: "KeyError('action_type')", line: 2 },
+      { configFile: "/tmp/tmp7baqjiwm/11.json", error: 'LookupError("\\n***\\n  Resource punkt not found.")', line: 7 },
     ]);
   });
 });

@@ -156,3 +156,17 @@ export function vwaEarlyStop(answer: string): { outcome: "step_limit" | "error";
   if (/^ERROR:/.test(a)) return { outcome: "error", detail: a };
   return null;
 }
+
+/**
+ * Some WebArena forks render the Enter of `type [id] [text] [1]` as a trailing space rather than a newline
+ * (`type [20] [query ] where [20] is …`). The model's own action says whether Enter was pressed: when it asked for
+ * Enter and typed the same text without the space, the rendered action is read as typed-then-submitted.
+ */
+export function withModelTypeSubmit(rendered: ParsedAction, modelAction: string | null): ParsedAction {
+  if (rendered.type !== "type" || rendered.submit || modelAction === null) return rendered;
+  const text = rendered.value ?? "";
+  if (!text.endsWith(" ")) return rendered;
+  const model = parseVwaAction(modelAction);
+  if (model.type !== "type" || !model.submit || model.target !== rendered.target || model.value !== text.slice(0, -1)) return rendered;
+  return { ...rendered, value: model.value, submit: true };
+}
