@@ -182,7 +182,7 @@ describe.skipIf(!vwaConfigs)("VWA render joins the task configs from ../shared (
   });
 });
 
-describe("malformed renders are rejected with an exact error and nothing written", () => {
+describe("malformed renders are rejected by a strict import with an exact error and nothing written", () => {
   async function expectRejected(setup: (dir: string) => Promise<string | RegExp>) {
     const ok = await writeVwaResultDir(path.join(ctx.dir, "ok"));
     await runImport(ctx, { path: ok });
@@ -190,7 +190,7 @@ describe("malformed renders are rejected with an exact error and nothing written
     const dir = path.join(ctx.dir, "bad results");
     await writeVwaResultDir(dir, 100);
     const expected = await setup(dir);
-    await expect(runImport(ctx, { path: dir, format: "vwa-render" })).rejects.toThrow(expected);
+    await expect(runImport(ctx, { path: dir, format: "vwa-render", strict: true })).rejects.toThrow(expected);
     expect(storeSnapshot(ctx)).toEqual(before);
   }
 

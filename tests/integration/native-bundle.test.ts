@@ -147,7 +147,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
     ], 900);
     const file = path.join(root, "taskBad--1", "interact_messages.json");
     fs.writeFileSync(file, fs.readFileSync(file, "utf8").slice(0, 80));
-    await expect(runImport(b, { path: root })).rejects.toThrow(new RegExp(`^${escape(file)}: is not valid JSON \\(`));
+    await expect(runImport(b, { path: root, strict: true })).rejects.toThrow(new RegExp(`^${escape(file)}: is not valid JSON \\(`));
     expect(snapshot(b)).toEqual(before);
   });
 
@@ -159,7 +159,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
     const missing = path.join(root, "taskGap--1", "screenshot2.png");
     fs.rmSync(missing);
     const before = snapshot(b);
-    await expect(runImport(b, { path: root })).rejects.toThrow(`${missing}: screenshot for step 2 is missing`);
+    await expect(runImport(b, { path: root, strict: true })).rejects.toThrow(`${missing}: screenshot for step 2 is missing`);
     expect(snapshot(b)).toEqual(before);
   });
 
@@ -196,7 +196,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
     const img = fs.readdirSync(path.join(out, "images"))[0]!;
     fs.writeFileSync(path.join(out, "images", img), Buffer.concat([fs.readFileSync(path.join(out, "images", img)), Buffer.from("x")]));
     const before = snapshot(b);
-    await expect(runImport(b, { path: out })).rejects.toThrow(`images/${img}: content does not match the sha256 in the manifest`);
+    await expect(runImport(b, { path: out, strict: true })).rejects.toThrow(`images/${img}: content does not match the sha256 in the manifest`);
     expect(snapshot(b)).toEqual(before);
   });
 
