@@ -1,25 +1,29 @@
 /**
- * Ingest: runs an importer over a source and commits everything it yields in one transaction.
+ * Ingest: runs an importer over a source and commits each trajectory it yields on its own.
  *
- * Phase 1 (async, streaming): every item is checked, every image is read, verified to be an image, hashed and
- * staged. Nothing is visible yet. Phase 2: staged images move into the store, then one synchronous SQLite
- * transaction writes tasks, runs, trajectories, steps and screenshot rows. Any error before or during phase 2
- * removes what phase 1 staged, so a rejected source leaves no row and no file.
+ * Per trajectory: its images are read, verified to be images, hashed and staged (async, a few trajectories at
+ * once); then one short synchronous SQLite transaction moves its staged images into the store and writes its
+ * task, run, trajectory, steps and screenshot rows. A trajectory is atomic (all its rows and files or nothing),
+ * and the web server is never locked out for the length of a whole import.
+ *
+ * What cannot be read is skipped with a reason naming the file and the problem, and the import goes on; what
+ * the importer repaired is imported with its warnings. `strict` restores all-or-nothing: any skip or warning
+ * fails the import with nothing written. An import that could import nothing fails with the first reason.
  *
  * Idempotency: each trajectory's content hash covers its steps and image hashes; an unchanged trajectory is
  * reported as unchanged and not rewritten.
  */
 import crypto from "node:crypto";
 import type { Db } from "../../db/client";
-import { ensureTask, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
-import { insertScreenshotIfMissing } from "../../db/repositories/screenshots";
+import { ensureTask, ensureTaskSet, findTask, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
+import { getScreenshot, insertScreenshotIfMissing } from "../../db/repositories/screenshots";
 import { replaceImportedVerdicts } from "../../db/repositories/evaluation";
 import { instanceId } from "../../db/repositories/instance";
 import { saveTrajectory, type StepValues } from "../../db/repositories/trajectories";
 import { readImageInfo } from "../domain/image-info";
 import { detectImporter, getImporter } from "../importers/registry";
-import { ImportError, type ImageRef, type ImportTask, type ImportTrajectory, type ImportVerdict } from "../importers/types";
-import { sha256, type ScreenshotStore } from "./screenshot-store";
+import { ImportError, type ImageRef, type Importer, type ImportTask, type ImportTrajectory, type ImportVerdict } from "../importers/types";
+import { sha256, type ScreenshotBatch, type ScreenshotStore } from "./screenshot-store";
 
 export interface IngestDeps {
   db: Db;
@@ -38,6 +42,12 @@ export interface ImportRequest {
   tasksFile?: string;
   /** Evaluator logs to read beside the source (see ImportOptions.evalLogs). */
   evalLogs?: string[];
+  /** All or nothing: any skipped trajectory or repair warning fails the import with nothing written. */
+  strict?: boolean;
+  /** Use this importer instead of `format` or sniffing. */
+  importer?: Importer;
+  /** Stops the import between trajectories (what was committed stays). */
+  signal?: AbortSignal;
   onProgress?: (p: ImportProgress) => void;
 }
 
@@ -45,12 +55,16 @@ export type ItemStatus = "created" | "updated" | "unchanged";
 
 export interface ImportedTrajectorySummary {
   id: number;
+  runId: number;
+  sourcePath: string;
   externalTaskId: string;
   steps: number;
   screenshots: number;
   rawScreenshots: number;
   finalAnswer: string | null;
   status: ItemStatus;
+  /** Repairs the importer made (also listed in the report's `warnings`). */
+  warnings: string[];
 }
 
 export interface ImportReport {
@@ -60,8 +74,13 @@ export interface ImportReport {
   updated: number;
   unchanged: number;
   trajectories: ImportedTrajectorySummary[];
+  /** What could not be read: the file and the problem. */
+  skipped: SkippedItem[];
+  /** What was imported with a repair: the trajectory's source and what was repaired. */
+  warnings: ImportWarning[];
   /** Evaluator verdicts the source carried (benchmark checks, other systems' judges), stored for created/updated trajectories. */
   verdicts: number;
+  /** Tasks from task files and tasks first seen through a trajectory. */
   tasks: { created: number; updated: number; unchanged: number };
   screenshotsAdded: number;
 }
@@ -74,6 +93,8 @@ interface StagedImage {
   width: number;
   height: number;
   bytes: number;
+  /** Where it was first read, for error messages. */
+  origin: string;
 }
 
 interface PendingTrajectory {
@@ -150,11 +171,49 @@ function checkTask(t: ImportTask, origin: string): void {
   if (!t.taskSet.name) throw new ImportError(origin, `task ${t.externalId} has no task set`);
 }
 
+/** Why a trajectory (or other unit of the source) was not imported, as the report lists it. */
+export interface SkippedItem {
+  path: string;
+  reason: string;
+}
+
+/** A repair the importer made to a trajectory that was imported anyway. */
+export interface ImportWarning {
+  path: string;
+  message: string;
+}
+
+/**
+ * An import that wrote nothing: the source held nothing importable, or `strict` refused it. The message names the
+ * first file and problem; `skipped` and `warnings` list them all.
+ */
+export class ImportRefusedError extends ImportError {
+  constructor(
+    file: string,
+    problem: string,
+    readonly skipped: SkippedItem[],
+    readonly warnings: ImportWarning[],
+  ) {
+    super(file, problem);
+    this.name = "ImportRefusedError";
+  }
+}
+
+function refusal(first: { path: string; problem: string }, skipped: SkippedItem[], warnings: ImportWarning[], what: string): ImportRefusedError {
+  const more = skipped.length + warnings.length - 1;
+  return new ImportRefusedError(first.path, more > 0 ? `${first.problem} (and ${more} more ${what})` : first.problem, skipped, warnings);
+}
+
 export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<ImportReport> {
-  const importer = req.format && req.format !== "auto" ? getImporter(req.format) : await detectImporter(req.path);
+  const importer = req.importer ?? (req.format && req.format !== "auto" ? getImporter(req.format) : await detectImporter(req.path));
+  await deps.store.sweepStaleStaging().catch(() => []);
+  const strict = req.strict === true;
   const batch = deps.store.beginBatch();
   const images = new Map<string, StagedImage>();
-  const pending: PendingTrajectory[] = [];
+  const report = emptyReport(importer.format, req.path);
+  const committer = new Committer(deps.db, importer.format, report, images, batch);
+  // Strict imports keep everything until the end and commit it in one transaction.
+  const held: PendingTrajectory[] = [];
   const taskDefs: ImportTask[] = [];
   let total: number | null = null;
   let done = 0;
@@ -173,51 +232,124 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
     if (!info) throw new ImportError(ref.origin, "is not a PNG, JPEG, WebP or GIF image");
     const hash = sha256(bytes);
     if (!images.has(hash)) {
-      images.set(hash, { hash, mime: info.mime, width: info.width, height: info.height, bytes: bytes.byteLength });
+      images.set(hash, { hash, mime: info.mime, width: info.width, height: info.height, bytes: bytes.byteLength, origin: ref.origin });
       await batch.put(hash, bytes);
     }
     return hash;
   }
 
-  // A few trajectories are prepared at once so reading, hashing and writing overlap; results keep source order.
-  const inflight: Promise<PendingTrajectory>[] = [];
-  try {
-    // Phase 1: read, check and stage everything.
-    for await (const item of importer.read(req.path, {
-      tasksFile: req.tasksFile,
-      evalLogs: req.evalLogs,
-      instanceId: instanceId(deps.db),
-      onTotal: (n) => {
-        total = n;
-      },
-    })) {
-      if (item.kind === "skipped") {
-        // Until the per-trajectory report exists, an unreadable trajectory fails the import as before.
-        throw new ImportError(item.path, item.reason);
-      } else if (item.kind === "task") {
-        checkTask(item.task, req.path);
-        taskDefs.push(item.task);
-      } else {
-        const prepared = prepareTrajectory(item.trajectory, stage);
-        prepared.catch(() => {}); // handled when awaited below; avoids an unhandled rejection meanwhile
-        inflight.push(prepared);
-        if (inflight.length >= PREPARE_WINDOW) pending.push(await inflight.shift()!);
-      }
-      done++;
-      req.onProgress?.({ done, total, label: item.kind === "task" ? item.task.externalId : item.trajectory.task.externalId });
+  function skip(path: string, reason: string) {
+    if (strict) throw new ImportError(path, reason);
+    report.skipped.push({ path, reason });
+  }
+
+  /** Takes a prepared trajectory (or its reading error) and commits it, or records why it was skipped. */
+  async function settle(prepared: Promise<PendingTrajectory>) {
+    let p: PendingTrajectory;
+    try {
+      p = await prepared;
+    } catch (e) {
+      if (!(e instanceof ImportError)) throw e;
+      skip(e.file, e.problem);
+      return;
     }
+    const warnings = p.traj.warnings ?? [];
+    if (strict) {
+      if (warnings.length) throw new ImportError(p.traj.sourcePath, `${warnings[0]} (--strict refuses trajectories that needed a repair)`);
+      held.push(p);
+      return;
+    }
+    committer.tasks(taskDefs.splice(0));
+    try {
+      committer.trajectory(p);
+    } catch (e) {
+      if (!(e instanceof ImportError)) throw e;
+      skip(p.traj.sourcePath, e.problem);
+    }
+  }
 
-    while (inflight.length) pending.push(await inflight.shift()!);
-
-    // Phase 2: publish images, then commit rows in one transaction.
-    await batch.publish();
-    const report = deps.db.$client.transaction(() => commit(deps.db, importer.format, req.path, taskDefs, pending, images))();
-    return report;
+  // A few trajectories are prepared at once so reading, hashing and writing overlap; commits keep source order.
+  const inflight: { prepared: Promise<PendingTrajectory> }[] = [];
+  try {
+    try {
+      for await (const item of importer.read(req.path, {
+        tasksFile: req.tasksFile,
+        evalLogs: req.evalLogs,
+        instanceId: instanceId(deps.db),
+        onTotal: (n) => {
+          total = n;
+        },
+      })) {
+        req.signal?.throwIfAborted();
+        if (item.kind === "skipped") {
+          skip(item.path, item.reason);
+        } else if (item.kind === "task") {
+          try {
+            checkTask(item.task, req.path);
+            taskDefs.push(item.task);
+          } catch (e) {
+            if (!(e instanceof ImportError)) throw e;
+            skip(e.file, e.problem);
+          }
+        } else {
+          const prepared = prepareTrajectory(item.trajectory, stage);
+          prepared.catch(() => {}); // handled when settled below; avoids an unhandled rejection meanwhile
+          inflight.push({ prepared });
+          if (inflight.length >= PREPARE_WINDOW) {
+            const next = inflight.shift()!;
+            await settle(next.prepared);
+          }
+        }
+        done++;
+        req.onProgress?.({
+          done,
+          total,
+          label: item.kind === "task" ? item.task.externalId : item.kind === "skipped" ? item.path : item.trajectory.task.externalId,
+        });
+      }
+    } catch (e) {
+      // The importer itself gave up part-way (an unreadable source file, not one trajectory). What it yielded
+      // before is still imported; the rest is reported as skipped.
+      if (strict || !(e instanceof ImportError)) throw e;
+      report.skipped.push({ path: e.file, reason: e.problem });
+    }
+    while (inflight.length) {
+      const next = inflight.shift()!;
+      await settle(next.prepared);
+    }
+    req.signal?.throwIfAborted();
+    if (strict) committer.all(taskDefs, held);
+    else committer.tasks(taskDefs);
   } catch (e) {
-    await Promise.allSettled(inflight);
-    await batch.rollback();
+    await Promise.allSettled(inflight.map((i) => i.prepared));
+    await batch.discardStaging();
     throw e;
   }
+  await batch.discardStaging();
+
+  const t = report.tasks;
+  const anything = report.trajectories.length + t.created + t.updated + t.unchanged;
+  if (anything === 0 && report.skipped.length > 0) {
+    const first = report.skipped[0]!;
+    throw refusal({ path: first.path, problem: first.reason }, report.skipped, report.warnings, "skipped");
+  }
+  return report;
+}
+
+function emptyReport(format: string, source: string): ImportReport {
+  return {
+    format,
+    source,
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    trajectories: [],
+    skipped: [],
+    warnings: [],
+    verdicts: 0,
+    tasks: { created: 0, updated: 0, unchanged: 0 },
+    screenshotsAdded: 0,
+  };
 }
 
 async function prepareTrajectory(
@@ -274,91 +406,154 @@ async function prepareTrajectory(
   return { traj, taskValues: tv, contentHash, steps, screenshots, rawScreenshots };
 }
 
-function commit(
-  db: Db,
-  format: string,
-  source: string,
-  taskDefs: ImportTask[],
-  pending: PendingTrajectory[],
-  images: Map<string, StagedImage>,
-): ImportReport {
-  const report: ImportReport = {
-    format,
-    source,
-    created: 0,
-    updated: 0,
-    unchanged: 0,
-    trajectories: [],
-    verdicts: 0,
-    tasks: { created: 0, updated: 0, unchanged: 0 },
-    screenshotsAdded: 0,
-  };
-  const setIds = new Map<string, number>();
-  const setId = (t: ImportTask) => {
-    let id = setIds.get(t.taskSet.name);
+/**
+ * Writes prepared trajectories: each in its own IMMEDIATE transaction (its images move into the store inside it,
+ * holding the write lock), or all at once for a strict import.
+ */
+class Committer {
+  private readonly setIds = new Map<string, number>();
+  private readonly runIds = new Map<string, number>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly format: string,
+    private readonly report: ImportReport,
+    private readonly images: Map<string, StagedImage>,
+    private readonly batch: ScreenshotBatch,
+  ) {}
+
+  /** Task definitions from task files, in one short transaction. */
+  tasks(defs: ImportTask[]): void {
+    if (defs.length === 0) return;
+    this.transaction(() => {
+      for (const t of defs) this.writeTask(t);
+    });
+  }
+
+  trajectory(p: PendingTrajectory): void {
+    this.transaction(() => this.writeTrajectory(p));
+  }
+
+  all(defs: ImportTask[], pending: PendingTrajectory[]): void {
+    this.transaction(() => {
+      for (const t of defs) this.writeTask(t);
+      for (const p of pending) this.writeTrajectory(p);
+    });
+  }
+
+  /**
+   * Runs `body` holding the write lock. Ids cached from a rolled-back transaction are forgotten, and the report
+   * only takes what was committed.
+   */
+  private transaction(body: () => void): void {
+    const setIds = new Map(this.setIds);
+    const runIds = new Map(this.runIds);
+    const r = this.report;
+    const saved = { created: r.created, updated: r.updated, unchanged: r.unchanged, verdicts: r.verdicts, screenshotsAdded: r.screenshotsAdded };
+    const savedTasks = { ...r.tasks };
+    const lengths = [r.trajectories.length, r.warnings.length] as const;
+    try {
+      this.db.$client.transaction(body).immediate();
+    } catch (e) {
+      this.setIds.clear();
+      for (const [k, v] of setIds) this.setIds.set(k, v);
+      this.runIds.clear();
+      for (const [k, v] of runIds) this.runIds.set(k, v);
+      Object.assign(r, saved);
+      r.tasks = savedTasks;
+      r.trajectories.length = lengths[0];
+      r.warnings.length = lengths[1];
+      throw e;
+    }
+  }
+
+  private setId(t: ImportTask): number {
+    let id = this.setIds.get(t.taskSet.name);
     if (id === undefined) {
-      id = ensureTaskSet(db, t.taskSet);
-      setIds.set(t.taskSet.name, id);
+      id = ensureTaskSet(this.db, t.taskSet);
+      this.setIds.set(t.taskSet.name, id);
     }
     return id;
-  };
+  }
 
-  for (const t of taskDefs) {
-    const { result } = upsertTask(db, setId(t), taskValues(t));
-    report.tasks[result]++;
+  private writeTask(t: ImportTask): void {
+    const { result } = upsertTask(this.db, this.setId(t), taskValues(t));
+    this.report.tasks[result]++;
   }
-  for (const img of images.values()) {
-    const before = db.$client.prepare("select 1 from screenshots where hash = ?").get(img.hash);
-    if (!before) report.screenshotsAdded++;
-    insertScreenshotIfMissing(db, img);
-  }
-  const runIds = new Map<string, number>();
-  for (const p of pending) {
+
+  private writeTrajectory(p: PendingTrajectory): void {
+    const { db, report } = this;
     const { traj } = p;
-    let taskId: number;
-    if (traj.task.fromTaskFile) {
-      const r = upsertTask(db, setId(traj.task), p.taskValues);
-      taskId = r.id;
-      if (r.result !== "unchanged") report.tasks[r.result]++;
-    } else {
-      taskId = ensureTask(db, setId(traj.task), p.taskValues);
+    const hashes = new Set<string>();
+    for (const s of p.steps) {
+      if (s.screenshotHash) hashes.add(s.screenshotHash);
+      if (s.rawScreenshotHash) hashes.add(s.rawScreenshotHash);
     }
-    let runId = runIds.get(traj.run.runKey);
-    if (runId === undefined) {
-      runId = upsertRun(db, traj.run);
-      runIds.set(traj.run.runKey, runId);
-    }
-    const { id, status } = saveTrajectory(db, {
-      runId,
-      taskId,
-      attempt: traj.attempt,
-      finalAnswer: traj.finalAnswer,
-      outcome: traj.outcome,
-      outcomeDetail: traj.outcomeDetail,
-      stepCount: p.steps.length,
-      sourceFormat: format,
-      sourcePath: traj.sourcePath,
-      contentHash: p.contentHash,
-      steps: p.steps,
-    });
-    report[status]++;
-    if (status !== "unchanged") {
-      report.verdicts += traj.verdicts?.length ?? 0;
-      replaceImportedVerdicts(
-        db,
+    // Files first, rows second, under the same lock: a crash between them leaves an unused file, never a row
+    // without its file. If a later statement throws, the files move back to staging before the rollback.
+    const undo = this.batch.publishSync(hashes, (h) => this.images.get(h)?.origin ?? traj.sourcePath);
+    try {
+      for (const hash of hashes) {
+        const img = this.images.get(hash)!;
+        if (!getScreenshot(db, hash)) {
+          insertScreenshotIfMissing(db, img);
+          report.screenshotsAdded++;
+        }
+      }
+      let taskId: number;
+      if (traj.task.fromTaskFile) {
+        const r = upsertTask(db, this.setId(traj.task), p.taskValues);
+        taskId = r.id;
+        if (r.result !== "unchanged") report.tasks[r.result]++;
+      } else {
+        const setId = this.setId(traj.task);
+        if (!findTask(db, setId, traj.task.externalId)) report.tasks.created++;
+        taskId = ensureTask(db, setId, p.taskValues);
+      }
+      let runId = this.runIds.get(traj.run.runKey);
+      if (runId === undefined) {
+        runId = upsertRun(db, traj.run);
+        this.runIds.set(traj.run.runKey, runId);
+      }
+      const { id, status } = saveTrajectory(db, {
+        runId,
+        taskId,
+        attempt: traj.attempt,
+        finalAnswer: traj.finalAnswer,
+        outcome: traj.outcome,
+        outcomeDetail: traj.outcomeDetail,
+        stepCount: p.steps.length,
+        sourceFormat: this.format,
+        sourcePath: traj.sourcePath,
+        contentHash: p.contentHash,
+        steps: p.steps,
+      });
+      report[status]++;
+      if (status !== "unchanged") {
+        report.verdicts += traj.verdicts?.length ?? 0;
+        replaceImportedVerdicts(
+          db,
+          id,
+          (traj.verdicts ?? []).map((v) => ({ ...storedVerdict(v), trajectoryId: id, origin: "import" as const })),
+        );
+      }
+      const warnings = traj.warnings ?? [];
+      for (const message of warnings) report.warnings.push({ path: traj.sourcePath, message });
+      report.trajectories.push({
         id,
-        (traj.verdicts ?? []).map((v) => ({ ...storedVerdict(v), trajectoryId: id, origin: "import" as const })),
-      );
+        runId,
+        sourcePath: traj.sourcePath,
+        externalTaskId: traj.task.externalId,
+        steps: p.steps.length,
+        screenshots: p.screenshots,
+        rawScreenshots: p.rawScreenshots,
+        finalAnswer: traj.finalAnswer,
+        status,
+        warnings,
+      });
+    } catch (e) {
+      undo();
+      throw e;
     }
-    report.trajectories.push({
-      id,
-      externalTaskId: traj.task.externalId,
-      steps: p.steps.length,
-      screenshots: p.screenshots,
-      rawScreenshots: p.rawScreenshots,
-      finalAnswer: traj.finalAnswer,
-      status,
-    });
   }
-  return report;
 }

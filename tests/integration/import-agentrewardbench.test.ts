@@ -202,7 +202,7 @@ interface TrajectoryJson {
 }
 const stepsOf = (j: TrajectoryJson) => j.steps as unknown[];
 
-describe("malformed AgentRewardBench files are rejected with an exact error and nothing written", () => {
+describe("malformed AgentRewardBench files are rejected by a strict import with an exact error and nothing written", () => {
   async function expectRejected(mutate: (j: TrajectoryJson) => void, expected: (file: string) => string | RegExp, raw?: (text: string) => string) {
     await runImport(ctx, { path: await writeArb(path.join(ctx.dir, "good"), SPEC) });
     const before = storeSnapshot(ctx);
@@ -214,7 +214,7 @@ describe("malformed AgentRewardBench files are rejected with an exact error and 
     let text = JSON.stringify(j);
     if (raw) text = raw(text);
     fs.writeFileSync(file, text);
-    await expect(runImport(ctx, { path: root, format: "agentrewardbench" })).rejects.toThrow(expected(file));
+    await expect(runImport(ctx, { path: root, format: "agentrewardbench", strict: true })).rejects.toThrow(expected(file));
     expect(storeSnapshot(ctx)).toEqual(before);
   }
 

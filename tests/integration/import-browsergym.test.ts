@@ -150,13 +150,13 @@ describe.skipIf(!realSummary)("BrowserGym importer on AgentLab's real summary_in
   });
 });
 
-describe("malformed BrowserGym folders are rejected with an exact error and nothing written", () => {
+describe("malformed BrowserGym folders are rejected by a strict import with an exact error and nothing written", () => {
   async function expectRejected(setup: (study: string) => string | RegExp) {
     await runImport(ctx, { path: await writeStudy(path.join(ctx.dir, "good")) });
     const before = storeSnapshot(ctx);
     const study = await writeStudy(path.join(ctx.dir, "bad study"));
     const expected = setup(study);
-    await expect(runImport(ctx, { path: study, format: "browsergym" })).rejects.toThrow(expected);
+    await expect(runImport(ctx, { path: study, format: "browsergym", strict: true })).rejects.toThrow(expected);
     expect(storeSnapshot(ctx)).toEqual(before);
   }
 

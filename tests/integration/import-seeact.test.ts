@@ -183,14 +183,14 @@ describe("SeeAct pip package output", () => {
   });
 });
 
-describe("malformed SeeAct output is rejected with an exact error and nothing written", () => {
+describe("malformed SeeAct output is rejected by a strict import with an exact error and nothing written", () => {
   async function expectRejected(setup: (root: string) => string | RegExp) {
     await runImport(ctx, { path: await writeSeeActResearch(path.join(ctx.dir, "ok"), [THUMBTACK]) });
     const before = storeSnapshot(ctx);
     const root = await writeSeeActResearch(path.join(ctx.dir, "bad"), [THUMBTACK, WALMART], 300);
     await writeSeeActPackage(root, [{ folder: "20240601_000000", tasks: ["t"], website: "https://x.test/", predictions: [{ action: "CLICK", value: "None", element: null }], history: ["NONE"] }]);
     const expected = setup(root);
-    await expect(runImport(ctx, { path: root, format: "seeact" })).rejects.toThrow(expected);
+    await expect(runImport(ctx, { path: root, format: "seeact", strict: true })).rejects.toThrow(expected);
     expect(storeSnapshot(ctx)).toEqual(before);
   }
 

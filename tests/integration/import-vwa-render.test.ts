@@ -219,7 +219,7 @@ describe("unreadable renders are skipped with a reason naming the file; the rest
   });
 });
 
-describe("malformed screenshots are rejected with an exact error and nothing written", () => {
+describe("malformed screenshots are rejected by a strict import with an exact error and nothing written", () => {
   it("a screenshot whose base64 is not an image", async () => {
     const ok = await writeVwaResultDir(path.join(ctx.dir, "ok"));
     await runImport(ctx, { path: ok });
@@ -230,7 +230,7 @@ describe("malformed screenshots are rejected with an exact error and nothing wri
     const html = fs.readFileSync(file, "utf8");
     const second = html.indexOf("data:image/png;base64,", html.indexOf("data:image/png;base64,") + 1) + "data:image/png;base64,".length;
     fs.writeFileSync(file, html.slice(0, second) + Buffer.from("<html>not a png</html>").toString("base64") + html.slice(html.indexOf("'", second)));
-    await expect(runImport(ctx, { path: dir, format: "vwa-render" })).rejects.toThrow(
+    await expect(runImport(ctx, { path: dir, format: "vwa-render", strict: true })).rejects.toThrow(
       new RegExp(`^${escapeRegExp(`${file} (step 2 screenshot): is not a PNG, JPEG, WebP or GIF image`)}$`),
     );
     expect(storeSnapshot(ctx)).toEqual(before);

@@ -147,7 +147,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
     ], 900);
     const file = path.join(root, "taskBad--1", "interact_messages.json");
     fs.writeFileSync(file, fs.readFileSync(file, "utf8").slice(0, 80));
-    await expect(runImport(b, { path: root })).rejects.toThrow(new RegExp(`^${escape(file)}: is not valid JSON \\(`));
+    await expect(runImport(b, { path: root, strict: true })).rejects.toThrow(new RegExp(`^${escape(file)}: is not valid JSON \\(`));
     expect(snapshot(b)).toEqual(before);
   });
 
@@ -156,7 +156,12 @@ describe("malformed input is rejected with an exact error and nothing written", 
       { id: "Ok--1", intent: "fine", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
       { id: "Gap--1", intent: "gap", url: "https://x.test/", actions: ["Click [0]", "Click [1]", "ANSWER; y"] },
     ], 700);
-    fs.rmSync(path.join(root, "taskGap--1", "screenshot2.png"));
+    const missing = path.join(root, "taskGap--1", "screenshot2.png");
+    fs.rmSync(missing);
+    const before = snapshot(b);
+    // --strict refuses a trajectory that needed a repair, and writes nothing.
+    await expect(runImport(b, { path: root, strict: true })).rejects.toThrow("--strict refuses trajectories that needed a repair");
+    expect(snapshot(b)).toEqual(before);
     const report = await runImport(b, { path: root });
     expect(report.trajectories.find((t) => t.externalTaskId === "Gap--1")).toMatchObject({ steps: 3, screenshots: 2 });
   });
@@ -194,7 +199,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
     const img = fs.readdirSync(path.join(out, "images"))[0]!;
     fs.writeFileSync(path.join(out, "images", img), Buffer.concat([fs.readFileSync(path.join(out, "images", img)), Buffer.from("x")]));
     const before = snapshot(b);
-    await expect(runImport(b, { path: out })).rejects.toThrow(`images/${img}: content does not match the sha256 in the manifest`);
+    await expect(runImport(b, { path: out, strict: true })).rejects.toThrow(`images/${img}: content does not match the sha256 in the manifest`);
     expect(snapshot(b)).toEqual(before);
   });
 
