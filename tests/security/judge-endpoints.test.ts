@@ -197,8 +197,8 @@ describe("H1: judge endpoints do not exfiltrate secrets", () => {
   it("an internal service's reply is not read back through batch errors, and an echoed key is scrubbed", async () => {
     // An admin allowed a local model server; the researcher points a judge at another local service instead.
     admin({ allowLoopback: true });
-    const internal = '{"json":{"message":"Unsupported POST-request to query procedure accounts.session","data":{"session":"INTERNAL-SESSION-DATA"}}}';
-    attacker.setResponder(() => ({ status: 405, rawBody: internal, contentType: "application/json" }));
+    const internal = "Unsupported POST-request to query procedure accounts.session; session=INTERNAL-SESSION-DATA";
+    attacker.setResponder(() => ({ status: 405, rawBody: internal, contentType: "text/plain" }));
     const c = await api().judge.configs.create({ name: "ssrf", model: "gpt-x", baseUrl: attacker.baseUrl });
     const run = await runBatch(c.id);
     expect(run.errors[0]).toBe("judge call failed after 1 attempt: HTTP 405 Method Not Allowed");
