@@ -3,6 +3,7 @@
  * The web server, the CLI, workers and tests all build one of these; nothing else reads the environment.
  */
 import { getDatabase, openDatabase, type Db } from "../db/client";
+import { bindSecretBox } from "./auth/secret-box";
 import { loadConfig, type VerdictConfig } from "./config";
 import { ScreenshotStore } from "./services/screenshot-store";
 
@@ -15,10 +16,15 @@ export interface AppContext {
 /** Cached per process and database path (the web server and CLI use this). */
 export function getAppContext(env: NodeJS.ProcessEnv = process.env): AppContext {
   const config = loadConfig(env);
-  return { config, db: getDatabase(config.dbPath), store: new ScreenshotStore(config.dataDir) };
+  const db = getDatabase(config.dbPath);
+  bindSecretBox(db, config);
+  return { config, db, store: new ScreenshotStore(config.dataDir) };
 }
 
 /** A fresh, uncached context (tests open throwaway databases with this). */
 export function createAppContext(config: VerdictConfig): AppContext {
-  return { config, db: openDatabase(config.dbPath), store: new ScreenshotStore(config.dataDir) };
+  const db = openDatabase(config.dbPath);
+  // Stored judge keys are encrypted with a key derived from this installation's auth secret.
+  bindSecretBox(db, config);
+  return { config, db, store: new ScreenshotStore(config.dataDir) };
 }

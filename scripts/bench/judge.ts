@@ -15,7 +15,7 @@ import { listVerdicts } from "../../db/repositories/evaluation";
 import { createAppContext } from "../../server/context";
 import { createJudgeBatch, runJudgeBatch } from "../../server/services/judge/batch";
 import { createJudgeConfig } from "../../server/services/judge/configs";
-import { seedTrajectories } from "../../tests/helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, seedTrajectories } from "../../tests/helpers/judge-fixtures";
 import type { BenchFigure } from "./types";
 
 const TRAJECTORIES = 40;
@@ -54,7 +54,7 @@ export async function benchJudge(): Promise<BenchFigure[]> {
   const ctx = createAppContext({ dbPath: path.join(dir, "bench.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" });
   try {
     const trajs = await seedTrajectories(ctx, Array.from({ length: TRAJECTORIES }, () => ({ steps: 5 })), "bench-judge");
-    const config = createJudgeConfig(ctx.db, { name: "bench", baseUrl: fake.baseUrl, model: "bench-model" }, {});
+    const config = createJudgeConfig(ctx.db, { name: "bench", baseUrl: fake.baseUrl, model: "bench-model" }, LOCAL_JUDGE_ENV);
     const { batch, estimate } = createJudgeBatch(ctx.db, {
       config: config.id,
       trajectoryIds: trajs.map((t) => t.id),
@@ -62,7 +62,7 @@ export async function benchJudge(): Promise<BenchFigure[]> {
       concurrency: CONCURRENCY,
     });
     const started = performance.now();
-    const result = await runJudgeBatch({ db: ctx.db, store: ctx.store, env: { VERDICT_JUDGE_API_KEY: "bench" } }, batch.id);
+    const result = await runJudgeBatch({ db: ctx.db, store: ctx.store, env: { ...LOCAL_JUDGE_ENV, VERDICT_JUDGE_API_KEY: "bench" } }, batch.id);
     const seconds = (performance.now() - started) / 1000;
 
     const verdicts = listVerdicts(ctx.db, { batchId: batch.id });

@@ -18,7 +18,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
-import { seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
 
 const KEY = "sk-batch-SECRET-0001";
 let ctx: TestContext;
@@ -36,12 +36,12 @@ beforeEach(() => {
     // Alternate verdicts by how many images were sent, so batches produce both values.
     reply: req.imageHashes.length % 2 === 1 ? "Reasoning: fine.\nVerdict: SUCCESS" : "Reasoning: no.\nVerdict: FAILURE",
   }));
-  deps = { db: ctx.db, store: ctx.store, env: {}, retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 } };
+  deps = { db: ctx.db, store: ctx.store, env: LOCAL_JUDGE_ENV, retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 } };
 });
 afterEach(() => ctx.cleanup());
 
 function makeConfig(name = "batch-judge") {
-  const c = createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m-1", priceInputPerMTok: 1, priceOutputPerMTok: 4 }, {});
+  const c = createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m-1", priceInputPerMTok: 1, priceOutputPerMTok: 4 }, LOCAL_JUDGE_ENV);
   setStoredApiKey(ctx.db, c.id, KEY);
   return c;
 }

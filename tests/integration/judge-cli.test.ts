@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAppContext, type AppContext } from "../../server/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
-import { seedTrajectories } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
@@ -19,7 +19,7 @@ async function cli(args: string[], env: Record<string, string> = {}) {
   try {
     const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
       cwd: root,
-      env: { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_JUDGE_API_KEY: "", OPENAI_API_KEY: "", ...env },
+      env: { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_JUDGE_API_KEY: "", OPENAI_API_KEY: "", ...LOCAL_JUDGE_ENV, ...env },
     });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {

@@ -3,7 +3,7 @@ import { createCaller } from "../../server/api/root";
 import { backgroundRun } from "../../server/services/judge/batch";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
-import { seedTrajectories } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
 
 const KEY = "sk-router-SECRET-31337";
 let ctx: TestContext;
@@ -11,6 +11,8 @@ let fake: FakeOpenAI;
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();
+  // The router reads the server's environment: an admin allowed the local (fake) model server.
+  Object.assign(process.env, LOCAL_JUDGE_ENV);
 });
 afterAll(async () => fake.close());
 beforeEach(() => {

@@ -5,7 +5,7 @@ import { createJudgeConfig } from "../../server/services/judge/configs";
 import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/judge/rules";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
-import { seedTrajectories } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
 
 let ctx: TestContext;
 let fake: FakeOpenAI;
@@ -21,7 +21,7 @@ beforeEach(() => {
 });
 afterEach(() => ctx.cleanup());
 
-const deps = () => ({ db: ctx.db, env: {}, retryPolicy: { baseDelayMs: 5, maxDelayMs: 20 } });
+const deps = () => ({ db: ctx.db, env: LOCAL_JUDGE_ENV, retryPolicy: { baseDelayMs: 5, maxDelayMs: 20 } });
 
 describe("rule-based verdicts on recorded trajectories", () => {
   it("stores VWA rule verdicts per trajectory, with per-check details and not_evaluable reasons", async () => {
@@ -66,7 +66,7 @@ describe("rule-based verdicts on recorded trajectories", () => {
   });
 
   it("grades unachievable and fuzzy checks through a judge configuration, recording its calls", async () => {
-    const judge = createJudgeConfig(ctx.db, { name: "fuzzy", baseUrl: fake.baseUrl, model: "grader", priceInputPerMTok: 1, priceOutputPerMTok: 1 }, {});
+    const judge = createJudgeConfig(ctx.db, { name: "fuzzy", baseUrl: fake.baseUrl, model: "grader", priceInputPerMTok: 1, priceOutputPerMTok: 1 }, LOCAL_JUDGE_ENV);
     const unachievable = { eval_types: ["string_match"], reference_answers: { fuzzy_match: "N/A" }, string_note: "the store sells no purple kettles" };
     const trajs = await seedTrajectories(ctx, [
       { steps: 1, finalAnswer: "N/A", evaluatorConfig: unachievable },
@@ -92,7 +92,7 @@ describe("rule-based verdicts on recorded trajectories", () => {
   });
 
   it("stores nothing for a trajectory whose fuzzy call fails, and reports it", async () => {
-    const judge = createJudgeConfig(ctx.db, { name: "down", baseUrl: fake.baseUrl, model: "grader", maxRetries: 1 }, {});
+    const judge = createJudgeConfig(ctx.db, { name: "down", baseUrl: fake.baseUrl, model: "grader", maxRetries: 1 }, LOCAL_JUDGE_ENV);
     const trajs = await seedTrajectories(ctx, [
       { steps: 1, finalAnswer: "nope", evaluatorConfig: { eval_types: ["string_match"], reference_answers: { fuzzy_match: ["paris"] } } },
     ]);

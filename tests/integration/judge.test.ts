@@ -14,7 +14,7 @@ import {
 import { judgeTrajectory, type JudgeDeps } from "../../server/services/judge/verdict";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { startFakeOpenAI, type ChatContentPart, type FakeOpenAI } from "../helpers/fake-openai";
-import { seedTrajectories } from "../helpers/judge-fixtures";
+import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
 
 const KEY = "sk-test-verdict-SECRET-4242";
 let ctx: TestContext;
@@ -29,12 +29,12 @@ beforeEach(() => {
   ctx = createTestContext("verdict-judge-");
   fake.requests.length = 0;
   fake.setResponder(() => ({ reply: "Reasoning: The last page shows the answer.\nVerdict: SUCCESS" }));
-  deps = { db: ctx.db, store: ctx.store, env: { VERDICT_JUDGE_API_KEY: KEY }, retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 } };
+  deps = { db: ctx.db, store: ctx.store, env: { ...LOCAL_JUDGE_ENV, VERDICT_JUDGE_API_KEY: KEY }, retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 } };
 });
 afterEach(() => ctx.cleanup());
 
 function config(over: Partial<JudgeConfigInput> = {}) {
-  return createJudgeConfig(ctx.db, { name: "fake-judge", baseUrl: fake.baseUrl, model: "judge-model-x", ...over }, {});
+  return createJudgeConfig(ctx.db, { name: "fake-judge", baseUrl: fake.baseUrl, model: "judge-model-x", ...over }, LOCAL_JUDGE_ENV);
 }
 
 describe("judgeTrajectory against an OpenAI-compatible endpoint", () => {
@@ -140,7 +140,7 @@ describe("judgeTrajectory against an OpenAI-compatible endpoint", () => {
     expect(vs.every((v) => v.score === null)).toBe(true);
   });
 
-  it("fails at once on a non-retryable error, stores nothing, and redacts the key from the message", async () => {
+  it("fails at once on a non-retryable error, stores nothing, and keeps the endpoint's reply (and the key in it) out of the message", async () => {
     const [t] = await seedTrajectories(ctx, [{ steps: 1 }]);
     const c = config({ maxRetries: 3 });
     fake.script([{ status: 401, message: `Incorrect API key provided: ${KEY}` }]);
@@ -148,7 +148,8 @@ describe("judgeTrajectory against an OpenAI-compatible endpoint", () => {
     expect(err).toBeInstanceOf(JudgeCallError);
     expect(err.status).toBe(401);
     expect(err.message).not.toContain(KEY);
-    expect(err.message).toContain("[redacted]");
+    expect(err.message).not.toContain("Incorrect API key");
+    expect(err.message).toMatch(/^judge call failed after 1 attempt: HTTP 401 Unauthorized/);
     expect(fake.requests).toHaveLength(1);
     expect(countVerdicts(ctx.db)).toBe(0);
   });
@@ -181,11 +182,11 @@ describe("judgeTrajectory against an OpenAI-compatible endpoint", () => {
   it("freezes the fields that define a judge once it has verdicts", async () => {
     const [t] = await seedTrajectories(ctx, [{ steps: 1 }]);
     const c = config();
-    expect(updateJudgeConfig(ctx.db, c.id, { model: "other-model" }).model).toBe("other-model");
+    expect(updateJudgeConfig(ctx.db, c.id, { model: "other-model" }, LOCAL_JUDGE_ENV).model).toBe("other-model");
     await judgeTrajectory(deps, { configId: c.id, trajectoryId: t!.id, k: 1 });
-    expect(() => updateJudgeConfig(ctx.db, c.id, { model: "third-model" })).toThrow(/already has verdicts.*model/);
-    expect(() => updateJudgeConfig(ctx.db, c.id, { options: { includeActionHistory: true } })).toThrow(/options/);
-    expect(updateJudgeConfig(ctx.db, c.id, { priceInputPerMTok: 1, timeoutMs: 5000 })).toMatchObject({ priceInputPerMTok: 1, timeoutMs: 5000 });
+    expect(() => updateJudgeConfig(ctx.db, c.id, { model: "third-model" }, LOCAL_JUDGE_ENV)).toThrow(/already has verdicts.*model/);
+    expect(() => updateJudgeConfig(ctx.db, c.id, { options: { includeActionHistory: true } }, LOCAL_JUDGE_ENV)).toThrow(/options/);
+    expect(updateJudgeConfig(ctx.db, c.id, { priceInputPerMTok: 1, timeoutMs: 5000 }, LOCAL_JUDGE_ENV)).toMatchObject({ priceInputPerMTok: 1, timeoutMs: 5000 });
     expect(listJobs(ctx.db)).toHaveLength(0);
   });
 });

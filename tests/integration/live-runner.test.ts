@@ -34,6 +34,7 @@ import { runRunnerWorker } from "../../server/services/runner/worker";
 import { taskValues } from "../../server/services/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "../helpers/fake-openai";
+import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
 
 const chromiumPath = resolveChromiumPath();
 const haveChromium = chromiumAvailable(chromiumPath);
@@ -79,14 +80,14 @@ function addTask(externalId: string, startUrl: string, extra: { evaluatorConfig?
 }
 
 function start(req: LiveRunRequestInput) {
-  return startLiveRun({ db: ctx.db, env: {} }, liveRunRequestSchema.parse(req));
+  return startLiveRun({ db: ctx.db, env: LOCAL_JUDGE_ENV }, liveRunRequestSchema.parse(req));
 }
 
 /** Runs the live run's jobs in this process until none is left. */
 function work(runId: number, extra: Partial<Parameters<typeof runRunnerWorker>[0]> = {}) {
   return runRunnerWorker({
     ctx,
-    env: {},
+    env: LOCAL_JUDGE_ENV,
     concurrency: 2,
     groupKey: liveGroupKey(runId),
     untilIdle: true,
@@ -249,7 +250,7 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
         if (!page.includes("#automation")) return { reply: `Reasoning: The contents list an Automation section.\nAction: Click [${pick(req, /<a> Automation$/)}]` };
         return { reply: "Reasoning: The section says 1984.\nAction: ANSWER; 1984" };
       });
-      const config = createJudgeConfig(ctx.db, { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 }, {});
+      const config = createJudgeConfig(ctx.db, { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
       const taskId = addTask("live.lighthouse", `${sites.baseUrl}/wiki/`);
       const { runId } = start({
         tasks: { from: "tasks", taskIds: [taskId] },
@@ -289,7 +290,7 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
   it("a policy call slower than the step timeout ends the run with the reason; the run timeout and the step limit end it too", async () => {
     const fake = await startFakeOpenAI({ responder: () => ({ reply: "Reasoning: wait.\nAction: wait", delayMs: 3_000 }) });
     try {
-      const config = createJudgeConfig(ctx.db, { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 10_000 }, {});
+      const config = createJudgeConfig(ctx.db, { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
       const slow = start({
         tasks: { from: "tasks", taskIds: [addTask("live.slow", `${sites.baseUrl}/wiki/`)] },
         policy: { kind: "vlm", judgeConfigId: config.id },

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { listEvaluatorSummaries, listVerdicts, trajectoryIdsMatching } from "../../../db/repositories/evaluation";
+import { judgeKeyEnvSchema } from "../../domain/evaluators/judge-endpoint-policy";
 import { parseK, type JudgeK } from "../../domain/evaluators/verdicts";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { ValidationError } from "../../errors";
@@ -53,7 +54,8 @@ const options = z
 const configFields = z.object({
   baseUrl: z.string().url().nullable().optional(),
   model: z.string().min(1).max(200).optional(),
-  apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).nullable().optional(),
+  // A closed set of key sources (not any server variable): see judge-endpoint-policy.ts.
+  apiKeyEnv: judgeKeyEnvSchema.nullable().optional(),
   temperature: z.number().min(0).max(2).optional(),
   seed: z.number().int().nullable().optional(),
   maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
@@ -113,7 +115,7 @@ export const judgeRouter = createTRPCRouter({
       }),
     update: researcherProcedure
       .input(z.object({ id, patch: configFields }))
-      .mutation(({ ctx, input }) => updateJudgeConfig(ctx.db, input.id, input.patch)),
+      .mutation(({ ctx, input }) => updateJudgeConfig(ctx.db, input.id, input.patch, process.env)),
     setApiKey: researcherProcedure
       .input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() }))
       .mutation(({ ctx, input }) => {

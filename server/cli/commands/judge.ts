@@ -261,7 +261,10 @@ export const judgeConfigCommand: CliCommand = {
     "       npm run cli -- judge-config set-key <name> --from-env VAR\n" +
     "       npm run cli -- judge-config remove <name>\n" +
     "  Defaults: --base-url from VERDICT_JUDGE_BASE_URL, --model from VERDICT_JUDGE_MODEL; the key is read at call time from\n" +
-    "  --api-key-env, else VERDICT_JUDGE_API_KEY, else OPENAI_API_KEY, unless one is stored with --store-key-from-env.",
+    "  --api-key-env, else VERDICT_JUDGE_API_KEY, else OPENAI_API_KEY, unless one is stored with --store-key-from-env.\n" +
+    "  --api-key-env names VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or a VERDICT_JUDGE_KEY_<SUFFIX> variable. The endpoint's host\n" +
+    "  must be api.openai.com, the VERDICT_JUDGE_BASE_URL host or one in VERDICT_JUDGE_ALLOWED_HOSTS; servers on this\n" +
+    "  machine need VERDICT_JUDGE_ALLOW_LOOPBACK=1.",
   async run(argv, io) {
     const args = parseArgs(argv, { valueFlags: CONFIG_VALUE_FLAGS, boolFlags: ["json", "history", "thoughts"] });
     const [action, name, ...extra] = args.positionals;

@@ -5,9 +5,16 @@
  * 429, 408, 409, 5xx, connection errors, timeouts and unreadable response bodies are retried with exponential
  * backoff and jitter, honouring Retry-After; other errors (400, 401, 404…) fail at once. Cancellation through
  * the AbortSignal stops both the request in flight and any backoff sleep.
+ *
+ * Requests go through `guardedFetch`, so only hosts the admins allowed are reached. Error texts people see name
+ * the status and, for OpenAI-style errors, the error code, never the endpoint's response body: an endpoint that is
+ * really an internal service must not have its replies read back through batch errors.
  */
+import http from "node:http";
 import OpenAI from "openai";
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import { scrubEndpointError, type JudgeHostPolicy } from "../../domain/evaluators/judge-endpoint-policy";
+import { EndpointRefusedError, guardedFetch } from "./guarded-fetch";
 
 export interface JudgeEndpoint {
   baseUrl: string | null;
@@ -18,6 +25,8 @@ export interface JudgeEndpoint {
   maxOutputTokens: number;
   timeoutMs: number;
   maxRetries: number;
+  /** Hosts this endpoint may reach (judgeHostPolicyOf in configs.ts). */
+  hostPolicy: JudgeHostPolicy;
 }
 
 export interface RetryPolicy {
@@ -86,23 +95,42 @@ function retryAfterMs(headers: Headers | undefined): number | null {
   return Number.isFinite(date) ? Math.max(0, date - Date.now()) : null;
 }
 
-function classify(e: unknown): Classified {
-  if (e instanceof OpenAI.APIConnectionTimeoutError) return { retryable: true, status: null, reason: "timeout", retryAfterMs: null };
-  if (e instanceof OpenAI.APIConnectionError) {
-    return { retryable: true, status: null, reason: `connection error: ${e.message}`, retryAfterMs: null };
+/** The OpenAI-style error code of a reply ("model_not_found"), when it is a plain identifier. */
+function errorCode(e: InstanceType<typeof OpenAI.APIError>): string | null {
+  const code = e.code ?? e.type;
+  return typeof code === "string" && /^[A-Za-z0-9_.-]{1,40}$/.test(code) ? code : null;
+}
+
+function refusalIn(e: unknown): EndpointRefusedError | null {
+  for (let c: unknown = e, depth = 0; c && depth < 4; c = (c as { cause?: unknown }).cause, depth++) {
+    if (c instanceof EndpointRefusedError) return c;
   }
+  return null;
+}
+
+function connectionProblem(e: unknown): string {
+  const code = (e as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === "string" && /^[A-Z0-9_]{2,40}$/.test(code) ? `connection error (${code})` : "connection error";
+}
+
+function classify(e: unknown): Classified {
+  const refused = refusalIn(e);
+  if (refused) return { retryable: false, status: null, reason: `refused: ${refused.message}`, retryAfterMs: null };
+  if (e instanceof OpenAI.APIConnectionTimeoutError) return { retryable: true, status: null, reason: "timeout", retryAfterMs: null };
+  if (e instanceof OpenAI.APIConnectionError) return { retryable: true, status: null, reason: connectionProblem(e), retryAfterMs: null };
   if (e instanceof OpenAI.APIError) {
     const status = e.status ?? null;
     const retryable = status === null || status === 408 || status === 409 || status === 429 || status >= 500;
+    const code = errorCode(e);
     return {
       retryable,
       status,
-      reason: `HTTP ${status ?? "?"}: ${e.message}`.slice(0, 500),
+      reason: `HTTP ${status ?? "?"}${status && http.STATUS_CODES[status] ? ` ${http.STATUS_CODES[status]}` : ""}${code ? ` (${code})` : ""}`,
       retryAfterMs: retryAfterMs(e.headers as Headers | undefined),
     };
   }
-  if (e instanceof SyntaxError) return { retryable: true, status: null, reason: `unreadable response: ${e.message}`, retryAfterMs: null };
-  return { retryable: false, status: null, reason: e instanceof Error ? e.message : String(e), retryAfterMs: null };
+  if (e instanceof SyntaxError) return { retryable: true, status: null, reason: "unreadable response (not JSON)", retryAfterMs: null };
+  return { retryable: false, status: null, reason: e instanceof Error ? `${e.name}: ${e.message}` : String(e), retryAfterMs: null };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -132,10 +160,17 @@ const sdkClients = new Map<string, OpenAI>();
 const MAX_CACHED_CLIENTS = 16;
 
 function sdkFor(endpoint: JudgeEndpoint): OpenAI {
-  const key = JSON.stringify([endpoint.baseUrl, endpoint.apiKey, endpoint.timeoutMs]);
+  const key = JSON.stringify([endpoint.baseUrl, endpoint.apiKey, endpoint.timeoutMs, endpoint.hostPolicy]);
   let sdk = sdkClients.get(key);
   if (!sdk) {
-    sdk = new OpenAI({ apiKey: endpoint.apiKey, baseURL: endpoint.baseUrl ?? undefined, timeout: endpoint.timeoutMs, maxRetries: 0 });
+    sdk = new OpenAI({
+      apiKey: endpoint.apiKey,
+      // The OpenAI API unless a base URL is set; never OPENAI_BASE_URL from the environment, which the policy did not see.
+      baseURL: endpoint.baseUrl ?? "https://api.openai.com/v1",
+      timeout: endpoint.timeoutMs,
+      maxRetries: 0,
+      fetch: guardedFetch(endpoint.hostPolicy),
+    });
     if (sdkClients.size >= MAX_CACHED_CLIENTS) sdkClients.delete(sdkClients.keys().next().value!);
     sdkClients.set(key, sdk);
   }
@@ -177,9 +212,10 @@ export function createJudgeClient(endpoint: JudgeEndpoint, policy: RetryPolicy =
         } catch (e) {
           if (e instanceof OpenAI.APIUserAbortError || opts.signal?.aborted) throw new JudgeCallAborted();
           const c = classify(e);
+          c.reason = scrubEndpointError(c.reason, [endpoint.apiKey]);
           if (!c.retryable || attempt >= maxAttempts) {
             throw new JudgeCallError(
-              `judge call failed after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${c.reason}`,
+              scrubEndpointError(`judge call failed after ${attempt} attempt${attempt === 1 ? "" : "s"}: ${c.reason}`, [endpoint.apiKey]),
               c.status,
               c.retryable,
               attempt,

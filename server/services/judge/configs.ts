@@ -5,8 +5,24 @@
  * (`judge_config_secrets`, written by `setStoredApiKey`) or read at call time from the environment: the variable
  * the configuration names, then VERDICT_JUDGE_API_KEY, then OPENAI_API_KEY. Services receive the environment
  * from their caller (CLI, web server, tests) instead of reading process.env themselves.
+ *
+ * Keys only go where admins allow (server/domain/evaluators/judge-endpoint-policy.ts):
+ * - a configuration may name only VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or a VERDICT_JUDGE_KEY_* variable;
+ * - a stored key is encrypted with a key derived from the auth secret, together with the base URL it was stored
+ *   for: changing the base URL deletes it, and it is only ever sent to that URL;
+ * - the endpoint's host must pass the admins' allowlist, when a configuration is saved and before every call.
  */
 import type { Db } from "../../../db/client";
+import { isSealed, secretBoxOf } from "../../auth/secret-box";
+import {
+  endpointUrlRefusal,
+  isAllowedKeyEnv,
+  judgeHostPolicy,
+  judgeKeyEnvSchema,
+  KEY_ENV_RULE,
+  scrubEndpointError,
+  type JudgeHostPolicy,
+} from "../../domain/evaluators/judge-endpoint-policy";
 import type { JudgeEndpoint } from "./client";
 import {
   clearJudgeApiKey,
@@ -44,7 +60,10 @@ export interface JudgeConfigView {
   options: JudgeOptions;
   priceInputPerMTok: number | null;
   priceOutputPerMTok: number | null;
-  /** "stored" (kept server-side), "env:NAME" (read from that variable) or "none" (local endpoints). */
+  /**
+   * "stored" (kept server-side), "env:NAME" (read from that variable), "env:VERDICT_JUDGE_API_KEY|OPENAI_API_KEY",
+   * or "none: …" when the configuration names a variable that is not an allowed key source (no key is sent).
+   */
   apiKeySource: string;
   createdAt: Date;
   updatedAt: Date;
@@ -65,7 +84,13 @@ export function toView(c: PublicJudgeConfig): JudgeConfigView {
     options: { ...DEFAULT_JUDGE_OPTIONS, ...c.options },
     priceInputPerMTok: c.priceInputPerMTok,
     priceOutputPerMTok: c.priceOutputPerMTok,
-    apiKeySource: c.hasStoredKey ? "stored" : c.apiKeyEnv ? `env:${c.apiKeyEnv}` : "env:VERDICT_JUDGE_API_KEY|OPENAI_API_KEY",
+    apiKeySource: c.hasStoredKey
+      ? "stored"
+      : c.apiKeyEnv && !isAllowedKeyEnv(c.apiKeyEnv)
+        ? `none: ${c.apiKeyEnv} is not an allowed key source (use ${KEY_ENV_RULE})`
+        : c.apiKeyEnv
+          ? `env:${c.apiKeyEnv}`
+          : "env:VERDICT_JUDGE_API_KEY|OPENAI_API_KEY",
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
   };
@@ -100,6 +125,33 @@ function checkOptions(o: JudgeOptions): void {
   if (o.includeThoughts && !o.includeActionHistory) {
     throw new ValidationError("options.includeThoughts needs options.includeActionHistory (thoughts are shown in the action history)");
   }
+}
+
+/** The admins' endpoint host policy, from the environment the service was given. */
+export function judgeHostPolicyOf(env: Env): JudgeHostPolicy {
+  const { policy, problems } = judgeHostPolicy({
+    defaultBaseUrl: env.VERDICT_JUDGE_BASE_URL,
+    allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS,
+    allowLoopback: env.VERDICT_JUDGE_ALLOW_LOOPBACK,
+  });
+  if (problems.length) throw new ValidationError(`Judge endpoint settings cannot be read: ${problems.join("; ")}`);
+  return policy;
+}
+
+/** The URL a configuration's requests go to (the OpenAI API when it has no base URL). */
+function endpointUrl(baseUrl: string | null): URL {
+  return new URL(baseUrl ?? "https://api.openai.com/v1");
+}
+
+function checkEndpointAllowed(baseUrl: string | null, env: Env): void {
+  const refusal = endpointUrlRefusal(endpointUrl(baseUrl), judgeHostPolicyOf(env));
+  if (refusal) throw new ValidationError(`judge configuration field "baseUrl": ${refusal}`);
+}
+
+function checkKeyEnv(apiKeyEnv: string | null | undefined): void {
+  if (apiKeyEnv == null || apiKeyEnv.trim() === "") return;
+  const parsed = judgeKeyEnvSchema.safeParse(apiKeyEnv);
+  if (!parsed.success) throw new ValidationError(`judge configuration field "apiKeyEnv": ${parsed.error.issues[0]!.message}`);
 }
 
 function checkNumbers(v: JudgeConfigInput): void {
@@ -139,6 +191,8 @@ export function createJudgeConfig(db: Db, input: JudgeConfigInput, env: Env): Ju
   const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...(input.options ?? {}) };
   checkNumbers({ ...input, baseUrl });
   checkOptions(options);
+  checkKeyEnv(input.apiKeyEnv);
+  checkEndpointAllowed(baseUrl, env);
   const id = insertJudgeConfig(db, {
     name,
     baseUrl,
@@ -170,11 +224,17 @@ export function requireJudgeConfig(db: Db, ref: number | string): PublicJudgeCon
 /** Fields whose change would make the configuration a different judge: frozen once it has verdicts. */
 const IDENTITY_FIELDS = ["baseUrl", "model", "temperature", "seed", "maxOutputTokens", "promptVersion", "options"] as const;
 
+export interface JudgeConfigUpdate extends JudgeConfigView {
+  /** The stored key was deleted because the base URL changed: it is only ever sent where it was entered for. */
+  storedKeyRemoved: boolean;
+}
+
 /**
  * Edits a configuration. Once it has verdicts, only operational fields (prices, timeout, retries, key source)
- * may change: its verdicts must keep describing what the judge was.
+ * may change: its verdicts must keep describing what the judge was. A new base URL must pass the admins' host
+ * allowlist, and it deletes a stored key.
  */
-export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeConfigInput>, "name">): JudgeConfigView {
+export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeConfigInput>, "name">, env: Env): JudgeConfigUpdate {
   const current = requireJudgeConfig(db, id);
   const changed = IDENTITY_FIELDS.filter(
     (f) => patch[f] !== undefined && JSON.stringify(f === "options" ? { ...current.options, ...patch.options } : patch[f]) !== JSON.stringify(current[f]),
@@ -188,6 +248,12 @@ export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeC
   checkNumbers(patch as JudgeConfigInput);
   const options = patch.options ? { ...DEFAULT_JUDGE_OPTIONS, ...current.options, ...patch.options } : undefined;
   if (options) checkOptions(options);
+  if (patch.apiKeyEnv !== undefined) checkKeyEnv(patch.apiKeyEnv);
+  const newBaseUrl = patch.baseUrl !== undefined ? nonEmpty(patch.baseUrl) ?? null : current.baseUrl;
+  const baseUrlChanged = newBaseUrl !== current.baseUrl;
+  if (baseUrlChanged) checkEndpointAllowed(newBaseUrl, env);
+  const storedKeyRemoved = baseUrlChanged && current.hasStoredKey;
+  if (storedKeyRemoved) clearJudgeApiKey(db, id);
   updateConfigRow(db, id, {
     ...(patch.baseUrl !== undefined ? { baseUrl: nonEmpty(patch.baseUrl) ?? null } : {}),
     ...(patch.model !== undefined ? { model: patch.model } : {}),
@@ -202,7 +268,7 @@ export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeC
     ...(patch.priceInputPerMTok !== undefined ? { priceInputPerMTok: patch.priceInputPerMTok } : {}),
     ...(patch.priceOutputPerMTok !== undefined ? { priceOutputPerMTok: patch.priceOutputPerMTok } : {}),
   });
-  return toView(getJudgeConfig(db, id)!);
+  return { ...toView(getJudgeConfig(db, id)!), storedKeyRemoved };
 }
 
 export function deleteJudgeConfig(db: Db, id: number): void {
@@ -217,14 +283,62 @@ export function deleteJudgeConfig(db: Db, id: number): void {
   }
 }
 
-/** Stores a key server-side for a configuration (or removes it with null). */
+/** What `judge_config_secrets.api_key` holds, sealed: the key and the base URL it was stored for. */
+interface StoredKeyRecord {
+  apiKey: string;
+  baseUrl: string | null;
+}
+
+/** Binds a sealed key to its row: a value copied to another configuration does not open there. */
+function secretContext(configId: number): string {
+  return `judge_config_secrets:${configId}`;
+}
+
+function sealKey(db: Db, configId: number, record: StoredKeyRecord): string {
+  return secretBoxOf(db).seal(JSON.stringify(record), secretContext(configId));
+}
+
+/**
+ * Stores a key server-side for a configuration (or removes it with null), encrypted, bound to the configuration's
+ * current base URL.
+ */
 export function setStoredApiKey(db: Db, id: number, apiKey: string | null): void {
-  requireJudgeConfig(db, id);
+  const config = requireJudgeConfig(db, id);
   if (apiKey === null) clearJudgeApiKey(db, id);
   else {
     if (!apiKey.trim()) throw new ValidationError("API key is empty");
-    setJudgeApiKey(db, id, apiKey.trim());
+    setJudgeApiKey(db, id, sealKey(db, id, { apiKey: apiKey.trim(), baseUrl: config.baseUrl }));
   }
+}
+
+/**
+ * The stored key of a configuration, if it may be sent to the configuration's base URL. Keys stored in plain text
+ * by earlier versions are encrypted on first read, bound to the base URL the configuration has then (which the
+ * host allowlist has already accepted).
+ */
+function storedKeyFor(db: Db, config: PublicJudgeConfig): string | undefined {
+  const raw = config.hasStoredKey ? getJudgeApiKey(db, config.id) : undefined;
+  if (raw === undefined) return undefined;
+  let record: StoredKeyRecord;
+  if (!isSealed(raw)) {
+    record = { apiKey: raw, baseUrl: config.baseUrl };
+    setJudgeApiKey(db, config.id, sealKey(db, config.id, record));
+  } else {
+    const opened = secretBoxOf(db).open(raw, secretContext(config.id));
+    if (opened === null) {
+      throw new ValidationError(
+        `The stored API key of judge configuration ${JSON.stringify(config.name)} cannot be decrypted (the auth secret changed?); store the key again`,
+      );
+    }
+    record = JSON.parse(opened) as StoredKeyRecord;
+  }
+  if (record.baseUrl !== config.baseUrl) {
+    throw new ValidationError(
+      `The stored API key of judge configuration ${JSON.stringify(config.name)} was stored for another base URL and is not sent to ` +
+        `${config.baseUrl ?? "the OpenAI API"}; store the key again for this URL`,
+    );
+  }
+  return record.apiKey;
 }
 
 export function judgeEvaluatorKey(configId: number): string {
@@ -232,18 +346,26 @@ export function judgeEvaluatorKey(configId: number): string {
 }
 
 /**
- * The key to call a configuration's endpoint with. Local servers (Ollama, vLLM) usually need none: when a base URL
- * is set and no key is found, a placeholder is sent. The OpenAI API itself needs a real key.
+ * The key to call a configuration's endpoint with, once the endpoint passed the admins' host allowlist. Local
+ * servers (Ollama, vLLM) usually need none: when a base URL is set and no key is found, a placeholder is sent.
+ * The OpenAI API itself needs a real key. A configuration naming a variable outside the allowed key sources
+ * gets no key at all.
  */
 export function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env): string {
-  const stored = config.hasStoredKey ? getJudgeApiKey(db, config.id) : undefined;
-  const fromEnv =
-    (config.apiKeyEnv ? nonEmpty(env[config.apiKeyEnv]) : undefined) ??
-    nonEmpty(env.VERDICT_JUDGE_API_KEY) ??
-    nonEmpty(env.OPENAI_API_KEY);
+  checkEndpointAllowed(config.baseUrl, env);
+  const stored = storedKeyFor(db, config);
+  const namedSourceAllowed = !config.apiKeyEnv || isAllowedKeyEnv(config.apiKeyEnv);
+  const fromEnv = namedSourceAllowed
+    ? (config.apiKeyEnv ? nonEmpty(env[config.apiKeyEnv]) : undefined) ?? nonEmpty(env.VERDICT_JUDGE_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY)
+    : undefined;
   const key = stored ?? fromEnv;
   if (key) return key;
   if (config.baseUrl) return "no-key";
+  if (!namedSourceAllowed) {
+    throw new ValidationError(
+      `Judge configuration ${JSON.stringify(config.name)} names ${config.apiKeyEnv} as its key source, which is not allowed (use ${KEY_ENV_RULE})`,
+    );
+  }
   throw new ValidationError(
     `Judge configuration ${JSON.stringify(config.name)} calls the OpenAI API but no API key was found: store one, or set ` +
       `${config.apiKeyEnv ? `${config.apiKeyEnv}, ` : ""}VERDICT_JUDGE_API_KEY or OPENAI_API_KEY`,
@@ -256,7 +378,12 @@ export function redactSecret(text: string, secret: string | undefined): string {
   return text.split(secret).join("[redacted]");
 }
 
-/** How to call a configuration's endpoint: its model settings, with the key found as resolveApiKey finds it. */
+/** An endpoint's error as users may see it: cut short, with the key scrubbed. */
+export function endpointErrorText(text: string, secret: string | undefined): string {
+  return scrubEndpointError(text, [secret]);
+}
+
+/** How to call a configuration's endpoint: its model settings, the key resolveApiKey finds, and the admins' host policy. */
 export function judgeEndpointOf(db: Db, config: PublicJudgeConfig, env: Env): JudgeEndpoint {
   return {
     baseUrl: config.baseUrl,
@@ -267,5 +394,6 @@ export function judgeEndpointOf(db: Db, config: PublicJudgeConfig, env: Env): Ju
     maxOutputTokens: config.maxOutputTokens,
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,
+    hostPolicy: judgeHostPolicyOf(env),
   };
 }

@@ -6,7 +6,7 @@ import type { Db } from "../../../db/client";
 import { costUsd } from "../../domain/evaluators/judge-protocol";
 import { buildFuzzyMatchPrompt, parseFuzzyMatchReply, type FuzzyMatcher } from "../../domain/evaluators/vwa/fuzzy-prompt";
 import { createJudgeClient, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./client";
-import { redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./configs";
+import { endpointErrorText, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./configs";
 
 export interface FuzzyUsage {
   calls: number;
@@ -54,7 +54,7 @@ export function judgeFuzzyMatcher(
           { signal: opts.signal },
         );
       } catch (e) {
-        if (e instanceof Error) e.message = redactSecret(e.message, apiKey);
+        if (e instanceof Error) e.message = endpointErrorText(e.message, apiKey);
         throw e;
       }
       usage.calls++;

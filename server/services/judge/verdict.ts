@@ -21,7 +21,7 @@ import { DEFAULT_JUDGE_OPTIONS, formatK, type JudgeK, type JudgeOptions, type Ve
 import { NotFoundError, ValidationError } from "../../errors";
 import type { ScreenshotStore } from "../screenshot-store";
 import { createJudgeClient, type ChatMessage, type ContentPart, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./client";
-import { judgeEvaluatorKey, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./configs";
+import { endpointErrorText, judgeEvaluatorKey, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./configs";
 import { prepareScreenshot } from "./images";
 
 export interface JudgeDeps {
@@ -156,7 +156,7 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
   try {
     result = await client.complete(messages, { signal: req.signal });
   } catch (e) {
-    if (e instanceof Error) e.message = redactSecret(e.message, apiKey);
+    if (e instanceof Error) e.message = endpointErrorText(e.message, apiKey);
     throw e;
   }
 

@@ -14,14 +14,14 @@ import type { Policy, PolicyDecision, PolicyObservation } from "../../browser/po
 import { parsePolicyReply } from "../../domain/runner/action-text";
 import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptPastStep } from "../../domain/runner/policy-prompt";
 import { createJudgeClient, type ChatMessage, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "../judge/client";
-import { redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "../judge/configs";
+import { endpointErrorText, requireJudgeConfig, judgeEndpointOf, type Env } from "../judge/configs";
 
 export interface VlmPolicyOptions {
   client: JudgeClient;
   /** Shown in the UI and stored on the run: "vlm:<configuration>". */
   name: string;
   keepScreenshots: number;
-  /** Secret to scrub from error messages before they are stored. */
+  /** Secret to scrub from error messages before they are stored (they are also cut short). */
   apiKey?: string;
 }
 
@@ -72,7 +72,7 @@ export function createVlmPolicy(opts: VlmPolicyOptions): Policy & { usage(): Vlm
       try {
         result = await opts.client.complete(messages as ChatMessage[], { signal: obs.signal });
       } catch (e) {
-        throw new Error(redactSecret((e as Error).message, opts.apiKey));
+        throw new Error(endpointErrorText((e as Error).message, opts.apiKey));
       }
       usage.calls++;
       usage.inputTokens += result.inputTokens ?? 0;
