@@ -141,6 +141,7 @@ export class RunSafety {
         // aborted one would show Chromium's error page instead.
         return route.fulfill({ status: 204, body: "" }).catch(() => {});
       }
+      this.noteRefusal(`blocked request to ${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)} (${refusal})`);
       return route.abort("blockedbyclient").catch(() => {});
     }
     return route.continue().catch(() => {});
