@@ -212,6 +212,7 @@ export class EgressProxy {
       socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
       return;
     }
+    if (socket.destroyed) return;
     const upstream = this.connectTo(decision.address, authority.port);
     let connected = false;
     upstream.once("connect", () => {
@@ -245,6 +246,7 @@ export class EgressProxy {
       socket.end("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
       return;
     }
+    if (socket.destroyed) return;
     const upstream = this.connectTo(decision.address, port);
     upstream.once("connect", () => {
       const lines = [`${req.method} ${target.pathname}${target.search} HTTP/1.1`];
