@@ -2,7 +2,7 @@
 # Verdict quick start: installs what is missing (Chromium, npm packages), builds the app, records the demo data
 # into the embedded default store (SQLite file + ./data), then serves the dashboard with one live-runner worker
 # beside it (stopped when the server exits).
-#   PORT (default 3000), HOST (default 127.0.0.1), VERDICT_DB, VERDICT_DATA_DIR, CHROMIUM_PATH
+#   PORT (default 3000), HOST (default 127.0.0.1), VERDICT_DB, VERDICT_DATA_DIR, CHROMIUM_PATH, VERDICT_BROWSER_USER
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +20,9 @@ if [ ! -x "$CHROMIUM" ]; then
     exit 1
   fi
 fi
+
+# As root, the runner's Chromium runs as an unprivileged user so it can keep its sandbox (README, "Live runs").
+bash scripts/browser-user.sh
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "› Installing npm packages…"

@@ -9,6 +9,9 @@
  * is the least any loop must do to stay on the same pages. Passes alternate (recorder, bare, recorder, bare) so
  * that background load on the machine hits both alike. The first step of every pass (initial page load) is left out.
  *
+ * The recorder passes run once more with the browser context sent through a live run's egress proxy (every request
+ * resolved, checked and forwarded by it), to show what the proxy costs per step.
+ *
  * Then the live runner as a whole: four demo tasks started as one live run with concurrency 4 (scripted demo
  * policy) and carried out by one runner worker with four slots, through the job queue, the safety guard and the
  * incremental database writes, on this machine's two cores. Every task must finish without a failure.
@@ -31,6 +34,7 @@ import { liveRunRequestSchema } from "../../server/domain/runner/settings";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";
 import { ensureDemoTaskSet } from "../../server/services/runner/demo-tasks";
+import { EgressProxy } from "../../server/services/runner/egress-proxy";
 import type { DemoSitesServer } from "../../server/demo-sites/server";
 import { median, percentile, type BenchFigure } from "./types";
 
@@ -51,9 +55,9 @@ interface RecordedPass {
   steps: RecordedStep[];
 }
 
-async function recorderPass(browser: Browser, baseUrl: string, cycle: (typeof CYCLES)[number], outDir: string): Promise<RecordedPass> {
+async function recorderPass(browser: Browser, baseUrl: string, cycle: (typeof CYCLES)[number], outDir: string, proxyServer?: string): Promise<RecordedPass> {
   const script = [...Array.from({ length: ROUNDS }, () => cycle.clicks.map((c) => `Click [{{${c}}}]`)).flat(), "ANSWER; done"];
-  const session = await BrowserSession.open(browser);
+  const session = await BrowserSession.open(browser, { proxyServer });
   try {
     const sink = bundleStepSink(new BundleWriter(outDir));
     const rec = await recordTrajectory({
@@ -111,7 +115,9 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
   const sites = await startDemoSites();
   const browser = await launchChromium({ executablePath: chromiumPath });
   const ours: RecordedStep[] = [];
+  const proxied: RecordedStep[] = [];
   const bare: number[] = [];
+  const egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`], allowPrivateNetwork: false } });
   try {
     for (let pass = 0; pass < PASSES; pass++) {
       for (const cycle of CYCLES) {
@@ -119,9 +125,12 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
         // Step 0 waits for the first page load; the final step is the answer, which executes nothing.
         ours.push(...rec.steps.slice(1).filter((s) => s.action.type === "click"));
         bare.push(...(await barePass(browser, sites.baseUrl, cycle, rec.steps)));
+        const viaProxy = await recorderPass(browser, sites.baseUrl, cycle, path.join(outDir, `${cycle.site}-${pass}-proxied`), egress.url);
+        proxied.push(...viaProxy.steps.slice(1).filter((s) => s.action.type === "click"));
       }
     }
   } finally {
+    await egress.close();
     await browser.close();
     await sites.close();
     fs.rmSync(outDir, { recursive: true, force: true });
@@ -149,6 +158,9 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
     { name: "bare screenshot + click loop, p95", value: percentile(bare, 95), unit: "ms" },
     { name: "runner / bare loop (medians)", value: ratio, unit: "×", target: "≤ 1.5×", ok: ratio <= 1.5 },
     { name: "runner / bare loop (p95)", value: percentile(total, 95) / percentile(bare, 95), unit: "×" },
+    { name: `runner step overhead via egress proxy, median (${proxied.length})`, value: median(proxied.map(overhead)), unit: "ms" },
+    { name: "runner step overhead via egress proxy, p95", value: percentile(proxied.map(overhead), 95), unit: "ms" },
+    { name: "egress proxy / direct (medians)", value: median(proxied.map(overhead)) / ourMedian, unit: "×" },
     ...concurrent,
   ];
 }

@@ -4,21 +4,100 @@
  * Verdict drives the Debian `chromium` package rather than Playwright's downloaded builds (`npx playwright install`
  * needs a CDN this deployment cannot reach), so the binary's path is configuration and a missing binary is reported
  * with the command that installs it.
+ *
+ * The browser opens untrusted pages, so it keeps Chromium's sandbox. Chromium refuses its sandbox as root: a root
+ * process starts it as an unprivileged user (VERDICT_BROWSER_USER, default verdict-browser, made by
+ * scripts/browser-user.sh) through chromium-as-user.sh. Without such a user it refuses to launch unless the admin
+ * opts out with VERDICT_RUNNER_NO_SANDBOX=1. The browser gets a minimal environment: no API keys or secrets.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium, type Browser } from "playwright";
 
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
 
-/** Flags for a headless, quiet browser in a container: no sandbox (often unavailable as root), no GPU, no phoning home. */
+/**
+ * Flags for a headless, quiet browser: no GPU, no phoning home; no QUIC and no WebRTC UDP outside the proxy, so every
+ * connection can be sent through the runner's egress proxy.
+ */
 export const CHROMIUM_ARGS: readonly string[] = [
-  "--no-sandbox",
   "--disable-gpu",
   "--disable-background-networking",
   "--disable-component-update",
   "--disable-sync",
   "--no-first-run",
+  "--disable-quic",
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 ];
+
+export const DEFAULT_BROWSER_USER = "verdict-browser";
+export const NO_SANDBOX_ENV = "VERDICT_RUNNER_NO_SANDBOX";
+const AS_USER_WRAPPER = path.join(path.dirname(fileURLToPath(import.meta.url)), "chromium-as-user.sh");
+
+/** How the browser is isolated from the server it runs on. */
+export type BrowserIsolation =
+  | { kind: "sandbox" }
+  | { kind: "sandbox-as-user"; user: string; uid: number; gid: number }
+  | { kind: "no-sandbox"; warning: string };
+
+export class BrowserSandboxError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BrowserSandboxError";
+  }
+}
+
+/** uid and gid of a system user, or null when there is none. */
+export function lookupSystemUser(user: string): { uid: number; gid: number } | null {
+  const id = (flag: string) => {
+    const r = spawnSync("id", [flag, user], { encoding: "utf8" });
+    return r.status === 0 && /^\d+\s*$/.test(r.stdout) ? Number(r.stdout.trim()) : null;
+  };
+  const uid = id("-u");
+  const gid = id("-g");
+  return uid === null || gid === null ? null : { uid, gid };
+}
+
+/**
+ * How this process can start Chromium with its sandbox: as itself when it is not root, as the unprivileged browser
+ * user when it is; without the sandbox only when the admin said so.
+ */
+export function browserIsolation(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  uid: number = process.getuid?.() ?? -1,
+  lookupUser: (user: string) => { uid: number; gid: number } | null = lookupSystemUser,
+): BrowserIsolation {
+  if (env[NO_SANDBOX_ENV]?.trim() === "1") {
+    return {
+      kind: "no-sandbox",
+      warning: `${NO_SANDBOX_ENV}=1: Chromium runs WITHOUT its sandbox${uid === 0 ? " as root" : ""}; a page that exploits the browser gets this server's privileges`,
+    };
+  }
+  if (uid !== 0) return { kind: "sandbox" };
+  const user = env.VERDICT_BROWSER_USER?.trim() || DEFAULT_BROWSER_USER;
+  const found = lookupUser(user);
+  if (!found) {
+    throw new BrowserSandboxError(
+      `Chromium cannot use its sandbox as root, and the unprivileged browser user ${JSON.stringify(user)} (VERDICT_BROWSER_USER) does not exist. ` +
+        `Create it with \`scripts/browser-user.sh\` (as root), run Verdict as a non-root user, or set ${NO_SANDBOX_ENV}=1 to run Chromium without its sandbox (not recommended).`,
+    );
+  }
+  if (found.uid === 0) throw new BrowserSandboxError(`VERDICT_BROWSER_USER ${JSON.stringify(user)} is root; the browser user must be unprivileged`);
+  return { kind: "sandbox-as-user", user, ...found };
+}
+
+/** What the browser process may see of the environment: enough to run, nothing secret. */
+function browserEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const keep = ["PATH", "LANG", "LANGUAGE", "LC_ALL", "TZ", "TMPDIR", "DISPLAY", "WAYLAND_DISPLAY", "XDG_RUNTIME_DIR", "FONTCONFIG_PATH", "HOME"];
+  const out: Record<string, string> = {};
+  for (const k of keep) if (env[k] !== undefined) out[k] = env[k]!;
+  return out;
+}
+
+let warnedNoSandbox = false;
 
 export const CHROMIUM_INSTALL_COMMAND = "apt-get install -y chromium";
 
@@ -38,6 +117,12 @@ export interface LaunchOptions {
   headless?: boolean;
   /** Appended to CHROMIUM_ARGS. */
   extraArgs?: string[];
+  /** Proxy for every connection of the browser (the live runner's egress proxy); loopback is not bypassed. */
+  egressProxy?: string;
+  /** Where the sandbox settings are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Told when the browser runs without its sandbox (default: console.warn once per process). */
+  warn?: (line: string) => void;
 }
 
 export function resolveChromiumPath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -58,11 +143,39 @@ export function chromiumAvailable(executablePath: string): boolean {
 }
 
 export async function launchChromium(options: LaunchOptions = {}): Promise<Browser> {
-  const executablePath = resolveChromiumPath(options.executablePath);
+  const env = options.env ?? process.env;
+  const executablePath = resolveChromiumPath(options.executablePath, env);
   if (!chromiumAvailable(executablePath)) throw new ChromiumNotFoundError(executablePath);
-  return chromium.launch({
-    executablePath,
-    headless: options.headless ?? true,
-    args: [...CHROMIUM_ARGS, ...(options.extraArgs ?? [])],
-  });
+  const isolation = browserIsolation(env);
+  const args = [...CHROMIUM_ARGS];
+  if (options.egressProxy) args.push(`--proxy-server=${options.egressProxy}`, "--proxy-bypass-list=<-loopback>");
+  if (isolation.kind === "no-sandbox") {
+    args.push("--no-sandbox");
+    if (options.warn) options.warn(isolation.warning);
+    else if (!warnedNoSandbox) console.warn(`warning: ${isolation.warning}`);
+    warnedNoSandbox = true;
+  }
+  args.push(...(options.extraArgs ?? []));
+  if (isolation.kind !== "sandbox-as-user") {
+    return chromium.launch({ executablePath, headless: options.headless ?? true, chromiumSandbox: isolation.kind === "sandbox", args, env: browserEnv(env) });
+  }
+  // Downloads land where the browser user can write them; the runner (root) copies them out.
+  const downloadsPath = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-browser-downloads-"));
+  fs.chownSync(downloadsPath, isolation.uid, isolation.gid);
+  try {
+    const browser = await chromium.launch({
+      executablePath: AS_USER_WRAPPER,
+      headless: options.headless ?? true,
+      // Playwright adds --no-sandbox unless told otherwise.
+      chromiumSandbox: true,
+      args,
+      downloadsPath,
+      env: { ...browserEnv(env), VERDICT_BROWSER_USER: isolation.user, VERDICT_BROWSER_CHROMIUM: executablePath },
+    });
+    browser.on("disconnected", () => fs.rmSync(downloadsPath, { recursive: true, force: true }));
+    return browser;
+  } catch (e) {
+    fs.rmSync(downloadsPath, { recursive: true, force: true });
+    throw e;
+  }
 }

@@ -20,6 +20,8 @@ export interface SessionOptions {
   locale?: string;
   /** Off unless asked for: an agent should not write files onto the server. */
   acceptDownloads?: boolean;
+  /** The proxy every connection of this context goes through (a live run's egress proxy); loopback included. */
+  proxyServer?: string;
 }
 
 export class BrowserSession {
@@ -46,6 +48,9 @@ export class BrowserSession {
       locale: options.locale ?? "en-US",
       acceptDownloads: options.acceptDownloads ?? false,
       reducedMotion: "reduce",
+      // A service worker could answer or make requests the context's routes never see.
+      serviceWorkers: "block",
+      ...(options.proxyServer ? { proxy: { server: options.proxyServer } } : {}),
     });
     try {
       const page = await context.newPage();

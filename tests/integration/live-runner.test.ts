@@ -93,8 +93,8 @@ function work(runId: number, extra: Partial<Parameters<typeof runRunnerWorker>[0
     untilIdle: true,
     demo: demoHandle(),
     resolveHost: async () => [],
-    launch: async () => {
-      const b = await launchChromium({ executablePath: chromiumPath });
+    launch: async ({ egressProxy }) => {
+      const b = await launchChromium({ executablePath: chromiumPath, egressProxy });
       browsers.push(b);
       return b;
     },

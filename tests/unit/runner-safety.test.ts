@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import {
   actionNavigationTarget,
+  addressKind,
+  egressRefusal,
+  parseDestinationList,
   blockedElementText,
   defaultAllowlist,
   hostAllowed,
@@ -132,5 +135,77 @@ describe("navigation targets of actions", () => {
     expect(actionNavigationTarget({ type: "new_tab", value: "b.org/x" }, "http://a.com/")?.href).toBe("https://b.org/x");
     expect(actionNavigationTarget({ type: "new_tab" }, "http://a.com/")).toBeNull();
     expect(actionNavigationTarget({ type: "click", target: "1" }, "http://a.com/")).toBeNull();
+  });
+});
+
+describe("address kinds", () => {
+  const cases: [string, ReturnType<typeof addressKind>][] = [
+    ["127.0.0.1", "loopback"],
+    ["::1", "loopback"],
+    ["[::1]", "loopback"],
+    ["::ffff:127.0.0.1", "loopback"],
+    ["::ffff:7f00:1", "loopback"], // the same, as Chromium writes it
+    ["::127.0.0.1", "loopback"], // IPv4-compatible
+    ["64:ff9b::7f00:1", "loopback"], // NAT64
+    ["2002:7f00:1::", "loopback"], // 6to4
+    ["10.0.0.8", "private"],
+    ["::ffff:192.168.0.1", "private"],
+    ["100.100.0.1", "carrier-grade NAT"],
+    ["169.254.169.254", "link-local"],
+    ["::ffff:169.254.169.254", "link-local"],
+    ["fe80::1", "link-local"],
+    ["fd00::1", "unique-local"],
+    ["0.0.0.0", "unspecified"],
+    ["::", "unspecified"],
+    ["239.1.2.3", "multicast"],
+    ["ff02::1", "multicast"],
+    ["255.255.255.255", "reserved"],
+    ["198.18.0.1", "reserved"],
+    ["8.8.8.8", null],
+    ["192.0.2.1", null],
+    ["2606:4700::1111", null],
+    ["::ffff:8.8.8.8", null],
+  ];
+  it.each(cases)("%s → %s", (address, kind) => {
+    expect(addressKind(address)).toBe(kind);
+  });
+});
+
+describe("egress rules (what the runner's proxy lets the browser connect to)", () => {
+  const strict = { allowedDestinations: ["127.0.0.1:4517", "localhost:4517", "wiki.internal:8080"], allowPrivateNetwork: false };
+
+  it("refuses every non-public address, naming its kind, and says when a name resolved to it", () => {
+    expect(egressRefusal("127.0.0.1", 9997, "127.0.0.1", strict)).toBe("loopback");
+    expect(egressRefusal("::1", 80, "::1", strict)).toBe("loopback");
+    expect(egressRefusal("::ffff:7f00:1", 80, "::ffff:7f00:1", strict)).toBe("loopback");
+    expect(egressRefusal("metadata.example", 80, "169.254.169.254", strict)).toBe("resolves to 169.254.169.254, link-local");
+    expect(egressRefusal("rebind.test", 80, "127.0.0.1", strict)).toBe("resolves to 127.0.0.1, loopback");
+    expect(egressRefusal("example.com", 443, "93.184.216.34", strict)).toBeNull();
+    expect(egressRefusal("example.com", 443, "not-an-address", strict)).toBe("not-an-address is not an IP address");
+  });
+
+  it("allows the explicit destinations on their port only, by the name asked for or the address connected to", () => {
+    expect(egressRefusal("127.0.0.1", 4517, "127.0.0.1", strict)).toBeNull();
+    expect(egressRefusal("localhost", 4517, "::1", strict)).toBeNull();
+    expect(egressRefusal("anything.test", 4517, "127.0.0.1", strict)).toBeNull(); // the demo server is what it reaches
+    expect(egressRefusal("127.0.0.1", 4518, "127.0.0.1", strict)).toBe("loopback");
+    expect(egressRefusal("wiki.internal", 8080, "10.1.2.3", strict)).toBeNull();
+    expect(egressRefusal("wiki.internal", 22, "10.1.2.3", strict)).toBe("resolves to 10.1.2.3, private");
+    expect(egressRefusal("[::1]", 4517, "::1", { allowedDestinations: ["[::1]:4517"], allowPrivateNetwork: false })).toBeNull();
+  });
+
+  it("a run that allows the private network reaches private and loopback addresses, never link-local, multicast or unspecified ones", () => {
+    const open = { allowedDestinations: [], allowPrivateNetwork: true };
+    expect(egressRefusal("10.0.0.1", 80, "10.0.0.1", open)).toBeNull();
+    expect(egressRefusal("127.0.0.1", 3000, "127.0.0.1", open)).toBeNull();
+    expect(egressRefusal("fd00::1", 80, "fd00::1", open)).toBeNull();
+    expect(egressRefusal("169.254.169.254", 80, "169.254.169.254", open)).toBe("link-local");
+    expect(egressRefusal("0.0.0.0", 80, "0.0.0.0", open)).toBe("unspecified");
+    expect(egressRefusal("224.0.0.1", 80, "224.0.0.1", open)).toBe("multicast");
+  });
+
+  it("parses allowed destinations, which need a port", () => {
+    expect(parseDestinationList("wiki.internal:8080, 10.0.0.5:443\nhttp://intranet:81/x")).toEqual({ destinations: ["wiki.internal:8080", "10.0.0.5:443", "intranet:81"], invalid: [] });
+    expect(parseDestinationList("wiki.internal *.corp:80 bad!host:1")).toEqual({ destinations: [], invalid: ["bad!host:1", "wiki.internal", "*.corp:80"] });
   });
 });

@@ -313,7 +313,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
         <div className="flex flex-wrap gap-5 text-[12px]">
           <label className="flex items-center gap-1.5">
             <input type="checkbox" checked={allowPrivate} onChange={(e) => setAllowPrivate(e.target.checked)} />
-            Allow private and loopback addresses (the demo sites are always allowed)
+            Allow private and loopback addresses (the demo sites are always allowed; link-local addresses such as the cloud metadata service never are)
           </label>
           <label className="flex items-center gap-1.5">
             <input type="checkbox" checked={downloads} onChange={(e) => setDownloads(e.target.checked)} />

@@ -87,21 +87,6 @@ function ipv4Parts(s: string): number[] | null {
   return parts.every((p) => p <= 255) ? parts : null;
 }
 
-function privateV4([a, b]: number[]): boolean {
-  return (
-    a === 0 || // "this network"
-    a === 10 ||
-    a === 127 ||
-    (a === 100 && b! >= 64 && b! <= 127) || // carrier-grade NAT
-    (a === 169 && b === 254) || // link-local, cloud metadata
-    (a === 172 && b! >= 16 && b! <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 192 && b === 0) || // IETF protocol assignments
-    (a === 198 && (b === 18 || b === 19)) || // benchmarking
-    a! >= 224 // multicast and reserved
-  );
-}
-
 /** Expands an IPv6 literal (no brackets) to eight 16-bit groups; null when it is not one. */
 function ipv6Groups(s: string): number[] | null {
   let text = s.toLowerCase().replace(/%.*$/, "");
@@ -124,24 +109,63 @@ function ipv6Groups(s: string): number[] | null {
   return [...head, ...Array(halves.length === 2 ? missing : 0).fill(0), ...tail];
 }
 
+/** Why an address is not on the public internet: the label a refusal names ("blocked … (loopback)"). */
+export type AddressKind =
+  | "unspecified"
+  | "loopback"
+  | "private"
+  | "carrier-grade NAT"
+  | "link-local"
+  | "unique-local"
+  | "multicast"
+  | "reserved";
+
+function v4Kind([a, b, c]: number[]): AddressKind | null {
+  if (a === 0) return "unspecified"; // "this network"; 0.0.0.0 reaches the machine itself on Linux
+  if (a === 127) return "loopback";
+  if (a === 10 || (a === 172 && b! >= 16 && b! <= 31) || (a === 192 && b === 168)) return "private";
+  if (a === 100 && b! >= 64 && b! <= 127) return "carrier-grade NAT";
+  if (a === 169 && b === 254) return "link-local"; // includes the cloud metadata service 169.254.169.254
+  if (a! >= 224 && a! <= 239) return "multicast";
+  if (a! >= 240) return "reserved"; // and the broadcast address
+  if ((a === 192 && b === 0 && c === 0) || (a === 198 && (b === 18 || b === 19))) return "reserved"; // IETF, benchmarking
+  return null;
+}
+
+function v4FromGroups(hi: number, lo: number): number[] {
+  return [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff];
+}
+
 /**
- * True for loopback, private, link-local, unique-local, carrier-grade NAT, unspecified, multicast and reserved
- * addresses (IPv4, IPv6 and IPv4-mapped IPv6). A host name is not an address: false.
+ * What kind of non-public address this is, or null for a public one (and for anything that is not an address).
+ * IPv6 forms that carry an IPv4 address (IPv4-mapped ::ffff:a.b.c.d, IPv4-compatible ::a.b.c.d, NAT64 64:ff9b::/96,
+ * 6to4 2002::/16) are judged by the IPv4 address they carry.
  */
-export function isPrivateAddress(address: string): boolean {
+export function addressKind(address: string): AddressKind | null {
   const bare = address.replace(/^\[|\]$/g, "");
   const v4 = ipv4Parts(bare);
-  if (v4) return privateV4(v4);
+  if (v4) return v4Kind(v4);
   const g = ipv6Groups(bare);
-  if (!g) return false;
-  if (g.every((x) => x === 0)) return true; // ::
-  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return true; // ::1
-  // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) forms carry an IPv4 address.
-  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) {
-    return privateV4([g[6]! >> 8, g[6]! & 0xff, g[7]! >> 8, g[7]! & 0xff]);
-  }
+  if (!g) return null;
+  if (g.every((x) => x === 0)) return "unspecified";
+  if (g.slice(0, 7).every((x) => x === 0) && g[7] === 1) return "loopback";
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0)) return v4Kind(v4FromGroups(g[6]!, g[7]!));
+  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return v4Kind(v4FromGroups(g[6]!, g[7]!));
+  if (g[0] === 0x2002) return v4Kind(v4FromGroups(g[1]!, g[2]!));
   const first = g[0]!;
-  return (first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00 || (first === 0x2001 && g[1] === 0x0db8);
+  if ((first & 0xfe00) === 0xfc00) return "unique-local";
+  if ((first & 0xffc0) === 0xfe80) return "link-local";
+  if ((first & 0xff00) === 0xff00) return "multicast";
+  if (first === 0x2001 && g[1] === 0x0db8) return "reserved"; // documentation
+  return null;
+}
+
+/**
+ * True for loopback, private, link-local, unique-local, carrier-grade NAT, unspecified, multicast and reserved
+ * addresses (IPv4, IPv6 and the IPv6 forms that carry an IPv4 address). A host name is not an address: false.
+ */
+export function isPrivateAddress(address: string): boolean {
+  return addressKind(address) !== null;
 }
 
 /** True when a host is an IP literal (v4, or v6 in brackets or not). */
@@ -154,6 +178,59 @@ export function isIpLiteral(host: string): boolean {
 export function isLoopbackName(host: string): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
   return h === "localhost" || h.endsWith(".localhost");
+}
+
+/** Address kinds a run that allows the private network may reach; never the unspecified address, link-local (the
+ * cloud metadata service lives there), multicast or reserved ranges. */
+const PRIVATE_NETWORK_KINDS = new Set<AddressKind>(["loopback", "private", "carrier-grade NAT", "unique-local"]);
+
+/** Canonical form of an IP address for comparisons (IPv6 lower-case without brackets); other text is lower-cased. */
+function canonicalAddress(address: string): string {
+  const bare = address.replace(/^\[|\]$/g, "").toLowerCase();
+  const g = ipv6Groups(bare);
+  return g ? g.map((x) => x.toString(16)).join(":") : bare;
+}
+
+/**
+ * What a live run's browser may connect to, checked by the runner's egress proxy on every request and tunnel:
+ * - `allowedDestinations`: host:port entries reachable although private (the bundled demo sites, and what an admin
+ *   configured). An entry matches the name the page asked for or the address actually connected to, on that port.
+ * - `allowPrivateNetwork`: the run may reach loopback, private, carrier-grade NAT and unique-local addresses.
+ */
+export interface EgressRules {
+  allowedDestinations: readonly string[];
+  allowPrivateNetwork: boolean;
+}
+
+/**
+ * Why the browser may not connect to `address` (one of the addresses `host` resolved to) on `port`, or null when it
+ * may. The refusal is the short reason researchers see in "blocked request to host:port (reason)".
+ */
+export function egressRefusal(host: string, port: number, address: string, rules: EgressRules): string | null {
+  const name = canonicalAddress(host.replace(/\.$/, ""));
+  const addr = canonicalAddress(address);
+  const explicitlyAllowed = rules.allowedDestinations.some((entry) => {
+    const e = splitHostPort(entry.toLowerCase());
+    if (e.port === null || Number(e.port) !== port) return false;
+    const h = canonicalAddress(e.host);
+    return h === name || h === addr;
+  });
+  if (explicitlyAllowed) return null;
+  const kind = addressKind(address);
+  if (kind === null) return isIpLiteral(address) ? null : `${address} is not an IP address`;
+  if (rules.allowPrivateNetwork && PRIVATE_NETWORK_KINDS.has(kind)) return null;
+  return name === addr ? kind : `resolves to ${address}, ${kind}`;
+}
+
+/** Splits and normalises a list of allowed destinations (host:port, port required); names the entries that are not. */
+export function parseDestinationList(text: string | string[]): { destinations: string[]; invalid: string[] } {
+  const { hosts, invalid } = parseHostList(text);
+  const destinations: string[] = [];
+  for (const h of hosts) {
+    if (h.startsWith("*.") || splitHostPort(h).port === null) invalid.push(h);
+    else destinations.push(h);
+  }
+  return { destinations, invalid };
 }
 
 /** "host:port" of a URL with its default port filled in, the form the private-origin exceptions use. */

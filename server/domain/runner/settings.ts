@@ -26,7 +26,8 @@ export const liveRunSettingsSchema = z.object({
   runTimeoutMs: z.number().int().min(5_000).max(6 * 3_600_000).default(LIVE_RUN_DEFAULTS.runTimeoutMs),
   /** Host allowlist (see server/domain/runner/safety.ts); empty = each task's start URL host. */
   allowedHosts: z.array(z.string().min(1).max(300)).max(100).default([]),
-  /** Let the agent reach private and loopback addresses (the bundled demo sites are always reachable). */
+  /** Let the agent reach private and loopback addresses (the bundled demo sites are always reachable; link-local,
+   * multicast and unspecified addresses never are: see egressRefusal in ./safety.ts). */
   allowPrivateNetwork: z.boolean().default(false),
   /** Element texts the agent may not click or type into ("Place order", "Delete", …). */
   blockedTexts: z.array(z.string().min(1).max(200)).max(100).default([]),

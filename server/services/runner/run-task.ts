@@ -42,6 +42,7 @@ import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../judge/client";
 import type { Env } from "../judge/configs";
 import { describeEvaluation } from "../judge/rules";
 import { sha256, type ScreenshotStore } from "../screenshot-store";
+import { EgressProxy } from "./egress-proxy";
 import { livePageCapabilities } from "./live-page";
 import { RunSafety, type HostResolver } from "./safety-guard";
 import { vlmPolicyFromConfig, type VlmPolicyUsage } from "./vlm-policy";
@@ -56,7 +57,10 @@ export interface RunnerDeps {
   dataDir: string;
   /** The worker's shared browser (launched on first use, relaunched if it died). */
   browser(): Promise<Browser>;
-  /** host:port origins reachable although private: the bundled demo sites this worker serves. */
+  /**
+   * host:port destinations reachable although private: the bundled demo sites this worker serves and the ones an
+   * admin allowed (VERDICT_RUNNER_ALLOWED_DESTINATIONS).
+   */
   privateOriginExceptions: string[];
   retryPolicy?: RetryPolicy;
   clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
@@ -217,6 +221,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   let recorded: RecordedTrajectory;
   let ruleVerdict: string | null = null;
   let session: BrowserSession | null = null;
+  let egress: EgressProxy | null = null;
   let policyUsage: (() => VlmPolicyUsage) | null = null;
   try {
     let startRefusal: string | null = null;
@@ -246,7 +251,20 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         policyUsage = vlm.usage;
       }
       const browser = await deps.browser();
-      session = await BrowserSession.open(browser, { viewport: settings.viewport, acceptDownloads: settings.allowDownloads });
+      // This run's own egress proxy: its rules are the run's (private network allowed or not).
+      egress = await EgressProxy.start({
+        rules: { allowedDestinations: deps.privateOriginExceptions, allowPrivateNetwork: settings.allowPrivateNetwork },
+        resolveHost: deps.resolveHost,
+        onRefusal: (r) => {
+          safety.noteRefusal(r.message);
+          deps.log?.(`trajectory ${trajectoryId}: ${r.message}`);
+        },
+      });
+      session = await BrowserSession.open(browser, {
+        viewport: settings.viewport,
+        acceptDownloads: settings.allowDownloads,
+        proxyServer: egress.url,
+      });
       const s = session;
       await safety.install(s.context);
       recorded = await recordTrajectory({
@@ -289,6 +307,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     // Ends whatever the run left in flight (a policy call past its step timeout).
     if (!stop.signal.aborted) stop.abort(new Error("the run is over"));
     await session?.close();
+    await egress?.close();
   }
 
   const interruptedBy = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;

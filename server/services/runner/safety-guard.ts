@@ -2,19 +2,22 @@
  * A live run's safety guard on its browser context: the host allowlist, the refusal of private and loopback
  * addresses, the element text blocklist and the download policy (rules in server/domain/runner/safety.ts).
  *
- * - Every request of the context passes a route handler. Main-frame navigations to hosts outside the allowlist are
- *   aborted; requests of any kind to private or loopback addresses are aborted unless the run allows the private
- *   network or the origin is one of the exceptions (the bundled demo sites). Host names are resolved to check them.
+ * - The network itself is guarded by the run's egress proxy (egress-proxy.ts): every request, redirect hop, tunnel and
+ *   WebSocket is checked there, at connect time, against the address actually connected to. What it refuses is
+ *   reported here (`noteRefusal`) and becomes the step's error.
+ * - In front of it, as a second line: every request of the context passes a route handler. Main-frame navigations to
+ *   hosts outside the allowlist are answered "204" (the agent stays where it is); requests to private or loopback
+ *   literals and names are aborted unless the run allows the private network or the origin is one of the exceptions
+ *   (the bundled demo sites). WebSockets to such addresses are closed the same way.
  * - Playwright routes see only the first URL of a redirect chain, so after every action the page's address is
  *   checked again, and a page that ended up outside the rules is left (back to the previous page).
  * - Blocked navigations and downloads become the step's error through the recorder's ActionGuard, which is also
  *   where `goto`/`new_tab` URLs and actions on blocklisted elements are refused before they run.
  * - A crashed renderer is reported through `onCrash` so the run ends with that reason.
  */
-import dns from "node:dns";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import type { BrowserContext, Download, Page, Route, Request } from "playwright";
+import type { BrowserContext, Download, Page, Route, Request, WebSocketRoute } from "playwright";
 import type { ActionGuard } from "../../browser/recorder";
 import { settlePage } from "../../browser/settle";
 import {
@@ -27,7 +30,9 @@ import {
   originKey,
 } from "../../domain/runner/safety";
 
-export type HostResolver = (host: string) => Promise<string[]>;
+import { systemResolveHost, type HostResolver } from "./egress-proxy";
+
+export type { HostResolver };
 
 export interface SafetyOptions {
   /** Normalised allowlist entries (never empty: the caller fills in the start URL's host). */
@@ -43,15 +48,6 @@ export interface SafetyOptions {
   onCrash?: (reason: string) => void;
 }
 
-const DNS_TIMEOUT_MS = 2_000;
-
-async function systemResolve(host: string): Promise<string[]> {
-  const lookup = dns.promises.lookup(host, { all: true, verbatim: true }).then((r) => r.map((a) => a.address));
-  const timeout = new Promise<string[]>((resolve) => setTimeout(() => resolve([]), DNS_TIMEOUT_MS).unref());
-  // A name that does not resolve cannot be reached either; Chromium reports that error itself.
-  return Promise.race([lookup.catch(() => [] as string[]), timeout]);
-}
-
 function describeAllowlist(hosts: string[]): string {
   return hosts.length ? hosts.join(", ") : "(empty)";
 }
@@ -62,7 +58,6 @@ function safeFileName(name: string): string {
 
 export class RunSafety {
   private readonly resolveHost: HostResolver;
-  private readonly resolved = new Map<string, Promise<string[]>>();
   /** Problems seen since the last step's report, reported on the next action's step. */
   private pending: string[] = [];
   private abortedNavigationAt = 0;
@@ -73,25 +68,36 @@ export class RunSafety {
   private installed = false;
 
   constructor(readonly options: SafetyOptions) {
-    this.resolveHost = options.resolveHost ?? systemResolve;
+    this.resolveHost = options.resolveHost ?? systemResolveHost;
   }
 
-  /** Why a URL may not be requested at all (private address), or null. */
-  async privateAddressReason(url: URL): Promise<string | null> {
+  /**
+   * Why a URL may not be requested at all (private address), or null. With `resolve`, host names are looked up (once,
+   * not cached: the proxy looks them up again when it connects) and a name that does not resolve is refused; without
+   * it only IP literals and loopback names are judged here and names are left to the egress proxy.
+   */
+  async privateAddressReason(url: URL, { resolve = true }: { resolve?: boolean } = {}): Promise<string | null> {
     if (this.options.allowPrivateNetwork) return null;
-    if (url.protocol !== "http:" && url.protocol !== "https:") return null;
+    if (!["http:", "https:", "ws:", "wss:"].includes(url.protocol)) return null;
     if (this.options.privateOriginExceptions.includes(originKey(url))) return null;
     const host = url.hostname.toLowerCase();
     if (isLoopbackName(host)) return `${host} is a loopback address`;
     if (isIpLiteral(host)) return isPrivateAddress(host) ? `${host} is a private or loopback address` : null;
-    let pending = this.resolved.get(host);
-    if (!pending) {
-      pending = this.resolveHost(host);
-      this.resolved.set(host, pending);
+    if (!resolve) return null;
+    let addresses: string[];
+    try {
+      addresses = await this.resolveHost(host);
+    } catch (e) {
+      return `${host} did not resolve (${String((e as Error)?.message ?? e).split("\n")[0]})`;
     }
-    const addresses = await pending;
+    if (!addresses.length) return `${host} did not resolve`;
     const inside = addresses.find((a) => isPrivateAddress(a));
     return inside ? `${host} resolves to ${inside}, a private or loopback address` : null;
+  }
+
+  /** A connection the egress proxy refused; reported with the step it happened in (once per step). */
+  noteRefusal(message: string): void {
+    if (!this.pending.includes(message)) this.pending.push(message);
   }
 
   /** Why the agent may not navigate to a URL, or null when it may. */
@@ -109,6 +115,7 @@ export class RunSafety {
     if (this.installed) return;
     this.installed = true;
     await context.route("**/*", (route, request) => this.onRoute(route, request));
+    await context.routeWebSocket(/.*/, (ws) => this.onWebSocket(ws));
     for (const page of context.pages()) this.watchPage(page);
     context.on("page", (page) => this.watchPage(page));
   }
@@ -126,7 +133,7 @@ export class RunSafety {
     } catch {
       // Requests of service workers have no frame; they are checked as ordinary requests.
     }
-    const refusal = mainFrameNavigation ? await this.navigationRefusal(url) : await this.privateAddressReason(url);
+    const refusal = mainFrameNavigation ? await this.navigationRefusal(url) : await this.privateAddressReason(url, { resolve: false });
     if (refusal) {
       if (mainFrameNavigation) {
         this.pending.push(`navigation to ${url.href} was blocked: ${refusal}`);
@@ -134,9 +141,26 @@ export class RunSafety {
         // aborted one would show Chromium's error page instead.
         return route.fulfill({ status: 204, body: "" }).catch(() => {});
       }
+      this.noteRefusal(`blocked request to ${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)} (${refusal})`);
       return route.abort("blockedbyclient").catch(() => {});
     }
     return route.continue().catch(() => {});
+  }
+
+  private async onWebSocket(ws: WebSocketRoute): Promise<void> {
+    let refusal: string | null;
+    try {
+      refusal = await this.privateAddressReason(new URL(ws.url()), { resolve: false });
+    } catch {
+      refusal = "not a URL";
+    }
+    if (refusal) {
+      this.noteRefusal(`the WebSocket to ${ws.url()} was blocked: ${refusal}`);
+      await ws.close({ code: 1008, reason: "blocked by the live runner" }).catch(() => {});
+      return;
+    }
+    // Allowed ones connect for real, from the page, through the egress proxy.
+    ws.connectToServer();
   }
 
   private watchPage(page: Page): void {

@@ -5,7 +5,10 @@
  * - One Chromium per worker, launched on the first job and launched again if it dies; one context per run.
  * - It serves the bundled demo sites on VERDICT_DEMO_PORT (4517) so the demo tasks' start URLs work. When the port is
  *   taken by another worker's demo server, that one is used. The demo origin is the one private address runs may
- *   reach without allowing the private network.
+ *   reach without allowing the private network, with the destinations an admin listed in
+ *   VERDICT_RUNNER_ALLOWED_DESTINATIONS (host:port, comma-separated).
+ * - The browser is launched with this worker's egress proxy (refusing private addresses except those) and each run's
+ *   context gets its own proxy with the run's rules (run-task.ts); see egress-proxy.ts.
  * - Leases are short and renewed four times a second, so a cancel reaches a run within a second and the jobs of a
  *   worker that died are taken back (requeued, or failed with the reason once their attempts are used up) soon after.
  *   Trajectories such a worker left "running" are closed with the job's reason.
@@ -15,6 +18,7 @@ import type { Browser } from "playwright";
 import { LIVE_JOB_TYPE, reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
 import type { AppContext } from "../../context";
 import { launchChromium } from "../../browser/launch";
+import { parseDestinationList } from "../../domain/runner/safety";
 import { demoPortFromEnv } from "../../demo-sites/port";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
 import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
@@ -23,7 +27,7 @@ import type { Env } from "../judge/configs";
 import type { JobRow } from "../../../db/schema/index";
 import { ensureDemoTaskSet } from "./demo-tasks";
 import { runLiveTask, type RunnerDeps } from "./run-task";
-import type { HostResolver } from "./safety-guard";
+import { EgressProxy, type HostResolver } from "./egress-proxy";
 
 export const DEFAULT_RUNNER_LEASE_MS = 15_000;
 export const RUNNER_HEARTBEAT_MS = 250;
@@ -45,8 +49,11 @@ export interface RunnerWorkerOptions {
   demoPort?: number | null;
   /** Demo sites served elsewhere (tests): used instead of serving them. */
   demo?: { baseUrl: string; origins: string[] };
-  /** Launches the worker's browser (tests keep a handle on it); Chromium from the config by default. */
-  launch?: () => Promise<Browser>;
+  /**
+   * Launches the worker's browser (tests keep a handle on it); Chromium from the config by default. `egressProxy` is
+   * the worker's proxy, for --proxy-server.
+   */
+  launch?: (options: { egressProxy: string }) => Promise<Browser>;
   headless?: boolean;
   retryPolicy?: RetryPolicy;
   clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
@@ -126,8 +133,22 @@ export function browserPool(launch: () => Promise<Browser>) {
   };
 }
 
+export const ALLOWED_DESTINATIONS_ENV = "VERDICT_RUNNER_ALLOWED_DESTINATIONS";
+
+/** The private destinations an admin lets every run reach (host:port list); a bad entry is an error naming it. */
+export function allowedDestinationsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  const raw = env[ALLOWED_DESTINATIONS_ENV]?.trim();
+  if (!raw) return [];
+  const { destinations, invalid } = parseDestinationList(raw);
+  if (invalid.length) {
+    throw new Error(`${ALLOWED_DESTINATIONS_ENV}: ${invalid.map((e) => JSON.stringify(e)).join(", ")} ${invalid.length === 1 ? "is not a" : "are not"} host:port (a port is required, no wildcards)`);
+  }
+  return destinations;
+}
+
 export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<WorkerSummary & { demoBaseUrl: string | null }> {
   const { ctx } = opts;
+  const adminAllowed = allowedDestinationsFromEnv(opts.env);
   const demoPort = opts.demoPort === undefined ? demoPortFromEnv(opts.env) : opts.demoPort;
   let demo: { baseUrl: string; origins: string[] } | null = opts.demo ?? null;
   let served: DemoSitesHandle | null = null;
@@ -140,14 +161,22 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     ensureDemoTaskSet(ctx.db, demo.baseUrl);
     if (served) opts.log?.(`demo sites ${served.owned ? "served" : "already served by another process"} at ${served.baseUrl}/; demo task set ready`);
   }
-  const browsers = browserPool(opts.launch ?? (() => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true })));
+  const exceptions = [...(demo?.origins ?? []), ...adminAllowed];
+  // The browser's own proxy: each run's context has a proxy of its own, this one covers whatever is not in one.
+  const egress = await EgressProxy.start({
+    rules: { allowedDestinations: exceptions, allowPrivateNetwork: false },
+    resolveHost: opts.resolveHost,
+    onRefusal: (r) => opts.log?.(`browser: ${r.message}`),
+  });
+  const launch = opts.launch ?? ((o: { egressProxy: string }) => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true, egressProxy: o.egressProxy, env: { ...process.env, ...opts.env }, warn: opts.log }));
+  const browsers = browserPool(() => launch({ egressProxy: egress.url }));
   const deps: RunnerDeps = {
     db: ctx.db,
     store: ctx.store,
     env: opts.env,
     dataDir: ctx.config.dataDir,
     browser: () => browsers.get(),
-    privateOriginExceptions: demo?.origins ?? [],
+    privateOriginExceptions: exceptions,
     retryPolicy: opts.retryPolicy,
     clientFactory: opts.clientFactory,
     resolveHost: opts.resolveHost,
@@ -187,6 +216,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     clearInterval(sweep);
     reconcile();
     await browsers.close();
+    await egress.close();
     await served?.close();
   }
 }

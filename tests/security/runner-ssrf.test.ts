@@ -1,0 +1,247 @@
+/**
+ * Security review H2: a page the live runner opens must not reach services on the runner's own network, by any
+ * route a browser has. An "internal" HTTP + WebSocket service listens on loopback and counts every connection; an
+ * attacker page, served from a destination the run is allowed to reach (as the demo sites are), tries every way in:
+ * subresources (img, iframe, CSS, <object>, fetch, XHR) directly and through 301/302/307 (POST)/308 redirects from
+ * its own origin, meta-refresh and script navigation of the main frame through redirects, WebSockets directly and
+ * through a redirect, odd spellings of 127.0.0.1 and ::1, a name that rebinds from a public address to 127.0.0.1,
+ * and a name whose lookup fails (which the browser would resolve to 127.0.0.1 if it were asked).
+ *
+ * Asserted: the internal service saw no connection at all; no recorded screenshot shows its page (solid red); the
+ * refusals are in the steps' errors. On the old guard (Playwright routes only) redirects and WebSockets got through.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type net from "node:net";
+import sharp from "sharp";
+import type { Browser } from "playwright";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
+import { liveGroupKey } from "../../db/repositories/live-runs";
+import { getTrajectoryDetail } from "../../db/repositories/trajectories";
+import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
+import { taskValues } from "../../server/services/ingest";
+import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
+import { runRunnerWorker } from "../../server/services/runner/worker";
+import { createTestContext, type TestContext } from "../helpers/context";
+
+const chromiumPath = resolveChromiumPath();
+const haveChromium = chromiumAvailable(chromiumPath);
+if (!haveChromium) console.warn(`Skipping runner SSRF tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
+
+/** A public address (TEST-NET-2) the rebinding name answers first; nothing listens there. */
+const PUBLIC_FIRST = "198.51.100.7";
+
+interface Internal {
+  server: http.Server;
+  port: number;
+  connections: number;
+  paths: string[];
+}
+
+let internal: Internal;
+let attacker: http.Server;
+let attackerPort: number;
+let ctx: TestContext;
+let browsers: Browser[] = [];
+
+function internalUrl(p: string): string {
+  return `http://127.0.0.1:${internal.port}${p}`;
+}
+
+function attackerPage(): string {
+  const I = (p: string) => internalUrl(p);
+  const via = (code: number, p: string) => `/r${code}?to=${encodeURIComponent(I(p))}`;
+  const port = internal.port;
+  return `<!doctype html><html><head><title>Totally normal page</title>
+    <link rel="stylesheet" href="${via(301, "/css-redirect")}">
+    <link rel="stylesheet" href="${I("/css-direct")}">
+  </head><body style="margin:0;background:#fff;font:16px sans-serif">
+    <h1 style="margin:4px">Nothing to see</h1>
+    <iframe id="big" src="${via(302, "/iframe-redirect")}" style="width:1000px;height:500px;border:0"></iframe>
+    <iframe src="${I("/iframe-direct")}" style="width:200px;height:100px;border:0"></iframe>
+    <img src="${via(302, "/img-redirect")}" width="50" height="50">
+    <img src="${I("/img-direct")}" width="50" height="50">
+    <object data="${via(308, "/object-redirect")}" width="100" height="100"></object>
+    <img src="http://2130706433:${port}/decimal" width="10" height="10">
+    <img src="http://0x7f.1:${port}/hex" width="10" height="10">
+    <img src="http://[::ffff:127.0.0.1]:${port}/mapped" width="10" height="10">
+    <img src="http://[::1]:${port}/v6-loopback" width="10" height="10">
+    <img src="http://rebind.test:${port}/rebind-img" width="10" height="10">
+    <img src="http://nxdomain.test:${port}/lookup-fails" width="10" height="10">
+    <script>
+      const swallow = () => {};
+      fetch(${JSON.stringify(via(302, "/fetch-redirect"))}).catch(swallow);
+      fetch(${JSON.stringify(I("/fetch-direct"))}, { mode: "no-cors" }).catch(swallow);
+      fetch(${JSON.stringify(via(307, "/post-307-redirect"))}, { method: "POST", body: "a=1" }).catch(swallow);
+      for (const url of [${JSON.stringify(via(302, "/xhr-redirect"))}, ${JSON.stringify(I("/xhr-direct"))}]) {
+        const x = new XMLHttpRequest(); x.open("GET", url); x.onerror = swallow; x.send();
+      }
+      try { new WebSocket("ws://127.0.0.1:${port}/ws-direct").onerror = swallow; } catch {}
+      try { new WebSocket("ws://127.0.0.1:${attackerPort}/ws-redirect").onerror = swallow; } catch {}
+      // The rebinding name: its second lookup answers 127.0.0.1.
+      setTimeout(() => fetch("http://rebind.test:${port}/rebind-fetch", { mode: "no-cors" }).catch(swallow), 300);
+    </script>
+  </body></html>`;
+}
+
+async function startInternal(): Promise<Internal> {
+  const state = { connections: 0, paths: [] as string[] };
+  const server = http.createServer((req, res) => {
+    state.paths.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { "Content-Type": "text/html" });
+    res.end(`<!doctype html><body style="margin:0;background:#ff0000;height:100vh"><h1>INTERNAL SECRET: db-password=hunter2</h1>`);
+  });
+  server.on("connection", () => state.connections++);
+  server.on("upgrade", (req, socket: net.Socket) => {
+    state.paths.push(`UPGRADE ${req.url}`);
+    socket.destroy();
+  });
+  // Dual stack: reachable as 127.0.0.1, ::1 and ::ffff:127.0.0.1.
+  await new Promise<void>((r) => server.listen({ port: 0, host: "::", ipv6Only: false }, r));
+  const port = (server.address() as AddressInfo).port;
+  return Object.assign(state, { server, port }) as Internal;
+}
+
+async function startAttacker(): Promise<void> {
+  attacker = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const redirect = /^\/r(301|302|307|308)$/.exec(url.pathname);
+    if (redirect) {
+      req.resume();
+      res.writeHead(Number(redirect[1]), { Location: url.searchParams.get("to") ?? "/" }).end();
+    } else if (url.pathname === "/meta.html") {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<!doctype html><meta http-equiv="refresh" content="0;url=/r302?to=${encodeURIComponent(internalUrl("/meta-refresh"))}"><body style="background:#fff">refreshing</body>`);
+    } else if (url.pathname === "/jsnav.html") {
+      res.writeHead(200, { "Content-Type": "text/html" });
+      res.end(`<!doctype html><body style="background:#fff">moving<script>location.href = "/r307?to=${encodeURIComponent(internalUrl("/js-navigation"))}";</script></body>`);
+    } else {
+      res.writeHead(200, { "Content-Type": "text/html" }).end(attackerPage());
+    }
+  });
+  // A WebSocket handshake answered with a redirect to the internal service.
+  attacker.on("upgrade", (_req, socket: net.Socket) => {
+    socket.end(`HTTP/1.1 302 Found\r\nLocation: ${internalUrl("/ws-after-redirect").replace("http:", "ws:")}\r\nContent-Length: 0\r\n\r\n`);
+  });
+  await new Promise<void>((r) => attacker.listen(0, "127.0.0.1", r));
+  attackerPort = (attacker.address() as AddressInfo).port;
+}
+
+beforeAll(async () => {
+  if (!haveChromium) return;
+  internal = await startInternal();
+  await startAttacker();
+});
+afterAll(async () => {
+  for (const s of [internal?.server, attacker]) {
+    if (!s) continue;
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+beforeEach(() => {
+  ctx = createTestContext("verdict-ssrf-");
+  browsers = [];
+});
+afterEach(() => ctx.cleanup());
+
+function addTask(externalId: string, startUrl: string): number {
+  const values = {
+    taskSet: { name: "SSRF tasks", benchmark: "adhoc" },
+    externalId,
+    site: null,
+    intent: `Visit ${startUrl}`,
+    startUrl,
+    inputImages: [],
+    referenceAnswers: [],
+    evaluatorConfig: null,
+    difficulty: null,
+    tags: [],
+    extra: null,
+  };
+  return upsertTask(ctx.db, ensureTaskSet(ctx.db, { name: "SSRF tasks", benchmark: "adhoc" }), taskValues(values)).id;
+}
+
+async function runScripted(startUrl: string, actions: string[], settings: LiveRunRequestInput["settings"] = {}) {
+  const { runId } = startLiveRun(
+    { db: ctx.db, env: {} },
+    liveRunRequestSchema.parse({ tasks: { from: "tasks", taskIds: [addTask(`ssrf.${Date.now()}`, startUrl)] }, policy: { kind: "scripted", source: "actions", actions }, settings }),
+  );
+  const rebindLookups = { n: 0 };
+  await runRunnerWorker({
+    ctx,
+    env: {},
+    concurrency: 1,
+    groupKey: liveGroupKey(runId),
+    untilIdle: true,
+    // The attacker's origin plays the part of a destination the run may reach (as the demo sites are).
+    demo: { baseUrl: `http://127.0.0.1:${attackerPort}`, origins: [`127.0.0.1:${attackerPort}`] },
+    resolveHost: async (host) => {
+      if (host === "rebind.test") return ++rebindLookups.n === 1 ? [PUBLIC_FIRST] : ["127.0.0.1"];
+      throw new Error(`getaddrinfo ENOTFOUND ${host}`);
+    },
+    launch: async (o) => {
+      const b = await launchChromium({
+        executablePath: chromiumPath,
+        egressProxy: o?.egressProxy,
+        // What the browser's own resolver would answer, were it asked: both names point at the internal service.
+        extraArgs: ["--host-resolver-rules=MAP rebind.test 127.0.0.1, MAP nxdomain.test 127.0.0.1"],
+      });
+      browsers.push(b);
+      return b;
+    },
+  });
+  const d = liveRunDetail({ db: ctx.db, env: {} }, runId);
+  return getTrajectoryDetail(ctx.db, d.tasks[0]!.trajectoryId!)!;
+}
+
+/** Pixels of the internal page's red in a stored screenshot. */
+async function redPixels(hash: string): Promise<number> {
+  const { data, info } = await sharp(await ctx.store.read(hash)).raw().toBuffer({ resolveWithObject: true });
+  let n = 0;
+  for (let i = 0; i < data.length; i += info.channels) if (data[i]! > 200 && data[i + 1]! < 40 && data[i + 2]! < 40) n++;
+  return n;
+}
+
+describe.skipIf(!haveChromium)("live runner egress (security review H2)", () => {
+  it("no subresource, redirect hop, navigation, WebSocket, address spelling, rebinding name or failed lookup reaches an internal service", async () => {
+    const start = `http://127.0.0.1:${attackerPort}/evil.html`;
+    const detail = await runScripted(start, ["wait", "wait", `goto [http://127.0.0.1:${attackerPort}/meta.html]`, "wait", `goto [http://127.0.0.1:${attackerPort}/jsnav.html]`, "wait", "stop [done]"]);
+    expect(detail.trajectory.outcome).toBe("answered");
+
+    // Not one connection, let alone a request.
+    expect(internal.paths).toEqual([]);
+    expect(internal.connections).toBe(0);
+
+    // The internal page is in no screenshot (the redirected iframe would fill 1000×500 of the first ones with red).
+    expect(detail.steps.length).toBeGreaterThanOrEqual(6);
+    for (const s of detail.steps) {
+      expect(await redPixels(s.rawScreenshotHash!), `step ${s.index} screenshot`).toBe(0);
+      expect(await redPixels(s.screenshotHash!), `step ${s.index} marked screenshot`).toBe(0);
+    }
+
+    // Researchers see why: each refusal is in a step's error.
+    const errors = detail.steps.map((s) => s.error ?? "").join("\n");
+    expect(errors).toContain(`blocked request to 127.0.0.1:${internal.port} (loopback)`);
+    // Literal private addresses are already stopped by the context's routes, in front of the proxy.
+    expect(errors).toContain(`blocked request to [::1]:${internal.port} ([::1] is a private or loopback address)`);
+    expect(errors).toContain(`blocked request to rebind.test:${internal.port} (resolves to 127.0.0.1, loopback)`);
+    expect(errors).toMatch(new RegExp(`blocked request to nxdomain\\.test:${internal.port} \\(the name did not resolve: getaddrinfo ENOTFOUND nxdomain\\.test\\)`));
+    expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internal.port}/ws-direct was blocked`);
+    // The agent was kept on the attacker's pages, never on the internal one.
+    for (const s of detail.steps) expect(s.url).not.toContain(`:${internal.port}/`);
+  });
+
+  it("a run that allows the private network still cannot reach link-local addresses (the cloud metadata service)", async () => {
+    const detail = await runScripted(`http://127.0.0.1:${attackerPort}/meta.html`, ["wait", "goto [http://169.254.169.254/latest/meta-data/]", "stop [done]"], {
+      allowPrivateNetwork: true,
+      allowedHosts: ["127.0.0.1", "169.254.169.254"],
+    });
+    // With the private network allowed, the meta refresh does reach loopback: only the run's own rule let it.
+    expect(internal.paths).toContain("GET /meta-refresh");
+    const errors = detail.steps.map((s) => s.error ?? "").join("\n");
+    expect(errors).toContain("blocked request to 169.254.169.254:80 (link-local)");
+  });
+});
