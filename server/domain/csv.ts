@@ -74,6 +74,7 @@ export function parseCsvRecords(text: string, options: CsvOptions = {}): CsvReco
   const prefix = options.source ? `${options.source}: ` : "";
   let parsed: { record: string[]; info: { lines: number } }[];
   try {
+    // With `info`, each record comes with where it ended (the typings describe only the plain form).
     parsed = parse(text, {
       bom: true,
       delimiter,
@@ -81,7 +82,7 @@ export function parseCsvRecords(text: string, options: CsvOptions = {}): CsvReco
       relax_column_count: true,
       skip_empty_lines: false,
       info: true,
-    });
+    }) as unknown as typeof parsed;
   } catch (e) {
     if (e instanceof ParserError) {
       const line = (e as ParserError & { lines?: number }).lines ?? 1;
