@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { getAppContext } from "@/server/context";
+import { safeNextPath } from "@/server/domain/safe-redirect";
 import { needsSetup } from "@/server/services/accounts";
 import { currentUser } from "../_lib/session";
 import { SetupForm, SignInForm } from "./_components/sign-in-form";
@@ -9,14 +10,9 @@ export const metadata: Metadata = { title: "Sign in" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-/** Only same-site paths are followed after sign-in (never another origin). */
-function safeNext(raw: string | string[] | undefined): string {
-  const v = Array.isArray(raw) ? raw[0] : raw;
-  return v && v.startsWith("/") && !v.startsWith("//") && !v.startsWith("/sign-in") ? v : "/";
-}
-
 export default async function SignInPage({ searchParams }: Props) {
-  const next = safeNext((await searchParams).next);
+  // Only same-site paths are followed after sign-in (never another origin).
+  const next = safeNextPath((await searchParams).next);
   if (await currentUser()) redirect(next);
   const setup = needsSetup(getAppContext());
   return (

@@ -1,22 +1,27 @@
 /**
- * RFC 4180 CSV, read exactly: field values are the exact strings between the delimiters — never trimmed, never
- * unquoted twice, never converted — because labels are compared by exact equality downstream.
+ * CSV in and out, through csv-parse and csv-stringify, with the rules Verdict needs on top.
  *
- * Accepted: fields separated by a delimiter (default ","); records ended by CRLF, LF or a lone CR; fields enclosed
- * in double quotes may contain delimiters, line breaks (kept verbatim) and quotes written as ""; a leading UTF-8
- * byte-order mark is dropped; the final line break is optional. Rejected with the line and column: a quote inside
- * an unquoted field, text after a closing quote, and a quote that is never closed.
+ * Reading: field values are the exact strings between the delimiters — never trimmed or converted — because
+ * labels are compared by exact equality downstream. Records end with CRLF, LF or a lone CR (mixed in one file is
+ * fine); quoted fields may hold delimiters, line breaks and quotes written as ""; a leading byte-order mark is
+ * dropped. Malformed quoting is rejected with the file name and line. `parseCsv` returns every record as read (a
+ * blank line is a record with one empty field); `parseCsvTable` takes the first record as the header, skips blank
+ * lines and requires every row to have as many fields as the header.
  *
- * `parseCsv` returns every record as read (a blank line is a record with one empty field, as the RFC has it);
- * `parseCsvTable` takes the first record as the header, skips blank lines and requires every row to have as many
- * fields as the header.
+ * Writing: every CSV Verdict hands out (label exports, analytics tables) goes through `formatCsv`, which
+ * neutralises cells a spreadsheet would run as a formula: an annotator's note such as `=HYPERLINK(…)` must not
+ * execute in the researcher's spreadsheet. Such cells get a leading `'`. Plain numbers (e.g. `-0.25`) are left
+ * alone: they cannot be formulas and analysis needs them as numbers. Pipelines that want the text exactly as
+ * stored ask for `raw`.
  */
+import { parse, CsvError as ParserError } from "csv-parse/sync";
+import { stringify } from "csv-stringify/sync";
 
 export class CsvError extends Error {
   constructor(
     message: string,
+    /** 1-based line the problem was found on. */
     readonly line: number,
-    readonly column: number,
   ) {
     super(message);
     this.name = "CsvError";
@@ -43,101 +48,56 @@ export interface CsvTable {
   lines: number[];
 }
 
-const QUOTE = 34; // "
-const LF = 10;
-const CR = 13;
-
-export function parseCsvRecords(text: string, options: CsvOptions = {}): CsvRecord[] {
-  const delimiter = options.delimiter ?? ",";
+function checkDelimiter(delimiter: string): void {
   if (delimiter.length !== 1 || delimiter === '"' || delimiter === "\n" || delimiter === "\r") {
     throw new Error(`CSV delimiter must be one character other than a quote or line break, got ${JSON.stringify(delimiter)}`);
   }
-  const DELIM = delimiter.charCodeAt(0);
-  const where = (line: number, column: number) => `${options.source ? `${options.source}: ` : ""}line ${line}, column ${column}`;
-  const records: CsvRecord[] = [];
-  const len = text.length;
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let line = 1;
-  let lineStart = i;
-  if (i >= len) return records;
+}
 
-  let fields: string[] = [];
-  let recordLine = line;
-  for (;;) {
-    // At the start of a field.
-    let value: string;
-    if (text.charCodeAt(i) === QUOTE) {
-      const openLine = line;
-      const openColumn = i - lineStart + 1;
-      i++;
-      let parts = "";
-      for (;;) {
-        const close = text.indexOf('"', i);
-        if (close < 0) throw new CsvError(`${where(openLine, openColumn)}: quoted field is never closed`, openLine, openColumn);
-        // Line breaks inside the quotes are part of the value; keep the line count right for later messages.
-        for (let p = i; p < close; p++) {
-          const ch = text.charCodeAt(p);
-          if (ch === LF || (ch === CR && text.charCodeAt(p + 1) !== LF)) {
-            line++;
-            lineStart = p + 1;
-          }
-        }
-        parts += text.slice(i, close);
-        if (text.charCodeAt(close + 1) === QUOTE) {
-          parts += '"';
-          i = close + 2;
-          continue;
-        }
-        i = close + 1;
-        break;
-      }
-      value = parts;
-      if (i < len) {
-        const ch = text.charCodeAt(i);
-        if (ch !== DELIM && ch !== LF && ch !== CR) {
-          const column = i - lineStart + 1;
-          throw new CsvError(`${where(line, column)}: unexpected ${JSON.stringify(text[i])} after a closing quote (a quote inside a quoted field is written "")`, line, column);
-        }
-      }
-    } else {
-      const start = i;
-      while (i < len) {
-        const ch = text.charCodeAt(i);
-        if (ch === DELIM || ch === LF || ch === CR) break;
-        if (ch === QUOTE) {
-          const column = i - lineStart + 1;
-          throw new CsvError(`${where(line, column)}: quote inside an unquoted field (quote the whole field and write the quote as "")`, line, column);
-        }
-        i++;
-      }
-      value = text.slice(start, i);
-    }
-    fields.push(value);
-
-    if (i >= len) {
-      records.push({ fields, line: recordLine });
-      return records;
-    }
-    const ch = text.charCodeAt(i);
-    if (ch === DELIM) {
-      i++;
-      if (i >= len) {
-        // "a," ends with an empty last field.
-        fields.push("");
-        records.push({ fields, line: recordLine });
-        return records;
-      }
-      continue;
-    }
-    // Line break: CRLF, LF or a lone CR.
-    i += ch === CR && text.charCodeAt(i + 1) === LF ? 2 : 1;
-    records.push({ fields, line: recordLine });
-    line++;
-    lineStart = i;
-    if (i >= len) return records;
-    fields = [];
-    recordLine = line;
+/** The parser's complaint in words a person fixing the file can act on. */
+function describeParseError(e: ParserError): string {
+  switch (e.code) {
+    case "CSV_QUOTE_NOT_CLOSED":
+      return "a quoted field is never closed";
+    case "INVALID_OPENING_QUOTE":
+      return 'quote inside an unquoted field (quote the whole field and write the quote as "")';
+    case "CSV_INVALID_CLOSING_QUOTE":
+      return 'unexpected text after a closing quote (a quote inside a quoted field is written "")';
+    default:
+      return e.message;
   }
+}
+
+export function parseCsvRecords(text: string, options: CsvOptions = {}): CsvRecord[] {
+  const delimiter = options.delimiter ?? ",";
+  checkDelimiter(delimiter);
+  const prefix = options.source ? `${options.source}: ` : "";
+  let parsed: { record: string[]; info: { lines: number } }[];
+  try {
+    // With `info`, each record comes with where it ended (the typings describe only the plain form).
+    parsed = parse(text, {
+      bom: true,
+      delimiter,
+      record_delimiter: ["\r\n", "\n", "\r"],
+      relax_column_count: true,
+      skip_empty_lines: false,
+      info: true,
+    }) as unknown as typeof parsed;
+  } catch (e) {
+    if (e instanceof ParserError) {
+      const line = (e as ParserError & { lines?: number }).lines ?? 1;
+      throw new CsvError(`${prefix}line ${line}: ${describeParseError(e)}`, line);
+    }
+    throw e;
+  }
+  // The parser reports the line each record ends on; a record starts right after the previous one.
+  const records: CsvRecord[] = [];
+  let nextLine = 1;
+  for (const { record, info } of parsed) {
+    records.push({ fields: record, line: nextLine });
+    nextLine = info.lines + 1;
+  }
+  return records;
 }
 
 /** All records as arrays of field strings. */
@@ -150,14 +110,14 @@ export function parseCsvTable(text: string, options: CsvOptions = {}): CsvTable 
   const records = parseCsvRecords(text, options).filter((r) => !(r.fields.length === 1 && r.fields[0] === ""));
   const prefix = options.source ? `${options.source}: ` : "";
   const first = records[0];
-  if (!first) throw new CsvError(`${prefix}the file is empty (no header row)`, 1, 1);
+  if (!first) throw new CsvError(`${prefix}the file is empty (no header row)`, 1);
   const header = first.fields;
   const rows: string[][] = [];
   const lines: number[] = [];
   for (let r = 1; r < records.length; r++) {
     const rec = records[r]!;
     if (rec.fields.length !== header.length) {
-      throw new CsvError(`${prefix}line ${rec.line} has ${rec.fields.length} field${rec.fields.length === 1 ? "" : "s"}, the header has ${header.length}`, rec.line, 1);
+      throw new CsvError(`${prefix}line ${rec.line} has ${rec.fields.length} field${rec.fields.length === 1 ? "" : "s"}, the header has ${header.length}`, rec.line);
     }
     rows.push(rec.fields);
     lines.push(rec.line);
@@ -165,15 +125,27 @@ export function parseCsvTable(text: string, options: CsvOptions = {}): CsvTable 
   return { header, rows, lines };
 }
 
-/** One field for writing: quoted when it contains the delimiter, a quote, CR or LF. */
-export function formatCsvField(value: string, delimiter = ","): string {
-  if (value.includes(delimiter) || value.includes('"') || value.includes("\n") || value.includes("\r")) {
-    return `"${value.replaceAll('"', '""')}"`;
-  }
-  return value;
+export interface CsvWriteOptions {
+  delimiter?: string;
+  /** Write cells exactly as given, formulas included (for pipelines, never for spreadsheets). */
+  raw?: boolean;
 }
 
-/** Records to CSV text with CRLF line ends (RFC 4180). */
-export function formatCsv(records: readonly (readonly string[])[], delimiter = ","): string {
-  return records.map((r) => r.map((f) => formatCsvField(f, delimiter)).join(delimiter) + "\r\n").join("");
+/** First characters that make a spreadsheet treat a cell as a formula (with the full-width forms some normalise). */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+const PLAIN_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** A cell as a spreadsheet will read it safely: text that would start a formula gets a leading `'`. */
+export function neutraliseFormula(value: string): string {
+  return FORMULA_START.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
 }
+
+/** Records to CSV text with CRLF line ends (RFC 4180); formula cells neutralised unless `raw`. */
+export function formatCsv(records: readonly (readonly string[])[], options: CsvWriteOptions = {}): string {
+  const delimiter = options.delimiter ?? ",";
+  checkDelimiter(delimiter);
+  const cells = options.raw ? records : records.map((r) => r.map(neutraliseFormula));
+  // A lone CR or LF inside a cell must be quoted too, or a reader would end the record there.
+  return stringify(cells as string[][], { delimiter, record_delimiter: "\r\n", quoted_match: /[\r\n]/ });
+}
+

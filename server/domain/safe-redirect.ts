@@ -1,0 +1,41 @@
+/**
+ * Where to send a user after sign-in: only a path on this site. A `next` parameter comes from a link anyone can
+ * craft, so anything a browser could read as another origin is refused: `//host`, `/\host` (browsers treat the
+ * backslash as a slash), the same written with percent-escapes, control characters, and absolute URLs.
+ */
+
+const BASE = "http://verdict.invalid";
+/** Backslashes and control characters have no place in one of our paths, escaped or not. */
+const SUSPICIOUS = /[\\\u0000-\u001f\u007f]/;
+
+function decodeFully(value: string): string | null {
+  let current = value;
+  for (let i = 0; i < 5; i++) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(current);
+    } catch {
+      return null;
+    }
+    if (decoded === current) return current;
+    current = decoded;
+  }
+  return null;
+}
+
+/** `raw` if it is a same-origin path other than the sign-in page itself, otherwise "/". */
+export function safeNextPath(raw: string | string[] | null | undefined): string {
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (!value || !value.startsWith("/") || value.length > 2048) return "/";
+  const decoded = decodeFully(value);
+  if (decoded === null || SUSPICIOUS.test(value) || SUSPICIOUS.test(decoded)) return "/";
+  if (/^\/[/\\]/.test(value) || /^\/[/\\]/.test(decoded)) return "/";
+  let url: URL;
+  try {
+    url = new URL(value, BASE);
+  } catch {
+    return "/";
+  }
+  if (url.origin !== BASE || url.pathname.startsWith("/sign-in")) return "/";
+  return url.pathname + url.search + url.hash;
+}
