@@ -40,7 +40,19 @@ export interface StepAnalysis {
   grounding: GroundingFlag | null;
 }
 
-export function TrajectoryPlayer({ id, initialStep, sidePanel, sidePanelFirst }: { id: number; initialStep: number; sidePanel?: SidePanel; sidePanelFirst?: boolean }) {
+export function TrajectoryPlayer({
+  id,
+  initialStep,
+  sidePanel,
+  sidePanelFirst,
+  fill,
+}: {
+  id: number;
+  initialStep: number;
+  sidePanel?: SidePanel;
+  sidePanelFirst?: boolean;
+  fill?: "viewport" | "parent";
+}) {
   const trpc = useTRPC();
   const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
   const { mutate: warm } = useMutation(trpc.trajectories.warmImages.mutationOptions());
@@ -56,7 +68,7 @@ export function TrajectoryPlayer({ id, initialStep, sidePanel, sidePanelFirst }:
     },
     [id, warm],
   );
-  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} onDisplayWidth={onDisplayWidth} />;
+  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} fill={fill} onDisplayWidth={onDisplayWidth} />;
 }
 
 function clampStep(i: number, n: number): number {
@@ -68,6 +80,7 @@ export function PlayerView({
   initialStep,
   sidePanel,
   sidePanelFirst = false,
+  fill = "viewport",
   onDisplayWidth,
 }: {
   data: PlayerData;
@@ -75,6 +88,12 @@ export function PlayerView({
   sidePanel?: SidePanel;
   /** Show the side panel above the step details (labelling puts its form first). */
   sidePanelFirst?: boolean;
+  /**
+   * "viewport": on desktop the player is exactly the window below the top nav, so screenshot, filmstrip and
+   * side panels are all on screen and only the side columns scroll. "parent": it fills a box the page sized
+   * (the adjudication page puts the annotators' labels above it).
+   */
+  fill?: "viewport" | "parent";
   onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
 }) {
   const steps = data.steps;
@@ -200,7 +219,9 @@ export function PlayerView({
   const panel = typeof sidePanel === "function" ? sidePanel({ current, count: n, go }) : sidePanel;
 
   return (
-    <div className="flex min-h-0 flex-1 flex-col lg:h-[calc(100dvh-2.75rem)]">
+    // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
+    // (the label panel), pushing the screenshot down and the filmstrip below the fold.
+    <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
       <PlayerHeader data={data} />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
