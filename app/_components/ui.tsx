@@ -4,8 +4,9 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 
+// "Answered" is how a trajectory ended, not whether the answer is right: neutral, never success green.
 const OUTCOME_STYLE: Record<string, string> = {
-  answered: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
+  answered: "bg-slate-100 text-slate-700 ring-slate-500/20",
   step_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
   error: "bg-rose-50 text-rose-700 ring-rose-600/20",
   cancelled: "bg-zinc-100 text-zinc-600 ring-zinc-500/20",

@@ -337,8 +337,9 @@ const PlayerHeader = memo(function PlayerHeader({ data }: { data: PlayerData }) 
   );
 });
 
+// "Answered" says how the trajectory ended, not that the answer is right: neutral, like the final answer.
 const OUTCOME_PILL: Record<string, string> = {
-  answered: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
+  answered: "bg-slate-100 text-slate-700 ring-slate-500/20",
   step_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
   error: "bg-rose-50 text-rose-700 ring-rose-600/20",
 };
