@@ -110,13 +110,11 @@ export function Stat({ label, value, hint }: { label: string; value: ReactNode; 
 
 /** Page links for offset pagination; `href(n)` builds the URL of page n. */
 export function Pagination({ page, pageCount, total, pageSize, href }: { page: number; pageCount: number; total: number; pageSize: number; href: (page: number) => string }) {
-  const from = total === 0 ? 0 : (page - 1) * pageSize + 1;
-  const to = Math.min(total, page * pageSize);
   const pages = pageWindow(page, pageCount);
   return (
     <div className="flex flex-wrap items-center justify-between gap-2 text-[12px] text-zinc-600">
-      <span className="tabular-nums">
-        {formatCount(from)}–{formatCount(to)} of {formatCount(total)}
+      <span className="tabular-nums" data-testid="page-range">
+        {pageRangeText(page, pageSize, total)}
       </span>
       <nav aria-label="Pagination" className="flex items-center gap-1">
         <PageLink href={href(page - 1)} disabled={page <= 1} label="‹ Prev" rel="prev" />
@@ -142,6 +140,14 @@ function PageLink({ href, label, disabled, current, rel }: { href: string; label
       {label}
     </Link>
   );
+}
+
+/** "51–100 of 230"; a page past the last one says so instead of an impossible range like "4,901–13 of 13". */
+export function pageRangeText(page: number, pageSize: number, total: number): string {
+  if (total === 0) return "0 of 0";
+  const from = (page - 1) * pageSize + 1;
+  if (from > total) return `Page ${formatCount(page)} is past the last page (${formatCount(Math.ceil(total / pageSize))}) · ${formatCount(total)} in all`;
+  return `${formatCount(from)}–${formatCount(Math.min(total, page * pageSize))} of ${formatCount(total)}`;
 }
 
 /** 1 … 4 5 [6] 7 8 … 20 */
