@@ -425,16 +425,29 @@ function Toolbar(props: {
 
 const ICON_PATHS: Record<string, string> = {
   first: "M4 3v10M13 3 6 8l7 5z",
-  prev: "M11 3 4 8l7 5z",
-  next: "M5 3l7 5-7 5z",
+  prev: "M10.5 3 5.5 8l5 5",
+  next: "M5.5 3l5 5-5 5",
   last: "M12 3v10M3 3l7 5-7 5z",
   play: "M5 3l8 5-8 5z",
   pause: "M4 3h3v10H4zM9 3h3v10H9z",
 };
 
+/** Previous and next are open chevrons, so they cannot be mistaken for the filled play triangle. */
+const OUTLINE_ICONS = new Set(["prev", "next"]);
+
 function Icon({ name }: { name: keyof typeof ICON_PATHS }) {
+  const outline = OUTLINE_ICONS.has(name);
   return (
-    <svg viewBox="0 0 16 16" className="size-3.5" aria-hidden fill="currentColor" stroke="currentColor" strokeWidth="1.2" strokeLinejoin="round">
+    <svg
+      viewBox="0 0 16 16"
+      className="size-3.5"
+      aria-hidden
+      fill={outline ? "none" : "currentColor"}
+      stroke="currentColor"
+      strokeWidth={outline ? 2 : 1.2}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
       <path d={ICON_PATHS[name]} />
     </svg>
   );
