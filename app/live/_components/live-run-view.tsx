@@ -64,6 +64,8 @@ export function LiveRunView({ id }: { id: number }) {
                 data-testid="cancel-run"
                 disabled={cancelling}
                 onClick={() => {
+                  // One click must not end a long run by accident.
+                  if (!window.confirm("Cancel this run? Tasks still queued or running are stopped; finished ones are kept.")) return;
                   setCancelling(true);
                   cancel.mutate({ runId: id }, { onSettled: () => setCancelling(false) });
                 }}
