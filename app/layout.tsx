@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import type { ReactNode } from "react";
+import { SignedInUserProvider } from "./_components/signed-in-user";
 import { TopNav } from "./_components/top-nav";
 import { currentPath, currentUser, signInUrl } from "./_lib/session";
 import { TRPCReactProvider } from "./_trpc/client";
@@ -22,8 +23,10 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
     <html lang="en">
       <body className="flex min-h-dvh flex-col">
         <TRPCReactProvider>
-          <TopNav user={user} />
-          <main className="flex min-h-0 flex-1 flex-col">{children}</main>
+          <SignedInUserProvider user={user}>
+            <TopNav user={user} />
+            <main className="flex min-h-0 flex-1 flex-col">{children}</main>
+          </SignedInUserProvider>
         </TRPCReactProvider>
       </body>
     </html>

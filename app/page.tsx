@@ -1,8 +1,13 @@
 import Link from "next/link";
+import { redirect } from "next/navigation";
+import { hasRole } from "@/server/auth/roles";
 import { EmptyState, formatCount, formatPercent, OutcomeBar, PageHeader, Stat } from "./_components/ui";
+import { requirePageUser } from "./_lib/session";
 import { api } from "./_trpc/server";
 
 export default async function HomePage() {
+  // Annotators work from their labelling queues; the run roster here would also tell them which agents exist.
+  if (!hasRole(await requirePageUser(), "researcher")) redirect("/annotate");
   const caller = await api();
   const [runs, sets] = await Promise.all([caller.runs.list(), caller.taskSets.list()]);
   const trajectories = runs.reduce((a, r) => a + r.trajectoryCount, 0);

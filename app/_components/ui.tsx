@@ -4,8 +4,9 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 
+// "Answered" is how a trajectory ended, not whether the answer is right: neutral, never success green.
 const OUTCOME_STYLE: Record<string, string> = {
-  answered: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
+  answered: "bg-slate-100 text-slate-700 ring-slate-500/20",
   step_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
   error: "bg-rose-50 text-rose-700 ring-rose-600/20",
   cancelled: "bg-zinc-100 text-zinc-600 ring-zinc-500/20",
@@ -109,13 +110,11 @@ export function Stat({ label, value, hint }: { label: string; value: ReactNode; 
 
 /** Page links for offset pagination; `href(n)` builds the URL of page n. */
 export function Pagination({ page, pageCount, total, pageSize, href }: { page: number; pageCount: number; total: number; pageSize: number; href: (page: number) => string }) {
-  const from = total === 0 ? 0 : (page - 1) * pageSize + 1;
-  const to = Math.min(total, page * pageSize);
   const pages = pageWindow(page, pageCount);
   return (
     <div className="flex flex-wrap items-center justify-between gap-2 text-[12px] text-zinc-600">
-      <span className="tabular-nums">
-        {formatCount(from)}–{formatCount(to)} of {formatCount(total)}
+      <span className="tabular-nums" data-testid="page-range">
+        {pageRangeText(page, pageSize, total)}
       </span>
       <nav aria-label="Pagination" className="flex items-center gap-1">
         <PageLink href={href(page - 1)} disabled={page <= 1} label="‹ Prev" rel="prev" />
@@ -141,6 +140,14 @@ function PageLink({ href, label, disabled, current, rel }: { href: string; label
       {label}
     </Link>
   );
+}
+
+/** "51–100 of 230"; a page past the last one says so instead of an impossible range like "4,901–13 of 13". */
+export function pageRangeText(page: number, pageSize: number, total: number): string {
+  if (total === 0) return "0 of 0";
+  const from = (page - 1) * pageSize + 1;
+  if (from > total) return `Page ${formatCount(page)} is past the last page (${formatCount(Math.ceil(total / pageSize))}) · ${formatCount(total)} in all`;
+  return `${formatCount(from)}–${formatCount(Math.min(total, page * pageSize))} of ${formatCount(total)}`;
 }
 
 /** 1 … 4 5 [6] 7 8 … 20 */

@@ -14,3 +14,13 @@ export function authErrorMessage(error: { message?: string; status?: number; sta
   if (error.status === 403 && /banned/i.test(error.message ?? "")) return "This account is deactivated; ask an admin.";
   return error.message || error.statusText || "Sign-in failed.";
 }
+
+/**
+ * Leaves a signed-out page (sign-in, set-up, invitation) with a full page load, not a client-side navigation.
+ * While signed out, the client router prefetched pages such as `/` (the logo link) and cached their redirect
+ * to sign-in; replaying that cached redirect after signing in bounced between `/` and `/sign-in` many times a
+ * second on a blank page. A real load starts with an empty router cache and the new session cookie.
+ */
+export function enterApp(path: string) {
+  window.location.assign(path);
+}

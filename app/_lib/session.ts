@@ -4,7 +4,7 @@
  * proxy already does for visitors without a cookie; this catches expired or revoked sessions).
  */
 import { headers } from "next/headers";
-import { redirect } from "next/navigation";
+import { forbidden, redirect } from "next/navigation";
 import { connection } from "next/server";
 import { cache } from "react";
 import type { Role } from "@/db/schema/index";
@@ -39,4 +39,14 @@ export async function requirePageUser(): Promise<SessionUser> {
 export async function requirePageRole(role: Role): Promise<{ user: SessionUser; allowed: boolean }> {
   const user = await requirePageUser();
   return { user, allowed: hasRole(user, role) };
+}
+
+/**
+ * For section layouts: the signed-in user if their role is at least `role`, else Next's 403 view. Layouts call
+ * it before any loading fallback has been streamed, so the browser gets a real 403 status.
+ */
+export async function forbidUnlessRole(role: Role): Promise<SessionUser> {
+  const user = await requirePageUser();
+  if (!hasRole(user, role)) forbidden();
+  return user;
 }

@@ -9,7 +9,7 @@ import { dehydrate, HydrationBoundary } from "@tanstack/react-query";
 import { TRPCError } from "@trpc/server";
 import { createTRPCOptionsProxy } from "@trpc/tanstack-react-query";
 import { headers } from "next/headers";
-import { notFound } from "next/navigation";
+import { forbidden, notFound } from "next/navigation";
 import { connection } from "next/server";
 import { cache, type ReactNode } from "react";
 import { appRouter, createCaller } from "@/server/api/root";
@@ -30,12 +30,16 @@ export async function api() {
   return createCaller(await createContext());
 }
 
-/** Runs a query and turns NOT_FOUND into Next's 404 page. */
+/**
+ * Runs a query and turns NOT_FOUND into Next's 404 view and FORBIDDEN into its 403 view (a record outside an
+ * annotator's campaigns), instead of an error page with a raw React error.
+ */
 export async function orNotFound<T>(p: Promise<T>): Promise<T> {
   try {
     return await p;
   } catch (e) {
     if (e instanceof TRPCError && e.code === "NOT_FOUND") notFound();
+    if (e instanceof TRPCError && e.code === "FORBIDDEN") forbidden();
     throw e;
   }
 }

@@ -20,6 +20,8 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
   const setDeactivated = useMutation(trpc.accounts.setDeactivated.mutationOptions());
   const cancelInvitation = useMutation(trpc.accounts.cancelInvitation.mutationOptions());
   const [message, setMessage] = useState<{ tone: "ok" | "error"; text: string; copy?: string } | null>(null);
+  // A role picked in a row's select waits for Apply: arrowing through a focused select used to change roles at once.
+  const [pendingRole, setPendingRole] = useState<Record<string, (typeof ROLES)[number]>>({});
 
   const run = async (f: () => Promise<{ text: string; copy?: string } | void>) => {
     setMessage(null);
@@ -83,19 +85,50 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
                 <td className="font-medium">{u.name}</td>
                 <td className="font-mono text-[12px]">{u.email}</td>
                 <td>
-                  <select
-                    className="field"
-                    aria-label={`Role of ${u.email}`}
-                    value={u.role}
-                    disabled={setRole.isPending}
-                    onChange={(e) => run(async () => void (await setRole.mutateAsync({ userId: u.id, role: e.target.value as (typeof ROLES)[number] })))}
-                  >
-                    {ROLES.map((r) => (
-                      <option key={r} value={r}>
-                        {r}
-                      </option>
-                    ))}
-                  </select>
+                  <div className="flex items-center gap-1.5">
+                    <select
+                      className="field"
+                      aria-label={`Role of ${u.email}`}
+                      value={pendingRole[u.id] ?? u.role}
+                      disabled={setRole.isPending}
+                      onChange={(e) => {
+                        const role = e.target.value as (typeof ROLES)[number];
+                        setPendingRole((p) => {
+                          const { [u.id]: _dropped, ...rest } = p;
+                          return role === u.role ? rest : { ...rest, [u.id]: role };
+                        });
+                      }}
+                    >
+                      {ROLES.map((r) => (
+                        <option key={r} value={r}>
+                          {r}
+                        </option>
+                      ))}
+                    </select>
+                    {pendingRole[u.id] && (
+                      <>
+                        <button
+                          type="button"
+                          className="btn btn-on"
+                          disabled={setRole.isPending}
+                          data-testid={`apply-role-${u.email}`}
+                          onClick={() => {
+                            const role = pendingRole[u.id]!;
+                            void run(async () => {
+                              await setRole.mutateAsync({ userId: u.id, role });
+                              setPendingRole(({ [u.id]: _done, ...rest }) => rest);
+                              return { text: `${u.name} (${u.email}) is now ${role === "admin" ? "an" : "a"} ${role}.` };
+                            });
+                          }}
+                        >
+                          Apply
+                        </button>
+                        <button type="button" className="btn" onClick={() => setPendingRole(({ [u.id]: _undo, ...rest }) => rest)}>
+                          Cancel
+                        </button>
+                      </>
+                    )}
+                  </div>
                 </td>
                 <td>{u.banned ? <span className="text-rose-700">deactivated</span> : "active"}</td>
                 <td className="whitespace-nowrap text-zinc-500">{formatDate(u.createdAt)}</td>

@@ -8,7 +8,7 @@
  */
 import { and, asc, desc, eq, inArray, like, sql } from "drizzle-orm";
 import type { Db } from "../client";
-import { agentRuns, jobs, screenshots, steps, taskSets, tasks, trajectories } from "../schema/index";
+import { agentRuns, evaluatorVerdicts, jobs, screenshots, steps, taskSets, tasks, trajectories } from "../schema/index";
 import { trajectoryWhere, type StepValues, type TrajectoryFilter } from "./trajectories";
 
 export const LIVE_RUN_KEY_PREFIX = "live:";
@@ -232,7 +232,8 @@ export function listLiveRunRows(db: Db, limit = 200) {
 }
 
 /** One row per task of a live run: its job, its task and (once started) its trajectory with the last screenshot. */
-export function liveRunTaskRows(db: Db, runId: number) {
+/** `verdictKey`: the evaluator whose verdict on each task's trajectory comes along (the live page's rules). */
+export function liveRunTaskRows(db: Db, runId: number, verdictKey: string) {
   return db
     .select({
       jobId: jobs.id,
@@ -255,6 +256,8 @@ export function liveRunTaskRows(db: Db, runId: number) {
       stepCount: trajectories.stepCount,
       finalAnswer: trajectories.finalAnswer,
       lastScreenshot: sql<string | null>`(select ${steps.screenshotHash} from ${steps} where ${steps.trajectoryId} = ${trajectories.id} order by ${steps.index} desc limit 1)`,
+      verdict: sql<string | null>`(select ${evaluatorVerdicts.verdict} from ${evaluatorVerdicts} where ${evaluatorVerdicts.trajectoryId} = ${trajectories.id} and ${evaluatorVerdicts.evaluatorKey} = ${verdictKey} order by ${evaluatorVerdicts.id} desc limit 1)`,
+      verdictRationale: sql<string | null>`(select ${evaluatorVerdicts.rationale} from ${evaluatorVerdicts} where ${evaluatorVerdicts.trajectoryId} = ${trajectories.id} and ${evaluatorVerdicts.evaluatorKey} = ${verdictKey} order by ${evaluatorVerdicts.id} desc limit 1)`,
     })
     .from(jobs)
     .innerJoin(tasks, sql`${tasks.id} = json_extract(${jobs.payload}, '$.taskId')`)

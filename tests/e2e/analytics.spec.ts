@@ -39,7 +39,7 @@ async function mutation<T>(request: APIRequestContext, proc: string, input: unkn
 // The pages' number formats, written out independently of app/analytics/_lib/format.ts.
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 const interval = (lo: number | null, hi: number | null) => (lo === null || hi === null ? "" : `[${(lo * 100).toFixed(1)}, ${(hi * 100).toFixed(1)}]`);
-const coef = (v: number | null) => (v === null ? "undefined" : v.toFixed(3));
+const coef = (v: number | null) => (v === null ? "–" : v.toFixed(3));
 
 interface RateCellLike {
   n: number;

@@ -158,11 +158,12 @@ test.describe.serial("human annotation", () => {
         annotator_name: me.name,
         verdict: "failure",
         category: "visual grounding issue",
-        first_failing_step: 1,
+        // The annotator marked "step 2" in the panel; the export says 2 as well.
+        first_failing_step_number: 2,
         note: "Clicked a box that does not match the target.",
         revision: 1,
       });
-      expect(byTrajectory.get(seen[0]!)!.steps_viewed).toEqual(expect.arrayContaining([0, 1]));
+      expect(byTrajectory.get(seen[0]!)!.steps_viewed_numbers).toEqual(expect.arrayContaining([1, 2]));
       expect(byTrajectory.get(seen[1]!)).toMatchObject({ verdict: "success", category: null, revision: 1 });
       // Submitted, undone (withdrawn), submitted again: revision 3 with the corrected category.
       expect(byTrajectory.get(seen[2]!)).toMatchObject({ verdict: "failure", category: "navigation stuck", revision: 3 });

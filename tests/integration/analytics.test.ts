@@ -300,7 +300,9 @@ describe("error analysis", () => {
       ["beta", 3],
     ]);
     expect(e.firstFailingStep.marked).toBe(4);
-    expect(e.firstFailingStep.byIndex.filter((b) => b.count > 0).map((b) => b.label)).toEqual(["0", "2", "7", "10"]);
+    // Labels are step numbers as the player shows them (1 = first step); keys keep the stored index.
+    expect(e.firstFailingStep.byIndex.filter((b) => b.count > 0).map((b) => b.label)).toEqual(["1", "3", "8", "11"]);
+    expect(e.firstFailingStep.byIndex.filter((b) => b.count > 0).map((b) => b.key)).toEqual(["step:0", "step:2", "step:7", "step:10"]);
     expect(e.firstFailingStep.byDecile.map((b) => b.count)).toEqual([1, 0, 0, 0, 1, 1, 0, 0, 0, 1]);
     expectDrillsMatch(e);
   });

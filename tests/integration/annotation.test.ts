@@ -521,19 +521,21 @@ describe("label files", () => {
 
     const jsonl = exportCampaignLabels(ctx.db, researcher, camp.id, "jsonl").body.trim().split("\n").map((l) => JSON.parse(l));
     expect(jsonl).toHaveLength(7);
+    // Steps leave as the numbers the label panel showed: stored index 1 is "step 2".
+    expect(jsonl.find((r) => r.kind === "annotation" && r.trajectory_id === ids[0] && r.annotator_name === a!.name)).toMatchObject({ first_failing_step_number: 2 });
     expect(jsonl.find((r) => r.kind === "consolidated" && r.trajectory_id === ids[1])).toMatchObject({ verdict: "success", consolidation_method: "adjudicated", adjudicator: researcher.name, reason: "the goal was met at step 4" });
 
-    const report = importLabelsCsv(ctx.db, researcher, { csv: csv.body, source: "round-trip-labels.csv", mapping: { annotator: "annotator_name", verdict: "verdict", trajectoryId: "trajectory_id", category: "category", firstFailingStep: "first_failing_step", note: "note", where: { column: "kind", equals: "annotation" } }, campaign: { name: "Round trip copy", annotatorsPerItem: 2 } });
+    const report = importLabelsCsv(ctx.db, researcher, { csv: csv.body, source: "round-trip-labels.csv", mapping: { annotator: "annotator_name", verdict: "verdict", trajectoryId: "trajectory_id", category: "category", firstFailingStep: "first_failing_step_number", note: "note", where: { column: "kind", equals: "annotation" } }, campaign: { name: "Round trip copy", annotatorsPerItem: 2 } });
     expect(report).toMatchObject({ created: 5, updated: 0, unchanged: 0, skipped: 2, unmatchedCount: 0, itemsAdded: 3, annotators: [a!.name, b!.name].sort() });
 
     const pick = (rows: ReturnType<typeof campaignLabelRows>) =>
-      rows.filter((r) => r.kind === "annotation").map((r) => [r.trajectory_id, r.annotator_name, r.verdict, r.category, r.first_failing_step, r.note]);
+      rows.filter((r) => r.kind === "annotation").map((r) => [r.trajectory_id, r.annotator_name, r.verdict, r.category, r.first_failing_step_number, r.note]);
     expect(pick(campaignLabelRows(ctx.db, report.campaignId!))).toEqual(pick(campaignLabelRows(ctx.db, camp.id)));
     const states = (id: number) => campaignLabelRows(ctx.db, id).filter((r) => r.kind === "annotation").map((r) => [r.trajectory_id, r.item_state]);
     // The copy has no adjudication, so the disputed item stays disputed; the rest match.
     expect(states(report.campaignId!)).toEqual(states(camp.id).map(([t, s]) => [t, s === "adjudicated" ? "disputed" : s]));
 
-    const again = importLabelsCsv(ctx.db, researcher, { csv: csv.body, source: "again.csv", mapping: { annotator: "annotator_name", verdict: "verdict", trajectoryId: "trajectory_id", category: "category", firstFailingStep: "first_failing_step", note: "note", where: { column: "kind", equals: "annotation" } }, campaign: { id: report.campaignId! } });
+    const again = importLabelsCsv(ctx.db, researcher, { csv: csv.body, source: "again.csv", mapping: { annotator: "annotator_name", verdict: "verdict", trajectoryId: "trajectory_id", category: "category", firstFailingStep: "first_failing_step_number", note: "note", where: { column: "kind", equals: "annotation" } }, campaign: { id: report.campaignId! } });
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 5 });
   });
 

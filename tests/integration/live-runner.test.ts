@@ -231,6 +231,8 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
     const verdict = findVerdict(ctx.db, { trajectoryId: detail.trajectory.id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, k: "", promptVersion: "vwa-rules-v1" });
     expect(verdict).toMatchObject({ verdict: "success", score: 1 });
     expect(JSON.stringify(verdict!.details)).toContain("program_html");
+    // The run page shows that verdict next to the task, apart from the job status (which only says it finished).
+    expect(liveRunDetail({ db: ctx.db, env: {} }, runId).tasks[0]!.verdict).toMatchObject({ verdict: "success", evaluatorName: "VisualWebArena rules (live page)" });
   });
 
   it("the VLM policy reads the element list, sees its error, keeps the last screenshots, and answers", async () => {

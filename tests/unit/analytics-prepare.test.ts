@@ -22,8 +22,8 @@ function cell(successes: number, n: number, extra: Partial<RateCell> = {}): Rate
 }
 
 describe("formatting", () => {
-  it("writes undefined values as undefined, never as 0", () => {
-    expect(fmtCoef(null)).toBe("undefined");
+  it("writes undefined values as a dash, never as 0", () => {
+    expect(fmtCoef(null)).toBe("–");
     expect(fmtCoef(0)).toBe("0.000");
     expect(fmtPercent(null)).toBe("–");
     expect(fmtPercent(0)).toBe("0.0%");
@@ -34,6 +34,9 @@ describe("formatting", () => {
     expect(fmtPercentInterval(0.16818, 0.68732)).toBe("[16.8, 68.7]");
     expect(fmtPercentInterval(null, 0.5)).toBe("");
     expect(fmtCoefInterval(-0.1234, 0.5)).toBe("[-0.123, 0.500]");
+    // κ cannot leave [−1, 1]; a normal-approximation bound past it is shown clipped.
+    expect(fmtCoefInterval(0.376, 1.011)).toBe("[0.376, 1.000]");
+    expect(fmtCoefInterval(-1.2, -0.4)).toBe("[-1.000, -0.400]");
     expect([fmtP(0.0004), fmtP(0.0234), fmtP(null)]).toEqual(["< 0.001", "0.023", "–"]);
   });
 });
@@ -176,9 +179,9 @@ function stats(kappa: number | null, skewed = false): AgreementStats {
 }
 
 describe("judge agreement", () => {
-  it("shows an undefined κ as undefined with its reason, and flags skewed prevalence", () => {
+  it("shows an undefined κ as a dash with its short reason, and flags skewed prevalence", () => {
     const c = agreementCells(stats(null, true));
-    expect(c.kappa!.text).toBe("undefined");
+    expect(c.kappa!.text).toBe("– (every label is the same)");
     expect(c.kappa!.title).toBe("every label is the same");
     expect(c.kappa!.csv).toEqual(["", "", ""]);
     expect(c.pi!.tone).toBe("warn");
@@ -256,7 +259,7 @@ describe("human agreement", () => {
     expect(m.cells[1]![0]!.text).toBe("0.700");
     expect(m.cells[0]![2]!.shade).toBe(0);
     expect(m.cells[1]![2]!.text).toBe("·");
-    expect(v.cards.find((c) => c.key === "fleiss")).toMatchObject({ value: "undefined", detail: "items have different numbers of ratings" });
+    expect(v.cards.find((c) => c.key === "fleiss")).toMatchObject({ value: "–", detail: "items have different numbers of ratings" });
     expect(v.pairs.rows[1]!.cells.shared!.tone).toBe("warn");
   });
 });

@@ -54,11 +54,17 @@ describe("readLabelRows", () => {
     expect(r.skipped).toEqual([{ line: 4, reason: 'verdict "n/a" is mapped to skip' }]);
   });
 
-  it("filters rows with `where` and reads optional columns", () => {
-    const t = table('kind,annotator_name,trajectory_id,verdict,category,first_failing_step,note\nannotation,A,7,failure,other,3,"a, b"\nconsolidated,,7,failure,other,,\n');
+  it("filters rows with `where` and reads optional columns; step numbers (1 = first step) become stored indices", () => {
+    const t = table('kind,annotator_name,trajectory_id,verdict,category,first_failing_step_number,note\nannotation,A,7,failure,other,3,"a, b"\nconsolidated,,7,failure,other,,\n');
     const r = readLabelRows(t, LABEL_IMPORT_PRESETS.verdict!.mapping, "t.csv");
-    expect(r.rows).toEqual([{ line: 2, annotator: "A", key: { kind: "id", trajectoryId: 7 }, verdict: "failure", category: "other", firstFailingStep: 3, note: "a, b" }]);
+    expect(r.rows).toEqual([{ line: 2, annotator: "A", key: { kind: "id", trajectoryId: 7 }, verdict: "failure", category: "other", firstFailingStep: 2, note: "a, b" }]);
     expect(r.skipped).toEqual([{ line: 3, reason: 'kind is "consolidated"' }]);
+  });
+
+  it("reads 0-based step columns when the mapping says they are indices", () => {
+    const t = table("a,t,v,s\nA,1,failure,0\n");
+    const r = readLabelRows(t, { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStep: "s", firstFailingStepIs: "index" }, "t.csv");
+    expect(r.rows[0]!.firstFailingStep).toBe(0);
   });
 
   it.each([
@@ -67,7 +73,9 @@ describe("readLabelRows", () => {
     ["an unmapped verdict", "a,t,v\nA,1,maybe\n", { annotator: "a", verdict: "v", trajectoryId: "t" }, /line 2, column "v": verdict "maybe" is not mapped/],
     ["a bad trajectory id", "a,t,v\nA,x1,success\n", { annotator: "a", verdict: "v", trajectoryId: "t" }, /line 2, column "t": "x1" is not a trajectory id/],
     ["an empty annotator", "a,t,v\n ,1,success\n", { annotator: "a", verdict: "v", trajectoryId: "t" }, /line 2, column "a": the annotator is empty/],
-    ["a bad step", "a,t,v,s\nA,1,failure,two\n", { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStep: "s" }, /"two" is not a step index/],
+    ["a bad step", "a,t,v,s\nA,1,failure,two\n", { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStep: "s" }, /"two" is not a step number \(1 = first step\)/],
+    ["step number 0", "a,t,v,s\nA,1,failure,0\n", { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStep: "s" }, /line 2, column "s": step numbers start at 1/],
+    ["an unknown step convention", "a,t,v\nA,1,failure\n", { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStepIs: "zero" }, /firstFailingStepIs is "zero"/],
     ["a verdict mapped to a non-verdict", "a,t,v\nA,1,ok\n", { annotator: "a", verdict: "v", trajectoryId: "t", verdictValues: { ok: "good" } }, /maps "ok" to "good"/],
   ])("rejects %s with the file, line and column", (_, csv, mapping, message) => {
     expect(() => readLabelRows(table(csv), mapping as never, "t.csv")).toThrow(LabelImportError);
@@ -78,7 +86,7 @@ describe("readLabelRows", () => {
 describe("label export formats", () => {
   const row = Object.fromEntries(LABEL_EXPORT_COLUMNS.map((c) => [c, null])) as LabelExportRow;
   const rows: LabelExportRow[] = [
-    { ...row, kind: "annotation", trajectory_id: 3, annotator_name: "A", verdict: "failure", note: 'says "no",\nthen stops', steps_viewed: [0, 2] },
+    { ...row, kind: "annotation", trajectory_id: 3, annotator_name: "A", verdict: "failure", note: 'says "no",\nthen stops', steps_viewed_numbers: [1, 3] },
     { ...row, kind: "consolidated", trajectory_id: 3, verdict: "failure", consolidation_method: "unanimous" },
   ];
 
@@ -87,7 +95,7 @@ describe("label export formats", () => {
     expect(t.header).toEqual([...LABEL_EXPORT_COLUMNS]);
     const note = t.header.indexOf("note");
     expect(t.rows[0]![note]).toBe('says "no",\nthen stops');
-    expect(t.rows[0]![t.header.indexOf("steps_viewed")]).toBe("0 2");
+    expect(t.rows[0]![t.header.indexOf("steps_viewed_numbers")]).toBe("1 3");
     expect(t.rows[1]![t.header.indexOf("annotator_name")]).toBe("");
   });
 
@@ -97,7 +105,7 @@ describe("label export formats", () => {
     expect(lines[2]).toBe("");
     const first = JSON.parse(lines[0]!);
     expect(Object.keys(first)).toEqual([...LABEL_EXPORT_COLUMNS]);
-    expect(first).toMatchObject({ steps_viewed: [0, 2], category: null });
+    expect(first).toMatchObject({ steps_viewed_numbers: [1, 3], category: null });
     expect(labelExportJsonl([])).toBe("");
   });
 });

@@ -5,10 +5,14 @@
 import Link from "next/link";
 import type { MatrixModel } from "../_lib/judges";
 
+/**
+ * Shade by value, text always near-black: over these tints (at most 63% indigo or rose on white) dark text keeps
+ * a contrast above 4.5:1, where white text on the darker cells fell to about 3:1.
+ */
 function shadeStyle(shade: number, tone?: "agree" | "disagree") {
   const alpha = 0.08 + 0.55 * Math.max(0, Math.min(1, shade));
   const rgb = tone === "disagree" ? "225, 29, 72" : "79, 70, 229";
-  return { background: `rgba(${rgb}, ${alpha.toFixed(3)})`, color: alpha > 0.45 ? "white" : undefined };
+  return { background: `rgba(${rgb}, ${alpha.toFixed(3)})`, color: "#18181b" };
 }
 
 export function HeatMatrix({ model, label }: { model: MatrixModel; label: string }) {
@@ -36,14 +40,14 @@ export function HeatMatrix({ model, label }: { model: MatrixModel; label: string
               {model.cells[i]!.map((cell, j) => (
                 <td key={model.cols[j]!.key} data-cell={`${r.key}|${model.cols[j]!.key}`} className="min-w-20 rounded-md p-0 text-center tabular-nums">
                   {cell === null ? (
-                    <span className="block px-2 py-2 text-zinc-300">—</span>
+                    <span className="block px-2 py-2 text-zinc-500">—</span>
                   ) : cell.href ? (
                     <Link href={cell.href} title={cell.title} className="block rounded-md px-2 py-1.5 hover:ring-2 hover:ring-indigo-300" style={shadeStyle(cell.shade, cell.tone)}>
                       <span className="block font-semibold">{cell.text}</span>
                       {cell.sub && <span className="block text-2xs opacity-80">{cell.sub}</span>}
                     </Link>
                   ) : (
-                    <span title={cell.title} className="block rounded-md px-2 py-1.5 text-zinc-400" style={shadeStyle(cell.shade, cell.tone)}>
+                    <span title={cell.title} className="block rounded-md px-2 py-1.5" style={shadeStyle(cell.shade, cell.tone)}>
                       <span className="block font-semibold">{cell.text}</span>
                       {cell.sub && <span className="block text-2xs opacity-80">{cell.sub}</span>}
                     </span>

@@ -140,7 +140,7 @@ export function prepareErrors(e: ErrorAnalysisResult): ErrorsView {
     byStep: binFigure(
       "by-step",
       "First failing step",
-      `Index of the step where the trajectory first went wrong (0 = first step), over ${fmtCount(e.firstFailingStep.marked)} failures where it was marked.`,
+      `Number of the step where the trajectory first went wrong (1 = first step, as in the player), over ${fmtCount(e.firstFailingStep.marked)} failures where it was marked.`,
       "Step",
       e.firstFailingStep.byIndex,
     ),

@@ -61,7 +61,7 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
           sub: `n ${fmtCount(p.shared)} · ${fmtPercent(p.agreement, 0)}`,
           shade: p.kappa === null || p.fewShared ? 0 : Math.max(0, p.kappa),
           href: selectionHref(p.sel),
-          title: p.kappa === null ? (p.reason ?? "undefined") : `κ ${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)} on ${p.shared} shared trajectories${p.fewShared ? " (few shared: read with care)" : ""}`,
+          title: p.kappa === null ? (p.reason ?? "not defined") : `κ ${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)} on ${p.shared} shared trajectories${p.fewShared ? " (few shared: read with care)" : ""}`,
         };
       }),
     ),

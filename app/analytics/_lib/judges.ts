@@ -55,9 +55,10 @@ export function agreementCells(s: AgreementStats): Record<string, Cell> {
     n: { text: fmtCount(s.n), csv: [String(s.n)], href: s.n ? selectionHref(s.sel) : undefined },
     agreement: { text: fmtPercent(s.agreement), csv: [csvNumber(s.agreement)] },
     kappa: {
-      text: `${fmtCoef(k.kappa)} ${ci}`.trim(),
+      // Undefined: the short reason reads better than a bare dash.
+      text: k.kappa === null ? `${fmtCoef(null)}${k.reason ? ` (${k.reason})` : ""}` : `${fmtCoef(k.kappa)} ${ci}`.trim(),
       csv: [csvNumber(k.kappa), csvNumber(k.ciLow), csvNumber(k.ciHigh)],
-      title: k.kappa === null ? (k.reason ?? "undefined") : `SE ${fmtCoef(k.stdKappa, 4)}; z ${fmtCoef(k.z, 2)}, p ${fmtP(k.pTwoSided)}`,
+      title: k.kappa === null ? (k.reason ?? "not defined") : `SE ${fmtCoef(k.stdKappa, 4)}; z ${fmtCoef(k.z, 2)}, p ${fmtP(k.pTwoSided)}`,
       tone: k.kappa === null ? "muted" : undefined,
     },
     pabak: { text: fmtCoef(s.prevalence.pabak), csv: [csvNumber(s.prevalence.pabak)] },

@@ -7,25 +7,25 @@
  * Records what the server stores with the label: time spent on this trajectory (only while the tab is visible)
  * and the steps opened. Each submit carries an idempotency key that stays the same for retries of the same
  * label and changes when the label changes, so a double press or a retried request is stored once.
+ *
+ * An unsubmitted label is kept as a draft in the browser (per user, campaign and trajectory; see
+ * server/domain/annotation/label-drafts.ts) and the page warns before it is left with unsaved changes.
  */
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
+import { draftStorageKey, EMPTY_DRAFT, hasUnsavedChanges, parseStoredDraft, serializeDraft, type LabelDraft } from "@/server/domain/annotation/label-drafts";
 import { LABEL_SHORTCUTS, labelCommandForKey } from "@/server/domain/annotation/label-keys";
+import { useSignedInUser } from "../../_components/signed-in-user";
 import { useTRPC } from "../../_trpc/client";
 
 type Outputs = inferRouterOutputs<AppRouter>;
 export type LabelCampaign = Outputs["labelling"]["campaign"];
 export type MyLabel = Outputs["labelling"]["mine"];
 
-export interface Draft {
-  verdict: "success" | "failure" | "unsure" | null;
-  category: string | null;
-  firstFailingStep: number | null;
-  note: string;
-}
+export type Draft = LabelDraft;
 
 /** Where an undo leaves the values it reverted, for the page it navigates to (same tab only). */
 export function restoreKey(campaignId: number, trajectoryId: number): string {
@@ -36,7 +36,31 @@ function newKey(): string {
   return typeof crypto !== "undefined" && "randomUUID" in crypto ? crypto.randomUUID() : `k-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
-function initialDraft(campaignId: number, trajectoryId: number, mine: MyLabel): Draft {
+/** What the server holds for this trajectory, in the form's shape (null: nothing submitted). */
+function savedDraft(mine: MyLabel): Draft | null {
+  const l = mine.label;
+  return l ? { verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note ?? "" } : null;
+}
+
+const UNSAVED_WARNING = "Your label for this trajectory is not submitted. Leave anyway? (It stays as a draft in this browser.)";
+
+/**
+ * Where the form starts: values an undo put back, else this user's draft if it differs from the stored label,
+ * else the stored label. `restoredAt` says when a restored draft was written.
+ */
+function initialState(draftKey: string | null, campaign: LabelCampaign, trajectoryId: number, mine: MyLabel, stepCount: number): { draft: Draft; restoredAt: number | null } {
+  const fromUndo = undoneValues(campaign.id, trajectoryId);
+  if (fromUndo !== null) return { draft: fromUndo, restoredAt: null };
+  const saved = savedDraft(mine);
+  if (draftKey && typeof window !== "undefined") {
+    const stored = parseStoredDraft(window.localStorage.getItem(draftKey), { categories: campaign.labelSchema.categories, stepCount });
+    if (stored && hasUnsavedChanges(stored.draft, saved)) return { draft: stored.draft, restoredAt: stored.savedAt };
+  }
+  return { draft: saved ?? { verdict: null, category: null, firstFailingStep: null, note: "" }, restoredAt: null };
+}
+
+/** Values an undo left for this trajectory (consumed), or null. */
+function undoneValues(campaignId: number, trajectoryId: number): Draft | null {
   if (typeof window !== "undefined") {
     const saved = window.sessionStorage.getItem(restoreKey(campaignId, trajectoryId));
     if (saved) {
@@ -45,12 +69,11 @@ function initialDraft(campaignId: number, trajectoryId: number, mine: MyLabel): 
         const v = JSON.parse(saved) as Partial<Draft>;
         return { verdict: v.verdict ?? null, category: v.category ?? null, firstFailingStep: v.firstFailingStep ?? null, note: v.note ?? "" };
       } catch {
-        // A malformed entry is ignored: start from the stored label.
+        // A malformed entry is ignored: start from the draft or the stored label.
       }
     }
   }
-  const l = mine.label;
-  return l ? { verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note ?? "" } : { verdict: null, category: null, firstFailingStep: null, note: "" };
+  return null;
 }
 
 /** Milliseconds the page was visible since `reset()`. */
@@ -91,7 +114,11 @@ export function LabelPanel(props: {
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const [draft, setDraftState] = useState<Draft>(() => initialDraft(campaign.id, trajectoryId, mine));
+  const user = useSignedInUser();
+  const draftKey = user ? draftStorageKey(user.userId, campaign.id, trajectoryId) : null;
+  // Server and first client render start from the stored label; browser-kept values are applied after mount.
+  const [draft, setDraftState] = useState<Draft>(() => savedDraft(mine) ?? EMPTY_DRAFT);
+  const [draftReady, setDraftReady] = useState(false);
   const [status, setStatus] = useState<{ tone: "ok" | "error" | "info"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [showHelp, setShowHelp] = useState(false);
@@ -105,12 +132,56 @@ export function LabelPanel(props: {
     viewed.current.add(current);
   }, [current]);
 
-  // Arriving here from an undo: say what happened (after mount, so server and client render the same).
+  // After mount (so server and client render the same): put back what an undo left or this user's draft.
   useEffect(() => {
+    const start = initialState(draftKey, campaign, trajectoryId, mine, count);
+    setDraftState(start.draft);
+    setDraftReady(true);
     if (new URLSearchParams(window.location.search).has("undone")) {
       setStatus({ tone: "info", text: "Your last submit was undone; its values are back in the form." });
+    } else if (start.restoredAt !== null) {
+      setStatus({ tone: "info", text: `Restored your unsaved draft from ${new Date(start.restoredAt).toLocaleString()}.` });
     }
+    // Once per trajectory: the panel is keyed by it.
   }, []);
+
+  const unsaved = !locked && hasUnsavedChanges(draft, savedDraft(mine));
+
+  // Keep the draft while it differs from what the server has; drop it once they agree (submitted, or undone edits).
+  useEffect(() => {
+    if (!draftReady || !draftKey) return;
+    try {
+      if (unsaved) window.localStorage.setItem(draftKey, serializeDraft(draft, Date.now()));
+      else window.localStorage.removeItem(draftKey);
+    } catch {
+      // Storage full or disabled: the form still works, only the draft is not kept.
+    }
+  }, [draftReady, draftKey, draft, unsaved]);
+
+  // Warn before leaving with unsaved changes: reloads and closing the tab (beforeunload), and links on the page.
+  useEffect(() => {
+    if (!unsaved) return;
+    const onBeforeUnload = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = "";
+    };
+    const onLinkClick = (e: MouseEvent) => {
+      const a = (e.target as HTMLElement | null)?.closest?.("a[href]") as HTMLAnchorElement | null;
+      if (!a || a.target === "_blank" || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey) return;
+      const to = new URL(a.href, window.location.href);
+      if (to.origin === window.location.origin && to.pathname === window.location.pathname) return;
+      if (!window.confirm(UNSAVED_WARNING)) {
+        e.preventDefault();
+        e.stopPropagation();
+      }
+    };
+    window.addEventListener("beforeunload", onBeforeUnload);
+    document.addEventListener("click", onLinkClick, true);
+    return () => {
+      window.removeEventListener("beforeunload", onBeforeUnload);
+      document.removeEventListener("click", onLinkClick, true);
+    };
+  }, [unsaved]);
 
   const setDraft = useCallback((update: (d: Draft) => Draft) => {
     setDraftState((d) => {
@@ -155,6 +226,7 @@ export function LabelPanel(props: {
           baseRevision: mine.label?.revision ?? null,
         });
         keyRef.current = newKey();
+        if (draftKey) window.localStorage.removeItem(draftKey);
         time.reset();
         viewed.current = new Set([current]);
         await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, trajectoryId }) });
@@ -166,7 +238,7 @@ export function LabelPanel(props: {
         setStatus({ tone: "error", text: (e as Error).message });
       }
     },
-    [busy, locked, missing, submitM, campaign.id, trajectoryId, draft, time, mine.label?.revision, current, queryClient, trpc, goNext],
+    [busy, locked, missing, submitM, campaign.id, trajectoryId, draft, draftKey, time, mine.label?.revision, current, queryClient, trpc, goNext],
   );
 
   const undo = useCallback(async () => {
@@ -181,7 +253,7 @@ export function LabelPanel(props: {
       window.sessionStorage.setItem(restoreKey(campaign.id, r.trajectoryId), JSON.stringify(r.status === "withdrawn" ? r.values : { ...r.values, note: r.values.note ?? "" }));
       await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey() });
       if (r.trajectoryId === trajectoryId) {
-        setDraftState(initialDraft(campaign.id, trajectoryId, { ...mine, label: null }));
+        setDraftState(undoneValues(campaign.id, trajectoryId) ?? EMPTY_DRAFT);
         setStatus({ tone: "ok", text: "Undone" });
         setBusy(false);
       } else {

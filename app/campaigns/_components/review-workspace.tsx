@@ -210,8 +210,10 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
     adjudicated: "adjudicated",
   };
   return (
-    <div className="flex flex-col">
-      <div className="border-b border-zinc-200 bg-zinc-50 px-4 py-2">
+    // On desktop the page is exactly the window: the labels strip on top, the player filling the rest, so the
+    // screenshot and filmstrip never fall below the fold.
+    <div className="flex flex-1 flex-col lg:h-[calc(100dvh-2.75rem)] lg:flex-none">
+      <div className="shrink-0 border-b border-zinc-200 bg-zinc-50 px-4 py-2 lg:max-h-[40%] lg:overflow-y-auto">
         <div className="mb-1.5 flex items-center gap-2 text-[12px] text-zinc-600">
           <Link className="link" href={`/campaigns/${campaignId}/adjudicate`}>
             ← {review.campaign.name}
@@ -244,9 +246,21 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
         id={trajectoryId}
         initialStep={1}
         sidePanelFirst
-        sidePanel={(p) => <DecisionPanel review={review} decision={decision} setDecision={setDecision} current={p.current} count={p.count} go={p.go} campaignId={campaignId} trajectoryId={trajectoryId} />}
+        fill="parent"
+        sidePanel={(p) => (
+          <>
+            <DecisionPanel review={review} decision={decision} setDecision={setDecision} current={p.current} count={p.count} go={p.go} campaignId={campaignId} trajectoryId={trajectoryId} />
+            <ReviewHistory review={review} />
+          </>
+        )}
       />
-      <details className="border-t border-zinc-200 bg-white px-4 py-2 text-[12px] text-zinc-600">
+    </div>
+  );
+}
+
+function ReviewHistory({ review }: { review: Review }) {
+  return (
+      <details className="border-t border-zinc-200 bg-white px-3 py-2 text-[12px] text-zinc-600">
         <summary className="cursor-pointer">History ({review.labelHistory.length + review.consolidationHistory.length})</summary>
         <ol className="mt-1 flex flex-col gap-0.5">
           {[
@@ -267,6 +281,5 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
             ))}
         </ol>
       </details>
-    </div>
   );
 }

@@ -1,13 +1,11 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
-import { authClient, authErrorMessage } from "../../_lib/auth-client";
+import { authClient, authErrorMessage, enterApp } from "../../_lib/auth-client";
 import { useTRPC } from "../../_trpc/client";
 
 export function AcceptInvitationForm({ token, email, defaultName }: { token: string; email: string; defaultName: string }) {
   const trpc = useTRPC();
-  const router = useRouter();
   const accept = useMutation(trpc.accounts.acceptInvitation.mutationOptions());
   const [error, setError] = useState("");
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -23,8 +21,7 @@ export function AcceptInvitationForm({ token, email, defaultName }: { token: str
     }
     const { error } = await authClient.signIn.email({ email, password });
     if (error) return setError(authErrorMessage(error));
-    router.replace("/");
-    router.refresh();
+    enterApp("/");
   }
   return (
     <form onSubmit={onSubmit} className="mt-4 flex flex-col gap-3 text-[12px]">

@@ -10,7 +10,7 @@ import { useState } from "react";
 import { screenshotUrl } from "@/server/domain/image-variants";
 import { OutcomeBadge, PageHeader, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
-import { PolicyBadge, ProgressBar, StatusPill } from "./bits";
+import { PolicyBadge, ProgressBar, StatusPill, VerdictPill } from "./bits";
 
 export function LiveRunView({ id }: { id: number }) {
   const trpc = useTRPC();
@@ -64,6 +64,8 @@ export function LiveRunView({ id }: { id: number }) {
                 data-testid="cancel-run"
                 disabled={cancelling}
                 onClick={() => {
+                  // One click must not end a long run by accident.
+                  if (!window.confirm("Cancel this run? Tasks still queued or running are stopped; finished ones are kept.")) return;
                   setCancelling(true);
                   cancel.mutate({ runId: id }, { onSettled: () => setCancelling(false) });
                 }}
@@ -153,11 +155,14 @@ export function LiveRunView({ id }: { id: number }) {
                       value={t.progress}
                       label={`${t.externalId} progress`}
                       size="sm"
-                      tone={t.outcome === "answered" ? "emerald" : t.outcome === "error" ? "rose" : t.outcome === "step_limit" ? "amber" : t.finished ? "zinc" : "indigo"}
+                      tone={t.outcome === "answered" ? "zinc" : t.outcome === "error" ? "rose" : t.outcome === "step_limit" ? "amber" : t.finished ? "zinc" : "indigo"}
                     />
                   </td>
                   <td className="max-w-sm">
-                    {t.outcome && <OutcomeBadge outcome={t.outcome} />}
+                    <div className="flex flex-wrap items-center gap-1">
+                      {t.outcome && <OutcomeBadge outcome={t.outcome} />}
+                      {t.verdict && <VerdictPill {...t.verdict} />}
+                    </div>
                     {t.finalAnswer && <div className="mt-0.5 text-[12px] text-zinc-800">“{t.finalAnswer}”</div>}
                     {(t.outcomeDetail || (t.jobStatus === "failed" && t.jobError)) && (
                       <div className="mt-0.5 text-2xs break-words text-zinc-500">{t.outcomeDetail ?? t.jobError}</div>

@@ -50,7 +50,7 @@ export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; tra
             value={running ? Math.min(0.99, n / maxSteps) : 1}
             label="Trajectory progress"
             size="sm"
-            tone={running ? "indigo" : data.trajectory.outcome === "answered" ? "emerald" : data.trajectory.outcome === "error" ? "rose" : "amber"}
+            tone={running ? "indigo" : data.trajectory.outcome === "answered" ? "zinc" : data.trajectory.outcome === "error" ? "rose" : "amber"}
             testId="trajectory-progress"
           />
           <span className="shrink-0 text-zinc-600 tabular-nums" data-testid="live-step-count">
@@ -80,8 +80,9 @@ export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; tra
           <>
             <OutcomeBadge outcome={data.trajectory.outcome} />
             {data.trajectory.outcomeDetail && <span className="max-w-96 truncate text-zinc-500" title={data.trajectory.outcomeDetail}>{data.trajectory.outcomeDetail}</span>}
+            {/* Labelling happens in campaigns; this opens the same trajectory in the full player. */}
             <Link className="btn btn-on" href={`/trajectories/${trajectoryId}`} data-testid="open-player">
-              Open in player to label
+              Open in player
             </Link>
           </>
         )}

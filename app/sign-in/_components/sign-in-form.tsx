@@ -1,9 +1,8 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
-import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { useTRPC } from "../../_trpc/client";
-import { authClient, authErrorMessage } from "../../_lib/auth-client";
+import { authClient, authErrorMessage, enterApp } from "../../_lib/auth-client";
 
 function Field({ label, ...props }: { label: string } & React.InputHTMLAttributes<HTMLInputElement>) {
   return (
@@ -15,7 +14,6 @@ function Field({ label, ...props }: { label: string } & React.InputHTMLAttribute
 }
 
 export function SignInForm({ next }: { next: string }) {
-  const router = useRouter();
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -29,8 +27,7 @@ export function SignInForm({ next }: { next: string }) {
       setError(authErrorMessage(error));
       return;
     }
-    router.replace(next);
-    router.refresh();
+    enterApp(next);
   }
   return (
     <form onSubmit={onSubmit} className="mt-4 flex flex-col gap-3">
@@ -50,7 +47,6 @@ export function SignInForm({ next }: { next: string }) {
 
 export function SetupForm({ next }: { next: string }) {
   const trpc = useTRPC();
-  const router = useRouter();
   const [error, setError] = useState("");
   const setup = useMutation(trpc.accounts.setup.mutationOptions());
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -74,8 +70,7 @@ export function SetupForm({ next }: { next: string }) {
       setError(authErrorMessage(error));
       return;
     }
-    router.replace(next === "/" ? "/users" : next);
-    router.refresh();
+    enterApp(next === "/" ? "/users" : next);
   }
   return (
     <form onSubmit={onSubmit} className="mt-4 flex flex-col gap-3">

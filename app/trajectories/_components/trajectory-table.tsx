@@ -44,7 +44,9 @@ function SortHeader({ query, sort, children, className }: { query: TrajectoryLis
 
 export function TrajectoryTable({ rows, query }: { rows: TrajectoryListRow[]; query: TrajectoryListQuery }) {
   return (
-    <table className="table-dense table-fixed" data-testid="trajectory-table">
+    // A minimum width keeps the Task column readable on narrow windows (768 px squeezed it to nothing and task ids
+    // printed over the Site column); the panel around the table scrolls sideways instead.
+    <table className="table-dense min-w-[960px] table-fixed" data-testid="trajectory-table">
       <colgroup>
         <col className="w-16" />
         <col />

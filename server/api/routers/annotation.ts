@@ -62,6 +62,7 @@ const importMapping = z.object({
   benchmark: z.string().optional(),
   category: z.string().optional(),
   firstFailingStep: z.string().optional(),
+  firstFailingStepIs: z.enum(["number", "index"]).optional(),
   note: z.string().optional(),
   where: z.object({ column: z.string(), equals: z.string() }).optional(),
   normalizeTaskIds: z.boolean().optional(),

@@ -33,10 +33,10 @@ export const LABEL_EXPORT_COLUMNS = [
   "label_origin",
   "verdict",
   "category",
-  "first_failing_step",
+  "first_failing_step_number",
   "note",
   "time_spent_ms",
-  "steps_viewed",
+  "steps_viewed_numbers",
   "revision",
   "labelled_at",
   "updated_at",
@@ -46,6 +46,16 @@ export const LABEL_EXPORT_COLUMNS = [
 ] as const;
 
 export type LabelExportColumn = (typeof LABEL_EXPORT_COLUMNS)[number];
+
+/**
+ * Steps leave Verdict as the numbers people saw in the player and the label panel (1 = first step), in columns
+ * named `…_number(s)`, so an export joins with what annotators saw; the database keeps 0-based indices.
+ */
+export function stepNumber(index: number): number;
+export function stepNumber(index: number | null): number | null;
+export function stepNumber(index: number | null): number | null {
+  return index === null ? null : index + 1;
+}
 /** One exported record: "annotation" rows are individual labels, "consolidated" rows an item's final label. */
 export type LabelExportRow = Record<LabelExportColumn, string | number | number[] | null>;
 
@@ -87,7 +97,10 @@ export interface LabelImportMapping {
   /** Column matched against the task set's benchmark or name. */
   benchmark?: string;
   category?: string;
+  /** Column with the first failing step: a step number, 1 = first step, unless `firstFailingStepIs` says "index". */
   firstFailingStep?: string;
+  /** "number" (default): 1-based, as Verdict shows and exports steps; "index": 0-based, as some tools write them. */
+  firstFailingStepIs?: "number" | "index";
   note?: string;
   /** Only rows whose column equals this value are read (e.g. kind = annotation in an export of this app). */
   where?: { column: string; equals: string };
@@ -124,7 +137,7 @@ export const LABEL_IMPORT_PRESETS: Record<string, { description: string; mapping
       verdict: "verdict",
       trajectoryId: "trajectory_id",
       category: "category",
-      firstFailingStep: "first_failing_step",
+      firstFailingStep: "first_failing_step_number",
       note: "note",
       where: { column: "kind", equals: "annotation" },
     },
@@ -194,6 +207,9 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
   const stepCol = col(mapping.firstFailingStep, "firstFailingStep");
   const noteCol = col(mapping.note, "note");
   const whereCol = mapping.where ? col(mapping.where.column, "where") : null;
+  if (mapping.firstFailingStepIs !== undefined && mapping.firstFailingStepIs !== "number" && mapping.firstFailingStepIs !== "index") {
+    throw new LabelImportError(`${source}: firstFailingStepIs is ${JSON.stringify(mapping.firstFailingStepIs)}; use "number" (1 = first step) or "index" (0 = first step)`);
+  }
   const words = mapping.verdictValues ?? DEFAULT_VERDICT_WORDS;
   for (const [word, v] of Object.entries(words)) {
     if (v !== null && !LABEL_VERDICTS.includes(v)) throw new LabelImportError(`${source}: verdictValues maps ${JSON.stringify(word)} to ${JSON.stringify(v)}, which is not one of ${LABEL_VERDICTS.join(", ")} (or null to skip)`);
@@ -239,8 +255,10 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
     if (stepCol !== null) {
       const raw = fields[stepCol]!.trim();
       if (raw !== "") {
-        if (!/^\d+$/.test(raw)) throw new LabelImportError(`${at(mapping.firstFailingStep!)}: ${JSON.stringify(raw)} is not a step index`);
-        firstFailingStep = Number(raw);
+        const zeroBased = mapping.firstFailingStepIs === "index";
+        if (!/^\d+$/.test(raw)) throw new LabelImportError(`${at(mapping.firstFailingStep!)}: ${JSON.stringify(raw)} is not a step ${zeroBased ? "index (0 = first step)" : "number (1 = first step)"}`);
+        if (!zeroBased && Number(raw) === 0) throw new LabelImportError(`${at(mapping.firstFailingStep!)}: step numbers start at 1 (set "firstFailingStepIs": "index" for 0-based files)`);
+        firstFailingStep = zeroBased ? Number(raw) : Number(raw) - 1;
       }
     }
     const category = categoryCol !== null ? fields[categoryCol]! || null : null;

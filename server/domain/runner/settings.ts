@@ -106,3 +106,7 @@ export const liveRunRequestSchema = z.object({
 
 export type LiveRunRequest = z.output<typeof liveRunRequestSchema>;
 export type LiveRunRequestInput = z.input<typeof liveRunRequestSchema>;
+
+/** The rule evaluator a live run applies on the live page when its task has a VisualWebArena evaluator config. */
+export const LIVE_RULES_EVALUATOR_KEY = "rule:vwa:live";
+export const LIVE_RULES_EVALUATOR_NAME = "VisualWebArena rules (live page)";

@@ -169,7 +169,7 @@ export function errorAnalysis(db: Db, input: ErrorAnalysisInput): ErrorAnalysisR
   }
   const stepSel = (extra: NonNullable<Selection["reference"]>): Selection => ({ ...base, reference: refCond({ verdicts: ["failure"], ...extra }) });
   const byIndex: StepBin[] = marked.length
-    ? Array.from(byIndexCounts, (count, step) => ({ key: `step:${step}`, label: String(step), count, sel: stepSel({ step: { min: step, max: step } }) }))
+    ? Array.from(byIndexCounts, (count, step) => ({ key: `step:${step}`, label: String(step + 1), count, sel: stepSel({ step: { min: step, max: step } }) }))
     : [];
   const byDecile: StepBin[] = marked.length
     ? Array.from({ length: 10 }, (_, i) => ({

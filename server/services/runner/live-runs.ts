@@ -23,6 +23,7 @@ import {
 } from "../../../db/repositories/live-runs";
 import { getTaskSet, listTaskSets } from "../../../db/repositories/catalog";
 import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
+import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME } from "../../domain/runner/settings";
 import { parseHostList, parseTextList } from "../../domain/runner/safety";
 import {
   MAX_TASKS_PER_RUN,
@@ -266,6 +267,11 @@ export interface LiveTaskView {
   maxSteps: number;
   finalAnswer: string | null;
   lastScreenshot: string | null;
+  /**
+   * The rules' verdict on the live page, when the task has rules. Shown apart from the job status: a job that
+   * finished says nothing about whether the agent succeeded.
+   */
+  verdict: { evaluatorName: string; verdict: string; rationale: string | null } | null;
   /** 0–1: finished tasks are 1, running ones count their steps against the step limit. */
   progress: number;
   finished: boolean;
@@ -278,7 +284,7 @@ export function liveRunDetail(deps: LiveRunDeps, runId: number) {
   reconcileLiveTrajectories(db);
   const config = (run.config ?? null) as LiveRunConfig | null;
   const maxSteps = config?.settings.maxSteps ?? 15;
-  const tasks: LiveTaskView[] = liveRunTaskRows(db, runId).map((r) => {
+  const tasks: LiveTaskView[] = liveRunTaskRows(db, runId, LIVE_RULES_EVALUATOR_KEY).map((r) => {
     const finished = r.status === "succeeded" || r.status === "failed" || r.status === "cancelled";
     const steps = r.stepCount ?? 0;
     return {
@@ -300,6 +306,7 @@ export function liveRunDetail(deps: LiveRunDeps, runId: number) {
       maxSteps,
       finalAnswer: r.finalAnswer,
       lastScreenshot: r.lastScreenshot,
+      verdict: r.verdict ? { evaluatorName: LIVE_RULES_EVALUATOR_NAME, verdict: r.verdict, rationale: r.verdictRationale } : null,
       progress: finished ? 1 : r.status === "running" ? Math.min(0.99, steps / maxSteps) : 0,
       finished,
     };

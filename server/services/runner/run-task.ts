@@ -33,7 +33,7 @@ import { buildVwaEvaluator, VWA_RULES_VERSION } from "../../domain/evaluators/vw
 import { parseLiveAction } from "../../domain/runner/action-text";
 import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
 import { defaultAllowlist, parseHostList } from "../../domain/runner/safety";
-import type { LiveTaskPayload } from "../../domain/runner/settings";
+import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME, type LiveTaskPayload } from "../../domain/runner/settings";
 import type { ReferenceAnswer, TaskDifficulty } from "../../domain/types";
 import { BundleWriter } from "../bundle-io";
 import { canonicalJson } from "../ingest";
@@ -47,8 +47,7 @@ import { livePageCapabilities } from "./live-page";
 import { RunSafety, type HostResolver } from "./safety-guard";
 import { vlmPolicyFromConfig, type VlmPolicyUsage } from "./vlm-policy";
 
-export const LIVE_RULES_EVALUATOR_KEY = "rule:vwa:live";
-export const LIVE_RULES_EVALUATOR_NAME = "VisualWebArena rules (live page)";
+export { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME };
 
 export interface RunnerDeps {
   db: Db;

@@ -40,7 +40,19 @@ export interface StepAnalysis {
   grounding: GroundingFlag | null;
 }
 
-export function TrajectoryPlayer({ id, initialStep, sidePanel, sidePanelFirst }: { id: number; initialStep: number; sidePanel?: SidePanel; sidePanelFirst?: boolean }) {
+export function TrajectoryPlayer({
+  id,
+  initialStep,
+  sidePanel,
+  sidePanelFirst,
+  fill,
+}: {
+  id: number;
+  initialStep: number;
+  sidePanel?: SidePanel;
+  sidePanelFirst?: boolean;
+  fill?: "viewport" | "parent";
+}) {
   const trpc = useTRPC();
   const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
   const { mutate: warm } = useMutation(trpc.trajectories.warmImages.mutationOptions());
@@ -56,7 +68,7 @@ export function TrajectoryPlayer({ id, initialStep, sidePanel, sidePanelFirst }:
     },
     [id, warm],
   );
-  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} onDisplayWidth={onDisplayWidth} />;
+  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} fill={fill} onDisplayWidth={onDisplayWidth} />;
 }
 
 function clampStep(i: number, n: number): number {
@@ -68,6 +80,7 @@ export function PlayerView({
   initialStep,
   sidePanel,
   sidePanelFirst = false,
+  fill = "viewport",
   onDisplayWidth,
 }: {
   data: PlayerData;
@@ -75,6 +88,12 @@ export function PlayerView({
   sidePanel?: SidePanel;
   /** Show the side panel above the step details (labelling puts its form first). */
   sidePanelFirst?: boolean;
+  /**
+   * "viewport": on desktop the player is exactly the window below the top nav, so screenshot, filmstrip and
+   * side panels are all on screen and only the side columns scroll. "parent": it fills a box the page sized
+   * (the adjudication page puts the annotators' labels above it).
+   */
+  fill?: "viewport" | "parent";
   onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
 }) {
   const steps = data.steps;
@@ -200,7 +219,9 @@ export function PlayerView({
   const panel = typeof sidePanel === "function" ? sidePanel({ current, count: n, go }) : sidePanel;
 
   return (
-    <div className="flex min-h-0 flex-1 flex-col lg:h-[calc(100dvh-2.75rem)]">
+    // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
+    // (the label panel), pushing the screenshot down and the filmstrip below the fold.
+    <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
       <PlayerHeader data={data} />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
@@ -316,8 +337,9 @@ const PlayerHeader = memo(function PlayerHeader({ data }: { data: PlayerData }) 
   );
 });
 
+// "Answered" says how the trajectory ended, not that the answer is right: neutral, like the final answer.
 const OUTCOME_PILL: Record<string, string> = {
-  answered: "bg-emerald-50 text-emerald-700 ring-emerald-600/20",
+  answered: "bg-slate-100 text-slate-700 ring-slate-500/20",
   step_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
   error: "bg-rose-50 text-rose-700 ring-rose-600/20",
 };
@@ -403,16 +425,29 @@ function Toolbar(props: {
 
 const ICON_PATHS: Record<string, string> = {
   first: "M4 3v10M13 3 6 8l7 5z",
-  prev: "M11 3 4 8l7 5z",
-  next: "M5 3l7 5-7 5z",
+  prev: "M10.5 3 5.5 8l5 5",
+  next: "M5.5 3l5 5-5 5",
   last: "M12 3v10M3 3l7 5-7 5z",
   play: "M5 3l8 5-8 5z",
   pause: "M4 3h3v10H4zM9 3h3v10H9z",
 };
 
+/** Previous and next are open chevrons, so they cannot be mistaken for the filled play triangle. */
+const OUTLINE_ICONS = new Set(["prev", "next"]);
+
 function Icon({ name }: { name: keyof typeof ICON_PATHS }) {
+  const outline = OUTLINE_ICONS.has(name);
   return (
-    <svg viewBox="0 0 16 16" className="size-3.5" aria-hidden fill="currentColor" stroke="currentColor" strokeWidth="1.2" strokeLinejoin="round">
+    <svg
+      viewBox="0 0 16 16"
+      className="size-3.5"
+      aria-hidden
+      fill={outline ? "none" : "currentColor"}
+      stroke="currentColor"
+      strokeWidth={outline ? 2 : 1.2}
+      strokeLinecap="round"
+      strokeLinejoin="round"
+    >
       <path d={ICON_PATHS[name]} />
     </svg>
   );

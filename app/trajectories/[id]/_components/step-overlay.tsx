@@ -189,7 +189,8 @@ function Mark({ mark, display, drawTargetBox }: { mark: ActionMark; display: Siz
         <div
           data-testid="action-answer"
           className={`absolute inset-x-2 bottom-2 z-30 rounded-md px-3 py-2 text-[12px] text-white shadow-lg ${
-            mark.infeasible ? "bg-amber-700/90" : "bg-emerald-700/90"
+            // Neutral: the banner shows what the agent answered, not whether it is right.
+            mark.infeasible ? "bg-amber-700/90" : "bg-zinc-800/90"
           }`}
         >
           <div className="text-2xs font-semibold tracking-wider uppercase opacity-80">{mark.infeasible ? "Reported infeasible" : "Answer"}</div>

@@ -100,7 +100,8 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
 
       <Section title="Final answer">
         {trajectory.finalAnswer ? (
-          <p className="rounded-md border border-emerald-200 bg-emerald-50 px-2.5 py-1.5 break-words whitespace-pre-wrap text-emerald-950" data-testid="final-answer">
+          // Neutral whatever the answer: a coloured box would suggest it is right (or wrong) to the person grading it.
+          <p className="rounded-md border border-zinc-300 bg-zinc-50 px-2.5 py-1.5 break-words whitespace-pre-wrap text-zinc-900" data-testid="final-answer">
             {trajectory.finalAnswer}
           </p>
         ) : (

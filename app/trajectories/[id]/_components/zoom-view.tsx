@@ -5,6 +5,7 @@
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { screenshotUrl } from "@/server/domain/image-variants";
+import { useDialogFocus } from "../../../_lib/use-dialog-focus";
 import { layoutOverlay } from "@/server/domain/player/overlay";
 import type { PlayerStepData } from "./player";
 import { shownImage } from "./step-stage";
@@ -29,6 +30,8 @@ export function ZoomView({
 }) {
   const [factor, setFactor] = useState(1);
   const scrollRef = useRef<HTMLDivElement>(null);
+  const dialogRef = useRef<HTMLDivElement>(null);
+  useDialogFocus(dialogRef);
   const drag = useRef<{ x: number; y: number; left: number; top: number; moved: boolean } | null>(null);
   const img = shownImage(step, showRaw);
   const natural = img ? { width: img.width, height: img.height } : { width: 0, height: 0 };
@@ -64,7 +67,7 @@ export function ZoomView({
   }, []);
 
   return (
-    <div role="dialog" aria-modal="true" aria-label="Zoomed screenshot" className="fixed inset-0 z-50 flex flex-col bg-zinc-950/95" data-testid="zoom-view">
+    <div ref={dialogRef} role="dialog" aria-modal="true" aria-label="Zoomed screenshot" className="fixed inset-0 z-50 flex flex-col bg-zinc-950/95 outline-none" data-testid="zoom-view">
       <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-800 px-4 text-[12px] text-zinc-300">
         <span className="font-medium text-white">
           Step {position} of {count}
