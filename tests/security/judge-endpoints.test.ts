@@ -194,6 +194,21 @@ describe("H1: judge endpoints do not exfiltrate secrets", () => {
     expect(err.message).toMatch(/refused: judge endpoint host localhost:\d+ resolves to a loopback address, which an admin has not allowed/);
     expect(err.attempts).toBe(1);
     expect(attacker.requests).toHaveLength(0);
+
+    // With loopback allowed, the same name connects (to the address that was checked).
+    const allowed = createJudgeClient({
+      baseUrl: `http://localhost:${new URL(judge.baseUrl).port}/v1`,
+      apiKey: STORED_KEY,
+      model: "gpt-x",
+      temperature: 0,
+      seed: null,
+      maxOutputTokens: 64,
+      timeoutMs: 5_000,
+      maxRetries: 0,
+      hostPolicy: { hosts: [], allowLoopback: true },
+    });
+    await expect(allowed.complete([{ role: "user", content: "hi" }])).resolves.toMatchObject({ attempts: 1 });
+    expect(authHeaders(judge)).toEqual([`Bearer ${STORED_KEY}`]);
   });
 
   it("an internal service's reply is not read back through batch errors, and an echoed key is scrubbed", async () => {
