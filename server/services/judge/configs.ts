@@ -241,21 +241,24 @@ export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeC
   const baseUrlChanged = newBaseUrl !== current.baseUrl;
   if (baseUrlChanged) checkEndpointAllowed(db, newBaseUrl, env);
   const storedKeyRemoved = baseUrlChanged && current.hasStoredKey;
-  if (storedKeyRemoved) clearJudgeApiKey(db, id);
-  updateConfigRow(db, id, {
-    ...(patch.baseUrl !== undefined ? { baseUrl: nonEmpty(patch.baseUrl) ?? null } : {}),
-    ...(patch.model !== undefined ? { model: patch.model } : {}),
-    ...(patch.apiKeyEnv !== undefined ? { apiKeyEnv: nonEmpty(patch.apiKeyEnv) ?? null } : {}),
-    ...(patch.temperature !== undefined ? { temperature: patch.temperature } : {}),
-    ...(patch.seed !== undefined ? { seed: patch.seed } : {}),
-    ...(patch.maxOutputTokens !== undefined ? { maxOutputTokens: patch.maxOutputTokens } : {}),
-    ...(patch.timeoutMs !== undefined ? { timeoutMs: patch.timeoutMs } : {}),
-    ...(patch.maxRetries !== undefined ? { maxRetries: patch.maxRetries } : {}),
-    ...(patch.promptVersion !== undefined ? { promptVersion: patch.promptVersion } : {}),
-    ...(options ? { options } : {}),
-    ...(patch.priceInputPerMTok !== undefined ? { priceInputPerMTok: patch.priceInputPerMTok } : {}),
-    ...(patch.priceOutputPerMTok !== undefined ? { priceOutputPerMTok: patch.priceOutputPerMTok } : {}),
-  });
+  // The key goes with the old URL in the same transaction: no moment exists where the new URL has the old key.
+  db.$client.transaction(() => {
+    if (storedKeyRemoved) clearJudgeApiKey(db, id);
+    updateConfigRow(db, id, {
+      ...(patch.baseUrl !== undefined ? { baseUrl: nonEmpty(patch.baseUrl) ?? null } : {}),
+      ...(patch.model !== undefined ? { model: patch.model } : {}),
+      ...(patch.apiKeyEnv !== undefined ? { apiKeyEnv: nonEmpty(patch.apiKeyEnv) ?? null } : {}),
+      ...(patch.temperature !== undefined ? { temperature: patch.temperature } : {}),
+      ...(patch.seed !== undefined ? { seed: patch.seed } : {}),
+      ...(patch.maxOutputTokens !== undefined ? { maxOutputTokens: patch.maxOutputTokens } : {}),
+      ...(patch.timeoutMs !== undefined ? { timeoutMs: patch.timeoutMs } : {}),
+      ...(patch.maxRetries !== undefined ? { maxRetries: patch.maxRetries } : {}),
+      ...(patch.promptVersion !== undefined ? { promptVersion: patch.promptVersion } : {}),
+      ...(options ? { options } : {}),
+      ...(patch.priceInputPerMTok !== undefined ? { priceInputPerMTok: patch.priceInputPerMTok } : {}),
+      ...(patch.priceOutputPerMTok !== undefined ? { priceOutputPerMTok: patch.priceOutputPerMTok } : {}),
+    });
+  })();
   return { ...toView(getJudgeConfig(db, id)!), storedKeyRemoved };
 }
 
