@@ -13,6 +13,7 @@ import {
   judgeBatches,
   judgeConfigSecrets,
   judgeConfigs,
+  judgeEndpointSettings,
   tasks,
   trajectories,
   type EvaluatorVerdictRow,
@@ -102,6 +103,31 @@ export function getJudgeApiKey(db: Db, configId: number): string | undefined {
     .from(judgeConfigSecrets)
     .where(eq(judgeConfigSecrets.configId, configId))
     .get()?.apiKey;
+}
+
+// ---- judge endpoint settings (admins') ----
+
+export interface JudgeEndpointSettingsRow {
+  allowedHosts: string[];
+  allowLoopback: boolean;
+  updatedBy: string | null;
+  updatedAt: Date | null;
+}
+
+/** The admins' saved settings; nothing allowed beyond the environment until they save some. */
+export function getJudgeEndpointSettings(db: Db): JudgeEndpointSettingsRow {
+  const row = db.select().from(judgeEndpointSettings).where(eq(judgeEndpointSettings.id, 1)).get();
+  return row
+    ? { allowedHosts: row.allowedHosts, allowLoopback: row.allowLoopback, updatedBy: row.updatedBy, updatedAt: row.updatedAt }
+    : { allowedHosts: [], allowLoopback: false, updatedBy: null, updatedAt: null };
+}
+
+export function saveJudgeEndpointSettings(db: Db, v: { allowedHosts: string[]; allowLoopback: boolean; updatedBy: string | null }): void {
+  const values = { ...v, updatedAt: new Date() };
+  db.insert(judgeEndpointSettings)
+    .values({ id: 1, ...values })
+    .onConflictDoUpdate({ target: judgeEndpointSettings.id, set: values })
+    .run();
 }
 
 // ---- batches ----

@@ -46,6 +46,20 @@ export const judgeConfigSecrets = sqliteTable("judge_config_secrets", {
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
 });
 
+/**
+ * The admins' judge endpoint settings, one row (id 1), edited through the admin API. They add to the environment's
+ * VERDICT_JUDGE_ALLOWED_HOSTS / VERDICT_JUDGE_ALLOW_LOOPBACK (see server/domain/evaluators/judge-endpoint-policy.ts).
+ */
+export const judgeEndpointSettings = sqliteTable("judge_endpoint_settings", {
+  id: integer("id").primaryKey(),
+  /** Normalised "host" or "host:port" entries. */
+  allowedHosts: text("allowed_hosts", { mode: "json" }).$type<string[]>().notNull(),
+  allowLoopback: integer("allow_loopback", { mode: "boolean" }).notNull().default(false),
+  /** Who saved them last (user id). */
+  updatedBy: text("updated_by"),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+});
+
 export const BATCH_STATUSES = ["pending", "running", "succeeded", "failed", "cancelled"] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
 

@@ -51,7 +51,7 @@ beforeEach(async () => {
   // Secrets any server has in its environment.
   process.env.VERDICT_DB = DB_PATH_SECRET;
   process.env.VERDICT_JUDGE_API_KEY = SHARED_KEY;
-  [{ id: trajectoryId }] = await seedTrajectories(ctx, [{ steps: 1 }]);
+  trajectoryId = (await seedTrajectories(ctx, [{ steps: 1 }]))[0]!.id;
 });
 afterEach(() => {
   for (const k of ADMIN_SETTINGS) {
@@ -67,7 +67,9 @@ function admin(settings: { allowLoopback?: boolean; allowedHosts?: string }) {
 }
 
 const researcher = { userId: "sec-researcher", name: "Researcher", email: "r@example.test", role: "researcher" as const };
+const adminUser = { userId: "sec-admin", name: "Admin", email: "a@example.test", role: "admin" as const };
 const api = () => createCaller({ ...ctx, headers: new Headers(), session: researcher });
+const adminApi = () => createCaller({ ...ctx, headers: new Headers(), session: adminUser });
 
 /** A configuration as rows made before this fix could be: written straight to the table, unchecked. */
 function legacyConfig(name: string, fields: { baseUrl: string; apiKeyEnv?: string; maxRetries?: number }): number {
@@ -84,7 +86,7 @@ function legacyConfig(name: string, fields: { baseUrl: string; apiKeyEnv?: strin
 
 /** Starts a batch for one trajectory as a researcher and waits for it; returns its job errors. */
 async function runBatch(configId: number): Promise<{ status: string; errors: string[] }> {
-  const { batchId } = await api().judge.batches.start({ config: configId, selection: { trajectoryIds: [trajectoryId] }, kValues: [1] });
+  const { batchId } = await api().judge.batches.start({ config: configId, selection: { trajectoryIds: [trajectoryId] }, kValues: [1], force: true });
   await backgroundRun(batchId);
   const p = await api().judge.batches.progress({ id: batchId });
   return { status: p.batch.status, errors: p.jobs.errors.map((e) => e.error ?? "") };
@@ -192,6 +194,21 @@ describe("H1: judge endpoints do not exfiltrate secrets", () => {
     expect(err.message).toMatch(/refused: judge endpoint host localhost:\d+ resolves to a loopback address, which an admin has not allowed/);
     expect(err.attempts).toBe(1);
     expect(attacker.requests).toHaveLength(0);
+
+    // With loopback allowed, the same name connects (to the address that was checked).
+    const allowed = createJudgeClient({
+      baseUrl: `http://localhost:${new URL(judge.baseUrl).port}/v1`,
+      apiKey: STORED_KEY,
+      model: "gpt-x",
+      temperature: 0,
+      seed: null,
+      maxOutputTokens: 64,
+      timeoutMs: 5_000,
+      maxRetries: 0,
+      hostPolicy: { hosts: [], allowLoopback: true },
+    });
+    await expect(allowed.complete([{ role: "user", content: "hi" }])).resolves.toMatchObject({ attempts: 1 });
+    expect(authHeaders(judge)).toEqual([`Bearer ${STORED_KEY}`]);
   });
 
   it("an internal service's reply is not read back through batch errors, and an echoed key is scrubbed", async () => {
@@ -212,6 +229,39 @@ describe("H1: judge endpoints do not exfiltrate secrets", () => {
     expect(again.errors[0]).toBe("judge call failed after 1 attempt: HTTP 401 Unauthorized (invalid_api_key)");
     const shown = JSON.stringify([run, again, await api().judge.batches.list()]);
     for (const secret of ["INTERNAL-SESSION-DATA", "Unsupported POST-request", SHARED_KEY, "Incorrect API key"]) expect(shown).not.toContain(secret);
+  });
+});
+
+describe("the admins' judge endpoint settings", () => {
+  it("only admins widen the allowlist; what they save applies to saving and calling at once", async () => {
+    const judgePort = new URL(judge.baseUrl).port;
+    await expect(api().judge.endpointSettings.set({ allowedHosts: [`127.0.0.1:${judgePort}`], allowLoopback: true })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    await expect(api().judge.configs.create({ name: "local", model: "gpt-x", baseUrl: judge.baseUrl })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+
+    await expect(adminApi().judge.endpointSettings.set({ allowedHosts: ["http://evil.example/", "ok.example"], allowLoopback: false })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining('allowedHosts: "http://evil.example/" is not a host'),
+    });
+    const saved = await adminApi().judge.endpointSettings.set({ allowedHosts: [` 127.0.0.1:${judgePort} `], allowLoopback: false });
+    expect(saved.saved).toMatchObject({ allowedHosts: [`127.0.0.1:${judgePort}`], allowLoopback: false, updatedBy: "sec-admin" });
+    expect(saved.effective).toEqual(["api.openai.com", `127.0.0.1:${judgePort}`]);
+
+    const c = await api().judge.configs.create({ name: "local", model: "gpt-x", baseUrl: judge.baseUrl });
+    await expect(api().judge.configs.create({ name: "other-port", model: "gpt-x", baseUrl: attacker.baseUrl })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await runBatch(c.id);
+    expect(authHeaders(judge)).toEqual([`Bearer ${SHARED_KEY}`]);
+
+    // Taking the host back off the list stops calls to it at once.
+    await adminApi().judge.endpointSettings.set({ allowedHosts: [], allowLoopback: false });
+    const run = await runBatch(c.id);
+    expect(run.errors[0]).toMatch(/loopback address/);
+    expect(judge.requests).toHaveLength(1);
+
+    await adminApi().judge.endpointSettings.set({ allowedHosts: [], allowLoopback: true });
+    expect((await adminApi().judge.endpointSettings.get()).effective).toEqual(["api.openai.com", "loopback"]);
+    await expect(api().judge.configs.create({ name: "any-local", model: "gpt-x", baseUrl: attacker.baseUrl })).resolves.toMatchObject({ name: "any-local" });
   });
 });
 

@@ -6,6 +6,7 @@ import {
   judgeHostPolicy,
   judgeKeyEnvSchema,
   MAX_ENDPOINT_ERROR_CHARS,
+  parseAllowedHosts,
   resolvedAddressRefusal,
   scrubEndpointError,
 } from "../../server/domain/evaluators/judge-endpoint-policy";
@@ -50,6 +51,18 @@ describe("judge endpoint host policy", () => {
       'VERDICT_JUDGE_ALLOWED_HOSTS entry "bad host" is not a host or host:port',
     ]);
     expect(judgeHostPolicy({ allowLoopback: "maybe" }).problems).toEqual(['VERDICT_JUDGE_ALLOW_LOOPBACK must be 1 or 0, got "maybe"']);
+  });
+
+  it("adds what admins saved through the admin API to the environment's settings", () => {
+    expect(parseAllowedHosts([" GPU-Box.Lab:8000 ", "gpu-box.lab:8000", "", "a b", "x.example/v1", "[::1]:8000"])).toEqual({
+      hosts: ["gpu-box.lab:8000", "[::1]:8000"],
+      invalid: ["a b", "x.example/v1"],
+    });
+    const saved = { saved: { allowedHosts: ["gpu-box.lab:8000"], allowLoopback: true }, allowedHosts: "env.example" };
+    expect(refusal("http://gpu-box.lab:8000/v1", saved)).toBeNull();
+    expect(refusal("http://env.example/v1", saved)).toBeNull();
+    expect(refusal("http://127.0.0.1:1234/v1", saved)).toBeNull();
+    expect(refusal("http://127.0.0.1:1234/v1", { saved: { allowedHosts: [], allowLoopback: false } })).toMatch(/loopback address/);
   });
 
   it("refuses loopback unless an admin allowed local servers or listed the host", () => {

@@ -32,7 +32,8 @@ import {
 } from "../../services/judge/configs";
 import { evaluateRuleVerdicts } from "../../services/judge/rules";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
-import { authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
+import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/judge/endpoint-settings";
+import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 
 /** The judge services take the environment from their caller (API keys named by configurations live there). */
 function deps(ctx: TrpcContext) {
@@ -126,6 +127,17 @@ export const judgeRouter = createTRPCRouter({
       deleteJudgeConfig(ctx.db, input.id);
       return { removed: input.id };
     }),
+  }),
+
+  /**
+   * Which hosts judge configurations may call (and send keys to): admins only. Researchers edit configurations, but
+   * cannot widen where they point.
+   */
+  endpointSettings: createTRPCRouter({
+    get: adminProcedure.query(({ ctx }) => judgeEndpointSettingsView(ctx.db, process.env)),
+    set: adminProcedure
+      .input(z.object({ allowedHosts: z.array(z.string().max(300)).max(200), allowLoopback: z.boolean() }))
+      .mutation(({ ctx, input }) => saveJudgeEndpointSettingsFor(ctx.db, process.env, input, ctx.actor.userId)),
   }),
 
   batches: createTRPCRouter({

@@ -4,8 +4,10 @@
  * Judge configurations are edited by researchers, but the endpoints they call receive an API key and are reached
  * from inside the installation's network, so the hosts are decided by admins:
  * - allowed by default: api.openai.com and the host of VERDICT_JUDGE_BASE_URL;
- * - admins add hosts with VERDICT_JUDGE_ALLOWED_HOSTS ("host" or "host:port", comma separated);
- * - loopback servers (a local vLLM or Ollama) only with VERDICT_JUDGE_ALLOW_LOOPBACK=1 or when listed by name;
+ * - admins add hosts with VERDICT_JUDGE_ALLOWED_HOSTS ("host" or "host:port", comma separated) or in the settings
+ *   they save through the admin API;
+ * - loopback servers (a local vLLM or Ollama) only with VERDICT_JUDGE_ALLOW_LOOPBACK=1 (or the saved setting), or when
+ *   listed by name;
  * - private, link-local and cloud-metadata addresses only when an admin listed that very host.
  * A host is checked twice: its URL when a configuration is saved and before each call, and the addresses its
  * name resolves to when the connection is made (a public-looking name may resolve to an internal address).
@@ -61,11 +63,28 @@ export interface JudgeHostSettings {
   allowedHosts?: string;
   /** VERDICT_JUDGE_ALLOW_LOOPBACK. */
   allowLoopback?: string;
+  /** What admins saved through the admin API (entries already normalised by `parseAllowedHosts`). */
+  saved?: { allowedHosts: readonly string[]; allowLoopback: boolean };
 }
 
 function entry(text: string, explicit: boolean): AllowedHost {
   const m = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(text)!;
   return { host: m[1]!, port: m[2] ?? null, explicit };
+}
+
+/**
+ * Normalises allowlist entries ("Host.Example:8000" → "host.example:8000"); names those that are not a bare host or
+ * host:port (URLs, wildcards, paths are refused: an entry allows exactly one host).
+ */
+export function parseAllowedHosts(entries: readonly string[]): { hosts: string[]; invalid: string[] } {
+  const hosts: string[] = [];
+  const invalid: string[] = [];
+  for (const raw of entries.map((e) => e.trim()).filter(Boolean)) {
+    const h = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || raw.startsWith("*") || /[/?#\s]/.test(raw) ? null : normaliseHostEntry(raw);
+    if (!h) invalid.push(raw);
+    else if (!hosts.includes(h)) hosts.push(h);
+  }
+  return { hosts, invalid };
 }
 
 /** The admins' policy from their settings; `problems` names settings that could not be read (they allow nothing). */
@@ -77,14 +96,13 @@ export function judgeHostPolicy(settings: JudgeHostSettings): { policy: JudgeHos
     if (h && /^https?:\/\//i.test(settings.defaultBaseUrl.trim())) hosts.push(entry(h, true));
     else problems.push(`VERDICT_JUDGE_BASE_URL ${JSON.stringify(settings.defaultBaseUrl)} is not an http(s) URL`);
   }
-  for (const raw of (settings.allowedHosts ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
-    const h = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) || raw.startsWith("*") ? null : normaliseHostEntry(raw);
-    if (h) hosts.push(entry(h, true));
-    else problems.push(`VERDICT_JUDGE_ALLOWED_HOSTS entry ${JSON.stringify(raw)} is not a host or host:port`);
-  }
+  const fromEnv = parseAllowedHosts((settings.allowedHosts ?? "").split(","));
+  for (const bad of fromEnv.invalid) problems.push(`VERDICT_JUDGE_ALLOWED_HOSTS entry ${JSON.stringify(bad)} is not a host or host:port`);
+  const saved = parseAllowedHosts(settings.saved?.allowedHosts ?? []);
+  for (const h of [...fromEnv.hosts, ...saved.hosts]) hosts.push(entry(h, true));
   const flag = (settings.allowLoopback ?? "").trim().toLowerCase();
   if (!["", "0", "1", "true", "false", "yes", "no"].includes(flag)) problems.push(`VERDICT_JUDGE_ALLOW_LOOPBACK must be 1 or 0, got ${JSON.stringify(settings.allowLoopback)}`);
-  return { policy: { hosts, allowLoopback: ["1", "true", "yes"].includes(flag) }, problems };
+  return { policy: { hosts, allowLoopback: ["1", "true", "yes"].includes(flag) || !!settings.saved?.allowLoopback }, problems };
 }
 
 function hostOf(url: URL): string {

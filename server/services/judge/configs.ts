@@ -17,13 +17,12 @@ import { isSealed, secretBoxOf } from "../../auth/secret-box";
 import {
   endpointUrlRefusal,
   isAllowedKeyEnv,
-  judgeHostPolicy,
   judgeKeyEnvSchema,
   KEY_ENV_RULE,
   scrubEndpointError,
-  type JudgeHostPolicy,
 } from "../../domain/evaluators/judge-endpoint-policy";
 import type { JudgeEndpoint } from "./client";
+import { judgeHostPolicyOf } from "./endpoint-settings";
 import {
   clearJudgeApiKey,
   countVerdicts,
@@ -127,24 +126,13 @@ function checkOptions(o: JudgeOptions): void {
   }
 }
 
-/** The admins' endpoint host policy, from the environment the service was given. */
-export function judgeHostPolicyOf(env: Env): JudgeHostPolicy {
-  const { policy, problems } = judgeHostPolicy({
-    defaultBaseUrl: env.VERDICT_JUDGE_BASE_URL,
-    allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS,
-    allowLoopback: env.VERDICT_JUDGE_ALLOW_LOOPBACK,
-  });
-  if (problems.length) throw new ValidationError(`Judge endpoint settings cannot be read: ${problems.join("; ")}`);
-  return policy;
-}
-
 /** The URL a configuration's requests go to (the OpenAI API when it has no base URL). */
 function endpointUrl(baseUrl: string | null): URL {
   return new URL(baseUrl ?? "https://api.openai.com/v1");
 }
 
-function checkEndpointAllowed(baseUrl: string | null, env: Env): void {
-  const refusal = endpointUrlRefusal(endpointUrl(baseUrl), judgeHostPolicyOf(env));
+function checkEndpointAllowed(db: Db, baseUrl: string | null, env: Env): void {
+  const refusal = endpointUrlRefusal(endpointUrl(baseUrl), judgeHostPolicyOf(db, env));
   if (refusal) throw new ValidationError(`judge configuration field "baseUrl": ${refusal}`);
 }
 
@@ -192,7 +180,7 @@ export function createJudgeConfig(db: Db, input: JudgeConfigInput, env: Env): Ju
   checkNumbers({ ...input, baseUrl });
   checkOptions(options);
   checkKeyEnv(input.apiKeyEnv);
-  checkEndpointAllowed(baseUrl, env);
+  checkEndpointAllowed(db, baseUrl, env);
   const id = insertJudgeConfig(db, {
     name,
     baseUrl,
@@ -251,23 +239,26 @@ export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeC
   if (patch.apiKeyEnv !== undefined) checkKeyEnv(patch.apiKeyEnv);
   const newBaseUrl = patch.baseUrl !== undefined ? nonEmpty(patch.baseUrl) ?? null : current.baseUrl;
   const baseUrlChanged = newBaseUrl !== current.baseUrl;
-  if (baseUrlChanged) checkEndpointAllowed(newBaseUrl, env);
+  if (baseUrlChanged) checkEndpointAllowed(db, newBaseUrl, env);
   const storedKeyRemoved = baseUrlChanged && current.hasStoredKey;
-  if (storedKeyRemoved) clearJudgeApiKey(db, id);
-  updateConfigRow(db, id, {
-    ...(patch.baseUrl !== undefined ? { baseUrl: nonEmpty(patch.baseUrl) ?? null } : {}),
-    ...(patch.model !== undefined ? { model: patch.model } : {}),
-    ...(patch.apiKeyEnv !== undefined ? { apiKeyEnv: nonEmpty(patch.apiKeyEnv) ?? null } : {}),
-    ...(patch.temperature !== undefined ? { temperature: patch.temperature } : {}),
-    ...(patch.seed !== undefined ? { seed: patch.seed } : {}),
-    ...(patch.maxOutputTokens !== undefined ? { maxOutputTokens: patch.maxOutputTokens } : {}),
-    ...(patch.timeoutMs !== undefined ? { timeoutMs: patch.timeoutMs } : {}),
-    ...(patch.maxRetries !== undefined ? { maxRetries: patch.maxRetries } : {}),
-    ...(patch.promptVersion !== undefined ? { promptVersion: patch.promptVersion } : {}),
-    ...(options ? { options } : {}),
-    ...(patch.priceInputPerMTok !== undefined ? { priceInputPerMTok: patch.priceInputPerMTok } : {}),
-    ...(patch.priceOutputPerMTok !== undefined ? { priceOutputPerMTok: patch.priceOutputPerMTok } : {}),
-  });
+  // The key goes with the old URL in the same transaction: no moment exists where the new URL has the old key.
+  db.$client.transaction(() => {
+    if (storedKeyRemoved) clearJudgeApiKey(db, id);
+    updateConfigRow(db, id, {
+      ...(patch.baseUrl !== undefined ? { baseUrl: nonEmpty(patch.baseUrl) ?? null } : {}),
+      ...(patch.model !== undefined ? { model: patch.model } : {}),
+      ...(patch.apiKeyEnv !== undefined ? { apiKeyEnv: nonEmpty(patch.apiKeyEnv) ?? null } : {}),
+      ...(patch.temperature !== undefined ? { temperature: patch.temperature } : {}),
+      ...(patch.seed !== undefined ? { seed: patch.seed } : {}),
+      ...(patch.maxOutputTokens !== undefined ? { maxOutputTokens: patch.maxOutputTokens } : {}),
+      ...(patch.timeoutMs !== undefined ? { timeoutMs: patch.timeoutMs } : {}),
+      ...(patch.maxRetries !== undefined ? { maxRetries: patch.maxRetries } : {}),
+      ...(patch.promptVersion !== undefined ? { promptVersion: patch.promptVersion } : {}),
+      ...(options ? { options } : {}),
+      ...(patch.priceInputPerMTok !== undefined ? { priceInputPerMTok: patch.priceInputPerMTok } : {}),
+      ...(patch.priceOutputPerMTok !== undefined ? { priceOutputPerMTok: patch.priceOutputPerMTok } : {}),
+    });
+  })();
   return { ...toView(getJudgeConfig(db, id)!), storedKeyRemoved };
 }
 
@@ -352,7 +343,7 @@ export function judgeEvaluatorKey(configId: number): string {
  * gets no key at all.
  */
 export function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env): string {
-  checkEndpointAllowed(config.baseUrl, env);
+  checkEndpointAllowed(db, config.baseUrl, env);
   const stored = storedKeyFor(db, config);
   const namedSourceAllowed = !config.apiKeyEnv || isAllowedKeyEnv(config.apiKeyEnv);
   const fromEnv = namedSourceAllowed
@@ -394,6 +385,6 @@ export function judgeEndpointOf(db: Db, config: PublicJudgeConfig, env: Env): Ju
     maxOutputTokens: config.maxOutputTokens,
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,
-    hostPolicy: judgeHostPolicyOf(env),
+    hostPolicy: judgeHostPolicyOf(db, env),
   };
 }
