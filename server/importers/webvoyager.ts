@@ -24,7 +24,9 @@ import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyag
 const TASK_DIR = /^task(.+)$/;
 const TASK_ID = /^(.+)--(\d+)$/;
 const MESSAGES = "interact_messages.json";
-const SCREENSHOT = /^screenshot(\d+)\.png$/;
+/** Screenshots are PNG in WebVoyager; some forks save JPEG. */
+const SCREENSHOT = /^screenshot(\d+)\.(png|jpe?g)$/i;
+const RAW_SCREENSHOT = /^screenshot(\d+)_no_box\.(png|jpe?g)$/i;
 export const WEBVOYAGER_TASK_SET = { name: "WebVoyager", benchmark: "webvoyager" } as const;
 
 interface WvTaskRow {
@@ -233,6 +235,8 @@ function taskFromTranscript(firstText: string): { intent: string | null; url: st
   const intent =
     /Now given a task:([\s\S]+?)Please interact with/.exec(firstText)?.[1] ??
     /Now given a task:([\s\S]+?)(?:\n\s*\n|Observation:|$)/.exec(firstText)?.[1] ??
+    // A fork that reworded the opening: what comes before the first observation is the task as the agent saw it.
+    /^([\s\S]{1,2000}?)(?:Please interact with|\n?\s*Observation:)/.exec(firstText.trim())?.[1] ??
     null;
   const url = /Please interact with (\S+?) and get the answer/.exec(firstText)?.[1] ?? null;
   return { intent: intent?.trim() || null, url };
@@ -285,8 +289,18 @@ interface ReadContext {
   logs: AutoEvalLog[];
 }
 
-async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext): Promise<ImportItem> {
+/**
+ * The task id a folder names: WebVoyager writes "task" + id; a fork that wrote "task_" + id is recognised when its
+ * task file knows the id without the separator.
+ */
+function taskIdOf(taskDir: string, tasks: Map<string, WvTaskRow>): string {
   const id = TASK_DIR.exec(path.basename(taskDir))![1]!;
+  const bare = id.replace(/^[_-]/, "");
+  return !tasks.has(id) && bare !== id && tasks.has(bare) ? bare : id;
+}
+
+async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext): Promise<ImportItem> {
+  const id = taskIdOf(taskDir, ctx.tasks);
   const file = path.join(taskDir, MESSAGES);
   if (!fs.existsSync(file)) {
     throw new ImportError(file, "is missing (the task was interrupted before WebVoyager saved its transcript)");
@@ -345,11 +359,16 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext)
     }
   }
 
-  const files = (await fsp.readdir(taskDir))
-    .map((n) => SCREENSHOT.exec(n))
-    .filter((x): x is RegExpExecArray => x !== null)
-    .map((x) => Number(x[1]));
-  const shots = alignScreenshots(turns, files);
+  const names = await fsp.readdir(taskDir);
+  const shotFile = new Map<number, string>();
+  const rawFile = new Map<number, string>();
+  for (const name of names.sort()) {
+    const shot = SCREENSHOT.exec(name);
+    if (shot && !shotFile.has(Number(shot[1]))) shotFile.set(Number(shot[1]), name);
+    const raw = RAW_SCREENSHOT.exec(name);
+    if (raw && !rawFile.has(Number(raw[1]))) rawFile.set(Number(raw[1]), name);
+  }
+  const shots = alignScreenshots(turns, [...shotFile.keys()]);
   const warnings: string[] = [];
   steps.forEach((step, i) => {
     const turn = stepTurn[i];
@@ -363,10 +382,10 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext)
       );
       return;
     }
-    step.screenshot = fileImage(path.join(taskDir, `screenshot${n}.png`));
+    step.screenshot = fileImage(path.join(taskDir, shotFile.get(n)!));
     step.marksBurnedIn = true;
-    const raw = path.join(taskDir, `screenshot${n}_no_box.png`);
-    if (fs.existsSync(raw)) step.rawScreenshot = fileImage(raw);
+    const raw = rawFile.get(n);
+    if (raw) step.rawScreenshot = fileImage(path.join(taskDir, raw));
   });
 
   const last = steps.at(-1);
@@ -420,23 +439,31 @@ const MAX_LOG_BYTES = 200 * 1024 * 1024;
  * Files that may be auto_eval logs near a run folder: in the run folder and up to four folders above it, and in
  * evaluation folders beside any of those (`evaluation/`, `eval_results/`, `auto_eval/`…), whatever their extension.
  */
-async function logCandidates(runDir: string): Promise<string[]> {
+async function logCandidates(runDir: string, listed: Map<string, string[]>): Promise<string[]> {
   const out: string[] = [];
   let dir = path.resolve(runDir);
   for (let i = 0; i < 5; i++) {
-    const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) {
-      if (e.isFile()) out.push(path.join(dir, e.name));
-      else if (e.isDirectory() && /eval/i.test(e.name)) {
-        const inner = await fsp.readdir(path.join(dir, e.name), { withFileTypes: true }).catch(() => []);
-        for (const f of inner) if (f.isFile()) out.push(path.join(dir, e.name, f.name));
+    // Runs share their parents: each folder is listed once per import.
+    let files = listed.get(dir);
+    if (!files) {
+      files = [];
+      const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries) {
+        if (e.isFile()) files.push(path.join(dir, e.name));
+        else if (e.isDirectory() && /eval/i.test(e.name)) {
+          const inner = await fsp.readdir(path.join(dir, e.name), { withFileTypes: true }).catch(() => []);
+          for (const f of inner) if (f.isFile()) files.push(path.join(dir, e.name, f.name));
+        }
       }
+      files = files.filter((f) => !NOT_A_LOG.test(f) && !path.basename(f).startsWith("."));
+      listed.set(dir, files);
     }
+    out.push(...files);
     const parent = path.dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
-  return out.filter((f) => !NOT_A_LOG.test(f) && !path.basename(f).startsWith("."));
+  return out;
 }
 
 async function readLog(file: string, named: boolean): Promise<AutoEvalEntry[] | null> {
@@ -464,14 +491,17 @@ async function readAutoEvalLogs(runs: RunFolder[], named: string[]): Promise<Aut
   const found: { file: string; entries: AutoEvalEntry[] }[] = [];
   const seen = new Set<string>();
   const add = async (file: string, isNamed: boolean) => {
+    if (seen.has(path.resolve(file))) return;
+    seen.add(path.resolve(file));
     const real = await fsp.realpath(file).catch(() => path.resolve(file));
-    if (seen.has(real)) return;
+    if (seen.has(real) && real !== path.resolve(file)) return;
     seen.add(real);
     const entries = await readLog(file, isNamed);
     if (entries) found.push({ file: path.resolve(file), entries });
   };
   for (const file of named) await add(file, true);
-  for (const run of runs) for (const file of await logCandidates(run.runDir)) await add(file, false);
+  const listed = new Map<string, string[]>();
+  for (const run of runs) for (const file of await logCandidates(run.runDir, listed)) await add(file, false);
 
   // One log is one evaluator: its name comes from the file unless the file is plainly "the evaluation log"; two logs
   // that would still share a name and window are told apart by their folder as well.

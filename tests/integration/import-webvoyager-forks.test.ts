@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import type { ImportItem, ImportOptions, ImportTrajectory } from "../../server/importers/types";
@@ -27,6 +28,11 @@ async function items(input: string, options: ImportOptions = {}): Promise<Import
 
 async function trajectories(input: string, options: ImportOptions = {}): Promise<ImportTrajectory[]> {
   return (await items(input, options)).flatMap((i) => (i.kind === "trajectory" ? [i.trajectory] : []));
+}
+
+async function writeJpeg(file: string, seed: number): Promise<string> {
+  fs.writeFileSync(file, await sharp({ create: { width: 32, height: 24, channels: 3, background: { r: seed * 40, g: 10, b: 200 } } }).jpeg().toBuffer());
+  return file;
 }
 
 /** The screenshot file each step shows ("-" for none). */
@@ -123,6 +129,22 @@ describe("WebVoyager forks: task folders and task files", () => {
     expect(byId.get("amazon_mouse")).toMatchObject({ intent: "Find the top gaming mouse.", site: "amazon Shopping", startUrl: "https://www.amazon.com/", fromTaskFile: true });
     expect(byId.get("amazon_laptop")).toMatchObject({ intent: "Find the best-selling laptop.", fromTaskFile: true });
     expect(byId.get("7")).toMatchObject({ intent: "Task with a bare number.", site: null, startUrl: "https://n.test/", fromTaskFile: false });
+  });
+
+  it("reads a fork's task_<id> folders, JPEG screenshots and a reworded opening message", async () => {
+    const tasks = path.join(ctx.dir, "tasks.jsonl");
+    fs.writeFileSync(tasks, JSON.stringify({ web_name: "Shop", id: "shop-3", ques: "Buy a lamp.", web: "https://shop.test/" }) + "\n");
+    const run = path.join(ctx.dir, "out", "run");
+    const dir = await writeWebVoyagerTranscript(path.join(run, "task_shop-3"), [m.task("Buy a lamp.", "https://shop.test/"), m.reply("Click [0]"), m.observation(), m.reply("ANSWER; bought")], []);
+    for (const n of [1, 2]) fs.copyFileSync(await writeJpeg(path.join(ctx.dir, `shot${n}.jpg`), n), path.join(dir, `screenshot${n}.jpg`));
+    const reworded = await writeWebVoyagerTranscript(path.join(run, "taskother"), [
+      { role: "user", content: "Your goal: compare two lamps on https://shop.test/.\nObservation: A screenshot and some texts. (Omitted in context.)" },
+      m.reply("ANSWER; the cheaper one"),
+    ], [1]);
+    const byDir = new Map((await trajectories(run, { tasksFile: tasks })).map((t) => [path.basename(t.sourcePath), t]));
+    expect(byDir.get("task_shop-3")!.task).toMatchObject({ externalId: "shop-3", intent: "Buy a lamp.", fromTaskFile: true });
+    expect(shots(byDir.get("task_shop-3")!)).toEqual(["screenshot1.jpg", "screenshot2.jpg"]);
+    expect(byDir.get(path.basename(reworded))!.task).toMatchObject({ externalId: "other", intent: "Your goal: compare two lamps on https://shop.test/." });
   });
 
   it("a task file given with --tasks that is a fork's file is read leniently (numeric ids, missing site)", async () => {
