@@ -56,12 +56,13 @@ interface RunFolder {
   taskDirs: string[];
 }
 
-/** Run folders under the input at any depth: the parents of task folders. The input may be one task folder. */
+/**
+ * Run folders under the input at any depth: the parents of task folders. The input may be one task folder. A run
+ * whose every task crashed is kept too, so that its task folders are reported as skipped rather than ignored.
+ */
 async function findRuns(input: string): Promise<RunFolder[]> {
   const taskDirs = await findFolders(input, isTaskDir);
-  return groupByParent(taskDirs)
-    .filter((g) => g.dirs.some(isReadableTaskDir))
-    .map((g) => ({ runDir: g.parent, taskDirs: g.dirs }));
+  return groupByParent(taskDirs).map((g) => ({ runDir: g.parent, taskDirs: g.dirs }));
 }
 
 /** Looks for `name` in `dir`, `dir/data` and up to four parents (results/<run>/ sits two below data/). */
@@ -557,7 +558,7 @@ export const webVoyagerImporter: Importer = {
   },
   async *read(input: string, options: ImportOptions) {
     const runs = await findRuns(input);
-    if (!runs.length) throw new ImportError(input, "no task<id> folders with interact_messages.json found");
+    if (!runs.some((r) => r.taskDirs.some(isReadableTaskDir))) throw new ImportError(input, "no task<id> folders with interact_messages.json found");
     const taskFiles = options.tasksFile ? [options.tasksFile] : await findTaskFiles(input);
     const refFile = options.tasksFile
       ? findNearby(path.dirname(options.tasksFile), "reference_answer.json")

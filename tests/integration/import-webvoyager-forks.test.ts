@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import type { ImportItem, ImportOptions, ImportTrajectory } from "../../server/importers/types";
 import { detectImporter } from "../../server/importers/registry";
-import { webVoyagerImporter } from "../../server/importers/webvoyager";
+import { webVoyagerImporter, webVoyagerTasksImporter } from "../../server/importers/webvoyager";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture, writeWebVoyagerTranscript, wvMessages as m } from "../helpers/webvoyager-fixture";
@@ -115,6 +115,15 @@ describe("WebVoyager forks: screenshots follow the files that exist", () => {
 });
 
 describe("WebVoyager forks: task folders and task files", () => {
+  it("a task file imported on its own skips a task with an empty ques, naming the line", async () => {
+    const file = path.join(ctx.dir, "data", "mine.jsonl");
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, [{ web_name: "Shop", id: "s1", ques: "Buy a lamp.", web: "https://s.test/" }, { web_name: "Shop", id: "s2", ques: "", web: "https://s.test/" }].map((r) => JSON.stringify(r)).join("\n"));
+    const got: ImportItem[] = [];
+    for await (const i of webVoyagerTasksImporter.read(file, {})) got.push(i);
+    expect(got.map((i) => (i.kind === "task" ? i.task.externalId : i))).toEqual(["s1", { kind: "skipped", path: file, reason: 'line 2 (task s2): "ques" is empty' }]);
+  });
+
   it("reads task<any id> folders, joins a fork's own task file, and falls back to the transcript for an empty ques", async () => {
     const repo = path.join(ctx.dir, "fork");
     fs.mkdirSync(path.join(repo, "data"), { recursive: true });
@@ -195,11 +204,16 @@ describe("WebVoyager forks: result trees at any depth", () => {
     fs.writeFileSync(broken, "[{\"role\": \"system\"");
     const crashed = path.join(root, "taskCrashed--1", "interact_messages.json");
     fs.rmSync(crashed);
+    // A run whose only task crashed is still reported.
+    const lost = (await writeWebVoyagerFixture(path.join(path.dirname(root), "run2"), [{ id: "Lost--1", intent: "lost", url: "https://x.test/", actions: ["Click [0]"] }]));
+    const lostFile = path.join(lost, "taskLost--1", "interact_messages.json");
+    fs.rmSync(lostFile);
     const got = await items(path.dirname(root));
     expect(got.filter((i) => i.kind === "trajectory").map((i) => (i.kind === "trajectory" ? i.trajectory.task.externalId : ""))).toEqual(["Ok--1"]);
     expect(got.filter((i) => i.kind === "skipped")).toEqual([
       { kind: "skipped", path: broken, reason: expect.stringMatching(/^is not valid JSON \(/) },
       { kind: "skipped", path: crashed, reason: "is missing (the task was interrupted before WebVoyager saved its transcript)" },
+      { kind: "skipped", path: lostFile, reason: "is missing (the task was interrupted before WebVoyager saved its transcript)" },
     ]);
   });
 });
