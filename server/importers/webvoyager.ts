@@ -255,16 +255,22 @@ export interface ObservationTurn {
 
 /**
  * Which screenshot number each observation shows. WebVoyager numbers screenshots by iteration; forks that add user
- * messages break the "one user message per iteration" rule in one of two ways, and a missing file (crash, deleted
- * image) leaves a gap. Each way of counting is tried against the files that exist and the one that explains most
- * observations wins (ties keep WebVoyager's own counting). When no counting fits better, observations take the
- * existing files in order. Per observation: the screenshot number it shows (null when that file is missing) and the
- * number the chosen counting expected (null when it ran out of files).
+ * messages break the "one user message per iteration" rule in one of two ways, some number screenshots from 0, and a
+ * missing file (crash, deleted image) leaves a gap. Each way of counting is tried against the files that exist and
+ * the one that explains most observations wins (ties keep WebVoyager's own counting). When no counting fits better,
+ * observations take the existing files in order. Per observation: the screenshot number it shows (null when that
+ * file is missing) and the number the chosen counting expected (null when it ran out of files).
  */
 export function alignScreenshots(observations: ObservationTurn[], files: number[]): { shot: number | null; expected: number | null }[] {
   const sorted = [...files].sort((a, b) => a - b);
   const have = new Set(sorted);
-  const ways: ((o: ObservationTurn) => number | undefined)[] = [(o) => o.everyMessage, (o) => o.knownMessages, (o) => sorted[o.rank - 1]];
+  const ways: ((o: ObservationTurn) => number | undefined)[] = [
+    (o) => o.everyMessage,
+    (o) => o.knownMessages,
+    (o) => o.everyMessage - 1,
+    (o) => o.knownMessages - 1,
+    (o) => sorted[o.rank - 1],
+  ];
   let best = ways[0]!;
   let bestHits = -1;
   for (const way of ways) {
@@ -491,11 +497,15 @@ async function readLog(file: string, named: boolean): Promise<AutoEvalEntry[] | 
 async function readAutoEvalLogs(runs: RunFolder[], named: string[]): Promise<AutoEvalLog[]> {
   const found: { file: string; entries: AutoEvalEntry[] }[] = [];
   const seen = new Set<string>();
+  const realOf = new Map<string, string>();
   const add = async (file: string, isNamed: boolean) => {
-    if (seen.has(path.resolve(file))) return;
-    seen.add(path.resolve(file));
-    const real = await fsp.realpath(file).catch(() => path.resolve(file));
-    if (seen.has(real) && real !== path.resolve(file)) return;
+    const abs = path.resolve(file);
+    let real = realOf.get(abs);
+    if (real === undefined) {
+      real = await fsp.realpath(abs).catch(() => abs);
+      realOf.set(abs, real);
+    }
+    if (seen.has(real)) return;
     seen.add(real);
     const entries = await readLog(file, isNamed);
     if (entries) found.push({ file: path.resolve(file), entries });

@@ -100,6 +100,9 @@ describe("alignScreenshots", () => {
   it("counts only observations and failures when a fork's extra messages would shift the images", () => {
     expect(alignScreenshots(turns([1, 3, 5], [1, 2, 3]), [1, 2, 3]).map((a) => a.shot)).toEqual([1, 2, 3]);
   });
+  it("follows a fork that numbers screenshots from 0, gaps included", () => {
+    expect(alignScreenshots(turns([1, 2, 4, 5], [1, 2, 4, 5]), [0, 1, 3, 4]).map((a) => a.shot)).toEqual([0, 1, 3, 4]);
+  });
   it("falls back to the files in order when no counting fits, and reports the one a missing file leaves out", () => {
     expect(alignScreenshots(turns([2, 4, 6], [2, 4, 6]), [1, 5, 9]).map((a) => a.shot)).toEqual([1, 5, 9]);
     expect(alignScreenshots(turns([1, 2, 3], [1, 2, 3]), [1, 3])).toEqual([
