@@ -17,7 +17,7 @@ import readline from "node:readline";
 import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/actions/webvoyager";
 import type { ReferenceAnswer, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
-import { findFolders, groupByParent, runNameFromPath } from "./find-folders";
+import { findFolders, groupByParent, runNameFromPath, unreadableTrajectory } from "./find-folders";
 import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts, type AutoEvalEntry } from "./webvoyager-auto-eval";
 
@@ -550,14 +550,6 @@ function verdictsFor(taskDir: string, logs: AutoEvalLog[]): ImportVerdict[] {
   return out;
 }
 
-/**
- * A trajectory that cannot be read is reported and skipped; the rest of the folder still imports. The path is the
- * file at fault inside the trajectory's folder, so "path: reason" reads as one precise message.
- */
-function skipped(taskDir: string, e: unknown): ImportItem {
-  if (e instanceof ImportError) return { kind: "skipped", path: e.file, reason: e.problem };
-  return { kind: "skipped", path: taskDir, reason: `cannot be read (${(e as Error).message})` };
-}
 
 export const webVoyagerImporter: Importer = {
   format: "webvoyager",
@@ -586,7 +578,7 @@ export const webVoyagerImporter: Importer = {
         try {
           item = await readTrajectory(taskDir, run.runDir, ctx);
         } catch (e) {
-          item = skipped(taskDir, e);
+          item = unreadableTrajectory(taskDir, e);
         }
         yield item;
       }
