@@ -312,16 +312,20 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext)
   if (!fs.existsSync(file)) {
     throw new ImportError(file, "is missing (the task was interrupted before WebVoyager saved its transcript)");
   }
-  const messages = await readJsonFile(file);
-  if (!Array.isArray(messages)) throw new ImportError(file, "expected a JSON array of chat messages");
+  const saved = await readJsonFile(file);
+  // Some forks wrap the transcript in an object ({"messages": [...]}).
+  const messages = saved && typeof saved === "object" && !Array.isArray(saved) ? (saved as { messages?: unknown }).messages : saved;
+  if (!Array.isArray(messages)) throw new ImportError(file, 'expected a JSON array of chat messages (or an object with a "messages" array)');
   messages.forEach((m, i) => {
     if (!m || typeof m !== "object" || typeof (m as Message).role !== "string") {
       throw new ImportError(file, `message ${i} has no "role"`);
     }
   });
 
-  const firstUser = (messages as Message[]).find((m) => m.role === "user");
-  const task = taskFrom(id, ctx.tasks.get(id), ctx.refs, taskFromTranscript(firstUser ? messageText(firstUser.content) : ""), file);
+  // The task message is the first user message, unless a fork put something of its own before it.
+  const userTexts = (messages as Message[]).filter((m) => m.role === "user").map((m) => messageText(m.content));
+  const taskText = userTexts.find((t) => t.includes("Now given a task:")) ?? userTexts[0] ?? "";
+  const task = taskFrom(id, ctx.tasks.get(id), ctx.refs, taskFromTranscript(taskText), file);
 
   const steps: ImportStep[] = [];
   const turns: ObservationTurn[] = [];

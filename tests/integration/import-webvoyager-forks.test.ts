@@ -156,6 +156,15 @@ describe("WebVoyager forks: task folders and task files", () => {
     expect(byDir.get(path.basename(reworded))!.task).toMatchObject({ externalId: "other", intent: "Your goal: compare two lamps on https://shop.test/." });
   });
 
+  it("finds the task message after a fork's own opening message, in a transcript wrapped in an object", async () => {
+    const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "r", "taskWrapped--1"), [], [1]);
+    const messages = [m.reminder("Today is 2025-05-13. Read the manual below first."), m.task("Find the manual's page count.", "https://docs.test/"), m.reply("ANSWER; 12")];
+    fs.writeFileSync(path.join(dir, "interact_messages.json"), JSON.stringify({ messages }));
+    const [t] = await trajectories(dir);
+    expect(t!.task).toMatchObject({ intent: "Find the manual's page count.", startUrl: "https://docs.test/" });
+    expect(shots(t!)).toEqual(["screenshot1.png"]);
+  });
+
   it("a task file given with --tasks that is a fork's file is read leniently (numeric ids, missing site)", async () => {
     const tasks = path.join(ctx.dir, "tasks.jsonl");
     fs.writeFileSync(tasks, JSON.stringify({ id: 12, ques: "Numbered task.", web: "https://n.test/" }) + "\n");
