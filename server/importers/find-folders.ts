@@ -5,6 +5,7 @@
  */
 import fsp from "node:fs/promises";
 import path from "node:path";
+import { ImportError, type ImportItem } from "./types";
 
 /** Folders that never hold results and can be large (dependencies, caches, version control). */
 const SKIPPED = new Set(["node_modules", "__pycache__", "site-packages", "venv"]);
@@ -74,4 +75,13 @@ export function runNameFromPath(input: string, runDir: string): string {
   const rel = path.relative(path.dirname(root), dir);
   if (dir === root || !rel || rel.startsWith("..") || path.isAbsolute(rel)) return path.basename(dir);
   return rel.split(path.sep).join("/");
+}
+
+/**
+ * What to yield for a trajectory folder that was found but cannot be read: the import goes on with the rest. The
+ * path is the file at fault inside the folder, so "path: reason" reads as one precise message.
+ */
+export function unreadableTrajectory(dir: string, e: unknown): ImportItem {
+  if (e instanceof ImportError) return { kind: "skipped", path: e.file, reason: e.problem };
+  return { kind: "skipped", path: dir, reason: `cannot be read (${(e as Error).message})` };
 }

@@ -21,7 +21,7 @@ import path from "node:path";
 import { parseSeeActHistory, parseSeeActPrediction, seeActPredictionLabel, type SeeActPrediction } from "../domain/actions/seeact";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
-import { findFolders, groupByParent, runNameFromPath } from "./find-folders";
+import { findFolders, groupByParent, runNameFromPath, unreadableTrajectory } from "./find-folders";
 import { ImportError, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 
 export const SEEACT_TASK_SET = { name: "SeeAct online tasks", benchmark: "seeact" } as const;
@@ -409,14 +409,6 @@ function packageOutcome(terminated: boolean, steps: number, exitBy: string | nul
   };
 }
 
-/**
- * A trajectory that cannot be read is reported and skipped; the rest of the folder still imports. The path is the
- * file at fault inside the trajectory's folder, so "path: reason" reads as one precise message.
- */
-function skippedItem(dir: string, e: unknown): ImportItem {
-  if (e instanceof ImportError) return { kind: "skipped", path: e.file, reason: e.problem };
-  return { kind: "skipped", path: dir, reason: `cannot be read (${(e as Error).message})` };
-}
 
 export const seeActImporter: Importer = {
   format: "seeact",
@@ -458,7 +450,7 @@ export const seeActImporter: Importer = {
         try {
           item = kind === "package" ? await readPackageTask(dir, run) : await readResearchTask(dir, run);
         } catch (e) {
-          item = skippedItem(dir, e);
+          item = unreadableTrajectory(dir, e);
         }
         if (item.kind === "trajectory" && kind === "package") item.trajectory.attempt = attemptOf.get(path.resolve(dir)) ?? 0;
         yield item;

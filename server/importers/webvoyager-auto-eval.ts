@@ -10,10 +10,13 @@
  */
 import type { ImportVerdict } from "./types";
 
-/** The folder banner; forks change the number of dashes, so any run of three or more is accepted. */
-const HEADER = /^\s*-{3,}\s+(\S.*?)\s+-{3,}\s*$/;
-const RESULT = /^\s*Auto_eval_res:\s*(1|0|None)\b/;
-const NO_ANSWER = /^\s*Not find answer for\b/;
+/**
+ * The folder banner; forks change the number of dashes, so any run of three or more is accepted, and a log kept as
+ * Markdown may put heading, quote or emphasis marks around the lines.
+ */
+const HEADER = /^\s*[#>*`_]*\s*-{3,}\s+(\S.*?)\s+-{3,}\s*[*`_]*\s*$/;
+const RESULT = /^\s*[>*`_]*\s*Auto_eval_res:?[*`_]*:?\s*[*`_]*(1|0|None)\b/;
+const NO_ANSWER = /^\s*[>*`_]*\s*Not find answer for\b/;
 
 export const AUTO_EVAL_EVALUATOR = "webvoyager:auto_eval";
 
@@ -46,7 +49,7 @@ export function parseWebVoyagerAutoEvalLog(text: string, evaluator = AUTO_EVAL_E
       i++;
       continue;
     }
-    const dir = head[1]!.trim();
+    const dir = head[1]!.trim().replace(/^[`'"]+|[`'"]+$/g, "");
     let j = i + 1;
     while (j < lines.length && !HEADER.test(lines[j]!)) j++;
     const block = lines.slice(i + 1, j);

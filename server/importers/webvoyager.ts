@@ -17,14 +17,16 @@ import readline from "node:readline";
 import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/actions/webvoyager";
 import type { ReferenceAnswer, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
-import { findFolders, groupByParent, runNameFromPath } from "./find-folders";
+import { findFolders, groupByParent, runNameFromPath, unreadableTrajectory } from "./find-folders";
 import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts, type AutoEvalEntry } from "./webvoyager-auto-eval";
 
 const TASK_DIR = /^task(.+)$/;
 const TASK_ID = /^(.+)--(\d+)$/;
 const MESSAGES = "interact_messages.json";
-const SCREENSHOT = /^screenshot(\d+)\.png$/;
+/** Screenshots are PNG in WebVoyager; some forks save JPEG. */
+const SCREENSHOT = /^screenshot(\d+)\.(png|jpe?g)$/i;
+const RAW_SCREENSHOT = /^screenshot(\d+)_no_box\.(png|jpe?g)$/i;
 export const WEBVOYAGER_TASK_SET = { name: "WebVoyager", benchmark: "webvoyager" } as const;
 
 interface WvTaskRow {
@@ -54,12 +56,13 @@ interface RunFolder {
   taskDirs: string[];
 }
 
-/** Run folders under the input at any depth: the parents of task folders. The input may be one task folder. */
+/**
+ * Run folders under the input at any depth: the parents of task folders. The input may be one task folder. A run
+ * whose every task crashed is kept too, so that its task folders are reported as skipped rather than ignored.
+ */
 async function findRuns(input: string): Promise<RunFolder[]> {
   const taskDirs = await findFolders(input, isTaskDir);
-  return groupByParent(taskDirs)
-    .filter((g) => g.dirs.some(isReadableTaskDir))
-    .map((g) => ({ runDir: g.parent, taskDirs: g.dirs }));
+  return groupByParent(taskDirs).map((g) => ({ runDir: g.parent, taskDirs: g.dirs }));
 }
 
 /** Looks for `name` in `dir`, `dir/data` and up to four parents (results/<run>/ sits two below data/). */
@@ -233,6 +236,8 @@ function taskFromTranscript(firstText: string): { intent: string | null; url: st
   const intent =
     /Now given a task:([\s\S]+?)Please interact with/.exec(firstText)?.[1] ??
     /Now given a task:([\s\S]+?)(?:\n\s*\n|Observation:|$)/.exec(firstText)?.[1] ??
+    // A fork that reworded the opening: what comes before the first observation is the task as the agent saw it.
+    /^([\s\S]{1,2000}?)(?:Please interact with|\n?\s*Observation:)/.exec(firstText.trim())?.[1] ??
     null;
   const url = /Please interact with (\S+?) and get the answer/.exec(firstText)?.[1] ?? null;
   return { intent: intent?.trim() || null, url };
@@ -250,16 +255,22 @@ export interface ObservationTurn {
 
 /**
  * Which screenshot number each observation shows. WebVoyager numbers screenshots by iteration; forks that add user
- * messages break the "one user message per iteration" rule in one of two ways, and a missing file (crash, deleted
- * image) leaves a gap. Each way of counting is tried against the files that exist and the one that explains most
- * observations wins (ties keep WebVoyager's own counting). When no counting fits better, observations take the
- * existing files in order. Per observation: the screenshot number it shows (null when that file is missing) and the
- * number the chosen counting expected (null when it ran out of files).
+ * messages break the "one user message per iteration" rule in one of two ways, some number screenshots from 0, and a
+ * missing file (crash, deleted image) leaves a gap. Each way of counting is tried against the files that exist and
+ * the one that explains most observations wins (ties keep WebVoyager's own counting). When no counting fits better,
+ * observations take the existing files in order. Per observation: the screenshot number it shows (null when that
+ * file is missing) and the number the chosen counting expected (null when it ran out of files).
  */
 export function alignScreenshots(observations: ObservationTurn[], files: number[]): { shot: number | null; expected: number | null }[] {
   const sorted = [...files].sort((a, b) => a - b);
   const have = new Set(sorted);
-  const ways: ((o: ObservationTurn) => number | undefined)[] = [(o) => o.everyMessage, (o) => o.knownMessages, (o) => sorted[o.rank - 1]];
+  const ways: ((o: ObservationTurn) => number | undefined)[] = [
+    (o) => o.everyMessage,
+    (o) => o.knownMessages,
+    (o) => o.everyMessage - 1,
+    (o) => o.knownMessages - 1,
+    (o) => sorted[o.rank - 1],
+  ];
   let best = ways[0]!;
   let bestHits = -1;
   for (const way of ways) {
@@ -285,22 +296,36 @@ interface ReadContext {
   logs: AutoEvalLog[];
 }
 
-async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext): Promise<ImportItem> {
+/**
+ * The task id a folder names: WebVoyager writes "task" + id; a fork that wrote "task_" + id is recognised when its
+ * task file knows the id without the separator.
+ */
+function taskIdOf(taskDir: string, tasks: Map<string, WvTaskRow>): string {
   const id = TASK_DIR.exec(path.basename(taskDir))![1]!;
+  const bare = id.replace(/^[_-]/, "");
+  return !tasks.has(id) && bare !== id && tasks.has(bare) ? bare : id;
+}
+
+async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext): Promise<ImportItem> {
+  const id = taskIdOf(taskDir, ctx.tasks);
   const file = path.join(taskDir, MESSAGES);
   if (!fs.existsSync(file)) {
     throw new ImportError(file, "is missing (the task was interrupted before WebVoyager saved its transcript)");
   }
-  const messages = await readJsonFile(file);
-  if (!Array.isArray(messages)) throw new ImportError(file, "expected a JSON array of chat messages");
+  const saved = await readJsonFile(file);
+  // Some forks wrap the transcript in an object ({"messages": [...]}).
+  const messages = saved && typeof saved === "object" && !Array.isArray(saved) ? (saved as { messages?: unknown }).messages : saved;
+  if (!Array.isArray(messages)) throw new ImportError(file, 'expected a JSON array of chat messages (or an object with a "messages" array)');
   messages.forEach((m, i) => {
     if (!m || typeof m !== "object" || typeof (m as Message).role !== "string") {
       throw new ImportError(file, `message ${i} has no "role"`);
     }
   });
 
-  const firstUser = (messages as Message[]).find((m) => m.role === "user");
-  const task = taskFrom(id, ctx.tasks.get(id), ctx.refs, taskFromTranscript(firstUser ? messageText(firstUser.content) : ""), file);
+  // The task message is the first user message, unless a fork put something of its own before it.
+  const userTexts = (messages as Message[]).filter((m) => m.role === "user").map((m) => messageText(m.content));
+  const taskText = userTexts.find((t) => t.includes("Now given a task:")) ?? userTexts[0] ?? "";
+  const task = taskFrom(id, ctx.tasks.get(id), ctx.refs, taskFromTranscript(taskText), file);
 
   const steps: ImportStep[] = [];
   const turns: ObservationTurn[] = [];
@@ -345,11 +370,16 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext)
     }
   }
 
-  const files = (await fsp.readdir(taskDir))
-    .map((n) => SCREENSHOT.exec(n))
-    .filter((x): x is RegExpExecArray => x !== null)
-    .map((x) => Number(x[1]));
-  const shots = alignScreenshots(turns, files);
+  const names = await fsp.readdir(taskDir);
+  const shotFile = new Map<number, string>();
+  const rawFile = new Map<number, string>();
+  for (const name of names.sort()) {
+    const shot = SCREENSHOT.exec(name);
+    if (shot && !shotFile.has(Number(shot[1]))) shotFile.set(Number(shot[1]), name);
+    const raw = RAW_SCREENSHOT.exec(name);
+    if (raw && !rawFile.has(Number(raw[1]))) rawFile.set(Number(raw[1]), name);
+  }
+  const shots = alignScreenshots(turns, [...shotFile.keys()]);
   const warnings: string[] = [];
   steps.forEach((step, i) => {
     const turn = stepTurn[i];
@@ -363,10 +393,10 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext)
       );
       return;
     }
-    step.screenshot = fileImage(path.join(taskDir, `screenshot${n}.png`));
+    step.screenshot = fileImage(path.join(taskDir, shotFile.get(n)!));
     step.marksBurnedIn = true;
-    const raw = path.join(taskDir, `screenshot${n}_no_box.png`);
-    if (fs.existsSync(raw)) step.rawScreenshot = fileImage(raw);
+    const raw = rawFile.get(n);
+    if (raw) step.rawScreenshot = fileImage(path.join(taskDir, raw));
   });
 
   const last = steps.at(-1);
@@ -420,23 +450,31 @@ const MAX_LOG_BYTES = 200 * 1024 * 1024;
  * Files that may be auto_eval logs near a run folder: in the run folder and up to four folders above it, and in
  * evaluation folders beside any of those (`evaluation/`, `eval_results/`, `auto_eval/`…), whatever their extension.
  */
-async function logCandidates(runDir: string): Promise<string[]> {
+async function logCandidates(runDir: string, listed: Map<string, string[]>): Promise<string[]> {
   const out: string[] = [];
   let dir = path.resolve(runDir);
   for (let i = 0; i < 5; i++) {
-    const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
-    for (const e of entries) {
-      if (e.isFile()) out.push(path.join(dir, e.name));
-      else if (e.isDirectory() && /eval/i.test(e.name)) {
-        const inner = await fsp.readdir(path.join(dir, e.name), { withFileTypes: true }).catch(() => []);
-        for (const f of inner) if (f.isFile()) out.push(path.join(dir, e.name, f.name));
+    // Runs share their parents: each folder is listed once per import.
+    let files = listed.get(dir);
+    if (!files) {
+      files = [];
+      const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+      for (const e of entries) {
+        if (e.isFile()) files.push(path.join(dir, e.name));
+        else if (e.isDirectory() && /eval/i.test(e.name)) {
+          const inner = await fsp.readdir(path.join(dir, e.name), { withFileTypes: true }).catch(() => []);
+          for (const f of inner) if (f.isFile()) files.push(path.join(dir, e.name, f.name));
+        }
       }
+      files = files.filter((f) => !NOT_A_LOG.test(f) && !path.basename(f).startsWith("."));
+      listed.set(dir, files);
     }
+    out.push(...files);
     const parent = path.dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
-  return out.filter((f) => !NOT_A_LOG.test(f) && !path.basename(f).startsWith("."));
+  return out;
 }
 
 async function readLog(file: string, named: boolean): Promise<AutoEvalEntry[] | null> {
@@ -463,15 +501,22 @@ async function readLog(file: string, named: boolean): Promise<AutoEvalEntry[] | 
 async function readAutoEvalLogs(runs: RunFolder[], named: string[]): Promise<AutoEvalLog[]> {
   const found: { file: string; entries: AutoEvalEntry[] }[] = [];
   const seen = new Set<string>();
+  const realOf = new Map<string, string>();
   const add = async (file: string, isNamed: boolean) => {
-    const real = await fsp.realpath(file).catch(() => path.resolve(file));
+    const abs = path.resolve(file);
+    let real = realOf.get(abs);
+    if (real === undefined) {
+      real = await fsp.realpath(abs).catch(() => abs);
+      realOf.set(abs, real);
+    }
     if (seen.has(real)) return;
     seen.add(real);
     const entries = await readLog(file, isNamed);
     if (entries) found.push({ file: path.resolve(file), entries });
   };
   for (const file of named) await add(file, true);
-  for (const run of runs) for (const file of await logCandidates(run.runDir)) await add(file, false);
+  const listed = new Map<string, string[]>();
+  for (const run of runs) for (const file of await logCandidates(run.runDir, listed)) await add(file, false);
 
   // One log is one evaluator: its name comes from the file unless the file is plainly "the evaluation log"; two logs
   // that would still share a name and window are told apart by their folder as well.
@@ -509,14 +554,6 @@ function verdictsFor(taskDir: string, logs: AutoEvalLog[]): ImportVerdict[] {
   return out;
 }
 
-/**
- * A trajectory that cannot be read is reported and skipped; the rest of the folder still imports. The path is the
- * file at fault inside the trajectory's folder, so "path: reason" reads as one precise message.
- */
-function skipped(taskDir: string, e: unknown): ImportItem {
-  if (e instanceof ImportError) return { kind: "skipped", path: e.file, reason: e.problem };
-  return { kind: "skipped", path: taskDir, reason: `cannot be read (${(e as Error).message})` };
-}
 
 export const webVoyagerImporter: Importer = {
   format: "webvoyager",
@@ -527,7 +564,7 @@ export const webVoyagerImporter: Importer = {
   },
   async *read(input: string, options: ImportOptions) {
     const runs = await findRuns(input);
-    if (!runs.length) throw new ImportError(input, "no task<id> folders with interact_messages.json found");
+    if (!runs.some((r) => r.taskDirs.some(isReadableTaskDir))) throw new ImportError(input, "no task<id> folders with interact_messages.json found");
     const taskFiles = options.tasksFile ? [options.tasksFile] : await findTaskFiles(input);
     const refFile = options.tasksFile
       ? findNearby(path.dirname(options.tasksFile), "reference_answer.json")
@@ -545,7 +582,7 @@ export const webVoyagerImporter: Importer = {
         try {
           item = await readTrajectory(taskDir, run.runDir, ctx);
         } catch (e) {
-          item = skipped(taskDir, e);
+          item = unreadableTrajectory(taskDir, e);
         }
         yield item;
       }

@@ -4,11 +4,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import type { ImportItem, ImportOptions, ImportTrajectory } from "../../server/importers/types";
 import { detectImporter } from "../../server/importers/registry";
-import { webVoyagerImporter } from "../../server/importers/webvoyager";
+import { webVoyagerImporter, webVoyagerTasksImporter } from "../../server/importers/webvoyager";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture, writeWebVoyagerTranscript, wvMessages as m } from "../helpers/webvoyager-fixture";
@@ -27,6 +28,11 @@ async function items(input: string, options: ImportOptions = {}): Promise<Import
 
 async function trajectories(input: string, options: ImportOptions = {}): Promise<ImportTrajectory[]> {
   return (await items(input, options)).flatMap((i) => (i.kind === "trajectory" ? [i.trajectory] : []));
+}
+
+async function writeJpeg(file: string, seed: number): Promise<string> {
+  fs.writeFileSync(file, await sharp({ create: { width: 32, height: 24, channels: 3, background: { r: seed * 40, g: 10, b: 200 } } }).jpeg().toBuffer());
+  return file;
 }
 
 /** The screenshot file each step shows ("-" for none). */
@@ -109,6 +115,15 @@ describe("WebVoyager forks: screenshots follow the files that exist", () => {
 });
 
 describe("WebVoyager forks: task folders and task files", () => {
+  it("a task file imported on its own skips a task with an empty ques, naming the line", async () => {
+    const file = path.join(ctx.dir, "data", "mine.jsonl");
+    fs.mkdirSync(path.dirname(file));
+    fs.writeFileSync(file, [{ web_name: "Shop", id: "s1", ques: "Buy a lamp.", web: "https://s.test/" }, { web_name: "Shop", id: "s2", ques: "", web: "https://s.test/" }].map((r) => JSON.stringify(r)).join("\n"));
+    const got: ImportItem[] = [];
+    for await (const i of webVoyagerTasksImporter.read(file, {})) got.push(i);
+    expect(got.map((i) => (i.kind === "task" ? i.task.externalId : i))).toEqual(["s1", { kind: "skipped", path: file, reason: 'line 2 (task s2): "ques" is empty' }]);
+  });
+
   it("reads task<any id> folders, joins a fork's own task file, and falls back to the transcript for an empty ques", async () => {
     const repo = path.join(ctx.dir, "fork");
     fs.mkdirSync(path.join(repo, "data"), { recursive: true });
@@ -123,6 +138,31 @@ describe("WebVoyager forks: task folders and task files", () => {
     expect(byId.get("amazon_mouse")).toMatchObject({ intent: "Find the top gaming mouse.", site: "amazon Shopping", startUrl: "https://www.amazon.com/", fromTaskFile: true });
     expect(byId.get("amazon_laptop")).toMatchObject({ intent: "Find the best-selling laptop.", fromTaskFile: true });
     expect(byId.get("7")).toMatchObject({ intent: "Task with a bare number.", site: null, startUrl: "https://n.test/", fromTaskFile: false });
+  });
+
+  it("reads a fork's task_<id> folders, JPEG screenshots and a reworded opening message", async () => {
+    const tasks = path.join(ctx.dir, "tasks.jsonl");
+    fs.writeFileSync(tasks, JSON.stringify({ web_name: "Shop", id: "shop-3", ques: "Buy a lamp.", web: "https://shop.test/" }) + "\n");
+    const run = path.join(ctx.dir, "out", "run");
+    const dir = await writeWebVoyagerTranscript(path.join(run, "task_shop-3"), [m.task("Buy a lamp.", "https://shop.test/"), m.reply("Click [0]"), m.observation(), m.reply("ANSWER; bought")], []);
+    for (const n of [1, 2]) fs.copyFileSync(await writeJpeg(path.join(ctx.dir, `shot${n}.jpg`), n), path.join(dir, `screenshot${n}.jpg`));
+    const reworded = await writeWebVoyagerTranscript(path.join(run, "taskother"), [
+      { role: "user", content: "Your goal: compare two lamps on https://shop.test/.\nObservation: A screenshot and some texts. (Omitted in context.)" },
+      m.reply("ANSWER; the cheaper one"),
+    ], [1]);
+    const byDir = new Map((await trajectories(run, { tasksFile: tasks })).map((t) => [path.basename(t.sourcePath), t]));
+    expect(byDir.get("task_shop-3")!.task).toMatchObject({ externalId: "shop-3", intent: "Buy a lamp.", fromTaskFile: true });
+    expect(shots(byDir.get("task_shop-3")!)).toEqual(["screenshot1.jpg", "screenshot2.jpg"]);
+    expect(byDir.get(path.basename(reworded))!.task).toMatchObject({ externalId: "other", intent: "Your goal: compare two lamps on https://shop.test/." });
+  });
+
+  it("finds the task message after a fork's own opening message, in a transcript wrapped in an object", async () => {
+    const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "r", "taskWrapped--1"), [], [1]);
+    const messages = [m.reminder("Today is 2025-05-13. Read the manual below first."), m.task("Find the manual's page count.", "https://docs.test/"), m.reply("ANSWER; 12")];
+    fs.writeFileSync(path.join(dir, "interact_messages.json"), JSON.stringify({ messages }));
+    const [t] = await trajectories(dir);
+    expect(t!.task).toMatchObject({ intent: "Find the manual's page count.", startUrl: "https://docs.test/" });
+    expect(shots(t!)).toEqual(["screenshot1.png"]);
   });
 
   it("a task file given with --tasks that is a fork's file is read leniently (numeric ids, missing site)", async () => {
@@ -173,11 +213,16 @@ describe("WebVoyager forks: result trees at any depth", () => {
     fs.writeFileSync(broken, "[{\"role\": \"system\"");
     const crashed = path.join(root, "taskCrashed--1", "interact_messages.json");
     fs.rmSync(crashed);
+    // A run whose only task crashed is still reported.
+    const lost = (await writeWebVoyagerFixture(path.join(path.dirname(root), "run2"), [{ id: "Lost--1", intent: "lost", url: "https://x.test/", actions: ["Click [0]"] }]));
+    const lostFile = path.join(lost, "taskLost--1", "interact_messages.json");
+    fs.rmSync(lostFile);
     const got = await items(path.dirname(root));
     expect(got.filter((i) => i.kind === "trajectory").map((i) => (i.kind === "trajectory" ? i.trajectory.task.externalId : ""))).toEqual(["Ok--1"]);
     expect(got.filter((i) => i.kind === "skipped")).toEqual([
       { kind: "skipped", path: broken, reason: expect.stringMatching(/^is not valid JSON \(/) },
       { kind: "skipped", path: crashed, reason: "is missing (the task was interrupted before WebVoyager saved its transcript)" },
+      { kind: "skipped", path: lostFile, reason: "is missing (the task was interrupted before WebVoyager saved its transcript)" },
     ]);
   });
 });

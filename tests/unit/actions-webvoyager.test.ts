@@ -80,4 +80,16 @@ describe("parseWebVoyagerElementList", () => {
   it("returns nothing for text without a list", () => {
     expect(parseWebVoyagerElementList("Observation: A screenshot and some texts. (Omitted in context.)")).toEqual([]);
   });
+  it("reads the attribute-style list some forks print", () => {
+    const list = [
+      `[0]: text="頂部" class="a-link-normal sub-nav-desktop-tab" id="" role="" data-attrs=""`,
+      `[5]: <iframe> class="" id="ape_Detail_iframe" role="" data-attrs="data-arid="498f""`,
+      `[9]: type=button aria-label="新增至購物車" class="a-button-text" id="a-autoid-2" role="" data-attrs=""`,
+    ].join("\t");
+    expect(parseWebVoyagerElementList(`Observation: please analyze the attached screenshot.\n${list}`)).toEqual([
+      { label: "0", bbox: null, tag: null, text: "頂部" },
+      { label: "5", bbox: null, tag: "iframe", text: null },
+      { label: "9", bbox: null, tag: "button", text: "新增至購物車" },
+    ]);
+  });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseWebVoyagerAutoEvalLog } from "../../server/importers/webvoyager-auto-eval";
+import { alignScreenshots } from "../../server/importers/webvoyager";
+import { autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts } from "../../server/importers/webvoyager-auto-eval";
 
 const LOG = [
   "--------------------- results/run1/taskAmazon--0 ---------------------",
@@ -52,5 +53,62 @@ describe("parseWebVoyagerAutoEvalLog", () => {
     });
     expect(entries[2]!.verdict.score).toBeNull();
     expect(entries[3]!.verdict.rationale).toMatch(/no ANSWER/);
+  });
+});
+
+describe("auto_eval logs as forks keep them", () => {
+  it("reads a Markdown copy with other dash counts, and gives a no-answer verdict the log's k", () => {
+    const md = [
+      "# Auto evaluation, gpt-4o",
+      "```",
+      "---------- `../results/run2/taskamazon_mouse` ----------",
+      "Not find answer for ../results/run2/taskamazon_mouse",
+      "",
+      "---------- ../results/run2/taskamazon--03 ----------",
+      "{'role': 'user', 'content': [{'type': 'text', 'text': 'TASK: x\\n15 screenshots at the end: '}]}",
+      "The mouse is right. SUCCESS",
+      "**Auto_eval_res:** 1",
+      "```",
+    ].join("\n");
+    expect(looksLikeAutoEvalLog(md)).toBe(true);
+    const entries = parseWebVoyagerAutoEvalLog(md, "webvoyager:auto_eval (gpt4o.md)");
+    expect(entries.map((e) => [e.dir, e.verdict.evaluator, e.verdict.k, e.verdict.verdict])).toEqual([
+      ["../results/run2/taskamazon_mouse", "webvoyager:auto_eval (gpt4o.md)", "15", "failure"],
+      ["../results/run2/taskamazon--03", "webvoyager:auto_eval (gpt4o.md)", "15", "success"],
+    ]);
+  });
+
+  it("does not take an ordinary log or a Markdown rule for an auto_eval log", () => {
+    expect(looksLikeAutoEvalLog("INFO - Iter: 1\n-----\nINFO - finish!!\n")).toBe(false);
+  });
+
+  it("matches a printed folder to a task folder by its trailing components, run folder included", () => {
+    const task = pathParts("/data/copy/results/run-a/taskS--1");
+    expect(autoEvalMatch(pathParts("/home/u/fork/results/run-a/taskS--1"), task)).toBe(3);
+    expect(autoEvalMatch(pathParts("..\\results\\run-a\\taskS--1"), task)).toBe(3);
+    expect(autoEvalMatch(pathParts("taskS--1"), task)).toBe(1);
+    expect(autoEvalMatch(pathParts("../results/run-b/taskS--1"), task)).toBe(0);
+    expect(autoEvalMatch(pathParts("../results/run-a/taskS--2"), task)).toBe(0);
+  });
+});
+
+describe("alignScreenshots", () => {
+  const turns = (every: number[], known: number[]) => every.map((e, i) => ({ everyMessage: e, knownMessages: known[i]!, rank: i + 1 }));
+  it("keeps WebVoyager's counting when it explains the files, gaps included", () => {
+    expect(alignScreenshots(turns([1, 3, 4], [1, 3, 4]), [1, 3, 4]).map((a) => a.shot)).toEqual([1, 3, 4]);
+  });
+  it("counts only observations and failures when a fork's extra messages would shift the images", () => {
+    expect(alignScreenshots(turns([1, 3, 5], [1, 2, 3]), [1, 2, 3]).map((a) => a.shot)).toEqual([1, 2, 3]);
+  });
+  it("follows a fork that numbers screenshots from 0, gaps included", () => {
+    expect(alignScreenshots(turns([1, 2, 4, 5], [1, 2, 4, 5]), [0, 1, 3, 4]).map((a) => a.shot)).toEqual([0, 1, 3, 4]);
+  });
+  it("falls back to the files in order when no counting fits, and reports the one a missing file leaves out", () => {
+    expect(alignScreenshots(turns([2, 4, 6], [2, 4, 6]), [1, 5, 9]).map((a) => a.shot)).toEqual([1, 5, 9]);
+    expect(alignScreenshots(turns([1, 2, 3], [1, 2, 3]), [1, 3])).toEqual([
+      { shot: 1, expected: 1 },
+      { shot: null, expected: 2 },
+      { shot: 3, expected: 3 },
+    ]);
   });
 });

@@ -104,6 +104,25 @@ export function parseWebVoyagerElementList(text: string): SomElement[] {
     const textParts = [m[3], m[4]].filter((p): p is string => !!p);
     out.push({ label, bbox: null, tag: m[2] ?? null, text: textParts.join(" · ") || null });
   }
+  return out.length ? out : parseAttributeElementList(text);
+}
+
+/**
+ * Forks list elements as attributes instead, one entry per tab:
+ *   [0]: text="Top" class="nav-tab" id="" role="" data-attrs=""\t[5]: <iframe> class="" id="ads" …
+ *   [9]: type=button aria-label="Add to cart" class="a-button-text" …
+ * The visible text (else the aria label) becomes the element's text.
+ */
+function parseAttributeElementList(text: string): SomElement[] {
+  const out: SomElement[] = [];
+  const entry = /(?:^|\t|\n)\[(\d+)\]: ([^\t\n]*)/g;
+  for (let m = entry.exec(text); m; m = entry.exec(text)) {
+    const body = m[2]!;
+    const tag = /^<(\w+)>/.exec(body)?.[1] ?? /^type=(\w+)/.exec(body)?.[1] ?? null;
+    const shown = /(?:^|\s)text="([^"]*)"/.exec(body)?.[1] ?? /(?:^|\s)aria-label="([^"]*)"/.exec(body)?.[1] ?? null;
+    if (tag === null && shown === null) continue;
+    out.push({ label: m[1]!, bbox: null, tag, text: shown || null });
+  }
   return out;
 }
 
