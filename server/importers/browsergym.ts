@@ -288,11 +288,14 @@ async function readExperimentLog(dir: string): Promise<ExperimentLog | null> {
 }
 
 /** Agent, task and seed: from the folder name, else from the name the log gives the experiment. */
-function experimentIdentity(dir: string, log: ExperimentLog | null): ExpDirName {
+function experimentIdentity(dir: string, log: ExperimentLog | null): ExpDirName & { warning?: string } {
   const fromDir = parseExpDirName(path.basename(dir));
   if (fromDir) return fromDir;
   const logged = log?.expName ? LOGGED_EXP_NAME.exec(log.expName) : null;
-  if (logged) return { date: "", agent: logged[1]!, task: logged[2]!, seed: Number(logged[3]) };
+  if (logged) {
+    const warning = `${dir}: folder name is not BrowserGym's; the experiment is named from experiment.log ("${log!.expName}")`;
+    return { date: "", agent: logged[1]!, task: logged[2]!, seed: Number(logged[3]), warning };
+  }
   throw new ImportError(
     dir,
     "folder name does not follow BrowserGym's <YYYY-MM-DD_HH-MM-SS>_<agent>_on_<task>_<seed> pattern and experiment.log does not name the experiment",
@@ -395,6 +398,7 @@ async function readExperiment(dir: string, studyReal: string, attempt: number): 
       sourcePath: dir,
       steps,
       verdicts: verdict ? [verdict] : [],
+      ...(name.warning ? { warnings: [name.warning] } : {}),
     },
   };
 }

@@ -120,6 +120,11 @@ describe("folders as users leave them", () => {
       [`${experimentDirName(spec)}_rerun-2`, "workarena.servicenow.knowledge-base-search#seed5", AGENT],
       ["kb search, best run", "workarena.servicenow.knowledge-base-search#seed5", AGENT],
     ]);
+    expect(trajs.map((t) => t.warnings ?? [])).toEqual([
+      [],
+      [],
+      [`${path.join(study, "kb search, best run")}: folder name is not BrowserGym's; the experiment is named from experiment.log ("${AGENT}_on_workarena.servicenow.knowledge-base-search_5")`],
+    ]);
   });
 
   it("summaries and reports beside the experiments are passed over, and trees are searched at any depth", async () => {
