@@ -136,8 +136,8 @@ export interface ExpDirName {
   seed: number;
 }
 
-export function parseExpDirName(name: string): ExpDirName | null {
-  const m = EXP_DIR.exec(name) ?? RENAMED_EXP_DIR.exec(name);
+export function parseExpDirName(name: string, allowRenamed = true): ExpDirName | null {
+  const m = EXP_DIR.exec(name) ?? (allowRenamed ? RENAMED_EXP_DIR.exec(name) : null);
   return m ? { date: m[1]!, agent: m[2]!, task: m[3]!, seed: Number(m[4]) } : null;
 }
 
@@ -287,15 +287,22 @@ async function readExperimentLog(dir: string): Promise<ExperimentLog | null> {
   return text === null ? null : parseExperimentLog(text);
 }
 
-/** Agent, task and seed: from the folder name, else from the name the log gives the experiment. */
+/**
+ * Agent, task and seed: from BrowserGym's folder name; for a renamed folder, from the name the log gives the
+ * experiment (exact), else from the folder name up to the seed.
+ */
 function experimentIdentity(dir: string, log: ExperimentLog | null): ExpDirName & { warning?: string } {
-  const fromDir = parseExpDirName(path.basename(dir));
-  if (fromDir) return fromDir;
+  const asWritten = parseExpDirName(path.basename(dir), false);
+  if (asWritten) return asWritten;
   const logged = log?.expName ? LOGGED_EXP_NAME.exec(log.expName) : null;
+  const renamed = parseExpDirName(path.basename(dir));
   if (logged) {
+    const fromLog = { date: renamed?.date ?? "", agent: logged[1]!, task: logged[2]!, seed: Number(logged[3]) };
+    if (renamed) return fromLog;
     const warning = `${dir}: folder name is not BrowserGym's; the experiment is named from experiment.log ("${log!.expName}")`;
-    return { date: "", agent: logged[1]!, task: logged[2]!, seed: Number(logged[3]), warning };
+    return { ...fromLog, warning };
   }
+  if (renamed) return renamed;
   throw new ImportError(
     dir,
     "folder name does not follow BrowserGym's <YYYY-MM-DD_HH-MM-SS>_<agent>_on_<task>_<seed> pattern and experiment.log does not name the experiment",

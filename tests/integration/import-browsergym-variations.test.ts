@@ -127,6 +127,15 @@ describe("folders as users leave them", () => {
     ]);
   });
 
+  it("a renamed folder whose task name holds _<digits>_ takes agent, task and seed from its log", async () => {
+    const study = path.join(ctx.dir, "study");
+    const task = "miniwob.use_2_things";
+    const spec = demoExperiment({ task, seed: 0 });
+    await writeExperiment(study, { ...spec, dirName: `${experimentDirName(spec)} (copy)` }, 1);
+    const [t] = await read(study);
+    expect([t!.task.externalId, t!.run.agentName, t!.warnings]).toEqual(["miniwob.use_2_things#seed0", AGENT, undefined]);
+  });
+
   it("summaries and reports beside the experiments are passed over, and trees are searched at any depth", async () => {
     const root = path.join(ctx.dir, "agentlab_results");
     const study = path.join(root, "webarena", "gpt-4o", "2024-12-30_nidhir_runs");
