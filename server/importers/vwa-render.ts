@@ -647,7 +647,15 @@ export const vwaRenderImporter: Importer = {
     if (!dirs.length) throw new ImportError(input, "no render_<task_id>.html files found");
     options.onTotal?.(dirs.reduce((n, d) => n + d.files.length, 0));
     for (const d of dirs) {
-      const run = await runInfo(d, input);
+      let run: RunInfo;
+      try {
+        run = await runInfo(d, input);
+      } catch (e) {
+        // A log or error.txt that cannot be read costs this result folder, not the others.
+        if (!(e instanceof ImportError)) throw e;
+        for (const f of d.files) yield { kind: "skipped", path: f, reason: e.message };
+        continue;
+      }
       for (const f of d.files) {
         try {
           yield await readRenderTrajectory(f, run);

@@ -207,6 +207,21 @@ describe("skipped trajectories", () => {
   });
 });
 
+describe("a result folder whose error.txt cannot be read", () => {
+  it("skips that folder's renders with the reason and imports the other folders", async () => {
+    const root = path.join(ctx.dir, "tree");
+    await writeVwaResultDir(path.join(root, "a"), 1);
+    const render = writeRender(path.join(root, "b"), 7, WA_CONFIG, [a11yStep({})]);
+    const errorFile = path.join(root, "b", "error.txt");
+    fs.mkdirSync(errorFile);
+    const items = await itemsOf(root);
+    const skipped = items.flatMap((i) => (i.kind === "skipped" ? [i] : []));
+    expect(skipped.map((i) => i.path)).toEqual([render]);
+    expect(skipped[0]!.reason).toMatch(new RegExp(`^${errorFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: cannot be read \\(`));
+    expect(items.filter((i) => i.kind === "trajectory")).toHaveLength(2);
+  });
+});
+
 describe("runner logs", () => {
   it("log_files.txt is followed for relative log_*.log names only, never to an absolute path or out with ..", async () => {
     const repo = path.join(ctx.dir, "webarena");
