@@ -323,7 +323,10 @@ async function readExperiment(dir: string, studyReal: string, attempt: number): 
   const raw = new Map<number, string>();
   const som = new Map<number, string>();
   let maxStep = typeof summary?.n_steps === "number" ? summary.n_steps : -1;
-  for (const f of await fsp.readdir(dir)) {
+  const files = await fsp.readdir(dir).catch((e: Error) => {
+    throw new ImportError(dir, `cannot be listed (${e.message})`);
+  });
+  for (const f of files) {
     const shot = SHOT.exec(f);
     if (shot) {
       const k = Number(shot[2]);
