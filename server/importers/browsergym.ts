@@ -194,7 +194,11 @@ export function parseExperimentLog(text: string): ExperimentLog {
   for (const message of records) {
     const running = /^Running experiment (\S+) in:/.exec(message);
     if (running) {
-      out.expName ??= running[1]!;
+      // A log appended to by a re-run in the same folder: the files beside it are the last run's, so is the record.
+      out.expName = running[1]!;
+      out.goal = null;
+      out.actions = [];
+      out.crash = null;
       continue;
     }
     const action = /^(?:Agent chose )?action:[ \t]*\n?/.exec(message);

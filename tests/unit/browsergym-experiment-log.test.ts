@@ -31,6 +31,16 @@ describe("parseExperimentLog", () => {
     });
   });
 
+  it("keeps only the last run of a log a re-run appended to", () => {
+    const run = (goal: string, action: string) => [
+      rec("browsergym.experiments.loop", "INFO", "Running experiment A_on_miniwob.x_1 in:"),
+      rec("agent", "INFO", `# Goal\n${goal}\n# Action Space`),
+      rec("browsergym.experiments.loop", "INFO", `action:\n${action}`),
+    ];
+    const log = [...run("first goal", "click('1')"), rec("browsergym.experiments.loop", "WARNING", "Exception uncaught by agent or environment in task x."), ...run("second goal", "click('2')")].join("\n");
+    expect(parseExperimentLog(log)).toEqual({ expName: "A_on_miniwob.x_1", goal: "second goal", actions: ["click('2')"], crash: null });
+  });
+
   it("gives nothing for text that is not a BrowserGym log", () => {
     expect(parseExperimentLog("hello\naction:\nclick('1')\n")).toEqual({ expName: null, goal: null, actions: [], crash: null });
   });
