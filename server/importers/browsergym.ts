@@ -158,6 +158,8 @@ export interface ExperimentLog {
   goal: string | null;
   /** The text of each `action:` record, in order: step k's action is the k-th. */
   actions: string[];
+  /** The active tab's URL in the prompt the agent saw before each action (null where the prompt did not say). */
+  urls: (string | null)[];
   /** "Exception uncaught by agent or environment…" with its traceback, and how many actions came before it. */
   crash: { message: string; afterActions: number } | null;
 }
@@ -179,6 +181,13 @@ function goalInPrompt(message: string): string | null {
   return goal || null;
 }
 
+/** The active tab's URL in a logged prompt ("Tab 0 (active tab)\n  Title: …\n  URL: https://…"). */
+function activeTabUrl(message: string): string | null {
+  const at = message.indexOf("(active tab)");
+  if (at < 0) return null;
+  return /^\s*URL: (\S+)/m.exec(message.slice(at, at + 2000))?.[1] ?? null;
+}
+
 /**
  * Reads BrowserGym's plain-text experiment log (`%(asctime)s - %(process)d - %(name)s - %(levelname)s - %(message)s`,
  * messages running on over the following lines). Never throws: a log it cannot follow gives nothing.
@@ -190,7 +199,8 @@ export function parseExperimentLog(text: string): ExperimentLog {
     if (head) records.push(line.slice(head[0].length));
     else if (records.length) records[records.length - 1] += `\n${line}`;
   }
-  const out: ExperimentLog = { expName: null, goal: null, actions: [], crash: null };
+  const out: ExperimentLog = { expName: null, goal: null, actions: [], urls: [], crash: null };
+  let seenUrl: string | null = null;
   for (const message of records) {
     const running = /^Running experiment (\S+) in:/.exec(message);
     if (running) {
@@ -198,12 +208,16 @@ export function parseExperimentLog(text: string): ExperimentLog {
       out.expName = running[1]!;
       out.goal = null;
       out.actions = [];
+      out.urls = [];
       out.crash = null;
+      seenUrl = null;
       continue;
     }
     const action = /^(?:Agent chose )?action:[ \t]*\n?/.exec(message);
     if (action) {
       out.actions.push(message.slice(action[0].length).trimEnd());
+      out.urls.push(seenUrl);
+      seenUrl = null;
       continue;
     }
     if (/^Exception uncaught by agent or environment/.test(message)) {
@@ -212,6 +226,7 @@ export function parseExperimentLog(text: string): ExperimentLog {
       continue;
     }
     if (out.goal === null) out.goal = goalInPrompt(message);
+    seenUrl = activeTabUrl(message) ?? seenUrl;
   }
   return out;
 }
@@ -365,7 +380,7 @@ async function readExperiment(dir: string, studyReal: string, attempt: number): 
       screenshot: marked ? fileImage(path.join(dir, marked)) : plain ? fileImage(path.join(dir, plain)) : null,
       rawScreenshot: marked && plain ? fileImage(path.join(dir, plain)) : null,
       marksBurnedIn: !!marked,
-      url: null,
+      url: actionLog?.urls[k] ?? null,
       thought: logged?.thought ?? null,
       actionRaw: logged?.actionRaw ?? null,
       action,

@@ -69,6 +69,8 @@ describe("experiment.log", () => {
     ]);
     expect(d.steps.map((s) => s.actionRaw)).toEqual(["fill('112', 'water usage office #456')", "press('112', 'Enter')", 'send_msg_to_user("Office #456 uses 50,000 gallons a year.")', null]);
     expect(d.steps[0]!.thought).toBe("The search box is what I need.\n\nI will fill it with the query.");
+    // The active tab's URL in the prompt the agent saw; the final observation was never shown in a prompt.
+    expect(d.steps.map((s) => s.url)).toEqual(["http://localhost/", "http://localhost/", "http://localhost/", null]);
     expect(d.steps[2]!.thought).toBeNull();
     expect(d.trajectory.outcome).toBe("answered");
     expect(d.trajectory.finalAnswer).toBe("Office #456 uses 50,000 gallons a year.");

@@ -70,6 +70,7 @@ describe.skipIf(!pr301)("BrowserGym experiments from BrowserGym PR 301 (skipped:
     expect(kb.task.intent).toMatch(/^Answer the following question using the knowledge base: "What's the exact amount of water/);
     expect(kb.finalAnswer).toBe("The exact amount of water that office #456 utilizes each year is 50,000 gallons.");
     expect(kb.steps[0]!.action).toEqual({ type: "type", target: "112", value: "water usage office #456", submit: false });
+    expect(kb.steps[0]!.url).toBe("https://dev282647.service-now.com/now/nav/ui/classic/params/target/kb?id=kb_home");
     const crashed = trajs.find((t) => t.task.externalId.startsWith("workarena.servicenow.filter-asset-list"))!;
     expect(crashed.outcome).toBe("error");
     // The same task with another seed has another goal, so another task.

@@ -14,6 +14,10 @@ describe("parseExperimentLog", () => {
       "Click the button in the dialog box labeled \"x\".",
       "Then close it.",
       "",
+      "# Currently open tabs",
+      "Tab 0 (active tab)",
+      "  Title: Click Dialog",
+      "  URL: http://localhost:8000/miniwob/click-dialog.html",
       "# Observation of current step:",
       rec("browsergym.experiments.loop", "INFO", "Agent chose action:"),
       "click('12')",
@@ -27,6 +31,8 @@ describe("parseExperimentLog", () => {
       expName: "GenericAgent-gpt-4o_on_miniwob.click-dialog_28",
       goal: "Click the button in the dialog box labeled \"x\".\nThen close it.",
       actions: ["click('12')", "noop()"],
+      // The second action had no prompt logged before it.
+      urls: ["http://localhost:8000/miniwob/click-dialog.html", null],
       crash: { message: "Exception uncaught by agent or environment in task miniwob.click-dialog.\nValueError: boom", afterActions: 2 },
     });
   });
@@ -38,11 +44,11 @@ describe("parseExperimentLog", () => {
       rec("browsergym.experiments.loop", "INFO", `action:\n${action}`),
     ];
     const log = [...run("first goal", "click('1')"), rec("browsergym.experiments.loop", "WARNING", "Exception uncaught by agent or environment in task x."), ...run("second goal", "click('2')")].join("\n");
-    expect(parseExperimentLog(log)).toEqual({ expName: "A_on_miniwob.x_1", goal: "second goal", actions: ["click('2')"], crash: null });
+    expect(parseExperimentLog(log)).toEqual({ expName: "A_on_miniwob.x_1", goal: "second goal", actions: ["click('2')"], urls: [null], crash: null });
   });
 
   it("gives nothing for text that is not a BrowserGym log", () => {
-    expect(parseExperimentLog("hello\naction:\nclick('1')\n")).toEqual({ expName: null, goal: null, actions: [], crash: null });
+    expect(parseExperimentLog("hello\naction:\nclick('1')\n")).toEqual({ expName: null, goal: null, actions: [], urls: [], crash: null });
   });
 });
 
