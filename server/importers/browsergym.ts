@@ -6,9 +6,9 @@
  *
  * Everything BrowserGym knows about a step's element boxes lives in the pickles, and Verdict never unpickles (a
  * pickle can run arbitrary code). The plain-text `experiment.log` says the rest: the goal (in the prompt the agent
- * logged) and each chosen action (`action:` records, parsed with the BrowserGym grammar), plus the exception that
- * ended a failed run. Steps stay unknown only when no log says what happened. The run's reward (`cum_reward`)
- * becomes a rule verdict. Exporting to JSON first (AgentRewardBench's converter) and importing that with the
+ * logged), each chosen action (`action:` records, parsed with the BrowserGym grammar) with the active tab's URL from
+ * the prompt before it, and the exception that ended a failed run. Steps stay unknown only when no log says what
+ * happened. The run's reward (`cum_reward`) becomes a rule verdict. Exporting to JSON first (AgentRewardBench's converter) and importing that with the
  * `agentrewardbench` format gives the element boxes too.
  *
  * Experiment folders are found at any depth below the input; a folder a user renamed (anything after the seed) is
@@ -16,7 +16,8 @@
  * Summaries and reports kept beside the experiments (CSV, Markdown) are not experiments and are passed over.
  *
  * Task names join Verdict's task sets: `visualwebarena.<g>` is the VisualWebArena task with global id g (the set is
- * chosen from g's site range), `webarena.<n>` the WebArena task n, anything else `BrowserGym <benchmark>`.
+ * chosen from g's site range), `webarena.<n>` the WebArena task n, anything else `BrowserGym <benchmark>` (one task
+ * per seed where the benchmark draws its goal from the seed, see experimentTaskId).
  */
 import fs from "node:fs";
 import fsp from "node:fs/promises";
