@@ -238,21 +238,48 @@ function layoutOf(file: string): Layout {
 }
 
 /**
- * Resolves a step's `screenshot_path` ("trajectories/screenshots/<b>/<a>/<task>/screenshot_step_k.png"): against
- * every ancestor of the JSON file, with and without the leading `trajectories/`, then by file name in the usual
- * places. Null when the screenshot is not there (dataset subsets often ship without them).
+ * The dataset root an import may read from: the folder holding `trajectories/` when the input lies inside a
+ * dataset (`…/trajectories/cleaned/<b>/<a>`), else the input folder (or a single file's folder).
  */
-function resolveScreenshot(shotPath: string | null, num: number, file: string, layout: Layout): string | null {
+async function datasetRootOf(input: string): Promise<string> {
+  const abs = path.resolve(input);
+  const parts = abs.split(path.sep);
+  const at = parts.lastIndexOf("cleaned");
+  if (at > 0) {
+    const holder = parts.slice(0, at).join(path.sep) || path.sep;
+    return path.basename(holder) === "trajectories" ? path.dirname(holder) : holder;
+  }
+  return (await isDir(abs)) ? abs : path.dirname(abs);
+}
+
+/** Whether `p` is `root` or below it, once symbolic links are resolved. */
+function isInside(p: string, rootReal: string): boolean {
+  let real: string;
+  try {
+    real = fs.realpathSync(p);
+  } catch {
+    return false;
+  }
+  return real === rootReal || real.startsWith(rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep);
+}
+
+/**
+ * Resolves a step's `screenshot_path` ("trajectories/screenshots/<b>/<a>/<task>/screenshot_step_k.png"): against
+ * every ancestor of the JSON file up to the dataset root, with and without the leading `trajectories/`, then by
+ * file name in the usual places. Never outside the dataset root, links included: a crafted dataset must not pull
+ * other files of this machine into the store. Null when the screenshot is not there (subsets often ship without).
+ */
+function resolveScreenshot(shotPath: string | null, num: number, file: string, layout: Layout, root: { dir: string; real: string }): string | null {
   const rel = (shotPath ?? "").replace(/\\/g, "/").replace(/^\.?\//, "");
   const base = shotPath ? path.posix.basename(rel) : `screenshot_step_${num}.png`;
   const candidates: string[] = [];
   if (rel && !path.isAbsolute(rel) && !rel.split("/").includes("..")) {
     const stripped = rel.replace(/^trajectories\//, "");
     let dir = path.dirname(path.resolve(file));
-    for (let i = 0; i < 8; i++) {
+    for (;;) {
       candidates.push(path.join(dir, rel), path.join(dir, stripped));
       const parent = path.dirname(dir);
-      if (parent === dir) break;
+      if (dir === root.dir || parent === dir || !parent.startsWith(root.dir)) break;
       dir = parent;
     }
   }
@@ -261,7 +288,7 @@ function resolveScreenshot(shotPath: string | null, num: number, file: string, l
   }
   const here = path.dirname(path.resolve(file));
   candidates.push(path.join(here, layout.taskId, base), path.join(here, "screenshots", layout.taskId, base), path.join(here, "screenshots", base), path.join(here, base));
-  return candidates.find((c) => fs.existsSync(c)) ?? null;
+  return candidates.find((c) => fs.existsSync(c) && isInside(c, root.real)) ?? null;
 }
 
 /** Judge verdict from a reply: `<success>` tags (ARB's judges), `Status:` (AER), `Reward: n` (NNetNav, ≥ 4 = success). */
@@ -348,7 +375,7 @@ function str(v: unknown): string | null {
   return typeof v === "string" && v.trim() ? v : null;
 }
 
-async function readTrajectoryFile(file: string): Promise<ImportItem> {
+async function readTrajectoryFile(file: string, root: { dir: string; real: string }): Promise<ImportItem> {
   const { top, steps: compact, hasSteps } = await streamTrajectory(file);
   if (!hasSteps) throw new ImportError(file, `"steps" is missing`);
   const goal = str(top.goal);
@@ -368,7 +395,7 @@ async function readTrajectoryFile(file: string): Promise<ImportItem> {
     // BrowserGym's last step is the observation after the final action: nothing was done at it.
     else if (isLast) action = { type: "noop" };
     else action = { type: "unparsed", value: null, parseError: "the step has no action" };
-    const shot = resolveScreenshot(c.screenshotPath, index, file, layout);
+    const shot = resolveScreenshot(c.screenshotPath, index, file, layout, root);
     return {
       index,
       screenshot: shot ? fileImage(shot) : null,
@@ -507,7 +534,16 @@ export const agentRewardBenchImporter: Importer = {
     const files = await findTrajectoryFiles(input);
     if (!files.length) throw new ImportError(input, "no AgentRewardBench trajectory JSON files found");
     options.onTotal?.(files.length);
-    for (const file of files) yield await readTrajectoryFile(file);
+    const rootDir = await datasetRootOf(input);
+    const root = { dir: rootDir, real: fs.realpathSync(rootDir) };
+    for (const file of files) {
+      try {
+        yield await readTrajectoryFile(file, root);
+      } catch (e) {
+        if (!(e instanceof ImportError)) throw e;
+        yield { kind: "skipped", path: file, reason: e.message };
+      }
+    }
   },
 };
 

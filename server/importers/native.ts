@@ -7,7 +7,7 @@ import path from "node:path";
 import { MANIFEST_NAME, bundleManifestSchema, describeZodIssues, type BundleImage } from "../domain/bundle";
 import { readImageInfo } from "../domain/image-info";
 import { sha256 } from "../services/screenshot-store";
-import { exists, isDir, readJsonFile } from "./fs-helpers";
+import { exists, isDir } from "./fs-helpers";
 import { ImportError, type ImageRef, type Importer } from "./types";
 import { openZipReader } from "./zip";
 
@@ -18,21 +18,46 @@ interface BundleSource {
   close(): void;
 }
 
+/**
+ * Reads a file of a folder bundle, refusing any path or symbolic link that leads outside the folder: a bundle is
+ * someone else's data, and a link in it must not pull files from elsewhere on this machine into the store.
+ */
+async function readInsideFolder(root: string, rootReal: string, label: string, name: string): Promise<Uint8Array> {
+  const shown = path.join(label, name);
+  const p = path.resolve(root, name);
+  if (!p.startsWith(root + path.sep)) throw new ImportError(shown, "is outside the bundle folder");
+  let real: string;
+  try {
+    real = await fsp.realpath(p);
+  } catch {
+    throw new ImportError(shown, "file is missing");
+  }
+  if (!real.startsWith(rootReal + path.sep)) throw new ImportError(shown, "is a link to a file outside the bundle folder");
+  const stat = await fsp.stat(real);
+  if (!stat.isFile()) throw new ImportError(shown, "is not a file");
+  try {
+    return await fsp.readFile(real);
+  } catch (e) {
+    throw new ImportError(shown, `cannot be read (${(e as Error).message})`);
+  }
+}
+
 async function openSource(input: string): Promise<BundleSource> {
   if (await isDir(input)) {
     const root = path.resolve(input);
+    const rootReal = await fsp.realpath(root);
+    const read = (name: string) => readInsideFolder(root, rootReal, input, name);
     return {
       label: input,
-      readManifest: () => readJsonFile(path.join(root, MANIFEST_NAME)),
-      readFile: async (name) => {
-        const p = path.resolve(root, name);
-        if (!p.startsWith(root + path.sep)) throw new ImportError(path.join(input, name), "is outside the bundle folder");
+      readManifest: async () => {
+        const text = Buffer.from(await read(MANIFEST_NAME)).toString("utf8");
         try {
-          return await fsp.readFile(p);
-        } catch {
-          throw new ImportError(path.join(input, name), "file is missing");
+          return JSON.parse(text) as unknown;
+        } catch (e) {
+          throw new ImportError(path.join(input, MANIFEST_NAME), `is not valid JSON (${(e as Error).message})`);
         }
       },
+      readFile: read,
       close: () => {},
     };
   }

@@ -319,12 +319,12 @@ async function logFilesFor(resultDir: string): Promise<string[]> {
   };
   await addDir(path.join(resultDir, "log_files"));
   await addDir(path.join(path.dirname(resultDir), "log_files"));
-  // log_files.txt lists the logs the run wrote, relative to the runner's working directory.
+  // log_files.txt lists the logs the run wrote, relative to the runner's working directory. Only such relative
+  // `log_*.log` names are followed: a result folder must not make the import read other files of this machine.
   const listed = await fsp.readFile(path.join(resultDir, "log_files.txt"), "utf8").catch(() => "");
   for (const line of listed.split("\n").map((l) => l.trim()).filter(Boolean)) {
-    const candidates = path.isAbsolute(line)
-      ? [line]
-      : [resultDir, path.dirname(resultDir), path.dirname(path.dirname(resultDir))].map((d) => path.join(d, line));
+    if (path.isAbsolute(line) || line.split(/[\\/]/).includes("..") || !/^log_.*\.log$/.test(path.basename(line))) continue;
+    const candidates = [resultDir, path.dirname(resultDir), path.dirname(path.dirname(resultDir))].map((d) => path.join(d, line));
     const hit = candidates.find((c) => fs.existsSync(c));
     if (hit) found.add(path.resolve(hit));
   }
@@ -647,7 +647,15 @@ export const vwaRenderImporter: Importer = {
     if (!dirs.length) throw new ImportError(input, "no render_<task_id>.html files found");
     options.onTotal?.(dirs.reduce((n, d) => n + d.files.length, 0));
     for (const d of dirs) {
-      const run = await runInfo(d, input);
+      let run: RunInfo;
+      try {
+        run = await runInfo(d, input);
+      } catch (e) {
+        // A log or error.txt that cannot be read costs this result folder, not the others.
+        if (!(e instanceof ImportError)) throw e;
+        for (const f of d.files) yield { kind: "skipped", path: f, reason: e.message };
+        continue;
+      }
       for (const f of d.files) {
         try {
           yield await readRenderTrajectory(f, run);

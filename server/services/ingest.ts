@@ -134,7 +134,8 @@ function storedVerdict(v: ImportVerdict) {
     verdict: v.verdict,
     score: v.score,
     rationale: v.rationale,
-    rawReply: typeof v.raw === "string" ? v.raw : JSON.stringify(v.raw ?? null),
+    // A verdict that kept nothing raw stays null (a native bundle round trip must not turn it into "null").
+    rawReply: v.raw === null ? null : typeof v.raw === "string" ? v.raw : JSON.stringify(v.raw ?? null),
     model: v.model ?? null,
   };
 }

@@ -23,6 +23,10 @@ export interface ExperimentSpec {
   /** summary_info.json content; null = no file. */
   summary: Record<string, unknown> | null;
   stepsInfo?: unknown;
+  /** experiment.log content (default: the "Running experiment" line only). */
+  log?: string;
+  /** Folder name as a user left it (renamed); default experimentDirName(spec). */
+  dirName?: string;
 }
 
 /** Bytes that would fail loudly if anything tried to unpickle or even gunzip them. */
@@ -33,7 +37,7 @@ export function experimentDirName(spec: ExperimentSpec): string {
 }
 
 export async function writeExperiment(study: string, spec: ExperimentSpec, seed = 1): Promise<string> {
-  const dir = path.join(study, experimentDirName(spec));
+  const dir = path.join(study, spec.dirName ?? experimentDirName(spec));
   fs.mkdirSync(dir, { recursive: true });
   let s = seed;
   for (const k of spec.screenshots) fs.writeFileSync(path.join(dir, `screenshot_step_${k}.png`), await tinyPng(s++, 128, 72));
@@ -43,10 +47,29 @@ export async function writeExperiment(study: string, spec: ExperimentSpec, seed 
   fs.writeFileSync(path.join(dir, "exp_args.pkl"), NOT_A_PICKLE);
   fs.writeFileSync(path.join(dir, "goal_object.pkl.gz"), NOT_A_PICKLE);
   fs.writeFileSync(path.join(dir, "package_versions.txt"), "browsergym==0.13.0\nagentlab==0.3.2\n");
-  fs.writeFileSync(path.join(dir, "experiment.log"), "2024-08-01 10:20:52,000 - 4242 - agentlab - INFO - Running experiment\n");
+  fs.writeFileSync(path.join(dir, "experiment.log"), spec.log ?? "2024-08-01 10:20:52,000 - 4242 - agentlab - INFO - Running experiment\n");
   if (spec.summary) fs.writeFileSync(path.join(dir, "summary_info.json"), JSON.stringify(spec.summary, null, 4));
   if (spec.stepsInfo !== undefined) fs.writeFileSync(path.join(dir, "steps_info.json"), JSON.stringify(spec.stepsInfo));
   return dir;
+}
+
+/**
+ * experiment.log as BrowserGym's loop writes it: the "Running experiment" record, the agent's prompt with its
+ * `# Goal` section, an `action:` record per step (prose around a fenced call, or the bare call), HTTP noise, and
+ * the uncaught-exception warning when the run crashed.
+ */
+export function experimentLog(spec: { expName: string; goal: string; actions: string[]; crash?: string }): string {
+  let t = 0;
+  const rec = (logger: string, level: string, msg: string) => `2024-12-18 12:51:${String(t++ % 60).padStart(2, "0")},610 - 20100 - ${logger} - ${level} - ${msg}\n`;
+  let out = rec("browsergym.experiments.loop", "INFO", `Running experiment ${spec.expName} in:\n  results/2024-12-18_12-51-50_${spec.expName}`);
+  for (const action of spec.actions) {
+    out += rec("agent", "INFO", `# Instructions\n\nReview the current state of the page.\n\n# Goal\n\n${spec.goal}\n# Currently open tabs\n\nTab 0 (active tab)\n  URL: http://localhost/\n\n# Action Space\n\nnoop(wait_ms: float = 1000)\n    Examples:\n        noop()\n`);
+    out += rec("httpx", "INFO", 'HTTP Request: POST https://api.openai.com/v1/chat/completions "HTTP/1.1 200 OK"');
+    out += rec("browsergym.experiments.loop", "INFO", `action:\n${action}\n`);
+  }
+  if (spec.crash) out += rec("browsergym.experiments.loop", "WARNING", `Exception uncaught by agent or environment in task x.\n${spec.crash}\nTraceback (most recent call last):\n  File "loop.py", line 1\n`);
+  out += rec("browsergym.experiments.loop", "INFO", "Saving summary info.");
+  return out;
 }
 
 export function summary(nSteps: number, over: Record<string, unknown> = {}): Record<string, unknown> {

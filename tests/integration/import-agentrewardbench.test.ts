@@ -3,10 +3,10 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { agentRewardBenchImporter, parseJudgeReply } from "../../server/importers/agentrewardbench";
-import type { ImportTrajectory } from "../../server/importers/types";
+import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
-import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
+import { escapeRegExp } from "../helpers/db-snapshot";
 import { judgeResponse, summary, writeArb, writeJudgment, type ArbSpec } from "../helpers/browsergym-fixture";
 
 let ctx: TestContext;
@@ -202,10 +202,8 @@ interface TrajectoryJson {
 }
 const stepsOf = (j: TrajectoryJson) => j.steps as unknown[];
 
-describe("malformed AgentRewardBench files are rejected by a strict import with an exact error and nothing written", () => {
+describe("unreadable AgentRewardBench files are skipped with a reason naming the file; the others import", () => {
   async function expectRejected(mutate: (j: TrajectoryJson) => void, expected: (file: string) => string | RegExp, raw?: (text: string) => string) {
-    await runImport(ctx, { path: await writeArb(path.join(ctx.dir, "good"), SPEC) });
-    const before = storeSnapshot(ctx);
     const root = path.join(ctx.dir, "bad");
     await writeArb(root, { ...SPEC, taskId: "visualwebarena.resized.12" }, 200);
     const file = await writeArb(root, SPEC, 300);
@@ -214,8 +212,14 @@ describe("malformed AgentRewardBench files are rejected by a strict import with 
     let text = JSON.stringify(j);
     if (raw) text = raw(text);
     fs.writeFileSync(file, text);
-    await expect(runImport(ctx, { path: root, format: "agentrewardbench", strict: true })).rejects.toThrow(expected(file));
-    expect(storeSnapshot(ctx)).toEqual(before);
+    const want = expected(file);
+    const items: ImportItem[] = [];
+    for await (const item of agentRewardBenchImporter.read(root, {})) items.push(item);
+    const skipped = items.flatMap((i) => (i.kind === "skipped" ? [i] : []));
+    expect(skipped.map((i) => i.path)).toEqual([file]);
+    if (typeof want === "string") expect(skipped[0]!.reason).toBe(want);
+    else expect(skipped[0]!.reason).toMatch(want);
+    expect(items.filter((i) => i.kind === "trajectory")).toHaveLength(1);
   }
 
   it("a truncated file", async () => {
@@ -254,5 +258,32 @@ describe("malformed AgentRewardBench files are rejected by a strict import with 
     fs.mkdirSync(empty);
     fs.writeFileSync(path.join(empty, "notes.json"), JSON.stringify({ hello: "world" }));
     await expect(runImport(ctx, { path: empty, format: "agentrewardbench" })).rejects.toThrow(`${empty}: no AgentRewardBench trajectory JSON files found`);
+  });
+});
+
+describe("screenshots are looked for inside the dataset only (security review L4)", () => {
+  it("does not climb above the dataset root or follow links out of it; a sub-folder import still finds the dataset's own", async () => {
+    const outer = path.join(ctx.dir, "outer");
+    const dataset = path.join(outer, "dataset");
+    await writeArb(dataset, SPEC, 1);
+    const shots = (root: string) => path.join(root, "trajectories", "screenshots", SPEC.benchmark, SPEC.agent, SPEC.taskId);
+    // Step 2 has no screenshot in the dataset; a file with its relative path exists above the dataset root.
+    fs.mkdirSync(shots(outer), { recursive: true });
+    fs.copyFileSync(path.join(shots(dataset), "screenshot_step_0.png"), path.join(shots(outer), "screenshot_step_2.png"));
+    // Step 3's screenshot is a link to a file outside the dataset.
+    const secret = path.join(ctx.dir, "secret.png");
+    fs.copyFileSync(path.join(shots(dataset), "screenshot_step_1.png"), secret);
+    fs.rmSync(path.join(shots(dataset), "screenshot_step_3.png"));
+    fs.symlinkSync(secret, path.join(shots(dataset), "screenshot_step_3.png"));
+
+    const [t] = await read(dataset);
+    expect(t!.steps.map((s) => s.screenshot?.origin ?? null)).toEqual([
+      path.join(shots(dataset), "screenshot_step_0.png"),
+      path.join(shots(dataset), "screenshot_step_1.png"),
+      null,
+      null,
+    ]);
+    const [sub] = await read(path.join(dataset, "trajectories", "cleaned", SPEC.benchmark));
+    expect(sub!.steps.map((s) => s.screenshot !== null)).toEqual([true, true, false, false]);
   });
 });

@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { browserGymImporter, PICKLED_ACTION_ERROR } from "../../server/importers/browsergym";
-import type { ImportTrajectory } from "../../server/importers/types";
+import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
@@ -54,7 +54,8 @@ describe("BrowserGym / AgentLab importer", () => {
     expect(report.format).toBe("browsergym");
     expect(report.trajectories.map((t) => [t.externalTaskId, t.steps, t.screenshots, t.rawScreenshots])).toEqual([
       // Folder-name order: the same start time sorts by agent and task.
-      ["miniwob.click-test", 3, 2, 0],
+      // MiniWoB draws its goal from the seed: each seed is its own task.
+      ["miniwob.click-test#seed0", 3, 2, 0],
       ["visualwebarena.450", 4, 4, 4],
       ["visualwebarena.450", 4, 4, 0],
     ]);
@@ -99,7 +100,7 @@ describe("BrowserGym / AgentLab importer", () => {
   it("stores cum_reward as a rule verdict and keys runs by study and agent", async () => {
     const study = await writeStudy(path.join(ctx.dir, "study one"));
     const trajs = await read(study);
-    expect(trajs.map((t) => t.task.externalId)).toEqual(["miniwob.click-test", "visualwebarena.450", "visualwebarena.450"]);
+    expect(trajs.map((t) => t.task.externalId)).toEqual(["miniwob.click-test#seed0", "visualwebarena.450", "visualwebarena.450"]);
     expect(trajs[1]!.verdicts).toEqual([
       {
         evaluator: "browsergym:cum_reward",
@@ -139,7 +140,7 @@ describe.skipIf(!realSummary)("BrowserGym importer on AgentLab's real summary_in
     fs.copyFileSync(realSummary!, path.join(dir, "summary_info.json"));
     const report = await runImport(ctx, { path: path.join(ctx.dir, "test_study") });
     const d = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
-    expect(d.task.externalId).toBe("miniwob.ascending-numbers");
+    expect(d.task.externalId).toBe("miniwob.ascending-numbers#seed64");
     // n_steps is 10 but only two screenshots exist: the other steps are kept without one.
     expect(d.steps).toHaveLength(11);
     expect(d.steps.filter((s) => s.screenshotHash).length).toBe(2);
@@ -150,7 +151,56 @@ describe.skipIf(!realSummary)("BrowserGym importer on AgentLab's real summary_in
   });
 });
 
-describe("malformed BrowserGym folders are rejected by a strict import with an exact error and nothing written", () => {
+describe("unreadable experiments are skipped with a reason naming the file; the rest of the study imports", () => {
+  async function expectSkipped(setup: (study: string) => { path: string; reason: string | RegExp }) {
+    const study = await writeStudy(path.join(ctx.dir, "bad study"));
+    const expected = setup(study);
+    const items: ImportItem[] = [];
+    for await (const item of browserGymImporter.read(study, {})) items.push(item);
+    const skipped = items.filter((i) => i.kind === "skipped");
+    expect(skipped.map((i) => i.path)).toEqual([expected.path]);
+    if (typeof expected.reason === "string") expect(skipped[0]!.reason).toBe(expected.reason);
+    else expect(skipped[0]!.reason).toMatch(expected.reason);
+    expect(items.filter((i) => i.kind === "trajectory")).toHaveLength(2);
+  }
+
+  it("summary_info.json that is not JSON", async () => {
+    await expectSkipped((study) => {
+      const f = path.join(study, experimentDirName(MINIWOB), "summary_info.json");
+      fs.writeFileSync(f, '{"n_steps": 2,');
+      return { path: path.dirname(f), reason: new RegExp(`^${escapeRegExp(f)}: is not valid JSON \\(`) };
+    });
+  });
+
+  it("n_steps that is not an integer", async () => {
+    await expectSkipped((study) => {
+      const f = path.join(study, experimentDirName(VWA_B), "summary_info.json");
+      fs.writeFileSync(f, JSON.stringify(summary(3, { n_steps: "3" })));
+      return { path: path.dirname(f), reason: `${f}: "n_steps" is not a non-negative integer` };
+    });
+  });
+
+  it("cum_reward that is not a number", async () => {
+    await expectSkipped((study) => {
+      const f = path.join(study, experimentDirName(VWA_B), "summary_info.json");
+      fs.writeFileSync(f, JSON.stringify(summary(3, { cum_reward: "1.0" })));
+      return { path: path.dirname(f), reason: `${f}: "cum_reward" is not a number` };
+    });
+  });
+
+  it("an experiment folder whose name is not BrowserGym's and whose log does not name it", async () => {
+    await expectSkipped((study) => {
+      const bad = path.join(study, "my experiment");
+      fs.renameSync(path.join(study, experimentDirName(MINIWOB)), bad);
+      return {
+        path: bad,
+        reason: `${bad}: folder name does not follow BrowserGym's <YYYY-MM-DD_HH-MM-SS>_<agent>_on_<task>_<seed> pattern and experiment.log does not name the experiment`,
+      };
+    });
+  });
+});
+
+describe("malformed BrowserGym folders are rejected with an exact error and nothing written", () => {
   async function expectRejected(setup: (study: string) => string | RegExp) {
     await runImport(ctx, { path: await writeStudy(path.join(ctx.dir, "good")) });
     const before = storeSnapshot(ctx);
@@ -159,38 +209,6 @@ describe("malformed BrowserGym folders are rejected by a strict import with an e
     await expect(runImport(ctx, { path: study, format: "browsergym", strict: true })).rejects.toThrow(expected);
     expect(storeSnapshot(ctx)).toEqual(before);
   }
-
-  it("summary_info.json that is not JSON", async () => {
-    await expectRejected((study) => {
-      const f = path.join(study, experimentDirName(MINIWOB), "summary_info.json");
-      fs.writeFileSync(f, '{"n_steps": 2,');
-      return new RegExp(`^${escapeRegExp(f)}: is not valid JSON \\(`);
-    });
-  });
-
-  it("n_steps that is not an integer", async () => {
-    await expectRejected((study) => {
-      const f = path.join(study, experimentDirName(VWA_B), "summary_info.json");
-      fs.writeFileSync(f, JSON.stringify(summary(3, { n_steps: "3" })));
-      return `${f}: "n_steps" is not a non-negative integer`;
-    });
-  });
-
-  it("cum_reward that is not a number", async () => {
-    await expectRejected((study) => {
-      const f = path.join(study, experimentDirName(VWA_B), "summary_info.json");
-      fs.writeFileSync(f, JSON.stringify(summary(3, { cum_reward: "1.0" })));
-      return `${f}: "cum_reward" is not a number`;
-    });
-  });
-
-  it("an experiment folder whose name is not BrowserGym's", async () => {
-    await expectRejected((study) => {
-      const bad = path.join(study, "my experiment");
-      fs.renameSync(path.join(study, experimentDirName(MINIWOB)), bad);
-      return `${bad}: folder name does not follow BrowserGym's <YYYY-MM-DD_HH-MM-SS>_<agent>_on_<task>_<seed> pattern`;
-    });
-  });
 
   it("a screenshot that is not an image", async () => {
     await expectRejected((study) => {
@@ -204,7 +222,7 @@ describe("malformed BrowserGym folders are rejected by a strict import with an e
     const empty = path.join(ctx.dir, "nothing");
     fs.mkdirSync(path.join(empty, "sub"), { recursive: true });
     await expect(runImport(ctx, { path: empty, format: "browsergym" })).rejects.toThrow(
-      `${empty}: no BrowserGym experiment folders found (folders with summary_info.json or screenshot_step_0.png)`,
+      `${empty}: no BrowserGym experiment folders found (folders with summary_info.json, experiment.log or screenshot_step_0.png)`,
     );
   });
 });

@@ -50,3 +50,61 @@ describe.skipIf(!webarena)("WebArena renders from HuiyuanYan/webarena (skipped: 
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 11]);
   });
 });
+
+const pr301 = sharedPath("fixtures", "real", "browsergym-pr301");
+
+describe.skipIf(!pr301)("BrowserGym experiments from BrowserGym PR 301 (skipped: ../shared/fixtures/real absent)", () => {
+  it("imports all 9 experiments with goals and actions from experiment.log, reports beside them passed over", async () => {
+    const importer = await detectImporter(pr301!);
+    expect(importer.format).toBe("browsergym");
+    const items = await itemsOf(importer, pr301!);
+    expect(items.filter((i) => i.kind === "skipped")).toEqual([]);
+    const trajs = items.flatMap((i) => (i.kind === "trajectory" ? [i.trajectory] : []));
+    expect(trajs).toHaveLength(9);
+    // Every step the agent acted at is known from the log; only the final observations are no-ops.
+    for (const t of trajs) {
+      expect(t.steps.filter((s) => s.action.type === "unparsed")).toEqual([]);
+      expect(t.steps[t.steps.length - 1]!.action).toEqual({ type: "noop" });
+    }
+    const kb = trajs.find((t) => t.task.externalId === "workarena.servicenow.knowledge-base-search#seed5")!;
+    expect(kb.task.intent).toMatch(/^Answer the following question using the knowledge base: "What's the exact amount of water/);
+    expect(kb.finalAnswer).toBe("The exact amount of water that office #456 utilizes each year is 50,000 gallons.");
+    expect(kb.steps[0]!.action).toEqual({ type: "type", target: "112", value: "water usage office #456", submit: false });
+    expect(kb.steps[0]!.url).toBe("https://dev282647.service-now.com/now/nav/ui/classic/params/target/kb?id=kb_home");
+    const crashed = trajs.find((t) => t.task.externalId.startsWith("workarena.servicenow.filter-asset-list"))!;
+    expect(crashed.outcome).toBe("error");
+    // The same task with another seed has another goal, so another task.
+    const ipadPro = trajs.filter((t) => t.task.externalId.startsWith("workarena.servicenow.order-ipad-pro#"));
+    expect(new Set(ipadPro.map((t) => t.task.externalId)).size).toBe(3);
+    expect(new Set(ipadPro.map((t) => t.task.intent)).size).toBe(3);
+
+    const report = await runImport(ctx, { path: pr301! });
+    expect([report.created, report.updated, report.unchanged]).toEqual([9, 0, 0]);
+    const again = await runImport(ctx, { path: pr301! });
+    expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 9]);
+  });
+});
+
+const agentlab = sharedPath("fixtures", "real", "agentlab-error-analysis");
+
+describe.skipIf(!agentlab)("AgentLab error-analysis experiments (skipped: ../shared/fixtures/real absent)", () => {
+  it("imports all 4 experiments with no screenshots and no log; study summaries and the error report are passed over", async () => {
+    const importer = await detectImporter(agentlab!);
+    expect(importer.format).toBe("browsergym");
+    const items = await itemsOf(importer, agentlab!);
+    expect(items.filter((i) => i.kind === "skipped")).toEqual([]);
+    const trajs = items.flatMap((i) => (i.kind === "trajectory" ? [i.trajectory] : []));
+    expect(trajs.map((t) => [t.task.externalId, t.steps.length])).toEqual([
+      ["miniwob.click-checkboxes#seed7", 3],
+      ["miniwob.click-checkboxes#seed20", 4],
+      ["miniwob.click-dialog#seed14", 2],
+      ["miniwob.click-dialog#seed28", 2],
+    ]);
+    expect(new Set(trajs.map((t) => t.run.model))).toEqual(new Set(["gpt-4o-mini"]));
+
+    const report = await runImport(ctx, { path: agentlab! });
+    expect([report.created, report.updated, report.unchanged]).toEqual([4, 0, 0]);
+    const again = await runImport(ctx, { path: agentlab! });
+    expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 4]);
+  });
+});

@@ -206,3 +206,41 @@ describe("skipped trajectories", () => {
     expect(items.filter((i) => i.kind === "trajectory")).toHaveLength(2);
   });
 });
+
+describe("a result folder whose error.txt cannot be read", () => {
+  it("skips that folder's renders with the reason and imports the other folders", async () => {
+    const root = path.join(ctx.dir, "tree");
+    await writeVwaResultDir(path.join(root, "a"), 1);
+    const render = writeRender(path.join(root, "b"), 7, WA_CONFIG, [a11yStep({})]);
+    const errorFile = path.join(root, "b", "error.txt");
+    fs.mkdirSync(errorFile);
+    const items = await itemsOf(root);
+    const skipped = items.flatMap((i) => (i.kind === "skipped" ? [i] : []));
+    expect(skipped.map((i) => i.path)).toEqual([render]);
+    expect(skipped[0]!.reason).toMatch(new RegExp(`^${errorFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: cannot be read \\(`));
+    expect(items.filter((i) => i.kind === "trajectory")).toHaveLength(2);
+  });
+});
+
+describe("runner logs", () => {
+  it("log_files.txt is followed for relative log_*.log names only, never to an absolute path or out with ..", async () => {
+    const repo = path.join(ctx.dir, "webarena");
+    const dir = await writeVwaResultDir(path.join(repo, "results"));
+    fs.rmSync(path.join(dir, "log_files"), { recursive: true });
+    const fail = "2024-05-01 10:00:00,123 - INFO - [Result] (FAIL) config_files/vwa/test_shopping/12.json\n";
+    // Only the outside files speak of reddit 3.
+    const pass = "2024-05-01 10:00:00,123 - INFO - [Result] (PASS) config_files/vwa/test_reddit/3.json\n";
+    fs.mkdirSync(path.join(repo, "log_files"));
+    fs.writeFileSync(path.join(repo, "log_files", "log_20240501100000_1.log"), fail);
+    // Elsewhere on the machine: files a crafted log_files.txt points at.
+    fs.writeFileSync(path.join(ctx.dir, "log_20240501100000_9.log"), pass);
+    fs.writeFileSync(path.join(ctx.dir, "notes.txt"), pass);
+    fs.writeFileSync(
+      path.join(dir, "log_files.txt"),
+      ["log_files/log_20240501100000_1.log", path.join(ctx.dir, "log_20240501100000_9.log"), "../../log_20240501100000_9.log", "../../notes.txt"].join("\n"),
+    );
+    const byId = new Map((await trajectoriesOf(dir)).map((t) => [t.task.externalId, t]));
+    expect(byId.get("visualwebarena.456")!.verdicts).toMatchObject([{ verdict: "failure", raw: { logFile: path.join(repo, "log_files", "log_20240501100000_1.log") } }]);
+    expect(byId.get("visualwebarena.237")!.verdicts).toEqual([]);
+  });
+});
