@@ -60,7 +60,7 @@ describe("verdict round trip", () => {
 });
 
 describe("symbolic links in a folder bundle", () => {
-  it("an image linked to a file outside the bundle is refused and nothing is written", async () => {
+  it("an image linked to a file outside the bundle is refused: a strict import writes nothing, a plain one skips what uses it", async () => {
     await seed(a);
     const out = await exported(a, "export");
     const img = fs.readdirSync(path.join(out, "images"))[0]!;
@@ -69,9 +69,15 @@ describe("symbolic links in a folder bundle", () => {
     fs.copyFileSync(path.join(out, "images", img), outside);
     fs.rmSync(path.join(out, "images", img));
     fs.symlinkSync(outside, path.join(out, "images", img));
+    const refusal = `${path.join(out, "images", img)}: is a link to a file outside the bundle folder`;
     const before = storeSnapshot(b);
-    await expect(runImport(b, { path: out })).rejects.toThrow(`${path.join(out, "images", img)}: is a link to a file outside the bundle folder`);
+    await expect(runImport(b, { path: out, strict: true })).rejects.toThrow(refusal);
     expect(storeSnapshot(b)).toEqual(before);
+    // Without --strict the trajectories that use the linked image are skipped with that reason; the rest import.
+    const report = await runImport(b, { path: out });
+    expect(report.skipped.length).toBeGreaterThan(0);
+    for (const s of report.skipped) expect(`${s.path}: ${s.reason}`).toBe(refusal);
+    expect(report.created + report.skipped.length).toBe(2);
   });
 
   it("a manifest linked to a file outside the bundle is refused", async () => {
