@@ -153,26 +153,33 @@ export async function runImportJob(
   try {
     let input = payload.source.kind === "upload" ? payload.source.file : payload.source.path;
     if (payload.source.kind === "upload") cleanup.push(payload.source.file);
-    let importer = payload.format !== "auto" ? getImporter(payload.format) : await detectImporter(input).catch(() => null);
-    if (!importer && payload.source.kind === "upload") {
-      reportProgress({ done: 0, total: null, label: payload.source.name, phase: "extracting" });
-      const dir = `${payload.source.file}.d`;
-      cleanup.push(dir);
-      await fsp.rm(dir, { recursive: true, force: true });
-      await fsp.mkdir(dir, { recursive: true });
-      const zip = await openZipReader(payload.source.file, ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv));
+    let importer = payload.format !== "auto" ? getImporter(payload.format) : null;
+    if (payload.source.kind === "upload") {
+      const limits = ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv);
+      const zip = await openZipReader(payload.source.file, limits);
       try {
-        await zip.extractTo(dir);
+        // A Verdict bundle is read as a zip; any other source is unpacked and read as the folder it was.
+        const bundle = zip.has("manifest.json") && (!importer || importer.format === "native");
+        if (!bundle) {
+          reportProgress({ done: 0, total: null, label: payload.source.name, phase: "extracting" });
+          const dir = `${payload.source.file}.d`;
+          cleanup.push(dir);
+          await fsp.rm(dir, { recursive: true, force: true });
+          await fsp.mkdir(dir, { recursive: true });
+          await zip.extractTo(dir);
+          // A zip of one folder: import that folder.
+          const top = (await fsp.readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith(".") && e.name !== "__MACOSX");
+          input = top.length === 1 && top[0]!.isDirectory() ? path.join(dir, top[0]!.name) : dir;
+        }
       } finally {
         zip.close();
       }
-      // A zip of one folder: import that folder.
-      const top = (await fsp.readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith(".") && e.name !== "__MACOSX");
-      input = top.length === 1 && top[0]!.isDirectory() ? path.join(dir, top[0]!.name) : dir;
-      importer = await detectImporter(input).catch((e: unknown) => {
-        if (e instanceof ImportError) throw new ImportError(payload.source.kind === "upload" ? payload.source.name : input, e.problem);
-        throw e;
-      });
+      if (!importer) {
+        const name = payload.source.name;
+        importer = await detectImporter(input).catch((e: unknown) => {
+          throw e instanceof ImportError ? new ImportError(name, `${e.problem.replace(/; pass --format$/, "")}; choose the format`) : e;
+        });
+      }
     }
     if (!importer) importer = await detectImporter(input);
     let last = 0;
@@ -188,12 +195,25 @@ export async function runImportJob(
       },
     });
     finished = true;
+    if (payload.source.kind === "upload") {
+      // Name files as the person knows them (inside their zip), not by the server's upload folder.
+      const named = uploadNames(payload.source);
+      for (const x of report.skipped) x.path = named(x.path);
+      for (const x of report.warnings) x.path = named(x.path);
+      for (const t of report.trajectories) t.sourcePath = named(t.sourcePath);
+    }
     return report;
   } catch (e) {
+    const named = uploadNames(payload.source);
     if (e instanceof ImportRefusedError) {
       // Nothing importable: kept as the job's result so the page can list every skipped file and its reason.
       finished = true;
-      return { failure: e.message, skipped: e.skipped } satisfies RefusedImport as unknown as ImportReport;
+      const skipped = e.skipped.map((x) => ({ path: named(x.path), reason: x.reason }));
+      return { failure: named(e.message), skipped } satisfies RefusedImport as unknown as ImportReport;
+    }
+    if (e instanceof ImportError && payload.source.kind === "upload") {
+      finished = !signal.aborted;
+      throw new Error(named(e.message));
     }
     finished = !signal.aborted;
     throw e;
@@ -207,6 +227,12 @@ export async function runImportJob(
 interface RefusedImport {
   failure: string;
   skipped: { path: string; reason: string }[];
+}
+
+/** Rewrites server paths of an upload (the zip, its extracted folder) to the uploaded file's name. */
+function uploadNames(source: ImportSource): (text: string) => string {
+  if (source.kind !== "upload") return (t) => t;
+  return (t) => t.split(`${source.file}.d${path.sep}`).join(`${source.name}: `).split(source.file).join(source.name);
 }
 
 function view(job: JobRow): ImportJobView {
