@@ -64,6 +64,8 @@ test.describe("Import page (researcher)", () => {
     await expect(rows.nth(0)).toContainText("Upload--1");
     await expect(rows.nth(1)).toContainText("Upload--3");
 
+    // The recent imports list catches up with the finished import.
+    await expect(page.getByText("2 created, 1 skipped")).toBeVisible();
     await expectCleanLayout(page, [page.getByTestId("import-job")]);
     await screenshotAt(page, "import-report", { width: 1280, height: 800 });
 
@@ -86,7 +88,7 @@ test.describe("Import page (researcher)", () => {
     await page.goto("/import");
     await page.getByLabel("Archive").setInputFiles(big);
     await page.getByRole("button", { name: "Upload and import" }).click();
-    await expect(page.getByRole("alert")).toContainText("too-big.zip is 5 MB; uploads are limited to 4 MB");
+    await expect(page.getByRole("alert").filter({ hasText: "too-big.zip" })).toContainText("too-big.zip is 5 MB; uploads are limited to 4 MB");
 
     const res = await page.request.post("/api/imports?name=too-big.zip", { data: fs.readFileSync(big), headers: { "Content-Type": "application/zip" } });
     expect(res.status()).toBe(413);
@@ -103,7 +105,7 @@ test.describe("Import page (annotator)", () => {
 
   test("is refused, in the page and on the upload route", async ({ page }) => {
     await page.goto("/import");
-    await expect(page.getByRole("alert")).toContainText("Importing trajectories is for researchers and admins");
+    await expect(page.getByRole("alert").filter({ hasText: "Researchers only" })).toContainText("Importing trajectories is for researchers and admins");
     await expect(page.getByRole("link", { name: "Import", exact: true })).toHaveCount(0);
     const res = await page.request.post("/api/imports?name=a.zip", { data: "PK\x03\x04", headers: { "Content-Type": "application/zip" } });
     expect(res.status()).toBe(403);

@@ -5,7 +5,7 @@
  * repaired — with links to the new trajectories and their runs. The job id lives in the URL (`?job=`), so a
  * reload or a shared link shows the same import.
  */
-import { useMutation, useQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -68,6 +68,13 @@ function uploadZip(file: File, format: string, onProgress: (fraction: number) =>
 export function ImportWorkspace({ options, recent, initialJobId }: { options: Options; recent: JobView[]; initialJobId: number | null }) {
   const router = useRouter();
   const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  // The list refreshes while any import in it is still under way, and when a new one starts.
+  const recentQ = useQuery({
+    ...trpc.imports.recent.queryOptions(),
+    initialData: recent,
+    refetchInterval: (q) => (q.state.data?.some((j) => j.status === "queued" || j.status === "running") ? 1_000 : false),
+  });
   const [jobId, setJobId] = useState<number | null>(initialJobId);
   const [file, setFile] = useState<File | null>(null);
   const [format, setFormat] = useState("auto");
@@ -78,6 +85,7 @@ export function ImportWorkspace({ options, recent, initialJobId }: { options: Op
   const follow = (id: number) => {
     setJobId(id);
     setError(null);
+    void queryClient.invalidateQueries(trpc.imports.recent.queryFilter());
     router.replace(`/import?job=${id}`, { scroll: false });
   };
 
@@ -186,7 +194,7 @@ export function ImportWorkspace({ options, recent, initialJobId }: { options: Op
 
       {jobId !== null && <ImportJob id={jobId} />}
 
-      <RecentImports recent={recent} current={jobId} onOpen={follow} />
+      <RecentImports recent={recentQ.data} current={jobId} onOpen={follow} />
     </div>
   );
 }
