@@ -76,6 +76,8 @@ export default defineConfig({
       VERDICT_DB: path.join(dataDir, "verdict.db"),
       VERDICT_DATA_DIR: dataDir,
       NEXT_TELEMETRY_DISABLED: "1",
+      // Small enough for tests/e2e/import.spec.ts to reach without a huge file.
+      VERDICT_IMPORT_MAX_UPLOAD_MB: "4",
     },
   },
 });

@@ -22,5 +22,6 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/analytics", label: "Analytics", ready: true, minRole: "researcher" },
   { href: "/judges", label: "Judges", ready: false, minRole: "researcher" },
   { href: "/live", label: "Live runs", ready: true, minRole: "researcher" },
+  { href: "/import", label: "Import", ready: true, minRole: "researcher" },
   { href: "/users", label: "Users", ready: true, minRole: "admin" },
 ];

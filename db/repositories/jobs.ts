@@ -417,3 +417,8 @@ export function failedJobErrors(db: Db, groupKey: string, limit = 10): { error: 
     .limit(limit)
     .all();
 }
+
+/** The newest jobs of one type (the Import page's recent imports). */
+export function listRecentJobsOfType(db: Db, type: string, limit = 20): JobRow[] {
+  return db.select().from(jobs).where(eq(jobs.type, type)).orderBy(desc(jobs.id)).limit(limit).all();
+}

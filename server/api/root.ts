@@ -8,6 +8,7 @@ import { liveRunsRouter } from "./routers/live-runs";
 import { judgeRouter } from "./routers/judge";
 import { accountsRouter } from "./routers/accounts";
 import { campaignsRouter, labellingRouter } from "./routers/annotation";
+import { importsRouter } from "./routers/imports";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -21,6 +22,7 @@ export const appRouter = createTRPCRouter({
   accounts: accountsRouter,
   campaigns: campaignsRouter,
   labelling: labellingRouter,
+  imports: importsRouter,
 });
 
 export type AppRouter = typeof appRouter;

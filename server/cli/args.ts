@@ -12,6 +12,8 @@ export class UsageError extends Error {
 export interface ParsedArgs {
   positionals: string[];
   flags: Map<string, string | true>;
+  /** Every value of each value flag, in order, for repeatable flags (`--eval-log A --eval-log B`). */
+  repeated: Map<string, string[]>;
 }
 
 export function parseArgs(argv: string[], spec: { valueFlags?: string[]; boolFlags?: string[] }): ParsedArgs {
@@ -19,6 +21,7 @@ export function parseArgs(argv: string[], spec: { valueFlags?: string[]; boolFla
   const boolFlags = new Set(spec.boolFlags ?? []);
   const positionals: string[] = [];
   const flags = new Map<string, string | true>();
+  const repeated = new Map<string, string[]>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === "--") {
@@ -35,6 +38,7 @@ export function parseArgs(argv: string[], spec: { valueFlags?: string[]; boolFla
       const value = eq !== -1 ? a.slice(eq + 1) : argv[++i];
       if (value === undefined) throw new UsageError(`--${name} needs a value`);
       flags.set(name, value);
+      repeated.set(name, [...(repeated.get(name) ?? []), value]);
     } else if (boolFlags.has(name)) {
       if (eq !== -1) throw new UsageError(`--${name} takes no value`);
       flags.set(name, true);
@@ -42,7 +46,7 @@ export function parseArgs(argv: string[], spec: { valueFlags?: string[]; boolFla
       throw new UsageError(`unknown option --${name}`);
     }
   }
-  return { positionals, flags };
+  return { positionals, flags, repeated };
 }
 
 export function flagString(args: ParsedArgs, name: string): string | undefined {

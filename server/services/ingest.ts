@@ -265,7 +265,7 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
       committer.trajectory(p);
     } catch (e) {
       if (!(e instanceof ImportError)) throw e;
-      skip(p.traj.sourcePath, e.problem);
+      skip(e.file, e.problem);
     }
   }
 

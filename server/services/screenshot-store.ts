@@ -10,6 +10,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
+import { ImportError } from "../importers/types";
 
 const HASH_RE = /^[0-9a-f]{64}$/;
 
@@ -121,7 +122,9 @@ export class ScreenshotBatch {
       for (const hash of new Set(hashes)) {
         const dest = this.store.pathFor(hash);
         if (fs.existsSync(dest)) continue;
-        if (!this.staged.has(hash)) throw new Error(`${origin(hash)}: image ${hash.slice(0, 12)}… vanished from the screenshot store during the import; import again`);
+        if (!this.staged.has(hash)) {
+          throw new ImportError(origin(hash), `image ${hash.slice(0, 12)}… vanished from the screenshot store during the import (another import rolled back); import again`);
+        }
         const dir = path.dirname(dest);
         if (!this.madeDirs.has(dir)) {
           fs.mkdirSync(dir, { recursive: true });

@@ -26,6 +26,8 @@ const POLICY: [RegExp, Access][] = [
   [/^(trajectories|taskSets|tasks|runs)\./, "signedIn"],
   [/^judge\.verdicts\.forTrajectory$/, "signedIn"],
   [/^(judge|analytics|liveRuns)\./, "researcher"],
+  [/^imports\.startFromPath$/, "admin"],
+  [/^imports\./, "researcher"],
 ];
 
 type Procedure = { _def: { type: string; meta?: ProcedureMeta } };

@@ -5,6 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
+import { writeZipBomb } from "../helpers/zip-bomb";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
@@ -28,7 +29,8 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe("npm run cli", () => {
+// Each test spawns the CLI through tsx several times; on a shared, loaded machine one spawn can take 15 s.
+describe("npm run cli", { timeout: 240_000 }, () => {
   it("import --json prints exactly one JSON object with the documented keys, then reports unchanged", async () => {
     const src = await writeWebVoyagerFixture(path.join(dir, "results"), [
       { id: "Cli--1", intent: "Try the CLI.", url: "https://cli.test/", actions: ["Click [0]", "ANSWER; ok"] },
@@ -57,12 +59,18 @@ describe("npm run cli", () => {
     const missing = path.join(dir, "nope");
     const bad = await cli(["import", missing, "--json"]);
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toBe("");
+    expect(JSON.parse(bad.stdout)).toEqual({ error: expect.stringContaining(`${missing}: cannot tell which format this is`), exitCode: 1 });
     expect(bad.stderr).toContain(`${missing}: cannot tell which format this is`);
 
     const usage = await cli(["import"]);
     expect(usage.code).toBe(2);
+    expect(usage.stdout).toBe("");
     expect(usage.stderr).toContain("missing <path> to import");
+
+    // With --json even a usage error is one JSON object on stdout.
+    const usageJson = await cli(["import", "--json", "--eval-log", path.join(dir, "no-such.log"), "x"]);
+    expect(usageJson.code).toBe(2);
+    expect(JSON.parse(usageJson.stdout)).toEqual({ error: `--eval-log ${path.join(dir, "no-such.log")}: no such file`, exitCode: 2 });
 
     const unknown = await cli(["import", "x", "--frobnicate"]);
     expect(unknown.code).toBe(2);
@@ -70,5 +78,41 @@ describe("npm run cli", () => {
 
     const noCommand = await cli(["fly"]);
     expect(noCommand.code).toBe(2);
+  });
+
+  it("import skips a broken trajectory (exit 3, listed in the JSON); --strict refuses it (exit 1, nothing written)", async () => {
+    const src = await writeWebVoyagerFixture(path.join(dir, "partly-broken"), [
+      { id: "Part--1", intent: "Fine.", url: "https://cli.test/", actions: ["Click [0]", "ANSWER; ok"] },
+      { id: "Part--2", intent: "Broken.", url: "https://cli.test/", actions: ["Click [0]", "ANSWER; ok"] },
+    ], 40);
+    const broken = path.join(src, "taskPart--2", "screenshot1.png");
+    fs.writeFileSync(broken, "garbage");
+    const strict = await cli(["import", src, "--strict", "--json"]);
+    expect(strict.code).toBe(1);
+    expect(JSON.parse(strict.stdout)).toEqual({ error: `${broken}: is not a PNG, JPEG, WebP or GIF image`, exitCode: 1 });
+
+    // `created: 1` also shows that the strict attempt wrote nothing.
+    const partial = await cli(["import", src, "--json"]);
+    expect(partial.code).toBe(3);
+    const report = JSON.parse(partial.stdout);
+    expect(report).toMatchObject({ created: 1, updated: 0, unchanged: 0, warnings: [], tasks: { created: 1, updated: 0, unchanged: 0 } });
+    expect(report.skipped).toEqual([{ path: broken, reason: "is not a PNG, JPEG, WebP or GIF image" }]);
+    expect(report.trajectories).toEqual([expect.objectContaining({ externalTaskId: "Part--1", status: "created", warnings: [] })]);
+
+    const human = await cli(["import", src]);
+    expect(human.code).toBe(3);
+    expect(human.stdout).toBe("");
+    expect(human.stderr).toContain(`skipped: 1 (not imported)\n    ${broken}: is not a PNG, JPEG, WebP or GIF image`);
+  });
+
+  it("refuses the 408 KB zip that expands to 400 MB quickly, with the same limit as the web", async () => {
+    const bomb = writeZipBomb(path.join(dir, "bomb.zip"));
+    const started = Date.now();
+    const r = await cli(["import", bomb, "--json"]);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).error).toMatch(/entry "manifest\.json" expands \d+ times \(400 MB from \d+ KB\), more than the 100× allowed/);
+    // Refused from the zip's directory: well under the seconds that expanding 400 MB took (spawning tsx alone
+    // takes a few seconds on a busy machine, so the bound is loose; the in-process bound is in import-report.test.ts).
+    expect(Date.now() - started).toBeLessThan(60_000);
   });
 });

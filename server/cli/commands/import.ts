@@ -1,67 +1,127 @@
+import fs from "node:fs";
 import { getAppContext } from "../../context";
-import { runImport } from "../../services/ingest";
+import { ImportRefusedError, runImport, type ImportReport } from "../../services/ingest";
 import { IMPORTERS } from "../../importers/registry";
 import { UsageError, flagBool, flagString, parseArgs } from "../args";
 import { createProgressBar } from "../progress";
-import type { CliCommand } from "../types";
+import type { CliCommand, CliIO } from "../types";
+
+/**
+ * Exit codes of `import` (documented in the README, "Importing trajectories"):
+ * 0 everything readable was imported (trajectories with repair warnings count as imported),
+ * 3 some trajectories were skipped, the rest imported,
+ * 1 nothing importable, `--strict` refusal, or another error (nothing written by this import),
+ * 2 bad usage.
+ */
+export const IMPORT_EXIT = { ok: 0, error: 1, usage: 2, someSkipped: 3 } as const;
+
+function reportJson(report: ImportReport) {
+  return {
+    created: report.created,
+    updated: report.updated,
+    unchanged: report.unchanged,
+    trajectories: report.trajectories.map((t) => ({
+      id: t.id,
+      runId: t.runId,
+      externalTaskId: t.externalTaskId,
+      sourcePath: t.sourcePath,
+      steps: t.steps,
+      screenshots: t.screenshots,
+      rawScreenshots: t.rawScreenshots,
+      finalAnswer: t.finalAnswer,
+      status: t.status,
+      warnings: t.warnings,
+    })),
+    skipped: report.skipped,
+    warnings: report.warnings,
+    tasks: report.tasks,
+    verdicts: report.verdicts,
+    format: report.format,
+    screenshotsAdded: report.screenshotsAdded,
+  };
+}
+
+function humanReport(report: ImportReport, input: string, secs: string): string {
+  const n = report.trajectories.length;
+  const lines = [`Imported ${input} as ${report.format} in ${secs}s`];
+  const t = report.tasks;
+  if (n || t.created + t.updated + t.unchanged === 0) {
+    lines.push(`  trajectories: ${n} (${report.created} created, ${report.updated} updated, ${report.unchanged} unchanged)`);
+  }
+  if (t.created + t.updated + t.unchanged) lines.push(`  tasks: ${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged`);
+  lines.push(`  screenshots added: ${report.screenshotsAdded}`);
+  if (report.warnings.length) {
+    lines.push(`  warnings: ${report.warnings.length} (imported with a repair)`);
+    for (const w of report.warnings) lines.push(`    ${w.path}: ${w.message}`);
+  }
+  if (report.skipped.length) {
+    lines.push(`  skipped: ${report.skipped.length} (not imported)`);
+    for (const s of report.skipped) lines.push(`    ${s.path}: ${s.reason}`);
+  }
+  if (n && report.created + report.updated === 0 && t.created + t.updated === 0 && !report.skipped.length) {
+    lines.push("  Nothing changed: this source was already imported.");
+  }
+  return lines.join("\n") + "\n";
+}
+
+const usage = `npm run cli -- import <path> [--format auto|${IMPORTERS.map((i) => i.format).join("|")}] [--tasks FILE] [--eval-log FILE]… [--strict] [--json]`;
 
 export const importCommand: CliCommand = {
   name: "import",
-  summary: "import trajectories or task sets from a path (format sniffed)",
-  usage: `npm run cli -- import <path> [--format auto|${IMPORTERS.map((i) => i.format).join("|")}] [--tasks FILE] [--json]`,
+  summary: "import trajectories or task sets from a path (format sniffed); exit 3 when some were skipped",
+  usage,
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["format", "tasks"], boolFlags: ["json"] });
-    const [input, ...extra] = args.positionals;
-    if (!input) throw new UsageError("missing <path> to import");
-    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
-    const json = flagBool(args, "json");
-    const ctx = getAppContext(io.env);
-    const bar = createProgressBar(io, "Importing");
-    const started = Date.now();
-    let report;
+    // --json is honoured even when the rest of the line is wrong: scripts always get one JSON object.
+    const json = argv.includes("--json");
     try {
-      report = await runImport(ctx, {
-        path: input,
-        format: flagString(args, "format"),
-        tasksFile: flagString(args, "tasks"),
-        onProgress: (p) => bar.update(p.done, p.total, p.label),
-      });
-    } finally {
-      bar.finish();
+      return await importMain(argv, io, json);
+    } catch (e) {
+      const message = (e as Error).message;
+      const code = e instanceof UsageError ? IMPORT_EXIT.usage : IMPORT_EXIT.error;
+      if (json) {
+        const extra = e instanceof ImportRefusedError ? { skipped: e.skipped, warnings: e.warnings } : {};
+        io.stdout(JSON.stringify({ error: message, exitCode: code, ...extra }) + "\n");
+      }
+      if (e instanceof UsageError) io.stderr(`Error: ${message}\nUsage: ${usage}\n`);
+      else {
+        io.stderr(`Error: ${message}\n`);
+        if (e instanceof ImportRefusedError && e.skipped.length > 1) {
+          for (const s of e.skipped) io.stderr(`  skipped ${s.path}: ${s.reason}\n`);
+        }
+        if (io.env.VERDICT_DEBUG) io.stderr(`${(e as Error).stack}\n`);
+      }
+      return code;
     }
-    if (json) {
-      io.stdout(
-        JSON.stringify({
-          created: report.created,
-          updated: report.updated,
-          unchanged: report.unchanged,
-          trajectories: report.trajectories.map((t) => ({
-            id: t.id,
-            externalTaskId: t.externalTaskId,
-            steps: t.steps,
-            screenshots: t.screenshots,
-            rawScreenshots: t.rawScreenshots,
-            finalAnswer: t.finalAnswer,
-            status: t.status,
-          })),
-          tasks: report.tasks,
-          format: report.format,
-          screenshotsAdded: report.screenshotsAdded,
-        }) + "\n",
-      );
-      return 0;
-    }
-    const secs = ((Date.now() - started) / 1000).toFixed(1);
-    const n = report.trajectories.length;
-    const lines = [`Imported ${input} as ${report.format} in ${secs}s`];
-    if (n || report.tasks.created + report.tasks.updated + report.tasks.unchanged === 0) {
-      lines.push(`  trajectories: ${n} (${report.created} created, ${report.updated} updated, ${report.unchanged} unchanged)`);
-    }
-    const t = report.tasks;
-    if (t.created + t.updated + t.unchanged) lines.push(`  tasks: ${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged`);
-    lines.push(`  screenshots added: ${report.screenshotsAdded}`);
-    if (n && report.created + report.updated === 0 && t.created + t.updated === 0) lines.push("  Nothing changed: this source was already imported.");
-    io.stderr(lines.join("\n") + "\n");
-    return 0;
   },
 };
+
+async function importMain(argv: string[], io: CliIO, json: boolean): Promise<number> {
+  const args = parseArgs(argv, { valueFlags: ["format", "tasks", "eval-log"], boolFlags: ["json", "strict"] });
+  const [input, ...extra] = args.positionals;
+  if (!input) throw new UsageError("missing <path> to import");
+  if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+  const evalLogs = args.repeated.get("eval-log");
+  for (const log of evalLogs ?? []) {
+    if (!fs.existsSync(log) || !fs.statSync(log).isFile()) throw new UsageError(`--eval-log ${log}: no such file`);
+  }
+  const ctx = getAppContext(io.env);
+  const bar = createProgressBar(io, "Importing", { enabled: !json });
+  const started = Date.now();
+  let report;
+  try {
+    report = await runImport(ctx, {
+      path: input,
+      format: flagString(args, "format"),
+      tasksFile: flagString(args, "tasks"),
+      evalLogs,
+      strict: flagBool(args, "strict"),
+      onProgress: (p) => bar.update(p.done, p.total, p.label),
+    });
+  } finally {
+    bar.finish();
+  }
+  const code = report.skipped.length ? IMPORT_EXIT.someSkipped : IMPORT_EXIT.ok;
+  if (json) io.stdout(JSON.stringify(reportJson(report)) + "\n");
+  else io.stderr(humanReport(report, input, ((Date.now() - started) / 1000).toFixed(1)));
+  return code;
+}

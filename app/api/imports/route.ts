@@ -1,0 +1,75 @@
+/**
+ * POST /api/imports?name=<file name>[&format=<format>]: upload a .zip to import (researchers and admins). The
+ * body is the zip itself, streamed to disk under the data folder and refused with 413 past the configured size
+ * (VERDICT_IMPORT_MAX_UPLOAD_MB); the import then runs as a job. Answers 202 `{ jobId }`; errors are
+ * `{ error }` with a message for the person uploading.
+ */
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { sessionFromHeaders } from "@/server/auth/auth";
+import { hasRole } from "@/server/auth/roles";
+import { importLimitsFromEnv } from "@/server/config";
+import { getAppContext } from "@/server/context";
+import { AppError, HTTP_STATUS } from "@/server/errors";
+import { newUploadPath, startImport } from "@/server/services/imports/jobs";
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
+}
+
+const mb = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
+
+class TooLarge extends Error {}
+
+export async function POST(req: Request): Promise<Response> {
+  const app = getAppContext();
+  const user = await sessionFromHeaders(app, req.headers);
+  if (!user) return json(401, { error: "Sign in to import trajectories" });
+  if (!hasRole(user, "researcher")) return json(403, { error: "Importing is for researchers and admins" });
+  const limit = (app.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv)).maxUploadBytes;
+  const tooLarge = (size?: number) =>
+    json(413, { error: `${size ? `The file is ${mb(size)}; u` : "U"}ploads are limited to ${mb(limit)} (VERDICT_IMPORT_MAX_UPLOAD_MB). Larger sources can be imported with the CLI.` });
+  const declared = Number(req.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > limit) return tooLarge(declared);
+  const url = new URL(req.url);
+  const name = path.basename(url.searchParams.get("name")?.trim() || "upload.zip").slice(0, 200);
+  if (!name.toLowerCase().endsWith(".zip")) return json(400, { error: `${name}: only .zip files can be uploaded` });
+  if (!req.body) return json(400, { error: `${name}: the upload is empty` });
+
+  const file = newUploadPath(app);
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  let received = 0;
+  const head: Buffer[] = [];
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      received += chunk.length;
+      if (received > limit) return done(new TooLarge());
+      if (head.length < 1) head.push(chunk);
+      done(null, chunk);
+    },
+  });
+  try {
+    await pipeline(Readable.fromWeb(req.body as unknown as WebReadableStream), counter, fs.createWriteStream(file, { flags: "wx" }));
+  } catch (e) {
+    await fsp.rm(file, { force: true });
+    if (e instanceof TooLarge) return tooLarge();
+    return json(400, { error: `${name}: the upload was interrupted (${(e as Error).message})` });
+  }
+  const magic = head[0]?.subarray(0, 4).toString("latin1") ?? "";
+  if (magic !== "PK\x03\x04" && magic !== "PK\x05\x06") {
+    await fsp.rm(file, { force: true });
+    return json(400, { error: `${name}: is not a .zip archive` });
+  }
+  try {
+    const jobId = startImport(app, { kind: "upload", file, name }, { format: url.searchParams.get("format") ?? undefined, requestedBy: user.userId });
+    return json(202, { jobId });
+  } catch (e) {
+    await fsp.rm(file, { force: true });
+    if (e instanceof AppError) return json(HTTP_STATUS[e.code], { error: e.message });
+    throw e;
+  }
+}

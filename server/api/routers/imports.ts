@@ -1,0 +1,36 @@
+/**
+ * Imports from the dashboard: what the Import page offers, an admin's import of a server path, and the status of
+ * an import job (polled by the page for its progress bar and report). Uploads go through POST /api/imports.
+ */
+import { z } from "zod";
+import { importLimitsFromEnv } from "../../config";
+import { hasRole } from "../../auth/roles";
+import { IMPORTERS } from "../../importers/registry";
+import { importJobStatus, recentImports, resolveServerPath, startImport } from "../../services/imports/jobs";
+import { adminProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
+
+export const importsRouter = createTRPCRouter({
+  formOptions: researcherProcedure.query(({ ctx }) => {
+    const limits = ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv);
+    const admin = ctx.session ? hasRole(ctx.session, "admin") : false;
+    return {
+      formats: IMPORTERS.map((i) => ({ format: i.format, description: i.description })),
+      maxUploadBytes: limits.maxUploadBytes,
+      zip: { maxEntries: limits.zipMaxEntries, maxTotalBytes: limits.zipMaxTotalBytes, maxRatio: limits.zipMaxRatio },
+      /** Only admins learn where the server folder is, and only when one is configured. */
+      importRoot: admin ? (ctx.config.importRoot ?? null) : null,
+      canImportServerPaths: admin,
+    };
+  }),
+
+  recent: researcherProcedure.query(({ ctx }) => recentImports(ctx)),
+
+  status: researcherProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => importJobStatus(ctx, input.id)),
+
+  startFromPath: adminProcedure
+    .input(z.object({ path: z.string().max(4096), format: z.string().max(64).optional() }))
+    .mutation(({ ctx, input }) => {
+      const real = resolveServerPath(ctx, input.path);
+      return { jobId: startImport(ctx, { kind: "path", path: real }, { format: input.format, requestedBy: ctx.session?.userId ?? null }) };
+    }),
+});

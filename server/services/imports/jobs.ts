@@ -1,0 +1,269 @@
+/**
+ * Imports started from the dashboard's Import page: each is one job of the SQLite job queue, never work inside a
+ * web request. The web server runs its import jobs itself in the background (as it does judge batches): the
+ * `npm run worker` process started by scripts/start.sh only runs live-run tasks. Leases let a restarted server take
+ * over an import its previous process left behind: looking at an import's status resumes it when it is queued.
+ *
+ * Sources: a .zip uploaded to `<dataDir>/imports/` (researchers), or a path on the server under
+ * VERDICT_IMPORT_ROOT (admins). A zip that no importer reads as it is (only Verdict bundles are read as zips) is
+ * extracted next to it, within the zip limits, and the folder is sniffed instead.
+ */
+import crypto from "node:crypto";
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import path from "node:path";
+import { enqueueJobs, getJob, listJobs, listRecentJobsOfType } from "../../../db/repositories/jobs";
+import type { JobRow } from "../../../db/schema/index";
+import type { AppContext } from "../../context";
+import { importLimitsFromEnv } from "../../config";
+import { AppError, NotFoundError, ValidationError } from "../../errors";
+import { detectImporter, getImporter } from "../../importers/registry";
+import { ImportError } from "../../importers/types";
+import { openZipReader } from "../../importers/zip";
+import { runWorker } from "../jobs/worker";
+import { ImportRefusedError, runImport, type ImportReport } from "../ingest";
+
+export const IMPORT_JOB_TYPE = "import.source";
+
+export type ImportSource = { kind: "upload"; file: string; name: string } | { kind: "path"; path: string };
+
+export interface ImportJobPayload {
+  source: ImportSource;
+  format: string;
+  /** Who started it (user id), for the list of recent imports. */
+  requestedBy: string | null;
+}
+
+export interface ImportJobProgress {
+  done: number;
+  total: number | null;
+  label: string;
+  phase: "extracting" | "importing";
+}
+
+export interface ImportJobView {
+  id: number;
+  status: JobRow["status"];
+  source: string;
+  format: string;
+  progress: ImportJobProgress | null;
+  report: ImportReport | null;
+  /** Why the import failed, and what was skipped if nothing could be imported. */
+  error: string | null;
+  skipped: { path: string; reason: string }[];
+  createdAt: Date;
+  finishedAt: Date | null;
+}
+
+/** Where uploads and their extracted folders live while their import runs. */
+export function importsDir(ctx: AppContext): string {
+  return path.join(ctx.config.dataDir, "imports");
+}
+
+export function newUploadPath(ctx: AppContext): string {
+  return path.join(importsDir(ctx), `upload-${Date.now()}-${crypto.randomBytes(6).toString("hex")}.zip`);
+}
+
+function sourceLabel(s: ImportSource): string {
+  return s.kind === "upload" ? s.name : s.path;
+}
+
+/**
+ * Resolves an admin's server path against VERDICT_IMPORT_ROOT: symlinks are followed first, so a link inside
+ * the root that points outside it is refused too.
+ */
+export function resolveServerPath(ctx: AppContext, input: string): string {
+  const root = ctx.config.importRoot;
+  if (!root) throw new AppError("PRECONDITION_FAILED", "Importing server paths is off: set VERDICT_IMPORT_ROOT to the folder admins may import from");
+  if (!input.trim()) throw new ValidationError("path: give a file or folder under the import root");
+  let realRoot: string;
+  try {
+    realRoot = fs.realpathSync(root);
+  } catch {
+    throw new AppError("PRECONDITION_FAILED", `VERDICT_IMPORT_ROOT ${root} does not exist on the server`);
+  }
+  const candidate = path.resolve(realRoot, input);
+  let real: string;
+  try {
+    real = fs.realpathSync(candidate);
+  } catch {
+    throw new ValidationError(`path: ${input} does not exist under the import root ${root}`);
+  }
+  if (real !== realRoot && !real.startsWith(realRoot + path.sep)) {
+    throw new ValidationError(`path: ${input} is outside the import root ${root}${real !== candidate ? ` (it leads to ${real})` : ""}`);
+  }
+  return real;
+}
+
+function checkFormat(format: string | undefined): string {
+  const f = format?.trim() || "auto";
+  if (f !== "auto") {
+    try {
+      getImporter(f);
+    } catch (e) {
+      if (e instanceof ImportError) throw new ValidationError(`format: ${e.problem}`);
+      throw e;
+    }
+  }
+  return f;
+}
+
+/** Queues an import and starts it in this process. Returns the job id. */
+export function startImport(ctx: AppContext, source: ImportSource, opts: { format?: string; requestedBy: string | null }): number {
+  const groupKey = `import:${crypto.randomUUID()}`;
+  const payload: ImportJobPayload = { source, format: checkFormat(opts.format), requestedBy: opts.requestedBy };
+  // One attempt: a failed import is reported, not retried (what it committed stays; re-importing is idempotent).
+  enqueueJobs(ctx.db, [{ type: IMPORT_JOB_TYPE, payload, groupKey, maxAttempts: 1 }]);
+  const job = listJobs(ctx.db, { groupKey })[0]!;
+  runImportsInBackground(ctx);
+  return job.id;
+}
+
+let background: Promise<unknown> | null = null;
+
+/** Runs queued import jobs in this process until none is left; a second call while it runs does nothing. */
+export function runImportsInBackground(ctx: AppContext, log: (msg: string) => void = console.error): Promise<unknown> {
+  background ??= runWorker({
+    db: ctx.db,
+    handlers: { [IMPORT_JOB_TYPE]: (job) => runImportJob(ctx, job.job, job.signal, job.reportProgress) },
+    concurrency: 1,
+    untilIdle: true,
+    leaseMs: 30_000,
+    onJobEnd: (job, outcome, error) => {
+      if (outcome !== "succeeded") log(`import job ${job.id} ${outcome}${error ? `: ${error}` : ""}`);
+    },
+  })
+    .catch((e: unknown) => log(`import worker stopped: ${(e as Error).message}`))
+    .finally(() => {
+      background = null;
+    });
+  return background;
+}
+
+/** The job's work: extract when needed, import, clean up the upload. */
+export async function runImportJob(
+  ctx: AppContext,
+  job: JobRow,
+  signal: AbortSignal,
+  reportProgress: (p: ImportJobProgress) => void,
+): Promise<ImportReport> {
+  const payload = job.payload as ImportJobPayload;
+  const cleanup: string[] = [];
+  let finished = false;
+  try {
+    let input = payload.source.kind === "upload" ? payload.source.file : payload.source.path;
+    if (payload.source.kind === "upload") cleanup.push(payload.source.file);
+    let importer = payload.format !== "auto" ? getImporter(payload.format) : null;
+    if (payload.source.kind === "upload") {
+      const limits = ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv);
+      const zip = await openZipReader(payload.source.file, limits);
+      try {
+        // A Verdict bundle is read as a zip; any other source is unpacked and read as the folder it was.
+        const bundle = zip.has("manifest.json") && (!importer || importer.format === "native");
+        if (!bundle) {
+          reportProgress({ done: 0, total: null, label: payload.source.name, phase: "extracting" });
+          const dir = `${payload.source.file}.d`;
+          cleanup.push(dir);
+          await fsp.rm(dir, { recursive: true, force: true });
+          await fsp.mkdir(dir, { recursive: true });
+          await zip.extractTo(dir);
+          // A zip of one folder: import that folder.
+          const top = (await fsp.readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith(".") && e.name !== "__MACOSX");
+          input = top.length === 1 && top[0]!.isDirectory() ? path.join(dir, top[0]!.name) : dir;
+        }
+      } finally {
+        zip.close();
+      }
+      if (!importer) {
+        const name = payload.source.name;
+        importer = await detectImporter(input).catch((e: unknown) => {
+          throw e instanceof ImportError ? new ImportError(name, `${e.problem.replace(/; pass --format$/, "")}; choose the format`) : e;
+        });
+      }
+    }
+    if (!importer) importer = await detectImporter(input);
+    let last = 0;
+    const report = await runImport(ctx, {
+      path: input,
+      importer,
+      signal,
+      onProgress: (p) => {
+        const now = Date.now();
+        if (now - last < 200 && p.done !== p.total) return;
+        last = now;
+        reportProgress({ ...p, phase: "importing" });
+      },
+    });
+    finished = true;
+    if (payload.source.kind === "upload") {
+      // Name files as the person knows them (inside their zip), not by the server's upload folder.
+      const named = uploadNames(payload.source);
+      for (const x of report.skipped) x.path = named(x.path);
+      for (const x of report.warnings) x.path = named(x.path);
+      for (const t of report.trajectories) t.sourcePath = named(t.sourcePath);
+    }
+    return report;
+  } catch (e) {
+    const named = uploadNames(payload.source);
+    if (e instanceof ImportRefusedError) {
+      // Nothing importable: kept as the job's result so the page can list every skipped file and its reason.
+      finished = true;
+      const skipped = e.skipped.map((x) => ({ path: named(x.path), reason: x.reason }));
+      return { failure: named(e.message), skipped } satisfies RefusedImport as unknown as ImportReport;
+    }
+    if (e instanceof ImportError && payload.source.kind === "upload") {
+      finished = !signal.aborted;
+      throw new Error(named(e.message));
+    }
+    finished = !signal.aborted;
+    throw e;
+  } finally {
+    // An interrupted job goes back to the queue and needs its upload; a finished or failed one does not.
+    if (finished) for (const p of cleanup) await fsp.rm(p, { recursive: true, force: true });
+  }
+}
+
+/** The result of an import that could import nothing (a succeeded job, shown as failed). */
+interface RefusedImport {
+  failure: string;
+  skipped: { path: string; reason: string }[];
+}
+
+/** Rewrites server paths of an upload (the zip, its extracted folder) to the uploaded file's name. */
+function uploadNames(source: ImportSource): (text: string) => string {
+  if (source.kind !== "upload") return (t) => t;
+  return (t) => t.split(`${source.file}.d${path.sep}`).join(`${source.name}: `).split(source.file).join(source.name);
+}
+
+function view(job: JobRow): ImportJobView {
+  const payload = job.payload as ImportJobPayload;
+  const raw = job.status === "succeeded" ? (job.result as ImportReport | RefusedImport) : null;
+  const refused = raw && "failure" in raw ? raw : null;
+  const result = raw && !("failure" in raw) ? raw : null;
+  const error = refused ? refused.failure : job.status === "failed" || job.status === "cancelled" ? (job.error ?? "The import was cancelled") : null;
+  return {
+    id: job.id,
+    status: refused ? "failed" : job.status,
+    source: sourceLabel(payload.source),
+    format: result?.format ?? payload.format,
+    progress: (job.progress as ImportJobProgress | null) ?? null,
+    report: result,
+    error,
+    skipped: refused?.skipped ?? [],
+    createdAt: job.createdAt,
+    finishedAt: job.finishedAt,
+  };
+}
+
+export function importJobStatus(ctx: AppContext, id: number): ImportJobView {
+  const job = getJob(ctx.db, id);
+  if (!job || job.type !== IMPORT_JOB_TYPE) throw new NotFoundError("import", id);
+  // A server restarted mid-import: pick the queued job up again here.
+  if (job.status === "queued") void runImportsInBackground(ctx);
+  return view(job);
+}
+
+export function recentImports(ctx: AppContext, limit = 10): ImportJobView[] {
+  return listRecentJobsOfType(ctx.db, IMPORT_JOB_TYPE, limit).map(view);
+}
+

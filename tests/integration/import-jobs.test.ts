@@ -1,0 +1,86 @@
+/**
+ * Imports as queue jobs (the Import page's back end): an uploaded zip of a results folder is extracted within the
+ * zip limits, sniffed and imported by the web process' background runner, its progress and report kept on the
+ * job; the upload is removed afterwards. Admin server paths are confined to VERDICT_IMPORT_ROOT, symlinks resolved.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import yazl from "yazl";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { importJobStatus, recentImports, resolveServerPath, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
+import { createTestContext, type TestContext } from "../helpers/context";
+import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
+import { writeZipBomb } from "../helpers/zip-bomb";
+
+let ctx: TestContext;
+beforeEach(() => {
+  ctx = createTestContext();
+});
+afterEach(() => ctx.cleanup());
+
+async function zipOf(folder: string, file: string) {
+  const zip = new yazl.ZipFile();
+  for (const rel of fs.readdirSync(folder, { recursive: true }) as string[]) {
+    const abs = path.join(folder, rel);
+    if (fs.statSync(abs).isFile()) zip.addFile(abs, `results/${rel.split(path.sep).join("/")}`);
+  }
+  zip.end();
+  await new Promise<void>((r) => zip.outputStream.pipe(fs.createWriteStream(file)).on("close", () => r()));
+  return file;
+}
+
+describe("import jobs", () => {
+  it("imports an uploaded zip of a WebVoyager folder in the background and keeps the report on the job", async () => {
+    const src = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [
+      { id: "Job--1", intent: "One.", url: "https://job.test/", actions: ["Click [0]", "ANSWER; a"] },
+      { id: "Job--2", intent: "Two.", url: "https://job.test/", actions: ["Click [0]", "ANSWER; b"] },
+    ]);
+    fs.writeFileSync(path.join(src, "taskJob--2", "screenshot1.png"), "nope");
+    const upload = path.join(ctx.dir, "imports", "u.zip");
+    fs.mkdirSync(path.dirname(upload), { recursive: true });
+    await zipOf(src, upload);
+
+    const id = startImport(ctx, { kind: "upload", file: upload, name: "results.zip" }, { requestedBy: null });
+    await runImportsInBackground(ctx);
+    const view = importJobStatus(ctx, id);
+    expect(view.error).toBeNull();
+    expect(view.status).toBe("succeeded");
+    expect(view.source).toBe("results.zip");
+    expect(view.report).toMatchObject({ format: "webvoyager", created: 1 });
+    expect(view.report!.skipped).toEqual([{ path: "results.zip: results/taskJob--2/screenshot1.png", reason: "is not a PNG, JPEG, WebP or GIF image" }]);
+    expect(view.progress).toMatchObject({ phase: "importing", done: 2 });
+    // The upload and its extracted folder are gone; the screenshots are in the store.
+    expect(fs.readdirSync(path.join(ctx.dir, "imports"))).toEqual([]);
+    expect(recentImports(ctx).map((j) => j.id)).toEqual([id]);
+  });
+
+  it("a zip bomb upload fails with the zip-limit error and nothing imported", async () => {
+    const upload = writeZipBomb(path.join(ctx.dir, "bomb.zip"));
+    const id = startImport(ctx, { kind: "upload", file: upload, name: "bomb.zip" }, { requestedBy: null });
+    await runImportsInBackground(ctx);
+    const view = importJobStatus(ctx, id);
+    expect(view.status).toBe("failed");
+    expect(view.error).toMatch(/^bomb\.zip: entry "manifest\.json" expands \d+ times .* refused as a possible zip bomb/);
+    expect(fs.existsSync(upload)).toBe(false);
+  });
+
+  it("server paths must lie under the import root, symlinks resolved", () => {
+    expect(() => resolveServerPath(ctx, "x")).toThrow("Importing server paths is off: set VERDICT_IMPORT_ROOT");
+    const root = path.join(ctx.dir, "root");
+    fs.mkdirSync(path.join(root, "runs", "a"), { recursive: true });
+    fs.mkdirSync(path.join(ctx.dir, "secret"));
+    fs.symlinkSync(path.join(ctx.dir, "secret"), path.join(root, "link"));
+    const withRoot = { ...ctx, config: { ...ctx.config, importRoot: root } };
+    expect(resolveServerPath(withRoot, "runs/a")).toBe(fs.realpathSync(path.join(root, "runs", "a")));
+    expect(resolveServerPath(withRoot, path.join(root, "runs"))).toBe(fs.realpathSync(path.join(root, "runs")));
+    expect(() => resolveServerPath(withRoot, "../secret")).toThrow(`path: ../secret is outside the import root ${root}`);
+    expect(() => resolveServerPath(withRoot, "/etc")).toThrow("is outside the import root");
+    expect(() => resolveServerPath(withRoot, "link")).toThrow(/path: link is outside the import root .* \(it leads to .*secret\)/);
+    expect(() => resolveServerPath(withRoot, "runs/missing")).toThrow("path: runs/missing does not exist under the import root");
+  });
+
+  it("refuses an unknown format before queueing anything", () => {
+    expect(() => startImport(ctx, { kind: "path", path: ctx.dir }, { format: "nope", requestedBy: null })).toThrow(/^format: unknown format; known formats: auto, native/);
+    expect(recentImports(ctx)).toEqual([]);
+  });
+});

@@ -1,0 +1,201 @@
+/**
+ * The per-trajectory import report: a folder imports every trajectory it can read, skips the others with the
+ * file and the problem, reports repairs as warnings; `strict` is all-or-nothing. Plus the store's safety around
+ * commits (staging sweep, no orphan rows, no file deleted under another trajectory) and the zip limits.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ImportRefusedError, runImport } from "../../server/services/ingest";
+import { webVoyagerImporter } from "../../server/importers/webvoyager";
+import type { Importer } from "../../server/importers/types";
+import { openZipReader } from "../../server/importers/zip";
+import { importLimitsFromEnv } from "../../server/config";
+import { createTestContext, type TestContext } from "../helpers/context";
+import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
+import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
+import { writeZipBomb } from "../helpers/zip-bomb";
+
+let ctx: TestContext;
+beforeEach(() => {
+  ctx = createTestContext();
+});
+afterEach(() => ctx.cleanup());
+
+const task = (id: string, steps = 2) => ({
+  id,
+  intent: `Do ${id}.`,
+  url: "https://site.test/",
+  actions: [...Array.from({ length: steps - 1 }, () => "Click [0]"), "ANSWER; ok"],
+});
+
+/** Three trajectories; the second has a step screenshot that is not an image. */
+async function folderWithOneBroken(root: string, seed = 1) {
+  await writeWebVoyagerFixture(root, [task("Good--1"), task("Bad--1"), task("Good--2")], seed);
+  const broken = path.join(root, "taskBad--1", "screenshot2.png");
+  fs.writeFileSync(broken, "not an image at all");
+  return { root, broken };
+}
+
+/** The WebVoyager importer, plus a repair note on one trajectory (as the importers add them). */
+function withWarning(taskId: string, message: string): Importer {
+  return {
+    ...webVoyagerImporter,
+    async *read(input, options) {
+      for await (const item of webVoyagerImporter.read(input, options)) {
+        if (item.kind === "trajectory" && item.trajectory.task.externalId.endsWith(taskId)) {
+          yield { ...item, trajectory: { ...item.trajectory, warnings: [message] } };
+        } else yield item;
+      }
+    },
+  };
+}
+
+describe("per-trajectory import", () => {
+  it("imports the readable trajectories, skips the broken one with its file and problem, and is idempotent", async () => {
+    const { root, broken } = await folderWithOneBroken(path.join(ctx.dir, "src"));
+    const report = await runImport(ctx, { path: root });
+    expect(report.trajectories.map((t) => t.externalTaskId).sort()).toEqual(["Good--1", "Good--2"].map((id) => expect.stringContaining(id)));
+    expect(report).toMatchObject({ created: 2, updated: 0, unchanged: 0, warnings: [] });
+    expect(report.skipped).toEqual([{ path: broken, reason: "is not a PNG, JPEG, WebP or GIF image" }]);
+    // Tasks first seen through a trajectory are counted.
+    expect(report.tasks.created).toBe(2);
+    expect(storeSnapshot(ctx)).toMatchObject({ trajectories: 2, steps: 4, screenshots: 4, files: 4 });
+    // Every trajectory names its run, for links in the report.
+    for (const t of report.trajectories) expect(t.runId).toBeGreaterThan(0);
+
+    const again = await runImport(ctx, { path: root });
+    expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 2, tasks: { created: 0, updated: 0, unchanged: 0 } });
+    expect(again.skipped).toHaveLength(1);
+  });
+
+  it("imports a repaired trajectory with its warning; strict refuses it and writes nothing", async () => {
+    const root = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [task("A--1"), task("B--1")]);
+    const importer = withWarning("B--1", "step 2 has no screenshot");
+    const before = storeSnapshot(ctx);
+    const refused = runImport(ctx, { path: root, importer, strict: true });
+    await expect(refused).rejects.toThrow("step 2 has no screenshot (--strict refuses trajectories that needed a repair)");
+    expect(storeSnapshot(ctx)).toEqual(before);
+
+    const report = await runImport(ctx, { path: root, importer });
+    expect(report.created).toBe(2);
+    const b = report.trajectories.find((t) => t.externalTaskId.endsWith("B--1"))!;
+    expect(b.warnings).toEqual(["step 2 has no screenshot"]);
+    expect(report.warnings).toEqual([{ path: b.sourcePath, message: "step 2 has no screenshot" }]);
+    expect(report.skipped).toEqual([]);
+  });
+
+  it("strict refuses a folder with a broken trajectory with nothing written, naming the file", async () => {
+    const { root, broken } = await folderWithOneBroken(path.join(ctx.dir, "src"));
+    const before = storeSnapshot(ctx);
+    await expect(runImport(ctx, { path: root, strict: true })).rejects.toThrow(`${broken}: is not a PNG, JPEG, WebP or GIF image`);
+    expect(storeSnapshot(ctx)).toEqual(before);
+    expect(fs.readdirSync(ctx.store.stagingRoot)).toEqual([]);
+  });
+
+  it("importer-reported skips are listed, and a source with nothing importable fails with every reason", async () => {
+    const root = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [task("A--1")]);
+    const skipping: Importer = {
+      ...webVoyagerImporter,
+      async *read() {
+        yield { kind: "skipped", path: "/x/one.json", reason: "is not valid JSON" };
+        yield { kind: "skipped", path: "/x/two.json", reason: "has no steps" };
+      },
+    };
+    const err = await runImport(ctx, { path: root, importer: skipping }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ImportRefusedError);
+    expect((err as Error).message).toBe("/x/one.json: is not valid JSON (and 1 more skipped)");
+    expect((err as ImportRefusedError).skipped).toEqual([
+      { path: "/x/one.json", reason: "is not valid JSON" },
+      { path: "/x/two.json", reason: "has no steps" },
+    ]);
+  });
+
+  it("each trajectory commits on its own: a later failure keeps the earlier ones and their files", async () => {
+    const root = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [task("A--1"), task("B--1")]);
+    const failing: Importer = {
+      ...webVoyagerImporter,
+      async *read(input, options) {
+        let n = 0;
+        for await (const item of webVoyagerImporter.read(input, options)) {
+          if (item.kind === "trajectory" && n++ === 1) {
+            // The source breaks part-way: what was read before stays imported.
+            await new Promise((r) => setTimeout(r, 50));
+            throw new (await import("../../server/importers/types")).ImportError(item.trajectory.sourcePath, "the rest of the source is unreadable");
+          }
+          yield item;
+        }
+      },
+    };
+    const report = await runImport(ctx, { path: root, importer: failing });
+    expect(report.created).toBe(1);
+    expect(report.skipped).toEqual([{ path: expect.any(String), reason: "the rest of the source is unreadable" }]);
+    const snap = storeSnapshot(ctx);
+    expect(snap).toMatchObject({ trajectories: 1, screenshots: 2, files: 2 });
+  });
+});
+
+describe("screenshot store safety", () => {
+  it("sweeps staging folders left by killed imports, keeps those of running ones", async () => {
+    fs.mkdirSync(ctx.store.stagingRoot, { recursive: true });
+    // A pid that cannot be running (above the kernel's pid_max), and this process' own recent folder.
+    const dead = path.join(ctx.store.stagingRoot, `99999999-${Date.now()}-abcd0123`);
+    const old = path.join(ctx.store.stagingRoot, `${process.pid}-${Date.now() - 48 * 3600_000}-abcd0123`);
+    const live = path.join(ctx.store.stagingRoot, `${process.pid}-${Date.now()}-abcd0123`);
+    for (const d of [dead, old, live]) {
+      fs.mkdirSync(d);
+      fs.writeFileSync(path.join(d, "f"), "x");
+    }
+    const root = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [task("A--1")]);
+    await runImport(ctx, { path: root });
+    expect(fs.readdirSync(ctx.store.stagingRoot).sort()).toEqual([path.basename(live)]);
+  });
+
+  it("a trajectory whose commit fails moves its new files back and never removes a file another trajectory uses", async () => {
+    // Two trajectories share their first screenshot (same seed); the second one's row write fails.
+    const root = path.join(ctx.dir, "src");
+    await writeWebVoyagerFixture(root, [task("A--1")], 5);
+    await writeWebVoyagerFixture(path.join(ctx.dir, "tmp"), [task("B--1", 3)], 5);
+    fs.cpSync(path.join(ctx.dir, "tmp", "taskB--1"), path.join(root, "taskB--1"), { recursive: true });
+    ctx.db.$client.exec(`create trigger refuse_b before insert on trajectories when new.source_path like '%B--1%' begin select raise(abort, 'disk full (test)'); end`);
+    await expect(runImport(ctx, { path: root })).rejects.toThrow("disk full (test)");
+    // A committed; its two files are there and every screenshot row has its file.
+    const rows = ctx.db.$client.prepare("select hash from screenshots").all() as { hash: string }[];
+    expect(rows).toHaveLength(2);
+    for (const r of rows) expect(fs.existsSync(ctx.store.pathFor(r.hash))).toBe(true);
+    // B's own third screenshot did not stay in the store.
+    expect(storeSnapshot(ctx).files).toBe(2);
+  });
+});
+
+describe("zip limits", () => {
+  it("refuses a 400 MB zip bomb from its directory, quickly and with a clear error", async () => {
+    const bomb = writeZipBomb(path.join(ctx.dir, "bomb.zip"));
+    expect(fs.statSync(bomb).size).toBeLessThan(1024 * 1024);
+    const started = Date.now();
+    const rss = process.memoryUsage().rss;
+    await expect(runImport(ctx, { path: bomb })).rejects.toThrow(
+      new RegExp(`^${escapeRegExp(bomb)}: entry "manifest.json" expands \\d+ times \\(400 MB from \\d+ KB\\), more than the 100× allowed \\(VERDICT_ZIP_MAX_RATIO\\): refused as a possible zip bomb$`),
+    );
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(process.memoryUsage().rss - rss).toBeLessThan(100 * 1024 * 1024);
+  });
+
+  it("applies the configured entry, total and single-entry limits", async () => {
+    const root = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [task("A--1", 3)]);
+    const yazl = (await import("yazl")).default;
+    const zip = new yazl.ZipFile();
+    for (const f of fs.readdirSync(path.join(root, "taskA--1"))) zip.addFile(path.join(root, "taskA--1", f), `taskA--1/${f}`);
+    zip.end();
+    const file = path.join(ctx.dir, "small.zip");
+    await new Promise<void>((r) => zip.outputStream.pipe(fs.createWriteStream(file)).on("close", () => r()));
+    const limits = importLimitsFromEnv({} as NodeJS.ProcessEnv);
+    await expect(openZipReader(file, { ...limits, zipMaxEntries: 3 })).rejects.toThrow(`${file}: has 4 entries, more than the 3 allowed (VERDICT_ZIP_MAX_ENTRIES)`);
+    await expect(openZipReader(file, { ...limits, zipMaxTotalBytes: 100 })).rejects.toThrow("expands to more than 0 MB in total (VERDICT_ZIP_MAX_TOTAL_MB)");
+    await expect(openZipReader(file, { ...limits, zipMaxEntryBytes: 10 })).rejects.toThrow(/entry "taskA--1\/[^"]+" expands to 0 MB, more than the 0 MB allowed for one entry/);
+    const ok = await openZipReader(file, limits);
+    expect(ok.names()).toHaveLength(4);
+    ok.close();
+    expect(() => importLimitsFromEnv({ VERDICT_ZIP_MAX_RATIO: "lots" } as unknown as NodeJS.ProcessEnv)).toThrow('VERDICT_ZIP_MAX_RATIO must be a positive number, got "lots"');
+  });
+});
