@@ -157,7 +157,11 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
   }
   args.push(...(options.extraArgs ?? []));
   if (isolation.kind !== "sandbox-as-user") {
-    return chromium.launch({ executablePath, headless: options.headless ?? true, chromiumSandbox: isolation.kind === "sandbox", args, env: browserEnv(env) });
+    return chromium
+      .launch({ executablePath, headless: options.headless ?? true, chromiumSandbox: isolation.kind === "sandbox", args, env: browserEnv(env) })
+      .catch((e: Error) => {
+        throw isolation.kind === "sandbox" ? new BrowserSandboxError(sandboxHint(e)) : e;
+      });
   }
   // Downloads land where the browser user can write them; the runner (root) copies them out.
   const downloadsPath = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-browser-downloads-"));
@@ -176,6 +180,15 @@ export async function launchChromium(options: LaunchOptions = {}): Promise<Brows
     return browser;
   } catch (e) {
     fs.rmSync(downloadsPath, { recursive: true, force: true });
-    throw e;
+    throw new BrowserSandboxError(sandboxHint(e as Error));
   }
+}
+
+/** A failed sandboxed launch, with what the admin can do about it. */
+function sandboxHint(e: Error): string {
+  return (
+    `Chromium did not start with its sandbox. If the sandbox is the cause: it needs user namespaces ` +
+    `(kernel.unprivileged_userns_clone=1) or the setuid chrome-sandbox helper; if this machine can offer neither, ` +
+    `${NO_SANDBOX_ENV}=1 runs Chromium without it (not recommended).\n${e.message}`
+  );
 }

@@ -8,6 +8,7 @@ import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EgressProxy, type EgressRefusalEvent } from "../../server/services/runner/egress-proxy";
+import { RunSafety } from "../../server/services/runner/safety-guard";
 
 let target: http.Server;
 let targetPort: number;
@@ -163,6 +164,27 @@ describe("egress proxy", () => {
         `blocked request to internal.test:${targetPort} (the name did not resolve: no DNS here)`,
       ]);
       expect(hits).toEqual(["GET 127.0.0.1:" + targetPort + " /tunnelled"]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("a step's error names each refusal once, the first dozen of them, and counts the rest", async () => {
+    const safety = new RunSafety({ allowedHosts: ["example.com"], allowPrivateNetwork: false, privateOriginExceptions: [], blockedTexts: [], allowDownloads: false });
+    const proxy = await EgressProxy.start({ rules: { allowedDestinations: [], allowPrivateNetwork: false }, onRefusal: (r) => safety.noteRefusal(r.message) });
+    try {
+      for (let i = 1; i <= 15; i++) {
+        await viaProxy(proxy, `http://10.0.0.${i}/`);
+        await viaProxy(proxy, `http://10.0.0.${i}/again`);
+      }
+      const events = safety.takeEvents();
+      expect(events).toHaveLength(13);
+      expect(events[0]).toBe("blocked request to 10.0.0.1:80 (private)");
+      expect(events[11]).toBe("blocked request to 10.0.0.12:80 (private)");
+      expect(events[12]).toBe("and 3 more blocked request(s)");
+      // The next step starts afresh.
+      await viaProxy(proxy, "http://10.0.0.1/");
+      expect(safety.takeEvents()).toEqual(["blocked request to 10.0.0.1:80 (private)"]);
     } finally {
       await proxy.close();
     }

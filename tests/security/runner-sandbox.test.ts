@@ -74,4 +74,14 @@ describe.skipIf(!haveChromium || browserUserMissing)("the launched browser", () 
       await browser.close();
     }
   });
+
+  it("a browser that does not start is reported with what the sandbox needs and the browser's own error", async () => {
+    const failing = await launchChromium({ executablePath: "/bin/false" }).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(failing?.name).toBe("BrowserSandboxError");
+    expect(failing?.message).toMatch(/^Chromium did not start with its sandbox\. .*VERDICT_RUNNER_NO_SANDBOX=1 runs Chromium without it \(not recommended\)\.\n/);
+    expect(failing?.message).toContain("browserType.launch");
+  });
 });

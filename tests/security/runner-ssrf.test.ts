@@ -230,8 +230,8 @@ describe.skipIf(!haveChromium)("live runner egress (security review H2)", () => 
     expect(errors).toContain(`blocked request to rebind.test:${internal.port} (resolves to 127.0.0.1, loopback)`);
     expect(errors).toMatch(new RegExp(`blocked request to nxdomain\\.test:${internal.port} \\(the name did not resolve: getaddrinfo ENOTFOUND nxdomain\\.test\\)`));
     expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internal.port}/ws-direct was blocked`);
-    // The agent was kept on the attacker's pages, never on the internal one.
-    for (const s of detail.steps) expect(s.url).not.toContain(`:${internal.port}/`);
+    // A main-frame hop that was refused shows the runner's refusal, never the internal page, and is left again.
+    expect(errors).toMatch(new RegExp(`the page went to http://127\\.0\\.0\\.1:${internal.port}/(meta-refresh|js-navigation), which is not allowed`));
   });
 
   it("a run that allows the private network still cannot reach link-local addresses (the cloud metadata service)", async () => {

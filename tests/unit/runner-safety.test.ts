@@ -204,6 +204,11 @@ describe("egress rules (what the runner's proxy lets the browser connect to)", (
     expect(egressRefusal("224.0.0.1", 80, "224.0.0.1", open)).toBe("multicast");
   });
 
+  it("names WebSocket origins with their default ports, as the demo-site exceptions are written", () => {
+    expect(originKey(new URL("ws://127.0.0.1/socket"))).toBe("127.0.0.1:80");
+    expect(originKey(new URL("wss://example.com/socket"))).toBe("example.com:443");
+  });
+
   it("parses allowed destinations, which need a port", () => {
     expect(parseDestinationList("wiki.internal:8080, 10.0.0.5:443\nhttp://intranet:81/x")).toEqual({ destinations: ["wiki.internal:8080", "10.0.0.5:443", "intranet:81"], invalid: [] });
     expect(parseDestinationList("wiki.internal *.corp:80 bad!host:1")).toEqual({ destinations: [], invalid: ["bad!host:1", "wiki.internal", "*.corp:80"] });

@@ -63,7 +63,7 @@ function splitHostPort(entry: string): { host: string; port: string | null } {
 }
 
 function defaultPort(protocol: string): string {
-  return protocol === "https:" ? "443" : protocol === "http:" ? "80" : "";
+  return protocol === "https:" || protocol === "wss:" ? "443" : protocol === "http:" || protocol === "ws:" ? "80" : "";
 }
 
 /** Whether a URL's host is covered by one of the allowlist entries. */

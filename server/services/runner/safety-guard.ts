@@ -48,6 +48,9 @@ export interface SafetyOptions {
   onCrash?: (reason: string) => void;
 }
 
+/** Blocked requests named in one step's error; the rest are counted. */
+const MAX_REFUSALS_PER_STEP = 12;
+
 function describeAllowlist(hosts: string[]): string {
   return hosts.length ? hosts.join(", ") : "(empty)";
 }
@@ -60,6 +63,8 @@ export class RunSafety {
   private readonly resolveHost: HostResolver;
   /** Problems seen since the last step's report, reported on the next action's step. */
   private pending: string[] = [];
+  private refusalsThisStep = 0;
+  private readonly refusalsLeftOut = new Set<string>();
   private abortedNavigationAt = 0;
   private stepStartedAt = 0;
   private stepDownloads = 0;
@@ -95,9 +100,17 @@ export class RunSafety {
     return inside ? `${host} resolves to ${inside}, a private or loopback address` : null;
   }
 
-  /** A connection the egress proxy refused; reported with the step it happened in (once per step). */
+  /**
+   * A connection the proxy or a route refused; reported with the step it happened in, each once. A page that fires
+   * hundreds of them would bury the step's error: past the first few only their number is kept.
+   */
   noteRefusal(message: string): void {
-    if (!this.pending.includes(message)) this.pending.push(message);
+    if (this.pending.includes(message)) return;
+    if (this.refusalsThisStep >= MAX_REFUSALS_PER_STEP) this.refusalsLeftOut.add(message);
+    else {
+      this.refusalsThisStep++;
+      this.pending.push(message);
+    }
   }
 
   /** Why the agent may not navigate to a URL, or null when it may. */
@@ -194,7 +207,10 @@ export class RunSafety {
   /** Drains the problems reported since the last call. */
   takeEvents(): string[] {
     const out = this.pending;
+    if (this.refusalsLeftOut.size) out.push(`and ${this.refusalsLeftOut.size} more blocked request(s)`);
     this.pending = [];
+    this.refusalsThisStep = 0;
+    this.refusalsLeftOut.clear();
     return out;
   }
 
