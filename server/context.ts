@@ -15,10 +15,10 @@ export interface AppContext {
 /** Cached per process and database path (the web server and CLI use this). */
 export function getAppContext(env: NodeJS.ProcessEnv = process.env): AppContext {
   const config = loadConfig(env);
-  return { config, db: getDatabase(config.dbPath), store: new ScreenshotStore(config.dataDir) };
+  return { config, db: getDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs }), store: new ScreenshotStore(config.dataDir) };
 }
 
 /** A fresh, uncached context (tests open throwaway databases with this). */
 export function createAppContext(config: VerdictConfig): AppContext {
-  return { config, db: openDatabase(config.dbPath), store: new ScreenshotStore(config.dataDir) };
+  return { config, db: openDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs }), store: new ScreenshotStore(config.dataDir) };
 }
