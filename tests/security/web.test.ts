@@ -40,7 +40,7 @@ function useInstallation(dir: string): void {
 
 beforeAll(async () => {
   // As in `next start`: production (sign-in rate limit on) and the web server's short database busy timeout.
-  process.env.NODE_ENV = "production";
+  (process.env as Record<string, string>).NODE_ENV = "production";
   process.env.NEXT_RUNTIME = "nodejs";
   ctx = createTestContext("verdict-sec-web-");
   useInstallation(ctx.dir);
