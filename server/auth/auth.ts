@@ -154,8 +154,9 @@ export interface SessionUser {
 
 /**
  * Sessions recently resolved, by the exact cookie header that carried them. better-auth verifies signed cookies
- * with Web Crypto on every call, which costs more than the work behind most requests; a few seconds of reuse is
- * well inside the staleness its own cookie cache already allows (see `session.cookieCache`).
+ * with Web Crypto on every call, which costs more than the work behind most requests. Sign-outs, password resets,
+ * role changes and deactivations made in this process clear it at once (`forgetSessions`); ones made by another
+ * process (the CLI) take effect within these few seconds.
  */
 const SESSION_MEMO_MS = 5_000;
 const SESSION_MEMO_MAX = 10_000;
