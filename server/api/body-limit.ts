@@ -53,15 +53,16 @@ export function payloadTooLarge(error: BodyTooLargeError): Response {
 }
 
 /**
- * The same request with its body read under `limit` (GET and HEAD pass through), or the 413 response to send.
+ * The same request with its body read under `limit` (GET and HEAD pass through), or the 413 response to send
+ * (`tooLarge` shapes it for clients that expect their own error format).
  */
-export async function limitBody(req: Request, limit: number): Promise<Request | Response> {
+export async function limitBody(req: Request, limit: number, tooLarge: (e: BodyTooLargeError) => Response = payloadTooLarge): Promise<Request | Response> {
   if (req.method === "GET" || req.method === "HEAD") return req;
   try {
     const body = await readBodyWithLimit(req, limit);
     return new Request(req.url, { method: req.method, headers: req.headers, body: body.byteLength ? body : null, signal: req.signal });
   } catch (e) {
-    if (e instanceof BodyTooLargeError) return payloadTooLarge(e);
+    if (e instanceof BodyTooLargeError) return tooLarge(e);
     throw e;
   }
 }

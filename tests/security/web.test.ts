@@ -152,8 +152,10 @@ describe("M7: request bodies and batches are capped", () => {
   it("refuses an oversized public tRPC body with a 413 and a JSON message, declared or streamed", async () => {
     const declared = await rawRequest(`${server.url}/api/trpc/accounts.acceptInvitation`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ json: { token: big } }) });
     expect(declared.status).toBe(413);
-    expect(JSON.parse(declared.body).error.message).toMatch(/larger than this server accepts \(1 MiB\)/);
-    const streamed = await rawRequest(`${server.url}/api/trpc/accounts.acceptInvitation`, {
+    const error = JSON.parse(declared.body).error.json;
+    expect(error.message).toMatch(/larger than this server accepts \(1 MiB\)/);
+    expect(error.data).toMatchObject({ code: "PAYLOAD_TOO_LARGE", httpStatus: 413 });
+    const streamed = await rawRequest(`${server.url}/api/trpc/accounts.acceptInvitation,accounts.setup?batch=1`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "Transfer-Encoding": "chunked" },
       body: async function* () {
@@ -161,6 +163,8 @@ describe("M7: request bodies and batches are capped", () => {
       },
     });
     expect(streamed.status).toBe(413);
+    // A batch gets one refusal per call, in the format the browser's batch link reads.
+    expect((JSON.parse(streamed.body) as { error: { json: { data: { path: string } } } }[]).map((e) => e.error.json.data.path)).toEqual(["accounts.acceptInvitation", "accounts.setup"]);
   });
 
   it("gives the CSV uploads their own, larger limit", async () => {
@@ -171,6 +175,7 @@ describe("M7: request bodies and batches are capped", () => {
   it("caps sign-in bodies", async () => {
     const res = await rawRequest(`${server.url}/api/auth/sign-in/email`, { method: "POST", headers: { "Content-Type": "application/json", Origin: server.url }, body: JSON.stringify({ email: "a@b.c", password: "p".repeat(100_000) }) });
     expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).error.message).toMatch(/larger than this server accepts \(64 KiB\)/);
   });
 
   it("refuses batches of more than 10 calls", async () => {
