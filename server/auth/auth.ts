@@ -6,13 +6,14 @@
  * `createAccount` in server/services/accounts.ts, which calls better-auth's admin plugin on the server. Password
  * hashing, session tokens and cookie signing are better-auth's.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { betterAuth } from "better-auth";
-import { APIError } from "better-auth/api";
+import { APIError, isAPIError } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { admin } from "better-auth/plugins/admin";
 import { adminAc, userAc } from "better-auth/plugins/admin/access";
 import { count } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { isDatabaseBusy, type Db } from "../../db/client";
 import { accounts, sessions, users, verifications, type Role } from "../../db/schema/index";
 import type { AppContext } from "../context";
 import type { VerdictConfig } from "../config";
@@ -30,6 +31,13 @@ export function displayNameProblem(name: string): string | null {
   if (name.length > MAX_NAME_LENGTH) return `at most ${MAX_NAME_LENGTH} characters`;
   return null;
 }
+
+/**
+ * Per-request notes from inside better-auth for the route handler: better-auth turns any failure into a bare 500,
+ * so whether the cause was a database busy with another process's write is passed out this way (the route then
+ * answers a retryable 503 like the tRPC API does).
+ */
+export const authRequestState = new AsyncLocalStorage<{ databaseBusy: boolean }>();
 
 function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins: Pick<VerdictConfig, "baseUrl" | "trustedOrigins">; production: boolean }) {
   return betterAuth({
@@ -56,6 +64,16 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins:
       log(level, message, ...args) {
         if (!options.baseUrl && /Base URL is not set/i.test(message)) return;
         (level === "error" ? console.error : console.warn)(`[auth] ${message}`, ...args);
+      },
+    },
+    onAPIError: {
+      onError(error) {
+        if (isDatabaseBusy(error)) {
+          const state = authRequestState.getStore();
+          if (state) state.databaseBusy = true;
+          return;
+        }
+        if (!isAPIError(error)) console.error("[auth]", error);
       },
     },
     database: drizzleAdapter(db, {

@@ -205,6 +205,21 @@ describe("M9: a locked database gives a quick, retryable answer", () => {
     const again = await trpcMutation("accounts.invite", { email: "busy@sec.test", role: "annotator" }, admin);
     expect(again.status).toBe(200);
   });
+
+  it("answers sign-in with a retryable 503 too, instead of a bare 500", async () => {
+    const other = new Database(process.env.VERDICT_DB!);
+    other.exec("BEGIN IMMEDIATE");
+    let busy: RawResponse;
+    try {
+      busy = await signIn("z@sec.test");
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    expect(busy.status).toBe(503);
+    expect(JSON.parse(busy.body)).toMatchObject({ message: "The database is busy; try again", retryable: true });
+    expect((await signIn("z@sec.test")).status).toBe(200);
+  });
 });
 
 describe("M10: exported CSVs cannot run formulas in a spreadsheet", () => {
