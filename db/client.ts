@@ -26,28 +26,70 @@ function migrationsFolder(): string {
   return found;
 }
 
-export function openDatabase(file: string): Db {
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+/** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+export interface OpenOptions {
+  /**
+   * better-sqlite3 waits synchronously, so in the web server a long wait freezes every request; the web server
+   * uses a short wait and answers "busy, try again" instead (see server/config.ts).
+   */
+  busyTimeoutMs?: number;
+}
+
+/**
+ * The database holds password hashes, session tokens and stored API keys: its folder is made 0700 when Verdict
+ * creates it, and the database files (with the WAL and shared-memory files) are readable by their owner only.
+ */
+function restrictFileModes(file: string): void {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.chmodSync(f, 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT" && (e as NodeJS.ErrnoException).code !== "EPERM") throw e;
+    }
+  }
+}
+
+export function openDatabase(file: string, options: OpenOptions = {}): Db {
+  if (file !== ":memory:") {
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+    // Created here with no access for others; an existing file is tightened below.
+    if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, "a", 0o600));
+  }
   const sqlite = new Database(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("foreign_keys = ON");
-  // The web server, the CLI and runner workers write from separate processes.
-  sqlite.pragma("busy_timeout = 5000");
+  // The web server, the CLI and runner workers write from separate processes; migrations may wait the full time.
+  sqlite.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
   const db = drizzle({ client: sqlite, schema }) as Db;
   migrate(db, { migrationsFolder: migrationsFolder() });
+  if (file !== ":memory:") restrictFileModes(path.resolve(file));
+  if (options.busyTimeoutMs !== undefined) sqlite.pragma(`busy_timeout = ${Math.max(0, Math.round(options.busyTimeoutMs))}`);
   return db;
+}
+
+/** True when an error (or one it wraps) is SQLite saying another connection holds the lock. */
+export function isDatabaseBusy(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 const globalForDb = globalThis as unknown as { verdictDbs?: Map<string, Db> };
 
 /** Process-wide cached connection for a path (survives Next dev hot reloads). */
-export function getDatabase(file: string): Db {
+export function getDatabase(file: string, options: OpenOptions = {}): Db {
   globalForDb.verdictDbs ??= new Map();
   const key = file === ":memory:" ? file : path.resolve(file);
   let db = globalForDb.verdictDbs.get(key);
   if (!db) {
-    db = openDatabase(file);
+    db = openDatabase(file, options);
     globalForDb.verdictDbs.set(key, db);
   }
   return db;

@@ -16,14 +16,14 @@ export interface AppContext {
 /** Cached per process and database path (the web server and CLI use this). */
 export function getAppContext(env: NodeJS.ProcessEnv = process.env): AppContext {
   const config = loadConfig(env);
-  const db = getDatabase(config.dbPath);
+  const db = getDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs });
   bindSecretBox(db, config);
   return { config, db, store: new ScreenshotStore(config.dataDir) };
 }
 
 /** A fresh, uncached context (tests open throwaway databases with this). */
 export function createAppContext(config: VerdictConfig): AppContext {
-  const db = openDatabase(config.dbPath);
+  const db = openDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs });
   // Stored judge keys are encrypted with a key derived from this installation's auth secret.
   bindSecretBox(db, config);
   return { config, db, store: new ScreenshotStore(config.dataDir) };

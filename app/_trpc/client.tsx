@@ -36,7 +36,8 @@ export function TRPCReactProvider({ children }: { children: ReactNode }) {
         splitLink({
           condition: (op) => op.type === "subscription",
           true: httpSubscriptionLink({ url: apiUrl(), transformer: superjson }),
-          false: httpBatchLink({ url: apiUrl(), transformer: superjson }),
+          // The server refuses batches larger than MAX_BATCH_SIZE (server/api/trpc.ts); the link splits above it.
+          false: httpBatchLink({ url: apiUrl(), transformer: superjson, maxItems: 10 }),
         }),
       ],
     }),

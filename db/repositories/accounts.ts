@@ -1,10 +1,11 @@
 /**
  * Users and invitations: the queries Verdict runs on account tables itself. Creating users, passwords and
- * sessions go through better-auth (server/auth), never through here.
+ * sessions go through better-auth (server/auth), never through here; ending sessions and removing a setup
+ * account that lost a race are plain deletes.
  */
 import { and, asc, count, eq, gt, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../client";
-import { invitations, users, type InvitationRow, type Role } from "../schema/index";
+import { invitations, sessions, users, type InvitationRow, type Role } from "../schema/index";
 
 export interface UserSummary {
   id: string;
@@ -30,6 +31,26 @@ function toSummary(r: { id: string; name: string; email: string; role: Role; ban
 
 export function countUsers(db: Db): number {
   return db.select({ n: count() }).from(users).get()!.n;
+}
+
+/** Ends every session of a user (sign-out everywhere). */
+export function deleteUserSessions(db: Db, userId: string): number {
+  return db.delete(sessions).where(eq(sessions.userId, userId)).run().changes;
+}
+
+/**
+ * First-run setup's claim: true when `userId` is the installation's first account. Otherwise the account (made a
+ * moment ago by a setup request that lost a race) is removed in the same transaction, so exactly one setup wins.
+ */
+export function keepIfFirstUser(db: Db, userId: string): boolean {
+  return db.$client
+    .transaction(() => {
+      const first = db.$client.prepare("SELECT id FROM users ORDER BY rowid LIMIT 1").get() as { id: string } | undefined;
+      if (first?.id === userId) return true;
+      db.delete(users).where(eq(users.id, userId)).run();
+      return false;
+    })
+    .immediate();
 }
 
 export function listUsers(db: Db): UserSummary[] {

@@ -14,6 +14,7 @@
 import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
+import { isDatabaseBusy } from "../../db/client";
 import type { Role } from "../../db/schema/index";
 import { sessionFromHeaders } from "../auth/auth";
 import { hasRole, type Actor } from "../auth/roles";
@@ -33,6 +34,15 @@ export interface TrpcContext extends AppContext {
   headers: Headers;
   session: RequestSession | null;
 }
+
+/** Calls one HTTP request may batch (the browser's batch link sends at most this many). */
+export const MAX_BATCH_SIZE = 10;
+
+/** Procedures that take a whole CSV file, and so get the larger body limit (VERDICT_MAX_UPLOAD_BYTES). */
+export const UPLOAD_PROCEDURES: ReadonlySet<string> = new Set(["analytics.csvAgreement", "campaigns.importLabels"]);
+
+/** Said when another process (an import, a worker) holds the database's write lock longer than we wait. */
+export const DATABASE_BUSY_MESSAGE = "The database is busy; try again";
 
 /** Who may call a procedure; see the module comment. */
 export type Access = "public" | "signedIn" | "researcher" | "admin";
@@ -64,14 +74,18 @@ const t = initTRPC.context<TrpcContext>().meta<ProcedureMeta>().create({
         // Field-level detail for forms; null for anything that was not an input validation failure.
         zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
         domainError: cause instanceof AppError ? cause.name : cause instanceof ImportError ? "ImportError" : null,
+        // Nothing was written; the same call can be sent again (the browser does so with backoff).
+        retryable: error.code === "SERVICE_UNAVAILABLE",
       },
     };
   },
 });
 
 /**
- * Maps domain errors thrown by services to tRPC codes with their message intact. Anything else is an
- * unexpected failure: it keeps tRPC's INTERNAL_SERVER_ERROR, and in production its message is not exposed.
+ * Maps domain errors thrown by services to tRPC codes with their message intact. A database busy with another
+ * process's write becomes a retryable 503 (the failed statement, or its whole transaction, was not applied).
+ * Anything else is an unexpected failure: it keeps tRPC's INTERNAL_SERVER_ERROR, and in production its message
+ * is not exposed.
  */
 const domainErrors = t.middleware(async ({ next }) => {
   const res = await next();
@@ -81,6 +95,8 @@ const domainErrors = t.middleware(async ({ next }) => {
       res.error = new TRPCError({ code: cause.code, message: cause.message, cause });
     } else if (cause instanceof ImportError) {
       res.error = new TRPCError({ code: "BAD_REQUEST", message: cause.message, cause });
+    } else if (isDatabaseBusy(cause)) {
+      res.error = new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_BUSY_MESSAGE, cause });
     } else if (res.error.code === "INTERNAL_SERVER_ERROR" && process.env.NODE_ENV === "production") {
       console.error(res.error.cause ?? res.error);
       res.error = new TRPCError({ code: "INTERNAL_SERVER_ERROR", message: "Internal error (details are in the server log)" });

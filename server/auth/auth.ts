@@ -6,37 +6,55 @@
  * `createAccount` in server/services/accounts.ts, which calls better-auth's admin plugin on the server. Password
  * hashing, session tokens and cookie signing are better-auth's.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { betterAuth } from "better-auth";
+import { APIError, isAPIError } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { admin } from "better-auth/plugins/admin";
 import { adminAc, userAc } from "better-auth/plugins/admin/access";
 import { count } from "drizzle-orm";
-import type { Db } from "../../db/client";
+import { isDatabaseBusy, type Db } from "../../db/client";
 import { accounts, sessions, users, verifications, type Role } from "../../db/schema/index";
 import type { AppContext } from "../context";
+import type { VerdictConfig } from "../config";
+import { CLIENT_ADDRESS_HEADER } from "./client-address";
+import { configuredOrigins, trustedOriginsFor } from "./origins";
 import { resolveAuthSecret } from "./secret";
 
 export const SESSION_DAYS = 14;
 export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_NAME_LENGTH = 200;
 
-function buildAuth(db: Db, options: { secret: string; baseUrl?: string; production: boolean }) {
+/** Why a display name cannot be used, or null when it can. */
+export function displayNameProblem(name: string): string | null {
+  if (!name.trim()) return "cannot be empty";
+  if (name.length > MAX_NAME_LENGTH) return `at most ${MAX_NAME_LENGTH} characters`;
+  return null;
+}
+
+/**
+ * Per-request notes from inside better-auth for the route handler: better-auth turns any failure into a bare 500,
+ * so whether the cause was a database busy with another process's write is passed out this way (the route then
+ * answers a retryable 503 like the tRPC API does).
+ */
+export const authRequestState = new AsyncLocalStorage<{ databaseBusy: boolean }>();
+
+function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins: Pick<VerdictConfig, "baseUrl" | "trustedOrigins">; production: boolean }) {
   return betterAuth({
     appName: "Verdict",
     secret: options.secret,
     baseURL: options.baseUrl,
     basePath: "/api/auth",
-    // Without VERDICT_BASE_URL the app answers under whatever host it is reached by; a state-changing request
-    // is accepted from a page of that same origin (the Host the browser used), never from another site. Behind a
-    // proxy that terminates HTTPS, set VERDICT_BASE_URL to the public URL.
+    // State-changing requests are accepted from VERDICT_BASE_URL, VERDICT_TRUSTED_ORIGINS, and (without them) the
+    // page's own origin only when it is localhost or an IP address: never from a name that could be rebound to
+    // this machine by someone else's DNS (see server/auth/origins.ts).
     trustedOrigins: async (request) => {
-      if (!request) return [];
+      if (!request) return configuredOrigins(options.origins);
       try {
-        const url = new URL(request.url);
-        const host = request.headers.get("host");
-        // Next hands route handlers a URL built from its own bind address, so the Host header is the truth.
-        return host ? [url.origin, `${url.protocol}//${host}`] : [url.origin];
+        // Next hands route handlers a URL built from its own bind address, so the Host header says what the browser used.
+        return trustedOriginsFor(options.origins, { protocol: new URL(request.url).protocol, host: request.headers.get("host") });
       } catch {
-        return [];
+        return configuredOrigins(options.origins);
       }
     },
     logger: {
@@ -46,6 +64,16 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; producti
       log(level, message, ...args) {
         if (!options.baseUrl && /Base URL is not set/i.test(message)) return;
         (level === "error" ? console.error : console.warn)(`[auth] ${message}`, ...args);
+      },
+    },
+    onAPIError: {
+      onError(error) {
+        if (isDatabaseBusy(error)) {
+          const state = authRequestState.getStore();
+          if (state) state.databaseBusy = true;
+          return;
+        }
+        if (!isAPIError(error)) console.error("[auth]", error);
       },
     },
     database: drizzleAdapter(db, {
@@ -58,6 +86,9 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; producti
       // browser then drops them on plain http, e.g. a self-hosted install opened at http://<lan address>:3000.
       // Secure cookies follow the configured public URL instead: set VERDICT_BASE_URL=https://… behind TLS.
       useSecureCookies: (options.baseUrl ?? "").startsWith("https://"),
+      // The rate limit counts each client by the address the web server stamped on the request from its
+      // connection (or from a configured proxy's X-Forwarded-For), never by what the client claims.
+      ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] },
     },
     emailAndPassword: {
       enabled: true,
@@ -68,9 +99,10 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; producti
     session: {
       expiresIn: SESSION_DAYS * 24 * 60 * 60,
       updateAge: 24 * 60 * 60,
-      // A signed copy of the session in a short-lived cookie spares a database read on most requests; role
-      // changes and bans still take effect within this window.
-      cookieCache: { enabled: true, maxAge: 60 },
+      // No signed copy of the session in a cookie: it would keep a deactivated user, or one whose password an
+      // admin reset, working until it expired. Every request checks the sessions table (one indexed read, and
+      // sessionFromHeaders remembers the answer for a few seconds in this process).
+      cookieCache: { enabled: false },
     },
     rateLimit: {
       enabled: options.production,
@@ -81,6 +113,18 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; producti
     },
     databaseHooks: {
       user: {
+        // Display names are copied into labels, adjudication views and exports; users can set their own through
+        // better-auth's update-user, so the same bounds as account creation apply there.
+        update: {
+          async before(user) {
+            if (user.name !== undefined) {
+              const problem = displayNameProblem(user.name);
+              if (problem) throw new APIError("BAD_REQUEST", { message: `name: ${problem}` });
+              return { data: { ...user, name: user.name.trim() } };
+            }
+            return { data: user };
+          },
+        },
         create: {
           // The very first account administers the installation, whatever role was asked for.
           async before(user) {
@@ -111,6 +155,7 @@ export function getAuth(app: Pick<AppContext, "db" | "config">): VerdictAuth {
     auth = buildAuth(app.db, {
       secret: resolveAuthSecret(app.config),
       baseUrl: app.config.baseUrl,
+      origins: app.config,
       production: process.env.NODE_ENV === "production",
     });
     cache.set(app.db, auth);
@@ -127,8 +172,9 @@ export interface SessionUser {
 
 /**
  * Sessions recently resolved, by the exact cookie header that carried them. better-auth verifies signed cookies
- * with Web Crypto on every call, which costs more than the work behind most requests; a few seconds of reuse is
- * well inside the staleness its own cookie cache already allows (see `session.cookieCache`).
+ * with Web Crypto on every call, which costs more than the work behind most requests. Sign-outs, password resets,
+ * role changes and deactivations made in this process clear it at once (`forgetSessions`); ones made by another
+ * process (the CLI) take effect within these few seconds.
  */
 const SESSION_MEMO_MS = 5_000;
 const SESSION_MEMO_MAX = 10_000;

@@ -1,8 +1,10 @@
 /**
  * The key better-auth signs session cookies with. VERDICT_AUTH_SECRET wins; otherwise a random key is generated
  * once and kept in the data folder (readable by the owner only), so the quick start needs no setup and sessions
- * survive restarts. Several processes starting at once agree on one key: the file is created exclusively and a
- * loser of that race reads the winner's key.
+ * survive restarts. The key is written to a temporary file, flushed to disk and then linked into place, so
+ * the file is either absent or complete: a full disk or a crash mid-write never leaves a short file that would
+ * stop every later start. Several processes starting at once agree on one key: linking fails for all but the
+ * first, and the others read the winner's key.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -21,16 +23,28 @@ export function resolveAuthSecret(config: { authSecret?: string; dataDir: string
   const file = path.join(config.dataDir, SECRET_FILE_NAME);
   const existing = readSecret(file);
   if (existing) return existing;
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secret = crypto.randomBytes(32).toString("base64url");
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
   try {
-    fs.writeFileSync(file, secret + "\n", { flag: "wx", mode: 0o600 });
+    const fd = fs.openSync(tmp, "wx", 0o600);
+    try {
+      fs.writeFileSync(fd, secret + "\n");
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    // link() fails if the name exists, which is the exclusive create of the race; rename would replace a winner.
+    fs.linkSync(tmp, file);
     return secret;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new Error(`Cannot write the generated auth secret to ${file}: ${(e as Error).message}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST") throw new Error(`Cannot write the generated auth secret to ${file}: ${(e as Error).message}`);
     const winner = readSecret(file);
     if (!winner) throw new Error(`${file} exists but holds no usable secret; delete it or set VERDICT_AUTH_SECRET`);
     return winner;
+  } finally {
+    fs.rmSync(tmp, { force: true });
   }
 }
 

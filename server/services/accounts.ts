@@ -13,6 +13,8 @@ import {
   getUser,
   getUserByEmail,
   insertInvitation,
+  deleteUserSessions,
+  keepIfFirstUser,
   listOpenInvitations,
   listUsers,
   markInvitationAccepted,
@@ -21,7 +23,7 @@ import {
   type UserSummary,
 } from "../../db/repositories/accounts";
 import { ROLES, type Role } from "../../db/schema/index";
-import { forgetSessions, getAuth, MIN_PASSWORD_LENGTH } from "../auth/auth";
+import { displayNameProblem, forgetSessions, getAuth, MIN_PASSWORD_LENGTH } from "../auth/auth";
 import type { AppContext } from "../context";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../errors";
 
@@ -52,8 +54,8 @@ export function parseRole(value: string, field = "role"): Role {
 
 function checkAccountInput(input: { email: string; name: string; password?: string }): void {
   if (!EMAIL.test(input.email.trim())) throw new ValidationError(`email: ${JSON.stringify(input.email)} is not an email address`);
-  if (!input.name.trim()) throw new ValidationError("name: cannot be empty");
-  if (input.name.length > 200) throw new ValidationError("name: at most 200 characters");
+  const nameProblem = displayNameProblem(input.name);
+  if (nameProblem) throw new ValidationError(`name: ${nameProblem}`);
   if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
     throw new ValidationError(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
   }
@@ -88,10 +90,16 @@ export function needsSetup(app: App): boolean {
   return countUsers(app.db) === 0;
 }
 
-/** First-run setup: creates the admin account, and refuses once any account exists. */
+/**
+ * First-run setup: creates the admin account, and refuses once any account exists. Two setup requests can both
+ * see an empty installation (creating an account takes a password hash's time); only the account that reached
+ * the database first is kept, the other request removes its own and is refused.
+ */
 export async function setupFirstAdmin(app: App, input: { email: string; name: string; password: string }): Promise<UserSummary> {
-  if (!needsSetup(app)) throw new AppError("FORBIDDEN", "Setup is already done: sign in, or ask an admin for an account");
+  const alreadyDone = () => new AppError("FORBIDDEN", "Setup is already done: sign in, or ask an admin for an account");
+  if (!needsSetup(app)) throw alreadyDone();
   const { user } = await createAccount(app, { ...input, role: "admin" });
+  if (!keepIfFirstUser(app.db, user.id)) throw alreadyDone();
   return user;
 }
 
@@ -113,8 +121,15 @@ export function changeRole(app: App, userId: string, role: Role): UserSummary {
     throw new ConflictError(`${user.email} is the only admin; make someone else admin first`);
   }
   setUserRole(app.db, userId, role);
-  forgetSessions(app);
+  // Whoever holds a session of this user signs in again and gets the new role's view from scratch.
+  endSessions(app, userId);
   return requireUser(app, userId);
+}
+
+/** Signs a user out everywhere, at once (sessions are checked against the database on every request). */
+function endSessions(app: App, userId: string): void {
+  deleteUserSessions(app.db, userId);
+  forgetSessions(app);
 }
 
 export async function setPassword(app: App, userId: string, password: string): Promise<void> {
@@ -124,6 +139,8 @@ export async function setPassword(app: App, userId: string, password: string): P
   const hash = await ctx.password.hash(password);
   if (await ctx.internalAdapter.findCredentialAccount(userId)) await ctx.internalAdapter.updatePassword(userId, hash);
   else await ctx.internalAdapter.linkAccount({ providerId: "credential", accountId: userId, userId, password: hash });
+  // A reset password is often a suspected compromise: whoever signed in with the old one is signed out now.
+  endSessions(app, userId);
 }
 
 /** Deactivated users cannot sign in and their sessions end; their labels stay. */
@@ -133,8 +150,8 @@ export async function setDeactivated(app: App, actorId: string, userId: string, 
   if (deactivated && user.role === "admin" && countAdmins(app.db) <= 1) throw new ConflictError(`${user.email} is the only admin`);
   const ctx = await getAuth(app).$context;
   await ctx.internalAdapter.updateUser(userId, { banned: deactivated, banReason: deactivated ? "deactivated by an admin" : null });
-  if (deactivated) await ctx.internalAdapter.deleteUserSessions(userId);
-  forgetSessions(app);
+  if (deactivated) endSessions(app, userId);
+  else forgetSessions(app);
   return requireUser(app, userId);
 }
 

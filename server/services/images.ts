@@ -3,8 +3,11 @@
  * with sharp on first request and cached under `<dataDir>/variants/<first two hex>/<hash>-w<width>.<format>`.
  *
  * Variants are derived data: deleting the folder is always safe. They are written to a temporary name and
- * renamed into place, so a concurrent reader never sees half a file, and concurrent requests for the same
- * variant share one encode.
+ * renamed into place, so a concurrent reader never sees half a file (a failed write removes its temporary file),
+ * and concurrent requests for the same variant share one encode. All encodes of the process share
+ * ENCODE_CONCURRENCY slots, so no number of viewers or warm-up calls makes the web server encode more at once.
+ * A stored file that cannot be decoded is a CorruptImageError (the route answers 422), remembered for a minute so
+ * repeated requests do not decode it again.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -31,6 +34,40 @@ export interface ServedImage {
 }
 
 const inFlight = new Map<string, Promise<Buffer>>();
+
+/** Encodes running at once in this process, whoever asked for them. */
+export const ENCODE_CONCURRENCY = 2;
+let encodesRunning = 0;
+const waitingForSlot: (() => void)[] = [];
+
+async function withEncodeSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (encodesRunning >= ENCODE_CONCURRENCY) await new Promise<void>((resolve) => waitingForSlot.push(resolve));
+  else encodesRunning++;
+  try {
+    return await work();
+  } finally {
+    // Hand the slot straight to the next waiter, or free it.
+    const next = waitingForSlot.shift();
+    if (next) next();
+    else encodesRunning--;
+  }
+}
+
+/** Encodes running now (for tests and diagnostics). */
+export function encodesInProgress(): number {
+  return encodesRunning;
+}
+
+/** A stored screenshot whose bytes no longer decode as an image (damaged on disk). */
+export class CorruptImageError extends Error {
+  constructor(readonly hash: string) {
+    super(`Screenshot ${hash} is damaged and cannot be shown`);
+    this.name = "CorruptImageError";
+  }
+}
+
+const CORRUPT_MEMORY_MS = 60_000;
+const knownCorrupt = new Map<string, number>();
 
 export function variantPath(dataDir: string, hash: string, width: number, format: string): string {
   if (!isScreenshotHash(hash)) throw new Error(`Not a screenshot hash: ${JSON.stringify(hash)}`);
@@ -82,39 +119,73 @@ export async function getScreenshotImage(deps: ImageDeps, hash: string, req: Var
   });
   if (cached) return { body: cached, mime, etag };
 
+  const corruptUntil = knownCorrupt.get(hash);
+  if (corruptUntil !== undefined) {
+    if (corruptUntil > Date.now()) throw new CorruptImageError(hash);
+    knownCorrupt.delete(hash);
+  }
+
   let pending = inFlight.get(file);
   if (!pending) {
-    pending = (async () => {
+    pending = withEncodeSlot(async () => {
       const source = await readOriginal();
-      const body = await encodeVariant(source, width, width < row.width, req.format);
+      let body: Buffer;
+      try {
+        body = await encodeVariant(source, width, width < row.width, req.format);
+      } catch (e) {
+        console.error(`screenshot ${hash} cannot be decoded:`, (e as Error).message);
+        knownCorrupt.set(hash, Date.now() + CORRUPT_MEMORY_MS);
+        throw new CorruptImageError(hash);
+      }
       await fsp.mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
-      await fsp.writeFile(tmp, body);
-      await fsp.rename(tmp, file);
+      try {
+        await fsp.writeFile(tmp, body);
+        await fsp.rename(tmp, file);
+      } catch (e) {
+        // The variant is only a cache: serve this encode anyway, and leave no half-written file (e.g. disk full).
+        await fsp.rm(tmp, { force: true }).catch(() => {});
+        console.error(`caching variant ${file} failed:`, (e as Error).message);
+      }
       return body;
-    })().finally(() => inFlight.delete(file));
+    }).finally(() => inFlight.delete(file));
     inFlight.set(file, pending);
   }
   return { body: await pending, mime, etag };
 }
 
+/** Warm-up requests waiting for the warm-up workers, at most WARM_QUEUE_MAX (older ones are dropped first). */
+const WARM_QUEUE_MAX = 2_000;
+const warmQueue: { deps: ImageDeps; hash: string; req: Extract<VariantRequest, { kind: "variant" }> }[] = [];
+let warmWorkers = 0;
+
 /**
- * Makes the variants a viewer is about to ask for, in order, a few at a time, in the background. The player
- * calls this once it knows its display width, so stepping finds each next image already encoded.
- * Returns at once; failures are logged, never thrown (a missing file is a 404 when actually requested).
+ * Makes the variants a viewer is about to ask for, in order, in the background. The player calls this once it
+ * knows its display width, so stepping finds each next image already encoded. All calls feed one queue served
+ * by ENCODE_CONCURRENCY workers, so repeated calls (other widths, other viewers) add work, never parallelism.
+ * Returns at once with the number queued; failures are logged, never thrown (a missing file is a 404 when
+ * actually requested).
  */
-export function warmVariants(deps: ImageDeps, hashes: string[], req: Extract<VariantRequest, { kind: "variant" }>, concurrency = 2): number {
-  const queue = [...new Set(hashes)].filter((h) => isScreenshotHash(h));
+export function warmVariants(deps: ImageDeps, hashes: string[], req: Extract<VariantRequest, { kind: "variant" }>): number {
+  const fresh = [...new Set(hashes)].filter((h) => isScreenshotHash(h));
+  for (const hash of fresh) warmQueue.push({ deps, hash, req });
+  if (warmQueue.length > WARM_QUEUE_MAX) warmQueue.splice(0, warmQueue.length - WARM_QUEUE_MAX);
   const work = async () => {
-    for (let h = queue.shift(); h !== undefined; h = queue.shift()) {
-      await getScreenshotImage(deps, h, req).catch((e: unknown) => {
-        if (!(e instanceof NotFoundError)) console.error(`warming variant of ${h} failed:`, e);
-      });
+    try {
+      for (let item = warmQueue.shift(); item !== undefined; item = warmQueue.shift()) {
+        await getScreenshotImage(item.deps, item.hash, item.req).catch((e: unknown) => {
+          if (!(e instanceof NotFoundError) && !(e instanceof CorruptImageError)) console.error(`warming variant of ${item!.hash} failed:`, e);
+        });
+      }
+    } finally {
+      warmWorkers--;
     }
   };
-  const n = queue.length;
-  for (let i = 0; i < Math.min(concurrency, n); i++) void work();
-  return n;
+  while (warmWorkers < ENCODE_CONCURRENCY && warmQueue.length > 0) {
+    warmWorkers++;
+    void work();
+  }
+  return fresh.length;
 }
 
 /** Removes every cached variant (they are rebuilt on demand). */

@@ -93,7 +93,7 @@ export class ScreenshotBatch {
   async put(hash: string, bytes: Uint8Array): Promise<void> {
     if (this.staged.has(hash) || this.store.has(hash)) return;
     this.staged.add(hash);
-    this.stagingReady ??= fsp.mkdir(this.staging, { recursive: true }).then(() => undefined);
+    this.stagingReady ??= fsp.mkdir(this.staging, { recursive: true, mode: 0o700 }).then(() => undefined);
     await this.stagingReady;
     await fsp.writeFile(path.join(this.staging, hash), bytes);
   }
@@ -148,7 +148,7 @@ export class ScreenshotBatch {
       if (fs.existsSync(dest)) continue;
       const dir = path.dirname(dest);
       if (!this.madeDirs.has(dir)) {
-        await fsp.mkdir(dir, { recursive: true });
+        await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
         this.madeDirs.add(dir);
       }
       await fsp.rename(path.join(this.staging, hash), dest);

@@ -11,7 +11,8 @@ import { HeatMatrix } from "./heat-matrix";
 import { StatCards } from "./stat-cards";
 import { TablePanel } from "./figure";
 
-const MAX_BYTES = 50_000_000;
+// Leaves room for JSON escaping under the server's 32 MiB upload limit (VERDICT_MAX_UPLOAD_BYTES).
+const MAX_BYTES = 25_000_000;
 
 export function CsvAgreementTool() {
   const trpc = useTRPC();

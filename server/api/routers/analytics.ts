@@ -42,8 +42,8 @@ const common = {
   unparseable: z.enum(["failure", "exclude"]).default("exclude"),
 };
 
-/** Largest CSV the page accepts (the text travels in one request). */
-export const MAX_CSV_CHARS = 50_000_000;
+/** Largest CSV the page accepts (the text travels in one request, under the 32 MiB upload body limit). */
+export const MAX_CSV_CHARS = 25_000_000;
 
 export const analyticsRouter = createTRPCRouter({
   options: researcherProcedure.query(({ ctx }) => analyticsOptions(ctx.db)),

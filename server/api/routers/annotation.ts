@@ -152,7 +152,7 @@ export const campaignsRouter = createTRPCRouter({
   importLabels: researcherProcedure
     .input(
       z.object({
-        csv: z.string().max(50_000_000),
+        csv: z.string().max(25_000_000),
         source: z.string().max(300),
         mapping: importMapping,
         campaign: z.union([z.object({ id }), z.object({ name: z.string().min(1).max(200), annotatorsPerItem: z.number().int().min(1).max(20).optional() })]),

@@ -1,10 +1,33 @@
 /**
- * better-auth's HTTP endpoints (sign-in, sign-out, session) for the installation's database.
+ * better-auth's HTTP endpoints (sign-in, sign-out, session) for the installation's database. Sign-in bodies are
+ * a few hundred bytes, so anything over AUTH_MAX_BODY_BYTES is refused before it is read, as are requests to a
+ * name this installation does not answer to (see server/auth/origins.ts). A database busy with another process's
+ * write is a retryable 503, as in the tRPC API.
  */
 import { toNextJsHandler } from "better-auth/next-js";
-import { getAuth } from "@/server/auth/auth";
+import { limitBody } from "@/server/api/body-limit";
+import { DATABASE_BUSY_MESSAGE } from "@/server/api/trpc";
+import { authRequestState, getAuth } from "@/server/auth/auth";
+import { isAllowedHost, misdirectedResponse } from "@/server/auth/origins";
 import { getAppContext } from "@/server/context";
 
-const handler = (req: Request) => getAuth(getAppContext()).handler(req);
+const AUTH_MAX_BODY_BYTES = 64 * 1024;
+
+async function handler(req: Request): Promise<Response> {
+  const app = getAppContext();
+  if (!isAllowedHost(req.headers.get("host"), app.config)) return misdirectedResponse(req.headers.get("host"));
+  const limited = await limitBody(req, AUTH_MAX_BODY_BYTES);
+  if (limited instanceof Response) return limited;
+  const state = { databaseBusy: false };
+  const response = await authRequestState.run(state, () => getAuth(app).handler(limited));
+  if (state.databaseBusy && response.status >= 500) {
+    // Nothing was written (e.g. the new session); signing in again in a moment works.
+    return new Response(JSON.stringify({ message: DATABASE_BUSY_MESSAGE, code: "DATABASE_BUSY", retryable: true }) + "\n", {
+      status: 503,
+      headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", "Retry-After": "1" },
+    });
+  }
+  return response;
+}
 
 export const { GET, POST } = toNextJsHandler(handler);

@@ -2,14 +2,15 @@
  * GET /api/screenshots/<sha256>[?w=<width>][&f=webp|avif]
  *
  * Serves a stored screenshot by content hash. The hash must be a known row in `screenshots`; anything else is
- * a 404 (request text never becomes a filesystem path). Content never changes for a URL, so responses are
+ * a 404 (request text never becomes a filesystem path); a stored file that no longer decodes is a 422.
+ * Content never changes for a URL, so responses are
  * cached forever; privately, because only signed-in users may fetch them (401 otherwise).
  */
 import { sessionFromHeaders } from "@/server/auth/auth";
 import { getAppContext } from "@/server/context";
 import { parseVariantRequest } from "@/server/domain/image-variants";
 import { AppError, HTTP_STATUS } from "@/server/errors";
-import { getScreenshotImage } from "@/server/services/images";
+import { CorruptImageError, getScreenshotImage } from "@/server/services/images";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";
 
@@ -42,6 +43,10 @@ export async function GET(req: Request, { params }: { params: Promise<{ hash: st
     });
   } catch (e) {
     if (e instanceof AppError && HTTP_STATUS[e.code] === 404) return notFound();
+    // A damaged file on disk: say so (briefly cacheable), instead of failing with a server error on every view.
+    if (e instanceof CorruptImageError) {
+      return new Response(`${e.message}\n`, { status: 422, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "private, max-age=60" } });
+    }
     throw e;
   }
 }

@@ -1,0 +1,108 @@
+/**
+ * The app's route handlers (auth, tRPC, screenshots) behind a real HTTP server on 127.0.0.1, for tests that need
+ * the HTTP layer itself: body limits, headers, client addresses, status codes. Requests are handed to the same
+ * exported GET/POST functions Next calls; the installation is the one VERDICT_DB / VERDICT_DATA_DIR name, read on
+ * every request as in the web server. The server also installs the client-address stamp, as instrumentation.ts
+ * does at web server start.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+import * as authRoute from "../../app/api/auth/[...all]/route";
+import * as screenshotRoute from "../../app/api/screenshots/[hash]/route";
+import * as trpcRoute from "../../app/api/trpc/[trpc]/route";
+import { installClientAddressHeader } from "../../server/auth/client-address";
+
+export interface RouteServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+async function dispatch(req: Request): Promise<Response> {
+  const { pathname } = new URL(req.url);
+  const method = req.method as "GET" | "POST";
+  if (pathname.startsWith("/api/auth/")) return authRoute[method](req);
+  if (pathname.startsWith("/api/trpc/")) return trpcRoute[method](req);
+  const shot = /^\/api\/screenshots\/([^/]+)$/.exec(pathname);
+  if (shot && method === "GET") return screenshotRoute.GET(req, { params: Promise.resolve({ hash: decodeURIComponent(shot[1]!) }) });
+  return new Response("not found\n", { status: 404 });
+}
+
+export async function startRouteServer(options: { trustedProxies?: string[] } = {}): Promise<RouteServer> {
+  installClientAddressHeader(options.trustedProxies ?? []);
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+      const hasBody = req.method !== "GET" && req.method !== "HEAD";
+      const request = new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "127.0.0.1"}`), {
+        method: req.method,
+        headers,
+        body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
+        duplex: "half",
+      } as RequestInit);
+      let response: Response;
+      try {
+        response = await dispatch(request);
+      } catch (e) {
+        console.error(e);
+        response = new Response("internal error\n", { status: 500 });
+      }
+      res.writeHead(response.status, Object.fromEntries(response.headers));
+      if (response.body) for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+      res.end();
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  ms: number;
+}
+
+/**
+ * One HTTP request with node:http, so the test controls what fetch would not let it: the Host header, the local
+ * address the connection comes from (127.0.0.x), and a body sent in chunks without a Content-Length.
+ */
+export function rawRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer | (() => AsyncIterable<Buffer>); localAddress?: string } = {},
+): Promise<RawResponse> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: options.method ?? "GET", headers: options.headers, localAddress: options.localAddress, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString("utf8"), ms: Date.now() - started }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    const body = options.body;
+    if (typeof body === "function") {
+      void (async () => {
+        try {
+          for await (const chunk of body()) if (!req.write(chunk)) await new Promise((r) => req.once("drain", r));
+          req.end();
+        } catch {
+          req.destroy();
+        }
+      })();
+    } else {
+      req.end(body);
+    }
+  });
+}
