@@ -129,6 +129,8 @@ test.describe.serial("the first hour", () => {
       await expect(panel).toBeVisible();
       await expect(page.getByTestId("step-image")).toBeVisible();
       const labelUrl = page.url();
+      // The header leads back to the queue, not to the trajectory list.
+      await expect(page.getByTestId("player-back")).toHaveAttribute("href", `/annotate/${campaignId}`);
 
       for (const size of DESKTOP) {
         await page.setViewportSize(size);
@@ -182,7 +184,8 @@ test.describe.serial("the first hour", () => {
         expect(res?.status(), url).toBe(200);
         await expectNoHorizontalOverflow(page);
       }
-      await page.goto(`/trajectories/${ids[0]}`);
+      // The README's player picture: a real WebVoyager trajectory when ../shared's examples were imported.
+      await page.goto(`/trajectories/${loadFixtures().sharedExamples ? ids.at(-1) : ids[0]}?step=2`);
       await expect(page.getByTestId("step-image")).toBeVisible();
       for (const size of DESKTOP) {
         await page.setViewportSize(size);
