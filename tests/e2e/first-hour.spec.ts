@@ -116,8 +116,10 @@ test.describe.serial("the first hour", () => {
         await expect(page.getByText("No live runs yet")).toHaveCount(0);
       }
       await screenshotAt(page, "first-hour-annotator-403", { width: 1280, height: 800 });
-      // A trajectory outside their campaigns: the same view, never a raw error.
-      await page.goto(`/trajectories/${ids.at(-1)}`);
+      // A trajectory outside their campaigns: the same view and status, never a raw error.
+      expect(ids.length).toBeGreaterThan(2);
+      const outside = await page.goto(`/trajectories/${ids.at(-1)}`);
+      expect(outside?.status()).toBe(403);
       await expect(page.getByTestId("forbidden")).toBeVisible();
       consoleErrors.expectNone(403);
     });
@@ -184,6 +186,10 @@ test.describe.serial("the first hour", () => {
         expect(res?.status(), url).toBe(200);
         await expectNoHorizontalOverflow(page);
       }
+      // An unknown trajectory is a 404 page with status 404.
+      const missing = await page.goto("/trajectories/999999");
+      expect(missing?.status()).toBe(404);
+      await expect(page.getByText("Trajectory not found")).toBeVisible();
       // The README's player picture: a real WebVoyager trajectory when ../shared's examples were imported.
       await page.goto(`/trajectories/${loadFixtures().sharedExamples ? ids.at(-1) : ids[0]}?step=2`);
       await expect(page.getByTestId("step-image")).toBeVisible();
@@ -224,7 +230,7 @@ test.describe.serial("the first hour", () => {
         await expectNoHorizontalOverflow(page);
         await screenshotAt(page, `first-hour-768${url.replaceAll("/", "-")}`, { width: 768, height: 1024 });
       }
-      consoleErrors.expectNone();
+      consoleErrors.expectNone(404);
     });
   });
 
