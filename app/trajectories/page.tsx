@@ -1,16 +1,28 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { Suspense } from "react";
 import { hasRole } from "@/server/auth/roles";
 import { parseTrajectoryListParams, trajectoryListSearch, activeFilterCount } from "@/server/domain/trajectory-list-query";
 import { EmptyState, formatCount, PageHeader, Pagination } from "../_components/ui";
 import { currentUser } from "../_lib/session";
 import { api } from "../_trpc/server";
 import { FilterBar } from "./_components/filter-bar";
+import { TrajectoryListLoading } from "./_components/list-loading";
 import { TrajectoryTable } from "./_components/trajectory-table";
 
 export const metadata: Metadata = { title: "Trajectories" };
 
-export default async function TrajectoriesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default function TrajectoriesPage(props: Props) {
+  return (
+    <Suspense fallback={<TrajectoryListLoading />}>
+      <TrajectoryList {...props} />
+    </Suspense>
+  );
+}
+
+async function TrajectoryList({ searchParams }: Props) {
   const query = parseTrajectoryListParams(await searchParams);
   const caller = await api();
   const [list, options] = await Promise.all([caller.trajectories.list(query), caller.trajectories.filterOptions()]);

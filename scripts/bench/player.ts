@@ -23,6 +23,7 @@ import { openDatabase, type Db } from "../../db/client";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { parseTrajectoryListParams } from "../../server/domain/trajectory-list-query";
+import { createAccount } from "../../server/services/accounts";
 import { runImport } from "../../server/services/ingest";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import { renderPage, shopHome, shopProduct, shopResults } from "../../tests/fixtures/synthetic-pages";
@@ -32,6 +33,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 const STEPS = 15;
 const KEY_PAUSE_MS = 250;
 const LIST_TRAJECTORIES = Number(process.env.BENCH_LIST_TRAJECTORIES ?? 100_000);
+/** The player needs a session since accounts exist; the bench signs in as this researcher. */
+const BENCH_USER = { email: "player-bench@bench.test", name: "Player bench", role: "researcher", password: "player-bench-password" } as const;
 
 // ---- Screenshots ------------------------------------------------------------------------------------------
 
@@ -151,6 +154,12 @@ async function measurePlayer(url: string, trajectoryId: number): Promise<{ bytes
         requestAnimationFrame(tick);
       }, true);
     `);
+    // Sign in through the same endpoint the sign-in page uses; the context keeps the session cookie.
+    const signIn = await context.request.post(`${url}/api/auth/sign-in/email`, {
+      headers: { origin: url },
+      data: { email: BENCH_USER.email, password: BENCH_USER.password },
+    });
+    if (!signIn.ok()) throw new Error(`signing in as ${BENCH_USER.email} failed: HTTP ${signIn.status()} ${await signIn.text()}`);
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
     await cdp.send("Network.enable");
@@ -158,6 +167,7 @@ async function measurePlayer(url: string, trajectoryId: number): Promise<{ bytes
     cdp.on("Network.loadingFinished", (e) => (bytes += e.encodedDataLength));
 
     await page.goto(`${url}/trajectories/${trajectoryId}`);
+    if (new URL(page.url()).pathname !== `/trajectories/${trajectoryId}`) throw new Error(`the player was not opened: the browser is at ${page.url()}`);
     await page.waitForFunction(() => {
       const img = document.querySelector<HTMLImageElement>('[data-testid="step-image"]');
       return !!img && img.complete && img.naturalWidth > 0;
@@ -267,6 +277,7 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
     const dataDir = path.join(work, "data");
     const app = createAppContext({ ...loadConfig(), dbPath: path.join(dataDir, "verdict.db"), dataDir });
     const report = await runImport(app, { path: bundle });
+    await createAccount(app, BENCH_USER);
     app.db.$client.close();
     const trajectoryId = report.trajectories[0]!.id;
 

@@ -152,6 +152,10 @@ test.describe("analytics", () => {
     await expect(page.locator('section[data-figure="k-table"] tbody tr')).toHaveCount(detail.settings.length);
     await expect(page.locator('section[data-figure="disagreements"] h2')).toContainText(`(${detail.overall.falseSuccess + detail.overall.falseFailure})`);
     await shoot(page, "analytics-judge-detail");
+    // The README's picture of judge agreement.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.screenshot({ path: path.join(root, "docs", "screenshot-judge-agreement.png") });
+    await page.setViewportSize(VIEWPORTS[0]);
 
     // A disagreement opens in the player.
     const firstRow = page.locator('section[data-figure="disagreements"] tbody tr').first();

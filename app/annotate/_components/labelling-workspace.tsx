@@ -16,6 +16,8 @@ export function LabellingWorkspace({ campaignId, trajectoryId }: { campaignId: n
       id={trajectoryId}
       initialStep={1}
       sidePanelFirst
+      // Back to the queue the annotator works from, not the trajectory list.
+      back={{ href: `/annotate/${campaignId}`, label: campaign.name }}
       sidePanel={(p) => (
         // Keyed by trajectory so moving to the next one starts a fresh form, timer and steps-viewed set.
         <LabelPanel key={`${campaignId}:${trajectoryId}`} campaign={campaign} trajectoryId={trajectoryId} mine={mine} current={p.current} count={p.count} go={p.go} />

@@ -35,6 +35,12 @@ export interface PlayerPanelState {
 
 export type SidePanel = ReactNode | ((state: PlayerPanelState) => ReactNode);
 
+/** Where the header's back link leads (default: the trajectory list; labelling goes back to its queue). */
+export interface BackLink {
+  href: string;
+  label: string;
+}
+
 export interface StepAnalysis {
   loops: LoopMarks;
   grounding: GroundingFlag | null;
@@ -46,12 +52,14 @@ export function TrajectoryPlayer({
   sidePanel,
   sidePanelFirst,
   fill,
+  back,
 }: {
   id: number;
   initialStep: number;
   sidePanel?: SidePanel;
   sidePanelFirst?: boolean;
   fill?: "viewport" | "parent";
+  back?: BackLink;
 }) {
   const trpc = useTRPC();
   const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
@@ -68,7 +76,7 @@ export function TrajectoryPlayer({
     },
     [id, warm],
   );
-  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} fill={fill} onDisplayWidth={onDisplayWidth} />;
+  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} fill={fill} back={back} onDisplayWidth={onDisplayWidth} />;
 }
 
 function clampStep(i: number, n: number): number {
@@ -81,6 +89,7 @@ export function PlayerView({
   sidePanel,
   sidePanelFirst = false,
   fill = "viewport",
+  back,
   onDisplayWidth,
 }: {
   data: PlayerData;
@@ -94,6 +103,7 @@ export function PlayerView({
    * (the adjudication page puts the annotators' labels above it).
    */
   fill?: "viewport" | "parent";
+  back?: BackLink;
   onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
 }) {
   const steps = data.steps;
@@ -222,7 +232,7 @@ export function PlayerView({
     // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
     // (the label panel), pushing the screenshot down and the filmstrip below the fold.
     <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
-      <PlayerHeader data={data} />
+      <PlayerHeader data={data} back={back} />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
           aria-label="Task"
@@ -293,12 +303,12 @@ export function PlayerView({
   );
 }
 
-const PlayerHeader = memo(function PlayerHeader({ data }: { data: PlayerData }) {
+const PlayerHeader = memo(function PlayerHeader({ data, back }: { data: PlayerData; back?: BackLink }) {
   const { trajectory: t, task, run, taskSet } = data;
   return (
     <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
-      <Link href="/trajectories" className="shrink-0 text-zinc-500 hover:text-zinc-800">
-        ← Trajectories
+      <Link href={back?.href ?? "/trajectories"} className="max-w-64 shrink-0 truncate text-zinc-500 hover:text-zinc-800" data-testid="player-back">
+        ← {back?.label ?? "Trajectories"}
       </Link>
       <span className="text-zinc-300">/</span>
       <h1 className="flex min-w-0 items-baseline gap-2">

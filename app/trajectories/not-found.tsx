@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { ErrorPanel } from "../../_components/ui";
+import { ErrorPanel } from "../_components/ui";
 
 export default function TrajectoryNotFound() {
   return (

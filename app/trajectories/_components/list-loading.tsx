@@ -1,6 +1,10 @@
-import { PageHeader } from "../_components/ui";
+import { PageHeader } from "../../_components/ui";
 
-export default function Loading() {
+/**
+ * The list's skeleton while it loads. A Suspense boundary in the list page, not a loading.tsx for the whole
+ * section: that would start streaming (status 200) before a trajectory page's access check could answer 403.
+ */
+export function TrajectoryListLoading() {
   return (
     <>
       <PageHeader title="Trajectories" subtitle="Loading…" />
