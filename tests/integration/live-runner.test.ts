@@ -397,7 +397,7 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
       });
       await work(runId);
       const { detail } = onlyTrajectory(runId);
-      expect(detail.trajectory).toMatchObject({ outcome: "answered", stepCount: 6 });
+      expect(detail.trajectory, `${detail.trajectory.outcomeDetail}; steps: ${JSON.stringify(detail.steps.map((s) => [s.url, s.error]))}`).toMatchObject({ outcome: "answered", stepCount: 6 });
       const [external, redirect, goto, order, download, answer] = detail.steps;
       expect(external!.error).toBe("navigation to http://example.com/ was blocked: example.com is not in this run's host allowlist (127.0.0.1)");
       expect(redirect!.error).toMatch(new RegExp(`the page went to http://localhost:${port}/landing, which is not allowed: localhost:${port} is not in this run's host allowlist`));
