@@ -25,6 +25,7 @@ const POLICY: [RegExp, Access][] = [
   [/^labelling\./, "signedIn"],
   [/^(trajectories|taskSets|tasks|runs)\./, "signedIn"],
   [/^judge\.verdicts\.forTrajectory$/, "signedIn"],
+  [/^judge\.endpointSettings\./, "admin"],
   [/^(judge|analytics|liveRuns)\./, "researcher"],
   [/^imports\.startFromPath$/, "admin"],
   [/^imports\./, "researcher"],
