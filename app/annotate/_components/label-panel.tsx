@@ -28,19 +28,19 @@ export interface Draft {
 }
 
 /** Where an undo leaves the values it reverted, for the page it navigates to (same tab only). */
-export function restoreKey(campaignId: number, trajectoryId: number): string {
-  return `verdict:restore:${campaignId}:${trajectoryId}`;
+export function restoreKey(campaignId: number, itemNo: number): string {
+  return `verdict:restore:${campaignId}:${itemNo}`;
 }
 
 function newKey(): string {
   return typeof crypto !== "undefined" && "randomUUID" in crypto ? crypto.randomUUID() : `k-${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
-function initialDraft(campaignId: number, trajectoryId: number, mine: MyLabel): Draft {
+function initialDraft(campaignId: number, itemNo: number, mine: MyLabel): Draft {
   if (typeof window !== "undefined") {
-    const saved = window.sessionStorage.getItem(restoreKey(campaignId, trajectoryId));
+    const saved = window.sessionStorage.getItem(restoreKey(campaignId, itemNo));
     if (saved) {
-      window.sessionStorage.removeItem(restoreKey(campaignId, trajectoryId));
+      window.sessionStorage.removeItem(restoreKey(campaignId, itemNo));
       try {
         const v = JSON.parse(saved) as Partial<Draft>;
         return { verdict: v.verdict ?? null, category: v.category ?? null, firstFailingStep: v.firstFailingStep ?? null, note: v.note ?? "" };
@@ -80,18 +80,18 @@ function useVisibleTime() {
 
 export function LabelPanel(props: {
   campaign: LabelCampaign;
-  trajectoryId: number;
+  itemNo: number;
   mine: MyLabel;
   current: number;
   count: number;
   go: (index: number) => void;
 }) {
-  const { campaign, trajectoryId, mine, current, count, go } = props;
+  const { campaign, itemNo, mine, current, count, go } = props;
   const schema = campaign.labelSchema;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
-  const [draft, setDraftState] = useState<Draft>(() => initialDraft(campaign.id, trajectoryId, mine));
+  const [draft, setDraftState] = useState<Draft>(() => initialDraft(campaign.id, itemNo, mine));
   const [status, setStatus] = useState<{ tone: "ok" | "error" | "info"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [showHelp, setShowHelp] = useState(false);
@@ -129,7 +129,7 @@ export function LabelPanel(props: {
 
   const goNext = useCallback(async () => {
     const next = await nextM.mutateAsync({ campaignId: campaign.id });
-    router.push(next ? `/annotate/${campaign.id}/${next.trajectoryId}` : `/annotate/${campaign.id}`);
+    router.push(next ? `/annotate/${campaign.id}/${next.itemNo}` : `/annotate/${campaign.id}`);
   }, [campaign.id, nextM, router]);
 
   const submit = useCallback(
@@ -144,7 +144,7 @@ export function LabelPanel(props: {
       try {
         const result = await submitM.mutateAsync({
           campaignId: campaign.id,
-          trajectoryId,
+          itemNo,
           verdict: draft.verdict!,
           category: draft.verdict === "failure" ? draft.category : null,
           firstFailingStep: draft.verdict === "success" ? null : draft.firstFailingStep,
@@ -157,7 +157,7 @@ export function LabelPanel(props: {
         keyRef.current = newKey();
         time.reset();
         viewed.current = new Set([current]);
-        await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, trajectoryId }) });
+        await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) });
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
         if (andNext) await goNext();
         else setBusy(false);
@@ -166,7 +166,7 @@ export function LabelPanel(props: {
         setStatus({ tone: "error", text: (e as Error).message });
       }
     },
-    [busy, locked, missing, submitM, campaign.id, trajectoryId, draft, time, mine.label?.revision, current, queryClient, trpc, goNext],
+    [busy, locked, missing, submitM, campaign.id, itemNo, draft, time, mine.label?.revision, current, queryClient, trpc, goNext],
   );
 
   const undo = useCallback(async () => {
@@ -178,32 +178,32 @@ export function LabelPanel(props: {
     try {
       const r = await undoM.mutateAsync({ campaignId: campaign.id, revisionId: mine.undoable.revisionId, idempotencyKey: newKey() });
       // Reopen the trajectory whose submit was undone, with the undone values in the form to fix them.
-      window.sessionStorage.setItem(restoreKey(campaign.id, r.trajectoryId), JSON.stringify(r.status === "withdrawn" ? r.values : { ...r.values, note: r.values.note ?? "" }));
+      window.sessionStorage.setItem(restoreKey(campaign.id, r.itemNo), JSON.stringify(r.status === "withdrawn" ? r.values : { ...r.values, note: r.values.note ?? "" }));
       await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey() });
-      if (r.trajectoryId === trajectoryId) {
-        setDraftState(initialDraft(campaign.id, trajectoryId, { ...mine, label: null }));
+      if (r.itemNo === itemNo) {
+        setDraftState(initialDraft(campaign.id, itemNo, { ...mine, label: null }));
         setStatus({ tone: "ok", text: "Undone" });
         setBusy(false);
       } else {
-        router.push(`/annotate/${campaign.id}/${r.trajectoryId}?undone=1`);
+        router.push(`/annotate/${campaign.id}/${r.itemNo}?undone=1`);
       }
     } catch (e) {
       setBusy(false);
       setStatus({ tone: "error", text: (e as Error).message });
     }
-  }, [busy, mine, undoM, campaign.id, queryClient, trpc, trajectoryId, router]);
+  }, [busy, mine, undoM, campaign.id, queryClient, trpc, itemNo, router]);
 
   const skip = useCallback(async () => {
     if (busy) return;
     setBusy(true);
     try {
-      await skipM.mutateAsync({ campaignId: campaign.id, trajectoryId });
+      await skipM.mutateAsync({ campaignId: campaign.id, itemNo });
       await goNext();
     } catch (e) {
       setBusy(false);
       setStatus({ tone: "error", text: (e as Error).message });
     }
-  }, [busy, skipM, campaign.id, trajectoryId, goNext]);
+  }, [busy, skipM, campaign.id, itemNo, goNext]);
 
   const chooseCategory = useCallback(
     (category: string) => setDraft((d) => ({ ...d, verdict: "failure", category: d.category === category && d.verdict === "failure" ? null : category })),
@@ -412,7 +412,7 @@ export function LabelPanel(props: {
             className="btn flex-1 justify-center"
             disabled={busy || !mine.undoable}
             onClick={() => void undo()}
-            title={mine.undoable ? `Undo your last submit (trajectory #${mine.undoable.trajectoryId})` : "Nothing to undo"}
+            title={mine.undoable ? `Undo your last submit (item ${mine.undoable.itemNo})` : "Nothing to undo"}
           >
             Undo <kbd className="kbd">u</kbd>
           </button>

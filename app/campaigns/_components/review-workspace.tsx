@@ -241,7 +241,7 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
         </div>
       </div>
       <TrajectoryPlayer
-        id={trajectoryId}
+        source={{ trajectoryId }}
         initialStep={1}
         sidePanelFirst
         sidePanel={(p) => <DecisionPanel review={review} decision={decision} setDecision={setDecision} current={p.current} count={p.count} go={p.go} campaignId={campaignId} trajectoryId={trajectoryId} />}

@@ -38,6 +38,7 @@ export const LABEL_EXPORT_COLUMNS = [
   "time_spent_ms",
   "steps_viewed",
   "revision",
+  "after_reveal",
   "labelled_at",
   "updated_at",
   "consolidation_method",

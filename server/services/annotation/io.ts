@@ -4,6 +4,7 @@
  * annotations), into a new or an existing campaign. Re-importing the same file changes nothing.
  */
 import type { Db } from "../../../db/client";
+import { shuffleNumbers } from "./item-numbers";
 import {
   exportConsolidatedRows,
   exportLabelRows,
@@ -81,6 +82,8 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       time_spent_ms: l.timeSpentMs,
       steps_viewed: l.stepsViewed,
       revision: l.revision,
+      // 1 when the label's current values were submitted after the annotator had seen evaluations of the trajectory.
+      after_reveal: r.afterReveal ? 1 : 0,
       labelled_at: l.createdAt.toISOString(),
       updated_at: l.updatedAt.toISOString(),
       consolidation_method: null,
@@ -116,6 +119,7 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       time_spent_ms: null,
       steps_viewed: null,
       revision: null,
+      after_reveal: null,
       labelled_at: c.createdAt.toISOString(),
       updated_at: c.updatedAt.toISOString(),
       consolidation_method: c.method,
@@ -288,7 +292,7 @@ export function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequest, n
       campaign = requireCampaign(db, id);
     }
     report.campaignId = campaign.id;
-    report.itemsAdded = insertCampaignItems(db, campaign.id, [...new Set(matched.map((m) => m.trajectory.id))]);
+    report.itemsAdded = insertCampaignItems(db, campaign.id, [...new Set(matched.map((m) => m.trajectory.id))], shuffleNumbers);
     const at = new Date(now);
     const touched = new Map<number, { id: number; trajectoryId: number }>();
     for (const { row, trajectory } of matched) {

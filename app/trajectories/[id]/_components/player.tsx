@@ -40,10 +40,27 @@ export interface StepAnalysis {
   grounding: GroundingFlag | null;
 }
 
-export function TrajectoryPlayer({ id, initialStep, sidePanel, sidePanelFirst }: { id: number; initialStep: number; sidePanel?: SidePanel; sidePanelFirst?: boolean }) {
+/**
+ * What the player shows: a trajectory by id (researchers, browsing), or a campaign item by number (the labelling
+ * page: annotators never address a trajectory they label blind by its id).
+ */
+export type PlayerSource = { trajectoryId: number } | { campaignId: number; itemNo: number };
+
+export function TrajectoryPlayer({ source, initialStep, sidePanel, sidePanelFirst }: { source: PlayerSource; initialStep: number; sidePanel?: SidePanel; sidePanelFirst?: boolean }) {
   const trpc = useTRPC();
-  const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
-  const { mutate: warm } = useMutation(trpc.trajectories.warmImages.mutationOptions());
+  // Primitives, so the callbacks below stay stable across renders that pass an equal source.
+  const trajectoryId = "trajectoryId" in source ? source.trajectoryId : 0;
+  const campaignId = "itemNo" in source ? source.campaignId : 0;
+  const itemNo = "itemNo" in source ? source.itemNo : 0;
+  const { data } = useSuspenseQuery(
+    itemNo ? trpc.labelling.item.queryOptions({ campaignId, itemNo }) : trpc.trajectories.byId.queryOptions({ id: trajectoryId }),
+  ) as { data: PlayerData };
+  const { mutate: warmTrajectory } = useMutation(trpc.trajectories.warmImages.mutationOptions());
+  const { mutate: warmItem } = useMutation(trpc.labelling.warmImages.mutationOptions());
+  const warm = useCallback(
+    (q: { width: number; fromStep: number; raw: boolean }) => (itemNo ? warmItem({ campaignId, itemNo, ...q }) : warmTrajectory({ id: trajectoryId, ...q })),
+    [campaignId, itemNo, trajectoryId, warmItem, warmTrajectory],
+  );
   const warmed = useRef(new Set<string>());
   // Once per display width (and raw/marked choice), ask the server to encode every step at that width, from
   // the current step on, so stepping never waits for an encode.
@@ -52,9 +69,9 @@ export function TrajectoryPlayer({ id, initialStep, sidePanel, sidePanelFirst }:
       const key = `${width}:${raw}`;
       if (warmed.current.has(key)) return;
       warmed.current.add(key);
-      warm({ id, width, fromStep, raw });
+      warm({ width, fromStep, raw });
     },
-    [id, warm],
+    [warm],
   );
   return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} onDisplayWidth={onDisplayWidth} />;
 }
