@@ -831,7 +831,7 @@ const labelSubmittedAfterReveal = sql<number>`exists (select 1 from ${labelRevis
 /** Labels of a campaign joined with trajectory identity and the item's consolidated label, in item order. */
 export function exportLabelRows(db: Db, campaignId: number) {
   return db
-    .select({ label: labels, itemState: campaignItems.state, trajectoryId: trajectories.id, afterReveal: labelSubmittedAfterReveal, ...exportedTrajectoryColumns })
+    .select({ label: labels, itemState: campaignItems.state, itemNo: campaignItems.itemNo, trajectoryId: trajectories.id, afterReveal: labelSubmittedAfterReveal, ...exportedTrajectoryColumns })
     .from(labels)
     .innerJoin(campaignItems, eq(campaignItems.id, labels.itemId))
     .innerJoin(trajectories, eq(trajectories.id, labels.trajectoryId))
@@ -845,7 +845,7 @@ export function exportLabelRows(db: Db, campaignId: number) {
 
 export function exportConsolidatedRows(db: Db, campaignId: number) {
   return db
-    .select({ consolidated: consolidatedLabels, itemState: campaignItems.state, ...exportedTrajectoryColumns })
+    .select({ consolidated: consolidatedLabels, itemState: campaignItems.state, itemNo: campaignItems.itemNo, ...exportedTrajectoryColumns })
     .from(consolidatedLabels)
     .innerJoin(campaignItems, eq(campaignItems.id, consolidatedLabels.itemId))
     .innerJoin(trajectories, eq(trajectories.id, consolidatedLabels.trajectoryId))

@@ -16,6 +16,7 @@ export const LABEL_EXPORT_COLUMNS = [
   "campaign_id",
   "campaign_name",
   "item_id",
+  "item_no",
   "item_state",
   "trajectory_id",
   "task_set",

@@ -60,6 +60,8 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       kind: "annotation",
       ...base,
       item_id: l.itemId,
+      // The number the annotator saw (`/annotate/<campaign>/<item_no>`).
+      item_no: r.itemNo,
       item_state: r.itemState,
       trajectory_id: r.trajectoryId,
       task_set: r.taskSet,
@@ -97,6 +99,7 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       kind: "consolidated",
       ...base,
       item_id: c.itemId,
+      item_no: r.itemNo,
       item_state: r.itemState,
       trajectory_id: c.trajectoryId,
       task_set: r.taskSet,
