@@ -173,9 +173,13 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     // While labelling blind, runs and task sets are closed to them too, and the trajectory is reached only as an item.
     await expect(api.runs.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.taskSets.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.liveRuns.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.campaigns.overview({ id: campaign.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.trajectories.byId({ id: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
     for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, itemNo: itemNo(t), verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
     await expect(api.runs.list()).resolves.toBeTruthy();
+    await expect(api.liveRuns.list()).resolves.toBeTruthy();
+    await expect(api.campaigns.overview({ id: campaign.id })).resolves.toBeTruthy();
     expect((await api.campaigns.review({ id: campaign.id, trajectoryId: ids[0]! })).labels).toHaveLength(2);
     expect((await api.campaigns.exportLabels({ id: campaign.id, format: "csv" })).body).toContain("Other Annotator");
     await expect(api.analytics.options()).resolves.toBeTruthy();

@@ -261,6 +261,10 @@ export function listCampaignSummaries(db: Db, actor: Actor): CampaignSummary[] {
 export function campaignOverview(db: Db, actor: Actor, id: number, nowMs = Date.now()) {
   requireRole(actor, "researcher", "see a campaign's progress");
   const c = requireCampaign(db, id);
+  // Per-annotator verdict counts and item states would tell a researcher who labels here what the others said.
+  if (campaignsLabellingBlind(db, actor.userId).has(id)) {
+    throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; its progress opens once you have labelled your items (or leave the campaign)`);
+  }
   const counts = campaignCounts(db, [id]).get(id)!;
   const annotators = campaignAnnotatorList(db, id);
   const progress = annotatorProgress(db, id, nowMs);
