@@ -16,7 +16,6 @@ import {
   labelRevisions,
   labels,
   reservations,
-  steps,
   taskSets,
   tasks,
   trajectories,
@@ -767,12 +766,19 @@ export function taskLabelledBlindBy(db: Db, userId: string, taskId: number): boo
  * too: the annotator sees them in the labelling player (by item number), and a content hash says nothing of the run.
  */
 export function screenshotInAnnotatorCampaigns(db: Db, userId: string, hash: string): boolean {
-  const inCampaigns = annotatorTrajectoryIdsSql(userId);
-  return !!db.get<{ one: number } | undefined>(
-    sql`select 1 as one where exists (select 1 from ${steps} s where s.screenshot_hash = ${hash} and s.trajectory_id in ${inCampaigns})
-      or exists (select 1 from ${steps} s where s.raw_screenshot_hash = ${hash} and s.trajectory_id in ${inCampaigns})`,
+  // Correlated per step (few share a hash), index searches only, rather than building the
+  // user's whole campaign list on every image request; prepared once, as the player asks for many images.
+  const statement = prepared(db, "screenshotInAnnotatorCampaigns", () =>
+    db.$client.prepare(
+      `select 1 as one where exists (select 1 from steps s where s.screenshot_hash = @hash and ${CAMPAIGN_HAS_STEP})
+        or exists (select 1 from steps s where s.raw_screenshot_hash = @hash and ${CAMPAIGN_HAS_STEP})`,
+    ),
   );
+  return !!statement.get({ hash, userId });
 }
+
+const CAMPAIGN_HAS_STEP = `exists (select 1 from campaign_items ci join campaign_annotators ca on ca.campaign_id = ci.campaign_id and ca.user_id = @userId
+  where ci.trajectory_id = s.trajectory_id)`;
 
 // ---------------------------------------------------------------- trajectories (look-ups for campaigns)
 
