@@ -299,13 +299,18 @@ const PlayerHeader = memo(function PlayerHeader({ data }: { data: PlayerData }) 
       <span className="text-zinc-300">/</span>
       <h1 className="flex min-w-0 items-baseline gap-2">
         <span className="shrink-0 font-mono text-[13px] font-semibold text-zinc-900">{task.externalId}</span>
-        <span className="shrink-0 text-zinc-400">#{t.id}</span>
+        {/* A blind item has no trajectory id to show (annotators know it by its item number). */}
+        {!data.agentHidden && <span className="shrink-0 text-zinc-400">#{t.id}</span>}
         {t.attempt > 0 && <span className="shrink-0 text-zinc-500">attempt {t.attempt + 1}</span>}
       </h1>
       <div className="flex min-w-0 items-center gap-2 truncate text-zinc-500">
-        <Link className="truncate hover:text-zinc-800 hover:underline" href={`/task-sets/${taskSet.id}`}>
-          {taskSet.name}
-        </Link>
+        {data.agentHidden ? (
+          <span className="truncate">{taskSet.name}</span>
+        ) : (
+          <Link className="truncate hover:text-zinc-800 hover:underline" href={`/task-sets/${taskSet.id}`}>
+            {taskSet.name}
+          </Link>
+        )}
         <span>·</span>
         {data.agentHidden ? (
           <span className="truncate text-zinc-400 italic" title="Which agent made this trajectory is hidden until you have labelled it" data-testid="agent-hidden">
