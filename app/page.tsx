@@ -1,13 +1,15 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { hasRole } from "@/server/auth/roles";
+import { getAppContext } from "@/server/context";
+import { seesWholeCatalog } from "@/server/services/annotation";
 import { EmptyState, formatCount, formatPercent, OutcomeBar, PageHeader, Stat } from "./_components/ui";
 import { requirePageUser } from "./_lib/session";
 import { api } from "./_trpc/server";
 
 export default async function HomePage() {
-  // Annotators work from their labelling queues; the run roster here would also tell them which agents exist.
-  if (!hasRole(await requirePageUser(), "researcher")) redirect("/annotate");
+  const user = await requirePageUser();
+  // Runs and models are not for annotators, nor for researchers while they label blind: their home is their queue.
+  if (!seesWholeCatalog(getAppContext().db, user)) redirect("/annotate");
   const caller = await api();
   const [runs, sets] = await Promise.all([caller.runs.list(), caller.taskSets.list()]);
   const trajectories = runs.reduce((a, r) => a + r.trajectoryCount, 0);

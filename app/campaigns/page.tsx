@@ -45,8 +45,9 @@ export default async function CampaignsPage() {
               </thead>
               <tbody>
                 {campaigns.map((c) => {
-                  const target = c.counts.items * c.annotatorsPerItem;
-                  const pct = target ? Math.min(100, (100 * c.counts.labels) / target) : 0;
+                  const counts = c.counts;
+                  const target = c.items * c.annotatorsPerItem;
+                  const pct = target && counts ? Math.min(100, (100 * counts.labels) / target) : 0;
                   return (
                     <tr key={c.id}>
                       <td>
@@ -60,29 +61,38 @@ export default async function CampaignsPage() {
                           <span>k = {c.annotatorsPerItem}</span>
                         </div>
                       </td>
-                      <td className="max-w-64 truncate text-zinc-600" title={c.selection.description}>
-                        {c.selection.description}
+                      {/* A campaign the viewer still labels blind shows only their own progress. */}
+                      <td className="max-w-64 truncate text-zinc-600" title={c.selection?.description ?? "Hidden while you label this campaign blind"}>
+                        {c.selection?.description ?? <span className="text-zinc-400 italic">hidden while you label it blind</span>}
                       </td>
-                      <td className="text-right tabular-nums">{formatCount(c.counts.items)}</td>
+                      <td className="text-right tabular-nums">{formatCount(c.items)}</td>
                       <td>
-                        <div className="h-1.5 w-full overflow-hidden rounded-full bg-zinc-100">
-                          <div className="h-full bg-indigo-500" style={{ width: `${pct}%` }} />
-                        </div>
-                        <div className="mt-0.5 text-2xs text-zinc-500 tabular-nums">
-                          {formatCount(c.counts.labels)} of {formatCount(target)}
-                        </div>
-                      </td>
-                      <td className="text-right tabular-nums">{formatCount(c.counts.agreed)}</td>
-                      <td className="text-right tabular-nums">
-                        {c.counts.disputed ? (
-                          <Link className="link" href={`/campaigns/${c.id}/adjudicate`}>
-                            {formatCount(c.counts.disputed)}
-                          </Link>
+                        {counts ? (
+                          <>
+                            <div className="h-1.5 w-full overflow-hidden rounded-full bg-zinc-100">
+                              <div className="h-full bg-indigo-500" style={{ width: `${pct}%` }} />
+                            </div>
+                            <div className="mt-0.5 text-2xs text-zinc-500 tabular-nums">
+                              {formatCount(counts.labels)} of {formatCount(target)}
+                            </div>
+                          </>
                         ) : (
-                          0
+                          <div className="text-2xs text-zinc-500 tabular-nums">{formatCount(c.myLabels)} by you</div>
                         )}
                       </td>
-                      <td className="text-right tabular-nums">{formatCount(c.counts.adjudicated)}</td>
+                      <td className="text-right tabular-nums">{counts ? formatCount(counts.agreed) : "–"}</td>
+                      <td className="text-right tabular-nums">
+                        {counts?.disputed ? (
+                          <Link className="link" href={`/campaigns/${c.id}/adjudicate`}>
+                            {formatCount(counts.disputed)}
+                          </Link>
+                        ) : counts ? (
+                          0
+                        ) : (
+                          "–"
+                        )}
+                      </td>
+                      <td className="text-right tabular-nums">{counts ? formatCount(counts.adjudicated) : "–"}</td>
                       <td className="whitespace-nowrap text-zinc-500">{formatDate(c.createdAt)}</td>
                     </tr>
                   );

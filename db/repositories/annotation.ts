@@ -148,17 +148,37 @@ export function listCampaignsOfAnnotator(db: Db, userId: string): CampaignRow[] 
     .map((r) => r.c);
 }
 
-/** Adds trajectories to a campaign; ones already in it are left alone. Returns how many were added. */
-export function insertCampaignItems(db: Db, campaignId: number, trajectoryIds: number[]): number {
+/**
+ * Adds trajectories to a campaign; ones already in it are left alone. New items take the numbers after the
+ * campaign's highest, in the order `orderNumbers` puts them (the service shuffles them). Returns how many were added.
+ */
+export function insertCampaignItems(db: Db, campaignId: number, trajectoryIds: number[], orderNumbers: (numbers: number[]) => number[] = (n) => n): number {
+  const present = new Set(
+    db.select({ t: campaignItems.trajectoryId }).from(campaignItems).where(eq(campaignItems.campaignId, campaignId)).all().map((r) => r.t),
+  );
+  const fresh = [...new Set(trajectoryIds)].filter((t) => !present.has(t));
+  const first = (db.get<{ n: number | null }>(sql`select max(item_no) as n from ${campaignItems} where campaign_id = ${campaignId}`)?.n ?? 0) + 1;
+  const numbers = orderNumbers(fresh.map((_, i) => first + i));
   let added = 0;
-  for (let i = 0; i < trajectoryIds.length; i += CHUNK) {
+  for (let i = 0; i < fresh.length; i += CHUNK) {
     added += db
       .insert(campaignItems)
-      .values(trajectoryIds.slice(i, i + CHUNK).map((trajectoryId) => ({ campaignId, trajectoryId })))
+      .values(fresh.slice(i, i + CHUNK).map((trajectoryId, j) => ({ campaignId, trajectoryId, itemNo: numbers[i + j]! })))
       .onConflictDoNothing()
       .run().changes;
   }
   return added;
+}
+
+/** An item by its campaign-local number (what annotators see instead of trajectory ids). */
+export function getItemByNumber(db: Db, campaignId: number, itemNo: number): CampaignItemRow | undefined {
+  return prepared(db, "getItemByNumber", () =>
+    db
+      .select()
+      .from(campaignItems)
+      .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.itemNo, P("itemNo"))))
+      .prepare(),
+  ).get({ campaignId, itemNo });
 }
 
 export function getItem(db: Db, itemId: number): CampaignItemRow | undefined {
@@ -522,7 +542,7 @@ export function itemHistory(db: Db, itemId: number): LabelRevisionRow[] {
 /** A user's labels in a campaign, newest first (their "done" list). */
 export function labelsOfUser(db: Db, campaignId: number, userId: string, limit: number) {
   return db
-    .select({ label: labels, externalTaskId: tasks.externalId, intent: tasks.intent, itemState: campaignItems.state })
+    .select({ label: labels, itemNo: campaignItems.itemNo, externalTaskId: tasks.externalId, intent: tasks.intent, itemState: campaignItems.state })
     .from(labels)
     .innerJoin(campaignItems, eq(campaignItems.id, labels.itemId))
     .innerJoin(trajectories, eq(trajectories.id, labels.trajectoryId))
@@ -630,12 +650,14 @@ export function listConsolidated(db: Db, campaignId?: number): ConsolidatedLabel
 // ---------------------------------------------------------------- blind rule
 
 /**
- * Trajectories whose evaluations a user may not see yet: they are an annotator of an active blind campaign that
- * contains the trajectory and have no active label on it there. As an SQL subquery, for list queries.
+ * Trajectories whose evaluations a user may not see yet: they are an annotator of a blind campaign that contains
+ * the trajectory and have no active label on it there. Closed campaigns count too: closing a campaign does not
+ * show its evaluations to someone who never labelled (a researcher lifts the blind by turning `blind` off). As an
+ * SQL subquery, for list queries.
  */
 export function blindedTrajectoryIdsSql(userId: string): SQL {
   return sql`(select ci.trajectory_id from ${campaignItems} ci
-    join ${annotationCampaigns} c on c.id = ci.campaign_id and c.blind = 1 and c.status = 'active'
+    join ${annotationCampaigns} c on c.id = ci.campaign_id and c.blind = 1
     join ${campaignAnnotators} ca on ca.campaign_id = c.id and ca.user_id = ${userId}
     where not exists (select 1 from ${labels} l where l.item_id = ci.id and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active'))`;
 }
@@ -643,7 +665,7 @@ export function blindedTrajectoryIdsSql(userId: string): SQL {
 export function isBlindedFor(db: Db, userId: string, trajectoryId: number): boolean {
   const row = db.get<{ one: number } | undefined>(
     sql`select 1 as one from ${campaignItems} ci
-      join ${annotationCampaigns} c on c.id = ci.campaign_id and c.blind = 1 and c.status = 'active'
+      join ${annotationCampaigns} c on c.id = ci.campaign_id and c.blind = 1
       join ${campaignAnnotators} ca on ca.campaign_id = c.id and ca.user_id = ${userId}
       where ci.trajectory_id = ${trajectoryId}
         and not exists (select 1 from ${labels} l where l.item_id = ci.id and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active')
@@ -656,10 +678,41 @@ export function blindedTrajectoryIds(db: Db, userId: string): number[] {
   return db.all<{ trajectory_id: number }>(sql`select distinct trajectory_id from ${blindedTrajectoryIdsSql(userId)}`).map((r) => r.trajectory_id);
 }
 
-/** True when the user labels the trajectory in some active blind campaign (revealing it to them is worth noting). */
+/** Campaigns in which the user still has trajectories to label blind. */
+export function campaignsLabellingBlind(db: Db, userId: string): Set<number> {
+  return new Set(
+    db
+      .all<{ campaign_id: number }>(
+        sql`select distinct ci.campaign_id from ${campaignItems} ci
+          join ${annotationCampaigns} c on c.id = ci.campaign_id and c.blind = 1
+          join ${campaignAnnotators} ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+          where not exists (select 1 from ${labels} l where l.item_id = ci.id and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active')`,
+      )
+      .map((r) => r.campaign_id),
+  );
+}
+
+/** How many active labels the user has in each of the given campaigns (their own progress). */
+export function ownLabelCounts(db: Db, userId: string, campaignIds: number[]): Map<number, number> {
+  if (!campaignIds.length) return new Map();
+  const rows = db
+    .select({ campaignId: labels.campaignId, n: count() })
+    .from(labels)
+    .where(and(inArray(labels.campaignId, campaignIds), eq(labels.annotatorKey, userAnnotatorKey(userId)), eq(labels.status, "active")))
+    .groupBy(labels.campaignId)
+    .all();
+  return new Map(rows.map((r) => [r.campaignId, r.n]));
+}
+
+/** How many trajectories the user has still to label blind (0: the blind rule hides nothing from them). */
+export function labellingBlindCount(db: Db, userId: string): number {
+  return db.get<{ n: number }>(sql`select count(distinct trajectory_id) as n from ${blindedTrajectoryIdsSql(userId)}`)!.n;
+}
+
+/** True when the user labels the trajectory in some blind campaign (revealing it to them is worth noting). */
 export function labelsInBlindCampaign(db: Db, userId: string, trajectoryId: number): boolean {
   const row = db.get<{ one: number } | undefined>(
-    sql`select 1 as one from ${labels} l join ${annotationCampaigns} c on c.id = l.campaign_id and c.blind = 1 and c.status = 'active'
+    sql`select 1 as one from ${labels} l join ${annotationCampaigns} c on c.id = l.campaign_id and c.blind = 1
       where l.trajectory_id = ${trajectoryId} and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active' limit 1`,
   );
   return !!row;
@@ -692,6 +745,40 @@ export function isInAnnotatorCampaigns(db: Db, userId: string, trajectoryId: num
   );
   return !!row;
 }
+
+/** True when a trajectory of the task is in one of the user's campaigns. */
+export function taskInAnnotatorCampaigns(db: Db, userId: string, taskId: number): boolean {
+  return !!db.get<{ one: number } | undefined>(
+    sql`select 1 as one from ${trajectories} t where t.task_id = ${taskId} and t.id in ${annotatorTrajectoryIdsSql(userId)} limit 1`,
+  );
+}
+
+/** True when the user has a trajectory of the task still to label blind. */
+export function taskLabelledBlindBy(db: Db, userId: string, taskId: number): boolean {
+  return !!db.get<{ one: number } | undefined>(
+    sql`select 1 as one from ${trajectories} t where t.task_id = ${taskId} and t.id in ${blindedTrajectoryIdsSql(userId)} limit 1`,
+  );
+}
+
+/**
+ * True when the screenshot is one the user may see: shown in a step of (or given as an input image of the task
+ * of) a trajectory in their campaigns that the blind rule does not hide. Blind items' screenshots are allowed
+ * too: the annotator sees them in the labelling player (by item number), and a content hash says nothing of the run.
+ */
+export function screenshotInAnnotatorCampaigns(db: Db, userId: string, hash: string): boolean {
+  // Correlated per step (few share a hash), index searches only, rather than building the
+  // user's whole campaign list on every image request; prepared once, as the player asks for many images.
+  const statement = prepared(db, "screenshotInAnnotatorCampaigns", () =>
+    db.$client.prepare(
+      `select 1 as one where exists (select 1 from steps s where s.screenshot_hash = @hash and ${CAMPAIGN_HAS_STEP})
+        or exists (select 1 from steps s where s.raw_screenshot_hash = @hash and ${CAMPAIGN_HAS_STEP})`,
+    ),
+  );
+  return !!statement.get({ hash, userId });
+}
+
+const CAMPAIGN_HAS_STEP = `exists (select 1 from campaign_items ci join campaign_annotators ca on ca.campaign_id = ci.campaign_id and ca.user_id = @userId
+  where ci.trajectory_id = s.trajectory_id)`;
 
 // ---------------------------------------------------------------- trajectories (look-ups for campaigns)
 
@@ -744,10 +831,13 @@ const exportedTrajectoryColumns = {
   model: agentRuns.model,
 };
 
+/** True when a submit that is still in effect on the label was made after its annotator had seen evaluations. */
+const labelSubmittedAfterReveal = sql<number>`exists (select 1 from ${labelRevisions} r where r.label_id = ${labels.id} and r.action = 'submit' and r.after_reveal = 1 and r.undone_by_revision_id is null)`.mapWith(Boolean);
+
 /** Labels of a campaign joined with trajectory identity and the item's consolidated label, in item order. */
 export function exportLabelRows(db: Db, campaignId: number) {
   return db
-    .select({ label: labels, itemState: campaignItems.state, trajectoryId: trajectories.id, ...exportedTrajectoryColumns })
+    .select({ label: labels, itemState: campaignItems.state, itemNo: campaignItems.itemNo, trajectoryId: trajectories.id, afterReveal: labelSubmittedAfterReveal, ...exportedTrajectoryColumns })
     .from(labels)
     .innerJoin(campaignItems, eq(campaignItems.id, labels.itemId))
     .innerJoin(trajectories, eq(trajectories.id, labels.trajectoryId))
@@ -761,7 +851,7 @@ export function exportLabelRows(db: Db, campaignId: number) {
 
 export function exportConsolidatedRows(db: Db, campaignId: number) {
   return db
-    .select({ consolidated: consolidatedLabels, itemState: campaignItems.state, ...exportedTrajectoryColumns })
+    .select({ consolidated: consolidatedLabels, itemState: campaignItems.state, itemNo: campaignItems.itemNo, ...exportedTrajectoryColumns })
     .from(consolidatedLabels)
     .innerJoin(campaignItems, eq(campaignItems.id, consolidatedLabels.itemId))
     .innerJoin(trajectories, eq(trajectories.id, consolidatedLabels.trajectoryId))

@@ -4,7 +4,7 @@
 import { and, asc, count, desc, eq, gte, inArray, like, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../client";
 import { agentRuns, screenshots, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
-import { annotatorTrajectoryIdsSql } from "./annotation";
+import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./annotation";
 
 export type StepValues = Omit<typeof steps.$inferInsert, "id" | "trajectoryId">;
 
@@ -93,6 +93,8 @@ export interface TrajectoryFilter {
   ids?: number[];
   /** Only trajectories in the campaigns this user labels in (an annotator's view), as a subquery: no id list. */
   visibleToAnnotator?: string;
+  /** Leaves out the trajectories this user labels blind and has not labelled yet (see the blind rule). */
+  notBlindFor?: string;
 }
 
 export type TrajectorySort = "id" | "steps" | "task" | "site" | "updated";
@@ -121,6 +123,7 @@ export function trajectoryWhere(f: TrajectoryFilter): SQL | undefined {
   }
   if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
+  if (f.notBlindFor !== undefined) conds.push(sql`${trajectories.id} not in ${blindedTrajectoryIdsSql(f.notBlindFor)}`);
   return conds.length ? and(...conds) : undefined;
 }
 
@@ -298,6 +301,7 @@ function trajectoryOnlyWhere(f: TrajectoryFilter): SQL | undefined {
   }
   if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
+  if (f.notBlindFor !== undefined) conds.push(sql`${trajectories.id} not in ${blindedTrajectoryIdsSql(f.notBlindFor)}`);
   return conds.length ? and(...conds) : undefined;
 }
 

@@ -84,10 +84,17 @@ export const campaignItems = sqliteTable(
      * can walk the queue in coverage order through an index instead of counting labels for every item.
      */
     labelCount: integer("label_count").notNull().default(0),
+    /**
+     * The item's number within its campaign, the only id annotators see (URLs, API): drawn in a shuffled order
+     * when the item is added, so it says nothing of which run or import the trajectory came from. Set on every
+     * insert (nullable only so the column could be added to existing databases).
+     */
+    itemNo: integer("item_no"),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   },
   (t) => [
     uniqueIndex("campaign_items_campaign_trajectory_uq").on(t.campaignId, t.trajectoryId),
+    uniqueIndex("campaign_items_campaign_item_no_uq").on(t.campaignId, t.itemNo),
     index("campaign_items_queue_idx").on(t.campaignId, t.state, t.labelCount),
     index("campaign_items_trajectory_idx").on(t.trajectoryId),
   ],

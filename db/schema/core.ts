@@ -136,7 +136,12 @@ export const steps = sqliteTable(
     /** Milliseconds the step took, when the source recorded it. */
     durationMs: real("duration_ms"),
   },
-  (t) => [uniqueIndex("steps_trajectory_idx_uq").on(t.trajectoryId, t.index)],
+  (t) => [
+    uniqueIndex("steps_trajectory_idx_uq").on(t.trajectoryId, t.index),
+    // The screenshot route checks that a requested image belongs to a trajectory the viewer may see.
+    index("steps_screenshot_hash_idx").on(t.screenshotHash, t.trajectoryId),
+    index("steps_raw_screenshot_hash_idx").on(t.rawScreenshotHash, t.trajectoryId),
+  ],
 );
 
 export const screenshots = sqliteTable("screenshots", {

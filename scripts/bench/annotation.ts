@@ -145,7 +145,7 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
             const failure = (i + issued) % 3 === 0;
             const input = {
               campaignId: campaign.id,
-              trajectoryId: a.trajectoryId,
+              itemNo: a.itemNo,
               verdict: failure ? ("failure" as const) : ("success" as const),
               category: failure ? "navigation stuck" : null,
               timeSpentMs: 30_000,
@@ -158,10 +158,10 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
             submitMs.push(performance.now() - t);
             if (twice) {
               doubled++;
-              if (results[0]!.labelId !== results[1]!.labelId || results.filter((r) => r.replayed).length !== 1) throw new Error("a double submit was not deduplicated");
+              if (results[0]!.revisionId !== results[1]!.revisionId || results.filter((r) => r.replayed).length !== 1) throw new Error("a double submit was not deduplicated");
             }
-            if (stored.has(results[0]!.labelId)) throw new Error(`label ${results[0]!.labelId} was returned for two different submits`);
-            stored.add(results[0]!.labelId);
+            if (stored.has(results[0]!.revisionId)) throw new Error(`revision ${results[0]!.revisionId} was returned for two different submits`);
+            stored.add(results[0]!.revisionId);
           }
         }),
       );

@@ -182,9 +182,11 @@ export function runOverview(db: Db, id: number) {
   return { run, outcomes: outcomeCounts(db, { runId: id }), sites: siteBreakdown(db, { runId: id }) };
 }
 
-export function taskOverview(db: Db, id: number) {
+/** A task with its trajectories and their outcomes; `scope` narrows both to what the viewer may browse. */
+export function taskOverview(db: Db, id: number, scope: TrajectoryFilter = {}) {
   const found = getTask(db, id);
   if (!found) throw new NotFoundError("task", id);
-  const { rows } = listTrajectories(db, { taskId: id }, { offset: 0, limit: 500, sort: "id", dir: "asc" });
-  return { task: found.task, taskSet: found.taskSet, outcomes: outcomeCounts(db, { taskId: id }), trajectories: rows };
+  const filter = { ...scope, taskId: id };
+  const { rows } = listTrajectories(db, filter, { offset: 0, limit: 500, sort: "id", dir: "asc" });
+  return { task: found.task, taskSet: found.taskSet, outcomes: outcomeCounts(db, filter), trajectories: rows };
 }

@@ -1,6 +1,7 @@
 /**
  * Human annotation end to end: an annotator signs in and labels three trajectories from the keyboard alone
- * (including an undo), blind to the judge until they have labelled; a researcher adjudicates a disagreement.
+ * (including an undo), blind to the judge and the agent until they have labelled, addressing them by campaign
+ * item number (never trajectory id); a researcher adjudicates a disagreement.
  * Campaigns and the disagreeing labels are set up through the same HTTP API the pages use.
  */
 import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
@@ -34,6 +35,8 @@ test.describe.serial("human annotation", () => {
   let keyboardCampaign: number;
   let disputeCampaign: number;
   let ids: number[];
+  /** Run names and models of the keyboard campaign's trajectories: none may reach the annotator's pages. */
+  let agentNames: string[];
 
   test.beforeAll(async ({ baseURL }) => {
     ids = Object.values(loadFixtures().trajectories).sort((a, b) => a - b);
@@ -51,11 +54,17 @@ test.describe.serial("human annotation", () => {
       expect(r.status).toBe(200);
       return r.data.id;
     };
+    agentNames = [];
+    for (const id of ids.slice(0, 3)) {
+      const run = (await trpc<{ run: { name: string; model: string | null } }>(researcher, "query", "trajectories.byId", { id })).data.run;
+      agentNames.push(run.name, ...(run.model ? [run.model] : []));
+    }
     keyboardCampaign = await create({ name: "E2E keyboard labelling", trajectoryIds: ids.slice(0, 3), annotatorsPerItem: 1, blind: true, annotatorIds: [a1!.id] });
     disputeCampaign = await create({ name: "E2E adjudication", trajectoryIds: [ids[0]], annotatorsPerItem: 2, blind: true, annotatorIds: [a2!.id, a3!.id] });
 
     // Two annotators disagree on the one trajectory of the second campaign.
-    const submit = (api: APIRequestContext, v: Json) => trpc(api, "mutation", "labelling.submit", { campaignId: disputeCampaign, trajectoryId: ids[0], idempotencyKey: `e2e-${Math.random().toString(36).slice(2)}`, ...v });
+    // One trajectory: item 1.
+    const submit = (api: APIRequestContext, v: Json) => trpc(api, "mutation", "labelling.submit", { campaignId: disputeCampaign, itemNo: 1, idempotencyKey: `e2e-${Math.random().toString(36).slice(2)}`, ...v });
     expect((await submit(a2!.api, { verdict: "success", note: "The answer matches the reference." })).status).toBe(200);
     expect((await submit(a3!.api, { verdict: "failure", category: "hallucination", firstFailingStep: 1, note: "The price was never on screen." })).status).toBe(200);
     await Promise.all([researcher.dispose(), a1!.api.dispose(), a2!.api.dispose(), a3!.api.dispose()]);
@@ -88,6 +97,12 @@ test.describe.serial("human annotation", () => {
       // Blind at the API: before labelling, this annotator gets no verdicts for the campaign's trajectories.
       const blindCheck = await trpc(page.request, "query", "judge.verdicts.forTrajectory", { trajectoryId: ids[0] });
       expect(blindCheck.status).toBe(403);
+      // Nor runs: the home page is their queue, and the runs API refuses them.
+      await page.goto("/");
+      await expect(page).toHaveURL(/\/annotate$/);
+      expect((await trpc(page.request, "query", "runs.list", undefined)).status).toBe(403);
+      // Their campaign's trajectories are not reachable by id while blind, only as items.
+      expect((await trpc(page.request, "query", "trajectories.byId", { id: ids[0] })).status).toBe(403);
 
       await page.goto(`/annotate/${keyboardCampaign}`);
       const seen: number[] = [];
@@ -100,6 +115,8 @@ test.describe.serial("human annotation", () => {
       await expect(counter(page)).toHaveText(/^Step 1 of \d+$/);
       // Blind to the agent too: the header names no run or model.
       await expect(page.getByTestId("agent-hidden")).toHaveText("Agent hidden (blind)");
+      const html = await page.content();
+      for (const name of agentNames) expect(html, `the labelling page names ${name}`).not.toContain(name);
       seen.push(current());
       await screenshotAt(page, "annotate-label-empty", { width: 1280, height: 800 });
       await page.keyboard.press("x");
@@ -152,7 +169,9 @@ test.describe.serial("human annotation", () => {
         .map((l) => JSON.parse(l) as Json)
         .filter((r) => r.kind === "annotation");
       await researcher.dispose();
-      const byTrajectory = new Map(rows.map((r) => [r.trajectory_id as number, r]));
+      // The URLs held item numbers; the export gives each label's item number with its trajectory.
+      const byTrajectory = new Map(rows.map((r) => [r.item_no as number, r]));
+      expect(new Set(rows.map((r) => r.trajectory_id))).toEqual(new Set(ids.slice(0, 3)));
       expect(rows).toHaveLength(3);
       expect(byTrajectory.get(seen[0]!)).toMatchObject({
         annotator_name: me.name,

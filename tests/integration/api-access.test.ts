@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatorVerdicts } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { Access, ProcedureMeta, RequestSession } from "../../server/api/trpc";
+import { getItemByTrajectory } from "../../db/repositories/annotation";
 import { createCampaign, HIDDEN_AGENT } from "../../server/services/annotation";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";
@@ -23,7 +24,8 @@ const POLICY: [RegExp, Access][] = [
   [/^campaigns\.list$/, "signedIn"],
   [/^campaigns\./, "researcher"],
   [/^labelling\./, "signedIn"],
-  [/^(trajectories|taskSets|tasks|runs)\./, "signedIn"],
+  [/^(taskSets|runs)\./, "researcher"],
+  [/^(trajectories|tasks)\./, "signedIn"],
   [/^judge\.verdicts\.forTrajectory$/, "signedIn"],
   [/^judge\.endpointSettings\./, "admin"],
   [/^(judge|analytics|liveRuns)\./, "researcher"],
@@ -100,33 +102,33 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     const [t1, t2, , t4] = ids as [number, number, number, number];
     const mine = testUser(ctx, "annotator", "Scoped Annotator");
     const campaign = createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope", trajectoryIds: [t1, t2], annotatorsPerItem: 1, annotatorIds: [mine.userId] });
+    // A non-blind campaign of the same annotator: its trajectories are browsable by id (t4 stays out of reach).
+    createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope open", trajectoryIds: [ids[2]!], annotatorsPerItem: 1, blind: false, annotatorIds: [mine.userId] });
+    expect((await callerAs(ctx, mine).trajectories.list({ ids: [ids[2]!, t4] })).rows.map((r) => r.id)).toEqual([ids[2]]);
     for (const t of ids) ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "J", verdict: "failure" }).run();
 
     const annotator = callerAs(ctx, mine);
-    const list = await annotator.trajectories.list({});
-    expect(list.rows.map((r) => r.id).sort()).toEqual([t1, t2].sort());
-    expect((await annotator.trajectories.list({ ids: [t1, t4] })).rows.map((r) => r.id)).toEqual([t1]);
     await expect(annotator.trajectories.byId({ id: t4 })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect((await annotator.trajectories.byId({ id: t1 })).trajectory.id).toBe(t1);
 
     // Blind: no verdicts and no other labels before their own label, through the same procedures the UI uses.
     await expect(annotator.judge.verdicts.forTrajectory({ trajectoryId: t1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    // Nor which agent made it: not in the player, the list, the task page or the filter menus, and a run filter
-    // (which would tell the agents apart) is ignored.
+    // Nor which agent made it: a trajectory in their blind queue is not browsable by id at all (not in the list,
+    // the player or the task page) until they have labelled it; they open it as a campaign item, agent hidden.
     const realRun = (await callerAs(ctx, sessions.researcher).trajectories.byId({ id: t1 })).run;
     expect(realRun.name).not.toBe(HIDDEN_AGENT);
-    const blindView = await annotator.trajectories.byId({ id: t1 });
-    expect(blindView).toMatchObject({ agentHidden: true, run: { id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null }, trajectory: { sourcePath: null } });
-    expect((await annotator.trajectories.list({})).rows.every((r) => r.agentHidden && r.runName === HIDDEN_AGENT && r.model === null && r.runId === 0)).toBe(true);
-    expect((await annotator.trajectories.list({ runId: realRun.id + 1000 })).total).toBe(2);
+    await expect(annotator.trajectories.byId({ id: t1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await annotator.trajectories.list({})).rows.map((r) => r.id)).toEqual([ids[2]]);
+    const itemNo = (t: number) => getItemByTrajectory(ctx.db, campaign.id, t)!.itemNo!;
+    const blindView = await annotator.labelling.item({ campaignId: campaign.id, itemNo: itemNo(t1) });
+    expect(blindView).toMatchObject({ agentHidden: true, run: { id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null }, trajectory: { id: 0, sourcePath: null } });
     expect(await annotator.trajectories.filterOptions()).toMatchObject({ runs: [], models: [] });
     const taskId = (await callerAs(ctx, sessions.researcher).trajectories.byId({ id: t1 })).task.id;
-    expect((await annotator.tasks.byId({ id: taskId })).trajectories.map((r) => r.runName)).toEqual([HIDDEN_AGENT]);
-    await annotator.labelling.submit({ campaignId: campaign.id, trajectoryId: t1, verdict: "success", idempotencyKey: "access-test-submit-1" });
-    // Labelled: the agent is shown again for that trajectory only.
+    expect((await annotator.tasks.byId({ id: taskId })).trajectories).toEqual([]);
+    await annotator.labelling.submit({ campaignId: campaign.id, itemNo: itemNo(t1), verdict: "success", idempotencyKey: "access-test-submit-1" });
+    // Labelled: the trajectory is browsable, with its agent, for that trajectory only.
     expect((await annotator.trajectories.byId({ id: t1 })).run).toMatchObject({ id: realRun.id, name: realRun.name });
-    expect((await annotator.trajectories.byId({ id: t1 })).agentHidden).toBe(false);
-    expect((await annotator.trajectories.byId({ id: t2 })).agentHidden).toBe(true);
+    expect((await annotator.trajectories.list({ sort: "id", dir: "asc" })).rows.map((r) => r.id)).toEqual([t1, ids[2]]);
+    await expect(annotator.trajectories.byId({ id: t2 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     const verdicts = await annotator.judge.verdicts.forTrajectory({ trajectoryId: t1 });
     expect(verdicts.map((v) => v.evaluatorKey)).toEqual(["judge:9"]);
     await expect(annotator.judge.verdicts.forTrajectory({ trajectoryId: t2 })).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -143,7 +145,7 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     // 33,000 items: more than the 32,766 parameters one statement may carry, so the scope cannot be an id list.
     const [first] = seedTrajectories(ctx.db, 1, { taskSet: "Huge set" });
     const big = testUser(ctx, "annotator", "Big Campaign Annotator");
-    const campaign = createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Huge", trajectoryIds: [first!], annotatorsPerItem: 1, annotatorIds: [big.userId] });
+    const campaign = createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Huge", trajectoryIds: [first!], annotatorsPerItem: 1, blind: false, annotatorIds: [big.userId] });
     const sqlite = ctx.db.$client;
     const template = sqlite.prepare("select run_id as runId, task_id as taskId from trajectories where id = ?").get(first) as { runId: number; taskId: number };
     sqlite.transaction(() => {
@@ -164,13 +166,23 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     const other = testUser(ctx, "annotator", "Other Annotator");
     const campaign = createCampaign(ctx.db, { userId: sessions.admin.userId, name: "A", role: "admin" }, { name: "Researcher blind", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [labeller.userId, other.userId] });
     const api = callerAs(ctx, labeller);
-    await callerAs(ctx, other).labelling.submit({ campaignId: campaign.id, trajectoryId: ids[0]!, verdict: "success", idempotencyKey: "blind-researcher-1" });
+    const itemNo = (t: number) => getItemByTrajectory(ctx.db, campaign.id, t)!.itemNo!;
+    await callerAs(ctx, other).labelling.submit({ campaignId: campaign.id, itemNo: itemNo(ids[0]!), verdict: "success", idempotencyKey: "blind-researcher-1" });
     await expect(api.campaigns.review({ id: campaign.id, trajectoryId: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.campaigns.exportLabels({ id: campaign.id, format: "csv" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.analytics.options()).rejects.toMatchObject({ code: "FORBIDDEN" });
     const queue = await api.campaigns.adjudicationQueue({ id: campaign.id, states: ["open"] });
     expect(queue.items.every((i) => i.hiddenByBlind && i.labels.length === 0)).toBe(true);
-    for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, trajectoryId: t, verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
+    // While labelling blind, runs and task sets are closed to them too, and the trajectory is reached only as an item.
+    await expect(api.runs.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.taskSets.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.liveRuns.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.campaigns.overview({ id: campaign.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.trajectories.byId({ id: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, itemNo: itemNo(t), verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
+    await expect(api.runs.list()).resolves.toBeTruthy();
+    await expect(api.liveRuns.list()).resolves.toBeTruthy();
+    await expect(api.campaigns.overview({ id: campaign.id })).resolves.toBeTruthy();
     expect((await api.campaigns.review({ id: campaign.id, trajectoryId: ids[0]! })).labels).toHaveLength(2);
     expect((await api.campaigns.exportLabels({ id: campaign.id, format: "csv" })).body).toContain("Other Annotator");
     await expect(api.analytics.options()).resolves.toBeTruthy();

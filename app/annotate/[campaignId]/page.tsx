@@ -26,7 +26,7 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
   }
   if (campaign.status === "active" && !reviewOnly) {
     const next = await caller.labelling.next({ campaignId });
-    if (next) redirect(`/annotate/${campaignId}/${next.trajectoryId}`);
+    if (next) redirect(`/annotate/${campaignId}/${next.itemNo}`);
   }
   const done = await caller.labelling.done({ campaignId, limit: 200 });
   return (
@@ -62,7 +62,7 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
               </thead>
               <tbody>
                 {done.map((l) => (
-                  <tr key={l.trajectoryId}>
+                  <tr key={l.itemNo}>
                     <td className="max-w-96">
                       <div className="font-mono text-[12px]">{l.externalTaskId}</div>
                       <div className="truncate text-zinc-500">{l.intent}</div>
@@ -75,7 +75,7 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
                       {l.itemState === "adjudicated" ? (
                         <span className="text-2xs text-zinc-500">adjudicated</span>
                       ) : campaign.status === "active" ? (
-                        <Link className="link" href={`/annotate/${campaignId}/${l.trajectoryId}`}>
+                        <Link className="link" href={`/annotate/${campaignId}/${l.itemNo}`}>
                           Revise
                         </Link>
                       ) : null}

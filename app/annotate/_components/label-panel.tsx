@@ -28,8 +28,8 @@ export type MyLabel = Outputs["labelling"]["mine"];
 export type Draft = LabelDraft;
 
 /** Where an undo leaves the values it reverted, for the page it navigates to (same tab only). */
-export function restoreKey(campaignId: number, trajectoryId: number): string {
-  return `verdict:restore:${campaignId}:${trajectoryId}`;
+export function restoreKey(campaignId: number, itemNo: number): string {
+  return `verdict:restore:${campaignId}:${itemNo}`;
 }
 
 function newKey(): string {
@@ -48,8 +48,8 @@ const UNSAVED_WARNING = "Your label for this trajectory is not submitted. Leave 
  * Where the form starts: values an undo put back, else this user's draft if it differs from the stored label,
  * else the stored label. `restoredAt` says when a restored draft was written.
  */
-function initialState(draftKey: string | null, campaign: LabelCampaign, trajectoryId: number, mine: MyLabel, stepCount: number): { draft: Draft; restoredAt: number | null } {
-  const fromUndo = undoneValues(campaign.id, trajectoryId);
+function initialState(draftKey: string | null, campaign: LabelCampaign, itemNo: number, mine: MyLabel, stepCount: number): { draft: Draft; restoredAt: number | null } {
+  const fromUndo = undoneValues(campaign.id, itemNo);
   if (fromUndo !== null) return { draft: fromUndo, restoredAt: null };
   const saved = savedDraft(mine);
   if (draftKey && typeof window !== "undefined") {
@@ -60,11 +60,11 @@ function initialState(draftKey: string | null, campaign: LabelCampaign, trajecto
 }
 
 /** Values an undo left for this trajectory (consumed), or null. */
-function undoneValues(campaignId: number, trajectoryId: number): Draft | null {
+function undoneValues(campaignId: number, itemNo: number): Draft | null {
   if (typeof window !== "undefined") {
-    const saved = window.sessionStorage.getItem(restoreKey(campaignId, trajectoryId));
+    const saved = window.sessionStorage.getItem(restoreKey(campaignId, itemNo));
     if (saved) {
-      window.sessionStorage.removeItem(restoreKey(campaignId, trajectoryId));
+      window.sessionStorage.removeItem(restoreKey(campaignId, itemNo));
       try {
         const v = JSON.parse(saved) as Partial<Draft>;
         return { verdict: v.verdict ?? null, category: v.category ?? null, firstFailingStep: v.firstFailingStep ?? null, note: v.note ?? "" };
@@ -103,19 +103,19 @@ function useVisibleTime() {
 
 export function LabelPanel(props: {
   campaign: LabelCampaign;
-  trajectoryId: number;
+  itemNo: number;
   mine: MyLabel;
   current: number;
   count: number;
   go: (index: number) => void;
 }) {
-  const { campaign, trajectoryId, mine, current, count, go } = props;
+  const { campaign, itemNo, mine, current, count, go } = props;
   const schema = campaign.labelSchema;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
   const router = useRouter();
   const user = useSignedInUser();
-  const draftKey = user ? draftStorageKey(user.userId, campaign.id, trajectoryId) : null;
+  const draftKey = user ? draftStorageKey(user.userId, campaign.id, itemNo) : null;
   // Server and first client render start from the stored label; browser-kept values are applied after mount.
   const [draft, setDraftState] = useState<Draft>(() => savedDraft(mine) ?? EMPTY_DRAFT);
   const [draftReady, setDraftReady] = useState(false);
@@ -134,7 +134,7 @@ export function LabelPanel(props: {
 
   // After mount (so server and client render the same): put back what an undo left or this user's draft.
   useEffect(() => {
-    const start = initialState(draftKey, campaign, trajectoryId, mine, count);
+    const start = initialState(draftKey, campaign, itemNo, mine, count);
     setDraftState(start.draft);
     setDraftReady(true);
     if (new URLSearchParams(window.location.search).has("undone")) {
@@ -200,7 +200,7 @@ export function LabelPanel(props: {
 
   const goNext = useCallback(async () => {
     const next = await nextM.mutateAsync({ campaignId: campaign.id });
-    router.push(next ? `/annotate/${campaign.id}/${next.trajectoryId}` : `/annotate/${campaign.id}`);
+    router.push(next ? `/annotate/${campaign.id}/${next.itemNo}` : `/annotate/${campaign.id}`);
   }, [campaign.id, nextM, router]);
 
   const submit = useCallback(
@@ -215,7 +215,7 @@ export function LabelPanel(props: {
       try {
         const result = await submitM.mutateAsync({
           campaignId: campaign.id,
-          trajectoryId,
+          itemNo,
           verdict: draft.verdict!,
           category: draft.verdict === "failure" ? draft.category : null,
           firstFailingStep: draft.verdict === "success" ? null : draft.firstFailingStep,
@@ -229,7 +229,7 @@ export function LabelPanel(props: {
         if (draftKey) window.localStorage.removeItem(draftKey);
         time.reset();
         viewed.current = new Set([current]);
-        await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, trajectoryId }) });
+        await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) });
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
         if (andNext) await goNext();
         else setBusy(false);
@@ -238,7 +238,7 @@ export function LabelPanel(props: {
         setStatus({ tone: "error", text: (e as Error).message });
       }
     },
-    [busy, locked, missing, submitM, campaign.id, trajectoryId, draft, draftKey, time, mine.label?.revision, current, queryClient, trpc, goNext],
+    [busy, locked, missing, submitM, campaign.id, itemNo, draft, draftKey, time, mine.label?.revision, current, queryClient, trpc, goNext],
   );
 
   const undo = useCallback(async () => {
@@ -250,32 +250,32 @@ export function LabelPanel(props: {
     try {
       const r = await undoM.mutateAsync({ campaignId: campaign.id, revisionId: mine.undoable.revisionId, idempotencyKey: newKey() });
       // Reopen the trajectory whose submit was undone, with the undone values in the form to fix them.
-      window.sessionStorage.setItem(restoreKey(campaign.id, r.trajectoryId), JSON.stringify(r.status === "withdrawn" ? r.values : { ...r.values, note: r.values.note ?? "" }));
+      window.sessionStorage.setItem(restoreKey(campaign.id, r.itemNo), JSON.stringify(r.status === "withdrawn" ? r.values : { ...r.values, note: r.values.note ?? "" }));
       await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey() });
-      if (r.trajectoryId === trajectoryId) {
-        setDraftState(undoneValues(campaign.id, trajectoryId) ?? EMPTY_DRAFT);
+      if (r.itemNo === itemNo) {
+        setDraftState(undoneValues(campaign.id, itemNo) ?? EMPTY_DRAFT);
         setStatus({ tone: "ok", text: "Undone" });
         setBusy(false);
       } else {
-        router.push(`/annotate/${campaign.id}/${r.trajectoryId}?undone=1`);
+        router.push(`/annotate/${campaign.id}/${r.itemNo}?undone=1`);
       }
     } catch (e) {
       setBusy(false);
       setStatus({ tone: "error", text: (e as Error).message });
     }
-  }, [busy, mine, undoM, campaign.id, queryClient, trpc, trajectoryId, router]);
+  }, [busy, mine, undoM, campaign.id, queryClient, trpc, itemNo, router]);
 
   const skip = useCallback(async () => {
     if (busy) return;
     setBusy(true);
     try {
-      await skipM.mutateAsync({ campaignId: campaign.id, trajectoryId });
+      await skipM.mutateAsync({ campaignId: campaign.id, itemNo });
       await goNext();
     } catch (e) {
       setBusy(false);
       setStatus({ tone: "error", text: (e as Error).message });
     }
-  }, [busy, skipM, campaign.id, trajectoryId, goNext]);
+  }, [busy, skipM, campaign.id, itemNo, goNext]);
 
   const chooseCategory = useCallback(
     (category: string) => setDraft((d) => ({ ...d, verdict: "failure", category: d.category === category && d.verdict === "failure" ? null : category })),
@@ -484,7 +484,7 @@ export function LabelPanel(props: {
             className="btn flex-1 justify-center"
             disabled={busy || !mine.undoable}
             onClick={() => void undo()}
-            title={mine.undoable ? `Undo your last submit (trajectory #${mine.undoable.trajectoryId})` : "Nothing to undo"}
+            title={mine.undoable ? `Undo your last submit (item ${mine.undoable.itemNo})` : "Nothing to undo"}
           >
             Undo <kbd className="kbd">u</kbd>
           </button>

@@ -243,7 +243,7 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
         </div>
       </div>
       <TrajectoryPlayer
-        id={trajectoryId}
+        source={{ trajectoryId }}
         initialStep={1}
         sidePanelFirst
         fill="parent"

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { formatCount, OutcomeBadge, OutcomeBar, PageHeader } from "../../_components/ui";
+import { WebLink } from "../../_components/web-link";
 import { api, orNotFound } from "../../_trpc/server";
 
 export const metadata: Metadata = { title: "Task" };
@@ -30,9 +31,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
           {task.startUrl && (
             <div>
               <h2 className="section-title mb-1">Start URL</h2>
-              <a className="link font-mono text-[12px] break-all" href={task.startUrl} target="_blank" rel="noreferrer noopener">
-                {task.startUrl}
-              </a>
+              <WebLink className="link font-mono text-[12px] break-all" url={task.startUrl} />
             </div>
           )}
           <div>

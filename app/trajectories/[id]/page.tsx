@@ -30,7 +30,7 @@ export default async function TrajectoryPage({ params, searchParams }: Props) {
   await orNotFound(getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id })));
   return (
     <HydrateClient>
-      <TrajectoryPlayer id={id} initialStep={Number.isInteger(step) && step > 0 ? step : 1} />
+      <TrajectoryPlayer source={{ trajectoryId: id }} initialStep={Number.isInteger(step) && step > 0 ? step : 1} />
     </HydrateClient>
   );
 }

@@ -20,19 +20,22 @@ import {
   importLabelsCsv,
   itemReview,
   listCampaignSummaries,
+  assertTrajectoryBrowsable,
+  itemTrajectory,
   myCampaigns,
-  myLabel,
+  myItemLabel,
   myRecentLabels,
-  nextAssignment,
+  nextItem,
   releaseAssignments,
   reopenItem,
   resolveSelection,
   setCampaignAnnotators,
-  skipAssignment,
-  submitLabel,
-  undoSubmit,
+  skipItem,
+  submitItemLabel,
+  undoItemSubmit,
   updateCampaignSettings,
   visibleLabelsOfTrajectory,
+  warmItemImages,
 } from "../../services/annotation";
 import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
@@ -162,16 +165,20 @@ export const campaignsRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => importLabelsCsv(ctx.db, ctx.actor, input)),
 });
 
+/**
+ * The annotator's side. Items are addressed by their campaign-local number, never by trajectory id (see
+ * server/services/annotation/labelling.ts).
+ */
 export const labellingRouter = createTRPCRouter({
-  /** The annotator's campaigns with how much is left for them. */
+  /** The annotator's campaigns with how much is left for them (their own progress only). */
   myCampaigns: authedProcedure.query(({ ctx }) => myCampaigns(ctx.db, ctx.actor)),
 
   /** Campaign settings an annotator needs: instructions and label schema. */
   campaign: authedProcedure.input(z.object({ id })).query(({ ctx, input }) => campaignForAnnotator(ctx.db, ctx.actor, input.id)),
 
-  next: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => nextAssignment(ctx.db, ctx.actor, input.campaignId)),
+  next: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => nextItem(ctx.db, ctx.actor, input.campaignId)),
 
-  skip: authedProcedure.input(z.object({ campaignId: id, trajectoryId: id })).mutation(({ ctx, input }) => skipAssignment(ctx.db, ctx.actor, input.campaignId, input.trajectoryId)),
+  skip: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).mutation(({ ctx, input }) => skipItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   release: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => ({ released: releaseAssignments(ctx.db, ctx.actor, input.campaignId) })),
 
@@ -179,7 +186,7 @@ export const labellingRouter = createTRPCRouter({
     .input(
       z.object({
         campaignId: id,
-        trajectoryId: id,
+        itemNo: id,
         verdict: z.enum(["success", "failure", "unsure"]),
         category: z.string().max(200).nullable().optional(),
         firstFailingStep: z.number().int().nonnegative().nullable().optional(),
@@ -190,20 +197,39 @@ export const labellingRouter = createTRPCRouter({
         baseRevision: z.number().int().positive().nullable().optional(),
       }),
     )
-    .mutation(({ ctx, input }) => submitLabel(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => submitItemLabel(ctx.db, ctx.actor, input)),
 
   undo: authedProcedure
     .input(z.object({ campaignId: id, revisionId: id.nullable().optional(), idempotencyKey: z.string().min(8).max(128) }))
-    .mutation(({ ctx, input }) => undoSubmit(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => undoItemSubmit(ctx.db, ctx.actor, input)),
 
-  /** The annotator's own label on a trajectory, its history, and what "undo" would revert. */
-  mine: authedProcedure.input(z.object({ campaignId: id, trajectoryId: id })).query(({ ctx, input }) => myLabel(ctx.db, ctx.actor, input.campaignId, input.trajectoryId)),
+  /** The annotator's own label on an item, its history, and what "undo" would revert. */
+  mine: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => myItemLabel(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+
+  /** The item's trajectory as the player shows it, with what the blind rule hides taken out. */
+  item: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => itemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+
+  /** Encode an item's screenshots at the width the player shows them, starting from the current step. */
+  warmImages: authedProcedure
+    .input(
+      z.object({
+        campaignId: id,
+        itemNo: id,
+        width: z.number().int().positive().max(10_000),
+        fromStep: z.number().int().nonnegative().default(0),
+        raw: z.boolean().default(false),
+      }),
+    )
+    .mutation(({ ctx, input }) => ({ queued: warmItemImages(ctx, ctx.actor, input) })),
 
   /** The annotator's recent labels in a campaign (to go back and revise). */
   done: authedProcedure
     .input(z.object({ campaignId: id, limit: z.number().int().positive().max(500).default(50) }))
     .query(({ ctx, input }) => myRecentLabels(ctx.db, ctx.actor, input.campaignId, input.limit)),
 
-  /** Labels on a trajectory the caller may see (blind rule applied on the server). */
-  ofTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => visibleLabelsOfTrajectory(ctx.db, ctx.actor, input.trajectoryId)),
+  /** Labels on a trajectory the caller may browse (blind rule applied on the server). */
+  ofTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => {
+    assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
+    return visibleLabelsOfTrajectory(ctx.db, ctx.actor, input.trajectoryId);
+  }),
 });

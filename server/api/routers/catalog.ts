@@ -1,16 +1,21 @@
 /**
- * Task sets, tasks and agent runs: their own pages with what ran and how it ended.
+ * Task sets, tasks and agent runs: their own pages with what ran and how it ended. Runs and task sets (and their
+ * per-run figures) are researchers' views, closed while they label blind; a task is shown to anyone who may
+ * browse one of its trajectories, with only those trajectories (server/services/annotation/scope.ts).
  */
 import { z } from "zod";
-import { runList, runOverview, taskOverview, taskSetList, taskSetOverview } from "../../services/trajectory-views";
-import { agentHiddenTrajectories, browsableTrajectoryIds, hideAgentInRow } from "../../services/annotation";
-import { authedProcedure, createTRPCRouter } from "../trpc";
+import { runList, runOverview, taskSetList, taskSetOverview } from "../../services/trajectory-views";
+import { assertSeesWholeCatalog, taskForViewer } from "../../services/annotation";
+import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
 const byId = z.object({ id: z.number().int().positive() });
 
 export const taskSetsRouter = createTRPCRouter({
-  list: authedProcedure.query(({ ctx }) => taskSetList(ctx.db)),
-  byId: authedProcedure
+  list: researcherProcedure.query(({ ctx }) => {
+    assertSeesWholeCatalog(ctx.db, ctx.actor, "task sets");
+    return taskSetList(ctx.db);
+  }),
+  byId: researcherProcedure
     .input(
       byId.extend({
         q: z.string().max(500).optional(),
@@ -19,21 +24,23 @@ export const taskSetsRouter = createTRPCRouter({
         pageSize: z.number().int().positive().max(500).default(100),
       }),
     )
-    .query(({ ctx, input }) => taskSetOverview(ctx.db, input.id, input)),
+    .query(({ ctx, input }) => {
+      assertSeesWholeCatalog(ctx.db, ctx.actor, "task sets");
+      return taskSetOverview(ctx.db, input.id, input);
+    }),
 });
 
 export const tasksRouter = createTRPCRouter({
-  /** Annotators see only the task's trajectories that are in their campaigns. */
-  byId: authedProcedure.input(byId).query(({ ctx, input }) => {
-    const overview = taskOverview(ctx.db, input.id);
-    const allowed = browsableTrajectoryIds(ctx.db, ctx.actor);
-    const set = allowed === null ? null : new Set(allowed);
-    const hidden = agentHiddenTrajectories(ctx.db, ctx.actor.userId);
-    return { ...overview, trajectories: overview.trajectories.filter((t) => !set || set.has(t.id)).map((t) => hideAgentInRow(t, hidden)) };
-  }),
+  byId: authedProcedure.input(byId).query(({ ctx, input }) => taskForViewer(ctx.db, ctx.actor, input.id)),
 });
 
 export const runsRouter = createTRPCRouter({
-  list: authedProcedure.query(({ ctx }) => runList(ctx.db)),
-  byId: authedProcedure.input(byId).query(({ ctx, input }) => runOverview(ctx.db, input.id)),
+  list: researcherProcedure.query(({ ctx }) => {
+    assertSeesWholeCatalog(ctx.db, ctx.actor, "agent runs");
+    return runList(ctx.db);
+  }),
+  byId: researcherProcedure.input(byId).query(({ ctx, input }) => {
+    assertSeesWholeCatalog(ctx.db, ctx.actor, "agent runs");
+    return runOverview(ctx.db, input.id);
+  }),
 });

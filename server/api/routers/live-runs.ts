@@ -16,6 +16,7 @@ import {
   startLiveRun,
 } from "../../services/runner/live-runs";
 import { getTrajectoryForPlayer } from "../../services/trajectory-views";
+import { assertSeesWholeCatalog } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 
 /** How often a watched run is looked at. */
@@ -40,26 +41,32 @@ function deps(ctx: TrpcContext) {
 
 const id = z.number().int().positive();
 
-export const liveRunsRouter = createTRPCRouter({
-  formOptions: researcherProcedure.query(({ ctx }) => liveRunFormOptions(deps(ctx))),
+/** Live runs show agents, models and their trajectories: closed to researchers while they label blind. */
+const liveRunsProcedure = researcherProcedure.use(({ ctx, next }) => {
+  assertSeesWholeCatalog(ctx.db, ctx.actor, "live runs");
+  return next();
+});
 
-  preview: researcherProcedure
+export const liveRunsRouter = createTRPCRouter({
+  formOptions: liveRunsProcedure.query(({ ctx }) => liveRunFormOptions(deps(ctx))),
+
+  preview: liveRunsProcedure
     .input(z.object({ tasks: taskSelectionSchema, policy: policySpecSchema }))
     .query(({ ctx, input }) => previewLiveRun(deps(ctx), input)),
 
-  start: researcherProcedure.input(liveRunRequestSchema).mutation(({ ctx, input }) => startLiveRun(deps(ctx), input, ctx.session?.userId ?? null)),
+  start: liveRunsProcedure.input(liveRunRequestSchema).mutation(({ ctx, input }) => startLiveRun(deps(ctx), input, ctx.session?.userId ?? null)),
 
-  list: researcherProcedure.query(({ ctx }) => listLiveRuns(deps(ctx))),
+  list: liveRunsProcedure.query(({ ctx }) => listLiveRuns(deps(ctx))),
 
-  byId: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => liveRunDetail(deps(ctx), input.id)),
+  byId: liveRunsProcedure.input(z.object({ id })).query(({ ctx, input }) => liveRunDetail(deps(ctx), input.id)),
 
   /** Cancels the run, or one task of it when `taskId` is given. */
-  cancel: researcherProcedure
+  cancel: liveRunsProcedure
     .input(z.object({ runId: id, taskId: id.optional() }))
     .mutation(({ ctx, input }) => cancelLiveRun(deps(ctx), input.runId, input.taskId)),
 
   /** Snapshots of a run (its tasks, progress, status) as they change; ends when no task is left to run. */
-  watch: researcherProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
+  watch: liveRunsProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
     let last = "";
     while (!signal?.aborted) {
       const detail = liveRunDetail(deps(ctx), input.id);
@@ -74,7 +81,7 @@ export const liveRunsRouter = createTRPCRouter({
   }),
 
   /** The player's view of a live trajectory, again each time a step is recorded; ends when it is finished. */
-  watchTrajectory: researcherProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
+  watchTrajectory: liveRunsProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
     if (!liveTrajectoryRef(ctx.db, input.id)) throw new NotFoundError("live trajectory", input.id);
     let last = "";
     while (!signal?.aborted) {

@@ -1,36 +1,31 @@
 /**
- * Trajectories: the filtered list and one trajectory as the player shows it.
+ * Trajectories: the filtered list and one trajectory as the player shows it, each narrowed to what the viewer may
+ * browse (server/services/annotation/scope.ts). Trajectories someone labels blind are not reached here at all
+ * until they have labelled them: they open them as campaign items (labelling.item).
  */
 import { z } from "zod";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
-import { agentHiddenTrajectories, assertTrajectoryBrowsable, hideAgentInRow, hideAgentInTrajectory, scopeTrajectoryFilter } from "../../services/annotation";
-import { hasRole } from "../../auth/roles";
+import { assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/annotation";
 import { authedProcedure, createTRPCRouter } from "../trpc";
 
 export const trajectoriesRouter = createTRPCRouter({
-  /**
-   * Annotators get only the trajectories of their campaigns. Rows in someone's blind queue hide their agent, and an
-   * annotator with such rows cannot filter by run or model (the filter would tell which agent made which row).
-   */
   list: authedProcedure.input(trajectoryListInput).query(({ ctx, input }) => {
-    const hidden = agentHiddenTrajectories(ctx.db, ctx.actor.userId);
-    const query = hidden.size && !hasRole(ctx.actor, "researcher") ? { ...input, runId: undefined, model: undefined } : input;
-    const page = listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.actor, query));
-    return { ...page, rows: page.rows.map((r) => hideAgentInRow(r, hidden)) };
+    const page = listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.db, ctx.actor, input));
+    return { ...page, rows: page.rows.map((r) => ({ ...r, agentHidden: false })) };
   }),
 
+  /** The menus list every run and model: only for viewers who see the whole catalog. */
   filterOptions: authedProcedure.query(({ ctx }) => {
     const options = trajectoryFilterOptions(ctx.db);
-    if (hasRole(ctx.actor, "researcher") || agentHiddenTrajectories(ctx.db, ctx.actor.userId).size === 0) return options;
-    return { ...options, runs: [], models: [] };
+    if (seesWholeCatalog(ctx.db, ctx.actor)) return options;
+    return { ...options, taskSets: [], runs: [], models: [] };
   }),
 
   byId: authedProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => {
     assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
-    return hideAgentInTrajectory(ctx.db, ctx.actor.userId, getTrajectoryForPlayer(ctx.db, input.id));
+    return getTrajectoryForPlayer(ctx.db, input.id);
   }),
-
   /** Encode a trajectory's screenshots at the width the player shows them, starting from the current step. */
   warmImages: authedProcedure
     .input(

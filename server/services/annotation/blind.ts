@@ -1,12 +1,12 @@
 /**
- * The blind rule, enforced on the server: a user who is an annotator of an active blind campaign containing a
- * trajectory, and has not yet submitted their own label for it there, is shown none of that trajectory's
- * evaluations: judge verdicts, rule-based results, or other people's labels.
+ * The blind rule, enforced on the server: a user who is an annotator of a blind campaign containing a trajectory
+ * (open or closed), and has not yet submitted their own label for it there, is shown none of that trajectory's
+ * evaluations (judge verdicts, rule-based results, other people's labels) nor which agent made it.
  *
  * Every procedure that returns such data calls `assertMayViewEvaluations` (one trajectory) or filters with
- * `visibleEvaluationFilter` (lists). Both are cheap indexed look-ups. When the rule lets an annotator of a blind
- * campaign see evaluations (they have labelled), the first such moment is recorded, so a later revision of their
- * label can be flagged as made after seeing the evaluations (an anchoring measure).
+ * `visibleEvaluationFilter` (lists). Both are cheap indexed look-ups. When a campaign's annotator is shown
+ * evaluations of one of its trajectories, the first such moment is recorded, so a label or revision they submit
+ * afterwards is flagged as made after seeing the evaluations (an anchoring measure).
  */
 import type { SQL } from "drizzle-orm";
 import { sql } from "drizzle-orm";
@@ -20,8 +20,10 @@ import {
   recordReveal,
   userAnnotatorKey,
   isCampaignAnnotator,
+  isInAnnotatorCampaigns,
 } from "../../../db/repositories/annotation";
 import { hasRole, type Actor } from "../../auth/roles";
+import type { PlayerTrajectory } from "../trajectory-views";
 import { AppError } from "../../errors";
 
 export class BlindError extends AppError {
@@ -34,7 +36,9 @@ export class BlindError extends AppError {
 /** Throws FORBIDDEN when the blind rule hides this trajectory's evaluations from the user. */
 export function assertMayViewEvaluations(db: Db, userId: string, trajectoryId: number): void {
   if (isBlindedFor(db, userId, trajectoryId)) throw new BlindError(trajectoryId);
-  if (labelsInBlindCampaign(db, userId, trajectoryId)) recordReveal(db, userId, trajectoryId);
+  // Noted for anyone who labels the trajectory somewhere, labelled yet or not (a campaign made non-blind, or one
+  // they join later): any label they submit afterwards is flagged as made after seeing evaluations.
+  if (labelsInBlindCampaign(db, userId, trajectoryId) || isInAnnotatorCampaigns(db, userId, trajectoryId)) recordReveal(db, userId, trajectoryId);
 }
 
 export function mayViewEvaluations(db: Db, userId: string, trajectoryId: number): boolean {
@@ -137,12 +141,21 @@ export function hideAgentInRow<R extends AgentFields & { id: number }>(row: R, h
   return { ...row, runId: 0, runName: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null, agentHidden: true };
 }
 
-/** The player's trajectory with its run (and the source path, which often names the run) hidden when the rule says so. */
-export function hideAgentInTrajectory<
-  T extends { trajectory: { id: number; sourcePath: string | null }; run: { id: number; name: string; agentName: string; model: string | null }; agentHidden: boolean },
->(db: Db, userId: string, t: T): T {
+/**
+ * The player's trajectory as a blind labeller may see it: no run, model or source system, no trajectory id,
+ * import times, source format or path (ids and times follow import order, so they would line trajectories up
+ * with runs), and no reference answers or rule configuration (evaluator information). Unchanged when the rule
+ * does not hide the trajectory from this user.
+ */
+export function hideAgentInTrajectory(db: Db, userId: string, t: PlayerTrajectory): PlayerTrajectory {
   if (mayViewEvaluations(db, userId, t.trajectory.id)) return t;
-  return { ...t, trajectory: { ...t.trajectory, sourcePath: null }, run: { ...t.run, id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null }, agentHidden: true };
+  return {
+    ...t,
+    trajectory: { ...t.trajectory, id: 0, sourcePath: null, sourceFormat: HIDDEN_AGENT, createdAt: new Date(0), updatedAt: new Date(0) },
+    task: { ...t.task, referenceAnswers: [], hasEvaluatorConfig: false },
+    run: { id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null, sourceSystem: HIDDEN_AGENT },
+    agentHidden: true,
+  };
 }
 
 /** Trajectories whose agent is hidden from this user (empty for most users). */

@@ -6,11 +6,13 @@
 import type { Db } from "../../../db/client";
 import { getUsers } from "../../../db/repositories/accounts";
 import {
+  type CampaignCounts,
   addCampaignAnnotators,
   annotatorProgress,
   campaignAnnotatorList,
   campaignCounts,
   campaignItemIds,
+  campaignsLabellingBlind,
   existingTrajectoryIds,
   getCampaign,
   getCampaignByName,
@@ -19,6 +21,7 @@ import {
   isCampaignAnnotator,
   listCampaigns,
   listCampaignsOfAnnotator,
+  ownLabelCounts,
   removeCampaignAnnotators,
   updateCampaign,
 } from "../../../db/repositories/annotation";
@@ -27,6 +30,7 @@ import type { CampaignRow, CampaignSelection, CampaignStatus } from "../../../db
 import { hasRole, requireRole, type Actor } from "../../auth/roles";
 import { buildLabelSchema, LabelValidationError, type LabelSchema } from "../../domain/annotation/label-schema";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { shuffleNumbers } from "./item-numbers";
 import { recomputeItem } from "./consolidation";
 import { inTransaction } from "./tx";
 
@@ -132,7 +136,7 @@ export function createCampaign(db: Db, actor: Actor, input: CampaignInput): Camp
       selection,
       createdBy: actor.userId,
     });
-    insertCampaignItems(db, id, trajectoryIds);
+    insertCampaignItems(db, id, trajectoryIds, shuffleNumbers);
     addCampaignAnnotators(db, id, annotatorIds);
     return getCampaign(db, id)!;
   });
@@ -190,7 +194,7 @@ export function addTrajectoriesToCampaign(db: Db, actor: Actor, id: number, sele
   const ids = resolveSelection(db, selection);
   return inTransaction(db, () => {
     requireCampaign(db, id);
-    return { added: insertCampaignItems(db, id, ids) };
+    return { added: insertCampaignItems(db, id, ids, shuffleNumbers) };
   });
 }
 
@@ -210,32 +214,57 @@ export interface CampaignSummary {
   origin: CampaignRow["origin"];
   blind: boolean;
   annotatorsPerItem: number;
-  selection: CampaignSelection;
+  /** Null where the viewer labels (see `restricted`): a selection such as "runId = 2" names the agent. */
+  selection: CampaignSelection | null;
   createdAt: Date;
-  counts: ReturnType<typeof campaignCounts> extends Map<number, infer C> ? C : never;
+  /** How many trajectories the campaign holds. */
+  items: number;
+  /** Labels the viewer has given in it. */
+  myLabels: number;
+  /** Per-state and everyone's counts; null where the viewer labels (they would show others' agreement). */
+  counts: CampaignCounts | null;
+  /** True when the summary is the annotator's view: no selection, no one else's progress. */
+  restricted: boolean;
 }
 
-/** Campaigns the actor can see: all for researchers and admins, their own for annotators. */
+/**
+ * Campaigns the actor can see: all for researchers and admins, their own for annotators. Annotators get their
+ * own progress only, and no selection; so do researchers for the campaigns in which they still label blind.
+ */
 export function listCampaignSummaries(db: Db, actor: Actor): CampaignSummary[] {
-  const rows = hasRole(actor, "researcher") ? listCampaigns(db) : listCampaignsOfAnnotator(db, actor.userId);
+  const researcher = hasRole(actor, "researcher");
+  const rows = researcher ? listCampaigns(db) : listCampaignsOfAnnotator(db, actor.userId);
   const counts = campaignCounts(db, rows.map((r) => r.id));
-  return rows.map((c) => ({
-    id: c.id,
-    name: c.name,
-    status: c.status,
-    origin: c.origin,
-    blind: c.blind,
-    annotatorsPerItem: c.annotatorsPerItem,
-    selection: c.selection,
-    createdAt: c.createdAt,
-    counts: counts.get(c.id)!,
-  }));
+  const mine = ownLabelCounts(db, actor.userId, rows.map((r) => r.id));
+  const labellingBlind = researcher ? campaignsLabellingBlind(db, actor.userId) : null;
+  return rows.map((c) => {
+    const restricted = !labellingBlind || labellingBlind.has(c.id);
+    const all = counts.get(c.id)!;
+    return {
+      id: c.id,
+      name: c.name,
+      status: c.status,
+      origin: c.origin,
+      blind: c.blind,
+      annotatorsPerItem: c.annotatorsPerItem,
+      selection: restricted ? null : c.selection,
+      createdAt: c.createdAt,
+      items: all.items,
+      myLabels: mine.get(c.id) ?? 0,
+      counts: restricted ? null : all,
+      restricted,
+    };
+  });
 }
 
 /** A campaign with its settings, counts and per-annotator progress (researchers and admins). */
 export function campaignOverview(db: Db, actor: Actor, id: number, nowMs = Date.now()) {
   requireRole(actor, "researcher", "see a campaign's progress");
   const c = requireCampaign(db, id);
+  // Per-annotator verdict counts and item states would tell a researcher who labels here what the others said.
+  if (campaignsLabellingBlind(db, actor.userId).has(id)) {
+    throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; its progress opens once you have labelled your items (or leave the campaign)`);
+  }
   const counts = campaignCounts(db, [id]).get(id)!;
   const annotators = campaignAnnotatorList(db, id);
   const progress = annotatorProgress(db, id, nowMs);

@@ -4,6 +4,7 @@
  * annotations), into a new or an existing campaign. Re-importing the same file changes nothing.
  */
 import type { Db } from "../../../db/client";
+import { shuffleNumbers } from "./item-numbers";
 import {
   exportConsolidatedRows,
   exportLabelRows,
@@ -60,6 +61,8 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       kind: "annotation",
       ...base,
       item_id: l.itemId,
+      // The number the annotator saw (`/annotate/<campaign>/<item_no>`).
+      item_no: r.itemNo,
       item_state: r.itemState,
       trajectory_id: r.trajectoryId,
       task_set: r.taskSet,
@@ -82,6 +85,8 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       time_spent_ms: l.timeSpentMs,
       steps_viewed_numbers: l.stepsViewed ? l.stepsViewed.map((i) => stepNumber(i)) : null,
       revision: l.revision,
+      // 1 when the label's current values were submitted after the annotator had seen evaluations of the trajectory.
+      after_reveal: r.afterReveal ? 1 : 0,
       labelled_at: l.createdAt.toISOString(),
       updated_at: l.updatedAt.toISOString(),
       consolidation_method: null,
@@ -95,6 +100,7 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       kind: "consolidated",
       ...base,
       item_id: c.itemId,
+      item_no: r.itemNo,
       item_state: r.itemState,
       trajectory_id: c.trajectoryId,
       task_set: r.taskSet,
@@ -117,6 +123,7 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       time_spent_ms: null,
       steps_viewed_numbers: null,
       revision: null,
+      after_reveal: null,
       labelled_at: c.createdAt.toISOString(),
       updated_at: c.updatedAt.toISOString(),
       consolidation_method: c.method,
@@ -289,7 +296,7 @@ export function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequest, n
       campaign = requireCampaign(db, id);
     }
     report.campaignId = campaign.id;
-    report.itemsAdded = insertCampaignItems(db, campaign.id, [...new Set(matched.map((m) => m.trajectory.id))]);
+    report.itemsAdded = insertCampaignItems(db, campaign.id, [...new Set(matched.map((m) => m.trajectory.id))], shuffleNumbers);
     const at = new Date(now);
     const touched = new Map<number, { id: number; trajectoryId: number }>();
     for (const { row, trajectory } of matched) {

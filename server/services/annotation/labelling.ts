@@ -16,6 +16,7 @@ import type { Db } from "../../../db/client";
 import {
   deleteReservation,
   findLiveReservation,
+  getItemByNumber,
   getItemByTrajectory,
   getLabel,
   getLabelByKey,
@@ -51,6 +52,9 @@ import {
   type LabelValues,
 } from "../../domain/annotation/label-schema";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
+import type { ImageDeps } from "../images";
+import { getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
+import { hideAgentInTrajectory } from "./blind";
 import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
 import { inTransaction } from "./tx";
@@ -377,6 +381,16 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
   });
 }
 
+/**
+ * An item's state as its annotator may see it. In a blind campaign, "agreed" or "disputed" before their own
+ * label would tell them what the others said; they see "open" until they have labelled ("adjudicated" is shown:
+ * it means the item can no longer be labelled, and says nothing of the verdict).
+ */
+function itemStateFor(campaign: CampaignRow, state: ItemState, labelledByViewer: boolean): ItemState {
+  if (!campaign.blind || labelledByViewer || state === "adjudicated") return state;
+  return "open";
+}
+
 /** The annotator's own label on a trajectory of a campaign (for the label panel), with its history. */
 export function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
   const campaign = requireCampaign(db, campaignId);
@@ -386,7 +400,7 @@ export function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: 
   const label = getLabelByKey(db, item.id, userAnnotatorKey(actor.userId));
   const lastSubmit = lastUndoableSubmit(db, campaignId, actor.userId);
   return {
-    itemState: item.state,
+    itemState: itemStateFor(campaign, item.state, !!label && label.status === "active"),
     label: label && label.status === "active" ? label : null,
     history: label ? labelHistory(db, label.id).map((r) => ({ revision: r.revision, action: r.action, values: r.values, status: r.status, changes: r.changes, createdAt: r.createdAt, undone: r.undoneByRevisionId !== null })) : [],
     /** The revision "undo" would revert now (any trajectory of the campaign), so the UI can say what it undoes. */
@@ -401,12 +415,90 @@ export function myCampaigns(db: Db, actor: Actor) {
     .map((c) => ({ ...c, remaining: c.status === "active" ? remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem) : 0 }));
 }
 
+// ---------------------------------------------------------------- the annotator's API, by item number
+
+/**
+ * Annotators address a campaign's trajectories by item number (`/annotate/<campaign>/<item>`), never by
+ * trajectory id: ids follow import order and would tell which items share a run. These wrap the functions above,
+ * which work on trajectory ids for the CLI and researchers' tools, and answer without trajectory or item ids.
+ */
+function requireItem(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+  const campaign = requireCampaign(db, campaignId);
+  if (!isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+  const item = getItemByNumber(db, campaignId, itemNo);
+  if (!item) throw new NotFoundError(`item of campaign ${campaignId}`, itemNo);
+  return { campaign, item };
+}
+
+function itemNoOf(db: Db, campaignId: number, trajectoryId: number): number {
+  return getItemByTrajectory(db, campaignId, trajectoryId)?.itemNo ?? 0;
+}
+
+/** A label result as its annotator sees it: the item number, not the trajectory and item ids. */
+function annotatorResult(db: Db, r: LabelResult, campaignId: number) {
+  const campaign = requireCampaign(db, campaignId);
+  return {
+    itemNo: itemNoOf(db, campaignId, r.trajectoryId),
+    revisionId: r.revisionId,
+    revision: r.revision,
+    status: r.status,
+    values: r.values,
+    itemState: itemStateFor(campaign, r.itemState, r.status === "active"),
+    replayed: r.replayed,
+  };
+}
+
+export function nextItem(db: Db, actor: Actor, campaignId: number, clock: Clock = {}) {
+  const a = nextAssignment(db, actor, campaignId, clock);
+  return a ? { campaignId, itemNo: itemNoOf(db, campaignId, a.trajectoryId), reservedAt: a.reservedAt, expiresAt: a.expiresAt, resumed: a.resumed } : null;
+}
+
+export function skipItem(db: Db, actor: Actor, campaignId: number, itemNo: number, clock: Clock = {}): void {
+  const { item } = requireItem(db, actor, campaignId, itemNo);
+  skipAssignment(db, actor, campaignId, item.trajectoryId, clock);
+}
+
+export function submitItemLabel(db: Db, actor: Actor, input: Omit<SubmitLabelInput, "trajectoryId"> & { itemNo: number }, clock: Clock = {}) {
+  const { itemNo, ...rest } = input;
+  const { item } = requireItem(db, actor, input.campaignId, itemNo);
+  return annotatorResult(db, submitLabel(db, actor, { ...rest, trajectoryId: item.trajectoryId }, clock), input.campaignId);
+}
+
+export function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}) {
+  return annotatorResult(db, undoSubmit(db, actor, input, clock), input.campaignId);
+}
+
+/** The annotator's own label on an item, with its history and what "undo" would revert (by item number). */
+export function myItemLabel(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+  const { item } = requireItem(db, actor, campaignId, itemNo);
+  const mine = myLabel(db, actor, campaignId, item.trajectoryId);
+  const l = mine.label;
+  return {
+    itemState: mine.itemState,
+    label: l ? { revision: l.revision, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note } : null,
+    history: mine.history,
+    undoable: mine.undoable ? { revisionId: mine.undoable.revisionId, itemNo: itemNoOf(db, campaignId, mine.undoable.trajectoryId) } : null,
+  };
+}
+
+/** The item's trajectory for the player, with what the blind rule hides from this annotator taken out. */
+export function itemTrajectory(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+  const { item } = requireItem(db, actor, campaignId, itemNo);
+  return hideAgentInTrajectory(db, actor.userId, getTrajectoryForPlayer(db, item.trajectoryId));
+}
+
+/** Queues the item's screenshots at the player's width (see warmTrajectoryImages). */
+export function warmItemImages(deps: ImageDeps, actor: Actor, q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean }): number {
+  const { item } = requireItem(deps.db, actor, q.campaignId, q.itemNo);
+  return warmTrajectoryImages(deps, { id: item.trajectoryId, width: q.width, fromStep: q.fromStep, raw: q.raw });
+}
+
 /** The annotator's most recent labels in a campaign, to go back and revise one. */
 export function myRecentLabels(db: Db, actor: Actor, campaignId: number, limit = 50) {
   const campaign = requireCampaign(db, campaignId);
   assertCampaignVisible(db, actor, campaign);
   return labelsOfUser(db, campaignId, actor.userId, limit).map((r) => ({
-    trajectoryId: r.label.trajectoryId,
+    itemNo: r.itemNo ?? 0,
     externalTaskId: r.externalTaskId,
     intent: r.intent,
     verdict: r.label.verdict,

@@ -1,28 +1,94 @@
 /**
- * What a signed-in user may browse. Researchers and admins see every trajectory; annotators see only the
- * trajectories in the queues of the campaigns they label in (their work, nothing else).
+ * What a signed-in user may browse: one rule that every browsing procedure, page and the screenshot route apply.
+ *
+ * - Researchers and admins who label nothing blind see everything: every trajectory, run, task set and figure.
+ * - Everyone else sees only the trajectories in the campaigns they label in, and of those, not the ones the blind
+ *   rule hides from them (in a blind campaign, not yet labelled by them): those are reached only as an item of the
+ *   campaign (`/annotate/<campaign>/<item number>`), never by trajectory id, so nothing they browse can be lined
+ *   up with them. Runs, task sets and per-run figures are not theirs to see.
+ *
+ * "Everyone else" includes researchers while they label blind: a researcher who could list other runs'
+ * trajectories of the same task would know, by elimination, which agent made the one they are labelling.
  */
 import type { Db } from "../../../db/client";
-import { annotatorTrajectoryIds, isInAnnotatorCampaigns } from "../../../db/repositories/annotation";
+import {
+  annotatorTrajectoryIds,
+  blindedTrajectoryIds,
+  isBlindedFor,
+  isInAnnotatorCampaigns,
+  labellingBlindCount,
+  screenshotInAnnotatorCampaigns,
+  taskInAnnotatorCampaigns,
+  taskLabelledBlindBy,
+} from "../../../db/repositories/annotation";
+import type { TrajectoryFilter } from "../../../db/repositories/trajectories";
 import { hasRole, type Actor } from "../../auth/roles";
 import { AppError } from "../../errors";
+import { taskOverview } from "../trajectory-views";
 
-/** Null when the actor may see every trajectory, else the ids they may see. */
+/** True when the actor sees the whole catalog (researchers and admins with nothing to label blind). */
+export function seesWholeCatalog(db: Db, actor: Actor): boolean {
+  return hasRole(actor, "researcher") && labellingBlindCount(db, actor.userId) === 0;
+}
+
+/** Null when the actor may see every trajectory, else the ids they may browse. */
 export function browsableTrajectoryIds(db: Db, actor: Actor): number[] | null {
-  return hasRole(actor, "researcher") ? null : annotatorTrajectoryIds(db, actor.userId);
+  if (seesWholeCatalog(db, actor)) return null;
+  const hidden = new Set(blindedTrajectoryIds(db, actor.userId));
+  return annotatorTrajectoryIds(db, actor.userId).filter((id) => !hidden.has(id));
 }
 
 /**
- * A trajectory-list filter narrowed to what the actor may see: for annotators a condition on their campaigns that
- * the query evaluates itself (an id list would hit SQLite's parameter limit in a large campaign).
+ * A trajectory-list filter narrowed to what the actor may browse, as conditions the query evaluates itself (an id
+ * list would hit SQLite's parameter limit in a large campaign).
  */
-export function scopeTrajectoryFilter<F extends object>(actor: Actor, filter: F): F & { visibleToAnnotator?: string } {
-  return hasRole(actor, "researcher") ? filter : { ...filter, visibleToAnnotator: actor.userId };
+export function scopeTrajectoryFilter<F extends TrajectoryFilter>(db: Db, actor: Actor, filter: F): F {
+  if (seesWholeCatalog(db, actor)) return filter;
+  return { ...filter, visibleToAnnotator: actor.userId, notBlindFor: actor.userId };
 }
 
 export function assertTrajectoryBrowsable(db: Db, actor: Actor, trajectoryId: number): void {
-  if (hasRole(actor, "researcher")) return;
+  if (isBlindedFor(db, actor.userId, trajectoryId)) {
+    throw new AppError("FORBIDDEN", `Trajectory ${trajectoryId} is not available to you while you label it blind; open it from your campaign's queue`);
+  }
+  if (seesWholeCatalog(db, actor)) return;
   if (!isInAnnotatorCampaigns(db, actor.userId, trajectoryId)) {
     throw new AppError("FORBIDDEN", `Trajectory ${trajectoryId} is not in any of your labelling campaigns`);
   }
+}
+
+/**
+ * Runs, task sets and per-run figures name agents and tell them apart: researchers' and admins' views, closed
+ * to them too while they label blind.
+ */
+export function assertSeesWholeCatalog(db: Db, actor: Actor, what: string): void {
+  if (!hasRole(actor, "researcher")) throw new AppError("FORBIDDEN", `Only researchers and admins can see ${what}`);
+  const blind = labellingBlindCount(db, actor.userId);
+  if (blind) {
+    throw new AppError("FORBIDDEN", `You are labelling ${blind} trajector${blind === 1 ? "y" : "ies"} blind; ${what} open once you have labelled them (or leave the campaign)`);
+  }
+}
+
+/**
+ * A task as the viewer may see it. Outside the whole catalog: only tasks with a trajectory in the viewer's
+ * campaigns, listing only the trajectories (and outcome counts) they may browse, without the benchmark's rule
+ * configuration, and without reference answers while they label one of its trajectories blind (both are
+ * evaluator information: with the final answer they give the rule's verdict away).
+ */
+export function taskForViewer(db: Db, actor: Actor, taskId: number) {
+  if (seesWholeCatalog(db, actor)) return taskOverview(db, taskId);
+  if (!taskInAnnotatorCampaigns(db, actor.userId, taskId)) throw new AppError("FORBIDDEN", `Task ${taskId} is not in any of your labelling campaigns`);
+  const overview = taskOverview(db, taskId, { visibleToAnnotator: actor.userId, notBlindFor: actor.userId });
+  const blindOnIt = taskLabelledBlindBy(db, actor.userId, taskId);
+  return { ...overview, task: { ...overview.task, evaluatorConfig: null, referenceAnswers: blindOnIt ? [] : overview.task.referenceAnswers } };
+}
+
+/**
+ * Whether the viewer may fetch a stored screenshot: researchers and admins any; others only one shown in a step
+ * of a trajectory in their campaigns (including their blind items, which they see in the labelling player).
+ * One indexed look-up per request; the route answers 404 otherwise, so the store cannot be probed for whether
+ * a known image is in it.
+ */
+export function mayFetchScreenshot(db: Db, actor: Pick<Actor, "userId" | "role">, hash: string): boolean {
+  return hasRole(actor, "researcher") || screenshotInAnnotatorCampaigns(db, actor.userId, hash);
 }

@@ -2,14 +2,16 @@
  * GET /api/screenshots/<sha256>[?w=<width>][&f=webp|avif]
  *
  * Serves a stored screenshot by content hash. The hash must be a known row in `screenshots`; anything else is
- * a 404 (request text never becomes a filesystem path); a stored file that no longer decodes is a 422.
- * Content never changes for a URL, so responses are
- * cached forever; privately, because only signed-in users may fetch them (401 otherwise).
+ * a 404 (request text never becomes a filesystem path); a stored file that no longer decodes is a 422. Content
+ * never changes for a URL, so responses are cached forever; privately, because only signed-in users may fetch
+ * them (401 otherwise), and annotators only the screenshots of trajectories in their campaigns (404 otherwise, see
+ * mayFetchScreenshot).
  */
 import { sessionFromHeaders } from "@/server/auth/auth";
 import { getAppContext } from "@/server/context";
 import { parseVariantRequest } from "@/server/domain/image-variants";
 import { AppError, HTTP_STATUS } from "@/server/errors";
+import { mayFetchScreenshot } from "@/server/services/annotation";
 import { CorruptImageError, getScreenshotImage } from "@/server/services/images";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";
@@ -28,9 +30,11 @@ export async function GET(req: Request, { params }: { params: Promise<{ hash: st
     return new Response(`${parsed.error}\n`, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
   const app = getAppContext();
-  if (!(await sessionFromHeaders(app, req.headers))) {
+  const session = await sessionFromHeaders(app, req.headers);
+  if (!session) {
     return new Response("Sign in to see screenshots\n", { status: 401, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
   }
+  if (!mayFetchScreenshot(app.db, session, hash)) return notFound();
   try {
     const image = await getScreenshotImage(app, hash, parsed.value);
     const headers = { "Cache-Control": IMMUTABLE, ETag: image.etag };

@@ -46,15 +46,21 @@ export interface StepAnalysis {
   grounding: GroundingFlag | null;
 }
 
+/**
+ * What the player shows: a trajectory by id (researchers, browsing), or a campaign item by number (the labelling
+ * page: annotators never address a trajectory they label blind by its id).
+ */
+export type PlayerSource = { trajectoryId: number } | { campaignId: number; itemNo: number };
+
 export function TrajectoryPlayer({
-  id,
+  source,
   initialStep,
   sidePanel,
   sidePanelFirst,
   fill,
   back,
 }: {
-  id: number;
+  source: PlayerSource;
   initialStep: number;
   sidePanel?: SidePanel;
   sidePanelFirst?: boolean;
@@ -62,8 +68,19 @@ export function TrajectoryPlayer({
   back?: BackLink;
 }) {
   const trpc = useTRPC();
-  const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
-  const { mutate: warm } = useMutation(trpc.trajectories.warmImages.mutationOptions());
+  // Primitives, so the callbacks below stay stable across renders that pass an equal source.
+  const trajectoryId = "trajectoryId" in source ? source.trajectoryId : 0;
+  const campaignId = "itemNo" in source ? source.campaignId : 0;
+  const itemNo = "itemNo" in source ? source.itemNo : 0;
+  const { data } = useSuspenseQuery(
+    itemNo ? trpc.labelling.item.queryOptions({ campaignId, itemNo }) : trpc.trajectories.byId.queryOptions({ id: trajectoryId }),
+  ) as { data: PlayerData };
+  const { mutate: warmTrajectory } = useMutation(trpc.trajectories.warmImages.mutationOptions());
+  const { mutate: warmItem } = useMutation(trpc.labelling.warmImages.mutationOptions());
+  const warm = useCallback(
+    (q: { width: number; fromStep: number; raw: boolean }) => (itemNo ? warmItem({ campaignId, itemNo, ...q }) : warmTrajectory({ id: trajectoryId, ...q })),
+    [campaignId, itemNo, trajectoryId, warmItem, warmTrajectory],
+  );
   const warmed = useRef(new Set<string>());
   // Once per display width (and raw/marked choice), ask the server to encode every step at that width, from
   // the current step on, so stepping never waits for an encode.
@@ -72,9 +89,9 @@ export function TrajectoryPlayer({
       const key = `${width}:${raw}`;
       if (warmed.current.has(key)) return;
       warmed.current.add(key);
-      warm({ id, width, fromStep, raw });
+      warm({ width, fromStep, raw });
     },
-    [id, warm],
+    [warm],
   );
   return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} fill={fill} back={back} onDisplayWidth={onDisplayWidth} />;
 }
@@ -313,13 +330,18 @@ const PlayerHeader = memo(function PlayerHeader({ data, back }: { data: PlayerDa
       <span className="text-zinc-300">/</span>
       <h1 className="flex min-w-0 items-baseline gap-2">
         <span className="shrink-0 font-mono text-[13px] font-semibold text-zinc-900">{task.externalId}</span>
-        <span className="shrink-0 text-zinc-400">#{t.id}</span>
+        {/* A blind item has no trajectory id to show (annotators know it by its item number). */}
+        {!data.agentHidden && <span className="shrink-0 text-zinc-400">#{t.id}</span>}
         {t.attempt > 0 && <span className="shrink-0 text-zinc-500">attempt {t.attempt + 1}</span>}
       </h1>
       <div className="flex min-w-0 items-center gap-2 truncate text-zinc-500">
-        <Link className="truncate hover:text-zinc-800 hover:underline" href={`/task-sets/${taskSet.id}`}>
-          {taskSet.name}
-        </Link>
+        {data.agentHidden ? (
+          <span className="truncate">{taskSet.name}</span>
+        ) : (
+          <Link className="truncate hover:text-zinc-800 hover:underline" href={`/task-sets/${taskSet.id}`}>
+            {taskSet.name}
+          </Link>
+        )}
         <span>·</span>
         {data.agentHidden ? (
           <span className="truncate text-zinc-400 italic" title="Which agent made this trajectory is hidden until you have labelled it" data-testid="agent-hidden">

@@ -6,6 +6,7 @@
 import Link from "next/link";
 import { memo, type ReactNode } from "react";
 import type { PlayerData } from "./player";
+import { WebLink } from "../../../_components/web-link";
 
 const KIND_STYLE: Record<string, string> = {
   golden: "bg-amber-100 text-amber-900",
@@ -38,9 +39,7 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
             <>
               <dt className="text-zinc-500">Start</dt>
               <dd className="min-w-0 truncate font-mono text-[11.5px]">
-                <a className="link" href={task.startUrl} target="_blank" rel="noreferrer noopener" title={task.startUrl}>
-                  {task.startUrl}
-                </a>
+                <WebLink className="link" url={task.startUrl} />
               </dd>
             </>
           )}
@@ -67,16 +66,10 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
           <ul className="flex flex-col gap-2">
             {task.inputImages.map((src, i) => (
               <li key={`${src}-${i}`} className="min-w-0">
-                {/^https?:\/\//.test(src) ? (
-                  <a href={src} target="_blank" rel="noreferrer noopener" className="block">
-                    <img src={src} alt={`Input image ${i + 1}`} loading="lazy" referrerPolicy="no-referrer" className="max-h-40 max-w-full rounded border border-zinc-200 object-contain" />
-                    <span className="mt-0.5 block truncate font-mono text-2xs text-zinc-500">{src}</span>
-                  </a>
-                ) : (
-                  <span className="block truncate font-mono text-2xs text-zinc-600" title={src}>
-                    {src}
-                  </span>
-                )}
+                {/* Shown as a link the viewer clicks, never loaded by itself (an imported URL could be a beacon). */}
+                <WebLink className="link block truncate font-mono text-2xs" url={src}>
+                  Input image {i + 1}: {src}
+                </WebLink>
               </li>
             ))}
           </ul>

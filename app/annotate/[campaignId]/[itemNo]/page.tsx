@@ -6,7 +6,8 @@ import { LabellingWorkspace } from "../../_components/labelling-workspace";
 
 export const metadata: Metadata = { title: "Label" };
 
-type Props = { params: Promise<{ campaignId: string; trajectoryId: string }> };
+/** `/annotate/<campaign>/<item number>`: annotators address items by their campaign-local number, never by trajectory id. */
+type Props = { params: Promise<{ campaignId: string; itemNo: string }> };
 
 function parseId(raw: string): number | null {
   return /^\d{1,12}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
@@ -16,18 +17,18 @@ export default async function LabelPage({ params }: Props) {
   await requirePageUser();
   const p = await params;
   const campaignId = parseId(p.campaignId);
-  const trajectoryId = parseId(p.trajectoryId);
-  if (campaignId === null || trajectoryId === null) notFound();
+  const itemNo = parseId(p.itemNo);
+  if (campaignId === null || itemNo === null) notFound();
   const qc = getQueryClient();
-  // Resolved on the server so a trajectory outside the campaign is a 404, then handed to the client cache.
-  await orNotFound(qc.fetchQuery(trpc.labelling.mine.queryOptions({ campaignId, trajectoryId })));
+  // Resolved on the server so an item number outside the campaign is a 404, then handed to the client cache.
+  await orNotFound(qc.fetchQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo })));
   await Promise.all([
     orNotFound(qc.fetchQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }))),
-    orNotFound(qc.fetchQuery(trpc.trajectories.byId.queryOptions({ id: trajectoryId }))),
+    orNotFound(qc.fetchQuery(trpc.labelling.item.queryOptions({ campaignId, itemNo }))),
   ]);
   return (
     <HydrateClient>
-      <LabellingWorkspace key={`${campaignId}:${trajectoryId}`} campaignId={campaignId} trajectoryId={trajectoryId} />
+      <LabellingWorkspace key={`${campaignId}:${itemNo}`} campaignId={campaignId} itemNo={itemNo} />
     </HydrateClient>
   );
 }

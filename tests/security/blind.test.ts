@@ -1,0 +1,272 @@
+/**
+ * The blind cannot be broken by reading neighbours. A blind annotator, signed in through the real tRPC caller,
+ * walks every procedure an annotator may call (listed from the router itself, so a new procedure fails here until
+ * it is given inputs below) and nothing they get back names a run, agent, model or source system, gives evaluator
+ * information or says what other annotators decided, before their own label. Then each rule on its own: closing
+ * a campaign, item numbers, campaign summaries, tasks, runs and task sets, screenshots, labels after a reveal.
+ */
+import { TRPCError } from "@trpc/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getItemByTrajectory } from "../../db/repositories/annotation";
+import { agentRuns, evaluatorVerdicts, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
+import { appRouter } from "../../server/api/root";
+import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";
+import { createCampaign, mayFetchScreenshot, updateCampaignSettings } from "../../server/services/annotation";
+import { seedTrajectories } from "../helpers/annotation-fixture";
+import { createTestContext, type TestContext } from "../helpers/context";
+import { callerAs, testUser } from "../helpers/trpc";
+import { eq, inArray } from "drizzle-orm";
+
+/** Strings that identify an agent or give evaluations away; none may reach a blind annotator. */
+const SECRETS = {
+  runA: "agent-orion run",
+  runB: "agent-zephyr run",
+  agentA: "agent-orion",
+  agentB: "agent-zephyr",
+  modelA: "model-orion-7x",
+  modelB: "model-zephyr-9y",
+  systemA: "system-orion",
+  systemB: "system-zephyr",
+  format: "format-secret",
+  sourcePath: "/runs/orion/secret-path",
+  rule: "RULE-CONFIG-SECRET",
+  reference: "REFERENCE-ANSWER-SECRET",
+  judge: "JUDGE-RATIONALE-SECRET",
+  otherNote: "OTHER-ANNOTATOR-NOTE",
+  otherName: "Other Person",
+};
+
+let ctx: TestContext;
+let researcher: RequestSession;
+let blindAnn: RequestSession;
+let others: RequestSession[];
+let runA: number;
+let runB: number;
+let ids: number[];
+let outsider: number;
+let taskIds: number[];
+let outsideTask: number;
+let campaignId: number;
+let filterCampaignId: number;
+const hash = (n: number) => n.toString(16).padStart(64, "0");
+
+beforeAll(async () => {
+  ctx = createTestContext("verdict-security-blind-");
+  researcher = testUser(ctx, "researcher", "Rita Researcher");
+  blindAnn = testUser(ctx, "annotator", "Blind Annotator");
+  others = [testUser(ctx, "annotator", `${SECRETS.otherName} One`), testUser(ctx, "annotator", `${SECRETS.otherName} Two`)];
+  // Two agents on the same two tasks, plus a trajectory (and task) in no campaign of the annotator.
+  const a = seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentA, model: SECRETS.modelA });
+  const b = seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentB, model: SECRETS.modelB });
+  [outsider] = seedTrajectories(ctx.db, 1, { taskSet: "Shared set", agentName: "outside-agent", model: "outside-model", taskIds: ["outside-task"] }) as [number];
+  ids = [...a, ...b];
+  const run = (t: number) => ctx.db.select({ r: trajectories.runId, task: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, t)).get()!;
+  runA = run(a[0]!).r;
+  runB = run(b[0]!).r;
+  taskIds = [...new Set(ids.map((t) => run(t).task))];
+  outsideTask = run(outsider).task;
+  ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemA }).where(eq(agentRuns.id, runA)).run();
+  ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemB }).where(eq(agentRuns.id, runB)).run();
+  ctx.db.update(trajectories).set({ sourceFormat: SECRETS.format, sourcePath: SECRETS.sourcePath }).run();
+  ctx.db
+    .update(tasks)
+    .set({ evaluatorConfig: { eval_types: ["string_match"], must_include: [SECRETS.rule] }, referenceAnswers: [{ kind: "exact_match", text: SECRETS.reference }] })
+    .run();
+  for (const t of [...ids, outsider]) {
+    ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", verdict: "failure", rationale: SECRETS.judge }).run();
+  }
+  // Screenshots on every step, so the screenshot rule has something to refuse.
+  const allSteps = ctx.db.select({ id: steps.id }).from(steps).where(inArray(steps.trajectoryId, [...ids, outsider])).all();
+  allSteps.forEach((s, i) => {
+    ctx.db.insert(screenshots).values({ hash: hash(i + 1), mime: "image/png", width: 10, height: 10, bytes: 1 }).run();
+    ctx.db.update(steps).set({ screenshotHash: hash(i + 1) }).where(eq(steps.id, s.id)).run();
+  });
+
+  const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
+  campaignId = createCampaign(ctx.db, actor, { name: "Blind campaign", trajectoryIds: ids, annotatorsPerItem: 2, labelSchema: { requireCategory: false }, annotatorIds: [blindAnn.userId, ...others.map((o) => o.userId)] }).id;
+  // A campaign made from the list's filter: its description names the model.
+  filterCampaignId = createCampaign(ctx.db, actor, { name: "From filter", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [blindAnn.userId] }).id;
+  // The two others disagree on the first trajectory: the item is disputed.
+  const first = itemNo(ids[0]!);
+  await callerAs(ctx, others[0]!).labelling.submit({ campaignId, itemNo: first, verdict: "success", note: SECRETS.otherNote, idempotencyKey: "other-1-first" });
+  await callerAs(ctx, others[1]!).labelling.submit({ campaignId, itemNo: first, verdict: "failure", note: SECRETS.otherNote, idempotencyKey: "other-2-first" });
+  expect(getItemByTrajectory(ctx.db, campaignId, ids[0]!)!.state).toBe("disputed");
+});
+afterAll(() => ctx.cleanup());
+
+function itemNo(trajectoryId: number, campaign = campaignId): number {
+  return getItemByTrajectory(ctx.db, campaign, trajectoryId)!.itemNo!;
+}
+
+type Procedure = { _def: { type: string; meta?: ProcedureMeta } };
+const procedures = Object.entries((appRouter._def as unknown as { procedures: Record<string, Procedure> }).procedures);
+/** What an annotator may call: every procedure that does not require researcher or admin. */
+const annotatorProcedures = procedures.filter(([, p]) => p._def.meta?.access === "signedIn" || p._def.meta?.access === "public").map(([path]) => path);
+
+/** Inputs to try for each procedure an annotator may call: every id of interest, real and made up. */
+function inputsFor(path: string): unknown[] | undefined {
+  const trajectoryInputs = [...ids, outsider, 999];
+  const items = [1, 2, 3, 4, 5, 99];
+  const campaigns = [campaignId, filterCampaignId];
+  const table: Record<string, unknown[]> = {
+    "trajectories.list": [{}, { runId: runA }, { model: SECRETS.modelA }, { sort: "updated", dir: "desc" }, { ids: trajectoryInputs }],
+    "trajectories.filterOptions": [undefined],
+    "trajectories.byId": trajectoryInputs.map((id) => ({ id })),
+    "trajectories.warmImages": trajectoryInputs.map((id) => ({ id, width: 640 })),
+    "tasks.byId": [...taskIds, outsideTask].map((id) => ({ id })),
+    "judge.verdicts.forTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
+    "accounts.session": [undefined],
+    "accounts.me": [undefined],
+    "accounts.setup": [{ email: "late@example.org", name: "Late", password: "late-password-1" }],
+    "accounts.invitation": [{ token: "not-a-real-invitation-token" }],
+    "accounts.acceptInvitation": [{ token: "not-a-real-invitation-token", name: "X", password: "x-password-123" }],
+    "campaigns.list": [undefined],
+    "labelling.myCampaigns": [undefined],
+    "labelling.campaign": campaigns.map((id) => ({ id })),
+    "labelling.next": campaigns.map((c) => ({ campaignId: c })),
+    "labelling.skip": [{ campaignId, itemNo: 99 }],
+    "labelling.release": campaigns.map((c) => ({ campaignId: c })),
+    "labelling.submit": [{ campaignId, itemNo: 99, verdict: "success", idempotencyKey: "walk-submit-nowhere" }],
+    "labelling.undo": [{ campaignId, idempotencyKey: "walk-undo-nothing" }],
+    "labelling.mine": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
+    "labelling.item": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
+    "labelling.warmImages": items.map((n) => ({ campaignId, itemNo: n, width: 640 })),
+    "labelling.done": campaigns.map((c) => ({ campaignId: c })),
+    "labelling.ofTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
+  };
+  return table[path];
+}
+
+/** Everything the annotator gets back from every procedure, results and error messages alike, as text. */
+async function walk(session: RequestSession): Promise<{ text: string; calls: number }> {
+  const caller = callerAs(ctx, session);
+  const out: string[] = [];
+  let calls = 0;
+  for (const path of annotatorProcedures) {
+    let fn: unknown = caller;
+    for (const part of path.split(".")) fn = (fn as Record<string, unknown>)[part];
+    for (const input of inputsFor(path) ?? []) {
+      calls++;
+      try {
+        out.push(`${path} ${JSON.stringify(await (fn as (i: unknown) => Promise<unknown>)(input))}`);
+      } catch (e) {
+        if (!(e instanceof TRPCError)) throw e;
+        out.push(`${path} error ${e.code} ${e.message}`);
+      }
+    }
+  }
+  return { text: out.join("\n"), calls };
+}
+
+describe("a blind annotator walking every procedure", () => {
+  it("has inputs for every procedure an annotator may call", () => {
+    expect(annotatorProcedures.length).toBeGreaterThan(20);
+    expect(annotatorProcedures.filter((p) => !inputsFor(p))).toEqual([]);
+  });
+
+  it("learns no run, agent, model, source, evaluation or other annotator's decision before labelling", async () => {
+    const { text, calls } = await walk(blindAnn);
+    expect(calls).toBeGreaterThan(80);
+    for (const [what, secret] of Object.entries(SECRETS)) expect(text.includes(secret), `${what} (${secret}) reached the annotator`).toBe(false);
+    // Other people's agreement: the disputed item reads "open" to someone who has not labelled it.
+    expect(text).not.toMatch(/disputed|agreed"/);
+    // The filter that made the second campaign (it names a run's model) is not given to them.
+    expect(text).not.toContain('"selection":{');
+    // The items they label are not addressed by trajectory id.
+    const item = await callerAs(ctx, blindAnn).labelling.item({ campaignId, itemNo: itemNo(ids[0]!) });
+    expect(item.trajectory.id).toBe(0);
+    expect(item.run.id).toBe(0);
+  });
+
+  it("after their own label sees what the README promises for that trajectory, and nothing more", async () => {
+    const api = callerAs(ctx, blindAnn);
+    const t = ids[0]!;
+    const labelled = await api.labelling.submit({ campaignId, itemNo: itemNo(t), verdict: "failure", idempotencyKey: "blind-own-first" });
+    expect(labelled).not.toHaveProperty("trajectoryId");
+    expect(labelled.itemState).toBe("disputed");
+    // That trajectory: its agent, the judge's verdict, the others' labels (in this campaign).
+    const view = await api.trajectories.byId({ id: t });
+    expect(view.run).toMatchObject({ id: runA, name: SECRETS.runA, model: SECRETS.modelA, sourceSystem: SECRETS.systemA });
+    expect((await api.judge.verdicts.forTrajectory({ trajectoryId: t })).map((v) => v.rationale)).toEqual([SECRETS.judge]);
+    expect((await api.labelling.ofTrajectory({ trajectoryId: t })).labels.map((l) => l.note)).toContain(SECRETS.otherNote);
+    // The others stay hidden, and runs and task sets stay closed to annotators.
+    for (const other of ids.slice(1)) {
+      await expect(api.trajectories.byId({ id: other })).rejects.toMatchObject({ code: "FORBIDDEN" });
+      expect((await api.labelling.item({ campaignId, itemNo: itemNo(other) })).run.name).not.toContain("agent-");
+    }
+    expect((await api.trajectories.list({})).rows.map((r) => r.id)).toEqual([t]);
+    await expect(api.runs.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.taskSets.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+});
+
+describe("each rule on its own", () => {
+  it("closing a campaign keeps the blind for those who have not labelled; a researcher lifts it by turning blind off, and later labels are flagged", async () => {
+    const ann = testUser(ctx, "annotator", "Closing Annotator");
+    const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
+    const [t] = seedTrajectories(ctx.db, 1, { taskSet: "Closing set", agentName: "closing-agent" }) as [number];
+    const c = createCampaign(ctx.db, actor, { name: "Closing", trajectoryIds: [t], annotatorsPerItem: 1, annotatorIds: [ann.userId] });
+    ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:2", evaluatorName: "Judge", verdict: "success" }).run();
+    const api = callerAs(ctx, ann);
+    updateCampaignSettings(ctx.db, actor, c.id, { status: "closed" });
+    await expect(api.judge.verdicts.forTrajectory({ trajectoryId: t })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.trajectories.byId({ id: t })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await api.labelling.item({ campaignId: c.id, itemNo: itemNo(t, c.id) })).agentHidden).toBe(true);
+    // The researcher unblinds it: the annotator sees the verdict, and that is recorded.
+    updateCampaignSettings(ctx.db, actor, c.id, { status: "active", blind: false });
+    expect(await api.judge.verdicts.forTrajectory({ trajectoryId: t })).toHaveLength(1);
+    await api.labelling.submit({ campaignId: c.id, itemNo: itemNo(t, c.id), verdict: "success", idempotencyKey: "closing-after-reveal" });
+    const exported = await callerAs(ctx, researcher).campaigns.exportLabels({ id: c.id, format: "jsonl" });
+    expect(JSON.parse(exported.body.trim().split("\n")[0]!)).toMatchObject({ kind: "annotation", after_reveal: 1 });
+    const review = await callerAs(ctx, researcher).campaigns.review({ id: c.id, trajectoryId: t });
+    expect(review.labelHistory.map((h) => h.afterReveal)).toEqual([true]);
+  });
+
+  it("numbers items 1..n in a shuffled order, not in trajectory (import) order", () => {
+    const many = seedTrajectories(ctx.db, 40, { taskSet: "Numbering set", agentName: "numbering-agent" });
+    const c = createCampaign(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, { name: "Numbering", trajectoryIds: many, annotatorsPerItem: 1 });
+    const numbers = many.map((t) => itemNo(t, c.id));
+    expect([...numbers].sort((x, y) => x - y)).toEqual(many.map((_, i) => i + 1));
+    // 1 chance in 40! of failing by luck.
+    expect(numbers).not.toEqual(many.map((_, i) => i + 1));
+  });
+
+  it("gives annotators campaign summaries without selection or others' counts; researchers labelling blind get the same for that campaign", async () => {
+    const mine = await callerAs(ctx, blindAnn).labelling.myCampaigns();
+    expect(mine.map((c) => [c.selection, c.counts, c.restricted])).toEqual(mine.map(() => [null, null, true]));
+    expect((await callerAs(ctx, blindAnn).campaigns.list()).every((c) => c.selection === null && c.counts === null)).toBe(true);
+    const r = testUser(ctx, "researcher", "Labelling Researcher Two");
+    const c = createCampaign(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, { name: "Researcher labels", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [r.userId] });
+    const seen = await callerAs(ctx, r).campaigns.list();
+    expect(seen.find((x) => x.id === c.id)).toMatchObject({ selection: null, counts: null, restricted: true });
+    expect(seen.find((x) => x.id === filterCampaignId)?.selection?.description).toContain(SECRETS.modelB);
+  });
+
+  it("shows a campaign's task without rule configuration or (while blind) reference answers, and refuses other tasks", async () => {
+    const api = callerAs(ctx, blindAnn);
+    await expect(api.tasks.byId({ id: outsideTask })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const task = await api.tasks.byId({ id: taskIds[1]! });
+    expect(task.task.evaluatorConfig).toBeNull();
+    expect(task.task.referenceAnswers).toEqual([]);
+    expect(task.outcomes).toEqual({});
+    const full = await callerAs(ctx, researcher).tasks.byId({ id: taskIds[1]! });
+    expect(JSON.stringify(full.task.evaluatorConfig)).toContain(SECRETS.rule);
+  });
+
+  it("serves screenshots only of trajectories in the viewer's campaigns, with one indexed look-up", () => {
+    const stepHash = (t: number) => ctx.db.select({ h: steps.screenshotHash }).from(steps).where(eq(steps.trajectoryId, t)).get()!.h!;
+    expect(mayFetchScreenshot(ctx.db, blindAnn, stepHash(ids[1]!))).toBe(true);
+    expect(mayFetchScreenshot(ctx.db, blindAnn, stepHash(outsider))).toBe(false);
+    expect(mayFetchScreenshot(ctx.db, blindAnn, hash(999_999))).toBe(false);
+    expect(mayFetchScreenshot(ctx.db, researcher, stepHash(outsider))).toBe(true);
+    const plan = ctx.db.$client
+      .prepare(
+        "explain query plan select 1 from steps s where s.screenshot_hash = ? and exists (select 1 from campaign_items ci join campaign_annotators ca on ca.campaign_id = ci.campaign_id and ca.user_id = ? where ci.trajectory_id = s.trajectory_id)",
+      )
+      .all(hash(1), blindAnn.userId) as { detail: string }[];
+    const details = plan.map((p) => p.detail).join("\n");
+    // Index searches only (no table scan): the hash, then the step's trajectory among the user's campaigns.
+    expect(details).toMatch(/steps_screenshot_hash_idx/);
+    expect(details).not.toMatch(/SCAN/);
+  });
+});
