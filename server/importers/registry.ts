@@ -2,6 +2,7 @@
  * The importers Verdict knows, and format detection by sniffing a path.
  * Adding a format = one module implementing `Importer` + one line here.
  */
+import fsp from "node:fs/promises";
 import { ImportError, type Importer } from "./types";
 import { nativeImporter } from "./native";
 import { webVoyagerImporter, webVoyagerTasksImporter } from "./webvoyager";
@@ -31,6 +32,8 @@ export function getImporter(format: string): Importer {
 }
 
 export async function detectImporter(inputPath: string): Promise<Importer> {
+  // A mistyped path is the commonest mistake; say so rather than "cannot tell which format".
+  if (!(await fsp.stat(inputPath).catch(() => null))) throw new ImportError(inputPath, "no such file or folder");
   let best: { importer: Importer; score: number } | null = null;
   for (const importer of IMPORTERS) {
     const score = await importer.sniff(inputPath);

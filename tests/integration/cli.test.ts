@@ -59,8 +59,8 @@ describe("npm run cli", { timeout: 240_000 }, () => {
     const missing = path.join(dir, "nope");
     const bad = await cli(["import", missing, "--json"]);
     expect(bad.code).toBe(1);
-    expect(JSON.parse(bad.stdout)).toEqual({ error: expect.stringContaining(`${missing}: cannot tell which format this is`), exitCode: 1 });
-    expect(bad.stderr).toContain(`${missing}: cannot tell which format this is`);
+    expect(JSON.parse(bad.stdout)).toEqual({ error: `${missing}: no such file or folder`, exitCode: 1 });
+    expect(bad.stderr).toContain(`${missing}: no such file or folder`);
 
     const usage = await cli(["import"]);
     expect(usage.code).toBe(2);
