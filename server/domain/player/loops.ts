@@ -3,15 +3,20 @@
  * AgentRewardBench's error analyses, and it shows in three cheap signals:
  *  - the same action as the step before (same kind, target, value and direction);
  *  - a URL the agent had already left and came back to;
- *  - the same screenshot as the step before (identical bytes: the page did not change).
- * Pure; the player draws a marker per step from the result.
+ *  - the same screenshot as the step before (identical bytes, or near-identical perceptual hashes when known: the
+ *    page did not change).
+ * Pure; the player draws a marker per step from the result, and the loop heuristic evaluator
+ * (server/domain/evaluators/heuristics/loop.ts) judges from the same markers, so both speak of the same loops.
  */
+import { nearIdenticalScreens } from "../evaluators/heuristics/dhash";
 import type { ParsedAction } from "../types";
 
 export interface LoopStepInput {
   action: ParsedAction;
   url: string | null;
   screenshotHash: string | null;
+  /** Difference hash of the screenshot (see dhash.ts), when computed; absent = compare bytes only. */
+  screenshotDhash?: string | null;
 }
 
 export interface LoopMarks {
@@ -21,7 +26,7 @@ export interface LoopMarks {
   /** This step's URL was visited before, then left, then returned to; `firstSeenAt` is that earlier step. */
   revisitedUrl: boolean;
   firstSeenAt: number | null;
-  /** The screenshot is byte-identical to the previous step's. */
+  /** The screenshot is byte-identical to the previous step's, or near-identical by perceptual hash. */
   sameScreen: boolean;
 }
 
@@ -50,7 +55,7 @@ export function normaliseUrl(url: string): string {
 }
 
 /** Actions that naturally repeat while reading a page are not loops on their own until they repeat a lot. */
-const PATIENT_ACTIONS = new Set<ParsedAction["type"]>(["scroll", "wait", "noop"]);
+export const PATIENT_ACTIONS: ReadonlySet<ParsedAction["type"]> = new Set<ParsedAction["type"]>(["scroll", "wait", "noop"]);
 const PATIENT_THRESHOLD = 3;
 
 export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
@@ -78,7 +83,10 @@ export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
     }
 
     const prev = i > 0 ? steps[i - 1]! : null;
-    const sameScreen = !!(prev && s.screenshotHash && prev.screenshotHash === s.screenshotHash);
+    const sameScreen = !!(
+      prev &&
+      ((s.screenshotHash && prev.screenshotHash === s.screenshotHash) || nearIdenticalScreens(prev.screenshotDhash, s.screenshotDhash))
+    );
 
     out.push({ repeatedAction, repeatRun: run, revisitedUrl, firstSeenAt, sameScreen });
     prevKey = key;
