@@ -1,0 +1,183 @@
+/**
+ * Heuristic verdicts on recorded trajectories: the free checks of server/domain/evaluators/heuristics (loop,
+ * grounding mismatch, answer not grounded, no answer) run over stored steps and stored like rule verdicts, so every
+ * agreement view lists them next to the paid judges.
+ *
+ * Each heuristic is its own evaluator (kind "rule", key "heuristic:<name>", its implementation version as prompt
+ * version). The step a heuristic fires on has no column of its own in evaluator_verdicts: it is `details.step`
+ * (stored 0-based index, like a human's first failing step) and is named in the rationale.
+ *
+ * Screenshots' perceptual hashes (dHash) are computed here with sharp, once per distinct screenshot per run, and
+ * only for trajectories whose loop verdict is missing; verdicts are kept, so a re-run recomputes nothing unless forced.
+ * Trajectories still running are skipped: their verdict would be about a trajectory that is not finished.
+ */
+import sharp from "sharp";
+import type { Db } from "../../../db/client";
+import { existingVerdictKeys, upsertVerdict } from "../../../db/repositories/evaluation";
+import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
+import { DHASH_HEIGHT, DHASH_WIDTH, dHashFromGrey } from "../../domain/evaluators/heuristics/dhash";
+import { HEURISTIC_EVALUATORS, type HeuristicEvaluator, type HeuristicStep, type HeuristicTrajectory } from "../../domain/evaluators/heuristics/index";
+import { LOOP_HEURISTIC } from "../../domain/evaluators/heuristics/loop";
+import type { ScreenshotStore } from "../screenshot-store";
+
+export interface HeuristicDeps {
+  db: Db;
+  store: ScreenshotStore;
+}
+
+export interface HeuristicRunRequest {
+  trajectoryIds: number[];
+  /** Recompute and replace verdicts already stored. */
+  force?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+}
+
+type Counts = Record<"success" | "failure" | "not_evaluable", number>;
+
+export interface HeuristicRunReport {
+  considered: number;
+  /** Trajectories that got at least one new verdict. */
+  evaluated: number;
+  /** Trajectories whose every heuristic verdict was already stored. */
+  skippedExisting: number;
+  /** Trajectories still running (no verdicts stored for them yet). */
+  skippedRunning: number;
+  /** Trajectory ids that no longer exist. */
+  missing: number;
+  /** New verdicts per heuristic evaluator key. */
+  byEvaluator: Record<string, Counts>;
+  /** Distinct screenshots whose perceptual hash was computed. */
+  screenshotsHashed: number;
+  /** Screenshots that could not be read or decoded (the loop check then compares their bytes only). */
+  unreadableScreenshots: number;
+}
+
+/** Computes and remembers dHashes of stored screenshots by content hash; null for files that cannot be decoded. */
+export class ScreenshotDhashes {
+  private readonly known = new Map<string, string | null>();
+  computed = 0;
+  unreadable = 0;
+  constructor(private readonly store: ScreenshotStore) {}
+
+  async of(hash: string): Promise<string | null> {
+    const hit = this.known.get(hash);
+    if (hit !== undefined) return hit;
+    let value: string | null;
+    try {
+      const grey = await sharp(this.store.pathFor(hash), { failOn: "none" })
+        .greyscale()
+        .resize(DHASH_WIDTH, DHASH_HEIGHT, { fit: "fill" })
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      // greyscale() may still leave an alpha channel: keep the first channel of each pixel.
+      const channels = grey.info.channels;
+      const pixels = channels === 1 ? grey.data : grey.data.filter((_, i) => i % channels === 0);
+      value = dHashFromGrey(pixels);
+      this.computed++;
+    } catch {
+      value = null;
+      this.unreadable++;
+    }
+    this.known.set(hash, value);
+    return value;
+  }
+}
+
+type Detail = NonNullable<ReturnType<typeof getTrajectoryDetail>>;
+
+/** The recorded data the heuristics read, from a stored trajectory; dHashes when `dhashes` is given. */
+export async function heuristicInput(db: Db, detail: Detail, dhashes: ScreenshotDhashes | null): Promise<HeuristicTrajectory> {
+  const sizes = getStepScreenshots(db, detail.trajectory.id);
+  const steps: HeuristicStep[] = [];
+  for (const s of detail.steps) {
+    const shown = (s.screenshotHash ? sizes.get(s.screenshotHash) : undefined) ?? (s.rawScreenshotHash ? sizes.get(s.rawScreenshotHash) : undefined);
+    // The unmarked screenshot shows the page itself; marks drawn on top would only add noise to its hash.
+    const forHash = s.rawScreenshotHash ?? s.screenshotHash;
+    steps.push({
+      index: s.index,
+      action: s.action,
+      url: s.url,
+      elements: s.elements,
+      screenshotHash: s.screenshotHash,
+      screenshotDhash: dhashes && forHash ? await dhashes.of(forHash) : null,
+      screenshotSize: shown ? { width: shown.width, height: shown.height } : null,
+    });
+  }
+  return { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, outcome: detail.trajectory.outcome, steps };
+}
+
+/** Stores one heuristic verdict for a trajectory, replacing an earlier one of the same version. */
+function storeHeuristicVerdict(db: Db, trajectoryId: number, h: HeuristicEvaluator, input: HeuristicTrajectory): keyof Counts {
+  const v = h.evaluate(input);
+  upsertVerdict(db, {
+    trajectoryId,
+    evaluatorKey: h.key,
+    evaluatorName: h.name,
+    kind: "rule",
+    origin: "verdict",
+    k: "",
+    promptVersion: h.version,
+    verdict: v.verdict,
+    score: v.verdict === "success" ? 1 : v.verdict === "failure" ? 0 : null,
+    rationale: v.reason,
+    details: { step: v.step, ...(v.facts ?? {}) },
+  });
+  return v.verdict;
+}
+
+/** Which heuristic evaluators each trajectory still lacks a verdict from (all of them when forced). */
+function missingEvaluators(db: Db, ids: number[], force: boolean): Map<number, HeuristicEvaluator[]> {
+  const out = new Map<number, HeuristicEvaluator[]>(ids.map((id) => [id, []]));
+  for (const h of HEURISTIC_EVALUATORS) {
+    const have = force ? new Set<string>() : existingVerdictKeys(db, h.key, h.version, ids, [""]);
+    for (const id of ids) if (!have.has(`${id}:`)) out.get(id)!.push(h);
+  }
+  return out;
+}
+
+export async function evaluateHeuristicVerdicts(deps: HeuristicDeps, req: HeuristicRunRequest): Promise<HeuristicRunReport> {
+  const { db } = deps;
+  const byEvaluator: Record<string, Counts> = {};
+  for (const h of HEURISTIC_EVALUATORS) byEvaluator[h.key] = { success: 0, failure: 0, not_evaluable: 0 };
+  const report: HeuristicRunReport = {
+    considered: req.trajectoryIds.length,
+    evaluated: 0,
+    skippedExisting: 0,
+    skippedRunning: 0,
+    missing: 0,
+    byEvaluator,
+    screenshotsHashed: 0,
+    unreadableScreenshots: 0,
+  };
+  const dhashes = new ScreenshotDhashes(deps.store);
+  const todo = missingEvaluators(db, req.trajectoryIds, !!req.force);
+  let done = 0;
+  for (const trajectoryId of req.trajectoryIds) {
+    if (req.signal?.aborted) break;
+    req.onProgress?.(done++, req.trajectoryIds.length);
+    const evaluators = todo.get(trajectoryId)!;
+    if (!evaluators.length) {
+      report.skippedExisting++;
+      continue;
+    }
+    const detail = getTrajectoryDetail(db, trajectoryId);
+    if (!detail) {
+      report.missing++;
+      continue;
+    }
+    if (detail.trajectory.outcome === "running") {
+      report.skippedRunning++;
+      continue;
+    }
+    const input = await heuristicInput(db, detail, evaluators.includes(LOOP_HEURISTIC) ? dhashes : null);
+    db.$client.transaction(() => {
+      for (const h of evaluators) byEvaluator[h.key]![storeHeuristicVerdict(db, trajectoryId, h, input)]++;
+    })();
+    report.evaluated++;
+  }
+  req.onProgress?.(done, req.trajectoryIds.length);
+  report.screenshotsHashed = dhashes.computed;
+  report.unreadableScreenshots = dhashes.unreadable;
+  return report;
+}
