@@ -5,7 +5,7 @@ import { evaluateGrounding } from "../../server/domain/evaluators/heuristics/gro
 import { evaluateLoop } from "../../server/domain/evaluators/heuristics/loop";
 import { evaluateNoAnswer } from "../../server/domain/evaluators/heuristics/no-answer";
 import type { HeuristicStep, HeuristicTrajectory } from "../../server/domain/evaluators/heuristics/types";
-import { detectLoops } from "../../server/domain/player/loops";
+import { actionKey, detectLoops, sameAction } from "../../server/domain/player/loops";
 import { layoutOverlay, stepGrounding } from "../../server/domain/player/overlay";
 import type { ParsedAction, SomElement } from "../../server/domain/types";
 
@@ -59,6 +59,24 @@ describe("dHash", () => {
       { action: click("3"), url: null, screenshotHash: "c" },
     ]);
     expect(m.map((x) => x.sameScreen)).toEqual([false, true, false]);
+  });
+});
+
+describe("sameAction", () => {
+  it("says what comparing action keys says", () => {
+    const actions: ParsedAction[] = [
+      click("1"),
+      click(" 1"),
+      click("1", [10, 10]),
+      click("1", [10, 11]),
+      type("1", "a"),
+      type("1", "a "),
+      scroll,
+      { type: "scroll", direction: "up" },
+      { type: "click", target: "1", calls: [click("1"), click("2")] },
+      { type: "click", target: "1", calls: [click("1"), click("3")] },
+    ];
+    for (const a of actions) for (const b of actions) expect(sameAction(a, b)).toBe(actionKey(a) === actionKey(b));
   });
 });
 
@@ -148,7 +166,7 @@ describe("heuristic: answer grounded", () => {
 
   it("takes numbers and content words beyond the intent as key tokens", () => {
     expect(answerKeyTokens("The blue kettle costs $1,299.00 at Argos", "Find the price of the blue kettle")).toEqual({ words: ["costs", "argos"], numbers: ["1299"] });
-    expect(normaliseNumber("3,5")).toBe("3.5");
+    expect(normaliseNumber("1,299.00")).toBe("1299");
     expect(normaliseNumber("12,000")).toBe("12000");
   });
 
@@ -167,6 +185,10 @@ describe("heuristic: answer grounded", () => {
     expect(evaluateAnswerGrounded(shop("Walmart", [], "https://www.google.com/search?q=walmart+kettle")).verdict).toBe("success");
     expect(evaluateAnswerGrounded(shop("Art", ["Walmart"])).verdict).toBe("failure");
     expect(evaluateAnswerGrounded(shop("45", ["Price 145"])).verdict).toBe("failure");
+    expect(evaluateAnswerGrounded(shop("45", ["Rated 45.5"])).verdict).toBe("failure");
+    expect(evaluateAnswerGrounded(shop("45", ["Sizes 10, 45"])).verdict).toBe("success");
+    expect(evaluateAnswerGrounded(shop("245", ["Total 1,245"])).verdict).toBe("failure");
+    expect(evaluateAnswerGrounded(shop("12,000 reviews", ["12000.0 ratings"])).verdict).toBe("success");
   });
 
   it("passes answers with nothing to check and cannot judge without an answer or page text", () => {

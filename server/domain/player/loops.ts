@@ -28,12 +28,28 @@ export interface LoopMarks {
   firstSeenAt: number | null;
   /** The screenshot is byte-identical to the previous step's, or near-identical by perceptual hash. */
   sameScreen: boolean;
+  /** The step's URL as compared (normaliseUrl), or null when it has none. */
+  url: string | null;
 }
 
 /** A canonical string for comparing actions: kind + target + value + direction + coordinates. */
 export function actionKey(a: ParsedAction): string {
   if (a.calls && a.calls.length > 1) return a.calls.map(actionKey).join(" ; ");
   return JSON.stringify([a.type, a.target?.trim() ?? null, a.value?.trim() ?? null, a.direction ?? null, a.coords ?? null]);
+}
+
+/** Whether two actions are the same by actionKey, compared field by field (no key strings built per step). */
+export function sameAction(a: ParsedAction, b: ParsedAction): boolean {
+  if ((a.calls && a.calls.length > 1) || (b.calls && b.calls.length > 1)) return actionKey(a) === actionKey(b);
+  const ac = a.coords ?? null;
+  const bc = b.coords ?? null;
+  return (
+    a.type === b.type &&
+    (a.target?.trim() ?? null) === (b.target?.trim() ?? null) &&
+    (a.value?.trim() ?? null) === (b.value?.trim() ?? null) &&
+    (a.direction ?? null) === (b.direction ?? null) &&
+    (ac === bc || (ac !== null && bc !== null && ac[0] === bc[0] && ac[1] === bc[1]))
+  );
 }
 
 /**
@@ -61,16 +77,23 @@ const PATIENT_THRESHOLD = 3;
 export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
   const out: LoopMarks[] = [];
   const firstVisit = new Map<string, number>();
-  let prevKey: string | null = null;
+  let prevAction: ParsedAction | null = null;
   let prevUrl: string | null = null;
   let run = 1;
+  // Agents stay on a page for several steps: parse each distinct URL once.
+  const normalised = new Map<string, string>();
+  const normalise = (raw: string) => {
+    let n = normalised.get(raw);
+    if (n === undefined) normalised.set(raw, (n = normaliseUrl(raw)));
+    return n;
+  };
   steps.forEach((s, i) => {
-    const key = s.action.type === "unparsed" ? null : actionKey(s.action);
-    run = key !== null && key === prevKey ? run + 1 : 1;
+    const action = s.action.type === "unparsed" ? null : s.action;
+    run = action !== null && prevAction !== null && sameAction(action, prevAction) ? run + 1 : 1;
     const patient = PATIENT_ACTIONS.has(s.action.type);
     const repeatedAction = run >= (patient ? PATIENT_THRESHOLD : 2);
 
-    const url = s.url ? normaliseUrl(s.url) : null;
+    const url = s.url ? normalise(s.url) : null;
     let revisitedUrl = false;
     let firstSeenAt: number | null = null;
     if (url !== null) {
@@ -88,8 +111,8 @@ export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
       ((s.screenshotHash && prev.screenshotHash === s.screenshotHash) || nearIdenticalScreens(prev.screenshotDhash, s.screenshotDhash))
     );
 
-    out.push({ repeatedAction, repeatRun: run, revisitedUrl, firstSeenAt, sameScreen });
-    prevKey = key;
+    out.push({ repeatedAction, repeatRun: run, revisitedUrl, firstSeenAt, sameScreen, url });
+    prevAction = action;
     // A step without a URL keeps the last known one: missing data is not a navigation.
     if (url !== null) prevUrl = url;
   });

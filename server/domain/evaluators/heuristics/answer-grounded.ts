@@ -22,10 +22,9 @@ const STOPWORDS = new Set(
 const WORD = /[\p{L}][\p{L}\p{N}'’-]*/gu;
 const NUMBER = /\d+(?:[.,]\d+)*/g;
 
-/** "1,299.00" and "1299" are the same number; "3.5" stays "3.5". */
+/** Commas inside numbers separate thousands: "1,299.00", "1299" and "1299.0" are the same number, "1299". */
 export function normaliseNumber(text: string): string {
-  const unified = /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(text) ? text.replace(/,/g, "") : text.replace(/,/g, ".");
-  const n = Number(unified);
+  const n = Number(text.replace(/,/g, ""));
   return Number.isFinite(n) ? String(n) : text;
 }
 
@@ -54,21 +53,54 @@ export function answerKeyTokens(answer: string, intent: string): KeyTokens {
   return { words: [...outWords], numbers: [...outNumbers] };
 }
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * A number as it may be written on a page: thousands commas anywhere between its digits and trailing zeros in the
+ * fraction ("1299" as "1,299.00"), never as part of a longer number ("45" not in "145" or "45.5").
+ */
+function numberPattern(normalised: string): string {
+  const [int, frac] = normalised.split(".");
+  const digits = int!.split("").map(escapeRegExp).join(",?");
+  return `(?<!\\d|\\d[.,])${digits}${frac ? `\\.${frac}0*` : "(?:\\.0+)?"}(?![\\d]|[.,]\\d)`;
+}
+
 function isWordChar(code: number): boolean {
   // Letters and digits of any script; a cheap test for the common ASCII case first.
   if ((code >= 48 && code <= 57) || (code >= 97 && code <= 122) || (code >= 65 && code <= 90)) return true;
   return code > 127 && /[\p{L}\p{N}]/u.test(String.fromCharCode(code));
 }
 
-/** Whether `word` occurs in lowercased `text` as a whole word (or the start of one: "shoe" matches "shoes"). */
+/** Whether `word` starts a word of lowercased `text` ("shoe" matches "shoes", not "horseshoe"). */
 function containsWord(text: string, word: string): boolean {
-  let from = 0;
-  for (;;) {
-    const at = text.indexOf(word, from);
-    if (at < 0) return false;
+  for (let at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + 1)) {
     if (at === 0 || !isWordChar(text.charCodeAt(at - 1))) return true;
-    from = at + 1;
   }
+  return false;
+}
+
+/**
+ * Finds the first key token in a step's text. Cheap literal searches find candidates; a number is then confirmed
+ * with its pattern anchored there. Words compare case-insensitively, numbers as numbers.
+ */
+function keyTokenFinder(keys: KeyTokens): (text: string) => string | null {
+  const numbers = keys.numbers.map((n) => {
+    const int = n.split(".")[0]!;
+    // However the page groups thousands, the number starts with its first group of digits.
+    return { n, lead: int.slice(0, int.length % 3 || 3), exact: new RegExp(numberPattern(n), "y") };
+  });
+  return (text) => {
+    if (!text) return null;
+    const lower = text.toLowerCase();
+    for (const w of keys.words) if (containsWord(lower, w)) return w;
+    for (const { n, lead, exact } of numbers) {
+      for (let at = text.indexOf(lead); at >= 0; at = text.indexOf(lead, at + 1)) {
+        exact.lastIndex = at;
+        if (exact.test(text)) return n;
+      }
+    }
+    return null;
+  };
 }
 
 function urlText(url: string): string {
@@ -79,16 +111,12 @@ function urlText(url: string): string {
   }
 }
 
-/** The first key token found in `text`, or null. */
-function findToken(text: string, keys: KeyTokens): string | null {
-  if (!text) return null;
-  const lower = text.toLowerCase();
-  for (const w of keys.words) if (containsWord(lower, w)) return w;
-  if (keys.numbers.length && /\d/.test(text)) {
-    const seen = (text.match(NUMBER) ?? []).map(normaliseNumber);
-    for (const n of keys.numbers) if (seen.includes(n)) return n;
-  }
-  return null;
+/** A step's element texts, one per line: searched at once rather than element by element. */
+function elementText(elements: HeuristicTrajectory["steps"][number]["elements"]): string {
+  if (!elements) return "";
+  let text = "";
+  for (const e of elements) if (e.text) text += `${e.text}\n`;
+  return text;
 }
 
 export function evaluateAnswerGrounded(t: HeuristicTrajectory): HeuristicVerdict {
@@ -99,8 +127,9 @@ export function evaluateAnswerGrounded(t: HeuristicTrajectory): HeuristicVerdict
   const keys = answerKeyTokens(answer, t.intent);
   const all = [...keys.words, ...keys.numbers];
   if (!all.length) return { verdict: "success", step: null, reason: "The answer has no key tokens beyond the task's own words." };
+  const find = keyTokenFinder(keys);
   for (const s of t.steps) {
-    const hit = (s.url ? findToken(urlText(s.url), keys) : null) ?? firstInElements(s.elements, keys);
+    const hit = (s.url ? find(urlText(s.url)) : null) ?? find(elementText(s.elements));
     if (hit !== null) {
       return { verdict: "success", step: null, reason: `The answer's "${hit}" appears at ${stepName(s.index)}.`, facts: { matchedToken: hit, matchedStep: s.index } };
     }
@@ -112,14 +141,6 @@ export function evaluateAnswerGrounded(t: HeuristicTrajectory): HeuristicVerdict
     reason: `None of the answer's key tokens (${all.slice(0, 8).map((x) => `"${x}"`).join(", ")}${all.length > 8 ? ", …" : ""}) appears in any element text or URL.`,
     facts: { keyTokens: all },
   };
-}
-
-function firstInElements(elements: HeuristicTrajectory["steps"][number]["elements"], keys: KeyTokens): string | null {
-  for (const e of elements ?? []) {
-    const hit = e.text ? findToken(e.text, keys) : null;
-    if (hit !== null) return hit;
-  }
-  return null;
 }
 
 /** The step whose action gives the answer; the last step when no step does. */

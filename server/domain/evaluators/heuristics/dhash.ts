@@ -46,29 +46,38 @@ export function dHashFromGrey(pixels: ArrayLike<number>): string {
 
 const NIBBLE_BITS = [0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4];
 
-function hexValue(code: number): number {
-  if (code >= 48 && code <= 57) return code - 48;
-  if (code >= 97 && code <= 102) return code - 87;
-  if (code >= 65 && code <= 70) return code - 55;
-  return -1;
+/** Hex digit values by character code; -1 for anything else. */
+const HEX_VALUE = new Int8Array(128).fill(-1);
+for (let c = 0; c < 16; c++) {
+  HEX_VALUE["0123456789abcdef".charCodeAt(c)] = c;
+  HEX_VALUE["0123456789ABCDEF".charCodeAt(c)] = c;
+}
+
+/** Differing bits, counting stops once above `limit`; -1 when the hashes are not comparable (other length, not hex). */
+function boundedDistance(a: string, b: string, limit: number): number {
+  if (a.length !== b.length) return -1;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    const x = ca < 128 ? HEX_VALUE[ca]! : -1;
+    const y = cb < 128 ? HEX_VALUE[cb]! : -1;
+    if (x < 0 || y < 0) return -1;
+    d += NIBBLE_BITS[x ^ y]!;
+    if (d > limit) return d;
+  }
+  return d;
 }
 
 /** Number of differing bits between two hashes; null when they are not comparable (other length, not hex). */
 export function hammingDistance(a: string, b: string): number | null {
-  if (a.length !== b.length) return null;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = hexValue(a.charCodeAt(i));
-    const y = hexValue(b.charCodeAt(i));
-    if (x < 0 || y < 0) return null;
-    d += NIBBLE_BITS[x ^ y]!;
-  }
-  return d;
+  const d = boundedDistance(a, b, Infinity);
+  return d < 0 ? null : d;
 }
 
 /** True when both hashes are known and differ in at most NEAR_IDENTICAL_MAX_BITS bits. */
 export function nearIdenticalScreens(a: string | null | undefined, b: string | null | undefined): boolean {
   if (!a || !b) return false;
-  const d = hammingDistance(a, b);
-  return d !== null && d <= NEAR_IDENTICAL_MAX_BITS;
+  const d = boundedDistance(a, b, NEAR_IDENTICAL_MAX_BITS);
+  return d >= 0 && d <= NEAR_IDENTICAL_MAX_BITS;
 }

@@ -8,7 +8,7 @@
  *  - same screen: two actions in a row left the screenshot the same (byte-identical or near-identical by
  *    perceptual hash); typing and choosing options only change a field, so they do not count as having no effect.
  */
-import { detectLoops, normaliseUrl, PATIENT_ACTIONS } from "../../player/loops";
+import { detectLoops, PATIENT_ACTIONS } from "../../player/loops";
 import type { ParsedAction } from "../../types";
 import { stepName, type HeuristicEvaluator, type HeuristicTrajectory, type HeuristicVerdict } from "./types";
 
@@ -30,9 +30,10 @@ interface Hit {
 
 export function evaluateLoop(t: HeuristicTrajectory): HeuristicVerdict {
   const { steps } = t;
-  const marks = detectLoops(steps.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshotHash, screenshotDhash: s.screenshotDhash })));
+  const marks = detectLoops(steps);
   const hits: Hit[] = [];
-  const seenTransitions = new Set<string>();
+  /** Navigations made so far: from URL → the URLs gone to from it. */
+  const seenTransitions = new Map<string, Set<string>>();
   let lastUrl: string | null = null;
   let noEffectRun = 0;
   let repeatHit = false;
@@ -45,15 +46,16 @@ export function evaluateLoop(t: HeuristicTrajectory): HeuristicVerdict {
       repeatHit = true;
       hits.push({ signal: "repeated-action", at: i, detail: `the same ${s.action.type} action ${m.repeatRun} times in a row` });
     }
-    if (s.url) {
-      const url = normaliseUrl(s.url);
+    const url = m.url;
+    if (url !== null) {
       if (lastUrl !== null && url !== lastUrl) {
-        const transition = `${lastUrl}\n${url}`;
-        if (!cycleHit && seenTransitions.has(transition) && m.revisitedUrl) {
+        let targets = seenTransitions.get(lastUrl);
+        if (!targets) seenTransitions.set(lastUrl, (targets = new Set()));
+        if (!cycleHit && targets.has(url) && m.revisitedUrl) {
           cycleHit = true;
           hits.push({ signal: "url-cycle", at: i, detail: `went from ${lastUrl} to ${url} a second time` });
         }
-        seenTransitions.add(transition);
+        targets.add(url);
       }
       lastUrl = url;
     }
