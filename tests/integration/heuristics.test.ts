@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listVerdicts } from "../../db/repositories/evaluation";
+import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation";
 import type { BundleTrajectory } from "../../server/domain/bundle";
 import { HEURISTIC_EVALUATORS } from "../../server/domain/evaluators/heuristics/index";
 import type { ParsedAction, SomElement } from "../../server/domain/types";
@@ -143,9 +143,13 @@ describe("heuristic verdicts on stored trajectories", () => {
     const again = await evaluateHeuristicVerdicts(deps, { trajectoryIds: all });
     expect(again).toMatchObject({ evaluated: 0, skippedExisting: 4, skippedRunning: 1, screenshotsHashed: 0 });
 
+    // A stored verdict that no longer matches (say, from an older build) is replaced in place when forced.
+    const stored = verdict("stuck", "heuristic:loop");
+    upsertVerdict(ctx.db, { trajectoryId: ids.stuck!, evaluatorKey: "heuristic:loop", evaluatorName: "old", kind: "rule", origin: "verdict", promptVersion: "1", verdict: "success", rationale: "stale" });
     const forced = await evaluateHeuristicVerdicts(deps, { trajectoryIds: [ids.stuck!], force: true });
     expect(forced).toMatchObject({ evaluated: 1, skippedExisting: 0 });
     expect(listVerdicts(ctx.db, { trajectoryId: ids.stuck! })).toHaveLength(HEURISTIC_EVALUATORS.length);
+    expect(verdict("stuck", "heuristic:loop")).toMatchObject({ id: stored.id, verdict: "failure", evaluatorName: "Heuristic: loop", rationale: stored.rationale, details: stored.details });
 
     const columns = analyticsOverview(ctx.db, { scope: {}, unparseable: "exclude", difficulty: "overall" }).columns;
     expect(columns.filter((c) => c.info?.identity.key.startsWith("heuristic:")).map((c) => [c.label, c.kind])).toEqual([

@@ -13,7 +13,7 @@
  */
 import sharp from "sharp";
 import type { Db } from "../../../db/client";
-import { existingVerdictKeys, upsertVerdict } from "../../../db/repositories/evaluation";
+import { existingVerdictKeys, upsertVerdicts, type VerdictValues } from "../../../db/repositories/evaluation";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import { DHASH_HEIGHT, DHASH_WIDTH, dHashFromGrey } from "../../domain/evaluators/heuristics/dhash";
 import { HEURISTIC_EVALUATORS, type HeuristicEvaluator, type HeuristicStep, type HeuristicTrajectory } from "../../domain/evaluators/heuristics/index";
@@ -107,10 +107,10 @@ export async function heuristicInput(db: Db, detail: Detail, dhashes: Screenshot
   return { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, outcome: detail.trajectory.outcome, steps };
 }
 
-/** Stores one heuristic verdict for a trajectory, replacing an earlier one of the same version. */
-function storeHeuristicVerdict(db: Db, trajectoryId: number, h: HeuristicEvaluator, input: HeuristicTrajectory): keyof Counts {
+/** One heuristic's verdict on a trajectory, as stored. */
+function heuristicVerdictRow(trajectoryId: number, h: HeuristicEvaluator, input: HeuristicTrajectory): VerdictValues & { verdict: keyof Counts } {
   const v = h.evaluate(input);
-  upsertVerdict(db, {
+  return {
     trajectoryId,
     evaluatorKey: h.key,
     evaluatorName: h.name,
@@ -122,9 +122,11 @@ function storeHeuristicVerdict(db: Db, trajectoryId: number, h: HeuristicEvaluat
     score: v.verdict === "success" ? 1 : v.verdict === "failure" ? 0 : null,
     rationale: v.reason,
     details: { step: v.step, ...(v.facts ?? {}) },
-  });
-  return v.verdict;
+  };
 }
+
+/** Verdicts are written a few hundred trajectories at a time, in one transaction each. */
+const WRITE_EVERY = 250;
 
 /** Which heuristic evaluators each trajectory still lacks a verdict from (all of them when forced). */
 function missingEvaluators(db: Db, ids: number[], force: boolean): Map<number, HeuristicEvaluator[]> {
@@ -152,6 +154,13 @@ export async function evaluateHeuristicVerdicts(deps: HeuristicDeps, req: Heuris
   };
   const dhashes = new ScreenshotDhashes(deps.store);
   const todo = missingEvaluators(db, req.trajectoryIds, !!req.force);
+  let pending: VerdictValues[] = [];
+  const flush = () => {
+    if (!pending.length) return;
+    const rows = pending;
+    pending = [];
+    db.$client.transaction(() => upsertVerdicts(db, rows))();
+  };
   let done = 0;
   for (const trajectoryId of req.trajectoryIds) {
     if (req.signal?.aborted) break;
@@ -171,11 +180,15 @@ export async function evaluateHeuristicVerdicts(deps: HeuristicDeps, req: Heuris
       continue;
     }
     const input = await heuristicInput(db, detail, evaluators.includes(LOOP_HEURISTIC) ? dhashes : null);
-    db.$client.transaction(() => {
-      for (const h of evaluators) byEvaluator[h.key]![storeHeuristicVerdict(db, trajectoryId, h, input)]++;
-    })();
+    for (const h of evaluators) {
+      const row = heuristicVerdictRow(trajectoryId, h, input);
+      byEvaluator[h.key]![row.verdict]++;
+      pending.push(row);
+    }
     report.evaluated++;
+    if (report.evaluated % WRITE_EVERY === 0) flush();
   }
+  flush();
   req.onProgress?.(done, req.trajectoryIds.length);
   report.screenshotsHashed = dhashes.computed;
   report.unreadableScreenshots = dhashes.unreadable;
