@@ -147,7 +147,8 @@ describe("heuristic verdicts on stored trajectories", () => {
     const stored = verdict("stuck", "heuristic:loop");
     upsertVerdict(ctx.db, { trajectoryId: ids.stuck!, evaluatorKey: "heuristic:loop", evaluatorName: "old", kind: "rule", origin: "verdict", promptVersion: "1", verdict: "success", rationale: "stale" });
     const forced = await evaluateHeuristicVerdicts(deps, { trajectoryIds: [ids.stuck!], force: true });
-    expect(forced).toMatchObject({ evaluated: 1, skippedExisting: 0 });
+    // The screenshots' hashes were stored by the first run: nothing is decoded again.
+    expect(forced).toMatchObject({ evaluated: 1, skippedExisting: 0, screenshotsHashed: 0 });
     expect(listVerdicts(ctx.db, { trajectoryId: ids.stuck! })).toHaveLength(HEURISTIC_EVALUATORS.length);
     expect(verdict("stuck", "heuristic:loop")).toMatchObject({ id: stored.id, verdict: "failure", evaluatorName: "Heuristic: loop", rationale: stored.rationale, details: stored.details });
 

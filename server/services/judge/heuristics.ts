@@ -7,13 +7,14 @@
  * version). The step a heuristic fires on has no column of its own in evaluator_verdicts: it is `details.step`
  * (stored 0-based index, like a human's first failing step) and is named in the rationale.
  *
- * Screenshots' perceptual hashes (dHash) are computed here with sharp, once per distinct screenshot per run, and
- * only for trajectories whose loop verdict is missing; verdicts are kept, so a re-run recomputes nothing unless forced.
+ * Screenshots' perceptual hashes (dHash) are computed here with sharp the first time the loop heuristic needs them
+ * and stored with the screenshot (screenshots.dhash), so no screenshot is ever decoded twice for this.
  * Trajectories still running are skipped: their verdict would be about a trajectory that is not finished.
  */
 import sharp from "sharp";
 import type { Db } from "../../../db/client";
 import { existingVerdictKeys, upsertVerdicts, type VerdictValues } from "../../../db/repositories/evaluation";
+import { getScreenshotDhashes, setScreenshotDhash } from "../../../db/repositories/screenshots";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import { DHASH_HEIGHT, DHASH_WIDTH, dHashFromGrey } from "../../domain/evaluators/heuristics/dhash";
 import { HEURISTIC_EVALUATORS, type HeuristicEvaluator, type HeuristicStep, type HeuristicTrajectory } from "../../domain/evaluators/heuristics/index";
@@ -47,18 +48,30 @@ export interface HeuristicRunReport {
   missing: number;
   /** New verdicts per heuristic evaluator key. */
   byEvaluator: Record<string, Counts>;
-  /** Distinct screenshots whose perceptual hash was computed. */
+  /** Distinct screenshots whose perceptual hash was computed (and stored) by this run. */
   screenshotsHashed: number;
   /** Screenshots that could not be read or decoded (the loop check then compares their bytes only). */
   unreadableScreenshots: number;
 }
 
-/** Computes and remembers dHashes of stored screenshots by content hash; null for files that cannot be decoded. */
+/**
+ * dHashes of stored screenshots by content hash: read from the screenshots table, else computed from the file and
+ * stored. Null for files that cannot be read or decoded (remembered for the run, never stored).
+ */
 export class ScreenshotDhashes {
   private readonly known = new Map<string, string | null>();
   computed = 0;
   unreadable = 0;
-  constructor(private readonly store: ScreenshotStore) {}
+  constructor(
+    private readonly db: Db,
+    private readonly store: ScreenshotStore,
+  ) {}
+
+  /** Reads the stored hashes of a trajectory's screenshots in one query. */
+  preload(hashes: string[]): void {
+    const wanted = hashes.filter((h) => !this.known.has(h));
+    if (wanted.length) for (const [hash, dhash] of getScreenshotDhashes(this.db, wanted)) this.known.set(hash, dhash);
+  }
 
   async of(hash: string): Promise<string | null> {
     const hit = this.known.get(hash);
@@ -74,6 +87,7 @@ export class ScreenshotDhashes {
       const channels = grey.info.channels;
       const pixels = channels === 1 ? grey.data : grey.data.filter((_, i) => i % channels === 0);
       value = dHashFromGrey(pixels);
+      setScreenshotDhash(this.db, hash, value);
       this.computed++;
     } catch {
       value = null;
@@ -90,17 +104,19 @@ type Detail = NonNullable<ReturnType<typeof getTrajectoryDetail>>;
 export async function heuristicInput(db: Db, detail: Detail, dhashes: ScreenshotDhashes | null): Promise<HeuristicTrajectory> {
   const sizes = getStepScreenshots(db, detail.trajectory.id);
   const steps: HeuristicStep[] = [];
+  const forHash = (s: Detail["steps"][number]) => s.rawScreenshotHash ?? s.screenshotHash;
+  dhashes?.preload(detail.steps.map(forHash).filter((h): h is string => h !== null));
   for (const s of detail.steps) {
     const shown = (s.screenshotHash ? sizes.get(s.screenshotHash) : undefined) ?? (s.rawScreenshotHash ? sizes.get(s.rawScreenshotHash) : undefined);
     // The unmarked screenshot shows the page itself; marks drawn on top would only add noise to its hash.
-    const forHash = s.rawScreenshotHash ?? s.screenshotHash;
+    const hashed = forHash(s);
     steps.push({
       index: s.index,
       action: s.action,
       url: s.url,
       elements: s.elements,
       screenshotHash: s.screenshotHash,
-      screenshotDhash: dhashes && forHash ? await dhashes.of(forHash) : null,
+      screenshotDhash: dhashes && hashed ? await dhashes.of(hashed) : null,
       screenshotSize: shown ? { width: shown.width, height: shown.height } : null,
     });
   }
@@ -152,7 +168,7 @@ export async function evaluateHeuristicVerdicts(deps: HeuristicDeps, req: Heuris
     screenshotsHashed: 0,
     unreadableScreenshots: 0,
   };
-  const dhashes = new ScreenshotDhashes(deps.store);
+  const dhashes = new ScreenshotDhashes(db, deps.store);
   const todo = missingEvaluators(db, req.trajectoryIds, !!req.force);
   let pending: VerdictValues[] = [];
   const flush = () => {
