@@ -12,6 +12,8 @@ import { judgeAgreementList } from "../../server/services/analytics/judges";
 import { BundleWriter } from "../../server/services/bundle-io";
 import { runImport } from "../../server/services/ingest";
 import { runCli } from "../../server/cli/main";
+import { detectLoops } from "../../server/domain/player/loops";
+import { getTrajectoryForPlayer } from "../../server/services/trajectory-views";
 import type { CliIO } from "../../server/cli/types";
 import { evaluateHeuristicVerdicts } from "../../server/services/judge/heuristics";
 import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
@@ -139,6 +141,12 @@ describe("heuristic verdicts on stored trajectories", () => {
     expect(verdict("limit", "heuristic:answer-grounded")).toMatchObject({ verdict: "not_evaluable", details: { step: null } });
     expect(verdict("clean", "heuristic:answer-grounded")).toMatchObject({ verdict: "success", score: 1 });
     expect(listVerdicts(ctx.db, { trajectoryId: ids.running! })).toEqual([]);
+
+    // The player gets the stored hashes, so its same-screen markers sit where the loop verdict says.
+    const shown = getTrajectoryForPlayer(ctx.db, ids.stuck!).steps;
+    expect(shown.every((s) => s.screenshot?.dhash?.length === 64)).toBe(true);
+    const marks = detectLoops(shown.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshot?.hash ?? null, screenshotDhash: (s.rawScreenshot ?? s.screenshot)?.dhash ?? null })));
+    expect(marks.map((m) => m.sameScreen)).toEqual([false, true, true, false]);
 
     const again = await evaluateHeuristicVerdicts(deps, { trajectoryIds: all });
     expect(again).toMatchObject({ evaluated: 0, skippedExisting: 4, skippedRunning: 1, screenshotsHashed: 0 });
