@@ -182,7 +182,7 @@ describe("heuristic: answer grounded", () => {
   });
 
   it("finds tokens in URLs, and whole words only", () => {
-    expect(evaluateAnswerGrounded(shop("Walmart", [], "https://www.google.com/search?q=walmart+kettle")).verdict).toBe("success");
+    expect(evaluateAnswerGrounded(shop("Walmart", ["Kettles"], "https://www.google.com/search?q=walmart+kettle")).verdict).toBe("success");
     expect(evaluateAnswerGrounded(shop("Art", ["Walmart"])).verdict).toBe("failure");
     expect(evaluateAnswerGrounded(shop("45", ["Price 145"])).verdict).toBe("failure");
     expect(evaluateAnswerGrounded(shop("45", ["Rated 45.5"])).verdict).toBe("failure");
@@ -195,6 +195,8 @@ describe("heuristic: answer grounded", () => {
     expect(evaluateAnswerGrounded(shop("Yes, the blue kettle.", ["x"])).verdict).toBe("success");
     expect(evaluateAnswerGrounded(shop("", ["x"])).verdict).toBe("not_evaluable");
     expect(evaluateAnswerGrounded(traj([step(0, answer("Walmart"))], { finalAnswer: "Walmart" })).verdict).toBe("not_evaluable");
+    // A URL alone is not page text.
+    expect(evaluateAnswerGrounded(shop("Walmart", [], "https://shop.example/kettles")).verdict).toBe("not_evaluable");
   });
 });
 

@@ -4,8 +4,8 @@
  * for in every step's element texts and URLs; when none of them appears anywhere, the answer is not grounded in
  * what was on screen (a hallucination, or knowledge from elsewhere). Fires on the step that gives the answer.
  *
- * Weak by design: one shared token is enough to pass, and pages whose text was not recorded as elements cannot be
- * checked (not_evaluable).
+ * Weak by design: one shared token is enough to pass, and trajectories that recorded no element text at all cannot be
+ * checked (not_evaluable); URLs are searched too, but are not enough on their own.
  */
 import { stepName, type HeuristicEvaluator, type HeuristicTrajectory, type HeuristicVerdict } from "./types";
 
@@ -122,8 +122,9 @@ function elementText(elements: HeuristicTrajectory["steps"][number]["elements"])
 export function evaluateAnswerGrounded(t: HeuristicTrajectory): HeuristicVerdict {
   const answer = t.finalAnswer?.trim() ?? "";
   if (!answer) return { verdict: "not_evaluable", step: null, reason: "No final answer to check (see the no-answer heuristic)." };
-  const hasText = t.steps.some((s) => s.url || s.elements?.some((e) => e.text));
-  if (!hasText) return { verdict: "not_evaluable", step: null, reason: "No step recorded element texts or URLs to look for the answer in." };
+  // URLs alone say too little of what was on screen: without any element text the check would fire on most answers.
+  const hasText = t.steps.some((s) => s.elements?.some((e) => e.text));
+  if (!hasText) return { verdict: "not_evaluable", step: null, reason: "No step recorded the text of its elements, so the answer cannot be looked for on the pages." };
   const keys = answerKeyTokens(answer, t.intent);
   const all = [...keys.words, ...keys.numbers];
   if (!all.length) return { verdict: "success", step: null, reason: "The answer has no key tokens beyond the task's own words." };
