@@ -208,6 +208,29 @@ export function upsertVerdict(db: Db, v: VerdictValues): { id: number } {
     .get();
 }
 
+const REPLACED_COLUMNS = Object.keys(nullFill({} as VerdictValues)) as (keyof ReturnType<typeof nullFill>)[];
+
+/**
+ * Stores many verdicts like upsertVerdict, a few hundred per statement: for evaluators that decide thousands of
+ * trajectories in a second (heuristics), where building one statement per verdict would be most of the work. Every
+ * field is taken from the new verdict on replace (left-out fields become null, as in upsertVerdict).
+ */
+export function upsertVerdicts(db: Db, rows: VerdictValues[]): void {
+  const now = new Date();
+  const excluded = (column: string) => sql.raw(`excluded.${column}`);
+  for (let i = 0; i < rows.length; i += 200) {
+    const values = rows.slice(i, i + 200).map((v) => ({ ...nullFill(v), trajectoryId: v.trajectoryId, evaluatorKey: v.evaluatorKey, k: v.k ?? "", promptVersion: v.promptVersion ?? "", createdAt: now, updatedAt: now }));
+    db.insert(evaluatorVerdicts)
+      .values(values)
+      .onConflictDoUpdate({
+        target: [evaluatorVerdicts.trajectoryId, evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion],
+        // Every column but the identity and createdAt takes the new row's value.
+        set: Object.fromEntries([...REPLACED_COLUMNS, "updatedAt" as const].map((f) => [f, excluded(evaluatorVerdicts[f].name)])),
+      })
+      .run();
+  }
+}
+
 /** On replace, fields the new verdict leaves out are cleared rather than kept from the old one. */
 function nullFill(rest: VerdictValues) {
   return {

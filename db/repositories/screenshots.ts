@@ -1,7 +1,7 @@
 /**
  * Rows describing the files the screenshot store holds.
  */
-import { count, eq } from "drizzle-orm";
+import { count, eq, inArray } from "drizzle-orm";
 import type { Db } from "../client";
 import { screenshots, type ScreenshotRow } from "../schema/index";
 
@@ -18,4 +18,22 @@ export function getScreenshot(db: Db, hash: string): ScreenshotRow | undefined {
 
 export function countScreenshots(db: Db): number {
   return db.select({ n: count() }).from(screenshots).get()!.n;
+}
+
+/** Stored difference hashes of the given screenshots (only those computed so far). */
+export function getScreenshotDhashes(db: Db, hashes: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < hashes.length; i += 500) {
+    const rows = db
+      .select({ hash: screenshots.hash, dhash: screenshots.dhash })
+      .from(screenshots)
+      .where(inArray(screenshots.hash, hashes.slice(i, i + 500)))
+      .all();
+    for (const r of rows) if (r.dhash) out.set(r.hash, r.dhash);
+  }
+  return out;
+}
+
+export function setScreenshotDhash(db: Db, hash: string, dhash: string): void {
+  db.update(screenshots).set({ dhash }).where(eq(screenshots.hash, hash)).run();
 }

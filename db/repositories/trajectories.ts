@@ -213,6 +213,8 @@ export interface StepScreenshot {
   width: number;
   height: number;
   bytes: number;
+  /** Difference hash, once the loop heuristic has computed it. */
+  dhash: string | null;
 }
 
 /** Pixel sizes of every screenshot (marked and raw) a trajectory's steps show, keyed by hash. */
@@ -224,6 +226,7 @@ export function getStepScreenshots(db: Db, trajectoryId: number): Map<string, St
       width: screenshots.width,
       height: screenshots.height,
       bytes: screenshots.bytes,
+      dhash: screenshots.dhash,
     })
     .from(screenshots)
     .where(

@@ -38,6 +38,8 @@ export interface ImageMeta {
   hash: string;
   width: number;
   height: number;
+  /** Difference hash once computed: the player's loop markers then see near-identical screens as the same. */
+  dhash: string | null;
 }
 
 export interface PlayerStep {
@@ -63,7 +65,7 @@ export function getTrajectoryForPlayer(db: Db, id: number) {
     if (!hash) return null;
     const img = images.get(hash);
     // A step row pointing at a hash with no screenshot row is a broken import; show it as missing, not crash.
-    return img ? { hash, width: img.width, height: img.height } : null;
+    return img ? { hash, width: img.width, height: img.height, dhash: img.dhash } : null;
   };
   const steps: PlayerStep[] = detail.steps.map((s) => ({
     index: s.index,

@@ -49,7 +49,7 @@ function numFlag(args: ParsedArgs, name: string): number | undefined {
 }
 
 /** Trajectory ids from --run ID, --ids 1,2,3 or --all (exactly one). */
-function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIds>[0]): { ids: number[]; label: string } {
+export function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIds>[0]): { ids: number[]; label: string } {
   const run = flagString(args, "run");
   const ids = flagString(args, "ids");
   const all = flagBool(args, "all");

@@ -3,15 +3,20 @@
  * AgentRewardBench's error analyses, and it shows in three cheap signals:
  *  - the same action as the step before (same kind, target, value and direction);
  *  - a URL the agent had already left and came back to;
- *  - the same screenshot as the step before (identical bytes: the page did not change).
- * Pure; the player draws a marker per step from the result.
+ *  - the same screenshot as the step before (identical bytes, or near-identical perceptual hashes when known: the
+ *    page did not change).
+ * Pure; the player draws a marker per step from the result, and the loop heuristic evaluator
+ * (server/domain/evaluators/heuristics/loop.ts) judges from the same markers, so both speak of the same loops.
  */
+import { nearIdenticalScreens } from "../evaluators/heuristics/dhash";
 import type { ParsedAction } from "../types";
 
 export interface LoopStepInput {
   action: ParsedAction;
   url: string | null;
   screenshotHash: string | null;
+  /** Difference hash of the screenshot (see dhash.ts), when computed; absent = compare bytes only. */
+  screenshotDhash?: string | null;
 }
 
 export interface LoopMarks {
@@ -21,14 +26,30 @@ export interface LoopMarks {
   /** This step's URL was visited before, then left, then returned to; `firstSeenAt` is that earlier step. */
   revisitedUrl: boolean;
   firstSeenAt: number | null;
-  /** The screenshot is byte-identical to the previous step's. */
+  /** The screenshot is byte-identical to the previous step's, or near-identical by perceptual hash. */
   sameScreen: boolean;
+  /** The step's URL as compared (normaliseUrl), or null when it has none. */
+  url: string | null;
 }
 
 /** A canonical string for comparing actions: kind + target + value + direction + coordinates. */
 export function actionKey(a: ParsedAction): string {
   if (a.calls && a.calls.length > 1) return a.calls.map(actionKey).join(" ; ");
   return JSON.stringify([a.type, a.target?.trim() ?? null, a.value?.trim() ?? null, a.direction ?? null, a.coords ?? null]);
+}
+
+/** Whether two actions are the same by actionKey, compared field by field (no key strings built per step). */
+export function sameAction(a: ParsedAction, b: ParsedAction): boolean {
+  if ((a.calls && a.calls.length > 1) || (b.calls && b.calls.length > 1)) return actionKey(a) === actionKey(b);
+  const ac = a.coords ?? null;
+  const bc = b.coords ?? null;
+  return (
+    a.type === b.type &&
+    (a.target?.trim() ?? null) === (b.target?.trim() ?? null) &&
+    (a.value?.trim() ?? null) === (b.value?.trim() ?? null) &&
+    (a.direction ?? null) === (b.direction ?? null) &&
+    (ac === bc || (ac !== null && bc !== null && ac[0] === bc[0] && ac[1] === bc[1]))
+  );
 }
 
 /**
@@ -50,22 +71,29 @@ export function normaliseUrl(url: string): string {
 }
 
 /** Actions that naturally repeat while reading a page are not loops on their own until they repeat a lot. */
-const PATIENT_ACTIONS = new Set<ParsedAction["type"]>(["scroll", "wait", "noop"]);
+export const PATIENT_ACTIONS: ReadonlySet<ParsedAction["type"]> = new Set<ParsedAction["type"]>(["scroll", "wait", "noop"]);
 const PATIENT_THRESHOLD = 3;
 
 export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
   const out: LoopMarks[] = [];
   const firstVisit = new Map<string, number>();
-  let prevKey: string | null = null;
+  let prevAction: ParsedAction | null = null;
   let prevUrl: string | null = null;
   let run = 1;
+  // Agents stay on a page for several steps: parse each distinct URL once.
+  const normalised = new Map<string, string>();
+  const normalise = (raw: string) => {
+    let n = normalised.get(raw);
+    if (n === undefined) normalised.set(raw, (n = normaliseUrl(raw)));
+    return n;
+  };
   steps.forEach((s, i) => {
-    const key = s.action.type === "unparsed" ? null : actionKey(s.action);
-    run = key !== null && key === prevKey ? run + 1 : 1;
+    const action = s.action.type === "unparsed" ? null : s.action;
+    run = action !== null && prevAction !== null && sameAction(action, prevAction) ? run + 1 : 1;
     const patient = PATIENT_ACTIONS.has(s.action.type);
     const repeatedAction = run >= (patient ? PATIENT_THRESHOLD : 2);
 
-    const url = s.url ? normaliseUrl(s.url) : null;
+    const url = s.url ? normalise(s.url) : null;
     let revisitedUrl = false;
     let firstSeenAt: number | null = null;
     if (url !== null) {
@@ -78,10 +106,13 @@ export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
     }
 
     const prev = i > 0 ? steps[i - 1]! : null;
-    const sameScreen = !!(prev && s.screenshotHash && prev.screenshotHash === s.screenshotHash);
+    const sameScreen = !!(
+      prev &&
+      ((s.screenshotHash && prev.screenshotHash === s.screenshotHash) || nearIdenticalScreens(prev.screenshotDhash, s.screenshotDhash))
+    );
 
-    out.push({ repeatedAction, repeatRun: run, revisitedUrl, firstSeenAt, sameScreen });
-    prevKey = key;
+    out.push({ repeatedAction, repeatRun: run, revisitedUrl, firstSeenAt, sameScreen, url });
+    prevAction = action;
     // A step without a URL keeps the last known one: missing data is not a navigation.
     if (url !== null) prevUrl = url;
   });

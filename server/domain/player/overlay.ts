@@ -186,19 +186,7 @@ export function layoutOverlay(input: OverlayInput): OverlayLayout {
   }
 
   const point = action.coords ? projectPoint(action.coords, natural, display) : null;
-  let grounding: GroundingFlag | null = null;
-  if (targetStatus === "missing" && targetLabel !== null) {
-    const n = elements?.length ?? 0;
-    grounding = {
-      kind: "missing-label",
-      message: `Target [${targetLabel}] is not among the ${n} element${n === 1 ? "" : "s"} recorded for this step`,
-    };
-  } else if (targetRect && point && !rectContains(targetRect, point)) {
-    grounding = {
-      kind: "point-outside-target",
-      message: `The action's point lies outside the box of its target [${targetLabel}]`,
-    };
-  }
+  const grounding = groundingFlag(targetLabel, targetStatus, elements?.length ?? 0, targetRect && point ? rectContains(targetRect, point) : null);
 
   return {
     scale,
@@ -213,6 +201,52 @@ export function layoutOverlay(input: OverlayInput): OverlayLayout {
     }),
     grounding,
   };
+}
+
+/**
+ * The grounding red flag from where the target was found: a label missing from the step's elements, or a point
+ * (when the action has one on the screenshot) outside its target's box. `pointInside` is null when either is unknown.
+ */
+function groundingFlag(targetLabel: string | null, status: TargetStatus, elementCount: number, pointInside: boolean | null): GroundingFlag | null {
+  if (status === "missing" && targetLabel !== null) {
+    return {
+      kind: "missing-label",
+      message: `Target [${targetLabel}] is not among the ${elementCount} element${elementCount === 1 ? "" : "s"} recorded for this step`,
+    };
+  }
+  if (pointInside === false) {
+    return { kind: "point-outside-target", message: `The action's point lies outside the box of its target [${targetLabel}]` };
+  }
+  return null;
+}
+
+/**
+ * Only the grounding red flag of a step, as layoutOverlay reports it, without laying out boxes and marks: what the
+ * grounding heuristic evaluator judges from, so the player's flag and the evaluator's verdict always agree.
+ */
+export function stepGrounding(input: { natural: Size; elements: SomElement[] | null; action: ParsedAction }): GroundingFlag | null {
+  const { natural, elements, action } = input;
+  const targetLabel = action.target != null && action.target.trim() !== "" ? action.target.trim() : null;
+  if (targetLabel === null || elements === null) return null;
+  let status: TargetStatus = "missing";
+  let targetRect: Rect | null = null;
+  for (const el of elements) {
+    if (!sameLabel(el.label, targetLabel)) continue;
+    if (!el.bbox) {
+      if (status === "missing") status = "no-box";
+      continue;
+    }
+    const projected = projectBox(el.bbox, natural, natural);
+    if (projected === "offscreen" || projected === "invalid") {
+      if (status === "missing") status = "offscreen";
+      continue;
+    }
+    status = "found";
+    targetRect = projected.rect;
+    break;
+  }
+  const point = targetRect && action.coords ? projectPoint(action.coords, natural, natural) : null;
+  return groundingFlag(targetLabel, status, elements.length, targetRect && point ? rectContains(targetRect, point) : null);
 }
 
 const VERBS: Partial<Record<ParsedAction["type"], string>> = {

@@ -218,7 +218,8 @@ export function sameIdentity(a: EvaluatorIdentity, b: EvaluatorIdentity): boolea
 
 export function evaluatorKindOf(key: string): EvaluatorKind {
   if (key.startsWith("judge:")) return "judge";
-  if (key.startsWith("rule:")) return "rule";
+  // Heuristic evaluators are programmatic checks like rules: listed with them.
+  if (key.startsWith("rule:") || key.startsWith("heuristic:")) return "rule";
   return "import";
 }
 

@@ -140,7 +140,10 @@ export function PlayerView({
   const step = steps[current];
 
   const analysis: StepAnalysis[] = useMemo(() => {
-    const loops = detectLoops(steps.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshot?.hash ?? null })));
+    // Same inputs as the loop heuristic evaluator, so its verdict and these markers agree.
+    const loops = detectLoops(
+      steps.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshot?.hash ?? null, screenshotDhash: (s.rawScreenshot ?? s.screenshot)?.dhash ?? null })),
+    );
     return steps.map((s, i) => {
       const img = s.screenshot ?? s.rawScreenshot;
       const natural = img ? { width: img.width, height: img.height } : { width: 1, height: 1 };
