@@ -15,6 +15,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   "runner-overhead": async () => (await import("./bench/runner-overhead")).benchRunnerOverhead(),
   judge: async () => (await import("./bench/judge")).benchJudge(),
   annotation: async () => (await import("./bench/annotation")).benchAnnotation(),
+  consensus: async () => (await import("./bench/consensus")).benchConsensus(),
 };
 
 const wanted = process.argv.slice(2);
