@@ -8,6 +8,8 @@ import {
   createRng,
   dawidSkene,
   encodeConsensusRecords,
+  groupConsensusLabels,
+  labelPatterns,
   mace,
   majorityClasses,
   MISSING,
@@ -261,6 +263,22 @@ describe("consensus input", () => {
     expect(() => encodeConsensusRecords([{ item: "t9", rater: "cy", label: "maybe", source: "line 4" }], ["failure", "success"])).toThrow(
       /record line 4 \(item "t9"\): label "maybe" is not one of the categories/,
     );
+  });
+
+  it("groups trajectories by the same labels from the same annotators, in any order", () => {
+    // Items 0 and 1: A says 0, B says 1 (given in either order); item 2: A says 1, B says 0; item 3: nobody.
+    const p = labelPatterns(labelsOf([[0, 0, 0], [0, 1, 1], [1, 1, 1], [1, 0, 0], [2, 0, 1], [2, 1, 0]], 4, 2, 2));
+    expect(p.count).toBe(2);
+    expect(Array.from(p.itemPattern)).toEqual([0, 0, 1, MISSING]);
+    expect(Array.from(p.weight)).toEqual([2, 1]);
+    expect(p.labelledItems).toBe(3);
+  });
+
+  it("fits the same from grouped labels as from plain ones", () => {
+    const { data } = generated(300, 3, [0.8, 0.6, 0.7], 13, 0.1);
+    const labels = groupConsensusLabels(data);
+    expect(Array.from(dawidSkene(labels).posterior)).toEqual(Array.from(dawidSkene(data).posterior));
+    expect(Array.from(mace(labels).posterior)).toEqual(Array.from(mace(data).posterior));
   });
 
   it("finds no majority on a tie", () => {

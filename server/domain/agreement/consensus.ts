@@ -77,7 +77,10 @@ export function labelPatterns(data: ConsensusLabels): LabelPatterns {
   for (let t = 0; t < n; t++) sortedCodes[fill[data.item[t]!]!++] = data.annotator[t]! * classes + data.label[t]!;
 
   const itemPattern = new Int32Array(items).fill(MISSING);
-  const index = new Map<string, number>();
+  // Patterns found so far, looked up by a 32-bit hash of the sorted codes and confirmed code by code (no string
+  // keys: building 100,000 of them cost more than the fits). Chains of same-hash patterns through `nextSameHash`.
+  const byHash = new Map<number, number>();
+  const nextSameHash: number[] = [];
   const weights: number[] = [];
   const starts: number[] = [0];
   const codes: number[] = [];
@@ -97,12 +100,20 @@ export function labelPatterns(data: ConsensusLabels): LabelPatterns {
       }
       sortedCodes[y + 1] = v;
     }
-    let key = String(sortedCodes[from]);
-    for (let x = from + 1; x < to; x++) key += "," + sortedCodes[x];
-    let g = index.get(key);
+    let hash = to - from;
+    for (let x = from; x < to; x++) hash = Math.imul(hash ^ sortedCodes[x]!, 0x9e3779b1) ^ (hash >>> 15);
+    let g = byHash.get(hash);
+    while (g !== undefined) {
+      const gFrom = starts[g]!;
+      let same = starts[g + 1]! - gFrom === to - from;
+      for (let x = 0; same && x < to - from; x++) same = codes[gFrom + x] === sortedCodes[from + x];
+      if (same) break;
+      g = nextSameHash[g];
+    }
     if (g === undefined) {
       g = weights.length;
-      index.set(key, g);
+      nextSameHash.push(byHash.get(hash) as number);
+      byHash.set(hash, g);
       weights.push(0);
       for (let x = from; x < to; x++) codes.push(sortedCodes[x]!);
       starts.push(codes.length);
@@ -118,6 +129,22 @@ export function labelPatterns(data: ConsensusLabels): LabelPatterns {
     itemPattern,
     labelledItems,
   };
+}
+
+/** Labels with their patterns, so that several models fitted to the same labels group them once. */
+export interface GroupedConsensusLabels {
+  data: ConsensusLabels;
+  patterns: LabelPatterns;
+}
+
+export function groupConsensusLabels(data: ConsensusLabels): GroupedConsensusLabels {
+  validateConsensusLabels(data);
+  return { data, patterns: labelPatterns(data) };
+}
+
+/** Validates and groups plain labels; passes grouped ones through. */
+export function grouped(input: ConsensusLabels | GroupedConsensusLabels): GroupedConsensusLabels {
+  return "patterns" in input ? input : groupConsensusLabels(input);
 }
 
 /** Per item, the class with the highest posterior (lowest class on ties), MISSING for unlabelled items. */
@@ -141,8 +168,9 @@ export function itemPosteriors(patternPosterior: Float64Array, patterns: LabelPa
   const out = new Float64Array(items * classes);
   for (let i = 0; i < items; i++) {
     const g = patterns.itemPattern[i]!;
-    if (g === MISSING) out.set(fallback, i * classes);
-    else out.set(patternPosterior.subarray(g * classes, (g + 1) * classes), i * classes);
+    const from = g === MISSING ? 0 : g * classes;
+    const source = g === MISSING ? fallback : patternPosterior;
+    for (let k = 0; k < classes; k++) out[i * classes + k] = source[from + k]!;
   }
   return out;
 }

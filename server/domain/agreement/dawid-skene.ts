@@ -14,16 +14,7 @@
  * inverted and their labels still count as evidence. A class nobody used gets prior 0 (plus smoothing) and, with no
  * evidence at all about it, a uniform confusion row.
  */
-import {
-  hasConverged,
-  itemPosteriors,
-  labelPatterns,
-  mostLikelyClasses,
-  resolveEmOptions,
-  validateConsensusLabels,
-  type ConsensusLabels,
-  type EmOptions,
-} from "./consensus";
+import { grouped, hasConverged, itemPosteriors, mostLikelyClasses, resolveEmOptions, type ConsensusLabels, type EmOptions, type GroupedConsensusLabels } from "./consensus";
 
 export interface DawidSkeneResult {
   items: number;
@@ -49,11 +40,10 @@ export interface DawidSkeneResult {
   patterns: number;
 }
 
-export function dawidSkene(data: ConsensusLabels, options: EmOptions = {}): DawidSkeneResult {
-  validateConsensusLabels(data);
+export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, options: EmOptions = {}): DawidSkeneResult {
+  const { data, patterns } = grouped(labels);
   const { tolerance, maxIterations, smoothing } = resolveEmOptions(options);
   const { items, annotators, classes: K } = data;
-  const patterns = labelPatterns(data);
   const G = patterns.count;
   const { weight, start, codes } = patterns;
 

@@ -16,14 +16,14 @@
  * parameters, and keeps the run with the highest log-likelihood (same seed, same result).
  */
 import {
+  grouped,
   hasConverged,
   itemPosteriors,
-  labelPatterns,
   mostLikelyClasses,
   resolveEmOptions,
-  validateConsensusLabels,
   type ConsensusLabels,
   type EmOptions,
+  type GroupedConsensusLabels,
   type LabelPatterns,
 } from "./consensus";
 import { AgreementInputError } from "./labels";
@@ -68,15 +68,14 @@ interface Fit {
   converged: boolean;
 }
 
-export function mace(data: ConsensusLabels, options: MaceOptions = {}): MaceResult {
-  validateConsensusLabels(data);
+export function mace(labels: ConsensusLabels | GroupedConsensusLabels, options: MaceOptions = {}): MaceResult {
+  const { data, patterns } = grouped(labels);
   const em = resolveEmOptions(options);
   const restarts = options.restarts ?? 10;
   const seed = options.seed ?? 1;
   if (!Number.isInteger(restarts) || restarts < 1) throw new AgreementInputError(`restarts must be a positive integer, got ${restarts}`);
   if (!Number.isInteger(seed)) throw new AgreementInputError(`seed must be an integer, got ${seed}`);
   const { items, annotators, classes: K } = data;
-  const patterns = labelPatterns(data);
   const rng = createRng(seed);
 
   let best: Fit | null = null;
@@ -172,21 +171,29 @@ function fitOnce(patterns: LabelPatterns, annotators: number, K: number, em: Req
 
   const logp = new Float64Array(K);
   const logPrior = -Math.log(K);
+  // Per code (annotator · K + answer), this iteration: log P(answer | true = answer) and log P(answer | true ≠ answer).
+  const logSame = new Float64Array(annotators * K);
+  const logOther = new Float64Array(annotators * K);
   const trace: number[] = [];
   let iterations = 0;
   let converged = false;
   while (iterations < maxIterations) {
     iterations++;
+    for (let c = 0; c < annotators * K; c++) {
+      const j = Math.floor(c / K);
+      const spamPart = (1 - theta[j]!) * xi[c]!;
+      logSame[c] = Math.log(theta[j]! + spamPart);
+      logOther[c] = Math.log(spamPart);
+    }
     let ll = 0;
     for (let g = 0; g < G; g++) {
       logp.fill(logPrior);
       for (let x = start[g]!; x < start[g + 1]!; x++) {
         const c = codes[x]!;
-        const j = Math.floor(c / K);
-        const l = c - j * K;
-        const spamPart = (1 - theta[j]!) * xi[c]!;
-        const logSpam = Math.log(spamPart);
-        for (let k = 0; k < K; k++) logp[k]! += k === l ? Math.log(theta[j]! + spamPart) : logSpam;
+        const l = c % K;
+        const other = logOther[c]!;
+        const same = logSame[c]!;
+        for (let k = 0; k < K; k++) logp[k]! += k === l ? same : other;
       }
       let max = -Infinity;
       for (let k = 0; k < K; k++) if (logp[k]! > max) max = logp[k]!;

@@ -13,6 +13,7 @@ import { campaignItemCount, campaignItemCounts, labelsOfItems, listCampaignHeads
 import {
   dawidSkene,
   fleissKappaFromSummaries,
+  groupConsensusLabels,
   kappaFromCounts,
   KrippendorffAccumulator,
   mace,
@@ -547,27 +548,30 @@ export function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel
   const item = new Int32Array(l.length);
   const annotator = new Int32Array(l.length);
   const label = new Int32Array(l.length);
+  const { verdict: verdictCol, category: categoryCol, itemId: itemCol, trajectoryId: trajectoryCol, annotatorKey: annotatorCol } = l.col;
+  const byVerdictOnly = level === "verdict";
   let n = 0;
   for (let i = 0; i < l.length; i++) {
-    const v = verdictWord[l.col.verdict[i]!]!;
+    const v = verdictWord[verdictCol[i]!]!;
     if (v < 0) continue;
-    const c = l.col.category[i]!;
-    const id = l.col.itemId[i]!;
+    const c = categoryCol[i]!;
+    const id = itemCol[i]!;
     let x = itemIndex[id]!;
     if (x < 0) {
       x = itemIndex[id] = itemIds.length;
       itemIds.push(id);
-      trajectoryOf.push(l.col.trajectoryId[i]!);
+      trajectoryOf.push(trajectoryCol[i]!);
     }
     item[n] = x;
-    annotator[n] = l.col.annotatorKey[i]!;
-    label[n] = level === "verdict" || v === 0 ? v : c < 0 ? 1 : 2 + c;
+    annotator[n] = annotatorCol[i]!;
+    label[n] = byVerdictOnly || v === 0 ? v : c < 0 ? 1 : 2 + c;
     n++;
   }
   const data: ConsensusLabels = { items: itemIds.length, annotators: R, classes: K, item: item.subarray(0, n), annotator: annotator.subarray(0, n), label: label.subarray(0, n) };
   const majority = majorityClasses(data);
-  const ds = dawidSkene(data);
-  const mc = mace(data);
+  const labels = groupConsensusLabels(data);
+  const ds = dawidSkene(labels);
+  const mc = mace(labels);
 
   const summary = (fit: { label: Int32Array; posterior: Float64Array; iterations: number; converged: boolean }): ConsensusModelSummary => {
     let differ = 0;
