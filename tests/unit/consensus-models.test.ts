@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import {
   AgreementInputError,
+  consolidatedLabels,
   createRng,
   dawidSkene,
   encodeConsensusRecords,
@@ -283,5 +284,35 @@ describe("consensus input", () => {
 
   it("finds no majority on a tie", () => {
     expect(Array.from(majorityClasses(labelsOf([[0, 0, 0], [0, 1, 1], [1, 0, 1]], 3, 2, 2)))).toEqual([MISSING, 1, MISSING]);
+  });
+});
+
+describe("consolidated label from a chosen model", () => {
+  it("follows the model chosen: the vote falls for a spammer, MACE does not", () => {
+    // 400 generated trajectories labelled by two good annotators (0.9) and two who always answer 0, then one more
+    // where the good ones say 1 and the spammers 0: the vote ties, MACE sides with the annotators it trusts.
+    const rows: [number, number, number][] = [];
+    const { data } = generated(400, 2, [0.9, 0.9, "spam", "spam"], 21);
+    for (let t = 0; t < data.item.length; t++) rows.push([data.item[t]!, data.annotator[t]!, data.label[t]!]);
+    rows.push([400, 0, 1], [400, 1, 1], [400, 2, 0], [400, 3, 0]);
+    const labels = labelsOf(rows, 401, 4, 2);
+    const majority = consolidatedLabels(labels, "majority");
+    expect(majority.label[400]).toBe(MISSING);
+    expect(majority.confidence[400]).toBe(0);
+    const byMace = consolidatedLabels(labels, "mace");
+    expect(byMace.label[400]).toBe(1);
+    expect(byMace.confidence[400]).toBeGreaterThan(0.9);
+    const byDs = consolidatedLabels(groupConsensusLabels(labels), "dawid-skene");
+    expect(Array.from(byDs.label)).toEqual(Array.from(dawidSkene(labels).label));
+  });
+
+  it("gives the majority's vote share as its confidence", () => {
+    const c = consolidatedLabels(labelsOf([[0, 0, 1], [0, 1, 1], [0, 2, 0], [1, 0, 0]], 3, 3, 2), "majority");
+    expect(Array.from(c.label)).toEqual([1, 0, MISSING]);
+    expect(Array.from(c.confidence)).toEqual([2 / 3, 1, 0]);
+  });
+
+  it("names the models it knows", () => {
+    expect(() => consolidatedLabels(labelsOf([[0, 0, 0]], 1, 1, 1), "glad" as never)).toThrow("model must be one of majority, dawid-skene, mace");
   });
 });

@@ -18,3 +18,4 @@ export * from "./vectors";
 export * from "./consensus";
 export * from "./dawid-skene";
 export * from "./mace";
+export * from "./consolidated";
