@@ -177,20 +177,22 @@ export function itemPosteriors(patternPosterior: Float64Array, patterns: LabelPa
 
 /**
  * Plain majority vote per item, for comparison with the models: the most frequent class, MISSING when nobody
- * labelled the item or the top classes tie (no majority to compare against).
+ * labelled the item or the top classes tie (no majority to compare against). Decided once per label pattern.
  */
-export function majorityClasses(data: ConsensusLabels): Int32Array {
-  validateConsensusLabels(data);
-  const { items, classes } = data;
-  const counts = new Int32Array(items * classes);
-  for (let t = 0; t < data.item.length; t++) counts[data.item[t]! * classes + data.label[t]!]!++;
-  const out = new Int32Array(items);
-  for (let i = 0; i < items; i++) {
+export function majorityClasses(labels: ConsensusLabels | GroupedConsensusLabels): Int32Array {
+  const { data, patterns } = grouped(labels);
+  const K = data.classes;
+  const { start, codes } = patterns;
+  const counts = new Int32Array(K);
+  const winner = new Int32Array(patterns.count);
+  for (let g = 0; g < patterns.count; g++) {
+    counts.fill(0);
+    for (let x = start[g]!; x < start[g + 1]!; x++) counts[codes[x]! % K]!++;
     let best = MISSING;
     let bestCount = 0;
     let tied = false;
-    for (let k = 0; k < classes; k++) {
-      const c = counts[i * classes + k]!;
+    for (let k = 0; k < K; k++) {
+      const c = counts[k]!;
       if (c > bestCount) {
         best = k;
         bestCount = c;
@@ -199,7 +201,12 @@ export function majorityClasses(data: ConsensusLabels): Int32Array {
         tied = true;
       }
     }
-    out[i] = tied ? MISSING : best;
+    winner[g] = tied ? MISSING : best;
+  }
+  const out = new Int32Array(data.items);
+  for (let i = 0; i < data.items; i++) {
+    const g = patterns.itemPattern[i]!;
+    out[i] = g === MISSING ? MISSING : winner[g]!;
   }
   return out;
 }

@@ -28,7 +28,7 @@ export function consolidatedLabels(labels: ConsensusLabels | GroupedConsensusLab
   const { items, classes: K } = g.data;
   const confidence = new Float64Array(items);
   if (model === "majority") {
-    const label = majorityClasses(g.data);
+    const label = majorityClasses(g);
     const votes = new Int32Array(items);
     const forWinner = new Int32Array(items);
     for (let t = 0; t < g.data.item.length; t++) {

@@ -568,8 +568,8 @@ export function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel
     n++;
   }
   const data: ConsensusLabels = { items: itemIds.length, annotators: R, classes: K, item: item.subarray(0, n), annotator: annotator.subarray(0, n), label: label.subarray(0, n) };
-  const majority = majorityClasses(data);
   const labels = groupConsensusLabels(data);
+  const majority = majorityClasses(labels);
   const ds = dawidSkene(labels);
   const mc = mace(labels);
 
