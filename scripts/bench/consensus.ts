@@ -3,8 +3,9 @@
  * Every annotator answers the truth with probability θ (their competence) and otherwise a class drawn uniformly,
  * so their accuracy is θ + (1 − θ)/K; the truth is uniform over K classes. Seeded, so every run sees the same data.
  *
- * Reported: Dawid–Skene refit time from the labels as the analytics view reads them (string records, so encoding
- * is included) against the ≤ 300 ms target after a label write; the same from integer arrays; MACE (10 restarts);
+ * Reported: the Dawid–Skene fit from integer label arrays (the form the human-agreement view builds from its label
+ * columns; the whole view after a label write is timed by `npm run bench -- analytics`) against ≤ 300 ms; the same
+ * from string records as a CSV would give them, encoding included; MACE (10 restarts);
  * and recovery — accuracy of each consensus against the generating truth, next to the majority vote's, and the
  * largest gap between an annotator's estimated and true accuracy (Dawid–Skene) or competence (MACE).
  */
@@ -59,10 +60,10 @@ export async function benchConsensus(): Promise<BenchFigure[]> {
     const records: RatingRecord[] = Array.from(data.item, (i, t) => ({ item: `traj-${i}`, rater: `annotator-${data.annotator[t]}`, label: names[data.label[t]!]! }));
     const what = `${classes} classes`;
 
-    const viewMs = medianMs(() => dawidSkene(encodeConsensusRecords(records, names).data));
-    figures.push({ name: `Dawid–Skene refit from records, 100,000 × 3, ${what}`, value: viewMs, unit: "ms", target: "≤ 300 ms", ok: viewMs <= 300 });
     const dsMs = medianMs(() => dawidSkene(data));
-    figures.push({ name: `  of which the EM fit`, value: dsMs, unit: "ms" });
+    figures.push({ name: `Dawid–Skene fit, 100,000 × 3, ${what}`, value: dsMs, unit: "ms", target: "≤ 300 ms", ok: dsMs <= 300 });
+    const recordsMs = medianMs(() => dawidSkene(encodeConsensusRecords(records, names).data));
+    figures.push({ name: `  from string records (CSV-style, encoding included)`, value: recordsMs, unit: "ms" });
     const maceMs = medianMs(() => mace(data), 3);
     figures.push({ name: `MACE (10 restarts), 100,000 × 3, ${what}`, value: maceMs, unit: "ms", target: "≤ 300 ms", ok: maceMs <= 300 });
 
