@@ -282,6 +282,16 @@ describe("consensus input", () => {
     expect(Array.from(mace(labels).posterior)).toEqual(Array.from(mace(data).posterior));
   });
 
+  it("fits a campaign with no labels yet without inventing reliabilities", () => {
+    const empty = labelsOf([], 0, 2, 2);
+    const ds = dawidSkene(empty);
+    const mc = mace(empty);
+    expect(ds.accuracy).toEqual([null, null]);
+    expect(mc.competence).toEqual([null, null]);
+    expect(ds.logLikelihood.every(Number.isFinite)).toBe(true);
+    expect(majorityClasses(empty)).toHaveLength(0);
+  });
+
   it("finds no majority on a tie", () => {
     expect(Array.from(majorityClasses(labelsOf([[0, 0, 0], [0, 1, 1], [1, 0, 1]], 3, 2, 2)))).toEqual([MISSING, 1, MISSING]);
   });
