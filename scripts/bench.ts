@@ -16,6 +16,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   judge: async () => (await import("./bench/judge")).benchJudge(),
   annotation: async () => (await import("./bench/annotation")).benchAnnotation(),
   heuristics: async () => (await import("./bench/heuristics")).benchHeuristics(),
+  consensus: async () => (await import("./bench/consensus")).benchConsensus(),
 };
 
 const wanted = process.argv.slice(2);

@@ -19,6 +19,7 @@ import {
   drillDown,
   errorAnalysis,
   humanAgreement,
+  humanConsensus,
   judgeAgreementDetail,
   judgeAgreementList,
   judgeDisagreements,
@@ -64,6 +65,7 @@ export async function benchAnalytics(): Promise<{ name: string; value: number; u
       ["judge agreement, one judge (k-table, sites, categories)", () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judgeA })],
       ["judge disagreements, first page", () => judgeDisagreements(db, { scope, unparseable: "exclude", identity: { key: judgeA, k: "3", pv: "webvoyager-v1" }, kind: "all", page: 1, pageSize: 50 })],
       ["human agreement (α, Fleiss, pairwise κ, categories, disputed)", () => humanAgreement(db, data.campaignId)],
+      ["human consensus (Dawid–Skene + MACE, verdict + category)", () => humanConsensus(db, data.campaignId, "label")],
       ["error analysis (categories × site/run, first failing step)", () => errorAnalysis(db, { scope })],
       ["drill-down of one site's human failures", () => drillDown(db, { sel: { site: "GitHub", reference: { verdicts: ["failure"] } }, page: 1, pageSize: 50 })],
     ];

@@ -182,6 +182,15 @@ test.describe("analytics", () => {
     await expect(page.locator(`[data-matrix="pairwise"] td[data-cell="${p.b}|${p.a}"]`)).toContainText(coef(p.kappa));
     await expect(page.locator('section[data-figure="disputed"] h2')).toContainText(`(${h.disputedTotal} with differing labels)`);
     await shoot(page, "analytics-humans");
+    // Consensus models: the counts and the reliability table are the API's.
+    const c = await query<{ dawidSkene: { differFromMajority: number }; mace: { differFromMajority: number }; annotators: { key: string }[]; departuresTotal: number }>(
+      page.request,
+      "analytics.humanConsensus",
+      { campaignId: seeded.campaignId, level: "label" },
+    );
+    await expect(page.locator('[data-stat="dawid-skene"] [data-value]')).toHaveText(String(c.dawidSkene.differFromMajority));
+    await expect(page.locator('[data-stat="mace"] [data-value]')).toHaveText(String(c.mace.differFromMajority));
+    await expect(page.locator('section[data-figure="consensus-departures"] h2')).toContainText(`(${c.departuresTotal})`);
     await page.getByRole("link", { name: "verdict only" }).click();
     await expect(page.locator('[data-stat="alpha"] [data-value]')).toHaveText(coef(h.verdict.alpha.alpha));
   });

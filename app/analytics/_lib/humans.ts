@@ -1,9 +1,9 @@
 /**
  * View models of the human-agreement page: campaign figures, the annotator-by-annotator κ matrix, specific
- * agreement per label and the most disputed trajectories.
+ * agreement per label, the most disputed trajectories, and the consensus models (Dawid–Skene, MACE).
  */
 import { selectionHref } from "@/server/domain/analytics/selection";
-import type { HumanAgreementResult } from "@/server/services/analytics";
+import type { HumanAgreementResult, HumanConsensusResult } from "@/server/services/analytics";
 import { errorDistances, PALETTE, seriesKey, type RateChartModel } from "./charts";
 import { csvNumber, fmtCoef, fmtCoefInterval, fmtCount, fmtPercent } from "./format";
 import type { MatrixModel, StatCard } from "./judges";
@@ -193,4 +193,82 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
     disputedTotal: h.disputedTotal,
     disputedHref: selectionHref(h.disputedSel),
   };
+}
+
+export interface ConsensusView {
+  cards: StatCard[];
+  annotators: TableModel;
+  departures: TableModel;
+  departuresTotal: number;
+}
+
+/**
+ * The consensus-model section: how many trajectories each model would consolidate differently from the majority
+ * vote, each annotator's estimated reliability under both models next to their agreement with the vote, and the
+ * trajectories where a model departs from the vote.
+ */
+export function prepareConsensus(c: HumanConsensusResult): ConsensusView {
+  const fitDetail = (m: { iterations: number; converged: boolean; uncertain: number }) =>
+    `${fmtCount(m.uncertain)} below 90% posterior · ${m.converged ? `converged in ${m.iterations} iterations` : `stopped after ${m.iterations} iterations without converging`}`;
+  const cards: StatCard[] = [
+    { key: "no-majority", label: "No majority", value: fmtCount(c.noMajority), detail: `of ${fmtCount(c.items)} trajectories with success/failure labels: tied votes` },
+    {
+      key: "dawid-skene",
+      label: "Dawid–Skene ≠ majority",
+      value: fmtCount(c.dawidSkene.differFromMajority),
+      detail: fitDetail(c.dawidSkene),
+      tone: c.dawidSkene.converged ? undefined : "warn",
+    },
+    { key: "mace", label: "MACE ≠ majority", value: fmtCount(c.mace.differFromMajority), detail: fitDetail(c.mace), tone: c.mace.converged ? undefined : "warn" },
+  ];
+
+  const annotators: TableModel = {
+    name: `annotator reliability (${c.level})`,
+    columns: [
+      { key: "name", label: "Annotator" },
+      { key: "labels", label: "Labels", numeric: true, title: "Success/failure labels (unsure ones are left out)" },
+      { key: "majority", label: "Agrees with majority", numeric: true, title: "Share of their labels equal to the majority vote, on trajectories that have one" },
+      { key: "accuracy", label: "Dawid–Skene accuracy", numeric: true, title: "Estimated probability that this annotator's label is the true one" },
+      { key: "competence", label: "MACE competence", numeric: true, title: "Estimated probability that a label reflects the trajectory rather than a habit" },
+      { key: "habit", label: "MACE habit", title: "What this annotator answers when not paying attention, and its share of those answers" },
+    ],
+    rows: c.annotators.map((a) => ({
+      key: a.key,
+      cells: {
+        name: { text: a.name, title: a.key },
+        labels: { text: fmtCount(a.labels), csv: [String(a.labels)] },
+        majority: { text: fmtPercent(a.majorityAgreement), csv: [csvNumber(a.majorityAgreement)] },
+        accuracy: { text: fmtPercent(a.accuracy), csv: [csvNumber(a.accuracy)] },
+        competence: { text: fmtCoef(a.competence, 2), csv: [csvNumber(a.competence)], tone: a.competence !== null && a.competence < 0.5 ? "warn" : undefined },
+        habit: { text: a.habit ? `${a.habit.label} (${fmtPercent(a.habit.share, 0)})` : "–", csv: [a.habit?.label ?? ""] },
+      },
+    })),
+    empty: "No success/failure labels yet.",
+  };
+
+  const departures: TableModel = {
+    name: `consensus departures from the majority (${c.level})`,
+    columns: [
+      { key: "id", label: "Trajectory" },
+      { key: "task", label: "Task" },
+      { key: "labels", label: "Labels" },
+      { key: "majority", label: "Majority" },
+      { key: "ds", label: "Dawid–Skene", numeric: true, csv: ["dawid_skene", "dawid_skene_posterior"] },
+      { key: "mace", label: "MACE", numeric: true, csv: ["mace", "mace_posterior"] },
+    ],
+    rows: c.departures.map((d) => ({
+      key: String(d.itemId),
+      cells: {
+        id: { text: `#${d.trajectoryId}`, href: `/trajectories/${d.trajectoryId}`, mono: true, csv: [String(d.trajectoryId)], title: "Open in the player" },
+        task: { text: d.externalTaskId, title: d.intent, mono: true },
+        labels: { text: d.labels.map((l) => `${l.annotator}: ${l.verdict}${l.category ? ` (${l.category})` : ""}`).join(" · ") },
+        majority: { text: d.majority ?? "tie", tone: d.majority === null ? "muted" : undefined },
+        ds: { text: `${d.dawidSkene.label} ${fmtPercent(d.dawidSkene.probability, 0)}`, csv: [d.dawidSkene.label, csvNumber(d.dawidSkene.probability)] },
+        mace: { text: `${d.mace.label} ${fmtPercent(d.mace.probability, 0)}`, csv: [d.mace.label, csvNumber(d.mace.probability)] },
+      },
+    })),
+    empty: "Both models agree with the majority vote on every trajectory.",
+  };
+
+  return { cards, annotators, departures, departuresTotal: c.departuresTotal };
 }

@@ -8,7 +8,7 @@ import { Figure, TablePanel } from "../_components/figure";
 import { HeatMatrix } from "../_components/heat-matrix";
 import { StatCards } from "../_components/stat-cards";
 import { fmtCount } from "../_lib/format";
-import { prepareHumans, type AgreementLevel } from "../_lib/humans";
+import { prepareConsensus, prepareHumans, type AgreementLevel } from "../_lib/humans";
 import { getParam, positiveInt } from "../_lib/params";
 import { EmptyState } from "../../_components/ui";
 
@@ -31,6 +31,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
   const level: AgreementLevel = getParam(sp, "level") === "verdict" ? "verdict" : "label";
   const result = await caller.analytics.humans({ campaignId: campaign.id });
   const view = prepareHumans(result, level);
+  const consensus = prepareConsensus(await caller.analytics.humanConsensus({ campaignId: campaign.id, level }));
   const href = (patch: { campaign?: number; level?: AgreementLevel }) => {
     const q = new URLSearchParams({ campaign: String(patch.campaign ?? campaign.id) });
     if ((patch.level ?? level) === "verdict") q.set("level", "verdict");
@@ -91,6 +92,24 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
               }
             />
             <TablePanel id="annotators" title="Annotators" table={view.annotators} />
+            <section aria-labelledby="consensus-title" className="flex flex-col gap-4">
+              <h2 id="consensus-title" className="section-title">
+                Consensus models
+              </h2>
+              <StatCards cards={consensus.cards} />
+              <TablePanel
+                id="reliability"
+                title="Annotator reliability"
+                description="Dawid–Skene learns each annotator's full confusion matrix; MACE learns how often each one answers from the trajectory rather than from habit. Both read the same labels as the statistics above."
+                table={consensus.annotators}
+              />
+              <TablePanel
+                id="consensus-departures"
+                title={`Where a model departs from the majority (${fmtCount(consensus.departuresTotal)})`}
+                description="Trajectories whose most probable label under Dawid–Skene or MACE differs from the majority vote, or that have no majority; most confident first. Worth adjudicating."
+                table={consensus.departures}
+              />
+            </section>
           </>
         )}
       </div>

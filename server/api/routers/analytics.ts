@@ -12,6 +12,7 @@ import {
   drillDown,
   errorAnalysis,
   humanAgreement,
+  humanConsensus,
   judgeAgreementDetail,
   judgeAgreementList,
   judgeDisagreements,
@@ -81,6 +82,10 @@ export const analyticsRouter = createTRPCRouter({
   campaigns: researcherProcedure.query(({ ctx }) => campaignList(ctx.db)),
 
   humans: researcherProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => humanAgreement(ctx.db, input.campaignId)),
+
+  humanConsensus: researcherProcedure
+    .input(z.object({ campaignId: id, level: z.enum(["verdict", "label"]).default("label") }))
+    .query(({ ctx, input }) => humanConsensus(ctx.db, input.campaignId, input.level)),
 
   errors: researcherProcedure
     .input(z.object({ scope: common.scope, campaignId: common.campaignId }))

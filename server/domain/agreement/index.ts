@@ -15,3 +15,7 @@ export * from "./indices";
 export * from "./confusion";
 export * from "./ratings";
 export * from "./vectors";
+export * from "./consensus";
+export * from "./dawid-skene";
+export * from "./mace";
+export * from "./consolidated";

@@ -11,9 +11,15 @@
 import type { Db } from "../../../db/client";
 import { campaignItemCount, campaignItemCounts, labelsOfItems, listCampaignHeads, trajectoryRows, userNames } from "../../../db/repositories/analytics";
 import {
+  dawidSkene,
   fleissKappaFromSummaries,
+  groupConsensusLabels,
   kappaFromCounts,
   KrippendorffAccumulator,
+  mace,
+  majorityClasses,
+  MISSING,
+  type ConsensusLabels,
   type FleissKappaResult,
   type KappaEstimate,
   type KrippendorffResult,
@@ -455,5 +461,206 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
     disputed,
     sel: campaignSel,
     disputedSel: { campaign: { campaignId, disagree: true } },
+  };
+}
+
+// ---------------------------------------------------------------- consensus models
+
+export type ConsensusLevel = "verdict" | "label";
+export const CONSENSUS_ITEMS_LIMIT = 50;
+
+export interface ConsensusAnnotator {
+  key: string;
+  name: string;
+  /** Success/failure labels this annotator gave (unsure ones are left out, as in the other statistics). */
+  labels: number;
+  /** Share of their labels equal to the majority vote, on trajectories that have one. */
+  majorityAgreement: number | null;
+  /** Dawid–Skene: estimated accuracy Σ_k p_k π[k][k]. */
+  accuracy: number | null;
+  /** MACE: probability that a label reflects the trajectory rather than a habit. */
+  competence: number | null;
+  /** MACE: the label this annotator gives when not paying attention, and how much of their spam it is. */
+  habit: { label: string; share: number } | null;
+}
+
+export interface ConsensusModelSummary {
+  iterations: number;
+  converged: boolean;
+  /** Trajectories whose most probable label differs from the majority vote (or that have no majority). */
+  differFromMajority: number;
+  /** Trajectories whose most probable label has a posterior below 0.9. */
+  uncertain: number;
+}
+
+export interface ConsensusItem {
+  itemId: number;
+  trajectoryId: number;
+  externalTaskId: string;
+  site: string | null;
+  runName: string;
+  intent: string;
+  /** The majority label, null on a tie. */
+  majority: string | null;
+  dawidSkene: { label: string; probability: number };
+  mace: { label: string; probability: number };
+  labels: { annotator: string; verdict: string; category: string | null }[];
+}
+
+export interface HumanConsensusResult {
+  campaignId: number;
+  level: ConsensusLevel;
+  classes: string[];
+  /** Trajectories with at least one success/failure label. */
+  items: number;
+  /** Trajectories whose labels are tied, so the majority vote has no answer. */
+  noMajority: number;
+  dawidSkene: ConsensusModelSummary & { classPrior: { label: string; share: number }[] };
+  mace: ConsensusModelSummary & { restarts: number; bestRestart: number };
+  annotators: ConsensusAnnotator[];
+  /** Trajectories where a model departs from the majority vote, most confident departures first. */
+  departures: ConsensusItem[];
+  departuresTotal: number;
+}
+
+/**
+ * Dawid–Skene and MACE over a campaign's success/failure labels (unsure left out), at the verdict level or the
+ * combined label (success, or failure with its error category): each annotator's estimated reliability next to
+ * how often they side with the majority, and the trajectories where a model would consolidate differently from
+ * the vote. Both fits run over distinct label patterns, so this stays well under the view budget at 100,000
+ * trajectories (`npm run bench -- analytics`).
+ */
+export function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel): HumanConsensusResult {
+  const head = listCampaignHeads(db).find((c) => c.id === campaignId);
+  if (!head) throw new NotFoundError("campaign", campaignId);
+  const l = getCampaignLabels(db, campaignId);
+  const R = l.dict.annotatorKey.length;
+  const verdictWord = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : -1));
+  const classes = level === "verdict" ? ["success", "failure"] : ["success", combinedLabel("failure", null), ...l.dict.category.map((c) => combinedLabel("failure", c))];
+  const K = classes.length;
+
+  // Decided labels only, items numbered densely in order of first appearance.
+  let maxItem = 0;
+  for (const v of l.col.itemId) if (v > maxItem) maxItem = v;
+  const itemIndex = new Int32Array(maxItem + 1).fill(-1);
+  const itemIds: number[] = [];
+  const trajectoryOf: number[] = [];
+  const item = new Int32Array(l.length);
+  const annotator = new Int32Array(l.length);
+  const label = new Int32Array(l.length);
+  const { verdict: verdictCol, category: categoryCol, itemId: itemCol, trajectoryId: trajectoryCol, annotatorKey: annotatorCol } = l.col;
+  const byVerdictOnly = level === "verdict";
+  let n = 0;
+  for (let i = 0; i < l.length; i++) {
+    const v = verdictWord[verdictCol[i]!]!;
+    if (v < 0) continue;
+    const c = categoryCol[i]!;
+    const id = itemCol[i]!;
+    let x = itemIndex[id]!;
+    if (x < 0) {
+      x = itemIndex[id] = itemIds.length;
+      itemIds.push(id);
+      trajectoryOf.push(trajectoryCol[i]!);
+    }
+    item[n] = x;
+    annotator[n] = annotatorCol[i]!;
+    label[n] = byVerdictOnly || v === 0 ? v : c < 0 ? 1 : 2 + c;
+    n++;
+  }
+  const data: ConsensusLabels = { items: itemIds.length, annotators: R, classes: K, item: item.subarray(0, n), annotator: annotator.subarray(0, n), label: label.subarray(0, n) };
+  const labels = groupConsensusLabels(data);
+  const majority = majorityClasses(labels);
+  const ds = dawidSkene(labels);
+  const mc = mace(labels);
+
+  const summary = (fit: { label: Int32Array; posterior: Float64Array; iterations: number; converged: boolean }): ConsensusModelSummary => {
+    let differ = 0;
+    let uncertain = 0;
+    for (let x = 0; x < data.items; x++) {
+      if (fit.label[x] !== majority[x]) differ++;
+      if (fit.posterior[x * K + fit.label[x]!]! < 0.9) uncertain++;
+    }
+    return { iterations: fit.iterations, converged: fit.converged, differFromMajority: differ, uncertain };
+  };
+  let noMajority = 0;
+  for (let x = 0; x < data.items; x++) if (majority[x] === MISSING) noMajority++;
+
+  const agreeWithMajority = new Int32Array(R);
+  const withMajority = new Int32Array(R);
+  const given = new Int32Array(R);
+  for (let t = 0; t < n; t++) {
+    const a = data.annotator[t]!;
+    given[a]!++;
+    const m = majority[data.item[t]!]!;
+    if (m === MISSING) continue;
+    withMajority[a]!++;
+    if (data.label[t] === m) agreeWithMajority[a]!++;
+  }
+  const names = annotatorDisplayNames(db, l.dict.annotatorKey);
+  const annotators: ConsensusAnnotator[] = l.dict.annotatorKey.map((key, a) => {
+    let habit: ConsensusAnnotator["habit"] = null;
+    if (given[a]) {
+      let top = 0;
+      for (let k = 1; k < K; k++) if (mc.spamming[a * K + k]! > mc.spamming[a * K + top]!) top = k;
+      habit = { label: classes[top]!, share: mc.spamming[a * K + top]! };
+    }
+    return {
+      key,
+      name: names[a]!,
+      labels: given[a]!,
+      majorityAgreement: withMajority[a] ? agreeWithMajority[a]! / withMajority[a]! : null,
+      accuracy: ds.accuracy[a] ?? null,
+      competence: mc.competence[a] ?? null,
+      habit,
+    };
+  });
+
+  // Departures from the vote: a model's label differs from the majority (or there is none). Most confident first,
+  // by the larger of the two models' posteriors on their own label, then by item id.
+  const departing: number[] = [];
+  const confidence: number[] = [];
+  for (let x = 0; x < data.items; x++) {
+    if (ds.label[x] === majority[x] && mc.label[x] === majority[x]) continue;
+    departing.push(x);
+    confidence.push(Math.max(ds.posterior[x * K + ds.label[x]!]!, mc.posterior[x * K + mc.label[x]!]!));
+  }
+  const order = smallest(departing.length, CONSENSUS_ITEMS_LIMIT, (p, q) => confidence[q]! - confidence[p]! || itemIds[departing[p]!]! - itemIds[departing[q]!]!);
+  const shown = order.map((d) => departing[d]!);
+  const rows = new Map(trajectoryRows(db, shown.map((x) => trajectoryOf[x]!)).map((r) => [r.id, r]));
+  const labelRows = labelsOfItems(
+    db,
+    shown.map((x) => itemIds[x]!),
+  );
+  const departures: ConsensusItem[] = shown.flatMap((x) => {
+    const row = rows.get(trajectoryOf[x]!);
+    if (!row) return [];
+    const itemId = itemIds[x]!;
+    return [
+      {
+        itemId,
+        trajectoryId: row.id,
+        externalTaskId: row.externalTaskId,
+        site: row.site,
+        runName: row.runName,
+        intent: row.intent,
+        majority: majority[x] === MISSING ? null : classes[majority[x]!]!,
+        dawidSkene: { label: classes[ds.label[x]!]!, probability: ds.posterior[x * K + ds.label[x]!]! },
+        mace: { label: classes[mc.label[x]!]!, probability: mc.posterior[x * K + mc.label[x]!]! },
+        labels: labelRows.filter((r) => r.itemId === itemId).map((r) => ({ annotator: r.annotatorName, verdict: r.verdict, category: r.category })),
+      },
+    ];
+  });
+
+  return {
+    campaignId,
+    level,
+    classes,
+    items: data.items,
+    noMajority,
+    dawidSkene: { ...summary(ds), classPrior: classes.map((c, k) => ({ label: c, share: ds.classPrior[k]! })) },
+    mace: { ...summary(mc), restarts: mc.restarts, bestRestart: mc.bestRestart },
+    annotators,
+    departures,
+    departuresTotal: departing.length,
   };
 }

@@ -11,7 +11,7 @@ import { campaignList } from "./humans";
 
 export { analyticsOverview, HUMAN_EVALUATOR_ID, type OverviewInput, type OverviewResult, type OverviewColumn, type RateRow } from "./overview";
 export { judgeAgreementList, judgeAgreementDetail, judgeDisagreements, type AgreementStats, type JudgeDetailResult, type JudgeListResult } from "./judges";
-export { humanAgreement, campaignList, type HumanAgreementResult, type CampaignListEntry } from "./humans";
+export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult, type HumanConsensusResult, type CampaignListEntry } from "./humans";
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
 export { drillDown, selectionRows } from "./drill";
 export { csvAgreement, type CsvAgreementInput, type CsvAgreementResult } from "./csv-agreement";

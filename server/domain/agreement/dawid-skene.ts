@@ -1,0 +1,156 @@
+/**
+ * Dawid & Skene (1979), "Maximum likelihood estimation of observer error-rates using the EM algorithm".
+ *
+ * Model: each item has one true class k, drawn with probability p_k; annotator j, shown an item of class k, answers
+ * class l with probability π_j[k][l] (a full confusion matrix per annotator), independently of the other annotators
+ * and of their own other answers. Fitted by EM as in the paper:
+ * - start: each item's class indicators T_ik are the shares of its labels in each class (a soft majority vote);
+ * - M-step: p_k = Σ_i T_ik / (labelled items); π_j[k][l] = Σ_i T_ik n_ijl / Σ_i T_ik n_ij· (+ smoothing);
+ * - E-step: T_ik ∝ p_k Π_j Π_l π_j[k][l]^n_ijl, and the log-likelihood Σ_i log Σ_k p_k Π π.
+ * Repeated until the log-likelihood stops improving. Deterministic: no random restarts.
+ *
+ * An annotator's reliability is their estimated accuracy Σ_k p_k π_j[k][k]. Because the confusion matrix is full,
+ * an annotator who systematically answers the opposite class is not noise to this model: their matrix comes out
+ * inverted and their labels still count as evidence. A class nobody used gets prior 0 (plus smoothing) and, with no
+ * evidence at all about it, a uniform confusion row.
+ */
+import { grouped, hasConverged, itemPosteriors, mostLikelyClasses, resolveEmOptions, type ConsensusLabels, type EmOptions, type GroupedConsensusLabels } from "./consensus";
+
+export interface DawidSkeneResult {
+  items: number;
+  annotators: number;
+  classes: number;
+  /** items × classes, row-major: the probability of each true class given all labels. */
+  posterior: Float64Array;
+  /** Per item, the most probable class (lowest on ties); MISSING (−1) for items nobody labelled. */
+  label: Int32Array;
+  /** Estimated share of each true class among the labelled items. */
+  classPrior: Float64Array;
+  /** annotators × classes × classes: confusion[(j · K + true) · K + answered] = π_j[true][answered]. */
+  confusion: Float64Array;
+  /** Per annotator, estimated accuracy Σ_k p_k π_j[k][k]; null for an annotator with no labels. */
+  accuracy: (number | null)[];
+  /** Labels each annotator gave. */
+  labelsPerAnnotator: Int32Array;
+  /** Log-likelihood after each E-step (non-decreasing when smoothing is 0). */
+  logLikelihood: number[];
+  iterations: number;
+  converged: boolean;
+  /** Distinct label patterns the fit ran over (how much work it really was). */
+  patterns: number;
+}
+
+export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, options: EmOptions = {}): DawidSkeneResult {
+  const { data, patterns } = grouped(labels);
+  const { tolerance, maxIterations, smoothing } = resolveEmOptions(options);
+  const { items, annotators, classes: K } = data;
+  const G = patterns.count;
+  const { weight, start, codes } = patterns;
+
+  // Starting class indicators: each pattern's share of labels per class.
+  const T = new Float64Array(G * K);
+  for (let g = 0; g < G; g++) {
+    const n = start[g + 1]! - start[g]!;
+    for (let x = start[g]!; x < start[g + 1]!; x++) T[g * K + (codes[x]! % K)]! += 1 / n;
+  }
+
+  const prior = new Float64Array(K);
+  const logPrior = new Float64Array(K);
+  const confusion = new Float64Array(annotators * K * K);
+  const logConfusion = new Float64Array(annotators * K * K);
+  const logp = new Float64Array(K);
+  const trace: number[] = [];
+  let converged = false;
+  let iterations = 0;
+
+  while (iterations < maxIterations) {
+    iterations++;
+    // M-step: class prior and confusion matrices from the current indicators.
+    prior.fill(0);
+    confusion.fill(0);
+    for (let g = 0; g < G; g++) {
+      const w = weight[g]!;
+      for (let k = 0; k < K; k++) prior[k]! += w * T[g * K + k]!;
+      for (let x = start[g]!; x < start[g + 1]!; x++) {
+        const c = codes[x]!;
+        const j = Math.floor(c / K);
+        const l = c - j * K;
+        const base = j * K * K + l;
+        for (let k = 0; k < K; k++) confusion[base + k * K]! += w * T[g * K + k]!;
+      }
+    }
+    const priorTotal = patterns.labelledItems + smoothing * K;
+    for (let k = 0; k < K; k++) {
+      prior[k] = priorTotal > 0 ? (prior[k]! + smoothing) / priorTotal : 1 / K;
+      logPrior[k] = Math.log(prior[k]!);
+    }
+    for (let row = 0; row < annotators * K; row++) {
+      let total = 0;
+      for (let l = 0; l < K; l++) total += confusion[row * K + l]! + smoothing;
+      for (let l = 0; l < K; l++) {
+        // No evidence about this annotator on this true class: nothing to prefer, so a uniform row.
+        const v = total > 0 ? (confusion[row * K + l]! + smoothing) / total : 1 / K;
+        confusion[row * K + l] = v;
+        logConfusion[row * K + l] = Math.log(v);
+      }
+    }
+
+    // E-step: posterior class indicators and the log-likelihood of the parameters just estimated.
+    let ll = 0;
+    for (let g = 0; g < G; g++) {
+      logp.set(logPrior);
+      for (let x = start[g]!; x < start[g + 1]!; x++) {
+        const c = codes[x]!;
+        const j = Math.floor(c / K);
+        const base = j * K * K + (c - j * K);
+        for (let k = 0; k < K; k++) logp[k]! += logConfusion[base + k * K]!;
+      }
+      let max = -Infinity;
+      for (let k = 0; k < K; k++) if (logp[k]! > max) max = logp[k]!;
+      if (max === -Infinity) {
+        // Every class impossible (only reachable with smoothing 0 and degenerate starts): keep the old indicators.
+        ll = -Infinity;
+        continue;
+      }
+      let sum = 0;
+      for (let k = 0; k < K; k++) sum += Math.exp(logp[k]! - max);
+      for (let k = 0; k < K; k++) T[g * K + k] = Math.exp(logp[k]! - max) / sum;
+      ll += weight[g]! * (max + Math.log(sum));
+    }
+    const previous = trace.length ? trace[trace.length - 1]! : undefined;
+    trace.push(ll);
+    if (previous !== undefined && hasConverged(previous, ll, tolerance)) {
+      converged = true;
+      break;
+    }
+  }
+
+  const labelsPerAnnotator = new Int32Array(annotators);
+  for (let t = 0; t < data.annotator.length; t++) labelsPerAnnotator[data.annotator[t]!]!++;
+  const accuracy: (number | null)[] = [];
+  for (let j = 0; j < annotators; j++) {
+    if (labelsPerAnnotator[j] === 0) {
+      accuracy.push(null);
+      continue;
+    }
+    let a = 0;
+    for (let k = 0; k < K; k++) a += prior[k]! * confusion[(j * K + k) * K + k]!;
+    accuracy.push(a);
+  }
+  const posterior = itemPosteriors(T, patterns, K, prior);
+  return {
+    items,
+    annotators,
+    classes: K,
+    posterior,
+    label: mostLikelyClasses(posterior, patterns, K),
+    classPrior: prior,
+    confusion,
+    accuracy,
+    labelsPerAnnotator,
+    logLikelihood: trace,
+    iterations,
+    converged,
+    patterns: G,
+  };
+}
