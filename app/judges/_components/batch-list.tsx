@@ -4,7 +4,7 @@ import { useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { EmptyState, formatCount, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
-import { StatusPill } from "../../live/_components/bits";
+import { BatchStatus } from "./batch-status";
 
 export function BatchList() {
   const trpc = useTRPC();
@@ -52,7 +52,7 @@ export function BatchList() {
                   </td>
                   <td className="font-mono text-[12px]">{b.kValues.join(", ")}</td>
                   <td>
-                    <StatusPill status={b.status} />
+                    <BatchStatus status={b.status} />
                   </td>
                   <td className="text-right tabular-nums">
                     {formatCount(b.succeeded)} / {formatCount(b.estimatedCalls)}

@@ -8,7 +8,8 @@ import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-q
 import Link from "next/link";
 import { formatCount, formatDate, PageHeader } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
-import { ProgressBar, StatusPill } from "../../live/_components/bits";
+import { ProgressBar } from "../../live/_components/bits";
+import { BatchStatus } from "./batch-status";
 import { errorText } from "./error-text";
 
 const POLL_MS = 1_000;
@@ -81,7 +82,7 @@ export function BatchProgressView({ id }: { id: number }) {
         <section className="panel px-4 py-3" aria-label="Batch progress">
           <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
             <div className="flex items-center gap-2">
-              <StatusPill status={batch.status} />
+              <BatchStatus status={batch.status} />
               <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="batch-counts">
                 {formatCount(jobs.done)} of {formatCount(total)} calls done ({Math.round(fraction * 100)} %) · {formatCount(jobs.counts.running)} running ·{" "}
                 {formatCount(jobs.counts.queued)} queued
