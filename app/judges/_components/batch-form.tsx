@@ -13,7 +13,8 @@ import type { AppRouter } from "@/server/api/root";
 import { formatCount } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { Field } from "../../live/_components/bits";
-import { errorText } from "./error-text";
+import { parseKText } from "../_lib/batch-text";
+import { errorText } from "../_lib/error-text";
 
 type BatchInput = inferRouterInputs<AppRouter>["judge"]["batches"]["start"];
 type Estimate = inferRouterOutputs<AppRouter>["judge"]["batches"]["estimate"];
@@ -21,18 +22,6 @@ type Filter = Extract<BatchInput["selection"], { filter: unknown }>["filter"];
 
 /** The k values WebVoyager's paper compares; others can be typed in. */
 const K_CHOICES = ["1", "2", "3", "full"] as const;
-
-/** "1, 3, full" → the k values, or the first bad entry. */
-export function parseKText(text: string): { ks: (number | "full")[] } | { bad: string } {
-  const ks: (number | "full")[] = [];
-  for (const part of text.split(/[\s,]+/).filter(Boolean)) {
-    const p = part.toLowerCase();
-    if (p === "full") ks.push("full");
-    else if (/^\d+$/.test(p) && Number(p) >= 1 && Number(p) <= 1000) ks.push(Number(p));
-    else return { bad: part };
-  }
-  return { ks: [...new Set(ks)] };
-}
 
 export function BatchForm({
   filter,

@@ -10,20 +10,10 @@ import { formatCount, formatDate, PageHeader } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { ProgressBar } from "../../live/_components/bits";
 import { BatchStatus } from "./batch-status";
-import { errorText } from "./error-text";
+import { etaText } from "../_lib/batch-text";
+import { errorText } from "../_lib/error-text";
 
 const POLL_MS = 1_000;
-
-/** "about 2 min 5 s left", or why no time can be given yet. */
-export function etaText(etaSeconds: number | null, remaining: number): string {
-  if (remaining === 0) return "nothing left to do";
-  if (etaSeconds === null) return "time left: known once the first calls finish";
-  if (etaSeconds < 60) return `about ${etaSeconds} s left`;
-  const h = Math.floor(etaSeconds / 3600);
-  const m = Math.floor((etaSeconds % 3600) / 60);
-  const s = etaSeconds % 60;
-  return h > 0 ? `about ${h} h ${m} min left` : `about ${m} min ${s} s left`;
-}
 
 export function BatchProgressView({ id }: { id: number }) {
   const trpc = useTRPC();

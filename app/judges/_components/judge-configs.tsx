@@ -9,7 +9,7 @@ import { useId, useState } from "react";
 import { EmptyState, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { Field } from "../../live/_components/bits";
-import { errorText } from "./error-text";
+import { errorText } from "../_lib/error-text";
 
 export function JudgeConfigs() {
   const trpc = useTRPC();
