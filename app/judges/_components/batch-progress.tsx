@@ -43,7 +43,7 @@ export function BatchProgressView({ id }: { id: number }) {
       <PageHeader
         crumbs={[{ href: "/judges", label: "Judges" }]}
         title={`Judge batch #${batch.id}`}
-        subtitle={`${config?.name ?? `configuration ${batch.judgeConfigId}`} · ${batch.selectionLabel ?? "selection"} · ${formatCount(batch.trajectoryIds.length)} trajectories · k = ${batch.kValues.join(", ")} · created ${formatDate(batch.createdAt)}`}
+        subtitle={`${config?.name ?? `configuration ${batch.judgeConfigId}`} · ${batch.selectionLabel ?? "selection"} · ${formatCount(batch.trajectoryCount)} trajectories · k = ${batch.kValues.join(", ")} · created ${formatDate(batch.createdAt)}`}
         actions={
           <>
             {going && (

@@ -153,7 +153,15 @@ export const judgeRouter = createTRPCRouter({
       if (batch.status === "pending") startJudgeBatchInBackground(deps(ctx), batch.id);
       return { batchId: batch.id, estimate };
     }),
-    progress: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => judgeBatchProgress(ctx.db, input.id)),
+    /**
+     * Polled every second by the batch page: the batch's trajectory ids (up to a million) are left out and only
+     * counted, so a poll stays small however large the batch.
+     */
+    progress: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => {
+      const { batch, ...progress } = judgeBatchProgress(ctx.db, input.id);
+      const { trajectoryIds, ...rest } = batch;
+      return { ...progress, batch: { ...rest, trajectoryCount: trajectoryIds.length } };
+    }),
     cancel: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => cancelJudgeBatch(ctx.db, input.id)),
     resume: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
       const r = resumeJudgeBatch(ctx.db, input.id);
