@@ -175,8 +175,12 @@ test.describe("judges in the dashboard", () => {
       kValues: ["full"],
     });
     await page.goto(`/judges/batches/${batchId}`);
-    await expect(page.getByTestId("failures")).toContainText("does not exist", { timeout: 30_000 });
+    // Endpoint errors are stored short (status, never the reply's text), grouped by reason, then call by call.
+    await expect(page.getByTestId("failures")).toContainText("HTTP 400", { timeout: 30_000 });
+    await expect(page.getByTestId("failures")).not.toContainText("does not exist");
     await expect(page.getByTestId("failures")).toContainText(`${run.trajectoryCount} ×`);
+    await expect(page.getByTestId("failure-table").locator("tbody tr")).toHaveCount(run.trajectoryCount);
+    await expect(page.getByTestId("failure-table")).toContainText("HTTP 400");
     await expect(page.getByTestId("resume-batch")).toBeVisible();
     await shoot(page, "batch-failed");
     fake.setResponder(() => ({ reply: DEFAULT_REPLY }));

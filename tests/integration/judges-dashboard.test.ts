@@ -41,7 +41,7 @@ describe("judges in the dashboard", () => {
   });
 
   it("failed calls reach the batch page grouped by their reason, and a resume sends them again", async () => {
-    await seedTrajectories(ctx, [{ steps: 1 }, { steps: 1 }]);
+    const trajs = await seedTrajectories(ctx, [{ steps: 1 }, { steps: 1 }]);
     const api = caller();
     const c = await api.judge.configs.create({ name: "broken", baseUrl: fake.baseUrl, model: "m", maxRetries: 0 });
     fake.setResponder(() => ({ status: 400, message: "The model `m` does not exist" }));
@@ -53,6 +53,11 @@ describe("judges in the dashboard", () => {
       expect(failed.jobs.errors).toHaveLength(1);
       expect(failed.jobs.errors[0]).toMatchObject({ n: 2 });
       expect(failed.jobs.errors[0]!.error).toMatch(/400/);
+      // One row per failed call, naming the trajectory and k a resume would send again.
+      const rows = await api.judge.batches.failures({ id: batchId });
+      expect(rows.map((r) => [r.trajectoryId, r.k]).sort()).toEqual(trajs.map((t) => [t.id, "full"]).sort());
+      expect(rows.every((r) => r.error === failed.jobs.errors[0]!.error && r.attempts >= 1)).toBe(true);
+      await expect(api.judge.batches.failures({ id: batchId + 1000 })).rejects.toMatchObject({ code: "NOT_FOUND" });
 
       fake.setResponder(() => ({ reply: "Reasoning: wrong page.\nVerdict: FAILURE" }));
       const resumed = await api.judge.batches.resume({ id: batchId });
@@ -62,6 +67,7 @@ describe("judges in the dashboard", () => {
       expect(done.batch.status).toBe("succeeded");
       expect(done.verdicts.byVerdict.failure).toBe(2);
       expect(done.jobs.errors).toEqual([]);
+      expect(await api.judge.batches.failures({ id: batchId })).toEqual([]);
     } finally {
       fake.setResponder(() => ({ reply: "Reasoning: ok.\nVerdict: SUCCESS" }));
     }

@@ -4,8 +4,9 @@
  * resume, and why calls failed (endpoint errors as stored: shortened, keys scrubbed). Progress is read from the
  * job queue, so a batch the CLI runs shows the same numbers; the page polls while the batch is going.
  */
-import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { useEffect } from "react";
 import { formatCount, formatDate, PageHeader } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { ProgressBar } from "../../live/_components/bits";
@@ -14,6 +15,8 @@ import { etaText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
 
 const POLL_MS = 1_000;
+/** Failed calls listed one by one (the reasons above count them all). */
+const FAILURE_ROWS = 100;
 
 export function BatchProgressView({ id }: { id: number }) {
   const trpc = useTRPC();
@@ -27,6 +30,12 @@ export function BatchProgressView({ id }: { id: number }) {
   });
   const { data: configs } = useSuspenseQuery(trpc.judge.configs.list.queryOptions());
   const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.judge.batches.progress.queryFilter({ id })), queryClient.invalidateQueries(trpc.judge.batches.list.queryFilter())]);
+  const failedCount = data.jobs.counts.failed;
+  const failures = useQuery({ ...trpc.judge.batches.failures.queryOptions({ id, limit: FAILURE_ROWS }), enabled: failedCount > 0 });
+  // The list follows the progress poll: reread it whenever the number of failed calls changes.
+  useEffect(() => {
+    if (failedCount > 0) void queryClient.invalidateQueries(trpc.judge.batches.failures.queryFilter({ id, limit: FAILURE_ROWS }));
+  }, [failedCount, id, queryClient, trpc]);
   const cancel = useMutation(trpc.judge.batches.cancel.mutationOptions({ onSettled: refresh }));
   const resume = useMutation(trpc.judge.batches.resume.mutationOptions({ onSettled: refresh }));
 
@@ -43,7 +52,7 @@ export function BatchProgressView({ id }: { id: number }) {
       <PageHeader
         crumbs={[{ href: "/judges", label: "Judges" }]}
         title={`Judge batch #${batch.id}`}
-        subtitle={`${config?.name ?? `configuration ${batch.judgeConfigId}`} · ${batch.selectionLabel ?? "selection"} · ${formatCount(batch.trajectoryCount)} trajectories · k = ${batch.kValues.join(", ")} · created ${formatDate(batch.createdAt)}`}
+        subtitle={`${config?.name ?? `configuration ${batch.judgeConfigId}`} · ${batch.selectionLabel ?? "selection"} · ${formatCount(batch.trajectoryCount)} trajector${batch.trajectoryCount === 1 ? "y" : "ies"} · k = ${batch.kValues.join(", ")} · created ${formatDate(batch.createdAt)}`}
         actions={
           <>
             {going && (
@@ -151,6 +160,41 @@ export function BatchProgressView({ id }: { id: number }) {
                 </li>
               ))}
             </ul>
+          )}
+          {failedCount > 0 && failures.data && failures.data.length > 0 && (
+            <div className="mt-3 max-h-80 overflow-auto">
+              <table className="table-dense" data-testid="failure-table">
+                <thead>
+                  <tr>
+                    <th>Trajectory</th>
+                    <th>k</th>
+                    <th className="text-right">Attempts</th>
+                    <th>Reason</th>
+                    <th>When</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {failures.data.map((f) => (
+                    <tr key={`${f.trajectoryId}:${f.k}`}>
+                      <td>
+                        <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
+                          #{f.trajectoryId}
+                        </Link>
+                      </td>
+                      <td className="font-mono">{f.k}</td>
+                      <td className="text-right tabular-nums">{f.attempts}</td>
+                      <td className="max-w-xl font-mono text-[12px] break-words">{f.error || "–"}</td>
+                      <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(f.finishedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {failedCount > failures.data.length && (
+                <p className="mt-1 text-2xs text-zinc-500">
+                  The first {formatCount(failures.data.length)} of {formatCount(failedCount)} failed calls.
+                </p>
+              )}
+            </div>
           )}
           {jobs.counts.failed > 0 && !going && (
             <p className="mt-2 text-2xs text-zinc-500">Resume sends the failed and cancelled calls again; verdicts already received are kept.</p>

@@ -15,6 +15,7 @@ import {
   cancelJudgeBatch,
   createJudgeBatch,
   estimateJudgeBatch,
+  judgeBatchFailures,
   judgeBatchProgress,
   listBatches,
   MAX_BATCH_CONCURRENCY,
@@ -162,6 +163,10 @@ export const judgeRouter = createTRPCRouter({
       const { trajectoryIds, ...rest } = batch;
       return { ...progress, batch: { ...rest, trajectoryCount: trajectoryIds.length } };
     }),
+    /** Which trajectories and k values failed, and why (the batch page lists them). */
+    failures: researcherProcedure
+      .input(z.object({ id, limit: z.number().int().min(1).max(1000).default(100) }))
+      .query(({ ctx, input }) => judgeBatchFailures(ctx.db, input.id, input.limit)),
     cancel: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => cancelJudgeBatch(ctx.db, input.id)),
     resume: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
       const r = resumeJudgeBatch(ctx.db, input.id);
