@@ -156,6 +156,8 @@ test.describe("judges in the dashboard", () => {
     await expect(page.getByTestId("status")).toHaveText("cancelled", { timeout: 20_000 });
     await expect(page.getByTestId("batch-counts")).toContainText("cancelled");
     await expect(page.getByTestId("resume-batch")).toBeVisible();
+    // Cancelled calls were not made: the bar does not read as complete.
+    await expect(page.getByTestId("batch-progress")).not.toHaveAttribute("aria-valuenow", "100");
     await shoot(page, "batch-cancelled");
 
     fake.setResponder(() => ({ reply: DEFAULT_REPLY }));

@@ -42,7 +42,9 @@ export function BatchProgressView({ id }: { id: number }) {
   const { batch, jobs, verdicts } = data;
   const config = configs.find((c) => c.id === batch.judgeConfigId);
   const total = jobs.done + jobs.remaining;
-  const fraction = total === 0 ? 1 : jobs.done / total;
+  // Cancelled calls were not made: a cancelled batch must not look complete.
+  const made = jobs.counts.succeeded + jobs.counts.failed;
+  const fraction = total === 0 ? 1 : made / total;
   const going = jobs.remaining > 0;
   const resumable = !going && (jobs.counts.cancelled > 0 || jobs.counts.failed > 0);
   const v = verdicts.byVerdict;
@@ -83,7 +85,7 @@ export function BatchProgressView({ id }: { id: number }) {
             <div className="flex items-center gap-2">
               <BatchStatus status={batch.status} />
               <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="batch-counts">
-                {formatCount(jobs.done)} of {formatCount(total)} calls done ({Math.round(fraction * 100)} %) · {formatCount(jobs.counts.running)} running ·{" "}
+                {formatCount(made)} of {formatCount(total)} calls made ({Math.round(fraction * 100)} %) · {formatCount(jobs.counts.running)} running ·{" "}
                 {formatCount(jobs.counts.queued)} queued
                 {jobs.counts.failed > 0 && ` · ${formatCount(jobs.counts.failed)} failed`}
                 {jobs.counts.cancelled > 0 && ` · ${formatCount(jobs.counts.cancelled)} cancelled`}
