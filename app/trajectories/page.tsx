@@ -36,9 +36,14 @@ async function TrajectoryList({ searchParams }: Props) {
         title="Trajectories"
         actions={
           user && hasRole(user, "researcher") && list.total > 0 ? (
-            <Link className="btn" href={`/campaigns/new${trajectoryListSearch(filters)}`} title="A labelling campaign over every trajectory these filters select">
-              New campaign from these filters
-            </Link>
+            <>
+              <Link className="btn" href={`/judges/batch${trajectoryListSearch(filters)}`} title="A judge batch over every trajectory these filters select" data-testid="judge-these">
+                Judge these
+              </Link>
+              <Link className="btn" href={`/campaigns/new${trajectoryListSearch(filters)}`} title="A labelling campaign over every trajectory these filters select">
+                New campaign from these filters
+              </Link>
+            </>
           ) : undefined
         }
         subtitle={

@@ -1,8 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { TRPCError } from "@trpc/server";
 import { formatCount, formatDate, formatPercent, OutcomeBar, PageHeader, Stat } from "../../_components/ui";
 import { api, orNotFound } from "../../_trpc/server";
+import { rateCellView } from "../../analytics/_lib/rates";
 
 export const metadata: Metadata = { title: "Run" };
 
@@ -10,7 +12,9 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const raw = (await params).id;
   if (!/^\d{1,12}$/.test(raw)) notFound();
   const id = Number(raw);
-  const { run, outcomes, sites } = await orNotFound((await api()).runs.byId({ id }));
+  const caller = await api();
+  const { run, outcomes, sites } = await orNotFound(caller.runs.byId({ id }));
+  const rates = await successRatesByEvaluator(caller, id);
   const total = Object.values(outcomes).reduce((a, b) => a + b, 0);
   const meanSteps = total ? sites.reduce((a, s) => a + s.meanSteps * s.trajectories, 0) / total : null;
   return (
@@ -32,6 +36,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           <Stat label="Mean steps" value={meanSteps === null ? "–" : meanSteps.toFixed(1)} />
           <Stat label="Sites" value={formatCount(sites.length)} />
         </div>
+        <SuccessRates rates={rates} runId={id} />
         <div className="panel px-3 py-2">
           <div className="section-title mb-1">How trajectories ended</div>
           <OutcomeBar counts={outcomes} />
@@ -72,3 +77,84 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
     </>
   );
 }
+
+type Caller = Awaited<ReturnType<typeof api>>;
+type Overview = Awaited<ReturnType<Caller["analytics"]["overview"]>>;
+
+/**
+ * The run's success rate as each evaluator sees it (the consolidated human label first, then judges, rules and
+ * imported verdicts). A researcher still labelling some trajectories blind is refused by the analytics router;
+ * the page then says why instead of showing verdicts.
+ */
+async function successRatesByEvaluator(caller: Caller, runId: number): Promise<{ columns: Overview["columns"] } | { refused: string }> {
+  try {
+    const overview = await caller.analytics.overview({ scope: { runId } });
+    return { columns: overview.columns };
+  } catch (e) {
+    if (e instanceof TRPCError && e.code === "FORBIDDEN") return { refused: e.message };
+    throw e;
+  }
+}
+
+function SuccessRates({ rates, runId }: { rates: Awaited<ReturnType<typeof successRatesByEvaluator>>; runId: number }) {
+  return (
+    <section className="panel overflow-x-auto" aria-labelledby="rates-title" data-testid="success-rates">
+      <div className="flex flex-wrap items-baseline justify-between gap-2 px-3 pt-2">
+        <h2 id="rates-title" className="section-title">
+          Success rate by evaluator
+        </h2>
+        <span className="text-2xs text-zinc-500">
+          95% Wilson intervals · unparseable replies, “not evaluable” verdicts and “unsure” labels are left out of n
+        </span>
+      </div>
+      {"refused" in rates ? (
+        <p className="px-3 py-2 text-[12px] text-zinc-600" data-testid="rates-refused">
+          {rates.refused}
+        </p>
+      ) : rates.columns.length === 0 ? (
+        <p className="px-3 py-2 text-[12px] text-zinc-600" data-testid="rates-empty">
+          No evaluator has graded this run yet: no consolidated human labels, judge verdicts or rule checks.{" "}
+          <Link className="link" href={`/judges/batch?run=${runId}`}>
+            Judge its trajectories
+          </Link>{" "}
+          or label them in a campaign.
+        </p>
+      ) : (
+        <table className="table-dense mt-1">
+          <thead>
+            <tr>
+              <th>Evaluator</th>
+              <th>Kind</th>
+              <th className="text-right">Success rate [95% CI] · successes / n</th>
+              <th className="text-right">Left out</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rates.columns.map((c) => {
+              const cell = rateCellView(c.total);
+              const left = c.total.unparseable + c.total.notEvaluable + c.total.unsure;
+              return (
+                <tr key={c.id} data-testid={`rate-${c.kind}`}>
+                  <td className={c.kind === "human" ? "font-medium text-zinc-900" : ""}>{c.label}</td>
+                  <td className="text-[12px] text-zinc-500">{KIND_LABEL[c.kind] ?? c.kind}</td>
+                  <td className="text-right tabular-nums" title={cell.title}>
+                    {cell.href ? (
+                      <Link className="link" href={cell.href}>
+                        {cell.text}
+                      </Link>
+                    ) : (
+                      cell.text
+                    )}
+                  </td>
+                  <td className="text-right text-zinc-500 tabular-nums">{left ? formatCount(left) : "–"}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+const KIND_LABEL: Record<string, string> = { human: "human, consolidated", judge: "model judge", rule: "rule check", import: "imported verdicts" };

@@ -15,6 +15,7 @@ import {
   cancelJudgeBatch,
   createJudgeBatch,
   estimateJudgeBatch,
+  judgeBatchFailures,
   judgeBatchProgress,
   listBatches,
   MAX_BATCH_CONCURRENCY,
@@ -153,7 +154,19 @@ export const judgeRouter = createTRPCRouter({
       if (batch.status === "pending") startJudgeBatchInBackground(deps(ctx), batch.id);
       return { batchId: batch.id, estimate };
     }),
-    progress: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => judgeBatchProgress(ctx.db, input.id)),
+    /**
+     * Polled every second by the batch page: the batch's trajectory ids (up to a million) are left out and only
+     * counted, so a poll stays small however large the batch.
+     */
+    progress: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => {
+      const { batch, ...progress } = judgeBatchProgress(ctx.db, input.id);
+      const { trajectoryIds, ...rest } = batch;
+      return { ...progress, batch: { ...rest, trajectoryCount: trajectoryIds.length } };
+    }),
+    /** Which trajectories and k values failed, and why (the batch page lists them). */
+    failures: researcherProcedure
+      .input(z.object({ id, limit: z.number().int().min(1).max(1000).default(100) }))
+      .query(({ ctx, input }) => judgeBatchFailures(ctx.db, input.id, input.limit)),
     cancel: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => cancelJudgeBatch(ctx.db, input.id)),
     resume: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
       const r = resumeJudgeBatch(ctx.db, input.id);

@@ -17,6 +17,7 @@ import {
   updateJudgeBatch,
   verdictTotals,
 } from "../../../db/repositories/evaluation";
+import { listJobs } from "../../../db/repositories/jobs";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { JudgeBatchRow } from "../../../db/schema/index";
 import {
@@ -199,6 +200,24 @@ export interface BatchProgress {
 export function judgeBatchProgress(db: Db, batchId: number): BatchProgress {
   const batch = requireBatch(db, batchId);
   return { batch, jobs: groupProgress(db, batchGroupKey(batchId)), verdicts: verdictTotals(db, { batchId }) };
+}
+
+/** One (trajectory, k) call of a batch that failed, with the queue's (already shortened, key-scrubbed) reason. */
+export interface BatchFailure {
+  trajectoryId: number;
+  k: string;
+  error: string;
+  attempts: number;
+  finishedAt: Date | null;
+}
+
+/** The batch's failed calls in the order they were planned: which trajectories and k values a resume would send again. */
+export function judgeBatchFailures(db: Db, batchId: number, limit = 100): BatchFailure[] {
+  requireBatch(db, batchId);
+  return listJobs(db, { groupKey: batchGroupKey(batchId), status: "failed", limit }).map((job) => {
+    const p = job.payload as JudgeJobPayload;
+    return { trajectoryId: p.trajectoryId, k: p.k, error: job.error ?? "", attempts: job.attempts, finishedAt: job.finishedAt };
+  });
 }
 
 export function listBatches(db: Db, limit = 50) {

@@ -1,0 +1,29 @@
+/**
+ * Pure text helpers of the judge batch pages: reading the k values a researcher types, and saying how long a
+ * batch has left.
+ */
+
+export type KValue = number | "full";
+
+/** "1, 3 full" → the k values (deduplicated, in order), or the first entry that is not one. */
+export function parseKText(text: string): { ks: KValue[] } | { bad: string } {
+  const ks: KValue[] = [];
+  for (const part of text.split(/[\s,]+/).filter(Boolean)) {
+    const p = part.toLowerCase();
+    if (p === "full") ks.push("full");
+    else if (/^\d+$/.test(p) && Number(p) >= 1 && Number(p) <= 1000) ks.push(Number(p));
+    else return { bad: part };
+  }
+  return { ks: [...new Set(ks)] };
+}
+
+/** "about 2 min 5 s left", or why no time can be given yet. */
+export function etaText(etaSeconds: number | null, remaining: number): string {
+  if (remaining === 0) return "nothing left to do";
+  if (etaSeconds === null) return "time left: known once the first calls finish";
+  if (etaSeconds < 60) return `about ${etaSeconds} s left`;
+  const h = Math.floor(etaSeconds / 3600);
+  const m = Math.floor((etaSeconds % 3600) / 60);
+  const s = etaSeconds % 60;
+  return h > 0 ? `about ${h} h ${m} min left` : `about ${m} min ${s} s left`;
+}
