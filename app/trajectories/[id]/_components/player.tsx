@@ -15,6 +15,7 @@ import { detectLoops, type LoopMarks } from "@/server/domain/player/loops";
 import { layoutOverlay, type GroundingFlag } from "@/server/domain/player/overlay";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
+import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
 import { Filmstrip } from "./filmstrip";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { StepDetails } from "./step-details";
@@ -53,6 +54,7 @@ export function TrajectoryPlayer({
   sidePanelFirst,
   fill,
   back,
+  evaluationsOpen,
 }: {
   id: number;
   initialStep: number;
@@ -60,6 +62,8 @@ export function TrajectoryPlayer({
   sidePanelFirst?: boolean;
   fill?: "viewport" | "parent";
   back?: BackLink;
+  /** Open with the evaluations panel showing (`?panel=evaluations`, the adjudication page). */
+  evaluationsOpen?: boolean;
 }) {
   const trpc = useTRPC();
   const { data } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id }));
@@ -76,7 +80,18 @@ export function TrajectoryPlayer({
     },
     [id, warm],
   );
-  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} fill={fill} back={back} onDisplayWidth={onDisplayWidth} />;
+  return (
+    <PlayerView
+      data={data}
+      initialStep={initialStep}
+      sidePanel={sidePanel}
+      sidePanelFirst={sidePanelFirst}
+      fill={fill}
+      back={back}
+      onDisplayWidth={onDisplayWidth}
+      evaluationsOpen={evaluationsOpen}
+    />
+  );
 }
 
 function clampStep(i: number, n: number): number {
@@ -91,6 +106,7 @@ export function PlayerView({
   fill = "viewport",
   back,
   onDisplayWidth,
+  evaluationsOpen = false,
 }: {
   data: PlayerData;
   initialStep: number;
@@ -105,6 +121,7 @@ export function PlayerView({
   fill?: "viewport" | "parent";
   back?: BackLink;
   onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
+  evaluationsOpen?: boolean;
 }) {
   const steps = data.steps;
   const n = steps.length;
@@ -116,6 +133,8 @@ export function PlayerView({
   const [help, setHelp] = useState(false);
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(1);
+  const [showEvaluations, setShowEvaluations] = useState(evaluationsOpen);
+  const evaluations = useEvaluations(data.trajectory.id, showEvaluations, n);
   // Thumbnails wait for the first large image, so they never compete with it (or its neighbours) for the
   // server's encoder on a cold cache.
   const [firstImageShown, setFirstImageShown] = useState(false);
@@ -142,6 +161,16 @@ export function PlayerView({
     url.searchParams.set("step", want);
     window.history.replaceState(window.history.state, "", url);
   }, [current, n]);
+
+  // Keep ?panel=evaluations in the address bar too, so a shared link opens with the panel.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if ((url.searchParams.get("panel") === "evaluations") === showEvaluations) return;
+    if (showEvaluations) url.searchParams.set("panel", "evaluations");
+    else url.searchParams.delete("panel");
+    window.history.replaceState(window.history.state, "", url);
+  }, [showEvaluations]);
+  const closeEvaluations = useCallback(() => setShowEvaluations(false), []);
 
   const go = useCallback((i: number) => setCurrent(clampStep(i, n)), [n]);
 
@@ -202,6 +231,9 @@ export function PlayerView({
         case "toggleHelp":
           setHelp((v) => !v);
           break;
+        case "toggleEvaluations":
+          setShowEvaluations((v) => !v);
+          break;
         case "close":
           setZoom(false);
           setHelp(false);
@@ -256,6 +288,7 @@ export function PlayerView({
                 showRaw={showRaw}
                 canRaw={!!step.rawScreenshot}
                 hasBoxes={!!step.elements?.some((e) => e.bbox)}
+                showEvaluations={showEvaluations}
                 run={run}
               />
               <StepStage
@@ -275,6 +308,7 @@ export function PlayerView({
                 analysis={analysis}
                 current={current}
                 showThumbnails={firstImageShown}
+                evaluationMarks={evaluations.marks}
                 onSelect={(i) => {
                   setPlaying(false);
                   go(i);
@@ -289,7 +323,11 @@ export function PlayerView({
           className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]"
         >
           {panel && sidePanelFirst && <div className="border-b border-zinc-200">{panel}</div>}
-          {step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />}
+          {showEvaluations ? (
+            <EvaluationsPanel state={evaluations} go={go} onClose={closeEvaluations} />
+          ) : (
+            step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />
+          )}
           {/* Label panel slot: the annotation issue renders its form here. */}
           {panel && !sidePanelFirst && <div className="border-t border-zinc-200">{panel}</div>}
         </aside>
@@ -375,6 +413,7 @@ function Toolbar(props: {
   showRaw: boolean;
   canRaw: boolean;
   hasBoxes: boolean;
+  showEvaluations: boolean;
   run: (c: PlayerCommand) => void;
 }) {
   const { current, count, playing, speed, run } = props;
@@ -426,6 +465,9 @@ function Toolbar(props: {
       <button type="button" className="btn" onMouseDown={noFocus} onClick={() => run("toggleZoom")} title="Zoom to full resolution (z)">
         Zoom
       </button>
+      <Toggle on={props.showEvaluations} onClick={() => run("toggleEvaluations")} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
+        Evaluations
+      </Toggle>
       <button type="button" className="btn btn-icon ml-auto" onMouseDown={noFocus} onClick={() => run("toggleHelp")} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
         ?
       </button>
