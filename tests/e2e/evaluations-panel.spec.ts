@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { storageStateOf } from "./accounts";
 import { trajectoryId } from "./fixtures";
-import { expectCleanLayout, screenshotAt } from "./layout";
+import { expectChildrenApart, expectCleanLayout, screenshotAt } from "./layout";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SIZES = [
@@ -45,6 +45,17 @@ test.afterAll(() => {
 });
 
 const panel = (page: Page) => page.getByTestId("evaluations-panel");
+
+/** The player's three columns side by side, none overflowing, and the toolbar (with its Evaluations toggle) intact. */
+async function expectPlayerLayout(page: Page) {
+  await expectCleanLayout(page, [
+    page.getByRole("complementary", { name: "Task" }),
+    page.getByRole("region", { name: "Step viewer" }),
+    page.getByRole("complementary", { name: "Step details" }),
+  ]);
+  await expectCleanLayout(page, [page.getByRole("toolbar", { name: "Player controls" }), panel(page)]);
+  await expectChildrenApart(page.getByRole("toolbar", { name: "Player controls" }));
+}
 const seenOf = (page: Page, position: number) => page.getByTestId("filmstrip-step").nth(position).getAttribute("data-judge-seen");
 
 test.describe("evaluations beside the trajectory", () => {
@@ -87,7 +98,7 @@ test.describe("evaluations beside the trajectory", () => {
     for (const size of SIZES) {
       await page.setViewportSize(size);
       await page.waitForTimeout(200);
-      await expectCleanLayout(page, [page.getByTestId("filmstrip"), panel(page)]);
+      await expectPlayerLayout(page);
       await screenshotAt(page, "evaluations-panel", size);
     }
     await page.setViewportSize(SIZES[0]!);
@@ -100,6 +111,11 @@ test.describe("evaluations beside the trajectory", () => {
     await expect(page).toHaveURL(new RegExp(`/trajectories/${id}\\?step=6$`));
     await page.keyboard.press("e");
     await expect(panel(page).getByTestId("evaluation-verdict")).toHaveCount(3);
+    // The header's toggle does the same with the mouse.
+    await page.getByTestId("toggle-evaluations").click();
+    await expect(panel(page)).toHaveCount(0);
+    await page.getByTestId("toggle-evaluations").click();
+    await expect(panel(page)).toBeVisible();
     await page.keyboard.press("?");
     await expect(page.getByTestId("shortcuts-help")).toContainText("Show / hide the evaluations");
   });
@@ -119,7 +135,7 @@ test.describe("evaluations and the blind", () => {
     await expect(page.getByTestId("judge-seen-mark")).toHaveCount(0);
     expect(answers.length).toBeGreaterThan(0);
     for (const a of answers) expect(a).not.toMatch(/E2E judge|VisualWebArena rules|Ana|must_include/);
-    await expectCleanLayout(page, [page.getByTestId("filmstrip"), panel(page)]);
+    await expectPlayerLayout(page);
     await screenshotAt(page, "evaluations-panel-blind", SIZES[0]!);
   });
 });

@@ -171,6 +171,7 @@ export function PlayerView({
     window.history.replaceState(window.history.state, "", url);
   }, [showEvaluations]);
   const closeEvaluations = useCallback(() => setShowEvaluations(false), []);
+  const toggleEvaluations = useCallback(() => setShowEvaluations((v) => !v), []);
 
   const go = useCallback((i: number) => setCurrent(clampStep(i, n)), [n]);
 
@@ -264,7 +265,7 @@ export function PlayerView({
     // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
     // (the label panel), pushing the screenshot down and the filmstrip below the fold.
     <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
-      <PlayerHeader data={data} back={back} />
+      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
           aria-label="Task"
@@ -288,7 +289,6 @@ export function PlayerView({
                 showRaw={showRaw}
                 canRaw={!!step.rawScreenshot}
                 hasBoxes={!!step.elements?.some((e) => e.bbox)}
-                showEvaluations={showEvaluations}
                 run={run}
               />
               <StepStage
@@ -341,7 +341,17 @@ export function PlayerView({
   );
 }
 
-const PlayerHeader = memo(function PlayerHeader({ data, back }: { data: PlayerData; back?: BackLink }) {
+const PlayerHeader = memo(function PlayerHeader({
+  data,
+  back,
+  showEvaluations,
+  onToggleEvaluations,
+}: {
+  data: PlayerData;
+  back?: BackLink;
+  showEvaluations: boolean;
+  onToggleEvaluations: () => void;
+}) {
   const { trajectory: t, task, run, taskSet } = data;
   return (
     <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
@@ -376,6 +386,9 @@ const PlayerHeader = memo(function PlayerHeader({ data, back }: { data: PlayerDa
         )}
       </div>
       <div className="ml-auto flex shrink-0 items-center gap-2">
+        <Toggle on={showEvaluations} onClick={onToggleEvaluations} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
+          Evaluations
+        </Toggle>
         <OutcomePill outcome={t.outcome} detail={t.outcomeDetail} />
         <span className="text-zinc-500 tabular-nums">
           {t.stepCount} step{t.stepCount === 1 ? "" : "s"}
@@ -413,7 +426,6 @@ function Toolbar(props: {
   showRaw: boolean;
   canRaw: boolean;
   hasBoxes: boolean;
-  showEvaluations: boolean;
   run: (c: PlayerCommand) => void;
 }) {
   const { current, count, playing, speed, run } = props;
@@ -465,9 +477,6 @@ function Toolbar(props: {
       <button type="button" className="btn" onMouseDown={noFocus} onClick={() => run("toggleZoom")} title="Zoom to full resolution (z)">
         Zoom
       </button>
-      <Toggle on={props.showEvaluations} onClick={() => run("toggleEvaluations")} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
-        Evaluations
-      </Toggle>
       <button type="button" className="btn btn-icon ml-auto" onMouseDown={noFocus} onClick={() => run("toggleHelp")} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
         ?
       </button>
