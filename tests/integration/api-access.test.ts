@@ -24,7 +24,7 @@ const POLICY: [RegExp, Access][] = [
   [/^campaigns\./, "researcher"],
   [/^labelling\./, "signedIn"],
   [/^(trajectories|taskSets|tasks|runs)\./, "signedIn"],
-  [/^judge\.verdicts\.forTrajectory$/, "signedIn"],
+  [/^judge\.verdicts\.(forTrajectory|panel)$/, "signedIn"],
   [/^(judge|analytics|liveRuns)\./, "researcher"],
   [/^imports\.startFromPath$/, "admin"],
   [/^imports\./, "researcher"],
