@@ -75,7 +75,7 @@ test.describe("evaluations beside the trajectory", () => {
     const seededLabels = panel(page).getByTestId("evaluation-label").filter({ hasText: "E2E analytics campaign" });
     await expect(seededLabels).toHaveCount(3);
     await expect(seededLabels.first()).toContainText("Ana");
-    await expect(panel(page).getByTestId("evaluation-consolidated").filter({ hasText: "E2E analytics campaign" })).toContainText("Adjudicated by");
+    await expect(panel(page).getByTestId("evaluation-consolidated").filter({ hasText: "E2E analytics campaign" })).toContainText("Adjudicated");
 
     // k = 3 saw steps 5–7 and k = 1 step 7: the filmstrip counts the evaluators per step.
     const seen = [];

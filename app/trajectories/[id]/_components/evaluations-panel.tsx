@@ -307,7 +307,7 @@ function ConsolidatedCard({ c, go }: { c: ConsolidatedView; go: (p: number) => v
     <Card testId="evaluation-consolidated">
       <LabelFields verdict={c.verdict} category={c.category} firstFailingStep={c.firstFailingStep} go={go} />
       <span className="text-2xs text-zinc-500">
-        {c.method === "adjudicated" ? `Adjudicated by ${c.adjudicatorName ?? "someone"}` : "Annotators agreed"} · {formatDate(c.updatedAt)}
+        {c.method === "adjudicated" ? (c.adjudicatorName ? `Adjudicated by ${c.adjudicatorName}` : "Adjudicated") : "Annotators agreed"} · {formatDate(c.updatedAt)}
       </span>
       {c.reason && <p className="break-words whitespace-pre-wrap text-zinc-700">{c.reason}</p>}
       <span className="truncate text-2xs text-zinc-500" title={c.campaignName}>
