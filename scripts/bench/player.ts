@@ -280,12 +280,12 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
     const app = createAppContext({ ...loadConfig(), dbPath: path.join(dataDir, "verdict.db"), dataDir });
     const report = await runImport(app, { path: bundle });
     await createAccount(app, BENCH_USER);
-    app.db.$client.close();
     const trajectoryId = report.trajectories[0]!.id;
     // Verdicts for the evaluations panel and its filmstrip marks: a judge at k = 3 and k = full.
     for (const k of ["3", "full"]) {
       upsertVerdict(app.db, { trajectoryId, kind: "judge", origin: "import", evaluatorKey: "import:bench:judge", evaluatorName: "Bench judge", k, verdict: "success", rationale: "The answer is on the last screen." });
     }
+    app.db.$client.close();
 
     const started = await startServer(dataDir);
     server = started.child;
