@@ -869,3 +869,15 @@ export function annotatorTrajectoryIds(db: Db, userId: string): number[] {
     .all<{ trajectory_id: number }>(sql`select distinct trajectory_id from ${annotatorTrajectoryIdsSql(userId)} order by trajectory_id`)
     .map((r) => r.trajectory_id);
 }
+
+/** The consolidated labels of a trajectory in every campaign, with the campaign's name and the item's state. */
+export function consolidatedOfTrajectory(db: Db, trajectoryId: number) {
+  return db
+    .select({ consolidated: consolidatedLabels, campaignName: annotationCampaigns.name, itemState: campaignItems.state })
+    .from(consolidatedLabels)
+    .innerJoin(annotationCampaigns, eq(annotationCampaigns.id, consolidatedLabels.campaignId))
+    .innerJoin(campaignItems, eq(campaignItems.id, consolidatedLabels.itemId))
+    .where(eq(consolidatedLabels.trajectoryId, trajectoryId))
+    .orderBy(asc(consolidatedLabels.campaignId))
+    .all();
+}

@@ -25,6 +25,7 @@ import { createAppContext } from "../../server/context";
 import { parseTrajectoryListParams } from "../../server/domain/trajectory-list-query";
 import { createAccount } from "../../server/services/accounts";
 import { runImport } from "../../server/services/ingest";
+import { upsertVerdict } from "../../db/repositories/evaluation";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import { renderPage, shopHome, shopProduct, shopResults } from "../../tests/fixtures/synthetic-pages";
 import { median, percentile, type BenchFigure } from "./types";
@@ -166,7 +167,8 @@ async function measurePlayer(url: string, trajectoryId: number): Promise<{ bytes
     let bytes = 0;
     cdp.on("Network.loadingFinished", (e) => (bytes += e.encodedDataLength));
 
-    await page.goto(`${url}/trajectories/${trajectoryId}`);
+    // With the evaluations panel open (issue 14): stepping must stay as fast with verdicts and filmstrip marks shown.
+    await page.goto(`${url}/trajectories/${trajectoryId}?panel=evaluations`);
     if (new URL(page.url()).pathname !== `/trajectories/${trajectoryId}`) throw new Error(`the player was not opened: the browser is at ${page.url()}`);
     await page.waitForFunction(() => {
       const img = document.querySelector<HTMLImageElement>('[data-testid="step-image"]');
@@ -278,8 +280,12 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
     const app = createAppContext({ ...loadConfig(), dbPath: path.join(dataDir, "verdict.db"), dataDir });
     const report = await runImport(app, { path: bundle });
     await createAccount(app, BENCH_USER);
-    app.db.$client.close();
     const trajectoryId = report.trajectories[0]!.id;
+    // Verdicts for the evaluations panel and its filmstrip marks: a judge at k = 3 and k = full.
+    for (const k of ["3", "full"]) {
+      upsertVerdict(app.db, { trajectoryId, kind: "judge", origin: "import", evaluatorKey: "import:bench:judge", evaluatorName: "Bench judge", k, verdict: "success", rationale: "The answer is on the last screen." });
+    }
+    app.db.$client.close();
 
     const started = await startServer(dataDir);
     server = started.child;

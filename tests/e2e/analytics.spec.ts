@@ -157,12 +157,13 @@ test.describe("analytics", () => {
     await page.screenshot({ path: path.join(root, "docs", "screenshot-judge-agreement.png") });
     await page.setViewportSize(VIEWPORTS[0]);
 
-    // A disagreement opens in the player.
+    // A disagreement opens in the player with the evaluations beside it.
     const firstRow = page.locator('section[data-figure="disagreements"] tbody tr').first();
     const id = (await firstRow.locator('td[data-col="id"]').innerText()).replace("#", "");
     await firstRow.locator('td[data-col="id"] a').click();
-    // The player then records the step it shows in the URL (?step=1); either form is the right page.
-    await expect(page).toHaveURL(new RegExp(`/trajectories/${id}(\\?step=\\d+)?$`));
+    // The player then records the step it shows in the URL (&step=1); either form is the right page.
+    await expect(page).toHaveURL(new RegExp(`/trajectories/${id}\\?panel=evaluations(&step=\\d+)?$`));
+    await expect(page.getByTestId("evaluations-panel").getByTestId("evaluation-verdict").first()).toBeVisible();
   });
 
   test("human agreement shows α, Fleiss κ and the annotator matrix of the campaign", async ({ page }) => {

@@ -26,7 +26,7 @@ const POLICY: [RegExp, Access][] = [
   [/^labelling\./, "signedIn"],
   [/^(taskSets|runs)\./, "researcher"],
   [/^(trajectories|tasks)\./, "signedIn"],
-  [/^judge\.verdicts\.forTrajectory$/, "signedIn"],
+  [/^judge\.verdicts\.(forTrajectory|panel)$/, "signedIn"],
   [/^judge\.endpointSettings\./, "admin"],
   [/^(judge|analytics|liveRuns)\./, "researcher"],
   [/^imports\.startFromPath$/, "admin"],

@@ -17,6 +17,7 @@ describe("commandForKey", () => {
     ["a", "toggleAction"],
     ["r", "toggleRaw"],
     ["z", "toggleZoom"],
+    ["e", "toggleEvaluations"],
     ["?", "toggleHelp"],
     ["Escape", "close"],
     ["+", "faster"],

@@ -169,7 +169,7 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
     rows: h.disputed.map((d) => ({
       key: String(d.itemId),
       cells: {
-        id: { text: `#${d.trajectoryId}`, href: `/trajectories/${d.trajectoryId}`, mono: true, csv: [String(d.trajectoryId)], title: "Open in the player" },
+        id: { text: `#${d.trajectoryId}`, href: `/trajectories/${d.trajectoryId}?panel=evaluations`, mono: true, csv: [String(d.trajectoryId)], title: "Open in the player, with the evaluations beside it" },
         task: { text: d.externalTaskId, title: d.intent, mono: true },
         site: { text: d.site ?? "–" },
         run: { text: d.runName },

@@ -327,7 +327,7 @@ export function disagreementTable(rows: DisagreementRowLike[], name: string): Ta
     rows: rows.map((r) => ({
       key: String(r.trajectoryId),
       cells: {
-        id: { text: `#${r.trajectoryId}`, href: `/trajectories/${r.trajectoryId}`, mono: true, csv: [String(r.trajectoryId)], title: "Open in the player" },
+        id: { text: `#${r.trajectoryId}`, href: `/trajectories/${r.trajectoryId}?panel=evaluations`, mono: true, csv: [String(r.trajectoryId)], title: "Open in the player, with the evaluations beside it" },
         task: { text: r.externalTaskId, title: r.intent, mono: true },
         site: { text: r.site ?? "–" },
         run: { text: r.runName },

@@ -63,7 +63,7 @@ export default async function DrillPage({ searchParams }: { searchParams: Promis
                 {d.rows.map((r) => (
                   <tr key={r.id} data-row={r.id}>
                     <td>
-                      <Link className="link font-mono text-[11.5px]" href={`/trajectories/${r.id}`}>
+                      <Link className="link font-mono text-[11.5px]" href={`/trajectories/${r.id}?panel=evaluations`}>
                         #{r.id}
                       </Link>
                     </td>

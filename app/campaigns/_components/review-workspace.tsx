@@ -247,6 +247,7 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
         initialStep={1}
         sidePanelFirst
         fill="parent"
+        evaluationsOpen
         sidePanel={(p) => (
           <>
             <DecisionPanel review={review} decision={decision} setDecision={setDecision} current={p.current} count={p.count} go={p.go} campaignId={campaignId} trajectoryId={trajectoryId} />

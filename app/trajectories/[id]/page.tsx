@@ -23,14 +23,15 @@ export async function generateMetadata({ params }: Props): Promise<Metadata> {
 export default async function TrajectoryPage({ params, searchParams }: Props) {
   const id = parseId((await params).id);
   if (id === null) notFound();
-  const stepParam = (await searchParams).step;
+  const sp = await searchParams;
+  const stepParam = sp.step;
   const step = Number(Array.isArray(stepParam) ? stepParam[0] : stepParam);
 
   // Resolve on the server so an unknown id is a real 404, then hand the data to the client cache.
   await orNotFound(getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id })));
   return (
     <HydrateClient>
-      <TrajectoryPlayer source={{ trajectoryId: id }} initialStep={Number.isInteger(step) && step > 0 ? step : 1} />
+      <TrajectoryPlayer source={{ trajectoryId: id }} initialStep={Number.isInteger(step) && step > 0 ? step : 1} evaluationsOpen={sp.panel === "evaluations"} />
     </HydrateClient>
   );
 }

@@ -32,6 +32,7 @@ import {
   updateJudgeConfig,
 } from "../../services/judge/configs";
 import { evaluateRuleVerdicts } from "../../services/judge/rules";
+import { trajectoryEvaluations } from "../../services/evaluations-view";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/judge/endpoint-settings";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
@@ -182,6 +183,11 @@ export const judgeRouter = createTRPCRouter({
       assertMayViewEvaluations(ctx.db, ctx.actor.userId, input.trajectoryId);
       return listVerdicts(ctx.db, { trajectoryId: input.trajectoryId });
     }),
+    /**
+     * The player's evaluations panel: verdicts with the steps each judge saw, rule config, labels with history and
+     * consolidated labels. Same blind rule as above, answered as `hidden` so the panel can say why it is empty.
+     */
+    panel: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
     /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
     evaluators: researcherProcedure.query(({ ctx }) => listEvaluatorSummaries(ctx.db)),
   }),

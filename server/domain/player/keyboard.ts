@@ -13,6 +13,7 @@ export type PlayerCommand =
   | "toggleRaw"
   | "toggleZoom"
   | "toggleHelp"
+  | "toggleEvaluations"
   | "close"
   | "slower"
   | "faster";
@@ -45,6 +46,7 @@ export const SHORTCUTS: { keys: string[]; command: PlayerCommand; description: s
   { keys: ["a"], command: "toggleAction", description: "Show / hide the action overlay" },
   { keys: ["r"], command: "toggleRaw", description: "Raw / marked screenshot (when a raw one exists)" },
   { keys: ["z"], command: "toggleZoom", description: "Zoom: full resolution, drag or scroll to pan" },
+  { keys: ["e"], command: "toggleEvaluations", description: "Show / hide the evaluations (verdicts, labels) beside the step" },
   { keys: ["?"], command: "toggleHelp", description: "This list" },
   { keys: ["Esc"], command: "close", description: "Close zoom or help" },
 ];
@@ -61,6 +63,7 @@ const KEYMAP: Record<string, PlayerCommand> = {
   a: "toggleAction",
   r: "toggleRaw",
   z: "toggleZoom",
+  e: "toggleEvaluations",
   "?": "toggleHelp",
   Escape: "close",
   "-": "slower",

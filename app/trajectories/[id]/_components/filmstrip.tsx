@@ -2,10 +2,14 @@
 /**
  * The timeline: one thumbnail per step with its action, and markers for loops (repeated action, revisited URL,
  * identical screen), grounding flags and step errors. The current step stays scrolled into view.
+ *
+ * With the evaluations panel open, steps whose screenshots a judge saw carry an eye mark (how many evaluators saw
+ * it, named in the tooltip), and those of the verdict chosen in the panel are underlined in violet.
  */
 import { useEffect, useRef } from "react";
 import { screenshotUrl } from "@/server/domain/image-variants";
 import { describeAction, shortAction } from "@/server/domain/player/action-text";
+import type { EvaluationMark } from "./evaluations-panel";
 import type { PlayerStepData, StepAnalysis } from "./player";
 
 const THUMB_WIDTH = 112;
@@ -15,12 +19,14 @@ export function Filmstrip({
   analysis,
   current,
   showThumbnails,
+  evaluationMarks,
   onSelect,
 }: {
   steps: PlayerStepData[];
   analysis: StepAnalysis[];
   current: number;
   showThumbnails: boolean;
+  evaluationMarks?: EvaluationMark[];
   onSelect: (i: number) => void;
 }) {
   const listRef = useRef<HTMLOListElement>(null);
@@ -48,6 +54,8 @@ export function Filmstrip({
           ]
             .filter(Boolean)
             .join("; ");
+          const seen = evaluationMarks?.[i];
+          const seenBy = seen?.seenBy.length ? `\nSeen by ${seen.seenBy.join(", ")}` : "";
           return (
             <li key={s.index} className="shrink-0">
               <button
@@ -55,11 +63,13 @@ export function Filmstrip({
                 onMouseDown={(e) => e.preventDefault()}
                 onClick={() => onSelect(i)}
                 aria-current={isCurrent ? "step" : undefined}
-                aria-label={`Step ${i + 1}: ${describeAction(s.action, 40)}${loop ? ` (loop: ${loopWhy})` : ""}${a.grounding ? " (grounding flag)" : ""}`}
-                title={`${i + 1}. ${describeAction(s.action, 120)}${loop ? `\n↻ ${loopWhy}` : ""}${a.grounding ? `\n⚑ ${a.grounding.message}` : ""}${s.error ? `\n✖ ${s.error}` : ""}`}
+                aria-label={`Step ${i + 1}: ${describeAction(s.action, 40)}${loop ? ` (loop: ${loopWhy})` : ""}${a.grounding ? " (grounding flag)" : ""}${seen?.seenBy.length ? ` (screenshot seen by ${seen.seenBy.length} evaluators)` : ""}`}
+                title={`${i + 1}. ${describeAction(s.action, 120)}${loop ? `\n↻ ${loopWhy}` : ""}${a.grounding ? `\n⚑ ${a.grounding.message}` : ""}${s.error ? `\n✖ ${s.error}` : ""}${seenBy}`}
                 data-testid="filmstrip-step"
                 data-loop={loop || undefined}
                 data-grounding={a.grounding ? true : undefined}
+                data-judge-seen={seen?.seenBy.length || undefined}
+                data-judge-chosen={seen?.chosen || undefined}
                 className={`group flex w-[116px] flex-col gap-0.5 rounded-md p-0.5 text-left ${
                   isCurrent ? "bg-indigo-50 ring-2 ring-indigo-500" : "ring-1 ring-zinc-200 hover:ring-zinc-400"
                 }`}
@@ -90,6 +100,19 @@ export function Filmstrip({
                     {a.grounding && <span className="rounded-sm bg-rose-600 px-1 text-[10px] leading-3.5 font-bold text-white">⚑</span>}
                     {s.error && <span className="rounded-sm bg-rose-900 px-1 text-[10px] leading-3.5 font-bold text-white">✖</span>}
                   </span>
+                  {seen && seen.seenBy.length > 0 && (
+                    <span
+                      className="absolute bottom-0.5 left-0.5 flex items-center gap-0.5 rounded-sm bg-violet-700/90 px-1 text-[10px] leading-3.5 font-semibold text-white tabular-nums"
+                      data-testid="judge-seen-mark"
+                    >
+                      <svg viewBox="0 0 16 16" className="size-2.5" aria-hidden fill="none" stroke="currentColor" strokeWidth={1.6}>
+                        <path d="M1 8s2.6-5 7-5 7 5 7 5-2.6 5-7 5-7-5-7-5z" />
+                        <circle cx="8" cy="8" r="2" fill="currentColor" />
+                      </svg>
+                      {seen.seenBy.length}
+                    </span>
+                  )}
+                  {seen?.chosen && <span className="absolute inset-x-0 bottom-0 h-[3px] bg-violet-500" data-testid="judge-chosen-mark" />}
                 </span>
                 <span className={`truncate px-0.5 font-mono text-[10.5px] leading-4 ${isCurrent ? "text-indigo-800" : "text-zinc-600"}`}>
                   {shortAction(s.action)}

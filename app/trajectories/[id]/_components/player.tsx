@@ -15,6 +15,7 @@ import { detectLoops, type LoopMarks } from "@/server/domain/player/loops";
 import { layoutOverlay, type GroundingFlag } from "@/server/domain/player/overlay";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
+import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
 import { Filmstrip } from "./filmstrip";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { StepDetails } from "./step-details";
@@ -59,6 +60,7 @@ export function TrajectoryPlayer({
   sidePanelFirst,
   fill,
   back,
+  evaluationsOpen,
 }: {
   source: PlayerSource;
   initialStep: number;
@@ -66,6 +68,8 @@ export function TrajectoryPlayer({
   sidePanelFirst?: boolean;
   fill?: "viewport" | "parent";
   back?: BackLink;
+  /** Open with the evaluations panel showing (`?panel=evaluations`, the adjudication page). */
+  evaluationsOpen?: boolean;
 }) {
   const trpc = useTRPC();
   // Primitives, so the callbacks below stay stable across renders that pass an equal source.
@@ -93,7 +97,18 @@ export function TrajectoryPlayer({
     },
     [warm],
   );
-  return <PlayerView data={data} initialStep={initialStep} sidePanel={sidePanel} sidePanelFirst={sidePanelFirst} fill={fill} back={back} onDisplayWidth={onDisplayWidth} />;
+  return (
+    <PlayerView
+      data={data}
+      initialStep={initialStep}
+      sidePanel={sidePanel}
+      sidePanelFirst={sidePanelFirst}
+      fill={fill}
+      back={back}
+      onDisplayWidth={onDisplayWidth}
+      evaluationsOpen={evaluationsOpen}
+    />
+  );
 }
 
 function clampStep(i: number, n: number): number {
@@ -108,6 +123,7 @@ export function PlayerView({
   fill = "viewport",
   back,
   onDisplayWidth,
+  evaluationsOpen = false,
 }: {
   data: PlayerData;
   initialStep: number;
@@ -122,6 +138,7 @@ export function PlayerView({
   fill?: "viewport" | "parent";
   back?: BackLink;
   onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
+  evaluationsOpen?: boolean;
 }) {
   const steps = data.steps;
   const n = steps.length;
@@ -133,6 +150,8 @@ export function PlayerView({
   const [help, setHelp] = useState(false);
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(1);
+  const [showEvaluations, setShowEvaluations] = useState(evaluationsOpen);
+  const evaluations = useEvaluations(data.trajectory.id, showEvaluations, n);
   // Thumbnails wait for the first large image, so they never compete with it (or its neighbours) for the
   // server's encoder on a cold cache.
   const [firstImageShown, setFirstImageShown] = useState(false);
@@ -162,6 +181,17 @@ export function PlayerView({
     url.searchParams.set("step", want);
     window.history.replaceState(window.history.state, "", url);
   }, [current, n]);
+
+  // Keep ?panel=evaluations in the address bar too, so a shared link opens with the panel.
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if ((url.searchParams.get("panel") === "evaluations") === showEvaluations) return;
+    if (showEvaluations) url.searchParams.set("panel", "evaluations");
+    else url.searchParams.delete("panel");
+    window.history.replaceState(window.history.state, "", url);
+  }, [showEvaluations]);
+  const closeEvaluations = useCallback(() => setShowEvaluations(false), []);
+  const toggleEvaluations = useCallback(() => setShowEvaluations((v) => !v), []);
 
   const go = useCallback((i: number) => setCurrent(clampStep(i, n)), [n]);
 
@@ -222,6 +252,9 @@ export function PlayerView({
         case "toggleHelp":
           setHelp((v) => !v);
           break;
+        case "toggleEvaluations":
+          setShowEvaluations((v) => !v);
+          break;
         case "close":
           setZoom(false);
           setHelp(false);
@@ -252,7 +285,7 @@ export function PlayerView({
     // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
     // (the label panel), pushing the screenshot down and the filmstrip below the fold.
     <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
-      <PlayerHeader data={data} back={back} />
+      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
           aria-label="Task"
@@ -295,6 +328,7 @@ export function PlayerView({
                 analysis={analysis}
                 current={current}
                 showThumbnails={firstImageShown}
+                evaluationMarks={evaluations.marks}
                 onSelect={(i) => {
                   setPlaying(false);
                   go(i);
@@ -309,7 +343,11 @@ export function PlayerView({
           className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]"
         >
           {panel && sidePanelFirst && <div className="border-b border-zinc-200">{panel}</div>}
-          {step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />}
+          {showEvaluations ? (
+            <EvaluationsPanel state={evaluations} go={go} onClose={closeEvaluations} />
+          ) : (
+            step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />
+          )}
           {/* Label panel slot: the annotation issue renders its form here. */}
           {panel && !sidePanelFirst && <div className="border-t border-zinc-200">{panel}</div>}
         </aside>
@@ -323,7 +361,17 @@ export function PlayerView({
   );
 }
 
-const PlayerHeader = memo(function PlayerHeader({ data, back }: { data: PlayerData; back?: BackLink }) {
+const PlayerHeader = memo(function PlayerHeader({
+  data,
+  back,
+  showEvaluations,
+  onToggleEvaluations,
+}: {
+  data: PlayerData;
+  back?: BackLink;
+  showEvaluations: boolean;
+  onToggleEvaluations: () => void;
+}) {
   const { trajectory: t, task, run, taskSet } = data;
   return (
     <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
@@ -363,6 +411,9 @@ const PlayerHeader = memo(function PlayerHeader({ data, back }: { data: PlayerDa
         )}
       </div>
       <div className="ml-auto flex shrink-0 items-center gap-2">
+        <Toggle on={showEvaluations} onClick={onToggleEvaluations} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
+          Evaluations
+        </Toggle>
         <OutcomePill outcome={t.outcome} detail={t.outcomeDetail} />
         <span className="text-zinc-500 tabular-nums">
           {t.stepCount} step{t.stepCount === 1 ? "" : "s"}

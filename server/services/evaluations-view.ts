@@ -1,0 +1,126 @@
+/**
+ * Everything known about how good one trajectory is, for the evaluations panel beside the player: every judge
+ * verdict (configuration, k, prompt version, the steps whose screenshots it saw, rationale and raw reply), rule
+ * results with the rule they checked, imported verdicts, each annotator's latest label with its revisions, and
+ * each campaign's consolidated label with its history.
+ *
+ * The blind rule applies as in `judge.verdicts.forTrajectory` and `labelling.ofTrajectory`: a viewer who is still
+ * to label the trajectory blind gets `hidden: true` and nothing else, not even how many evaluations exist.
+ */
+import type { Db } from "../../db/client";
+import { consolidatedOfTrajectory, consolidationHistory, isCampaignAnnotator, labelHistory } from "../../db/repositories/annotation";
+import { getJudgeConfig, listVerdicts } from "../../db/repositories/evaluation";
+import { getTrajectoryDetail } from "../../db/repositories/trajectories";
+import { hasRole, type Actor } from "../auth/roles";
+import { screenshotWindow, type ScreenshotWindow } from "../domain/evaluators/screenshot-window";
+import type { JudgeOptions } from "../domain/evaluators/verdicts";
+import { NotFoundError } from "../errors";
+import { assertMayViewEvaluations, assertTrajectoryBrowsable, mayViewEvaluations, visibleLabelsOfTrajectory } from "./annotation";
+import { screenshotFor } from "./judge/verdict";
+
+export const EVALUATIONS_HIDDEN_MESSAGE = "Evaluations are hidden until you submit your label";
+
+export type TrajectoryEvaluations = ReturnType<typeof trajectoryEvaluations>;
+
+export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: number) {
+  assertTrajectoryBrowsable(db, viewer, trajectoryId);
+  const detail = getTrajectoryDetail(db, trajectoryId);
+  if (!detail) throw new NotFoundError("trajectory", trajectoryId);
+  if (!mayViewEvaluations(db, viewer.userId, trajectoryId)) {
+    return { hidden: true as const, message: EVALUATIONS_HIDDEN_MESSAGE };
+  }
+  // Records the first reveal to an annotator of a blind campaign, so later revisions are flagged as anchored.
+  assertMayViewEvaluations(db, viewer.userId, trajectoryId);
+
+  const configs = new Map<number, { name: string; model: string; screenshots: JudgeOptions["screenshots"] } | null>();
+  const configOf = (id: number | null) => {
+    if (id === null) return null;
+    if (!configs.has(id)) {
+      const c = getJudgeConfig(db, id);
+      configs.set(id, c ? { name: c.name, model: c.model, screenshots: c.options.screenshots } : null);
+    }
+    return configs.get(id)!;
+  };
+
+  const verdicts = listVerdicts(db, { trajectoryId }).map((v) => {
+    const config = configOf(v.judgeConfigId);
+    // The judge sends the marked screenshot unless its configuration asks for raw ones; imports are assumed marked.
+    const pref = config?.screenshots ?? "marked";
+    const window: ScreenshotWindow = screenshotWindow(
+      { k: v.k, stepIndices: v.stepIndices },
+      detail.steps.map((s) => ({ index: s.index, hasScreenshot: screenshotFor(s, pref) !== null })),
+    );
+    return {
+      id: v.id,
+      kind: v.kind,
+      origin: v.origin,
+      evaluatorKey: v.evaluatorKey,
+      evaluatorName: v.evaluatorName,
+      config: config ? { id: v.judgeConfigId!, name: config.name, model: config.model } : null,
+      k: v.k,
+      promptVersion: v.promptVersion,
+      window,
+      verdict: v.verdict,
+      score: v.score,
+      rationale: v.rationale,
+      rawReply: v.rawReply,
+      details: v.details,
+      model: v.model,
+      latencyMs: v.latencyMs,
+      costUsd: v.costUsd,
+      updatedAt: v.updatedAt,
+    };
+  });
+
+  const researcher = hasRole(viewer, "researcher");
+  const { labels } = visibleLabelsOfTrajectory(db, viewer, trajectoryId);
+  const members = new Map<number, boolean>();
+  const mayOpenCampaign = (campaignId: number) => {
+    if (researcher) return true;
+    if (!members.has(campaignId)) members.set(campaignId, isCampaignAnnotator(db, campaignId, viewer.userId));
+    return members.get(campaignId)!;
+  };
+
+  return {
+    hidden: false as const,
+    /** The task's benchmark evaluator config (VisualWebArena `eval`), the rule that rule verdicts checked. */
+    ruleConfig: (detail.task.evaluatorConfig ?? null) as unknown,
+    verdicts,
+    labels: labels.map((l) => ({
+      ...l,
+      history: labelHistory(db, l.id).map((h) => ({
+        revision: h.revision,
+        action: h.action,
+        actorName: h.actorName,
+        status: h.status,
+        values: h.values,
+        changedFields: h.changes.map((c) => c.field),
+        afterReveal: h.afterReveal,
+        undone: h.undoneByRevisionId !== null,
+        createdAt: h.createdAt,
+      })),
+    })),
+    consolidated: consolidatedOfTrajectory(db, trajectoryId)
+      .filter((c) => mayOpenCampaign(c.consolidated.campaignId))
+      .map(({ consolidated: c, campaignName, itemState }) => ({
+        campaignId: c.campaignId,
+        campaignName,
+        itemState,
+        verdict: c.verdict,
+        category: c.category,
+        firstFailingStep: c.firstFailingStep,
+        method: c.method,
+        adjudicatorName: c.adjudicatorName,
+        reason: c.reason,
+        updatedAt: c.updatedAt,
+        history: consolidationHistory(db, c.itemId).map((e) => ({
+          state: e.state,
+          values: e.values,
+          method: e.method,
+          actorName: e.actorName,
+          reason: e.reason,
+          createdAt: e.createdAt,
+        })),
+      })),
+  };
+}

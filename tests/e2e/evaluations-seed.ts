@@ -1,0 +1,53 @@
+/**
+ * Run by evaluations-panel.spec.ts in a child process (tsx) against the e2e database, after analytics-seed.ts
+ * (judge verdicts, labels, consolidated labels). `seed <trajectoryId>` gives that trajectory's task a
+ * VisualWebArena-style string_match rule (as the demo tasks carry), runs the real rule evaluator on it, and puts
+ * the trajectory in a blind campaign labelled by annotator1; `clean` undoes all of it. Prints one JSON object.
+ */
+import { eq } from "drizzle-orm";
+import { createCampaign } from "../../server/services/annotation";
+import { deleteCampaign, getCampaignByName } from "../../db/repositories/annotation";
+import { deleteVerdicts } from "../../db/repositories/evaluation";
+import { tasks, trajectories, users } from "../../db/schema/index";
+import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/judge/rules";
+import { getAppContext } from "../../server/context";
+import { account } from "./accounts";
+
+export const BLIND_CAMPAIGN = "E2E evaluations blind campaign";
+export const RULE = { eval_types: ["string_match"], reference_answers: { must_include: ["$59.99"] } };
+
+const { db } = getAppContext();
+const [mode, rawId] = process.argv.slice(2);
+
+function userId(key: Parameters<typeof account>[0]): string {
+  const row = db.select({ id: users.id }).from(users).where(eq(users.email, account(key).email)).get();
+  if (!row) throw new Error(`No e2e account ${account(key).email}`);
+  return row.id;
+}
+
+function clean(trajectoryId: number | null) {
+  const campaign = getCampaignByName(db, BLIND_CAMPAIGN);
+  if (campaign) deleteCampaign(db, campaign.id);
+  deleteVerdicts(db, { evaluatorKey: VWA_RULES_EVALUATOR_KEY });
+  if (trajectoryId !== null) {
+    const t = db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, trajectoryId)).get();
+    if (t) db.update(tasks).set({ evaluatorConfig: null }).where(eq(tasks.id, t.taskId)).run();
+  }
+}
+
+const id = rawId ? Number(rawId) : null;
+if (mode === "clean") {
+  clean(id);
+  process.stdout.write(JSON.stringify({ cleaned: true }));
+} else if (mode === "seed" && id) {
+  clean(id);
+  const t = db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, id)).get()!;
+  db.update(tasks).set({ evaluatorConfig: RULE }).where(eq(tasks.id, t.taskId)).run();
+  const report = await evaluateRuleVerdicts({ db, env: {} }, { trajectoryIds: [id] });
+  const researcher = { userId: userId("researcher"), name: account("researcher").name, role: "researcher" as const };
+  const campaign = createCampaign(db, researcher, { name: BLIND_CAMPAIGN, trajectoryIds: [id], annotatorsPerItem: 1, annotatorIds: [userId("annotator1")] });
+  process.stdout.write(JSON.stringify({ rules: report.byVerdict, campaignId: campaign.id }));
+} else {
+  process.stderr.write("usage: evaluations-seed.ts seed|clean <trajectoryId>\n");
+  process.exit(2);
+}
