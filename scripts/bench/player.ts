@@ -135,7 +135,9 @@ async function measurePlayer(url: string, trajectoryId: number): Promise<{ bytes
     args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
   });
   try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+    // The bench's timing probes are functions evaluated in the page, which the app's script policy (nonces, no
+    // eval) would refuse; the policy is not what is measured here.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, bypassCSP: true });
     // Installed in the page before any app code: on every key press (capture phase, before React sees it),
     // watch animation frames until the step image shows the new step fully loaded, then record the time of
     // the following frame (the one in which the new image has been presented). A string, not a function:
