@@ -302,3 +302,18 @@ export function resolveEmOptions(options: EmOptions): Required<EmOptions> {
 export function hasConverged(previous: number, current: number, tolerance: number): boolean {
   return Math.abs(current - previous) <= tolerance * Math.max(1, Math.abs(current));
 }
+
+/**
+ * One E-step row of an EM fit: turns an item pattern's unnormalised log class probabilities into posteriors (written
+ * to `posterior` at `offset`) without overflow. Returns the pattern's log-likelihood, or -Infinity when every class is
+ * impossible (then `posterior` is left as it was, so the previous estimate stands).
+ */
+export function normaliseLogPosterior(logp: Float64Array, posterior: Float64Array, offset: number, classes: number): number {
+  let max = -Infinity;
+  for (let k = 0; k < classes; k++) if (logp[k]! > max) max = logp[k]!;
+  if (max === -Infinity) return -Infinity;
+  let sum = 0;
+  for (let k = 0; k < classes; k++) sum += Math.exp(logp[k]! - max);
+  for (let k = 0; k < classes; k++) posterior[offset + k] = Math.exp(logp[k]! - max) / sum;
+  return max + Math.log(sum);
+}

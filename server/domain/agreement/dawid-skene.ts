@@ -14,7 +14,7 @@
  * inverted and their labels still count as evidence. A class nobody used gets prior 0 (plus smoothing) and, with no
  * evidence at all about it, a uniform confusion row.
  */
-import { grouped, hasConverged, itemPosteriors, mostLikelyClasses, resolveEmOptions, type ConsensusLabels, type EmOptions, type GroupedConsensusLabels } from "./consensus";
+import { grouped, hasConverged, itemPosteriors, normaliseLogPosterior, mostLikelyClasses, resolveEmOptions, type ConsensusLabels, type EmOptions, type GroupedConsensusLabels } from "./consensus";
 
 export interface DawidSkeneResult {
   items: number;
@@ -105,17 +105,13 @@ export function dawidSkene(labels: ConsensusLabels | GroupedConsensusLabels, opt
         const base = j * K * K + (c - j * K);
         for (let k = 0; k < K; k++) logp[k]! += logConfusion[base + k * K]!;
       }
-      let max = -Infinity;
-      for (let k = 0; k < K; k++) if (logp[k]! > max) max = logp[k]!;
-      if (max === -Infinity) {
+      const patternLl = normaliseLogPosterior(logp, T, g * K, K);
+      if (patternLl === -Infinity) {
         // Every class impossible (only reachable with smoothing 0 and degenerate starts): keep the old indicators.
         ll = -Infinity;
         continue;
       }
-      let sum = 0;
-      for (let k = 0; k < K; k++) sum += Math.exp(logp[k]! - max);
-      for (let k = 0; k < K; k++) T[g * K + k] = Math.exp(logp[k]! - max) / sum;
-      ll += weight[g]! * (max + Math.log(sum));
+      ll += weight[g]! * patternLl;
     }
     const previous = trace.length ? trace[trace.length - 1]! : undefined;
     trace.push(ll);

@@ -19,6 +19,7 @@ import {
   grouped,
   hasConverged,
   itemPosteriors,
+  normaliseLogPosterior,
   mostLikelyClasses,
   resolveEmOptions,
   type ConsensusLabels,
@@ -195,16 +196,12 @@ function fitOnce(patterns: LabelPatterns, annotators: number, K: number, em: Req
         const same = logSame[c]!;
         for (let k = 0; k < K; k++) logp[k]! += k === l ? same : other;
       }
-      let max = -Infinity;
-      for (let k = 0; k < K; k++) if (logp[k]! > max) max = logp[k]!;
-      if (max === -Infinity) {
+      const patternLl = normaliseLogPosterior(logp, T, g * K, K);
+      if (patternLl === -Infinity) {
         ll = -Infinity;
         continue;
       }
-      let sum = 0;
-      for (let k = 0; k < K; k++) sum += Math.exp(logp[k]! - max);
-      for (let k = 0; k < K; k++) T[g * K + k] = Math.exp(logp[k]! - max) / sum;
-      ll += weight[g]! * (max + Math.log(sum));
+      ll += weight[g]! * patternLl;
     }
     const previous = trace.length ? trace[trace.length - 1]! : undefined;
     trace.push(ll);
