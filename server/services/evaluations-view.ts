@@ -12,13 +12,13 @@ import { consolidatedOfTrajectory, consolidationHistory, isCampaignAnnotator, la
 import { getJudgeConfig, listVerdicts } from "../../db/repositories/evaluation";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { hasRole, type Actor } from "../auth/roles";
+import { EVALUATIONS_HIDDEN } from "../domain/annotation/evaluations-hidden";
 import { screenshotWindow, type ScreenshotWindow } from "../domain/evaluators/screenshot-window";
 import type { JudgeOptions } from "../domain/evaluators/verdicts";
 import { NotFoundError } from "../errors";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable, mayViewEvaluations, visibleLabelsOfTrajectory } from "./annotation";
 import { screenshotFor } from "./judge/verdict";
 
-export const EVALUATIONS_HIDDEN_MESSAGE = "Evaluations are hidden until you submit your label";
 
 export type TrajectoryEvaluations = ReturnType<typeof trajectoryEvaluations>;
 
@@ -27,7 +27,7 @@ export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: numbe
   const detail = getTrajectoryDetail(db, trajectoryId);
   if (!detail) throw new NotFoundError("trajectory", trajectoryId);
   if (!mayViewEvaluations(db, viewer.userId, trajectoryId)) {
-    return { hidden: true as const, message: EVALUATIONS_HIDDEN_MESSAGE };
+    return EVALUATIONS_HIDDEN;
   }
   // Records the first reveal to an annotator of a blind campaign, so later revisions are flagged as anchored.
   assertMayViewEvaluations(db, viewer.userId, trajectoryId);

@@ -80,15 +80,19 @@ describe("evaluations beside the trajectory", () => {
     expect(view.consolidated[0]!.history.at(-1)).toMatchObject({ state: "adjudicated", actorName: researcher.name });
   });
 
-  it("tells a blind annotator only that evaluations are hidden, and shows them once they have labelled", async () => {
+  it("refuses a blind annotator the evaluations of a trajectory they have not labelled, and shows them once they have", async () => {
     const id = await seedEvaluated();
     const campaign = createCampaign(ctx.db, researcher, { name: "Blind", trajectoryIds: [id], annotatorsPerItem: 2, annotatorIds: [ann.userId, other.userId] });
     label(other, campaign.id, id, { verdict: "success", note: "Otto's secret note" });
 
-    const before = await api(ann).judge.verdicts.panel({ trajectoryId: id });
-    expect(before).toEqual({ hidden: true, message: "Evaluations are hidden until you submit your label" });
-    // Nothing of the verdicts or the other label travels, not even in passing.
-    expect(JSON.stringify(before)).not.toMatch(/GPT judge|date differs|Otto/);
+    // Before their label the trajectory is theirs only as a campaign item: asked by id, the panel is refused, and
+    // the refusal carries nothing of the verdicts or the other label.
+    const before = await api(ann).judge.verdicts.panel({ trajectoryId: id }).then(
+      () => null,
+      (e: { code?: string; message?: string }) => e,
+    );
+    expect(before?.code).toBe("FORBIDDEN");
+    expect(JSON.stringify(before?.message)).not.toMatch(/GPT judge|date differs|Otto/);
 
     label(ann, campaign.id, id, { verdict: "failure", category: "other" });
     const after = await api(ann).judge.verdicts.panel({ trajectoryId: id });

@@ -115,6 +115,7 @@ function inputsFor(path: string): unknown[] | undefined {
     "trajectories.warmImages": trajectoryInputs.map((id) => ({ id, width: 640 })),
     "tasks.byId": [...taskIds, outsideTask].map((id) => ({ id })),
     "judge.verdicts.forTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
+    "judge.verdicts.panel": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
     "accounts.session": [undefined],
     "accounts.me": [undefined],
     "accounts.setup": [{ email: "late@example.org", name: "Late", password: "late-password-1" }],
@@ -188,6 +189,9 @@ describe("a blind annotator walking every procedure", () => {
     const view = await api.trajectories.byId({ id: t });
     expect(view.run).toMatchObject({ id: runA, name: SECRETS.runA, model: SECRETS.modelA, sourceSystem: SECRETS.systemA });
     expect((await api.judge.verdicts.forTrajectory({ trajectoryId: t })).map((v) => v.rationale)).toEqual([SECRETS.judge]);
+    const panel = await api.judge.verdicts.panel({ trajectoryId: t });
+    if (panel.hidden) throw new Error("the annotator has labelled; the evaluations panel should show");
+    expect(panel.verdicts.map((v) => v.rationale)).toContain(SECRETS.judge);
     expect((await api.labelling.ofTrajectory({ trajectoryId: t })).labels.map((l) => l.note)).toContain(SECRETS.otherNote);
     // The others stay hidden, and runs and task sets stay closed to annotators.
     for (const other of ids.slice(1)) {

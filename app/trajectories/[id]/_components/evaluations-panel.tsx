@@ -12,6 +12,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { memo, useMemo, useState, type ReactNode } from "react";
 import { describeK } from "@/server/domain/evaluators/screenshot-window";
+import { EVALUATIONS_HIDDEN } from "@/server/domain/annotation/evaluations-hidden";
 import type { AppRouter } from "@/server/api/root";
 import { formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
@@ -38,9 +39,12 @@ export function verdictTitle(v: Pick<VerdictView, "evaluatorName" | "k" | "promp
  */
 export function useEvaluations(trajectoryId: number, open: boolean, stepCount: number) {
   const trpc = useTRPC();
-  const query = useQuery({ ...trpc.judge.verdicts.panel.queryOptions({ trajectoryId }), enabled: open });
+  // A campaign item still to be labelled blind comes without its trajectory id (0): its evaluations are hidden, and
+  // there is nothing to ask the server for.
+  const blindItem = trajectoryId === 0;
+  const query = useQuery({ ...trpc.judge.verdicts.panel.queryOptions({ trajectoryId }), enabled: open && !blindItem });
   const [chosenId, setChosenId] = useState<number | null>(null);
-  const data = query.data;
+  const data = blindItem ? EVALUATIONS_HIDDEN : query.data;
   const withWindow = useMemo(() => (data && !data.hidden ? data.verdicts.filter((v) => v.window.kind === "steps" && v.window.positions.length > 0) : []), [data]);
   const chosen = withWindow.find((v) => v.id === chosenId) ?? withWindow[0] ?? null;
   const marks = useMemo<EvaluationMark[] | undefined>(() => {
@@ -61,8 +65,8 @@ export function useEvaluations(trajectoryId: number, open: boolean, stepCount: n
   const errorMessage = query.error?.message ?? null;
   // One stable object while nothing changes, so the memoised panel skips the player's per-step renders.
   return useMemo(
-    () => ({ data, status: query.status, errorMessage, chosenId: chosenIdNow, choose: setChosenId, marks }),
-    [data, query.status, errorMessage, chosenIdNow, marks],
+    () => ({ data, status: blindItem ? ("success" as const) : query.status, errorMessage, chosenId: chosenIdNow, choose: setChosenId, marks }),
+    [data, blindItem, query.status, errorMessage, chosenIdNow, marks],
   );
 }
 
