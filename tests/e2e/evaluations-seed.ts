@@ -4,11 +4,11 @@
  * VisualWebArena-style string_match rule (as the demo tasks carry), runs the real rule evaluator on it, and puts
  * the trajectory in a blind campaign labelled by annotator1; `clean` undoes all of it. Prints one JSON object.
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { createCampaign } from "../../server/services/annotation";
 import { deleteCampaign, getCampaignByName } from "../../db/repositories/annotation";
 import { deleteVerdicts } from "../../db/repositories/evaluation";
-import { tasks, trajectories, users } from "../../db/schema/index";
+import { campaignItems, tasks, trajectories, users } from "../../db/schema/index";
 import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/judge/rules";
 import { getAppContext } from "../../server/context";
 import { account } from "./accounts";
@@ -46,7 +46,12 @@ if (mode === "clean") {
   const report = await evaluateRuleVerdicts({ db, env: {} }, { trajectoryIds: [id] });
   const researcher = { userId: userId("researcher"), name: account("researcher").name, role: "researcher" as const };
   const campaign = createCampaign(db, researcher, { name: BLIND_CAMPAIGN, trajectoryIds: [id], annotatorsPerItem: 1, annotatorIds: [userId("annotator1")] });
-  process.stdout.write(JSON.stringify({ rules: report.byVerdict, campaignId: campaign.id }));
+  const item = db
+    .select({ itemNo: campaignItems.itemNo })
+    .from(campaignItems)
+    .where(and(eq(campaignItems.campaignId, campaign.id), eq(campaignItems.trajectoryId, id)))
+    .get()!;
+  process.stdout.write(JSON.stringify({ rules: report.byVerdict, campaignId: campaign.id, itemNo: item.itemNo }));
 } else {
   process.stderr.write("usage: evaluations-seed.ts seed|clean <trajectoryId>\n");
   process.exit(2);
