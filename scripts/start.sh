@@ -26,9 +26,9 @@ bash scripts/browser-user.sh
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "› Installing npm packages…"
-  # `npm install` (not `npm ci`): with this workplace's omit-lockfile-registry-resolved setting the lock holds
-# no entries for other platforms' optional packages, which `npm ci` rejects; install still follows the lock.
-npm install --no-audit --no-fund
+  # `npm install` (not `npm ci`): package-lock.json lists no entries for other platforms' optional packages
+  # (the Tailwind and esbuild native builds), which `npm ci` refuses; `npm install` still follows the lock.
+  npm install --no-audit --no-fund
 fi
 
 if [ ! -f .next/BUILD_ID ] || [ -n "$(find app server db next.config.js package.json -newer .next/BUILD_ID -type f -print -quit 2>/dev/null)" ]; then
