@@ -49,6 +49,8 @@ export interface ImportRequest {
   /** Stops the import between trajectories (what was committed stays). */
   signal?: AbortSignal;
   onProgress?: (p: ImportProgress) => void;
+  /** Image bytes of one trajectory held between checking and staging (default 64 MB); beyond it they are read twice. */
+  keptImageBytes?: number;
 }
 
 export type ItemStatus = "created" | "updated" | "unchanged";
@@ -86,6 +88,10 @@ export interface ImportReport {
 }
 
 const PREPARE_WINDOW = 4;
+/** Images of one trajectory read (or hashed and staged) at once. */
+const IMAGE_READ_WINDOW = 32;
+/** Image bytes of one trajectory held between checking and staging; beyond it they are read a second time. */
+const DEFAULT_KEPT_IMAGE_BYTES = 64 * 1024 * 1024;
 
 interface StagedImage {
   hash: string;
@@ -94,6 +100,15 @@ interface StagedImage {
   height: number;
   bytes: number;
   /** Where it was first read, for error messages. */
+  origin: string;
+}
+
+/** An image read and recognised, not yet hashed or staged. */
+interface LoadedImage {
+  ref: ImageRef;
+  /** Null when the trajectory's images outgrew what is kept between checking and staging: read again. */
+  bytes: Uint8Array | null;
+  info: NonNullable<ReturnType<typeof readImageInfo>>;
   origin: string;
 }
 
@@ -219,7 +234,8 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
   let total: number | null = null;
   let done = 0;
 
-  async function stage(ref: ImageRef | null): Promise<string | null> {
+  /** Reads one image and checks that it is an image; nothing is hashed or written yet. */
+  async function load(ref: ImageRef | null): Promise<LoadedImage | null> {
     if (!ref) return null;
     let bytes: Uint8Array;
     try {
@@ -231,9 +247,17 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
     }
     const info = readImageInfo(bytes);
     if (!info) throw new ImportError(ref.origin, "is not a PNG, JPEG, WebP or GIF image");
+    return { ref, bytes, info, origin: ref.origin };
+  }
+
+  async function stage(image: LoadedImage | null): Promise<string | null> {
+    if (!image) return null;
+    const again = image.bytes ? null : await load(image.ref);
+    const bytes = image.bytes ?? again!.bytes!;
+    const info = again?.info ?? image.info;
     const hash = sha256(bytes);
     if (!images.has(hash)) {
-      images.set(hash, { hash, mime: info.mime, width: info.width, height: info.height, bytes: bytes.byteLength, origin: ref.origin });
+      images.set(hash, { hash, mime: info.mime, width: info.width, height: info.height, bytes: bytes.byteLength, origin: image.origin });
       await batch.put(hash, bytes);
     }
     return hash;
@@ -293,7 +317,7 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
             skip(e.file, e.problem);
           }
         } else {
-          const prepared = prepareTrajectory(item.trajectory, stage);
+          const prepared = prepareTrajectory(item.trajectory, { load, stage, keptImageBytes: req.keptImageBytes ?? DEFAULT_KEPT_IMAGE_BYTES });
           prepared.catch(() => {}); // handled when settled below; avoids an unhandled rejection meanwhile
           inflight.push({ prepared });
           if (inflight.length >= PREPARE_WINDOW) {
@@ -355,7 +379,7 @@ function emptyReport(format: string, source: string): ImportReport {
 
 async function prepareTrajectory(
   traj: ImportTrajectory,
-  stage: (ref: ImageRef | null) => Promise<string | null>,
+  images: { load: (ref: ImageRef | null) => Promise<LoadedImage | null>; stage: (image: LoadedImage | null) => Promise<string | null>; keptImageBytes: number },
 ): Promise<PendingTrajectory> {
   checkTask(traj.task, traj.sourcePath);
   if (!traj.run.runKey) throw new ImportError(traj.sourcePath, "trajectory has no run");
@@ -368,9 +392,30 @@ async function prepareTrajectory(
     if (seen.has(s.index)) throw new ImportError(traj.sourcePath, `step ${s.index} appears twice`);
     seen.add(s.index);
   }
-  // Images of one trajectory are read, hashed and staged concurrently: the file system overlaps the work.
-  // allSettled, not all: every write has finished before an error triggers the rollback.
-  const settled = await Promise.allSettled(traj.steps.flatMap((s) => [stage(s.screenshot), stage(s.rawScreenshot)]));
+  // Every image of a trajectory is read and checked before any is hashed or staged, so a trajectory that will be
+  // skipped (a truncated download, a missing file) costs its reads and nothing more. Bytes are kept for staging up
+  // to a budget; a very long trajectory's later images are read again rather than held. Reads run a window at a
+  // time, and allSettled (not all) lets every read or write finish before an error triggers the rollback.
+  const refs = traj.steps.flatMap((s) => [s.screenshot, s.rawScreenshot]);
+  const loaded: (LoadedImage | null)[] = [];
+  let kept = 0;
+  for (let i = 0; i < refs.length; i += IMAGE_READ_WINDOW) {
+    const window = await Promise.allSettled(refs.slice(i, i + IMAGE_READ_WINDOW).map((ref) => images.load(ref)));
+    const unreadable = window.find((r) => r.status === "rejected");
+    if (unreadable) throw (unreadable as PromiseRejectedResult).reason;
+    for (const r of window) {
+      const image = (r as PromiseFulfilledResult<LoadedImage | null>).value;
+      if (image?.bytes) {
+        if (kept + image.bytes.byteLength > images.keptImageBytes) image.bytes = null;
+        else kept += image.bytes.byteLength;
+      }
+      loaded.push(image);
+    }
+  }
+  const settled: PromiseSettledResult<string | null>[] = [];
+  for (let i = 0; i < loaded.length; i += IMAGE_READ_WINDOW) {
+    settled.push(...(await Promise.allSettled(loaded.slice(i, i + IMAGE_READ_WINDOW).map((image) => images.stage(image)))));
+  }
   const failed = settled.find((r) => r.status === "rejected");
   if (failed) throw (failed as PromiseRejectedResult).reason;
   const hashes = traj.steps.map((_, i) => [1, 2].map((k) => (settled[2 * i + k - 1] as PromiseFulfilledResult<string | null>).value));

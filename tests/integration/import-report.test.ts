@@ -5,8 +5,9 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ImportRefusedError, runImport } from "../../server/services/ingest";
+import { sha256 } from "../../server/services/screenshot-store";
 import { webVoyagerImporter } from "../../server/importers/webvoyager";
 import type { Importer } from "../../server/importers/types";
 import { openZipReader } from "../../server/importers/zip";
@@ -67,6 +68,41 @@ describe("per-trajectory import", () => {
     const again = await runImport(ctx, { path: root });
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 2, tasks: { created: 0, updated: 0, unchanged: 0 } });
     expect(again.skipped).toHaveLength(1);
+  });
+
+  it("checks every image of a trajectory before staging any: a broken one costs its reads, nothing is hashed into the store", async () => {
+    const { root } = await folderWithOneBroken(path.join(ctx.dir, "src"));
+    const badFirst = sha256(fs.readFileSync(path.join(root, "taskBad--1", "screenshot1.png")));
+    const staged: string[] = [];
+    const beginBatch = ctx.store.beginBatch.bind(ctx.store);
+    vi.spyOn(ctx.store, "beginBatch").mockImplementation(() => {
+      const batch = beginBatch();
+      const put = batch.put.bind(batch);
+      batch.put = async (hash, bytes) => {
+        staged.push(hash);
+        return put(hash, bytes);
+      };
+      return batch;
+    });
+    const report = await runImport(ctx, { path: root });
+    expect(report.created).toBe(2);
+    expect(staged).toHaveLength(4);
+    expect(staged).not.toContain(badFirst);
+  });
+
+  it("a trajectory larger than the kept-bytes budget reads its images again and imports the same", async () => {
+    const root = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [task("Long--1", 6)]);
+    const report = await runImport(ctx, { path: root, keptImageBytes: 1 });
+    expect(report.created).toBe(1);
+    const other = createTestContext();
+    try {
+      const reference = await runImport(other, { path: root });
+      const hashes = (c: TestContext) => c.db.$client.prepare("select screenshot_hash from steps order by idx").pluck().all();
+      expect(hashes(ctx)).toEqual(hashes(other));
+      expect(hashes(ctx)).toHaveLength(6);
+    } finally {
+      other.cleanup();
+    }
   });
 
   it("imports a repaired trajectory with its warning; strict refuses it and writes nothing", async () => {
