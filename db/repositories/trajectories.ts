@@ -351,3 +351,14 @@ export function listTrajectoriesPage(
   const byId = new Map(found.map((r) => [r.id, r]));
   return { rows: ids.map((id) => byId.get(id)!).filter(Boolean), total };
 }
+
+/** The screenshots of a trajectory's first `limit` steps, in step order (what a first view of it shows). */
+export function firstStepImages(db: Db, trajectoryId: number, limit: number): { screenshotHash: string | null; rawScreenshotHash: string | null }[] {
+  return db
+    .select({ screenshotHash: steps.screenshotHash, rawScreenshotHash: steps.rawScreenshotHash })
+    .from(steps)
+    .where(eq(steps.trajectoryId, trajectoryId))
+    .orderBy(asc(steps.index))
+    .limit(limit)
+    .all();
+}

@@ -17,6 +17,16 @@ export function snapVariantWidth(wanted: number): number {
   return VARIANT_WIDTHS[VARIANT_WIDTHS.length - 1]!;
 }
 
+/**
+ * The stage widths the player asks for on desktop windows (1280 to 1920 px wide, device pixel ratio 1 and 2 for
+ * the smaller ones): the first screenshot of a newly imported trajectory is encoded at each ahead of its first
+ * view. A width at or beyond an image's own is its original width, so small screenshots need fewer files.
+ */
+export const FIRST_VIEW_WIDTHS = [800, 960, 1280] as const;
+/** The filmstrip's thumbnail width, and how many thumbnails a desktop window shows at first. */
+export const THUMBNAIL_WIDTH = 160;
+export const FIRST_VIEW_THUMBNAILS = 12;
+
 export type VariantRequest = { kind: "original" } | { kind: "variant"; width: number | null; format: VariantFormat };
 
 /**

@@ -188,6 +188,23 @@ export function warmVariants(deps: ImageDeps, hashes: string[], req: Extract<Var
   return fresh.length;
 }
 
+/** Warm-up requests not yet started or still encoding. */
+export function warmingBacklog(): number {
+  return warmQueue.length + warmWorkers;
+}
+
+/**
+ * Resolves once the warm-up queue is empty and its workers are done (a command-line import waits for the
+ * variants it queued before the process exits). `onProgress` gets the backlog as it shrinks.
+ */
+export async function warmingSettled(onProgress?: (backlog: number) => void): Promise<void> {
+  for (let backlog = warmingBacklog(); backlog > 0; backlog = warmingBacklog()) {
+    onProgress?.(backlog);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  onProgress?.(0);
+}
+
 /** Removes every cached variant (they are rebuilt on demand). */
 export async function clearVariants(dataDir: string): Promise<void> {
   await fsp.rm(path.join(dataDir, "variants"), { recursive: true, force: true });

@@ -20,6 +20,7 @@ import {
   distinctOutcomes,
   distinctSites,
   getStepScreenshots,
+  firstStepImages,
   getSteps,
   getTrajectoryDetail,
   listTrajectories,
@@ -29,7 +30,7 @@ import {
   type TrajectoryFilter,
   type TrajectorySort,
 } from "../../db/repositories/trajectories";
-import { snapVariantWidth } from "../domain/image-variants";
+import { FIRST_VIEW_THUMBNAILS, FIRST_VIEW_WIDTHS, snapVariantWidth, THUMBNAIL_WIDTH } from "../domain/image-variants";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
@@ -127,6 +128,25 @@ export function warmTrajectoryImages(deps: ImageDeps, q: { id: number; width: nu
   const from = Math.min(q.fromStep, steps.length - 1);
   const ordered = [...steps.slice(from), ...steps.slice(0, from).reverse()].map(shown).filter((h): h is string => !!h);
   return warmVariants(deps, ordered, { kind: "variant", width: snapVariantWidth(q.width), format: "webp" });
+}
+
+/**
+ * Queues what the first view of newly imported trajectories shows: the first step's screenshot at the stage
+ * widths desktop windows ask for, and the first thumbnails of the filmstrip, so opening a trajectory right after
+ * its import finds them encoded. Runs in the background (see warmingSettled); returns how many were queued.
+ * Trajectories later in the list are warmed last, and when the queue overflows the earliest are dropped first,
+ * so the most recently imported are the ones kept.
+ */
+export function warmFirstViews(deps: ImageDeps, trajectoryIds: readonly number[]): number {
+  let queued = 0;
+  for (const id of trajectoryIds) {
+    const first = firstStepImages(deps.db, id, FIRST_VIEW_THUMBNAILS);
+    const shown = first.map((s) => s.screenshotHash ?? s.rawScreenshotHash).filter((h): h is string => !!h);
+    if (!shown.length) continue;
+    for (const width of FIRST_VIEW_WIDTHS) queued += warmVariants(deps, [shown[0]!], { kind: "variant", width, format: "webp" });
+    queued += warmVariants(deps, shown, { kind: "variant", width: THUMBNAIL_WIDTH, format: "webp" });
+  }
+  return queued;
 }
 
 export interface TrajectoryListQuery extends TrajectoryFilter {

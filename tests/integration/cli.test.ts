@@ -4,7 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
+import Database from "better-sqlite3";
+import { FIRST_VIEW_WIDTHS, THUMBNAIL_WIDTH } from "../../server/domain/image-variants";
+import { hasVariant } from "../../server/services/images";
+import { tinyPng, writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { writeZipBomb } from "../helpers/zip-bomb";
 
 const run = promisify(execFile);
@@ -53,6 +56,39 @@ describe("npm run cli", { timeout: 240_000 }, () => {
     expect(exp.code).toBe(0);
     expect(JSON.parse(exp.stdout)).toMatchObject({ trajectories: 1, images: 2 });
     expect(fs.statSync(zip).size).toBeGreaterThan(0);
+  });
+
+  it("import encodes each new trajectory's first view before it returns; --no-warm leaves that to the first viewer", async () => {
+    const warm = await writeWebVoyagerFixture(path.join(dir, "warm"), [
+      { id: "Warm--1", intent: "Open me at once.", url: "https://warm.test/", actions: ["Click [0]", "Click [1]", "ANSWER; ok"] },
+    ]);
+    const cold = await writeWebVoyagerFixture(path.join(dir, "cold"), [
+      { id: "Cold--1", intent: "Open me later.", url: "https://cold.test/", actions: ["Click [0]", "ANSWER; ok"] },
+    ]);
+    // Screenshot-sized images, so each width is a file of its own.
+    for (const [root, task, n] of [[warm, "Warm--1", 3], [cold, "Cold--1", 2]] as const) {
+      for (let i = 1; i <= n; i++) fs.writeFileSync(path.join(root, `task${task}`, `screenshot${i}.png`), await tinyPng(100 + i + n * 10, 1024, 768));
+    }
+    expect((await cli(["import", warm, "--json"])).code).toBe(0);
+    expect((await cli(["import", cold, "--json", "--no-warm"])).code).toBe(0);
+    const db = new Database(path.join(dir, "cli.db"), { readonly: true });
+    const shots = (task: string) =>
+      db
+        .prepare(
+          `select s.idx, sc.hash, sc.width from steps s join screenshots sc on sc.hash = s.screenshot_hash
+           join trajectories t on t.id = s.trajectory_id join tasks k on k.id = t.task_id where k.external_id like ? order by s.idx`,
+        )
+        .all(`%${task}`) as { idx: number; hash: string; width: number }[];
+    const warmShots = shots("Warm--1");
+    const coldShots = shots("Cold--1");
+    db.close();
+    expect(warmShots).toHaveLength(3);
+    const first = warmShots[0]!;
+    for (const w of FIRST_VIEW_WIDTHS) expect(hasVariant(dir, first.hash, Math.min(w, first.width), "webp")).toBe(true);
+    for (const s of warmShots) expect(hasVariant(dir, s.hash, Math.min(THUMBNAIL_WIDTH, s.width), "webp")).toBe(true);
+    // Only the first step is shown large at first.
+    expect(hasVariant(dir, warmShots[1]!.hash, Math.min(960, warmShots[1]!.width), "webp")).toBe(false);
+    for (const s of coldShots) expect(hasVariant(dir, s.hash, Math.min(THUMBNAIL_WIDTH, s.width), "webp")).toBe(false);
   });
 
   it("exits 1 with the error on stderr for a bad source, and 2 for bad usage", async () => {

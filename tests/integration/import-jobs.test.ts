@@ -8,6 +8,8 @@ import path from "node:path";
 import yazl from "yazl";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { importJobStatus, recentImports, resolveServerPath, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
+import { FIRST_VIEW_WIDTHS } from "../../server/domain/image-variants";
+import { hasVariant, warmingSettled } from "../../server/services/images";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { writeZipBomb } from "../helpers/zip-bomb";
@@ -52,6 +54,12 @@ describe("import jobs", () => {
     // The upload and its extracted folder are gone; the screenshots are in the store.
     expect(fs.readdirSync(path.join(ctx.dir, "imports"))).toEqual([]);
     expect(recentImports(ctx).map((j) => j.id)).toEqual([id]);
+    // The imported trajectory's first view is encoded in the background, for whoever opens it from the report.
+    await warmingSettled();
+    const first = ctx.db.$client
+      .prepare("select sc.hash, sc.width from steps s join screenshots sc on sc.hash = s.screenshot_hash where s.trajectory_id = ? order by s.idx limit 1")
+      .get(view.report!.trajectories[0]!.id) as { hash: string; width: number };
+    for (const w of FIRST_VIEW_WIDTHS) expect(hasVariant(ctx.config.dataDir, first.hash, Math.min(w, first.width), "webp")).toBe(true);
   });
 
   it("a zip bomb upload fails with the zip-limit error and nothing imported", async () => {

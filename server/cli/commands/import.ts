@@ -2,6 +2,8 @@ import fs from "node:fs";
 import { getAppContext } from "../../context";
 import { ImportRefusedError, runImport, type ImportReport } from "../../services/ingest";
 import { IMPORTERS } from "../../importers/registry";
+import { warmingSettled } from "../../services/images";
+import { warmFirstViews } from "../../services/trajectory-views";
 import { UsageError, flagBool, flagString, parseArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
@@ -64,7 +66,7 @@ function humanReport(report: ImportReport, input: string, secs: string): string 
   return lines.join("\n") + "\n";
 }
 
-const usage = `npm run cli -- import <path> [--format auto|${IMPORTERS.map((i) => i.format).join("|")}] [--tasks FILE] [--eval-log FILE]… [--strict] [--json]`;
+const usage = `npm run cli -- import <path> [--format auto|${IMPORTERS.map((i) => i.format).join("|")}] [--tasks FILE] [--eval-log FILE]… [--strict] [--no-warm] [--json]`;
 
 export const importCommand: CliCommand = {
   name: "import",
@@ -96,7 +98,7 @@ export const importCommand: CliCommand = {
 };
 
 async function importMain(argv: string[], io: CliIO, json: boolean): Promise<number> {
-  const args = parseArgs(argv, { valueFlags: ["format", "tasks", "eval-log"], boolFlags: ["json", "strict"] });
+  const args = parseArgs(argv, { valueFlags: ["format", "tasks", "eval-log"], boolFlags: ["json", "strict", "no-warm"] });
   const [input, ...extra] = args.positionals;
   if (!input) throw new UsageError("missing <path> to import");
   if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
@@ -119,6 +121,18 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
     });
   } finally {
     bar.finish();
+  }
+  // The first view of each new or changed trajectory is encoded now, so opening one right away is instant; the
+  // process waits for it (a server-side import does the same in the background).
+  const fresh = report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id);
+  if (fresh.length && !flagBool(args, "no-warm")) {
+    const total = warmFirstViews(ctx, fresh);
+    const warming = createProgressBar(io, "Preparing first views", { enabled: !json });
+    try {
+      await warmingSettled((backlog) => warming.update(Math.max(0, total - backlog), total));
+    } finally {
+      warming.finish();
+    }
   }
   const code = report.skipped.length ? IMPORT_EXIT.someSkipped : IMPORT_EXIT.ok;
   if (json) io.stdout(JSON.stringify(reportJson(report)) + "\n");

@@ -22,6 +22,7 @@ import { ImportError } from "../../importers/types";
 import { openZipReader } from "../../importers/zip";
 import { runWorker } from "../jobs/worker";
 import { ImportRefusedError, runImport, type ImportReport } from "../ingest";
+import { warmFirstViews } from "../trajectory-views";
 
 export const IMPORT_JOB_TYPE = "import.source";
 
@@ -195,6 +196,9 @@ export async function runImportJob(
       },
     });
     finished = true;
+    // Encode what the first view of each new trajectory shows, in the background: whoever opens one from the
+    // report finds its screenshot ready.
+    warmFirstViews(ctx, report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id));
     if (payload.source.kind === "upload") {
       // Name files as the person knows them (inside their zip), not by the server's upload folder.
       const named = uploadNames(payload.source);
