@@ -35,7 +35,7 @@ const STEPS = 15;
 const KEY_PAUSE_MS = 250;
 const LIST_TRAJECTORIES = Number(process.env.BENCH_LIST_TRAJECTORIES ?? 100_000);
 /** The player needs a session since accounts exist; the bench signs in as this researcher. */
-const BENCH_USER = { email: "player-bench@bench.test", name: "Player bench", role: "researcher", password: "player-bench-password" } as const;
+export const BENCH_USER = { email: "player-bench@bench.test", name: "Player bench", role: "researcher", password: "player-bench-password" } as const;
 
 // ---- Screenshots ------------------------------------------------------------------------------------------
 
@@ -106,7 +106,7 @@ function freePort(): number {
   return Number(r.stdout.toString());
 }
 
-async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
+export async function startServer(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
   if (!fs.existsSync(path.join(root, ".next", "BUILD_ID"))) throw new Error("no production build: run `npm run build` first");
   const port = freePort();
   const child = spawn(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], {

@@ -1,0 +1,113 @@
+/**
+ * First view of a freshly imported trajectory (issue 14): how long the player's first screenshot takes to
+ * arrive, opened right after an import, in headless Chromium at 1280×800, 1440×900 and 1920×1080 against the
+ * built app (`next start`). Trajectories imported the way the CLI imports them (first views encoded before the
+ * command returns) are compared with the same kind imported with --no-warm, whose first screenshot is encoded
+ * when it is first asked for. The figure is the image request's duration as the browser saw it (request start
+ * to last byte, from Resource Timing), one fresh browser context per opening so no cache helps.
+ * Requires a build (`npm run build`).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser } from "playwright";
+import { loadConfig } from "../../server/config";
+import { createAppContext } from "../../server/context";
+import { createAccount } from "../../server/services/accounts";
+import { warmingSettled } from "../../server/services/images";
+import { runImport } from "../../server/services/ingest";
+import { warmFirstViews } from "../../server/services/trajectory-views";
+import { generateCorpus } from "./import";
+import { BENCH_USER, startServer } from "./player";
+import { median, percentile, type BenchFigure } from "./types";
+
+const PER_MODE = Number(process.env.BENCH_FIRST_VIEW_TRAJECTORIES ?? 6);
+const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
+  { width: 1920, height: 1080 },
+] as const;
+
+export async function benchFirstView(): Promise<BenchFigure[]> {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-first-view-"));
+  let server: Awaited<ReturnType<typeof startServer>>["child"] | null = null;
+  try {
+    const dataDir = path.join(work, "data");
+    const app = createAppContext({ ...loadConfig(), dbPath: path.join(dataDir, "verdict.db"), dataDir });
+    await createAccount(app, BENCH_USER);
+    const ids: Record<"warmed" | "cold", number[]> = { warmed: [], cold: [] };
+    for (const mode of ["warmed", "cold"] as const) {
+      // Each trajectory opened once per window size: enough trajectories that no opening reuses another's files.
+      const corpus = path.join(work, mode);
+      await generateCorpus(corpus, PER_MODE * VIEWPORTS.length, 5);
+      const report = await runImport(app, { path: corpus, format: "webvoyager" });
+      ids[mode] = report.trajectories.map((t) => t.id);
+      if (mode === "warmed") {
+        const t = performance.now();
+        warmFirstViews(app, ids[mode]);
+        await warmingSettled();
+        process.stderr.write(`  first views of ${ids[mode].length} trajectories encoded in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
+      }
+    }
+    app.db.$client.close();
+
+    const started = await startServer(dataDir);
+    server = started.child;
+    const browser = await chromium.launch({
+      executablePath: loadConfig().chromiumPath,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+    const figures: BenchFigure[] = [];
+    try {
+      const all: Record<string, number[]> = { warmed: [], cold: [] };
+      for (const [v, viewport] of VIEWPORTS.entries()) {
+        for (const mode of ["warmed", "cold"] as const) {
+          const times: number[] = [];
+          for (let i = 0; i < PER_MODE; i++) times.push(await firstScreenshotMs(browser, started.url, ids[mode][v * PER_MODE + i]!, viewport));
+          all[mode]!.push(...times);
+          if (mode === "warmed") {
+            const p95 = percentile(times, 95);
+            figures.push({ name: `first screenshot after import, ${viewport.width}×${viewport.height}, p95`, value: p95, unit: "ms", target: "≤ 300 ms", ok: p95 <= 300 });
+          }
+        }
+      }
+      figures.push(
+        { name: "first screenshot after import (first views encoded), median", value: median(all.warmed!), unit: "ms" },
+        { name: "first screenshot after import with --no-warm (encoded on first view), median", value: median(all.cold!), unit: "ms" },
+        { name: "first screenshot with --no-warm, p95", value: percentile(all.cold!, 95), unit: "ms" },
+      );
+    } finally {
+      await browser.close();
+    }
+    return figures;
+  } finally {
+    server?.kill();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function firstScreenshotMs(browser: Browser, url: string, trajectoryId: number, viewport: { width: number; height: number }): Promise<number> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, bypassCSP: true });
+  try {
+    const signIn = await context.request.post(`${url}/api/auth/sign-in/email`, {
+      headers: { origin: url },
+      data: { email: BENCH_USER.email, password: BENCH_USER.password },
+    });
+    if (!signIn.ok()) throw new Error(`signing in as ${BENCH_USER.email} failed: HTTP ${signIn.status()}`);
+    const page = await context.newPage();
+    await page.goto(`${url}/trajectories/${trajectoryId}`);
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('[data-testid="step-image"]');
+      return !!img && img.complete && img.naturalWidth > 0;
+    });
+    const src = await page.locator('[data-testid="step-image"]').getAttribute("src");
+    const ms = await page.evaluate((name) => {
+      const entry = performance.getEntriesByType("resource").find((e) => e.name.endsWith(name!)) as PerformanceResourceTiming | undefined;
+      return entry ? entry.responseEnd - entry.requestStart : NaN;
+    }, src);
+    if (!Number.isFinite(ms)) throw new Error(`no timing for the first screenshot ${src} of trajectory ${trajectoryId}`);
+    return ms;
+  } finally {
+    await context.close();
+  }
+}
