@@ -1,4 +1,5 @@
 // @ts-check
+import path from "node:path";
 import tseslint from "typescript-eslint";
 
 /**
@@ -34,15 +35,70 @@ const noServerImportsInClient = {
   },
 };
 
+/**
+ * The layers, top to bottom: app/ renders; server/api routes (thin tRPC routers; app/api route handlers are the
+ * HTTP edge of the same layer); server/services decide; db/ stores; server/domain is pure. An import may only
+ * point down. Data is reached through services: only services (and db itself) import db/repositories or db/schema
+ * values. The composition root (server/context.ts, server/config.ts) and the adapters (importers, browser, auth)
+ * sit beside services. Type-only imports cross freely: they leave nothing behind at run time.
+ */
+const LAYERS = [
+  { name: "domain", files: /^server\/domain\//, forbid: /^(db|app|server\/(services|api|cli|importers|browser|auth|context|config|demo-sites))(\/|$|\.)|^node:(?!crypto$)/ },
+  { name: "db", files: /^db\//, forbid: /^(app|server\/(services|api|cli|importers|browser|auth|demo-sites))(\/|$|\.)/ },
+  { name: "services", files: /^server\/services\//, forbid: /^(app|server\/(api|cli))(\/|$|\.)/ },
+  { name: "adapters", files: /^server\/(importers|browser|auth)\//, forbid: /^(app|server\/(services|api|cli))(\/|$|\.)/ },
+  { name: "routers", files: /^server\/api\//, forbid: /^(app|server\/cli|db\/(repositories|schema))(\/|$|\.)/ },
+  { name: "cli", files: /^server\/cli\//, forbid: /^(app|server\/api|db\/(repositories|schema))(\/|$|\.)/ },
+  { name: "app", files: /^app\//, forbid: /^(server\/cli|db\/(repositories|schema))(\/|$|\.)/ },
+];
+
+const layerImports = {
+  meta: {
+    type: "problem",
+    messages: {
+      upward: "The {{layer}} layer may not import '{{source}}' (arrows only go down: app → api → services → db; domain is pure, hashing aside; data only through services).",
+    },
+    schema: [],
+  },
+  create(context) {
+    const rel = path.relative(process.cwd(), context.filename).split(path.sep).join("/");
+    const layer = LAYERS.find((l) => l.files.test(rel));
+    if (!layer) return {};
+    const check = (node, source) => {
+      let target = source;
+      if (source.startsWith("@/")) target = source.slice(2);
+      else if (source.startsWith(".")) target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), source));
+      if (layer.forbid.test(target)) context.report({ node, messageId: "upward", data: { layer: layer.name, source } });
+    };
+    return {
+      ImportDeclaration(node) {
+        if (node.importKind === "type") return;
+        if (node.specifiers.length && node.specifiers.every((s) => s.type === "ImportSpecifier" && s.importKind === "type")) return;
+        check(node, String(node.source.value));
+      },
+      ExportNamedDeclaration(node) {
+        if (node.source && node.exportKind !== "type") check(node, String(node.source.value));
+      },
+      ExportAllDeclaration(node) {
+        if (node.exportKind !== "type") check(node, String(node.source.value));
+      },
+      ImportExpression(node) {
+        if (node.source.type === "Literal") check(node, String(node.source.value));
+      },
+    };
+  },
+};
+
 export default tseslint.config(
   {
     ignores: ["node_modules/**", "tmp/**", ".next/**", "data/**", "test-results/**", "playwright-report/**", "next-env.d.ts", "db/migrations/**"],
   },
   ...tseslint.configs.recommended,
   {
-    plugins: { verdict: { rules: { "no-server-imports-in-client": noServerImportsInClient } } },
+    plugins: { verdict: { rules: { "no-server-imports-in-client": noServerImportsInClient, "layer-imports": layerImports } } },
     rules: {
       "verdict/no-server-imports-in-client": "error",
+      "verdict/layer-imports": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports", disallowTypeAnnotations: false }],
       "@typescript-eslint/no-explicit-any": "error",

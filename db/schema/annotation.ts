@@ -19,8 +19,9 @@ import { trajectories } from "./core";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
-export const CAMPAIGN_STATUSES = ["active", "closed"] as const;
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+import type { CampaignStatus } from "../../server/domain/annotation/campaign-status";
+
+export { CAMPAIGN_STATUSES, type CampaignStatus } from "../../server/domain/annotation/campaign-status";
 
 /** Where a campaign's labels come from: people labelling here, or a file of labels made elsewhere. */
 export type CampaignOrigin = "native" | "import";

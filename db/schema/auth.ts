@@ -11,9 +11,9 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
-/** Roles, most privileged first. Admins manage users and settings; researchers run campaigns; annotators label. */
-export const ROLES = ["admin", "researcher", "annotator"] as const;
-export type Role = (typeof ROLES)[number];
+import type { Role } from "../../server/domain/roles";
+
+export { ROLES, type Role } from "../../server/domain/roles";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),

@@ -6,7 +6,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { MANIFEST_NAME, bundleManifestSchema, describeZodIssues, type BundleImage } from "../domain/bundle";
 import { readImageInfo } from "../domain/image-info";
-import { sha256 } from "../services/screenshot-store";
+import { sha256 } from "../domain/content-hash";
 import { exists, isDir } from "./fs-helpers";
 import { ImportError, type ImageRef, type Importer } from "./types";
 import { openZipReader } from "./zip";

@@ -205,3 +205,13 @@ export function openInvitations(app: App, now = new Date()) {
 export function cancelInvitation(app: App, id: number, now = new Date()): void {
   if (!revokeInvitation(app.db, id, now)) throw new NotFoundError("open invitation", id);
 }
+
+/** The account with this email, or null. */
+export function findAccountByEmail(app: App, email: string) {
+  return getUserByEmail(app.db, email) ?? null;
+}
+
+/** The first admin account, or null before there is one (the command line acts as it by default). */
+export function firstAdmin(app: App) {
+  return listUsers(app.db).find((u) => u.role === "admin") ?? null;
+}

@@ -9,7 +9,7 @@
  */
 import type { Db } from "../../db/client";
 import { consolidatedOfTrajectory, consolidationHistory, isCampaignAnnotator, labelHistory } from "../../db/repositories/annotation";
-import { getJudgeConfig, listVerdicts } from "../../db/repositories/evaluation";
+import { getJudgeConfig, listEvaluatorSummaries, listVerdicts, trajectoryIdsMatching } from "../../db/repositories/evaluation";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { hasRole, type Actor } from "../auth/roles";
 import { EVALUATIONS_HIDDEN } from "../domain/annotation/evaluations-hidden";
@@ -123,4 +123,19 @@ export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: numbe
         })),
       })),
   };
+}
+
+/** A trajectory's stored verdicts (the caller has applied the blind rule). */
+export function verdictsOfTrajectory(db: Db, trajectoryId: number) {
+  return listVerdicts(db, { trajectoryId });
+}
+
+/** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
+export function evaluatorSummaries(db: Db) {
+  return listEvaluatorSummaries(db);
+}
+
+/** Trajectories a list filter (with evaluation conditions) selects, for a judge batch. */
+export function trajectoriesMatching(db: Db, filter: Parameters<typeof trajectoryIdsMatching>[1]): number[] {
+  return trajectoryIdsMatching(db, filter);
 }

@@ -12,15 +12,9 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { ImportError } from "../importers/types";
 
-const HASH_RE = /^[0-9a-f]{64}$/;
+import { isScreenshotHash } from "../domain/content-hash";
 
-export function sha256(buf: Uint8Array): string {
-  return crypto.createHash("sha256").update(buf).digest("hex");
-}
-
-export function isScreenshotHash(s: string): boolean {
-  return HASH_RE.test(s);
-}
+export { isScreenshotHash, sha256 } from "../domain/content-hash";
 
 export class ScreenshotStore {
   readonly root: string;

@@ -22,6 +22,7 @@ import {
   getStepScreenshots,
   firstStepImages,
   getSteps,
+  trajectoryIds,
   getTrajectoryDetail,
   listTrajectories,
   listTrajectoriesPage,
@@ -211,4 +212,10 @@ export function taskOverview(db: Db, id: number, scope: TrajectoryFilter = {}) {
   const filter = { ...scope, taskId: id };
   const { rows } = listTrajectories(db, filter, { offset: 0, limit: 500, sort: "id", dir: "asc" });
   return { task: found.task, taskSet: found.taskSet, outcomes: outcomeCounts(db, filter), trajectories: rows };
+}
+
+/** Ids of every trajectory, or of one run's, in id order (for exports and batches chosen on the command line). */
+export function trajectoryIdsOf(db: Db, where: { runId?: number } = {}): number[] {
+  if (where.runId !== undefined && !getRun(db, where.runId)) throw new NotFoundError("run", where.runId);
+  return trajectoryIds(db, where);
 }

@@ -96,7 +96,7 @@ describe("per-trajectory import", () => {
     expect(report.created).toBe(1);
     const other = createTestContext();
     try {
-      const reference = await runImport(other, { path: root });
+      await runImport(other, { path: root });
       const hashes = (c: TestContext) => c.db.$client.prepare("select screenshot_hash from steps order by idx").pluck().all();
       expect(hashes(ctx)).toEqual(hashes(other));
       expect(hashes(ctx)).toHaveLength(6);

@@ -3,7 +3,7 @@
  * management (admins).
  */
 import { z } from "zod";
-import { ROLES } from "../../../db/schema/index";
+import { ROLES } from "../../domain/roles";
 import {
   acceptInvitation,
   cancelInvitation,

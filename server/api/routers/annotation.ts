@@ -4,7 +4,7 @@
  * server/services/annotation.
  */
 import { z } from "zod";
-import { CAMPAIGN_STATUSES } from "../../../db/schema/index";
+import { CAMPAIGN_STATUSES } from "../../domain/annotation/campaign-status";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
 import { ITEM_STATES } from "../../domain/annotation/label-schema";

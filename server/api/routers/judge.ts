@@ -6,7 +6,6 @@
  * process (`npm run cli -- judge --resume ID`) finish a batch the server left behind.
  */
 import { z } from "zod";
-import { listEvaluatorSummaries, listVerdicts, trajectoryIdsMatching } from "../../../db/repositories/evaluation";
 import { judgeKeyEnvSchema } from "../../domain/evaluators/judge-endpoint-policy";
 import { parseK, type JudgeK } from "../../domain/evaluators/verdicts";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
@@ -32,7 +31,7 @@ import {
   updateJudgeConfig,
 } from "../../services/judge/configs";
 import { evaluateRuleVerdicts } from "../../services/judge/rules";
-import { trajectoryEvaluations } from "../../services/evaluations-view";
+import { evaluatorSummaries, trajectoriesMatching, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluations-view";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/judge/endpoint-settings";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
@@ -87,7 +86,7 @@ const batchInput = z.object({
 });
 
 function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): number[] {
-  const ids = "trajectoryIds" in s ? s.trajectoryIds : trajectoryIdsMatching(ctx.db, s.filter);
+  const ids = "trajectoryIds" in s ? s.trajectoryIds : trajectoriesMatching(ctx.db, s.filter);
   if (ids.length === 0) throw new ValidationError("the selection holds no trajectories");
   return ids;
 }
@@ -181,7 +180,7 @@ export const judgeRouter = createTRPCRouter({
     forTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => {
       assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
       assertMayViewEvaluations(ctx.db, ctx.actor.userId, input.trajectoryId);
-      return listVerdicts(ctx.db, { trajectoryId: input.trajectoryId });
+      return verdictsOfTrajectory(ctx.db, input.trajectoryId);
     }),
     /**
      * The player's evaluations panel: verdicts with the steps each judge saw, rule config, labels with history and
@@ -189,7 +188,7 @@ export const judgeRouter = createTRPCRouter({
      */
     panel: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
     /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
-    evaluators: researcherProcedure.query(({ ctx }) => listEvaluatorSummaries(ctx.db)),
+    evaluators: researcherProcedure.query(({ ctx }) => evaluatorSummaries(ctx.db)),
   }),
 
   rules: createTRPCRouter({

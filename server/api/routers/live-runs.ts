@@ -4,7 +4,6 @@
  * a second and sends a new snapshot only when something changed, and ends the stream once the run is over.
  */
 import { z } from "zod";
-import { liveTrajectoryRef, trajectoryPulse } from "../../../db/repositories/live-runs";
 import { liveRunRequestSchema, policySpecSchema, taskSelectionSchema } from "../../domain/runner/settings";
 import { NotFoundError } from "../../errors";
 import {
@@ -12,6 +11,7 @@ import {
   listLiveRuns,
   liveRunDetail,
   liveRunFormOptions,
+  liveTrajectoryPulse,
   previewLiveRun,
   startLiveRun,
 } from "../../services/runner/live-runs";
@@ -82,10 +82,10 @@ export const liveRunsRouter = createTRPCRouter({
 
   /** The player's view of a live trajectory, again each time a step is recorded; ends when it is finished. */
   watchTrajectory: liveRunsProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
-    if (!liveTrajectoryRef(ctx.db, input.id)) throw new NotFoundError("live trajectory", input.id);
+    if (!liveTrajectoryPulse(ctx.db, input.id)) throw new NotFoundError("live trajectory", input.id);
     let last = "";
     while (!signal?.aborted) {
-      const pulse = trajectoryPulse(ctx.db, input.id);
+      const pulse = liveTrajectoryPulse(ctx.db, input.id);
       if (!pulse) throw new NotFoundError("live trajectory", input.id);
       const key = `${pulse.stepCount}|${pulse.outcome}|${pulse.outcomeDetail}`;
       if (key !== last) {

@@ -1,7 +1,6 @@
 import { getAppContext } from "../../context";
 import { exportBundle } from "../../services/bundle-io";
-import { trajectoryIds } from "../../../db/repositories/trajectories";
-import { getRun } from "../../../db/repositories/catalog";
+import { trajectoryIdsOf } from "../../services/trajectory-views";
 import { UsageError, flagBool, flagString, parseArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand } from "../types";
@@ -23,10 +22,10 @@ export const exportCommand: CliCommand = {
       if (args.positionals.length !== 1) throw new UsageError("expected exactly one output path");
       if (runId !== undefined) {
         const id = Number(runId);
-        if (!Number.isInteger(id) || !getRun(ctx.db, id)) throw new Error(`No run with id ${runId}`);
-        ids = trajectoryIds(ctx.db, { runId: id });
+        if (!Number.isInteger(id)) throw new Error(`No run with id ${runId}`);
+        ids = trajectoryIdsOf(ctx.db, { runId: id });
       } else {
-        ids = trajectoryIds(ctx.db);
+        ids = trajectoryIdsOf(ctx.db);
       }
     } else {
       if (args.positionals.length !== 2) throw new UsageError("expected <trajectory-id> <out-dir-or-zip>");

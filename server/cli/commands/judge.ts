@@ -5,7 +5,7 @@
  *   judge-config   create / list judge configurations, store a key server-side
  *   evaluate-rules VisualWebArena rule verdicts for stored trajectories
  */
-import { trajectoryIds } from "../../../db/repositories/trajectories";
+import { trajectoryIdsOf } from "../../services/trajectory-views";
 import { getAppContext } from "../../context";
 import { parseKList } from "../../domain/evaluators/verdicts";
 import {
@@ -49,7 +49,7 @@ function numFlag(args: ParsedArgs, name: string): number | undefined {
 }
 
 /** Trajectory ids from --run ID, --ids 1,2,3 or --all (exactly one). */
-export function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIds>[0]): { ids: number[]; label: string } {
+export function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIdsOf>[0]): { ids: number[]; label: string } {
   const run = flagString(args, "run");
   const ids = flagString(args, "ids");
   const all = flagBool(args, "all");
@@ -58,14 +58,14 @@ export function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIds>
   }
   if (run !== undefined) {
     if (!/^\d+$/.test(run)) throw new UsageError("--run takes a run id (see `npm run cli -- stats`)");
-    return { ids: trajectoryIds(db, { runId: Number(run) }), label: `run ${run}` };
+    return { ids: trajectoryIdsOf(db, { runId: Number(run) }), label: `run ${run}` };
   }
   if (ids !== undefined) {
     const list = ids.split(",").map((s) => s.trim()).filter(Boolean);
     if (!list.length || list.some((s) => !/^\d+$/.test(s))) throw new UsageError("--ids takes trajectory ids separated by commas");
     return { ids: list.map(Number), label: `ids ${list.length}` };
   }
-  return { ids: trajectoryIds(db), label: "all" };
+  return { ids: trajectoryIdsOf(db), label: "all" };
 }
 
 function money(v: number | null): string {

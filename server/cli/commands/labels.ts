@@ -4,13 +4,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { listUsers, getUserByEmail } from "../../../db/repositories/accounts";
-import { listCampaigns } from "../../../db/repositories/annotation";
 import type { Actor } from "../../auth/roles";
 import { getAppContext, type AppContext } from "../../context";
 import { LABEL_IMPORT_PRESETS, type LabelImportMapping } from "../../domain/annotation/label-io";
 import { AppError } from "../../errors";
-import { exportCampaignLabels, importLabelsCsv } from "../../services/annotation";
+import { findAccountByEmail, firstAdmin } from "../../services/accounts";
+import { exportCampaignLabels, importLabelsCsv, listAllCampaigns } from "../../services/annotation";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";
 import type { CliCommand } from "../types";
 
@@ -25,7 +24,7 @@ const USAGE = [
 ].join("\n");
 
 function actorFor(app: AppContext, email: string | undefined): Actor {
-  const user = email ? getUserByEmail(app.db, email) : listUsers(app.db).find((u) => u.role === "admin");
+  const user = email ? findAccountByEmail(app, email) : firstAdmin(app);
   if (!user) throw new AppError("NOT_FOUND", email ? `No account with email ${email}` : "No admin account yet; create one with `npm run cli -- user add`");
   return { userId: user.id, name: user.name, role: user.role };
 }
@@ -61,7 +60,7 @@ export const labelsCommand: CliCommand = {
     const app = getAppContext(io.env);
 
     if (sub === "campaigns") {
-      const rows = listCampaigns(app.db).map((c) => ({ id: c.id, name: c.name, status: c.status, origin: c.origin, annotatorsPerItem: c.annotatorsPerItem, blind: c.blind }));
+      const rows = listAllCampaigns(app.db).map((c) => ({ id: c.id, name: c.name, status: c.status, origin: c.origin, annotatorsPerItem: c.annotatorsPerItem, blind: c.blind }));
       if (json) io.stdout(JSON.stringify({ campaigns: rows }) + "\n");
       else io.stdout((rows.length ? rows.map((r) => `${String(r.id).padStart(4)}  ${r.name}  (${r.status}, ${r.origin}, k=${r.annotatorsPerItem}${r.blind ? ", blind" : ""})`).join("\n") : "No campaigns.") + "\n");
       return 0;

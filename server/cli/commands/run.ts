@@ -4,8 +4,6 @@
  * running workers. Ctrl-C cancels the run: every browser stops within a second.
  */
 import fs from "node:fs";
-import { findTask } from "../../../db/repositories/catalog";
-import { findTaskSetByName, liveGroupKey } from "../../../db/repositories/live-runs";
 import { getAppContext } from "../../context";
 import { parseTextList } from "../../domain/runner/safety";
 import {
@@ -20,7 +18,7 @@ import { describeZodIssues } from "../../domain/bundle";
 import { detectImporter } from "../../importers/registry";
 import { runImport } from "../../services/ingest";
 import { requireJudgeConfig } from "../../services/judge/configs";
-import { cancelLiveRun, liveRunDetail, startLiveRun } from "../../services/runner/live-runs";
+import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/runner/live-runs";
 import { runRunnerWorker } from "../../services/runner/worker";
 import { ensureDemoTaskSet } from "../../services/runner/demo-tasks";
 import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
@@ -67,14 +65,13 @@ async function taskSelection(ctx: AppContext, value: string, limit: number | und
     io.stderr(`Tasks from ${value}: ${refs.length} (${report.tasks.created} new, ${report.tasks.updated} updated)\n`);
     const ids: number[] = [];
     for (const r of refs.slice(0, limit ?? refs.length)) {
-      const set = findTaskSetByName(ctx.db, r.set);
-      const task = set ? findTask(ctx.db, set.id, r.externalId) : undefined;
+      const task = storedTask(ctx.db, r.set, r.externalId);
       if (!task) throw new Error(`task ${r.externalId} of ${value} was not stored`);
       ids.push(task.id);
     }
     return { from: "tasks", taskIds: ids };
   }
-  const byName = findTaskSetByName(ctx.db, value);
+  const byName = taskSetNamed(ctx.db, value);
   if (byName) return { from: "taskSet", taskSetId: byName.id, ...(limit ? { limit } : {}) };
   if (/^\d+$/.test(value)) return { from: "taskSet", taskSetId: Number(value), ...(limit ? { limit } : {}) };
   throw new UsageError(`--tasks ${JSON.stringify(value)} is neither "demo", a task set name or id, nor a file`);

@@ -3,8 +3,7 @@
  * setups, password resets).
  */
 import { getAppContext } from "../../context";
-import { changeRole, createAccount, generatePassword, listAccounts, parseRole, setPassword } from "../../services/accounts";
-import { getUserByEmail } from "../../../db/repositories/accounts";
+import { changeRole, createAccount, findAccountByEmail, generatePassword, listAccounts, parseRole, setPassword } from "../../services/accounts";
 import { AppError } from "../../errors";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";
 import type { CliCommand } from "../types";
@@ -67,7 +66,7 @@ export const userCommand: CliCommand = {
       case "set-role": {
         const email = need(flagString(args, "email"), "email");
         const role = parseRole(need(flagString(args, "role"), "role"), "--role");
-        const u = getUserByEmail(app.db, email);
+        const u = findAccountByEmail(app, email);
         if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
         const updated = changeRole(app, u.id, role);
         out({ user: updated }, `${updated.email} is now ${updated.role}`);
@@ -75,7 +74,7 @@ export const userCommand: CliCommand = {
       }
       case "set-password": {
         const email = need(flagString(args, "email"), "email");
-        const u = getUserByEmail(app.db, email);
+        const u = findAccountByEmail(app, email);
         if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
         const given = flagString(args, "password");
         const password = given ?? generatePassword();

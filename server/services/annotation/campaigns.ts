@@ -321,3 +321,8 @@ export function assertCampaignVisible(db: Db, actor: Actor, c: CampaignRow): voi
   if (hasRole(actor, "researcher")) return;
   if (!isCampaignAnnotator(db, c.id, actor.userId)) throw new AppError("FORBIDDEN", "You are not an annotator of this campaign");
 }
+
+/** Every campaign, for the command line (which acts with an admin's rights). */
+export function listAllCampaigns(db: Db) {
+  return listCampaigns(db);
+}

@@ -16,12 +16,14 @@ import {
   liveTaskJob,
   reconcileLiveTrajectories,
   findTaskSetByName,
+  liveTrajectoryRef,
   taskIdsOfTrajectories,
+  trajectoryPulse,
   tasksByIds,
   tasksOfSet,
   type TaskRef,
 } from "../../../db/repositories/live-runs";
-import { getTaskSet, listTaskSets } from "../../../db/repositories/catalog";
+import { findTask, getTaskSet, listTaskSets } from "../../../db/repositories/catalog";
 import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
 import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME } from "../../domain/runner/settings";
 import { parseHostList, parseTextList } from "../../domain/runner/safety";
@@ -355,3 +357,25 @@ export function liveRunFormOptions(deps: LiveRunDeps) {
     promptVersion: RUNNER_PROMPT_VERSION,
   };
 }
+
+/**
+ * How far a live trajectory has got (steps, outcome), for a viewer watching it; null when the trajectory does
+ * not exist or is not one of a live run.
+ */
+export function liveTrajectoryPulse(db: Db, trajectoryId: number) {
+  if (!liveTrajectoryRef(db, trajectoryId)) return null;
+  return trajectoryPulse(db, trajectoryId) ?? null;
+}
+
+/** The stored task a task file's entry became (set name + external id), once imported. */
+export function storedTask(db: Db, taskSetName: string, externalId: string) {
+  const set = findTaskSetByName(db, taskSetName);
+  return set ? (findTask(db, set.id, externalId) ?? null) : null;
+}
+
+/** A task set by its name, for choosing one on the command line. */
+export function taskSetNamed(db: Db, name: string) {
+  return findTaskSetByName(db, name) ?? null;
+}
+
+export { liveGroupKey };
