@@ -57,12 +57,14 @@ export function findPostgresBinDir(env: NodeJS.ProcessEnv = process.env): string
 
 /**
  * Null when a server can be started; otherwise why not, for `describe.skipIf` and its message.
- * In CI a missing PostgreSQL is an error: .ci/run installs it, so its absence means the setup is broken.
+ * In CI a missing PostgreSQL is an error: .ci/run installs it, so its absence means the setup is broken; so it is
+ * when VERDICT_TEST_BACKENDS names postgres.
  */
 export function postgresSkipReason(env: NodeJS.ProcessEnv = process.env): string | null {
   if (findPostgresBinDir(env)) return null;
   const reason = "no PostgreSQL binaries (initdb, pg_ctl, postgres) under /usr/lib/postgresql/*/bin, VERDICT_PG_BIN or PATH; install them with apt-get install -y postgresql";
   if (env.CI) throw new Error(`CI must test PostgreSQL, but found ${reason}`);
+  if (testBackends(env).includes("postgres")) throw new Error(`VERDICT_TEST_BACKENDS asks for postgres, but found ${reason}`);
   return reason;
 }
 
