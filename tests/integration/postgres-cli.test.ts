@@ -1,12 +1,16 @@
 /**
  * The PostgreSQL commands of `npm run cli`, against a real throwaway server: `migrate` with
- * VERDICT_DATABASE_URL=postgres://… creates the schema there (and again changes nothing).
+ * VERDICT_DATABASE_URL=postgres://… creates the schema there (and again changes nothing); `migrate-store --to`
+ * moves an installation's rows there and reports them verified.
  */
 import { execFile } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
+import { createTestContext } from "../helpers/context";
 import { postgresSkipReason, startPostgres, type TestPostgres } from "../helpers/postgres";
 
 const run = promisify(execFile);
@@ -63,5 +67,34 @@ describe.skipIf(!!skipReason)("npm run cli with VERDICT_DATABASE_URL=postgres://
     const r = await cli(["migrate"], { VERDICT_DATABASE_URL: `postgres://verdict@127.0.0.1:${server.port}/no_such_database` });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/Error: .*no_such_database/);
+  });
+
+  it("migrate-store copies every row into PostgreSQL and reports the tables verified", async () => {
+    const installation = createTestContext("verdict-cli-store-");
+    seedAnalyticsFixture(installation.db);
+    const expected = Object.fromEntries(
+      (installation.db.$client.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").pluck().all() as string[]).map((t) => [
+        t,
+        installation.db.$client.prepare(`select count(*) from "${t}"`).pluck().get() as number,
+      ]),
+    );
+    installation.db.$client.close();
+    const env = { VERDICT_DATA_DIR: installation.dir, VERDICT_DB: path.join(installation.dir, "verdict.db") };
+    try {
+      const url = await server.createDatabase();
+      const r = await cli(["migrate-store", "--to", url, "--json"], env);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect(report).toMatchObject({ to: url, verified: true });
+      expect(Object.fromEntries(report.tables.map((t: { table: string; rows: number }) => [t.table, t.rows]))).toEqual(expected);
+      expect(await publicTables(url)).toEqual(Object.keys(expected).sort());
+
+      const usage = await cli(["migrate-store", "--to", "mysql://db/verdict"], env);
+      expect(usage.code).toBe(2);
+      expect(usage.stderr).toContain("--to must be a postgres:// or postgresql:// URL");
+    } finally {
+      fs.rmSync(installation.dir, { recursive: true, force: true });
+    }
   });
 });
