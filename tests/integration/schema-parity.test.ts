@@ -4,8 +4,11 @@
  * triggers count the same writes. When a SQLite migration adds something the PostgreSQL schema lacks, the failure
  * lists each difference by name (see tests/helpers/schema-compare.ts).
  */
+import { execFile } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "../../db/client";
 import { readPostgresCatalogue, readSqliteCatalogue } from "../../db/introspect";
@@ -15,6 +18,7 @@ import { postgresSkipReason, startPostgres, type TestPostgres } from "../helpers
 import { compareCatalogues } from "../helpers/schema-compare";
 
 const root = path.resolve(__dirname, "..", "..");
+const run = promisify(execFile);
 const skipReason = postgresSkipReason();
 if (skipReason) console.warn(`Skipping the SQLite/PostgreSQL schema parity tests: ${skipReason}`);
 
@@ -164,6 +168,29 @@ describe("migration folders", () => {
       // stamped earlier than its predecessor would be skipped silently on databases that already have it.
       const late = journal.entries.filter((e, i) => i > 0 && e.when <= journal.entries[i - 1]!.when).map((e) => e.tag);
       expect(late, "migrations stamped no later than the one before them").toEqual([]);
+    });
+  }
+});
+
+describe("drizzle schema modules and committed migrations", () => {
+  for (const [folder, dialect, schema] of [
+    ["migrations", "sqlite", "./db/schema/index.ts"],
+    ["migrations-pg", "postgresql", "./db/schema-pg/index.ts"],
+  ] as const) {
+    it(`db/${folder} already holds every change of ${schema} (npm run db:generate has nothing to add)`, { timeout: 120_000 }, async () => {
+      // drizzle-kit generate against a copy of the folder, so a missing migration shows up here and not in the tree.
+      const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-generate-"));
+      try {
+        fs.cpSync(path.join(root, "db", folder), path.join(tmp, folder), { recursive: true });
+        // drizzle-kit prefixes "./" to --out, so it must be relative to the working directory.
+        const out = path.relative(root, path.join(tmp, folder));
+        const r = await run(path.join(root, "node_modules", ".bin", "drizzle-kit"), ["generate", "--dialect", dialect, "--schema", schema, "--out", out], { cwd: root });
+        const added = fs.readdirSync(path.join(tmp, folder)).filter((f) => f.endsWith(".sql") && !fs.existsSync(path.join(root, "db", folder, f)));
+        expect(added, `drizzle-kit generated ${added.join(", ")}: run npm run db:generate and commit the migration`).toEqual([]);
+        expect(r.stdout + r.stderr).toContain("No schema changes");
+      } finally {
+        fs.rmSync(tmp, { recursive: true, force: true });
+      }
     });
   }
 });
