@@ -17,7 +17,7 @@ import * as schema from "./schema-pg/index";
 
 export type PgDb = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
-/** Any fixed number: the lock's identity among this database's advisory locks ("vrdctmig" in ASCII, truncated). */
+/** The advisory lock Verdict's migrations hold; any fixed number other software on the database is unlikely to use ("vrdc" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x7672_6463;
 
 /** True for the URLs node-postgres accepts (postgres:// and postgresql://). */

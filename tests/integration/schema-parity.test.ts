@@ -93,6 +93,18 @@ describe.skipIf(!!skipReason)("SQLite and PostgreSQL schemas", () => {
     expect(applied).toBe(pgJournal().entries.length);
   });
 
+  it("migrate PostgreSQL once when several processes start together", async () => {
+    // Two pools stand for two web servers starting at once against a new database; without the advisory lock the
+    // second would try to create the same tables and fail.
+    const url = await server.createDatabase();
+    const a = openPostgres(url, { maxConnections: 1 });
+    const b = openPostgres(url, { maxConnections: 1 });
+    pgDbs.push(a, b);
+    await Promise.all([migratePostgres(a), migratePostgres(b), migratePostgres(a), migratePostgres(b)]);
+    expect((await a.$client.query("select count(*)::int as n from drizzle.__drizzle_migrations")).rows[0].n).toBe(pgJournal().entries.length);
+    expect((await a.$client.query("select count(*)::int as n from change_counters")).rows[0].n).toBe(Object.keys(COUNTED_TABLES).length);
+  });
+
   it("count the same writes in the change counters on both dialects", async () => {
     const pg = await migratedPostgres();
     // Portable SQL: the same statements run on both, so any difference is the triggers'.
