@@ -3,7 +3,7 @@
  * revision, consolidated labels and their history, and evaluation reveals. Mirrors db/schema/annotation.ts,
  * which documents the invariants the unique indexes hold.
  */
-import { boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
 import type { CampaignOrigin, CampaignSelection, CampaignStatus, LabelOrigin, RevisionAction } from "../schema/annotation";
 import { users } from "./auth";
@@ -108,7 +108,8 @@ export const labels = pgTable(
     category: text("category"),
     firstFailingStep: integer("first_failing_step"),
     note: text("note"),
-    timeSpentMs: integer("time_spent_ms"),
+    // bigint: a label sums its revisions' times, which can pass the 24.8 days an integer holds.
+    timeSpentMs: bigint("time_spent_ms", { mode: "number" }),
     stepsViewed: json("steps_viewed").$type<number[]>(),
     revision: integer("revision").notNull().default(1),
     createdAt: epochMs("created_at").notNull().default(nowMs),
@@ -139,7 +140,7 @@ export const labelRevisions = pgTable(
     status: text("status").$type<"active" | "withdrawn">().notNull(),
     values: json("values").$type<LabelValues>().notNull(),
     changes: json("changes").$type<FieldChange[]>().notNull(),
-    timeSpentMs: integer("time_spent_ms"),
+    timeSpentMs: bigint("time_spent_ms", { mode: "number" }),
     stepsViewed: json("steps_viewed").$type<number[]>(),
     afterReveal: boolean("after_reveal").notNull().default(false),
     idempotencyKey: text("idempotency_key").unique(),

@@ -10,7 +10,9 @@
  *   values, payloads and content hashes read back byte for byte as SQLite holds them, while still refusing text
  *   that is not JSON. The one JSON column that is an index key (`tasks.difficulty`) is `jsonb`, which has the btree
  *   ordering `json` lacks.
- * - SQLite `real` (8-byte float) is `double precision`; other integers are `integer`, ids included.
+ * - SQLite `real` (8-byte float) is `double precision`. Other integers are `integer` (ids included) where the
+ *   application bounds them well below 2^31, and `bigint` where it does not (a judge's seed, summed label times,
+ *   the change counters), since SQLite stores 64-bit integers in every integer column.
  */
 import { sql } from "drizzle-orm";
 import { customType } from "drizzle-orm/pg-core";

@@ -2,7 +2,7 @@
  * Automatic evaluation on PostgreSQL: judge configurations (keys in their own table), endpoint settings, batches
  * and evaluator verdicts. Mirrors db/schema/evaluation.ts, where each column is documented.
  */
-import { boolean, doublePrecision, index, integer, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluators/verdicts";
 import type { BatchStatus } from "../schema/evaluation";
 import { epochMs, nowMs } from "./columns";
@@ -15,7 +15,8 @@ export const judgeConfigs = pgTable("judge_configs", {
   model: text("model").notNull(),
   apiKeyEnv: text("api_key_env"),
   temperature: doublePrecision("temperature").notNull().default(0),
-  seed: integer("seed"),
+  // bigint: any integer a provider accepts as a seed, as SQLite stores it.
+  seed: bigint("seed", { mode: "number" }),
   maxOutputTokens: integer("max_output_tokens").notNull().default(1024),
   timeoutMs: integer("timeout_ms").notNull().default(120_000),
   maxRetries: integer("max_retries").notNull().default(5),

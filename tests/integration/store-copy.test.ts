@@ -62,6 +62,9 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
   });
 
   it("brings every row of every table, with the same counts and values, in small batches", async () => {
+    // Integers past 2^31 that the application can store: a label's time summed over long revisions, a judge seed.
+    ctx.db.$client.prepare("update labels set time_spent_ms = 3000000000 where id = (select min(id) from labels)").run();
+    ctx.db.$client.prepare("update judge_configs set seed = 1099511627776").run();
     const target = await postgres();
     const progress = new Map<string, number>();
     const copied = await copySqliteToPostgres(ctx.db.$client, target.$client, { batchRows: 7, onProgress: (t, n) => progress.set(t, n) });
