@@ -224,17 +224,19 @@ export async function digestPostgresTables(pool: pg.Pool, tables: TableInfo[]): 
     if (!target) throw new Error(`The PostgreSQL database has no table ${t.name}`);
     const columns = t.columns.map((c) => c.name);
     const fam = columns.map((c) => families.get(t.name)?.get(c) ?? "text");
-    const key = target.primaryKey.length ? target.primaryKey : columns;
+    const key = target.primaryKey;
+    const selectList = [...columns, ...key].map((c) => (families.get(t.name)?.get(c) === "json" ? `${q(c)}::text` : q(c))).join(", ");
     const digest = new RowDigest();
-    // Keyset pages in primary-key order, so a large table is never held whole.
+    // Keyset pages in primary-key order, so a large table is never held whole; a table without a primary key
+    // (none of Verdict's) is read in one query.
     let after: unknown[] | null = null;
     for (;;) {
       const keyList = key.map(q).join(", ");
       const where = after ? `where (${keyList}) > (${key.map((_, i) => `$${i + 1}`).join(", ")})` : "";
-      const selectList = [...columns, ...key].map((c) => (families.get(t.name)?.get(c) === "json" ? `${q(c)}::text` : q(c))).join(", ");
-      const res: pg.QueryArrayResult<unknown[]> = await pool.query({ text: `select ${selectList} from ${q(t.name)} ${where} order by ${keyList} limit ${pageRows}`, values: after ?? [], rowMode: "array" });
+      const page = key.length ? `order by ${keyList} limit ${pageRows}` : "";
+      const res: pg.QueryArrayResult<unknown[]> = await pool.query({ text: `select ${selectList} from ${q(t.name)} ${where} ${page}`, values: after ?? [], rowMode: "array" });
       for (const row of res.rows) digest.add(row.slice(0, columns.length).map((v, i) => canonicalValue(v, fam[i]!)));
-      if (res.rows.length < pageRows) break;
+      if (!key.length || res.rows.length < pageRows) break;
       after = res.rows[res.rows.length - 1]!.slice(columns.length);
     }
     out[t.name] = digest.result();
