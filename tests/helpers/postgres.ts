@@ -110,6 +110,21 @@ function runPg(binDir: string, bin: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${bin} ${args.join(" ")} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
 }
 
+function serverOptions(port: number, socketDir: string): string {
+  return [
+    `-p ${port}`,
+    `-k ${socketDir}`,
+    "-c listen_addresses=127.0.0.1",
+    // Nothing in a test server outlives the test: durability buys nothing and costs time.
+    "-c fsync=off",
+    "-c synchronous_commit=off",
+    "-c full_page_writes=off",
+    // Several engineers' test runs share a small machine.
+    "-c shared_buffers=16MB",
+    "-c max_connections=40",
+  ].join(" ");
+}
+
 let databaseCounter = 0;
 
 export async function startPostgres(): Promise<TestPostgres> {
@@ -142,19 +157,18 @@ export async function startPostgres(): Promise<TestPostgres> {
   process.once("exit", stopServer);
   try {
     runPg(binDir, "initdb", ["-D", data, "-U", PG_ROLE, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync"]);
-    const port = await freePort();
-    const options = [
-      `-p ${port}`,
-      `-k ${dir}`,
-      "-c listen_addresses=127.0.0.1",
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
-      // Several engineers' test runs share a small machine.
-      "-c shared_buffers=16MB",
-      "-c max_connections=40",
-    ].join(" ");
-    runPg(binDir, "pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-o", options, "start"]);
+    // The free port is only free when asked: another process may take it before the server binds, so try again.
+    let port = 0;
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      try {
+        runPg(binDir, "pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-o", serverOptions(port, dir), "start"]);
+        break;
+      } catch (e) {
+        const inUse = fs.existsSync(log) && /could not bind|address already in use/i.test(fs.readFileSync(log, "utf8"));
+        if (!inUse || attempt === 3) throw e;
+      }
+    }
     started = true;
     // A test process killed without running its exit handlers (vitest ends its workers with a signal, a crash,
     // Ctrl-C) must not leave a server behind: a detached watchdog stops it and removes the folder once we are gone.
