@@ -2,6 +2,8 @@
  * Where Verdict keeps its data and which binaries it uses, from the environment, read once.
  *
  * VERDICT_DB        SQLite file (default ./data/verdict.db)
+ * VERDICT_DATABASE_URL  postgres://… selects PostgreSQL (preview: only `migrate` and `migrate-store` use it so far);
+ *                   a file path selects that SQLite file, like VERDICT_DB
  * VERDICT_DATA_DIR  screenshots and other files (default ./data)
  * CHROMIUM_PATH     browser used by the runner and the demo recorder (default /usr/bin/chromium)
  * VERDICT_AUTH_SECRET  key signing session cookies (default: generated once and kept in <data>/auth-secret)
@@ -20,6 +22,8 @@ import path from "node:path";
 
 export interface VerdictConfig {
   dbPath: string;
+  /** Set when VERDICT_DATABASE_URL names a PostgreSQL database (see db/postgres.ts). */
+  postgresUrl?: string;
   dataDir: string;
   chromiumPath: string;
   /** Unset = generated and persisted in the data folder (see server/auth/secret.ts). */
@@ -127,12 +131,31 @@ function busyTimeout(v: string | undefined): number | undefined {
   return process.env.NEXT_RUNTIME ? WEB_BUSY_TIMEOUT_MS : undefined;
 }
 
+/**
+ * VERDICT_DATABASE_URL: a postgres:// URL, or a SQLite file path (the default engine). Any other scheme is refused
+ * rather than read as a file name, and a path that disagrees with VERDICT_DB is refused rather than guessed between.
+ */
+function databaseFromEnv(env: NodeJS.ProcessEnv): { postgresUrl?: string; sqlitePath?: string } {
+  const url = nonEmpty(env.VERDICT_DATABASE_URL)?.trim();
+  if (!url) return {};
+  if (/^postgres(ql)?:\/\//i.test(url)) return { postgresUrl: url };
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+  if (scheme) throw new Error(`VERDICT_DATABASE_URL: unsupported scheme "${scheme[1]}:"; expected postgres://user:password@host:port/database or a SQLite file path`);
+  const fromDb = nonEmpty(env.VERDICT_DB);
+  if (fromDb && path.resolve(/*turbopackIgnore: true*/ fromDb) !== path.resolve(/*turbopackIgnore: true*/ url)) {
+    throw new Error(`VERDICT_DATABASE_URL (${url}) and VERDICT_DB (${fromDb}) name different SQLite files; set one of them`);
+  }
+  return { sqlitePath: url };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): VerdictConfig {
   // turbopackIgnore: these are runtime paths, not files for the bundler to trace.
   const dataDir = path.resolve(/*turbopackIgnore: true*/ nonEmpty(env.VERDICT_DATA_DIR) ?? "data");
-  const dbPath = nonEmpty(env.VERDICT_DB) ?? path.join(dataDir, "verdict.db");
+  const database = databaseFromEnv(env);
+  const dbPath = database.sqlitePath ?? nonEmpty(env.VERDICT_DB) ?? path.join(dataDir, "verdict.db");
   return {
     dataDir,
+    postgresUrl: database.postgresUrl,
     dbPath: dbPath === ":memory:" ? dbPath : path.resolve(/*turbopackIgnore: true*/ dbPath),
     chromiumPath: nonEmpty(env.CHROMIUM_PATH) ?? "/usr/bin/chromium",
     authSecret: nonEmpty(env.VERDICT_AUTH_SECRET),

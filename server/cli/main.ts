@@ -7,6 +7,7 @@ import { importCommand } from "./commands/import";
 import { exportCommand } from "./commands/export";
 import { statsCommand } from "./commands/stats";
 import { migrateCommand } from "./commands/migrate";
+import { migrateStoreCommand } from "./commands/migrate-store";
 import { agreementCommand, agreementVectorsCommand } from "./commands/agreement";
 import { bundleSchemaCommand } from "./commands/bundle-schema";
 import { demoCommand, demoSitesCommand } from "./commands/demo";
@@ -16,7 +17,7 @@ import { JUDGE_COMMANDS } from "./commands/judge";
 import { runCommand } from "./commands/run";
 import { heuristicsCommand } from "./commands/heuristics";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, ...JUDGE_COMMANDS, heuristicsCommand, runCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, ...JUDGE_COMMANDS, heuristicsCommand, runCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

@@ -1,0 +1,8 @@
+import { defineConfig } from "drizzle-kit";
+
+/** The PostgreSQL dialect: its own schema modules and migrations folder (see README, "PostgreSQL (preview)"). */
+export default defineConfig({
+  dialect: "postgresql",
+  schema: "./db/schema-pg/index.ts",
+  out: "./db/migrations-pg",
+});

@@ -1,0 +1,221 @@
+/**
+ * Human annotation on PostgreSQL: campaigns, their annotators and items, reservations, labels with every
+ * revision, consolidated labels and their history, and evaluation reveals. Mirrors db/schema/annotation.ts,
+ * which documents the invariants the unique indexes hold.
+ */
+import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
+import type { CampaignOrigin, CampaignSelection, CampaignStatus, LabelOrigin, RevisionAction } from "../schema/annotation";
+import { users } from "./auth";
+import { epochMs, nowMs } from "./columns";
+import { trajectories } from "./core";
+
+export const annotationCampaigns = pgTable("annotation_campaigns", {
+  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  name: text("name").notNull().unique(),
+  instructions: text("instructions").notNull().default(""),
+  labelSchema: json("label_schema").$type<LabelSchema>().notNull(),
+  annotatorsPerItem: integer("annotators_per_item").notNull(),
+  blind: boolean("blind").notNull().default(true),
+  reservationMinutes: integer("reservation_minutes").notNull().default(30),
+  status: text("status").$type<CampaignStatus>().notNull().default("active"),
+  origin: text("origin").$type<CampaignOrigin>().notNull().default("native"),
+  selection: json("selection").$type<CampaignSelection>().notNull(),
+  createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+  createdAt: epochMs("created_at").notNull().default(nowMs),
+  updatedAt: epochMs("updated_at").notNull().default(nowMs),
+});
+
+export const campaignAnnotators = pgTable(
+  "campaign_annotators",
+  {
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    addedAt: epochMs("added_at").notNull().default(nowMs),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.userId] }), index("campaign_annotators_user_idx").on(t.userId)],
+);
+
+export const campaignItems = pgTable(
+  "campaign_items",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    state: text("state").$type<ItemState>().notNull().default("open"),
+    labelCount: integer("label_count").notNull().default(0),
+    itemNo: integer("item_no"),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("campaign_items_campaign_trajectory_uq").on(t.campaignId, t.trajectoryId),
+    uniqueIndex("campaign_items_campaign_item_no_uq").on(t.campaignId, t.itemNo),
+    index("campaign_items_queue_idx").on(t.campaignId, t.state, t.labelCount),
+    index("campaign_items_trajectory_idx").on(t.trajectoryId),
+  ],
+);
+
+export const reservations = pgTable(
+  "reservations",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    status: text("status").$type<"active" | "skipped">().notNull().default("active"),
+    reservedAt: epochMs("reserved_at").notNull(),
+    expiresAt: epochMs("expires_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("reservations_item_user_uq").on(t.itemId, t.userId),
+    index("reservations_campaign_user_idx").on(t.campaignId, t.userId),
+  ],
+);
+
+export const labels = pgTable(
+  "labels",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    annotatorKey: text("annotator_key").notNull(),
+    userId: text("user_id").references(() => users.id, { onDelete: "set null" }),
+    annotatorName: text("annotator_name").notNull(),
+    origin: text("origin").$type<LabelOrigin>().notNull(),
+    status: text("status").$type<"active" | "withdrawn">().notNull().default("active"),
+    verdict: text("verdict").$type<LabelVerdict>().notNull(),
+    category: text("category"),
+    firstFailingStep: integer("first_failing_step"),
+    note: text("note"),
+    // bigint: a label sums its revisions' times, which can pass the 24.8 days an integer holds.
+    timeSpentMs: bigint("time_spent_ms", { mode: "number" }),
+    stepsViewed: json("steps_viewed").$type<number[]>(),
+    revision: integer("revision").notNull().default(1),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+    updatedAt: epochMs("updated_at").notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("labels_item_annotator_uq").on(t.itemId, t.annotatorKey),
+    index("labels_campaign_analytics_idx").on(t.campaignId, t.status, t.annotatorKey, t.verdict, t.category, t.itemId, t.trajectoryId, t.firstFailingStep),
+    index("labels_trajectory_idx").on(t.trajectoryId),
+    index("labels_user_idx").on(t.userId),
+  ],
+);
+
+export const labelRevisions = pgTable(
+  "label_revisions",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    labelId: integer("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    revision: integer("revision").notNull(),
+    action: text("action").$type<RevisionAction>().notNull(),
+    actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),
+    actorName: text("actor_name").notNull(),
+    status: text("status").$type<"active" | "withdrawn">().notNull(),
+    values: json("values").$type<LabelValues>().notNull(),
+    changes: json("changes").$type<FieldChange[]>().notNull(),
+    timeSpentMs: bigint("time_spent_ms", { mode: "number" }),
+    stepsViewed: json("steps_viewed").$type<number[]>(),
+    afterReveal: boolean("after_reveal").notNull().default(false),
+    idempotencyKey: text("idempotency_key").unique(),
+    undoesRevisionId: integer("undoes_revision_id"),
+    undoneByRevisionId: integer("undone_by_revision_id"),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("label_revisions_label_revision_uq").on(t.labelId, t.revision),
+    index("label_revisions_actor_idx").on(t.campaignId, t.actorId, t.id),
+  ],
+);
+
+export const consolidatedLabels = pgTable(
+  "consolidated_labels",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    verdict: text("verdict").$type<LabelVerdict>().notNull(),
+    category: text("category"),
+    firstFailingStep: integer("first_failing_step"),
+    method: text("method").$type<ConsolidationMethod>().notNull(),
+    adjudicatorId: text("adjudicator_id").references(() => users.id, { onDelete: "set null" }),
+    adjudicatorName: text("adjudicator_name"),
+    reason: text("reason"),
+    basedOn: json("based_on").$type<string[]>().notNull(),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+    updatedAt: epochMs("updated_at").notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
+    index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep),
+    index("consolidated_labels_trajectory_idx").on(t.trajectoryId),
+  ],
+);
+
+export const consolidationEvents = pgTable(
+  "consolidation_events",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    itemId: integer("item_id")
+      .notNull()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    state: text("state").$type<ItemState>().notNull(),
+    values: json("values").$type<LabelValues | null>(),
+    method: text("method").$type<ConsolidationMethod>(),
+    actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),
+    actorName: text("actor_name"),
+    reason: text("reason"),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [index("consolidation_events_item_idx").on(t.itemId, t.id)],
+);
+
+export const evaluationReveals = pgTable(
+  "evaluation_reveals",
+  {
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    revealedAt: epochMs("revealed_at").notNull().default(nowMs),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.trajectoryId] })],
+);

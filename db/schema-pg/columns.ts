@@ -1,0 +1,35 @@
+/**
+ * Column types shared by the PostgreSQL schema, chosen so a row reads back in the same shape as from SQLite.
+ *
+ * - Timestamps stay integers: SQLite stores milliseconds since the epoch, so PostgreSQL stores the same number in a
+ *   `bigint` (an `integer` would overflow in 1970 + 24 days). The application sees a `Date` on both dialects, and a
+ *   row copied between them keeps its exact value; `timestamptz` would round to microseconds and change the type
+ *   every raw query and export sees.
+ * - Booleans, stored 0/1 in SQLite, are real `boolean`s.
+ * - JSON columns are `json`, not `jsonb`: `json` keeps the text exactly as written (key order, spacing), so label
+ *   values, payloads and content hashes read back byte for byte as SQLite holds them, while still refusing text
+ *   that is not JSON. The one JSON column that is an index key (`tasks.difficulty`) is `jsonb`, which has the btree
+ *   ordering `json` lacks.
+ * - SQLite `real` (8-byte float) is `double precision`. Other integers are `integer` (ids included) where the
+ *   application bounds them well below 2^31, and `bigint` where it does not (a judge's seed, summed label times,
+ *   the change counters), since SQLite stores 64-bit integers in every integer column.
+ */
+import { sql } from "drizzle-orm";
+import { customType } from "drizzle-orm/pg-core";
+
+/** Milliseconds since the epoch in a `bigint`, read and written as a `Date` (drizzle's SQLite `timestamp_ms`). */
+export const epochMs = customType<{ data: Date; driverData: string | number }>({
+  dataType() {
+    return "bigint";
+  },
+  toDriver(value: Date): number {
+    return value.getTime();
+  },
+  fromDriver(value: string | number): Date {
+    // node-postgres hands int8 over as a string; epoch milliseconds fit a double exactly.
+    return new Date(Number(value));
+  },
+});
+
+/** The time of the statement in epoch milliseconds, like SQLite's `unixepoch('subsec') * 1000`. */
+export const nowMs = sql`(floor(extract(epoch from clock_timestamp()) * 1000))::bigint`;

@@ -1,0 +1,109 @@
+/**
+ * Automatic evaluation on PostgreSQL: judge configurations (keys in their own table), endpoint settings, batches
+ * and evaluator verdicts. Mirrors db/schema/evaluation.ts, where each column is documented.
+ */
+import { bigint, boolean, doublePrecision, index, integer, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluators/verdicts";
+import type { BatchStatus } from "../schema/evaluation";
+import { epochMs, nowMs } from "./columns";
+import { trajectories } from "./core";
+
+export const judgeConfigs = pgTable("judge_configs", {
+  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  name: text("name").notNull().unique(),
+  baseUrl: text("base_url"),
+  model: text("model").notNull(),
+  apiKeyEnv: text("api_key_env"),
+  temperature: doublePrecision("temperature").notNull().default(0),
+  // bigint: any integer a provider accepts as a seed, as SQLite stores it.
+  seed: bigint("seed", { mode: "number" }),
+  maxOutputTokens: integer("max_output_tokens").notNull().default(1024),
+  timeoutMs: integer("timeout_ms").notNull().default(120_000),
+  maxRetries: integer("max_retries").notNull().default(5),
+  promptVersion: text("prompt_version").notNull(),
+  options: json("options").$type<JudgeOptions>().notNull(),
+  priceInputPerMTok: doublePrecision("price_input_per_mtok"),
+  priceOutputPerMTok: doublePrecision("price_output_per_mtok"),
+  createdAt: epochMs("created_at").notNull().default(nowMs),
+  updatedAt: epochMs("updated_at").notNull().default(nowMs),
+});
+
+export const judgeConfigSecrets = pgTable("judge_config_secrets", {
+  configId: integer("config_id")
+    .primaryKey()
+    .references(() => judgeConfigs.id, { onDelete: "cascade" }),
+  apiKey: text("api_key").notNull(),
+  updatedAt: epochMs("updated_at").notNull().default(nowMs),
+});
+
+export const judgeEndpointSettings = pgTable("judge_endpoint_settings", {
+  id: integer("id").primaryKey(),
+  allowedHosts: json("allowed_hosts").$type<string[]>().notNull(),
+  allowLoopback: boolean("allow_loopback").notNull().default(false),
+  updatedBy: text("updated_by"),
+  updatedAt: epochMs("updated_at").notNull().default(nowMs),
+});
+
+export const judgeBatches = pgTable(
+  "judge_batches",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    judgeConfigId: integer("judge_config_id")
+      .notNull()
+      .references(() => judgeConfigs.id, { onDelete: "restrict" }),
+    selectionLabel: text("selection_label"),
+    trajectoryIds: json("trajectory_ids").$type<number[]>().notNull(),
+    kValues: json("k_values").$type<string[]>().notNull(),
+    concurrency: integer("concurrency").notNull(),
+    force: boolean("force").notNull().default(false),
+    status: text("status").$type<BatchStatus>().notNull().default("pending"),
+    totalPairs: integer("total_pairs").notNull().default(0),
+    skippedExisting: integer("skipped_existing").notNull().default(0),
+    estimatedCalls: integer("estimated_calls").notNull().default(0),
+    estimatedCostUsd: doublePrecision("estimated_cost_usd"),
+    succeeded: integer("succeeded").notNull().default(0),
+    failed: integer("failed").notNull().default(0),
+    cancelled: integer("cancelled").notNull().default(0),
+    error: text("error"),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+    startedAt: epochMs("started_at"),
+    finishedAt: epochMs("finished_at"),
+  },
+  (t) => [index("judge_batches_config_idx").on(t.judgeConfigId)],
+);
+
+export const evaluatorVerdicts = pgTable(
+  "evaluator_verdicts",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<EvaluatorKind>().notNull(),
+    origin: text("origin").$type<VerdictOrigin>().notNull(),
+    evaluatorKey: text("evaluator_key").notNull(),
+    evaluatorName: text("evaluator_name").notNull(),
+    judgeConfigId: integer("judge_config_id").references(() => judgeConfigs.id, { onDelete: "set null" }),
+    batchId: integer("batch_id").references(() => judgeBatches.id, { onDelete: "set null" }),
+    k: text("k").notNull().default(""),
+    promptVersion: text("prompt_version").notNull().default(""),
+    stepIndices: json("step_indices").$type<number[]>(),
+    verdict: text("verdict").$type<VerdictValue>().notNull(),
+    score: doublePrecision("score"),
+    rationale: text("rationale"),
+    rawReply: text("raw_reply"),
+    details: json("details").$type<Record<string, unknown>>(),
+    model: text("model"),
+    inputTokens: integer("input_tokens"),
+    outputTokens: integer("output_tokens"),
+    latencyMs: integer("latency_ms"),
+    costUsd: doublePrecision("cost_usd"),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+    updatedAt: epochMs("updated_at").notNull().default(nowMs),
+  },
+  (t) => [
+    uniqueIndex("evaluator_verdicts_identity_uq").on(t.trajectoryId, t.evaluatorKey, t.k, t.promptVersion),
+    index("evaluator_verdicts_analytics_idx").on(t.evaluatorKey, t.k, t.promptVersion, t.verdict, t.trajectoryId),
+    index("evaluator_verdicts_batch_idx").on(t.batchId),
+  ],
+);

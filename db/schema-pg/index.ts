@@ -1,0 +1,11 @@
+/**
+ * Every table on PostgreSQL, one module per domain like db/schema/index.ts. drizzle-kit reads this file
+ * (db/drizzle.pg.config.ts); db/postgres.ts passes it to drizzle.
+ */
+export * from "./core";
+export * from "./jobs";
+export * from "./evaluation";
+export * from "./auth";
+export * from "./annotation";
+export * from "./changes";
+export * from "./instance";
