@@ -152,6 +152,25 @@ export async function getScreenshotImage(deps: ImageDeps, hash: string, req: Var
   return { body: await pending, mime, etag };
 }
 
+/** How long a presigned screenshot URL works: long enough to load a page of them, short for a leaked link. */
+export const PRESIGNED_URL_SECONDS = 300;
+
+/**
+ * A short-lived URL of the bucket for `hash` as `req` asks (the variant made first when it is not stored yet),
+ * or null when the store cannot hand out such URLs (a folder). Only for a viewer who passed the access check: the
+ * URL itself is the permission. Unknown hashes are a NotFoundError, as in getScreenshotImage.
+ */
+export async function presignedScreenshotUrl(deps: ImageDeps, hash: string, req: VariantRequest): Promise<string | null> {
+  if (!isScreenshotHash(hash)) throw new NotFoundError("screenshot", hash);
+  const row = getScreenshot(deps.db, hash);
+  if (!row) throw new NotFoundError("screenshot", hash);
+  if (req.kind === "original") return deps.store.originals.presignedUrl(hash, PRESIGNED_URL_SECONDS);
+  const width = req.width === null ? row.width : Math.min(req.width, row.width);
+  const name = variantName(hash, width, req.format);
+  if (!(await deps.store.variants.has(name))) await getScreenshotImage(deps, hash, req);
+  return deps.store.variants.presignedUrl(name, PRESIGNED_URL_SECONDS);
+}
+
 /** Warm-up requests waiting for the warm-up workers, at most WARM_QUEUE_MAX (older ones are dropped first). */
 const WARM_QUEUE_MAX = 2_000;
 const warmQueue: { deps: ImageDeps; hash: string; req: Extract<VariantRequest, { kind: "variant" }> }[] = [];
