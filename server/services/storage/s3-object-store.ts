@@ -4,15 +4,7 @@
  * `verdict/variants/ab/ab12…-w320.webp` for a resized variant.
  */
 import type { Readable } from "node:stream";
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ServiceException,
-} from "@aws-sdk/client-s3";
+import type { S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import type { S3Config } from "../../config";
 import { presignGetUrl } from "../../domain/s3-presign";
 import { isObjectName, shardedPath, type ObjectStore, type StoredObjectInfo } from "./object-store";
@@ -25,13 +17,26 @@ function notFound(e: unknown): boolean {
   return err?.$metadata?.httpStatusCode === 404 || err?.name === "NoSuchKey" || err?.name === "NotFound";
 }
 
+type S3Sdk = typeof import("@aws-sdk/client-s3");
+let sdkLoading: Promise<S3Sdk> | null = null;
+
+/**
+ * The AWS SDK, loaded on first use: it is large, and installations without a bucket (and every CLI command and
+ * worker process that never touches one) should not pay for loading it.
+ */
+function s3Sdk(): Promise<S3Sdk> {
+  sdkLoading ??= import("@aws-sdk/client-s3");
+  return sdkLoading;
+}
+
 /** One client per bucket configuration and process: it keeps the connections to the store open. */
 const clients = new Map<string, S3Client>();
 
-export function s3ClientFor(config: S3Config): S3Client {
+async function s3ClientFor(config: S3Config): Promise<S3Client> {
   const key = JSON.stringify([config.endpoint, config.region, config.accessKeyId, config.forcePathStyle]);
   let client = clients.get(key);
   if (!client) {
+    const { S3Client } = await s3Sdk();
     client = new S3Client({
       endpoint: config.endpoint,
       region: config.region,
@@ -48,7 +53,6 @@ export function s3ClientFor(config: S3Config): S3Client {
 }
 
 export class S3ObjectStore implements ObjectStore {
-  private readonly client: S3Client;
   private readonly keyPrefix: string;
 
   /** `namespace` separates originals ("sha256") from variants ("variants") in the bucket. */
@@ -56,8 +60,17 @@ export class S3ObjectStore implements ObjectStore {
     private readonly config: S3Config,
     namespace: "sha256" | "variants",
   ) {
-    this.client = s3ClientFor(config);
     this.keyPrefix = `${config.keyPrefix}${namespace}/`;
+  }
+
+  private client(): Promise<S3Client> {
+    return s3ClientFor(this.config);
+  }
+
+  /** The client and the SDK's commands, loaded on first use. */
+  private async sdk(): Promise<{ client: S3Client; sdk: S3Sdk }> {
+    const [client, sdk] = await Promise.all([this.client(), s3Sdk()]);
+    return { client, sdk };
   }
 
   get location(): string {
@@ -73,8 +86,9 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async has(name: string): Promise<boolean> {
+    const { client, sdk } = await this.sdk();
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
+      await client.send(new sdk.HeadObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
       return true;
     } catch (e) {
       if (notFound(e)) return false;
@@ -85,15 +99,17 @@ export class S3ObjectStore implements ObjectStore {
   async put(name: string, bytes: Uint8Array, contentType: string): Promise<boolean> {
     // Content-addressed: an existing object already holds these bytes; skip the upload.
     if (await this.has(name)) return false;
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name), Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength, CacheControl: IMMUTABLE }),
+    const { client, sdk } = await this.sdk();
+    await client.send(
+      new sdk.PutObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name), Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength, CacheControl: IMMUTABLE }),
     );
     return true;
   }
 
   async get(name: string): Promise<Readable | null> {
+    const { client, sdk } = await this.sdk();
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
       return (res.Body as Readable | undefined) ?? null;
     } catch (e) {
       if (notFound(e)) return null;
@@ -102,8 +118,9 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async read(name: string): Promise<Buffer | null> {
+    const { client, sdk } = await this.sdk();
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
       if (!res.Body) return null;
       return Buffer.from(await res.Body.transformToByteArray());
     } catch (e) {
@@ -113,13 +130,15 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async delete(name: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
+    const { client, sdk } = await this.sdk();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
   }
 
   async *list(): AsyncIterable<StoredObjectInfo> {
+    const { client, sdk } = await this.sdk();
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.keyPrefix, ContinuationToken: token }));
+      const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.keyPrefix, ContinuationToken: token }));
       for (const o of page.Contents ?? []) {
         const name = o.Key?.slice(this.keyPrefix.length).split("/")[1];
         if (name && isObjectName(name) && o.Key === this.keyFor(name)) yield { name, size: o.Size ?? 0, modified: o.LastModified ?? new Date(0) };
@@ -129,7 +148,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async presignedUrl(name: string, seconds: number): Promise<string | null> {
-    const credentials = await this.client.config.credentials();
+    const credentials = await (await this.client()).config.credentials();
     const endpoint = this.config.endpoint ? new URL(this.config.endpoint) : new URL(`https://s3.${this.config.region}.amazonaws.com`);
     const key = this.keyFor(name);
     const base = endpoint.pathname.replace(/\/+$/, "");
