@@ -302,7 +302,7 @@ export function runtimeEnvironment(): NodeJS.ProcessEnv {
   return process.env;
 }
 
-export function importLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): ImportLimits {
+export function importLimitsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ImportLimits {
   return importLimitsOf(readEnvironment(env));
 }
 
@@ -332,7 +332,7 @@ function objectStorageOf(e: VerdictEnvironment): S3Config | undefined {
   };
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): VerdictConfig {
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): VerdictConfig {
   const e = readEnvironment(env);
   // turbopackIgnore: these are runtime paths, not files for the bundler to trace.
   const dataDir = path.resolve(/*turbopackIgnore: true*/ e.VERDICT_DATA_DIR ?? "data");
@@ -356,3 +356,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): VerdictConfig 
     runnerProxyHost: e.VERDICT_RUNNER_PROXY_HOST?.trim(),
   };
 }
+
+/** The README's table of every variable (between the env-table markers), grouped as ENVIRONMENT_VARIABLES is. */
+export function environmentTableMarkdown(): string {
+  // Table cells: "|" would end the cell, and "<data>" would be read as an HTML tag.
+  const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/</g, "&lt;");
+  const rows = ["| variable | group | default | meaning |", "| --- | --- | --- | --- |"];
+  for (const v of ENVIRONMENT_VARIABLES) rows.push(`| \`${v.name}\` | ${v.group} | ${cell(v.default)} | ${cell(v.description)} |`);
+  return rows.join("\n");
+}
+
+export const ENV_TABLE_START = "<!-- env-table:start (generated from server/config.ts by `npx tsx scripts/env-table.ts`; tests/unit/config.test.ts checks it) -->";
+export const ENV_TABLE_END = "<!-- env-table:end -->";
