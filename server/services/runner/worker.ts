@@ -16,6 +16,7 @@
 import http from "node:http";
 import type { Browser } from "playwright";
 import { LIVE_JOB_TYPE, reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import { runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
 import { connectRemoteBrowser, launchChromium } from "../../browser/launch";
 import { parseDestinationList } from "../../domain/runner/safety";
@@ -181,7 +182,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     opts.launch ??
     (remote
       ? () => connectRemoteBrowser(remote)
-      : (o: { egressProxy: string }) => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true, egressProxy: o.egressProxy, env: { ...process.env, ...opts.env }, warn: opts.log }));
+      : (o: { egressProxy: string }) => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true, egressProxy: o.egressProxy, env: { ...runtimeEnvironment(), ...opts.env }, warn: opts.log }));
   const browsers = browserPool(() => launch({ egressProxy: egress.url }));
   const deps: RunnerDeps = {
     db: ctx.db,
