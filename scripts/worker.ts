@@ -6,23 +6,22 @@
  *   VERDICT_DEMO_PORT           port of the bundled demo sites it serves (default 4517; "off" serves none)
  *   VERDICT_RUNNER_LEASE_MS     lease of a running job (default 15000): how soon a dead worker's tasks are taken back
  *   VERDICT_RUNNER_HEADLESS     "0" shows the browser windows (needs a display)
- *   plus VERDICT_DB, VERDICT_DATA_DIR, CHROMIUM_PATH (server/config.ts)
+ *   VERDICT_BROWSER_WS          a browser server to use instead of launching Chromium (with VERDICT_RUNNER_PROXY_HOST)
+ *   plus VERDICT_DB, VERDICT_DATA_DIR, CHROMIUM_PATH and the rest of server/config.ts
  */
+import { readEnvironment } from "../server/config";
 import { getAppContext } from "../server/context";
 import { runRunnerWorker } from "../server/services/runner/worker";
 
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) {
-    console.error(`${name} must be a whole number ≥ 1, got ${JSON.stringify(raw)}`);
-    process.exit(2);
-  }
-  return Number(raw);
+let settings: ReturnType<typeof readEnvironment>;
+try {
+  settings = readEnvironment();
+} catch (e) {
+  console.error((e as Error).message);
+  process.exit(2);
 }
-
-const concurrency = positiveInt("VERDICT_RUNNER_CONCURRENCY", 2);
-const leaseMs = positiveInt("VERDICT_RUNNER_LEASE_MS", 15_000);
+const concurrency = settings.VERDICT_RUNNER_CONCURRENCY;
+const leaseMs = settings.VERDICT_RUNNER_LEASE_MS;
 const ctx = getAppContext(process.env);
 const stop = new AbortController();
 const log = (line: string) => process.stderr.write(`[worker ${process.pid}] ${line}\n`);
@@ -45,7 +44,7 @@ try {
     concurrency,
     leaseMs,
     signal: stop.signal,
-    headless: process.env.VERDICT_RUNNER_HEADLESS !== "0",
+    headless: settings.VERDICT_RUNNER_HEADLESS,
     log,
     onJobEnd: (job, outcome, error) => log(`job ${job.id} (${job.groupKey}) ${outcome}${error ? `: ${error}` : ""}`),
   });

@@ -1,24 +1,13 @@
 /**
- * Where Verdict keeps its data and which binaries it uses, from the environment, read once.
+ * Verdict's configuration: every environment variable the product reads, in one zod schema, read once per
+ * `loadConfig` call. A bad value is an error naming the variable and what is wrong with it; the README's table of
+ * variables is generated from ENVIRONMENT_VARIABLES (`npx tsx scripts/env-table.ts`) and a test keeps the two equal.
  *
- * VERDICT_DB        SQLite file (default ./data/verdict.db)
- * VERDICT_DATABASE_URL  postgres://… selects PostgreSQL (preview: only `migrate` and `migrate-store` use it so far);
- *                   a file path selects that SQLite file, like VERDICT_DB
- * VERDICT_DATA_DIR  screenshots and other files (default ./data)
- * CHROMIUM_PATH     browser used by the runner and the demo recorder (default /usr/bin/chromium)
- * VERDICT_AUTH_SECRET  key signing session cookies (default: generated once and kept in <data>/auth-secret)
- * VERDICT_BASE_URL  public URL of the web app, when it cannot be inferred from requests (e.g. behind a proxy)
- * VERDICT_IMPORT_ROOT  folder on the server under which admins may import by path from the Import page (unset: off)
- * Import limits, the same for the CLI and the Import page (see ImportLimits):
- * VERDICT_IMPORT_MAX_UPLOAD_MB (1024), VERDICT_ZIP_MAX_ENTRIES (200000), VERDICT_ZIP_MAX_TOTAL_MB (4096),
- * VERDICT_ZIP_MAX_ENTRY_MB (512), VERDICT_ZIP_MAX_RATIO (100)
- * VERDICT_TRUSTED_ORIGINS  more origins (comma-separated) that may sign in and change things, e.g. a second name
- * VERDICT_TRUSTED_PROXIES  reverse proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is believed
- * VERDICT_MAX_BODY_BYTES   largest request body the web server reads (default 1 MiB)
- * VERDICT_MAX_UPLOAD_BYTES largest body for the CSV uploads (agreement CSV, label import; default 32 MiB)
- * VERDICT_BUSY_TIMEOUT_MS  how long a write waits for another process's lock (web server 250, others 5000)
+ * Code below server/ and db/ gets its settings from the AppContext's `config`, or from `runtimeEnvironment()` for
+ * the few services that take a raw environment (judge configurations name the variable holding their key).
  */
 import path from "node:path";
+import { z } from "zod";
 
 export interface VerdictConfig {
   dbPath: string;
@@ -43,6 +32,37 @@ export interface VerdictConfig {
   maxUploadBytes?: number;
   /** SQLite busy timeout of this process's connection (see db/client.ts); unset = the default wait. */
   busyTimeoutMs?: number;
+  /** Screenshots, variants in an S3-compatible bucket; unset = the data folder. */
+  objectStorage?: S3Config;
+  /** A browser server the live runner connects to instead of launching Chromium here; unset = launch. */
+  remoteBrowser?: RemoteBrowserConfig;
+  /**
+   * Address the live runner's egress proxies listen on and give the browser; unset = 127.0.0.1 (only a browser on
+   * this machine can use them). Required with a remote browser.
+   */
+  runnerProxyHost?: string;
+}
+
+export interface S3Config {
+  /** Unset = AWS S3 of `region`. */
+  endpoint?: string;
+  bucket: string;
+  region: string;
+  /** Unset (both) = the AWS SDK's default credentials (instance role, ~/.aws, AWS_* variables). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** http://endpoint/bucket/key rather than http://bucket.endpoint/key (MinIO, s3rver). */
+  forcePathStyle: boolean;
+  /** Put before every key, "" or ending in "/" (e.g. "verdict/"). */
+  keyPrefix: string;
+  /** Screenshot requests that passed the access check are redirected to a presigned URL of the bucket. */
+  presign: boolean;
+}
+
+export interface RemoteBrowserConfig {
+  wsEndpoint: string;
+  /** "playwright": a Playwright browser server (chromium.launchServer, `npx playwright run-server`); "cdp": Chrome DevTools Protocol (browserless, chrome --remote-debugging-port). */
+  protocol: "playwright" | "cdp";
 }
 
 /**
@@ -63,24 +83,6 @@ export interface ImportLimits {
 
 const MB = 1024 * 1024;
 
-function positiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = nonEmpty(env[name]);
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got ${JSON.stringify(raw)}`);
-  return n;
-}
-
-export function importLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): ImportLimits {
-  return {
-    maxUploadBytes: Math.floor(positiveNumber(env, "VERDICT_IMPORT_MAX_UPLOAD_MB", 1024) * MB),
-    zipMaxEntries: Math.floor(positiveNumber(env, "VERDICT_ZIP_MAX_ENTRIES", 200_000)),
-    zipMaxTotalBytes: Math.floor(positiveNumber(env, "VERDICT_ZIP_MAX_TOTAL_MB", 4096) * MB),
-    zipMaxEntryBytes: Math.floor(positiveNumber(env, "VERDICT_ZIP_MAX_ENTRY_MB", 512) * MB),
-    zipMaxRatio: positiveNumber(env, "VERDICT_ZIP_MAX_RATIO", 100),
-  };
-}
-
 /**
  * The web server waits only briefly for a lock held by an import or a worker: the wait blocks every request,
  * and a "busy, try again" answer is retried by the browser (app/_trpc/query-client.ts).
@@ -90,82 +92,300 @@ export const WEB_BUSY_TIMEOUT_MS = 250;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
 
-function nonEmpty(v: string | undefined): string | undefined {
-  return v && v.trim() !== "" ? v : undefined;
+// ---- value parsers: each turns the raw text (blank = unset) into a value, or an issue saying what is wrong ----
+
+function blank(v: unknown): boolean {
+  return v === undefined || (typeof v === "string" && v.trim() === "");
 }
 
-function list(name: string, v: string | undefined): string[] {
-  return (v ?? "")
-    .split(",")
-    .map((x) => x.trim())
-    .filter((x) => x !== "")
-    .map((x) => {
-      if (name === "VERDICT_TRUSTED_ORIGINS") {
-        let url: URL;
-        try {
-          url = new URL(x);
-        } catch {
-          throw new Error(`${name}: ${JSON.stringify(x)} is not a URL (expected e.g. https://verdict.example.org)`);
-        }
-        if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`${name}: ${JSON.stringify(x)} must be an http(s) origin`);
-        return url.origin;
+/** Raw text in (blank = unset, giving `fallback`), `parse(text)` out; `{ problem }` is what is wrong with the value. */
+function field<T>(parse: (text: string) => T | { problem: string }, fallback: T): z.ZodType<T>;
+function field<T>(parse: (text: string) => T | { problem: string }): z.ZodType<T | undefined>;
+function field<T>(parse: (text: string) => T | { problem: string }, fallback?: T): z.ZodType<T | undefined> {
+  return z.string().optional().transform((raw, ctx) => {
+    if (blank(raw)) return fallback;
+    const out = parse(String(raw));
+    if (out !== null && typeof out === "object" && "problem" in (out as object)) {
+      ctx.addIssue({ code: "custom", message: (out as { problem: string }).problem });
+      return z.NEVER;
+    }
+    return out as T;
+  });
+}
+
+const text = () => field((t) => t);
+const got = (t: string) => `got ${JSON.stringify(t)}`;
+
+const positiveNumber = (fallback: number) =>
+  field((t) => {
+    const n = Number(t);
+    return Number.isFinite(n) && n > 0 ? n : { problem: `must be a positive number, ${got(t)}` };
+  }, fallback);
+
+function parseWhole(min: number, max: number, unit: string) {
+  return (t: string): number | { problem: string } => {
+    const n = Number(t.trim());
+    if (/^\d+$/.test(t.trim()) && n >= min && n <= max) return n;
+    return { problem: `must be ${unit}, ${got(t)}` };
+  };
+}
+const wholeNumber = (min: number, unit: string, fallback: number) => field(parseWhole(min, Number.MAX_SAFE_INTEGER, `a whole number of ${unit}, at least ${min}`), fallback);
+const optionalWholeNumber = (min: number, unit: string) => field(parseWhole(min, Number.MAX_SAFE_INTEGER, `a whole number of ${unit}, at least ${min}`));
+
+function parseFlag(t: string): boolean | { problem: string } {
+  const v = t.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(v)) return true;
+  if (["0", "false", "no", "off"].includes(v)) return false;
+  return { problem: `must be 1 or 0 (true/false, yes/no), ${got(t)}` };
+}
+const flag = (fallback: boolean) => field(parseFlag, fallback);
+
+const url = (protocols: string[], example: string) =>
+  field((t) => {
+    let u: URL;
+    try {
+      u = new URL(t.trim());
+    } catch {
+      return { problem: `must be a URL such as ${example}, ${got(t)}` };
+    }
+    return protocols.includes(u.protocol) ? t.trim() : { problem: `must be a ${protocols.map((p) => p.replace(/:$/, "")).join(" or ")} URL such as ${example}, ${got(t)}` };
+  });
+
+const list = () =>
+  field(
+    (t) =>
+      t
+        .split(",")
+        .map((x) => x.trim())
+        .filter((x) => x !== ""),
+    [] as string[],
+  );
+
+const origins = () =>
+  field((t) => {
+    const out: string[] = [];
+    for (const x of t.split(",").map((s) => s.trim()).filter(Boolean)) {
+      let u: URL;
+      try {
+        u = new URL(x);
+      } catch {
+        return { problem: `${JSON.stringify(x)} is not a URL (expected e.g. https://verdict.example.org)` };
       }
-      return x;
-    });
+      if (u.protocol !== "http:" && u.protocol !== "https:") return { problem: `${JSON.stringify(x)} must be an http(s) origin` };
+      out.push(u.origin);
+    }
+    return out;
+  }, [] as string[]);
+
+// ---- the variables ----
+
+interface VariableDoc {
+  /** README section of the table. */
+  group: "Installation" | "Web server" | "Imports" | "Object storage (S3)" | "Judges" | "Live runner" | "Development";
+  /** What applies when unset, as users read it. */
+  default: string;
+  description: string;
 }
 
-function bytes(name: string, v: string | undefined, fallback: number): number {
-  if (!nonEmpty(v)) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1024) throw new Error(`${name}: expected a whole number of bytes, at least 1024, got ${JSON.stringify(v)}`);
-  return n;
+function v<T extends z.ZodType>(schema: T, doc: VariableDoc): { schema: T; doc: VariableDoc } {
+  return { schema, doc };
 }
 
-function busyTimeout(v: string | undefined): number | undefined {
-  if (nonEmpty(v)) {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`VERDICT_BUSY_TIMEOUT_MS: expected a whole number of milliseconds, got ${JSON.stringify(v)}`);
-    return n;
+const VARIABLES = {
+  VERDICT_DATA_DIR: v(text(), { group: "Installation", default: "./data", description: "Folder of the database, screenshots, variants and the auth secret" }),
+  VERDICT_DATABASE_URL: v(
+    field((t) => {
+      const url = t.trim();
+      if (/^postgres(ql)?:\/\//i.test(url)) return url;
+      // Any other scheme is refused rather than read as a file name.
+      const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
+      if (scheme) return { problem: `has an unsupported scheme "${scheme[1]}:"; expected postgres://user:password@host:port/database or a SQLite file path` };
+      return url;
+    }),
+    { group: "Installation", default: "<data>/verdict.db (SQLite)", description: "postgres://… selects PostgreSQL (preview: only `migrate` and `migrate-store` use it so far); a file path selects that SQLite file, like VERDICT_DB" },
+  ),
+  VERDICT_DB: v(text(), { group: "Installation", default: "<data>/verdict.db", description: "SQLite database file (`:memory:` for a throwaway one)" }),
+  VERDICT_AUTH_SECRET: v(text(), { group: "Installation", default: "generated once into <data>/auth-secret", description: "Key signing session cookies and encrypting stored judge keys" }),
+  VERDICT_BUSY_TIMEOUT_MS: v(optionalWholeNumber(0, "milliseconds"), { group: "Installation", default: "250 in the web server, 5000 elsewhere", description: "How long a write waits for another process's lock" }),
+  VERDICT_MIGRATIONS_DIR: v(text(), { group: "Installation", default: "db/migrations", description: "Where the database migrations are, when the server is bundled elsewhere" }),
+  VERDICT_BASE_URL: v(url(["http:", "https:"], "https://verdict.example.org"), { group: "Web server", default: "inferred from requests", description: "Public URL of the web app (behind a reverse proxy)" }),
+  VERDICT_TRUSTED_ORIGINS: v(origins(), { group: "Web server", default: "none", description: "More origins (comma-separated) that may sign in and change things" }),
+  VERDICT_TRUSTED_PROXIES: v(list(), { group: "Web server", default: "none", description: "Reverse proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is believed" }),
+  VERDICT_MAX_BODY_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_BODY_BYTES), { group: "Web server", default: "1048576", description: "Largest request body the web server reads" }),
+  VERDICT_MAX_UPLOAD_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_UPLOAD_BYTES), { group: "Web server", default: "33554432", description: "Largest CSV upload (agreement CSV, label import)" }),
+  PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), 3000), { group: "Web server", default: "3000", description: "Port of `npm start` / `next start`" }),
+  VERDICT_IMPORT_ROOT: v(text(), { group: "Imports", default: "off", description: "Folder under which admins may import by server path from the Import page" }),
+  VERDICT_IMPORT_MAX_UPLOAD_MB: v(positiveNumber(1024), { group: "Imports", default: "1024", description: "Largest .zip the Import page accepts (MB)" }),
+  VERDICT_ZIP_MAX_ENTRIES: v(positiveNumber(200_000), { group: "Imports", default: "200000", description: "Most entries a zip may have" }),
+  VERDICT_ZIP_MAX_TOTAL_MB: v(positiveNumber(4096), { group: "Imports", default: "4096", description: "Largest total uncompressed size of a zip (MB)" }),
+  VERDICT_ZIP_MAX_ENTRY_MB: v(positiveNumber(512), { group: "Imports", default: "512", description: "Largest uncompressed zip entry (MB)" }),
+  VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), { group: "Imports", default: "100", description: "Largest compression ratio of a zip entry over 1 MB" }),
+  VERDICT_S3_ENDPOINT: v(url(["http:", "https:"], "http://minio:9000"), { group: "Object storage (S3)", default: "AWS S3", description: "S3-compatible endpoint (MinIO, R2, …); setting it or the bucket stores screenshots in S3" }),
+  VERDICT_S3_BUCKET: v(text(), { group: "Object storage (S3)", default: "off (data folder)", description: "Bucket holding screenshots and variants" }),
+  VERDICT_S3_REGION: v(text(), { group: "Object storage (S3)", default: "us-east-1", description: "Region of the bucket" }),
+  VERDICT_S3_ACCESS_KEY_ID: v(text(), { group: "Object storage (S3)", default: "the AWS SDK's default credentials", description: "Access key (with the secret below)" }),
+  VERDICT_S3_SECRET_ACCESS_KEY: v(text(), { group: "Object storage (S3)", default: "the AWS SDK's default credentials", description: "Secret of the access key" }),
+  VERDICT_S3_FORCE_PATH_STYLE: v(field(parseFlag), { group: "Object storage (S3)", default: "1 with an endpoint, else 0", description: "Address objects as endpoint/bucket/key (MinIO, s3rver) instead of bucket.endpoint/key" }),
+  VERDICT_S3_PREFIX: v(text(), { group: "Object storage (S3)", default: "none", description: "Key prefix, for a bucket shared with other data (e.g. `verdict/`)" }),
+  VERDICT_S3_PRESIGN: v(flag(false), { group: "Object storage (S3)", default: "0", description: "1: after the access check, redirect screenshot requests to a 5-minute presigned URL" }),
+  VERDICT_JUDGE_MODEL: v(text(), { group: "Judges", default: "none", description: "Model of new judge configurations that name none" }),
+  VERDICT_JUDGE_BASE_URL: v(url(["http:", "https:"], "http://127.0.0.1:8000/v1"), { group: "Judges", default: "OpenAI", description: "OpenAI-compatible endpoint of new judge configurations; its host is allowed" }),
+  VERDICT_JUDGE_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls (before OPENAI_API_KEY)" }),
+  OPENAI_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls" }),
+  VERDICT_JUDGE_ALLOWED_HOSTS: v(text(), { group: "Judges", default: "none", description: "More hosts judge configurations may call (comma-separated host[:port])" }),
+  VERDICT_JUDGE_ALLOW_LOOPBACK: v(text(), { group: "Judges", default: "0", description: "1: judges may call servers on this machine (vLLM, Ollama)" }),
+  CHROMIUM_PATH: v(text(), { group: "Live runner", default: "/usr/bin/chromium", description: "Chromium used by the runner and the demo recorder" }),
+  VERDICT_BROWSER_USER: v(text(), { group: "Live runner", default: "verdict-browser", description: "Unprivileged user Chromium runs as when Verdict runs as root" }),
+  VERDICT_RUNNER_NO_SANDBOX: v(text(), { group: "Live runner", default: "0", description: "1: run Chromium without its sandbox (not recommended)" }),
+  VERDICT_BROWSER_WS: v(url(["ws:", "wss:"], "ws://browsers:3000/playwright"), { group: "Live runner", default: "launch Chromium here", description: "Browser server the runner connects to instead of launching Chromium" }),
+  VERDICT_BROWSER_WS_PROTOCOL: v(
+    field((t) => (t.trim() === "playwright" || t.trim() === "cdp" ? (t.trim() as "playwright" | "cdp") : { problem: `must be playwright or cdp, ${got(t)}` }), "playwright" as "playwright" | "cdp"),
+    { group: "Live runner", default: "playwright", description: "`playwright` (a Playwright browser server) or `cdp` (browserless, Chrome's DevTools port)" },
+  ),
+  VERDICT_RUNNER_PROXY_HOST: v(text(), { group: "Live runner", default: "127.0.0.1", description: "Address of this worker the browser reaches its egress proxy on (required with VERDICT_BROWSER_WS)" }),
+  VERDICT_RUNNER_ALLOWED_DESTINATIONS: v(text(), { group: "Live runner", default: "none", description: "Private destinations (host:port, comma-separated) every run may reach" }),
+  VERDICT_RUNNER_CONCURRENCY: v(wholeNumber(1, "runs", 2), { group: "Live runner", default: "2", description: "Runs at once in one `npm run worker`" }),
+  VERDICT_RUNNER_LEASE_MS: v(wholeNumber(1, "milliseconds", 15_000), { group: "Live runner", default: "15000", description: "Lease of a running job: how soon a dead worker's tasks are taken back" }),
+  VERDICT_RUNNER_HEADLESS: v(flag(true), { group: "Live runner", default: "1", description: "0 shows the browser windows (needs a display)" }),
+  VERDICT_DEMO_PORT: v(text(), { group: "Live runner", default: "4517", description: "Port of the bundled demo sites; `off` serves none" }),
+  VERDICT_DEMO_SITES_DIR: v(text(), { group: "Development", default: "server/demo-sites/public", description: "Where the demo sites' files are, when the server is bundled elsewhere" }),
+  VERDICT_DEBUG: v(text(), { group: "Development", default: "off", description: "Set: the CLI prints stack traces" }),
+} as const;
+
+type Variables = typeof VARIABLES;
+/** The parsed environment: every variable, typed. */
+export type VerdictEnvironment = { [K in keyof Variables]: z.output<Variables[K]["schema"]> };
+
+/** Name, default and description of every variable the product reads (the README's table). */
+export const ENVIRONMENT_VARIABLES: readonly ({ name: string } & VariableDoc)[] = [
+  ...Object.entries(VARIABLES).map(([name, { doc }]) => ({ name, ...doc })),
+  // A family rather than one name: read by the judge service when a configuration names it (judge-endpoint-policy.ts).
+  { name: "VERDICT_JUDGE_KEY_<NAME>", group: "Judges", default: "none", description: "Keys a judge configuration may name as its key variable" },
+];
+
+const environmentSchema = z
+  .object(Object.fromEntries(Object.entries(VARIABLES).map(([name, { schema }]) => [name, schema])) as { [K in keyof Variables]: Variables[K]["schema"] })
+  .superRefine((e, ctx) => {
+    const need = (name: string, when: string) => ctx.addIssue({ code: "custom", path: [name], message: `is required when ${when}` });
+    if (e.VERDICT_S3_ENDPOINT !== undefined && e.VERDICT_S3_BUCKET === undefined) need("VERDICT_S3_BUCKET", "VERDICT_S3_ENDPOINT is set");
+    if (e.VERDICT_S3_ACCESS_KEY_ID !== undefined && e.VERDICT_S3_SECRET_ACCESS_KEY === undefined) need("VERDICT_S3_SECRET_ACCESS_KEY", "VERDICT_S3_ACCESS_KEY_ID is set");
+    if (e.VERDICT_S3_SECRET_ACCESS_KEY !== undefined && e.VERDICT_S3_ACCESS_KEY_ID === undefined) need("VERDICT_S3_ACCESS_KEY_ID", "VERDICT_S3_SECRET_ACCESS_KEY is set");
+    if (e.VERDICT_S3_BUCKET === undefined && e.VERDICT_S3_ENDPOINT === undefined) {
+      for (const name of ["VERDICT_S3_ACCESS_KEY_ID", "VERDICT_S3_PREFIX", "VERDICT_S3_PRESIGN", "VERDICT_S3_REGION", "VERDICT_S3_FORCE_PATH_STYLE"] as const) {
+        if (e[name] !== undefined && e[name] !== false) ctx.addIssue({ code: "custom", path: [name], message: "has no effect without VERDICT_S3_BUCKET (set the bucket, or unset this)" });
+      }
+    }
+    if (e.VERDICT_S3_BUCKET !== undefined && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(e.VERDICT_S3_BUCKET)) {
+      ctx.addIssue({ code: "custom", path: ["VERDICT_S3_BUCKET"], message: `is not a bucket name (3–63 lower-case letters, digits, dots, hyphens), ${got(e.VERDICT_S3_BUCKET)}` });
+    }
+    if (e.VERDICT_S3_PREFIX !== undefined && (e.VERDICT_S3_PREFIX.startsWith("/") || /\s/.test(e.VERDICT_S3_PREFIX))) {
+      ctx.addIssue({ code: "custom", path: ["VERDICT_S3_PREFIX"], message: `must not start with "/" or contain spaces, ${got(e.VERDICT_S3_PREFIX)}` });
+    }
+    const dbUrl = e.VERDICT_DATABASE_URL;
+    if (dbUrl !== undefined && !/^postgres(ql)?:\/\//i.test(dbUrl) && e.VERDICT_DB !== undefined && path.resolve(/*turbopackIgnore: true*/ e.VERDICT_DB) !== path.resolve(/*turbopackIgnore: true*/ dbUrl)) {
+      // Two names for the database that disagree: refused rather than guessed between.
+      ctx.addIssue({ code: "custom", path: ["VERDICT_DATABASE_URL"], message: `(${dbUrl}) and VERDICT_DB (${e.VERDICT_DB}) name different SQLite files; set one of them` });
+    }
+    if (e.VERDICT_BROWSER_WS !== undefined && e.VERDICT_RUNNER_PROXY_HOST === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["VERDICT_RUNNER_PROXY_HOST"],
+        message:
+          "is required when VERDICT_BROWSER_WS is set: the remote browser must reach this worker's egress proxy, which enforces the runs' address policy (set it to an address of this machine the browser can reach, e.g. its private IP)",
+      });
+    }
+  });
+
+/** A configuration the product cannot start with; one line per problem, each naming its variable. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.length === 1 ? problems[0] : `${problems.length} configuration problems:\n  ${problems.join("\n  ")}`);
+    this.name = "ConfigError";
   }
-  // Next sets NEXT_RUNTIME in the web server only; the CLI and workers keep the long default.
-  return process.env.NEXT_RUNTIME ? WEB_BUSY_TIMEOUT_MS : undefined;
+}
+
+/** Parses every variable of `env`; throws a ConfigError naming each variable that is wrong. */
+export function readEnvironment(env: Readonly<Record<string, string | undefined>> = process.env): VerdictEnvironment {
+  const parsed = environmentSchema.safeParse(env);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0] ?? "environment")} ${i.message}`));
+  return parsed.data as VerdictEnvironment;
 }
 
 /**
- * VERDICT_DATABASE_URL: a postgres:// URL, or a SQLite file path (the default engine). Any other scheme is refused
- * rather than read as a file name, and a path that disagrees with VERDICT_DB is refused rather than guessed between.
+ * The environment as services that take a raw `env` read it (judge configurations, the runner's allowed
+ * destinations), after the schema checked it. The one place outside tests that reads process.env.
  */
-function databaseFromEnv(env: NodeJS.ProcessEnv): { postgresUrl?: string; sqlitePath?: string } {
-  const url = nonEmpty(env.VERDICT_DATABASE_URL)?.trim();
-  if (!url) return {};
-  if (/^postgres(ql)?:\/\//i.test(url)) return { postgresUrl: url };
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url);
-  if (scheme) throw new Error(`VERDICT_DATABASE_URL: unsupported scheme "${scheme[1]}:"; expected postgres://user:password@host:port/database or a SQLite file path`);
-  const fromDb = nonEmpty(env.VERDICT_DB);
-  if (fromDb && path.resolve(/*turbopackIgnore: true*/ fromDb) !== path.resolve(/*turbopackIgnore: true*/ url)) {
-    throw new Error(`VERDICT_DATABASE_URL (${url}) and VERDICT_DB (${fromDb}) name different SQLite files; set one of them`);
-  }
-  return { sqlitePath: url };
+export function runtimeEnvironment(): NodeJS.ProcessEnv {
+  readEnvironment(process.env);
+  return process.env;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): VerdictConfig {
-  // turbopackIgnore: these are runtime paths, not files for the bundler to trace.
-  const dataDir = path.resolve(/*turbopackIgnore: true*/ nonEmpty(env.VERDICT_DATA_DIR) ?? "data");
-  const database = databaseFromEnv(env);
-  const dbPath = database.sqlitePath ?? nonEmpty(env.VERDICT_DB) ?? path.join(dataDir, "verdict.db");
+export function importLimitsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ImportLimits {
+  return importLimitsOf(readEnvironment(env));
+}
+
+function importLimitsOf(e: VerdictEnvironment): ImportLimits {
   return {
-    dataDir,
-    postgresUrl: database.postgresUrl,
-    dbPath: dbPath === ":memory:" ? dbPath : path.resolve(/*turbopackIgnore: true*/ dbPath),
-    chromiumPath: nonEmpty(env.CHROMIUM_PATH) ?? "/usr/bin/chromium",
-    authSecret: nonEmpty(env.VERDICT_AUTH_SECRET),
-    baseUrl: nonEmpty(env.VERDICT_BASE_URL),
-    importLimits: importLimitsFromEnv(env),
-    importRoot: nonEmpty(env.VERDICT_IMPORT_ROOT) ? path.resolve(/*turbopackIgnore: true*/ env.VERDICT_IMPORT_ROOT!) : undefined,
-    trustedOrigins: list("VERDICT_TRUSTED_ORIGINS", env.VERDICT_TRUSTED_ORIGINS),
-    trustedProxies: list("VERDICT_TRUSTED_PROXIES", env.VERDICT_TRUSTED_PROXIES),
-    maxBodyBytes: bytes("VERDICT_MAX_BODY_BYTES", env.VERDICT_MAX_BODY_BYTES, DEFAULT_MAX_BODY_BYTES),
-    maxUploadBytes: bytes("VERDICT_MAX_UPLOAD_BYTES", env.VERDICT_MAX_UPLOAD_BYTES, DEFAULT_MAX_UPLOAD_BYTES),
-    busyTimeoutMs: busyTimeout(env.VERDICT_BUSY_TIMEOUT_MS),
+    maxUploadBytes: Math.floor(e.VERDICT_IMPORT_MAX_UPLOAD_MB * MB),
+    zipMaxEntries: Math.floor(e.VERDICT_ZIP_MAX_ENTRIES),
+    zipMaxTotalBytes: Math.floor(e.VERDICT_ZIP_MAX_TOTAL_MB * MB),
+    zipMaxEntryBytes: Math.floor(e.VERDICT_ZIP_MAX_ENTRY_MB * MB),
+    zipMaxRatio: e.VERDICT_ZIP_MAX_RATIO,
   };
 }
+
+function objectStorageOf(e: VerdictEnvironment): S3Config | undefined {
+  if (e.VERDICT_S3_BUCKET === undefined) return undefined;
+  const prefix = e.VERDICT_S3_PREFIX?.trim() ?? "";
+  return {
+    endpoint: e.VERDICT_S3_ENDPOINT,
+    bucket: e.VERDICT_S3_BUCKET,
+    region: e.VERDICT_S3_REGION ?? "us-east-1",
+    accessKeyId: e.VERDICT_S3_ACCESS_KEY_ID,
+    secretAccessKey: e.VERDICT_S3_SECRET_ACCESS_KEY,
+    // MinIO and most self-hosted stores only answer path-style requests; AWS prefers virtual hosts.
+    forcePathStyle: e.VERDICT_S3_FORCE_PATH_STYLE ?? e.VERDICT_S3_ENDPOINT !== undefined,
+    keyPrefix: prefix === "" || prefix.endsWith("/") ? prefix : `${prefix}/`,
+    presign: e.VERDICT_S3_PRESIGN,
+  };
+}
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): VerdictConfig {
+  const e = readEnvironment(env);
+  // turbopackIgnore: these are runtime paths, not files for the bundler to trace.
+  const dataDir = path.resolve(/*turbopackIgnore: true*/ e.VERDICT_DATA_DIR ?? "data");
+  const postgresUrl = e.VERDICT_DATABASE_URL !== undefined && /^postgres(ql)?:\/\//i.test(e.VERDICT_DATABASE_URL) ? e.VERDICT_DATABASE_URL : undefined;
+  const sqliteUrl = e.VERDICT_DATABASE_URL !== undefined && postgresUrl === undefined ? e.VERDICT_DATABASE_URL : undefined;
+  const dbPath = sqliteUrl ?? e.VERDICT_DB ?? path.join(dataDir, "verdict.db");
+  return {
+    dataDir,
+    postgresUrl,
+    dbPath: dbPath === ":memory:" ? dbPath : path.resolve(/*turbopackIgnore: true*/ dbPath),
+    chromiumPath: e.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    authSecret: e.VERDICT_AUTH_SECRET,
+    baseUrl: e.VERDICT_BASE_URL,
+    importLimits: importLimitsOf(e),
+    importRoot: e.VERDICT_IMPORT_ROOT !== undefined ? path.resolve(/*turbopackIgnore: true*/ e.VERDICT_IMPORT_ROOT) : undefined,
+    trustedOrigins: e.VERDICT_TRUSTED_ORIGINS,
+    trustedProxies: e.VERDICT_TRUSTED_PROXIES,
+    maxBodyBytes: e.VERDICT_MAX_BODY_BYTES,
+    maxUploadBytes: e.VERDICT_MAX_UPLOAD_BYTES,
+    // Next sets NEXT_RUNTIME in the web server only; the CLI and workers keep the long default.
+    busyTimeoutMs: e.VERDICT_BUSY_TIMEOUT_MS ?? (process.env.NEXT_RUNTIME ? WEB_BUSY_TIMEOUT_MS : undefined),
+    objectStorage: objectStorageOf(e),
+    remoteBrowser: e.VERDICT_BROWSER_WS !== undefined ? { wsEndpoint: e.VERDICT_BROWSER_WS, protocol: e.VERDICT_BROWSER_WS_PROTOCOL } : undefined,
+    runnerProxyHost: e.VERDICT_RUNNER_PROXY_HOST?.trim(),
+  };
+}
+
+/** The README's table of every variable (between the env-table markers), grouped as ENVIRONMENT_VARIABLES is. */
+export function environmentTableMarkdown(): string {
+  // Table cells: "|" would end the cell, and "<data>" would be read as an HTML tag.
+  const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/</g, "&lt;");
+  const rows = ["| variable | group | default | meaning |", "| --- | --- | --- | --- |"];
+  for (const v of ENVIRONMENT_VARIABLES) rows.push(`| \`${v.name}\` | ${v.group} | ${cell(v.default)} | ${cell(v.description)} |`);
+  return rows.join("\n");
+}
+
+export const ENV_TABLE_START = "<!-- env-table:start (generated from server/config.ts by `npx tsx scripts/env-table.ts`; tests/unit/config.test.ts checks it) -->";
+export const ENV_TABLE_END = "<!-- env-table:end -->";

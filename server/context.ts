@@ -18,7 +18,7 @@ export function getAppContext(env: NodeJS.ProcessEnv = process.env): AppContext 
   const config = loadConfig(env);
   const db = getDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs });
   bindSecretBox(db, config);
-  return { config, db, store: new ScreenshotStore(config.dataDir) };
+  return { config, db, store: new ScreenshotStore(config.dataDir, config.objectStorage) };
 }
 
 /** A fresh, uncached context (tests open throwaway databases with this). */
@@ -26,5 +26,5 @@ export function createAppContext(config: VerdictConfig): AppContext {
   const db = openDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs });
   // Stored judge keys are encrypted with a key derived from this installation's auth secret.
   bindSecretBox(db, config);
-  return { config, db, store: new ScreenshotStore(config.dataDir) };
+  return { config, db, store: new ScreenshotStore(config.dataDir, config.objectStorage) };
 }

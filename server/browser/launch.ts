@@ -35,7 +35,8 @@ export const CHROMIUM_ARGS: readonly string[] = [
 
 export const DEFAULT_BROWSER_USER = "verdict-browser";
 export const NO_SANDBOX_ENV = "VERDICT_RUNNER_NO_SANDBOX";
-const AS_USER_WRAPPER = path.join(path.dirname(fileURLToPath(import.meta.url)), "chromium-as-user.sh");
+/** Starts Chromium as the browser user (see chromium-as-user.sh); also for browser servers started as root. */
+export const AS_USER_WRAPPER = path.join(path.dirname(fileURLToPath(import.meta.url)), "chromium-as-user.sh");
 
 /** How the browser is isolated from the server it runs on. */
 export type BrowserIsolation =
@@ -139,6 +140,21 @@ export function chromiumAvailable(executablePath: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * A browser on another machine (VERDICT_BROWSER_WS): a Playwright browser server (`chromium.launchServer`,
+ * `npx playwright run-server`, browserless's /playwright endpoint) by default, or any Chromium's DevTools endpoint
+ * with protocol "cdp". No flags of ours reach it, so its pages are held to the address policy only by the proxy
+ * every run's context is given: the live runner refuses to use a remote browser without one (worker.ts).
+ */
+export async function connectRemoteBrowser(remote: { wsEndpoint: string; protocol: "playwright" | "cdp" }, timeoutMs = 30_000): Promise<Browser> {
+  try {
+    return remote.protocol === "cdp" ? await chromium.connectOverCDP(remote.wsEndpoint, { timeout: timeoutMs }) : await chromium.connect(remote.wsEndpoint, { timeout: timeoutMs });
+  } catch (e) {
+    const where = new URL(remote.wsEndpoint);
+    throw new Error(`Cannot connect to the browser server at ${where.protocol}//${where.host} (VERDICT_BROWSER_WS, ${remote.protocol} protocol): ${String((e as Error).message).split("\n")[0]}`);
   }
 }
 

@@ -22,6 +22,8 @@ export interface SessionOptions {
   acceptDownloads?: boolean;
   /** The proxy every connection of this context goes through (a live run's egress proxy); loopback included. */
   proxyServer?: string;
+  /** Credentials of that proxy, when it asks for them (a proxy a remote browser reaches over the network). */
+  proxyCredentials?: { username: string; password: string };
 }
 
 export class BrowserSession {
@@ -50,7 +52,7 @@ export class BrowserSession {
       reducedMotion: "reduce",
       // A service worker could answer or make requests the context's routes never see.
       serviceWorkers: "block",
-      ...(options.proxyServer ? { proxy: { server: options.proxyServer } } : {}),
+      ...(options.proxyServer ? { proxy: { server: options.proxyServer, ...options.proxyCredentials } } : {}),
     });
     try {
       const page = await context.newPage();

@@ -10,6 +10,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+import { readEnvironment } from "../config";
 import { DEMO_SITES_DEFAULT_PORT } from "./port";
 
 export { DEMO_SITES_DEFAULT_PORT };
@@ -33,7 +34,7 @@ const TYPES: Record<string, string> = {
 /** Finds public/ next to this file, or under the working directory when bundled elsewhere. */
 export function demoSitesRoot(): string {
   const candidates = [
-    process.env.VERDICT_DEMO_SITES_DIR,
+    readEnvironment().VERDICT_DEMO_SITES_DIR,
     path.join(path.dirname(fileURLToPath(import.meta.url)), "public"),
     path.join(process.cwd(), "server", "demo-sites", "public"),
   ].filter((p): p is string => !!p);

@@ -58,7 +58,7 @@ export function unsafeEntryReason(name: string): string | null {
   return null;
 }
 
-export async function openZipReader(file: string, limits: ImportLimits = importLimitsFromEnv(process.env)): Promise<ZipReader> {
+export async function openZipReader(file: string, limits: ImportLimits = importLimitsFromEnv()): Promise<ZipReader> {
   const zip = await openZip(file);
   if (zip.entryCount > limits.zipMaxEntries) {
     zip.close();

@@ -152,7 +152,7 @@ export async function exportBundle(
   const trajectories = ids.map((id) => trajectoryToBundle(deps.db, id, images));
   const manifest = JSON.stringify(manifestOf(trajectories, "verdict export", instanceId(deps.db)), null, 1);
   for (const hash of images.keys()) {
-    if (!deps.store.has(hash)) throw new Error(`Screenshot ${hash} is missing from the data folder (${deps.store.root})`);
+    if (!(await deps.store.has(hash))) throw new Error(`Screenshot ${hash} is missing from the screenshot store (${deps.store.originals.location})`);
   }
   const total = images.size;
   let done = 0;
@@ -161,7 +161,11 @@ export async function exportBundle(
     const zip = new yazl.ZipFile();
     zip.addBuffer(Buffer.from(manifest), MANIFEST_NAME);
     // Screenshots are already compressed: store them rather than deflate again.
-    for (const [hash, mime] of images) zip.addFile(deps.store.pathFor(hash), imageFileName(hash, mime), { compress: false });
+    for (const [hash, mime] of images) {
+      const file = deps.store.localPath(hash);
+      if (file) zip.addFile(file, imageFileName(hash, mime), { compress: false });
+      else zip.addBuffer(await deps.store.read(hash), imageFileName(hash, mime), { compress: false });
+    }
     zip.end();
     await new Promise<void>((resolve, reject) => {
       const ws = fs.createWriteStream(out);
@@ -173,7 +177,9 @@ export async function exportBundle(
     if (fs.existsSync(path.join(out, MANIFEST_NAME))) throw new Error(`${out} already holds a bundle; choose an empty folder`);
     await fsp.mkdir(path.join(out, "images"), { recursive: true });
     for (const [hash, mime] of images) {
-      await fsp.copyFile(deps.store.pathFor(hash), path.join(out, imageFileName(hash, mime)));
+      const file = deps.store.localPath(hash);
+      if (file) await fsp.copyFile(file, path.join(out, imageFileName(hash, mime)));
+      else await fsp.writeFile(path.join(out, imageFileName(hash, mime)), await deps.store.read(hash));
       onProgress?.(++done, total);
     }
     await fsp.writeFile(path.join(out, MANIFEST_NAME), manifest);

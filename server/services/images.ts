@@ -1,15 +1,14 @@
 /**
  * Screenshots as the browser gets them: the original bytes (for zoom) or a resized WebP/AVIF variant made
- * with sharp on first request and cached under `<dataDir>/variants/<first two hex>/<hash>-w<width>.<format>`.
+ * with sharp on first request and cached in the store's variants (`<dataDir>/variants/<first two hex>/<hash>-w<width>.<format>`,
+ * or `<prefix>variants/…` in the bucket), so every web server finds what another one encoded.
  *
- * Variants are derived data: deleting the folder is always safe. They are written to a temporary name and
- * renamed into place, so a concurrent reader never sees half a file (a failed write removes its temporary file),
- * and concurrent requests for the same variant share one encode. All encodes of the process share
+ * Variants are derived data: deleting them is always safe. The store writes them whole or not at all (a folder
+ * store renames a temporary file into place), and concurrent requests for the same variant share one encode. All encodes of the process share
  * ENCODE_CONCURRENCY slots, so no number of viewers or warm-up calls makes the web server encode more at once.
  * A stored file that cannot be decoded is a CorruptImageError (the route answers 422), remembered for a minute so
  * repeated requests do not decode it again.
  */
-import crypto from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
@@ -70,8 +69,13 @@ const CORRUPT_MEMORY_MS = 60_000;
 const knownCorrupt = new Map<string, number>();
 
 export function variantPath(dataDir: string, hash: string, width: number, format: string): string {
+  return path.join(dataDir, "variants", hash.slice(0, 2), variantName(hash, width, format));
+}
+
+/** The variant's object name in the store. */
+export function variantName(hash: string, width: number, format: string): string {
   if (!isScreenshotHash(hash)) throw new Error(`Not a screenshot hash: ${JSON.stringify(hash)}`);
-  return path.join(dataDir, "variants", hash.slice(0, 2), `${hash}-w${width}.${format}`);
+  return `${hash}-w${width}.${format}`;
 }
 
 async function encodeVariant(source: Buffer, width: number, resize: boolean, format: "webp" | "avif"): Promise<Buffer> {
@@ -109,14 +113,11 @@ export async function getScreenshotImage(deps: ImageDeps, hash: string, req: Var
 
   // A width at or beyond the original's is the original's width: one file for all of them.
   const width = req.width === null ? row.width : Math.min(req.width, row.width);
-  const file = variantPath(deps.config.dataDir, hash, width, req.format);
+  const name = variantName(hash, width, req.format);
   const etag = `"${hash}-w${width}.${req.format}"`;
   const mime = VARIANT_MIME[req.format];
 
-  const cached = await fsp.readFile(file).catch((e: NodeJS.ErrnoException) => {
-    if (e.code === "ENOENT") return null;
-    throw e;
-  });
+  const cached = await deps.store.variants.read(name);
   if (cached) return { body: cached, mime, etag };
 
   const corruptUntil = knownCorrupt.get(hash);
@@ -125,7 +126,8 @@ export async function getScreenshotImage(deps: ImageDeps, hash: string, req: Var
     knownCorrupt.delete(hash);
   }
 
-  let pending = inFlight.get(file);
+  const flightKey = `${deps.store.variants.location}\0${name}`;
+  let pending = inFlight.get(flightKey);
   if (!pending) {
     pending = withEncodeSlot(async () => {
       const source = await readOriginal();
@@ -137,21 +139,36 @@ export async function getScreenshotImage(deps: ImageDeps, hash: string, req: Var
         knownCorrupt.set(hash, Date.now() + CORRUPT_MEMORY_MS);
         throw new CorruptImageError(hash);
       }
-      await fsp.mkdir(path.dirname(file), { recursive: true });
-      const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`;
       try {
-        await fsp.writeFile(tmp, body);
-        await fsp.rename(tmp, file);
+        await deps.store.variants.put(name, body, mime);
       } catch (e) {
-        // The variant is only a cache: serve this encode anyway, and leave no half-written file (e.g. disk full).
-        await fsp.rm(tmp, { force: true }).catch(() => {});
-        console.error(`caching variant ${file} failed:`, (e as Error).message);
+        // The variant is only a cache: serve this encode anyway (e.g. disk full, bucket unreachable).
+        console.error(`caching variant ${name} in ${deps.store.variants.location} failed:`, (e as Error).message);
       }
       return body;
-    }).finally(() => inFlight.delete(file));
-    inFlight.set(file, pending);
+    }).finally(() => inFlight.delete(flightKey));
+    inFlight.set(flightKey, pending);
   }
   return { body: await pending, mime, etag };
+}
+
+/** How long a presigned screenshot URL works: long enough to load a page of them, short for a leaked link. */
+export const PRESIGNED_URL_SECONDS = 300;
+
+/**
+ * A short-lived URL of the bucket for `hash` as `req` asks (the variant made first when it is not stored yet),
+ * or null when the store cannot hand out such URLs (a folder). Only for a viewer who passed the access check: the
+ * URL itself is the permission. Unknown hashes are a NotFoundError, as in getScreenshotImage.
+ */
+export async function presignedScreenshotUrl(deps: ImageDeps, hash: string, req: VariantRequest): Promise<string | null> {
+  if (!isScreenshotHash(hash)) throw new NotFoundError("screenshot", hash);
+  const row = getScreenshot(deps.db, hash);
+  if (!row) throw new NotFoundError("screenshot", hash);
+  if (req.kind === "original") return deps.store.originals.presignedUrl(hash, PRESIGNED_URL_SECONDS);
+  const width = req.width === null ? row.width : Math.min(req.width, row.width);
+  const name = variantName(hash, width, req.format);
+  if (!(await deps.store.variants.has(name))) await getScreenshotImage(deps, hash, req);
+  return deps.store.variants.presignedUrl(name, PRESIGNED_URL_SECONDS);
 }
 
 /** Warm-up requests waiting for the warm-up workers, at most WARM_QUEUE_MAX (older ones are dropped first). */

@@ -1,39 +1,88 @@
 /**
- * Content-addressed screenshot files under `<dataDir>/screenshots/<first two hex>/<sha256>`.
+ * Screenshot bytes, content-addressed by SHA-256, in the installation's object store: the data folder
+ * (`<dataDir>/screenshots/<first two hex>/<sha256>`, the default) or an S3-compatible bucket
+ * (`<prefix>sha256/<first two hex>/<sha256>`, when VERDICT_S3_BUCKET is set; see storage/).
  *
- * Imports write through a staging batch: files land in a staging folder first and move into the store inside
- * the SQLite transaction that adds their rows (publishSync), so a crash can leave an unused file but never a row
- * pointing at a missing one, and a failed transaction moves its files back without touching files that other
- * committed trajectories use. Staging folders of killed imports are swept when the next import starts.
+ * Imports write through a batch, so that a screenshot row is never committed before its bytes are stored:
+ * - Folder: files land in a staging folder first and move into the store inside the SQLite transaction that adds
+ *   their rows (publishSync), so a crash can leave an unused file but never a row pointing at a missing one, and a
+ *   failed transaction moves its files back without touching files that other committed trajectories use. Staging
+ *   folders of killed imports are swept when the next import starts.
+ * - S3: objects are uploaded when staged, before the transaction that adds their rows; a failed transaction leaves
+ *   unused objects, which are harmless (content-addressed) and removed by `collectUnreferencedObjects`. Nothing
+ *   ever deletes an object an import has uploaded, so a committed row always finds its object.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
+import type { Readable } from "node:stream";
+import type { S3Config } from "../config";
+import { readImageInfo } from "../domain/image-info";
 import { ImportError } from "../importers/types";
+import { FolderObjectStore } from "./storage/folder-object-store";
+import type { ObjectStore } from "./storage/object-store";
+import { S3ObjectStore } from "./storage/s3-object-store";
 
 import { isScreenshotHash } from "../domain/content-hash";
 
 export { isScreenshotHash, sha256 } from "../domain/content-hash";
 
+function missingScreenshot(hash: string, where: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`Screenshot ${hash} is missing from ${where}`), { code: "ENOENT" });
+}
+
 export class ScreenshotStore {
+  /** The data folder's screenshot folder: the store itself when no bucket is configured; staging either way. */
   readonly root: string;
-  constructor(dataDir: string) {
+  /** Original screenshots, named by hash. */
+  readonly originals: ObjectStore;
+  /** Resized variants (derived, may be deleted at any time), named `<hash>-w<width>.<format>`. */
+  readonly variants: ObjectStore;
+
+  constructor(dataDir: string, objectStorage?: S3Config) {
     this.root = path.join(dataDir, "screenshots");
+    this.originals = objectStorage ? new S3ObjectStore(objectStorage, "sha256") : new FolderObjectStore(this.root);
+    this.variants = objectStorage ? new S3ObjectStore(objectStorage, "variants") : new FolderObjectStore(path.join(dataDir, "variants"));
   }
 
-  /** Path of a stored file; only ever built from a validated hash, never from user text. */
+  /** True when the screenshots are in a bucket rather than in the data folder. */
+  get remote(): boolean {
+    return !(this.originals instanceof FolderObjectStore);
+  }
+
+  /**
+   * Path of a stored file in the data folder; only ever built from a validated hash, never from user text.
+   * Only for a folder store: code that must work with a bucket uses read() or localPath().
+   */
   pathFor(hash: string): string {
     if (!isScreenshotHash(hash)) throw new Error(`Not a screenshot hash: ${JSON.stringify(hash)}`);
-    return path.join(this.root, hash.slice(0, 2), hash);
+    const file = this.originals.localPath(hash);
+    if (file === null) throw new Error(`Screenshots are stored in ${this.originals.location}, not in a folder of this machine`);
+    return file;
   }
 
-  has(hash: string): boolean {
-    return fs.existsSync(this.pathFor(hash));
+  /** The file of a screenshot when the store is a folder of this machine (fast paths); null with a bucket. */
+  localPath(hash: string): string | null {
+    return this.originals.localPath(hash);
   }
 
+  async has(hash: string): Promise<boolean> {
+    return isScreenshotHash(hash) && (await this.originals.has(hash));
+  }
+
+  /** The screenshot's bytes; a missing one throws an error with code ENOENT, as a missing file does. */
   async read(hash: string): Promise<Buffer> {
-    return fsp.readFile(this.pathFor(hash));
+    const bytes = await this.originals.read(hash);
+    if (bytes === null) throw missingScreenshot(hash, this.originals.location);
+    return bytes;
+  }
+
+  /** The screenshot's bytes as a stream; a missing one throws an error with code ENOENT. */
+  async stream(hash: string): Promise<Readable> {
+    const body = await this.originals.get(hash);
+    if (body === null) throw missingScreenshot(hash, this.originals.location);
+    return body;
   }
 
   /** Where import batches stage files before they are published (one folder per batch). */
@@ -42,7 +91,7 @@ export class ScreenshotStore {
   }
 
   beginBatch(): ScreenshotBatch {
-    return new ScreenshotBatch(this);
+    return this.remote ? new UploadingBatch(this.originals) : new StagedFolderBatch(this);
   }
 
   /**
@@ -72,7 +121,69 @@ export class ScreenshotStore {
   }
 }
 
-export class ScreenshotBatch {
+/** How an import (or a live run) gets screenshots into the store around the transactions that add their rows. */
+export interface ScreenshotBatch {
+  /** Stages bytes whose hash is already known; a screenshot already in the store is not written again. */
+  put(hash: string, bytes: Uint8Array, contentType?: string): Promise<void>;
+  /** Screenshots staged and not yet published. */
+  readonly size: number;
+  /**
+   * Makes the given staged screenshots part of the store, synchronously so that it can run inside the SQLite
+   * write transaction that adds their rows. Returns an undo for a transaction that then fails. A hash that is
+   * neither staged here nor in the store is refused (ImportError), so a committed row never points at nothing.
+   */
+  publishSync(hashes: Iterable<string>, origin?: (hash: string) => string): () => void;
+  /** Publishes everything staged (outside a transaction: live runs write their step afterwards). */
+  publish(): Promise<void>;
+  /** Undoes publish() where no row refers to a screenshot, and drops anything still staged. */
+  rollback(isReferenced?: (hash: string) => boolean): Promise<void>;
+  /** Drops whatever is still staged. */
+  discardStaging(): Promise<void>;
+}
+
+function contentTypeOf(bytes: Uint8Array): string {
+  return readImageInfo(bytes)?.mime ?? "application/octet-stream";
+}
+
+/**
+ * A batch for a bucket: put() uploads at once (skipping objects the bucket has), so every object exists before
+ * any transaction can commit a row naming it. Nothing is ever deleted here: an upload whose trajectory then fails
+ * is an unused object for garbage collection, never a hole under another import's committed row.
+ */
+class UploadingBatch implements ScreenshotBatch {
+  private readonly stored = new Set<string>();
+
+  constructor(private readonly objects: ObjectStore) {}
+
+  async put(hash: string, bytes: Uint8Array, contentType?: string): Promise<void> {
+    if (this.stored.has(hash)) return;
+    if (!isScreenshotHash(hash)) throw new Error(`Not a screenshot hash: ${JSON.stringify(hash)}`);
+    await this.objects.put(hash, bytes, contentType ?? contentTypeOf(bytes));
+    this.stored.add(hash);
+  }
+
+  get size(): number {
+    return 0;
+  }
+
+  publishSync(hashes: Iterable<string>, origin: (hash: string) => string = (h) => h): () => void {
+    for (const hash of hashes) {
+      if (!this.stored.has(hash)) throw new ImportError(origin(hash), `image ${hash.slice(0, 12)}… was not uploaded to ${this.objects.location} before its rows were written`);
+    }
+    return () => {};
+  }
+
+  async publish(): Promise<void> {}
+
+  async rollback(): Promise<void> {}
+
+  async discardStaging(): Promise<void> {
+    this.stored.clear();
+  }
+}
+
+/** A batch for the data folder: staged files, moved into the store under the transaction's write lock. */
+class StagedFolderBatch implements ScreenshotBatch {
   private readonly staging: string;
   private readonly staged = new Set<string>();
   private readonly moved: string[] = [];
@@ -83,9 +194,8 @@ export class ScreenshotBatch {
     this.staging = path.join(store.stagingRoot, `${process.pid}-${Date.now()}-${crypto.randomBytes(4).toString("hex")}`);
   }
 
-  /** Stages bytes whose hash is already known; a file already in the store is not written again. */
   async put(hash: string, bytes: Uint8Array): Promise<void> {
-    if (this.staged.has(hash) || this.store.has(hash)) return;
+    if (this.staged.has(hash) || fs.existsSync(this.store.pathFor(hash))) return;
     this.staged.add(hash);
     this.stagingReady ??= fsp.mkdir(this.staging, { recursive: true, mode: 0o700 }).then(() => undefined);
     await this.stagingReady;

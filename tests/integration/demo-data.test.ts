@@ -94,7 +94,7 @@ describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
         for (const hash of [s.screenshotHash!, s.rawScreenshotHash!]) {
           const row = getScreenshot(ctx.db, hash);
           expect(row).toMatchObject({ mime: "image/png", width: 1024, height: 768 });
-          expect(ctx.store.has(hash)).toBe(true);
+          expect(await ctx.store.has(hash)).toBe(true);
         }
         expect(s.elements!.length).toBeGreaterThan(0);
         expect(s.elements!.map((e) => e.label)).toEqual(s.elements!.map((_, i) => String(i)));

@@ -186,7 +186,7 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
       expect(s.screenshotHash).not.toBe(s.rawScreenshotHash);
       for (const hash of [s.screenshotHash!, s.rawScreenshotHash!]) {
         expect(getScreenshot(ctx.db, hash)).toMatchObject({ mime: "image/png", width: 1024, height: 768 });
-        expect(ctx.store.has(hash)).toBe(true);
+        expect(await ctx.store.has(hash)).toBe(true);
       }
     }
     const typed = detail.steps[0]!;

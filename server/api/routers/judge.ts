@@ -34,11 +34,12 @@ import { evaluateRuleVerdicts } from "../../services/judge/rules";
 import { evaluatorSummaries, trajectoriesMatching, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluations-view";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/judge/endpoint-settings";
+import { runtimeEnvironment } from "../../config";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 
 /** The judge services take the environment from their caller (API keys named by configurations live there). */
 function deps(ctx: TrpcContext) {
-  return { db: ctx.db, store: ctx.store, env: process.env };
+  return { db: ctx.db, store: ctx.store, env: runtimeEnvironment() };
 }
 
 const id = z.number().int().positive();
@@ -110,14 +111,14 @@ export const judgeRouter = createTRPCRouter({
       .input(configFields.extend({ name: z.string().min(1).max(100), apiKey: z.string().min(1).max(500).optional() }))
       .mutation(({ ctx, input }) => {
         const { apiKey, ...fields } = input;
-        const view = createJudgeConfig(ctx.db, fields, process.env);
+        const view = createJudgeConfig(ctx.db, fields, runtimeEnvironment());
         // Write-only: the key is stored server-side and never comes back in any response.
         if (apiKey) setStoredApiKey(ctx.db, view.id, apiKey);
         return toView(requireJudgeConfig(ctx.db, view.id));
       }),
     update: researcherProcedure
       .input(z.object({ id, patch: configFields }))
-      .mutation(({ ctx, input }) => updateJudgeConfig(ctx.db, input.id, input.patch, process.env)),
+      .mutation(({ ctx, input }) => updateJudgeConfig(ctx.db, input.id, input.patch, runtimeEnvironment())),
     setApiKey: researcherProcedure
       .input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() }))
       .mutation(({ ctx, input }) => {
@@ -135,10 +136,10 @@ export const judgeRouter = createTRPCRouter({
    * cannot widen where they point.
    */
   endpointSettings: createTRPCRouter({
-    get: adminProcedure.query(({ ctx }) => judgeEndpointSettingsView(ctx.db, process.env)),
+    get: adminProcedure.query(({ ctx }) => judgeEndpointSettingsView(ctx.db, runtimeEnvironment())),
     set: adminProcedure
       .input(z.object({ allowedHosts: z.array(z.string().max(300)).max(200), allowLoopback: z.boolean() }))
-      .mutation(({ ctx, input }) => saveJudgeEndpointSettingsFor(ctx.db, process.env, input, ctx.actor.userId)),
+      .mutation(({ ctx, input }) => saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), input, ctx.actor.userId)),
   }),
 
   batches: createTRPCRouter({
@@ -203,7 +204,7 @@ export const judgeRouter = createTRPCRouter({
       )
       .mutation(({ ctx, input }) =>
         evaluateRuleVerdicts(
-          { db: ctx.db, env: process.env },
+          { db: ctx.db, env: runtimeEnvironment() },
           { trajectoryIds: resolveSelection(ctx, input.selection), force: input.force, fuzzyConfig: input.fuzzyConfig, siteUrls: input.siteUrls },
         ),
       ),

@@ -18,6 +18,7 @@ import {
 import { getTrajectoryForPlayer } from "../../services/trajectory-views";
 import { assertSeesWholeCatalog } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
+import { runtimeEnvironment } from "../../config";
 
 /** How often a watched run is looked at. */
 const POLL_MS = 300;
@@ -36,7 +37,7 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 function deps(ctx: TrpcContext) {
-  return { db: ctx.db, env: process.env };
+  return { db: ctx.db, env: runtimeEnvironment() };
 }
 
 const id = z.number().int().positive();

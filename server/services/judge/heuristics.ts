@@ -78,7 +78,7 @@ export class ScreenshotDhashes {
     if (hit !== undefined) return hit;
     let value: string | null;
     try {
-      const grey = await sharp(this.store.pathFor(hash), { failOn: "none" })
+      const grey = await sharp(this.store.localPath(hash) ?? (await this.store.read(hash)), { failOn: "none" })
         .greyscale()
         .resize(DHASH_WIDTH, DHASH_HEIGHT, { fit: "fill" })
         .raw()

@@ -29,9 +29,10 @@ export async function prepareScreenshot(
   shot: { hash: string; mime: string; width: number; height: number },
   maxSide: number | null,
 ): Promise<PreparedImage> {
-  // Synchronous on purpose: screenshots are small files, and at batch concurrency the async path's several
+  // From a folder store, synchronous on purpose: screenshots are small files, and at batch concurrency the async path's several
   // thread-pool round trips per file delayed requests by tens of milliseconds each.
-  const original = fs.readFileSync(store.pathFor(shot.hash));
+  const file = store.localPath(shot.hash);
+  const original = file ? fs.readFileSync(file) : await store.read(shot.hash);
   const target = scaledSize(shot.width, shot.height, maxSide);
   if (target.width === shot.width && target.height === shot.height) {
     return {

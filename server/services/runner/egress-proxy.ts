@@ -10,8 +10,11 @@
  *
  * It speaks plain-HTTP proxying (absolute-form request URLs) and CONNECT tunnels (HTTPS, WebSockets); Chromium is
  * pointed at it with --proxy-server (and `<-loopback>` so loopback is not bypassed). It listens on 127.0.0.1 on an
- * ephemeral port, in the worker process.
+ * ephemeral port, in the worker process; for a browser on another machine (VERDICT_BROWSER_WS) it listens on
+ * VERDICT_RUNNER_PROXY_HOST instead and, being reachable from the network, serves only clients that present its
+ * per-proxy random credentials (Basic proxy authentication, which Playwright answers for the context).
  */
+import crypto from "node:crypto";
 import dns from "node:dns";
 import http from "node:http";
 import net from "node:net";
@@ -35,7 +38,20 @@ export interface EgressProxyOptions {
   onRefusal?: (event: EgressRefusalEvent) => void;
   /** How long a connection to the destination may take before it is given up (default 15 s). */
   connectTimeoutMs?: number;
+  /** Address to listen on and give the browser (default 127.0.0.1). */
+  host?: string;
+  /** Refuse clients without this proxy's random credentials (a proxy the network can reach). */
+  requireCredentials?: boolean;
 }
+
+/** What a browser context needs to use the proxy (Playwright's `proxy` option). */
+export interface ProxySettings {
+  server: string;
+  username?: string;
+  password?: string;
+}
+
+const AUTH_REQUIRED = 'HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="verdict-egress"\r\nContent-Length: 0\r\n\r\n';
 
 const DNS_TIMEOUT_MS = 5_000;
 
@@ -86,17 +102,32 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
 export class EgressProxy {
   private readonly resolveHost: HostResolver;
   private readonly sockets = new Set<net.Socket | Duplex>();
+  private readonly credentials: { username: string; password: string } | null;
   private constructor(
     private readonly server: http.Server,
     readonly port: number,
     private readonly options: EgressProxyOptions,
   ) {
     this.resolveHost = options.resolveHost ?? systemResolveHost;
+    this.credentials = options.requireCredentials ? { username: "verdict", password: crypto.randomBytes(18).toString("base64url") } : null;
   }
 
   /** The address to give Chromium (`--proxy-server`, or a context's proxy). */
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://${displayHost(this.options.host ?? "127.0.0.1")}:${this.port}`;
+  }
+
+  /** The proxy as a browser context is given it, with its credentials when it asks for them. */
+  get settings(): ProxySettings {
+    return { server: this.url, ...(this.credentials ?? {}) };
+  }
+
+  /** True when the request carries this proxy's credentials, or none are required. */
+  private authorized(req: http.IncomingMessage): boolean {
+    if (!this.credentials) return true;
+    const expected = Buffer.from(`Basic ${Buffer.from(`${this.credentials.username}:${this.credentials.password}`).toString("base64")}`);
+    const given = Buffer.from(req.headers["proxy-authorization"] ?? "");
+    return given.length === expected.length && crypto.timingSafeEqual(given, expected);
   }
 
   static async start(options: EgressProxyOptions): Promise<EgressProxy> {
@@ -105,7 +136,7 @@ export class EgressProxy {
     server.requestTimeout = 0;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve());
+      server.listen(0, options.host ?? "127.0.0.1", () => resolve());
     });
     const proxy = new EgressProxy(server, (server.address() as net.AddressInfo).port, options);
     server.on("connection", (s: net.Socket) => proxy.track(s));
@@ -155,6 +186,10 @@ export class EgressProxy {
   }
 
   private async onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (!this.authorized(req)) {
+      res.writeHead(407, { "Proxy-Authenticate": 'Basic realm="verdict-egress"', "Content-Length": "0" }).end();
+      return;
+    }
     let target: URL;
     try {
       target = new URL(req.url ?? "");
@@ -202,6 +237,10 @@ export class EgressProxy {
 
   private async onConnect(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     this.track(socket);
+    if (!this.authorized(req)) {
+      socket.end(AUTH_REQUIRED);
+      return;
+    }
     const authority = parseAuthority(req.url ?? "");
     if (!authority) {
       socket.end("HTTP/1.1 400 Bad Request\r\n\r\n");
@@ -233,6 +272,10 @@ export class EgressProxy {
   /** An Upgrade (WebSocket) request sent in absolute form rather than through CONNECT: same check, then a pipe. */
   private async onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     this.track(socket);
+    if (!this.authorized(req)) {
+      socket.end(AUTH_REQUIRED);
+      return;
+    }
     let target: URL;
     try {
       target = new URL(req.url ?? "");

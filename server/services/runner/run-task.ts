@@ -64,6 +64,11 @@ export interface RunnerDeps {
   retryPolicy?: RetryPolicy;
   clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
   resolveHost?: HostResolver;
+  /**
+   * Where the runs' egress proxies listen when the browser is on another machine (VERDICT_RUNNER_PROXY_HOST); they
+   * then ask for credentials. Unset: 127.0.0.1, no credentials (a browser this worker launched).
+   */
+  remoteProxyHost?: string;
   log?: (line: string) => void;
 }
 
@@ -254,6 +259,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       egress = await EgressProxy.start({
         rules: { allowedDestinations: deps.privateOriginExceptions, allowPrivateNetwork: settings.allowPrivateNetwork },
         resolveHost: deps.resolveHost,
+        host: deps.remoteProxyHost,
+        requireCredentials: deps.remoteProxyHost !== undefined,
         onRefusal: (r) => {
           safety.noteRefusal(r.message);
           deps.log?.(`trajectory ${trajectoryId}: ${r.message}`);
@@ -263,6 +270,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         viewport: settings.viewport,
         acceptDownloads: settings.allowDownloads,
         proxyServer: egress.url,
+        proxyCredentials: egress.settings.username ? { username: egress.settings.username, password: egress.settings.password! } : undefined,
       });
       const s = session;
       await safety.install(s.context);

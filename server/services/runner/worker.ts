@@ -16,8 +16,9 @@
 import http from "node:http";
 import type { Browser } from "playwright";
 import { LIVE_JOB_TYPE, reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import { runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
-import { launchChromium } from "../../browser/launch";
+import { connectRemoteBrowser, launchChromium } from "../../browser/launch";
 import { parseDestinationList } from "../../domain/runner/safety";
 import { demoPortFromEnv } from "../../demo-sites/port";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
@@ -168,7 +169,20 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     resolveHost: opts.resolveHost,
     onRefusal: (r) => opts.log?.(`browser: ${r.message}`),
   });
-  const launch = opts.launch ?? ((o: { egressProxy: string }) => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true, egressProxy: o.egressProxy, env: { ...process.env, ...opts.env }, warn: opts.log }));
+  const remote = ctx.config.remoteBrowser;
+  if (remote && !ctx.config.runnerProxyHost) {
+    // Without a proxy it can reach, a remote browser's pages would go wherever they like: no run starts.
+    await egress.close();
+    await served?.close();
+    throw new Error(
+      "A remote browser (VERDICT_BROWSER_WS) needs VERDICT_RUNNER_PROXY_HOST: the address of this worker the browser reaches its egress proxy on, which enforces the runs' address policy",
+    );
+  }
+  const launch =
+    opts.launch ??
+    (remote
+      ? () => connectRemoteBrowser(remote)
+      : (o: { egressProxy: string }) => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true, egressProxy: o.egressProxy, env: { ...runtimeEnvironment(), ...opts.env }, warn: opts.log }));
   const browsers = browserPool(() => launch({ egressProxy: egress.url }));
   const deps: RunnerDeps = {
     db: ctx.db,
@@ -180,6 +194,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     retryPolicy: opts.retryPolicy,
     clientFactory: opts.clientFactory,
     resolveHost: opts.resolveHost,
+    remoteProxyHost: remote ? ctx.config.runnerProxyHost : undefined,
     log: opts.log,
   };
   const reconcile = () => {

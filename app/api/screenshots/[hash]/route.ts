@@ -5,14 +5,15 @@
  * a 404 (request text never becomes a filesystem path); a stored file that no longer decodes is a 422. Content
  * never changes for a URL, so responses are cached forever; privately, because only signed-in users may fetch
  * them (401 otherwise), and annotators only the screenshots of trajectories in their campaigns (404 otherwise, see
- * mayFetchScreenshot).
+ * mayFetchScreenshot). With screenshots in a bucket and VERDICT_S3_PRESIGN=1, a request that passed those checks is
+ * redirected to a presigned URL of the bucket (valid a few minutes), so image bytes do not pass through the web server.
  */
 import { sessionFromHeaders } from "@/server/auth/auth";
 import { getAppContext } from "@/server/context";
 import { parseVariantRequest } from "@/server/domain/image-variants";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { mayFetchScreenshot } from "@/server/services/annotation";
-import { CorruptImageError, getScreenshotImage } from "@/server/services/images";
+import { CorruptImageError, getScreenshotImage, presignedScreenshotUrl } from "@/server/services/images";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";
 
@@ -36,6 +37,11 @@ export async function GET(req: Request, { params }: { params: Promise<{ hash: st
   }
   if (!mayFetchScreenshot(app.db, session, hash)) return notFound();
   try {
+    if (app.config.objectStorage?.presign) {
+      const location = await presignedScreenshotUrl(app, hash, parsed.value);
+      // The redirect is not cached: the URL expires, and the next request checks access again.
+      if (location) return new Response(null, { status: 302, headers: { Location: location, "Cache-Control": "private, no-store" } });
+    }
     const image = await getScreenshotImage(app, hash, parsed.value);
     const headers = { "Cache-Control": IMMUTABLE, ETag: image.etag };
     const ifNoneMatch = req.headers.get("if-none-match");

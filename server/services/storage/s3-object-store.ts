@@ -1,0 +1,168 @@
+/**
+ * Objects in an S3-compatible bucket (AWS S3, MinIO, Cloudflare R2, …) under content-addressed keys:
+ * `<prefix><namespace>/<first two hex>/<name>`, e.g. `verdict/sha256/ab/ab12…` for an original screenshot and
+ * `verdict/variants/ab/ab12…-w320.webp` for a resized variant.
+ */
+import type { Readable } from "node:stream";
+import type { S3Client, S3ServiceException } from "@aws-sdk/client-s3";
+import type { S3Config } from "../../config";
+import { presignGetUrl } from "../../domain/s3-presign";
+import { isObjectName, shardedPath, type ObjectStore, type StoredObjectInfo } from "./object-store";
+
+/** Objects never change for a key: caches (and a browser following a presigned URL) may keep them forever. */
+const IMMUTABLE = "private, max-age=31536000, immutable";
+
+function notFound(e: unknown): boolean {
+  const err = e as S3ServiceException;
+  return err?.$metadata?.httpStatusCode === 404 || err?.name === "NoSuchKey" || err?.name === "NotFound";
+}
+
+type S3Sdk = typeof import("@aws-sdk/client-s3");
+let sdkLoading: Promise<S3Sdk> | null = null;
+
+/**
+ * The AWS SDK, loaded on first use: it is large, and installations without a bucket (and every CLI command and
+ * worker process that never touches one) should not pay for loading it.
+ */
+function s3Sdk(): Promise<S3Sdk> {
+  sdkLoading ??= import("@aws-sdk/client-s3");
+  return sdkLoading;
+}
+
+/** One client per bucket configuration and process: it keeps the connections to the store open. */
+const clients = new Map<string, S3Client>();
+
+async function s3ClientFor(config: S3Config): Promise<S3Client> {
+  const key = JSON.stringify([config.endpoint, config.region, config.accessKeyId, config.forcePathStyle]);
+  let client = clients.get(key);
+  if (!client) {
+    const { S3Client } = await s3Sdk();
+    client = new S3Client({
+      endpoint: config.endpoint,
+      region: config.region,
+      forcePathStyle: config.forcePathStyle,
+      credentials: config.accessKeyId && config.secretAccessKey ? { accessKeyId: config.accessKeyId, secretAccessKey: config.secretAccessKey } : undefined,
+      // Checksums only where S3 requires them: several S3-compatible servers refuse the SDK's default
+      // aws-chunked trailers, and every object's name is already the SHA-256 of its bytes.
+      requestChecksumCalculation: "WHEN_REQUIRED",
+      responseChecksumValidation: "WHEN_REQUIRED",
+    });
+    clients.set(key, client);
+  }
+  return client;
+}
+
+export class S3ObjectStore implements ObjectStore {
+  private readonly keyPrefix: string;
+
+  /** `namespace` separates originals ("sha256") from variants ("variants") in the bucket. */
+  constructor(
+    private readonly config: S3Config,
+    namespace: "sha256" | "variants",
+  ) {
+    this.keyPrefix = `${config.keyPrefix}${namespace}/`;
+  }
+
+  private client(): Promise<S3Client> {
+    return s3ClientFor(this.config);
+  }
+
+  /** The client and the SDK's commands, loaded on first use. */
+  private async sdk(): Promise<{ client: S3Client; sdk: S3Sdk }> {
+    const [client, sdk] = await Promise.all([this.client(), s3Sdk()]);
+    return { client, sdk };
+  }
+
+  get location(): string {
+    return `s3://${this.config.bucket}/${this.keyPrefix}`;
+  }
+
+  keyFor(name: string): string {
+    return `${this.keyPrefix}${shardedPath(name)}`;
+  }
+
+  localPath(): null {
+    return null;
+  }
+
+  async has(name: string): Promise<boolean> {
+    const { client, sdk } = await this.sdk();
+    try {
+      await client.send(new sdk.HeadObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
+      return true;
+    } catch (e) {
+      if (notFound(e)) return false;
+      throw e;
+    }
+  }
+
+  async put(name: string, bytes: Uint8Array, contentType: string): Promise<boolean> {
+    // Content-addressed: an existing object already holds these bytes; skip the upload.
+    if (await this.has(name)) return false;
+    const { client, sdk } = await this.sdk();
+    await client.send(
+      new sdk.PutObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name), Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength, CacheControl: IMMUTABLE }),
+    );
+    return true;
+  }
+
+  async get(name: string): Promise<Readable | null> {
+    const { client, sdk } = await this.sdk();
+    try {
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
+      return (res.Body as Readable | undefined) ?? null;
+    } catch (e) {
+      if (notFound(e)) return null;
+      throw e;
+    }
+  }
+
+  async read(name: string): Promise<Buffer | null> {
+    const { client, sdk } = await this.sdk();
+    try {
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
+      if (!res.Body) return null;
+      return Buffer.from(await res.Body.transformToByteArray());
+    } catch (e) {
+      if (notFound(e)) return null;
+      throw e;
+    }
+  }
+
+  async delete(name: string): Promise<void> {
+    const { client, sdk } = await this.sdk();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }));
+  }
+
+  async *list(): AsyncIterable<StoredObjectInfo> {
+    const { client, sdk } = await this.sdk();
+    let token: string | undefined;
+    do {
+      const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: this.config.bucket, Prefix: this.keyPrefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) {
+        const name = o.Key?.slice(this.keyPrefix.length).split("/")[1];
+        if (name && isObjectName(name) && o.Key === this.keyFor(name)) yield { name, size: o.Size ?? 0, modified: o.LastModified ?? new Date(0) };
+      }
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  async presignedUrl(name: string, seconds: number): Promise<string | null> {
+    const credentials = await (await this.client()).config.credentials();
+    const endpoint = this.config.endpoint ? new URL(this.config.endpoint) : new URL(`https://s3.${this.config.region}.amazonaws.com`);
+    const key = this.keyFor(name);
+    const base = endpoint.pathname.replace(/\/+$/, "");
+    const objectUrl = this.config.forcePathStyle
+      ? `${endpoint.protocol}//${endpoint.host}${base}/${this.config.bucket}/${key}`
+      : `${endpoint.protocol}//${this.config.bucket}.${endpoint.host}${base}/${key}`;
+    return presignGetUrl({
+      objectUrl,
+      region: this.config.region,
+      accessKeyId: credentials.accessKeyId,
+      secretAccessKey: credentials.secretAccessKey,
+      sessionToken: credentials.sessionToken,
+      expiresSeconds: seconds,
+      now: new Date(),
+    });
+  }
+}
