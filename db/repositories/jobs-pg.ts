@@ -174,9 +174,9 @@ export async function failJobPg(
 ): Promise<{ outcome: "requeued" | "failed" | "lost"; job?: JobRow }> {
   const { rows } = await q.query(
     `update jobs set
-       status = case when $1 and attempts < max_attempts and not cancel_requested then 'queued' else 'failed' end,
-       run_after = case when $1 and attempts < max_attempts and not cancel_requested then $2 else run_after end,
-       finished_at = case when $1 and attempts < max_attempts and not cancel_requested then null else $3 end,
+       status = case when $1::boolean and attempts < max_attempts and not cancel_requested then 'queued' else 'failed' end,
+       run_after = case when $1::boolean and attempts < max_attempts and not cancel_requested then $2::bigint else run_after end,
+       finished_at = case when $1::boolean and attempts < max_attempts and not cancel_requested then null else $3::bigint end,
        error = $4, lease_owner = null, lease_expires_at = null, updated_at = $3
      where id = $5 and lease_owner = $6 and status = 'running'
      returning *`,
@@ -201,7 +201,7 @@ export async function releaseJobPg(q: PgQueryable, id: number, owner: string, no
   const { rows } = await q.query(
     `update jobs set status = case when cancel_requested then 'cancelled' else 'queued' end,
        attempts = greatest(attempts - 1, 0), lease_owner = null, lease_expires_at = null, run_after = $1,
-       finished_at = case when cancel_requested then $1 else null end, updated_at = $1
+       finished_at = case when cancel_requested then $1::bigint else null end, updated_at = $1
      where id = $2 and lease_owner = $3 and status = 'running'
      returning *`,
     [now, id, owner],
@@ -214,11 +214,11 @@ export async function reclaimExpiredLeasesPg(q: PgQueryable, now = Date.now()) {
   const { rows } = await q.query(
     `update jobs set
        status = case when cancel_requested then 'cancelled' when attempts < max_attempts then 'queued' else 'failed' end,
-       finished_at = case when cancel_requested or attempts >= max_attempts then $1 else null end,
-       run_after = case when not cancel_requested and attempts < max_attempts then $1 else run_after end,
+       finished_at = case when cancel_requested or attempts >= max_attempts then $1::bigint else null end,
+       run_after = case when not cancel_requested and attempts < max_attempts then $1::bigint else run_after end,
        error = 'lease of worker ' || coalesce(lease_owner, '?') || ' expired at attempt ' || attempts,
        lease_owner = null, lease_expires_at = null, updated_at = $1
-     where status = 'running' and lease_expires_at <= $1
+     where status = 'running' and lease_expires_at <= $1::bigint
      returning *`,
     [now],
   );
@@ -255,7 +255,7 @@ export async function requestJobCancelPg(q: PgQueryable, id: number, now = Date.
     `with old as (select id, status from jobs where id = $1 for update)
      update jobs j set cancel_requested = case when old.status in ('queued', 'running') then true else j.cancel_requested end,
        status = case when old.status = 'queued' then 'cancelled' else j.status end,
-       finished_at = case when old.status = 'queued' then $2 else j.finished_at end,
+       finished_at = case when old.status = 'queued' then $2::bigint else j.finished_at end,
        updated_at = $2
      from old where j.id = old.id
      returning old.status as old_status`,

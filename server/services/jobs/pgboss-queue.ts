@@ -10,10 +10,12 @@
  *   and expiry (renewed by the worker's heartbeat, which pg-boss 10 has no way to do), cancel flag, progress, result.
  *   Every write for a running job names its lease owner, so a late worker's result is refused (exactly once).
  *
- * A delivery only says "look at job N": claiming re-checks the job in the table, and one that is no longer
- * claimable (cancelled, already taken, not yet due, its group at its concurrency limit) drops the delivery. What is
- * still queued without a delivery (a group-restricted worker, a group at its limit, an expired lease) is claimed
- * straight from the table, so no job waits for a delivery that will not come.
+ * A delivery is a permit to claim one job of its type: the claim itself (one fenced UPDATE on the table, under a
+ * short advisory lock so a group's concurrency limit holds) picks which job, in priority then insertion order like
+ * the SQLite queue, skipping cancelled, running, not-yet-due jobs and groups at their limit. A delivery that finds
+ * nothing to claim is dropped. What is still queued without a delivery (a group-restricted worker, a group that
+ * was at its limit, a job another worker claimed straight from the table) is claimed straight from the table, so
+ * no job waits for a delivery that will not come.
  */
 import PgBoss from "pg-boss";
 import type pg from "pg";
@@ -127,7 +129,9 @@ export class PgBossJobQueue implements JobQueue {
         for (;;) {
           const [delivery] = await this.boss.fetch<Delivery>(name, { batchSize: 1, priority: true });
           if (!delivery) break;
-          const job = await repo.claimJobPg(this.pool, owner, leaseMs, { ...filter, id: delivery.data.jobId });
+          // The delivery is a permit to claim one job of its type; the table decides which (priority, then
+          // insertion order, as on SQLite), so deliveries fetched out of order do not reorder the work.
+          const job = await repo.claimJobPg(this.pool, owner, leaseMs, { ...filter, types: [type] });
           await this.boss.complete(name, delivery.id);
           if (job) return job;
         }
