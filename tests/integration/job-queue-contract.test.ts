@@ -8,6 +8,8 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JobQueue } from "../../server/services/jobs/job-queue";
+import { loadConfig } from "../../server/config";
+import { createJobQueue } from "../../server/services/jobs/create-queue";
 import { openPgBossJobQueue } from "../../server/services/jobs/pgboss-queue";
 import { queueGroupProgress } from "../../server/services/jobs/queue";
 import { SqliteJobQueue } from "../../server/services/jobs/sqlite-queue";
@@ -298,4 +300,30 @@ describe.skipIf(!withPostgres)("job queue on PostgreSQL across processes", () =>
       await queue.close();
     }
   }, 120_000);
+});
+
+describe("choosing the queue engine", () => {
+  it("uses the SQLite file by default", async () => {
+    const ctx = createTestContext("verdict-queue-factory-");
+    try {
+      const queue = await createJobQueue(loadConfig({ VERDICT_DB: path.join(ctx.dir, "jobs.db") }));
+      expect(queue.engine).toBe("sqlite");
+      expect(await queue.enqueue([{ type: "t", payload: 1 }])).toBe(1);
+      await queue.close();
+    } finally {
+      ctx.cleanup();
+    }
+  });
+
+  it.skipIf(!withPostgres)("uses pg-boss when VERDICT_DATABASE_URL is a postgres:// URL", async () => {
+    const url = await server!.createDatabase();
+    const queue = await createJobQueue(loadConfig({ VERDICT_DATABASE_URL: url }));
+    try {
+      expect(queue.engine).toBe("postgres");
+      expect(await queue.enqueue([{ type: "t", payload: 1 }])).toBe(1);
+      expect(await queue.claimNext("w", 1000, { types: ["t"] })).toMatchObject({ payload: 1, status: "running" });
+    } finally {
+      await queue.close();
+    }
+  });
 });
