@@ -25,13 +25,18 @@ async function runBatch(target: string, jobs: number, workers: number, concurren
   const queue = await createJobQueue(loadConfig({ ...process.env, VERDICT_DATABASE_URL: target, VERDICT_DB: undefined }));
   try {
     const group = `bench-${workers}-${Date.now()}`;
-    await queue.enqueue(Array.from({ length: jobs }, (_, i) => ({ type: "bench.job", groupKey: group, payload: { i } })));
-    const exits = Array.from({ length: workers }, (_, w) => {
-      const proc = spawn(process.execPath, ["--import", "tsx", child, target, `bench-w${w}`, String(concurrency), String(sleepMs)], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const procs = Array.from({ length: workers }, (_, w) => {
+      const proc = spawn(process.execPath, ["--import", "tsx", child, target, `bench-w${w}`, String(concurrency), String(sleepMs)], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
       let err = "";
       proc.stderr.on("data", (d) => (err += d));
-      return new Promise<void>((resolve, reject) => proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`bench worker ${w} exited ${code}: ${err.slice(-500)}`)))));
+      const ready = new Promise<void>((resolve) => proc.stdout.once("data", () => resolve()));
+      const exit = new Promise<void>((resolve, reject) => proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`bench worker ${w} exited ${code}: ${err.slice(-500)}`)))));
+      return { proc, ready, exit };
     });
+    await Promise.race([Promise.all(procs.map((p) => p.ready)), Promise.all(procs.map((p) => p.exit))]);
+    await queue.enqueue(Array.from({ length: jobs }, (_, i) => ({ type: "bench.job", groupKey: group, payload: { i } })));
+    for (const p of procs) p.proc.stdin.end("go\n");
+    const exits = procs.map((p) => p.exit);
     await Promise.all(exits);
     const done = await queue.list({ groupKey: group });
     const succeeded = done.filter((j) => j.status === "succeeded");
