@@ -306,7 +306,7 @@ describe("choosing the queue engine", () => {
   it("uses the SQLite file by default", async () => {
     const ctx = createTestContext("verdict-queue-factory-");
     try {
-      const queue = await createJobQueue(loadConfig({ VERDICT_DB: path.join(ctx.dir, "jobs.db") } as NodeJS.ProcessEnv));
+      const queue = await createJobQueue(loadConfig({ NODE_ENV: "test", VERDICT_DB: path.join(ctx.dir, "jobs.db") }));
       expect(queue.engine).toBe("sqlite");
       expect(await queue.enqueue([{ type: "t", payload: 1 }])).toBe(1);
       await queue.close();
@@ -317,7 +317,7 @@ describe("choosing the queue engine", () => {
 
   it.skipIf(!withPostgres)("uses pg-boss when VERDICT_DATABASE_URL is a postgres:// URL", async () => {
     const url = await server!.createDatabase();
-    const queue = await createJobQueue(loadConfig({ VERDICT_DATABASE_URL: url } as NodeJS.ProcessEnv));
+    const queue = await createJobQueue(loadConfig({ NODE_ENV: "test", VERDICT_DATABASE_URL: url }));
     try {
       expect(queue.engine).toBe("postgres");
       expect(await queue.enqueue([{ type: "t", payload: 1 }])).toBe(1);
