@@ -18,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   annotation: async () => (await import("./bench/annotation")).benchAnnotation(),
   heuristics: async () => (await import("./bench/heuristics")).benchHeuristics(),
   consensus: async () => (await import("./bench/consensus")).benchConsensus(),
+  queue: async () => (await import("./bench/queue")).benchQueue(),
 };
 
 const wanted = process.argv.slice(2);

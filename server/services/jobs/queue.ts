@@ -3,6 +3,7 @@
  * Workers live in ./worker.ts.
  */
 import type { Db } from "../../../db/client";
+import type { JobQueue } from "./job-queue";
 import {
   cancelJobGroup,
   countJobsByStatus,
@@ -30,18 +31,29 @@ export interface GroupProgress {
   errors: { error: string; n: number }[];
 }
 
-export function groupProgress(db: Db, groupKey: string, now = new Date()): GroupProgress {
-  const counts = countJobsByStatus(db, groupKey);
+function progressFrom(counts: JobCounts, rate: number | null, errors: { error: string; n: number }[]): GroupProgress {
   const remaining = counts.queued + counts.running;
-  const rate = remaining > 0 ? recentFinishRate(db, groupKey, 60_000, now) : null;
   return {
     counts,
     done: counts.succeeded + counts.failed + counts.cancelled,
     remaining,
     ratePerSecond: rate,
     etaSeconds: remaining === 0 ? 0 : rate ? Math.ceil(remaining / rate) : null,
-    errors: counts.failed > 0 ? failedJobErrors(db, groupKey) : [],
+    errors,
   };
+}
+
+export function groupProgress(db: Db, groupKey: string, now = new Date()): GroupProgress {
+  const counts = countJobsByStatus(db, groupKey);
+  const rate = counts.queued + counts.running > 0 ? recentFinishRate(db, groupKey, 60_000, now) : null;
+  return progressFrom(counts, rate, counts.failed > 0 ? failedJobErrors(db, groupKey) : []);
+}
+
+/** groupProgress on any queue engine (SQLite or pg-boss). */
+export async function queueGroupProgress(queue: JobQueue, groupKey: string): Promise<GroupProgress> {
+  const counts = await queue.countByStatus(groupKey);
+  const rate = counts.queued + counts.running > 0 ? await queue.recentFinishRate(groupKey, 60_000) : null;
+  return progressFrom(counts, rate, counts.failed > 0 ? await queue.failedErrors(groupKey) : []);
 }
 
 /** Queued jobs are cancelled at once; running ones stop at their worker's next heartbeat. */

@@ -1,5 +1,6 @@
 /**
- * A job worker: claims jobs from the SQLite queue and runs their handlers with bounded concurrency.
+ * A job worker: claims jobs from a queue (SQLite by default, or any JobQueue engine such as pg-boss on PostgreSQL)
+ * and runs their handlers with bounded concurrency. The same code drives both engines.
  *
  * - A freed slot claims the next job at once (no polling delay while work is available); when nothing is
  *   claimable the worker sleeps until the next backoff ends or `pollMs`, whichever is sooner.
@@ -11,20 +12,9 @@
 import crypto from "node:crypto";
 import os from "node:os";
 import type { Db } from "../../../db/client";
-import {
-  claimNextJob,
-  completeJob,
-  failJob,
-  hasPendingJobs,
-  heartbeatJobs,
-  markJobCancelled,
-  nextRunAfter,
-  reclaimExpiredLeases,
-  releaseJob,
-  setJobProgress,
-  type ClaimFilter,
-} from "../../../db/repositories/jobs";
 import type { JobRow } from "../../../db/schema/index";
+import type { ClaimFilter, JobQueue } from "./job-queue";
+import { SqliteJobQueue } from "./sqlite-queue";
 
 /** Thrown by a handler for a failure worth another attempt later (the job is requeued while attempts remain). */
 export class RetryableJobError extends Error {
@@ -60,7 +50,10 @@ export type JobHandler = (ctx: JobContext) => Promise<unknown>;
 export type JobOutcome = "succeeded" | "failed" | "requeued" | "cancelled" | "released" | "lost";
 
 export interface WorkerOptions {
-  db: Db;
+  /** The SQLite database whose queue to work on (the default engine), when `queue` is not given. */
+  db?: Db;
+  /** The queue engine to work on; takes precedence over `db`. */
+  queue?: JobQueue;
   handlers: Record<string, JobHandler>;
   concurrency: number;
   /** Identifies this worker in leases; defaults to host:pid:random. */
@@ -98,7 +91,9 @@ function errorText(e: unknown): string {
 }
 
 export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
-  const { db, handlers } = opts;
+  const { handlers } = opts;
+  if (!opts.queue && !opts.db) throw new Error("runWorker: pass `queue` (a JobQueue) or `db` (the SQLite database)");
+  const queue: JobQueue = opts.queue ?? new SqliteJobQueue(opts.db!);
   const owner = opts.owner ?? defaultWorkerId();
   const leaseMs = opts.leaseMs ?? 60_000;
   const heartbeatMs = opts.heartbeatMs ?? Math.max(50, Math.min(1_000, Math.floor(leaseMs / 3)));
@@ -144,22 +139,33 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
         job,
         signal: a.controller.signal,
         reportProgress: (p) => {
-          if (!setJobProgress(db, job.id, owner, p)) abort(a, "lost");
+          // Fire and forget: the handler goes on; a refused write means the lease moved to another worker.
+          queue.setProgress(job.id, owner, p).then(
+            (held) => {
+              if (!held) abort(a, "lost");
+            },
+            () => {},
+          );
         },
       });
-      if (a.reason === "cancel") end(job, markJobCancelled(db, job.id, owner) ? "cancelled" : "lost");
-      else if (a.reason === "stop") end(job, releaseJob(db, job.id, owner) ? "released" : "lost");
-      else end(job, completeJob(db, job.id, owner, result ?? null) ? "succeeded" : "lost");
+      if (a.reason === "cancel") end(job, (await queue.markCancelled(job.id, owner)) ? "cancelled" : "lost");
+      else if (a.reason === "stop") end(job, (await queue.release(job.id, owner)) ? "released" : "lost");
+      else end(job, (await queue.complete(job.id, owner, result ?? null)) ? "succeeded" : "lost");
     } catch (e) {
       const message = errorText(e);
-      if (a.reason === "cancel") end(job, markJobCancelled(db, job.id, owner) ? "cancelled" : "lost");
-      else if (a.reason === "stop") end(job, releaseJob(db, job.id, owner) ? "released" : "lost");
-      else if (a.reason === "lost") end(job, "lost", message);
-      else {
-        const retryable = e instanceof RetryableJobError;
-        const delay = retryable ? (e.retryAfterMs ?? retryDelay(job.attempts)) : 0;
-        const r = failJob(db, job.id, owner, message, { retryable, retryAfterMs: delay });
-        end(job, r, message);
+      try {
+        if (a.reason === "cancel") end(job, (await queue.markCancelled(job.id, owner)) ? "cancelled" : "lost");
+        else if (a.reason === "stop") end(job, (await queue.release(job.id, owner)) ? "released" : "lost");
+        else if (a.reason === "lost") end(job, "lost", message);
+        else {
+          const retryable = e instanceof RetryableJobError;
+          const delay = retryable ? (e.retryAfterMs ?? retryDelay(job.attempts)) : 0;
+          const r = await queue.fail(job.id, owner, message, { retryable, retryAfterMs: delay });
+          end(job, r, message);
+        }
+      } catch (recordError) {
+        // The queue could not record the outcome (database unreachable): the lease runs out and the job is retried.
+        end(job, "lost", `${message}; not recorded: ${errorText(recordError)}`);
       }
     } finally {
       active.delete(job.id);
@@ -167,10 +173,14 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
     }
   }
 
-  const beat = () => {
+  let beating = false;
+  const beat = async () => {
+    // A slow database must not stack beats on top of each other.
+    if (beating) return;
+    beating = true;
     try {
       const ids = [...active.keys()];
-      const { cancelRequested, lost } = heartbeatJobs(db, owner, ids, leaseMs);
+      const { cancelRequested, lost } = await queue.heartbeat(owner, ids, leaseMs);
       for (const id of cancelRequested) {
         const a = active.get(id);
         if (a) abort(a, "cancel");
@@ -179,20 +189,22 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
         const a = active.get(id);
         if (a) abort(a, "lost");
       }
-      if (reclaimExpiredLeases(db).requeued > 0) poke();
+      if ((await queue.reclaimExpiredLeases()).requeued > 0) poke();
     } catch {
       // A busy database delays one beat; the next one retries.
+    } finally {
+      beating = false;
     }
   };
-  const timer = setInterval(beat, heartbeatMs);
+  const timer = setInterval(() => void beat(), heartbeatMs);
   timer.unref?.();
 
   try {
-    reclaimExpiredLeases(db);
+    await queue.reclaimExpiredLeases();
     for (;;) {
       if (stopped()) break;
       while (active.size < concurrency && !stopped()) {
-        const job = claimNextJob(db, owner, leaseMs, filter);
+        const job = await queue.claimNext(owner, leaseMs, filter);
         if (!job) break;
         const a: ActiveJob = { job, controller: new AbortController() };
         if (job.cancelRequested) abort(a, "cancel");
@@ -201,10 +213,10 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
         running.add(p);
         void p.finally(() => running.delete(p));
       }
-      if (opts.untilIdle && active.size === 0 && !hasPendingJobs(db, filter)) break;
+      if (opts.untilIdle && active.size === 0 && !(await queue.hasPending(filter))) break;
       let waitMs = pollMs;
       if (active.size < concurrency) {
-        const due = nextRunAfter(db, filter);
+        const due = await queue.nextRunAfter(filter);
         if (due) waitMs = Math.max(5, Math.min(pollMs, due.getTime() - Date.now()));
       }
       await new Promise<void>((resolve) => {
