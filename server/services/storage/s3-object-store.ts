@@ -6,7 +6,6 @@
 import type { Readable } from "node:stream";
 import type { S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import type { S3Config } from "../../config";
-import { presignGetUrl } from "../../domain/s3-presign";
 import { isObjectName, shardedPath, type ObjectStore, type StoredObjectInfo } from "./object-store";
 
 /** Objects never change for a key: caches (and a browser following a presigned URL) may keep them forever. */
@@ -148,21 +147,7 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async presignedUrl(name: string, seconds: number): Promise<string | null> {
-    const credentials = await (await this.client()).config.credentials();
-    const endpoint = this.config.endpoint ? new URL(this.config.endpoint) : new URL(`https://s3.${this.config.region}.amazonaws.com`);
-    const key = this.keyFor(name);
-    const base = endpoint.pathname.replace(/\/+$/, "");
-    const objectUrl = this.config.forcePathStyle
-      ? `${endpoint.protocol}//${endpoint.host}${base}/${this.config.bucket}/${key}`
-      : `${endpoint.protocol}//${this.config.bucket}.${endpoint.host}${base}/${key}`;
-    return presignGetUrl({
-      objectUrl,
-      region: this.config.region,
-      accessKeyId: credentials.accessKeyId,
-      secretAccessKey: credentials.secretAccessKey,
-      sessionToken: credentials.sessionToken,
-      expiresSeconds: seconds,
-      now: new Date(),
-    });
+    const [{ GetObjectCommand }, { getSignedUrl }] = await Promise.all([s3Sdk(), import("@aws-sdk/s3-request-presigner")]);
+    return getSignedUrl(await this.client(), new GetObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name) }), { expiresIn: seconds });
   }
 }
