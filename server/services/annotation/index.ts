@@ -7,4 +7,5 @@ export * from "./labelling";
 export * from "./consolidation";
 export * from "./blind";
 export * from "./io";
+export * from "./gold";
 export * from "./scope";
