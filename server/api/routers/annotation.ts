@@ -69,6 +69,7 @@ const importMapping = z.object({
   firstFailingStepIs: z.enum(["number", "index"]).optional(),
   note: z.string().optional(),
   where: z.object({ column: z.string(), equals: z.string() }).optional(),
+  whereNot: z.object({ column: z.string(), equals: z.string() }).optional(),
   normalizeTaskIds: z.boolean().optional(),
 });
 

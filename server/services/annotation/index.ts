@@ -8,4 +8,5 @@ export * from "./consolidation";
 export * from "./blind";
 export * from "./io";
 export * from "./gold";
+export * from "./label-formats";
 export * from "./scope";
