@@ -21,6 +21,7 @@ import {
   nextAssignment,
   nextItem,
   promoteGold,
+  reopenItem,
   submitLabel,
   updateQualitySettings,
 } from "../../server/services/annotation";
@@ -129,6 +130,8 @@ describe("gold items", () => {
     expect(code(() => promoteGold(ctx.db, researcher, { campaignId: c.id, trajectoryIds: [ids[1]!] })).message).toMatch(/is open: only unanimous or adjudicated/);
     const g = campaignGold(ctx.db, researcher, c.id).items;
     expect(g.map((x) => [x.trajectoryId, x.verdict, x.category, x.source])).toEqual([[ids[0], "failure", "other", "unanimous"]]);
+    // A gold item cannot be reopened as an ordinary one.
+    expect(code(() => reopenItem(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, reason: "again" })).message).toMatch(/is a gold item; take it out of gold first/);
     // Promoting again changes nothing.
     expect(promoteGold(ctx.db, researcher, { campaignId: c.id, trajectoryIds: [ids[0]!] })).toEqual({ promoted: 0 });
   });
