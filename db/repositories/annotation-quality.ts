@@ -149,7 +149,18 @@ export interface StrategyCandidateRow {
  */
 export function strategyCandidates(
   db: Db,
-  q: { campaignId: number; userId: string; needed: number; salt: number; skipped: boolean; stratum: "site" | "run" | null; withDisputed: boolean; withVerdicts: boolean },
+  q: {
+    campaignId: number;
+    userId: string;
+    needed: number;
+    salt: number;
+    skipped: boolean;
+    stratum: "site" | "run" | null;
+    withDisputed: boolean;
+    withVerdicts: boolean;
+    /** A page in the annotator's own order (random strategy), instead of every candidate. */
+    page?: { offset: number; limit: number };
+  },
 ): StrategyCandidateRow[] {
   const stratumExpr =
     q.stratum === "site"
@@ -168,8 +179,9 @@ export function strategyCandidates(
       where ci.campaign_id = @campaignId and ${stateCond}
         and not exists (select 1 from labels m where m.item_id = ci.id and m.annotator_key = @key and m.status = 'active')
         and not exists (select 1 from gold_items g where g.item_id = ci.id)
-        and ${q.skipped ? "" : "not "}${skippedCond}`,
-  ).all({ campaignId: q.campaignId, userId: q.userId, key: `user:${q.userId}`, needed: q.needed, salt: q.salt }) as StrategyCandidateRow[];
+        and ${q.skipped ? "" : "not "}${skippedCond}
+      ${q.page ? `order by "order" limit @limit offset @offset` : ""}`,
+  ).all({ campaignId: q.campaignId, userId: q.userId, key: `user:${q.userId}`, needed: q.needed, salt: q.salt, ...(q.page ?? {}) }) as StrategyCandidateRow[];
 }
 
 /** Per site (or run): the campaign's non-gold items and the active labels they hold. */

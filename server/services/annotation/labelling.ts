@@ -110,16 +110,19 @@ function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now: numb
   const strata = stratum ? strataCoverage(db, campaign.id, stratum) : undefined;
   const salt = queueOrderSalt(userId);
   for (const skipped of [false, true]) {
-    const rows = strategyCandidates(db, {
-      campaignId: campaign.id,
-      userId,
-      needed: campaign.annotatorsPerItem,
-      salt,
-      skipped,
-      stratum,
-      withDisputed: strategy === "disputed_first",
-      withVerdicts: strategy === "disputed_first",
-    });
+    const query = { campaignId: campaign.id, userId, needed: campaign.annotatorsPerItem, salt, skipped, stratum, withDisputed: strategy === "disputed_first", withVerdicts: strategy === "disputed_first" };
+    if (strategy === "random") {
+      // The annotator's own order alone decides: read it a page at a time and stop at the first item not full.
+      const pageSize = 64;
+      for (let offset = 0; ; offset += pageSize) {
+        const page = strategyCandidates(db, { ...query, page: { offset, limit: pageSize } });
+        const best = pickCandidate("random", page.map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })), campaign.annotatorsPerItem);
+        if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
+        if (page.length < pageSize) break;
+      }
+      continue;
+    }
+    const rows = strategyCandidates(db, query);
     const candidates: QueueCandidate[] = rows.map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 }));
     const best = pickCandidate(strategy, candidates, campaign.annotatorsPerItem, strata);
     if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
