@@ -105,7 +105,7 @@ function pickItem(db: Db, campaignId: number, userId: string, needed: number, no
  */
 function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now: number) {
   const strategy = campaign.assignmentStrategy;
-  const stratum = strategy === "by_site" ? "site" : strategy === "by_run" ? "run" : null;
+  const stratum: "site" | "run" | null = strategy === "by_site" ? "site" : strategy === "by_run" ? "run" : null;
   const reserved = liveReservationCounts(db, campaign.id, userId, now);
   const strata = stratum ? strataCoverage(db, campaign.id, stratum) : undefined;
   const salt = queueOrderSalt(userId);
