@@ -47,7 +47,7 @@ export function prepareAnnotatorQuality(q: AnnotatorQualityResult): AnnotatorQua
     { key: "labels", label: "Labels", value: fmtCount(q.annotators.reduce((s, a) => s + a.labels, 0)) },
     { key: "too-fast", label: `Faster than ${fmtSeconds(q.tooFastMs)}`, value: fmtCount(tooFast), detail: timed ? `${fmtPercent(tooFast / timed)} of timed labels` : "no timed labels", tone: tooFast > 0 ? "warn" : undefined },
     ...(q.campaignId !== null
-      ? [{ key: "gold-flags", label: "Gold warnings / blocks", value: fmtCount(flagged.length), detail: flagged.map((a) => `${a.name}: ${a.gold!.status}`).join(", ") || "none", tone: flagged.length ? ("warn" as const) : undefined }]
+      ? [{ key: "gold-flags", label: "Gold flags", value: fmtCount(flagged.length), detail: flagged.map((a) => `${a.name}: ${a.gold!.status}`).join(", ") || "none", tone: flagged.length ? ("warn" as const) : undefined }]
       : []),
   ];
 
