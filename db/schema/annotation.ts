@@ -12,7 +12,8 @@
  * Labels are never deleted by the application: an undone first submit is marked `withdrawn`, not removed.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { AssignmentStrategy, GoldSource } from "../../server/domain/annotation/assignment";
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
 import { users } from "./auth";
 import { trajectories } from "./core";
@@ -48,6 +49,16 @@ export const annotationCampaigns = sqliteTable("annotation_campaigns", {
   status: text("status").$type<CampaignStatus>().notNull().default("active"),
   origin: text("origin").$type<CampaignOrigin>().notNull().default("native"),
   selection: text("selection", { mode: "json" }).$type<CampaignSelection>().notNull(),
+  /** The order "next" hands out trajectories in (see server/domain/annotation/assignment.ts). */
+  assignmentStrategy: text("assignment_strategy").$type<AssignmentStrategy>().notNull().default("least_covered"),
+  /** Share (0–1) of each annotator's assignments that are gold items, mixed in silently; 0 = none. */
+  goldRate: real("gold_rate").notNull().default(0),
+  /** Accuracy on gold below which the researcher is warned about an annotator (null = no warning). */
+  goldWarnBelow: real("gold_warn_below"),
+  /** Accuracy on gold below which an annotator gets no more items in this campaign (null = never blocked). */
+  goldBlockBelow: real("gold_block_below"),
+  /** Gold items an annotator must have answered before the thresholds apply. */
+  goldMinAnswered: integer("gold_min_answered").notNull().default(5),
   createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
@@ -276,6 +287,31 @@ export const consolidationEvents = sqliteTable(
 );
 
 /**
+ * Campaign items with a known answer, used to measure annotators. A researcher marks an item gold with its answer
+ * or promotes an item whose labels were unanimous or adjudicated. Gold items are handed to every annotator of the
+ * campaign (mixed into their queue at the campaign's gold rate) and never shown to them as gold.
+ */
+export const goldItems = sqliteTable(
+  "gold_items",
+  {
+    itemId: integer("item_id")
+      .primaryKey()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    verdict: text("verdict").$type<LabelVerdict>().notNull(),
+    /** When set, a failure answer must also name this category to count as correct. */
+    category: text("category"),
+    source: text("source").$type<GoldSource>().notNull(),
+    note: text("note"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [index("gold_items_campaign_idx").on(t.campaignId, t.itemId)],
+);
+
+/**
  * The first time an annotator was shown evaluations (judge verdicts, rule results, others' labels) of a
  * trajectory of a blind campaign they label, so later revisions can be flagged as possibly anchored.
  */
@@ -299,3 +335,4 @@ export type LabelRow = typeof labels.$inferSelect;
 export type LabelRevisionRow = typeof labelRevisions.$inferSelect;
 export type ConsolidatedLabelRow = typeof consolidatedLabels.$inferSelect;
 export type ReservationRow = typeof reservations.$inferSelect;
+export type GoldItemRow = typeof goldItems.$inferSelect;

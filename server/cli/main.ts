@@ -13,12 +13,13 @@ import { bundleSchemaCommand } from "./commands/bundle-schema";
 import { demoCommand, demoSitesCommand } from "./commands/demo";
 import { userCommand } from "./commands/user";
 import { labelsCommand } from "./commands/labels";
+import { exportLabelsCommand, importLabelsCommand } from "./commands/label-files";
 import { JUDGE_COMMANDS } from "./commands/judge";
 import { runCommand } from "./commands/run";
 import { heuristicsCommand } from "./commands/heuristics";
 import { gcScreenshotsCommand } from "./commands/gc-screenshots";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, ...JUDGE_COMMANDS, heuristicsCommand, runCommand, gcScreenshotsCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, exportLabelsCommand, importLabelsCommand, ...JUDGE_COMMANDS, heuristicsCommand, runCommand, gcScreenshotsCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

@@ -9,6 +9,7 @@
  */
 import type { Db } from "../../db/client";
 import { consolidatedOfTrajectory, consolidationHistory, isCampaignAnnotator, labelHistory } from "../../db/repositories/annotation";
+import { isGoldItem } from "../../db/repositories/annotation-quality";
 import { getJudgeConfig, listEvaluatorSummaries, listVerdicts, trajectoryIdsMatching } from "../../db/repositories/evaluation";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { hasRole, type Actor } from "../auth/roles";
@@ -101,7 +102,8 @@ export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: numbe
       })),
     })),
     consolidated: consolidatedOfTrajectory(db, trajectoryId)
-      .filter((c) => mayOpenCampaign(c.consolidated.campaignId))
+      // A gold item's consolidated label is its known answer: annotators must not learn which items are gold.
+      .filter((c) => mayOpenCampaign(c.consolidated.campaignId) && (researcher || !isGoldItem(db, c.consolidated.itemId)))
       .map(({ consolidated: c, campaignName, itemState }) => ({
         campaignId: c.campaignId,
         campaignName,

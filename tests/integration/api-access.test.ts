@@ -29,6 +29,8 @@ const POLICY: [RegExp, Access][] = [
   [/^judge\.verdicts\.(forTrajectory|panel)$/, "signedIn"],
   [/^judge\.endpointSettings\./, "admin"],
   [/^(judge|analytics|liveRuns)\./, "researcher"],
+  // Gold items and annotator quality: researchers only (annotators must not learn which items are gold).
+  [/^quality\./, "researcher"],
   [/^imports\.startFromPath$/, "admin"],
   [/^imports\./, "researcher"],
 ];

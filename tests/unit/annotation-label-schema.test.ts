@@ -76,6 +76,17 @@ describe("validateLabel", () => {
     }
   });
 
+  it("accepts not_executable (Online-Mind2Web's 2) only when the schema allows it, without category or step", () => {
+    expect(() => validateLabel(schema, { verdict: "not_executable" }, 2)).toThrow(/does not accept "not_executable"/);
+    expect(validateLabel({ ...schema, allowNotExecutable: true }, { verdict: "not_executable", category: "other", firstFailingStep: 1 }, 2)).toEqual({
+      verdict: "not_executable",
+      category: null,
+      firstFailingStep: null,
+      note: null,
+    });
+    expect(consolidate([L("not_executable"), L("not_executable")], 2, schema)).toEqual({ state: "agreed", values: L("not_executable") });
+  });
+
   it("accepts unsure when the schema allows it, and failures without category when not required", () => {
     expect(validateLabel({ ...schema, allowUnsure: true }, { verdict: "unsure" }, 2).verdict).toBe("unsure");
     expect(validateLabel({ ...schema, requireCategory: false }, { verdict: "failure" }, 2)).toEqual(L("failure"));

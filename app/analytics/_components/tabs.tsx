@@ -9,6 +9,7 @@ const TABS = [
   { href: "/analytics", label: "Overview" },
   { href: "/analytics/judges", label: "Judge agreement" },
   { href: "/analytics/humans", label: "Human agreement" },
+  { href: "/analytics/humans/annotators", label: "Annotator quality" },
   { href: "/analytics/errors", label: "Error analysis" },
   { href: "/analytics/csv", label: "CSV agreement" },
 ];
@@ -28,7 +29,9 @@ export function AnalyticsTabs() {
   return (
     <nav aria-label="Analytics" className="flex items-center gap-1 overflow-x-auto border-b border-zinc-200 bg-white px-6">
       {TABS.map((t) => {
-        const active = t.href === "/analytics" ? pathname === "/analytics" : pathname === t.href || pathname.startsWith(`${t.href}/`);
+        // The longest tab path the page is under is the active one (annotator quality sits under human agreement).
+        const under = (href: string) => (href === "/analytics" ? pathname === "/analytics" : pathname === href || pathname.startsWith(`${href}/`));
+        const active = under(t.href) && !TABS.some((o) => o.href.length > t.href.length && o.href.startsWith(t.href) && under(o.href));
         return (
           <Link
             key={t.href}

@@ -51,6 +51,9 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
               </Link>
             ))}
           </nav>
+          <Link className="btn" href={`/analytics/humans/annotators?campaign=${campaign.id}`}>
+            Annotator quality →
+          </Link>
           <nav aria-label="Level" className="ml-auto flex items-center gap-1">
             <span className="section-title mr-1">Agreement on</span>
             <Link href={href({ level: "label" })} aria-current={level === "label" ? "page" : undefined} className={`btn ${level === "label" ? "btn-on" : ""}`} title="Success, or failure with its error category">

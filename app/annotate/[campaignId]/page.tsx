@@ -1,3 +1,4 @@
+import { TRPCError } from "@trpc/server";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { redirect } from "next/navigation";
@@ -25,7 +26,14 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
     return <ErrorPanel title="You are not an annotator of this campaign" message="Ask a researcher to add you; researchers follow progress on the campaign's page." />;
   }
   if (campaign.status === "active" && !reviewOnly) {
-    const next = await caller.labelling.next({ campaignId });
+    let next;
+    try {
+      next = await caller.labelling.next({ campaignId });
+    } catch (e) {
+      // Blocked after failing the campaign's quality checks: the server says why; nothing else is handed out.
+      if (e instanceof TRPCError && e.code === "FORBIDDEN") return <ErrorPanel title="No more trajectories for you in this campaign" message={e.message} />;
+      throw e;
+    }
     if (next) redirect(`/annotate/${campaignId}/${next.itemNo}`);
   }
   const done = await caller.labelling.done({ campaignId, limit: 200 });

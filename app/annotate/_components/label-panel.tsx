@@ -199,7 +199,13 @@ export function LabelPanel(props: {
   const missing = !draft.verdict ? "Choose a verdict (s or x)" : draft.verdict === "failure" && schema.requireCategory && !draft.category ? "Choose an error category (1–9)" : null;
 
   const goNext = useCallback(async () => {
-    const next = await nextM.mutateAsync({ campaignId: campaign.id });
+    let next;
+    try {
+      next = await nextM.mutateAsync({ campaignId: campaign.id });
+    } catch {
+      // Refused (e.g. blocked by the campaign's quality checks): the queue page says why.
+      next = null;
+    }
     router.push(next ? `/annotate/${campaign.id}/${next.itemNo}` : `/annotate/${campaign.id}`);
   }, [campaign.id, nextM, router]);
 

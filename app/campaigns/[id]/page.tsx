@@ -6,6 +6,7 @@ import { requirePageRole } from "../../_lib/session";
 import { api, orNotFound } from "../../_trpc/server";
 import { CampaignActions, AnnotatorPicker, ImportLabelsForm } from "../_components/campaign-controls";
 import { ResearchersOnly } from "../_components/forbidden";
+import { QualityPanel } from "../_components/quality-panel";
 
 export const metadata: Metadata = { title: "Campaign" };
 
@@ -41,6 +42,23 @@ export default async function CampaignPage({ params }: Props) {
             <a className="btn" href={`/api/campaigns/${id}/labels?format=jsonl`} download>
               Export JSONL
             </a>
+            <details className="relative">
+              <summary className="btn cursor-pointer list-none">Benchmark formats ▾</summary>
+              <div className="absolute right-0 z-10 mt-1 flex w-72 flex-col gap-1 rounded-md border border-zinc-200 bg-white p-2 shadow-md">
+                <a className="btn justify-start" href={`/api/campaigns/${id}/labels?format=online-mind2web`} download title="0 / 1 / 2 per task and agent (consolidated labels)">
+                  Online-Mind2Web human_label.json
+                </a>
+                <a className="btn justify-start" href={`/api/campaigns/${id}/labels?format=agentrewardbench`} download title="One row per annotator and trajectory">
+                  AgentRewardBench annotations.csv
+                </a>
+                <a className="btn justify-start" href={`/api/campaigns/${id}/labels?format=cuaverifierbench`} download title="trajectory, reviewer, stage, verdict, reasoning">
+                  CUAVerifierBench table (CSV)
+                </a>
+              </div>
+            </details>
+            <Link className="btn" href={`/analytics/humans/annotators?campaign=${id}`}>
+              Annotator quality
+            </Link>
             <Link className="btn btn-on" href={`/campaigns/${id}/adjudicate`}>
               Adjudicate ({formatCount(o.counts.disputed)})
             </Link>
@@ -116,6 +134,7 @@ export default async function CampaignPage({ params }: Props) {
           <AnnotatorPicker campaignId={id} people={people} members={o.annotators.filter((a) => a.member && a.userId).map((a) => a.userId!)} />
           <CampaignActions campaign={{ id, status: c.status, blind: c.blind, annotatorsPerItem: c.annotatorsPerItem, reservationMinutes: c.reservationMinutes }} />
         </div>
+        <QualityPanel campaignId={id} categories={c.labelSchema.categories} />
         <ImportLabelsForm campaignId={id} />
         {c.instructions && (
           <section className="panel px-4 py-3">

@@ -200,7 +200,7 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
   const { data: traj } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id: trajectoryId }));
   const [decision, setDecision] = useState<Decision>(() => {
     const c = review.consolidated;
-    return c ? { verdict: c.verdict === "unsure" ? null : c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, reason: "" } : { verdict: null, category: null, firstFailingStep: null, reason: "" };
+    return c ? { verdict: c.verdict === "unsure" || c.verdict === "not_executable" ? null : c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, reason: "" } : { verdict: null, category: null, firstFailingStep: null, reason: "" };
   });
   const labels = review.labels;
   const stateNote: Record<string, string> = {
@@ -232,7 +232,7 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
               onTake={() =>
                 setDecision((d) => ({
                   ...d,
-                  verdict: l.verdict === "unsure" ? null : l.verdict,
+                  verdict: l.verdict === "unsure" || l.verdict === "not_executable" ? null : l.verdict,
                   category: l.category,
                   firstFailingStep: l.firstFailingStep,
                   reason: d.reason || `Agree with ${l.annotatorName}${l.note ? `: ${l.note}` : ""}`,

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { CAMPAIGN_STATUSES } from "../../domain/annotation/campaign-status";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
-import { ITEM_STATES } from "../../domain/annotation/label-schema";
+import { ITEM_STATES, LABEL_VERDICTS } from "../../domain/annotation/label-schema";
 import {
   addTrajectoriesToCampaign,
   adjudicate,
@@ -47,6 +47,7 @@ const labelSchemaInput = z
     categories: z.array(z.string()).optional(),
     requireCategory: z.boolean().optional(),
     allowUnsure: z.boolean().optional(),
+    allowNotExecutable: z.boolean().optional(),
     firstFailingStep: z.boolean().optional(),
     note: z.boolean().optional(),
     agreementOn: z.enum(["verdict", "verdict_and_category"]).optional(),
@@ -58,7 +59,7 @@ const selection = z.object({ trajectoryIds: z.array(id).max(200_000).optional(),
 const importMapping = z.object({
   annotator: z.string().min(1),
   verdict: z.string().min(1),
-  verdictValues: z.record(z.string(), z.enum(["success", "failure", "unsure"]).nullable()).optional(),
+  verdictValues: z.record(z.string(), z.enum(LABEL_VERDICTS).nullable()).optional(),
   trajectoryId: z.string().optional(),
   taskId: z.string().optional(),
   model: z.string().optional(),
@@ -68,6 +69,7 @@ const importMapping = z.object({
   firstFailingStepIs: z.enum(["number", "index"]).optional(),
   note: z.string().optional(),
   where: z.object({ column: z.string(), equals: z.string() }).optional(),
+  whereNot: z.object({ column: z.string(), equals: z.string() }).optional(),
   normalizeTaskIds: z.boolean().optional(),
 });
 
@@ -187,7 +189,7 @@ export const labellingRouter = createTRPCRouter({
       z.object({
         campaignId: id,
         itemNo: id,
-        verdict: z.enum(["success", "failure", "unsure"]),
+        verdict: z.enum(LABEL_VERDICTS),
         category: z.string().max(200).nullable().optional(),
         firstFailingStep: z.number().int().nonnegative().nullable().optional(),
         note: z.string().max(10_000).nullable().optional(),

@@ -106,6 +106,8 @@ export interface LabelImportMapping {
   note?: string;
   /** Only rows whose column equals this value are read (e.g. kind = annotation in an export of this app). */
   where?: { column: string; equals: string };
+  /** Rows whose column equals this value are skipped (e.g. stage = adjudication in a CUAVerifierBench table). */
+  whereNot?: { column: string; equals: string };
   /** Drop AgentRewardBench's ".resized" / ".improved" id segments on both sides before matching task ids. */
   normalizeTaskIds?: boolean;
 }
@@ -117,6 +119,8 @@ export const DEFAULT_VERDICT_WORDS: Record<string, LabelVerdict | null> = {
   failure: "failure",
   unsuccessful: "failure",
   unsure: "unsure",
+  not_executable: "not_executable",
+  "not executable": "not_executable",
 };
 
 export const LABEL_IMPORT_PRESETS: Record<string, { description: string; mapping: LabelImportMapping }> = {
@@ -209,6 +213,7 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
   const stepCol = col(mapping.firstFailingStep, "firstFailingStep");
   const noteCol = col(mapping.note, "note");
   const whereCol = mapping.where ? col(mapping.where.column, "where") : null;
+  const whereNotCol = mapping.whereNot ? col(mapping.whereNot.column, "whereNot") : null;
   if (mapping.firstFailingStepIs !== undefined && mapping.firstFailingStepIs !== "number" && mapping.firstFailingStepIs !== "index") {
     throw new LabelImportError(`${source}: firstFailingStepIs is ${JSON.stringify(mapping.firstFailingStepIs)}; use "number" (1 = first step) or "index" (0 = first step)`);
   }
@@ -224,6 +229,10 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
     const at = (c: string) => `${source}: line ${line}, column ${JSON.stringify(c)}`;
     if (whereCol !== null && fields[whereCol] !== mapping.where!.equals) {
       skipped.push({ line, reason: `${mapping.where!.column} is ${JSON.stringify(fields[whereCol])}` });
+      return;
+    }
+    if (whereNotCol !== null && fields[whereNotCol] === mapping.whereNot!.equals) {
+      skipped.push({ line, reason: `${mapping.whereNot!.column} is ${JSON.stringify(fields[whereNotCol])}` });
       return;
     }
     const word = fields[verdictCol]!;

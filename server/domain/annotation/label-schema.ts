@@ -10,7 +10,11 @@
  */
 import { z } from "zod";
 
-export const LABEL_VERDICTS = ["success", "failure", "unsure"] as const;
+/**
+ * "not_executable" is Online-Mind2Web's label 2: the task could not be attempted for reasons outside the agent
+ * (CAPTCHA, site down, the task out of date). Like "unsure" it stays out of agreement statistics and is counted.
+ */
+export const LABEL_VERDICTS = ["success", "failure", "unsure", "not_executable"] as const;
 export type LabelVerdict = (typeof LABEL_VERDICTS)[number];
 
 export const ITEM_STATES = ["open", "agreed", "disputed", "adjudicated"] as const;
@@ -38,6 +42,8 @@ export interface LabelSchema {
   requireCategory: boolean;
   /** "unsure" is accepted as a verdict. */
   allowUnsure: boolean;
+  /** "not_executable" is accepted as a verdict (Online-Mind2Web's label 2); absent in campaigns made before it. */
+  allowNotExecutable?: boolean;
   /** The label panel asks for the first failing step (always optional to fill in). */
   firstFailingStep: boolean;
   /** The label panel has a free-text note. */
@@ -75,6 +81,7 @@ export const labelSchemaInput = z
       .optional(),
     requireCategory: z.boolean().optional(),
     allowUnsure: z.boolean().optional(),
+    allowNotExecutable: z.boolean().optional(),
     firstFailingStep: z.boolean().optional(),
     note: z.boolean().optional(),
     agreementOn: z.enum(["verdict", "verdict_and_category"]).optional(),
@@ -129,10 +136,12 @@ export function validateLabel(schema: LabelSchema, input: LabelInput, stepCount:
     throw new LabelValidationError("verdict", `must be one of ${LABEL_VERDICTS.join(", ")}, got ${JSON.stringify(input.verdict)}`);
   }
   if (verdict === "unsure" && !schema.allowUnsure) throw new LabelValidationError("verdict", `this campaign does not accept "unsure"`);
+  if (verdict === "not_executable" && !schema.allowNotExecutable) throw new LabelValidationError("verdict", `this campaign does not accept "not_executable"`);
 
   let category: string | null = input.category ?? null;
   let firstFailingStep: number | null = input.firstFailingStep ?? null;
-  if (verdict === "success") {
+  // Error categories and failing steps describe failures; a success or a task that could not run has none.
+  if (verdict === "success" || verdict === "not_executable") {
     category = null;
     firstFailingStep = null;
   }

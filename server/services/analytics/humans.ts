@@ -10,6 +10,7 @@
  */
 import type { Db } from "../../../db/client";
 import { campaignItemCount, campaignItemCounts, labelsOfItems, listCampaignHeads, trajectoryRows, userNames } from "../../../db/repositories/analytics";
+import { goldItemIds } from "../../../db/repositories/annotation-quality";
 import {
   dawidSkene,
   fleissKappaFromSummaries,
@@ -123,14 +124,21 @@ interface Grouped {
   order: Int32Array;
 }
 
-function groupByItem(l: CampaignLabelColumns): Grouped {
+/** Groups the labels by item, leaving out labels on the `excluded` items (gold items, see humanAgreement). */
+function groupByItem(l: CampaignLabelColumns, excluded: ReadonlySet<number> = new Set()): Grouped {
   let maxItem = 0;
   for (const v of l.col.itemId) if (v > maxItem) maxItem = v;
   const index = new Int32Array(maxItem + 1).fill(-1);
   const items: number[] = [];
   const itemOf = new Int32Array(l.length);
+  let kept = 0;
   for (let i = 0; i < l.length; i++) {
     const id = l.col.itemId[i]!;
+    if (excluded.size && excluded.has(id)) {
+      itemOf[i] = -1;
+      continue;
+    }
+    kept++;
     let x = index[id]!;
     if (x < 0) {
       x = index[id] = items.length;
@@ -139,11 +147,11 @@ function groupByItem(l: CampaignLabelColumns): Grouped {
     itemOf[i] = x;
   }
   const start = new Int32Array(items.length + 1);
-  for (let i = 0; i < l.length; i++) start[itemOf[i]! + 1]!++;
+  for (let i = 0; i < l.length; i++) if (itemOf[i]! >= 0) start[itemOf[i]! + 1]!++;
   for (let i = 0; i < items.length; i++) start[i + 1]! += start[i]!;
   const fill = start.slice(0, items.length);
-  const order = new Int32Array(l.length);
-  for (let i = 0; i < l.length; i++) order[fill[itemOf[i]!]!++] = i;
+  const order = new Int32Array(kept);
+  for (let i = 0; i < l.length; i++) if (itemOf[i]! >= 0) order[fill[itemOf[i]!]!++] = i;
   return { items, start, order };
 }
 
@@ -222,9 +230,12 @@ function agreeingShare(counts: Int32Array, total: number): number {
 export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult {
   const head = listCampaignHeads(db).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
-  const items = campaignItemCount(db, campaignId);
+  // Gold items are left out of agreement: every annotator labels them, so they would count one trajectory as many
+  // times as there are annotators; they are measured against their known answer instead (annotator quality view).
+  const gold = goldItemIds(db, campaignId);
+  const items = campaignItemCount(db, campaignId) - gold.size;
   const l = getCampaignLabels(db, campaignId);
-  const g = groupByItem(l);
+  const g = groupByItem(l, gold);
   const R = l.dict.annotatorKey.length;
   const annotatorNames = annotatorDisplayNames(db, l.dict.annotatorKey);
 
@@ -433,7 +444,7 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
     },
     labelledItems: g.items.length,
     pairableItems,
-    labels: l.length,
+    labels: g.order.length,
     unsureLabels,
     annotators: l.dict.annotatorKey.map((key, a) => ({
       key,
@@ -534,6 +545,7 @@ export function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel
   const head = listCampaignHeads(db).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
   const l = getCampaignLabels(db, campaignId);
+  const gold = goldItemIds(db, campaignId);
   const R = l.dict.annotatorKey.length;
   const verdictWord = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : -1));
   const classes = level === "verdict" ? ["success", "failure"] : ["success", combinedLabel("failure", null), ...l.dict.category.map((c) => combinedLabel("failure", c))];
@@ -556,6 +568,7 @@ export function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel
     if (v < 0) continue;
     const c = categoryCol[i]!;
     const id = itemCol[i]!;
+    if (gold.size && gold.has(id)) continue;
     let x = itemIndex[id]!;
     if (x < 0) {
       x = itemIndex[id] = itemIds.length;

@@ -22,6 +22,7 @@ import {
   trajectoryStepCount,
   upsertConsolidated,
 } from "../../../db/repositories/annotation";
+import { isGoldItem } from "../../../db/repositories/annotation-quality";
 import type { CampaignRow, LabelRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../auth/roles";
 import { consolidate, LabelValidationError, validateLabel, type ItemState, type LabelValues } from "../../domain/annotation/label-schema";
@@ -155,6 +156,8 @@ export function reopenItem(db: Db, actor: Actor, input: { campaignId: number; tr
     const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
     if (item.state !== "adjudicated") throw new ConflictError(`Trajectory ${input.trajectoryId} is not adjudicated`);
+    // A gold item's consolidated label is its known answer; reopening would hand it out as an ordinary item.
+    if (isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} is a gold item; take it out of gold first`);
     const at = new Date(now);
     deleteConsolidated(db, item.id);
     insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "open", values: null, actorId: actor.userId, actorName: actor.name, reason: input.reason || "reopened", createdAt: at });

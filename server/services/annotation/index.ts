@@ -7,4 +7,6 @@ export * from "./labelling";
 export * from "./consolidation";
 export * from "./blind";
 export * from "./io";
+export * from "./gold";
+export * from "./label-formats";
 export * from "./scope";

@@ -21,7 +21,7 @@ import {
 } from "../../../db/repositories/annotation";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../auth/roles";
-import { CsvError, parseCsvTable } from "../../domain/csv";
+import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
 import {
   labelExportCsv,
   labelExportJsonl,
@@ -150,6 +150,7 @@ export function exportCampaignLabels(db: Db, actor: Actor, campaignId: number, f
 // ---------------------------------------------------------------- import
 
 export interface LabelImportRequest {
+  /** The file as text (CSV for importLabelsCsv). */
   csv: string;
   /** File name, for error messages. */
   source: string;
@@ -204,7 +205,9 @@ function matcher(db: Db, normalize: boolean) {
     const { taskId, model, benchmark } = row.key;
     let candidates = byTask.get(normalize ? normalizeTaskId(taskId) : taskId) ?? [];
     if (benchmark) candidates = candidates.filter((t) => t.benchmark === benchmark || t.taskSetName === benchmark);
-    if (model) candidates = candidates.filter((t) => t.model === model || t.agentName === model || t.runName === model);
+    // Agent names also match with spaces written as underscores (Online-Mind2Web's "Browser_Use" for "Browser Use").
+    const spelled = (name: string | null) => name !== null && (name === model || name.trim().replace(/\s+/g, "_") === model);
+    if (model) candidates = candidates.filter((t) => spelled(t.model) || spelled(t.agentName) || spelled(t.runName));
     const what = `task ${JSON.stringify(taskId)}${model ? ` by ${JSON.stringify(model)}` : ""}${benchmark ? ` in ${JSON.stringify(benchmark)}` : ""}`;
     if (candidates.length === 0) return { problem: `no trajectory of ${what}` };
     if (candidates.length > 1) return { problem: `${candidates.length} trajectories of ${what} (ids ${candidates.map((c) => c.id).join(", ")}); add a model or benchmark column to the mapping` };
@@ -222,6 +225,7 @@ function schemaForImport(rows: ImportedLabelRow[], requested: Partial<LabelSchem
     return buildLabelSchema({
       requireCategory: false,
       allowUnsure: rows.some((r) => r.verdict === "unsure"),
+      allowNotExecutable: rows.some((r) => r.verdict === "not_executable"),
       firstFailingStep: true,
       note: true,
       ...requested,
@@ -235,11 +239,24 @@ function schemaForImport(rows: ImportedLabelRow[], requested: Partial<LabelSchem
 
 export function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequest, now = Date.now()): LabelImportReport {
   requireRole(actor, "researcher", "import labels");
+  let table: CsvTable;
+  try {
+    table = parseCsvTable(req.csv, { source: req.source });
+  } catch (e) {
+    if (e instanceof CsvError) throw new ValidationError(e.message);
+    throw e;
+  }
+  return importLabelTable(db, actor, table, req, now);
+}
+
+/** Imports labels from a table already read from a file (CSV, or a JSON format turned into rows: label-formats.ts). */
+export function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omit<LabelImportRequest, "csv">, now = Date.now()): LabelImportReport {
+  requireRole(actor, "researcher", "import labels");
   let rowsRead;
   try {
-    rowsRead = readLabelRows(parseCsvTable(req.csv, { source: req.source }), req.mapping, req.source);
+    rowsRead = readLabelRows(table, req.mapping, req.source);
   } catch (e) {
-    if (e instanceof CsvError || e instanceof LabelImportError) throw new ValidationError(e.message);
+    if (e instanceof LabelImportError) throw new ValidationError(e.message);
     throw e;
   }
   const match = matcher(db, req.mapping.normalizeTaskIds ?? false);

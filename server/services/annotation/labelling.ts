@@ -40,6 +40,7 @@ import {
   upsertReservation,
   userAnnotatorKey,
 } from "../../../db/repositories/annotation";
+import { isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation-quality";
 import type { CampaignRow, LabelRevisionRow, LabelRow } from "../../../db/schema/index";
 import type { Actor } from "../../auth/roles";
 import {
@@ -51,12 +52,14 @@ import {
   type ItemState,
   type LabelValues,
 } from "../../domain/annotation/label-schema";
+import { isGoldTurn, pickCandidate, type QueueCandidate } from "../../domain/annotation/assignment";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import type { ImageDeps } from "../images";
 import { getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
 import { hideAgentInTrajectory } from "./blind";
 import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
+import { goldStandingOf } from "./gold";
 import { inTransaction } from "./tx";
 
 export interface Clock {
@@ -96,6 +99,67 @@ function pickItem(db: Db, campaignId: number, userId: string, needed: number, no
   return undefined;
 }
 
+/**
+ * The next item under a strategy other than least covered: every candidate is read (a campaign's open items, a
+ * few thousand) and the pure rule picks; skipped items only when nothing else is left.
+ */
+function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now: number) {
+  const strategy = campaign.assignmentStrategy;
+  const stratum: "site" | "run" | null = strategy === "by_site" ? "site" : strategy === "by_run" ? "run" : null;
+  const reserved = liveReservationCounts(db, campaign.id, userId, now);
+  const strata = stratum ? strataCoverage(db, campaign.id, stratum) : undefined;
+  const salt = queueOrderSalt(userId);
+  for (const skipped of [false, true]) {
+    const query = { campaignId: campaign.id, userId, needed: campaign.annotatorsPerItem, salt, skipped, stratum, withDisputed: strategy === "disputed_first", withVerdicts: strategy === "disputed_first" };
+    if (strategy === "random") {
+      // The annotator's own order alone decides: read it a page at a time and stop at the first item not full.
+      const pageSize = 64;
+      for (let offset = 0; ; offset += pageSize) {
+        const page = strategyCandidates(db, { ...query, page: { offset, limit: pageSize } });
+        const best = pickCandidate("random", page.map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })), campaign.annotatorsPerItem);
+        if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
+        if (page.length < pageSize) break;
+      }
+      continue;
+    }
+    const rows = strategyCandidates(db, query);
+    const candidates: QueueCandidate[] = rows.map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 }));
+    const best = pickCandidate(strategy, candidates, campaign.annotatorsPerItem, strata);
+    if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
+  }
+  return undefined;
+}
+
+/** Said to an annotator whose accuracy on the campaign's quality checks fell below the block threshold. */
+export const BLOCKED_MESSAGE =
+  "Your recent labels in this campaign did not pass its quality checks often enough, so no more trajectories will be handed to you here. The researcher has been told; they can talk it through with you and unblock you.";
+
+/**
+ * Whether the user is blocked in this campaign: their accuracy on its gold items is below the block threshold
+ * (after the minimum number of gold answers). Researchers see it flagged on the annotator quality view.
+ */
+export function isBlockedInCampaign(db: Db, campaign: CampaignRow, userId: string): boolean {
+  if (campaign.goldBlockBelow === null) return false;
+  return goldStandingOf(db, campaign, userAnnotatorKey(userId)).status === "blocked";
+}
+
+/**
+ * The item to hand out next: on a gold turn (see isGoldTurn) a gold item the user has not labelled yet, otherwise
+ * an item chosen by the campaign's strategy; when the regular queue is empty, the gold items left (each annotator
+ * labels every gold item once, so "remaining" counts them and never gives them away by standing still).
+ */
+function pickNext(db: Db, campaign: CampaignRow, userId: string, now: number) {
+  const salt = queueOrderSalt(userId);
+  const turn = labelTurnsOfUser(db, campaign.id, userId);
+  if (isGoldTurn(userId, campaign.id, turn, campaign.goldRate)) {
+    const gold = nextGoldCandidate(db, campaign.id, userId, salt);
+    if (gold) return gold;
+  }
+  const regular = campaign.assignmentStrategy === "least_covered" || !campaign.assignmentStrategy ? pickItem(db, campaign.id, userId, campaign.annotatorsPerItem, now) : pickByStrategy(db, campaign, userId, now);
+  if (regular) return regular;
+  return nextGoldCandidate(db, campaign.id, userId, salt);
+}
+
 export interface Assignment {
   campaignId: number;
   itemId: number;
@@ -114,6 +178,10 @@ export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: 
   const now = clock.now ?? Date.now();
   return inTransaction(db, () => {
     const campaign = requireLabellingAllowed(db, actor, campaignId);
+    if (isBlockedInCampaign(db, campaign, actor.userId)) {
+      releaseReservations(db, campaignId, actor.userId);
+      throw new AppError("FORBIDDEN", BLOCKED_MESSAGE);
+    }
     const ttl = campaign.reservationMinutes * 60_000;
     const held = findLiveReservation(db, campaignId, actor.userId, now);
     const expiresAt = new Date(now + ttl);
@@ -128,7 +196,7 @@ export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: 
         resumed: true,
       };
     }
-    const picked = pickItem(db, campaignId, actor.userId, campaign.annotatorsPerItem, now);
+    const picked = pickNext(db, campaign, actor.userId, now);
     if (!picked) return null;
     const reservedAt = new Date(now);
     upsertReservation(db, { campaignId, itemId: picked.itemId, userId: actor.userId, status: "active", reservedAt, expiresAt });
@@ -238,7 +306,8 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
     const campaign = requireLabellingAllowed(db, actor, input.campaignId);
     const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
-    if (item.state === "adjudicated") throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
+    // Gold items are frozen like adjudicated ones but stay open to every annotator's label.
+    if (item.state === "adjudicated" && !isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
     const stepCount = trajectoryStepCount(db, item.trajectoryId) ?? 0;
     let values: LabelValues;
     try {
@@ -345,7 +414,7 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
       throw new ConflictError(`Your label on trajectory ${label.trajectoryId} changed after that submit (now revision ${label.revision}); undo the latest change instead`);
     }
     const item = getItemByTrajectory(db, campaign.id, label.trajectoryId)!;
-    if (item.state === "adjudicated") throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
+    if (item.state === "adjudicated" && !isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
 
     const previous = target.revision > 1 ? getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
     const status = previous ? previous.status : "withdrawn";
@@ -386,7 +455,9 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
  * label would tell them what the others said; they see "open" until they have labelled ("adjudicated" is shown:
  * it means the item can no longer be labelled, and says nothing of the verdict).
  */
-function itemStateFor(campaign: CampaignRow, state: ItemState, labelledByViewer: boolean): ItemState {
+function itemStateFor(campaign: CampaignRow, state: ItemState, labelledByViewer: boolean, gold = false): ItemState {
+  // A gold item is frozen ("adjudicated") for the researcher; to the annotator it is an item like any other.
+  if (gold) return "open";
   if (!campaign.blind || labelledByViewer || state === "adjudicated") return state;
   return "open";
 }
@@ -400,7 +471,7 @@ export function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: 
   const label = getLabelByKey(db, item.id, userAnnotatorKey(actor.userId));
   const lastSubmit = lastUndoableSubmit(db, campaignId, actor.userId);
   return {
-    itemState: itemStateFor(campaign, item.state, !!label && label.status === "active"),
+    itemState: itemStateFor(campaign, item.state, !!label && label.status === "active", isGoldItem(db, item.id)),
     label: label && label.status === "active" ? label : null,
     history: label ? labelHistory(db, label.id).map((r) => ({ revision: r.revision, action: r.action, values: r.values, status: r.status, changes: r.changes, createdAt: r.createdAt, undone: r.undoneByRevisionId !== null })) : [],
     /** The revision "undo" would revert now (any trajectory of the campaign), so the UI can say what it undoes. */
@@ -412,7 +483,7 @@ export function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: 
 export function myCampaigns(db: Db, actor: Actor) {
   return listCampaignSummaries(db, { ...actor, role: "annotator" })
     .filter((c) => c.origin === "native")
-    .map((c) => ({ ...c, remaining: c.status === "active" ? remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem) : 0 }));
+    .map((c) => ({ ...c, remaining: c.status === "active" ? remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem) + goldRemainingForUser(db, c.id, actor.userId) : 0 }));
 }
 
 // ---------------------------------------------------------------- the annotator's API, by item number
@@ -443,7 +514,7 @@ function annotatorResult(db: Db, r: LabelResult, campaignId: number) {
     revision: r.revision,
     status: r.status,
     values: r.values,
-    itemState: itemStateFor(campaign, r.itemState, r.status === "active"),
+    itemState: itemStateFor(campaign, r.itemState, r.status === "active", isGoldItem(db, r.itemId)),
     replayed: r.replayed,
   };
 }
@@ -505,7 +576,7 @@ export function myRecentLabels(db: Db, actor: Actor, campaignId: number, limit =
     category: r.label.category,
     revision: r.label.revision,
     updatedAt: r.label.updatedAt,
-    itemState: r.itemState,
+    itemState: isGoldItem(db, r.label.itemId) ? ("open" as const) : r.itemState,
   }));
 }
 

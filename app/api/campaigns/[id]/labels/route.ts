@@ -1,11 +1,13 @@
 /**
- * GET /api/campaigns/<id>/labels?format=csv|jsonl: a campaign's labels as a download (researchers and admins).
- * One record per annotation plus one per consolidated label, keyed by trajectory id.
+ * GET /api/campaigns/<id>/labels?format=…: a campaign's labels as a download (researchers and admins). csv / jsonl:
+ * one record per annotation plus one per consolidated label, keyed by trajectory id; online-mind2web,
+ * agentrewardbench, cuaverifierbench: the benchmarks' own shapes (server/domain/annotation/label-formats.ts).
  */
 import { sessionFromHeaders } from "@/server/auth/auth";
 import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";
-import { exportCampaignLabels } from "@/server/services/annotation";
+import { LABEL_FORMATS } from "@/server/domain/annotation/label-formats";
+import { exportCampaignLabels, exportLabelsAs } from "@/server/services/annotation";
 
 function text(status: number, message: string): Response {
   return new Response(`${message}\n`, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
@@ -18,9 +20,11 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   const raw = (await params).id;
   if (!/^\d{1,9}$/.test(raw)) return text(400, `campaign id: expected a number, got ${JSON.stringify(raw)}`);
   const format = new URL(req.url).searchParams.get("format") ?? "csv";
-  if (format !== "csv" && format !== "jsonl") return text(400, `format: csv or jsonl, got ${JSON.stringify(format)}`);
+  const benchmark = format !== "csv" && format !== "jsonl";
+  if (benchmark && !(LABEL_FORMATS as readonly string[]).includes(format)) return text(400, `format: csv, jsonl or one of ${LABEL_FORMATS.join(", ")}, got ${JSON.stringify(format)}`);
   try {
-    const file = exportCampaignLabels(app.db, { userId: user.userId, name: user.name, role: user.role }, Number(raw), format);
+    const actor = { userId: user.userId, name: user.name, role: user.role };
+    const file = benchmark ? exportLabelsAs(app.db, actor, Number(raw), format) : exportCampaignLabels(app.db, actor, Number(raw), format);
     return new Response(file.body, {
       headers: {
         "Content-Type": file.contentType,

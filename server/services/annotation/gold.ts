@@ -1,0 +1,209 @@
+/**
+ * Gold items and the campaign's quality settings (researchers): mark a trajectory of a campaign as gold with its
+ * known answer, promote items whose labels were unanimous or adjudicated, take gold back, and each annotator's
+ * accuracy on gold against the warn and block thresholds.
+ *
+ * A gold item's known answer becomes its consolidated label (method "adjudicated", by the researcher who set it),
+ * so judges are compared against it too, and the item is frozen like an adjudicated one, except that annotators
+ * may still label it: every annotator of the campaign is handed every gold item once, mixed into their queue at
+ * the campaign's gold rate (see labelling.ts). Annotators are never told an item is gold: to them it looks and
+ * behaves like any other item (its state shows "open"; its consolidated label is not shown to them).
+ */
+import type { Db } from "../../../db/client";
+import {
+  activeLabelsOfItem,
+  getConsolidated,
+  getItemByTrajectory,
+  insertConsolidationEvent,
+  setItemState,
+  trajectoryStepCount,
+  updateCampaign,
+  upsertConsolidated,
+} from "../../../db/repositories/annotation";
+import { deleteGoldItem, getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation-quality";
+import type { CampaignRow } from "../../../db/schema/index";
+import { requireRole, type Actor } from "../../auth/roles";
+import { ASSIGNMENT_STRATEGIES, goldStanding, isGoldCorrect, type AssignmentStrategy, type GoldStanding, type GoldThresholds } from "../../domain/annotation/assignment";
+import { LabelValidationError, validateLabel } from "../../domain/annotation/label-schema";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { requireCampaign } from "./campaigns";
+import { inTransaction } from "./tx";
+
+// ---------------------------------------------------------------- settings
+
+export interface QualitySettingsPatch {
+  assignmentStrategy?: AssignmentStrategy;
+  goldRate?: number;
+  goldWarnBelow?: number | null;
+  goldBlockBelow?: number | null;
+  goldMinAnswered?: number;
+}
+
+export function qualitySettingsOf(c: CampaignRow) {
+  return {
+    assignmentStrategy: c.assignmentStrategy,
+    goldRate: c.goldRate,
+    goldWarnBelow: c.goldWarnBelow,
+    goldBlockBelow: c.goldBlockBelow,
+    goldMinAnswered: c.goldMinAnswered,
+  };
+}
+
+function share(v: number | null | undefined, field: string): void {
+  if (v === null || v === undefined) return;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) throw new ValidationError(`${field}: a share from 0 to 1 (0.1 = 10 %), got ${JSON.stringify(v)}`);
+}
+
+/** Changes a campaign's assignment strategy, gold rate and thresholds (researchers). */
+export function updateQualitySettings(db: Db, actor: Actor, campaignId: number, patch: QualitySettingsPatch): CampaignRow {
+  requireRole(actor, "researcher", "change campaigns");
+  if (patch.assignmentStrategy !== undefined && !ASSIGNMENT_STRATEGIES.includes(patch.assignmentStrategy)) {
+    throw new ValidationError(`assignmentStrategy: one of ${ASSIGNMENT_STRATEGIES.join(", ")}, got ${JSON.stringify(patch.assignmentStrategy)}`);
+  }
+  share(patch.goldRate, "goldRate");
+  if (patch.goldRate === null) throw new ValidationError("goldRate: a share from 0 to 1; 0 turns gold mixing off");
+  share(patch.goldWarnBelow, "goldWarnBelow");
+  share(patch.goldBlockBelow, "goldBlockBelow");
+  if (patch.goldMinAnswered !== undefined && (!Number.isInteger(patch.goldMinAnswered) || patch.goldMinAnswered < 1 || patch.goldMinAnswered > 1000)) {
+    throw new ValidationError(`goldMinAnswered: a whole number from 1 to 1000, got ${JSON.stringify(patch.goldMinAnswered)}`);
+  }
+  return inTransaction(db, () => {
+    const c = requireCampaign(db, campaignId);
+    const warn = patch.goldWarnBelow !== undefined ? patch.goldWarnBelow : c.goldWarnBelow;
+    const block = patch.goldBlockBelow !== undefined ? patch.goldBlockBelow : c.goldBlockBelow;
+    if (warn !== null && block !== null && block > warn) throw new ValidationError(`goldBlockBelow (${block}) is above goldWarnBelow (${warn}): annotators would be blocked before anyone is warned`);
+    const next: Partial<CampaignRow> = {};
+    for (const k of ["assignmentStrategy", "goldRate", "goldWarnBelow", "goldBlockBelow", "goldMinAnswered"] as const) {
+      if (patch[k] !== undefined) (next as Record<string, unknown>)[k] = patch[k];
+    }
+    updateCampaign(db, campaignId, next);
+    return requireCampaign(db, campaignId);
+  });
+}
+
+// ---------------------------------------------------------------- marking gold
+
+export interface MarkGoldInput {
+  campaignId: number;
+  trajectoryId: number;
+  verdict: string;
+  category?: string | null;
+  note?: string | null;
+}
+
+function setGold(db: Db, actor: Actor, campaign: CampaignRow, item: { id: number; trajectoryId: number }, answer: { verdict: string; category: string | null; firstFailingStep: number | null }, source: "marked" | "unanimous" | "adjudicated", note: string | null, at: Date) {
+  let values;
+  try {
+    values = validateLabel({ ...campaign.labelSchema, requireCategory: false }, { verdict: answer.verdict, category: answer.category, firstFailingStep: answer.firstFailingStep, note: null }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
+  } catch (e) {
+    if (e instanceof LabelValidationError) throw new ValidationError(e.message);
+    throw e;
+  }
+  if (values.verdict === "unsure") throw new ValidationError(`verdict: a gold answer must be decided; "unsure" cannot be one`);
+  upsertGoldItem(db, { itemId: item.id, campaignId: campaign.id, verdict: values.verdict, category: values.category, source, note, createdBy: actor.userId, createdAt: at });
+  const reason = "known answer";
+  upsertConsolidated(db, {
+    campaignId: campaign.id,
+    itemId: item.id,
+    trajectoryId: item.trajectoryId,
+    verdict: values.verdict,
+    category: values.category,
+    firstFailingStep: values.firstFailingStep,
+    method: "adjudicated",
+    adjudicatorId: actor.userId,
+    adjudicatorName: actor.name,
+    reason,
+    basedOn: activeLabelsOfItem(db, item.id).map((l) => `${l.id}@${l.revision}`),
+    createdAt: at,
+  });
+  setItemState(db, item.id, "adjudicated");
+  insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "adjudicated", values, method: "adjudicated", actorId: actor.userId, actorName: actor.name, reason, createdAt: at });
+}
+
+/** Marks a trajectory of a campaign as gold with its known answer (a verdict, and for failures optionally a category). */
+export function markGold(db: Db, actor: Actor, input: MarkGoldInput, now = Date.now()) {
+  requireRole(actor, "researcher", "mark gold items");
+  const note = input.note?.trim() || null;
+  if (note && note.length > 5000) throw new ValidationError("note: at most 5000 characters");
+  return inTransaction(db, () => {
+    const campaign = requireCampaign(db, input.campaignId);
+    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+    if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
+    setGold(db, actor, campaign, item, { verdict: input.verdict, category: input.category ?? null, firstFailingStep: null }, "marked", note, new Date(now));
+    return getGoldItem(db, item.id)!;
+  });
+}
+
+/**
+ * Promotes items whose labels settled them to gold, their consolidated label as the answer: unanimous (agreed)
+ * items, adjudicated ones, or both. Items already gold are left as they are. Returns how many were promoted.
+ */
+export function promoteGold(db: Db, actor: Actor, input: { campaignId: number; trajectoryIds: number[] }, now = Date.now()): { promoted: number } {
+  requireRole(actor, "researcher", "promote gold items");
+  return inTransaction(db, () => {
+    const campaign = requireCampaign(db, input.campaignId);
+    let promoted = 0;
+    for (const trajectoryId of input.trajectoryIds) {
+      const item = getItemByTrajectory(db, campaign.id, trajectoryId);
+      if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);
+      if (getGoldItem(db, item.id)) continue;
+      if (item.state !== "agreed" && item.state !== "adjudicated") {
+        throw new ConflictError(`Trajectory ${trajectoryId} is ${item.state}: only unanimous or adjudicated items can be promoted to gold`);
+      }
+      const c = getConsolidated(db, item.id);
+      if (!c) throw new ConflictError(`Trajectory ${trajectoryId} has no consolidated label to promote`);
+      setGold(db, actor, campaign, item, { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep }, item.state === "agreed" ? "unanimous" : "adjudicated", null, new Date(now));
+      promoted++;
+    }
+    return { promoted };
+  });
+}
+
+/** Takes an item out of gold: annotators are no longer handed it; its consolidated label (the answer) stays. */
+export function unmarkGold(db: Db, actor: Actor, input: { campaignId: number; trajectoryId: number }): { removed: boolean } {
+  requireRole(actor, "researcher", "change gold items");
+  return inTransaction(db, () => {
+    const campaign = requireCampaign(db, input.campaignId);
+    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+    if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
+    return { removed: deleteGoldItem(db, item.id) };
+  });
+}
+
+// ---------------------------------------------------------------- accuracy
+
+export function thresholdsOf(c: CampaignRow): GoldThresholds {
+  return { goldWarnBelow: c.goldWarnBelow, goldBlockBelow: c.goldBlockBelow, goldMinAnswered: c.goldMinAnswered };
+}
+
+/** One annotator's standing on the campaign's gold items. */
+export function goldStandingOf(db: Db, campaign: CampaignRow, annotatorKey: string): GoldStanding {
+  const rows = goldAnswers(db, campaign.id, annotatorKey);
+  const correct = rows.filter((r) => isGoldCorrect({ verdict: r.goldVerdict, category: r.goldCategory }, r)).length;
+  return goldStanding(correct, rows.length, thresholdsOf(campaign));
+}
+
+export interface AnnotatorGold extends GoldStanding {
+  annotatorKey: string;
+  name: string;
+}
+
+/** Every annotator's standing on the campaign's gold items (those who answered at least one). */
+export function goldStandings(db: Db, campaign: CampaignRow): AnnotatorGold[] {
+  const by = new Map<string, { name: string; correct: number; answered: number }>();
+  for (const r of goldAnswers(db, campaign.id)) {
+    const e = by.get(r.annotatorKey) ?? { name: r.annotatorName, correct: 0, answered: 0 };
+    e.answered++;
+    if (isGoldCorrect({ verdict: r.goldVerdict, category: r.goldCategory }, r)) e.correct++;
+    by.set(r.annotatorKey, e);
+  }
+  const t = thresholdsOf(campaign);
+  return [...by].map(([annotatorKey, e]) => ({ annotatorKey, name: e.name, ...goldStanding(e.correct, e.answered, t) })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The campaign's gold items and every annotator's accuracy on them (researchers). */
+export function campaignGold(db: Db, actor: Actor, campaignId: number) {
+  requireRole(actor, "researcher", "see gold items");
+  const campaign = requireCampaign(db, campaignId);
+  return { settings: qualitySettingsOf(campaign), items: goldItemsOfCampaign(db, campaignId), annotators: goldStandings(db, campaign) };
+}
