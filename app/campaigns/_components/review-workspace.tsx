@@ -23,7 +23,7 @@ const VERDICT_STYLE: Record<string, string> = {
 };
 
 interface Decision {
-  verdict: "success" | "failure" | null;
+  verdict: "success" | "failure" | "not_executable" | null;
   category: string | null;
   firstFailingStep: number | null;
   reason: string;

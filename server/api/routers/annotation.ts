@@ -7,7 +7,7 @@ import { z } from "zod";
 import { CAMPAIGN_STATUSES } from "../../../db/schema/index";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
-import { ITEM_STATES } from "../../domain/annotation/label-schema";
+import { ITEM_STATES, LABEL_VERDICTS } from "../../domain/annotation/label-schema";
 import {
   addTrajectoriesToCampaign,
   adjudicate,
@@ -58,7 +58,7 @@ const selection = z.object({ trajectoryIds: z.array(id).max(200_000).optional(),
 const importMapping = z.object({
   annotator: z.string().min(1),
   verdict: z.string().min(1),
-  verdictValues: z.record(z.string(), z.enum(["success", "failure", "unsure"]).nullable()).optional(),
+  verdictValues: z.record(z.string(), z.enum(LABEL_VERDICTS).nullable()).optional(),
   trajectoryId: z.string().optional(),
   taskId: z.string().optional(),
   model: z.string().optional(),
@@ -134,7 +134,7 @@ export const campaignsRouter = createTRPCRouter({
       z.object({
         id,
         trajectoryId: id,
-        verdict: z.enum(["success", "failure"]),
+        verdict: z.enum(["success", "failure", "not_executable"]),
         category: z.string().nullable().optional(),
         firstFailingStep: z.number().int().nonnegative().nullable().optional(),
         reason: z.string().max(5000),
@@ -187,7 +187,7 @@ export const labellingRouter = createTRPCRouter({
       z.object({
         campaignId: id,
         itemNo: id,
-        verdict: z.enum(["success", "failure", "unsure"]),
+        verdict: z.enum(LABEL_VERDICTS),
         category: z.string().max(200).nullable().optional(),
         firstFailingStep: z.number().int().nonnegative().nullable().optional(),
         note: z.string().max(10_000).nullable().optional(),

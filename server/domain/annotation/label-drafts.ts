@@ -7,7 +7,7 @@
  * text is a usable draft.
  */
 
-export type DraftVerdict = "success" | "failure" | "unsure";
+export type DraftVerdict = "success" | "failure" | "unsure" | "not_executable";
 
 export interface LabelDraft {
   verdict: DraftVerdict | null;
@@ -44,7 +44,7 @@ export function serializeDraft(draft: LabelDraft, savedAt: number): string {
   return JSON.stringify({ draft, savedAt } satisfies StoredDraft);
 }
 
-const VERDICTS: readonly string[] = ["success", "failure", "unsure"];
+const VERDICTS: readonly string[] = ["success", "failure", "unsure", "not_executable"];
 
 /**
  * A stored draft, or null when the text is missing or not a draft (written by another version, edited by hand).

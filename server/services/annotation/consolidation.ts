@@ -90,7 +90,7 @@ export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number;
 export interface AdjudicationInput {
   campaignId: number;
   trajectoryId: number;
-  verdict: "success" | "failure";
+  verdict: "success" | "failure" | "not_executable";
   category?: string | null;
   firstFailingStep?: number | null;
   reason: string;
@@ -102,7 +102,9 @@ export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now =
   const reason = input.reason?.trim() ?? "";
   if (!reason) throw new ValidationError("reason: say why this is the consolidated label");
   if (reason.length > 5000) throw new ValidationError("reason: at most 5000 characters");
-  if (input.verdict !== "success" && input.verdict !== "failure") throw new ValidationError(`verdict: success or failure, got ${JSON.stringify(input.verdict)}`);
+  if (input.verdict !== "success" && input.verdict !== "failure" && input.verdict !== "not_executable") {
+    throw new ValidationError(`verdict: success, failure or not_executable, got ${JSON.stringify(input.verdict)}`);
+  }
   return inTransaction(db, () => {
     const campaign = requireCampaign(db, input.campaignId);
     const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
@@ -111,7 +113,7 @@ export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now =
     if (!active.length) throw new ConflictError(`Trajectory ${input.trajectoryId} has no labels yet; there is nothing to adjudicate`);
     let values: LabelValues;
     try {
-      values = validateLabel(campaign.labelSchema, { ...input, note: null }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
+      values = validateLabel(campaign.labelSchema, { ...input, note: reason }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
     } catch (e) {
       if (e instanceof LabelValidationError) throw new ValidationError(e.message);
       throw e;
