@@ -7,6 +7,7 @@ import {
   protocolCompliance,
   qaStatusOf,
   requirementsOf,
+  tallyDecisions,
   TEMPLATE_IDS,
   verdictFromOnlineMind2WebCode,
 } from "../../server/domain/annotation/protocols";
@@ -199,7 +200,11 @@ describe("protocolCompliance", () => {
         { labelCount: 4, state: "agreed", qaDone: true },
         { labelCount: 1, state: "open", qaDone: false },
       ],
-      labelGuidelineVersions: [1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2],
+      labelGuidelineVersions: [
+        { version: 2, labels: 5 },
+        { version: 1, labels: 4 },
+        { version: 1, labels: 2 },
+      ],
       guidelineVersion: 2,
     });
     expect(c).toEqual({
@@ -222,14 +227,47 @@ describe("protocolCompliance", () => {
   });
 
   it("meets the protocol when every item has its labels and QA", () => {
-    const c = protocolCompliance({ requirements: req, items: [{ labelCount: 3, state: "agreed", qaDone: true }], labelGuidelineVersions: [1, 1, 1], guidelineVersion: 1 });
+    const c = protocolCompliance({ requirements: req, items: [{ labelCount: 3, state: "agreed", qaDone: true }], labelGuidelineVersions: [{ version: 1, labels: 2 }, { version: null, labels: 1 }], guidelineVersion: 1 });
     expect(c.meetsProtocol).toBe(true);
     expect(c.shortfalls).toEqual([]);
+    expect(c.guidelineVersions).toEqual([
+      { version: 1, labels: 2 },
+      { version: null, labels: 1 },
+    ]);
     expect(qaStatusOf("disputed", false)).toBe("pending");
   });
 
   it("without a QA requirement, QA does not count against the protocol", () => {
-    const c = protocolCompliance({ requirements: { minAnnotatorsPerItem: 1, qaReview: false }, items: [{ labelCount: 1, state: "agreed", qaDone: false }], labelGuidelineVersions: [1], guidelineVersion: 1 });
+    const c = protocolCompliance({ requirements: { minAnnotatorsPerItem: 1, qaReview: false }, items: [{ labelCount: 1, state: "agreed", qaDone: false }], labelGuidelineVersions: [{ version: 1, labels: 1 }], guidelineVersion: 1 });
     expect(c.meetsProtocol).toBe(true);
+  });
+});
+
+describe("tallyDecisions", () => {
+  it("counts adjudications and QA reviews by source and confidence", () => {
+    const t = tallyDecisions([
+      { method: "adjudicated", qaDecision: null, confidence: "high", disagreementSource: "guideline_gap", n: 2 },
+      { method: "adjudicated", qaDecision: "corrected", confidence: "low", disagreementSource: "annotator_error", n: 1 },
+      { method: "unanimous", qaDecision: "confirmed", confidence: "high", disagreementSource: null, n: 3 },
+    ]);
+    expect(t).toEqual({
+      decisions: 6,
+      adjudicated: 3,
+      qaConfirmed: 3,
+      qaCorrected: 1,
+      bySource: [
+        { source: "guideline_gap", n: 2 },
+        { source: "ambiguous_task", n: 0 },
+        { source: "annotator_error", n: 1 },
+        { source: "edge_case", n: 0 },
+        { source: "not recorded", n: 3 },
+      ],
+      byConfidence: [
+        { confidence: "low", n: 1 },
+        { confidence: "medium", n: 0 },
+        { confidence: "high", n: 5 },
+        { confidence: "not recorded", n: 0 },
+      ],
+    });
   });
 });

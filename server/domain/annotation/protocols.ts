@@ -262,8 +262,8 @@ export interface ComplianceInput {
   requirements: ProtocolRequirements;
   /** One entry per campaign item: its active label count, consolidation state and whether QA was done. */
   items: readonly { labelCount: number; state: string; qaDone: boolean }[];
-  /** The guideline version of every active label. */
-  labelGuidelineVersions: readonly number[];
+  /** Active labels per guideline version they were made under (null: not recorded, e.g. imported labels). */
+  labelGuidelineVersions: readonly { version: number | null; labels: number }[];
   /** The campaign's current guideline version. */
   guidelineVersion: number;
 }
@@ -275,8 +275,8 @@ export interface Compliance {
   /** Items with fewer labels than the protocol requires. */
   itemsBelowTarget: number;
   qa: { required: boolean; done: number; pending: number; notReady: number };
-  /** Guideline version → labels made under it, ascending by version. */
-  guidelineVersions: { version: number; labels: number }[];
+  /** Guideline version → labels made under it, ascending by version (null, unrecorded, last). */
+  guidelineVersions: { version: number | null; labels: number }[];
   /** Labels made under an older version of the guidelines than the current one. */
   labelsOnOlderGuidelines: number;
   /** Every item has its labels and (when required) its QA review. */
@@ -304,9 +304,13 @@ export function protocolCompliance(input: ComplianceInput): Compliance {
     else if (status === "pending") pending++;
     else notReady++;
   }
-  const versions = new Map<number, number>();
-  for (const v of input.labelGuidelineVersions) versions.set(v, (versions.get(v) ?? 0) + 1);
-  const older = input.labelGuidelineVersions.filter((v) => v < input.guidelineVersion).length;
+  const versions = new Map<number | null, number>();
+  let older = 0;
+  for (const { version, labels } of input.labelGuidelineVersions) {
+    if (!labels) continue;
+    versions.set(version, (versions.get(version) ?? 0) + labels);
+    if (version !== null && version < input.guidelineVersion) older += labels;
+  }
   const shortfalls: string[] = [];
   if (!input.items.length) shortfalls.push("the campaign has no items");
   if (below) shortfalls.push(`${plural(below, "item")} below ${req.minAnnotatorsPerItem} annotator${req.minAnnotatorsPerItem === 1 ? "" : "s"}`);
@@ -316,9 +320,59 @@ export function protocolCompliance(input: ComplianceInput): Compliance {
     annotatorsPerItem: [...byCount].sort((a, b) => a[0] - b[0]).map(([labels, items]) => ({ labels, items })),
     itemsBelowTarget: below,
     qa: { required: req.qaReview, done, pending, notReady },
-    guidelineVersions: [...versions].sort((a, b) => a[0] - b[0]).map(([version, labels]) => ({ version, labels })),
+    guidelineVersions: [...versions].sort((a, b) => (a[0] ?? Infinity) - (b[0] ?? Infinity)).map(([version, labels]) => ({ version, labels })),
     labelsOnOlderGuidelines: older,
     meetsProtocol: shortfalls.length === 0,
     shortfalls,
+  };
+}
+
+// ------------------------------------------------------------------------------ decision tallies (analytics)
+
+export interface DecisionTallyRow {
+  method: string;
+  qaDecision: string | null;
+  confidence: string | null;
+  disagreementSource: string | null;
+  n: number;
+}
+
+export interface DecisionTally {
+  /** Consolidated labels decided by a person: adjudicated, or reviewed in QA. */
+  decisions: number;
+  adjudicated: number;
+  qaConfirmed: number;
+  qaCorrected: number;
+  /** Per disagreement source (and "not recorded"), in the vocabulary's order. */
+  bySource: { source: DisagreementSource | "not recorded"; n: number }[];
+  /** Per confidence (and "not recorded"), low to high. */
+  byConfidence: { confidence: DecisionConfidence | "not recorded"; n: number }[];
+}
+
+/** Tallies adjudications and QA reviews by disagreement source and confidence (rows grouped by the database). */
+export function tallyDecisions(rows: readonly DecisionTallyRow[]): DecisionTally {
+  const sources = new Map<string, number>();
+  const confidences = new Map<string, number>();
+  let decisions = 0;
+  let adjudicated = 0;
+  let qaConfirmed = 0;
+  let qaCorrected = 0;
+  for (const r of rows) {
+    decisions += r.n;
+    if (r.method === "adjudicated") adjudicated += r.n;
+    if (r.qaDecision === "confirmed") qaConfirmed += r.n;
+    if (r.qaDecision === "corrected") qaCorrected += r.n;
+    const s = r.disagreementSource ?? "not recorded";
+    sources.set(s, (sources.get(s) ?? 0) + r.n);
+    const c = r.confidence ?? "not recorded";
+    confidences.set(c, (confidences.get(c) ?? 0) + r.n);
+  }
+  return {
+    decisions,
+    adjudicated,
+    qaConfirmed,
+    qaCorrected,
+    bySource: [...DISAGREEMENT_SOURCES, "not recorded" as const].map((source) => ({ source, n: sources.get(source) ?? 0 })),
+    byConfidence: [...DECISION_CONFIDENCES, "not recorded" as const].map((confidence) => ({ confidence, n: confidences.get(confidence) ?? 0 })),
   };
 }

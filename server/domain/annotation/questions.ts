@@ -220,3 +220,21 @@ export function answerCell(v: AnswerValue | PerStepAnswer | undefined): string {
   if (typeof v === "object") return JSON.stringify(v);
   return String(v);
 }
+
+/**
+ * Answers as they leave Verdict: step references and per-step keys as step numbers (1 = first step), as the
+ * player shows them and as the rest of the export writes steps.
+ */
+export function answersForExport(questions: readonly Question[], answers: LabelAnswers | null | undefined): LabelAnswers | null {
+  if (!answers) return null;
+  const out: LabelAnswers = {};
+  for (const q of questions) {
+    const v = answers[q.id];
+    if (v === undefined) continue;
+    const one = (x: AnswerValue): AnswerValue => (q.type === "step_ref" && typeof x === "number" ? x + 1 : x);
+    if (q.perStep && typeof v === "object" && !Array.isArray(v)) {
+      out[q.id] = Object.fromEntries(Object.entries(v).map(([k, x]) => [String(Number(k) + 1), one(x)]));
+    } else out[q.id] = one(v as AnswerValue);
+  }
+  return out;
+}

@@ -8,3 +8,4 @@ export * from "./consolidation";
 export * from "./blind";
 export * from "./io";
 export * from "./scope";
+export * from "./qa";

@@ -172,6 +172,8 @@ export interface SubmitLabelInput {
   category?: string | null;
   firstFailingStep?: number | null;
   note?: string | null;
+  /** Answers to the campaign's own questions, by question id (validated against its schema). */
+  answers?: unknown;
   /** Time the annotator spent on the trajectory in this sitting. */
   timeSpentMs?: number | null;
   /** Step indices opened in this sitting. */
@@ -239,6 +241,7 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
     const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
     if (item.state === "adjudicated") throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
+    if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${input.trajectoryId} passed its QA review; its labels can no longer change`);
     const stepCount = trajectoryStepCount(db, item.trajectoryId) ?? 0;
     let values: LabelValues;
     try {
@@ -255,7 +258,10 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
     if (existing && existing.status === "active" && input.baseRevision !== undefined && input.baseRevision !== null && input.baseRevision !== existing.revision) {
       throw new ConflictError(`Your label on trajectory ${input.trajectoryId} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`);
     }
-    const before = existing && existing.status === "active" ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note } : null;
+    const before: LabelValues | null =
+      existing && existing.status === "active"
+        ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note, ...(existing.answers ? { answers: existing.answers } : {}) }
+        : null;
     let label: LabelRow;
     if (!existing) {
       label = insertLabel(db, {
@@ -268,6 +274,8 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
         origin: "verdict",
         status: "active",
         ...values,
+        answers: values.answers ?? null,
+        guidelineVersion: campaign.guidelineVersion,
         timeSpentMs: spent,
         stepsViewed: steps,
         revision: 1,
@@ -278,6 +286,8 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
       label = updateLabel(db, existing.id, {
         status: "active",
         ...values,
+        answers: values.answers ?? null,
+        guidelineVersion: campaign.guidelineVersion,
         annotatorName: actor.name,
         timeSpentMs: spent === null ? existing.timeSpentMs : (existing.timeSpentMs ?? 0) + spent,
         stepsViewed: mergeStepsViewed(existing.stepsViewed, steps),
@@ -294,6 +304,7 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
       status: "active",
       values,
       changes: diffLabelValues(before, values),
+      guidelineVersion: campaign.guidelineVersion,
       timeSpentMs: spent,
       stepsViewed: steps,
       afterReveal: hasRevealed(db, actor.userId, item.trajectoryId),
@@ -346,6 +357,7 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
     }
     const item = getItemByTrajectory(db, campaign.id, label.trajectoryId)!;
     if (item.state === "adjudicated") throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
+    if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${label.trajectoryId} passed its QA review; its labels can no longer change`);
 
     const previous = target.revision > 1 ? getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
     const status = previous ? previous.status : "withdrawn";
@@ -354,6 +366,9 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
     const updated = updateLabel(db, label.id, {
       status,
       ...values,
+      answers: values.answers ?? null,
+      // Back to the guideline version the restored revision was made under.
+      guidelineVersion: previous ? previous.guidelineVersion : label.guidelineVersion,
       timeSpentMs: label.timeSpentMs === null ? null : Math.max(0, label.timeSpentMs - (target.timeSpentMs ?? 0)),
       revision: label.revision + 1,
     });
@@ -475,7 +490,9 @@ export function myItemLabel(db: Db, actor: Actor, campaignId: number, itemNo: nu
   const l = mine.label;
   return {
     itemState: mine.itemState,
-    label: l ? { revision: l.revision, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note } : null,
+    label: l
+      ? { revision: l.revision, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note, answers: l.answers ?? {}, guidelineVersion: l.guidelineVersion }
+      : null,
     history: mine.history,
     undoable: mine.undoable ? { revisionId: mine.undoable.revisionId, itemNo: itemNoOf(db, campaignId, mine.undoable.trajectoryId) } : null,
   };
@@ -517,6 +534,9 @@ export function campaignForAnnotator(db: Db, actor: Actor, campaignId: number) {
     id: c.id,
     name: c.name,
     instructions: c.instructions,
+    guidelineVersion: c.guidelineVersion,
+    templateId: c.templateId,
+    templateVersion: c.templateVersion,
     labelSchema: c.labelSchema,
     blind: c.blind,
     status: c.status,
