@@ -134,7 +134,7 @@ describe("labels under a protocol", () => {
     expect(revision.values.answers).toEqual(r.values.answers);
 
     // Exports: a column per question in CSV (steps as step numbers), an answers object in JSONL.
-    const csv = parseCsvTable(exportCampaignLabels(ctx.db, researcher, c.id, "csv").body, "export.csv");
+    const csv = parseCsvTable(exportCampaignLabels(ctx.db, researcher, c.id, "csv").body, { source: "export.csv" });
     expect(csv.header.slice(-3)).toEqual(["answer_blocker", "answer_answer_step", "answer_useful"]);
     const row = csv.rows.find((x) => x[csv.header.indexOf("kind")] === "annotation")!;
     expect(row[csv.header.indexOf("answer_blocker")]).toBe("none");
@@ -279,7 +279,7 @@ describe("adjudication confidence and disagreement source", () => {
       { confidence: "low", n: 1 },
       { confidence: "high", n: 2 },
     ]);
-    const csv = parseCsvTable(exportCampaignLabels(ctx.db, researcher, c.id, "csv").body, "x.csv");
+    const csv = parseCsvTable(exportCampaignLabels(ctx.db, researcher, c.id, "csv").body, { source: "x.csv" });
     const consolidated = csv.rows.filter((r) => r[csv.header.indexOf("kind")] === "consolidated");
     expect(consolidated.map((r) => r[csv.header.indexOf("disagreement_source")]).sort()).toEqual(["annotator_error", "annotator_error", "guideline_gap"]);
   });

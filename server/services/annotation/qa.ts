@@ -40,9 +40,14 @@ export function mayQaReview(db: Db, actor: Actor, campaignId: number): boolean {
   return hasRole(actor, "researcher") || isQaReviewer(db, campaignId, actor.userId);
 }
 
-function requireQaCampaign(db: Db, actor: Actor, campaignId: number): CampaignRow {
+function requireQaReviewer(db: Db, actor: Actor, campaignId: number): CampaignRow {
   const campaign = requireCampaign(db, campaignId);
   if (!mayQaReview(db, actor, campaignId)) throw new AppError("FORBIDDEN", `You are not a QA reviewer of campaign ${JSON.stringify(campaign.name)}`);
+  return campaign;
+}
+
+function requireQaCampaign(db: Db, actor: Actor, campaignId: number): CampaignRow {
+  const campaign = requireQaReviewer(db, actor, campaignId);
   if (!campaign.labelSchema.qaReview) throw new ConflictError(`Campaign ${JSON.stringify(campaign.name)} has no QA review stage`);
   return campaign;
 }
@@ -56,11 +61,14 @@ function requireQaItem(db: Db, campaign: CampaignRow, trajectoryId: number) {
 
 /** Items waiting for QA (or already reviewed), with their labels in brief. */
 export function qaQueue(db: Db, actor: Actor, q: { campaignId: number; status?: "pending" | "done"; page?: number; pageSize?: number }) {
-  const campaign = requireQaCampaign(db, actor, q.campaignId);
+  const campaign = requireQaReviewer(db, actor, q.campaignId);
   const researcher = hasRole(actor, "researcher");
   const page = q.page ?? 1;
   const pageSize = Math.min(q.pageSize ?? 50, 500);
   const status = q.status ?? "pending";
+  const qaStage = campaign.labelSchema.qaReview ?? false;
+  // A campaign without a QA stage has nothing to review: an empty queue that says so.
+  if (!qaStage) return { campaign: { id: campaign.id, name: campaign.name }, qaStage, status, total: 0, page, pageSize, items: [] };
   const { rows, total } = listItemsInStates(db, campaign.id, ["agreed", "disputed", "adjudicated"], { offset: (page - 1) * pageSize, limit: pageSize }, status);
   const byItem = new Map<number, { annotatorName: string; verdict: string; category: string | null; firstFailingStep: number | null }[]>();
   for (const l of activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
@@ -70,6 +78,7 @@ export function qaQueue(db: Db, actor: Actor, q: { campaignId: number; status?: 
   }
   return {
     campaign: { id: campaign.id, name: campaign.name },
+    qaStage,
     status,
     total,
     page,
