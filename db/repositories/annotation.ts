@@ -196,9 +196,9 @@ export function getItemByTrajectory(db: Db, campaignId: number, trajectoryId: nu
   ).get({ campaignId, trajectoryId });
 }
 
-export function campaignItemIds(db: Db, campaignId: number): { id: number; trajectoryId: number; state: ItemState; labelCount: number }[] {
+export function campaignItemIds(db: Db, campaignId: number): { id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt: Date | null }[] {
   return db
-    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state, labelCount: campaignItems.labelCount })
+    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state, labelCount: campaignItems.labelCount, qaReviewedAt: campaignItems.qaReviewedAt })
     .from(campaignItems)
     .where(eq(campaignItems.campaignId, campaignId))
     .orderBy(asc(campaignItems.id))

@@ -227,6 +227,9 @@ describe("QA review stage", () => {
     for (const t of [t1!, t2!]) submitQaReview(ctx.db, researcher, { campaignId: c.id, trajectoryId: t, decision: "confirmed", reason: "checked" });
     const compliance = campaignOverview(ctx.db, researcher, c.id).compliance;
     expect(compliance).toMatchObject({ meetsProtocol: true, itemsBelowTarget: 0, annotatorsPerItem: [{ labels: 3, items: 2 }], templateName: "Online-Mind2Web" });
+    // Raising k later does not undo a confirmed QA review: the decision stands.
+    updateCampaignSettings(ctx.db, researcher, c.id, { annotatorsPerItem: 4 });
+    expect(qaQueue(ctx.db, researcher, { campaignId: c.id, status: "done" }).items.map((i) => i.state)).toEqual(["agreed", "agreed"]);
   });
 
   it("annotators stay blind to other labels before their own; the QA reviewer sees them only in the QA stage", () => {

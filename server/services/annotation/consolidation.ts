@@ -40,9 +40,11 @@ function valuesOf(l: Pick<LabelRow, "verdict" | "category" | "firstFailingStep" 
  * Re-evaluates one item from its active labels (call inside the transaction that changed them). Adjudicated
  * items keep their decision. Writes an event only when the state or the consolidated label changes.
  */
-export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState; labelCount: number }, at: Date): ItemState {
+export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt?: Date | null }, at: Date): ItemState {
   const active = activeLabelsOfItem(db, item.id);
-  if (item.state === "adjudicated") {
+  // A decision stands: an adjudicated item, or one a QA reviewer confirmed, keeps its consolidated label when the
+  // campaign's settings (k, agreement rule) change.
+  if (item.state === "adjudicated" || item.qaReviewedAt) {
     if (active.length !== item.labelCount) setItemState(db, item.id, item.state, active.length);
     return item.state;
   }
