@@ -9,6 +9,7 @@ import {
   agentRuns,
   annotationCampaigns,
   campaignAnnotators,
+  campaignQaReviewers,
   campaignItems,
   consolidatedLabels,
   consolidationEvents,
@@ -195,9 +196,9 @@ export function getItemByTrajectory(db: Db, campaignId: number, trajectoryId: nu
   ).get({ campaignId, trajectoryId });
 }
 
-export function campaignItemIds(db: Db, campaignId: number): { id: number; trajectoryId: number; state: ItemState; labelCount: number }[] {
+export function campaignItemIds(db: Db, campaignId: number): { id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt: Date | null }[] {
   return db
-    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state, labelCount: campaignItems.labelCount })
+    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state, labelCount: campaignItems.labelCount, qaReviewedAt: campaignItems.qaReviewedAt })
     .from(campaignItems)
     .where(eq(campaignItems.campaignId, campaignId))
     .orderBy(asc(campaignItems.id))
@@ -574,11 +575,84 @@ export function upsertConsolidated(db: Db, v: typeof consolidatedLabels.$inferIn
         adjudicatorId: v.adjudicatorId ?? null,
         adjudicatorName: v.adjudicatorName ?? null,
         reason: v.reason ?? null,
+        confidence: v.confidence ?? null,
+        disagreementSource: v.disagreementSource ?? null,
+        qaDecision: v.qaDecision ?? null,
+        qaReviewerName: v.qaReviewerName ?? null,
         basedOn: v.basedOn,
         updatedAt: new Date(),
       },
     })
     .run();
+}
+
+/** Marks an item QA-reviewed at `at`, or (null) not reviewed: a reopened item needs QA again. */
+export function setItemQaReviewed(db: Db, itemId: number, at: Date | null): void {
+  db.update(campaignItems).set({ qaReviewedAt: at }).where(eq(campaignItems.id, itemId)).run();
+}
+
+/** What protocol compliance is computed from: each item's label count, state and QA review. */
+export function complianceItems(db: Db, campaignId: number): { labelCount: number; state: ItemState; qaDone: boolean }[] {
+  return db
+    .select({ labelCount: campaignItems.labelCount, state: campaignItems.state, qaReviewedAt: campaignItems.qaReviewedAt })
+    .from(campaignItems)
+    .where(eq(campaignItems.campaignId, campaignId))
+    .all()
+    .map((r) => ({ labelCount: r.labelCount, state: r.state, qaDone: r.qaReviewedAt !== null }));
+}
+
+/** Active labels of a campaign per guideline version they were made under. */
+export function labelGuidelineVersionCounts(db: Db, campaignId: number): { version: number | null; labels: number }[] {
+  return db
+    .select({ version: labels.guidelineVersion, labels: count() })
+    .from(labels)
+    .where(and(eq(labels.campaignId, campaignId), eq(labels.status, "active")))
+    .groupBy(labels.guidelineVersion)
+    .all();
+}
+
+/** Adjudicated or QA-reviewed consolidated labels of campaigns, for the tallies of confidence and disagreement source. */
+export function decisionTallies(db: Db, campaignIds: number[]) {
+  if (!campaignIds.length) return [];
+  return db
+    .select({
+      method: consolidatedLabels.method,
+      qaDecision: consolidatedLabels.qaDecision,
+      confidence: consolidatedLabels.confidence,
+      disagreementSource: consolidatedLabels.disagreementSource,
+      n: count(),
+    })
+    .from(consolidatedLabels)
+    .where(and(inArray(consolidatedLabels.campaignId, campaignIds), sql`(${consolidatedLabels.method} = 'adjudicated' or ${consolidatedLabels.qaDecision} is not null)`))
+    .groupBy(consolidatedLabels.method, consolidatedLabels.qaDecision, consolidatedLabels.confidence, consolidatedLabels.disagreementSource)
+    .all();
+}
+
+// ---------------------------------------------------------------- QA reviewers
+
+export function addQaReviewers(db: Db, campaignId: number, userIds: string[]): number {
+  let n = 0;
+  for (const userId of userIds) n += db.insert(campaignQaReviewers).values({ campaignId, userId }).onConflictDoNothing().run().changes;
+  return n;
+}
+
+export function removeQaReviewers(db: Db, campaignId: number, userIds: string[]): number {
+  if (!userIds.length) return 0;
+  return db.delete(campaignQaReviewers).where(and(eq(campaignQaReviewers.campaignId, campaignId), inArray(campaignQaReviewers.userId, userIds))).run().changes;
+}
+
+export function isQaReviewer(db: Db, campaignId: number, userId: string): boolean {
+  return !!db.select({ one: sql`1` }).from(campaignQaReviewers).where(and(eq(campaignQaReviewers.campaignId, campaignId), eq(campaignQaReviewers.userId, userId))).get();
+}
+
+export function qaReviewerList(db: Db, campaignId: number) {
+  return db
+    .select({ userId: users.id, name: users.name, email: users.email })
+    .from(campaignQaReviewers)
+    .innerJoin(users, eq(users.id, campaignQaReviewers.userId))
+    .where(eq(campaignQaReviewers.campaignId, campaignId))
+    .orderBy(asc(users.name))
+    .all();
 }
 
 export function deleteConsolidated(db: Db, itemId: number): boolean {
@@ -594,13 +668,19 @@ export function consolidationHistory(db: Db, itemId: number) {
 }
 
 /** Items of a campaign in the given states, with task context, oldest first; for the adjudication queue. */
-export function listItemsInStates(db: Db, campaignId: number, states: ItemState[], page: { offset: number; limit: number }) {
-  const where = and(eq(campaignItems.campaignId, campaignId), inArray(campaignItems.state, states));
+export function listItemsInStates(db: Db, campaignId: number, states: ItemState[], page: { offset: number; limit: number }, qa?: "pending" | "done") {
+  const where = and(
+    eq(campaignItems.campaignId, campaignId),
+    inArray(campaignItems.state, states),
+    qa === "pending" ? isNull(campaignItems.qaReviewedAt) : qa === "done" ? sql`${campaignItems.qaReviewedAt} is not null` : undefined,
+  );
   const rows = db
     .select({
       itemId: campaignItems.id,
       trajectoryId: campaignItems.trajectoryId,
       state: campaignItems.state,
+      itemNo: campaignItems.itemNo,
+      qaReviewedAt: campaignItems.qaReviewedAt,
       externalTaskId: tasks.externalId,
       site: tasks.site,
       intent: tasks.intent,

@@ -15,6 +15,8 @@ import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { AssignmentStrategy, GoldSource } from "../../server/domain/annotation/assignment";
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
+import type { DecisionConfidence, DisagreementSource, QaDecision } from "../../server/domain/annotation/protocols";
+import type { LabelAnswers } from "../../server/domain/annotation/questions";
 import { users } from "./auth";
 import { trajectories } from "./core";
 
@@ -37,8 +39,13 @@ export interface CampaignSelection {
 export const annotationCampaigns = sqliteTable("annotation_campaigns", {
   id: integer("id").primaryKey({ autoIncrement: true }),
   name: text("name").notNull().unique(),
-  /** Guidelines shown to annotators above the label panel. */
+  /** Guidelines (markdown) shown to annotators on the labelling page (key `g`) and on the campaign page. */
   instructions: text("instructions").notNull().default(""),
+  /** Bumped each time the guidelines are edited; every label records the version it was made under. */
+  guidelineVersion: integer("guideline_version").notNull().default(1),
+  /** The protocol template the campaign was created from (null before templates existed, and for imports). */
+  templateId: text("template_id"),
+  templateVersion: integer("template_version"),
   labelSchema: text("label_schema", { mode: "json" }).$type<LabelSchema>().notNull(),
   /** How many annotators label each trajectory before it is consolidated. */
   annotatorsPerItem: integer("annotators_per_item").notNull(),
@@ -63,6 +70,21 @@ export const annotationCampaigns = sqliteTable("annotation_campaigns", {
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
 });
+
+/** Annotators designated as QA reviewers of a campaign (researchers and admins may review without this). */
+export const campaignQaReviewers = sqliteTable(
+  "campaign_qa_reviewers",
+  {
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    addedAt: integer("added_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.userId] }), index("campaign_qa_reviewers_user_idx").on(t.userId)],
+);
 
 /** Who may label in a campaign. */
 export const campaignAnnotators = sqliteTable(
@@ -102,6 +124,8 @@ export const campaignItems = sqliteTable(
      * insert (nullable only so the column could be added to existing databases).
      */
     itemNo: integer("item_no"),
+    /** When a QA reviewer confirmed or corrected the item's consolidated label (null: no QA review yet). */
+    qaReviewedAt: integer("qa_reviewed_at", { mode: "timestamp_ms" }),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   },
   (t) => [
@@ -169,6 +193,10 @@ export const labels = sqliteTable(
     category: text("category"),
     firstFailingStep: integer("first_failing_step"),
     note: text("note"),
+    /** Answers to the campaign's own questions, by question id (null when it asks none). */
+    answers: text("answers", { mode: "json" }).$type<LabelAnswers>(),
+    /** The campaign's guideline version when the label was last submitted (null for imported labels). */
+    guidelineVersion: integer("guideline_version"),
     /** Milliseconds the annotator spent on the trajectory (summed over revisions). */
     timeSpentMs: integer("time_spent_ms"),
     /** Step indices the annotator opened before submitting (union over revisions), ascending. */
@@ -212,6 +240,8 @@ export const labelRevisions = sqliteTable(
     /** Submits: time spent and steps viewed in this sitting. */
     timeSpentMs: integer("time_spent_ms"),
     stepsViewed: text("steps_viewed", { mode: "json" }).$type<number[]>(),
+    /** The campaign's guideline version at this change. */
+    guidelineVersion: integer("guideline_version"),
     /** True when the annotator had already been shown evaluations of the trajectory (anchoring measure). */
     afterReveal: integer("after_reveal", { mode: "boolean" }).notNull().default(false),
     /** Client-chosen key of the request; a repeated request with the same key returns this revision. */
@@ -249,6 +279,12 @@ export const consolidatedLabels = sqliteTable(
     adjudicatorId: text("adjudicator_id").references(() => users.id, { onDelete: "set null" }),
     adjudicatorName: text("adjudicator_name"),
     reason: text("reason"),
+    /** Adjudications and QA reviews: how sure the decider was, and why the labels disagreed (or were corrected). */
+    confidence: text("confidence").$type<DecisionConfidence>(),
+    disagreementSource: text("disagreement_source").$type<DisagreementSource>(),
+    /** Set once a QA reviewer confirmed or corrected this label. */
+    qaDecision: text("qa_decision").$type<QaDecision>(),
+    qaReviewerName: text("qa_reviewer_name"),
     /** The labels (id@revision) the decision was made from. */
     basedOn: text("based_on", { mode: "json" }).$type<string[]>().notNull(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
@@ -281,6 +317,11 @@ export const consolidationEvents = sqliteTable(
     actorId: text("actor_id").references(() => users.id, { onDelete: "set null" }),
     actorName: text("actor_name"),
     reason: text("reason"),
+    /** "qa" for QA reviews; null for automatic consolidation and adjudication. */
+    stage: text("stage").$type<"qa">(),
+    confidence: text("confidence").$type<DecisionConfidence>(),
+    disagreementSource: text("disagreement_source").$type<DisagreementSource>(),
+    qaDecision: text("qa_decision").$type<QaDecision>(),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   },
   (t) => [index("consolidation_events_item_idx").on(t.itemId, t.id)],

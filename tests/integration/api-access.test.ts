@@ -22,6 +22,8 @@ const POLICY: [RegExp, Access][] = [
   [/^accounts\.directory$/, "researcher"],
   [/^accounts\./, "admin"],
   [/^campaigns\.list$/, "signedIn"],
+  // The QA stage: designated annotators review too; the service refuses anyone who is not a QA reviewer.
+  [/^campaigns\.qa(Queue|Review|Submit)$/, "signedIn"],
   [/^campaigns\./, "researcher"],
   [/^labelling\./, "signedIn"],
   [/^(taskSets|runs)\./, "researcher"],

@@ -134,6 +134,10 @@ function inputsFor(path: string): unknown[] | undefined {
     "labelling.warmImages": items.map((n) => ({ campaignId, itemNo: n, width: 640 })),
     "labelling.done": campaigns.map((c) => ({ campaignId: c })),
     "labelling.ofTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
+    // The QA stage: open to researchers and designated QA reviewers only, never to a campaign's annotators as such.
+    "campaigns.qaQueue": campaigns.map((id) => ({ id })),
+    "campaigns.qaReview": campaigns.flatMap((id) => trajectoryInputs.map((trajectoryId) => ({ id, trajectoryId }))),
+    "campaigns.qaSubmit": campaigns.flatMap((id) => trajectoryInputs.map((trajectoryId) => ({ id, trajectoryId, decision: "confirmed", reason: "walk" }))),
   };
   return table[path];
 }

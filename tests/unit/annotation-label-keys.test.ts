@@ -43,3 +43,12 @@ describe("labelCommandForKey", () => {
     expect(labelCommandForKey({ key: "q" }, body, { categories: 0, allowUnsure: true })).toEqual({ kind: "verdict", verdict: "unsure" });
   });
 });
+
+describe("protocol keys", () => {
+  it("b is not executable only where the campaign accepts it; g toggles the guidelines, never while typing", () => {
+    expect(labelCommandForKey({ key: "b" }, body, { ...opts, allowNotExecutable: true })).toEqual({ kind: "verdict", verdict: "not_executable" });
+    expect(labelCommandForKey({ key: "b" }, body, opts)).toBeNull();
+    expect(labelCommandForKey({ key: "g" }, body, opts)).toEqual({ kind: "guidelines" });
+    expect(labelCommandForKey({ key: "g" }, note, opts)).toBeNull();
+  });
+});

@@ -24,6 +24,11 @@ describe("buildLabelSchema", () => {
       firstFailingStep: true,
       note: true,
       agreementOn: "verdict_and_category",
+      allowNotExecutable: false,
+      requireFailureStep: false,
+      requireReasoning: false,
+      questions: [],
+      qaReview: false,
     });
   });
 

@@ -95,6 +95,49 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
               }
             />
             <TablePanel id="annotators" title="Annotators" table={view.annotators} />
+            <section className="panel flex flex-col gap-2 px-4 py-3" data-testid="decision-sources" aria-labelledby="decisions-title">
+              <h2 id="decisions-title" className="section-title">
+                Adjudications and QA reviews ({fmtCount(result.decisions.decisions)})
+              </h2>
+              <p className="text-2xs text-zinc-500">
+                Why labels disagreed, as the adjudicator or QA reviewer recorded it, and how sure they were. {fmtCount(result.decisions.adjudicated)} adjudicated ·{" "}
+                {fmtCount(result.decisions.qaConfirmed)} confirmed in QA · {fmtCount(result.decisions.qaCorrected)} corrected in QA.
+              </p>
+              <div className="grid gap-4 md:grid-cols-2">
+                <table className="table-dense">
+                  <thead>
+                    <tr>
+                      <th>Source of the disagreement</th>
+                      <th className="text-right">Decisions</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {result.decisions.bySource.map((r) => (
+                      <tr key={r.source}>
+                        <td>{r.source.replace("_", " ")}</td>
+                        <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                <table className="table-dense">
+                  <thead>
+                    <tr>
+                      <th>Confidence</th>
+                      <th className="text-right">Decisions</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {result.decisions.byConfidence.map((r) => (
+                      <tr key={r.confidence}>
+                        <td>{r.confidence}</td>
+                        <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </section>
             <section aria-labelledby="consensus-title" className="flex flex-col gap-4">
               <h2 id="consensus-title" className="section-title">
                 Consensus models

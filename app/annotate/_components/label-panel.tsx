@@ -18,7 +18,9 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { draftStorageKey, EMPTY_DRAFT, hasUnsavedChanges, parseStoredDraft, serializeDraft, type LabelDraft } from "@/server/domain/annotation/label-drafts";
 import { LABEL_SHORTCUTS, labelCommandForKey } from "@/server/domain/annotation/label-keys";
+import { GuidelinesText } from "../../_components/guidelines";
 import { useSignedInUser } from "../../_components/signed-in-user";
+import { answersForSubmit, QuestionFields } from "./question-fields";
 import { useTRPC } from "../../_trpc/client";
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -39,7 +41,9 @@ function newKey(): string {
 /** What the server holds for this trajectory, in the form's shape (null: nothing submitted). */
 function savedDraft(mine: MyLabel): Draft | null {
   const l = mine.label;
-  return l ? { verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note ?? "" } : null;
+  return l
+    ? { verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note ?? "", ...(Object.keys(l.answers ?? {}).length ? { answers: l.answers as Record<string, unknown> } : {}) }
+    : null;
 }
 
 const UNSAVED_WARNING = "Your label for this trajectory is not submitted. Leave anyway? (It stays as a draft in this browser.)";
@@ -67,7 +71,7 @@ function undoneValues(campaignId: number, itemNo: number): Draft | null {
       window.sessionStorage.removeItem(restoreKey(campaignId, itemNo));
       try {
         const v = JSON.parse(saved) as Partial<Draft>;
-        return { verdict: v.verdict ?? null, category: v.category ?? null, firstFailingStep: v.firstFailingStep ?? null, note: v.note ?? "" };
+        return { verdict: v.verdict ?? null, category: v.category ?? null, firstFailingStep: v.firstFailingStep ?? null, note: v.note ?? "", ...(v.answers ? { answers: v.answers } : {}) };
       } catch {
         // A malformed entry is ignored: start from the draft or the stored label.
       }
@@ -122,6 +126,8 @@ export function LabelPanel(props: {
   const [status, setStatus] = useState<{ tone: "ok" | "error" | "info"; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const [showHelp, setShowHelp] = useState(false);
+  const [showGuidelines, setShowGuidelines] = useState(false);
+  const questions = schema.questions ?? [];
   const keyRef = useRef(newKey());
   const viewed = useRef(new Set<number>());
   const time = useVisibleTime();
@@ -196,7 +202,15 @@ export function LabelPanel(props: {
   const undoM = useMutation(trpc.labelling.undo.mutationOptions());
   const skipM = useMutation(trpc.labelling.skip.mutationOptions());
 
-  const missing = !draft.verdict ? "Choose a verdict (s or x)" : draft.verdict === "failure" && schema.requireCategory && !draft.category ? "Choose an error category (1–9)" : null;
+  const missing = !draft.verdict
+    ? "Choose a verdict (s or x)"
+    : draft.verdict === "failure" && schema.requireCategory && !draft.category
+      ? "Choose an error category (1–9)"
+      : draft.verdict === "failure" && schema.requireFailureStep && draft.firstFailingStep === null
+        ? "Mark the failure point: the step where the agent went wrong (f)"
+        : draft.verdict === "failure" && schema.requireReasoning && !draft.note.trim()
+          ? "Write your reasoning in the note (n)"
+          : null;
 
   const goNext = useCallback(async () => {
     let next;
@@ -224,8 +238,9 @@ export function LabelPanel(props: {
           itemNo,
           verdict: draft.verdict!,
           category: draft.verdict === "failure" ? draft.category : null,
-          firstFailingStep: draft.verdict === "success" ? null : draft.firstFailingStep,
+          firstFailingStep: draft.verdict === "success" || draft.verdict === "not_executable" ? null : draft.firstFailingStep,
           note: draft.note.trim() ? draft.note : null,
+          ...(questions.length ? { answers: answersForSubmit(questions, draft.verdict, draft.answers ?? {}) } : {}),
           timeSpentMs: Math.round(time.read()),
           stepsViewed: [...viewed.current].sort((a, b) => a - b),
           idempotencyKey: keyRef.current,
@@ -244,7 +259,7 @@ export function LabelPanel(props: {
         setStatus({ tone: "error", text: (e as Error).message });
       }
     },
-    [busy, locked, missing, submitM, campaign.id, itemNo, draft, draftKey, time, mine.label?.revision, current, queryClient, trpc, goNext],
+    [busy, locked, missing, submitM, campaign.id, itemNo, draft, draftKey, time, mine.label?.revision, current, queryClient, trpc, goNext, questions],
   );
 
   const undo = useCallback(async () => {
@@ -297,13 +312,18 @@ export function LabelPanel(props: {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented) return;
-      const cmd = labelCommandForKey(e, e.target as HTMLElement | null, { categories: schema.categories.length, allowUnsure: schema.allowUnsure });
+      const cmd = labelCommandForKey(e, e.target as HTMLElement | null, { categories: schema.categories.length, allowUnsure: schema.allowUnsure, allowNotExecutable: schema.allowNotExecutable ?? false });
       if (!cmd) return;
-      if (locked && cmd.kind !== "undo") return;
+      if (locked && cmd.kind !== "undo" && cmd.kind !== "guidelines") return;
       e.preventDefault();
       switch (cmd.kind) {
+        case "guidelines":
+          setShowGuidelines((v) => !v);
+          break;
         case "verdict":
-          setDraft((d) => (cmd.verdict === "success" ? { ...d, verdict: "success", category: null, firstFailingStep: null } : { ...d, verdict: cmd.verdict }));
+          setDraft((d) =>
+            cmd.verdict === "success" || cmd.verdict === "not_executable" ? { ...d, verdict: cmd.verdict, category: null, firstFailingStep: null } : { ...d, verdict: cmd.verdict },
+          );
           break;
         case "category":
           chooseCategory(schema.categories[cmd.index]!);
@@ -327,12 +347,12 @@ export function LabelPanel(props: {
     return () => window.removeEventListener("keydown", onKey);
   }, [schema, locked, setDraft, chooseCategory, markStep, current, submit, undo]);
 
-  const verdictButton = (v: "success" | "failure" | "unsure", key: string, label: string, on: string) => (
+  const verdictButton = (v: "success" | "failure" | "unsure" | "not_executable", key: string, label: string, on: string) => (
     <button
       type="button"
       disabled={locked}
       aria-pressed={draft.verdict === v}
-      onClick={() => setDraft((d) => (v === "success" ? { ...d, verdict: v, category: null, firstFailingStep: null } : { ...d, verdict: v }))}
+      onClick={() => setDraft((d) => (v === "success" || v === "not_executable" ? { ...d, verdict: v, category: null, firstFailingStep: null } : { ...d, verdict: v }))}
       className={`flex h-9 flex-1 items-center justify-center gap-2 rounded-md border text-[13px] font-semibold ${
         draft.verdict === v ? on : "border-zinc-300 bg-white text-zinc-700 hover:bg-zinc-50"
       }`}
@@ -358,7 +378,7 @@ export function LabelPanel(props: {
 
       {showHelp && (
         <ul className="rounded-md bg-zinc-50 px-2 py-1.5 text-[11.5px] text-zinc-600">
-          {LABEL_SHORTCUTS.filter((s) => s.keys[0] !== "q" || schema.allowUnsure).map((s) => (
+          {LABEL_SHORTCUTS.filter((s) => (s.keys[0] !== "q" || schema.allowUnsure) && (s.keys[0] !== "b" || schema.allowNotExecutable)).map((s) => (
             <li key={s.description} className="flex items-center gap-2 py-0.5">
               <span className="flex shrink-0 gap-0.5">
                 {s.keys.map((k) => (
@@ -374,10 +394,27 @@ export function LabelPanel(props: {
       )}
 
       {campaign.instructions && (
-        <details className="rounded-md border border-zinc-200 px-2 py-1 text-[12px] text-zinc-600">
-          <summary className="cursor-pointer text-zinc-700">Guidelines</summary>
-          <p className="mt-1 whitespace-pre-wrap">{campaign.instructions}</p>
-        </details>
+        <button type="button" className="btn h-7 justify-between text-[12px]" aria-expanded={showGuidelines} onClick={() => setShowGuidelines((v) => !v)} data-testid="guidelines-toggle">
+          <span>
+            Guidelines <span className="text-zinc-500">v{campaign.guidelineVersion}</span>
+          </span>
+          <kbd className="kbd">g</kbd>
+        </button>
+      )}
+      {showGuidelines && campaign.instructions && (
+        <div role="dialog" aria-label="Guidelines" className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/40 p-6" onClick={() => setShowGuidelines(false)} data-testid="guidelines">
+          <div className="panel max-h-[85vh] w-full max-w-2xl overflow-y-auto px-5 py-4 shadow-lg" onClick={(e) => e.stopPropagation()}>
+            <div className="mb-2 flex items-center justify-between">
+              <span className="section-title">
+                Guidelines · version {campaign.guidelineVersion}
+              </span>
+              <button type="button" className="btn h-7" onClick={() => setShowGuidelines(false)}>
+                Close <kbd className="kbd">g</kbd>
+              </button>
+            </div>
+            <GuidelinesText text={campaign.instructions} />
+          </div>
+        </div>
       )}
 
       {mine.itemState === "adjudicated" && (
@@ -393,7 +430,12 @@ export function LabelPanel(props: {
         {verdictButton("success", "s", "Success", "border-emerald-400 bg-emerald-50 text-emerald-800")}
         {verdictButton("failure", "x", "Failure", "border-rose-400 bg-rose-50 text-rose-800")}
       </div>
-      {schema.allowUnsure && <div className="flex">{verdictButton("unsure", "q", "Unsure", "border-amber-400 bg-amber-50 text-amber-800")}</div>}
+      {(schema.allowUnsure || schema.allowNotExecutable) && (
+        <div className="flex gap-2">
+          {schema.allowNotExecutable && verdictButton("not_executable", "b", "Not executable", "border-sky-400 bg-sky-50 text-sky-800")}
+          {schema.allowUnsure && verdictButton("unsure", "q", "Unsure", "border-amber-400 bg-amber-50 text-amber-800")}
+        </div>
+      )}
 
       {schema.categories.length > 0 && (
         <fieldset disabled={locked || draft.verdict !== "failure"} className="flex flex-col gap-0.5 disabled:opacity-50">
@@ -413,7 +455,7 @@ export function LabelPanel(props: {
       {schema.firstFailingStep && (
         <div className="flex flex-col gap-1">
           <div className="flex items-center justify-between text-[12px]">
-            <span className="font-medium text-zinc-700">First failing step</span>
+            <span className="font-medium text-zinc-700">{schema.requireFailureStep ? "Failure point (required for failures)" : "First failing step"}</span>
             <span data-testid="first-failing-step" className="text-zinc-600">
               {draft.firstFailingStep === null ? "not marked" : `step ${draft.firstFailingStep + 1}`}
             </span>
@@ -452,7 +494,7 @@ export function LabelPanel(props: {
       {schema.note && (
         <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
           <span>
-            Note <kbd className="kbd">n</kbd>
+            {schema.requireReasoning ? "Reasoning (required for failures)" : "Note"} <kbd className="kbd">n</kbd>
           </span>
           <textarea
             ref={noteRef}
@@ -472,6 +514,17 @@ export function LabelPanel(props: {
           />
         </label>
       )}
+
+      <QuestionFields
+        questions={questions}
+        verdict={draft.verdict}
+        answers={draft.answers ?? {}}
+        onChange={(answers) => setDraft((d) => ({ ...d, answers }))}
+        disabled={locked}
+        stepCount={count}
+        current={current}
+        go={go}
+      />
 
       <div className="flex flex-col gap-1.5">
         <button type="button" className="btn btn-on h-9 justify-center text-[13px]" disabled={locked || busy} onClick={() => void submit(true)} data-testid="submit-next">

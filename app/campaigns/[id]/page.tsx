@@ -7,6 +7,7 @@ import { api, orNotFound } from "../../_trpc/server";
 import { CampaignActions, AnnotatorPicker, ImportLabelsForm } from "../_components/campaign-controls";
 import { ResearchersOnly } from "../_components/forbidden";
 import { QualityPanel } from "../_components/quality-panel";
+import { GuidelinesEditor } from "../_components/guidelines-editor";
 
 export const metadata: Metadata = { title: "Campaign" };
 
@@ -16,6 +17,72 @@ function minutes(ms: number | null): string {
   if (ms === null) return "–";
   const s = ms / 1000;
   return s < 90 ? `${s.toFixed(0)} s` : `${(s / 60).toFixed(1)} min`;
+}
+
+type Compliance = Awaited<ReturnType<Awaited<ReturnType<typeof api>>["campaigns"]["overview"]>>["compliance"];
+
+/** How far the campaign meets its protocol: annotators per item, QA, guideline versions, and a badge. */
+function ProtocolCompliance({ id, compliance: p }: { id: number; compliance: Compliance }) {
+  const max = Math.max(1, ...p.annotatorsPerItem.map((b) => b.items));
+  return (
+    <section className="panel flex flex-col gap-3 px-4 py-3" data-testid="protocol-compliance">
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h2 className="section-title">
+          Protocol{p.templateName ? `: ${p.templateName}` : ""}
+          {p.templateVersion ? <span className="ml-1 font-normal text-zinc-500">template v{p.templateVersion}</span> : null}
+        </h2>
+        {p.meetsProtocol ? (
+          <span className="rounded-full bg-emerald-100 px-2.5 py-0.5 text-[12px] font-semibold text-emerald-800" data-testid="protocol-badge">
+            ✓ Meets the protocol
+          </span>
+        ) : (
+          <span className="rounded-full bg-amber-100 px-2.5 py-0.5 text-[12px] font-semibold text-amber-800" data-testid="protocol-badge">
+            Not yet: {p.shortfalls.join("; ")}
+          </span>
+        )}
+      </div>
+      <div className="grid gap-4 md:grid-cols-3">
+        <div className="flex flex-col gap-1 text-[12.5px]">
+          <span className="font-medium text-zinc-700">
+            Annotators per item (needs {p.requirements.minAnnotatorsPerItem}) · {formatCount(p.itemsBelowTarget)} below
+          </span>
+          {p.annotatorsPerItem.map((b) => (
+            <div key={b.labels} className="flex items-center gap-2">
+              <span className={`w-16 tabular-nums ${b.labels < p.requirements.minAnnotatorsPerItem ? "text-amber-700" : "text-zinc-700"}`}>
+                {b.labels} label{b.labels === 1 ? "" : "s"}
+              </span>
+              <div className="h-1.5 flex-1 overflow-hidden rounded-full bg-zinc-100">
+                <div className={`h-full ${b.labels < p.requirements.minAnnotatorsPerItem ? "bg-amber-400" : "bg-emerald-500"}`} style={{ width: `${(100 * b.items) / max}%` }} />
+              </div>
+              <span className="w-14 text-right tabular-nums">{formatCount(b.items)}</span>
+            </div>
+          ))}
+        </div>
+        <div className="flex flex-col gap-1 text-[12.5px]">
+          <span className="font-medium text-zinc-700">QA review{p.qa.required ? " (required)" : " (not required)"}</span>
+          <span>
+            <strong className="tabular-nums">{formatCount(p.qa.done)}</strong> done · <strong className="tabular-nums">{formatCount(p.qa.pending)}</strong> pending ·{" "}
+            <span className="tabular-nums">{formatCount(p.qa.notReady)}</span> still being labelled
+          </span>
+          {p.qa.pending > 0 && (
+            <Link className="link" href={`/campaigns/${id}/adjudicate?state=qa`}>
+              Review the pending items →
+            </Link>
+          )}
+        </div>
+        <div className="flex flex-col gap-1 text-[12.5px]">
+          <span className="font-medium text-zinc-700">Guideline versions used by labels</span>
+          {p.guidelineVersions.length === 0 && <span className="text-zinc-500">No label yet.</span>}
+          {p.guidelineVersions.map((v) => (
+            <span key={String(v.version)}>
+              {v.version === null ? "not recorded" : `v${v.version}`}: <span className="tabular-nums">{formatCount(v.labels)}</span> label{v.labels === 1 ? "" : "s"}
+            </span>
+          ))}
+          {p.labelsOnOlderGuidelines > 0 && <span className="text-amber-700">{formatCount(p.labelsOnOlderGuidelines)} made under older guidelines</span>}
+        </div>
+      </div>
+    </section>
+  );
 }
 
 export default async function CampaignPage({ params }: Props) {
@@ -80,6 +147,8 @@ export default async function CampaignPage({ params }: Props) {
           <Stat label="Adjudicated" value={formatCount(o.counts.adjudicated)} />
         </div>
 
+        <ProtocolCompliance id={id} compliance={o.compliance} />
+
         <section className="panel overflow-x-auto" data-testid="annotator-progress">
           <div className="border-b border-zinc-200 px-3 py-2">
             <h2 className="section-title">Progress per annotator</h2>
@@ -136,12 +205,7 @@ export default async function CampaignPage({ params }: Props) {
         </div>
         <QualityPanel campaignId={id} categories={c.labelSchema.categories} />
         <ImportLabelsForm campaignId={id} />
-        {c.instructions && (
-          <section className="panel px-4 py-3">
-            <h2 className="section-title">Guidelines</h2>
-            <p className="mt-1 text-[12.5px] whitespace-pre-wrap text-zinc-700">{c.instructions}</p>
-          </section>
-        )}
+        <GuidelinesEditor campaignId={id} text={c.instructions} version={c.guidelineVersion} />
       </div>
     </>
   );

@@ -20,13 +20,24 @@ const VERDICT_STYLE: Record<string, string> = {
   success: "bg-emerald-50 text-emerald-800 ring-emerald-600/20",
   failure: "bg-rose-50 text-rose-800 ring-rose-600/20",
   unsure: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  not_executable: "bg-sky-50 text-sky-800 ring-sky-600/20",
 };
 
+const CONFIDENCES = ["low", "medium", "high"] as const;
+const SOURCES = [
+  ["guideline_gap", "guideline gap"],
+  ["ambiguous_task", "ambiguous task"],
+  ["annotator_error", "annotator error"],
+  ["edge_case", "edge case"],
+] as const;
+
 interface Decision {
-  verdict: "success" | "failure" | null;
+  verdict: "success" | "failure" | "not_executable" | null;
   category: string | null;
   firstFailingStep: number | null;
   reason: string;
+  confidence: (typeof CONFIDENCES)[number] | null;
+  disagreementSource: (typeof SOURCES)[number][0] | null;
 }
 
 function seconds(ms: number | null): string {
@@ -50,12 +61,24 @@ function LabelCard({ label, stepCount, onTake }: { label: ReviewLabel; stepCount
         <dd>{seconds(label.timeSpentMs)}</dd>
         <dt className="text-zinc-500">Steps opened</dt>
         <dd>{label.stepsViewed ? `${label.stepsViewed.length} of ${stepCount}` : "–"}</dd>
+        <dt className="text-zinc-500">Guidelines</dt>
+        <dd>{label.guidelineVersion === null ? "–" : `v${label.guidelineVersion}`}</dd>
         <dt className="text-zinc-500">Revisions</dt>
         <dd>
           {label.revision}
           {label.revisedAfterReveal && <span className="ml-1 text-amber-700" title="Revised after seeing other labels or verdicts">· after reveal</span>}
         </dd>
       </dl>
+      {Object.keys(label.answers ?? {}).length > 0 && (
+        <dl className="grid grid-cols-[auto_1fr] gap-x-2 text-[12px]" data-testid="review-answers">
+          {Object.entries(label.answers).map(([q, v]) => (
+            <div key={q} className="contents">
+              <dt className="text-zinc-500">{q}</dt>
+              <dd className="truncate">{Array.isArray(v) ? v.join(", ") : typeof v === "object" ? JSON.stringify(v) : String(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
       {label.note && <p className="rounded bg-zinc-50 px-2 py-1 text-[12px] whitespace-pre-wrap text-zinc-700">“{label.note}”</p>}
       {label.status === "active" && label.verdict !== "unsure" && (
         <button type="button" className="btn mt-auto self-start" onClick={onTake}>
@@ -72,6 +95,9 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
   const router = useRouter();
   const queryClient = useQueryClient();
   const adjudicate = useMutation(trpc.campaigns.adjudicate.mutationOptions());
+  const qaSubmit = useMutation(trpc.campaigns.qaSubmit.mutationOptions());
+  // The QA stage: the item has all its labels and no QA reviewer has checked it yet.
+  const qaPending = review.campaign.qaReview && review.item.state !== "open" && !review.item.qaReviewedAt;
   const reopen = useMutation(trpc.campaigns.reopen.mutationOptions());
   const [error, setError] = useState("");
   const schema = review.campaign.labelSchema;
@@ -88,6 +114,8 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
         category: decision.verdict === "failure" ? decision.category : null,
         firstFailingStep: decision.verdict === "failure" ? decision.firstFailingStep : null,
         reason: decision.reason,
+        confidence: decision.confidence,
+        disagreementSource: decision.disagreementSource,
       });
       const queue = await queryClient.fetchQuery(trpc.campaigns.adjudicationQueue.queryOptions({ id: campaignId, states: ["disputed"], page: 1, pageSize: 1 }, { staleTime: 0 }));
       const next = queue.items[0];
@@ -98,9 +126,42 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
     }
   }
 
+  async function qa(decisionKind: "confirmed" | "corrected") {
+    setError("");
+    try {
+      await qaSubmit.mutateAsync({
+        id: campaignId,
+        trajectoryId,
+        decision: decisionKind,
+        ...(decisionKind === "corrected"
+          ? {
+              verdict: decision.verdict ?? undefined,
+              category: decision.verdict === "failure" ? decision.category : null,
+              firstFailingStep: decision.verdict === "failure" ? decision.firstFailingStep : null,
+            }
+          : {}),
+        reason: decision.reason,
+        confidence: decision.confidence,
+        disagreementSource: decision.disagreementSource,
+      });
+      const queue = await queryClient.fetchQuery(trpc.campaigns.qaQueue.queryOptions({ id: campaignId, status: "pending", page: 1, pageSize: 1 }, { staleTime: 0 }));
+      const next = queue.items[0];
+      router.push(next ? `/campaigns/${campaignId}/review/${next.trajectoryId}` : `/campaigns/${campaignId}/adjudicate?state=qa`);
+      router.refresh();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }
+
   return (
     <div className="flex flex-col gap-3 px-3 py-3" data-testid="decision-panel">
-      <div className="section-title">Consolidated label</div>
+      <div className="section-title">{qaPending ? "QA review" : "Consolidated label"}</div>
+      {review.item.qaReviewedAt && (
+        <p className="rounded-md bg-emerald-50 px-2 py-1.5 text-[12px] text-emerald-900" data-testid="qa-done">
+          QA done: {review.consolidated?.qaDecision ?? "reviewed"}
+          {review.consolidated?.qaReviewerName ? ` by ${review.consolidated.qaReviewerName}` : ""}
+        </p>
+      )}
       {review.consolidated && (
         <p className="rounded-md bg-indigo-50 px-2 py-1.5 text-[12px] text-indigo-900">
           Now: <strong>{review.consolidated.verdict}</strong>
@@ -110,15 +171,15 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
         </p>
       )}
       <div className="flex gap-2" role="group" aria-label="Consolidated verdict">
-        {(["success", "failure"] as const).map((v) => (
+        {(schema.allowNotExecutable ? (["success", "failure", "not_executable"] as const) : (["success", "failure"] as const)).map((v) => (
           <button
             key={v}
             type="button"
             aria-pressed={decision.verdict === v}
-            onClick={() => setDecision({ ...decision, verdict: v, ...(v === "success" ? { category: null, firstFailingStep: null } : {}) })}
-            className={`h-9 flex-1 rounded-md border text-[13px] font-semibold capitalize ${decision.verdict === v ? (v === "success" ? "border-emerald-400 bg-emerald-50 text-emerald-800" : "border-rose-400 bg-rose-50 text-rose-800") : "border-zinc-300 bg-white text-zinc-700"}`}
+            onClick={() => setDecision({ ...decision, verdict: v, ...(v !== "failure" ? { category: null, firstFailingStep: null } : {}) })}
+            className={`h-9 flex-1 rounded-md border text-[13px] font-semibold capitalize ${decision.verdict === v ? (v === "success" ? "border-emerald-400 bg-emerald-50 text-emerald-800" : v === "failure" ? "border-rose-400 bg-rose-50 text-rose-800" : "border-sky-400 bg-sky-50 text-sky-800") : "border-zinc-300 bg-white text-zinc-700"}`}
           >
-            {v}
+            {v === "not_executable" ? "not executable" : v}
           </button>
         ))}
       </div>
@@ -167,9 +228,56 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
           className="rounded-md border border-zinc-300 px-2 py-1 text-[12.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
         />
       </label>
-      <button type="button" className="btn btn-on h-9 justify-center" disabled={!ready || adjudicate.isPending} onClick={() => void decide()} data-testid="adjudicate">
-        Set consolidated label &amp; next
-      </button>
+      <div className="grid grid-cols-2 gap-2">
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Your confidence
+          <select className="field h-8" value={decision.confidence ?? ""} onChange={(e) => setDecision({ ...decision, confidence: (e.target.value || null) as Decision["confidence"] })} data-testid="decision-confidence">
+            <option value="">–</option>
+            {CONFIDENCES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Source of the disagreement
+          <select
+            className="field h-8"
+            value={decision.disagreementSource ?? ""}
+            onChange={(e) => setDecision({ ...decision, disagreementSource: (e.target.value || null) as Decision["disagreementSource"] })}
+            data-testid="decision-source"
+          >
+            <option value="">–</option>
+            {SOURCES.map(([v, name]) => (
+              <option key={v} value={v}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {qaPending ? (
+        <div className="flex flex-col gap-1.5">
+          <button
+            type="button"
+            className="btn btn-on h-9 justify-center"
+            disabled={!review.consolidated || !decision.reason.trim() || qaSubmit.isPending}
+            title={review.consolidated ? "Keep the consolidated label as it is" : "The annotators disagree: correct it with the label it should have"}
+            onClick={() => void qa("confirmed")}
+            data-testid="qa-confirm"
+          >
+            Confirm consolidated label &amp; next
+          </button>
+          <button type="button" className="btn h-9 justify-center" disabled={!ready || !decision.disagreementSource || qaSubmit.isPending} onClick={() => void qa("corrected")} data-testid="qa-correct">
+            Correct to the label above &amp; next
+          </button>
+        </div>
+      ) : (
+        <button type="button" className="btn btn-on h-9 justify-center" disabled={!ready || adjudicate.isPending} onClick={() => void decide()} data-testid="adjudicate">
+          Set consolidated label &amp; next
+        </button>
+      )}
       {review.item.state === "adjudicated" && (
         <button
           type="button"
@@ -200,7 +308,10 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
   const { data: traj } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id: trajectoryId }));
   const [decision, setDecision] = useState<Decision>(() => {
     const c = review.consolidated;
-    return c ? { verdict: c.verdict === "unsure" || c.verdict === "not_executable" ? null : c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, reason: "" } : { verdict: null, category: null, firstFailingStep: null, reason: "" };
+    const meta = { confidence: null, disagreementSource: null };
+    return c
+      ? { verdict: c.verdict === "unsure" ? null : c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, reason: "", ...meta }
+      : { verdict: null, category: null, firstFailingStep: null, reason: "", ...meta };
   });
   const labels = review.labels;
   const stateNote: Record<string, string> = {

@@ -1,6 +1,5 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { DEFAULT_ERROR_CATEGORIES } from "@/server/domain/annotation/label-schema";
 import { activeFilterCount, parseTrajectoryListParams, trajectoryListSearch } from "@/server/domain/trajectory-list-query";
 import { formatCount, PageHeader } from "../../_components/ui";
 import { requirePageRole } from "../../_lib/session";
@@ -18,7 +17,7 @@ export default async function NewCampaignPage({ searchParams }: Props) {
   if (!allowed) return <ResearchersOnly />;
   const { sort: _s, dir: _d, page: _p, pageSize: _z, ...filter } = parseTrajectoryListParams(await searchParams);
   const caller = await api();
-  const [preview, people] = await Promise.all([caller.campaigns.previewSelection({ filter }), caller.accounts.directory()]);
+  const [preview, people, templates] = await Promise.all([caller.campaigns.previewSelection({ filter }), caller.accounts.directory(), caller.campaigns.templates()]);
   const listLink = `/trajectories${trajectoryListSearch(filter)}`;
   return (
     <>
@@ -36,7 +35,7 @@ export default async function NewCampaignPage({ searchParams }: Props) {
             </Link>
           </p>
         </section>
-        <NewCampaignForm filter={filter} count={preview.count} people={people} defaultCategories={[...DEFAULT_ERROR_CATEGORIES]} />
+        <NewCampaignForm filter={filter} count={preview.count} people={people} templates={templates} />
       </div>
     </>
   );

@@ -7,7 +7,8 @@ import { z } from "zod";
 import { CAMPAIGN_STATUSES } from "../../domain/annotation/campaign-status";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
-import { ITEM_STATES, LABEL_VERDICTS } from "../../domain/annotation/label-schema";
+import { ITEM_STATES, LABEL_VERDICTS, type LabelSchema } from "../../domain/annotation/label-schema";
+import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, PROTOCOL_TEMPLATES, QA_DECISIONS, TEMPLATE_IDS } from "../../domain/annotation/protocols";
 import {
   addTrajectoriesToCampaign,
   adjudicate,
@@ -29,7 +30,11 @@ import {
   releaseAssignments,
   reopenItem,
   resolveSelection,
+  qaItemReview,
+  qaQueue,
   setCampaignAnnotators,
+  setCampaignQaReviewers,
+  submitQaReview,
   skipItem,
   submitItemLabel,
   undoItemSubmit,
@@ -47,12 +52,22 @@ const labelSchemaInput = z
     categories: z.array(z.string()).optional(),
     requireCategory: z.boolean().optional(),
     allowUnsure: z.boolean().optional(),
-    allowNotExecutable: z.boolean().optional(),
     firstFailingStep: z.boolean().optional(),
     note: z.boolean().optional(),
     agreementOn: z.enum(["verdict", "verdict_and_category"]).optional(),
+    allowNotExecutable: z.boolean().optional(),
+    requireFailureStep: z.boolean().optional(),
+    requireReasoning: z.boolean().optional(),
+    // Each question is checked by the service, whose errors name the question.
+    questions: z.array(z.record(z.string(), z.unknown())).max(50).optional(),
+    qaReview: z.boolean().optional(),
   })
   .optional();
+
+const decisionMetaInput = {
+  confidence: z.enum(DECISION_CONFIDENCES).nullable().optional(),
+  disagreementSource: z.enum(DISAGREEMENT_SOURCES).nullable().optional(),
+};
 
 const selection = z.object({ trajectoryIds: z.array(id).max(200_000).optional(), filter: filter.optional() });
 
@@ -83,10 +98,15 @@ export const campaignsRouter = createTRPCRouter({
     return { count: ids.length, description: input.filter ? describeFilter(input.filter) : `${ids.length} chosen trajectories` };
   }),
 
+  /** The protocol templates a campaign can start from, with their schema and guidelines. */
+  templates: researcherProcedure.query(() => TEMPLATE_IDS.map((t) => PROTOCOL_TEMPLATES[t])),
+
   create: researcherProcedure
     .input(
       selection.extend({
         name: z.string().min(1).max(200),
+        template: z.enum(TEMPLATE_IDS).optional(),
+        qaReviewerIds: z.array(z.string()).max(1000).optional(),
         instructions: z.string().max(20_000).optional(),
         labelSchema: labelSchemaInput,
         annotatorsPerItem: z.number().int().min(1).max(20).optional(),
@@ -95,7 +115,7 @@ export const campaignsRouter = createTRPCRouter({
         annotatorIds: z.array(z.string()).max(1000).optional(),
       }),
     )
-    .mutation(({ ctx, input }) => createCampaign(ctx.db, ctx.actor, input)),
+    .mutation(({ ctx, input }) => createCampaign(ctx.db, ctx.actor, { ...input, labelSchema: input.labelSchema as Partial<LabelSchema> | undefined })),
 
   overview: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => campaignOverview(ctx.db, ctx.actor, input.id)),
 
@@ -113,9 +133,13 @@ export const campaignsRouter = createTRPCRouter({
       }),
     )
     .mutation(({ ctx, input }) => {
-      const { id: campaignId, ...patch } = input;
-      return updateCampaignSettings(ctx.db, ctx.actor, campaignId, patch);
+      const { id: campaignId, labelSchema, ...patch } = input;
+      return updateCampaignSettings(ctx.db, ctx.actor, campaignId, { ...patch, labelSchema: labelSchema as Partial<LabelSchema> | undefined });
     }),
+
+  setQaReviewers: researcherProcedure
+    .input(z.object({ id, add: z.array(z.string()).max(1000).optional(), remove: z.array(z.string()).max(1000).optional() }))
+    .mutation(({ ctx, input }) => setCampaignQaReviewers(ctx.db, ctx.actor, input.id, input)),
 
   addTrajectories: researcherProcedure
     .input(selection.extend({ id }))
@@ -136,13 +160,36 @@ export const campaignsRouter = createTRPCRouter({
       z.object({
         id,
         trajectoryId: id,
-        verdict: z.enum(["success", "failure"]),
+        verdict: z.enum(["success", "failure", "not_executable"]),
         category: z.string().nullable().optional(),
         firstFailingStep: z.number().int().nonnegative().nullable().optional(),
         reason: z.string().max(5000),
+        ...decisionMetaInput,
       }),
     )
     .mutation(({ ctx, input }) => adjudicate(ctx.db, ctx.actor, { campaignId: input.id, ...input })),
+
+  /** QA stage: researchers, and annotators designated as the campaign's QA reviewers (checked by the service). */
+  qaQueue: authedProcedure
+    .input(z.object({ id, status: z.enum(["pending", "done"]).default("pending"), page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
+    .query(({ ctx, input }) => qaQueue(ctx.db, ctx.actor, { campaignId: input.id, status: input.status, page: input.page, pageSize: input.pageSize })),
+
+  qaReview: authedProcedure.input(z.object({ id, trajectoryId: id })).query(({ ctx, input }) => qaItemReview(ctx.db, ctx.actor, input.id, input.trajectoryId)),
+
+  qaSubmit: authedProcedure
+    .input(
+      z.object({
+        id,
+        trajectoryId: id,
+        decision: z.enum(QA_DECISIONS),
+        verdict: z.enum(["success", "failure", "not_executable"]).optional(),
+        category: z.string().nullable().optional(),
+        firstFailingStep: z.number().int().nonnegative().nullable().optional(),
+        reason: z.string().max(5000),
+        ...decisionMetaInput,
+      }),
+    )
+    .mutation(({ ctx, input }) => submitQaReview(ctx.db, ctx.actor, { campaignId: input.id, ...input })),
 
   reopen: researcherProcedure
     .input(z.object({ id, trajectoryId: id, reason: z.string().max(5000).default("") }))
@@ -193,6 +240,7 @@ export const labellingRouter = createTRPCRouter({
         category: z.string().max(200).nullable().optional(),
         firstFailingStep: z.number().int().nonnegative().nullable().optional(),
         note: z.string().max(10_000).nullable().optional(),
+        answers: z.record(z.string(), z.unknown()).optional(),
         timeSpentMs: z.number().nonnegative().max(7 * 24 * 3_600_000).nullable().optional(),
         stepsViewed: z.array(z.number().int().nonnegative()).max(10_000).nullable().optional(),
         idempotencyKey: z.string().min(8).max(128),

@@ -15,6 +15,8 @@ export interface LabelDraft {
   /** 0-based step index, as the server stores it. */
   firstFailingStep: number | null;
   note: string;
+  /** Answers to the campaign's own questions, as the form holds them (checked by the server on submit). */
+  answers?: Record<string, unknown>;
 }
 
 export interface StoredDraft {
@@ -32,7 +34,13 @@ export function draftStorageKey(userId: string, campaignId: number, trajectoryId
 
 /** The same label: what submitting would store is identical (surrounding whitespace of the note is not a change). */
 export function sameDraft(a: LabelDraft, b: LabelDraft): boolean {
-  return a.verdict === b.verdict && a.category === b.category && a.firstFailingStep === b.firstFailingStep && a.note.trim() === b.note.trim();
+  return (
+    a.verdict === b.verdict &&
+    a.category === b.category &&
+    a.firstFailingStep === b.firstFailingStep &&
+    a.note.trim() === b.note.trim() &&
+    JSON.stringify(a.answers ?? {}) === JSON.stringify(b.answers ?? {})
+  );
 }
 
 /** Whether the form holds something the server does not: worth keeping, and worth a warning before leaving. */
@@ -68,5 +76,6 @@ export function parseStoredDraft(text: string | null, fit: { categories: readonl
   const step = d.firstFailingStep;
   const firstFailingStep = typeof step === "number" && Number.isInteger(step) && step >= 0 && step < fit.stepCount ? step : null;
   const note = typeof d.note === "string" ? d.note : "";
-  return { draft: { verdict, category, firstFailingStep, note }, savedAt };
+  const answers = d.answers && typeof d.answers === "object" && !Array.isArray(d.answers) ? (d.answers as Record<string, unknown>) : undefined;
+  return { draft: { verdict, category, firstFailingStep, note, ...(answers && Object.keys(answers).length ? { answers } : {}) }, savedAt };
 }

@@ -8,6 +8,7 @@
  */
 import { formatCsv, type CsvTable, type CsvWriteOptions } from "../csv";
 import { LABEL_VERDICTS, type LabelVerdict } from "./label-schema";
+import { answerCell, type LabelAnswers } from "./questions";
 
 // ---------------------------------------------------------------- export
 
@@ -45,6 +46,11 @@ export const LABEL_EXPORT_COLUMNS = [
   "consolidation_method",
   "adjudicator",
   "reason",
+  "guideline_version",
+  "confidence",
+  "disagreement_source",
+  "qa_decision",
+  "qa_reviewer",
 ] as const;
 
 export type LabelExportColumn = (typeof LABEL_EXPORT_COLUMNS)[number];
@@ -58,27 +64,45 @@ export function stepNumber(index: number | null): number | null;
 export function stepNumber(index: number | null): number | null {
   return index === null ? null : index + 1;
 }
-/** One exported record: "annotation" rows are individual labels, "consolidated" rows an item's final label. */
-export type LabelExportRow = Record<LabelExportColumn, string | number | number[] | null>;
+/**
+ * One exported record: "annotation" rows are individual labels, "consolidated" rows an item's final label.
+ * `answers` holds the answers to the campaign's own questions (annotation rows), steps as step numbers.
+ */
+export type LabelExportRow = Record<LabelExportColumn, string | number | number[] | null> & { answers?: LabelAnswers | null };
 
-/** The export as CSV; notes and imported names that look like formulas are neutralised unless `raw` (see formatCsv). */
-export function labelExportCsv(rows: readonly LabelExportRow[], options: CsvWriteOptions = {}): string {
-  const records: string[][] = [[...LABEL_EXPORT_COLUMNS]];
+/**
+ * The export as CSV; notes and imported names that look like formulas are neutralised unless `raw` (see formatCsv).
+ * Each of the campaign's questions (`questionIds`) gets a column `answer_<id>` after the fixed ones.
+ */
+export function labelExportCsv(rows: readonly LabelExportRow[], options: CsvWriteOptions & { questionIds?: readonly string[] } = {}): string {
+  const questionIds = options.questionIds ?? [];
+  const records: string[][] = [[...LABEL_EXPORT_COLUMNS, ...questionIds.map((q) => `answer_${q}`)]];
   for (const r of rows) {
-    records.push(
-      LABEL_EXPORT_COLUMNS.map((c) => {
+    records.push([
+      ...LABEL_EXPORT_COLUMNS.map((c) => {
         const v = r[c];
         if (v === null || v === undefined) return "";
         if (Array.isArray(v)) return v.join(" ");
         return String(v);
       }),
-    );
+      ...questionIds.map((q) => answerCell(r.answers?.[q])),
+    ]);
   }
   return formatCsv(records, options);
 }
 
-export function labelExportJsonl(rows: readonly LabelExportRow[]): string {
-  return rows.map((r) => JSON.stringify(Object.fromEntries(LABEL_EXPORT_COLUMNS.map((c) => [c, r[c] ?? null])))).join("\n") + (rows.length ? "\n" : "");
+/** The export as JSON lines; a campaign with questions adds an `answers` object to each record. */
+export function labelExportJsonl(rows: readonly LabelExportRow[], options: { questionIds?: readonly string[] } = {}): string {
+  const withAnswers = (options.questionIds ?? []).length > 0;
+  return (
+    rows
+      .map((r) => {
+        const record: Record<string, unknown> = Object.fromEntries(LABEL_EXPORT_COLUMNS.map((c) => [c, r[c] ?? null]));
+        if (withAnswers) record.answers = r.answers ?? null;
+        return JSON.stringify(record);
+      })
+      .join("\n") + (rows.length ? "\n" : "")
+  );
 }
 
 // ---------------------------------------------------------------- import

@@ -11,7 +11,8 @@
 import { isTypingTarget, type KeyLike, type TargetLike } from "../player/keyboard";
 
 export type LabelCommand =
-  | { kind: "verdict"; verdict: "success" | "failure" | "unsure" }
+  | { kind: "verdict"; verdict: "success" | "failure" | "unsure" | "not_executable" }
+  | { kind: "guidelines" }
   | { kind: "category"; index: number }
   | { kind: "markFirstFailing" }
   | { kind: "undo" }
@@ -22,6 +23,8 @@ export const LABEL_SHORTCUTS: { keys: string[]; description: string }[] = [
   { keys: ["s"], description: "Success" },
   { keys: ["x"], description: "Failure" },
   { keys: ["q"], description: "Unsure (when the campaign accepts it)" },
+  { keys: ["b"], description: "Not executable: blocked by the site, not the agent (when the campaign accepts it)" },
+  { keys: ["g"], description: "Show / hide the campaign's guidelines" },
   { keys: ["1", "…", "9"], description: "Error category (failures)" },
   { keys: ["f"], description: "Mark the step on screen as the first failing step (again to clear)" },
   { keys: ["n"], description: "Write a note" },
@@ -29,7 +32,7 @@ export const LABEL_SHORTCUTS: { keys: string[]; description: string }[] = [
   { keys: ["u"], description: "Undo your last submit" },
 ];
 
-export function labelCommandForKey(e: KeyLike, target: TargetLike | null | undefined, opts: { categories: number; allowUnsure: boolean }): LabelCommand | null {
+export function labelCommandForKey(e: KeyLike, target: TargetLike | null | undefined, opts: { categories: number; allowUnsure: boolean; allowNotExecutable?: boolean }): LabelCommand | null {
   if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
     return e.repeat ? null : { kind: "submitAndNext" };
   }
@@ -50,6 +53,10 @@ export function labelCommandForKey(e: KeyLike, target: TargetLike | null | undef
       return { kind: "focusNote" };
     case "q":
       return opts.allowUnsure ? { kind: "verdict", verdict: "unsure" } : null;
+    case "b":
+      return opts.allowNotExecutable ? { kind: "verdict", verdict: "not_executable" } : null;
+    case "g":
+      return { kind: "guidelines" };
   }
   if (/^[1-9]$/.test(key)) {
     const index = Number(key) - 1;

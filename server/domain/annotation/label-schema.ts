@@ -9,10 +9,12 @@
  * may allow it.
  */
 import { z } from "zod";
+import { buildQuestions, QuestionError, validateAnswers, type LabelAnswers, type Question } from "./questions";
 
 /**
- * "not_executable" is Online-Mind2Web's label 2: the task could not be attempted for reasons outside the agent
- * (CAPTCHA, site down, the task out of date). Like "unsure" it stays out of agreement statistics and is counted.
+ * "not_executable" is Online-Mind2Web's label 2: the task could not be carried out for reasons outside the
+ * agent (CAPTCHA, site down, the site changed so the task no longer exists). A campaign accepts it only when its
+ * schema says so; like "unsure" it is neither a success nor a failure of the agent.
  */
 export const LABEL_VERDICTS = ["success", "failure", "unsure", "not_executable"] as const;
 export type LabelVerdict = (typeof LABEL_VERDICTS)[number];
@@ -42,8 +44,6 @@ export interface LabelSchema {
   requireCategory: boolean;
   /** "unsure" is accepted as a verdict. */
   allowUnsure: boolean;
-  /** "not_executable" is accepted as a verdict (Online-Mind2Web's label 2); absent in campaigns made before it. */
-  allowNotExecutable?: boolean;
   /** The label panel asks for the first failing step (always optional to fill in). */
   firstFailingStep: boolean;
   /** The label panel has a free-text note. */
@@ -53,6 +53,16 @@ export interface LabelSchema {
    * verdict and (for failures) the category.
    */
   agreementOn: "verdict" | "verdict_and_category";
+  /** "not executable" is accepted as a verdict (Online-Mind2Web's 2). Absent in schemas made before protocols. */
+  allowNotExecutable?: boolean;
+  /** A failure must name its failure point (the first failing step). */
+  requireFailureStep?: boolean;
+  /** A failure must say why in the note (Online-Mind2Web's "reasoning"). */
+  requireReasoning?: boolean;
+  /** The campaign's own questions, asked after the verdict (see questions.ts). */
+  questions?: Question[];
+  /** Items go to a QA reviewer once they have their labels (see protocols.ts). */
+  qaReview?: boolean;
 }
 
 export interface LabelValues {
@@ -60,6 +70,8 @@ export interface LabelValues {
   category: string | null;
   firstFailingStep: number | null;
   note: string | null;
+  /** Answers to the campaign's questions, by question id; absent when the campaign asks none. */
+  answers?: LabelAnswers;
 }
 
 export function defaultLabelSchema(): LabelSchema {
@@ -70,6 +82,11 @@ export function defaultLabelSchema(): LabelSchema {
     firstFailingStep: true,
     note: true,
     agreementOn: "verdict_and_category",
+    allowNotExecutable: false,
+    requireFailureStep: false,
+    requireReasoning: false,
+    questions: [],
+    qaReview: false,
   };
 }
 
@@ -81,10 +98,15 @@ export const labelSchemaInput = z
       .optional(),
     requireCategory: z.boolean().optional(),
     allowUnsure: z.boolean().optional(),
-    allowNotExecutable: z.boolean().optional(),
     firstFailingStep: z.boolean().optional(),
     note: z.boolean().optional(),
     agreementOn: z.enum(["verdict", "verdict_and_category"]).optional(),
+    allowNotExecutable: z.boolean().optional(),
+    requireFailureStep: z.boolean().optional(),
+    requireReasoning: z.boolean().optional(),
+    // Checked question by question in buildQuestions, whose errors name the question.
+    questions: z.array(z.unknown()).optional(),
+    qaReview: z.boolean().optional(),
   })
   .strict();
 
@@ -116,6 +138,18 @@ export function buildLabelSchema(input: z.input<typeof labelSchemaInput> = {}): 
   if (schema.requireCategory && schema.categories.length === 0) {
     throw new LabelValidationError("labelSchema.categories", "a failure must name a category, so the list cannot be empty");
   }
+  if (schema.requireFailureStep && !schema.firstFailingStep) {
+    throw new LabelValidationError("labelSchema.requireFailureStep", "a failure point is required, so firstFailingStep must be on");
+  }
+  if (schema.requireReasoning && !schema.note) {
+    throw new LabelValidationError("labelSchema.requireReasoning", "reasoning is written in the note, so note must be on");
+  }
+  try {
+    schema.questions = buildQuestions(p.questions ?? schema.questions);
+  } catch (e) {
+    if (e instanceof QuestionError) throw new LabelValidationError(e.field, e.message.slice(e.field.length + 2));
+    throw e;
+  }
   return schema;
 }
 
@@ -124,6 +158,7 @@ export interface LabelInput {
   category?: string | null;
   firstFailingStep?: number | null;
   note?: string | null;
+  answers?: unknown;
 }
 
 /**
@@ -140,7 +175,7 @@ export function validateLabel(schema: LabelSchema, input: LabelInput, stepCount:
 
   let category: string | null = input.category ?? null;
   let firstFailingStep: number | null = input.firstFailingStep ?? null;
-  // Error categories and failing steps describe failures; a success or a task that could not run has none.
+  // Category and failure point describe how the agent failed; a success or a task that could not be run has none.
   if (verdict === "success" || verdict === "not_executable") {
     category = null;
     firstFailingStep = null;
@@ -157,12 +192,32 @@ export function validateLabel(schema: LabelSchema, input: LabelInput, stepCount:
       throw new LabelValidationError("firstFailingStep", `must be a step index from 0 to ${Math.max(stepCount - 1, 0)}, got ${firstFailingStep}`);
     }
   }
+  if (verdict === "failure" && schema.requireFailureStep && firstFailingStep === null) {
+    throw new LabelValidationError("firstFailingStep", "a failure needs its failure point: the step where the agent went wrong");
+  }
   let note = input.note ?? null;
   if (note !== null) {
     if (note.length > MAX_NOTE_LENGTH) throw new LabelValidationError("note", `is ${note.length} characters; the limit is ${MAX_NOTE_LENGTH}`);
     if (note.trim() === "") note = null;
   }
-  return { verdict, category, firstFailingStep, note };
+  if (verdict === "failure" && schema.requireReasoning && note === null) {
+    throw new LabelValidationError("note", "a failure needs its reasoning: say why the trajectory failed");
+  }
+  const questions = schema.questions ?? [];
+  if (!questions.length) {
+    if (input.answers !== undefined && input.answers !== null && Object.keys(input.answers as object).length) {
+      throw new LabelValidationError("answers", "this campaign asks no questions besides the verdict");
+    }
+    return { verdict, category, firstFailingStep, note };
+  }
+  let answers: LabelAnswers;
+  try {
+    answers = validateAnswers(questions, input.answers, verdict, stepCount);
+  } catch (e) {
+    if (e instanceof QuestionError) throw new LabelValidationError(e.field, e.message.slice(e.field.length + 2));
+    throw e;
+  }
+  return { verdict, category, firstFailingStep, note, answers };
 }
 
 export interface FieldChange {
@@ -180,6 +235,13 @@ export function diffLabelValues(before: LabelValues | null, after: LabelValues |
     const from = before ? before[f] : null;
     const to = after ? after[f] : null;
     if (from !== to) changes.push({ field: f, from, to });
+  }
+  const fromAnswers = before?.answers ?? {};
+  const toAnswers = after?.answers ?? {};
+  for (const id of new Set([...Object.keys(fromAnswers), ...Object.keys(toAnswers)])) {
+    const from = fromAnswers[id] ?? null;
+    const to = toAnswers[id] ?? null;
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes.push({ field: `answers.${id}`, from, to });
   }
   return changes;
 }
@@ -204,7 +266,7 @@ export function consolidate(values: readonly LabelValues[], needed: number, sche
   const verdicts = new Set(values.map((v) => v.verdict));
   if (verdicts.size > 1) return { state: "disputed", reason: "verdicts differ" };
   const verdict = values[0]!.verdict;
-  if (verdict === "success") return { state: "agreed", values: { verdict, category: null, firstFailingStep: null, note: null } };
+  if (verdict === "success" || verdict === "not_executable") return { state: "agreed", values: { verdict, category: null, firstFailingStep: null, note: null } };
 
   const categories = values.map((v) => v.category);
   let category: string | null;

@@ -28,6 +28,8 @@ import {
 import { CountAgreement, combinedLabel, type SpecificAgreement } from "../../domain/analytics/measures";
 import type { Selection } from "../../domain/analytics/selection";
 import { NotFoundError } from "../../errors";
+import { decisionTallies } from "../../../db/repositories/annotation";
+import { tallyDecisions, type DecisionTally } from "../../domain/annotation/protocols";
 import { getCampaignLabels, type CampaignLabelColumns } from "./dataset";
 
 /** Pairs sharing fewer items than this are shown with their n but flagged (the CLI's matrix hides them). */
@@ -93,6 +95,8 @@ export interface DisputedItem {
 
 export interface HumanAgreementResult {
   campaign: CampaignListEntry & { categories: string[] };
+  /** Adjudications and QA reviews by the source of the disagreement and the decider's confidence. */
+  decisions: DecisionTally;
   /** Items with at least one active label, and with at least two. */
   labelledItems: number;
   pairableItems: number;
@@ -442,6 +446,7 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
       items,
       categories: head.labelSchema.categories,
     },
+    decisions: tallyDecisions(decisionTallies(db, [campaignId])),
     labelledItems: g.items.length,
     pairableItems,
     labels: g.order.length,

@@ -14,8 +14,13 @@ import {
   campaignItemIds,
   campaignsLabellingBlind,
   existingTrajectoryIds,
+  addQaReviewers,
+  complianceItems,
   getCampaign,
   getCampaignByName,
+  labelGuidelineVersionCounts,
+  qaReviewerList,
+  removeQaReviewers,
   insertCampaign,
   insertCampaignItems,
   isCampaignAnnotator,
@@ -29,6 +34,7 @@ import { listTrajectories, type TrajectoryFilter } from "../../../db/repositorie
 import type { CampaignRow, CampaignSelection, CampaignStatus } from "../../../db/schema/index";
 import { hasRole, requireRole, type Actor } from "../../auth/roles";
 import { buildLabelSchema, LabelValidationError, type LabelSchema } from "../../domain/annotation/label-schema";
+import { getTemplate, protocolCompliance, requirementsOf, TEMPLATE_IDS, type TemplateId } from "../../domain/annotation/protocols";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { shuffleNumbers } from "./item-numbers";
 import { recomputeItem } from "./consolidation";
@@ -39,6 +45,12 @@ export const MAX_CAMPAIGN_ITEMS = 200_000;
 
 export interface CampaignInput {
   name: string;
+  /**
+   * The protocol template to start from: its label schema, guidelines and annotators per item, each overridden by
+   * the fields given here. The campaign keeps its own copy, so later template versions do not change it.
+   */
+  template?: TemplateId;
+  /** Guidelines (markdown) shown to annotators; the template's when omitted. */
   instructions?: string;
   labelSchema?: Partial<LabelSchema>;
   annotatorsPerItem?: number;
@@ -46,6 +58,8 @@ export interface CampaignInput {
   reservationMinutes?: number;
   /** Annotators (user ids) who may label. */
   annotatorIds?: string[];
+  /** Users (typically annotators) who may do the QA review besides researchers. */
+  qaReviewerIds?: string[];
   /** The selection: explicit trajectory ids, or a trajectory-list filter (all matching trajectories). */
   trajectoryIds?: number[];
   filter?: TrajectoryFilter;
@@ -112,13 +126,24 @@ function checkAnnotators(db: Db, ids: string[]): string[] {
   return unique;
 }
 
+function templateOrError(id: string | undefined) {
+  if (id === undefined) return null;
+  try {
+    return getTemplate(id);
+  } catch {
+    throw new ValidationError(`template: one of ${TEMPLATE_IDS.join(", ")}, got ${JSON.stringify(id)}`);
+  }
+}
+
 export function createCampaign(db: Db, actor: Actor, input: CampaignInput): CampaignRow {
   requireRole(actor, "researcher", "create campaigns");
   checkSettings({ ...input, name: input.name });
-  const labelSchema = schemaOrError(input.labelSchema);
+  const template = templateOrError(input.template);
+  const labelSchema = schemaOrError({ ...template?.labelSchema, ...input.labelSchema });
   const trajectoryIds = resolveSelection(db, input);
   if (!trajectoryIds.length) throw new ValidationError("the selection is empty: no trajectory matches");
   const annotatorIds = checkAnnotators(db, input.annotatorIds ?? []);
+  const qaReviewerIds = checkAnnotators(db, input.qaReviewerIds ?? []);
   const name = input.name.trim();
   const selection: CampaignSelection = input.trajectoryIds
     ? { description: input.selectionDescription ?? `${trajectoryIds.length} chosen trajectories` }
@@ -127,9 +152,12 @@ export function createCampaign(db: Db, actor: Actor, input: CampaignInput): Camp
     if (getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists`);
     const id = insertCampaign(db, {
       name,
-      instructions: input.instructions ?? "",
+      instructions: input.instructions ?? template?.guidelines ?? "",
+      guidelineVersion: 1,
+      templateId: template?.id ?? null,
+      templateVersion: template?.version ?? null,
       labelSchema,
-      annotatorsPerItem: input.annotatorsPerItem ?? 3,
+      annotatorsPerItem: input.annotatorsPerItem ?? template?.annotatorsPerItem ?? 3,
       blind: input.blind ?? true,
       reservationMinutes: input.reservationMinutes ?? 30,
       origin: "native",
@@ -138,6 +166,7 @@ export function createCampaign(db: Db, actor: Actor, input: CampaignInput): Camp
     });
     insertCampaignItems(db, id, trajectoryIds, shuffleNumbers);
     addCampaignAnnotators(db, id, annotatorIds);
+    addQaReviewers(db, id, qaReviewerIds);
     return getCampaign(db, id)!;
   });
 }
@@ -169,7 +198,11 @@ export function updateCampaignSettings(db: Db, actor: Actor, id: number, patch: 
       if (getCampaignByName(db, patch.name.trim())) throw new ConflictError(`A campaign named ${JSON.stringify(patch.name.trim())} already exists`);
       next.name = patch.name.trim();
     }
-    if (patch.instructions !== undefined) next.instructions = patch.instructions;
+    // Labels record the guideline version they were made under, so an edit starts a new version.
+    if (patch.instructions !== undefined && patch.instructions !== c.instructions) {
+      next.instructions = patch.instructions;
+      next.guidelineVersion = c.guidelineVersion + 1;
+    }
     if (patch.blind !== undefined) next.blind = patch.blind;
     if (patch.reservationMinutes !== undefined) next.reservationMinutes = patch.reservationMinutes;
     if (patch.status !== undefined) {
@@ -205,6 +238,36 @@ export function setCampaignAnnotators(db: Db, actor: Actor, id: number, change: 
     requireCampaign(db, id);
     return { added: addCampaignAnnotators(db, id, add), removed: removeCampaignAnnotators(db, id, change.remove ?? []) };
   });
+}
+
+/** Chooses the campaign's designated QA reviewers (researchers and admins may always review). */
+export function setCampaignQaReviewers(db: Db, actor: Actor, id: number, change: { add?: string[]; remove?: string[] }): { added: number; removed: number } {
+  requireRole(actor, "researcher", "choose QA reviewers");
+  const add = checkAnnotators(db, change.add ?? []);
+  return inTransaction(db, () => {
+    requireCampaign(db, id);
+    return { added: addQaReviewers(db, id, add), removed: removeQaReviewers(db, id, change.remove ?? []) };
+  });
+}
+
+/**
+ * How far a campaign meets its protocol: annotators per item against the template's minimum, QA reviews done
+ * and pending, and the guideline versions its labels were made under.
+ */
+export function campaignCompliance(db: Db, c: CampaignRow) {
+  const requirements = requirementsOf(c.templateId, c.annotatorsPerItem, c.labelSchema.qaReview ?? false);
+  return {
+    templateId: c.templateId,
+    templateVersion: c.templateVersion,
+    templateName: c.templateId && (TEMPLATE_IDS as readonly string[]).includes(c.templateId) ? getTemplate(c.templateId).name : null,
+    requirements,
+    ...protocolCompliance({
+      requirements,
+      items: complianceItems(db, c.id),
+      labelGuidelineVersions: labelGuidelineVersionCounts(db, c.id),
+      guidelineVersion: c.guidelineVersion,
+    }),
+  };
 }
 
 export interface CampaignSummary {
@@ -307,12 +370,19 @@ export function campaignOverview(db: Db, actor: Actor, id: number, nowMs = Date.
   return {
     campaign: c,
     counts,
+    compliance: campaignCompliance(db, c),
+    qaReviewers: qaReviewerList(db, id),
     /** Labels still needed for every item to reach k (disputed/agreed items count as complete). */
     labelsNeeded: Math.max(0, target - counts.labels),
     annotators: perAnnotator,
-    warnings: annotators.length < c.annotatorsPerItem && c.origin === "native"
-      ? [`${annotators.length} annotator${annotators.length === 1 ? "" : "s"} for ${c.annotatorsPerItem} labels per trajectory: items cannot be completed until more annotators are added`]
-      : [],
+    warnings: [
+      ...(annotators.length < c.annotatorsPerItem && c.origin === "native"
+        ? [`${annotators.length} annotator${annotators.length === 1 ? "" : "s"} for ${c.annotatorsPerItem} labels per trajectory: items cannot be completed until more annotators are added`]
+        : []),
+      ...(c.templateId && c.annotatorsPerItem < requirementsOf(c.templateId, c.annotatorsPerItem, false).minAnnotatorsPerItem
+        ? [`${c.annotatorsPerItem} annotator${c.annotatorsPerItem === 1 ? "" : "s"} per trajectory is below the ${getTemplate(c.templateId).name} protocol's ${requirementsOf(c.templateId, c.annotatorsPerItem, false).minAnnotatorsPerItem}`]
+        : []),
+    ],
   };
 }
 

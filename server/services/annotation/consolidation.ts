@@ -18,14 +18,16 @@ import {
   itemHistory,
   labelsOfItem,
   listItemsInStates,
+  setItemQaReviewed,
   setItemState,
   trajectoryStepCount,
   upsertConsolidated,
 } from "../../../db/repositories/annotation";
 import { isGoldItem } from "../../../db/repositories/annotation-quality";
-import type { CampaignRow, LabelRow } from "../../../db/schema/index";
+import type { CampaignItemRow, CampaignRow, LabelRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../auth/roles";
 import { consolidate, LabelValidationError, validateLabel, type ItemState, type LabelValues } from "../../domain/annotation/label-schema";
+import { parseConfidence, parseDisagreementSource, type DecisionConfidence, type DisagreementSource } from "../../domain/annotation/protocols";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { assertMayViewEvaluations, visibleEvaluationFilter } from "./blind";
 import { requireCampaign } from "./campaigns";
@@ -39,9 +41,11 @@ function valuesOf(l: Pick<LabelRow, "verdict" | "category" | "firstFailingStep" 
  * Re-evaluates one item from its active labels (call inside the transaction that changed them). Adjudicated
  * items keep their decision. Writes an event only when the state or the consolidated label changes.
  */
-export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState; labelCount: number }, at: Date): ItemState {
+export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt?: Date | null }, at: Date): ItemState {
   const active = activeLabelsOfItem(db, item.id);
-  if (item.state === "adjudicated") {
+  // A decision stands: an adjudicated item, or one a QA reviewer confirmed, keeps its consolidated label when the
+  // campaign's settings (k, agreement rule) change.
+  if (item.state === "adjudicated" || item.qaReviewedAt) {
     if (active.length !== item.labelCount) setItemState(db, item.id, item.state, active.length);
     return item.state;
   }
@@ -91,19 +95,44 @@ export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number;
 export interface AdjudicationInput {
   campaignId: number;
   trajectoryId: number;
-  verdict: "success" | "failure";
+  verdict: "success" | "failure" | "not_executable";
   category?: string | null;
   firstFailingStep?: number | null;
   reason: string;
+  /** How sure the adjudicator is (low, medium, high); tallied in the human-agreement view. */
+  confidence?: string | null;
+  /** Why the annotators disagreed: guideline_gap, ambiguous_task, annotator_error, edge_case. */
+  disagreementSource?: string | null;
+}
+
+/** Confidence and disagreement source of a decision, checked; either may be left out (null). */
+export function decisionMeta(input: { confidence?: string | null; disagreementSource?: string | null }): { confidence: DecisionConfidence | null; disagreementSource: DisagreementSource | null } {
+  try {
+    return {
+      confidence: input.confidence === undefined || input.confidence === null ? null : parseConfidence(input.confidence),
+      disagreementSource: input.disagreementSource === undefined || input.disagreementSource === null ? null : parseDisagreementSource(input.disagreementSource),
+    };
+  } catch (e) {
+    throw new ValidationError((e as Error).message);
+  }
+}
+
+/** A decision's reason: required, bounded. */
+export function decisionReason(reason: string | undefined): string {
+  const r = reason?.trim() ?? "";
+  if (!r) throw new ValidationError("reason: say why this is the consolidated label");
+  if (r.length > 5000) throw new ValidationError("reason: at most 5000 characters");
+  return r;
 }
 
 /** Sets an item's consolidated label by decision (researchers and admins). Re-adjudicating replaces it. */
 export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now = Date.now()) {
   requireRole(actor, "researcher", "adjudicate");
-  const reason = input.reason?.trim() ?? "";
-  if (!reason) throw new ValidationError("reason: say why this is the consolidated label");
-  if (reason.length > 5000) throw new ValidationError("reason: at most 5000 characters");
-  if (input.verdict !== "success" && input.verdict !== "failure") throw new ValidationError(`verdict: success or failure, got ${JSON.stringify(input.verdict)}`);
+  const reason = decisionReason(input.reason);
+  const meta = decisionMeta(input);
+  if (input.verdict !== "success" && input.verdict !== "failure" && input.verdict !== "not_executable") {
+    throw new ValidationError(`verdict: success, failure or not_executable, got ${JSON.stringify(input.verdict)}`);
+  }
   return inTransaction(db, () => {
     const campaign = requireCampaign(db, input.campaignId);
     const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
@@ -112,7 +141,7 @@ export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now =
     if (!active.length) throw new ConflictError(`Trajectory ${input.trajectoryId} has no labels yet; there is nothing to adjudicate`);
     let values: LabelValues;
     try {
-      values = validateLabel(campaign.labelSchema, { ...input, note: null }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
+      values = validateLabel(campaign.labelSchema, { ...input, note: reason }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
     } catch (e) {
       if (e instanceof LabelValidationError) throw new ValidationError(e.message);
       throw e;
@@ -129,6 +158,7 @@ export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now =
       adjudicatorId: actor.userId,
       adjudicatorName: actor.name,
       reason,
+      ...meta,
       basedOn: active.map((l) => `${l.id}@${l.revision}`),
       createdAt: at,
     });
@@ -142,6 +172,7 @@ export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now =
       actorId: actor.userId,
       actorName: actor.name,
       reason,
+      ...meta,
       createdAt: at,
     });
     return { itemId: item.id, state: "adjudicated" as const, consolidated: getConsolidated(db, item.id)! };
@@ -160,6 +191,8 @@ export function reopenItem(db: Db, actor: Actor, input: { campaignId: number; tr
     if (isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} is a gold item; take it out of gold first`);
     const at = new Date(now);
     deleteConsolidated(db, item.id);
+    // A reopened item is decided again, so its QA review (if any) no longer holds.
+    setItemQaReviewed(db, item.id, null);
     insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "open", values: null, actorId: actor.userId, actorName: actor.name, reason: input.reason || "reopened", createdAt: at });
     setItemState(db, item.id, "open");
     const state = recomputeItem(db, campaign, { ...item, state: "open" }, at);
@@ -208,11 +241,24 @@ export function itemReview(db: Db, actor: Actor, campaignId: number, trajectoryI
   const campaign = requireCampaign(db, campaignId);
   const item = getItemByTrajectory(db, campaign.id, trajectoryId);
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);
+  return reviewOfItem(db, campaign, item);
+}
+
+/** The labels, consolidated label and histories of one item (the caller has checked who may see them). */
+export function reviewOfItem(db: Db, campaign: CampaignRow, item: CampaignItemRow) {
   const history = itemHistory(db, item.id);
   const labelRows = labelsOfItem(db, item.id);
   return {
-    campaign: { id: campaign.id, name: campaign.name, labelSchema: campaign.labelSchema, annotatorsPerItem: campaign.annotatorsPerItem, blind: campaign.blind },
-    item: { id: item.id, trajectoryId: item.trajectoryId, state: item.state },
+    campaign: {
+      id: campaign.id,
+      name: campaign.name,
+      labelSchema: campaign.labelSchema,
+      annotatorsPerItem: campaign.annotatorsPerItem,
+      blind: campaign.blind,
+      qaReview: campaign.labelSchema.qaReview ?? false,
+      guidelineVersion: campaign.guidelineVersion,
+    },
+    item: { id: item.id, trajectoryId: item.trajectoryId, state: item.state, qaReviewedAt: item.qaReviewedAt },
     labels: labelRows.map((l) => {
       const revs = history.filter((h) => h.labelId === l.id);
       return {
@@ -225,6 +271,8 @@ export function itemReview(db: Db, actor: Actor, campaignId: number, trajectoryI
         category: l.category,
         firstFailingStep: l.firstFailingStep,
         note: l.note,
+        answers: l.answers ?? {},
+        guidelineVersion: l.guidelineVersion,
         timeSpentMs: l.timeSpentMs,
         stepsViewed: l.stepsViewed,
         revision: l.revision,

@@ -10,3 +10,4 @@ export * from "./io";
 export * from "./gold";
 export * from "./label-formats";
 export * from "./scope";
+export * from "./qa";

@@ -43,6 +43,7 @@ import {
   type LabelSchema,
   type LabelValues,
 } from "../../domain/annotation/label-schema";
+import { answersForExport } from "../../domain/annotation/questions";
 import { ConflictError, ValidationError } from "../../errors";
 import { assertNotLabellingBlind } from "./blind";
 import { requireCampaign } from "./campaigns";
@@ -92,6 +93,12 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       consolidation_method: null,
       adjudicator: null,
       reason: null,
+      guideline_version: l.guidelineVersion,
+      confidence: null,
+      disagreement_source: null,
+      qa_decision: null,
+      qa_reviewer: null,
+      answers: answersForExport(campaign.labelSchema.questions ?? [], l.answers),
     });
   }
   for (const r of exportConsolidatedRows(db, campaignId)) {
@@ -129,6 +136,11 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       consolidation_method: c.method,
       adjudicator: c.adjudicatorName,
       reason: c.reason,
+      guideline_version: null,
+      confidence: c.confidence,
+      disagreement_source: c.disagreementSource,
+      qa_decision: c.qaDecision,
+      qa_reviewer: c.qaReviewerName,
     });
   }
   // Annotations of an item, then its consolidated label; items in id order.
@@ -142,9 +154,10 @@ export function exportCampaignLabels(db: Db, actor: Actor, campaignId: number, f
   assertNotLabellingBlind(db, actor.userId);
   const rows = campaignLabelRows(db, campaignId);
   const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
+  const questionIds = (campaign.labelSchema.questions ?? []).map((q) => q.id);
   return format === "csv"
-    ? { fileName: `${slug}-labels.csv`, contentType: "text/csv; charset=utf-8", body: labelExportCsv(rows) }
-    : { fileName: `${slug}-labels.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: labelExportJsonl(rows) };
+    ? { fileName: `${slug}-labels.csv`, contentType: "text/csv; charset=utf-8", body: labelExportCsv(rows, { questionIds }) }
+    : { fileName: `${slug}-labels.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: labelExportJsonl(rows, { questionIds }) };
 }
 
 // ---------------------------------------------------------------- import

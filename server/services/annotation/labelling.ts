@@ -240,6 +240,8 @@ export interface SubmitLabelInput {
   category?: string | null;
   firstFailingStep?: number | null;
   note?: string | null;
+  /** Answers to the campaign's own questions, by question id (validated against its schema). */
+  answers?: unknown;
   /** Time the annotator spent on the trajectory in this sitting. */
   timeSpentMs?: number | null;
   /** Step indices opened in this sitting. */
@@ -308,6 +310,7 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
     // Gold items are frozen like adjudicated ones but stay open to every annotator's label.
     if (item.state === "adjudicated" && !isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
+    if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${input.trajectoryId} passed its QA review; its labels can no longer change`);
     const stepCount = trajectoryStepCount(db, item.trajectoryId) ?? 0;
     let values: LabelValues;
     try {
@@ -324,7 +327,10 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
     if (existing && existing.status === "active" && input.baseRevision !== undefined && input.baseRevision !== null && input.baseRevision !== existing.revision) {
       throw new ConflictError(`Your label on trajectory ${input.trajectoryId} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`);
     }
-    const before = existing && existing.status === "active" ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note } : null;
+    const before: LabelValues | null =
+      existing && existing.status === "active"
+        ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note, ...(existing.answers ? { answers: existing.answers } : {}) }
+        : null;
     let label: LabelRow;
     if (!existing) {
       label = insertLabel(db, {
@@ -337,6 +343,8 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
         origin: "verdict",
         status: "active",
         ...values,
+        answers: values.answers ?? null,
+        guidelineVersion: campaign.guidelineVersion,
         timeSpentMs: spent,
         stepsViewed: steps,
         revision: 1,
@@ -347,6 +355,8 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
       label = updateLabel(db, existing.id, {
         status: "active",
         ...values,
+        answers: values.answers ?? null,
+        guidelineVersion: campaign.guidelineVersion,
         annotatorName: actor.name,
         timeSpentMs: spent === null ? existing.timeSpentMs : (existing.timeSpentMs ?? 0) + spent,
         stepsViewed: mergeStepsViewed(existing.stepsViewed, steps),
@@ -363,6 +373,7 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
       status: "active",
       values,
       changes: diffLabelValues(before, values),
+      guidelineVersion: campaign.guidelineVersion,
       timeSpentMs: spent,
       stepsViewed: steps,
       afterReveal: hasRevealed(db, actor.userId, item.trajectoryId),
@@ -415,6 +426,7 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
     }
     const item = getItemByTrajectory(db, campaign.id, label.trajectoryId)!;
     if (item.state === "adjudicated" && !isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
+    if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${label.trajectoryId} passed its QA review; its labels can no longer change`);
 
     const previous = target.revision > 1 ? getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
     const status = previous ? previous.status : "withdrawn";
@@ -423,6 +435,9 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
     const updated = updateLabel(db, label.id, {
       status,
       ...values,
+      answers: values.answers ?? null,
+      // Back to the guideline version the restored revision was made under.
+      guidelineVersion: previous ? previous.guidelineVersion : label.guidelineVersion,
       timeSpentMs: label.timeSpentMs === null ? null : Math.max(0, label.timeSpentMs - (target.timeSpentMs ?? 0)),
       revision: label.revision + 1,
     });
@@ -546,7 +561,9 @@ export function myItemLabel(db: Db, actor: Actor, campaignId: number, itemNo: nu
   const l = mine.label;
   return {
     itemState: mine.itemState,
-    label: l ? { revision: l.revision, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note } : null,
+    label: l
+      ? { revision: l.revision, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note, answers: l.answers ?? {}, guidelineVersion: l.guidelineVersion }
+      : null,
     history: mine.history,
     undoable: mine.undoable ? { revisionId: mine.undoable.revisionId, itemNo: itemNoOf(db, campaignId, mine.undoable.trajectoryId) } : null,
   };
@@ -588,6 +605,9 @@ export function campaignForAnnotator(db: Db, actor: Actor, campaignId: number) {
     id: c.id,
     name: c.name,
     instructions: c.instructions,
+    guidelineVersion: c.guidelineVersion,
+    templateId: c.templateId,
+    templateVersion: c.templateVersion,
     labelSchema: c.labelSchema,
     blind: c.blind,
     status: c.status,

@@ -11,16 +11,18 @@ export const metadata: Metadata = { title: "Adjudication" };
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-const TABS: { state: ItemState; label: string }[] = [
+const TABS: { state: ItemState | "qa"; label: string }[] = [
   { state: "disputed", label: "Disputed" },
   { state: "adjudicated", label: "Adjudicated" },
   { state: "agreed", label: "Agreed" },
+  { state: "qa", label: "QA pending" },
 ];
 
 const VERDICT_STYLE: Record<string, string> = {
   success: "bg-emerald-50 text-emerald-800",
   failure: "bg-rose-50 text-rose-800",
   unsure: "bg-amber-50 text-amber-800",
+  not_executable: "bg-sky-50 text-sky-800",
 };
 
 /** The adjudication queue: trajectories whose annotators disagree, with their labels in brief. */
@@ -31,9 +33,14 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
   if (!/^\d{1,9}$/.test(raw)) notFound();
   const id = Number(raw);
   const sp = await searchParams;
-  const state = (TABS.find((t) => t.state === sp.state)?.state ?? "disputed") as ItemState;
+  const state = TABS.find((t) => t.state === sp.state)?.state ?? "disputed";
   const page = Math.max(1, Number(sp.page) || 1);
-  const queue = await orNotFound((await api()).campaigns.adjudicationQueue({ id, states: [state], page, pageSize: 50 }));
+  const caller = await api();
+  // The QA stage lists items whose labelling is over and that no QA reviewer has checked yet.
+  const queue =
+    state === "qa"
+      ? await orNotFound(caller.campaigns.qaQueue({ id, status: "pending", page, pageSize: 50 }).then((q) => ({ ...q, items: q.items.map((i) => ({ ...i, itemId: i.trajectoryId })) })))
+      : await orNotFound(caller.campaigns.adjudicationQueue({ id, states: [state], page, pageSize: 50 }));
   return (
     <>
       <PageHeader
@@ -54,7 +61,9 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
         </nav>
         <div className="panel overflow-x-auto" data-testid="adjudication-queue">
           {queue.items.length === 0 ? (
-            <p className="px-4 py-10 text-center text-zinc-500">{state === "disputed" ? "No disagreement waiting: every complete item agrees or was decided." : "Nothing here."}</p>
+            <p className="px-4 py-10 text-center text-zinc-500">
+              {state === "disputed" ? "No disagreement waiting: every complete item agrees or was decided." : state === "qa" ? "No item waiting for its QA review." : "Nothing here."}
+            </p>
           ) : (
             <table className="table-dense">
               <thead>
@@ -91,7 +100,7 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
                     <td className="text-right tabular-nums">{item.stepCount}</td>
                     <td>
                       <Link className="link whitespace-nowrap" href={`/campaigns/${id}/review/${item.trajectoryId}`}>
-                        {state === "disputed" ? "Adjudicate →" : "Review →"}
+                        {state === "disputed" ? "Adjudicate →" : state === "qa" ? "QA review →" : "Review →"}
                       </Link>
                     </td>
                   </tr>

@@ -1,0 +1,130 @@
+/**
+ * Protocols end to end: a researcher creates an Online-Mind2Web campaign from its template in the New campaign
+ * form; an annotator opens the guidelines with `g`, labels one trajectory "not executable" and another a failure
+ * with its failure point, type and reasoning; two more annotators label the second trajectory (through the API the
+ * pages use); the researcher does its QA review, and the campaign page reports the protocol's compliance.
+ */
+import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { storageStateOf } from "./accounts";
+import { screenshotAt } from "./layout";
+
+async function trpc<T = unknown>(api: APIRequestContext, kind: "query" | "mutation", path: string, input: unknown): Promise<{ status: number; data: T }> {
+  const res =
+    kind === "query"
+      ? await api.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
+      : await api.post(`/api/trpc/${path}`, { data: { json: input } });
+  const body = (await res.json()) as { result?: { data: { json: T } } };
+  return { status: res.status(), data: body.result?.data.json as T };
+}
+
+const SIZES = [
+  { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
+  { width: 1920, height: 1080 },
+];
+
+async function shots(page: Page, name: string) {
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(200);
+    await screenshotAt(page, name, size);
+  }
+  await page.setViewportSize(SIZES[0]!);
+}
+
+test.describe.serial("protocols", () => {
+  let campaignId: number;
+  let failedItem: number;
+
+  test.describe("researcher", () => {
+    test.use({ storageState: storageStateOf("researcher") });
+    test("creates an Online-Mind2Web campaign from its template", async ({ page }) => {
+      await page.goto("/campaigns/new");
+      await page.getByRole("radio", { name: /Online-Mind2Web/ }).check();
+      await expect(page.locator('textarea[name="instructions"]')).toHaveValue(/Not executable \(2\)/);
+      await expect(page.locator('input[name="allowNotExecutable"]')).toBeChecked();
+      await expect(page.locator('input[name="qaReview"]')).toBeChecked();
+      await page.locator('input[name="name"]').fill(`Online-Mind2Web e2e ${Date.now()}`);
+      await shots(page, "protocols-new-campaign");
+      await page.getByRole("button", { name: /Create campaign over/ }).click();
+      await page.waitForURL(/\/campaigns\/\d+$/);
+      campaignId = Number(new URL(page.url()).pathname.split("/").pop());
+      await expect(page.getByTestId("protocol-compliance")).toContainText("Online-Mind2Web");
+      await expect(page.getByTestId("protocol-badge")).toContainText("Not yet");
+      await expect(page.getByTestId("campaign-guidelines")).toContainText("Guidelines · version 1");
+    });
+  });
+
+  test.describe("annotator", () => {
+    test.use({ storageState: storageStateOf("annotator1") });
+    test("opens the guidelines with g and labels not executable, then a failure with point, type and reasoning", async ({ page }) => {
+      await page.goto(`/annotate/${campaignId}`);
+      const panel = page.getByTestId("label-panel");
+      await expect(panel).toBeVisible();
+      const current = () => Number(new URL(page.url()).pathname.split("/").pop());
+
+      await page.keyboard.press("g");
+      await expect(page.getByTestId("guidelines")).toContainText("Not executable (2)");
+      await shots(page, "protocols-guidelines");
+      await page.keyboard.press("g");
+      await expect(page.getByTestId("guidelines")).toHaveCount(0);
+
+      // 1: not executable, from the keyboard.
+      const first = current();
+      await page.keyboard.press("b");
+      await expect(panel.getByRole("button", { name: /Not executable/ })).toHaveAttribute("aria-pressed", "true");
+      await page.keyboard.press("Control+Enter");
+      await expect.poll(current).not.toBe(first);
+
+      // 2: a failure needs its failure point and reasoning before it can be submitted.
+      failedItem = current();
+      await page.keyboard.press("x");
+      await page.keyboard.press("3");
+      await page.keyboard.press("Control+Enter");
+      await expect(page.getByTestId("label-status")).toContainText("failure point");
+      await page.keyboard.press("ArrowRight");
+      await page.keyboard.press("f");
+      await expect(page.getByTestId("first-failing-step")).toHaveText("step 2");
+      await page.keyboard.press("n");
+      await page.keyboard.type("Typed the city into search instead of using the location filter.");
+      await shots(page, "protocols-label-failure");
+      await page.getByRole("button", { name: "Save", exact: true }).click();
+      await expect(page.getByTestId("label-status")).toContainText("Saved");
+    });
+  });
+
+  test.describe("QA", () => {
+    test.use({ storageState: storageStateOf("researcher") });
+    test("two more labels complete the item; the researcher corrects it in QA and the campaign page counts it", async ({ page, baseURL }) => {
+      for (const who of ["annotator2", "annotator3"] as const) {
+        const api = await playwrightRequest.newContext({ baseURL, storageState: storageStateOf(who) });
+        const r = await trpc(api, "mutation", "labelling.submit", {
+          campaignId,
+          itemNo: failedItem,
+          verdict: "failure",
+          category: "wrong navigation",
+          firstFailingStep: 0,
+          note: `${who}: went to the wrong page first`,
+          idempotencyKey: `protocols-e2e-${who}-${Date.now()}`,
+        });
+        expect(r.status).toBe(200);
+      }
+      await page.goto(`/campaigns/${campaignId}/adjudicate?state=qa`);
+      await expect(page.getByTestId("adjudication-queue")).toContainText("failure");
+      await page.getByRole("link", { name: "QA review →" }).first().click();
+      await expect(page.getByTestId("review-label")).toHaveCount(3);
+      await expect(page.getByTestId("decision-panel")).toContainText("QA review");
+      await page.getByTestId("review-label").filter({ hasText: "location filter" }).getByRole("button", { name: "Take this label" }).click();
+      await page.getByTestId("decision-confidence").selectOption("high");
+      await page.getByTestId("decision-source").selectOption("annotator_error");
+      await page.getByLabel("Reason (required)").fill("Search is not a filter: the failure type is the filter, at step 2.");
+      await shots(page, "protocols-qa-review");
+      await page.getByTestId("qa-correct").click();
+      await expect(page).toHaveURL(new RegExp(`/campaigns/${campaignId}/adjudicate\\?state=qa$`));
+
+      await page.goto(`/campaigns/${campaignId}`);
+      await expect(page.getByTestId("protocol-compliance")).toContainText("1 done");
+      await shots(page, "protocols-campaign-compliance");
+    });
+  });
+});
