@@ -19,9 +19,12 @@ import {
   distinctModels,
   distinctOutcomes,
   distinctSites,
-  getStepScreenshots,
+  countSteps,
+  getScreenshotsByHash,
+  getStepIndexRows,
+  getStepRange,
   getSteps,
-  getTrajectoryDetail,
+  getTrajectoryHead,
   listTrajectories,
   listTrajectoriesPage,
   outcomeCounts,
@@ -30,8 +33,12 @@ import {
   type TrajectorySort,
 } from "../../db/repositories/trajectories";
 import { snapVariantWidth } from "../domain/image-variants";
+import { shortAction } from "../domain/player/action-text";
+import { detectLoops } from "../domain/player/loops";
+import { packStepIndex, STEP_WINDOW, stepWindowProblem, type PackedStepIndex } from "../domain/player/paging";
+import type { StepRow } from "../../db/schema/index";
 import type { ParsedAction, SomElement } from "../domain/types";
-import { NotFoundError } from "../errors";
+import { NotFoundError, ValidationError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
 
 export interface ImageMeta {
@@ -57,17 +64,19 @@ export interface PlayerStep {
   rawScreenshot: ImageMeta | null;
 }
 
-export function getTrajectoryForPlayer(db: Db, id: number) {
-  const detail = getTrajectoryDetail(db, id);
-  if (!detail) throw new NotFoundError("trajectory", id);
-  const images = getStepScreenshots(db, id);
+/** The player's full details of some steps, with their screenshots' sizes. */
+function playerSteps(db: Db, rows: StepRow[]): PlayerStep[] {
+  const images = getScreenshotsByHash(
+    db,
+    rows.flatMap((s) => [s.screenshotHash, s.rawScreenshotHash].filter((h): h is string => !!h)),
+  );
   const meta = (hash: string | null): ImageMeta | null => {
     if (!hash) return null;
     const img = images.get(hash);
     // A step row pointing at a hash with no screenshot row is a broken import; show it as missing, not crash.
     return img ? { hash, width: img.width, height: img.height, dhash: img.dhash } : null;
   };
-  const steps: PlayerStep[] = detail.steps.map((s) => ({
+  return rows.map((s) => ({
     index: s.index,
     url: s.url,
     thought: s.thought,
@@ -80,7 +89,64 @@ export function getTrajectoryForPlayer(db: Db, id: number) {
     screenshot: meta(s.screenshotHash),
     rawScreenshot: meta(s.rawScreenshotHash),
   }));
+}
+
+/** A window of steps: positions `from` onwards, as the player shows them. */
+export interface StepWindow {
+  from: number;
+  steps: PlayerStep[];
+}
+
+/** Steps read per slice while building an index; between slices other requests get the event loop. */
+const INDEX_SLICE = 1_000;
+/** Recently built indexes: reopening a long trajectory (or its labelling item) does not rebuild its index. */
+const indexCache = new Map<string, PackedStepIndex>();
+const INDEX_CACHE_SIZE = 16;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The compact index of every step (see server/domain/player/paging.ts), read from the steps' light columns only,
+ * in slices so a 10,000-step trajectory never holds the event loop for long. Loop marks are computed here, from the
+ * same inputs as the loop heuristic evaluator, so both agree.
+ */
+async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date; stepCount: number }): Promise<PackedStepIndex> {
+  // A re-import changes updatedAt; a live trajectory's steps change the count.
+  const key = `${db.$client.name}:${t.id}:${t.updatedAt.getTime()}:${countSteps(db, t.id)}`;
+  const cached = indexCache.get(key);
+  if (cached) return cached;
+  const rows: ReturnType<typeof getStepIndexRows> = [];
+  for (let after = -1; ; ) {
+    const slice = getStepIndexRows(db, t.id, after, INDEX_SLICE);
+    rows.push(...slice);
+    if (slice.length < INDEX_SLICE) break;
+    after = slice[slice.length - 1]!.index;
+    await yieldToEventLoop();
+  }
+  const loops = detectLoops(
+    rows.map((r) => ({ action: r.action, url: r.url, screenshotHash: r.shotHash, screenshotDhash: r.rawHash ? r.rawDhash : r.shotDhash })),
+  );
+  const packed = packStepIndex(
+    rows.map((r, i) => {
+      const shot = r.shotHash ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! } : r.rawHash ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! } : null;
+      return { shot, action: shortAction(r.action), hasError: !!r.hasError, loops: loops[i]! };
+    }),
+  );
+  indexCache.set(key, packed);
+  if (indexCache.size > INDEX_CACHE_SIZE) indexCache.delete(indexCache.keys().next().value!);
+  return packed;
+}
+
+/**
+ * What the player opens with: the trajectory's header, the index of every step, and the full details of the first
+ * window only; the rest comes window by window (getStepWindow). A 10,000-step trajectory opens with well under 1 MB.
+ */
+export async function getTrajectoryForPlayer(db: Db, id: number) {
+  const detail = getTrajectoryHead(db, id);
+  if (!detail) throw new NotFoundError("trajectory", id);
   const { trajectory: t, task, taskSet, run } = detail;
+  const index = await stepIndexOf(db, t);
+  const first: StepWindow = { from: 0, steps: playerSteps(db, getStepRange(db, id, 0, STEP_WINDOW)) };
   return {
     trajectory: {
       id: t.id,
@@ -110,11 +176,27 @@ export function getTrajectoryForPlayer(db: Db, id: number) {
     run: { id: run.id, name: run.name, agentName: run.agentName, model: run.model, sourceSystem: run.sourceSystem },
     /** True when the blind rule hides the run from the viewer (set by the router, server/services/annotation/blind.ts). */
     agentHidden: false as boolean,
-    steps,
+    /** Every step, compactly: the filmstrip and the playhead's range. `index.count` is the number of steps. */
+    index,
+    /** Full details of the steps from position 0 (STEP_WINDOW of them). */
+    window: first,
   };
 }
 
-export type PlayerTrajectory = ReturnType<typeof getTrajectoryForPlayer>;
+/**
+ * The full details of `count` steps from position `from` (0-based), read from the database as that range only.
+ * A window starting past the last step is a clear error; one reaching past it is cut short.
+ */
+export function getStepWindow(db: Db, id: number, from: number, count: number = STEP_WINDOW): StepWindow {
+  const head = getTrajectoryHead(db, id);
+  if (!head) throw new NotFoundError("trajectory", id);
+  // Counted, not the header's stepCount: a live trajectory's steps arrive before its header is updated.
+  const problem = stepWindowProblem(from, count, countSteps(db, id));
+  if (problem) throw new ValidationError(problem);
+  return { from, steps: playerSteps(db, getStepRange(db, id, from, count)) };
+}
+
+export type PlayerTrajectory = Awaited<ReturnType<typeof getTrajectoryForPlayer>>;
 
 /**
  * Queues the WebP variants the player will show, at its snapped display width, from `fromStep` onwards and

@@ -143,7 +143,7 @@ describe("heuristic verdicts on stored trajectories", () => {
     expect(listVerdicts(ctx.db, { trajectoryId: ids.running! })).toEqual([]);
 
     // The player gets the stored hashes, so its same-screen markers sit where the loop verdict says.
-    const shown = getTrajectoryForPlayer(ctx.db, ids.stuck!).steps;
+    const shown = (await getTrajectoryForPlayer(ctx.db, ids.stuck!)).window.steps;
     expect(shown.every((s) => s.screenshot?.dhash?.length === 64)).toBe(true);
     const marks = detectLoops(shown.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshot?.hash ?? null, screenshotDhash: (s.rawScreenshot ?? s.screenshot)?.dhash ?? null })));
     expect(marks.map((m) => m.sameScreen)).toEqual([false, true, true, false]);

@@ -228,7 +228,7 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
             <LabelCard
               key={l.id}
               label={l}
-              stepCount={traj.steps.length}
+              stepCount={traj.index.count}
               onTake={() =>
                 setDecision((d) => ({
                   ...d,
