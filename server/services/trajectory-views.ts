@@ -23,7 +23,7 @@ import {
   getScreenshotsByHash,
   getStepIndexRows,
   getStepRange,
-  getSteps,
+  getStepScreenshotHashes,
   getTrajectoryHead,
   listTrajectories,
   listTrajectoriesPage,
@@ -35,7 +35,7 @@ import {
 import { snapVariantWidth } from "../domain/image-variants";
 import { shortAction } from "../domain/player/action-text";
 import { detectLoops } from "../domain/player/loops";
-import { packStepIndex, STEP_WINDOW, stepWindowProblem, type PackedStepIndex } from "../domain/player/paging";
+import { packStepIndex, STEP_WINDOW, stepWindowProblem, toJsonText, type JsonText, type PackedStepIndex } from "../domain/player/paging";
 import type { StepRow } from "../../db/schema/index";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
@@ -91,16 +91,16 @@ function playerSteps(db: Db, rows: StepRow[]): PlayerStep[] {
   }));
 }
 
-/** A window of steps: positions `from` onwards, as the player shows them. */
+/** A window of steps: positions `from` onwards, as the player shows them (as JSON text: see JsonText). */
 export interface StepWindow {
   from: number;
-  steps: PlayerStep[];
+  steps: JsonText<PlayerStep[]>;
 }
 
 /** Steps read per slice while building an index; between slices other requests get the event loop. */
-const INDEX_SLICE = 1_000;
+const INDEX_SLICE = 500;
 /** Recently built indexes: reopening a long trajectory (or its labelling item) does not rebuild its index. */
-const indexCache = new Map<string, PackedStepIndex>();
+const indexCache = new Map<string, JsonText<PackedStepIndex>>();
 const INDEX_CACHE_SIZE = 16;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -110,7 +110,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  * in slices so a 10,000-step trajectory never holds the event loop for long. Loop marks are computed here, from the
  * same inputs as the loop heuristic evaluator, so both agree.
  */
-async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date; stepCount: number }): Promise<PackedStepIndex> {
+async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date }): Promise<JsonText<PackedStepIndex>> {
   // A re-import changes updatedAt; a live trajectory's steps change the count.
   const key = `${db.$client.name}:${t.id}:${t.updatedAt.getTime()}:${countSteps(db, t.id)}`;
   const cached = indexCache.get(key);
@@ -123,15 +123,17 @@ async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date; stepCount: 
     after = slice[slice.length - 1]!.index;
     await yieldToEventLoop();
   }
+  await yieldToEventLoop();
   const loops = detectLoops(
     rows.map((r) => ({ action: r.action, url: r.url, screenshotHash: r.shotHash, screenshotDhash: r.rawHash ? r.rawDhash : r.shotDhash })),
   );
-  const packed = packStepIndex(
-    rows.map((r, i) => {
-      const shot = r.shotHash ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! } : r.rawHash ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! } : null;
-      return { shot, action: shortAction(r.action), hasError: !!r.hasError, loops: loops[i]! };
-    }),
-  );
+  await yieldToEventLoop();
+  const inputs = rows.map((r, i) => {
+    const shot = r.shotHash ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! } : r.rawHash ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! } : null;
+    return { shot, action: shortAction(r.action), hasError: !!r.hasError, loops: loops[i]! };
+  });
+  await yieldToEventLoop();
+  const packed = toJsonText(packStepIndex(inputs));
   indexCache.set(key, packed);
   if (indexCache.size > INDEX_CACHE_SIZE) indexCache.delete(indexCache.keys().next().value!);
   return packed;
@@ -146,7 +148,7 @@ export async function getTrajectoryForPlayer(db: Db, id: number) {
   if (!detail) throw new NotFoundError("trajectory", id);
   const { trajectory: t, task, taskSet, run } = detail;
   const index = await stepIndexOf(db, t);
-  const first: StepWindow = { from: 0, steps: playerSteps(db, getStepRange(db, id, 0, STEP_WINDOW)) };
+  const first: StepWindow = { from: 0, steps: toJsonText(playerSteps(db, getStepRange(db, id, 0, STEP_WINDOW))) };
   return {
     trajectory: {
       id: t.id,
@@ -176,8 +178,9 @@ export async function getTrajectoryForPlayer(db: Db, id: number) {
     run: { id: run.id, name: run.name, agentName: run.agentName, model: run.model, sourceSystem: run.sourceSystem },
     /** True when the blind rule hides the run from the viewer (set by the router, server/services/annotation/blind.ts). */
     agentHidden: false as boolean,
-    /** Every step, compactly: the filmstrip and the playhead's range. `index.count` is the number of steps. */
+    /** Every step, compactly (JSON text of a PackedStepIndex): the filmstrip and the playhead's range. */
     index,
+    stepCount: countSteps(db, id),
     /** Full details of the steps from position 0 (STEP_WINDOW of them). */
     window: first,
   };
@@ -193,21 +196,25 @@ export function getStepWindow(db: Db, id: number, from: number, count: number = 
   // Counted, not the header's stepCount: a live trajectory's steps arrive before its header is updated.
   const problem = stepWindowProblem(from, count, countSteps(db, id));
   if (problem) throw new ValidationError(problem);
-  return { from, steps: playerSteps(db, getStepRange(db, id, from, count)) };
+  return { from, steps: toJsonText(playerSteps(db, getStepRange(db, id, from, count))) };
 }
 
 export type PlayerTrajectory = Awaited<ReturnType<typeof getTrajectoryForPlayer>>;
 
+/** How many steps ahead of the playhead (and behind it) one warm request queues: a long trajectory is not queued whole. */
+const WARM_AHEAD = 500;
+const WARM_BEHIND = 100;
+
 /**
  * Queues the WebP variants the player will show, at its snapped display width, from `fromStep` onwards and
- * then the steps before it. Returns how many images were queued.
+ * then the steps before it (at most WARM_AHEAD / WARM_BEHIND of them). Returns how many images were queued.
  */
 export function warmTrajectoryImages(deps: ImageDeps, q: { id: number; width: number; fromStep: number; raw: boolean }): number {
-  const steps = getSteps(deps.db, q.id);
+  const steps = getStepScreenshotHashes(deps.db, q.id);
   if (!steps.length) throw new NotFoundError("trajectory", q.id);
   const shown = (s: (typeof steps)[number]) => (q.raw ? (s.rawScreenshotHash ?? s.screenshotHash) : (s.screenshotHash ?? s.rawScreenshotHash));
   const from = Math.min(q.fromStep, steps.length - 1);
-  const ordered = [...steps.slice(from), ...steps.slice(0, from).reverse()].map(shown).filter((h): h is string => !!h);
+  const ordered = [...steps.slice(from, from + WARM_AHEAD), ...steps.slice(Math.max(0, from - WARM_BEHIND), from).reverse()].map(shown).filter((h): h is string => !!h);
   return warmVariants(deps, ordered, { kind: "variant", width: snapVariantWidth(q.width), format: "webp" });
 }
 

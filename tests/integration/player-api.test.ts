@@ -9,6 +9,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root";
 import { createTRPCContext } from "../../server/api/trpc";
+import { fromJsonText } from "../../server/domain/player/paging";
 import { NotFoundError } from "../../server/errors";
 import { getScreenshotImage, variantPath } from "../../server/services/images";
 import { runImport } from "../../server/services/ingest";
@@ -39,16 +40,18 @@ describe("trajectories.byId", () => {
     expect(t.task).toMatchObject({ externalId: "shop-structured-1", site: "ShopSite", referenceAnswers: [{ kind: "must_include", text: "59.99" }] });
     expect(t.run).toMatchObject({ name: "native-mini", model: "fixture-model-1" });
     expect(t.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "$59.99", stepCount: 7 });
-    expect(t.index.count).toBe(7);
+    expect(t.stepCount).toBe(7);
+    expect(fromJsonText(t.index).count).toBe(7);
     expect(t.window.from).toBe(0);
-    expect(t.window.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    expect(t.window.steps.every((s) => s.screenshot && s.screenshot.width === 1024 && s.screenshot.height === 768)).toBe(true);
-    expect(t.window.steps[1]!.elements?.find((e) => e.label === "4")?.bbox).toEqual([40, 150, expect.any(Number), 24]);
+    const steps = fromJsonText(t.window.steps);
+    expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(steps.every((s) => s.screenshot && s.screenshot.width === 1024 && s.screenshot.height === 768)).toBe(true);
+    expect(steps[1]!.elements?.find((e) => e.label === "4")?.bbox).toEqual([40, 150, expect.any(Number), 24]);
   });
 
   it("keeps WebVoyager's raw screenshot and burned-in flag", async () => {
     const t = await api.trajectories.byId({ id: ids["ShopSite--0"]! });
-    const steps = t.window.steps;
+    const steps = fromJsonText(t.window.steps);
     expect(steps[2]!.marksBurnedIn).toBe(true);
     expect(steps[2]!.rawScreenshot).toMatchObject({ width: 1024, height: 768 });
     expect(steps[2]!.rawScreenshot!.hash).not.toBe(steps[2]!.screenshot!.hash);
@@ -121,7 +124,7 @@ describe("catalog pages", () => {
 });
 
 describe("screenshot images", () => {
-  const hashOf = async () => (await api.trajectories.byId({ id: ids["shop-structured-1"]! })).window.steps[0]!.screenshot!.hash;
+  const hashOf = async () => fromJsonText((await api.trajectories.byId({ id: ids["shop-structured-1"]! })).window.steps)[0]!.screenshot!.hash;
 
   it("serves the original bytes as stored", async () => {
     const hash = await hashOf();

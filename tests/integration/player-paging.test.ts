@@ -8,7 +8,7 @@ import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getItemByTrajectory } from "../../db/repositories/annotation";
 import { createCampaign, HIDDEN_AGENT } from "../../server/services/annotation";
-import { STEP_WINDOW, unpackStepIndex } from "../../server/domain/player/paging";
+import { fromJsonText, STEP_WINDOW, unpackStepIndex } from "../../server/domain/player/paging";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { seedLongTrajectory } from "../helpers/long-trajectory";
 import { callerAs, testUser } from "../helpers/trpc";
@@ -46,17 +46,19 @@ describe("opening a 10,000-step trajectory", () => {
     // Whole, this trajectory is ~60 MB of JSON; the first payload must stay under 1 MB.
     expect(bytes).toBeLessThan(1024 * 1024);
     expect(t.trajectory.stepCount).toBe(STEPS);
-    expect(t.index.count).toBe(STEPS);
+    expect(t.stepCount).toBe(STEPS);
     expect(t.window).toMatchObject({ from: 0 });
-    expect(t.window.steps).toHaveLength(STEP_WINDOW);
-    expect(t.window.steps[0]!.thought!.length).toBe(2048);
-    expect(t.window.steps[0]!.elements).toHaveLength(30);
+    const firstSteps = fromJsonText(t.window.steps);
+    expect(firstSteps).toHaveLength(STEP_WINDOW);
+    expect(firstSteps[0]!.thought!.length).toBe(2048);
+    expect(firstSteps[0]!.elements).toHaveLength(30);
     // The index gives the filmstrip every step's screenshot, size and short action.
-    const index = unpackStepIndex(t.index);
+    const index = unpackStepIndex(fromJsonText(t.index));
+    expect(index).toHaveLength(STEPS);
     expect(index[STEPS - 1]).toMatchObject({ position: STEPS - 1, action: "Answer", shot: { width: 1280, height: 800 } });
     expect(index[9_998]!.shot!.hash).toMatch(/^[0-9a-f]{64}$/);
     const window = await api.trajectories.steps({ id: longId, from: 9_950 });
-    expect(window.steps[48]!.screenshot!.hash).toBe(index[9_998]!.shot!.hash);
+    expect(fromJsonText(window.steps)[48]!.screenshot!.hash).toBe(index[9_998]!.shot!.hash);
     console.log(`first payload ${(bytes / 1024).toFixed(0)} KB (index ${(wireBytes(t.index) / 1024).toFixed(0)} KB), window of ${STEP_WINDOW} ${(wireBytes(window) / 1024).toFixed(0)} KB`);
   });
 
@@ -73,10 +75,11 @@ describe("opening a 10,000-step trajectory", () => {
     const api = callerAs(ctx, people.researcher);
     const mid = await api.trajectories.steps({ id: longId, from: 5_000 });
     expect(mid.from).toBe(5_000);
-    expect(mid.steps.map((s) => s.index)).toEqual(Array.from({ length: STEP_WINDOW }, (_, i) => 5_000 + i));
-    expect(mid.steps[0]!.thought).toMatch(/^Step 5000: /);
+    const midSteps = fromJsonText(mid.steps);
+    expect(midSteps.map((s) => s.index)).toEqual(Array.from({ length: STEP_WINDOW }, (_, i) => 5_000 + i));
+    expect(midSteps[0]!.thought).toMatch(/^Step 5000: /);
     const tail = await api.trajectories.steps({ id: longId, from: 9_990, count: 50 });
-    expect(tail.steps.map((s) => s.index)).toEqual(Array.from({ length: 10 }, (_, i) => 9_990 + i));
+    expect(fromJsonText(tail.steps).map((s) => s.index)).toEqual(Array.from({ length: 10 }, (_, i) => 9_990 + i));
     await expect(api.trajectories.steps({ id: longId, from: STEPS })).rejects.toMatchObject({
       code: "BAD_REQUEST",
       message: 'step window "from" 10000 is out of range: the trajectory has 10000 steps (positions 0–9999)',
@@ -86,6 +89,13 @@ describe("opening a 10,000-step trajectory", () => {
     expect(tooMany).toBeInstanceOf(TRPCError);
     expect((tooMany as TRPCError).code).toBe("BAD_REQUEST");
   });
+
+  it("warms the screenshots around the playhead, not all 10,000", async () => {
+    const api = callerAs(ctx, people.researcher);
+    // 500 steps from the playhead on and the 100 before it, each with its own screenshot.
+    expect(await api.trajectories.warmImages({ id: longId, width: 800, fromStep: 5_000 })).toEqual({ queued: 600 });
+    expect(await api.trajectories.warmImages({ id: shortId, width: 800, fromStep: 3 })).toEqual({ queued: 7 });
+  });
 });
 
 describe("windows of a campaign item, blind", () => {
@@ -94,8 +104,9 @@ describe("windows of a campaign item, blind", () => {
     const first = await api.labelling.item({ campaignId, itemNo: itemNo(longId) });
     expect(first).toMatchObject({ agentHidden: true, trajectory: { id: 0 }, run: { name: HIDDEN_AGENT, model: null } });
     const w = await api.labelling.itemSteps({ campaignId, itemNo: itemNo(longId), from: 200 });
-    expect(w.steps.map((s) => s.index)).toEqual(Array.from({ length: STEP_WINDOW }, (_, i) => 200 + i));
-    const text = JSON.stringify([first, w]);
+    expect(fromJsonText(w.steps).map((s) => s.index)).toEqual(Array.from({ length: STEP_WINDOW }, (_, i) => 200 + i));
+    // Everything sent, the JSON texts decoded too.
+    const text = JSON.stringify([first, fromJsonText(first.index), fromJsonText(first.window.steps), fromJsonText(w.steps)]);
     expect(text).not.toContain("secret-model-xyz");
     expect(text).not.toContain("secret-run-xyz");
     expect(text).not.toContain("long-agent");

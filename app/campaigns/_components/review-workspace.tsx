@@ -228,7 +228,7 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
             <LabelCard
               key={l.id}
               label={l}
-              stepCount={traj.index.count}
+              stepCount={traj.stepCount}
               onTake={() =>
                 setDecision((d) => ({
                   ...d,

@@ -41,7 +41,7 @@ export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; tra
   const cancel = useMutation(trpc.liveRuns.cancel.mutationOptions());
   const task = run.tasks.find((t) => t.trajectoryId === trajectoryId);
   const maxSteps = task?.maxSteps ?? run.settings?.maxSteps ?? 15;
-  const n = data.index.count;
+  const n = data.stepCount;
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">

@@ -30,7 +30,7 @@ export default async function TrajectoryPage({ params, searchParams }: Props) {
 
   // Resolve on the server so an unknown id is a real 404, then hand the data to the client cache.
   const t = await orNotFound(getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id })));
-  const initialStep = Number.isInteger(step) && step > 0 ? Math.min(step, Math.max(1, t.index.count)) : 1;
+  const initialStep = Number.isInteger(step) && step > 0 ? Math.min(step, Math.max(1, t.stepCount)) : 1;
   // A link into a long trajectory opens on its step: that step's window of details comes with the page too.
   if (initialStep > STEP_WINDOW) await getQueryClient().fetchQuery(trpc.trajectories.steps.queryOptions({ id, from: windowStart(initialStep - 1) }));
   return (

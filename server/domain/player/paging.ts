@@ -54,6 +54,23 @@ export function windowsToFetch(
   return wanted.filter((w) => !loaded.has(w));
 }
 
+// ---- On the wire ----
+
+/**
+ * A value sent as its JSON text. The API's transformer (superjson) walks every object and array it sends: for a
+ * 10,000-step index or a window of steps with their elements that walk took longer than building the data and held
+ * the server's event loop. A string is a single leaf to it; the player parses it with `fromJsonText`.
+ */
+export type JsonText<T> = string & { readonly __jsonOf?: T };
+
+export function toJsonText<T>(value: T): JsonText<T> {
+  return JSON.stringify(value) as JsonText<T>;
+}
+
+export function fromJsonText<T>(text: JsonText<T>): T {
+  return JSON.parse(text) as T;
+}
+
 // ---- The compact step index ----
 
 /** What the index is built from: one row per step, in order, with only the light columns. */

@@ -13,7 +13,7 @@ import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode
 import { BASE_STEP_MS, commandForKey, nextSpeed, type PlayerCommand } from "@/server/domain/player/keyboard";
 import type { LoopMarks } from "@/server/domain/player/loops";
 import type { GroundingFlag } from "@/server/domain/player/overlay";
-import { unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW, type StepIndexEntry } from "@/server/domain/player/paging";
+import { fromJsonText, unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW, type JsonText, type StepIndexEntry } from "@/server/domain/player/paging";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
@@ -26,7 +26,9 @@ import { TaskPanel } from "./task-panel";
 import { ZoomView } from "./zoom-view";
 
 export type PlayerData = inferRouterOutputs<AppRouter>["trajectories"]["byId"];
-export type PlayerStepData = PlayerData["window"]["steps"][number];
+type Decoded<T> = T extends JsonText<infer U> ? U : never;
+export type PlayerStepData = Decoded<PlayerData["window"]["steps"]>[number];
+/** A window of steps as it comes over the wire (its steps as JSON text). */
 export type StepWindowData = PlayerData["window"];
 /** Fetches the full details of the aligned window of steps starting at `from`. */
 export type LoadStepWindow = (from: number) => Promise<StepWindowData>;
@@ -172,7 +174,7 @@ export function PlayerView({
   /** Another window already at hand (the initial step's, fetched with the page). */
   initialWindow?: StepWindowData;
 }) {
-  const index = useMemo(() => unpackStepIndex(data.index), [data.index]);
+  const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
   const [current, setCurrent] = useState(() => clampStep(initialStep - 1, Math.max(1, n)));
   const [showSom, setShowSom] = useState(true);
@@ -432,15 +434,17 @@ function neighbourSteps(index: StepIndexEntry[], stepAt: (i: number) => PlayerSt
  */
 function useStepWindows(first: StepWindowData, index: StepIndexEntry[], current: number, loadWindow?: LoadStepWindow, also?: StepWindowData) {
   const [windows, setWindows] = useState(() => {
-    const m = new Map<number, PlayerStepData[]>([[first.from, first.steps]]);
-    if (also) m.set(also.from, also.steps);
+    const m = new Map<number, PlayerStepData[]>([[first.from, fromJsonText(first.steps)]]);
+    if (also) m.set(also.from, fromJsonText(also.steps));
     return m;
   });
   const [windowError, setWindowError] = useState<string | null>(null);
   // A new payload (a live trajectory's next step) replaces the first window.
-  useEffect(() => {
-    setWindows((w) => (w.get(first.from) === first.steps ? w : new Map(w).set(first.from, first.steps)));
-  }, [first]);
+  const [firstSeen, setFirstSeen] = useState(first);
+  if (firstSeen !== first) {
+    setFirstSeen(first);
+    setWindows((w) => new Map(w).set(first.from, fromJsonText(first.steps)));
+  }
   const n = index.length;
   useEffect(() => {
     if (!loadWindow) return;
@@ -451,7 +455,7 @@ function useStepWindows(first: StepWindowData, index: StepIndexEntry[], current:
         (w) => {
           if (!live) return;
           setWindowError(null);
-          setWindows((m) => (m.has(w.from) ? m : new Map(m).set(w.from, w.steps)));
+          setWindows((m) => (m.has(w.from) ? m : new Map(m).set(w.from, fromJsonText(w.steps))));
         },
         (e: unknown) => {
           if (live) setWindowError(e instanceof Error ? e.message : String(e));
