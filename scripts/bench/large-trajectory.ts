@@ -32,7 +32,9 @@ interface Server {
 
 function startServer(dbPath: string, dataDir: string): Promise<Server> {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", path.join(here, "loop-delay-probe.ts"), path.join(here, "annotation-server.ts"), dbPath, dataDir], {
+  // BENCH_LARGE_SERVER_ARGS: extra Node flags for the server, e.g. "--cpu-prof" to see where its time goes.
+  const extra = (process.env.BENCH_LARGE_SERVER_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...extra, "--import", "tsx", "--import", path.join(here, "loop-delay-probe.ts"), path.join(here, "annotation-server.ts"), dbPath, dataDir], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";

@@ -98,7 +98,7 @@ export interface StepWindow {
 }
 
 /** Steps read per slice while building an index; between slices other requests get the event loop. */
-const INDEX_SLICE = 500;
+const INDEX_SLICE = 250;
 /** Recently built indexes: reopening a long trajectory (or its labelling item) does not rebuild its index. */
 const indexCache = new Map<string, JsonText<PackedStepIndex>>();
 const INDEX_CACHE_SIZE = 16;

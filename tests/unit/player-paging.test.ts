@@ -49,11 +49,14 @@ describe("the packed step index", () => {
     const packed = packHash(HASH);
     expect(packed).toHaveLength(43);
     expect(packed).toMatch(/^[A-Za-z0-9_-]+$/);
+    // The same text as base64url of the digest's 32 bytes.
+    expect(packed).toBe(Buffer.from(HASH, "hex").toString("base64url"));
     expect(unpackHash(packed)).toBe(HASH);
     for (const h of ["0".repeat(64), "f".repeat(64), "0123456789abcdef".repeat(4)]) expect(unpackHash(packHash(h))).toBe(h);
     // Anything else is carried as it is.
     expect(unpackHash(packHash("not-a-sha256"))).toBe("not-a-sha256");
-    expect(() => unpackHash("abc$")).toThrow(/outside base64url: "\$"/);
+    expect(() => unpackHash(`${packHash(HASH).slice(0, 42)}$`)).toThrow(/outside base64url: "\$"/);
+    expect(() => unpackHash("abc")).toThrow(/should be 43 characters long, not 3/);
   });
 
   it("round-trips screenshots, sizes, actions, errors and loop marks per step", () => {

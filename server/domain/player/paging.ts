@@ -119,40 +119,26 @@ const B64URL_VALUE = new Map([...B64URL].map((c, i) => [c, i]));
 /** A sha256 hex digest as 43 base64url characters (lossless; see unpackHash). */
 export function packHash(hash: string): string {
   if (!HEX64.test(hash)) return `=${hash}`;
+  // Three hex digits (12 bits) make two base64url characters; the 64th digit's 4 bits make the 43rd character.
   let out = "";
-  // 64 hex digits = 256 bits: 42 full 6-bit characters and 4 bits left over.
-  let bits = 0;
-  let acc = 0;
-  for (const ch of hash) {
-    acc = (acc << 4) | parseInt(ch, 16);
-    bits += 4;
-    while (bits >= 6) {
-      bits -= 6;
-      out += B64URL[(acc >> bits) & 63];
-    }
-    acc &= (1 << bits) - 1;
+  for (let i = 0; i < 63; i += 3) {
+    const v = parseInt(hash.slice(i, i + 3), 16);
+    out += B64URL[v >> 6]! + B64URL[v & 63]!;
   }
-  if (bits > 0) out += B64URL[(acc << (6 - bits)) & 63];
-  return out;
+  return out + B64URL[parseInt(hash[63]!, 16) << 2]!;
 }
 
 export function unpackHash(packed: string): string {
   if (packed.startsWith("=")) return packed.slice(1);
-  let out = "";
-  let bits = 0;
-  let acc = 0;
-  for (const ch of packed) {
+  const value = (ch: string) => {
     const v = B64URL_VALUE.get(ch);
     if (v === undefined) throw new Error(`Packed screenshot hash "${packed}" has a character outside base64url: "${ch}"`);
-    acc = (acc << 6) | v;
-    bits += 6;
-    while (bits >= 4 && out.length < 64) {
-      bits -= 4;
-      out += ((acc >> bits) & 15).toString(16);
-    }
-    acc &= (1 << bits) - 1;
-  }
-  return out;
+    return v;
+  };
+  if (packed.length !== 43) throw new Error(`Packed screenshot hash "${packed}" should be 43 characters long, not ${packed.length}`);
+  let out = "";
+  for (let i = 0; i < 42; i += 2) out += ((value(packed[i]!) << 6) | value(packed[i + 1]!)).toString(16).padStart(3, "0");
+  return out + (value(packed[42]!) >> 2).toString(16);
 }
 
 export function packStepIndex(rows: readonly StepIndexInput[]): PackedStepIndex {
