@@ -34,8 +34,8 @@ import {
 } from "../../db/repositories/trajectories";
 import { snapVariantWidth } from "../domain/image-variants";
 import { shortAction } from "../domain/player/action-text";
-import { detectLoops } from "../domain/player/loops";
-import { packStepIndex, STEP_WINDOW, stepWindowProblem, toJsonText, type JsonText, type PackedStepIndex } from "../domain/player/paging";
+import { createLoopDetector } from "../domain/player/loops";
+import { createStepIndexPacker, STEP_WINDOW, stepWindowProblem, toJsonText, type JsonText, type PackedStepIndex } from "../domain/player/paging";
 import type { StepRow } from "../../db/schema/index";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
@@ -115,25 +115,21 @@ async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date }): Promise<
   const key = `${db.$client.name}:${t.id}:${t.updatedAt.getTime()}:${countSteps(db, t.id)}`;
   const cached = indexCache.get(key);
   if (cached) return cached;
-  const rows: ReturnType<typeof getStepIndexRows> = [];
+  // Loop marks and packing go slice by slice too: over 10,000 steps at once each took tens of milliseconds.
+  const loops = createLoopDetector();
+  const packer = createStepIndexPacker();
   for (let after = -1; ; ) {
     const slice = getStepIndexRows(db, t.id, after, INDEX_SLICE);
-    rows.push(...slice);
+    for (const r of slice) {
+      const marks = loops.next({ action: r.action, url: r.url, screenshotHash: r.shotHash, screenshotDhash: r.rawHash ? r.rawDhash : r.shotDhash });
+      const shot = r.shotHash ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! } : r.rawHash ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! } : null;
+      packer.add({ shot, action: shortAction(r.action), hasError: !!r.hasError, loops: marks });
+    }
+    await yieldToEventLoop();
     if (slice.length < INDEX_SLICE) break;
     after = slice[slice.length - 1]!.index;
-    await yieldToEventLoop();
   }
-  await yieldToEventLoop();
-  const loops = detectLoops(
-    rows.map((r) => ({ action: r.action, url: r.url, screenshotHash: r.shotHash, screenshotDhash: r.rawHash ? r.rawDhash : r.shotDhash })),
-  );
-  await yieldToEventLoop();
-  const inputs = rows.map((r, i) => {
-    const shot = r.shotHash ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! } : r.rawHash ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! } : null;
-    return { shot, action: shortAction(r.action), hasError: !!r.hasError, loops: loops[i]! };
-  });
-  await yieldToEventLoop();
-  const packed = toJsonText(packStepIndex(inputs));
+  const packed = toJsonText(packer.result());
   indexCache.set(key, packed);
   if (indexCache.size > INDEX_CACHE_SIZE) indexCache.delete(indexCache.keys().next().value!);
   return packed;

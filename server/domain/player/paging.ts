@@ -142,34 +142,44 @@ export function unpackHash(packed: string): string {
 }
 
 export function packStepIndex(rows: readonly StepIndexInput[]): PackedStepIndex {
+  const packer = createStepIndexPacker();
+  for (const r of rows) packer.add(r);
+  return packer.result();
+}
+
+/** packStepIndex one step at a time, for callers that read a long trajectory in slices. */
+export function createStepIndexPacker(): { add(row: StepIndexInput): void; result(): PackedStepIndex } {
   const sizes: [number, number][] = [];
   const sizeKeys = new Map<string, number>();
   const actions: string[] = [];
   const actionKeys = new Map<string, number>();
-  const out: PackedStepIndex = { count: rows.length, shots: [], sizes, sizeAt: [], actions, actionAt: [], errors: [], loops: [] };
-  rows.forEach((r, i) => {
-    out.shots.push(r.shot ? packHash(r.shot.hash) : "");
-    if (r.shot) {
-      const key = `${r.shot.width}x${r.shot.height}`;
-      let at = sizeKeys.get(key);
-      if (at === undefined) {
-        at = sizes.push([r.shot.width, r.shot.height]) - 1;
-        sizeKeys.set(key, at);
+  const out: PackedStepIndex = { count: 0, shots: [], sizes, sizeAt: [], actions, actionAt: [], errors: [], loops: [] };
+  return {
+    add(r) {
+      const i = out.count++;
+      out.shots.push(r.shot ? packHash(r.shot.hash) : "");
+      if (r.shot) {
+        const key = `${r.shot.width}x${r.shot.height}`;
+        let at = sizeKeys.get(key);
+        if (at === undefined) {
+          at = sizes.push([r.shot.width, r.shot.height]) - 1;
+          sizeKeys.set(key, at);
+        }
+        out.sizeAt.push(at);
+      } else out.sizeAt.push(-1);
+      let a = actionKeys.get(r.action);
+      if (a === undefined) {
+        a = actions.push(r.action) - 1;
+        actionKeys.set(r.action, a);
       }
-      out.sizeAt.push(at);
-    } else out.sizeAt.push(-1);
-    let a = actionKeys.get(r.action);
-    if (a === undefined) {
-      a = actions.push(r.action) - 1;
-      actionKeys.set(r.action, a);
-    }
-    out.actionAt.push(a);
-    if (r.hasError) out.errors.push(i);
-    const m = r.loops;
-    const bits = (m.repeatedAction ? 1 : 0) | (m.revisitedUrl ? 2 : 0) | (m.sameScreen ? 4 : 0);
-    if (bits) out.loops.push([i, bits, m.repeatRun, m.firstSeenAt ?? -1]);
-  });
-  return out;
+      out.actionAt.push(a);
+      if (r.hasError) out.errors.push(i);
+      const m = r.loops;
+      const bits = (m.repeatedAction ? 1 : 0) | (m.revisitedUrl ? 2 : 0) | (m.sameScreen ? 4 : 0);
+      if (bits) out.loops.push([i, bits, m.repeatRun, m.firstSeenAt ?? -1]);
+    },
+    result: () => out,
+  };
 }
 
 const NO_LOOP: LoopMarks = { repeatedAction: false, repeatRun: 1, revisitedUrl: false, firstSeenAt: null, sameScreen: false, url: null };
