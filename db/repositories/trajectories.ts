@@ -110,9 +110,31 @@ export function getStepIndexRows(db: Db, trajectoryId: number, afterIndex: numbe
     .all();
 }
 
-/** Steps at positions `from`..`from+count-1` (in step order): only those rows are read. */
-export function getStepRange(db: Db, trajectoryId: number, from: number, count: number): StepRow[] {
-  return db.select().from(steps).where(eq(steps.trajectoryId, trajectoryId)).orderBy(asc(steps.index)).limit(count).offset(from).all();
+/**
+ * Steps at positions `from`..`from+count-1` (in step order): only those rows are read. The action and the elements
+ * come as their stored JSON text, for callers that send them on as JSON without parsing them.
+ */
+export function getStepRange(db: Db, trajectoryId: number, from: number, count: number) {
+  return db
+    .select({
+      index: steps.index,
+      url: steps.url,
+      thought: steps.thought,
+      actionRaw: steps.actionRaw,
+      actionJson: sql<string>`${steps.action}`,
+      elementsJson: sql<string | null>`${steps.elements}`,
+      error: steps.error,
+      durationMs: steps.durationMs,
+      marksBurnedIn: steps.marksBurnedIn,
+      screenshotHash: steps.screenshotHash,
+      rawScreenshotHash: steps.rawScreenshotHash,
+    })
+    .from(steps)
+    .where(eq(steps.trajectoryId, trajectoryId))
+    .orderBy(asc(steps.index))
+    .limit(count)
+    .offset(from)
+    .all();
 }
 
 /** The screenshot hashes of every step, in order (the first columns of a step row: cheap even for 10,000 steps). */

@@ -36,7 +36,6 @@ import { snapVariantWidth } from "../domain/image-variants";
 import { shortAction } from "../domain/player/action-text";
 import { createLoopDetector } from "../domain/player/loops";
 import { createStepIndexPacker, STEP_WINDOW, stepWindowProblem, toJsonText, type JsonText, type PackedStepIndex } from "../domain/player/paging";
-import type { StepRow } from "../../db/schema/index";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
@@ -64,8 +63,11 @@ export interface PlayerStep {
   rawScreenshot: ImageMeta | null;
 }
 
-/** The player's full details of some steps, with their screenshots' sizes. */
-function playerSteps(db: Db, rows: StepRow[]): PlayerStep[] {
+/**
+ * The player's full details of some steps, with their screenshots' sizes, as JSON text. The action and elements are
+ * spliced in as stored (already JSON): parsing and re-serialising 50 steps × 30 elements was most of a window's cost.
+ */
+function playerStepsText(db: Db, rows: ReturnType<typeof getStepRange>): JsonText<PlayerStep[]> {
   const images = getScreenshotsByHash(
     db,
     rows.flatMap((s) => [s.screenshotHash, s.rawScreenshotHash].filter((h): h is string => !!h)),
@@ -76,19 +78,21 @@ function playerSteps(db: Db, rows: StepRow[]): PlayerStep[] {
     // A step row pointing at a hash with no screenshot row is a broken import; show it as missing, not crash.
     return img ? { hash, width: img.width, height: img.height, dhash: img.dhash } : null;
   };
-  return rows.map((s) => ({
-    index: s.index,
-    url: s.url,
-    thought: s.thought,
-    actionRaw: s.actionRaw,
-    action: s.action,
-    elements: s.elements ?? null,
-    error: s.error,
-    durationMs: s.durationMs,
-    marksBurnedIn: s.marksBurnedIn,
-    screenshot: meta(s.screenshotHash),
-    rawScreenshot: meta(s.rawScreenshotHash),
-  }));
+  const texts = rows.map((s) => {
+    const rest: Omit<PlayerStep, "action" | "elements"> = {
+      index: s.index,
+      url: s.url,
+      thought: s.thought,
+      actionRaw: s.actionRaw,
+      error: s.error,
+      durationMs: s.durationMs,
+      marksBurnedIn: s.marksBurnedIn,
+      screenshot: meta(s.screenshotHash),
+      rawScreenshot: meta(s.rawScreenshotHash),
+    };
+    return `${JSON.stringify(rest).slice(0, -1)},"action":${s.actionJson},"elements":${s.elementsJson ?? "null"}}`;
+  });
+  return `[${texts.join(",")}]` as JsonText<PlayerStep[]>;
 }
 
 /** A window of steps: positions `from` onwards, as the player shows them (as JSON text: see JsonText). */
@@ -144,7 +148,7 @@ export async function getTrajectoryForPlayer(db: Db, id: number) {
   if (!detail) throw new NotFoundError("trajectory", id);
   const { trajectory: t, task, taskSet, run } = detail;
   const index = await stepIndexOf(db, t);
-  const first: StepWindow = { from: 0, steps: toJsonText(playerSteps(db, getStepRange(db, id, 0, STEP_WINDOW))) };
+  const first: StepWindow = { from: 0, steps: playerStepsText(db, getStepRange(db, id, 0, STEP_WINDOW)) };
   return {
     trajectory: {
       id: t.id,
@@ -192,7 +196,7 @@ export function getStepWindow(db: Db, id: number, from: number, count: number = 
   // Counted, not the header's stepCount: a live trajectory's steps arrive before its header is updated.
   const problem = stepWindowProblem(from, count, countSteps(db, id));
   if (problem) throw new ValidationError(problem);
-  return { from, steps: toJsonText(playerSteps(db, getStepRange(db, id, from, count))) };
+  return { from, steps: playerStepsText(db, getStepRange(db, id, from, count)) };
 }
 
 export type PlayerTrajectory = Awaited<ReturnType<typeof getTrajectoryForPlayer>>;
