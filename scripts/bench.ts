@@ -8,6 +8,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   import: async () => (await import("./bench/import")).benchImport(),
   player: async () => (await import("./bench/player")).benchPlayer(),
   "first-view": async () => (await import("./bench/first-view")).benchFirstView(),
+  "large-trajectory": async () => (await import("./bench/large-trajectory")).benchLargeTrajectory(),
   agreement: async () => (await import("./bench/agreement")).benchAgreement(),
   analytics: async () => (await import("./bench/analytics")).benchAnalytics(),
   "arb-memory": async () => (await import("./bench/arb-memory")).benchArbMemory(),

@@ -1,7 +1,8 @@
 /**
  * Trajectories and their steps: every query on them lives here.
  */
-import { and, asc, count, desc, eq, gte, inArray, like, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, like, lte, or, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "../client";
 import { agentRuns, screenshots, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
 import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./annotation";
@@ -55,8 +56,9 @@ export function saveTrajectory(db: Db, v: TrajectoryValues): { id: number; statu
   return { id: existing.id, status: "updated" };
 }
 
-export function getTrajectoryDetail(db: Db, id: number) {
-  const head = db
+/** A trajectory with its task, task set and run, without its steps. */
+export function getTrajectoryHead(db: Db, id: number) {
+  return db
     .select({ trajectory: trajectories, task: tasks, taskSet: taskSets, run: agentRuns })
     .from(trajectories)
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
@@ -64,13 +66,90 @@ export function getTrajectoryDetail(db: Db, id: number) {
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
     .where(eq(trajectories.id, id))
     .get();
+}
+
+export function getTrajectoryDetail(db: Db, id: number) {
+  const head = getTrajectoryHead(db, id);
   if (!head) return undefined;
-  const stepRows = getSteps(db, id);
-  return { ...head, steps: stepRows };
+  return { ...head, steps: getSteps(db, id) };
 }
 
 export function getSteps(db: Db, trajectoryId: number): StepRow[] {
   return db.select().from(steps).where(eq(steps.trajectoryId, trajectoryId)).orderBy(asc(steps.index)).all();
+}
+
+const rawShots = alias(screenshots, "raw_shots");
+
+/**
+ * The light columns of a run of steps (no thought, no elements), with their screenshots' sizes and difference
+ * hashes: what the player's step index is built from. Keyset-paged by step number (`afterIndex` exclusive, -1 for
+ * the start) so a long trajectory can be read in slices, letting other requests run in between.
+ */
+export function getStepIndexRows(db: Db, trajectoryId: number, afterIndex: number, limit: number) {
+  return db
+    .select({
+      index: steps.index,
+      url: steps.url,
+      action: steps.action,
+      hasError: sql<number>`${steps.error} is not null`,
+      shotHash: screenshots.hash,
+      shotWidth: screenshots.width,
+      shotHeight: screenshots.height,
+      shotDhash: screenshots.dhash,
+      rawHash: rawShots.hash,
+      rawWidth: rawShots.width,
+      rawHeight: rawShots.height,
+      rawDhash: rawShots.dhash,
+    })
+    .from(steps)
+    .leftJoin(screenshots, eq(screenshots.hash, steps.screenshotHash))
+    .leftJoin(rawShots, eq(rawShots.hash, steps.rawScreenshotHash))
+    .where(and(eq(steps.trajectoryId, trajectoryId), gt(steps.index, afterIndex)))
+    .orderBy(asc(steps.index))
+    .limit(limit)
+    .all();
+}
+
+/**
+ * Steps at positions `from`..`from+count-1` (in step order): only those rows are read. The action and the elements
+ * come as their stored JSON text, for callers that send them on as JSON without parsing them.
+ */
+export function getStepRange(db: Db, trajectoryId: number, from: number, count: number) {
+  return db
+    .select({
+      index: steps.index,
+      url: steps.url,
+      thought: steps.thought,
+      actionRaw: steps.actionRaw,
+      actionJson: sql<string>`${steps.action}`,
+      elementsJson: sql<string | null>`${steps.elements}`,
+      error: steps.error,
+      durationMs: steps.durationMs,
+      marksBurnedIn: steps.marksBurnedIn,
+      screenshotHash: steps.screenshotHash,
+      rawScreenshotHash: steps.rawScreenshotHash,
+    })
+    .from(steps)
+    .where(eq(steps.trajectoryId, trajectoryId))
+    .orderBy(asc(steps.index))
+    .limit(count)
+    .offset(from)
+    .all();
+}
+
+/** The screenshot hashes of every step, in order (the first columns of a step row: cheap even for 10,000 steps). */
+export function getStepScreenshotHashes(db: Db, trajectoryId: number) {
+  return db
+    .select({ screenshotHash: steps.screenshotHash, rawScreenshotHash: steps.rawScreenshotHash })
+    .from(steps)
+    .where(eq(steps.trajectoryId, trajectoryId))
+    .orderBy(asc(steps.index))
+    .all();
+}
+
+/** How many steps a trajectory has stored (counted on the steps' index, not read). */
+export function countSteps(db: Db, trajectoryId: number): number {
+  return db.select({ n: count() }).from(steps).where(eq(steps.trajectoryId, trajectoryId)).get()!.n;
 }
 
 export function trajectoryIds(db: Db, where: { runId?: number } = {}): number[] {
@@ -215,6 +294,23 @@ export interface StepScreenshot {
   bytes: number;
   /** Difference hash, once the loop heuristic has computed it. */
   dhash: string | null;
+}
+
+/** Pixel sizes of the given screenshots, keyed by hash (for a window of steps). */
+export function getScreenshotsByHash(db: Db, hashes: readonly string[]): Map<string, StepScreenshot> {
+  const rows: StepScreenshot[] = [];
+  const unique = [...new Set(hashes)];
+  // Under SQLite's bound-parameter limit per query.
+  for (let i = 0; i < unique.length; i += 500) {
+    rows.push(
+      ...db
+        .select({ hash: screenshots.hash, mime: screenshots.mime, width: screenshots.width, height: screenshots.height, bytes: screenshots.bytes, dhash: screenshots.dhash })
+        .from(screenshots)
+        .where(inArray(screenshots.hash, unique.slice(i, i + 500)))
+        .all(),
+    );
+  }
+  return new Map(rows.map((r) => [r.hash, r]));
 }
 
 /** Pixel sizes of every screenshot (marked and raw) a trajectory's steps show, keyed by hash. */

@@ -19,11 +19,14 @@ import {
   distinctModels,
   distinctOutcomes,
   distinctSites,
-  getStepScreenshots,
+  countSteps,
   firstStepImages,
-  getSteps,
+  getScreenshotsByHash,
+  getStepIndexRows,
+  getStepRange,
+  getStepScreenshotHashes,
+  getTrajectoryHead,
   trajectoryIds,
-  getTrajectoryDetail,
   listTrajectories,
   listTrajectoriesPage,
   outcomeCounts,
@@ -32,8 +35,11 @@ import {
   type TrajectorySort,
 } from "../../db/repositories/trajectories";
 import { FIRST_VIEW_THUMBNAILS, FIRST_VIEW_WIDTHS, snapVariantWidth, THUMBNAIL_WIDTH } from "../domain/image-variants";
+import { shortAction } from "../domain/player/action-text";
+import { createLoopDetector } from "../domain/player/loops";
+import { createStepIndexPacker, STEP_WINDOW, stepWindowProblem, toJsonText, type JsonText, type PackedStepIndex } from "../domain/player/paging";
 import type { ParsedAction, SomElement } from "../domain/types";
-import { NotFoundError } from "../errors";
+import { NotFoundError, ValidationError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
 
 export interface ImageMeta {
@@ -59,30 +65,92 @@ export interface PlayerStep {
   rawScreenshot: ImageMeta | null;
 }
 
-export function getTrajectoryForPlayer(db: Db, id: number) {
-  const detail = getTrajectoryDetail(db, id);
-  if (!detail) throw new NotFoundError("trajectory", id);
-  const images = getStepScreenshots(db, id);
+/**
+ * The player's full details of some steps, with their screenshots' sizes, as JSON text. The action and elements are
+ * spliced in as stored (already JSON): parsing and re-serialising 50 steps × 30 elements was most of a window's cost.
+ */
+function playerStepsText(db: Db, rows: ReturnType<typeof getStepRange>): JsonText<PlayerStep[]> {
+  const images = getScreenshotsByHash(
+    db,
+    rows.flatMap((s) => [s.screenshotHash, s.rawScreenshotHash].filter((h): h is string => !!h)),
+  );
   const meta = (hash: string | null): ImageMeta | null => {
     if (!hash) return null;
     const img = images.get(hash);
     // A step row pointing at a hash with no screenshot row is a broken import; show it as missing, not crash.
     return img ? { hash, width: img.width, height: img.height, dhash: img.dhash } : null;
   };
-  const steps: PlayerStep[] = detail.steps.map((s) => ({
-    index: s.index,
-    url: s.url,
-    thought: s.thought,
-    actionRaw: s.actionRaw,
-    action: s.action,
-    elements: s.elements ?? null,
-    error: s.error,
-    durationMs: s.durationMs,
-    marksBurnedIn: s.marksBurnedIn,
-    screenshot: meta(s.screenshotHash),
-    rawScreenshot: meta(s.rawScreenshotHash),
-  }));
+  const texts = rows.map((s) => {
+    const rest: Omit<PlayerStep, "action" | "elements"> = {
+      index: s.index,
+      url: s.url,
+      thought: s.thought,
+      actionRaw: s.actionRaw,
+      error: s.error,
+      durationMs: s.durationMs,
+      marksBurnedIn: s.marksBurnedIn,
+      screenshot: meta(s.screenshotHash),
+      rawScreenshot: meta(s.rawScreenshotHash),
+    };
+    return `${JSON.stringify(rest).slice(0, -1)},"action":${s.actionJson},"elements":${s.elementsJson ?? "null"}}`;
+  });
+  return `[${texts.join(",")}]` as JsonText<PlayerStep[]>;
+}
+
+/** A window of steps: positions `from` onwards, as the player shows them (as JSON text: see JsonText). */
+export interface StepWindow {
+  from: number;
+  steps: JsonText<PlayerStep[]>;
+}
+
+/** Steps read per slice while building an index; between slices other requests get the event loop. */
+const INDEX_SLICE = 250;
+/** Recently built indexes: reopening a long trajectory (or its labelling item) does not rebuild its index. */
+const indexCache = new Map<string, JsonText<PackedStepIndex>>();
+const INDEX_CACHE_SIZE = 16;
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The compact index of every step (see server/domain/player/paging.ts), read from the steps' light columns only,
+ * in slices so a 10,000-step trajectory never holds the event loop for long. Loop marks are computed here, from the
+ * same inputs as the loop heuristic evaluator, so both agree.
+ */
+async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date }): Promise<JsonText<PackedStepIndex>> {
+  // A re-import changes updatedAt; a live trajectory's steps change the count.
+  const key = `${db.$client.name}:${t.id}:${t.updatedAt.getTime()}:${countSteps(db, t.id)}`;
+  const cached = indexCache.get(key);
+  if (cached) return cached;
+  // Loop marks and packing go slice by slice too: over 10,000 steps at once each took tens of milliseconds.
+  const loops = createLoopDetector();
+  const packer = createStepIndexPacker();
+  for (let after = -1; ; ) {
+    const slice = getStepIndexRows(db, t.id, after, INDEX_SLICE);
+    for (const r of slice) {
+      const marks = loops.next({ action: r.action, url: r.url, screenshotHash: r.shotHash, screenshotDhash: r.rawHash ? r.rawDhash : r.shotDhash });
+      const shot = r.shotHash ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! } : r.rawHash ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! } : null;
+      packer.add({ shot, action: shortAction(r.action), hasError: !!r.hasError, loops: marks });
+    }
+    await yieldToEventLoop();
+    if (slice.length < INDEX_SLICE) break;
+    after = slice[slice.length - 1]!.index;
+  }
+  const packed = toJsonText(packer.result());
+  indexCache.set(key, packed);
+  if (indexCache.size > INDEX_CACHE_SIZE) indexCache.delete(indexCache.keys().next().value!);
+  return packed;
+}
+
+/**
+ * What the player opens with: the trajectory's header, the index of every step, and the full details of the first
+ * window only; the rest comes window by window (getStepWindow). A 10,000-step trajectory opens with well under 1 MB.
+ */
+export async function getTrajectoryForPlayer(db: Db, id: number) {
+  const detail = getTrajectoryHead(db, id);
+  if (!detail) throw new NotFoundError("trajectory", id);
   const { trajectory: t, task, taskSet, run } = detail;
+  const index = await stepIndexOf(db, t);
+  const first: StepWindow = { from: 0, steps: playerStepsText(db, getStepRange(db, id, 0, STEP_WINDOW)) };
   return {
     trajectory: {
       id: t.id,
@@ -112,22 +180,43 @@ export function getTrajectoryForPlayer(db: Db, id: number) {
     run: { id: run.id, name: run.name, agentName: run.agentName, model: run.model, sourceSystem: run.sourceSystem },
     /** True when the blind rule hides the run from the viewer (set by the router, server/services/annotation/blind.ts). */
     agentHidden: false as boolean,
-    steps,
+    /** Every step, compactly (JSON text of a PackedStepIndex): the filmstrip and the playhead's range. */
+    index,
+    stepCount: countSteps(db, id),
+    /** Full details of the steps from position 0 (STEP_WINDOW of them). */
+    window: first,
   };
 }
 
-export type PlayerTrajectory = ReturnType<typeof getTrajectoryForPlayer>;
+/**
+ * The full details of `count` steps from position `from` (0-based), read from the database as that range only.
+ * A window starting past the last step is a clear error; one reaching past it is cut short.
+ */
+export function getStepWindow(db: Db, id: number, from: number, count: number = STEP_WINDOW): StepWindow {
+  const head = getTrajectoryHead(db, id);
+  if (!head) throw new NotFoundError("trajectory", id);
+  // Counted, not the header's stepCount: a live trajectory's steps arrive before its header is updated.
+  const problem = stepWindowProblem(from, count, countSteps(db, id));
+  if (problem) throw new ValidationError(problem);
+  return { from, steps: playerStepsText(db, getStepRange(db, id, from, count)) };
+}
+
+export type PlayerTrajectory = Awaited<ReturnType<typeof getTrajectoryForPlayer>>;
+
+/** How many steps ahead of the playhead (and behind it) one warm request queues: a long trajectory is not queued whole. */
+const WARM_AHEAD = 500;
+const WARM_BEHIND = 100;
 
 /**
  * Queues the WebP variants the player will show, at its snapped display width, from `fromStep` onwards and
- * then the steps before it. Returns how many images were queued.
+ * then the steps before it (at most WARM_AHEAD / WARM_BEHIND of them). Returns how many images were queued.
  */
 export function warmTrajectoryImages(deps: ImageDeps, q: { id: number; width: number; fromStep: number; raw: boolean }): number {
-  const steps = getSteps(deps.db, q.id);
+  const steps = getStepScreenshotHashes(deps.db, q.id);
   if (!steps.length) throw new NotFoundError("trajectory", q.id);
   const shown = (s: (typeof steps)[number]) => (q.raw ? (s.rawScreenshotHash ?? s.screenshotHash) : (s.screenshotHash ?? s.rawScreenshotHash));
   const from = Math.min(q.fromStep, steps.length - 1);
-  const ordered = [...steps.slice(from), ...steps.slice(0, from).reverse()].map(shown).filter((h): h is string => !!h);
+  const ordered = [...steps.slice(from, from + WARM_AHEAD), ...steps.slice(Math.max(0, from - WARM_BEHIND), from).reverse()].map(shown).filter((h): h is string => !!h);
   return warmVariants(deps, ordered, { kind: "variant", width: snapVariantWidth(q.width), format: "webp" });
 }
 

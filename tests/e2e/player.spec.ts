@@ -1,3 +1,6 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
 import { expectChildrenApart, expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
 import { loadFixtures, trajectoryId } from "./fixtures";
@@ -261,5 +264,68 @@ test.describe("trajectory player: layout", () => {
       await imageLoaded(page);
       await screenshotAt(page, "player-shared-amazon", size);
     }
+  });
+});
+
+/** Runs tests/e2e/long-trajectory-seed.ts against the e2e database; returns its JSON output. */
+function longSeed(...args: string[]): { id: number; lastHash: string } {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+  const dir = process.env.VERDICT_E2E_DIR!;
+  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/long-trajectory-seed.ts", ...args], {
+    cwd: root,
+    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`long-trajectory-seed.ts ${args.join(" ")} failed (exit ${r.status}):\n${r.stderr}`);
+  return JSON.parse(r.stdout) as { id: number; lastHash: string };
+}
+
+test.describe("trajectory player: a long trajectory, paged", () => {
+  const STEPS = 300;
+  let long: { id: number; lastHash: string };
+  test.beforeAll(() => {
+    long = longSeed("seed", String(STEPS), String(trajectoryId("ShopSite--0")));
+  });
+  test.afterAll(() => {
+    longSeed("clean");
+  });
+
+  test("End jumps to the last step, past the first window, with its screenshot, action and thought", async ({ page }) => {
+    const windows: string[] = [];
+    page.on("request", (r) => {
+      if (/trajectories\.steps/.test(r.url())) windows.push(decodeURIComponent(r.url()));
+    });
+    await page.goto(`/trajectories/${long.id}`);
+    await expect(counter(page)).toHaveText(`Step 1 of ${STEPS}`);
+    await imageLoaded(page);
+    await expect(page.getByTestId("step-thought")).toContainText("Step 0: ");
+    // Only the cells around the playhead are in the page, not all 300.
+    expect(await page.getByTestId("filmstrip-step").count()).toBeLessThan(STEPS);
+
+    await page.keyboard.press("End");
+    await expect(counter(page)).toHaveText(`Step ${STEPS} of ${STEPS}`);
+    await expect(page).toHaveURL(new RegExp(`\\?step=${STEPS}$`));
+    await expect(stepImage(page)).toHaveAttribute("data-hash", long.lastHash);
+    await imageLoaded(page);
+    await expect(page.getByTestId("parsed-action")).toHaveText(`Answer "final answer after ${STEPS} steps"`);
+    await expect(page.getByTestId("action-answer")).toContainText(`final answer after ${STEPS} steps`);
+    await expect(page.getByTestId("step-thought")).toContainText(`Step ${STEPS - 1}: `);
+    const lastCell = page.locator(`[data-testid="filmstrip-step"][data-position="${STEPS - 1}"]`);
+    await expect(lastCell).toHaveAttribute("aria-current", "step");
+    await expect(lastCell).toBeInViewport();
+    // The last step's details came as a window of its own (positions 250–299), not with the first payload.
+    expect(windows.some((u) => u.includes('"from":250'))).toBe(true);
+    await screenshotAt(page, "player-long-trajectory-end", { width: 1280, height: 800 });
+
+    // Stepping back and jumping home keep working across windows.
+    await page.keyboard.press("ArrowLeft");
+    await expect(counter(page)).toHaveText(`Step ${STEPS - 1} of ${STEPS}`);
+    await expect(page.getByTestId("step-thought")).toContainText(`Step ${STEPS - 2}: `);
+    await page.keyboard.press("Home");
+    await expect(counter(page)).toHaveText(`Step 1 of ${STEPS}`);
+    await expect(page.getByTestId("step-thought")).toContainText("Step 0: ");
+    await page.goto(`/trajectories/${long.id}?step=151`);
+    await expect(counter(page)).toHaveText(`Step 151 of ${STEPS}`);
+    await expect(page.getByTestId("step-thought")).toContainText("Step 150: ");
   });
 });

@@ -7,8 +7,10 @@ async function someHash(request: import("@playwright/test").APIRequestContext): 
   const input = encodeURIComponent(JSON.stringify({ json: { id: trajectoryId("shop-structured-1") } }));
   const res = await request.get(`/api/trpc/trajectories.byId?input=${input}`);
   expect(res.status()).toBe(200);
-  const body = (await res.json()) as { result: { data: { json: { steps: { screenshot: { hash: string } | null }[] } } } };
-  const hash = body.result.data.json.steps[0]?.screenshot?.hash;
+  const body = (await res.json()) as { result: { data: { json: { window: { steps: string } } } } };
+  // The window's steps come as JSON text (see JsonText in server/domain/player/paging.ts).
+  const steps = JSON.parse(body.result.data.json.window.steps) as { screenshot: { hash: string } | null }[];
+  const hash = steps[0]?.screenshot?.hash;
   expect(hash).toMatch(/^[0-9a-f]{64}$/);
   return hash!;
 }

@@ -14,6 +14,7 @@ import { runImport } from "../../server/services/ingest";
 import { runCli } from "../../server/cli/main";
 import { detectLoops } from "../../server/domain/player/loops";
 import { getTrajectoryForPlayer } from "../../server/services/trajectory-views";
+import { fromJsonText } from "../../server/domain/player/paging";
 import type { CliIO } from "../../server/cli/types";
 import { evaluateHeuristicVerdicts } from "../../server/services/judge/heuristics";
 import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
@@ -143,7 +144,7 @@ describe("heuristic verdicts on stored trajectories", () => {
     expect(listVerdicts(ctx.db, { trajectoryId: ids.running! })).toEqual([]);
 
     // The player gets the stored hashes, so its same-screen markers sit where the loop verdict says.
-    const shown = getTrajectoryForPlayer(ctx.db, ids.stuck!).steps;
+    const shown = fromJsonText((await getTrajectoryForPlayer(ctx.db, ids.stuck!)).window.steps);
     expect(shown.every((s) => s.screenshot?.dhash?.length === 64)).toBe(true);
     const marks = detectLoops(shown.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshot?.hash ?? null, screenshotDhash: (s.rawScreenshot ?? s.screenshot)?.dhash ?? null })));
     expect(marks.map((m) => m.sameScreen)).toEqual([false, true, true, false]);

@@ -9,6 +9,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root";
 import { createTRPCContext } from "../../server/api/trpc";
+import { fromJsonText } from "../../server/domain/player/paging";
 import { NotFoundError } from "../../server/errors";
 import { getScreenshotImage, variantPath } from "../../server/services/images";
 import { runImport } from "../../server/services/ingest";
@@ -34,22 +35,27 @@ beforeAll(async () => {
 afterAll(() => ctx?.cleanup());
 
 describe("trajectories.byId", () => {
-  it("returns the task, the run and every step with its screenshot's pixel size", async () => {
+  it("returns the task, the run and the first window of steps with their screenshots' pixel size", async () => {
     const t = await api.trajectories.byId({ id: ids["shop-structured-1"]! });
     expect(t.task).toMatchObject({ externalId: "shop-structured-1", site: "ShopSite", referenceAnswers: [{ kind: "must_include", text: "59.99" }] });
     expect(t.run).toMatchObject({ name: "native-mini", model: "fixture-model-1" });
     expect(t.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "$59.99", stepCount: 7 });
-    expect(t.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    expect(t.steps.every((s) => s.screenshot && s.screenshot.width === 1024 && s.screenshot.height === 768)).toBe(true);
-    expect(t.steps[1]!.elements?.find((e) => e.label === "4")?.bbox).toEqual([40, 150, expect.any(Number), 24]);
+    expect(t.stepCount).toBe(7);
+    expect(fromJsonText(t.index).count).toBe(7);
+    expect(t.window.from).toBe(0);
+    const steps = fromJsonText(t.window.steps);
+    expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(steps.every((s) => s.screenshot && s.screenshot.width === 1024 && s.screenshot.height === 768)).toBe(true);
+    expect(steps[1]!.elements?.find((e) => e.label === "4")?.bbox).toEqual([40, 150, expect.any(Number), 24]);
   });
 
   it("keeps WebVoyager's raw screenshot and burned-in flag", async () => {
     const t = await api.trajectories.byId({ id: ids["ShopSite--0"]! });
-    expect(t.steps[2]!.marksBurnedIn).toBe(true);
-    expect(t.steps[2]!.rawScreenshot).toMatchObject({ width: 1024, height: 768 });
-    expect(t.steps[2]!.rawScreenshot!.hash).not.toBe(t.steps[2]!.screenshot!.hash);
-    expect(t.steps[0]!.rawScreenshot).toBeNull();
+    const steps = fromJsonText(t.window.steps);
+    expect(steps[2]!.marksBurnedIn).toBe(true);
+    expect(steps[2]!.rawScreenshot).toMatchObject({ width: 1024, height: 768 });
+    expect(steps[2]!.rawScreenshot!.hash).not.toBe(steps[2]!.screenshot!.hash);
+    expect(steps[0]!.rawScreenshot).toBeNull();
   });
 
   it("answers NOT_FOUND with the id for an unknown trajectory, BAD_REQUEST for a malformed one", async () => {
@@ -118,7 +124,7 @@ describe("catalog pages", () => {
 });
 
 describe("screenshot images", () => {
-  const hashOf = async () => (await api.trajectories.byId({ id: ids["shop-structured-1"]! })).steps[0]!.screenshot!.hash;
+  const hashOf = async () => fromJsonText((await api.trajectories.byId({ id: ids["shop-structured-1"]! })).window.steps)[0]!.screenshot!.hash;
 
   it("serves the original bytes as stored", async () => {
     const hash = await hashOf();

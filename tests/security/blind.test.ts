@@ -113,6 +113,7 @@ function inputsFor(path: string): unknown[] | undefined {
     "trajectories.filterOptions": [undefined],
     "trajectories.byId": trajectoryInputs.map((id) => ({ id })),
     "trajectories.warmImages": trajectoryInputs.map((id) => ({ id, width: 640 })),
+    "trajectories.steps": trajectoryInputs.flatMap((id) => [{ id, from: 0 }, { id, from: 1, count: 2 }]),
     "tasks.byId": [...taskIds, outsideTask].map((id) => ({ id })),
     "judge.verdicts.forTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
     "judge.verdicts.panel": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
@@ -132,6 +133,7 @@ function inputsFor(path: string): unknown[] | undefined {
     "labelling.mine": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
     "labelling.item": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
     "labelling.warmImages": items.map((n) => ({ campaignId, itemNo: n, width: 640 })),
+    "labelling.itemSteps": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n, from: 0 }))),
     "labelling.done": campaigns.map((c) => ({ campaignId: c })),
     "labelling.ofTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
     // The QA stage: open to researchers and designated QA reviewers only, never to a campaign's annotators as such.

@@ -339,7 +339,7 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
             <LabelCard
               key={l.id}
               label={l}
-              stepCount={traj.steps.length}
+              stepCount={traj.stepCount}
               onTake={() =>
                 setDecision((d) => ({
                   ...d,

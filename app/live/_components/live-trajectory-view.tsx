@@ -8,7 +8,7 @@
 import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import { useSubscription } from "@trpc/tanstack-react-query";
 import Link from "next/link";
-import { useState } from "react";
+import { useCallback, useState } from "react";
 import { OutcomeBadge } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { PlayerView } from "../../trajectories/[id]/_components/player";
@@ -33,10 +33,15 @@ export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; tra
       },
     ),
   );
+  // Past the first window (long runs) the player fetches further steps like any trajectory's.
+  const loadWindow = useCallback(
+    (from: number) => queryClient.fetchQuery(trpc.trajectories.steps.queryOptions({ id: trajectoryId, from })),
+    [queryClient, trpc, trajectoryId],
+  );
   const cancel = useMutation(trpc.liveRuns.cancel.mutationOptions());
   const task = run.tasks.find((t) => t.trajectoryId === trajectoryId);
   const maxSteps = task?.maxSteps ?? run.settings?.maxSteps ?? 15;
-  const n = data.steps.length;
+  const n = data.stepCount;
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
@@ -94,7 +99,7 @@ export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; tra
       ) : (
         // The player fills the viewport below the top bar; this bar takes the 2.5rem more.
         <div className="flex min-h-0 flex-1 flex-col lg:[&>div]:h-[calc(100dvh-5.5rem)]">
-          <PlayerView key={running && follow ? `live-${n}` : "still"} data={data} initialStep={running && follow ? n : 1} />
+          <PlayerView key={running && follow ? `live-${n}` : "still"} data={data} initialStep={running && follow ? n : 1} loadWindow={loadWindow} />
         </div>
       )}
     </div>

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { STEP_WINDOW, windowStart } from "@/server/domain/player/paging";
 import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../_trpc/server";
 import { TrajectoryPlayer } from "./_components/player";
 
@@ -28,10 +29,13 @@ export default async function TrajectoryPage({ params, searchParams }: Props) {
   const step = Number(Array.isArray(stepParam) ? stepParam[0] : stepParam);
 
   // Resolve on the server so an unknown id is a real 404, then hand the data to the client cache.
-  await orNotFound(getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id })));
+  const t = await orNotFound(getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id })));
+  const initialStep = Number.isInteger(step) && step > 0 ? Math.min(step, Math.max(1, t.stepCount)) : 1;
+  // A link into a long trajectory opens on its step: that step's window of details comes with the page too.
+  if (initialStep > STEP_WINDOW) await getQueryClient().fetchQuery(trpc.trajectories.steps.queryOptions({ id, from: windowStart(initialStep - 1) }));
   return (
     <HydrateClient>
-      <TrajectoryPlayer source={{ trajectoryId: id }} initialStep={Number.isInteger(step) && step > 0 ? step : 1} evaluationsOpen={sp.panel === "evaluations"} />
+      <TrajectoryPlayer source={{ trajectoryId: id }} initialStep={initialStep} evaluationsOpen={sp.panel === "evaluations"} />
     </HydrateClient>
   );
 }

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { CAMPAIGN_STATUSES } from "../../domain/annotation/campaign-status";
+import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
 import { ITEM_STATES, LABEL_VERDICTS, type LabelSchema } from "../../domain/annotation/label-schema";
@@ -22,6 +23,7 @@ import {
   itemReview,
   listCampaignSummaries,
   assertTrajectoryBrowsable,
+  itemStepWindow,
   itemTrajectory,
   myCampaigns,
   myItemLabel,
@@ -258,6 +260,11 @@ export const labellingRouter = createTRPCRouter({
 
   /** The item's trajectory as the player shows it, with what the blind rule hides taken out. */
   item: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => itemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+
+  /** Full details of a window of the item's steps (the player pages long trajectories; see itemStepWindow). */
+  itemSteps: authedProcedure
+    .input(z.object({ campaignId: id, itemNo: id, from: z.number().int().nonnegative(), count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW) }))
+    .query(({ ctx, input }) => itemStepWindow(ctx.db, ctx.actor, input)),
 
   /** Encode an item's screenshots at the width the player shows them, starting from the current step. */
   warmImages: authedProcedure

@@ -91,7 +91,7 @@ export const liveRunsRouter = createTRPCRouter({
       const key = `${pulse.stepCount}|${pulse.outcome}|${pulse.outcomeDetail}`;
       if (key !== last) {
         last = key;
-        yield getTrajectoryForPlayer(ctx.db, input.id);
+        yield await getTrajectoryForPlayer(ctx.db, input.id);
       }
       if (pulse.outcome !== "running") return;
       await sleep(POLL_MS, signal);

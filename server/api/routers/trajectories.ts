@@ -4,8 +4,9 @@
  * until they have labelled them: they open them as campaign items (labelling.item).
  */
 import { z } from "zod";
+import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
-import { getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
+import { getStepWindow, getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
 import { assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/annotation";
 import { authedProcedure, createTRPCRouter } from "../trpc";
 
@@ -26,6 +27,13 @@ export const trajectoriesRouter = createTRPCRouter({
     assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
     return getTrajectoryForPlayer(ctx.db, input.id);
   }),
+  /** Full details of a window of steps from position `from` (byId carries the first window and the index of all). */
+  steps: authedProcedure
+    .input(z.object({ id: z.number().int().positive(), from: z.number().int().nonnegative(), count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW) }))
+    .query(({ ctx, input }) => {
+      assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
+      return getStepWindow(ctx.db, input.id, input.from, input.count);
+    }),
   /** Encode a trajectory's screenshots at the width the player shows them, starting from the current step. */
   warmImages: authedProcedure
     .input(

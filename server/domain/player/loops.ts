@@ -75,11 +75,21 @@ export const PATIENT_ACTIONS: ReadonlySet<ParsedAction["type"]> = new Set<Parsed
 const PATIENT_THRESHOLD = 3;
 
 export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
-  const out: LoopMarks[] = [];
+  const detector = createLoopDetector();
+  return steps.map((s) => detector.next(s));
+}
+
+/**
+ * detectLoops one step at a time, for callers that read a long trajectory in slices (the player's step index):
+ * `next` takes the steps in order and returns each one's marks, the same as detectLoops would.
+ */
+export function createLoopDetector(): { next(step: LoopStepInput): LoopMarks } {
   const firstVisit = new Map<string, number>();
   let prevAction: ParsedAction | null = null;
   let prevUrl: string | null = null;
+  let prev: LoopStepInput | null = null;
   let run = 1;
+  let i = 0;
   // Agents stay on a page for several steps: parse each distinct URL once.
   const normalised = new Map<string, string>();
   const normalise = (raw: string) => {
@@ -87,36 +97,38 @@ export function detectLoops(steps: readonly LoopStepInput[]): LoopMarks[] {
     if (n === undefined) normalised.set(raw, (n = normaliseUrl(raw)));
     return n;
   };
-  steps.forEach((s, i) => {
-    const action = s.action.type === "unparsed" ? null : s.action;
-    run = action !== null && prevAction !== null && sameAction(action, prevAction) ? run + 1 : 1;
-    const patient = PATIENT_ACTIONS.has(s.action.type);
-    const repeatedAction = run >= (patient ? PATIENT_THRESHOLD : 2);
+  return {
+    next(s) {
+      const action = s.action.type === "unparsed" ? null : s.action;
+      run = action !== null && prevAction !== null && sameAction(action, prevAction) ? run + 1 : 1;
+      const patient = PATIENT_ACTIONS.has(s.action.type);
+      const repeatedAction = run >= (patient ? PATIENT_THRESHOLD : 2);
 
-    const url = s.url ? normalise(s.url) : null;
-    let revisitedUrl = false;
-    let firstSeenAt: number | null = null;
-    if (url !== null) {
-      const seen = firstVisit.get(url);
-      if (seen !== undefined && prevUrl !== url) {
-        revisitedUrl = true;
-        firstSeenAt = seen;
+      const url = s.url ? normalise(s.url) : null;
+      let revisitedUrl = false;
+      let firstSeenAt: number | null = null;
+      if (url !== null) {
+        const seen = firstVisit.get(url);
+        if (seen !== undefined && prevUrl !== url) {
+          revisitedUrl = true;
+          firstSeenAt = seen;
+        }
+        if (seen === undefined) firstVisit.set(url, i);
       }
-      if (seen === undefined) firstVisit.set(url, i);
-    }
 
-    const prev = i > 0 ? steps[i - 1]! : null;
-    const sameScreen = !!(
-      prev &&
-      ((s.screenshotHash && prev.screenshotHash === s.screenshotHash) || nearIdenticalScreens(prev.screenshotDhash, s.screenshotDhash))
-    );
+      const sameScreen = !!(
+        prev &&
+        ((s.screenshotHash && prev.screenshotHash === s.screenshotHash) || nearIdenticalScreens(prev.screenshotDhash, s.screenshotDhash))
+      );
 
-    out.push({ repeatedAction, repeatRun: run, revisitedUrl, firstSeenAt, sameScreen, url });
-    prevAction = action;
-    // A step without a URL keeps the last known one: missing data is not a navigation.
-    if (url !== null) prevUrl = url;
-  });
-  return out;
+      prevAction = action;
+      // A step without a URL keeps the last known one: missing data is not a navigation.
+      if (url !== null) prevUrl = url;
+      prev = s;
+      i++;
+      return { repeatedAction, repeatRun: run, revisitedUrl, firstSeenAt, sameScreen, url };
+    },
+  };
 }
 
 /** True when any marker applies (for a compact "loop" badge). */

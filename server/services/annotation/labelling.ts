@@ -55,7 +55,7 @@ import {
 import { isGoldTurn, pickCandidate, type QueueCandidate } from "../../domain/annotation/assignment";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import type { ImageDeps } from "../images";
-import { getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
+import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
 import { hideAgentInTrajectory } from "./blind";
 import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
@@ -570,9 +570,18 @@ export function myItemLabel(db: Db, actor: Actor, campaignId: number, itemNo: nu
 }
 
 /** The item's trajectory for the player, with what the blind rule hides from this annotator taken out. */
-export function itemTrajectory(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+export async function itemTrajectory(db: Db, actor: Actor, campaignId: number, itemNo: number) {
   const { item } = requireItem(db, actor, campaignId, itemNo);
-  return hideAgentInTrajectory(db, actor.userId, getTrajectoryForPlayer(db, item.trajectoryId));
+  return hideAgentInTrajectory(db, actor.userId, await getTrajectoryForPlayer(db, item.trajectoryId));
+}
+
+/**
+ * A window of the item's steps, by item number, under the same check as the item itself. Steps carry nothing the
+ * blind rule hides (no trajectory id, run or model).
+ */
+export function itemStepWindow(db: Db, actor: Actor, q: { campaignId: number; itemNo: number; from: number; count: number }) {
+  const { item } = requireItem(db, actor, q.campaignId, q.itemNo);
+  return getStepWindow(db, item.trajectoryId, q.from, q.count);
 }
 
 /** Queues the item's screenshots at the player's width (see warmTrajectoryImages). */

@@ -6,25 +6,32 @@
  * Everything is driven from the keyboard (see server/domain/player/keyboard.ts). The step lives in `?step=N`
  * (1-based) via history.replaceState, so links reopen the same step without a server round trip per key.
  */
-import { useMutation, useSuspenseQuery } from "@tanstack/react-query";
+import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { BASE_STEP_MS, commandForKey, nextSpeed, type PlayerCommand } from "@/server/domain/player/keyboard";
-import { detectLoops, type LoopMarks } from "@/server/domain/player/loops";
-import { layoutOverlay, type GroundingFlag } from "@/server/domain/player/overlay";
+import type { LoopMarks } from "@/server/domain/player/loops";
+import type { GroundingFlag } from "@/server/domain/player/overlay";
+import { fromJsonText, unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW, type JsonText, type StepIndexEntry } from "@/server/domain/player/paging";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
 import { Filmstrip } from "./filmstrip";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { StepDetails } from "./step-details";
+import { groundingOf } from "./step-grounding";
 import { StepStage } from "./step-stage";
 import { TaskPanel } from "./task-panel";
 import { ZoomView } from "./zoom-view";
 
 export type PlayerData = inferRouterOutputs<AppRouter>["trajectories"]["byId"];
-export type PlayerStepData = PlayerData["steps"][number];
+type Decoded<T> = T extends JsonText<infer U> ? U : never;
+export type PlayerStepData = Decoded<PlayerData["window"]["steps"]>[number];
+/** A window of steps as it comes over the wire (its steps as JSON text). */
+export type StepWindowData = PlayerData["window"];
+/** Fetches the full details of the aligned window of steps starting at `from`. */
+export type LoadStepWindow = (from: number) => Promise<StepWindowData>;
 
 /** What a side panel (the label panel) can see of the player: the step on screen, and a way to move. */
 export interface PlayerPanelState {
@@ -79,6 +86,25 @@ export function TrajectoryPlayer({
   const { data } = useSuspenseQuery(
     itemNo ? trpc.labelling.item.queryOptions({ campaignId, itemNo }) : trpc.trajectories.byId.queryOptions({ id: trajectoryId }),
   ) as { data: PlayerData };
+  const queryClient = useQueryClient();
+  // Windows are cached like any query (the page may have rendered the initial step's window on the server).
+  const loadWindow = useCallback<LoadStepWindow>(
+    (from) =>
+      queryClient.fetchQuery({
+        ...(itemNo ? trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from }) : trpc.trajectories.steps.queryOptions({ id: trajectoryId, from })),
+        staleTime: Infinity,
+      }),
+    [queryClient, trpc, campaignId, itemNo, trajectoryId],
+  );
+  // The page may have fetched the initial step's window on the server: start with it rather than a placeholder.
+  const [initialWindow] = useState(() =>
+    queryClient.getQueryData(
+      (itemNo
+        ? trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from: windowStart(Math.max(0, initialStep - 1)) })
+        : trpc.trajectories.steps.queryOptions({ id: trajectoryId, from: windowStart(Math.max(0, initialStep - 1)) })
+      ).queryKey,
+    ),
+  );
   const { mutate: warmTrajectory } = useMutation(trpc.trajectories.warmImages.mutationOptions());
   const { mutate: warmItem } = useMutation(trpc.labelling.warmImages.mutationOptions());
   const warm = useCallback(
@@ -107,6 +133,8 @@ export function TrajectoryPlayer({
       back={back}
       onDisplayWidth={onDisplayWidth}
       evaluationsOpen={evaluationsOpen}
+      loadWindow={loadWindow}
+      initialWindow={initialWindow}
     />
   );
 }
@@ -124,6 +152,8 @@ export function PlayerView({
   back,
   onDisplayWidth,
   evaluationsOpen = false,
+  loadWindow,
+  initialWindow,
 }: {
   data: PlayerData;
   initialStep: number;
@@ -139,9 +169,13 @@ export function PlayerView({
   back?: BackLink;
   onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
   evaluationsOpen?: boolean;
+  /** Fetches further windows of steps; without it only the payload's own window has details. */
+  loadWindow?: LoadStepWindow;
+  /** Another window already at hand (the initial step's, fetched with the page). */
+  initialWindow?: StepWindowData;
 }) {
-  const steps = data.steps;
-  const n = steps.length;
+  const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
+  const n = index.length;
   const [current, setCurrent] = useState(() => clampStep(initialStep - 1, Math.max(1, n)));
   const [showSom, setShowSom] = useState(true);
   const [showAction, setShowAction] = useState(true);
@@ -156,21 +190,21 @@ export function PlayerView({
   // server's encoder on a cold cache.
   const [firstImageShown, setFirstImageShown] = useState(false);
 
-  const step = steps[current];
+  const { stepAt, windowError } = useStepWindows(data.window, index, current, loadWindow, initialWindow);
+  const loaded = stepAt(current);
+  // Until its window arrives, the step shows what the index knows (its screenshot), its details say loading.
+  const step = loaded ?? (index[current] ? placeholderStep(index[current]) : undefined);
+  const pending = !loaded && !!step;
 
-  const analysis: StepAnalysis[] = useMemo(() => {
-    // Same inputs as the loop heuristic evaluator, so its verdict and these markers agree.
-    const loops = detectLoops(
-      steps.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshot?.hash ?? null, screenshotDhash: (s.rawScreenshot ?? s.screenshot)?.dhash ?? null })),
-    );
-    return steps.map((s, i) => {
-      const img = s.screenshot ?? s.rawScreenshot;
-      const natural = img ? { width: img.width, height: img.height } : { width: 1, height: 1 };
-      // Grounding does not depend on the display size; lay out at natural size once per step.
-      const grounding = layoutOverlay({ natural, display: natural, elements: s.elements, action: s.action }).grounding;
-      return { loops: loops[i]!, grounding };
-    });
-  }, [steps]);
+  // Loop marks come with the index (computed on the server like the loop heuristic's); grounding needs the step's
+  // elements, so it is known for the steps whose details have been fetched.
+  const analysisAt = useCallback((i: number): StepAnalysis | undefined => {
+    const entry = index[i];
+    if (!entry) return undefined;
+    const full = stepAt(i);
+    return { loops: entry.loops, grounding: full ? groundingOf(full) : null };
+  }, [index, stepAt]);
+  const currentAnalysis = useMemo(() => analysisAt(current), [analysisAt, current]);
 
   // Keep ?step=N in the address bar without a navigation.
   useEffect(() => {
@@ -194,6 +228,13 @@ export function PlayerView({
   const toggleEvaluations = useCallback(() => setShowEvaluations((v) => !v), []);
 
   const go = useCallback((i: number) => setCurrent(clampStep(i, n)), [n]);
+  const selectStep = useCallback(
+    (i: number) => {
+      setPlaying(false);
+      go(i);
+    },
+    [go],
+  );
 
   // Playback: advance on a timer, stop at the end.
   useEffect(() => {
@@ -313,26 +354,24 @@ export function PlayerView({
               />
               <StepStage
                 step={step}
+                pending={pending}
                 showRaw={showRaw}
                 showSom={showSom}
                 showAction={showAction}
-                analysis={analysis[current]!}
+                analysis={currentAnalysis!}
                 isLast={current === n - 1}
-                neighbours={[steps[current + 1], steps[current - 1], steps[current + 2]]}
+                neighbours={neighbourSteps(index, stepAt, current)}
                 onZoom={() => setZoom(true)}
                 onVariantWidth={(w) => onDisplayWidth?.(w, current, showRaw)}
                 onImageLoaded={() => setFirstImageShown(true)}
               />
               <Filmstrip
-                steps={steps}
-                analysis={analysis}
+                index={index}
+                stepAt={stepAt}
                 current={current}
                 showThumbnails={firstImageShown}
                 evaluationMarks={evaluations.marks}
-                onSelect={(i) => {
-                  setPlaying(false);
-                  go(i);
-                }}
+                onSelect={selectStep}
               />
             </>
           )}
@@ -346,7 +385,12 @@ export function PlayerView({
           {showEvaluations ? (
             <EvaluationsPanel state={evaluations} go={go} onClose={closeEvaluations} />
           ) : (
-            step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />
+            step &&
+            (pending ? (
+              <PendingDetails position={current + 1} count={n} error={windowError} />
+            ) : (
+              <StepDetails step={step} position={current + 1} count={n} analysis={currentAnalysis!} showingRaw={showRaw} />
+            ))
           )}
           {/* Label panel slot: the annotation issue renders its form here. */}
           {panel && !sidePanelFirst && <div className="border-t border-zinc-200">{panel}</div>}
@@ -357,6 +401,94 @@ export function PlayerView({
         <ZoomView step={step} showRaw={showRaw} showSom={showSom} showAction={showAction} position={current + 1} count={n} onClose={() => setZoom(false)} />
       )}
       {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
+    </div>
+  );
+}
+
+/** A step whose details have not arrived yet: its screenshot from the index, nothing else. */
+function placeholderStep(e: StepIndexEntry): PlayerStepData {
+  const meta = e.shot ? { ...e.shot, dhash: null } : null;
+  return {
+    index: e.position,
+    url: null,
+    thought: null,
+    actionRaw: null,
+    action: { type: "noop" },
+    elements: null,
+    error: null,
+    durationMs: null,
+    marksBurnedIn: false,
+    screenshot: meta,
+    rawScreenshot: null,
+  };
+}
+
+/** The steps whose screenshots are fetched and decoded ahead: next, previous, the one after next. */
+function neighbourSteps(index: StepIndexEntry[], stepAt: (i: number) => PlayerStepData | undefined, current: number) {
+  return [current + 1, current - 1, current + 2].map((i) => stepAt(i) ?? (index[i] ? placeholderStep(index[i]) : undefined));
+}
+
+/**
+ * The windows of full step details fetched so far, and fetching the ones the playhead needs next (the current
+ * step's window at once, the neighbouring one when the playhead comes within PREFETCH_MARGIN of it).
+ */
+function useStepWindows(first: StepWindowData, index: StepIndexEntry[], current: number, loadWindow?: LoadStepWindow, also?: StepWindowData) {
+  const [windows, setWindows] = useState(() => {
+    const m = new Map<number, PlayerStepData[]>([[first.from, fromJsonText(first.steps)]]);
+    if (also) m.set(also.from, fromJsonText(also.steps));
+    return m;
+  });
+  const [windowError, setWindowError] = useState<string | null>(null);
+  // A new payload (a live trajectory's next step) replaces the first window.
+  const [firstSeen, setFirstSeen] = useState(first);
+  if (firstSeen !== first) {
+    setFirstSeen(first);
+    setWindows((w) => new Map(w).set(first.from, fromJsonText(first.steps)));
+  }
+  const n = index.length;
+  useEffect(() => {
+    if (!loadWindow) return;
+    const wanted = windowsToFetch(current, n, new Set(windows.keys()));
+    let live = true;
+    for (const from of wanted) {
+      loadWindow(from).then(
+        (w) => {
+          if (!live) return;
+          setWindowError(null);
+          setWindows((m) => (m.has(w.from) ? m : new Map(m).set(w.from, fromJsonText(w.steps))));
+        },
+        (e: unknown) => {
+          if (live) setWindowError(e instanceof Error ? e.message : String(e));
+        },
+      );
+    }
+    return () => {
+      live = false;
+    };
+  }, [current, n, windows, loadWindow]);
+  const stepAt = useCallback(
+    (i: number): PlayerStepData | undefined => {
+      const from = windowStart(i, STEP_WINDOW);
+      return windows.get(from)?.[i - from];
+    },
+    [windows],
+  );
+  return { stepAt, windowError };
+}
+
+function PendingDetails({ position, count, error }: { position: number; count: number; error: string | null }) {
+  return (
+    <div className="flex flex-col gap-2 p-4" data-testid="step-details-pending">
+      <h2 className="text-[13px] font-semibold text-zinc-900">
+        Step {position} <span className="font-normal text-zinc-400">of {count}</span>
+      </h2>
+      {error ? (
+        <p className="text-[12px] text-rose-700" role="alert">
+          Could not load this step&apos;s details: {error}
+        </p>
+      ) : (
+        <p className="text-[12px] text-zinc-500">Loading step details…</p>
+      )}
     </div>
   );
 }

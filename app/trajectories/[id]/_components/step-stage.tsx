@@ -40,6 +40,7 @@ function prefetch(url: string, priority: "high" | "low") {
 
 export function StepStage({
   step,
+  pending = false,
   showRaw,
   showSom,
   showAction,
@@ -51,6 +52,8 @@ export function StepStage({
   onImageLoaded,
 }: {
   step: PlayerStepData;
+  /** The step's details are still being fetched: show its screenshot, no overlay. */
+  pending?: boolean;
   showRaw: boolean;
   showSom: boolean;
   showAction: boolean;
@@ -104,7 +107,7 @@ export function StepStage({
 
   return (
     <div className="flex min-h-0 flex-1 flex-col bg-zinc-100">
-      <StatusLine step={step} analysis={analysis} showRaw={showRaw && !!step.rawScreenshot} isLast={isLast} />
+      <StatusLine step={step} pending={pending} analysis={analysis} showRaw={showRaw && !!step.rawScreenshot} isLast={isLast} />
       <div ref={areaRef} className="relative min-h-[240px] flex-1 p-3">
         <div className="absolute inset-3 grid place-items-center">
           {img ? (
@@ -134,7 +137,7 @@ export function StepStage({
                   className="block size-full select-none"
                 />
               )}
-              {display.width > 0 && <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} labels={!(step.marksBurnedIn && !showRaw)} />}
+              {display.width > 0 && !pending && <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} labels={!(step.marksBurnedIn && !showRaw)} />}
               {loading && <span className="absolute top-2 right-2 size-3 animate-spin rounded-full border-2 border-indigo-400 border-t-transparent" aria-label="Loading image" />}
             </div>
           ) : (
@@ -148,12 +151,12 @@ export function StepStage({
   );
 }
 
-function StatusLine({ step, analysis, showRaw, isLast }: { step: PlayerStepData; analysis: StepAnalysis; showRaw: boolean; isLast: boolean }) {
+function StatusLine({ step, pending, analysis, showRaw, isLast }: { step: PlayerStepData; pending: boolean; analysis: StepAnalysis; showRaw: boolean; isLast: boolean }) {
   const { loops, grounding } = analysis;
   return (
     <div className="flex min-h-8 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-zinc-200 bg-zinc-50 px-3 py-1 text-[12px]">
       <span className="min-w-0 flex-1 truncate font-mono text-zinc-600" title={step.url ?? undefined} data-testid="step-url">
-        {step.url ?? <span className="font-sans text-zinc-400">URL not recorded</span>}
+        {step.url ?? <span className="font-sans text-zinc-400">{pending ? "Loading…" : "URL not recorded"}</span>}
       </span>
       {grounding && (
         <span data-testid="grounding-flag" className="rounded bg-rose-600 px-1.5 py-px text-2xs font-semibold text-white" title={grounding.message}>

@@ -1,0 +1,49 @@
+/**
+ * Run by player.spec.ts in a child process (tsx) against the e2e database. `seed <steps> <trajectoryId>` writes a
+ * long trajectory (tests/helpers/long-trajectory.ts) whose steps reuse the screenshots of an imported trajectory,
+ * so its images are real; `clean` removes it with its task, run and task set. Prints one JSON object.
+ */
+import { eq, inArray } from "drizzle-orm";
+import { agentRuns, steps, taskSets, tasks, trajectories } from "../../db/schema/index";
+import { getAppContext } from "../../server/context";
+import { seedLongTrajectory } from "../helpers/long-trajectory";
+
+const EXTERNAL_ID = "e2e-long-trajectory";
+const { db } = getAppContext();
+const [mode, rawSteps, rawFrom] = process.argv.slice(2);
+
+function clean() {
+  const rows = db
+    .select({ id: trajectories.id, taskId: trajectories.taskId, runId: trajectories.runId, setId: tasks.taskSetId })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .where(eq(tasks.externalId, EXTERNAL_ID))
+    .all();
+  if (!rows.length) return;
+  db.delete(trajectories).where(inArray(trajectories.id, rows.map((r) => r.id))).run();
+  db.delete(tasks).where(inArray(tasks.id, rows.map((r) => r.taskId))).run();
+  db.delete(agentRuns).where(inArray(agentRuns.id, rows.map((r) => r.runId))).run();
+  db.delete(taskSets).where(inArray(taskSets.id, rows.map((r) => r.setId))).run();
+}
+
+if (mode === "clean") {
+  clean();
+  console.log(JSON.stringify({ cleaned: true }));
+} else if (mode === "seed") {
+  clean();
+  const from = Number(rawFrom);
+  const hashes = db
+    .select({ hash: steps.screenshotHash })
+    .from(steps)
+    .where(eq(steps.trajectoryId, from))
+    .orderBy(steps.index)
+    .all()
+    .map((r) => r.hash)
+    .filter((h): h is string => !!h);
+  if (!hashes.length) throw new Error(`Trajectory ${from} has no screenshots to reuse`);
+  const n = Number(rawSteps);
+  const id = seedLongTrajectory(db, { steps: n, externalTaskId: EXTERNAL_ID, screenshotHashes: hashes, marks: 30 });
+  console.log(JSON.stringify({ id, lastHash: hashes[(n - 1) % hashes.length] }));
+} else {
+  throw new Error(`usage: long-trajectory-seed.ts seed <steps> <trajectoryId> | clean`);
+}
