@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { CAMPAIGN_STATUSES } from "../../../db/schema/index";
-import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { trajectoryListInput, usesTriage } from "../../domain/trajectory-list-query";
 import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
 import { ITEM_STATES } from "../../domain/annotation/label-schema";
 import {
@@ -20,6 +20,7 @@ import {
   importLabelsCsv,
   itemReview,
   listCampaignSummaries,
+  assertMayTriage,
   assertTrajectoryBrowsable,
   itemTrajectory,
   myCampaigns,
@@ -77,6 +78,7 @@ export const campaignsRouter = createTRPCRouter({
 
   /** How many trajectories a selection holds, before creating a campaign from it. */
   previewSelection: researcherProcedure.input(selection).query(({ ctx, input }) => {
+    if (input.filter && usesTriage(input.filter)) assertMayTriage(ctx.db, ctx.actor);
     const ids = resolveSelection(ctx.db, input);
     return { count: ids.length, description: input.filter ? describeFilter(input.filter) : `${ids.length} chosen trajectories` };
   }),

@@ -6,7 +6,8 @@
  * process (`npm run cli -- judge --resume ID`) finish a batch the server left behind.
  */
 import { z } from "zod";
-import { listEvaluatorSummaries, listVerdicts, trajectoryIdsMatching } from "../../../db/repositories/evaluation";
+import { listEvaluatorSummaries, listVerdicts } from "../../../db/repositories/evaluation";
+import { matchingTrajectoryIds } from "../../services/trajectory-views";
 import { judgeKeyEnvSchema } from "../../domain/evaluators/judge-endpoint-policy";
 import { parseK, type JudgeK } from "../../domain/evaluators/verdicts";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
@@ -87,7 +88,8 @@ const batchInput = z.object({
 });
 
 function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): number[] {
-  const ids = "trajectoryIds" in s ? s.trajectoryIds : trajectoryIdsMatching(ctx.db, s.filter);
+  // From the list's filters: the same trajectories the list shows, a seeded sample included.
+  const ids = "trajectoryIds" in s ? s.trajectoryIds : matchingTrajectoryIds(ctx.db, s.filter);
   if (ids.length === 0) throw new ValidationError("the selection holds no trajectories");
   return ids;
 }
