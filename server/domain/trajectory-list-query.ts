@@ -54,6 +54,11 @@ export function formatEvaluatorRef(e: EvaluatorRef): string {
   return `${e.key}|${e.k}|${e.pv}`;
 }
 
+/** "Fixture judge · k=1 · v1", "Heuristic: loop": enough to tell one evaluator setting from another. */
+export function evaluatorLabel(e: { name: string; k: string; promptVersion: string; kind: string }): string {
+  return [e.name, e.k ? `k=${e.k}` : "", e.kind === "judge" && e.promptVersion ? e.promptVersion : ""].filter(Boolean).join(" · ");
+}
+
 const evaluatorRef = z
   .string()
   .max(800)

@@ -38,7 +38,9 @@ test.describe("trajectory list", () => {
     await page.goto("/trajectories?minSteps=7&maxSteps=7&site=ShopSite");
     await expect(rows).toHaveCount(2);
     await page.goto("/trajectories?q=no-such-words-anywhere");
-    await expect(page.getByText("No trajectory matches these filters.")).toBeVisible();
+    await expect(page.getByText("No trajectories match")).toBeVisible();
+    await page.getByRole("link", { name: "Clear filters" }).click();
+    await expect(page).toHaveURL(/\/trajectories$/);
   });
 
   test("changing a filter rewrites the URL so the view can be shared", async ({ page }) => {
