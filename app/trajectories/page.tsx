@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { forbidden } from "next/navigation";
 import { Suspense } from "react";
 import { hasRole } from "@/server/auth/roles";
-import { activeFilterCount, evaluatorLabel, parseTrajectoryListParams, trajectoryListSearch } from "@/server/domain/trajectory-list-query";
+import { activeFilterCount, evaluatorLabel, parseTrajectoryListParams, trajectoryListSearch, usesTriage } from "@/server/domain/trajectory-list-query";
 import { EmptyState, formatCount, PageHeader, Pagination } from "../_components/ui";
 import { currentUser } from "../_lib/session";
-import { api } from "../_trpc/server";
+import { api, orNotFound } from "../_trpc/server";
 import { FilterBar } from "./_components/filter-bar";
 import { TrajectoryListLoading } from "./_components/list-loading";
 import { TrajectoryTable } from "./_components/trajectory-table";
@@ -14,7 +15,14 @@ export const metadata: Metadata = { title: "Trajectories" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-export default function TrajectoriesPage(props: Props) {
+export default async function TrajectoriesPage(props: Props) {
+  // Triage shows labels and verdicts: an annotator's link with triage filters is a 403 (decided before the list
+  // streams, so the status is real); the API refuses them too, and researchers labelling blind.
+  const query = parseTrajectoryListParams(await props.searchParams);
+  if (usesTriage(query) || query.sample !== undefined) {
+    const user = await currentUser();
+    if (!user || !hasRole(user, "researcher")) forbidden();
+  }
   return (
     <Suspense fallback={<TrajectoryListLoading />}>
       <TrajectoryList {...props} />
@@ -25,7 +33,7 @@ export default function TrajectoriesPage(props: Props) {
 async function TrajectoryList({ searchParams }: Props) {
   const query = parseTrajectoryListParams(await searchParams);
   const caller = await api();
-  const [list, options] = await Promise.all([caller.trajectories.list(query), caller.trajectories.filterOptions()]);
+  const [list, options] = await Promise.all([orNotFound(caller.trajectories.list(query)), caller.trajectories.filterOptions()]);
   const filtered = activeFilterCount(query) > 0;
   const nothingImported = list.all === 0;
   const user = await currentUser();

@@ -286,7 +286,7 @@ export function TrajectoryTable({
                     {r.id}
                   </Link>
                 </td>
-                <td className="min-w-0">
+                <td className="min-w-0" data-testid="task-cell">
                   <div className="flex min-w-0 items-baseline gap-2">
                     <span className="shrink-0 font-mono text-[12px] font-medium text-zinc-900">{r.externalTaskId}</span>
                     {r.attempt > 0 && <span className="shrink-0 text-2xs text-zinc-500">attempt {r.attempt + 1}</span>}

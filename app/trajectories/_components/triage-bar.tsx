@@ -87,7 +87,7 @@ export function TriageBar({
         ) : (
           <span className="text-zinc-500">No rows selected</span>
         )}
-        {selection.kind === "ids" && allOnPage && total > picked.length && (
+        {selection.kind === "ids" && allOnPage && (
           <button type="button" className="link" onClick={onSelectAllMatching}>
             Select all {formatCount(total)} matching
           </button>
