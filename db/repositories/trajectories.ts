@@ -139,8 +139,7 @@ export function listTrajectories(
   const dir = page.dir === "asc" ? asc : desc;
   let order: SQL[];
   if (sort === "human" || sort === "verdict") {
-    const key = triageSortKey(sort, f);
-    order = [asc(key.missing), dir(key.rank)];
+    order = [dir(triageSortKey(sort, f, page.dir ?? "desc"))];
   } else {
     order = [dir({ id: trajectories.id, steps: trajectories.stepCount, task: tasks.externalId, site: tasks.site, updated: trajectories.updatedAt }[sort])];
   }
@@ -339,12 +338,11 @@ export function listTrajectoriesPage(
       .all();
   } else if (sort === "human" || sort === "verdict") {
     // Trajectories without a label or verdict go last whichever way the column is sorted.
-    const key = triageSortKey(sort, f);
     idRows = db
       .select({ id: trajectories.id })
       .from(trajectories)
       .where(where)
-      .orderBy(asc(key.missing), dir(key.rank), desc(trajectories.id))
+      .orderBy(dir(triageSortKey(sort, f, page.dir ?? "desc")), desc(trajectories.id))
       .limit(page.limit)
       .offset(page.offset)
       .all();

@@ -38,13 +38,20 @@ export function evaluatorOf(f: Pick<TriageFilter, "evaluator">): EvaluatorRef | 
   return ref;
 }
 
-/** Trajectories whose latest consolidated label has this verdict (or, with `category`, this category). */
+/**
+ * Each trajectory's latest consolidated label: one ordered pass over consolidated_labels_trajectory_latest_idx
+ * (SQLite takes the bare columns of the row holding max(campaign_id)).
+ */
+const LATEST_LABELS = sql.raw(`(select trajectory_id, verdict, category, max(campaign_id) from consolidated_labels group by trajectory_id)`);
+/** Each trajectory's item in its latest campaign, the same way over campaign_items_trajectory_latest_idx. */
+const LATEST_ITEMS = sql.raw(`(select trajectory_id, state, max(campaign_id) from campaign_items group by trajectory_id)`);
+
+/** Trajectories whose latest consolidated label matches `where` (on columns verdict, category). */
 function latestLabelIds(where: SQL): SQL {
-  return sql`(select c.trajectory_id from consolidated_labels c where ${where}
-    and not exists (select 1 from consolidated_labels c2 where c2.trajectory_id = c.trajectory_id and c2.campaign_id > c.campaign_id))`;
+  return sql`(select trajectory_id from ${LATEST_LABELS} where ${where})`;
 }
 
-const humanVerdictIds = (verdict: string) => latestLabelIds(sql`c.verdict = ${verdict}`);
+const humanVerdictIds = (verdict: string) => latestLabelIds(sql`verdict = ${verdict}`);
 
 function verdictIds(e: EvaluatorRef, verdict?: string): SQL {
   return sql`(select v.trajectory_id from evaluator_verdicts v where v.evaluator_key = ${e.key} and v.k = ${e.k} and v.prompt_version = ${e.pv}${
@@ -65,24 +72,21 @@ export function triageConditions(f: TriageFilter): SQL[] {
   const conds: SQL[] = [];
   if (f.human === "none") conds.push(sql`${ID} not in (select trajectory_id from consolidated_labels)`);
   else if (f.human) conds.push(sql`${ID} in ${humanVerdictIds(f.human)}`);
-  if (f.category !== undefined) conds.push(sql`${ID} in ${latestLabelIds(sql`c.category = ${f.category}`)}`);
+  if (f.category !== undefined) conds.push(sql`${ID} in ${latestLabelIds(sql`category = ${f.category}`)}`);
   if (f.state === "none") conds.push(sql`${ID} not in (select trajectory_id from campaign_items)`);
-  else if (f.state) {
-    conds.push(sql`${ID} in (select i.trajectory_id from campaign_items i where i.state = ${f.state}
-      and not exists (select 1 from campaign_items i2 where i2.trajectory_id = i.trajectory_id and i2.campaign_id > i.campaign_id))`);
-  }
+  else if (f.state) conds.push(sql`${ID} in (select trajectory_id from ${LATEST_ITEMS} where state = ${f.state})`);
   const e = evaluatorOf(f);
   if (e && f.verdict === "none") conds.push(sql`${ID} not in ${verdictIds(e)}`);
   else if (e && f.verdict) conds.push(sql`${ID} in ${verdictIds(e, f.verdict)}`);
-  if (e && f.agreement === "agree") {
-    conds.push(sql`((${ID} in ${humanVerdictIds("success")} and ${ID} in ${verdictIds(e, "success")})
-      or (${ID} in ${humanVerdictIds("failure")} and ${ID} in ${verdictIds(e, "failure")}))`);
-  } else if (e && f.agreement === "disagree") {
-    conds.push(sql`((${ID} in ${humanVerdictIds("success")} and ${ID} in ${verdictIds(e, "failure")})
-      or (${ID} in ${humanVerdictIds("failure")} and ${ID} in ${verdictIds(e, "success")}))`);
+  if (e && (f.agreement === "agree" || f.agreement === "disagree")) {
+    // One pass over the latest labels, each decided one joined to the evaluator's verdict (unique index probe).
+    const compare = f.agreement === "agree" ? sql`v.verdict = l.verdict` : sql`v.verdict <> l.verdict`;
+    conds.push(sql`${ID} in (select l.trajectory_id from ${LATEST_LABELS} l
+      join evaluator_verdicts v on v.trajectory_id = l.trajectory_id and v.evaluator_key = ${e.key} and v.k = ${e.k} and v.prompt_version = ${e.pv}
+      where l.verdict in ('success', 'failure') and v.verdict in ('success', 'failure') and ${compare})`);
   } else if (e && f.agreement === "no_human") {
     // Nothing to compare the evaluator with: no consolidated label, or one that says "unsure".
-    conds.push(sql`${ID} not in ${humanVerdictIds("success")} and ${ID} not in ${humanVerdictIds("failure")}`);
+    conds.push(sql`${ID} not in ${latestLabelIds(sql`verdict in ('success', 'failure')`)}`);
   }
   if (f.rule === "none") conds.push(sql`${ID} not in ${ruleIds()}`);
   else if (f.rule) conds.push(sql`${ID} in ${ruleIds(f.rule)}`);
@@ -90,24 +94,20 @@ export function triageConditions(f: TriageFilter): SQL[] {
 }
 
 /**
- * Sort keys for the human label and the chosen evaluator's verdict: failures first when ascending, then unsure or
- * unparseable, then successes, and trajectories without one last either way.
+ * The sort key for the human label or the chosen evaluator's verdict: failures first when ascending, then unsure or
+ * unparseable, then successes; trajectories without one last in either direction (a rank past either end). One
+ * index probe per trajectory (consolidated_labels_trajectory_latest_idx, evaluator_verdicts_identity_uq).
  */
-export function triageSortKey(sort: "human" | "verdict", f: TriageFilter): { rank: SQL; missing: SQL } {
+export function triageSortKey(sort: "human" | "verdict", f: TriageFilter, dir: "asc" | "desc"): SQL {
+  const missing = dir === "asc" ? 99 : -1;
   if (sort === "human") {
     const latest = sql`(select c.verdict from consolidated_labels c where c.trajectory_id = ${ID} order by c.campaign_id desc limit 1)`;
-    return {
-      rank: sql`(case ${latest} when 'failure' then 0 when 'unsure' then 1 when 'success' then 2 end)`,
-      missing: sql`(${latest} is null)`,
-    };
+    return sql`coalesce((case ${latest} when 'failure' then 0 when 'unsure' then 1 when 'success' then 2 end), ${sql.raw(String(missing))})`;
   }
   const e = evaluatorOf(f);
   if (!e) throw new Error("sorting by verdict needs an evaluator");
   const verdict = sql`(select v.verdict from evaluator_verdicts v where v.trajectory_id = ${ID} and v.evaluator_key = ${e.key} and v.k = ${e.k} and v.prompt_version = ${e.pv})`;
-  return {
-    rank: sql`(case ${verdict} when 'failure' then 0 when 'unparseable' then 1 when 'not_evaluable' then 2 when 'success' then 3 end)`,
-    missing: sql`(${verdict} is null)`,
-  };
+  return sql`coalesce((case ${verdict} when 'failure' then 0 when 'unparseable' then 1 when 'not_evaluable' then 2 when 'success' then 3 end), ${sql.raw(String(missing))})`;
 }
 
 export interface TriageColumns {
