@@ -76,7 +76,7 @@ async function TrajectoryList({ searchParams }: Props) {
         </EmptyState>
       ) : (
         <div className="flex min-h-0 flex-1 flex-col gap-3 px-6 py-3">
-          <FilterBar query={query} options={options} />
+          <FilterBar query={query} options={options} triage={list.triage} />
           {list.sample && (
             <p className="text-[12.5px] text-zinc-700" data-testid="sample-banner">
               A random sample of <strong className="tabular-nums">{formatCount(list.total)}</strong> drawn from {formatCount(list.sample.from)} matching

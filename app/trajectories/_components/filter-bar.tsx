@@ -34,7 +34,7 @@ const GRADE_NAMES: Record<string, string> = { not_evaluable: "not evaluable", no
 const gradeOptions = (values: readonly string[]): [string, string][] => values.map((v) => [v, GRADE_NAMES[v] ?? v]);
 
 
-export function FilterBar({ query, options }: { query: TrajectoryListQuery; options: FilterOptions }) {
+export function FilterBar({ query, options, triage = false }: { query: TrajectoryListQuery; options: FilterOptions; triage?: boolean }) {
   const router = useRouter();
   const pathname = usePathname();
   const [pending, startTransition] = useTransition();
@@ -65,7 +65,6 @@ export function FilterBar({ query, options }: { query: TrajectoryListQuery; opti
 
   const num = (s: string) => (/^\d+$/.test(s.trim()) ? Number(s.trim()) : undefined);
   const active = activeFilterCount(query);
-  const triage = !!options.evaluators;
   const evaluator = options.evaluators?.find((e) => e.ref === query.evaluator);
 
   return (
