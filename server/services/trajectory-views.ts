@@ -198,7 +198,8 @@ export function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: { triag
   let drawn: { size: number; seed: number; strata: "run" | "site" | null; from: number } | null = null;
   if (sample !== undefined) {
     const { ids, from } = drawSample(db, filter, { sample, seed, strata });
-    pageFilter = { ...filter, ids };
+    // The sample was drawn under every filter (and the viewer's scope): its ids alone select the page.
+    pageFilter = { ids };
     drawn = { size: sample, seed: seed ?? DEFAULT_SAMPLE_SEED, strata: strata ?? null, from };
   }
   const { rows, total } = listTrajectoriesPage(db, pageFilter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
