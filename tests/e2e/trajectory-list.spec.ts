@@ -197,7 +197,7 @@ test.describe("trajectory list triage", () => {
     await expect(page.getByTestId("list-shortcuts-help")).toHaveCount(0);
 
     await page.getByLabel("Sample size").fill("5");
-    await page.getByLabel("Seed").fill("4242");
+    await page.getByLabel("Seed", { exact: true }).fill("4242");
     await page.getByRole("button", { name: /Sample 5 of selection/ }).click();
     await expect(page).toHaveURL(/sample=5/);
     await expect(page).toHaveURL(/seed=4242/);

@@ -250,7 +250,7 @@ export function TrajectoryTable({
                   Verdict
                 </SortHeader>
               )}
-              {triage && <th title="Benchmark rule result; heuristics that flag the trajectory below it">Rule · flags</th>}
+              {triage && <th title="Benchmark rule result; heuristics that flag the trajectory are listed below it">Rule</th>}
               <th>Final answer</th>
               <SortHeader query={query} sort="updated" className={triage ? "max-2xl:hidden" : "max-xl:hidden"}>
                 Updated
