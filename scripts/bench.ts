@@ -20,6 +20,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   heuristics: async () => (await import("./bench/heuristics")).benchHeuristics(),
   consensus: async () => (await import("./bench/consensus")).benchConsensus(),
   queue: async () => (await import("./bench/queue")).benchQueue(),
+  triage: async () => (await import("./bench/triage")).benchTriage(),
 };
 
 const wanted = process.argv.slice(2);

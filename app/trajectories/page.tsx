@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { forbidden } from "next/navigation";
 import { Suspense } from "react";
 import { hasRole } from "@/server/auth/roles";
-import { parseTrajectoryListParams, trajectoryListSearch, activeFilterCount } from "@/server/domain/trajectory-list-query";
+import { activeFilterCount, evaluatorLabel, parseTrajectoryListParams, trajectoryListSearch, usesTriage } from "@/server/domain/trajectory-list-query";
 import { EmptyState, formatCount, PageHeader, Pagination } from "../_components/ui";
 import { currentUser } from "../_lib/session";
-import { api } from "../_trpc/server";
+import { api, orNotFound } from "../_trpc/server";
 import { FilterBar } from "./_components/filter-bar";
 import { TrajectoryListLoading } from "./_components/list-loading";
 import { TrajectoryTable } from "./_components/trajectory-table";
@@ -14,7 +15,14 @@ export const metadata: Metadata = { title: "Trajectories" };
 
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-export default function TrajectoriesPage(props: Props) {
+export default async function TrajectoriesPage(props: Props) {
+  // Triage shows labels and verdicts: an annotator's link with triage filters is a 403 (decided before the list
+  // streams, so the status is real); the API refuses them too, and researchers labelling blind.
+  const query = parseTrajectoryListParams(await props.searchParams);
+  if (usesTriage(query) || query.sample !== undefined) {
+    const user = await currentUser();
+    if (!user || !hasRole(user, "researcher")) forbidden();
+  }
   return (
     <Suspense fallback={<TrajectoryListLoading />}>
       <TrajectoryList {...props} />
@@ -25,10 +33,13 @@ export default function TrajectoriesPage(props: Props) {
 async function TrajectoryList({ searchParams }: Props) {
   const query = parseTrajectoryListParams(await searchParams);
   const caller = await api();
-  const [list, options] = await Promise.all([caller.trajectories.list(query), caller.trajectories.filterOptions()]);
-  const nothingImported = list.total === 0 && activeFilterCount(query) === 0;
+  const [list, options] = await Promise.all([orNotFound(caller.trajectories.list(query)), caller.trajectories.filterOptions()]);
+  const filtered = activeFilterCount(query) > 0;
+  const nothingImported = list.all === 0;
   const user = await currentUser();
   const { sort: _sort, dir: _dir, page: _page, pageSize: _size, ...filters } = query;
+  const evaluator = options.evaluators?.find((e) => e.ref === query.evaluator);
+  const clearHref = `/trajectories${trajectoryListSearch({ sort: query.sort, dir: query.dir, pageSize: query.pageSize, evaluator: query.evaluator })}`;
 
   return (
     <>
@@ -47,11 +58,16 @@ async function TrajectoryList({ searchParams }: Props) {
           ) : undefined
         }
         subtitle={
-          nothingImported
-            ? "Nothing imported yet"
-            : `${formatCount(list.total)} trajector${list.total === 1 ? "y" : "ies"}${activeFilterCount(query) ? " match the filters" : ""}${
-                query.ids ? ` (limited to ${formatCount(query.ids.length)} chosen trajector${query.ids.length === 1 ? "y" : "ies"})` : ""
-              }`
+          nothingImported ? (
+            "Nothing imported yet"
+          ) : (
+            <span data-testid="match-count">
+              {filtered
+                ? `${formatCount(list.total)} of ${formatCount(list.all)} match${list.total === 1 ? "es" : ""}`
+                : `${formatCount(list.total)} trajector${list.total === 1 ? "y" : "ies"}`}
+              {query.ids ? ` (limited to ${formatCount(query.ids.length)} chosen trajector${query.ids.length === 1 ? "y" : "ies"})` : ""}
+            </span>
+          )
         }
       />
       {nothingImported ? (
@@ -60,16 +76,36 @@ async function TrajectoryList({ searchParams }: Props) {
         </EmptyState>
       ) : (
         <div className="flex min-h-0 flex-1 flex-col gap-3 px-6 py-3">
-          <FilterBar query={query} options={options} />
-          <div className="panel overflow-x-auto">
-            {list.rows.length ? (
-              <TrajectoryTable rows={list.rows} query={query} />
-            ) : (
-              <p className="px-4 py-10 text-center text-zinc-500">
-                No trajectory matches these filters{query.page > 1 && list.total > 0 ? " on this page" : ""}.
-              </p>
-            )}
-          </div>
+          <FilterBar query={query} options={options} triage={list.triage} />
+          {list.sample && (
+            <p className="text-[12.5px] text-zinc-700" data-testid="sample-banner">
+              A random sample of <strong className="tabular-nums">{formatCount(list.total)}</strong> drawn from {formatCount(list.sample.from)} matching
+              {list.sample.strata ? `, in proportion to each ${list.sample.strata}` : ""} with seed <code className="font-mono">{list.sample.seed}</code>: the same seed and
+              filters always draw the same trajectories.{" "}
+              <Link className="link" href={`/trajectories${trajectoryListSearch({ ...query, sample: undefined, seed: undefined, strata: undefined, page: 1 })}`}>
+                Back to all matching
+              </Link>
+            </p>
+          )}
+          {list.rows.length ? (
+            <TrajectoryTable rows={list.rows} query={query} total={list.total} triage={list.triage} evaluatorName={evaluator ? evaluatorLabel(evaluator) : undefined} />
+          ) : (
+            <div className="panel flex flex-col items-center gap-3 px-4 py-10 text-center text-zinc-500" data-testid="list-empty">
+              {list.total > 0 ? (
+                <p>Nothing on this page: the list has {formatCount(list.pageCount)} page{list.pageCount === 1 ? "" : "s"}.</p>
+              ) : (
+                <>
+                  <p className="font-medium text-zinc-700">No trajectories match</p>
+                  <p className="text-[12.5px]">None of the {formatCount(list.all)} trajectories passes every filter. Loosen or clear them.</p>
+                  {filtered && (
+                    <Link className="btn" href={clearHref}>
+                      Clear filters
+                    </Link>
+                  )}
+                </>
+              )}
+            </div>
+          )}
           <Pagination
             page={query.page}
             pageCount={list.pageCount}

@@ -6,6 +6,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "../client";
 import { agentRuns, screenshots, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
 import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./annotation";
+import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
 export type StepValues = Omit<typeof steps.$inferInsert, "id" | "trajectoryId">;
 
@@ -158,7 +159,7 @@ export function trajectoryIds(db: Db, where: { runId?: number } = {}): number[] 
   return rows.map((r) => r.id);
 }
 
-export interface TrajectoryFilter {
+export interface TrajectoryFilter extends TriageFilter {
   taskSetId?: number;
   runId?: number;
   taskId?: number;
@@ -176,7 +177,7 @@ export interface TrajectoryFilter {
   notBlindFor?: string;
 }
 
-export type TrajectorySort = "id" | "steps" | "task" | "site" | "updated";
+export type TrajectorySort = "id" | "steps" | "task" | "site" | "updated" | "human" | "verdict";
 
 export function trajectoryWhere(f: TrajectoryFilter): SQL | undefined {
   const conds: SQL[] = [];
@@ -203,6 +204,7 @@ export function trajectoryWhere(f: TrajectoryFilter): SQL | undefined {
   if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
   if (f.notBlindFor !== undefined) conds.push(sql`${trajectories.id} not in ${blindedTrajectoryIdsSql(f.notBlindFor)}`);
+  conds.push(...triageConditions(f));
   return conds.length ? and(...conds) : undefined;
 }
 
@@ -212,14 +214,14 @@ export function listTrajectories(
   page: { offset: number; limit: number; sort?: TrajectorySort; dir?: "asc" | "desc" },
 ) {
   const where = trajectoryWhere(f);
-  const sortCol = {
-    id: trajectories.id,
-    steps: trajectories.stepCount,
-    task: tasks.externalId,
-    site: tasks.site,
-    updated: trajectories.updatedAt,
-  }[page.sort ?? "id"];
-  const order = page.dir === "asc" ? asc(sortCol) : desc(sortCol);
+  const sort = page.sort ?? "id";
+  const dir = page.dir === "asc" ? asc : desc;
+  let order: SQL[];
+  if (sort === "human" || sort === "verdict") {
+    order = [dir(triageSortKey(sort, f, page.dir ?? "desc"))];
+  } else {
+    order = [dir({ id: trajectories.id, steps: trajectories.stepCount, task: tasks.externalId, site: tasks.site, updated: trajectories.updatedAt }[sort])];
+  }
   const rows = db
     .select({
       id: trajectories.id,
@@ -243,7 +245,7 @@ export function listTrajectories(
     .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
     .where(where)
-    .orderBy(order, desc(trajectories.id))
+    .orderBy(...order, desc(trajectories.id))
     .limit(page.limit)
     .offset(page.offset)
     .all();
@@ -401,6 +403,7 @@ function trajectoryOnlyWhere(f: TrajectoryFilter): SQL | undefined {
   if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
   if (f.notBlindFor !== undefined) conds.push(sql`${trajectories.id} not in ${blindedTrajectoryIdsSql(f.notBlindFor)}`);
+  conds.push(...triageConditions(f));
   return conds.length ? and(...conds) : undefined;
 }
 
@@ -426,6 +429,16 @@ export function listTrajectoriesPage(
       .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
       .where(where)
       .orderBy(dir(col), desc(trajectories.id))
+      .limit(page.limit)
+      .offset(page.offset)
+      .all();
+  } else if (sort === "human" || sort === "verdict") {
+    // Trajectories without a label or verdict go last whichever way the column is sorted.
+    idRows = db
+      .select({ id: trajectories.id })
+      .from(trajectories)
+      .where(where)
+      .orderBy(dir(triageSortKey(sort, f, page.dir ?? "desc")), desc(trajectories.id))
       .limit(page.limit)
       .offset(page.offset)
       .all();
@@ -457,4 +470,23 @@ export function firstStepImages(db: Db, trajectoryId: number, limit: number): { 
     .orderBy(asc(steps.index))
     .limit(limit)
     .all();
+}
+
+/** How many trajectories there are in all (within what a viewer may browse): the "of N" in "312 of 4,901 match". */
+export function countTrajectories(db: Db, scope: Pick<TrajectoryFilter, "visibleToAnnotator" | "notBlindFor"> = {}): number {
+  return db.select({ n: count() }).from(trajectories).where(trajectoryOnlyWhere(scope)).get()!.n;
+}
+
+/**
+ * The trajectories a filter selects, ascending by id, each with its stratum for a stratified sample: the run's id
+ * or the task's site (null when the task has none).
+ */
+export function sampleCandidates(db: Db, f: TrajectoryFilter, strata?: "run" | "site"): { id: number; stratum: string | null }[] {
+  const stratum =
+    strata === "run"
+      ? sql<string | null>`cast(trajectories.run_id as text)`
+      : strata === "site"
+        ? sql<string | null>`(select site from tasks where tasks.id = trajectories.task_id)`
+        : sql<string | null>`null`;
+  return db.select({ id: trajectories.id, stratum }).from(trajectories).where(trajectoryOnlyWhere(f)).orderBy(asc(trajectories.id)).all();
 }

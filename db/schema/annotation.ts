@@ -132,7 +132,8 @@ export const campaignItems = sqliteTable(
     uniqueIndex("campaign_items_campaign_trajectory_uq").on(t.campaignId, t.trajectoryId),
     uniqueIndex("campaign_items_campaign_item_no_uq").on(t.campaignId, t.itemNo),
     index("campaign_items_queue_idx").on(t.campaignId, t.state, t.labelCount),
-    index("campaign_items_trajectory_idx").on(t.trajectoryId),
+    // Serves look-ups by trajectory and the trajectory list's "state of the latest campaign" in one ordered pass.
+    index("campaign_items_trajectory_latest_idx").on(t.trajectoryId, t.campaignId, t.state),
   ],
 );
 
@@ -294,7 +295,8 @@ export const consolidatedLabels = sqliteTable(
     uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
     // Covers the analytics read of consolidated labels, grouped by campaign, verdict and category.
     index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep),
-    index("consolidated_labels_trajectory_idx").on(t.trajectoryId),
+    // Serves look-ups by trajectory and the trajectory list's "latest consolidated label" in one ordered pass.
+    index("consolidated_labels_trajectory_latest_idx").on(t.trajectoryId, t.campaignId, t.verdict, t.category),
   ],
 );
 

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 
-export const TRAJECTORY_SORTS = ["id", "steps", "task", "site", "updated"] as const;
+export const TRAJECTORY_SORTS = ["id", "steps", "task", "site", "updated", "human", "verdict"] as const;
 export type TrajectorySortKey = (typeof TRAJECTORY_SORTS)[number];
 export const PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -15,6 +15,54 @@ export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_IDS = 1000;
 
 const id = z.number().int().positive();
+
+/** The consolidated human label a trajectory ends with (its latest campaign's), or none yet. */
+export const HUMAN_LABEL_FILTERS = ["success", "failure", "unsure", "none"] as const;
+/** Where the trajectory's latest campaign item stands, or none when it is in no campaign. */
+export const ITEM_STATE_FILTERS = ["open", "agreed", "disputed", "adjudicated", "none"] as const;
+/** A chosen evaluator's verdict, or none when it has not judged the trajectory. */
+export const VERDICT_FILTERS = ["success", "failure", "unparseable", "not_evaluable", "none"] as const;
+/** The benchmark's own rule check (any rule evaluator) result. */
+export const RULE_FILTERS = ["success", "failure", "not_evaluable", "none"] as const;
+/** Humans' consolidated success/failure against the chosen evaluator's success/failure. */
+export const AGREEMENT_FILTERS = ["agree", "disagree", "no_human"] as const;
+/** A sample can be drawn in proportion from each run or each site. */
+export const SAMPLE_STRATA = ["run", "site"] as const;
+/** Largest random sample the list draws (a campaign of more is made from the filter itself). */
+export const MAX_SAMPLE = 5000;
+/** Seeds are 32-bit unsigned integers: the sampler's generator state. */
+export const MAX_SEED = 4_294_967_295;
+
+/**
+ * A chosen evaluator as one string, `<evaluator key>|<k>|<prompt version>` ("judge:3|1|v2", "heuristic:loop||1"):
+ * the same identity the analytics views use. Split from the right, so a key may itself hold "|".
+ */
+export interface EvaluatorRef {
+  key: string;
+  k: string;
+  pv: string;
+}
+
+export function parseEvaluatorRef(text: string): EvaluatorRef | undefined {
+  const last = text.lastIndexOf("|");
+  const middle = last > 0 ? text.lastIndexOf("|", last - 1) : -1;
+  if (middle <= 0) return undefined;
+  return { key: text.slice(0, middle), k: text.slice(middle + 1, last), pv: text.slice(last + 1) };
+}
+
+export function formatEvaluatorRef(e: EvaluatorRef): string {
+  return `${e.key}|${e.k}|${e.pv}`;
+}
+
+/** "Fixture judge · k=1 · v1", "Heuristic: loop": enough to tell one evaluator setting from another. */
+export function evaluatorLabel(e: { name: string; k: string; promptVersion: string; kind: string }): string {
+  return [e.name, e.k ? `k=${e.k}` : "", e.kind === "judge" && e.promptVersion ? e.promptVersion : ""].filter(Boolean).join(" · ");
+}
+
+const evaluatorRef = z
+  .string()
+  .max(800)
+  .refine((s) => parseEvaluatorRef(s) !== undefined, { message: "evaluator: write it as <evaluator key>|<k>|<prompt version>" });
 
 export const trajectoryListInput = z.object({
   taskSetId: id.optional(),
@@ -29,6 +77,20 @@ export const trajectoryListInput = z.object({
   q: z.string().max(500).optional(),
   /** Exactly these trajectories (the analytics views link to the trajectories behind a figure this way). */
   ids: z.array(id).min(1).max(MAX_IDS).optional(),
+  /** Triage (researchers and admins): the consolidated human label and the state of the latest campaign item. */
+  human: z.enum(HUMAN_LABEL_FILTERS).optional(),
+  state: z.enum(ITEM_STATE_FILTERS).optional(),
+  /** Error category of the consolidated human label. */
+  category: z.string().min(1).max(200).optional(),
+  /** The evaluator whose verdict the list shows, filters on (`verdict`) and compares with humans (`agreement`). */
+  evaluator: evaluatorRef.optional(),
+  verdict: z.enum(VERDICT_FILTERS).optional(),
+  agreement: z.enum(AGREEMENT_FILTERS).optional(),
+  rule: z.enum(RULE_FILTERS).optional(),
+  /** A seeded random sample of `sample` trajectories among those the filters select (optionally stratified). */
+  sample: z.number().int().positive().max(MAX_SAMPLE).optional(),
+  seed: z.number().int().nonnegative().max(MAX_SEED).optional(),
+  strata: z.enum(SAMPLE_STRATA).optional(),
   sort: z.enum(TRAJECTORY_SORTS).default("id"),
   dir: z.enum(["asc", "desc"]).default("desc"),
   page: z.number().int().positive().max(1_000_000).default(1),
@@ -51,6 +113,16 @@ const URL_KEYS = {
   hasAnswer: "answer",
   q: "q",
   ids: "ids",
+  human: "human",
+  state: "state",
+  category: "category",
+  evaluator: "ev",
+  verdict: "verdict",
+  agreement: "agree",
+  rule: "rule",
+  sample: "sample",
+  seed: "seed",
+  strata: "strata",
   sort: "sort",
   dir: "dir",
   page: "page",
@@ -76,6 +148,10 @@ function nonNegativeInt(s: string | undefined): number | undefined {
   return Number(s);
 }
 
+function oneOf<T extends string>(values: readonly T[], s: string | undefined): T | undefined {
+  return s !== undefined && (values as readonly string[]).includes(s) ? (s as T) : undefined;
+}
+
 function text(s: string | undefined, max: number): string | undefined {
   const t = s?.trim();
   return t ? t.slice(0, max) : undefined;
@@ -87,6 +163,11 @@ export function parseTrajectoryListParams(sp: SearchParamsLike): TrajectoryListQ
   const dir = getParam(sp, URL_KEYS.dir);
   const answer = getParam(sp, URL_KEYS.hasAnswer);
   const size = positiveInt(getParam(sp, URL_KEYS.pageSize));
+  const evaluator = text(getParam(sp, URL_KEYS.evaluator), 800);
+  const hasEvaluator = evaluator !== undefined && parseEvaluatorRef(evaluator) !== undefined;
+  const asked = positiveInt(getParam(sp, URL_KEYS.sample));
+  const sample = asked !== undefined && asked <= MAX_SAMPLE ? asked : undefined;
+  const seed = nonNegativeInt(getParam(sp, URL_KEYS.seed));
   return {
     taskSetId: positiveInt(getParam(sp, URL_KEYS.taskSetId)),
     runId: positiveInt(getParam(sp, URL_KEYS.runId)),
@@ -99,7 +180,18 @@ export function parseTrajectoryListParams(sp: SearchParamsLike): TrajectoryListQ
     hasAnswer: answer === "yes" ? true : answer === "no" ? false : undefined,
     q: text(getParam(sp, URL_KEYS.q), 500),
     ids: parseIdList(getParam(sp, URL_KEYS.ids)),
-    sort: (TRAJECTORY_SORTS as readonly string[]).includes(sort ?? "") ? (sort as TrajectorySortKey) : "id",
+    human: oneOf(HUMAN_LABEL_FILTERS, getParam(sp, URL_KEYS.human)),
+    state: oneOf(ITEM_STATE_FILTERS, getParam(sp, URL_KEYS.state)),
+    category: text(getParam(sp, URL_KEYS.category), 200),
+    evaluator: hasEvaluator ? evaluator : undefined,
+    // A verdict or an agreement means nothing without the evaluator it is about.
+    verdict: hasEvaluator ? oneOf(VERDICT_FILTERS, getParam(sp, URL_KEYS.verdict)) : undefined,
+    agreement: hasEvaluator ? oneOf(AGREEMENT_FILTERS, getParam(sp, URL_KEYS.agreement)) : undefined,
+    rule: oneOf(RULE_FILTERS, getParam(sp, URL_KEYS.rule)),
+    sample,
+    seed: sample !== undefined && seed !== undefined && seed <= MAX_SEED ? seed : undefined,
+    strata: sample !== undefined ? oneOf(SAMPLE_STRATA, getParam(sp, URL_KEYS.strata)) : undefined,
+    sort: TRAJECTORY_SORTS.includes(sort as TrajectorySortKey) && (sort !== "verdict" || hasEvaluator) ? (sort as TrajectorySortKey) : "id",
     dir: dir === "asc" ? "asc" : "desc",
     page: Math.min(positiveInt(getParam(sp, URL_KEYS.page)) ?? 1, 1_000_000),
     pageSize: size && (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
@@ -128,8 +220,42 @@ export function trajectoryListSearch(q: Partial<TrajectoryListQuery>): string {
 
 /** Number of filters (not sort/page) in effect, for the "clear filters" affordance. */
 export function activeFilterCount(q: TrajectoryListQuery): number {
-  const keys: (keyof TrajectoryListQuery)[] = ["taskSetId", "runId", "taskId", "site", "model", "outcome", "minSteps", "maxSteps", "hasAnswer", "q", "ids"];
-  return keys.filter((k) => q[k] !== undefined).length;
+  return FILTER_KEYS.filter((k) => q[k] !== undefined).length;
+}
+
+/** Fields that narrow the list. The chosen evaluator alone does not (it picks a column); a sample does. */
+const FILTER_KEYS = [
+  "taskSetId",
+  "runId",
+  "taskId",
+  "site",
+  "model",
+  "outcome",
+  "minSteps",
+  "maxSteps",
+  "hasAnswer",
+  "q",
+  "ids",
+  "human",
+  "state",
+  "category",
+  "verdict",
+  "agreement",
+  "rule",
+  "sample",
+] as const satisfies readonly (keyof TrajectoryListQuery)[];
+
+/** Filters only researchers and admins may use: they reveal human labels and evaluator verdicts. */
+export const TRIAGE_KEYS = ["human", "state", "category", "evaluator", "verdict", "agreement", "rule"] as const satisfies readonly (keyof TrajectoryListQuery)[];
+
+export function usesTriage(q: Partial<TrajectoryListQuery>): boolean {
+  return TRIAGE_KEYS.some((k) => q[k] !== undefined) || q.sort === "human" || q.sort === "verdict";
+}
+
+/** The query without sort and paging: what a campaign, a judge batch or a sample is made from. */
+export function filterOf(q: TrajectoryListQuery): Omit<TrajectoryListQuery, "sort" | "dir" | "page" | "pageSize"> {
+  const { sort: _sort, dir: _dir, page: _page, pageSize: _size, ...filter } = q;
+  return filter;
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { Db } from "../../db/client";
 import { consolidatedOfTrajectory, consolidationHistory, isCampaignAnnotator, labelHistory } from "../../db/repositories/annotation";
 import { isGoldItem } from "../../db/repositories/annotation-quality";
-import { getJudgeConfig, listEvaluatorSummaries, listVerdicts, trajectoryIdsMatching } from "../../db/repositories/evaluation";
+import { getJudgeConfig, listEvaluatorSummaries, listVerdicts } from "../../db/repositories/evaluation";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { hasRole, type Actor } from "../auth/roles";
 import { EVALUATIONS_HIDDEN } from "../domain/annotation/evaluations-hidden";
@@ -135,9 +135,4 @@ export function verdictsOfTrajectory(db: Db, trajectoryId: number) {
 /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
 export function evaluatorSummaries(db: Db) {
   return listEvaluatorSummaries(db);
-}
-
-/** Trajectories a list filter (with evaluation conditions) selects, for a judge batch. */
-export function trajectoriesMatching(db: Db, filter: Parameters<typeof trajectoryIdsMatching>[1]): number[] {
-  return trajectoryIdsMatching(db, filter);
 }

@@ -15,7 +15,11 @@ import {
   listRuns,
   sitesOfSet,
 } from "../../db/repositories/catalog";
+import { consolidatedCategories, triageColumnsOf, type TriageColumns } from "../../db/repositories/triage";
+import { listEvaluatorSummaries } from "../../db/repositories/evaluation";
 import {
+  countTrajectories,
+  sampleCandidates,
   distinctModels,
   distinctOutcomes,
   distinctSites,
@@ -38,6 +42,8 @@ import { FIRST_VIEW_THUMBNAILS, FIRST_VIEW_WIDTHS, snapVariantWidth, THUMBNAIL_W
 import { shortAction } from "../domain/player/action-text";
 import { createLoopDetector } from "../domain/player/loops";
 import { createStepIndexPacker, STEP_WINDOW, stepWindowProblem, toJsonText, type JsonText, type PackedStepIndex } from "../domain/player/paging";
+import { SampleInputError, seededSample } from "../domain/sampling";
+import { formatEvaluatorRef } from "../domain/trajectory-list-query";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
@@ -239,17 +245,99 @@ export function warmFirstViews(deps: ImageDeps, trajectoryIds: readonly number[]
   return queued;
 }
 
-export interface TrajectoryListQuery extends TrajectoryFilter {
+/** A seeded random sample of what a filter selects (see server/domain/sampling.ts). */
+export interface SampleSpec {
+  sample?: number;
+  seed?: number;
+  strata?: "run" | "site";
+}
+
+/** The seed a sample uses when the link names none. */
+export const DEFAULT_SAMPLE_SEED = 1;
+
+export type SelectionFilter = TrajectoryFilter & SampleSpec;
+
+export interface TrajectoryListQuery extends SelectionFilter {
   sort: TrajectorySort;
   dir: "asc" | "desc";
   page: number;
   pageSize: number;
 }
 
-export function listTrajectoryPage(db: Db, q: TrajectoryListQuery) {
-  const { sort, dir, page, pageSize, ...filter } = q;
-  const { rows, total } = listTrajectoriesPage(db, filter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
-  return { rows, total, page, pageSize, pageCount: Math.max(1, Math.ceil(total / pageSize)) };
+function checkTriageFilter(f: TrajectoryFilter): void {
+  if (f.evaluator === undefined && (f.verdict !== undefined || f.agreement !== undefined)) {
+    throw new ValidationError(`${f.verdict !== undefined ? "verdict" : "agreement"}: choose the evaluator it is about (evaluator)`);
+  }
+}
+
+/** The ids of a seeded sample of what `filter` selects, ascending, and how many it was drawn from. */
+function drawSample(db: Db, filter: TrajectoryFilter, spec: Required<Pick<SampleSpec, "sample">> & SampleSpec) {
+  const candidates = sampleCandidates(db, filter, spec.strata);
+  try {
+    const ids = seededSample(candidates, spec.sample, spec.seed ?? DEFAULT_SAMPLE_SEED, { stratified: spec.strata !== undefined });
+    return { ids, from: candidates.length };
+  } catch (e) {
+    if (e instanceof SampleInputError) throw new ValidationError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * Every trajectory id a selection holds, ascending: what the filter selects, or the seeded sample of it. Campaigns
+ * and judge batches made "from the list" take exactly these. More than `limit`: a ValidationError naming the count.
+ */
+export function matchingTrajectoryIds(db: Db, selection: SelectionFilter, limit = 1_000_000): number[] {
+  const { sample, seed, strata, ...filter } = selection;
+  checkTriageFilter(filter);
+  const ids = sample !== undefined ? drawSample(db, filter, { sample, seed, strata }).ids : sampleCandidates(db, filter).map((c) => c.id);
+  if (ids.length > limit) throw new ValidationError(`the selection holds ${ids.length} trajectories; at most ${limit} are allowed here`);
+  return ids;
+}
+
+export type TriagedRow<R> = R & { triage?: TriageColumns };
+
+/**
+ * One page of the list. With `triage` (researchers and admins), each row also carries its human label, item state,
+ * rule results, heuristic flags and the chosen evaluator's verdict. `all` is every trajectory within the viewer's
+ * scope, for "312 of 4,901 match"; `sample` says what a sample was drawn from and with which seed.
+ */
+export function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: { triage?: boolean } = {}) {
+  const { sort, dir, page, pageSize, sample, seed, strata, ...filter } = q;
+  checkTriageFilter(filter);
+  let pageFilter: TrajectoryFilter = filter;
+  let drawn: { size: number; seed: number; strata: "run" | "site" | null; from: number } | null = null;
+  if (sample !== undefined) {
+    const { ids, from } = drawSample(db, filter, { sample, seed, strata });
+    // The sample was drawn under every filter (and the viewer's scope): its ids alone select the page.
+    pageFilter = { ids };
+    drawn = { size: sample, seed: seed ?? DEFAULT_SAMPLE_SEED, strata: strata ?? null, from };
+  }
+  const { rows, total } = listTrajectoriesPage(db, pageFilter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
+  const columns = opts.triage ? triageColumnsOf(db, rows.map((r) => r.id), filter.evaluator) : undefined;
+  return {
+    rows: rows.map((r): TriagedRow<typeof r> => (columns ? { ...r, triage: columns.get(r.id) } : r)),
+    total,
+    all: countTrajectories(db, { visibleToAnnotator: filter.visibleToAnnotator, notBlindFor: filter.notBlindFor }),
+    sample: drawn,
+    page,
+    pageSize,
+    pageCount: Math.max(1, Math.ceil(total / pageSize)),
+  };
+}
+
+/** The triage menus (researchers and admins): error categories in use and every evaluator with verdicts. */
+export function triageFilterOptions(db: Db) {
+  return {
+    categories: consolidatedCategories(db),
+    evaluators: listEvaluatorSummaries(db).map((e) => ({
+        ref: formatEvaluatorRef({ key: e.evaluatorKey, k: e.k, pv: e.promptVersion }),
+        name: e.evaluatorName,
+      kind: e.evaluatorKey.startsWith("heuristic:") ? ("heuristic" as const) : e.kind,
+      k: e.k,
+      promptVersion: e.promptVersion,
+      total: e.total,
+    })),
+  };
 }
 
 /** Choices for the list's filter menus. */

@@ -222,7 +222,7 @@ test.describe.serial("the first hour", () => {
       for (const name of ["Trajectories", "Annotate", "Campaigns", "Analytics", "Live runs"]) await expect(menu.getByRole("link", { name, exact: true })).toBeVisible();
       await screenshotAt(page, "first-hour-768-menu", { width: 768, height: 1024 });
       // The task column keeps its width (the table scrolls inside its panel) so ids do not print over the site.
-      const taskCell = await page.getByTestId("trajectory-table").locator("tbody tr").first().locator("td").nth(1).boundingBox();
+      const taskCell = await page.getByTestId("trajectory-table").locator("tbody tr").first().getByTestId("task-cell").boundingBox();
       expect(taskCell!.width).toBeGreaterThan(150);
       for (const url of ["/trajectories", "/analytics", `/trajectories/${ids[0]}`, "/campaigns"]) {
         await page.goto(url);

@@ -7,8 +7,14 @@ import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useTransition } from "react";
 import {
   activeFilterCount,
+  AGREEMENT_FILTERS,
+  evaluatorLabel,
+  HUMAN_LABEL_FILTERS,
+  ITEM_STATE_FILTERS,
   PAGE_SIZES,
+  RULE_FILTERS,
   trajectoryListSearch,
+  VERDICT_FILTERS,
   type TrajectoryListQuery,
 } from "@/server/domain/trajectory-list-query";
 
@@ -18,11 +24,17 @@ export interface FilterOptions {
   sites: string[];
   models: string[];
   outcomes: string[];
+  /** Triage menus: only researchers and admins get them (empty otherwise). */
+  categories?: string[];
+  evaluators?: { ref: string; name: string; kind: string; k: string; promptVersion: string; total: number }[];
 }
 
 const OUTCOME_NAMES: Record<string, string> = { step_limit: "step limit" };
+const GRADE_NAMES: Record<string, string> = { not_evaluable: "not evaluable", none: "none yet", no_human: "no human verdict", disagree: "humans disagree", agree: "humans agree" };
+const gradeOptions = (values: readonly string[]): [string, string][] => values.map((v) => [v, GRADE_NAMES[v] ?? v]);
 
-export function FilterBar({ query, options }: { query: TrajectoryListQuery; options: FilterOptions }) {
+
+export function FilterBar({ query, options, triage = false }: { query: TrajectoryListQuery; options: FilterOptions; triage?: boolean }) {
   const router = useRouter();
   const pathname = usePathname();
   const [pending, startTransition] = useTransition();
@@ -53,6 +65,7 @@ export function FilterBar({ query, options }: { query: TrajectoryListQuery; opti
 
   const num = (s: string) => (/^\d+$/.test(s.trim()) ? Number(s.trim()) : undefined);
   const active = activeFilterCount(query);
+  const evaluator = options.evaluators?.find((e) => e.ref === query.evaluator);
 
   return (
     <form
@@ -125,6 +138,31 @@ export function FilterBar({ query, options }: { query: TrajectoryListQuery; opti
           onBlur={() => num(maxSteps) !== query.maxSteps && go({ maxSteps: num(maxSteps) })}
         />
       </span>
+      {triage && (
+        <>
+          <Select label="Human label" value={query.human ?? ""} onChange={(v) => go({ human: (v || undefined) as TrajectoryListQuery["human"] })} options={gradeOptions(HUMAN_LABEL_FILTERS)} />
+          <Select label="Item state" value={query.state ?? ""} onChange={(v) => go({ state: (v || undefined) as TrajectoryListQuery["state"] })} options={gradeOptions(ITEM_STATE_FILTERS)} />
+          {!!options.categories?.length && (
+            <Select label="Category" value={query.category ?? ""} onChange={(v) => go({ category: v || undefined })} options={options.categories.map((c) => [c, c])} />
+          )}
+          <Select label="Rule" value={query.rule ?? ""} onChange={(v) => go({ rule: (v || undefined) as TrajectoryListQuery["rule"] })} options={gradeOptions(RULE_FILTERS)} />
+          <Select
+            label="Evaluator"
+            emptyText="Evaluator: none"
+            value={query.evaluator ?? ""}
+            // A verdict or agreement is about one evaluator: they go when it changes, and so does a sort by it.
+            onChange={(v) => go({ evaluator: v || undefined, verdict: undefined, agreement: undefined, ...(query.sort === "verdict" ? { sort: "id" as const } : {}) })}
+            options={(options.evaluators ?? []).map((e) => [e.ref, evaluatorLabel(e)])}
+            wide
+          />
+          {evaluator && (
+            <>
+              <Select label="Verdict" value={query.verdict ?? ""} onChange={(v) => go({ verdict: (v || undefined) as TrajectoryListQuery["verdict"] })} options={gradeOptions(VERDICT_FILTERS)} />
+              <Select label="Agreement" value={query.agreement ?? ""} onChange={(v) => go({ agreement: (v || undefined) as TrajectoryListQuery["agreement"] })} options={gradeOptions(AGREEMENT_FILTERS)} />
+            </>
+          )}
+        </>
+      )}
       <Select
         label="Per page"
         value={String(query.pageSize)}
@@ -140,7 +178,8 @@ export function FilterBar({ query, options }: { query: TrajectoryListQuery; opti
             setText("");
             setMinSteps("");
             setMaxSteps("");
-            startTransition(() => router.push(`${pathname}${trajectoryListSearch({ sort: query.sort, dir: query.dir, pageSize: query.pageSize })}`));
+            // The chosen evaluator is a column, not a filter: it stays.
+            startTransition(() => router.push(`${pathname}${trajectoryListSearch({ sort: query.sort, dir: query.dir, pageSize: query.pageSize, evaluator: query.evaluator })}`));
           }}
         >
           Clear {active} filter{active === 1 ? "" : "s"}
@@ -159,16 +198,20 @@ function Select({
   onChange,
   options,
   noEmpty,
+  emptyText,
+  wide,
 }: {
   label: string;
   value: string;
   onChange: (v: string) => void;
   options: [string, string][];
   noEmpty?: boolean;
+  emptyText?: string;
+  wide?: boolean;
 }) {
   return (
-    <select aria-label={label} className={`field max-w-48 ${value && !noEmpty ? "border-indigo-300 bg-indigo-50/50" : ""}`} value={value} onChange={(e) => onChange(e.target.value)}>
-      {!noEmpty && <option value="">{label}: all</option>}
+    <select aria-label={label} className={`field ${wide ? "max-w-64" : "max-w-48"} ${value && !noEmpty ? "border-indigo-300 bg-indigo-50/50" : ""}`} value={value} onChange={(e) => onChange(e.target.value)}>
+      {!noEmpty && <option value="">{emptyText ?? `${label}: all`}</option>}
       {options.map(([v, text]) => (
         <option key={v} value={v}>
           {text}

@@ -1,9 +1,19 @@
+"use client";
 /**
- * The trajectory list as a dense table. Server-rendered; column headers are sort links.
+ * The trajectory list as a dense table; column headers are sort links. For researchers and admins (triage) it
+ * also shows what humans and evaluators said, and rows can be selected: a checkbox per row, Shift+click for a
+ * range, "select all N matching" (the filter itself, across pages), and the keyboard (j/k, x, Enter, ?). The
+ * selection feeds the triage bar: a seeded sample of it, or a campaign from it.
  */
 import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import type { TriageColumns } from "@/db/repositories/triage";
+import { listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
 import { trajectoryListSearch, type TrajectoryListQuery, type TrajectorySortKey } from "@/server/domain/trajectory-list-query";
 import { formatDate, OutcomeBadge } from "../../_components/ui";
+import { ListShortcutsHelp } from "./list-shortcuts-help";
+import { TriageBar, type Selection } from "./triage-bar";
 
 export interface TrajectoryListRow {
   id: number;
@@ -23,15 +33,18 @@ export interface TrajectoryListRow {
   model: string | null;
   /** The blind rule hides which agent made this trajectory. */
   agentHidden?: boolean;
+  /** Labels and verdicts, for researchers and admins. */
+  triage?: TriageColumns;
 }
 
-function SortHeader({ query, sort, children, className }: { query: TrajectoryListQuery; sort: TrajectorySortKey; children: string; className?: string }) {
+function SortHeader({ query, sort, children, className, title }: { query: TrajectoryListQuery; sort: TrajectorySortKey; children: string; className?: string; title?: string }) {
   const active = query.sort === sort;
-  // A first click sorts the natural way for the column (text ascending, numbers and dates descending).
-  const firstDir = sort === "task" || sort === "site" ? "asc" : "desc";
+  // A first click sorts the natural way for the column (text ascending, numbers and dates descending; grades
+  // failures first, which is what triage looks for).
+  const firstDir = sort === "task" || sort === "site" || sort === "human" || sort === "verdict" ? "asc" : "desc";
   const dir = active ? (query.dir === "asc" ? "desc" : "asc") : firstDir;
   return (
-    <th className={className} aria-sort={active ? (query.dir === "asc" ? "ascending" : "descending") : undefined}>
+    <th className={className} aria-sort={active ? (query.dir === "asc" ? "ascending" : "descending") : undefined} title={title}>
       <Link href={`/trajectories${trajectoryListSearch({ ...query, sort, dir, page: 1 })}`} className={`inline-flex items-center gap-0.5 hover:text-zinc-800 ${active ? "text-zinc-800" : ""}`}>
         {children}
         <span aria-hidden className="w-2.5 text-center">
@@ -42,97 +55,294 @@ function SortHeader({ query, sort, children, className }: { query: TrajectoryLis
   );
 }
 
-export function TrajectoryTable({ rows, query }: { rows: TrajectoryListRow[]; query: TrajectoryListQuery }) {
+const GRADE_STYLE: Record<string, string> = {
+  success: "text-emerald-700",
+  failure: "text-rose-700",
+  unsure: "text-amber-700",
+  unparseable: "text-amber-700",
+  not_evaluable: "text-zinc-500",
+};
+const GRADE_TEXT: Record<string, string> = { not_evaluable: "not evaluable" };
+
+function Grade({ value, title }: { value: string | null | undefined; title?: string }) {
+  if (!value) return <span className="text-zinc-400">–</span>;
   return (
-    // A minimum width keeps the Task column readable on narrow windows (768 px squeezed it to nothing and task ids
-    // printed over the Site column); the panel around the table scrolls sideways instead.
-    <table className="table-dense min-w-[960px] table-fixed" data-testid="trajectory-table">
-      <colgroup>
-        <col className="w-16" />
-        <col />
-        <col className="w-32" />
-        <col className="w-44" />
-        <col className="w-24" />
-        <col className="w-20" />
-        <col className="w-[22%]" />
-        <col className="w-32 max-xl:hidden" />
-      </colgroup>
-      <thead>
-        <tr>
-          <SortHeader query={query} sort="id">
-            ID
-          </SortHeader>
-          <SortHeader query={query} sort="task">
-            Task
-          </SortHeader>
-          <SortHeader query={query} sort="site">
-            Site
-          </SortHeader>
-          <th>Run</th>
-          <th>Outcome</th>
-          <SortHeader query={query} sort="steps" className="text-right">
-            Steps
-          </SortHeader>
-          <th>Final answer</th>
-          <SortHeader query={query} sort="updated" className="max-xl:hidden">
-            Updated
-          </SortHeader>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.id} className="relative" data-testid="trajectory-row">
-            <td className="font-mono text-zinc-500 tabular-nums">
-              <Link href={`/trajectories/${r.id}`} className="after:absolute after:inset-0 hover:text-indigo-700" aria-label={`Open trajectory ${r.id}: ${r.externalTaskId}`}>
-                {r.id}
-              </Link>
-            </td>
-            <td className="min-w-0">
-              <div className="flex min-w-0 items-baseline gap-2">
-                <span className="shrink-0 font-mono text-[12px] font-medium text-zinc-900">{r.externalTaskId}</span>
-                {r.attempt > 0 && <span className="shrink-0 text-2xs text-zinc-500">attempt {r.attempt + 1}</span>}
-                <span className="truncate text-2xs text-zinc-400">{r.taskSetName}</span>
-              </div>
-              <div className="line-clamp-1 text-zinc-600" title={r.intent}>
-                {r.intent}
-              </div>
-            </td>
-            <td className="truncate text-zinc-700" title={r.site ?? undefined}>
-              {r.site ?? <span className="text-zinc-400">–</span>}
-            </td>
-            <td className="min-w-0">
-              {r.agentHidden ? (
-                <div className="truncate text-zinc-400 italic" title="Hidden until you have labelled this trajectory">
-                  {r.runName}
-                </div>
-              ) : (
-                <>
-                  <div className="truncate text-zinc-800" title={r.runName}>
-                    {r.runName}
-                  </div>
-                  <div className="truncate text-2xs text-zinc-500" title={r.model ?? r.agentName}>
-                    {r.model ?? r.agentName}
-                  </div>
-                </>
+    <span className={`font-medium ${GRADE_STYLE[value] ?? "text-zinc-600"}`} title={title}>
+      {GRADE_TEXT[value] ?? value}
+    </span>
+  );
+}
+
+function HumanCell({ t }: { t: TriageColumns }) {
+  return (
+    <td className="min-w-0" data-testid="human-cell">
+      <div className="truncate">
+        <Grade value={t.human?.verdict} title={t.human ? `Consolidated label of campaign ${t.human.campaignId}` : "No consolidated human label"} />
+        {t.human?.category && <span className="ml-1 text-2xs text-zinc-500">{t.human.category}</span>}
+      </div>
+      <div className="truncate text-2xs text-zinc-500">{t.state ? t.state.state : "no campaign"}</div>
+    </td>
+  );
+}
+
+function RuleCell({ t }: { t: TriageColumns }) {
+  const flags = t.flags.map((f) => f.replace(/^Heuristic:\s*/i, ""));
+  return (
+    <td className="min-w-0">
+      <div className="truncate">{t.rules.length ? t.rules.map((r) => <Grade key={r.name} value={r.verdict} title={r.name} />) : <span className="text-zinc-400">–</span>}</div>
+      {flags.length > 0 && (
+        <div className="truncate text-2xs text-amber-700" title={`Heuristics that flag this trajectory: ${flags.join(", ")}`}>
+          {flags.join(", ")}
+        </div>
+      )}
+    </td>
+  );
+}
+
+export function TrajectoryTable({
+  rows,
+  query,
+  total,
+  triage,
+  evaluatorName,
+}: {
+  rows: TrajectoryListRow[];
+  query: TrajectoryListQuery;
+  total: number;
+  /** Researchers and admins: grade columns, selection, sampling and campaigns. */
+  triage: boolean;
+  evaluatorName?: string;
+}) {
+  const router = useRouter();
+  const [selection, setSelection] = useState<Selection>({ kind: "ids", ids: new Set() });
+  const [focused, setFocused] = useState(-1);
+  const [anchor, setAnchor] = useState<number | null>(null);
+  const [help, setHelp] = useState(false);
+  const rowRefs = useRef<(HTMLTableRowElement | null)[]>([]);
+
+  // A selection belongs to one filter: changing the filters (not the page or sort) starts a new one.
+  const { sort: _s, dir: _d, page: _p, pageSize: _z, ...filter } = query;
+  const filterKey = trajectoryListSearch(filter);
+  useEffect(() => {
+    setSelection({ kind: "ids", ids: new Set() });
+    setAnchor(null);
+  }, [filterKey]);
+  useEffect(() => setFocused(-1), [rows]);
+
+  const isSelected = useCallback((id: number) => selection.kind === "all" || selection.ids.has(id), [selection]);
+  const pageIds = useMemo(() => rows.map((r) => r.id), [rows]);
+  const allOnPage = pageIds.length > 0 && pageIds.every(isSelected);
+
+  const setMany = (ids: number[], on: boolean) =>
+    setSelection((s) => {
+      const next = new Set(s.kind === "all" ? pageIds : s.ids);
+      for (const id of ids) {
+        if (on) next.add(id);
+        else next.delete(id);
+      }
+      return { kind: "ids", ids: next };
+    });
+
+  const toggleRow = (index: number, shift: boolean) => {
+    const id = pageIds[index]!;
+    const on = !isSelected(id);
+    if (shift && anchor !== null && anchor !== index) {
+      const [from, to] = anchor < index ? [anchor, index] : [index, anchor];
+      setMany(pageIds.slice(from, to + 1), on);
+    } else setMany([id], on);
+    setAnchor(index);
+    setFocused(index);
+  };
+
+  useEffect(() => {
+    if (!triage) return;
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      const command = listCommandForKey(e, t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null);
+      if (!command) return;
+      if (help && command !== "toggleHelp" && command !== "close") return;
+      if (command === "toggleHelp") setHelp((h) => !h);
+      else if (command === "close") setHelp(false);
+      else if (command === "down" || command === "up") {
+        if (!rows.length) return;
+        const next = focused < 0 ? 0 : Math.min(rows.length - 1, Math.max(0, focused + (command === "down" ? 1 : -1)));
+        setFocused(next);
+        rowRefs.current[next]?.scrollIntoView({ block: "nearest" });
+      } else if (command === "toggle") {
+        if (focused < 0) return;
+        toggleRow(focused, false);
+      } else if (command === "open") {
+        if (focused < 0) return;
+        router.push(`/trajectories/${rows[focused]!.id}`);
+      } else return;
+      e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
+
+  const selectedCount = selection.kind === "all" ? total : selection.ids.size;
+
+  return (
+    <>
+      {triage && (
+        <TriageBar
+          query={query}
+          total={total}
+          selection={selection}
+          onSelectAllMatching={() => setSelection({ kind: "all" })}
+          onClear={() => setSelection({ kind: "ids", ids: new Set() })}
+          allOnPage={allOnPage}
+          onHelp={() => setHelp(true)}
+        />
+      )}
+      <div className="panel overflow-x-auto">
+        {/* A minimum width keeps the Task column readable on narrow windows; the panel scrolls sideways instead. */}
+        <table className={`table-dense table-fixed ${triage ? "min-w-[1100px]" : "min-w-[960px]"}`} data-testid="trajectory-table" aria-multiselectable={triage || undefined}>
+          <colgroup>
+            {triage && <col className="w-9" />}
+            <col className="w-16" />
+            <col />
+            <col className={triage ? "w-28" : "w-32"} />
+            <col className={triage ? "w-36" : "w-44"} />
+            <col className="w-24" />
+            <col className={triage ? "w-16" : "w-20"} />
+            {triage && <col className="w-32" />}
+            {triage && evaluatorName && <col className="w-24" />}
+            {triage && <col className="w-24" />}
+            <col className={triage ? "w-[16%]" : "w-[22%]"} />
+            <col className={`w-32 ${triage ? "max-2xl:hidden" : "max-xl:hidden"}`} />
+          </colgroup>
+          <thead>
+            <tr>
+              {triage && (
+                <th>
+                  <input
+                    type="checkbox"
+                    aria-label={allOnPage ? "Unselect every row on this page" : "Select every row on this page"}
+                    checked={allOnPage}
+                    onChange={() => setMany(pageIds, !allOnPage)}
+                    className="relative z-10 align-middle"
+                  />
+                </th>
               )}
-            </td>
-            <td>
-              <OutcomeBadge outcome={r.outcome} />
-            </td>
-            <td className="text-right tabular-nums">{r.stepCount}</td>
-            <td className="min-w-0 text-zinc-600">
-              {r.finalAnswer ? (
-                <div className="line-clamp-2 break-words" title={r.finalAnswer}>
-                  {r.finalAnswer}
-                </div>
-              ) : (
-                <span className="text-zinc-400">–</span>
+              <SortHeader query={query} sort="id">
+                ID
+              </SortHeader>
+              <SortHeader query={query} sort="task">
+                Task
+              </SortHeader>
+              <SortHeader query={query} sort="site">
+                Site
+              </SortHeader>
+              <th>Run</th>
+              <th>Outcome</th>
+              <SortHeader query={query} sort="steps" className="text-right">
+                Steps
+              </SortHeader>
+              {triage && (
+                <SortHeader query={query} sort="human" title="Consolidated human label (latest campaign) and the item's state">
+                  Human
+                </SortHeader>
               )}
-            </td>
-            <td className="whitespace-nowrap text-zinc-500 tabular-nums max-xl:hidden">{formatDate(r.updatedAt)}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+              {triage && evaluatorName && (
+                <SortHeader query={query} sort="verdict" title={`Verdict of ${evaluatorName}`}>
+                  Verdict
+                </SortHeader>
+              )}
+              {triage && <th title="Benchmark rule result; heuristics that flag the trajectory are listed below it">Rule</th>}
+              <th>Final answer</th>
+              <SortHeader query={query} sort="updated" className={triage ? "max-2xl:hidden" : "max-xl:hidden"}>
+                Updated
+              </SortHeader>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r, index) => (
+              <tr
+                key={r.id}
+                ref={(el) => {
+                  rowRefs.current[index] = el;
+                }}
+                className={`relative ${isSelected(r.id) && triage ? "bg-indigo-50/60" : ""} ${focused === index ? "outline-2 -outline-offset-2 outline-indigo-500" : ""}`}
+                data-testid="trajectory-row"
+                data-focused={focused === index || undefined}
+                aria-selected={triage ? isSelected(r.id) : undefined}
+              >
+                {triage && (
+                  <td>
+                    <input
+                      type="checkbox"
+                      className="relative z-10 align-middle"
+                      aria-label={`Select trajectory ${r.id}`}
+                      checked={isSelected(r.id)}
+                      onChange={() => undefined}
+                      onClick={(e) => toggleRow(index, e.shiftKey)}
+                    />
+                  </td>
+                )}
+                <td className="font-mono text-zinc-500 tabular-nums">
+                  <Link href={`/trajectories/${r.id}`} className="after:absolute after:inset-0 hover:text-indigo-700" aria-label={`Open trajectory ${r.id}: ${r.externalTaskId}`}>
+                    {r.id}
+                  </Link>
+                </td>
+                <td className="min-w-0" data-testid="task-cell">
+                  <div className="flex min-w-0 items-baseline gap-2">
+                    <span className="shrink-0 font-mono text-[12px] font-medium text-zinc-900">{r.externalTaskId}</span>
+                    {r.attempt > 0 && <span className="shrink-0 text-2xs text-zinc-500">attempt {r.attempt + 1}</span>}
+                    <span className="truncate text-2xs text-zinc-400">{r.taskSetName}</span>
+                  </div>
+                  <div className="line-clamp-1 text-zinc-600" title={r.intent}>
+                    {r.intent}
+                  </div>
+                </td>
+                <td className="truncate text-zinc-700" title={r.site ?? undefined}>
+                  {r.site ?? <span className="text-zinc-400">–</span>}
+                </td>
+                <td className="min-w-0">
+                  {r.agentHidden ? (
+                    <div className="truncate text-zinc-400 italic" title="Hidden until you have labelled this trajectory">
+                      {r.runName}
+                    </div>
+                  ) : (
+                    <>
+                      <div className="truncate text-zinc-800" title={r.runName}>
+                        {r.runName}
+                      </div>
+                      <div className="truncate text-2xs text-zinc-500" title={r.model ?? r.agentName}>
+                        {r.model ?? r.agentName}
+                      </div>
+                    </>
+                  )}
+                </td>
+                <td>
+                  <OutcomeBadge outcome={r.outcome} />
+                </td>
+                <td className="text-right tabular-nums">{r.stepCount}</td>
+                {triage && r.triage && <HumanCell t={r.triage} />}
+                {triage && evaluatorName && (
+                  <td data-testid="verdict-cell">
+                    <Grade value={r.triage?.verdict} />
+                  </td>
+                )}
+                {triage && r.triage && <RuleCell t={r.triage} />}
+                <td className="min-w-0 text-zinc-600">
+                  {r.finalAnswer ? (
+                    <div className="line-clamp-2 break-words" title={r.finalAnswer}>
+                      {r.finalAnswer}
+                    </div>
+                  ) : (
+                    <span className="text-zinc-400">–</span>
+                  )}
+                </td>
+                <td className={`whitespace-nowrap pr-3 text-zinc-500 tabular-nums ${triage ? "max-2xl:hidden" : "max-xl:hidden"}`}>{formatDate(r.updatedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {triage && selectedCount > 0 && <span className="sr-only" aria-live="polite">{`${selectedCount} selected`}</span>}
+      {help && <ListShortcutsHelp onClose={() => setHelp(false)} />}
+    </>
   );
 }

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { CAMPAIGN_STATUSES } from "../../domain/annotation/campaign-status";
 import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
-import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { trajectoryListInput, usesTriage } from "../../domain/trajectory-list-query";
 import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
 import { ITEM_STATES, LABEL_VERDICTS, type LabelSchema } from "../../domain/annotation/label-schema";
 import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, PROTOCOL_TEMPLATES, QA_DECISIONS, TEMPLATE_IDS } from "../../domain/annotation/protocols";
@@ -22,6 +22,7 @@ import {
   importLabelsCsv,
   itemReview,
   listCampaignSummaries,
+  assertMayTriage,
   assertTrajectoryBrowsable,
   itemStepWindow,
   itemTrajectory,
@@ -96,6 +97,7 @@ export const campaignsRouter = createTRPCRouter({
 
   /** How many trajectories a selection holds, before creating a campaign from it. */
   previewSelection: researcherProcedure.input(selection).query(({ ctx, input }) => {
+    if (input.filter && usesTriage(input.filter)) assertMayTriage(ctx.db, ctx.actor);
     const ids = resolveSelection(ctx.db, input);
     return { count: ids.length, description: input.filter ? describeFilter(input.filter) : `${ids.length} chosen trajectories` };
   }),

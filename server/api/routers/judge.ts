@@ -6,6 +6,7 @@
  * process (`npm run cli -- judge --resume ID`) finish a batch the server left behind.
  */
 import { z } from "zod";
+import { matchingTrajectoryIds } from "../../services/trajectory-views";
 import { judgeKeyEnvSchema } from "../../domain/evaluators/judge-endpoint-policy";
 import { parseK, type JudgeK } from "../../domain/evaluators/verdicts";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
@@ -31,7 +32,7 @@ import {
   updateJudgeConfig,
 } from "../../services/judge/configs";
 import { evaluateRuleVerdicts } from "../../services/judge/rules";
-import { evaluatorSummaries, trajectoriesMatching, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluations-view";
+import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluations-view";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/judge/endpoint-settings";
 import { runtimeEnvironment } from "../../config";
@@ -87,7 +88,8 @@ const batchInput = z.object({
 });
 
 function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): number[] {
-  const ids = "trajectoryIds" in s ? s.trajectoryIds : trajectoriesMatching(ctx.db, s.filter);
+  // From the list's filters: the same trajectories the list shows, a seeded sample included.
+  const ids = "trajectoryIds" in s ? s.trajectoryIds : matchingTrajectoryIds(ctx.db, s.filter);
   if (ids.length === 0) throw new ValidationError("the selection holds no trajectories");
   return ids;
 }

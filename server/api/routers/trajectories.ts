@@ -5,22 +5,25 @@
  */
 import { z } from "zod";
 import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
-import { trajectoryListInput } from "../../domain/trajectory-list-query";
-import { getStepWindow, getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
-import { assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/annotation";
+import { trajectoryListInput, usesTriage } from "../../domain/trajectory-list-query";
+import { getStepWindow, getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, triageFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
+import { assertMayTriage, assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/annotation";
 import { authedProcedure, createTRPCRouter } from "../trpc";
 
 export const trajectoriesRouter = createTRPCRouter({
+  /** Researchers and admins also get each row's labels and verdicts (triage); others may not filter on them. */
   list: authedProcedure.input(trajectoryListInput).query(({ ctx, input }) => {
-    const page = listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.db, ctx.actor, input));
-    return { ...page, rows: page.rows.map((r) => ({ ...r, agentHidden: false })) };
+    const triage = seesWholeCatalog(ctx.db, ctx.actor);
+    if (!triage && (usesTriage(input) || input.sample !== undefined)) assertMayTriage(ctx.db, ctx.actor);
+    const page = listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.db, ctx.actor, input), { triage });
+    return { ...page, triage, rows: page.rows.map((r) => ({ ...r, agentHidden: false })) };
   }),
 
   /** The menus list every run and model: only for viewers who see the whole catalog. */
   filterOptions: authedProcedure.query(({ ctx }) => {
     const options = trajectoryFilterOptions(ctx.db);
-    if (seesWholeCatalog(ctx.db, ctx.actor)) return options;
-    return { ...options, taskSets: [], runs: [], models: [] };
+    if (seesWholeCatalog(ctx.db, ctx.actor)) return { ...options, ...triageFilterOptions(ctx.db) };
+    return { ...options, taskSets: [], runs: [], models: [], categories: [], evaluators: [] };
   }),
 
   byId: authedProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => {

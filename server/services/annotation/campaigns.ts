@@ -30,14 +30,16 @@ import {
   removeCampaignAnnotators,
   updateCampaign,
 } from "../../../db/repositories/annotation";
-import { listTrajectories, type TrajectoryFilter } from "../../../db/repositories/trajectories";
+import { DEFAULT_SAMPLE_SEED, matchingTrajectoryIds, type SelectionFilter } from "../trajectory-views";
 import type { CampaignRow, CampaignSelection, CampaignStatus } from "../../../db/schema/index";
 import { hasRole, requireRole, type Actor } from "../../auth/roles";
+import { usesTriage } from "../../domain/trajectory-list-query";
 import { buildLabelSchema, LabelValidationError, type LabelSchema } from "../../domain/annotation/label-schema";
 import { getTemplate, protocolCompliance, requirementsOf, TEMPLATE_IDS, type TemplateId } from "../../domain/annotation/protocols";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { shuffleNumbers } from "./item-numbers";
 import { recomputeItem } from "./consolidation";
+import { assertMayTriage } from "./scope";
 import { inTransaction } from "./tx";
 
 export const MAX_ANNOTATORS_PER_ITEM = 20;
@@ -62,7 +64,7 @@ export interface CampaignInput {
   qaReviewerIds?: string[];
   /** The selection: explicit trajectory ids, or a trajectory-list filter (all matching trajectories). */
   trajectoryIds?: number[];
-  filter?: TrajectoryFilter;
+  filter?: SelectionFilter;
   /** Shown with the campaign; derived from the filter when omitted. */
   selectionDescription?: string;
 }
@@ -90,19 +92,22 @@ function checkSettings(input: { annotatorsPerItem?: number; reservationMinutes?:
 }
 
 /** Human description of a trajectory-list filter: "site = Allrecipes, model = gpt-4o". */
-export function describeFilter(f: TrajectoryFilter): string {
+export function describeFilter(f: SelectionFilter): string {
   const parts: string[] = [];
-  for (const [k, v] of Object.entries(f)) {
+  const { sample, seed, strata, ...rest } = f;
+  for (const [k, v] of Object.entries(rest)) {
     if (v === undefined || v === null || v === "") continue;
     if (k === "ids") parts.push(`${(v as number[]).length} chosen trajectories`);
     else if (k === "q") parts.push(`text contains ${JSON.stringify(v)}`);
     else parts.push(`${k} = ${String(v)}`);
   }
-  return parts.length ? parts.join(", ") : "all trajectories";
+  const what = parts.length ? parts.join(", ") : "all trajectories";
+  if (sample === undefined) return what;
+  return `random sample of ${sample}${strata ? ` by ${strata}` : ""} (seed ${seed ?? DEFAULT_SAMPLE_SEED}) of ${what}`;
 }
 
-/** Trajectory ids a filter selects, in the list's id order. */
-export function resolveSelection(db: Db, input: { trajectoryIds?: number[]; filter?: TrajectoryFilter }): number[] {
+/** Trajectory ids a filter (or the seeded sample of it) selects, in the list's id order. */
+export function resolveSelection(db: Db, input: { trajectoryIds?: number[]; filter?: SelectionFilter }): number[] {
   if (input.trajectoryIds) {
     const unique = [...new Set(input.trajectoryIds)];
     const found = existingTrajectoryIds(db, unique);
@@ -111,9 +116,9 @@ export function resolveSelection(db: Db, input: { trajectoryIds?: number[]; filt
     return unique;
   }
   if (input.filter) {
-    const { rows, total } = listTrajectories(db, input.filter, { offset: 0, limit: MAX_CAMPAIGN_ITEMS + 1, sort: "id", dir: "asc" });
-    if (total > MAX_CAMPAIGN_ITEMS) throw new ValidationError(`the filter selects ${total} trajectories; a campaign holds at most ${MAX_CAMPAIGN_ITEMS}`);
-    return rows.map((r) => r.id);
+    const ids = matchingTrajectoryIds(db, input.filter);
+    if (ids.length > MAX_CAMPAIGN_ITEMS) throw new ValidationError(`the filter selects ${ids.length} trajectories; a campaign holds at most ${MAX_CAMPAIGN_ITEMS}`);
+    return ids;
   }
   throw new ValidationError("a campaign needs a selection: trajectoryIds or a filter");
 }
@@ -140,6 +145,8 @@ export function createCampaign(db: Db, actor: Actor, input: CampaignInput): Camp
   checkSettings({ ...input, name: input.name });
   const template = templateOrError(input.template);
   const labelSchema = schemaOrError({ ...template?.labelSchema, ...input.labelSchema });
+  // A selection by labels or verdicts reveals them (through its size at least): not while labelling blind.
+  if (input.filter && usesTriage(input.filter)) assertMayTriage(db, actor);
   const trajectoryIds = resolveSelection(db, input);
   if (!trajectoryIds.length) throw new ValidationError("the selection is empty: no trajectory matches");
   const annotatorIds = checkAnnotators(db, input.annotatorIds ?? []);
@@ -222,7 +229,7 @@ export function updateCampaignSettings(db: Db, actor: Actor, id: number, patch: 
   });
 }
 
-export function addTrajectoriesToCampaign(db: Db, actor: Actor, id: number, selection: { trajectoryIds?: number[]; filter?: TrajectoryFilter }): { added: number } {
+export function addTrajectoriesToCampaign(db: Db, actor: Actor, id: number, selection: { trajectoryIds?: number[]; filter?: SelectionFilter }): { added: number } {
   requireRole(actor, "researcher", "change campaigns");
   const ids = resolveSelection(db, selection);
   return inTransaction(db, () => {

@@ -47,6 +47,18 @@ export function scopeTrajectoryFilter<F extends TrajectoryFilter>(db: Db, actor:
   return { ...filter, visibleToAnnotator: actor.userId, notBlindFor: actor.userId };
 }
 
+/**
+ * Triage of the trajectory list (human labels, evaluator verdicts, agreement, samples of them) shows evaluations:
+ * only for viewers of the whole catalog, never for annotators or anyone labelling blind.
+ */
+export function assertMayTriage(db: Db, actor: Actor): void {
+  if (!hasRole(actor, "researcher")) throw new AppError("FORBIDDEN", "Filtering trajectories by labels and verdicts is for researchers and admins");
+  const blind = labellingBlindCount(db, actor.userId);
+  if (blind) {
+    throw new AppError("FORBIDDEN", `You are labelling ${blind} trajector${blind === 1 ? "y" : "ies"} blind; labels and verdicts in the trajectory list open once you have labelled them`);
+  }
+}
+
 export function assertTrajectoryBrowsable(db: Db, actor: Actor, trajectoryId: number): void {
   if (isBlindedFor(db, actor.userId, trajectoryId)) {
     throw new AppError("FORBIDDEN", `Trajectory ${trajectoryId} is not available to you while you label it blind; open it from your campaign's queue`);
