@@ -16,6 +16,7 @@ import {
   judgeAgreementDetail,
   judgeAgreementList,
   judgeDisagreements,
+  judgeMeasures,
 } from "../../services/analytics";
 import { assertNotLabellingBlind } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
@@ -54,6 +55,9 @@ export const analyticsRouter = createTRPCRouter({
     .query(({ ctx, input }) => analyticsOverview(ctx.db, input)),
 
   judges: researcherProcedure.input(z.object(common)).query(({ ctx, input }) => judgeAgreementList(ctx.db, input)),
+
+  /** False-positive/negative rates and success-rate gap with task-clustered intervals, calibration, agent ranking. */
+  judgeMeasures: researcherProcedure.input(z.object(common)).query(({ ctx, input }) => judgeMeasures(ctx.db, input)),
 
   judge: researcherProcedure
     .input(

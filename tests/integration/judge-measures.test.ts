@@ -1,0 +1,136 @@
+/**
+ * Judge measures on the analytics fixture (tests/helpers/analytics-fixture.ts), answers worked by hand. Tasks are
+ * site × difficulty, shared by the two runs: Shop-easy {T1, T7}, Shop-medium {T2, T8}, Shop-hard {T3, T9},
+ * Wiki-easy {T4, T10}, Wiki-medium {T5, T11}, Wiki-hard {T6, T12}.
+ *
+ * Judge k = 3 against the consolidated label (unsure T9, unlabelled T11 left out; T12 unparseable left out under
+ * "exclude"): ss = T1 T4 T5 T7, fs = T6, ff = T2 T3 T8 T10 → n 9, FPR 1/5, FNR 0/4, gap (1 − 0)/9.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { upsertVerdict } from "../../db/repositories/evaluation";
+import { judgeMeasures } from "../../server/services/analytics";
+import { createTestContext, type TestContext } from "../helpers/context";
+import { seedAnalyticsFixture, type AnalyticsFixture } from "../helpers/analytics-fixture";
+
+let ctx: TestContext;
+let fx: AnalyticsFixture;
+
+beforeEach(() => {
+  ctx = createTestContext("verdict-judge-measures-");
+  fx = seedAnalyticsFixture(ctx.db);
+});
+afterEach(() => ctx.cleanup());
+
+function measuresOf(result: ReturnType<typeof judgeMeasures>, key: string, k: string) {
+  const m = result.evaluators.find((e) => e.info.identity.key === key && e.info.identity.k === k);
+  if (!m) throw new Error(`no measures for ${key} k=${k}`);
+  return m;
+}
+
+function setSamples(name: string, count: number, successes: number, failures: number) {
+  ctx.db.$client
+    .prepare("update evaluator_verdicts set sample_count = ?, sample_successes = ?, sample_failures = ? where trajectory_id = ? and evaluator_key = ? and k = '3'")
+    .run(count, successes, failures, fx.ids[name], fx.judgeKey);
+}
+
+describe("judge measures", () => {
+  it("gives FPR, FNR and the success-rate gap per evaluator, with task-clustered intervals", () => {
+    const r = judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" });
+    const k3 = measuresOf(r, fx.judgeKey, "3");
+    expect(k3.errors).toMatchObject({ n: 9, tasks: 6, falsePositive: { estimate: 0.2, errors: 1, of: 5 }, falseNegative: { estimate: 0, errors: 0, of: 4 } });
+    expect(k3.errors.gap.estimate).toBeCloseTo(1 / 9, 12);
+    expect(k3.errors.gap.evaluatorRate).toBeCloseTo(5 / 9, 12);
+    expect(k3.errors.gap.humanRate).toBeCloseTo(4 / 9, 12);
+    // The one false positive sits in Wiki-hard: a third of the resamples ((5/6)^6) leave that task out (FPR 0);
+    // drawing it several times pushes the upper bound far above the point estimate.
+    expect(k3.errors.falsePositive.low).toBe(0);
+    expect(k3.errors.falsePositive.high!).toBeGreaterThan(0.4);
+    expect(k3.errors.falsePositive.high!).toBeLessThanOrEqual(1);
+    expect(k3.errors.bootstrap).toMatchObject({ replicates: 1000, seed: 1, method: "percentile, resampling tasks" });
+
+    // k = 1: fs = T2 T10, ff = T3 T6 T8 T12, ss = T1 T4 T7 (T5 unparseable left out) → FPR 2/6, gap 2/9.
+    const k1 = measuresOf(r, fx.judgeKey, "1");
+    expect(k1.errors.falsePositive).toMatchObject({ errors: 2, of: 6 });
+    expect(k1.errors.gap.estimate).toBeCloseTo(2 / 9, 12);
+    // The rule agrees everywhere it decided.
+    const rule = measuresOf(r, fx.ruleKey, "");
+    expect(rule.errors).toMatchObject({ n: 8, falsePositive: { estimate: 0 }, falseNegative: { estimate: 0 }, gap: { estimate: 0 } });
+  });
+
+  it("counts unparseable replies as failures under the 'failure' policy", () => {
+    const k3 = measuresOf(judgeMeasures(ctx.db, { scope: {}, unparseable: "failure" }), fx.judgeKey, "3");
+    // T12 (human failure, unparseable) joins ff.
+    expect(k3.errors).toMatchObject({ n: 10, falsePositive: { errors: 1, of: 6 } });
+  });
+
+  it("splits per site and per agent run", () => {
+    const k3 = measuresOf(judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" }), fx.judgeKey, "3");
+    const site = Object.fromEntries(k3.bySite.map((s) => [s.label, s.errors]));
+    expect(site.Shop).toMatchObject({ n: 5, falsePositive: { estimate: 0, of: 3 }, falseNegative: { estimate: 0, of: 2 } });
+    expect(site.Wiki).toMatchObject({ n: 4, falsePositive: { estimate: 0.5, of: 2 }, falseNegative: { estimate: 0, of: 2 } });
+    const run = Object.fromEntries(k3.byRun.map((s) => [s.label, s.errors]));
+    expect(run.alpha!.falsePositive).toMatchObject({ errors: 1, of: 3 });
+    expect(run.beta!.falsePositive).toMatchObject({ errors: 0, of: 2 });
+  });
+
+  it("ranks the agent runs per rater and gives Kendall's τ-b against the humans", () => {
+    // An imported evaluator that calls every beta trajectory a success and every alpha one a failure.
+    for (const [name, id] of Object.entries(fx.ids)) {
+      const beta = Number(name.slice(1)) >= 7;
+      upsertVerdict(ctx.db, { trajectoryId: id, kind: "import", origin: "verdict", evaluatorKey: "import:test:contrarian", evaluatorName: "Contrarian", verdict: beta ? "success" : "failure" });
+    }
+    const r = judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" });
+    const [alpha, beta] = [r.ranking.runs.find((x) => x.name === "alpha")!, r.ranking.runs.find((x) => x.name === "beta")!];
+    // Humans: alpha 3/6 (T1 T4 T5 of T1–T6), beta 1/4 (T7 of T7 T8 T10 T12).
+    expect(alpha.human).toEqual({ rate: 0.5, n: 6, rank: 1 });
+    expect(beta.human).toEqual({ rate: 0.25, n: 4, rank: 2 });
+    // Judge k = 3 over every trajectory it judged: alpha 4/6, beta 2/5 (T12 unparseable left out).
+    const k3 = r.evaluators.find((e) => e.info.identity.key === fx.judgeKey && e.info.identity.k === "3")!.info.id;
+    expect(alpha.evaluators[k3]!.rate).toBeCloseTo(4 / 6, 12);
+    expect(beta.evaluators[k3]).toMatchObject({ rate: 0.4, n: 5, rank: 2 });
+    const tau = Object.fromEntries(r.ranking.tau.map((t) => [t.id, t.tau]));
+    expect(tau[k3]!.tau).toBe(1);
+    const contrarian = r.evaluators.find((e) => e.info.identity.key === "import:test:contrarian")!.info.id;
+    expect(alpha.evaluators[contrarian]).toMatchObject({ rate: 0, rank: 2 });
+    expect(tau[contrarian]!.tau).toBe(-1);
+  });
+
+  it("measures calibration of the vote share when the judge was sampled, and the unparseable rates", () => {
+    const before = measuresOf(judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" }), fx.judgeKey, "3");
+    expect(before.calibration).toBeNull();
+    expect(before.calibrationNote).toMatch(/one sample per item/);
+    // k = 3 verdicts: 12 in scope, T12 unparseable.
+    expect(before.unparseable).toMatchObject({ verdicts: 12, unparseable: 1, samples: 0 });
+
+    setSamples("T1", 3, 3, 0); // human success, confidence 1
+    setSamples("T6", 3, 2, 0); // human failure, confidence 1 (one reply unparseable)
+    setSamples("T2", 3, 1, 2); // human failure, confidence 1/3
+    setSamples("T4", 3, 2, 1); // human success, confidence 2/3
+    const after = measuresOf(judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" }), fx.judgeKey, "3");
+    const cal = after.calibration!;
+    expect(cal.n).toBe(4);
+    expect(cal.bins[9]).toMatchObject({ n: 2, meanConfidence: 1, observed: 0.5 });
+    expect(cal.bins[3]).toMatchObject({ n: 1, observed: 0 });
+    expect(cal.bins[6]).toMatchObject({ n: 1, observed: 1 });
+    // ECE = 2/4·0.5 + 1/4·1/3 + 1/4·1/3 = 5/12.
+    expect(cal.ece).toBeCloseTo(5 / 12, 12);
+    // Human-labelled k = 3 items without samples: T3 T5 T7 T8 T10 T12.
+    expect(after.calibrationNote).toMatch(/^6 compared items had a single sample/);
+    expect(after.unparseable).toMatchObject({ samples: 12, unparseableSamples: 1 });
+  });
+
+  it("is recomputed after a write to the verdicts and reused otherwise", () => {
+    const a = judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" });
+    expect(judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" })).toBe(a);
+    // The judge now gets Wiki-hard right: no false positive left.
+    ctx.db.$client.prepare("update evaluator_verdicts set verdict = 'failure' where trajectory_id = ? and evaluator_key = ? and k = '3'").run(fx.ids.T6, fx.judgeKey);
+    const b = measuresOf(judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" }), fx.judgeKey, "3");
+    expect(b.errors.falsePositive).toMatchObject({ estimate: 0, errors: 0, of: 5 });
+  });
+
+  it("follows the scope", () => {
+    const r = judgeMeasures(ctx.db, { scope: { runId: fx.runIds.beta }, unparseable: "exclude" });
+    const k3 = measuresOf(r, fx.judgeKey, "3");
+    expect(k3.errors).toMatchObject({ n: 3, tasks: 3, falsePositive: { errors: 0, of: 2 } });
+  });
+});
