@@ -77,7 +77,7 @@ describe("judge measures", () => {
     // An imported evaluator that calls every beta trajectory a success and every alpha one a failure.
     for (const [name, id] of Object.entries(fx.ids)) {
       const beta = Number(name.slice(1)) >= 7;
-      upsertVerdict(ctx.db, { trajectoryId: id, kind: "import", origin: "verdict", evaluatorKey: "import:test:contrarian", evaluatorName: "Contrarian", verdict: beta ? "success" : "failure" });
+      upsertVerdict(ctx.db, { trajectoryId: id, kind: "judge", origin: "import", evaluatorKey: "import:test:contrarian", evaluatorName: "Contrarian", verdict: beta ? "success" : "failure" });
     }
     const r = judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" });
     const [alpha, beta] = [r.ranking.runs.find((x) => x.name === "alpha")!, r.ranking.runs.find((x) => x.name === "beta")!];
