@@ -5,6 +5,8 @@ import { RateChart } from "../_components/charts";
 import { NoEvaluators, NoReference, NoTrajectories } from "../_components/empty";
 import { Figure, TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
+import { ReliabilityChart } from "../_components/reliability-chart";
+import { prepareJudgeMeasures } from "../_lib/judge-measures";
 import { prepareJudgeList } from "../_lib/judges";
 import { analyticsSearch, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
 
@@ -22,8 +24,10 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
       </>
     );
   }
-  const list = await caller.analytics.judges({ scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable });
+  const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
+  const [list, measures] = await Promise.all([caller.analytics.judges(common), caller.analytics.judgeMeasures(common)]);
   const view = prepareJudgeList(list, analyticsSearch(params));
+  const instrument = prepareJudgeMeasures(measures, analyticsSearch(params));
   return (
     <>
       <PageHeader title="Judge agreement" subtitle={view.subtitle} />
@@ -50,6 +54,48 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               title="Every evaluator setting against the human label"
               description="Agreement, Cohen's κ with its 95% interval, prevalence and bias indices with PABAK, precision / recall / F1 of “success”, both success rates, and the verdicts left out. Click an evaluator for its confusion matrix, k-table, splits and disagreements."
               table={view.chart.table}
+            />
+            <section className="panel px-3 py-2 text-[12px] text-zinc-600" aria-labelledby="trust-title" data-testid="trust-help">
+              <h2 id="trust-title" className="text-[13px] font-semibold text-zinc-900">
+                When to trust a judge in place of humans
+              </h2>
+              <ul className="mt-1 list-disc space-y-0.5 pl-5">
+                <li>
+                  <b>False-positive rate</b> is what inflates a leaderboard: a judge that passes failed trajectories reports agents better than they are. Trust it for success rates only when the whole interval
+                  is low.
+                </li>
+                <li>
+                  <b>Success-rate gap</b> is the error a reported success rate carries. If its interval does not include 0, the judge is biased on these agents; per site and per run it can differ.
+                </li>
+                <li>
+                  <b>Intervals resample tasks</b>, not trajectories: trajectories of one task fail together. Few tasks make wide intervals, and that width is honest.
+                </li>
+                <li>
+                  <b>Kendall τ</b> says whether the judge orders agents as humans do; with few runs, one swap moves τ a lot. <b>Calibration</b> (judges sampled several times) says whether its confidence can
+                  route the unsure items to humans.
+                </li>
+              </ul>
+            </section>
+            <Figure
+              id={instrument.errors.id}
+              title={instrument.errors.title}
+              description={instrument.errors.description}
+              chart={instrument.errors.chart ? <RateChart model={instrument.errors.chart} /> : null}
+              table={instrument.errors.table}
+            />
+            <TablePanel id="error-splits" title="Error rates per site and per agent run" description="The same measures on each site's and each agent run's trajectories, with intervals resampling the tasks of that group." table={instrument.splits} />
+            <TablePanel
+              id="ranking"
+              title="Agent ranking under each evaluator"
+              description="Each rater's success rate per agent run (over the trajectories it rated) and the run's rank; ranks that differ from the humans' are marked. Last row: Kendall's τ-b between the evaluator's ranking and the humans' (ties counted)."
+              table={instrument.ranking}
+            />
+            <Figure
+              id={instrument.reliability.id}
+              title={instrument.reliability.title}
+              description={instrument.reliability.description}
+              chart={instrument.reliability.chart ? <ReliabilityChart model={instrument.reliability.chart} /> : null}
+              table={instrument.reliability.table}
             />
           </>
         )}
