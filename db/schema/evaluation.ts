@@ -79,6 +79,8 @@ export const judgeBatches = sqliteTable(
     concurrency: integer("concurrency").notNull(),
     /** Recompute verdicts that are already stored. */
     force: integer("force", { mode: "boolean" }).notNull().default(false),
+    /** Replies asked for per (trajectory, k): several samples at temperature > 0 give the judge's confidence. */
+    samples: integer("samples").notNull().default(1),
     status: text("status").$type<BatchStatus>().notNull().default("pending"),
     /** Pairs (trajectory, k) in the selection, and how many of them already had a verdict when the batch was made. */
     totalPairs: integer("total_pairs").notNull().default(0),

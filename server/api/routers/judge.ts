@@ -84,6 +84,8 @@ const batchInput = z.object({
   concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4),
   force: z.boolean().default(false),
   selectionLabel: z.string().max(200).optional(),
+  /** Replies per item for calibration (temperature > 0). */
+  samples: z.number().int().min(1).max(MAX_JUDGE_SAMPLES).default(1),
 });
 
 function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): number[] {
@@ -99,6 +101,7 @@ function batchRequest(ctx: TrpcContext, input: z.infer<typeof batchInput>) {
     kValues: input.kValues.map((k) => parseK(String(k))) as JudgeK[],
     concurrency: input.concurrency,
     force: input.force,
+    samples: input.samples,
     selectionLabel: input.selectionLabel ?? ("filter" in input.selection ? "filtered list" : "selected trajectories"),
   };
 }
