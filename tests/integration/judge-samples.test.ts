@@ -88,3 +88,28 @@ describe("majority of samples", () => {
     expect(majorityOf(["not_evaluable"])).toMatchObject({ verdict: "not_evaluable" });
   });
 });
+
+describe("judge asked for the first failing step", () => {
+  it("stores the step it names, and keeps a failure without a parseable step apart", async () => {
+    const [a, b, c] = await seedTrajectories(ctx, [{ steps: 3 }, { steps: 3 }, { steps: 3 }]);
+    const config = createJudgeConfig(ctx.db, { name: "step-judge", baseUrl: fake.baseUrl, model: "m-1", options: { askFirstFailingStep: true } }, LOCAL_JUDGE_ENV);
+    setStoredApiKey(ctx.db, config.id, "sk-samples-0002");
+    fake.script([
+      { reply: "Reasoning: wrong search.\nFirst failing step: 2\nVerdict: FAILURE" },
+      { reply: "Reasoning: it went wrong early on.\nVerdict: FAILURE" },
+      { reply: "Reasoning: done.\nVerdict: SUCCESS" },
+    ]);
+    const { batch } = createJudgeBatch(ctx.db, { config: config.id, trajectoryIds: [a!.id, b!.id, c!.id], kValues: ["full"], concurrency: 1 });
+    await runJudgeBatch(deps, batch.id, { pollMs: 10 });
+    expect(fake.requests[0]!.body.messages[0]!.content).toContain("First failing step: <number>");
+    const byTrajectory = new Map(listVerdicts(ctx.db).map((v) => [v.trajectoryId, v]));
+    // Steps are stored with indices 0, 1, 2: position 2 is index 1.
+    const va = byTrajectory.get(a!.id)!;
+    expect(va).toMatchObject({ verdict: "failure", firstFailingStep: 1, promptVersion: "verdict-judge-v1+first-step" });
+    expect(va.details).toMatchObject({ failureStep: { status: "given", stepIndex: 1, position: 2 } });
+    const vb = byTrajectory.get(b!.id)!;
+    expect(vb).toMatchObject({ verdict: "failure", firstFailingStep: null });
+    expect(vb.details).toMatchObject({ failureStep: { status: "unparseable" } });
+    expect(byTrajectory.get(c!.id)).toMatchObject({ verdict: "success", firstFailingStep: null });
+  });
+});

@@ -32,6 +32,7 @@ import {
   updateJudgeConfig,
 } from "../../services/judge/configs";
 import { evaluateRuleVerdicts } from "../../services/judge/rules";
+import { MAX_JUDGE_SAMPLES } from "../../services/judge/verdict";
 import { trajectoryEvaluations } from "../../services/evaluations-view";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/judge/endpoint-settings";
@@ -51,6 +52,8 @@ const options = z
     screenshots: z.enum(["marked", "raw"]),
     imageDetail: z.enum(["auto", "low", "high"]),
     maxImageSide: z.number().int().min(16).max(10_000).nullable(),
+    askFirstFailingStep: z.boolean(),
+    withoutFinalAnswer: z.boolean(),
   })
   .partial();
 

@@ -23,6 +23,7 @@ import type { JudgeBatchRow } from "../../../db/schema/index";
 import {
   EXPECTED_OUTPUT_TOKENS,
   buildJudgePrompt,
+  effectivePromptVersion,
   estimateImageTokens,
   estimateTextTokens,
   isJudgePromptVersion,
@@ -113,7 +114,7 @@ export function estimateJudgeBatch(db: Db, req: BatchRequest): BatchEstimate & {
   const kTexts = req.kValues.map(formatK);
   const existing = req.force
     ? new Set<string>()
-    : existingVerdictKeys(db, judgeEvaluatorKey(config.id), config.promptVersion, ids, kTexts);
+    : existingVerdictKeys(db, judgeEvaluatorKey(config.id), effectivePromptVersion(config.promptVersion, options), ids, kTexts);
   const estimate: BatchEstimate & { plan: PlannedPair[] } = {
     trajectories: ids.length,
     pairs: ids.length * kTexts.length,

@@ -13,7 +13,9 @@ import type { StepRow } from "../../../db/schema/index";
 import {
   buildJudgePrompt,
   costUsd,
+  effectivePromptVersion,
   isJudgePromptVersion,
+  parseFailureStep,
   parseJudgeReply,
   type JudgeStep,
 } from "../../domain/evaluators/judge-protocol";
@@ -108,11 +110,12 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
   if (!isJudgePromptVersion(config.promptVersion)) {
     throw new ValidationError(`Judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
   }
+  const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
   const identity = {
     trajectoryId: req.trajectoryId,
     evaluatorKey: judgeEvaluatorKey(config.id),
     k: formatK(req.k),
-    promptVersion: config.promptVersion,
+    promptVersion: effectivePromptVersion(config.promptVersion, options),
   };
   if (!req.force) {
     const existing = findVerdict(db, identity);
@@ -126,7 +129,6 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       })();
   if (!data) throw new NotFoundError("trajectory", req.trajectoryId);
   const { detail, shots } = data;
-  const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
   const prompt = buildJudgePrompt(
     { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps: judgeStepsOf(detail.steps, options.screenshots) },
     req.k,
@@ -204,6 +206,8 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok },
   );
   const problem = vote.problem ?? parsed.problem;
+  // Asked for, the first failing step is parsed strictly from the reply shown; a failure without one is kept apart.
+  const failureStep = options.askFirstFailingStep ? parseFailureStep(shown.raw, vote.verdict, detail.steps.map((s) => s.index)) : null;
   const saved = upsertVerdict(db, {
     ...identity,
     kind: "judge",
@@ -227,8 +231,10 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       retried: replies.flatMap((r) => r.result.retried.map((x) => redactSecret(x, apiKey))),
       finishReason: result.finishReason,
       ...(problem ? { problem } : {}),
+      ...(failureStep && failureStep.status !== "not-applicable" ? { failureStep } : {}),
       ...(samples > 1 ? { samples: replies.map((r) => ({ verdict: r.parsed.verdict, rationale: r.parsed.rationale, rawReply: r.raw, finishReason: r.result.finishReason, ...(r.parsed.problem ? { problem: r.parsed.problem } : {}) })) } : {}),
     },
+    firstFailingStep: failureStep?.status === "given" ? failureStep.stepIndex : null,
     ...(samples > 1 ? { sampleCount: samples, sampleSuccesses: vote.successes, sampleFailures: vote.failures } : {}),
     model: result.model,
     inputTokens,
