@@ -17,6 +17,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   annotation: async () => (await import("./bench/annotation")).benchAnnotation(),
   heuristics: async () => (await import("./bench/heuristics")).benchHeuristics(),
   consensus: async () => (await import("./bench/consensus")).benchConsensus(),
+  "judge-measures": async () => (await import("./bench/judge-measures")).benchJudgeMeasures(),
 };
 
 const wanted = process.argv.slice(2);

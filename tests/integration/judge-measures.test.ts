@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { upsertVerdict } from "../../db/repositories/evaluation";
 import { judgeMeasures } from "../../server/services/analytics";
+import { failureStepAgreement } from "../../server/services/analytics/failure-steps";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { seedAnalyticsFixture, type AnalyticsFixture } from "../helpers/analytics-fixture";
 
@@ -132,5 +133,39 @@ describe("judge measures", () => {
     const r = judgeMeasures(ctx.db, { scope: { runId: fx.runIds.beta }, unparseable: "exclude" });
     const k3 = measuresOf(r, fx.judgeKey, "3");
     expect(k3.errors).toMatchObject({ n: 3, tasks: 3, falsePositive: { errors: 0, of: 2 } });
+  });
+});
+
+describe("first failing step agreement", () => {
+  it("compares steps where both raters gave one: humans pairwise, evaluators against the consolidated step", () => {
+    const run = (q: string, ...p: unknown[]) => ctx.db.$client.prepare(q).run(...p);
+    // T3: annotators mark steps 7, 6, 7 → pairs |Δ| 1, 0, 1: exact 1/3, within one 3/3, mean |Δ| 2/3.
+    for (const [annotator, step] of [["ann", 7], ["bob", 6], ["cy", 7]] as const) {
+      run("update labels set first_failing_step = ? where trajectory_id = ? and annotator_name = ?", step, fx.ids.T3, annotator);
+    }
+    // Judge k = 3 fails T2, T3, T10 (consolidated steps 2, 7, 0) and names steps 3, 7, 0: Δ = +1, 0, 0.
+    for (const [name, step] of [["T2", 3], ["T3", 7], ["T10", 0]] as const) {
+      run("update evaluator_verdicts set first_failing_step = ? where trajectory_id = ? and evaluator_key = ? and k = '3'", step, fx.ids[name], fx.judgeKey);
+    }
+    const r = failureStepAgreement(ctx.db, { scope: {} });
+    expect(r.humans).toMatchObject({ pairs: 3, exact: 1, withinOne: 3 });
+    expect(r.humans.meanAbsoluteOffset).toBeCloseTo(2 / 3, 12);
+    // Only the k = 3 setting gives steps; k = 1 and the rule have nothing to compare.
+    expect(r.evaluators).toHaveLength(1);
+    const k3 = r.evaluators[0]!;
+    expect(k3.info.identity).toMatchObject({ key: fx.judgeKey, k: "3" });
+    expect(k3.agreement).toMatchObject({ pairs: 3, exact: 2, withinOne: 3 });
+    expect(k3.agreement.meanOffset).toBeCloseTo(1 / 3, 12);
+    expect(k3.withoutStep).toBe(0);
+    // Drill-down: the widest disagreement first.
+    expect(r.items[0]).toMatchObject({ trajectoryId: fx.ids.T2, human: 2, evaluators: { [k3.info.id]: 3 } });
+    expect(r.items).toHaveLength(3);
+  });
+
+  it("counts evaluator failures that came without a step apart", () => {
+    ctx.db.$client.prepare("update evaluator_verdicts set first_failing_step = 2 where trajectory_id = ? and evaluator_key = ? and k = '3'").run(fx.ids.T2, fx.judgeKey);
+    const k3 = failureStepAgreement(ctx.db, { scope: {} }).evaluators[0]!;
+    // T3 and T10 are human failures with a step where the judge said failure without one.
+    expect(k3).toMatchObject({ agreement: { pairs: 1, exact: 1 }, withoutStep: 2 });
   });
 });
