@@ -101,6 +101,8 @@ if (mode === "clean") {
         // k = 3 was sampled three times per item: the majority is the verdict, the minority varies with i, so the
         // reliability diagram has points at 0, 1/3, 2/3 and 1.
         ...(k === "3" ? samplesOf(verdict === "success", i) : {}),
+        // k = 3 also names a first failing step: the humans' on even rows, one later on odd rows.
+        ...(k === "3" && verdict === "failure" ? { firstFailingStep: Math.min(t.stepCount - 1, step + (i % 2)) } : {}),
       });
     }
   });

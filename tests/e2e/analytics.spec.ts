@@ -197,6 +197,18 @@ test.describe("analytics", () => {
     await expect(ranking.locator("tbody tr")).toHaveCount(m.ranking.runs.length + 1);
     const tau = m.ranking.tau.find((t) => t.id === k3.info.id)!.tau;
     await expect(ranking.locator(`tr[data-row="tau"] td[data-col="${k3.info.id}"]`)).toContainText(tau.tau === null ? "–" : `τ ${coef(tau.tau)}`);
+    // First failing step: annotator pairs and the k = 3 judge against the consolidated step, as the API counts them.
+    const steps = await query<{ humans: { pairs: number; exact: number }; evaluators: { info: { id: string }; agreement: { pairs: number; exact: number } }[]; items: { trajectoryId: number }[] }>(page.request, "analytics.failureSteps", {});
+    const stepTable = page.locator('section[data-figure="failure-steps"]');
+    await expect(stepTable.locator('tr[data-row="humans"] td[data-col="pairs"]')).toHaveText(String(steps.humans.pairs));
+    const k3Steps = steps.evaluators.find((e) => e.info.id === k3.info.id)!;
+    expect(k3Steps.agreement.pairs).toBeGreaterThan(0);
+    await expect(stepTable.locator(`tr[data-row="${k3.info.id}"] td[data-col="pairs"]`)).toHaveText(String(k3Steps.agreement.pairs));
+    await expect(page.getByTestId("step-timeline")).toHaveCount(steps.items.length);
+    await expect(page.getByTestId("step-timeline").first().locator("[data-mark]")).toHaveCount(2);
+    await page.getByTestId("step-timeline").first().scrollIntoViewIfNeeded();
+    await screenshotAt(page, "analytics-judge-failure-steps", VIEWPORTS[0]);
+
     await page.locator('section[data-figure="error-rates"]').scrollIntoViewIfNeeded();
     await shoot(page, "analytics-judge-measures");
     await page.setViewportSize({ width: 1440, height: 900 });

@@ -3,7 +3,7 @@
  * task-clustered intervals, and a table with the success-rate gap and the unparseable rate), the same per site and
  * per agent run, the reliability diagram of sampled judges, and the agent ranking under each rater with Kendall τ.
  */
-import type { EvaluatorMeasures, JudgeMeasuresResult } from "@/server/services/analytics";
+import type { EvaluatorMeasures, FailureStepResult, JudgeMeasuresResult, StepAgreement } from "@/server/services/analytics";
 import type { ErrorRate, SuccessGap } from "@/server/domain/analytics/instrument";
 import { errorDistances, PALETTE, seriesKey, type Datum, type RateChartModel, type SeriesModel } from "./charts";
 import { csvNumber, fmtCoef, fmtCount, fmtPercent, fmtPercentInterval } from "./format";
@@ -229,4 +229,32 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
   };
 
   return { errors, splits, reliability, ranking };
+}
+
+/** Exact, ±1 and offset of first failing steps: annotator pairs, then each evaluator that gives a step. */
+export function failureStepTable(r: FailureStepResult): TableModel {
+  const cells = (a: StepAgreement, signed: boolean): Record<string, Cell> => ({
+    pairs: { text: fmtCount(a.pairs), csv: [String(a.pairs)] },
+    exact: { text: a.pairs ? `${fmtPercent(a.exactRate)} · ${fmtCount(a.exact)}` : "–", csv: [csvNumber(a.exactRate), String(a.exact)] },
+    within: { text: a.pairs ? `${fmtPercent(a.withinOneRate)} · ${fmtCount(a.withinOne)}` : "–", csv: [csvNumber(a.withinOneRate), String(a.withinOne)] },
+    offset: { text: signed && a.meanOffset !== null ? `${a.meanOffset > 0 ? "+" : ""}${a.meanOffset.toFixed(2)}` : "–", csv: [signed ? csvNumber(a.meanOffset) : ""], title: signed ? "Evaluator's step minus the human's: positive = the evaluator places the failure later" : "Pairs of annotators have no direction" },
+    absolute: { text: a.meanAbsoluteOffset === null ? "–" : a.meanAbsoluteOffset.toFixed(2), csv: [csvNumber(a.meanAbsoluteOffset)] },
+  });
+  return {
+    name: "first failing step agreement",
+    columns: [
+      { key: "rater", label: "Compared" },
+      { key: "pairs", label: "Pairs", numeric: true, title: "Both called the trajectory a failure and marked a step" },
+      { key: "exact", label: "Exact", numeric: true, csv: ["exact_rate", "exact"] },
+      { key: "within", label: "Within ±1 step", numeric: true, csv: ["within_one_rate", "within_one"] },
+      { key: "offset", label: "Mean offset", numeric: true },
+      { key: "absolute", label: "Mean |offset|", numeric: true },
+      { key: "without", label: "Failures without a step", numeric: true, title: "Evaluator failures on human failures with a step, where the evaluator gave no (parseable) step" },
+    ],
+    rows: [
+      { key: "humans", cells: { rater: { text: "Humans (annotator pairs)", tone: "strong" }, ...cells(r.humans, false), without: { text: "–", tone: "muted" } } },
+      ...r.evaluators.map((e) => ({ key: e.info.id, cells: { rater: { text: `${e.info.label} vs humans` }, ...cells(e.agreement, true), without: { text: fmtCount(e.withoutStep), csv: [String(e.withoutStep)], tone: e.withoutStep ? ("warn" as const) : ("muted" as const) } } })),
+    ],
+    empty: "No first failing steps marked.",
+  };
 }

@@ -6,7 +6,9 @@ import { NoEvaluators, NoReference, NoTrajectories } from "../_components/empty"
 import { Figure, TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
 import { ReliabilityChart } from "../_components/reliability-chart";
-import { prepareJudgeMeasures } from "../_lib/judge-measures";
+import { StepTimeline } from "../_components/step-timeline";
+import { PALETTE } from "../_lib/charts";
+import { failureStepTable, prepareJudgeMeasures } from "../_lib/judge-measures";
 import { prepareJudgeList } from "../_lib/judges";
 import { analyticsSearch, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
 
@@ -25,7 +27,11 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
     );
   }
   const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
-  const [list, measures] = await Promise.all([caller.analytics.judges(common), caller.analytics.judgeMeasures(common)]);
+  const [list, measures, steps] = await Promise.all([
+    caller.analytics.judges(common),
+    caller.analytics.judgeMeasures(common),
+    caller.analytics.failureSteps({ scope: common.scope, campaignId: common.campaignId }),
+  ]);
   const view = prepareJudgeList(list, analyticsSearch(params));
   const instrument = prepareJudgeMeasures(measures, analyticsSearch(params));
   return (
@@ -97,6 +103,43 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               chart={instrument.reliability.chart ? <ReliabilityChart model={instrument.reliability.chart} /> : null}
               table={instrument.reliability.table}
             />
+            <TablePanel
+              id="failure-steps"
+              title="First failing step agreement"
+              description="Where raters put the failure, counted where both called the trajectory a failure and marked a step. Judges give a step when their configuration asks for it; heuristics give the step they fire on; rules give none."
+              table={failureStepTable(steps)}
+            />
+            {steps.items.length > 0 && (
+              <section className="panel px-3 py-2" aria-labelledby="step-marks-title" data-figure="failure-step-marks">
+                <h2 id="step-marks-title" className="text-[13px] font-semibold text-zinc-900">
+                  Each rater&apos;s first failing step on the timeline
+                </h2>
+                <p className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-[11.5px] text-zinc-500">
+                  <span>Widest disagreements first; each opens in the player.</span>
+                  <span className="flex items-center gap-1">
+                    <span className="inline-block h-3 w-[3px] rounded-sm bg-zinc-800" /> consolidated human step
+                  </span>
+                  {steps.evaluators.map((e, i) => (
+                    <span key={e.info.id} className="flex items-center gap-1">
+                      <span className="inline-block size-2.5 rounded-full" style={{ background: PALETTE[i % PALETTE.length] }} /> {e.info.label}
+                    </span>
+                  ))}
+                </p>
+                <div className="mt-2 flex flex-col gap-1.5">
+                  {steps.items.map((item) => (
+                    <StepTimeline
+                      key={item.trajectoryId}
+                      trajectoryId={item.trajectoryId}
+                      stepCount={item.stepCount}
+                      marks={[
+                        { key: "human", label: "Humans", step: item.human, color: "#27272a" },
+                        ...steps.evaluators.flatMap((e, i) => (item.evaluators[e.info.id] === undefined ? [] : [{ key: e.info.id, label: e.info.label, step: item.evaluators[e.info.id]!, color: PALETTE[i % PALETTE.length]! }])),
+                      ]}
+                    />
+                  ))}
+                </div>
+              </section>
+            )}
           </>
         )}
       </div>

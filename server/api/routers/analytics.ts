@@ -17,6 +17,7 @@ import {
   judgeAgreementList,
   judgeDisagreements,
   judgeMeasures,
+  failureStepAgreement,
 } from "../../services/analytics";
 import { assertNotLabellingBlind } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
@@ -58,6 +59,11 @@ export const analyticsRouter = createTRPCRouter({
 
   /** False-positive/negative rates and success-rate gap with task-clustered intervals, calibration, agent ranking. */
   judgeMeasures: researcherProcedure.input(z.object(common)).query(({ ctx, input }) => judgeMeasures(ctx.db, input)),
+
+  /** First failing step agreement: annotator pairs, and each evaluator that gives a step against the consolidated one. */
+  failureSteps: researcherProcedure
+    .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
+    .query(({ ctx, input }) => failureStepAgreement(ctx.db, input)),
 
   judge: researcherProcedure
     .input(
