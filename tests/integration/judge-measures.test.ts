@@ -7,7 +7,8 @@
  * "exclude"): ss = T1 T4 T5 T7, fs = T6, ff = T2 T3 T8 T10 → n 9, FPR 1/5, FNR 0/4, gap (1 − 0)/9.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { upsertVerdict } from "../../db/repositories/evaluation";
+import { insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation";
+import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluators/verdicts";
 import { judgeMeasures } from "../../server/services/analytics";
 import { failureStepAgreement } from "../../server/services/analytics/failure-steps";
 import { createTestContext, type TestContext } from "../helpers/context";
@@ -167,5 +168,32 @@ describe("first failing step agreement", () => {
     const k3 = failureStepAgreement(ctx.db, { scope: {} }).evaluators[0]!;
     // T3 and T10 are human failures with a step where the judge said failure without one.
     expect(k3).toMatchObject({ agreement: { pairs: 1, exact: 1 }, withoutStep: 2 });
+  });
+});
+
+describe("judge hygiene: the same judge with and without the final answer", () => {
+  it("pairs the settings and gives κ and the error rates side by side", () => {
+    const addJudge = (name: string, model: string) => {
+      const id = insertJudgeConfig(ctx.db, { name, model, promptVersion: "v1", options: { ...DEFAULT_JUDGE_OPTIONS, withoutFinalAnswer: true } });
+      // Without the answer this judge fails everything.
+      for (const trajectoryId of Object.values(fx.ids)) {
+        upsertVerdict(ctx.db, { trajectoryId, kind: "judge", origin: "verdict", evaluatorKey: `judge:${id}`, evaluatorName: name, judgeConfigId: id, k: "3", promptVersion: "v1+no-answer", verdict: "failure" });
+      }
+      return `judge:${id}`;
+    };
+    const blind = addJudge("Fixture judge, no answer", "judge-model");
+    addJudge("Another model, no answer", "other-model");
+    const r = judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" });
+    // Only the configuration that matches the fixture judge in everything but the answer is paired, at k = 3.
+    expect(r.hygiene).toHaveLength(1);
+    const pair = r.hygiene[0]!;
+    expect(pair.k).toBe("3");
+    expect(pair.withoutAnswer.id.startsWith(`${encodeURIComponent(blind)}|`)).toBe(true);
+    // With the answer: ss 4, sf 0, fs 1, ff 4 → p_o 8/9, p_e 40/81, κ = 32/41.
+    expect(pair.withAnswer.kappa.kappa).toBeCloseTo(32 / 41, 12);
+    expect(pair.withAnswer.errors.falsePositive.estimate).toBe(0.2);
+    // Without: every verdict failure, T12 included (no unparseable reply this time) → κ 0, FPR 0/6, FNR 4/4.
+    expect(pair.withoutAnswer.kappa.kappa).toBe(0);
+    expect(pair.withoutAnswer.errors).toMatchObject({ falsePositive: { estimate: 0, of: 6 }, falseNegative: { estimate: 1, of: 4 } });
   });
 });

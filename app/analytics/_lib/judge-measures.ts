@@ -56,6 +56,8 @@ function errorCells(e: EvaluatorMeasures["errors"]): Record<string, Cell> {
 }
 
 export interface JudgeMeasuresView {
+  /** Null when no judge was run both with and without the final answer. */
+  hygiene: TableModel | null;
   errors: FigureModel<RateChartModel>;
   splits: TableModel;
   reliability: FigureModel<ReliabilityModel>;
@@ -228,7 +230,32 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
     empty: "No agent run rated in this scope.",
   };
 
-  return { errors, splits, reliability, ranking };
+  const hygiene: TableModel | null = m.hygiene.length
+    ? {
+        name: "judge with and without the final answer",
+        columns: [
+          { key: "setting", label: "Judge" },
+          { key: "k", label: "k" },
+          { key: "kappaWith", label: "κ with answer", numeric: true },
+          { key: "kappaWithout", label: "κ without", numeric: true },
+          { key: "fprWith", label: "FPR with answer", numeric: true, csv: ["fpr_with", "fpr_with_ci_low", "fpr_with_ci_high", "fp_with", "human_failures_with"] },
+          { key: "fprWithout", label: "FPR without", numeric: true, csv: ["fpr_without", "fpr_without_ci_low", "fpr_without_ci_high", "fp_without", "human_failures_without"] },
+        ],
+        rows: m.hygiene.map((h, i) => ({
+          key: `${i}`,
+          cells: {
+            setting: { text: `${h.withAnswer.label} / ${h.withoutAnswer.label}` },
+            k: { text: h.k || "–" },
+            kappaWith: { text: fmtCoef(h.withAnswer.kappa.kappa), csv: [csvNumber(h.withAnswer.kappa.kappa)] },
+            kappaWithout: { text: fmtCoef(h.withoutAnswer.kappa.kappa), csv: [csvNumber(h.withoutAnswer.kappa.kappa)] },
+            fprWith: errorRateCell(h.withAnswer.errors.falsePositive),
+            fprWithout: errorRateCell(h.withoutAnswer.errors.falsePositive),
+          },
+        })),
+      }
+    : null;
+
+  return { hygiene, errors, splits, reliability, ranking };
 }
 
 /** Exact, ±1 and offset of first failing steps: annotator pairs, then each evaluator that gives a step. */

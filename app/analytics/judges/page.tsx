@@ -89,6 +89,14 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               chart={instrument.errors.chart ? <RateChart model={instrument.errors.chart} /> : null}
               table={instrument.errors.table}
             />
+            {instrument.hygiene && (
+              <TablePanel
+                id="hygiene"
+                title="The same judge with and without the agent's final answer"
+                description="Online-Mind2Web's hygiene check: a judge that does much better with the answer than without may be trusting the agent's claim instead of the screenshots. Paired: configurations identical but for the option, at the same k."
+                table={instrument.hygiene}
+              />
+            )}
             <TablePanel id="error-splits" title="Error rates per site and per agent run" description="The same measures on each site's and each agent run's trajectories, with intervals resampling the tasks of that group." table={instrument.splits} />
             <TablePanel
               id="ranking"

@@ -9,7 +9,8 @@
  */
 import type { Db } from "../../../db/client";
 import { NULL_INT } from "../../../db/repositories/analytics";
-import { wilsonInterval, type ProportionInterval } from "../../domain/agreement";
+import { listJudgeConfigs } from "../../../db/repositories/evaluation";
+import { kappaFromTable, wilsonInterval, type KappaEstimate, type ProportionInterval } from "../../domain/agreement";
 import {
   CalibrationCounter,
   clusteredErrorRates,
@@ -96,12 +97,29 @@ export interface RankRow {
   evaluators: Record<string, RankCell>;
 }
 
+/** One side of a hygiene comparison: the setting, its κ against humans and its error rates. */
+export interface HygieneSide {
+  id: string;
+  label: string;
+  kappa: KappaEstimate;
+  errors: InstrumentErrors;
+}
+
+/** The same judge (same endpoint, model, sampling and prompt) with and without the agent's final answer. */
+export interface HygieneComparison {
+  k: string;
+  withAnswer: HygieneSide;
+  withoutAnswer: HygieneSide;
+}
+
 export interface JudgeMeasuresResult {
   scope: Scope;
   campaignId: number | null;
   unparseable: UnparseablePolicy;
   bootstrap: typeof MEASURE_BOOTSTRAP;
   evaluators: EvaluatorMeasures[];
+  /** Pairs of settings that differ only in seeing the final answer (judge hygiene, Online-Mind2Web). */
+  hygiene: HygieneComparison[];
   ranking: {
     runs: RankRow[];
     /** Per evaluator: τ-b between its ranking of the runs and the humans'. */
@@ -195,6 +213,49 @@ function rankCell(successes: number, n: number): RankCell {
   return { rate: n ? successes / n : null, n, rank: null };
 }
 
+/** κ from the compared pairs behind the error rates. */
+function kappaOf(e: InstrumentErrors): KappaEstimate {
+  const fs = e.falsePositive.errors;
+  const ff = e.falsePositive.of - fs;
+  const sf = e.falseNegative.errors;
+  const ss = e.falseNegative.of - sf;
+  return kappaFromTable([
+    [ss, sf],
+    [fs, ff],
+  ]);
+}
+
+/**
+ * Settings of judges that are the same judge but for the final answer: a configuration with "without the agent's
+ * final answer" and one without the option that agree on everything else that makes a judge (endpoint, model,
+ * temperature, seed, output limit, prompt version, other options), at the same k.
+ */
+function hygienePairs(db: Db, evaluators: EvaluatorMeasures[]): HygieneComparison[] {
+  const judges = evaluators.filter((e) => e.info.kind === "judge" && /^judge:\d+$/.test(e.info.identity.key));
+  if (judges.length < 2) return [];
+  const signature = new Map<number, string>();
+  for (const c of listJudgeConfigs(db)) {
+    const { withoutFinalAnswer: _dropped, ...rest } = c.options;
+    void _dropped;
+    const options = Object.fromEntries(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)));
+    signature.set(c.id, JSON.stringify([c.baseUrl, c.model, c.temperature, c.seed, c.maxOutputTokens, c.promptVersion, options]));
+  }
+  const sig = (key: string) => signature.get(Number(key.slice("judge:".length)));
+  const side = (e: EvaluatorMeasures): HygieneSide => ({ id: e.info.id, label: e.info.label, kappa: kappaOf(e.errors), errors: e.errors });
+  const pairs: HygieneComparison[] = [];
+  for (const without of judges) {
+    if (!without.info.identity.pv.endsWith("+no-answer")) continue;
+    const pv = without.info.identity.pv.slice(0, -"+no-answer".length);
+    const s = sig(without.info.identity.key);
+    for (const withAnswer of judges) {
+      const id = withAnswer.info.identity;
+      if (id.pv !== pv || id.k !== without.info.identity.k || s === undefined || sig(id.key) !== s) continue;
+      pairs.push({ k: id.k, withAnswer: side(withAnswer), withoutAnswer: side(without) });
+    }
+  }
+  return pairs;
+}
+
 function compute(db: Db, input: JudgeMeasuresInput): JudgeMeasuresResult {
   const facts = getFacts(db);
   const mask = scopeMask(facts, input.scope);
@@ -255,7 +316,7 @@ function compute(db: Db, input: JudgeMeasuresInput): JudgeMeasuresResult {
     ),
   }));
 
-  return { scope: input.scope, campaignId: input.campaignId ?? null, unparseable: policy, bootstrap: MEASURE_BOOTSTRAP, evaluators, ranking: { runs: ranked, tau } };
+  return { scope: input.scope, campaignId: input.campaignId ?? null, unparseable: policy, bootstrap: MEASURE_BOOTSTRAP, evaluators, hygiene: hygienePairs(db, evaluators), ranking: { runs: ranked, tau } };
 }
 
 /** The measures of every evaluator setting in scope; recomputed only after a write to the tables they come from. */
