@@ -14,7 +14,7 @@
  *
  * Undefined values are null with a reason, never 0.
  */
-import { createRng, multinomialSample } from "../agreement/random";
+import { binomialSample, createRng, type Rng } from "../agreement/random";
 
 /** Per task: [human success & evaluator success, human success & evaluator failure, human failure & evaluator success, human failure & evaluator failure]. */
 export const TASK_SLOTS = 4;
@@ -144,7 +144,7 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
   let nGap = 0;
   const sums = new Float64Array(TASK_SLOTS);
   for (let r = 0; r < replicates; r++) {
-    multinomialSample(tasks, weights, rng, drawn);
+    drawTaskCounts(tasks, weights, rng, drawn);
     sums.fill(0);
     for (let p = 0; p < drawn.length; p++) {
       const m = drawn[p]!;
@@ -169,6 +169,39 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
     falseNegative: { ...base.falseNegative, low: fnLow, high: fnHigh },
     gap: { ...base.gap, low: gLow, high: gHigh },
   };
+}
+
+/** Above this variance a binomial draw uses its normal approximation (error far below the bootstrap's own noise). */
+const NORMAL_FROM_VARIANCE = 40;
+
+/**
+ * How many of `n` tasks drawn with replacement fall in each pattern (multinomial over the pattern multiplicities),
+ * as a chain of binomials. Small binomials are drawn exactly (binomialSample); large ones (n·p·(1 − p) > 40, tens
+ * of thousands of tasks) from the rounded normal approximation, which keeps every replicate O(patterns) where the
+ * exact draw would cost O(√n) per pattern — what lets a page show intervals for every evaluator, site and run
+ * within a request.
+ */
+function drawTaskCounts(n: number, weights: Float64Array, rng: Rng, out: Float64Array): void {
+  let left = n;
+  let weightLeft = 0;
+  for (let c = 0; c < weights.length; c++) weightLeft += weights[c]!;
+  for (let c = 0; c < weights.length; c++) {
+    const w = weights[c]!;
+    if (left === 0 || w === 0) out[c] = 0;
+    else if (w >= weightLeft) out[c] = left;
+    else {
+      const p = w / weightLeft;
+      const variance = left * p * (1 - p);
+      if (variance < NORMAL_FROM_VARIANCE) out[c] = binomialSample(left, p, rng);
+      else {
+        // Box–Muller from two uniforms of the seeded generator.
+        const z = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+        out[c] = Math.min(left, Math.max(0, Math.round(left * p + z * Math.sqrt(variance))));
+      }
+    }
+    left -= out[c]!;
+    weightLeft -= w;
+  }
 }
 
 function rates(c: ArrayLike<number>) {
