@@ -143,8 +143,15 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
   let nFnr = 0;
   let nGap = 0;
   const sums = new Float64Array(TASK_SLOTS);
+  // Few tasks with many patterns (one site's tasks): drawing the tasks one by one is cheaper than a binomial per
+  // pattern. Both draw from the same distribution.
+  const direct = tasks <= weights.length * 12;
+  const patternOf = direct ? Int32Array.from(multiplicity.flatMap((m, p) => Array<number>(m).fill(p))) : null;
   for (let r = 0; r < replicates; r++) {
-    drawTaskCounts(tasks, weights, rng, drawn);
+    if (patternOf) {
+      drawn.fill(0);
+      for (let d = 0; d < tasks; d++) drawn[patternOf[Math.floor(rng() * tasks)]!]!++;
+    } else drawTaskCounts(tasks, weights, rng, drawn);
     sums.fill(0);
     for (let p = 0; p < drawn.length; p++) {
       const m = drawn[p]!;
