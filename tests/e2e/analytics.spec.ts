@@ -184,13 +184,13 @@ test.describe("analytics", () => {
       await expect(row.locator('td[data-col="fpr"]')).toHaveText(fp.estimate === null ? "–" : `${pct(fp.estimate)} ${interval(fp.low, fp.high)} · ${fp.errors}/${fp.of}`.replace(/\s+/g, " "));
     }
     await errors.getByRole("button", { name: "Chart", exact: true }).click();
-    await expect(errors.locator(".recharts-surface")).toBeVisible();
+    await expect(errors.locator(".recharts-surface").first()).toBeVisible();
 
     // The seeded k = 3 judge was sampled three times per item: it has a reliability diagram and an ECE.
     const k3 = m.evaluators.find((e) => e.info.identity.key === seeded.judgeKey && e.info.identity.k === "3")!;
     expect(k3.calibration?.n).toBeGreaterThan(0);
     const reliability = page.locator('section[data-figure="reliability"]');
-    await expect(reliability.locator(".recharts-surface")).toBeVisible();
+    await expect(reliability.locator(".recharts-surface").first()).toBeVisible();
     await expect(reliability).toContainText(`ECE ${coef(k3.calibration!.ece)}`);
 
     const ranking = page.locator('section[data-figure="ranking"]');
