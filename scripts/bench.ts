@@ -21,6 +21,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   consensus: async () => (await import("./bench/consensus")).benchConsensus(),
   queue: async () => (await import("./bench/queue")).benchQueue(),
   triage: async () => (await import("./bench/triage")).benchTriage(),
+  "judge-measures": async () => (await import("./bench/judge-measures")).benchJudgeMeasures(),
 };
 
 const wanted = process.argv.slice(2);

@@ -250,6 +250,10 @@ function nullFill(rest: VerdictValues) {
     outputTokens: rest.outputTokens ?? null,
     latencyMs: rest.latencyMs ?? null,
     costUsd: rest.costUsd ?? null,
+    sampleCount: rest.sampleCount ?? null,
+    sampleSuccesses: rest.sampleSuccesses ?? null,
+    sampleFailures: rest.sampleFailures ?? null,
+    firstFailingStep: rest.firstFailingStep ?? null,
   };
 }
 

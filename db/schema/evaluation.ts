@@ -79,6 +79,8 @@ export const judgeBatches = sqliteTable(
     concurrency: integer("concurrency").notNull(),
     /** Recompute verdicts that are already stored. */
     force: integer("force", { mode: "boolean" }).notNull().default(false),
+    /** Replies asked for per (trajectory, k): several samples at temperature > 0 give the judge's confidence. */
+    samples: integer("samples").notNull().default(1),
     status: text("status").$type<BatchStatus>().notNull().default("pending"),
     /** Pairs (trajectory, k) in the selection, and how many of them already had a verdict when the batch was made. */
     totalPairs: integer("total_pairs").notNull().default(0),
@@ -127,6 +129,20 @@ export const evaluatorVerdicts = sqliteTable(
     rationale: text("rationale"),
     /** The judge's reply exactly as received; imports: the source record as JSON text. */
     rawReply: text("raw_reply"),
+    /**
+     * Judges asked for several samples of one item (batch option `samples`, temperature > 0): how many replies came
+     * back, and how many of them said success and failure (the rest were unparseable). `verdict` is the majority;
+     * the share of parseable samples saying success is the judge's confidence for calibration. Null = one sample.
+     */
+    sampleCount: integer("sample_count"),
+    sampleSuccesses: integer("sample_successes"),
+    sampleFailures: integer("sample_failures"),
+    /**
+     * The first step (0-based index) the evaluator says went wrong: a judge asked for it by its prompt option, a
+     * heuristic the step it fires on. Null = not given (rules give none; a judge reply without a parseable step
+     * says so in details.failureStep).
+     */
+    firstFailingStep: integer("first_failing_step"),
     /** Rules: per-check results; judges: request facts (image sizes, attempts, finish reason); not_evaluable reasons. */
     details: text("details", { mode: "json" }).$type<Record<string, unknown>>(),
     /** Model that answered, as the endpoint reported it. */

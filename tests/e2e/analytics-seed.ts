@@ -28,6 +28,13 @@ function clean() {
   }
 }
 
+/** Three samples whose majority is the verdict; every third item has one dissenting sample. */
+function samplesOf(success: boolean, i: number) {
+  const dissent = i % 3 === 0 ? 1 : 0;
+  const successes = success ? 3 - dissent : dissent;
+  return { sampleCount: 3, sampleSuccesses: successes, sampleFailures: 3 - successes };
+}
+
 if (mode === "clean") {
   clean();
   process.stdout.write(JSON.stringify({ cleaned: true }));
@@ -91,6 +98,11 @@ if (mode === "clean") {
         promptVersion: "v1",
         verdict,
         rationale: `e2e: k=${k} says ${verdict}`,
+        // k = 3 was sampled three times per item: the majority is the verdict, the minority varies with i, so the
+        // reliability diagram has points at 0, 1/3, 2/3 and 1.
+        ...(k === "3" ? samplesOf(verdict === "success", i) : {}),
+        // k = 3 also names a first failing step: the humans' on even rows, one later on odd rows.
+        ...(k === "3" && verdict === "failure" ? { firstFailingStep: Math.min(t.stepCount - 1, step + (i % 2)) } : {}),
       });
     }
   });

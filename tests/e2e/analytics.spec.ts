@@ -166,6 +166,58 @@ test.describe("analytics", () => {
     await expect(page.getByTestId("evaluations-panel").getByTestId("evaluation-verdict").first()).toBeVisible();
   });
 
+  test("judge agreement shows error rates with task-clustered intervals, the agent ranking and calibration", async ({ page }) => {
+    type Rate = { estimate: number | null; low: number | null; high: number | null; errors: number; of: number };
+    const m = await query<{
+      evaluators: { info: { id: string; label: string; identity: { key: string; k: string } }; errors: { n: number; tasks: number; falsePositive: Rate; falseNegative: Rate }; calibration: { n: number; ece: number | null } | null }[];
+      ranking: { runs: { name: string; human: { rank: number | null } }[]; tau: { id: string; tau: { tau: number | null } }[] };
+    }>(page.request, "analytics.judgeMeasures", {});
+    await page.goto("/analytics/judges");
+    await expect(page.getByTestId("trust-help")).toContainText("When to trust a judge");
+    const errors = await showTable(page, "error-rates");
+    for (const [i, e] of m.evaluators.entries()) {
+      const row = errors.locator(`tr[data-row="${i}"]`);
+      await expect(row.locator('td[data-col="evaluator"]')).toHaveText(e.info.label);
+      await expect(row.locator('td[data-col="n"]')).toHaveText(String(e.errors.n));
+      await expect(row.locator('td[data-col="tasks"]')).toHaveText(String(e.errors.tasks));
+      const fp = e.errors.falsePositive;
+      await expect(row.locator('td[data-col="fpr"]')).toHaveText(fp.estimate === null ? "–" : `${pct(fp.estimate)} ${interval(fp.low, fp.high)} · ${fp.errors}/${fp.of}`.replace(/\s+/g, " "));
+    }
+    await errors.getByRole("button", { name: "Chart", exact: true }).click();
+    await expect(errors.locator(".recharts-surface").first()).toBeVisible();
+
+    // The seeded k = 3 judge was sampled three times per item: it has a reliability diagram and an ECE.
+    const k3 = m.evaluators.find((e) => e.info.identity.key === seeded.judgeKey && e.info.identity.k === "3")!;
+    expect(k3.calibration?.n).toBeGreaterThan(0);
+    const reliability = page.locator('section[data-figure="reliability"]');
+    await expect(reliability.locator(".recharts-surface").first()).toBeVisible();
+    await expect(reliability).toContainText(`ECE ${coef(k3.calibration!.ece)}`);
+
+    const ranking = page.locator('section[data-figure="ranking"]');
+    await expect(ranking.locator("tbody tr")).toHaveCount(m.ranking.runs.length + 1);
+    const tau = m.ranking.tau.find((t) => t.id === k3.info.id)!.tau;
+    await expect(ranking.locator(`tr[data-row="tau"] td[data-col="${k3.info.id}"]`)).toContainText(tau.tau === null ? "–" : `τ ${coef(tau.tau)}`);
+    // First failing step: annotator pairs and the k = 3 judge against the consolidated step, as the API counts them.
+    const steps = await query<{ humans: { pairs: number; exact: number }; evaluators: { info: { id: string }; agreement: { pairs: number; exact: number } }[]; items: { trajectoryId: number }[] }>(page.request, "analytics.failureSteps", {});
+    const stepTable = page.locator('section[data-figure="failure-steps"]');
+    await expect(stepTable.locator('tr[data-row="humans"] td[data-col="pairs"]')).toHaveText(String(steps.humans.pairs));
+    const k3Steps = steps.evaluators.find((e) => e.info.id === k3.info.id)!;
+    expect(k3Steps.agreement.pairs).toBeGreaterThan(0);
+    await expect(stepTable.locator(`tr[data-row="${k3.info.id}"] td[data-col="pairs"]`)).toHaveText(String(k3Steps.agreement.pairs));
+    await expect(page.getByTestId("step-timeline")).toHaveCount(steps.items.length);
+    await expect(page.getByTestId("step-timeline").first().locator("[data-mark]")).toHaveCount(2);
+    await page.getByTestId("step-timeline").first().scrollIntoViewIfNeeded();
+    await screenshotAt(page, "analytics-judge-failure-steps", VIEWPORTS[0]);
+
+    await page.locator('section[data-figure="error-rates"]').scrollIntoViewIfNeeded();
+    await shoot(page, "analytics-judge-measures");
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await screenshotAt(page, "analytics-judge-measures", { width: 1440, height: 900 });
+    await reliability.scrollIntoViewIfNeeded();
+    await screenshotAt(page, "analytics-judge-reliability", { width: 1440, height: 900 });
+    await page.setViewportSize(VIEWPORTS[0]);
+  });
+
   test("human agreement shows α, Fleiss κ and the annotator matrix of the campaign", async ({ page }) => {
     type Level = { alpha: { alpha: number | null }; fleiss: { kappa: number | null }; percent: { value: number | null } };
     const h = await query<{ verdict: Level; combined: Level; disputedTotal: number; pairwise: { combined: { a: string; b: string; kappa: number | null }[] }; annotators: { key: string }[] }>(

@@ -5,6 +5,10 @@ import { RateChart } from "../_components/charts";
 import { NoEvaluators, NoReference, NoTrajectories } from "../_components/empty";
 import { Figure, TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
+import { ReliabilityChart } from "../_components/reliability-chart";
+import { StepTimeline } from "../_components/step-timeline";
+import { PALETTE } from "../_lib/charts";
+import { failureStepTable, prepareJudgeMeasures } from "../_lib/judge-measures";
 import { prepareJudgeList } from "../_lib/judges";
 import { analyticsSearch, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
 
@@ -22,8 +26,14 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
       </>
     );
   }
-  const list = await caller.analytics.judges({ scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable });
+  const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
+  const [list, measures, steps] = await Promise.all([
+    caller.analytics.judges(common),
+    caller.analytics.judgeMeasures(common),
+    caller.analytics.failureSteps({ scope: common.scope, campaignId: common.campaignId }),
+  ]);
   const view = prepareJudgeList(list, analyticsSearch(params));
+  const instrument = prepareJudgeMeasures(measures, analyticsSearch(params));
   return (
     <>
       <PageHeader title="Judge agreement" subtitle={view.subtitle} />
@@ -51,6 +61,93 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               description="Agreement, Cohen's κ with its 95% interval, prevalence and bias indices with PABAK, precision / recall / F1 of “success”, both success rates, and the verdicts left out. Click an evaluator for its confusion matrix, k-table, splits and disagreements."
               table={view.chart.table}
             />
+            <section className="panel px-3 py-2 text-[12px] text-zinc-600" aria-labelledby="trust-title" data-testid="trust-help">
+              <h2 id="trust-title" className="text-[13px] font-semibold text-zinc-900">
+                When to trust a judge in place of humans
+              </h2>
+              <ul className="mt-1 list-disc space-y-0.5 pl-5">
+                <li>
+                  <b>False-positive rate</b> is what inflates a leaderboard: a judge that passes failed trajectories reports agents better than they are. Trust it for success rates only when the whole interval
+                  is low.
+                </li>
+                <li>
+                  <b>Success-rate gap</b> is the error a reported success rate carries. If its interval does not include 0, the judge is biased on these agents; per site and per run it can differ.
+                </li>
+                <li>
+                  <b>Intervals resample tasks</b>, not trajectories: trajectories of one task fail together. Few tasks make wide intervals, and that width is honest.
+                </li>
+                <li>
+                  <b>Kendall τ</b> says whether the judge orders agents as humans do; with few runs, one swap moves τ a lot. <b>Calibration</b> (judges sampled several times) says whether its confidence can
+                  route the unsure items to humans.
+                </li>
+              </ul>
+            </section>
+            <Figure
+              id={instrument.errors.id}
+              title={instrument.errors.title}
+              description={instrument.errors.description}
+              chart={instrument.errors.chart ? <RateChart model={instrument.errors.chart} /> : null}
+              table={instrument.errors.table}
+            />
+            {instrument.hygiene && (
+              <TablePanel
+                id="hygiene"
+                title="The same judge with and without the agent's final answer"
+                description="Online-Mind2Web's hygiene check: a judge that does much better with the answer than without may be trusting the agent's claim instead of the screenshots. Paired: configurations identical but for the option, at the same k."
+                table={instrument.hygiene}
+              />
+            )}
+            <TablePanel id="error-splits" title="Error rates per site and per agent run" description="The same measures on each site's and each agent run's trajectories, with intervals resampling the tasks of that group." table={instrument.splits} />
+            <TablePanel
+              id="ranking"
+              title="Agent ranking under each evaluator"
+              description="Each rater's success rate per agent run (over the trajectories it rated) and the run's rank; ranks that differ from the humans' are marked. Last row: Kendall's τ-b between the evaluator's ranking and the humans' (ties counted)."
+              table={instrument.ranking}
+            />
+            <Figure
+              id={instrument.reliability.id}
+              title={instrument.reliability.title}
+              description={instrument.reliability.description}
+              chart={instrument.reliability.chart ? <ReliabilityChart model={instrument.reliability.chart} /> : null}
+              table={instrument.reliability.table}
+            />
+            <TablePanel
+              id="failure-steps"
+              title="First failing step agreement"
+              description="Where raters put the failure, counted where both called the trajectory a failure and marked a step. Judges give a step when their configuration asks for it; heuristics give the step they fire on; rules give none."
+              table={failureStepTable(steps)}
+            />
+            {steps.items.length > 0 && (
+              <section className="panel px-3 py-2" aria-labelledby="step-marks-title" data-figure="failure-step-marks">
+                <h2 id="step-marks-title" className="text-[13px] font-semibold text-zinc-900">
+                  Each rater&apos;s first failing step on the timeline
+                </h2>
+                <p className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-[11.5px] text-zinc-500">
+                  <span>Widest disagreements first; each opens in the player.</span>
+                  <span className="flex items-center gap-1">
+                    <span className="inline-block h-3 w-[3px] rounded-sm bg-zinc-800" /> consolidated human step
+                  </span>
+                  {steps.evaluators.map((e, i) => (
+                    <span key={e.info.id} className="flex items-center gap-1">
+                      <span className="inline-block size-2.5 rounded-full" style={{ background: PALETTE[i % PALETTE.length] }} /> {e.info.label}
+                    </span>
+                  ))}
+                </p>
+                <div className="mt-2 flex flex-col gap-1.5">
+                  {steps.items.map((item) => (
+                    <StepTimeline
+                      key={item.trajectoryId}
+                      trajectoryId={item.trajectoryId}
+                      stepCount={item.stepCount}
+                      marks={[
+                        { key: "human", label: "Humans", step: item.human, color: "#27272a" },
+                        ...steps.evaluators.flatMap((e, i) => (item.evaluators[e.info.id] === undefined ? [] : [{ key: e.info.id, label: e.info.label, step: item.evaluators[e.info.id]!, color: PALETTE[i % PALETTE.length]! }])),
+                      ]}
+                    />
+                  ))}
+                </div>
+              </section>
+            )}
           </>
         )}
       </div>

@@ -43,6 +43,7 @@ export function BatchForm({
   const [kChecked, setKChecked] = useState<Record<string, boolean>>({ "1": false, "2": false, "3": true, full: false });
   const [kExtra, setKExtra] = useState("");
   const [concurrency, setConcurrency] = useState("4");
+  const [samples, setSamples] = useState("1");
   const [force, setForce] = useState(false);
   const [label, setLabel] = useState(filterCount ? `list filter ${filterSearch}` : "all trajectories");
   const [dryRunFor, setDryRunFor] = useState<string | null>(null);
@@ -63,11 +64,13 @@ export function BatchForm({
           ? "Choose at least one k value."
           : !/^\d+$/.test(concurrency) || Number(concurrency) < 1 || Number(concurrency) > 64
             ? "Concurrency must be a whole number from 1 to 64."
-            : null;
+            : !/^\d+$/.test(samples) || Number(samples) < 1 || Number(samples) > 15
+              ? "Samples must be a whole number from 1 to 15."
+              : null;
 
   const input: BatchInput | null =
     problem === null
-      ? { config: configId!, selection: { filter }, kValues, concurrency: Number(concurrency), force, selectionLabel: label.trim().slice(0, 200) || undefined }
+      ? { config: configId!, selection: { filter }, kValues, concurrency: Number(concurrency), samples: Number(samples), force, selectionLabel: label.trim().slice(0, 200) || undefined }
       : null;
   const inputKey = input ? JSON.stringify(input) : null;
   // The estimate shown always belongs to the form as it is now: changing anything asks for a new dry run.
@@ -140,6 +143,9 @@ export function BatchForm({
         </Field>
         <Field label="Concurrency" htmlFor={`${f}-conc`} hint="Calls in flight at once (1–64)">
           <input id={`${f}-conc`} className="field" inputMode="numeric" value={concurrency} onChange={(ev) => setConcurrency(ev.target.value)} />
+        </Field>
+        <Field label="Samples per item" htmlFor={`${f}-samples`} hint="Ask several times (needs temperature > 0): the vote share becomes the judge's confidence, for calibration on the judge agreement page">
+          <input id={`${f}-samples`} className="field" inputMode="numeric" value={samples} onChange={(ev) => setSamples(ev.target.value)} data-testid="samples-input" />
         </Field>
         <fieldset className="flex flex-col gap-1">
           <legend className="text-[12px] font-medium text-zinc-700">k values (final screenshots the judge sees)</legend>

@@ -159,6 +159,8 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
   const [maxImageSide, setMaxImageSide] = useState("");
   const [history, setHistory] = useState(true);
   const [thoughts, setThoughts] = useState(false);
+  const [askStep, setAskStep] = useState(false);
+  const [noAnswer, setNoAnswer] = useState(false);
   const [priceIn, setPriceIn] = useState("");
   const [priceOut, setPriceOut] = useState("");
   const create = useMutation(
@@ -183,7 +185,7 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
           apiKey: apiKey.trim() || undefined,
           temperature: Number(temperature),
           maxOutputTokens: Number(maxOutputTokens),
-          options: { screenshots, imageDetail, maxImageSide: optionalNumber(maxImageSide), includeActionHistory: history, includeThoughts: history && thoughts },
+          options: { screenshots, imageDetail, maxImageSide: optionalNumber(maxImageSide), includeActionHistory: history, includeThoughts: history && thoughts, askFirstFailingStep: askStep, withoutFinalAnswer: noAnswer },
           priceInputPerMTok: optionalNumber(priceIn),
           priceOutputPerMTok: optionalNumber(priceOut),
         });
@@ -223,6 +225,12 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
         </label>
         <label className="flex items-center gap-2">
           <input type="checkbox" checked={history && thoughts} disabled={!history} onChange={(e) => setThoughts(e.target.checked)} /> Include the agent’s thoughts
+        </label>
+        <label className="flex items-center gap-2" title="When the judge says failure it also names the first step that went wrong; compared with humans on the judge agreement page">
+          <input type="checkbox" checked={askStep} onChange={(e) => setAskStep(e.target.checked)} data-testid="ask-first-step" /> Ask for the first failing step
+        </label>
+        <label className="flex items-center gap-2" title="Online-Mind2Web's hygiene check: the judge decides from actions and screenshots only; compare with the same judge given the answer">
+          <input type="checkbox" checked={noAnswer} onChange={(e) => setNoAnswer(e.target.checked)} data-testid="without-answer" /> Without the agent’s final answer
         </label>
       </div>
       <Field label="Temperature" htmlFor={`${f}-temp`}>

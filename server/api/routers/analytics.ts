@@ -16,6 +16,8 @@ import {
   judgeAgreementDetail,
   judgeAgreementList,
   judgeDisagreements,
+  judgeMeasures,
+  failureStepAgreement,
 } from "../../services/analytics";
 import { assertNotLabellingBlind } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
@@ -54,6 +56,14 @@ export const analyticsRouter = createTRPCRouter({
     .query(({ ctx, input }) => analyticsOverview(ctx.db, input)),
 
   judges: researcherProcedure.input(z.object(common)).query(({ ctx, input }) => judgeAgreementList(ctx.db, input)),
+
+  /** False-positive/negative rates and success-rate gap with task-clustered intervals, calibration, agent ranking. */
+  judgeMeasures: researcherProcedure.input(z.object(common)).query(({ ctx, input }) => judgeMeasures(ctx.db, input)),
+
+  /** First failing step agreement: annotator pairs, and each evaluator that gives a step against the consolidated one. */
+  failureSteps: researcherProcedure
+    .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
+    .query(({ ctx, input }) => failureStepAgreement(ctx.db, input)),
 
   judge: researcherProcedure
     .input(

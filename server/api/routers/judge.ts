@@ -33,6 +33,7 @@ import {
 } from "../../services/judge/configs";
 import { evaluateRuleVerdicts } from "../../services/judge/rules";
 import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluations-view";
+import { MAX_JUDGE_SAMPLES } from "../../services/judge/verdict";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/judge/endpoint-settings";
 import { runtimeEnvironment } from "../../config";
@@ -52,6 +53,8 @@ const options = z
     screenshots: z.enum(["marked", "raw"]),
     imageDetail: z.enum(["auto", "low", "high"]),
     maxImageSide: z.number().int().min(16).max(10_000).nullable(),
+    askFirstFailingStep: z.boolean(),
+    withoutFinalAnswer: z.boolean(),
   })
   .partial();
 
@@ -85,6 +88,8 @@ const batchInput = z.object({
   concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4),
   force: z.boolean().default(false),
   selectionLabel: z.string().max(200).optional(),
+  /** Replies per item for calibration (temperature > 0). */
+  samples: z.number().int().min(1).max(MAX_JUDGE_SAMPLES).default(1),
 });
 
 function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): number[] {
@@ -101,6 +106,7 @@ function batchRequest(ctx: TrpcContext, input: z.infer<typeof batchInput>) {
     kValues: input.kValues.map((k) => parseK(String(k))) as JudgeK[],
     concurrency: input.concurrency,
     force: input.force,
+    samples: input.samples,
     selectionLabel: input.selectionLabel ?? ("filter" in input.selection ? "filtered list" : "selected trajectories"),
   };
 }

@@ -29,6 +29,7 @@ import {
   type JudgeConfigInput,
 } from "../../services/judge/configs";
 import { evaluateRuleVerdicts } from "../../services/judge/rules";
+import { MAX_JUDGE_SAMPLES } from "../../services/judge/verdict";
 import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
@@ -137,11 +138,11 @@ export const judgeCommand: CliCommand = {
   name: "judge",
   summary: "run an LMM judge over trajectories for several k values (WebVoyager protocol)",
   usage:
-    "npm run cli -- judge --config <name> --k 1,3,full (--run ID | --ids 1,2 | --all) [--concurrency 4] [--force] [--dry-run] [--json]\n" +
+    "npm run cli -- judge --config <name> --k 1,3,full (--run ID | --ids 1,2 | --all) [--concurrency 4] [--samples 1] [--force] [--dry-run] [--json]\n" +
     "       npm run cli -- judge --resume <batch id> [--json]",
   async run(argv, io) {
     const args = parseArgs(argv, {
-      valueFlags: ["config", "k", "run", "ids", "concurrency", "resume"],
+      valueFlags: ["config", "k", "run", "ids", "concurrency", "samples", "resume"],
       boolFlags: ["all", "force", "dry-run", "json"],
     });
     if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
@@ -172,6 +173,7 @@ export const judgeCommand: CliCommand = {
       trajectoryIds: ids,
       kValues,
       concurrency: intFlag(args, "concurrency", 1, 64) ?? 4,
+      samples: intFlag(args, "samples", 1, MAX_JUDGE_SAMPLES) ?? 1,
       force: flagBool(args, "force"),
       selectionLabel: label,
     };

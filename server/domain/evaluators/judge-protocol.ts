@@ -94,10 +94,37 @@ const SYSTEM_V1 = [
   "The verdict line comes last and holds exactly one of the two words.",
 ].join("\n");
 
+/**
+ * The prompt version verdicts record: the configuration's version plus a suffix per option that changes the prompt
+ * ("verdict-judge-v1+first-step+no-answer"), so verdicts of differently asked judges never replace each other and
+ * the judge's page lists them as separate settings.
+ */
+export function effectivePromptVersion(version: string, options: Pick<JudgeOptions, "askFirstFailingStep" | "withoutFinalAnswer">): string {
+  let v = version;
+  if (options.askFirstFailingStep) v += "+first-step";
+  if (options.withoutFinalAnswer) v += "+no-answer";
+  return v;
+}
+
+/** The configuration version and options an effective prompt version stands for (null for a foreign string). */
+export function parseEffectivePromptVersion(v: string): { version: string; askFirstFailingStep: boolean; withoutFinalAnswer: boolean } | null {
+  const [version, ...suffixes] = v.split("+");
+  if (!version || suffixes.some((x) => x !== "first-step" && x !== "no-answer")) return null;
+  return { version, askFirstFailingStep: suffixes.includes("first-step"), withoutFinalAnswer: suffixes.includes("no-answer") };
+}
+
+const FIRST_STEP_INSTRUCTIONS = [
+  "",
+  "If the task was not accomplished, also name the first step at which the agent went wrong (the step from which",
+  "success was no longer reachable without undoing something), by its number as given above, on a line before the",
+  "verdict line:",
+  "First failing step: <number>",
+].join("\n");
+
 export function buildJudgePrompt(
   input: JudgeInput,
   k: JudgeK,
-  options: Pick<JudgeOptions, "includeActionHistory" | "includeThoughts">,
+  options: Pick<JudgeOptions, "includeActionHistory" | "includeThoughts" | "askFirstFailingStep" | "withoutFinalAnswer">,
   version: JudgePromptVersion = CURRENT_JUDGE_PROMPT_VERSION,
 ): JudgePrompt {
   if (version !== "verdict-judge-v1") throw new Error(`Unknown judge prompt version ${JSON.stringify(version)}`);
@@ -108,9 +135,11 @@ export function buildJudgePrompt(
 
   const answer = input.finalAnswer && input.finalAnswer.trim() ? input.finalAnswer.trim() : null;
   let head = `Task: ${input.intent.trim()}\n\n`;
-  head += answer
-    ? `Final answer reported by the agent: ${answer}\n`
-    : "Final answer reported by the agent: (none; the agent stopped without reporting an answer)\n";
+  if (options.withoutFinalAnswer) head += "The agent's final answer is not shown: judge from the actions and screenshots alone.\n";
+  else
+    head += answer
+      ? `Final answer reported by the agent: ${answer}\n`
+      : "Final answer reported by the agent: (none; the agent stopped without reporting an answer)\n";
   if (options.includeActionHistory && total > 0) {
     head += `\nActions the agent took (${total} step${total === 1 ? "" : "s"}):\n`;
     input.steps.forEach((s, i) => {
@@ -135,8 +164,14 @@ export function buildJudgePrompt(
     parts.push({ type: "text", text: `Step ${position.get(idx)} of ${total}${s.url ? ` (page: ${clip(s.url, 200)})` : ""}:` });
     parts.push({ type: "image", stepIndex: idx });
   }
-  parts.push({ type: "text", text: "Was the task accomplished? Give your reasoning, then the verdict line." });
-  return { version, system: SYSTEM_V1, parts, stepIndices };
+  parts.push({
+    type: "text",
+    text: options.askFirstFailingStep
+      ? `Was the task accomplished? Give your reasoning, then, if it was not, the first failing step (1 to ${total}), then the verdict line.`
+      : "Was the task accomplished? Give your reasoning, then the verdict line.",
+  });
+  const system = (options.withoutFinalAnswer ? SYSTEM_V1.replace("the final answer the agent reported, and screenshots", "and screenshots") : SYSTEM_V1) + (options.askFirstFailingStep ? FIRST_STEP_INSTRUCTIONS : "");
+  return { version, system, parts, stepIndices };
 }
 
 export interface ParsedJudgeReply {
@@ -217,4 +252,36 @@ export function costUsd(
   if (price.inputPerMTok == null || price.outputPerMTok == null) return null;
   if (tokens.input == null && tokens.output == null) return null;
   return ((tokens.input ?? 0) * price.inputPerMTok + (tokens.output ?? 0) * price.outputPerMTok) / 1_000_000;
+}
+
+// ---- First failing step (prompt option askFirstFailingStep) ----
+
+export type ParsedFailureStep =
+  | { status: "given"; /** The step's stored index. */ stepIndex: number; /** 1-based position as the prompt numbered it. */ position: number }
+  | { status: "not-asked" }
+  | { status: "not-applicable" }
+  | { status: "unparseable"; problem: string };
+
+const STEP_LINE = /^[\s*_#>`-]*first[\s_-]+failing[\s_-]+step[\s*_`]*:[\s*_`]*(\S.*?)[\s*_`.]*$/i;
+
+/**
+ * Strict parse of the first failing step in a reply to a prompt that asked for it: exactly one line "First failing
+ * step: N" with N a whole number from 1 to the number of steps; N is the position the prompt gave, mapped back to
+ * the step's stored index. Only asked of failures: a success has none. Anything else is unparseable — kept apart,
+ * never guessed from prose.
+ */
+export function parseFailureStep(reply: string | null | undefined, verdict: VerdictValue, stepIndices: readonly number[]): ParsedFailureStep {
+  if (verdict !== "failure") return { status: "not-applicable" };
+  const values: string[] = [];
+  for (const line of (reply ?? "").replace(/\r\n?/g, "\n").split("\n")) {
+    const m = STEP_LINE.exec(line);
+    if (m) values.push(m[1]!);
+  }
+  if (values.length === 0) return { status: "unparseable", problem: "no 'First failing step:' line" };
+  if (new Set(values).size > 1) return { status: "unparseable", problem: `conflicting first failing steps: ${values.join(", ")}` };
+  const text = values[0]!;
+  if (!/^\d+$/.test(text)) return { status: "unparseable", problem: `first failing step ${JSON.stringify(text)} is not a step number` };
+  const position = Number(text);
+  if (position < 1 || position > stepIndices.length) return { status: "unparseable", problem: `first failing step ${position} is outside 1–${stepIndices.length}` };
+  return { status: "given", stepIndex: stepIndices[position - 1]!, position };
 }

@@ -62,6 +62,16 @@ export interface JudgeOptions {
   imageDetail: "auto" | "low" | "high";
   /** Longest side in pixels; larger screenshots are shrunk (never enlarged) before sending. Null = as stored. */
   maxImageSide: number | null;
+  /**
+   * Ask the judge, when it says failure, for the first step that went wrong ("First failing step: N"). Changes the
+   * prompt: verdicts record the prompt version with "+first-step".
+   */
+  askFirstFailingStep?: boolean;
+  /**
+   * Judge hygiene (Online-Mind2Web): leave the agent's final answer out of the prompt, so the judge decides from the
+   * screenshots and actions alone. Verdicts record the prompt version with "+no-answer".
+   */
+  withoutFinalAnswer?: boolean;
 }
 
 export const DEFAULT_JUDGE_OPTIONS: JudgeOptions = {

@@ -163,6 +163,12 @@ export interface VerdictSet {
   rows: Int32Array;
   /** V_* code per entry of `rows`. */
   verdict: Uint8Array;
+  /** Per entry: samples asked for, and those that said success / failure, when the judge was sampled several times; NULL_INT = one sample. */
+  sampleCount: Int32Array;
+  sampleSuccesses: Int32Array;
+  sampleFailures: Int32Array;
+  /** Per entry: the evaluator's first failing step, NULL_INT = none given. */
+  firstFailingStep: Int32Array;
 }
 
 function verdictCode(v: string): number {
@@ -178,7 +184,7 @@ export function loadVerdictSets(db: Db, facts: TrajectoryFacts, evaluatorKey?: s
   const nk = v.dict.k.length;
   const np = v.dict.promptVersion.length;
   // One group per (key, k, prompt version) code combination, found by arithmetic instead of a string key per row.
-  const groups: ({ identity: EvaluatorIdentity; rows: number[]; verdict: number[] } | undefined)[] = [];
+  const groups: ({ identity: EvaluatorIdentity; rows: number[]; verdict: number[]; samples: number[]; successes: number[]; failures: number[]; step: number[] } | undefined)[] = [];
   for (let i = 0; i < v.length; i++) {
     const r = facts.rowOf(v.col.trajectoryId[i]!);
     if (r < 0) continue;
@@ -186,15 +192,27 @@ export function loadVerdictSets(db: Db, facts: TrajectoryFacts, evaluatorKey?: s
     let g = groups[code];
     if (!g) {
       const identity = { key: v.dict.evaluatorKey[v.col.evaluatorKey[i]!]!, k: v.dict.k[v.col.k[i]!]!, pv: v.dict.promptVersion[v.col.promptVersion[i]!]! };
-      g = groups[code] = { identity, rows: [], verdict: [] };
+      g = groups[code] = { identity, rows: [], verdict: [], samples: [], successes: [], failures: [], step: [] };
     }
     g.rows.push(r);
     g.verdict.push(codeOf[v.col.verdict[i]!]!);
+    g.samples.push(v.col.sampleCount[i]!);
+    g.successes.push(v.col.sampleSuccesses[i]!);
+    g.failures.push(v.col.sampleFailures[i]!);
+    g.step.push(v.col.firstFailingStep[i]!);
   }
   const sets: VerdictSet[] = [];
   for (const g of groups) {
     if (!g) continue;
-    sets.push({ identity: g.identity, rows: Int32Array.from(g.rows), verdict: Uint8Array.from(g.verdict) });
+    sets.push({
+      identity: g.identity,
+      rows: Int32Array.from(g.rows),
+      verdict: Uint8Array.from(g.verdict),
+      sampleCount: Int32Array.from(g.samples),
+      sampleSuccesses: Int32Array.from(g.successes),
+      sampleFailures: Int32Array.from(g.failures),
+      firstFailingStep: Int32Array.from(g.step),
+    });
   }
   sets.sort((a, b) => compareIdentity(a.identity, b.identity));
   return sets;
@@ -244,6 +262,17 @@ const caches = new WeakMap<object, Map<string, CacheEntry>>();
 
 function stampOf(versions: Record<CountedTable, number>, tables: CountedTable[]): string {
   return tables.map((t) => versions[t]).join(":");
+}
+
+/** Tables every judge measure is computed from (facts, consolidated labels, verdicts). */
+export const JUDGE_MEASURE_TABLES: CountedTable[] = [...FACTS_TABLES, "consolidated_labels", "evaluator_verdicts"];
+
+/**
+ * A value computed from analytics data, kept per connection until one of `tables` changes: figures that cost more
+ * than a pass over the arrays (bootstraps) are computed once per write, not once per page view.
+ */
+export function cachedAnalytics<T>(db: Db, key: string, tables: CountedTable[], compute: () => T): T {
+  return cached(db, `computed:${key}`, tables, compute);
 }
 
 function cached<T>(db: Db, key: string, tables: CountedTable[], load: () => T): T {

@@ -11,6 +11,8 @@ import { campaignList } from "./humans";
 
 export { analyticsOverview, HUMAN_EVALUATOR_ID, type OverviewInput, type OverviewResult, type OverviewColumn, type RateRow } from "./overview";
 export { judgeAgreementList, judgeAgreementDetail, judgeDisagreements, type AgreementStats, type JudgeDetailResult, type JudgeListResult } from "./judges";
+export { failureStepAgreement, type FailureStepResult, type StepAgreement } from "./failure-steps";
+export { judgeMeasures, type JudgeMeasuresResult, type EvaluatorMeasures, type SplitErrors, type RankRow } from "./judge-measures";
 export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult, type HumanConsensusResult, type CampaignListEntry } from "./humans";
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
 export { drillDown, selectionRows } from "./drill";

@@ -23,6 +23,7 @@ import type { JudgeBatchRow } from "../../../db/schema/index";
 import {
   EXPECTED_OUTPUT_TOKENS,
   buildJudgePrompt,
+  effectivePromptVersion,
   estimateImageTokens,
   estimateTextTokens,
   isJudgePromptVersion,
@@ -35,7 +36,7 @@ import { cancelGroup, groupProgress, resumeGroup, type GroupProgress } from "../
 import { RetryableJobError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
 import { JudgeCallError } from "./client";
 import { judgeEvaluatorKey, requireJudgeConfig } from "./configs";
-import { judgeStepsOf, judgeTrajectory, screenshotFor, TrajectoryCache, type JudgeDeps } from "./verdict";
+import { judgeStepsOf, judgeTrajectory, MAX_JUDGE_SAMPLES, screenshotFor, TrajectoryCache, type JudgeDeps } from "./verdict";
 
 export const JUDGE_JOB_TYPE = "judge.verdict";
 export const MAX_BATCH_CONCURRENCY = 64;
@@ -49,6 +50,8 @@ export interface JudgeJobPayload {
   configId: number;
   trajectoryId: number;
   k: string;
+  /** Replies asked for per item (absent in jobs made before sampling existed: 1). */
+  samples?: number;
 }
 
 export interface BatchRequest {
@@ -59,6 +62,11 @@ export interface BatchRequest {
   concurrency: number;
   force?: boolean;
   selectionLabel?: string | null;
+  /**
+   * Replies to ask for per (trajectory, k), for calibration: the verdict is their majority and the share saying
+   * success the judge's confidence. Needs a configuration with temperature > 0. Default 1.
+   */
+  samples?: number;
 }
 
 export interface BatchEstimate {
@@ -83,6 +91,8 @@ function checkRequest(req: BatchRequest): void {
     throw new ValidationError(`concurrency must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
   }
   if (req.trajectoryIds.length === 0) throw new ValidationError("the selection holds no trajectories");
+  const samples = req.samples ?? 1;
+  if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES) throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
 }
 
 interface PlannedPair {
@@ -95,12 +105,16 @@ export function estimateJudgeBatch(db: Db, req: BatchRequest): BatchEstimate & {
   checkRequest(req);
   const config = requireJudgeConfig(db, req.config);
   if (!isJudgePromptVersion(config.promptVersion)) throw new ValidationError(`unknown prompt version ${config.promptVersion}`);
+  const samples = req.samples ?? 1;
+  if (samples > 1 && !(config.temperature > 0)) {
+    throw new ValidationError(`samples: judge configuration ${config.name} has temperature 0, so ${samples} samples would all give the same reply; set its temperature above 0 first`);
+  }
   const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
   const ids = [...new Set(existingTrajectoryIds(db, [...new Set(req.trajectoryIds)]))].sort((a, b) => a - b);
   const kTexts = req.kValues.map(formatK);
   const existing = req.force
     ? new Set<string>()
-    : existingVerdictKeys(db, judgeEvaluatorKey(config.id), config.promptVersion, ids, kTexts);
+    : existingVerdictKeys(db, judgeEvaluatorKey(config.id), effectivePromptVersion(config.promptVersion, options), ids, kTexts);
   const estimate: BatchEstimate & { plan: PlannedPair[] } = {
     trajectories: ids.length,
     pairs: ids.length * kTexts.length,
@@ -135,12 +149,13 @@ export function estimateJudgeBatch(db: Db, req: BatchRequest): BatchEstimate & {
       }
       const kText = formatK(k);
       const perK = estimate.perK.find((p) => p.k === kText)!;
-      perK.calls++;
-      perK.images += prompt.stepIndices.length;
-      estimate.calls++;
-      estimate.images += prompt.stepIndices.length;
-      estimate.inputTokens += tokens;
-      estimate.outputTokens += Math.min(EXPECTED_OUTPUT_TOKENS, config.maxOutputTokens);
+      // Every sample is a full call with the same images.
+      perK.calls += samples;
+      perK.images += prompt.stepIndices.length * samples;
+      estimate.calls += samples;
+      estimate.images += prompt.stepIndices.length * samples;
+      estimate.inputTokens += tokens * samples;
+      estimate.outputTokens += Math.min(EXPECTED_OUTPUT_TOKENS, config.maxOutputTokens) * samples;
       estimate.plan.push({ trajectoryId: id, k: kText });
     }
   }
@@ -163,6 +178,7 @@ export function createJudgeBatch(db: Db, req: BatchRequest): { batch: JudgeBatch
       kValues: req.kValues.map(formatK),
       concurrency: req.concurrency,
       force: !!req.force,
+      samples: req.samples ?? 1,
       status: plan.length === 0 ? "succeeded" : "pending",
       totalPairs: estimate.pairs,
       skippedExisting: estimate.existing,
@@ -176,7 +192,7 @@ export function createJudgeBatch(db: Db, req: BatchRequest): { batch: JudgeBatch
         type: JUDGE_JOB_TYPE,
         groupKey: batchGroupKey(id),
         dedupeKey: `${batchGroupKey(id)}:${p.trajectoryId}:${p.k}`,
-        payload: { batchId: id, configId: config.id, trajectoryId: p.trajectoryId, k: p.k } satisfies JudgeJobPayload,
+        payload: { batchId: id, configId: config.id, trajectoryId: p.trajectoryId, k: p.k, samples: req.samples ?? 1 } satisfies JudgeJobPayload,
         maxAttempts: 3,
       })),
     );
@@ -299,6 +315,7 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
             force: batch.force,
             signal,
             config,
+            samples: p.samples ?? 1,
           });
           return out;
         } catch (e) {

@@ -121,6 +121,9 @@ function checkOptions(o: JudgeOptions): void {
   if (o.maxImageSide !== null && (!Number.isInteger(o.maxImageSide) || o.maxImageSide < 16 || o.maxImageSide > 10_000)) {
     throw new ValidationError(`options.maxImageSide must be a whole number of pixels between 16 and 10000, or null`);
   }
+  for (const flag of ["askFirstFailingStep", "withoutFinalAnswer"] as const) {
+    if (o[flag] !== undefined && typeof o[flag] !== "boolean") throw new ValidationError(`options.${flag} must be true or false`);
+  }
   if (o.includeThoughts && !o.includeActionHistory) {
     throw new ValidationError("options.includeThoughts needs options.includeActionHistory (thoughts are shown in the action history)");
   }

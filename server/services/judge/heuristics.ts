@@ -4,8 +4,8 @@
  * agreement view lists them next to the paid judges.
  *
  * Each heuristic is its own evaluator (kind "rule", key "heuristic:<name>", its implementation version as prompt
- * version). The step a heuristic fires on has no column of its own in evaluator_verdicts: it is `details.step`
- * (stored 0-based index, like a human's first failing step) and is named in the rationale.
+ * version). The step a heuristic fires on is `details.step` (stored 0-based index, like a human's first failing
+ * step), named in the rationale, and, when it fails the trajectory, its `first_failing_step`.
  *
  * Screenshots' perceptual hashes (dHash) are computed here with sharp the first time the loop heuristic needs them
  * and stored with the screenshot (screenshots.dhash), so no screenshot is ever decoded twice for this.
@@ -138,6 +138,9 @@ function heuristicVerdictRow(trajectoryId: number, h: HeuristicEvaluator, input:
     score: v.verdict === "success" ? 1 : v.verdict === "failure" ? 0 : null,
     rationale: v.reason,
     details: { step: v.step, ...(v.facts ?? {}) },
+    // A heuristic that fails a trajectory names the step it fired on: that is its first failing step, compared with
+    // the humans' on the judge agreement page.
+    firstFailingStep: v.verdict === "failure" && v.step != null ? v.step : null,
   };
 }
 

@@ -13,7 +13,9 @@ import type { StepRow } from "../../../db/schema/index";
 import {
   buildJudgePrompt,
   costUsd,
+  effectivePromptVersion,
   isJudgePromptVersion,
+  parseFailureStep,
   parseJudgeReply,
   type JudgeStep,
 } from "../../domain/evaluators/judge-protocol";
@@ -72,6 +74,11 @@ export interface JudgeRequest {
   signal?: AbortSignal;
   /** The configuration row when the caller already holds it (batches load it once, not per call). */
   config?: PublicJudgeConfig;
+  /**
+   * Replies to ask for (temperature > 0): the verdict is their majority and the share saying success is the judge's
+   * confidence (stored per verdict, with every sample in details.samples). Default 1.
+   */
+  samples?: number;
 }
 
 export interface JudgeOutcome {
@@ -103,11 +110,12 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
   if (!isJudgePromptVersion(config.promptVersion)) {
     throw new ValidationError(`Judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
   }
+  const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
   const identity = {
     trajectoryId: req.trajectoryId,
     evaluatorKey: judgeEvaluatorKey(config.id),
     k: formatK(req.k),
-    promptVersion: config.promptVersion,
+    promptVersion: effectivePromptVersion(config.promptVersion, options),
   };
   if (!req.force) {
     const existing = findVerdict(db, identity);
@@ -121,7 +129,6 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       })();
   if (!data) throw new NotFoundError("trajectory", req.trajectoryId);
   const { detail, shots } = data;
-  const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
   const prompt = buildJudgePrompt(
     { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps: judgeStepsOf(detail.steps, options.screenshots) },
     req.k,
@@ -152,25 +159,55 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
   const endpoint = judgeEndpointOf(db, config, deps.env);
   const apiKey = endpoint.apiKey;
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
-  let result;
-  try {
-    result = await client.complete(messages, { signal: req.signal });
-  } catch (e) {
-    if (e instanceof Error) e.message = endpointErrorText(e.message, apiKey);
-    throw e;
+  const samples = req.samples ?? 1;
+  if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES) throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
+  if (samples > 1 && !(config.temperature > 0)) {
+    throw new ValidationError(`Judge configuration ${config.name} has temperature 0: asking it ${samples} times gives the same reply each time; set a temperature above 0 to sample`);
   }
 
-  // An endpoint that echoes the key (some error pages and proxies do) must not get it stored.
-  const reply = result.content == null ? null : redactSecret(result.content, apiKey);
-  const refusal = result.refusal == null ? null : redactSecret(result.refusal, apiKey);
-  const parsed =
-    reply == null && refusal
-      ? { verdict: "unparseable" as const, rationale: refusal, problem: "the model refused" }
-      : parseJudgeReply(reply);
+  // Each sample is its own call; they go one after another so a batch's concurrency still bounds the load on the endpoint.
+  const replies: { parsed: ReturnType<typeof parseJudgeReply>; raw: string; result: Awaited<ReturnType<JudgeClient["complete"]>> }[] = [];
+  for (let i = 0; i < samples; i++) {
+    let result;
+    try {
+      result = await client.complete(messages, { signal: req.signal });
+    } catch (e) {
+      if (e instanceof Error) e.message = endpointErrorText(e.message, apiKey);
+      throw e;
+    }
+    // An endpoint that echoes the key (some error pages and proxies do) must not get it stored.
+    const reply = result.content == null ? null : redactSecret(result.content, apiKey);
+    const refusal = result.refusal == null ? null : redactSecret(result.refusal, apiKey);
+    const parsed =
+      reply == null && refusal
+        ? { verdict: "unparseable" as const, rationale: refusal, problem: "the model refused" }
+        : parseJudgeReply(reply);
+    replies.push({ parsed, raw: reply ?? refusal ?? "", result });
+  }
+
+  const vote = majorityOf(replies.map((r) => r.parsed.verdict));
+  // The stored reply and rationale are those of the first sample that says what the majority says.
+  const shown = replies.find((r) => r.parsed.verdict === vote.verdict) ?? replies[0]!;
+  const parsed = shown.parsed;
+  const result = shown.result;
+  const sum = (f: (r: (typeof replies)[number]["result"]) => number | null | undefined) => {
+    let total = 0;
+    for (const r of replies) {
+      const v = f(r.result);
+      if (v == null) return null;
+      total += v;
+    }
+    return total;
+  };
+  const inputTokens = sum((r) => r.inputTokens);
+  const outputTokens = sum((r) => r.outputTokens);
   const cost = costUsd(
-    { input: result.inputTokens, output: result.outputTokens },
+    { input: inputTokens, output: outputTokens },
     { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok },
   );
+  const problem = vote.problem ?? parsed.problem;
+  // Asked for, the first failing step is parsed strictly from the reply shown; a failure without one is kept apart.
+  const failureStep = options.askFirstFailingStep ? parseFailureStep(shown.raw, vote.verdict, detail.steps.map((s) => s.index)) : null;
   const saved = upsertVerdict(db, {
     ...identity,
     kind: "judge",
@@ -179,10 +216,10 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     judgeConfigId: config.id,
     batchId: req.batchId ?? null,
     stepIndices: prompt.stepIndices,
-    verdict: parsed.verdict,
-    score: parsed.verdict === "success" ? 1 : parsed.verdict === "failure" ? 0 : null,
+    verdict: vote.verdict,
+    score: vote.verdict === "success" ? 1 : vote.verdict === "failure" ? 0 : null,
     rationale: parsed.rationale,
-    rawReply: reply ?? refusal ?? "",
+    rawReply: shown.raw,
     details: {
       requestedModel: config.model,
       temperature: config.temperature,
@@ -191,15 +228,38 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       totalSteps: detail.steps.length,
       images: sent,
       attempts: result.attempts,
-      retried: result.retried.map((r) => redactSecret(r, apiKey)),
+      retried: replies.flatMap((r) => r.result.retried.map((x) => redactSecret(x, apiKey))),
       finishReason: result.finishReason,
-      ...(parsed.problem ? { problem: parsed.problem } : {}),
+      ...(problem ? { problem } : {}),
+      ...(failureStep && failureStep.status !== "not-applicable" ? { failureStep } : {}),
+      ...(samples > 1 ? { samples: replies.map((r) => ({ verdict: r.parsed.verdict, rationale: r.parsed.rationale, rawReply: r.raw, finishReason: r.result.finishReason, ...(r.parsed.problem ? { problem: r.parsed.problem } : {}) })) } : {}),
     },
+    firstFailingStep: failureStep?.status === "given" ? failureStep.stepIndex : null,
+    ...(samples > 1 ? { sampleCount: samples, sampleSuccesses: vote.successes, sampleFailures: vote.failures } : {}),
     model: result.model,
-    inputTokens: result.inputTokens,
-    outputTokens: result.outputTokens,
-    latencyMs: result.latencyMs,
+    inputTokens,
+    outputTokens,
+    latencyMs: sum((r) => r.latencyMs),
     costUsd: cost,
   });
-  return { verdictId: saved.id, verdict: parsed.verdict, skipped: false };
+  return { verdictId: saved.id, verdict: vote.verdict, skipped: false };
+}
+
+export const MAX_JUDGE_SAMPLES = 15;
+
+/**
+ * The verdict of k sampled replies: the more frequent of success and failure. Unparseable samples vote for neither;
+ * when none parsed, or success and failure are level, the verdict is unparseable (a tie is not decided by guessing).
+ */
+export function majorityOf(verdicts: VerdictValue[]): { verdict: VerdictValue; successes: number; failures: number; problem: string | null } {
+  let successes = 0;
+  let failures = 0;
+  for (const v of verdicts) {
+    if (v === "success") successes++;
+    else if (v === "failure") failures++;
+  }
+  if (verdicts.length === 1) return { verdict: verdicts[0]!, successes, failures, problem: null };
+  if (successes > failures) return { verdict: "success", successes, failures, problem: null };
+  if (failures > successes) return { verdict: "failure", successes, failures, problem: null };
+  return { verdict: "unparseable", successes, failures, problem: successes ? `samples split evenly: ${successes} success, ${failures} failure` : "no sample could be parsed" };
 }
