@@ -22,6 +22,10 @@ export interface SessionOptions {
   acceptDownloads?: boolean;
   /** The proxy every connection of this context goes through (a live run's egress proxy); loopback included. */
   proxyServer?: string;
+  /** Cookies and local storage to start signed in (a deployment's logins). */
+  storageState?: { cookies: Record<string, unknown>[]; origins: { origin: string; localStorage: { name: string; value: string }[] }[] };
+  /** Write the context's network log here (a HAR file, written when the session closes). Bodies are left out. */
+  harPath?: string;
 }
 
 export class BrowserSession {
@@ -51,6 +55,8 @@ export class BrowserSession {
       // A service worker could answer or make requests the context's routes never see.
       serviceWorkers: "block",
       ...(options.proxyServer ? { proxy: { server: options.proxyServer } } : {}),
+      ...(options.storageState ? { storageState: options.storageState as never } : {}),
+      ...(options.harPath ? { recordHar: { path: options.harPath, content: "omit" as const, mode: "full" as const } } : {}),
     });
     try {
       const page = await context.newPage();
