@@ -9,6 +9,7 @@ import { judgeRouter } from "./routers/judge";
 import { accountsRouter } from "./routers/accounts";
 import { campaignsRouter, labellingRouter } from "./routers/annotation";
 import { importsRouter } from "./routers/imports";
+import { deploymentProfilesRouter } from "./routers/deployment-profiles";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -23,6 +24,7 @@ export const appRouter = createTRPCRouter({
   campaigns: campaignsRouter,
   labelling: labellingRouter,
   imports: importsRouter,
+  deploymentProfiles: deploymentProfilesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -15,8 +15,9 @@ import { labelsCommand } from "./commands/labels";
 import { JUDGE_COMMANDS } from "./commands/judge";
 import { runCommand } from "./commands/run";
 import { heuristicsCommand } from "./commands/heuristics";
+import { deploymentProfileCommand } from "./commands/deployment-profile";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, ...JUDGE_COMMANDS, heuristicsCommand, runCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, ...JUDGE_COMMANDS, heuristicsCommand, runCommand, deploymentProfileCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

@@ -23,7 +23,8 @@ import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../se
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { runImport } from "../../server/services/ingest";
 import { createJudgeConfig } from "../../server/services/judge/configs";
-import { createDeploymentProfile } from "../../server/services/runner/deployment-profiles";
+import { createDeploymentProfile, listDeploymentProfiles } from "../../server/services/runner/deployment-profiles";
+import { liveStepEvidence } from "../../server/services/runner/evidence";
 import { LoginCache } from "../../server/services/runner/deployment-runtime";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { LIVE_RULES_EVALUATOR_KEY } from "../../server/services/runner/run-task";
@@ -206,6 +207,21 @@ describe.skipIf(!haveChromium)("live runs against a deployment profile", () => {
     expect(urls).toContain(`GET ${forum.baseUrl}/item/1 200`);
     expect(urls).toContain(`GET ${market.baseUrl}/item/1 200`);
     expect(fs.existsSync(path.join(second!.detail.trajectory.sourcePath!, "network.har"))).toBe(false);
+
+    // The player's Network panel: step 0's click loaded the item page; step 2's goto the market's.
+    const step0 = await liveStepEvidence(ctx, second!.detail.trajectory.id, 0);
+    expect(step0.network!.requests.map((r) => `${r.method} ${r.url} ${r.status}`)).toContain(`GET ${forum.baseUrl}/item/1 200`);
+    expect(step0.network!.requests.find((r) => r.url === `${forum.baseUrl}/item/1`)!.size).toBeGreaterThan(50);
+    const step2 = await liveStepEvidence(ctx, second!.detail.trajectory.id, 2);
+    expect(step2.network!.requests.map((r) => r.url)).toEqual([`${market.baseUrl}/item/1`]);
+    expect(step2.tabs).toHaveLength(2);
+
+    // Secrets: sealed in the database, never in a profile's view.
+    const raw = JSON.stringify(ctx.db.$client.prepare("select sites from deployment_profiles").all());
+    expect(raw).not.toContain(SITE_PASSWORD);
+    expect(raw).not.toContain(market.token);
+    expect(JSON.stringify(listDeploymentProfiles(ctx.db))).not.toContain(SITE_PASSWORD);
+    expect(listDeploymentProfiles(ctx.db)[0]!.sites[1]!.login).toEqual({ kind: "storageState", hasState: true, cookies: 1 });
 
     const detail = liveRunDetail({ db: ctx.db, env: {} }, runId);
     expect(detail.deployment).toEqual({ id: lab.id, name: "lab" });

@@ -16,6 +16,7 @@ import { layoutOverlay, type GroundingFlag } from "@/server/domain/player/overla
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
+import { LiveEvidencePanel } from "./live-evidence-panel";
 import { Filmstrip } from "./filmstrip";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { StepDetails } from "./step-details";
@@ -346,7 +347,13 @@ export function PlayerView({
           {showEvaluations ? (
             <EvaluationsPanel state={evaluations} go={go} onClose={closeEvaluations} />
           ) : (
-            step && <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />
+            step && (
+              <>
+                <StepDetails step={step} position={current + 1} count={n} analysis={analysis[current]!} showingRaw={showRaw} />
+                {/* Live runs' network log and prompts; a blind item (id 0) never asks. */}
+                {data.trajectory.sourceFormat === "verdict-runner" && data.trajectory.id !== 0 && <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} />}
+              </>
+            )
           )}
           {/* Label panel slot: the annotation issue renders its form here. */}
           {panel && !sidePanelFirst && <div className="border-t border-zinc-200">{panel}</div>}
