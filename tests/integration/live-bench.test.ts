@@ -15,7 +15,7 @@ import path from "node:path";
 import crypto from "node:crypto";
 import type { Browser } from "playwright";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { findVerdict } from "../../db/repositories/evaluation";
+import { findVerdict, upsertVerdict } from "../../db/repositories/evaluation";
 import { liveGroupKey } from "../../db/repositories/live-runs";
 import { stepEvidenceOf, trajectoryHarOf } from "../../db/repositories/runner-evidence";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
@@ -32,6 +32,7 @@ import { runRunnerWorker } from "../../server/services/runner/worker";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { startFakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
+import { callerWithRole } from "../helpers/trpc";
 import { SITE_PASSWORD, SITE_USER, startLoginSite, storageStateFileFor, type LoginSite } from "../helpers/login-sites";
 
 const chromiumPath = resolveChromiumPath();
@@ -295,6 +296,15 @@ describe.skipIf(!haveChromium)("live runs against a deployment profile", () => {
     expect(infra!.task.verdict).toBeNull();
     expect(liveRunDetail({ db: ctx.db, env: {} }, failing.runId).successRate).toEqual({ successes: 0, n: 0, infraErrors: 1, blocked: 0 });
     expect(liveRunDetail({ db: ctx.db, env: {} }, runId).successRate).toEqual({ successes: 1, n: 1, infraErrors: 0, blocked: 1 });
+
+    // Analytics leave them out too, even when an evaluator graded them afterwards (here: a failure each).
+    for (const id of [captcha!.detail.trajectory.id, infra!.detail.trajectory.id]) {
+      upsertVerdict(ctx.db, { trajectoryId: id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, evaluatorName: "rules", kind: "rule", origin: "verdict", k: "", promptVersion: "vwa-rules-v1", verdict: "failure", score: 0, rationale: null, details: {} });
+    }
+    const overview = await callerWithRole(ctx, "researcher").analytics.overview({ scope: {} });
+    expect(overview.notCounted).toEqual({ infraErrors: 1, blocked: 1 });
+    expect(overview.trajectories).toBe(1);
+    expect(overview.columns.map((c) => [c.total.successes, c.total.n])).toEqual([[1, 1]]);
   });
 
   it("a profile allows only its own hosts: another loopback port is refused", async () => {
