@@ -144,7 +144,7 @@ test("an admin describes the deployment; a run with its profile shows the Networ
 
   // The player: step 1's Network panel lists the click's request; the Prompt panel the messages, the image hashed.
   await page.getByTestId("watch").first().click();
-  await expect(page).toHaveURL(/\/live\/\d+\/\d+$/);
+  await expect(page).toHaveURL(/\/live\/\d+\/\d+(\?|$)/);
   const evidence = page.getByTestId("live-evidence");
   await expect(evidence.getByTestId("network-panel")).toContainText(`127.0.0.1:${forum.port}/item/1`);
   await evidence.getByTestId("tab-prompt").click();
