@@ -12,6 +12,9 @@ const OUTCOME_STYLE: Record<string, string> = {
   cancelled: "bg-zinc-100 text-zinc-600 ring-zinc-500/20",
   running: "bg-sky-50 text-sky-700 ring-sky-600/20",
   unknown: "bg-zinc-100 text-zinc-600 ring-zinc-500/20",
+  // Neither is the agent's doing: the deployment failed, or the website refused the agent.
+  infra_error: "bg-violet-50 text-violet-700 ring-violet-600/20",
+  blocked: "bg-orange-50 text-orange-800 ring-orange-600/20",
 };
 
 export const OUTCOME_LABEL: Record<string, string> = {
@@ -21,6 +24,8 @@ export const OUTCOME_LABEL: Record<string, string> = {
   cancelled: "cancelled",
   running: "running",
   unknown: "unknown",
+  infra_error: "infrastructure error",
+  blocked: "blocked",
 };
 
 export function OutcomeBadge({ outcome }: { outcome: string }) {
@@ -189,8 +194,10 @@ export function OutcomeBar({ counts }: { counts: Record<string, number> }) {
     cancelled: "bg-zinc-400",
     running: "bg-sky-400",
     unknown: "bg-zinc-300",
+    infra_error: "bg-violet-400",
+    blocked: "bg-orange-400",
   };
-  const order = ["answered", "step_limit", "error", "cancelled", "running", "unknown"];
+  const order = ["answered", "step_limit", "error", "cancelled", "running", "unknown", "infra_error", "blocked"];
   const keys = [...order.filter((k) => counts[k]), ...Object.keys(counts).filter((k) => !order.includes(k) && counts[k])];
   return (
     <div className="w-full min-w-24">

@@ -37,6 +37,12 @@ export default async function AnalyticsOverviewPage({ searchParams }: { searchPa
       <PageHeader title="Success rates" subtitle={view.subtitle} />
       <div className="flex flex-col gap-4 px-6 py-3">
         <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, unparseable: true, difficulty: true }} />
+        {(overview.notCounted.infraErrors > 0 || overview.notCounted.blocked > 0) && (
+          <p className="text-[12px] text-zinc-600" data-testid="rates-not-counted">
+            Not counted in any rate below: {overview.notCounted.infraErrors} live-run trajectories that ended in an infrastructure error and{" "}
+            {overview.notCounted.blocked} that a CAPTCHA, bot check or consent wall blocked; the agent never got to try.
+          </p>
+        )}
         {view.empty === "no-evaluations" || view.empty === "no-trajectories" ? (
           view.empty === "no-trajectories" ? (
             <EmptyState title="No trajectories in this scope">Widen the filters above.</EmptyState>

@@ -232,6 +232,14 @@ export function loadTrajectoryColumns(db: Db) {
   });
 }
 
+/**
+ * Trajectories that say nothing about their agent (trajectories_outcome_idx): an infrastructure error or a page that
+ * blocked the agent. Success rates and agreement leave them out and count them apart.
+ */
+export function notAttemptedTrajectories(db: Db): { id: number; outcome: string }[] {
+  return prepared(db, "SELECT id, outcome FROM trajectories WHERE outcome IN ('infra_error', 'blocked')").all() as { id: number; outcome: string }[];
+}
+
 /** Consolidated labels of one campaign, or of every campaign (consolidated_labels_campaign_analytics_idx). */
 export function loadConsolidatedColumns(db: Db, campaignId?: number) {
   return readGrouped(db, {

@@ -10,7 +10,8 @@
  * that background load on the machine hits both alike. The first step of every pass (initial page load) is left out.
  *
  * The recorder passes run once more with the browser context sent through a live run's egress proxy (every request
- * resolved, checked and forwarded by it), to show what the proxy costs per step.
+ * resolved, checked and forwarded by it), to show what the proxy costs per step, and once more with what a benchmark
+ * run adds: a HAR recorded for the context and the blocking-page check on every observed page.
  *
  * Then the live runner as a whole: four demo tasks started as one live run with concurrency 4 (scripted demo
  * policy) and carried out by one runner worker with four slots, through the job queue, the safety guard and the
@@ -37,6 +38,8 @@ import { ensureDemoTaskSet } from "../../server/services/runner/demo-tasks";
 import { EgressProxy } from "../../server/services/runner/egress-proxy";
 import type { DemoSitesServer } from "../../server/demo-sites/server";
 import { median, percentile, type BenchFigure } from "./types";
+import { blockingSnapshot } from "../../server/browser/page-snapshot";
+import { describeBlocking, detectBlocking } from "../../server/domain/runner/blocking";
 
 const ROUNDS = 3;
 const PASSES = 2;
@@ -55,9 +58,17 @@ interface RecordedPass {
   steps: RecordedStep[];
 }
 
-async function recorderPass(browser: Browser, baseUrl: string, cycle: (typeof CYCLES)[number], outDir: string, proxyServer?: string): Promise<RecordedPass> {
+async function recorderPass(
+  browser: Browser,
+  baseUrl: string,
+  cycle: (typeof CYCLES)[number],
+  outDir: string,
+  proxyServer?: string,
+  evidence = false,
+): Promise<RecordedPass> {
   const script = [...Array.from({ length: ROUNDS }, () => cycle.clicks.map((c) => `Click [{{${c}}}]`)).flat(), "ANSWER; done"];
-  const session = await BrowserSession.open(browser, { proxyServer });
+  fs.mkdirSync(outDir, { recursive: true });
+  const session = await BrowserSession.open(browser, { proxyServer, harPath: evidence ? path.join(outDir, "network.har") : undefined });
   try {
     const sink = bundleStepSink(new BundleWriter(outDir));
     const rec = await recordTrajectory({
@@ -67,6 +78,13 @@ async function recorderPass(browser: Browser, baseUrl: string, cycle: (typeof CY
       policy: createScriptedPolicy(script, "scripted:bench"),
       maxSteps: script.length,
       onStep: sink.onStep,
+      blockedCheck: evidence
+        ? async (page, index) => {
+            const snap = await blockingSnapshot(page);
+            const found = snap ? detectBlocking(snap) : null;
+            return found ? describeBlocking(found, index) : null;
+          }
+        : undefined,
     });
     if (rec.outcome !== "answered") throw new Error(`recorder pass on ${cycle.site} ended ${rec.outcome}: ${rec.outcomeDetail}`);
     const failed = rec.steps.find((s) => s.error);
@@ -116,6 +134,7 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
   const browser = await launchChromium({ executablePath: chromiumPath });
   const ours: RecordedStep[] = [];
   const proxied: RecordedStep[] = [];
+  const withHar: RecordedStep[] = [];
   const bare: number[] = [];
   const egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`], allowPrivateNetwork: false } });
   try {
@@ -127,6 +146,8 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
         bare.push(...(await barePass(browser, sites.baseUrl, cycle, rec.steps)));
         const viaProxy = await recorderPass(browser, sites.baseUrl, cycle, path.join(outDir, `${cycle.site}-${pass}-proxied`), egress.url);
         proxied.push(...viaProxy.steps.slice(1).filter((s) => s.action.type === "click"));
+        const har = await recorderPass(browser, sites.baseUrl, cycle, path.join(outDir, `${cycle.site}-${pass}-har`), undefined, true);
+        withHar.push(...har.steps.slice(1).filter((s) => s.action.type === "click"));
       }
     }
   } finally {
@@ -161,6 +182,16 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
     { name: `runner step overhead via egress proxy, median (${proxied.length})`, value: median(proxied.map(overhead)), unit: "ms" },
     { name: "runner step overhead via egress proxy, p95", value: percentile(proxied.map(overhead), 95), unit: "ms" },
     { name: "egress proxy / direct (medians)", value: median(proxied.map(overhead)) / ourMedian, unit: "×" },
+    { name: `runner step overhead with HAR + blocking check, median (${withHar.length})`, value: median(withHar.map(overhead)), unit: "ms" },
+    { name: "runner step overhead with HAR + blocking check, p95", value: percentile(withHar.map(overhead), 95), unit: "ms" },
+    { name: "HAR on / off (medians)", value: median(withHar.map(overhead)) / ourMedian, unit: "×" },
+    {
+      name: "runner with HAR / bare loop (medians)",
+      value: median(withHar.map(overhead)) / bareMedian,
+      unit: "×",
+      target: "≤ 1.5×",
+      ok: median(withHar.map(overhead)) / bareMedian <= 1.5,
+    },
     ...concurrent,
   ];
 }

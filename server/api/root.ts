@@ -10,6 +10,7 @@ import { accountsRouter } from "./routers/accounts";
 import { campaignsRouter, labellingRouter } from "./routers/annotation";
 import { importsRouter } from "./routers/imports";
 import { qualityRouter } from "./routers/quality";
+import { deploymentProfilesRouter } from "./routers/deployment-profiles";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -25,6 +26,7 @@ export const appRouter = createTRPCRouter({
   labelling: labellingRouter,
   imports: importsRouter,
   quality: qualityRouter,
+  deploymentProfiles: deploymentProfilesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -8,6 +8,8 @@ export interface PolicyTask {
   externalId: string;
   intent: string;
   startUrl: string | null;
+  /** Images given with the task (VisualWebArena's `image`), as data URLs with where each came from. */
+  inputImages?: { dataUrl: string; source: string }[];
 }
 
 export interface PolicyHistoryEntry {
@@ -46,6 +48,8 @@ export interface PolicyDecision {
   actionRaw: string;
   /** Already-parsed action; when absent the recorder parses actionRaw with its grammar. */
   action?: ParsedAction;
+  /** The exact request the policy sent: its prompt version and messages, images replaced by their sha256. */
+  prompt?: { version: string; messages: unknown[] };
 }
 
 export interface Policy {

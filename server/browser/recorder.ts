@@ -18,7 +18,8 @@ import {
 import { parseWebVoyagerAction } from "../domain/actions/webvoyager";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { executeAction, type ActionOptions, type ActionResult } from "./actions";
-import type { Policy, PolicyHistoryEntry } from "./policy";
+import type { Page } from "playwright";
+import type { Policy, PolicyDecision, PolicyHistoryEntry, PolicyTask } from "./policy";
 import type { BrowserSession } from "./session";
 import { settlePage, type SettleOptions } from "./settle";
 import { formatElementList, observePage, type PngImage, type SomOptions } from "./som";
@@ -39,6 +40,12 @@ export interface StepTimings {
 
 export interface RecordedStep {
   index: number;
+  /** Wall-clock start of the step (epoch ms): places the HAR's requests on steps. */
+  startedAt: number;
+  /** The tabs open when the step was observed, the active one marked. */
+  tabs: { index: number; url: string; active: boolean }[];
+  /** The exact prompt the policy sent for this step, when it sent one (VLM policy). */
+  prompt: PolicyDecision["prompt"] | null;
   screenshot: PngImage;
   rawScreenshot: PngImage;
   url: string;
@@ -65,6 +72,8 @@ export interface RecordedTrajectory {
 export interface RecordOptions {
   session: BrowserSession;
   task: RecorderTaskInput;
+  /** Where the run starts when not the task's own start URL (a deployment's URL for a placeholder). */
+  startUrl?: string | null;
   run: RecorderRunInput;
   policy: Policy;
   attempt?: number;
@@ -82,6 +91,13 @@ export interface RecordOptions {
   actions?: ActionOptions;
   onStep?: (step: RecordedStep) => void | Promise<void>;
   guard?: ActionGuard;
+  /** The task's input images, given to the policy with the task (VisualWebArena's `image`). */
+  inputImages?: PolicyTask["inputImages"];
+  /**
+   * Looks at each observed page for a CAPTCHA, bot check or consent wall; a reason ends the run as `blocked` at that
+   * step (recorded with the reason as its error, the policy not asked).
+   */
+  blockedCheck?: (page: Page, stepIndex: number) => Promise<string | null>;
 }
 
 /**
@@ -144,6 +160,7 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
   const run = bundleRunSchema.parse(options.run);
   const { session, policy, signal } = options;
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  const startUrl = options.startUrl !== undefined ? options.startUrl : task.startUrl;
   const parse = options.parseAction ?? parseWebVoyagerAction;
   const stepTimeout = options.stepTimeoutMs ?? Infinity;
   const runDeadline = performance.now() + (options.runTimeoutMs ?? Infinity);
@@ -155,11 +172,11 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
 
   try {
     if (signal?.aborted) throw new RunStop("cancelled", "cancelled before the first step");
-    if (task.startUrl) {
+    if (startUrl) {
       await guarded(
-        session.page.goto(task.startUrl, { waitUntil: "commit", timeout: Math.min(30_000, stepTimeout) }),
+        session.page.goto(startUrl, { waitUntil: "commit", timeout: Math.min(30_000, stepTimeout) }),
         Math.min(stepTimeout, runDeadline - performance.now()),
-        `opening ${task.startUrl} took longer than the step timeout`,
+        `opening ${startUrl} took longer than the step timeout`,
         signal,
       );
     }
@@ -177,12 +194,17 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
       const reason =
         budget < stepTimeout ? `the run timed out after ${options.runTimeoutMs} ms` : `step ${index} took longer than ${stepTimeout} ms`;
 
-      const step: { recorded: RecordedStep; ended: boolean } = await guarded(runStep(index, lastError), budget, reason, signal);
+      const step: { recorded: RecordedStep; ended: boolean; blocked?: string } = await guarded(runStep(index, lastError), budget, reason, signal);
       const r0 = performance.now();
       await options.onStep?.(step.recorded);
       step.recorded.timings.recordMs = performance.now() - r0;
       steps.push(step.recorded);
       lastError = step.recorded.error;
+      if (step.blocked) {
+        outcome = "blocked";
+        outcomeDetail = step.blocked;
+        break;
+      }
       if (step.ended) {
         outcome = "answered";
         finalAnswer = step.recorded.action.value ?? null;
@@ -201,8 +223,9 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
   }
   return { task, run, attempt: options.attempt ?? 0, finalAnswer, outcome, outcomeDetail, steps };
 
-  async function runStep(index: number, lastError: string | null): Promise<{ recorded: RecordedStep; ended: boolean }> {
+  async function runStep(index: number, lastError: string | null): Promise<{ recorded: RecordedStep; ended: boolean; blocked?: string }> {
     const t0 = performance.now();
+    const startedAt = Date.now();
     const page = session.page;
     let settled = await settlePage(page, options.settle);
     const t1 = performance.now();
@@ -217,6 +240,31 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
       obs = await observePage(page, options.som);
     }
     const t2 = performance.now();
+    const tabs = session.tabs().map((p, i) => ({ index: i, url: p.url(), active: p === page }));
+    const blocked = options.blockedCheck ? await options.blockedCheck(page, index) : null;
+    if (blocked) {
+      // The page refuses the agent: nothing to decide; the step keeps the screenshot as the evidence.
+      return {
+        ended: true,
+        blocked,
+        recorded: {
+          index,
+          startedAt,
+          tabs,
+          prompt: null,
+          screenshot: obs.marked,
+          rawScreenshot: obs.raw,
+          url: obs.url,
+          thought: null,
+          actionRaw: "",
+          action: { type: "noop" },
+          elements: obs.elements,
+          error: blocked,
+          durationMs: Math.round(performance.now() - t0),
+          timings: { settleMs: t1 - t0, observeMs: t2 - t1, policyMs: 0, actionMs: 0, recordMs: 0, settled: settled.settled },
+        },
+      };
+    }
     const history: PolicyHistoryEntry[] = steps.map((s) => ({
       index: s.index,
       url: s.url,
@@ -228,7 +276,7 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
     let decision;
     try {
       decision = await policy.nextAction({
-        task: { externalId: task.externalId, intent: task.intent, startUrl: task.startUrl },
+        task: { externalId: task.externalId, intent: task.intent, startUrl, inputImages: options.inputImages ?? [] },
         stepIndex: index,
         maxSteps,
         url: obs.url,
@@ -239,7 +287,7 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
         rawScreenshot: obs.raw.bytes,
         history,
         lastError,
-        tabs: session.tabs().map((p, i) => ({ index: i, url: p.url(), active: p === page })),
+        tabs,
         signal,
       });
     } catch (e) {
@@ -260,6 +308,9 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
       ended: result.ended,
       recorded: {
         index,
+        startedAt,
+        tabs,
+        prompt: decision.prompt ?? null,
         screenshot: obs.marked,
         rawScreenshot: obs.raw,
         url: obs.url,

@@ -24,6 +24,10 @@ export interface SessionOptions {
   proxyServer?: string;
   /** Credentials of that proxy, when it asks for them (a proxy a remote browser reaches over the network). */
   proxyCredentials?: { username: string; password: string };
+  /** Cookies and local storage to start signed in (a deployment's logins). */
+  storageState?: { cookies: Record<string, unknown>[]; origins: { origin: string; localStorage: { name: string; value: string }[] }[] };
+  /** Write the context's network log here (a HAR file, written when the session closes). Bodies are left out. */
+  harPath?: string;
 }
 
 export class BrowserSession {
@@ -53,6 +57,8 @@ export class BrowserSession {
       // A service worker could answer or make requests the context's routes never see.
       serviceWorkers: "block",
       ...(options.proxyServer ? { proxy: { server: options.proxyServer, ...options.proxyCredentials } } : {}),
+      ...(options.storageState ? { storageState: options.storageState as never } : {}),
+      ...(options.harPath ? { recordHar: { path: options.harPath, content: "omit" as const, mode: "full" as const } } : {}),
     });
     try {
       const page = await context.newPage();

@@ -34,6 +34,8 @@ const POLICY: [RegExp, Access][] = [
   // Gold items and annotator quality: researchers only (annotators must not learn which items are gold).
   [/^quality\./, "researcher"],
   [/^imports\.startFromPath$/, "admin"],
+  // A deployment profile is an allowance to reach private addresses.
+  [/^deploymentProfiles\./, "admin"],
   [/^imports\./, "researcher"],
 ];
 
@@ -181,6 +183,8 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     await expect(api.runs.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.taskSets.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.liveRuns.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // The player's Network and Prompt panels (the prompt holds the task, the agent's reasoning) are closed too.
+    await expect(api.liveRuns.stepEvidence({ trajectoryId: ids[0]!, step: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.campaigns.overview({ id: campaign.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.trajectories.byId({ id: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
     for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, itemNo: itemNo(t), verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });

@@ -12,6 +12,8 @@ describe("parseVwaAction: the model's id-based actions", () => {
     ["type [5] [guitar]", { type: "type", target: "5", value: "guitar", submit: true }],
     ["type [5] [guitar] [1]", { type: "type", target: "5", value: "guitar", submit: true }],
     ["type [5] [guitar] [0]", { type: "type", target: "5", value: "guitar", submit: false }],
+    ["type [5] [guitar] [press_enter_after=0]", { type: "type", target: "5", value: "guitar", submit: false }],
+    ["type [5] [guitar] [press_enter_after=1]", { type: "type", target: "5", value: "guitar", submit: true }],
     ["type [5] [red [large] shirt] [0]", { type: "type", target: "5", value: "red [large] shirt", submit: false }],
     ["press [Control+a]", { type: "press", value: "Control+a" }],
     ["press [Enter]", { type: "press", value: "Enter" }],

@@ -116,6 +116,7 @@ function overview(): OverviewResult {
     unparseable: "exclude",
     difficulty: "overall",
     trajectories: 12,
+    notCounted: { infraErrors: 0, blocked: 0 },
     columns: [{ id: "human", kind: "human", label: "Human (consolidated)", info: null, total: cell(4, 10) }],
     runs: [
       { id: 1, name: "alpha", agentName: "a", model: null },

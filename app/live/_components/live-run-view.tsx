@@ -92,6 +92,15 @@ export function LiveRunView({ id }: { id: number }) {
             </span>
           </div>
           <ProgressBar value={data.progress} label="Run progress" testId="run-progress" />
+          {(data.successRate.n > 0 || data.successRate.infraErrors > 0 || data.successRate.blocked > 0) && (
+            <p className="mt-2 text-[12px] text-zinc-700 tabular-nums" data-testid="run-success-rate">
+              Rules (live page): <strong>{data.successRate.successes}</strong> of {data.successRate.n} succeeded
+              {data.successRate.n > 0 && ` (${Math.round((100 * data.successRate.successes) / data.successRate.n)}%)`}
+              <span className="text-zinc-500">
+                {" "}· not counted: {data.successRate.infraErrors} infrastructure error{data.successRate.infraErrors === 1 ? "" : "s"}, {data.successRate.blocked} blocked
+              </span>
+            </p>
+          )}
           {data.counts.queued > 0 && data.counts.running === 0 && (
             <p className="mt-2 text-2xs text-amber-700">
               Tasks are queued but none is running: is a worker up? Start one with <code className="font-mono">npm run worker</code>.
@@ -99,6 +108,7 @@ export function LiveRunView({ id }: { id: number }) {
           )}
           {s && (
             <dl className="mt-3 grid grid-cols-2 gap-x-6 gap-y-1 text-[12px] sm:grid-cols-3 lg:grid-cols-6">
+              <Setting label="Deployment" value={data.deployment ? data.deployment.name : "none"} />
               <Setting label="Step limit" value={s.maxSteps} />
               <Setting label="Concurrency" value={s.concurrency} />
               <Setting label="Step / run timeout" value={`${Math.round(s.stepTimeoutMs / 1000)} s / ${Math.round(s.runTimeoutMs / 60000)} min`} />
@@ -155,7 +165,7 @@ export function LiveRunView({ id }: { id: number }) {
                       value={t.progress}
                       label={`${t.externalId} progress`}
                       size="sm"
-                      tone={t.outcome === "answered" ? "zinc" : t.outcome === "error" ? "rose" : t.outcome === "step_limit" ? "amber" : t.finished ? "zinc" : "indigo"}
+                      tone={t.outcome === "answered" ? "zinc" : t.outcome === "error" ? "rose" : t.outcome === "step_limit" || t.outcome === "blocked" ? "amber" : t.outcome === "infra_error" ? "zinc" : t.finished ? "zinc" : "indigo"}
                     />
                   </td>
                   <td className="max-w-sm">

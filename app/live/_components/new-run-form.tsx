@@ -58,6 +58,11 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
   const [blocked, setBlocked] = useState("");
   const [downloads, setDownloads] = useState(false);
   const [name, setName] = useState("");
+  const [profileId, setProfileId] = useState<number | null>(null);
+  const [infraRetries, setInfraRetries] = useState(String(LIVE_RUN_DEFAULTS.infraRetries));
+  const [hostConcurrency, setHostConcurrency] = useState("");
+  const [recordHar, setRecordHar] = useState(true);
+  const [detectBlocking, setDetectBlocking] = useState(true);
 
   const tasks: StartInput["tasks"] = useMemo(() => {
     if (source === "demo") return { from: "demo" };
@@ -76,7 +81,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
     [policyKind, judgeConfigId, scriptSource, actionsText],
   );
 
-  const previewInput = useDeferredValue({ tasks, policy });
+  const previewInput = useDeferredValue({ tasks, policy, deploymentProfileId: profileId });
   const previewEnabled = !(previewInput.tasks.from === "taskSet" && !previewInput.tasks.taskSetId) && !(previewInput.policy.kind === "vlm" && !previewInput.policy.judgeConfigId);
   const preview = useQuery({ ...trpc.liveRuns.preview.queryOptions(previewInput), enabled: previewEnabled, staleTime: 5_000, retry: false });
 
@@ -103,12 +108,17 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
         blockedTexts: blocked.split("\n").map((l) => l.trim()).filter(Boolean),
         allowDownloads: downloads,
         historyScreenshots: numberOr(history, LIVE_RUN_DEFAULTS.historyScreenshots),
+        deploymentProfileId: profileId,
+        infraRetries: numberOr(infraRetries, LIVE_RUN_DEFAULTS.infraRetries),
+        hostConcurrency: hostConcurrency.trim() ? numberOr(hostConcurrency, 1) : null,
+        recordHar,
+        detectBlocking,
       },
     });
   };
 
   const p = preview.data;
-  const blockers = p ? p.withoutStartUrl.length + p.withoutScript.length : 0;
+  const blockers = p ? p.withoutStartUrl.length + p.withoutScript.length + p.placeholderProblems.length : 0;
   const selectedConfig = options.policies.find((c) => c.id === judgeConfigId);
 
   return (
@@ -186,6 +196,11 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
               {p.withoutStartUrl.length > 0 && (
                 <div className="mt-1 text-rose-700">
                   {p.withoutStartUrl.length} without a usable start URL: {p.withoutStartUrl.slice(0, 5).join(", ")}
+                </div>
+              )}
+              {p.placeholderProblems.length > 0 && (
+                <div className="mt-1 text-rose-700" data-testid="placeholder-problems">
+                  {p.placeholderProblems.length} name sites this run cannot reach: {p.placeholderProblems.slice(0, 3).join("; ")}
                 </div>
               )}
               {p.withoutScript.length > 0 && (
@@ -273,7 +288,46 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
         )}
       </Section>
 
-      <Section title="3 · Limits">
+      <Section title="3 · Benchmark deployment">
+        <div className="grid gap-3 sm:grid-cols-[1fr_9rem_9rem]">
+          <Field
+            label="Deployment profile"
+            htmlFor="deployment-profile"
+            hint={
+              options.deploymentProfiles.length === 0
+                ? "None yet: an admin creates one under Live runs → Deployments (or with the deployment-profile command). Needed for VisualWebArena / WebArena tasks, whose URLs name sites like __REDDIT__."
+                : "Replaces the tasks' site placeholders, signs in and resets the sites before each task; the run may reach exactly the profile's hosts."
+            }
+          >
+            <select id="deployment-profile" className="field" value={profileId ?? ""} onChange={(e) => setProfileId(Number(e.target.value) || null)}>
+              <option value="">None (open web or demo sites)</option>
+              {options.deploymentProfiles.map((d) => (
+                <option key={d.id} value={d.id}>
+                  {d.name} ({d.placeholders.join(", ")})
+                </option>
+              ))}
+            </select>
+          </Field>
+          <Field label="Infra retries" htmlFor="infra-retries" hint="reset, login, crash before step 1">
+            <input id="infra-retries" className="field" inputMode="numeric" value={infraRetries} onChange={(e) => setInfraRetries(e.target.value)} />
+          </Field>
+          <Field label="Tasks per host" htmlFor="host-concurrency" hint="empty = no limit">
+            <input id="host-concurrency" className="field" inputMode="numeric" value={hostConcurrency} onChange={(e) => setHostConcurrency(e.target.value)} placeholder="no limit" />
+          </Field>
+        </div>
+        <div className="flex flex-wrap gap-5 text-[12px]">
+          <label className="flex items-center gap-1.5">
+            <input type="checkbox" checked={recordHar} onChange={(e) => setRecordHar(e.target.checked)} />
+            Keep a network log (HAR) per trajectory
+          </label>
+          <label className="flex items-center gap-1.5">
+            <input type="checkbox" checked={detectBlocking} onChange={(e) => setDetectBlocking(e.target.checked)} />
+            End a trajectory as “blocked” on a CAPTCHA, bot check or consent wall
+          </label>
+        </div>
+      </Section>
+
+      <Section title="4 · Limits">
         <div className="grid grid-cols-2 gap-3 sm:grid-cols-5">
           <Field label="Step limit" htmlFor="max-steps">
             <input id="max-steps" className="field" inputMode="numeric" value={maxSteps} onChange={(e) => setMaxSteps(e.target.value)} />
@@ -293,7 +347,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
         </div>
       </Section>
 
-      <Section title="4 · Safety">
+      <Section title="5 · Safety">
         <div className="grid gap-3 sm:grid-cols-2">
           <Field label="Allowed hosts" htmlFor="hosts" hint="Empty: each task's start URL host (with its subdomains). Navigation elsewhere is blocked and recorded as a step error.">
             <textarea id="hosts" className="field h-20 py-1.5 font-mono" value={hosts} onChange={(e) => setHosts(e.target.value)} placeholder="example.com" />

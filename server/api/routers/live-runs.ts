@@ -16,6 +16,7 @@ import {
   startLiveRun,
 } from "../../services/runner/live-runs";
 import { getTrajectoryForPlayer } from "../../services/trajectory-views";
+import { liveStepEvidence } from "../../services/runner/evidence";
 import { assertSeesWholeCatalog } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 import { runtimeEnvironment } from "../../config";
@@ -52,12 +53,20 @@ export const liveRunsRouter = createTRPCRouter({
   formOptions: liveRunsProcedure.query(({ ctx }) => liveRunFormOptions(deps(ctx))),
 
   preview: liveRunsProcedure
-    .input(z.object({ tasks: taskSelectionSchema, policy: policySpecSchema }))
+    .input(z.object({ tasks: taskSelectionSchema, policy: policySpecSchema, deploymentProfileId: id.nullish() }))
     .query(({ ctx, input }) => previewLiveRun(deps(ctx), input)),
 
   start: liveRunsProcedure.input(liveRunRequestSchema).mutation(({ ctx, input }) => startLiveRun(deps(ctx), input, ctx.session?.userId ?? null)),
 
   list: liveRunsProcedure.query(({ ctx }) => listLiveRuns(deps(ctx))),
+
+  /**
+   * One step's evidence for the player's Network and Prompt panels: the requests from the HAR, the open tabs, the
+   * exact prompt. Researchers who see the whole catalog only: the prompt names the task and the agent's reasoning.
+   */
+  stepEvidence: liveRunsProcedure
+    .input(z.object({ trajectoryId: id, step: z.number().int().nonnegative() }))
+    .query(({ ctx, input }) => liveStepEvidence({ db: ctx.db, store: ctx.store }, input.trajectoryId, input.step)),
 
   byId: liveRunsProcedure.input(z.object({ id })).query(({ ctx, input }) => liveRunDetail(deps(ctx), input.id)),
 

@@ -20,6 +20,7 @@ import { runImport } from "../../services/ingest";
 import { requireJudgeConfig } from "../../services/judge/configs";
 import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/runner/live-runs";
 import { runRunnerWorker } from "../../services/runner/worker";
+import { findDeploymentProfile } from "../../services/runner/deployment-profiles";
 import { ensureDemoTaskSet } from "../../services/runner/demo-tasks";
 import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
 import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
@@ -38,6 +39,9 @@ const USAGE = `npm run cli -- run --tasks <demo|set|file> --policy <scripted|con
   --step-timeout SECONDS (${LIVE_RUN_DEFAULTS.stepTimeoutMs / 1000})  --run-timeout SECONDS (${LIVE_RUN_DEFAULTS.runTimeoutMs / 1000})  --viewport WxH (${LIVE_RUN_DEFAULTS.viewport.width}x${LIVE_RUN_DEFAULTS.viewport.height})
   --allow-hosts a.com,b.org  (default: each task's start host)   --allow-private   --allow-downloads
   --block-texts "Place order|Delete|Sign in"
+  --profile <name|id>     a deployment profile (deployment-profile list): its sites replace the tasks' placeholders,
+                          it signs in and resets per task, and its hosts are the only private ones reachable
+  --infra-retries N (${LIVE_RUN_DEFAULTS.infraRetries})   --host-concurrency N (tasks per host at once)   --no-har   --no-blocking-check
   --detach                queue only; running workers (npm run worker) do the work`;
 
 function intFlag(args: ParsedArgs, name: string, min: number, max: number): number | undefined {
@@ -96,8 +100,8 @@ export const runCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, {
-      valueFlags: ["tasks", "policy", "script", "limit", "name", "max-steps", "concurrency", "history", "step-timeout", "run-timeout", "viewport", "allow-hosts", "block-texts"],
-      boolFlags: ["json", "allow-private", "allow-downloads", "detach"],
+      valueFlags: ["tasks", "policy", "script", "limit", "name", "max-steps", "concurrency", "history", "step-timeout", "run-timeout", "viewport", "allow-hosts", "block-texts", "profile", "infra-retries", "host-concurrency"],
+      boolFlags: ["json", "allow-private", "allow-downloads", "detach", "no-har", "no-blocking-check"],
     });
     if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
     const tasksFlag = flagString(args, "tasks");
@@ -113,6 +117,7 @@ export const runCommand: CliCommand = {
     const viewport = viewportFlag === undefined ? undefined : /^(\d{3,4})x(\d{3,4})$/.exec(viewportFlag);
     if (viewport === null) throw new UsageError(`--viewport must look like 1280x800, got ${JSON.stringify(viewportFlag)}`);
 
+    const profileFlag = flagString(args, "profile");
     const request: LiveRunRequestInput = {
       name: flagString(args, "name"),
       tasks: await taskSelection(ctx, tasksFlag, limit, io),
@@ -128,6 +133,11 @@ export const runCommand: CliCommand = {
         allowPrivateNetwork: flagBool(args, "allow-private"),
         blockedTexts: parseTextList((flagString(args, "block-texts") ?? "").split("|")),
         allowDownloads: flagBool(args, "allow-downloads"),
+        deploymentProfileId: profileFlag === undefined ? null : findDeploymentProfile(ctx.db, profileFlag).id,
+        infraRetries: intFlag(args, "infra-retries", 0, 5),
+        hostConcurrency: intFlag(args, "host-concurrency", 1, 16) ?? null,
+        recordHar: !flagBool(args, "no-har"),
+        detectBlocking: !flagBool(args, "no-blocking-check"),
       },
     };
     const parsed = liveRunRequestSchema.safeParse(request);
@@ -185,11 +195,14 @@ export const runCommand: CliCommand = {
       finalAnswer: t.finalAnswer,
     }));
     if (json) {
-      io.stdout(JSON.stringify({ runId, status: d.status, policy: d.policy.label, counts: d.counts, answered: d.answered, steps: d.steps, seconds: Number(seconds.toFixed(2)), trajectories: rows }) + "\n");
+      io.stdout(JSON.stringify({ runId, status: d.status, policy: d.policy.label, counts: d.counts, answered: d.answered, successRate: d.successRate, steps: d.steps, seconds: Number(seconds.toFixed(2)), trajectories: rows }) + "\n");
     } else {
       io.stderr(
         [
           `Run ${runId} ${d.status} in ${seconds.toFixed(1)}s: ${d.answered} of ${d.counts.total} answered, ${d.steps} steps (${d.policy.label})`,
+          ...(d.successRate.n || d.successRate.infraErrors || d.successRate.blocked
+            ? [`  rules: ${d.successRate.successes} of ${d.successRate.n} succeeded; apart: ${d.successRate.infraErrors} infrastructure error(s), ${d.successRate.blocked} blocked`]
+            : []),
           ...rows.map(
             (r) =>
               `  ${r.externalId.padEnd(24)} ${String(r.outcome ?? r.job).padEnd(10)} ${String(r.steps).padStart(3)} steps  ${r.finalAnswer ? JSON.stringify(r.finalAnswer) : (r.outcomeDetail ?? "")}`,

@@ -92,7 +92,8 @@ export function parseVwaAction(input: string): ParsedAction {
     case "type": {
       const rendered = /^type ?\[(\d+)\] ?\[([\s\S]*)\] where \[\1\](?: is [\s\S]*)?$/i.exec(s);
       if (rendered) return typed(rendered[1]!, rendered[2]!, false);
-      const flagged = /^type ?\[(\d+)\] ?\[([\s\S]+)\] ?\[(\d+)\]$/i.exec(s);
+      // The flag as VWA's prompt spells it out ("[press_enter_after=0]") or as models shorten it ("[0]").
+      const flagged = /^type ?\[(\d+)\] ?\[([\s\S]+?)\] ?\[(?:press_enter_after\s*=\s*)?(\d+)\]$/i.exec(s);
       if (flagged) return typed(flagged[1]!, flagged[2]!, flagged[3] === "1");
       const plain = /^type ?\[(\d+)\] ?\[([\s\S]+)\]$/i.exec(s);
       if (plain) return typed(plain[1]!, plain[2]!, true);

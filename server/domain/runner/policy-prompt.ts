@@ -12,7 +12,8 @@
  */
 import type { SomElement } from "../types";
 
-export const RUNNER_PROMPT_VERSION = "verdict-live-v1";
+/** v2: a task's input images (VisualWebArena's `image`) follow the task text in the first user message. */
+export const RUNNER_PROMPT_VERSION = "verdict-live-v2";
 
 export const RUNNER_SYSTEM_PROMPT = `You are operating a web browser on behalf of a user to complete one task. Each turn you see a screenshot of the browser tab, in which the interactive elements are outlined and numbered, the list of those numbered elements with their text, the address of the page, the open tabs, and what you did in earlier turns.
 
@@ -82,6 +83,8 @@ export interface PromptInput {
   /** Screenshots sent per call, the current one included (≥ 1). */
   keepScreenshots: number;
   imageDetail?: "auto" | "low" | "high";
+  /** Data URLs of the images given with the task; sent with the task text on every call, outside the window. */
+  inputImages?: string[];
 }
 
 /** Caps that keep one turn's text bounded on pages with hundreds of elements. */
@@ -119,9 +122,17 @@ export function buildPolicyMessages(input: PromptInput): PromptMessage[] {
   const messages: PromptMessage[] = [{ role: "system", content: RUNNER_SYSTEM_PROMPT }];
   const taskLine = `Task: ${input.intent.trim()}${input.startUrl ? `\n(The task starts at ${input.startUrl}.)` : ""}`;
 
+  const inputImages = input.inputImages ?? [];
+  // The task's own images belong to the task: they come right after its text, before any page.
+  const taskImages = (): (PromptTextPart | PromptImagePart)[] =>
+    inputImages.length
+      ? [text(`The task comes with ${inputImages.length === 1 ? "this image" : `these ${inputImages.length} images`}:`), ...inputImages.map((u) => image(u, input.imageDetail))]
+      : [];
+
   input.history.forEach((step, i) => {
     const parts: (PromptTextPart | PromptImagePart)[] = [];
-    const head = i === 0 ? `${taskLine}\n\n` : "";
+    if (i === 0 && inputImages.length) parts.push(text(taskLine), ...taskImages());
+    const head = i === 0 && !inputImages.length ? `${taskLine}\n\n` : "";
     const failed = i > 0 && input.history[i - 1]!.error ? `Your previous action failed: ${input.history[i - 1]!.error}\n` : "";
     const withImage = i >= firstWithImage && step.screenshot;
     parts.push(text(`${head}${failed}Step ${step.index + 1}. Page: ${step.url ?? "unknown"}${withImage ? "\nScreenshot:" : " (screenshot no longer shown)"}`));
@@ -131,8 +142,9 @@ export function buildPolicyMessages(input: PromptInput): PromptMessage[] {
   });
 
   const previous = input.history[input.history.length - 1];
+  const first = input.history.length === 0;
   const lines = [
-    input.history.length === 0 ? `${taskLine}\n` : "",
+    first && !inputImages.length ? `${taskLine}\n` : "",
     previous?.error ? `Your previous action failed: ${previous.error}` : "",
     `Step ${input.stepIndex + 1} of at most ${input.maxSteps}.${input.stepIndex + 1 >= input.maxSteps ? " This is the last step: stop with your best answer." : ""}`,
     `Page: ${input.url}${input.title ? ` (${clip(input.title, 120)})` : ""}`,
@@ -140,7 +152,8 @@ export function buildPolicyMessages(input: PromptInput): PromptMessage[] {
     `Numbered elements:\n${formatElementLines(input.elements)}`,
     "Current screenshot:",
   ].filter(Boolean);
-  messages.push({ role: "user", content: [text(lines.join("\n")), image(input.screenshot, input.imageDetail)] });
+  const lead = first && inputImages.length ? [text(taskLine), ...taskImages()] : [];
+  messages.push({ role: "user", content: [...lead, text(lines.join("\n")), image(input.screenshot, input.imageDetail)] });
   return messages;
 }
 

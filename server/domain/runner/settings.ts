@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { trajectoryListInput } from "../trajectory-list-query";
+import type { DeploymentPlan } from "./deployment";
 
 export const LIVE_RUN_DEFAULTS = {
   /** WebVoyager's step limit. */
@@ -13,6 +14,7 @@ export const LIVE_RUN_DEFAULTS = {
   runTimeoutMs: 30 * 60_000,
   /** Marked screenshots the VLM policy is shown: the current one and the two before it, as WebVoyager keeps 3. */
   historyScreenshots: 3,
+  infraRetries: 2,
   viewport: { width: 1024, height: 768 },
 } as const;
 
@@ -36,6 +38,19 @@ export const liveRunSettingsSchema = z.object({
     .object({ width: z.number().int().min(320).max(3840), height: z.number().int().min(240).max(2160) })
     .default({ ...LIVE_RUN_DEFAULTS.viewport }),
   historyScreenshots: z.number().int().min(1).max(10).default(LIVE_RUN_DEFAULTS.historyScreenshots),
+  /**
+   * A lab's deployment of the benchmark sites (admin-made, server/domain/runner/deployment.ts): its placeholders are
+   * substituted in the tasks, its sites' logins and resets are done, and its hosts are the only private ones allowed.
+   */
+  deploymentProfileId: z.number().int().positive().nullable().default(null),
+  /** Times a task is tried again when the infrastructure failed (reset, login, a browser crash before step 0). */
+  infraRetries: z.number().int().min(0).max(5).default(LIVE_RUN_DEFAULTS.infraRetries),
+  /** Keep a HAR (network log) per trajectory. */
+  recordHar: z.boolean().default(true),
+  /** End a trajectory as `blocked` when the page is a CAPTCHA, a bot check or a consent wall (open-web sets). */
+  detectBlocking: z.boolean().default(true),
+  /** Tasks of this run that may be on one host at once in a worker (open-web sites throttle); null = no limit. */
+  hostConcurrency: z.number().int().min(1).max(16).nullable().default(null),
 });
 
 export type LiveRunSettings = z.output<typeof liveRunSettingsSchema>;
@@ -79,6 +94,8 @@ export interface LiveTaskPayload {
   groupConcurrency: number;
   policy: JobPolicy;
   settings: LiveRunSettings;
+  /** The deployment profile's URLs and destinations as they were when the run started (secrets stay in the profile). */
+  deployment?: DeploymentPlan | null;
 }
 
 /** Most tasks one live run may hold. */

@@ -10,7 +10,7 @@
  * verdicts).
  */
 import type { Db } from "../../../db/client";
-import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, NULL_INT, tableVersions } from "../../../db/repositories/analytics";
+import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, notAttemptedTrajectories, NULL_INT, tableVersions } from "../../../db/repositories/analytics";
 import type { CountedTable } from "../../../db/schema/changes";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
@@ -29,6 +29,8 @@ export interface TrajectoryFacts {
   difficultyValues: Record<DifficultyDimension, string[]>;
   /** Row of a trajectory id, -1 when absent. */
   rowOf(id: number): number;
+  /** 1 = infrastructure error, 2 = blocked: not the agent's attempt, left out of every scope and counted apart. */
+  notAttempted: Uint8Array;
 }
 
 export function loadFacts(db: Db): TrajectoryFacts {
@@ -53,7 +55,13 @@ export function loadFacts(db: Db): TrajectoryFacts {
   }
   const index = new Int32Array(maxId + 1).fill(-1);
   tr.col.id.forEach((v, r) => (index[v] = r));
+  const notAttempted = new Uint8Array(n);
+  for (const t of notAttemptedTrajectories(db)) {
+    const r = t.id < index.length ? index[t.id]! : -1;
+    if (r >= 0) notAttempted[r] = t.outcome === "infra_error" ? 1 : 2;
+  }
   return {
+    notAttempted,
     n,
     id: tr.col.id,
     runId: tr.col.runId,
@@ -78,6 +86,8 @@ export interface Scope {
 /** 1 for rows inside the scope. */
 export function scopeMask(facts: TrajectoryFacts, scope: Scope): Uint8Array {
   const mask = new Uint8Array(facts.n).fill(1);
+  // An infrastructure error or a blocked page is not the agent's success or failure.
+  for (let r = 0; r < facts.n; r++) if (facts.notAttempted[r]) mask[r] = 0;
   if (scope.taskSetId !== undefined) for (let r = 0; r < facts.n; r++) if (facts.taskSetId[r] !== scope.taskSetId) mask[r] = 0;
   if (scope.runId !== undefined) for (let r = 0; r < facts.n; r++) if (facts.runId[r] !== scope.runId) mask[r] = 0;
   if (scope.site !== undefined) {
@@ -87,6 +97,22 @@ export function scopeMask(facts: TrajectoryFacts, scope: Scope): Uint8Array {
     for (let r = 0; r < facts.n; r++) if (facts.site[r] !== want) mask[r] = 0;
   }
   return mask;
+}
+
+/** Trajectories of the scope left out because the agent never got to try: shown apart from the rates. */
+export function notAttemptedInScope(facts: TrajectoryFacts, scope: Scope): { infraErrors: number; blocked: number } {
+  const out = { infraErrors: 0, blocked: 0 };
+  const code = scope.site === undefined ? undefined : scope.site === null ? -1 : facts.sites.indexOf(scope.site);
+  for (let r = 0; r < facts.n; r++) {
+    const k = facts.notAttempted[r];
+    if (!k) continue;
+    if (scope.taskSetId !== undefined && facts.taskSetId[r] !== scope.taskSetId) continue;
+    if (scope.runId !== undefined && facts.runId[r] !== scope.runId) continue;
+    if (code !== undefined && facts.site[r] !== (scope.site !== null && code < 0 ? -2 : code)) continue;
+    if (k === 1) out.infraErrors++;
+    else out.blocked++;
+  }
+  return out;
 }
 
 export function scopeOf(sel: Selection): Scope {

@@ -35,6 +35,7 @@ import {
   REF_SUCCESS,
   REF_UNSURE,
   scopeMask,
+  notAttemptedInScope,
   scopeSelection,
   type Reference,
   type Scope,
@@ -78,6 +79,8 @@ export interface OverviewResult {
   unparseable: UnparseablePolicy;
   difficulty: DifficultyDimension;
   trajectories: number;
+  /** Trajectories of the scope left out of every rate: infrastructure errors and pages that blocked the agent. */
+  notCounted: { infraErrors: number; blocked: number };
   columns: OverviewColumn[];
   runs: RunName[];
   bySite: RateRow[];
@@ -288,6 +291,7 @@ export function analyticsOverview(db: Db, input: OverviewInput): OverviewResult 
     unparseable: policy,
     difficulty: input.difficulty,
     trajectories: inScope,
+    notCounted: notAttemptedInScope(facts, input.scope),
     columns,
     runs,
     bySite,

@@ -39,6 +39,8 @@ import { NotFoundError, ValidationError } from "../../errors";
 import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../judge/configs";
 import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
 import { DEMO_TASK_SET_NAME, demoScriptFor } from "./demo-scripts";
+import { placeholdersIn, substituteSites, type DeploymentPlan } from "../../domain/runner/deployment";
+import { deploymentPlanOf, listDeploymentProfiles } from "./deployment-profiles";
 
 export interface LiveRunDeps {
   db: Db;
@@ -53,6 +55,8 @@ export interface LiveRunConfig {
     | { kind: "vlm"; judgeConfigId: number; judgeConfigName: string; model: string; promptVersion: string };
   selection: string;
   settings: LiveRunSettings;
+  /** The deployment profile the run used (its sites' URLs, no secrets). */
+  deployment?: DeploymentPlan | null;
   taskCount: number;
   startedBy: string | null;
 }
@@ -106,6 +110,22 @@ export function resolveTaskSelection(deps: LiveRunDeps, sel: TaskSelection): { t
   }
 }
 
+/**
+ * A task's start URL as the run opens it: with a deployment profile its site placeholders become the profile's URLs;
+ * a placeholder the profile lacks, or one left without a profile, is the problem named.
+ */
+export function startUrlFor(t: TaskRef, plan: DeploymentPlan | null): { url: string | null; problem: string | null } {
+  if (!t.startUrl) return { url: null, problem: null };
+  if (!plan) {
+    const found = placeholdersIn(t.startUrl);
+    return found.length ? { url: t.startUrl, problem: `${found.join(", ")} in its start URL needs a deployment profile` } : { url: t.startUrl, problem: null };
+  }
+  const r = substituteSites(t.startUrl, plan.siteUrls);
+  return r.unresolved.length
+    ? { url: r.text, problem: `deployment profile "${plan.profileName}" has no ${r.unresolved.join(", ")}` }
+    : { url: r.text, problem: null };
+}
+
 function usableStartUrl(url: string | null): boolean {
   if (!url) return false;
   try {
@@ -117,15 +137,19 @@ function usableStartUrl(url: string | null): boolean {
 }
 
 /** Checks a request's tasks and policy without creating anything: what the "New run" form previews. */
-export function previewLiveRun(deps: LiveRunDeps, req: Pick<LiveRunRequest, "tasks" | "policy">) {
+export function previewLiveRun(deps: LiveRunDeps, req: Pick<LiveRunRequest, "tasks" | "policy"> & { deploymentProfileId?: number | null }) {
   const { tasks, label } = resolveTaskSelection(deps, req.tasks);
-  const noStart = tasks.filter((t) => !usableStartUrl(t.startUrl));
+  const plan = req.deploymentProfileId ? deploymentPlanOf(deps.db, req.deploymentProfileId) : null;
+  const starts = tasks.map((t) => ({ t, ...startUrlFor(t, plan) }));
+  const noStart = starts.filter((s) => !s.problem && !usableStartUrl(s.url)).map((s) => s.t);
+  const placeholderProblems = starts.filter((s) => s.problem).map((s) => `${s.t.externalId}: ${s.problem}`);
   const noScript = req.policy.kind === "scripted" && req.policy.source === "demo" ? tasks.filter((t) => !demoScriptFor(t.externalId)) : [];
   return {
     label,
     count: tasks.length,
-    sample: tasks.slice(0, 8).map((t) => ({ id: t.id, externalId: t.externalId, startUrl: t.startUrl })),
+    sample: starts.slice(0, 8).map((s) => ({ id: s.t.id, externalId: s.t.externalId, startUrl: s.url })),
     withoutStartUrl: noStart.map((t) => t.externalId),
+    placeholderProblems: placeholderProblems.slice(0, 20),
     withoutScript: noScript.map((t) => t.externalId),
   };
 }
@@ -144,7 +168,14 @@ export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: 
   const settings = normaliseSettings(req.settings);
   const { tasks, label } = resolveTaskSelection(deps, req.tasks);
   if (tasks.length === 0) throw new ValidationError(`the selection (${label}) holds no tasks`);
-  const noStart = tasks.filter((t) => !usableStartUrl(t.startUrl));
+  const deployment = settings.deploymentProfileId ? deploymentPlanOf(db, settings.deploymentProfileId) : null;
+  const starts = tasks.map((t) => ({ t, ...startUrlFor(t, deployment) }));
+  const placeholderProblems = starts.filter((s) => s.problem);
+  if (placeholderProblems.length) {
+    const eg = placeholderProblems.slice(0, 3).map((s) => `${s.t.externalId}: ${s.problem}`).join("; ");
+    throw new ValidationError(`${placeholderProblems.length} of the ${tasks.length} selected tasks name sites the run cannot reach (${eg})`);
+  }
+  const noStart = starts.filter((s) => !usableStartUrl(s.url)).map((s) => s.t);
   if (noStart.length) {
     const eg = noStart.slice(0, 3).map((t) => `${t.externalId}: ${JSON.stringify(t.startUrl)}`).join("; ");
     throw new ValidationError(`${noStart.length} of the ${tasks.length} selected tasks have no usable http(s) start URL (${eg})`);
@@ -186,7 +217,7 @@ export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: 
   const runKey = `live:${stamp.getTime().toString(36)}-${crypto.randomBytes(4).toString("hex")}`;
   const policyName = config.kind === "vlm" ? `VLM ${config.judgeConfigName}` : `Scripted (${config.label})`;
   const name = req.name?.trim() || `${policyName} · ${label}`;
-  const runConfig: LiveRunConfig = { live: true, policy: config, selection: label, settings, taskCount: tasks.length, startedBy };
+  const runConfig: LiveRunConfig = { live: true, policy: config, selection: label, settings, deployment, taskCount: tasks.length, startedBy };
 
   return db.$client.transaction(() => {
     const runId = upsertRun(db, {
@@ -201,7 +232,7 @@ export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: 
     enqueueJobs(
       db,
       tasks.map((t) => {
-        const payload: LiveTaskPayload = { runId, taskId: t.id, groupConcurrency: settings.concurrency, policy: policyFor(t), settings };
+        const payload: LiveTaskPayload = { runId, taskId: t.id, groupConcurrency: settings.concurrency, policy: policyFor(t), settings, deployment };
         // Two attempts: a task whose worker died starts over once, then fails with the reason.
         return { type: LIVE_JOB_TYPE, groupKey, dedupeKey: `${groupKey}:task:${t.id}`, payload, maxAttempts: 2 };
       }),
@@ -316,6 +347,12 @@ export function liveRunDetail(deps: LiveRunDeps, runId: number) {
   const counts = { total: tasks.length, queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
   for (const t of tasks) counts[t.jobStatus as keyof typeof counts]++;
   const progress = tasks.length ? tasks.reduce((s, t) => s + t.progress, 0) / tasks.length : 0;
+  // The agent's success rate counts only trajectories the agent could attempt: infrastructure errors and pages that
+  // blocked it are shown apart.
+  const infraErrors = tasks.filter((t) => t.outcome === "infra_error").length;
+  const blocked = tasks.filter((t) => t.outcome === "blocked").length;
+  const judged = tasks.filter((t) => t.outcome !== "infra_error" && t.outcome !== "blocked" && t.verdict && t.verdict.verdict !== "not_evaluable");
+  const successRate = { successes: judged.filter((t) => t.verdict!.verdict === "success").length, n: judged.length, infraErrors, blocked };
   return {
     run: { id: run.id, name: run.name, model: run.model, createdAt: run.createdAt, runKey: run.runKey },
     policy: policyLabel(config),
@@ -326,6 +363,8 @@ export function liveRunDetail(deps: LiveRunDeps, runId: number) {
     progress,
     steps: tasks.reduce((s, t) => s + t.steps, 0),
     answered: tasks.filter((t) => t.outcome === "answered").length,
+    successRate,
+    deployment: config?.deployment ? { id: config.deployment.profileId, name: config.deployment.profileName } : null,
     tasks,
   };
 }
@@ -354,6 +393,7 @@ export function liveRunFormOptions(deps: LiveRunDeps) {
     taskSets: listTaskSets(deps.db).map((s) => ({ id: s.id, name: s.name, benchmark: s.benchmark, taskCount: s.taskCount })),
     policies: listJudgeConfigViews(deps.db).map((c) => ({ id: c.id, name: c.name, model: c.model, baseUrl: c.baseUrl, apiKeySource: c.apiKeySource })),
     demo: { taskSetName: DEMO_TASK_SET_NAME, baseUrl: demoBaseUrl(deps.env) },
+    deploymentProfiles: listDeploymentProfiles(deps.db).map((p) => ({ id: p.id, name: p.name, placeholders: p.sites.map((s) => s.placeholder) })),
     promptVersion: RUNNER_PROMPT_VERSION,
   };
 }

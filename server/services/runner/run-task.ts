@@ -46,6 +46,13 @@ import { EgressProxy } from "./egress-proxy";
 import { livePageCapabilities } from "./live-page";
 import { RunSafety, type HostResolver } from "./safety-guard";
 import { vlmPolicyFromConfig, type VlmPolicyUsage } from "./vlm-policy";
+import { clearTrajectoryEvidence, saveStepEvidence, saveTrajectoryHar } from "../../../db/repositories/runner-evidence";
+import { blockingSnapshot } from "../../browser/page-snapshot";
+import { describeBlocking, detectBlocking } from "../../domain/runner/blocking";
+import { inputImageUrl, loginSitesOfStorageState, sitesOfTask, substituteSites, substituteSitesDeep } from "../../domain/runner/deployment";
+import { deploymentRuntime, type SiteRuntime } from "./deployment-profiles";
+import { fetchInputImage, InfraFailure, LoginCache, resetSite, storageStateFor } from "./deployment-runtime";
+import type { HostSlots } from "./host-slots";
 
 export { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME };
 
@@ -70,6 +77,10 @@ export interface RunnerDeps {
    */
   remoteProxyHost?: string;
   log?: (line: string) => void;
+  /** Deployment logins made once per run in this worker and reused by its later tasks. */
+  logins?: LoginCache;
+  /** Per-host concurrency across this worker's tasks (a run's `hostConcurrency`). */
+  hostSlots?: HostSlots;
 }
 
 export interface LiveTaskResult {
@@ -104,6 +115,15 @@ function contentHashOf(t: BundleTrajectory, steps: StepValues[]): string {
   return crypto.createHash("sha256").update(canonicalJson(body)).digest("hex");
 }
 
+/** Playwright's words for a browser or context that went away under the runner. */
+function browserGone(e: unknown): boolean {
+  return /Target crashed|Browser has been closed|browser has disconnected|Target page, context or browser has been closed/i.test(String(e));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
 function stepValues(step: RecordedStep, screenshotHash: string, rawScreenshotHash: string): StepValues {
   return {
     index: step.index,
@@ -134,12 +154,18 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   const agentRun = getRun(db, payload.runId);
   if (!agentRun) throw new Error(`live run ${payload.runId} no longer exists`);
   const { task, taskSet } = found;
+  // With a deployment profile the task's site placeholders become the lab's URLs, in the start URL and the rules.
+  const plan = payload.deployment ?? null;
+  const startUrl = plan && task.startUrl ? substituteSites(task.startUrl, plan.siteUrls).text : task.startUrl;
+  const evaluatorConfig = plan ? substituteSitesDeep(task.evaluatorConfig ?? null, plan.siteUrls) : task.evaluatorConfig;
 
   // Kept on the finished trajectory too: a reviewer should know the run they see is a second try.
   const restartNote = job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
   const { id: trajectoryId } = startLiveTrajectory(db, lease, { runId: payload.runId, taskId: task.id, outcomeDetail: restartNote });
   const bundleDir = liveBundleDir(deps.dataDir, payload.runId, trajectoryId);
   await fsp.rm(bundleDir, { recursive: true, force: true });
+  clearTrajectoryEvidence(db, trajectoryId);
+  const harPath = settings.recordHar ? path.join(bundleDir, "network.har") : null;
   const writer = new BundleWriter(bundleDir);
   const sink = bundleStepSink(writer);
   const stored: StepValues[] = [];
@@ -166,27 +192,33 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     config: agentRun.config ?? null,
   };
 
-  // One signal stops the recorder: the job's (cancel, lease lost, worker stopping) or a crashed page.
-  const stop = new AbortController();
+  // One signal stops the recorder: the job's (cancel, lease lost, worker stopping) or a crashed page. An attempt
+  // the infrastructure spoiled (a crash before step 0) starts over with a signal of its own.
+  let stop = new AbortController();
   let crash: string | null = null;
   const onJobAbort = () => stop.abort(job.signal.reason);
   if (job.signal.aborted) onJobAbort();
   else job.signal.addEventListener("abort", onJobAbort, { once: true });
 
-  const allowedHosts = settings.allowedHosts.length ? parseHostList(settings.allowedHosts).hosts : defaultAllowlist(task.startUrl);
-  const safety = new RunSafety({
-    allowedHosts,
-    allowPrivateNetwork: settings.allowPrivateNetwork,
-    privateOriginExceptions: deps.privateOriginExceptions,
-    blockedTexts: settings.blockedTexts,
-    allowDownloads: settings.allowDownloads,
-    downloadsDir: path.join(bundleDir, "downloads"),
-    resolveHost: deps.resolveHost,
-    onCrash: (reason) => {
-      crash ??= reason;
-      stop.abort(new Error(reason));
-    },
-  });
+  // A deployment profile is the admin's allowance: its hosts, and only them, are the private destinations.
+  const privateOriginExceptions = plan ? plan.destinations : deps.privateOriginExceptions;
+  const allowedHosts = settings.allowedHosts.length ? parseHostList(settings.allowedHosts).hosts : plan ? plan.hosts : defaultAllowlist(startUrl);
+  const egressRules = { allowedDestinations: privateOriginExceptions, allowPrivateNetwork: settings.allowPrivateNetwork };
+  const makeSafety = () =>
+    new RunSafety({
+      allowedHosts,
+      allowPrivateNetwork: settings.allowPrivateNetwork,
+      privateOriginExceptions,
+      blockedTexts: settings.blockedTexts,
+      allowDownloads: settings.allowDownloads,
+      downloadsDir: path.join(bundleDir, "downloads"),
+      resolveHost: deps.resolveHost,
+      onCrash: (reason) => {
+        crash ??= reason;
+        stop.abort(new Error(reason));
+      },
+    });
+  let safety = makeSafety();
 
   let leaseLost = false;
   async function persist(step: RecordedStep): Promise<void> {
@@ -208,16 +240,17 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       if (e instanceof LeaseLostError) leaseLost = true;
       throw e;
     }
+    saveStepEvidence(db, trajectoryId, { index: step.index, startedAt: step.startedAt, tabs: step.tabs, prompt: step.prompt ?? null });
     stored.push(values);
     job.reportProgress({ step: step.index + 1, maxSteps: settings.maxSteps, url: step.url });
   }
 
-  const refusedRun = (detail: string): RecordedTrajectory => ({
+  const refusedRun = (detail: string, outcome: "error" | "infra_error" = "error"): RecordedTrajectory => ({
     task: bundleTask,
     run: bundleRun,
     attempt: 0,
     finalAnswer: null,
-    outcome: "error",
+    outcome,
     outcomeDetail: detail,
     steps: [],
   });
@@ -227,16 +260,17 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   let session: BrowserSession | null = null;
   let egress: EgressProxy | null = null;
   let policyUsage: (() => VlmPolicyUsage) | null = null;
+  let releaseHost: (() => void) | null = null;
   try {
     let startRefusal: string | null = null;
-    if (!task.startUrl) startRefusal = "the task has no start URL";
+    if (!startUrl) startRefusal = "the task has no start URL";
     else {
       try {
-        startRefusal = await safety.navigationRefusal(new URL(task.startUrl));
+        startRefusal = await safety.navigationRefusal(new URL(startUrl));
       } catch {
-        startRefusal = `the start URL ${JSON.stringify(task.startUrl)} is not a URL`;
+        startRefusal = `the start URL ${JSON.stringify(startUrl)} is not a URL`;
       }
-      if (startRefusal) startRefusal = `refused to open the start URL ${task.startUrl}: ${startRefusal}`;
+      if (startRefusal) startRefusal = `refused to open the start URL ${startUrl}: ${startRefusal}`;
     }
 
     if (startRefusal) {
@@ -254,10 +288,13 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         policy = vlm;
         policyUsage = vlm.usage;
       }
+      if (settings.hostConcurrency) {
+        releaseHost = await deps.hostSlots?.acquire(new URL(startUrl!).hostname, settings.hostConcurrency, job.signal) ?? null;
+      }
       const browser = await deps.browser();
       // This run's own egress proxy: its rules are the run's (private network allowed or not).
       egress = await EgressProxy.start({
-        rules: { allowedDestinations: deps.privateOriginExceptions, allowPrivateNetwork: settings.allowPrivateNetwork },
+        rules: egressRules,
         resolveHost: deps.resolveHost,
         host: deps.remoteProxyHost,
         requireCredentials: deps.remoteProxyHost !== undefined,
@@ -266,38 +303,126 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
           deps.log?.(`trajectory ${trajectoryId}: ${r.message}`);
         },
       });
-      session = await BrowserSession.open(browser, {
-        viewport: settings.viewport,
-        acceptDownloads: settings.allowDownloads,
-        proxyServer: egress.url,
-        proxyCredentials: egress.settings.username ? { username: egress.settings.username, password: egress.settings.password! } : undefined,
-      });
-      const s = session;
-      await safety.install(s.context);
-      recorded = await recordTrajectory({
-        session: s,
-        task: bundleTask,
-        run: bundleRun,
-        policy,
-        maxSteps: settings.maxSteps,
-        stepTimeoutMs: settings.stepTimeoutMs,
-        runTimeoutMs: settings.runTimeoutMs,
-        signal: stop.signal,
-        parseAction: parseLiveAction,
-        guard: safety.actionGuard(() => s.page),
-        onStep: async (step) => {
-          await sink.onStep(step);
-          await persist(step);
-        },
-      });
-      if (leaseLost) throw new LeaseLostError(lease.jobId);
+      const proxy = egress;
+      const extra = (task.extra ?? {}) as Record<string, unknown>;
+      const loginNames = new Set(loginSitesOfStorageState(extra.storage_state));
+      const touched = plan ? sitesOfTask({ startUrl: task.startUrl, evaluatorConfig: task.evaluatorConfig, extra }) : [];
+      const requestRules = { rules: egressRules, resolveHost: deps.resolveHost };
+
+      // Everything before the agent's first step is the deployment's business: its failures are retried, then
+      // recorded as an infrastructure error rather than the agent's failure.
+      const prepare = async (): Promise<{ session: BrowserSession; inputImages: { dataUrl: string; source: string }[] }> => {
+        let runtime: Map<string, SiteRuntime> | null = null;
+        if (plan) {
+          try {
+            runtime = deploymentRuntime(db, plan.profileId);
+          } catch (e) {
+            throw new InfraFailure(`deployment profile "${plan.profileName}": ${firstLine(e)}`);
+          }
+        }
+        for (const name of touched) {
+          const site = runtime?.get(name);
+          if (site?.reset) await resetSite(site, requestRules);
+        }
+        const loginSites = [...loginNames].map((n) => runtime?.get(n)).filter((x): x is SiteRuntime => !!x?.login);
+        let storageState;
+        if (loginSites.length) {
+          // The login's own context gets a proxy of its own, with the run's rules: what it refuses (the browser's
+          // background requests on a login page) is not the agent's doing and stays out of the steps.
+          const loginProxy = await EgressProxy.start({ rules: egressRules, resolveHost: deps.resolveHost, host: deps.remoteProxyHost, requireCredentials: deps.remoteProxyHost !== undefined, onRefusal: (r) => deps.log?.(`login for trajectory ${trajectoryId}: ${r.message}`) });
+          try {
+            storageState = await storageStateFor(loginSites, { runId: payload.runId, cache: deps.logins ?? new LoginCache(), browser, proxy: loginProxy.settings });
+          } finally {
+            await loginProxy.close();
+          }
+        }
+        const inputImages: { dataUrl: string; source: string }[] = [];
+        for (const image of task.inputImages) {
+          const where = inputImageUrl(image, plan?.siteUrls ?? {});
+          if ("error" in where) throw new InfraFailure(where.error);
+          inputImages.push({ dataUrl: await fetchInputImage(where.url, requestRules), source: where.url });
+        }
+        const opened = await BrowserSession.open(browser, {
+          viewport: settings.viewport,
+          acceptDownloads: settings.allowDownloads,
+          proxyServer: proxy.url,
+          proxyCredentials: proxy.settings.username ? { username: proxy.settings.username, password: proxy.settings.password! } : undefined,
+          storageState,
+          harPath: harPath ?? undefined,
+        });
+        return { session: opened, inputImages };
+      };
+
+      for (let attempt = 1; ; attempt++) {
+        let prepared;
+        try {
+          prepared = await prepare();
+        } catch (e) {
+          if (!(e instanceof InfraFailure) && !browserGone(e)) throw e;
+          const why = firstLine(e);
+          if (attempt <= settings.infraRetries && !job.signal.aborted) {
+            deps.log?.(`trajectory ${trajectoryId}: infrastructure failure (attempt ${attempt}): ${why}; trying again`);
+            await sleep(300 * attempt);
+            continue;
+          }
+          recorded = refusedRun(`${why} (${attempt} attempt${attempt === 1 ? "" : "s"})`, "infra_error");
+          break;
+        }
+        session = prepared.session;
+        const s = session;
+        await safety.install(s.context);
+        recorded = await recordTrajectory({
+          session: s,
+          task: bundleTask,
+          startUrl,
+          run: bundleRun,
+          policy,
+          maxSteps: settings.maxSteps,
+          stepTimeoutMs: settings.stepTimeoutMs,
+          runTimeoutMs: settings.runTimeoutMs,
+          signal: stop.signal,
+          parseAction: parseLiveAction,
+          guard: safety.actionGuard(() => s.page),
+          inputImages: prepared.inputImages,
+          blockedCheck: settings.detectBlocking
+            ? async (page, index) => {
+                const snap = await blockingSnapshot(page);
+                const found = snap ? detectBlocking(snap) : null;
+                return found ? describeBlocking(found, index) : null;
+              }
+            : undefined,
+          onStep: async (step) => {
+            await sink.onStep(step);
+            await persist(step);
+          },
+        });
+        if (leaseLost) throw new LeaseLostError(lease.jobId);
+        // The browser died before the agent did anything: the infrastructure's failure, tried again.
+        if (crash && recorded.steps.length === 0 && !job.signal.aborted) {
+          const why = `the browser crashed before the first step: ${crash}`;
+          await s.close();
+          if (attempt <= settings.infraRetries) {
+            deps.log?.(`trajectory ${trajectoryId}: ${why} (attempt ${attempt}); trying again`);
+            crash = null;
+            stop = new AbortController();
+            safety = makeSafety();
+            continue;
+          }
+          recorded = refusedRun(`${why} (${attempt} attempt${attempt === 1 ? "" : "s"})`, "infra_error");
+          crash = null;
+        }
+        break;
+      }
       if (crash) recorded = { ...recorded, outcome: "error", outcomeDetail: crash, finalAnswer: null };
       const interrupted = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;
       if (interrupted === "cancel") recorded = { ...recorded, outcome: "cancelled", outcomeDetail: `cancelled after ${recorded.steps.length} step(s)` };
 
-      // The rule evaluator needs the page as the agent left it: run it before the context closes.
-      if (!stop.signal.aborted && looksLikeVwaEvalConfig(task.evaluatorConfig)) {
-        ruleVerdict = await evaluateOnLivePage(db, trajectoryId, task, recorded, s).catch((e) => {
+      // The rule evaluator needs the page as the agent left it: run it before the context closes. Infrastructure
+      // errors and blocked pages say nothing about the agent: no verdict.
+      const s = session;
+      const agentsOwn = recorded.outcome !== "infra_error" && recorded.outcome !== "blocked";
+      if (s && agentsOwn && !stop.signal.aborted && looksLikeVwaEvalConfig(evaluatorConfig)) {
+        ruleVerdict = await evaluateOnLivePage(db, trajectoryId, { ...task, evaluatorConfig }, recorded, s).catch((e) => {
           deps.log?.(`rule evaluation of trajectory ${trajectoryId} failed: ${firstLine(e)}`);
           return null;
         });
@@ -315,7 +440,10 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     if (!stop.signal.aborted) stop.abort(new Error("the run is over"));
     await session?.close();
     await egress?.close();
+    releaseHost?.();
   }
+  // The HAR is complete once its context closed.
+  if (harPath) await storeHar(harPath).catch((e) => deps.log?.(`the HAR of trajectory ${trajectoryId} was not kept: ${firstLine(e)}`));
 
   const interruptedBy = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;
   if (interruptedBy === "stop") {
@@ -336,6 +464,22 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     ruleVerdict,
     policyUsage: policyUsage?.() ?? null,
   };
+
+  async function storeHar(file: string): Promise<void> {
+    let bytes: Buffer;
+    try {
+      bytes = await fsp.readFile(file);
+    } catch {
+      return; // no context was opened (refused start, infrastructure error before the browser)
+    }
+    const entries = (JSON.parse(bytes.toString("utf8")) as { log?: { entries?: unknown[] } }).log?.entries?.length ?? 0;
+    const hash = sha256(bytes);
+    const batch = deps.store.beginBatch();
+    await batch.put(hash, bytes);
+    await batch.publish();
+    saveTrajectoryHar(db, trajectoryId, { harHash: hash, bytes: bytes.byteLength, entries });
+    await fsp.rm(file, { force: true });
+  }
 
   async function finish(rec: RecordedTrajectory): Promise<void> {
     // Steps the sink and the database both hold; a failure between the two leaves the shorter list.

@@ -9,10 +9,11 @@
  * The policy keeps the marked screenshots and replies of its run, so each call can show the last few screenshots
  * and the earlier replies in the model's own words.
  */
+import crypto from "node:crypto";
 import type { Db } from "../../../db/client";
 import type { Policy, PolicyDecision, PolicyObservation } from "../../browser/policy";
 import { parsePolicyReply } from "../../domain/runner/action-text";
-import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptPastStep } from "../../domain/runner/policy-prompt";
+import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptMessage, type PromptPastStep } from "../../domain/runner/policy-prompt";
 import { createJudgeClient, type ChatMessage, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "../judge/client";
 import { endpointErrorText, requireJudgeConfig, judgeEndpointOf, type Env } from "../judge/configs";
 
@@ -34,6 +35,27 @@ export interface VlmPolicyUsage {
 
 function dataUrl(png: Buffer): string {
   return `data:image/png;base64,${png.toString("base64")}`;
+}
+
+/**
+ * The messages as sent, each image replaced by `sha256:<hex>` of its bytes: screenshots then name the stored step
+ * images (the store is content-addressed), and the stored prompt stays small.
+ */
+export function promptRecord(messages: PromptMessage[]): { version: string; messages: unknown[] } {
+  const hashed = messages.map((m) => {
+    if (typeof m.content === "string") return m;
+    return {
+      ...m,
+      content: m.content.map((part) => {
+        if (part.type !== "image_url") return part;
+        const url = part.image_url.url;
+        const comma = url.indexOf(",");
+        const bytes = url.startsWith("data:") && comma > 0 ? Buffer.from(url.slice(comma + 1), "base64") : Buffer.from(url);
+        return { type: "image_url", image_url: { ...part.image_url, url: `sha256:${crypto.createHash("sha256").update(bytes).digest("hex")}` } };
+      }),
+    };
+  });
+  return { version: RUNNER_PROMPT_VERSION, messages: hashed };
 }
 
 export function createVlmPolicy(opts: VlmPolicyOptions): Policy & { usage(): VlmPolicyUsage } {
@@ -67,7 +89,9 @@ export function createVlmPolicy(opts: VlmPolicyOptions): Policy & { usage(): Vlm
         screenshot: current,
         history,
         keepScreenshots: opts.keepScreenshots,
+        inputImages: (obs.task.inputImages ?? []).map((i) => i.dataUrl),
       });
+      const prompt = promptRecord(messages);
       let result;
       try {
         result = await opts.client.complete(messages as ChatMessage[], { signal: obs.signal });
@@ -81,7 +105,7 @@ export function createVlmPolicy(opts: VlmPolicyOptions): Policy & { usage(): Vlm
       const content = result.content ?? (result.refusal ? `Reasoning: the model refused: ${result.refusal}` : "");
       replies.set(obs.stepIndex, content);
       const parsed = parsePolicyReply(content);
-      return { thought: parsed.thought, actionRaw: parsed.actionRaw ?? content.trim(), action: parsed.action };
+      return { thought: parsed.thought, actionRaw: parsed.actionRaw ?? content.trim(), action: parsed.action, prompt };
     },
   };
 }

@@ -29,6 +29,8 @@ import type { JobRow } from "../../../db/schema/index";
 import { ensureDemoTaskSet } from "./demo-tasks";
 import { runLiveTask, type RunnerDeps } from "./run-task";
 import { EgressProxy, type HostResolver } from "./egress-proxy";
+import { LoginCache } from "./deployment-runtime";
+import { HostSlots } from "./host-slots";
 
 export const DEFAULT_RUNNER_LEASE_MS = 15_000;
 export const RUNNER_HEARTBEAT_MS = 250;
@@ -61,6 +63,8 @@ export interface RunnerWorkerOptions {
   resolveHost?: HostResolver;
   onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
   log?: (line: string) => void;
+  /** Deployment logins this worker made (once per run and site); tests pass one to look at it. */
+  logins?: LoginCache;
 }
 
 function probe(url: string): Promise<boolean> {
@@ -196,6 +200,8 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     resolveHost: opts.resolveHost,
     remoteProxyHost: remote ? ctx.config.runnerProxyHost : undefined,
     log: opts.log,
+    logins: opts.logins ?? new LoginCache(),
+    hostSlots: new HostSlots(),
   };
   const reconcile = () => {
     try {

@@ -17,6 +17,7 @@ import { fromJsonText, unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
+import { LiveEvidencePanel } from "./live-evidence-panel";
 import { Filmstrip } from "./filmstrip";
 import { ShortcutsHelp } from "./shortcuts-help";
 import { StepDetails } from "./step-details";
@@ -389,7 +390,11 @@ export function PlayerView({
             (pending ? (
               <PendingDetails position={current + 1} count={n} error={windowError} />
             ) : (
-              <StepDetails step={step} position={current + 1} count={n} analysis={currentAnalysis!} showingRaw={showRaw} />
+              <>
+                <StepDetails step={step} position={current + 1} count={n} analysis={currentAnalysis!} showingRaw={showRaw} />
+                {/* Live runs' network log and prompts; a blind item (id 0) never asks. */}
+                {data.trajectory.sourceFormat === "verdict-runner" && data.trajectory.id !== 0 && <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} />}
+              </>
             ))
           )}
           {/* Label panel slot: the annotation issue renders its form here. */}

@@ -1,0 +1,65 @@
+import { sql } from "drizzle-orm";
+import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { trajectories } from "./core";
+
+const createdAt = () =>
+  integer("created_at", { mode: "timestamp_ms" })
+    .notNull()
+    .default(sql`(unixepoch('subsec') * 1000)`);
+
+/** One site of a deployment profile as stored: secrets sealed with the secret box (server/auth/secret-box.ts). */
+export interface StoredDeploymentSite {
+  placeholder: string;
+  url: string;
+  login:
+    | { kind: "recipe"; url: string; usernameSelector: string; passwordSelector: string; submitSelector: string | null; username: string; passwordSealed: string }
+    | { kind: "storageState"; stateSealed: string }
+    | null;
+  reset: { method: "POST" | "GET"; url: string } | null;
+}
+
+/**
+ * An admin's description of a lab's own VisualWebArena / WebArena deployment (server/domain/runner/deployment.ts):
+ * placeholder → URL, per-site login and reset hook. Runs using it may reach exactly its hosts.
+ */
+export const deploymentProfiles = sqliteTable("deployment_profiles", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  name: text("name").notNull().unique(),
+  description: text("description"),
+  sites: text("sites", { mode: "json" }).$type<StoredDeploymentSite[]>().notNull(),
+  createdAt: createdAt(),
+  updatedAt: integer("updated_at", { mode: "timestamp_ms" })
+    .notNull()
+    .default(sql`(unixepoch('subsec') * 1000)`),
+});
+
+/**
+ * What a live run leaves per step beyond the step itself: when it started (to place the HAR's requests), the tabs
+ * open, and the exact prompt the policy sent (version + messages, images as their sha256).
+ */
+export const liveStepEvidence = sqliteTable(
+  "live_step_evidence",
+  {
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    index: integer("idx").notNull(),
+    startedAt: integer("started_at").notNull(),
+    tabs: text("tabs", { mode: "json" }).$type<{ index: number; url: string; active: boolean }[]>(),
+    prompt: text("prompt", { mode: "json" }).$type<{ version: string; messages: unknown[] } | null>(),
+  },
+  (t) => [primaryKey({ columns: [t.trajectoryId, t.index] })],
+);
+
+/** The network log (HAR) of a live trajectory, content-addressed in the screenshot store. */
+export const liveTrajectoryHar = sqliteTable("live_trajectory_har", {
+  trajectoryId: integer("trajectory_id")
+    .primaryKey()
+    .references(() => trajectories.id, { onDelete: "cascade" }),
+  harHash: text("har_hash").notNull(),
+  bytes: integer("bytes").notNull(),
+  entries: integer("entries").notNull(),
+  createdAt: createdAt(),
+});
+
+export type DeploymentProfileRow = typeof deploymentProfiles.$inferSelect;

@@ -1,0 +1,27 @@
+/**
+ * Deployment profiles (admins): a profile is an allowance to reach a lab's private benchmark sites, so only admins
+ * make, change or delete one. Researchers pick one in the New run form through liveRuns.formOptions (names only).
+ */
+import { z } from "zod";
+import { deploymentProfileInputSchema } from "../../domain/runner/deployment";
+import {
+  createDeploymentProfile,
+  deleteDeploymentProfile,
+  getDeploymentProfile,
+  listDeploymentProfiles,
+  updateDeploymentProfile,
+} from "../../services/runner/deployment-profiles";
+import { adminProcedure, createTRPCRouter } from "../trpc";
+
+const id = z.number().int().positive();
+
+export const deploymentProfilesRouter = createTRPCRouter({
+  list: adminProcedure.query(({ ctx }) => listDeploymentProfiles(ctx.db)),
+  byId: adminProcedure.input(z.object({ id })).query(({ ctx, input }) => getDeploymentProfile(ctx.db, input.id)),
+  create: adminProcedure.input(deploymentProfileInputSchema).mutation(({ ctx, input }) => createDeploymentProfile(ctx.db, input)),
+  update: adminProcedure.input(z.object({ id, profile: deploymentProfileInputSchema })).mutation(({ ctx, input }) => updateDeploymentProfile(ctx.db, input.id, input.profile)),
+  delete: adminProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
+    deleteDeploymentProfile(ctx.db, input.id);
+    return { deleted: input.id };
+  }),
+});

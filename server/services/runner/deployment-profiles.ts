@@ -1,0 +1,192 @@
+/**
+ * Deployment profiles as admins manage them (dashboard page and CLI): create, update, list, delete. Account passwords
+ * and uploaded storage-state files are sealed with the installation's secret box before they are stored and are never
+ * shown again; a profile's views say only whether one is set. Runs read the secrets back in their worker.
+ */
+import type { Db } from "../../../db/client";
+import {
+  deleteDeploymentProfile as deleteRow,
+  findDeploymentProfileRowByName,
+  getDeploymentProfileRow,
+  insertDeploymentProfile,
+  listDeploymentProfileRows,
+  updateDeploymentProfile as updateRow,
+} from "../../../db/repositories/runner-evidence";
+import type { StoredDeploymentSite } from "../../../db/schema/index";
+import { secretBoxOf } from "../../auth/secret-box";
+import {
+  deploymentPlan,
+  deploymentProfileInputSchema,
+  deploymentProfileProblems,
+  parseStorageState,
+  type DeploymentPlan,
+  type DeploymentProfileInput,
+  type StorageState,
+} from "../../domain/runner/deployment";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors";
+
+function secretContext(profileName: string, placeholder: string, what: "password" | "storage-state"): string {
+  return `deployment-profile:${profileName}:${placeholder}:${what}`;
+}
+
+function parseInput(input: DeploymentProfileInput) {
+  const parsed = deploymentProfileInputSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ValidationError(`deployment profile ${issue.path.join(".") || "(input)"}: ${issue.message}`);
+  }
+  const problems = deploymentProfileProblems(parsed.data);
+  if (problems.length) throw new ValidationError(`deployment profile ${problems.join("; ")}`);
+  return parsed.data;
+}
+
+/** The sites as stored: new secrets sealed, omitted ones kept from `previous` (same site, same kind of login). */
+function storedSites(db: Db, name: string, sites: ReturnType<typeof parseInput>["sites"], previous: StoredDeploymentSite[]): StoredDeploymentSite[] {
+  const box = secretBoxOf(db);
+  return sites.map((s, i) => {
+    const before = previous.find((p) => p.placeholder === s.placeholder)?.login ?? null;
+    let login: StoredDeploymentSite["login"] = null;
+    if (s.login?.kind === "recipe") {
+      const passwordSealed = s.login.password !== undefined ? box.seal(s.login.password, secretContext(name, s.placeholder, "password")) : before?.kind === "recipe" ? before.passwordSealed : null;
+      if (!passwordSealed) throw new ValidationError(`deployment profile sites[${i}] (${s.placeholder}).login.password: a login recipe needs the account's password`);
+      const { password: _p, ...rest } = s.login;
+      login = { ...rest, submitSelector: s.login.submitSelector ?? null, passwordSealed };
+    } else if (s.login?.kind === "storageState") {
+      const stateSealed = s.login.state !== undefined ? box.seal(s.login.state, secretContext(name, s.placeholder, "storage-state")) : before?.kind === "storageState" ? before.stateSealed : null;
+      if (!stateSealed) throw new ValidationError(`deployment profile sites[${i}] (${s.placeholder}).login.state: upload the Playwright storage-state file`);
+      login = { kind: "storageState", stateSealed };
+    }
+    return { placeholder: s.placeholder, url: s.url, login, reset: s.reset ?? null };
+  });
+}
+
+export interface DeploymentProfileView {
+  id: number;
+  name: string;
+  description: string | null;
+  updatedAt: Date;
+  sites: {
+    placeholder: string;
+    url: string;
+    login:
+      | { kind: "recipe"; url: string; usernameSelector: string; passwordSelector: string; submitSelector: string | null; username: string; hasPassword: true }
+      | { kind: "storageState"; hasState: true; cookies: number }
+      | null;
+    reset: { method: "POST" | "GET"; url: string } | null;
+  }[];
+  /** host:port destinations runs using the profile may reach. */
+  destinations: string[];
+}
+
+function view(db: Db, row: NonNullable<ReturnType<typeof getDeploymentProfileRow>>): DeploymentProfileView {
+  const plan = planOfRow(row);
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    updatedAt: row.updatedAt,
+    destinations: plan.destinations,
+    sites: row.sites.map((s) => {
+      let login: DeploymentProfileView["sites"][number]["login"] = null;
+      if (s.login?.kind === "recipe") {
+        const { passwordSealed: _sealed, ...rest } = s.login;
+        login = { ...rest, hasPassword: true };
+      } else if (s.login?.kind === "storageState") {
+        const opened = secretBoxOf(db).open(s.login.stateSealed, secretContext(row.name, s.placeholder, "storage-state"));
+        login = { kind: "storageState", hasState: true, cookies: opened ? parseStorageState(opened).cookies.length : 0 };
+      }
+      return { placeholder: s.placeholder, url: s.url, login, reset: s.reset };
+    }),
+  };
+}
+
+function planOfRow(row: NonNullable<ReturnType<typeof getDeploymentProfileRow>>): DeploymentPlan {
+  return deploymentPlan({
+    id: row.id,
+    name: row.name,
+    sites: row.sites.map((s) => ({
+      placeholder: s.placeholder as never,
+      url: s.url,
+      reset: s.reset,
+      login: s.login?.kind === "recipe" ? { ...s.login, kind: "recipe" as const } : s.login ? { kind: "storageState" as const } : null,
+    })),
+  });
+}
+
+export function listDeploymentProfiles(db: Db): DeploymentProfileView[] {
+  return listDeploymentProfileRows(db).map((r) => view(db, r));
+}
+
+export function getDeploymentProfile(db: Db, id: number): DeploymentProfileView {
+  const row = getDeploymentProfileRow(db, id);
+  if (!row) throw new NotFoundError("deployment profile", id);
+  return view(db, row);
+}
+
+export function findDeploymentProfile(db: Db, idOrName: string): DeploymentProfileView {
+  const row = /^\d+$/.test(idOrName) ? getDeploymentProfileRow(db, Number(idOrName)) : findDeploymentProfileRowByName(db, idOrName);
+  if (!row) throw new NotFoundError("deployment profile", idOrName);
+  return view(db, row);
+}
+
+export function createDeploymentProfile(db: Db, input: DeploymentProfileInput): DeploymentProfileView {
+  const p = parseInput(input);
+  if (findDeploymentProfileRowByName(db, p.name)) throw new ConflictError(`a deployment profile named "${p.name}" exists already`);
+  const id = insertDeploymentProfile(db, { name: p.name, description: p.description ?? null, sites: storedSites(db, p.name, p.sites, []) });
+  return getDeploymentProfile(db, id);
+}
+
+/** Replaces a profile's sites; passwords and storage states left out are kept. The name does not change. */
+export function updateDeploymentProfile(db: Db, id: number, input: DeploymentProfileInput): DeploymentProfileView {
+  const row = getDeploymentProfileRow(db, id);
+  if (!row) throw new NotFoundError("deployment profile", id);
+  const p = parseInput(input);
+  if (p.name !== row.name) throw new ValidationError(`deployment profile name: a profile keeps its name ("${row.name}"); create a new one instead`);
+  updateRow(db, id, { description: p.description ?? null, sites: storedSites(db, row.name, p.sites, row.sites) });
+  return getDeploymentProfile(db, id);
+}
+
+export function deleteDeploymentProfile(db: Db, id: number): void {
+  if (!deleteRow(db, id)) throw new NotFoundError("deployment profile", id);
+}
+
+export function deploymentPlanOf(db: Db, id: number): DeploymentPlan {
+  const row = getDeploymentProfileRow(db, id);
+  if (!row) throw new NotFoundError("deployment profile", id);
+  return planOfRow(row);
+}
+
+/** How the runner signs in to one site of a profile, secrets opened. */
+export type SiteLogin =
+  | { kind: "recipe"; url: string; usernameSelector: string; passwordSelector: string; submitSelector: string | null; username: string; password: string }
+  | { kind: "storageState"; state: StorageState };
+
+export interface SiteRuntime {
+  placeholder: string;
+  url: string;
+  login: SiteLogin | null;
+  reset: { method: "POST" | "GET"; url: string } | null;
+}
+
+/** A profile's sites as the runner needs them; a secret that does not open (another auth secret) is an error naming it. */
+export function deploymentRuntime(db: Db, id: number): Map<string, SiteRuntime> {
+  const row = getDeploymentProfileRow(db, id);
+  if (!row) throw new NotFoundError("deployment profile", id);
+  const box = secretBoxOf(db);
+  const out = new Map<string, SiteRuntime>();
+  for (const s of row.sites) {
+    let login: SiteLogin | null = null;
+    if (s.login?.kind === "recipe") {
+      const password = box.open(s.login.passwordSealed, secretContext(row.name, s.placeholder, "password"));
+      if (password === null) throw new Error(`deployment profile "${row.name}" ${s.placeholder}: the stored password cannot be opened (sealed with another auth secret); enter it again`);
+      const { passwordSealed: _sealed, ...rest } = s.login;
+      login = { ...rest, password };
+    } else if (s.login?.kind === "storageState") {
+      const state = box.open(s.login.stateSealed, secretContext(row.name, s.placeholder, "storage-state"));
+      if (state === null) throw new Error(`deployment profile "${row.name}" ${s.placeholder}: the stored storage state cannot be opened (sealed with another auth secret); upload it again`);
+      login = { kind: "storageState", state: parseStorageState(state) };
+    }
+    out.set(s.placeholder, { placeholder: s.placeholder, url: s.url, login, reset: s.reset });
+  }
+  return out;
+}
