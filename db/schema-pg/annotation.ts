@@ -3,7 +3,10 @@
  * revision, consolidated labels and their history, and evaluation reveals. Mirrors db/schema/annotation.ts,
  * which documents the invariants the unique indexes hold.
  */
-import { bigint, boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import type { AssignmentStrategy, GoldSource } from "../../server/domain/annotation/assignment";
+import type { DecisionConfidence, DisagreementSource, QaDecision } from "../../server/domain/annotation/protocols";
+import type { LabelAnswers } from "../../server/domain/annotation/questions";
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
 import type { CampaignOrigin, CampaignSelection, CampaignStatus, LabelOrigin, RevisionAction } from "../schema/annotation";
 import { users } from "./auth";
@@ -24,7 +27,29 @@ export const annotationCampaigns = pgTable("annotation_campaigns", {
   createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
   createdAt: epochMs("created_at").notNull().default(nowMs),
   updatedAt: epochMs("updated_at").notNull().default(nowMs),
+  guidelineVersion: integer("guideline_version").notNull().default(1),
+  templateId: text("template_id"),
+  templateVersion: integer("template_version"),
+  assignmentStrategy: text("assignment_strategy").$type<AssignmentStrategy>().notNull().default("least_covered"),
+  goldRate: doublePrecision("gold_rate").notNull().default(0),
+  goldWarnBelow: doublePrecision("gold_warn_below"),
+  goldBlockBelow: doublePrecision("gold_block_below"),
+  goldMinAnswered: integer("gold_min_answered").notNull().default(5),
 });
+
+export const campaignQaReviewers = pgTable(
+  "campaign_qa_reviewers",
+  {
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    addedAt: epochMs("added_at").notNull().default(nowMs),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.userId] }), index("campaign_qa_reviewers_user_idx").on(t.userId)],
+);
 
 export const campaignAnnotators = pgTable(
   "campaign_annotators",
@@ -54,12 +79,13 @@ export const campaignItems = pgTable(
     labelCount: integer("label_count").notNull().default(0),
     itemNo: integer("item_no"),
     createdAt: epochMs("created_at").notNull().default(nowMs),
+    qaReviewedAt: epochMs("qa_reviewed_at"),
   },
   (t) => [
     uniqueIndex("campaign_items_campaign_trajectory_uq").on(t.campaignId, t.trajectoryId),
     uniqueIndex("campaign_items_campaign_item_no_uq").on(t.campaignId, t.itemNo),
     index("campaign_items_queue_idx").on(t.campaignId, t.state, t.labelCount),
-    index("campaign_items_trajectory_idx").on(t.trajectoryId),
+    index("campaign_items_trajectory_latest_idx").on(t.trajectoryId, t.campaignId, t.state),
   ],
 );
 
@@ -114,6 +140,8 @@ export const labels = pgTable(
     revision: integer("revision").notNull().default(1),
     createdAt: epochMs("created_at").notNull().default(nowMs),
     updatedAt: epochMs("updated_at").notNull().default(nowMs),
+    answers: json("answers").$type<LabelAnswers>(),
+    guidelineVersion: integer("guideline_version"),
   },
   (t) => [
     uniqueIndex("labels_item_annotator_uq").on(t.itemId, t.annotatorKey),
@@ -147,6 +175,7 @@ export const labelRevisions = pgTable(
     undoesRevisionId: integer("undoes_revision_id"),
     undoneByRevisionId: integer("undone_by_revision_id"),
     createdAt: epochMs("created_at").notNull().default(nowMs),
+    guidelineVersion: integer("guideline_version"),
   },
   (t) => [
     uniqueIndex("label_revisions_label_revision_uq").on(t.labelId, t.revision),
@@ -177,11 +206,15 @@ export const consolidatedLabels = pgTable(
     basedOn: json("based_on").$type<string[]>().notNull(),
     createdAt: epochMs("created_at").notNull().default(nowMs),
     updatedAt: epochMs("updated_at").notNull().default(nowMs),
+    confidence: text("confidence").$type<DecisionConfidence>(),
+    disagreementSource: text("disagreement_source").$type<DisagreementSource>(),
+    qaDecision: text("qa_decision").$type<QaDecision>(),
+    qaReviewerName: text("qa_reviewer_name"),
   },
   (t) => [
     uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
     index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep),
-    index("consolidated_labels_trajectory_idx").on(t.trajectoryId),
+    index("consolidated_labels_trajectory_latest_idx").on(t.trajectoryId, t.campaignId, t.verdict, t.category),
   ],
 );
 
@@ -202,8 +235,31 @@ export const consolidationEvents = pgTable(
     actorName: text("actor_name"),
     reason: text("reason"),
     createdAt: epochMs("created_at").notNull().default(nowMs),
+    stage: text("stage").$type<"qa">(),
+    confidence: text("confidence").$type<DecisionConfidence>(),
+    disagreementSource: text("disagreement_source").$type<DisagreementSource>(),
+    qaDecision: text("qa_decision").$type<QaDecision>(),
   },
   (t) => [index("consolidation_events_item_idx").on(t.itemId, t.id)],
+);
+
+export const goldItems = pgTable(
+  "gold_items",
+  {
+    itemId: integer("item_id")
+      .primaryKey()
+      .references(() => campaignItems.id, { onDelete: "cascade" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    verdict: text("verdict").$type<LabelVerdict>().notNull(),
+    category: text("category"),
+    source: text("source").$type<GoldSource>().notNull(),
+    note: text("note"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [index("gold_items_campaign_idx").on(t.campaignId, t.itemId)],
 );
 
 export const evaluationReveals = pgTable(

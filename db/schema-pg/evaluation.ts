@@ -67,6 +67,7 @@ export const judgeBatches = pgTable(
     error: text("error"),
     createdAt: epochMs("created_at").notNull().default(nowMs),
     startedAt: epochMs("started_at"),
+    samples: integer("samples").notNull().default(1),
     finishedAt: epochMs("finished_at"),
   },
   (t) => [index("judge_batches_config_idx").on(t.judgeConfigId)],
@@ -100,6 +101,10 @@ export const evaluatorVerdicts = pgTable(
     costUsd: doublePrecision("cost_usd"),
     createdAt: epochMs("created_at").notNull().default(nowMs),
     updatedAt: epochMs("updated_at").notNull().default(nowMs),
+    sampleCount: integer("sample_count"),
+    sampleSuccesses: integer("sample_successes"),
+    sampleFailures: integer("sample_failures"),
+    firstFailingStep: integer("first_failing_step"),
   },
   (t) => [
     uniqueIndex("evaluator_verdicts_identity_uq").on(t.trajectoryId, t.evaluatorKey, t.k, t.promptVersion),

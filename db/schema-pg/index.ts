@@ -9,3 +9,4 @@ export * from "./auth";
 export * from "./annotation";
 export * from "./changes";
 export * from "./instance";
+export * from "./runner";
