@@ -190,6 +190,9 @@ export function warmVariants(deps: ImageDeps, hashes: string[], req: Extract<Var
   const work = async () => {
     try {
       for (let item = warmQueue.shift(); item !== undefined; item = warmQueue.shift()) {
+        // Its database was closed (the process is shutting down, or an import's throwaway context ended): nobody
+        // will view these variants through it.
+        if (!item.deps.db.$client.open) continue;
         await getScreenshotImage(item.deps, item.hash, item.req).catch((e: unknown) => {
           if (!(e instanceof NotFoundError) && !(e instanceof CorruptImageError)) console.error(`warming variant of ${item!.hash} failed:`, e);
         });
