@@ -273,12 +273,21 @@ describe.skipIf(!withPostgres)("job queue on PostgreSQL across processes", () =>
       const jobs = await queue.list({ groupKey: "mp" });
       expect(jobs).toHaveLength(60);
       expect(jobs.filter((j) => j.status !== "succeeded")).toEqual([]);
-      // The victim's held jobs finished on a surviving worker, after their lease expired.
+      // The victim's held jobs finished on a surviving worker, after their lease expired; one the victim itself
+      // completed between that look and the kill stays its own, on its first attempt.
+      let retaken = 0;
       for (const id of held) {
         const job = jobs.find((j) => j.id === id)!;
-        expect(["w-a", "w-b"]).toContain((job.result as { owner: string }).owner);
+        const owner = (job.result as { owner: string }).owner;
+        if (owner === "w-victim") {
+          expect(job.attempts).toBe(1);
+          continue;
+        }
+        expect(["w-a", "w-b"]).toContain(owner);
         expect(job.attempts).toBe(2);
+        retaken++;
       }
+      expect(retaken).toBeGreaterThan(0);
       // Exactly one recorded completion per job, matching a side effect by the worker that completed it; the only
       // repeated side effects are from the killed worker on jobs it held when it died.
       const effects = (await admin.query("select job_id, worker from queue_side_effects")).rows as { job_id: number; worker: string }[];
