@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type Browser } from "playwright";
+import { chromium, type Browser, type BrowserContext } from "playwright";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
@@ -39,7 +39,8 @@ export async function benchFirstView(): Promise<BenchFigure[]> {
     for (const mode of ["warmed", "cold"] as const) {
       // Each trajectory opened once per window size: enough trajectories that no opening reuses another's files.
       const corpus = path.join(work, mode);
-      await generateCorpus(corpus, PER_MODE * VIEWPORTS.length, 5);
+      // One more than measured: the first opening also loads the server's code, which is not what is measured.
+      await generateCorpus(corpus, PER_MODE * VIEWPORTS.length + 1, 5);
       const report = await runImport(app, { path: corpus, format: "webvoyager" });
       ids[mode] = report.trajectories.map((t) => t.id);
       if (mode === "warmed") {
@@ -59,11 +60,22 @@ export async function benchFirstView(): Promise<BenchFigure[]> {
     });
     const figures: BenchFigure[] = [];
     try {
+      // One sign-in (the sign-in route limits attempts per address); each opening gets a fresh context with the
+      // session cookie only, so no browser cache carries over.
+      const signing = await browser.newContext();
+      const signIn = await signing.request.post(`${started.url}/api/auth/sign-in/email`, {
+        headers: { origin: started.url },
+        data: { email: BENCH_USER.email, password: BENCH_USER.password },
+      });
+      if (!signIn.ok()) throw new Error(`signing in as ${BENCH_USER.email} failed: HTTP ${signIn.status()}`);
+      const session = await signing.storageState();
+      await signing.close();
+      await firstScreenshotMs(browser, started.url, session, ids.warmed[PER_MODE * VIEWPORTS.length]!, VIEWPORTS[0]);
       const all: Record<string, number[]> = { warmed: [], cold: [] };
       for (const [v, viewport] of VIEWPORTS.entries()) {
         for (const mode of ["warmed", "cold"] as const) {
           const times: number[] = [];
-          for (let i = 0; i < PER_MODE; i++) times.push(await firstScreenshotMs(browser, started.url, ids[mode][v * PER_MODE + i]!, viewport));
+          for (let i = 0; i < PER_MODE; i++) times.push(await firstScreenshotMs(browser, started.url, session, ids[mode][v * PER_MODE + i]!, viewport));
           all[mode]!.push(...times);
           if (mode === "warmed") {
             const p95 = percentile(times, 95);
@@ -86,14 +98,15 @@ export async function benchFirstView(): Promise<BenchFigure[]> {
   }
 }
 
-async function firstScreenshotMs(browser: Browser, url: string, trajectoryId: number, viewport: { width: number; height: number }): Promise<number> {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, bypassCSP: true });
+async function firstScreenshotMs(
+  browser: Browser,
+  url: string,
+  session: Awaited<ReturnType<BrowserContext["storageState"]>>,
+  trajectoryId: number,
+  viewport: { width: number; height: number },
+): Promise<number> {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, bypassCSP: true, storageState: session });
   try {
-    const signIn = await context.request.post(`${url}/api/auth/sign-in/email`, {
-      headers: { origin: url },
-      data: { email: BENCH_USER.email, password: BENCH_USER.password },
-    });
-    if (!signIn.ok()) throw new Error(`signing in as ${BENCH_USER.email} failed: HTTP ${signIn.status()}`);
     const page = await context.newPage();
     await page.goto(`${url}/trajectories/${trajectoryId}`);
     await page.waitForFunction(() => {
