@@ -163,6 +163,9 @@ test.describe("trajectory list triage", () => {
     const shared = page.url();
     await page.goto("/trajectories");
     await page.goto(shared);
+    // The rows stream in after the page shell: wait for the filtered count and rows before reading them.
+    await expect(page.getByTestId("match-count")).toHaveText(`${expected.length} of ${all} match${expected.length === 1 ? "es" : ""}`);
+    await expect(page.getByTestId("trajectory-row")).toHaveCount(expected.length);
     expect((await rowIds(page)).sort((a, b) => a - b)).toEqual(expected);
     await expect(page.getByLabel("Human label")).toHaveValue("failure");
   });
