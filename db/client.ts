@@ -5,14 +5,15 @@
  * the worker and every test see the same schema without a separate step.
  */
 import Database from "better-sqlite3";
-import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import { drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import * as schema from "./schema/index";
+import { registerSqlite, type Db } from "./database";
 
-export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
+export type { Db } from "./database";
 
 function migrationsFolder(): string {
   // Works from source (tsx, vitest) and from Next's server bundle, where import.meta.url points elsewhere.
@@ -63,8 +64,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   sqlite.pragma("foreign_keys = ON");
   // The web server, the CLI and runner workers write from separate processes; migrations may wait the full time.
   sqlite.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
-  const db = drizzle({ client: sqlite, schema }) as Db;
-  migrate(db, { migrationsFolder: migrationsFolder() });
+  const base = drizzle({ client: sqlite, schema });
+  migrate(base, { migrationsFolder: migrationsFolder() });
+  const db = registerSqlite(base, sqlite);
   if (file !== ":memory:") restrictFileModes(path.resolve(file));
   if (options.busyTimeoutMs !== undefined) sqlite.pragma(`busy_timeout = ${Math.max(0, Math.round(options.busyTimeoutMs))}`);
   return db;

@@ -14,6 +14,7 @@ import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import * as schema from "./schema-pg/index";
+import { registerPostgres, type Db } from "./database";
 
 export type PgDb = NodePgDatabase<typeof schema> & { $client: pg.Pool };
 
@@ -78,3 +79,12 @@ export async function closePostgres(db: PgDb): Promise<void> {
 }
 
 export { schema as pgSchema };
+
+/**
+ * The application's view of a PostgreSQL database: the same `Db` the repositories use on SQLite
+ * (see db/database.ts). Not migrated here: `migratePostgres(raw)` or `npm run cli -- migrate` does that.
+ */
+export function openPostgresDatabase(url: string, options: PostgresOptions = {}): { db: Db; raw: PgDb } {
+  const raw = openPostgres(url, options);
+  return { db: registerPostgres(raw, raw.$client), raw };
+}

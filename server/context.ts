@@ -3,6 +3,7 @@
  * The web server, the CLI, workers and tests all build one of these; nothing else reads the environment.
  */
 import { getDatabase, openDatabase, type Db } from "../db/client";
+import { openPostgresDatabase } from "../db/postgres";
 import { bindSecretBox } from "./auth/secret-box";
 import { loadConfig, type VerdictConfig } from "./config";
 import { ScreenshotStore } from "./services/screenshot-store";
@@ -16,15 +17,28 @@ export interface AppContext {
 /** Cached per process and database path (the web server and CLI use this). */
 export function getAppContext(env: NodeJS.ProcessEnv = process.env): AppContext {
   const config = loadConfig(env);
-  const db = getDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs });
+  const db = config.postgresUrl ? sharedPostgres(config.postgresUrl) : getDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs });
   bindSecretBox(db, config);
   return { config, db, store: new ScreenshotStore(config.dataDir, config.objectStorage) };
 }
 
 /** A fresh, uncached context (tests open throwaway databases with this). */
 export function createAppContext(config: VerdictConfig): AppContext {
-  const db = openDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs });
+  const db = config.postgresUrl ? openPostgresDatabase(config.postgresUrl).db : openDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs });
   // Stored judge keys are encrypted with a key derived from this installation's auth secret.
   bindSecretBox(db, config);
   return { config, db, store: new ScreenshotStore(config.dataDir, config.objectStorage) };
+}
+
+const globalForPostgres = globalThis as unknown as { verdictPostgres?: Map<string, Db> };
+
+/** One connection pool per PostgreSQL URL per process (survives Next dev hot reloads). Migrating is a step of its own. */
+function sharedPostgres(url: string): Db {
+  globalForPostgres.verdictPostgres ??= new Map();
+  let db = globalForPostgres.verdictPostgres.get(url);
+  if (!db) {
+    db = openPostgresDatabase(url).db;
+    globalForPostgres.verdictPostgres.set(url, db);
+  }
+  return db;
 }

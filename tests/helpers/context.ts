@@ -8,7 +8,8 @@ import { createAppContext, type AppContext } from "../../server/context";
 
 export interface TestContext extends AppContext {
   dir: string;
-  cleanup(): void;
+  /** Closes the database and removes the folder (PostgreSQL contexts close their pool, hence the promise). */
+  cleanup(): void | Promise<void>;
 }
 
 export function createTestContext(prefix = "verdict-test-"): TestContext {

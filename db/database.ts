@@ -1,0 +1,315 @@
+/**
+ * One database, two engines. The embedded default is a SQLite file (better-sqlite3); a team deployment uses
+ * PostgreSQL (VERDICT_DATABASE_URL=postgres://…). Repositories are written once, against this module:
+ *
+ * - Every query is awaited (`await db.select()…`, `await db.insert()…`); nothing uses SQLite's synchronous
+ *   executors (`.all()`, `.get()`, `.run()`, `.values()` on a query, `db.all(sql)`…), which PostgreSQL lacks.
+ * - Tables come from `tablesOf(db)`, which gives the SQLite or the PostgreSQL table objects. The two schemas
+ *   (db/schema, db/schema-pg) read back in the same JavaScript shapes, so the SQLite types describe both.
+ * - A single row is `first(query.limit(1))`; rows changed are `affectedRows(result)`; hand-written SQL goes
+ *   through `rawAll` / `rawGet` / `rawRun`, and the few expressions the dialects spell differently through
+ *   `sqlFor(db)`.
+ * - Work that must not be seen half-done runs in `withTransaction(db, async () => …)`. Inside it, the same `db`
+ *   object (and every repository given it) takes part in the transaction: there is no separate `tx` to thread
+ *   through, so a helper that forgets to pass one cannot escape the transaction.
+ *
+ * Transactions: on SQLite one connection serves the whole process, so a transaction is exclusive within the
+ * process (others queue behind it) and takes the write lock at BEGIN (IMMEDIATE), as the single-writer model has
+ * always assumed. On PostgreSQL a transaction is SERIALIZABLE and is retried when the server reports a
+ * serialization failure or deadlock, so the same read-then-write code (count, then reserve; look up a key, then
+ * insert) keeps its meaning with many servers writing at once. A transaction's callback may therefore run more
+ * than once on PostgreSQL: it must only touch the database.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type BetterSqlite3 from "better-sqlite3";
+import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
+import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import type pg from "pg";
+import * as sqliteSchema from "./schema/index";
+import * as pgSchema from "./schema-pg/index";
+
+export type Dialect = "sqlite" | "postgres";
+
+/**
+ * The query surface repositories write against. It is typed as drizzle's SQLite database because the two
+ * schemas share their JavaScript shapes; on PostgreSQL the object is drizzle's node-postgres database.
+ */
+export type Db = BetterSQLite3Database<typeof sqliteSchema> & { $client: BetterSqlite3.Database };
+
+/** The tables of either dialect, typed as the SQLite ones (see `Db`). */
+export type Tables = typeof sqliteSchema;
+
+interface DbInfo {
+  dialect: Dialect;
+  tables: Tables;
+  /** The engine's own database object (drizzle over better-sqlite3 or over a node-postgres pool). */
+  base: BetterSQLite3Database<typeof sqliteSchema> | NodePgDatabase<typeof pgSchema>;
+  sqlite?: BetterSqlite3.Database;
+  pool?: pg.Pool;
+  /** SQLite: the context holding the process's transaction, and those waiting for it. */
+  holder: object | null;
+  waiting: Array<() => void>;
+}
+
+/** A transaction in progress on one database, visible to everything awaited inside it. */
+interface OpenTransaction {
+  /** The drizzle transaction object (PostgreSQL), or null on SQLite where the connection itself is in the transaction. */
+  tx: unknown;
+  owner: object;
+  done: boolean;
+}
+
+const infos = new WeakMap<object, DbInfo>();
+const openTransactions = new AsyncLocalStorage<Map<DbInfo, OpenTransaction>>();
+
+function infoOf(db: object): DbInfo {
+  const info = infos.get(db);
+  if (!info) throw new Error("Not a Verdict database: open it with openDatabase() or openPostgresDatabase()");
+  return info;
+}
+
+function currentTransaction(info: DbInfo): OpenTransaction | undefined {
+  const t = openTransactions.getStore()?.get(info);
+  return t && !t.done ? t : undefined;
+}
+
+/**
+ * Wraps an engine's drizzle object so that, inside `withTransaction`, its queries run in the transaction
+ * (PostgreSQL gives a transaction its own connection; SQLite's single connection is already in it).
+ */
+function register(info: DbInfo): Db {
+  const base = info.base as object;
+  const proxy = new Proxy(base, {
+    get(target, prop) {
+      const open = info.dialect === "postgres" ? currentTransaction(info) : undefined;
+      const source = (open?.tx as object | undefined) ?? target;
+      const value = Reflect.get(source, prop, source) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(source) : value;
+    },
+  });
+  infos.set(proxy, info);
+  return proxy as Db;
+}
+
+export function registerSqlite(base: BetterSQLite3Database<typeof sqliteSchema>, client: BetterSqlite3.Database): Db {
+  return register({ dialect: "sqlite", tables: sqliteSchema, base, sqlite: client, holder: null, waiting: [] });
+}
+
+export function registerPostgres(base: NodePgDatabase<typeof pgSchema>, pool: pg.Pool): Db {
+  return register({ dialect: "postgres", tables: pgSchema as unknown as Tables, base, pool, holder: null, waiting: [] });
+}
+
+export function dialectOf(db: Db): Dialect {
+  return infoOf(db).dialect;
+}
+
+/** The table objects of `db`'s dialect. */
+export function tablesOf(db: Db): Tables {
+  return infoOf(db).tables;
+}
+
+/** The better-sqlite3 connection behind a SQLite database (maintenance and tests); an error on PostgreSQL. */
+export function sqliteClient(db: Db): BetterSqlite3.Database {
+  const info = infoOf(db);
+  if (!info.sqlite) throw new Error("This needs the embedded SQLite database; this installation uses PostgreSQL");
+  return info.sqlite;
+}
+
+/** The connection pool behind a PostgreSQL database; an error on SQLite. */
+export function postgresPool(db: Db): pg.Pool {
+  const info = infoOf(db);
+  if (!info.pool) throw new Error("This needs PostgreSQL; this installation uses the embedded SQLite database");
+  return info.pool;
+}
+
+/** Closes the connection (SQLite) or the pool (PostgreSQL). */
+export async function closeDatabase(db: Db): Promise<void> {
+  const info = infoOf(db);
+  if (info.sqlite) {
+    if (info.sqlite.open) info.sqlite.close();
+  } else if (info.pool) {
+    await info.pool.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Transactions
+
+export interface TransactionOptions {
+  /** PostgreSQL: how many times a transaction that lost a serialization race is run again (default 8). */
+  retries?: number;
+}
+
+const SERIALIZATION_FAILURE = "40001";
+const DEADLOCK_DETECTED = "40P01";
+
+function isRetryablePostgresError(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur && depth < 5; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (code === SERIALIZATION_FAILURE || code === DEADLOCK_DETECTED) return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** True while the calling code runs inside `withTransaction` on this database. */
+export function inTransaction(db: Db): boolean {
+  return currentTransaction(infoOf(db)) !== undefined;
+}
+
+/**
+ * Runs `fn` in a transaction and returns its result; a thrown error rolls everything back. Called inside
+ * another transaction on the same database, `fn` joins it (the outer one commits or rolls back the whole).
+ */
+export async function withTransaction<T>(db: Db, fn: (db: Db) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  const info = infoOf(db);
+  if (currentTransaction(info)) return fn(db);
+  return info.dialect === "sqlite" ? sqliteTransaction(info, db, fn) : postgresTransaction(info, db, fn, options);
+}
+
+function withOpen<T>(info: DbInfo, open: OpenTransaction, fn: () => Promise<T>): Promise<T> {
+  const outer = openTransactions.getStore();
+  const map = new Map(outer ?? []);
+  map.set(info, open);
+  return openTransactions.run(map, fn);
+}
+
+async function sqliteTransaction<T>(info: DbInfo, db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
+  const client = info.sqlite!;
+  const owner = {};
+  // One transaction at a time per connection: a second one waits for the first to finish.
+  while (info.holder) await new Promise<void>((resolve) => info.waiting.push(resolve));
+  info.holder = owner;
+  const open: OpenTransaction = { tx: null, owner, done: false };
+  try {
+    // Code still using better-sqlite3's own transactions nests inside as a savepoint.
+    client.prepare("BEGIN IMMEDIATE").run();
+    try {
+      const result = await withOpen(info, open, () => fn(db));
+      client.prepare("COMMIT").run();
+      return result;
+    } catch (e) {
+      if (client.inTransaction) client.prepare("ROLLBACK").run();
+      throw e;
+    }
+  } finally {
+    open.done = true;
+    info.holder = null;
+    const waiting = info.waiting.splice(0);
+    for (const wake of waiting) wake();
+  }
+}
+
+async function postgresTransaction<T>(info: DbInfo, db: Db, fn: (db: Db) => Promise<T>, options: TransactionOptions): Promise<T> {
+  const base = info.base as NodePgDatabase<typeof pgSchema>;
+  const retries = options.retries ?? 8;
+  for (let attempt = 0; ; attempt++) {
+    const open: OpenTransaction = { tx: null, owner: {}, done: false };
+    try {
+      return await base.transaction(
+        async (tx) => {
+          open.tx = tx;
+          return withOpen(info, open, () => fn(db));
+        },
+        { isolationLevel: "serializable" },
+      );
+    } catch (e) {
+      if (attempt >= retries || !isRetryablePostgresError(e)) throw e;
+      // Back off a little, with jitter, so the transactions that collided do not collide again.
+      await sleep(Math.min(200, 2 ** attempt) * (0.5 + Math.random()));
+    } finally {
+      open.done = true;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Results and hand-written SQL
+
+/** The first row of a query's result, or undefined (add `.limit(1)` to the query). */
+export async function first<T>(rows: PromiseLike<T[]>): Promise<T | undefined> {
+  return (await rows)[0];
+}
+
+/** How many rows an INSERT/UPDATE/DELETE without RETURNING changed, on either engine. */
+export function affectedRows(result: unknown): number {
+  const r = result as { changes?: number; rowCount?: number | null } | undefined;
+  return Number(r?.changes ?? r?.rowCount ?? 0);
+}
+
+/** Rows of a hand-written query, as objects keyed by column name. */
+export async function rawAll<T = Record<string, unknown>>(db: Db, query: SQL): Promise<T[]> {
+  const info = infoOf(db);
+  if (info.dialect === "sqlite") {
+    const built = (info.base as BetterSQLite3Database<typeof sqliteSchema>).all(query);
+    return built as T[];
+  }
+  const result = await (db as unknown as NodePgDatabase<typeof pgSchema>).execute(query);
+  return result.rows as T[];
+}
+
+/** The first row of a hand-written query, or undefined. */
+export async function rawGet<T = Record<string, unknown>>(db: Db, query: SQL): Promise<T | undefined> {
+  return (await rawAll<T>(db, query))[0];
+}
+
+/** Runs a hand-written statement; returns how many rows it changed. */
+export async function rawRun(db: Db, query: SQL): Promise<number> {
+  const info = infoOf(db);
+  if (info.dialect === "sqlite") return (info.base as BetterSQLite3Database<typeof sqliteSchema>).run(query).changes;
+  const result = await (db as unknown as NodePgDatabase<typeof pgSchema>).execute(query);
+  return result.rowCount ?? 0;
+}
+
+/** Expressions the two dialects spell differently. */
+export interface DialectSql {
+  dialect: Dialect;
+  /** The text at a key path of a JSON column (`json_extract(col, '$.a.b')` / `col->'a'->>'b'`). */
+  jsonText(column: SQLWrapper, ...path: string[]): SQL;
+  /** The number at a key path of a JSON column, or null. */
+  jsonNumber(column: SQLWrapper, ...path: string[]): SQL<number | null>;
+  /** The values of a group joined with `separator` (`group_concat` / `string_agg`). */
+  groupConcat(expression: SQLWrapper, separator?: string): SQL<string | null>;
+  /** Now, in epoch milliseconds (the timestamp columns' unit). */
+  nowMs(): SQL<number>;
+  /** A boolean literal (SQLite stores 0/1). */
+  bool(value: boolean): SQL;
+}
+
+function jsonPathLiteral(path: string[]): string {
+  for (const key of path) if (!/^[A-Za-z0-9_]+$/.test(key)) throw new Error(`JSON key ${JSON.stringify(key)} must be letters, digits and underscores`);
+  return `'$.${path.join(".")}'`;
+}
+
+const sqliteSql: DialectSql = {
+  dialect: "sqlite",
+  jsonText: (column, ...path) => sql`json_extract(${column}, ${sql.raw(jsonPathLiteral(path))})`,
+  jsonNumber: (column, ...path) => sql<number | null>`json_extract(${column}, ${sql.raw(jsonPathLiteral(path))})`,
+  groupConcat: (expression, separator = ",") => sql<string | null>`group_concat(${expression}, ${separator})`,
+  nowMs: () => sql<number>`(cast(unixepoch('subsec') * 1000 as integer))`,
+  bool: (value) => sql.raw(value ? "1" : "0"),
+};
+
+function pgJsonPath(column: SQLWrapper, path: string[], asText: boolean): SQL {
+  jsonPathLiteral(path);
+  const keys = path.map((k) => `'${k}'`);
+  const last = keys.pop();
+  const head = keys.map((k) => `->${k}`).join("");
+  return sql`(${column}::json${sql.raw(head)}${sql.raw(asText ? `->>${last}` : `->${last}`)})`;
+}
+
+const postgresSql: DialectSql = {
+  dialect: "postgres",
+  jsonText: (column, ...path) => pgJsonPath(column, path, true),
+  jsonNumber: (column, ...path) => sql<number | null>`(${pgJsonPath(column, path, true)})::double precision`,
+  groupConcat: (expression, separator = ",") => sql<string | null>`string_agg((${expression})::text, ${separator})`,
+  nowMs: () => sql<number>`(floor(extract(epoch from clock_timestamp()) * 1000))::bigint`,
+  bool: (value) => sql.raw(value ? "true" : "false"),
+};
+
+export function sqlFor(db: Db): DialectSql {
+  return dialectOf(db) === "sqlite" ? sqliteSql : postgresSql;
+}
