@@ -104,4 +104,36 @@ export default tseslint.config(
       "@typescript-eslint/no-explicit-any": "error",
     },
   },
+  {
+    // Product code reaches the database only through db/database.ts's dialect-neutral surface, so the same code runs
+    // on SQLite and PostgreSQL (see that file's header).
+    files: ["db/repositories/**/*.ts", "server/**/*.ts", "scripts/**/*.ts", "app/**/*.ts", "app/**/*.tsx"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[arguments.length=0] > MemberExpression.callee[property.name=/^(all|get|run)$/]",
+          message: "Await the query instead: SQLite's synchronous executors do not exist on PostgreSQL (db/database.ts).",
+        },
+        {
+          selector: "MemberExpression[property.name='$client']",
+          message: "Use sqliteClient(db) or postgresPool(db) from db/database.ts, and only where the work is specific to one engine.",
+        },
+        {
+          selector: "CallExpression > MemberExpression.callee[property.name='transaction']",
+          message: "Use withTransaction(db, async () => …) from db/database.ts: it works on both engines and joins an open transaction.",
+        },
+      ],
+    },
+  },
+  {
+    // A query or service call that is not awaited runs after the request has answered, or never; the type-aware
+    // checks find them (and awaits of things that are not promises).
+    files: ["db/**/*.ts", "server/**/*.ts", "scripts/**/*.ts", "app/**/*.ts", "app/**/*.tsx", "tests/**/*.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+    },
+  },
 );
