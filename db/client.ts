@@ -64,9 +64,9 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   sqlite.pragma("foreign_keys = ON");
   // The web server, the CLI and runner workers write from separate processes; migrations may wait the full time.
   sqlite.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
-  const base = drizzle({ client: sqlite, schema });
-  migrate(base, { migrationsFolder: migrationsFolder() });
-  const db = registerSqlite(base, sqlite);
+  // drizzle's migrator is synchronous on better-sqlite3; the application then uses the asynchronous surface.
+  migrate(drizzle({ client: sqlite, schema }), { migrationsFolder: migrationsFolder() });
+  const db = registerSqlite(sqlite);
   if (file !== ":memory:") restrictFileModes(path.resolve(file));
   if (options.busyTimeoutMs !== undefined) sqlite.pragma(`busy_timeout = ${Math.max(0, Math.round(options.busyTimeoutMs))}`);
   return db;

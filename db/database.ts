@@ -22,8 +22,9 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type BetterSqlite3 from "better-sqlite3";
-import type { BetterSQLite3Database } from "drizzle-orm/better-sqlite3";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
+import { drizzle as drizzleSqliteProxy, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type pg from "pg";
 import * as sqliteSchema from "./schema/index";
@@ -32,10 +33,11 @@ import * as pgSchema from "./schema-pg/index";
 export type Dialect = "sqlite" | "postgres";
 
 /**
- * The query surface repositories write against. It is typed as drizzle's SQLite database because the two
- * schemas share their JavaScript shapes; on PostgreSQL the object is drizzle's node-postgres database.
+ * The query surface repositories write against: drizzle's asynchronous SQLite database, typed with the SQLite
+ * tables because the two schemas share their JavaScript shapes; on PostgreSQL the object is drizzle's
+ * node-postgres database.
  */
-export type Db = BetterSQLite3Database<typeof sqliteSchema> & { $client: BetterSqlite3.Database };
+export type Db = SqliteRemoteDatabase<typeof sqliteSchema>;
 
 /** The tables of either dialect, typed as the SQLite ones (see `Db`). */
 export type Tables = typeof sqliteSchema;
@@ -43,13 +45,15 @@ export type Tables = typeof sqliteSchema;
 interface DbInfo {
   dialect: Dialect;
   tables: Tables;
-  /** The engine's own database object (drizzle over better-sqlite3 or over a node-postgres pool). */
-  base: BetterSQLite3Database<typeof sqliteSchema> | NodePgDatabase<typeof pgSchema>;
+  /** The engine's drizzle object (asynchronous over better-sqlite3, or over a node-postgres pool). */
+  base: SqliteRemoteDatabase<typeof sqliteSchema> | NodePgDatabase<typeof pgSchema>;
   sqlite?: BetterSqlite3.Database;
   pool?: pg.Pool;
   /** SQLite: the context holding the process's transaction, and those waiting for it. */
   holder: object | null;
   waiting: Array<() => void>;
+  /** SQLite: runs one statement through the gate (rows as arrays for drizzle, or as objects for raw queries). */
+  execute?: (text: string, params: unknown[], mode: "rows" | "get" | "objects") => Promise<{ rows: unknown; changes?: number; lastInsertRowid?: number | bigint }>;
 }
 
 /** A transaction in progress on one database, visible to everything awaited inside it. */
@@ -92,8 +96,38 @@ function register(info: DbInfo): Db {
   return proxy as Db;
 }
 
-export function registerSqlite(base: BetterSQLite3Database<typeof sqliteSchema>, client: BetterSqlite3.Database): Db {
-  return register({ dialect: "sqlite", tables: sqliteSchema, base, sqlite: client, holder: null, waiting: [] });
+/**
+ * The embedded database: drizzle's asynchronous SQLite driver over one better-sqlite3 connection. Every statement
+ * passes one gate: while a transaction is open, statements from anywhere else wait until it ends, so a request
+ * never sees, joins or loses another's half-done work (the connection is shared by the whole process).
+ */
+export function registerSqlite(client: BetterSqlite3.Database): Db {
+  const info: DbInfo = { dialect: "sqlite", tables: sqliteSchema, base: null as unknown as Db, sqlite: client, holder: null, waiting: [] };
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const prepare = (text: string): BetterSqlite3.Statement => {
+    let statement = statements.get(text);
+    if (!statement) {
+      // Queries are built from a bounded set of shapes; the cap only guards against an unbounded one.
+      if (statements.size >= 2000) statements.clear();
+      statement = client.prepare(text);
+      statements.set(text, statement);
+    }
+    return statement;
+  };
+  info.execute = async (text, params, mode) => {
+    while (info.holder && currentTransaction(info)?.owner !== info.holder) await new Promise<void>((resolve) => info.waiting.push(resolve));
+    const statement = prepare(text);
+    if (!statement.reader) {
+      const result = statement.run(...params);
+      return { rows: [], changes: result.changes, lastInsertRowid: result.lastInsertRowid };
+    }
+    if (mode === "objects") return { rows: statement.raw(false).all(...params) };
+    if (mode === "get") return { rows: statement.raw(true).get(...params) as unknown[] };
+    return { rows: statement.raw(true).all(...params) };
+  };
+  const execute = info.execute;
+  info.base = drizzleSqliteProxy<typeof sqliteSchema>((text, params, method) => execute(text, params, method === "get" ? "get" : "rows") as Promise<{ rows: unknown[] }>, { schema: sqliteSchema });
+  return register(info);
 }
 
 export function registerPostgres(base: NodePgDatabase<typeof pgSchema>, pool: pg.Pool): Db {
@@ -185,7 +219,7 @@ async function sqliteTransaction<T>(info: DbInfo, db: Db, fn: (db: Db) => Promis
   info.holder = owner;
   const open: OpenTransaction = { tx: null, owner, done: false };
   try {
-    // Code still using better-sqlite3's own transactions nests inside as a savepoint.
+    // IMMEDIATE takes the write lock now, so another process's writer cannot slip in between a read and a write.
     client.prepare("BEGIN IMMEDIATE").run();
     try {
       const result = await withOpen(info, open, () => fn(db));
@@ -240,12 +274,14 @@ export function affectedRows(result: unknown): number {
   return Number(r?.changes ?? r?.rowCount ?? 0);
 }
 
+const sqliteDialect = new SQLiteSyncDialect();
+
 /** Rows of a hand-written query, as objects keyed by column name. */
 export async function rawAll<T = Record<string, unknown>>(db: Db, query: SQL): Promise<T[]> {
   const info = infoOf(db);
   if (info.dialect === "sqlite") {
-    const built = (info.base as BetterSQLite3Database<typeof sqliteSchema>).all(query);
-    return built as T[];
+    const built = sqliteDialect.sqlToQuery(query);
+    return (await info.execute!(built.sql, built.params, "objects")).rows as T[];
   }
   const result = await (db as unknown as NodePgDatabase<typeof pgSchema>).execute(query);
   return result.rows as T[];
@@ -259,7 +295,10 @@ export async function rawGet<T = Record<string, unknown>>(db: Db, query: SQL): P
 /** Runs a hand-written statement; returns how many rows it changed. */
 export async function rawRun(db: Db, query: SQL): Promise<number> {
   const info = infoOf(db);
-  if (info.dialect === "sqlite") return (info.base as BetterSQLite3Database<typeof sqliteSchema>).run(query).changes;
+  if (info.dialect === "sqlite") {
+    const built = sqliteDialect.sqlToQuery(query);
+    return (await info.execute!(built.sql, built.params, "rows")).changes ?? 0;
+  }
   const result = await (db as unknown as NodePgDatabase<typeof pgSchema>).execute(query);
   return result.rowCount ?? 0;
 }

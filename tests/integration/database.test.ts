@@ -33,7 +33,7 @@ describeEachBackend("database layer", (backend) => {
   it("names its dialect and reads back what it wrote in the same shapes", async () => {
     expect(dialectOf(db)).toBe(backend);
     const { taskSets, tasks } = tablesOf(db);
-    const [set] = await db.insert(taskSets).values({ name: "shapes", benchmark: "webvoyager" }).returning();
+    const set = (await db.insert(taskSets).values({ name: "shapes", benchmark: "webvoyager" }).returning())[0]!;
     expect(set.createdAt).toBeInstanceOf(Date);
     expect(Math.abs(set.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
     await db.insert(tasks).values({ taskSetId: set.id, externalId: "t1", intent: "find", contentHash: "h", tags: ["a", "b"], extra: { nested: { label: "x", score: 2.5 } } });
@@ -48,7 +48,7 @@ describeEachBackend("database layer", (backend) => {
   it("runs hand-written SQL and the expressions the dialects spell differently", async () => {
     const { taskSets, tasks } = tablesOf(db);
     const d = sqlFor(db);
-    const [set] = await db.insert(taskSets).values({ name: "raw", benchmark: "b" }).returning();
+    const set = (await db.insert(taskSets).values({ name: "raw", benchmark: "b" }).returning())[0]!;
     await db.insert(tasks).values([
       { taskSetId: set.id, externalId: "a", intent: "i", contentHash: "h", extra: { nested: { label: "x", score: 2.5 } } },
       { taskSetId: set.id, externalId: "b", intent: "i", contentHash: "h", extra: { nested: { label: "y", score: 4 } } },
@@ -121,5 +121,25 @@ describeEachBackend("database layer", (backend) => {
     await writer;
     expect([0, 2]).toContain(await seen);
     expect(await taskSetCount("half")).toBe(2);
+  });
+
+  it("keeps a plain write from another request out of a transaction that rolls back", async () => {
+    const { taskSets } = tablesOf(db);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const failing = withTransaction(db, async () => {
+      await db.insert(taskSets).values({ name: "rolled-back", benchmark: "mixed" });
+      await gate;
+      throw new Error("import failed half-way");
+    });
+    await sleep(20);
+    // Another request writes without a transaction while the first one is open.
+    const plain = db.insert(taskSets).values({ name: "independent", benchmark: "mixed" }).then(() => "written");
+    await sleep(20);
+    release();
+    await expect(failing).rejects.toThrow("import failed half-way");
+    expect(await plain).toBe("written");
+    const names = (await db.select({ name: taskSets.name }).from(taskSets).where(eq(taskSets.benchmark, "mixed"))).map((r) => r.name);
+    expect(names).toEqual(["independent"]);
   });
 });
