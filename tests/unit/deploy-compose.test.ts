@@ -38,6 +38,7 @@ interface Service {
 }
 interface Compose {
   services: Record<string, Service>;
+  networks?: Record<string, { ipam?: { config?: { subnet?: string; ip_range?: string }[] } } | null>;
 }
 interface Deployment {
   /** The compose file as YAML (merge keys applied), before substitution. */
@@ -175,6 +176,14 @@ function processEnv(d: Deployment, compose: Compose, service: string): Env {
   return { ...dockerfileFinalStage(d.dockerfile).env, ...environmentOf(compose.services[service]) };
 }
 
+/** Whether an IPv4 address lies in a CIDR range (`172.29.250.0/24`). */
+function inRange(address: string, cidr: string): boolean {
+  const toNumber = (ip: string) => ip.split(".").reduce((n, part) => n * 256 + Number(part), 0);
+  const [base, bits] = cidr.split("/");
+  const size = 2 ** (32 - Number(bits));
+  return Math.floor(toNumber(address) / size) === Math.floor(toNumber(base!) / size);
+}
+
 function hostPort(url: string, defaultPort: number): string {
   const u = new URL(url);
   return `${u.hostname}:${u.port || defaultPort}`;
@@ -266,10 +275,10 @@ function storageMismatches(d: Deployment, vars = filledEnv(d)): string[] {
   return problems;
 }
 
-/** Web servers, workers and the migration step are the same image, and web servers and workers share the auth secret. */
+/** Web servers, workers, the migration step and the browser server are one image; web servers and workers share the auth secret. */
 function sharingMismatches(d: Deployment, vars = filledEnv(d)): string[] {
   const compose = substituteAll(d.compose, vars);
-  const verdict = servicesWhere(compose, (s) => isWeb(s) || isWorker(s) || isMigrate(s));
+  const verdict = servicesWhere(compose, (s) => isWeb(s) || isWorker(s) || isMigrate(s) || isBrowserServer(s));
   const problems: string[] = [];
   const [firstName, first] = verdict[0]!;
   for (const [name, s] of verdict) {
@@ -310,7 +319,16 @@ function loadBalancerProblems(d: Deployment, vars = filledEnv(d)): string[] {
   const upstreams = new Set([...d.caddyfile.matchAll(/^\s*reverse_proxy\s+([^{\n]+)/gm)].flatMap(([, list]) => list!.trim().split(/\s+/)));
   const webs = servicesWhere(compose, isWeb);
   if (webs.length < 2) problems.push(`expected at least two web servers, found ${webs.length}`);
-  const lbAddress = Object.values(lb.networks && !Array.isArray(lb.networks) ? lb.networks : {}).find((n) => n?.ipv4_address)?.ipv4_address;
+  const [lbNetwork, lbAddress] =
+    Object.entries(lb.networks && !Array.isArray(lb.networks) ? lb.networks : {})
+      .map(([network, n]) => [network, n?.ipv4_address] as const)
+      .find(([, address]) => address !== undefined) ?? [];
+  if (lbNetwork && lbAddress) {
+    // Docker hands out addresses of the subnet to containers started earlier unless ip_range keeps them elsewhere.
+    const ipam = compose.networks?.[lbNetwork]?.ipam?.config?.[0];
+    if (!ipam?.subnet || !inRange(lbAddress, ipam.subnet)) problems.push(`${lbName}: ${lbAddress} is not in the ${lbNetwork} network's subnet (${ipam?.subnet ?? "none"})`);
+    if (!ipam?.ip_range || inRange(lbAddress, ipam.ip_range)) problems.push(`${lbName}: ${lbAddress} may be given to another container first; keep the ${lbNetwork} network's ip_range (${ipam?.ip_range ?? "none"}) clear of it`);
+  }
   for (const [name, s] of webs) {
     const port = flagValue(commandOf(s), "-p") ?? flagValue(commandOf(s), "--port") ?? String(readEnvironment(processEnv(d, compose, name)).PORT);
     if (!upstreams.has(`${name}:${port}`)) problems.push(`Caddyfile: reverse_proxy does not name ${name}:${port} (it names ${[...upstreams].join(" ") || "nothing"})`);
@@ -467,6 +485,9 @@ describe("the team deployment example (deploy/)", () => {
     const otherPort = copy();
     (otherPort.compose.services["web-1"]!.environment as Env).PORT = "3001";
     expect(loadBalancerProblems(otherPort)).toContainEqual(expect.stringMatching(/^Caddyfile: reverse_proxy does not name web-1:3001/));
+    const shared = copy();
+    shared.compose.networks!.verdict!.ipam!.config![0]!.ip_range = "172.29.250.0/25";
+    expect(loadBalancerProblems(shared)).toEqual(["caddy: 172.29.250.10 may be given to another container first; keep the verdict network's ip_range (172.29.250.0/25) clear of it"]);
     const untrusted = copy();
     (untrusted.compose.services["web-1"]!.environment as Env).VERDICT_TRUSTED_PROXIES = "";
     expect(loadBalancerProblems(untrusted)).toEqual([expect.stringMatching(/^web-1: VERDICT_TRUSTED_PROXIES \(none\) must name caddy's fixed address/)]);
