@@ -130,7 +130,7 @@ function flagValue(command: string[], flag: string): string | undefined {
 
 const isWeb = (s: Service) => commandOf(s).some((part) => /(^|\/)next$/.test(part)) && commandOf(s).includes("start");
 const isWorker = (s: Service) => commandOf(s).includes("scripts/worker.ts");
-const isMigrate = (s: Service) => commandOf(s).join(" ").includes("cli -- migrate");
+const isMigrate = (s: Service) => commandOf(s).at(-1) === "migrate";
 const isBrowserServer = (s: Service) => commandOf(s).includes("scripts/browser-server.ts");
 
 function servicesWhere(c: Compose, test: (s: Service) => boolean): [string, Service][] {
@@ -356,6 +356,24 @@ function imageProblems(d: Deployment, vars = filledEnv(d)): string[] {
   return problems;
 }
 
+/** The commands of the image's services name files and npm scripts the image has; the build leaves out local state and secrets. */
+function commandAndContextProblems(d: Deployment, dockerignore: string): string[] {
+  const problems: string[] = [];
+  const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  for (const [name, s] of servicesWhere(d.compose, (x) => isWeb(x) || isWorker(x) || isMigrate(x) || isBrowserServer(x))) {
+    const command = commandOf(s);
+    for (const part of command) {
+      if (/^(scripts|node_modules)\//.test(part) && !fs.existsSync(path.join(ROOT, part))) problems.push(`${name}: ${part} does not exist`);
+    }
+    if (command[0] === "npm" && command[1] === "run" && !(command[2]! in scripts)) problems.push(`${name}: package.json has no script ${command[2]}`);
+  }
+  const ignored = new Set(dockerignore.split("\n").map((l) => l.trim()));
+  for (const needed of ["node_modules", ".next", "data", ".env", "deploy/.env"]) {
+    if (!ignored.has(needed)) problems.push(`.dockerignore: ${needed} is sent to the image build`);
+  }
+  return problems;
+}
+
 /** No secret is committed, and Compose refuses to start until each one is filled in. */
 function secretProblems(d: Deployment): string[] {
   const problems: string[] = [];
@@ -504,6 +522,19 @@ describe("the team deployment example (deploy/)", () => {
     const asRoot = copy();
     asRoot.dockerfile = asRoot.dockerfile.replace(/^USER verdict$/m, "USER root");
     expect(imageProblems(asRoot)).toEqual([expect.stringMatching(/runs as root/)]);
+  });
+
+  it("runs commands the image has, built from a context without local state or secrets", () => {
+    const dockerignore = fs.readFileSync(path.join(ROOT, ".dockerignore"), "utf8");
+    expect(commandAndContextProblems(deployment, dockerignore)).toEqual([]);
+    const broken = copy();
+    broken.compose.services["worker-1"]!.command = ["node", "--import", "tsx", "scripts/worker.ts", "--config", "scripts/runner.json"];
+    broken.compose.services.migrate!.command = ["npm", "run", "db-cli", "--", "migrate"];
+    expect(commandAndContextProblems(broken, dockerignore.replace(/^deploy\/\.env$/m, ""))).toEqual([
+      "migrate: package.json has no script db-cli",
+      "worker-1: scripts/runner.json does not exist",
+      ".dockerignore: deploy/.env is sent to the image build",
+    ]);
   });
 
   it("commits no secret, and Compose refuses to start until each is filled in", () => {
