@@ -32,7 +32,8 @@ import { cancelLiveRun, listLiveRuns, liveRunDetail, startLiveRun } from "../../
 import { LIVE_RULES_EVALUATOR_KEY } from "../../server/services/runner/run-task";
 import { runRunnerWorker } from "../../server/services/runner/worker";
 import { taskValues } from "../../server/services/ingest";
-import { createTestContext, type TestContext } from "../helpers/context";
+import { describeEachBackend, createBackendContext } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
 
@@ -50,17 +51,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await sites?.close();
 });
-beforeEach(() => {
-  ctx = createTestContext("verdict-live-");
-  browsers = [];
-});
-afterEach(() => ctx.cleanup());
 
 const demoHandle = () => ({ baseUrl: sites.baseUrl, origins: [`127.0.0.1:${sites.port}`] });
 
-function addTask(externalId: string, startUrl: string, extra: { evaluatorConfig?: unknown; referenceAnswers?: ReferenceAnswer[] } = {}): number {
-  const setId = ensureTaskSet(ctx.db, { name: "Live test tasks", benchmark: "adhoc" });
-  return upsertTask(
+async function addTask(externalId: string, startUrl: string, extra: { evaluatorConfig?: unknown; referenceAnswers?: ReferenceAnswer[] } = {}): Promise<number> {
+  const setId = await ensureTaskSet(ctx.db, { name: "Live test tasks", benchmark: "adhoc" });
+  const task = await upsertTask(
     ctx.db,
     setId,
     taskValues({
@@ -76,7 +72,8 @@ function addTask(externalId: string, startUrl: string, extra: { evaluatorConfig?
       tags: [],
       extra: null,
     }),
-  ).id;
+  );
+  return task.id;
 }
 
 function start(req: LiveRunRequestInput) {
@@ -102,34 +99,66 @@ function work(runId: number, extra: Partial<Parameters<typeof runRunnerWorker>[0
   });
 }
 
-function onlyTrajectory(runId: number) {
-  const d = liveRunDetail({ db: ctx.db, env: {} }, runId);
+async function onlyTrajectory(runId: number) {
+  const d = await liveRunDetail({ db: ctx.db, env: {} }, runId);
   expect(d.tasks).toHaveLength(1);
   const t = d.tasks[0]!;
   expect(t.trajectoryId).not.toBeNull();
-  return { task: t, detail: getTrajectoryDetail(ctx.db, t.trajectoryId!)! };
+  return { task: t, detail: (await getTrajectoryDetail(ctx.db, t.trajectoryId!))! };
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const v = probe();
+    const v = await probe();
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
 
-describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
+/**
+ * Polls `probe` every few milliseconds while a run records, one probe at a time; `stop()` waits for the last one and
+ * rethrows what a probe threw (an assertion inside it).
+ */
+function watchWhileRunning(probe: () => Promise<void>, everyMs = 5) {
+  let failure: unknown = null;
+  let inFlight: Promise<void> | null = null;
+  const timer = setInterval(() => {
+    inFlight ??= probe()
+      .catch((e: unknown) => {
+        failure ??= e;
+      })
+      .finally(() => {
+        inFlight = null;
+      });
+  }, everyMs);
+  return async () => {
+    clearInterval(timer);
+    await inFlight;
+    if (failure) throw failure;
+  };
+}
+
+describeEachBackend("live runner on real Chromium", (backend) => {
+beforeEach(async () => {
+  ctx = await createBackendContext(backend, "verdict-live-");
+  browsers = [];
+});
+afterEach(async () => {
+  await ctx.cleanup();
+});
+
+describe.skipIf(!haveChromium)("runs", () => {
   it("a scripted run types, clicks, scrolls and answers; steps stream into the database; boxes, screenshots, actions, bundle and live rules check out", async () => {
-    const taskId = addTask("live.shakshuka", `${sites.baseUrl}/recipes/`, {
+    const taskId = await addTask("live.shakshuka", `${sites.baseUrl}/recipes/`, {
       evaluatorConfig: {
         eval_types: ["string_match", "program_html"],
         reference_answers: { must_include: ["4 eggs"] },
         program_html: [{ url: "last", locator: "document.querySelector('h1').outerText", required_contents: { must_include: ["Shakshuka"] } }],
       },
     });
-    const { runId } = start({
+    const { runId } = await start({
       tasks: { from: "tasks", taskIds: [taskId] },
       policy: {
         kind: "scripted",
@@ -141,24 +170,24 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
 
     // Watch the trajectory while the worker records it: steps must appear one by one, not at the end.
     const seen: { steps: number; outcome: string }[] = [];
-    const watcher = setInterval(() => {
-      const job = listJobs(ctx.db, { groupKey: liveGroupKey(runId) })[0];
+    const stopWatching = watchWhileRunning(async () => {
+      const job = (await listJobs(ctx.db, { groupKey: liveGroupKey(runId) }))[0];
       const progress = job?.progress as { step: number } | null;
-      const d = liveRunDetail({ db: ctx.db, env: {} }, runId).tasks[0];
+      const d = (await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0];
       if (d?.trajectoryId) {
-        const p = trajectoryPulse(ctx.db, d.trajectoryId)!;
+        const p = (await trajectoryPulse(ctx.db, d.trajectoryId))!;
         if (!seen.length || seen.at(-1)!.steps !== p.stepCount || seen.at(-1)!.outcome !== p.outcome) seen.push({ steps: p.stepCount, outcome: p.outcome });
         if (progress) expect(progress.step).toBeLessThanOrEqual(p.stepCount);
       }
-    }, 5);
+    });
     const summary = await work(runId);
-    clearInterval(watcher);
+    await stopWatching();
     expect(summary.succeeded).toBe(1);
     const whileRunning = seen.filter((s) => s.outcome === "running").map((s) => s.steps);
     expect(new Set(whileRunning).size).toBeGreaterThanOrEqual(3);
     expect(Math.max(...whileRunning)).toBeGreaterThanOrEqual(2);
 
-    const { task, detail } = onlyTrajectory(runId);
+    const { task, detail } = await onlyTrajectory(runId);
     expect(task.jobStatus).toBe("succeeded");
     expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "4 eggs", stepCount: 4, sourceFormat: "verdict-runner" });
     expect(detail.run).toMatchObject({ sourceSystem: "verdict-runner", agentName: "scripted-policy", model: null });
@@ -185,7 +214,7 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
       expect(s.marksBurnedIn).toBe(true);
       expect(s.screenshotHash).not.toBe(s.rawScreenshotHash);
       for (const hash of [s.screenshotHash!, s.rawScreenshotHash!]) {
-        expect(getScreenshot(ctx.db, hash)).toMatchObject({ mime: "image/png", width: 1024, height: 768 });
+        expect(await getScreenshot(ctx.db, hash)).toMatchObject({ mime: "image/png", width: 1024, height: 768 });
         expect(await ctx.store.has(hash)).toBe(true);
       }
     }
@@ -228,11 +257,11 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
 
     // The task's rule evaluator ran on the live page: the answer and the page's heading both pass.
-    const verdict = findVerdict(ctx.db, { trajectoryId: detail.trajectory.id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, k: "", promptVersion: "vwa-rules-v1" });
+    const verdict = await findVerdict(ctx.db, { trajectoryId: detail.trajectory.id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, k: "", promptVersion: "vwa-rules-v1" });
     expect(verdict).toMatchObject({ verdict: "success", score: 1 });
     expect(JSON.stringify(verdict!.details)).toContain("program_html");
     // The run page shows that verdict next to the task, apart from the job status (which only says it finished).
-    expect(liveRunDetail({ db: ctx.db, env: {} }, runId).tasks[0]!.verdict).toMatchObject({ verdict: "success", evaluatorName: "VisualWebArena rules (live page)" });
+    expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!.verdict).toMatchObject({ verdict: "success", evaluatorName: "VisualWebArena rules (live page)" });
   });
 
   it("the VLM policy reads the element list, sees its error, keeps the last screenshots, and answers", async () => {
@@ -252,15 +281,15 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
         if (!page.includes("#automation")) return { reply: `Reasoning: The contents list an Automation section.\nAction: Click [${pick(req, /<a> Automation$/)}]` };
         return { reply: "Reasoning: The section says 1984.\nAction: ANSWER; 1984" };
       });
-      const config = createJudgeConfig(ctx.db, { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
-      const taskId = addTask("live.lighthouse", `${sites.baseUrl}/wiki/`);
-      const { runId } = start({
+      const config = await createJudgeConfig(ctx.db, { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
+      const taskId = await addTask("live.lighthouse", `${sites.baseUrl}/wiki/`);
+      const { runId } = await start({
         tasks: { from: "tasks", taskIds: [taskId] },
         policy: { kind: "vlm", judgeConfigId: config.id },
         settings: { maxSteps: 8, historyScreenshots: 2 },
       });
       await work(runId);
-      const { detail } = onlyTrajectory(runId);
+      const { detail } = await onlyTrajectory(runId);
       expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "1984", stepCount: 4 });
       expect(detail.run).toMatchObject({ model: "fake-vlm-1", agentName: "verdict-som-agent" });
       expect(detail.run.config).toMatchObject({ policy: { kind: "vlm", judgeConfigId: config.id, promptVersion: RUNNER_PROMPT_VERSION } });
@@ -292,38 +321,38 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
   it("a policy call slower than the step timeout ends the run with the reason; the run timeout and the step limit end it too", async () => {
     const fake = await startFakeOpenAI({ responder: () => ({ reply: "Reasoning: wait.\nAction: wait", delayMs: 3_000 }) });
     try {
-      const config = createJudgeConfig(ctx.db, { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
-      const slow = start({
-        tasks: { from: "tasks", taskIds: [addTask("live.slow", `${sites.baseUrl}/wiki/`)] },
+      const config = await createJudgeConfig(ctx.db, { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
+      const slow = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("live.slow", `${sites.baseUrl}/wiki/`)] },
         policy: { kind: "vlm", judgeConfigId: config.id },
         settings: { stepTimeoutMs: 1_000 },
       });
       const t0 = Date.now();
       await work(slow.runId);
       expect(Date.now() - t0).toBeLessThan(8_000);
-      expect(onlyTrajectory(slow.runId).detail.trajectory).toMatchObject({ outcome: "error", outcomeDetail: "step 0 took longer than 1000 ms", stepCount: 0 });
+      expect((await onlyTrajectory(slow.runId)).detail.trajectory).toMatchObject({ outcome: "error", outcomeDetail: "step 0 took longer than 1000 ms", stepCount: 0 });
     } finally {
       await fake.close();
     }
 
-    const long = start({
-      tasks: { from: "tasks", taskIds: [addTask("live.long", `${sites.baseUrl}/wiki/`)] },
+    const long = await start({
+      tasks: { from: "tasks", taskIds: [await addTask("live.long", `${sites.baseUrl}/wiki/`)] },
       policy: { kind: "scripted", source: "actions", actions: [...Array(20).fill("wait"), "stop [never]"] },
       settings: { maxSteps: 30, runTimeoutMs: 5_000 },
     });
     await work(long.runId);
-    const timedOut = onlyTrajectory(long.runId).detail.trajectory;
+    const timedOut = (await onlyTrajectory(long.runId)).detail.trajectory;
     expect(timedOut).toMatchObject({ outcome: "error", outcomeDetail: "the run timed out after 5000 ms" });
     expect(timedOut.stepCount).toBeGreaterThanOrEqual(2);
     expect(timedOut.stepCount).toBeLessThan(6);
 
-    const limited = start({
-      tasks: { from: "tasks", taskIds: [addTask("live.limit", `${sites.baseUrl}/shop/`)] },
+    const limited = await start({
+      tasks: { from: "tasks", taskIds: [await addTask("live.limit", `${sites.baseUrl}/shop/`)] },
       policy: { kind: "scripted", source: "actions", actions: ["scroll [down]", "scroll [up]", "scroll [down]", "stop [never]"] },
       settings: { maxSteps: 2 },
     });
     await work(limited.runId);
-    expect(onlyTrajectory(limited.runId).detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2, finalAnswer: null });
+    expect((await onlyTrajectory(limited.runId)).detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2, finalAnswer: null });
   });
 
   describe("safety", () => {
@@ -358,29 +387,29 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
     });
 
     it("refuses a private start URL unless the run allows the private network; the demo sites are allowed", async () => {
-      const { runId } = start({
-        tasks: { from: "tasks", taskIds: [addTask("live.private", local)] },
+      const { runId } = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("live.private", local)] },
         policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
       });
       await work(runId);
-      const { task, detail } = onlyTrajectory(runId);
+      const { task, detail } = await onlyTrajectory(runId);
       expect(task.jobStatus).toBe("succeeded");
       expect(detail.trajectory.outcome).toBe("error");
       expect(detail.trajectory.outcomeDetail).toBe(`refused to open the start URL ${local}: 127.0.0.1 is a private or loopback address; private addresses are refused in this run`);
       expect(detail.steps).toHaveLength(0);
 
       // `localhost` is refused by name, without asking DNS, even with the host on the allowlist.
-      const byName = start({
-        tasks: { from: "tasks", taskIds: [addTask("live.localhost", `http://localhost:${port}/`)] },
+      const byName = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("live.localhost", `http://localhost:${port}/`)] },
         policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
       });
       await work(byName.runId);
-      expect(onlyTrajectory(byName.runId).detail.trajectory.outcomeDetail).toMatch(/localhost is a loopback address/);
+      expect((await onlyTrajectory(byName.runId)).detail.trajectory.outcomeDetail).toMatch(/localhost is a loopback address/);
     });
 
     it("blocks navigation off the allowlist (links, redirects, goto), refuses blocked element texts and downloads, and records each as the step's error", async () => {
-      const { runId } = start({
-        tasks: { from: "tasks", taskIds: [addTask("live.guarded", local)] },
+      const { runId } = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("live.guarded", local)] },
         policy: {
           kind: "scripted",
           source: "actions",
@@ -396,7 +425,7 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
         settings: { allowPrivateNetwork: true, blockedTexts: ["place ORDER"] },
       });
       await work(runId);
-      const { detail } = onlyTrajectory(runId);
+      const { detail } = await onlyTrajectory(runId);
       expect(detail.trajectory, `${detail.trajectory.outcomeDetail}; steps: ${JSON.stringify(detail.steps.map((s) => [s.url, s.error]))}`).toMatchObject({ outcome: "answered", stepCount: 6 });
       const [external, redirect, goto, order, download, answer] = detail.steps;
       expect(external!.error).toBe("navigation to http://example.com/ was blocked: example.com is not in this run's host allowlist (127.0.0.1)");
@@ -412,13 +441,13 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
     });
 
     it("saves downloads into the run's folder when the run allows them", async () => {
-      const { runId } = start({
-        tasks: { from: "tasks", taskIds: [addTask("live.download", local)] },
+      const { runId } = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("live.download", local)] },
         policy: { kind: "scripted", source: "actions", actions: ["click [{{Download report}}]", "stop [done]"] },
         settings: { allowPrivateNetwork: true, allowDownloads: true },
       });
       await work(runId);
-      const { detail } = onlyTrajectory(runId);
+      const { detail } = await onlyTrajectory(runId);
       expect(detail.steps[0]!.error).toBeNull();
       const files = fs.readdirSync(path.join(detail.trajectory.sourcePath!, "downloads"));
       expect(files).toHaveLength(1);
@@ -428,26 +457,26 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
   });
 
   it("cancelling a run stops its browser within a second", async () => {
-    const { runId } = start({
-      tasks: { from: "tasks", taskIds: [addTask("live.cancel", `${sites.baseUrl}/shop/`)] },
+    const { runId } = await start({
+      tasks: { from: "tasks", taskIds: [await addTask("live.cancel", `${sites.baseUrl}/shop/`)] },
       policy: { kind: "scripted", source: "actions", actions: [...Array(20).fill("wait"), "stop [never]"] },
       settings: { maxSteps: 30 },
     });
     const running = work(runId);
-    const job = () => listJobs(ctx.db, { groupKey: liveGroupKey(runId) })[0]!;
-    await waitFor("two recorded steps", () => {
-      const t = liveRunDetail({ db: ctx.db, env: {} }, runId).tasks[0]!;
+    const job = async () => (await listJobs(ctx.db, { groupKey: liveGroupKey(runId) }))[0]!;
+    await waitFor("two recorded steps", async () => {
+      const t = (await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!;
       return t.steps >= 2;
     });
     expect(browsers[0]!.contexts()).toHaveLength(1);
     const t0 = performance.now();
-    expect(cancelLiveRun({ db: ctx.db, env: {} }, runId)).toEqual({ cancelled: 0, signalled: 1 });
-    await waitFor("the job to end", () => job().status === "cancelled", 5_000);
+    expect(await cancelLiveRun({ db: ctx.db, env: {} }, runId)).toEqual({ cancelled: 0, signalled: 1 });
+    await waitFor("the job to end", async () => (await job()).status === "cancelled", 5_000);
     const elapsed = performance.now() - t0;
     expect(elapsed).toBeLessThan(1_000);
     expect(browsers[0]!.contexts()).toHaveLength(0);
     await running;
-    const { detail } = onlyTrajectory(runId);
+    const { detail } = await onlyTrajectory(runId);
     expect(detail.trajectory.outcome).toBe("cancelled");
     expect(detail.trajectory.outcomeDetail).toMatch(/^cancelled after \d+ step\(s\)$/);
     expect(detail.trajectory.stepCount).toBeLessThan(6);
@@ -456,18 +485,18 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
   });
 
   it("a crashing page ends the run with the reason", async () => {
-    const { runId } = start({
-      tasks: { from: "tasks", taskIds: [addTask("live.crash", `${sites.baseUrl}/recipes/`)] },
+    const { runId } = await start({
+      tasks: { from: "tasks", taskIds: [await addTask("live.crash", `${sites.baseUrl}/recipes/`)] },
       policy: { kind: "scripted", source: "actions", actions: [...Array(8).fill("wait"), "stop [never]"] },
     });
     const running = work(runId);
-    await waitFor("a recorded step", () => liveRunDetail({ db: ctx.db, env: {} }, runId).tasks[0]!.steps >= 1);
+    await waitFor("a recorded step", async () => (await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!.steps >= 1);
     const page = browsers[0]!.contexts()[0]!.pages()[0]!;
     const cdp = await page.context().newCDPSession(page);
     await cdp.send("Page.crash").catch(() => {});
     const summary = await running;
     expect(summary.succeeded).toBe(1);
-    const { detail } = onlyTrajectory(runId);
+    const { detail } = await onlyTrajectory(runId);
     expect(detail.trajectory.outcome).toBe("error");
     expect(detail.trajectory.outcomeDetail).toMatch(/^the page crashed \(renderer process gone\) at http:\/\/127\.0\.0\.1:\d+\/recipes\/$/);
     expect(detail.trajectory.stepCount).toBeGreaterThanOrEqual(1);
@@ -476,27 +505,29 @@ describe.skipIf(!haveChromium)("live runner on real Chromium", () => {
   });
 
   it("a run's concurrency holds even when the worker has more slots", async () => {
-    const ids = ["a", "b", "c"].map((x) => addTask(`live.conc-${x}`, `${sites.baseUrl}/wiki/`));
-    const { runId } = start({
+    const ids: number[] = [];
+    for (const x of ["a", "b", "c"]) ids.push(await addTask(`live.conc-${x}`, `${sites.baseUrl}/wiki/`));
+    const { runId } = await start({
       tasks: { from: "tasks", taskIds: ids },
       policy: { kind: "scripted", source: "actions", actions: ["scroll [down]", "stop [ok]"] },
       settings: { concurrency: 1 },
     });
     let most = 0;
-    const watch = setInterval(() => {
-      most = Math.max(most, listJobs(ctx.db, { groupKey: liveGroupKey(runId), status: "running" }).length);
-    }, 5);
+    const stopWatching = watchWhileRunning(async () => {
+      most = Math.max(most, (await listJobs(ctx.db, { groupKey: liveGroupKey(runId), status: "running" })).length);
+    });
     const summary = await work(runId, { concurrency: 3 });
-    clearInterval(watch);
+    await stopWatching();
     expect(summary.succeeded).toBe(3);
     expect(most).toBe(1);
-    expect(listLiveRuns({ db: ctx.db, env: {} }).find((r) => r.id === runId)).toMatchObject({
+    expect((await listLiveRuns({ db: ctx.db, env: {} })).find((r) => r.id === runId)).toMatchObject({
       status: "finished",
       done: 3,
       answered: 3,
       steps: 6,
       counts: { total: 3, succeeded: 3, queued: 0, running: 0 },
     });
-    for (const j of listJobs(ctx.db, { groupKey: liveGroupKey(runId) })) expect(getJob(ctx.db, j.id)!.attempts).toBe(1);
+    for (const j of await listJobs(ctx.db, { groupKey: liveGroupKey(runId) })) expect((await getJob(ctx.db, j.id))!.attempts).toBe(1);
   });
+});
 });
