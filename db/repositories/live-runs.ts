@@ -10,12 +10,9 @@ import { and, asc, desc, eq, inArray, like, sql, type SQLWrapper } from "drizzle
 import { affectedRows, first, sqlFor, tablesOf, withTransaction, type Db } from "../database";
 import { trajectoryWhere, type StepValues, type TrajectoryFilter } from "./trajectories";
 
-export const LIVE_RUN_KEY_PREFIX = "live:";
-export const LIVE_JOB_TYPE = "runner.task";
+import { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey } from "../../server/domain/runner/live-jobs";
 
-export function liveGroupKey(runId: number): string {
-  return `live-run:${runId}`;
-}
+export { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey };
 
 export class LeaseLostError extends Error {
   constructor(jobId: number) {

@@ -9,9 +9,7 @@ import { upsertRun } from "../../../db/repositories/catalog";
 import { cancelJobGroup, enqueueJobs, requestJobCancel } from "../../../db/repositories/jobs";
 import {
   getLiveRun,
-  LIVE_JOB_TYPE,
   listLiveRunRows,
-  liveGroupKey,
   liveRunTaskRows,
   liveTaskJob,
   reconcileLiveTrajectories,
@@ -24,6 +22,7 @@ import {
   type TaskRef,
 } from "../../../db/repositories/live-runs";
 import { findTask, getTaskSet, listTaskSets } from "../../../db/repositories/catalog";
+import { LIVE_JOB_TYPE, liveGroupKey } from "../../domain/runner/live-jobs";
 import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
 import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME } from "../../domain/runner/settings";
 import { parseHostList, parseTextList } from "../../domain/runner/safety";

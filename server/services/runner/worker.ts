@@ -15,7 +15,8 @@
  */
 import http from "node:http";
 import type { Browser } from "playwright";
-import { LIVE_JOB_TYPE, reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import { reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import { LIVE_JOB_TYPE } from "../../domain/runner/live-jobs";
 import { runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
 import { connectRemoteBrowser, launchChromium } from "../../browser/launch";
