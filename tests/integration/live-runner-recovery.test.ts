@@ -107,60 +107,60 @@ function workHere(runId: number) {
 }
 
 describeEachBackend("live runs across workers", (backend) => {
-beforeEach(async () => {
-  ctx = await createBackendContext(backend, "verdict-live-rec-");
-});
-afterEach(cleanUp);
-
-// Two worker processes start and die per test: generous on a loaded machine.
-describe.skipIf(!haveChromium)("a killed worker's run", { timeout: 120_000 }, () => {
-  it("is taken back when its lease expires and starts over on another worker", async () => {
-    const { runId } = await start({
-      tasks: { from: "tasks", taskIds: [await addTask("rec.requeue", `${sites.baseUrl}/wiki/`)] },
-      policy: { kind: "scripted", source: "actions", actions: ["scroll [down]", "wait", "wait", "wait", "scroll [up]", "stop [recovered]"] },
-    });
-    const a = await spawnWorker("worker-a");
-    await waitFor("two steps from worker A", async () => (await task0(runId)).steps >= 2);
-    await killed(a);
-    expect(await job0(runId)).toMatchObject({ status: "running", leaseOwner: "worker-a", attempts: 1 });
-    expect((await task0(runId)).outcome).toBe("running");
-
-    const summary = await workHere(runId);
-    expect(summary.succeeded).toBe(1);
-    expect(await job0(runId)).toMatchObject({ status: "succeeded", attempts: 2 });
-    const t = await task0(runId);
-    const detail = (await getTrajectoryDetail(ctx.db, t.trajectoryId!))!;
-    expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "recovered", stepCount: 6 });
-    expect(detail.trajectory.outcomeDetail).toBe("attempt 2 of 2: started again after the previous attempt was interrupted");
-    // The partial steps of the dead attempt are gone: one step per index, recorded by the second attempt.
-    expect(detail.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
+  beforeEach(async () => {
+    ctx = await createBackendContext(backend, "verdict-live-rec-");
   });
+  afterEach(cleanUp);
 
-  it("fails with the reason when its last attempt's worker dies too", async () => {
-    const { runId } = await start({
-      tasks: { from: "tasks", taskIds: [await addTask("rec.fail", `${sites.baseUrl}/shop/`)] },
-      // Long enough that worker B cannot finish before the test kills it, even if this process stalls for seconds
-      // on a loaded machine (it is killed after its first step).
-      policy: { kind: "scripted", source: "actions", actions: [...Array(60).fill("wait"), "stop [never]"] },
-      settings: { maxSteps: 70 },
-    });
-    const a = await spawnWorker("worker-a");
-    await waitFor("a step from worker A", async () => (await task0(runId)).steps >= 1);
-    await killed(a);
-    const b = await spawnWorker("worker-b");
-    await waitFor("worker B's attempt to record", async () => {
+  // Two worker processes start and die per test: generous on a loaded machine.
+  describe.skipIf(!haveChromium)("a killed worker's run", { timeout: 120_000 }, () => {
+    it("is taken back when its lease expires and starts over on another worker", async () => {
+      const { runId } = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("rec.requeue", `${sites.baseUrl}/wiki/`)] },
+        policy: { kind: "scripted", source: "actions", actions: ["scroll [down]", "wait", "wait", "wait", "scroll [up]", "stop [recovered]"] },
+      });
+      const a = await spawnWorker("worker-a");
+      await waitFor("two steps from worker A", async () => (await task0(runId)).steps >= 2);
+      await killed(a);
+      expect(await job0(runId)).toMatchObject({ status: "running", leaseOwner: "worker-a", attempts: 1 });
+      expect((await task0(runId)).outcome).toBe("running");
+
+      const summary = await workHere(runId);
+      expect(summary.succeeded).toBe(1);
+      expect(await job0(runId)).toMatchObject({ status: "succeeded", attempts: 2 });
       const t = await task0(runId);
-      return (await job0(runId)).attempts === 2 && t.outcomeDetail?.startsWith("attempt 2 of 2") && t.steps >= 1;
+      const detail = (await getTrajectoryDetail(ctx.db, t.trajectoryId!))!;
+      expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "recovered", stepCount: 6 });
+      expect(detail.trajectory.outcomeDetail).toBe("attempt 2 of 2: started again after the previous attempt was interrupted");
+      // The partial steps of the dead attempt are gone: one step per index, recorded by the second attempt.
+      expect(detail.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
     });
-    await killed(b);
 
-    const summary = await workHere(runId);
-    expect(summary.succeeded + summary.failed).toBe(0);
-    expect(await job0(runId)).toMatchObject({ status: "failed", attempts: 2, error: "lease of worker worker-b expired at attempt 2" });
-    const t = await task0(runId);
-    expect(t).toMatchObject({ outcome: "error", outcomeDetail: "lease of worker worker-b expired at attempt 2", finished: true, progress: 1 });
+    it("fails with the reason when its last attempt's worker dies too", async () => {
+      const { runId } = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("rec.fail", `${sites.baseUrl}/shop/`)] },
+        // Long enough that worker B cannot finish before the test kills it, even if this process stalls for seconds
+        // on a loaded machine (it is killed after its first step).
+        policy: { kind: "scripted", source: "actions", actions: [...Array(60).fill("wait"), "stop [never]"] },
+        settings: { maxSteps: 70 },
+      });
+      const a = await spawnWorker("worker-a");
+      await waitFor("a step from worker A", async () => (await task0(runId)).steps >= 1);
+      await killed(a);
+      const b = await spawnWorker("worker-b");
+      await waitFor("worker B's attempt to record", async () => {
+        const t = await task0(runId);
+        return (await job0(runId)).attempts === 2 && t.outcomeDetail?.startsWith("attempt 2 of 2") && t.steps >= 1;
+      });
+      await killed(b);
+
+      const summary = await workHere(runId);
+      expect(summary.succeeded + summary.failed).toBe(0);
+      expect(await job0(runId)).toMatchObject({ status: "failed", attempts: 2, error: "lease of worker worker-b expired at attempt 2" });
+      const t = await task0(runId);
+      expect(t).toMatchObject({ outcome: "error", outcomeDetail: "lease of worker worker-b expired at attempt 2", finished: true, progress: 1 });
+    });
   });
-});
 });
 
 function freePort(): Promise<number> {

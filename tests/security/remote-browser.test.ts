@@ -120,22 +120,21 @@ describeEachBackend("live runs on a remote browser (VERDICT_BROWSER_WS)", (backe
   });
 
   describe.skipIf(!haveChromium)("runs", () => {
+    it("records the run through the browser server, and a page still cannot reach loopback", async () => {
+      const detail = await runOnRemote("127.0.0.1");
+      expect(detail.trajectory.outcome).toBe("answered");
+      expect(detail.steps.length).toBeGreaterThanOrEqual(2);
+      expect(detail.steps[0]!.url).toBe(`http://127.0.0.1:${sitePort}/`);
+      expect(internalConnections).toBe(0);
+      const errors = detail.steps.map((s) => s.error ?? "").join("\n");
+      // The proxy's own refusal (the redirect hop), and the WebSocket's.
+      expect(errors).toContain(`blocked request to 127.0.0.1:${internalPort} (loopback)`);
+      expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internalPort}/ws was blocked`);
+    });
 
-  it("records the run through the browser server, and a page still cannot reach loopback", async () => {
-    const detail = await runOnRemote("127.0.0.1");
-    expect(detail.trajectory.outcome).toBe("answered");
-    expect(detail.steps.length).toBeGreaterThanOrEqual(2);
-    expect(detail.steps[0]!.url).toBe(`http://127.0.0.1:${sitePort}/`);
-    expect(internalConnections).toBe(0);
-    const errors = detail.steps.map((s) => s.error ?? "").join("\n");
-    // The proxy's own refusal (the redirect hop), and the WebSocket's.
-    expect(errors).toContain(`blocked request to 127.0.0.1:${internalPort} (loopback)`);
-    expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internalPort}/ws was blocked`);
-  });
-
-  it("refuses to start without VERDICT_RUNNER_PROXY_HOST", async () => {
-    await expect(runOnRemote(undefined)).rejects.toThrow(/needs VERDICT_RUNNER_PROXY_HOST/);
-  });
+    it("refuses to start without VERDICT_RUNNER_PROXY_HOST", async () => {
+      await expect(runOnRemote(undefined)).rejects.toThrow(/needs VERDICT_RUNNER_PROXY_HOST/);
+    });
   });
 });
 
