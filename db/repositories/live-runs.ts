@@ -6,17 +6,13 @@
  * one as they are recorded. Writes made on behalf of a job check, in the same transaction, that the worker still
  * holds the job's lease, so a worker that lost its job (lease expired, taken over) cannot write over the new attempt.
  */
-import { and, asc, desc, eq, inArray, like, sql } from "drizzle-orm";
-import type { Db } from "../client";
-import { agentRuns, evaluatorVerdicts, jobs, screenshots, steps, taskSets, tasks, trajectories } from "../schema/index";
+import { and, asc, desc, eq, inArray, like, sql, type SQLWrapper } from "drizzle-orm";
+import { affectedRows, first, sqlFor, tablesOf, withTransaction, type Db } from "../database";
 import { trajectoryWhere, type StepValues, type TrajectoryFilter } from "./trajectories";
 
-export const LIVE_RUN_KEY_PREFIX = "live:";
-export const LIVE_JOB_TYPE = "runner.task";
+import { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey } from "../../server/domain/runner/live-jobs";
 
-export function liveGroupKey(runId: number): string {
-  return `live-run:${runId}`;
-}
+export { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey };
 
 export class LeaseLostError extends Error {
   constructor(jobId: number) {
@@ -25,12 +21,33 @@ export class LeaseLostError extends Error {
   }
 }
 
-function holdsLease(db: Db, jobId: number, owner: string): boolean {
-  return !!db
-    .select({ id: jobs.id })
-    .from(jobs)
-    .where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner), eq(jobs.status, "running")))
-    .get();
+async function holdsLease(db: Db, jobId: number, owner: string): Promise<boolean> {
+  const { jobs } = tablesOf(db);
+  const row = await first(
+    db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(and(eq(jobs.id, jobId), eq(jobs.leaseOwner, owner), eq(jobs.status, "running")))
+      .limit(1),
+  );
+  return !!row;
+}
+
+/** The job's task id, read from its JSON payload (the same expression on both engines). */
+function payloadTaskId(db: Db) {
+  const { jobs } = tablesOf(db);
+  return sqlFor(db).jsonNumber(jobs.payload, "taskId");
+}
+
+/** `live-run:<agent_runs.id>`: the job group of the run in the current row. */
+function groupKeyOfRun(runId: SQLWrapper) {
+  return sql`('live-run:' || cast(${runId} as text))`;
+}
+
+/** The number of recorded steps of a trajectory, as an expression for updating its step count. */
+function stepCountOf(db: Db, trajectoryId: number) {
+  const { steps } = tablesOf(db);
+  return sql`(select count(*) from ${steps} where ${steps.trajectoryId} = ${trajectoryId})`;
 }
 
 export interface LeaseRef {
@@ -42,43 +59,43 @@ export interface LeaseRef {
  * The trajectory a job records into: created on its first attempt; on a later attempt (the previous worker died)
  * its partial steps are removed and it starts over. Returns the id and how many steps the old attempt had left.
  */
-export function startLiveTrajectory(
+export async function startLiveTrajectory(
   db: Db,
   lease: LeaseRef,
   v: { runId: number; taskId: number; outcomeDetail: string | null },
-): { id: number; discardedSteps: number } {
-  return db.$client
-    .transaction(() => {
-      if (!holdsLease(db, lease.jobId, lease.owner)) throw new LeaseLostError(lease.jobId);
-      const existing = db
+): Promise<{ id: number; discardedSteps: number }> {
+  const { trajectories, steps } = tablesOf(db);
+  return withTransaction(db, async () => {
+    if (!(await holdsLease(db, lease.jobId, lease.owner))) throw new LeaseLostError(lease.jobId);
+    const existing = await first(
+      db
         .select({ id: trajectories.id, stepCount: trajectories.stepCount })
         .from(trajectories)
         .where(and(eq(trajectories.runId, v.runId), eq(trajectories.taskId, v.taskId), eq(trajectories.attempt, 0)))
-        .get();
-      const now = new Date();
-      const head = {
-        finalAnswer: null,
-        outcome: "running",
-        outcomeDetail: v.outcomeDetail,
-        stepCount: 0,
-        sourceFormat: "verdict-runner",
-        sourcePath: null,
-        contentHash: "",
-        updatedAt: now,
-      };
-      if (!existing) {
-        const id = db
-          .insert(trajectories)
-          .values({ runId: v.runId, taskId: v.taskId, attempt: 0, ...head })
-          .returning({ id: trajectories.id })
-          .get().id;
-        return { id, discardedSteps: 0 };
-      }
-      const discarded = db.delete(steps).where(eq(steps.trajectoryId, existing.id)).run().changes;
-      db.update(trajectories).set(head).where(eq(trajectories.id, existing.id)).run();
-      return { id: existing.id, discardedSteps: discarded };
-    })
-    .immediate();
+        .limit(1),
+    );
+    const now = new Date();
+    const head = {
+      finalAnswer: null,
+      outcome: "running",
+      outcomeDetail: v.outcomeDetail,
+      stepCount: 0,
+      sourceFormat: "verdict-runner",
+      sourcePath: null,
+      contentHash: "",
+      updatedAt: now,
+    };
+    if (!existing) {
+      const [inserted] = await db
+        .insert(trajectories)
+        .values({ runId: v.runId, taskId: v.taskId, attempt: 0, ...head })
+        .returning({ id: trajectories.id });
+      return { id: inserted!.id, discardedSteps: 0 };
+    }
+    const discarded = affectedRows(await db.delete(steps).where(eq(steps.trajectoryId, existing.id)));
+    await db.update(trajectories).set(head).where(eq(trajectories.id, existing.id));
+    return { id: existing.id, discardedSteps: discarded };
+  });
 }
 
 export interface ScreenshotValues {
@@ -89,25 +106,27 @@ export interface ScreenshotValues {
   bytes: number;
 }
 
-/** Adds one recorded step (its screenshot files are already in the store). */
-export function appendLiveStep(
+/**
+ * Adds one recorded step (its screenshot files are already in the store). A short transaction of database work
+ * only: the browser and the model are never waited on inside it.
+ */
+export async function appendLiveStep(
   db: Db,
   lease: LeaseRef,
   trajectoryId: number,
   step: StepValues,
   images: ScreenshotValues[],
-): void {
-  db.$client
-    .transaction(() => {
-      if (!holdsLease(db, lease.jobId, lease.owner)) throw new LeaseLostError(lease.jobId);
-      for (const img of images) db.insert(screenshots).values(img).onConflictDoNothing().run();
-      db.insert(steps).values({ ...step, trajectoryId }).run();
-      db.update(trajectories)
-        .set({ stepCount: sql`(select count(*) from ${steps} where ${steps.trajectoryId} = ${trajectoryId})`, updatedAt: new Date() })
-        .where(eq(trajectories.id, trajectoryId))
-        .run();
-    })
-    .immediate();
+): Promise<void> {
+  const { screenshots, steps, trajectories } = tablesOf(db);
+  await withTransaction(db, async () => {
+    if (!(await holdsLease(db, lease.jobId, lease.owner))) throw new LeaseLostError(lease.jobId);
+    for (const img of images) await db.insert(screenshots).values(img).onConflictDoNothing();
+    await db.insert(steps).values({ ...step, trajectoryId });
+    await db
+      .update(trajectories)
+      .set({ stepCount: stepCountOf(db, trajectoryId), updatedAt: new Date() })
+      .where(eq(trajectories.id, trajectoryId));
+  });
 }
 
 export interface LiveTrajectoryEnd {
@@ -119,29 +138,25 @@ export interface LiveTrajectoryEnd {
 }
 
 /** Records how a live trajectory ended. With a lease, only while the job is still held. */
-export function finishLiveTrajectory(db: Db, lease: LeaseRef | null, trajectoryId: number, end: LiveTrajectoryEnd): boolean {
-  return db.$client
-    .transaction(() => {
-      if (lease && !holdsLease(db, lease.jobId, lease.owner)) return false;
-      db.update(trajectories)
-        .set({
-          ...end,
-          stepCount: sql`(select count(*) from ${steps} where ${steps.trajectoryId} = ${trajectoryId})`,
-          updatedAt: new Date(),
-        })
-        .where(eq(trajectories.id, trajectoryId))
-        .run();
-      return true;
-    })
-    .immediate();
+export async function finishLiveTrajectory(db: Db, lease: LeaseRef | null, trajectoryId: number, end: LiveTrajectoryEnd): Promise<boolean> {
+  const { trajectories } = tablesOf(db);
+  return withTransaction(db, async () => {
+    if (lease && !(await holdsLease(db, lease.jobId, lease.owner))) return false;
+    await db
+      .update(trajectories)
+      .set({ ...end, stepCount: stepCountOf(db, trajectoryId), updatedAt: new Date() })
+      .where(eq(trajectories.id, trajectoryId));
+    return true;
+  });
 }
 
 /** Updates only the outcome detail of a trajectory that is still running (what it is waiting for). */
-export function setRunningDetail(db: Db, trajectoryId: number, detail: string | null): void {
-  db.update(trajectories)
+export async function setRunningDetail(db: Db, trajectoryId: number, detail: string | null): Promise<void> {
+  const { trajectories } = tablesOf(db);
+  await db
+    .update(trajectories)
     .set({ outcomeDetail: detail, updatedAt: new Date() })
-    .where(and(eq(trajectories.id, trajectoryId), eq(trajectories.outcome, "running")))
-    .run();
+    .where(and(eq(trajectories.id, trajectoryId), eq(trajectories.outcome, "running")));
 }
 
 /**
@@ -149,16 +164,17 @@ export function setRunningDetail(db: Db, trajectoryId: number, detail: string | 
  * failed or cancelled the job) take the job's end and reason. Requeued jobs get a detail saying they wait for a
  * worker. Returns how many trajectories changed.
  */
-export function reconcileLiveTrajectories(db: Db): number {
-  const stale = db
+export async function reconcileLiveTrajectories(db: Db): Promise<number> {
+  const { agentRuns, jobs, trajectories } = tablesOf(db);
+  const stale = await db
     .select({ id: trajectories.id, detail: trajectories.outcomeDetail, status: jobs.status, error: jobs.error })
     .from(trajectories)
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
     .innerJoin(
       jobs,
       and(
-        sql`${jobs.groupKey} = 'live-run:' || ${agentRuns.id}`,
-        sql`json_extract(${jobs.payload}, '$.taskId') = ${trajectories.taskId}`,
+        sql`${jobs.groupKey} = ${groupKeyOfRun(agentRuns.id)}`,
+        sql`${payloadTaskId(db)} = ${trajectories.taskId}`,
         eq(jobs.type, LIVE_JOB_TYPE),
       ),
     )
@@ -169,44 +185,46 @@ export function reconcileLiveTrajectories(db: Db): number {
         inArray(jobs.status, ["failed", "cancelled", "queued", "succeeded"]),
       ),
     )
-    .all();
+    .orderBy(asc(trajectories.id));
   let changed = 0;
   const now = new Date();
   for (const s of stale) {
+    const stillRunning = and(eq(trajectories.id, s.id), eq(trajectories.outcome, "running"));
     if (s.status === "queued") {
       const detail = `interrupted${s.error ? ` (${s.error})` : ""}; queued to start again when a worker is free`;
       if (s.detail !== detail) {
-        changed += db.update(trajectories).set({ outcomeDetail: detail, updatedAt: now }).where(and(eq(trajectories.id, s.id), eq(trajectories.outcome, "running"))).run().changes;
+        changed += affectedRows(await db.update(trajectories).set({ outcomeDetail: detail, updatedAt: now }).where(stillRunning));
       }
       continue;
     }
     const outcome = s.status === "cancelled" ? "cancelled" : "error";
     const detail = s.status === "succeeded" ? "the job ended without recording an outcome" : (s.error ?? (outcome === "cancelled" ? "cancelled" : "the job failed"));
-    changed += db
-      .update(trajectories)
-      .set({ outcome, outcomeDetail: detail, updatedAt: now })
-      .where(and(eq(trajectories.id, s.id), eq(trajectories.outcome, "running")))
-      .run().changes;
+    changed += affectedRows(await db.update(trajectories).set({ outcome, outcomeDetail: detail, updatedAt: now }).where(stillRunning));
   }
   return changed;
 }
 
 // ---- read models ----
 
-export function getLiveRun(db: Db, runId: number) {
-  return db
-    .select()
-    .from(agentRuns)
-    .where(and(eq(agentRuns.id, runId), like(agentRuns.runKey, `${LIVE_RUN_KEY_PREFIX}%`)))
-    .get();
+export async function getLiveRun(db: Db, runId: number) {
+  const { agentRuns } = tablesOf(db);
+  return first(
+    db
+      .select()
+      .from(agentRuns)
+      .where(and(eq(agentRuns.id, runId), like(agentRuns.runKey, `${LIVE_RUN_KEY_PREFIX}%`)))
+      .limit(1),
+  );
 }
 
 /** Live runs, newest first, with their job counts and recorded steps. */
-export function listLiveRunRows(db: Db, limit = 200) {
+export async function listLiveRunRows(db: Db, limit = 200) {
+  const { agentRuns } = tablesOf(db);
   // Spelled out with aliases: in a one-table select drizzle leaves column names unqualified, and inside these
-  // subqueries an unqualified "id" would mean the inner table's.
-  const jobsOfRun = `from jobs j where j.group_key = 'live-run:' || "agent_runs"."id"`;
-  const countWhere = (status: string) => sql<number>`(select count(*) ${sql.raw(jobsOfRun)} and j.status = ${status})`;
+  // subqueries an unqualified "id" would mean the inner table's. Counts and sums are read as numbers: PostgreSQL
+  // returns them as bigint, which its driver hands over as strings.
+  const jobsOfRun = sql.raw(`from jobs j where j.group_key = ('live-run:' || cast("agent_runs"."id" as text))`);
+  const countWhere = (status: string) => sql<number>`(select count(*) ${jobsOfRun} and j.status = ${status})`.mapWith(Number);
   const ofRun = sql.raw(`from trajectories t where t.run_id = "agent_runs"."id"`);
   return db
     .select({
@@ -215,25 +233,25 @@ export function listLiveRunRows(db: Db, limit = 200) {
       model: agentRuns.model,
       config: agentRuns.config,
       createdAt: agentRuns.createdAt,
-      total: sql<number>`(select count(*) ${sql.raw(jobsOfRun)})`,
+      total: sql<number>`(select count(*) ${jobsOfRun})`.mapWith(Number),
       queued: countWhere("queued"),
       running: countWhere("running"),
       succeeded: countWhere("succeeded"),
       failed: countWhere("failed"),
       cancelled: countWhere("cancelled"),
-      steps: sql<number>`(select coalesce(sum(t.step_count), 0) ${ofRun})`,
-      answered: sql<number>`(select count(*) ${ofRun} and t.outcome = 'answered')`,
+      steps: sql<number>`(select coalesce(sum(t.step_count), 0) ${ofRun})`.mapWith(Number),
+      answered: sql<number>`(select count(*) ${ofRun} and t.outcome = 'answered')`.mapWith(Number),
     })
     .from(agentRuns)
     .where(like(agentRuns.runKey, `${LIVE_RUN_KEY_PREFIX}%`))
     .orderBy(desc(agentRuns.id))
-    .limit(limit)
-    .all();
+    .limit(limit);
 }
 
 /** One row per task of a live run: its job, its task and (once started) its trajectory with the last screenshot. */
 /** `verdictKey`: the evaluator whose verdict on each task's trajectory comes along (the live page's rules). */
-export function liveRunTaskRows(db: Db, runId: number, verdictKey: string) {
+export async function liveRunTaskRows(db: Db, runId: number, verdictKey: string) {
+  const { evaluatorVerdicts, jobs, steps, tasks, trajectories } = tablesOf(db);
   return db
     .select({
       jobId: jobs.id,
@@ -260,42 +278,51 @@ export function liveRunTaskRows(db: Db, runId: number, verdictKey: string) {
       verdictRationale: sql<string | null>`(select ${evaluatorVerdicts.rationale} from ${evaluatorVerdicts} where ${evaluatorVerdicts.trajectoryId} = ${trajectories.id} and ${evaluatorVerdicts.evaluatorKey} = ${verdictKey} order by ${evaluatorVerdicts.id} desc limit 1)`,
     })
     .from(jobs)
-    .innerJoin(tasks, sql`${tasks.id} = json_extract(${jobs.payload}, '$.taskId')`)
+    .innerJoin(tasks, sql`${tasks.id} = ${payloadTaskId(db)}`)
     .leftJoin(
       trajectories,
       and(eq(trajectories.runId, runId), eq(trajectories.taskId, tasks.id), eq(trajectories.attempt, 0)),
     )
     .where(and(eq(jobs.groupKey, liveGroupKey(runId)), eq(jobs.type, LIVE_JOB_TYPE)))
-    .orderBy(asc(jobs.id))
-    .all();
+    .orderBy(asc(jobs.id));
 }
 
 /** The job of one task of a live run. */
-export function liveTaskJob(db: Db, runId: number, taskId: number) {
-  return db
-    .select()
-    .from(jobs)
-    .where(and(eq(jobs.groupKey, liveGroupKey(runId)), sql`json_extract(${jobs.payload}, '$.taskId') = ${taskId}`))
-    .get();
+export async function liveTaskJob(db: Db, runId: number, taskId: number) {
+  const { jobs } = tablesOf(db);
+  return first(
+    db
+      .select()
+      .from(jobs)
+      .where(and(eq(jobs.groupKey, liveGroupKey(runId)), sql`${payloadTaskId(db)} = ${taskId}`))
+      .orderBy(asc(jobs.id))
+      .limit(1),
+  );
 }
 
 /** Which live run and task a trajectory belongs to, or undefined when it is not a live trajectory. */
-export function liveTrajectoryRef(db: Db, trajectoryId: number) {
-  return db
-    .select({ runId: trajectories.runId, taskId: trajectories.taskId, outcome: trajectories.outcome })
-    .from(trajectories)
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .where(and(eq(trajectories.id, trajectoryId), like(agentRuns.runKey, `${LIVE_RUN_KEY_PREFIX}%`)))
-    .get();
+export async function liveTrajectoryRef(db: Db, trajectoryId: number) {
+  const { agentRuns, trajectories } = tablesOf(db);
+  return first(
+    db
+      .select({ runId: trajectories.runId, taskId: trajectories.taskId, outcome: trajectories.outcome })
+      .from(trajectories)
+      .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+      .where(and(eq(trajectories.id, trajectoryId), like(agentRuns.runKey, `${LIVE_RUN_KEY_PREFIX}%`)))
+      .limit(1),
+  );
 }
 
 /** What changes while a trajectory records: cheap to poll. */
-export function trajectoryPulse(db: Db, trajectoryId: number) {
-  return db
-    .select({ stepCount: trajectories.stepCount, outcome: trajectories.outcome, outcomeDetail: trajectories.outcomeDetail, updatedAt: trajectories.updatedAt })
-    .from(trajectories)
-    .where(eq(trajectories.id, trajectoryId))
-    .get();
+export async function trajectoryPulse(db: Db, trajectoryId: number) {
+  const { trajectories } = tablesOf(db);
+  return first(
+    db
+      .select({ stepCount: trajectories.stepCount, outcome: trajectories.outcome, outcomeDetail: trajectories.outcomeDetail, updatedAt: trajectories.updatedAt })
+      .from(trajectories)
+      .where(eq(trajectories.id, trajectoryId))
+      .limit(1),
+  );
 }
 
 // ---- task selection ----
@@ -307,41 +334,43 @@ export interface TaskRef {
   taskSetName: string;
 }
 
-export function tasksByIds(db: Db, ids: number[]): TaskRef[] {
+export async function tasksByIds(db: Db, ids: number[]): Promise<TaskRef[]> {
   if (!ids.length) return [];
+  const { tasks, taskSets } = tablesOf(db);
   return db
     .select({ id: tasks.id, externalId: tasks.externalId, startUrl: tasks.startUrl, taskSetName: taskSets.name })
     .from(tasks)
     .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
     .where(inArray(tasks.id, ids))
-    .orderBy(asc(tasks.id))
-    .all();
+    .orderBy(asc(tasks.id));
 }
 
-export function tasksOfSet(db: Db, taskSetId: number): TaskRef[] {
+/** A set's tasks by site then id; tasks without a site come first on both engines (SQLite's order). */
+export async function tasksOfSet(db: Db, taskSetId: number): Promise<TaskRef[]> {
+  const { tasks, taskSets } = tablesOf(db);
   return db
     .select({ id: tasks.id, externalId: tasks.externalId, startUrl: tasks.startUrl, taskSetName: taskSets.name })
     .from(tasks)
     .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
     .where(eq(tasks.taskSetId, taskSetId))
-    .orderBy(asc(tasks.site), asc(tasks.externalId))
-    .all();
+    .orderBy(sql`${tasks.site} asc nulls first`, asc(tasks.externalId));
 }
 
-export function findTaskSetByName(db: Db, name: string) {
-  return db.select().from(taskSets).where(eq(taskSets.name, name)).get();
+export async function findTaskSetByName(db: Db, name: string) {
+  const { taskSets } = tablesOf(db);
+  return first(db.select().from(taskSets).where(eq(taskSets.name, name)).limit(1));
 }
 
 /** Distinct tasks of the trajectories a list filter selects (the trajectory list's filters, reused to pick tasks). */
-export function taskIdsOfTrajectories(db: Db, filter: TrajectoryFilter, limit: number): number[] {
-  return db
+export async function taskIdsOfTrajectories(db: Db, filter: TrajectoryFilter, limit: number): Promise<number[]> {
+  const { agentRuns, tasks, trajectories } = tablesOf(db);
+  const rows = await db
     .selectDistinct({ id: tasks.id })
     .from(trajectories)
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
     .where(trajectoryWhere(filter))
     .orderBy(asc(tasks.id))
-    .limit(limit)
-    .all()
-    .map((r) => r.id);
+    .limit(limit);
+  return rows.map((r) => r.id);
 }

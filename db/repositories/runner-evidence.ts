@@ -3,31 +3,41 @@
  * their steps: per-step tabs, start times and prompts, and each trajectory's HAR.
  */
 import { and, asc, eq } from "drizzle-orm";
-import type { Db } from "../client";
-import { deploymentProfiles, liveStepEvidence, liveTrajectoryHar, type StoredDeploymentSite } from "../schema/index";
+import { affectedRows, first, tablesOf, withTransaction, type Db } from "../database";
+import type { StoredDeploymentSite } from "../schema/index";
 
-export function listDeploymentProfileRows(db: Db) {
-  return db.select().from(deploymentProfiles).orderBy(asc(deploymentProfiles.name)).all();
+export async function listDeploymentProfileRows(db: Db) {
+  const { deploymentProfiles } = tablesOf(db);
+  return db.select().from(deploymentProfiles).orderBy(asc(deploymentProfiles.name), asc(deploymentProfiles.id));
 }
 
-export function getDeploymentProfileRow(db: Db, id: number) {
-  return db.select().from(deploymentProfiles).where(eq(deploymentProfiles.id, id)).get() ?? null;
+export async function getDeploymentProfileRow(db: Db, id: number) {
+  const { deploymentProfiles } = tablesOf(db);
+  return (await first(db.select().from(deploymentProfiles).where(eq(deploymentProfiles.id, id)).limit(1))) ?? null;
 }
 
-export function findDeploymentProfileRowByName(db: Db, name: string) {
-  return db.select().from(deploymentProfiles).where(eq(deploymentProfiles.name, name)).get() ?? null;
+export async function findDeploymentProfileRowByName(db: Db, name: string) {
+  const { deploymentProfiles } = tablesOf(db);
+  return (await first(db.select().from(deploymentProfiles).where(eq(deploymentProfiles.name, name)).limit(1))) ?? null;
 }
 
-export function insertDeploymentProfile(db: Db, v: { name: string; description: string | null; sites: StoredDeploymentSite[] }): number {
-  return db.insert(deploymentProfiles).values(v).returning({ id: deploymentProfiles.id }).get().id;
+/** A stored deployment profile row. */
+export type DeploymentProfileRow = NonNullable<Awaited<ReturnType<typeof getDeploymentProfileRow>>>;
+
+export async function insertDeploymentProfile(db: Db, v: { name: string; description: string | null; sites: StoredDeploymentSite[] }): Promise<number> {
+  const { deploymentProfiles } = tablesOf(db);
+  const [row] = await db.insert(deploymentProfiles).values(v).returning({ id: deploymentProfiles.id });
+  return row!.id;
 }
 
-export function updateDeploymentProfile(db: Db, id: number, v: { description: string | null; sites: StoredDeploymentSite[] }): void {
-  db.update(deploymentProfiles).set({ ...v, updatedAt: new Date() }).where(eq(deploymentProfiles.id, id)).run();
+export async function updateDeploymentProfile(db: Db, id: number, v: { description: string | null; sites: StoredDeploymentSite[] }): Promise<void> {
+  const { deploymentProfiles } = tablesOf(db);
+  await db.update(deploymentProfiles).set({ ...v, updatedAt: new Date() }).where(eq(deploymentProfiles.id, id));
 }
 
-export function deleteDeploymentProfile(db: Db, id: number): boolean {
-  return db.delete(deploymentProfiles).where(eq(deploymentProfiles.id, id)).run().changes > 0;
+export async function deleteDeploymentProfile(db: Db, id: number): Promise<boolean> {
+  const { deploymentProfiles } = tablesOf(db);
+  return affectedRows(await db.delete(deploymentProfiles).where(eq(deploymentProfiles.id, id))) > 0;
 }
 
 export interface StepEvidenceValues {
@@ -37,34 +47,50 @@ export interface StepEvidenceValues {
   prompt: { version: string; messages: unknown[] } | null;
 }
 
-export function saveStepEvidence(db: Db, trajectoryId: number, v: StepEvidenceValues): void {
-  db.insert(liveStepEvidence)
+export async function saveStepEvidence(db: Db, trajectoryId: number, v: StepEvidenceValues): Promise<void> {
+  const { liveStepEvidence } = tablesOf(db);
+  await db
+    .insert(liveStepEvidence)
     .values({ trajectoryId, ...v })
-    .onConflictDoUpdate({ target: [liveStepEvidence.trajectoryId, liveStepEvidence.index], set: { startedAt: v.startedAt, tabs: v.tabs, prompt: v.prompt } })
-    .run();
+    .onConflictDoUpdate({ target: [liveStepEvidence.trajectoryId, liveStepEvidence.index], set: { startedAt: v.startedAt, tabs: v.tabs, prompt: v.prompt } });
 }
 
-export function stepEvidenceOf(db: Db, trajectoryId: number) {
-  return db.select().from(liveStepEvidence).where(eq(liveStepEvidence.trajectoryId, trajectoryId)).orderBy(asc(liveStepEvidence.index)).all();
+export async function stepEvidenceOf(db: Db, trajectoryId: number) {
+  const { liveStepEvidence } = tablesOf(db);
+  return db.select().from(liveStepEvidence).where(eq(liveStepEvidence.trajectoryId, trajectoryId)).orderBy(asc(liveStepEvidence.index));
 }
 
-export function stepEvidenceAt(db: Db, trajectoryId: number, index: number) {
-  return db.select().from(liveStepEvidence).where(and(eq(liveStepEvidence.trajectoryId, trajectoryId), eq(liveStepEvidence.index, index))).get() ?? null;
+export async function stepEvidenceAt(db: Db, trajectoryId: number, index: number) {
+  const { liveStepEvidence } = tablesOf(db);
+  return (
+    (await first(
+      db
+        .select()
+        .from(liveStepEvidence)
+        .where(and(eq(liveStepEvidence.trajectoryId, trajectoryId), eq(liveStepEvidence.index, index)))
+        .limit(1),
+    )) ?? null
+  );
 }
 
 /** Drops what an interrupted earlier attempt of a trajectory left (it starts over). */
-export function clearTrajectoryEvidence(db: Db, trajectoryId: number): void {
-  db.delete(liveStepEvidence).where(eq(liveStepEvidence.trajectoryId, trajectoryId)).run();
-  db.delete(liveTrajectoryHar).where(eq(liveTrajectoryHar.trajectoryId, trajectoryId)).run();
+export async function clearTrajectoryEvidence(db: Db, trajectoryId: number): Promise<void> {
+  const { liveStepEvidence, liveTrajectoryHar } = tablesOf(db);
+  await withTransaction(db, async () => {
+    await db.delete(liveStepEvidence).where(eq(liveStepEvidence.trajectoryId, trajectoryId));
+    await db.delete(liveTrajectoryHar).where(eq(liveTrajectoryHar.trajectoryId, trajectoryId));
+  });
 }
 
-export function saveTrajectoryHar(db: Db, trajectoryId: number, v: { harHash: string; bytes: number; entries: number }): void {
-  db.insert(liveTrajectoryHar)
+export async function saveTrajectoryHar(db: Db, trajectoryId: number, v: { harHash: string; bytes: number; entries: number }): Promise<void> {
+  const { liveTrajectoryHar } = tablesOf(db);
+  await db
+    .insert(liveTrajectoryHar)
     .values({ trajectoryId, ...v })
-    .onConflictDoUpdate({ target: liveTrajectoryHar.trajectoryId, set: v })
-    .run();
+    .onConflictDoUpdate({ target: liveTrajectoryHar.trajectoryId, set: v });
 }
 
-export function trajectoryHarOf(db: Db, trajectoryId: number) {
-  return db.select().from(liveTrajectoryHar).where(eq(liveTrajectoryHar.trajectoryId, trajectoryId)).get() ?? null;
+export async function trajectoryHarOf(db: Db, trajectoryId: number) {
+  const { liveTrajectoryHar } = tablesOf(db);
+  return (await first(db.select().from(liveTrajectoryHar).where(eq(liveTrajectoryHar.trajectoryId, trajectoryId)).limit(1))) ?? null;
 }

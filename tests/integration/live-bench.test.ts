@@ -29,7 +29,10 @@ import { LoginCache } from "../../server/services/runner/deployment-runtime";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { LIVE_RULES_EVALUATOR_KEY } from "../../server/services/runner/run-task";
 import { runRunnerWorker } from "../../server/services/runner/worker";
-import { createTestContext, type TestContext } from "../helpers/context";
+import { sql } from "drizzle-orm";
+import { rawAll } from "../../db/database";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
 import { callerWithRole } from "../helpers/trpc";
@@ -54,16 +57,7 @@ afterAll(async () => {
   await forum?.close();
   await market?.close();
 });
-beforeEach(() => {
-  ctx = createTestContext("verdict-bench-");
-  browsers = [];
-  logins = new LoginCache();
-  forum.resets = market.resets = forum.logins = market.logins = 0;
-  forum.resetStatus = market.resetStatus = 200;
-});
-afterEach(() => ctx.cleanup());
-
-function profile(name = "lab") {
+async function profile(name = "lab") {
   return createDeploymentProfile(ctx.db, {
     name,
     sites: [
@@ -90,8 +84,8 @@ async function importTasks(tasks: Record<string, unknown>[]): Promise<number[]> 
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-  const rows = ctx.db.$client.prepare("select id from tasks order by external_id").all() as { id: number }[];
-  return rows.map((r) => r.id);
+  const rows = await rawAll<{ id: number }>(ctx.db, sql`select id from tasks order by external_id`);
+  return rows.map((r) => Number(r.id));
 }
 
 function vwaTask(id: number, over: Record<string, unknown> = {}) {
@@ -137,198 +131,216 @@ function work(runId: number) {
   });
 }
 
-function trajectories(runId: number) {
-  return liveRunDetail({ db: ctx.db, env: {} }, runId).tasks.map((t) => ({ task: t, detail: getTrajectoryDetail(ctx.db, t.trajectoryId!)! }));
+async function trajectories(runId: number) {
+  const { tasks } = await liveRunDetail({ db: ctx.db, env: {} }, runId);
+  const out = [];
+  for (const t of tasks) out.push({ task: t, detail: (await getTrajectoryDetail(ctx.db, t.trajectoryId!))! });
+  return out;
 }
+type RecordedTask = Awaited<ReturnType<typeof trajectories>>[number];
 
 const sha = (b: Buffer) => crypto.createHash("sha256").update(b).digest("hex");
 
-describe.skipIf(!haveChromium)("live runs against a deployment profile", () => {
-  it("a scripted run signs in once, resets before each task, uses tabs, evaluates the rules live and keeps the HAR", async () => {
-    const lab = profile();
-    const ids = await importTasks([
-      vwaTask(0),
-      // Also signed in to the market (uploaded storage state), which it visits in a second tab.
-      vwaTask(1, { sites: ["reddit", "shopping"], storage_state: "./.auth/reddit.shopping_state.json" }),
-    ]);
-    const { runId } = start({
-      tasks: { from: "tasks", taskIds: ids },
-      policy: {
-        kind: "scripted",
-        source: "actions",
-        actions: ["click [{{Red kettle}}]", "new_tab", `goto [${market.baseUrl}/item/1]`, "tab_focus [0]", "stop [Red kettle]"],
-      },
-      settings: { maxSteps: 8, deploymentProfileId: lab.id },
-    });
-    const summary = await work(runId);
-    expect(summary.succeeded).toBe(2);
-
-    // One login for the run (the recipe), reused by the second task; a reset of each task's sites before it.
-    expect(forum.logins).toBe(1);
-    expect(logins.performed).toBe(1);
-    expect(market.logins).toBe(0);
-    expect(forum.resets).toBe(2);
-    expect(market.resets).toBe(1);
-
-    const [first, second] = trajectories(runId);
-    for (const { detail } of [first!, second!]) {
-      expect(detail.trajectory, detail.trajectory.outcomeDetail ?? "").toMatchObject({ outcome: "answered", finalAnswer: "Red kettle", stepCount: 5 });
-      expect(detail.steps.map((s) => s.action.type)).toEqual(["click", "new_tab", "goto", "tab_focus", "answer"]);
-      // The first task's second tab lands on the market's login page, where Chromium's own autofill request may be
-      // refused after the goto: the steps the agent took on the forum are clean.
-      expect(detail.steps.slice(0, 2).map((s) => s.error)).toEqual([null, null]);
-      // Signed in: the start page is the forum's home, not its login page.
-      expect(detail.steps[0]!.url).toBe(`${forum.baseUrl}/`);
-      expect(detail.steps[4]!.url).toBe(`${forum.baseUrl}/item/1`);
-      // The rules ran on the live page with the placeholders replaced by the profile's URLs.
-      const verdict = findVerdict(ctx.db, { trajectoryId: detail.trajectory.id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, k: "", promptVersion: "vwa-rules-v1" });
-      expect(verdict, JSON.stringify(verdict?.details)).toMatchObject({ verdict: "success", score: 1 });
-    }
-    expect(second!.detail.steps.map((s) => s.error)).toEqual([null, null, null, null, null]);
-    // The second task had the market's uploaded storage state: its second tab shows the item, not the login page.
-    expect(second!.detail.steps[3]!.url).toBe(`${market.baseUrl}/item/1`);
-    expect(first!.detail.steps[3]!.url).toBe(`${market.baseUrl}/login`);
-
-    // Tabs per step: one, then two with the new one active, then back to the first.
-    const evidence = stepEvidenceOf(ctx.db, second!.detail.trajectory.id);
-    expect(evidence.map((e) => e.tabs!.length)).toEqual([1, 1, 2, 2, 2]);
-    expect(evidence[2]!.tabs!.find((t) => t.active)!.index).toBe(1);
-    expect(evidence[4]!.tabs!.find((t) => t.active)!.index).toBe(0);
-    expect(evidence.every((e) => e.prompt === null)).toBe(true);
-
-    // The HAR: in the content-addressed store, linked to the trajectory, listing the site's requests.
-    const har = trajectoryHarOf(ctx.db, second!.detail.trajectory.id)!;
-    expect(har).not.toBeNull();
-    const bytes = await ctx.store.read(har.harHash);
-    expect(sha(Buffer.from(bytes))).toBe(har.harHash);
-    const entries = (JSON.parse(Buffer.from(bytes).toString("utf8")) as { log: { entries: { request: { url: string; method: string }; response: { status: number } }[] } }).log.entries;
-    expect(entries.length).toBe(har.entries);
-    const urls = entries.map((e) => `${e.request.method} ${e.request.url} ${e.response.status}`);
-    expect(urls).toContain(`GET ${forum.baseUrl}/ 200`);
-    expect(urls).toContain(`GET ${forum.baseUrl}/item/1 200`);
-    expect(urls).toContain(`GET ${market.baseUrl}/item/1 200`);
-    expect(fs.existsSync(path.join(second!.detail.trajectory.sourcePath!, "network.har"))).toBe(false);
-
-    // The player's Network panel: step 0's click loaded the item page; step 2's goto the market's.
-    const step0 = await liveStepEvidence(ctx, second!.detail.trajectory.id, 0);
-    expect(step0.network!.requests.map((r) => `${r.method} ${r.url} ${r.status}`)).toContain(`GET ${forum.baseUrl}/item/1 200`);
-    expect(step0.network!.requests.find((r) => r.url === `${forum.baseUrl}/item/1`)!.size).toBeGreaterThan(50);
-    const step2 = await liveStepEvidence(ctx, second!.detail.trajectory.id, 2);
-    expect(step2.network!.requests.map((r) => r.url)).toEqual([`${market.baseUrl}/item/1`]);
-    expect(step2.tabs).toHaveLength(2);
-
-    // Secrets: sealed in the database, never in a profile's view.
-    const raw = JSON.stringify(ctx.db.$client.prepare("select sites from deployment_profiles").all());
-    expect(raw).not.toContain(SITE_PASSWORD);
-    expect(raw).not.toContain(market.token);
-    expect(JSON.stringify(listDeploymentProfiles(ctx.db))).not.toContain(SITE_PASSWORD);
-    expect(listDeploymentProfiles(ctx.db)[0]!.sites[1]!.login).toEqual({ kind: "storageState", hasState: true, cookies: 1 });
-
-    const detail = liveRunDetail({ db: ctx.db, env: {} }, runId);
-    expect(detail.deployment).toEqual({ id: lab.id, name: "lab" });
-    expect(detail.successRate).toEqual({ successes: 2, n: 2, infraErrors: 0, blocked: 0 });
+describeEachBackend("live runs against a deployment profile", (backend) => {
+  beforeEach(async () => {
+    ctx = await createBackendContext(backend, "verdict-bench-");
+    browsers = [];
+    logins = new LoginCache();
+    if (!haveChromium) return;
+    forum.resets = market.resets = forum.logins = market.logins = 0;
+    forum.resetStatus = market.resetStatus = 200;
+  });
+  afterEach(async () => {
+    await ctx.cleanup();
   });
 
-  it("the VLM policy gets the task's input image; each step's prompt is stored with images as hashes", async () => {
-    const lab = profile();
-    const fake = await startFakeOpenAI();
-    try {
-      fake.setResponder((req) => {
-        const text = req.texts.at(-1)!;
-        const line = text.split("\n").find((l) => /^\[\d+\] <a> Red kettle/.test(l));
-        return line ? { reply: `Reasoning: the kettle from the image.\nAction: click [${/^\[(\d+)\]/.exec(line)![1]}]` } : { reply: "Reasoning: found it.\nAction: stop [Red kettle]" };
-      });
-      const config = createJudgeConfig(ctx.db, { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
-      const ids = await importTasks([vwaTask(0, { image: IMAGE })]);
-      const { runId } = start({ tasks: { from: "tasks", taskIds: ids }, policy: { kind: "vlm", judgeConfigId: config.id }, settings: { maxSteps: 4, deploymentProfileId: lab.id } });
-      await work(runId);
-      const [{ detail }] = trajectories(runId) as [ReturnType<typeof trajectories>[number]];
-      expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "Red kettle", stepCount: 2 });
-
-      // The input image, fetched from the deployment's homepage, is in every request, right after the task.
-      expect(fake.requests).toHaveLength(2);
-      for (const req of fake.requests) expect(req.imageHashes[0]).toBe(sha(market.image));
-      expect(fake.requests[0]!.texts).toContain("The task comes with this image:");
-
-      const evidence = stepEvidenceOf(ctx.db, detail.trajectory.id);
-      expect(evidence).toHaveLength(2);
-      const prompt = evidence[1]!.prompt as { version: string; messages: { role: string; content: unknown }[] };
-      expect(prompt.version).toBe("verdict-live-v2");
-      const stored = JSON.stringify(prompt.messages);
-      expect(stored).toContain(`sha256:${sha(market.image)}`);
-      expect(stored).toContain(`sha256:${detail.steps[1]!.screenshotHash}`);
-      expect(stored).not.toContain("data:image");
-      expect(prompt.messages.map((m) => m.role)).toEqual(fake.requests[1]!.body.messages.map((m) => m.role));
-    } finally {
-      await fake.close();
-    }
-  });
-
-  it("a CAPTCHA ends the trajectory as blocked; a failing reset is an infrastructure error after its retries; neither counts in the success rate", async () => {
-    const lab = profile();
-    const ids = await importTasks([vwaTask(0), vwaTask(1, { start_url: "__REDDIT__/captcha" })]);
-    const { runId } = start({
-      tasks: { from: "tasks", taskIds: ids },
-      policy: { kind: "scripted", source: "actions", actions: ["click [{{Red kettle}}]", "stop [Red kettle]"] },
-      settings: { maxSteps: 4, deploymentProfileId: lab.id },
-    });
-    await work(runId);
-    const [ok, captcha] = trajectories(runId);
-    expect(ok!.detail.trajectory.outcome).toBe("answered");
-    expect(captcha!.detail.trajectory).toMatchObject({ outcome: "blocked", stepCount: 1 });
-    expect(captcha!.detail.trajectory.outcomeDetail).toBe("blocked at step 0 by a CAPTCHA: a CAPTCHA widget (.g-recaptcha)");
-    expect(captcha!.detail.steps[0]!.error).toMatch(/CAPTCHA/);
-    // No verdict for a blocked trajectory: the agent never got to try.
-    expect(captcha!.task.verdict).toBeNull();
-
-    forum.resetStatus = 500;
-    forum.resets = 0;
-    const failing = start({
-      tasks: { from: "tasks", taskIds: [ids[0]!] },
-      policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
-      settings: { deploymentProfileId: lab.id, infraRetries: 2 },
-    });
-    await work(failing.runId);
-    const [infra] = trajectories(failing.runId);
-    expect(forum.resets).toBe(3);
-    expect(infra!.detail.trajectory).toMatchObject({ outcome: "infra_error", stepCount: 0 });
-    expect(infra!.detail.trajectory.outcomeDetail).toBe(`the reset hook of __REDDIT__ (POST ${forum.baseUrl}/reset) answered HTTP 500: the database did not come back (3 attempts)`);
-    expect(infra!.task.verdict).toBeNull();
-    expect(liveRunDetail({ db: ctx.db, env: {} }, failing.runId).successRate).toEqual({ successes: 0, n: 0, infraErrors: 1, blocked: 0 });
-    expect(liveRunDetail({ db: ctx.db, env: {} }, runId).successRate).toEqual({ successes: 1, n: 1, infraErrors: 0, blocked: 1 });
-
-    // Analytics leave them out too, even when an evaluator graded them afterwards (here: a failure each).
-    for (const id of [captcha!.detail.trajectory.id, infra!.detail.trajectory.id]) {
-      upsertVerdict(ctx.db, { trajectoryId: id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, evaluatorName: "rules", kind: "rule", origin: "verdict", k: "", promptVersion: "vwa-rules-v1", verdict: "failure", score: 0, rationale: null, details: {} });
-    }
-    const overview = await callerWithRole(ctx, "researcher").analytics.overview({ scope: {} });
-    expect(overview.notCounted).toEqual({ infraErrors: 1, blocked: 1 });
-    expect(overview.trajectories).toBe(1);
-    expect(overview.columns.map((c) => [c.total.successes, c.total.n])).toEqual([[1, 1]]);
-  });
-
-  it("a profile allows only its own hosts: another loopback port is refused", async () => {
-    const lab = profile();
-    const other = await startLoginSite("other", "Green mug");
-    try {
-      const ids = await importTasks([vwaTask(0)]);
-      const { runId } = start({
+  describe.skipIf(!haveChromium)("runs", () => {
+    it("a scripted run signs in once, resets before each task, uses tabs, evaluates the rules live and keeps the HAR", async () => {
+      const lab = await profile();
+      const ids = await importTasks([
+        vwaTask(0),
+        // Also signed in to the market (uploaded storage state), which it visits in a second tab.
+        vwaTask(1, { sites: ["reddit", "shopping"], storage_state: "./.auth/reddit.shopping_state.json" }),
+      ]);
+      const { runId } = await start({
         tasks: { from: "tasks", taskIds: ids },
-        policy: { kind: "scripted", source: "actions", actions: [`goto [${other.baseUrl}/login]`, "stop [x]"] },
-        settings: { deploymentProfileId: lab.id },
+        policy: {
+          kind: "scripted",
+          source: "actions",
+          actions: ["click [{{Red kettle}}]", "new_tab", `goto [${market.baseUrl}/item/1]`, "tab_focus [0]", "stop [Red kettle]"],
+        },
+        settings: { maxSteps: 8, deploymentProfileId: lab.id },
+      });
+      const summary = await work(runId);
+      expect(summary.succeeded).toBe(2);
+
+      // One login for the run (the recipe), reused by the second task; a reset of each task's sites before it.
+      expect(forum.logins).toBe(1);
+      expect(logins.performed).toBe(1);
+      expect(market.logins).toBe(0);
+      expect(forum.resets).toBe(2);
+      expect(market.resets).toBe(1);
+
+      const [first, second] = await trajectories(runId);
+      for (const { detail } of [first!, second!]) {
+        expect(detail.trajectory, detail.trajectory.outcomeDetail ?? "").toMatchObject({ outcome: "answered", finalAnswer: "Red kettle", stepCount: 5 });
+        expect(detail.steps.map((s) => s.action.type)).toEqual(["click", "new_tab", "goto", "tab_focus", "answer"]);
+        // The first task's second tab lands on the market's login page, where Chromium's own autofill request may be
+        // refused after the goto: the steps the agent took on the forum are clean.
+        expect(detail.steps.slice(0, 2).map((s) => s.error)).toEqual([null, null]);
+        // Signed in: the start page is the forum's home, not its login page.
+        expect(detail.steps[0]!.url).toBe(`${forum.baseUrl}/`);
+        expect(detail.steps[4]!.url).toBe(`${forum.baseUrl}/item/1`);
+        // The rules ran on the live page with the placeholders replaced by the profile's URLs.
+        const verdict = await findVerdict(ctx.db, { trajectoryId: detail.trajectory.id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, k: "", promptVersion: "vwa-rules-v1" });
+        expect(verdict, JSON.stringify(verdict?.details)).toMatchObject({ verdict: "success", score: 1 });
+      }
+      expect(second!.detail.steps.map((s) => s.error)).toEqual([null, null, null, null, null]);
+      // The second task had the market's uploaded storage state: its second tab shows the item, not the login page.
+      expect(second!.detail.steps[3]!.url).toBe(`${market.baseUrl}/item/1`);
+      expect(first!.detail.steps[3]!.url).toBe(`${market.baseUrl}/login`);
+
+      // Tabs per step: one, then two with the new one active, then back to the first.
+      const evidence = await stepEvidenceOf(ctx.db, second!.detail.trajectory.id);
+      expect(evidence.map((e) => e.tabs!.length)).toEqual([1, 1, 2, 2, 2]);
+      expect(evidence[2]!.tabs!.find((t) => t.active)!.index).toBe(1);
+      expect(evidence[4]!.tabs!.find((t) => t.active)!.index).toBe(0);
+      expect(evidence.every((e) => e.prompt === null)).toBe(true);
+
+      // The HAR: in the content-addressed store, linked to the trajectory, listing the site's requests.
+      const har = (await trajectoryHarOf(ctx.db, second!.detail.trajectory.id))!;
+      expect(har).not.toBeNull();
+      const bytes = await ctx.store.read(har.harHash);
+      expect(sha(Buffer.from(bytes))).toBe(har.harHash);
+      const entries = (JSON.parse(Buffer.from(bytes).toString("utf8")) as { log: { entries: { request: { url: string; method: string }; response: { status: number } }[] } }).log.entries;
+      expect(entries.length).toBe(har.entries);
+      const urls = entries.map((e) => `${e.request.method} ${e.request.url} ${e.response.status}`);
+      expect(urls).toContain(`GET ${forum.baseUrl}/ 200`);
+      expect(urls).toContain(`GET ${forum.baseUrl}/item/1 200`);
+      expect(urls).toContain(`GET ${market.baseUrl}/item/1 200`);
+      expect(fs.existsSync(path.join(second!.detail.trajectory.sourcePath!, "network.har"))).toBe(false);
+
+      // The player's Network panel: step 0's click loaded the item page; step 2's goto the market's.
+      const step0 = await liveStepEvidence(ctx, second!.detail.trajectory.id, 0);
+      expect(step0.network!.requests.map((r) => `${r.method} ${r.url} ${r.status}`)).toContain(`GET ${forum.baseUrl}/item/1 200`);
+      expect(step0.network!.requests.find((r) => r.url === `${forum.baseUrl}/item/1`)!.size).toBeGreaterThan(50);
+      const step2 = await liveStepEvidence(ctx, second!.detail.trajectory.id, 2);
+      expect(step2.network!.requests.map((r) => r.url)).toEqual([`${market.baseUrl}/item/1`]);
+      expect(step2.tabs).toHaveLength(2);
+
+      // Secrets: sealed in the database, never in a profile's view.
+      const raw = JSON.stringify(await rawAll(ctx.db, sql`select sites from deployment_profiles`));
+      expect(raw).not.toContain(SITE_PASSWORD);
+      expect(raw).not.toContain(market.token);
+      expect(JSON.stringify(await listDeploymentProfiles(ctx.db))).not.toContain(SITE_PASSWORD);
+      expect((await listDeploymentProfiles(ctx.db))[0]!.sites[1]!.login).toEqual({ kind: "storageState", hasState: true, cookies: 1 });
+
+      const detail = await liveRunDetail({ db: ctx.db, env: {} }, runId);
+      expect(detail.deployment).toEqual({ id: lab.id, name: "lab" });
+      expect(detail.successRate).toEqual({ successes: 2, n: 2, infraErrors: 0, blocked: 0 });
+    });
+
+    it("the VLM policy gets the task's input image; each step's prompt is stored with images as hashes", async () => {
+      const lab = await profile();
+      const fake = await startFakeOpenAI();
+      try {
+        fake.setResponder((req) => {
+          const text = req.texts.at(-1)!;
+          const line = text.split("\n").find((l) => /^\[\d+\] <a> Red kettle/.test(l));
+          return line ? { reply: `Reasoning: the kettle from the image.\nAction: click [${/^\[(\d+)\]/.exec(line)![1]}]` } : { reply: "Reasoning: found it.\nAction: stop [Red kettle]" };
+        });
+        const config = await createJudgeConfig(ctx.db, { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
+        const ids = await importTasks([vwaTask(0, { image: IMAGE })]);
+        const { runId } = await start({ tasks: { from: "tasks", taskIds: ids }, policy: { kind: "vlm", judgeConfigId: config.id }, settings: { maxSteps: 4, deploymentProfileId: lab.id } });
+        await work(runId);
+        const [{ detail }] = (await trajectories(runId)) as [RecordedTask];
+        expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "Red kettle", stepCount: 2 });
+
+        // The input image, fetched from the deployment's homepage, is in every request, right after the task.
+        expect(fake.requests).toHaveLength(2);
+        for (const req of fake.requests) expect(req.imageHashes[0]).toBe(sha(market.image));
+        expect(fake.requests[0]!.texts).toContain("The task comes with this image:");
+
+        const evidence = await stepEvidenceOf(ctx.db, detail.trajectory.id);
+        expect(evidence).toHaveLength(2);
+        const prompt = evidence[1]!.prompt as { version: string; messages: { role: string; content: unknown }[] };
+        expect(prompt.version).toBe("verdict-live-v2");
+        const stored = JSON.stringify(prompt.messages);
+        expect(stored).toContain(`sha256:${sha(market.image)}`);
+        expect(stored).toContain(`sha256:${detail.steps[1]!.screenshotHash}`);
+        expect(stored).not.toContain("data:image");
+        expect(prompt.messages.map((m) => m.role)).toEqual(fake.requests[1]!.body.messages.map((m) => m.role));
+      } finally {
+        await fake.close();
+      }
+    });
+
+    it("a CAPTCHA ends the trajectory as blocked; a failing reset is an infrastructure error after its retries; neither counts in the success rate", async () => {
+      const lab = await profile();
+      const ids = await importTasks([vwaTask(0), vwaTask(1, { start_url: "__REDDIT__/captcha" })]);
+      const { runId } = await start({
+        tasks: { from: "tasks", taskIds: ids },
+        policy: { kind: "scripted", source: "actions", actions: ["click [{{Red kettle}}]", "stop [Red kettle]"] },
+        settings: { maxSteps: 4, deploymentProfileId: lab.id },
       });
       await work(runId);
-      const [{ detail }] = trajectories(runId) as [ReturnType<typeof trajectories>[number]];
-      expect(detail.steps[0]!.error).toMatch(new RegExp(`127\\.0\\.0\\.1:${other.port}`));
-      expect(detail.steps[1]!.url).toBe(`${forum.baseUrl}/`);
-      expect(other.logins + other.resets).toBe(0);
+      const [ok, captcha] = await trajectories(runId);
+      expect(ok!.detail.trajectory.outcome).toBe("answered");
+      expect(captcha!.detail.trajectory).toMatchObject({ outcome: "blocked", stepCount: 1 });
+      expect(captcha!.detail.trajectory.outcomeDetail).toBe("blocked at step 0 by a CAPTCHA: a CAPTCHA widget (.g-recaptcha)");
+      expect(captcha!.detail.steps[0]!.error).toMatch(/CAPTCHA/);
+      // No verdict for a blocked trajectory: the agent never got to try.
+      expect(captcha!.task.verdict).toBeNull();
 
-      // Without a profile, placeholders cannot be opened at all.
-      expect(() => start({ tasks: { from: "tasks", taskIds: ids }, policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] } })).toThrow(
-        /__REDDIT__ in its start URL needs a deployment profile/,
-      );
-    } finally {
-      await other.close();
-    }
+      forum.resetStatus = 500;
+      forum.resets = 0;
+      const failing = await start({
+        tasks: { from: "tasks", taskIds: [ids[0]!] },
+        policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+        settings: { deploymentProfileId: lab.id, infraRetries: 2 },
+      });
+      await work(failing.runId);
+      const [infra] = await trajectories(failing.runId);
+      expect(forum.resets).toBe(3);
+      expect(infra!.detail.trajectory).toMatchObject({ outcome: "infra_error", stepCount: 0 });
+      expect(infra!.detail.trajectory.outcomeDetail).toBe(`the reset hook of __REDDIT__ (POST ${forum.baseUrl}/reset) answered HTTP 500: the database did not come back (3 attempts)`);
+      expect(infra!.task.verdict).toBeNull();
+      expect((await liveRunDetail({ db: ctx.db, env: {} }, failing.runId)).successRate).toEqual({ successes: 0, n: 0, infraErrors: 1, blocked: 0 });
+      expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).successRate).toEqual({ successes: 1, n: 1, infraErrors: 0, blocked: 1 });
+
+      // Analytics leave them out too, even when an evaluator graded them afterwards (here: a failure each).
+      for (const id of [captcha!.detail.trajectory.id, infra!.detail.trajectory.id]) {
+        await upsertVerdict(ctx.db, { trajectoryId: id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, evaluatorName: "rules", kind: "rule", origin: "verdict", k: "", promptVersion: "vwa-rules-v1", verdict: "failure", score: 0, rationale: null, details: {} });
+      }
+      const overview = await callerWithRole(ctx, "researcher").analytics.overview({ scope: {} });
+      expect(overview.notCounted).toEqual({ infraErrors: 1, blocked: 1 });
+      expect(overview.trajectories).toBe(1);
+      expect(overview.columns.map((c) => [c.total.successes, c.total.n])).toEqual([[1, 1]]);
+    });
+
+    it("a profile allows only its own hosts: another loopback port is refused", async () => {
+      const lab = await profile();
+      const other = await startLoginSite("other", "Green mug");
+      try {
+        const ids = await importTasks([vwaTask(0)]);
+        const { runId } = await start({
+          tasks: { from: "tasks", taskIds: ids },
+          policy: { kind: "scripted", source: "actions", actions: [`goto [${other.baseUrl}/login]`, "stop [x]"] },
+          settings: { deploymentProfileId: lab.id },
+        });
+        await work(runId);
+        const [{ detail }] = (await trajectories(runId)) as [RecordedTask];
+        expect(detail.steps[0]!.error).toMatch(new RegExp(`127\\.0\\.0\\.1:${other.port}`));
+        expect(detail.steps[1]!.url).toBe(`${forum.baseUrl}/`);
+        expect(other.logins + other.resets).toBe(0);
+
+        // Without a profile, placeholders cannot be opened at all.
+        await expect(start({ tasks: { from: "tasks", taskIds: ids }, policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] } })).rejects.toThrow(
+          /__REDDIT__ in its start URL needs a deployment profile/,
+        );
+      } finally {
+        await other.close();
+      }
+    });
   });
 });

@@ -20,6 +20,7 @@ import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/se
 import { taskValues } from "../../server/services/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { createTestContext, type TestContext } from "../helpers/context";
 
 const root = path.resolve(__dirname, "..", "..");
@@ -37,21 +38,19 @@ beforeAll(async () => {
 afterAll(async () => {
   await sites?.close();
 });
-beforeEach(() => {
-  ctx = createTestContext("verdict-live-rec-");
-});
-afterEach(() => {
+async function cleanUp() {
   for (const c of children.splice(0)) if (c.exitCode === null) c.kill("SIGKILL");
-  ctx.cleanup();
-});
+  await ctx.cleanup();
+}
 
-function addTask(externalId: string, startUrl: string | null): number {
+async function addTask(externalId: string, startUrl: string | null): Promise<number> {
   const taskSet = { name: "Recovery tasks", benchmark: "adhoc" };
-  return upsertTask(
+  const task = await upsertTask(
     ctx.db,
-    ensureTaskSet(ctx.db, taskSet),
+    await ensureTaskSet(ctx.db, taskSet),
     taskValues({ taskSet, externalId, site: null, intent: `Task ${externalId}`, startUrl, inputImages: [], referenceAnswers: [], evaluatorConfig: null, difficulty: null, tags: [], extra: null }),
-  ).id;
+  );
+  return task.id;
 }
 
 function start(req: LiveRunRequestInput) {
@@ -64,7 +63,7 @@ const LEASE_MS = 1_500;
 function spawnWorker(owner: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", path.join(root, "tests/helpers/live-worker-child.ts"), path.join(ctx.dir, "verdict.db"), ctx.dir, sites.baseUrl, String(LEASE_MS), owner],
+    ["--import", "tsx", path.join(root, "tests/helpers/live-worker-child.ts"), ctx.config.postgresUrl ?? path.join(ctx.dir, "verdict.db"), ctx.dir, sites.baseUrl, String(LEASE_MS), owner],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.push(child);
@@ -82,18 +81,18 @@ function killed(child: ChildProcess): Promise<void> {
   });
 }
 
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const v = probe();
+    const v = await probe();
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
 
-const task0 = (runId: number) => liveRunDetail({ db: ctx.db, env: {} }, runId).tasks[0]!;
-const job0 = (runId: number) => listJobs(ctx.db, { groupKey: liveGroupKey(runId) })[0]!;
+const task0 = async (runId: number) => (await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!;
+const job0 = async (runId: number) => (await listJobs(ctx.db, { groupKey: liveGroupKey(runId) }))[0]!;
 
 function workHere(runId: number) {
   return runRunnerWorker({
@@ -107,52 +106,60 @@ function workHere(runId: number) {
   });
 }
 
-describe.skipIf(!haveChromium)("a killed worker's run", () => {
-  it("is taken back when its lease expires and starts over on another worker", async () => {
-    const { runId } = start({
-      tasks: { from: "tasks", taskIds: [addTask("rec.requeue", `${sites.baseUrl}/wiki/`)] },
-      policy: { kind: "scripted", source: "actions", actions: ["scroll [down]", "wait", "wait", "wait", "scroll [up]", "stop [recovered]"] },
-    });
-    const a = await spawnWorker("worker-a");
-    await waitFor("two steps from worker A", () => task0(runId).steps >= 2);
-    await killed(a);
-    expect(job0(runId)).toMatchObject({ status: "running", leaseOwner: "worker-a", attempts: 1 });
-    expect(task0(runId).outcome).toBe("running");
-
-    const summary = await workHere(runId);
-    expect(summary.succeeded).toBe(1);
-    expect(job0(runId)).toMatchObject({ status: "succeeded", attempts: 2 });
-    const t = task0(runId);
-    const detail = getTrajectoryDetail(ctx.db, t.trajectoryId!)!;
-    expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "recovered", stepCount: 6 });
-    expect(detail.trajectory.outcomeDetail).toBe("attempt 2 of 2: started again after the previous attempt was interrupted");
-    // The partial steps of the dead attempt are gone: one step per index, recorded by the second attempt.
-    expect(detail.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
+describeEachBackend("live runs across workers", (backend) => {
+  beforeEach(async () => {
+    ctx = await createBackendContext(backend, "verdict-live-rec-");
   });
+  afterEach(cleanUp);
 
-  it("fails with the reason when its last attempt's worker dies too", async () => {
-    const { runId } = start({
-      tasks: { from: "tasks", taskIds: [addTask("rec.fail", `${sites.baseUrl}/shop/`)] },
-      // Long enough that worker B cannot finish before the test kills it, even if this process stalls for seconds
-      // on a loaded machine (it is killed after its first step).
-      policy: { kind: "scripted", source: "actions", actions: [...Array(60).fill("wait"), "stop [never]"] },
-      settings: { maxSteps: 70 },
-    });
-    const a = await spawnWorker("worker-a");
-    await waitFor("a step from worker A", () => task0(runId).steps >= 1);
-    await killed(a);
-    const b = await spawnWorker("worker-b");
-    await waitFor("worker B's attempt to record", () => {
-      const t = task0(runId);
-      return job0(runId).attempts === 2 && t.outcomeDetail?.startsWith("attempt 2 of 2") && t.steps >= 1;
-    });
-    await killed(b);
+  // Two worker processes start and die per test: generous on a loaded machine.
+  describe.skipIf(!haveChromium)("a killed worker's run", { timeout: 120_000 }, () => {
+    it("is taken back when its lease expires and starts over on another worker", async () => {
+      const { runId } = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("rec.requeue", `${sites.baseUrl}/wiki/`)] },
+        policy: { kind: "scripted", source: "actions", actions: ["scroll [down]", "wait", "wait", "wait", "scroll [up]", "stop [recovered]"] },
+      });
+      const a = await spawnWorker("worker-a");
+      await waitFor("two steps from worker A", async () => (await task0(runId)).steps >= 2);
+      await killed(a);
+      expect(await job0(runId)).toMatchObject({ status: "running", leaseOwner: "worker-a", attempts: 1 });
+      expect((await task0(runId)).outcome).toBe("running");
 
-    const summary = await workHere(runId);
-    expect(summary.succeeded + summary.failed).toBe(0);
-    expect(job0(runId)).toMatchObject({ status: "failed", attempts: 2, error: "lease of worker worker-b expired at attempt 2" });
-    const t = task0(runId);
-    expect(t).toMatchObject({ outcome: "error", outcomeDetail: "lease of worker worker-b expired at attempt 2", finished: true, progress: 1 });
+      const summary = await workHere(runId);
+      expect(summary.succeeded).toBe(1);
+      expect(await job0(runId)).toMatchObject({ status: "succeeded", attempts: 2 });
+      const t = await task0(runId);
+      const detail = (await getTrajectoryDetail(ctx.db, t.trajectoryId!))!;
+      expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "recovered", stepCount: 6 });
+      expect(detail.trajectory.outcomeDetail).toBe("attempt 2 of 2: started again after the previous attempt was interrupted");
+      // The partial steps of the dead attempt are gone: one step per index, recorded by the second attempt.
+      expect(detail.steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    });
+
+    it("fails with the reason when its last attempt's worker dies too", async () => {
+      const { runId } = await start({
+        tasks: { from: "tasks", taskIds: [await addTask("rec.fail", `${sites.baseUrl}/shop/`)] },
+        // Long enough that worker B cannot finish before the test kills it, even if this process stalls for seconds
+        // on a loaded machine (it is killed after its first step).
+        policy: { kind: "scripted", source: "actions", actions: [...Array(60).fill("wait"), "stop [never]"] },
+        settings: { maxSteps: 70 },
+      });
+      const a = await spawnWorker("worker-a");
+      await waitFor("a step from worker A", async () => (await task0(runId)).steps >= 1);
+      await killed(a);
+      const b = await spawnWorker("worker-b");
+      await waitFor("worker B's attempt to record", async () => {
+        const t = await task0(runId);
+        return (await job0(runId)).attempts === 2 && t.outcomeDetail?.startsWith("attempt 2 of 2") && t.steps >= 1;
+      });
+      await killed(b);
+
+      const summary = await workHere(runId);
+      expect(summary.succeeded + summary.failed).toBe(0);
+      expect(await job0(runId)).toMatchObject({ status: "failed", attempts: 2, error: "lease of worker worker-b expired at attempt 2" });
+      const t = await task0(runId);
+      expect(t).toMatchObject({ outcome: "error", outcomeDetail: "lease of worker worker-b expired at attempt 2", finished: true, progress: 1 });
+    });
   });
 });
 
@@ -166,7 +173,12 @@ function freePort(): Promise<number> {
   });
 }
 
+// The CLI opens the database named in its environment: the embedded SQLite file here.
 describe.skipIf(!haveChromium)("npm run cli -- run", () => {
+  beforeEach(() => {
+    ctx = createTestContext("verdict-live-rec-");
+  });
+  afterEach(cleanUp);
   const run = promisify(execFile);
   async function cli(args: string[], env: Record<string, string>) {
     try {
@@ -194,7 +206,7 @@ describe.skipIf(!haveChromium)("npm run cli -- run", () => {
       ["demo.recipes--2", "Shakshuka, 541 reviews"],
     ]);
     // The demo tasks point at the port the worker served.
-    const detail = getTrajectoryDetail(ctx.db, out.trajectories[0].trajectoryId)!;
+    const detail = (await getTrajectoryDetail(ctx.db, out.trajectories[0].trajectoryId))!;
     expect(detail.task.startUrl).toBe(`http://127.0.0.1:${port}/recipes/`);
   });
 
@@ -208,8 +220,8 @@ describe.skipIf(!haveChromium)("npm run cli -- run", () => {
     expect(r.code).toBe(0);
     const t = JSON.parse(r.stdout).trajectories[0];
     expect(t).toMatchObject({ outcome: "answered", finalAnswer: "looked", steps: 2 });
-    const step = getTrajectoryDetail(ctx.db, t.trajectoryId)!.steps[0]!;
-    expect(getScreenshot(ctx.db, step.screenshotHash!)).toMatchObject({ width: 1280, height: 800 });
+    const step = (await getTrajectoryDetail(ctx.db, t.trajectoryId))!.steps[0]!;
+    expect(await getScreenshot(ctx.db, step.screenshotHash!)).toMatchObject({ width: 1280, height: 800 });
 
     const noPolicy = await cli(["run", "--tasks", "demo"], {});
     expect(noPolicy.code).toBe(2);
@@ -221,13 +233,17 @@ describe.skipIf(!haveChromium)("npm run cli -- run", () => {
   });
 });
 
-describe("liveRuns router", () => {
+describeEachBackend("liveRuns router", (backend) => {
+  beforeEach(async () => {
+    ctx = await createBackendContext(backend, "verdict-live-rec-");
+  });
+  afterEach(cleanUp);
   // Live runs are researchers' business (see server/api/trpc.ts).
   const caller = () => createCaller({ ...ctx, headers: new Headers(), session: { userId: "test-researcher", name: "Test Researcher", email: "researcher@example.test", role: "researcher" } });
 
   it("previews, starts, lists, shows, streams and cancels a run (no worker needed to queue it)", async () => {
-    const good = addTask("rt.good", "http://127.0.0.1:4517/wiki/");
-    const noUrl = addTask("rt.nourl", null);
+    const good = await addTask("rt.good", "http://127.0.0.1:4517/wiki/");
+    const noUrl = await addTask("rt.nourl", null);
     const api = caller();
     // The form lists task sets with their real task counts.
     expect((await api.liveRuns.formOptions()).taskSets).toEqual([{ id: expect.any(Number), name: "Recovery tasks", benchmark: "adhoc", taskCount: 2 }]);

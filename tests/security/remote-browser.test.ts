@@ -18,7 +18,8 @@ import { taskValues } from "../../server/services/ingest";
 import { EgressProxy } from "../../server/services/runner/egress-proxy";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";
-import { createTestContext, type TestContext } from "../helpers/context";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
 
 const chromiumPath = resolveChromiumPath();
 const haveChromium = chromiumAvailable(chromiumPath);
@@ -83,15 +84,16 @@ afterAll(async () => {
   }
 });
 
-function addTask(startUrl: string): number {
+async function addTask(startUrl: string): Promise<number> {
   const values = { taskSet: { name: "Remote", benchmark: "adhoc" }, externalId: `remote.${Date.now()}`, site: null, intent: "Look", startUrl, inputImages: [], referenceAnswers: [], evaluatorConfig: null, difficulty: null, tags: [], extra: null };
-  return upsertTask(ctx.db, ensureTaskSet(ctx.db, { name: "Remote", benchmark: "adhoc" }), taskValues(values)).id;
+  const task = await upsertTask(ctx.db, await ensureTaskSet(ctx.db, { name: "Remote", benchmark: "adhoc" }), taskValues(values));
+  return task.id;
 }
 
 async function runOnRemote(proxyHost: string | undefined) {
-  const { runId } = startLiveRun(
+  const { runId } = await startLiveRun(
     { db: ctx.db, env: {} },
-    liveRunRequestSchema.parse({ tasks: { from: "tasks", taskIds: [addTask(`http://127.0.0.1:${sitePort}/`)] }, policy: { kind: "scripted", source: "actions", actions: ["wait", "wait", "stop [done]"] } }),
+    liveRunRequestSchema.parse({ tasks: { from: "tasks", taskIds: [await addTask(`http://127.0.0.1:${sitePort}/`)] }, policy: { kind: "scripted", source: "actions", actions: ["wait", "wait", "stop [done]"] } }),
   );
   // Launching here would fail: the browser can only come from the browser server.
   ctx.config.chromiumPath = "/nonexistent/chromium";
@@ -105,30 +107,34 @@ async function runOnRemote(proxyHost: string | undefined) {
     untilIdle: true,
     demo: { baseUrl: `http://127.0.0.1:${sitePort}`, origins: [`127.0.0.1:${sitePort}`] },
   });
-  const d = liveRunDetail({ db: ctx.db, env: {} }, runId);
-  return getTrajectoryDetail(ctx.db, d.tasks[0]!.trajectoryId!)!;
+  const d = await liveRunDetail({ db: ctx.db, env: {} }, runId);
+  return (await getTrajectoryDetail(ctx.db, d.tasks[0]!.trajectoryId!))!;
 }
 
-describe.skipIf(!haveChromium)("live runs on a remote browser (VERDICT_BROWSER_WS)", () => {
-  beforeAll(() => {
-    ctx = createTestContext("verdict-remote-browser-");
+describeEachBackend("live runs on a remote browser (VERDICT_BROWSER_WS)", (backend) => {
+  beforeAll(async () => {
+    ctx = await createBackendContext(backend, "verdict-remote-browser-");
   });
-  afterAll(() => ctx?.cleanup());
-
-  it("records the run through the browser server, and a page still cannot reach loopback", async () => {
-    const detail = await runOnRemote("127.0.0.1");
-    expect(detail.trajectory.outcome).toBe("answered");
-    expect(detail.steps.length).toBeGreaterThanOrEqual(2);
-    expect(detail.steps[0]!.url).toBe(`http://127.0.0.1:${sitePort}/`);
-    expect(internalConnections).toBe(0);
-    const errors = detail.steps.map((s) => s.error ?? "").join("\n");
-    // The proxy's own refusal (the redirect hop), and the WebSocket's.
-    expect(errors).toContain(`blocked request to 127.0.0.1:${internalPort} (loopback)`);
-    expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internalPort}/ws was blocked`);
+  afterAll(async () => {
+    await ctx?.cleanup();
   });
 
-  it("refuses to start without VERDICT_RUNNER_PROXY_HOST", async () => {
-    await expect(runOnRemote(undefined)).rejects.toThrow(/needs VERDICT_RUNNER_PROXY_HOST/);
+  describe.skipIf(!haveChromium)("runs", () => {
+    it("records the run through the browser server, and a page still cannot reach loopback", async () => {
+      const detail = await runOnRemote("127.0.0.1");
+      expect(detail.trajectory.outcome).toBe("answered");
+      expect(detail.steps.length).toBeGreaterThanOrEqual(2);
+      expect(detail.steps[0]!.url).toBe(`http://127.0.0.1:${sitePort}/`);
+      expect(internalConnections).toBe(0);
+      const errors = detail.steps.map((s) => s.error ?? "").join("\n");
+      // The proxy's own refusal (the redirect hop), and the WebSocket's.
+      expect(errors).toContain(`blocked request to 127.0.0.1:${internalPort} (loopback)`);
+      expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internalPort}/ws was blocked`);
+    });
+
+    it("refuses to start without VERDICT_RUNNER_PROXY_HOST", async () => {
+      await expect(runOnRemote(undefined)).rejects.toThrow(/needs VERDICT_RUNNER_PROXY_HOST/);
+    });
   });
 });
 

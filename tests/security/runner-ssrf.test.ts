@@ -24,7 +24,8 @@ import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/dom
 import { taskValues } from "../../server/services/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";
-import { createTestContext, type TestContext } from "../helpers/context";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
 
 const chromiumPath = resolveChromiumPath();
 const haveChromium = chromiumAvailable(chromiumPath);
@@ -141,13 +142,7 @@ afterAll(async () => {
     await new Promise((r) => s.close(r));
   }
 });
-beforeEach(() => {
-  ctx = createTestContext("verdict-ssrf-");
-  browsers = [];
-});
-afterEach(() => ctx.cleanup());
-
-function addTask(externalId: string, startUrl: string): number {
+async function addTask(externalId: string, startUrl: string): Promise<number> {
   const values = {
     taskSet: { name: "SSRF tasks", benchmark: "adhoc" },
     externalId,
@@ -161,13 +156,14 @@ function addTask(externalId: string, startUrl: string): number {
     tags: [],
     extra: null,
   };
-  return upsertTask(ctx.db, ensureTaskSet(ctx.db, { name: "SSRF tasks", benchmark: "adhoc" }), taskValues(values)).id;
+  const task = await upsertTask(ctx.db, await ensureTaskSet(ctx.db, { name: "SSRF tasks", benchmark: "adhoc" }), taskValues(values));
+  return task.id;
 }
 
 async function runScripted(startUrl: string, actions: string[], settings: LiveRunRequestInput["settings"] = {}) {
-  const { runId } = startLiveRun(
+  const { runId } = await startLiveRun(
     { db: ctx.db, env: {} },
-    liveRunRequestSchema.parse({ tasks: { from: "tasks", taskIds: [addTask(`ssrf.${Date.now()}`, startUrl)] }, policy: { kind: "scripted", source: "actions", actions }, settings }),
+    liveRunRequestSchema.parse({ tasks: { from: "tasks", taskIds: [await addTask(`ssrf.${Date.now()}`, startUrl)] }, policy: { kind: "scripted", source: "actions", actions }, settings }),
   );
   const rebindLookups = { n: 0 };
   await runRunnerWorker({
@@ -193,8 +189,8 @@ async function runScripted(startUrl: string, actions: string[], settings: LiveRu
       return b;
     },
   });
-  const d = liveRunDetail({ db: ctx.db, env: {} }, runId);
-  return getTrajectoryDetail(ctx.db, d.tasks[0]!.trajectoryId!)!;
+  const d = await liveRunDetail({ db: ctx.db, env: {} }, runId);
+  return (await getTrajectoryDetail(ctx.db, d.tasks[0]!.trajectoryId!))!;
 }
 
 /** Pixels of the internal page's red in a stored screenshot. */
@@ -205,43 +201,53 @@ async function redPixels(hash: string): Promise<number> {
   return n;
 }
 
-describe.skipIf(!haveChromium)("live runner egress (security review H2)", () => {
-  it("no subresource, redirect hop, navigation, WebSocket, address spelling, rebinding name or failed lookup reaches an internal service", async () => {
-    const start = `http://127.0.0.1:${attackerPort}/evil.html`;
-    const detail = await runScripted(start, ["wait", "wait", `goto [http://127.0.0.1:${attackerPort}/meta.html]`, "wait", `goto [http://127.0.0.1:${attackerPort}/jsnav.html]`, "wait", "stop [done]"]);
-    expect(detail.trajectory.outcome).toBe("answered");
-
-    // Not one connection, let alone a request.
-    expect(internal.paths).toEqual([]);
-    expect(internal.connections).toBe(0);
-
-    // The internal page is in no screenshot (the redirected iframe would fill 1000×500 of the first ones with red).
-    expect(detail.steps.length).toBeGreaterThanOrEqual(6);
-    for (const s of detail.steps) {
-      expect(await redPixels(s.rawScreenshotHash!), `step ${s.index} screenshot`).toBe(0);
-      expect(await redPixels(s.screenshotHash!), `step ${s.index} marked screenshot`).toBe(0);
-    }
-
-    // Researchers see why: each refusal is in a step's error.
-    const errors = detail.steps.map((s) => s.error ?? "").join("\n");
-    expect(errors).toContain(`blocked request to 127.0.0.1:${internal.port} (loopback)`);
-    // Literal private addresses are already stopped by the context's routes, in front of the proxy.
-    expect(errors).toContain(`blocked request to [::1]:${internal.port} ([::1] is a private or loopback address)`);
-    expect(errors).toContain(`blocked request to rebind.test:${internal.port} (resolves to 127.0.0.1, loopback)`);
-    expect(errors).toMatch(new RegExp(`blocked request to nxdomain\\.test:${internal.port} \\(the name did not resolve: getaddrinfo ENOTFOUND nxdomain\\.test\\)`));
-    expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internal.port}/ws-direct was blocked`);
-    // A main-frame hop that was refused shows the runner's refusal, never the internal page, and is left again.
-    expect(errors).toMatch(new RegExp(`the page went to http://127\\.0\\.0\\.1:${internal.port}/(meta-refresh|js-navigation), which is not allowed`));
+describeEachBackend("live runner egress (security review H2)", (backend) => {
+  beforeEach(async () => {
+    ctx = await createBackendContext(backend, "verdict-ssrf-");
+    browsers = [];
+  });
+  afterEach(async () => {
+    await ctx.cleanup();
   });
 
-  it("a run that allows the private network still cannot reach link-local addresses (the cloud metadata service)", async () => {
-    const detail = await runScripted(`http://127.0.0.1:${attackerPort}/meta.html`, ["wait", "goto [http://169.254.169.254/latest/meta-data/]", "stop [done]"], {
-      allowPrivateNetwork: true,
-      allowedHosts: ["127.0.0.1", "169.254.169.254"],
+  describe.skipIf(!haveChromium)("runs", () => {
+    it("no subresource, redirect hop, navigation, WebSocket, address spelling, rebinding name or failed lookup reaches an internal service", async () => {
+      const start = `http://127.0.0.1:${attackerPort}/evil.html`;
+      const detail = await runScripted(start, ["wait", "wait", `goto [http://127.0.0.1:${attackerPort}/meta.html]`, "wait", `goto [http://127.0.0.1:${attackerPort}/jsnav.html]`, "wait", "stop [done]"]);
+      expect(detail.trajectory.outcome).toBe("answered");
+
+      // Not one connection, let alone a request.
+      expect(internal.paths).toEqual([]);
+      expect(internal.connections).toBe(0);
+
+      // The internal page is in no screenshot (the redirected iframe would fill 1000×500 of the first ones with red).
+      expect(detail.steps.length).toBeGreaterThanOrEqual(6);
+      for (const s of detail.steps) {
+        expect(await redPixels(s.rawScreenshotHash!), `step ${s.index} screenshot`).toBe(0);
+        expect(await redPixels(s.screenshotHash!), `step ${s.index} marked screenshot`).toBe(0);
+      }
+
+      // Researchers see why: each refusal is in a step's error.
+      const errors = detail.steps.map((s) => s.error ?? "").join("\n");
+      expect(errors).toContain(`blocked request to 127.0.0.1:${internal.port} (loopback)`);
+      // Literal private addresses are already stopped by the context's routes, in front of the proxy.
+      expect(errors).toContain(`blocked request to [::1]:${internal.port} ([::1] is a private or loopback address)`);
+      expect(errors).toContain(`blocked request to rebind.test:${internal.port} (resolves to 127.0.0.1, loopback)`);
+      expect(errors).toMatch(new RegExp(`blocked request to nxdomain\\.test:${internal.port} \\(the name did not resolve: getaddrinfo ENOTFOUND nxdomain\\.test\\)`));
+      expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internal.port}/ws-direct was blocked`);
+      // A main-frame hop that was refused shows the runner's refusal, never the internal page, and is left again.
+      expect(errors).toMatch(new RegExp(`the page went to http://127\\.0\\.0\\.1:${internal.port}/(meta-refresh|js-navigation), which is not allowed`));
     });
-    // With the private network allowed, the meta refresh does reach loopback: only the run's own rule let it.
-    expect(internal.paths).toContain("GET /meta-refresh");
-    const errors = detail.steps.map((s) => s.error ?? "").join("\n");
-    expect(errors).toContain("blocked request to 169.254.169.254:80 (link-local)");
+
+    it("a run that allows the private network still cannot reach link-local addresses (the cloud metadata service)", async () => {
+      const detail = await runScripted(`http://127.0.0.1:${attackerPort}/meta.html`, ["wait", "goto [http://169.254.169.254/latest/meta-data/]", "stop [done]"], {
+        allowPrivateNetwork: true,
+        allowedHosts: ["127.0.0.1", "169.254.169.254"],
+      });
+      // With the private network allowed, the meta refresh does reach loopback: only the run's own rule let it.
+      expect(internal.paths).toContain("GET /meta-refresh");
+      const errors = detail.steps.map((s) => s.error ?? "").join("\n");
+      expect(errors).toContain("blocked request to 169.254.169.254:80 (link-local)");
+    });
   });
 });

@@ -14,6 +14,7 @@ import {
   liveTrajectoryPulse,
   previewLiveRun,
   startLiveRun,
+  type LiveRunDeps,
 } from "../../services/runner/live-runs";
 import { getTrajectoryForPlayer } from "../../services/trajectory-views";
 import { liveStepEvidence } from "../../services/runner/evidence";
@@ -37,28 +38,28 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-function deps(ctx: TrpcContext) {
+async function deps(ctx: TrpcContext): Promise<LiveRunDeps> {
   return { db: ctx.db, env: runtimeEnvironment() };
 }
 
 const id = z.number().int().positive();
 
 /** Live runs show agents, models and their trajectories: closed to researchers while they label blind. */
-const liveRunsProcedure = researcherProcedure.use(({ ctx, next }) => {
-  assertSeesWholeCatalog(ctx.db, ctx.actor, "live runs");
+const liveRunsProcedure = researcherProcedure.use(async ({ ctx, next }) => {
+  await assertSeesWholeCatalog(ctx.db, ctx.actor, "live runs");
   return next();
 });
 
 export const liveRunsRouter = createTRPCRouter({
-  formOptions: liveRunsProcedure.query(({ ctx }) => liveRunFormOptions(deps(ctx))),
+  formOptions: liveRunsProcedure.query(async ({ ctx }) => liveRunFormOptions(await deps(ctx))),
 
   preview: liveRunsProcedure
     .input(z.object({ tasks: taskSelectionSchema, policy: policySpecSchema, deploymentProfileId: id.nullish() }))
-    .query(({ ctx, input }) => previewLiveRun(deps(ctx), input)),
+    .query(async ({ ctx, input }) => previewLiveRun(await deps(ctx), input)),
 
-  start: liveRunsProcedure.input(liveRunRequestSchema).mutation(({ ctx, input }) => startLiveRun(deps(ctx), input, ctx.session?.userId ?? null)),
+  start: liveRunsProcedure.input(liveRunRequestSchema).mutation(async ({ ctx, input }) => startLiveRun(await deps(ctx), input, ctx.session?.userId ?? null)),
 
-  list: liveRunsProcedure.query(({ ctx }) => listLiveRuns(deps(ctx))),
+  list: liveRunsProcedure.query(async ({ ctx }) => listLiveRuns(await deps(ctx))),
 
   /**
    * One step's evidence for the player's Network and Prompt panels: the requests from the HAR, the open tabs, the
@@ -66,20 +67,21 @@ export const liveRunsRouter = createTRPCRouter({
    */
   stepEvidence: liveRunsProcedure
     .input(z.object({ trajectoryId: id, step: z.number().int().nonnegative() }))
-    .query(({ ctx, input }) => liveStepEvidence({ db: ctx.db, store: ctx.store }, input.trajectoryId, input.step)),
+    .query(async ({ ctx, input }) => liveStepEvidence({ db: ctx.db, store: ctx.store }, input.trajectoryId, input.step)),
 
-  byId: liveRunsProcedure.input(z.object({ id })).query(({ ctx, input }) => liveRunDetail(deps(ctx), input.id)),
+  byId: liveRunsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => liveRunDetail(await deps(ctx), input.id)),
 
   /** Cancels the run, or one task of it when `taskId` is given. */
   cancel: liveRunsProcedure
     .input(z.object({ runId: id, taskId: id.optional() }))
-    .mutation(({ ctx, input }) => cancelLiveRun(deps(ctx), input.runId, input.taskId)),
+    .mutation(async ({ ctx, input }) => cancelLiveRun(await deps(ctx), input.runId, input.taskId)),
 
   /** Snapshots of a run (its tasks, progress, status) as they change; ends when no task is left to run. */
   watch: liveRunsProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
+    const runDeps = await deps(ctx);
     let last = "";
     while (!signal?.aborted) {
-      const detail = liveRunDetail(deps(ctx), input.id);
+      const detail = await liveRunDetail(runDeps, input.id);
       const key = JSON.stringify(detail);
       if (key !== last) {
         last = key;
@@ -92,10 +94,10 @@ export const liveRunsRouter = createTRPCRouter({
 
   /** The player's view of a live trajectory, again each time a step is recorded; ends when it is finished. */
   watchTrajectory: liveRunsProcedure.input(z.object({ id })).subscription(async function* ({ ctx, input, signal }) {
-    if (!liveTrajectoryPulse(ctx.db, input.id)) throw new NotFoundError("live trajectory", input.id);
+    if (!(await liveTrajectoryPulse(ctx.db, input.id))) throw new NotFoundError("live trajectory", input.id);
     let last = "";
     while (!signal?.aborted) {
-      const pulse = liveTrajectoryPulse(ctx.db, input.id);
+      const pulse = await liveTrajectoryPulse(ctx.db, input.id);
       if (!pulse) throw new NotFoundError("live trajectory", input.id);
       const key = `${pulse.stepCount}|${pulse.outcome}|${pulse.outcomeDetail}`;
       if (key !== last) {

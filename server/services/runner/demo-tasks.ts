@@ -3,7 +3,7 @@
  * start URLs on the port they are served on. Kept apart from ./demo-scripts.ts: it stores tasks the way the importer
  * does, and the web server, which only reads the demo scripts, should not bundle the importers.
  */
-import type { Db } from "../../../db/client";
+import { withTransaction, type Db } from "../../../db/database";
 import { ensureTask, ensureTaskSet } from "../../../db/repositories/catalog";
 import { findTaskSetByName } from "../../../db/repositories/live-runs";
 import { DEMO_TASKS, DEMO_TASK_SET, demoTask } from "../../demo-sites/demo-trajectories";
@@ -13,13 +13,13 @@ import { taskValues } from "../ingest";
  * Makes sure the demo task set exists with start URLs on `baseUrl` (the demo data, when loaded, already created it
  * on the default port; existing tasks are left as they are). Returns the task set id.
  */
-export function ensureDemoTaskSet(db: Db, baseUrl: string): number {
-  const existing = findTaskSetByName(db, DEMO_TASK_SET.name);
-  const setId = existing?.id ?? ensureTaskSet(db, DEMO_TASK_SET);
-  db.$client.transaction(() => {
+export async function ensureDemoTaskSet(db: Db, baseUrl: string): Promise<number> {
+  const existing = await findTaskSetByName(db, DEMO_TASK_SET.name);
+  const setId = existing?.id ?? (await ensureTaskSet(db, DEMO_TASK_SET));
+  await withTransaction(db, async () => {
     for (const def of DEMO_TASKS) {
       const t = demoTask(def, baseUrl);
-      ensureTask(
+      await ensureTask(
         db,
         setId,
         taskValues({
@@ -37,6 +37,6 @@ export function ensureDemoTaskSet(db: Db, baseUrl: string): number {
         }),
       );
     }
-  })();
+  });
   return setId;
 }

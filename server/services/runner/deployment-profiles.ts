@@ -3,7 +3,7 @@
  * and uploaded storage-state files are sealed with the installation's secret box before they are stored and are never
  * shown again; a profile's views say only whether one is set. Runs read the secrets back in their worker.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import {
   deleteDeploymentProfile as deleteRow,
   findDeploymentProfileRowByName,
@@ -11,9 +11,10 @@ import {
   insertDeploymentProfile,
   listDeploymentProfileRows,
   updateDeploymentProfile as updateRow,
+  type DeploymentProfileRow,
 } from "../../../db/repositories/runner-evidence";
 import type { StoredDeploymentSite } from "../../../db/schema/index";
-import { secretBoxOf } from "../../auth/secret-box";
+import { secretBoxOf, type SecretBox } from "../../auth/secret-box";
 import {
   deploymentPlan,
   deploymentProfileInputSchema,
@@ -41,8 +42,7 @@ function parseInput(input: DeploymentProfileInput) {
 }
 
 /** The sites as stored: new secrets sealed, omitted ones kept from `previous` (same site, same kind of login). */
-function storedSites(db: Db, name: string, sites: ReturnType<typeof parseInput>["sites"], previous: StoredDeploymentSite[]): StoredDeploymentSite[] {
-  const box = secretBoxOf(db);
+function storedSites(box: SecretBox, name: string, sites: ReturnType<typeof parseInput>["sites"], previous: StoredDeploymentSite[]): StoredDeploymentSite[] {
   return sites.map((s, i) => {
     const before = previous.find((p) => p.placeholder === s.placeholder)?.login ?? null;
     let login: StoredDeploymentSite["login"] = null;
@@ -78,7 +78,7 @@ export interface DeploymentProfileView {
   destinations: string[];
 }
 
-function view(db: Db, row: NonNullable<ReturnType<typeof getDeploymentProfileRow>>): DeploymentProfileView {
+function view(box: SecretBox, row: DeploymentProfileRow): DeploymentProfileView {
   const plan = planOfRow(row);
   return {
     id: row.id,
@@ -92,7 +92,7 @@ function view(db: Db, row: NonNullable<ReturnType<typeof getDeploymentProfileRow
         const { passwordSealed: _sealed, ...rest } = s.login;
         login = { ...rest, hasPassword: true };
       } else if (s.login?.kind === "storageState") {
-        const opened = secretBoxOf(db).open(s.login.stateSealed, secretContext(row.name, s.placeholder, "storage-state"));
+        const opened = box.open(s.login.stateSealed, secretContext(row.name, s.placeholder, "storage-state"));
         login = { kind: "storageState", hasState: true, cookies: opened ? parseStorageState(opened).cookies.length : 0 };
       }
       return { placeholder: s.placeholder, url: s.url, login, reset: s.reset };
@@ -100,7 +100,7 @@ function view(db: Db, row: NonNullable<ReturnType<typeof getDeploymentProfileRow
   };
 }
 
-function planOfRow(row: NonNullable<ReturnType<typeof getDeploymentProfileRow>>): DeploymentPlan {
+function planOfRow(row: DeploymentProfileRow): DeploymentPlan {
   return deploymentPlan({
     id: row.id,
     name: row.name,
@@ -113,45 +113,46 @@ function planOfRow(row: NonNullable<ReturnType<typeof getDeploymentProfileRow>>)
   });
 }
 
-export function listDeploymentProfiles(db: Db): DeploymentProfileView[] {
-  return listDeploymentProfileRows(db).map((r) => view(db, r));
+export async function listDeploymentProfiles(db: Db): Promise<DeploymentProfileView[]> {
+  const box = secretBoxOf(db);
+  return (await listDeploymentProfileRows(db)).map((r) => view(box, r));
 }
 
-export function getDeploymentProfile(db: Db, id: number): DeploymentProfileView {
-  const row = getDeploymentProfileRow(db, id);
+export async function getDeploymentProfile(db: Db, id: number): Promise<DeploymentProfileView> {
+  const row = await getDeploymentProfileRow(db, id);
   if (!row) throw new NotFoundError("deployment profile", id);
-  return view(db, row);
+  return view(secretBoxOf(db), row);
 }
 
-export function findDeploymentProfile(db: Db, idOrName: string): DeploymentProfileView {
-  const row = /^\d+$/.test(idOrName) ? getDeploymentProfileRow(db, Number(idOrName)) : findDeploymentProfileRowByName(db, idOrName);
+export async function findDeploymentProfile(db: Db, idOrName: string): Promise<DeploymentProfileView> {
+  const row = /^\d+$/.test(idOrName) ? await getDeploymentProfileRow(db, Number(idOrName)) : await findDeploymentProfileRowByName(db, idOrName);
   if (!row) throw new NotFoundError("deployment profile", idOrName);
-  return view(db, row);
+  return view(secretBoxOf(db), row);
 }
 
-export function createDeploymentProfile(db: Db, input: DeploymentProfileInput): DeploymentProfileView {
+export async function createDeploymentProfile(db: Db, input: DeploymentProfileInput): Promise<DeploymentProfileView> {
   const p = parseInput(input);
-  if (findDeploymentProfileRowByName(db, p.name)) throw new ConflictError(`a deployment profile named "${p.name}" exists already`);
-  const id = insertDeploymentProfile(db, { name: p.name, description: p.description ?? null, sites: storedSites(db, p.name, p.sites, []) });
+  if (await findDeploymentProfileRowByName(db, p.name)) throw new ConflictError(`a deployment profile named "${p.name}" exists already`);
+  const id = await insertDeploymentProfile(db, { name: p.name, description: p.description ?? null, sites: storedSites(secretBoxOf(db), p.name, p.sites, []) });
   return getDeploymentProfile(db, id);
 }
 
 /** Replaces a profile's sites; passwords and storage states left out are kept. The name does not change. */
-export function updateDeploymentProfile(db: Db, id: number, input: DeploymentProfileInput): DeploymentProfileView {
-  const row = getDeploymentProfileRow(db, id);
+export async function updateDeploymentProfile(db: Db, id: number, input: DeploymentProfileInput): Promise<DeploymentProfileView> {
+  const row = await getDeploymentProfileRow(db, id);
   if (!row) throw new NotFoundError("deployment profile", id);
   const p = parseInput(input);
   if (p.name !== row.name) throw new ValidationError(`deployment profile name: a profile keeps its name ("${row.name}"); create a new one instead`);
-  updateRow(db, id, { description: p.description ?? null, sites: storedSites(db, row.name, p.sites, row.sites) });
+  await updateRow(db, id, { description: p.description ?? null, sites: storedSites(secretBoxOf(db), row.name, p.sites, row.sites) });
   return getDeploymentProfile(db, id);
 }
 
-export function deleteDeploymentProfile(db: Db, id: number): void {
-  if (!deleteRow(db, id)) throw new NotFoundError("deployment profile", id);
+export async function deleteDeploymentProfile(db: Db, id: number): Promise<void> {
+  if (!(await deleteRow(db, id))) throw new NotFoundError("deployment profile", id);
 }
 
-export function deploymentPlanOf(db: Db, id: number): DeploymentPlan {
-  const row = getDeploymentProfileRow(db, id);
+export async function deploymentPlanOf(db: Db, id: number): Promise<DeploymentPlan> {
+  const row = await getDeploymentProfileRow(db, id);
   if (!row) throw new NotFoundError("deployment profile", id);
   return planOfRow(row);
 }
@@ -169,8 +170,8 @@ export interface SiteRuntime {
 }
 
 /** A profile's sites as the runner needs them; a secret that does not open (another auth secret) is an error naming it. */
-export function deploymentRuntime(db: Db, id: number): Map<string, SiteRuntime> {
-  const row = getDeploymentProfileRow(db, id);
+export async function deploymentRuntime(db: Db, id: number): Promise<Map<string, SiteRuntime>> {
+  const row = await getDeploymentProfileRow(db, id);
   if (!row) throw new NotFoundError("deployment profile", id);
   const box = secretBoxOf(db);
   const out = new Map<string, SiteRuntime>();

@@ -3,7 +3,7 @@
  * during the step (from the trajectory's HAR, placed on steps by their start times), the tabs that were open, and the
  * exact prompt the policy sent. Researchers only: the router keeps it from anyone labelling blind.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { stepEvidenceAt, stepEvidenceOf, trajectoryHarOf } from "../../../db/repositories/runner-evidence";
 import type { ScreenshotStore } from "../screenshot-store";
 
@@ -60,11 +60,10 @@ export function requestsOfStep(requests: NetworkRequest[], starts: number[], ind
 }
 
 export async function liveStepEvidence(deps: { db: Db; store: ScreenshotStore }, trajectoryId: number, index: number) {
-  const here = stepEvidenceAt(deps.db, trajectoryId, index);
-  const har = trajectoryHarOf(deps.db, trajectoryId);
+  const [here, har] = await Promise.all([stepEvidenceAt(deps.db, trajectoryId, index), trajectoryHarOf(deps.db, trajectoryId)]);
   let network: { requests: NetworkRequest[]; total: number; harHash: string; harEntries: number } | null = null;
   if (har && here) {
-    const starts = stepEvidenceOf(deps.db, trajectoryId).map((e) => e.startedAt);
+    const starts = (await stepEvidenceOf(deps.db, trajectoryId)).map((e) => e.startedAt);
     const all = requestsOfStep(await harRequests(deps.store, har.harHash), starts, index);
     network = { requests: all.slice(0, MAX_REQUESTS_SHOWN), total: all.length, harHash: har.harHash, harEntries: har.entries };
   }

@@ -4,14 +4,12 @@
  * (./worker.ts); nothing here touches a browser.
  */
 import crypto from "node:crypto";
-import type { Db } from "../../../db/client";
+import { withTransaction, type Db } from "../../../db/database";
 import { upsertRun } from "../../../db/repositories/catalog";
 import { cancelJobGroup, enqueueJobs, requestJobCancel } from "../../../db/repositories/jobs";
 import {
   getLiveRun,
-  LIVE_JOB_TYPE,
   listLiveRunRows,
-  liveGroupKey,
   liveRunTaskRows,
   liveTaskJob,
   reconcileLiveTrajectories,
@@ -24,6 +22,7 @@ import {
   type TaskRef,
 } from "../../../db/repositories/live-runs";
 import { findTask, getTaskSet, listTaskSets } from "../../../db/repositories/catalog";
+import { LIVE_JOB_TYPE, liveGroupKey } from "../../domain/runner/live-jobs";
 import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
 import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME } from "../../domain/runner/settings";
 import { parseHostList, parseTextList } from "../../domain/runner/safety";
@@ -73,36 +72,36 @@ function demoBaseUrl(env: Env): string {
 }
 
 /** The tasks a selection names, with a label saying where they came from. */
-export function resolveTaskSelection(deps: LiveRunDeps, sel: TaskSelection): { tasks: TaskRef[]; label: string } {
+export async function resolveTaskSelection(deps: LiveRunDeps, sel: TaskSelection): Promise<{ tasks: TaskRef[]; label: string }> {
   const { db } = deps;
   switch (sel.from) {
     case "demo": {
-      const set = findTaskSetByName(db, DEMO_TASK_SET_NAME);
+      const set = await findTaskSetByName(db, DEMO_TASK_SET_NAME);
       if (!set) {
         throw new ValidationError(
           `the demo task set "${DEMO_TASK_SET_NAME}" is not there yet: a runner worker creates it when it starts (npm run worker; the quick start runs one)`,
         );
       }
-      const all = tasksOfSet(db, set.id);
+      const all = await tasksOfSet(db, set.id);
       return { tasks: all.slice(0, sel.limit ?? all.length), label: `demo task set${sel.limit && sel.limit < all.length ? ` (first ${sel.limit})` : ""}` };
     }
     case "taskSet": {
-      const set = getTaskSet(db, sel.taskSetId);
+      const set = await getTaskSet(db, sel.taskSetId);
       if (!set) throw new NotFoundError("task set", sel.taskSetId);
-      const all = tasksOfSet(db, sel.taskSetId);
+      const all = await tasksOfSet(db, sel.taskSetId);
       const limit = sel.limit ?? MAX_TASKS_PER_RUN;
       return { tasks: all.slice(0, limit), label: `task set ${set.name}${all.length > limit ? ` (first ${limit} of ${all.length})` : ""}` };
     }
     case "trajectories": {
-      const ids = taskIdsOfTrajectories(db, sel.filter, sel.limit ?? MAX_TASKS_PER_RUN);
+      const ids = await taskIdsOfTrajectories(db, sel.filter, sel.limit ?? MAX_TASKS_PER_RUN);
       const parts = Object.entries(sel.filter)
         .filter(([, v]) => v !== undefined && v !== "")
         .map(([k, v]) => `${k}=${String(v)}`);
-      return { tasks: tasksByIds(db, ids), label: `tasks of trajectories${parts.length ? ` where ${parts.join(", ")}` : ""}` };
+      return { tasks: await tasksByIds(db, ids), label: `tasks of trajectories${parts.length ? ` where ${parts.join(", ")}` : ""}` };
     }
     case "tasks": {
       const unique = [...new Set(sel.taskIds)];
-      const found = tasksByIds(db, unique);
+      const found = await tasksByIds(db, unique);
       const missing = unique.filter((id) => !found.some((t) => t.id === id));
       if (missing.length) throw new ValidationError(`tasks ${missing.slice(0, 10).join(", ")} do not exist`);
       return { tasks: found, label: `${found.length} chosen task${found.length === 1 ? "" : "s"}` };
@@ -137,9 +136,9 @@ function usableStartUrl(url: string | null): boolean {
 }
 
 /** Checks a request's tasks and policy without creating anything: what the "New run" form previews. */
-export function previewLiveRun(deps: LiveRunDeps, req: Pick<LiveRunRequest, "tasks" | "policy"> & { deploymentProfileId?: number | null }) {
-  const { tasks, label } = resolveTaskSelection(deps, req.tasks);
-  const plan = req.deploymentProfileId ? deploymentPlanOf(deps.db, req.deploymentProfileId) : null;
+export async function previewLiveRun(deps: LiveRunDeps, req: Pick<LiveRunRequest, "tasks" | "policy"> & { deploymentProfileId?: number | null }) {
+  const { tasks, label } = await resolveTaskSelection(deps, req.tasks);
+  const plan = req.deploymentProfileId ? await deploymentPlanOf(deps.db, req.deploymentProfileId) : null;
   const starts = tasks.map((t) => ({ t, ...startUrlFor(t, plan) }));
   const noStart = starts.filter((s) => !s.problem && !usableStartUrl(s.url)).map((s) => s.t);
   const placeholderProblems = starts.filter((s) => s.problem).map((s) => `${s.t.externalId}: ${s.problem}`);
@@ -163,12 +162,12 @@ function normaliseSettings(s: LiveRunSettings): LiveRunSettings {
 }
 
 /** Creates the run and queues one job per task. Workers pick them up; returns the run's id. */
-export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: string | null = null): { runId: number; tasks: number } {
+export async function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: string | null = null): Promise<{ runId: number; tasks: number }> {
   const { db } = deps;
   const settings = normaliseSettings(req.settings);
-  const { tasks, label } = resolveTaskSelection(deps, req.tasks);
+  const { tasks, label } = await resolveTaskSelection(deps, req.tasks);
   if (tasks.length === 0) throw new ValidationError(`the selection (${label}) holds no tasks`);
-  const deployment = settings.deploymentProfileId ? deploymentPlanOf(db, settings.deploymentProfileId) : null;
+  const deployment = settings.deploymentProfileId ? await deploymentPlanOf(db, settings.deploymentProfileId) : null;
   const starts = tasks.map((t) => ({ t, ...startUrlFor(t, deployment) }));
   const placeholderProblems = starts.filter((s) => s.problem);
   if (placeholderProblems.length) {
@@ -203,9 +202,9 @@ export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: 
       policyFor = () => ({ kind: "scripted", label: "actions", script: p.actions.map((action) => ({ action })) });
     }
   } else {
-    const judge = requireJudgeConfig(db, req.policy.judgeConfigId);
+    const judge = await requireJudgeConfig(db, req.policy.judgeConfigId);
     // Fails early when the key cannot be found here; workers resolve it again in their own environment.
-    resolveApiKey(db, judge, deps.env);
+    await resolveApiKey(db, judge, deps.env);
     model = judge.model;
     agentName = "verdict-som-agent";
     config = { kind: "vlm", judgeConfigId: judge.id, judgeConfigName: judge.name, model: judge.model, promptVersion: RUNNER_PROMPT_VERSION };
@@ -219,8 +218,9 @@ export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: 
   const name = req.name?.trim() || `${policyName} · ${label}`;
   const runConfig: LiveRunConfig = { live: true, policy: config, selection: label, settings, deployment, taskCount: tasks.length, startedBy };
 
-  return db.$client.transaction(() => {
-    const runId = upsertRun(db, {
+  // The run and its jobs appear together: a worker never sees a run with half its tasks queued.
+  return withTransaction(db, async () => {
+    const runId = await upsertRun(db, {
       runKey,
       name,
       agentName,
@@ -229,7 +229,7 @@ export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: 
       config: runConfig as unknown as Record<string, unknown>,
     });
     const groupKey = liveGroupKey(runId);
-    enqueueJobs(
+    await enqueueJobs(
       db,
       tasks.map((t) => {
         const payload: LiveTaskPayload = { runId, taskId: t.id, groupConcurrency: settings.concurrency, policy: policyFor(t), settings, deployment };
@@ -238,7 +238,7 @@ export function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, startedBy: 
       }),
     );
     return { runId, tasks: tasks.length };
-  })();
+  });
 }
 
 // ---- views ----
@@ -260,9 +260,9 @@ function policyLabel(config: LiveRunConfig | null): { kind: "scripted" | "vlm" |
   return { kind: "vlm", label: `VLM · ${p.judgeConfigName} (${p.model}) · prompt ${p.promptVersion}` };
 }
 
-export function listLiveRuns(deps: LiveRunDeps) {
-  reconcileLiveTrajectories(deps.db);
-  return listLiveRunRows(deps.db).map((r) => {
+export async function listLiveRuns(deps: LiveRunDeps) {
+  await reconcileLiveTrajectories(deps.db);
+  return (await listLiveRunRows(deps.db)).map((r) => {
     const config = (r.config ?? null) as LiveRunConfig | null;
     const done = r.succeeded + r.failed + r.cancelled;
     return {
@@ -310,14 +310,14 @@ export interface LiveTaskView {
   finished: boolean;
 }
 
-export function liveRunDetail(deps: LiveRunDeps, runId: number) {
+export async function liveRunDetail(deps: LiveRunDeps, runId: number) {
   const { db } = deps;
-  const run = getLiveRun(db, runId);
+  const run = await getLiveRun(db, runId);
   if (!run) throw new NotFoundError("live run", runId);
-  reconcileLiveTrajectories(db);
+  await reconcileLiveTrajectories(db);
   const config = (run.config ?? null) as LiveRunConfig | null;
   const maxSteps = config?.settings.maxSteps ?? 15;
-  const tasks: LiveTaskView[] = liveRunTaskRows(db, runId, LIVE_RULES_EVALUATOR_KEY).map((r) => {
+  const tasks: LiveTaskView[] = (await liveRunTaskRows(db, runId, LIVE_RULES_EVALUATOR_KEY)).map((r) => {
     const finished = r.status === "succeeded" || r.status === "failed" || r.status === "cancelled";
     const steps = r.stepCount ?? 0;
     return {
@@ -369,31 +369,32 @@ export function liveRunDetail(deps: LiveRunDeps, runId: number) {
   };
 }
 
-export type LiveRunDetail = ReturnType<typeof liveRunDetail>;
+export type LiveRunDetail = Awaited<ReturnType<typeof liveRunDetail>>;
 
 /** Cancels a whole run, or one of its tasks: queued jobs at once, running ones within a heartbeat. */
-export function cancelLiveRun(deps: LiveRunDeps, runId: number, taskId?: number): { cancelled: number; signalled: number } {
+export async function cancelLiveRun(deps: LiveRunDeps, runId: number, taskId?: number): Promise<{ cancelled: number; signalled: number }> {
   const { db } = deps;
-  if (!getLiveRun(db, runId)) throw new NotFoundError("live run", runId);
+  if (!(await getLiveRun(db, runId))) throw new NotFoundError("live run", runId);
   let out: { cancelled: number; signalled: number };
-  if (taskId === undefined) out = cancelJobGroup(db, liveGroupKey(runId));
+  if (taskId === undefined) out = await cancelJobGroup(db, liveGroupKey(runId));
   else {
-    const job = liveTaskJob(db, runId, taskId);
+    const job = await liveTaskJob(db, runId, taskId);
     if (!job) throw new NotFoundError(`task of live run ${runId}`, taskId);
-    const before = requestJobCancel(db, job.id);
+    const before = await requestJobCancel(db, job.id);
     out = { cancelled: before === "cancelled" ? 1 : 0, signalled: before === "running" ? 1 : 0 };
   }
-  reconcileLiveTrajectories(db);
+  await reconcileLiveTrajectories(db);
   return out;
 }
 
 /** Choices for the "New run" form. */
-export function liveRunFormOptions(deps: LiveRunDeps) {
+export async function liveRunFormOptions(deps: LiveRunDeps) {
+  const [taskSets, policies, profiles] = await Promise.all([listTaskSets(deps.db), listJudgeConfigViews(deps.db), listDeploymentProfiles(deps.db)]);
   return {
-    taskSets: listTaskSets(deps.db).map((s) => ({ id: s.id, name: s.name, benchmark: s.benchmark, taskCount: s.taskCount })),
-    policies: listJudgeConfigViews(deps.db).map((c) => ({ id: c.id, name: c.name, model: c.model, baseUrl: c.baseUrl, apiKeySource: c.apiKeySource })),
+    taskSets: taskSets.map((s) => ({ id: s.id, name: s.name, benchmark: s.benchmark, taskCount: s.taskCount })),
+    policies: policies.map((c) => ({ id: c.id, name: c.name, model: c.model, baseUrl: c.baseUrl, apiKeySource: c.apiKeySource })),
     demo: { taskSetName: DEMO_TASK_SET_NAME, baseUrl: demoBaseUrl(deps.env) },
-    deploymentProfiles: listDeploymentProfiles(deps.db).map((p) => ({ id: p.id, name: p.name, placeholders: p.sites.map((s) => s.placeholder) })),
+    deploymentProfiles: profiles.map((p) => ({ id: p.id, name: p.name, placeholders: p.sites.map((s) => s.placeholder) })),
     promptVersion: RUNNER_PROMPT_VERSION,
   };
 }
@@ -402,20 +403,20 @@ export function liveRunFormOptions(deps: LiveRunDeps) {
  * How far a live trajectory has got (steps, outcome), for a viewer watching it; null when the trajectory does
  * not exist or is not one of a live run.
  */
-export function liveTrajectoryPulse(db: Db, trajectoryId: number) {
-  if (!liveTrajectoryRef(db, trajectoryId)) return null;
-  return trajectoryPulse(db, trajectoryId) ?? null;
+export async function liveTrajectoryPulse(db: Db, trajectoryId: number) {
+  if (!(await liveTrajectoryRef(db, trajectoryId))) return null;
+  return (await trajectoryPulse(db, trajectoryId)) ?? null;
 }
 
 /** The stored task a task file's entry became (set name + external id), once imported. */
-export function storedTask(db: Db, taskSetName: string, externalId: string) {
-  const set = findTaskSetByName(db, taskSetName);
-  return set ? (findTask(db, set.id, externalId) ?? null) : null;
+export async function storedTask(db: Db, taskSetName: string, externalId: string) {
+  const set = await findTaskSetByName(db, taskSetName);
+  return set ? ((await findTask(db, set.id, externalId)) ?? null) : null;
 }
 
 /** A task set by its name, for choosing one on the command line. */
-export function taskSetNamed(db: Db, name: string) {
-  return findTaskSetByName(db, name) ?? null;
+export async function taskSetNamed(db: Db, name: string) {
+  return (await findTaskSetByName(db, name)) ?? null;
 }
 
 export { liveGroupKey };

@@ -11,7 +11,7 @@ import crypto from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Browser } from "playwright";
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { getRun, getTask } from "../../../db/repositories/catalog";
 import { upsertVerdict } from "../../../db/repositories/evaluation";
 import {
@@ -149,9 +149,9 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   const payload = job.job.payload as LiveTaskPayload;
   const lease: LeaseRef = { jobId: job.job.id, owner: job.job.leaseOwner ?? "" };
   const settings = payload.settings;
-  const found = getTask(db, payload.taskId);
+  const found = await getTask(db, payload.taskId);
   if (!found) throw new Error(`task ${payload.taskId} no longer exists`);
-  const agentRun = getRun(db, payload.runId);
+  const agentRun = await getRun(db, payload.runId);
   if (!agentRun) throw new Error(`live run ${payload.runId} no longer exists`);
   const { task, taskSet } = found;
   // With a deployment profile the task's site placeholders become the lab's URLs, in the start URL and the rules.
@@ -161,10 +161,10 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
 
   // Kept on the finished trajectory too: a reviewer should know the run they see is a second try.
   const restartNote = job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
-  const { id: trajectoryId } = startLiveTrajectory(db, lease, { runId: payload.runId, taskId: task.id, outcomeDetail: restartNote });
+  const { id: trajectoryId } = await startLiveTrajectory(db, lease, { runId: payload.runId, taskId: task.id, outcomeDetail: restartNote });
   const bundleDir = liveBundleDir(deps.dataDir, payload.runId, trajectoryId);
   await fsp.rm(bundleDir, { recursive: true, force: true });
-  clearTrajectoryEvidence(db, trajectoryId);
+  await clearTrajectoryEvidence(db, trajectoryId);
   const harPath = settings.recordHar ? path.join(bundleDir, "network.har") : null;
   const writer = new BundleWriter(bundleDir);
   const sink = bundleStepSink(writer);
@@ -235,12 +235,12 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     await batch.publish();
     const values = stepValues(step, images[0]!.hash, images[1]!.hash);
     try {
-      appendLiveStep(db, lease, trajectoryId, values, images.map(({ data: _data, ...row }) => row));
+      await appendLiveStep(db, lease, trajectoryId, values, images.map(({ data: _data, ...row }) => row));
     } catch (e) {
       if (e instanceof LeaseLostError) leaseLost = true;
       throw e;
     }
-    saveStepEvidence(db, trajectoryId, { index: step.index, startedAt: step.startedAt, tabs: step.tabs, prompt: step.prompt ?? null });
+    await saveStepEvidence(db, trajectoryId, { index: step.index, startedAt: step.startedAt, tabs: step.tabs, prompt: step.prompt ?? null });
     stored.push(values);
     job.reportProgress({ step: step.index + 1, maxSteps: settings.maxSteps, url: step.url });
   }
@@ -280,7 +280,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       if (payload.policy.kind === "scripted") {
         policy = createScriptedPolicy(payload.policy.script, `scripted:${payload.policy.label}`);
       } else {
-        const vlm = vlmPolicyFromConfig(
+        const vlm = await vlmPolicyFromConfig(
           { db, env: deps.env, retryPolicy: deps.retryPolicy, clientFactory: deps.clientFactory },
           payload.policy.judgeConfigId,
           settings.historyScreenshots,
@@ -315,7 +315,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         let runtime: Map<string, SiteRuntime> | null = null;
         if (plan) {
           try {
-            runtime = deploymentRuntime(db, plan.profileId);
+            runtime = await deploymentRuntime(db, plan.profileId);
           } catch (e) {
             throw new InfraFailure(`deployment profile "${plan.profileName}": ${firstLine(e)}`);
           }
@@ -448,7 +448,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   const interruptedBy = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;
   if (interruptedBy === "stop") {
     // The worker is shutting down: the job goes back to the queue and its next attempt starts over.
-    setRunningDetail(db, trajectoryId, "interrupted: the worker stopped; queued to start again");
+    await setRunningDetail(db, trajectoryId, "interrupted: the worker stopped; queued to start again");
     return { trajectoryId, outcome: "running", outcomeDetail: null, finalAnswer: null, steps: stored.length, bundleDir, ruleVerdict, policyUsage: policyUsage?.() ?? null };
   }
   if (interruptedBy === "lost") throw new LeaseLostError(lease.jobId);
@@ -477,7 +477,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     const batch = deps.store.beginBatch();
     await batch.put(hash, bytes);
     await batch.publish();
-    saveTrajectoryHar(db, trajectoryId, { harHash: hash, bytes: bytes.byteLength, entries });
+    await saveTrajectoryHar(db, trajectoryId, { harHash: hash, bytes: bytes.byteLength, entries });
     await fsp.rm(file, { force: true });
   }
 
@@ -489,7 +489,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     const head = { task: rec.task, run: rec.run, attempt: 0, finalAnswer: rec.finalAnswer, outcome: rec.outcome, outcomeDetail };
     const trajectory: BundleTrajectory = { ...head, steps: bundleSteps, verdicts: [] };
     await writer.finish([trajectory], `verdict live runner (${RUNNER_PROMPT_VERSION})`);
-    finishLiveTrajectory(db, lease, trajectoryId, {
+    await finishLiveTrajectory(db, lease, trajectoryId, {
       outcome: rec.outcome,
       outcomeDetail,
       finalAnswer: rec.finalAnswer,
@@ -512,7 +512,7 @@ async function evaluateOnLivePage(
     { intent: task.intent, finalAnswer: recorded.finalAnswer, finalUrl: page.isClosed() ? (recorded.steps.at(-1)?.url ?? null) : page.url() },
     { live: livePageCapabilities(session.context, () => session.page) },
   );
-  upsertVerdict(db, {
+  await upsertVerdict(db, {
     trajectoryId,
     evaluatorKey: LIVE_RULES_EVALUATOR_KEY,
     evaluatorName: LIVE_RULES_EVALUATOR_NAME,

@@ -10,7 +10,7 @@
  * and the earlier replies in the model's own words.
  */
 import crypto from "node:crypto";
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import type { Policy, PolicyDecision, PolicyObservation } from "../../browser/policy";
 import { parsePolicyReply } from "../../domain/runner/action-text";
 import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptMessage, type PromptPastStep } from "../../domain/runner/policy-prompt";
@@ -118,13 +118,13 @@ export interface PolicyEndpointDeps {
 }
 
 /** Builds the VLM policy of a run from a judge configuration's endpoint settings. */
-export function vlmPolicyFromConfig(
+export async function vlmPolicyFromConfig(
   deps: PolicyEndpointDeps,
   judgeConfigId: number,
   keepScreenshots: number,
-): Policy & { usage(): VlmPolicyUsage; model: string; configName: string } {
-  const config = requireJudgeConfig(deps.db, judgeConfigId);
-  const endpoint = judgeEndpointOf(deps.db, config, deps.env);
+): Promise<Policy & { usage(): VlmPolicyUsage; model: string; configName: string }> {
+  const config = await requireJudgeConfig(deps.db, judgeConfigId);
+  const endpoint = await judgeEndpointOf(deps.db, config, deps.env);
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
   const policy = createVlmPolicy({ client, name: `vlm:${config.name}`, keepScreenshots, apiKey: endpoint.apiKey });
   return Object.assign(policy, { model: config.model, configName: config.name });

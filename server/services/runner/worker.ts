@@ -15,7 +15,8 @@
  */
 import http from "node:http";
 import type { Browser } from "playwright";
-import { LIVE_JOB_TYPE, reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import { reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import { LIVE_JOB_TYPE } from "../../domain/runner/live-jobs";
 import { runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
 import { connectRemoteBrowser, launchChromium } from "../../browser/launch";
@@ -115,7 +116,8 @@ export async function serveDemoSites(port: number): Promise<DemoSitesHandle> {
 export function browserPool(launch: () => Promise<Browser>) {
   let current: Promise<Browser> | null = null;
   return {
-    get(): Promise<Browser> {
+    /** The running browser, launching it when there is none. */
+    browser(): Promise<Browser> {
       if (!current) {
         const launching = launch();
         current = launching;
@@ -163,7 +165,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
   }
   if (demo) {
     // The demo tasks' start URLs must point where this worker serves the sites.
-    ensureDemoTaskSet(ctx.db, demo.baseUrl);
+    await ensureDemoTaskSet(ctx.db, demo.baseUrl);
     if (served) opts.log?.(`demo sites ${served.owned ? "served" : "already served by another process"} at ${served.baseUrl}/; demo task set ready`);
   }
   const exceptions = [...(demo?.origins ?? []), ...adminAllowed];
@@ -193,7 +195,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     store: ctx.store,
     env: opts.env,
     dataDir: ctx.config.dataDir,
-    browser: () => browsers.get(),
+    browser: () => browsers.browser(),
     privateOriginExceptions: exceptions,
     retryPolicy: opts.retryPolicy,
     clientFactory: opts.clientFactory,
@@ -203,15 +205,24 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     logins: opts.logins ?? new LoginCache(),
     hostSlots: new HostSlots(),
   };
-  const reconcile = () => {
-    try {
-      reconcileLiveTrajectories(ctx.db);
-    } catch {
-      // A busy database delays the sweep to the next tick.
-    }
+  // One sweep at a time: a slow database must not stack sweeps on top of each other.
+  let sweeping: Promise<void> | null = null;
+  const reconcile = (): Promise<void> => {
+    sweeping ??= reconcileLiveTrajectories(ctx.db).then(
+      () => {},
+      () => {
+        // A busy database delays the sweep to the next tick.
+      },
+    ).finally(() => {
+      sweeping = null;
+    });
+    return sweeping;
   };
-  reconcile();
-  const sweep = setInterval(reconcile, 2_000);
+  /** A sweep that starts after the one in flight (which may have read the database before a job ended). */
+  const reconcileAfterNow = (): Promise<void> => (sweeping ?? Promise.resolve()).then(reconcile);
+  const endNotices = new Set<Promise<void>>();
+  await reconcile();
+  const sweep = setInterval(() => void reconcile(), 2_000);
   sweep.unref?.();
   try {
     const summary = await runWorker({
@@ -227,15 +238,21 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
       pollMs: 250,
       // A task that was interrupted starts over from its start URL: a short pause is enough.
       retryDelayMs: () => 500,
+      // The job's end is passed on once the sweep has closed what the job left running, so whoever watches it
+      // sees the trajectory's final state.
       onJobEnd: (job, outcome, error) => {
-        reconcile();
-        opts.onJobEnd?.(job, outcome, error);
+        const notice = reconcileAfterNow()
+          .then(() => opts.onJobEnd?.(job, outcome, error))
+          .catch((e: unknown) => opts.log?.(`after job ${job.id}: ${String(e)}`))
+          .finally(() => endNotices.delete(notice));
+        endNotices.add(notice);
       },
     });
     return { ...summary, demoBaseUrl: demo?.baseUrl ?? null };
   } finally {
     clearInterval(sweep);
-    reconcile();
+    await Promise.allSettled([...endNotices]);
+    await reconcileAfterNow();
     await browsers.close();
     await egress.close();
     await served?.close();
