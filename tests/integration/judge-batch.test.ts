@@ -1,4 +1,6 @@
+import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { tablesOf } from "../../db/database";
 import { countVerdicts, listVerdicts } from "../../db/repositories/evaluation";
 import { listJobs } from "../../db/repositories/jobs";
 import { exportBundle } from "../../server/services/bundle-io";
@@ -164,6 +166,61 @@ describeEachBackend("judge batches", (backend) => {
       const done = await runJudgeBatch(deps, batch.id, { pollMs: 10 });
       expect(done.batch).toMatchObject({ status: "succeeded", succeeded: 4, failed: 0 });
       expect(await countVerdicts(ctx.db)).toBe(4);
+    });
+
+    it("a forced batch resumed after a cancel neither calls again nor rewrites the verdicts it already stored", async () => {
+      const trajs = await seed(2, 1);
+      const c = await makeConfig();
+      const req = { config: c.id, trajectoryIds: trajs.map((t) => t.id), kValues: [1 as const], concurrency: 1 };
+      const first = await createJudgeBatch(ctx.db, req);
+      await runJudgeBatch(deps, first.batch.id, { pollMs: 10 });
+      const forced = await createJudgeBatch(ctx.db, { ...req, force: true });
+      fake.requests.length = 0;
+      await runJudgeBatch(deps, forced.batch.id, { pollMs: 10 });
+      expect(fake.requests).toHaveLength(2);
+      const stored = await listVerdicts(ctx.db);
+      expect(stored.map((v) => v.batchId)).toEqual([forced.batch.id, forced.batch.id]);
+
+      // A cancel that arrived after the answers were stored: the jobs end cancelled although their verdicts exist.
+      const { jobs } = tablesOf(ctx.db);
+      await ctx.db.update(jobs).set({ status: "cancelled", finishedAt: new Date() }).where(eq(jobs.groupKey, batchGroupKey(forced.batch.id)));
+      expect((await resumeJudgeBatch(ctx.db, forced.batch.id)).requeued).toBe(2);
+      fake.requests.length = 0;
+      const resumed = await runJudgeBatch(deps, forced.batch.id, { pollMs: 10 });
+      expect(resumed.batch).toMatchObject({ status: "succeeded", succeeded: 2 });
+      expect(fake.requests).toHaveLength(0);
+      const after = await listVerdicts(ctx.db);
+      expect(after.map((v) => [v.id, v.updatedAt.getTime()])).toEqual(stored.map((v) => [v.id, v.updatedAt.getTime()]));
+    });
+
+    it("a worker whose job was taken over while the judge answered stores nothing", async () => {
+      const [t] = await seed(1, 1);
+      const c = await makeConfig();
+      fake.setResponder(() => ({ reply: "Verdict: SUCCESS", delayMs: 300 }));
+      const { batch } = await createJudgeBatch(ctx.db, { config: c.id, trajectoryIds: [t!.id], kValues: [1], concurrency: 1 });
+      const stop = new AbortController();
+      const outcomes: string[] = [];
+      // Heartbeats far apart: only the store-time check can notice the job changed hands during the call.
+      const run = runJudgeBatch(deps, batch.id, {
+        pollMs: 10,
+        leaseMs: 120_000,
+        heartbeatMs: 60_000,
+        signal: stop.signal,
+        onProgress: (_p, last) => {
+          if (!last) return;
+          outcomes.push(last.outcome);
+          stop.abort();
+        },
+      });
+      while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+      // The lease ran out and another worker claimed the job while the first one still waited for the answer.
+      const { jobs } = tablesOf(ctx.db);
+      await ctx.db.update(jobs).set({ leaseOwner: "another-worker" }).where(eq(jobs.groupKey, batchGroupKey(batch.id)));
+      const out = await run;
+      expect(outcomes).toEqual(["lost"]);
+      expect(out.worker).toMatchObject({ lost: 1, succeeded: 0 });
+      expect(await countVerdicts(ctx.db)).toBe(0);
+      expect((await listJobs(ctx.db, { groupKey: batchGroupKey(batch.id) }))[0]).toMatchObject({ status: "running", leaseOwner: "another-worker" });
     });
 
     it("never puts the API key in progress reports, verdicts, job rows or exports", async () => {
