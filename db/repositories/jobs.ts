@@ -8,7 +8,7 @@
  * running job names its lease owner, so a worker whose lease was taken away cannot overwrite the job's new state.
  */
 import { and, asc, count, desc, eq, gte, inArray, lte, lt, or, sql, type SQL } from "drizzle-orm";
-import { affectedRows, first, sqlFor, tablesOf, withTransaction, type Db } from "../database";
+import { affectedRows, dialectOf, first, sqlFor, tablesOf, withTransaction, type Db } from "../database";
 import type { JobRow, JobStatus } from "../schema/index";
 
 export interface NewJob {
@@ -57,14 +57,26 @@ export interface ClaimFilter {
   groupKey?: string;
 }
 
-/** Atomically takes the next claimable job (queued, due, not cancelled) for `owner`, or returns undefined. */
-export async function claimNextJob(db: Db, owner: string, leaseMs: number, filter: ClaimFilter = {}, now = new Date()): Promise<JobRow | undefined> {
-  if (filter.types && filter.types.length === 0) return undefined;
+interface ClaimValues {
+  nowMs: number;
+  expiresMs: number;
+  owner: string;
+  group: string | null;
+}
+
+/**
+ * The claim statement: take the first due, queued, uncancelled job matching the filter (priority, then insertion
+ * order) whose group is below its concurrency limit. `value` spells the per-claim values: placeholders in the
+ * statement SQLite prepares once, the values themselves on PostgreSQL.
+ */
+function claimStatement(db: Db, filter: ClaimFilter, value: (name: keyof ClaimValues) => SQL) {
   const { jobs } = tablesOf(db);
   const d = sqlFor(db);
-  const conds: SQL[] = [eq(jobs.status, "queued"), lte(jobs.runAfter, now), eq(jobs.cancelRequested, false)];
-  if (filter.types) conds.push(inArray(jobs.type, filter.types));
-  if (filter.groupKey !== undefined) conds.push(eq(jobs.groupKey, filter.groupKey));
+  const conds: SQL[] = [eq(jobs.status, "queued"), sql`${jobs.runAfter} <= ${value("nowMs")}`, eq(jobs.cancelRequested, false)];
+  if (filter.types) {
+    conds.push(d.dialect === "sqlite" ? sql`${jobs.type} in (select value from json_each(${sql.placeholder("types")}))` : inArray(jobs.type, filter.types));
+  }
+  if (filter.groupKey !== undefined) conds.push(sql`${jobs.groupKey} = ${value("group")}`);
   // A job whose payload carries `groupConcurrency` waits while that many jobs of its group run (any worker):
   // a live run's concurrency holds however many workers share the queue.
   const limit = d.jsonNumber(jobs.payload, "groupConcurrency");
@@ -77,23 +89,50 @@ export async function claimNextJob(db: Db, owner: string, leaseMs: number, filte
     .where(and(...conds))
     .orderBy(desc(jobs.priority), asc(jobs.id))
     .limit(1);
+  return (
+    db
+      .update(jobs)
+      .set({
+        status: "running",
+        leaseOwner: sql`${value("owner")}`,
+        leaseExpiresAt: sql`cast(${value("expiresMs")} as bigint)`,
+        attempts: sql`${jobs.attempts} + 1`,
+        startedAt: sql`coalesce(${jobs.startedAt}, cast(${value("nowMs")} as bigint))`,
+        updatedAt: sql`cast(${value("nowMs")} as bigint)`,
+        error: null,
+      })
+      // `id = (scalar subquery)` makes SQLite look the row up by its key; `id IN (…)` made it scan every queued row.
+      .where(and(eq(jobs.id, sql`(${next})`), eq(jobs.status, "queued")))
+      .returning()
+  );
+}
+
+type PreparedClaim = ReturnType<ReturnType<typeof claimStatement>["prepare"]>;
+const preparedClaims = new WeakMap<Db, Map<string, PreparedClaim>>();
+
+/**
+ * SQLite: the claim statement for one filter shape, built and prepared once per database. Claiming runs once per
+ * job, and building the SQL each time cost more than running it.
+ */
+function preparedClaim(db: Db, filter: ClaimFilter): PreparedClaim {
+  let cache = preparedClaims.get(db);
+  if (!cache) preparedClaims.set(db, (cache = new Map()));
+  const key = `${filter.types !== undefined}:${filter.groupKey !== undefined}`;
+  let stmt = cache.get(key);
+  if (!stmt) cache.set(key, (stmt = claimStatement(db, filter, (name) => sql`${sql.placeholder(name)}`).prepare()));
+  return stmt;
+}
+
+/** Atomically takes the next claimable job (queued, due, not cancelled) for `owner`, or returns undefined. */
+export async function claimNextJob(db: Db, owner: string, leaseMs: number, filter: ClaimFilter = {}, now = new Date()): Promise<JobRow | undefined> {
+  if (filter.types && filter.types.length === 0) return undefined;
+  const values: ClaimValues = { nowMs: now.getTime(), expiresMs: now.getTime() + leaseMs, owner, group: filter.groupKey ?? null };
   const claimed = await withTransaction(
     db,
     async () =>
-      db
-        .update(jobs)
-        .set({
-          status: "running",
-          leaseOwner: owner,
-          leaseExpiresAt: new Date(now.getTime() + leaseMs),
-          attempts: sql`${jobs.attempts} + 1`,
-          startedAt: sql`coalesce(${jobs.startedAt}, cast(${now.getTime()} as bigint))`,
-          updatedAt: now,
-          error: null,
-        })
-        // `id = (scalar subquery)` makes SQLite look the row up by its key; `id IN (…)` made it scan every queued row.
-        .where(and(eq(jobs.id, sql`(${next})`), eq(jobs.status, "queued")))
-        .returning(),
+      dialectOf(db) === "sqlite"
+        ? preparedClaim(db, filter).execute({ ...values, types: JSON.stringify(filter.types ?? []) })
+        : claimStatement(db, filter, (name) => sql`${values[name]}`),
     { retries: CLAIM_RETRIES },
   );
   return claimed[0];

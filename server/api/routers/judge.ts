@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { matchingTrajectoryIds } from "../../services/trajectory-views";
 import { judgeKeyEnvSchema } from "../../domain/evaluators/judge-endpoint-policy";
+import { MAX_BATCH_CONCURRENCY } from "../../domain/evaluators/judge-jobs";
 import { parseK, type JudgeK } from "../../domain/evaluators/verdicts";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { ValidationError } from "../../errors";
@@ -18,7 +19,6 @@ import {
   judgeBatchFailures,
   judgeBatchProgress,
   listBatches,
-  MAX_BATCH_CONCURRENCY,
   resumeJudgeBatch,
   startJudgeBatchInBackground,
 } from "../../services/judge/batch";

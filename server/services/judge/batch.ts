@@ -28,6 +28,7 @@ import {
   isJudgePromptVersion,
   scaledSize,
 } from "../../domain/evaluators/judge-protocol";
+import { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload } from "../../domain/evaluators/judge-jobs";
 import { DEFAULT_JUDGE_OPTIONS, formatK, parseK, type JudgeK, type JudgeOptions } from "../../domain/evaluators/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import { cancelGroup, enqueueJobs, groupProgress, isJobHeld, jobsOfGroup, resumeGroup, type GroupProgress } from "../jobs/queue";
@@ -36,21 +37,7 @@ import { JudgeCallError } from "./client";
 import { judgeEvaluatorKey, requireJudgeConfig } from "./configs";
 import { judgeStepsOf, judgeTrajectory, MAX_JUDGE_SAMPLES, screenshotFor, TrajectoryCache, type JudgeDeps } from "./verdict";
 
-export const JUDGE_JOB_TYPE = "judge.verdict";
-export const MAX_BATCH_CONCURRENCY = 64;
-
-export function batchGroupKey(batchId: number): string {
-  return `judge-batch:${batchId}`;
-}
-
-export interface JudgeJobPayload {
-  batchId: number;
-  configId: number;
-  trajectoryId: number;
-  k: string;
-  /** Replies asked for per item (absent in jobs made before sampling existed: 1). */
-  samples?: number;
-}
+export { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload };
 
 export interface BatchRequest {
   /** Configuration id or name. */
