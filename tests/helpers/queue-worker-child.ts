@@ -1,13 +1,16 @@
 /**
- * Child process for the cross-process queue test: opens the database file named in argv[2] and runs a worker
- * over type "test.echo" until the queue is idle. Each job takes a few milliseconds and returns the worker's id.
+ * Child process for the cross-process queue test: opens the database named in argv[2] (a SQLite file, or a
+ * postgres:// URL) and runs a worker over type "test.echo" until the queue is idle. Each job takes a few
+ * milliseconds and returns the worker's id.
  */
 import { openDatabase } from "../../db/client";
+import { closeDatabase } from "../../db/database";
+import { isPostgresUrl, openPostgresDatabase } from "../../db/postgres";
 import { runWorker } from "../../server/services/jobs/worker";
 
-const file = process.argv[2]!;
+const target = process.argv[2]!;
 const owner = process.argv[3]!;
-const db = openDatabase(file);
+const db = isPostgresUrl(target) ? openPostgresDatabase(target, { maxConnections: 4 }).db : openDatabase(target);
 const summary = await runWorker({
   db,
   owner,
@@ -22,4 +25,4 @@ const summary = await runWorker({
   },
 });
 process.stdout.write(JSON.stringify(summary));
-db.$client.close();
+await closeDatabase(db);

@@ -1,6 +1,7 @@
 /**
- * The job queue's contract, run on every engine behind the JobQueue interface: the SQLite queue always, pg-boss on
- * a real throwaway PostgreSQL when VERDICT_TEST_BACKENDS names postgres. The same worker code drives both, so a
+ * The job queue's contract, run on every engine behind the JobQueue interface: the queue in the installation's own
+ * database on SQLite always, and, when VERDICT_TEST_BACKENDS names postgres, the same queue on a real throwaway
+ * PostgreSQL and pg-boss on another. The same worker code drives both, so a
  * judge batch, a live run or an import behaves the same wherever its jobs are kept.
  */
 import { spawn } from "node:child_process";
@@ -12,8 +13,9 @@ import { loadConfig } from "../../server/config";
 import { createJobQueue } from "../../server/services/jobs/create-queue";
 import { openPgBossJobQueue } from "../../server/services/jobs/pgboss-queue";
 import { queueGroupProgress } from "../../server/services/jobs/queue";
-import { SqliteJobQueue } from "../../server/services/jobs/sqlite-queue";
+import { DatabaseJobQueue } from "../../server/services/jobs/database-queue";
 import { JobInterrupted, RetryableJobError, runWorker, type JobHandler } from "../../server/services/jobs/worker";
+import { createBackendContext } from "../helpers/backends";
 import { createTestContext } from "../helpers/context";
 import { postgresSkipReason, startPostgres, testBackends, type TestPostgres } from "../helpers/postgres";
 
@@ -31,22 +33,33 @@ afterAll(async () => {
 });
 
 interface Engine {
-  name: "sqlite" | "postgres";
+  name: string;
+  engine: "sqlite" | "postgres";
   open(): Promise<{ queue: JobQueue; url?: string; cleanup(): Promise<void> }>;
 }
 
 const engines: Engine[] = [
   {
-    name: "sqlite",
+    name: "the SQLite database",
+    engine: "sqlite",
     async open() {
       const ctx = createTestContext("verdict-queue-contract-");
-      return { queue: new SqliteJobQueue(ctx.db), cleanup: async () => ctx.cleanup() };
+      return { queue: new DatabaseJobQueue(ctx.db), cleanup: async () => ctx.cleanup() };
     },
   },
 ];
 if (withPostgres) {
   engines.push({
-    name: "postgres",
+    name: "the PostgreSQL database",
+    engine: "postgres",
+    async open() {
+      const ctx = await createBackendContext("postgres", "verdict-queue-contract-");
+      return { queue: new DatabaseJobQueue(ctx.db), url: ctx.config.postgresUrl, cleanup: async () => ctx.cleanup() };
+    },
+  });
+  engines.push({
+    name: "pg-boss",
+    engine: "postgres",
     async open() {
       const url = await server!.createDatabase();
       const queue = await openPgBossJobQueue(url);
@@ -320,7 +333,7 @@ describe("choosing the queue engine", () => {
       expect(await queue.enqueue([{ type: "t", payload: 1 }])).toBe(1);
       await queue.close();
     } finally {
-      ctx.cleanup();
+      await ctx.cleanup();
     }
   });
 

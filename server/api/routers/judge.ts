@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { matchingTrajectoryIds } from "../../services/trajectory-views";
 import { judgeKeyEnvSchema } from "../../domain/evaluators/judge-endpoint-policy";
+import { MAX_BATCH_CONCURRENCY } from "../../domain/evaluators/judge-jobs";
 import { parseK, type JudgeK } from "../../domain/evaluators/verdicts";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { ValidationError } from "../../errors";
@@ -18,7 +19,6 @@ import {
   judgeBatchFailures,
   judgeBatchProgress,
   listBatches,
-  MAX_BATCH_CONCURRENCY,
   resumeJudgeBatch,
   startJudgeBatchInBackground,
 } from "../../services/judge/batch";
@@ -40,7 +40,7 @@ import { runtimeEnvironment } from "../../config";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 
 /** The judge services take the environment from their caller (API keys named by configurations live there). */
-function deps(ctx: TrpcContext) {
+async function deps(ctx: TrpcContext) {
   return { db: ctx.db, store: ctx.store, env: runtimeEnvironment() };
 }
 
@@ -92,17 +92,17 @@ const batchInput = z.object({
   samples: z.number().int().min(1).max(MAX_JUDGE_SAMPLES).default(1),
 });
 
-function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): number[] {
+async function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): Promise<number[]> {
   // From the list's filters: the same trajectories the list shows, a seeded sample included.
-  const ids = "trajectoryIds" in s ? s.trajectoryIds : matchingTrajectoryIds(ctx.db, s.filter);
+  const ids = "trajectoryIds" in s ? s.trajectoryIds : await matchingTrajectoryIds(ctx.db, s.filter);
   if (ids.length === 0) throw new ValidationError("the selection holds no trajectories");
   return ids;
 }
 
-function batchRequest(ctx: TrpcContext, input: z.infer<typeof batchInput>) {
+async function batchRequest(ctx: TrpcContext, input: z.infer<typeof batchInput>) {
   return {
     config: input.config,
-    trajectoryIds: resolveSelection(ctx, input.selection),
+    trajectoryIds: await resolveSelection(ctx, input.selection),
     kValues: input.kValues.map((k) => parseK(String(k))) as JudgeK[],
     concurrency: input.concurrency,
     force: input.force,
@@ -113,28 +113,28 @@ function batchRequest(ctx: TrpcContext, input: z.infer<typeof batchInput>) {
 
 export const judgeRouter = createTRPCRouter({
   configs: createTRPCRouter({
-    list: researcherProcedure.query(({ ctx }) => listJudgeConfigViews(ctx.db)),
-    byId: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => toView(requireJudgeConfig(ctx.db, input.id))),
+    list: researcherProcedure.query(async ({ ctx }) => await listJudgeConfigViews(ctx.db)),
+    byId: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => toView(await requireJudgeConfig(ctx.db, input.id))),
     create: researcherProcedure
       .input(configFields.extend({ name: z.string().min(1).max(100), apiKey: z.string().min(1).max(500).optional() }))
-      .mutation(({ ctx, input }) => {
+      .mutation(async ({ ctx, input }) => {
         const { apiKey, ...fields } = input;
-        const view = createJudgeConfig(ctx.db, fields, runtimeEnvironment());
+        const view = await createJudgeConfig(ctx.db, fields, runtimeEnvironment());
         // Write-only: the key is stored server-side and never comes back in any response.
-        if (apiKey) setStoredApiKey(ctx.db, view.id, apiKey);
-        return toView(requireJudgeConfig(ctx.db, view.id));
+        if (apiKey) await setStoredApiKey(ctx.db, view.id, apiKey);
+        return toView(await requireJudgeConfig(ctx.db, view.id));
       }),
     update: researcherProcedure
       .input(z.object({ id, patch: configFields }))
-      .mutation(({ ctx, input }) => updateJudgeConfig(ctx.db, input.id, input.patch, runtimeEnvironment())),
+      .mutation(async ({ ctx, input }) => await updateJudgeConfig(ctx.db, input.id, input.patch, runtimeEnvironment())),
     setApiKey: researcherProcedure
       .input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() }))
-      .mutation(({ ctx, input }) => {
-        setStoredApiKey(ctx.db, input.id, input.apiKey);
-        return { apiKeySource: toView(requireJudgeConfig(ctx.db, input.id)).apiKeySource };
+      .mutation(async ({ ctx, input }) => {
+        await setStoredApiKey(ctx.db, input.id, input.apiKey);
+        return { apiKeySource: toView(await requireJudgeConfig(ctx.db, input.id)).apiKeySource };
       }),
-    remove: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
-      deleteJudgeConfig(ctx.db, input.id);
+    remove: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
+      await deleteJudgeConfig(ctx.db, input.id);
       return { removed: input.id };
     }),
   }),
@@ -144,60 +144,60 @@ export const judgeRouter = createTRPCRouter({
    * cannot widen where they point.
    */
   endpointSettings: createTRPCRouter({
-    get: adminProcedure.query(({ ctx }) => judgeEndpointSettingsView(ctx.db, runtimeEnvironment())),
+    get: adminProcedure.query(async ({ ctx }) => await judgeEndpointSettingsView(ctx.db, runtimeEnvironment())),
     set: adminProcedure
       .input(z.object({ allowedHosts: z.array(z.string().max(300)).max(200), allowLoopback: z.boolean() }))
-      .mutation(({ ctx, input }) => saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), input, ctx.actor.userId)),
+      .mutation(async ({ ctx, input }) => await saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), input, ctx.actor.userId)),
   }),
 
   batches: createTRPCRouter({
-    list: researcherProcedure.query(({ ctx }) => listBatches(ctx.db)),
+    list: researcherProcedure.query(async ({ ctx }) => await listBatches(ctx.db)),
     /** Calls, tokens and cost before starting; nothing is created. */
-    estimate: researcherProcedure.input(batchInput).query(({ ctx, input }) => {
-      const { plan: _plan, ...estimate } = estimateJudgeBatch(ctx.db, batchRequest(ctx, input));
+    estimate: researcherProcedure.input(batchInput).query(async ({ ctx, input }) => {
+      const { plan: _plan, ...estimate } = await estimateJudgeBatch(ctx.db, await batchRequest(ctx, input));
       void _plan;
       return estimate;
     }),
-    start: researcherProcedure.input(batchInput).mutation(({ ctx, input }) => {
-      const { batch, estimate } = createJudgeBatch(ctx.db, batchRequest(ctx, input));
-      if (batch.status === "pending") startJudgeBatchInBackground(deps(ctx), batch.id);
+    start: researcherProcedure.input(batchInput).mutation(async ({ ctx, input }) => {
+      const { batch, estimate } = await createJudgeBatch(ctx.db, await batchRequest(ctx, input));
+      if (batch.status === "pending") await startJudgeBatchInBackground(await deps(ctx), batch.id);
       return { batchId: batch.id, estimate };
     }),
     /**
      * Polled every second by the batch page: the batch's trajectory ids (up to a million) are left out and only
      * counted, so a poll stays small however large the batch.
      */
-    progress: researcherProcedure.input(z.object({ id })).query(({ ctx, input }) => {
-      const { batch, ...progress } = judgeBatchProgress(ctx.db, input.id);
+    progress: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+      const { batch, ...progress } = await judgeBatchProgress(ctx.db, input.id);
       const { trajectoryIds, ...rest } = batch;
       return { ...progress, batch: { ...rest, trajectoryCount: trajectoryIds.length } };
     }),
     /** Which trajectories and k values failed, and why (the batch page lists them). */
     failures: researcherProcedure
       .input(z.object({ id, limit: z.number().int().min(1).max(1000).default(100) }))
-      .query(({ ctx, input }) => judgeBatchFailures(ctx.db, input.id, input.limit)),
-    cancel: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => cancelJudgeBatch(ctx.db, input.id)),
-    resume: researcherProcedure.input(z.object({ id })).mutation(({ ctx, input }) => {
-      const r = resumeJudgeBatch(ctx.db, input.id);
-      const started = startJudgeBatchInBackground(deps(ctx), input.id);
+      .query(async ({ ctx, input }) => await judgeBatchFailures(ctx.db, input.id, input.limit)),
+    cancel: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await cancelJudgeBatch(ctx.db, input.id)),
+    resume: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
+      const r = await resumeJudgeBatch(ctx.db, input.id);
+      const started = await startJudgeBatchInBackground(await deps(ctx), input.id);
       return { ...r, started };
     }),
   }),
 
   verdicts: createTRPCRouter({
     /** Any signed-in user who may see the trajectory; the blind rule hides them from its annotators until they label it. */
-    forTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => {
-      assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
-      assertMayViewEvaluations(ctx.db, ctx.actor.userId, input.trajectoryId);
-      return verdictsOfTrajectory(ctx.db, input.trajectoryId);
+    forTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(async ({ ctx, input }) => {
+      await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
+      await assertMayViewEvaluations(ctx.db, ctx.actor.userId, input.trajectoryId);
+      return await verdictsOfTrajectory(ctx.db, input.trajectoryId);
     }),
     /**
      * The player's evaluations panel: verdicts with the steps each judge saw, rule config, labels with history and
      * consolidated labels. Same blind rule as above, answered as `hidden` so the panel can say why it is empty.
      */
-    panel: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
+    panel: authedProcedure.input(z.object({ trajectoryId: id })).query(async ({ ctx, input }) => await trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
     /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
-    evaluators: researcherProcedure.query(({ ctx }) => evaluatorSummaries(ctx.db)),
+    evaluators: researcherProcedure.query(async ({ ctx }) => await evaluatorSummaries(ctx.db)),
   }),
 
   rules: createTRPCRouter({
@@ -210,10 +210,10 @@ export const judgeRouter = createTRPCRouter({
           siteUrls: z.record(z.string().regex(/^[A-Z_]+$/), z.string().url()).default({}),
         }),
       )
-      .mutation(({ ctx, input }) =>
+      .mutation(async ({ ctx, input }) =>
         evaluateRuleVerdicts(
           { db: ctx.db, env: runtimeEnvironment() },
-          { trajectoryIds: resolveSelection(ctx, input.selection), force: input.force, fuzzyConfig: input.fuzzyConfig, siteUrls: input.siteUrls },
+          { trajectoryIds: await resolveSelection(ctx, input.selection), force: input.force, fuzzyConfig: input.fuzzyConfig, siteUrls: input.siteUrls },
         ),
       ),
   }),

@@ -19,7 +19,8 @@
  */
 import PgBoss from "pg-boss";
 import type pg from "pg";
-import { closePostgres, migratePostgres, openPostgres, type PgDb } from "../../../db/postgres";
+import { closeDatabase, postgresPool, type Db } from "../../../db/database";
+import { migratePostgres, openPostgresDatabase } from "../../../db/postgres";
 import * as repo from "../../../db/repositories/jobs-pg";
 import type { ClaimFilter, JobQueue, JobRow, JobStatus, NewJob } from "./job-queue";
 
@@ -37,7 +38,7 @@ const DELIVERY_EXPIRE_SECONDS = 60;
 
 export interface PgBossQueueOptions {
   /** The PostgreSQL database to use; the queue closes it on close() only when it opened it (see openPgBossJobQueue). */
-  db: PgDb;
+  db: Db;
   ownsDb?: boolean;
 }
 
@@ -49,7 +50,7 @@ export class PgBossJobQueue implements JobQueue {
   private started = false;
 
   constructor(private readonly opts: PgBossQueueOptions) {
-    this.pool = opts.db.$client;
+    this.pool = postgresPool(opts.db);
     this.boss = new PgBoss({
       // pg-boss runs its statements on Verdict's pool: one set of connections per process.
       db: { executeSql: (text: string, values: unknown[]) => this.pool.query(text, values) },
@@ -140,13 +141,13 @@ export class PgBossJobQueue implements JobQueue {
     return repo.claimJobPg(this.pool, owner, leaseMs, filter);
   }
 
-  heartbeat(owner: string, ids: number[], leaseMs: number) {
+  async heartbeat(owner: string, ids: number[], leaseMs: number) {
     return repo.heartbeatJobsPg(this.pool, owner, ids, leaseMs);
   }
-  setProgress(id: number, owner: string, progress: unknown) {
+  async setProgress(id: number, owner: string, progress: unknown) {
     return repo.setJobProgressPg(this.pool, id, owner, progress);
   }
-  complete(id: number, owner: string, result: unknown) {
+  async complete(id: number, owner: string, result: unknown) {
     return repo.completeJobPg(this.pool, id, owner, result);
   }
 
@@ -157,7 +158,7 @@ export class PgBossJobQueue implements JobQueue {
     return outcome;
   }
 
-  markCancelled(id: number, owner: string) {
+  async markCancelled(id: number, owner: string) {
     return repo.markJobCancelledPg(this.pool, id, owner);
   }
 
@@ -173,10 +174,10 @@ export class PgBossJobQueue implements JobQueue {
     return counts;
   }
 
-  cancelGroup(groupKey: string) {
+  async cancelGroup(groupKey: string) {
     return repo.cancelJobGroupPg(this.pool, groupKey);
   }
-  requestCancel(id: number) {
+  async requestCancel(id: number) {
     return repo.requestJobCancelPg(this.pool, id);
   }
 
@@ -186,25 +187,25 @@ export class PgBossJobQueue implements JobQueue {
     return jobs.length;
   }
 
-  countByStatus(groupKey: string) {
+  async countByStatus(groupKey: string) {
     return repo.countJobsByStatusPg(this.pool, groupKey);
   }
-  recentFinishRate(groupKey: string, windowMs = 60_000) {
+  async recentFinishRate(groupKey: string, windowMs = 60_000) {
     return repo.recentFinishRatePg(this.pool, groupKey, windowMs);
   }
-  failedErrors(groupKey: string, limit = 10) {
+  async failedErrors(groupKey: string, limit = 10) {
     return repo.failedJobErrorsPg(this.pool, groupKey, limit);
   }
-  hasPending(filter: ClaimFilter) {
+  async hasPending(filter: ClaimFilter) {
     return repo.hasPendingJobsPg(this.pool, filter);
   }
-  nextRunAfter(filter: ClaimFilter) {
+  async nextRunAfter(filter: ClaimFilter) {
     return repo.nextRunAfterPg(this.pool, filter);
   }
-  getJob(id: number) {
+  async getJob(id: number) {
     return repo.getJobPg(this.pool, id);
   }
-  list(filter: { groupKey?: string; status?: JobStatus; limit?: number } = {}) {
+  async list(filter: { groupKey?: string; status?: JobStatus; limit?: number } = {}) {
     return repo.listJobsPg(this.pool, filter);
   }
 
@@ -213,18 +214,18 @@ export class PgBossJobQueue implements JobQueue {
       this.started = false;
       await this.boss.stop({ graceful: false, wait: true, close: false });
     }
-    if (this.opts.ownsDb) await closePostgres(this.opts.db);
+    if (this.opts.ownsDb) await closeDatabase(this.opts.db);
   }
 }
 
 /** Opens `url`, applies Verdict's PostgreSQL migrations (safe from many processes at once) and starts pg-boss. */
 export async function openPgBossJobQueue(url: string, options: { maxConnections?: number } = {}): Promise<PgBossJobQueue> {
-  const db = openPostgres(url, { maxConnections: options.maxConnections });
+  const { db, raw } = openPostgresDatabase(url, { maxConnections: options.maxConnections });
   try {
-    await migratePostgres(db);
+    await migratePostgres(raw);
     return await new PgBossJobQueue({ db, ownsDb: true }).start();
   } catch (e) {
-    await closePostgres(db).catch(() => {});
+    await closeDatabase(db).catch(() => {});
     throw e;
   }
 }

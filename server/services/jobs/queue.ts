@@ -2,20 +2,27 @@
  * Queue operations on groups of jobs (a judge batch, a live run): enqueue, progress with ETA, cancel, resume.
  * Workers live in ./worker.ts.
  */
-import type { Db } from "../../../db/client";
-import type { JobQueue } from "./job-queue";
+import type { Db } from "../../../db/database";
+import type { JobQueue, JobRow, JobStatus } from "./job-queue";
 import {
   cancelJobGroup,
   countJobsByStatus,
   enqueueJobs,
   failedJobErrors,
+  isJobHeld,
+  listJobs,
   recentFinishRate,
   requeueJobGroup,
   type JobCounts,
   type NewJob,
 } from "../../../db/repositories/jobs";
 
-export { enqueueJobs, type NewJob };
+export { enqueueJobs, isJobHeld, type NewJob };
+
+/** A group's jobs in the order they were enqueued, optionally of one status. */
+export async function jobsOfGroup(db: Db, groupKey: string, filter: { status?: JobStatus; limit?: number } = {}): Promise<JobRow[]> {
+  return listJobs(db, { groupKey, ...filter });
+}
 
 export interface GroupProgress {
   counts: JobCounts;
@@ -43,10 +50,10 @@ function progressFrom(counts: JobCounts, rate: number | null, errors: { error: s
   };
 }
 
-export function groupProgress(db: Db, groupKey: string, now = new Date()): GroupProgress {
-  const counts = countJobsByStatus(db, groupKey);
-  const rate = counts.queued + counts.running > 0 ? recentFinishRate(db, groupKey, 60_000, now) : null;
-  return progressFrom(counts, rate, counts.failed > 0 ? failedJobErrors(db, groupKey) : []);
+export async function groupProgress(db: Db, groupKey: string, now = new Date()): Promise<GroupProgress> {
+  const counts = await countJobsByStatus(db, groupKey);
+  const rate = counts.queued + counts.running > 0 ? await recentFinishRate(db, groupKey, 60_000, now) : null;
+  return progressFrom(counts, rate, counts.failed > 0 ? await failedJobErrors(db, groupKey) : []);
 }
 
 /** groupProgress on any queue engine (SQLite or pg-boss). */
@@ -57,11 +64,11 @@ export async function queueGroupProgress(queue: JobQueue, groupKey: string): Pro
 }
 
 /** Queued jobs are cancelled at once; running ones stop at their worker's next heartbeat. */
-export function cancelGroup(db: Db, groupKey: string) {
+export async function cancelGroup(db: Db, groupKey: string): Promise<{ cancelled: number; signalled: number }> {
   return cancelJobGroup(db, groupKey);
 }
 
 /** Requeues what a cancel (and, when asked, failures) left undone. Returns the number of jobs requeued. */
-export function resumeGroup(db: Db, groupKey: string, opts: { includeFailed: boolean } = { includeFailed: true }): number {
+export async function resumeGroup(db: Db, groupKey: string, opts: { includeFailed: boolean } = { includeFailed: true }): Promise<number> {
   return requeueJobGroup(db, groupKey, opts);
 }

@@ -7,7 +7,7 @@
  * (queued jobs stop at once, running calls are aborted) → resume (cancelled and failed jobs go back to the queue).
  * Progress is read from the jobs table, so the UI and the CLI see the same numbers.
  */
-import type { Db } from "../../../db/client";
+import { withTransaction, type Db } from "../../../db/database";
 import {
   existingTrajectoryIds,
   existingVerdictKeys,
@@ -17,7 +17,6 @@ import {
   updateJudgeBatch,
   verdictTotals,
 } from "../../../db/repositories/evaluation";
-import { listJobs } from "../../../db/repositories/jobs";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { JudgeBatchRow } from "../../../db/schema/index";
 import {
@@ -29,30 +28,16 @@ import {
   isJudgePromptVersion,
   scaledSize,
 } from "../../domain/evaluators/judge-protocol";
+import { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload } from "../../domain/evaluators/judge-jobs";
 import { DEFAULT_JUDGE_OPTIONS, formatK, parseK, type JudgeK, type JudgeOptions } from "../../domain/evaluators/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
-import { enqueueJobs } from "../jobs/queue";
-import { cancelGroup, groupProgress, resumeGroup, type GroupProgress } from "../jobs/queue";
+import { cancelGroup, enqueueJobs, groupProgress, isJobHeld, jobsOfGroup, resumeGroup, type GroupProgress } from "../jobs/queue";
 import { RetryableJobError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
 import { JudgeCallError } from "./client";
 import { judgeEvaluatorKey, requireJudgeConfig } from "./configs";
 import { judgeStepsOf, judgeTrajectory, MAX_JUDGE_SAMPLES, screenshotFor, TrajectoryCache, type JudgeDeps } from "./verdict";
 
-export const JUDGE_JOB_TYPE = "judge.verdict";
-export const MAX_BATCH_CONCURRENCY = 64;
-
-export function batchGroupKey(batchId: number): string {
-  return `judge-batch:${batchId}`;
-}
-
-export interface JudgeJobPayload {
-  batchId: number;
-  configId: number;
-  trajectoryId: number;
-  k: string;
-  /** Replies asked for per item (absent in jobs made before sampling existed: 1). */
-  samples?: number;
-}
+export { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload };
 
 export interface BatchRequest {
   /** Configuration id or name. */
@@ -101,20 +86,20 @@ interface PlannedPair {
 }
 
 /** Works out which (trajectory, k) pairs need a call and what they will cost, from stored metadata only. */
-export function estimateJudgeBatch(db: Db, req: BatchRequest): BatchEstimate & { plan: PlannedPair[] } {
+export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<BatchEstimate & { plan: PlannedPair[] }> {
   checkRequest(req);
-  const config = requireJudgeConfig(db, req.config);
+  const config = await requireJudgeConfig(db, req.config);
   if (!isJudgePromptVersion(config.promptVersion)) throw new ValidationError(`unknown prompt version ${config.promptVersion}`);
   const samples = req.samples ?? 1;
   if (samples > 1 && !(config.temperature > 0)) {
     throw new ValidationError(`samples: judge configuration ${config.name} has temperature 0, so ${samples} samples would all give the same reply; set its temperature above 0 first`);
   }
   const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
-  const ids = [...new Set(existingTrajectoryIds(db, [...new Set(req.trajectoryIds)]))].sort((a, b) => a - b);
+  const ids = [...new Set(await existingTrajectoryIds(db, [...new Set(req.trajectoryIds)]))].sort((a, b) => a - b);
   const kTexts = req.kValues.map(formatK);
   const existing = req.force
     ? new Set<string>()
-    : existingVerdictKeys(db, judgeEvaluatorKey(config.id), effectivePromptVersion(config.promptVersion, options), ids, kTexts);
+    : await existingVerdictKeys(db, judgeEvaluatorKey(config.id), effectivePromptVersion(config.promptVersion, options), ids, kTexts);
   const estimate: BatchEstimate & { plan: PlannedPair[] } = {
     trajectories: ids.length,
     pairs: ids.length * kTexts.length,
@@ -131,8 +116,8 @@ export function estimateJudgeBatch(db: Db, req: BatchRequest): BatchEstimate & {
     const todo = req.kValues.filter((k) => !existing.has(`${id}:${formatK(k)}`));
     estimate.existing += req.kValues.length - todo.length;
     if (todo.length === 0) continue;
-    const detail = getTrajectoryDetail(db, id)!;
-    const shots = getStepScreenshots(db, id);
+    const detail = (await getTrajectoryDetail(db, id))!;
+    const shots = await getStepScreenshots(db, id);
     const steps = judgeStepsOf(detail.steps, options.screenshots);
     const byIndex = new Map(detail.steps.map((s) => [s.index, s]));
     for (const k of todo) {
@@ -167,11 +152,12 @@ export function estimateJudgeBatch(db: Db, req: BatchRequest): BatchEstimate & {
 }
 
 /** Creates the batch and its jobs. Nothing runs until `runJudgeBatch`. */
-export function createJudgeBatch(db: Db, req: BatchRequest): { batch: JudgeBatchRow; estimate: BatchEstimate } {
-  const { plan, ...estimate } = estimateJudgeBatch(db, req);
-  const config = requireJudgeConfig(db, req.config);
-  const batchId = db.$client.transaction(() => {
-    const id = insertJudgeBatch(db, {
+export async function createJudgeBatch(db: Db, req: BatchRequest): Promise<{ batch: JudgeBatchRow; estimate: BatchEstimate }> {
+  const { plan, ...estimate } = await estimateJudgeBatch(db, req);
+  const config = await requireJudgeConfig(db, req.config);
+  // The batch and its jobs appear together: no worker ever sees a batch without its jobs, or jobs without their batch.
+  const batchId = await withTransaction(db, async () => {
+    const id = await insertJudgeBatch(db, {
       judgeConfigId: config.id,
       selectionLabel: req.selectionLabel ?? null,
       trajectoryIds: [...new Set(req.trajectoryIds)],
@@ -186,7 +172,7 @@ export function createJudgeBatch(db: Db, req: BatchRequest): { batch: JudgeBatch
       estimatedCostUsd: estimate.costUsd,
       ...(plan.length === 0 ? { finishedAt: new Date() } : {}),
     });
-    enqueueJobs(
+    await enqueueJobs(
       db,
       plan.map((p) => ({
         type: JUDGE_JOB_TYPE,
@@ -197,12 +183,12 @@ export function createJudgeBatch(db: Db, req: BatchRequest): { batch: JudgeBatch
       })),
     );
     return id;
-  }).immediate();
-  return { batch: getJudgeBatch(db, batchId)!, estimate };
+  });
+  return { batch: (await getJudgeBatch(db, batchId))!, estimate };
 }
 
-export function requireBatch(db: Db, id: number): JudgeBatchRow {
-  const b = getJudgeBatch(db, id);
+export async function requireBatch(db: Db, id: number): Promise<JudgeBatchRow> {
+  const b = await getJudgeBatch(db, id);
   if (!b) throw new NotFoundError("judge batch", id);
   return b;
 }
@@ -210,12 +196,12 @@ export function requireBatch(db: Db, id: number): JudgeBatchRow {
 export interface BatchProgress {
   batch: JudgeBatchRow;
   jobs: GroupProgress;
-  verdicts: ReturnType<typeof verdictTotals>;
+  verdicts: Awaited<ReturnType<typeof verdictTotals>>;
 }
 
-export function judgeBatchProgress(db: Db, batchId: number): BatchProgress {
-  const batch = requireBatch(db, batchId);
-  return { batch, jobs: groupProgress(db, batchGroupKey(batchId)), verdicts: verdictTotals(db, { batchId }) };
+export async function judgeBatchProgress(db: Db, batchId: number): Promise<BatchProgress> {
+  const batch = await requireBatch(db, batchId);
+  return { batch, jobs: await groupProgress(db, batchGroupKey(batchId)), verdicts: await verdictTotals(db, { batchId }) };
 }
 
 /** One (trajectory, k) call of a batch that failed, with the queue's (already shortened, key-scrubbed) reason. */
@@ -228,16 +214,17 @@ export interface BatchFailure {
 }
 
 /** The batch's failed calls in the order they were planned: which trajectories and k values a resume would send again. */
-export function judgeBatchFailures(db: Db, batchId: number, limit = 100): BatchFailure[] {
-  requireBatch(db, batchId);
-  return listJobs(db, { groupKey: batchGroupKey(batchId), status: "failed", limit }).map((job) => {
+export async function judgeBatchFailures(db: Db, batchId: number, limit = 100): Promise<BatchFailure[]> {
+  await requireBatch(db, batchId);
+  const failed = await jobsOfGroup(db, batchGroupKey(batchId), { status: "failed", limit });
+  return failed.map((job) => {
     const p = job.payload as JudgeJobPayload;
     return { trajectoryId: p.trajectoryId, k: p.k, error: job.error ?? "", attempts: job.attempts, finishedAt: job.finishedAt };
   });
 }
 
-export function listBatches(db: Db, limit = 50) {
-  return listJudgeBatches(db, limit);
+export async function listBatches(db: Db, limit = 50) {
+  return await listJudgeBatches(db, limit);
 }
 
 export interface RunBatchOptions {
@@ -249,7 +236,8 @@ export interface RunBatchOptions {
   pollMs?: number;
   /** Overrides the batch's stored concurrency for this run. */
   concurrency?: number;
-  onProgress?: (p: BatchProgress, last?: { outcome: JobOutcome; error?: string }) => void;
+  /** May return a promise; the run waits for it before reporting again. */
+  onProgress?: (p: BatchProgress, last?: { outcome: JobOutcome; error?: string }) => unknown;
 }
 
 /** Status a batch ends in once nothing of it is queued or running. */
@@ -260,10 +248,10 @@ function finalStatus(p: GroupProgress): JudgeBatchRow["status"] {
   return "succeeded";
 }
 
-function refreshBatchCounts(db: Db, batchId: number): GroupProgress {
-  const p = groupProgress(db, batchGroupKey(batchId));
+async function refreshBatchCounts(db: Db, batchId: number): Promise<GroupProgress> {
+  const p = await groupProgress(db, batchGroupKey(batchId));
   const status = finalStatus(p);
-  updateJudgeBatch(db, batchId, {
+  await updateJudgeBatch(db, batchId, {
     succeeded: p.counts.succeeded,
     failed: p.counts.failed,
     cancelled: p.counts.cancelled,
@@ -279,16 +267,23 @@ function refreshBatchCounts(db: Db, batchId: number): GroupProgress {
  */
 export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunBatchOptions = {}): Promise<BatchProgress & { worker: WorkerSummary }> {
   const { db } = deps;
-  const batch = requireBatch(db, batchId);
-  const config = requireJudgeConfig(db, batch.judgeConfigId);
-  updateJudgeBatch(db, batchId, { status: "running", startedAt: batch.startedAt ?? new Date(), finishedAt: null, error: null });
+  const batch = await requireBatch(db, batchId);
+  const config = await requireJudgeConfig(db, batch.judgeConfigId);
+  await updateJudgeBatch(db, batchId, { status: "running", startedAt: batch.startedAt ?? new Date(), finishedAt: null, error: null });
   let lastReport = 0;
+  // Reports go out one after another, in the order jobs ended; a failing report does not stop the batch.
+  let reporting: Promise<void> = Promise.resolve();
   const report = (last?: { outcome: JobOutcome; error?: string }) => {
-    if (!opts.onProgress) return;
+    const onProgress = opts.onProgress;
+    if (!onProgress) return;
     const now = Date.now();
     if (!last || now - lastReport > 100 || last.outcome !== "succeeded") {
       lastReport = now;
-      opts.onProgress(judgeBatchProgress(db, batchId), last);
+      reporting = reporting
+        .then(async () => {
+          await onProgress(await judgeBatchProgress(db, batchId), last);
+        })
+        .catch(() => {});
     }
   };
   report();
@@ -306,6 +301,7 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
     handlers: {
       [JUDGE_JOB_TYPE]: async ({ job, signal }) => {
         const p = job.payload as JudgeJobPayload;
+        const owner = job.leaseOwner!;
         try {
           const out = await judgeTrajectory(runDeps, {
             configId: p.configId,
@@ -316,6 +312,8 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
             signal,
             config,
             samples: p.samples ?? 1,
+            // A worker whose lease was taken over (it hung past its lease) must not store what the new holder stores.
+            mayStore: () => isJobHeld(db, job.id, owner),
           });
           return out;
         } catch (e) {
@@ -329,30 +327,31 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
     },
     onJobEnd: (_job, outcome, error) => report({ outcome, error }),
   });
-  const jobs = refreshBatchCounts(db, batchId);
+  await reporting;
+  const jobs = await refreshBatchCounts(db, batchId);
   if (jobs.remaining > 0 && opts.signal?.aborted) {
     // This process stopped; the rest stays queued for a later run or another worker.
-    updateJudgeBatch(db, batchId, { status: "pending" });
+    await updateJudgeBatch(db, batchId, { status: "pending" });
   }
-  const progress = judgeBatchProgress(db, batchId);
-  opts.onProgress?.(progress);
+  const progress = await judgeBatchProgress(db, batchId);
+  await opts.onProgress?.(progress);
   return { ...progress, worker };
 }
 
 /** Cancels a batch from any process: queued jobs at once, running calls at their worker's next heartbeat. */
-export function cancelJudgeBatch(db: Db, batchId: number) {
-  requireBatch(db, batchId);
-  const r = cancelGroup(db, batchGroupKey(batchId));
-  const p = refreshBatchCounts(db, batchId);
-  if (p.remaining === 0) updateJudgeBatch(db, batchId, { status: "cancelled" });
+export async function cancelJudgeBatch(db: Db, batchId: number): Promise<{ cancelled: number; signalled: number }> {
+  await requireBatch(db, batchId);
+  const r = await cancelGroup(db, batchGroupKey(batchId));
+  const p = await refreshBatchCounts(db, batchId);
+  if (p.remaining === 0) await updateJudgeBatch(db, batchId, { status: "cancelled" });
   return r;
 }
 
 /** Puts cancelled and failed jobs back in the queue; `runJudgeBatch` then finishes the batch. */
-export function resumeJudgeBatch(db: Db, batchId: number): { requeued: number } {
-  requireBatch(db, batchId);
-  const requeued = resumeGroup(db, batchGroupKey(batchId), { includeFailed: true });
-  if (requeued > 0) updateJudgeBatch(db, batchId, { status: "pending", finishedAt: null });
+export async function resumeJudgeBatch(db: Db, batchId: number): Promise<{ requeued: number }> {
+  await requireBatch(db, batchId);
+  const requeued = await resumeGroup(db, batchGroupKey(batchId), { includeFailed: true });
+  if (requeued > 0) await updateJudgeBatch(db, batchId, { status: "pending", finishedAt: null });
   return { requeued };
 }
 
@@ -363,15 +362,16 @@ const backgroundRuns = new Map<number, Promise<unknown>>();
  * a researcher started from the UI. Progress is read with judgeBatchProgress. A second call while the batch runs
  * here returns false instead of starting another worker on it.
  */
-export function startJudgeBatchInBackground(deps: JudgeDeps, batchId: number, log: (msg: string) => void = console.error): boolean {
-  requireBatch(deps.db, batchId);
+export async function startJudgeBatchInBackground(deps: JudgeDeps, batchId: number, log: (msg: string) => void = console.error): Promise<boolean> {
+  await requireBatch(deps.db, batchId);
   if (backgroundRuns.has(batchId)) return false;
   const run = runJudgeBatch(deps, batchId)
-    .catch((e: unknown) => {
+    .catch(async (e: unknown) => {
       const message = e instanceof Error ? e.message : String(e);
-      updateJudgeBatch(deps.db, batchId, { error: message });
       log(`judge batch ${batchId} stopped: ${message}`);
+      await updateJudgeBatch(deps.db, batchId, { error: message });
     })
+    .catch((e: unknown) => log(`judge batch ${batchId}: the error could not be recorded: ${e instanceof Error ? e.message : String(e)}`))
     .finally(() => backgroundRuns.delete(batchId));
   backgroundRuns.set(batchId, run);
   return true;

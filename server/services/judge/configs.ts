@@ -12,7 +12,7 @@
  *   for: changing the base URL deletes it, and it is only ever sent to that URL;
  * - the endpoint's host must pass the admins' allowlist, when a configuration is saved and before every call.
  */
-import type { Db } from "../../../db/client";
+import { withTransaction, type Db } from "../../../db/database";
 import { isSealed, secretBoxOf } from "../../auth/secret-box";
 import {
   endpointUrlRefusal,
@@ -134,8 +134,8 @@ function endpointUrl(baseUrl: string | null): URL {
   return new URL(baseUrl ?? "https://api.openai.com/v1");
 }
 
-function checkEndpointAllowed(db: Db, baseUrl: string | null, env: Env): void {
-  const refusal = endpointUrlRefusal(endpointUrl(baseUrl), judgeHostPolicyOf(db, env));
+async function checkEndpointAllowed(db: Db, baseUrl: string | null, env: Env): Promise<void> {
+  const refusal = endpointUrlRefusal(endpointUrl(baseUrl), await judgeHostPolicyOf(db, env));
   if (refusal) throw new ValidationError(`judge configuration field "baseUrl": ${refusal}`);
 }
 
@@ -172,10 +172,10 @@ function checkNumbers(v: JudgeConfigInput): void {
 }
 
 /** Creates a configuration. Base URL and model default to VERDICT_JUDGE_BASE_URL / VERDICT_JUDGE_MODEL. */
-export function createJudgeConfig(db: Db, input: JudgeConfigInput, env: Env): JudgeConfigView {
+export async function createJudgeConfig(db: Db, input: JudgeConfigInput, env: Env): Promise<JudgeConfigView> {
   const name = input.name?.trim();
   if (!name) throw new ValidationError('judge configuration needs a "name"');
-  if (getJudgeConfigByName(db, name)) throw new ConflictError(`A judge configuration named ${JSON.stringify(name)} already exists`);
+  if (await getJudgeConfigByName(db, name)) throw new ConflictError(`A judge configuration named ${JSON.stringify(name)} already exists`);
   const model = nonEmpty(input.model) ?? nonEmpty(env.VERDICT_JUDGE_MODEL);
   if (!model) throw new ValidationError('judge configuration needs a "model" (or set VERDICT_JUDGE_MODEL)');
   const baseUrl = input.baseUrl !== undefined ? nonEmpty(input.baseUrl) ?? null : nonEmpty(env.VERDICT_JUDGE_BASE_URL) ?? null;
@@ -183,8 +183,8 @@ export function createJudgeConfig(db: Db, input: JudgeConfigInput, env: Env): Ju
   checkNumbers({ ...input, baseUrl });
   checkOptions(options);
   checkKeyEnv(input.apiKeyEnv);
-  checkEndpointAllowed(db, baseUrl, env);
-  const id = insertJudgeConfig(db, {
+  await checkEndpointAllowed(db, baseUrl, env);
+  const id = await insertJudgeConfig(db, {
     name,
     baseUrl,
     model,
@@ -199,15 +199,15 @@ export function createJudgeConfig(db: Db, input: JudgeConfigInput, env: Env): Ju
     priceInputPerMTok: input.priceInputPerMTok ?? null,
     priceOutputPerMTok: input.priceOutputPerMTok ?? null,
   });
-  return toView(getJudgeConfig(db, id)!);
+  return toView((await getJudgeConfig(db, id))!);
 }
 
-export function listJudgeConfigViews(db: Db): JudgeConfigView[] {
-  return listConfigRows(db).map(toView);
+export async function listJudgeConfigViews(db: Db): Promise<JudgeConfigView[]> {
+  return (await listConfigRows(db)).map(toView);
 }
 
-export function requireJudgeConfig(db: Db, ref: number | string): PublicJudgeConfig {
-  const c = typeof ref === "number" ? getJudgeConfig(db, ref) : getJudgeConfigByName(db, ref);
+export async function requireJudgeConfig(db: Db, ref: number | string): Promise<PublicJudgeConfig> {
+  const c = typeof ref === "number" ? await getJudgeConfig(db, ref) : await getJudgeConfigByName(db, ref);
   if (!c) throw new NotFoundError("judge configuration", ref);
   return c;
 }
@@ -225,12 +225,12 @@ export interface JudgeConfigUpdate extends JudgeConfigView {
  * may change: its verdicts must keep describing what the judge was. A new base URL must pass the admins' host
  * allowlist, and it deletes a stored key.
  */
-export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeConfigInput>, "name">, env: Env): JudgeConfigUpdate {
-  const current = requireJudgeConfig(db, id);
+export async function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeConfigInput>, "name">, env: Env): Promise<JudgeConfigUpdate> {
+  const current = await requireJudgeConfig(db, id);
   const changed = IDENTITY_FIELDS.filter(
     (f) => patch[f] !== undefined && JSON.stringify(f === "options" ? { ...current.options, ...patch.options } : patch[f]) !== JSON.stringify(current[f]),
   );
-  if (changed.length > 0 && countVerdicts(db, { evaluatorKey: judgeEvaluatorKey(id) }) > 0) {
+  if (changed.length > 0 && (await countVerdicts(db, { evaluatorKey: judgeEvaluatorKey(id) })) > 0) {
     throw new ConflictError(
       `Judge configuration ${JSON.stringify(current.name)} already has verdicts; changing ${changed.join(", ")} would make them ` +
         "describe a different judge. Create a new configuration instead.",
@@ -242,12 +242,12 @@ export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeC
   if (patch.apiKeyEnv !== undefined) checkKeyEnv(patch.apiKeyEnv);
   const newBaseUrl = patch.baseUrl !== undefined ? nonEmpty(patch.baseUrl) ?? null : current.baseUrl;
   const baseUrlChanged = newBaseUrl !== current.baseUrl;
-  if (baseUrlChanged) checkEndpointAllowed(db, newBaseUrl, env);
+  if (baseUrlChanged) await checkEndpointAllowed(db, newBaseUrl, env);
   const storedKeyRemoved = baseUrlChanged && current.hasStoredKey;
   // The key goes with the old URL in the same transaction: no moment exists where the new URL has the old key.
-  db.$client.transaction(() => {
-    if (storedKeyRemoved) clearJudgeApiKey(db, id);
-    updateConfigRow(db, id, {
+  await withTransaction(db, async () => {
+    if (storedKeyRemoved) await clearJudgeApiKey(db, id);
+    await updateConfigRow(db, id, {
       ...(patch.baseUrl !== undefined ? { baseUrl: nonEmpty(patch.baseUrl) ?? null } : {}),
       ...(patch.model !== undefined ? { model: patch.model } : {}),
       ...(patch.apiKeyEnv !== undefined ? { apiKeyEnv: nonEmpty(patch.apiKeyEnv) ?? null } : {}),
@@ -261,20 +261,30 @@ export function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeC
       ...(patch.priceInputPerMTok !== undefined ? { priceInputPerMTok: patch.priceInputPerMTok } : {}),
       ...(patch.priceOutputPerMTok !== undefined ? { priceOutputPerMTok: patch.priceOutputPerMTok } : {}),
     });
-  })();
-  return { ...toView(getJudgeConfig(db, id)!), storedKeyRemoved };
+  });
+  return { ...toView((await getJudgeConfig(db, id))!), storedKeyRemoved };
 }
 
-export function deleteJudgeConfig(db: Db, id: number): void {
-  const c = requireJudgeConfig(db, id);
+export async function deleteJudgeConfig(db: Db, id: number): Promise<void> {
+  const c = await requireJudgeConfig(db, id);
   try {
-    deleteConfigRow(db, c.id);
+    await deleteConfigRow(db, c.id);
   } catch (e) {
-    if (/FOREIGN KEY/i.test((e as Error).message)) {
+    if (isForeignKeyViolation(e)) {
       throw new ConflictError(`Judge configuration ${JSON.stringify(c.name)} has batches; it cannot be deleted`);
     }
     throw e;
   }
+}
+
+/** SQLite and PostgreSQL both refuse to delete a row others still point at; the error may be wrapped by the driver layer. */
+function isForeignKeyViolation(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur && depth < 5; depth++, cur = (cur as { cause?: unknown }).cause) {
+    const { code, message } = cur as { code?: unknown; message?: unknown };
+    if (code === "23503" || code === "SQLITE_CONSTRAINT_FOREIGNKEY") return true;
+    if (typeof message === "string" && /FOREIGN KEY constraint failed|violates foreign key constraint/i.test(message)) return true;
+  }
+  return false;
 }
 
 /** What `judge_config_secrets.api_key` holds, sealed: the key and the base URL it was stored for. */
@@ -288,7 +298,7 @@ function secretContext(configId: number): string {
   return `judge_config_secrets:${configId}`;
 }
 
-function sealKey(db: Db, configId: number, record: StoredKeyRecord): string {
+async function sealKey(db: Db, configId: number, record: StoredKeyRecord): Promise<string> {
   return secretBoxOf(db).seal(JSON.stringify(record), secretContext(configId));
 }
 
@@ -296,12 +306,12 @@ function sealKey(db: Db, configId: number, record: StoredKeyRecord): string {
  * Stores a key server-side for a configuration (or removes it with null), encrypted, bound to the configuration's
  * current base URL.
  */
-export function setStoredApiKey(db: Db, id: number, apiKey: string | null): void {
-  const config = requireJudgeConfig(db, id);
-  if (apiKey === null) clearJudgeApiKey(db, id);
+export async function setStoredApiKey(db: Db, id: number, apiKey: string | null): Promise<void> {
+  const config = await requireJudgeConfig(db, id);
+  if (apiKey === null) await clearJudgeApiKey(db, id);
   else {
     if (!apiKey.trim()) throw new ValidationError("API key is empty");
-    setJudgeApiKey(db, id, sealKey(db, id, { apiKey: apiKey.trim(), baseUrl: config.baseUrl }));
+    await setJudgeApiKey(db, id, await sealKey(db, id, { apiKey: apiKey.trim(), baseUrl: config.baseUrl }));
   }
 }
 
@@ -310,13 +320,13 @@ export function setStoredApiKey(db: Db, id: number, apiKey: string | null): void
  * by earlier versions are encrypted on first read, bound to the base URL the configuration has then (which the
  * host allowlist has already accepted).
  */
-function storedKeyFor(db: Db, config: PublicJudgeConfig): string | undefined {
-  const raw = config.hasStoredKey ? getJudgeApiKey(db, config.id) : undefined;
+async function storedKeyFor(db: Db, config: PublicJudgeConfig): Promise<string | undefined> {
+  const raw = config.hasStoredKey ? await getJudgeApiKey(db, config.id) : undefined;
   if (raw === undefined) return undefined;
   let record: StoredKeyRecord;
   if (!isSealed(raw)) {
     record = { apiKey: raw, baseUrl: config.baseUrl };
-    setJudgeApiKey(db, config.id, sealKey(db, config.id, record));
+    await setJudgeApiKey(db, config.id, await sealKey(db, config.id, record));
   } else {
     const opened = secretBoxOf(db).open(raw, secretContext(config.id));
     if (opened === null) {
@@ -345,9 +355,9 @@ export function judgeEvaluatorKey(configId: number): string {
  * The OpenAI API itself needs a real key. A configuration naming a variable outside the allowed key sources
  * gets no key at all.
  */
-export function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env): string {
-  checkEndpointAllowed(db, config.baseUrl, env);
-  const stored = storedKeyFor(db, config);
+export async function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env): Promise<string> {
+  await checkEndpointAllowed(db, config.baseUrl, env);
+  const stored = await storedKeyFor(db, config);
   const namedSourceAllowed = !config.apiKeyEnv || isAllowedKeyEnv(config.apiKeyEnv);
   const fromEnv = namedSourceAllowed
     ? (config.apiKeyEnv ? nonEmpty(env[config.apiKeyEnv]) : undefined) ?? nonEmpty(env.VERDICT_JUDGE_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY)
@@ -378,16 +388,16 @@ export function endpointErrorText(text: string, secret: string | undefined): str
 }
 
 /** How to call a configuration's endpoint: its model settings, the key resolveApiKey finds, and the admins' host policy. */
-export function judgeEndpointOf(db: Db, config: PublicJudgeConfig, env: Env): JudgeEndpoint {
+export async function judgeEndpointOf(db: Db, config: PublicJudgeConfig, env: Env): Promise<JudgeEndpoint> {
   return {
     baseUrl: config.baseUrl,
-    apiKey: resolveApiKey(db, config, env),
+    apiKey: await resolveApiKey(db, config, env),
     model: config.model,
     temperature: config.temperature,
     seed: config.seed,
     maxOutputTokens: config.maxOutputTokens,
     timeoutMs: config.timeoutMs,
     maxRetries: config.maxRetries,
-    hostPolicy: judgeHostPolicyOf(db, env),
+    hostPolicy: await judgeHostPolicyOf(db, env),
   };
 }

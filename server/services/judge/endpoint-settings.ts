@@ -3,19 +3,19 @@
  * VERDICT_JUDGE_BASE_URL host. They come from the environment (VERDICT_JUDGE_ALLOWED_HOSTS,
  * VERDICT_JUDGE_ALLOW_LOOPBACK) and from what admins save through the admin API; the two add up.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { getJudgeEndpointSettings, saveJudgeEndpointSettings } from "../../../db/repositories/evaluation";
 import { judgeHostPolicy, OPENAI_API_HOST, parseAllowedHosts, type JudgeHostPolicy } from "../../domain/evaluators/judge-endpoint-policy";
 import { ValidationError } from "../../errors";
 import type { Env } from "./configs";
 
 /** The policy every judge call and every saved configuration is checked against. */
-export function judgeHostPolicyOf(db: Db, env: Env): JudgeHostPolicy {
+export async function judgeHostPolicyOf(db: Db, env: Env): Promise<JudgeHostPolicy> {
   const { policy, problems } = judgeHostPolicy({
     defaultBaseUrl: env.VERDICT_JUDGE_BASE_URL,
     allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS,
     allowLoopback: env.VERDICT_JUDGE_ALLOW_LOOPBACK,
-    saved: getJudgeEndpointSettings(db),
+    saved: await getJudgeEndpointSettings(db),
   });
   if (problems.length) throw new ValidationError(`Judge endpoint settings cannot be read: ${problems.join("; ")}`);
   return policy;
@@ -30,8 +30,8 @@ export interface JudgeEndpointSettingsView {
   effective: string[];
 }
 
-export function judgeEndpointSettingsView(db: Db, env: Env): JudgeEndpointSettingsView {
-  const policy = judgeHostPolicyOf(db, env);
+export async function judgeEndpointSettingsView(db: Db, env: Env): Promise<JudgeEndpointSettingsView> {
+  const policy = await judgeHostPolicyOf(db, env);
   let defaultHost: string | null = null;
   try {
     defaultHost = env.VERDICT_JUDGE_BASE_URL ? new URL(env.VERDICT_JUDGE_BASE_URL).host : null;
@@ -39,7 +39,7 @@ export function judgeEndpointSettingsView(db: Db, env: Env): JudgeEndpointSettin
     defaultHost = null;
   }
   return {
-    saved: getJudgeEndpointSettings(db),
+    saved: await getJudgeEndpointSettings(db),
     environment: {
       defaultHost,
       allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS ?? "",
@@ -53,12 +53,12 @@ export function judgeEndpointSettingsView(db: Db, env: Env): JudgeEndpointSettin
 }
 
 /** Saves the admins' settings (replacing the saved ones); every entry must be a host or host:port. */
-export function saveJudgeEndpointSettingsFor(
+export async function saveJudgeEndpointSettingsFor(
   db: Db,
   env: Env,
   input: { allowedHosts: string[]; allowLoopback: boolean },
   userId: string | null,
-): JudgeEndpointSettingsView {
+): Promise<JudgeEndpointSettingsView> {
   const { hosts, invalid } = parseAllowedHosts(input.allowedHosts);
   if (invalid.length) {
     throw new ValidationError(
@@ -66,6 +66,6 @@ export function saveJudgeEndpointSettingsFor(
         `(write "host" or "host:port", e.g. "gpu-box.lab.internal:8000" or "127.0.0.1:11434")`,
     );
   }
-  saveJudgeEndpointSettings(db, { allowedHosts: hosts, allowLoopback: input.allowLoopback, updatedBy: userId });
+  await saveJudgeEndpointSettings(db, { allowedHosts: hosts, allowLoopback: input.allowLoopback, updatedBy: userId });
   return judgeEndpointSettingsView(db, env);
 }

@@ -2,7 +2,7 @@
  * A FuzzyMatcher (VisualWebArena's LLM-graded string checks) backed by a judge configuration's endpoint.
  * It keeps totals of the calls it made so the rule verdict can record tokens, latency and cost.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { costUsd } from "../../domain/evaluators/judge-protocol";
 import { buildFuzzyMatchPrompt, parseFuzzyMatchReply, type FuzzyMatcher } from "../../domain/evaluators/vwa/fuzzy-prompt";
 import { createJudgeClient, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./client";
@@ -24,14 +24,14 @@ export interface JudgeBackedMatcher {
   reset(): void;
 }
 
-export function judgeFuzzyMatcher(
+export async function judgeFuzzyMatcher(
   db: Db,
   configRef: number | string,
   env: Env,
   opts: { retryPolicy?: RetryPolicy; clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient; signal?: AbortSignal } = {},
-): JudgeBackedMatcher {
-  const config = requireJudgeConfig(db, configRef);
-  const endpoint = judgeEndpointOf(db, config, env);
+): Promise<JudgeBackedMatcher> {
+  const config = await requireJudgeConfig(db, configRef);
+  const endpoint = await judgeEndpointOf(db, config, env);
   const apiKey = endpoint.apiKey;
   // A yes/no grade needs few tokens whatever the configuration allows.
   const client = (opts.clientFactory ?? createJudgeClient)({ ...endpoint, maxOutputTokens: Math.min(endpoint.maxOutputTokens, 512) }, opts.retryPolicy);

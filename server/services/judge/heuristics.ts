@@ -12,7 +12,7 @@
  * Trajectories still running are skipped: their verdict would be about a trajectory that is not finished.
  */
 import sharp from "sharp";
-import type { Db } from "../../../db/client";
+import { withTransaction, type Db } from "../../../db/database";
 import { existingVerdictKeys, upsertVerdicts, type VerdictValues } from "../../../db/repositories/evaluation";
 import { getScreenshotDhashes, setScreenshotDhash } from "../../../db/repositories/screenshots";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
@@ -68,9 +68,9 @@ export class ScreenshotDhashes {
   ) {}
 
   /** Reads the stored hashes of a trajectory's screenshots in one query. */
-  preload(hashes: string[]): void {
+  async preload(hashes: string[]): Promise<void> {
     const wanted = hashes.filter((h) => !this.known.has(h));
-    if (wanted.length) for (const [hash, dhash] of getScreenshotDhashes(this.db, wanted)) this.known.set(hash, dhash);
+    if (wanted.length) for (const [hash, dhash] of await getScreenshotDhashes(this.db, wanted)) this.known.set(hash, dhash);
   }
 
   async of(hash: string): Promise<string | null> {
@@ -87,7 +87,7 @@ export class ScreenshotDhashes {
       const channels = grey.info.channels;
       const pixels = channels === 1 ? grey.data : grey.data.filter((_, i) => i % channels === 0);
       value = dHashFromGrey(pixels);
-      setScreenshotDhash(this.db, hash, value);
+      await setScreenshotDhash(this.db, hash, value);
       this.computed++;
     } catch {
       value = null;
@@ -98,14 +98,14 @@ export class ScreenshotDhashes {
   }
 }
 
-type Detail = NonNullable<ReturnType<typeof getTrajectoryDetail>>;
+type Detail = NonNullable<Awaited<ReturnType<typeof getTrajectoryDetail>>>;
 
 /** The recorded data the heuristics read, from a stored trajectory; dHashes when `dhashes` is given. */
 export async function heuristicInput(db: Db, detail: Detail, dhashes: ScreenshotDhashes | null): Promise<HeuristicTrajectory> {
-  const sizes = getStepScreenshots(db, detail.trajectory.id);
+  const sizes = await getStepScreenshots(db, detail.trajectory.id);
   const steps: HeuristicStep[] = [];
   const forHash = (s: Detail["steps"][number]) => s.rawScreenshotHash ?? s.screenshotHash;
-  dhashes?.preload(detail.steps.map(forHash).filter((h): h is string => h !== null));
+  await dhashes?.preload(detail.steps.map(forHash).filter((h): h is string => h !== null));
   for (const s of detail.steps) {
     const shown = (s.screenshotHash ? sizes.get(s.screenshotHash) : undefined) ?? (s.rawScreenshotHash ? sizes.get(s.rawScreenshotHash) : undefined);
     // The unmarked screenshot shows the page itself; marks drawn on top would only add noise to its hash.
@@ -148,10 +148,10 @@ function heuristicVerdictRow(trajectoryId: number, h: HeuristicEvaluator, input:
 const WRITE_EVERY = 250;
 
 /** Which heuristic evaluators each trajectory still lacks a verdict from (all of them when forced). */
-function missingEvaluators(db: Db, ids: number[], force: boolean): Map<number, HeuristicEvaluator[]> {
+async function missingEvaluators(db: Db, ids: number[], force: boolean): Promise<Map<number, HeuristicEvaluator[]>> {
   const out = new Map<number, HeuristicEvaluator[]>(ids.map((id) => [id, []]));
   for (const h of HEURISTIC_EVALUATORS) {
-    const have = force ? new Set<string>() : existingVerdictKeys(db, h.key, h.version, ids, [""]);
+    const have = force ? new Set<string>() : await existingVerdictKeys(db, h.key, h.version, ids, [""]);
     for (const id of ids) if (!have.has(`${id}:`)) out.get(id)!.push(h);
   }
   return out;
@@ -172,13 +172,13 @@ export async function evaluateHeuristicVerdicts(deps: HeuristicDeps, req: Heuris
     unreadableScreenshots: 0,
   };
   const dhashes = new ScreenshotDhashes(db, deps.store);
-  const todo = missingEvaluators(db, req.trajectoryIds, !!req.force);
+  const todo = await missingEvaluators(db, req.trajectoryIds, !!req.force);
   let pending: VerdictValues[] = [];
-  const flush = () => {
+  const flush = async () => {
     if (!pending.length) return;
     const rows = pending;
     pending = [];
-    db.$client.transaction(() => upsertVerdicts(db, rows))();
+    await withTransaction(db, async () => upsertVerdicts(db, rows));
   };
   let done = 0;
   for (const trajectoryId of req.trajectoryIds) {
@@ -189,7 +189,7 @@ export async function evaluateHeuristicVerdicts(deps: HeuristicDeps, req: Heuris
       report.skippedExisting++;
       continue;
     }
-    const detail = getTrajectoryDetail(db, trajectoryId);
+    const detail = await getTrajectoryDetail(db, trajectoryId);
     if (!detail) {
       report.missing++;
       continue;
@@ -205,9 +205,9 @@ export async function evaluateHeuristicVerdicts(deps: HeuristicDeps, req: Heuris
       pending.push(row);
     }
     report.evaluated++;
-    if (report.evaluated % WRITE_EVERY === 0) flush();
+    if (report.evaluated % WRITE_EVERY === 0) await flush();
   }
-  flush();
+  await flush();
   req.onProgress?.(done, req.trajectoryIds.length);
   report.screenshotsHashed = dhashes.computed;
   report.unreadableScreenshots = dhashes.unreadable;

@@ -6,7 +6,7 @@
  * need the live page are recorded as not_evaluable with the reason. A fuzzy check whose judge call fails stores
  * nothing for that trajectory (it is reported and retried on the next run), never a guess.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { findVerdict, upsertVerdict } from "../../../db/repositories/evaluation";
 import { getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import { looksLikeVwaEvalConfig, VwaConfigError } from "../../domain/evaluators/vwa/config";
@@ -81,7 +81,7 @@ export async function evaluateRuleVerdicts(deps: RuleDeps, req: RuleRunRequest):
   };
   let matcher: JudgeBackedMatcher | undefined;
   if (req.fuzzyConfig != null) {
-    matcher = judgeFuzzyMatcher(db, req.fuzzyConfig, deps.env, {
+    matcher = await judgeFuzzyMatcher(db, req.fuzzyConfig, deps.env, {
       retryPolicy: deps.retryPolicy,
       clientFactory: deps.clientFactory,
       signal: req.signal,
@@ -91,13 +91,13 @@ export async function evaluateRuleVerdicts(deps: RuleDeps, req: RuleRunRequest):
   for (const trajectoryId of req.trajectoryIds) {
     if (req.signal?.aborted) break;
     req.onProgress?.(done++, req.trajectoryIds.length);
-    const detail = getTrajectoryDetail(db, trajectoryId);
+    const detail = await getTrajectoryDetail(db, trajectoryId);
     if (!detail || !looksLikeVwaEvalConfig(detail.task.evaluatorConfig)) {
       report.noRuleConfig++;
       continue;
     }
     const identity = { trajectoryId, evaluatorKey: VWA_RULES_EVALUATOR_KEY, k: "", promptVersion: VWA_RULES_VERSION };
-    if (!req.force && findVerdict(db, identity)) {
+    if (!req.force && (await findVerdict(db, identity))) {
       report.skippedExisting++;
       continue;
     }
@@ -112,7 +112,7 @@ export async function evaluateRuleVerdicts(deps: RuleDeps, req: RuleRunRequest):
       );
     } catch (e) {
       if (e instanceof VwaConfigError) {
-        upsertVerdict(db, { ...base, verdict: "not_evaluable", score: null, rationale: e.message, details: { reason: e.message } });
+        await upsertVerdict(db, { ...base, verdict: "not_evaluable", score: null, rationale: e.message, details: { reason: e.message } });
         report.evaluated++;
         report.byVerdict.not_evaluable++;
         continue;
@@ -121,7 +121,7 @@ export async function evaluateRuleVerdicts(deps: RuleDeps, req: RuleRunRequest):
       continue;
     }
     const usage = matcher?.usage();
-    upsertVerdict(db, {
+    await upsertVerdict(db, {
       ...base,
       verdict: evaluation.verdict,
       score: evaluation.score,

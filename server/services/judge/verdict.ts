@@ -6,8 +6,8 @@
  * latency, cost, attempts). A call that fails for good stores nothing, so a later run retries it; an unparseable
  * reply is stored as "unparseable", never as a guess.
  */
-import type { Db } from "../../../db/client";
-import { findVerdict, upsertVerdict, type PublicJudgeConfig } from "../../../db/repositories/evaluation";
+import { withTransaction, type Db } from "../../../db/database";
+import { findVerdict, upsertVerdict, type PublicJudgeConfig, type VerdictValues } from "../../../db/repositories/evaluation";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { StepRow } from "../../../db/schema/index";
 import {
@@ -41,23 +41,23 @@ export interface JudgeDeps {
   trajectoryCache?: TrajectoryCache;
 }
 
-type TrajectoryData = { detail: NonNullable<ReturnType<typeof getTrajectoryDetail>>; shots: ReturnType<typeof getStepScreenshots> };
+type TrajectoryData = { detail: NonNullable<Awaited<ReturnType<typeof getTrajectoryDetail>>>; shots: Awaited<ReturnType<typeof getStepScreenshots>> };
 
 /** A small least-recently-used cache of trajectories for one batch run. */
 export class TrajectoryCache {
   private readonly entries = new Map<number, TrajectoryData>();
   constructor(private readonly capacity = 32) {}
 
-  get(db: Db, trajectoryId: number): TrajectoryData | undefined {
+  async get(db: Db, trajectoryId: number): Promise<TrajectoryData | undefined> {
     const hit = this.entries.get(trajectoryId);
     if (hit) {
       this.entries.delete(trajectoryId);
       this.entries.set(trajectoryId, hit);
       return hit;
     }
-    const detail = getTrajectoryDetail(db, trajectoryId);
+    const detail = await getTrajectoryDetail(db, trajectoryId);
     if (!detail) return undefined;
-    const data = { detail, shots: getStepScreenshots(db, trajectoryId) };
+    const data = { detail, shots: await getStepScreenshots(db, trajectoryId) };
     this.entries.set(trajectoryId, data);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
     return data;
@@ -79,6 +79,19 @@ export interface JudgeRequest {
    * confidence (stored per verdict, with every sample in details.samples). Default 1.
    */
   samples?: number;
+  /**
+   * Asked just before the verdict is stored, in the same transaction: false means this caller may no longer store
+   * it (a batch job whose lease another worker took over), and nothing is written.
+   */
+  mayStore?: () => Promise<boolean>;
+}
+
+/** The caller lost the right to store the verdict it computed (see JudgeRequest.mayStore); nothing was stored. */
+export class VerdictNotStored extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "VerdictNotStored";
+  }
 }
 
 export interface JudgeOutcome {
@@ -106,7 +119,7 @@ export function judgeStepsOf(steps: StepRow[], pref: JudgeOptions["screenshots"]
 
 export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promise<JudgeOutcome> {
   const { db } = deps;
-  const config = req.config && req.config.id === req.configId ? req.config : requireJudgeConfig(db, req.configId);
+  const config = req.config && req.config.id === req.configId ? req.config : await requireJudgeConfig(db, req.configId);
   if (!isJudgePromptVersion(config.promptVersion)) {
     throw new ValidationError(`Judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
   }
@@ -117,15 +130,16 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     k: formatK(req.k),
     promptVersion: effectivePromptVersion(config.promptVersion, options),
   };
-  if (!req.force) {
-    const existing = findVerdict(db, identity);
-    if (existing) return { verdictId: existing.id, verdict: existing.verdict, skipped: true };
-  }
+  const existing = await findVerdict(db, identity);
+  // A forced batch replaces older verdicts once: one this batch stored already (before a cancel or a lost lease sent
+  // its job round again) is kept, so a resumed batch neither pays for the call again nor writes the verdict twice.
+  const storedByThisBatch = req.force && req.batchId != null && existing?.batchId === req.batchId;
+  if (existing && (!req.force || storedByThisBatch)) return { verdictId: existing.id, verdict: existing.verdict, skipped: true };
   const data = deps.trajectoryCache
-    ? deps.trajectoryCache.get(db, req.trajectoryId)
-    : (() => {
-        const d = getTrajectoryDetail(db, req.trajectoryId);
-        return d ? { detail: d, shots: getStepScreenshots(db, req.trajectoryId) } : undefined;
+    ? await deps.trajectoryCache.get(db, req.trajectoryId)
+    : await (async () => {
+        const d = await getTrajectoryDetail(db, req.trajectoryId);
+        return d ? { detail: d, shots: await getStepScreenshots(db, req.trajectoryId) } : undefined;
       })();
   if (!data) throw new NotFoundError("trajectory", req.trajectoryId);
   const { detail, shots } = data;
@@ -156,7 +170,7 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     { role: "user", content },
   ];
 
-  const endpoint = judgeEndpointOf(db, config, deps.env);
+  const endpoint = await judgeEndpointOf(db, config, deps.env);
   const apiKey = endpoint.apiKey;
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
   const samples = req.samples ?? 1;
@@ -208,7 +222,7 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
   const problem = vote.problem ?? parsed.problem;
   // Asked for, the first failing step is parsed strictly from the reply shown; a failure without one is kept apart.
   const failureStep = options.askFirstFailingStep ? parseFailureStep(shown.raw, vote.verdict, detail.steps.map((s) => s.index)) : null;
-  const saved = upsertVerdict(db, {
+  const values: VerdictValues = {
     ...identity,
     kind: "judge",
     origin: "verdict",
@@ -241,6 +255,12 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     outputTokens,
     latencyMs: sum((r) => r.latencyMs),
     costUsd: cost,
+  };
+  const saved = await withTransaction(db, async () => {
+    if (req.mayStore && !(await req.mayStore())) {
+      throw new VerdictNotStored(`trajectory ${req.trajectoryId} k=${identity.k}: the verdict was not stored, another worker took over this job`);
+    }
+    return upsertVerdict(db, values);
   });
   return { verdictId: saved.id, verdict: vote.verdict, skipped: false };
 }

@@ -1,15 +1,18 @@
 /**
- * The embedded engine: the job queue in the installation's SQLite file (db/repositories/jobs.ts), behind the
- * asynchronous JobQueue interface. Each call runs synchronously on the shared connection, as before.
+ * The job queue kept in the installation's own database (db/repositories/jobs.ts), behind the JobQueue interface:
+ * the embedded SQLite file by default, or the team's PostgreSQL database when the installation runs on it. Judge
+ * batches, live runs and imports enqueue and work through it on either engine with the same code.
  */
-import type { Db } from "../../../db/client";
+import { dialectOf, type Db } from "../../../db/database";
 import * as repo from "../../../db/repositories/jobs";
 import type { ClaimFilter, JobQueue, JobStatus } from "./job-queue";
 
-export class SqliteJobQueue implements JobQueue {
-  readonly engine = "sqlite" as const;
+export class DatabaseJobQueue implements JobQueue {
+  readonly engine: "sqlite" | "postgres";
 
-  constructor(readonly db: Db) {}
+  constructor(readonly db: Db) {
+    this.engine = dialectOf(db);
+  }
 
   async enqueue(items: repo.NewJob[]) {
     return repo.enqueueJobs(this.db, items);
