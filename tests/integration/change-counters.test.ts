@@ -11,11 +11,11 @@ import { openPostgresDatabase } from "../../db/postgres";
 import { tableVersions } from "../../db/repositories/analytics";
 import { upsertVerdict } from "../../db/repositories/evaluation";
 import { COUNTED_TABLES, type CountedTable } from "../../db/schema/changes";
-import { analyticsOverview, humanAgreement } from "../../server/services/analytics";
+import { analyticsOverview } from "../../server/services/analytics";
 import { getCampaignLabels, getFacts, getReference, getVerdictSets } from "../../server/services/analytics/dataset";
 import type { TestContext } from "../helpers/context";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
-import { seedAnalyticsFixture, type AnalyticsFixture } from "../helpers/analytics-fixture";
+import { seedAnalyticsRows, type AnalyticsFixture } from "../helpers/analytics-fixture";
 
 /** Which counters moved between two readings. */
 function moved(before: Record<CountedTable, number>, after: Record<CountedTable, number>): CountedTable[] {
@@ -28,7 +28,8 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
 
   beforeEach(async () => {
     ctx = await createBackendContext(backend, "verdict-change-counters-");
-    fx = await seedAnalyticsFixture(ctx.db);
+    // Written straight into the tables, so the suite runs on either engine whatever the other repositories do.
+    fx = await seedAnalyticsRows(ctx.db);
   });
   afterEach(async () => {
     await ctx.cleanup();
@@ -122,7 +123,7 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
 
     it("sees writes made through another connection to the same database", async () => {
       const before = await analyticsOverview(ctx.db, { scope: {}, unparseable: "exclude", difficulty: "overall" });
-      const humansBefore = await humanAgreement(ctx.db, fx.campaignId);
+      const labelsBefore = (await getCampaignLabels(ctx.db, fx.campaignId)).length;
       const other = otherConnection();
       try {
         await rawRun(other, sql`update consolidated_labels set verdict = 'success', category = null where trajectory_id = ${fx.ids.T2}`);
@@ -132,7 +133,7 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       }
       const after = await analyticsOverview(ctx.db, { scope: {}, unparseable: "exclude", difficulty: "overall" });
       expect(after.columns[0]!.total.successes).toBe(before.columns[0]!.total.successes + 1);
-      expect((await humanAgreement(ctx.db, fx.campaignId)).labels).toBe(humansBefore.labels - 1);
+      expect((await getCampaignLabels(ctx.db, fx.campaignId)).length).toBe(labelsBefore - 1);
     });
   });
 });
