@@ -13,22 +13,9 @@
  * table rows, and takes 2–3× longer than the grouped index read (verdicts 270 → 60–100 ms, labels 270 → 110 ms).
  * Group keys come back as real SQL values, so any text (separators, empty strings, NULL) stays exact.
  */
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
-import type Database from "better-sqlite3";
-import type { Db } from "../client";
+import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { dialectOf, first, rawAll, tablesOf, type Db } from "../database";
 import type { CountedTable } from "../schema/changes";
-import {
-  agentRuns,
-  annotationCampaigns,
-  campaignItems,
-  evaluatorVerdicts,
-  judgeConfigs,
-  labels,
-  taskSets,
-  tasks,
-  trajectories,
-  users,
-} from "../schema/index";
 
 type FieldKind = "int" | "text";
 
@@ -93,17 +80,18 @@ class Dictionary {
   }
 }
 
-const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-
-function prepared(db: Db, text: string): Database.Statement {
-  let cache = statementCache.get(db.$client);
-  if (!cache) statementCache.set(db.$client, (cache = new Map()));
-  let stmt = cache.get(text);
-  if (!stmt) {
-    stmt = db.$client.prepare(text);
-    cache.set(text, stmt);
-  }
-  return stmt;
+interface GroupedQuery<K extends string> {
+  table: string;
+  fields: Record<K, FieldSpec>;
+  where?: SQL;
+  /** GROUP BY expressions, in the covering index's column order; by default the group fields. */
+  groupBy?: string[];
+  /**
+   * The order of rows inside a group: SQLite reads them in index order (the index's next columns, then the row id);
+   * PostgreSQL aggregates in no set order unless told, so it is told the same order and both engines give the
+   * same rows in the same order.
+   */
+  within: string;
 }
 
 /**
@@ -111,11 +99,12 @@ function prepared(db: Db, text: string): Database.Statement {
  * integer, few distinct values) become the GROUP BY, in the index's column order so that SQLite walks one index range
  * without sorting, and each other field (integers) comes back as one comma-separated list per group. Far less text
  * is built than with one record per row, which is what made the per-row scan of wide tables slow. Rows come out
- * grouped, not in rowid order. A list that does not parse as integers (a non-integer stored in an integer column)
- * sends that group through a row-by-row read, so the result is exact either way.
+ * grouped, in the same order on both engines. A list that does not parse as integers (a non-integer stored in an
+ * integer column, which SQLite allows) sends that group through a row-by-row read, so the result is exact either way.
  */
-function readGrouped<K extends string>(db: Db, q: { table: string; fields: Record<K, FieldSpec>; where?: string; params?: unknown[]; groupBy?: string[] }): PackedColumns<K> {
-  const { table, fields, where = "", params = [] } = q;
+async function readGrouped<K extends string>(db: Db, q: GroupedQuery<K>): Promise<PackedColumns<K>> {
+  const { table, fields, where } = q;
+  const postgres = dialectOf(db) === "postgres";
   const names = Object.keys(fields) as K[];
   const groupNames = names.filter((n) => fields[n].group);
   const listNames = names.filter((n) => !fields[n].group);
@@ -123,29 +112,47 @@ function readGrouped<K extends string>(db: Db, q: { table: string; fields: Recor
   // The GROUP BY must follow the covering index's leading columns, or SQLite sorts every row first. Group fields
   // may be expressions of those columns (evaluated once per group).
   const groupBy = q.groupBy ?? groupNames.map((n) => fields[n].expr);
+  const list = (expr: string) =>
+    postgres ? `string_agg(coalesce(cast(${expr} as text), ''), ',' order by ${q.within})` : `group_concat(coalesce(${expr}, ''), ',')`;
   const select = [
     ...groupNames.map((n, i) => `${fields[n].expr} as g${i}`),
-    ...groupBy.map((e, i) => `${e} as k${i}`),
+    // The group's key as text, to find its rows again if its lists do not parse.
+    ...groupBy.map((e, i) => `cast(${e} as text) as k${i}`),
     "count(*) as n",
-    ...listNames.map((n, i) => `group_concat(ifnull(${fields[n].expr}, ''), ',') as l${i}`),
+    ...listNames.map((n, i) => `${list(fields[n].expr)} as l${i}`),
   ];
-  const groupedSql = `select ${select.join(", ")} from ${table} ${where ? `where ${where}` : ""} group by ${groupBy.join(", ")}`;
-  // One group again, row by row (its GROUP BY values as parameters after the query's own).
-  const rowSql = `select ${listNames.map((n) => fields[n].expr).join(", ")} from ${table} where ${where ? `(${where}) and ` : ""}${groupBy.map((e) => `${e} is ?`).join(" and ")}`;
+  const whereSql = where ? sql` where ${where}` : sql``;
+  // Ordered by the group keys so both engines hand the groups over in the same order (SQLite's index order).
+  const order = groupBy.map((e) => `${e} asc nulls first`).join(", ");
+  const groups = await rawAll<Record<string, unknown>>(
+    db,
+    sql`select ${sql.raw(select.join(", "))} from ${sql.raw(table)}${whereSql} group by ${sql.raw(groupBy.join(", "))} order by ${sql.raw(order)}`,
+  );
 
   const cols = Object.fromEntries(names.map((n) => [n, new ColumnBuilder(1024)])) as Record<K, ColumnBuilder>;
   const dicts = Object.fromEntries(names.map((n) => [n, new Dictionary()])) as Record<K, Dictionary>;
   const listCols = listNames.map((n) => cols[n]);
-  for (const g of prepared(db, groupedSql).iterate(...params) as Iterable<Record<string, unknown>>) {
+  for (const g of groups) {
     const n = Number(g.n);
     const start = listCols[0]!.length;
     let ok = true;
     for (let i = 0; i < listCols.length && ok; i++) ok = appendIntList(g[`l${i}`] as string | null, n, listCols[i]!);
     if (!ok) {
       for (const c of listCols) c.truncate(start);
-      const keys = groupBy.map((_, i) => g[`k${i}`]);
-      for (const row of prepared(db, rowSql).raw(true).iterate(...params, ...keys) as Iterable<unknown[]>) {
-        listCols.forEach((c, i) => c.push(row[i] === null || row[i] === undefined ? NULL_INT : Math.trunc(Number(row[i]))));
+      // The group's rows one by one, found again by its key.
+      const sameGroup = groupBy.map((e, i) => {
+        const key = g[`k${i}`];
+        return key === null || key === undefined ? sql`${sql.raw(e)} is null` : sql`cast(${sql.raw(e)} as text) = cast(${String(key)} as text)`;
+      });
+      const rows = await rawAll<Record<string, unknown>>(
+        db,
+        sql`select ${sql.raw(listNames.map((n, i) => `${fields[n].expr} as r${i}`).join(", "))} from ${sql.raw(table)} where ${sql.join(where ? [where, ...sameGroup] : sameGroup, sql` and `)} order by ${sql.raw(q.within)}`,
+      );
+      for (const row of rows) {
+        listCols.forEach((c, i) => {
+          const v = row[`r${i}`];
+          c.push(v === null || v === undefined ? NULL_INT : Math.trunc(Number(v)));
+        });
       }
     }
     const added = listCols[0]!.length - start;
@@ -201,7 +208,12 @@ function appendIntList(s: string | null, expected: number, out: ColumnBuilder): 
 // ---------------------------------------------------------------- packed loaders
 
 /** Difficulty as a text value of one dimension of the JSON column (null when absent or not JSON). */
-const difficultyExpr = (dim: string) => `case when json_valid(difficulty) then cast(json_extract(difficulty, '$.${dim}') as text) end`;
+function difficultyExpr(db: Db, dim: "overall" | "reasoning" | "visual"): string {
+  // PostgreSQL keeps difficulty as jsonb, always valid JSON; SQLite's text column may hold anything.
+  return dialectOf(db) === "postgres"
+    ? `(difficulty ->> '${dim}')`
+    : `case when json_valid(difficulty) then cast(json_extract(difficulty, '$.${dim}') as text) end`;
+}
 
 /** Tasks (tasks_site_analytics_idx): grouped by site, task set and the raw difficulty JSON, whose few values are parsed once per group. */
 export function loadTaskColumns(db: Db) {
@@ -210,12 +222,13 @@ export function loadTaskColumns(db: Db) {
     fields: {
       site: { expr: "site", kind: "text", group: true },
       taskSetId: { expr: "task_set_id", kind: "int", group: true },
-      overall: { expr: difficultyExpr("overall"), kind: "text", group: true },
-      reasoning: { expr: difficultyExpr("reasoning"), kind: "text", group: true },
-      visual: { expr: difficultyExpr("visual"), kind: "text", group: true },
+      overall: { expr: difficultyExpr(db, "overall"), kind: "text", group: true },
+      reasoning: { expr: difficultyExpr(db, "reasoning"), kind: "text", group: true },
+      visual: { expr: difficultyExpr(db, "visual"), kind: "text", group: true },
       id: { expr: "id", kind: "int" },
     },
     groupBy: ["site", "task_set_id", "difficulty"],
+    within: "id",
   });
 }
 
@@ -229,6 +242,7 @@ export function loadTrajectoryColumns(db: Db) {
       taskId: { expr: "task_id", kind: "int" },
       id: { expr: "id", kind: "int" },
     },
+    within: "task_id, id",
   });
 }
 
@@ -236,8 +250,13 @@ export function loadTrajectoryColumns(db: Db) {
  * Trajectories that say nothing about their agent (trajectories_outcome_idx): an infrastructure error or a page that
  * blocked the agent. Success rates and agreement leave them out and count them apart.
  */
-export function notAttemptedTrajectories(db: Db): { id: number; outcome: string }[] {
-  return prepared(db, "SELECT id, outcome FROM trajectories WHERE outcome IN ('infra_error', 'blocked')").all() as { id: number; outcome: string }[];
+export async function notAttemptedTrajectories(db: Db): Promise<{ id: number; outcome: string }[]> {
+  const { trajectories } = tablesOf(db);
+  return db
+    .select({ id: trajectories.id, outcome: trajectories.outcome })
+    .from(trajectories)
+    .where(inArray(trajectories.outcome, ["infra_error", "blocked"]))
+    .orderBy(asc(trajectories.id));
 }
 
 /** Consolidated labels of one campaign, or of every campaign (consolidated_labels_campaign_analytics_idx). */
@@ -251,8 +270,8 @@ export function loadConsolidatedColumns(db: Db, campaignId?: number) {
       trajectoryId: { expr: "trajectory_id", kind: "int" },
       firstFailingStep: { expr: "first_failing_step", kind: "int" },
     },
-    where: campaignId === undefined ? "" : "campaign_id = ?",
-    params: campaignId === undefined ? [] : [campaignId],
+    where: campaignId === undefined ? undefined : sql`campaign_id = ${campaignId}`,
+    within: "trajectory_id, first_failing_step, id",
   });
 }
 
@@ -271,8 +290,8 @@ export function loadVerdictColumns(db: Db, evaluatorKey?: string) {
       sampleFailures: { expr: "sample_failures", kind: "int" },
       firstFailingStep: { expr: "first_failing_step", kind: "int" },
     },
-    where: evaluatorKey === undefined ? "" : "evaluator_key = ?",
-    params: evaluatorKey === undefined ? [] : [evaluatorKey],
+    where: evaluatorKey === undefined ? undefined : sql`evaluator_key = ${evaluatorKey}`,
+    within: "trajectory_id, id",
   });
 }
 
@@ -291,26 +310,28 @@ export function loadCampaignLabelColumns(db: Db, campaignId: number) {
       trajectoryId: { expr: "trajectory_id", kind: "int" },
       firstFailingStep: { expr: "first_failing_step", kind: "int" },
     },
-    where: "campaign_id = ? and status = 'active'",
-    params: [campaignId],
+    where: sql`campaign_id = ${campaignId} and status = 'active'`,
+    within: "item_id, trajectory_id, first_failing_step, id",
   });
 }
 
 // ---------------------------------------------------------------- small look-ups
 
-export function listRunNames(db: Db) {
+export async function listRunNames(db: Db) {
+  const { agentRuns } = tablesOf(db);
   return db
     .select({ id: agentRuns.id, name: agentRuns.name, agentName: agentRuns.agentName, model: agentRuns.model })
     .from(agentRuns)
-    .orderBy(asc(agentRuns.name), asc(agentRuns.id))
-    .all();
+    .orderBy(asc(agentRuns.name), asc(agentRuns.id));
 }
 
-export function listTaskSetNames(db: Db) {
-  return db.select({ id: taskSets.id, name: taskSets.name, benchmark: taskSets.benchmark }).from(taskSets).orderBy(asc(taskSets.name)).all();
+export async function listTaskSetNames(db: Db) {
+  const { taskSets } = tablesOf(db);
+  return db.select({ id: taskSets.id, name: taskSets.name, benchmark: taskSets.benchmark }).from(taskSets).orderBy(asc(taskSets.name), asc(taskSets.id));
 }
 
-export function listCampaignHeads(db: Db) {
+export async function listCampaignHeads(db: Db) {
+  const { annotationCampaigns } = tablesOf(db);
   return db
     .select({
       id: annotationCampaigns.id,
@@ -321,53 +342,57 @@ export function listCampaignHeads(db: Db) {
       createdAt: annotationCampaigns.createdAt,
     })
     .from(annotationCampaigns)
-    .orderBy(asc(annotationCampaigns.id))
-    .all();
+    .orderBy(asc(annotationCampaigns.id));
 }
 
 /** Number of items of each campaign (for "how far along" next to agreement figures). */
-export function campaignItemCounts(db: Db): Map<number, number> {
-  const rows = db
-    .select({ campaignId: campaignItems.campaignId, n: sql<number>`count(*)` })
-    .from(campaignItems)
-    .groupBy(campaignItems.campaignId)
-    .all();
-  return new Map(rows.map((r) => [r.campaignId, r.n]));
+export async function campaignItemCounts(db: Db): Promise<Map<number, number>> {
+  const { campaignItems } = tablesOf(db);
+  const rows = await db.select({ campaignId: campaignItems.campaignId, n: count() }).from(campaignItems).groupBy(campaignItems.campaignId);
+  return new Map(rows.map((r) => [r.campaignId, Number(r.n)]));
 }
 
 /** Number of items of one campaign. */
-export function campaignItemCount(db: Db, campaignId: number): number {
-  return (prepared(db, "select count(*) as n from campaign_items where campaign_id = ?").get(campaignId) as { n: number }).n;
+export async function campaignItemCount(db: Db, campaignId: number): Promise<number> {
+  const { campaignItems } = tablesOf(db);
+  const row = await first(db.select({ n: count() }).from(campaignItems).where(eq(campaignItems.campaignId, campaignId)).limit(1));
+  return Number(row?.n ?? 0);
 }
 
-export function judgeConfigNames(db: Db): Map<number, { name: string; model: string }> {
-  return new Map(db.select({ id: judgeConfigs.id, name: judgeConfigs.name, model: judgeConfigs.model }).from(judgeConfigs).all().map((r) => [r.id, { name: r.name, model: r.model }]));
+export async function judgeConfigNames(db: Db): Promise<Map<number, { name: string; model: string }>> {
+  const { judgeConfigs } = tablesOf(db);
+  const rows = await db.select({ id: judgeConfigs.id, name: judgeConfigs.name, model: judgeConfigs.model }).from(judgeConfigs);
+  return new Map(rows.map((r) => [r.id, { name: r.name, model: r.model }]));
 }
 
 /** Display name of each evaluator key (as its verdicts carry it). */
-export function evaluatorNames(db: Db): Map<string, string> {
-  // One probe per distinct key through the (evaluator_key, k) index instead of a scan of every verdict.
-  const rows = prepared(
+export async function evaluatorNames(db: Db): Promise<Map<string, string>> {
+  // One probe per distinct key through the (evaluator_key, k, …) index instead of a scan of every verdict. Of the
+  // names one key's verdicts carry, the same one on both engines: the first in that index's order.
+  const rows = await rawAll<{ key: string; name: string }>(
     db,
-    `select e.evaluator_key as key, (select v.evaluator_name from evaluator_verdicts v where v.evaluator_key = e.evaluator_key limit 1) as name
-     from (select distinct evaluator_key from evaluator_verdicts) e`,
-  ).all() as { key: string; name: string }[];
+    sql`select e.evaluator_key as "key",
+          (select v.evaluator_name from evaluator_verdicts v where v.evaluator_key = e.evaluator_key order by v.k, v.prompt_version, v.verdict, v.trajectory_id limit 1) as "name"
+        from (select distinct evaluator_key from evaluator_verdicts) e`,
+  );
   return new Map(rows.map((r) => [r.key, r.name]));
 }
 
 /** Names of accounts, for annotator keys "user:<id>". */
-export function userNames(db: Db, ids: string[]): Map<string, string> {
+export async function userNames(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const { users } = tablesOf(db);
   const out = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 500) {
-    for (const r of db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids.slice(i, i + 500))).all()) out.set(r.id, r.name);
+    for (const r of await db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids.slice(i, i + 500)))) out.set(r.id, r.name);
   }
   return out;
 }
 
 /** Rows of the trajectory table for a page of drill-down results, in the order of `ids`. */
-export function trajectoryRows(db: Db, ids: number[]) {
+export async function trajectoryRows(db: Db, ids: number[]) {
+  const { trajectories, tasks, agentRuns } = tablesOf(db);
   if (ids.length === 0) return [];
-  const rows = db
+  const rows = await db
     .select({
       id: trajectories.id,
       outcome: trajectories.outcome,
@@ -384,16 +409,16 @@ export function trajectoryRows(db: Db, ids: number[]) {
     .from(trajectories)
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .where(inArray(trajectories.id, ids))
-    .all();
+    .where(inArray(trajectories.id, ids));
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.map((id) => byId.get(id)).filter((r): r is NonNullable<typeof r> => r !== undefined);
 }
 
 /** The verdict of one evaluator identity on each of `trajectoryIds`, with its rationale (disagreement lists). */
-export function verdictDetails(db: Db, identity: { evaluatorKey: string; k: string; promptVersion: string }, trajectoryIds: number[]) {
+export async function verdictDetails(db: Db, identity: { evaluatorKey: string; k: string; promptVersion: string }, trajectoryIds: number[]) {
+  const { evaluatorVerdicts } = tablesOf(db);
   if (trajectoryIds.length === 0) return new Map<number, { verdict: string; rationale: string | null; score: number | null }>();
-  const rows = db
+  const rows = await db
     .select({ trajectoryId: evaluatorVerdicts.trajectoryId, verdict: evaluatorVerdicts.verdict, rationale: evaluatorVerdicts.rationale, score: evaluatorVerdicts.score })
     .from(evaluatorVerdicts)
     .where(
@@ -403,13 +428,13 @@ export function verdictDetails(db: Db, identity: { evaluatorKey: string; k: stri
         eq(evaluatorVerdicts.promptVersion, identity.promptVersion),
         inArray(evaluatorVerdicts.trajectoryId, trajectoryIds),
       ),
-    )
-    .all();
+    );
   return new Map(rows.map((r) => [r.trajectoryId, { verdict: r.verdict, rationale: r.rationale, score: r.score }]));
 }
 
 /** Active labels of the given campaign items, with their annotators' names (most-disputed list). */
-export function labelsOfItems(db: Db, itemIds: number[]) {
+export async function labelsOfItems(db: Db, itemIds: number[]) {
+  const { labels } = tablesOf(db);
   if (itemIds.length === 0) return [];
   return db
     .select({
@@ -423,13 +448,17 @@ export function labelsOfItems(db: Db, itemIds: number[]) {
     })
     .from(labels)
     .where(and(inArray(labels.itemId, itemIds), eq(labels.status, "active")))
-    .orderBy(asc(labels.itemId), asc(labels.annotatorKey))
-    .all();
+    .orderBy(asc(labels.itemId), asc(labels.annotatorKey), asc(labels.id));
 }
 
-/** The change counter of every counted table (db/schema/changes.ts), bumped by triggers on each write. */
-export function tableVersions(db: Db): Record<CountedTable, number> {
+/**
+ * The change counter of every counted table (db/schema/changes.ts), bumped by triggers on each write. Read from the
+ * database on every call, never remembered: another process (worker, CLI, a second web server) may have written.
+ */
+export async function tableVersions(db: Db): Promise<Record<CountedTable, number>> {
+  const { changeCounters } = tablesOf(db);
   const out = {} as Record<CountedTable, number>;
-  for (const r of prepared(db, "select name, version from change_counters").all() as { name: CountedTable; version: number }[]) out[r.name] = r.version;
+  // bigint on PostgreSQL: Number() whatever the driver hands over.
+  for (const r of await db.select({ name: changeCounters.name, version: changeCounters.version }).from(changeCounters)) out[r.name as CountedTable] = Number(r.version);
   return out;
 }

@@ -5,66 +5,63 @@
  * configurations without a key (with `hasStoredKey` at most), so a router or an export cannot leak one.
  */
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../client";
+import { affectedRows, dialectOf, first, inTransaction, sqliteClient, tablesOf, withTransaction, type Db, type Tables } from "../database";
 import { trajectoryWhere, type TrajectoryFilter } from "./trajectories";
-import {
-  agentRuns,
-  evaluatorVerdicts,
-  judgeBatches,
-  judgeConfigSecrets,
-  judgeConfigs,
-  judgeEndpointSettings,
-  tasks,
-  trajectories,
-  type EvaluatorVerdictRow,
-  type JudgeBatchRow,
-  type JudgeConfigRow,
-} from "../schema/index";
+import type { evaluatorVerdicts, judgeBatches, judgeConfigs, EvaluatorVerdictRow, JudgeBatchRow, JudgeConfigRow } from "../schema/index";
 
 // ---- judge configurations ----
 
 export type JudgeConfigValues = Omit<typeof judgeConfigs.$inferInsert, "id" | "createdAt" | "updatedAt">;
 export type PublicJudgeConfig = JudgeConfigRow & { hasStoredKey: boolean };
 
-const hasStoredKey = sql<number>`exists (select 1 from ${judgeConfigSecrets} where ${judgeConfigSecrets.configId} = ${judgeConfigs.id})`;
+/** Whether a configuration has a stored key (SQLite answers 0/1, PostgreSQL a boolean). */
+function hasStoredKey(t: Tables) {
+  return sql<number | boolean>`exists (select 1 from ${t.judgeConfigSecrets} where ${t.judgeConfigSecrets.configId} = ${t.judgeConfigs.id})`;
+}
 
-function withKeyFlag(row: JudgeConfigRow & { storedKey: number }): PublicJudgeConfig {
+function withKeyFlag(row: JudgeConfigRow & { storedKey: number | boolean }): PublicJudgeConfig {
   const { storedKey, ...rest } = row;
   return { ...rest, hasStoredKey: !!storedKey };
 }
 
-export function insertJudgeConfig(db: Db, v: JudgeConfigValues): number {
-  return db.insert(judgeConfigs).values(v).returning({ id: judgeConfigs.id }).get().id;
+export async function insertJudgeConfig(db: Db, v: JudgeConfigValues): Promise<number> {
+  const { judgeConfigs } = tablesOf(db);
+  const [row] = await db.insert(judgeConfigs).values(v).returning({ id: judgeConfigs.id });
+  return row!.id;
 }
 
-export function updateJudgeConfig(db: Db, id: number, patch: Partial<JudgeConfigValues>): void {
-  db.update(judgeConfigs).set({ ...patch, updatedAt: new Date() }).where(eq(judgeConfigs.id, id)).run();
+export async function updateJudgeConfig(db: Db, id: number, patch: Partial<JudgeConfigValues>): Promise<void> {
+  const { judgeConfigs } = tablesOf(db);
+  await db.update(judgeConfigs).set({ ...patch, updatedAt: new Date() }).where(eq(judgeConfigs.id, id));
 }
 
-export function deleteJudgeConfig(db: Db, id: number): boolean {
-  return db.delete(judgeConfigs).where(eq(judgeConfigs.id, id)).run().changes > 0;
+export async function deleteJudgeConfig(db: Db, id: number): Promise<boolean> {
+  const { judgeConfigs } = tablesOf(db);
+  return affectedRows(await db.delete(judgeConfigs).where(eq(judgeConfigs.id, id))) > 0;
 }
 
-export function getJudgeConfig(db: Db, id: number): PublicJudgeConfig | undefined {
-  const row = db.select({ ...getTableColumns(), storedKey: hasStoredKey }).from(judgeConfigs).where(eq(judgeConfigs.id, id)).get();
+export async function getJudgeConfig(db: Db, id: number): Promise<PublicJudgeConfig | undefined> {
+  const t = tablesOf(db);
+  const row = await first(db.select({ ...getTableColumns(t), storedKey: hasStoredKey(t) }).from(t.judgeConfigs).where(eq(t.judgeConfigs.id, id)).limit(1));
   return row ? withKeyFlag(row) : undefined;
 }
 
-export function getJudgeConfigByName(db: Db, name: string): PublicJudgeConfig | undefined {
-  const row = db.select({ ...getTableColumns(), storedKey: hasStoredKey }).from(judgeConfigs).where(eq(judgeConfigs.name, name)).get();
+export async function getJudgeConfigByName(db: Db, name: string): Promise<PublicJudgeConfig | undefined> {
+  const t = tablesOf(db);
+  const row = await first(db.select({ ...getTableColumns(t), storedKey: hasStoredKey(t) }).from(t.judgeConfigs).where(eq(t.judgeConfigs.name, name)).limit(1));
   return row ? withKeyFlag(row) : undefined;
 }
 
-export function listJudgeConfigs(db: Db): PublicJudgeConfig[] {
-  return db
-    .select({ ...getTableColumns(), storedKey: hasStoredKey })
-    .from(judgeConfigs)
-    .orderBy(asc(judgeConfigs.name))
-    .all()
-    .map(withKeyFlag);
+export async function listJudgeConfigs(db: Db): Promise<PublicJudgeConfig[]> {
+  const t = tablesOf(db);
+  const rows = await db
+    .select({ ...getTableColumns(t), storedKey: hasStoredKey(t) })
+    .from(t.judgeConfigs)
+    .orderBy(asc(t.judgeConfigs.name), asc(t.judgeConfigs.id));
+  return rows.map(withKeyFlag);
 }
 
-function getTableColumns() {
+function getTableColumns({ judgeConfigs }: Tables) {
   return {
     id: judgeConfigs.id,
     name: judgeConfigs.name,
@@ -85,24 +82,24 @@ function getTableColumns() {
   };
 }
 
-export function setJudgeApiKey(db: Db, configId: number, apiKey: string): void {
-  db.insert(judgeConfigSecrets)
+export async function setJudgeApiKey(db: Db, configId: number, apiKey: string): Promise<void> {
+  const { judgeConfigSecrets } = tablesOf(db);
+  await db
+    .insert(judgeConfigSecrets)
     .values({ configId, apiKey })
-    .onConflictDoUpdate({ target: judgeConfigSecrets.configId, set: { apiKey, updatedAt: new Date() } })
-    .run();
+    .onConflictDoUpdate({ target: judgeConfigSecrets.configId, set: { apiKey, updatedAt: new Date() } });
 }
 
-export function clearJudgeApiKey(db: Db, configId: number): void {
-  db.delete(judgeConfigSecrets).where(eq(judgeConfigSecrets.configId, configId)).run();
+export async function clearJudgeApiKey(db: Db, configId: number): Promise<void> {
+  const { judgeConfigSecrets } = tablesOf(db);
+  await db.delete(judgeConfigSecrets).where(eq(judgeConfigSecrets.configId, configId));
 }
 
 /** The stored key of a configuration. Only the judge service calls this, to build its HTTP client. */
-export function getJudgeApiKey(db: Db, configId: number): string | undefined {
-  return db
-    .select({ apiKey: judgeConfigSecrets.apiKey })
-    .from(judgeConfigSecrets)
-    .where(eq(judgeConfigSecrets.configId, configId))
-    .get()?.apiKey;
+export async function getJudgeApiKey(db: Db, configId: number): Promise<string | undefined> {
+  const { judgeConfigSecrets } = tablesOf(db);
+  const row = await first(db.select({ apiKey: judgeConfigSecrets.apiKey }).from(judgeConfigSecrets).where(eq(judgeConfigSecrets.configId, configId)).limit(1));
+  return row?.apiKey;
 }
 
 // ---- judge endpoint settings (admins') ----
@@ -115,38 +112,46 @@ export interface JudgeEndpointSettingsRow {
 }
 
 /** The admins' saved settings; nothing allowed beyond the environment until they save some. */
-export function getJudgeEndpointSettings(db: Db): JudgeEndpointSettingsRow {
-  const row = db.select().from(judgeEndpointSettings).where(eq(judgeEndpointSettings.id, 1)).get();
+export async function getJudgeEndpointSettings(db: Db): Promise<JudgeEndpointSettingsRow> {
+  const { judgeEndpointSettings } = tablesOf(db);
+  const row = await first(db.select().from(judgeEndpointSettings).where(eq(judgeEndpointSettings.id, 1)).limit(1));
   return row
     ? { allowedHosts: row.allowedHosts, allowLoopback: row.allowLoopback, updatedBy: row.updatedBy, updatedAt: row.updatedAt }
     : { allowedHosts: [], allowLoopback: false, updatedBy: null, updatedAt: null };
 }
 
-export function saveJudgeEndpointSettings(db: Db, v: { allowedHosts: string[]; allowLoopback: boolean; updatedBy: string | null }): void {
+export async function saveJudgeEndpointSettings(db: Db, v: { allowedHosts: string[]; allowLoopback: boolean; updatedBy: string | null }): Promise<void> {
+  const { judgeEndpointSettings } = tablesOf(db);
   const values = { ...v, updatedAt: new Date() };
-  db.insert(judgeEndpointSettings)
+  // id 1 is the settings row's fixed key (a one-row table), not a generated identity.
+  await db
+    .insert(judgeEndpointSettings)
     .values({ id: 1, ...values })
-    .onConflictDoUpdate({ target: judgeEndpointSettings.id, set: values })
-    .run();
+    .onConflictDoUpdate({ target: judgeEndpointSettings.id, set: values });
 }
 
 // ---- batches ----
 
 export type JudgeBatchValues = Omit<typeof judgeBatches.$inferInsert, "id" | "createdAt">;
 
-export function insertJudgeBatch(db: Db, v: JudgeBatchValues): number {
-  return db.insert(judgeBatches).values(v).returning({ id: judgeBatches.id }).get().id;
+export async function insertJudgeBatch(db: Db, v: JudgeBatchValues): Promise<number> {
+  const { judgeBatches } = tablesOf(db);
+  const [row] = await db.insert(judgeBatches).values(v).returning({ id: judgeBatches.id });
+  return row!.id;
 }
 
-export function updateJudgeBatch(db: Db, id: number, patch: Partial<JudgeBatchValues>): void {
-  db.update(judgeBatches).set(patch).where(eq(judgeBatches.id, id)).run();
+export async function updateJudgeBatch(db: Db, id: number, patch: Partial<JudgeBatchValues>): Promise<void> {
+  const { judgeBatches } = tablesOf(db);
+  await db.update(judgeBatches).set(patch).where(eq(judgeBatches.id, id));
 }
 
-export function getJudgeBatch(db: Db, id: number): JudgeBatchRow | undefined {
-  return db.select().from(judgeBatches).where(eq(judgeBatches.id, id)).get();
+export async function getJudgeBatch(db: Db, id: number): Promise<JudgeBatchRow | undefined> {
+  const { judgeBatches } = tablesOf(db);
+  return first(db.select().from(judgeBatches).where(eq(judgeBatches.id, id)).limit(1));
 }
 
-export function listJudgeBatches(db: Db, limit = 50) {
+export async function listJudgeBatches(db: Db, limit = 50) {
+  const { judgeBatches, judgeConfigs } = tablesOf(db);
   return db
     .select({
       id: judgeBatches.id,
@@ -154,7 +159,8 @@ export function listJudgeBatches(db: Db, limit = 50) {
       configName: judgeConfigs.name,
       model: judgeConfigs.model,
       selectionLabel: judgeBatches.selectionLabel,
-      trajectoryCount: sql<number>`json_array_length(${judgeBatches.trajectoryIds})`,
+      // json_array_length exists on both engines (PostgreSQL's for its json type).
+      trajectoryCount: sql<number>`json_array_length(${judgeBatches.trajectoryIds})`.mapWith(Number),
       kValues: judgeBatches.kValues,
       concurrency: judgeBatches.concurrency,
       force: judgeBatches.force,
@@ -173,8 +179,7 @@ export function listJudgeBatches(db: Db, limit = 50) {
     .from(judgeBatches)
     .innerJoin(judgeConfigs, eq(judgeConfigs.id, judgeBatches.judgeConfigId))
     .orderBy(desc(judgeBatches.id))
-    .limit(limit)
-    .all();
+    .limit(limit);
 }
 
 // ---- verdicts ----
@@ -193,19 +198,20 @@ export interface VerdictIdentity {
  * One INSERT … ON CONFLICT DO UPDATE statement on the unique index: two writers of the same identity always end
  * with one row.
  */
-export function upsertVerdict(db: Db, v: VerdictValues): { id: number } {
+export async function upsertVerdict(db: Db, v: VerdictValues): Promise<{ id: number }> {
+  const { evaluatorVerdicts } = tablesOf(db);
   const now = new Date();
   const k = v.k ?? "";
   const promptVersion = v.promptVersion ?? "";
-  return db
+  const [row] = await db
     .insert(evaluatorVerdicts)
     .values({ ...v, k, promptVersion, createdAt: now, updatedAt: now })
     .onConflictDoUpdate({
       target: [evaluatorVerdicts.trajectoryId, evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion],
       set: { ...nullFill(v), updatedAt: now },
     })
-    .returning({ id: evaluatorVerdicts.id })
-    .get();
+    .returning({ id: evaluatorVerdicts.id });
+  return row!;
 }
 
 const REPLACED_COLUMNS = Object.keys(nullFill({} as VerdictValues)) as (keyof ReturnType<typeof nullFill>)[];
@@ -215,19 +221,20 @@ const REPLACED_COLUMNS = Object.keys(nullFill({} as VerdictValues)) as (keyof Re
  * trajectories in a second (heuristics), where building one statement per verdict would be most of the work. Every
  * field is taken from the new verdict on replace (left-out fields become null, as in upsertVerdict).
  */
-export function upsertVerdicts(db: Db, rows: VerdictValues[]): void {
+export async function upsertVerdicts(db: Db, rows: VerdictValues[]): Promise<void> {
+  const { evaluatorVerdicts } = tablesOf(db);
   const now = new Date();
   const excluded = (column: string) => sql.raw(`excluded.${column}`);
   for (let i = 0; i < rows.length; i += 200) {
     const values = rows.slice(i, i + 200).map((v) => ({ ...nullFill(v), trajectoryId: v.trajectoryId, evaluatorKey: v.evaluatorKey, k: v.k ?? "", promptVersion: v.promptVersion ?? "", createdAt: now, updatedAt: now }));
-    db.insert(evaluatorVerdicts)
+    await db
+      .insert(evaluatorVerdicts)
       .values(values)
       .onConflictDoUpdate({
         target: [evaluatorVerdicts.trajectoryId, evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion],
         // Every column but the identity and createdAt takes the new row's value.
         set: Object.fromEntries([...REPLACED_COLUMNS, "updatedAt" as const].map((f) => [f, excluded(evaluatorVerdicts[f].name)])),
-      })
-      .run();
+      });
   }
 }
 
@@ -257,9 +264,11 @@ function nullFill(rest: VerdictValues) {
   };
 }
 
-export function findVerdict(db: Db, id: VerdictIdentity): EvaluatorVerdictRow | undefined {
-  return db
-    .select()
+export async function findVerdict(db: Db, id: VerdictIdentity): Promise<EvaluatorVerdictRow | undefined> {
+  const { evaluatorVerdicts } = tablesOf(db);
+  return first(
+    db
+      .select()
     .from(evaluatorVerdicts)
     .where(
       and(
@@ -267,22 +276,24 @@ export function findVerdict(db: Db, id: VerdictIdentity): EvaluatorVerdictRow | 
         eq(evaluatorVerdicts.evaluatorKey, id.evaluatorKey),
         eq(evaluatorVerdicts.k, id.k),
         eq(evaluatorVerdicts.promptVersion, id.promptVersion),
-      ),
-    )
-    .get();
+        ),
+      )
+      .limit(1),
+  );
 }
 
 /** Which (trajectory, k) pairs already have a verdict from an evaluator at a prompt version: keys "trajectoryId:k". */
-export function existingVerdictKeys(
+export async function existingVerdictKeys(
   db: Db,
   evaluatorKey: string,
   promptVersion: string,
   trajectoryIds: number[],
   kValues: string[],
-): Set<string> {
+): Promise<Set<string>> {
+  const { evaluatorVerdicts } = tablesOf(db);
   const out = new Set<string>();
   for (let i = 0; i < trajectoryIds.length; i += 500) {
-    const rows = db
+    const rows = await db
       .select({ t: evaluatorVerdicts.trajectoryId, k: evaluatorVerdicts.k })
       .from(evaluatorVerdicts)
       .where(
@@ -292,8 +303,7 @@ export function existingVerdictKeys(
           inArray(evaluatorVerdicts.trajectoryId, trajectoryIds.slice(i, i + 500)),
           inArray(evaluatorVerdicts.k, kValues),
         ),
-      )
-      .all();
+      );
     for (const r of rows) out.add(`${r.t}:${r.k}`);
   }
   return out;
@@ -308,10 +318,10 @@ export interface VerdictFilter {
   k?: string;
 }
 
-function verdictWhere(f: VerdictFilter): SQL | undefined {
+function verdictWhere({ evaluatorVerdicts }: Tables, f: VerdictFilter): SQL | undefined {
   const conds: SQL[] = [];
   if (f.trajectoryId !== undefined) conds.push(eq(evaluatorVerdicts.trajectoryId, f.trajectoryId));
-  if (f.trajectoryIds) conds.push(f.trajectoryIds.length ? inArray(evaluatorVerdicts.trajectoryId, f.trajectoryIds) : sql`0`);
+  if (f.trajectoryIds) conds.push(f.trajectoryIds.length ? inArray(evaluatorVerdicts.trajectoryId, f.trajectoryIds) : sql`1 = 0`);
   if (f.evaluatorKey !== undefined) conds.push(eq(evaluatorVerdicts.evaluatorKey, f.evaluatorKey));
   if (f.batchId !== undefined) conds.push(eq(evaluatorVerdicts.batchId, f.batchId));
   if (f.kind !== undefined) conds.push(eq(evaluatorVerdicts.kind, f.kind as EvaluatorVerdictRow["kind"]));
@@ -319,40 +329,45 @@ function verdictWhere(f: VerdictFilter): SQL | undefined {
   return conds.length ? and(...conds) : undefined;
 }
 
-export function listVerdicts(db: Db, f: VerdictFilter = {}, limit = 100_000): EvaluatorVerdictRow[] {
+export async function listVerdicts(db: Db, f: VerdictFilter = {}, limit = 100_000): Promise<EvaluatorVerdictRow[]> {
+  const t = tablesOf(db);
+  const { evaluatorVerdicts } = t;
   return db
     .select()
     .from(evaluatorVerdicts)
-    .where(verdictWhere(f))
-    .orderBy(asc(evaluatorVerdicts.trajectoryId), asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k))
-    .limit(limit)
-    .all();
+    .where(verdictWhere(t, f))
+    .orderBy(asc(evaluatorVerdicts.trajectoryId), asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k), asc(evaluatorVerdicts.promptVersion))
+    .limit(limit);
 }
 
-export function countVerdicts(db: Db, f: VerdictFilter = {}): number {
-  return db.select({ n: count() }).from(evaluatorVerdicts).where(verdictWhere(f)).get()!.n;
+export async function countVerdicts(db: Db, f: VerdictFilter = {}): Promise<number> {
+  const t = tablesOf(db);
+  const row = await first(db.select({ n: count() }).from(t.evaluatorVerdicts).where(verdictWhere(t, f)).limit(1));
+  return Number(row?.n ?? 0);
 }
 
 /** Verdict counts by value (success / failure / unparseable / not_evaluable), plus summed tokens and cost. */
-export function verdictTotals(db: Db, f: VerdictFilter) {
-  const rows = db
+export async function verdictTotals(db: Db, f: VerdictFilter) {
+  const t = tablesOf(db);
+  const { evaluatorVerdicts } = t;
+  // Sums come back as text from PostgreSQL (numeric / bigint): read as numbers.
+  const rows = await db
     .select({
       verdict: evaluatorVerdicts.verdict,
       n: count(),
-      inputTokens: sql<number>`coalesce(sum(${evaluatorVerdicts.inputTokens}), 0)`,
-      outputTokens: sql<number>`coalesce(sum(${evaluatorVerdicts.outputTokens}), 0)`,
+      inputTokens: sql<number>`coalesce(sum(${evaluatorVerdicts.inputTokens}), 0)`.mapWith(Number),
+      outputTokens: sql<number>`coalesce(sum(${evaluatorVerdicts.outputTokens}), 0)`.mapWith(Number),
       costUsd: sql<number | null>`sum(${evaluatorVerdicts.costUsd})`,
     })
     .from(evaluatorVerdicts)
-    .where(verdictWhere(f))
-    .groupBy(evaluatorVerdicts.verdict)
-    .all();
+    .where(verdictWhere(t, f))
+    .groupBy(evaluatorVerdicts.verdict);
   const byVerdict: Record<string, number> = { success: 0, failure: 0, unparseable: 0, not_evaluable: 0 };
   let inputTokens = 0;
   let outputTokens = 0;
   let costUsd: number | null = null;
   for (const r of rows) {
-    byVerdict[r.verdict] = r.n;
+    byVerdict[r.verdict] = Number(r.n);
     inputTokens += Number(r.inputTokens);
     outputTokens += Number(r.outputTokens);
     if (r.costUsd != null) costUsd = (costUsd ?? 0) + Number(r.costUsd);
@@ -364,7 +379,9 @@ export function verdictTotals(db: Db, f: VerdictFilter) {
  * Every evaluator that has verdicts, split by k and prompt version, with counts: what the agreement views offer
  * as "evaluator" columns.
  */
-export function listEvaluatorSummaries(db: Db) {
+export async function listEvaluatorSummaries(db: Db) {
+  const { evaluatorVerdicts } = tablesOf(db);
+  const tally = (verdict: string) => sql<number>`sum(case when ${evaluatorVerdicts.verdict} = ${verdict} then 1 else 0 end)`.mapWith(Number);
   return db
     .select({
       evaluatorKey: evaluatorVerdicts.evaluatorKey,
@@ -374,49 +391,48 @@ export function listEvaluatorSummaries(db: Db) {
       k: evaluatorVerdicts.k,
       promptVersion: evaluatorVerdicts.promptVersion,
       total: count(),
-      success: sql<number>`sum(case when ${evaluatorVerdicts.verdict} = 'success' then 1 else 0 end)`,
-      failure: sql<number>`sum(case when ${evaluatorVerdicts.verdict} = 'failure' then 1 else 0 end)`,
-      unparseable: sql<number>`sum(case when ${evaluatorVerdicts.verdict} = 'unparseable' then 1 else 0 end)`,
-      notEvaluable: sql<number>`sum(case when ${evaluatorVerdicts.verdict} = 'not_evaluable' then 1 else 0 end)`,
+      success: tally("success"),
+      failure: tally("failure"),
+      unparseable: tally("unparseable"),
+      notEvaluable: tally("not_evaluable"),
     })
     .from(evaluatorVerdicts)
     .groupBy(evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.kind, evaluatorVerdicts.origin, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion)
-    .orderBy(asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k))
-    .all();
+    .orderBy(asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k), asc(evaluatorVerdicts.promptVersion), asc(evaluatorVerdicts.kind), asc(evaluatorVerdicts.origin));
 }
 
-export function deleteVerdicts(db: Db, f: VerdictFilter): number {
-  const where = verdictWhere(f);
+export async function deleteVerdicts(db: Db, f: VerdictFilter): Promise<number> {
+  const t = tablesOf(db);
+  const where = verdictWhere(t, f);
   if (!where) throw new Error("deleteVerdicts: refusing to delete without a filter");
-  return db.delete(evaluatorVerdicts).where(where).run().changes;
+  return affectedRows(await db.delete(t.evaluatorVerdicts).where(where));
 }
 
 /** Every trajectory id matching the browser's filter, for a batch over "what the list shows". */
-export function trajectoryIdsMatching(db: Db, f: TrajectoryFilter, limit = 1_000_000): number[] {
-  return db
+export async function trajectoryIdsMatching(db: Db, f: TrajectoryFilter, limit = 1_000_000): Promise<number[]> {
+  const { trajectories, tasks, agentRuns } = tablesOf(db);
+  const rows = await db
     .select({ id: trajectories.id })
     .from(trajectories)
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
     .where(trajectoryWhere(f))
     .orderBy(asc(trajectories.id))
-    .limit(limit)
-    .all()
-    .map((r) => r.id);
+    .limit(limit);
+  return rows.map((r) => r.id);
 }
 
 /** Trajectories that exist among `ids` (batches drop ids deleted since selection). */
-export function existingTrajectoryIds(db: Db, ids: number[]): number[] {
+export async function existingTrajectoryIds(db: Db, ids: number[]): Promise<number[]> {
+  const { trajectories } = tablesOf(db);
   const out: number[] = [];
   for (let i = 0; i < ids.length; i += 500) {
-    out.push(
-      ...db
-        .select({ id: trajectories.id })
-        .from(trajectories)
-        .where(inArray(trajectories.id, ids.slice(i, i + 500)))
-        .all()
-        .map((r) => r.id),
-    );
+    const rows = await db
+      .select({ id: trajectories.id })
+      .from(trajectories)
+      .where(inArray(trajectories.id, ids.slice(i, i + 500)))
+      .orderBy(asc(trajectories.id));
+    out.push(...rows.map((r) => r.id));
   }
   return out;
 }
@@ -425,11 +441,14 @@ export function existingTrajectoryIds(db: Db, ids: number[]): number[] {
  * Replaces the verdicts an import brought for one trajectory (origin "import") with `verdicts`; verdicts Verdict
  * computed itself are left alone. Used by ingest when a trajectory is created or its source changed.
  */
-export function replaceImportedVerdicts(db: Db, trajectoryId: number, verdicts: VerdictValues[]): void {
-  db.$client.transaction(() => {
-    db.delete(evaluatorVerdicts)
-      .where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")))
-      .run();
-    for (const v of verdicts) upsertVerdict(db, v);
-  })();
+export async function replaceImportedVerdicts(db: Db, trajectoryId: number, verdicts: VerdictValues[]): Promise<void> {
+  const { evaluatorVerdicts } = tablesOf(db);
+  const replace = async () => {
+    await db.delete(evaluatorVerdicts).where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")));
+    for (const v of verdicts) await upsertVerdict(db, v);
+  };
+  // An import writes a trajectory and its verdicts in one transaction of its own; one already open on the embedded
+  // database's connection covers these statements too (SQLite cannot open a second one inside it).
+  if (dialectOf(db) === "sqlite" && !inTransaction(db) && sqliteClient(db).inTransaction) return replace();
+  await withTransaction(db, replace);
 }

@@ -7,7 +7,7 @@
  * The blind rule applies as in `judge.verdicts.forTrajectory` and `labelling.ofTrajectory`: a viewer who is still
  * to label the trajectory blind gets `hidden: true` and nothing else, not even how many evaluations exist.
  */
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/database";
 import { consolidatedOfTrajectory, consolidationHistory, isCampaignAnnotator, labelHistory } from "../../db/repositories/annotation";
 import { isGoldItem } from "../../db/repositories/annotation-quality";
 import { getJudgeConfig, listEvaluatorSummaries, listVerdicts } from "../../db/repositories/evaluation";
@@ -20,38 +20,39 @@ import { NotFoundError } from "../errors";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable, mayViewEvaluations, visibleLabelsOfTrajectory } from "./annotation";
 import { screenshotFor } from "./judge/verdict";
 
+export type TrajectoryEvaluations = Awaited<ReturnType<typeof trajectoryEvaluations>>;
 
-export type TrajectoryEvaluations = ReturnType<typeof trajectoryEvaluations>;
-
-export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: number) {
-  assertTrajectoryBrowsable(db, viewer, trajectoryId);
-  const detail = getTrajectoryDetail(db, trajectoryId);
+export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: number) {
+  // The functions of other parts (annotation, trajectories) are awaited whether or not they are asynchronous yet.
+  await assertTrajectoryBrowsable(db, viewer, trajectoryId);
+  const detail = await getTrajectoryDetail(db, trajectoryId);
   if (!detail) throw new NotFoundError("trajectory", trajectoryId);
-  if (!mayViewEvaluations(db, viewer.userId, trajectoryId)) {
+  if (!(await mayViewEvaluations(db, viewer.userId, trajectoryId))) {
     return EVALUATIONS_HIDDEN;
   }
   // Records the first reveal to an annotator of a blind campaign, so later revisions are flagged as anchored.
-  assertMayViewEvaluations(db, viewer.userId, trajectoryId);
+  await assertMayViewEvaluations(db, viewer.userId, trajectoryId);
 
   const configs = new Map<number, { name: string; model: string; screenshots: JudgeOptions["screenshots"] } | null>();
-  const configOf = (id: number | null) => {
+  const configOf = async (id: number | null) => {
     if (id === null) return null;
     if (!configs.has(id)) {
-      const c = getJudgeConfig(db, id);
+      const c = await getJudgeConfig(db, id);
       configs.set(id, c ? { name: c.name, model: c.model, screenshots: c.options.screenshots } : null);
     }
     return configs.get(id)!;
   };
 
-  const verdicts = listVerdicts(db, { trajectoryId }).map((v) => {
-    const config = configOf(v.judgeConfigId);
+  const verdicts = [];
+  for (const v of await listVerdicts(db, { trajectoryId })) {
+    const config = await configOf(v.judgeConfigId);
     // The judge sends the marked screenshot unless its configuration asks for raw ones; imports are assumed marked.
     const pref = config?.screenshots ?? "marked";
     const window: ScreenshotWindow = screenshotWindow(
       { k: v.k, stepIndices: v.stepIndices },
       detail.steps.map((s) => ({ index: s.index, hasScreenshot: screenshotFor(s, pref) !== null })),
     );
-    return {
+    verdicts.push({
       id: v.id,
       kind: v.kind,
       origin: v.origin,
@@ -70,26 +71,23 @@ export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: numbe
       latencyMs: v.latencyMs,
       costUsd: v.costUsd,
       updatedAt: v.updatedAt,
-    };
-  });
+    });
+  }
 
   const researcher = hasRole(viewer, "researcher");
-  const { labels } = visibleLabelsOfTrajectory(db, viewer, trajectoryId);
+  const { labels } = await visibleLabelsOfTrajectory(db, viewer, trajectoryId);
   const members = new Map<number, boolean>();
-  const mayOpenCampaign = (campaignId: number) => {
+  const mayOpenCampaign = async (campaignId: number) => {
     if (researcher) return true;
-    if (!members.has(campaignId)) members.set(campaignId, isCampaignAnnotator(db, campaignId, viewer.userId));
+    if (!members.has(campaignId)) members.set(campaignId, await isCampaignAnnotator(db, campaignId, viewer.userId));
     return members.get(campaignId)!;
   };
 
-  return {
-    hidden: false as const,
-    /** The task's benchmark evaluator config (VisualWebArena `eval`), the rule that rule verdicts checked. */
-    ruleConfig: (detail.task.evaluatorConfig ?? null) as unknown,
-    verdicts,
-    labels: labels.map((l) => ({
+  const labelsWithHistory = [];
+  for (const l of labels) {
+    labelsWithHistory.push({
       ...l,
-      history: labelHistory(db, l.id).map((h) => ({
+      history: (await labelHistory(db, l.id)).map((h) => ({
         revision: h.revision,
         action: h.action,
         actorName: h.actorName,
@@ -100,11 +98,14 @@ export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: numbe
         undone: h.undoneByRevisionId !== null,
         createdAt: h.createdAt,
       })),
-    })),
-    consolidated: consolidatedOfTrajectory(db, trajectoryId)
-      // A gold item's consolidated label is its known answer: annotators must not learn which items are gold.
-      .filter((c) => mayOpenCampaign(c.consolidated.campaignId) && (researcher || !isGoldItem(db, c.consolidated.itemId)))
-      .map(({ consolidated: c, campaignName, itemState }) => ({
+    });
+  }
+
+  const consolidated = [];
+  for (const { consolidated: c, campaignName, itemState } of await consolidatedOfTrajectory(db, trajectoryId)) {
+    // A gold item's consolidated label is its known answer: annotators must not learn which items are gold.
+    if (!(await mayOpenCampaign(c.campaignId)) || (!researcher && (await isGoldItem(db, c.itemId)))) continue;
+    consolidated.push({
         campaignId: c.campaignId,
         campaignName,
         itemState,
@@ -115,7 +116,7 @@ export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: numbe
         adjudicatorName: c.adjudicatorName,
         reason: c.reason,
         updatedAt: c.updatedAt,
-        history: consolidationHistory(db, c.itemId).map((e) => ({
+        history: (await consolidationHistory(db, c.itemId)).map((e) => ({
           state: e.state,
           values: e.values,
           method: e.method,
@@ -123,16 +124,25 @@ export function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId: numbe
           reason: e.reason,
           createdAt: e.createdAt,
         })),
-      })),
+    });
+  }
+
+  return {
+    hidden: false as const,
+    /** The task's benchmark evaluator config (VisualWebArena `eval`), the rule that rule verdicts checked. */
+    ruleConfig: (detail.task.evaluatorConfig ?? null) as unknown,
+    verdicts,
+    labels: labelsWithHistory,
+    consolidated,
   };
 }
 
 /** A trajectory's stored verdicts (the caller has applied the blind rule). */
-export function verdictsOfTrajectory(db: Db, trajectoryId: number) {
+export async function verdictsOfTrajectory(db: Db, trajectoryId: number) {
   return listVerdicts(db, { trajectoryId });
 }
 
 /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
-export function evaluatorSummaries(db: Db) {
+export async function evaluatorSummaries(db: Db) {
   return listEvaluatorSummaries(db);
 }

@@ -1,4 +1,4 @@
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/database";
 import { countTasksAndSets } from "../../db/repositories/catalog";
 import { countScreenshots } from "../../db/repositories/screenshots";
 import { countTrajectoriesAndSteps } from "../../db/repositories/trajectories";
@@ -12,8 +12,10 @@ export interface VerdictStats {
   screenshots: number;
 }
 
-export function collectStats(db: Db): VerdictStats {
-  const c = countTasksAndSets(db);
-  const t = countTrajectoriesAndSteps(db);
-  return { taskSets: c.taskSets, tasks: c.tasks, runs: c.runs, trajectories: t.trajectories, steps: t.steps, screenshots: countScreenshots(db) };
+export async function collectStats(db: Db): Promise<VerdictStats> {
+  // Owned by other parts of the code base; awaited whether or not they are asynchronous yet.
+  const c = await countTasksAndSets(db);
+  const t = await countTrajectoriesAndSteps(db);
+  const screenshots = await countScreenshots(db);
+  return { taskSets: c.taskSets, tasks: c.tasks, runs: c.runs, trajectories: t.trajectories, steps: t.steps, screenshots };
 }

@@ -4,7 +4,7 @@
  * labels and the consolidated labels, one judge run with k = 1 and k = 3, and a rule check. Everything goes in
  * through the repositories.
  */
-import type { Db } from "../../db/client";
+import { tablesOf, type Db } from "../../db/database";
 import { getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems, insertLabel, upsertConsolidated } from "../../db/repositories/annotation";
 import { ensureTaskSet, upsertRun, upsertTask } from "../../db/repositories/catalog";
 import { insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation";
@@ -72,15 +72,16 @@ function labelValues(l: L): { verdict: "success" | "failure" | "unsure"; categor
   return { verdict: "failure", category: l.category, firstFailingStep: l.step };
 }
 
-export function seedAnalyticsFixture(db: Db): AnalyticsFixture {
-  const taskSetId = ensureTaskSet(db, { name: "Analytics fixture", benchmark: "webvoyager" });
+export async function seedAnalyticsFixture(db: Db): Promise<AnalyticsFixture> {
+  const taskSetId = await ensureTaskSet(db, { name: "Analytics fixture", benchmark: "webvoyager" });
   const runIds = {
-    alpha: upsertRun(db, { runKey: "fixture:alpha", name: "alpha", agentName: "alpha agent", model: "model-a", sourceSystem: "test", config: null }),
-    beta: upsertRun(db, { runKey: "fixture:beta", name: "beta", agentName: "beta agent", model: "model-b", sourceSystem: "test", config: null }),
+    // In order: the runs' ids are compared across engines.
+    alpha: await upsertRun(db, { runKey: "fixture:alpha", name: "alpha", agentName: "alpha agent", model: "model-a", sourceSystem: "test", config: null }),
+    beta: await upsertRun(db, { runKey: "fixture:beta", name: "beta", agentName: "beta agent", model: "model-b", sourceSystem: "test", config: null }),
   };
   const ids: Record<string, number> = {};
   for (const row of ROWS) {
-    const { id: taskId } = upsertTask(db, taskSetId, {
+    const { id: taskId } = await upsertTask(db, taskSetId, {
       externalId: `${row.site}--${row.difficulty}`,
       site: row.site,
       intent: `A ${row.difficulty} task on ${row.site}`,
@@ -88,7 +89,7 @@ export function seedAnalyticsFixture(db: Db): AnalyticsFixture {
       difficulty: { overall: row.difficulty },
       contentHash: `task-${row.site}-${row.difficulty}`,
     });
-    const { id } = saveTrajectory(db, {
+    const { id } = await saveTrajectory(db, {
       runId: runIds[row.run],
       taskId,
       attempt: 0,
@@ -104,20 +105,20 @@ export function seedAnalyticsFixture(db: Db): AnalyticsFixture {
     ids[row.name] = id;
   }
 
-  const campaignId = insertCampaign(db, {
+  const campaignId = await insertCampaign(db, {
     name: "Fixture campaign",
     labelSchema: { ...defaultLabelSchema(), allowUnsure: true, requireCategory: false },
     annotatorsPerItem: 3,
     selection: { description: "12 fixture trajectories" },
     origin: "import",
   });
-  insertCampaignItems(db, campaignId, Object.values(ids));
+  await insertCampaignItems(db, campaignId, Object.values(ids));
   for (const row of ROWS) {
     const trajectoryId = ids[row.name]!;
-    const itemId = getItemByTrajectory(db, campaignId, trajectoryId)!.id;
-    row.labels.forEach((l, a) => {
-      if (l === null) return;
-      insertLabel(db, {
+    const itemId = (await getItemByTrajectory(db, campaignId, trajectoryId))!.id;
+    for (const [a, l] of row.labels.entries()) {
+      if (l === null) continue;
+      await insertLabel(db, {
         campaignId,
         itemId,
         trajectoryId,
@@ -126,11 +127,11 @@ export function seedAnalyticsFixture(db: Db): AnalyticsFixture {
         origin: "import",
         ...labelValues(l),
       });
-    });
-    if (row.human !== null) upsertConsolidated(db, { campaignId, itemId, trajectoryId, ...labelValues(row.human), method: "adjudicated", basedOn: [] });
+    }
+    if (row.human !== null) await upsertConsolidated(db, { campaignId, itemId, trajectoryId, ...labelValues(row.human), method: "adjudicated", basedOn: [] });
   }
 
-  const configId = insertJudgeConfig(db, { name: "Fixture judge", model: "judge-model", promptVersion: "v1", options: DEFAULT_JUDGE_OPTIONS });
+  const configId = await insertJudgeConfig(db, { name: "Fixture judge", model: "judge-model", promptVersion: "v1", options: DEFAULT_JUDGE_OPTIONS });
   const judgeKey = `judge:${configId}`;
   const ruleKey = "rule:vwa";
   for (const row of ROWS) {
@@ -140,7 +141,7 @@ export function seedAnalyticsFixture(db: Db): AnalyticsFixture {
       ["3", row.judgeK3],
     ] as const) {
       if (v === null || v === "?") continue;
-      upsertVerdict(db, {
+      await upsertVerdict(db, {
         trajectoryId,
         kind: "judge",
         origin: "verdict",
@@ -154,7 +155,77 @@ export function seedAnalyticsFixture(db: Db): AnalyticsFixture {
       });
     }
     if (row.rule !== null && row.rule !== "?") {
-      upsertVerdict(db, { trajectoryId, kind: "rule", origin: "verdict", evaluatorKey: ruleKey, evaluatorName: "VisualWebArena rules", k: "", promptVersion: "1", verdict: VERDICT[row.rule] });
+      await upsertVerdict(db, { trajectoryId, kind: "rule", origin: "verdict", evaluatorKey: ruleKey, evaluatorName: "VisualWebArena rules", k: "", promptVersion: "1", verdict: VERDICT[row.rule] });
+    }
+  }
+  return { ids, runIds, taskSetId, campaignId, judgeKey, ruleKey };
+}
+
+/**
+ * The same dataset written straight into the tables (only the dialect-neutral layer, no other repository), so the
+ * analytics can be compared on SQLite and PostgreSQL whatever state the rest of the code base is in. Items, labels
+ * and consolidated labels carry only what the analytics read: no label history, no item counts.
+ */
+export async function seedAnalyticsRows(db: Db): Promise<AnalyticsFixture> {
+  const t = tablesOf(db);
+  const [set] = await db.insert(t.taskSets).values({ name: "Analytics fixture", benchmark: "webvoyager" }).returning({ id: t.taskSets.id });
+  const taskSetId = set!.id;
+  const runIds = {} as Record<"alpha" | "beta", number>;
+  for (const run of ["alpha", "beta"] as const) {
+    const [r] = await db
+      .insert(t.agentRuns)
+      .values({ runKey: `fixture:${run}`, name: run, agentName: `${run} agent`, model: run === "alpha" ? "model-a" : "model-b", sourceSystem: "test" })
+      .returning({ id: t.agentRuns.id });
+    runIds[run] = r!.id;
+  }
+  const ids: Record<string, number> = {};
+  // Both runs attempt the same task of a site and difficulty.
+  const taskIds = new Map<string, number>();
+  for (const row of ROWS) {
+    const externalId = `${row.site}--${row.difficulty}`;
+    let taskId = taskIds.get(externalId);
+    if (taskId === undefined) {
+      const [task] = await db
+        .insert(t.tasks)
+        .values({ taskSetId, externalId, site: row.site, intent: `A ${row.difficulty} task on ${row.site}`, difficulty: { overall: row.difficulty }, contentHash: `task-${row.site}-${row.difficulty}` })
+        .returning({ id: t.tasks.id });
+      taskIds.set(externalId, (taskId = task!.id));
+    }
+    const [traj] = await db
+      .insert(t.trajectories)
+      .values({ runId: runIds[row.run], taskId, attempt: 0, finalAnswer: "done", outcome: "answered", stepCount: row.steps, sourceFormat: "test", contentHash: `fixture-${row.name}` })
+      .returning({ id: t.trajectories.id });
+    ids[row.name] = traj!.id;
+  }
+  const [campaign] = await db
+    .insert(t.annotationCampaigns)
+    .values({ name: "Fixture campaign", labelSchema: { ...defaultLabelSchema(), allowUnsure: true, requireCategory: false }, annotatorsPerItem: 3, selection: { description: "12 fixture trajectories" }, origin: "import" })
+    .returning({ id: t.annotationCampaigns.id });
+  const campaignId = campaign!.id;
+  for (const row of ROWS) {
+    const trajectoryId = ids[row.name]!;
+    const [item] = await db.insert(t.campaignItems).values({ campaignId, trajectoryId }).returning({ id: t.campaignItems.id });
+    const itemId = item!.id;
+    for (const [a, l] of row.labels.entries()) {
+      if (l === null) continue;
+      await db.insert(t.labels).values({ campaignId, itemId, trajectoryId, annotatorKey: importedAnnotatorKey(ANNOTATORS[a]!), annotatorName: ANNOTATORS[a]!, origin: "import", ...labelValues(l) });
+    }
+    if (row.human !== null) await db.insert(t.consolidatedLabels).values({ campaignId, itemId, trajectoryId, ...labelValues(row.human), method: "adjudicated", basedOn: [] });
+  }
+  const configId = await insertJudgeConfig(db, { name: "Fixture judge", model: "judge-model", promptVersion: "v1", options: DEFAULT_JUDGE_OPTIONS });
+  const judgeKey = `judge:${configId}`;
+  const ruleKey = "rule:vwa";
+  for (const row of ROWS) {
+    const trajectoryId = ids[row.name]!;
+    for (const [k, v] of [
+      ["1", row.judgeK1],
+      ["3", row.judgeK3],
+    ] as const) {
+      if (v === null || v === "?") continue;
+      await upsertVerdict(db, { trajectoryId, kind: "judge", origin: "verdict", evaluatorKey: judgeKey, evaluatorName: "Fixture judge", judgeConfigId: configId, k, promptVersion: "v1", verdict: VERDICT[v], rationale: `k=${k} thinks ${VERDICT[v]}` });
+    }
+    if (row.rule !== null && row.rule !== "?") {
+      await upsertVerdict(db, { trajectoryId, kind: "rule", origin: "verdict", evaluatorKey: ruleKey, evaluatorName: "VisualWebArena rules", k: "", promptVersion: "1", verdict: VERDICT[row.rule] });
     }
   }
   return { ids, runIds, taskSetId, campaignId, judgeKey, ruleKey };

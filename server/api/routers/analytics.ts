@@ -23,8 +23,8 @@ import { assertNotLabellingBlind } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
 
 /** Analytics show judge verdicts and human labels per trajectory: closed to anyone still labelling blind. */
-const researcherProcedure = researcherOnly.use(({ ctx, next }) => {
-  assertNotLabellingBlind(ctx.db, ctx.actor.userId);
+const researcherProcedure = researcherOnly.use(async ({ ctx, next }) => {
+  await assertNotLabellingBlind(ctx.db, ctx.actor.userId);
   return next();
 });
 
@@ -49,21 +49,21 @@ const common = {
 export const MAX_CSV_CHARS = 25_000_000;
 
 export const analyticsRouter = createTRPCRouter({
-  options: researcherProcedure.query(({ ctx }) => analyticsOptions(ctx.db)),
+  options: researcherProcedure.query(async ({ ctx }) => await analyticsOptions(ctx.db)),
 
   overview: researcherProcedure
     .input(z.object({ ...common, difficulty: z.enum(DIFFICULTY_DIMENSIONS).default("overall") }))
-    .query(({ ctx, input }) => analyticsOverview(ctx.db, input)),
+    .query(async ({ ctx, input }) => await analyticsOverview(ctx.db, input)),
 
-  judges: researcherProcedure.input(z.object(common)).query(({ ctx, input }) => judgeAgreementList(ctx.db, input)),
+  judges: researcherProcedure.input(z.object(common)).query(async ({ ctx, input }) => await judgeAgreementList(ctx.db, input)),
 
   /** False-positive/negative rates and success-rate gap with task-clustered intervals, calibration, agent ranking. */
-  judgeMeasures: researcherProcedure.input(z.object(common)).query(({ ctx, input }) => judgeMeasures(ctx.db, input)),
+  judgeMeasures: researcherProcedure.input(z.object(common)).query(async ({ ctx, input }) => await judgeMeasures(ctx.db, input)),
 
   /** First failing step agreement: annotator pairs, and each evaluator that gives a step against the consolidated one. */
   failureSteps: researcherProcedure
     .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
-    .query(({ ctx, input }) => failureStepAgreement(ctx.db, input)),
+    .query(async ({ ctx, input }) => await failureStepAgreement(ctx.db, input)),
 
   judge: researcherProcedure
     .input(
@@ -75,7 +75,7 @@ export const analyticsRouter = createTRPCRouter({
         bootstrap: z.object({ replicates: z.number().int().min(100).max(10_000).default(2000), seed: z.number().int().default(1) }).optional(),
       }),
     )
-    .query(({ ctx, input }) => judgeAgreementDetail(ctx.db, input)),
+    .query(async ({ ctx, input }) => await judgeAgreementDetail(ctx.db, input)),
 
   disagreements: researcherProcedure
     .input(
@@ -87,23 +87,23 @@ export const analyticsRouter = createTRPCRouter({
         pageSize: z.number().int().positive().max(500).default(50),
       }),
     )
-    .query(({ ctx, input }) => judgeDisagreements(ctx.db, input)),
+    .query(async ({ ctx, input }) => await judgeDisagreements(ctx.db, input)),
 
-  campaigns: researcherProcedure.query(({ ctx }) => campaignList(ctx.db)),
+  campaigns: researcherProcedure.query(async ({ ctx }) => await campaignList(ctx.db)),
 
-  humans: researcherProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => humanAgreement(ctx.db, input.campaignId)),
+  humans: researcherProcedure.input(z.object({ campaignId: id })).query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId)),
 
   humanConsensus: researcherProcedure
     .input(z.object({ campaignId: id, level: z.enum(["verdict", "label"]).default("label") }))
-    .query(({ ctx, input }) => humanConsensus(ctx.db, input.campaignId, input.level)),
+    .query(async ({ ctx, input }) => await humanConsensus(ctx.db, input.campaignId, input.level)),
 
   errors: researcherProcedure
     .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
-    .query(({ ctx, input }) => errorAnalysis(ctx.db, input)),
+    .query(async ({ ctx, input }) => await errorAnalysis(ctx.db, input)),
 
   drill: researcherProcedure
     .input(z.object({ sel: selectionSchema, page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
-    .query(({ ctx, input }) => drillDown(ctx.db, input)),
+    .query(async ({ ctx, input }) => await drillDown(ctx.db, input)),
 
   csvAgreement: researcherProcedure
     .input(

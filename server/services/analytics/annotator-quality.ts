@@ -9,7 +9,7 @@
  * items are left out of consensus, κ and drift, as on the human-agreement page (every annotator labels them);
  * time, steps and category use count every label. Consensus is fitted per campaign (items belong to one).
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { listCampaigns } from "../../../db/repositories/annotation";
 import { qualityLabelRows, type QualityLabelRow } from "../../../db/repositories/annotation-quality";
 import { dawidSkene, groupConsensusLabels, kappaFromCounts, mace, majorityClasses, MISSING, wilsonInterval, type KappaEstimate, type ProportionInterval } from "../../domain/agreement";
@@ -92,13 +92,13 @@ function consensusOfCampaign(rows: readonly QualityLabelRow[], keys: readonly st
   return out;
 }
 
-export function annotatorQuality(db: Db, q: QualityQuery): AnnotatorQualityResult {
+export async function annotatorQuality(db: Db, q: QualityQuery): Promise<AnnotatorQualityResult> {
   if (!(CONSENSUS_MODELS as readonly string[]).includes(q.model)) throw new ValidationError(`model: one of ${CONSENSUS_MODELS.join(", ")}, got ${JSON.stringify(q.model)}`);
   if (!Number.isFinite(q.tooFastMs) || q.tooFastMs < 0) throw new ValidationError(`tooFastMs: a non-negative number of milliseconds, got ${q.tooFastMs}`);
   if (!Number.isInteger(q.window) || q.window < 1 || q.window > 1000) throw new ValidationError(`window: a whole number of labels from 1 to 1000, got ${q.window}`);
-  const campaigns = listCampaigns(db);
+  const campaigns = await listCampaigns(db);
   if (q.campaignId !== null && !campaigns.some((c) => c.id === q.campaignId)) throw new NotFoundError("campaign", q.campaignId);
-  const rows = qualityLabelRows(db, q.campaignId);
+  const rows = await qualityLabelRows(db, q.campaignId);
   const keys = [...new Set(rows.map((r) => r.annotatorKey))].sort();
   const names = new Map<string, string>();
   for (const r of rows) names.set(r.annotatorKey, r.annotatorName);
@@ -148,7 +148,7 @@ export function annotatorQuality(db: Db, q: QualityQuery): AnnotatorQualityResul
   const pooledCategories = new Map<string, number>();
   for (const r of rows) if (r.verdict === "failure" && r.category) pooledCategories.set(r.category, (pooledCategories.get(r.category) ?? 0) + 1);
 
-  const gold = q.campaignId !== null ? new Map(goldStandings(db, campaigns.find((c) => c.id === q.campaignId)!).map((g) => [g.annotatorKey, g])) : null;
+  const gold = q.campaignId !== null ? new Map(await goldStandings(db, campaigns.find((c) => c.id === q.campaignId)!).map((g) => [g.annotatorKey, g])) : null;
 
   const annotators: AnnotatorQuality[] = keys.map((key) => {
     const mine = rows.filter((r) => r.annotatorKey === key);

@@ -2,7 +2,7 @@
  * Pieces the analytics services share: evaluator names, rate cells with Wilson intervals, and the counting of
  * verdict codes per group of trajectories.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { evaluatorNames, judgeConfigNames, listRunNames } from "../../../db/repositories/analytics";
 import { wilsonInterval } from "../../domain/agreement";
 import { evaluatorId, evaluatorLabel, type UnparseablePolicy } from "../../domain/analytics/measures";
@@ -16,14 +16,13 @@ export interface RunName {
   model: string | null;
 }
 
-export function runNames(db: Db): RunName[] {
+export async function runNames(db: Db): Promise<RunName[]> {
   return listRunNames(db);
 }
 
 /** Names of evaluator keys: a judge configuration's current name, else the name its verdicts carry. */
-export function evaluatorNameLookup(db: Db): (key: string) => string {
-  const configs = judgeConfigNames(db);
-  const carried = evaluatorNames(db);
+export async function evaluatorNameLookup(db: Db): Promise<(key: string) => string> {
+  const [configs, carried] = await Promise.all([judgeConfigNames(db), evaluatorNames(db)]);
   return (key) => {
     const m = /^judge:(\d+)$/.exec(key);
     const config = m ? configs.get(Number(m[1])) : undefined;
@@ -111,8 +110,8 @@ export function countVerdictsByGroup(set: VerdictSet, group: Int32Array, counts:
  * The evaluator settings with verdicts inside the scope `mask`, described for display (a setting's label names its
  * prompt version only when its evaluator has several), judges first, then rules, then imports.
  */
-export function evaluatorsInScope(db: Db, sets: VerdictSet[], mask: Uint8Array): { set: VerdictSet; info: EvaluatorInfo }[] {
-  const nameOf = evaluatorNameLookup(db);
+export async function evaluatorsInScope(db: Db, sets: VerdictSet[], mask: Uint8Array): Promise<{ set: VerdictSet; info: EvaluatorInfo }[]> {
+  const nameOf = await evaluatorNameLookup(db);
   const versions = new Map<string, Set<string>>();
   for (const s of sets) versions.set(s.identity.key, (versions.get(s.identity.key) ?? new Set()).add(s.identity.pv));
   return sets

@@ -9,7 +9,7 @@
  * only what depends on the table written (a new label reloads that campaign's labels, not the trajectories or the
  * verdicts).
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, notAttemptedTrajectories, NULL_INT, tableVersions } from "../../../db/repositories/analytics";
 import type { CountedTable } from "../../../db/schema/changes";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
@@ -33,9 +33,8 @@ export interface TrajectoryFacts {
   notAttempted: Uint8Array;
 }
 
-export function loadFacts(db: Db): TrajectoryFacts {
-  const t = loadTaskColumns(db);
-  const tr = loadTrajectoryColumns(db);
+export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
+  const [t, tr, notAttemptedRows] = await Promise.all([loadTaskColumns(db), loadTrajectoryColumns(db), notAttemptedTrajectories(db)]);
   let maxTask = 0;
   for (const v of t.col.id) if (v > maxTask) maxTask = v;
   const taskRow = new Int32Array(maxTask + 1).fill(-1);
@@ -56,7 +55,7 @@ export function loadFacts(db: Db): TrajectoryFacts {
   const index = new Int32Array(maxId + 1).fill(-1);
   tr.col.id.forEach((v, r) => (index[v] = r));
   const notAttempted = new Uint8Array(n);
-  for (const t of notAttemptedTrajectories(db)) {
+  for (const t of notAttemptedRows) {
     const r = t.id < index.length ? index[t.id]! : -1;
     if (r >= 0) notAttempted[r] = t.outcome === "infra_error" ? 1 : 2;
   }
@@ -153,8 +152,8 @@ export interface Reference {
  * The consolidated label of each trajectory: of `campaignId` when given, else of the most recent campaign (highest
  * id) that consolidated the trajectory.
  */
-export function loadReference(db: Db, facts: TrajectoryFacts, campaignId?: number): Reference {
-  const c = loadConsolidatedColumns(db, campaignId);
+export async function loadReference(db: Db, facts: TrajectoryFacts, campaignId?: number): Promise<Reference> {
+  const c = await loadConsolidatedColumns(db, campaignId);
   const verdict = new Int8Array(facts.n).fill(REF_NONE);
   const category = new Int32Array(facts.n).fill(-1);
   const firstFailingStep = new Int32Array(facts.n).fill(NULL_INT);
@@ -204,8 +203,8 @@ function verdictCode(v: string): number {
 }
 
 /** Verdicts grouped by evaluator setting (key, k, prompt version); of one evaluator key when given. */
-export function loadVerdictSets(db: Db, facts: TrajectoryFacts, evaluatorKey?: string): VerdictSet[] {
-  const v = loadVerdictColumns(db, evaluatorKey);
+export async function loadVerdictSets(db: Db, facts: TrajectoryFacts, evaluatorKey?: string): Promise<VerdictSet[]> {
+  const v = await loadVerdictColumns(db, evaluatorKey);
   const codeOf = v.dict.verdict.map(verdictCode);
   const nk = v.dict.k.length;
   const np = v.dict.promptVersion.length;
@@ -280,70 +279,84 @@ const LABEL_TABLES: CountedTable[] = ["labels"];
 interface CacheEntry {
   /** Versions of the tables the value was read from, when it was read. */
   stamp: string;
-  value: unknown;
+  /** The value, or its load while it is under way (callers at the same time share one load). */
+  value: Promise<unknown>;
 }
 
-/** Per connection, in least-recently-used order (a Map iterates in insertion order; a hit is re-inserted). */
+/**
+ * Per database, in least-recently-used order (a Map iterates in insertion order; a hit is re-inserted). Keyed by
+ * the Db object, which is one per opened database (SQLite file or PostgreSQL pool).
+ */
 const caches = new WeakMap<object, Map<string, CacheEntry>>();
 
 function stampOf(versions: Record<CountedTable, number>, tables: CountedTable[]): string {
-  return tables.map((t) => versions[t]).join(":");
+  return tables.map((t) => versions[t] ?? 0).join(":");
 }
 
 /** Tables every judge measure is computed from (facts, consolidated labels, verdicts). */
 export const JUDGE_MEASURE_TABLES: CountedTable[] = [...FACTS_TABLES, "consolidated_labels", "evaluator_verdicts"];
 
 /**
- * A value computed from analytics data, kept per connection until one of `tables` changes: figures that cost more
+ * A value computed from analytics data, kept per database until one of `tables` changes: figures that cost more
  * than a pass over the arrays (bootstraps) are computed once per write, not once per page view.
  */
-export function cachedAnalytics<T>(db: Db, key: string, tables: CountedTable[], compute: () => T): T {
+export async function cachedAnalytics<T>(db: Db, key: string, tables: CountedTable[], compute: () => Promise<T>): Promise<T> {
   return cached(db, `computed:${key}`, tables, compute);
 }
 
-function cached<T>(db: Db, key: string, tables: CountedTable[], load: () => T): T {
-  let entries = caches.get(db.$client);
-  if (!entries) caches.set(db.$client, (entries = new Map()));
+/**
+ * The cache is only as good as its stamp, so the stamp is the counters read from the database on every call,
+ * never a version remembered in this process: the worker, the CLI or another web server may have written (on
+ * PostgreSQL, several servers share one database), and their writes bumped the counters through the triggers.
+ */
+async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () => Promise<T>): Promise<T> {
   // Read before loading: a write that lands while loading makes the stamp stale, so the next call reloads.
-  const stamp = stampOf(tableVersions(db), tables);
+  const stamp = stampOf(await tableVersions(db), tables);
+  let entries = caches.get(db);
+  if (!entries) caches.set(db, (entries = new Map()));
   const hit = entries.get(key);
   entries.delete(key);
   if (hit && hit.stamp === stamp) {
     entries.set(key, hit);
-    return hit.value as T;
+    return hit.value as Promise<T>;
   }
   const value = load();
-  entries.set(key, { stamp, value });
+  const entry: CacheEntry = { stamp, value };
+  entries.set(key, entry);
   if (entries.size > MAX_CACHED) entries.delete(entries.keys().next().value!);
+  // A failed load is not kept: the next call tries again.
+  void value.catch(() => {
+    if (entries.get(key) === entry) entries.delete(key);
+  });
   return value;
 }
 
-/** Forgets cached analytics data of a connection (benchmarks measure cold computations with this). */
-export function clearAnalyticsCache(db: Db): void {
-  caches.delete(db.$client);
+/** Forgets cached analytics data of a database (benchmarks measure cold computations with this). */
+export async function clearAnalyticsCache(db: Db): Promise<void> {
+  caches.delete(db);
 }
 
-export function getFacts(db: Db): TrajectoryFacts {
+export async function getFacts(db: Db): Promise<TrajectoryFacts> {
   return cached(db, "facts", FACTS_TABLES, () => loadFacts(db));
 }
 
-export function getReference(db: Db, campaignId?: number): Reference {
-  return cached(db, `reference:${campaignId ?? "latest"}`, REFERENCE_TABLES, () => loadReference(db, getFacts(db), campaignId));
+export async function getReference(db: Db, campaignId?: number): Promise<Reference> {
+  return cached(db, `reference:${campaignId ?? "latest"}`, REFERENCE_TABLES, async () => loadReference(db, await getFacts(db), campaignId));
 }
 
 /** Verdict sets of every evaluator, or of one key (taken from the full list when that is loaded and current). */
-export function getVerdictSets(db: Db, evaluatorKey?: string): VerdictSet[] {
-  if (evaluatorKey === undefined) return cached(db, "verdicts:*", VERDICT_TABLES, () => loadVerdictSets(db, getFacts(db)));
-  const all = caches.get(db.$client)?.get("verdicts:*");
-  if (all && all.stamp === stampOf(tableVersions(db), VERDICT_TABLES)) {
-    return (all.value as VerdictSet[]).filter((s) => s.identity.key === evaluatorKey);
+export async function getVerdictSets(db: Db, evaluatorKey?: string): Promise<VerdictSet[]> {
+  if (evaluatorKey === undefined) return cached(db, "verdicts:*", VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db)));
+  const all = caches.get(db)?.get("verdicts:*");
+  if (all && all.stamp === stampOf(await tableVersions(db), VERDICT_TABLES)) {
+    return ((await all.value) as VerdictSet[]).filter((s) => s.identity.key === evaluatorKey);
   }
-  return cached(db, `verdicts:${evaluatorKey}`, VERDICT_TABLES, () => loadVerdictSets(db, getFacts(db), evaluatorKey));
+  return cached(db, `verdicts:${evaluatorKey}`, VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db), evaluatorKey));
 }
 
-export type CampaignLabelColumns = ReturnType<typeof loadCampaignLabelColumns>;
+export type CampaignLabelColumns = Awaited<ReturnType<typeof loadCampaignLabelColumns>>;
 
 /** Active labels of a campaign as packed columns. */
-export function getCampaignLabels(db: Db, campaignId: number): CampaignLabelColumns {
+export async function getCampaignLabels(db: Db, campaignId: number): Promise<CampaignLabelColumns> {
   return cached(db, `labels:${campaignId}`, LABEL_TABLES, () => loadCampaignLabelColumns(db, campaignId));
 }

@@ -2,7 +2,7 @@
  * Drill-down: the trajectories behind a figure, from its selection. Resolved over the same in-memory arrays the
  * views count with, so the list always has exactly the n the figure showed.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { listCampaignHeads, listTaskSetNames, NULL_INT, trajectoryRows, userNames } from "../../../db/repositories/analytics";
 import { combinedLabel, evaluatorLabel, positionDecile } from "../../domain/analytics/measures";
 import { describeSelection, type Selection } from "../../domain/analytics/selection";
@@ -23,8 +23,8 @@ import {
 } from "./dataset";
 
 /** Facts rows matching a selection, ascending by trajectory id. */
-export function selectionRows(db: Db, sel: Selection): Int32Array {
-  const facts = getFacts(db);
+export async function selectionRows(db: Db, sel: Selection): Promise<Int32Array> {
+  const facts = await getFacts(db);
   const mask = scopeMask(facts, scopeOf(sel));
 
   if (sel.difficulty) {
@@ -40,7 +40,7 @@ export function selectionRows(db: Db, sel: Selection): Int32Array {
   }
   if (sel.evaluator) {
     const e = sel.evaluator;
-    const set = getVerdictSets(db, e.key).find((s) => sameIdentity(s.identity, e));
+    const set = (await getVerdictSets(db, e.key)).find((s) => sameIdentity(s.identity, e));
     const wanted = new Set(e.verdicts.map((v) => VERDICT_CODES.indexOf(v)));
     const keep = new Uint8Array(facts.n);
     if (set) for (let i = 0; i < set.rows.length; i++) if (wanted.has(set.verdict[i]!)) keep[set.rows[i]!] = 1;
@@ -48,7 +48,7 @@ export function selectionRows(db: Db, sel: Selection): Int32Array {
   }
   if (sel.reference) {
     const c = sel.reference;
-    const ref = getReference(db, c.campaignId);
+    const ref = await getReference(db, c.campaignId);
     const codes = new Set<number>((c.verdicts ?? ["success", "failure", "unsure"]).map((v) => (v === "success" ? REF_SUCCESS : v === "failure" ? REF_FAILURE : REF_UNSURE)));
     const category = c.category === undefined ? undefined : c.category === null ? -1 : ref.categories.indexOf(c.category);
     for (let r = 0; r < facts.n; r++) {
@@ -61,7 +61,7 @@ export function selectionRows(db: Db, sel: Selection): Int32Array {
       if (!ok) mask[r] = 0;
     }
   }
-  if (sel.campaign) campaignMask(db, sel.campaign, mask);
+  if (sel.campaign) await campaignMask(db, sel.campaign, mask);
 
   let count = 0;
   for (let r = 0; r < facts.n; r++) if (mask[r]) count++;
@@ -71,9 +71,9 @@ export function selectionRows(db: Db, sel: Selection): Int32Array {
   return rows.sort((a, b) => facts.id[a]! - facts.id[b]!);
 }
 
-function campaignMask(db: Db, c: NonNullable<Selection["campaign"]>, mask: Uint8Array): void {
-  const facts = getFacts(db);
-  const l = getCampaignLabels(db, c.campaignId);
+async function campaignMask(db: Db, c: NonNullable<Selection["campaign"]>, mask: Uint8Array): Promise<void> {
+  const facts = await getFacts(db);
+  const l = await getCampaignLabels(db, c.campaignId);
   const annotatorCodes = (c.annotators ?? []).map((a) => l.dict.annotatorKey.indexOf(a));
   const verdicts = l.dict.verdict;
   const decided = verdicts.map((v) => v === "success" || v === "failure");
@@ -118,18 +118,18 @@ export interface DrillInput {
 }
 
 /** The trajectories of a selection: total, one page of rows, a description, and a trajectory-list link when it fits. */
-export function drillDown(db: Db, input: DrillInput) {
-  const facts = getFacts(db);
-  const rows = selectionRows(db, input.sel);
+export async function drillDown(db: Db, input: DrillInput) {
+  const facts = await getFacts(db);
+  const rows = await selectionRows(db, input.sel);
   const total = rows.length;
   const ids = Array.from(rows, (r) => facts.id[r]!);
   const pageIds = ids.slice((input.page - 1) * input.pageSize, input.page * input.pageSize);
 
-  const runs = new Map(runNames(db).map((r) => [r.id, r.name]));
-  const sets = new Map(listTaskSetNames(db).map((s) => [s.id, s.name]));
-  const campaigns = new Map(listCampaignHeads(db).map((c) => [c.id, c.name]));
-  const nameOf = evaluatorNameLookup(db);
-  const users = userNames(db, (input.sel.campaign?.annotators ?? []).filter((k) => k.startsWith("user:")).map((k) => k.slice(5)));
+  const runs = new Map((await runNames(db)).map((r) => [r.id, r.name]));
+  const sets = new Map((await listTaskSetNames(db)).map((s) => [s.id, s.name]));
+  const campaigns = new Map((await listCampaignHeads(db)).map((c) => [c.id, c.name]));
+  const nameOf = await evaluatorNameLookup(db);
+  const users = await userNames(db, (input.sel.campaign?.annotators ?? []).filter((k) => k.startsWith("user:")).map((k) => k.slice(5)));
   const description = describeSelection(input.sel, {
     run: (id) => runs.get(id),
     taskSet: (id) => sets.get(id),
@@ -145,6 +145,6 @@ export function drillDown(db: Db, input: DrillInput) {
     description,
     /** `ids` value for /trajectories, when the whole selection fits in a URL. */
     idList: total > 0 && total <= MAX_IDS ? formatIdList(ids) : null,
-    rows: trajectoryRows(db, pageIds),
+    rows: await trajectoryRows(db, pageIds),
   };
 }

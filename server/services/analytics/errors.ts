@@ -3,7 +3,7 @@
  * Table 3), by site and by agent run, and where the first failing step sits (its index, and its decile of the
  * trajectory). Every count carries its selection.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { NULL_INT } from "../../../db/repositories/analytics";
 import { positionDecile, positionDecileLabel } from "../../domain/analytics/measures";
 import type { Selection } from "../../domain/analytics/selection";
@@ -66,10 +66,10 @@ export interface ErrorAnalysisResult {
   };
 }
 
-export function errorAnalysis(db: Db, input: ErrorAnalysisInput): ErrorAnalysisResult {
-  const facts = getFacts(db);
+export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<ErrorAnalysisResult> {
+  const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = getReference(db, input.campaignId);
+  const ref = await getReference(db, input.campaignId);
   const base = scopeSelection(input.scope);
   const K = ref.categories.length + 1; // slot 0 = no category
   const refCond = (extra: NonNullable<Selection["reference"]>): Selection["reference"] => ({
@@ -78,7 +78,7 @@ export function errorAnalysis(db: Db, input: ErrorAnalysisInput): ErrorAnalysisR
   });
   const categoryName = (slot: number): string | null => (slot === 0 ? null : ref.categories[slot - 1]!);
 
-  const runs = runNames(db);
+  const runs = await runNames(db);
   const runIndex = new Map(runs.map((r, i) => [r.id, i]));
   const S = facts.sites.length + 1; // slot 0 = no site
   const siteCounts = new Float64Array(S * K);

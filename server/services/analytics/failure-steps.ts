@@ -5,7 +5,7 @@
  * marked the same campaign item. Evaluator vs human: each evaluator setting's step (judges asked for it, heuristics
  * the step they fire on) against the consolidated label's. Rules give none and are left out.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { NULL_INT } from "../../../db/repositories/analytics";
 import { evaluatorsInScope, type EvaluatorInfo } from "./common";
 import { cachedAnalytics, getCampaignLabels, getFacts, getReference, getVerdictSets, JUDGE_MEASURE_TABLES, REF_FAILURE, scopeMask, V_FAILURE, type Scope } from "./dataset";
@@ -76,17 +76,17 @@ export interface FailureStepResult {
 
 const MAX_ITEMS = 50;
 
-function compute(db: Db, scope: Scope, campaignId: number | undefined): FailureStepResult {
-  const facts = getFacts(db);
+async function compute(db: Db, scope: Scope, campaignId: number | undefined): Promise<FailureStepResult> {
+  const facts = await getFacts(db);
   const mask = scopeMask(facts, scope);
-  const ref = getReference(db, campaignId);
+  const ref = await getReference(db, campaignId);
 
   // Human vs human, in each campaign the reference labels come from.
   const campaigns = new Set<number>();
   for (let r = 0; r < facts.n; r++) if (mask[r] && ref.campaignId[r]! > 0) campaigns.add(ref.campaignId[r]!);
   const humans = new StepAgreementCounter();
   for (const c of campaigns) {
-    const labels = getCampaignLabels(db, c);
+    const labels = await getCampaignLabels(db, c);
     const failure = labels.dict.verdict.indexOf("failure");
     const byItem = new Map<number, number[]>();
     for (let i = 0; i < labels.length; i++) {
@@ -104,7 +104,7 @@ function compute(db: Db, scope: Scope, campaignId: number | undefined): FailureS
 
   const items = new Map<number, StepItem>();
   const evaluators: EvaluatorStepAgreement[] = [];
-  for (const { set, info } of evaluatorsInScope(db, getVerdictSets(db), mask)) {
+  for (const { set, info } of await evaluatorsInScope(db, await getVerdictSets(db), mask)) {
     const counter = new StepAgreementCounter();
     let withoutStep = 0;
     let anyStep = false;
@@ -133,7 +133,7 @@ function compute(db: Db, scope: Scope, campaignId: number | undefined): FailureS
   return { humans: humans.result(), evaluators, items: list };
 }
 
-export function failureStepAgreement(db: Db, input: { scope: Scope; campaignId?: number }): FailureStepResult {
+export async function failureStepAgreement(db: Db, input: { scope: Scope; campaignId?: number }): Promise<FailureStepResult> {
   const key = `failure-steps:${JSON.stringify([input.scope.taskSetId ?? null, input.scope.runId ?? null, input.scope.site === undefined ? "*" : input.scope.site, input.campaignId ?? null])}`;
   // Human pairs come from the campaign labels as well.
   return cachedAnalytics(db, key, [...JUDGE_MEASURE_TABLES, "labels"], () => compute(db, input.scope, input.campaignId));

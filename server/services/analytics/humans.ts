@@ -8,7 +8,7 @@
  * "unsure" labels are left out of the statistics (as AgentRewardBench does) and counted; an item with an unsure
  * label still counts as disputed.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { campaignItemCount, campaignItemCounts, labelsOfItems, listCampaignHeads, trajectoryRows, userNames } from "../../../db/repositories/analytics";
 import { goldItemIds } from "../../../db/repositories/annotation-quality";
 import {
@@ -44,9 +44,9 @@ export interface CampaignListEntry {
   items: number;
 }
 
-export function campaignList(db: Db): CampaignListEntry[] {
-  const counts = campaignItemCounts(db);
-  return listCampaignHeads(db).map((c) => ({ id: c.id, name: c.name, status: c.status, annotatorsPerItem: c.annotatorsPerItem, items: counts.get(c.id) ?? 0 }));
+export async function campaignList(db: Db): Promise<CampaignListEntry[]> {
+  const counts = await campaignItemCounts(db);
+  return (await listCampaignHeads(db)).map((c) => ({ id: c.id, name: c.name, status: c.status, annotatorsPerItem: c.annotatorsPerItem, items: counts.get(c.id) ?? 0 }));
 }
 
 export interface LevelAgreement {
@@ -115,9 +115,9 @@ export interface HumanAgreementResult {
   disputedSel: Selection;
 }
 
-function annotatorDisplayNames(db: Db, keys: string[]): string[] {
+async function annotatorDisplayNames(db: Db, keys: string[]): Promise<string[]> {
   const userIds = keys.filter((k) => k.startsWith("user:")).map((k) => k.slice(5));
-  const names = userNames(db, userIds);
+  const names = await userNames(db, userIds);
   return keys.map((k) => (k.startsWith("user:") ? (names.get(k.slice(5)) ?? k.slice(5)) : k.startsWith("import:") ? k.slice(7) : k));
 }
 
@@ -231,17 +231,17 @@ function agreeingShare(counts: Int32Array, total: number): number {
   return pairs / (total * (total - 1));
 }
 
-export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult {
-  const head = listCampaignHeads(db).find((c) => c.id === campaignId);
+export async function humanAgreement(db: Db, campaignId: number): Promise<HumanAgreementResult> {
+  const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
   // Gold items are left out of agreement: every annotator labels them, so they would count one trajectory as many
   // times as there are annotators; they are measured against their known answer instead (annotator quality view).
-  const gold = goldItemIds(db, campaignId);
-  const items = campaignItemCount(db, campaignId) - gold.size;
-  const l = getCampaignLabels(db, campaignId);
+  const gold = await goldItemIds(db, campaignId);
+  const items = await campaignItemCount(db, campaignId) - gold.size;
+  const l = await getCampaignLabels(db, campaignId);
   const g = groupByItem(l, gold);
   const R = l.dict.annotatorKey.length;
-  const annotatorNames = annotatorDisplayNames(db, l.dict.annotatorKey);
+  const annotatorNames = await annotatorDisplayNames(db, l.dict.annotatorKey);
 
   // Per label, once: verdict code (0 success, 1 failure, -1 unsure, -2 other words; only 0/1 enter the statistics)
   // and combined code (0 success, 1 failure without category, 2 + c failure with category c).
@@ -413,8 +413,8 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
   const topItemIds = top.map((d) => g.items[d.x]!);
   const trajectoryOfItem = new Map<number, number>();
   for (const d of top) trajectoryOfItem.set(g.items[d.x]!, l.col.trajectoryId[g.order[g.start[d.x]!]!]!);
-  const rows = new Map(trajectoryRows(db, [...trajectoryOfItem.values()]).map((r) => [r.id, r]));
-  const labelRows = labelsOfItems(db, topItemIds);
+  const rows = new Map((await trajectoryRows(db, [...trajectoryOfItem.values()])).map((r) => [r.id, r]));
+  const labelRows = await labelsOfItems(db, topItemIds);
   const disputed: DisputedItem[] = top.flatMap((d) => {
     const itemId = g.items[d.x]!;
     const trajectoryId = trajectoryOfItem.get(itemId)!;
@@ -446,7 +446,7 @@ export function humanAgreement(db: Db, campaignId: number): HumanAgreementResult
       items,
       categories: head.labelSchema.categories,
     },
-    decisions: tallyDecisions(decisionTallies(db, [campaignId])),
+    decisions: tallyDecisions(await decisionTallies(db, [campaignId])),
     labelledItems: g.items.length,
     pairableItems,
     labels: g.order.length,
@@ -546,11 +546,11 @@ export interface HumanConsensusResult {
  * the vote. Both fits run over distinct label patterns, so this stays well under the view budget at 100,000
  * trajectories (`npm run bench -- analytics`).
  */
-export function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel): HumanConsensusResult {
-  const head = listCampaignHeads(db).find((c) => c.id === campaignId);
+export async function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel): Promise<HumanConsensusResult> {
+  const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
-  const l = getCampaignLabels(db, campaignId);
-  const gold = goldItemIds(db, campaignId);
+  const l = await getCampaignLabels(db, campaignId);
+  const gold = await goldItemIds(db, campaignId);
   const R = l.dict.annotatorKey.length;
   const verdictWord = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : -1));
   const classes = level === "verdict" ? ["success", "failure"] : ["success", combinedLabel("failure", null), ...l.dict.category.map((c) => combinedLabel("failure", c))];
@@ -614,7 +614,7 @@ export function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel
     withMajority[a]!++;
     if (data.label[t] === m) agreeWithMajority[a]!++;
   }
-  const names = annotatorDisplayNames(db, l.dict.annotatorKey);
+  const names = await annotatorDisplayNames(db, l.dict.annotatorKey);
   const annotators: ConsensusAnnotator[] = l.dict.annotatorKey.map((key, a) => {
     let habit: ConsensusAnnotator["habit"] = null;
     if (given[a]) {
@@ -644,8 +644,8 @@ export function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel
   }
   const order = smallest(departing.length, CONSENSUS_ITEMS_LIMIT, (p, q) => confidence[q]! - confidence[p]! || itemIds[departing[p]!]! - itemIds[departing[q]!]!);
   const shown = order.map((d) => departing[d]!);
-  const rows = new Map(trajectoryRows(db, shown.map((x) => trajectoryOf[x]!)).map((r) => [r.id, r]));
-  const labelRows = labelsOfItems(
+  const rows = new Map((await trajectoryRows(db, shown.map((x) => trajectoryOf[x]!))).map((r) => [r.id, r]));
+  const labelRows = await labelsOfItems(
     db,
     shown.map((x) => itemIds[x]!),
   );

@@ -3,7 +3,7 @@
  * Each takes the database and a plain input and returns plain data (numbers with their n and the selection behind
  * them); routers and pages only pass them on.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { listTaskSetNames } from "../../../db/repositories/analytics";
 import { runNames } from "./common";
 import { getFacts } from "./dataset";
@@ -21,17 +21,17 @@ export { clearAnalyticsCache, type Scope } from "./dataset";
 export type { RateCell } from "./common";
 
 /** Choices for the analytics filter bar. */
-export function analyticsOptions(db: Db) {
-  const facts = getFacts(db);
+export async function analyticsOptions(db: Db) {
+  const facts = await getFacts(db);
   const sites = [...facts.sites].sort((a, b) => a.localeCompare(b));
   let noSite = false;
   for (const s of facts.site) if (s < 0) noSite = true;
   return {
     trajectories: facts.n,
-    taskSets: listTaskSetNames(db),
-    runs: runNames(db),
+    taskSets: await listTaskSetNames(db),
+    runs: await runNames(db),
     sites,
     hasTrajectoriesWithoutSite: noSite,
-    campaigns: campaignList(db),
+    campaigns: await campaignList(db),
   };
 }

@@ -7,7 +7,7 @@
  * Everything is computed from the cached analytics arrays (dataset.ts) and the result itself is cached until the
  * trajectories, consolidated labels or verdicts change, so the bootstrap runs once per write, not per page view.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { NULL_INT } from "../../../db/repositories/analytics";
 import { listJudgeConfigs } from "../../../db/repositories/evaluation";
 import { kappaFromTable, wilsonInterval, type KappaEstimate, type ProportionInterval } from "../../domain/agreement";
@@ -230,11 +230,11 @@ function kappaOf(e: InstrumentErrors): KappaEstimate {
  * final answer" and one without the option that agree on everything else that makes a judge (endpoint, model,
  * temperature, seed, output limit, prompt version, other options), at the same k.
  */
-function hygienePairs(db: Db, evaluators: EvaluatorMeasures[]): HygieneComparison[] {
+async function hygienePairs(db: Db, evaluators: EvaluatorMeasures[]): Promise<HygieneComparison[]> {
   const judges = evaluators.filter((e) => e.info.kind === "judge" && /^judge:\d+$/.test(e.info.identity.key));
   if (judges.length < 2) return [];
   const signature = new Map<number, string>();
-  for (const c of listJudgeConfigs(db)) {
+  for (const c of await listJudgeConfigs(db)) {
     const { withoutFinalAnswer: _dropped, ...rest } = c.options;
     void _dropped;
     const options = Object.fromEntries(Object.entries(rest).sort(([a], [b]) => a.localeCompare(b)));
@@ -256,15 +256,15 @@ function hygienePairs(db: Db, evaluators: EvaluatorMeasures[]): HygieneCompariso
   return pairs;
 }
 
-function compute(db: Db, input: JudgeMeasuresInput): JudgeMeasuresResult {
-  const facts = getFacts(db);
+async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasuresResult> {
+  const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = getReference(db, input.campaignId);
+  const ref = await getReference(db, input.campaignId);
   const tasks = taskIndex(facts);
-  const runs = runNames(db);
+  const runs = await runNames(db);
   const runIndex = new Map(runs.map((r, i) => [r.id, i]));
   const runOf = (r: number) => runIndex.get(facts.runId[r]!) ?? -1;
-  const settings = evaluatorsInScope(db, getVerdictSets(db), mask);
+  const settings = await evaluatorsInScope(db, await getVerdictSets(db), mask);
   const policy = input.unparseable;
 
   const evaluators: EvaluatorMeasures[] = settings.map(({ set, info }) => {
@@ -316,11 +316,11 @@ function compute(db: Db, input: JudgeMeasuresInput): JudgeMeasuresResult {
     ),
   }));
 
-  return { scope: input.scope, campaignId: input.campaignId ?? null, unparseable: policy, bootstrap: MEASURE_BOOTSTRAP, evaluators, hygiene: hygienePairs(db, evaluators), ranking: { runs: ranked, tau } };
+  return { scope: input.scope, campaignId: input.campaignId ?? null, unparseable: policy, bootstrap: MEASURE_BOOTSTRAP, evaluators, hygiene: await hygienePairs(db, evaluators), ranking: { runs: ranked, tau } };
 }
 
 /** The measures of every evaluator setting in scope; recomputed only after a write to the tables they come from. */
-export function judgeMeasures(db: Db, input: JudgeMeasuresInput): JudgeMeasuresResult {
+export async function judgeMeasures(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasuresResult> {
   const key = `judge-measures:${JSON.stringify([input.scope.taskSetId ?? null, input.scope.runId ?? null, input.scope.site === undefined ? "*" : input.scope.site, input.campaignId ?? null, input.unparseable])}`;
   return cachedAnalytics(db, key, JUDGE_MEASURE_TABLES, () => compute(db, input));
 }

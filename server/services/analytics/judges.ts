@@ -9,7 +9,7 @@
  * and not-evaluable verdicts are left out and counted; unparseable replies count as failures or are left out
  * according to the policy, and are always counted.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { trajectoryRows, verdictDetails } from "../../../db/repositories/analytics";
 import {
   binaryMetrics,
@@ -232,14 +232,14 @@ export interface JudgeListResult {
 }
 
 /** Every evaluator setting with verdicts in scope, against the human label. */
-export function judgeAgreementList(db: Db, input: JudgeAgreementInput): JudgeListResult {
-  const facts = getFacts(db);
+export async function judgeAgreementList(db: Db, input: JudgeAgreementInput): Promise<JudgeListResult> {
+  const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = getReference(db, input.campaignId);
+  const ref = await getReference(db, input.campaignId);
   const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable };
   let referenceLabels = 0;
   for (let r = 0; r < facts.n; r++) if (mask[r] && (ref.verdict[r] === REF_SUCCESS || ref.verdict[r] === REF_FAILURE)) referenceLabels++;
-  const judges = evaluatorsInScope(db, getVerdictSets(db), mask).map(({ set, info }) => ({
+  const judges = (await evaluatorsInScope(db, await getVerdictSets(db), mask)).map(({ set, info }) => ({
     info,
     stats: statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, ctx, {}),
   }));
@@ -297,11 +297,11 @@ export interface JudgeDetailResult {
   byCategory: CategoryRow[];
 }
 
-export function judgeAgreementDetail(db: Db, input: JudgeDetailInput): JudgeDetailResult {
-  const facts = getFacts(db);
+export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Promise<JudgeDetailResult> {
+  const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = getReference(db, input.campaignId);
-  const all = evaluatorsInScope(db, getVerdictSets(db, input.evaluatorKey), mask);
+  const ref = await getReference(db, input.campaignId);
+  const all = await evaluatorsInScope(db, await getVerdictSets(db, input.evaluatorKey), mask);
   if (all.length === 0) throw new NotFoundError("evaluator with verdicts in this scope", input.evaluatorKey);
   const chosen =
     all.find((x) => (input.k === undefined || x.set.identity.k === input.k) && (input.promptVersion === undefined || x.set.identity.pv === input.promptVersion)) ??
@@ -324,7 +324,7 @@ export function judgeAgreementDetail(db: Db, input: JudgeDetailInput): JudgeDeta
   }
   bySite.sort((a, b) => (a.label === "(no site)" ? 1 : b.label === "(no site)" ? -1 : a.label.localeCompare(b.label)));
 
-  const runs = runNames(db);
+  const runs = await runNames(db);
   const runIndex = new Map(runs.map((r, i) => [r.id, i]));
   const runCounts = countPairs(set, ref, mask, (r) => runIndex.get(facts.runId[r]!) ?? -1, runs.length);
   const byRun: SplitRow[] = [];
@@ -403,11 +403,11 @@ export interface DisagreementRow {
  * Trajectories where the evaluator and the human label disagree (or, for "unparseable", where the reply could not
  * be parsed), ordered by trajectory id, one page at a time.
  */
-export function judgeDisagreements(db: Db, input: DisagreementInput) {
-  const facts = getFacts(db);
+export async function judgeDisagreements(db: Db, input: DisagreementInput) {
+  const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = getReference(db, input.campaignId);
-  const set = getVerdictSets(db, input.identity.key).find((s) => sameIdentity(s.identity, input.identity));
+  const ref = await getReference(db, input.campaignId);
+  const set = (await getVerdictSets(db, input.identity.key)).find((s) => sameIdentity(s.identity, input.identity));
   if (!set) throw new NotFoundError("evaluator setting", evaluatorId(input.identity));
   const asFailure = input.unparseable === "failure";
   const hits: { id: number; human: number; verdict: number }[] = [];
@@ -429,9 +429,9 @@ export function judgeDisagreements(db: Db, input: DisagreementInput) {
   hits.sort((a, b) => a.id - b.id);
   const total = hits.length;
   const pageHits = hits.slice((input.page - 1) * input.pageSize, input.page * input.pageSize);
-  const details = trajectoryRows(db, pageHits.map((h) => h.id));
+  const details = await trajectoryRows(db, pageHits.map((h) => h.id));
   const byId = new Map(details.map((d) => [d.id, d]));
-  const verdicts = verdictDetails(db, { evaluatorKey: input.identity.key, k: input.identity.k, promptVersion: input.identity.pv }, pageHits.map((h) => h.id));
+  const verdicts = await verdictDetails(db, { evaluatorKey: input.identity.key, k: input.identity.k, promptVersion: input.identity.pv }, pageHits.map((h) => h.id));
   const rows: DisagreementRow[] = pageHits.flatMap((h) => {
     const d = byId.get(h.id);
     if (!d) return [];

@@ -4,7 +4,7 @@
  * each with a 95% Wilson interval, its n and the selection behind it. WebVoyager's Table 1 (success per site and
  * agent) and VisualWebArena's breakdowns by difficulty and trajectory length come out of this.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import {
   countedVerdicts,
   lengthBucket,
@@ -155,12 +155,12 @@ function compareKeys(a: (number | string)[], b: (number | string)[]): number {
   return a.length - b.length;
 }
 
-export function analyticsOverview(db: Db, input: OverviewInput): OverviewResult {
-  const facts = getFacts(db);
+export async function analyticsOverview(db: Db, input: OverviewInput): Promise<OverviewResult> {
+  const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = getReference(db, input.campaignId);
-  const sets = getVerdictSets(db);
-  const runs = runNames(db);
+  const ref = await getReference(db, input.campaignId);
+  const sets = await getVerdictSets(db);
+  const runs = await runNames(db);
   const runName = new Map(runs.map((r) => [r.id, r.name]));
   const base = scopeSelection(input.scope);
   const policy = input.unparseable;
@@ -181,7 +181,7 @@ export function analyticsOverview(db: Db, input: OverviewInput): OverviewResult 
   const difficultyCol = facts.difficulty[input.difficulty];
 
   // Columns: the human label when any trajectory in scope has one, then every evaluator setting with verdicts in scope.
-  const active = evaluatorsInScope(db, sets, mask);
+  const active = await evaluatorsInScope(db, sets, mask);
   let hasHuman = false;
   for (let r = 0; r < facts.n && !hasHuman; r++) if (mask[r] && ref.verdict[r]! >= 0) hasHuman = true;
 
