@@ -220,7 +220,7 @@ function containsPattern(q: string): string {
 
 /** Case-insensitive on both engines (SQLite's LIKE already is for ASCII; PostgreSQL's is not). */
 function textContains(column: SQL | SQLWrapper, pattern: string): SQL {
-  return sql`lower(${column}) like lower(${pattern}) escape '\'`;
+  return sql`lower(${column}) like lower(${pattern}) escape '\\'`;
 }
 
 /** A condition no row meets (an empty id list). */

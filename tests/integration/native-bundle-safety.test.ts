@@ -34,14 +34,14 @@ async function seed(ctx: TestContext) {
 
 async function exported(ctx: TestContext, name: string): Promise<string> {
   const out = path.join(ctx.dir, name);
-  await exportBundle(ctx, trajectoryIds(ctx.db), out);
+  await exportBundle(ctx, (await trajectoryIds(ctx.db)), out);
   return out;
 }
 
 describe("verdict round trip", () => {
   it("a verdict with no raw reply comes back with none, and re-imports change nothing", async () => {
     await seed(a);
-    for (const id of trajectoryIds(a.db)) {
+    for (const id of (await trajectoryIds(a.db))) {
       upsertVerdict(a.db, { trajectoryId: id, kind: "human", origin: "verdict", evaluatorKey: "import:lab-review", evaluatorName: "lab-review", verdict: "success", score: 1, rationale: "Checked by hand.", rawReply: null, model: null });
     }
     const out = await exported(a, "export");
@@ -70,9 +70,9 @@ describe("symbolic links in a folder bundle", () => {
     fs.rmSync(path.join(out, "images", img));
     fs.symlinkSync(outside, path.join(out, "images", img));
     const refusal = `${path.join(out, "images", img)}: is a link to a file outside the bundle folder`;
-    const before = storeSnapshot(b);
+    const before = await storeSnapshot(b);
     await expect(runImport(b, { path: out, strict: true })).rejects.toThrow(refusal);
-    expect(storeSnapshot(b)).toEqual(before);
+    expect((await storeSnapshot(b))).toEqual(before);
     // Without --strict the trajectories that use the linked image are skipped with that reason; the rest import.
     const report = await runImport(b, { path: out });
     expect(report.skipped.length).toBeGreaterThan(0);

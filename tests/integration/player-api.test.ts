@@ -7,6 +7,7 @@ import path from "node:path";
 import { TRPCError } from "@trpc/server";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { createCaller } from "../../server/api/root";
 import { createTRPCContext } from "../../server/api/trpc";
 import { fromJsonText } from "../../server/domain/player/paging";
@@ -167,7 +168,7 @@ describe("screenshot images", () => {
     }
     // A row whose file has gone from the store.
     const hash = "f".repeat(64);
-    ctx.db.$client.prepare("insert into screenshots (hash, mime, width, height, bytes) values (?, 'image/png', 10, 10, 10)").run(hash);
+    sqliteClient(ctx.db).prepare("insert into screenshots (hash, mime, width, height, bytes) values (?, 'image/png', 10, 10, 10)").run(hash);
     await expect(getScreenshotImage(ctx, hash, { kind: "original" })).rejects.toThrow("No screenshot file with id");
   });
 });
