@@ -56,7 +56,8 @@ const LATEST_ITEMS = sql.raw(
 
 /** Trajectories whose latest consolidated label matches `where` (on columns verdict, category). */
 function latestLabelIds(where: SQL): SQL {
-  return sql`(select trajectory_id from ${LATEST_LABELS} where ${where})`;
+  // PostgreSQL wants every subquery in FROM named.
+  return sql`(select trajectory_id from ${LATEST_LABELS} latest_labels where ${where})`;
 }
 
 const humanVerdictIds = (verdict: string) => latestLabelIds(sql`verdict = ${verdict}`);
@@ -82,7 +83,7 @@ export function triageConditions(f: TriageFilter): SQL[] {
   else if (f.human) conds.push(sql`${ID} in ${humanVerdictIds(f.human)}`);
   if (f.category !== undefined) conds.push(sql`${ID} in ${latestLabelIds(sql`category = ${f.category}`)}`);
   if (f.state === "none") conds.push(sql`${ID} not in (select trajectory_id from campaign_items)`);
-  else if (f.state) conds.push(sql`${ID} in (select trajectory_id from ${LATEST_ITEMS} where state = ${f.state})`);
+  else if (f.state) conds.push(sql`${ID} in (select trajectory_id from ${LATEST_ITEMS} latest_items where state = ${f.state})`);
   const e = evaluatorOf(f);
   if (e && f.verdict === "none") conds.push(sql`${ID} not in ${verdictIds(e)}`);
   else if (e && f.verdict) conds.push(sql`${ID} in ${verdictIds(e, f.verdict)}`);
