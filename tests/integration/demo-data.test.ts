@@ -128,7 +128,7 @@ describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
 
     // The tasks' string_match rules graded every trajectory: an answer with all the required parts succeeds, a
     // wrong or missing answer fails, and the CLI reported the same counts.
-    const rules = new Map(listVerdicts(ctx.db, { evaluatorKey: "rule:vwa" }).map((v) => [v.trajectoryId, v.verdict]));
+    const rules = new Map((await listVerdicts(ctx.db, { evaluatorKey: "rule:vwa" })).map((v) => [v.trajectoryId, v.verdict]));
     expect(rules.size).toBe(DEMO_TRAJECTORIES.length);
     for (const d of details) {
       const def = DEMO_TASKS.find((t) => t.externalId === d.task.externalId)!;

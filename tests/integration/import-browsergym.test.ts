@@ -210,7 +210,7 @@ describe("malformed BrowserGym folders are rejected with an exact error and noth
     const study = await writeStudy(path.join(ctx.dir, "bad study"));
     const expected = setup(study);
     await expect(runImport(ctx, { path: study, format: "browsergym", strict: true })).rejects.toThrow(expected);
-    expect((await storeSnapshot(ctx))).toEqual(before);
+    expect(await storeSnapshot(ctx)).toEqual(before);
   }
 
   it("a screenshot that is not an image", async () => {

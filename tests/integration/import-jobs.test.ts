@@ -82,8 +82,8 @@ describe("import jobs", () => {
     fs.mkdirSync(path.join(ctx.dir, "secret"));
     fs.symlinkSync(path.join(ctx.dir, "secret"), path.join(root, "link"));
     const withRoot = { ...ctx, config: { ...ctx.config, importRoot: root } };
-    expect((await resolveServerPath(withRoot, "runs/a"))).toBe(fs.realpathSync(path.join(root, "runs", "a")));
-    expect((await resolveServerPath(withRoot, path.join(root, "runs")))).toBe(fs.realpathSync(path.join(root, "runs")));
+    expect(await resolveServerPath(withRoot, "runs/a")).toBe(fs.realpathSync(path.join(root, "runs", "a")));
+    expect(await resolveServerPath(withRoot, path.join(root, "runs"))).toBe(fs.realpathSync(path.join(root, "runs")));
     await expect(resolveServerPath(withRoot, "../secret")).rejects.toThrow(`path: ../secret is outside the import root ${root}`);
     await expect(resolveServerPath(withRoot, "/etc")).rejects.toThrow("is outside the import root");
     await expect(resolveServerPath(withRoot, "link")).rejects.toThrow(/path: link is outside the import root .* \(it leads to .*secret\)/);
@@ -92,6 +92,6 @@ describe("import jobs", () => {
 
   it("refuses an unknown format before queueing anything", async () => {
     await expect(startImport(ctx, { kind: "path", path: ctx.dir }, { format: "nope", requestedBy: null })).rejects.toThrow(/^format: unknown format; known formats: auto, native/);
-    expect((await recentImports(ctx))).toEqual([]);
+    expect(await recentImports(ctx)).toEqual([]);
   });
 });

@@ -194,7 +194,7 @@ describe("malformed SeeAct output is rejected by a strict import with an exact e
     await writeSeeActPackage(root, [{ folder: "20240601_000000", tasks: ["t"], website: "https://x.test/", predictions: [{ action: "CLICK", value: "None", element: null }], history: ["NONE"] }]);
     const expected = setup(root);
     await expect(runImport(ctx, { path: root, format: "seeact", strict: true })).rejects.toThrow(expected);
-    expect((await storeSnapshot(ctx))).toEqual(before);
+    expect(await storeSnapshot(ctx)).toEqual(before);
   }
 
   it("result.json that is not JSON", async () => {

@@ -236,7 +236,7 @@ describe("malformed screenshots are rejected by a strict import with an exact er
     await expect(runImport(ctx, { path: dir, format: "vwa-render", strict: true })).rejects.toThrow(
       new RegExp(`^${escapeRegExp(`${file} (step 2 screenshot): is not a PNG, JPEG, WebP or GIF image`)}$`),
     );
-    expect((await storeSnapshot(ctx))).toEqual(before);
+    expect(await storeSnapshot(ctx)).toEqual(before);
   });
 
   it("a folder without render files", async () => {

@@ -18,9 +18,9 @@ beforeEach(() => {
   a = createTestContext();
   b = createTestContext();
 });
-afterEach(() => {
-  a.cleanup();
-  b.cleanup();
+afterEach(async () => {
+  await a.cleanup();
+  await b.cleanup();
 });
 
 async function seed(ctx: TestContext) {
@@ -76,7 +76,7 @@ describe("native bundle", () => {
     // A judge of this database at two screenshot windows.
     for (const [i, id] of ids.entries()) {
       for (const k of ["1", "3"]) {
-        upsertVerdict(a.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:7", evaluatorName: "Lamp judge", k, promptVersion: "wv-1", verdict: i === 0 ? "success" : "failure", score: null, rationale: `k=${k} says so`, rawReply: "SUCCESS", model: "judge-model" });
+        await upsertVerdict(a.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:7", evaluatorName: "Lamp judge", k, promptVersion: "wv-1", verdict: i === 0 ? "success" : "failure", score: null, rationale: `k=${k} says so`, rawReply: "SUCCESS", model: "judge-model" });
       }
     }
     const out = path.join(a.dir, "with-verdicts.zip");
@@ -84,29 +84,29 @@ describe("native bundle", () => {
 
     const imported = await runImport(b, { path: out });
     expect(imported.created).toBe(2);
-    const rows = (ctx: TestContext) =>
-      listVerdicts(ctx.db)
+    const rows = async (ctx: TestContext) =>
+      (await listVerdicts(ctx.db))
         .map((v) => [v.evaluatorKey, v.evaluatorName, v.kind, v.origin, v.k, v.promptVersion, v.verdict, v.rationale, v.rawReply, v.model].join("|"))
         .sort();
-    const there = rows(b);
+    const there = await rows(b);
     expect(there).toHaveLength(6);
     expect(there).toContain("import:Lamp judge|Lamp judge|judge|import|3|wv-1|failure|k=3 says so|SUCCESS|judge-model");
     expect(there).toContain(`import:webvoyager:auto_eval|webvoyager:auto_eval|judge|import|||failure|Looks wrong.|${log[1]!.trim().split("\n").slice(1).join("\n")}|`);
     // The judge's settings stay apart in the other database's analytics.
-    const columns = analyticsOverview(b.db, { scope: {}, unparseable: "exclude", difficulty: "overall" }).columns.map((c) => c.label);
+    const columns = (await analyticsOverview(b.db, { scope: {}, unparseable: "exclude", difficulty: "overall" })).columns.map((c) => c.label);
     expect(columns).toEqual(expect.arrayContaining(["Lamp judge · k = 1", "Lamp judge · k = 3"]));
 
     // Back into the database it came from: its own judge verdicts are not imported again, nothing changes.
-    const before = rows(a);
+    const before = await rows(a);
     const back = await runImport(a, { path: out });
     expect([back.created, back.updated, back.unchanged]).toEqual([0, 0, 2]);
-    expect(rows(a)).toEqual(before);
+    expect(await rows(a)).toEqual(before);
     // And the copy in the other database, exported and imported there again, is unchanged too.
     const again = path.join(b.dir, "again.zip");
-    await exportBundle(b, (await trajectoryIds(b.db)), again);
+    await exportBundle(b, await trajectoryIds(b.db), again);
     const twice = await runImport(b, { path: again });
     expect([twice.created, twice.updated, twice.unchanged]).toEqual([0, 0, 2]);
-    expect(rows(b)).toEqual(there);
+    expect(await rows(b)).toEqual(there);
   });
 
   it("publishes a JSON Schema generated from the zod schema", () => {
@@ -181,7 +181,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
   it("an unknown action type in a bundle manifest is refused with its location", async () => {
     await seed(a);
     const out = path.join(a.dir, "exp");
-    await exportBundle(a, (await trajectoryIds(a.db)), out);
+    await exportBundle(a, await trajectoryIds(a.db), out);
     const manifestFile = path.join(out, "manifest.json");
     const m = JSON.parse(fs.readFileSync(manifestFile, "utf8"));
     m.trajectories[1].steps[0].action.type = "teleport";
@@ -196,7 +196,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
   it("an image whose bytes do not match the manifest hash is refused", async () => {
     await seed(a);
     const out = path.join(a.dir, "exp");
-    await exportBundle(a, (await trajectoryIds(a.db)), out);
+    await exportBundle(a, await trajectoryIds(a.db), out);
     const img = fs.readdirSync(path.join(out, "images"))[0]!;
     fs.writeFileSync(path.join(out, "images", img), Buffer.concat([fs.readFileSync(path.join(out, "images", img)), Buffer.from("x")]));
     const before = snapshot(b);

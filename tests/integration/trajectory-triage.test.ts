@@ -62,13 +62,13 @@ beforeAll(async () => {
     steps: [{ index: 0, url: null, thought: null, actionRaw: null, action: { type: "scroll", direction: "down" } }],
   })).id;
   const item = async (campaignId: number, name: string) => (await getItemByTrajectory(db, campaignId, id(name)))!.id;
-  await setItemState(db, (await item(fx.campaignId, "T3")), "adjudicated");
-  await setItemState(db, (await item(fx.campaignId, "T5")), "agreed");
-  await setItemState(db, (await item(fx.campaignId, "T9")), "disputed");
+  await setItemState(db, await item(fx.campaignId, "T3"), "adjudicated");
+  await setItemState(db, await item(fx.campaignId, "T5"), "agreed");
+  await setItemState(db, await item(fx.campaignId, "T9"), "disputed");
   const c2 = await insertCampaign(db, { name: "Second look", labelSchema: defaultLabelSchema(), annotatorsPerItem: 2, selection: { description: "T1, T2" }, origin: "import" });
   await insertCampaignItems(db, c2, [id("T1"), id("T2")]);
-  await setItemState(db, (await item(c2, "T1")), "disputed");
-  await setItemState(db, (await item(c2, "T2")), "agreed");
+  await setItemState(db, await item(c2, "T1"), "disputed");
+  await setItemState(db, await item(c2, "T2"), "agreed");
   await upsertConsolidated(db, { campaignId: c2, itemId: (await item(c2, "T2")), trajectoryId: id("T2"), verdict: "success", category: null, firstFailingStep: null, method: "unanimous", basedOn: [] });
   loop = "heuristic:loop||1";
   for (const [name, verdict] of [
@@ -197,7 +197,7 @@ describe("seeded samples", () => {
     const alpha = names("T1", "T2", "T3", "T4", "T5", "T6", "T13");
     expect(got).toHaveLength(4);
     expect(got.filter((i) => alpha.includes(i))).toHaveLength(2);
-    expect((await matchingTrajectoryIds(ctx.db, { sample: 4, seed: 11, strata: "run" }))).toEqual(got);
+    expect(await matchingTrajectoryIds(ctx.db, { sample: 4, seed: 11, strata: "run" })).toEqual(got);
   });
 });
 
