@@ -19,6 +19,7 @@ import {
   runOverview,
   taskSetList,
   taskSetOverview,
+  trajectoryFilterOptions,
   type TrajectoryListQuery,
 } from "../../server/services/trajectory-views";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
@@ -77,6 +78,11 @@ describeEachBackend("catalogue read models", (backend) => {
     const setPage = await taskSetOverview(ctx.db, set!.id, { q: "shop--2", page: 1, pageSize: 10 });
     expect(setPage.tasks.rows).toEqual([expect.objectContaining({ externalId: "Shop--2", trajectoryCount: 1, answeredCount: 1, meanSteps: 5, referenceCount: 0 })]);
     expect(setPage.tasks.total).toBe(1);
+
+    const options = await trajectoryFilterOptions(ctx.db);
+    expect(options).toMatchObject({ sites: ["LongSite"], models: ["m-a", "m-b"], outcomes: ["answered"] });
+    expect(options.taskSets).toEqual([{ id: set!.id, name: "Long trajectories" }]);
+    expect(options.runs.map((r) => r.name)).toEqual(["alpha", "beta"]);
   });
 
   it("names a run's task sets in order, and a task seen twice is created once", async () => {
