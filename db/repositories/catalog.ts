@@ -1,88 +1,124 @@
 /**
- * Task sets, tasks and agent runs: every query on them lives here.
+ * Task sets, tasks and agent runs: every query on them lives here, written once for SQLite and PostgreSQL
+ * (db/database.ts).
  */
-import { and, eq, sql, count, desc, type SQL } from "drizzle-orm";
-import type { Db } from "../client";
-import { agentRuns, taskSets, tasks, type TaskRow } from "../schema/index";
+import { and, asc, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { first, tablesOf, type Db } from "../database";
+import type { agentRuns as agentRunsTable, AgentRunRow, TaskRow, TaskSetRow, tasks as tasksTable } from "../schema/index";
 
-export type TaskValues = Omit<typeof tasks.$inferInsert, "id" | "taskSetId" | "createdAt">;
-export type RunValues = Omit<typeof agentRuns.$inferInsert, "id" | "createdAt">;
+export type TaskValues = Omit<typeof tasksTable.$inferInsert, "id" | "taskSetId" | "createdAt">;
+export type RunValues = Omit<typeof agentRunsTable.$inferInsert, "id" | "createdAt">;
 export type UpsertResult = "created" | "updated" | "unchanged";
 
-export function ensureTaskSet(db: Db, v: { name: string; benchmark: string; description?: string | null }): number {
-  const found = db.select({ id: taskSets.id }).from(taskSets).where(eq(taskSets.name, v.name)).get();
+/** The task set of this name, created when it does not exist yet (two imports may race to create it). */
+export async function ensureTaskSet(db: Db, v: { name: string; benchmark: string; description?: string | null }): Promise<number> {
+  const { taskSets } = tablesOf(db);
+  const byName = () => first(db.select({ id: taskSets.id }).from(taskSets).where(eq(taskSets.name, v.name)).limit(1));
+  const found = await byName();
   if (found) return found.id;
-  return db
+  const [created] = await db
     .insert(taskSets)
     .values({ name: v.name, benchmark: v.benchmark, description: v.description ?? null })
-    .returning({ id: taskSets.id })
-    .get().id;
+    .onConflictDoNothing({ target: taskSets.name })
+    .returning({ id: taskSets.id });
+  return created?.id ?? (await byName())!.id;
 }
 
-export function findTask(db: Db, taskSetId: number, externalId: string): TaskRow | undefined {
-  return db
-    .select()
-    .from(tasks)
-    .where(and(eq(tasks.taskSetId, taskSetId), eq(tasks.externalId, externalId)))
-    .get();
+export async function findTask(db: Db, taskSetId: number, externalId: string): Promise<TaskRow | undefined> {
+  const { tasks } = tablesOf(db);
+  return first(
+    db
+      .select()
+      .from(tasks)
+      .where(and(eq(tasks.taskSetId, taskSetId), eq(tasks.externalId, externalId)))
+      .limit(1),
+  );
 }
 
 /** Inserts or replaces a task definition (task files are authoritative). */
-export function upsertTask(db: Db, taskSetId: number, v: TaskValues): { id: number; result: UpsertResult } {
-  const existing = findTask(db, taskSetId, v.externalId);
+export async function upsertTask(db: Db, taskSetId: number, v: TaskValues): Promise<{ id: number; result: UpsertResult }> {
+  const { tasks } = tablesOf(db);
+  const existing = await findTask(db, taskSetId, v.externalId);
   if (!existing) {
-    const id = db.insert(tasks).values({ ...v, taskSetId }).returning({ id: tasks.id }).get().id;
-    return { id, result: "created" };
+    const [created] = await db.insert(tasks).values({ ...v, taskSetId }).returning({ id: tasks.id });
+    return { id: created!.id, result: "created" };
   }
   if (existing.contentHash === v.contentHash) return { id: existing.id, result: "unchanged" };
-  db.update(tasks).set(v).where(eq(tasks.id, existing.id)).run();
+  await db.update(tasks).set(v).where(eq(tasks.id, existing.id));
   return { id: existing.id, result: "updated" };
 }
 
 /**
  * A task seen only through a trajectory: created if unknown, never overwrites what a task file already said
- * (a trajectory knows less about its task than the benchmark's task file does).
+ * (a trajectory knows less about its task than the benchmark's task file does). Says whether it was created.
  */
-export function ensureTask(db: Db, taskSetId: number, v: TaskValues): number {
-  const existing = findTask(db, taskSetId, v.externalId);
-  if (existing) return existing.id;
-  return db.insert(tasks).values({ ...v, taskSetId }).returning({ id: tasks.id }).get().id;
+export async function ensureTaskCreated(db: Db, taskSetId: number, v: TaskValues): Promise<{ id: number; created: boolean }> {
+  const { tasks } = tablesOf(db);
+  const [created] = await db
+    .insert(tasks)
+    .values({ ...v, taskSetId })
+    .onConflictDoNothing({ target: [tasks.taskSetId, tasks.externalId] })
+    .returning({ id: tasks.id });
+  if (created) return { id: created.id, created: true };
+  return { id: (await findTask(db, taskSetId, v.externalId))!.id, created: false };
 }
 
-export function upsertRun(db: Db, v: RunValues): number {
-  const existing = db.select().from(agentRuns).where(eq(agentRuns.runKey, v.runKey)).get();
-  if (!existing) return db.insert(agentRuns).values(v).returning({ id: agentRuns.id }).get().id;
-  if (JSON.stringify([existing.name, existing.agentName, existing.model, existing.sourceSystem, existing.config]) !==
-      JSON.stringify([v.name, v.agentName, v.model ?? null, v.sourceSystem, v.config ?? null])) {
-    db.update(agentRuns)
+/** ensureTaskCreated's id alone. */
+export async function ensureTask(db: Db, taskSetId: number, v: TaskValues): Promise<number> {
+  return (await ensureTaskCreated(db, taskSetId, v)).id;
+}
+
+export async function upsertRun(db: Db, v: RunValues): Promise<number> {
+  const { agentRuns } = tablesOf(db);
+  const existing = await first(db.select().from(agentRuns).where(eq(agentRuns.runKey, v.runKey)).limit(1));
+  if (!existing) {
+    const [created] = await db.insert(agentRuns).values(v).returning({ id: agentRuns.id });
+    return created!.id;
+  }
+  if (
+    JSON.stringify([existing.name, existing.agentName, existing.model, existing.sourceSystem, existing.config]) !==
+    JSON.stringify([v.name, v.agentName, v.model ?? null, v.sourceSystem, v.config ?? null])
+  ) {
+    await db
+      .update(agentRuns)
       .set({ name: v.name, agentName: v.agentName, model: v.model, sourceSystem: v.sourceSystem, config: v.config })
-      .where(eq(agentRuns.id, existing.id))
-      .run();
+      .where(eq(agentRuns.id, existing.id));
   }
   return existing.id;
 }
 
-export function getRun(db: Db, id: number) {
-  return db.select().from(agentRuns).where(eq(agentRuns.id, id)).get();
+export async function getRun(db: Db, id: number): Promise<AgentRunRow | undefined> {
+  const { agentRuns } = tablesOf(db);
+  return first(db.select().from(agentRuns).where(eq(agentRuns.id, id)).limit(1));
 }
 
-export function getTask(db: Db, id: number) {
-  return db
-    .select({ task: tasks, taskSet: taskSets })
-    .from(tasks)
-    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-    .where(eq(tasks.id, id))
-    .get();
+export async function getTask(db: Db, id: number): Promise<{ task: TaskRow; taskSet: TaskSetRow } | undefined> {
+  const { tasks, taskSets } = tablesOf(db);
+  return first(
+    db
+      .select({ task: tasks, taskSet: taskSets })
+      .from(tasks)
+      .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+      .where(eq(tasks.id, id))
+      .limit(1),
+  );
 }
 
-export function countTasksAndSets(db: Db): { taskSets: number; tasks: number; runs: number } {
-  const ts = db.select({ n: count() }).from(taskSets).get()!.n;
-  const t = db.select({ n: count() }).from(tasks).get()!.n;
-  const r = db.select({ n: count() }).from(agentRuns).get()!.n;
-  return { taskSets: ts, tasks: t, runs: r };
+export async function countTasksAndSets(db: Db): Promise<{ taskSets: number; tasks: number; runs: number }> {
+  const { taskSets, tasks, agentRuns } = tablesOf(db);
+  const [ts, t, r] = await Promise.all([
+    db.select({ n: count() }).from(taskSets),
+    db.select({ n: count() }).from(tasks),
+    db.select({ n: count() }).from(agentRuns),
+  ]);
+  return { taskSets: ts[0]?.n ?? 0, tasks: t[0]?.n ?? 0, runs: r[0]?.n ?? 0 };
 }
 
-export function listTaskSets(db: Db) {
+/** A count(*) read as a number on both engines (PostgreSQL returns bigint counts as strings). */
+const countOf = (query: SQL) => sql<number>`(${query})`.mapWith(Number);
+
+export async function listTaskSets(db: Db) {
+  const { taskSets } = tablesOf(db);
   return db
     .select({
       id: taskSets.id,
@@ -90,28 +126,30 @@ export function listTaskSets(db: Db) {
       benchmark: taskSets.benchmark,
       // Aliased by hand: drizzle leaves a one-table select's columns unqualified, and an unqualified "id" in this
       // subquery would be the task's own.
-      taskCount: sql<number>`(select count(*) from tasks t where t.task_set_id = "task_sets"."id")`,
+      taskCount: countOf(sql`select count(*) from tasks t where t.task_set_id = "task_sets"."id"`),
     })
     .from(taskSets)
-    .orderBy(taskSets.name)
-    .all();
+    .orderBy(taskSets.name);
 }
 
-export function listRuns(db: Db) {
-  return db.select().from(agentRuns).orderBy(agentRuns.createdAt).all();
+export async function listRuns(db: Db): Promise<AgentRunRow[]> {
+  const { agentRuns } = tablesOf(db);
+  return db.select().from(agentRuns).orderBy(agentRuns.createdAt, agentRuns.id);
 }
 
 // ---- Read models for the task-set, task and run pages ----
 
-export function getTaskSet(db: Db, id: number) {
-  return db.select().from(taskSets).where(eq(taskSets.id, id)).get();
+export async function getTaskSet(db: Db, id: number): Promise<TaskSetRow | undefined> {
+  const { taskSets } = tablesOf(db);
+  return first(db.select().from(taskSets).where(eq(taskSets.id, id)).limit(1));
 }
 
 // Correlated subqueries name their tables explicitly: in a single-table select drizzle renders columns without
 // the table prefix, which inside a subquery would silently bind to the inner table.
 
 /** Every task set with how many tasks it holds, how many trajectories ran on them, and by how many runs. */
-export function listTaskSetSummaries(db: Db) {
+export async function listTaskSetSummaries(db: Db) {
+  const { taskSets } = tablesOf(db);
   return db
     .select({
       id: taskSets.id,
@@ -119,14 +157,13 @@ export function listTaskSetSummaries(db: Db) {
       benchmark: taskSets.benchmark,
       description: taskSets.description,
       createdAt: taskSets.createdAt,
-      taskCount: sql<number>`(select count(*) from tasks t where t.task_set_id = task_sets.id)`,
-      trajectoryCount: sql<number>`(select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id)`,
-      answeredCount: sql<number>`(select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id and tr.outcome = 'answered')`,
-      runCount: sql<number>`(select count(distinct tr.run_id) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id)`,
+      taskCount: countOf(sql`select count(*) from tasks t where t.task_set_id = task_sets.id`),
+      trajectoryCount: countOf(sql`select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id`),
+      answeredCount: countOf(sql`select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id and tr.outcome = 'answered'`),
+      runCount: countOf(sql`select count(distinct tr.run_id) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id`),
     })
     .from(taskSets)
-    .orderBy(taskSets.name)
-    .all();
+    .orderBy(taskSets.name);
 }
 
 export interface TaskPageQuery {
@@ -137,50 +174,52 @@ export interface TaskPageQuery {
 }
 
 /** One page of a task set's tasks, each with its trajectory count, answered count and mean steps. */
-export function listTasksOfSet(db: Db, taskSetId: number, page: TaskPageQuery) {
+export async function listTasksOfSet(db: Db, taskSetId: number, page: TaskPageQuery) {
+  const { tasks } = tablesOf(db);
   const conds: SQL[] = [eq(tasks.taskSetId, taskSetId)];
   if (page.site) conds.push(eq(tasks.site, page.site));
   if (page.q && page.q.trim()) {
     const pattern = `%${page.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conds.push(sql`(${tasks.intent} like ${pattern} escape '\\' or ${tasks.externalId} like ${pattern} escape '\\')`);
+    // Case-insensitive on both engines (PostgreSQL's LIKE is case-sensitive).
+    conds.push(sql`(lower(${tasks.intent}) like lower(${pattern}) escape '\\' or lower(${tasks.externalId}) like lower(${pattern}) escape '\\')`);
   }
   const where = and(...conds);
-  const rows = db
+  const rowsQuery = db
     .select({
       id: tasks.id,
       externalId: tasks.externalId,
       site: tasks.site,
       intent: tasks.intent,
       startUrl: tasks.startUrl,
-      referenceCount: sql<number>`json_array_length(tasks.reference_answers)`,
-      trajectoryCount: sql<number>`(select count(*) from trajectories tr where tr.task_id = tasks.id)`,
-      answeredCount: sql<number>`(select count(*) from trajectories tr where tr.task_id = tasks.id and tr.outcome = 'answered')`,
-      meanSteps: sql<number | null>`(select avg(tr.step_count) from trajectories tr where tr.task_id = tasks.id)`,
+      referenceCount: sql<number>`json_array_length(tasks.reference_answers)`.mapWith(Number),
+      trajectoryCount: countOf(sql`select count(*) from trajectories tr where tr.task_id = tasks.id`),
+      answeredCount: countOf(sql`select count(*) from trajectories tr where tr.task_id = tasks.id and tr.outcome = 'answered'`),
+      meanSteps: sql<number | null>`(select avg(tr.step_count) from trajectories tr where tr.task_id = tasks.id)`.mapWith(Number),
     })
     .from(tasks)
     .where(where)
-    .orderBy(tasks.site, tasks.externalId)
+    .orderBy(sql`${tasks.site} nulls first`, asc(tasks.externalId))
     .limit(page.limit)
-    .offset(page.offset)
-    .all();
-  const total = db.select({ n: count() }).from(tasks).where(where).get()!.n;
-  return { rows, total };
+    .offset(page.offset);
+  const [rows, totalRows] = await Promise.all([rowsQuery, db.select({ n: count() }).from(tasks).where(where)]);
+  return { rows, total: totalRows[0]?.n ?? 0 };
 }
 
 /** Sites present in one task set. */
-export function sitesOfSet(db: Db, taskSetId: number): string[] {
-  return db
+export async function sitesOfSet(db: Db, taskSetId: number): Promise<string[]> {
+  const { tasks } = tablesOf(db);
+  const rows = await db
     .selectDistinct({ site: tasks.site })
     .from(tasks)
     .where(and(eq(tasks.taskSetId, taskSetId), sql`${tasks.site} is not null`))
-    .orderBy(tasks.site)
-    .all()
-    .map((r) => r.site!);
+    .orderBy(tasks.site);
+  return rows.map((r) => r.site!);
 }
 
 /** Every agent run with its trajectory count, answered count, mean steps and the task sets it touched. */
-export function listRunSummaries(db: Db) {
-  return db
+export async function listRunSummaries(db: Db) {
+  const { agentRuns, trajectories, tasks, taskSets } = tablesOf(db);
+  const runsQuery = db
     .select({
       id: agentRuns.id,
       name: agentRuns.name,
@@ -188,12 +227,26 @@ export function listRunSummaries(db: Db) {
       model: agentRuns.model,
       sourceSystem: agentRuns.sourceSystem,
       createdAt: agentRuns.createdAt,
-      trajectoryCount: sql<number>`(select count(*) from trajectories tr where tr.run_id = agent_runs.id)`,
-      answeredCount: sql<number>`(select count(*) from trajectories tr where tr.run_id = agent_runs.id and tr.outcome = 'answered')`,
-      meanSteps: sql<number | null>`(select avg(tr.step_count) from trajectories tr where tr.run_id = agent_runs.id)`,
-      taskSetNames: sql<string | null>`(select group_concat(name, ' · ') from (select distinct ts.name as name from trajectories tr join tasks t on t.id = tr.task_id join task_sets ts on ts.id = t.task_set_id where tr.run_id = agent_runs.id order by ts.name))`,
+      trajectoryCount: countOf(sql`select count(*) from trajectories tr where tr.run_id = agent_runs.id`),
+      answeredCount: countOf(sql`select count(*) from trajectories tr where tr.run_id = agent_runs.id and tr.outcome = 'answered'`),
+      meanSteps: sql<number | null>`(select avg(tr.step_count) from trajectories tr where tr.run_id = agent_runs.id)`.mapWith(Number),
     })
     .from(agentRuns)
-    .orderBy(desc(agentRuns.createdAt), desc(agentRuns.id))
-    .all();
+    .orderBy(desc(agentRuns.createdAt), desc(agentRuns.id));
+  // The task sets each run touched, in name order, joined in JavaScript: the engines' string aggregates do not
+  // promise an order.
+  const setsQuery = db
+    .selectDistinct({ runId: trajectories.runId, name: taskSets.name })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+    .orderBy(trajectories.runId, taskSets.name);
+  const [runs, sets] = await Promise.all([runsQuery, setsQuery]);
+  const namesByRun = new Map<number, string[]>();
+  for (const s of sets) {
+    const names = namesByRun.get(s.runId) ?? [];
+    names.push(s.name);
+    namesByRun.set(s.runId, names);
+  }
+  return runs.map((r) => ({ ...r, taskSetNames: namesByRun.get(r.id)?.join(" · ") ?? null }));
 }

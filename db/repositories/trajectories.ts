@@ -1,14 +1,16 @@
 /**
- * Trajectories and their steps: every query on them lives here.
+ * Trajectories and their steps: every query on them lives here, written once for SQLite and PostgreSQL
+ * (db/database.ts).
  */
-import { and, asc, count, desc, eq, gt, gte, inArray, like, lte, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, gte, inArray, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import type { Db } from "../client";
-import { agentRuns, screenshots, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
+import { first, tablesOf, type Db, type Tables } from "../database";
+import * as staticTables from "../schema/index";
+import type { StepRow, steps as stepsTable } from "../schema/index";
 import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./annotation";
 import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
-export type StepValues = Omit<typeof steps.$inferInsert, "id" | "trajectoryId">;
+export type StepValues = Omit<typeof stepsTable.$inferInsert, "id" | "trajectoryId">;
 
 export interface TrajectoryValues {
   runId: number;
@@ -24,41 +26,47 @@ export interface TrajectoryValues {
   steps: StepValues[];
 }
 
+/** Steps per multi-row INSERT: ~12 parameters a row stays far under either engine's bound-parameter limit. */
 const STEP_CHUNK = 200;
 
-function insertSteps(db: Db, trajectoryId: number, rows: StepValues[]): void {
+async function insertSteps(db: Db, trajectoryId: number, rows: StepValues[]): Promise<void> {
+  const { steps } = tablesOf(db);
   for (let i = 0; i < rows.length; i += STEP_CHUNK) {
-    db.insert(steps)
-      .values(rows.slice(i, i + STEP_CHUNK).map((s) => ({ ...s, trajectoryId })))
-      .run();
+    await db.insert(steps).values(rows.slice(i, i + STEP_CHUNK).map((s) => ({ ...s, trajectoryId })));
   }
 }
 
-/** Creates, replaces (content changed) or leaves alone (same content hash) one trajectory with its steps. */
-export function saveTrajectory(db: Db, v: TrajectoryValues): { id: number; status: "created" | "updated" | "unchanged" } {
-  const existing = db
-    .select({ id: trajectories.id, contentHash: trajectories.contentHash })
-    .from(trajectories)
-    .where(and(eq(trajectories.runId, v.runId), eq(trajectories.taskId, v.taskId), eq(trajectories.attempt, v.attempt)))
-    .get();
+/**
+ * Creates, replaces (content changed) or leaves alone (same content hash) one trajectory with its steps. Callers
+ * that need the trajectory and its steps to appear together run it inside `withTransaction`.
+ */
+export async function saveTrajectory(db: Db, v: TrajectoryValues): Promise<{ id: number; status: "created" | "updated" | "unchanged" }> {
+  const { trajectories, steps } = tablesOf(db);
+  const existing = await first(
+    db
+      .select({ id: trajectories.id, contentHash: trajectories.contentHash })
+      .from(trajectories)
+      .where(and(eq(trajectories.runId, v.runId), eq(trajectories.taskId, v.taskId), eq(trajectories.attempt, v.attempt)))
+      .limit(1),
+  );
   const { steps: stepRows, ...row } = v;
   if (!existing) {
-    const id = db.insert(trajectories).values(row).returning({ id: trajectories.id }).get().id;
-    insertSteps(db, id, stepRows);
-    return { id, status: "created" };
+    const [created] = await db.insert(trajectories).values(row).returning({ id: trajectories.id });
+    await insertSteps(db, created!.id, stepRows);
+    return { id: created!.id, status: "created" };
   }
   if (existing.contentHash === v.contentHash) return { id: existing.id, status: "unchanged" };
-  db.update(trajectories)
+  await db
+    .update(trajectories)
     .set({ ...row, updatedAt: new Date() })
-    .where(eq(trajectories.id, existing.id))
-    .run();
-  db.delete(steps).where(eq(steps.trajectoryId, existing.id)).run();
-  insertSteps(db, existing.id, stepRows);
+    .where(eq(trajectories.id, existing.id));
+  await db.delete(steps).where(eq(steps.trajectoryId, existing.id));
+  await insertSteps(db, existing.id, stepRows);
   return { id: existing.id, status: "updated" };
 }
 
-/** A trajectory with its task, task set and run, without its steps. */
-export function getTrajectoryHead(db: Db, id: number) {
+function headQuery(db: Db, id: number) {
+  const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
   return db
     .select({ trajectory: trajectories, task: tasks, taskSet: taskSets, run: agentRuns })
     .from(trajectories)
@@ -66,33 +74,42 @@ export function getTrajectoryHead(db: Db, id: number) {
     .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
     .where(eq(trajectories.id, id))
-    .get();
+    .limit(1);
 }
 
-export function getTrajectoryDetail(db: Db, id: number) {
-  const head = getTrajectoryHead(db, id);
+export type TrajectoryHead = Awaited<ReturnType<typeof headQuery>>[number];
+
+/** A trajectory with its task, task set and run, without its steps. */
+export async function getTrajectoryHead(db: Db, id: number): Promise<TrajectoryHead | undefined> {
+  return first(headQuery(db, id));
+}
+
+export async function getTrajectoryDetail(db: Db, id: number): Promise<(TrajectoryHead & { steps: StepRow[] }) | undefined> {
+  const head = await getTrajectoryHead(db, id);
   if (!head) return undefined;
-  return { ...head, steps: getSteps(db, id) };
+  return { ...head, steps: await getSteps(db, id) };
 }
 
-export function getSteps(db: Db, trajectoryId: number): StepRow[] {
-  return db.select().from(steps).where(eq(steps.trajectoryId, trajectoryId)).orderBy(asc(steps.index)).all();
+export async function getSteps(db: Db, trajectoryId: number): Promise<StepRow[]> {
+  const { steps } = tablesOf(db);
+  return db.select().from(steps).where(eq(steps.trajectoryId, trajectoryId)).orderBy(asc(steps.index));
 }
-
-const rawShots = alias(screenshots, "raw_shots");
 
 /**
  * The light columns of a run of steps (no thought, no elements), with their screenshots' sizes and difference
  * hashes: what the player's step index is built from. Keyset-paged by step number (`afterIndex` exclusive, -1 for
  * the start) so a long trajectory can be read in slices, letting other requests run in between.
  */
-export function getStepIndexRows(db: Db, trajectoryId: number, afterIndex: number, limit: number) {
+export async function getStepIndexRows(db: Db, trajectoryId: number, afterIndex: number, limit: number) {
+  const { steps, screenshots } = tablesOf(db);
+  const rawShots = alias(screenshots, "raw_shots");
   return db
     .select({
       index: steps.index,
       url: steps.url,
       action: steps.action,
-      hasError: sql<number>`${steps.error} is not null`,
+      // A boolean on PostgreSQL, 0/1 on SQLite: read it as truthy.
+      hasError: sql<boolean | number>`${steps.error} is not null`,
       shotHash: screenshots.hash,
       shotWidth: screenshots.width,
       shotHeight: screenshots.height,
@@ -107,23 +124,26 @@ export function getStepIndexRows(db: Db, trajectoryId: number, afterIndex: numbe
     .leftJoin(rawShots, eq(rawShots.hash, steps.rawScreenshotHash))
     .where(and(eq(steps.trajectoryId, trajectoryId), gt(steps.index, afterIndex)))
     .orderBy(asc(steps.index))
-    .limit(limit)
-    .all();
+    .limit(limit);
 }
+
+export type StepRangeRow = Awaited<ReturnType<typeof getStepRange>>[number];
 
 /**
  * Steps at positions `from`..`from+count-1` (in step order): only those rows are read. The action and the elements
  * come as their stored JSON text, for callers that send them on as JSON without parsing them.
  */
-export function getStepRange(db: Db, trajectoryId: number, from: number, count: number) {
+export async function getStepRange(db: Db, trajectoryId: number, from: number, count: number) {
+  const { steps } = tablesOf(db);
   return db
     .select({
       index: steps.index,
       url: steps.url,
       thought: steps.thought,
       actionRaw: steps.actionRaw,
-      actionJson: sql<string>`${steps.action}`,
-      elementsJson: sql<string | null>`${steps.elements}`,
+      // As text on both engines: node-postgres would otherwise parse a json column into an object.
+      actionJson: sql<string>`cast(${steps.action} as text)`,
+      elementsJson: sql<string | null>`cast(${steps.elements} as text)`,
       error: steps.error,
       durationMs: steps.durationMs,
       marksBurnedIn: steps.marksBurnedIn,
@@ -134,28 +154,42 @@ export function getStepRange(db: Db, trajectoryId: number, from: number, count: 
     .where(eq(steps.trajectoryId, trajectoryId))
     .orderBy(asc(steps.index))
     .limit(count)
-    .offset(from)
-    .all();
+    .offset(from);
 }
 
-/** The screenshot hashes of every step, in order (the first columns of a step row: cheap even for 10,000 steps). */
-export function getStepScreenshotHashes(db: Db, trajectoryId: number) {
-  return db
+/**
+ * The screenshot hashes of a trajectory's steps, in order: every step, or the first `limit` (what a first view of
+ * it shows). The first columns of a step row: cheap even for 10,000 steps.
+ */
+export async function getStepScreenshotHashes(
+  db: Db,
+  trajectoryId: number,
+  limit?: number,
+): Promise<{ screenshotHash: string | null; rawScreenshotHash: string | null }[]> {
+  const { steps } = tablesOf(db);
+  const q = db
     .select({ screenshotHash: steps.screenshotHash, rawScreenshotHash: steps.rawScreenshotHash })
     .from(steps)
     .where(eq(steps.trajectoryId, trajectoryId))
-    .orderBy(asc(steps.index))
-    .all();
+    .orderBy(asc(steps.index));
+  return limit === undefined ? q : q.limit(limit);
 }
 
 /** How many steps a trajectory has stored (counted on the steps' index, not read). */
-export function countSteps(db: Db, trajectoryId: number): number {
-  return db.select({ n: count() }).from(steps).where(eq(steps.trajectoryId, trajectoryId)).get()!.n;
+export async function countSteps(db: Db, trajectoryId: number): Promise<number> {
+  const { steps } = tablesOf(db);
+  const row = await first(db.select({ n: count() }).from(steps).where(eq(steps.trajectoryId, trajectoryId)).limit(1));
+  return row?.n ?? 0;
 }
 
-export function trajectoryIds(db: Db, where: { runId?: number } = {}): number[] {
-  const q = db.select({ id: trajectories.id }).from(trajectories);
-  const rows = where.runId !== undefined ? q.where(eq(trajectories.runId, where.runId)).all() : q.all();
+/** Ids of every trajectory, or of one run's, ascending. */
+export async function trajectoryIds(db: Db, where: { runId?: number } = {}): Promise<number[]> {
+  const { trajectories } = tablesOf(db);
+  const rows = await db
+    .select({ id: trajectories.id })
+    .from(trajectories)
+    .where(where.runId !== undefined ? eq(trajectories.runId, where.runId) : undefined)
+    .orderBy(asc(trajectories.id));
   return rows.map((r) => r.id);
 }
 
@@ -179,7 +213,25 @@ export interface TrajectoryFilter extends TriageFilter {
 
 export type TrajectorySort = "id" | "steps" | "task" | "site" | "updated" | "human" | "verdict";
 
-export function trajectoryWhere(f: TrajectoryFilter): SQL | undefined {
+/** `%text%` for a LIKE with `escape '\'`, the user's own % and _ taken literally. */
+function containsPattern(q: string): string {
+  return `%${q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Case-insensitive on both engines (SQLite's LIKE already is for ASCII; PostgreSQL's is not). */
+function textContains(column: SQL | SQLWrapper, pattern: string): SQL {
+  return sql`lower(${column}) like lower(${pattern}) escape '\\'`;
+}
+
+/** A condition no row meets (an empty id list). */
+const NOTHING = sql`1 = 0`;
+
+/**
+ * The list's filter as a WHERE over trajectories joined with tasks and agent_runs. `tables` are the query's own
+ * (tablesOf(db)); the column names are the same in both dialects, so a caller without a db may leave them out.
+ */
+export function trajectoryWhere(f: TrajectoryFilter, tables: Tables = staticTables): SQL | undefined {
+  const { trajectories, tasks, agentRuns } = tables;
   const conds: SQL[] = [];
   if (f.taskSetId !== undefined) conds.push(eq(tasks.taskSetId, f.taskSetId));
   if (f.runId !== undefined) conds.push(eq(trajectories.runId, f.runId));
@@ -192,28 +244,25 @@ export function trajectoryWhere(f: TrajectoryFilter): SQL | undefined {
   if (f.hasAnswer === true) conds.push(sql`${trajectories.finalAnswer} is not null and ${trajectories.finalAnswer} <> ''`);
   if (f.hasAnswer === false) conds.push(sql`(${trajectories.finalAnswer} is null or ${trajectories.finalAnswer} = '')`);
   if (f.q && f.q.trim()) {
-    const pattern = `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conds.push(
-      or(
-        sql`${tasks.intent} like ${pattern} escape '\\'`,
-        sql`${trajectories.finalAnswer} like ${pattern} escape '\\'`,
-        like(tasks.externalId, pattern),
-      )!,
-    );
+    const pattern = containsPattern(f.q);
+    conds.push(or(textContains(tasks.intent, pattern), textContains(trajectories.finalAnswer, pattern), textContains(tasks.externalId, pattern))!);
   }
-  if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
+  if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : NOTHING);
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
   if (f.notBlindFor !== undefined) conds.push(sql`${trajectories.id} not in ${blindedTrajectoryIdsSql(f.notBlindFor)}`);
   conds.push(...triageConditions(f));
   return conds.length ? and(...conds) : undefined;
 }
 
-export function listTrajectories(
+export type TrajectoryListRow = Awaited<ReturnType<typeof listTrajectories>>["rows"][number];
+
+export async function listTrajectories(
   db: Db,
   f: TrajectoryFilter,
   page: { offset: number; limit: number; sort?: TrajectorySort; dir?: "asc" | "desc" },
 ) {
-  const where = trajectoryWhere(f);
+  const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
+  const where = trajectoryWhere(f, tablesOf(db));
   const sort = page.sort ?? "id";
   const dir = page.dir === "asc" ? asc : desc;
   let order: SQL[];
@@ -222,7 +271,7 @@ export function listTrajectories(
   } else {
     order = [dir({ id: trajectories.id, steps: trajectories.stepCount, task: tasks.externalId, site: tasks.site, updated: trajectories.updatedAt }[sort])];
   }
-  const rows = db
+  const rowsQuery = db
     .select({
       id: trajectories.id,
       attempt: trajectories.attempt,
@@ -247,43 +296,33 @@ export function listTrajectories(
     .where(where)
     .orderBy(...order, desc(trajectories.id))
     .limit(page.limit)
-    .offset(page.offset)
-    .all();
-  const total = db
+    .offset(page.offset);
+  const totalQuery = db
     .select({ n: count() })
     .from(trajectories)
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .where(where)
-    .get()!.n;
-  return { rows, total };
+    .where(where);
+  const [rows, totalRows] = await Promise.all([rowsQuery, totalQuery]);
+  return { rows, total: totalRows[0]?.n ?? 0 };
 }
 
-export function countTrajectoriesAndSteps(db: Db): { trajectories: number; steps: number } {
-  return {
-    trajectories: db.select({ n: count() }).from(trajectories).get()!.n,
-    steps: db.select({ n: count() }).from(steps).get()!.n,
-  };
+export async function countTrajectoriesAndSteps(db: Db): Promise<{ trajectories: number; steps: number }> {
+  const { trajectories, steps } = tablesOf(db);
+  const [t, s] = await Promise.all([db.select({ n: count() }).from(trajectories), db.select({ n: count() }).from(steps)]);
+  return { trajectories: t[0]?.n ?? 0, steps: s[0]?.n ?? 0 };
 }
 
-export function distinctSites(db: Db): string[] {
-  return db
-    .selectDistinct({ site: tasks.site })
-    .from(tasks)
-    .where(sql`${tasks.site} is not null`)
-    .orderBy(tasks.site)
-    .all()
-    .map((r) => r.site!);
+export async function distinctSites(db: Db): Promise<string[]> {
+  const { tasks } = tablesOf(db);
+  const rows = await db.selectDistinct({ site: tasks.site }).from(tasks).where(sql`${tasks.site} is not null`).orderBy(tasks.site);
+  return rows.map((r) => r.site!);
 }
 
-export function distinctModels(db: Db): string[] {
-  return db
-    .selectDistinct({ model: agentRuns.model })
-    .from(agentRuns)
-    .where(sql`${agentRuns.model} is not null`)
-    .orderBy(agentRuns.model)
-    .all()
-    .map((r) => r.model!);
+export async function distinctModels(db: Db): Promise<string[]> {
+  const { agentRuns } = tablesOf(db);
+  const rows = await db.selectDistinct({ model: agentRuns.model }).from(agentRuns).where(sql`${agentRuns.model} is not null`).orderBy(agentRuns.model);
+  return rows.map((r) => r.model!);
 }
 
 // ---- Read models for the browser and the player ----
@@ -299,25 +338,26 @@ export interface StepScreenshot {
 }
 
 /** Pixel sizes of the given screenshots, keyed by hash (for a window of steps). */
-export function getScreenshotsByHash(db: Db, hashes: readonly string[]): Map<string, StepScreenshot> {
+export async function getScreenshotsByHash(db: Db, hashes: readonly string[]): Promise<Map<string, StepScreenshot>> {
+  const { screenshots } = tablesOf(db);
   const rows: StepScreenshot[] = [];
   const unique = [...new Set(hashes)];
   // Under SQLite's bound-parameter limit per query.
   for (let i = 0; i < unique.length; i += 500) {
     rows.push(
-      ...db
+      ...(await db
         .select({ hash: screenshots.hash, mime: screenshots.mime, width: screenshots.width, height: screenshots.height, bytes: screenshots.bytes, dhash: screenshots.dhash })
         .from(screenshots)
-        .where(inArray(screenshots.hash, unique.slice(i, i + 500)))
-        .all(),
+        .where(inArray(screenshots.hash, unique.slice(i, i + 500)))),
     );
   }
   return new Map(rows.map((r) => [r.hash, r]));
 }
 
 /** Pixel sizes of every screenshot (marked and raw) a trajectory's steps show, keyed by hash. */
-export function getStepScreenshots(db: Db, trajectoryId: number): Map<string, StepScreenshot> {
-  const rows = db
+export async function getStepScreenshots(db: Db, trajectoryId: number): Promise<Map<string, StepScreenshot>> {
+  const { screenshots } = tablesOf(db);
+  const rows = await db
     .select({
       hash: screenshots.hash,
       mime: screenshots.mime,
@@ -331,50 +371,48 @@ export function getStepScreenshots(db: Db, trajectoryId: number): Map<string, St
       // Table names are explicit: drizzle leaves single-table columns unqualified, ambiguous inside a subquery.
       sql`screenshots.hash in (select s.screenshot_hash from steps s where s.trajectory_id = ${trajectoryId}
         union select s.raw_screenshot_hash from steps s where s.trajectory_id = ${trajectoryId})`,
-    )
-    .all();
+    );
   return new Map(rows.map((r) => [r.hash, r]));
 }
 
 /** How many trajectories matching a filter ended each way. */
-export function outcomeCounts(db: Db, f: TrajectoryFilter): Record<string, number> {
-  const rows = db
+export async function outcomeCounts(db: Db, f: TrajectoryFilter): Promise<Record<string, number>> {
+  const { trajectories, tasks, agentRuns } = tablesOf(db);
+  const rows = await db
     .select({ outcome: trajectories.outcome, n: count() })
     .from(trajectories)
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .where(trajectoryWhere(f))
+    .where(trajectoryWhere(f, tablesOf(db)))
     .groupBy(trajectories.outcome)
-    .all();
+    .orderBy(trajectories.outcome);
   return Object.fromEntries(rows.map((r) => [r.outcome, r.n]));
 }
 
 /** Per-site figures for the trajectories matching a filter: count, answered, mean steps. */
-export function siteBreakdown(db: Db, f: TrajectoryFilter) {
+export async function siteBreakdown(db: Db, f: TrajectoryFilter) {
+  const { trajectories, tasks, agentRuns } = tablesOf(db);
   return db
     .select({
       site: tasks.site,
       trajectories: count(),
-      answered: sql<number>`sum(case when ${trajectories.outcome} = 'answered' then 1 else 0 end)`,
-      meanSteps: sql<number>`avg(${trajectories.stepCount})`,
+      // Numbers on both engines: PostgreSQL's sum and avg come back as numeric strings.
+      answered: sql<number>`sum(case when ${trajectories.outcome} = 'answered' then 1 else 0 end)`.mapWith(Number),
+      meanSteps: sql<number>`avg(${trajectories.stepCount})`.mapWith(Number),
     })
     .from(trajectories)
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .where(trajectoryWhere(f))
+    .where(trajectoryWhere(f, tablesOf(db)))
     .groupBy(tasks.site)
-    .orderBy(tasks.site)
-    .all();
+    .orderBy(sql`${tasks.site} nulls first`);
 }
 
 /** Distinct outcomes present, for the list's filter menu. */
-export function distinctOutcomes(db: Db): string[] {
-  return db
-    .selectDistinct({ outcome: trajectories.outcome })
-    .from(trajectories)
-    .orderBy(trajectories.outcome)
-    .all()
-    .map((r) => r.outcome);
+export async function distinctOutcomes(db: Db): Promise<string[]> {
+  const { trajectories } = tablesOf(db);
+  const rows = await db.selectDistinct({ outcome: trajectories.outcome }).from(trajectories).orderBy(trajectories.outcome);
+  return rows.map((r) => r.outcome);
 }
 
 /**
@@ -382,7 +420,8 @@ export function distinctOutcomes(db: Db): string[] {
  * (`task_id in (select id from tasks where …)`). Counting then never joins: at 100,000 trajectories the joined
  * count took ~90 ms, this one a few ms. Raw table names inside the subqueries (see getStepScreenshots).
  */
-function trajectoryOnlyWhere(f: TrajectoryFilter): SQL | undefined {
+function trajectoryOnlyWhere(f: TrajectoryFilter, tables: Tables): SQL | undefined {
+  const { trajectories } = tables;
   const conds: SQL[] = [];
   if (f.taskSetId !== undefined) conds.push(sql`trajectories.task_id in (select id from tasks where task_set_id = ${f.taskSetId})`);
   if (f.runId !== undefined) conds.push(eq(trajectories.runId, f.runId));
@@ -395,12 +434,12 @@ function trajectoryOnlyWhere(f: TrajectoryFilter): SQL | undefined {
   if (f.hasAnswer === true) conds.push(sql`trajectories.final_answer is not null and trajectories.final_answer <> ''`);
   if (f.hasAnswer === false) conds.push(sql`(trajectories.final_answer is null or trajectories.final_answer = '')`);
   if (f.q && f.q.trim()) {
-    const pattern = `%${f.q.trim().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = containsPattern(f.q);
     conds.push(
-      sql`(trajectories.final_answer like ${pattern} escape '\\' or trajectories.task_id in (select id from tasks where intent like ${pattern} escape '\\' or external_id like ${pattern} escape '\\'))`,
+      sql`(${textContains(sql.raw("trajectories.final_answer"), pattern)} or trajectories.task_id in (select id from tasks where ${textContains(sql.raw("intent"), pattern)} or ${textContains(sql.raw("external_id"), pattern)}))`,
     );
   }
-  if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : sql`0`);
+  if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : NOTHING);
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
   if (f.notBlindFor !== undefined) conds.push(sql`${trajectories.id} not in ${blindedTrajectoryIdsSql(f.notBlindFor)}`);
   conds.push(...triageConditions(f));
@@ -412,81 +451,73 @@ function trajectoryOnlyWhere(f: TrajectoryFilter): SQL | undefined {
  * come from `trajectories` alone (its indexes serve the filters and most sorts), then only those rows are
  * joined for display; the total is a join-free count.
  */
-export function listTrajectoriesPage(
+export async function listTrajectoriesPage(
   db: Db,
   f: TrajectoryFilter,
   page: { offset: number; limit: number; sort?: TrajectorySort; dir?: "asc" | "desc" },
-) {
-  const where = trajectoryOnlyWhere(f);
+): Promise<{ rows: TrajectoryListRow[]; total: number }> {
+  const { trajectories, tasks } = tablesOf(db);
+  const where = trajectoryOnlyWhere(f, tablesOf(db));
   const sort = page.sort ?? "id";
   const dir = page.dir === "asc" ? asc : desc;
-  let idRows: { id: number }[];
+  let idQuery: PromiseLike<{ id: number }[]>;
   if (sort === "task" || sort === "site") {
     const col = sort === "task" ? tasks.externalId : tasks.site;
-    idRows = db
+    idQuery = db
       .select({ id: trajectories.id })
       .from(trajectories)
       .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
       .where(where)
-      .orderBy(dir(col), desc(trajectories.id))
+      // Tasks without a site sort as SQLite always sorted them: first when ascending, last when descending.
+      .orderBy(sql`${col} ${sql.raw(page.dir === "asc" ? "asc nulls first" : "desc nulls last")}`, desc(trajectories.id))
       .limit(page.limit)
-      .offset(page.offset)
-      .all();
+      .offset(page.offset);
   } else if (sort === "human" || sort === "verdict") {
     // Trajectories without a label or verdict go last whichever way the column is sorted.
-    idRows = db
+    idQuery = db
       .select({ id: trajectories.id })
       .from(trajectories)
       .where(where)
       .orderBy(dir(triageSortKey(sort, f, page.dir ?? "desc")), desc(trajectories.id))
       .limit(page.limit)
-      .offset(page.offset)
-      .all();
+      .offset(page.offset);
   } else {
     const col = { id: trajectories.id, steps: trajectories.stepCount, updated: trajectories.updatedAt }[sort];
-    idRows = db
+    idQuery = db
       .select({ id: trajectories.id })
       .from(trajectories)
       .where(where)
       .orderBy(...(sort === "id" ? [dir(col)] : [dir(col), desc(trajectories.id)]))
       .limit(page.limit)
-      .offset(page.offset)
-      .all();
+      .offset(page.offset);
   }
-  const total = db.select({ n: count() }).from(trajectories).where(where).get()!.n;
+  const [idRows, totalRows] = await Promise.all([idQuery, db.select({ n: count() }).from(trajectories).where(where)]);
+  const total = totalRows[0]?.n ?? 0;
   if (!idRows.length) return { rows: [], total };
   const ids = idRows.map((r) => r.id);
-  const found = listTrajectories(db, { ids }, { offset: 0, limit: ids.length }).rows;
+  const found = (await listTrajectories(db, { ids }, { offset: 0, limit: ids.length })).rows;
   const byId = new Map(found.map((r) => [r.id, r]));
   return { rows: ids.map((id) => byId.get(id)!).filter(Boolean), total };
 }
 
-/** The screenshots of a trajectory's first `limit` steps, in step order (what a first view of it shows). */
-export function firstStepImages(db: Db, trajectoryId: number, limit: number): { screenshotHash: string | null; rawScreenshotHash: string | null }[] {
-  return db
-    .select({ screenshotHash: steps.screenshotHash, rawScreenshotHash: steps.rawScreenshotHash })
-    .from(steps)
-    .where(eq(steps.trajectoryId, trajectoryId))
-    .orderBy(asc(steps.index))
-    .limit(limit)
-    .all();
-}
-
 /** How many trajectories there are in all (within what a viewer may browse): the "of N" in "312 of 4,901 match". */
-export function countTrajectories(db: Db, scope: Pick<TrajectoryFilter, "visibleToAnnotator" | "notBlindFor"> = {}): number {
-  return db.select({ n: count() }).from(trajectories).where(trajectoryOnlyWhere(scope)).get()!.n;
+export async function countTrajectories(db: Db, scope: Pick<TrajectoryFilter, "visibleToAnnotator" | "notBlindFor"> = {}): Promise<number> {
+  const { trajectories } = tablesOf(db);
+  const row = await first(db.select({ n: count() }).from(trajectories).where(trajectoryOnlyWhere(scope, tablesOf(db))).limit(1));
+  return row?.n ?? 0;
 }
 
 /**
  * The trajectories a filter selects, ascending by id, each with its stratum for a stratified sample: the run's id
  * or the task's site (null when the task has none).
  */
-export function sampleCandidates(db: Db, f: TrajectoryFilter, strata?: "run" | "site"): { id: number; stratum: string | null }[] {
+export async function sampleCandidates(db: Db, f: TrajectoryFilter, strata?: "run" | "site"): Promise<{ id: number; stratum: string | null }[]> {
+  const { trajectories } = tablesOf(db);
   const stratum =
     strata === "run"
       ? sql<string | null>`cast(trajectories.run_id as text)`
       : strata === "site"
         ? sql<string | null>`(select site from tasks where tasks.id = trajectories.task_id)`
-        : sql<string | null>`null`;
-  return db.select({ id: trajectories.id, stratum }).from(trajectories).where(trajectoryOnlyWhere(f)).orderBy(asc(trajectories.id)).all();
+        : sql<string | null>`cast(null as text)`;
+  return db.select({ id: trajectories.id, stratum }).from(trajectories).where(trajectoryOnlyWhere(f, tablesOf(db))).orderBy(asc(trajectories.id));
 }

@@ -11,13 +11,17 @@
  * - the rule result is the verdict of the benchmark's rule evaluators (keys "rule:…"); heuristics ("heuristic:…")
  *   are evaluators of their own, chosen like judges.
  *
- * Every condition is `trajectories.id [not] in (subquery)`: SQLite builds each subquery's set once, from the
+ * Every condition is `trajectories.id [not] in (subquery)`: the engine builds each subquery's set once, from the
  * evaluator_verdicts / consolidated_labels / campaign_items indexes, and the list's other conditions stay on
- * `trajectories`. Raw table names inside the subqueries (drizzle leaves single-table columns unqualified).
+ * `trajectories`. Raw table names inside the subqueries (drizzle leaves single-table columns unqualified); the SQL
+ * is the same on SQLite and PostgreSQL.
  */
 import { sql, type SQL } from "drizzle-orm";
+import type { TriageColumns } from "../../server/domain/triage-columns";
 import { parseEvaluatorRef, type EvaluatorRef } from "../../server/domain/trajectory-list-query";
-import type { Db } from "../client";
+import { rawAll, type Db } from "../database";
+
+export type { TriageColumns } from "../../server/domain/triage-columns";
 
 export interface TriageFilter {
   human?: "success" | "failure" | "unsure" | "none";
@@ -39,16 +43,21 @@ export function evaluatorOf(f: Pick<TriageFilter, "evaluator">): EvaluatorRef | 
 }
 
 /**
- * Each trajectory's latest consolidated label: one ordered pass over consolidated_labels_trajectory_latest_idx
- * (SQLite takes the bare columns of the row holding max(campaign_id)).
+ * Each trajectory's latest consolidated label: the first row per trajectory by campaign, newest first (a window
+ * over consolidated_labels_trajectory_latest_idx; PostgreSQL has no "bare columns beside max()").
  */
-const LATEST_LABELS = sql.raw(`(select trajectory_id, verdict, category, max(campaign_id) from consolidated_labels group by trajectory_id)`);
+const LATEST_LABELS = sql.raw(
+  `(select trajectory_id, verdict, category from (select trajectory_id, verdict, category, row_number() over (partition by trajectory_id order by campaign_id desc) as latest from consolidated_labels) ranked_labels where latest = 1)`,
+);
 /** Each trajectory's item in its latest campaign, the same way over campaign_items_trajectory_latest_idx. */
-const LATEST_ITEMS = sql.raw(`(select trajectory_id, state, max(campaign_id) from campaign_items group by trajectory_id)`);
+const LATEST_ITEMS = sql.raw(
+  `(select trajectory_id, state from (select trajectory_id, state, row_number() over (partition by trajectory_id order by campaign_id desc) as latest from campaign_items) ranked_items where latest = 1)`,
+);
 
 /** Trajectories whose latest consolidated label matches `where` (on columns verdict, category). */
 function latestLabelIds(where: SQL): SQL {
-  return sql`(select trajectory_id from ${LATEST_LABELS} where ${where})`;
+  // PostgreSQL wants every subquery in FROM named.
+  return sql`(select trajectory_id from ${LATEST_LABELS} latest_labels where ${where})`;
 }
 
 const humanVerdictIds = (verdict: string) => latestLabelIds(sql`verdict = ${verdict}`);
@@ -74,7 +83,7 @@ export function triageConditions(f: TriageFilter): SQL[] {
   else if (f.human) conds.push(sql`${ID} in ${humanVerdictIds(f.human)}`);
   if (f.category !== undefined) conds.push(sql`${ID} in ${latestLabelIds(sql`category = ${f.category}`)}`);
   if (f.state === "none") conds.push(sql`${ID} not in (select trajectory_id from campaign_items)`);
-  else if (f.state) conds.push(sql`${ID} in (select trajectory_id from ${LATEST_ITEMS} where state = ${f.state})`);
+  else if (f.state) conds.push(sql`${ID} in (select trajectory_id from ${LATEST_ITEMS} latest_items where state = ${f.state})`);
   const e = evaluatorOf(f);
   if (e && f.verdict === "none") conds.push(sql`${ID} not in ${verdictIds(e)}`);
   else if (e && f.verdict) conds.push(sql`${ID} in ${verdictIds(e, f.verdict)}`);
@@ -111,35 +120,24 @@ export function triageSortKey(sort: "human" | "verdict", f: TriageFilter, dir: "
   return sql`coalesce((case ${verdict} when 'failure' then 0 when 'unparseable' then 1 when 'not_evaluable' then 2 when 'success' then 3 end), ${sql.raw(String(missing))})`;
 }
 
-export interface TriageColumns {
-  /** Latest consolidated label, with the campaign it comes from. */
-  human: { verdict: string; category: string | null; campaignId: number } | null;
-  /** State of the item in the latest campaign that holds the trajectory. */
-  state: { state: string; campaignId: number } | null;
-  /** The chosen evaluator's verdict. */
-  verdict: string | null;
-  /** Every rule evaluator's verdict, by evaluator name. */
-  rules: { name: string; verdict: string }[];
-  /** Heuristics that found a problem (verdict failure), by name. */
-  flags: string[];
-}
-
 /** What a page of the list shows about each of its trajectories (a page: a few hundred ids at most). */
-export function triageColumnsOf(db: Db, ids: number[], evaluator?: string): Map<number, TriageColumns> {
+export async function triageColumnsOf(db: Db, ids: number[], evaluator?: string): Promise<Map<number, TriageColumns>> {
   const out = new Map<number, TriageColumns>(ids.map((id) => [id, { human: null, state: null, verdict: null, rules: [], flags: [] }]));
   if (!ids.length) return out;
   const idList = sql.join(
     ids.map((id) => sql`${id}`),
     sql`, `,
   );
-  const labels = db.all<{ trajectory_id: number; campaign_id: number; verdict: string; category: string | null }>(
+  const labels = await rawAll<{ trajectory_id: number; campaign_id: number; verdict: string; category: string | null }>(
+    db,
     sql`select trajectory_id, campaign_id, verdict, category from consolidated_labels where trajectory_id in (${idList})`,
   );
   for (const l of labels) {
     const row = out.get(l.trajectory_id)!;
     if (!row.human || l.campaign_id > row.human.campaignId) row.human = { verdict: l.verdict, category: l.category, campaignId: l.campaign_id };
   }
-  const items = db.all<{ trajectory_id: number; campaign_id: number; state: string }>(
+  const items = await rawAll<{ trajectory_id: number; campaign_id: number; state: string }>(
+    db,
     sql`select trajectory_id, campaign_id, state from campaign_items where trajectory_id in (${idList})`,
   );
   for (const i of items) {
@@ -148,7 +146,8 @@ export function triageColumnsOf(db: Db, ids: number[], evaluator?: string): Map<
   }
   const e = evaluator === undefined ? undefined : evaluatorOf({ evaluator });
   const chosen = e ? sql` or (evaluator_key = ${e.key} and k = ${e.k} and prompt_version = ${e.pv})` : sql``;
-  const verdicts = db.all<{ trajectory_id: number; evaluator_key: string; evaluator_name: string; k: string; prompt_version: string; verdict: string }>(
+  const verdicts = await rawAll<{ trajectory_id: number; evaluator_key: string; evaluator_name: string; k: string; prompt_version: string; verdict: string }>(
+    db,
     sql`select trajectory_id, evaluator_key, evaluator_name, k, prompt_version, verdict from evaluator_verdicts
       where trajectory_id in (${idList}) and ((evaluator_key >= 'heuristic:' and evaluator_key < 'heuristic;') or (evaluator_key >= 'rule:' and evaluator_key < 'rule;')${chosen})
       order by trajectory_id, evaluator_key`,
@@ -163,8 +162,7 @@ export function triageColumnsOf(db: Db, ids: number[], evaluator?: string): Map<
 }
 
 /** Error categories present in consolidated labels, for the list's category menu. */
-export function consolidatedCategories(db: Db): string[] {
-  return db
-    .all<{ category: string }>(sql`select distinct category from consolidated_labels where category is not null order by category`)
-    .map((r) => r.category);
+export async function consolidatedCategories(db: Db): Promise<string[]> {
+  const rows = await rawAll<{ category: string }>(db, sql`select distinct category from consolidated_labels where category is not null order by category`);
+  return rows.map((r) => r.category);
 }

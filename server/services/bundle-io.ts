@@ -6,11 +6,10 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import yazl from "yazl";
-import type { Db } from "../../db/client";
-import { getScreenshot } from "../../db/repositories/screenshots";
+import type { Db } from "../../db/database";
 import { listVerdicts } from "../../db/repositories/evaluation";
 import { instanceId } from "../../db/repositories/instance";
-import { getTrajectoryDetail } from "../../db/repositories/trajectories";
+import { getScreenshotsByHash, getTrajectoryDetail } from "../../db/repositories/trajectories";
 import {
   BUNDLE_FORMAT,
   BUNDLE_VERSION,
@@ -70,16 +69,19 @@ export class BundleWriter {
 }
 
 /** Rebuilds the bundle form of a stored trajectory; `images` collects hash → mime for the files to copy. */
-export function trajectoryToBundle(db: Db, id: number, images: Map<string, string>): BundleTrajectory {
-  const d = getTrajectoryDetail(db, id);
+export async function trajectoryToBundle(db: Db, id: number, images: Map<string, string>): Promise<BundleTrajectory> {
+  const d = await getTrajectoryDetail(db, id);
   if (!d) throw new Error(`No trajectory with id ${id}`);
+  const hashes = d.steps.flatMap((s) => [s.screenshotHash, s.rawScreenshotHash]).filter((h): h is string => !!h);
+  const rows = await getScreenshotsByHash(db, hashes);
   const image = (hash: string | null): BundleImage | null => {
     if (!hash) return null;
-    const row = getScreenshot(db, hash);
+    const row = rows.get(hash);
     if (!row) throw new Error(`Trajectory ${id} references screenshot ${hash}, which is not in the database`);
     images.set(hash, row.mime);
     return { file: imageFileName(hash, row.mime), sha256: hash, width: row.width, height: row.height };
   };
+  const verdicts = await listVerdicts(db, { trajectoryId: id });
   return {
     task: {
       taskSet: { name: d.taskSet.name, benchmark: d.taskSet.benchmark, description: d.taskSet.description },
@@ -119,7 +121,7 @@ export function trajectoryToBundle(db: Db, id: number, images: Map<string, strin
       error: s.error,
       durationMs: s.durationMs,
     })),
-    verdicts: listVerdicts(db, { trajectoryId: id }).map((v) => ({
+    verdicts: verdicts.map((v) => ({
       evaluatorKey: v.evaluatorKey,
       evaluator: v.evaluatorName,
       kind: v.kind,
@@ -149,8 +151,9 @@ export async function exportBundle(
 ): Promise<ExportResult> {
   if (!ids.length) throw new Error("Nothing to export: no trajectories selected");
   const images = new Map<string, string>();
-  const trajectories = ids.map((id) => trajectoryToBundle(deps.db, id, images));
-  const manifest = JSON.stringify(manifestOf(trajectories, "verdict export", instanceId(deps.db)), null, 1);
+  const trajectories: BundleTrajectory[] = [];
+  for (const id of ids) trajectories.push(await trajectoryToBundle(deps.db, id, images));
+  const manifest = JSON.stringify(manifestOf(trajectories, "verdict export", await instanceId(deps.db)), null, 1);
   for (const hash of images.keys()) {
     if (!(await deps.store.has(hash))) throw new Error(`Screenshot ${hash} is missing from the screenshot store (${deps.store.originals.location})`);
   }

@@ -46,8 +46,8 @@ export function demoRunKeys(): string[] {
 }
 
 /** True when every demo run is already stored. */
-export function demoDataPresent(ctx: AppContext): boolean {
-  const have = new Set(listRuns(ctx.db).map((r) => r.runKey));
+export async function demoDataPresent(ctx: AppContext): Promise<boolean> {
+  const have = new Set((await listRuns(ctx.db)).map((r) => r.runKey));
   return demoRunKeys().every((k) => have.has(k));
 }
 
@@ -74,7 +74,7 @@ function checkExpectation(def: DemoTrajectoryDef, rec: RecordedTrajectory): void
 export async function generateDemoData(ctx: AppContext, options: DemoOptions = {}): Promise<DemoReport> {
   const bundleDir = path.join(ctx.config.dataDir, DEMO_BUNDLE_DIR);
   const runs = demoRunKeys();
-  if (!options.force && demoDataPresent(ctx)) {
+  if (!options.force && (await demoDataPresent(ctx))) {
     return { skipped: true, bundleDir, runs, trajectories: 0, steps: 0, import: null, rules: null };
   }
 

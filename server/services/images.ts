@@ -13,7 +13,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import type { Db } from "../../db/client";
+import { dialectOf, sqliteClient, type Db } from "../../db/database";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { VARIANT_MIME, type VariantRequest } from "../domain/image-variants";
 import { NotFoundError } from "../errors";
@@ -95,7 +95,7 @@ async function encodeVariant(source: Buffer, width: number, resize: boolean, for
  */
 export async function getScreenshotImage(deps: ImageDeps, hash: string, req: VariantRequest): Promise<ServedImage> {
   if (!isScreenshotHash(hash)) throw new NotFoundError("screenshot", hash);
-  const row = getScreenshot(deps.db, hash);
+  const row = await getScreenshot(deps.db, hash);
   if (!row) throw new NotFoundError("screenshot", hash);
 
   const readOriginal = async () => {
@@ -162,13 +162,18 @@ export const PRESIGNED_URL_SECONDS = 300;
  */
 export async function presignedScreenshotUrl(deps: ImageDeps, hash: string, req: VariantRequest): Promise<string | null> {
   if (!isScreenshotHash(hash)) throw new NotFoundError("screenshot", hash);
-  const row = getScreenshot(deps.db, hash);
+  const row = await getScreenshot(deps.db, hash);
   if (!row) throw new NotFoundError("screenshot", hash);
   if (req.kind === "original") return deps.store.originals.presignedUrl(hash, PRESIGNED_URL_SECONDS);
   const width = req.width === null ? row.width : Math.min(req.width, row.width);
   const name = variantName(hash, width, req.format);
   if (!(await deps.store.variants.has(name))) await getScreenshotImage(deps, hash, req);
   return deps.store.variants.presignedUrl(name, PRESIGNED_URL_SECONDS);
+}
+
+/** False once an embedded database is closed (a pool that was ended fails its next query instead, and is logged). */
+function databaseOpen(db: Db): boolean {
+  return dialectOf(db) !== "sqlite" || sqliteClient(db).open;
 }
 
 /** Warm-up requests waiting for the warm-up workers, at most WARM_QUEUE_MAX (older ones are dropped first). */
@@ -183,7 +188,7 @@ let warmWorkers = 0;
  * Returns at once with the number queued; failures are logged, never thrown (a missing file is a 404 when
  * actually requested).
  */
-export function warmVariants(deps: ImageDeps, hashes: string[], req: Extract<VariantRequest, { kind: "variant" }>): number {
+export async function warmVariants(deps: ImageDeps, hashes: string[], req: Extract<VariantRequest, { kind: "variant" }>): Promise<number> {
   const fresh = [...new Set(hashes)].filter((h) => isScreenshotHash(h));
   for (const hash of fresh) warmQueue.push({ deps, hash, req });
   if (warmQueue.length > WARM_QUEUE_MAX) warmQueue.splice(0, warmQueue.length - WARM_QUEUE_MAX);
@@ -192,7 +197,7 @@ export function warmVariants(deps: ImageDeps, hashes: string[], req: Extract<Var
       for (let item = warmQueue.shift(); item !== undefined; item = warmQueue.shift()) {
         // Its database was closed (the process is shutting down, or an import's throwaway context ended): nobody
         // will view these variants through it.
-        if (!item.deps.db.$client.open) continue;
+        if (!databaseOpen(item.deps.db)) continue;
         await getScreenshotImage(item.deps, item.hash, item.req).catch((e: unknown) => {
           if (!(e instanceof NotFoundError) && !(e instanceof CorruptImageError)) console.error(`warming variant of ${item!.hash} failed:`, e);
         });

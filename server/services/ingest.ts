@@ -2,9 +2,9 @@
  * Ingest: runs an importer over a source and commits each trajectory it yields on its own.
  *
  * Per trajectory: its images are read, verified to be images, hashed and staged (async, a few trajectories at
- * once); then one short synchronous SQLite transaction moves its staged images into the store and writes its
- * task, run, trajectory, steps and screenshot rows. A trajectory is atomic (all its rows and files or nothing),
- * and the web server is never locked out for the length of a whole import.
+ * once); then one short transaction moves its staged images into the store and writes its task, run, trajectory,
+ * steps and screenshot rows (several rows per statement). A trajectory is atomic (all its rows and files or
+ * nothing), and the web server is never locked out for the length of a whole import.
  *
  * What cannot be read is skipped with a reason naming the file and the problem, and the import goes on; what
  * the importer repaired is imported with its warnings. `strict` restores all-or-nothing: any skip or warning
@@ -14,9 +14,9 @@
  * reported as unchanged and not rewritten.
  */
 import crypto from "node:crypto";
-import type { Db } from "../../db/client";
-import { ensureTask, ensureTaskSet, findTask, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
-import { getScreenshot, insertScreenshotIfMissing } from "../../db/repositories/screenshots";
+import { dialectOf, withTransaction, type Db } from "../../db/database";
+import { ensureTaskCreated, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
+import { insertMissingScreenshots } from "../../db/repositories/screenshots";
 import { replaceImportedVerdicts } from "../../db/repositories/evaluation";
 import { instanceId } from "../../db/repositories/instance";
 import { saveTrajectory, type StepValues } from "../../db/repositories/trajectories";
@@ -284,9 +284,9 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
       held.push(p);
       return;
     }
-    committer.tasks(taskDefs.splice(0));
+    await committer.tasks(taskDefs.splice(0));
     try {
-      committer.trajectory(p);
+      await committer.trajectory(p);
     } catch (e) {
       if (!(e instanceof ImportError)) throw e;
       skip(e.file, e.problem);
@@ -295,12 +295,13 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
 
   // A few trajectories are prepared at once so reading, hashing and writing overlap; commits keep source order.
   const inflight: { prepared: Promise<PendingTrajectory> }[] = [];
+  const thisInstance = await instanceId(deps.db);
   try {
     try {
       for await (const item of importer.read(req.path, {
         tasksFile: req.tasksFile,
         evalLogs: req.evalLogs,
-        instanceId: instanceId(deps.db),
+        instanceId: thisInstance,
         onTotal: (n) => {
           total = n;
         },
@@ -343,8 +344,8 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
       await settle(next.prepared);
     }
     req.signal?.throwIfAborted();
-    if (strict) committer.all(taskDefs, held);
-    else committer.tasks(taskDefs);
+    if (strict) await committer.all(taskDefs, held);
+    else await committer.tasks(taskDefs);
   } catch (e) {
     await Promise.allSettled(inflight.map((i) => i.prepared));
     await batch.discardStaging();
@@ -452,9 +453,49 @@ async function prepareTrajectory(
   return { traj, taskValues: tv, contentHash, steps, screenshots, rawScreenshots };
 }
 
+/** What one transaction wrote, for the report: taken into it only once the transaction has committed. */
+interface Written {
+  created: number;
+  updated: number;
+  unchanged: number;
+  verdicts: number;
+  screenshotsAdded: number;
+  tasks: { created: number; updated: number; unchanged: number };
+  trajectories: ImportedTrajectorySummary[];
+  warnings: ImportWarning[];
+  /** Task sets and runs this transaction looked up or created, by name and run key. */
+  setIds: Map<string, number>;
+  runIds: Map<string, number>;
+}
+
+function nothingWritten(): Written {
+  return {
+    created: 0,
+    updated: 0,
+    unchanged: 0,
+    verdicts: 0,
+    screenshotsAdded: 0,
+    tasks: { created: 0, updated: 0, unchanged: 0 },
+    trajectories: [],
+    warnings: [],
+    setIds: new Map(),
+    runIds: new Map(),
+  };
+}
+
 /**
- * Writes prepared trajectories: each in its own IMMEDIATE transaction (its images move into the store inside it,
- * holding the write lock), or all at once for a strict import.
+ * Writes prepared trajectories: each in its own transaction (its images move into the store inside it), or all at
+ * once for a strict import.
+ *
+ * A transaction's body keeps what it wrote in its own `Written` and the report takes it after the commit: on
+ * PostgreSQL a transaction that lost a serialization race runs again, and must not count twice or leave ids of
+ * rows that were rolled back in the caches.
+ *
+ * Files: the staged images are moved into the store inside the transaction. On SQLite it holds the database's
+ * write lock, so when a later statement fails the files it moved are moved back before the rollback, and no other
+ * import can have committed a row naming one of them in between. On PostgreSQL nothing stops another server from
+ * doing so, so a failed trajectory's new files stay in the store unused (as with a bucket) until
+ * `collectUnreferencedObjects` removes them; moving them again when the transaction is retried finds them in place.
  */
 class Committer {
   private readonly setIds = new Map<string, number>();
@@ -469,137 +510,135 @@ class Committer {
   ) {}
 
   /** Task definitions from task files, in one short transaction. */
-  tasks(defs: ImportTask[]): void {
+  async tasks(defs: ImportTask[]): Promise<void> {
     if (defs.length === 0) return;
-    this.transaction(() => {
-      for (const t of defs) this.writeTask(t);
+    await this.inTransaction(async (w) => {
+      for (const t of defs) await this.writeTask(t, w);
     });
   }
 
-  trajectory(p: PendingTrajectory): void {
-    this.transaction(() => this.writeTrajectory(p));
+  async trajectory(p: PendingTrajectory): Promise<void> {
+    await this.inTransaction((w, published) => this.writeTrajectory(p, w, published));
   }
 
-  all(defs: ImportTask[], pending: PendingTrajectory[]): void {
-    this.transaction(() => {
-      for (const t of defs) this.writeTask(t);
-      for (const p of pending) this.writeTrajectory(p);
+  async all(defs: ImportTask[], pending: PendingTrajectory[]): Promise<void> {
+    await this.inTransaction(async (w, published) => {
+      for (const t of defs) await this.writeTask(t, w);
+      for (const p of pending) await this.writeTrajectory(p, w, published);
     });
   }
 
-  /**
-   * Runs `body` holding the write lock. Ids cached from a rolled-back transaction are forgotten, and the report
-   * only takes what was committed.
-   */
-  private transaction(body: () => void): void {
-    const setIds = new Map(this.setIds);
-    const runIds = new Map(this.runIds);
+  /** Runs `body` in a transaction and takes what it wrote into the report once it has committed. */
+  private async inTransaction(body: (w: Written, published: (() => void)[]) => Promise<void>): Promise<void> {
+    const movesBackOnFailure = dialectOf(this.db) === "sqlite";
+    const written = await withTransaction(this.db, async () => {
+      const w = nothingWritten();
+      const published: (() => void)[] = [];
+      try {
+        await body(w, published);
+      } catch (e) {
+        if (movesBackOnFailure) for (const undo of published.reverse()) undo();
+        throw e;
+      }
+      return w;
+    });
     const r = this.report;
-    const saved = { created: r.created, updated: r.updated, unchanged: r.unchanged, verdicts: r.verdicts, screenshotsAdded: r.screenshotsAdded };
-    const savedTasks = { ...r.tasks };
-    const lengths = [r.trajectories.length, r.warnings.length] as const;
-    try {
-      this.db.$client.transaction(body).immediate();
-    } catch (e) {
-      this.setIds.clear();
-      for (const [k, v] of setIds) this.setIds.set(k, v);
-      this.runIds.clear();
-      for (const [k, v] of runIds) this.runIds.set(k, v);
-      Object.assign(r, saved);
-      r.tasks = savedTasks;
-      r.trajectories.length = lengths[0];
-      r.warnings.length = lengths[1];
-      throw e;
-    }
+    r.created += written.created;
+    r.updated += written.updated;
+    r.unchanged += written.unchanged;
+    r.verdicts += written.verdicts;
+    r.screenshotsAdded += written.screenshotsAdded;
+    for (const k of ["created", "updated", "unchanged"] as const) r.tasks[k] += written.tasks[k];
+    r.trajectories.push(...written.trajectories);
+    r.warnings.push(...written.warnings);
+    for (const [k, v] of written.setIds) this.setIds.set(k, v);
+    for (const [k, v] of written.runIds) this.runIds.set(k, v);
   }
 
-  private setId(t: ImportTask): number {
-    let id = this.setIds.get(t.taskSet.name);
+  private async setId(t: ImportTask, w: Written): Promise<number> {
+    let id = this.setIds.get(t.taskSet.name) ?? w.setIds.get(t.taskSet.name);
     if (id === undefined) {
-      id = ensureTaskSet(this.db, t.taskSet);
-      this.setIds.set(t.taskSet.name, id);
+      id = await ensureTaskSet(this.db, t.taskSet);
+      w.setIds.set(t.taskSet.name, id);
     }
     return id;
   }
 
-  private writeTask(t: ImportTask): void {
-    const { result } = upsertTask(this.db, this.setId(t), taskValues(t));
-    this.report.tasks[result]++;
+  private async runId(run: ImportTrajectory["run"], w: Written): Promise<number> {
+    let id = this.runIds.get(run.runKey) ?? w.runIds.get(run.runKey);
+    if (id === undefined) {
+      id = await upsertRun(this.db, run);
+      w.runIds.set(run.runKey, id);
+    }
+    return id;
   }
 
-  private writeTrajectory(p: PendingTrajectory): void {
-    const { db, report } = this;
+  private async writeTask(t: ImportTask, w: Written): Promise<void> {
+    const { result } = await upsertTask(this.db, await this.setId(t, w), taskValues(t));
+    w.tasks[result]++;
+  }
+
+  private async writeTrajectory(p: PendingTrajectory, w: Written, published: (() => void)[]): Promise<void> {
+    const { db } = this;
     const { traj } = p;
     const hashes = new Set<string>();
     for (const s of p.steps) {
       if (s.screenshotHash) hashes.add(s.screenshotHash);
       if (s.rawScreenshotHash) hashes.add(s.rawScreenshotHash);
     }
-    // Files first, rows second, under the same lock: a crash between them leaves an unused file, never a row
-    // without its file. If a later statement throws, the files move back to staging before the rollback.
-    const undo = this.batch.publishSync(hashes, (h) => this.images.get(h)?.origin ?? traj.sourcePath);
-    try {
-      for (const hash of hashes) {
-        const img = this.images.get(hash)!;
-        if (!getScreenshot(db, hash)) {
-          insertScreenshotIfMissing(db, img);
-          report.screenshotsAdded++;
-        }
-      }
-      let taskId: number;
-      if (traj.task.fromTaskFile) {
-        const r = upsertTask(db, this.setId(traj.task), p.taskValues);
-        taskId = r.id;
-        if (r.result !== "unchanged") report.tasks[r.result]++;
-      } else {
-        const setId = this.setId(traj.task);
-        if (!findTask(db, setId, traj.task.externalId)) report.tasks.created++;
-        taskId = ensureTask(db, setId, p.taskValues);
-      }
-      let runId = this.runIds.get(traj.run.runKey);
-      if (runId === undefined) {
-        runId = upsertRun(db, traj.run);
-        this.runIds.set(traj.run.runKey, runId);
-      }
-      const { id, status } = saveTrajectory(db, {
-        runId,
-        taskId,
-        attempt: traj.attempt,
-        finalAnswer: traj.finalAnswer,
-        outcome: traj.outcome,
-        outcomeDetail: traj.outcomeDetail,
-        stepCount: p.steps.length,
-        sourceFormat: this.format,
-        sourcePath: traj.sourcePath,
-        contentHash: p.contentHash,
-        steps: p.steps,
-      });
-      report[status]++;
-      if (status !== "unchanged") {
-        report.verdicts += traj.verdicts?.length ?? 0;
-        replaceImportedVerdicts(
-          db,
-          id,
-          (traj.verdicts ?? []).map((v) => ({ ...storedVerdict(v), trajectoryId: id, origin: "import" as const })),
-        );
-      }
-      const warnings = traj.warnings ?? [];
-      for (const message of warnings) report.warnings.push({ path: traj.sourcePath, message });
-      report.trajectories.push({
-        id,
-        runId,
-        sourcePath: traj.sourcePath,
-        externalTaskId: traj.task.externalId,
-        steps: p.steps.length,
-        screenshots: p.screenshots,
-        rawScreenshots: p.rawScreenshots,
-        finalAnswer: traj.finalAnswer,
-        status,
-        warnings,
-      });
-    } catch (e) {
-      undo();
-      throw e;
+    // Files first, rows second, in the same transaction: a crash between them leaves an unused file, never a row
+    // without its file.
+    published.push(this.batch.publishSync(hashes, (h) => this.images.get(h)?.origin ?? traj.sourcePath));
+    w.screenshotsAdded += await insertMissingScreenshots(
+      db,
+      [...hashes].map((h) => this.images.get(h)!),
+    );
+    let taskId: number;
+    if (traj.task.fromTaskFile) {
+      const r = await upsertTask(db, await this.setId(traj.task, w), p.taskValues);
+      taskId = r.id;
+      if (r.result !== "unchanged") w.tasks[r.result]++;
+    } else {
+      const r = await ensureTaskCreated(db, await this.setId(traj.task, w), p.taskValues);
+      taskId = r.id;
+      if (r.created) w.tasks.created++;
     }
+    const runId = await this.runId(traj.run, w);
+    const { id, status } = await saveTrajectory(db, {
+      runId,
+      taskId,
+      attempt: traj.attempt,
+      finalAnswer: traj.finalAnswer,
+      outcome: traj.outcome,
+      outcomeDetail: traj.outcomeDetail,
+      stepCount: p.steps.length,
+      sourceFormat: this.format,
+      sourcePath: traj.sourcePath,
+      contentHash: p.contentHash,
+      steps: p.steps,
+    });
+    w[status]++;
+    if (status !== "unchanged") {
+      w.verdicts += traj.verdicts?.length ?? 0;
+      await replaceImportedVerdicts(
+        db,
+        id,
+        (traj.verdicts ?? []).map((v) => ({ ...storedVerdict(v), trajectoryId: id, origin: "import" as const })),
+      );
+    }
+    const warnings = traj.warnings ?? [];
+    for (const message of warnings) w.warnings.push({ path: traj.sourcePath, message });
+    w.trajectories.push({
+      id,
+      runId,
+      sourcePath: traj.sourcePath,
+      externalTaskId: traj.task.externalId,
+      steps: p.steps.length,
+      screenshots: p.screenshots,
+      rawScreenshots: p.rawScreenshots,
+      finalAnswer: traj.finalAnswer,
+      status,
+      warnings,
+    });
   }
 }

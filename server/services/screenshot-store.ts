@@ -4,10 +4,11 @@
  * (`<prefix>sha256/<first two hex>/<sha256>`, when VERDICT_S3_BUCKET is set; see storage/).
  *
  * Imports write through a batch, so that a screenshot row is never committed before its bytes are stored:
- * - Folder: files land in a staging folder first and move into the store inside the SQLite transaction that adds
- *   their rows (publishSync), so a crash can leave an unused file but never a row pointing at a missing one, and a
- *   failed transaction moves its files back without touching files that other committed trajectories use. Staging
- *   folders of killed imports are swept when the next import starts.
+ * - Folder: files land in a staging folder first and move into the store inside the transaction that adds their
+ *   rows (publishSync), so a crash can leave an unused file but never a row pointing at a missing one. On SQLite,
+ *   which holds the write lock meanwhile, a failed transaction moves its files back without touching files that
+ *   other committed trajectories use; on PostgreSQL they stay, unused, for `collectUnreferencedObjects` (see the
+ *   ingest's Committer). Staging folders of killed imports are swept when the next import starts.
  * - S3: objects are uploaded when staged, before the transaction that adds their rows; a failed transaction leaves
  *   unused objects, which are harmless (content-addressed) and removed by `collectUnreferencedObjects`. Nothing
  *   ever deletes an object an import has uploaded, so a committed row always finds its object.
@@ -128,8 +129,9 @@ export interface ScreenshotBatch {
   /** Screenshots staged and not yet published. */
   readonly size: number;
   /**
-   * Makes the given staged screenshots part of the store, synchronously so that it can run inside the SQLite
-   * write transaction that adds their rows. Returns an undo for a transaction that then fails. A hash that is
+   * Makes the given staged screenshots part of the store, synchronously so that it can run inside the
+   * transaction that adds their rows (running it again finds them in place). Returns an undo for a transaction
+   * that then fails, for callers that hold a write lock (SQLite). A hash that is
    * neither staged here nor in the store is refused (ImportError), so a committed row never points at nothing.
    */
   publishSync(hashes: Iterable<string>, origin?: (hash: string) => string): () => void;

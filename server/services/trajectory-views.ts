@@ -3,7 +3,7 @@
  * never needs a second round trip (screenshot sizes come with the steps so the overlay can be laid out
  * before any image has loaded).
  */
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/database";
 import {
   getTaskSet,
   getTask,
@@ -24,7 +24,6 @@ import {
   distinctOutcomes,
   distinctSites,
   countSteps,
-  firstStepImages,
   getScreenshotsByHash,
   getStepIndexRows,
   getStepRange,
@@ -35,6 +34,7 @@ import {
   listTrajectoriesPage,
   outcomeCounts,
   siteBreakdown,
+  type StepRangeRow,
   type TrajectoryFilter,
   type TrajectorySort,
 } from "../../db/repositories/trajectories";
@@ -75,8 +75,8 @@ export interface PlayerStep {
  * The player's full details of some steps, with their screenshots' sizes, as JSON text. The action and elements are
  * spliced in as stored (already JSON): parsing and re-serialising 50 steps × 30 elements was most of a window's cost.
  */
-function playerStepsText(db: Db, rows: ReturnType<typeof getStepRange>): JsonText<PlayerStep[]> {
-  const images = getScreenshotsByHash(
+async function playerStepsText(db: Db, rows: StepRangeRow[]): Promise<JsonText<PlayerStep[]>> {
+  const images = await getScreenshotsByHash(
     db,
     rows.flatMap((s) => [s.screenshotHash, s.rawScreenshotHash].filter((h): h is string => !!h)),
   );
@@ -114,6 +114,15 @@ const INDEX_SLICE = 250;
 /** Recently built indexes: reopening a long trajectory (or its labelling item) does not rebuild its index. */
 const indexCache = new Map<string, JsonText<PackedStepIndex>>();
 const INDEX_CACHE_SIZE = 16;
+/** A number per open database, so that two installations in one process (tests) never share cached indexes. */
+const databaseKeys = new WeakMap<Db, number>();
+let nextDatabaseKey = 0;
+
+function databaseKey(db: Db): number {
+  let key = databaseKeys.get(db);
+  if (key === undefined) databaseKeys.set(db, (key = ++nextDatabaseKey));
+  return key;
+}
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -124,14 +133,14 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  */
 async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date }): Promise<JsonText<PackedStepIndex>> {
   // A re-import changes updatedAt; a live trajectory's steps change the count.
-  const key = `${db.$client.name}:${t.id}:${t.updatedAt.getTime()}:${countSteps(db, t.id)}`;
+  const key = `${databaseKey(db)}:${t.id}:${t.updatedAt.getTime()}:${await countSteps(db, t.id)}`;
   const cached = indexCache.get(key);
   if (cached) return cached;
   // Loop marks and packing go slice by slice too: over 10,000 steps at once each took tens of milliseconds.
   const loops = createLoopDetector();
   const packer = createStepIndexPacker();
   for (let after = -1; ; ) {
-    const slice = getStepIndexRows(db, t.id, after, INDEX_SLICE);
+    const slice = await getStepIndexRows(db, t.id, after, INDEX_SLICE);
     for (const r of slice) {
       const marks = loops.next({ action: r.action, url: r.url, screenshotHash: r.shotHash, screenshotDhash: r.rawHash ? r.rawDhash : r.shotDhash });
       const shot = r.shotHash ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! } : r.rawHash ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! } : null;
@@ -152,11 +161,12 @@ async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date }): Promise<
  * window only; the rest comes window by window (getStepWindow). A 10,000-step trajectory opens with well under 1 MB.
  */
 export async function getTrajectoryForPlayer(db: Db, id: number) {
-  const detail = getTrajectoryHead(db, id);
+  const detail = await getTrajectoryHead(db, id);
   if (!detail) throw new NotFoundError("trajectory", id);
   const { trajectory: t, task, taskSet, run } = detail;
   const index = await stepIndexOf(db, t);
-  const first: StepWindow = { from: 0, steps: playerStepsText(db, getStepRange(db, id, 0, STEP_WINDOW)) };
+  const first: StepWindow = { from: 0, steps: await playerStepsText(db, await getStepRange(db, id, 0, STEP_WINDOW)) };
+  const stepCount = await countSteps(db, id);
   return {
     trajectory: {
       id: t.id,
@@ -188,7 +198,7 @@ export async function getTrajectoryForPlayer(db: Db, id: number) {
     agentHidden: false as boolean,
     /** Every step, compactly (JSON text of a PackedStepIndex): the filmstrip and the playhead's range. */
     index,
-    stepCount: countSteps(db, id),
+    stepCount,
     /** Full details of the steps from position 0 (STEP_WINDOW of them). */
     window: first,
   };
@@ -198,13 +208,13 @@ export async function getTrajectoryForPlayer(db: Db, id: number) {
  * The full details of `count` steps from position `from` (0-based), read from the database as that range only.
  * A window starting past the last step is a clear error; one reaching past it is cut short.
  */
-export function getStepWindow(db: Db, id: number, from: number, count: number = STEP_WINDOW): StepWindow {
-  const head = getTrajectoryHead(db, id);
+export async function getStepWindow(db: Db, id: number, from: number, count: number = STEP_WINDOW): Promise<StepWindow> {
+  const head = await getTrajectoryHead(db, id);
   if (!head) throw new NotFoundError("trajectory", id);
   // Counted, not the header's stepCount: a live trajectory's steps arrive before its header is updated.
-  const problem = stepWindowProblem(from, count, countSteps(db, id));
+  const problem = stepWindowProblem(from, count, await countSteps(db, id));
   if (problem) throw new ValidationError(problem);
-  return { from, steps: playerStepsText(db, getStepRange(db, id, from, count)) };
+  return { from, steps: await playerStepsText(db, await getStepRange(db, id, from, count)) };
 }
 
 export type PlayerTrajectory = Awaited<ReturnType<typeof getTrajectoryForPlayer>>;
@@ -217,8 +227,8 @@ const WARM_BEHIND = 100;
  * Queues the WebP variants the player will show, at its snapped display width, from `fromStep` onwards and
  * then the steps before it (at most WARM_AHEAD / WARM_BEHIND of them). Returns how many images were queued.
  */
-export function warmTrajectoryImages(deps: ImageDeps, q: { id: number; width: number; fromStep: number; raw: boolean }): number {
-  const steps = getStepScreenshotHashes(deps.db, q.id);
+export async function warmTrajectoryImages(deps: ImageDeps, q: { id: number; width: number; fromStep: number; raw: boolean }): Promise<number> {
+  const steps = await getStepScreenshotHashes(deps.db, q.id);
   if (!steps.length) throw new NotFoundError("trajectory", q.id);
   const shown = (s: (typeof steps)[number]) => (q.raw ? (s.rawScreenshotHash ?? s.screenshotHash) : (s.screenshotHash ?? s.rawScreenshotHash));
   const from = Math.min(q.fromStep, steps.length - 1);
@@ -233,14 +243,14 @@ export function warmTrajectoryImages(deps: ImageDeps, q: { id: number; width: nu
  * Trajectories later in the list are warmed last, and when the queue overflows the earliest are dropped first,
  * so the most recently imported are the ones kept.
  */
-export function warmFirstViews(deps: ImageDeps, trajectoryIds: readonly number[]): number {
+export async function warmFirstViews(deps: ImageDeps, trajectoryIds: readonly number[]): Promise<number> {
   let queued = 0;
   for (const id of trajectoryIds) {
-    const first = firstStepImages(deps.db, id, FIRST_VIEW_THUMBNAILS);
+    const first = await getStepScreenshotHashes(deps.db, id, FIRST_VIEW_THUMBNAILS);
     const shown = first.map((s) => s.screenshotHash ?? s.rawScreenshotHash).filter((h): h is string => !!h);
     if (!shown.length) continue;
-    for (const width of FIRST_VIEW_WIDTHS) queued += warmVariants(deps, [shown[0]!], { kind: "variant", width, format: "webp" });
-    queued += warmVariants(deps, shown, { kind: "variant", width: THUMBNAIL_WIDTH, format: "webp" });
+    for (const width of FIRST_VIEW_WIDTHS) queued += await warmVariants(deps, [shown[0]!], { kind: "variant", width, format: "webp" });
+    queued += await warmVariants(deps, shown, { kind: "variant", width: THUMBNAIL_WIDTH, format: "webp" });
   }
   return queued;
 }
@@ -271,8 +281,8 @@ function checkTriageFilter(f: TrajectoryFilter): void {
 }
 
 /** The ids of a seeded sample of what `filter` selects, ascending, and how many it was drawn from. */
-function drawSample(db: Db, filter: TrajectoryFilter, spec: Required<Pick<SampleSpec, "sample">> & SampleSpec) {
-  const candidates = sampleCandidates(db, filter, spec.strata);
+async function drawSample(db: Db, filter: TrajectoryFilter, spec: Required<Pick<SampleSpec, "sample">> & SampleSpec) {
+  const candidates = await sampleCandidates(db, filter, spec.strata);
   try {
     const ids = seededSample(candidates, spec.sample, spec.seed ?? DEFAULT_SAMPLE_SEED, { stratified: spec.strata !== undefined });
     return { ids, from: candidates.length };
@@ -286,10 +296,10 @@ function drawSample(db: Db, filter: TrajectoryFilter, spec: Required<Pick<Sample
  * Every trajectory id a selection holds, ascending: what the filter selects, or the seeded sample of it. Campaigns
  * and judge batches made "from the list" take exactly these. More than `limit`: a ValidationError naming the count.
  */
-export function matchingTrajectoryIds(db: Db, selection: SelectionFilter, limit = 1_000_000): number[] {
+export async function matchingTrajectoryIds(db: Db, selection: SelectionFilter, limit = 1_000_000): Promise<number[]> {
   const { sample, seed, strata, ...filter } = selection;
   checkTriageFilter(filter);
-  const ids = sample !== undefined ? drawSample(db, filter, { sample, seed, strata }).ids : sampleCandidates(db, filter).map((c) => c.id);
+  const ids = sample !== undefined ? (await drawSample(db, filter, { sample, seed, strata })).ids : (await sampleCandidates(db, filter)).map((c) => c.id);
   if (ids.length > limit) throw new ValidationError(`the selection holds ${ids.length} trajectories; at most ${limit} are allowed here`);
   return ids;
 }
@@ -301,23 +311,24 @@ export type TriagedRow<R> = R & { triage?: TriageColumns };
  * rule results, heuristic flags and the chosen evaluator's verdict. `all` is every trajectory within the viewer's
  * scope, for "312 of 4,901 match"; `sample` says what a sample was drawn from and with which seed.
  */
-export function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: { triage?: boolean } = {}) {
+export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: { triage?: boolean } = {}) {
   const { sort, dir, page, pageSize, sample, seed, strata, ...filter } = q;
   checkTriageFilter(filter);
   let pageFilter: TrajectoryFilter = filter;
   let drawn: { size: number; seed: number; strata: "run" | "site" | null; from: number } | null = null;
   if (sample !== undefined) {
-    const { ids, from } = drawSample(db, filter, { sample, seed, strata });
+    const { ids, from } = await drawSample(db, filter, { sample, seed, strata });
     // The sample was drawn under every filter (and the viewer's scope): its ids alone select the page.
     pageFilter = { ids };
     drawn = { size: sample, seed: seed ?? DEFAULT_SAMPLE_SEED, strata: strata ?? null, from };
   }
-  const { rows, total } = listTrajectoriesPage(db, pageFilter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
-  const columns = opts.triage ? triageColumnsOf(db, rows.map((r) => r.id), filter.evaluator) : undefined;
+  const { rows, total } = await listTrajectoriesPage(db, pageFilter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
+  const columns = opts.triage ? await triageColumnsOf(db, rows.map((r) => r.id), filter.evaluator) : undefined;
+  const all = await countTrajectories(db, { visibleToAnnotator: filter.visibleToAnnotator, notBlindFor: filter.notBlindFor });
   return {
     rows: rows.map((r): TriagedRow<typeof r> => (columns ? { ...r, triage: columns.get(r.id) } : r)),
     total,
-    all: countTrajectories(db, { visibleToAnnotator: filter.visibleToAnnotator, notBlindFor: filter.notBlindFor }),
+    all,
     sample: drawn,
     page,
     pageSize,
@@ -326,12 +337,12 @@ export function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: { triag
 }
 
 /** The triage menus (researchers and admins): error categories in use and every evaluator with verdicts. */
-export function triageFilterOptions(db: Db) {
+export async function triageFilterOptions(db: Db) {
   return {
-    categories: consolidatedCategories(db),
-    evaluators: listEvaluatorSummaries(db).map((e) => ({
-        ref: formatEvaluatorRef({ key: e.evaluatorKey, k: e.k, pv: e.promptVersion }),
-        name: e.evaluatorName,
+    categories: await consolidatedCategories(db),
+    evaluators: (await listEvaluatorSummaries(db)).map((e) => ({
+      ref: formatEvaluatorRef({ key: e.evaluatorKey, k: e.k, pv: e.promptVersion }),
+      name: e.evaluatorName,
       kind: e.evaluatorKey.startsWith("heuristic:") ? ("heuristic" as const) : e.kind,
       k: e.k,
       promptVersion: e.promptVersion,
@@ -341,20 +352,21 @@ export function triageFilterOptions(db: Db) {
 }
 
 /** Choices for the list's filter menus. */
-export function trajectoryFilterOptions(db: Db) {
+export async function trajectoryFilterOptions(db: Db) {
+  const [taskSets, runs, sites, models, outcomes] = await Promise.all([listTaskSets(db), listRuns(db), distinctSites(db), distinctModels(db), distinctOutcomes(db)]);
   return {
-    taskSets: listTaskSets(db).map((s) => ({ id: s.id, name: s.name })),
-    runs: listRuns(db).map((r) => ({ id: r.id, name: r.name, model: r.model })),
-    sites: distinctSites(db),
-    models: distinctModels(db),
-    outcomes: distinctOutcomes(db),
+    taskSets: taskSets.map((s) => ({ id: s.id, name: s.name })),
+    runs: runs.map((r) => ({ id: r.id, name: r.name, model: r.model })),
+    sites,
+    models,
+    outcomes,
   };
 }
 
-export function taskSetOverview(db: Db, id: number, page: { q?: string; site?: string; page: number; pageSize: number }) {
-  const set = getTaskSet(db, id);
+export async function taskSetOverview(db: Db, id: number, page: { q?: string; site?: string; page: number; pageSize: number }) {
+  const set = await getTaskSet(db, id);
   if (!set) throw new NotFoundError("task set", id);
-  const tasksPage = listTasksOfSet(db, id, {
+  const tasksPage = await listTasksOfSet(db, id, {
     q: page.q,
     site: page.site,
     offset: (page.page - 1) * page.pageSize,
@@ -362,37 +374,37 @@ export function taskSetOverview(db: Db, id: number, page: { q?: string; site?: s
   });
   return {
     taskSet: set,
-    sites: sitesOfSet(db, id),
-    outcomes: outcomeCounts(db, { taskSetId: id }),
+    sites: await sitesOfSet(db, id),
+    outcomes: await outcomeCounts(db, { taskSetId: id }),
     tasks: { ...tasksPage, page: page.page, pageSize: page.pageSize, pageCount: Math.max(1, Math.ceil(tasksPage.total / page.pageSize)) },
   };
 }
 
-export function taskSetList(db: Db) {
+export async function taskSetList(db: Db) {
   return listTaskSetSummaries(db);
 }
 
-export function runList(db: Db) {
+export async function runList(db: Db) {
   return listRunSummaries(db);
 }
 
-export function runOverview(db: Db, id: number) {
-  const run = getRun(db, id);
+export async function runOverview(db: Db, id: number) {
+  const run = await getRun(db, id);
   if (!run) throw new NotFoundError("agent run", id);
-  return { run, outcomes: outcomeCounts(db, { runId: id }), sites: siteBreakdown(db, { runId: id }) };
+  return { run, outcomes: await outcomeCounts(db, { runId: id }), sites: await siteBreakdown(db, { runId: id }) };
 }
 
 /** A task with its trajectories and their outcomes; `scope` narrows both to what the viewer may browse. */
-export function taskOverview(db: Db, id: number, scope: TrajectoryFilter = {}) {
-  const found = getTask(db, id);
+export async function taskOverview(db: Db, id: number, scope: TrajectoryFilter = {}) {
+  const found = await getTask(db, id);
   if (!found) throw new NotFoundError("task", id);
   const filter = { ...scope, taskId: id };
-  const { rows } = listTrajectories(db, filter, { offset: 0, limit: 500, sort: "id", dir: "asc" });
-  return { task: found.task, taskSet: found.taskSet, outcomes: outcomeCounts(db, filter), trajectories: rows };
+  const { rows } = await listTrajectories(db, filter, { offset: 0, limit: 500, sort: "id", dir: "asc" });
+  return { task: found.task, taskSet: found.taskSet, outcomes: await outcomeCounts(db, filter), trajectories: rows };
 }
 
 /** Ids of every trajectory, or of one run's, in id order (for exports and batches chosen on the command line). */
-export function trajectoryIdsOf(db: Db, where: { runId?: number } = {}): number[] {
-  if (where.runId !== undefined && !getRun(db, where.runId)) throw new NotFoundError("run", where.runId);
+export async function trajectoryIdsOf(db: Db, where: { runId?: number } = {}): Promise<number[]> {
+  if (where.runId !== undefined && !(await getRun(db, where.runId))) throw new NotFoundError("run", where.runId);
   return trajectoryIds(db, where);
 }

@@ -7,8 +7,8 @@
 import crypto from "node:crypto";
 import { ensureTask, ensureTaskSet, upsertRun } from "../../db/repositories/catalog";
 import { saveTrajectory, type StepValues } from "../../db/repositories/trajectories";
-import type { Db } from "../../db/client";
-import { screenshots } from "../../db/schema/index";
+import { insertMissingScreenshots } from "../../db/repositories/screenshots";
+import type { Db } from "../../db/database";
 import type { ParsedAction, SomElement } from "../../server/domain/types";
 
 export interface LongTrajectoryOptions {
@@ -55,7 +55,7 @@ export function fakeScreenshotHash(seed: string): string {
 }
 
 /** Writes the trajectory (and its screenshot rows) and returns its id. */
-export function seedLongTrajectory(db: Db, o: LongTrajectoryOptions): number {
+export async function seedLongTrajectory(db: Db, o: LongTrajectoryOptions): Promise<number> {
   const width = o.width ?? 1280;
   const height = o.height ?? 800;
   const marks = o.marks ?? 30;
@@ -63,17 +63,15 @@ export function seedLongTrajectory(db: Db, o: LongTrajectoryOptions): number {
   const externalId = o.externalTaskId ?? `long-${o.steps}`;
   const hashes = o.screenshotHashes ?? Array.from({ length: o.steps }, (_, i) => fakeScreenshotHash(`${externalId}:${i}`));
   if (!o.screenshotHashes) {
-    for (let i = 0; i < hashes.length; i += 500) {
-      db.insert(screenshots)
-        .values(hashes.slice(i, i + 500).map((hash) => ({ hash, mime: "image/png", width, height, bytes: 150_000 })))
-        .onConflictDoNothing()
-        .run();
-    }
+    await insertMissingScreenshots(
+      db,
+      hashes.map((hash) => ({ hash, mime: "image/png", width, height, bytes: 150_000 })),
+    );
   }
-  const setId = ensureTaskSet(db, { name: "Long trajectories", benchmark: "webvoyager" });
+  const setId = await ensureTaskSet(db, { name: "Long trajectories", benchmark: "webvoyager" });
   const model = o.model ?? "long-model";
-  const runId = upsertRun(db, { runKey: `long:${o.runName ?? model}`, name: o.runName ?? "long run", agentName: "long-agent", model, sourceSystem: "test", config: null });
-  const taskId = ensureTask(db, setId, { externalId, site: "LongSite", intent: `Find the product (${o.steps} steps)`, startUrl: "https://shop.example/", contentHash: `task-${externalId}` });
+  const runId = await upsertRun(db, { runKey: `long:${o.runName ?? model}`, name: o.runName ?? "long run", agentName: "long-agent", model, sourceSystem: "test", config: null });
+  const taskId = await ensureTask(db, setId, { externalId, site: "LongSite", intent: `Find the product (${o.steps} steps)`, startUrl: "https://shop.example/", contentHash: `task-${externalId}` });
   const steps: StepValues[] = Array.from({ length: o.steps }, (_, i) => {
     const { action, actionRaw } = actionOf(i, i === o.steps - 1);
     return {
@@ -87,7 +85,7 @@ export function seedLongTrajectory(db: Db, o: LongTrajectoryOptions): number {
       durationMs: 1200 + (i % 7) * 100,
     };
   });
-  return saveTrajectory(db, {
+  const saved = await saveTrajectory(db, {
     runId,
     taskId,
     attempt: 0,
@@ -99,5 +97,6 @@ export function seedLongTrajectory(db: Db, o: LongTrajectoryOptions): number {
     sourcePath: null,
     contentHash: `long-${externalId}-${o.steps}`,
     steps,
-  }).id;
+  });
+  return saved.id;
 }

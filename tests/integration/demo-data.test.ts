@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { listVerdicts } from "../../db/repositories/evaluation";
 import { listRuns } from "../../db/repositories/catalog";
 import { getScreenshot } from "../../db/repositories/screenshots";
@@ -68,11 +69,11 @@ describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
     expect(fs.existsSync(path.join(report.bundleDir, "manifest.json"))).toBe(true);
 
     ctx = createAppContext({ dbPath: path.join(dir, "demo.db"), dataDir: dir, chromiumPath });
-    const runs = listRuns(ctx.db).filter((r) => r.runKey.startsWith("verdict-demo:"));
+    const runs = (await listRuns(ctx.db)).filter((r) => r.runKey.startsWith("verdict-demo:"));
     expect(runs.map((r) => r.model).sort()).toEqual(Object.values(DEMO_RUNS).map((r) => r.model).sort());
     for (const r of runs) expect(r.config).toMatchObject({ policy: "scripted" });
 
-    const details = trajectoryIds(ctx.db).map((id) => getTrajectoryDetail(ctx!.db, id)!);
+    const details = await Promise.all((await trajectoryIds(ctx.db)).map(async (id) => (await getTrajectoryDetail(ctx!.db, id))!));
     expect(details).toHaveLength(DEMO_TRAJECTORIES.length);
     expect(new Set(details.map((d) => d.task.externalId))).toEqual(new Set(DEMO_TASKS.map((t) => t.externalId)));
     expect(report.steps).toBe(details.reduce((n, d) => n + d.steps.length, 0));
@@ -92,7 +93,7 @@ describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
         expect(s.actionRaw).toBeTruthy();
         expect(s.action.type).not.toBe("unparsed");
         for (const hash of [s.screenshotHash!, s.rawScreenshotHash!]) {
-          const row = getScreenshot(ctx.db, hash);
+          const row = await getScreenshot(ctx.db, hash);
           expect(row).toMatchObject({ mime: "image/png", width: 1024, height: 768 });
           expect(await ctx.store.has(hash)).toBe(true);
         }
@@ -127,7 +128,7 @@ describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
 
     // The tasks' string_match rules graded every trajectory: an answer with all the required parts succeeds, a
     // wrong or missing answer fails, and the CLI reported the same counts.
-    const rules = new Map(listVerdicts(ctx.db, { evaluatorKey: "rule:vwa" }).map((v) => [v.trajectoryId, v.verdict]));
+    const rules = new Map((await listVerdicts(ctx.db, { evaluatorKey: "rule:vwa" })).map((v) => [v.trajectoryId, v.verdict]));
     expect(rules.size).toBe(DEMO_TRAJECTORIES.length);
     for (const d of details) {
       const def = DEMO_TASKS.find((t) => t.externalId === d.task.externalId)!;
@@ -143,13 +144,13 @@ describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
     expect(report.ruleVerdicts.success).toBeGreaterThan(0);
     expect(report.ruleVerdicts.failure).toBeGreaterThan(0);
 
-    const counts = ctx.db.$client.prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i").get();
+    const counts = sqliteClient(ctx.db).prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i").get();
 
     const second = await cli(["demo", "--json", "--port", "0"]);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ skipped: true, trajectories: 0, created: 0, updated: 0 });
     expect(second.stderr).toMatch(/already in .*nothing to do/);
-    expect(ctx.db.$client.prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i").get()).toEqual(counts);
+    expect(sqliteClient(ctx.db).prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i").get()).toEqual(counts);
   });
 
   it("rejects a bad --port with exit code 2", async () => {

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { runCli } from "../../server/cli/main";
 import { runImport } from "../../server/services/ingest";
 import { sha256 } from "../../server/services/screenshot-store";
@@ -16,7 +17,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext("verdict-gc-");
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 function place(file: string, bytes: string, ageHours: number): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -35,7 +38,7 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
 describe("cli gc-screenshots", () => {
   it("removes old unreferenced screenshots and their variants, keeps young and referenced ones", async () => {
     await runImport(ctx, { path: FIXTURE });
-    const referenced = (ctx.db.$client.prepare("select hash from screenshots").all() as { hash: string }[]).map((r) => r.hash);
+    const referenced = (sqliteClient(ctx.db).prepare("select hash from screenshots").all() as { hash: string }[]).map((r) => r.hash);
     const oldOrphan = sha256(Buffer.from("old orphan"));
     const youngOrphan = sha256(Buffer.from("young orphan"));
     place(ctx.store.pathFor(oldOrphan), "old orphan", 48);

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { agentRewardBenchImporter, parseJudgeReply } from "../../server/importers/agentrewardbench";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
@@ -13,7 +14,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 const AGENT = "GenericAgent-gpt-4o-2024-11-20";
 const SPEC: ArbSpec = {
@@ -64,7 +67,7 @@ describe("AgentRewardBench importer", () => {
     const t = report.trajectories[0]!;
     // .resized is a variant of the same task: it joins visualwebarena.398 (a reddit task by its global id).
     expect(t).toMatchObject({ externalTaskId: "visualwebarena.398", steps: 4, screenshots: 3, finalAnswer: "The score is 42" });
-    const d = getTrajectoryDetail(ctx.db, t.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, t.id))!;
     expect(d.taskSet.name).toBe("VisualWebArena reddit");
     expect(d.task.intent).toBe(SPEC.goal);
     expect(d.task.extra).toEqual({ sourceTaskName: "visualwebarena.resized.398" });
@@ -93,7 +96,7 @@ describe("AgentRewardBench importer", () => {
     expect(d.steps[2]!.elements).toBeNull();
     // last_action_error at step 2 belongs to step 1's action.
     expect(d.steps[1]!.error).toBe("TimeoutError: fill exceeded 500ms");
-    const shot = ctx.db.$client.prepare("select width, height from screenshots where hash = ?").get(d.steps[0]!.screenshotHash);
+    const shot = sqliteClient(ctx.db).prepare("select width, height from screenshots where hash = ?").get(d.steps[0]!.screenshotHash);
     expect(shot).toEqual({ width: 160, height: 90 });
 
     const again = await runImport(ctx, { path: root });

@@ -17,7 +17,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 async function itemsOf(input: string): Promise<ImportItem[]> {
   const out: ImportItem[] = [];
@@ -59,7 +61,7 @@ describe("experiment.log", () => {
     const study = path.join(ctx.dir, "2024-12-30_runs");
     await writeExperiment(study, demoExperiment(), 1);
     const report = await runImport(ctx, { path: study });
-    const d = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
     expect(d.task.intent).toBe(GOAL);
     expect(d.steps.map((s) => s.action)).toEqual([
       { type: "type", target: "112", value: "water usage office #456", submit: false },
@@ -176,7 +178,7 @@ describe("seed-drawn goals", () => {
     await writeExperiment(study, { agent: AGENT, task: "webarena.310", seed: 0, screenshots: [0], summary: summary(0) }, 3);
     await writeExperiment(study, { agent: AGENT, task: "webarena.310", seed: 1, screenshots: [0], summary: summary(0), date: "2024-12-30_14-00-00" }, 4);
     const report = await runImport(ctx, { path: study });
-    const details = report.trajectories.map((t) => getTrajectoryDetail(ctx.db, t.id)!);
+    const details = await Promise.all(report.trajectories.map(async (t) => (await getTrajectoryDetail(ctx.db, t.id))!));
     expect(details.map((d) => [d.task.externalId, d.task.intent.slice(0, 26), d.trajectory.attempt])).toEqual([
       ["webarena.310", "Goal of BrowserGym task we", 0],
       ["workarena.servicenow.order-ipad-pro#seed2", "Order 3 iPad pro in Silver", 0],

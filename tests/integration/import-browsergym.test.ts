@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { browserGymImporter, PICKLED_ACTION_ERROR } from "../../server/importers/browsergym";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
@@ -13,7 +14,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 const AGENT = "GenericAgent-gpt-4o-2024-11-20";
 const VWA_A: ExperimentSpec = { agent: AGENT, task: "visualwebarena.450", seed: 42, screenshots: [0, 1, 2, 3], som: [0, 1, 2, 3], summary: summary(3, { cum_reward: 1.0 }) };
@@ -59,7 +62,7 @@ describe("BrowserGym / AgentLab importer", () => {
       ["visualwebarena.450", 4, 4, 4],
       ["visualwebarena.450", 4, 4, 0],
     ]);
-    const a = getTrajectoryDetail(ctx.db, report.trajectories[1]!.id)!;
+    const a = (await getTrajectoryDetail(ctx.db, report.trajectories[1]!.id))!;
     expect(a.taskSet.name).toBe("VisualWebArena shopping");
     expect(a.task.site).toBe("shopping");
     expect(a.task.intent).toMatch(/^Goal of BrowserGym task visualwebarena\.450 \(not recorded outside BrowserGym's pickles/);
@@ -76,13 +79,13 @@ describe("BrowserGym / AgentLab importer", () => {
     const som0 = fs.readFileSync(path.join(study, experimentDirName(VWA_A), "screenshot_som_step_0.png"));
     expect(fs.readFileSync(ctx.store.pathFor(a.steps[0]!.screenshotHash!))).toEqual(som0);
 
-    const b = getTrajectoryDetail(ctx.db, report.trajectories[2]!.id)!;
+    const b = (await getTrajectoryDetail(ctx.db, report.trajectories[2]!.id))!;
     expect(b.task.id).toBe(a.task.id);
     expect(b.trajectory.attempt).toBe(1);
     expect(b.trajectory.outcome).toBe("step_limit");
     expect(b.steps.every((s) => !s.marksBurnedIn && s.rawScreenshotHash === null)).toBe(true);
 
-    const m = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
+    const m = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
     expect(m.taskSet.name).toBe("BrowserGym miniwob");
     // steps_info.json (save_json) carries the goal.
     expect(m.task.intent).toBe("Click the button labelled ONE.");
@@ -90,7 +93,7 @@ describe("BrowserGym / AgentLab importer", () => {
     expect(m.trajectory.outcomeDetail).toBe("TimeoutError: page.click exceeded 500ms");
     // Step 1 has a pickle but no screenshot: a gap, not an error. Step 2 is a JPEG.
     expect(m.steps.map((s) => s.screenshotHash !== null)).toEqual([true, false, true]);
-    const mime = ctx.db.$client.prepare("select mime from screenshots where hash = ?").get(m.steps[2]!.screenshotHash) as { mime: string };
+    const mime = sqliteClient(ctx.db).prepare("select mime from screenshots where hash = ?").get(m.steps[2]!.screenshotHash) as { mime: string };
     expect(mime.mime).toBe("image/jpeg");
 
     const again = await runImport(ctx, { path: study });
@@ -139,7 +142,7 @@ describe.skipIf(!realSummary)("BrowserGym importer on AgentLab's real summary_in
     fs.renameSync(path.join(ctx.dir, "test_study", experimentDirName({ agent: "GenericAgent", task: "miniwob.ascending-numbers", seed: 64 } as ExperimentSpec)), dir);
     fs.copyFileSync(realSummary!, path.join(dir, "summary_info.json"));
     const report = await runImport(ctx, { path: path.join(ctx.dir, "test_study") });
-    const d = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
     expect(d.task.externalId).toBe("miniwob.ascending-numbers#seed64");
     // n_steps is 10 but only two screenshots exist: the other steps are kept without one.
     expect(d.steps).toHaveLength(11);
@@ -203,11 +206,11 @@ describe("unreadable experiments are skipped with a reason naming the file; the 
 describe("malformed BrowserGym folders are rejected with an exact error and nothing written", () => {
   async function expectRejected(setup: (study: string) => string | RegExp) {
     await runImport(ctx, { path: await writeStudy(path.join(ctx.dir, "good")) });
-    const before = storeSnapshot(ctx);
+    const before = await storeSnapshot(ctx);
     const study = await writeStudy(path.join(ctx.dir, "bad study"));
     const expected = setup(study);
     await expect(runImport(ctx, { path: study, format: "browsergym", strict: true })).rejects.toThrow(expected);
-    expect(storeSnapshot(ctx)).toEqual(before);
+    expect(await storeSnapshot(ctx)).toEqual(before);
   }
 
   it("a screenshot that is not an image", async () => {

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import yazl from "yazl";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { importJobStatus, recentImports, resolveServerPath, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
 import { FIRST_VIEW_WIDTHS } from "../../server/domain/image-variants";
 import { hasVariant, warmingSettled } from "../../server/services/images";
@@ -18,7 +19,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 async function zipOf(folder: string, file: string) {
   const zip = new yazl.ZipFile();
@@ -42,9 +45,9 @@ describe("import jobs", () => {
     fs.mkdirSync(path.dirname(upload), { recursive: true });
     await zipOf(src, upload);
 
-    const id = startImport(ctx, { kind: "upload", file: upload, name: "results.zip" }, { requestedBy: null });
+    const id = await startImport(ctx, { kind: "upload", file: upload, name: "results.zip" }, { requestedBy: null });
     await runImportsInBackground(ctx);
-    const view = importJobStatus(ctx, id);
+    const view = await importJobStatus(ctx, id);
     expect(view.error).toBeNull();
     expect(view.status).toBe("succeeded");
     expect(view.source).toBe("results.zip");
@@ -53,10 +56,10 @@ describe("import jobs", () => {
     expect(view.progress).toMatchObject({ phase: "importing", done: 2 });
     // The upload and its extracted folder are gone; the screenshots are in the store.
     expect(fs.readdirSync(path.join(ctx.dir, "imports"))).toEqual([]);
-    expect(recentImports(ctx).map((j) => j.id)).toEqual([id]);
+    expect((await recentImports(ctx)).map((j) => j.id)).toEqual([id]);
     // The imported trajectory's first view is encoded in the background, for whoever opens it from the report.
     await warmingSettled();
-    const first = ctx.db.$client
+    const first = sqliteClient(ctx.db)
       .prepare("select sc.hash, sc.width from steps s join screenshots sc on sc.hash = s.screenshot_hash where s.trajectory_id = ? order by s.idx limit 1")
       .get(view.report!.trajectories[0]!.id) as { hash: string; width: number };
     for (const w of FIRST_VIEW_WIDTHS) expect(hasVariant(ctx.config.dataDir, first.hash, Math.min(w, first.width), "webp")).toBe(true);
@@ -64,31 +67,31 @@ describe("import jobs", () => {
 
   it("a zip bomb upload fails with the zip-limit error and nothing imported", async () => {
     const upload = writeZipBomb(path.join(ctx.dir, "bomb.zip"));
-    const id = startImport(ctx, { kind: "upload", file: upload, name: "bomb.zip" }, { requestedBy: null });
+    const id = await startImport(ctx, { kind: "upload", file: upload, name: "bomb.zip" }, { requestedBy: null });
     await runImportsInBackground(ctx);
-    const view = importJobStatus(ctx, id);
+    const view = await importJobStatus(ctx, id);
     expect(view.status).toBe("failed");
     expect(view.error).toMatch(/^bomb\.zip: entry "manifest\.json" expands \d+ times .* refused as a possible zip bomb/);
     expect(fs.existsSync(upload)).toBe(false);
   });
 
-  it("server paths must lie under the import root, symlinks resolved", () => {
-    expect(() => resolveServerPath(ctx, "x")).toThrow("Importing server paths is off: set VERDICT_IMPORT_ROOT");
+  it("server paths must lie under the import root, symlinks resolved", async () => {
+    await expect(resolveServerPath(ctx, "x")).rejects.toThrow("Importing server paths is off: set VERDICT_IMPORT_ROOT");
     const root = path.join(ctx.dir, "root");
     fs.mkdirSync(path.join(root, "runs", "a"), { recursive: true });
     fs.mkdirSync(path.join(ctx.dir, "secret"));
     fs.symlinkSync(path.join(ctx.dir, "secret"), path.join(root, "link"));
     const withRoot = { ...ctx, config: { ...ctx.config, importRoot: root } };
-    expect(resolveServerPath(withRoot, "runs/a")).toBe(fs.realpathSync(path.join(root, "runs", "a")));
-    expect(resolveServerPath(withRoot, path.join(root, "runs"))).toBe(fs.realpathSync(path.join(root, "runs")));
-    expect(() => resolveServerPath(withRoot, "../secret")).toThrow(`path: ../secret is outside the import root ${root}`);
-    expect(() => resolveServerPath(withRoot, "/etc")).toThrow("is outside the import root");
-    expect(() => resolveServerPath(withRoot, "link")).toThrow(/path: link is outside the import root .* \(it leads to .*secret\)/);
-    expect(() => resolveServerPath(withRoot, "runs/missing")).toThrow("path: runs/missing does not exist under the import root");
+    expect(await resolveServerPath(withRoot, "runs/a")).toBe(fs.realpathSync(path.join(root, "runs", "a")));
+    expect(await resolveServerPath(withRoot, path.join(root, "runs"))).toBe(fs.realpathSync(path.join(root, "runs")));
+    await expect(resolveServerPath(withRoot, "../secret")).rejects.toThrow(`path: ../secret is outside the import root ${root}`);
+    await expect(resolveServerPath(withRoot, "/etc")).rejects.toThrow("is outside the import root");
+    await expect(resolveServerPath(withRoot, "link")).rejects.toThrow(/path: link is outside the import root .* \(it leads to .*secret\)/);
+    await expect(resolveServerPath(withRoot, "runs/missing")).rejects.toThrow("path: runs/missing does not exist under the import root");
   });
 
-  it("refuses an unknown format before queueing anything", () => {
-    expect(() => startImport(ctx, { kind: "path", path: ctx.dir }, { format: "nope", requestedBy: null })).toThrow(/^format: unknown format; known formats: auto, native/);
-    expect(recentImports(ctx)).toEqual([]);
+  it("refuses an unknown format before queueing anything", async () => {
+    await expect(startImport(ctx, { kind: "path", path: ctx.dir }, { format: "nope", requestedBy: null })).rejects.toThrow(/^format: unknown format; known formats: auto, native/);
+    expect(await recentImports(ctx)).toEqual([]);
   });
 });

@@ -13,7 +13,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 async function itemsOf(importer: Importer, input: string): Promise<ImportItem[]> {
   const out: ImportItem[] = [];
@@ -35,7 +37,7 @@ describe.skipIf(!webarena)("WebArena renders from HuiyuanYan/webarena (skipped: 
 
     const report = await runImport(ctx, { path: webarena! });
     expect([report.created, report.updated, report.unchanged]).toEqual([11, 0, 0]);
-    const byId = new Map(report.trajectories.map((t) => [t.externalTaskId, getTrajectoryDetail(ctx.db, t.id)!]));
+    const byId = new Map(await Promise.all(report.trajectories.map(async (t) => [t.externalTaskId, (await getTrajectoryDetail(ctx.db, t.id))!] as const)));
     // The unfinished task: error.txt says why it stopped.
     expect(byId.get("webarena.9")!.trajectory.outcome).toBe("error");
     expect(byId.get("webarena.9")!.trajectory.outcomeDetail).toMatch(/^the run failed: TimeoutError\('Timeout 30000\.0ms exceeded/);

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { detectImporter } from "../../server/importers/registry";
 import { seeActImporter } from "../../server/importers/seeact";
@@ -17,7 +18,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 async function items(input: string): Promise<ImportItem[]> {
   const out: ImportItem[] = [];
@@ -60,13 +63,13 @@ describe("SeeAct runs that ended before their first step", () => {
     expect([report.created, report.updated, report.unchanged]).toEqual([3, 0, 0]);
     const byId = new Map(report.trajectories.map((t) => [t.externalTaskId, t]));
     expect(byId.get("task-no-elements")!.steps).toBe(0);
-    const d = getTrajectoryDetail(ctx.db, byId.get("task-no-elements")!.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, byId.get("task-no-elements")!.id))!;
     expect(d.trajectory.outcome).toBe("error");
     expect(d.trajectory.outcomeDetail).toBe("No elements");
-    const crashed = getTrajectoryDetail(ctx.db, byId.get("task-crashed")!.id)!;
+    const crashed = (await getTrajectoryDetail(ctx.db, byId.get("task-crashed")!.id))!;
     expect(crashed.steps).toEqual([]);
     expect(crashed.trajectory.outcomeDetail).toBe("TimeoutError: Page.goto: Timeout 30000ms exceeded.");
-    const verdicts = ctx.db.$client
+    const verdicts = sqliteClient(ctx.db)
       .prepare("select t.external_id id, v.evaluator_name, v.kind, v.verdict from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by 1")
       .all();
     expect(verdicts).toEqual([
@@ -125,7 +128,7 @@ describe.skipIf(!mlin)("SeeAct pip-package output as left on disk (../shared/fix
     expect(got.filter((i) => i.kind === "skipped")).toEqual([]);
     const report = await runImport(ctx, { path: mlin! });
     expect([report.created, report.updated, report.unchanged]).toEqual([1, 0, 0]);
-    const d = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
     expect(d.task.intent).toBe('Find the pdf of the paper "GPT-4V(ision) is a Generalist Web Agent, if Grounded"');
     expect(d.run.model).toBe("gpt-4-turbo");
     expect(d.run.name).toBe("seeact-mlin12321/seeact_agent_files");

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { seeActImporter } from "../../server/importers/seeact";
 import type { ImportTrajectory } from "../../server/importers/types";
@@ -13,7 +14,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 const THUMBTACK: ResearchTaskSpec = {
   taskId: "demo task 1.5",
@@ -55,7 +58,7 @@ describe("SeeAct research tool output", () => {
 
     const t = report.trajectories.find((x) => x.externalTaskId === "demo task 1.5")!;
     expect(t).toMatchObject({ steps: 4, screenshots: 3, finalAnswer: null });
-    const d = getTrajectoryDetail(ctx.db, t.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, t.id))!;
     expect(d.taskSet.name).toBe("SeeAct online tasks");
     expect(d.task.intent).toBe(THUMBTACK.task);
     expect(d.task.startUrl).toBe("https://www.thumbtack.com/");
@@ -79,10 +82,10 @@ describe("SeeAct research tool output", () => {
     // Step 1 had two batches: the later batch's crop is the step's screenshot.
     const firstShot = fs.readFileSync(path.join(root, "demo task 1.5", "image_inputs", "1_1_crop.jpg"));
     expect(fs.readFileSync(ctx.store.pathFor(d.steps[0]!.screenshotHash!))).toEqual(firstShot);
-    const mime = ctx.db.$client.prepare("select mime from screenshots where hash = ?").get(d.steps[0]!.screenshotHash) as { mime: string };
+    const mime = sqliteClient(ctx.db).prepare("select mime from screenshots where hash = ?").get(d.steps[0]!.screenshotHash) as { mime: string };
     expect(mime.mime).toBe("image/jpeg");
 
-    const w = getTrajectoryDetail(ctx.db, report.trajectories.find((x) => x.externalTaskId === WALMART.taskId)!.id)!;
+    const w = (await getTrajectoryDetail(ctx.db, report.trajectories.find((x) => x.externalTaskId === WALMART.taskId)!.id))!;
     expect(w.trajectory.outcome).toBe("error");
     expect(w.trajectory.outcomeDetail).toBe("no executable operations for 2 times.");
     expect(w.task.site).toBe("careers.walmart");
@@ -142,8 +145,8 @@ describe("SeeAct pip package output", () => {
     const report = await runImport(ctx, { path: root });
     expect(report.format).toBe("seeact");
     expect(report.trajectories.map((t) => t.steps)).toEqual([5, 5]);
-    const first = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
-    const second = getTrajectoryDetail(ctx.db, report.trajectories[1]!.id)!;
+    const first = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
+    const second = (await getTrajectoryDetail(ctx.db, report.trajectories[1]!.id))!;
     // Two sessions of the same task are attempts 0 and 1 of one task.
     expect([first.trajectory.attempt, second.trajectory.attempt]).toEqual([0, 1]);
     expect(first.task.id).toBe(second.task.id);
@@ -186,12 +189,12 @@ describe("SeeAct pip package output", () => {
 describe("malformed SeeAct output is rejected by a strict import with an exact error and nothing written", () => {
   async function expectRejected(setup: (root: string) => string | RegExp) {
     await runImport(ctx, { path: await writeSeeActResearch(path.join(ctx.dir, "ok"), [THUMBTACK]) });
-    const before = storeSnapshot(ctx);
+    const before = await storeSnapshot(ctx);
     const root = await writeSeeActResearch(path.join(ctx.dir, "bad"), [THUMBTACK, WALMART], 300);
     await writeSeeActPackage(root, [{ folder: "20240601_000000", tasks: ["t"], website: "https://x.test/", predictions: [{ action: "CLICK", value: "None", element: null }], history: ["NONE"] }]);
     const expected = setup(root);
     await expect(runImport(ctx, { path: root, format: "seeact", strict: true })).rejects.toThrow(expected);
-    expect(storeSnapshot(ctx)).toEqual(before);
+    expect(await storeSnapshot(ctx)).toEqual(before);
   }
 
   it("result.json that is not JSON", async () => {

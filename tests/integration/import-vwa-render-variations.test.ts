@@ -17,7 +17,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 async function itemsOf(input: string): Promise<ImportItem[]> {
   const out: ImportItem[] = [];
@@ -81,7 +83,7 @@ describe("custom deployments", () => {
     const config = { ...SHOPPING_CONFIG, sites: ["furniture_shop"], task_id: 5, storage_state: "./.auth/furniture_shop_state.json" };
     writeRender(dir, 5, config, [a11yStep({ url: "http://127.0.0.1:8100/" })]);
     const report = await runImport(ctx, { path: dir });
-    const d = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
     expect(d.taskSet.name).toBe("WebArena-style furniture_shop");
     expect(d.task.externalId).toBe("furniture_shop.5");
     expect(d.task.site).toBe("furniture_shop");
@@ -119,14 +121,14 @@ describe("crashed tasks and error.txt", () => {
       ["webarena.7", 0],
       ["webarena.8", 0],
     ]);
-    const seven = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
+    const seven = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
     expect(seven.trajectory.outcome).toBe("error");
     // The last error naming this task's config wins (error.txt is appended by every run).
     expect(seven.trajectory.outcomeDetail).toBe(
       "the run failed before the first step: Error('net::ERR_PROXY_CONNECTION_FAILED at http://127.0.0.1:7780/') (error.txt line 14)",
     );
     expect(seven.trajectory.sourcePath).toBe(file);
-    const eight = getTrajectoryDetail(ctx.db, report.trajectories[1]!.id)!;
+    const eight = (await getTrajectoryDetail(ctx.db, report.trajectories[1]!.id))!;
     expect(eight.trajectory.outcome).toBe("error");
     expect(eight.trajectory.outcomeDetail).toBe("the render has no step: the run stopped before the first observation (error.txt names no error for this task)");
   });

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { IMPORTERS } from "../../server/importers/registry";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
@@ -15,7 +16,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 async function trajectoriesOf(input: string): Promise<ImportTrajectory[]> {
   const out: ImportTrajectory[] = [];
@@ -38,7 +41,7 @@ describe("VisualWebArena render importer", () => {
 
     const shop = report.trajectories.find((t) => t.externalTaskId === "visualwebarena.456")!;
     expect(shop).toMatchObject({ steps: 3, screenshots: 3, rawScreenshots: 0, finalAnswer: "$279.49" });
-    const d = getTrajectoryDetail(ctx.db, shop.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, shop.id))!;
     expect(d.taskSet.name).toBe("VisualWebArena shopping");
     expect(d.task.site).toBe("shopping");
     expect(d.task.intent).toBe(SHOPPING_CONFIG.intent);
@@ -65,11 +68,11 @@ describe("VisualWebArena render importer", () => {
       { label: "5", bbox: null, tag: "img", text: "Acoustic guitar, 41 inch [brown]" },
     ]);
     for (const s of d.steps) expect(fs.existsSync(ctx.store.pathFor(s.screenshotHash!))).toBe(true);
-    const shot = ctx.db.$client.prepare("select width, height, mime from screenshots where hash = ?").get(d.steps[0]!.screenshotHash);
+    const shot = sqliteClient(ctx.db).prepare("select width, height, mime from screenshots where hash = ?").get(d.steps[0]!.screenshotHash);
     expect(shot).toEqual({ width: 64, height: 48, mime: "image/png" });
 
     const reddit = report.trajectories.find((t) => t.externalTaskId === "visualwebarena.237")!;
-    const r = getTrajectoryDetail(ctx.db, reddit.id)!;
+    const r = (await getTrajectoryDetail(ctx.db, reddit.id))!;
     expect(r.taskSet.name).toBe("VisualWebArena reddit");
     expect(r.trajectory.finalAnswer).toBeNull();
     expect(r.trajectory.outcome).toBe("error");
@@ -137,7 +140,7 @@ describe("VisualWebArena render importer", () => {
     ]);
     const report = await runImport(ctx, { path: file });
     expect(report.format).toBe("vwa-render");
-    const d = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
     expect(d.taskSet.name).toBe("WebArena");
     expect(d.task.externalId).toBe("webarena.27");
     expect(d.task.site).toBe("gitlab");
@@ -170,11 +173,11 @@ describe.skipIf(!vwaConfigs)("VWA render joins the task configs from ../shared (
     writeRender(dir, 43, cfg, [
       { url: "http://127.0.0.1:9999/forums", observation: "[1] [A] [Forums]", image: await tinyPng(9), prevAction: "None", rawPrediction: "", actionType: "STOP", answer: "N/A", parsedAction: "stop [N/A]" },
     ]);
-    const before = (ctx.db.$client.prepare("select count(*) n from tasks").get() as { n: number }).n;
+    const before = (sqliteClient(ctx.db).prepare("select count(*) n from tasks").get() as { n: number }).n;
     const report = await runImport(ctx, { path: dir });
     expect(report.trajectories[0]!.externalTaskId).toBe("visualwebarena.277");
-    expect((ctx.db.$client.prepare("select count(*) n from tasks").get() as { n: number }).n).toBe(before);
-    const d = getTrajectoryDetail(ctx.db, report.trajectories[0]!.id)!;
+    expect((sqliteClient(ctx.db).prepare("select count(*) n from tasks").get() as { n: number }).n).toBe(before);
+    const d = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
     expect(d.taskSet.name).toBe("VisualWebArena reddit");
     // The stored task keeps the task file's placeholder URL, not the render's substituted one.
     expect(d.task.startUrl).toBe(raw.find((t) => t.task_id === 43)!.start_url);
@@ -223,7 +226,7 @@ describe("malformed screenshots are rejected by a strict import with an exact er
   it("a screenshot whose base64 is not an image", async () => {
     const ok = await writeVwaResultDir(path.join(ctx.dir, "ok"));
     await runImport(ctx, { path: ok });
-    const before = storeSnapshot(ctx);
+    const before = await storeSnapshot(ctx);
     const dir = path.join(ctx.dir, "bad results");
     await writeVwaResultDir(dir, 100);
     const file = path.join(dir, "render_12.html");
@@ -233,7 +236,7 @@ describe("malformed screenshots are rejected by a strict import with an exact er
     await expect(runImport(ctx, { path: dir, format: "vwa-render", strict: true })).rejects.toThrow(
       new RegExp(`^${escapeRegExp(`${file} (step 2 screenshot): is not a PNG, JPEG, WebP or GIF image`)}$`),
     );
-    expect(storeSnapshot(ctx)).toEqual(before);
+    expect(await storeSnapshot(ctx)).toEqual(before);
   });
 
   it("a folder without render files", async () => {

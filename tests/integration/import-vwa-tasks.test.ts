@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 
@@ -6,7 +7,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 const configs = sharedPath("fixtures", "visualwebarena", "config_files");
 describe.skipIf(!configs)("VWA task-config importer on ../shared fixtures (skipped: ../shared/fixtures absent)", () => {
@@ -14,7 +17,7 @@ describe.skipIf(!configs)("VWA task-config importer on ../shared fixtures (skipp
     const report = await runImport(ctx, { path: configs! });
     expect(report.format).toBe("vwa-tasks");
     expect(report.tasks).toEqual({ created: 1722, updated: 0, unchanged: 0 });
-    const sets = ctx.db.$client
+    const sets = sqliteClient(ctx.db)
       .prepare("select s.name, count(*) n from tasks t join task_sets s on s.id = t.task_set_id group by s.name order by s.name")
       .all();
     expect(sets).toEqual([
@@ -23,7 +26,7 @@ describe.skipIf(!configs)("VWA task-config importer on ../shared fixtures (skipp
       { name: "VisualWebArena shopping", n: 466 },
       { name: "WebArena", n: 812 },
     ]);
-    const rows = ctx.db.$client
+    const rows = sqliteClient(ctx.db)
       .prepare("select external_id, evaluator_config, difficulty, input_images, reference_answers from tasks where external_id like 'visualwebarena.%'")
       .all() as { external_id: string; evaluator_config: string; difficulty: string; input_images: string; reference_answers: string }[];
     expect(rows).toHaveLength(910);

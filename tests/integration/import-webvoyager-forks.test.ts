@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import type { ImportItem, ImportOptions, ImportTrajectory } from "../../server/importers/types";
 import { detectImporter } from "../../server/importers/registry";
@@ -18,7 +19,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 async function items(input: string, options: ImportOptions = {}): Promise<ImportItem[]> {
   const out: ImportItem[] = [];
@@ -195,7 +198,7 @@ describe("WebVoyager forks: result trees at any depth", () => {
 
     const first = await runImport(ctx, { path: root });
     expect([first.created, first.updated, first.unchanged]).toEqual([4, 0, 0]);
-    expect((ctx.db.$client.prepare("select count(*) n from agent_runs").get() as { n: number }).n).toBe(3);
+    expect((sqliteClient(ctx.db).prepare("select count(*) n from agent_runs").get() as { n: number }).n).toBe(3);
     const again = await runImport(ctx, { path: root });
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 4]);
     const part = await runImport(ctx, { path: path.join(root, "results") });
@@ -214,7 +217,7 @@ describe("WebVoyager forks: result trees at any depth", () => {
     const crashed = path.join(root, "taskCrashed--1", "interact_messages.json");
     fs.rmSync(crashed);
     // A run whose only task crashed is still reported.
-    const lost = (await writeWebVoyagerFixture(path.join(path.dirname(root), "run2"), [{ id: "Lost--1", intent: "lost", url: "https://x.test/", actions: ["Click [0]"] }]));
+    const lost = await writeWebVoyagerFixture(path.join(path.dirname(root), "run2"), [{ id: "Lost--1", intent: "lost", url: "https://x.test/", actions: ["Click [0]"] }]);
     const lostFile = path.join(lost, "taskLost--1", "interact_messages.json");
     fs.rmSync(lostFile);
     const got = await items(path.dirname(root));
@@ -263,7 +266,7 @@ describe("WebVoyager forks: auto_eval logs", () => {
     const elsewhere = path.join(ctx.dir, "judge-runs", "claude.logs");
     fs.mkdirSync(path.dirname(elsewhere));
     fs.writeFileSync(elsewhere, judged("/home/someone/fork/results/run-b/taskS--1", 5, "SUCCESS", "1"));
-    const [t] = (await trajectories(path.join(root, "results", "run-b"), { evalLogs: [elsewhere] }));
+    const [t] = await trajectories(path.join(root, "results", "run-b"), { evalLogs: [elsewhere] });
     expect(t!.verdicts!.map((v) => [v.evaluator, v.k, v.verdict])).toEqual([
       ["webvoyager:auto_eval (claude.logs)", "5", "success"],
       ["webvoyager:auto_eval", "3", "failure"],
@@ -288,10 +291,10 @@ describe.skipIf(!gndd)("WebVoyager fork runs as left on disk (../shared/fixtures
     expect(read.filter((i) => i.kind === "skipped")).toEqual([]);
     const first = await runImport(ctx, { path: gndd! });
     expect([first.created, first.updated, first.unchanged]).toEqual([13, 0, 0]);
-    expect((ctx.db.$client.prepare("select count(*) n from agent_runs").get() as { n: number }).n).toBe(13);
+    expect((sqliteClient(ctx.db).prepare("select count(*) n from agent_runs").get() as { n: number }).n).toBe(13);
     for (const t of first.trajectories) {
       expect(t.finalAnswer).toBeTruthy();
-      const d = getTrajectoryDetail(ctx.db, t.id)!;
+      const d = (await getTrajectoryDetail(ctx.db, t.id))!;
       expect(d.task.intent).toMatch(/^Go to amazon \(https:\/\/www\.amazon\.com\/\)/);
       expect(d.task.startUrl).toBe("https://www.amazon.com/");
     }

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
@@ -10,7 +11,9 @@ let ctx: TestContext;
 beforeEach(() => {
   ctx = createTestContext();
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 describe("WebVoyager importer on a self-made fixture", () => {
   it("pairs steps with screenshots, parses actions and the final answer, and re-imports idempotently", async () => {
@@ -24,7 +27,7 @@ describe("WebVoyager importer on a self-made fixture", () => {
     const t1 = first.trajectories.find((t) => t.externalTaskId === "Demo Site--1")!;
     expect(t1).toMatchObject({ steps: 3, screenshots: 3, rawScreenshots: 0, finalAnswer: "$12", status: "created" });
 
-    const d = getTrajectoryDetail(ctx.db, t1.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, t1.id))!;
     expect(d.task.intent).toBe("Find the price.");
     expect(d.task.startUrl).toBe("https://demo.test/");
     expect(d.task.site).toBe("Demo Site");
@@ -38,7 +41,7 @@ describe("WebVoyager importer on a self-made fixture", () => {
 
     const t2 = first.trajectories.find((t) => t.externalTaskId === "Demo Site--2")!;
     expect(t2.finalAnswer).toBeNull();
-    expect(getTrajectoryDetail(ctx.db, t2.id)!.trajectory.outcome).toBe("unknown");
+    expect((await getTrajectoryDetail(ctx.db, t2.id))!.trajectory.outcome).toBe("unknown");
 
     const second = await runImport(ctx, { path: root });
     expect([second.created, second.updated, second.unchanged]).toEqual([0, 0, 2]);
@@ -56,7 +59,7 @@ describe("WebVoyager importer on a self-made fixture", () => {
     fs.writeFileSync(path.join(ctx.dir, "results", "evaluation.log"), block("taskEval--1", "All good. SUCCESS", "1") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"));
     const report = await runImport(ctx, { path: runDir });
     expect(report.verdicts).toBe(2);
-    const rows = ctx.db.$client
+    const rows = sqliteClient(ctx.db)
       .prepare("select t.external_id, v.evaluator_name, v.k, v.kind, v.origin, v.verdict, v.rationale from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by t.external_id")
       .all();
     expect(rows).toEqual([
@@ -67,7 +70,7 @@ describe("WebVoyager importer on a self-made fixture", () => {
     fs.writeFileSync(path.join(ctx.dir, "results", "evaluation.log"), block("taskEval--1", "On reflection, NOT SUCCESS", "0") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"));
     const again = await runImport(ctx, { path: runDir });
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 1, 1]);
-    const v = ctx.db.$client.prepare("select verdict, count(*) n from evaluator_verdicts group by verdict").all();
+    const v = sqliteClient(ctx.db).prepare("select verdict, count(*) n from evaluator_verdicts group by verdict").all();
     expect(v).toEqual([{ verdict: "failure", n: 2 }]);
   });
 
@@ -79,7 +82,7 @@ describe("WebVoyager importer on a self-made fixture", () => {
     const second = await runImport(ctx, { path: root });
     expect([second.created, second.updated, second.unchanged]).toEqual([0, 1, 0]);
     expect(second.trajectories[0]!.id).toBe(first.trajectories[0]!.id);
-    const d = getTrajectoryDetail(ctx.db, first.trajectories[0]!.id)!;
+    const d = (await getTrajectoryDetail(ctx.db, first.trajectories[0]!.id))!;
     expect(d.steps).toHaveLength(3);
     expect(d.trajectory.finalAnswer).toBe("b");
   });
@@ -108,17 +111,17 @@ describe.skipIf(!examples)("WebVoyager importer on ../shared fixtures (skipped: 
       expect(t.steps).toBe(e.steps);
       expect(t.screenshots).toBe(e.steps);
       expect(t.finalAnswer).toBeTruthy();
-      const d = getTrajectoryDetail(ctx.db, t.id)!;
+      const d = (await getTrajectoryDetail(ctx.db, t.id))!;
       expect(d.steps[0]!.action.type).toBe(e.first);
       expect(d.steps.at(-1)!.action.type).toBe(e.last);
       expect(d.steps.every((s) => s.action.type !== "unparsed")).toBe(true);
       // Joined from data/WebVoyager_data.jsonl and data/reference_answer.json.
       expect(d.task.referenceAnswers.length).toBeGreaterThan(0);
       expect(["golden", "possible"]).toContain(d.task.referenceAnswers[0]!.kind);
-      const shot = ctx.db.$client.prepare("select width, height, mime from screenshots where hash = ?").get(d.steps[0]!.screenshotHash) as { width: number; height: number; mime: string };
+      const shot = sqliteClient(ctx.db).prepare("select width, height, mime from screenshots where hash = ?").get(d.steps[0]!.screenshotHash) as { width: number; height: number; mime: string };
       expect(shot).toEqual({ width: 1024, height: 768, mime: "image/png" });
     }
-    const amazon = getTrajectoryDetail(ctx.db, first.trajectories.find((t) => t.externalTaskId === "Amazon--0")!.id)!;
+    const amazon = (await getTrajectoryDetail(ctx.db, first.trajectories.find((t) => t.externalTaskId === "Amazon--0")!.id))!;
     expect(amazon.task.intent).toBe("Search an Xbox Wireless controller with green color and rated above 4 stars.");
     expect(amazon.task.startUrl).toBe("https://www.amazon.com/");
     expect(amazon.steps[0]!.action).toMatchObject({ type: "type", target: "2", value: "green Xbox Wireless controller 4 stars" });

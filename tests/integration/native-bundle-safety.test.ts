@@ -19,9 +19,9 @@ beforeEach(() => {
   a = createTestContext();
   b = createTestContext();
 });
-afterEach(() => {
-  a.cleanup();
-  b.cleanup();
+afterEach(async () => {
+  await a.cleanup();
+  await b.cleanup();
 });
 
 async function seed(ctx: TestContext) {
@@ -34,28 +34,28 @@ async function seed(ctx: TestContext) {
 
 async function exported(ctx: TestContext, name: string): Promise<string> {
   const out = path.join(ctx.dir, name);
-  await exportBundle(ctx, trajectoryIds(ctx.db), out);
+  await exportBundle(ctx, await trajectoryIds(ctx.db), out);
   return out;
 }
 
 describe("verdict round trip", () => {
   it("a verdict with no raw reply comes back with none, and re-imports change nothing", async () => {
     await seed(a);
-    for (const id of trajectoryIds(a.db)) {
-      upsertVerdict(a.db, { trajectoryId: id, kind: "human", origin: "verdict", evaluatorKey: "import:lab-review", evaluatorName: "lab-review", verdict: "success", score: 1, rationale: "Checked by hand.", rawReply: null, model: null });
+    for (const id of (await trajectoryIds(a.db))) {
+      await upsertVerdict(a.db, { trajectoryId: id, kind: "human", origin: "verdict", evaluatorKey: "import:lab-review", evaluatorName: "lab-review", verdict: "success", score: 1, rationale: "Checked by hand.", rawReply: null, model: null });
     }
     const out = await exported(a, "export");
     const manifest = JSON.parse(fs.readFileSync(path.join(out, "manifest.json"), "utf8")) as { trajectories: { verdicts: { raw: unknown }[] }[] };
     expect(manifest.trajectories.flatMap((t) => t.verdicts.map((v) => v.raw))).toEqual([null, null]);
 
     await runImport(b, { path: out });
-    expect(listVerdicts(b.db).map((v) => [v.evaluatorKey, v.rawReply])).toEqual([
+    expect((await listVerdicts(b.db)).map((v) => [v.evaluatorKey, v.rawReply])).toEqual([
       ["import:lab-review", null],
       ["import:lab-review", null],
     ]);
     const again = await runImport(b, { path: await exported(b, "again") });
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 2]);
-    expect(listVerdicts(b.db).map((v) => v.rawReply)).toEqual([null, null]);
+    expect((await listVerdicts(b.db)).map((v) => v.rawReply)).toEqual([null, null]);
   });
 });
 
@@ -70,9 +70,9 @@ describe("symbolic links in a folder bundle", () => {
     fs.rmSync(path.join(out, "images", img));
     fs.symlinkSync(outside, path.join(out, "images", img));
     const refusal = `${path.join(out, "images", img)}: is a link to a file outside the bundle folder`;
-    const before = storeSnapshot(b);
+    const before = await storeSnapshot(b);
     await expect(runImport(b, { path: out, strict: true })).rejects.toThrow(refusal);
-    expect(storeSnapshot(b)).toEqual(before);
+    expect(await storeSnapshot(b)).toEqual(before);
     // Without --strict the trajectories that use the linked image are skipped with that reason; the rest import.
     const report = await runImport(b, { path: out });
     expect(report.skipped.length).toBeGreaterThan(0);

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import yazl from "yazl";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";
 import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation";
 import { analyticsOverview } from "../../server/services/analytics";
@@ -17,9 +18,9 @@ beforeEach(() => {
   a = createTestContext();
   b = createTestContext();
 });
-afterEach(() => {
-  a.cleanup();
-  b.cleanup();
+afterEach(async () => {
+  await a.cleanup();
+  await b.cleanup();
 });
 
 async function seed(ctx: TestContext) {
@@ -30,8 +31,8 @@ async function seed(ctx: TestContext) {
   return runImport(ctx, { path: root });
 }
 
-function comparable(ctx: TestContext, id: number) {
-  const d = getTrajectoryDetail(ctx.db, id)!;
+async function comparable(ctx: TestContext, id: number) {
+  const d = (await getTrajectoryDetail(ctx.db, id))!;
   return {
     task: { ...d.task, id: 0, taskSetId: 0, createdAt: 0 },
     taskSet: d.taskSet.name,
@@ -44,7 +45,7 @@ function comparable(ctx: TestContext, id: number) {
 describe("native bundle", () => {
   it.each(["folder", "zip"])("round-trips through a %s: same trajectory, byte-identical images", async (kind) => {
     const report = await seed(a);
-    const ids = trajectoryIds(a.db);
+    const ids = await trajectoryIds(a.db);
     const out = path.join(a.dir, kind === "zip" ? "export.zip" : "export");
     const result = await exportBundle(a, ids, out);
     expect(result).toMatchObject({ trajectories: 2, images: 5 });
@@ -54,8 +55,8 @@ describe("native bundle", () => {
     expect(imported.created).toBe(2);
     for (const t of report.trajectories) {
       const twin = imported.trajectories.find((x) => x.externalTaskId === t.externalTaskId)!;
-      expect(comparable(b, twin.id)).toEqual(comparable(a, t.id));
-      for (const s of getTrajectoryDetail(a.db, t.id)!.steps) {
+      expect(await comparable(b, twin.id)).toEqual(await comparable(a, t.id));
+      for (const s of (await getTrajectoryDetail(a.db, t.id))!.steps) {
         expect(fs.readFileSync(b.store.pathFor(s.screenshotHash!)).equals(fs.readFileSync(a.store.pathFor(s.screenshotHash!)))).toBe(true);
       }
     }
@@ -71,11 +72,11 @@ describe("native bundle", () => {
     fs.writeFileSync(path.join(a.dir, "src", "auto_eval.log"), log.join(""));
     const seeded = await seed(a);
     expect(seeded.verdicts).toBe(2);
-    const ids = trajectoryIds(a.db);
+    const ids = await trajectoryIds(a.db);
     // A judge of this database at two screenshot windows.
     for (const [i, id] of ids.entries()) {
       for (const k of ["1", "3"]) {
-        upsertVerdict(a.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:7", evaluatorName: "Lamp judge", k, promptVersion: "wv-1", verdict: i === 0 ? "success" : "failure", score: null, rationale: `k=${k} says so`, rawReply: "SUCCESS", model: "judge-model" });
+        await upsertVerdict(a.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:7", evaluatorName: "Lamp judge", k, promptVersion: "wv-1", verdict: i === 0 ? "success" : "failure", score: null, rationale: `k=${k} says so`, rawReply: "SUCCESS", model: "judge-model" });
       }
     }
     const out = path.join(a.dir, "with-verdicts.zip");
@@ -83,29 +84,29 @@ describe("native bundle", () => {
 
     const imported = await runImport(b, { path: out });
     expect(imported.created).toBe(2);
-    const rows = (ctx: TestContext) =>
-      listVerdicts(ctx.db)
+    const rows = async (ctx: TestContext) =>
+      (await listVerdicts(ctx.db))
         .map((v) => [v.evaluatorKey, v.evaluatorName, v.kind, v.origin, v.k, v.promptVersion, v.verdict, v.rationale, v.rawReply, v.model].join("|"))
         .sort();
-    const there = rows(b);
+    const there = await rows(b);
     expect(there).toHaveLength(6);
     expect(there).toContain("import:Lamp judge|Lamp judge|judge|import|3|wv-1|failure|k=3 says so|SUCCESS|judge-model");
     expect(there).toContain(`import:webvoyager:auto_eval|webvoyager:auto_eval|judge|import|||failure|Looks wrong.|${log[1]!.trim().split("\n").slice(1).join("\n")}|`);
     // The judge's settings stay apart in the other database's analytics.
-    const columns = analyticsOverview(b.db, { scope: {}, unparseable: "exclude", difficulty: "overall" }).columns.map((c) => c.label);
+    const columns = (await analyticsOverview(b.db, { scope: {}, unparseable: "exclude", difficulty: "overall" })).columns.map((c) => c.label);
     expect(columns).toEqual(expect.arrayContaining(["Lamp judge · k = 1", "Lamp judge · k = 3"]));
 
     // Back into the database it came from: its own judge verdicts are not imported again, nothing changes.
-    const before = rows(a);
+    const before = await rows(a);
     const back = await runImport(a, { path: out });
     expect([back.created, back.updated, back.unchanged]).toEqual([0, 0, 2]);
-    expect(rows(a)).toEqual(before);
+    expect(await rows(a)).toEqual(before);
     // And the copy in the other database, exported and imported there again, is unchanged too.
     const again = path.join(b.dir, "again.zip");
-    await exportBundle(b, trajectoryIds(b.db), again);
+    await exportBundle(b, await trajectoryIds(b.db), again);
     const twice = await runImport(b, { path: again });
     expect([twice.created, twice.updated, twice.unchanged]).toEqual([0, 0, 2]);
-    expect(rows(b)).toEqual(there);
+    expect(await rows(b)).toEqual(there);
   });
 
   it("publishes a JSON Schema generated from the zod schema", () => {
@@ -117,7 +118,7 @@ describe("native bundle", () => {
 });
 
 function snapshot(ctx: TestContext) {
-  const count = (t: string) => (ctx.db.$client.prepare(`select count(*) n from ${t}`).get() as { n: number }).n;
+  const count = (t: string) => (sqliteClient(ctx.db).prepare(`select count(*) n from ${t}`).get() as { n: number }).n;
   const files = fs.existsSync(ctx.store.root) ? fs.readdirSync(ctx.store.root, { recursive: true }).filter((f) => !String(f).includes(".staging")).length : 0;
   return { tasks: count("tasks"), runs: count("agent_runs"), trajectories: count("trajectories"), steps: count("steps"), screenshots: count("screenshots"), files };
 }
@@ -180,7 +181,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
   it("an unknown action type in a bundle manifest is refused with its location", async () => {
     await seed(a);
     const out = path.join(a.dir, "exp");
-    await exportBundle(a, trajectoryIds(a.db), out);
+    await exportBundle(a, await trajectoryIds(a.db), out);
     const manifestFile = path.join(out, "manifest.json");
     const m = JSON.parse(fs.readFileSync(manifestFile, "utf8"));
     m.trajectories[1].steps[0].action.type = "teleport";
@@ -195,7 +196,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
   it("an image whose bytes do not match the manifest hash is refused", async () => {
     await seed(a);
     const out = path.join(a.dir, "exp");
-    await exportBundle(a, trajectoryIds(a.db), out);
+    await exportBundle(a, await trajectoryIds(a.db), out);
     const img = fs.readdirSync(path.join(out, "images"))[0]!;
     fs.writeFileSync(path.join(out, "images", img), Buffer.concat([fs.readFileSync(path.join(out, "images", img)), Buffer.from("x")]));
     const before = snapshot(b);

@@ -7,167 +7,176 @@ import path from "node:path";
 import { TRPCError } from "@trpc/server";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertScreenshotIfMissing } from "../../db/repositories/screenshots";
 import { createCaller } from "../../server/api/root";
 import { createTRPCContext } from "../../server/api/trpc";
 import { fromJsonText } from "../../server/domain/player/paging";
 import { NotFoundError } from "../../server/errors";
 import { getScreenshotImage, variantPath } from "../../server/services/images";
 import { runImport } from "../../server/services/ingest";
-import { createTestContext, type TestContext } from "../helpers/context";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
 
 const fixtures = path.resolve(__dirname, "..", "fixtures");
-let ctx: TestContext;
-let api: ReturnType<typeof createCaller>;
-const ids: Record<string, number> = {};
 
-beforeAll(async () => {
-  ctx = createTestContext();
-  for (const source of [path.join(fixtures, "webvoyager-mini", "results", "20240301_10_00_00"), path.join(fixtures, "native-mini")]) {
-    const report = await runImport(ctx, { path: source });
-    for (const t of report.trajectories) ids[t.externalTaskId] = t.id;
-  }
-  // A signed-in admin: the browser's procedures are for signed-in users once accounts exist. (Passed as a
-  // variable so the call type-checks whether or not the context factory takes a session yet.)
-  const opts = { headers: new Headers(), session: { userId: "test-admin", name: "Test Admin", email: "admin@example.test", role: "admin" as const } };
-  api = createCaller(await createTRPCContext(opts, ctx));
-});
+describeEachBackend("player API", (backend) => {
+  let ctx: TestContext;
+  let api: ReturnType<typeof createCaller>;
+  const ids: Record<string, number> = {};
 
-afterAll(() => ctx?.cleanup());
-
-describe("trajectories.byId", () => {
-  it("returns the task, the run and the first window of steps with their screenshots' pixel size", async () => {
-    const t = await api.trajectories.byId({ id: ids["shop-structured-1"]! });
-    expect(t.task).toMatchObject({ externalId: "shop-structured-1", site: "ShopSite", referenceAnswers: [{ kind: "must_include", text: "59.99" }] });
-    expect(t.run).toMatchObject({ name: "native-mini", model: "fixture-model-1" });
-    expect(t.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "$59.99", stepCount: 7 });
-    expect(t.stepCount).toBe(7);
-    expect(fromJsonText(t.index).count).toBe(7);
-    expect(t.window.from).toBe(0);
-    const steps = fromJsonText(t.window.steps);
-    expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    expect(steps.every((s) => s.screenshot && s.screenshot.width === 1024 && s.screenshot.height === 768)).toBe(true);
-    expect(steps[1]!.elements?.find((e) => e.label === "4")?.bbox).toEqual([40, 150, expect.any(Number), 24]);
-  });
-
-  it("keeps WebVoyager's raw screenshot and burned-in flag", async () => {
-    const t = await api.trajectories.byId({ id: ids["ShopSite--0"]! });
-    const steps = fromJsonText(t.window.steps);
-    expect(steps[2]!.marksBurnedIn).toBe(true);
-    expect(steps[2]!.rawScreenshot).toMatchObject({ width: 1024, height: 768 });
-    expect(steps[2]!.rawScreenshot!.hash).not.toBe(steps[2]!.screenshot!.hash);
-    expect(steps[0]!.rawScreenshot).toBeNull();
-  });
-
-  it("answers NOT_FOUND with the id for an unknown trajectory, BAD_REQUEST for a malformed one", async () => {
-    await expect(api.trajectories.byId({ id: 999_999 })).rejects.toMatchObject({ code: "NOT_FOUND", message: "No trajectory with id 999999" });
-    const err = await api.trajectories.byId({ id: -1 }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(TRPCError);
-    expect((err as TRPCError).code).toBe("BAD_REQUEST");
-  });
-});
-
-describe("trajectories.list", () => {
-  it("filters, sorts and pages", async () => {
-    const all = await api.trajectories.list({});
-    expect(all.total).toBe(3);
-    const noAnswer = await api.trajectories.list({ hasAnswer: false });
-    expect(noAnswer.rows.map((r) => r.externalTaskId)).toEqual(["Shop Site Deals--1"]);
-    const bySteps = await api.trajectories.list({ sort: "steps", dir: "asc" });
-    expect(bySteps.rows.map((r) => r.stepCount)).toEqual([5, 7, 7]);
-    const page2 = await api.trajectories.list({ pageSize: 2, page: 2, sort: "id", dir: "asc" });
-    expect(page2).toMatchObject({ total: 3, pageCount: 2, page: 2 });
-    expect(page2.rows).toHaveLength(1);
-    const search = await api.trajectories.list({ q: "price", site: "ShopSite" });
-    expect(search.rows.map((r) => r.externalTaskId).sort()).toEqual(["ShopSite--0", "shop-structured-1"]);
-    const byTask = await api.trajectories.list({ taskId: all.rows.find((r) => r.externalTaskId === "ShopSite--0")!.taskId });
-    expect(byTask.total).toBe(1);
-  });
-
-  it("offers the filter choices that exist", async () => {
-    const o = await api.trajectories.filterOptions();
-    expect(o.sites).toEqual(["Shop Site Deals", "ShopSite"]);
-    expect(o.models).toEqual(["fixture-model-1"]);
-    expect(o.outcomes.sort()).toEqual(["answered", "unknown"]);
-    expect(o.runs.map((r) => r.name).sort()).toEqual(["20240301_10_00_00", "native-mini"]);
-  });
-});
-
-describe("catalog pages", () => {
-  it("summarises task sets, runs and tasks with counts from their own rows", async () => {
-    const sets = await api.taskSets.list();
-    const wv = sets.find((s) => s.name === "WebVoyager")!;
-    expect(wv).toMatchObject({ taskCount: 2, trajectoryCount: 2, answeredCount: 1, runCount: 1 });
-    const shop = sets.find((s) => s.name === "Fixture shop")!;
-    expect(shop).toMatchObject({ taskCount: 1, trajectoryCount: 1, answeredCount: 1, runCount: 1 });
-
-    const set = await api.taskSets.byId({ id: wv.id });
-    expect(set.tasks.rows.map((t) => [t.externalId, t.trajectoryCount, t.answeredCount, t.referenceCount])).toEqual([
-      ["Shop Site Deals--1", 1, 0, 0],
-      ["ShopSite--0", 1, 1, 1],
-    ]);
-    expect(set.outcomes).toEqual({ answered: 1, unknown: 1 });
-    expect((await api.taskSets.byId({ id: wv.id, q: "cheapest" })).tasks.total).toBe(1);
-
-    const runs = await api.runs.list();
-    const wvRun = runs.find((r) => r.name === "20240301_10_00_00")!;
-    expect(wvRun).toMatchObject({ trajectoryCount: 2, answeredCount: 1, meanSteps: 6, taskSetNames: "WebVoyager" });
-    const run = await api.runs.byId({ id: wvRun.id });
-    expect(run.sites.map((s) => [s.site, s.trajectories, s.answered])).toEqual([
-      ["Shop Site Deals", 1, 0],
-      ["ShopSite", 1, 1],
-    ]);
-
-    const task = await api.tasks.byId({ id: set.tasks.rows[1]!.id });
-    expect(task.trajectories.map((t) => t.externalTaskId)).toEqual(["ShopSite--0"]);
-    await expect(api.runs.byId({ id: 424242 })).rejects.toMatchObject({ code: "NOT_FOUND", message: "No agent run with id 424242" });
-  });
-});
-
-describe("screenshot images", () => {
-  const hashOf = async () => fromJsonText((await api.trajectories.byId({ id: ids["shop-structured-1"]! })).window.steps)[0]!.screenshot!.hash;
-
-  it("serves the original bytes as stored", async () => {
-    const hash = await hashOf();
-    const img = await getScreenshotImage(ctx, hash, { kind: "original" });
-    expect(img.mime).toBe("image/png");
-    expect(img.etag).toBe(`"${hash}"`);
-    expect(img.body.equals(fs.readFileSync(ctx.store.pathFor(hash)))).toBe(true);
-  });
-
-  it("makes a resized variant once and serves it from disk afterwards", async () => {
-    const hash = await hashOf();
-    const file = variantPath(ctx.config.dataDir, hash, 320, "webp");
-    expect(fs.existsSync(file)).toBe(false);
-    const first = await getScreenshotImage(ctx, hash, { kind: "variant", width: 320, format: "webp" });
-    expect(first.mime).toBe("image/webp");
-    expect(await sharp(first.body).metadata()).toMatchObject({ format: "webp", width: 320, height: 240 });
-    expect(fs.existsSync(file)).toBe(true);
-    const mtime = fs.statSync(file).mtimeMs;
-    const second = await getScreenshotImage(ctx, hash, { kind: "variant", width: 320, format: "webp" });
-    expect(second.body.equals(first.body)).toBe(true);
-    expect(fs.statSync(file).mtimeMs).toBe(mtime);
-    // Much smaller than the PNG it came from.
-    expect(first.body.byteLength).toBeLessThan(fs.statSync(ctx.store.pathFor(hash)).size / 2);
-  });
-
-  it("never upscales, and concurrent requests for one variant get the same bytes", async () => {
-    const hash = await hashOf();
-    const [a, b] = await Promise.all([
-      getScreenshotImage(ctx, hash, { kind: "variant", width: 1920, format: "avif" }),
-      getScreenshotImage(ctx, hash, { kind: "variant", width: 1920, format: "avif" }),
-    ]);
-    expect(a.body.equals(b.body)).toBe(true);
-    expect(a.etag).toBe(`"${hash}-w1024.avif"`);
-    expect((await sharp(a.body).metadata()).width).toBe(1024);
-  });
-
-  it("is a NotFoundError for malformed, unknown and missing-file hashes", async () => {
-    for (const bad of ["../../etc/passwd", "abc", "0".repeat(64)]) {
-      await expect(getScreenshotImage(ctx, bad, { kind: "original" })).rejects.toBeInstanceOf(NotFoundError);
+  beforeAll(async () => {
+    ctx = await createBackendContext(backend);
+    for (const source of [path.join(fixtures, "webvoyager-mini", "results", "20240301_10_00_00"), path.join(fixtures, "native-mini")]) {
+      const report = await runImport(ctx, { path: source });
+      for (const t of report.trajectories) ids[t.externalTaskId] = t.id;
     }
-    // A row whose file has gone from the store.
-    const hash = "f".repeat(64);
-    ctx.db.$client.prepare("insert into screenshots (hash, mime, width, height, bytes) values (?, 'image/png', 10, 10, 10)").run(hash);
-    await expect(getScreenshotImage(ctx, hash, { kind: "original" })).rejects.toThrow("No screenshot file with id");
+    // A signed-in admin: the browser's procedures are for signed-in users once accounts exist. (Passed as a
+    // variable so the call type-checks whether or not the context factory takes a session yet.)
+    const opts = { headers: new Headers(), session: { userId: "test-admin", name: "Test Admin", email: "admin@example.test", role: "admin" as const } };
+    api = createCaller(await createTRPCContext(opts, ctx));
+  });
+
+  afterAll(async () => {
+    await ctx?.cleanup();
+  });
+
+  describe("trajectories.byId", () => {
+    it("returns the task, the run and the first window of steps with their screenshots' pixel size", async () => {
+      const t = await api.trajectories.byId({ id: ids["shop-structured-1"]! });
+      expect(t.task).toMatchObject({ externalId: "shop-structured-1", site: "ShopSite", referenceAnswers: [{ kind: "must_include", text: "59.99" }] });
+      expect(t.run).toMatchObject({ name: "native-mini", model: "fixture-model-1" });
+      expect(t.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "$59.99", stepCount: 7 });
+      expect(t.stepCount).toBe(7);
+      expect(fromJsonText(t.index).count).toBe(7);
+      expect(t.window.from).toBe(0);
+      const steps = fromJsonText(t.window.steps);
+      expect(steps.map((s) => s.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+      expect(steps.every((s) => s.screenshot && s.screenshot.width === 1024 && s.screenshot.height === 768)).toBe(true);
+      expect(steps[1]!.elements?.find((e) => e.label === "4")?.bbox).toEqual([40, 150, expect.any(Number), 24]);
+    });
+
+    it("keeps WebVoyager's raw screenshot and burned-in flag", async () => {
+      const t = await api.trajectories.byId({ id: ids["ShopSite--0"]! });
+      const steps = fromJsonText(t.window.steps);
+      expect(steps[2]!.marksBurnedIn).toBe(true);
+      expect(steps[2]!.rawScreenshot).toMatchObject({ width: 1024, height: 768 });
+      expect(steps[2]!.rawScreenshot!.hash).not.toBe(steps[2]!.screenshot!.hash);
+      expect(steps[0]!.rawScreenshot).toBeNull();
+    });
+
+    it("answers NOT_FOUND with the id for an unknown trajectory, BAD_REQUEST for a malformed one", async () => {
+      await expect(api.trajectories.byId({ id: 999_999 })).rejects.toMatchObject({ code: "NOT_FOUND", message: "No trajectory with id 999999" });
+      const err = await api.trajectories.byId({ id: -1 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(TRPCError);
+      expect((err as TRPCError).code).toBe("BAD_REQUEST");
+    });
+  });
+
+  describe("trajectories.list", () => {
+    it("filters, sorts and pages", async () => {
+      const all = await api.trajectories.list({});
+      expect(all.total).toBe(3);
+      const noAnswer = await api.trajectories.list({ hasAnswer: false });
+      expect(noAnswer.rows.map((r) => r.externalTaskId)).toEqual(["Shop Site Deals--1"]);
+      const bySteps = await api.trajectories.list({ sort: "steps", dir: "asc" });
+      expect(bySteps.rows.map((r) => r.stepCount)).toEqual([5, 7, 7]);
+      const page2 = await api.trajectories.list({ pageSize: 2, page: 2, sort: "id", dir: "asc" });
+      expect(page2).toMatchObject({ total: 3, pageCount: 2, page: 2 });
+      expect(page2.rows).toHaveLength(1);
+      const search = await api.trajectories.list({ q: "price", site: "ShopSite" });
+      expect(search.rows.map((r) => r.externalTaskId).sort()).toEqual(["ShopSite--0", "shop-structured-1"]);
+      // Search ignores case on every engine.
+      expect((await api.trajectories.list({ q: "PRICE", site: "ShopSite" })).total).toBe(2);
+      const byTask = await api.trajectories.list({ taskId: all.rows.find((r) => r.externalTaskId === "ShopSite--0")!.taskId });
+      expect(byTask.total).toBe(1);
+    });
+
+    it("offers the filter choices that exist", async () => {
+      const o = await api.trajectories.filterOptions();
+      expect(o.sites).toEqual(["Shop Site Deals", "ShopSite"]);
+      expect(o.models).toEqual(["fixture-model-1"]);
+      expect(o.outcomes.sort()).toEqual(["answered", "unknown"]);
+      expect(o.runs.map((r) => r.name).sort()).toEqual(["20240301_10_00_00", "native-mini"]);
+    });
+  });
+
+  describe("catalog pages", () => {
+    it("summarises task sets, runs and tasks with counts from their own rows", async () => {
+      const sets = await api.taskSets.list();
+      const wv = sets.find((s) => s.name === "WebVoyager")!;
+      expect(wv).toMatchObject({ taskCount: 2, trajectoryCount: 2, answeredCount: 1, runCount: 1 });
+      const shop = sets.find((s) => s.name === "Fixture shop")!;
+      expect(shop).toMatchObject({ taskCount: 1, trajectoryCount: 1, answeredCount: 1, runCount: 1 });
+
+      const set = await api.taskSets.byId({ id: wv.id });
+      expect(set.tasks.rows.map((t) => [t.externalId, t.trajectoryCount, t.answeredCount, t.referenceCount])).toEqual([
+        ["Shop Site Deals--1", 1, 0, 0],
+        ["ShopSite--0", 1, 1, 1],
+      ]);
+      expect(set.outcomes).toEqual({ answered: 1, unknown: 1 });
+      expect((await api.taskSets.byId({ id: wv.id, q: "cheapest" })).tasks.total).toBe(1);
+
+      const runs = await api.runs.list();
+      const wvRun = runs.find((r) => r.name === "20240301_10_00_00")!;
+      expect(wvRun).toMatchObject({ trajectoryCount: 2, answeredCount: 1, meanSteps: 6, taskSetNames: "WebVoyager" });
+      const run = await api.runs.byId({ id: wvRun.id });
+      expect(run.sites.map((s) => [s.site, s.trajectories, s.answered])).toEqual([
+        ["Shop Site Deals", 1, 0],
+        ["ShopSite", 1, 1],
+      ]);
+
+      const task = await api.tasks.byId({ id: set.tasks.rows[1]!.id });
+      expect(task.trajectories.map((t) => t.externalTaskId)).toEqual(["ShopSite--0"]);
+      await expect(api.runs.byId({ id: 424242 })).rejects.toMatchObject({ code: "NOT_FOUND", message: "No agent run with id 424242" });
+    });
+  });
+
+  describe("screenshot images", () => {
+    const hashOf = async () => fromJsonText((await api.trajectories.byId({ id: ids["shop-structured-1"]! })).window.steps)[0]!.screenshot!.hash;
+
+    it("serves the original bytes as stored", async () => {
+      const hash = await hashOf();
+      const img = await getScreenshotImage(ctx, hash, { kind: "original" });
+      expect(img.mime).toBe("image/png");
+      expect(img.etag).toBe(`"${hash}"`);
+      expect(img.body.equals(fs.readFileSync(ctx.store.pathFor(hash)))).toBe(true);
+    });
+
+    it("makes a resized variant once and serves it from disk afterwards", async () => {
+      const hash = await hashOf();
+      const file = variantPath(ctx.config.dataDir, hash, 320, "webp");
+      expect(fs.existsSync(file)).toBe(false);
+      const first = await getScreenshotImage(ctx, hash, { kind: "variant", width: 320, format: "webp" });
+      expect(first.mime).toBe("image/webp");
+      expect(await sharp(first.body).metadata()).toMatchObject({ format: "webp", width: 320, height: 240 });
+      expect(fs.existsSync(file)).toBe(true);
+      const mtime = fs.statSync(file).mtimeMs;
+      const second = await getScreenshotImage(ctx, hash, { kind: "variant", width: 320, format: "webp" });
+      expect(second.body.equals(first.body)).toBe(true);
+      expect(fs.statSync(file).mtimeMs).toBe(mtime);
+      // Much smaller than the PNG it came from.
+      expect(first.body.byteLength).toBeLessThan(fs.statSync(ctx.store.pathFor(hash)).size / 2);
+    });
+
+    it("never upscales, and concurrent requests for one variant get the same bytes", async () => {
+      const hash = await hashOf();
+      const [a, b] = await Promise.all([
+        getScreenshotImage(ctx, hash, { kind: "variant", width: 1920, format: "avif" }),
+        getScreenshotImage(ctx, hash, { kind: "variant", width: 1920, format: "avif" }),
+      ]);
+      expect(a.body.equals(b.body)).toBe(true);
+      expect(a.etag).toBe(`"${hash}-w1024.avif"`);
+      expect((await sharp(a.body).metadata()).width).toBe(1024);
+    });
+
+    it("is a NotFoundError for malformed, unknown and missing-file hashes", async () => {
+      for (const bad of ["../../etc/passwd", "abc", "0".repeat(64)]) {
+        await expect(getScreenshotImage(ctx, bad, { kind: "original" })).rejects.toBeInstanceOf(NotFoundError);
+      }
+      // A row whose file has gone from the store.
+      const hash = "f".repeat(64);
+      await insertScreenshotIfMissing(ctx.db, { hash, mime: "image/png", width: 10, height: 10, bytes: 10 });
+      await expect(getScreenshotImage(ctx, hash, { kind: "original" })).rejects.toThrow("No screenshot file with id");
+    });
   });
 });

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { createCampaign } from "../../server/services/annotation";
 import { runImport } from "../../server/services/ingest";
@@ -44,7 +45,7 @@ function fixtureImages(): Map<string, Buffer> {
 }
 
 function count(table: string): number {
-  return (ctx.db.$client.prepare(`select count(*) n from ${table}`).get() as { n: number }).n;
+  return (sqliteClient(ctx.db).prepare(`select count(*) n from ${table}`).get() as { n: number }).n;
 }
 
 async function cookieOf(email: string): Promise<string> {
@@ -110,16 +111,16 @@ describe("an import with screenshots in S3", () => {
     fs.writeFileSync(path.join(shop, "screenshot5.png"), fresh);
     fs.writeFileSync(path.join(shop, "interact_messages.json"), fs.readFileSync(path.join(shop, "interact_messages.json"), "utf8").replace("Find a green", "Find a green (changed)"));
     const before = { trajectories: count("trajectories"), steps: count("steps"), screenshots: count("screenshots") };
-    ctx.db.$client.exec(`create trigger refuse_shop before update on trajectories begin select raise(abort, 'disk full (test)'); end`);
-    ctx.db.$client.exec(`create trigger refuse_shop_insert before insert on trajectories begin select raise(abort, 'disk full (test)'); end`);
+    sqliteClient(ctx.db).exec(`create trigger refuse_shop before update on trajectories begin select raise(abort, 'disk full (test)'); end`);
+    sqliteClient(ctx.db).exec(`create trigger refuse_shop_insert before insert on trajectories begin select raise(abort, 'disk full (test)'); end`);
     try {
       await expect(runImport(ctx, { path: src })).rejects.toThrow("disk full (test)");
     } finally {
-      ctx.db.$client.exec("drop trigger refuse_shop; drop trigger refuse_shop_insert");
+      sqliteClient(ctx.db).exec("drop trigger refuse_shop; drop trigger refuse_shop_insert");
     }
     expect({ trajectories: count("trajectories"), steps: count("steps"), screenshots: count("screenshots") }).toEqual(before);
     // Every screenshot row still has its object.
-    for (const { hash } of ctx.db.$client.prepare("select hash from screenshots").all() as { hash: string }[]) expect(await ctx.store.has(hash)).toBe(true);
+    for (const { hash } of sqliteClient(ctx.db).prepare("select hash from screenshots").all() as { hash: string }[]) expect(await ctx.store.has(hash)).toBe(true);
 
     // The fresh image was uploaded (before the commit) and is referenced by no row: collected once old enough.
     const freshHash = sha(fresh);
@@ -145,9 +146,9 @@ describe("the screenshot route with screenshots in S3", () => {
     await makeActor(ctx, "S3 Researcher", "researcher");
     const inCampaign = await makeActor(ctx, "S3 Member", "annotator");
     await makeActor(ctx, "S3 Outsider", "annotator");
-    const trajectoryId = (ctx.db.$client.prepare("select id from trajectories order by id limit 1").get() as { id: number }).id;
+    const trajectoryId = (sqliteClient(ctx.db).prepare("select id from trajectories order by id limit 1").get() as { id: number }).id;
     createCampaign(ctx.db, admin, { name: "S3 campaign", trajectoryIds: [trajectoryId], annotatorsPerItem: 1, annotatorIds: [inCampaign.userId] });
-    hash = (ctx.db.$client.prepare("select screenshot_hash h from steps where trajectory_id = ? and screenshot_hash is not null order by idx limit 1").get(trajectoryId) as { h: string }).h;
+    hash = (sqliteClient(ctx.db).prepare("select screenshot_hash h from steps where trajectory_id = ? and screenshot_hash is not null order by idx limit 1").get(trajectoryId) as { h: string }).h;
     bytes = await ctx.store.read(hash);
     researcher = await cookieOf("s3.researcher@test.example");
     member = await cookieOf("s3.member@test.example");

@@ -20,6 +20,7 @@
  *   T13 none  in no campaign  no verdicts  no rule  no human verdict
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { getItemByTrajectory, insertCampaign, insertCampaignItems, setItemState, upsertConsolidated } from "../../db/repositories/annotation";
 import { upsertTask } from "../../db/repositories/catalog";
 import { upsertVerdict } from "../../db/repositories/evaluation";
@@ -42,12 +43,12 @@ let loop: string;
 const id = (name: string) => (name === "T13" ? t13 : fx.ids[name]!);
 let t13 = 0;
 
-beforeAll(() => {
+beforeAll(async () => {
   ctx = createTestContext("verdict-triage-");
-  fx = seedAnalyticsFixture(ctx.db);
+  fx = await seedAnalyticsFixture(ctx.db);
   const db = ctx.db;
-  const { id: taskId } = upsertTask(db, fx.taskSetId, { externalId: "Shop--unlabelled", site: "Shop", intent: "Nobody looked at this one", startUrl: null, contentHash: "task-t13" });
-  t13 = saveTrajectory(db, {
+  const { id: taskId } = await upsertTask(db, fx.taskSetId, { externalId: "Shop--unlabelled", site: "Shop", intent: "Nobody looked at this one", startUrl: null, contentHash: "task-t13" });
+  t13 = (await saveTrajectory(db, {
     runId: fx.runIds.alpha,
     taskId,
     attempt: 0,
@@ -59,26 +60,26 @@ beforeAll(() => {
     sourcePath: null,
     contentHash: "t13",
     steps: [{ index: 0, url: null, thought: null, actionRaw: null, action: { type: "scroll", direction: "down" } }],
-  }).id;
-  const item = (campaignId: number, name: string) => getItemByTrajectory(db, campaignId, id(name))!.id;
-  setItemState(db, item(fx.campaignId, "T3"), "adjudicated");
-  setItemState(db, item(fx.campaignId, "T5"), "agreed");
-  setItemState(db, item(fx.campaignId, "T9"), "disputed");
-  const c2 = insertCampaign(db, { name: "Second look", labelSchema: defaultLabelSchema(), annotatorsPerItem: 2, selection: { description: "T1, T2" }, origin: "import" });
-  insertCampaignItems(db, c2, [id("T1"), id("T2")]);
-  setItemState(db, item(c2, "T1"), "disputed");
-  setItemState(db, item(c2, "T2"), "agreed");
-  upsertConsolidated(db, { campaignId: c2, itemId: item(c2, "T2"), trajectoryId: id("T2"), verdict: "success", category: null, firstFailingStep: null, method: "unanimous", basedOn: [] });
+  })).id;
+  const item = async (campaignId: number, name: string) => (await getItemByTrajectory(db, campaignId, id(name)))!.id;
+  await setItemState(db, await item(fx.campaignId, "T3"), "adjudicated");
+  await setItemState(db, await item(fx.campaignId, "T5"), "agreed");
+  await setItemState(db, await item(fx.campaignId, "T9"), "disputed");
+  const c2 = await insertCampaign(db, { name: "Second look", labelSchema: defaultLabelSchema(), annotatorsPerItem: 2, selection: { description: "T1, T2" }, origin: "import" });
+  await insertCampaignItems(db, c2, [id("T1"), id("T2")]);
+  await setItemState(db, await item(c2, "T1"), "disputed");
+  await setItemState(db, await item(c2, "T2"), "agreed");
+  await upsertConsolidated(db, { campaignId: c2, itemId: (await item(c2, "T2")), trajectoryId: id("T2"), verdict: "success", category: null, firstFailingStep: null, method: "unanimous", basedOn: [] });
   loop = "heuristic:loop||1";
   for (const [name, verdict] of [
     ["T6", "failure"],
     ["T7", "success"],
   ] as const) {
-    upsertVerdict(db, { trajectoryId: id(name), kind: "rule", origin: "verdict", evaluatorKey: "heuristic:loop", evaluatorName: "Heuristic: loop", k: "", promptVersion: "1", verdict });
+    await upsertVerdict(db, { trajectoryId: id(name), kind: "rule", origin: "verdict", evaluatorKey: "heuristic:loop", evaluatorName: "Heuristic: loop", k: "", promptVersion: "1", verdict });
   }
   judgeK1 = `${fx.judgeKey}|1|v1`;
-  researcher = callerWithRole(ctx, "researcher");
-  annotator = callerWithRole(ctx, "annotator");
+  researcher = await callerWithRole(ctx, "researcher");
+  annotator = await callerWithRole(ctx, "annotator");
 });
 
 afterAll(() => ctx?.cleanup());
@@ -196,7 +197,7 @@ describe("seeded samples", () => {
     const alpha = names("T1", "T2", "T3", "T4", "T5", "T6", "T13");
     expect(got).toHaveLength(4);
     expect(got.filter((i) => alpha.includes(i))).toHaveLength(2);
-    expect(matchingTrajectoryIds(ctx.db, { sample: 4, seed: 11, strata: "run" })).toEqual(got);
+    expect(await matchingTrajectoryIds(ctx.db, { sample: 4, seed: 11, strata: "run" })).toEqual(got);
   });
 });
 
@@ -209,13 +210,13 @@ describe("campaign from a selection or sample", () => {
     expect(preview.count).toBe(5);
     expect(preview.description).toMatch(/random sample of 5 \(seed 2024\)/);
     const campaign = await researcher.campaigns.create({ name: "From a sample", filter, annotatorsPerItem: 1 });
-    const items = ctx.db.$client.prepare("select trajectory_id as id from campaign_items where campaign_id = ? order by trajectory_id").all(campaign.id) as { id: number }[];
+    const items = sqliteClient(ctx.db).prepare("select trajectory_id as id from campaign_items where campaign_id = ? order by trajectory_id").all(campaign.id) as { id: number }[];
     expect(items.map((r) => r.id)).toEqual(expected);
   });
 
   it("creates a campaign from hand-picked rows", async () => {
     const campaign = await researcher.campaigns.create({ name: "Hand-picked", filter: { ids: names("T4", "T10") } });
-    const items = ctx.db.$client.prepare("select trajectory_id as id from campaign_items where campaign_id = ? order by trajectory_id").all(campaign.id) as { id: number }[];
+    const items = sqliteClient(ctx.db).prepare("select trajectory_id as id from campaign_items where campaign_id = ? order by trajectory_id").all(campaign.id) as { id: number }[];
     expect(items.map((r) => r.id)).toEqual(names("T4", "T10"));
   });
 

@@ -26,7 +26,7 @@ const mb = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
 class TooLarge extends Error {}
 
 export async function POST(req: Request): Promise<Response> {
-  const app = getAppContext();
+  const app = await getAppContext();
   const user = await sessionFromHeaders(app, req.headers);
   if (!user) return json(401, { error: "Sign in to import trajectories" });
   if (!hasRole(user, "researcher")) return json(403, { error: "Importing is for researchers and admins" });
@@ -40,7 +40,7 @@ export async function POST(req: Request): Promise<Response> {
   if (!name.toLowerCase().endsWith(".zip")) return json(400, { error: `${name}: only .zip files can be uploaded` });
   if (!req.body) return json(400, { error: `${name}: the upload is empty` });
 
-  const file = newUploadPath(app);
+  const file = await newUploadPath(app);
   await fsp.mkdir(path.dirname(file), { recursive: true });
   let received = 0;
   const head: Buffer[] = [];
@@ -65,7 +65,7 @@ export async function POST(req: Request): Promise<Response> {
     return json(400, { error: `${name}: is not a .zip archive` });
   }
   try {
-    const jobId = startImport(app, { kind: "upload", file, name }, { format: url.searchParams.get("format") ?? undefined, requestedBy: user.userId });
+    const jobId = await startImport(app, { kind: "upload", file, name }, { format: url.searchParams.get("format") ?? undefined, requestedBy: user.userId });
     return json(202, { jobId });
   } catch (e) {
     await fsp.rm(file, { force: true });

@@ -8,7 +8,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import type { TriageColumns } from "@/db/repositories/triage";
+import type { TriageColumns } from "@/server/domain/triage-columns";
 import { listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
 import { trajectoryListSearch, type TrajectoryListQuery, type TrajectorySortKey } from "@/server/domain/trajectory-list-query";
 import { formatDate, OutcomeBadge } from "../../_components/ui";

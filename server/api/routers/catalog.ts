@@ -11,8 +11,8 @@ import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc"
 const byId = z.object({ id: z.number().int().positive() });
 
 export const taskSetsRouter = createTRPCRouter({
-  list: researcherProcedure.query(({ ctx }) => {
-    assertSeesWholeCatalog(ctx.db, ctx.actor, "task sets");
+  list: researcherProcedure.query(async ({ ctx }) => {
+    await assertSeesWholeCatalog(ctx.db, ctx.actor, "task sets");
     return taskSetList(ctx.db);
   }),
   byId: researcherProcedure
@@ -24,23 +24,23 @@ export const taskSetsRouter = createTRPCRouter({
         pageSize: z.number().int().positive().max(500).default(100),
       }),
     )
-    .query(({ ctx, input }) => {
-      assertSeesWholeCatalog(ctx.db, ctx.actor, "task sets");
+    .query(async ({ ctx, input }) => {
+      await assertSeesWholeCatalog(ctx.db, ctx.actor, "task sets");
       return taskSetOverview(ctx.db, input.id, input);
     }),
 });
 
 export const tasksRouter = createTRPCRouter({
-  byId: authedProcedure.input(byId).query(({ ctx, input }) => taskForViewer(ctx.db, ctx.actor, input.id)),
+  byId: authedProcedure.input(byId).query(async ({ ctx, input }) => taskForViewer(ctx.db, ctx.actor, input.id)),
 });
 
 export const runsRouter = createTRPCRouter({
-  list: researcherProcedure.query(({ ctx }) => {
-    assertSeesWholeCatalog(ctx.db, ctx.actor, "agent runs");
+  list: researcherProcedure.query(async ({ ctx }) => {
+    await assertSeesWholeCatalog(ctx.db, ctx.actor, "agent runs");
     return runList(ctx.db);
   }),
-  byId: researcherProcedure.input(byId).query(({ ctx, input }) => {
-    assertSeesWholeCatalog(ctx.db, ctx.actor, "agent runs");
+  byId: researcherProcedure.input(byId).query(async ({ ctx, input }) => {
+    await assertSeesWholeCatalog(ctx.db, ctx.actor, "agent runs");
     return runOverview(ctx.db, input.id);
   }),
 });

@@ -10,7 +10,7 @@ import { importJobStatus, recentImports, resolveServerPath, startImport } from "
 import { adminProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
 export const importsRouter = createTRPCRouter({
-  formOptions: researcherProcedure.query(({ ctx }) => {
+  formOptions: researcherProcedure.query(async ({ ctx }) => {
     const limits = ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv);
     const admin = ctx.session ? hasRole(ctx.session, "admin") : false;
     return {
@@ -23,14 +23,14 @@ export const importsRouter = createTRPCRouter({
     };
   }),
 
-  recent: researcherProcedure.query(({ ctx }) => recentImports(ctx)),
+  recent: researcherProcedure.query(async ({ ctx }) => recentImports(ctx)),
 
-  status: researcherProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => importJobStatus(ctx, input.id)),
+  status: researcherProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => importJobStatus(ctx, input.id)),
 
   startFromPath: adminProcedure
     .input(z.object({ path: z.string().max(4096), format: z.string().max(64).optional() }))
-    .mutation(({ ctx, input }) => {
-      const real = resolveServerPath(ctx, input.path);
-      return { jobId: startImport(ctx, { kind: "path", path: real }, { format: input.format, requestedBy: ctx.session?.userId ?? null }) };
+    .mutation(async ({ ctx, input }) => {
+      const real = await resolveServerPath(ctx, input.path);
+      return { jobId: await startImport(ctx, { kind: "path", path: real }, { format: input.format, requestedBy: ctx.session?.userId ?? null }) };
     }),
 });

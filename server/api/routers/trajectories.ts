@@ -12,29 +12,29 @@ import { authedProcedure, createTRPCRouter } from "../trpc";
 
 export const trajectoriesRouter = createTRPCRouter({
   /** Researchers and admins also get each row's labels and verdicts (triage); others may not filter on them. */
-  list: authedProcedure.input(trajectoryListInput).query(({ ctx, input }) => {
-    const triage = seesWholeCatalog(ctx.db, ctx.actor);
-    if (!triage && (usesTriage(input) || input.sample !== undefined)) assertMayTriage(ctx.db, ctx.actor);
-    const page = listTrajectoryPage(ctx.db, scopeTrajectoryFilter(ctx.db, ctx.actor, input), { triage });
+  list: authedProcedure.input(trajectoryListInput).query(async ({ ctx, input }) => {
+    const triage = await seesWholeCatalog(ctx.db, ctx.actor);
+    if (!triage && (usesTriage(input) || input.sample !== undefined)) await assertMayTriage(ctx.db, ctx.actor);
+    const page = await listTrajectoryPage(ctx.db, await scopeTrajectoryFilter(ctx.db, ctx.actor, input), { triage });
     return { ...page, triage, rows: page.rows.map((r) => ({ ...r, agentHidden: false })) };
   }),
 
   /** The menus list every run and model: only for viewers who see the whole catalog. */
-  filterOptions: authedProcedure.query(({ ctx }) => {
-    const options = trajectoryFilterOptions(ctx.db);
-    if (seesWholeCatalog(ctx.db, ctx.actor)) return { ...options, ...triageFilterOptions(ctx.db) };
+  filterOptions: authedProcedure.query(async ({ ctx }) => {
+    const options = await trajectoryFilterOptions(ctx.db);
+    if (await seesWholeCatalog(ctx.db, ctx.actor)) return { ...options, ...(await triageFilterOptions(ctx.db)) };
     return { ...options, taskSets: [], runs: [], models: [], categories: [], evaluators: [] };
   }),
 
-  byId: authedProcedure.input(z.object({ id: z.number().int().positive() })).query(({ ctx, input }) => {
-    assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
+  byId: authedProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => {
+    await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
     return getTrajectoryForPlayer(ctx.db, input.id);
   }),
   /** Full details of a window of steps from position `from` (byId carries the first window and the index of all). */
   steps: authedProcedure
     .input(z.object({ id: z.number().int().positive(), from: z.number().int().nonnegative(), count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW) }))
-    .query(({ ctx, input }) => {
-      assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
+    .query(async ({ ctx, input }) => {
+      await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
       return getStepWindow(ctx.db, input.id, input.from, input.count);
     }),
   /** Encode a trajectory's screenshots at the width the player shows them, starting from the current step. */
@@ -47,8 +47,8 @@ export const trajectoriesRouter = createTRPCRouter({
         raw: z.boolean().default(false),
       }),
     )
-    .mutation(({ ctx, input }) => {
-      assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
-      return { queued: warmTrajectoryImages(ctx, input) };
+    .mutation(async ({ ctx, input }) => {
+      await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
+      return { queued: await warmTrajectoryImages(ctx, input) };
     }),
 });

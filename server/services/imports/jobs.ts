@@ -57,12 +57,12 @@ export interface ImportJobView {
 }
 
 /** Where uploads and their extracted folders live while their import runs. */
-export function importsDir(ctx: AppContext): string {
+export async function importsDir(ctx: AppContext): Promise<string> {
   return path.join(ctx.config.dataDir, "imports");
 }
 
-export function newUploadPath(ctx: AppContext): string {
-  return path.join(importsDir(ctx), `upload-${Date.now()}-${crypto.randomBytes(6).toString("hex")}.zip`);
+export async function newUploadPath(ctx: AppContext): Promise<string> {
+  return path.join(await importsDir(ctx), `upload-${Date.now()}-${crypto.randomBytes(6).toString("hex")}.zip`);
 }
 
 function sourceLabel(s: ImportSource): string {
@@ -73,7 +73,7 @@ function sourceLabel(s: ImportSource): string {
  * Resolves an admin's server path against VERDICT_IMPORT_ROOT: symlinks are followed first, so a link inside
  * the root that points outside it is refused too.
  */
-export function resolveServerPath(ctx: AppContext, input: string): string {
+export async function resolveServerPath(ctx: AppContext, input: string): Promise<string> {
   const root = ctx.config.importRoot;
   if (!root) throw new AppError("PRECONDITION_FAILED", "Importing server paths is off: set VERDICT_IMPORT_ROOT to the folder admins may import from");
   if (!input.trim()) throw new ValidationError("path: give a file or folder under the import root");
@@ -110,20 +110,21 @@ function checkFormat(format: string | undefined): string {
 }
 
 /** Queues an import and starts it in this process. Returns the job id. */
-export function startImport(ctx: AppContext, source: ImportSource, opts: { format?: string; requestedBy: string | null }): number {
+export async function startImport(ctx: AppContext, source: ImportSource, opts: { format?: string; requestedBy: string | null }): Promise<number> {
   const groupKey = `import:${crypto.randomUUID()}`;
   const payload: ImportJobPayload = { source, format: checkFormat(opts.format), requestedBy: opts.requestedBy };
   // One attempt: a failed import is reported, not retried (what it committed stays; re-importing is idempotent).
-  enqueueJobs(ctx.db, [{ type: IMPORT_JOB_TYPE, payload, groupKey, maxAttempts: 1 }]);
-  const job = listJobs(ctx.db, { groupKey })[0]!;
-  runImportsInBackground(ctx);
+  await enqueueJobs(ctx.db, [{ type: IMPORT_JOB_TYPE, payload, groupKey, maxAttempts: 1 }]);
+  const job = (await listJobs(ctx.db, { groupKey }))[0]!;
+  // Runs on after the request has answered; its failures are logged (see runImportsInBackground).
+  void runImportsInBackground(ctx);
   return job.id;
 }
 
 let background: Promise<unknown> | null = null;
 
 /** Runs queued import jobs in this process until none is left; a second call while it runs does nothing. */
-export function runImportsInBackground(ctx: AppContext, log: (msg: string) => void = console.error): Promise<unknown> {
+export async function runImportsInBackground(ctx: AppContext, log: (msg: string) => void = console.error): Promise<unknown> {
   background ??= runWorker({
     db: ctx.db,
     handlers: { [IMPORT_JOB_TYPE]: (job) => runImportJob(ctx, job.job, job.signal, job.reportProgress) },
@@ -198,7 +199,7 @@ export async function runImportJob(
     finished = true;
     // Encode what the first view of each new trajectory shows, in the background: whoever opens one from the
     // report finds its screenshot ready.
-    warmFirstViews(ctx, report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id));
+    await warmFirstViews(ctx, report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id));
     if (payload.source.kind === "upload") {
       // Name files as the person knows them (inside their zip), not by the server's upload folder.
       const named = uploadNames(payload.source);
@@ -259,15 +260,15 @@ function view(job: JobRow): ImportJobView {
   };
 }
 
-export function importJobStatus(ctx: AppContext, id: number): ImportJobView {
-  const job = getJob(ctx.db, id);
+export async function importJobStatus(ctx: AppContext, id: number): Promise<ImportJobView> {
+  const job = await getJob(ctx.db, id);
   if (!job || job.type !== IMPORT_JOB_TYPE) throw new NotFoundError("import", id);
   // A server restarted mid-import: pick the queued job up again here.
   if (job.status === "queued") void runImportsInBackground(ctx);
   return view(job);
 }
 
-export function recentImports(ctx: AppContext, limit = 10): ImportJobView[] {
-  return listRecentJobsOfType(ctx.db, IMPORT_JOB_TYPE, limit).map(view);
+export async function recentImports(ctx: AppContext, limit = 10): Promise<ImportJobView[]> {
+  return (await listRecentJobsOfType(ctx.db, IMPORT_JOB_TYPE, limit)).map(view);
 }
 

@@ -6,7 +6,7 @@
  * `minAgeMs` (default a day) are kept whatever their rows say: an import still running may have uploaded them
  * and not committed yet, and removing them would leave its rows pointing at nothing.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { getScreenshot } from "../../../db/repositories/screenshots";
 import type { ScreenshotStore } from "../screenshot-store";
 
@@ -28,14 +28,14 @@ export async function collectUnreferencedObjects(
   const minAgeMs = options.minAgeMs ?? DEFAULT_GC_MIN_AGE_MS;
   const now = options.now ?? Date.now();
   const report: GarbageReport = { removed: [], removedVariants: [], keptYoung: 0 };
-  const referenced = (hash: string) => getScreenshot(deps.db, hash) !== undefined;
+  const referenced = async (hash: string) => (await getScreenshot(deps.db, hash)) !== undefined;
   for (const [objects, out] of [
     [deps.store.originals, report.removed],
     [deps.store.variants, report.removedVariants],
   ] as const) {
     const doomed: string[] = [];
     for await (const o of objects.list()) {
-      if (referenced(o.name.slice(0, 64))) continue;
+      if (await referenced(o.name.slice(0, 64))) continue;
       if (now - o.modified.getTime() < minAgeMs) {
         report.keptYoung++;
         continue;
@@ -44,7 +44,7 @@ export async function collectUnreferencedObjects(
     }
     for (const name of doomed) {
       // Checked again just before removal: a row committed during the listing keeps its object.
-      if (referenced(name.slice(0, 64))) continue;
+      if (await referenced(name.slice(0, 64))) continue;
       if (!options.dryRun) await objects.delete(name);
       out.push(name);
     }

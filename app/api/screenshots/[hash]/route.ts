@@ -30,12 +30,12 @@ export async function GET(req: Request, { params }: { params: Promise<{ hash: st
   if (!parsed.ok) {
     return new Response(`${parsed.error}\n`, { status: 400, headers: { "Content-Type": "text/plain; charset=utf-8" } });
   }
-  const app = getAppContext();
+  const app = await getAppContext();
   const session = await sessionFromHeaders(app, req.headers);
   if (!session) {
     return new Response("Sign in to see screenshots\n", { status: 401, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
   }
-  if (!mayFetchScreenshot(app.db, session, hash)) return notFound();
+  if (!(await mayFetchScreenshot(app.db, session, hash))) return notFound();
   try {
     if (app.config.objectStorage?.presign) {
       const location = await presignedScreenshotUrl(app, hash, parsed.value);
