@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { closeDatabase } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 
 export interface TestContext extends AppContext {
@@ -18,8 +19,8 @@ export function createTestContext(prefix = "verdict-test-"): TestContext {
   return {
     ...ctx,
     dir,
-    cleanup() {
-      ctx.db.$client.close();
+    async cleanup() {
+      await closeDatabase(ctx.db);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
