@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDatabase } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
@@ -43,7 +44,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  ctx.db.$client.close();
+  await closeDatabase(ctx.db);
   await fake.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
