@@ -49,7 +49,8 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe("judge CLI", () => {
+// Each command is a fresh `tsx` process; on a loaded machine a few of them take longer than the default minute.
+describe("judge CLI", { timeout: 240_000 }, () => {
   it("judge-config add takes defaults from the environment and never prints the key", async () => {
     const add = await cli(["judge-config", "add", "--name", "local", "--store-key-from-env", "MY_KEY", "--price-in", "2", "--price-out", "8", "--json"], {
       VERDICT_JUDGE_BASE_URL: fake.baseUrl,
