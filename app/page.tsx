@@ -9,7 +9,7 @@ import { api } from "./_trpc/server";
 export default async function HomePage() {
   const user = await requirePageUser();
   // Runs and models are not for annotators, nor for researchers while they label blind: their home is their queue.
-  if (!seesWholeCatalog(getAppContext().db, user)) redirect("/annotate");
+  if (!(await seesWholeCatalog(getAppContext().db, user))) redirect("/annotate");
   const caller = await api();
   const [runs, sets] = await Promise.all([caller.runs.list(), caller.taskSets.list()]);
   const trajectories = runs.reduce((a, r) => a + r.trajectoryCount, 0);

@@ -36,6 +36,9 @@ if [ ! -f .next/BUILD_ID ] || [ -n "$(find app server db next.config.js package.
   NEXT_TELEMETRY_DISABLED=1 npm run -s build
 fi
 
+# SQLite is brought up to date whenever it is opened; PostgreSQL (VERDICT_DATABASE_URL=postgres://…) only by this.
+npm run -s cli -- migrate
+
 echo "› Loading demo data (recorded through Chromium on the bundled demo sites; skipped when already there)…"
 npm run -s cli -- demo
 

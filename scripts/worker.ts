@@ -7,10 +7,10 @@
  *   VERDICT_RUNNER_LEASE_MS     lease of a running job (default 15000): how soon a dead worker's tasks are taken back
  *   VERDICT_RUNNER_HEADLESS     "0" shows the browser windows (needs a display)
  *   VERDICT_BROWSER_WS          a browser server to use instead of launching Chromium (with VERDICT_RUNNER_PROXY_HOST)
- *   plus VERDICT_DB, VERDICT_DATA_DIR, CHROMIUM_PATH and the rest of server/config.ts
+ *   plus VERDICT_DB or VERDICT_DATABASE_URL, VERDICT_DATA_DIR, CHROMIUM_PATH and the rest of server/config.ts
  */
 import { readEnvironment } from "../server/config";
-import { getAppContext } from "../server/context";
+import { closeSharedDatabases, describeDatabase, getAppContext } from "../server/context";
 import { runRunnerWorker } from "../server/services/runner/worker";
 
 let settings: ReturnType<typeof readEnvironment>;
@@ -36,7 +36,7 @@ const onSignal = (sig: string) => {
 process.on("SIGINT", () => onSignal("SIGINT"));
 process.on("SIGTERM", () => onSignal("SIGTERM"));
 
-log(`live runner on ${ctx.config.dbPath}, ${concurrency} at once`);
+log(`live runner on ${describeDatabase(ctx.config)}, ${concurrency} at once`);
 try {
   const summary = await runRunnerWorker({
     ctx,
@@ -52,4 +52,6 @@ try {
 } catch (e) {
   log(`failed: ${(e as Error).message}`);
   process.exitCode = 1;
+} finally {
+  await closeSharedDatabases();
 }

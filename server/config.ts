@@ -202,7 +202,7 @@ const VARIABLES = {
       if (scheme) return { problem: `has an unsupported scheme "${scheme[1]}:"; expected postgres://user:password@host:port/database or a SQLite file path` };
       return url;
     }),
-    { group: "Installation", default: "<data>/verdict.db (SQLite)", description: "postgres://… selects PostgreSQL (preview: only `migrate` and `migrate-store` use it so far); a file path selects that SQLite file, like VERDICT_DB" },
+    { group: "Installation", default: "<data>/verdict.db (SQLite)", description: "postgres://… selects PostgreSQL (create or update its tables with `npm run cli -- migrate`); a file path selects that SQLite file, like VERDICT_DB" },
   ),
   VERDICT_DB: v(text(), { group: "Installation", default: "<data>/verdict.db", description: "SQLite database file (`:memory:` for a throwaway one)" }),
   VERDICT_AUTH_SECRET: v(text(), { group: "Installation", default: "generated once into <data>/auth-secret", description: "Key signing session cookies and encrypting stored judge keys" }),

@@ -3,7 +3,8 @@
  * The web server, the CLI, workers and tests all build one of these; nothing else reads the environment.
  */
 import { getDatabase, openDatabase, type Db } from "../db/client";
-import { openPostgresDatabase } from "../db/postgres";
+import { closeDatabase } from "../db/database";
+import { openPostgresDatabase, redactPostgresUrl } from "../db/postgres";
 import { bindSecretBox } from "./auth/secret-box";
 import { loadConfig, type VerdictConfig } from "./config";
 import { ScreenshotStore } from "./services/screenshot-store";
@@ -31,6 +32,23 @@ export function createAppContext(config: VerdictConfig): AppContext {
 }
 
 const globalForPostgres = globalThis as unknown as { verdictPostgres?: Map<string, Db> };
+
+/** Where an installation's rows live, for messages: the SQLite file, or the PostgreSQL URL without its password. */
+export function describeDatabase(config: Pick<VerdictConfig, "dbPath" | "postgresUrl">): string {
+  return config.postgresUrl ? redactPostgresUrl(config.postgresUrl) : config.dbPath;
+}
+
+/**
+ * Closes the PostgreSQL pools `getAppContext` opened, so a command-line process can end as soon as its work is done
+ * (an open pool keeps Node running). The embedded SQLite connection needs no closing.
+ */
+export async function closeSharedDatabases(): Promise<void> {
+  const pools = globalForPostgres.verdictPostgres;
+  if (!pools) return;
+  const open = [...pools.values()];
+  pools.clear();
+  await Promise.all(open.map((db) => closeDatabase(db)));
+}
 
 /** One connection pool per PostgreSQL URL per process (survives Next dev hot reloads). Migrating is a step of its own. */
 function sharedPostgres(url: string): Db {

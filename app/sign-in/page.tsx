@@ -14,7 +14,7 @@ export default async function SignInPage({ searchParams }: Props) {
   // Only same-site paths are followed after sign-in (never another origin).
   const next = safeNextPath((await searchParams).next);
   if (await currentUser()) redirect(next);
-  const setup = needsSetup(getAppContext());
+  const setup = await needsSetup(getAppContext());
   return (
     <div className="flex flex-1 items-start justify-center px-4 py-16">
       <div className="panel w-full max-w-sm px-6 py-6 shadow-sm">

@@ -3,9 +3,9 @@
  * sessions go through better-auth (server/auth), never through here; ending sessions and removing a setup
  * account that lost a race are plain deletes.
  */
-import { and, asc, count, eq, gt, inArray, isNull } from "drizzle-orm";
-import type { Db } from "../client";
-import { invitations, sessions, users, type InvitationRow, type Role } from "../schema/index";
+import { and, asc, count, eq, gt, inArray, isNull, ne } from "drizzle-orm";
+import { affectedRows, first, tablesOf, withTransaction, type Db } from "../database";
+import type { InvitationRow, invitations as invitationsTable, Role } from "../schema/index";
 
 export interface UserSummary {
   id: string;
@@ -16,104 +16,134 @@ export interface UserSummary {
   createdAt: Date;
 }
 
-const summaryColumns = {
-  id: users.id,
-  name: users.name,
-  email: users.email,
-  role: users.role,
-  banned: users.banned,
-  createdAt: users.createdAt,
-};
+function summaryColumns(db: Db) {
+  const { users } = tablesOf(db);
+  return {
+    id: users.id,
+    name: users.name,
+    email: users.email,
+    role: users.role,
+    banned: users.banned,
+    createdAt: users.createdAt,
+  };
+}
 
 function toSummary(r: { id: string; name: string; email: string; role: Role; banned: boolean | null; createdAt: Date }): UserSummary {
   return { ...r, banned: r.banned ?? false };
 }
 
-export function countUsers(db: Db): number {
-  return db.select({ n: count() }).from(users).get()!.n;
+export async function countUsers(db: Db): Promise<number> {
+  const { users } = tablesOf(db);
+  const row = await first(db.select({ n: count() }).from(users).limit(1));
+  return Number(row?.n ?? 0);
 }
 
 /** Ends every session of a user (sign-out everywhere). */
-export function deleteUserSessions(db: Db, userId: string): number {
-  return db.delete(sessions).where(eq(sessions.userId, userId)).run().changes;
+export async function deleteUserSessions(db: Db, userId: string): Promise<number> {
+  const { sessions } = tablesOf(db);
+  return affectedRows(await db.delete(sessions).where(eq(sessions.userId, userId)));
 }
 
 /**
- * First-run setup's claim: true when `userId` is the installation's first account. Otherwise the account (made a
- * moment ago by a setup request that lost a race) is removed in the same transaction, so exactly one setup wins.
+ * First-run setup's claim: true when `userId` is the installation's only account, so it is kept. When another
+ * account exists too (made by a setup request running at the same moment), this one is removed in the same
+ * transaction and false is returned. Transactions on one database run one after another (SQLite) or as if they did
+ * (PostgreSQL, serializable), so exactly one of the racing setups finds itself alone: the last to check, if every
+ * earlier one removed itself, or the first, whom every later one then sees.
  */
-export function keepIfFirstUser(db: Db, userId: string): boolean {
-  return db.$client
-    .transaction(() => {
-      const first = db.$client.prepare("SELECT id FROM users ORDER BY rowid LIMIT 1").get() as { id: string } | undefined;
-      if (first?.id === userId) return true;
-      db.delete(users).where(eq(users.id, userId)).run();
-      return false;
-    })
-    .immediate();
+export async function keepIfFirstUser(db: Db, userId: string): Promise<boolean> {
+  const { users } = tablesOf(db);
+  return withTransaction(db, async () => {
+    const other = await first(db.select({ id: users.id }).from(users).where(ne(users.id, userId)).limit(1));
+    if (!other) return true;
+    await db.delete(users).where(eq(users.id, userId));
+    return false;
+  });
 }
 
-export function listUsers(db: Db): UserSummary[] {
-  return db.select(summaryColumns).from(users).orderBy(asc(users.createdAt), asc(users.email)).all().map(toSummary);
+export async function listUsers(db: Db): Promise<UserSummary[]> {
+  const { users } = tablesOf(db);
+  const rows = await db.select(summaryColumns(db)).from(users).orderBy(asc(users.createdAt), asc(users.email));
+  return rows.map(toSummary);
 }
 
-export function getUser(db: Db, id: string): UserSummary | undefined {
-  const r = db.select(summaryColumns).from(users).where(eq(users.id, id)).get();
+export async function getUser(db: Db, id: string): Promise<UserSummary | undefined> {
+  const { users } = tablesOf(db);
+  const r = await first(db.select(summaryColumns(db)).from(users).where(eq(users.id, id)).limit(1));
   return r ? toSummary(r) : undefined;
 }
 
-export function getUsers(db: Db, ids: string[]): UserSummary[] {
+export async function getUsers(db: Db, ids: string[]): Promise<UserSummary[]> {
   if (!ids.length) return [];
-  return db.select(summaryColumns).from(users).where(inArray(users.id, ids)).all().map(toSummary);
+  const { users } = tablesOf(db);
+  const rows = await db.select(summaryColumns(db)).from(users).where(inArray(users.id, ids)).orderBy(asc(users.createdAt), asc(users.email));
+  return rows.map(toSummary);
 }
 
-export function getUserByEmail(db: Db, email: string): UserSummary | undefined {
-  const r = db.select(summaryColumns).from(users).where(eq(users.email, email.toLowerCase())).get();
+export async function getUserByEmail(db: Db, email: string): Promise<UserSummary | undefined> {
+  const { users } = tablesOf(db);
+  const r = await first(db.select(summaryColumns(db)).from(users).where(eq(users.email, email.toLowerCase())).limit(1));
   return r ? toSummary(r) : undefined;
 }
 
-export function setUserRole(db: Db, id: string, role: Role): void {
-  db.update(users).set({ role, updatedAt: new Date() }).where(eq(users.id, id)).run();
+export async function setUserRole(db: Db, id: string, role: Role): Promise<void> {
+  const { users } = tablesOf(db);
+  await db.update(users).set({ role, updatedAt: new Date() }).where(eq(users.id, id));
 }
 
-export function setUserName(db: Db, id: string, name: string): void {
-  db.update(users).set({ name, updatedAt: new Date() }).where(eq(users.id, id)).run();
+export async function setUserName(db: Db, id: string, name: string): Promise<void> {
+  const { users } = tablesOf(db);
+  await db.update(users).set({ name, updatedAt: new Date() }).where(eq(users.id, id));
 }
 
-export function countAdmins(db: Db): number {
-  return db.select({ n: count() }).from(users).where(eq(users.role, "admin")).get()!.n;
+export async function countAdmins(db: Db): Promise<number> {
+  const { users } = tablesOf(db);
+  const row = await first(db.select({ n: count() }).from(users).where(eq(users.role, "admin")).limit(1));
+  return Number(row?.n ?? 0);
 }
 
 // ---- invitations
 
-export function insertInvitation(db: Db, v: typeof invitations.$inferInsert): number {
-  return db.insert(invitations).values(v).returning({ id: invitations.id }).get().id;
+export type NewInvitation = typeof invitationsTable.$inferInsert;
+
+export async function insertInvitation(db: Db, v: NewInvitation): Promise<number> {
+  const { invitations } = tablesOf(db);
+  const [row] = await db.insert(invitations).values(v).returning({ id: invitations.id });
+  return row!.id;
 }
 
 /** An invitation that can still be accepted (not used, not revoked, not expired). */
-export function findOpenInvitation(db: Db, tokenHash: string, now: Date): InvitationRow | undefined {
-  return db
-    .select()
-    .from(invitations)
-    .where(and(eq(invitations.tokenHash, tokenHash), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)))
-    .get();
-}
-
-export function markInvitationAccepted(db: Db, id: number, userId: string, at: Date): boolean {
-  return (
+export async function findOpenInvitation(db: Db, tokenHash: string, now: Date): Promise<InvitationRow | undefined> {
+  const { invitations } = tablesOf(db);
+  return first(
     db
-      .update(invitations)
-      .set({ acceptedAt: at, acceptedUserId: userId })
-      .where(and(eq(invitations.id, id), isNull(invitations.acceptedAt)))
-      .run().changes === 1
+      .select()
+      .from(invitations)
+      .where(and(eq(invitations.tokenHash, tokenHash), isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)))
+      .limit(1),
   );
 }
 
-export function revokeInvitation(db: Db, id: number, at: Date): boolean {
-  return db.update(invitations).set({ revokedAt: at }).where(and(eq(invitations.id, id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt))).run().changes === 1;
+export async function markInvitationAccepted(db: Db, id: number, userId: string, at: Date): Promise<boolean> {
+  const { invitations } = tablesOf(db);
+  const result = await db
+    .update(invitations)
+    .set({ acceptedAt: at, acceptedUserId: userId })
+    .where(and(eq(invitations.id, id), isNull(invitations.acceptedAt)));
+  return affectedRows(result) === 1;
 }
 
-export function listOpenInvitations(db: Db, now: Date) {
+export async function revokeInvitation(db: Db, id: number, at: Date): Promise<boolean> {
+  const { invitations } = tablesOf(db);
+  const result = await db
+    .update(invitations)
+    .set({ revokedAt: at })
+    .where(and(eq(invitations.id, id), isNull(invitations.acceptedAt), isNull(invitations.revokedAt)));
+  return affectedRows(result) === 1;
+}
+
+export async function listOpenInvitations(db: Db, now: Date) {
+  const { invitations } = tablesOf(db);
   return db
     .select({
       id: invitations.id,
@@ -125,6 +155,5 @@ export function listOpenInvitations(db: Db, now: Date) {
     })
     .from(invitations)
     .where(and(isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now)))
-    .orderBy(asc(invitations.createdAt))
-    .all();
+    .orderBy(asc(invitations.createdAt), asc(invitations.id));
 }

@@ -8,6 +8,7 @@
  * is the application's own, applied by openDatabase.
  */
 import { openDatabase, type Db } from "../../db/client";
+import { sqliteClient, tablesOf, withTransaction } from "../../db/database";
 import { createRng } from "../../server/domain/agreement";
 
 export interface AnalyticsDataOptions {
@@ -31,17 +32,20 @@ export interface AnalyticsDataset {
   verdicts: number;
 }
 
-export function generateAnalyticsData(file: string, o: AnalyticsDataOptions): AnalyticsDataset {
+export async function generateAnalyticsData(file: string, o: AnalyticsDataOptions): Promise<AnalyticsDataset> {
   const db = openDatabase(file);
-  const sqlite = db.$client;
+  // Bulk generation straight through the SQLite driver: the benchmarks measure reads of an embedded installation.
+  const sqlite = sqliteClient(db);
   const rng = createRng(o.seed ?? 7);
   const n = o.trajectories;
   const tasksPerRun = Math.ceil(n / BENCH_RUNS.length);
   let labelCount = 0;
   let verdictCount = 0;
 
-  const ids = sqlite.transaction(() => {
-    const setId = Number(sqlite.prepare("insert into task_sets (name, benchmark) values ('Bench set', 'webvoyager')").run().lastInsertRowid);
+  const ids = await withTransaction(db, async () => {
+    const { taskSets } = tablesOf(db);
+    const [set] = await db.insert(taskSets).values({ name: "Bench set", benchmark: "webvoyager" }).returning({ id: taskSets.id });
+    const setId = set!.id;
     const insertTask = sqlite.prepare(
       "insert into tasks (task_set_id, external_id, site, intent, difficulty, content_hash) values (?, ?, ?, ?, ?, ?)",
     );
@@ -132,7 +136,7 @@ export function generateAnalyticsData(file: string, o: AnalyticsDataOptions): An
       verdictCount += 3;
     }
     return { campaignId, judgeA, judgeB };
-  })();
+  });
   // Fresh statistics so the query planner sees the table sizes it would see in a long-lived installation.
   sqlite.exec("analyze");
   return { db, campaignId: ids.campaignId, judgeKeys: [`judge:${ids.judgeA}`, `judge:${ids.judgeB}`], trajectories: n, labels: labelCount, verdicts: verdictCount };

@@ -24,22 +24,23 @@ import {
   judgeAgreementList,
   judgeDisagreements,
 } from "../../server/services/analytics";
+import { closeDatabase, sqliteClient } from "../../db/database";
 import { generateAnalyticsData } from "./analytics-data";
 import type { BenchFigure } from "./types";
 
 const RUNS = 5;
 
 /** Median wall and CPU time (this process) of `runs` calls after one warm-up; `before` runs untimed before each. */
-function measure(fn: () => unknown, before?: () => void, runs = RUNS): { wall: number; cpu: number } {
-  before?.();
-  fn();
+async function measure(fn: () => unknown, before?: () => unknown, runs = RUNS): Promise<{ wall: number; cpu: number }> {
+  await before?.();
+  await fn();
   const walls: number[] = [];
   const cpus: number[] = [];
   for (let r = 0; r < runs; r++) {
-    before?.();
+    await before?.();
     const cpu = process.cpuUsage();
     const started = performance.now();
-    fn();
+    await fn();
     walls.push(performance.now() - started);
     const used = process.cpuUsage(cpu);
     cpus.push((used.user + used.system) / 1000);
@@ -54,7 +55,7 @@ export async function benchAnalytics(): Promise<{ name: string; value: number; u
   const figures: BenchFigure[] = [];
   try {
     const started = performance.now();
-    const data = generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
+    const data = await generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
     const { db } = data;
     figures.push({ name: `generate ${n.toLocaleString("en-US")} trajectories, ${data.labels.toLocaleString("en-US")} labels, ${data.verdicts.toLocaleString("en-US")} verdicts`, value: (performance.now() - started) / 1000, unit: "s" });
     const [judgeA] = data.judgeKeys;
@@ -70,13 +71,13 @@ export async function benchAnalytics(): Promise<{ name: string; value: number; u
       ["drill-down of one site's human failures", () => drillDown(db, { sel: { site: "GitHub", reference: { verdicts: ["failure"] } }, page: 1, pageSize: 50 })],
     ];
     for (const [name, fn] of views) {
-      const cold = measure(fn, () => clearAnalyticsCache(db));
+      const cold = await measure(fn, () => clearAnalyticsCache(db));
       figures.push({ name: `${name}, cold`, value: cold.wall, unit: "ms", target: "≤ 300 ms", ok: cold.wall <= 300 });
       // CPU time of this process: what the wall time would be on an otherwise idle machine (the runs share it).
       figures.push({ name: `${name}, cold, CPU time`, value: cold.cpu, unit: "ms CPU" });
     }
     // Writes as the application makes them, flipping one row back and forth so the data stays the same size.
-    const sqlite = db.$client;
+    const sqlite = sqliteClient(db);
     const flipLabel = sqlite.prepare("update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ?)");
     const flipConsolidated = sqlite.prepare("update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ?)");
     const flipVerdict = sqlite.prepare("update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ?)");
@@ -86,18 +87,18 @@ export async function benchAnalytics(): Promise<{ name: string; value: number; u
     };
     const afterVerdict = () => flipVerdict.run(judgeA);
     for (const [name, fn] of views) {
-      const m = measure(fn, afterLabel);
+      const m = await measure(fn, afterLabel);
       figures.push({ name: `${name}, after a label`, value: m.wall, unit: "ms", target: "≤ 300 ms", ok: m.wall <= 300 });
     }
     for (const [name, fn] of views) {
-      const m = measure(fn, afterVerdict);
+      const m = await measure(fn, afterVerdict);
       figures.push({ name: `${name}, after a verdict`, value: m.wall, unit: "ms", target: "≤ 300 ms", ok: m.wall <= 300 });
     }
     for (const [name, fn] of views) {
-      figures.push({ name: `${name}, warm`, value: measure(fn).wall, unit: "ms" });
+      figures.push({ name: `${name}, warm`, value: (await measure(fn)).wall, unit: "ms" });
     }
     figures.push({ name: "load average (1 min) at the end, for reading the figures", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
-    db.$client.close();
+    await closeDatabase(db);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -8,13 +8,14 @@ import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { appRouter } from "../../server/api/root";
 import { createTRPCContext } from "../../server/api/trpc";
 import { getAuth } from "../../server/auth/auth";
+import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
 
 const [dbPath, dataDir] = process.argv.slice(2);
 const app = createAppContext({ dbPath: dbPath!, dataDir: dataDir!, chromiumPath: "/usr/bin/chromium" });
-const auth = getAuth(app);
+const auth = await getAuth(app);
 
-const server = http.createServer(async (req, res) => {
+async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   try {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -43,7 +44,9 @@ const server = http.createServer(async (req, res) => {
     res.writeHead(500, { "content-type": "text/plain" });
     res.end(String(e));
   }
-});
+}
+
+const server = http.createServer((req, res) => void answer(req, res));
 server.keepAliveTimeout = 60_000;
 server.listen(0, "127.0.0.1", () => {
   const port = (server.address() as { port: number }).port;
@@ -52,6 +55,5 @@ server.listen(0, "127.0.0.1", () => {
 process.on("SIGTERM", () => {
   server.close();
   server.closeAllConnections();
-  app.db.$client.close();
-  process.exit(0);
+  void closeDatabase(app.db).finally(() => process.exit(0));
 });

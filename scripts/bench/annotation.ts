@@ -27,6 +27,7 @@ import { fileURLToPath } from "node:url";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { sql } from "drizzle-orm";
 import superjson from "superjson";
+import { closeDatabase, rawGet, withTransaction } from "../../db/database";
 import { ensureTask, ensureTaskSet, upsertRun } from "../../db/repositories/catalog";
 import { saveTrajectory } from "../../db/repositories/trajectories";
 import type { AppRouter } from "../../server/api/root";
@@ -39,17 +40,17 @@ import { percentile, type BenchFigure } from "./types";
 const K = 3;
 const PASSWORD = "bench-password";
 
-function seedTrajectories(app: AppContext, n: number): number[] {
-  const setId = ensureTaskSet(app.db, { name: "Bench set", benchmark: "webvoyager" });
-  const runId = upsertRun(app.db, { runKey: "bench:annotation", name: "bench run", agentName: "bench-agent", model: "bench-model", sourceSystem: "bench", config: null });
+async function seedTrajectories(app: AppContext, n: number): Promise<number[]> {
+  const setId = await ensureTaskSet(app.db, { name: "Bench set", benchmark: "webvoyager" });
+  const runId = await upsertRun(app.db, { runKey: "bench:annotation", name: "bench run", agentName: "bench-agent", model: "bench-model", sourceSystem: "bench", config: null });
   const ids: number[] = [];
-  app.db.$client.transaction(() => {
+  await withTransaction(app.db, async () => {
     for (let i = 0; i < n; i++) {
-      const taskId = ensureTask(app.db, setId, { externalId: `bench-${i}`, site: "Bench", intent: `Task ${i}`, startUrl: null, contentHash: `bench-task-${i}` });
+      const taskId = await ensureTask(app.db, setId, { externalId: `bench-${i}`, site: "Bench", intent: `Task ${i}`, startUrl: null, contentHash: `bench-task-${i}` });
       const steps = [0, 1, 2, 3].map((s) => ({ index: s, url: null, thought: null, actionRaw: null, action: { type: s === 3 ? ("answer" as const) : ("click" as const), target: String(s) } }));
-      ids.push(saveTrajectory(app.db, { runId, taskId, attempt: 0, finalAnswer: "ok", outcome: "answered", outcomeDetail: null, stepCount: 4, sourceFormat: "bench", sourcePath: null, contentHash: `bench-${i}`, steps }).id);
+      ids.push((await saveTrajectory(app.db, { runId, taskId, attempt: 0, finalAnswer: "ok", outcome: "answered", outcomeDetail: null, stepCount: 4, sourceFormat: "bench", sourcePath: null, contentHash: `bench-${i}`, steps })).id);
     }
-  })();
+  });
   return ids;
 }
 
@@ -108,21 +109,21 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
   const app = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" });
   let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
-    const ids = seedTrajectories(app, Math.ceil((totalLabels + burstLabels) / K));
+    const ids = await seedTrajectories(app, Math.ceil((totalLabels + burstLabels) / K));
     const admin = await createAccount(app, { email: "admin@bench.test", name: "Admin", role: "admin", password: PASSWORD });
     const people: { id: string; email: string }[] = [];
     for (let i = 0; i < annotatorCount; i++) {
       const { user } = await createAccount(app, { email: `a${i}@bench.test`, name: `Annotator ${i}`, role: "annotator", password: PASSWORD });
       people.push({ id: user.id, email: user.email });
     }
-    const campaign = createCampaign(
+    const campaign = await createCampaign(
       app.db,
       { userId: admin.user.id, name: admin.user.name, role: "admin" },
       { name: "Bench", trajectoryIds: ids, annotatorsPerItem: K, annotatorIds: people.map((p) => p.id) },
     );
     const researcher = { userId: admin.user.id, name: admin.user.name, role: "admin" as const };
-    for (const t of ids.slice(0, goldItems)) markGold(app.db, researcher, { campaignId: campaign.id, trajectoryId: t, verdict: "success" });
-    updateQualitySettings(app.db, researcher, campaign.id, { goldRate, assignmentStrategy: strategy });
+    for (const t of ids.slice(0, goldItems)) await markGold(app.db, researcher, { campaignId: campaign.id, trajectoryId: t, verdict: "success" });
+    await updateQualitySettings(app.db, researcher, campaign.id, { goldRate, assignmentStrategy: strategy });
 
     server = await startServerProcess(app.config.dbPath, dir);
     const base = server.url;
@@ -183,11 +184,11 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
     const burst = await run(burstLabels, 0);
     const expected = totalLabels + burstLabels;
 
-    const count = (q: ReturnType<typeof sql>) => app.db.get<{ n: number }>(q)!.n;
-    const labelRows = count(sql`select count(*) as n from labels where status = 'active'`);
-    const revisionRows = count(sql`select count(*) as n from label_revisions`);
+    const count = async (q: ReturnType<typeof sql>) => Number((await rawGet<{ n: number | string }>(app.db, q))!.n);
+    const labelRows = await count(sql`select count(*) as n from labels where status = 'active'`);
+    const revisionRows = await count(sql`select count(*) as n from label_revisions`);
     // Gold items are labelled by every annotator; the k limit holds for the others.
-    const overfull = count(sql`select count(*) as n from (select item_id from labels where item_id not in (select item_id from gold_items) group by item_id having count(*) > ${K})`);
+    const overfull = await count(sql`select count(*) as n from (select item_id from labels where item_id not in (select item_id from gold_items) group by item_id having count(*) > ${K})`);
     const exactlyOnce = labelRows === expected && revisionRows === expected && stored.size === expected && overfull === 0;
     const p95 = percentile(paced.submitMs, 95);
     return [
@@ -208,7 +209,7 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
     ];
   } finally {
     await server?.stop();
-    app.db.$client.close();
+    await closeDatabase(app.db);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

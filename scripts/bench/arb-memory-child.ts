@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { getSteps } from "../../db/repositories/trajectories";
+import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
 import { runImport } from "../../server/services/ingest";
 
@@ -17,6 +18,6 @@ fs.mkdirSync(dataDir, { recursive: true });
 const ctx = createAppContext({ dbPath: path.join(dataDir, "verdict.db"), dataDir, chromiumPath: "/usr/bin/chromium" });
 const report = await runImport(ctx, { path: file, format: "agentrewardbench" });
 const t = report.trajectories[0]!;
-const steps = getSteps(ctx.db, t.id);
-ctx.db.$client.close();
+const steps = await getSteps(ctx.db, t.id);
+await closeDatabase(ctx.db);
 console.log(JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS, steps: t.steps, screenshots: t.screenshots, elements: steps[0]?.elements?.length ?? 0 }));

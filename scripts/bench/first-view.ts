@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext } from "playwright";
+import { closeDatabase } from "../../db/database";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
@@ -45,12 +46,12 @@ export async function benchFirstView(): Promise<BenchFigure[]> {
       ids[mode] = report.trajectories.map((t) => t.id);
       if (mode === "warmed") {
         const t = performance.now();
-        warmFirstViews(app, ids[mode]);
+        await warmFirstViews(app, ids[mode]);
         await warmingSettled();
         process.stderr.write(`  first views of ${ids[mode].length} trajectories encoded in ${((performance.now() - t) / 1000).toFixed(1)} s\n`);
       }
     }
-    app.db.$client.close();
+    await closeDatabase(app.db);
 
     const started = await startServer(dataDir);
     server = started.child;

@@ -14,6 +14,7 @@ import path from "node:path";
 import { ensureTaskSet, upsertRun, upsertTask } from "../../db/repositories/catalog";
 import { countVerdicts } from "../../db/repositories/evaluation";
 import { saveTrajectory } from "../../db/repositories/trajectories";
+import { closeDatabase, withTransaction } from "../../db/database";
 import { createAppContext } from "../../server/context";
 import { createRng, type Rng } from "../../server/domain/agreement";
 import { HEURISTIC_EVALUATORS, type HeuristicStep, type HeuristicTrajectory } from "../../server/domain/evaluators/heuristics/index";
@@ -117,13 +118,13 @@ export async function benchHeuristics(): Promise<BenchFigure[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-heuristics-"));
   const ctx = createAppContext({ dbPath: path.join(dir, "bench.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" });
   try {
-    const taskSetId = ensureTaskSet(ctx.db, { name: "Heuristics bench", benchmark: "adhoc" });
-    const runId = upsertRun(ctx.db, { runKey: "bench:heuristics", name: "bench", agentName: "bench agent", model: "m", sourceSystem: "bench", config: null });
-    const { id: taskId } = upsertTask(ctx.db, taskSetId, { externalId: "kettle", site: "shop", intent: data[0]!.intent, startUrl: null, contentHash: "bench-task" });
+    const taskSetId = await ensureTaskSet(ctx.db, { name: "Heuristics bench", benchmark: "adhoc" });
+    const runId = await upsertRun(ctx.db, { runKey: "bench:heuristics", name: "bench", agentName: "bench agent", model: "m", sourceSystem: "bench", config: null });
+    const { id: taskId } = await upsertTask(ctx.db, taskSetId, { externalId: "kettle", site: "shop", intent: data[0]!.intent, startUrl: null, contentHash: "bench-task" });
     const ids: number[] = [];
-    ctx.db.$client.transaction(() => {
-      data.slice(0, DB_TRAJECTORIES).forEach((t, a) => {
-        const { id } = saveTrajectory(ctx.db, {
+    await withTransaction(ctx.db, async () => {
+      for (const [a, t] of data.slice(0, DB_TRAJECTORIES).entries()) {
+        const { id } = await saveTrajectory(ctx.db, {
           runId,
           taskId,
           attempt: a,
@@ -137,18 +138,18 @@ export async function benchHeuristics(): Promise<BenchFigure[]> {
           steps: t.steps.map((s) => ({ index: s.index, url: s.url, thought: null, actionRaw: null, action: s.action, elements: s.elements })),
         });
         ids.push(id);
-      });
-    })();
+      }
+    });
     const started = performance.now();
     const report = await evaluateHeuristicVerdicts({ db: ctx.db, store: ctx.store }, { trajectoryIds: ids });
     const dbMs = performance.now() - started;
-    if (countVerdicts(ctx.db) !== DB_TRAJECTORIES * HEURISTIC_EVALUATORS.length || report.evaluated !== DB_TRAJECTORIES) {
+    if ((await countVerdicts(ctx.db)) !== DB_TRAJECTORIES * HEURISTIC_EVALUATORS.length || report.evaluated !== DB_TRAJECTORIES) {
       throw new Error(`expected ${DB_TRAJECTORIES} trajectories evaluated, got ${report.evaluated}`);
     }
     figures.push({ name: `service: read, judge, store, ${DB_TRAJECTORIES} traj. × ${STEPS} steps (SQLite)`, value: dbMs, unit: "ms" });
     figures.push({ name: "  at that rate, 10,000 trajectories", value: (dbMs * TRAJECTORIES) / DB_TRAJECTORIES / 1000, unit: "s" });
   } finally {
-    ctx.db.$client.close();
+    await closeDatabase(ctx.db);
     fs.rmSync(dir, { recursive: true, force: true });
   }
   return figures;

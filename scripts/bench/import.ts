@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
+import { closeDatabase, sqliteClient } from "../../db/database";
 import { createAppContext } from "../../server/context";
 import { runImport } from "../../server/services/ingest";
 import type { BenchFigure } from "./types";
@@ -128,10 +129,11 @@ export async function benchImport(): Promise<BenchFigure[]> {
     const importSeconds = (performance.now() - t1) / 1000;
     if (report.created !== trajectories) throw new Error(`expected ${trajectories} trajectories, got ${report.created}`);
 
-    ctx.db.$client.pragma("wal_checkpoint(TRUNCATE)");
+    // The figure is the size of the embedded SQLite file, with its write-ahead log folded in.
+    sqliteClient(ctx.db).pragma("wal_checkpoint(TRUNCATE)");
     const dbBytes = fs.statSync(path.join(work, "data", "verdict.db")).size;
     const perStep = dbBytes / (trajectories * steps);
-    ctx.db.$client.close();
+    await closeDatabase(ctx.db);
 
     const broken = await benchBrokenFolder(work, corpus, steps);
 
@@ -188,7 +190,7 @@ async function benchBrokenFolder(work: string, corpus: string, steps: number) {
       if (source === mixed && report.skipped.length !== brokenCount) throw new Error(`expected ${brokenCount} skipped, got ${report.skipped.length}`);
       return seconds;
     } finally {
-      ctx.db.$client.close();
+      await closeDatabase(ctx.db);
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
   }

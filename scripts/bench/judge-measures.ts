@@ -8,20 +8,21 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { closeDatabase, sqliteClient } from "../../db/database";
 import { clearAnalyticsCache, judgeMeasures } from "../../server/services/analytics";
 import { generateAnalyticsData } from "./analytics-data";
 import { percentile, type BenchFigure } from "./types";
 
 const RUNS = 9;
 
-function timings(fn: () => unknown, before?: () => void): { p50: number; p95: number } {
-  before?.();
-  fn();
+async function timings(fn: () => unknown, before?: () => unknown): Promise<{ p50: number; p95: number }> {
+  await before?.();
+  await fn();
   const walls: number[] = [];
   for (let r = 0; r < RUNS; r++) {
-    before?.();
+    await before?.();
     const started = performance.now();
-    fn();
+    await fn();
     walls.push(performance.now() - started);
   }
   return { p50: percentile(walls, 50), p95: percentile(walls, 95) };
@@ -33,35 +34,33 @@ export async function benchJudgeMeasures(): Promise<BenchFigure[]> {
   const figures: BenchFigure[] = [];
   try {
     const started = performance.now();
-    const data = generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
+    const data = await generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
     const { db } = data;
-    const sqlite = db.$client;
+    const sqlite = sqliteClient(db);
     // Three samples per verdict, their majority agreeing with the stored verdict: 3–0 or 2–1, by trajectory id.
-    sqlite
-      .prepare(
-        "update evaluator_verdicts set sample_count = 3, sample_successes = case when verdict = 'success' then 3 - (trajectory_id % 2) else trajectory_id % 2 end, sample_failures = case when verdict = 'success' then trajectory_id % 2 else 3 - (trajectory_id % 2) end",
-      )
-      .run();
+    sqlite.exec(
+      "update evaluator_verdicts set sample_count = 3, sample_successes = case when verdict = 'success' then 3 - (trajectory_id % 2) else trajectory_id % 2 end, sample_failures = case when verdict = 'success' then trajectory_id % 2 else 3 - (trajectory_id % 2) end",
+    );
     figures.push({ name: `generate ${n.toLocaleString("en-US")} trajectories, ${data.verdicts.toLocaleString("en-US")} sampled verdicts`, value: (performance.now() - started) / 1000, unit: "s" });
 
     const run = () => judgeMeasures(db, { scope: {}, unparseable: "exclude" });
     const flipVerdict = sqlite.prepare("update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ?)");
     const flipConsolidated = sqlite.prepare("update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ?)");
-    const cases: [string, (() => void) | undefined, boolean][] = [
+    const cases: [string, (() => unknown) | undefined, boolean][] = [
       ["cold (cache emptied)", () => clearAnalyticsCache(db), true],
       ["after a verdict", () => flipVerdict.run(data.judgeKeys[0]), true],
       ["after a consolidated label", () => flipConsolidated.run(data.campaignId), true],
       ["warm", undefined, false],
     ];
     for (const [name, before, target] of cases) {
-      const t = timings(run, before);
+      const t = await timings(run, before);
       figures.push({ name: `judge measures, ${name}, p50`, value: t.p50, unit: "ms", ...(target ? { target: "≤ 300 ms", ok: t.p50 <= 300 } : {}) });
       figures.push({ name: `judge measures, ${name}, p95`, value: t.p95, unit: "ms", ...(target ? { target: "≤ 300 ms", ok: t.p95 <= 300 } : {}) });
     }
-    const m = run();
+    const m = await run();
     figures.push({ name: "evaluator settings measured", value: m.evaluators.length, unit: "settings" });
     figures.push({ name: "load average (1 min) at the end, for reading the figures", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
-    sqlite.close();
+    await closeDatabase(db);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

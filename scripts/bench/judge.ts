@@ -12,6 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { listVerdicts } from "../../db/repositories/evaluation";
+import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
 import { createJudgeBatch, runJudgeBatch } from "../../server/services/judge/batch";
 import { createJudgeConfig } from "../../server/services/judge/configs";
@@ -54,8 +55,8 @@ export async function benchJudge(): Promise<BenchFigure[]> {
   const ctx = createAppContext({ dbPath: path.join(dir, "bench.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" });
   try {
     const trajs = await seedTrajectories(ctx, Array.from({ length: TRAJECTORIES }, () => ({ steps: 5 })), "bench-judge");
-    const config = createJudgeConfig(ctx.db, { name: "bench", baseUrl: fake.baseUrl, model: "bench-model" }, LOCAL_JUDGE_ENV);
-    const { batch, estimate } = createJudgeBatch(ctx.db, {
+    const config = await createJudgeConfig(ctx.db, { name: "bench", baseUrl: fake.baseUrl, model: "bench-model" }, LOCAL_JUDGE_ENV);
+    const { batch, estimate } = await createJudgeBatch(ctx.db, {
       config: config.id,
       trajectoryIds: trajs.map((t) => t.id),
       kValues: [...K_VALUES],
@@ -65,7 +66,7 @@ export async function benchJudge(): Promise<BenchFigure[]> {
     const result = await runJudgeBatch({ db: ctx.db, store: ctx.store, env: { ...LOCAL_JUDGE_ENV, VERDICT_JUDGE_API_KEY: "bench" } }, batch.id);
     const seconds = (performance.now() - started) / 1000;
 
-    const verdicts = listVerdicts(ctx.db, { batchId: batch.id });
+    const verdicts = await listVerdicts(ctx.db, { batchId: batch.id });
     const pairs = new Set(verdicts.map((v) => `${v.trajectoryId}:${v.k}`));
     const expected = estimate.calls;
     const lost = expected - pairs.size;
@@ -83,7 +84,7 @@ export async function benchJudge(): Promise<BenchFigure[]> {
     ];
   } finally {
     fake.stop();
-    ctx.db.$client.close();
+    await closeDatabase(ctx.db);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -12,6 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
 import { loadConfig } from "../../server/config";
 import { createAccount } from "../../server/services/accounts";
@@ -80,10 +81,10 @@ export async function benchLargeTrajectory(): Promise<BenchFigure[]> {
     const dbPath = path.join(work, "verdict.db");
     const app = createAppContext({ ...loadConfig(), dbPath, dataDir: work });
     process.stderr.write(`  writing a ${STEPS.toLocaleString("en-US")}-step trajectory (2 KB thought, 30 marks a step)…\n`);
-    const id = seedLongTrajectory(app.db, { steps: STEPS });
-    const shortId = seedLongTrajectory(app.db, { steps: 60, externalTaskId: "bench-short" });
+    const id = await seedLongTrajectory(app.db, { steps: STEPS });
+    const shortId = await seedLongTrajectory(app.db, { steps: 60, externalTaskId: "bench-short" });
     await createAccount(app, USER);
-    app.db.$client.close();
+    await closeDatabase(app.db);
 
     server = await startServer(dbPath, work);
     const { url } = server;

@@ -20,6 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright";
 import { openDatabase, type Db } from "../../db/client";
+import { closeDatabase, sqliteClient, tablesOf, withTransaction } from "../../db/database";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { parseTrajectoryListParams } from "../../server/domain/trajectory-list-query";
@@ -198,15 +199,16 @@ async function measurePlayer(url: string, trajectoryId: number): Promise<{ bytes
 
 // ---- List query at scale --------------------------------------------------------------------------------------
 
-function seedList(db: Db, n: number): void {
-  const sqlite = db.$client;
+async function seedList(db: Db, n: number): Promise<void> {
+  // Bulk generation straight through the SQLite driver (the list figures are the embedded installation's).
+  const sqlite = sqliteClient(db);
   const sites = ["Allrecipes", "Amazon", "Apple", "ArXiv", "GitHub", "BBC News", "Booking", "Cambridge Dictionary", "Coursera", "ESPN", "Google Flights", "Google Map", "Google Search", "Huggingface", "Wolfram Alpha"];
   const models = ["gpt-4o", "gpt-4-vision", "claude-3.5-sonnet", "gemini-1.5-pro", "llava-next", "qwen2-vl", "phi-3-vision", "internvl2", "cogagent", "seeclick"];
   const outcomes = ["answered", "answered", "answered", "step_limit", "error", "unknown"];
   const words = ["recipe", "price", "cheapest", "flight", "repository", "stars", "review", "hotel", "course", "score", "paper", "model", "controller", "salmon", "ticket"];
   const tasksPerSet = 1000;
   const runs = Math.max(1, Math.ceil(n / tasksPerSet));
-  sqlite.transaction(() => {
+  await withTransaction(db, async () => {
     const set = sqlite.prepare("insert into task_sets (name, benchmark) values (?, ?)").run("Bench list", "bench").lastInsertRowid;
     const insTask = sqlite.prepare("insert into tasks (task_set_id, external_id, site, intent, start_url, content_hash) values (?, ?, ?, ?, ?, ?)");
     const taskIds: number[] = [];
@@ -228,12 +230,13 @@ function seedList(db: Db, n: number): void {
         insTraj.run(runId, taskIds[t], answer, outcome, 1 + ((r * 13 + t * 7) % 30), `c${r}-${t}`);
       }
     }
-  })();
+  });
   sqlite.exec("analyze");
 }
 
-function measureList(db: Db): { p95: number; median: number; worst: { query: string; p95: number } } {
-  const runIds = db.$client.prepare("select id from agent_runs order by id limit 3").all() as { id: number }[];
+async function measureList(db: Db): Promise<{ p95: number; median: number; worst: { query: string; p95: number } }> {
+  const { agentRuns } = tablesOf(db);
+  const runIds = await db.select({ id: agentRuns.id }).from(agentRuns).orderBy(agentRuns.id).limit(3);
   const queries = [
     "",
     "outcome=answered",
@@ -255,11 +258,11 @@ function measureList(db: Db): { p95: number; median: number; worst: { query: str
   let worst = { query: "", p95: 0 };
   for (const q of queries) {
     const query = parseTrajectoryListParams(new URLSearchParams(q));
-    listTrajectoryPage(db, query); // warm the statement cache and pages
+    await listTrajectoryPage(db, query); // warm the statement cache and pages
     const times: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
-      listTrajectoryPage(db, query);
+      await listTrajectoryPage(db, query);
       times.push(performance.now() - t0);
     }
     all.push(...times);
@@ -285,9 +288,9 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
     const trajectoryId = report.trajectories[0]!.id;
     // Verdicts for the evaluations panel and its filmstrip marks: a judge at k = 3 and k = full.
     for (const k of ["3", "full"]) {
-      upsertVerdict(app.db, { trajectoryId, kind: "judge", origin: "import", evaluatorKey: "import:bench:judge", evaluatorName: "Bench judge", k, verdict: "success", rationale: "The answer is on the last screen." });
+      await upsertVerdict(app.db, { trajectoryId, kind: "judge", origin: "import", evaluatorKey: "import:bench:judge", evaluatorName: "Bench judge", k, verdict: "success", rationale: "The answer is on the last screen." });
     }
-    app.db.$client.close();
+    await closeDatabase(app.db);
 
     const started = await startServer(dataDir);
     server = started.child;
@@ -302,9 +305,9 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
 
     process.stderr.write(`  seeding ${LIST_TRAJECTORIES.toLocaleString("en-US")} trajectories for the list query…\n`);
     const listDb = openDatabase(path.join(work, "list.db"));
-    seedList(listDb, LIST_TRAJECTORIES);
-    const list = measureList(listDb);
-    listDb.$client.close();
+    await seedList(listDb, LIST_TRAJECTORIES);
+    const list = await measureList(listDb);
+    await closeDatabase(listDb);
 
     return [
       { name: `bytes to open + play ${STEPS} steps (${source})`, value: bytes / 1e6, unit: "MB" },

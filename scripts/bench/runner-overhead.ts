@@ -30,6 +30,7 @@ import { BundleWriter } from "../../server/services/bundle-io";
 import { listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey } from "../../db/repositories/live-runs";
 import { getSteps } from "../../db/repositories/trajectories";
+import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
 import { liveRunRequestSchema } from "../../server/domain/runner/settings";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
@@ -206,8 +207,8 @@ async function concurrentLiveRuns(chromiumPath: string): Promise<BenchFigure[]> 
   try {
     sites = await startDemoSites();
     const env = { VERDICT_DEMO_PORT: String(sites.port) };
-    ensureDemoTaskSet(ctx.db, sites.baseUrl);
-    const { runId, tasks } = startLiveRun(
+    await ensureDemoTaskSet(ctx.db, sites.baseUrl);
+    const { runId, tasks } = await startLiveRun(
       { db: ctx.db, env },
       liveRunRequestSchema.parse({
         name: "bench: four at once",
@@ -217,9 +218,17 @@ async function concurrentLiveRuns(chromiumPath: string): Promise<BenchFigure[]> 
       }),
     );
     let most = 0;
-    const watch = setInterval(() => {
-      most = Math.max(most, listJobs(ctx.db, { groupKey: liveGroupKey(runId), status: "running" }).length);
-    }, 20);
+    let sampling = false;
+    const sample = async () => {
+      if (sampling) return;
+      sampling = true;
+      try {
+        most = Math.max(most, (await listJobs(ctx.db, { groupKey: liveGroupKey(runId), status: "running" })).length);
+      } finally {
+        sampling = false;
+      }
+    };
+    const watch = setInterval(() => void sample().catch(() => undefined), 20);
     const started = performance.now();
     const summary = await runRunnerWorker({
       ctx,
@@ -231,10 +240,11 @@ async function concurrentLiveRuns(chromiumPath: string): Promise<BenchFigure[]> 
     });
     const seconds = (performance.now() - started) / 1000;
     clearInterval(watch);
-    const d = liveRunDetail({ db: ctx.db, env }, runId);
+    const d = await liveRunDetail({ db: ctx.db, env }, runId);
     // A failure is a job that failed or a run that ended in an error; scripted demo runs all answer.
     const failures = d.counts.failed + d.counts.cancelled + d.tasks.filter((t) => t.outcome !== "answered").length;
-    const durations = d.tasks.flatMap((t) => (t.trajectoryId ? getSteps(ctx.db, t.trajectoryId).slice(1).map((s) => s.durationMs ?? 0) : []));
+    const durations: number[] = [];
+    for (const t of d.tasks) if (t.trajectoryId) durations.push(...(await getSteps(ctx.db, t.trajectoryId)).slice(1).map((s) => s.durationMs ?? 0));
     return [
       { name: `${CONCURRENT_RUNS} concurrent live runs (${os.cpus().length} cores): failures`, value: failures, unit: `of ${tasks} runs`, target: "0", ok: failures === 0 && summary.succeeded === tasks },
       { name: "  of which ran at the same time (most)", value: most, unit: "runs", target: `${CONCURRENT_RUNS}`, ok: most === CONCURRENT_RUNS },
@@ -244,7 +254,7 @@ async function concurrentLiveRuns(chromiumPath: string): Promise<BenchFigure[]> 
     ];
   } finally {
     await sites?.close();
-    ctx.db.$client.close();
+    await closeDatabase(ctx.db);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { closeDatabase, sqliteClient, tablesOf } from "../../db/database";
 import { formatEvaluatorRef, parseTrajectoryListParams } from "../../server/domain/trajectory-list-query";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import { BENCH_SITES, generateAnalyticsData } from "./analytics-data";
@@ -24,10 +25,11 @@ export async function benchTriage(): Promise<BenchFigure[]> {
   const figures: BenchFigure[] = [];
   try {
     const started = performance.now();
-    const data = generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
+    const data = await generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
     const { db } = data;
     // Rule results on 3 trajectories in 5 (success, failure, not evaluable in turn) and the loop heuristic on half.
-    db.$client.exec(`
+    // Bulk rows straight through the SQLite driver, as the generator writes them.
+    sqliteClient(db).exec(`
       insert into evaluator_verdicts (trajectory_id, kind, origin, evaluator_key, evaluator_name, k, prompt_version, verdict)
         select id, 'rule', 'verdict', 'rule:vwa', 'VisualWebArena rules', '', '1',
           case id % 3 when 0 then 'success' when 1 then 'failure' else 'not_evaluable' end
@@ -40,7 +42,8 @@ export async function benchTriage(): Promise<BenchFigure[]> {
 
     const [judgeA] = data.judgeKeys;
     const ev = encodeURIComponent(formatEvaluatorRef({ key: judgeA, k: "1", pv: "webvoyager-v1" }));
-    const run = (db.$client.prepare("select min(id) id from agent_runs").get() as { id: number }).id;
+    const { agentRuns } = tablesOf(db);
+    const run = (await db.select({ id: agentRuns.id }).from(agentRuns).orderBy(agentRuns.id).limit(1))[0]!.id;
     const combos: [string, string][] = [
       ["evaluator column, no filter", `ev=${ev}`],
       ["human = failure", `human=failure&ev=${ev}`],
@@ -57,13 +60,13 @@ export async function benchTriage(): Promise<BenchFigure[]> {
     const allCpu: number[] = [];
     for (const [name, search] of combos) {
       const query = parseTrajectoryListParams(new URLSearchParams(search));
-      const first = listTrajectoryPage(db, query, { triage: true });
+      const first = await listTrajectoryPage(db, query, { triage: true });
       const times: number[] = [];
       const cpus: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         const cpu = process.cpuUsage();
         const t0 = performance.now();
-        listTrajectoryPage(db, query, { triage: true });
+        await listTrajectoryPage(db, query, { triage: true });
         times.push(performance.now() - t0);
         const used = process.cpuUsage(cpu);
         cpus.push((used.user + used.system) / 1000);
@@ -79,7 +82,7 @@ export async function benchTriage(): Promise<BenchFigure[]> {
     figures.push({ name: "all combinations p95", value: p95, unit: "ms", target: `≤ ${TARGET_MS} ms`, ok: p95 <= TARGET_MS });
     figures.push({ name: "all combinations p95 CPU", value: percentile(allCpu, 95), unit: "ms CPU" });
     figures.push({ name: "load average (1 min) at the end", value: os.loadavg()[0]!, unit: `on ${os.cpus().length} CPUs` });
-    db.$client.close();
+    await closeDatabase(db);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

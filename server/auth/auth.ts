@@ -12,9 +12,10 @@ import { APIError, isAPIError } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { admin } from "better-auth/plugins/admin";
 import { adminAc, userAc } from "better-auth/plugins/admin/access";
-import { count } from "drizzle-orm";
-import { isDatabaseBusy, type Db } from "../../db/client";
-import { accounts, sessions, users, verifications, type Role } from "../../db/schema/index";
+import { isDatabaseBusy } from "../../db/client";
+import { dialectOf, tablesOf, type Db } from "../../db/database";
+import { countUsers } from "../../db/repositories/accounts";
+import type { Role } from "../../db/schema/index";
 import type { AppContext } from "../context";
 import type { VerdictConfig } from "../config";
 import { CLIENT_ADDRESS_HEADER } from "./client-address";
@@ -39,7 +40,21 @@ export function displayNameProblem(name: string): string | null {
  */
 export const authRequestState = new AsyncLocalStorage<{ databaseBusy: boolean }>();
 
-function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins: Pick<VerdictConfig, "baseUrl" | "trustedOrigins">; production: boolean }) {
+/**
+ * better-auth's storage: its drizzle adapter over the installation's own database, told which engine it talks to
+ * (the adapter spells some queries per engine) and given that engine's table objects.
+ */
+async function authDatabase(db: Db) {
+  const { users, sessions, accounts, verifications } = tablesOf(db);
+  return drizzleAdapter(db, {
+    provider: dialectOf(db) === "postgres" ? "pg" : "sqlite",
+    usePlural: true,
+    schema: { users, sessions, accounts, verifications },
+  });
+}
+
+async function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins: Pick<VerdictConfig, "baseUrl" | "trustedOrigins">; production: boolean }) {
+  const database = await authDatabase(db);
   return betterAuth({
     appName: "Verdict",
     secret: options.secret,
@@ -76,11 +91,7 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins:
         if (!isAPIError(error)) console.error("[auth]", error);
       },
     },
-    database: drizzleAdapter(db, {
-      provider: "sqlite",
-      usePlural: true,
-      schema: { users, sessions, accounts, verifications },
-    }),
+    database,
     advanced: {
       // better-auth marks cookies Secure (with the __Secure- prefix) in production unless told otherwise, and a
       // browser then drops them on plain http, e.g. a self-hosted install opened at http://<lan address>:3000.
@@ -128,7 +139,7 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins:
         create: {
           // The very first account administers the installation, whatever role was asked for.
           async before(user) {
-            const existing = db.select({ n: count() }).from(users).get()!.n;
+            const existing = await countUsers(db);
             return { data: existing === 0 ? { ...user, role: "admin" satisfies Role } : user };
           },
         },
@@ -144,12 +155,12 @@ function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins:
   });
 }
 
-export type VerdictAuth = ReturnType<typeof buildAuth>;
+export type VerdictAuth = Awaited<ReturnType<typeof buildAuth>>;
 
-const cache = new WeakMap<Db, VerdictAuth>();
+const cache = new WeakMap<Db, Promise<VerdictAuth>>();
 
 /** The auth instance of an installation, built once per database connection. */
-export function getAuth(app: Pick<AppContext, "db" | "config">): VerdictAuth {
+export async function getAuth(app: Pick<AppContext, "db" | "config">): Promise<VerdictAuth> {
   let auth = cache.get(app.db);
   if (!auth) {
     auth = buildAuth(app.db, {
@@ -160,7 +171,7 @@ export function getAuth(app: Pick<AppContext, "db" | "config">): VerdictAuth {
     });
     cache.set(app.db, auth);
   }
-  return auth;
+  return await auth;
 }
 
 export interface SessionUser {
@@ -189,7 +200,7 @@ export async function sessionFromHeaders(app: Pick<AppContext, "db" | "config">,
   const now = Date.now();
   const hit = memo.get(cookie);
   if (hit && hit.until > now) return hit.user;
-  const result = await getAuth(app).api.getSession({ headers });
+  const result = await (await getAuth(app)).api.getSession({ headers });
   const u = result?.user as { id: string; name: string; email: string; role?: string | null } | undefined;
   const user = u ? { userId: u.id, name: u.name, email: u.email, role: toRole(u.role) } : null;
   if (memo.size >= SESSION_MEMO_MAX) memo.clear();
@@ -198,7 +209,7 @@ export async function sessionFromHeaders(app: Pick<AppContext, "db" | "config">,
 }
 
 /** Forgets remembered sessions (after sign-out, role changes or deactivation in this process). */
-export function forgetSessions(app: Pick<AppContext, "db">): void {
+export async function forgetSessions(app: Pick<AppContext, "db">): Promise<void> {
   sessionMemo.get(app.db)?.clear();
 }
 

@@ -22,7 +22,7 @@ import {
   setUserRole,
   type UserSummary,
 } from "../../db/repositories/accounts";
-import { ROLES, type Role } from "../../db/schema/index";
+import { ROLES, type Role } from "../domain/roles";
 import { displayNameProblem, forgetSessions, getAuth, MIN_PASSWORD_LENGTH } from "../auth/auth";
 import type { AppContext } from "../context";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../errors";
@@ -70,11 +70,11 @@ export async function createAccount(app: App, input: NewAccount): Promise<Create
   checkAccountInput(input);
   const role = parseRole(input.role);
   const email = input.email.trim().toLowerCase();
-  if (getUserByEmail(app.db, email)) throw new ConflictError(`An account with email ${email} already exists`);
+  if (await getUserByEmail(app.db, email)) throw new ConflictError(`An account with email ${email} already exists`);
   const password = input.password ?? generatePassword();
   try {
-    const res = await getAuth(app).api.createUser({ body: { email, password, name: input.name.trim(), role } });
-    const user = getUser(app.db, res.user.id);
+    const res = await (await getAuth(app)).api.createUser({ body: { email, password, name: input.name.trim(), role } });
+    const user = await getUser(app.db, res.user.id);
     if (!user) throw new Error(`better-auth reported user ${res.user.id} created, but it is not in the database`);
     return input.password === undefined ? { user, generatedPassword: password } : { user };
   } catch (e) {
@@ -86,72 +86,72 @@ export async function createAccount(app: App, input: NewAccount): Promise<Create
 }
 
 /** True until the first account exists: the web app then shows the first-run setup instead of sign-in. */
-export function needsSetup(app: App): boolean {
-  return countUsers(app.db) === 0;
+export async function needsSetup(app: App): Promise<boolean> {
+  return (await countUsers(app.db)) === 0;
 }
 
 /**
  * First-run setup: creates the admin account, and refuses once any account exists. Two setup requests can both
- * see an empty installation (creating an account takes a password hash's time); only the account that reached
- * the database first is kept, the other request removes its own and is refused.
+ * see an empty installation (creating an account takes a password hash's time); exactly one of the accounts is
+ * kept (see keepIfFirstUser), every other request removes its own and is refused.
  */
 export async function setupFirstAdmin(app: App, input: { email: string; name: string; password: string }): Promise<UserSummary> {
   const alreadyDone = () => new AppError("FORBIDDEN", "Setup is already done: sign in, or ask an admin for an account");
-  if (!needsSetup(app)) throw alreadyDone();
+  if (!(await needsSetup(app))) throw alreadyDone();
   const { user } = await createAccount(app, { ...input, role: "admin" });
-  if (!keepIfFirstUser(app.db, user.id)) throw alreadyDone();
+  if (!(await keepIfFirstUser(app.db, user.id))) throw alreadyDone();
   return user;
 }
 
-export function listAccounts(app: App): UserSummary[] {
+export async function listAccounts(app: App): Promise<UserSummary[]> {
   return listUsers(app.db);
 }
 
-export function requireUser(app: App, id: string): UserSummary {
-  const u = getUser(app.db, id);
+export async function requireUser(app: App, id: string): Promise<UserSummary> {
+  const u = await getUser(app.db, id);
   if (!u) throw new NotFoundError("user", id);
   return u;
 }
 
 /** Changes a role; the installation always keeps at least one admin. */
-export function changeRole(app: App, userId: string, role: Role): UserSummary {
-  const user = requireUser(app, userId);
+export async function changeRole(app: App, userId: string, role: Role): Promise<UserSummary> {
+  const user = await requireUser(app, userId);
   parseRole(role);
-  if (user.role === "admin" && role !== "admin" && countAdmins(app.db) <= 1) {
+  if (user.role === "admin" && role !== "admin" && (await countAdmins(app.db)) <= 1) {
     throw new ConflictError(`${user.email} is the only admin; make someone else admin first`);
   }
-  setUserRole(app.db, userId, role);
+  await setUserRole(app.db, userId, role);
   // Whoever holds a session of this user signs in again and gets the new role's view from scratch.
-  endSessions(app, userId);
+  await endSessions(app, userId);
   return requireUser(app, userId);
 }
 
 /** Signs a user out everywhere, at once (sessions are checked against the database on every request). */
-function endSessions(app: App, userId: string): void {
-  deleteUserSessions(app.db, userId);
-  forgetSessions(app);
+async function endSessions(app: App, userId: string): Promise<void> {
+  await deleteUserSessions(app.db, userId);
+  await forgetSessions(app);
 }
 
 export async function setPassword(app: App, userId: string, password: string): Promise<void> {
-  requireUser(app, userId);
+  await requireUser(app, userId);
   if (password.length < MIN_PASSWORD_LENGTH) throw new ValidationError(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
-  const ctx = await getAuth(app).$context;
+  const ctx = await (await getAuth(app)).$context;
   const hash = await ctx.password.hash(password);
   if (await ctx.internalAdapter.findCredentialAccount(userId)) await ctx.internalAdapter.updatePassword(userId, hash);
   else await ctx.internalAdapter.linkAccount({ providerId: "credential", accountId: userId, userId, password: hash });
   // A reset password is often a suspected compromise: whoever signed in with the old one is signed out now.
-  endSessions(app, userId);
+  await endSessions(app, userId);
 }
 
 /** Deactivated users cannot sign in and their sessions end; their labels stay. */
 export async function setDeactivated(app: App, actorId: string, userId: string, deactivated: boolean): Promise<UserSummary> {
-  const user = requireUser(app, userId);
+  const user = await requireUser(app, userId);
   if (userId === actorId && deactivated) throw new ConflictError("You cannot deactivate your own account");
-  if (deactivated && user.role === "admin" && countAdmins(app.db) <= 1) throw new ConflictError(`${user.email} is the only admin`);
-  const ctx = await getAuth(app).$context;
+  if (deactivated && user.role === "admin" && (await countAdmins(app.db)) <= 1) throw new ConflictError(`${user.email} is the only admin`);
+  const ctx = await (await getAuth(app)).$context;
   await ctx.internalAdapter.updateUser(userId, { banned: deactivated, banReason: deactivated ? "deactivated by an admin" : null });
-  if (deactivated) endSessions(app, userId);
-  else forgetSessions(app);
+  if (deactivated) await endSessions(app, userId);
+  else await forgetSessions(app);
   return requireUser(app, userId);
 }
 
@@ -172,46 +172,46 @@ export interface Invitation {
   path: string;
 }
 
-export function invite(app: App, actorId: string, input: { email: string; role: Role; name?: string | null }, now = new Date()): Invitation {
+export async function invite(app: App, actorId: string, input: { email: string; role: Role; name?: string | null }, now = new Date()): Promise<Invitation> {
   const email = input.email.trim().toLowerCase();
   if (!EMAIL.test(email)) throw new ValidationError(`email: ${JSON.stringify(input.email)} is not an email address`);
   const role = parseRole(input.role);
-  if (getUserByEmail(app.db, email)) throw new ConflictError(`An account with email ${email} already exists`);
+  if (await getUserByEmail(app.db, email)) throw new ConflictError(`An account with email ${email} already exists`);
   const token = crypto.randomBytes(24).toString("base64url");
   const expiresAt = new Date(now.getTime() + INVITATION_DAYS * 86_400_000);
-  const id = insertInvitation(app.db, { tokenHash: hashToken(token), email, name: input.name?.trim() || null, role, invitedBy: actorId, expiresAt });
+  const id = await insertInvitation(app.db, { tokenHash: hashToken(token), email, name: input.name?.trim() || null, role, invitedBy: actorId, expiresAt });
   return { id, email, role, expiresAt, token, path: `/invite/${token}` };
 }
 
-export function describeInvitation(app: App, token: string, now = new Date()) {
-  const inv = findOpenInvitation(app.db, hashToken(token), now);
+export async function describeInvitation(app: App, token: string, now = new Date()) {
+  const inv = await findOpenInvitation(app.db, hashToken(token), now);
   if (!inv) throw new AppError("NOT_FOUND", "This invitation link is not valid: it was used, revoked or has expired");
   return { email: inv.email, name: inv.name, role: inv.role, expiresAt: inv.expiresAt };
 }
 
 export async function acceptInvitation(app: App, token: string, input: { name: string; password: string }, now = new Date()): Promise<UserSummary> {
-  const inv = findOpenInvitation(app.db, hashToken(token), now);
+  const inv = await findOpenInvitation(app.db, hashToken(token), now);
   if (!inv) throw new AppError("NOT_FOUND", "This invitation link is not valid: it was used, revoked or has expired");
   const { user } = await createAccount(app, { email: inv.email, name: input.name, role: inv.role, password: input.password });
   // The unique email already stops a second acceptance from creating a second account; this records who used it.
-  markInvitationAccepted(app.db, inv.id, user.id, now);
+  await markInvitationAccepted(app.db, inv.id, user.id, now);
   return user;
 }
 
-export function openInvitations(app: App, now = new Date()) {
+export async function openInvitations(app: App, now = new Date()) {
   return listOpenInvitations(app.db, now);
 }
 
-export function cancelInvitation(app: App, id: number, now = new Date()): void {
-  if (!revokeInvitation(app.db, id, now)) throw new NotFoundError("open invitation", id);
+export async function cancelInvitation(app: App, id: number, now = new Date()): Promise<void> {
+  if (!(await revokeInvitation(app.db, id, now))) throw new NotFoundError("open invitation", id);
 }
 
 /** The account with this email, or null. */
-export function findAccountByEmail(app: App, email: string) {
-  return getUserByEmail(app.db, email) ?? null;
+export async function findAccountByEmail(app: App, email: string): Promise<UserSummary | null> {
+  return (await getUserByEmail(app.db, email)) ?? null;
 }
 
 /** The first admin account, or null before there is one (the command line acts as it by default). */
-export function firstAdmin(app: App) {
-  return listUsers(app.db).find((u) => u.role === "admin") ?? null;
+export async function firstAdmin(app: App): Promise<UserSummary | null> {
+  return (await listUsers(app.db)).find((u) => u.role === "admin") ?? null;
 }

@@ -43,7 +43,7 @@ export async function seedDemoAccounts(app: App, options: { runKeys?: string[] }
   const report: DemoAccountsReport = { created: [], existing: [], campaign: null };
   // The admin goes first: on a fresh installation the first account becomes admin anyway.
   for (const a of DEMO_ACCOUNTS) {
-    if (getUserByEmail(app.db, a.email)) {
+    if (await getUserByEmail(app.db, a.email)) {
       report.existing.push(a.email);
       continue;
     }
@@ -51,17 +51,17 @@ export async function seedDemoAccounts(app: App, options: { runKeys?: string[] }
     report.created.push(a.email);
   }
 
-  const existing = getCampaignByName(app.db, DEMO_CAMPAIGN_NAME);
+  const existing = await getCampaignByName(app.db, DEMO_CAMPAIGN_NAME);
   if (existing) {
     report.campaign = { id: existing.id, created: false, trajectories: 0 };
     return report;
   }
-  const runIds = options.runKeys ? listRuns(app.db).filter((r) => options.runKeys!.includes(r.runKey)).map((r) => r.id) : null;
-  const ids = runIds ? runIds.flatMap((runId) => trajectoryIds(app.db, { runId })) : trajectoryIds(app.db);
+  const runIds = options.runKeys ? (await listRuns(app.db)).filter((r) => options.runKeys!.includes(r.runKey)).map((r) => r.id) : null;
+  const ids = runIds ? (await Promise.all(runIds.map((runId) => trajectoryIds(app.db, { runId })))).flat() : await trajectoryIds(app.db);
   if (!ids.length) return report;
-  const researcher = getUserByEmail(app.db, "researcher@verdict.demo")!;
-  const annotators = DEMO_ACCOUNTS.filter((a) => a.role === "annotator").map((a) => getUserByEmail(app.db, a.email)!.id);
-  const campaign = createCampaign(
+  const researcher = (await getUserByEmail(app.db, "researcher@verdict.demo"))!;
+  const annotators = await Promise.all(DEMO_ACCOUNTS.filter((a) => a.role === "annotator").map(async (a) => (await getUserByEmail(app.db, a.email))!.id));
+  const campaign = await createCampaign(
     app.db,
     { userId: researcher.id, name: researcher.name, role: researcher.role },
     {

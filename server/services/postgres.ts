@@ -1,10 +1,10 @@
 /**
- * PostgreSQL, the team deployment's database (preview): bringing one up to date, and moving an installation's rows
- * into one. The app itself still serves from SQLite; see README, "PostgreSQL (preview)".
+ * PostgreSQL, the team deployment's database: bringing one up to date, and moving an installation's rows into one.
+ * The web server, the CLI and workers serve from it when VERDICT_DATABASE_URL is postgres://… (server/context.ts).
  */
-import type { Db } from "../../db/client";
+import { closeDatabase, postgresPool, sqliteClient, type Db } from "../../db/database";
 import { readPostgresCatalogue, readSqliteCatalogue } from "../../db/introspect";
-import { closePostgres, migratePostgres, openPostgres } from "../../db/postgres";
+import { closePostgres, migratePostgres, openPostgres, openPostgresDatabase } from "../../db/postgres";
 import { compareDigests, copySqliteToPostgres, digestPostgresTables, digestSqliteTables, type TableCopy } from "../../db/store-copy";
 
 export { redactPostgresUrl } from "../../db/postgres";
@@ -30,15 +30,17 @@ export interface StoreMoveReport {
  * naming the tables, when anything did not arrive as it left. Files (screenshots, variants, bundles) are not moved.
  */
 export async function moveStoreToPostgres(sqlite: Db, url: string, onProgress?: (table: string, copied: number, total: number) => void): Promise<StoreMoveReport> {
-  const target = openPostgres(url, { maxConnections: 2 });
+  const source = sqliteClient(sqlite);
+  const target = openPostgresDatabase(url, { maxConnections: 2 });
   try {
-    await migratePostgres(target);
-    const tables = await copySqliteToPostgres(sqlite.$client, target.$client, { onProgress });
-    const targetTables = (await readPostgresCatalogue(target.$client)).tables;
-    const differences = compareDigests(digestSqliteTables(sqlite.$client, targetTables), await digestPostgresTables(target.$client, readSqliteCatalogue(sqlite.$client).tables));
+    await migratePostgres(target.raw);
+    const pool = postgresPool(target.db);
+    const tables = await copySqliteToPostgres(source, pool, { onProgress });
+    const targetTables = (await readPostgresCatalogue(pool)).tables;
+    const differences = compareDigests(digestSqliteTables(source, targetTables), await digestPostgresTables(pool, readSqliteCatalogue(source).tables));
     if (differences.length) throw new Error(`The copy in PostgreSQL does not match the SQLite database (did something write to either during the copy?):\n  ${differences.join("\n  ")}`);
     return { tables, rows: tables.reduce((n, t) => n + t.rows, 0) };
   } finally {
-    await closePostgres(target);
+    await closeDatabase(target.db);
   }
 }

@@ -15,7 +15,7 @@ const app = getAppContext();
 const host = process.argv[2] ?? "127.0.0.1";
 for (const a of E2E_ACCOUNTS) {
   await createAccount(app, { email: a.email, name: a.name, role: a.role, password: a.password });
-  const res = await getAuth(app).api.signInEmail({ body: { email: a.email, password: a.password }, returnHeaders: true });
+  const res = await (await getAuth(app)).api.signInEmail({ body: { email: a.email, password: a.password }, returnHeaders: true });
   const cookies = res.headers.getSetCookie().map((line) => {
     const [pair, ...attrs] = line.split(";").map((p) => p.trim());
     const eq = pair!.indexOf("=");

@@ -1,35 +1,42 @@
 import { execFile } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../db/client";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { seedTrajectories } from "../helpers/annotation-fixture";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
 
 const run = promisify(execFile);
+const environment = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "VERDICT_DATABASE_URL" && k !== "VERDICT_DB")) as NodeJS.ProcessEnv;
 const root = path.resolve(__dirname, "..", "..");
-let dir: string;
 
-async function cli(args: string[]) {
-  try {
-    const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
-      cwd: root,
-      env: { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_AUTH_SECRET: "" },
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+describeEachBackend("npm run cli -- user / labels", (backend) => {
+  // The installation the CLI works on: a SQLite file in the data folder, or (VERDICT_DATABASE_URL) a PostgreSQL database.
+  let ctx: TestContext;
+  let dir: string;
+
+  async function cli(args: string[]) {
+    try {
+      const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
+        cwd: root,
+        env: { ...environment, VERDICT_DATA_DIR: dir, VERDICT_DB: ctx.config.dbPath, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}), VERDICT_AUTH_SECRET: "" },
+      });
+      return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    } catch (e) {
+      const err = e as { code: number; stdout: string; stderr: string };
+      return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+    }
   }
-}
 
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-cli-user-"));
-});
-afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+  beforeAll(async () => {
+    ctx = await createBackendContext(backend, "verdict-cli-user-");
+    dir = ctx.dir;
+  });
+  afterAll(async () => {
+    await ctx.cleanup();
+  });
 
-describe("npm run cli -- user / labels", () => {
   it("adds accounts (first becomes admin), lists them, and keeps the exit-code contract", async () => {
     const first = await cli(["user", "add", "--email", "Boss@Example.org", "--name", "Boss", "--role", "annotator", "--password", "boss-password", "--json"]);
     expect(first.code).toBe(0);
@@ -55,12 +62,10 @@ describe("npm run cli -- user / labels", () => {
     expect(dup.stdout).toBe("");
     expect(dup.stderr).toMatch(/already exists/);
     expect(JSON.parse((await cli(["user", "set-role", "--email", "ann@example.org", "--role", "researcher", "--json"])).stdout).user.role).toBe("researcher");
-  }, 180_000);
+  }, 300_000);
 
   it("imports a label CSV into a new campaign and exports it again", async () => {
-    const db = openDatabase(path.join(dir, "cli.db"));
-    const ids = seedTrajectories(db, 2, { taskIds: ["webarena.1", "webarena.2"], model: "gpt-4o" });
-    db.$client.close();
+    const ids = await seedTrajectories(ctx.db, 2, { taskIds: ["webarena.1", "webarena.2"], model: "gpt-4o" });
     const csvFile = path.join(dir, "annotations.csv");
     fs.writeFileSync(csvFile, "annotator_name,benchmark,task_id,model_name,trajectory_success\nA,webvoyager,webarena.1,gpt-4o,Successful\nB,webvoyager,webarena.2,gpt-4o,Unsure\n");
     const imported = await cli(["labels", "import", csvFile, "--preset", "agentrewardbench", "--new-campaign", "ARB", "--json"]);
@@ -79,5 +84,5 @@ describe("npm run cli -- user / labels", () => {
     const csv = await cli(["labels", "export", String(report.campaignId)]);
     expect(csv.stdout.split("\r\n")[0]).toMatch(/^kind,campaign_id,campaign_name,item_id/);
     expect((await cli(["labels", "import", csvFile, "--preset", "nope", "--campaign", "1"])).code).toBe(2);
-  }, 180_000);
+  }, 300_000);
 });

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDatabase } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
@@ -43,12 +44,13 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  ctx.db.$client.close();
+  await closeDatabase(ctx.db);
   await fake.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-describe("judge CLI", () => {
+// Each command is a fresh `tsx` process; on a loaded machine a few of them take longer than the default minute.
+describe("judge CLI", { timeout: 240_000 }, () => {
   it("judge-config add takes defaults from the environment and never prints the key", async () => {
     const add = await cli(["judge-config", "add", "--name", "local", "--store-key-from-env", "MY_KEY", "--price-in", "2", "--price-out", "8", "--json"], {
       VERDICT_JUDGE_BASE_URL: fake.baseUrl,

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL commands of `npm run cli`, against a real throwaway server: `migrate` with
- * VERDICT_DATABASE_URL=postgres://… creates the schema there (and again changes nothing); `migrate-store --to`
- * moves an installation's rows there and reports them verified.
+ * VERDICT_DATABASE_URL=postgres://… creates the schema there (and again changes nothing) and the other commands then
+ * work on that database; `migrate-store --to` moves an installation's rows there and reports them verified.
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -9,6 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { closeDatabase, sqliteClient } from "../../db/database";
 import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
 import { createTestContext } from "../helpers/context";
 import { postgresSkipReason, startPostgres, type TestPostgres } from "../helpers/postgres";
@@ -61,6 +62,20 @@ describe.skipIf(!!skipReason)("npm run cli with VERDICT_DATABASE_URL=postgres://
     const second = await cli(["migrate"], { VERDICT_DATABASE_URL: withPassword });
     expect(second.code).toBe(0);
     expect(await publicTables(url)).toEqual(tables);
+
+    // The migrated database is the installation's from then on: accounts made by the CLI live there.
+    const added = await cli(["user", "add", "--email", "lead@example.org", "--name", "Lead", "--role", "researcher", "--password", "lead-password", "--json"], { VERDICT_DATABASE_URL: url });
+    expect(added.stderr).toMatch(/first account, so it was made admin/);
+    expect(added.code).toBe(0);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query("select email, role from users")).rows).toEqual([{ email: "lead@example.org", role: "admin" }]);
+    } finally {
+      await client.end();
+    }
+    const listed = await cli(["user", "list", "--json"], { VERDICT_DATABASE_URL: url });
+    expect(JSON.parse(listed.stdout).users.map((u: { email: string }) => u.email)).toEqual(["lead@example.org"]);
   });
 
   it("migrate names the database it could not reach", async () => {
@@ -71,14 +86,15 @@ describe.skipIf(!!skipReason)("npm run cli with VERDICT_DATABASE_URL=postgres://
 
   it("migrate-store copies every row into PostgreSQL and reports the tables verified", async () => {
     const installation = createTestContext("verdict-cli-store-");
-    seedAnalyticsFixture(installation.db);
+    await seedAnalyticsFixture(installation.db);
+    const sqlite = sqliteClient(installation.db);
     const expected = Object.fromEntries(
-      (installation.db.$client.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").pluck().all() as string[]).map((t) => [
+      (sqlite.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").pluck().all() as string[]).map((t) => [
         t,
-        installation.db.$client.prepare(`select count(*) from "${t}"`).pluck().get() as number,
+        sqlite.prepare(`select count(*) from "${t}"`).pluck().get() as number,
       ]),
     );
-    installation.db.$client.close();
+    await closeDatabase(installation.db);
     const env = { VERDICT_DATA_DIR: installation.dir, VERDICT_DB: path.join(installation.dir, "verdict.db") };
     try {
       const url = await server.createDatabase();
@@ -93,6 +109,11 @@ describe.skipIf(!!skipReason)("npm run cli with VERDICT_DATABASE_URL=postgres://
       const usage = await cli(["migrate-store", "--to", "mysql://db/verdict"], env);
       expect(usage.code).toBe(2);
       expect(usage.stderr).toContain("--to must be a postgres:// or postgresql:// URL");
+
+      // An installation already on PostgreSQL has no SQLite rows to move: said, rather than copying an empty file.
+      const already = await cli(["migrate-store", "--to", url], { ...env, VERDICT_DATABASE_URL: url });
+      expect(already.code).toBe(2);
+      expect(already.stderr).toContain("VERDICT_DATABASE_URL is set, so this installation already uses PostgreSQL");
     } finally {
       fs.rmSync(installation.dir, { recursive: true, force: true });
     }

@@ -11,6 +11,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Db } from "../../db/client";
+import { closeDatabase, sqliteClient } from "../../db/database";
 import { readPostgresCatalogue, readSqliteCatalogue } from "../../db/introspect";
 import { closePostgres, migratePostgres, openPostgres, type PgDb } from "../../db/postgres";
 import { COUNTED_TABLES } from "../../db/schema/changes";
@@ -39,14 +40,14 @@ describe.skipIf(!!skipReason)("SQLite and PostgreSQL schemas", () => {
     sqlite = openDatabase(":memory:");
   });
   afterAll(async () => {
-    sqlite?.$client.close();
+    if (sqlite) await closeDatabase(sqlite);
     for (const db of pgDbs) await closePostgres(db);
     await server?.stop();
   });
 
   it("have the same tables, columns, keys, indexes, foreign keys and triggers after migrating", async () => {
     const pg = await migratedPostgres();
-    const sqliteCatalogue = readSqliteCatalogue(sqlite.$client);
+    const sqliteCatalogue = readSqliteCatalogue(sqliteClient(sqlite));
     const pgCatalogue = await readPostgresCatalogue(pg.$client);
     // Guard against comparing two empty catalogues.
     expect(sqliteCatalogue.tables.map((t) => t.name)).toContain("labels");
@@ -67,7 +68,7 @@ describe.skipIf(!!skipReason)("SQLite and PostgreSQL schemas", () => {
       alter table jobs add column owner text;
       drop trigger labels_count_update on labels;
       create table only_here (id integer primary key);`);
-    const differences = compareCatalogues(readSqliteCatalogue(sqlite.$client), await readPostgresCatalogue(pg.$client));
+    const differences = compareCatalogues(readSqliteCatalogue(sqliteClient(sqlite)), await readPostgresCatalogue(pg.$client));
     expect(differences.sort()).toEqual(
       [
         "column labels.note: nullable in SQLite, not null in PostgreSQL",
@@ -124,14 +125,14 @@ describe.skipIf(!!skipReason)("SQLite and PostgreSQL schemas", () => {
       "update trajectories set step_count = 4",
       "delete from labels",
     ];
-    const sqliteCounters = () => Object.fromEntries((sqlite.$client.prepare("select name, version from change_counters").all() as { name: string; version: number }[]).map((r) => [r.name, Number(r.version)]));
+    const sqliteCounters = () => Object.fromEntries((sqliteClient(sqlite).prepare("select name, version from change_counters").all() as { name: string; version: number }[]).map((r) => [r.name, Number(r.version)]));
     const pgCounters = async () => Object.fromEntries((await pg.$client.query<{ name: string; version: string }>("select name, version from change_counters")).rows.map((r) => [r.name, Number(r.version)]));
 
     const sqliteSteps: Record<string, number>[] = [];
-    sqlite.$client.exec(seed);
+    sqliteClient(sqlite).exec(seed);
     sqliteSteps.push(sqliteCounters());
     for (const w of writes) {
-      sqlite.$client.exec(w);
+      sqliteClient(sqlite).exec(w);
       sqliteSteps.push(sqliteCounters());
     }
     const pgSteps: Record<string, number>[] = [];

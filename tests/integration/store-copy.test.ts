@@ -5,6 +5,7 @@
  */
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { sqliteClient } from "../../db/database";
 import { readPostgresCatalogue, readSqliteCatalogue } from "../../db/introspect";
 import { closePostgres, migratePostgres, openPostgres, type PgDb } from "../../db/postgres";
 import { enqueueJobs } from "../../db/repositories/jobs";
@@ -49,29 +50,29 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
       { id: "Copy--2", intent: "Open the cart.", url: "https://shop.test/", actions: ["Click [0]", "ANSWER; done"] },
     ]);
     await runImport(ctx, { path: src });
-    seedAnalyticsFixture(ctx.db);
+    await seedAnalyticsFixture(ctx.db);
     await seedDemoAccounts(ctx);
-    enqueueJobs(ctx.db, [
+    await enqueueJobs(ctx.db, [
       { type: "judge.verdict", groupKey: "judge-batch:1", payload: { trajectoryId: 1, k: "full", note: "ünïcode ✓" }, dedupeKey: "copy-test-1" },
       { type: "runner.task", payload: { taskId: 2 } },
     ]);
   });
   afterEach(async () => {
-    ctx.cleanup();
+    await ctx.cleanup();
     for (const db of pgDbs.splice(0)) await closePostgres(db);
   });
 
   it("brings every row of every table, with the same counts and values, in small batches", async () => {
     // Integers past 2^31 that the application can store: a label's time summed over long revisions, a judge seed.
-    ctx.db.$client.prepare("update labels set time_spent_ms = 3000000000 where id = (select min(id) from labels)").run();
-    ctx.db.$client.prepare("update judge_configs set seed = 1099511627776").run();
+    sqliteClient(ctx.db).prepare("update labels set time_spent_ms = 3000000000 where id = (select min(id) from labels)").run();
+    sqliteClient(ctx.db).prepare("update judge_configs set seed = 1099511627776").run();
     const target = await postgres();
     const progress = new Map<string, number>();
-    const copied = await copySqliteToPostgres(ctx.db.$client, target.$client, { batchRows: 7, onProgress: (t, n) => progress.set(t, n) });
+    const copied = await copySqliteToPostgres(sqliteClient(ctx.db), target.$client, { batchRows: 7, onProgress: (t, n) => progress.set(t, n) });
 
-    const sqliteTables = readSqliteCatalogue(ctx.db.$client).tables;
+    const sqliteTables = readSqliteCatalogue(sqliteClient(ctx.db)).tables;
     const targetTables = (await readPostgresCatalogue(target.$client)).tables;
-    const source = digestSqliteTables(ctx.db.$client, targetTables);
+    const source = digestSqliteTables(sqliteClient(ctx.db), targetTables);
     const arrived = await digestPostgresTables(target.$client, sqliteTables);
     expect(compareDigests(source, arrived)).toEqual([]);
     expect(Object.fromEntries(copied.map((c) => [c.table, c.rows]))).toEqual(Object.fromEntries(Object.entries(source).map(([t, d]) => [t, d.rows])));
@@ -83,20 +84,20 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
     expect(source.steps!.rows).toBeGreaterThan(7);
 
     // The installation keeps its identity and its change counters.
-    const sqliteId = ctx.db.$client.prepare("select id from instance_info").pluck().get();
+    const sqliteId = sqliteClient(ctx.db).prepare("select id from instance_info").pluck().get();
     expect((await target.$client.query("select id from instance_info")).rows).toEqual([{ id: sqliteId }]);
 
     // New rows get ids after the copied ones.
-    const maxId = ctx.db.$client.prepare("select max(id) from task_sets").pluck().get() as number;
+    const maxId = sqliteClient(ctx.db).prepare("select max(id) from task_sets").pluck().get() as number;
     const inserted = await target.$client.query("insert into task_sets (name, benchmark) values ('After the move', 'adhoc') returning id");
     expect(inserted.rows[0].id).toBe(maxId + 1);
   });
 
   it("the digests notice a changed value, a missing row and an extra one", async () => {
     const target = await postgres();
-    await copySqliteToPostgres(ctx.db.$client, target.$client);
-    const sqliteTables = readSqliteCatalogue(ctx.db.$client).tables;
-    const source = digestSqliteTables(ctx.db.$client, (await readPostgresCatalogue(target.$client)).tables);
+    await copySqliteToPostgres(sqliteClient(ctx.db), target.$client);
+    const sqliteTables = readSqliteCatalogue(sqliteClient(ctx.db)).tables;
+    const source = digestSqliteTables(sqliteClient(ctx.db), (await readPostgresCatalogue(target.$client)).tables);
     await target.$client.query("update steps set thought = thought || '.' where id = (select min(id) from steps)");
     await target.$client.query("delete from reservations; delete from jobs where type = 'runner.task'");
     await target.$client.query("insert into task_sets (name, benchmark) values ('Extra', 'adhoc')");
@@ -110,26 +111,26 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
 
   it("refuses a target that already holds data, and one that is not migrated", async () => {
     const target = await postgres();
-    await copySqliteToPostgres(ctx.db.$client, target.$client);
-    await expect(copySqliteToPostgres(ctx.db.$client, target.$client)).rejects.toThrow(/already holds rows in \w+; copy into a freshly migrated, empty database/);
+    await copySqliteToPostgres(sqliteClient(ctx.db), target.$client);
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), target.$client)).rejects.toThrow(/already holds rows in \w+; copy into a freshly migrated, empty database/);
 
     const bare = await postgres(false);
-    await expect(copySqliteToPostgres(ctx.db.$client, bare.$client)).rejects.toThrow("The PostgreSQL database has none of Verdict's tables; run `npm run cli -- migrate` against it first");
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), bare.$client)).rejects.toThrow("The PostgreSQL database has none of Verdict's tables; run `npm run cli -- migrate` against it first");
 
     // A PostgreSQL schema behind the SQLite one (a column added to SQLite and not yet ported) is named.
     const behind = await postgres();
     await behind.$client.query("alter table labels drop column note");
-    await expect(copySqliteToPostgres(ctx.db.$client, behind.$client)).rejects.toThrow("The PostgreSQL database lacks column labels.note that the SQLite database has");
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), behind.$client)).rejects.toThrow("The PostgreSQL database lacks column labels.note that the SQLite database has");
   });
 
   it("leaves the target as it was when a row is refused half-way, naming the table and rows", async () => {
     const target = await postgres();
     const identity = (await target.$client.query("select id from instance_info")).rows;
     await target.$client.query("alter table labels add constraint refuse_unsure check (verdict <> 'unsure')");
-    await expect(copySqliteToPostgres(ctx.db.$client, target.$client, { batchRows: 5 })).rejects.toThrow(/^Copying labels, rows \d+–\d+ of \d+: .*refuse_unsure/);
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), target.$client, { batchRows: 5 })).rejects.toThrow(/^Copying labels, rows \d+–\d+ of \d+: .*refuse_unsure/);
     for (const table of ["task_sets", "trajectories", "steps", "users", "labels"]) expect(await pgCount(target, table)).toBe(0);
     expect((await target.$client.query("select id from instance_info")).rows).toEqual(identity);
     // The SQLite file is not held in a transaction afterwards: the app can write again.
-    ctx.db.$client.prepare("insert into task_sets (name, benchmark) values ('Still writable', 'adhoc')").run();
+    sqliteClient(ctx.db).prepare("insert into task_sets (name, benchmark) values ('Still writable', 'adhoc')").run();
   });
 });

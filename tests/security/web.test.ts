@@ -13,7 +13,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableToCsv } from "@/app/analytics/_lib/table";
 import { openDatabase } from "../../db/client";
-import { countAdmins, countUsers } from "../../db/repositories/accounts";
+import { closeDatabase, sqliteClient } from "../../db/database";
+import { countAdmins, countUsers, getUserByEmail } from "../../db/repositories/accounts";
 import { insertScreenshotIfMissing } from "../../db/repositories/screenshots";
 import { resolveClientAddress, proxyList } from "../../server/auth/client-address";
 import { isAllowedHost, trustedOriginsFor } from "../../server/auth/origins";
@@ -57,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  ctx?.cleanup();
+  await ctx?.cleanup();
   process.env = saved;
 });
 
@@ -86,8 +87,8 @@ async function trpcQuery(pathName: string, cookie?: string): Promise<RawResponse
   return rawRequest(`${server.url}/api/trpc/${pathName}`, { headers: cookie ? { Cookie: cookie } : {} });
 }
 
-function userId(email: string): string {
-  return (ctx.db.$client.prepare("SELECT id FROM users WHERE email = ?").get(email) as { id: string }).id;
+async function userId(email: string): Promise<string> {
+  return (await getUserByEmail(ctx.db, email))!.id;
 }
 
 describe("M4: the sign-in rate limit counts connections, not claimed addresses", () => {
@@ -243,30 +244,30 @@ describe("M11: password reset, role change and deactivation sign the user out at
     const admin = await sessionCookie("admin@sec.test");
     const x = await sessionCookie("x@sec.test");
     expect((await trpcQuery("accounts.me", x)).status).toBe(200);
-    expect((await trpcMutation("accounts.setPassword", { userId: userId("x@sec.test"), password: "a-new-password" }, admin)).status).toBe(200);
+    expect((await trpcMutation("accounts.setPassword", { userId: await userId("x@sec.test"), password: "a-new-password" }, admin)).status).toBe(200);
     expect((await trpcQuery("accounts.me", x)).status).toBe(401);
 
     const x2 = await sessionCookie("x@sec.test", "a-new-password");
-    expect((await trpcMutation("accounts.setDeactivated", { userId: userId("x@sec.test"), deactivated: true }, admin)).status).toBe(200);
+    expect((await trpcMutation("accounts.setDeactivated", { userId: await userId("x@sec.test"), deactivated: true }, admin)).status).toBe(200);
     expect((await trpcQuery("accounts.me", x2)).status).toBe(401);
 
     const y = await sessionCookie("y@sec.test");
-    expect((await trpcMutation("accounts.setRole", { userId: userId("y@sec.test"), role: "researcher" }, admin)).status).toBe(200);
+    expect((await trpcMutation("accounts.setRole", { userId: await userId("y@sec.test"), role: "researcher" }, admin)).status).toBe(200);
     expect((await trpcQuery("accounts.me", y)).status).toBe(401);
   });
 });
 
 describe("L1: the database and its folder are private to the owner", () => {
-  it("creates the folder 0700 and the database files 0600", () => {
+  it("creates the folder 0700 and the database files 0600", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-sec-modes-"));
     try {
       const file = path.join(dir, "data", "verdict.db");
       const db = openDatabase(file);
-      db.$client.exec("CREATE TABLE IF NOT EXISTS t (x); INSERT INTO t VALUES (1);");
+      sqliteClient(db).exec("CREATE TABLE IF NOT EXISTS t (x); INSERT INTO t VALUES (1);");
       expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       expect(fs.statSync(`${file}-wal`).mode & 0o777).toBe(0o600);
-      db.$client.close();
+      await closeDatabase(db);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -281,7 +282,7 @@ async function storeScreenshot(seed: number): Promise<string> {
   const batch = ctx.store.beginBatch();
   await batch.put(hash, png);
   await batch.publish();
-  insertScreenshotIfMissing(ctx.db, { hash, mime: "image/png", width: 640, height: 400, bytes: png.byteLength });
+  await insertScreenshotIfMissing(ctx.db, { hash, mime: "image/png", width: 640, height: 400, bytes: png.byteLength });
   return hash;
 }
 
@@ -326,9 +327,12 @@ describe("L9: first-run setup makes exactly one admin when two requests race", (
       ]);
       expect([a.status, b.status].sort()).toEqual([200, 403]);
       const db = openDatabase(path.join(dir, "verdict.db"));
-      expect(countUsers(db)).toBe(1);
-      expect(countAdmins(db)).toBe(1);
-      db.$client.close();
+      try {
+        expect(await countUsers(db)).toBe(1);
+        expect(await countAdmins(db)).toBe(1);
+      } finally {
+        await closeDatabase(db);
+      }
     } finally {
       useInstallation(ctx.dir);
       fs.rmSync(dir, { recursive: true, force: true });
@@ -344,7 +348,7 @@ describe("L10: display names set through better-auth are bounded", () => {
     expect(long.status).toBe(400);
     expect(long.body).toMatch(/name: at most 200 characters/);
     expect((await update("   ")).status).toBe(400);
-    expect((ctx.db.$client.prepare("SELECT name FROM users WHERE email = ?").get("z@sec.test") as { name: string }).name).toBe("z");
+    expect((await getUserByEmail(ctx.db, "z@sec.test"))?.name).toBe("z");
     expect((await update("Zed")).status).toBe(200);
   });
 });
@@ -355,8 +359,8 @@ describe("L11: warming variants never runs more encodes than the global limit", 
     let peak = 0;
     const timer = setInterval(() => (peak = Math.max(peak, encodesInProgress())), 1);
     for (const width of [160, 320, 480, 640]) {
-      warmVariants(ctx, hashes, { kind: "variant", width, format: "webp" });
-      warmVariants(ctx, hashes, { kind: "variant", width, format: "avif" });
+      await warmVariants(ctx, hashes, { kind: "variant", width, format: "webp" });
+      await warmVariants(ctx, hashes, { kind: "variant", width, format: "avif" });
     }
     const deadline = Date.now() + 60_000;
     while (Date.now() < deadline && !fs.existsSync(path.join(ctx.dir, "variants", hashes[7]!.slice(0, 2), `${hashes[7]}-w640.avif`))) {

@@ -10,7 +10,7 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
   const token = (await params).token;
   let invitation;
   try {
-    invitation = describeInvitation(getAppContext(), token);
+    invitation = await describeInvitation(getAppContext(), token);
   } catch (e) {
     return <ErrorPanel title="Invitation not valid" message={(e as Error).message} />;
   }

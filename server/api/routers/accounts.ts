@@ -26,7 +26,7 @@ const name = z.string().min(1).max(200);
 
 export const accountsRouter = createTRPCRouter({
   /** The signed-in user, or null; and whether the installation still needs its first account. */
-  session: publicProcedure.query(({ ctx }) => ({ user: ctx.session, needsSetup: needsSetup(ctx) })),
+  session: publicProcedure.query(async ({ ctx }) => ({ user: ctx.session, needsSetup: await needsSetup(ctx) })),
 
   setup: publicProcedure.input(z.object({ email, name, password })).mutation(({ ctx, input }) => setupFirstAdmin(ctx, input)),
 
@@ -38,10 +38,13 @@ export const accountsRouter = createTRPCRouter({
 
   me: authedProcedure.query(({ ctx }) => ctx.actor),
 
-  list: adminProcedure.query(({ ctx }) => ({ users: listAccounts(ctx), invitations: openInvitations(ctx) })),
+  list: adminProcedure.query(async ({ ctx }) => {
+    const [users, invitations] = await Promise.all([listAccounts(ctx), openInvitations(ctx)]);
+    return { users, invitations };
+  }),
 
   /** Annotator picker for campaigns (researchers need it too): names and roles only. */
-  directory: researcherProcedure.query(({ ctx }) => listAccounts(ctx).filter((u) => !u.banned).map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role }))),
+  directory: researcherProcedure.query(async ({ ctx }) => (await listAccounts(ctx)).filter((u) => !u.banned).map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role }))),
 
   create: adminProcedure
     .input(z.object({ email, name, role: z.enum(ROLES), password: password.optional() }))

@@ -2,7 +2,7 @@
  * `demo`: records the demo trajectories on the bundled demo sites with real Chromium and imports them.
  * `demo-sites`: serves the demo sites until interrupted, for trying them in a browser or pointing the runner at them.
  */
-import { getAppContext } from "../../context";
+import { describeDatabase, getAppContext } from "../../context";
 import { DEMO_SITES, DEMO_SITES_DEFAULT_PORT, startDemoSites } from "../../demo-sites/server";
 import { DEMO_ACCOUNTS, seedDemoAccounts } from "../../services/demo-accounts";
 import { demoRunKeys, generateDemoData } from "../../services/demo-data";
@@ -63,7 +63,7 @@ export const demoCommand: CliCommand = {
       io.stderr(`Demo accounts: ${DEMO_ACCOUNTS.map((a) => `${a.email} / ${a.password} (${a.role})`).join(", ")}\n`);
     }
     if (report.skipped) {
-      io.stderr(`Demo data is already in ${ctx.config.dbPath} (runs ${report.runs.join(", ")}); nothing to do. Pass --force to record it again.\n`);
+      io.stderr(`Demo data is already in ${describeDatabase(ctx.config)} (runs ${report.runs.join(", ")}); nothing to do. Pass --force to record it again.\n`);
       return 0;
     }
     const secs = ((Date.now() - started) / 1000).toFixed(1);

@@ -72,9 +72,9 @@ export const deploymentProfileCommand: CliCommand = {
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
     const out = (value: unknown, text: string) => (json ? io.stdout(JSON.stringify(value) + "\n") : io.stderr(text + "\n"));
-    const needTarget = () => {
+    const needTarget = async () => {
       if (!target) throw new UsageError(`${action} needs a profile name or id`);
-      return findDeploymentProfile(ctx.db, target);
+      return await findDeploymentProfile(ctx.db, target);
     };
     const needFile = () => {
       const f = flagString(args, "file");
@@ -83,28 +83,28 @@ export const deploymentProfileCommand: CliCommand = {
     };
     switch (action) {
       case "list": {
-        const all = listDeploymentProfiles(ctx.db);
+        const all = await listDeploymentProfiles(ctx.db);
         out({ profiles: all }, all.length ? all.map(describe).join("\n") : "No deployment profiles yet (create one with --file).");
         return 0;
       }
       case "show": {
-        const p = needTarget();
+        const p = await needTarget();
         out(p, describe(p));
         return 0;
       }
       case "create": {
-        const p = createDeploymentProfile(ctx.db, needFile());
+        const p = await createDeploymentProfile(ctx.db, needFile());
         out(p, `Created:\n${describe(p)}`);
         return 0;
       }
       case "update": {
-        const p = updateDeploymentProfile(ctx.db, needTarget().id, needFile());
+        const p = await updateDeploymentProfile(ctx.db, (await needTarget()).id, needFile());
         out(p, `Updated:\n${describe(p)}`);
         return 0;
       }
       case "delete": {
-        const p = needTarget();
-        deleteDeploymentProfile(ctx.db, p.id);
+        const p = await needTarget();
+        await deleteDeploymentProfile(ctx.db, p.id);
         out({ deleted: p.id }, `Deleted deployment profile ${p.name}.`);
         return 0;
       }

@@ -23,9 +23,9 @@ export const exportCommand: CliCommand = {
       if (runId !== undefined) {
         const id = Number(runId);
         if (!Number.isInteger(id)) throw new Error(`No run with id ${runId}`);
-        ids = trajectoryIdsOf(ctx.db, { runId: id });
+        ids = await trajectoryIdsOf(ctx.db, { runId: id });
       } else {
-        ids = trajectoryIdsOf(ctx.db);
+        ids = await trajectoryIdsOf(ctx.db);
       }
     } else {
       if (args.positionals.length !== 2) throw new UsageError("expected <trajectory-id> <out-dir-or-zip>");

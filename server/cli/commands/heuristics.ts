@@ -21,7 +21,7 @@ export const heuristicsCommand: CliCommand = {
     if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
-    const { ids } = selection(args, ctx.db);
+    const { ids } = await selection(args, ctx.db);
     const bar = createProgressBar(io, "Heuristics", { enabled: !json });
     const started = Date.now();
     let report;

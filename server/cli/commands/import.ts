@@ -126,7 +126,7 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
   // process waits for it (a server-side import does the same in the background).
   const fresh = report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id);
   if (fresh.length && !flagBool(args, "no-warm")) {
-    const total = warmFirstViews(ctx, fresh);
+    const total = await warmFirstViews(ctx, fresh);
     const warming = createProgressBar(io, "Preparing first views", { enabled: !json });
     try {
       await warmingSettled((backlog) => warming.update(Math.max(0, total - backlog), total));

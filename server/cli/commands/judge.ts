@@ -50,7 +50,7 @@ function numFlag(args: ParsedArgs, name: string): number | undefined {
 }
 
 /** Trajectory ids from --run ID, --ids 1,2,3 or --all (exactly one). */
-export function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIdsOf>[0]): { ids: number[]; label: string } {
+export async function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIdsOf>[0]): Promise<{ ids: number[]; label: string }> {
   const run = flagString(args, "run");
   const ids = flagString(args, "ids");
   const all = flagBool(args, "all");
@@ -59,14 +59,14 @@ export function selection(args: ParsedArgs, db: Parameters<typeof trajectoryIdsO
   }
   if (run !== undefined) {
     if (!/^\d+$/.test(run)) throw new UsageError("--run takes a run id (see `npm run cli -- stats`)");
-    return { ids: trajectoryIdsOf(db, { runId: Number(run) }), label: `run ${run}` };
+    return { ids: await trajectoryIdsOf(db, { runId: Number(run) }), label: `run ${run}` };
   }
   if (ids !== undefined) {
     const list = ids.split(",").map((s) => s.trim()).filter(Boolean);
     if (!list.length || list.some((s) => !/^\d+$/.test(s))) throw new UsageError("--ids takes trajectory ids separated by commas");
     return { ids: list.map(Number), label: `ids ${list.length}` };
   }
-  return { ids: trajectoryIdsOf(db), label: "all" };
+  return { ids: await trajectoryIdsOf(db), label: "all" };
 }
 
 function money(v: number | null): string {
@@ -95,8 +95,8 @@ async function runWithProgress(io: CliIO, batchId: number, json: boolean): Promi
   const bar = createProgressBar(io, `Batch ${batchId}`);
   const started = Date.now();
   const onSigint = () => {
-    cancelJudgeBatch(ctx.db, batchId);
     io.stderr(`\nCancelling batch ${batchId}: running calls stop now; resume with \`npm run cli -- judge --resume ${batchId}\`\n`);
+    Promise.resolve(cancelJudgeBatch(ctx.db, batchId)).catch((e: unknown) => io.stderr(`Could not cancel batch ${batchId}: ${(e as Error).message}\n`));
   };
   process.once("SIGINT", onSigint);
   let result;
@@ -151,8 +151,8 @@ export const judgeCommand: CliCommand = {
     const resume = flagString(args, "resume");
     if (resume !== undefined) {
       if (!/^\d+$/.test(resume)) throw new UsageError("--resume takes a batch id");
-      const batch = requireBatch(ctx.db, Number(resume));
-      const { requeued } = resumeJudgeBatch(ctx.db, batch.id);
+      const batch = await requireBatch(ctx.db, Number(resume));
+      const { requeued } = await resumeJudgeBatch(ctx.db, batch.id);
       if (!json) io.stderr(`Resuming batch ${batch.id}: ${requeued} job(s) back in the queue\n`);
       return runWithProgress(io, batch.id, json);
     }
@@ -166,8 +166,8 @@ export const judgeCommand: CliCommand = {
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const { ids, label } = selection(args, ctx.db);
-    const config = requireJudgeConfig(ctx.db, /^\d+$/.test(configRef) ? Number(configRef) : configRef);
+    const { ids, label } = await selection(args, ctx.db);
+    const config = await requireJudgeConfig(ctx.db, /^\d+$/.test(configRef) ? Number(configRef) : configRef);
     const request = {
       config: config.id,
       trajectoryIds: ids,
@@ -178,7 +178,7 @@ export const judgeCommand: CliCommand = {
       selectionLabel: label,
     };
     if (flagBool(args, "dry-run")) {
-      const { plan: _plan, ...estimate } = estimateJudgeBatch(ctx.db, request);
+      const { plan: _plan, ...estimate } = await estimateJudgeBatch(ctx.db, request);
       void _plan;
       if (json) io.stdout(JSON.stringify({ dryRun: true, config: config.name, estimate }) + "\n");
       else {
@@ -190,7 +190,7 @@ export const judgeCommand: CliCommand = {
       }
       return 0;
     }
-    const { batch, estimate } = createJudgeBatch(ctx.db, request);
+    const { batch, estimate } = await createJudgeBatch(ctx.db, request);
     if (!json) {
       io.stderr(
         `Batch ${batch.id}: judge ${config.name} (${config.model}), ${estimate.trajectories} trajectories × k ${kValues.join(",")}, ` +
@@ -212,7 +212,7 @@ export const judgeBatchCommand: CliCommand = {
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
     if (action === "list") {
-      const rows = listBatches(ctx.db);
+      const rows = await listBatches(ctx.db);
       if (json) io.stdout(JSON.stringify({ batches: rows }) + "\n");
       else if (!rows.length) io.stderr("No judge batches yet.\n");
       else {
@@ -228,12 +228,12 @@ export const judgeBatchCommand: CliCommand = {
     if (action !== "status" && action !== "cancel") throw new UsageError(`unknown action ${JSON.stringify(action ?? "")}`);
     if (!id || !/^\d+$/.test(id)) throw new UsageError(`${action} needs a batch id`);
     if (action === "cancel") {
-      const r = cancelJudgeBatch(ctx.db, Number(id));
+      const r = await cancelJudgeBatch(ctx.db, Number(id));
       if (json) io.stdout(JSON.stringify({ batchId: Number(id), ...r }) + "\n");
       else io.stderr(`Batch ${id}: ${r.cancelled} queued job(s) cancelled, ${r.signalled} running job(s) asked to stop\n`);
       return 0;
     }
-    const p = judgeBatchProgress(ctx.db, Number(id));
+    const p = await judgeBatchProgress(ctx.db, Number(id));
     if (json) io.stdout(JSON.stringify(summaryJson(p, { etaSeconds: p.jobs.etaSeconds })) + "\n");
     else {
       io.stderr(
@@ -274,7 +274,7 @@ export const judgeConfigCommand: CliCommand = {
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
     if (action === "list") {
-      const views = listJudgeConfigViews(ctx.db);
+      const views = await listJudgeConfigViews(ctx.db);
       if (json) io.stdout(JSON.stringify({ configs: views }) + "\n");
       else if (!views.length) io.stderr("No judge configurations yet: add one with `npm run cli -- judge-config add --name …`\n");
       else {
@@ -294,16 +294,16 @@ export const judgeConfigCommand: CliCommand = {
       if (!from) throw new UsageError("set-key needs --from-env VAR (the key is never taken from the command line)");
       const key = io.env[from];
       if (!key) throw new UsageError(`environment variable ${from} is empty`);
-      const c = requireJudgeConfig(ctx.db, name);
-      setStoredApiKey(ctx.db, c.id, key);
+      const c = await requireJudgeConfig(ctx.db, name);
+      await setStoredApiKey(ctx.db, c.id, key);
       if (json) io.stdout(JSON.stringify({ name: c.name, apiKeySource: "stored" }) + "\n");
       else io.stderr(`Stored an API key for ${c.name} (server-side only).\n`);
       return 0;
     }
     if (action === "remove") {
       if (!name) throw new UsageError("remove needs a configuration name");
-      const c = requireJudgeConfig(ctx.db, name);
-      deleteJudgeConfig(ctx.db, c.id);
+      const c = await requireJudgeConfig(ctx.db, name);
+      await deleteJudgeConfig(ctx.db, c.id);
       if (json) io.stdout(JSON.stringify({ removed: c.name }) + "\n");
       else io.stderr(`Removed judge configuration ${c.name}.\n`);
       return 0;
@@ -338,9 +338,9 @@ export const judgeConfigCommand: CliCommand = {
     };
     const storeFrom = flagString(args, "store-key-from-env");
     if (storeFrom !== undefined && !io.env[storeFrom]) throw new UsageError(`environment variable ${storeFrom} is empty`);
-    const view = createJudgeConfig(ctx.db, input, io.env);
-    if (storeFrom !== undefined) setStoredApiKey(ctx.db, view.id, io.env[storeFrom]!);
-    const out = toView(requireJudgeConfig(ctx.db, view.id));
+    const view = await createJudgeConfig(ctx.db, input, io.env);
+    if (storeFrom !== undefined) await setStoredApiKey(ctx.db, view.id, io.env[storeFrom]!);
+    const out = toView(await requireJudgeConfig(ctx.db, view.id));
     if (json) io.stdout(JSON.stringify({ config: out }) + "\n");
     else io.stderr(`Created judge configuration ${out.name}: ${out.model} at ${out.baseUrl ?? "OpenAI"} (key ${out.apiKeySource})\n`);
     return 0;
@@ -356,7 +356,7 @@ export const evaluateRulesCommand: CliCommand = {
     const args = parseArgs(argv, { valueFlags: ["run", "ids", "fuzzy-config", "site-urls"], boolFlags: ["all", "force", "json"] });
     if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
     const ctx = getAppContext(io.env);
-    const { ids } = selection(args, ctx.db);
+    const { ids } = await selection(args, ctx.db);
     const siteUrls: Record<string, string> = {};
     for (const pair of (flagString(args, "site-urls") ?? "").split(",").filter((s) => s.trim())) {
       const eq = pair.indexOf("=");

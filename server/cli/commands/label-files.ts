@@ -6,28 +6,14 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { findAccountByEmail, firstAdmin } from "../../services/accounts";
-import type { Actor } from "../../auth/roles";
-import { getAppContext, type AppContext } from "../../context";
+import { getAppContext } from "../../context";
 import { LABEL_FORMAT_DESCRIPTIONS, LABEL_FORMATS } from "../../domain/annotation/label-formats";
-import { AppError } from "../../errors";
 import { exportLabelsAs, importLabelsAs } from "../../services/annotation";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import { actorFromArgs, describeImport, importTarget, positiveInt, readLabelFile } from "../label-args";
 import type { CliCommand } from "../types";
 
 const FORMATS_HELP = LABEL_FORMATS.map((f) => `  ${f.padEnd(18)} ${LABEL_FORMAT_DESCRIPTIONS[f]}`).join("\n");
-
-function actorFor(app: AppContext, email: string | undefined): Actor {
-  const user = email ? findAccountByEmail(app, email) : firstAdmin(app);
-  if (!user) throw new AppError("NOT_FOUND", email ? `No account with email ${email}` : "No admin account yet; create one with `npm run cli -- user add`");
-  return { userId: user.id, name: user.name, role: user.role };
-}
-
-function positiveInt(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--${flag} must be a positive whole number, got ${JSON.stringify(text)}`);
-  return Number(text);
-}
 
 function formatFlag(value: string | undefined): string {
   if (!value) throw new UsageError(`give --format, one of:\n${FORMATS_HELP}`);
@@ -45,7 +31,7 @@ export const exportLabelsCommand: CliCommand = {
     if (id === undefined) throw new UsageError("which campaign? give its id (see `npm run cli -- labels campaigns`)");
     const format = formatFlag(flagString(args, "format"));
     const app = getAppContext(io.env);
-    const file = exportLabelsAs(app.db, actorFor(app, flagString(args, "as")), id, format);
+    const file = await exportLabelsAs(app.db, await actorFromArgs(app, args), id, format);
     const out = flagString(args, "out");
     const json = flagBool(args, "json");
     if (!out) {
@@ -78,36 +64,18 @@ export const importLabelsCommand: CliCommand = {
     const file = args.positionals[0];
     if (!file) throw new UsageError("which file?");
     const format = formatFlag(flagString(args, "format"));
-    const campaignId = positiveInt(flagString(args, "campaign"), "campaign");
-    const newName = flagString(args, "new-campaign");
-    if ((campaignId === undefined) === (newName === undefined)) throw new UsageError("give exactly one of --campaign <id> and --new-campaign <name>");
-    let text: string;
-    try {
-      text = fs.readFileSync(file, "utf8");
-    } catch (e) {
-      throw new AppError("NOT_FOUND", `${file}: ${(e as Error).message}`);
-    }
+    const campaign = importTarget(args);
+    const text = readLabelFile(file);
     const app = getAppContext(io.env);
-    const report = importLabelsAs(app.db, actorFor(app, flagString(args, "as")), {
+    const report = await importLabelsAs(app.db, await actorFromArgs(app, args), {
       format,
       text,
       source: path.basename(file),
       annotator: flagString(args, "annotator"),
-      campaign: campaignId !== undefined ? { id: campaignId } : { name: newName!, annotatorsPerItem: positiveInt(flagString(args, "annotators-per-item"), "annotators-per-item") },
+      campaign,
       dryRun: flagBool(args, "dry-run"),
     });
-    if (flagBool(args, "json")) io.stdout(JSON.stringify(report) + "\n");
-    else {
-      io.stdout(
-        [
-          `${flagBool(args, "dry-run") ? "Dry run (nothing written): " : ""}campaign ${report.campaignId ?? "(new)"}`,
-          `  rows ${report.rows}: created ${report.created}, updated ${report.updated}, unchanged ${report.unchanged}, skipped ${report.skipped}, unmatched ${report.unmatchedCount}`,
-          `  trajectories added to the campaign: ${report.itemsAdded}; annotators: ${report.annotators.join(", ") || "none"}`,
-          ...report.unmatched.slice(0, 10).map((u) => `  line ${u.line}: ${u.reason}`),
-          ...(report.unmatchedCount > 10 ? [`  … and ${report.unmatchedCount - 10} more unmatched rows`] : []),
-        ].join("\n") + "\n",
-      );
-    }
+    io.stdout(describeImport(report, args));
     return 0;
   },
 };

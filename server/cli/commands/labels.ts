@@ -4,13 +4,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { Actor } from "../../auth/roles";
-import { getAppContext, type AppContext } from "../../context";
+import { getAppContext } from "../../context";
 import { LABEL_IMPORT_PRESETS, type LabelImportMapping } from "../../domain/annotation/label-io";
-import { AppError } from "../../errors";
-import { findAccountByEmail, firstAdmin } from "../../services/accounts";
 import { exportCampaignLabels, importLabelsCsv, listAllCampaigns } from "../../services/annotation";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import { actorFromArgs, describeImport, importTarget, positiveInt, readLabelFile } from "../label-args";
 import type { CliCommand } from "../types";
 
 const USAGE = [
@@ -22,18 +20,6 @@ const USAGE = [
   "A mapping file is JSON: {\"annotator\": \"col\", \"verdict\": \"col\", \"verdictValues\": {\"Yes\": \"success\", …},",
   "  \"trajectoryId\": \"col\" | \"taskId\": \"col\", \"model\": \"col\", \"benchmark\": \"col\", \"category\": \"col\", \"note\": \"col\", …}",
 ].join("\n");
-
-function actorFor(app: AppContext, email: string | undefined): Actor {
-  const user = email ? findAccountByEmail(app, email) : firstAdmin(app);
-  if (!user) throw new AppError("NOT_FOUND", email ? `No account with email ${email}` : "No admin account yet; create one with `npm run cli -- user add`");
-  return { userId: user.id, name: user.name, role: user.role };
-}
-
-function positiveInt(text: string | undefined, flag: string): number | undefined {
-  if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw new UsageError(`--${flag} must be a positive whole number, got ${JSON.stringify(text)}`);
-  return Number(text);
-}
 
 function readMapping(file: string): LabelImportMapping {
   let parsed: unknown;
@@ -60,7 +46,7 @@ export const labelsCommand: CliCommand = {
     const app = getAppContext(io.env);
 
     if (sub === "campaigns") {
-      const rows = listAllCampaigns(app.db).map((c) => ({ id: c.id, name: c.name, status: c.status, origin: c.origin, annotatorsPerItem: c.annotatorsPerItem, blind: c.blind }));
+      const rows = (await listAllCampaigns(app.db)).map((c) => ({ id: c.id, name: c.name, status: c.status, origin: c.origin, annotatorsPerItem: c.annotatorsPerItem, blind: c.blind }));
       if (json) io.stdout(JSON.stringify({ campaigns: rows }) + "\n");
       else io.stdout((rows.length ? rows.map((r) => `${String(r.id).padStart(4)}  ${r.name}  (${r.status}, ${r.origin}, k=${r.annotatorsPerItem}${r.blind ? ", blind" : ""})`).join("\n") : "No campaigns.") + "\n");
       return 0;
@@ -71,7 +57,7 @@ export const labelsCommand: CliCommand = {
       if (id === undefined) throw new UsageError("which campaign? give its id (see `labels campaigns`)");
       const format = flagString(args, "format") ?? "csv";
       if (format !== "csv" && format !== "jsonl") throw new UsageError(`--format csv or jsonl, got ${JSON.stringify(format)}`);
-      const file = exportCampaignLabels(app.db, actorFor(app, flagString(args, "as")), id, format);
+      const file = await exportCampaignLabels(app.db, await actorFromArgs(app, args), id, format);
       const out = flagString(args, "out");
       if (!out) {
         if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
@@ -99,34 +85,16 @@ export const labelsCommand: CliCommand = {
         if (!preset) throw new UsageError(`unknown preset ${JSON.stringify(presetName)}; known: ${Object.keys(LABEL_IMPORT_PRESETS).join(", ")}`);
         mapping = preset.mapping;
       }
-      const campaignId = positiveInt(flagString(args, "campaign"), "campaign");
-      const newName = flagString(args, "new-campaign");
-      if ((campaignId === undefined) === (newName === undefined)) throw new UsageError("give exactly one of --campaign <id> and --new-campaign <name>");
-      let csv: string;
-      try {
-        csv = fs.readFileSync(file, "utf8");
-      } catch (e) {
-        throw new AppError("NOT_FOUND", `${file}: ${(e as Error).message}`);
-      }
-      const report = importLabelsCsv(app.db, actorFor(app, flagString(args, "as")), {
+      const campaign = importTarget(args);
+      const csv = readLabelFile(file);
+      const report = await importLabelsCsv(app.db, await actorFromArgs(app, args), {
         csv,
         source: path.basename(file),
         mapping,
-        campaign: campaignId !== undefined ? { id: campaignId } : { name: newName!, annotatorsPerItem: positiveInt(flagString(args, "annotators-per-item"), "annotators-per-item") },
+        campaign,
         dryRun: flagBool(args, "dry-run"),
       });
-      if (json) io.stdout(JSON.stringify(report) + "\n");
-      else {
-        io.stdout(
-          [
-            `${flagBool(args, "dry-run") ? "Dry run (nothing written): " : ""}campaign ${report.campaignId ?? "(new)"}`,
-            `  rows ${report.rows}: created ${report.created}, updated ${report.updated}, unchanged ${report.unchanged}, skipped ${report.skipped}, unmatched ${report.unmatchedCount}`,
-            `  trajectories added to the campaign: ${report.itemsAdded}; annotators: ${report.annotators.join(", ") || "none"}`,
-            ...report.unmatched.slice(0, 10).map((u) => `  line ${u.line}: ${u.reason}`),
-            ...(report.unmatchedCount > 10 ? [`  … and ${report.unmatchedCount - 10} more unmatched rows`] : []),
-          ].join("\n") + "\n",
-        );
-      }
+      io.stdout(describeImport(report, args));
       return 0;
     }
     throw new UsageError(sub ? `unknown labels command ${JSON.stringify(sub)}; known: export, import, campaigns` : "which labels command? export, import or campaigns");

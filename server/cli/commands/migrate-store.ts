@@ -1,7 +1,8 @@
 /**
  * `migrate-store --to postgres://…`: moves this installation's database rows from SQLite into PostgreSQL and checks
- * they all arrived. Preview: the app keeps serving from SQLite, and files stay in the data folder.
+ * they all arrived. Files stay in the data folder (or the object store).
  */
+import { loadConfig } from "../../config";
 import { getAppContext } from "../../context";
 import { moveStoreToPostgres, redactPostgresUrl } from "../../services/postgres";
 import { UsageError, flagBool, flagString, parseArgs } from "../args";
@@ -10,7 +11,7 @@ import type { CliCommand } from "../types";
 
 export const migrateStoreCommand: CliCommand = {
   name: "migrate-store",
-  summary: "copy every database row from SQLite into an empty PostgreSQL database and verify it (preview)",
+  summary: "copy every database row from SQLite into an empty PostgreSQL database and verify it",
   usage: [
     "npm run cli -- migrate-store --to postgres://user:password@host:5432/database [--json]",
     "",
@@ -18,7 +19,7 @@ export const migrateStoreCommand: CliCommand = {
     "transaction, then compares each table's row count and a digest of its rows on both sides. The PostgreSQL",
     "database must hold no data yet. Stop the web server and workers first, so nothing writes during the copy.",
     "Screenshots, image variants and bundles are files: they stay in VERDICT_DATA_DIR and are not copied.",
-    "Preview: Verdict still serves from SQLite; PostgreSQL is not used by the app yet.",
+    "Afterwards, set VERDICT_DATABASE_URL to the same URL and restart the web server and workers: they then serve from PostgreSQL.",
   ].join("\n"),
   async run(argv, io) {
     const args = parseArgs(argv, { valueFlags: ["to"], boolFlags: ["json"] });
@@ -27,6 +28,9 @@ export const migrateStoreCommand: CliCommand = {
     if (!to) throw new UsageError("--to postgres://… is required (the PostgreSQL database to copy into)");
     if (!/^postgres(ql)?:\/\//i.test(to.trim())) throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${JSON.stringify(redactPostgresUrl(to))}`);
     const json = flagBool(args, "json");
+    if (loadConfig(io.env).postgresUrl) {
+      throw new UsageError("VERDICT_DATABASE_URL is set, so this installation already uses PostgreSQL; migrate-store copies from the SQLite file (VERDICT_DB): run it without VERDICT_DATABASE_URL");
+    }
     const ctx = getAppContext(io.env);
     const bar = createProgressBar(io, "Copying", { enabled: !json });
     let report;

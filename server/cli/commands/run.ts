@@ -55,7 +55,7 @@ function intFlag(args: ParsedArgs, name: string, min: number, max: number): numb
 async function taskSelection(ctx: AppContext, value: string, limit: number | undefined, io: CliIO): Promise<TaskSelection> {
   if (value === "demo") {
     // This command serves the demo sites itself (or finds a worker serving them) on VERDICT_DEMO_PORT.
-    ensureDemoTaskSet(ctx.db, `http://127.0.0.1:${demoPortFromEnv(io.env) ?? DEMO_SITES_DEFAULT_PORT}`);
+    await ensureDemoTaskSet(ctx.db, `http://127.0.0.1:${demoPortFromEnv(io.env) ?? DEMO_SITES_DEFAULT_PORT}`);
     return { from: "demo", ...(limit ? { limit } : {}) };
   }
   if (fs.existsSync(value) && fs.statSync(value).isFile()) {
@@ -69,19 +69,19 @@ async function taskSelection(ctx: AppContext, value: string, limit: number | und
     io.stderr(`Tasks from ${value}: ${refs.length} (${report.tasks.created} new, ${report.tasks.updated} updated)\n`);
     const ids: number[] = [];
     for (const r of refs.slice(0, limit ?? refs.length)) {
-      const task = storedTask(ctx.db, r.set, r.externalId);
+      const task = await storedTask(ctx.db, r.set, r.externalId);
       if (!task) throw new Error(`task ${r.externalId} of ${value} was not stored`);
       ids.push(task.id);
     }
     return { from: "tasks", taskIds: ids };
   }
-  const byName = taskSetNamed(ctx.db, value);
+  const byName = await taskSetNamed(ctx.db, value);
   if (byName) return { from: "taskSet", taskSetId: byName.id, ...(limit ? { limit } : {}) };
   if (/^\d+$/.test(value)) return { from: "taskSet", taskSetId: Number(value), ...(limit ? { limit } : {}) };
   throw new UsageError(`--tasks ${JSON.stringify(value)} is neither "demo", a task set name or id, nor a file`);
 }
 
-function policySpec(ctx: AppContext, value: string, scriptFile: string | undefined): PolicySpecInput {
+async function policySpec(ctx: AppContext, value: string, scriptFile: string | undefined): Promise<PolicySpecInput> {
   if (value === "scripted") {
     if (!scriptFile) return { kind: "scripted", source: "demo" };
     if (!fs.existsSync(scriptFile)) throw new UsageError(`--script ${scriptFile}: no such file`);
@@ -90,7 +90,7 @@ function policySpec(ctx: AppContext, value: string, scriptFile: string | undefin
     return { kind: "scripted", source: "actions", actions };
   }
   if (scriptFile) throw new UsageError("--script goes with --policy scripted");
-  const config = requireJudgeConfig(ctx.db, /^\d+$/.test(value) ? Number(value) : value);
+  const config = await requireJudgeConfig(ctx.db, /^\d+$/.test(value) ? Number(value) : value);
   return { kind: "vlm", judgeConfigId: config.id };
 }
 
@@ -121,7 +121,7 @@ export const runCommand: CliCommand = {
     const request: LiveRunRequestInput = {
       name: flagString(args, "name"),
       tasks: await taskSelection(ctx, tasksFlag, limit, io),
-      policy: policySpec(ctx, policyFlag, flagString(args, "script")),
+      policy: await policySpec(ctx, policyFlag, flagString(args, "script")),
       settings: {
         maxSteps: intFlag(args, "max-steps", 1, 100),
         concurrency: intFlag(args, "concurrency", 1, 16),
@@ -133,7 +133,7 @@ export const runCommand: CliCommand = {
         allowPrivateNetwork: flagBool(args, "allow-private"),
         blockedTexts: parseTextList((flagString(args, "block-texts") ?? "").split("|")),
         allowDownloads: flagBool(args, "allow-downloads"),
-        deploymentProfileId: profileFlag === undefined ? null : findDeploymentProfile(ctx.db, profileFlag).id,
+        deploymentProfileId: profileFlag === undefined ? null : (await findDeploymentProfile(ctx.db, profileFlag)).id,
         infraRetries: intFlag(args, "infra-retries", 0, 5),
         hostConcurrency: intFlag(args, "host-concurrency", 1, 16) ?? null,
         recordHar: !flagBool(args, "no-har"),
@@ -144,7 +144,7 @@ export const runCommand: CliCommand = {
     if (!parsed.success) throw new UsageError(describeZodIssues(parsed.error));
 
     const deps = { db: ctx.db, env: io.env };
-    const { runId, tasks } = startLiveRun(deps, parsed.data, null);
+    const { runId, tasks } = await startLiveRun(deps, parsed.data, null);
     io.stderr(`Live run ${runId}: ${tasks} task${tasks === 1 ? "" : "s"} queued (watch it at /live/${runId})\n`);
 
     if (flagBool(args, "detach")) {
@@ -157,16 +157,25 @@ export const runCommand: CliCommand = {
     const bar = createProgressBar(io, `Run ${runId}`);
     const stop = new AbortController();
     const onSigint = () => {
-      cancelLiveRun(deps, runId);
       io.stderr(`\nCancelling run ${runId}…\n`);
+      Promise.resolve(cancelLiveRun(deps, runId)).catch((e: unknown) => io.stderr(`Could not cancel run ${runId}: ${(e as Error).message}\n`));
     };
     process.once("SIGINT", onSigint);
-    const draw = () => {
-      const d = liveRunDetail(deps, runId);
-      const done = d.counts.succeeded + d.counts.failed + d.counts.cancelled;
-      bar.update(done, d.counts.total, `${d.counts.running} running · ${d.steps} steps`);
+    let drawing = false;
+    const draw = async () => {
+      // A slow read (a busy database) must not pile up redraws behind it.
+      if (drawing) return;
+      drawing = true;
+      try {
+        const d = await liveRunDetail(deps, runId);
+        const done = d.counts.succeeded + d.counts.failed + d.counts.cancelled;
+        bar.update(done, d.counts.total, `${d.counts.running} running · ${d.steps} steps`);
+      } finally {
+        drawing = false;
+      }
     };
-    const timer = setInterval(draw, 500);
+    // The progress bar is only a view: a failed redraw is skipped, the next one tries again.
+    const timer = setInterval(() => void draw().catch(() => undefined), 500);
     try {
       await runRunnerWorker({
         ctx,
@@ -182,7 +191,7 @@ export const runCommand: CliCommand = {
       bar.finish();
     }
 
-    const d = liveRunDetail(deps, runId);
+    const d = await liveRunDetail(deps, runId);
     const seconds = (Date.now() - started) / 1000;
     const rows = d.tasks.map((t) => ({
       taskId: t.taskId,

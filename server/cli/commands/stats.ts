@@ -1,4 +1,4 @@
-import { getAppContext } from "../../context";
+import { describeDatabase, getAppContext } from "../../context";
 import { collectStats } from "../../services/stats";
 import { flagBool, parseArgs } from "../args";
 import type { CliCommand } from "../types";
@@ -10,12 +10,12 @@ export const statsCommand: CliCommand = {
   async run(argv, io) {
     const args = parseArgs(argv, { boolFlags: ["json"] });
     const ctx = getAppContext(io.env);
-    const s = collectStats(ctx.db);
+    const s = await collectStats(ctx.db);
     if (flagBool(args, "json")) {
       io.stdout(JSON.stringify(s) + "\n");
     } else {
       io.stdout(
-        [`Database: ${ctx.config.dbPath}`, `Data folder: ${ctx.config.dataDir}`, ...Object.entries(s).map(([k, v]) => `  ${k.padEnd(12)} ${v}`)].join("\n") + "\n",
+        [`Database: ${describeDatabase(ctx.config)}`, `Data folder: ${ctx.config.dataDir}`, ...Object.entries(s).map(([k, v]) => `  ${k.padEnd(12)} ${v}`)].join("\n") + "\n",
       );
     }
     return 0;

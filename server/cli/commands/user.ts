@@ -54,7 +54,7 @@ export const userCommand: CliCommand = {
         return 0;
       }
       case "list": {
-        const users = listAccounts(app);
+        const users = await listAccounts(app);
         out(
           { users },
           users.length
@@ -66,15 +66,15 @@ export const userCommand: CliCommand = {
       case "set-role": {
         const email = need(flagString(args, "email"), "email");
         const role = parseRole(need(flagString(args, "role"), "role"), "--role");
-        const u = findAccountByEmail(app, email);
+        const u = await findAccountByEmail(app, email);
         if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
-        const updated = changeRole(app, u.id, role);
+        const updated = await changeRole(app, u.id, role);
         out({ user: updated }, `${updated.email} is now ${updated.role}`);
         return 0;
       }
       case "set-password": {
         const email = need(flagString(args, "email"), "email");
-        const u = findAccountByEmail(app, email);
+        const u = await findAccountByEmail(app, email);
         if (!u) throw new AppError("NOT_FOUND", `No account with email ${email}`);
         const given = flagString(args, "password");
         const password = given ?? generatePassword();

@@ -19,7 +19,8 @@ async function handler(req: Request): Promise<Response> {
   const limited = await limitBody(req, AUTH_MAX_BODY_BYTES);
   if (limited instanceof Response) return limited;
   const state = { databaseBusy: false };
-  const response = await authRequestState.run(state, () => getAuth(app).handler(limited));
+  const auth = await getAuth(app);
+  const response = await authRequestState.run(state, () => auth.handler(limited));
   if (state.databaseBusy && response.status >= 500) {
     // Nothing was written (e.g. the new session); signing in again in a moment works.
     return new Response(JSON.stringify({ message: DATABASE_BUSY_MESSAGE, code: "DATABASE_BUSY", retryable: true }) + "\n", {
