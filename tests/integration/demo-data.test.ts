@@ -2,6 +2,7 @@
  * `npm run cli -- demo` into a throwaway installation: real Chromium records the demo runs on the demo sites, the
  * bundle is imported, and a second run changes nothing.
  */
+import { closeDatabase } from "../../db/database";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -46,8 +47,8 @@ describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-demo-"));
   });
-  afterAll(() => {
-    ctx?.db.$client.close();
+  afterAll(async () => {
+    if (ctx) await closeDatabase(ctx.db);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

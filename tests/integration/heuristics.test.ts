@@ -176,7 +176,7 @@ describeEachBackend("heuristics", (backend) => {
     });
 
     it("is compared with the human labels like a judge: κ of the loop heuristic on the analytics fixture", async () => {
-      const f = seedAnalyticsFixture(ctx.db);
+      const f = await seedAnalyticsFixture(ctx.db);
       // Every fixture step scrolls down: the loop heuristic fires on trajectories of five steps or more.
       await evaluateHeuristicVerdicts({ db: ctx.db, store: ctx.store }, { trajectoryIds: Object.values(f.ids) });
       const list = await judgeAgreementList(ctx.db, { scope: {}, unparseable: "exclude" });

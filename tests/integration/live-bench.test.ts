@@ -312,7 +312,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       for (const id of [captcha!.detail.trajectory.id, infra!.detail.trajectory.id]) {
         await upsertVerdict(ctx.db, { trajectoryId: id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, evaluatorName: "rules", kind: "rule", origin: "verdict", k: "", promptVersion: "vwa-rules-v1", verdict: "failure", score: 0, rationale: null, details: {} });
       }
-      const overview = await callerWithRole(ctx, "researcher").analytics.overview({ scope: {} });
+      const overview = await (await callerWithRole(ctx, "researcher")).analytics.overview({ scope: {} });
       expect(overview.notCounted).toEqual({ infraErrors: 1, blocked: 1 });
       expect(overview.trajectories).toBe(1);
       expect(overview.columns.map((c) => [c.total.successes, c.total.n])).toEqual([[1, 1]]);

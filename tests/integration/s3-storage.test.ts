@@ -4,6 +4,7 @@
  * fails leaves no rows, and the screenshot route serves the bucket's bytes (originals and variants) with the same
  * access checks and caching as from the data folder, or redirects to a presigned URL when asked to.
  */
+import { closeDatabase } from "../../db/database";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -74,7 +75,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  ctx?.db.$client.close();
+  if (ctx) await closeDatabase(ctx.db);
   await s3?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
   process.env = saved;
