@@ -122,8 +122,11 @@ async function readGrouped<K extends string>(db: Db, q: GroupedQuery<K>): Promis
     ...listNames.map((n, i) => `${list(fields[n].expr)} as l${i}`),
   ];
   const whereSql = where ? sql` where ${where}` : sql``;
-  // Ordered by the group keys so both engines hand the groups over in the same order (SQLite's index order).
-  const order = groupBy.map((e) => `${e} asc nulls first`).join(", ");
+  // Ordered by the group keys so both engines hand the groups over in the same order (SQLite's index order). Text
+  // keys compare byte by byte on PostgreSQL too (collation "C", SQLite's BINARY), whatever the server's locale: the
+  // order decides which annotator, category or evaluator comes first in the views.
+  const textKeys = new Set(groupNames.filter((n) => fields[n].kind === "text").map((n) => fields[n].expr));
+  const order = groupBy.map((e) => `${e}${postgres && textKeys.has(e) ? ' collate "C"' : ""} asc nulls first`).join(", ");
   const groups = await rawAll<Record<string, unknown>>(
     db,
     sql`select ${sql.raw(select.join(", "))} from ${sql.raw(table)}${whereSql} group by ${sql.raw(groupBy.join(", "))} order by ${sql.raw(order)}`,
@@ -368,11 +371,12 @@ export async function judgeConfigNames(db: Db): Promise<Map<number, { name: stri
 /** Display name of each evaluator key (as its verdicts carry it). */
 export async function evaluatorNames(db: Db): Promise<Map<string, string>> {
   // One probe per distinct key through the (evaluator_key, k, …) index instead of a scan of every verdict. Of the
-  // names one key's verdicts carry, the same one on both engines: the first in that index's order.
+  // names one key's verdicts carry, the same one on both engines whatever their collation: its first verdict's.
   const rows = await rawAll<{ key: string; name: string }>(
     db,
     sql`select e.evaluator_key as "key",
-          (select v.evaluator_name from evaluator_verdicts v where v.evaluator_key = e.evaluator_key order by v.k, v.prompt_version, v.verdict, v.trajectory_id limit 1) as "name"
+          (select v.evaluator_name from evaluator_verdicts v
+           where v.id = (select min(f.id) from evaluator_verdicts f where f.evaluator_key = e.evaluator_key)) as "name"
         from (select distinct evaluator_key from evaluator_verdicts) e`,
   );
   return new Map(rows.map((r) => [r.key, r.name]));
