@@ -5,7 +5,7 @@
  * configurations without a key (with `hasStoredKey` at most), so a router or an export cannot leak one.
  */
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { affectedRows, dialectOf, first, inTransaction, sqliteClient, tablesOf, withTransaction, type Db, type Tables } from "../database";
+import { affectedRows, dialectOf, first, tablesOf, withTransaction, type Db, type Tables } from "../database";
 import { trajectoryWhere, type TrajectoryFilter } from "./trajectories";
 import type { evaluatorVerdicts, judgeBatches, judgeConfigs, EvaluatorVerdictRow, JudgeBatchRow, JudgeConfigRow } from "../schema/index";
 
@@ -447,8 +447,6 @@ export async function replaceImportedVerdicts(db: Db, trajectoryId: number, verd
     await db.delete(evaluatorVerdicts).where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")));
     for (const v of verdicts) await upsertVerdict(db, v);
   };
-  // An import writes a trajectory and its verdicts in one transaction of its own; one already open on the embedded
-  // database's connection covers these statements too (SQLite cannot open a second one inside it).
-  if (dialectOf(db) === "sqlite" && !inTransaction(db) && sqliteClient(db).inTransaction) return replace();
+  // Inside an import's transaction this joins it, so the trajectory and its verdicts are written together.
   await withTransaction(db, replace);
 }
