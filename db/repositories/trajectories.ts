@@ -5,7 +5,7 @@ import { and, asc, count, desc, eq, gt, gte, inArray, like, lte, or, sql, type S
 import { alias } from "drizzle-orm/sqlite-core";
 import type { Db } from "../client";
 import { agentRuns, screenshots, steps, taskSets, tasks, trajectories, type StepRow } from "../schema/index";
-import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./annotation";
+import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./blind-rule";
 import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
 export type StepValues = Omit<typeof steps.$inferInsert, "id" | "trajectoryId">;
