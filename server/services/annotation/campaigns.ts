@@ -103,7 +103,7 @@ export async function resolveSelection(db: Db, input: { trajectoryIds?: number[]
 
 async function checkAnnotators(db: Db, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
-  const found = new Set(await getUsers(db, unique).map((u) => u.id));
+  const found = new Set((await getUsers(db, unique)).map((u) => u.id));
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length) throw new ValidationError(`annotatorIds: no user with id ${missing.map((m) => JSON.stringify(m)).join(", ")}`);
   return unique;

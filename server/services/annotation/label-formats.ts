@@ -59,7 +59,7 @@ export async function exportLabelsAs(db: Db, actor: Actor, campaignId: number, f
       return { fileName: `${slug}-labels.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: labelExportJsonl(rows), leftOut: 0 };
     case "online-mind2web": {
       const consolidated = rows.filter((r) => r.kind === "consolidated");
-      const intents = new Map(await trajectoryRows(db, consolidated.map((r) => r.trajectory_id as number)).map((t) => [t.id, t.intent]));
+      const intents = new Map((await trajectoryRows(db, consolidated.map((r) => r.trajectory_id as number))).map((t) => [t.id, t.intent]));
       let built;
       try {
         built = buildMind2WebHumanLabels(
