@@ -8,7 +8,8 @@
  * to label the trajectory blind gets `hidden: true` and nothing else, not even how many evaluations exist.
  */
 import type { Db } from "../../db/database";
-import { consolidatedOfTrajectory, consolidationHistory, isCampaignAnnotator, labelHistory } from "../../db/repositories/annotation";
+import { isCampaignAnnotator } from "../../db/repositories/campaigns";
+import { consolidatedOfTrajectory, consolidationHistory, labelHistory } from "../../db/repositories/labels";
 import { isGoldItem } from "../../db/repositories/annotation-quality";
 import { getJudgeConfig, listEvaluatorSummaries, listVerdicts } from "../../db/repositories/evaluation";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";

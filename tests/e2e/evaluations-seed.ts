@@ -6,7 +6,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { createCampaign } from "../../server/services/annotation";
-import { deleteCampaign, getCampaignByName } from "../../db/repositories/annotation";
+import { deleteCampaign, getCampaignByName } from "../../db/repositories/campaigns";
 import { deleteVerdicts } from "../../db/repositories/evaluation";
 import { campaignItems, tasks, trajectories, users } from "../../db/schema/index";
 import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/judge/rules";

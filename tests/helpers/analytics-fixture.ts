@@ -5,7 +5,8 @@
  * through the repositories.
  */
 import { tablesOf, type Db } from "../../db/database";
-import { getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems, insertLabel, upsertConsolidated } from "../../db/repositories/annotation";
+import { getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems } from "../../db/repositories/campaigns";
+import { insertLabel, upsertConsolidated } from "../../db/repositories/labels";
 import { ensureTaskSet, upsertRun, upsertTask } from "../../db/repositories/catalog";
 import { insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation";
 import { saveTrajectory } from "../../db/repositories/trajectories";

@@ -4,7 +4,7 @@
  */
 import { ensureTask, ensureTaskSet, upsertRun } from "../../db/repositories/catalog";
 import { saveTrajectory } from "../../db/repositories/trajectories";
-import type { Db } from "../../db/client";
+import type { Db } from "../../db/database";
 import type { Role } from "../../db/schema/index";
 import type { Actor } from "../../server/auth/roles";
 import type { AppContext } from "../../server/context";
@@ -21,10 +21,10 @@ export interface SeedOptions {
 }
 
 /** Creates `n` trajectories (one run, one task each) and returns their ids in creation order. */
-export function seedTrajectories(db: Db, n: number, o: SeedOptions = {}): number[] {
-  const setId = ensureTaskSet(db, { name: o.taskSet ?? "Test set", benchmark: o.benchmark ?? "webvoyager" });
+export async function seedTrajectories(db: Db, n: number, o: SeedOptions = {}): Promise<number[]> {
+  const setId = await ensureTaskSet(db, { name: o.taskSet ?? "Test set", benchmark: o.benchmark ?? "webvoyager" });
   const model = o.model ?? "test-model";
-  const runId = upsertRun(db, {
+  const runId = await upsertRun(db, {
     runKey: `test:${o.taskSet ?? "Test set"}:${model}:${o.agentName ?? "agent"}`,
     name: `${o.agentName ?? "agent"} run`,
     agentName: o.agentName ?? "agent",
@@ -36,14 +36,14 @@ export function seedTrajectories(db: Db, n: number, o: SeedOptions = {}): number
   const ids: number[] = [];
   for (let i = 0; i < n; i++) {
     const externalId = o.taskIds?.[i] ?? `task-${i + 1}`;
-    const taskId = ensureTask(db, setId, {
+    const taskId = await ensureTask(db, setId, {
       externalId,
       site: "Example",
       intent: `Do thing ${i + 1}`,
       startUrl: "https://example.test/",
       contentHash: `task-${externalId}`,
     });
-    const { id } = saveTrajectory(db, {
+    const { id } = await saveTrajectory(db, {
       runId,
       taskId,
       attempt: 0,

@@ -4,14 +4,16 @@
  * argv[4..] of campaign argv[4] and prints the results as JSON.
  */
 import { openDatabase } from "../../db/client";
+import { closeDatabase } from "../../db/database";
 import { nextAssignment } from "../../server/services/annotation";
 
 const [file, startAt, campaignId, ...userIds] = process.argv.slice(2);
 const db = openDatabase(file!);
 while (Date.now() < Number(startAt)) await new Promise((r) => setTimeout(r, 1));
-const results = userIds.map((userId) => {
-  const a = nextAssignment(db, { userId, name: userId, role: "annotator" }, Number(campaignId));
-  return { userId, itemId: a?.itemId ?? null };
-});
+const results = [];
+for (const userId of userIds) {
+  const a = await nextAssignment(db, { userId, name: userId, role: "annotator" }, Number(campaignId));
+  results.push({ userId, itemId: a?.itemId ?? null });
+}
 process.stdout.write(JSON.stringify(results));
-db.$client.close();
+await closeDatabase(db);

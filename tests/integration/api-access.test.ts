@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatorVerdicts } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { Access, ProcedureMeta, RequestSession } from "../../server/api/trpc";
-import { getItemByTrajectory } from "../../db/repositories/annotation";
+import { getItemByTrajectory } from "../../db/repositories/campaigns";
 import { createCampaign, HIDDEN_AGENT } from "../../server/services/annotation";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";
@@ -49,17 +49,17 @@ function policyFor(path: string): Access | undefined {
 let ctx: TestContext;
 const sessions: Record<"annotator" | "researcher" | "admin", RequestSession> = {} as never;
 
-beforeAll(() => {
+beforeAll(async () => {
   ctx = createTestContext("verdict-api-access-");
-  sessions.admin = testUser(ctx, "admin");
-  sessions.researcher = testUser(ctx, "researcher");
-  sessions.annotator = testUser(ctx, "annotator");
+  sessions.admin = await testUser(ctx, "admin");
+  sessions.researcher = await testUser(ctx, "researcher");
+  sessions.annotator = await testUser(ctx, "annotator");
 });
-afterAll(() => ctx.cleanup());
+afterAll(async () => ctx.cleanup());
 
 /** Calls a procedure by path with no input; returns the tRPC error code, or "ok". */
 async function codeOf(session: RequestSession | null, path: string): Promise<string> {
-  let fn: unknown = callerAs(ctx, session);
+  let fn: unknown = await callerAs(ctx, session);
   for (const part of path.split(".")) fn = (fn as Record<string, unknown>)[part];
   try {
     const result = await (fn as (input?: unknown) => Promise<unknown>)(undefined);
@@ -75,7 +75,7 @@ async function codeOf(session: RequestSession | null, path: string): Promise<str
 }
 
 describe("every procedure states who may call it", () => {
-  it("has an access level that matches the policy", () => {
+  it("has an access level that matches the policy", async () => {
     const problems = procedures
       .map(([path, p]) => ({ path, stated: p._def.meta?.access, policy: policyFor(path) }))
       .filter((x) => !x.stated || !x.policy || x.stated !== x.policy)
@@ -104,33 +104,33 @@ describe("every procedure states who may call it", () => {
 
 describe("annotators browse only their campaigns' trajectories, blind at the API", () => {
   it("scopes lists, refuses other trajectories, and hides verdicts until the annotator has labelled", async () => {
-    const ids = seedTrajectories(ctx.db, 4, { taskSet: "Access set" });
+    const ids = await seedTrajectories(ctx.db, 4, { taskSet: "Access set" });
     const [t1, t2, , t4] = ids as [number, number, number, number];
-    const mine = testUser(ctx, "annotator", "Scoped Annotator");
-    const campaign = createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope", trajectoryIds: [t1, t2], annotatorsPerItem: 1, annotatorIds: [mine.userId] });
+    const mine = await testUser(ctx, "annotator", "Scoped Annotator");
+    const campaign = await createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope", trajectoryIds: [t1, t2], annotatorsPerItem: 1, annotatorIds: [mine.userId] });
     // A non-blind campaign of the same annotator: its trajectories are browsable by id (t4 stays out of reach).
-    createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope open", trajectoryIds: [ids[2]!], annotatorsPerItem: 1, blind: false, annotatorIds: [mine.userId] });
-    expect((await callerAs(ctx, mine).trajectories.list({ ids: [ids[2]!, t4] })).rows.map((r) => r.id)).toEqual([ids[2]]);
+    await createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope open", trajectoryIds: [ids[2]!], annotatorsPerItem: 1, blind: false, annotatorIds: [mine.userId] });
+    expect((await (await callerAs(ctx, mine)).trajectories.list({ ids: [ids[2]!, t4] })).rows.map((r) => r.id)).toEqual([ids[2]]);
     for (const t of ids) ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "J", verdict: "failure" }).run();
 
-    const annotator = callerAs(ctx, mine);
+    const annotator = await callerAs(ctx, mine);
     await expect(annotator.trajectories.byId({ id: t4 })).rejects.toMatchObject({ code: "FORBIDDEN" });
 
     // Blind: no verdicts and no other labels before their own label, through the same procedures the UI uses.
     await expect(annotator.judge.verdicts.forTrajectory({ trajectoryId: t1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     // Nor which agent made it: a trajectory in their blind queue is not browsable by id at all (not in the list,
     // the player or the task page) until they have labelled it; they open it as a campaign item, agent hidden.
-    const realRun = (await callerAs(ctx, sessions.researcher).trajectories.byId({ id: t1 })).run;
+    const realRun = (await (await callerAs(ctx, sessions.researcher)).trajectories.byId({ id: t1 })).run;
     expect(realRun.name).not.toBe(HIDDEN_AGENT);
     await expect(annotator.trajectories.byId({ id: t1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     expect((await annotator.trajectories.list({})).rows.map((r) => r.id)).toEqual([ids[2]]);
-    const itemNo = (t: number) => getItemByTrajectory(ctx.db, campaign.id, t)!.itemNo!;
-    const blindView = await annotator.labelling.item({ campaignId: campaign.id, itemNo: itemNo(t1) });
+    const itemNo = async (t: number) => (await getItemByTrajectory(ctx.db, campaign.id, t))!.itemNo!;
+    const blindView = await annotator.labelling.item({ campaignId: campaign.id, itemNo: await itemNo(t1) });
     expect(blindView).toMatchObject({ agentHidden: true, run: { id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null }, trajectory: { id: 0, sourcePath: null } });
     expect(await annotator.trajectories.filterOptions()).toMatchObject({ runs: [], models: [] });
-    const taskId = (await callerAs(ctx, sessions.researcher).trajectories.byId({ id: t1 })).task.id;
+    const taskId = (await (await callerAs(ctx, sessions.researcher)).trajectories.byId({ id: t1 })).task.id;
     expect((await annotator.tasks.byId({ id: taskId })).trajectories).toEqual([]);
-    await annotator.labelling.submit({ campaignId: campaign.id, itemNo: itemNo(t1), verdict: "success", idempotencyKey: "access-test-submit-1" });
+    await annotator.labelling.submit({ campaignId: campaign.id, itemNo: await itemNo(t1), verdict: "success", idempotencyKey: "access-test-submit-1" });
     // Labelled: the trajectory is browsable, with its agent, for that trajectory only.
     expect((await annotator.trajectories.byId({ id: t1 })).run).toMatchObject({ id: realRun.id, name: realRun.name });
     expect((await annotator.trajectories.list({ sort: "id", dir: "asc" })).rows.map((r) => r.id)).toEqual([t1, ids[2]]);
@@ -140,18 +140,18 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     await expect(annotator.judge.verdicts.forTrajectory({ trajectoryId: t2 })).rejects.toMatchObject({ code: "FORBIDDEN" });
 
     // Researchers see everything; the full list includes trajectories outside any campaign.
-    const researcher = callerAs(ctx, sessions.researcher);
+    const researcher = await callerAs(ctx, sessions.researcher);
     expect((await researcher.trajectories.list({})).total).toBeGreaterThanOrEqual(4);
     expect(await researcher.judge.verdicts.forTrajectory({ trajectoryId: t4 })).toHaveLength(1);
     // An annotator outside the campaign sees none of its trajectories.
-    expect((await callerAs(ctx, sessions.annotator).trajectories.list({})).total).toBe(0);
+    expect((await (await callerAs(ctx, sessions.annotator)).trajectories.list({})).total).toBe(0);
   });
 
   it("scopes an annotator's list in a campaign larger than SQLite's parameter limit", async () => {
     // 33,000 items: more than the 32,766 parameters one statement may carry, so the scope cannot be an id list.
-    const [first] = seedTrajectories(ctx.db, 1, { taskSet: "Huge set" });
-    const big = testUser(ctx, "annotator", "Big Campaign Annotator");
-    const campaign = createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Huge", trajectoryIds: [first!], annotatorsPerItem: 1, blind: false, annotatorIds: [big.userId] });
+    const [first] = await seedTrajectories(ctx.db, 1, { taskSet: "Huge set" });
+    const big = await testUser(ctx, "annotator", "Big Campaign Annotator");
+    const campaign = await createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Huge", trajectoryIds: [first!], annotatorsPerItem: 1, blind: false, annotatorIds: [big.userId] });
     const sqlite = ctx.db.$client;
     const template = sqlite.prepare("select run_id as runId, task_id as taskId from trajectories where id = ?").get(first) as { runId: number; taskId: number };
     sqlite.transaction(() => {
@@ -159,21 +159,21 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
       const addItem = sqlite.prepare("insert into campaign_items (campaign_id, trajectory_id) values (?, ?)");
       for (let i = 1; i < 33_000; i++) addItem.run(campaign.id, addTrajectory.run(template.runId, template.taskId, i, `huge-${i}`).lastInsertRowid);
     })();
-    const list = await callerAs(ctx, big).trajectories.list({ pageSize: 25 });
+    const list = await (await callerAs(ctx, big)).trajectories.list({ pageSize: 25 });
     expect(list.total).toBe(33_000);
     expect(list.rows).toHaveLength(25);
     // Other annotators still see none of it.
-    expect((await callerAs(ctx, sessions.annotator).trajectories.list({})).total).toBe(0);
+    expect((await (await callerAs(ctx, sessions.annotator)).trajectories.list({})).total).toBe(0);
   });
 
   it("holds researchers who label blind to the same rule: no review, export or analytics until they have labelled", async () => {
-    const ids = seedTrajectories(ctx.db, 2, { taskSet: "Blind researcher set" });
-    const labeller = testUser(ctx, "researcher", "Labelling Researcher");
-    const other = testUser(ctx, "annotator", "Other Annotator");
-    const campaign = createCampaign(ctx.db, { userId: sessions.admin.userId, name: "A", role: "admin" }, { name: "Researcher blind", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [labeller.userId, other.userId] });
-    const api = callerAs(ctx, labeller);
-    const itemNo = (t: number) => getItemByTrajectory(ctx.db, campaign.id, t)!.itemNo!;
-    await callerAs(ctx, other).labelling.submit({ campaignId: campaign.id, itemNo: itemNo(ids[0]!), verdict: "success", idempotencyKey: "blind-researcher-1" });
+    const ids = await seedTrajectories(ctx.db, 2, { taskSet: "Blind researcher set" });
+    const labeller = await testUser(ctx, "researcher", "Labelling Researcher");
+    const other = await testUser(ctx, "annotator", "Other Annotator");
+    const campaign = await createCampaign(ctx.db, { userId: sessions.admin.userId, name: "A", role: "admin" }, { name: "Researcher blind", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [labeller.userId, other.userId] });
+    const api = await callerAs(ctx, labeller);
+    const itemNo = async (t: number) => (await getItemByTrajectory(ctx.db, campaign.id, t))!.itemNo!;
+    await (await callerAs(ctx, other)).labelling.submit({ campaignId: campaign.id, itemNo: await itemNo(ids[0]!), verdict: "success", idempotencyKey: "blind-researcher-1" });
     await expect(api.campaigns.review({ id: campaign.id, trajectoryId: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.campaigns.exportLabels({ id: campaign.id, format: "csv" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.analytics.options()).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -187,7 +187,7 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     await expect(api.liveRuns.stepEvidence({ trajectoryId: ids[0]!, step: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.campaigns.overview({ id: campaign.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.trajectories.byId({ id: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, itemNo: itemNo(t), verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
+    for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, itemNo: await itemNo(t), verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
     await expect(api.runs.list()).resolves.toBeTruthy();
     await expect(api.liveRuns.list()).resolves.toBeTruthy();
     await expect(api.campaigns.overview({ id: campaign.id })).resolves.toBeTruthy();
@@ -210,7 +210,7 @@ describe("sessions come from better-auth cookies", () => {
       expect(admin.role).toBe("admin");
       await expect(anonymous.accounts.setup({ email: "second@example.org", name: "Second", password: "second-password" })).rejects.toMatchObject({ code: "FORBIDDEN" });
 
-      const signedIn = await getAuth(fresh).api.signInEmail({ body: { email: "first@example.org", password: "first-password" }, returnHeaders: true });
+      const signedIn = await (await getAuth(fresh)).api.signInEmail({ body: { email: "first@example.org", password: "first-password" }, returnHeaders: true });
       const cookie = signedIn.headers
         .getSetCookie()
         .map((c) => c.split(";")[0])
@@ -223,7 +223,7 @@ describe("sessions come from better-auth cookies", () => {
       const forged = createCaller(await createTRPCContext({ headers: new Headers({ cookie: cookie.replace(/=([A-Za-z0-9])/, (_, c: string) => `=${c === "X" ? "Y" : "X"}`) }) }, fresh));
       await expect(forged.accounts.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     } finally {
-      fresh.cleanup();
+      await fresh.cleanup();
     }
   });
 });

@@ -35,19 +35,21 @@ beforeEach(async () => {
   researcher = await makeActor(ctx, "Rita Researcher", "researcher");
   ann = [await makeActor(ctx, "Ann One", "annotator"), await makeActor(ctx, "Ben Two", "annotator"), await makeActor(ctx, "Cat Three", "annotator")];
 });
-afterEach(() => ctx.cleanup());
+afterEach(async () => {
+  await ctx.cleanup();
+});
 
 let key = 0;
-function submit(a: Actor, campaignId: number, trajectoryId: number, v: { verdict: string; category?: string | null; firstFailingStep?: number | null; note?: string | null }) {
-  submitLabel(ctx.db, a, { campaignId, trajectoryId, ...v, idempotencyKey: `formats-${++key}` });
+async function submit(a: Actor, campaignId: number, trajectoryId: number, v: { verdict: string; category?: string | null; firstFailingStep?: number | null; note?: string | null }) {
+  await submitLabel(ctx.db, a, { campaignId, trajectoryId, ...v, idempotencyKey: `formats-${++key}` });
 }
 
 /** Two agents ("Browser Use", "Operator") on the same three tasks, labelled by three annotators. */
-function labelledCampaign() {
+async function labelledCampaign() {
   const tasks = ["b7258ee05d75e6c50673a59914db412e", "ade4c09ad3fdb1607209750924cd232f", "fb7b4f784cfde003e2548fdf4e8d6b4f"];
-  const bu = seedTrajectories(ctx.db, 3, { taskSet: "Online-Mind2Web", benchmark: "online-mind2web", agentName: "Browser Use", model: "model-bu", taskIds: tasks });
-  const op = seedTrajectories(ctx.db, 3, { taskSet: "Online-Mind2Web", benchmark: "online-mind2web", agentName: "Operator", model: "model-op", taskIds: tasks });
-  const c = createCampaign(ctx.db, researcher, {
+  const bu = await seedTrajectories(ctx.db, 3, { taskSet: "Online-Mind2Web", benchmark: "online-mind2web", agentName: "Browser Use", model: "model-bu", taskIds: tasks });
+  const op = await seedTrajectories(ctx.db, 3, { taskSet: "Online-Mind2Web", benchmark: "online-mind2web", agentName: "Operator", model: "model-op", taskIds: tasks });
+  const c = await createCampaign(ctx.db, researcher, {
     name: "Source",
     trajectoryIds: [...bu, ...op],
     annotatorIds: ann.map((a) => a.userId),
@@ -56,30 +58,30 @@ function labelledCampaign() {
   });
   const [a, b, d] = ann as [Actor, Actor, Actor];
   // bu[0]: unanimous success. bu[1]: unanimous failure, categories and steps differ. bu[2]: not executable ×3.
-  for (const x of [a, b, d]) submit(x, c.id, bu[0]!, { verdict: "success", note: x === a ? 'said "done", checked the cart' : null });
-  submit(a, c.id, bu[1]!, { verdict: "failure", category: "hallucination", firstFailingStep: 2, note: "made up the price" });
-  submit(b, c.id, bu[1]!, { verdict: "failure", category: "navigation stuck", firstFailingStep: 1 });
-  submit(d, c.id, bu[1]!, { verdict: "failure", category: "other" });
-  for (const x of [a, b, d]) submit(x, c.id, bu[2]!, { verdict: "not_executable", note: x === b ? "CAPTCHA" : null });
+  for (const x of [a, b, d]) await submit(x, c.id, bu[0]!, { verdict: "success", note: x === a ? 'said "done", checked the cart' : null });
+  await submit(a, c.id, bu[1]!, { verdict: "failure", category: "hallucination", firstFailingStep: 2, note: "made up the price" });
+  await submit(b, c.id, bu[1]!, { verdict: "failure", category: "navigation stuck", firstFailingStep: 1 });
+  await submit(d, c.id, bu[1]!, { verdict: "failure", category: "other" });
+  for (const x of [a, b, d]) await submit(x, c.id, bu[2]!, { verdict: "not_executable", note: x === b ? "CAPTCHA" : null });
   // op[0]: disputed, then adjudicated to failure. op[1]: an unsure label (disputed, left so). op[2]: two labels only.
-  submit(a, c.id, op[0]!, { verdict: "success" });
-  submit(b, c.id, op[0]!, { verdict: "failure", category: "other" });
-  submit(d, c.id, op[0]!, { verdict: "success" });
-  adjudicate(ctx.db, researcher, { campaignId: c.id, trajectoryId: op[0]!, verdict: "failure", category: "prompt misalignment", reason: "the dates were wrong" });
-  submit(a, c.id, op[1]!, { verdict: "unsure", note: "cannot see the last page" });
-  submit(b, c.id, op[1]!, { verdict: "success" });
-  submit(d, c.id, op[1]!, { verdict: "success" });
-  submit(a, c.id, op[2]!, { verdict: "failure", category: "visual grounding issue" });
-  submit(b, c.id, op[2]!, { verdict: "failure", category: "visual grounding issue" });
+  await submit(a, c.id, op[0]!, { verdict: "success" });
+  await submit(b, c.id, op[0]!, { verdict: "failure", category: "other" });
+  await submit(d, c.id, op[0]!, { verdict: "success" });
+  await adjudicate(ctx.db, researcher, { campaignId: c.id, trajectoryId: op[0]!, verdict: "failure", category: "prompt misalignment", reason: "the dates were wrong" });
+  await submit(a, c.id, op[1]!, { verdict: "unsure", note: "cannot see the last page" });
+  await submit(b, c.id, op[1]!, { verdict: "success" });
+  await submit(d, c.id, op[1]!, { verdict: "success" });
+  await submit(a, c.id, op[2]!, { verdict: "failure", category: "visual grounding issue" });
+  await submit(b, c.id, op[2]!, { verdict: "failure", category: "visual grounding issue" });
   return { c, bu, op, tasks };
 }
 
 type Values = { verdict: string; category: string | null; first_failing_step_number: number | null; note: string | null };
 
 /** Each annotator's label per trajectory, from the export rows of a campaign. */
-function labelsByTrajectoryAndAnnotator(campaignId: number, kind: "annotation" | "consolidated" = "annotation"): Map<string, Values> {
+async function labelsByTrajectoryAndAnnotator(campaignId: number, kind: "annotation" | "consolidated" = "annotation"): Promise<Map<string, Values>> {
   const out = new Map<string, Values>();
-  for (const r of campaignLabelRows(ctx.db, campaignId)) {
+  for (const r of await campaignLabelRows(ctx.db, campaignId)) {
     if (r.kind !== kind) continue;
     out.set(`${r.trajectory_id} ${kind === "annotation" ? r.annotator_name : ""}`, {
       verdict: r.verdict as string,
@@ -91,37 +93,37 @@ function labelsByTrajectoryAndAnnotator(campaignId: number, kind: "annotation" |
   return out;
 }
 
-function roundTrip(campaignId: number, format: LabelFormat) {
-  const file = exportLabelsAs(ctx.db, researcher, campaignId, format);
-  const report = importLabelsAs(ctx.db, researcher, { format, text: file.body, source: file.fileName, campaign: { name: `Round trip ${format}` } });
+async function roundTrip(campaignId: number, format: LabelFormat) {
+  const file = await exportLabelsAs(ctx.db, researcher, campaignId, format);
+  const report = await importLabelsAs(ctx.db, researcher, { format, text: file.body, source: file.fileName, campaign: { name: `Round trip ${format}` } });
   return { file, report, imported: report.campaignId! };
 }
 
 describe("round trips", () => {
-  it.each(["verdict-csv", "verdict-jsonl", "cuaverifierbench"] as const)("%s: every annotator's label comes back whole (verdict, category, failing step, note)", (format) => {
-    const { c } = labelledCampaign();
-    const { report, imported } = roundTrip(c.id, format);
+  it.each(["verdict-csv", "verdict-jsonl", "cuaverifierbench"] as const)("%s: every annotator's label comes back whole (verdict, category, failing step, note)", async (format) => {
+    const { c } = await labelledCampaign();
+    const { report, imported } = await roundTrip(c.id, format);
     expect(report.unmatchedCount).toBe(0);
     expect(report.created).toBe(17);
-    const before = labelsByTrajectoryAndAnnotator(c.id);
-    const after = labelsByTrajectoryAndAnnotator(imported);
+    const before = await labelsByTrajectoryAndAnnotator(c.id);
+    const after = await labelsByTrajectoryAndAnnotator(imported);
     expect(after.size).toBe(17);
     expect(after).toEqual(before);
   });
 
-  it("agentrewardbench: each annotator's success verdict comes back; not executable labels are left out and counted", () => {
-    const { c } = labelledCampaign();
-    const { file, report, imported } = roundTrip(c.id, "agentrewardbench");
+  it("agentrewardbench: each annotator's success verdict comes back; not executable labels are left out and counted", async () => {
+    const { c } = await labelledCampaign();
+    const { file, report, imported } = await roundTrip(c.id, "agentrewardbench");
     expect(parseCsvTable(file.body).header).toEqual([...ARB_COLUMNS]);
     expect(file.leftOut).toBe(3);
     expect(report.created).toBe(14);
     const verdicts = (m: Map<string, Values>) => new Map([...m].filter(([, v]) => v.verdict !== "not_executable").map(([k, v]) => [k, v.verdict]));
-    expect(verdicts(labelsByTrajectoryAndAnnotator(imported))).toEqual(verdicts(labelsByTrajectoryAndAnnotator(c.id)));
+    expect(verdicts(await labelsByTrajectoryAndAnnotator(imported))).toEqual(verdicts(await labelsByTrajectoryAndAnnotator(c.id)));
   });
 
-  it("online-mind2web: the consolidated label of each task and agent comes back as 0 / 1 / 2", () => {
-    const { c, bu, op, tasks } = labelledCampaign();
-    const { file, report, imported } = roundTrip(c.id, "online-mind2web");
+  it("online-mind2web: the consolidated label of each task and agent comes back as 0 / 1 / 2", async () => {
+    const { c, bu, op, tasks } = await labelledCampaign();
+    const { file, report, imported } = await roundTrip(c.id, "online-mind2web");
     // The published file's structure: an array of {task_id, confirmed_task, <Agent>_human_label: "0"|"1"|"2"}.
     const parsed = JSON.parse(file.body) as Record<string, string>[];
     expect(parsed).toEqual([
@@ -131,34 +133,35 @@ describe("round trips", () => {
     ]);
     expect(report.created).toBe(4);
     expect(report.annotators).toEqual([MIND2WEB_DEFAULT_ANNOTATOR]);
-    const source = labelsByTrajectoryAndAnnotator(c.id, "consolidated");
-    const back = labelsByTrajectoryAndAnnotator(imported);
+    const source = await labelsByTrajectoryAndAnnotator(c.id, "consolidated");
+    const back = await labelsByTrajectoryAndAnnotator(imported);
     expect(new Map([...back].map(([k, v]) => [k.split(" ")[0], v.verdict]))).toEqual(new Map([...source].map(([k, v]) => [k.split(" ")[0], v.verdict])));
     expect([...back.keys()].sort()).toEqual([bu[0], bu[1], bu[2], op[0]].map((t) => `${t} ${MIND2WEB_DEFAULT_ANNOTATOR}`).sort());
   });
 
-  it("every format is covered above", () => {
+  it("every format is covered above", async () => {
     expect([...LABEL_FORMATS].sort()).toEqual(["agentrewardbench", "cuaverifierbench", "online-mind2web", "verdict-csv", "verdict-jsonl"]);
   });
 });
 
 describe("published shapes and import errors", () => {
-  it("reads entries in the published human_label.json shape (agent names with spaces written with underscores)", () => {
+  it("reads entries in the published human_label.json shape (agent names with spaces written with underscores)", async () => {
     const tasks = ["b7258ee05d75e6c50673a59914db412e"];
     const agents = ["Operator", "Agent-E", "Browser Use", "Claude Computer Use", "SeeAct"];
-    const ids = agents.map((agent) => seedTrajectories(ctx.db, 1, { taskSet: "OM2W", agentName: agent, model: `model-${agent}`, taskIds: tasks })[0]!);
+    const ids: number[] = [];
+    for (const agent of agents) ids.push((await seedTrajectories(ctx.db, 1, { taskSet: "OM2W", agentName: agent, model: `model-${agent}`, taskIds: tasks }))[0]!);
     // The first entry of Online-Mind2Web's data/human_label.json, as published.
     const text =
       '[{"task_id": "b7258ee05d75e6c50673a59914db412e", "confirmed_task": "Find the store location and hours of the closest Gamestop to zip code 90028 and set it as the home store on Gamestop.", "Operator_human_label": "1", "Agent-E_human_label": "1", "Browser_Use_human_label": "1", "Claude_Computer_Use_human_label": "0", "SeeAct_human_label": "1"}]';
-    const report = importLabelsAs(ctx.db, researcher, { format: "online-mind2web", text, source: "human_label.json", campaign: { name: "OM2W human" }, annotator: "OSU annotators" });
+    const report = await importLabelsAs(ctx.db, researcher, { format: "online-mind2web", text, source: "human_label.json", campaign: { name: "OM2W human" }, annotator: "OSU annotators" });
     expect(report).toMatchObject({ created: 5, unmatchedCount: 0, annotators: ["OSU annotators"] });
-    const got = labelsByTrajectoryAndAnnotator(report.campaignId!);
+    const got = await labelsByTrajectoryAndAnnotator(report.campaignId!);
     expect(agents.map((_, i) => got.get(`${ids[i]} OSU annotators`)!.verdict)).toEqual(["success", "success", "success", "failure", "success"]);
   });
 
-  const message = (fn: () => unknown) => {
+  const message = async (fn: () => Promise<unknown>) => {
     try {
-      fn();
+      await fn();
     } catch (e) {
       if (e instanceof AppError) return e.message;
       throw e;
@@ -166,27 +169,27 @@ describe("published shapes and import errors", () => {
     throw new Error("expected an error");
   };
 
-  it("names the file, line and field of a bad value", () => {
-    seedTrajectories(ctx.db, 1);
-    const imp = (format: string, text: string, source: string) => () => importLabelsAs(ctx.db, researcher, { format, text, source, campaign: { name: `Bad ${++key}` } });
-    expect(message(imp("online-mind2web", '[\n  {"task_id": "task-1", "agent_human_label": "1"},\n  {"task_id": "task-1", "other_human_label": "yes"}\n]', "human_label.json"))).toBe(
+  it("names the file, line and field of a bad value", async () => {
+    await seedTrajectories(ctx.db, 1);
+    const imp = (format: string, text: string, source: string) => async () => await importLabelsAs(ctx.db, researcher, { format, text, source, campaign: { name: `Bad ${++key}` } });
+    expect(await message(imp("online-mind2web", '[\n  {"task_id": "task-1", "agent_human_label": "1"},\n  {"task_id": "task-1", "other_human_label": "yes"}\n]', "human_label.json"))).toBe(
       'human_label.json: line 3 (task 2), field "other_human_label": "yes" is not a label; use "0" (failure), "1" (success) or "2" (not executable)',
     );
-    expect(message(imp("online-mind2web", '[{"confirmed_task": "x"}]', "h.json"))).toBe('h.json: line 1 (task 1), field "task_id": missing or not a string');
-    expect(message(imp("verdict-jsonl", '{"kind": "annotation"}\n{oops\n', "labels.jsonl"))).toMatch(/^labels\.jsonl: line 2: not a JSON object/);
+    expect(await message(imp("online-mind2web", '[{"confirmed_task": "x"}]', "h.json"))).toBe('h.json: line 1 (task 1), field "task_id": missing or not a string');
+    expect(await message(imp("verdict-jsonl", '{"kind": "annotation"}\n{oops\n', "labels.jsonl"))).toMatch(/^labels\.jsonl: line 2: not a JSON object/);
     const cua = [CUA_COLUMNS.join(","), "1,Ann,blind,perhaps,,task-1,agent,,"].join("\n");
-    expect(message(imp("cuaverifierbench", cua, "cua.csv"))).toMatch(/^cua\.csv: line 2, column "verdict": verdict "perhaps" is not mapped/);
-    expect(message(imp("agentrewardbench", "annotator_name,task_id\nA,x\n", "annotations.csv"))).toMatch(/^annotations\.csv: the verdict column "trajectory_success" is not in the header/);
-    expect(message(imp("parquet", "", "x"))).toMatch(/^format: one of verdict-csv, /);
+    expect(await message(imp("cuaverifierbench", cua, "cua.csv"))).toMatch(/^cua\.csv: line 2, column "verdict": verdict "perhaps" is not mapped/);
+    expect(await message(imp("agentrewardbench", "annotator_name,task_id\nA,x\n", "annotations.csv"))).toMatch(/^annotations\.csv: the verdict column "trajectory_success" is not in the header/);
+    expect(await message(imp("parquet", "", "x"))).toMatch(/^format: one of verdict-csv, /);
   });
 });
 
 describe("CLI", () => {
   let dir: string;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-cli-label-files-"));
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  afterEach(async () => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("export-labels --format online-mind2web and import-labels --format online-mind2web give the labels back", async () => {
     const run = promisify(execFile);
@@ -203,7 +206,7 @@ describe("CLI", () => {
     };
     expect((await cli(["user", "add", "--email", "admin@example.org", "--name", "Admin", "--role", "admin", "--password", "admin-password", "--json"])).code).toBe(0);
     const db = openDatabase(path.join(dir, "cli.db"));
-    const ids = seedTrajectories(db, 2, { agentName: "Browser Use", taskIds: ["t-1", "t-2"] });
+    const ids = await seedTrajectories(db, 2, { agentName: "Browser Use", taskIds: ["t-1", "t-2"] });
     db.$client.close();
     const source = path.join(dir, "human_label.json");
     fs.writeFileSync(source, JSON.stringify([{ task_id: "t-1", confirmed_task: "a", Browser_Use_human_label: "1" }, { task_id: "t-2", confirmed_task: "b", Browser_Use_human_label: "2" }]));

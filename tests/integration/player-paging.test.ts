@@ -6,7 +6,7 @@
 import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getItemByTrajectory } from "../../db/repositories/annotation";
+import { getItemByTrajectory } from "../../db/repositories/campaigns";
 import { createCampaign, HIDDEN_AGENT } from "../../server/services/annotation";
 import { fromJsonText, STEP_WINDOW, unpackStepIndex } from "../../server/domain/player/paging";
 import { createTestContext, type TestContext } from "../helpers/context";
@@ -20,27 +20,27 @@ let shortId: number;
 let campaignId: number;
 const people = {} as Record<"researcher" | "annotator" | "outsider", ReturnType<typeof testUser>>;
 
-beforeAll(() => {
+beforeAll(async () => {
   ctx = createTestContext("verdict-paging-");
-  longId = seedLongTrajectory(ctx.db, { steps: STEPS, model: "secret-model-xyz", runName: "secret-run-xyz" });
-  shortId = seedLongTrajectory(ctx.db, { steps: 7, externalTaskId: "short-7", model: "secret-model-xyz", runName: "secret-run-xyz" });
-  people.researcher = testUser(ctx, "researcher");
-  people.annotator = testUser(ctx, "annotator", "Paging Annotator");
-  people.outsider = testUser(ctx, "annotator", "Paging Outsider");
+  longId = await seedLongTrajectory(ctx.db, { steps: STEPS, model: "secret-model-xyz", runName: "secret-run-xyz" });
+  shortId = await seedLongTrajectory(ctx.db, { steps: 7, externalTaskId: "short-7", model: "secret-model-xyz", runName: "secret-run-xyz" });
+  people.researcher = await testUser(ctx, "researcher");
+  people.annotator = await testUser(ctx, "annotator", "Paging Annotator");
+  people.outsider = await testUser(ctx, "annotator", "Paging Outsider");
   const researcher = { userId: people.researcher.userId, name: "R", role: "researcher" as const };
-  campaignId = createCampaign(ctx.db, researcher, { name: "Long ones", trajectoryIds: [longId, shortId], annotatorsPerItem: 1, annotatorIds: [people.annotator.userId] }).id;
+  campaignId = (await createCampaign(ctx.db, researcher, { name: "Long ones", trajectoryIds: [longId, shortId], annotatorsPerItem: 1, annotatorIds: [people.annotator.userId] })).id;
   // The outsider labels in another campaign, so they are an annotator with a queue, just not this one.
-  const otherId = seedLongTrajectory(ctx.db, { steps: 3, externalTaskId: "other-3" });
-  createCampaign(ctx.db, researcher, { name: "Elsewhere", trajectoryIds: [otherId], annotatorsPerItem: 1, annotatorIds: [people.outsider.userId] });
+  const otherId = await seedLongTrajectory(ctx.db, { steps: 3, externalTaskId: "other-3" });
+  await createCampaign(ctx.db, researcher, { name: "Elsewhere", trajectoryIds: [otherId], annotatorsPerItem: 1, annotatorIds: [people.outsider.userId] });
 }, 120_000);
-afterAll(() => ctx?.cleanup());
+afterAll(async () => ctx?.cleanup());
 
 const wireBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(superjson.serialize(v)));
-const itemNo = (t: number) => getItemByTrajectory(ctx.db, campaignId, t)!.itemNo!;
+const itemNo = async (t: number) => (await getItemByTrajectory(ctx.db, campaignId, t))!.itemNo!;
 
 describe("opening a 10,000-step trajectory", () => {
   it("sends the header, an index of every step and one window of details, in under 1 MB", async () => {
-    const api = callerAs(ctx, people.researcher);
+    const api = await callerAs(ctx, people.researcher);
     const t = await api.trajectories.byId({ id: longId });
     const bytes = wireBytes(t);
     // Whole, this trajectory is ~60 MB of JSON; the first payload must stay under 1 MB.
@@ -62,7 +62,7 @@ describe("opening a 10,000-step trajectory", () => {
     console.log(`first payload ${(bytes / 1024).toFixed(0)} KB (index ${(wireBytes(t.index) / 1024).toFixed(0)} KB), window of ${STEP_WINDOW} ${(wireBytes(window) / 1024).toFixed(0)} KB`);
   });
 
-  it("reads only the window's rows from SQLite", () => {
+  it("reads only the window's rows from SQLite", async () => {
     // The window query is LIMIT/OFFSET on the (trajectory, step) index, not a full read sliced afterwards.
     const plan = ctx.db.$client
       .prepare("explain query plan select * from steps where trajectory_id = ? order by idx limit ? offset ?")
@@ -72,7 +72,7 @@ describe("opening a 10,000-step trajectory", () => {
   });
 
   it("serves later windows by id, cut short at the end, and refuses windows past the end clearly", async () => {
-    const api = callerAs(ctx, people.researcher);
+    const api = await callerAs(ctx, people.researcher);
     const mid = await api.trajectories.steps({ id: longId, from: 5_000 });
     expect(mid.from).toBe(5_000);
     const midSteps = fromJsonText(mid.steps);
@@ -91,7 +91,7 @@ describe("opening a 10,000-step trajectory", () => {
   });
 
   it("warms the screenshots around the playhead, not all 10,000", async () => {
-    const api = callerAs(ctx, people.researcher);
+    const api = await callerAs(ctx, people.researcher);
     // 500 steps from the playhead on and the 100 before it, each with its own screenshot.
     expect(await api.trajectories.warmImages({ id: longId, width: 800, fromStep: 5_000 })).toEqual({ queued: 600 });
     expect(await api.trajectories.warmImages({ id: shortId, width: 800, fromStep: 3 })).toEqual({ queued: 7 });
@@ -100,10 +100,10 @@ describe("opening a 10,000-step trajectory", () => {
 
 describe("windows of a campaign item, blind", () => {
   it("gives the item's annotator its windows by item number, with nothing that names the agent", async () => {
-    const api = callerAs(ctx, people.annotator);
-    const first = await api.labelling.item({ campaignId, itemNo: itemNo(longId) });
+    const api = await callerAs(ctx, people.annotator);
+    const first = await api.labelling.item({ campaignId, itemNo: await itemNo(longId) });
     expect(first).toMatchObject({ agentHidden: true, trajectory: { id: 0 }, run: { name: HIDDEN_AGENT, model: null } });
-    const w = await api.labelling.itemSteps({ campaignId, itemNo: itemNo(longId), from: 200 });
+    const w = await api.labelling.itemSteps({ campaignId, itemNo: await itemNo(longId), from: 200 });
     expect(fromJsonText(w.steps).map((s) => s.index)).toEqual(Array.from({ length: STEP_WINDOW }, (_, i) => 200 + i));
     // Everything sent, the JSON texts decoded too.
     const text = JSON.stringify([first, fromJsonText(first.index), fromJsonText(first.window.steps), fromJsonText(w.steps)]);
@@ -111,18 +111,18 @@ describe("windows of a campaign item, blind", () => {
     expect(text).not.toContain("secret-run-xyz");
     expect(text).not.toContain("long-agent");
     expect(text).not.toMatch(new RegExp(`"(trajectoryId|runId)":`));
-    await expect(api.labelling.itemSteps({ campaignId, itemNo: itemNo(shortId), from: 7 })).rejects.toMatchObject({
+    await expect(api.labelling.itemSteps({ campaignId, itemNo: await itemNo(shortId), from: 7 })).rejects.toMatchObject({
       code: "BAD_REQUEST",
       message: 'step window "from" 7 is out of range: the trajectory has 7 steps (positions 0–6)',
     });
   });
 
   it("refuses an annotator outside the campaign, and the item's annotator by trajectory id", async () => {
-    const outsider = callerAs(ctx, people.outsider);
-    await expect(outsider.labelling.itemSteps({ campaignId, itemNo: itemNo(longId), from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const outsider = await callerAs(ctx, people.outsider);
+    await expect(outsider.labelling.itemSteps({ campaignId, itemNo: await itemNo(longId), from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(outsider.trajectories.steps({ id: longId, from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     // Blind: the annotator still to label it cannot address it by id, windows included.
-    await expect(callerAs(ctx, people.annotator).trajectories.steps({ id: longId, from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(callerAs(ctx, people.annotator).labelling.itemSteps({ campaignId, itemNo: 99, from: 0 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(await (await callerAs(ctx, people.annotator)).trajectories.steps({ id: longId, from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(await (await callerAs(ctx, people.annotator)).labelling.itemSteps({ campaignId, itemNo: 99, from: 0 })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

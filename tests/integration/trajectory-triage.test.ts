@@ -21,7 +21,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
-import { getItemByTrajectory, insertCampaign, insertCampaignItems, setItemState, upsertConsolidated } from "../../db/repositories/annotation";
+import { getItemByTrajectory, insertCampaign, insertCampaignItems, setItemState } from "../../db/repositories/campaigns";
+import { upsertConsolidated } from "../../db/repositories/labels";
 import { upsertTask } from "../../db/repositories/catalog";
 import { upsertVerdict } from "../../db/repositories/evaluation";
 import { saveTrajectory } from "../../db/repositories/trajectories";

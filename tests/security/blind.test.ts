@@ -7,7 +7,7 @@
  */
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getItemByTrajectory } from "../../db/repositories/annotation";
+import { getItemByTrajectory } from "../../db/repositories/campaigns";
 import { agentRuns, evaluatorVerdicts, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";
@@ -52,13 +52,13 @@ const hash = (n: number) => n.toString(16).padStart(64, "0");
 
 beforeAll(async () => {
   ctx = createTestContext("verdict-security-blind-");
-  researcher = testUser(ctx, "researcher", "Rita Researcher");
-  blindAnn = testUser(ctx, "annotator", "Blind Annotator");
-  others = [testUser(ctx, "annotator", `${SECRETS.otherName} One`), testUser(ctx, "annotator", `${SECRETS.otherName} Two`)];
+  researcher = await testUser(ctx, "researcher", "Rita Researcher");
+  blindAnn = await testUser(ctx, "annotator", "Blind Annotator");
+  others = [await testUser(ctx, "annotator", `${SECRETS.otherName} One`), await testUser(ctx, "annotator", `${SECRETS.otherName} Two`)];
   // Two agents on the same two tasks, plus a trajectory (and task) in no campaign of the annotator.
-  const a = seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentA, model: SECRETS.modelA });
-  const b = seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentB, model: SECRETS.modelB });
-  [outsider] = seedTrajectories(ctx.db, 1, { taskSet: "Shared set", agentName: "outside-agent", model: "outside-model", taskIds: ["outside-task"] }) as [number];
+  const a = await seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentA, model: SECRETS.modelA });
+  const b = await seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentB, model: SECRETS.modelB });
+  [outsider] = await seedTrajectories(ctx.db, 1, { taskSet: "Shared set", agentName: "outside-agent", model: "outside-model", taskIds: ["outside-task"] }) as [number];
   ids = [...a, ...b];
   const run = (t: number) => ctx.db.select({ r: trajectories.runId, task: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, t)).get()!;
   runA = run(a[0]!).r;
@@ -83,19 +83,19 @@ beforeAll(async () => {
   });
 
   const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
-  campaignId = createCampaign(ctx.db, actor, { name: "Blind campaign", trajectoryIds: ids, annotatorsPerItem: 2, labelSchema: { requireCategory: false }, annotatorIds: [blindAnn.userId, ...others.map((o) => o.userId)] }).id;
+  campaignId = (await createCampaign(ctx.db, actor, { name: "Blind campaign", trajectoryIds: ids, annotatorsPerItem: 2, labelSchema: { requireCategory: false }, annotatorIds: [blindAnn.userId, ...others.map((o) => o.userId)] })).id;
   // A campaign made from the list's filter: its description names the model.
-  filterCampaignId = createCampaign(ctx.db, actor, { name: "From filter", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [blindAnn.userId] }).id;
+  filterCampaignId = (await createCampaign(ctx.db, actor, { name: "From filter", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [blindAnn.userId] })).id;
   // The two others disagree on the first trajectory: the item is disputed.
-  const first = itemNo(ids[0]!);
-  await callerAs(ctx, others[0]!).labelling.submit({ campaignId, itemNo: first, verdict: "success", note: SECRETS.otherNote, idempotencyKey: "other-1-first" });
-  await callerAs(ctx, others[1]!).labelling.submit({ campaignId, itemNo: first, verdict: "failure", note: SECRETS.otherNote, idempotencyKey: "other-2-first" });
-  expect(getItemByTrajectory(ctx.db, campaignId, ids[0]!)!.state).toBe("disputed");
+  const first = await itemNo(ids[0]!);
+  await (await callerAs(ctx, others[0]!)).labelling.submit({ campaignId, itemNo: first, verdict: "success", note: SECRETS.otherNote, idempotencyKey: "other-1-first" });
+  await (await callerAs(ctx, others[1]!)).labelling.submit({ campaignId, itemNo: first, verdict: "failure", note: SECRETS.otherNote, idempotencyKey: "other-2-first" });
+  expect((await getItemByTrajectory(ctx.db, campaignId, ids[0]!))!.state).toBe("disputed");
 });
-afterAll(() => ctx.cleanup());
+afterAll(async () => ctx.cleanup());
 
-function itemNo(trajectoryId: number, campaign = campaignId): number {
-  return getItemByTrajectory(ctx.db, campaign, trajectoryId)!.itemNo!;
+async function itemNo(trajectoryId: number, campaign = campaignId): Promise<number> {
+  return (await getItemByTrajectory(ctx.db, campaign, trajectoryId))!.itemNo!;
 }
 
 type Procedure = { _def: { type: string; meta?: ProcedureMeta } };
@@ -146,7 +146,7 @@ function inputsFor(path: string): unknown[] | undefined {
 
 /** Everything the annotator gets back from every procedure, results and error messages alike, as text. */
 async function walk(session: RequestSession): Promise<{ text: string; calls: number }> {
-  const caller = callerAs(ctx, session);
+  const caller = await callerAs(ctx, session);
   const out: string[] = [];
   let calls = 0;
   for (const path of annotatorProcedures) {
@@ -166,7 +166,7 @@ async function walk(session: RequestSession): Promise<{ text: string; calls: num
 }
 
 describe("a blind annotator walking every procedure", () => {
-  it("has inputs for every procedure an annotator may call", () => {
+  it("has inputs for every procedure an annotator may call", async () => {
     expect(annotatorProcedures.length).toBeGreaterThan(20);
     expect(annotatorProcedures.filter((p) => !inputsFor(p))).toEqual([]);
   });
@@ -180,15 +180,15 @@ describe("a blind annotator walking every procedure", () => {
     // The filter that made the second campaign (it names a run's model) is not given to them.
     expect(text).not.toContain('"selection":{');
     // The items they label are not addressed by trajectory id.
-    const item = await callerAs(ctx, blindAnn).labelling.item({ campaignId, itemNo: itemNo(ids[0]!) });
+    const item = await (await callerAs(ctx, blindAnn)).labelling.item({ campaignId, itemNo: await itemNo(ids[0]!) });
     expect(item.trajectory.id).toBe(0);
     expect(item.run.id).toBe(0);
   });
 
   it("after their own label sees what the README promises for that trajectory, and nothing more", async () => {
-    const api = callerAs(ctx, blindAnn);
+    const api = await callerAs(ctx, blindAnn);
     const t = ids[0]!;
-    const labelled = await api.labelling.submit({ campaignId, itemNo: itemNo(t), verdict: "failure", idempotencyKey: "blind-own-first" });
+    const labelled = await api.labelling.submit({ campaignId, itemNo: await itemNo(t), verdict: "failure", idempotencyKey: "blind-own-first" });
     expect(labelled).not.toHaveProperty("trajectoryId");
     expect(labelled.itemState).toBe("disputed");
     // That trajectory: its agent, the judge's verdict, the others' labels (in this campaign).
@@ -202,7 +202,7 @@ describe("a blind annotator walking every procedure", () => {
     // The others stay hidden, and runs and task sets stay closed to annotators.
     for (const other of ids.slice(1)) {
       await expect(api.trajectories.byId({ id: other })).rejects.toMatchObject({ code: "FORBIDDEN" });
-      expect((await api.labelling.item({ campaignId, itemNo: itemNo(other) })).run.name).not.toContain("agent-");
+      expect((await api.labelling.item({ campaignId, itemNo: await itemNo(other) })).run.name).not.toContain("agent-");
     }
     expect((await api.trajectories.list({})).rows.map((r) => r.id)).toEqual([t]);
     await expect(api.runs.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -212,63 +212,64 @@ describe("a blind annotator walking every procedure", () => {
 
 describe("each rule on its own", () => {
   it("closing a campaign keeps the blind for those who have not labelled; a researcher lifts it by turning blind off, and later labels are flagged", async () => {
-    const ann = testUser(ctx, "annotator", "Closing Annotator");
+    const ann = await testUser(ctx, "annotator", "Closing Annotator");
     const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
-    const [t] = seedTrajectories(ctx.db, 1, { taskSet: "Closing set", agentName: "closing-agent" }) as [number];
-    const c = createCampaign(ctx.db, actor, { name: "Closing", trajectoryIds: [t], annotatorsPerItem: 1, annotatorIds: [ann.userId] });
+    const [t] = await seedTrajectories(ctx.db, 1, { taskSet: "Closing set", agentName: "closing-agent" }) as [number];
+    const c = await createCampaign(ctx.db, actor, { name: "Closing", trajectoryIds: [t], annotatorsPerItem: 1, annotatorIds: [ann.userId] });
     ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:2", evaluatorName: "Judge", verdict: "success" }).run();
-    const api = callerAs(ctx, ann);
-    updateCampaignSettings(ctx.db, actor, c.id, { status: "closed" });
+    const api = await callerAs(ctx, ann);
+    await updateCampaignSettings(ctx.db, actor, c.id, { status: "closed" });
     await expect(api.judge.verdicts.forTrajectory({ trajectoryId: t })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.trajectories.byId({ id: t })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    expect((await api.labelling.item({ campaignId: c.id, itemNo: itemNo(t, c.id) })).agentHidden).toBe(true);
+    expect((await api.labelling.item({ campaignId: c.id, itemNo: await itemNo(t, c.id) })).agentHidden).toBe(true);
     // The researcher unblinds it: the annotator sees the verdict, and that is recorded.
-    updateCampaignSettings(ctx.db, actor, c.id, { status: "active", blind: false });
+    await updateCampaignSettings(ctx.db, actor, c.id, { status: "active", blind: false });
     expect(await api.judge.verdicts.forTrajectory({ trajectoryId: t })).toHaveLength(1);
-    await api.labelling.submit({ campaignId: c.id, itemNo: itemNo(t, c.id), verdict: "success", idempotencyKey: "closing-after-reveal" });
-    const exported = await callerAs(ctx, researcher).campaigns.exportLabels({ id: c.id, format: "jsonl" });
+    await api.labelling.submit({ campaignId: c.id, itemNo: await itemNo(t, c.id), verdict: "success", idempotencyKey: "closing-after-reveal" });
+    const exported = await (await callerAs(ctx, researcher)).campaigns.exportLabels({ id: c.id, format: "jsonl" });
     expect(JSON.parse(exported.body.trim().split("\n")[0]!)).toMatchObject({ kind: "annotation", after_reveal: 1 });
-    const review = await callerAs(ctx, researcher).campaigns.review({ id: c.id, trajectoryId: t });
+    const review = await (await callerAs(ctx, researcher)).campaigns.review({ id: c.id, trajectoryId: t });
     expect(review.labelHistory.map((h) => h.afterReveal)).toEqual([true]);
   });
 
-  it("numbers items 1..n in a shuffled order, not in trajectory (import) order", () => {
-    const many = seedTrajectories(ctx.db, 40, { taskSet: "Numbering set", agentName: "numbering-agent" });
-    const c = createCampaign(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, { name: "Numbering", trajectoryIds: many, annotatorsPerItem: 1 });
-    const numbers = many.map((t) => itemNo(t, c.id));
+  it("numbers items 1..n in a shuffled order, not in trajectory (import) order", async () => {
+    const many = await seedTrajectories(ctx.db, 40, { taskSet: "Numbering set", agentName: "numbering-agent" });
+    const c = await createCampaign(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, { name: "Numbering", trajectoryIds: many, annotatorsPerItem: 1 });
+    const numbers: number[] = [];
+    for (const t of many) numbers.push(await itemNo(t, c.id));
     expect([...numbers].sort((x, y) => x - y)).toEqual(many.map((_, i) => i + 1));
     // 1 chance in 40! of failing by luck.
     expect(numbers).not.toEqual(many.map((_, i) => i + 1));
   });
 
   it("gives annotators campaign summaries without selection or others' counts; researchers labelling blind get the same for that campaign", async () => {
-    const mine = await callerAs(ctx, blindAnn).labelling.myCampaigns();
+    const mine = await (await callerAs(ctx, blindAnn)).labelling.myCampaigns();
     expect(mine.map((c) => [c.selection, c.counts, c.restricted])).toEqual(mine.map(() => [null, null, true]));
-    expect((await callerAs(ctx, blindAnn).campaigns.list()).every((c) => c.selection === null && c.counts === null)).toBe(true);
-    const r = testUser(ctx, "researcher", "Labelling Researcher Two");
-    const c = createCampaign(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, { name: "Researcher labels", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [r.userId] });
-    const seen = await callerAs(ctx, r).campaigns.list();
+    expect((await (await callerAs(ctx, blindAnn)).campaigns.list()).every((c) => c.selection === null && c.counts === null)).toBe(true);
+    const r = await testUser(ctx, "researcher", "Labelling Researcher Two");
+    const c = await createCampaign(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, { name: "Researcher labels", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [r.userId] });
+    const seen = await (await callerAs(ctx, r)).campaigns.list();
     expect(seen.find((x) => x.id === c.id)).toMatchObject({ selection: null, counts: null, restricted: true });
     expect(seen.find((x) => x.id === filterCampaignId)?.selection?.description).toContain(SECRETS.modelB);
   });
 
   it("shows a campaign's task without rule configuration or (while blind) reference answers, and refuses other tasks", async () => {
-    const api = callerAs(ctx, blindAnn);
+    const api = await callerAs(ctx, blindAnn);
     await expect(api.tasks.byId({ id: outsideTask })).rejects.toMatchObject({ code: "FORBIDDEN" });
     const task = await api.tasks.byId({ id: taskIds[1]! });
     expect(task.task.evaluatorConfig).toBeNull();
     expect(task.task.referenceAnswers).toEqual([]);
     expect(task.outcomes).toEqual({});
-    const full = await callerAs(ctx, researcher).tasks.byId({ id: taskIds[1]! });
+    const full = await (await callerAs(ctx, researcher)).tasks.byId({ id: taskIds[1]! });
     expect(JSON.stringify(full.task.evaluatorConfig)).toContain(SECRETS.rule);
   });
 
-  it("serves screenshots only of trajectories in the viewer's campaigns, with one indexed look-up", () => {
+  it("serves screenshots only of trajectories in the viewer's campaigns, with one indexed look-up", async () => {
     const stepHash = (t: number) => ctx.db.select({ h: steps.screenshotHash }).from(steps).where(eq(steps.trajectoryId, t)).get()!.h!;
-    expect(mayFetchScreenshot(ctx.db, blindAnn, stepHash(ids[1]!))).toBe(true);
-    expect(mayFetchScreenshot(ctx.db, blindAnn, stepHash(outsider))).toBe(false);
-    expect(mayFetchScreenshot(ctx.db, blindAnn, hash(999_999))).toBe(false);
-    expect(mayFetchScreenshot(ctx.db, researcher, stepHash(outsider))).toBe(true);
+    expect(await mayFetchScreenshot(ctx.db, blindAnn, stepHash(ids[1]!))).toBe(true);
+    expect(await mayFetchScreenshot(ctx.db, blindAnn, stepHash(outsider))).toBe(false);
+    expect(await mayFetchScreenshot(ctx.db, blindAnn, hash(999_999))).toBe(false);
+    expect(await mayFetchScreenshot(ctx.db, researcher, stepHash(outsider))).toBe(true);
     const plan = ctx.db.$client
       .prepare(
         "explain query plan select 1 from steps s where s.screenshot_hash = ? and exists (select 1 from campaign_items ci join campaign_annotators ca on ca.campaign_id = ci.campaign_id and ca.user_id = ? where ci.trajectory_id = s.trajectory_id)",

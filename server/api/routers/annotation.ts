@@ -96,9 +96,9 @@ export const campaignsRouter = createTRPCRouter({
   list: authedProcedure.query(({ ctx }) => listCampaignSummaries(ctx.db, ctx.actor)),
 
   /** How many trajectories a selection holds, before creating a campaign from it. */
-  previewSelection: researcherProcedure.input(selection).query(({ ctx, input }) => {
-    if (input.filter && usesTriage(input.filter)) assertMayTriage(ctx.db, ctx.actor);
-    const ids = resolveSelection(ctx.db, input);
+  previewSelection: researcherProcedure.input(selection).query(async ({ ctx, input }) => {
+    if (input.filter && usesTriage(input.filter)) await assertMayTriage(ctx.db, ctx.actor);
+    const ids = await resolveSelection(ctx.db, input);
     return { count: ids.length, description: input.filter ? describeFilter(input.filter) : `${ids.length} chosen trajectories` };
   }),
 
@@ -233,7 +233,7 @@ export const labellingRouter = createTRPCRouter({
 
   skip: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).mutation(({ ctx, input }) => skipItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
-  release: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => ({ released: releaseAssignments(ctx.db, ctx.actor, input.campaignId) })),
+  release: authedProcedure.input(z.object({ campaignId: id })).mutation(async ({ ctx, input }) => ({ released: await releaseAssignments(ctx.db, ctx.actor, input.campaignId) })),
 
   submit: authedProcedure
     .input(
@@ -279,7 +279,7 @@ export const labellingRouter = createTRPCRouter({
         raw: z.boolean().default(false),
       }),
     )
-    .mutation(({ ctx, input }) => ({ queued: warmItemImages(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => ({ queued: await warmItemImages(ctx, ctx.actor, input) })),
 
   /** The annotator's recent labels in a campaign (to go back and revise). */
   done: authedProcedure
@@ -287,8 +287,8 @@ export const labellingRouter = createTRPCRouter({
     .query(({ ctx, input }) => myRecentLabels(ctx.db, ctx.actor, input.campaignId, input.limit)),
 
   /** Labels on a trajectory the caller may browse (blind rule applied on the server). */
-  ofTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => {
-    assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
+  ofTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(async ({ ctx, input }) => {
+    await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
     return visibleLabelsOfTrajectory(ctx.db, ctx.actor, input.trajectoryId);
   }),
 });

@@ -38,9 +38,9 @@ export const qualityRouter = createTRPCRouter({
         goldMinAnswered: z.number().int().min(1).max(1000).optional(),
       }),
     )
-    .mutation(({ ctx, input }) => {
+    .mutation(async ({ ctx, input }) => {
       const { campaignId, ...patch } = input;
-      const c = updateQualitySettings(ctx.db, ctx.actor, campaignId, patch);
+      const c = await updateQualitySettings(ctx.db, ctx.actor, campaignId, patch);
       return { id: c.id, assignmentStrategy: c.assignmentStrategy, goldRate: c.goldRate, goldWarnBelow: c.goldWarnBelow, goldBlockBelow: c.goldBlockBelow, goldMinAnswered: c.goldMinAnswered };
     }),
 

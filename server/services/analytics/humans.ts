@@ -28,7 +28,7 @@ import {
 import { CountAgreement, combinedLabel, type SpecificAgreement } from "../../domain/analytics/measures";
 import type { Selection } from "../../domain/analytics/selection";
 import { NotFoundError } from "../../errors";
-import { decisionTallies } from "../../../db/repositories/annotation";
+import { decisionTallies } from "../../../db/repositories/labels";
 import { tallyDecisions, type DecisionTally } from "../../domain/annotation/protocols";
 import { getCampaignLabels, type CampaignLabelColumns } from "./dataset";
 

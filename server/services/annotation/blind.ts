@@ -9,19 +9,10 @@
  * afterwards is flagged as made after seeing the evaluations (an anchoring measure).
  */
 import type { SQL } from "drizzle-orm";
-import { sql } from "drizzle-orm";
-import type { Db } from "../../../db/client";
-import {
-  blindedTrajectoryIds,
-  blindedTrajectoryIdsSql,
-  isBlindedFor,
-  labelsInBlindCampaign,
-  labelsOfTrajectory,
-  recordReveal,
-  userAnnotatorKey,
-  isCampaignAnnotator,
-  isInAnnotatorCampaigns,
-} from "../../../db/repositories/annotation";
+import type { Db } from "../../../db/database";
+import { userAnnotatorKey, isCampaignAnnotator } from "../../../db/repositories/campaigns";
+import { labelsOfTrajectory } from "../../../db/repositories/labels";
+import { blindedTrajectoryIds, isBlindedFor, labelsInBlindCampaign, recordReveal, isInAnnotatorCampaigns, visibleToUserSql } from "../../../db/repositories/blind-rule";
 import { hasRole, type Actor } from "../../auth/roles";
 import type { PlayerTrajectory } from "../trajectory-views";
 import { AppError } from "../../errors";
@@ -34,15 +25,15 @@ export class BlindError extends AppError {
 }
 
 /** Throws FORBIDDEN when the blind rule hides this trajectory's evaluations from the user. */
-export function assertMayViewEvaluations(db: Db, userId: string, trajectoryId: number): void {
-  if (isBlindedFor(db, userId, trajectoryId)) throw new BlindError(trajectoryId);
+export async function assertMayViewEvaluations(db: Db, userId: string, trajectoryId: number): Promise<void> {
+  if (await isBlindedFor(db, userId, trajectoryId)) throw new BlindError(trajectoryId);
   // Noted for anyone who labels the trajectory somewhere, labelled yet or not (a campaign made non-blind, or one
   // they join later): any label they submit afterwards is flagged as made after seeing evaluations.
-  if (labelsInBlindCampaign(db, userId, trajectoryId) || isInAnnotatorCampaigns(db, userId, trajectoryId)) recordReveal(db, userId, trajectoryId);
+  if (await labelsInBlindCampaign(db, userId, trajectoryId) || await isInAnnotatorCampaigns(db, userId, trajectoryId)) await recordReveal(db, userId, trajectoryId);
 }
 
-export function mayViewEvaluations(db: Db, userId: string, trajectoryId: number): boolean {
-  return !isBlindedFor(db, userId, trajectoryId);
+export async function mayViewEvaluations(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
+  return !await isBlindedFor(db, userId, trajectoryId);
 }
 
 export interface EvaluationFilter {
@@ -59,13 +50,13 @@ export interface EvaluationFilter {
 }
 
 /** The blind rule for one user, for filtering lists of evaluations. */
-export function visibleEvaluationFilter(db: Db, userId: string): EvaluationFilter {
-  const hidden = new Set(blindedTrajectoryIds(db, userId));
+export async function visibleEvaluationFilter(db: Db, userId: string): Promise<EvaluationFilter> {
+  const hidden = new Set(await blindedTrajectoryIds(db, userId));
   return {
     hidden,
     isVisible: (id) => !hidden.has(id),
     filter: (rows, idOf) => (hidden.size ? rows.filter((r) => !hidden.has(idOf(r))) : [...rows]),
-    visibleSql: (column) => sql`${column} not in ${blindedTrajectoryIdsSql(userId)}`,
+    visibleSql: (column) => visibleToUserSql(column, userId),
   };
 }
 
@@ -73,20 +64,25 @@ export function visibleEvaluationFilter(db: Db, userId: string): EvaluationFilte
  * Labels on a trajectory that a viewer may see: always their own; other people's only when the blind rule allows
  * it, and for annotators only in campaigns they label in. Researchers and admins see every campaign's labels.
  */
-export function visibleLabelsOfTrajectory(db: Db, viewer: Actor, trajectoryId: number) {
-  const rows = labelsOfTrajectory(db, trajectoryId);
+export async function visibleLabelsOfTrajectory(db: Db, viewer: Actor, trajectoryId: number) {
+  const rows = await labelsOfTrajectory(db, trajectoryId);
   const ownKey = userAnnotatorKey(viewer.userId);
-  const mayViewOthers = mayViewEvaluations(db, viewer.userId, trajectoryId);
+  const mayViewOthers = await mayViewEvaluations(db, viewer.userId, trajectoryId);
   const researcher = hasRole(viewer, "researcher");
   const memberOf = new Map<number, boolean>();
-  const visible = rows.filter(({ label }) => {
-    if (label.annotatorKey === ownKey) return true;
-    if (!mayViewOthers) return false;
-    if (researcher) return true;
-    if (!memberOf.has(label.campaignId)) memberOf.set(label.campaignId, isCampaignAnnotator(db, label.campaignId, viewer.userId));
-    return memberOf.get(label.campaignId)!;
-  });
-  if (visible.some((r) => r.label.annotatorKey !== ownKey)) assertMayViewEvaluations(db, viewer.userId, trajectoryId);
+  const visible: typeof rows = [];
+  for (const row of rows) {
+    const { label } = row;
+    if (label.annotatorKey !== ownKey) {
+      if (!mayViewOthers) continue;
+      if (!researcher) {
+        if (!memberOf.has(label.campaignId)) memberOf.set(label.campaignId, await isCampaignAnnotator(db, label.campaignId, viewer.userId));
+        if (!memberOf.get(label.campaignId)) continue;
+      }
+    }
+    visible.push(row);
+  }
+  if (visible.some((r) => r.label.annotatorKey !== ownKey)) await assertMayViewEvaluations(db, viewer.userId, trajectoryId);
   return {
     hiddenByBlind: !mayViewOthers,
     labels: visible.map(({ label, campaignName }) => ({
@@ -110,8 +106,8 @@ export function visibleLabelsOfTrajectory(db: Db, viewer: Actor, trajectoryId: n
  * For views that show evaluations of many trajectories at once (analytics, a campaign's label export): refused
  * while the user still has trajectories to label blind, since any of them could be among those shown.
  */
-export function assertNotLabellingBlind(db: Db, userId: string): void {
-  const hidden = blindedTrajectoryIds(db, userId);
+export async function assertNotLabellingBlind(db: Db, userId: string): Promise<void> {
+  const hidden = await blindedTrajectoryIds(db, userId);
   if (hidden.length) {
     throw new AppError(
       "FORBIDDEN",
@@ -147,8 +143,8 @@ export function hideAgentInRow<R extends AgentFields & { id: number }>(row: R, h
  * with runs), and no reference answers or rule configuration (evaluator information). Unchanged when the rule
  * does not hide the trajectory from this user.
  */
-export function hideAgentInTrajectory(db: Db, userId: string, t: PlayerTrajectory): PlayerTrajectory {
-  if (mayViewEvaluations(db, userId, t.trajectory.id)) return t;
+export async function hideAgentInTrajectory(db: Db, userId: string, t: PlayerTrajectory): Promise<PlayerTrajectory> {
+  if (await mayViewEvaluations(db, userId, t.trajectory.id)) return t;
   return {
     ...t,
     trajectory: { ...t.trajectory, id: 0, sourcePath: null, sourceFormat: HIDDEN_AGENT, createdAt: new Date(0), updatedAt: new Date(0) },
@@ -159,6 +155,6 @@ export function hideAgentInTrajectory(db: Db, userId: string, t: PlayerTrajector
 }
 
 /** Trajectories whose agent is hidden from this user (empty for most users). */
-export function agentHiddenTrajectories(db: Db, userId: string): ReadonlySet<number> {
-  return visibleEvaluationFilter(db, userId).hidden;
+export async function agentHiddenTrajectories(db: Db, userId: string): Promise<ReadonlySet<number>> {
+  return (await visibleEvaluationFilter(db, userId)).hidden;
 }

@@ -3,33 +3,11 @@
  * filter), with a label schema, the number of annotators each trajectory needs, who may annotate and whether
  * labelling is blind.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { getUsers } from "../../../db/repositories/accounts";
-import {
-  type CampaignCounts,
-  addCampaignAnnotators,
-  annotatorProgress,
-  campaignAnnotatorList,
-  campaignCounts,
-  campaignItemIds,
-  campaignsLabellingBlind,
-  existingTrajectoryIds,
-  addQaReviewers,
-  complianceItems,
-  getCampaign,
-  getCampaignByName,
-  labelGuidelineVersionCounts,
-  qaReviewerList,
-  removeQaReviewers,
-  insertCampaign,
-  insertCampaignItems,
-  isCampaignAnnotator,
-  listCampaigns,
-  listCampaignsOfAnnotator,
-  ownLabelCounts,
-  removeCampaignAnnotators,
-  updateCampaign,
-} from "../../../db/repositories/annotation";
+import { type CampaignCounts, addCampaignAnnotators, annotatorProgress, campaignAnnotatorList, campaignCounts, campaignItemIds, existingTrajectoryIds, addQaReviewers, complianceItems, getCampaign, getCampaignByName, qaReviewerList, removeQaReviewers, insertCampaign, insertCampaignItems, isCampaignAnnotator, listCampaigns, listCampaignsOfAnnotator, removeCampaignAnnotators, updateCampaign } from "../../../db/repositories/campaigns";
+import { labelGuidelineVersionCounts, ownLabelCounts } from "../../../db/repositories/labels";
+import { campaignsLabellingBlind } from "../../../db/repositories/blind-rule";
 import { DEFAULT_SAMPLE_SEED, matchingTrajectoryIds, type SelectionFilter } from "../trajectory-views";
 import type { CampaignRow, CampaignSelection, CampaignStatus } from "../../../db/schema/index";
 import { hasRole, requireRole, type Actor } from "../../auth/roles";
@@ -40,7 +18,7 @@ import { AppError, ConflictError, NotFoundError, ValidationError } from "../../e
 import { shuffleNumbers } from "./item-numbers";
 import { recomputeItem } from "./consolidation";
 import { assertMayTriage } from "./scope";
-import { inTransaction } from "./tx";
+import { withTransaction } from "../../../db/database";
 
 export const MAX_ANNOTATORS_PER_ITEM = 20;
 export const MAX_CAMPAIGN_ITEMS = 200_000;
@@ -107,25 +85,25 @@ export function describeFilter(f: SelectionFilter): string {
 }
 
 /** Trajectory ids a filter (or the seeded sample of it) selects, in the list's id order. */
-export function resolveSelection(db: Db, input: { trajectoryIds?: number[]; filter?: SelectionFilter }): number[] {
+export async function resolveSelection(db: Db, input: { trajectoryIds?: number[]; filter?: SelectionFilter }): Promise<number[]> {
   if (input.trajectoryIds) {
     const unique = [...new Set(input.trajectoryIds)];
-    const found = existingTrajectoryIds(db, unique);
+    const found = await existingTrajectoryIds(db, unique);
     const missing = unique.filter((id) => !found.has(id));
     if (missing.length) throw new ValidationError(`trajectoryIds: no trajectory with id ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ` (and ${missing.length - 10} more)` : ""}`);
     return unique;
   }
   if (input.filter) {
-    const ids = matchingTrajectoryIds(db, input.filter);
+    const ids = await matchingTrajectoryIds(db, input.filter);
     if (ids.length > MAX_CAMPAIGN_ITEMS) throw new ValidationError(`the filter selects ${ids.length} trajectories; a campaign holds at most ${MAX_CAMPAIGN_ITEMS}`);
     return ids;
   }
   throw new ValidationError("a campaign needs a selection: trajectoryIds or a filter");
 }
 
-function checkAnnotators(db: Db, ids: string[]): string[] {
+async function checkAnnotators(db: Db, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
-  const found = new Set(getUsers(db, unique).map((u) => u.id));
+  const found = new Set((await getUsers(db, unique)).map((u) => u.id));
   const missing = unique.filter((id) => !found.has(id));
   if (missing.length) throw new ValidationError(`annotatorIds: no user with id ${missing.map((m) => JSON.stringify(m)).join(", ")}`);
   return unique;
@@ -140,24 +118,24 @@ function templateOrError(id: string | undefined) {
   }
 }
 
-export function createCampaign(db: Db, actor: Actor, input: CampaignInput): CampaignRow {
+export async function createCampaign(db: Db, actor: Actor, input: CampaignInput): Promise<CampaignRow> {
   requireRole(actor, "researcher", "create campaigns");
   checkSettings({ ...input, name: input.name });
   const template = templateOrError(input.template);
   const labelSchema = schemaOrError({ ...template?.labelSchema, ...input.labelSchema });
   // A selection by labels or verdicts reveals them (through its size at least): not while labelling blind.
-  if (input.filter && usesTriage(input.filter)) assertMayTriage(db, actor);
-  const trajectoryIds = resolveSelection(db, input);
+  if (input.filter && usesTriage(input.filter)) await assertMayTriage(db, actor);
+  const trajectoryIds = await resolveSelection(db, input);
   if (!trajectoryIds.length) throw new ValidationError("the selection is empty: no trajectory matches");
-  const annotatorIds = checkAnnotators(db, input.annotatorIds ?? []);
-  const qaReviewerIds = checkAnnotators(db, input.qaReviewerIds ?? []);
+  const annotatorIds = await checkAnnotators(db, input.annotatorIds ?? []);
+  const qaReviewerIds = await checkAnnotators(db, input.qaReviewerIds ?? []);
   const name = input.name.trim();
   const selection: CampaignSelection = input.trajectoryIds
     ? { description: input.selectionDescription ?? `${trajectoryIds.length} chosen trajectories` }
     : { description: input.selectionDescription ?? describeFilter(input.filter!), filter: input.filter as Record<string, unknown> };
-  return inTransaction(db, () => {
-    if (getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists`);
-    const id = insertCampaign(db, {
+  return withTransaction(db, async () => {
+    if (await getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists`);
+    const id = await insertCampaign(db, {
       name,
       instructions: input.instructions ?? template?.guidelines ?? "",
       guidelineVersion: 1,
@@ -171,15 +149,15 @@ export function createCampaign(db: Db, actor: Actor, input: CampaignInput): Camp
       selection,
       createdBy: actor.userId,
     });
-    insertCampaignItems(db, id, trajectoryIds, shuffleNumbers);
-    addCampaignAnnotators(db, id, annotatorIds);
-    addQaReviewers(db, id, qaReviewerIds);
-    return getCampaign(db, id)!;
+    await insertCampaignItems(db, id, trajectoryIds, shuffleNumbers);
+    await addCampaignAnnotators(db, id, annotatorIds);
+    await addQaReviewers(db, id, qaReviewerIds);
+    return (await getCampaign(db, id))!;
   });
 }
 
-export function requireCampaign(db: Db, id: number): CampaignRow {
-  const c = getCampaign(db, id);
+export async function requireCampaign(db: Db, id: number): Promise<CampaignRow> {
+  const c = await getCampaign(db, id);
   if (!c) throw new NotFoundError("campaign", id);
   return c;
 }
@@ -195,14 +173,14 @@ export interface CampaignPatch {
   labelSchema?: Partial<LabelSchema>;
 }
 
-export function updateCampaignSettings(db: Db, actor: Actor, id: number, patch: CampaignPatch): CampaignRow {
+export async function updateCampaignSettings(db: Db, actor: Actor, id: number, patch: CampaignPatch): Promise<CampaignRow> {
   requireRole(actor, "researcher", "change campaigns");
   checkSettings(patch);
-  return inTransaction(db, () => {
-    const c = requireCampaign(db, id);
+  return withTransaction(db, async () => {
+    const c = await requireCampaign(db, id);
     const next: Partial<CampaignRow> = {};
     if (patch.name !== undefined && patch.name.trim() !== c.name) {
-      if (getCampaignByName(db, patch.name.trim())) throw new ConflictError(`A campaign named ${JSON.stringify(patch.name.trim())} already exists`);
+      if (await getCampaignByName(db, patch.name.trim())) throw new ConflictError(`A campaign named ${JSON.stringify(patch.name.trim())} already exists`);
       next.name = patch.name.trim();
     }
     // Labels record the guideline version they were made under, so an edit starts a new version.
@@ -218,42 +196,42 @@ export function updateCampaignSettings(db: Db, actor: Actor, id: number, patch: 
     }
     if (patch.labelSchema !== undefined) next.labelSchema = schemaOrError({ ...c.labelSchema, ...patch.labelSchema });
     if (patch.annotatorsPerItem !== undefined) next.annotatorsPerItem = patch.annotatorsPerItem;
-    updateCampaign(db, id, next);
-    const updated = requireCampaign(db, id);
+    await updateCampaign(db, id, next);
+    const updated = await requireCampaign(db, id);
     // A new k or agreement rule changes which items are complete and which agree.
     if (next.annotatorsPerItem !== undefined || next.labelSchema !== undefined) {
       const at = new Date();
-      for (const item of campaignItemIds(db, id)) recomputeItem(db, updated, item, at);
+      for (const item of await campaignItemIds(db, id)) await recomputeItem(db, updated, item, at);
     }
     return updated;
   });
 }
 
-export function addTrajectoriesToCampaign(db: Db, actor: Actor, id: number, selection: { trajectoryIds?: number[]; filter?: SelectionFilter }): { added: number } {
+export async function addTrajectoriesToCampaign(db: Db, actor: Actor, id: number, selection: { trajectoryIds?: number[]; filter?: SelectionFilter }): Promise<{ added: number }> {
   requireRole(actor, "researcher", "change campaigns");
-  const ids = resolveSelection(db, selection);
-  return inTransaction(db, () => {
-    requireCampaign(db, id);
-    return { added: insertCampaignItems(db, id, ids, shuffleNumbers) };
+  const ids = await resolveSelection(db, selection);
+  return withTransaction(db, async () => {
+    await requireCampaign(db, id);
+    return { added: await insertCampaignItems(db, id, ids, shuffleNumbers) };
   });
 }
 
-export function setCampaignAnnotators(db: Db, actor: Actor, id: number, change: { add?: string[]; remove?: string[] }): { added: number; removed: number } {
+export async function setCampaignAnnotators(db: Db, actor: Actor, id: number, change: { add?: string[]; remove?: string[] }): Promise<{ added: number; removed: number }> {
   requireRole(actor, "researcher", "choose annotators");
-  const add = checkAnnotators(db, change.add ?? []);
-  return inTransaction(db, () => {
-    requireCampaign(db, id);
-    return { added: addCampaignAnnotators(db, id, add), removed: removeCampaignAnnotators(db, id, change.remove ?? []) };
+  const add = await checkAnnotators(db, change.add ?? []);
+  return withTransaction(db, async () => {
+    await requireCampaign(db, id);
+    return { added: await addCampaignAnnotators(db, id, add), removed: await removeCampaignAnnotators(db, id, change.remove ?? []) };
   });
 }
 
 /** Chooses the campaign's designated QA reviewers (researchers and admins may always review). */
-export function setCampaignQaReviewers(db: Db, actor: Actor, id: number, change: { add?: string[]; remove?: string[] }): { added: number; removed: number } {
+export async function setCampaignQaReviewers(db: Db, actor: Actor, id: number, change: { add?: string[]; remove?: string[] }): Promise<{ added: number; removed: number }> {
   requireRole(actor, "researcher", "choose QA reviewers");
-  const add = checkAnnotators(db, change.add ?? []);
-  return inTransaction(db, () => {
-    requireCampaign(db, id);
-    return { added: addQaReviewers(db, id, add), removed: removeQaReviewers(db, id, change.remove ?? []) };
+  const add = await checkAnnotators(db, change.add ?? []);
+  return withTransaction(db, async () => {
+    await requireCampaign(db, id);
+    return { added: await addQaReviewers(db, id, add), removed: await removeQaReviewers(db, id, change.remove ?? []) };
   });
 }
 
@@ -261,7 +239,7 @@ export function setCampaignQaReviewers(db: Db, actor: Actor, id: number, change:
  * How far a campaign meets its protocol: annotators per item against the template's minimum, QA reviews done
  * and pending, and the guideline versions its labels were made under.
  */
-export function campaignCompliance(db: Db, c: CampaignRow) {
+export async function campaignCompliance(db: Db, c: CampaignRow) {
   const requirements = requirementsOf(c.templateId, c.annotatorsPerItem, c.labelSchema.qaReview ?? false);
   return {
     templateId: c.templateId,
@@ -270,8 +248,8 @@ export function campaignCompliance(db: Db, c: CampaignRow) {
     requirements,
     ...protocolCompliance({
       requirements,
-      items: complianceItems(db, c.id),
-      labelGuidelineVersions: labelGuidelineVersionCounts(db, c.id),
+      items: await complianceItems(db, c.id),
+      labelGuidelineVersions: await labelGuidelineVersionCounts(db, c.id),
       guidelineVersion: c.guidelineVersion,
     }),
   };
@@ -301,12 +279,12 @@ export interface CampaignSummary {
  * Campaigns the actor can see: all for researchers and admins, their own for annotators. Annotators get their
  * own progress only, and no selection; so do researchers for the campaigns in which they still label blind.
  */
-export function listCampaignSummaries(db: Db, actor: Actor): CampaignSummary[] {
+export async function listCampaignSummaries(db: Db, actor: Actor): Promise<CampaignSummary[]> {
   const researcher = hasRole(actor, "researcher");
-  const rows = researcher ? listCampaigns(db) : listCampaignsOfAnnotator(db, actor.userId);
-  const counts = campaignCounts(db, rows.map((r) => r.id));
-  const mine = ownLabelCounts(db, actor.userId, rows.map((r) => r.id));
-  const labellingBlind = researcher ? campaignsLabellingBlind(db, actor.userId) : null;
+  const rows = researcher ? await listCampaigns(db) : await listCampaignsOfAnnotator(db, actor.userId);
+  const counts = await campaignCounts(db, rows.map((r) => r.id));
+  const mine = await ownLabelCounts(db, actor.userId, rows.map((r) => r.id));
+  const labellingBlind = researcher ? await campaignsLabellingBlind(db, actor.userId) : null;
   return rows.map((c) => {
     const restricted = !labellingBlind || labellingBlind.has(c.id);
     const all = counts.get(c.id)!;
@@ -328,16 +306,16 @@ export function listCampaignSummaries(db: Db, actor: Actor): CampaignSummary[] {
 }
 
 /** A campaign with its settings, counts and per-annotator progress (researchers and admins). */
-export function campaignOverview(db: Db, actor: Actor, id: number, nowMs = Date.now()) {
+export async function campaignOverview(db: Db, actor: Actor, id: number, nowMs = Date.now()) {
   requireRole(actor, "researcher", "see a campaign's progress");
-  const c = requireCampaign(db, id);
+  const c = await requireCampaign(db, id);
   // Per-annotator verdict counts and item states would tell a researcher who labels here what the others said.
-  if (campaignsLabellingBlind(db, actor.userId).has(id)) {
+  if ((await campaignsLabellingBlind(db, actor.userId)).has(id)) {
     throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; its progress opens once you have labelled your items (or leave the campaign)`);
   }
-  const counts = campaignCounts(db, [id]).get(id)!;
-  const annotators = campaignAnnotatorList(db, id);
-  const progress = annotatorProgress(db, id, nowMs);
+  const counts = (await campaignCounts(db, [id])).get(id)!;
+  const annotators = await campaignAnnotatorList(db, id);
+  const progress = await annotatorProgress(db, id, nowMs);
   const reservedBy = new Map(progress.reserved.map((r) => [r.userId, r.n]));
   const doneBy = new Map(progress.done.map((d) => [d.annotatorKey, d]));
   const perAnnotator = annotators.map((a) => {
@@ -377,8 +355,8 @@ export function campaignOverview(db: Db, actor: Actor, id: number, nowMs = Date.
   return {
     campaign: c,
     counts,
-    compliance: campaignCompliance(db, c),
-    qaReviewers: qaReviewerList(db, id),
+    compliance: await campaignCompliance(db, c),
+    qaReviewers: await qaReviewerList(db, id),
     /** Labels still needed for every item to reach k (disputed/agreed items count as complete). */
     labelsNeeded: Math.max(0, target - counts.labels),
     annotators: perAnnotator,
@@ -394,12 +372,12 @@ export function campaignOverview(db: Db, actor: Actor, id: number, nowMs = Date.
 }
 
 /** Only the campaign's annotators (and researchers/admins) may see it at all. */
-export function assertCampaignVisible(db: Db, actor: Actor, c: CampaignRow): void {
+export async function assertCampaignVisible(db: Db, actor: Actor, c: CampaignRow): Promise<void> {
   if (hasRole(actor, "researcher")) return;
-  if (!isCampaignAnnotator(db, c.id, actor.userId)) throw new AppError("FORBIDDEN", "You are not an annotator of this campaign");
+  if (!await isCampaignAnnotator(db, c.id, actor.userId)) throw new AppError("FORBIDDEN", "You are not an annotator of this campaign");
 }
 
 /** Every campaign, for the command line (which acts with an admin's rights). */
-export function listAllCampaigns(db: Db) {
-  return listCampaigns(db);
+export async function listAllCampaigns(db: Db) {
+  return await listCampaigns(db);
 }

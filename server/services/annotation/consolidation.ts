@@ -6,23 +6,10 @@
  * compared against. Once adjudicated, an item's labels are frozen.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { Db } from "../../../db/client";
-import {
-  activeLabelsOfItem,
-  activeLabelsOfItems,
-  consolidationHistory,
-  deleteConsolidated,
-  getConsolidated,
-  getItemByTrajectory,
-  insertConsolidationEvent,
-  itemHistory,
-  labelsOfItem,
-  listItemsInStates,
-  setItemQaReviewed,
-  setItemState,
-  trajectoryStepCount,
-  upsertConsolidated,
-} from "../../../db/repositories/annotation";
+import type { Db } from "../../../db/database";
+import { getItemByTrajectory, listItemsInStates, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/campaigns";
+import { activeLabelsOfItem, activeLabelsOfItems, consolidationHistory, deleteConsolidated, getConsolidated, insertConsolidationEvent, itemHistory, labelsOfItem } from "../../../db/repositories/labels";
+import { upsertConsolidated } from "../../../db/repositories/labels";
 import { isGoldItem } from "../../../db/repositories/annotation-quality";
 import type { CampaignItemRow, CampaignRow, LabelRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../auth/roles";
@@ -31,55 +18,95 @@ import { parseConfidence, parseDisagreementSource, type DecisionConfidence, type
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { assertMayViewEvaluations, visibleEvaluationFilter } from "./blind";
 import { requireCampaign } from "./campaigns";
-import { inTransaction } from "./tx";
+import { withTransaction } from "../../../db/database";
 
 function valuesOf(l: Pick<LabelRow, "verdict" | "category" | "firstFailingStep" | "note">): LabelValues {
   return { verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note };
+}
+
+/** Who settled a consolidated label other than by the annotators' agreement, and on what grounds. */
+export interface ConsolidationDecision {
+  /** The adjudicator, QA reviewer or researcher setting a gold answer. */
+  actor: Pick<Actor, "userId" | "name">;
+  reason: string;
+  confidence?: DecisionConfidence | null;
+  disagreementSource?: DisagreementSource | null;
+  /** Set when the decision is a QA reviewer's correction. */
+  qaDecision?: "corrected";
+}
+
+/** The active labels a consolidated label rests on, as `labelId@revision` (a later revision makes it stale). */
+export function basedOnOf(active: readonly Pick<LabelRow, "id" | "revision">[]): string[] {
+  return active.map((l) => `${l.id}@${l.revision}`);
+}
+
+/**
+ * Writes an item's consolidated label, the one place that does: by the annotators' agreement ("unanimous", no
+ * decision) or by a person's decision ("adjudicated": adjudication, a QA correction, a gold answer). Replaces
+ * the item's previous consolidated label.
+ */
+export async function saveConsolidatedLabel(
+  db: Db,
+  v: {
+    campaignId: number;
+    item: { id: number; trajectoryId: number };
+    values: Pick<LabelValues, "verdict" | "category" | "firstFailingStep">;
+    basedOn: string[];
+    decision: ConsolidationDecision | null;
+    at: Date;
+  },
+): Promise<void> {
+  const d = v.decision;
+  await upsertConsolidated(db, {
+    campaignId: v.campaignId,
+    itemId: v.item.id,
+    trajectoryId: v.item.trajectoryId,
+    verdict: v.values.verdict,
+    category: v.values.category,
+    firstFailingStep: v.values.firstFailingStep,
+    method: d ? "adjudicated" : "unanimous",
+    adjudicatorId: d ? d.actor.userId : null,
+    adjudicatorName: d ? d.actor.name : null,
+    reason: d ? d.reason : null,
+    confidence: d?.confidence ?? null,
+    disagreementSource: d?.disagreementSource ?? null,
+    qaDecision: d?.qaDecision ?? null,
+    qaReviewerName: d?.qaDecision ? d.actor.name : null,
+    basedOn: v.basedOn,
+    createdAt: v.at,
+  });
 }
 
 /**
  * Re-evaluates one item from its active labels (call inside the transaction that changed them). Adjudicated
  * items keep their decision. Writes an event only when the state or the consolidated label changes.
  */
-export function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt?: Date | null }, at: Date): ItemState {
-  const active = activeLabelsOfItem(db, item.id);
+export async function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt?: Date | null }, at: Date): Promise<ItemState> {
+  const active = await activeLabelsOfItem(db, item.id);
   // A decision stands: an adjudicated item, or one a QA reviewer confirmed, keeps its consolidated label when the
   // campaign's settings (k, agreement rule) change.
   if (item.state === "adjudicated" || item.qaReviewedAt) {
-    if (active.length !== item.labelCount) setItemState(db, item.id, item.state, active.length);
+    if (active.length !== item.labelCount) await setItemState(db, item.id, item.state, active.length);
     return item.state;
   }
   const result = consolidate(active.map(valuesOf), campaign.annotatorsPerItem, campaign.labelSchema);
-  const previous = getConsolidated(db, item.id);
+  const previous = await getConsolidated(db, item.id);
   if (result.state === "agreed") {
-    const basedOn = active.map((l) => `${l.id}@${l.revision}`);
+    const basedOn = basedOnOf(active);
     const valuesChanged = !previous || previous.method !== "unanimous" || !isDeepStrictEqual(valuesOf({ ...previous, note: null }), result.values);
     if (valuesChanged || !isDeepStrictEqual(previous.basedOn, basedOn)) {
-      upsertConsolidated(db, {
-        campaignId: campaign.id,
-        itemId: item.id,
-        trajectoryId: item.trajectoryId,
-        verdict: result.values.verdict,
-        category: result.values.category,
-        firstFailingStep: result.values.firstFailingStep,
-        method: "unanimous",
-        adjudicatorId: null,
-        adjudicatorName: null,
-        reason: null,
-        basedOn,
-        createdAt: at,
-      });
+      await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values: result.values, basedOn, decision: null, at });
     }
     if (valuesChanged || item.state !== "agreed") {
-      insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "agreed", values: result.values, method: "unanimous", createdAt: at });
+      await insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "agreed", values: result.values, method: "unanimous", createdAt: at });
     }
   } else if (previous) {
-    deleteConsolidated(db, item.id);
+    await deleteConsolidated(db, item.id);
   }
-  if (result.state !== item.state || active.length !== item.labelCount) setItemState(db, item.id, result.state, active.length);
+  if (result.state !== item.state || active.length !== item.labelCount) await setItemState(db, item.id, result.state, active.length);
   if (result.state !== item.state) {
     if (result.state !== "agreed") {
-      insertConsolidationEvent(db, {
+      await insertConsolidationEvent(db, {
         campaignId: campaign.id,
         itemId: item.id,
         state: result.state,
@@ -126,44 +153,30 @@ export function decisionReason(reason: string | undefined): string {
 }
 
 /** Sets an item's consolidated label by decision (researchers and admins). Re-adjudicating replaces it. */
-export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now = Date.now()) {
+export async function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now = Date.now()) {
   requireRole(actor, "researcher", "adjudicate");
   const reason = decisionReason(input.reason);
   const meta = decisionMeta(input);
   if (input.verdict !== "success" && input.verdict !== "failure" && input.verdict !== "not_executable") {
     throw new ValidationError(`verdict: success, failure or not_executable, got ${JSON.stringify(input.verdict)}`);
   }
-  return inTransaction(db, () => {
-    const campaign = requireCampaign(db, input.campaignId);
-    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+  return withTransaction(db, async () => {
+    const campaign = await requireCampaign(db, input.campaignId);
+    const item = await getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
-    const active = activeLabelsOfItem(db, item.id);
+    const active = await activeLabelsOfItem(db, item.id);
     if (!active.length) throw new ConflictError(`Trajectory ${input.trajectoryId} has no labels yet; there is nothing to adjudicate`);
     let values: LabelValues;
     try {
-      values = validateLabel(campaign.labelSchema, { ...input, note: reason }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
+      values = validateLabel(campaign.labelSchema, { ...input, note: reason }, await trajectoryStepCount(db, item.trajectoryId) ?? 0);
     } catch (e) {
       if (e instanceof LabelValidationError) throw new ValidationError(e.message);
       throw e;
     }
     const at = new Date(now);
-    upsertConsolidated(db, {
-      campaignId: campaign.id,
-      itemId: item.id,
-      trajectoryId: item.trajectoryId,
-      verdict: values.verdict,
-      category: values.category,
-      firstFailingStep: values.firstFailingStep,
-      method: "adjudicated",
-      adjudicatorId: actor.userId,
-      adjudicatorName: actor.name,
-      reason,
-      ...meta,
-      basedOn: active.map((l) => `${l.id}@${l.revision}`),
-      createdAt: at,
-    });
-    setItemState(db, item.id, "adjudicated");
-    insertConsolidationEvent(db, {
+    await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values, basedOn: basedOnOf(active), decision: { actor, reason, ...meta }, at });
+    await setItemState(db, item.id, "adjudicated");
+    await insertConsolidationEvent(db, {
       campaignId: campaign.id,
       itemId: item.id,
       state: "adjudicated",
@@ -175,42 +188,42 @@ export function adjudicate(db: Db, actor: Actor, input: AdjudicationInput, now =
       ...meta,
       createdAt: at,
     });
-    return { itemId: item.id, state: "adjudicated" as const, consolidated: getConsolidated(db, item.id)! };
+    return { itemId: item.id, state: "adjudicated" as const, consolidated: (await getConsolidated(db, item.id))! };
   });
 }
 
 /** Undoes an adjudication: the item goes back to what its labels say (agreed or disputed), and unfreezes. */
-export function reopenItem(db: Db, actor: Actor, input: { campaignId: number; trajectoryId: number; reason: string }, now = Date.now()) {
+export async function reopenItem(db: Db, actor: Actor, input: { campaignId: number; trajectoryId: number; reason: string }, now = Date.now()) {
   requireRole(actor, "researcher", "reopen adjudicated items");
-  return inTransaction(db, () => {
-    const campaign = requireCampaign(db, input.campaignId);
-    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+  return withTransaction(db, async () => {
+    const campaign = await requireCampaign(db, input.campaignId);
+    const item = await getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
     if (item.state !== "adjudicated") throw new ConflictError(`Trajectory ${input.trajectoryId} is not adjudicated`);
     // A gold item's consolidated label is its known answer; reopening would hand it out as an ordinary item.
-    if (isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} is a gold item; take it out of gold first`);
+    if (await isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} is a gold item; take it out of gold first`);
     const at = new Date(now);
-    deleteConsolidated(db, item.id);
+    await deleteConsolidated(db, item.id);
     // A reopened item is decided again, so its QA review (if any) no longer holds.
-    setItemQaReviewed(db, item.id, null);
-    insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "open", values: null, actorId: actor.userId, actorName: actor.name, reason: input.reason || "reopened", createdAt: at });
-    setItemState(db, item.id, "open");
-    const state = recomputeItem(db, campaign, { ...item, state: "open" }, at);
+    await setItemQaReviewed(db, item.id, null);
+    await insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "open", values: null, actorId: actor.userId, actorName: actor.name, reason: input.reason || "reopened", createdAt: at });
+    await setItemState(db, item.id, "open");
+    const state = await recomputeItem(db, campaign, { ...item, state: "open" }, at);
     return { itemId: item.id, state };
   });
 }
 
 /** Items waiting for a decision (disputed), or already decided, with their labels in brief. */
-export function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: number; states?: ItemState[]; page?: number; pageSize?: number }) {
+export async function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: number; states?: ItemState[]; page?: number; pageSize?: number }) {
   requireRole(actor, "researcher", "see the adjudication queue");
-  const campaign = requireCampaign(db, q.campaignId);
+  const campaign = await requireCampaign(db, q.campaignId);
   const page = q.page ?? 1;
   const pageSize = Math.min(q.pageSize ?? 50, 500);
-  const { rows, total } = listItemsInStates(db, campaign.id, q.states ?? ["disputed"], { offset: (page - 1) * pageSize, limit: pageSize });
+  const { rows, total } = await listItemsInStates(db, campaign.id, q.states ?? ["disputed"], { offset: (page - 1) * pageSize, limit: pageSize });
   // A researcher who also labels blind in this campaign does not get the labels of trajectories still ahead of them.
-  const visible = visibleEvaluationFilter(db, actor.userId);
+  const visible = await visibleEvaluationFilter(db, actor.userId);
   const byItem = new Map<number, LabelRow[]>();
-  for (const l of activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
+  for (const l of await activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
     const list = byItem.get(l.itemId) ?? [];
     list.push(l);
     byItem.set(l.itemId, list);
@@ -235,19 +248,19 @@ export function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: number;
  * viewed, how often it was revised and whether evaluations had been shown first), the consolidated label, and
  * the full history of labels and decisions.
  */
-export function itemReview(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
+export async function itemReview(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
   requireRole(actor, "researcher", "review labels");
-  assertMayViewEvaluations(db, actor.userId, trajectoryId);
-  const campaign = requireCampaign(db, campaignId);
-  const item = getItemByTrajectory(db, campaign.id, trajectoryId);
+  await assertMayViewEvaluations(db, actor.userId, trajectoryId);
+  const campaign = await requireCampaign(db, campaignId);
+  const item = await getItemByTrajectory(db, campaign.id, trajectoryId);
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);
-  return reviewOfItem(db, campaign, item);
+  return await reviewOfItem(db, campaign, item);
 }
 
 /** The labels, consolidated label and histories of one item (the caller has checked who may see them). */
-export function reviewOfItem(db: Db, campaign: CampaignRow, item: CampaignItemRow) {
-  const history = itemHistory(db, item.id);
-  const labelRows = labelsOfItem(db, item.id);
+export async function reviewOfItem(db: Db, campaign: CampaignRow, item: CampaignItemRow) {
+  const history = await itemHistory(db, item.id);
+  const labelRows = await labelsOfItem(db, item.id);
   return {
     campaign: {
       id: campaign.id,
@@ -281,7 +294,7 @@ export function reviewOfItem(db: Db, campaign: CampaignRow, item: CampaignItemRo
         updatedAt: l.updatedAt,
       };
     }),
-    consolidated: getConsolidated(db, item.id) ?? null,
+    consolidated: await getConsolidated(db, item.id) ?? null,
     labelHistory: history.map((h) => ({
       id: h.id,
       labelId: h.labelId,
@@ -295,6 +308,6 @@ export function reviewOfItem(db: Db, campaign: CampaignRow, item: CampaignItemRo
       undone: h.undoneByRevisionId !== null,
       createdAt: h.createdAt,
     })),
-    consolidationHistory: consolidationHistory(db, item.id),
+    consolidationHistory: await consolidationHistory(db, item.id),
   };
 }

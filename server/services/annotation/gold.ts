@@ -9,17 +9,9 @@
  * the campaign's gold rate (see labelling.ts). Annotators are never told an item is gold: to them it looks and
  * behaves like any other item (its state shows "open"; its consolidated label is not shown to them).
  */
-import type { Db } from "../../../db/client";
-import {
-  activeLabelsOfItem,
-  getConsolidated,
-  getItemByTrajectory,
-  insertConsolidationEvent,
-  setItemState,
-  trajectoryStepCount,
-  updateCampaign,
-  upsertConsolidated,
-} from "../../../db/repositories/annotation";
+import type { Db } from "../../../db/database";
+import { getItemByTrajectory, setItemState, trajectoryStepCount, updateCampaign } from "../../../db/repositories/campaigns";
+import { activeLabelsOfItem, getConsolidated, insertConsolidationEvent } from "../../../db/repositories/labels";
 import { deleteGoldItem, getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation-quality";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../auth/roles";
@@ -27,7 +19,8 @@ import { ASSIGNMENT_STRATEGIES, goldStanding, isGoldCorrect, type AssignmentStra
 import { LabelValidationError, validateLabel } from "../../domain/annotation/label-schema";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { requireCampaign } from "./campaigns";
-import { inTransaction } from "./tx";
+import { basedOnOf, saveConsolidatedLabel } from "./consolidation";
+import { withTransaction } from "../../../db/database";
 
 // ---------------------------------------------------------------- settings
 
@@ -55,7 +48,7 @@ function share(v: number | null | undefined, field: string): void {
 }
 
 /** Changes a campaign's assignment strategy, gold rate and thresholds (researchers). */
-export function updateQualitySettings(db: Db, actor: Actor, campaignId: number, patch: QualitySettingsPatch): CampaignRow {
+export async function updateQualitySettings(db: Db, actor: Actor, campaignId: number, patch: QualitySettingsPatch): Promise<CampaignRow> {
   requireRole(actor, "researcher", "change campaigns");
   if (patch.assignmentStrategy !== undefined && !ASSIGNMENT_STRATEGIES.includes(patch.assignmentStrategy)) {
     throw new ValidationError(`assignmentStrategy: one of ${ASSIGNMENT_STRATEGIES.join(", ")}, got ${JSON.stringify(patch.assignmentStrategy)}`);
@@ -67,8 +60,8 @@ export function updateQualitySettings(db: Db, actor: Actor, campaignId: number, 
   if (patch.goldMinAnswered !== undefined && (!Number.isInteger(patch.goldMinAnswered) || patch.goldMinAnswered < 1 || patch.goldMinAnswered > 1000)) {
     throw new ValidationError(`goldMinAnswered: a whole number from 1 to 1000, got ${JSON.stringify(patch.goldMinAnswered)}`);
   }
-  return inTransaction(db, () => {
-    const c = requireCampaign(db, campaignId);
+  return withTransaction(db, async () => {
+    const c = await requireCampaign(db, campaignId);
     const warn = patch.goldWarnBelow !== undefined ? patch.goldWarnBelow : c.goldWarnBelow;
     const block = patch.goldBlockBelow !== undefined ? patch.goldBlockBelow : c.goldBlockBelow;
     if (warn !== null && block !== null && block > warn) throw new ValidationError(`goldBlockBelow (${block}) is above goldWarnBelow (${warn}): annotators would be blocked before anyone is warned`);
@@ -76,8 +69,8 @@ export function updateQualitySettings(db: Db, actor: Actor, campaignId: number, 
     for (const k of ["assignmentStrategy", "goldRate", "goldWarnBelow", "goldBlockBelow", "goldMinAnswered"] as const) {
       if (patch[k] !== undefined) (next as Record<string, unknown>)[k] = patch[k];
     }
-    updateCampaign(db, campaignId, next);
-    return requireCampaign(db, campaignId);
+    await updateCampaign(db, campaignId, next);
+    return await requireCampaign(db, campaignId);
   });
 }
 
@@ -91,46 +84,33 @@ export interface MarkGoldInput {
   note?: string | null;
 }
 
-function setGold(db: Db, actor: Actor, campaign: CampaignRow, item: { id: number; trajectoryId: number }, answer: { verdict: string; category: string | null; firstFailingStep: number | null }, source: "marked" | "unanimous" | "adjudicated", note: string | null, at: Date) {
+async function setGold(db: Db, actor: Actor, campaign: CampaignRow, item: { id: number; trajectoryId: number }, answer: { verdict: string; category: string | null; firstFailingStep: number | null }, source: "marked" | "unanimous" | "adjudicated", note: string | null, at: Date) {
   let values;
   try {
-    values = validateLabel({ ...campaign.labelSchema, requireCategory: false }, { verdict: answer.verdict, category: answer.category, firstFailingStep: answer.firstFailingStep, note: null }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
+    values = validateLabel({ ...campaign.labelSchema, requireCategory: false }, { verdict: answer.verdict, category: answer.category, firstFailingStep: answer.firstFailingStep, note: null }, await trajectoryStepCount(db, item.trajectoryId) ?? 0);
   } catch (e) {
     if (e instanceof LabelValidationError) throw new ValidationError(e.message);
     throw e;
   }
   if (values.verdict === "unsure") throw new ValidationError(`verdict: a gold answer must be decided; "unsure" cannot be one`);
-  upsertGoldItem(db, { itemId: item.id, campaignId: campaign.id, verdict: values.verdict, category: values.category, source, note, createdBy: actor.userId, createdAt: at });
+  await upsertGoldItem(db, { itemId: item.id, campaignId: campaign.id, verdict: values.verdict, category: values.category, source, note, createdBy: actor.userId, createdAt: at });
   const reason = "known answer";
-  upsertConsolidated(db, {
-    campaignId: campaign.id,
-    itemId: item.id,
-    trajectoryId: item.trajectoryId,
-    verdict: values.verdict,
-    category: values.category,
-    firstFailingStep: values.firstFailingStep,
-    method: "adjudicated",
-    adjudicatorId: actor.userId,
-    adjudicatorName: actor.name,
-    reason,
-    basedOn: activeLabelsOfItem(db, item.id).map((l) => `${l.id}@${l.revision}`),
-    createdAt: at,
-  });
-  setItemState(db, item.id, "adjudicated");
-  insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "adjudicated", values, method: "adjudicated", actorId: actor.userId, actorName: actor.name, reason, createdAt: at });
+  await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values, basedOn: basedOnOf(await activeLabelsOfItem(db, item.id)), decision: { actor, reason }, at });
+  await setItemState(db, item.id, "adjudicated");
+  await insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "adjudicated", values, method: "adjudicated", actorId: actor.userId, actorName: actor.name, reason, createdAt: at });
 }
 
 /** Marks a trajectory of a campaign as gold with its known answer (a verdict, and for failures optionally a category). */
-export function markGold(db: Db, actor: Actor, input: MarkGoldInput, now = Date.now()) {
+export async function markGold(db: Db, actor: Actor, input: MarkGoldInput, now = Date.now()) {
   requireRole(actor, "researcher", "mark gold items");
   const note = input.note?.trim() || null;
   if (note && note.length > 5000) throw new ValidationError("note: at most 5000 characters");
-  return inTransaction(db, () => {
-    const campaign = requireCampaign(db, input.campaignId);
-    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+  return withTransaction(db, async () => {
+    const campaign = await requireCampaign(db, input.campaignId);
+    const item = await getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
-    setGold(db, actor, campaign, item, { verdict: input.verdict, category: input.category ?? null, firstFailingStep: null }, "marked", note, new Date(now));
-    return getGoldItem(db, item.id)!;
+    await setGold(db, actor, campaign, item, { verdict: input.verdict, category: input.category ?? null, firstFailingStep: null }, "marked", note, new Date(now));
+    return (await getGoldItem(db, item.id))!;
   });
 }
 
@@ -138,21 +118,21 @@ export function markGold(db: Db, actor: Actor, input: MarkGoldInput, now = Date.
  * Promotes items whose labels settled them to gold, their consolidated label as the answer: unanimous (agreed)
  * items, adjudicated ones, or both. Items already gold are left as they are. Returns how many were promoted.
  */
-export function promoteGold(db: Db, actor: Actor, input: { campaignId: number; trajectoryIds: number[] }, now = Date.now()): { promoted: number } {
+export async function promoteGold(db: Db, actor: Actor, input: { campaignId: number; trajectoryIds: number[] }, now = Date.now()): Promise<{ promoted: number }> {
   requireRole(actor, "researcher", "promote gold items");
-  return inTransaction(db, () => {
-    const campaign = requireCampaign(db, input.campaignId);
+  return withTransaction(db, async () => {
+    const campaign = await requireCampaign(db, input.campaignId);
     let promoted = 0;
     for (const trajectoryId of input.trajectoryIds) {
-      const item = getItemByTrajectory(db, campaign.id, trajectoryId);
+      const item = await getItemByTrajectory(db, campaign.id, trajectoryId);
       if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);
-      if (getGoldItem(db, item.id)) continue;
+      if (await getGoldItem(db, item.id)) continue;
       if (item.state !== "agreed" && item.state !== "adjudicated") {
         throw new ConflictError(`Trajectory ${trajectoryId} is ${item.state}: only unanimous or adjudicated items can be promoted to gold`);
       }
-      const c = getConsolidated(db, item.id);
+      const c = await getConsolidated(db, item.id);
       if (!c) throw new ConflictError(`Trajectory ${trajectoryId} has no consolidated label to promote`);
-      setGold(db, actor, campaign, item, { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep }, item.state === "agreed" ? "unanimous" : "adjudicated", null, new Date(now));
+      await setGold(db, actor, campaign, item, { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep }, item.state === "agreed" ? "unanimous" : "adjudicated", null, new Date(now));
       promoted++;
     }
     return { promoted };
@@ -160,13 +140,13 @@ export function promoteGold(db: Db, actor: Actor, input: { campaignId: number; t
 }
 
 /** Takes an item out of gold: annotators are no longer handed it; its consolidated label (the answer) stays. */
-export function unmarkGold(db: Db, actor: Actor, input: { campaignId: number; trajectoryId: number }): { removed: boolean } {
+export async function unmarkGold(db: Db, actor: Actor, input: { campaignId: number; trajectoryId: number }): Promise<{ removed: boolean }> {
   requireRole(actor, "researcher", "change gold items");
-  return inTransaction(db, () => {
-    const campaign = requireCampaign(db, input.campaignId);
-    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+  return withTransaction(db, async () => {
+    const campaign = await requireCampaign(db, input.campaignId);
+    const item = await getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
-    return { removed: deleteGoldItem(db, item.id) };
+    return { removed: await deleteGoldItem(db, item.id) };
   });
 }
 
@@ -177,8 +157,8 @@ export function thresholdsOf(c: CampaignRow): GoldThresholds {
 }
 
 /** One annotator's standing on the campaign's gold items. */
-export function goldStandingOf(db: Db, campaign: CampaignRow, annotatorKey: string): GoldStanding {
-  const rows = goldAnswers(db, campaign.id, annotatorKey);
+export async function goldStandingOf(db: Db, campaign: CampaignRow, annotatorKey: string): Promise<GoldStanding> {
+  const rows = await goldAnswers(db, campaign.id, annotatorKey);
   const correct = rows.filter((r) => isGoldCorrect({ verdict: r.goldVerdict, category: r.goldCategory }, r)).length;
   return goldStanding(correct, rows.length, thresholdsOf(campaign));
 }
@@ -189,9 +169,9 @@ export interface AnnotatorGold extends GoldStanding {
 }
 
 /** Every annotator's standing on the campaign's gold items (those who answered at least one). */
-export function goldStandings(db: Db, campaign: CampaignRow): AnnotatorGold[] {
+export async function goldStandings(db: Db, campaign: CampaignRow): Promise<AnnotatorGold[]> {
   const by = new Map<string, { name: string; correct: number; answered: number }>();
-  for (const r of goldAnswers(db, campaign.id)) {
+  for (const r of await goldAnswers(db, campaign.id)) {
     const e = by.get(r.annotatorKey) ?? { name: r.annotatorName, correct: 0, answered: 0 };
     e.answered++;
     if (isGoldCorrect({ verdict: r.goldVerdict, category: r.goldCategory }, r)) e.correct++;
@@ -202,8 +182,8 @@ export function goldStandings(db: Db, campaign: CampaignRow): AnnotatorGold[] {
 }
 
 /** The campaign's gold items and every annotator's accuracy on them (researchers). */
-export function campaignGold(db: Db, actor: Actor, campaignId: number) {
+export async function campaignGold(db: Db, actor: Actor, campaignId: number) {
   requireRole(actor, "researcher", "see gold items");
-  const campaign = requireCampaign(db, campaignId);
-  return { settings: qualitySettingsOf(campaign), items: goldItemsOfCampaign(db, campaignId), annotators: goldStandings(db, campaign) };
+  const campaign = await requireCampaign(db, campaignId);
+  return { settings: qualitySettingsOf(campaign), items: await goldItemsOfCampaign(db, campaignId), annotators: await goldStandings(db, campaign) };
 }

@@ -3,22 +3,10 @@
  * label), and import of labels made elsewhere from a CSV with a column mapping (e.g. AgentRewardBench's expert
  * annotations), into a new or an existing campaign. Re-importing the same file changes nothing.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { shuffleNumbers } from "./item-numbers";
-import {
-  exportConsolidatedRows,
-  exportLabelRows,
-  getCampaignByName,
-  getItemByTrajectory,
-  getLabelByKey,
-  importedAnnotatorKey,
-  insertCampaign,
-  insertCampaignItems,
-  insertLabel,
-  insertRevision,
-  trajectoryIdentities,
-  updateLabel,
-} from "../../../db/repositories/annotation";
+import { getCampaignByName, getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems, trajectoryIdentities } from "../../../db/repositories/campaigns";
+import { exportConsolidatedRows, exportLabelRows, getLabelByKey, insertLabel, insertRevision, updateLabel } from "../../../db/repositories/labels";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../auth/roles";
 import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
@@ -48,15 +36,15 @@ import { ConflictError, ValidationError } from "../../errors";
 import { assertNotLabellingBlind } from "./blind";
 import { requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
-import { inTransaction } from "./tx";
+import { withTransaction } from "../../../db/database";
 
 // ---------------------------------------------------------------- export
 
-export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] {
-  const campaign = requireCampaign(db, campaignId);
+export async function campaignLabelRows(db: Db, campaignId: number): Promise<LabelExportRow[]> {
+  const campaign = await requireCampaign(db, campaignId);
   const base = { campaign_id: campaign.id, campaign_name: campaign.name };
   const rows: LabelExportRow[] = [];
-  for (const r of exportLabelRows(db, campaignId)) {
+  for (const r of await exportLabelRows(db, campaignId)) {
     const l = r.label;
     rows.push({
       kind: "annotation",
@@ -101,7 +89,7 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
       answers: answersForExport(campaign.labelSchema.questions ?? [], l.answers),
     });
   }
-  for (const r of exportConsolidatedRows(db, campaignId)) {
+  for (const r of await exportConsolidatedRows(db, campaignId)) {
     const c = r.consolidated;
     rows.push({
       kind: "consolidated",
@@ -148,11 +136,11 @@ export function campaignLabelRows(db: Db, campaignId: number): LabelExportRow[] 
   return rows;
 }
 
-export function exportCampaignLabels(db: Db, actor: Actor, campaignId: number, format: "csv" | "jsonl"): { fileName: string; contentType: string; body: string } {
+export async function exportCampaignLabels(db: Db, actor: Actor, campaignId: number, format: "csv" | "jsonl"): Promise<{ fileName: string; contentType: string; body: string }> {
   requireRole(actor, "researcher", "export labels");
-  const campaign = requireCampaign(db, campaignId);
-  assertNotLabellingBlind(db, actor.userId);
-  const rows = campaignLabelRows(db, campaignId);
+  const campaign = await requireCampaign(db, campaignId);
+  await assertNotLabellingBlind(db, actor.userId);
+  const rows = await campaignLabelRows(db, campaignId);
   const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
   const questionIds = (campaign.labelSchema.questions ?? []).map((q) => q.id);
   return format === "csv"
@@ -200,8 +188,8 @@ interface Identity {
   runName: string;
 }
 
-function matcher(db: Db, normalize: boolean) {
-  const all = trajectoryIdentities(db) as Identity[];
+async function matcher(db: Db, normalize: boolean) {
+  const all = await trajectoryIdentities(db) as Identity[];
   const byId = new Map(all.map((t) => [t.id, t]));
   const byTask = new Map<string, Identity[]>();
   for (const t of all) {
@@ -250,7 +238,7 @@ function schemaForImport(rows: ImportedLabelRow[], requested: Partial<LabelSchem
   }
 }
 
-export function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequest, now = Date.now()): LabelImportReport {
+export async function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequest, now = Date.now()): Promise<LabelImportReport> {
   requireRole(actor, "researcher", "import labels");
   let table: CsvTable;
   try {
@@ -259,11 +247,11 @@ export function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequest, n
     if (e instanceof CsvError) throw new ValidationError(e.message);
     throw e;
   }
-  return importLabelTable(db, actor, table, req, now);
+  return await importLabelTable(db, actor, table, req, now);
 }
 
 /** Imports labels from a table already read from a file (CSV, or a JSON format turned into rows: label-formats.ts). */
-export function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omit<LabelImportRequest, "csv">, now = Date.now()): LabelImportReport {
+export async function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omit<LabelImportRequest, "csv">, now = Date.now()): Promise<LabelImportReport> {
   requireRole(actor, "researcher", "import labels");
   let rowsRead;
   try {
@@ -272,7 +260,7 @@ export function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omi
     if (e instanceof LabelImportError) throw new ValidationError(e.message);
     throw e;
   }
-  const match = matcher(db, req.mapping.normalizeTaskIds ?? false);
+  const match = await matcher(db, req.mapping.normalizeTaskIds ?? false);
   const unmatched: { line: number; reason: string }[] = [];
   const matched: { row: ImportedLabelRow; trajectory: Identity }[] = [];
   const seen = new Map<string, number>();
@@ -302,17 +290,20 @@ export function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omi
     annotators: [...new Set(matched.map((m) => m.row.annotator))].sort(),
   };
 
-  const run = () => {
+  // On PostgreSQL the transaction may run more than once (serialization retries): it counts into a fresh tally
+  // each time, and the report takes the tally of the run that committed.
+  const run = async (): Promise<{ campaignId: number; itemsAdded: number; created: number; updated: number; unchanged: number }> => {
     let campaign: CampaignRow;
+    const tally = { campaignId: 0, itemsAdded: 0, created: 0, updated: 0, unchanged: 0 };
     if ("id" in req.campaign) {
-      campaign = requireCampaign(db, req.campaign.id);
+      campaign = await requireCampaign(db, req.campaign.id);
     } else {
       const name = req.campaign.name.trim();
       if (!name) throw new ValidationError("campaign.name: cannot be empty");
-      if (getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists; import into it by id`);
+      if (await getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists; import into it by id`);
       const k = req.campaign.annotatorsPerItem ?? 1;
       if (!Number.isInteger(k) || k < 1 || k > 20) throw new ValidationError(`campaign.annotatorsPerItem: 1 to 20, got ${k}`);
-      const id = insertCampaign(db, {
+      const id = await insertCampaign(db, {
         name,
         instructions: req.campaign.instructions ?? "",
         labelSchema: schemaForImport(matched.map((m) => m.row), req.campaign.labelSchema, req.source),
@@ -323,10 +314,10 @@ export function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omi
         selection: { description: `imported from ${req.source}` },
         createdBy: actor.userId,
       });
-      campaign = requireCampaign(db, id);
+      campaign = await requireCampaign(db, id);
     }
-    report.campaignId = campaign.id;
-    report.itemsAdded = insertCampaignItems(db, campaign.id, [...new Set(matched.map((m) => m.trajectory.id))], shuffleNumbers);
+    tally.campaignId = campaign.id;
+    tally.itemsAdded = await insertCampaignItems(db, campaign.id, [...new Set(matched.map((m) => m.trajectory.id))], shuffleNumbers);
     const at = new Date(now);
     const touched = new Map<number, { id: number; trajectoryId: number }>();
     for (const { row, trajectory } of matched) {
@@ -337,19 +328,19 @@ export function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omi
         if (e instanceof LabelValidationError) throw new ValidationError(`${req.source}: line ${row.line}: ${e.message}`);
         throw e;
       }
-      const item = getItemByTrajectory(db, campaign.id, trajectory.id)!;
+      const item = (await getItemByTrajectory(db, campaign.id, trajectory.id))!;
       if (item.state === "adjudicated") throw new ConflictError(`${req.source}: line ${row.line}: trajectory ${trajectory.id} is already adjudicated in this campaign`);
       const key = importedAnnotatorKey(row.annotator);
-      const existing = getLabelByKey(db, item.id, key);
+      const existing = await getLabelByKey(db, item.id, key);
       const before = existing && existing.status === "active" ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note } : null;
       const changes = diffLabelValues(before, values);
       if (existing && existing.status === "active" && changes.length === 0) {
-        report.unchanged++;
+        tally.unchanged++;
         continue;
       }
       const label = existing
-        ? updateLabel(db, existing.id, { status: "active", ...values, revision: existing.revision + 1 })
-        : insertLabel(db, {
+        ? await updateLabel(db, existing.id, { status: "active", ...values, revision: existing.revision + 1 })
+        : await insertLabel(db, {
             campaignId: campaign.id,
             itemId: item.id,
             trajectoryId: trajectory.id,
@@ -363,7 +354,7 @@ export function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omi
             createdAt: at,
             updatedAt: at,
           });
-      insertRevision(db, {
+      await insertRevision(db, {
         labelId: label.id,
         campaignId: campaign.id,
         revision: label.revision,
@@ -375,26 +366,34 @@ export function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omi
         changes,
         createdAt: at,
       });
-      if (existing) report.updated++;
-      else report.created++;
+      if (existing) tally.updated++;
+      else tally.created++;
       touched.set(item.id, { id: item.id, trajectoryId: trajectory.id });
     }
     for (const t of touched.values()) {
-      const item = getItemByTrajectory(db, campaign.id, t.trajectoryId)!;
-      recomputeItem(db, campaign, item, at);
+      const item = (await getItemByTrajectory(db, campaign.id, t.trajectoryId))!;
+      await recomputeItem(db, campaign, item, at);
     }
-    if (req.dryRun) throw new DryRunDone();
+    // A dry run reports what it would do and rolls everything back.
+    if (req.dryRun) throw new DryRunDone(tally);
+    return tally;
   };
 
+  let tally;
   try {
-    inTransaction(db, run);
+    tally = await withTransaction(db, run);
   } catch (e) {
     if (!(e instanceof DryRunDone)) throw e;
+    tally = e.tally;
     // Rolled back: a campaign the dry run created does not exist.
-    if (!("id" in req.campaign)) report.campaignId = null;
+    if (!("id" in req.campaign)) tally.campaignId = null;
   }
-  return report;
+  return { ...report, ...tally };
 }
 
 /** Thrown at the end of a dry run to roll back everything it wrote. */
-class DryRunDone extends Error {}
+class DryRunDone extends Error {
+  constructor(readonly tally: { campaignId: number | null; itemsAdded: number; created: number; updated: number; unchanged: number }) {
+    super("dry run");
+  }
+}

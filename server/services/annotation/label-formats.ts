@@ -4,7 +4,7 @@
  * per annotator for Verdict's own files, AgentRewardBench and the CUAVerifierBench table, per task and agent (the
  * consolidated label) for Online-Mind2Web, whose file has no annotators.
  */
-import type { Db } from "../../../db/client";
+import type { Db } from "../../../db/database";
 import { trajectoryRows } from "../../../db/repositories/analytics";
 import { requireRole, type Actor } from "../../auth/roles";
 import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
@@ -44,13 +44,13 @@ function checkFormat(format: string): LabelFormat {
 const str = (v: unknown) => (v === null || v === undefined ? "" : String(v));
 
 /** The campaign's labels as a file in `format`. */
-export function exportLabelsAs(db: Db, actor: Actor, campaignId: number, formatName: string): LabelFile {
+export async function exportLabelsAs(db: Db, actor: Actor, campaignId: number, formatName: string): Promise<LabelFile> {
   requireRole(actor, "researcher", "export labels");
   const format = checkFormat(formatName);
-  const campaign = requireCampaign(db, campaignId);
-  assertNotLabellingBlind(db, actor.userId);
+  const campaign = await requireCampaign(db, campaignId);
+  await assertNotLabellingBlind(db, actor.userId);
   const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
-  const rows = campaignLabelRows(db, campaignId);
+  const rows = await campaignLabelRows(db, campaignId);
   const annotations = rows.filter((r) => r.kind === "annotation");
   switch (format) {
     case "verdict-csv":
@@ -59,7 +59,7 @@ export function exportLabelsAs(db: Db, actor: Actor, campaignId: number, formatN
       return { fileName: `${slug}-labels.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: labelExportJsonl(rows), leftOut: 0 };
     case "online-mind2web": {
       const consolidated = rows.filter((r) => r.kind === "consolidated");
-      const intents = new Map(trajectoryRows(db, consolidated.map((r) => r.trajectory_id as number)).map((t) => [t.id, t.intent]));
+      const intents = new Map((await trajectoryRows(db, consolidated.map((r) => r.trajectory_id as number))).map((t) => [t.id, t.intent]));
       let built;
       try {
         built = buildMind2WebHumanLabels(
@@ -115,7 +115,7 @@ export interface FormatImportRequest extends Omit<LabelImportRequest, "csv" | "m
 export const MIND2WEB_DEFAULT_ANNOTATOR = "Online-Mind2Web human label";
 
 /** Imports a file in `format` into a new or existing campaign (see importLabelTable for matching and reporting). */
-export function importLabelsAs(db: Db, actor: Actor, req: FormatImportRequest, now = Date.now()): LabelImportReport {
+export async function importLabelsAs(db: Db, actor: Actor, req: FormatImportRequest, now = Date.now()): Promise<LabelImportReport> {
   requireRole(actor, "researcher", "import labels");
   const format = checkFormat(req.format);
   let table: CsvTable;
@@ -147,5 +147,5 @@ export function importLabelsAs(db: Db, actor: Actor, req: FormatImportRequest, n
     if (e instanceof LabelImportError || e instanceof CsvError) throw new ValidationError(e.message);
     throw e;
   }
-  return importLabelTable(db, actor, table, { source: req.source, campaign: req.campaign, dryRun: req.dryRun, mapping }, now);
+  return await importLabelTable(db, actor, table, { source: req.source, campaign: req.campaign, dryRun: req.dryRun, mapping }, now);
 }

@@ -12,35 +12,11 @@
  * - a late submit (reservation expired and the slot re-used) is still stored: a person's work is never dropped,
  *   the item just ends up with one label more than needed.
  */
-import type { Db } from "../../../db/client";
-import {
-  deleteReservation,
-  findLiveReservation,
-  getItemByNumber,
-  getItemByTrajectory,
-  getLabel,
-  getLabelByKey,
-  getRevision,
-  getRevisionByKey,
-  getRevisionOfLabel,
-  hasRevealed,
-  insertLabel,
-  insertRevision,
-  isCampaignAnnotator,
-  labelHistory,
-  labelsOfUser,
-  lastUndoableSubmit,
-  markRevisionUndone,
-  liveReservationCounts,
-  nextCandidates,
-  releaseReservations,
-  remainingForUser,
-  trajectoryStepCount,
-  updateLabel,
-  upsertReservation,
-  userAnnotatorKey,
-} from "../../../db/repositories/annotation";
-import { isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation-quality";
+import type { Db } from "../../../db/database";
+import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, isCampaignAnnotator, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, trajectoryStepCount, upsertReservation, userAnnotatorKey } from "../../../db/repositories/campaigns";
+import { getLabel, getLabelByKey, getRevision, getRevisionByKey, getRevisionOfLabel, insertLabel, insertRevision, labelHistory, labelsOfUser, lastUndoableSubmit, markRevisionUndone, updateLabel } from "../../../db/repositories/labels";
+import { hasRevealed } from "../../../db/repositories/blind-rule";
+import { goldItemIds, isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation-quality";
 import type { CampaignRow, LabelRevisionRow, LabelRow } from "../../../db/schema/index";
 import type { Actor } from "../../auth/roles";
 import {
@@ -60,15 +36,15 @@ import { hideAgentInTrajectory } from "./blind";
 import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
 import { goldStandingOf } from "./gold";
-import { inTransaction } from "./tx";
+import { withTransaction } from "../../../db/database";
 
 export interface Clock {
   now?: number;
 }
 
-function requireLabellingAllowed(db: Db, actor: Actor, campaignId: number): CampaignRow {
-  const campaign = requireCampaign(db, campaignId);
-  if (!isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+async function requireLabellingAllowed(db: Db, actor: Actor, campaignId: number): Promise<CampaignRow> {
+  const campaign = await requireCampaign(db, campaignId);
+  if (!await isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
   if (campaign.status !== "active") throw new ConflictError(`Campaign ${JSON.stringify(campaign.name)} is closed`);
   return campaign;
 }
@@ -79,14 +55,14 @@ function requireLabellingAllowed(db: Db, actor: Actor, campaignId: number): Camp
  * the scan stops at the first candidate whose label count alone reaches the best coverage found: nothing after
  * it can be better. Items the user skipped are considered only when nothing else is left.
  */
-function pickItem(db: Db, campaignId: number, userId: string, needed: number, now: number) {
-  const reserved = liveReservationCounts(db, campaignId, userId, now);
+async function pickItem(db: Db, campaignId: number, userId: string, needed: number, now: number) {
+  const reserved = await liveReservationCounts(db, campaignId, userId, now);
   const salt = queueOrderSalt(userId);
   for (const skipped of [false, true]) {
     let best: { itemId: number; trajectoryId: number; coverage: number } | undefined;
     const pageSize = 64;
     scan: for (let offset = 0; ; offset += pageSize) {
-      const page = nextCandidates(db, { campaignId, userId, needed, salt, skipped, offset, limit: pageSize });
+      const page = await nextCandidates(db, { campaignId, userId, needed, salt, skipped, offset, limit: pageSize });
       for (const c of page) {
         if (best && c.labelCount >= best.coverage) break scan;
         const coverage = c.labelCount + (reserved.get(c.itemId) ?? 0);
@@ -103,11 +79,11 @@ function pickItem(db: Db, campaignId: number, userId: string, needed: number, no
  * The next item under a strategy other than least covered: every candidate is read (a campaign's open items, a
  * few thousand) and the pure rule picks; skipped items only when nothing else is left.
  */
-function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now: number) {
+async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now: number) {
   const strategy = campaign.assignmentStrategy;
   const stratum: "site" | "run" | null = strategy === "by_site" ? "site" : strategy === "by_run" ? "run" : null;
-  const reserved = liveReservationCounts(db, campaign.id, userId, now);
-  const strata = stratum ? strataCoverage(db, campaign.id, stratum) : undefined;
+  const reserved = await liveReservationCounts(db, campaign.id, userId, now);
+  const strata = stratum ? await strataCoverage(db, campaign.id, stratum) : undefined;
   const salt = queueOrderSalt(userId);
   for (const skipped of [false, true]) {
     const query = { campaignId: campaign.id, userId, needed: campaign.annotatorsPerItem, salt, skipped, stratum, withDisputed: strategy === "disputed_first", withVerdicts: strategy === "disputed_first" };
@@ -115,14 +91,14 @@ function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now: numb
       // The annotator's own order alone decides: read it a page at a time and stop at the first item not full.
       const pageSize = 64;
       for (let offset = 0; ; offset += pageSize) {
-        const page = strategyCandidates(db, { ...query, page: { offset, limit: pageSize } });
+        const page = await strategyCandidates(db, { ...query, page: { offset, limit: pageSize } });
         const best = pickCandidate("random", page.map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })), campaign.annotatorsPerItem);
         if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
         if (page.length < pageSize) break;
       }
       continue;
     }
-    const rows = strategyCandidates(db, query);
+    const rows = await strategyCandidates(db, query);
     const candidates: QueueCandidate[] = rows.map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 }));
     const best = pickCandidate(strategy, candidates, campaign.annotatorsPerItem, strata);
     if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
@@ -138,9 +114,9 @@ export const BLOCKED_MESSAGE =
  * Whether the user is blocked in this campaign: their accuracy on its gold items is below the block threshold
  * (after the minimum number of gold answers). Researchers see it flagged on the annotator quality view.
  */
-export function isBlockedInCampaign(db: Db, campaign: CampaignRow, userId: string): boolean {
+export async function isBlockedInCampaign(db: Db, campaign: CampaignRow, userId: string): Promise<boolean> {
   if (campaign.goldBlockBelow === null) return false;
-  return goldStandingOf(db, campaign, userAnnotatorKey(userId)).status === "blocked";
+  return (await goldStandingOf(db, campaign, userAnnotatorKey(userId))).status === "blocked";
 }
 
 /**
@@ -148,16 +124,16 @@ export function isBlockedInCampaign(db: Db, campaign: CampaignRow, userId: strin
  * an item chosen by the campaign's strategy; when the regular queue is empty, the gold items left (each annotator
  * labels every gold item once, so "remaining" counts them and never gives them away by standing still).
  */
-function pickNext(db: Db, campaign: CampaignRow, userId: string, now: number) {
+async function pickNext(db: Db, campaign: CampaignRow, userId: string, now: number) {
   const salt = queueOrderSalt(userId);
-  const turn = labelTurnsOfUser(db, campaign.id, userId);
+  const turn = await labelTurnsOfUser(db, campaign.id, userId);
   if (isGoldTurn(userId, campaign.id, turn, campaign.goldRate)) {
-    const gold = nextGoldCandidate(db, campaign.id, userId, salt);
+    const gold = await nextGoldCandidate(db, campaign.id, userId, salt);
     if (gold) return gold;
   }
-  const regular = campaign.assignmentStrategy === "least_covered" || !campaign.assignmentStrategy ? pickItem(db, campaign.id, userId, campaign.annotatorsPerItem, now) : pickByStrategy(db, campaign, userId, now);
+  const regular = campaign.assignmentStrategy === "least_covered" || !campaign.assignmentStrategy ? await pickItem(db, campaign.id, userId, campaign.annotatorsPerItem, now) : await pickByStrategy(db, campaign, userId, now);
   if (regular) return regular;
-  return nextGoldCandidate(db, campaign.id, userId, salt);
+  return await nextGoldCandidate(db, campaign.id, userId, salt);
 }
 
 export interface Assignment {
@@ -174,19 +150,19 @@ export interface Assignment {
  * The trajectory an annotator should label next, reserved for them. A live reservation they already hold is
  * resumed (and extended). Null when nothing is left for them.
  */
-export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: Clock = {}): Assignment | null {
+export async function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: Clock = {}): Promise<Assignment | null> {
   const now = clock.now ?? Date.now();
-  return inTransaction(db, () => {
-    const campaign = requireLabellingAllowed(db, actor, campaignId);
-    if (isBlockedInCampaign(db, campaign, actor.userId)) {
-      releaseReservations(db, campaignId, actor.userId);
+  return withTransaction(db, async () => {
+    const campaign = await requireLabellingAllowed(db, actor, campaignId);
+    if (await isBlockedInCampaign(db, campaign, actor.userId)) {
+      await releaseReservations(db, campaignId, actor.userId);
       throw new AppError("FORBIDDEN", BLOCKED_MESSAGE);
     }
     const ttl = campaign.reservationMinutes * 60_000;
-    const held = findLiveReservation(db, campaignId, actor.userId, now);
+    const held = await findLiveReservation(db, campaignId, actor.userId, now);
     const expiresAt = new Date(now + ttl);
     if (held) {
-      upsertReservation(db, { campaignId, itemId: held.itemId, userId: actor.userId, status: "active", reservedAt: held.reservedAt, expiresAt });
+      await upsertReservation(db, { campaignId, itemId: held.itemId, userId: actor.userId, status: "active", reservedAt: held.reservedAt, expiresAt });
       return {
         campaignId,
         itemId: held.itemId,
@@ -196,10 +172,10 @@ export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: 
         resumed: true,
       };
     }
-    const picked = pickNext(db, campaign, actor.userId, now);
+    const picked = await pickNext(db, campaign, actor.userId, now);
     if (!picked) return null;
     const reservedAt = new Date(now);
-    upsertReservation(db, { campaignId, itemId: picked.itemId, userId: actor.userId, status: "active", reservedAt, expiresAt });
+    await upsertReservation(db, { campaignId, itemId: picked.itemId, userId: actor.userId, status: "active", reservedAt, expiresAt });
     return {
       campaignId,
       itemId: picked.itemId,
@@ -212,19 +188,19 @@ export function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: 
 }
 
 /** Puts the current trajectory back and keeps it out of this annotator's queue until everything else is done. */
-export function skipAssignment(db: Db, actor: Actor, campaignId: number, trajectoryId: number, clock: Clock = {}): void {
+export async function skipAssignment(db: Db, actor: Actor, campaignId: number, trajectoryId: number, clock: Clock = {}): Promise<void> {
   const now = clock.now ?? Date.now();
-  inTransaction(db, () => {
-    requireLabellingAllowed(db, actor, campaignId);
-    const item = getItemByTrajectory(db, campaignId, trajectoryId);
+  await withTransaction(db, async () => {
+    await requireLabellingAllowed(db, actor, campaignId);
+    const item = await getItemByTrajectory(db, campaignId, trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
-    upsertReservation(db, { campaignId, itemId: item.id, userId: actor.userId, status: "skipped", reservedAt: new Date(now), expiresAt: new Date(now) });
+    await upsertReservation(db, { campaignId, itemId: item.id, userId: actor.userId, status: "skipped", reservedAt: new Date(now), expiresAt: new Date(now) });
   });
 }
 
 /** Gives up the annotator's live reservations in a campaign (leaving the queue). */
-export function releaseAssignments(db: Db, actor: Actor, campaignId: number): number {
-  return inTransaction(db, () => releaseReservations(db, campaignId, actor.userId));
+export async function releaseAssignments(db: Db, actor: Actor, campaignId: number): Promise<number> {
+  return withTransaction(db, async () => await releaseReservations(db, campaignId, actor.userId));
 }
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,128}$/;
@@ -264,8 +240,8 @@ export interface LabelResult {
   replayed: boolean;
 }
 
-function resultOf(db: Db, rev: LabelRevisionRow, label: LabelRow, replayed: boolean): LabelResult {
-  const item = getItemByTrajectory(db, label.campaignId, label.trajectoryId)!;
+async function resultOf(db: Db, rev: LabelRevisionRow, label: LabelRow, replayed: boolean): Promise<LabelResult> {
+  const item = (await getItemByTrajectory(db, label.campaignId, label.trajectoryId))!;
   return {
     labelId: label.id,
     revisionId: rev.id,
@@ -280,11 +256,11 @@ function resultOf(db: Db, rev: LabelRevisionRow, label: LabelRow, replayed: bool
 }
 
 /** A repeated request: the same actor, the same kind of action. Anything else reusing a key is a client bug. */
-function replay(db: Db, actor: Actor, key: string, action: "submit" | "undo"): LabelResult | null {
-  const prior = getRevisionByKey(db, key);
+async function replay(db: Db, actor: Actor, key: string, action: "submit" | "undo"): Promise<LabelResult | null> {
+  const prior = await getRevisionByKey(db, key);
   if (!prior) return null;
   if (prior.actorId !== actor.userId || prior.action !== action) throw new ConflictError(`idempotencyKey ${key} was already used for another request`);
-  return resultOf(db, prior, getLabel(db, prior.labelId)!, true);
+  return await resultOf(db, prior, (await getLabel(db, prior.labelId))!, true);
 }
 
 function cleanSteps(steps: number[] | null | undefined, stepCount: number): number[] | null {
@@ -295,23 +271,23 @@ function cleanSteps(steps: number[] | null | undefined, stepCount: number): numb
   return [...new Set(steps)].sort((a, b) => a - b);
 }
 
-export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock: Clock = {}): LabelResult {
+export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock: Clock = {}): Promise<LabelResult> {
   checkKey(input.idempotencyKey);
   if (input.timeSpentMs !== undefined && input.timeSpentMs !== null && (!Number.isFinite(input.timeSpentMs) || input.timeSpentMs < 0)) {
     throw new ValidationError("timeSpentMs: a non-negative number of milliseconds");
   }
   const now = clock.now ?? Date.now();
-  return inTransaction(db, () => {
-    const replayed = replay(db, actor, input.idempotencyKey, "submit");
+  return withTransaction(db, async () => {
+    const replayed = await replay(db, actor, input.idempotencyKey, "submit");
     if (replayed) return replayed;
 
-    const campaign = requireLabellingAllowed(db, actor, input.campaignId);
-    const item = getItemByTrajectory(db, campaign.id, input.trajectoryId);
+    const campaign = await requireLabellingAllowed(db, actor, input.campaignId);
+    const item = await getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
     // Gold items are frozen like adjudicated ones but stay open to every annotator's label.
-    if (item.state === "adjudicated" && !isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
+    if (item.state === "adjudicated" && !await isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
     if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${input.trajectoryId} passed its QA review; its labels can no longer change`);
-    const stepCount = trajectoryStepCount(db, item.trajectoryId) ?? 0;
+    const stepCount = await trajectoryStepCount(db, item.trajectoryId) ?? 0;
     let values: LabelValues;
     try {
       values = validateLabel(campaign.labelSchema, input, stepCount);
@@ -323,7 +299,7 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
     const spent = input.timeSpentMs === undefined || input.timeSpentMs === null ? null : Math.round(input.timeSpentMs);
     const at = new Date(now);
     const key = userAnnotatorKey(actor.userId);
-    const existing = getLabelByKey(db, item.id, key);
+    const existing = await getLabelByKey(db, item.id, key);
     if (existing && existing.status === "active" && input.baseRevision !== undefined && input.baseRevision !== null && input.baseRevision !== existing.revision) {
       throw new ConflictError(`Your label on trajectory ${input.trajectoryId} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`);
     }
@@ -333,7 +309,7 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
         : null;
     let label: LabelRow;
     if (!existing) {
-      label = insertLabel(db, {
+      label = await insertLabel(db, {
         campaignId: campaign.id,
         itemId: item.id,
         trajectoryId: item.trajectoryId,
@@ -352,7 +328,7 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
         updatedAt: at,
       });
     } else {
-      label = updateLabel(db, existing.id, {
+      label = await updateLabel(db, existing.id, {
         status: "active",
         ...values,
         answers: values.answers ?? null,
@@ -363,7 +339,7 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
         revision: existing.revision + 1,
       });
     }
-    const rev = insertRevision(db, {
+    const rev = await insertRevision(db, {
       labelId: label.id,
       campaignId: campaign.id,
       revision: label.revision,
@@ -376,13 +352,13 @@ export function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock
       guidelineVersion: campaign.guidelineVersion,
       timeSpentMs: spent,
       stepsViewed: steps,
-      afterReveal: hasRevealed(db, actor.userId, item.trajectoryId),
+      afterReveal: await hasRevealed(db, actor.userId, item.trajectoryId),
       idempotencyKey: input.idempotencyKey,
       createdAt: at,
     });
-    deleteReservation(db, item.id, actor.userId);
-    recomputeItem(db, campaign, item, at);
-    return resultOf(db, rev, label, false);
+    await deleteReservation(db, item.id, actor.userId);
+    await recomputeItem(db, campaign, item, at);
+    return await resultOf(db, rev, label, false);
   });
 }
 
@@ -397,42 +373,42 @@ export interface UndoInput {
  * Reverts a submit: a revision goes back to the label's previous version, a first submit withdraws the label and
  * gives the annotator back the reservation so their slot is kept.
  */
-export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}): LabelResult {
+export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}): Promise<LabelResult> {
   checkKey(input.idempotencyKey);
   const now = clock.now ?? Date.now();
-  return inTransaction(db, () => {
-    const replayed = replay(db, actor, input.idempotencyKey, "undo");
+  return withTransaction(db, async () => {
+    const replayed = await replay(db, actor, input.idempotencyKey, "undo");
     if (replayed) return replayed;
-    const campaign = requireLabellingAllowed(db, actor, input.campaignId);
+    const campaign = await requireLabellingAllowed(db, actor, input.campaignId);
 
     let target: LabelRevisionRow | undefined;
     if (input.revisionId !== undefined && input.revisionId !== null) {
-      target = getRevision(db, input.revisionId);
+      target = await getRevision(db, input.revisionId);
       if (!target || target.campaignId !== campaign.id || target.actorId !== actor.userId || target.action !== "submit") {
         throw new NotFoundError("submit of yours in this campaign", input.revisionId);
       }
       if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
     } else {
-      target = lastUndoableSubmit(db, campaign.id, actor.userId);
+      target = await lastUndoableSubmit(db, campaign.id, actor.userId);
       if (!target) throw new AppError("PRECONDITION_FAILED", "Nothing to undo: you have no submit in this campaign that is not undone");
     }
-    const label = getLabel(db, target.labelId)!;
+    const label = (await getLabel(db, target.labelId))!;
     // Later revisions are fine only if they were themselves undone (submits) or are those undos: then the label
     // is exactly as `target` left it. Any live later change means a newer submit won; reverting `target` would
     // throw that newer label away.
-    const later = labelHistory(db, label.id).filter((r) => r.revision > target.revision);
+    const later = (await labelHistory(db, label.id)).filter((r) => r.revision > target.revision);
     if (later.some((r) => !(r.action === "undo" || (r.action === "submit" && r.undoneByRevisionId !== null)))) {
       throw new ConflictError(`Your label on trajectory ${label.trajectoryId} changed after that submit (now revision ${label.revision}); undo the latest change instead`);
     }
-    const item = getItemByTrajectory(db, campaign.id, label.trajectoryId)!;
-    if (item.state === "adjudicated" && !isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
+    const item = (await getItemByTrajectory(db, campaign.id, label.trajectoryId))!;
+    if (item.state === "adjudicated" && !await isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
     if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${label.trajectoryId} passed its QA review; its labels can no longer change`);
 
-    const previous = target.revision > 1 ? getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
+    const previous = target.revision > 1 ? await getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
     const status = previous ? previous.status : "withdrawn";
     const values = previous ? previous.values : target.values;
     const at = new Date(now);
-    const updated = updateLabel(db, label.id, {
+    const updated = await updateLabel(db, label.id, {
       status,
       ...values,
       answers: values.answers ?? null,
@@ -442,7 +418,7 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
       revision: label.revision + 1,
     });
     const before = label.status === "active" ? target.values : null;
-    const rev = insertRevision(db, {
+    const rev = await insertRevision(db, {
       labelId: label.id,
       campaignId: campaign.id,
       revision: updated.revision,
@@ -456,12 +432,12 @@ export function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock 
       idempotencyKey: input.idempotencyKey,
       createdAt: at,
     });
-    markRevisionUndone(db, target.id, rev.id);
+    await markRevisionUndone(db, target.id, rev.id);
     if (status === "withdrawn") {
-      upsertReservation(db, { campaignId: campaign.id, itemId: item.id, userId: actor.userId, status: "active", reservedAt: at, expiresAt: new Date(now + campaign.reservationMinutes * 60_000) });
+      await upsertReservation(db, { campaignId: campaign.id, itemId: item.id, userId: actor.userId, status: "active", reservedAt: at, expiresAt: new Date(now + campaign.reservationMinutes * 60_000) });
     }
-    recomputeItem(db, campaign, item, at);
-    return resultOf(db, rev, updated, false);
+    await recomputeItem(db, campaign, item, at);
+    return await resultOf(db, rev, updated, false);
   });
 }
 
@@ -478,27 +454,31 @@ function itemStateFor(campaign: CampaignRow, state: ItemState, labelledByViewer:
 }
 
 /** The annotator's own label on a trajectory of a campaign (for the label panel), with its history. */
-export function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
-  const campaign = requireCampaign(db, campaignId);
-  if (!isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
-  const item = getItemByTrajectory(db, campaignId, trajectoryId);
+export async function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
+  const campaign = await requireCampaign(db, campaignId);
+  if (!await isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+  const item = await getItemByTrajectory(db, campaignId, trajectoryId);
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
-  const label = getLabelByKey(db, item.id, userAnnotatorKey(actor.userId));
-  const lastSubmit = lastUndoableSubmit(db, campaignId, actor.userId);
+  const label = await getLabelByKey(db, item.id, userAnnotatorKey(actor.userId));
+  const lastSubmit = await lastUndoableSubmit(db, campaignId, actor.userId);
   return {
-    itemState: itemStateFor(campaign, item.state, !!label && label.status === "active", isGoldItem(db, item.id)),
+    itemState: itemStateFor(campaign, item.state, !!label && label.status === "active", await isGoldItem(db, item.id)),
     label: label && label.status === "active" ? label : null,
-    history: label ? labelHistory(db, label.id).map((r) => ({ revision: r.revision, action: r.action, values: r.values, status: r.status, changes: r.changes, createdAt: r.createdAt, undone: r.undoneByRevisionId !== null })) : [],
+    history: label ? (await labelHistory(db, label.id)).map((r) => ({ revision: r.revision, action: r.action, values: r.values, status: r.status, changes: r.changes, createdAt: r.createdAt, undone: r.undoneByRevisionId !== null })) : [],
     /** The revision "undo" would revert now (any trajectory of the campaign), so the UI can say what it undoes. */
-    undoable: lastSubmit ? { revisionId: lastSubmit.id, trajectoryId: getLabel(db, lastSubmit.labelId)!.trajectoryId } : null,
+    undoable: lastSubmit ? { revisionId: lastSubmit.id, trajectoryId: (await getLabel(db, lastSubmit.labelId))!.trajectoryId } : null,
   };
 }
 
 /** The campaigns a user labels in (native ones), with how many trajectories are left for them in each. */
-export function myCampaigns(db: Db, actor: Actor) {
-  return listCampaignSummaries(db, { ...actor, role: "annotator" })
-    .filter((c) => c.origin === "native")
-    .map((c) => ({ ...c, remaining: c.status === "active" ? remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem) + goldRemainingForUser(db, c.id, actor.userId) : 0 }));
+export async function myCampaigns(db: Db, actor: Actor) {
+  const native = (await listCampaignSummaries(db, { ...actor, role: "annotator" })).filter((c) => c.origin === "native");
+  return Promise.all(
+    native.map(async (c) => ({
+      ...c,
+      remaining: c.status === "active" ? (await remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem)) + (await goldRemainingForUser(db, c.id, actor.userId)) : 0,
+    })),
+  );
 }
 
 // ---------------------------------------------------------------- the annotator's API, by item number
@@ -508,56 +488,56 @@ export function myCampaigns(db: Db, actor: Actor) {
  * trajectory id: ids follow import order and would tell which items share a run. These wrap the functions above,
  * which work on trajectory ids for the CLI and researchers' tools, and answer without trajectory or item ids.
  */
-function requireItem(db: Db, actor: Actor, campaignId: number, itemNo: number) {
-  const campaign = requireCampaign(db, campaignId);
-  if (!isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
-  const item = getItemByNumber(db, campaignId, itemNo);
+async function requireItem(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+  const campaign = await requireCampaign(db, campaignId);
+  if (!await isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+  const item = await getItemByNumber(db, campaignId, itemNo);
   if (!item) throw new NotFoundError(`item of campaign ${campaignId}`, itemNo);
   return { campaign, item };
 }
 
-function itemNoOf(db: Db, campaignId: number, trajectoryId: number): number {
-  return getItemByTrajectory(db, campaignId, trajectoryId)?.itemNo ?? 0;
+async function itemNoOf(db: Db, campaignId: number, trajectoryId: number): Promise<number> {
+  return (await getItemByTrajectory(db, campaignId, trajectoryId))?.itemNo ?? 0;
 }
 
 /** A label result as its annotator sees it: the item number, not the trajectory and item ids. */
-function annotatorResult(db: Db, r: LabelResult, campaignId: number) {
-  const campaign = requireCampaign(db, campaignId);
+async function annotatorResult(db: Db, r: LabelResult, campaignId: number) {
+  const campaign = await requireCampaign(db, campaignId);
   return {
-    itemNo: itemNoOf(db, campaignId, r.trajectoryId),
+    itemNo: await itemNoOf(db, campaignId, r.trajectoryId),
     revisionId: r.revisionId,
     revision: r.revision,
     status: r.status,
     values: r.values,
-    itemState: itemStateFor(campaign, r.itemState, r.status === "active", isGoldItem(db, r.itemId)),
+    itemState: itemStateFor(campaign, r.itemState, r.status === "active", await isGoldItem(db, r.itemId)),
     replayed: r.replayed,
   };
 }
 
-export function nextItem(db: Db, actor: Actor, campaignId: number, clock: Clock = {}) {
-  const a = nextAssignment(db, actor, campaignId, clock);
-  return a ? { campaignId, itemNo: itemNoOf(db, campaignId, a.trajectoryId), reservedAt: a.reservedAt, expiresAt: a.expiresAt, resumed: a.resumed } : null;
+export async function nextItem(db: Db, actor: Actor, campaignId: number, clock: Clock = {}) {
+  const a = await nextAssignment(db, actor, campaignId, clock);
+  return a ? { campaignId, itemNo: await itemNoOf(db, campaignId, a.trajectoryId), reservedAt: a.reservedAt, expiresAt: a.expiresAt, resumed: a.resumed } : null;
 }
 
-export function skipItem(db: Db, actor: Actor, campaignId: number, itemNo: number, clock: Clock = {}): void {
-  const { item } = requireItem(db, actor, campaignId, itemNo);
-  skipAssignment(db, actor, campaignId, item.trajectoryId, clock);
+export async function skipItem(db: Db, actor: Actor, campaignId: number, itemNo: number, clock: Clock = {}): Promise<void> {
+  const { item } = await requireItem(db, actor, campaignId, itemNo);
+  await skipAssignment(db, actor, campaignId, item.trajectoryId, clock);
 }
 
-export function submitItemLabel(db: Db, actor: Actor, input: Omit<SubmitLabelInput, "trajectoryId"> & { itemNo: number }, clock: Clock = {}) {
+export async function submitItemLabel(db: Db, actor: Actor, input: Omit<SubmitLabelInput, "trajectoryId"> & { itemNo: number }, clock: Clock = {}) {
   const { itemNo, ...rest } = input;
-  const { item } = requireItem(db, actor, input.campaignId, itemNo);
-  return annotatorResult(db, submitLabel(db, actor, { ...rest, trajectoryId: item.trajectoryId }, clock), input.campaignId);
+  const { item } = await requireItem(db, actor, input.campaignId, itemNo);
+  return await annotatorResult(db, await submitLabel(db, actor, { ...rest, trajectoryId: item.trajectoryId }, clock), input.campaignId);
 }
 
-export function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}) {
-  return annotatorResult(db, undoSubmit(db, actor, input, clock), input.campaignId);
+export async function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}) {
+  return await annotatorResult(db, await undoSubmit(db, actor, input, clock), input.campaignId);
 }
 
 /** The annotator's own label on an item, with its history and what "undo" would revert (by item number). */
-export function myItemLabel(db: Db, actor: Actor, campaignId: number, itemNo: number) {
-  const { item } = requireItem(db, actor, campaignId, itemNo);
-  const mine = myLabel(db, actor, campaignId, item.trajectoryId);
+export async function myItemLabel(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+  const { item } = await requireItem(db, actor, campaignId, itemNo);
+  const mine = await myLabel(db, actor, campaignId, item.trajectoryId);
   const l = mine.label;
   return {
     itemState: mine.itemState,
@@ -565,36 +545,37 @@ export function myItemLabel(db: Db, actor: Actor, campaignId: number, itemNo: nu
       ? { revision: l.revision, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note, answers: l.answers ?? {}, guidelineVersion: l.guidelineVersion }
       : null,
     history: mine.history,
-    undoable: mine.undoable ? { revisionId: mine.undoable.revisionId, itemNo: itemNoOf(db, campaignId, mine.undoable.trajectoryId) } : null,
+    undoable: mine.undoable ? { revisionId: mine.undoable.revisionId, itemNo: await itemNoOf(db, campaignId, mine.undoable.trajectoryId) } : null,
   };
 }
 
 /** The item's trajectory for the player, with what the blind rule hides from this annotator taken out. */
 export async function itemTrajectory(db: Db, actor: Actor, campaignId: number, itemNo: number) {
-  const { item } = requireItem(db, actor, campaignId, itemNo);
-  return hideAgentInTrajectory(db, actor.userId, await getTrajectoryForPlayer(db, item.trajectoryId));
+  const { item } = await requireItem(db, actor, campaignId, itemNo);
+  return await hideAgentInTrajectory(db, actor.userId, await getTrajectoryForPlayer(db, item.trajectoryId));
 }
 
 /**
  * A window of the item's steps, by item number, under the same check as the item itself. Steps carry nothing the
  * blind rule hides (no trajectory id, run or model).
  */
-export function itemStepWindow(db: Db, actor: Actor, q: { campaignId: number; itemNo: number; from: number; count: number }) {
-  const { item } = requireItem(db, actor, q.campaignId, q.itemNo);
-  return getStepWindow(db, item.trajectoryId, q.from, q.count);
+export async function itemStepWindow(db: Db, actor: Actor, q: { campaignId: number; itemNo: number; from: number; count: number }) {
+  const { item } = await requireItem(db, actor, q.campaignId, q.itemNo);
+  return await getStepWindow(db, item.trajectoryId, q.from, q.count);
 }
 
 /** Queues the item's screenshots at the player's width (see warmTrajectoryImages). */
-export function warmItemImages(deps: ImageDeps, actor: Actor, q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean }): number {
-  const { item } = requireItem(deps.db, actor, q.campaignId, q.itemNo);
-  return warmTrajectoryImages(deps, { id: item.trajectoryId, width: q.width, fromStep: q.fromStep, raw: q.raw });
+export async function warmItemImages(deps: ImageDeps, actor: Actor, q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean }): Promise<number> {
+  const { item } = await requireItem(deps.db, actor, q.campaignId, q.itemNo);
+  return await warmTrajectoryImages(deps, { id: item.trajectoryId, width: q.width, fromStep: q.fromStep, raw: q.raw });
 }
 
 /** The annotator's most recent labels in a campaign, to go back and revise one. */
-export function myRecentLabels(db: Db, actor: Actor, campaignId: number, limit = 50) {
-  const campaign = requireCampaign(db, campaignId);
-  assertCampaignVisible(db, actor, campaign);
-  return labelsOfUser(db, campaignId, actor.userId, limit).map((r) => ({
+export async function myRecentLabels(db: Db, actor: Actor, campaignId: number, limit = 50) {
+  const campaign = await requireCampaign(db, campaignId);
+  await assertCampaignVisible(db, actor, campaign);
+  const [rows, gold] = await Promise.all([labelsOfUser(db, campaignId, actor.userId, limit), goldItemIds(db, campaignId)]);
+  return rows.map((r) => ({
     itemNo: r.itemNo ?? 0,
     externalTaskId: r.externalTaskId,
     intent: r.intent,
@@ -602,14 +583,14 @@ export function myRecentLabels(db: Db, actor: Actor, campaignId: number, limit =
     category: r.label.category,
     revision: r.label.revision,
     updatedAt: r.label.updatedAt,
-    itemState: isGoldItem(db, r.label.itemId) ? ("open" as const) : r.itemState,
+    itemState: gold.has(r.label.itemId) ? ("open" as const) : r.itemState,
   }));
 }
 
 /** What a campaign's annotator needs to label: instructions and the label schema (no progress of others). */
-export function campaignForAnnotator(db: Db, actor: Actor, campaignId: number) {
-  const c = requireCampaign(db, campaignId);
-  assertCampaignVisible(db, actor, c);
+export async function campaignForAnnotator(db: Db, actor: Actor, campaignId: number) {
+  const c = await requireCampaign(db, campaignId);
+  await assertCampaignVisible(db, actor, c);
   return {
     id: c.id,
     name: c.name,
@@ -622,6 +603,6 @@ export function campaignForAnnotator(db: Db, actor: Actor, campaignId: number) {
     status: c.status,
     annotatorsPerItem: c.annotatorsPerItem,
     reservationMinutes: c.reservationMinutes,
-    isAnnotator: isCampaignAnnotator(db, campaignId, actor.userId),
+    isAnnotator: await isCampaignAnnotator(db, campaignId, actor.userId),
   };
 }

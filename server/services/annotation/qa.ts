@@ -10,58 +10,47 @@
  * label of theirs on that trajectory is flagged as possibly anchored. Annotators reviewing QA still do not learn
  * which agent made a trajectory.
  */
-import type { Db } from "../../../db/client";
-import {
-  activeLabelsOfItems,
-  getConsolidated,
-  getItemByTrajectory,
-  insertConsolidationEvent,
-  isQaReviewer,
-  listItemsInStates,
-  recordReveal,
-  setItemQaReviewed,
-  setItemState,
-  trajectoryStepCount,
-  upsertConsolidated,
-  activeLabelsOfItem,
-} from "../../../db/repositories/annotation";
+import type { Db } from "../../../db/database";
+import { getItemByTrajectory, isQaReviewer, listItemsInStates, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/campaigns";
+import { activeLabelsOfItems, getConsolidated, insertConsolidationEvent, upsertConsolidated, activeLabelsOfItem } from "../../../db/repositories/labels";
+import { recordReveal } from "../../../db/repositories/blind-rule";
 import type { CampaignRow } from "../../../db/schema/index";
 import { hasRole, type Actor } from "../../auth/roles";
 import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
 import { QA_DECISIONS, qaStatusOf, type QaDecision } from "../../domain/annotation/protocols";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { requireCampaign } from "./campaigns";
-import { decisionMeta, decisionReason, reviewOfItem } from "./consolidation";
+import { basedOnOf, decisionMeta, decisionReason, reviewOfItem, saveConsolidatedLabel } from "./consolidation";
 import { assertMayViewEvaluations } from "./blind";
-import { inTransaction } from "./tx";
+import { withTransaction } from "../../../db/database";
 
 /** Researchers and admins, or an annotator designated as this campaign's QA reviewer. */
-export function mayQaReview(db: Db, actor: Actor, campaignId: number): boolean {
-  return hasRole(actor, "researcher") || isQaReviewer(db, campaignId, actor.userId);
+export async function mayQaReview(db: Db, actor: Actor, campaignId: number): Promise<boolean> {
+  return hasRole(actor, "researcher") || await isQaReviewer(db, campaignId, actor.userId);
 }
 
-function requireQaReviewer(db: Db, actor: Actor, campaignId: number): CampaignRow {
-  const campaign = requireCampaign(db, campaignId);
-  if (!mayQaReview(db, actor, campaignId)) throw new AppError("FORBIDDEN", `You are not a QA reviewer of campaign ${JSON.stringify(campaign.name)}`);
+async function requireQaReviewer(db: Db, actor: Actor, campaignId: number): Promise<CampaignRow> {
+  const campaign = await requireCampaign(db, campaignId);
+  if (!await mayQaReview(db, actor, campaignId)) throw new AppError("FORBIDDEN", `You are not a QA reviewer of campaign ${JSON.stringify(campaign.name)}`);
   return campaign;
 }
 
-function requireQaCampaign(db: Db, actor: Actor, campaignId: number): CampaignRow {
-  const campaign = requireQaReviewer(db, actor, campaignId);
+async function requireQaCampaign(db: Db, actor: Actor, campaignId: number): Promise<CampaignRow> {
+  const campaign = await requireQaReviewer(db, actor, campaignId);
   if (!campaign.labelSchema.qaReview) throw new ConflictError(`Campaign ${JSON.stringify(campaign.name)} has no QA review stage`);
   return campaign;
 }
 
-function requireQaItem(db: Db, campaign: CampaignRow, trajectoryId: number) {
-  const item = getItemByTrajectory(db, campaign.id, trajectoryId);
+async function requireQaItem(db: Db, campaign: CampaignRow, trajectoryId: number) {
+  const item = await getItemByTrajectory(db, campaign.id, trajectoryId);
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);
   if (item.state === "open") throw new ConflictError(`Trajectory ${trajectoryId} is still being labelled (${item.labelCount} of ${campaign.annotatorsPerItem} labels); QA opens once it has all its labels`);
   return item;
 }
 
 /** Items waiting for QA (or already reviewed), with their labels in brief. */
-export function qaQueue(db: Db, actor: Actor, q: { campaignId: number; status?: "pending" | "done"; page?: number; pageSize?: number }) {
-  const campaign = requireQaReviewer(db, actor, q.campaignId);
+export async function qaQueue(db: Db, actor: Actor, q: { campaignId: number; status?: "pending" | "done"; page?: number; pageSize?: number }) {
+  const campaign = await requireQaReviewer(db, actor, q.campaignId);
   const researcher = hasRole(actor, "researcher");
   const page = q.page ?? 1;
   const pageSize = Math.min(q.pageSize ?? 50, 500);
@@ -69,9 +58,9 @@ export function qaQueue(db: Db, actor: Actor, q: { campaignId: number; status?: 
   const qaStage = campaign.labelSchema.qaReview ?? false;
   // A campaign without a QA stage has nothing to review: an empty queue that says so.
   if (!qaStage) return { campaign: { id: campaign.id, name: campaign.name }, qaStage, status, total: 0, page, pageSize, items: [] };
-  const { rows, total } = listItemsInStates(db, campaign.id, ["agreed", "disputed", "adjudicated"], { offset: (page - 1) * pageSize, limit: pageSize }, status);
+  const { rows, total } = await listItemsInStates(db, campaign.id, ["agreed", "disputed", "adjudicated"], { offset: (page - 1) * pageSize, limit: pageSize }, status);
   const byItem = new Map<number, { annotatorName: string; verdict: string; category: string | null; firstFailingStep: number | null }[]>();
-  for (const l of activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
+  for (const l of await activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
     const list = byItem.get(l.itemId) ?? [];
     list.push({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep });
     byItem.set(l.itemId, list);
@@ -101,12 +90,12 @@ export function qaQueue(db: Db, actor: Actor, q: { campaignId: number; status?: 
 }
 
 /** One item's labels side by side for its QA review. */
-export function qaItemReview(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
-  const campaign = requireQaCampaign(db, actor, campaignId);
-  const item = requireQaItem(db, campaign, trajectoryId);
-  if (hasRole(actor, "researcher")) assertMayViewEvaluations(db, actor.userId, trajectoryId);
-  else recordReveal(db, actor.userId, trajectoryId);
-  return reviewOfItem(db, campaign, item);
+export async function qaItemReview(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
+  const campaign = await requireQaCampaign(db, actor, campaignId);
+  const item = await requireQaItem(db, campaign, trajectoryId);
+  if (hasRole(actor, "researcher")) await assertMayViewEvaluations(db, actor.userId, trajectoryId);
+  else await recordReveal(db, actor.userId, trajectoryId);
+  return await reviewOfItem(db, campaign, item);
 }
 
 export interface QaReviewInput {
@@ -127,54 +116,39 @@ export interface QaReviewInput {
  * needs a correction), "corrected" replaces it with the reviewer's label, which then counts as adjudicated.
  * Either way the item is QA done and its labels are frozen.
  */
-export function submitQaReview(db: Db, actor: Actor, input: QaReviewInput, now = Date.now()) {
+export async function submitQaReview(db: Db, actor: Actor, input: QaReviewInput, now = Date.now()) {
   if (!(QA_DECISIONS as readonly string[]).includes(input.decision)) throw new ValidationError(`decision: one of ${QA_DECISIONS.join(", ")}, got ${JSON.stringify(input.decision)}`);
   const reason = decisionReason(input.reason);
   const meta = decisionMeta(input);
   if (input.decision === "corrected" && !meta.disagreementSource) throw new ValidationError("disagreementSource: say where the labels went wrong (guideline_gap, ambiguous_task, annotator_error, edge_case)");
-  return inTransaction(db, () => {
-    const campaign = requireQaCampaign(db, actor, input.campaignId);
-    const item = requireQaItem(db, campaign, input.trajectoryId);
+  return withTransaction(db, async () => {
+    const campaign = await requireQaCampaign(db, actor, input.campaignId);
+    const item = await requireQaItem(db, campaign, input.trajectoryId);
     if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${input.trajectoryId} already had its QA review`);
-    const current = getConsolidated(db, item.id);
-    const active = activeLabelsOfItem(db, item.id);
+    const current = await getConsolidated(db, item.id);
+    const active = await activeLabelsOfItem(db, item.id);
     const at = new Date(now);
     let values: LabelValues;
     if (input.decision === "confirmed") {
       if (!current) throw new ConflictError(`Trajectory ${input.trajectoryId} has no consolidated label to confirm (its annotators disagree); correct it with the label it should have`);
       values = { verdict: current.verdict, category: current.category, firstFailingStep: current.firstFailingStep, note: null };
+      // Confirming keeps the label and who decided it; the review adds the reviewer's confidence and name.
       const { id: _id, updatedAt: _updatedAt, ...kept } = current;
-      upsertConsolidated(db, { ...kept, ...meta, qaDecision: "confirmed", qaReviewerName: actor.name });
+      await upsertConsolidated(db, { ...kept, ...meta, qaDecision: "confirmed", qaReviewerName: actor.name });
     } else {
       try {
-        values = validateLabel(campaign.labelSchema, { verdict: input.verdict ?? "", category: input.category, firstFailingStep: input.firstFailingStep, note: reason }, trajectoryStepCount(db, item.trajectoryId) ?? 0);
+        values = validateLabel(campaign.labelSchema, { verdict: input.verdict ?? "", category: input.category, firstFailingStep: input.firstFailingStep, note: reason }, await trajectoryStepCount(db, item.trajectoryId) ?? 0);
       } catch (e) {
         if (e instanceof LabelValidationError) throw new ValidationError(e.message);
         throw e;
       }
       if (values.verdict === "unsure") throw new ValidationError("verdict: a QA correction must decide (success, failure or not executable)");
-      upsertConsolidated(db, {
-        campaignId: campaign.id,
-        itemId: item.id,
-        trajectoryId: item.trajectoryId,
-        verdict: values.verdict,
-        category: values.category,
-        firstFailingStep: values.firstFailingStep,
-        method: "adjudicated",
-        adjudicatorId: actor.userId,
-        adjudicatorName: actor.name,
-        reason,
-        ...meta,
-        qaDecision: "corrected",
-        qaReviewerName: actor.name,
-        basedOn: active.map((l) => `${l.id}@${l.revision}`),
-        createdAt: at,
-      });
+      await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values, basedOn: basedOnOf(active), decision: { actor, reason, ...meta, qaDecision: "corrected" }, at });
       values = { ...values, note: null };
-      setItemState(db, item.id, "adjudicated");
+      await setItemState(db, item.id, "adjudicated");
     }
-    setItemQaReviewed(db, item.id, at);
-    insertConsolidationEvent(db, {
+    await setItemQaReviewed(db, item.id, at);
+    await insertConsolidationEvent(db, {
       campaignId: campaign.id,
       itemId: item.id,
       state: input.decision === "corrected" ? "adjudicated" : item.state,
@@ -188,6 +162,6 @@ export function submitQaReview(db: Db, actor: Actor, input: QaReviewInput, now =
       ...meta,
       createdAt: at,
     });
-    return { itemId: item.id, qaStatus: "done" as const, decision: input.decision, consolidated: getConsolidated(db, item.id)! };
+    return { itemId: item.id, qaStatus: "done" as const, decision: input.decision, consolidated: (await getConsolidated(db, item.id))! };
   });
 }

@@ -10,40 +10,31 @@
  * "Everyone else" includes researchers while they label blind: a researcher who could list other runs'
  * trajectories of the same task would know, by elimination, which agent made the one they are labelling.
  */
-import type { Db } from "../../../db/client";
-import {
-  annotatorTrajectoryIds,
-  blindedTrajectoryIds,
-  isBlindedFor,
-  isInAnnotatorCampaigns,
-  labellingBlindCount,
-  screenshotInAnnotatorCampaigns,
-  taskInAnnotatorCampaigns,
-  taskLabelledBlindBy,
-} from "../../../db/repositories/annotation";
+import type { Db } from "../../../db/database";
+import { annotatorTrajectoryIds, blindedTrajectoryIds, isBlindedFor, isInAnnotatorCampaigns, labellingBlindCount, screenshotInAnnotatorCampaigns, taskInAnnotatorCampaigns, taskLabelledBlindBy } from "../../../db/repositories/blind-rule";
 import type { TrajectoryFilter } from "../../../db/repositories/trajectories";
 import { hasRole, type Actor } from "../../auth/roles";
 import { AppError } from "../../errors";
 import { taskOverview } from "../trajectory-views";
 
 /** True when the actor sees the whole catalog (researchers and admins with nothing to label blind). */
-export function seesWholeCatalog(db: Db, actor: Actor): boolean {
-  return hasRole(actor, "researcher") && labellingBlindCount(db, actor.userId) === 0;
+export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
+  return hasRole(actor, "researcher") && await labellingBlindCount(db, actor.userId) === 0;
 }
 
 /** Null when the actor may see every trajectory, else the ids they may browse. */
-export function browsableTrajectoryIds(db: Db, actor: Actor): number[] | null {
-  if (seesWholeCatalog(db, actor)) return null;
-  const hidden = new Set(blindedTrajectoryIds(db, actor.userId));
-  return annotatorTrajectoryIds(db, actor.userId).filter((id) => !hidden.has(id));
+export async function browsableTrajectoryIds(db: Db, actor: Actor): Promise<number[] | null> {
+  if (await seesWholeCatalog(db, actor)) return null;
+  const hidden = new Set(await blindedTrajectoryIds(db, actor.userId));
+  return (await annotatorTrajectoryIds(db, actor.userId)).filter((id) => !hidden.has(id));
 }
 
 /**
  * A trajectory-list filter narrowed to what the actor may browse, as conditions the query evaluates itself (an id
  * list would hit SQLite's parameter limit in a large campaign).
  */
-export function scopeTrajectoryFilter<F extends TrajectoryFilter>(db: Db, actor: Actor, filter: F): F {
-  if (seesWholeCatalog(db, actor)) return filter;
+export async function scopeTrajectoryFilter<F extends TrajectoryFilter>(db: Db, actor: Actor, filter: F): Promise<F> {
+  if (await seesWholeCatalog(db, actor)) return filter;
   return { ...filter, visibleToAnnotator: actor.userId, notBlindFor: actor.userId };
 }
 
@@ -51,20 +42,20 @@ export function scopeTrajectoryFilter<F extends TrajectoryFilter>(db: Db, actor:
  * Triage of the trajectory list (human labels, evaluator verdicts, agreement, samples of them) shows evaluations:
  * only for viewers of the whole catalog, never for annotators or anyone labelling blind.
  */
-export function assertMayTriage(db: Db, actor: Actor): void {
+export async function assertMayTriage(db: Db, actor: Actor): Promise<void> {
   if (!hasRole(actor, "researcher")) throw new AppError("FORBIDDEN", "Filtering trajectories by labels and verdicts is for researchers and admins");
-  const blind = labellingBlindCount(db, actor.userId);
+  const blind = await labellingBlindCount(db, actor.userId);
   if (blind) {
     throw new AppError("FORBIDDEN", `You are labelling ${blind} trajector${blind === 1 ? "y" : "ies"} blind; labels and verdicts in the trajectory list open once you have labelled them`);
   }
 }
 
-export function assertTrajectoryBrowsable(db: Db, actor: Actor, trajectoryId: number): void {
-  if (isBlindedFor(db, actor.userId, trajectoryId)) {
+export async function assertTrajectoryBrowsable(db: Db, actor: Actor, trajectoryId: number): Promise<void> {
+  if (await isBlindedFor(db, actor.userId, trajectoryId)) {
     throw new AppError("FORBIDDEN", `Trajectory ${trajectoryId} is not available to you while you label it blind; open it from your campaign's queue`);
   }
-  if (seesWholeCatalog(db, actor)) return;
-  if (!isInAnnotatorCampaigns(db, actor.userId, trajectoryId)) {
+  if (await seesWholeCatalog(db, actor)) return;
+  if (!await isInAnnotatorCampaigns(db, actor.userId, trajectoryId)) {
     throw new AppError("FORBIDDEN", `Trajectory ${trajectoryId} is not in any of your labelling campaigns`);
   }
 }
@@ -73,9 +64,9 @@ export function assertTrajectoryBrowsable(db: Db, actor: Actor, trajectoryId: nu
  * Runs, task sets and per-run figures name agents and tell them apart: researchers' and admins' views, closed
  * to them too while they label blind.
  */
-export function assertSeesWholeCatalog(db: Db, actor: Actor, what: string): void {
+export async function assertSeesWholeCatalog(db: Db, actor: Actor, what: string): Promise<void> {
   if (!hasRole(actor, "researcher")) throw new AppError("FORBIDDEN", `Only researchers and admins can see ${what}`);
-  const blind = labellingBlindCount(db, actor.userId);
+  const blind = await labellingBlindCount(db, actor.userId);
   if (blind) {
     throw new AppError("FORBIDDEN", `You are labelling ${blind} trajector${blind === 1 ? "y" : "ies"} blind; ${what} open once you have labelled them (or leave the campaign)`);
   }
@@ -87,11 +78,11 @@ export function assertSeesWholeCatalog(db: Db, actor: Actor, what: string): void
  * configuration, and without reference answers while they label one of its trajectories blind (both are
  * evaluator information: with the final answer they give the rule's verdict away).
  */
-export function taskForViewer(db: Db, actor: Actor, taskId: number) {
-  if (seesWholeCatalog(db, actor)) return taskOverview(db, taskId);
-  if (!taskInAnnotatorCampaigns(db, actor.userId, taskId)) throw new AppError("FORBIDDEN", `Task ${taskId} is not in any of your labelling campaigns`);
-  const overview = taskOverview(db, taskId, { visibleToAnnotator: actor.userId, notBlindFor: actor.userId });
-  const blindOnIt = taskLabelledBlindBy(db, actor.userId, taskId);
+export async function taskForViewer(db: Db, actor: Actor, taskId: number) {
+  if (await seesWholeCatalog(db, actor)) return await taskOverview(db, taskId);
+  if (!await taskInAnnotatorCampaigns(db, actor.userId, taskId)) throw new AppError("FORBIDDEN", `Task ${taskId} is not in any of your labelling campaigns`);
+  const overview = await taskOverview(db, taskId, { visibleToAnnotator: actor.userId, notBlindFor: actor.userId });
+  const blindOnIt = await taskLabelledBlindBy(db, actor.userId, taskId);
   return { ...overview, task: { ...overview.task, evaluatorConfig: null, referenceAnswers: blindOnIt ? [] : overview.task.referenceAnswers } };
 }
 
@@ -101,6 +92,6 @@ export function taskForViewer(db: Db, actor: Actor, taskId: number) {
  * One indexed look-up per request; the route answers 404 otherwise, so the store cannot be probed for whether
  * a known image is in it.
  */
-export function mayFetchScreenshot(db: Db, actor: Pick<Actor, "userId" | "role">, hash: string): boolean {
-  return hasRole(actor, "researcher") || screenshotInAnnotatorCampaigns(db, actor.userId, hash);
+export async function mayFetchScreenshot(db: Db, actor: Pick<Actor, "userId" | "role">, hash: string): Promise<boolean> {
+  return hasRole(actor, "researcher") || await screenshotInAnnotatorCampaigns(db, actor.userId, hash);
 }

@@ -14,7 +14,7 @@ function text(status: number, message: string): Response {
 }
 
 export async function GET(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
-  const app = getAppContext();
+  const app = await getAppContext();
   const user = await sessionFromHeaders(app, req.headers);
   if (!user) return text(401, "Sign in to export labels");
   const raw = (await params).id;
@@ -24,7 +24,7 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
   if (benchmark && !(LABEL_FORMATS as readonly string[]).includes(format)) return text(400, `format: csv, jsonl or one of ${LABEL_FORMATS.join(", ")}, got ${JSON.stringify(format)}`);
   try {
     const actor = { userId: user.userId, name: user.name, role: user.role };
-    const file = benchmark ? exportLabelsAs(app.db, actor, Number(raw), format) : exportCampaignLabels(app.db, actor, Number(raw), format);
+    const file = benchmark ? await exportLabelsAs(app.db, actor, Number(raw), format) : await exportCampaignLabels(app.db, actor, Number(raw), format);
     return new Response(file.body, {
       headers: {
         "Content-Type": file.contentType,

@@ -1,0 +1,153 @@
+/**
+ * The look-ups behind the blind rule and an annotator's scope: which trajectories a user still labels blind (an
+ * annotator of a blind campaign holding the trajectory, with no active label of theirs on it there), which ones
+ * their campaigns hold, and the record of evaluations shown to annotators (reveals), which flags the labels they
+ * submit afterwards.
+ *
+ * The SQL is written once for both engines: `c.blind` is a boolean on PostgreSQL and 0/1 on SQLite, and either
+ * is a condition as it stands.
+ */
+import { and, eq, sql, type SQL } from "drizzle-orm";
+import { rawAll, rawGet, tablesOf, type Db } from "../database";
+import { executePrepared } from "./prepared";
+import { userAnnotatorKey } from "./campaigns";
+
+const P = sql.placeholder;
+
+/** The user has no active label on item `ci` (an alias in the enclosing query). */
+function notLabelledBy(userId: string): SQL {
+  return sql`not exists (select 1 from labels l where l.item_id = ci.id and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active')`;
+}
+
+/**
+ * Trajectories whose evaluations a user may not see yet: they are an annotator of a blind campaign that contains
+ * the trajectory and have no active label on it there. Closed campaigns count too: closing a campaign does not
+ * show its evaluations to someone who never labelled (a researcher lifts the blind by turning `blind` off). As an
+ * SQL subquery, for list queries.
+ */
+export function blindedTrajectoryIdsSql(userId: string): SQL {
+  return sql`(select ci.trajectory_id from campaign_items ci
+    join annotation_campaigns c on c.id = ci.campaign_id and c.blind
+    join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+    where ${notLabelledBy(userId)})`;
+}
+
+/** A condition for list queries: true for rows whose trajectory column the blind rule does not hide from the user. */
+export function visibleToUserSql(trajectoryIdColumn: SQL | { getSQL(): SQL }, userId: string): SQL {
+  return sql`${trajectoryIdColumn} not in ${blindedTrajectoryIdsSql(userId)}`;
+}
+
+export async function isBlindedFor(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
+  const row = await rawGet(
+    db,
+    sql`select 1 as one from campaign_items ci
+      join annotation_campaigns c on c.id = ci.campaign_id and c.blind
+      join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+      where ci.trajectory_id = ${trajectoryId} and ${notLabelledBy(userId)}
+      limit 1`,
+  );
+  return !!row;
+}
+
+export async function blindedTrajectoryIds(db: Db, userId: string): Promise<number[]> {
+  const rows = await rawAll<{ trajectory_id: number }>(db, sql`select distinct trajectory_id from ${blindedTrajectoryIdsSql(userId)} b order by trajectory_id`);
+  return rows.map((r) => Number(r.trajectory_id));
+}
+
+/** Campaigns in which the user still has trajectories to label blind. */
+export async function campaignsLabellingBlind(db: Db, userId: string): Promise<Set<number>> {
+  const rows = await rawAll<{ campaign_id: number }>(
+    db,
+    sql`select distinct ci.campaign_id from campaign_items ci
+      join annotation_campaigns c on c.id = ci.campaign_id and c.blind
+      join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+      where ${notLabelledBy(userId)}`,
+  );
+  return new Set(rows.map((r) => Number(r.campaign_id)));
+}
+
+/** How many trajectories the user has still to label blind (0: the blind rule hides nothing from them). */
+export async function labellingBlindCount(db: Db, userId: string): Promise<number> {
+  const row = await rawGet<{ n: number | string }>(db, sql`select count(distinct trajectory_id) as n from ${blindedTrajectoryIdsSql(userId)} b`);
+  return Number(row?.n ?? 0);
+}
+
+/** True when the user labels the trajectory in some blind campaign (revealing it to them is worth noting). */
+export async function labelsInBlindCampaign(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
+  const row = await rawGet(
+    db,
+    sql`select 1 as one from labels l join annotation_campaigns c on c.id = l.campaign_id and c.blind
+      where l.trajectory_id = ${trajectoryId} and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active' limit 1`,
+  );
+  return !!row;
+}
+
+export async function recordReveal(db: Db, userId: string, trajectoryId: number): Promise<void> {
+  const { evaluationReveals } = tablesOf(db);
+  await db.insert(evaluationReveals).values({ userId, trajectoryId, revealedAt: new Date() }).onConflictDoNothing();
+}
+
+export async function hasRevealed(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
+  const { evaluationReveals } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "hasRevealed",
+    () =>
+      db
+        .select({ userId: evaluationReveals.userId })
+        .from(evaluationReveals)
+        .where(and(eq(evaluationReveals.userId, P("userId")), eq(evaluationReveals.trajectoryId, P("trajectoryId")))),
+    { userId, trajectoryId },
+  );
+  return rows.length > 0;
+}
+
+// ---------------------------------------------------------------- an annotator's scope
+
+/** Trajectories in the queues of a user's campaigns: what an annotator may browse. */
+export function annotatorTrajectoryIdsSql(userId: string): SQL {
+  return sql`(select ci.trajectory_id from campaign_items ci
+    join campaign_annotators ca on ca.campaign_id = ci.campaign_id and ca.user_id = ${userId})`;
+}
+
+/** Trajectory ids in the campaigns a user labels in (what an annotator may browse), ascending. */
+export async function annotatorTrajectoryIds(db: Db, userId: string): Promise<number[]> {
+  const rows = await rawAll<{ trajectory_id: number }>(db, sql`select distinct trajectory_id from ${annotatorTrajectoryIdsSql(userId)} a order by trajectory_id`);
+  return rows.map((r) => Number(r.trajectory_id));
+}
+
+export async function isInAnnotatorCampaigns(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
+  const row = await rawGet(
+    db,
+    sql`select 1 as one from campaign_items ci join campaign_annotators ca on ca.campaign_id = ci.campaign_id and ca.user_id = ${userId}
+      where ci.trajectory_id = ${trajectoryId} limit 1`,
+  );
+  return !!row;
+}
+
+/** True when a trajectory of the task is in one of the user's campaigns. */
+export async function taskInAnnotatorCampaigns(db: Db, userId: string, taskId: number): Promise<boolean> {
+  return !!(await rawGet(db, sql`select 1 as one from trajectories t where t.task_id = ${taskId} and t.id in ${annotatorTrajectoryIdsSql(userId)} limit 1`));
+}
+
+/** True when the user has a trajectory of the task still to label blind. */
+export async function taskLabelledBlindBy(db: Db, userId: string, taskId: number): Promise<boolean> {
+  return !!(await rawGet(db, sql`select 1 as one from trajectories t where t.task_id = ${taskId} and t.id in ${blindedTrajectoryIdsSql(userId)} limit 1`));
+}
+
+/**
+ * True when the screenshot is one the user may see: shown in a step of a trajectory in their campaigns. Blind
+ * items' screenshots are allowed too: the annotator sees them in the labelling player (by item number), and a
+ * content hash says nothing of the run. Correlated per step (few share a hash), index searches only, rather than
+ * building the user's whole campaign list on every image request.
+ */
+export async function screenshotInAnnotatorCampaigns(db: Db, userId: string, hash: string): Promise<boolean> {
+  const campaignHasStep = sql`exists (select 1 from campaign_items ci join campaign_annotators ca on ca.campaign_id = ci.campaign_id and ca.user_id = ${userId}
+    where ci.trajectory_id = s.trajectory_id)`;
+  const row = await rawGet(
+    db,
+    sql`select 1 as one where exists (select 1 from steps s where s.screenshot_hash = ${hash} and ${campaignHasStep})
+      or exists (select 1 from steps s where s.raw_screenshot_hash = ${hash} and ${campaignHasStep})`,
+  );
+  return !!row;
+}
