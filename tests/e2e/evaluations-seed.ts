@@ -20,7 +20,7 @@ const { db } = getAppContext();
 const [mode, rawId] = process.argv.slice(2);
 
 function userId(key: Parameters<typeof account>[0]): string {
-  const row = db.select({ id: users.id }).from(users).where(eq(users.email, account(key).email)).get();
+  const row = (await db.select({ id: users.id }).from(users).where(eq(users.email, account(key).email)))[0];
   if (!row) throw new Error(`No e2e account ${account(key).email}`);
   return row.id;
 }
@@ -30,7 +30,7 @@ function clean(trajectoryId: number | null) {
   if (campaign) deleteCampaign(db, campaign.id);
   deleteVerdicts(db, { evaluatorKey: VWA_RULES_EVALUATOR_KEY });
   if (trajectoryId !== null) {
-    const t = db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, trajectoryId)).get();
+    const t = (await db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, trajectoryId)))[0];
     if (t) db.update(tasks).set({ evaluatorConfig: null }).where(eq(tasks.id, t.taskId)).run();
   }
 }
@@ -41,8 +41,8 @@ if (mode === "clean") {
   process.stdout.write(JSON.stringify({ cleaned: true }));
 } else if (mode === "seed" && id) {
   clean(id);
-  const t = db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, id)).get()!;
-  db.update(tasks).set({ evaluatorConfig: RULE }).where(eq(tasks.id, t.taskId)).run();
+  const t = (await db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, id)))[0]!;
+  await db.update(tasks).set({ evaluatorConfig: RULE }).where(eq(tasks.id, t.taskId));
   const report = await evaluateRuleVerdicts({ db, env: {} }, { trajectoryIds: [id] });
   const researcher = { userId: userId("researcher"), name: account("researcher").name, role: "researcher" as const };
   const campaign = createCampaign(db, researcher, { name: BLIND_CAMPAIGN, trajectoryIds: [id], annotatorsPerItem: 1, annotatorIds: [userId("annotator1")] });

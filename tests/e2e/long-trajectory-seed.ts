@@ -20,10 +20,10 @@ function clean() {
     .where(eq(tasks.externalId, EXTERNAL_ID))
     .all();
   if (!rows.length) return;
-  db.delete(trajectories).where(inArray(trajectories.id, rows.map((r) => r.id))).run();
-  db.delete(tasks).where(inArray(tasks.id, rows.map((r) => r.taskId))).run();
-  db.delete(agentRuns).where(inArray(agentRuns.id, rows.map((r) => r.runId))).run();
-  db.delete(taskSets).where(inArray(taskSets.id, rows.map((r) => r.setId))).run();
+  await db.delete(trajectories).where(inArray(trajectories.id, rows.map((r) => r.id)));
+  await db.delete(tasks).where(inArray(tasks.id, rows.map((r) => r.taskId)));
+  await db.delete(agentRuns).where(inArray(agentRuns.id, rows.map((r) => r.runId)));
+  await db.delete(taskSets).where(inArray(taskSets.id, rows.map((r) => r.setId)));
 }
 
 if (mode === "clean") {

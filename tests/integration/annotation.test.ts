@@ -194,7 +194,7 @@ describe("campaigns and assignment", () => {
         labelled++;
       }
     }
-    const rows = ctx.db.select().from(labels).all();
+    const rows = (await ctx.db.select().from(labels));
     expect(rows.length).toBe(6);
     const perTrajectory = new Map<number, Set<string>>();
     for (const r of rows) perTrajectory.set(r.trajectoryId, (perTrajectory.get(r.trajectoryId) ?? new Set()).add(r.userId!));
@@ -217,8 +217,8 @@ describe("campaigns and assignment", () => {
     // a comes back after the expiry: their work is stored, not rejected.
     const late = await submit(a!, camp.id, t!, { verdict: "failure" }, { now: t0 + 12 * 60_000 });
     expect(late.replayed).toBe(false);
-    expect(ctx.db.select().from(labels).all()).toHaveLength(2);
-    expect(ctx.db.select().from(reservations).all()).toHaveLength(0);
+    expect((await ctx.db.select().from(labels))).toHaveLength(2);
+    expect((await ctx.db.select().from(reservations))).toHaveLength(0);
   });
 
   it("skipped trajectories come back only when nothing else is left", async () => {
@@ -250,7 +250,7 @@ describe("campaigns and assignment", () => {
     const perItem = new Map<number, number>();
     for (const r of got) perItem.set(r.itemId!, (perItem.get(r.itemId!) ?? 0) + 1);
     expect([...perItem.values()].sort()).toEqual([2, 2, 2, 2, 2]);
-    expect(ctx.db.select().from(reservations).all()).toHaveLength(10);
+    expect((await ctx.db.select().from(reservations))).toHaveLength(10);
   }, 60_000);
 });
 
@@ -305,7 +305,7 @@ describe("labels: validation, revision history, idempotency, undo", () => {
       { field: "category", from: "hallucination", to: "visual grounding issue" },
       { field: "firstFailingStep", from: 3, to: 2 },
     ]);
-    const revs = ctx.db.select().from(labelRevisions).where(eq(labelRevisions.labelId, r1.labelId)).all();
+    const revs = (await ctx.db.select().from(labelRevisions).where(eq(labelRevisions.labelId, r1.labelId)));
     expect(revs.map((r) => [r.actorId, r.actorName, r.timeSpentMs])).toEqual([
       [a.userId, a.name, 40_000],
       [a.userId, a.name, 5_000],
@@ -321,7 +321,7 @@ describe("labels: validation, revision history, idempotency, undo", () => {
     const first = await submit(a!, camp.id, ids[0]!, { verdict: "success" }, { key: k });
     const second = await submit(a!, camp.id, ids[0]!, { verdict: "success" }, { key: k });
     expect(second).toEqual({ ...first, replayed: true });
-    expect(ctx.db.select().from(labelRevisions).all()).toHaveLength(1);
+    expect((await ctx.db.select().from(labelRevisions))).toHaveLength(1);
     expect(await errorCodeAsync(async () => await submit(b!, camp.id, ids[0]!, { verdict: "success" }, { key: k }))).toBe("CONFLICT");
     expect(await errorCodeAsync(async () => await undoSubmit(ctx.db, a!, { campaignId: camp.id, idempotencyKey: k }))).toBe("CONFLICT");
   });
@@ -335,7 +335,7 @@ describe("labels: validation, revision history, idempotency, undo", () => {
     const u1 = await undoSubmit(ctx.db, a!, { campaignId: camp.id, revisionId: s1.revisionId, idempotencyKey: await key() });
     expect(u1).toMatchObject({ status: "withdrawn", labelId: s1.labelId, itemState: "open" });
     // The label row is kept (withdrawn), the slot is a's again, and b cannot take it.
-    expect(ctx.db.select().from(labels).where(eq(labels.id, s1.labelId)).get()!.status).toBe("withdrawn");
+    expect((await ctx.db.select().from(labels).where(eq(labels.id, s1.labelId)))[0]!.status).toBe("withdrawn");
     const bGets = (await nextAssignment(ctx.db, b!, camp.id))!;
     expect(bGets.trajectoryId).not.toBe(got.trajectoryId);
     expect(await nextAssignment(ctx.db, a!, camp.id)).toMatchObject({ trajectoryId: got.trajectoryId, resumed: true });
@@ -404,11 +404,11 @@ describe("consolidation and adjudication", () => {
     expect(review.labels.map((l) => l.note)).toContain("the answer is not on the page");
     expect(review.consolidationHistory.at(-1)).toMatchObject({ state: "disputed", reason: "verdicts differ" });
 
-    const labelsBefore = ctx.db.select().from(labels).where(eq(labels.trajectoryId, disputeT)).all();
+    const labelsBefore = (await ctx.db.select().from(labels).where(eq(labels.trajectoryId, disputeT)));
     const decided = await adjudicate(ctx.db, researcher, { campaignId: camp.id, trajectoryId: disputeT, verdict: "failure", category: "hallucination", reason: "Step 5 shows no price; the answer was invented." });
     expect(decided.consolidated).toMatchObject({ verdict: "failure", category: "hallucination", method: "adjudicated", adjudicatorId: researcher.userId, adjudicatorName: researcher.name, reason: "Step 5 shows no price; the answer was invented." });
     // Pre-discussion labels are untouched and now frozen.
-    expect(ctx.db.select().from(labels).where(eq(labels.trajectoryId, disputeT)).all()).toEqual(labelsBefore);
+    expect((await ctx.db.select().from(labels).where(eq(labels.trajectoryId, disputeT)))).toEqual(labelsBefore);
     expect(await errorCodeAsync(async () => await submit(a!, camp.id, disputeT, { verdict: "failure", category: "other" }))).toBe("CONFLICT");
     expect((await adjudicationQueue(ctx.db, researcher, { campaignId: camp.id })).total).toBe(0);
     expect(await errorCodeAsync(async () => await adjudicate(ctx.db, researcher, { campaignId: camp.id, trajectoryId: disputeT, verdict: "success", reason: "  " }))).toBe("BAD_REQUEST");
@@ -441,7 +441,7 @@ describe("blind labelling is enforced on the server", () => {
     const blind = await createCampaign(ctx.db, researcher, { name: "Blind", trajectoryIds: [t1, t2], annotatorsPerItem: 2, annotatorIds: [a!.userId, b!.userId] });
     await createCampaign(ctx.db, researcher, { name: "Open", trajectoryIds: [t3], annotatorsPerItem: 2, blind: false, annotatorIds: [a!.userId] });
     for (const t of ids) {
-      ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "GPT judge", verdict: "success" }).run();
+      await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "GPT judge", verdict: "success" });
     }
 
     expect(await errorCodeAsync(async () => await assertMayViewEvaluations(ctx.db, a!.userId, t1))).toBe("FORBIDDEN");
@@ -450,7 +450,7 @@ describe("blind labelling is enforced on the server", () => {
 
     const filterA = await visibleEvaluationFilter(ctx.db, a!.userId);
     expect([...filterA.hidden].sort()).toEqual([t1, t2]);
-    const visibleRows = ctx.db.select({ t: evaluatorVerdicts.trajectoryId }).from(evaluatorVerdicts).where(filterA.visibleSql(evaluatorVerdicts.trajectoryId)).all();
+    const visibleRows = (await ctx.db.select({ t: evaluatorVerdicts.trajectoryId }).from(evaluatorVerdicts).where(filterA.visibleSql(evaluatorVerdicts.trajectoryId)));
     expect(visibleRows.map((r) => r.t)).toEqual([t3]);
 
     await submit(b!, blind.id, t1, { verdict: "success", note: "b's note" });
@@ -470,7 +470,7 @@ describe("blind labelling is enforced on the server", () => {
 
     // A revision after seeing others' labels is flagged; undoing the label makes the trajectory blind again.
     const revised = await submit(a!, blind.id, t1, { verdict: "success" });
-    expect(ctx.db.select().from(labelRevisions).where(eq(labelRevisions.id, revised.revisionId)).get()!.afterReveal).toBe(true);
+    expect((await ctx.db.select().from(labelRevisions).where(eq(labelRevisions.id, revised.revisionId)))[0]!.afterReveal).toBe(true);
     expect((await itemReview(ctx.db, researcher, blind.id, t1)).labels.find((l) => l.userId === a!.userId)!.revisedAfterReveal).toBe(true);
     await undoSubmit(ctx.db, a!, { campaignId: blind.id, revisionId: revised.revisionId, idempotencyKey: await key() });
     await undoSubmit(ctx.db, a!, { campaignId: blind.id, revisionId: s.revisionId, idempotencyKey: await key() });

@@ -132,7 +132,7 @@ describe("labels under a protocol", () => {
     expect(r.values.answers).toEqual({ blocker: "none", answer_step: 3, useful: { "0": ["search"], "2": ["search", "filter"] } });
     const mine = await myItemLabel(ctx.db, ann[0]!, c.id, myItemNo(c.id, t!));
     expect(mine.label?.answers).toEqual(r.values.answers);
-    const revision = ctx.db.select().from(labelRevisions).where(eq(labelRevisions.id, r.revisionId)).get()!;
+    const revision = (await ctx.db.select().from(labelRevisions).where(eq(labelRevisions.id, r.revisionId)))[0]!;
     expect(revision.values.answers).toEqual(r.values.answers);
 
     // Exports: a column per question in CSV (steps as step numbers), an answers object in JSONL.

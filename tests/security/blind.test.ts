@@ -65,21 +65,21 @@ beforeAll(async () => {
   runB = run(b[0]!).r;
   taskIds = [...new Set(ids.map((t) => run(t).task))];
   outsideTask = run(outsider).task;
-  ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemA }).where(eq(agentRuns.id, runA)).run();
-  ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemB }).where(eq(agentRuns.id, runB)).run();
-  ctx.db.update(trajectories).set({ sourceFormat: SECRETS.format, sourcePath: SECRETS.sourcePath }).run();
+  await ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemA }).where(eq(agentRuns.id, runA));
+  await ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemB }).where(eq(agentRuns.id, runB));
+  await ctx.db.update(trajectories).set({ sourceFormat: SECRETS.format, sourcePath: SECRETS.sourcePath });
   ctx.db
     .update(tasks)
     .set({ evaluatorConfig: { eval_types: ["string_match"], must_include: [SECRETS.rule] }, referenceAnswers: [{ kind: "exact_match", text: SECRETS.reference }] })
     .run();
   for (const t of [...ids, outsider]) {
-    ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", verdict: "failure", rationale: SECRETS.judge }).run();
+    await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", verdict: "failure", rationale: SECRETS.judge });
   }
   // Screenshots on every step, so the screenshot rule has something to refuse.
-  const allSteps = ctx.db.select({ id: steps.id }).from(steps).where(inArray(steps.trajectoryId, [...ids, outsider])).all();
+  const allSteps = (await ctx.db.select({ id: steps.id }).from(steps).where(inArray(steps.trajectoryId, [...ids, outsider])));
   allSteps.forEach((s, i) => {
-    ctx.db.insert(screenshots).values({ hash: hash(i + 1), mime: "image/png", width: 10, height: 10, bytes: 1 }).run();
-    ctx.db.update(steps).set({ screenshotHash: hash(i + 1) }).where(eq(steps.id, s.id)).run();
+    await ctx.db.insert(screenshots).values({ hash: hash(i + 1), mime: "image/png", width: 10, height: 10, bytes: 1 });
+    await ctx.db.update(steps).set({ screenshotHash: hash(i + 1) }).where(eq(steps.id, s.id));
   });
 
   const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
@@ -216,7 +216,7 @@ describe("each rule on its own", () => {
     const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
     const [t] = await seedTrajectories(ctx.db, 1, { taskSet: "Closing set", agentName: "closing-agent" }) as [number];
     const c = await createCampaign(ctx.db, actor, { name: "Closing", trajectoryIds: [t], annotatorsPerItem: 1, annotatorIds: [ann.userId] });
-    ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:2", evaluatorName: "Judge", verdict: "success" }).run();
+    await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:2", evaluatorName: "Judge", verdict: "success" });
     const api = await callerAs(ctx, ann);
     await updateCampaignSettings(ctx.db, actor, c.id, { status: "closed" });
     await expect(api.judge.verdicts.forTrajectory({ trajectoryId: t })).rejects.toMatchObject({ code: "FORBIDDEN" });

@@ -148,7 +148,7 @@ export async function annotatorQuality(db: Db, q: QualityQuery): Promise<Annotat
   const pooledCategories = new Map<string, number>();
   for (const r of rows) if (r.verdict === "failure" && r.category) pooledCategories.set(r.category, (pooledCategories.get(r.category) ?? 0) + 1);
 
-  const gold = q.campaignId !== null ? new Map(await goldStandings(db, campaigns.find((c) => c.id === q.campaignId)!).map((g) => [g.annotatorKey, g])) : null;
+  const gold = q.campaignId !== null ? new Map((await goldStandings(db, campaigns.find((c) => c.id === q.campaignId)!)).map((g) => [g.annotatorKey, g])) : null;
 
   const annotators: AnnotatorQuality[] = keys.map((key) => {
     const mine = rows.filter((r) => r.annotatorKey === key);
