@@ -5,7 +5,7 @@
  * configurations without a key (with `hasStoredKey` at most), so a router or an export cannot leak one.
  */
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
-import { affectedRows, dialectOf, first, tablesOf, withTransaction, type Db, type Tables } from "../database";
+import { affectedRows, first, tablesOf, withTransaction, type Db, type Tables } from "../database";
 import { trajectoryWhere, type TrajectoryFilter } from "./trajectories";
 import type { evaluatorVerdicts, judgeBatches, judgeConfigs, EvaluatorVerdictRow, JudgeBatchRow, JudgeConfigRow } from "../schema/index";
 

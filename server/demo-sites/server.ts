@@ -91,7 +91,7 @@ async function readCached(file: string): Promise<Buffer> {
 export async function startDemoSites(options: DemoSitesOptions = {}): Promise<DemoSitesServer> {
   const root = path.resolve(demoSitesRoot());
   const host = options.host ?? "127.0.0.1";
-  const server = http.createServer(async (req, res) => {
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { Allow: "GET, HEAD" }).end();
       return;
@@ -118,6 +118,13 @@ export async function startDemoSites(options: DemoSitesOptions = {}): Promise<De
       "Cache-Control": "no-store",
     });
     res.end(req.method === "HEAD" ? undefined : body);
+  };
+  const server = http.createServer((req, res) => {
+    // A file that vanished or could not be read mid-request answers 500 instead of leaving the browser waiting.
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
   });
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
