@@ -9,10 +9,10 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { TriageColumns } from "@/db/repositories/triage";
-import { listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
+import { LIST_SHORTCUTS, listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
 import { trajectoryListSearch, type TrajectoryListQuery, type TrajectorySortKey } from "@/server/domain/trajectory-list-query";
+import { ShortcutsHelp } from "../../_components/shortcuts-help";
 import { formatDate, OutcomeBadge } from "../../_components/ui";
-import { ListShortcutsHelp } from "./list-shortcuts-help";
 import { TriageBar, type Selection } from "./triage-bar";
 
 export interface TrajectoryListRow {
@@ -342,7 +342,22 @@ export function TrajectoryTable({
         </table>
       </div>
       {triage && selectedCount > 0 && <span className="sr-only" aria-live="polite">{`${selectedCount} selected`}</span>}
-      {help && <ListShortcutsHelp onClose={() => setHelp(false)} />}
+      {help && (
+        <ShortcutsHelp
+          shortcuts={LIST_SHORTCUTS}
+          extra={
+            <tr>
+              <td className="py-1.5 pr-4 whitespace-nowrap">
+                <kbd className="kbd">Shift</kbd> + click
+              </td>
+              <td className="py-1.5 text-zinc-700">Select (or unselect) every row between the last clicked one and this one</td>
+            </tr>
+          }
+          footnote="Keys are ignored while you type in a field. The filters, sort and sample are in the URL, so a link reopens the same view."
+          testId="list-shortcuts-help"
+          onClose={() => setHelp(false)}
+        />
+      )}
     </>
   );
 }
