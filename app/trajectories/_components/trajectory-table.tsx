@@ -12,6 +12,7 @@ import type { TriageColumns } from "@/db/repositories/triage";
 import { LIST_SHORTCUTS, listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
 import { trajectoryListSearch, type TrajectoryListQuery, type TrajectorySortKey } from "@/server/domain/trajectory-list-query";
 import { ShortcutsHelp } from "../../_components/shortcuts-help";
+import { compareHref, differentTasksProblem, MAX_COMPARED, MIN_COMPARED } from "../../compare/_lib/compare-ids";
 import { formatDate, OutcomeBadge } from "../../_components/ui";
 import { TriageBar, type Selection } from "./triage-bar";
 
@@ -183,6 +184,19 @@ export function TrajectoryTable({
 
   const selectedCount = selection.kind === "all" ? total : selection.ids.size;
 
+  // The task of every row seen (a selection can span pages), for "Compare selected".
+  const taskOfRow = useRef(new Map<number, { taskId: number; name: string }>());
+  for (const r of rows) taskOfRow.current.set(r.id, { taskId: r.taskId, name: r.externalTaskId });
+  const compare = useMemo(() => {
+    if (selection.kind !== "ids" || selection.ids.size < MIN_COMPARED || selection.ids.size > MAX_COMPARED) return null;
+    const ids = [...selection.ids];
+    const known = ids.flatMap((id) => {
+      const t = taskOfRow.current.get(id);
+      return t ? [{ id, taskId: t.taskId, taskName: t.name }] : [];
+    });
+    return { href: compareHref(ids), problem: differentTasksProblem(known) };
+  }, [selection]);
+
   return (
     <>
       {triage && (
@@ -194,6 +208,7 @@ export function TrajectoryTable({
           onClear={() => setSelection({ kind: "ids", ids: new Set() })}
           allOnPage={allOnPage}
           onHelp={() => setHelp(true)}
+          compare={compare}
         />
       )}
       <div className="panel overflow-x-auto">
