@@ -15,6 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { chromium } from "playwright";
+import { closeDatabase } from "../../db/database";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
@@ -135,7 +136,7 @@ export async function benchCompare(): Promise<BenchFigure[]> {
     const report = await runImport(app, { path: bundle });
     await createAccount(app, BENCH_USER);
     const ids = report.trajectories.map((t) => t.id);
-    app.db.$client.close();
+    await closeDatabase(app.db);
 
     const started = await startServer(dataDir);
     server = started.child;

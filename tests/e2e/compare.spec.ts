@@ -237,12 +237,12 @@ test.describe("side by side", () => {
     await page.goto(`/trajectories?q=compare-e2e`);
     await expect(page.getByTestId("trajectory-row")).toHaveCount(ATTEMPTS.length + 1);
     await expect(page.getByTestId("compare-selected")).toHaveCount(0);
-    await page.getByLabel(`Select trajectory ${ids["cmp-alpha"]}`).check();
-    await page.getByLabel(`Select trajectory ${otherTaskId}`).check();
+    await page.getByLabel(`Select trajectory ${ids["cmp-alpha"]}`, { exact: true }).check();
+    await page.getByLabel(`Select trajectory ${otherTaskId}`, { exact: true }).check();
     await expect(page.getByTestId("compare-selected")).toBeDisabled();
     await expect(page.getByTestId("compare-selected")).toHaveAttribute("title", /different tasks/);
-    await page.getByLabel(`Select trajectory ${otherTaskId}`).uncheck();
-    await page.getByLabel(`Select trajectory ${ids["cmp-gamma"]}`).check();
+    await page.getByLabel(`Select trajectory ${otherTaskId}`, { exact: true }).uncheck();
+    await page.getByLabel(`Select trajectory ${ids["cmp-gamma"]}`, { exact: true }).check();
     await page.getByTestId("compare-selected").click();
     await expect(page).toHaveURL(new RegExp(`/compare\\?ids=(${ids["cmp-alpha"]},${ids["cmp-gamma"]}|${ids["cmp-gamma"]},${ids["cmp-alpha"]})`));
     await expect(columns(page)).toHaveCount(2);
@@ -293,7 +293,7 @@ test.describe("side by side", () => {
       // Below 1600 px four columns go two by two; each stays wide enough to read a screenshot and a thought.
       expect(rowsOfColumns).toBe(size.width < 1600 ? 2 : 1);
       for (const b of boxes) expect(b.width).toBeGreaterThanOrEqual(size.width < 1600 ? 600 : 450);
-      for (const b of boxes) expect(b.height).toBeGreaterThanOrEqual(380);
+      for (const b of boxes) expect(b.height).toBeGreaterThanOrEqual(480);
       const images = await page.locator('[data-testid="compare-column"] [data-testid="step-image"]').evaluateAll((els) => els.map((el) => el.getBoundingClientRect().width));
       for (const w of images) expect(w).toBeGreaterThanOrEqual(size.width < 1600 ? 300 : 280);
       await expectCleanLayout(page, await columns(page).all());

@@ -222,9 +222,9 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
  * attempts go two by two (each row at least tall enough for a readable screenshot; the grid scrolls).
  */
 const GRID: Record<number, string> = {
-  2: "grid-cols-2 auto-rows-[minmax(420px,1fr)]",
-  3: "grid-cols-3 auto-rows-[minmax(420px,1fr)]",
-  4: "grid-cols-2 auto-rows-[minmax(400px,1fr)] min-[1600px]:grid-cols-4",
+  2: "grid-cols-2 auto-rows-[minmax(500px,1fr)]",
+  3: "grid-cols-3 auto-rows-[minmax(500px,1fr)]",
+  4: "grid-cols-2 auto-rows-[minmax(500px,1fr)] min-[1600px]:grid-cols-4",
 };
 
 /** The same array as last render while its items are the same objects, so memos keyed on it hold. */
@@ -631,7 +631,7 @@ const ColumnStep = memo(function ColumnStep({
         </Link>
       </div>
       <StepStage step={step} pending={pending} showRaw={false} showSom={showSom} showAction={showAction} analysis={analysis} isLast={position === count - 1} neighbours={ahead.current} onZoom={zoom} />
-      <div className="max-h-36 shrink-0 overflow-y-auto border-t border-zinc-200 px-3 py-2 text-[12px]">
+      <div className="max-h-32 shrink-0 overflow-y-auto border-t border-zinc-200 px-3 py-2 text-[12px]">
         {pending ? (
           <p className="text-zinc-500">Loading step details…</p>
         ) : (
