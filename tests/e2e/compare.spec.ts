@@ -261,7 +261,7 @@ test.describe("side by side", () => {
     cli("tests/e2e/analytics-seed.ts", "seed");
     try {
       await page.goto("/analytics/judges");
-      await page.locator('section[data-figure="judges-table"]').getByRole("link", { name: /E2E judge.*k=1/ }).first().click();
+      await page.locator('section[data-figure="judges-table"]').getByRole("link", { name: /E2E judge · k ?= ?1$/ }).first().click();
       const row = page.locator('section[data-figure="disagreements"] tbody tr').filter({ hasText: "compare-e2e" }).first();
       const rows = page.locator('section[data-figure="disagreements"] tbody tr');
       const target = (await row.count()) ? row : rows.first();
