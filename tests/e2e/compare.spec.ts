@@ -273,6 +273,10 @@ test.describe("side by side", () => {
       if (await page.getByTestId("compare").count()) {
         await expect(page).toHaveURL(new RegExp(`/compare\\?ids=${id},`));
         await expect(columns(page).first()).toHaveAttribute("data-trajectory", id);
+        // Each column's header carries its evaluations: the seeded judge's verdicts and the consolidated label.
+        await expect(columns(page).first().getByTestId("compare-verdict").filter({ hasText: "E2E judge" }).first()).toBeVisible();
+        await expect(columns(page).first().getByTestId("compare-verdict").filter({ hasText: "Humans" })).toHaveCount(1);
+        await screenshotAt(page, "compare-from-disagreement", SIZES[0]!);
       } else await expect(page.getByTestId("compare-problem")).toContainText("has only one trajectory you can open");
     } finally {
       cli("tests/e2e/analytics-seed.ts", "clean");

@@ -9,7 +9,7 @@
  * access and blind rules are the server's. Keys as in the player (see _lib/keyboard.ts); the alignment and the
  * row live in the URL (?mode=url&row=N) via history.replaceState.
  */
-import { useQuery, useQueryClient, useSuspenseQueries } from "@tanstack/react-query";
+import { useMutation, useQuery, useQueryClient, useSuspenseQueries } from "@tanstack/react-query";
 import Link from "next/link";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { describeAction } from "@/server/domain/player/action-text";
@@ -44,6 +44,20 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
     return complete ? result : { ...result, divergence: null };
   }, [effectiveMode, signatures, complete]);
   const rowCount = alignment.rows.length;
+
+  // As in the player: once per trajectory and display width, the server encodes every step at that width from the
+  // step on screen, so stepping never waits for an encode (four columns ask for four images per key press).
+  const { mutate: warm } = useMutation(trpc.trajectories.warmImages.mutationOptions());
+  const warmed = useRef(new Set<string>());
+  const onDisplayWidth = useCallback(
+    (trajectoryId: number, width: number, fromStep: number) => {
+      const key = `${trajectoryId}:${width}`;
+      if (warmed.current.has(key)) return;
+      warmed.current.add(key);
+      warm({ id: trajectoryId, width, fromStep, raw: false });
+    },
+    [warm],
+  );
 
   const [row, setRow] = useState(() => Math.max(0, Math.min(initialRow, Math.max(0, rowCount - 1))));
   const [showSom, setShowSom] = useState(true);
@@ -198,6 +212,7 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
                 showAction={showAction}
                 column={t}
                 onZoom={setZoom}
+                onDisplayWidth={onDisplayWidth}
               />
             </section>
           );
@@ -589,6 +604,7 @@ const ColumnStep = memo(function ColumnStep({
   showAction,
   column,
   onZoom,
+  onDisplayWidth,
 }: {
   trajectoryId: number;
   step: PlayerStepData | undefined;
@@ -603,8 +619,10 @@ const ColumnStep = memo(function ColumnStep({
   showAction: boolean;
   column: number;
   onZoom: (column: number) => void;
+  onDisplayWidth: (trajectoryId: number, width: number, fromStep: number) => void;
 }) {
   const zoom = useCallback(() => onZoom(column), [onZoom, column]);
+  const variantWidth = useCallback((w: number) => onDisplayWidth(trajectoryId, w, position ?? 0), [onDisplayWidth, trajectoryId, position]);
   // Neighbours are rebuilt each render; their objects are the real dependencies.
   const ahead = useRef(neighbours);
   if (neighbours.some((s, i) => s !== ahead.current[i])) ahead.current = neighbours;
@@ -630,7 +648,7 @@ const ColumnStep = memo(function ColumnStep({
           Open in player
         </Link>
       </div>
-      <StepStage step={step} pending={pending} showRaw={false} showSom={showSom} showAction={showAction} analysis={analysis} isLast={position === count - 1} neighbours={ahead.current} onZoom={zoom} />
+      <StepStage step={step} pending={pending} showRaw={false} showSom={showSom} showAction={showAction} analysis={analysis} isLast={position === count - 1} neighbours={ahead.current} onZoom={zoom} onVariantWidth={variantWidth} />
       <div className="max-h-32 shrink-0 overflow-y-auto border-t border-zinc-200 px-3 py-2 text-[12px]">
         {pending ? (
           <p className="text-zinc-500">Loading step details…</p>
