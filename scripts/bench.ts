@@ -7,6 +7,7 @@ import type { BenchFigure } from "./bench/types";
 const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   import: async () => (await import("./bench/import")).benchImport(),
   player: async () => (await import("./bench/player")).benchPlayer(),
+  compare: async () => (await import("./bench/compare")).benchCompare(),
   "first-view": async () => (await import("./bench/first-view")).benchFirstView(),
   "large-trajectory": async () => (await import("./bench/large-trajectory")).benchLargeTrajectory(),
   agreement: async () => (await import("./bench/agreement")).benchAgreement(),

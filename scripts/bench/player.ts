@@ -40,7 +40,7 @@ export const BENCH_USER = { email: "player-bench@bench.test", name: "Player benc
 
 // ---- Screenshots ------------------------------------------------------------------------------------------
 
-async function benchScreenshots(): Promise<{ pngs: Buffer[]; source: string }> {
+export async function benchScreenshots(): Promise<{ pngs: Buffer[]; source: string }> {
   const sharedRoot = process.env.VERDICT_SHARED_DIR ?? path.resolve(root, "..", "shared");
   const examples = path.join(sharedRoot, "fixtures", "webvoyager", "results", "examples");
   if (fs.existsSync(examples)) {

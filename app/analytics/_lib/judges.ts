@@ -323,6 +323,8 @@ export function disagreementTable(rows: DisagreementRowLike[], name: string): Ta
       { key: "human", label: "Human" },
       { key: "judge", label: "Evaluator" },
       { key: "rationale", label: "Evaluator's rationale" },
+      // A link only: left out of the CSV export.
+      { key: "compare", label: "Side by side", csv: [] },
     ],
     rows: rows.map((r) => ({
       key: String(r.trajectoryId),
@@ -334,6 +336,7 @@ export function disagreementTable(rows: DisagreementRowLike[], name: string): Ta
         human: { text: r.human === "failure" && r.humanCategory ? `failure (${r.humanCategory})` : r.human, tone: r.human === "success" ? "good" : "bad" },
         judge: { text: r.judge, tone: r.judge === "success" ? "good" : r.judge === "failure" ? "bad" : "warn" },
         rationale: { text: r.rationale ? (r.rationale.length > 240 ? `${r.rationale.slice(0, 240)}…` : r.rationale) : "–", csv: [r.rationale ?? ""], title: r.rationale ?? undefined, tone: r.rationale ? undefined : "muted" },
+        compare: { text: "Compare attempts", href: `/compare?of=${r.trajectoryId}`, title: "This trajectory beside the other attempts at its task, step by step" },
       },
     })),
     empty: "No disagreements.",

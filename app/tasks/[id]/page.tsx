@@ -68,7 +68,19 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
         </section>
         <section className="flex min-w-0 flex-col gap-3">
           <div className="panel px-3 py-2">
-            <div className="section-title mb-1">{formatCount(trajectories.length)} trajector{trajectories.length === 1 ? "y" : "ies"}</div>
+            <div className="mb-1 flex items-baseline gap-2">
+              <div className="section-title">{formatCount(trajectories.length)} trajector{trajectories.length === 1 ? "y" : "ies"}</div>
+              {trajectories.length >= 2 && (
+                <Link
+                  className="link ml-auto text-[12px]"
+                  href={`/compare?task=${task.id}`}
+                  title={`The first ${Math.min(4, trajectories.length)} attempts side by side, step by step or aligned by URL`}
+                  data-testid="compare-attempts"
+                >
+                  Compare attempts →
+                </Link>
+              )}
+            </div>
             <OutcomeBar counts={outcomes} />
           </div>
           {trajectories.length > 0 && (

@@ -9,10 +9,11 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { TriageColumns } from "@/server/domain/triage-columns";
-import { listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
+import { LIST_SHORTCUTS, listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
 import { trajectoryListSearch, type TrajectoryListQuery, type TrajectorySortKey } from "@/server/domain/trajectory-list-query";
+import { ShortcutsHelp } from "../../_components/shortcuts-help";
+import { compareHref, differentTasksProblem, MAX_COMPARED, MIN_COMPARED } from "../../compare/_lib/compare-ids";
 import { formatDate, OutcomeBadge } from "../../_components/ui";
-import { ListShortcutsHelp } from "./list-shortcuts-help";
 import { TriageBar, type Selection } from "./triage-bar";
 
 export interface TrajectoryListRow {
@@ -183,6 +184,19 @@ export function TrajectoryTable({
 
   const selectedCount = selection.kind === "all" ? total : selection.ids.size;
 
+  // The task of every row seen (a selection can span pages), for "Compare selected".
+  const taskOfRow = useRef(new Map<number, { taskId: number; name: string }>());
+  for (const r of rows) taskOfRow.current.set(r.id, { taskId: r.taskId, name: r.externalTaskId });
+  const compare = useMemo(() => {
+    if (selection.kind !== "ids" || selection.ids.size < MIN_COMPARED || selection.ids.size > MAX_COMPARED) return null;
+    const ids = [...selection.ids];
+    const known = ids.flatMap((id) => {
+      const t = taskOfRow.current.get(id);
+      return t ? [{ id, taskId: t.taskId, taskName: t.name }] : [];
+    });
+    return { href: compareHref(ids), problem: differentTasksProblem(known) };
+  }, [selection]);
+
   return (
     <>
       {triage && (
@@ -194,6 +208,7 @@ export function TrajectoryTable({
           onClear={() => setSelection({ kind: "ids", ids: new Set() })}
           allOnPage={allOnPage}
           onHelp={() => setHelp(true)}
+          compare={compare}
         />
       )}
       <div className="panel overflow-x-auto">
@@ -342,7 +357,22 @@ export function TrajectoryTable({
         </table>
       </div>
       {triage && selectedCount > 0 && <span className="sr-only" aria-live="polite">{`${selectedCount} selected`}</span>}
-      {help && <ListShortcutsHelp onClose={() => setHelp(false)} />}
+      {help && (
+        <ShortcutsHelp
+          shortcuts={LIST_SHORTCUTS}
+          extra={
+            <tr>
+              <td className="py-1.5 pr-4 whitespace-nowrap">
+                <kbd className="kbd">Shift</kbd> + click
+              </td>
+              <td className="py-1.5 text-zinc-700">Select (or unselect) every row between the last clicked one and this one</td>
+            </tr>
+          }
+          footnote="Keys are ignored while you type in a field. The filters, sort and sample are in the URL, so a link reopens the same view."
+          testId="list-shortcuts-help"
+          onClose={() => setHelp(false)}
+        />
+      )}
     </>
   );
 }

@@ -3,7 +3,8 @@
  * The triage bar above the list (researchers and admins): what is selected, "select all N matching", a seeded
  * random sample of the selection (or of the filter when nothing is selected), and a campaign from the selection or
  * the sample. Nothing travels as a long id list: a sample is the filter plus its size and seed, redrawn on the
- * server; hand-picked rows travel as compact id ranges (at most MAX_IDS).
+ * server; hand-picked rows travel as compact id ranges (at most MAX_IDS). Two to four hand-picked attempts at one
+ * task open side by side.
  */
 import Link from "next/link";
 import { useRouter } from "next/navigation";
@@ -27,6 +28,7 @@ export function TriageBar({
   onSelectAllMatching,
   onClear,
   onHelp,
+  compare,
 }: {
   query: TrajectoryListQuery;
   total: number;
@@ -35,6 +37,8 @@ export function TriageBar({
   onSelectAllMatching: () => void;
   onClear: () => void;
   onHelp: () => void;
+  /** 2–4 hand-picked rows: where "Compare selected" leads, or why it cannot (rows of several tasks). */
+  compare?: { href: string; problem: string | null } | null;
 }) {
   const router = useRouter();
   const { sort: _s, dir: _d, page: _p, pageSize: _z, ...filter } = query;
@@ -135,6 +139,16 @@ export function TriageBar({
         )}
       </form>
       <span className="ml-auto flex items-center gap-2">
+        {compare &&
+          (compare.problem ? (
+            <button type="button" className="btn" disabled title={compare.problem} data-testid="compare-selected">
+              Compare selected
+            </button>
+          ) : (
+            <Link className="btn" href={compare.href} title="The selected attempts side by side, step by step or aligned by URL" data-testid="compare-selected">
+              Compare selected
+            </Link>
+          ))}
         {campaignFilter && !tooMany ? (
           <Link className="btn btn-on" href={`/campaigns/new${trajectoryListSearch(campaignFilter)}`} data-testid="campaign-from-selection">
             {campaignText}

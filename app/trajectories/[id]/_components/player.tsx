@@ -10,16 +10,16 @@ import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-q
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { BASE_STEP_MS, commandForKey, nextSpeed, type PlayerCommand } from "@/server/domain/player/keyboard";
+import { BASE_STEP_MS, commandForKey, nextSpeed, SHORTCUTS, type PlayerCommand } from "@/server/domain/player/keyboard";
 import type { LoopMarks } from "@/server/domain/player/loops";
 import type { GroundingFlag } from "@/server/domain/player/overlay";
 import { fromJsonText, unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW, type JsonText, type StepIndexEntry } from "@/server/domain/player/paging";
 import type { AppRouter } from "@/server/api/root";
+import { ShortcutsHelp } from "../../../_components/shortcuts-help";
 import { useTRPC } from "../../../_trpc/client";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
 import { LiveEvidencePanel } from "./live-evidence-panel";
 import { Filmstrip } from "./filmstrip";
-import { ShortcutsHelp } from "./shortcuts-help";
 import { StepDetails } from "./step-details";
 import { groundingOf } from "./step-grounding";
 import { StepStage } from "./step-stage";
@@ -405,7 +405,13 @@ export function PlayerView({
       {zoom && step && (
         <ZoomView step={step} showRaw={showRaw} showSom={showSom} showAction={showAction} position={current + 1} count={n} onClose={() => setZoom(false)} />
       )}
-      {help && <ShortcutsHelp onClose={() => setHelp(false)} />}
+      {help && (
+        <ShortcutsHelp
+          shortcuts={SHORTCUTS}
+          footnote="Shortcuts are ignored while you type in a text field. The step is kept in the URL (?step=N), so links reopen it."
+          onClose={() => setHelp(false)}
+        />
+      )}
     </div>
   );
 }
