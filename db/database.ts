@@ -25,10 +25,37 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { drizzle as drizzleSqliteProxy, type SqliteRemoteDatabase } from "drizzle-orm/sqlite-proxy";
 import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
-import { sql, type SQL, type SQLWrapper } from "drizzle-orm";
+import { DrizzleQueryError, QueryPromise, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import type pg from "pg";
 import * as sqliteSchema from "./schema/index";
 import * as pgSchema from "./schema-pg/index";
+
+/**
+ * drizzle reports every failed statement as "Failed query: <SQL> params: <values>". That text reaches users in
+ * import reports and API errors, where the SQL means nothing and the values may be private (label text, emails),
+ * and it hides the engine's code (SQLITE_BUSY, 23505) that callers test. Awaiting a query therefore rethrows the
+ * engine's own error, with the statement kept on it as `query` for logs.
+ */
+const ENGINE_ERRORS = Symbol.for("verdict.engineErrors");
+const queryPromise = QueryPromise.prototype as unknown as Record<symbol, boolean> & { then: (this: unknown, ok?: unknown, fail?: unknown) => Promise<unknown> };
+if (!queryPromise[ENGINE_ERRORS]) {
+  const then = queryPromise.then;
+  queryPromise.then = function (onFulfilled?: unknown, onRejected?: unknown) {
+    return then.call(this, onFulfilled, (e: unknown) => {
+      const error = engineError(e);
+      if (typeof onRejected === "function") return (onRejected as (e: unknown) => unknown)(error);
+      throw error;
+    });
+  };
+  queryPromise[ENGINE_ERRORS] = true;
+}
+
+/** The driver's error behind drizzle's wrapper (see above); other errors unchanged. */
+export function engineError(e: unknown): unknown {
+  if (!(e instanceof DrizzleQueryError) || !(e.cause instanceof Error)) return e;
+  Object.defineProperty(e.cause, "query", { value: e.query, enumerable: false, configurable: true });
+  return e.cause;
+}
 
 export type Dialect = "sqlite" | "postgres";
 

@@ -142,4 +142,21 @@ describeEachBackend("database layer", (backend) => {
     const names = (await db.select({ name: taskSets.name }).from(taskSets).where(eq(taskSets.benchmark, "mixed"))).map((r) => r.name);
     expect(names).toEqual(["independent"]);
   });
+
+  it("rethrows the engine's own error for a failed statement, with its code and without the values", async () => {
+    const { taskSets } = tablesOf(db);
+    await db.insert(taskSets).values({ name: "unique-name", benchmark: "private-value-1" });
+    const error = (await db
+      .insert(taskSets)
+      .values({ name: "unique-name", benchmark: "private-value-2" })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      )) as { code?: string; message: string; query?: string } | null;
+    expect(error).not.toBeNull();
+    expect(String(error!.code)).toMatch(backend === "sqlite" ? /^SQLITE_CONSTRAINT/ : /^23505$/);
+    expect(error!.message).not.toContain("private-value-2");
+    expect(error!.message).not.toMatch(/^Failed query/);
+    expect(error!.query).toMatch(/insert into "task_sets"/);
+  });
 });
