@@ -201,7 +201,7 @@ describeEachBackend("heuristics", (backend) => {
         stdout: (t) => void out.push(t),
         stderr: (t) => void err.push(t),
         interactive: false,
-        env: { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: path.join(ctx.dir, "verdict.db") },
+        env: { ...process.env, VERDICT_DATA_DIR: ctx.dir, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { VERDICT_DB: path.join(ctx.dir, "verdict.db") }) },
       };
       expect(await runCli(["heuristics", "--ids", String(ids.limit), "--json"], io)).toBe(0);
       expect(out).toHaveLength(1);

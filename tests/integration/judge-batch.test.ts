@@ -132,9 +132,12 @@ describeEachBackend("judge batches", (backend) => {
       expect(afterCancel).toBeGreaterThanOrEqual(3);
       expect(afterCancel).toBeLessThan(16);
       expect(stopped.jobs.counts.cancelled).toBe(16 - stopped.jobs.counts.succeeded);
-      expect(stopped.jobs.counts.succeeded).toBe(afterCancel);
+      // A call already answered when the cancel lands keeps its verdict although its job ends cancelled: at most one
+      // per concurrent slot.
+      expect(afterCancel).toBeGreaterThanOrEqual(stopped.jobs.counts.succeeded);
+      expect(afterCancel - stopped.jobs.counts.succeeded).toBeLessThanOrEqual(2);
 
-      expect((await resumeJudgeBatch(ctx.db, batch.id)).requeued).toBe(16 - afterCancel);
+      expect((await resumeJudgeBatch(ctx.db, batch.id)).requeued).toBe(16 - stopped.jobs.counts.succeeded);
       fake.setResponder(() => ({ reply: "Verdict: SUCCESS" }));
       const resumed = await runJudgeBatch(deps, batch.id, { pollMs: 10 });
       expect(resumed.batch).toMatchObject({ status: "succeeded", succeeded: 16, cancelled: 0 });
