@@ -19,38 +19,37 @@ export const RULE = { eval_types: ["string_match"], reference_answers: { must_in
 const { db } = getAppContext();
 const [mode, rawId] = process.argv.slice(2);
 
-function userId(key: Parameters<typeof account>[0]): string {
+async function userId(key: Parameters<typeof account>[0]): Promise<string> {
   const row = (await db.select({ id: users.id }).from(users).where(eq(users.email, account(key).email)))[0];
   if (!row) throw new Error(`No e2e account ${account(key).email}`);
   return row.id;
 }
 
-function clean(trajectoryId: number | null) {
-  const campaign = getCampaignByName(db, BLIND_CAMPAIGN);
-  if (campaign) deleteCampaign(db, campaign.id);
-  deleteVerdicts(db, { evaluatorKey: VWA_RULES_EVALUATOR_KEY });
+async function clean(trajectoryId: number | null) {
+  const campaign = await getCampaignByName(db, BLIND_CAMPAIGN);
+  if (campaign) await deleteCampaign(db, campaign.id);
+  await deleteVerdicts(db, { evaluatorKey: VWA_RULES_EVALUATOR_KEY });
   if (trajectoryId !== null) {
     const t = (await db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, trajectoryId)))[0];
-    if (t) db.update(tasks).set({ evaluatorConfig: null }).where(eq(tasks.id, t.taskId)).run();
+    if (t) await db.update(tasks).set({ evaluatorConfig: null }).where(eq(tasks.id, t.taskId));
   }
 }
 
 const id = rawId ? Number(rawId) : null;
 if (mode === "clean") {
-  clean(id);
+  await clean(id);
   process.stdout.write(JSON.stringify({ cleaned: true }));
 } else if (mode === "seed" && id) {
-  clean(id);
+  await clean(id);
   const t = (await db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, id)))[0]!;
   await db.update(tasks).set({ evaluatorConfig: RULE }).where(eq(tasks.id, t.taskId));
   const report = await evaluateRuleVerdicts({ db, env: {} }, { trajectoryIds: [id] });
-  const researcher = { userId: userId("researcher"), name: account("researcher").name, role: "researcher" as const };
-  const campaign = createCampaign(db, researcher, { name: BLIND_CAMPAIGN, trajectoryIds: [id], annotatorsPerItem: 1, annotatorIds: [userId("annotator1")] });
-  const item = db
+  const researcher = { userId: await userId("researcher"), name: account("researcher").name, role: "researcher" as const };
+  const campaign = await createCampaign(db, researcher, { name: BLIND_CAMPAIGN, trajectoryIds: [id], annotatorsPerItem: 1, annotatorIds: [await userId("annotator1")] });
+  const item = (await db
     .select({ itemNo: campaignItems.itemNo })
     .from(campaignItems)
-    .where(and(eq(campaignItems.campaignId, campaign.id), eq(campaignItems.trajectoryId, id)))
-    .get()!;
+    .where(and(eq(campaignItems.campaignId, campaign.id), eq(campaignItems.trajectoryId, id))))[0]!;
   process.stdout.write(JSON.stringify({ rules: report.byVerdict, campaignId: campaign.id, itemNo: item.itemNo }));
 } else {
   process.stderr.write("usage: evaluations-seed.ts seed|clean <trajectoryId>\n");

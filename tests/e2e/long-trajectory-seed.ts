@@ -12,13 +12,12 @@ const EXTERNAL_ID = "e2e-long-trajectory";
 const { db } = getAppContext();
 const [mode, rawSteps, rawFrom] = process.argv.slice(2);
 
-function clean() {
-  const rows = db
+async function clean() {
+  const rows = await db
     .select({ id: trajectories.id, taskId: trajectories.taskId, runId: trajectories.runId, setId: tasks.taskSetId })
     .from(trajectories)
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .where(eq(tasks.externalId, EXTERNAL_ID))
-    .all();
+    .where(eq(tasks.externalId, EXTERNAL_ID));
   if (!rows.length) return;
   await db.delete(trajectories).where(inArray(trajectories.id, rows.map((r) => r.id)));
   await db.delete(tasks).where(inArray(tasks.id, rows.map((r) => r.taskId)));
@@ -27,22 +26,17 @@ function clean() {
 }
 
 if (mode === "clean") {
-  clean();
+  await clean();
   console.log(JSON.stringify({ cleaned: true }));
 } else if (mode === "seed") {
-  clean();
+  await clean();
   const from = Number(rawFrom);
-  const hashes = db
-    .select({ hash: steps.screenshotHash })
-    .from(steps)
-    .where(eq(steps.trajectoryId, from))
-    .orderBy(steps.index)
-    .all()
+  const hashes = (await db.select({ hash: steps.screenshotHash }).from(steps).where(eq(steps.trajectoryId, from)).orderBy(steps.index))
     .map((r) => r.hash)
     .filter((h): h is string => !!h);
   if (!hashes.length) throw new Error(`Trajectory ${from} has no screenshots to reuse`);
   const n = Number(rawSteps);
-  const id = seedLongTrajectory(db, { steps: n, externalTaskId: EXTERNAL_ID, screenshotHashes: hashes, marks: 30 });
+  const id = await seedLongTrajectory(db, { steps: n, externalTaskId: EXTERNAL_ID, screenshotHashes: hashes, marks: 30 });
   console.log(JSON.stringify({ id, lastHash: hashes[(n - 1) % hashes.length] }));
 } else {
   throw new Error(`usage: long-trajectory-seed.ts seed <steps> <trajectoryId> | clean`);

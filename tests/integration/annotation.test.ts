@@ -96,7 +96,7 @@ describe("accounts and roles", () => {
       expect(second.user.role).toBe("annotator");
       expect(second.generatedPassword).toMatch(/^[A-Za-z0-9_-]{16}$/);
 
-      const auth = getAuth(fresh);
+      const auth = await getAuth(fresh);
       const ok = await auth.api.signInEmail({ body: { email: "second@example.org", password: second.generatedPassword! } });
       expect(ok.user.email).toBe("second@example.org");
       await expect(auth.api.signInEmail({ body: { email: "second@example.org", password: "wrong-password" } })).rejects.toThrow();

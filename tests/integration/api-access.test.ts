@@ -4,6 +4,7 @@
  * annotator, researcher and admin, expecting exactly the refusals that level implies. A procedure added to a
  * domain without a policy line fails here until someone states who may call it.
  */
+import { sqliteClient } from "../../db/database";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatorVerdicts } from "../../db/schema/index";
@@ -152,7 +153,7 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     const [first] = await seedTrajectories(ctx.db, 1, { taskSet: "Huge set" });
     const big = await testUser(ctx, "annotator", "Big Campaign Annotator");
     const campaign = await createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Huge", trajectoryIds: [first!], annotatorsPerItem: 1, blind: false, annotatorIds: [big.userId] });
-    const sqlite = ctx.db.$client;
+    const sqlite = sqliteClient(ctx.db);
     const template = sqlite.prepare("select run_id as runId, task_id as taskId from trajectories where id = ?").get(first) as { runId: number; taskId: number };
     sqlite.transaction(() => {
       const addTrajectory = sqlite.prepare("insert into trajectories (run_id, task_id, attempt, outcome, step_count, source_format, content_hash) values (?, ?, ?, 'answered', 1, 'test', ?)");

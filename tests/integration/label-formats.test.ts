@@ -4,6 +4,7 @@
  * Also the published shapes (Online-Mind2Web human_label.json entries, AgentRewardBench columns), import errors
  * naming file, line and field, and the CLI commands end to end.
  */
+import { closeDatabase } from "../../db/database";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -207,7 +208,7 @@ describe("CLI", () => {
     expect((await cli(["user", "add", "--email", "admin@example.org", "--name", "Admin", "--role", "admin", "--password", "admin-password", "--json"])).code).toBe(0);
     const db = openDatabase(path.join(dir, "cli.db"));
     const ids = await seedTrajectories(db, 2, { agentName: "Browser Use", taskIds: ["t-1", "t-2"] });
-    db.$client.close();
+    await closeDatabase(db);
     const source = path.join(dir, "human_label.json");
     fs.writeFileSync(source, JSON.stringify([{ task_id: "t-1", confirmed_task: "a", Browser_Use_human_label: "1" }, { task_id: "t-2", confirmed_task: "b", Browser_Use_human_label: "2" }]));
     const imported = await cli(["import-labels", source, "--format", "online-mind2web", "--new-campaign", "From OM2W", "--json"]);

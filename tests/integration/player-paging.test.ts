@@ -3,6 +3,7 @@
  * trajectory with realistic per-step text opens with a small first payload, further windows come by
  * trajectories.steps (by id) and labelling.itemSteps (by campaign item, blind), under the same access checks.
  */
+import { sqliteClient } from "../../db/database";
 import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +19,7 @@ let ctx: TestContext;
 let longId: number;
 let shortId: number;
 let campaignId: number;
-const people = {} as Record<"researcher" | "annotator" | "outsider", ReturnType<typeof testUser>>;
+const people = {} as Record<"researcher" | "annotator" | "outsider", Awaited<ReturnType<typeof testUser>>>;
 
 beforeAll(async () => {
   ctx = createTestContext("verdict-paging-");
@@ -64,7 +65,7 @@ describe("opening a 10,000-step trajectory", () => {
 
   it("reads only the window's rows from SQLite", async () => {
     // The window query is LIMIT/OFFSET on the (trajectory, step) index, not a full read sliced afterwards.
-    const plan = ctx.db.$client
+    const plan = sqliteClient(ctx.db)
       .prepare("explain query plan select * from steps where trajectory_id = ? order by idx limit ? offset ?")
       .all(longId, 50, 9_950) as { detail: string }[];
     expect(plan.map((p) => p.detail).join(" ")).toMatch(/steps_trajectory_idx_uq/);

@@ -1,4 +1,5 @@
 import { eq } from "drizzle-orm";
+import { sqliteClient } from "../../db/database";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { labelRevisions } from "../../db/schema/index";
 import type { Actor } from "../../server/auth/roles";
@@ -166,7 +167,7 @@ describe("labels under a protocol", () => {
 });
 
 function myItemNo(campaignId: number, trajectoryId: number): number {
-  const row = ctx.db.$client.prepare("select item_no from campaign_items where campaign_id = ? and trajectory_id = ?").get(campaignId, trajectoryId) as { item_no: number };
+  const row = sqliteClient(ctx.db).prepare("select item_no from campaign_items where campaign_id = ? and trajectory_id = ?").get(campaignId, trajectoryId) as { item_no: number };
   return row.item_no;
 }
 

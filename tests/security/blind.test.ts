@@ -5,6 +5,7 @@
  * information or says what other annotators decided, before their own label. Then each rule on its own: closing
  * a campaign, item numbers, campaign summaries, tasks, runs and task sets, screenshots, labels after a reveal.
  */
+import { sqliteClient } from "../../db/database";
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getItemByTrajectory } from "../../db/repositories/campaigns";
@@ -60,27 +61,28 @@ beforeAll(async () => {
   const b = await seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentB, model: SECRETS.modelB });
   [outsider] = await seedTrajectories(ctx.db, 1, { taskSet: "Shared set", agentName: "outside-agent", model: "outside-model", taskIds: ["outside-task"] }) as [number];
   ids = [...a, ...b];
-  const run = (t: number) => ctx.db.select({ r: trajectories.runId, task: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, t)).get()!;
-  runA = run(a[0]!).r;
-  runB = run(b[0]!).r;
-  taskIds = [...new Set(ids.map((t) => run(t).task))];
-  outsideTask = run(outsider).task;
+  const run = async (t: number) => (await ctx.db.select({ r: trajectories.runId, task: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, t)))[0]!;
+  runA = (await run(a[0]!)).r;
+  runB = (await run(b[0]!)).r;
+  const taskOf: number[] = [];
+  for (const t of ids) taskOf.push((await run(t)).task);
+  taskIds = [...new Set(taskOf)];
+  outsideTask = (await run(outsider)).task;
   await ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemA }).where(eq(agentRuns.id, runA));
   await ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemB }).where(eq(agentRuns.id, runB));
   await ctx.db.update(trajectories).set({ sourceFormat: SECRETS.format, sourcePath: SECRETS.sourcePath });
-  ctx.db
+  await ctx.db
     .update(tasks)
-    .set({ evaluatorConfig: { eval_types: ["string_match"], must_include: [SECRETS.rule] }, referenceAnswers: [{ kind: "exact_match", text: SECRETS.reference }] })
-    .run();
+    .set({ evaluatorConfig: { eval_types: ["string_match"], must_include: [SECRETS.rule] }, referenceAnswers: [{ kind: "exact_match", text: SECRETS.reference }] });
   for (const t of [...ids, outsider]) {
     await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", verdict: "failure", rationale: SECRETS.judge });
   }
   // Screenshots on every step, so the screenshot rule has something to refuse.
   const allSteps = (await ctx.db.select({ id: steps.id }).from(steps).where(inArray(steps.trajectoryId, [...ids, outsider])));
-  allSteps.forEach((s, i) => {
+  for (const [i, s] of allSteps.entries()) {
     await ctx.db.insert(screenshots).values({ hash: hash(i + 1), mime: "image/png", width: 10, height: 10, bytes: 1 });
     await ctx.db.update(steps).set({ screenshotHash: hash(i + 1) }).where(eq(steps.id, s.id));
-  });
+  }
 
   const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
   campaignId = (await createCampaign(ctx.db, actor, { name: "Blind campaign", trajectoryIds: ids, annotatorsPerItem: 2, labelSchema: { requireCategory: false }, annotatorIds: [blindAnn.userId, ...others.map((o) => o.userId)] })).id;
@@ -265,12 +267,12 @@ describe("each rule on its own", () => {
   });
 
   it("serves screenshots only of trajectories in the viewer's campaigns, with one indexed look-up", async () => {
-    const stepHash = (t: number) => ctx.db.select({ h: steps.screenshotHash }).from(steps).where(eq(steps.trajectoryId, t)).get()!.h!;
-    expect(await mayFetchScreenshot(ctx.db, blindAnn, stepHash(ids[1]!))).toBe(true);
-    expect(await mayFetchScreenshot(ctx.db, blindAnn, stepHash(outsider))).toBe(false);
+    const stepHash = async (t: number) => (await ctx.db.select({ h: steps.screenshotHash }).from(steps).where(eq(steps.trajectoryId, t)))[0]!.h!;
+    expect(await mayFetchScreenshot(ctx.db, blindAnn, await stepHash(ids[1]!))).toBe(true);
+    expect(await mayFetchScreenshot(ctx.db, blindAnn, await stepHash(outsider))).toBe(false);
     expect(await mayFetchScreenshot(ctx.db, blindAnn, hash(999_999))).toBe(false);
-    expect(await mayFetchScreenshot(ctx.db, researcher, stepHash(outsider))).toBe(true);
-    const plan = ctx.db.$client
+    expect(await mayFetchScreenshot(ctx.db, researcher, await stepHash(outsider))).toBe(true);
+    const plan = sqliteClient(ctx.db)
       .prepare(
         "explain query plan select 1 from steps s where s.screenshot_hash = ? and exists (select 1 from campaign_items ci join campaign_annotators ca on ca.campaign_id = ci.campaign_id and ca.user_id = ? where ci.trajectory_id = s.trajectory_id)",
       )
