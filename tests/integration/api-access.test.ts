@@ -112,7 +112,7 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     // A non-blind campaign of the same annotator: its trajectories are browsable by id (t4 stays out of reach).
     await createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope open", trajectoryIds: [ids[2]!], annotatorsPerItem: 1, blind: false, annotatorIds: [mine.userId] });
     expect((await (await callerAs(ctx, mine)).trajectories.list({ ids: [ids[2]!, t4] })).rows.map((r) => r.id)).toEqual([ids[2]]);
-    for (const t of ids) ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "J", verdict: "failure" }).run();
+    for (const t of ids) await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "J", verdict: "failure" });
 
     const annotator = await callerAs(ctx, mine);
     await expect(annotator.trajectories.byId({ id: t4 })).rejects.toMatchObject({ code: "FORBIDDEN" });

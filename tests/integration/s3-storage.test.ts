@@ -148,7 +148,7 @@ describe("the screenshot route with screenshots in S3", () => {
     const inCampaign = await makeActor(ctx, "S3 Member", "annotator");
     await makeActor(ctx, "S3 Outsider", "annotator");
     const trajectoryId = (sqliteClient(ctx.db).prepare("select id from trajectories order by id limit 1").get() as { id: number }).id;
-    createCampaign(ctx.db, admin, { name: "S3 campaign", trajectoryIds: [trajectoryId], annotatorsPerItem: 1, annotatorIds: [inCampaign.userId] });
+    await createCampaign(ctx.db, admin, { name: "S3 campaign", trajectoryIds: [trajectoryId], annotatorsPerItem: 1, annotatorIds: [inCampaign.userId] });
     hash = (sqliteClient(ctx.db).prepare("select screenshot_hash h from steps where trajectory_id = ? and screenshot_hash is not null order by idx limit 1").get(trajectoryId) as { h: string }).h;
     bytes = await ctx.store.read(hash);
     researcher = await cookieOf("s3.researcher@test.example");
