@@ -10,7 +10,7 @@ import { deleteJudgeConfig, deleteVerdicts, getJudgeConfigByName, insertJudgeCon
 import { listTrajectories } from "../../db/repositories/trajectories";
 import { defaultLabelSchema, WEBVOYAGER_ERROR_CATEGORIES } from "../../server/domain/annotation/label-schema";
 import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluators/verdicts";
-import { getAppContext } from "../../server/context";
+import { closeSharedDatabases, getAppContext } from "../../server/context";
 
 export const E2E_CAMPAIGN = "E2E analytics campaign";
 export const E2E_JUDGE = "E2E judge";
@@ -19,13 +19,13 @@ const ANNOTATORS = ["Ana", "Ben", "Cleo"];
 const { db } = getAppContext();
 const mode = process.argv[2];
 
-function clean() {
-  const campaign = getCampaignByName(db, E2E_CAMPAIGN);
-  if (campaign) deleteCampaign(db, campaign.id);
-  const judge = getJudgeConfigByName(db, E2E_JUDGE);
+async function clean(): Promise<void> {
+  const campaign = await getCampaignByName(db, E2E_CAMPAIGN);
+  if (campaign) await deleteCampaign(db, campaign.id);
+  const judge = await getJudgeConfigByName(db, E2E_JUDGE);
   if (judge) {
-    deleteVerdicts(db, { evaluatorKey: `judge:${judge.id}` });
-    deleteJudgeConfig(db, judge.id);
+    await deleteVerdicts(db, { evaluatorKey: `judge:${judge.id}` });
+    await deleteJudgeConfig(db, judge.id);
   }
 }
 
@@ -36,79 +36,90 @@ function samplesOf(success: boolean, i: number) {
   return { sampleCount: 3, sampleSuccesses: successes, sampleFailures: 3 - successes };
 }
 
-if (mode === "clean") {
-  clean();
-  process.stdout.write(JSON.stringify({ cleaned: true }));
-} else if (mode === "seed") {
-  clean();
-  const rows = listTrajectories(db, {}, { offset: 0, limit: 10_000, sort: "id", dir: "asc" }).rows;
-  const ids = rows.map((r) => r.id);
-  const campaignId = insertCampaign(db, {
-    name: E2E_CAMPAIGN,
-    labelSchema: { ...defaultLabelSchema(), allowUnsure: true },
-    annotatorsPerItem: 3,
-    selection: { description: `${ids.length} e2e trajectories` },
-    origin: "import",
-  });
-  insertCampaignItems(db, campaignId, ids);
-  const configId = insertJudgeConfig(db, { name: E2E_JUDGE, model: "e2e-judge-model", promptVersion: "v1", options: DEFAULT_JUDGE_OPTIONS });
-  const judgeKey = `judge:${configId}`;
-  const categories = [...WEBVOYAGER_ERROR_CATEGORIES];
-  rows.forEach((t, i) => {
-    // A fixed pattern: about 60% successes, one annotator in four disagreeing, the judge wrong on some.
-    const success = i % 5 !== 1 && i % 5 !== 3;
-    const category = categories[i % categories.length]!;
-    const step = Math.max(0, Math.min(t.stepCount - 1, i % Math.max(1, t.stepCount)));
-    const itemId = getItemByTrajectory(db, campaignId, t.id)!.id;
-    ANNOTATORS.forEach((name, a) => {
-      const flips = (i + a) % 4 === 3;
-      const verdict = success !== flips ? "success" : "failure";
-      insertLabel(db, {
+async function main(): Promise<void> {
+  if (mode === "clean") {
+    await clean();
+    process.stdout.write(JSON.stringify({ cleaned: true }));
+  } else if (mode === "seed") {
+    await clean();
+    const rows = (await listTrajectories(db, {}, { offset: 0, limit: 10_000, sort: "id", dir: "asc" })).rows;
+    const ids = rows.map((r) => r.id);
+    const campaignId = await insertCampaign(db, {
+      name: E2E_CAMPAIGN,
+      labelSchema: { ...defaultLabelSchema(), allowUnsure: true },
+      annotatorsPerItem: 3,
+      selection: { description: `${ids.length} e2e trajectories` },
+      origin: "import",
+    });
+    await insertCampaignItems(db, campaignId, ids);
+    const configId = await insertJudgeConfig(db, { name: E2E_JUDGE, model: "e2e-judge-model", promptVersion: "v1", options: DEFAULT_JUDGE_OPTIONS });
+    const judgeKey = `judge:${configId}`;
+    const categories = [...WEBVOYAGER_ERROR_CATEGORIES];
+    for (const [i, t] of rows.entries()) {
+      // A fixed pattern: about 60% successes, one annotator in four disagreeing, the judge wrong on some.
+      const success = i % 5 !== 1 && i % 5 !== 3;
+      const category = categories[i % categories.length]!;
+      const step = Math.max(0, Math.min(t.stepCount - 1, i % Math.max(1, t.stepCount)));
+      const itemId = (await getItemByTrajectory(db, campaignId, t.id))!.id;
+      for (const [a, name] of ANNOTATORS.entries()) {
+        const flips = (i + a) % 4 === 3;
+        const verdict = success !== flips ? "success" : "failure";
+        await insertLabel(db, {
+          campaignId,
+          itemId,
+          trajectoryId: t.id,
+          annotatorKey: importedAnnotatorKey(name),
+          annotatorName: name,
+          origin: "import",
+          verdict,
+          category: verdict === "failure" ? (flips && a === 2 ? categories[(i + 1) % categories.length]! : category) : null,
+          firstFailingStep: verdict === "failure" ? step : null,
+        });
+      }
+      await upsertConsolidated(db, {
         campaignId,
         itemId,
         trajectoryId: t.id,
-        annotatorKey: importedAnnotatorKey(name),
-        annotatorName: name,
-        origin: "import",
-        verdict,
-        category: verdict === "failure" ? (flips && a === 2 ? categories[(i + 1) % categories.length]! : category) : null,
-        firstFailingStep: verdict === "failure" ? step : null,
+        verdict: success ? "success" : "failure",
+        category: success ? null : category,
+        firstFailingStep: success ? null : step,
+        method: "adjudicated",
+        basedOn: [],
       });
-    });
-    upsertConsolidated(db, {
-      campaignId,
-      itemId,
-      trajectoryId: t.id,
-      verdict: success ? "success" : "failure",
-      category: success ? null : category,
-      firstFailingStep: success ? null : step,
-      method: "adjudicated",
-      basedOn: [],
-    });
-    for (const k of ["1", "3"]) {
-      const wrong = k === "1" ? i % 4 === 2 : i % 6 === 4;
-      const verdict = k === "1" && i === 0 ? "unparseable" : success !== wrong ? "success" : "failure";
-      upsertVerdict(db, {
-        trajectoryId: t.id,
-        kind: "judge",
-        origin: "verdict",
-        evaluatorKey: judgeKey,
-        evaluatorName: E2E_JUDGE,
-        judgeConfigId: configId,
-        k,
-        promptVersion: "v1",
-        verdict,
-        rationale: `e2e: k=${k} says ${verdict}`,
-        // k = 3 was sampled three times per item: the majority is the verdict, the minority varies with i, so the
-        // reliability diagram has points at 0, 1/3, 2/3 and 1.
-        ...(k === "3" ? samplesOf(verdict === "success", i) : {}),
-        // k = 3 also names a first failing step: the humans' on even rows, one later on odd rows.
-        ...(k === "3" && verdict === "failure" ? { firstFailingStep: Math.min(t.stepCount - 1, step + (i % 2)) } : {}),
-      });
+      for (const k of ["1", "3"]) {
+        const wrong = k === "1" ? i % 4 === 2 : i % 6 === 4;
+        const verdict = k === "1" && i === 0 ? "unparseable" : success !== wrong ? "success" : "failure";
+        await upsertVerdict(db, {
+          trajectoryId: t.id,
+          kind: "judge",
+          origin: "verdict",
+          evaluatorKey: judgeKey,
+          evaluatorName: E2E_JUDGE,
+          judgeConfigId: configId,
+          k,
+          promptVersion: "v1",
+          verdict,
+          rationale: `e2e: k=${k} says ${verdict}`,
+          // k = 3 was sampled three times per item: the majority is the verdict, the minority varies with i, so the
+          // reliability diagram has points at 0, 1/3, 2/3 and 1.
+          ...(k === "3" ? samplesOf(verdict === "success", i) : {}),
+          // k = 3 also names a first failing step: the humans' on even rows, one later on odd rows.
+          ...(k === "3" && verdict === "failure" ? { firstFailingStep: Math.min(t.stepCount - 1, step + (i % 2)) } : {}),
+        });
+      }
     }
-  });
-  process.stdout.write(JSON.stringify({ campaignId, judgeKey, trajectories: ids.length }));
-} else {
-  process.stderr.write("usage: analytics-seed.ts seed|clean\n");
-  process.exit(2);
+    process.stdout.write(JSON.stringify({ campaignId, judgeKey, trajectories: ids.length }));
+  } else {
+    process.stderr.write("usage: analytics-seed.ts seed|clean\n");
+    process.exitCode = 2;
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+} finally {
+  await closeSharedDatabases();
 }

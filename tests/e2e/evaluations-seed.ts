@@ -8,9 +8,9 @@ import { and, eq } from "drizzle-orm";
 import { createCampaign } from "../../server/services/annotation";
 import { deleteCampaign, getCampaignByName } from "../../db/repositories/campaigns";
 import { deleteVerdicts } from "../../db/repositories/evaluation";
-import { campaignItems, tasks, trajectories, users } from "../../db/schema/index";
+import { first, tablesOf } from "../../db/database";
 import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/judge/rules";
-import { getAppContext } from "../../server/context";
+import { closeSharedDatabases, getAppContext } from "../../server/context";
 import { account } from "./accounts";
 
 export const BLIND_CAMPAIGN = "E2E evaluations blind campaign";
@@ -20,38 +20,55 @@ const { db } = getAppContext();
 const [mode, rawId] = process.argv.slice(2);
 
 async function userId(key: Parameters<typeof account>[0]): Promise<string> {
-  const row = (await db.select({ id: users.id }).from(users).where(eq(users.email, account(key).email)))[0];
+  const { users } = tablesOf(db);
+  const row = await first(db.select({ id: users.id }).from(users).where(eq(users.email, account(key).email)).limit(1));
   if (!row) throw new Error(`No e2e account ${account(key).email}`);
   return row.id;
 }
 
-async function clean(trajectoryId: number | null) {
+async function clean(trajectoryId: number | null): Promise<void> {
+  const { tasks, trajectories } = tablesOf(db);
   const campaign = await getCampaignByName(db, BLIND_CAMPAIGN);
   if (campaign) await deleteCampaign(db, campaign.id);
   await deleteVerdicts(db, { evaluatorKey: VWA_RULES_EVALUATOR_KEY });
   if (trajectoryId !== null) {
-    const t = (await db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, trajectoryId)))[0];
+    const t = await first(db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, trajectoryId)).limit(1));
     if (t) await db.update(tasks).set({ evaluatorConfig: null }).where(eq(tasks.id, t.taskId));
   }
 }
 
-const id = rawId ? Number(rawId) : null;
-if (mode === "clean") {
-  await clean(id);
-  process.stdout.write(JSON.stringify({ cleaned: true }));
-} else if (mode === "seed" && id) {
-  await clean(id);
-  const t = (await db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, id)))[0]!;
-  await db.update(tasks).set({ evaluatorConfig: RULE }).where(eq(tasks.id, t.taskId));
-  const report = await evaluateRuleVerdicts({ db, env: {} }, { trajectoryIds: [id] });
-  const researcher = { userId: await userId("researcher"), name: account("researcher").name, role: "researcher" as const };
-  const campaign = await createCampaign(db, researcher, { name: BLIND_CAMPAIGN, trajectoryIds: [id], annotatorsPerItem: 1, annotatorIds: [await userId("annotator1")] });
-  const item = (await db
-    .select({ itemNo: campaignItems.itemNo })
-    .from(campaignItems)
-    .where(and(eq(campaignItems.campaignId, campaign.id), eq(campaignItems.trajectoryId, id))))[0]!;
-  process.stdout.write(JSON.stringify({ rules: report.byVerdict, campaignId: campaign.id, itemNo: item.itemNo }));
-} else {
-  process.stderr.write("usage: evaluations-seed.ts seed|clean <trajectoryId>\n");
-  process.exit(2);
+async function main(): Promise<void> {
+  const { campaignItems, tasks, trajectories } = tablesOf(db);
+  const id = rawId ? Number(rawId) : null;
+  if (mode === "clean") {
+    await clean(id);
+    process.stdout.write(JSON.stringify({ cleaned: true }));
+  } else if (mode === "seed" && id) {
+    await clean(id);
+    const t = (await first(db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, id)).limit(1)))!;
+    await db.update(tasks).set({ evaluatorConfig: RULE }).where(eq(tasks.id, t.taskId));
+    const report = await evaluateRuleVerdicts({ db, env: {} }, { trajectoryIds: [id] });
+    const researcher = { userId: await userId("researcher"), name: account("researcher").name, role: "researcher" as const };
+    const campaign = await createCampaign(db, researcher, { name: BLIND_CAMPAIGN, trajectoryIds: [id], annotatorsPerItem: 1, annotatorIds: [await userId("annotator1")] });
+    const item = (await first(
+      db
+        .select({ itemNo: campaignItems.itemNo })
+        .from(campaignItems)
+        .where(and(eq(campaignItems.campaignId, campaign.id), eq(campaignItems.trajectoryId, id)))
+        .limit(1),
+    ))!;
+    process.stdout.write(JSON.stringify({ rules: report.byVerdict, campaignId: campaign.id, itemNo: item.itemNo }));
+  } else {
+    process.stderr.write("usage: evaluations-seed.ts seed|clean <trajectoryId>\n");
+    process.exitCode = 2;
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+} finally {
+  await closeSharedDatabases();
 }

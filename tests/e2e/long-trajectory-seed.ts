@@ -4,15 +4,16 @@
  * so its images are real; `clean` removes it with its task, run and task set. Prints one JSON object.
  */
 import { eq, inArray } from "drizzle-orm";
-import { agentRuns, steps, taskSets, tasks, trajectories } from "../../db/schema/index";
-import { getAppContext } from "../../server/context";
+import { tablesOf } from "../../db/database";
+import { closeSharedDatabases, getAppContext } from "../../server/context";
 import { seedLongTrajectory } from "../helpers/long-trajectory";
 
 const EXTERNAL_ID = "e2e-long-trajectory";
 const { db } = getAppContext();
 const [mode, rawSteps, rawFrom] = process.argv.slice(2);
 
-async function clean() {
+async function clean(): Promise<void> {
+  const { agentRuns, taskSets, tasks, trajectories } = tablesOf(db);
   const rows = await db
     .select({ id: trajectories.id, taskId: trajectories.taskId, runId: trajectories.runId, setId: tasks.taskSetId })
     .from(trajectories)
@@ -25,19 +26,31 @@ async function clean() {
   await db.delete(taskSets).where(inArray(taskSets.id, rows.map((r) => r.setId)));
 }
 
-if (mode === "clean") {
-  await clean();
-  console.log(JSON.stringify({ cleaned: true }));
-} else if (mode === "seed") {
-  await clean();
-  const from = Number(rawFrom);
-  const hashes = (await db.select({ hash: steps.screenshotHash }).from(steps).where(eq(steps.trajectoryId, from)).orderBy(steps.index))
-    .map((r) => r.hash)
-    .filter((h): h is string => !!h);
-  if (!hashes.length) throw new Error(`Trajectory ${from} has no screenshots to reuse`);
-  const n = Number(rawSteps);
-  const id = await seedLongTrajectory(db, { steps: n, externalTaskId: EXTERNAL_ID, screenshotHashes: hashes, marks: 30 });
-  console.log(JSON.stringify({ id, lastHash: hashes[(n - 1) % hashes.length] }));
-} else {
-  throw new Error(`usage: long-trajectory-seed.ts seed <steps> <trajectoryId> | clean`);
+async function main(): Promise<void> {
+  const { steps } = tablesOf(db);
+  if (mode === "clean") {
+    await clean();
+    console.log(JSON.stringify({ cleaned: true }));
+  } else if (mode === "seed") {
+    await clean();
+    const from = Number(rawFrom);
+    const hashes = (await db.select({ hash: steps.screenshotHash }).from(steps).where(eq(steps.trajectoryId, from)).orderBy(steps.index))
+      .map((r) => r.hash)
+      .filter((h): h is string => !!h);
+    if (!hashes.length) throw new Error(`Trajectory ${from} has no screenshots to reuse`);
+    const n = Number(rawSteps);
+    const id = await seedLongTrajectory(db, { steps: n, externalTaskId: EXTERNAL_ID, screenshotHashes: hashes, marks: 30 });
+    console.log(JSON.stringify({ id, lastHash: hashes[(n - 1) % hashes.length] }));
+  } else {
+    throw new Error(`usage: long-trajectory-seed.ts seed <steps> <trajectoryId> | clean`);
+  }
+}
+
+try {
+  await main();
+} catch (e) {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+} finally {
+  await closeSharedDatabases();
 }
