@@ -123,7 +123,7 @@ describe("windows of a campaign item, blind", () => {
     await expect(outsider.labelling.itemSteps({ campaignId, itemNo: await itemNo(longId), from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(outsider.trajectories.steps({ id: longId, from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     // Blind: the annotator still to label it cannot address it by id, windows included.
-    await expect(await (await callerAs(ctx, people.annotator)).trajectories.steps({ id: longId, from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(await (await callerAs(ctx, people.annotator)).labelling.itemSteps({ campaignId, itemNo: 99, from: 0 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect((await callerAs(ctx, people.annotator)).trajectories.steps({ id: longId, from: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect((await callerAs(ctx, people.annotator)).labelling.itemSteps({ campaignId, itemNo: 99, from: 0 })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });
