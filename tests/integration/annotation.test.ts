@@ -445,8 +445,8 @@ describe("blind labelling is enforced on the server", () => {
     }
 
     expect(await errorCodeAsync(async () => await assertMayViewEvaluations(ctx.db, a!.userId, t1))).toBe("FORBIDDEN");
-    expect(async () => await assertMayViewEvaluations(ctx.db, a!.userId, t3)).not.toThrow(); // not blind
-    expect(async () => await assertMayViewEvaluations(ctx.db, researcher.userId, t1)).not.toThrow(); // not an annotator there
+    await expect(assertMayViewEvaluations(ctx.db, a!.userId, t3)).resolves.toBeUndefined(); // not blind
+    await expect(assertMayViewEvaluations(ctx.db, researcher.userId, t1)).resolves.toBeUndefined(); // not an annotator there
 
     const filterA = await visibleEvaluationFilter(ctx.db, a!.userId);
     expect([...filterA.hidden].sort()).toEqual([t1, t2]);
@@ -456,11 +456,11 @@ describe("blind labelling is enforced on the server", () => {
     await submit(b!, blind.id, t1, { verdict: "success", note: "b's note" });
     expect(await visibleLabelsOfTrajectory(ctx.db, a!, t1)).toEqual({ hiddenByBlind: true, labels: [] });
     // b has labelled t1: b may now see its evaluations, and that moment is recorded.
-    expect(async () => await assertMayViewEvaluations(ctx.db, b!.userId, t1)).not.toThrow();
+    await expect(assertMayViewEvaluations(ctx.db, b!.userId, t1)).resolves.toBeUndefined();
     expect(await errorCodeAsync(async () => await assertMayViewEvaluations(ctx.db, b!.userId, t2))).toBe("FORBIDDEN");
 
     const s = await submit(a!, blind.id, t1, { verdict: "failure", category: "other" });
-    expect(async () => await assertMayViewEvaluations(ctx.db, a!.userId, t1)).not.toThrow();
+    await expect(assertMayViewEvaluations(ctx.db, a!.userId, t1)).resolves.toBeUndefined();
     const seen = await visibleLabelsOfTrajectory(ctx.db, a!, t1);
     expect(seen.labels.map((l) => [l.annotatorName, l.own])).toEqual([
       [b!.name, false],
@@ -478,7 +478,7 @@ describe("blind labelling is enforced on the server", () => {
 
     // Turning blind off lifts the rule.
     await updateCampaignSettings(ctx.db, researcher, blind.id, { blind: false });
-    expect(async () => await assertMayViewEvaluations(ctx.db, a!.userId, t1)).not.toThrow();
+    await expect(assertMayViewEvaluations(ctx.db, a!.userId, t1)).resolves.toBeUndefined();
   });
 
   it("annotators see other people's labels only in campaigns they label in", async () => {
