@@ -205,6 +205,11 @@ describeEachBackend("live runner egress (security review H2)", (backend) => {
   beforeEach(async () => {
     ctx = await createBackendContext(backend, "verdict-ssrf-");
     browsers = [];
+    // The internal service outlives each test (one per file): what it saw belongs to the test that caused it.
+    if (internal) {
+      internal.paths.length = 0;
+      internal.connections = 0;
+    }
   });
   afterEach(async () => {
     await ctx.cleanup();
