@@ -91,8 +91,13 @@ interface OpenTransaction {
   done: boolean;
 }
 
-const infos = new WeakMap<object, DbInfo>();
-const openTransactions = new AsyncLocalStorage<Map<DbInfo, OpenTransaction>>();
+/**
+ * Kept on the global object: the web server's bundles may load this module more than once, while the database
+ * objects are shared process-wide (db/client.ts caches them globally), so every copy must know them.
+ */
+const shared = globalThis as unknown as { verdictDbInfos?: WeakMap<object, DbInfo>; verdictOpenTransactions?: AsyncLocalStorage<Map<DbInfo, OpenTransaction>> };
+const infos = (shared.verdictDbInfos ??= new WeakMap<object, DbInfo>());
+const openTransactions = (shared.verdictOpenTransactions ??= new AsyncLocalStorage<Map<DbInfo, OpenTransaction>>());
 
 function infoOf(db: object): DbInfo {
   const info = infos.get(db);
