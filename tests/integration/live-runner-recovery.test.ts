@@ -81,7 +81,8 @@ function killed(child: ChildProcess): Promise<void> {
   });
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+// Generous: a worker is a fresh process that starts Chromium, and CI runs this beside every other suite on two cores.
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 90_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -113,7 +114,7 @@ describeEachBackend("live runs across workers", (backend) => {
   afterEach(cleanUp);
 
   // Two worker processes start and die per test: generous on a loaded machine.
-  describe.skipIf(!haveChromium)("a killed worker's run", { timeout: 120_000 }, () => {
+  describe.skipIf(!haveChromium)("a killed worker's run", { timeout: 240_000 }, () => {
     it("is taken back when its lease expires and starts over on another worker", async () => {
       const { runId } = await start({
         tasks: { from: "tasks", taskIds: [await addTask("rec.requeue", `${sites.baseUrl}/wiki/`)] },
