@@ -35,6 +35,7 @@ export const annotationCampaigns = pgTable("annotation_campaigns", {
   goldWarnBelow: doublePrecision("gold_warn_below"),
   goldBlockBelow: doublePrecision("gold_block_below"),
   goldMinAnswered: integer("gold_min_answered").notNull().default(5),
+  revealEvaluator: text("reveal_evaluator"),
 });
 
 export const campaignQaReviewers = pgTable(

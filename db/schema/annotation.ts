@@ -66,6 +66,12 @@ export const annotationCampaigns = sqliteTable("annotation_campaigns", {
   goldBlockBelow: real("gold_block_below"),
   /** Gold items an annotator must have answered before the thresholds apply. */
   goldMinAnswered: integer("gold_min_answered").notNull().default(5),
+  /**
+   * Blind → reveal → revise: the evaluator (an analytics evaluator id, "key|k|prompt version") whose verdict is shown
+   * to each annotator right after their blind submit, asking them to keep or revise (see db/schema/reveal.ts).
+   * Null = no reveal.
+   */
+  revealEvaluator: text("reveal_evaluator"),
   createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),

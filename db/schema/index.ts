@@ -6,6 +6,7 @@ export * from "./jobs";
 export * from "./evaluation";
 export * from "./auth";
 export * from "./annotation";
+export * from "./reveal";
 export * from "./changes";
 export * from "./instance";
 export * from "./runner";
