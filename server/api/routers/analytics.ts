@@ -18,6 +18,7 @@ import {
   judgeDisagreements,
   judgeMeasures,
   failureStepAgreement,
+  revealAgreement,
 } from "../../services/analytics";
 import { assertNotLabellingBlind } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
@@ -64,6 +65,9 @@ export const analyticsRouter = createTRPCRouter({
   failureSteps: researcherProcedure
     .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
     .query(async ({ ctx, input }) => await failureStepAgreement(ctx.db, input)),
+
+  /** Blind → reveal → revise: flip rates, κ before and after the reveal, category flips, per evaluator shown. */
+  reveal: researcherProcedure.input(z.object({ campaignId: common.campaignId })).query(async ({ ctx, input }) => await revealAgreement(ctx.db, input)),
 
   judge: researcherProcedure
     .input(

@@ -19,6 +19,9 @@ import {
   createCampaign,
   describeFilter,
   exportCampaignLabels,
+  exportRevealStages,
+  decideReveal,
+  revealItem,
   importLabelsCsv,
   itemReview,
   listCampaignSummaries,
@@ -117,6 +120,8 @@ export const campaignsRouter = createTRPCRouter({
         blind: z.boolean().optional(),
         reservationMinutes: z.number().int().min(1).max(1440).optional(),
         annotatorIds: z.array(z.string()).max(1000).optional(),
+        /** Blind → reveal → revise: the evaluator id ("key|k|prompt version") shown after each blind submit. */
+        revealEvaluator: z.string().max(800).nullable().optional(),
       }),
     )
     .mutation(({ ctx, input }) => createCampaign(ctx.db, ctx.actor, { ...input, labelSchema: input.labelSchema as Partial<LabelSchema> | undefined })),
@@ -203,6 +208,11 @@ export const campaignsRouter = createTRPCRouter({
     .input(z.object({ id, format: z.enum(["csv", "jsonl"]) }))
     .query(({ ctx, input }) => exportCampaignLabels(ctx.db, ctx.actor, input.id, input.format)),
 
+  /** Blind and informed stages of every reveal, one row per trajectory, reviewer and stage (CUAVerifierBench-like). */
+  exportRevealStages: researcherProcedure
+    .input(z.object({ id, format: z.enum(["csv", "jsonl"]) }))
+    .query(({ ctx, input }) => exportRevealStages(ctx.db, ctx.actor, input.id, input.format)),
+
   importPresets: researcherProcedure.query(() => Object.entries(LABEL_IMPORT_PRESETS).map(([name, p]) => ({ name, description: p.description, mapping: p.mapping }))),
 
   importLabels: researcherProcedure
@@ -256,6 +266,27 @@ export const labellingRouter = createTRPCRouter({
   undo: authedProcedure
     .input(z.object({ campaignId: id, revisionId: id.nullable().optional(), idempotencyKey: z.string().min(8).max(128) }))
     .mutation(({ ctx, input }) => undoItemSubmit(ctx.db, ctx.actor, input)),
+
+  /**
+   * Blind → reveal → revise: after the blind submit, the campaign's evaluator on the item (refused before it). A
+   * mutation: the first call records the reveal, which makes the blind label final.
+   */
+  reveal: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).mutation(({ ctx, input }) => revealItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+
+  /** Keep or revise the label after the reveal, with a reason (the informed stage; recorded once). */
+  decideReveal: authedProcedure
+    .input(
+      z.object({
+        campaignId: id,
+        itemNo: id,
+        decision: z.enum(["keep", "revise"]),
+        verdict: z.enum(LABEL_VERDICTS).nullable().optional(),
+        category: z.string().max(200).nullable().optional(),
+        firstFailingStep: z.number().int().nonnegative().nullable().optional(),
+        reason: z.string().max(5000),
+      }),
+    )
+    .mutation(({ ctx, input }) => decideReveal(ctx.db, ctx.actor, input)),
 
   /** The annotator's own label on an item, its history, and what "undo" would revert. */
   mine: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => myItemLabel(ctx.db, ctx.actor, input.campaignId, input.itemNo)),

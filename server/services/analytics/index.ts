@@ -17,6 +17,7 @@ export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
 export { drillDown, selectionRows } from "./drill";
 export { csvAgreement, type CsvAgreementInput, type CsvAgreementResult } from "./csv-agreement";
+export { revealAgreement, type RevealAgreementResult, type RevealEvaluatorMeasures } from "./reveal";
 export { clearAnalyticsCache, type Scope } from "./dataset";
 export type { RateCell } from "./common";
 

@@ -18,6 +18,7 @@ import { AppError, ConflictError, NotFoundError, ValidationError } from "../../e
 import { shuffleNumbers } from "./item-numbers";
 import { recomputeItem } from "./consolidation";
 import { assertMayTriage } from "./scope";
+import { checkRevealEvaluator } from "./reveal";
 import { withTransaction } from "../../../db/database";
 
 export const MAX_ANNOTATORS_PER_ITEM = 20;
@@ -45,6 +46,8 @@ export interface CampaignInput {
   filter?: SelectionFilter;
   /** Shown with the campaign; derived from the filter when omitted. */
   selectionDescription?: string;
+  /** Blind → reveal → revise: the evaluator id ("key|k|prompt version") shown after each blind submit (see reveal.ts). */
+  revealEvaluator?: string | null;
 }
 
 function schemaOrError(input: Partial<LabelSchema> | undefined): LabelSchema {
@@ -130,6 +133,7 @@ export async function createCampaign(db: Db, actor: Actor, input: CampaignInput)
   const annotatorIds = await checkAnnotators(db, input.annotatorIds ?? []);
   const qaReviewerIds = await checkAnnotators(db, input.qaReviewerIds ?? []);
   const name = input.name.trim();
+  const revealEvaluator = checkRevealEvaluator(input.revealEvaluator, input.blind ?? true);
   const selection: CampaignSelection = input.trajectoryIds
     ? { description: input.selectionDescription ?? `${trajectoryIds.length} chosen trajectories` }
     : { description: input.selectionDescription ?? describeFilter(input.filter!), filter: input.filter as Record<string, unknown> };
@@ -145,6 +149,7 @@ export async function createCampaign(db: Db, actor: Actor, input: CampaignInput)
       annotatorsPerItem: input.annotatorsPerItem ?? template?.annotatorsPerItem ?? 3,
       blind: input.blind ?? true,
       reservationMinutes: input.reservationMinutes ?? 30,
+      revealEvaluator,
       origin: "native",
       selection,
       createdBy: actor.userId,
@@ -189,6 +194,8 @@ export async function updateCampaignSettings(db: Db, actor: Actor, id: number, p
       next.guidelineVersion = c.guidelineVersion + 1;
     }
     if (patch.blind !== undefined) next.blind = patch.blind;
+    // The reveal is measured against a blind first label: lifting the blind would let the evaluator be seen first.
+    if (patch.blind === false && c.revealEvaluator) throw new ValidationError("blind: this campaign reveals an evaluator after the blind label, so it stays blind");
     if (patch.reservationMinutes !== undefined) next.reservationMinutes = patch.reservationMinutes;
     if (patch.status !== undefined) {
       if (patch.status !== "active" && patch.status !== "closed") throw new ValidationError(`status: active or closed, got ${JSON.stringify(patch.status)}`);

@@ -11,3 +11,5 @@ export * from "./gold";
 export * from "./label-formats";
 export * from "./scope";
 export * from "./qa";
+export * from "./reveal";
+export * from "./reveal-export";

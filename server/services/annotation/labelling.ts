@@ -33,6 +33,7 @@ import { AppError, ConflictError, NotFoundError, ValidationError } from "../../e
 import type { ImageDeps } from "../images";
 import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
 import { hideAgentInTrajectory } from "./blind";
+import { assertBlindLabelOpen } from "./reveal";
 import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
 import { goldStandingOf } from "./gold";
@@ -300,6 +301,7 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
     const at = new Date(now);
     const key = userAnnotatorKey(actor.userId);
     const existing = await getLabelByKey(db, item.id, key);
+    if (existing) await assertBlindLabelOpen(db, existing.id, item.trajectoryId);
     if (existing && existing.status === "active" && input.baseRevision !== undefined && input.baseRevision !== null && input.baseRevision !== existing.revision) {
       throw new ConflictError(`Your label on trajectory ${input.trajectoryId} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`);
     }
@@ -393,6 +395,7 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
       if (!target) throw new AppError("PRECONDITION_FAILED", "Nothing to undo: you have no submit in this campaign that is not undone");
     }
     const label = (await getLabel(db, target.labelId))!;
+    await assertBlindLabelOpen(db, label.id, label.trajectoryId);
     // Later revisions are fine only if they were themselves undone (submits) or are those undos: then the label
     // is exactly as `target` left it. Any live later change means a newer submit won; reverting `target` would
     // throw that newer label away.
@@ -600,6 +603,8 @@ export async function campaignForAnnotator(db: Db, actor: Actor, campaignId: num
     templateVersion: c.templateVersion,
     labelSchema: c.labelSchema,
     blind: c.blind,
+    /** True when the campaign shows an evaluator's verdict after each blind submit (which one is said then). */
+    reveal: c.revealEvaluator !== null,
     status: c.status,
     annotatorsPerItem: c.annotatorsPerItem,
     reservationMinutes: c.reservationMinutes,

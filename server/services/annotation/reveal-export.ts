@@ -1,0 +1,63 @@
+/**
+ * A campaign's blind and informed stages as a CUAVerifierBench-like file (researchers; see
+ * server/domain/agreement/reveal-export.ts for the columns). Closed to anyone still labelling blind, like every
+ * label export.
+ */
+import type { Db } from "../../../db/database";
+import { revealRowsOfCampaign } from "../../../db/repositories/reveals";
+import { requireRole, type Actor } from "../../auth/roles";
+import { revealStagesCsv, revealStagesJsonl, type RevealStageRow } from "../../domain/agreement/reveal-export";
+import { parseEvaluatorId } from "../../domain/analytics/measures";
+import { assertNotLabellingBlind } from "./blind";
+import { requireCampaign } from "./campaigns";
+
+const stepNumber = (index: number | null) => (index === null ? null : index + 1);
+
+/** The stages of every reveal in a campaign: a blind row each, and an informed row once the annotator decided. */
+export async function revealStageRows(db: Db, campaignId: number): Promise<RevealStageRow[]> {
+  const out: RevealStageRow[] = [];
+  for (const { reveal: r, itemNo, externalTaskId, agentName } of await revealRowsOfCampaign(db, campaignId)) {
+    const common = { trajectoryId: r.trajectoryId, itemNo: itemNo ?? 0, reviewer: r.annotatorName, taskId: externalTaskId, agent: agentName };
+    out.push({
+      ...common,
+      stage: "blind",
+      verdict: r.blindVerdict,
+      reasoning: r.blindNote,
+      category: r.blindCategory,
+      failureStepNumber: stepNumber(r.blindFirstFailingStep),
+      evaluatorShown: null,
+      evaluatorId: null,
+      evaluatorVerdict: null,
+      decision: null,
+      at: r.blindAt.toISOString(),
+    });
+    if (r.decision && r.informedVerdict && r.decidedAt) {
+      const k = parseEvaluatorId(r.evaluatorId)?.k;
+      out.push({
+        ...common,
+        stage: "informed",
+        verdict: r.informedVerdict,
+        reasoning: r.reason,
+        category: r.informedCategory,
+        failureStepNumber: stepNumber(r.informedFirstFailingStep),
+        evaluatorShown: k ? `${r.evaluatorName} · k = ${k}` : r.evaluatorName,
+        evaluatorId: r.evaluatorId,
+        evaluatorVerdict: r.evaluatorVerdict,
+        decision: r.decision,
+        at: r.decidedAt.toISOString(),
+      });
+    }
+  }
+  return out;
+}
+
+export async function exportRevealStages(db: Db, actor: Actor, campaignId: number, format: "csv" | "jsonl"): Promise<{ fileName: string; contentType: string; body: string }> {
+  requireRole(actor, "researcher", "export labels");
+  const campaign = await requireCampaign(db, campaignId);
+  await assertNotLabellingBlind(db, actor.userId);
+  const rows = await revealStageRows(db, campaignId);
+  const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
+  return format === "csv"
+    ? { fileName: `${slug}-reveal-stages.csv`, contentType: "text/csv; charset=utf-8", body: revealStagesCsv(rows) }
+    : { fileName: `${slug}-reveal-stages.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: revealStagesJsonl(rows) };
+}
