@@ -138,6 +138,8 @@ function inputsFor(path: string): unknown[] | undefined {
     "labelling.itemSteps": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n, from: 0 }))),
     "labelling.done": campaigns.map((c) => ({ campaignId: c })),
     "labelling.ofTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
+    "labelling.reveal": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
+    "labelling.decideReveal": items.map((n) => ({ campaignId, itemNo: n, decision: "keep", reason: "walk" })),
     // The QA stage: open to researchers and designated QA reviewers only, never to a campaign's annotators as such.
     "campaigns.qaQueue": campaigns.map((id) => ({ id })),
     "campaigns.qaReview": campaigns.flatMap((id) => trajectoryInputs.map((trajectoryId) => ({ id, trajectoryId }))),
