@@ -252,14 +252,15 @@ export function LabelPanel(props: {
         viewed.current = new Set([current]);
         await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) });
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
-        if (andNext) await goNext();
+        // A reveal campaign stays on the item: the evaluator's verdict is shown next, beside the player.
+        if (andNext && !campaign.reveal) await goNext();
         else setBusy(false);
       } catch (e) {
         setBusy(false);
         setStatus({ tone: "error", text: (e as Error).message });
       }
     },
-    [busy, locked, missing, submitM, campaign.id, itemNo, draft, draftKey, time, mine.label?.revision, current, queryClient, trpc, goNext, questions],
+    [busy, locked, missing, submitM, campaign.id, campaign.reveal, itemNo, draft, draftKey, time, mine.label?.revision, current, queryClient, trpc, goNext, questions],
   );
 
   const undo = useCallback(async () => {
