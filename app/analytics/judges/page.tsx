@@ -6,6 +6,7 @@ import { NoEvaluators, NoReference, NoTrajectories } from "../_components/empty"
 import { Figure, TablePanel } from "../_components/figure";
 import { AnalyticsFilterBar } from "../_components/filter-bar";
 import { ReliabilityChart } from "../_components/reliability-chart";
+import { RevealSection } from "../_components/reveal-section";
 import { StepTimeline } from "../_components/step-timeline";
 import { PALETTE } from "../_lib/charts";
 import { failureStepTable, prepareJudgeMeasures } from "../_lib/judge-measures";
@@ -27,10 +28,11 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
     );
   }
   const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
-  const [list, measures, steps] = await Promise.all([
+  const [list, measures, steps, reveal] = await Promise.all([
     caller.analytics.judges(common),
     caller.analytics.judgeMeasures(common),
     caller.analytics.failureSteps({ scope: common.scope, campaignId: common.campaignId }),
+    caller.analytics.reveal({ campaignId: common.campaignId }),
   ]);
   const view = prepareJudgeList(list, analyticsSearch(params));
   const instrument = prepareJudgeMeasures(measures, analyticsSearch(params));
@@ -150,6 +152,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
             )}
           </>
         )}
+        <RevealSection result={reveal} campaignId={common.campaignId} />
       </div>
     </>
   );

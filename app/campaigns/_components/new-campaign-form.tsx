@@ -5,12 +5,13 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../_trpc/client";
+import { RevealEvaluatorField, type EvaluatorChoice } from "./reveal-evaluator-field";
 
 type Filter = NonNullable<inferRouterInputs<AppRouter>["campaigns"]["create"]["filter"]>;
 type Person = inferRouterOutputs<AppRouter>["accounts"]["directory"][number];
 type Template = inferRouterOutputs<AppRouter>["campaigns"]["templates"][number];
 
-export function NewCampaignForm({ filter, count, people, templates }: { filter: Filter; count: number; people: Person[]; templates: Template[] }) {
+export function NewCampaignForm({ filter, count, people, templates, evaluators = [] }: { filter: Filter; count: number; people: Person[]; templates: Template[]; evaluators?: EvaluatorChoice[] }) {
   const trpc = useTRPC();
   const router = useRouter();
   const create = useMutation(trpc.campaigns.create.mutationOptions());
@@ -49,6 +50,7 @@ export function NewCampaignForm({ filter, count, people, templates }: { filter: 
         filter,
         annotatorsPerItem: Number(f.get("k")),
         blind: f.get("blind") === "on",
+        revealEvaluator: String(f.get("revealEvaluator") ?? "") || null,
         reservationMinutes: Number(f.get("reservation")),
         annotatorIds: [...chosen],
         labelSchema: {
@@ -127,6 +129,7 @@ export function NewCampaignForm({ filter, count, people, templates }: { filter: 
           </label>
         </div>
         {check("blind", "Blind labelling", "Annotators see no judge verdict, rule result or other label of a trajectory until they have submitted theirs (enforced by the server).")}
+        <RevealEvaluatorField evaluators={evaluators} />
       </section>
 
       <section className="panel flex flex-col gap-3 px-4 py-3">

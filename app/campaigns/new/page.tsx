@@ -17,7 +17,7 @@ export default async function NewCampaignPage({ searchParams }: Props) {
   if (!allowed) return <ResearchersOnly />;
   const { sort: _s, dir: _d, page: _p, pageSize: _z, ...filter } = parseTrajectoryListParams(await searchParams);
   const caller = await api();
-  const [preview, people, templates] = await Promise.all([caller.campaigns.previewSelection({ filter }), caller.accounts.directory(), caller.campaigns.templates()]);
+  const [preview, people, templates, evaluators] = await Promise.all([caller.campaigns.previewSelection({ filter }), caller.accounts.directory(), caller.campaigns.templates(), caller.judge.verdicts.evaluators()]);
   const listLink = `/trajectories${trajectoryListSearch(filter)}`;
   return (
     <>
@@ -35,7 +35,7 @@ export default async function NewCampaignPage({ searchParams }: Props) {
             </Link>
           </p>
         </section>
-        <NewCampaignForm filter={filter} count={preview.count} people={people} templates={templates} />
+        <NewCampaignForm filter={filter} count={preview.count} people={people} templates={templates} evaluators={evaluators} />
       </div>
     </>
   );
