@@ -1,0 +1,48 @@
+/**
+ * Run by reveal.spec.ts in a child process (tsx) against the e2e database. `seed <success id> <failure id>` gives the
+ * two trajectories verdicts from an imported judge (success on the first, failure on the second, each with a
+ * rationale and the first and last step as the screenshots it saw); `clean` removes them again, so the specs that
+ * run later see the database as the global setup left it. Prints one JSON object.
+ */
+import { deleteVerdicts, upsertVerdict } from "../../db/repositories/evaluation";
+import { countSteps } from "../../db/repositories/trajectories";
+import { evaluatorId } from "../../server/domain/analytics/measures";
+import { closeSharedDatabases, getAppContext } from "../../server/context";
+
+export const REVEAL_JUDGE_KEY = "import:e2e:reveal-judge";
+export const REVEAL_JUDGE_NAME = "E2E reveal judge";
+
+const { db } = getAppContext();
+const [mode, ...args] = process.argv.slice(2);
+
+async function main(): Promise<void> {
+  await deleteVerdicts(db, { evaluatorKey: REVEAL_JUDGE_KEY });
+  if (mode === "clean") {
+    process.stdout.write(JSON.stringify({ cleaned: true }));
+    return;
+  }
+  const [success, failure] = args.map(Number) as [number, number];
+  for (const [id, verdict] of [[success, "success"], [failure, "failure"]] as const) {
+    const steps = await countSteps(db, id);
+    await upsertVerdict(db, {
+      trajectoryId: id,
+      kind: "judge",
+      origin: "import",
+      evaluatorKey: REVEAL_JUDGE_KEY,
+      evaluatorName: REVEAL_JUDGE_NAME,
+      verdict,
+      rationale: verdict === "success" ? "The last screenshot shows the requested result; the agent's answer matches it." : "The agent stopped before the task was done: the result never appears on screen.",
+      stepIndices: steps > 1 ? [0, steps - 1] : [0],
+    });
+  }
+  process.stdout.write(JSON.stringify({ evaluatorId: evaluatorId({ key: REVEAL_JUDGE_KEY, k: "", pv: "" }) }));
+}
+
+try {
+  await main();
+} catch (e) {
+  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exitCode = 1;
+} finally {
+  await closeSharedDatabases();
+}
