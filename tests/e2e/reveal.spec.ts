@@ -100,7 +100,9 @@ test.describe.serial("blind → reveal → revise", () => {
       expect(before).not.toContain(FAILURE_RATIONALE);
       expect(before).not.toContain("E2E reveal judge");
 
+      // Failure with the campaign's first error category (the WebVoyager protocol asks for one).
       await page.keyboard.press("x");
+      await page.keyboard.press("1");
       await page.keyboard.press("Control+Enter");
       const panel = page.getByTestId("reveal-panel");
       await expect(panel.getByTestId("reveal-evaluator")).toBeVisible();
