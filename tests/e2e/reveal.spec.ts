@@ -141,9 +141,13 @@ test.describe.serial("blind → reveal → revise", () => {
     await expect(section.getByTestId("reveal-chart")).toContainText("E2E reveal judge");
     await expect(section.getByTestId("reveal-chart")).toContainText("100.0% (1/1)");
     await expect(section.getByTestId("reveal-chart")).toContainText("0.0% (0/1)");
-    const table = section.locator('section[data-figure="reveal-table"], [id="reveal-table"]').first();
     await expect(section).toContainText("2 of 2 decided by 1 annotator");
-    await expect(table.or(section)).toContainText("1.000");
+    // κ before 0 (the humans said failure on both, the judge split), κ after 1, change +1.
+    const table = section.locator('section[data-figure="reveal-table"]');
+    await expect(table).toContainText("0.000");
+    await expect(table).toContainText("1.000");
+    await expect(table).toContainText("+1.000");
+    await expect(section.locator('section[data-figure="reveal-flips"]')).toContainText("failure · ");
     await section.scrollIntoViewIfNeeded();
     await shoot(page, "reveal-measures");
     // The stages download: two blind rows and two informed rows.
