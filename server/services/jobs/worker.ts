@@ -81,6 +81,11 @@ interface ActiveJob {
   job: JobRow;
   controller: AbortController;
   reason?: StopReason;
+  /**
+   * The job's progress writes, one after another: on PostgreSQL each statement may take its own connection, so
+   * unchained writes could land out of order, or after the result (and be refused, losing the final progress).
+   */
+  progressWrites: Promise<void>;
 }
 
 export function defaultWorkerId(): string {
@@ -141,20 +146,24 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
         job,
         signal: a.controller.signal,
         reportProgress: (p) => {
-          // Fire and forget: the handler goes on; a refused write means the lease moved to another worker.
-          queue.setProgress(job.id, owner, p).then(
-            (held) => {
-              if (!held) abort(a, "lost");
-            },
-            () => {},
-          );
+          // The handler goes on without waiting; a refused write means the lease moved to another worker.
+          a.progressWrites = a.progressWrites
+            .then(() => queue.setProgress(job.id, owner, p))
+            .then(
+              (held) => {
+                if (!held) abort(a, "lost");
+              },
+              () => {},
+            );
         },
       });
+      await a.progressWrites;
       if (a.reason === "cancel") end(job, (await queue.markCancelled(job.id, owner)) ? "cancelled" : "lost");
       else if (a.reason === "stop") end(job, (await queue.release(job.id, owner)) ? "released" : "lost");
       else end(job, (await queue.complete(job.id, owner, result ?? null)) ? "succeeded" : "lost");
     } catch (e) {
       const message = errorText(e);
+      await a.progressWrites;
       try {
         if (a.reason === "cancel") end(job, (await queue.markCancelled(job.id, owner)) ? "cancelled" : "lost");
         else if (a.reason === "stop") end(job, (await queue.release(job.id, owner)) ? "released" : "lost");
@@ -208,7 +217,7 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
       while (active.size < concurrency && !stopped()) {
         const job = await queue.claimNext(owner, leaseMs, filter);
         if (!job) break;
-        const a: ActiveJob = { job, controller: new AbortController() };
+        const a: ActiveJob = { job, controller: new AbortController(), progressWrites: Promise.resolve() };
         if (job.cancelRequested) abort(a, "cancel");
         active.set(job.id, a);
         const p = execute(a);
