@@ -19,6 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeDatabase, type Db } from "../../db/database";
 import { openPostgresDatabase } from "../../db/postgres";
+import { listVerdicts } from "../../db/repositories/evaluation";
 import { listJobs } from "../../db/repositories/jobs";
 import type { JobRow } from "../../db/schema/index";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
@@ -314,8 +315,17 @@ test.describe("a cluster on PostgreSQL and S3", () => {
     expect(workers.filter((w) => succeededIn(w).length > 0).length).toBeGreaterThanOrEqual(2);
 
     // One verdict per (trajectory, k); one trajectory per task, no step recorded twice.
-    const progress = await trpc<{ verdicts: { total: number } }>(researcherA, "query", "judge.batches.progress", { id: batchId });
-    expect(progress.verdicts.total).toBe(trajectories.length * kValues.length);
+    const verdicts = (await listVerdicts(db!)).filter((v) => v.batchId === batchId);
+    const pairs = verdicts.map((v) => `${v.trajectoryId}:${v.k}`);
+    expect(new Set(pairs).size).toBe(pairs.length);
+    expect(pairs.length).toBe(trajectories.length * kValues.length);
+    // The batch page (asked on B) shows it finished, with every call done, wherever the calls ran.
+    const researcherB2 = await as("researcher", baseB);
+    await expect
+      .poll(async () => (await trpc<{ batch: { status: string } }>(researcherB2, "query", "judge.batches.progress", { id: batchId })).batch.status, { timeout: 20_000 })
+      .toBe("succeeded");
+    const progress = await trpc<{ jobs: { counts: { succeeded: number }; remaining: number } }>(researcherB2, "query", "judge.batches.progress", { id: batchId });
+    expect(progress.jobs).toMatchObject({ remaining: 0, counts: { succeeded: trajectories.length * kValues.length } });
     const detail = await trpc<{ tasks: { trajectoryId: number | null; steps: number }[] }>(researcherA, "query", "liveRuns.byId", { id: live.runId });
     expect(detail.tasks).toHaveLength(LIVE_TASKS);
     // The task that started over on another worker recorded its steps once, in a trajectory of its own.
