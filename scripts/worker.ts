@@ -1,6 +1,8 @@
 /**
- * `npm run worker`: a live-runner worker on the installation's database. Start as many as the machine carries;
- * they share the queue. Ctrl-C (or SIGTERM) stops it: running tasks go back to the queue and start over elsewhere.
+ * `npm run worker`: a worker on the installation's queue (pg-boss on PostgreSQL, the SQLite file's queue otherwise):
+ * live-run tasks, and the judge calls of batches started from the dashboard (JUDGE_WORKER_CONCURRENCY at once).
+ * Start as many as the machines carry; they share the queue. Ctrl-C (or SIGTERM) stops it: running tasks go back to
+ * the queue and start over elsewhere.
  *
  *   VERDICT_RUNNER_CONCURRENCY  runs at once in this worker (default 2)
  *   VERDICT_DEMO_PORT           port of the bundled demo sites it serves (default 4517; "off" serves none)
@@ -11,7 +13,11 @@
  */
 import { readEnvironment } from "../server/config";
 import { closeSharedDatabases, describeDatabase, getAppContext } from "../server/context";
+import { runJudgeWorker } from "../server/services/judge/batch";
 import { runRunnerWorker } from "../server/services/runner/worker";
+
+/** Judge calls this worker makes at once, next to its live runs: they wait on the model, not on this machine. */
+const JUDGE_WORKER_CONCURRENCY = 2;
 
 let settings: ReturnType<typeof readEnvironment>;
 try {
@@ -38,17 +44,27 @@ process.on("SIGTERM", () => onSignal("SIGTERM"));
 
 log(`live runner on ${describeDatabase(ctx.config)}, ${concurrency} at once`);
 try {
-  const summary = await runRunnerWorker({
-    ctx,
-    env: process.env,
-    concurrency,
-    leaseMs,
-    signal: stop.signal,
-    headless: settings.VERDICT_RUNNER_HEADLESS,
-    log,
-    onJobEnd: (job, outcome, error) => log(`job ${job.id} (${job.groupKey}) ${outcome}${error ? `: ${error}` : ""}`),
-  });
-  log(`stopped (${summary.succeeded} done, ${summary.failed} failed, ${summary.cancelled} cancelled, ${summary.released} handed back)`);
+  const onJobEnd = (job: { id: number; groupKey: string | null }, outcome: string, error?: string) =>
+    log(`job ${job.id} (${job.groupKey}) ${outcome}${error ? `: ${error}` : ""}`);
+  // One of the two failing stops the other: the process ends and its jobs go back to the queue.
+  const stopOnFailure = (e: unknown): never => {
+    stop.abort();
+    throw e;
+  };
+  const [summary, judged] = await Promise.all([
+    runRunnerWorker({
+      ctx,
+      env: process.env,
+      concurrency,
+      leaseMs,
+      signal: stop.signal,
+      headless: settings.VERDICT_RUNNER_HEADLESS,
+      log,
+      onJobEnd,
+    }).catch(stopOnFailure),
+    runJudgeWorker({ db: ctx.db, store: ctx.store, env: process.env }, { concurrency: JUDGE_WORKER_CONCURRENCY, signal: stop.signal, onJobEnd }).catch(stopOnFailure),
+  ]);
+  log(`stopped (${summary.succeeded} done, ${summary.failed} failed, ${summary.cancelled} cancelled, ${summary.released} handed back; judge calls: ${judged.succeeded} done, ${judged.failed} failed)`);
 } catch (e) {
   log(`failed: ${(e as Error).message}`);
   process.exitCode = 1;

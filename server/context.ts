@@ -7,6 +7,7 @@ import { closeDatabase } from "../db/database";
 import { openPostgresDatabase, redactPostgresUrl } from "../db/postgres";
 import { bindSecretBox } from "./auth/secret-box";
 import { loadConfig, type VerdictConfig } from "./config";
+import { closeQueueFor } from "./services/jobs/installation-queue";
 import { ScreenshotStore } from "./services/screenshot-store";
 
 export interface AppContext {
@@ -47,7 +48,11 @@ export async function closeSharedDatabases(): Promise<void> {
   if (!pools) return;
   const open = [...pools.values()];
   pools.clear();
-  await Promise.all(open.map((db) => closeDatabase(db)));
+  // pg-boss's timers run on the pool: stop them before the pool ends.
+  await Promise.all(open.map(async (db) => {
+    await closeQueueFor(db);
+    await closeDatabase(db);
+  }));
 }
 
 /** One connection pool per PostgreSQL URL per process (survives Next dev hot reloads). Migrating is a step of its own. */

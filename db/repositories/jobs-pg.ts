@@ -8,11 +8,31 @@
  * late worker (lease expired, job taken by another) and the new holder race, only the holder's write lands.
  */
 import type pg from "pg";
+import { sql, type SQL } from "drizzle-orm";
+import { rawAll, type Db } from "../database";
 import type { JobCounts, NewJob } from "./jobs";
 import type { JobRow, JobStatus } from "../schema/index";
 
 /** A pool or a client inside a transaction. */
 export type PgQueryable = Pick<pg.Pool, "query"> | pg.PoolClient;
+
+/**
+ * The installation's database as a PgQueryable whose statements run where the caller's run: inside the open
+ * `withTransaction`, if any. A service that creates a batch or a live run inserts its jobs (and their pg-boss
+ * deliveries) in the same transaction as the batch or run row, so a worker never sees one without the other.
+ */
+export function queryableOf(db: Db): Pick<pg.Pool, "query"> {
+  return {
+    query: (async (text: string, values: unknown[] = []) => {
+      // "$n" placeholders become drizzle parameters, so the statement goes through the database's own executor.
+      const parts = text.split(/\$(\d+)/);
+      const query: SQL = sql.empty();
+      parts.forEach((part, i) => query.append(i % 2 === 0 ? sql.raw(part) : sql`${values[Number(part) - 1] ?? null}`));
+      const rows = await rawAll(db, query);
+      return { rows, rowCount: rows.length };
+    }) as unknown as pg.Pool["query"],
+  };
+}
 
 export interface PgClaimFilter {
   types?: string[];

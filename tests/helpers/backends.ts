@@ -18,6 +18,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, describe } from "vitest";
 import { closeDatabase } from "../../db/database";
+import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { migratePostgres, openPostgres, closePostgres } from "../../db/postgres";
 import { createAppContext } from "../../server/context";
 import { createTestContext, type TestContext } from "./context";
@@ -93,6 +94,7 @@ export async function createBackendContext(backend: TestBackend, prefix = "verdi
     ...ctx,
     dir,
     async cleanup() {
+      await closeQueueFor(ctx.db);
       await closeDatabase(ctx.db);
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { closeDatabase } from "../../db/database";
+import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { createAppContext, type AppContext } from "../../server/context";
 
 export interface TestContext extends AppContext {
@@ -20,6 +21,7 @@ export function createTestContext(prefix = "verdict-test-"): TestContext {
     ...ctx,
     dir,
     async cleanup() {
+      await closeQueueFor(ctx.db);
       await closeDatabase(ctx.db);
       fs.rmSync(dir, { recursive: true, force: true });
     },

@@ -6,6 +6,7 @@
 import { openDatabase } from "../../db/client";
 import { closeDatabase } from "../../db/database";
 import { isPostgresUrl, openPostgresDatabase } from "../../db/postgres";
+import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { runWorker } from "../../server/services/jobs/worker";
 
 const target = process.argv[2]!;
@@ -25,4 +26,6 @@ const summary = await runWorker({
   },
 });
 process.stdout.write(JSON.stringify(summary));
+// On PostgreSQL the worker took jobs through pg-boss, whose timers keep the process alive until it is stopped.
+await closeQueueFor(db);
 await closeDatabase(db);

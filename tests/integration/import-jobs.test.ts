@@ -6,22 +6,17 @@
 import fs from "node:fs";
 import path from "node:path";
 import yazl from "yazl";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sqliteClient } from "../../db/database";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { getStepScreenshots, getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { importJobStatus, recentImports, resolveServerPath, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
 import { FIRST_VIEW_WIDTHS } from "../../server/domain/image-variants";
 import { hasVariant, warmingSettled } from "../../server/services/images";
-import { createTestContext, type TestContext } from "../helpers/context";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { writeZipBomb } from "../helpers/zip-bomb";
 
 let ctx: TestContext;
-beforeEach(() => {
-  ctx = createTestContext();
-});
-afterEach(async () => {
-  await ctx.cleanup();
-});
 
 async function zipOf(folder: string, file: string) {
   const zip = new yazl.ZipFile();
@@ -34,7 +29,14 @@ async function zipOf(folder: string, file: string) {
   return file;
 }
 
-describe("import jobs", () => {
+describeEachBackend("import jobs", (backend) => {
+  beforeEach(async () => {
+    ctx = await createBackendContext(backend);
+  });
+  afterEach(async () => {
+    await ctx.cleanup();
+  });
+
   it("imports an uploaded zip of a WebVoyager folder in the background and keeps the report on the job", async () => {
     const src = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [
       { id: "Job--1", intent: "One.", url: "https://job.test/", actions: ["Click [0]", "ANSWER; a"] },
@@ -59,9 +61,9 @@ describe("import jobs", () => {
     expect((await recentImports(ctx)).map((j) => j.id)).toEqual([id]);
     // The imported trajectory's first view is encoded in the background, for whoever opens it from the report.
     await warmingSettled();
-    const first = sqliteClient(ctx.db)
-      .prepare("select sc.hash, sc.width from steps s join screenshots sc on sc.hash = s.screenshot_hash where s.trajectory_id = ? order by s.idx limit 1")
-      .get(view.report!.trajectories[0]!.id) as { hash: string; width: number };
+    const trajectoryId = view.report!.trajectories[0]!.id;
+    const firstHash = (await getTrajectoryDetail(ctx.db, trajectoryId))!.steps[0]!.screenshotHash!;
+    const first = (await getStepScreenshots(ctx.db, trajectoryId)).get(firstHash)!;
     for (const w of FIRST_VIEW_WIDTHS) expect(hasVariant(ctx.config.dataDir, first.hash, Math.min(w, first.width), "webp")).toBe(true);
   });
 

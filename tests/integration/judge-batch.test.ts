@@ -12,6 +12,7 @@ import {
   judgeBatchProgress,
   resumeJudgeBatch,
   runJudgeBatch,
+  runJudgeWorker,
   type BatchProgress,
 } from "../../server/services/judge/batch";
 import { createJudgeConfig, setStoredApiKey } from "../../server/services/judge/configs";
@@ -62,6 +63,22 @@ describeEachBackend("judge batches", (backend) => {
   }
 
   describe("judge batches", () => {
+    it("a worker process's judge worker finishes a batch no web server runs: one verdict per item, the batch's counts kept up", async () => {
+      const trajs = await seed(3);
+      const c = await makeConfig();
+      const { batch } = await createJudgeBatch(ctx.db, { config: c.id, trajectoryIds: trajs.map((t) => t.id), kValues: [1, "full"], concurrency: 2 });
+      const stop = new AbortController();
+      const worker = runJudgeWorker(deps, { concurrency: 2, signal: stop.signal });
+      try {
+        await expect.poll(async () => (await judgeBatchProgress(ctx.db, batch.id)).batch.status, { timeout: 30_000 }).toBe("succeeded");
+      } finally {
+        stop.abort();
+      }
+      expect((await worker).succeeded).toBe(6);
+      expect((await pairKeys()).sort()).toEqual(trajs.flatMap((t) => [`${t.id}:1`, `${t.id}:full`]).sort());
+      expect((await judgeBatchProgress(ctx.db, batch.id)).batch).toMatchObject({ succeeded: 6, failed: 0 });
+    });
+
     it("estimates calls and cost before starting, then stores one verdict per (trajectory, k)", async () => {
       const trajs = await seed(6);
       const c = await makeConfig();

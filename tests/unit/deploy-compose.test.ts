@@ -558,3 +558,23 @@ describe("the team deployment example (deploy/)", () => {
     expect(remoteBrowserProblems(sameProxy)).toEqual([expect.stringMatching(/^worker-2: VERDICT_RUNNER_PROXY_HOST is worker-1/)]);
   });
 });
+
+/** Every web server's healthcheck asks GET /api/health, which answers 503 while the database does not. */
+function healthcheckProblems(d: Deployment): string[] {
+  const problems: string[] = [];
+  for (const [name, s] of servicesWhere(d.compose, isWeb)) {
+    const test = (s.healthcheck as { test?: string[] } | undefined)?.test ?? [];
+    if (!test.join(" ").includes("http://127.0.0.1:3000/api/health")) problems.push(`${name}: its healthcheck must ask http://127.0.0.1:3000/api/health`);
+  }
+  return problems;
+}
+
+describe("deploy/docker-compose.yml healthchecks", () => {
+  it("marks a web server healthy only when GET /api/health says its database answers", () => {
+    const deployment = readDeployment();
+    expect(healthcheckProblems(deployment)).toEqual([]);
+    const broken = JSON.parse(JSON.stringify(deployment)) as Deployment;
+    (broken.compose.services["web-1"]!.healthcheck as { test: string[] }).test = ["CMD", "node", "-e", "fetch('http://127.0.0.1:3000/sign-in')"];
+    expect(healthcheckProblems(broken)).toEqual(["web-1: its healthcheck must ask http://127.0.0.1:3000/api/health"]);
+  });
+});

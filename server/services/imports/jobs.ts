@@ -1,5 +1,5 @@
 /**
- * Imports started from the dashboard's Import page: each is one job of the SQLite job queue, never work inside a
+ * Imports started from the dashboard's Import page: each is one job of the installation's queue, never work inside a
  * web request. The web server runs its import jobs itself in the background (as it does judge batches): the
  * `npm run worker` process started by scripts/start.sh only runs live-run tasks. Leases let a restarted server take
  * over an import its previous process left behind: looking at an import's status resumes it when it is queued.
@@ -12,7 +12,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { enqueueJobs, getJob, listJobs, listRecentJobsOfType } from "../../../db/repositories/jobs";
+import { getJob, listRecentJobsOfType } from "../../../db/repositories/jobs";
 import type { JobRow } from "../../../db/schema/index";
 import type { AppContext } from "../../context";
 import { importLimitsFromEnv } from "../../config";
@@ -20,6 +20,7 @@ import { AppError, NotFoundError, ValidationError } from "../../errors";
 import { detectImporter, getImporter } from "../../importers/registry";
 import { ImportError } from "../../importers/types";
 import { openZipReader } from "../../importers/zip";
+import { enqueueJobs, jobsOfGroup } from "../jobs/queue";
 import { runWorker } from "../jobs/worker";
 import { ImportRefusedError, runImport, type ImportReport } from "../ingest";
 import { warmFirstViews } from "../trajectory-views";
@@ -115,7 +116,7 @@ export async function startImport(ctx: AppContext, source: ImportSource, opts: {
   const payload: ImportJobPayload = { source, format: checkFormat(opts.format), requestedBy: opts.requestedBy };
   // One attempt: a failed import is reported, not retried (what it committed stays; re-importing is idempotent).
   await enqueueJobs(ctx.db, [{ type: IMPORT_JOB_TYPE, payload, groupKey, maxAttempts: 1 }]);
-  const job = (await listJobs(ctx.db, { groupKey }))[0]!;
+  const job = (await jobsOfGroup(ctx.db, groupKey))[0]!;
   // Runs on after the request has answered; its failures are logged (see runImportsInBackground).
   void runImportsInBackground(ctx);
   return job.id;

@@ -2,9 +2,9 @@
  * Which engine holds the jobs, by configuration: pg-boss on PostgreSQL when VERDICT_DATABASE_URL is a postgres://
  * URL, otherwise the queue in the installation's SQLite file (the default).
  *
- * The app's own workers (judge batches, live runs, imports) work on the queue in the installation's database
- * (DatabaseJobQueue over AppContext.db), SQLite or PostgreSQL alike. This factory is for workers and tools that
- * want pg-boss's deliveries on PostgreSQL.
+ * It opens a queue of its own (and its own connections): for benches and tools. The app's services and workers
+ * use the installation's queue on the database they already hold (queueFor in ./installation-queue.ts), which is
+ * the same choice of engine.
  */
 import { openDatabase } from "../../../db/client";
 import { closeDatabase, type Db } from "../../../db/database";

@@ -19,7 +19,7 @@
  */
 import PgBoss from "pg-boss";
 import type pg from "pg";
-import { closeDatabase, postgresPool, type Db } from "../../../db/database";
+import { closeDatabase, postgresPool, withTransaction, type Db } from "../../../db/database";
 import { migratePostgres, openPostgresDatabase } from "../../../db/postgres";
 import * as repo from "../../../db/repositories/jobs-pg";
 import type { ClaimFilter, JobQueue, JobRow, JobStatus, NewJob } from "./job-queue";
@@ -86,7 +86,7 @@ export class PgBossJobQueue implements JobQueue {
     return name;
   }
 
-  private async deliver(jobs: { id: number; type: string; priority: number; runAfter: Date }[], client?: pg.PoolClient): Promise<void> {
+  private async deliver(jobs: { id: number; type: string; priority: number; runAfter: Date }[], client?: repo.PgQueryable): Promise<void> {
     if (jobs.length === 0) return;
     for (const type of new Set(jobs.map((j) => j.type))) await this.ensureQueue(type);
     const db = client ? { executeSql: (text: string, values: unknown[]) => client.query(text, values) } : undefined;
@@ -104,22 +104,20 @@ export class PgBossJobQueue implements JobQueue {
     }
   }
 
+  /**
+   * Inserts the jobs and their deliveries in one transaction: the caller's, when it enqueues inside
+   * `withTransaction` (a judge batch with its jobs), otherwise one of its own.
+   */
   async enqueue(items: NewJob[]): Promise<number> {
     if (items.length === 0) return 0;
     for (const type of new Set(items.map((j) => j.type))) await this.ensureQueue(type);
-    const client = await this.pool.connect();
-    try {
-      await client.query("begin");
-      const created = await repo.insertJobs(client, items);
-      await this.deliver(created, client);
-      await client.query("commit");
+    const db = this.opts.db;
+    return withTransaction(db, async () => {
+      const q = repo.queryableOf(db);
+      const created = await repo.insertJobs(q, items);
+      await this.deliver(created, q);
       return created.length;
-    } catch (e) {
-      await client.query("rollback").catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async claimNext(owner: string, leaseMs: number, filter: ClaimFilter = {}): Promise<JobRow | undefined> {

@@ -3,25 +3,23 @@
  * Workers live in ./worker.ts.
  */
 import type { Db } from "../../../db/database";
-import type { JobQueue, JobRow, JobStatus } from "./job-queue";
-import {
-  cancelJobGroup,
-  countJobsByStatus,
-  enqueueJobs,
-  failedJobErrors,
-  isJobHeld,
-  listJobs,
-  recentFinishRate,
-  requeueJobGroup,
-  type JobCounts,
-  type NewJob,
-} from "../../../db/repositories/jobs";
+import type { JobCounts, JobQueue, JobRow, JobStatus, NewJob } from "./job-queue";
+import { queueFor } from "./installation-queue";
 
-export { enqueueJobs, isJobHeld, type NewJob };
+export { isJobHeld } from "../../../db/repositories/jobs";
+export { queueFor, type NewJob };
+
+/**
+ * Adds jobs to the installation's queue (with their pg-boss deliveries on PostgreSQL), inside the caller's
+ * transaction when there is one; resolves to how many were created (dedupe keys that exist are skipped).
+ */
+export async function enqueueJobs(db: Db, items: NewJob[]): Promise<number> {
+  return (await queueFor(db)).enqueue(items);
+}
 
 /** A group's jobs in the order they were enqueued, optionally of one status. */
 export async function jobsOfGroup(db: Db, groupKey: string, filter: { status?: JobStatus; limit?: number } = {}): Promise<JobRow[]> {
-  return listJobs(db, { groupKey, ...filter });
+  return (await queueFor(db)).list({ groupKey, ...filter });
 }
 
 export interface GroupProgress {
@@ -50,10 +48,9 @@ function progressFrom(counts: JobCounts, rate: number | null, errors: { error: s
   };
 }
 
-export async function groupProgress(db: Db, groupKey: string, now = new Date()): Promise<GroupProgress> {
-  const counts = await countJobsByStatus(db, groupKey);
-  const rate = counts.queued + counts.running > 0 ? await recentFinishRate(db, groupKey, 60_000, now) : null;
-  return progressFrom(counts, rate, counts.failed > 0 ? await failedJobErrors(db, groupKey) : []);
+/** A group's progress on the installation's queue. */
+export async function groupProgress(db: Db, groupKey: string): Promise<GroupProgress> {
+  return queueGroupProgress(await queueFor(db), groupKey);
 }
 
 /** groupProgress on any queue engine (SQLite or pg-boss). */
@@ -65,10 +62,15 @@ export async function queueGroupProgress(queue: JobQueue, groupKey: string): Pro
 
 /** Queued jobs are cancelled at once; running ones stop at their worker's next heartbeat. */
 export async function cancelGroup(db: Db, groupKey: string): Promise<{ cancelled: number; signalled: number }> {
-  return cancelJobGroup(db, groupKey);
+  return (await queueFor(db)).cancelGroup(groupKey);
 }
 
 /** Requeues what a cancel (and, when asked, failures) left undone. Returns the number of jobs requeued. */
 export async function resumeGroup(db: Db, groupKey: string, opts: { includeFailed: boolean } = { includeFailed: true }): Promise<number> {
-  return requeueJobGroup(db, groupKey, opts);
+  return (await queueFor(db)).requeueGroup(groupKey, opts);
+}
+
+/** Cancels one job of the installation's queue; resolves to its status before the cancel (undefined: no such job). */
+export async function cancelJob(db: Db, id: number): Promise<JobStatus | undefined> {
+  return (await queueFor(db)).requestCancel(id);
 }

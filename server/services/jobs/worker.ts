@@ -1,7 +1,7 @@
 /**
- * A job worker: claims jobs from a queue (the installation's database by default, or any JobQueue engine such as
- * pg-boss on PostgreSQL)
- * and runs their handlers with bounded concurrency. The same code drives both engines.
+ * A job worker: claims jobs from a queue (the installation's queue by default: pg-boss on PostgreSQL, the SQLite
+ * file's queue otherwise; or any JobQueue given) and runs their handlers with bounded concurrency. The same code
+ * drives both engines.
  *
  * - A freed slot claims the next job at once (no polling delay while work is available); when nothing is
  *   claimable the worker sleeps until the next backoff ends or `pollMs`, whichever is sooner.
@@ -15,7 +15,7 @@ import os from "node:os";
 import type { Db } from "../../../db/client";
 import type { JobRow } from "../../../db/schema/index";
 import type { ClaimFilter, JobQueue } from "./job-queue";
-import { DatabaseJobQueue } from "./database-queue";
+import { queueFor } from "./installation-queue";
 
 /** Thrown by a handler for a failure worth another attempt later (the job is requeued while attempts remain). */
 export class RetryableJobError extends Error {
@@ -51,7 +51,7 @@ export type JobHandler = (ctx: JobContext) => Promise<unknown>;
 export type JobOutcome = "succeeded" | "failed" | "requeued" | "cancelled" | "released" | "lost";
 
 export interface WorkerOptions {
-  /** The installation's database whose queue to work on (SQLite or PostgreSQL), when `queue` is not given. */
+  /** The installation's database whose queue (queueFor) to work on, when `queue` is not given. */
   db?: Db;
   /** The queue engine to work on; takes precedence over `db`. */
   queue?: JobQueue;
@@ -81,6 +81,11 @@ interface ActiveJob {
   job: JobRow;
   controller: AbortController;
   reason?: StopReason;
+  /**
+   * The job's progress writes, one after another: on PostgreSQL each statement may take its own connection, so
+   * unchained writes could land out of order, or after the result (and be refused, losing the final progress).
+   */
+  progressWrites: Promise<void>;
 }
 
 export function defaultWorkerId(): string {
@@ -94,7 +99,8 @@ function errorText(e: unknown): string {
 export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
   const { handlers } = opts;
   if (!opts.queue && !opts.db) throw new Error("runWorker: pass `queue` (a JobQueue) or `db` (the installation's database)");
-  const queue: JobQueue = opts.queue ?? new DatabaseJobQueue(opts.db!);
+  // The installation's queue: pg-boss on PostgreSQL, the SQLite file's own queue otherwise.
+  const queue: JobQueue = opts.queue ?? (await queueFor(opts.db!));
   const owner = opts.owner ?? defaultWorkerId();
   const leaseMs = opts.leaseMs ?? 60_000;
   const heartbeatMs = opts.heartbeatMs ?? Math.max(50, Math.min(1_000, Math.floor(leaseMs / 3)));
@@ -140,20 +146,24 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
         job,
         signal: a.controller.signal,
         reportProgress: (p) => {
-          // Fire and forget: the handler goes on; a refused write means the lease moved to another worker.
-          queue.setProgress(job.id, owner, p).then(
-            (held) => {
-              if (!held) abort(a, "lost");
-            },
-            () => {},
-          );
+          // The handler goes on without waiting; a refused write means the lease moved to another worker.
+          a.progressWrites = a.progressWrites
+            .then(() => queue.setProgress(job.id, owner, p))
+            .then(
+              (held) => {
+                if (!held) abort(a, "lost");
+              },
+              () => {},
+            );
         },
       });
+      await a.progressWrites;
       if (a.reason === "cancel") end(job, (await queue.markCancelled(job.id, owner)) ? "cancelled" : "lost");
       else if (a.reason === "stop") end(job, (await queue.release(job.id, owner)) ? "released" : "lost");
       else end(job, (await queue.complete(job.id, owner, result ?? null)) ? "succeeded" : "lost");
     } catch (e) {
       const message = errorText(e);
+      await a.progressWrites;
       try {
         if (a.reason === "cancel") end(job, (await queue.markCancelled(job.id, owner)) ? "cancelled" : "lost");
         else if (a.reason === "stop") end(job, (await queue.release(job.id, owner)) ? "released" : "lost");
@@ -207,7 +217,7 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
       while (active.size < concurrency && !stopped()) {
         const job = await queue.claimNext(owner, leaseMs, filter);
         if (!job) break;
-        const a: ActiveJob = { job, controller: new AbortController() };
+        const a: ActiveJob = { job, controller: new AbortController(), progressWrites: Promise.resolve() };
         if (job.cancelRequested) abort(a, "cancel");
         active.set(job.id, a);
         const p = execute(a);

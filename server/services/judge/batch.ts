@@ -18,7 +18,7 @@ import {
   verdictTotals,
 } from "../../../db/repositories/evaluation";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
-import type { JudgeBatchRow } from "../../../db/schema/index";
+import type { JobRow, JudgeBatchRow } from "../../../db/schema/index";
 import {
   EXPECTED_OUTPUT_TOKENS,
   buildJudgePrompt,
@@ -261,6 +261,33 @@ async function refreshBatchCounts(db: Db, batchId: number): Promise<GroupProgres
   return p;
 }
 
+/** One (trajectory, k) call of a batch, for whichever worker holds its job. */
+async function judgeJob(runDeps: JudgeDeps, job: JobRow, signal: AbortSignal, batch: JudgeBatchRow, config: Awaited<ReturnType<typeof requireJudgeConfig>>) {
+  const { db } = runDeps;
+  const p = job.payload as JudgeJobPayload;
+  const owner = job.leaseOwner!;
+  try {
+    return await judgeTrajectory(runDeps, {
+      configId: p.configId,
+      trajectoryId: p.trajectoryId,
+      k: parseK(p.k),
+      batchId: p.batchId,
+      force: batch.force,
+      signal,
+      config,
+      samples: p.samples ?? 1,
+      // A worker whose lease was taken over (it hung past its lease) must not store what the new holder stores.
+      mayStore: () => isJobHeld(db, job.id, owner),
+    });
+  } catch (e) {
+    // Transient trouble that outlasted the call's own retries: let the queue try again later.
+    if (e instanceof JudgeCallError && e.retryable) {
+      throw new RetryableJobError(e.message, Math.max(1_000, (runDeps.retryPolicy?.baseDelayMs ?? 1_000) * 8));
+    }
+    throw e;
+  }
+}
+
 /**
  * Runs a batch's queued jobs until none is left (or `signal` stops this process). Safe to call from several
  * processes at once: the queue hands each job to one worker.
@@ -299,31 +326,7 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
     untilIdle: true,
     signal: opts.signal,
     handlers: {
-      [JUDGE_JOB_TYPE]: async ({ job, signal }) => {
-        const p = job.payload as JudgeJobPayload;
-        const owner = job.leaseOwner!;
-        try {
-          const out = await judgeTrajectory(runDeps, {
-            configId: p.configId,
-            trajectoryId: p.trajectoryId,
-            k: parseK(p.k),
-            batchId: p.batchId,
-            force: batch.force,
-            signal,
-            config,
-            samples: p.samples ?? 1,
-            // A worker whose lease was taken over (it hung past its lease) must not store what the new holder stores.
-            mayStore: () => isJobHeld(db, job.id, owner),
-          });
-          return out;
-        } catch (e) {
-          // Transient trouble that outlasted the call's own retries: let the queue try again later.
-          if (e instanceof JudgeCallError && e.retryable) {
-            throw new RetryableJobError(e.message, Math.max(1_000, (deps.retryPolicy?.baseDelayMs ?? 1_000) * 8));
-          }
-          throw e;
-        }
-      },
+      [JUDGE_JOB_TYPE]: async ({ job, signal }) => judgeJob(runDeps, job, signal, batch, config),
     },
     onJobEnd: (_job, outcome, error) => report({ outcome, error }),
   });
@@ -336,6 +339,47 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
   const progress = await judgeBatchProgress(db, batchId);
   await opts.onProgress?.(progress);
   return { ...progress, worker };
+}
+
+export interface JudgeWorkerOptions {
+  /** Stops the worker; its running calls go back to the queue. */
+  signal?: AbortSignal;
+  owner?: string;
+  concurrency: number;
+  leaseMs?: number;
+  onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
+}
+
+/**
+ * Judge calls of every batch, for a worker process (`npm run worker`): a batch started from the dashboard is shared
+ * out between the web server that started it and every worker, and finishes even if the web server restarts. Each
+ * job's batch and configuration are read when the job starts; the batch's counts are brought up to date as its jobs
+ * end, so the batch page shows the same numbers wherever the work ran.
+ */
+export async function runJudgeWorker(deps: JudgeDeps, opts: JudgeWorkerOptions): Promise<WorkerSummary> {
+  const { db } = deps;
+  const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache() };
+  return runWorker({
+    db,
+    concurrency: opts.concurrency,
+    owner: opts.owner,
+    leaseMs: opts.leaseMs,
+    signal: opts.signal,
+    handlers: {
+      [JUDGE_JOB_TYPE]: async ({ job, signal }) => {
+        const p = job.payload as JudgeJobPayload;
+        const batch = await requireBatch(db, p.batchId);
+        const config = await requireJudgeConfig(db, batch.judgeConfigId);
+        return judgeJob(runDeps, job, signal, batch, config);
+      },
+    },
+    onJobEnd: (job, outcome, error) => {
+      opts.onJobEnd?.(job, outcome, error);
+      void refreshBatchCounts(db, (job.payload as JudgeJobPayload).batchId).catch(() => {
+        // A busy database: the next job's end, or the batch page's run, brings the counts up to date.
+      });
+    },
+  });
 }
 
 /** Cancels a batch from any process: queued jobs at once, running calls at their worker's next heartbeat. */

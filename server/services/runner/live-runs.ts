@@ -6,7 +6,7 @@
 import crypto from "node:crypto";
 import { withTransaction, type Db } from "../../../db/database";
 import { upsertRun } from "../../../db/repositories/catalog";
-import { cancelJobGroup, enqueueJobs, requestJobCancel } from "../../../db/repositories/jobs";
+import { cancelGroup, cancelJob, enqueueJobs } from "../jobs/queue";
 import {
   getLiveRun,
   listLiveRunRows,
@@ -376,11 +376,11 @@ export async function cancelLiveRun(deps: LiveRunDeps, runId: number, taskId?: n
   const { db } = deps;
   if (!(await getLiveRun(db, runId))) throw new NotFoundError("live run", runId);
   let out: { cancelled: number; signalled: number };
-  if (taskId === undefined) out = await cancelJobGroup(db, liveGroupKey(runId));
+  if (taskId === undefined) out = await cancelGroup(db, liveGroupKey(runId));
   else {
     const job = await liveTaskJob(db, runId, taskId);
     if (!job) throw new NotFoundError(`task of live run ${runId}`, taskId);
-    const before = await requestJobCancel(db, job.id);
+    const before = await cancelJob(db, job.id);
     out = { cancelled: before === "cancelled" ? 1 : 0, signalled: before === "running" ? 1 : 0 };
   }
   await reconcileLiveTrajectories(db);
