@@ -18,6 +18,7 @@ import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/acti
 import type { ReferenceAnswer, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
 import { findFolders, groupByParent, runNameFromPath, unreadableTrajectory } from "./find-folders";
+import { readTaskLimits, taskLimitFields, type TaskLimits } from "../domain/runner/task-limits";
 import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts, type AutoEvalEntry } from "./webvoyager-auto-eval";
 
@@ -36,6 +37,8 @@ interface WvTaskRow {
   ques: string;
   web: string | null;
   line: number;
+  /** The task's own step and time limits, when its row gives them (server/domain/runner/task-limits.ts). */
+  limits: TaskLimits;
 }
 
 type ReferenceFile = Record<string, { notice?: string; answers?: { id: number; type: string; ans: string }[] }>;
@@ -148,12 +151,15 @@ export async function readWebVoyagerTaskFile(file: string): Promise<Map<string, 
     const r = row as Record<string, unknown>;
     const id = typeof r.id === "number" ? String(r.id) : r.id;
     if (typeof id !== "string" || !id.trim()) throw new ImportError(file, `line ${lineNo}: field "id" is missing or not a string`);
+    const limits = readTaskLimits(r);
+    if ("error" in limits) throw new ImportError(file, `line ${lineNo} (task ${id.trim()}): ${limits.error}`);
     out.set(id.trim(), {
       id: id.trim(),
       ques: optionalString(r, "ques", file, lineNo) ?? "",
       web_name: optionalString(r, "web_name", file, lineNo),
       web: optionalString(r, "web", file, lineNo),
       line: lineNo,
+      limits: limits.limits,
     });
   }
   return out;
@@ -176,6 +182,11 @@ async function readReferenceFile(file: string | null): Promise<ReferenceFile> {
   const data = await readJsonFile(file);
   if (!data || typeof data !== "object" || Array.isArray(data)) throw new ImportError(file, "expected an object keyed by site name");
   return data as ReferenceFile;
+}
+
+function extraOf(...parts: Record<string, unknown>[]): Record<string, unknown> | null {
+  const merged = Object.assign({}, ...parts) as Record<string, unknown>;
+  return Object.keys(merged).length ? merged : null;
 }
 
 function taskFrom(id: string, row: WvTaskRow | undefined, refs: ReferenceFile, fallback: { intent: string | null; url: string | null }, origin: string): ImportTask {
@@ -202,7 +213,7 @@ function taskFrom(id: string, row: WvTaskRow | undefined, refs: ReferenceFile, f
     evaluatorConfig: null,
     difficulty: null,
     tags: [],
-    extra: siteRefs?.notice ? { referenceNotice: siteRefs.notice.trim() } : null,
+    extra: extraOf(siteRefs?.notice ? { referenceNotice: siteRefs.notice.trim() } : {}, row ? taskLimitFields(row.limits) : {}),
     fromTaskFile: !!row,
   };
 }

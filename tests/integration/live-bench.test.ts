@@ -113,10 +113,10 @@ function start(req: LiveRunRequestInput) {
   return startLiveRun({ db: ctx.db, env: LOCAL_JUDGE_ENV }, liveRunRequestSchema.parse(req));
 }
 
-function work(runId: number) {
+function work(runId: number, env: Record<string, string> = {}) {
   return runRunnerWorker({
     ctx,
-    env: LOCAL_JUDGE_ENV,
+    env: { ...LOCAL_JUDGE_ENV, ...env },
     concurrency: 1,
     groupKey: liveGroupKey(runId),
     untilIdle: true,
@@ -155,6 +155,64 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
   });
 
   describe.skipIf(!haveChromium)("runs", () => {
+    it("a task file's own step and time limits end its trajectory as step_limit / time_limit; others get the run's", async () => {
+      // VisualWebArena configs with limits, run against the profile.
+      const lab = await profile();
+      const ids = await importTasks([vwaTask(0, { max_steps: 2 }), vwaTask(1, { time_limit_seconds: 2 })]);
+      const waits = { kind: "scripted" as const, source: "actions" as const, actions: Array(20).fill("wait") as string[] };
+      const vwa = await start({ tasks: { from: "tasks", taskIds: ids }, policy: waits, settings: { maxSteps: 30, deploymentProfileId: lab.id } });
+      await work(vwa.runId);
+      const [stepLimited, timeLimited] = await trajectories(vwa.runId);
+      expect(stepLimited!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2, outcomeDetail: "reached the step limit (2) without an answer" });
+      expect(timeLimited!.detail.trajectory.outcome).toBe("time_limit");
+      expect(timeLimited!.detail.trajectory.outcomeDetail).toMatch(/^reached the time limit \(2 s\) at step [1-3] without an answer$/);
+      // The run page shows each task's own limits; a time limit is the agent's, not the infrastructure's.
+      const detail = await liveRunDetail({ db: ctx.db, env: {} }, vwa.runId);
+      expect(detail.tasks.map((t) => [t.maxSteps, t.timeLimitMs])).toEqual([[2, 1_800_000], [30, 2_000]]);
+      expect(detail.successRate).toMatchObject({ infraErrors: 0, blocked: 0 });
+
+      // An open-web task file (WebVoyager's format) with limits, no profile: the site is an allowed destination.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-wv-tasks-"));
+      const file = path.join(dir, "WebVoyager_data.jsonl");
+      const row = (id: string, over: Record<string, unknown>) => JSON.stringify({ web_name: "Forum", id, ques: `Look around (${id})`, web: `${forum.baseUrl}/login`, ...over });
+      fs.writeFileSync(file, [row("Forum--0", { max_steps: 2 }), row("Forum--1", { time_limit_seconds: 2 }), row("Forum--2", {})].join("\n") + "\n");
+      try {
+        await runImport({ db: ctx.db, store: ctx.store }, { path: file });
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      const wvIds = (await rawAll<{ id: number }>(ctx.db, sql`select t.id from tasks t join task_sets s on s.id = t.task_set_id where s.name = 'WebVoyager' order by t.external_id`)).map((r) => Number(r.id));
+      expect(wvIds).toHaveLength(3);
+      const open = await start({ tasks: { from: "tasks", taskIds: wvIds }, policy: waits, settings: { maxSteps: 3 } });
+      const t0 = Date.now();
+      await work(open.runId, { VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${forum.port}` });
+      expect(Date.now() - t0).toBeLessThan(30_000);
+      const [a, b, c] = await trajectories(open.runId);
+      expect(a!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2 });
+      expect(b!.detail.trajectory.outcome).toBe("time_limit");
+      expect(b!.detail.trajectory.stepCount).toBeLessThan(4);
+      // No limit of its own: the run's step limit.
+      expect(c!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 3, outcomeDetail: "reached the step limit (3) without an answer" });
+    });
+
+    it("a run's signed-in sessions end with the run: the next run signs in again", async () => {
+      const lab = await profile();
+      const ids = await importTasks([vwaTask(0), vwaTask(1)]);
+      const policy = { kind: "scripted" as const, source: "actions" as const, actions: ["stop [Red kettle]"] };
+      const first = await start({ tasks: { from: "tasks", taskIds: ids }, policy, settings: { deploymentProfileId: lab.id } });
+      await work(first.runId);
+      expect(forum.logins).toBe(1);
+      expect(logins.size).toBe(0);
+      const second = await start({ tasks: { from: "tasks", taskIds: ids }, policy, settings: { deploymentProfileId: lab.id } });
+      await work(second.runId);
+      expect(forum.logins).toBe(2);
+      expect(logins.performed).toBe(2);
+      for (const { detail } of [...(await trajectories(first.runId)), ...(await trajectories(second.runId))]) {
+        // Signed in each time: the task started on the forum's home, not its login page.
+        expect(detail.steps[0]!.url).toBe(`${forum.baseUrl}/`);
+      }
+    });
+
     it("a scripted run signs in once, resets before each task, uses tabs, evaluates the rules live and keeps the HAR", async () => {
       const lab = await profile();
       const ids = await importTasks([

@@ -50,6 +50,7 @@ import { clearTrajectoryEvidence, saveStepEvidence, saveTrajectoryHar } from "..
 import { blockingSnapshot } from "../../browser/page-snapshot";
 import { describeBlocking, detectBlocking } from "../../domain/runner/blocking";
 import { inputImageUrl, loginSitesOfStorageState, sitesOfTask, substituteSites, substituteSitesDeep } from "../../domain/runner/deployment";
+import { effectiveLimits, taskLimitsOf } from "../../domain/runner/task-limits";
 import { deploymentRuntime, type SiteRuntime } from "./deployment-profiles";
 import { fetchInputImage, InfraFailure, LoginCache, resetSite, storageStateFor } from "./deployment-runtime";
 import type { HostSlots } from "./host-slots";
@@ -158,6 +159,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   const plan = payload.deployment ?? null;
   const startUrl = plan && task.startUrl ? substituteSites(task.startUrl, plan.siteUrls).text : task.startUrl;
   const evaluatorConfig = plan ? substituteSitesDeep(task.evaluatorConfig ?? null, plan.siteUrls) : task.evaluatorConfig;
+  // A task file's own step and time limits win over the run's.
+  const limits = effectiveLimits(taskLimitsOf(task.extra), settings);
 
   // Kept on the finished trajectory too: a reviewer should know the run they see is a second try.
   const restartNote = job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
@@ -242,7 +245,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     }
     await saveStepEvidence(db, trajectoryId, { index: step.index, startedAt: step.startedAt, tabs: step.tabs, prompt: step.prompt ?? null });
     stored.push(values);
-    job.reportProgress({ step: step.index + 1, maxSteps: settings.maxSteps, url: step.url });
+    job.reportProgress({ step: step.index + 1, maxSteps: limits.maxSteps, url: step.url });
   }
 
   const refusedRun = (detail: string, outcome: "error" | "infra_error" = "error"): RecordedTrajectory => ({
@@ -331,7 +334,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
           // background requests on a login page) is not the agent's doing and stays out of the steps.
           const loginProxy = await EgressProxy.start({ rules: egressRules, resolveHost: deps.resolveHost, host: deps.remoteProxyHost, requireCredentials: deps.remoteProxyHost !== undefined, onRefusal: (r) => deps.log?.(`login for trajectory ${trajectoryId}: ${r.message}`) });
           try {
-            storageState = await storageStateFor(loginSites, { runId: payload.runId, cache: deps.logins ?? new LoginCache(), browser, proxy: loginProxy.settings });
+            storageState = await storageStateFor(loginSites, { runId: payload.runId, profileId: plan!.profileId, cache: deps.logins ?? new LoginCache(), browser, proxy: loginProxy.settings });
           } finally {
             await loginProxy.close();
           }
@@ -377,9 +380,9 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
           startUrl,
           run: bundleRun,
           policy,
-          maxSteps: settings.maxSteps,
+          maxSteps: limits.maxSteps,
           stepTimeoutMs: settings.stepTimeoutMs,
-          runTimeoutMs: settings.runTimeoutMs,
+          runTimeoutMs: limits.timeLimitMs,
           signal: stop.signal,
           parseAction: parseLiveAction,
           guard: safety.actionGuard(() => s.page),
