@@ -17,11 +17,12 @@ import type { Browser } from "playwright";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findVerdict, upsertVerdict } from "../../db/repositories/evaluation";
 import { liveGroupKey } from "../../db/repositories/live-runs";
-import { stepEvidenceOf, trajectoryHarOf } from "../../db/repositories/runner-evidence";
+import { stepEvidenceOf, storedInputImage, trajectoryHarOf } from "../../db/repositories/runner-evidence";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { runImport } from "../../server/services/ingest";
+import { collectUnreferencedObjects } from "../../server/services/storage/garbage";
 import { createJudgeConfig } from "../../server/services/judge/configs";
 import { createDeploymentProfile, listDeploymentProfiles } from "../../server/services/runner/deployment-profiles";
 import { liveStepEvidence } from "../../server/services/runner/evidence";
@@ -147,7 +148,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
     browsers = [];
     logins = new LoginCache();
     if (!haveChromium) return;
-    forum.resets = market.resets = forum.logins = market.logins = 0;
+    forum.resets = market.resets = forum.logins = market.logins = forum.imageFetches = market.imageFetches = 0;
     forum.resetStatus = market.resetStatus = 200;
   });
   afterEach(async () => {
@@ -165,7 +166,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       const [stepLimited, timeLimited] = await trajectories(vwa.runId);
       expect(stepLimited!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2, outcomeDetail: "reached the step limit (2) without an answer" });
       expect(timeLimited!.detail.trajectory.outcome).toBe("time_limit");
-      expect(timeLimited!.detail.trajectory.outcomeDetail).toMatch(/^reached the time limit \(2 s\) at step [1-3] without an answer$/);
+      expect(timeLimited!.detail.trajectory.outcomeDetail).toMatch(/^reached the time limit \(2 s\) at step [0-3] without an answer$/);
       // The run page shows each task's own limits; a time limit is the agent's, not the infrastructure's.
       const detail = await liveRunDetail({ db: ctx.db, env: {} }, vwa.runId);
       expect(detail.tasks.map((t) => [t.maxSteps, t.timeLimitMs])).toEqual([[2, 1_800_000], [30, 2_000]]);
@@ -294,7 +295,13 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect((await listDeploymentProfiles(ctx.db))[0]!.sites[1]!.login).toEqual({ kind: "storageState", hasState: true, cookies: 1 });
 
       const detail = await liveRunDetail({ db: ctx.db, env: {} }, runId);
-      expect(detail.deployment).toEqual({ id: lab.id, name: "lab" });
+      // What the run may reach, as the run page says it: the profile's sites and nothing else.
+      expect(detail.deployment).toEqual({
+        id: lab.id,
+        name: "lab",
+        hosts: ["127.0.0.1"],
+        destinations: [`127.0.0.1:${forum.port}`, `127.0.0.1:${market.port}`],
+      });
       expect(detail.successRate).toEqual({ successes: 2, n: 2, infraErrors: 0, blocked: 0 });
     });
 
@@ -318,6 +325,22 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         expect(fake.requests).toHaveLength(2);
         for (const req of fake.requests) expect(req.imageHashes[0]).toBe(sha(market.image));
         expect(fake.requests[0]!.texts).toContain("The task comes with this image:");
+
+        // Fetched once, kept content-addressed in the store and linked to the task; a second run sends the stored
+        // copy without fetching it again.
+        expect(market.imageFetches).toBe(1);
+        expect(Buffer.from(await ctx.store.read(sha(market.image))).equals(market.image)).toBe(true);
+        expect(await storedInputImage(ctx.db, ids[0]!, `${market.baseUrl}/static/input_images/reddit/task_0/input_0.png`)).toMatchObject({ imageHash: sha(market.image), mime: "image/png" });
+        const again = await start({ tasks: { from: "tasks", taskIds: ids }, policy: { kind: "vlm", judgeConfigId: config.id }, settings: { maxSteps: 4, deploymentProfileId: lab.id } });
+        await work(again.runId);
+        expect(market.imageFetches).toBe(1);
+        expect(fake.requests).toHaveLength(4);
+        for (const req of fake.requests.slice(2)) expect(req.imageHashes[0]).toBe(sha(market.image));
+        // Garbage collection keeps them: the input image and the HAR are named by their rows, not by screenshot rows.
+        const har = (await trajectoryHarOf(ctx.db, detail.trajectory.id))!;
+        const gc = await collectUnreferencedObjects(ctx, { minAgeMs: 0, dryRun: true });
+        expect(gc.removed).not.toContain(sha(market.image));
+        expect(gc.removed).not.toContain(har.harHash);
 
         const evidence = await stepEvidenceOf(ctx.db, detail.trajectory.id);
         expect(evidence).toHaveLength(2);
@@ -374,6 +397,33 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect(overview.notCounted).toEqual({ infraErrors: 1, blocked: 1 });
       expect(overview.trajectories).toBe(1);
       expect(overview.columns.map((c) => [c.total.successes, c.total.n])).toEqual([[1, 1]]);
+    });
+
+    it("an input image that cannot be fetched, or sits on a host outside the profile, is an infrastructure error naming the task and the URL", async () => {
+      const lab = await profile();
+      const other = await startLoginSite("other", "Green mug");
+      try {
+        const ids = await importTasks([vwaTask(0, { image: "__SHOPPING__/static/missing.png" }), vwaTask(1, { image: [IMAGE, `${other.baseUrl}/static/a.png`] })]);
+        const { runId } = await start({
+          tasks: { from: "tasks", taskIds: ids },
+          policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+          settings: { deploymentProfileId: lab.id, infraRetries: 1 },
+        });
+        await work(runId);
+        const [missing, outside] = await trajectories(runId);
+        expect(missing!.detail.trajectory).toMatchObject({
+          outcome: "infra_error",
+          stepCount: 0,
+          outcomeDetail: `task visualwebarena.234: the input image ${market.baseUrl}/static/missing.png answered HTTP 404 (2 attempts)`,
+        });
+        expect(outside!.detail.trajectory.outcome).toBe("infra_error");
+        expect(outside!.detail.trajectory.outcomeDetail).toContain(`task visualwebarena.235: the input image ${other.baseUrl}/static/a.png could not be fetched: refused: 127.0.0.1:${other.port} is not allowed`);
+        // The other site was never asked: the address was refused before connecting.
+        expect(other.imageFetches).toBe(0);
+        expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).successRate).toEqual({ successes: 0, n: 0, infraErrors: 2, blocked: 0 });
+      } finally {
+        await other.close();
+      }
     });
 
     it("a profile allows only its own hosts: another loopback port is refused", async () => {

@@ -198,18 +198,22 @@ export async function storageStateFor(
   return states.length ? mergeStorageStates(states) : undefined;
 }
 
-/** A task's input image as a data URL, fetched under the run's address policy. */
-export async function fetchInputImage(url: string, o: Omit<PolicyRequestOptions, "method">): Promise<string> {
+/**
+ * A task's input image, fetched under the run's address policy; `task` names the task in the error (an
+ * InfraFailure: the image's host is the deployment's business, not the agent's).
+ */
+export async function fetchInputImage(url: string, task: string, o: Omit<PolicyRequestOptions, "method">): Promise<{ bytes: Buffer; mime: string }> {
+  const what = `task ${task}: the input image ${url}`;
   let res;
   try {
     res = await requestUnderPolicy(url, o);
   } catch (e) {
-    throw new InfraFailure(`the task's input image ${url} could not be fetched: ${firstLine(e)}`);
+    throw new InfraFailure(`${what} could not be fetched: ${firstLine(e)}`);
   }
-  if (res.status !== 200) throw new InfraFailure(`the task's input image ${url} answered HTTP ${res.status}`);
+  if (res.status !== 200) throw new InfraFailure(`${what} answered HTTP ${res.status}`);
   const mime = /^image\/[\w.+-]+/.exec(res.contentType)?.[0] ?? sniffImage(res.body);
-  if (!mime) throw new InfraFailure(`the task's input image ${url} is not an image (${res.contentType || "no content type"})`);
-  return `data:${mime};base64,${res.body.toString("base64")}`;
+  if (!mime) throw new InfraFailure(`${what} is not an image (${res.contentType || "no content type"})`);
+  return { bytes: res.body, mime };
 }
 
 function sniffImage(b: Buffer): string | null {

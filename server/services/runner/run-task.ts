@@ -46,7 +46,7 @@ import { EgressProxy } from "./egress-proxy";
 import { livePageCapabilities } from "./live-page";
 import { RunSafety, type HostResolver } from "./safety-guard";
 import { vlmPolicyFromConfig, type VlmPolicyUsage } from "./vlm-policy";
-import { clearTrajectoryEvidence, saveStepEvidence, saveTrajectoryHar } from "../../../db/repositories/runner-evidence";
+import { clearTrajectoryEvidence, saveInputImage, saveStepEvidence, saveTrajectoryHar, storedInputImage } from "../../../db/repositories/runner-evidence";
 import { blockingSnapshot } from "../../browser/page-snapshot";
 import { describeBlocking, detectBlocking } from "../../domain/runner/blocking";
 import { inputImageUrl, loginSitesOfStorageState, sitesOfTask, substituteSites, substituteSitesDeep } from "../../domain/runner/deployment";
@@ -312,6 +312,22 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       const touched = plan ? sitesOfTask({ startUrl: task.startUrl, evaluatorConfig: task.evaluatorConfig, extra }) : [];
       const requestRules = { rules: egressRules, resolveHost: deps.resolveHost };
 
+      // An input image is fetched once (under the run's address rules) and kept content-addressed in the store; later
+      // tasks and runs send the stored bytes.
+      const inputImageData = async (source: string): Promise<string> => {
+        const known = await storedInputImage(db, task.id, source);
+        if (known && (await deps.store.has(known.imageHash))) {
+          return `data:${known.mime};base64,${(await deps.store.read(known.imageHash)).toString("base64")}`;
+        }
+        const { bytes, mime } = await fetchInputImage(source, task.externalId, requestRules);
+        const imageHash = sha256(bytes);
+        const batch = deps.store.beginBatch();
+        await batch.put(imageHash, bytes);
+        await batch.publish();
+        await saveInputImage(db, { taskId: task.id, source, imageHash, mime, bytes: bytes.byteLength });
+        return `data:${mime};base64,${bytes.toString("base64")}`;
+      };
+
       // Everything before the agent's first step is the deployment's business: its failures are retried, then
       // recorded as an infrastructure error rather than the agent's failure.
       const prepare = async (): Promise<{ session: BrowserSession; inputImages: { dataUrl: string; source: string }[] }> => {
@@ -342,8 +358,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         const inputImages: { dataUrl: string; source: string }[] = [];
         for (const image of task.inputImages) {
           const where = inputImageUrl(image, plan?.siteUrls ?? {});
-          if ("error" in where) throw new InfraFailure(where.error);
-          inputImages.push({ dataUrl: await fetchInputImage(where.url, requestRules), source: where.url });
+          if ("error" in where) throw new InfraFailure(`task ${task.externalId}: ${where.error}`);
+          inputImages.push({ dataUrl: await inputImageData(where.url), source: where.url });
         }
         const opened = await BrowserSession.open(browser, {
           viewport: settings.viewport,
