@@ -8,6 +8,7 @@ import type { ReactNode } from "react";
 const OUTCOME_STYLE: Record<string, string> = {
   answered: "bg-slate-100 text-slate-700 ring-slate-500/20",
   step_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  time_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
   error: "bg-rose-50 text-rose-700 ring-rose-600/20",
   cancelled: "bg-zinc-100 text-zinc-600 ring-zinc-500/20",
   running: "bg-sky-50 text-sky-700 ring-sky-600/20",
@@ -20,6 +21,7 @@ const OUTCOME_STYLE: Record<string, string> = {
 export const OUTCOME_LABEL: Record<string, string> = {
   answered: "answered",
   step_limit: "step limit",
+  time_limit: "time limit",
   error: "error",
   cancelled: "cancelled",
   running: "running",
@@ -190,6 +192,7 @@ export function OutcomeBar({ counts }: { counts: Record<string, number> }) {
   const colour: Record<string, string> = {
     answered: "bg-emerald-500",
     step_limit: "bg-amber-400",
+    time_limit: "bg-amber-300",
     error: "bg-rose-500",
     cancelled: "bg-zinc-400",
     running: "bg-sky-400",
@@ -197,7 +200,7 @@ export function OutcomeBar({ counts }: { counts: Record<string, number> }) {
     infra_error: "bg-violet-400",
     blocked: "bg-orange-400",
   };
-  const order = ["answered", "step_limit", "error", "cancelled", "running", "unknown", "infra_error", "blocked"];
+  const order = ["answered", "step_limit", "time_limit", "error", "cancelled", "running", "unknown", "infra_error", "blocked"];
   const keys = [...order.filter((k) => counts[k]), ...Object.keys(counts).filter((k) => !order.includes(k) && counts[k])];
   return (
     <div className="w-full min-w-24">

@@ -268,6 +268,7 @@ export async function liveRunTaskRows(db: Db, runId: number, verdictKey: string)
       site: tasks.site,
       intent: tasks.intent,
       startUrl: tasks.startUrl,
+      taskExtra: tasks.extra,
       trajectoryId: trajectories.id,
       outcome: trajectories.outcome,
       outcomeDetail: trajectories.outcomeDetail,

@@ -94,3 +94,34 @@ export async function trajectoryHarOf(db: Db, trajectoryId: number) {
   const { liveTrajectoryHar } = tablesOf(db);
   return (await first(db.select().from(liveTrajectoryHar).where(eq(liveTrajectoryHar.trajectoryId, trajectoryId)).limit(1))) ?? null;
 }
+
+/** The stored copy of a task's input image fetched from `source`, if a run fetched it before. */
+export async function storedInputImage(db: Db, taskId: number, source: string) {
+  const { taskInputImages } = tablesOf(db);
+  return (
+    (await first(
+      db
+        .select()
+        .from(taskInputImages)
+        .where(and(eq(taskInputImages.taskId, taskId), eq(taskInputImages.source, source)))
+        .limit(1),
+    )) ?? null
+  );
+}
+
+/** Links a task's input image (from `source`) to its stored copy; the first run's copy is kept. */
+export async function saveInputImage(db: Db, v: { taskId: number; source: string; imageHash: string; mime: string; bytes: number }): Promise<void> {
+  const { taskInputImages } = tablesOf(db);
+  await db.insert(taskInputImages).values(v).onConflictDoNothing();
+}
+
+/**
+ * Whether a stored object is a live run's HAR or a task's input image: objects the screenshot rows do not name but
+ * that must outlive garbage collection.
+ */
+export async function runnerObjectReferenced(db: Db, hash: string): Promise<boolean> {
+  const { liveTrajectoryHar, taskInputImages } = tablesOf(db);
+  const har = await first(db.select({ id: liveTrajectoryHar.trajectoryId }).from(liveTrajectoryHar).where(eq(liveTrajectoryHar.harHash, hash)).limit(1));
+  if (har) return true;
+  return !!(await first(db.select({ id: taskInputImages.taskId }).from(taskInputImages).where(eq(taskInputImages.imageHash, hash)).limit(1)));
+}

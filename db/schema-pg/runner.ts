@@ -5,7 +5,7 @@
 import { bigint, integer, json, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 import type { StoredDeploymentSite } from "../schema/runner";
 import { epochMs, nowMs } from "./columns";
-import { trajectories } from "./core";
+import { tasks, trajectories } from "./core";
 
 export const deploymentProfiles = pgTable("deployment_profiles", {
   id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
@@ -40,3 +40,18 @@ export const liveTrajectoryHar = pgTable("live_trajectory_har", {
   entries: integer("entries").notNull(),
   createdAt: epochMs("created_at").notNull().default(nowMs),
 });
+
+export const taskInputImages = pgTable(
+  "task_input_images",
+  {
+    taskId: integer("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    source: text("source").notNull(),
+    imageHash: text("image_hash").notNull(),
+    mime: text("mime").notNull(),
+    bytes: integer("bytes").notNull(),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [primaryKey({ columns: [t.taskId, t.source] })],
+);

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { trajectories } from "./core";
+import { tasks, trajectories } from "./core";
 
 const createdAt = () =>
   integer("created_at", { mode: "timestamp_ms" })
@@ -61,5 +61,25 @@ export const liveTrajectoryHar = sqliteTable("live_trajectory_har", {
   entries: integer("entries").notNull(),
   createdAt: createdAt(),
 });
+
+/**
+ * A task's input image (VisualWebArena's `image`) as a live run first fetched it: the source it was fetched from (the
+ * URL after the profile's placeholders were filled in) and the stored copy, content-addressed in the screenshot
+ * store. Later runs send the stored bytes instead of fetching the image again.
+ */
+export const taskInputImages = sqliteTable(
+  "task_input_images",
+  {
+    taskId: integer("task_id")
+      .notNull()
+      .references(() => tasks.id, { onDelete: "cascade" }),
+    source: text("source").notNull(),
+    imageHash: text("image_hash").notNull(),
+    mime: text("mime").notNull(),
+    bytes: integer("bytes").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.taskId, t.source] })],
+);
 
 export type DeploymentProfileRow = typeof deploymentProfiles.$inferSelect;

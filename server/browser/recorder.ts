@@ -81,7 +81,7 @@ export interface RecordOptions {
   maxSteps?: number;
   /** One step (settle, observation, policy, action, recording) may take at most this long. */
   stepTimeoutMs?: number;
-  /** The whole run may take at most this long. */
+  /** The whole run may take at most this long; then it ends with `time_limit`. */
   runTimeoutMs?: number;
   signal?: AbortSignal;
   /** Grammar for policies that return only action text; WebVoyager's by default. */
@@ -126,8 +126,20 @@ function firstLine(e: unknown): string {
   return String((e as Error)?.message ?? e).split("\n")[0]!;
 }
 
-/** Races `work` against the step deadline and cancellation. */
-function guarded<T>(work: Promise<T>, ms: number, what: string, signal?: AbortSignal): Promise<T> {
+/** "90 s", "2 min", "1.5 h": a time limit as the player shows it. */
+function formatLimit(ms: number): string {
+  const s = ms / 1000;
+  if (s < 120) return `${Number(s.toFixed(1))} s`;
+  if (s < 7200) return `${Number((s / 60).toFixed(1))} min`;
+  return `${Number((s / 3600).toFixed(1))} h`;
+}
+
+/**
+ * Races `work` against the step deadline and cancellation. The deadline ends the run as `error` with the reason
+ * (a step that hung), or as `time_limit` when it was the run's own time running out.
+ */
+function guarded<T>(work: Promise<T>, ms: number, what: string | { outcome: Outcome; message: string }, signal?: AbortSignal): Promise<T> {
+  const expired = typeof what === "string" ? { outcome: "error" as Outcome, message: what } : what;
   if (!Number.isFinite(ms) && !signal) return work;
   // An abort that happened before this call fires no event: stop here instead of starting work on a dead run.
   if (signal?.aborted) {
@@ -135,7 +147,7 @@ function guarded<T>(work: Promise<T>, ms: number, what: string, signal?: AbortSi
     return Promise.reject(new RunStop("cancelled", "cancelled"));
   }
   return new Promise<T>((resolve, reject) => {
-    const timer = Number.isFinite(ms) ? setTimeout(() => reject(new RunStop("error", what)), Math.max(0, ms)) : null;
+    const timer = Number.isFinite(ms) ? setTimeout(() => reject(new RunStop(expired.outcome, expired.message)), Math.max(0, ms)) : null;
     const onAbort = () => reject(new RunStop("cancelled", "cancelled"));
     signal?.addEventListener("abort", onAbort, { once: true });
     const done = () => {
@@ -164,6 +176,7 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
   const parse = options.parseAction ?? parseWebVoyagerAction;
   const stepTimeout = options.stepTimeoutMs ?? Infinity;
   const runDeadline = performance.now() + (options.runTimeoutMs ?? Infinity);
+  const timeLimitReached = (index: number) => `reached the time limit (${formatLimit(options.runTimeoutMs!)}) at step ${index} without an answer`;
 
   const steps: RecordedStep[] = [];
   let outcome: Outcome = "unknown";
@@ -173,10 +186,11 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
   try {
     if (signal?.aborted) throw new RunStop("cancelled", "cancelled before the first step");
     if (startUrl) {
+      const left = runDeadline - performance.now();
       await guarded(
         session.page.goto(startUrl, { waitUntil: "commit", timeout: Math.min(30_000, stepTimeout) }),
-        Math.min(stepTimeout, runDeadline - performance.now()),
-        `opening ${startUrl} took longer than the step timeout`,
+        Math.min(stepTimeout, left),
+        left < stepTimeout ? { outcome: "time_limit", message: timeLimitReached(0) } : `opening ${startUrl} took longer than the step timeout`,
         signal,
       );
     }
@@ -189,12 +203,14 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
         break;
       }
       const left = runDeadline - performance.now();
-      if (left <= 0) throw new RunStop("error", `the run timed out after ${options.runTimeoutMs} ms`);
+      if (left <= 0) throw new RunStop("time_limit", timeLimitReached(index));
       const budget = Math.min(stepTimeout, left);
-      const reason =
-        budget < stepTimeout ? `the run timed out after ${options.runTimeoutMs} ms` : `step ${index} took longer than ${stepTimeout} ms`;
-
-      const step: { recorded: RecordedStep; ended: boolean; blocked?: string } = await guarded(runStep(index, lastError), budget, reason, signal);
+      const step: { recorded: RecordedStep; ended: boolean; blocked?: string } = await guarded(
+        runStep(index, lastError),
+        budget,
+        budget < stepTimeout ? { outcome: "time_limit", message: timeLimitReached(index) } : { outcome: "error", message: `step ${index} took longer than ${stepTimeout} ms` },
+        signal,
+      );
       const r0 = performance.now();
       await options.onStep?.(step.recorded);
       step.recorded.timings.recordMs = performance.now() - r0;

@@ -70,5 +70,5 @@ export interface TaskDifficulty {
   visual?: string | null;
 }
 
-export const OUTCOMES = ["answered", "step_limit", "error", "cancelled", "running", "unknown", "infra_error", "blocked"] as const;
+export const OUTCOMES = ["answered", "step_limit", "time_limit", "error", "cancelled", "running", "unknown", "infra_error", "blocked"] as const;
 export type Outcome = (typeof OUTCOMES)[number];

@@ -10,6 +10,7 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { ReferenceAnswer } from "../domain/types";
+import { readTaskLimits } from "../domain/runner/task-limits";
 import { isDir, readJsonFile } from "./fs-helpers";
 import { ImportError, type ImportTask, type ImportTaskSet, type Importer } from "./types";
 
@@ -90,6 +91,9 @@ function toTask(raw: unknown, index: number, file: string, fileSite: string): Im
   if (t.eval !== undefined && (typeof t.eval !== "object" || t.eval === null)) {
     throw new ImportError(file, `${where} (task_id ${t.task_id}): "eval" is not an object`);
   }
+  // Limits a lab added to the config (the published configs carry none): checked here, read by the runner from `extra`.
+  const limits = readTaskLimits(t);
+  if ("error" in limits) throw new ImportError(file, `${where} (task_id ${t.task_id}): ${limits.error}`);
   const isVwa = fileSite in VWA_SITE_OFFSETS;
   const sites = asStrings(t.sites);
   const { task_id, intent, start_url, image, eval: ev, reasoning_difficulty, visual_difficulty, overall_difficulty, sites: _s, ...rest } = t;

@@ -18,6 +18,7 @@ import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/acti
 import type { ReferenceAnswer, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
 import { findFolders, groupByParent, runNameFromPath, unreadableTrajectory } from "./find-folders";
+import { readTaskLimits, taskLimitFields, type TaskLimits } from "../domain/runner/task-limits";
 import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts, type AutoEvalEntry } from "./webvoyager-auto-eval";
 
@@ -36,6 +37,8 @@ interface WvTaskRow {
   ques: string;
   web: string | null;
   line: number;
+  /** The task's own step and time limits, when its row gives them (server/domain/runner/task-limits.ts). */
+  limits: TaskLimits;
 }
 
 type ReferenceFile = Record<string, { notice?: string; answers?: { id: number; type: string; ans: string }[] }>;
@@ -148,12 +151,15 @@ export async function readWebVoyagerTaskFile(file: string): Promise<Map<string, 
     const r = row as Record<string, unknown>;
     const id = typeof r.id === "number" ? String(r.id) : r.id;
     if (typeof id !== "string" || !id.trim()) throw new ImportError(file, `line ${lineNo}: field "id" is missing or not a string`);
+    const limits = readTaskLimits(r);
+    if ("error" in limits) throw new ImportError(file, `line ${lineNo} (task ${id.trim()}): ${limits.error}`);
     out.set(id.trim(), {
       id: id.trim(),
       ques: optionalString(r, "ques", file, lineNo) ?? "",
       web_name: optionalString(r, "web_name", file, lineNo),
       web: optionalString(r, "web", file, lineNo),
       line: lineNo,
+      limits: limits.limits,
     });
   }
   return out;
@@ -176,6 +182,11 @@ async function readReferenceFile(file: string | null): Promise<ReferenceFile> {
   const data = await readJsonFile(file);
   if (!data || typeof data !== "object" || Array.isArray(data)) throw new ImportError(file, "expected an object keyed by site name");
   return data as ReferenceFile;
+}
+
+function extraOf(...parts: Record<string, unknown>[]): Record<string, unknown> | null {
+  const merged = Object.assign({}, ...parts) as Record<string, unknown>;
+  return Object.keys(merged).length ? merged : null;
 }
 
 function taskFrom(id: string, row: WvTaskRow | undefined, refs: ReferenceFile, fallback: { intent: string | null; url: string | null }, origin: string): ImportTask {
@@ -202,7 +213,7 @@ function taskFrom(id: string, row: WvTaskRow | undefined, refs: ReferenceFile, f
     evaluatorConfig: null,
     difficulty: null,
     tags: [],
-    extra: siteRefs?.notice ? { referenceNotice: siteRefs.notice.trim() } : null,
+    extra: extraOf(siteRefs?.notice ? { referenceNotice: siteRefs.notice.trim() } : {}, row ? taskLimitFields(row.limits) : {}),
     fromTaskFile: !!row,
   };
 }
@@ -590,16 +601,75 @@ export const webVoyagerImporter: Importer = {
   },
 };
 
-/** A WebVoyager-style task file itself (`WebVoyager_data.jsonl`, with `reference_answer.json` beside it): the task set. */
+export const ONLINE_MIND2WEB_TASK_SET = { name: "Online-Mind2Web", benchmark: "online-mind2web" } as const;
+
+/** An Online-Mind2Web task file: a JSON array of `{task_id, confirmed_task, website, reference_length?, level?}`. */
+async function looksLikeMind2WebTaskFile(file: string): Promise<boolean> {
+  if (!file.endsWith(".json")) return false;
+  const head = await fileHead(file, 4096);
+  // human_label.json has the same task columns, plus the agents' labels: it is a label file, not a task file.
+  return /^\s*\[/.test(head) && /"confirmed_task"\s*:/.test(head) && /"website"\s*:/.test(head) && !/_human_label"/.test(head);
+}
+
+const MIND2WEB_LEVELS = new Set(["easy", "medium", "hard"]);
+
+function* mind2webTasks(file: string, data: unknown): Generator<ImportTask> {
+  if (!Array.isArray(data)) throw new ImportError(file, "expected a JSON array of tasks");
+  for (let i = 0; i < data.length; i++) {
+    const r = data[i] as Record<string, unknown> | null;
+    const where = `task at index ${i}`;
+    if (!r || typeof r !== "object" || Array.isArray(r)) throw new ImportError(file, `${where} is not an object`);
+    const id = typeof r.task_id === "number" ? String(r.task_id) : r.task_id;
+    if (typeof id !== "string" || !id.trim()) throw new ImportError(file, `${where}: field "task_id" is missing or not a string`);
+    const what = `${where} (task ${id})`;
+    if (typeof r.confirmed_task !== "string" || !r.confirmed_task.trim()) throw new ImportError(file, `${what}: field "confirmed_task" is missing`);
+    if (r.website !== undefined && r.website !== null && typeof r.website !== "string") throw new ImportError(file, `${what}: field "website" is not a string`);
+    const limits = readTaskLimits(r);
+    if ("error" in limits) throw new ImportError(file, `${what}: ${limits.error}`);
+    const level = typeof r.level === "string" && MIND2WEB_LEVELS.has(r.level) ? r.level : null;
+    const website = typeof r.website === "string" ? r.website.trim() : null;
+    let site: string | null = null;
+    try {
+      site = website ? new URL(website).hostname.replace(/^www\./, "") : null;
+    } catch {
+      throw new ImportError(file, `${what}: field "website" is not a URL: ${JSON.stringify(website)}`);
+    }
+    yield {
+      taskSet: ONLINE_MIND2WEB_TASK_SET,
+      externalId: id.trim(),
+      site,
+      intent: r.confirmed_task.trim(),
+      startUrl: website,
+      inputImages: [],
+      referenceAnswers: [],
+      evaluatorConfig: null,
+      difficulty: level ? { overall: level, reasoning: null, visual: null } : null,
+      tags: level ? [`level:${level}`] : [],
+      extra: extraOf(typeof r.reference_length === "number" ? { reference_length: r.reference_length } : {}, taskLimitFields(limits.limits)),
+      fromTaskFile: true,
+    };
+  }
+}
+
+/**
+ * An open-web task file itself, the task set: WebVoyager's `WebVoyager_data.jsonl` (with `reference_answer.json`
+ * beside it) or Online-Mind2Web's JSON array of tasks.
+ */
 export const webVoyagerTasksImporter: Importer = {
   format: "webvoyager-tasks",
-  description: "WebVoyager task file WebVoyager_data.jsonl (+ reference_answer.json beside it)",
+  description: "open-web task file: WebVoyager_data.jsonl (+ reference_answer.json beside it) or Online-Mind2Web's JSON array of tasks",
   async sniff(input) {
-    if (!input.endsWith(".jsonl") || (await isDir(input))) return 0;
+    if (await isDir(input)) return 0;
+    if (await looksLikeMind2WebTaskFile(input)) return 0.9;
+    if (!input.endsWith(".jsonl")) return 0;
     const head = await fileHead(input, 2048);
     return /"web_name"/.test(head) && /"ques"/.test(head) ? 0.9 : 0;
   },
   async *read(input: string) {
+    if (input.endsWith(".json")) {
+      for (const task of mind2webTasks(input, await readJsonFile(input))) yield { kind: "task", task };
+      return;
+    }
     const rows = await readWebVoyagerTaskFile(input);
     const refs = await readReferenceFile(findNearby(path.dirname(input), "reference_answer.json"));
     for (const row of rows.values()) {

@@ -15,6 +15,8 @@ export interface LoginSite {
   logins: number;
   /** Calls of the reset endpoint. */
   resets: number;
+  /** Requests for images under /static/ (the tasks' input images). */
+  imageFetches: number;
   /** Status the reset endpoint answers with (200 by default). */
   resetStatus: number;
   cookieName: string;
@@ -34,7 +36,7 @@ export async function startLoginSite(name: string, item: string): Promise<LoginS
   const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
   const cookieName = `sess_${name}`;
   const token = `${name}-token-1`;
-  const site = { name, logins: 0, resets: 0, resetStatus: 200, cookieName, token, image } as LoginSite;
+  const site = { name, logins: 0, resets: 0, imageFetches: 0, resetStatus: 200, cookieName, token, image } as LoginSite;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     const signedIn = (req.headers.cookie ?? "").split(/;\s*/).includes(`${cookieName}=${token}`);
@@ -45,6 +47,11 @@ export async function startLoginSite(name: string, item: string): Promise<LoginS
       return;
     }
     if (url.pathname.startsWith("/static/")) {
+      site.imageFetches++;
+      if (url.pathname.includes("/missing")) {
+        res.writeHead(404, { "content-type": "text/plain" }).end("no such image");
+        return;
+      }
       res.writeHead(200, { "content-type": "image/png" }).end(image);
       return;
     }

@@ -17,11 +17,12 @@ import type { Browser } from "playwright";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findVerdict, upsertVerdict } from "../../db/repositories/evaluation";
 import { liveGroupKey } from "../../db/repositories/live-runs";
-import { stepEvidenceOf, trajectoryHarOf } from "../../db/repositories/runner-evidence";
+import { stepEvidenceOf, storedInputImage, trajectoryHarOf } from "../../db/repositories/runner-evidence";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { runImport } from "../../server/services/ingest";
+import { collectUnreferencedObjects } from "../../server/services/storage/garbage";
 import { createJudgeConfig } from "../../server/services/judge/configs";
 import { createDeploymentProfile, listDeploymentProfiles } from "../../server/services/runner/deployment-profiles";
 import { liveStepEvidence } from "../../server/services/runner/evidence";
@@ -113,10 +114,10 @@ function start(req: LiveRunRequestInput) {
   return startLiveRun({ db: ctx.db, env: LOCAL_JUDGE_ENV }, liveRunRequestSchema.parse(req));
 }
 
-function work(runId: number) {
+function work(runId: number, env: Record<string, string> = {}) {
   return runRunnerWorker({
     ctx,
-    env: LOCAL_JUDGE_ENV,
+    env: { ...LOCAL_JUDGE_ENV, ...env },
     concurrency: 1,
     groupKey: liveGroupKey(runId),
     untilIdle: true,
@@ -147,7 +148,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
     browsers = [];
     logins = new LoginCache();
     if (!haveChromium) return;
-    forum.resets = market.resets = forum.logins = market.logins = 0;
+    forum.resets = market.resets = forum.logins = market.logins = forum.imageFetches = market.imageFetches = 0;
     forum.resetStatus = market.resetStatus = 200;
   });
   afterEach(async () => {
@@ -155,6 +156,64 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
   });
 
   describe.skipIf(!haveChromium)("runs", () => {
+    it("a task file's own step and time limits end its trajectory as step_limit / time_limit; others get the run's", async () => {
+      // VisualWebArena configs with limits, run against the profile.
+      const lab = await profile();
+      const ids = await importTasks([vwaTask(0, { max_steps: 2 }), vwaTask(1, { time_limit_seconds: 2 })]);
+      const waits = { kind: "scripted" as const, source: "actions" as const, actions: Array(20).fill("wait") as string[] };
+      const vwa = await start({ tasks: { from: "tasks", taskIds: ids }, policy: waits, settings: { maxSteps: 30, deploymentProfileId: lab.id } });
+      await work(vwa.runId);
+      const [stepLimited, timeLimited] = await trajectories(vwa.runId);
+      expect(stepLimited!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2, outcomeDetail: "reached the step limit (2) without an answer" });
+      expect(timeLimited!.detail.trajectory.outcome).toBe("time_limit");
+      expect(timeLimited!.detail.trajectory.outcomeDetail).toMatch(/^reached the time limit \(2 s\) at step [0-3] without an answer$/);
+      // The run page shows each task's own limits; a time limit is the agent's, not the infrastructure's.
+      const detail = await liveRunDetail({ db: ctx.db, env: {} }, vwa.runId);
+      expect(detail.tasks.map((t) => [t.maxSteps, t.timeLimitMs])).toEqual([[2, 1_800_000], [30, 2_000]]);
+      expect(detail.successRate).toMatchObject({ infraErrors: 0, blocked: 0 });
+
+      // An open-web task file (WebVoyager's format) with limits, no profile: the site is an allowed destination.
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-wv-tasks-"));
+      const file = path.join(dir, "WebVoyager_data.jsonl");
+      const row = (id: string, over: Record<string, unknown>) => JSON.stringify({ web_name: "Forum", id, ques: `Look around (${id})`, web: `${forum.baseUrl}/login`, ...over });
+      fs.writeFileSync(file, [row("Forum--0", { max_steps: 2 }), row("Forum--1", { time_limit_seconds: 2 }), row("Forum--2", {})].join("\n") + "\n");
+      try {
+        await runImport({ db: ctx.db, store: ctx.store }, { path: file });
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+      const wvIds = (await rawAll<{ id: number }>(ctx.db, sql`select t.id from tasks t join task_sets s on s.id = t.task_set_id where s.name = 'WebVoyager' order by t.external_id`)).map((r) => Number(r.id));
+      expect(wvIds).toHaveLength(3);
+      const open = await start({ tasks: { from: "tasks", taskIds: wvIds }, policy: waits, settings: { maxSteps: 3 } });
+      const t0 = Date.now();
+      await work(open.runId, { VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${forum.port}` });
+      expect(Date.now() - t0).toBeLessThan(30_000);
+      const [a, b, c] = await trajectories(open.runId);
+      expect(a!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2 });
+      expect(b!.detail.trajectory.outcome).toBe("time_limit");
+      expect(b!.detail.trajectory.stepCount).toBeLessThan(4);
+      // No limit of its own: the run's step limit.
+      expect(c!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 3, outcomeDetail: "reached the step limit (3) without an answer" });
+    });
+
+    it("a run's signed-in sessions end with the run: the next run signs in again", async () => {
+      const lab = await profile();
+      const ids = await importTasks([vwaTask(0), vwaTask(1)]);
+      const policy = { kind: "scripted" as const, source: "actions" as const, actions: ["stop [Red kettle]"] };
+      const first = await start({ tasks: { from: "tasks", taskIds: ids }, policy, settings: { deploymentProfileId: lab.id } });
+      await work(first.runId);
+      expect(forum.logins).toBe(1);
+      expect(logins.size).toBe(0);
+      const second = await start({ tasks: { from: "tasks", taskIds: ids }, policy, settings: { deploymentProfileId: lab.id } });
+      await work(second.runId);
+      expect(forum.logins).toBe(2);
+      expect(logins.performed).toBe(2);
+      for (const { detail } of [...(await trajectories(first.runId)), ...(await trajectories(second.runId))]) {
+        // Signed in each time: the task started on the forum's home, not its login page.
+        expect(detail.steps[0]!.url).toBe(`${forum.baseUrl}/`);
+      }
+    });
+
     it("a scripted run signs in once, resets before each task, uses tabs, evaluates the rules live and keeps the HAR", async () => {
       const lab = await profile();
       const ids = await importTasks([
@@ -236,7 +295,13 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect((await listDeploymentProfiles(ctx.db))[0]!.sites[1]!.login).toEqual({ kind: "storageState", hasState: true, cookies: 1 });
 
       const detail = await liveRunDetail({ db: ctx.db, env: {} }, runId);
-      expect(detail.deployment).toEqual({ id: lab.id, name: "lab" });
+      // What the run may reach, as the run page says it: the profile's sites and nothing else.
+      expect(detail.deployment).toEqual({
+        id: lab.id,
+        name: "lab",
+        hosts: ["127.0.0.1"],
+        destinations: [`127.0.0.1:${forum.port}`, `127.0.0.1:${market.port}`],
+      });
       expect(detail.successRate).toEqual({ successes: 2, n: 2, infraErrors: 0, blocked: 0 });
     });
 
@@ -260,6 +325,22 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         expect(fake.requests).toHaveLength(2);
         for (const req of fake.requests) expect(req.imageHashes[0]).toBe(sha(market.image));
         expect(fake.requests[0]!.texts).toContain("The task comes with this image:");
+
+        // Fetched once, kept content-addressed in the store and linked to the task; a second run sends the stored
+        // copy without fetching it again.
+        expect(market.imageFetches).toBe(1);
+        expect(Buffer.from(await ctx.store.read(sha(market.image))).equals(market.image)).toBe(true);
+        expect(await storedInputImage(ctx.db, ids[0]!, `${market.baseUrl}/static/input_images/reddit/task_0/input_0.png`)).toMatchObject({ imageHash: sha(market.image), mime: "image/png" });
+        const again = await start({ tasks: { from: "tasks", taskIds: ids }, policy: { kind: "vlm", judgeConfigId: config.id }, settings: { maxSteps: 4, deploymentProfileId: lab.id } });
+        await work(again.runId);
+        expect(market.imageFetches).toBe(1);
+        expect(fake.requests).toHaveLength(4);
+        for (const req of fake.requests.slice(2)) expect(req.imageHashes[0]).toBe(sha(market.image));
+        // Garbage collection keeps them: the input image and the HAR are named by their rows, not by screenshot rows.
+        const har = (await trajectoryHarOf(ctx.db, detail.trajectory.id))!;
+        const gc = await collectUnreferencedObjects(ctx, { minAgeMs: 0, dryRun: true });
+        expect(gc.removed).not.toContain(sha(market.image));
+        expect(gc.removed).not.toContain(har.harHash);
 
         const evidence = await stepEvidenceOf(ctx.db, detail.trajectory.id);
         expect(evidence).toHaveLength(2);
@@ -316,6 +397,33 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect(overview.notCounted).toEqual({ infraErrors: 1, blocked: 1 });
       expect(overview.trajectories).toBe(1);
       expect(overview.columns.map((c) => [c.total.successes, c.total.n])).toEqual([[1, 1]]);
+    });
+
+    it("an input image that cannot be fetched, or sits on a host outside the profile, is an infrastructure error naming the task and the URL", async () => {
+      const lab = await profile();
+      const other = await startLoginSite("other", "Green mug");
+      try {
+        const ids = await importTasks([vwaTask(0, { image: "__SHOPPING__/static/missing.png" }), vwaTask(1, { image: [IMAGE, `${other.baseUrl}/static/a.png`] })]);
+        const { runId } = await start({
+          tasks: { from: "tasks", taskIds: ids },
+          policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+          settings: { deploymentProfileId: lab.id, infraRetries: 1 },
+        });
+        await work(runId);
+        const [missing, outside] = await trajectories(runId);
+        expect(missing!.detail.trajectory).toMatchObject({
+          outcome: "infra_error",
+          stepCount: 0,
+          outcomeDetail: `task visualwebarena.234: the input image ${market.baseUrl}/static/missing.png answered HTTP 404 (2 attempts)`,
+        });
+        expect(outside!.detail.trajectory.outcome).toBe("infra_error");
+        expect(outside!.detail.trajectory.outcomeDetail).toContain(`task visualwebarena.235: the input image ${other.baseUrl}/static/a.png could not be fetched: refused: 127.0.0.1:${other.port} is not allowed`);
+        // The other site was never asked: the address was refused before connecting.
+        expect(other.imageFetches).toBe(0);
+        expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).successRate).toEqual({ successes: 0, n: 0, infraErrors: 2, blocked: 0 });
+      } finally {
+        await other.close();
+      }
     });
 
     it("a profile allows only its own hosts: another loopback port is refused", async () => {

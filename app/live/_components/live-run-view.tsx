@@ -11,6 +11,7 @@ import { screenshotUrl } from "@/server/domain/image-variants";
 import { OutcomeBadge, PageHeader, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { PolicyBadge, ProgressBar, StatusPill, VerdictPill } from "./bits";
+import type { LiveRunDetail } from "@/server/services/runner/live-runs";
 
 export function LiveRunView({ id }: { id: number }) {
   const trpc = useTRPC();
@@ -109,11 +110,11 @@ export function LiveRunView({ id }: { id: number }) {
           {s && (
             <dl className="mt-3 grid grid-cols-2 gap-x-6 gap-y-1 text-[12px] sm:grid-cols-3 lg:grid-cols-6">
               <Setting label="Deployment" value={data.deployment ? data.deployment.name : "none"} />
-              <Setting label="Step limit" value={s.maxSteps} />
+              <Setting label="Step limit" value={`${s.maxSteps} unless the task file sets one`} />
               <Setting label="Concurrency" value={s.concurrency} />
-              <Setting label="Step / run timeout" value={`${Math.round(s.stepTimeoutMs / 1000)} s / ${Math.round(s.runTimeoutMs / 60000)} min`} />
-              <Setting label="Allowed hosts" value={s.allowedHosts.length ? s.allowedHosts.join(", ") : "each task's start host"} />
-              <Setting label="Private network" value={s.allowPrivateNetwork ? "allowed" : "refused (demo sites excepted)"} />
+              <Setting label="Step / run timeout" value={`${Math.round(s.stepTimeoutMs / 1000)} s / ${Math.round(s.runTimeoutMs / 60000)} min (or the task file's)`} />
+              <Setting label="May reach" value={reachText(s, data.deployment)} testId="run-reach" />
+              <Setting label="Private network" value={privateNetworkText(s, data.deployment)} />
               <Setting
                 label="Blocked texts · downloads"
                 value={`${s.blockedTexts.length ? s.blockedTexts.join(", ") : "none"} · ${s.allowDownloads ? "on" : "off"}`}
@@ -165,7 +166,7 @@ export function LiveRunView({ id }: { id: number }) {
                       value={t.progress}
                       label={`${t.externalId} progress`}
                       size="sm"
-                      tone={t.outcome === "answered" ? "zinc" : t.outcome === "error" ? "rose" : t.outcome === "step_limit" || t.outcome === "blocked" ? "amber" : t.outcome === "infra_error" ? "zinc" : t.finished ? "zinc" : "indigo"}
+                      tone={t.outcome === "answered" ? "zinc" : t.outcome === "error" ? "rose" : t.outcome === "step_limit" || t.outcome === "time_limit" || t.outcome === "blocked" ? "amber" : t.outcome === "infra_error" ? "zinc" : t.finished ? "zinc" : "indigo"}
                     />
                   </td>
                   <td className="max-w-sm">
@@ -205,13 +206,33 @@ export function LiveRunView({ id }: { id: number }) {
   );
 }
 
-function Setting({ label, value }: { label: string; value: string | number }) {
+function Setting({ label, value, testId }: { label: string; value: string | number; testId?: string }) {
   return (
     <div className="min-w-0">
       <dt className="section-title">{label}</dt>
-      <dd className="truncate text-zinc-800" title={String(value)}>
+      <dd className="line-clamp-2 break-words text-zinc-800" title={String(value)} data-testid={testId}>
         {value}
       </dd>
     </div>
   );
+}
+
+type RunSettings = NonNullable<LiveRunDetail["settings"]>;
+type RunDeployment = LiveRunDetail["deployment"];
+
+/**
+ * Where the run's browser may go, as the runner enforces it: the hosts listed for the run, else on a profile run the
+ * profile's sites (and nothing else), else each task's start host.
+ */
+function reachText(s: RunSettings, deployment: RunDeployment): string {
+  if (s.allowedHosts.length) return `only ${s.allowedHosts.join(", ")}`;
+  if (deployment) return `only the sites of profile “${deployment.name}”: ${deployment.hosts.join(", ")}`;
+  return "each task's start host (and its subdomains)";
+}
+
+function privateNetworkText(s: RunSettings, deployment: RunDeployment): string {
+  if (deployment) {
+    return `only the profile's ${deployment.destinations.join(", ")}${s.allowPrivateNetwork ? " and any other private address" : "; other private addresses refused"}`;
+  }
+  return s.allowPrivateNetwork ? "allowed" : "refused (demo sites excepted)";
 }

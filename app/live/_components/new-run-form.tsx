@@ -329,7 +329,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
 
       <Section title="4 · Limits">
         <div className="grid grid-cols-2 gap-3 sm:grid-cols-5">
-          <Field label="Step limit" htmlFor="max-steps">
+          <Field label="Step limit" htmlFor="max-steps" hint="a task's own max_steps wins">
             <input id="max-steps" className="field" inputMode="numeric" value={maxSteps} onChange={(e) => setMaxSteps(e.target.value)} />
           </Field>
           <Field label="Concurrency" htmlFor="concurrency" hint="tasks at once">
@@ -338,7 +338,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
           <Field label="Step timeout (s)" htmlFor="step-timeout">
             <input id="step-timeout" className="field" inputMode="decimal" value={stepTimeout} onChange={(e) => setStepTimeout(e.target.value)} />
           </Field>
-          <Field label="Run timeout (min)" htmlFor="run-timeout">
+          <Field label="Run timeout (min)" htmlFor="run-timeout" hint="a task's own time_limit_seconds wins">
             <input id="run-timeout" className="field" inputMode="decimal" value={runTimeout} onChange={(e) => setRunTimeout(e.target.value)} />
           </Field>
           <Field label="Viewport" htmlFor="viewport" hint={viewportMatch ? undefined : "width×height, e.g. 1280x800"}>

@@ -29,7 +29,7 @@ export interface FilterOptions {
   evaluators?: { ref: string; name: string; kind: string; k: string; promptVersion: string; total: number }[];
 }
 
-const OUTCOME_NAMES: Record<string, string> = { step_limit: "step limit" };
+const OUTCOME_NAMES: Record<string, string> = { step_limit: "step limit", time_limit: "time limit" };
 const GRADE_NAMES: Record<string, string> = { not_evaluable: "not evaluable", none: "none yet", no_human: "no human verdict", disagree: "humans disagree", agree: "humans agree" };
 const gradeOptions = (values: readonly string[]): [string, string][] => values.map((v) => [v, GRADE_NAMES[v] ?? v]);
 

@@ -7,6 +7,7 @@
  * deployment's failure, not the agent's: it is thrown as InfraFailure, retried by the caller, and recorded as
  * `infra_error` when the retries run out.
  */
+import crypto from "node:crypto";
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
@@ -143,15 +144,23 @@ export async function loginWithRecipe(browser: Browser, site: SiteRuntime, proxy
 
 /**
  * Storage states of a run's logins, made once per run and site in this worker and reused by its later tasks. A
- * failed login is forgotten, so the next try signs in again.
+ * signed-in session is the run's own: the key holds the run, the profile and a fingerprint of the site's URL and
+ * login (so a profile edited mid-run signs in again with what the admin entered), and the worker drops a run's
+ * states when the run has no task left. A failed login is forgotten, so the next try signs in again.
  */
 export class LoginCache {
   private readonly states = new Map<string, Promise<StorageState>>();
   /** Logins actually performed (recipes run), for the run's log and the tests. */
   performed = 0;
 
-  get(runId: number, site: SiteRuntime, make: () => Promise<StorageState>): Promise<StorageState> {
-    const key = `${runId}:${site.placeholder}`;
+  /** Signed-in states held (for the tests and the worker's log). */
+  get size(): number {
+    return this.states.size;
+  }
+
+  get(runId: number, profileId: number, site: SiteRuntime, make: () => Promise<StorageState>): Promise<StorageState> {
+    const fingerprint = crypto.createHash("sha256").update(JSON.stringify([site.url, site.login])).digest("hex").slice(0, 16);
+    const key = `${runId}|${profileId}|${site.placeholder}|${fingerprint}`;
     let p = this.states.get(key);
     if (!p) {
       this.performed++;
@@ -164,38 +173,47 @@ export class LoginCache {
     return p;
   }
 
-  /** Forgets a run's states once its worker has no task of it left (called when a run ends). */
+  /** Forgets a run's states (its last task ended). */
   forgetRun(runId: number): void {
-    for (const k of this.states.keys()) if (k.startsWith(`${runId}:`)) this.states.delete(k);
+    for (const k of [...this.states.keys()]) if (k.startsWith(`${runId}|`)) this.states.delete(k);
+  }
+
+  /** Forgets every state (the worker stops). */
+  clear(): void {
+    this.states.clear();
   }
 }
 
 /** The signed-in state for a task's login sites: recipes through the cache, uploaded states as they are. */
 export async function storageStateFor(
   sites: SiteRuntime[],
-  o: { runId: number; cache: LoginCache; browser: Browser; proxy: ProxySettings },
+  o: { runId: number; profileId: number; cache: LoginCache; browser: Browser; proxy: ProxySettings },
 ): Promise<StorageState | undefined> {
   const states: StorageState[] = [];
   for (const site of sites) {
     if (!site.login) continue;
     if (site.login.kind === "storageState") states.push(site.login.state);
-    else states.push(await o.cache.get(o.runId, site, () => loginWithRecipe(o.browser, site, o.proxy)));
+    else states.push(await o.cache.get(o.runId, o.profileId, site, () => loginWithRecipe(o.browser, site, o.proxy)));
   }
   return states.length ? mergeStorageStates(states) : undefined;
 }
 
-/** A task's input image as a data URL, fetched under the run's address policy. */
-export async function fetchInputImage(url: string, o: Omit<PolicyRequestOptions, "method">): Promise<string> {
+/**
+ * A task's input image, fetched under the run's address policy; `task` names the task in the error (an
+ * InfraFailure: the image's host is the deployment's business, not the agent's).
+ */
+export async function fetchInputImage(url: string, task: string, o: Omit<PolicyRequestOptions, "method">): Promise<{ bytes: Buffer; mime: string }> {
+  const what = `task ${task}: the input image ${url}`;
   let res;
   try {
     res = await requestUnderPolicy(url, o);
   } catch (e) {
-    throw new InfraFailure(`the task's input image ${url} could not be fetched: ${firstLine(e)}`);
+    throw new InfraFailure(`${what} could not be fetched: ${firstLine(e)}`);
   }
-  if (res.status !== 200) throw new InfraFailure(`the task's input image ${url} answered HTTP ${res.status}`);
+  if (res.status !== 200) throw new InfraFailure(`${what} answered HTTP ${res.status}`);
   const mime = /^image\/[\w.+-]+/.exec(res.contentType)?.[0] ?? sniffImage(res.body);
-  if (!mime) throw new InfraFailure(`the task's input image ${url} is not an image (${res.contentType || "no content type"})`);
-  return `data:${mime};base64,${res.body.toString("base64")}`;
+  if (!mime) throw new InfraFailure(`${what} is not an image (${res.contentType || "no content type"})`);
+  return { bytes: res.body, mime };
 }
 
 function sniffImage(b: Buffer): string | null {

@@ -26,7 +26,9 @@ import { LIVE_JOB_TYPE, liveGroupKey } from "../../domain/runner/live-jobs";
 import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
 import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME } from "../../domain/runner/settings";
 import { parseHostList, parseTextList } from "../../domain/runner/safety";
+import { effectiveLimits, taskLimitsOf } from "../../domain/runner/task-limits";
 import {
+  LIVE_RUN_DEFAULTS,
   MAX_TASKS_PER_RUN,
   type JobPolicy,
   type LiveRunRequest,
@@ -297,7 +299,9 @@ export interface LiveTaskView {
   outcome: string | null;
   outcomeDetail: string | null;
   steps: number;
+  /** The task's step and time limits (its own from the task file, else the run's). */
   maxSteps: number;
+  timeLimitMs: number;
   finalAnswer: string | null;
   lastScreenshot: string | null;
   /**
@@ -316,10 +320,12 @@ export async function liveRunDetail(deps: LiveRunDeps, runId: number) {
   if (!run) throw new NotFoundError("live run", runId);
   await reconcileLiveTrajectories(db);
   const config = (run.config ?? null) as LiveRunConfig | null;
-  const maxSteps = config?.settings.maxSteps ?? 15;
+  const runLimits = { maxSteps: config?.settings.maxSteps ?? LIVE_RUN_DEFAULTS.maxSteps, runTimeoutMs: config?.settings.runTimeoutMs ?? LIVE_RUN_DEFAULTS.runTimeoutMs };
   const tasks: LiveTaskView[] = (await liveRunTaskRows(db, runId, LIVE_RULES_EVALUATOR_KEY)).map((r) => {
     const finished = r.status === "succeeded" || r.status === "failed" || r.status === "cancelled";
     const steps = r.stepCount ?? 0;
+    // A task file's own limits win over the run's, as the runner applies them.
+    const { maxSteps, timeLimitMs } = effectiveLimits(taskLimitsOf(r.taskExtra), runLimits);
     return {
       jobId: r.jobId,
       jobStatus: r.status,
@@ -337,6 +343,7 @@ export async function liveRunDetail(deps: LiveRunDeps, runId: number) {
       outcomeDetail: r.outcomeDetail,
       steps,
       maxSteps,
+      timeLimitMs,
       finalAnswer: r.finalAnswer,
       lastScreenshot: r.lastScreenshot,
       verdict: r.verdict ? { evaluatorName: LIVE_RULES_EVALUATOR_NAME, verdict: r.verdict, rationale: r.verdictRationale } : null,
@@ -364,7 +371,15 @@ export async function liveRunDetail(deps: LiveRunDeps, runId: number) {
     steps: tasks.reduce((s, t) => s + t.steps, 0),
     answered: tasks.filter((t) => t.outcome === "answered").length,
     successRate,
-    deployment: config?.deployment ? { id: config.deployment.profileId, name: config.deployment.profileName } : null,
+    deployment: config?.deployment
+      ? {
+          id: config.deployment.profileId,
+          name: config.deployment.profileName,
+          // What the run may reach through its profile: the sites' hosts (navigation) and host:port (network).
+          hosts: config.deployment.hosts,
+          destinations: config.deployment.destinations,
+        }
+      : null,
     tasks,
   };
 }

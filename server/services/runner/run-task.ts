@@ -46,10 +46,11 @@ import { EgressProxy } from "./egress-proxy";
 import { livePageCapabilities } from "./live-page";
 import { RunSafety, type HostResolver } from "./safety-guard";
 import { vlmPolicyFromConfig, type VlmPolicyUsage } from "./vlm-policy";
-import { clearTrajectoryEvidence, saveStepEvidence, saveTrajectoryHar } from "../../../db/repositories/runner-evidence";
+import { clearTrajectoryEvidence, saveInputImage, saveStepEvidence, saveTrajectoryHar, storedInputImage } from "../../../db/repositories/runner-evidence";
 import { blockingSnapshot } from "../../browser/page-snapshot";
 import { describeBlocking, detectBlocking } from "../../domain/runner/blocking";
 import { inputImageUrl, loginSitesOfStorageState, sitesOfTask, substituteSites, substituteSitesDeep } from "../../domain/runner/deployment";
+import { effectiveLimits, taskLimitsOf } from "../../domain/runner/task-limits";
 import { deploymentRuntime, type SiteRuntime } from "./deployment-profiles";
 import { fetchInputImage, InfraFailure, LoginCache, resetSite, storageStateFor } from "./deployment-runtime";
 import type { HostSlots } from "./host-slots";
@@ -158,6 +159,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   const plan = payload.deployment ?? null;
   const startUrl = plan && task.startUrl ? substituteSites(task.startUrl, plan.siteUrls).text : task.startUrl;
   const evaluatorConfig = plan ? substituteSitesDeep(task.evaluatorConfig ?? null, plan.siteUrls) : task.evaluatorConfig;
+  // A task file's own step and time limits win over the run's.
+  const limits = effectiveLimits(taskLimitsOf(task.extra), settings);
 
   // Kept on the finished trajectory too: a reviewer should know the run they see is a second try.
   const restartNote = job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
@@ -242,7 +245,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     }
     await saveStepEvidence(db, trajectoryId, { index: step.index, startedAt: step.startedAt, tabs: step.tabs, prompt: step.prompt ?? null });
     stored.push(values);
-    job.reportProgress({ step: step.index + 1, maxSteps: settings.maxSteps, url: step.url });
+    job.reportProgress({ step: step.index + 1, maxSteps: limits.maxSteps, url: step.url });
   }
 
   const refusedRun = (detail: string, outcome: "error" | "infra_error" = "error"): RecordedTrajectory => ({
@@ -309,6 +312,22 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       const touched = plan ? sitesOfTask({ startUrl: task.startUrl, evaluatorConfig: task.evaluatorConfig, extra }) : [];
       const requestRules = { rules: egressRules, resolveHost: deps.resolveHost };
 
+      // An input image is fetched once (under the run's address rules) and kept content-addressed in the store; later
+      // tasks and runs send the stored bytes.
+      const inputImageData = async (source: string): Promise<string> => {
+        const known = await storedInputImage(db, task.id, source);
+        if (known && (await deps.store.has(known.imageHash))) {
+          return `data:${known.mime};base64,${(await deps.store.read(known.imageHash)).toString("base64")}`;
+        }
+        const { bytes, mime } = await fetchInputImage(source, task.externalId, requestRules);
+        const imageHash = sha256(bytes);
+        const batch = deps.store.beginBatch();
+        await batch.put(imageHash, bytes);
+        await batch.publish();
+        await saveInputImage(db, { taskId: task.id, source, imageHash, mime, bytes: bytes.byteLength });
+        return `data:${mime};base64,${bytes.toString("base64")}`;
+      };
+
       // Everything before the agent's first step is the deployment's business: its failures are retried, then
       // recorded as an infrastructure error rather than the agent's failure.
       const prepare = async (): Promise<{ session: BrowserSession; inputImages: { dataUrl: string; source: string }[] }> => {
@@ -331,7 +350,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
           // background requests on a login page) is not the agent's doing and stays out of the steps.
           const loginProxy = await EgressProxy.start({ rules: egressRules, resolveHost: deps.resolveHost, host: deps.remoteProxyHost, requireCredentials: deps.remoteProxyHost !== undefined, onRefusal: (r) => deps.log?.(`login for trajectory ${trajectoryId}: ${r.message}`) });
           try {
-            storageState = await storageStateFor(loginSites, { runId: payload.runId, cache: deps.logins ?? new LoginCache(), browser, proxy: loginProxy.settings });
+            storageState = await storageStateFor(loginSites, { runId: payload.runId, profileId: plan!.profileId, cache: deps.logins ?? new LoginCache(), browser, proxy: loginProxy.settings });
           } finally {
             await loginProxy.close();
           }
@@ -339,8 +358,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         const inputImages: { dataUrl: string; source: string }[] = [];
         for (const image of task.inputImages) {
           const where = inputImageUrl(image, plan?.siteUrls ?? {});
-          if ("error" in where) throw new InfraFailure(where.error);
-          inputImages.push({ dataUrl: await fetchInputImage(where.url, requestRules), source: where.url });
+          if ("error" in where) throw new InfraFailure(`task ${task.externalId}: ${where.error}`);
+          inputImages.push({ dataUrl: await inputImageData(where.url), source: where.url });
         }
         const opened = await BrowserSession.open(browser, {
           viewport: settings.viewport,
@@ -377,9 +396,9 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
           startUrl,
           run: bundleRun,
           policy,
-          maxSteps: settings.maxSteps,
+          maxSteps: limits.maxSteps,
           stepTimeoutMs: settings.stepTimeoutMs,
-          runTimeoutMs: settings.runTimeoutMs,
+          runTimeoutMs: limits.timeLimitMs,
           signal: stop.signal,
           parseAction: parseLiveAction,
           guard: safety.actionGuard(() => s.page),

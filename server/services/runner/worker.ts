@@ -16,7 +16,9 @@
 import http from "node:http";
 import type { Browser } from "playwright";
 import { reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import { hasPendingJobs } from "../../../db/repositories/jobs";
 import { LIVE_JOB_TYPE } from "../../domain/runner/live-jobs";
+import type { LiveTaskPayload } from "../../domain/runner/settings";
 import { runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
 import { connectRemoteBrowser, launchChromium } from "../../browser/launch";
@@ -218,6 +220,14 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     });
     return sweeping;
   };
+  // A run's signed-in sessions live as long as the run: once none of its tasks is queued or running (here or in
+  // another worker), they are dropped, so no later run (or a run after the profile was edited) reuses them.
+  const logins = deps.logins!;
+  const forgetLoginsOfEndedRun = async (job: JobRow): Promise<void> => {
+    const runId = (job.payload as Partial<LiveTaskPayload> | null)?.runId;
+    if (typeof runId !== "number" || !job.groupKey) return;
+    if (!(await hasPendingJobs(ctx.db, { groupKey: job.groupKey }))) logins.forgetRun(runId);
+  };
   /** A sweep that starts after the one in flight (which may have read the database before a job ended). */
   const reconcileAfterNow = (): Promise<void> => (sweeping ?? Promise.resolve()).then(reconcile);
   const endNotices = new Set<Promise<void>>();
@@ -242,6 +252,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
       // sees the trajectory's final state.
       onJobEnd: (job, outcome, error) => {
         const notice = reconcileAfterNow()
+          .then(() => forgetLoginsOfEndedRun(job))
           .then(() => opts.onJobEnd?.(job, outcome, error))
           .catch((e: unknown) => opts.log?.(`after job ${job.id}: ${String(e)}`))
           .finally(() => endNotices.delete(notice));
@@ -253,6 +264,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     clearInterval(sweep);
     await Promise.allSettled([...endNotices]);
     await reconcileAfterNow();
+    logins.clear();
     await browsers.close();
     await egress.close();
     await served?.close();

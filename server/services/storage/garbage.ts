@@ -1,5 +1,6 @@
 /**
- * Removes stored screenshots no screenshot row refers to, and the variants of such screenshots.
+ * Removes stored screenshots no screenshot row refers to, and the variants of such screenshots. Live runs' HARs and
+ * tasks' input images are stored objects too, kept while their rows name them.
  *
  * They come from imports whose trajectory then failed to commit (with a bucket, images are uploaded before the
  * rows are written), from a crash between a file move and its commit, or from deleted data. Objects younger than
@@ -7,6 +8,7 @@
  * and not committed yet, and removing them would leave its rows pointing at nothing.
  */
 import type { Db } from "../../../db/database";
+import { runnerObjectReferenced } from "../../../db/repositories/runner-evidence";
 import { getScreenshot } from "../../../db/repositories/screenshots";
 import type { ScreenshotStore } from "../screenshot-store";
 
@@ -28,7 +30,7 @@ export async function collectUnreferencedObjects(
   const minAgeMs = options.minAgeMs ?? DEFAULT_GC_MIN_AGE_MS;
   const now = options.now ?? Date.now();
   const report: GarbageReport = { removed: [], removedVariants: [], keptYoung: 0 };
-  const referenced = async (hash: string) => (await getScreenshot(deps.db, hash)) !== undefined;
+  const referenced = async (hash: string) => (await getScreenshot(deps.db, hash)) !== undefined || (await runnerObjectReferenced(deps.db, hash));
   for (const [objects, out] of [
     [deps.store.originals, report.removed],
     [deps.store.variants, report.removedVariants],

@@ -570,6 +570,7 @@ const PlayerHeader = memo(function PlayerHeader({
 const OUTCOME_PILL: Record<string, string> = {
   answered: "bg-slate-100 text-slate-700 ring-slate-500/20",
   step_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  time_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
   error: "bg-rose-50 text-rose-700 ring-rose-600/20",
 };
 
