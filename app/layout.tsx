@@ -5,6 +5,7 @@ import { SignedInUserProvider } from "./_components/signed-in-user";
 import { TopNav } from "./_components/top-nav";
 import { currentPath, currentUser, signInUrl } from "./_lib/session";
 import { TRPCReactProvider } from "./_trpc/client";
+import { api } from "./_trpc/server";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -19,12 +20,14 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const user = await currentUser();
   const path = await currentPath();
   if (!user && !PUBLIC_PATHS.some((re) => re.test(path))) redirect(signInUrl(path));
+  // Designated QA reviewers (often plain annotators) get the QA page in the nav.
+  const qaReviewer = user ? await (await api()).qa.isReviewer().catch(() => false) : false;
   return (
     <html lang="en">
       <body className="flex min-h-dvh flex-col">
         <TRPCReactProvider>
           <SignedInUserProvider user={user}>
-            <TopNav user={user} />
+            <TopNav user={user} qaReviewer={qaReviewer} />
             <main className="flex min-h-0 flex-1 flex-col">{children}</main>
           </SignedInUserProvider>
         </TRPCReactProvider>

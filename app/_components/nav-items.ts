@@ -10,6 +10,8 @@ export interface NavItem {
   ready: boolean;
   /** Lowest role that sees the item (default: everyone signed in). The server enforces access regardless. */
   minRole?: Role;
+  /** Shown only to designated QA reviewers (annotators a researcher asked to review a campaign's labels). */
+  qaReviewersOnly?: boolean;
 }
 
 export const NAV_ITEMS: NavItem[] = [
@@ -17,6 +19,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/task-sets", label: "Task sets", ready: true, minRole: "researcher" },
   { href: "/runs", label: "Runs", ready: true, minRole: "researcher" },
   { href: "/annotate", label: "Annotate", ready: true },
+  { href: "/qa", label: "QA review", ready: true, qaReviewersOnly: true },
   { href: "/campaigns", label: "Campaigns", ready: true, minRole: "researcher" },
   { href: "/agreement", label: "Agreement", ready: false, minRole: "researcher" },
   { href: "/analytics", label: "Analytics", ready: true, minRole: "researcher" },

@@ -11,10 +11,10 @@ import { NAV_ITEMS } from "./nav-items";
  * The top bar. From 1024 px the sections sit inline; narrower windows (tablets at 768 px) get a Menu button with
  * the same links in a list, so no section is cut off. Only sections the user's role may open are listed.
  */
-export function TopNav({ user }: { user: SessionUser | null }) {
+export function TopNav({ user, qaReviewer = false }: { user: SessionUser | null; qaReviewer?: boolean }) {
   const pathname = usePathname();
   const [menuOpen, setMenuOpen] = useState(false);
-  const items = NAV_ITEMS.filter((i) => i.ready && user && (!i.minRole || hasRole(user, i.minRole)));
+  const items = NAV_ITEMS.filter((i) => i.ready && user && (!i.minRole || hasRole(user, i.minRole)) && (!i.qaReviewersOnly || qaReviewer));
   // A followed link closes the menu.
   useEffect(() => setMenuOpen(false), [pathname]);
   const isActive = (href: string) => pathname === href || pathname.startsWith(`${href}/`);

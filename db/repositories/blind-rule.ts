@@ -49,6 +49,23 @@ export async function isBlindedFor(db: Db, userId: string, trajectoryId: number)
   return !!row;
 }
 
+/**
+ * The blind rule seen from one campaign's QA stage: trajectories the user labels blind in a campaign other than
+ * `campaignId` (`trajectoryId` narrows to one). In the campaign itself an item whose labelling is over is no
+ * longer in anyone's queue, so its QA reviewer may see its labels even if they label other items there.
+ */
+export async function blindedOutsideCampaign(db: Db, userId: string, campaignId: number, trajectoryId?: number): Promise<number[]> {
+  const rows = await rawAll<{ trajectory_id: number }>(
+    db,
+    sql`select distinct ci.trajectory_id from campaign_items ci
+      join annotation_campaigns c on c.id = ci.campaign_id and c.blind
+      join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+      where ci.campaign_id <> ${campaignId} and ${notLabelledBy(userId)}${trajectoryId === undefined ? sql`` : sql` and ci.trajectory_id = ${trajectoryId}`}
+      order by ci.trajectory_id`,
+  );
+  return rows.map((r) => Number(r.trajectory_id));
+}
+
 export async function blindedTrajectoryIds(db: Db, userId: string): Promise<number[]> {
   const rows = await rawAll<{ trajectory_id: number }>(db, sql`select distinct trajectory_id from ${blindedTrajectoryIdsSql(userId)} b order by trajectory_id`);
   return rows.map((r) => Number(r.trajectory_id));

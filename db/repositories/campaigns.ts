@@ -5,7 +5,7 @@
  * calls these inside one `withTransaction`.
  */
 import { and, asc, count, desc, eq, gt, inArray, isNull, max, ne, sql } from "drizzle-orm";
-import { affectedRows, first, tablesOf, type Db } from "../database";
+import { affectedRows, first, rawGet, tablesOf, type Db } from "../database";
 import type { CampaignItemRow, CampaignRow } from "../schema/index";
 import type { annotationCampaigns } from "../schema/index";
 import type { ItemState } from "../../server/domain/annotation/label-schema";
@@ -230,8 +230,11 @@ export async function complianceItems(db: Db, campaignId: number): Promise<{ lab
   return rows.map((r) => ({ labelCount: r.labelCount, state: r.state, qaDone: r.qaReviewedAt !== null }));
 }
 
-/** Items of a campaign in the given states, with task context, oldest first; for the adjudication and QA queues. */
-export async function listItemsInStates(db: Db, campaignId: number, states: ItemState[], page: { offset: number; limit: number }, qa?: "pending" | "done") {
+/**
+ * Items of a campaign in the given states, with task context, oldest first (disputed ones first with
+ * `disputedFirst`, the QA queue under the disputed-first strategy); for the adjudication and QA queues.
+ */
+export async function listItemsInStates(db: Db, campaignId: number, states: ItemState[], page: { offset: number; limit: number }, qa?: "pending" | "done", disputedFirst = false) {
   const { campaignItems, trajectories, tasks, agentRuns } = tablesOf(db);
   const where = and(
     eq(campaignItems.campaignId, campaignId),
@@ -258,7 +261,7 @@ export async function listItemsInStates(db: Db, campaignId: number, states: Item
       .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
       .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
       .where(where)
-      .orderBy(asc(campaignItems.id))
+      .orderBy(...(disputedFirst ? [sql`case when ${campaignItems.state} = 'disputed' then 0 else 1 end`] : []), asc(campaignItems.id))
       .limit(page.limit)
       .offset(page.offset),
     first(db.select({ n: count() }).from(campaignItems).where(where).limit(1)),
@@ -335,6 +338,53 @@ export async function isQaReviewer(db: Db, campaignId: number, userId: string): 
       .from(campaignQaReviewers)
       .where(and(eq(campaignQaReviewers.campaignId, campaignId), eq(campaignQaReviewers.userId, userId)))
       .limit(1),
+  );
+  return !!row;
+}
+
+/** Campaigns a user is a designated QA reviewer of, newest first. */
+export async function listCampaignsOfQaReviewer(db: Db, userId: string): Promise<CampaignRow[]> {
+  const { annotationCampaigns, campaignQaReviewers } = tablesOf(db);
+  const rows = await db
+    .select({ c: annotationCampaigns })
+    .from(annotationCampaigns)
+    .innerJoin(campaignQaReviewers, eq(campaignQaReviewers.campaignId, annotationCampaigns.id))
+    .where(eq(campaignQaReviewers.userId, userId))
+    .orderBy(desc(annotationCampaigns.id));
+  return rows.map((r) => r.c);
+}
+
+/** True when the user is a designated QA reviewer of any campaign (the nav shows them the QA page). */
+export async function isQaReviewerAnywhere(db: Db, userId: string): Promise<boolean> {
+  const { campaignQaReviewers } = tablesOf(db);
+  return !!(await first(db.select({ userId: campaignQaReviewers.userId }).from(campaignQaReviewers).where(eq(campaignQaReviewers.userId, userId)).limit(1)));
+}
+
+/** Per campaign: items whose labelling is over and that wait for their QA review. */
+export async function qaPendingCounts(db: Db, campaignIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>(campaignIds.map((id) => [id, 0]));
+  if (!campaignIds.length) return out;
+  const { campaignItems } = tablesOf(db);
+  const rows = await db
+    .select({ campaignId: campaignItems.campaignId, n: count() })
+    .from(campaignItems)
+    .where(and(inArray(campaignItems.campaignId, campaignIds), ne(campaignItems.state, "open"), isNull(campaignItems.qaReviewedAt)))
+    .groupBy(campaignItems.campaignId);
+  for (const r of rows) out.set(r.campaignId, Number(r.n));
+  return out;
+}
+
+/**
+ * True when the screenshot is shown in a step of an item the user may QA review: an item whose labelling is over,
+ * in a campaign they are a designated QA reviewer of (the QA page's player shows them those steps).
+ */
+export async function screenshotInQaItems(db: Db, userId: string, hash: string): Promise<boolean> {
+  const qaHasStep = sql`exists (select 1 from campaign_items ci join campaign_qa_reviewers qr on qr.campaign_id = ci.campaign_id and qr.user_id = ${userId}
+    where ci.trajectory_id = s.trajectory_id and ci.state <> 'open')`;
+  const row = await rawGet(
+    db,
+    sql`select 1 as one where exists (select 1 from steps s where s.screenshot_hash = ${hash} and ${qaHasStep})
+      or exists (select 1 from steps s where s.raw_screenshot_hash = ${hash} and ${qaHasStep})`,
   );
   return !!row;
 }

@@ -7,7 +7,7 @@ import { trajectoriesRouter } from "./routers/trajectories";
 import { liveRunsRouter } from "./routers/live-runs";
 import { judgeRouter } from "./routers/judge";
 import { accountsRouter } from "./routers/accounts";
-import { campaignsRouter, labellingRouter } from "./routers/annotation";
+import { campaignsRouter, labellingRouter, qaRouter } from "./routers/annotation";
 import { importsRouter } from "./routers/imports";
 import { qualityRouter } from "./routers/quality";
 import { deploymentProfilesRouter } from "./routers/deployment-profiles";
@@ -24,6 +24,7 @@ export const appRouter = createTRPCRouter({
   accounts: accountsRouter,
   campaigns: campaignsRouter,
   labelling: labellingRouter,
+  qa: qaRouter,
   imports: importsRouter,
   quality: qualityRouter,
   deploymentProfiles: deploymentProfilesRouter,

@@ -25,6 +25,8 @@ const POLICY: [RegExp, Access][] = [
   [/^campaigns\.list$/, "signedIn"],
   // The QA stage: designated annotators review too; the service refuses anyone who is not a QA reviewer.
   [/^campaigns\.qa(Queue|Review|Submit)$/, "signedIn"],
+  // The QA page: designated QA reviewers are often annotators; the service checks the designation per campaign.
+  [/^qa\./, "signedIn"],
   [/^campaigns\./, "researcher"],
   [/^labelling\./, "signedIn"],
   [/^(taskSets|runs)\./, "researcher"],

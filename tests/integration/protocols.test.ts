@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { sqliteClient } from "../../db/database";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { labelRevisions } from "../../db/schema/index";
+import { getItemByTrajectory } from "../../db/repositories/campaigns";
 import type { Actor } from "../../server/auth/roles";
 import { parseCsvTable } from "../../server/domain/csv";
 import { AppError } from "../../server/errors";
@@ -183,10 +184,12 @@ describe("QA review stage", () => {
     await label(ann[0]!, c.id, t3!, { verdict: "success" });
 
     const pending = await qaQueue(ctx.db, qaAnnotator, { campaignId: c.id });
-    expect(pending.items.map((i) => i.trajectoryId).sort()).toEqual([t1, t2].sort());
-    // An annotator reviewing QA is not told which agent made the trajectory.
-    expect(pending.items.every((i) => i.runName === null && i.model === null)).toBe(true);
-    expect(pending.items.find((i) => i.trajectoryId === t2)!.labels).toHaveLength(3);
+    const itemNoOf = async (t: number) => (await getItemByTrajectory(ctx.db, c.id, t))!.itemNo;
+    expect(pending.items.map((i) => i.itemNo).sort()).toEqual([await itemNoOf(t1!), await itemNoOf(t2!)].sort());
+    // An annotator reviewing QA is not told which agent made the trajectory, nor its id (items go by number).
+    expect(pending.items.every((i) => i.runName === null && i.model === null && i.trajectoryId === null)).toBe(true);
+    const t2No = await itemNoOf(t2!);
+    expect(pending.items.find((i) => i.itemNo === t2No)!.labels).toHaveLength(3);
 
     expect((await errorOf(async () => await qaItemReview(ctx.db, qaAnnotator, c.id, t3!))).message).toMatch(/still being labelled \(1 of 3 labels\)/);
     expect((await errorOf(async () => await qaQueue(ctx.db, ann[3]!, { campaignId: c.id }))).code).toBe("FORBIDDEN");

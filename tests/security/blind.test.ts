@@ -144,6 +144,15 @@ function inputsFor(path: string): unknown[] | undefined {
     "campaigns.qaQueue": campaigns.map((id) => ({ id })),
     "campaigns.qaReview": campaigns.flatMap((id) => trajectoryInputs.map((trajectoryId) => ({ id, trajectoryId }))),
     "campaigns.qaSubmit": campaigns.flatMap((id) => trajectoryInputs.map((trajectoryId) => ({ id, trajectoryId, decision: "confirmed", reason: "walk" }))),
+    // The QA page, by item number: the blind annotator is no QA reviewer, so every call is refused.
+    "qa.isReviewer": [undefined],
+    "qa.campaigns": [undefined],
+    "qa.queue": campaigns.map((c) => ({ campaignId: c })),
+    "qa.item": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
+    "qa.trajectory": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
+    "qa.steps": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n, from: 0 }))),
+    "qa.warmImages": items.map((n) => ({ campaignId, itemNo: n, width: 640 })),
+    "qa.submit": items.map((n) => ({ campaignId, itemNo: n, decision: "confirmed", reason: "walk" })),
   };
   return table[path];
 }

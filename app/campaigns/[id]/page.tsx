@@ -69,6 +69,11 @@ function ProtocolCompliance({ id, compliance: p }: { id: number; compliance: Com
               Review the pending items →
             </Link>
           )}
+          {p.qa.required && (
+            <Link className="link" href={`/qa/${id}`} data-testid="qa-page-link">
+              The QA reviewers&apos; page →
+            </Link>
+          )}
         </div>
         <div className="flex flex-col gap-1 text-[12.5px]">
           <span className="font-medium text-zinc-700">Guideline versions used by labels</span>

@@ -36,8 +36,15 @@ import {
   releaseAssignments,
   reopenItem,
   resolveSelection,
+  myQaCampaigns,
+  isDesignatedQaReviewer,
+  qaItem,
   qaItemReview,
+  qaItemStepWindow,
+  qaItemTrajectory,
   qaQueue,
+  submitQaItemReview,
+  warmQaItemImages,
   setCampaignAnnotators,
   setCampaignQaReviewers,
   submitQaReview,
@@ -322,4 +329,59 @@ export const labellingRouter = createTRPCRouter({
     await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
     return visibleLabelsOfTrajectory(ctx.db, ctx.actor, input.trajectoryId);
   }),
+});
+
+/**
+ * The QA page (`/qa/<campaign>/<item>`): designated QA reviewers, who may be plain annotators, review items whose
+ * labelling is over, by campaign-local item number. The service checks the designation and the blind rule.
+ */
+export const qaRouter = createTRPCRouter({
+  /** Whether the caller is a designated QA reviewer of any campaign (the nav shows the QA page). */
+  isReviewer: authedProcedure.query(({ ctx }) => isDesignatedQaReviewer(ctx.db, ctx.actor)),
+
+  /** The campaigns the caller is a designated QA reviewer of, with the items waiting. */
+  campaigns: authedProcedure.query(({ ctx }) => myQaCampaigns(ctx.db, ctx.actor)),
+
+  /** Items waiting for QA (disputed first under that strategy), with their labels in brief. */
+  queue: authedProcedure
+    .input(z.object({ campaignId: id, status: z.enum(["pending", "done"]).default("pending"), page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
+    .query(({ ctx, input }) => qaQueue(ctx.db, ctx.actor, input)),
+
+  /** One item's labels side by side and its consolidated label. */
+  item: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => qaItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+
+  /** The item's trajectory for the player (agent hidden from annotators). */
+  trajectory: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => qaItemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+
+  steps: authedProcedure
+    .input(z.object({ campaignId: id, itemNo: id, from: z.number().int().nonnegative(), count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW) }))
+    .query(({ ctx, input }) => qaItemStepWindow(ctx.db, ctx.actor, input)),
+
+  warmImages: authedProcedure
+    .input(
+      z.object({
+        campaignId: id,
+        itemNo: id,
+        width: z.number().int().positive().max(10_000),
+        fromStep: z.number().int().nonnegative().default(0),
+        raw: z.boolean().default(false),
+      }),
+    )
+    .mutation(async ({ ctx, input }) => ({ queued: await warmQaItemImages(ctx, ctx.actor, input) })),
+
+  /** Approve the consolidated label ("confirmed") or override it ("corrected"), with the reviewer's reasoning. */
+  submit: authedProcedure
+    .input(
+      z.object({
+        campaignId: id,
+        itemNo: id,
+        decision: z.enum(QA_DECISIONS),
+        verdict: z.enum(["success", "failure", "not_executable"]).optional(),
+        category: z.string().nullable().optional(),
+        firstFailingStep: z.number().int().nonnegative().nullable().optional(),
+        reason: z.string().max(5000),
+        ...decisionMetaInput,
+      }),
+    )
+    .mutation(({ ctx, input }) => submitQaItemReview(ctx.db, ctx.actor, input)),
 });

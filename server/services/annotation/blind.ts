@@ -145,6 +145,14 @@ export function hideAgentInRow<R extends AgentFields & { id: number }>(row: R, h
  */
 export async function hideAgentInTrajectory(db: Db, userId: string, t: PlayerTrajectory): Promise<PlayerTrajectory> {
   if (await mayViewEvaluations(db, userId, t.trajectory.id)) return t;
+  return withAgentHidden(t);
+}
+
+/**
+ * The player's trajectory with everything that could name its agent taken out (see hideAgentInTrajectory), for
+ * viewers who never learn the agent whatever the blind rule says: annotators reviewing QA.
+ */
+export function withAgentHidden(t: PlayerTrajectory): PlayerTrajectory {
   return {
     ...t,
     trajectory: { ...t.trajectory, id: 0, sourcePath: null, sourceFormat: HIDDEN_AGENT, createdAt: new Date(0), updatedAt: new Date(0) },

@@ -5,23 +5,26 @@
  * of the disagreement. The item is then "QA done" and its labels are frozen.
  *
  * QA reviewers are researchers and admins, or annotators a researcher designated for the campaign. QA is not
- * blind to labels (that is its point), but it opens only once an item's labelling is over, so no annotator can
- * use it to read labels of an item they still have to label; the first look is recorded as a reveal so any later
- * label of theirs on that trajectory is flagged as possibly anchored. Annotators reviewing QA still do not learn
- * which agent made a trajectory.
+ * blind to labels (that is its point), but it opens only once an item's labelling is over, and the blind rule
+ * still holds: a reviewer who labels the same trajectory blind (in this campaign or another) is refused its
+ * review and sees no labels of it in the queue until they have labelled it. The first look is recorded as a
+ * reveal so any later label of theirs on that trajectory is flagged as possibly anchored. Annotators reviewing QA
+ * never learn which agent made a trajectory, and address items by campaign-local number, as when labelling.
  */
 import type { Db } from "../../../db/database";
-import { getItemByTrajectory, isQaReviewer, listItemsInStates, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/campaigns";
 import { activeLabelsOfItems, getConsolidated, insertConsolidationEvent, upsertConsolidated, activeLabelsOfItem } from "../../../db/repositories/labels";
-import { recordReveal } from "../../../db/repositories/blind-rule";
-import type { CampaignRow } from "../../../db/schema/index";
+import { blindedOutsideCampaign, recordReveal } from "../../../db/repositories/blind-rule";
+import { getItemByNumber, getItemByTrajectory, isQaReviewer, isQaReviewerAnywhere, listCampaignsOfQaReviewer, listItemsInStates, qaPendingCounts, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/campaigns";
+import type { ImageDeps } from "../images";
+import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
+import type { CampaignItemRow, CampaignRow } from "../../../db/schema/index";
 import { hasRole, type Actor } from "../../auth/roles";
 import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
 import { QA_DECISIONS, qaStatusOf, type QaDecision } from "../../domain/annotation/protocols";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { requireCampaign } from "./campaigns";
 import { basedOnOf, decisionMeta, decisionReason, reviewOfItem, saveConsolidatedLabel } from "./consolidation";
-import { assertMayViewEvaluations } from "./blind";
+import { assertMayViewEvaluations, BlindError, hideAgentInTrajectory, withAgentHidden } from "./blind";
 import { withTransaction } from "../../../db/database";
 
 /** Researchers and admins, or an annotator designated as this campaign's QA reviewer. */
@@ -57,10 +60,13 @@ export async function qaQueue(db: Db, actor: Actor, q: { campaignId: number; sta
   const status = q.status ?? "pending";
   const qaStage = campaign.labelSchema.qaReview ?? false;
   // A campaign without a QA stage has nothing to review: an empty queue that says so.
-  if (!qaStage) return { campaign: { id: campaign.id, name: campaign.name }, qaStage, status, total: 0, page, pageSize, items: [] };
-  const { rows, total } = await listItemsInStates(db, campaign.id, ["agreed", "disputed", "adjudicated"], { offset: (page - 1) * pageSize, limit: pageSize }, status);
+  if (!qaStage) return { campaign: { id: campaign.id, name: campaign.name }, qaStage, status, disputedFirst: false, total: 0, page, pageSize, items: [] };
+  const disputedFirst = campaign.assignmentStrategy === "disputed_first";
+  const { rows, total } = await listItemsInStates(db, campaign.id, ["agreed", "disputed", "adjudicated"], { offset: (page - 1) * pageSize, limit: pageSize }, status, disputedFirst);
+  // Items the reviewer still labels blind in another campaign: listed, but without their labels (they cannot open them).
+  const blinded = new Set(await blindedOutsideCampaign(db, actor.userId, campaign.id));
   const byItem = new Map<number, { annotatorName: string; verdict: string; category: string | null; firstFailingStep: number | null }[]>();
-  for (const l of await activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
+  for (const l of await activeLabelsOfItems(db, rows.filter((r) => !blinded.has(r.trajectoryId)).map((r) => r.itemId))) {
     const list = byItem.get(l.itemId) ?? [];
     list.push({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep });
     byItem.set(l.itemId, list);
@@ -69,12 +75,15 @@ export async function qaQueue(db: Db, actor: Actor, q: { campaignId: number; sta
     campaign: { id: campaign.id, name: campaign.name },
     qaStage,
     status,
+    disputedFirst,
     total,
     page,
     pageSize,
     items: rows.map((r) => ({
-      trajectoryId: r.trajectoryId,
+      // Annotators address items by number: trajectory ids follow import order and would line items up with runs.
+      trajectoryId: researcher ? r.trajectoryId : null,
       itemNo: r.itemNo,
+      blind: blinded.has(r.trajectoryId),
       state: r.state,
       qaStatus: qaStatusOf(r.state, r.qaReviewedAt !== null),
       externalTaskId: r.externalTaskId,
@@ -93,9 +102,113 @@ export async function qaQueue(db: Db, actor: Actor, q: { campaignId: number; sta
 export async function qaItemReview(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
   const campaign = await requireQaCampaign(db, actor, campaignId);
   const item = await requireQaItem(db, campaign, trajectoryId);
-  if (hasRole(actor, "researcher")) await assertMayViewEvaluations(db, actor.userId, trajectoryId);
-  else await recordReveal(db, actor.userId, trajectoryId);
+  await assertMayQaSee(db, actor, item);
   return await reviewOfItem(db, campaign, item);
+}
+
+/**
+ * The blind rule at the QA stage: whoever still labels the item's trajectory blind in another campaign may not
+ * see its labels here. In this campaign the item's labelling is over, so a reviewer who also labels other items
+ * may review it; the look is recorded as a reveal, so should disputed-first still hand them the item, their
+ * label is flagged as made after seeing the others.
+ */
+async function assertMayQaSee(db: Db, actor: Actor, item: Pick<CampaignItemRow, "trajectoryId" | "campaignId">): Promise<void> {
+  if (hasRole(actor, "researcher")) return await assertMayViewEvaluations(db, actor.userId, item.trajectoryId);
+  if ((await blindedOutsideCampaign(db, actor.userId, item.campaignId, item.trajectoryId)).length) throw new BlindError(item.trajectoryId);
+  await recordReveal(db, actor.userId, item.trajectoryId);
+}
+
+// ---------------------------------------------------------------- the QA page, by item number
+
+/** True when the user is a designated QA reviewer of some campaign (the nav then offers the QA page). */
+export async function isDesignatedQaReviewer(db: Db, actor: Actor): Promise<boolean> {
+  return await isQaReviewerAnywhere(db, actor.userId);
+}
+
+/** The campaigns a user reviews QA for (designated reviewers), with how many items wait for their review. */
+export async function myQaCampaigns(db: Db, actor: Actor) {
+  const campaigns = await listCampaignsOfQaReviewer(db, actor.userId);
+  const pending = await qaPendingCounts(db, campaigns.map((c) => c.id));
+  return campaigns.map((c) => ({ id: c.id, name: c.name, status: c.status, qaStage: c.labelSchema.qaReview ?? false, templateId: c.templateId, pending: pending.get(c.id) ?? 0 }));
+}
+
+async function requireQaItemByNumber(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+  const campaign = await requireQaCampaign(db, actor, campaignId);
+  const byNumber = await getItemByNumber(db, campaignId, itemNo);
+  if (!byNumber) throw new NotFoundError(`item of campaign ${campaignId}`, itemNo);
+  if (byNumber.state === "open") throw new ConflictError(`Item ${itemNo} is still being labelled (${byNumber.labelCount} of ${campaign.annotatorsPerItem} labels); QA opens once it has all its labels`);
+  await assertMayQaSee(db, actor, byNumber);
+  return { campaign, item: byNumber };
+}
+
+/**
+ * One item's QA review as the QA page shows it: every label side by side and the consolidated label, without
+ * trajectory, item or user ids (the reviewer addresses the item by its number).
+ */
+export async function qaItem(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+  const { campaign, item } = await requireQaItemByNumber(db, actor, campaignId, itemNo);
+  const review = await reviewOfItem(db, campaign, item);
+  const c = review.consolidated;
+  return {
+    campaign: { ...review.campaign, instructions: campaign.instructions, assignmentStrategy: campaign.assignmentStrategy },
+    item: { itemNo: item.itemNo, state: item.state, labelCount: item.labelCount, qaReviewedAt: item.qaReviewedAt },
+    labels: review.labels
+      .filter((l) => l.status === "active")
+      .map((l) => ({
+        annotatorName: l.annotatorName,
+        verdict: l.verdict,
+        category: l.category,
+        firstFailingStep: l.firstFailingStep,
+        note: l.note,
+        answers: l.answers,
+        guidelineVersion: l.guidelineVersion,
+        timeSpentMs: l.timeSpentMs,
+        stepsOpened: l.stepsViewed?.length ?? null,
+        revision: l.revision,
+      })),
+    consolidated: c
+      ? {
+          verdict: c.verdict,
+          category: c.category,
+          firstFailingStep: c.firstFailingStep,
+          method: c.method,
+          reason: c.reason,
+          adjudicatorName: c.adjudicatorName,
+          confidence: c.confidence,
+          disagreementSource: c.disagreementSource,
+          qaDecision: c.qaDecision,
+          qaReviewerName: c.qaReviewerName,
+        }
+      : null,
+  };
+}
+
+/** The item's trajectory for the QA page's player; annotators never see which agent made it. */
+export async function qaItemTrajectory(db: Db, actor: Actor, campaignId: number, itemNo: number) {
+  const { item } = await requireQaItemByNumber(db, actor, campaignId, itemNo);
+  const t = await getTrajectoryForPlayer(db, item.trajectoryId);
+  return hasRole(actor, "researcher") ? await hideAgentInTrajectory(db, actor.userId, t) : withAgentHidden(t);
+}
+
+/** A window of the item's steps for the QA page's player, under the same check as the item. */
+export async function qaItemStepWindow(db: Db, actor: Actor, q: { campaignId: number; itemNo: number; from: number; count: number }) {
+  const { item } = await requireQaItemByNumber(db, actor, q.campaignId, q.itemNo);
+  return await getStepWindow(db, item.trajectoryId, q.from, q.count);
+}
+
+/** Queues the item's screenshots at the QA player's width. */
+export async function warmQaItemImages(deps: ImageDeps, actor: Actor, q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean }): Promise<number> {
+  const { item } = await requireQaItemByNumber(deps.db, actor, q.campaignId, q.itemNo);
+  return await warmTrajectoryImages(deps, { id: item.trajectoryId, width: q.width, fromStep: q.fromStep, raw: q.raw });
+}
+
+/** Records an item's QA review from the QA page (see submitQaReview); answers with the item number only. */
+export async function submitQaItemReview(db: Db, actor: Actor, input: Omit<QaReviewInput, "trajectoryId"> & { itemNo: number }, now = Date.now()) {
+  const { itemNo, ...rest } = input;
+  const { item } = await requireQaItemByNumber(db, actor, input.campaignId, itemNo);
+  const r = await submitQaReview(db, actor, { ...rest, trajectoryId: item.trajectoryId }, now);
+  const c = r.consolidated;
+  return { itemNo, qaStatus: r.qaStatus, decision: r.decision, consolidated: { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, method: c.method } };
 }
 
 export interface QaReviewInput {

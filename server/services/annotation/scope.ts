@@ -13,6 +13,7 @@
 import type { Db } from "../../../db/database";
 import { annotatorTrajectoryIds, blindedTrajectoryIds, isBlindedFor, isInAnnotatorCampaigns, labellingBlindCount, screenshotInAnnotatorCampaigns, taskInAnnotatorCampaigns, taskLabelledBlindBy } from "../../../db/repositories/blind-rule";
 import type { TrajectoryFilter } from "../../../db/repositories/trajectories";
+import { screenshotInQaItems } from "../../../db/repositories/campaigns";
 import { hasRole, type Actor } from "../../auth/roles";
 import { AppError } from "../../errors";
 import { taskOverview } from "../trajectory-views";
@@ -88,10 +89,11 @@ export async function taskForViewer(db: Db, actor: Actor, taskId: number) {
 
 /**
  * Whether the viewer may fetch a stored screenshot: researchers and admins any; others only one shown in a step
- * of a trajectory in their campaigns (including their blind items, which they see in the labelling player).
+ * of a trajectory in their campaigns (including their blind items, which they see in the labelling player), or of
+ * an item they may QA review (the QA page's player).
  * One indexed look-up per request; the route answers 404 otherwise, so the store cannot be probed for whether
  * a known image is in it.
  */
 export async function mayFetchScreenshot(db: Db, actor: Pick<Actor, "userId" | "role">, hash: string): Promise<boolean> {
-  return hasRole(actor, "researcher") || await screenshotInAnnotatorCampaigns(db, actor.userId, hash);
+  return hasRole(actor, "researcher") || await screenshotInAnnotatorCampaigns(db, actor.userId, hash) || await screenshotInQaItems(db, actor.userId, hash);
 }

@@ -59,7 +59,7 @@ export interface StepAnalysis {
  * What the player shows: a trajectory by id (researchers, browsing), or a campaign item by number (the labelling
  * page: annotators never address a trajectory they label blind by its id).
  */
-export type PlayerSource = { trajectoryId: number } | { campaignId: number; itemNo: number };
+export type PlayerSource = { trajectoryId: number } | { campaignId: number; itemNo: number; qa?: boolean };
 
 export function TrajectoryPlayer({
   source,
@@ -84,23 +84,35 @@ export function TrajectoryPlayer({
   const trajectoryId = "trajectoryId" in source ? source.trajectoryId : 0;
   const campaignId = "itemNo" in source ? source.campaignId : 0;
   const itemNo = "itemNo" in source ? source.itemNo : 0;
+  // The QA page plays an item by number too, through the QA reviewer's procedures.
+  const qa = "itemNo" in source && !!source.qa;
   const { data } = useSuspenseQuery(
-    itemNo ? trpc.labelling.item.queryOptions({ campaignId, itemNo }) : trpc.trajectories.byId.queryOptions({ id: trajectoryId }),
+    qa
+      ? trpc.qa.trajectory.queryOptions({ campaignId, itemNo })
+      : itemNo
+        ? trpc.labelling.item.queryOptions({ campaignId, itemNo })
+        : trpc.trajectories.byId.queryOptions({ id: trajectoryId }),
   ) as { data: PlayerData };
   const queryClient = useQueryClient();
   // Windows are cached like any query (the page may have rendered the initial step's window on the server).
   const loadWindow = useCallback<LoadStepWindow>(
     (from) =>
       queryClient.fetchQuery({
-        ...(itemNo ? trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from }) : trpc.trajectories.steps.queryOptions({ id: trajectoryId, from })),
+        ...(qa
+          ? trpc.qa.steps.queryOptions({ campaignId, itemNo, from })
+          : itemNo
+            ? trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from })
+            : trpc.trajectories.steps.queryOptions({ id: trajectoryId, from })),
         staleTime: Infinity,
       }),
-    [queryClient, trpc, campaignId, itemNo, trajectoryId],
+    [queryClient, trpc, campaignId, itemNo, trajectoryId, qa],
   );
   // The page may have fetched the initial step's window on the server: start with it rather than a placeholder.
   const [initialWindow] = useState(() =>
     queryClient.getQueryData(
-      (itemNo
+      (qa
+        ? trpc.qa.steps.queryOptions({ campaignId, itemNo, from: windowStart(Math.max(0, initialStep - 1)) })
+        : itemNo
         ? trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from: windowStart(Math.max(0, initialStep - 1)) })
         : trpc.trajectories.steps.queryOptions({ id: trajectoryId, from: windowStart(Math.max(0, initialStep - 1)) })
       ).queryKey,
@@ -108,9 +120,11 @@ export function TrajectoryPlayer({
   );
   const { mutate: warmTrajectory } = useMutation(trpc.trajectories.warmImages.mutationOptions());
   const { mutate: warmItem } = useMutation(trpc.labelling.warmImages.mutationOptions());
+  const { mutate: warmQaItem } = useMutation(trpc.qa.warmImages.mutationOptions());
   const warm = useCallback(
-    (q: { width: number; fromStep: number; raw: boolean }) => (itemNo ? warmItem({ campaignId, itemNo, ...q }) : warmTrajectory({ id: trajectoryId, ...q })),
-    [campaignId, itemNo, trajectoryId, warmItem, warmTrajectory],
+    (q: { width: number; fromStep: number; raw: boolean }) =>
+      qa ? warmQaItem({ campaignId, itemNo, ...q }) : itemNo ? warmItem({ campaignId, itemNo, ...q }) : warmTrajectory({ id: trajectoryId, ...q }),
+    [campaignId, itemNo, trajectoryId, warmItem, warmTrajectory, warmQaItem, qa],
   );
   const warmed = useRef(new Set<string>());
   // Once per display width (and raw/marked choice), ask the server to encode every step at that width, from
