@@ -32,7 +32,10 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse): Prom
     });
     const response = req.url!.startsWith("/api/auth/")
       ? await auth.handler(request)
-      : await fetchRequestHandler({ endpoint: "/api/trpc", req: request, router: appRouter, createContext: () => createTRPCContext({ headers: request.headers }, app) });
+      : await fetchRequestHandler({ endpoint: "/api/trpc", req: request, router: appRouter, createContext: () => createTRPCContext({ headers: request.headers }, app),
+          // A failed call fails the bench: say why, with the engine's own error.
+          onError: ({ path, error }) => console.error(`[bench server] ${path}: ${error.message}; cause: ${String((error.cause as { cause?: unknown } | undefined)?.cause ?? error.cause)}`),
+        });
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((v, k) => {
       if (k !== "set-cookie") out[k] = v;
