@@ -81,6 +81,12 @@ interface DbInfo {
   waiting: Array<() => void>;
   /** SQLite: runs one statement through the gate (rows as arrays for drizzle, or as objects for raw queries). */
   execute?: (text: string, params: unknown[], mode: "rows" | "get" | "objects") => Promise<{ rows: unknown; changes?: number; lastInsertRowid?: number | bigint }>;
+  /** SQLite: the queries `executePrepared` built, by name (their statements are in the connection's cache). */
+  prepared: Map<string, CompiledQuery>;
+}
+
+interface CompiledQuery {
+  execute(values?: Record<string, unknown>): PromiseLike<unknown> | unknown;
 }
 
 /** A transaction in progress on one database, visible to everything awaited inside it. */
@@ -134,7 +140,8 @@ function register(info: DbInfo): Db {
  * never sees, joins or loses another's half-done work (the connection is shared by the whole process).
  */
 export function registerSqlite(client: BetterSqlite3.Database): Db {
-  const info: DbInfo = { dialect: "sqlite", tables: sqliteSchema, base: null as unknown as Db, sqlite: client, holder: null, waiting: [] };
+  const info: DbInfo = { dialect: "sqlite", tables: sqliteSchema, base: null as unknown as Db, sqlite: client, holder: null, waiting: [], prepared: new Map() };
+  // The connection's statements by SQL text: every query, drizzle's or hand-written, is compiled once here.
   const statements = new Map<string, BetterSqlite3.Statement>();
   const prepare = (text: string): BetterSqlite3.Statement => {
     let statement = statements.get(text);
@@ -163,7 +170,7 @@ export function registerSqlite(client: BetterSqlite3.Database): Db {
 }
 
 export function registerPostgres(base: NodePgDatabase<typeof pgSchema>, pool: pg.Pool): Db {
-  return register({ dialect: "postgres", tables: pgSchema as unknown as Tables, base, pool, holder: null, waiting: [] });
+  return register({ dialect: "postgres", tables: pgSchema as unknown as Tables, base, pool, holder: null, waiting: [], prepared: new Map() });
 }
 
 export function dialectOf(db: Db): Dialect {
@@ -290,6 +297,40 @@ async function postgresTransaction<T>(info: DbInfo, db: Db, fn: (db: Db) => Prom
       open.done = true;
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Queries prepared once per connection
+
+/** A drizzle query that can be prepared (select, insert, update, delete), its values given as `sql.placeholder`s. */
+export interface Preparable<R> {
+  prepare(): { execute(values?: Record<string, unknown>): PromiseLike<R> | R };
+}
+
+/**
+ * Runs the query `build` makes under `name` with `values` for its placeholders, compiling it once per connection:
+ * for the hot paths (an annotator's "next" and "submit", a worker's claim) building the SQL text and compiling it
+ * cost more than running it.
+ *
+ * - SQLite: the query is built once per database and kept under `name`; its statement is the connection's cached
+ *   one for that SQL text (the same cache every other query uses), so it is compiled once.
+ * - PostgreSQL: a named prepared statement, parsed once by each pooled connection. The query is built again on each
+ *   call (cheap) so that inside `withTransaction` it runs on the transaction's connection.
+ *
+ * `name` must always stand for the same SQL text: values vary only through placeholders.
+ */
+export async function executePrepared<R>(db: Db, name: string, build: () => Preparable<R>, values: Record<string, unknown>): Promise<R> {
+  const info = infoOf(db);
+  if (info.dialect === "postgres") {
+    const query = build() as unknown as { prepare(name: string): { execute(values?: Record<string, unknown>): Promise<R> } };
+    return query.prepare(`verdict_${name}`).execute(values);
+  }
+  let query = info.prepared.get(name);
+  if (!query) {
+    query = build().prepare();
+    info.prepared.set(name, query);
+  }
+  return (await query.execute(values)) as R;
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@
  * running job names its lease owner, so a worker whose lease was taken away cannot overwrite the job's new state.
  */
 import { and, asc, count, desc, eq, gte, inArray, lte, lt, or, sql, type SQL } from "drizzle-orm";
-import { affectedRows, dialectOf, first, sqlFor, tablesOf, withTransaction, type Db } from "../database";
+import { affectedRows, dialectOf, executePrepared, first, sqlFor, tablesOf, withTransaction, type Db } from "../database";
 import type { JobRow, JobStatus } from "../schema/index";
 
 export interface NewJob {
@@ -66,15 +66,17 @@ interface ClaimValues {
 
 /**
  * The claim statement: take the first due, queued, uncancelled job matching the filter (priority, then insertion
- * order) whose group is below its concurrency limit. `value` spells the per-claim values: placeholders in the
- * statement SQLite prepares once, the values themselves on PostgreSQL.
+ * order) whose group is below its concurrency limit. The per-claim values (ClaimValues, and `types`) are
+ * placeholders, so one filter shape is one statement.
  */
-function claimStatement(db: Db, filter: ClaimFilter, value: (name: keyof ClaimValues) => SQL) {
+function claimStatement(db: Db, filter: ClaimFilter) {
+  const value = (name: keyof ClaimValues) => sql`${sql.placeholder(name)}`;
   const { jobs } = tablesOf(db);
   const d = sqlFor(db);
   const conds: SQL[] = [eq(jobs.status, "queued"), sql`${jobs.runAfter} <= ${value("nowMs")}`, eq(jobs.cancelRequested, false)];
   if (filter.types) {
-    conds.push(d.dialect === "sqlite" ? sql`${jobs.type} in (select value from json_each(${sql.placeholder("types")}))` : inArray(jobs.type, filter.types));
+    // The list of types is one value: JSON text on SQLite, an array on PostgreSQL.
+    conds.push(d.dialect === "sqlite" ? sql`${jobs.type} in (select value from json_each(${sql.placeholder("types")}))` : sql`${jobs.type} = any(${sql.placeholder("types")})`);
   }
   if (filter.groupKey !== undefined) conds.push(sql`${jobs.groupKey} = ${value("group")}`);
   // A job whose payload carries `groupConcurrency` waits while that many jobs of its group run (any worker):
@@ -107,34 +109,15 @@ function claimStatement(db: Db, filter: ClaimFilter, value: (name: keyof ClaimVa
   );
 }
 
-type PreparedClaim = ReturnType<ReturnType<typeof claimStatement>["prepare"]>;
-const preparedClaims = new WeakMap<Db, Map<string, PreparedClaim>>();
-
-/**
- * SQLite: the claim statement for one filter shape, built and prepared once per database. Claiming runs once per
- * job, and building the SQL each time cost more than running it.
- */
-function preparedClaim(db: Db, filter: ClaimFilter): PreparedClaim {
-  let cache = preparedClaims.get(db);
-  if (!cache) preparedClaims.set(db, (cache = new Map()));
-  const key = `${filter.types !== undefined}:${filter.groupKey !== undefined}`;
-  let stmt = cache.get(key);
-  if (!stmt) cache.set(key, (stmt = claimStatement(db, filter, (name) => sql`${sql.placeholder(name)}`).prepare()));
-  return stmt;
-}
-
 /** Atomically takes the next claimable job (queued, due, not cancelled) for `owner`, or returns undefined. */
 export async function claimNextJob(db: Db, owner: string, leaseMs: number, filter: ClaimFilter = {}, now = new Date()): Promise<JobRow | undefined> {
   if (filter.types && filter.types.length === 0) return undefined;
   const values: ClaimValues = { nowMs: now.getTime(), expiresMs: now.getTime() + leaseMs, owner, group: filter.groupKey ?? null };
-  const claimed = await withTransaction(
-    db,
-    async () =>
-      dialectOf(db) === "sqlite"
-        ? preparedClaim(db, filter).execute({ ...values, types: JSON.stringify(filter.types ?? []) })
-        : claimStatement(db, filter, (name) => sql`${values[name]}`),
-    { retries: CLAIM_RETRIES },
-  );
+  // Claiming runs once per job, and building the SQL each time cost more than running it: one statement per
+  // filter shape, prepared once per connection.
+  const shape = `claimJob_${filter.types !== undefined ? "typed" : "any"}_${filter.groupKey !== undefined ? "group" : "all"}`;
+  const types = dialectOf(db) === "sqlite" ? JSON.stringify(filter.types ?? []) : (filter.types ?? []);
+  const claimed = await withTransaction(db, async () => executePrepared(db, shape, () => claimStatement(db, filter), { ...values, types }), { retries: CLAIM_RETRIES });
   return claimed[0];
 }
 

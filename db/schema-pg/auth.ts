@@ -2,7 +2,7 @@
  * Accounts on PostgreSQL: better-auth's tables and Verdict's invitations, mirroring db/schema/auth.ts (the
  * property names are better-auth's field names, so they must stay identical to the SQLite schema's).
  */
-import { boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import type { Role } from "../schema/auth";
 import { epochMs, nowMs } from "./columns";
 
@@ -85,4 +85,11 @@ export const invitations = pgTable("invitations", {
   acceptedUserId: text("accepted_user_id").references(() => users.id, { onDelete: "set null" }),
   revokedAt: epochMs("revoked_at"),
   createdAt: epochMs("created_at").notNull().default(nowMs),
+});
+
+export const rateLimits = pgTable("rate_limits", {
+  id: text("id").primaryKey(),
+  key: text("key").notNull().unique(),
+  count: integer("count").notNull(),
+  lastRequest: bigint("last_request", { mode: "number" }).notNull(),
 });

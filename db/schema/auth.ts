@@ -105,3 +105,15 @@ export const invitations = sqliteTable("invitations", {
 
 export type UserRow = typeof users.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;
+
+/**
+ * better-auth's rate-limit counters (model "rateLimit"): one row per client address and auth path, so every web
+ * server behind a load balancer counts the same sign-in attempts. `lastRequest` is epoch milliseconds as a plain
+ * number, which is what better-auth reads and compares.
+ */
+export const rateLimits = sqliteTable("rate_limits", {
+  id: text("id").primaryKey(),
+  key: text("key").notNull().unique(),
+  count: integer("count").notNull(),
+  lastRequest: integer("last_request").notNull(),
+});

@@ -9,6 +9,10 @@
  * - warm: cache kept (moving between views while nothing is written).
  * Median of several runs after a warm-up, wall time and this process's CPU time (on a shared machine the wall time
  * includes waiting for a CPU; the load average is reported at the end). Scale with BENCH_ANALYTICS_TRAJECTORIES.
+ *
+ * On PostgreSQL (scripts/bench/engines.ts) the same generated rows are copied into a fresh migrated database with
+ * the store copy `npm run cli -- migrate-store` uses, and the views read them there; the CPU time then excludes
+ * the server's share.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -24,8 +28,12 @@ import {
   judgeAgreementList,
   judgeDisagreements,
 } from "../../server/services/analytics";
-import { closeDatabase, sqliteClient } from "../../db/database";
+import { sql } from "drizzle-orm";
+import { closeDatabase, postgresPool, rawRun, sqliteClient, type Db } from "../../db/database";
+import { openPostgresDatabase } from "../../db/postgres";
+import { copySqliteToPostgres } from "../../db/store-copy";
 import { generateAnalyticsData } from "./analytics-data";
+import { sqliteEngine, type BenchEngine } from "./engines";
 import type { BenchFigure } from "./types";
 
 const RUNS = 5;
@@ -49,14 +57,21 @@ async function measure(fn: () => unknown, before?: () => unknown, runs = RUNS): 
   return { wall: median(walls), cpu: median(cpus) };
 }
 
-export async function benchAnalytics(): Promise<{ name: string; value: number; unit: string; target?: string; ok?: boolean }[]> {
+export async function benchAnalytics(engine: BenchEngine = sqliteEngine()): Promise<BenchFigure[]> {
   const n = Number(process.env.BENCH_ANALYTICS_TRAJECTORIES ?? 100_000);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-analytics-"));
+  const installation = engine.backend === "postgres" ? await engine.install("verdict-bench-analytics-pg-") : null;
   const figures: BenchFigure[] = [];
   try {
     const started = performance.now();
     const data = await generateAnalyticsData(path.join(dir, "bench.db"), { trajectories: n });
-    const { db } = data;
+    let db: Db = data.db;
+    if (installation) {
+      const target = openPostgresDatabase(installation.config.postgresUrl!).db;
+      await copySqliteToPostgres(sqliteClient(data.db), postgresPool(target));
+      await closeDatabase(data.db);
+      db = target;
+    }
     figures.push({ name: `generate ${n.toLocaleString("en-US")} trajectories, ${data.labels.toLocaleString("en-US")} labels, ${data.verdicts.toLocaleString("en-US")} verdicts`, value: (performance.now() - started) / 1000, unit: "s" });
     const [judgeA] = data.judgeKeys;
     const scope = {};
@@ -77,15 +92,11 @@ export async function benchAnalytics(): Promise<{ name: string; value: number; u
       figures.push({ name: `${name}, cold, CPU time`, value: cold.cpu, unit: "ms CPU" });
     }
     // Writes as the application makes them, flipping one row back and forth so the data stays the same size.
-    const sqlite = sqliteClient(db);
-    const flipLabel = sqlite.prepare("update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ?)");
-    const flipConsolidated = sqlite.prepare("update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ?)");
-    const flipVerdict = sqlite.prepare("update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ?)");
-    const afterLabel = () => {
-      flipLabel.run(data.campaignId);
-      flipConsolidated.run(data.campaignId);
+    const afterLabel = async () => {
+      await rawRun(db, sql`update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ${data.campaignId})`);
+      await rawRun(db, sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${data.campaignId})`);
     };
-    const afterVerdict = () => flipVerdict.run(judgeA);
+    const afterVerdict = () => rawRun(db, sql`update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ${judgeA})`);
     for (const [name, fn] of views) {
       const m = await measure(fn, afterLabel);
       figures.push({ name: `${name}, after a label`, value: m.wall, unit: "ms", target: "≤ 300 ms", ok: m.wall <= 300 });
@@ -101,6 +112,7 @@ export async function benchAnalytics(): Promise<{ name: string; value: number; u
     await closeDatabase(db);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
+    installation?.remove();
   }
   return figures;
 }

@@ -1,7 +1,8 @@
 /**
  * The HTTP server of the annotation bench (scripts/bench/annotation.ts), run in its own process: better-auth at
  * /api/auth and the app's tRPC router at /api/trpc, behind the same fetch handlers as app/api/…/route.ts, on
- * 127.0.0.1 with a free port. Prints "listening <url>" when ready. argv: database file, data folder.
+ * 127.0.0.1 with a free port. Prints "listening <url>" when ready. argv: database file, data folder, PostgreSQL URL
+ * (or "-" for the SQLite file).
  */
 import http from "node:http";
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
@@ -11,8 +12,8 @@ import { getAuth } from "../../server/auth/auth";
 import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
 
-const [dbPath, dataDir] = process.argv.slice(2);
-const app = createAppContext({ dbPath: dbPath!, dataDir: dataDir!, chromiumPath: "/usr/bin/chromium" });
+const [dbPath, dataDir, postgresUrl] = process.argv.slice(2);
+const app = createAppContext({ dbPath: dbPath!, dataDir: dataDir!, ...(postgresUrl && postgresUrl !== "-" ? { postgresUrl } : {}), chromiumPath: "/usr/bin/chromium" });
 const auth = await getAuth(app);
 
 async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -31,7 +32,10 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse): Prom
     });
     const response = req.url!.startsWith("/api/auth/")
       ? await auth.handler(request)
-      : await fetchRequestHandler({ endpoint: "/api/trpc", req: request, router: appRouter, createContext: () => createTRPCContext({ headers: request.headers }, app) });
+      : await fetchRequestHandler({ endpoint: "/api/trpc", req: request, router: appRouter, createContext: () => createTRPCContext({ headers: request.headers }, app),
+          // A failed call fails the bench: say why, with the engine's own error.
+          onError: ({ path, error }) => console.error(`[bench server] ${path}: ${error.message}; cause: ${String((error.cause as { cause?: unknown } | undefined)?.cause ?? error.cause)}`),
+        });
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((v, k) => {
       if (k !== "set-cookie") out[k] = v;

@@ -17,17 +17,18 @@
  * (BENCH_ANNOTATION_GOLD_ITEMS trajectories marked gold, default 20, at BENCH_ANNOTATION_GOLD_RATE, default 0.1)
  * and hands items out by BENCH_ANNOTATION_STRATEGY (default least_covered; random, by_site, by_run,
  * disputed_first); "next" has its own target, p95 ≤ 30 ms.
+ *
+ * Runs on the engine it is given (scripts/bench/engines.ts): the SQLite file, or a PostgreSQL database that the
+ * server process reaches over its pool, as a team deployment's web server does.
  */
 import { spawn } from "node:child_process";
 import crypto from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createTRPCClient, httpLink } from "@trpc/client";
 import { sql } from "drizzle-orm";
 import superjson from "superjson";
 import { closeDatabase, rawGet, withTransaction } from "../../db/database";
+import type { VerdictConfig } from "../../server/config";
 import { ensureTask, ensureTaskSet, upsertRun } from "../../db/repositories/catalog";
 import { saveTrajectory } from "../../db/repositories/trajectories";
 import type { AppRouter } from "../../server/api/root";
@@ -35,6 +36,7 @@ import { createAppContext, type AppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
 import { createCampaign, markGold, updateQualitySettings } from "../../server/services/annotation";
 import { ASSIGNMENT_STRATEGIES, type AssignmentStrategy } from "../../server/domain/annotation/assignment";
+import { sqliteEngine, type BenchEngine } from "./engines";
 import { percentile, type BenchFigure } from "./types";
 
 const K = 3;
@@ -56,10 +58,10 @@ async function seedTrajectories(app: AppContext, n: number): Promise<number[]> {
 
 /** Starts the HTTP server (scripts/bench/annotation-server.ts) in its own process, so the 50 clients here do not
  * share its event loop; resolves with its base URL once it listens. */
-function startServerProcess(dbPath: string, dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
+function startServerProcess(config: VerdictConfig): Promise<{ url: string; stop(): Promise<void> }> {
   // BENCH_ANNOTATION_SERVER_ARGS: extra Node flags for the server, e.g. "--cpu-prof" to see where its time goes.
   const extra = (process.env.BENCH_ANNOTATION_SERVER_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...extra, "--import", "tsx", fileURLToPath(new URL("./annotation-server.ts", import.meta.url)), dbPath, dataDir], {
+  const child = spawn(process.execPath, [...extra, "--import", "tsx", fileURLToPath(new URL("./annotation-server.ts", import.meta.url)), config.dbPath, config.dataDir, config.postgresUrl ?? "-"], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   return new Promise((resolve, reject) => {
@@ -96,7 +98,7 @@ async function signIn(base: string, email: string): Promise<string> {
     .join("; ");
 }
 
-export async function benchAnnotation(): Promise<BenchFigure[]> {
+export async function benchAnnotation(engine: BenchEngine = sqliteEngine()): Promise<BenchFigure[]> {
   const totalLabels = Number(process.env.BENCH_ANNOTATION_LABELS ?? 5000);
   const annotatorCount = Number(process.env.BENCH_ANNOTATION_ANNOTATORS ?? 50);
   const thinkMs = Number(process.env.BENCH_ANNOTATION_THINK_MS ?? 1000);
@@ -105,8 +107,8 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
   const goldRate = Number(process.env.BENCH_ANNOTATION_GOLD_RATE ?? 0.1);
   const strategy = (process.env.BENCH_ANNOTATION_STRATEGY ?? "least_covered") as AssignmentStrategy;
   if (!ASSIGNMENT_STRATEGIES.includes(strategy)) throw new Error(`BENCH_ANNOTATION_STRATEGY: one of ${ASSIGNMENT_STRATEGIES.join(", ")}, got ${strategy}`);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-annotation-"));
-  const app = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" });
+  const installation = await engine.install("verdict-bench-annotation-");
+  const app = createAppContext(installation.config);
   let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
     const ids = await seedTrajectories(app, Math.ceil((totalLabels + burstLabels) / K));
@@ -125,7 +127,7 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
     for (const t of ids.slice(0, goldItems)) await markGold(app.db, researcher, { campaignId: campaign.id, trajectoryId: t, verdict: "success" });
     await updateQualitySettings(app.db, researcher, campaign.id, { goldRate, assignmentStrategy: strategy });
 
-    server = await startServerProcess(app.config.dbPath, dir);
+    server = await startServerProcess(app.config);
     const base = server.url;
     const clients = await Promise.all(
       people.map(async (p) => {
@@ -188,7 +190,7 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
     const labelRows = await count(sql`select count(*) as n from labels where status = 'active'`);
     const revisionRows = await count(sql`select count(*) as n from label_revisions`);
     // Gold items are labelled by every annotator; the k limit holds for the others.
-    const overfull = await count(sql`select count(*) as n from (select item_id from labels where item_id not in (select item_id from gold_items) group by item_id having count(*) > ${K})`);
+    const overfull = await count(sql`select count(*) as n from (select item_id from labels where item_id not in (select item_id from gold_items) group by item_id having count(*) > ${K}) as overfull_items`);
     const exactlyOnce = labelRows === expected && revisionRows === expected && stored.size === expected && overfull === 0;
     const p95 = percentile(paced.submitMs, 95);
     return [
@@ -210,6 +212,6 @@ export async function benchAnnotation(): Promise<BenchFigure[]> {
   } finally {
     await server?.stop();
     await closeDatabase(app.db);
-    fs.rmSync(dir, { recursive: true, force: true });
+    installation.remove();
   }
 }

@@ -6,23 +6,31 @@
  *
  * The fake endpoint runs in its own process, as a real endpoint would: sharing Verdict's event loop, its request
  * parsing and hashing would be counted as Verdict's overhead.
+ *
+ * Then the same batch through separate worker processes (scripts/bench/judge-worker-child.ts, the app's own judge
+ * worker over the queue in the installation's database), 1 worker against 3 at the same concurrency each: issue
+ * 17 asks for ≥ 2.7× the throughput, so adding worker machines adds judging capacity. Throughput there is calls
+ * over the span from the first job's start to the last one's finish, read from the jobs, so process start-up does
+ * not count. Runs on the engine it is given (scripts/bench/engines.ts).
  */
 import { spawn } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { listVerdicts } from "../../db/repositories/evaluation";
 import { closeDatabase } from "../../db/database";
-import { createAppContext } from "../../server/context";
-import { createJudgeBatch, runJudgeBatch } from "../../server/services/judge/batch";
+import { createAppContext, type AppContext } from "../../server/context";
+import { jobsOfGroup } from "../../server/services/jobs/queue";
+import { batchGroupKey, createJudgeBatch, runJudgeBatch } from "../../server/services/judge/batch";
 import { createJudgeConfig } from "../../server/services/judge/configs";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../../tests/helpers/judge-fixtures";
+import { sqliteEngine, type BenchEngine } from "./engines";
 import type { BenchFigure } from "./types";
 
 const TRAJECTORIES = 40;
 const K_VALUES = [1, 2, 3, "full"] as const;
 const CONCURRENCY = 8;
 const LATENCY_MS = 500;
+/** Concurrency of each worker process in the 1-vs-3 comparison. */
+const WORKER_CONCURRENCY = 4;
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
 
 async function startEndpointProcess(delayMs: number) {
@@ -49,10 +57,39 @@ async function startEndpointProcess(delayMs: number) {
   };
 }
 
-export async function benchJudge(): Promise<BenchFigure[]> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-judge-"));
+/**
+ * A fresh batch over `trajectoryIds` run by `workers` worker processes of WORKER_CONCURRENCY each; its throughput
+ * (calls per second from the first start to the last finish) and how many pairs got exactly one verdict.
+ */
+async function runWithWorkers(ctx: AppContext, configId: number, trajectoryIds: number[], workers: number): Promise<{ rate: number; calls: number; pairs: number; verdicts: number }> {
+  const { batch, estimate } = await createJudgeBatch(ctx.db, { config: configId, trajectoryIds, kValues: [...K_VALUES], concurrency: WORKER_CONCURRENCY, force: true });
+  const child = path.join(root, "scripts", "bench", "judge-worker-child.ts");
+  const procs = Array.from({ length: workers }, (_, w) => {
+    const proc = spawn(process.execPath, ["--import", "tsx", child, ctx.config.dataDir, ctx.config.dbPath, ctx.config.postgresUrl ?? "-", String(batch.id), `bench-judge-w${w}`, String(WORKER_CONCURRENCY)], {
+      cwd: root,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let err = "";
+    proc.stderr.on("data", (d) => (err += d));
+    const ready = new Promise<void>((resolve) => proc.stdout.once("data", () => resolve()));
+    const exit = new Promise<void>((resolve, reject) => proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`judge worker ${w} exited ${code}: ${err.slice(-500)}`)))));
+    return { proc, ready, exit };
+  });
+  await Promise.race([Promise.all(procs.map((p) => p.ready)), Promise.all(procs.map((p) => p.exit))]);
+  for (const p of procs) p.proc.stdin.end("go\n");
+  await Promise.all(procs.map((p) => p.exit));
+  const jobs = (await jobsOfGroup(ctx.db, batchGroupKey(batch.id))).filter((j) => j.status === "succeeded");
+  if (jobs.length !== estimate.calls) throw new Error(`${estimate.calls - jobs.length} of ${estimate.calls} judge jobs did not succeed with ${workers} worker(s)`);
+  const first = Math.min(...jobs.map((j) => j.startedAt!.getTime()));
+  const last = Math.max(...jobs.map((j) => j.finishedAt!.getTime()));
+  const verdicts = await listVerdicts(ctx.db, { batchId: batch.id });
+  return { rate: jobs.length / Math.max(0.001, (last - first) / 1000), calls: estimate.calls, pairs: new Set(verdicts.map((v) => `${v.trajectoryId}:${v.k}`)).size, verdicts: verdicts.length };
+}
+
+export async function benchJudge(engine: BenchEngine = sqliteEngine()): Promise<BenchFigure[]> {
+  const installation = await engine.install("verdict-bench-judge-");
   const fake = await startEndpointProcess(LATENCY_MS);
-  const ctx = createAppContext({ dbPath: path.join(dir, "bench.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" });
+  const ctx = createAppContext(installation.config);
   try {
     const trajs = await seedTrajectories(ctx, Array.from({ length: TRAJECTORIES }, () => ({ steps: 5 })), "bench-judge");
     const config = await createJudgeConfig(ctx.db, { name: "bench", baseUrl: fake.baseUrl, model: "bench-model" }, LOCAL_JUDGE_ENV);
@@ -74,6 +111,10 @@ export async function benchJudge(): Promise<BenchFigure[]> {
     const rate = result.jobs.counts.succeeded / seconds;
     const stats = await fake.stats();
     const ideal = CONCURRENCY / (LATENCY_MS / 1000);
+    const one = await runWithWorkers(ctx, config.id, trajs.map((t) => t.id), 1);
+    const three = await runWithWorkers(ctx, config.id, trajs.map((t) => t.id), 3);
+    const ratio = three.rate / one.rate;
+    const exact = (r: typeof one) => r.pairs === r.calls && r.verdicts === r.calls;
     return [
       { name: `judge batch throughput (${expected} calls, c=${CONCURRENCY}, ${LATENCY_MS} ms)`, value: rate, unit: "verdicts/s", target: "≥ 14", ok: rate >= 14 },
       { name: `judge batch efficiency vs ideal ${ideal}/s`, value: (100 * rate) / ideal, unit: "%" },
@@ -81,10 +122,13 @@ export async function benchJudge(): Promise<BenchFigure[]> {
       { name: "judge verdicts duplicated", value: duplicated, unit: "verdicts", target: "0", ok: duplicated === 0 },
       { name: "judge endpoint requests", value: stats.requests, unit: "requests", target: `${expected}`, ok: stats.requests === expected },
       { name: "judge max calls in flight", value: stats.maxInFlight, unit: "calls", target: `${CONCURRENCY}`, ok: stats.maxInFlight === CONCURRENCY },
+      { name: `judge workers: 1 process (c=${WORKER_CONCURRENCY}, ${one.calls} calls)`, value: one.rate, unit: "verdicts/s", target: "each pair once", ok: exact(one) },
+      { name: `judge workers: 3 processes (c=${WORKER_CONCURRENCY} each, ${three.calls} calls)`, value: three.rate, unit: "verdicts/s", target: "each pair once", ok: exact(three) },
+      { name: "judge workers: 3 processes / 1 process throughput", value: ratio, unit: "×", target: "≥ 2.7×", ok: ratio >= 2.7 },
     ];
   } finally {
     fake.stop();
     await closeDatabase(ctx.db);
-    fs.rmSync(dir, { recursive: true, force: true });
+    installation.remove();
   }
 }

@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../server/config";
 import { createJobQueue } from "../../server/services/jobs/create-queue";
-import { postgresSkipReason, startPostgres, type TestPostgres } from "../../tests/helpers/postgres";
+import { findPostgresBinDir, MISSING_POSTGRES, startPostgres, type ThrowawayPostgres } from "./postgres";
 import type { BenchFigure } from "./types";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
@@ -52,11 +52,11 @@ async function runBatch(target: string, jobs: number, workers: number, concurren
 export async function benchQueue(): Promise<BenchFigure[]> {
   const figures: BenchFigure[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-queue-"));
-  let pg: TestPostgres | null = null;
+  let pg: ThrowawayPostgres | null = null;
   try {
     const sqliteFile = path.join(dir, "queue.db");
     figures.push({ name: "SQLite: 2,000 no-op jobs, 3 worker processes", value: await runBatch(sqliteFile, 2_000, 3, 4, 0), unit: "jobs/s" });
-    const skip = postgresSkipReason();
+    const skip = findPostgresBinDir() ? null : MISSING_POSTGRES;
     if (skip) {
       console.log(`  (pg-boss figures skipped: ${skip})`);
       return figures;

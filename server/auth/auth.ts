@@ -45,11 +45,11 @@ export const authRequestState = new AsyncLocalStorage<{ databaseBusy: boolean }>
  * (the adapter spells some queries per engine) and given that engine's table objects.
  */
 async function authDatabase(db: Db) {
-  const { users, sessions, accounts, verifications } = tablesOf(db);
+  const { users, sessions, accounts, verifications, rateLimits } = tablesOf(db);
   return drizzleAdapter(db, {
     provider: dialectOf(db) === "postgres" ? "pg" : "sqlite",
     usePlural: true,
-    schema: { users, sessions, accounts, verifications },
+    schema: { users, sessions, accounts, verifications, rateLimits },
   });
 }
 
@@ -121,6 +121,9 @@ async function buildAuth(db: Db, options: { secret: string; baseUrl?: string; or
       max: 600,
       // Password guessing: a few attempts per minute per address.
       customRules: { "/sign-in/email": { window: 60, max: 10 } },
+      // Counted in the database, not in this process: behind a load balancer each web server would otherwise
+      // allow its own 10 guesses a minute, and a restart would forget them.
+      storage: "database",
     },
     databaseHooks: {
       user: {
