@@ -10,6 +10,7 @@ import { DATABASE_BUSY_MESSAGE } from "@/server/api/trpc";
 import { authRequestState, getAuth } from "@/server/auth/auth";
 import { isAllowedHost, misdirectedResponse } from "@/server/auth/origins";
 import { getAppContext } from "@/server/context";
+import { isDatabaseBusy } from "@/db/client";
 
 const AUTH_MAX_BODY_BYTES = 64 * 1024;
 
@@ -20,7 +21,16 @@ async function handler(req: Request): Promise<Response> {
   if (limited instanceof Response) return limited;
   const state = { databaseBusy: false };
   const auth = await getAuth(app);
-  const response = await authRequestState.run(state, () => auth.handler(limited));
+  let response: Response;
+  try {
+    response = await authRequestState.run(state, () => auth.handler(limited));
+  } catch (error) {
+    // The sign-in rate limit is counted in the database before better-auth's own error handling starts, so a busy
+    // database can surface here instead.
+    if (!isDatabaseBusy(error)) throw error;
+    state.databaseBusy = true;
+    response = new Response(null, { status: 500 });
+  }
   if (state.databaseBusy && response.status >= 500) {
     // Nothing was written (e.g. the new session); signing in again in a moment works.
     return new Response(JSON.stringify({ message: DATABASE_BUSY_MESSAGE, code: "DATABASE_BUSY", retryable: true }) + "\n", {
