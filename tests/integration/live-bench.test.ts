@@ -9,6 +9,8 @@
  * `blocked`; a failing reset ending as `infra_error` after its retries; both left out of the success rate; a profile
  * allowing only its own hosts.
  */
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -450,5 +452,75 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         await other.close();
       }
     });
+  });
+});
+
+// The same benchmark run from the command line, as a researcher scripts it: the profile from a file (with an
+// uploaded storage state beside it), the VWA config file as the task source, the run carried out by the CLI itself.
+describe.skipIf(!haveChromium)("npm run cli -- run --profile", () => {
+  const root = path.resolve(__dirname, "../..");
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-cli-"));
+    forum.resets = market.resets = forum.logins = market.logins = 0;
+    forum.resetStatus = market.resetStatus = 200;
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  // Asynchronous on purpose: the stand-in sites answer from this process, so it must not block while the CLI runs.
+  async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+      const r = await promisify(execFile)(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
+        cwd: root,
+        env: { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "verdict.db") },
+        timeout: 180_000,
+      });
+      return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    } catch (e) {
+      const err = e as { code: number; stdout: string; stderr: string };
+      return { code: err.code, stdout: err.stdout, stderr: err.stderr };
+    }
+  }
+
+  it("creates the profile from its file and runs an imported VWA task set with it: one login, a reset per task, rules passed", async () => {
+    fs.writeFileSync(path.join(dir, "market_state.json"), storageStateFileFor(market));
+    fs.writeFileSync(
+      path.join(dir, "lab.json"),
+      JSON.stringify({
+        name: "lab",
+        sites: [
+          {
+            placeholder: "__REDDIT__",
+            url: forum.baseUrl,
+            login: { kind: "recipe", url: `${forum.baseUrl}/login`, usernameSelector: "#user", passwordSelector: "#pass", submitSelector: "#go", username: SITE_USER, password: SITE_PASSWORD },
+            reset: { method: "POST", url: `${forum.baseUrl}/reset` },
+          },
+          { placeholder: "__SHOPPING__", url: market.baseUrl, login: { kind: "storageState", stateFile: "market_state.json" } },
+        ],
+      }),
+    );
+    const created = await cli(["deployment-profile", "create", "--file", path.join(dir, "lab.json")]);
+    expect(created.code, created.stderr).toBe(0);
+    const configs = path.join(dir, "test_reddit.raw.json");
+    fs.writeFileSync(configs, JSON.stringify([vwaTask(0), vwaTask(1)]));
+    const script = path.join(dir, "script.txt");
+    fs.writeFileSync(script, "click [{{Red kettle}}]\nstop [Red kettle]\n");
+
+    const r = await cli(["run", "--tasks", configs, "--policy", "scripted", "--script", script, "--profile", "lab", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
+    expect(out, JSON.stringify(out.trajectories)).toMatchObject({ status: "finished", counts: { total: 2, succeeded: 2 }, successRate: { successes: 2, n: 2, infraErrors: 0, blocked: 0 } });
+    expect(out.trajectories.map((t: { finalAnswer: string; steps: number }) => [t.finalAnswer, t.steps])).toEqual([
+      ["Red kettle", 2],
+      ["Red kettle", 2],
+    ]);
+    expect(forum.logins).toBe(1);
+    expect(forum.resets).toBe(2);
+
+    // A profile name that does not exist fails naming it, before anything is queued.
+    const missing = await cli(["run", "--tasks", configs, "--policy", "scripted", "--profile", "no-such-lab"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/deployment profile.*no-such-lab/);
+    expect(missing.stderr).not.toMatch(/queued/);
   });
 });
