@@ -19,6 +19,8 @@ export interface LoginSite {
   imageFetches: number;
   /** Status the reset endpoint answers with (200 by default). */
   resetStatus: number;
+  /** Runs before the reset endpoint answers (a test's way to break the infrastructure mid-preparation). */
+  onReset?: () => void | Promise<void>;
   cookieName: string;
   token: string;
   image: Buffer;
@@ -43,7 +45,7 @@ export async function startLoginSite(name: string, item: string): Promise<LoginS
     const html = (status: number, title: string, body: string) => res.writeHead(status, { "content-type": "text/html" }).end(page(title, body));
     if (url.pathname === "/reset") {
       site.resets++;
-      res.writeHead(site.resetStatus, { "content-type": "text/plain" }).end(site.resetStatus === 200 ? "reset" : "the database did not come back");
+      void Promise.resolve(site.onReset?.()).then(() => res.writeHead(site.resetStatus, { "content-type": "text/plain" }).end(site.resetStatus === 200 ? "reset" : "the database did not come back"));
       return;
     }
     if (url.pathname.startsWith("/static/")) {

@@ -152,6 +152,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
     if (!haveChromium) return;
     forum.resets = market.resets = forum.logins = market.logins = forum.imageFetches = market.imageFetches = 0;
     forum.resetStatus = market.resetStatus = 200;
+    forum.onReset = market.onReset = undefined;
   });
   afterEach(async () => {
     await ctx.cleanup();
@@ -426,6 +427,36 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       } finally {
         await other.close();
       }
+    });
+
+    it("a browser that dies before the first step is launched again and the task retried; dying every time is an infrastructure error", async () => {
+      const lab = await profile();
+      const ids = await importTasks([vwaTask(0)]);
+      const policy = { kind: "scripted" as const, source: "actions" as const, actions: ["stop [Red kettle]"] };
+      // The browser goes away while the deployment is being reset, once: the second attempt gets a new browser.
+      let kills = 0;
+      forum.onReset = async () => {
+        if (kills++ === 0) await browsers.at(-1)!.close();
+      };
+      const first = await start({ tasks: { from: "tasks", taskIds: ids }, policy, settings: { deploymentProfileId: lab.id, infraRetries: 2 } });
+      await work(first.runId);
+      const [once] = (await trajectories(first.runId)) as [RecordedTask];
+      expect(once.detail.trajectory, once.detail.trajectory.outcomeDetail ?? "").toMatchObject({ outcome: "answered", finalAnswer: "Red kettle" });
+      expect(forum.resets).toBe(2);
+      expect(browsers).toHaveLength(2);
+
+      // Every attempt loses its browser: the deployment's failure after 1 + 2 attempts, not the agent's.
+      forum.onReset = async () => {
+        await browsers.at(-1)!.close();
+      };
+      const second = await start({ tasks: { from: "tasks", taskIds: ids }, policy, settings: { deploymentProfileId: lab.id, infraRetries: 2 } });
+      await work(second.runId);
+      const [always] = (await trajectories(second.runId)) as [RecordedTask];
+      expect(always.detail.trajectory.outcome).toBe("infra_error");
+      expect(always.detail.trajectory.outcomeDetail).toMatch(/closed.*\(3 attempts\)$/);
+      const detail = await liveRunDetail({ db: ctx.db, env: {} }, second.runId);
+      expect(detail.successRate).toMatchObject({ n: 0, infraErrors: 1 });
+      forum.onReset = undefined;
     });
 
     it("a profile allows only its own hosts: another loopback port is refused", async () => {

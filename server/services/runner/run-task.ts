@@ -294,7 +294,6 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       if (settings.hostConcurrency) {
         releaseHost = await deps.hostSlots?.acquire(new URL(startUrl!).hostname, settings.hostConcurrency, job.signal) ?? null;
       }
-      const browser = await deps.browser();
       // This run's own egress proxy: its rules are the run's (private network allowed or not).
       egress = await EgressProxy.start({
         rules: egressRules,
@@ -331,6 +330,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       // Everything before the agent's first step is the deployment's business: its failures are retried, then
       // recorded as an infrastructure error rather than the agent's failure.
       const prepare = async (): Promise<{ session: BrowserSession; inputImages: { dataUrl: string; source: string }[] }> => {
+        // Asked for on every attempt: a browser that died during the last one is launched again, not reused.
+        const browser = await deps.browser();
         let runtime: Map<string, SiteRuntime> | null = null;
         if (plan) {
           try {
