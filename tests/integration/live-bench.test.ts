@@ -116,11 +116,11 @@ function start(req: LiveRunRequestInput) {
   return startLiveRun({ db: ctx.db, env: LOCAL_JUDGE_ENV }, liveRunRequestSchema.parse(req));
 }
 
-function work(runId: number, env: Record<string, string> = {}) {
+function work(runId: number, env: Record<string, string> = {}, concurrency = 1) {
   return runRunnerWorker({
     ctx,
     env: { ...LOCAL_JUDGE_ENV, ...env },
-    concurrency: 1,
+    concurrency,
     groupKey: liveGroupKey(runId),
     untilIdle: true,
     demoPort: null,
@@ -456,6 +456,29 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect(always.detail.trajectory.outcomeDetail).toMatch(/closed.*\(3 attempts\)$/);
       const detail = await liveRunDetail({ db: ctx.db, env: {} }, second.runId);
       expect(detail.successRate).toMatchObject({ n: 0, infraErrors: 1 });
+      forum.onReset = undefined;
+    });
+
+    it("tasks per host caps how many of a run's tasks are on one host at once, however many the worker runs", async () => {
+      const lab = await profile();
+      const ids = await importTasks([vwaTask(0), vwaTask(1), vwaTask(2)]);
+      const policy = { kind: "scripted" as const, source: "actions" as const, actions: ["stop [Red kettle]"] };
+      // Each task's reset (the first thing it does on the host) is held a moment, so overlapping tasks show.
+      let inFlight = 0;
+      let most = 0;
+      forum.onReset = async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 400));
+        inFlight--;
+      };
+      const capped = await start({ tasks: { from: "tasks", taskIds: ids }, policy, settings: { deploymentProfileId: lab.id, hostConcurrency: 1 } });
+      expect((await work(capped.runId, {}, 3)).succeeded).toBe(3);
+      expect(most).toBe(1);
+
+      most = 0;
+      const free = await start({ tasks: { from: "tasks", taskIds: ids }, policy, settings: { deploymentProfileId: lab.id } });
+      expect((await work(free.runId, {}, 3)).succeeded).toBe(3);
+      expect(most).toBeGreaterThan(1);
       forum.onReset = undefined;
     });
 
