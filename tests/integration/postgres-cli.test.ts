@@ -13,6 +13,11 @@ import { closeDatabase, sqliteClient } from "../../db/database";
 import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
 import { createTestContext } from "../helpers/context";
 import { postgresSkipReason, startPostgres, type TestPostgres } from "../helpers/postgres";
+import { startTestS3 } from "../helpers/s3";
+import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
+import { FolderObjectStore } from "../../server/services/storage/folder-object-store";
+import { S3ObjectStore } from "../../server/services/storage/s3-object-store";
+import { sha256 } from "../../server/domain/content-hash";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
@@ -115,6 +120,57 @@ describe.skipIf(!!skipReason)("npm run cli with VERDICT_DATABASE_URL=postgres://
       expect(already.code).toBe(2);
       expect(already.stderr).toContain("VERDICT_DATABASE_URL is set, so this installation already uses PostgreSQL");
     } finally {
+      fs.rmSync(installation.dir, { recursive: true, force: true });
+    }
+  });
+  it("migrate-store --files-to-bucket also copies every screenshot into the bucket, checked by hash, and can be run again", async () => {
+    const installation = createTestContext("verdict-cli-files-");
+    const s3 = await startTestS3();
+    const dataEnv = { VERDICT_DATA_DIR: installation.dir, VERDICT_DB: path.join(installation.dir, "verdict.db") };
+    try {
+      await closeDatabase(installation.db);
+      const results = await writeWebVoyagerFixture(path.join(installation.dir, "results"), [
+        { id: "Allrecipes--1", intent: "Find a recipe", url: "https://www.allrecipes.com/", actions: ["Click [1]", "Type [1]; soup", "ANSWER; soup"] },
+        { id: "Allrecipes--2", intent: "Find a cake", url: "https://www.allrecipes.com/", actions: ["Click [0]", "ANSWER; cake"] },
+      ]);
+      const imported = await cli(["import", results, "--json"], dataEnv);
+      expect(imported.code, imported.stderr).toBe(0);
+      const folder = new FolderObjectStore(path.join(installation.dir, "screenshots"));
+      const names: string[] = [];
+      for await (const o of folder.list()) names.push(o.name);
+      expect(names.length).toBeGreaterThanOrEqual(5);
+
+      // Without a bucket configured the option says what it needs.
+      const noBucket = await cli(["migrate-store", "--to", await server.createDatabase(), "--files-to-bucket"], dataEnv);
+      expect(noBucket.code).toBe(2);
+      expect(noBucket.stderr).toContain("--files-to-bucket needs the bucket: set VERDICT_S3_BUCKET");
+
+      const env = { ...dataEnv, ...s3.env() };
+      const r = await cli(["migrate-store", "--to", await server.createDatabase(), "--files-to-bucket", "--json"], env);
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect(report).toMatchObject({ verified: true, files: { objects: names.length, copied: names.length, alreadyThere: 0 } });
+      const bucket = new S3ObjectStore(s3.config(), "sha256");
+      for (const name of names) expect(sha256((await bucket.read(name))!)).toBe(name);
+      expect(s3.puts.filter((k) => k.startsWith("sha256/")).sort()).toEqual(names.map((n) => `sha256/${n.slice(0, 2)}/${n}`).sort());
+
+      // Again (an interrupted move started over, into a fresh database): nothing is uploaded twice.
+      s3.resetEvents();
+      const again = await cli(["migrate-store", "--to", await server.createDatabase(), "--files-to-bucket", "--json"], env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout).files).toMatchObject({ objects: names.length, copied: 0, alreadyThere: names.length });
+      expect(s3.puts).toEqual([]);
+
+      // A damaged file is named, not copied.
+      const damaged = names[0]!;
+      await bucket.delete(damaged);
+      fs.writeFileSync(folder.pathFor(damaged), "not the screenshot any more");
+      const bad = await cli(["migrate-store", "--to", await server.createDatabase(), "--files-to-bucket", "--json"], env);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toContain(`${folder.pathFor(damaged)}: its contents do not match its name`);
+      expect(await bucket.has(damaged)).toBe(false);
+    } finally {
+      await s3.stop();
       fs.rmSync(installation.dir, { recursive: true, force: true });
     }
   });
