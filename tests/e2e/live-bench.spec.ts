@@ -136,8 +136,11 @@ test("an admin describes the deployment; a run with its profile shows the Networ
   await expect(page.getByTestId("run-success-rate")).toContainText("1 of 1 succeeded");
   expect(forum.logins).toBe(1);
   expect(forum.resets).toBe(1);
+  // What the run could reach: the profile's sites, said plainly (not "each task's start host").
+  await expect(page.getByTestId("run-reach")).toHaveText("only the sites of profile “e2e lab”: 127.0.0.1");
   for (const size of VIEWPORTS) {
     await page.setViewportSize(size);
+    await expectCleanLayout(page);
     await screenshotAt(page, "live-run-benchmark", size);
   }
   await page.setViewportSize(VIEWPORTS[0]);
