@@ -96,6 +96,11 @@ describeEachBackend("judge batches", (backend) => {
 
       const { batch } = await createJudgeBatch(ctx.db, req);
       expect(batch).toMatchObject({ status: "pending", totalPairs: 18, estimatedCalls: 18, kValues: ["1", "3", "full"] });
+      // Calls after the first few answer slowly, so the batch is seen part-way done however busy the machine is.
+      fake.setResponder((r) => ({
+        reply: r.imageHashes.length % 2 === 1 ? "Reasoning: fine.\nVerdict: SUCCESS" : "Reasoning: no.\nVerdict: FAILURE",
+        delayMs: r.n > 4 ? 200 : 0,
+      }));
       const seen: BatchProgress[] = [];
       const result = await runJudgeBatch(deps, batch.id, { onProgress: (p) => seen.push(p), pollMs: 10 });
       expect(result.batch).toMatchObject({ status: "succeeded", succeeded: 18, failed: 0, cancelled: 0 });
