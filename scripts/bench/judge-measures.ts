@@ -44,12 +44,16 @@ export async function benchJudgeMeasures(): Promise<BenchFigure[]> {
     figures.push({ name: `generate ${n.toLocaleString("en-US")} trajectories, ${data.verdicts.toLocaleString("en-US")} sampled verdicts`, value: (performance.now() - started) / 1000, unit: "s" });
 
     const run = () => judgeMeasures(db, { scope: {}, unparseable: "exclude" });
-    const flipVerdict = sqlite.prepare("update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ?)");
-    const flipConsolidated = sqlite.prepare("update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ?)");
+    // Each write flips a row not flipped before (spread over sites and runs), so no state is ever seen twice: results
+    // kept from earlier states cannot flatter the figure.
+    const flipVerdict = sqlite.prepare("update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select id from evaluator_verdicts where evaluator_key = ? order by id limit 1 offset ?)");
+    const flipConsolidated = sqlite.prepare("update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select id from consolidated_labels where campaign_id = ? order by id limit 1 offset ?)");
+    let writes = 0;
+    const nextRow = () => (writes++ * 7919) % Math.max(1, Math.floor(n / 2));
     const cases: [string, (() => unknown) | undefined, boolean][] = [
       ["cold (cache emptied)", () => clearAnalyticsCache(db), true],
-      ["after a verdict", () => flipVerdict.run(data.judgeKeys[0]), true],
-      ["after a consolidated label", () => flipConsolidated.run(data.campaignId), true],
+      ["after a verdict", () => flipVerdict.run(data.judgeKeys[0], nextRow()), true],
+      ["after a consolidated label", () => flipConsolidated.run(data.campaignId, nextRow()), true],
       ["warm", undefined, false],
     ];
     for (const [name, before, target] of cases) {

@@ -56,6 +56,31 @@ describe("error rates with a bootstrap over tasks", () => {
     expect(clusteredErrorRates(data, { replicates: 500, seed: 12 }).falsePositive.low).not.toBe(undefined);
   });
 
+  it("with a memo, gives back an earlier result for the same input and draws again only for a changed one, equal to a fresh run", () => {
+    const store = new Map<string, ReturnType<typeof clusteredErrorRates>>();
+    let hits = 0;
+    const memo = { get: (k: string) => (store.has(k) ? (hits++, store.get(k)) : undefined), set: (k: string, v: ReturnType<typeof clusteredErrorRates>) => void store.set(k, v) };
+    const data = tasks([3, 1, 2, 4], [1, 0, 0, 5], [2, 2, 1, 1], [0, 1, 3, 0], [4, 0, 0, 2]);
+    const settings = { replicates: 400, seed: 5 };
+    const first = clusteredErrorRates(data, settings, memo);
+    expect(first).toEqual(clusteredErrorRates(data, settings));
+    expect(clusteredErrorRates(Float64Array.from(data), settings, memo)).toBe(first);
+    expect(hits).toBe(1);
+    // Empty tasks do not change the input: still a hit.
+    expect(clusteredErrorRates(Float64Array.from([...data, 0, 0, 0, 0]), settings, memo)).toBe(first);
+    // One count moved (a verdict flipped): a new result, the same as without the memo.
+    const changed = Float64Array.from(data);
+    changed[2] = 1;
+    changed[3] = 5;
+    const second = clusteredErrorRates(changed, settings, memo);
+    expect(hits).toBe(2);
+    expect(second).toEqual(clusteredErrorRates(changed, settings));
+    expect(second.falsePositive.estimate).not.toBe(first.falsePositive.estimate);
+    // Other settings are other inputs.
+    expect(clusteredErrorRates(data, { replicates: 400, seed: 6 }, memo)).toEqual(clusteredErrorRates(data, { replicates: 400, seed: 6 }));
+    expect(hits).toBe(2);
+  });
+
   it("ignores tasks with nothing compared and reports why there is no interval", () => {
     const empty = clusteredErrorRates(new Float64Array(2 * TASK_SLOTS));
     expect(empty).toMatchObject({ n: 0, tasks: 0, falsePositive: { estimate: null, low: null }, gap: { estimate: null } });

@@ -80,7 +80,17 @@ function percentile(values: Float64Array, count: number, level: number): [number
  * percentile intervals from a bootstrap that draws tasks with replacement. Tasks with no compared trajectory are
  * ignored. Seeded: the same input and seed give the same intervals.
  */
-export function clusteredErrorRates(taskCounts: Float64Array, settings: BootstrapSettings = {}): InstrumentErrors {
+/**
+ * Earlier results by their input: a result depends only on the task patterns, their multiplicities (in order) and the
+ * settings, so a caller recomputing after a small change (one verdict moves one site's and one run's counts) gets the
+ * untouched splits back without drawing their replicates again, and exactly the numbers a fresh bootstrap gives.
+ */
+export interface BootstrapMemo {
+  get(key: string): InstrumentErrors | undefined;
+  set(key: string, value: InstrumentErrors): void;
+}
+
+export function clusteredErrorRates(taskCounts: Float64Array, settings: BootstrapSettings = {}, memo?: BootstrapMemo): InstrumentErrors {
   const replicates = settings.replicates ?? 1000;
   const seed = settings.seed ?? 1;
   const level = settings.level ?? 0.95;
@@ -133,6 +143,10 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
   if (tasks === 0) return { ...base, reason: "no trajectory has both a human label and a counted verdict" };
   if (tasks === 1) return { ...base, reason: "all compared trajectories belong to one task: resampling tasks cannot give an interval" };
 
+  const memoKey = memo ? `${replicates}|${seed}|${level}|${patterns.join(",")}|${multiplicity.join(",")}` : "";
+  const known = memo?.get(memoKey);
+  if (known) return known;
+
   const rng = createRng(seed);
   const weights = Float64Array.from(multiplicity);
   const drawn = new Float64Array(weights.length);
@@ -170,12 +184,14 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
   const [fpLow, fpHigh] = point.fpr === null ? [null, null] : percentile(fpr, nFpr, level);
   const [fnLow, fnHigh] = point.fnr === null ? [null, null] : percentile(fnr, nFnr, level);
   const [gLow, gHigh] = point.gap === null ? [null, null] : percentile(gap, nGap, level);
-  return {
+  const result: InstrumentErrors = {
     ...base,
     falsePositive: { ...base.falsePositive, low: fpLow, high: fpHigh },
     falseNegative: { ...base.falseNegative, low: fnLow, high: fnHigh },
     gap: { ...base.gap, low: gLow, high: gHigh },
   };
+  memo?.set(memoKey, result);
+  return result;
 }
 
 /** Above this variance a binomial draw uses its normal approximation (error far below the bootstrap's own noise). */

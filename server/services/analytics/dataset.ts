@@ -14,6 +14,7 @@ import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loa
 import type { CountedTable } from "../../../db/schema/changes";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
+import type { BootstrapMemo, InstrumentErrors } from "../../domain/analytics/instrument";
 
 export interface TrajectoryFacts {
   n: number;
@@ -334,6 +335,27 @@ async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () =
 /** Forgets cached analytics data of a database (benchmarks measure cold computations with this). */
 export async function clearAnalyticsCache(db: Db): Promise<void> {
   caches.delete(db);
+  bootstrapMemos.delete(db);
+}
+
+const MAX_BOOTSTRAPS = 4000;
+const bootstrapMemos = new WeakMap<object, Map<string, InstrumentErrors>>();
+
+/**
+ * Bootstrap results of this database's measures by their input (see BootstrapMemo): after a write, only the splits
+ * whose counts it changed are drawn again. Bounded, oldest first out; results are a few hundred bytes each.
+ */
+export function bootstrapMemoFor(db: Db): BootstrapMemo {
+  let memo = bootstrapMemos.get(db);
+  if (!memo) bootstrapMemos.set(db, (memo = new Map()));
+  const entries = memo;
+  return {
+    get: (key) => entries.get(key),
+    set: (key, value) => {
+      entries.set(key, value);
+      if (entries.size > MAX_BOOTSTRAPS) entries.delete(entries.keys().next().value!);
+    },
+  };
 }
 
 export async function getFacts(db: Db): Promise<TrajectoryFacts> {

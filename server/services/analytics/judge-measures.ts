@@ -28,6 +28,7 @@ import {
 import type { UnparseablePolicy } from "../../domain/analytics/measures";
 import { evaluatorsInScope, runNames, type EvaluatorInfo } from "./common";
 import {
+  bootstrapMemoFor,
   cachedAnalytics,
   getFacts,
   getReference,
@@ -266,17 +267,18 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
   const runOf = (r: number) => runIndex.get(facts.runId[r]!) ?? -1;
   const settings = await evaluatorsInScope(db, await getVerdictSets(db), mask);
   const policy = input.unparseable;
+  const memo = bootstrapMemoFor(db);
 
   const evaluators: EvaluatorMeasures[] = settings.map(({ set, info }) => {
     const overall = taskCountsByGroup(set, ref, mask, tasks, () => 0, policy).get(0) ?? new Float64Array(0);
     const siteCounts = taskCountsByGroup(set, ref, mask, tasks, (r) => facts.site[r]! + 1, policy);
     const bySite: SplitErrors[] = [...siteCounts.entries()]
-      .map(([g, counts]) => ({ key: `site:${g === 0 ? "" : facts.sites[g - 1]}`, label: g === 0 ? "(no site)" : facts.sites[g - 1]!, errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP) }))
+      .map(([g, counts]) => ({ key: `site:${g === 0 ? "" : facts.sites[g - 1]}`, label: g === 0 ? "(no site)" : facts.sites[g - 1]!, errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP, memo) }))
       .sort((a, b) => (a.label === "(no site)" ? 1 : b.label === "(no site)" ? -1 : a.label.localeCompare(b.label)));
     const runCounts = taskCountsByGroup(set, ref, mask, tasks, runOf, policy);
-    const byRun: SplitErrors[] = [...runCounts.entries()].sort((a, b) => a[0] - b[0]).map(([g, counts]) => ({ key: `run:${runs[g]!.id}`, label: runs[g]!.name, errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP) }));
+    const byRun: SplitErrors[] = [...runCounts.entries()].sort((a, b) => a[0] - b[0]).map(([g, counts]) => ({ key: `run:${runs[g]!.id}`, label: runs[g]!.name, errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP, memo) }));
     const cal = calibrationOf(set, ref, mask);
-    return { info, errors: clusteredErrorRates(overall, MEASURE_BOOTSTRAP), bySite, byRun, unparseable: unparseableFigure(set, mask), calibration: cal.calibration, calibrationNote: cal.note };
+    return { info, errors: clusteredErrorRates(overall, MEASURE_BOOTSTRAP, memo), bySite, byRun, unparseable: unparseableFigure(set, mask), calibration: cal.calibration, calibrationNote: cal.note };
   });
 
   // Rankings of the agent runs: each rater's success rate over the run's trajectories it rated.
