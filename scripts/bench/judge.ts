@@ -62,7 +62,8 @@ async function startEndpointProcess(delayMs: number) {
  * (calls per second from the first start to the last finish) and how many pairs got exactly one verdict.
  */
 async function runWithWorkers(ctx: AppContext, configId: number, trajectoryIds: number[], workers: number): Promise<{ rate: number; calls: number; pairs: number; verdicts: number }> {
-  const { batch, estimate } = await createJudgeBatch(ctx.db, { config: configId, trajectoryIds, kValues: [...K_VALUES], concurrency: WORKER_CONCURRENCY, force: true });
+  // A batch's concurrency is its limit over every process: room for each worker's WORKER_CONCURRENCY calls.
+  const { batch, estimate } = await createJudgeBatch(ctx.db, { config: configId, trajectoryIds, kValues: [...K_VALUES], concurrency: WORKER_CONCURRENCY * workers, force: true });
   const child = path.join(root, "scripts", "bench", "judge-worker-child.ts");
   const procs = Array.from({ length: workers }, (_, w) => {
     const proc = spawn(process.execPath, ["--import", "tsx", child, ctx.config.dataDir, ctx.config.dbPath, ctx.config.postgresUrl ?? "-", String(batch.id), `bench-judge-w${w}`, String(WORKER_CONCURRENCY)], {

@@ -79,6 +79,31 @@ describeEachBackend("judge batches", (backend) => {
       expect((await judgeBatchProgress(ctx.db, batch.id)).batch).toMatchObject({ succeeded: 6, failed: 0 });
     });
 
+    it("a batch's concurrency holds across every process working on it: three workers never have more calls out than it allows", async () => {
+      // An endpoint of its own, so the most calls it had at once are this batch's.
+      const own = await startFakeOpenAI();
+      try {
+        own.setResponder(() => ({ reply: "Reasoning: fine.\nVerdict: SUCCESS", delayMs: 150 }));
+        const trajs = await seed(4);
+        const c = await createJudgeConfig(ctx.db, { name: "capped", baseUrl: own.baseUrl, model: "m-1" }, LOCAL_JUDGE_ENV);
+        await setStoredApiKey(ctx.db, c.id, KEY);
+        const { batch } = await createJudgeBatch(ctx.db, { config: c.id, trajectoryIds: trajs.map((t) => t.id), kValues: [1, 2, 3, "full"], concurrency: 2 });
+        const stop = new AbortController();
+        const workers = [0, 1, 2].map((w) => runJudgeWorker(deps, { concurrency: 3, owner: `worker-${w}`, signal: stop.signal }));
+        try {
+          await expect.poll(async () => (await judgeBatchProgress(ctx.db, batch.id)).batch.status, { timeout: 60_000 }).toBe("succeeded");
+        } finally {
+          stop.abort();
+        }
+        const summaries = await Promise.all(workers);
+        expect(summaries.reduce((n, s) => n + s.succeeded, 0)).toBe(16);
+        expect(own.requests).toHaveLength(16);
+        expect(own.inFlight().max).toBeLessThanOrEqual(2);
+      } finally {
+        await own.close();
+      }
+    });
+
     it("estimates calls and cost before starting, then stores one verdict per (trajectory, k)", async () => {
       const trajs = await seed(6);
       const c = await makeConfig();

@@ -20,4 +20,9 @@ export interface JudgeJobPayload {
   k: string;
   /** Replies asked for per item (absent in jobs made before sampling existed: 1). */
   samples?: number;
+  /**
+   * The batch's concurrency, which the queue holds across every process working on the batch (web servers and
+   * workers alike): the researcher's limit on calls to the endpoint at once. Absent in jobs made before it was kept.
+   */
+  groupConcurrency?: number;
 }

@@ -178,7 +178,7 @@ export async function createJudgeBatch(db: Db, req: BatchRequest): Promise<{ bat
         type: JUDGE_JOB_TYPE,
         groupKey: batchGroupKey(id),
         dedupeKey: `${batchGroupKey(id)}:${p.trajectoryId}:${p.k}`,
-        payload: { batchId: id, configId: config.id, trajectoryId: p.trajectoryId, k: p.k, samples: req.samples ?? 1 } satisfies JudgeJobPayload,
+        payload: { batchId: id, configId: config.id, trajectoryId: p.trajectoryId, k: p.k, samples: req.samples ?? 1, groupConcurrency: req.concurrency } satisfies JudgeJobPayload,
         maxAttempts: 3,
       })),
     );
