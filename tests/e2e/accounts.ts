@@ -10,6 +10,8 @@ export const E2E_ACCOUNTS = [
   { key: "annotator1", email: "annotator1@e2e.test", name: "Ann One", role: "annotator", password: "e2e-annotator-pass" },
   { key: "annotator2", email: "annotator2@e2e.test", name: "Bo Two", role: "annotator", password: "e2e-annotator-pass" },
   { key: "annotator3", email: "annotator3@e2e.test", name: "Cy Three", role: "annotator", password: "e2e-annotator-pass" },
+  // An annotator designated as a campaign's QA reviewer (the Online-Mind2Web journey), never one of its labellers.
+  { key: "qa1", email: "qa1@e2e.test", name: "Quinn QA", role: "annotator", password: "e2e-annotator-pass" },
 ] as const;
 
 export type E2EAccountKey = (typeof E2E_ACCOUNTS)[number]["key"];

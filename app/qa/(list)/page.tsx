@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { hasRole } from "@/server/auth/roles";
-import { EmptyState, formatCount, PageHeader } from "../_components/ui";
-import { requirePageUser } from "../_lib/session";
-import { api } from "../_trpc/server";
+import { EmptyState, formatCount, PageHeader } from "../../_components/ui";
+import { requirePageUser } from "../../_lib/session";
+import { api } from "../../_trpc/server";
 
 export const metadata: Metadata = { title: "QA review" };
 
