@@ -212,6 +212,14 @@ export async function closeDatabase(db: Db): Promise<void> {
 export interface TransactionOptions {
   /** PostgreSQL: how many times a transaction that lost a serialization race is run again (default 8). */
   retries?: number;
+  /**
+   * PostgreSQL: transactions of the same lane run one at a time in this process. For hot paths whose transactions
+   * read and write the same rows (annotators' next and submit on one campaign, and the labels' change counter they
+   * all bump): run side by side under SERIALIZABLE they abort each other faster than retries can recover, while one
+   * after another they take a few milliseconds each. Other processes (web servers, workers) still run theirs
+   * alongside; those rarer collisions are what the retries are for. SQLite runs one transaction at a time anyway.
+   */
+  lane?: string;
 }
 
 const SERIALIZATION_FAILURE = "40001";
@@ -276,7 +284,31 @@ async function sqliteTransaction<T>(info: DbInfo, db: Db, fn: (db: Db) => Promis
   }
 }
 
+const lanes = new WeakMap<DbInfo, Map<string, Promise<void>>>();
+
+/** Runs `run` after every earlier call of the same lane on this database (in this process) has finished. */
+async function inLane<T>(info: DbInfo, lane: string, run: () => Promise<T>): Promise<T> {
+  let queues = lanes.get(info);
+  if (!queues) lanes.set(info, (queues = new Map()));
+  const before = queues.get(lane) ?? Promise.resolve();
+  let release!: () => void;
+  const finished = new Promise<void>((resolve) => (release = resolve));
+  const mine = before.then(() => finished);
+  queues.set(lane, mine);
+  await before;
+  try {
+    return await run();
+  } finally {
+    release();
+    if (queues.get(lane) === mine) queues.delete(lane);
+  }
+}
+
 async function postgresTransaction<T>(info: DbInfo, db: Db, fn: (db: Db) => Promise<T>, options: TransactionOptions): Promise<T> {
+  if (options.lane !== undefined) {
+    const { lane, ...rest } = options;
+    return inLane(info, lane, () => postgresTransaction(info, db, fn, rest));
+  }
   const base = info.base as NodePgDatabase<typeof pgSchema>;
   const retries = options.retries ?? 8;
   for (let attempt = 0; ; attempt++) {

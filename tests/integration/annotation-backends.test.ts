@@ -103,6 +103,29 @@ describeEachBackend("annotation hot path", (backend) => {
     expect(new Set(got.map((a) => a?.trajectoryId)).size).toBe(4);
   });
 
+  it("a crowd labelling one campaign at once gets no error and stores every item's k labels exactly once", async () => {
+    const ids = await trajectories(10);
+    const crowd = await people(20);
+    const c = await campaign(ids, crowd, { k: 3 });
+    // Every annotator asks and submits as fast as it can until its queue is empty, all of them side by side.
+    const work = async (p: Actor) => {
+      let done = 0;
+      for (;;) {
+        const a = await nextAssignment(db, p, c.id);
+        if (!a) return done;
+        await submitLabel(db, p, { campaignId: c.id, trajectoryId: a.trajectoryId, verdict: done % 2 ? "success" : "failure", ...(done % 2 ? {} : { category: "other", firstFailingStep: 0, note: "x" }), idempotencyKey: key() });
+        done++;
+      }
+    };
+    const counts = await Promise.all(crowd.map(work));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(30);
+    const { labels } = tablesOf(db);
+    const rows = await db.select({ trajectoryId: labels.trajectoryId, userId: labels.userId }).from(labels);
+    expect(rows).toHaveLength(30);
+    expect(new Set(rows.map((r) => `${r.trajectoryId}:${r.userId}`)).size).toBe(30);
+    for (const t of ids) expect((await getItemByTrajectory(db, c.id, t))?.labelCount).toBe(3);
+  });
+
   it("stores a submit sent five times at once with one idempotency key exactly once", async () => {
     const [t] = await trajectories(1);
     const [a] = await people(1);

@@ -37,6 +37,7 @@ import { assertBlindLabelOpen } from "./reveal";
 import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
 import { goldStandingOf } from "./gold";
+import { LABELLING_TRANSACTION } from "./transactions";
 import { withTransaction } from "../../../db/database";
 
 export interface Clock {
@@ -185,7 +186,7 @@ export async function nextAssignment(db: Db, actor: Actor, campaignId: number, c
       expiresAt,
       resumed: false,
     };
-  });
+  }, LABELLING_TRANSACTION);
 }
 
 /** Puts the current trajectory back and keeps it out of this annotator's queue until everything else is done. */
@@ -196,12 +197,12 @@ export async function skipAssignment(db: Db, actor: Actor, campaignId: number, t
     const item = await getItemByTrajectory(db, campaignId, trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
     await upsertReservation(db, { campaignId, itemId: item.id, userId: actor.userId, status: "skipped", reservedAt: new Date(now), expiresAt: new Date(now) });
-  });
+  }, LABELLING_TRANSACTION);
 }
 
 /** Gives up the annotator's live reservations in a campaign (leaving the queue). */
 export async function releaseAssignments(db: Db, actor: Actor, campaignId: number): Promise<number> {
-  return withTransaction(db, async () => await releaseReservations(db, campaignId, actor.userId));
+  return withTransaction(db, async () => await releaseReservations(db, campaignId, actor.userId), LABELLING_TRANSACTION);
 }
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,128}$/;
@@ -361,7 +362,7 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
     await deleteReservation(db, item.id, actor.userId);
     await recomputeItem(db, campaign, item, at);
     return await resultOf(db, rev, label, false);
-  });
+  }, LABELLING_TRANSACTION);
 }
 
 export interface UndoInput {
@@ -441,7 +442,7 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
     }
     await recomputeItem(db, campaign, item, at);
     return await resultOf(db, rev, updated, false);
-  });
+  }, LABELLING_TRANSACTION);
 }
 
 /**

@@ -26,6 +26,7 @@ import { requireCampaign } from "./campaigns";
 import { basedOnOf, decisionMeta, decisionReason, reviewOfItem, saveConsolidatedLabel } from "./consolidation";
 import { assertMayViewEvaluations, BlindError, hideAgentInTrajectory, withAgentHidden } from "./blind";
 import { withTransaction } from "../../../db/database";
+import { LABELLING_TRANSACTION } from "./transactions";
 
 /** Researchers and admins, or an annotator designated as this campaign's QA reviewer. */
 export async function mayQaReview(db: Db, actor: Actor, campaignId: number): Promise<boolean> {
@@ -276,5 +277,5 @@ export async function submitQaReview(db: Db, actor: Actor, input: QaReviewInput,
       createdAt: at,
     });
     return { itemId: item.id, qaStatus: "done" as const, decision: input.decision, consolidated: (await getConsolidated(db, item.id))! };
-  });
+  }, LABELLING_TRANSACTION);
 }

@@ -12,6 +12,7 @@
  */
 import type { Db } from "../../../db/database";
 import { withTransaction } from "../../../db/database";
+import { LABELLING_TRANSACTION } from "./transactions";
 import { recordReveal, taskLabelledBlindBy } from "../../../db/repositories/blind-rule";
 import { getItemByNumber, isCampaignAnnotator, trajectoryStepCount, userAnnotatorKey } from "../../../db/repositories/campaigns";
 import { findVerdict } from "../../../db/repositories/evaluation";
@@ -127,7 +128,7 @@ export async function revealItem(db: Db, actor: Actor, campaignId: number, itemN
       blind: { verdict: reveal.blindVerdict, category: reveal.blindCategory, firstFailingStep: reveal.blindFirstFailingStep, note: reveal.blindNote, at: reveal.blindAt },
       informed: informedOf(reveal),
     };
-  });
+  }, LABELLING_TRANSACTION);
 }
 
 export interface RevealDecisionInput {
@@ -173,5 +174,5 @@ export async function decideReveal(db: Db, actor: Actor, input: RevealDecisionIn
     const values = { decision: input.decision, informedVerdict: informed.verdict as LabelRevealRow["informedVerdict"], informedCategory: informed.category, informedFirstFailingStep: informed.firstFailingStep, reason, decidedAt: at };
     if (!await setRevealDecision(db, reveal.id, values)) throw new ConflictError("You already kept or revised your label on this item after the reveal; the informed stage is recorded once");
     return informedOf({ ...reveal, ...values });
-  });
+  }, LABELLING_TRANSACTION);
 }
