@@ -150,6 +150,11 @@ export async function strategyCandidates(
     withVerdicts: boolean;
     /** A page in the annotator's own order (random strategy), instead of every candidate. */
     page?: { offset: number; limit: number };
+    /**
+     * Only this stratum's items ("" for items without one), paged by label count then the annotator's own order
+     * (by_site / by_run: the least covered items of one stratum, without reading the others).
+     */
+    inStratum?: { value: string; offset: number; limit: number };
   },
 ): Promise<StrategyCandidateRow[]> {
   const stratumExpr =
@@ -171,7 +176,9 @@ export async function strategyCandidates(
         and ${notLabelledBy(q.userId)}
         and not exists (select 1 from gold_items g where g.item_id = ci.id)
         and ${q.skipped ? skippedCond : sql`not ${skippedCond}`}
-      ${q.page ? sql`order by "order", ci.id limit ${q.page.limit} offset ${q.page.offset}` : sql``}`,
+        ${q.inStratum ? sql`and coalesce(${stratumExpr}, '') = ${q.inStratum.value}` : sql``}
+      ${q.page ? sql`order by "order", ci.id limit ${q.page.limit} offset ${q.page.offset}` : sql``}
+      ${q.inStratum ? sql`order by ci.label_count, "order", ci.id limit ${q.inStratum.limit} offset ${q.inStratum.offset}` : sql``}`,
   );
   return rows.map((r) => ({
     itemId: Number(r.itemId),

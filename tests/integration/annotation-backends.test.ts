@@ -7,9 +7,11 @@
 import { count, eq } from "drizzle-orm";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { first, tablesOf, type Db } from "../../db/database";
-import { addCampaignAnnotators, annotatorProgress, getItemByTrajectory } from "../../db/repositories/campaigns";
+import { addCampaignAnnotators, annotatorProgress, getItemByTrajectory, liveReservationCounts } from "../../db/repositories/campaigns";
 import { isBlindedFor, labellingBlindCount } from "../../db/repositories/blind-rule";
-import { qualityLabelRows, strataCoverage } from "../../db/repositories/annotation-quality";
+import { qualityLabelRows, strataCoverage, strategyCandidates } from "../../db/repositories/annotation-quality";
+import { pickCandidate } from "../../server/domain/annotation/assignment";
+import { queueOrderSalt } from "../../server/domain/annotation/label-schema";
 import type { Actor } from "../../server/auth/roles";
 import {
   adjudicate,
@@ -205,6 +207,34 @@ describeEachBackend("annotation hot path", (backend) => {
     const held = (await nextAssignment(db, a!, c.id))!;
     await submitLabel(db, a!, { campaignId: c.id, trajectoryId: held.trajectoryId, verdict: "success", idempotencyKey: key() });
     expect((await nextAssignment(db, a!, c.id))?.trajectoryId).toBe(ids[5]);
+  });
+
+  it("by site and by run hand out what the rule picks over every candidate, reading one stratum a page at a time", async () => {
+    // 150 items on two sites and two runs: more than a page (64) per stratum.
+    const ids = await trajectories(150);
+    const crowd = await people(4);
+    const holders = await people(3);
+    const c = await campaign(ids, [...crowd, ...holders], { k: 2, blind: false });
+    // Uneven coverage: one site's first items labelled once, and live reservations held by others.
+    for (const t of ids.filter((_, i) => i % 2 === 1).slice(0, 30)) {
+      await submitLabel(db, holders[0]!, { campaignId: c.id, trajectoryId: t, verdict: "success", idempotencyKey: key() });
+    }
+    for (const strategy of ["by_site", "by_run"] as const) {
+      await updateQualitySettings(db, researcher, c.id, { assignmentStrategy: strategy });
+      for (const h of holders.slice(1)) await nextAssignment(db, h, c.id);
+      const stratum = strategy === "by_site" ? "site" : "run";
+      for (let round = 0; round < 16; round++) {
+        const p = crowd[round % crowd.length]!;
+        const now = Date.now();
+        const reserved = await liveReservationCounts(db, c.id, p.userId, now);
+        const strata = await strataCoverage(db, c.id, stratum);
+        const every = await strategyCandidates(db, { campaignId: c.id, userId: p.userId, needed: 2, salt: queueOrderSalt(p.userId), skipped: false, stratum, withDisputed: false, withVerdicts: false });
+        const expected = pickCandidate(strategy, every.map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 })), 2, strata);
+        const got = await nextAssignment(db, p, c.id, { now });
+        expect(got?.trajectoryId, `${strategy}, round ${round}`).toBe(expected?.trajectoryId);
+        await submitLabel(db, p, { campaignId: c.id, trajectoryId: got!.trajectoryId, verdict: "success", idempotencyKey: key() });
+      }
+    }
   });
 
   it("imports a label file into a new campaign once, counting what it did even when the transaction is retried", async () => {

@@ -28,7 +28,7 @@ import {
   type ItemState,
   type LabelValues,
 } from "../../domain/annotation/label-schema";
-import { isGoldTurn, pickCandidate, type QueueCandidate } from "../../domain/annotation/assignment";
+import { isGoldTurn, pickCandidate, type QueueCandidate, type StratumCoverage } from "../../domain/annotation/assignment";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import type { ImageDeps } from "../images";
 import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
@@ -100,10 +100,54 @@ async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now
       }
       continue;
     }
+    if (stratum && strata) {
+      const best = await pickByStratum(db, query, strata, campaign.annotatorsPerItem, reserved);
+      if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
+      continue;
+    }
     const rows = await strategyCandidates(db, query);
     const candidates: QueueCandidate[] = rows.map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 }));
     const best = pickCandidate(strategy, candidates, campaign.annotatorsPerItem, strata);
     if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
+  }
+  return undefined;
+}
+
+/**
+ * by_site / by_run without reading every open item: strata in order of the share of their needed labels they hold,
+ * and in each only its least covered items, a page at a time (as least covered does over the whole campaign). Strata
+ * with the same share are weighed together, so the pick is the one pickCandidate makes over every candidate.
+ */
+async function pickByStratum(
+  db: Db,
+  query: Parameters<typeof strategyCandidates>[1],
+  strata: ReadonlyMap<string, StratumCoverage>,
+  needed: number,
+  reserved: ReadonlyMap<number, number>,
+): Promise<QueueCandidate | undefined> {
+  const share = (s: StratumCoverage) => (s.items > 0 ? s.labels / (s.items * needed) : 0);
+  const ordered = [...strata.entries()].sort((a, b) => share(a[1]) - share(b[1]));
+  const pageSize = 64;
+  for (let i = 0; i < ordered.length; ) {
+    let j = i;
+    while (j < ordered.length && share(ordered[j]![1]) === share(ordered[i]![1])) j++;
+    const bests: QueueCandidate[] = [];
+    for (const [value] of ordered.slice(i, j)) {
+      let best: QueueCandidate | undefined;
+      scan: for (let offset = 0; ; offset += pageSize) {
+        const page = await strategyCandidates(db, { ...query, inStratum: { value, offset, limit: pageSize } });
+        for (const r of page) {
+          const c: QueueCandidate = { ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 };
+          if (best && c.labelCount >= best.labelCount + best.reserved) break scan;
+          if (c.labelCount + c.reserved < needed && (!best || c.labelCount + c.reserved < best.labelCount + best.reserved)) best = c;
+        }
+        if (page.length < pageSize) break;
+      }
+      if (best) bests.push(best);
+    }
+    const pick = pickCandidate(query.stratum === "site" ? "by_site" : "by_run", bests, needed, strata);
+    if (pick) return pick;
+    i = j;
   }
   return undefined;
 }
