@@ -20,16 +20,34 @@ function notLabelledBy(userId: string): SQL {
 }
 
 /**
+ * In a campaign `c` that reveals an evaluator after the blind label: the user has labelled item `ci` but not yet
+ * decided on the reveal (kept or revised). Until then the one evaluator the campaign reveals is all they may see of
+ * the trajectory's evaluations (through the reveal panel): other judges' verdicts or other annotators' labels would
+ * colour the informed stage the campaign measures. Before the reveal is shown this holds too, so the evaluations
+ * cannot be read between the blind submit and the reveal; when the evaluator has no verdict on the trajectory
+ * nothing is ever decided, and its evaluations stay hidden from this annotator until a researcher lifts the blind.
+ */
+function revealUndecidedBy(userId: string): SQL {
+  return sql`(c.reveal_evaluator is not null and exists (select 1 from labels l where l.item_id = ci.id and l.annotator_key = ${userAnnotatorKey(userId)} and l.status = 'active'
+    and not exists (select 1 from label_reveals r where r.label_id = l.id and r.decided_at is not null)))`;
+}
+
+/** The blind rule on item `ci` of campaign `c`: not labelled yet, or labelled but the reveal not decided. */
+function stillBlind(userId: string): SQL {
+  return sql`(${notLabelledBy(userId)} or ${revealUndecidedBy(userId)})`;
+}
+
+/**
  * Trajectories whose evaluations a user may not see yet: they are an annotator of a blind campaign that contains
- * the trajectory and have no active label on it there. Closed campaigns count too: closing a campaign does not
- * show its evaluations to someone who never labelled (a researcher lifts the blind by turning `blind` off). As an
- * SQL subquery, for list queries.
+ * the trajectory and have no active label on it there (or, in a campaign that reveals an evaluator, have not decided
+ * on the reveal yet). Closed campaigns count too: closing a campaign does not show its evaluations to someone who
+ * never labelled (a researcher lifts the blind by turning `blind` off). As an SQL subquery, for list queries.
  */
 export function blindedTrajectoryIdsSql(userId: string): SQL {
   return sql`(select ci.trajectory_id from campaign_items ci
     join annotation_campaigns c on c.id = ci.campaign_id and c.blind
     join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
-    where ${notLabelledBy(userId)})`;
+    where ${stillBlind(userId)})`;
 }
 
 /** A condition for list queries: true for rows whose trajectory column the blind rule does not hide from the user. */
@@ -43,7 +61,7 @@ export async function isBlindedFor(db: Db, userId: string, trajectoryId: number)
     sql`select 1 as one from campaign_items ci
       join annotation_campaigns c on c.id = ci.campaign_id and c.blind
       join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
-      where ci.trajectory_id = ${trajectoryId} and ${notLabelledBy(userId)}
+      where ci.trajectory_id = ${trajectoryId} and ${stillBlind(userId)}
       limit 1`,
   );
   return !!row;
@@ -149,7 +167,12 @@ export async function taskInAnnotatorCampaigns(db: Db, userId: string, taskId: n
 
 /** True when the user has a trajectory of the task still to label blind. */
 export async function taskLabelledBlindBy(db: Db, userId: string, taskId: number): Promise<boolean> {
-  return !!(await rawGet(db, sql`select 1 as one from trajectories t where t.task_id = ${taskId} and t.id in ${blindedTrajectoryIdsSql(userId)} limit 1`));
+  // Still to be labelled, not merely hidden: a labelled sibling awaiting its own reveal decision does not hold this one.
+  const toLabel = sql`(select ci.trajectory_id from campaign_items ci
+    join annotation_campaigns c on c.id = ci.campaign_id and c.blind
+    join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+    where ${notLabelledBy(userId)})`;
+  return !!(await rawGet(db, sql`select 1 as one from trajectories t where t.task_id = ${taskId} and t.id in ${toLabel} limit 1`));
 }
 
 /**

@@ -153,6 +153,35 @@ describeEachBackend("reveal after the blind submit", (backend) => {
     expect((await api.labelling.reveal({ campaignId, itemNo: no })).informed).toMatchObject({ decision: "revise", verdict: "success" });
   });
 
+  it("between the blind submit and the decision only the revealed evaluator is shown: other judges and annotators stay hidden until the annotator keeps or revises", async () => {
+    // Another judge on a[1] and the other annotator's label on it: neither may reach Ann before she decides.
+    await upsertVerdict(ctx.db, { trajectoryId: a[1]!, kind: "judge", origin: "verdict", evaluatorKey: "judge:8", evaluatorName: "OTHER-JUDGE-SECRET", k: "1", promptVersion: "v1", verdict: "failure", rationale: "OTHER-RATIONALE-SECRET" });
+    const otherApi = await callerAs(ctx, other);
+    await otherApi.labelling.submit({ campaignId, itemNo: await itemNo(a[1]!), verdict: "success", idempotencyKey: "otto-a1-blind" });
+    const api = await callerAs(ctx, ann);
+    const no = await itemNo(a[1]!);
+    await api.labelling.submit({ campaignId, itemNo: await itemNo(b[1]!), verdict: "failure", idempotencyKey: "ann-b1-first" });
+    await api.labelling.submit({ campaignId, itemNo: no, verdict: "failure", idempotencyKey: "ann-a1-first" });
+
+    // After the submit, before the reveal was asked for (an attacker skipping the panel), and after it was shown.
+    for (const moment of ["before the reveal", "revealed, undecided"]) {
+      if (moment === "revealed, undecided") expect((await api.labelling.reveal({ campaignId, itemNo: no })).status).toBe("revealed");
+      expect((await refusal(api.judge.verdicts.forTrajectory({ trajectoryId: a[1]! }))).code, moment).toBe("FORBIDDEN");
+      const seen = [JSON.stringify(await api.labelling.item({ campaignId, itemNo: no })), JSON.stringify(await api.labelling.mine({ campaignId, itemNo: no }))].join("\n");
+      expect(seen, moment).not.toContain("OTHER-JUDGE-SECRET");
+      expect(seen, moment).not.toContain("OTHER-RATIONALE-SECRET");
+      expect(seen, moment).not.toContain("Otto Other");
+    }
+
+    // Decided: the blind rule as for any labelled trajectory.
+    await api.labelling.decideReveal({ campaignId, itemNo: no, decision: "keep", reason: "the judge is wrong here" });
+    const verdicts = JSON.stringify(await api.judge.verdicts.forTrajectory({ trajectoryId: a[1]! }));
+    expect(verdicts).toContain("OTHER-JUDGE-SECRET");
+    expect(verdicts).toContain(EVALUATOR_NAME);
+    // The other annotator, who labelled a[1] but has not decided on its reveal, still sees nothing of it.
+    expect((await refusal(otherApi.judge.verdicts.forTrajectory({ trajectoryId: a[1]! }))).code).toBe("FORBIDDEN");
+  });
+
   it("a campaign's reveal evaluator must be an evaluator id, on a blind campaign that stays blind", async () => {
     const api = await callerAs(ctx, researcher);
     expect((await refusal(api.campaigns.create({ name: "Bad id", trajectoryIds: a, revealEvaluator: "judge 7" }))).message).toMatch(/^revealEvaluator: an evaluator id/);
