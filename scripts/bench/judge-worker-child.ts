@@ -6,6 +6,7 @@
  */
 import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
+import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { runJudgeBatch } from "../../server/services/judge/batch";
 
 const [dataDir, dbPath, postgresUrl, batchId, owner, concurrency] = process.argv.slice(2) as [string, string, string, string, string, string];
@@ -18,4 +19,6 @@ const result = await runJudgeBatch(
   { owner, concurrency: Number(concurrency), pollMs: 20 },
 );
 process.stdout.write(JSON.stringify(result.worker) + "\n");
+// On PostgreSQL the queue is pg-boss, whose timers would keep this process alive: stopped first, like a worker's exit.
+await closeQueueFor(app.db);
 await closeDatabase(app.db);

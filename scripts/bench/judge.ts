@@ -18,6 +18,7 @@ import path from "node:path";
 import { listVerdicts } from "../../db/repositories/evaluation";
 import { closeDatabase } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
+import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { jobsOfGroup } from "../../server/services/jobs/queue";
 import { batchGroupKey, createJudgeBatch, runJudgeBatch } from "../../server/services/judge/batch";
 import { createJudgeConfig } from "../../server/services/judge/configs";
@@ -129,6 +130,7 @@ export async function benchJudge(engine: BenchEngine = sqliteEngine()): Promise<
     ];
   } finally {
     fake.stop();
+    await closeQueueFor(ctx.db);
     await closeDatabase(ctx.db);
     installation.remove();
   }
