@@ -108,7 +108,7 @@ describe("the README's table of variables", () => {
   it("names no product variable the schema does not know", () => {
     const known = new Set(ENVIRONMENT_VARIABLES.map((v) => v.name));
     // Test-only switches, and families written with a placeholder or a wildcard.
-    const outside = (name: string) => /^VERDICT_(TEST_|SHARED_DIR$|JUDGE_KEY_|ZIP_MAX_$)/.test(name);
+    const outside = (name: string) => /^VERDICT_(TEST_|SHARED_DIR$|JUDGE_KEY_|ZIP_MAX_$|S3_$)/.test(name);
     const mentioned = new Set([...readme.matchAll(/\bVERDICT_[A-Z0-9_]+/g)].map((m) => m[0]));
     expect([...mentioned].filter((n) => !known.has(n) && !outside(n))).toEqual([]);
   });
