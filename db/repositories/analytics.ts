@@ -15,7 +15,7 @@
  */
 import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { dialectOf, first, rawAll, tablesOf, type Db } from "../database";
-import type { CountedTable } from "../schema/changes";
+import type { ChangeCounter } from "../schema/changes";
 
 type FieldKind = "int" | "text";
 
@@ -298,6 +298,45 @@ export function loadVerdictColumns(db: Db, evaluatorKey?: string) {
   });
 }
 
+/** A verdict row as the analytics hold it, read one by one when only a few changed. */
+export interface ChangedVerdict {
+  trajectoryId: number;
+  evaluatorKey: string;
+  k: string;
+  promptVersion: string;
+  verdict: string;
+  sampleCount: number | null;
+  sampleSuccesses: number | null;
+  sampleFailures: number | null;
+  firstFailingStep: number | null;
+}
+
+/**
+ * Verdicts written after the evaluator_verdicts counter stood at `version` (rows stamp the counter of their last
+ * counted write, evaluator_verdicts_change_idx), at most `limit` of them: the caller reads everything again when
+ * more changed than patching is worth. Of one evaluator key when given.
+ */
+export async function verdictsChangedSince(db: Db, version: number, limit: number, evaluatorKey?: string): Promise<ChangedVerdict[]> {
+  const { evaluatorVerdicts: v } = tablesOf(db);
+  const rows = await db
+    .select({
+      trajectoryId: v.trajectoryId,
+      evaluatorKey: v.evaluatorKey,
+      k: v.k,
+      promptVersion: v.promptVersion,
+      verdict: v.verdict,
+      sampleCount: v.sampleCount,
+      sampleSuccesses: v.sampleSuccesses,
+      sampleFailures: v.sampleFailures,
+      firstFailingStep: v.firstFailingStep,
+    })
+    .from(v)
+    .where(evaluatorKey === undefined ? sql`${v.changeVersion} > ${version}` : and(sql`${v.changeVersion} > ${version}`, eq(v.evaluatorKey, evaluatorKey)))
+    .orderBy(asc(v.changeVersion))
+    .limit(limit);
+  return rows.map((r) => ({ ...r, verdict: String(r.verdict) }));
+}
+
 /**
  * Active (not withdrawn) labels of one campaign: the pre-adjudication labels human agreement is computed from
  * (labels_campaign_analytics_idx).
@@ -459,10 +498,10 @@ export async function labelsOfItems(db: Db, itemIds: number[]) {
  * The change counter of every counted table (db/schema/changes.ts), bumped by triggers on each write. Read from the
  * database on every call, never remembered: another process (worker, CLI, a second web server) may have written.
  */
-export async function tableVersions(db: Db): Promise<Record<CountedTable, number>> {
+export async function tableVersions(db: Db): Promise<Record<ChangeCounter, number>> {
   const { changeCounters } = tablesOf(db);
-  const out = {} as Record<CountedTable, number>;
+  const out = {} as Record<ChangeCounter, number>;
   // bigint on PostgreSQL: Number() whatever the driver hands over.
-  for (const r of await db.select({ name: changeCounters.name, version: changeCounters.version }).from(changeCounters)) out[r.name as CountedTable] = Number(r.version);
+  for (const r of await db.select({ name: changeCounters.name, version: changeCounters.version }).from(changeCounters)) out[r.name as ChangeCounter] = Number(r.version);
   return out;
 }

@@ -105,10 +105,12 @@ export const evaluatorVerdicts = pgTable(
     sampleSuccesses: integer("sample_successes"),
     sampleFailures: integer("sample_failures"),
     firstFailingStep: integer("first_failing_step"),
+    changeVersion: bigint("change_version", { mode: "number" }).notNull().default(0),
   },
   (t) => [
     uniqueIndex("evaluator_verdicts_identity_uq").on(t.trajectoryId, t.evaluatorKey, t.k, t.promptVersion),
     index("evaluator_verdicts_analytics_idx").on(t.evaluatorKey, t.k, t.promptVersion, t.verdict, t.trajectoryId),
     index("evaluator_verdicts_batch_idx").on(t.batchId),
+    index("evaluator_verdicts_change_idx").on(t.changeVersion),
   ],
 );

@@ -25,3 +25,13 @@ export const COUNTED_TABLES = {
 } as const;
 
 export type CountedTable = keyof typeof COUNTED_TABLES;
+
+/**
+ * Not a table: moves when a verdict row is deleted or changes identity (trajectory, evaluator, k, prompt version).
+ * Verdict rows carry the evaluator_verdicts counter of their last counted write (change_version), so a reader
+ * holding the verdicts can fetch only newer rows; a removal leaves no row to fetch, and this counter says so.
+ */
+export const VERDICT_REMOVALS_COUNTER = "evaluator_verdicts_removed";
+
+/** Every counter row: the counted tables and the verdict removals. */
+export type ChangeCounter = CountedTable | typeof VERDICT_REMOVALS_COUNTER;

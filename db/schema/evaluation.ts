@@ -153,12 +153,19 @@ export const evaluatorVerdicts = sqliteTable(
     costUsd: real("cost_usd"),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+    /**
+     * The evaluator_verdicts change counter (db/schema/changes.ts) as this row's write left it, stamped by the
+     * counting triggers: analytics that hold the verdicts in memory read only the rows stamped after their copy,
+     * so a judge writing one verdict does not make every open view read them all again.
+     */
+    changeVersion: integer("change_version").notNull().default(0),
   },
   (t) => [
     uniqueIndex("evaluator_verdicts_identity_uq").on(t.trajectoryId, t.evaluatorKey, t.k, t.promptVersion),
     // Covers the analytics read of verdicts grouped by evaluator setting and verdict; also serves look-ups by key.
     index("evaluator_verdicts_analytics_idx").on(t.evaluatorKey, t.k, t.promptVersion, t.verdict, t.trajectoryId),
     index("evaluator_verdicts_batch_idx").on(t.batchId),
+    index("evaluator_verdicts_change_idx").on(t.changeVersion),
   ],
 );
 

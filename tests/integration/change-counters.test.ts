@@ -10,9 +10,9 @@ import { closeDatabase, rawAll, rawGet, rawRun, type Db } from "../../db/databas
 import { openPostgresDatabase } from "../../db/postgres";
 import { tableVersions } from "../../db/repositories/analytics";
 import { upsertVerdict } from "../../db/repositories/evaluation";
-import { COUNTED_TABLES, type CountedTable } from "../../db/schema/changes";
+import { COUNTED_TABLES, VERDICT_REMOVALS_COUNTER, type CountedTable } from "../../db/schema/changes";
 import { analyticsOverview } from "../../server/services/analytics";
-import { getCampaignLabels, getFacts, getReference, getVerdictSets } from "../../server/services/analytics/dataset";
+import { getCampaignLabels, getFacts, getReference, getVerdictSets, loadVerdictSets, type VerdictSet } from "../../server/services/analytics/dataset";
 import type { TestContext } from "../helpers/context";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { seedAnalyticsRows, type AnalyticsFixture } from "../helpers/analytics-fixture";
@@ -51,7 +51,7 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       for (const table of Object.keys(COUNTED_TABLES)) {
         for (const event of ["insert", "delete", "update"]) expect(triggers).toContainEqual({ name: `${table}_count_${event}`, tbl: table });
       }
-      expect(Object.keys(await tableVersions(ctx.db)).sort()).toEqual(Object.keys(COUNTED_TABLES).sort());
+      expect(Object.keys(await tableVersions(ctx.db)).sort()).toEqual([...Object.keys(COUNTED_TABLES), VERDICT_REMOVALS_COUNTER].sort());
     });
 
     it("move on inserts, deletes and updates of read columns, and not on other columns", async () => {
@@ -82,7 +82,89 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
     });
   });
 
+  describe("verdict stamps", () => {
+    const stampOf = async (trajectoryId: number, key: string) =>
+      Number((await rawGet<{ v: number }>(ctx.db, sql`select change_version as v from evaluator_verdicts where trajectory_id = ${trajectoryId} and evaluator_key = ${key} order by k limit 1`))!.v);
+
+    it("carry the counter their write left; removals move a counter of their own", async () => {
+      const before = await tableVersions(ctx.db);
+      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:stamp", evaluatorName: "s", k: "", promptVersion: "", verdict: "success" });
+      const inserted = await tableVersions(ctx.db);
+      expect(inserted.evaluator_verdicts).toBeGreaterThan(before.evaluator_verdicts);
+      expect(await stampOf(fx.ids.T11!, "import:stamp")).toBe(inserted.evaluator_verdicts);
+
+      // Re-judging the same identity replaces the row and stamps it again.
+      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:stamp", evaluatorName: "s", k: "", promptVersion: "", verdict: "failure" });
+      const replaced = await tableVersions(ctx.db);
+      expect(await stampOf(fx.ids.T11!, "import:stamp")).toBe(replaced.evaluator_verdicts);
+      // A column analytics do not read leaves the stamp alone.
+      await run(sql`update evaluator_verdicts set rationale = 'why' where evaluator_key = 'import:stamp'`);
+      expect(await stampOf(fx.ids.T11!, "import:stamp")).toBe(replaced.evaluator_verdicts);
+      expect(replaced[VERDICT_REMOVALS_COUNTER]).toBe(before[VERDICT_REMOVALS_COUNTER]);
+
+      await run(sql`update evaluator_verdicts set k = 'other' where evaluator_key = 'import:stamp'`);
+      const renamed = await tableVersions(ctx.db);
+      expect(renamed[VERDICT_REMOVALS_COUNTER]).toBe(before[VERDICT_REMOVALS_COUNTER] + 1);
+      await run(sql`delete from evaluator_verdicts where evaluator_key = 'import:stamp'`);
+      expect((await tableVersions(ctx.db))[VERDICT_REMOVALS_COUNTER]).toBe(before[VERDICT_REMOVALS_COUNTER] + 2);
+    });
+  });
+
+  /** A verdict set as a sorted list of its entries, to compare sets whatever order their entries are in. */
+  const entriesOf = (sets: VerdictSet[]) =>
+    sets.map((s) => ({
+      identity: s.identity,
+      entries: Array.from(s.rows, (r, i) => [r, s.verdict[i], s.sampleCount[i], s.sampleSuccesses[i], s.sampleFailures[i], s.firstFailingStep[i]]).sort((a, b) => a[0]! - b[0]!),
+    }));
+
   describe("analytics cache", () => {
+    it("brings cached verdicts up to date with the rows written since, as a full read would give them", async () => {
+      const cachedSets = await getVerdictSets(ctx.db);
+      const judgeSets = cachedSets.filter((s) => s.identity.key === fx.judgeKey);
+      const untouched = cachedSets.filter((s) => s.identity.key !== fx.judgeKey);
+      expect(judgeSets.length).toBeGreaterThan(0);
+      expect(untouched.length).toBeGreaterThan(0);
+      const target = judgeSets[0]!.identity;
+      const flipped = fx.ids.T1!;
+      const old = judgeSets[0]!.verdict[judgeSets[0]!.rows.indexOf((await getFacts(ctx.db)).rowOf(flipped))];
+
+      // A judge changes its mind on one trajectory, samples another, and a new evaluator appears.
+      await upsertVerdict(ctx.db, { trajectoryId: flipped, kind: "judge", origin: "verdict", evaluatorKey: target.key, evaluatorName: "Fixture judge", k: target.k, promptVersion: target.pv, verdict: old === 0 ? "failure" : "success", sampleCount: 3, sampleSuccesses: old === 0 ? 0 : 3, sampleFailures: old === 0 ? 3 : 0, firstFailingStep: 2 });
+      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:late", evaluatorName: "late", k: "", promptVersion: "", verdict: "failure" });
+      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T12!, kind: "judge", origin: "import", evaluatorKey: "import:late", evaluatorName: "late", k: "", promptVersion: "", verdict: "success" });
+
+      const patched = await getVerdictSets(ctx.db);
+      // Only the set that changed was rebuilt: the others are the cached objects themselves, so nothing was read again.
+      for (const set of untouched) expect(patched).toContain(set);
+      expect(patched).not.toContain(judgeSets[0]);
+      expect(entriesOf(patched)).toEqual(entriesOf(await loadVerdictSets(ctx.db, await getFacts(ctx.db))));
+      const late = patched.find((s) => s.identity.key === "import:late")!;
+      expect(late.rows.length).toBe(2);
+      // One evaluator's own list is patched the same way.
+      const own = await getVerdictSets(ctx.db, "import:late");
+      expect(entriesOf(own)).toEqual(entriesOf(patched.filter((s) => s.identity.key === "import:late")));
+
+      // A removed verdict cannot be patched in: everything is read again, and it is gone.
+      await run(sql`delete from evaluator_verdicts where evaluator_key = 'import:late' and trajectory_id = ${fx.ids.T12}`);
+      const reread = await getVerdictSets(ctx.db);
+      for (const set of untouched) expect(reread).not.toContain(set);
+      expect(reread.find((s) => s.identity.key === "import:late")!.rows.length).toBe(1);
+      expect(entriesOf(reread)).toEqual(entriesOf(await loadVerdictSets(ctx.db, await getFacts(ctx.db))));
+    });
+
+    it("sees verdicts another connection wrote, patched in", async () => {
+      const before = await getVerdictSets(ctx.db);
+      const other = otherConnection();
+      try {
+        await upsertVerdict(other, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:elsewhere", evaluatorName: "e", k: "", promptVersion: "", verdict: "success" });
+      } finally {
+        await closeDatabase(other);
+      }
+      const after = await getVerdictSets(ctx.db);
+      expect(after.find((s) => s.identity.key === "import:elsewhere")?.rows.length).toBe(1);
+      for (const set of before) expect(after).toContain(set);
+    });
+
     it("reloads only what depends on the table written", async () => {
       const facts = await getFacts(ctx.db);
       const reference = await getReference(ctx.db);

@@ -10,8 +10,8 @@
  * verdicts).
  */
 import type { Db } from "../../../db/database";
-import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, notAttemptedTrajectories, NULL_INT, tableVersions } from "../../../db/repositories/analytics";
-import type { CountedTable } from "../../../db/schema/changes";
+import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, notAttemptedTrajectories, NULL_INT, tableVersions, verdictsChangedSince, type ChangedVerdict } from "../../../db/repositories/analytics";
+import { VERDICT_REMOVALS_COUNTER, type ChangeCounter, type CountedTable } from "../../../db/schema/changes";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
 import type { BootstrapMemo, InstrumentErrors } from "../../domain/analytics/instrument";
@@ -260,6 +260,83 @@ export function sameIdentity(a: EvaluatorIdentity, b: EvaluatorIdentity): boolea
   return a.key === b.key && a.k === b.k && a.pv === b.pv;
 }
 
+/**
+ * `previous` with the verdicts in `changed` written in (a verdict replaces the one of its identity and trajectory,
+ * or joins its set, or starts a new set): what loadVerdictSets would read now, when nothing was removed since
+ * `previous` was read. Sets without a change are the same objects; changed ones are copies, so a view still
+ * computing over the old arrays is not disturbed.
+ */
+export function patchVerdictSets(previous: readonly VerdictSet[], changed: readonly ChangedVerdict[], facts: TrajectoryFacts): VerdictSet[] {
+  const byIdentity = new Map<string, ChangedVerdict[]>();
+  const idKey = (key: string, k: string, pv: string) => JSON.stringify([key, k, pv]);
+  for (const c of changed) {
+    const id = idKey(c.evaluatorKey, c.k, c.promptVersion);
+    const list = byIdentity.get(id);
+    if (list) list.push(c);
+    else byIdentity.set(id, [c]);
+  }
+  const out: VerdictSet[] = [];
+  const patchOne = (base: VerdictSet, changes: ChangedVerdict[]): VerdictSet => {
+    const n = base.rows.length;
+    const at = new Map<number, number>();
+    for (let i = 0; i < n; i++) at.set(base.rows[i]!, i);
+    const rows = Array.from(base.rows);
+    const verdict = Array.from(base.verdict);
+    const samples = Array.from(base.sampleCount);
+    const successes = Array.from(base.sampleSuccesses);
+    const failures = Array.from(base.sampleFailures);
+    const step = Array.from(base.firstFailingStep);
+    const int = (v: number | null) => (v === null ? NULL_INT : Math.trunc(v));
+    // In the order written, so a verdict written twice ends as its last write.
+    for (const c of changes) {
+      const r = facts.rowOf(c.trajectoryId);
+      if (r < 0) continue;
+      let i = at.get(r);
+      if (i === undefined) {
+        i = rows.length;
+        at.set(r, i);
+        rows.push(r);
+      }
+      verdict[i] = verdictCode(c.verdict);
+      samples[i] = int(c.sampleCount);
+      successes[i] = int(c.sampleSuccesses);
+      failures[i] = int(c.sampleFailures);
+      step[i] = int(c.firstFailingStep);
+    }
+    return {
+      identity: base.identity,
+      rows: Int32Array.from(rows),
+      verdict: Uint8Array.from(verdict),
+      sampleCount: Int32Array.from(samples),
+      sampleSuccesses: Int32Array.from(successes),
+      sampleFailures: Int32Array.from(failures),
+      firstFailingStep: Int32Array.from(step),
+    };
+  };
+  for (const set of previous) {
+    const id = idKey(set.identity.key, set.identity.k, set.identity.pv);
+    const changes = byIdentity.get(id);
+    byIdentity.delete(id);
+    out.push(changes ? patchOne(set, changes) : set);
+  }
+  for (const changes of byIdentity.values()) {
+    const c = changes[0]!;
+    const empty: VerdictSet = {
+      identity: { key: c.evaluatorKey, k: c.k, pv: c.promptVersion },
+      rows: new Int32Array(0),
+      verdict: new Uint8Array(0),
+      sampleCount: new Int32Array(0),
+      sampleSuccesses: new Int32Array(0),
+      sampleFailures: new Int32Array(0),
+      firstFailingStep: new Int32Array(0),
+    };
+    const set = patchOne(empty, changes);
+    if (set.rows.length) out.push(set);
+  }
+  out.sort((a, b) => compareIdentity(a.identity, b.identity));
+  return out;
+}
+
 export function evaluatorKindOf(key: string): EvaluatorKind {
   if (key.startsWith("judge:")) return "judge";
   // Heuristic evaluators are programmatic checks like rules: listed with them.
@@ -282,7 +359,15 @@ interface CacheEntry {
   stamp: string;
   /** The value, or its load while it is under way (callers at the same time share one load). */
   value: Promise<unknown>;
+  /** Every counter as read before the value was, for values that can be brought up to date instead of read again. */
+  versions: Record<ChangeCounter, number>;
 }
+
+/**
+ * Brings a cached value read at counters `then` up to counters `now`, or says null (read everything again).
+ * `previous` is the cached value, possibly still loading.
+ */
+type Patch<T> = (previous: Promise<T>, then: Record<ChangeCounter, number>, now: Record<ChangeCounter, number>) => Promise<T> | null;
 
 /**
  * Per database, in least-recently-used order (a Map iterates in insertion order; a hit is re-inserted). Keyed by
@@ -290,7 +375,7 @@ interface CacheEntry {
  */
 const caches = new WeakMap<object, Map<string, CacheEntry>>();
 
-function stampOf(versions: Record<CountedTable, number>, tables: CountedTable[]): string {
+function stampOf(versions: Record<ChangeCounter, number>, tables: CountedTable[]): string {
   return tables.map((t) => versions[t] ?? 0).join(":");
 }
 
@@ -310,9 +395,10 @@ export async function cachedAnalytics<T>(db: Db, key: string, tables: CountedTab
  * never a version remembered in this process: the worker, the CLI or another web server may have written (on
  * PostgreSQL, several servers share one database), and their writes bumped the counters through the triggers.
  */
-async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () => Promise<T>): Promise<T> {
+async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () => Promise<T>, patch?: Patch<T>): Promise<T> {
   // Read before loading: a write that lands while loading makes the stamp stale, so the next call reloads.
-  const stamp = stampOf(await tableVersions(db), tables);
+  const versions = await tableVersions(db);
+  const stamp = stampOf(versions, tables);
   let entries = caches.get(db);
   if (!entries) caches.set(db, (entries = new Map()));
   const hit = entries.get(key);
@@ -321,8 +407,8 @@ async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () =
     entries.set(key, hit);
     return hit.value as Promise<T>;
   }
-  const value = load();
-  const entry: CacheEntry = { stamp, value };
+  const value = (hit && patch?.(hit.value as Promise<T>, hit.versions, versions)) || load();
+  const entry: CacheEntry = { stamp, value, versions };
   entries.set(key, entry);
   if (entries.size > MAX_CACHED) entries.delete(entries.keys().next().value!);
   // A failed load is not kept: the next call tries again.
@@ -366,14 +452,35 @@ export async function getReference(db: Db, campaignId?: number): Promise<Referen
   return cached(db, `reference:${campaignId ?? "latest"}`, REFERENCE_TABLES, async () => loadReference(db, await getFacts(db), campaignId));
 }
 
+/** More changed verdicts than this and reading them all again is as quick as patching them in. */
+const VERDICT_PATCH_LIMIT = 5_000;
+
+/**
+ * Brings cached verdict sets up to date by reading only the verdict rows written since (judges write one verdict at
+ * a time, and every open view would otherwise read all of them again after each): possible while the trajectories
+ * and tasks (the rows everything is indexed by) are unchanged and no verdict was removed.
+ */
+function verdictPatch(db: Db, evaluatorKey?: string): Patch<VerdictSet[]> {
+  return (previous, then, now) => {
+    if (then.tasks !== now.tasks || then.trajectories !== now.trajectories) return null;
+    if (then[VERDICT_REMOVALS_COUNTER] !== now[VERDICT_REMOVALS_COUNTER] || then.evaluator_verdicts === undefined) return null;
+    return (async () => {
+      const base = await previous;
+      const changed = await verdictsChangedSince(db, then.evaluator_verdicts, VERDICT_PATCH_LIMIT + 1, evaluatorKey);
+      const facts = await getFacts(db);
+      return changed.length > VERDICT_PATCH_LIMIT ? loadVerdictSets(db, facts, evaluatorKey) : patchVerdictSets(base, changed, facts);
+    })();
+  };
+}
+
 /** Verdict sets of every evaluator, or of one key (taken from the full list when that is loaded and current). */
 export async function getVerdictSets(db: Db, evaluatorKey?: string): Promise<VerdictSet[]> {
-  if (evaluatorKey === undefined) return cached(db, "verdicts:*", VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db)));
+  if (evaluatorKey === undefined) return cached(db, "verdicts:*", VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db)), verdictPatch(db));
   const all = caches.get(db)?.get("verdicts:*");
   if (all && all.stamp === stampOf(await tableVersions(db), VERDICT_TABLES)) {
     return ((await all.value) as VerdictSet[]).filter((s) => s.identity.key === evaluatorKey);
   }
-  return cached(db, `verdicts:${evaluatorKey}`, VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db), evaluatorKey));
+  return cached(db, `verdicts:${evaluatorKey}`, VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db), evaluatorKey), verdictPatch(db, evaluatorKey));
 }
 
 export type CampaignLabelColumns = Awaited<ReturnType<typeof loadCampaignLabelColumns>>;
