@@ -2,7 +2,8 @@
  * Screenshots in an S3-compatible bucket (s3rver on 127.0.0.1, tests/helpers/s3.ts): an import uploads every image
  * under its content-addressed key before the rows commit, re-importing uploads nothing, a trajectory whose commit
  * fails leaves no rows, and the screenshot route serves the bucket's bytes (originals and variants) with the same
- * access checks and caching as from the data folder, or redirects to a presigned URL when asked to.
+ * access checks and caching as from the data folder, or redirects to a presigned URL when asked to. Uploaded import
+ * zips wait in the bucket, so any web server of the installation can run their import.
  */
 import { closeDatabase } from "../../db/database";
 import crypto from "node:crypto";
@@ -15,7 +16,12 @@ import { sqliteClient } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { createCampaign } from "../../server/services/annotation";
 import { runImport } from "../../server/services/ingest";
+import { IMPORT_JOB_TYPE, importJobStatus, newUploadPath, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
+import { enqueueJobs, jobsOfGroup } from "../../server/services/jobs/queue";
 import { collectUnreferencedObjects } from "../../server/services/storage/garbage";
+import { checkUploadKey, uploadStagingFor } from "../../server/services/storage/upload-staging";
+import yazl from "yazl";
+import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { makeActor } from "../helpers/annotation-fixture";
 import { rawRequest, startRouteServer, type RouteServer } from "../helpers/route-server";
 import { startTestS3, type TestS3 } from "../helpers/s3";
@@ -217,5 +223,77 @@ describe("the screenshot route with screenshots in S3", () => {
     } finally {
       process.env.VERDICT_S3_PRESIGN = "0";
     }
+  });
+});
+
+describe("uploaded import zips with a bucket configured", () => {
+  async function uploadZip(into: AppContext, tasks: string[]): Promise<string> {
+    const src = await writeWebVoyagerFixture(path.join(dir, `upload-src-${crypto.randomBytes(4).toString("hex")}`), tasks.map((id) => ({ id, intent: `Task ${id}.`, url: "https://upload.test/", actions: ["Click [0]", "ANSWER; done"] })));
+    const file = await newUploadPath(into);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const zip = new yazl.ZipFile();
+    for (const rel of fs.readdirSync(src, { recursive: true }) as string[]) {
+      if (fs.statSync(path.join(src, rel)).isFile()) zip.addFile(path.join(src, rel), `results/${rel.split(path.sep).join("/")}`);
+    }
+    zip.end();
+    await new Promise<void>((resolve) => zip.outputStream.pipe(fs.createWriteStream(file)).on("close", () => resolve()));
+    return file;
+  }
+
+  it("wait in the bucket, not on the disk of the server that received them, and are removed once imported", async () => {
+    const file = await uploadZip(ctx, ["Up--1"]);
+    const key = `${PREFIX}uploads/${path.basename(file)}`;
+    s3.resetEvents();
+    const id = await startImport(ctx, { kind: "upload", file, name: "mine.zip" }, { requestedBy: null });
+    expect(fs.existsSync(file)).toBe(false);
+    expect(s3.puts).toContain(key);
+    await runImportsInBackground(ctx);
+    const view = await importJobStatus(ctx, id);
+    expect(view.error).toBeNull();
+    expect(view.report).toMatchObject({ format: "webvoyager", created: 1 });
+    // Paths in the report name the upload, not a server folder.
+    expect(view.report!.trajectories[0]!.sourcePath).toMatch(/^mine\.zip: results\//);
+    expect(s3.deletes).toContain(key);
+    expect(fs.readdirSync(path.join(dir, "imports"))).toEqual([]);
+  });
+
+  it("are imported by another web server (its own data folder) from the bucket", async () => {
+    const file = await uploadZip(ctx, ["Up--2", "Up--3"]);
+    const key = path.basename(file);
+    // The receiving server staged the zip and stopped before running its import.
+    await uploadStagingFor(ctx.config.objectStorage)!.stage(file, key);
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-s3-other-"));
+    const other = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: otherDir, chromiumPath: "/usr/bin/chromium", objectStorage: s3.config({ keyPrefix: PREFIX }) });
+    try {
+      const groupKey = `import:${crypto.randomUUID()}`;
+      await enqueueJobs(other.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: "/srv/web-a/imports/" + key, name: "theirs.zip", staged: key }, format: "auto", requestedBy: null }, groupKey, maxAttempts: 1 }]);
+      await runImportsInBackground(other);
+      const job = (await jobsOfGroup(other.db, groupKey))[0]!;
+      const view = await importJobStatus(other, job.id);
+      expect(view.error).toBeNull();
+      expect(view.report).toMatchObject({ created: 2 });
+      expect(fs.readdirSync(path.join(otherDir, "imports"))).toEqual([]);
+      expect(s3.deletes).toContain(`${PREFIX}uploads/${key}`);
+
+      // A staged zip that is gone (removed by hand, an expired bucket rule) fails with what to do.
+      const lost = await uploadZip(ctx, ["Up--4"]);
+      const lostKey = path.basename(lost);
+      await uploadStagingFor(ctx.config.objectStorage)!.stage(lost, lostKey);
+      await uploadStagingFor(ctx.config.objectStorage)!.remove(lostKey);
+      const lostGroup = `import:${crypto.randomUUID()}`;
+      await enqueueJobs(other.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: lost, name: "gone.zip", staged: lostKey }, format: "auto", requestedBy: null }, groupKey: lostGroup, maxAttempts: 1 }]);
+      await runImportsInBackground(other);
+      const failed = await importJobStatus(other, (await jobsOfGroup(other.db, lostGroup))[0]!.id);
+      expect(failed.status).toBe("failed");
+      expect(failed.error).toBe(`gone.zip: the uploaded file is no longer in s3://${s3.bucket}/${PREFIX}uploads/; upload it again`);
+    } finally {
+      await closeDatabase(other.db);
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
+  });
+
+  it("keys are the server's own names only", () => {
+    expect(() => checkUploadKey("../sha256/ab/x")).toThrow(/Not an upload key/);
+    expect(checkUploadKey("upload-1700000000000-0123456789ab.zip")).toBe("upload-1700000000000-0123456789ab.zip");
   });
 });

@@ -5,7 +5,8 @@
  * over an import its previous process left behind: looking at an import's status resumes it when it is queued.
  *
  * Sources: a .zip uploaded to `<dataDir>/imports/` (researchers), or a path on the server under
- * VERDICT_IMPORT_ROOT (admins). A zip that no importer reads as it is (only Verdict bundles are read as zips) is
+ * VERDICT_IMPORT_ROOT (admins). With a bucket configured the uploaded zip waits in the bucket instead
+ * (storage/upload-staging.ts), since the web server that runs the job need not be the one that received it. A zip that no importer reads as it is (only Verdict bundles are read as zips) is
  * extracted next to it, within the zip limits, and the folder is sniffed instead.
  */
 import crypto from "node:crypto";
@@ -23,11 +24,16 @@ import { openZipReader } from "../../importers/zip";
 import { enqueueJobs, jobsOfGroup } from "../jobs/queue";
 import { runWorker } from "../jobs/worker";
 import { ImportRefusedError, runImport, type ImportReport } from "../ingest";
+import { uploadStagingFor } from "../storage/upload-staging";
 import { warmFirstViews } from "../trajectory-views";
 
 export const IMPORT_JOB_TYPE = "import.source";
 
-export type ImportSource = { kind: "upload"; file: string; name: string } | { kind: "path"; path: string };
+/**
+ * An upload is `file` on the server that received it, or, when `staged` is set, the object of that key in the
+ * installation's upload staging area (each run copies it to its own imports folder).
+ */
+export type ImportSource = { kind: "upload"; file: string; name: string; staged?: string } | { kind: "path"; path: string };
 
 export interface ImportJobPayload {
   source: ImportSource;
@@ -113,9 +119,21 @@ function checkFormat(format: string | undefined): string {
 /** Queues an import and starts it in this process. Returns the job id. */
 export async function startImport(ctx: AppContext, source: ImportSource, opts: { format?: string; requestedBy: string | null }): Promise<number> {
   const groupKey = `import:${crypto.randomUUID()}`;
-  const payload: ImportJobPayload = { source, format: checkFormat(opts.format), requestedBy: opts.requestedBy };
-  // One attempt: a failed import is reported, not retried (what it committed stays; re-importing is idempotent).
-  await enqueueJobs(ctx.db, [{ type: IMPORT_JOB_TYPE, payload, groupKey, maxAttempts: 1 }]);
+  const format = checkFormat(opts.format);
+  const staging = source.kind === "upload" && !source.staged ? uploadStagingFor(ctx.config.objectStorage) : null;
+  if (staging && source.kind === "upload") {
+    const key = path.basename(source.file);
+    await staging.stage(source.file, key);
+    source = { ...source, staged: key };
+  }
+  const payload: ImportJobPayload = { source, format, requestedBy: opts.requestedBy };
+  try {
+    // One attempt: a failed import is reported, not retried (what it committed stays; re-importing is idempotent).
+    await enqueueJobs(ctx.db, [{ type: IMPORT_JOB_TYPE, payload, groupKey, maxAttempts: 1 }]);
+  } catch (e) {
+    if (staging && source.kind === "upload") await staging.remove(source.staged!).catch(() => undefined);
+    throw e;
+  }
   const job = (await jobsOfGroup(ctx.db, groupKey))[0]!;
   // Runs on after the request has answered; its failures are logged (see runImportsInBackground).
   void runImportsInBackground(ctx);
@@ -152,20 +170,35 @@ export async function runImportJob(
 ): Promise<ImportReport> {
   const payload = job.payload as ImportJobPayload;
   const cleanup: string[] = [];
+  // Copies of a staged upload on this machine: removed whatever happens, the staged object stays until the end.
+  const localCopies: string[] = [];
+  const source = payload.source;
+  const staging = source.kind === "upload" && source.staged ? uploadStagingFor(ctx.config.objectStorage) : null;
+  let zipFile = source.kind === "upload" ? source.file : "";
   let finished = false;
   try {
-    let input = payload.source.kind === "upload" ? payload.source.file : payload.source.path;
-    if (payload.source.kind === "upload") cleanup.push(payload.source.file);
+    if (source.kind === "upload" && source.staged) {
+      if (!staging) throw new Error(`${source.name}: the upload waits in object storage, which this server is not configured for (VERDICT_S3_BUCKET)`);
+      zipFile = path.join(await importsDir(ctx), source.staged);
+      await fsp.mkdir(path.dirname(zipFile), { recursive: true });
+      localCopies.push(zipFile, `${zipFile}.d`);
+      if (!(await staging.fetch(source.staged, zipFile))) {
+        finished = true;
+        throw new Error(`${source.name}: the uploaded file is no longer in ${staging.location}; upload it again`);
+      }
+    }
+    let input = source.kind === "upload" ? zipFile : source.path;
+    if (source.kind === "upload") cleanup.push(zipFile);
     let importer = payload.format !== "auto" ? getImporter(payload.format) : null;
     if (payload.source.kind === "upload") {
       const limits = ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv);
-      const zip = await openZipReader(payload.source.file, limits);
+      const zip = await openZipReader(zipFile, limits);
       try {
         // A Verdict bundle is read as a zip; any other source is unpacked and read as the folder it was.
         const bundle = zip.has("manifest.json") && (!importer || importer.format === "native");
         if (!bundle) {
           reportProgress({ done: 0, total: null, label: payload.source.name, phase: "extracting" });
-          const dir = `${payload.source.file}.d`;
+          const dir = `${zipFile}.d`;
           cleanup.push(dir);
           await fsp.rm(dir, { recursive: true, force: true });
           await fsp.mkdir(dir, { recursive: true });
@@ -203,14 +236,14 @@ export async function runImportJob(
     await warmFirstViews(ctx, report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id));
     if (payload.source.kind === "upload") {
       // Name files as the person knows them (inside their zip), not by the server's upload folder.
-      const named = uploadNames(payload.source);
+      const named = uploadNames(payload.source, zipFile);
       for (const x of report.skipped) x.path = named(x.path);
       for (const x of report.warnings) x.path = named(x.path);
       for (const t of report.trajectories) t.sourcePath = named(t.sourcePath);
     }
     return report;
   } catch (e) {
-    const named = uploadNames(payload.source);
+    const named = uploadNames(payload.source, zipFile);
     if (e instanceof ImportRefusedError) {
       // Nothing importable: kept as the job's result so the page can list every skipped file and its reason.
       finished = true;
@@ -226,6 +259,9 @@ export async function runImportJob(
   } finally {
     // An interrupted job goes back to the queue and needs its upload; a finished or failed one does not.
     if (finished) for (const p of cleanup) await fsp.rm(p, { recursive: true, force: true });
+    for (const p of localCopies) await fsp.rm(p, { recursive: true, force: true });
+    // A staged zip left behind (the bucket unreachable just now) only takes space; the import itself is done.
+    if (finished && staging && source.kind === "upload") await staging.remove(source.staged!).catch(() => undefined);
   }
 }
 
@@ -236,9 +272,9 @@ interface RefusedImport {
 }
 
 /** Rewrites server paths of an upload (the zip, its extracted folder) to the uploaded file's name. */
-function uploadNames(source: ImportSource): (text: string) => string {
+function uploadNames(source: ImportSource, file: string): (text: string) => string {
   if (source.kind !== "upload") return (t) => t;
-  return (t) => t.split(`${source.file}.d${path.sep}`).join(`${source.name}: `).split(source.file).join(source.name);
+  return (t) => t.split(`${file}.d${path.sep}`).join(`${source.name}: `).split(file).join(source.name);
 }
 
 function view(job: JobRow): ImportJobView {

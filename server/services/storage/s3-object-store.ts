@@ -31,7 +31,7 @@ function s3Sdk(): Promise<S3Sdk> {
 /** One client per bucket configuration and process: it keeps the connections to the store open. */
 const clients = new Map<string, S3Client>();
 
-async function s3ClientFor(config: S3Config): Promise<S3Client> {
+export async function s3ClientFor(config: S3Config): Promise<S3Client> {
   const key = JSON.stringify([config.endpoint, config.region, config.accessKeyId, config.forcePathStyle]);
   let client = clients.get(key);
   if (!client) {

@@ -1,0 +1,96 @@
+/**
+ * Uploaded import zips on their way from the web server that received them to the process that runs the import.
+ *
+ * With one machine (the quick start) the zip stays in the data folder, where the same server's import job reads it.
+ * With a bucket configured (a team deployment, several web servers behind a load balancer) every web server runs
+ * the queued imports of the shared database, and the server that takes a job (or takes it over after the first one
+ * was restarted) may not be the one that received the zip: the zip is therefore kept in the bucket, under
+ * `<prefix>uploads/<key>`, until its import has finished, and each attempt copies it to its own disk first.
+ */
+import fs from "node:fs";
+import fsp from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { S3ServiceException } from "@aws-sdk/client-s3";
+import type { S3Config } from "../../config";
+
+/** Keys are chosen by the server (upload-<time>-<random>.zip): nothing a client sends becomes part of one. */
+const UPLOAD_KEY_RE = /^upload-[0-9]+-[0-9a-f]{12}\.zip$/;
+
+export function checkUploadKey(key: string): string {
+  if (!UPLOAD_KEY_RE.test(key)) throw new Error(`Not an upload key: ${JSON.stringify(key)}`);
+  return key;
+}
+
+export interface UploadStaging {
+  /** Where staged uploads wait, for messages: s3://bucket/prefix/uploads/. */
+  readonly location: string;
+  /** Moves the received file into the staging area under `key`; the local file is removed once it is there. */
+  stage(localFile: string, key: string): Promise<void>;
+  /** Copies the staged upload to `localFile` for the import to read; false when it is no longer staged. */
+  fetch(key: string, localFile: string): Promise<boolean>;
+  /** Forgets the staged upload (its import finished); a missing one is not an error. */
+  remove(key: string): Promise<void>;
+}
+
+function notFound(e: unknown): boolean {
+  const err = e as S3ServiceException;
+  return err?.$metadata?.httpStatusCode === 404 || err?.name === "NoSuchKey" || err?.name === "NotFound";
+}
+
+class S3UploadStaging implements UploadStaging {
+  private readonly prefix: string;
+  constructor(private readonly config: S3Config) {
+    this.prefix = `${config.keyPrefix}uploads/`;
+  }
+
+  get location(): string {
+    return `s3://${this.config.bucket}/${this.prefix}`;
+  }
+
+  private async sdk() {
+    const sdk = await import("@aws-sdk/client-s3");
+    const { s3ClientFor } = await import("./s3-object-store");
+    return { sdk, client: await s3ClientFor(this.config) };
+  }
+
+  async stage(localFile: string, key: string): Promise<void> {
+    const { sdk, client } = await this.sdk();
+    const size = (await fsp.stat(localFile)).size;
+    await client.send(
+      new sdk.PutObjectCommand({
+        Bucket: this.config.bucket,
+        Key: this.prefix + checkUploadKey(key),
+        Body: fs.createReadStream(localFile),
+        ContentLength: size,
+        ContentType: "application/zip",
+      }),
+    );
+    await fsp.rm(localFile, { force: true });
+  }
+
+  async fetch(key: string, localFile: string): Promise<boolean> {
+    const { sdk, client } = await this.sdk();
+    let body: Readable;
+    try {
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.config.bucket, Key: this.prefix + checkUploadKey(key) }));
+      if (!res.Body) return false;
+      body = res.Body as Readable;
+    } catch (e) {
+      if (notFound(e)) return false;
+      throw e;
+    }
+    await pipeline(body, fs.createWriteStream(localFile));
+    return true;
+  }
+
+  async remove(key: string): Promise<void> {
+    const { sdk, client } = await this.sdk();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.config.bucket, Key: this.prefix + checkUploadKey(key) }));
+  }
+}
+
+/** The installation's staging area for uploads: the bucket when one is configured, else none (the data folder). */
+export function uploadStagingFor(objectStorage: S3Config | undefined): UploadStaging | null {
+  return objectStorage ? new S3UploadStaging(objectStorage) : null;
+}
