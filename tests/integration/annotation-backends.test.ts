@@ -4,9 +4,9 @@
  * adjudication, the blind rule's look-ups and the strategies' hand-written SQL. Data is written through the
  * dialect-neutral tables (not the catalog importers), so the suite runs only through annotation code.
  */
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { first, tablesOf, type Db } from "../../db/database";
+import { first, rawGet, tablesOf, type Db } from "../../db/database";
 import { addCampaignAnnotators, annotatorProgress, getItemByTrajectory, liveReservationCounts } from "../../db/repositories/campaigns";
 import { isBlindedFor, labellingBlindCount } from "../../db/repositories/blind-rule";
 import { qualityLabelRows, strataCoverage, strategyCandidates } from "../../db/repositories/annotation-quality";
@@ -95,6 +95,17 @@ describeEachBackend("annotation hot path", (backend) => {
     const { reservations } = tablesOf(db);
     const held = await first(db.select({ n: count() }).from(reservations).where(eq(reservations.status, "active")).limit(1));
     expect(held?.n).toBe(1);
+  });
+
+  it.runIf(backend === "postgres")("refreshes PostgreSQL's statistics of the queue when a large campaign is created, so the next query is planned for its size", async () => {
+    const stats = async () => Number((await rawGet<{ n: number }>(db, sql`select reltuples as n from pg_class where relname = 'campaign_items'`))!.n);
+    const few = await trajectories(20);
+    await campaign(few, []);
+    // A small campaign leaves the statistics to autovacuum: the table has never been analysed.
+    expect(await stats()).toBeLessThan(20);
+    const many = await trajectories(240);
+    await campaign(many, []);
+    expect(await stats()).toBe(260);
   });
 
   it("gives annotators asking at once different items while items are left", async () => {
