@@ -286,8 +286,9 @@ export interface LabelResult {
   replayed: boolean;
 }
 
-async function resultOf(db: Db, rev: LabelRevisionRow, label: LabelRow, replayed: boolean): Promise<LabelResult> {
-  const item = (await getItemByTrajectory(db, label.campaignId, label.trajectoryId))!;
+/** The result of a label write; `itemState` when the caller has just computed it (no need to read the item again). */
+async function resultOf(db: Db, rev: LabelRevisionRow, label: LabelRow, replayed: boolean, itemState?: ItemState): Promise<LabelResult> {
+  const state = itemState ?? (await getItemByTrajectory(db, label.campaignId, label.trajectoryId))!.state;
   return {
     labelId: label.id,
     revisionId: rev.id,
@@ -296,7 +297,7 @@ async function resultOf(db: Db, rev: LabelRevisionRow, label: LabelRow, replayed
     values: rev.values,
     itemId: label.itemId,
     trajectoryId: label.trajectoryId,
-    itemState: item.state,
+    itemState: state,
     replayed,
   };
 }
@@ -404,8 +405,8 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
       createdAt: at,
     });
     await deleteReservation(db, item.id, actor.userId);
-    await recomputeItem(db, campaign, item, at);
-    return await resultOf(db, rev, label, false);
+    const itemState = await recomputeItem(db, campaign, item, at);
+    return await resultOf(db, rev, label, false, itemState);
   }, LABELLING_TRANSACTION);
 }
 
