@@ -256,10 +256,10 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
     const bytes = image.bytes ?? again!.bytes!;
     const info = again?.info ?? image.info;
     const hash = sha256(bytes);
-    if (!images.has(hash)) {
-      images.set(hash, { hash, mime: info.mime, width: info.width, height: info.height, bytes: bytes.byteLength, origin: image.origin });
-      await batch.put(hash, bytes);
-    }
+    if (!images.has(hash)) images.set(hash, { hash, mime: info.mime, width: info.width, height: info.height, bytes: bytes.byteLength, origin: image.origin });
+    // Every trajectory waits for its own images to be staged, also one that another trajectory prepared at the same
+    // time is still writing: committed first, it would otherwise publish a file not written yet.
+    await batch.put(hash, bytes);
     return hash;
   }
 

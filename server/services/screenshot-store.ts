@@ -124,7 +124,11 @@ export class ScreenshotStore {
 
 /** How an import (or a live run) gets screenshots into the store around the transactions that add their rows. */
 export interface ScreenshotBatch {
-  /** Stages bytes whose hash is already known; a screenshot already in the store is not written again. */
+  /**
+   * Stages bytes whose hash is already known; a screenshot already in the store is not written again. Resolves once
+   * the screenshot is staged, also when it repeats a put still under way (an import prepares several trajectories
+   * at once, and the same screenshot often appears in more than one).
+   */
   put(hash: string, bytes: Uint8Array, contentType?: string): Promise<void>;
   /** Screenshots staged and not yet published. */
   readonly size: number;
@@ -154,14 +158,20 @@ function contentTypeOf(bytes: Uint8Array): string {
  */
 class UploadingBatch implements ScreenshotBatch {
   private readonly stored = new Set<string>();
+  private readonly uploading = new Map<string, Promise<void>>();
 
   constructor(private readonly objects: ObjectStore) {}
 
   async put(hash: string, bytes: Uint8Array, contentType?: string): Promise<void> {
     if (this.stored.has(hash)) return;
     if (!isScreenshotHash(hash)) throw new Error(`Not a screenshot hash: ${JSON.stringify(hash)}`);
-    await this.objects.put(hash, bytes, contentType ?? contentTypeOf(bytes));
-    this.stored.add(hash);
+    let upload = this.uploading.get(hash);
+    if (!upload) {
+      upload = this.objects.put(hash, bytes, contentType ?? contentTypeOf(bytes)).then(() => void this.stored.add(hash));
+      this.uploading.set(hash, upload);
+      void upload.finally(() => this.uploading.delete(hash)).catch(() => undefined);
+    }
+    await upload;
   }
 
   get size(): number {
@@ -190,6 +200,7 @@ class StagedFolderBatch implements ScreenshotBatch {
   private readonly staged = new Set<string>();
   private readonly moved: string[] = [];
   private readonly madeDirs = new Set<string>();
+  private readonly writing = new Map<string, Promise<void>>();
   private stagingReady: Promise<void> | null = null;
 
   constructor(private readonly store: ScreenshotStore) {
@@ -197,11 +208,25 @@ class StagedFolderBatch implements ScreenshotBatch {
   }
 
   async put(hash: string, bytes: Uint8Array): Promise<void> {
+    const pending = this.writing.get(hash);
+    if (pending) return pending;
     if (this.staged.has(hash) || fs.existsSync(this.store.pathFor(hash))) return;
     this.staged.add(hash);
-    this.stagingReady ??= fsp.mkdir(this.staging, { recursive: true, mode: 0o700 }).then(() => undefined);
-    await this.stagingReady;
-    await fsp.writeFile(path.join(this.staging, hash), bytes);
+    const write = (async () => {
+      this.stagingReady ??= fsp.mkdir(this.staging, { recursive: true, mode: 0o700 }).then(() => undefined);
+      await this.stagingReady;
+      await fsp.writeFile(path.join(this.staging, hash), bytes);
+    })();
+    this.writing.set(hash, write);
+    try {
+      await write;
+    } catch (e) {
+      // Not staged after all: publishing it would name a file that is not there.
+      this.staged.delete(hash);
+      throw e;
+    } finally {
+      this.writing.delete(hash);
+    }
   }
 
   get size(): number {

@@ -114,15 +114,7 @@ test.beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-compare-e2e-"));
   try {
     await writeBundle(dir);
-    // One retry: on this shared machine an import was seen to lose its staging folder to a concurrent sweep
-    // (ENOENT on rename); a second import of the same bundle is idempotent.
-    let out: string;
-    try {
-      out = cli("scripts/cli.ts", "import", dir, "--json");
-    } catch (e) {
-      if (!/ENOENT/.test(String(e))) throw e;
-      out = cli("scripts/cli.ts", "import", dir, "--json");
-    }
+    const out = cli("scripts/cli.ts", "import", dir, "--json");
     const report = JSON.parse(out) as { trajectories: { externalTaskId: string; id: number }[] };
     const mine = report.trajectories.filter((t) => t.externalTaskId === TASK);
     expect(mine).toHaveLength(ATTEMPTS.length);
