@@ -139,6 +139,19 @@ describe("an import with screenshots in S3", () => {
     expect(await ctx.store.has(freshHash)).toBe(false);
     expect(s3.deletes).toEqual([`${PREFIX}sha256/${freshHash.slice(0, 2)}/${freshHash}`]);
   });
+
+  it("a repeated put of a screenshot still uploading resolves only once it is in the bucket", async () => {
+    const batch = ctx.store.beginBatch();
+    const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 10, b: 90 } } }).png().toBuffer();
+    const hash = sha(bytes);
+    const first = batch.put(hash, bytes);
+    await batch.put(hash, bytes);
+    expect(() => batch.publishSync([hash])).not.toThrow();
+    await first;
+    expect(await ctx.store.has(hash)).toBe(true);
+    // No row names it: removed again, like any unused object.
+    await ctx.store.originals.delete(hash);
+  });
 });
 
 describe("the screenshot route with screenshots in S3", () => {
@@ -286,6 +299,23 @@ describe("uploaded import zips with a bucket configured", () => {
       const failed = await importJobStatus(other, (await jobsOfGroup(other.db, lostGroup))[0]!.id);
       expect(failed.status).toBe("failed");
       expect(failed.error).toBe(`gone.zip: the uploaded file is no longer in s3://${s3.bucket}/${PREFIX}uploads/; upload it again`);
+
+      // A web server of the installation started without the bucket's settings says so, and leaves the upload staged.
+      const waiting = await uploadZip(ctx, ["Up--5"]);
+      const waitingKey = path.basename(waiting);
+      await uploadStagingFor(ctx.config.objectStorage)!.stage(waiting, waitingKey);
+      const unconfigured = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: otherDir, chromiumPath: "/usr/bin/chromium" });
+      try {
+        const waitingGroup = `import:${crypto.randomUUID()}`;
+        await enqueueJobs(unconfigured.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: waiting, name: "waiting.zip", staged: waitingKey }, format: "auto", requestedBy: null }, groupKey: waitingGroup, maxAttempts: 1 }]);
+        await runImportsInBackground(unconfigured);
+        const refused = await importJobStatus(unconfigured, (await jobsOfGroup(unconfigured.db, waitingGroup))[0]!.id);
+        expect(refused.status).toBe("failed");
+        expect(refused.error).toBe("waiting.zip: the upload waits in object storage, which this server is not configured for (VERDICT_S3_BUCKET)");
+        expect(await uploadStagingFor(ctx.config.objectStorage)!.fetch(waitingKey, path.join(otherDir, "still-there.zip"))).toBe(true);
+      } finally {
+        await closeDatabase(unconfigured.db);
+      }
     } finally {
       await closeDatabase(other.db);
       fs.rmSync(otherDir, { recursive: true, force: true });

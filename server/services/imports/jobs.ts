@@ -6,8 +6,9 @@
  *
  * Sources: a .zip uploaded to `<dataDir>/imports/` (researchers), or a path on the server under
  * VERDICT_IMPORT_ROOT (admins). With a bucket configured the uploaded zip waits in the bucket instead
- * (storage/upload-staging.ts), since the web server that runs the job need not be the one that received it. A zip that no importer reads as it is (only Verdict bundles are read as zips) is
- * extracted next to it, within the zip limits, and the folder is sniffed instead.
+ * (storage/upload-staging.ts), since the web server that runs the job need not be the one that received it. A zip
+ * that no importer reads as it is (only Verdict bundles are read as zips) is extracted next to it, within the zip
+ * limits, and the folder is sniffed instead.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -190,14 +191,14 @@ export async function runImportJob(
     let input = source.kind === "upload" ? zipFile : source.path;
     if (source.kind === "upload") cleanup.push(zipFile);
     let importer = payload.format !== "auto" ? getImporter(payload.format) : null;
-    if (payload.source.kind === "upload") {
+    if (source.kind === "upload") {
       const limits = ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv);
       const zip = await openZipReader(zipFile, limits);
       try {
         // A Verdict bundle is read as a zip; any other source is unpacked and read as the folder it was.
         const bundle = zip.has("manifest.json") && (!importer || importer.format === "native");
         if (!bundle) {
-          reportProgress({ done: 0, total: null, label: payload.source.name, phase: "extracting" });
+          reportProgress({ done: 0, total: null, label: source.name, phase: "extracting" });
           const dir = `${zipFile}.d`;
           cleanup.push(dir);
           await fsp.rm(dir, { recursive: true, force: true });
@@ -211,7 +212,7 @@ export async function runImportJob(
         zip.close();
       }
       if (!importer) {
-        const name = payload.source.name;
+        const name = source.name;
         importer = await detectImporter(input).catch((e: unknown) => {
           throw e instanceof ImportError ? new ImportError(name, `${e.problem.replace(/; pass --format$/, "")}; choose the format`) : e;
         });
@@ -234,23 +235,23 @@ export async function runImportJob(
     // Encode what the first view of each new trajectory shows, in the background: whoever opens one from the
     // report finds its screenshot ready.
     await warmFirstViews(ctx, report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id));
-    if (payload.source.kind === "upload") {
+    if (source.kind === "upload") {
       // Name files as the person knows them (inside their zip), not by the server's upload folder.
-      const named = uploadNames(payload.source, zipFile);
+      const named = uploadNames(source, zipFile);
       for (const x of report.skipped) x.path = named(x.path);
       for (const x of report.warnings) x.path = named(x.path);
       for (const t of report.trajectories) t.sourcePath = named(t.sourcePath);
     }
     return report;
   } catch (e) {
-    const named = uploadNames(payload.source, zipFile);
+    const named = uploadNames(source, zipFile);
     if (e instanceof ImportRefusedError) {
       // Nothing importable: kept as the job's result so the page can list every skipped file and its reason.
       finished = true;
       const skipped = e.skipped.map((x) => ({ path: named(x.path), reason: x.reason }));
       return { failure: named(e.message), skipped } satisfies RefusedImport as unknown as ImportReport;
     }
-    if (e instanceof ImportError && payload.source.kind === "upload") {
+    if (e instanceof ImportError && source.kind === "upload") {
       finished = !signal.aborted;
       throw new Error(named(e.message));
     }

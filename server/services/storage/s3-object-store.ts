@@ -11,7 +11,8 @@ import { isObjectName, shardedPath, type ObjectStore, type StoredObjectInfo } fr
 /** Objects never change for a key: caches (and a browser following a presigned URL) may keep them forever. */
 const IMMUTABLE = "private, max-age=31536000, immutable";
 
-function notFound(e: unknown): boolean {
+/** The bucket has no object under the key asked for. */
+export function notFound(e: unknown): boolean {
   const err = e as S3ServiceException;
   return err?.$metadata?.httpStatusCode === 404 || err?.name === "NoSuchKey" || err?.name === "NotFound";
 }
@@ -23,7 +24,7 @@ let sdkLoading: Promise<S3Sdk> | null = null;
  * The AWS SDK, loaded on first use: it is large, and installations without a bucket (and every CLI command and
  * worker process that never touches one) should not pay for loading it.
  */
-function s3Sdk(): Promise<S3Sdk> {
+export function s3Sdk(): Promise<S3Sdk> {
   sdkLoading ??= import("@aws-sdk/client-s3");
   return sdkLoading;
 }

@@ -11,8 +11,8 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { S3ServiceException } from "@aws-sdk/client-s3";
 import type { S3Config } from "../../config";
+import { notFound, s3ClientFor, s3Sdk } from "./s3-object-store";
 
 /** Keys are chosen by the server (upload-<time>-<random>.zip): nothing a client sends becomes part of one. */
 const UPLOAD_KEY_RE = /^upload-[0-9]+-[0-9a-f]{12}\.zip$/;
@@ -33,11 +33,6 @@ export interface UploadStaging {
   remove(key: string): Promise<void>;
 }
 
-function notFound(e: unknown): boolean {
-  const err = e as S3ServiceException;
-  return err?.$metadata?.httpStatusCode === 404 || err?.name === "NoSuchKey" || err?.name === "NotFound";
-}
-
 class S3UploadStaging implements UploadStaging {
   private readonly prefix: string;
   constructor(private readonly config: S3Config) {
@@ -48,10 +43,10 @@ class S3UploadStaging implements UploadStaging {
     return `s3://${this.config.bucket}/${this.prefix}`;
   }
 
+  /** The SDK's commands and the bucket's client, loaded on first use (as for the screenshots). */
   private async sdk() {
-    const sdk = await import("@aws-sdk/client-s3");
-    const { s3ClientFor } = await import("./s3-object-store");
-    return { sdk, client: await s3ClientFor(this.config) };
+    const [sdk, client] = await Promise.all([s3Sdk(), s3ClientFor(this.config)]);
+    return { sdk, client };
   }
 
   async stage(localFile: string, key: string): Promise<void> {
