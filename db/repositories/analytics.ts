@@ -13,7 +13,7 @@
  * table rows, and takes 2–3× longer than the grouped index read (verdicts 270 → 60–100 ms, labels 270 → 110 ms).
  * Group keys come back as real SQL values, so any text (separators, empty strings, NULL) stays exact.
  */
-import { and, asc, count, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import { dialectOf, first, rawAll, tablesOf, type Db } from "../database";
 import type { ChangeCounter } from "../schema/changes";
 
@@ -318,7 +318,7 @@ export interface ChangedVerdict {
  */
 export async function verdictsChangedSince(db: Db, version: number, limit: number, evaluatorKey?: string): Promise<ChangedVerdict[]> {
   const { evaluatorVerdicts: v } = tablesOf(db);
-  const rows = await db
+  return db
     .select({
       trajectoryId: v.trajectoryId,
       evaluatorKey: v.evaluatorKey,
@@ -331,10 +331,9 @@ export async function verdictsChangedSince(db: Db, version: number, limit: numbe
       firstFailingStep: v.firstFailingStep,
     })
     .from(v)
-    .where(evaluatorKey === undefined ? sql`${v.changeVersion} > ${version}` : and(sql`${v.changeVersion} > ${version}`, eq(v.evaluatorKey, evaluatorKey)))
+    .where(and(gt(v.changeVersion, version), evaluatorKey === undefined ? undefined : eq(v.evaluatorKey, evaluatorKey)))
     .orderBy(asc(v.changeVersion))
     .limit(limit);
-  return rows.map((r) => ({ ...r, verdict: String(r.verdict) }));
 }
 
 /**

@@ -44,10 +44,15 @@ function stillBlind(userId: string): SQL {
  * never labelled (a researcher lifts the blind by turning `blind` off). As an SQL subquery, for list queries.
  */
 export function blindedTrajectoryIdsSql(userId: string): SQL {
+  return blindCampaignTrajectories(userId, stillBlind(userId));
+}
+
+/** Trajectories of the blind campaigns the user annotates whose item `ci` (of campaign `c`) satisfies `where`. */
+function blindCampaignTrajectories(userId: string, where: SQL): SQL {
   return sql`(select ci.trajectory_id from campaign_items ci
     join annotation_campaigns c on c.id = ci.campaign_id and c.blind
     join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
-    where ${stillBlind(userId)})`;
+    where ${where})`;
 }
 
 /** A condition for list queries: true for rows whose trajectory column the blind rule does not hide from the user. */
@@ -168,10 +173,7 @@ export async function taskInAnnotatorCampaigns(db: Db, userId: string, taskId: n
 /** True when the user has a trajectory of the task still to label blind. */
 export async function taskLabelledBlindBy(db: Db, userId: string, taskId: number): Promise<boolean> {
   // Still to be labelled, not merely hidden: a labelled sibling awaiting its own reveal decision does not hold this one.
-  const toLabel = sql`(select ci.trajectory_id from campaign_items ci
-    join annotation_campaigns c on c.id = ci.campaign_id and c.blind
-    join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
-    where ${notLabelledBy(userId)})`;
+  const toLabel = blindCampaignTrajectories(userId, notLabelledBy(userId));
   return !!(await rawGet(db, sql`select 1 as one from trajectories t where t.task_id = ${taskId} and t.id in ${toLabel} limit 1`));
 }
 

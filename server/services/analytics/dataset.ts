@@ -276,42 +276,48 @@ export function patchVerdictSets(previous: readonly VerdictSet[], changed: reado
     else byIdentity.set(id, [c]);
   }
   const out: VerdictSet[] = [];
+  const int = (v: number | null) => (v === null ? NULL_INT : Math.trunc(v));
   const patchOne = (base: VerdictSet, changes: ChangedVerdict[]): VerdictSet => {
-    const n = base.rows.length;
-    const at = new Map<number, number>();
-    for (let i = 0; i < n; i++) at.set(base.rows[i]!, i);
-    const rows = Array.from(base.rows);
-    const verdict = Array.from(base.verdict);
-    const samples = Array.from(base.sampleCount);
-    const successes = Array.from(base.sampleSuccesses);
-    const failures = Array.from(base.sampleFailures);
-    const step = Array.from(base.firstFailingStep);
-    const int = (v: number | null) => (v === null ? NULL_INT : Math.trunc(v));
+    // Entry of each facts row in the set, -1 = none; rows new to the set are appended in the order first written.
+    const entry = new Int32Array(facts.n).fill(-1);
+    base.rows.forEach((r, i) => (entry[r] = i));
+    const added: number[] = [];
+    for (const c of changes) {
+      const r = facts.rowOf(c.trajectoryId);
+      if (r >= 0 && entry[r] === -1) {
+        entry[r] = base.rows.length + added.length;
+        added.push(r);
+      }
+    }
+    const n = base.rows.length + added.length;
+    // A copy of the same kind, long enough for the appended rows.
+    const grown = <A extends Int32Array | Uint8Array>(from: A): A => {
+      const to = new (from.constructor as new (length: number) => A)(n);
+      to.set(from);
+      return to;
+    };
+    const set: VerdictSet = {
+      identity: base.identity,
+      rows: grown(base.rows),
+      verdict: grown(base.verdict),
+      sampleCount: grown(base.sampleCount),
+      sampleSuccesses: grown(base.sampleSuccesses),
+      sampleFailures: grown(base.sampleFailures),
+      firstFailingStep: grown(base.firstFailingStep),
+    };
+    set.rows.set(added, base.rows.length);
     // In the order written, so a verdict written twice ends as its last write.
     for (const c of changes) {
       const r = facts.rowOf(c.trajectoryId);
       if (r < 0) continue;
-      let i = at.get(r);
-      if (i === undefined) {
-        i = rows.length;
-        at.set(r, i);
-        rows.push(r);
-      }
-      verdict[i] = verdictCode(c.verdict);
-      samples[i] = int(c.sampleCount);
-      successes[i] = int(c.sampleSuccesses);
-      failures[i] = int(c.sampleFailures);
-      step[i] = int(c.firstFailingStep);
+      const i = entry[r]!;
+      set.verdict[i] = verdictCode(c.verdict);
+      set.sampleCount[i] = int(c.sampleCount);
+      set.sampleSuccesses[i] = int(c.sampleSuccesses);
+      set.sampleFailures[i] = int(c.sampleFailures);
+      set.firstFailingStep[i] = int(c.firstFailingStep);
     }
-    return {
-      identity: base.identity,
-      rows: Int32Array.from(rows),
-      verdict: Uint8Array.from(verdict),
-      sampleCount: Int32Array.from(samples),
-      sampleSuccesses: Int32Array.from(successes),
-      sampleFailures: Int32Array.from(failures),
-      firstFailingStep: Int32Array.from(step),
-    };
+    return set;
   };
   for (const set of previous) {
     const id = idKey(set.identity.key, set.identity.k, set.identity.pv);

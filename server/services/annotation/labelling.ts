@@ -485,8 +485,8 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
     if (status === "withdrawn") {
       await upsertReservation(db, { campaignId: campaign.id, itemId: item.id, userId: actor.userId, status: "active", reservedAt: at, expiresAt: new Date(now + campaign.reservationMinutes * 60_000) });
     }
-    await recomputeItem(db, campaign, item, at);
-    return await resultOf(db, rev, updated, false);
+    const itemState = await recomputeItem(db, campaign, item, at);
+    return await resultOf(db, rev, updated, false, itemState);
   }, LABELLING_TRANSACTION);
 }
 
