@@ -4,26 +4,13 @@
  * item number (never trajectory id); a researcher adjudicates a disagreement.
  * Campaigns and the disagreeing labels are set up through the same HTTP API the pages use.
  */
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { account, storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
+import { apiAs, trpc } from "./api";
 import { screenshotAt } from "./layout";
 
 type Json = Record<string, unknown>;
-
-/** tRPC over HTTP as the pages do it (superjson wire format, non-batched). */
-async function trpc<T = unknown>(api: APIRequestContext, kind: "query" | "mutation", path: string, input: unknown): Promise<{ status: number; data: T }> {
-  const res =
-    kind === "query"
-      ? await api.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
-      : await api.post(`/api/trpc/${path}`, { data: { json: input } });
-  const body = (await res.json()) as { result?: { data: { json: T } } };
-  return { status: res.status(), data: body.result?.data.json as T };
-}
-
-async function as(key: Parameters<typeof storageStateOf>[0], baseURL: string): Promise<APIRequestContext> {
-  return playwrightRequest.newContext({ baseURL, storageState: storageStateOf(key) });
-}
 
 async function userId(api: APIRequestContext): Promise<string> {
   return (await trpc<{ userId: string }>(api, "query", "accounts.me", undefined)).data.userId;
@@ -41,10 +28,10 @@ test.describe.serial("human annotation", () => {
   test.beforeAll(async ({ baseURL }) => {
     ids = Object.values(loadFixtures().trajectories).sort((a, b) => a - b);
     expect(ids.length).toBeGreaterThanOrEqual(3);
-    const researcher = await as("researcher", baseURL!);
+    const researcher = await apiAs("researcher", baseURL!);
     const [a1, a2, a3] = await Promise.all(
       (["annotator1", "annotator2", "annotator3"] as const).map(async (k) => {
-        const api = await as(k, baseURL!);
+        const api = await apiAs(k, baseURL!);
         const id = await userId(api);
         return { api, id };
       }),
@@ -160,7 +147,7 @@ test.describe.serial("human annotation", () => {
       expect(unblinded.status).toBe(200);
 
       // What the researcher's export holds: exactly these three labels, with what was typed.
-      const researcher = await as("researcher", baseURL!);
+      const researcher = await apiAs("researcher", baseURL!);
       const exported = await researcher.get(`/api/campaigns/${keyboardCampaign}/labels?format=jsonl`);
       expect(exported.status()).toBe(200);
       const rows = (await exported.text())

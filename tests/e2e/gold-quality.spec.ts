@@ -3,9 +3,10 @@
  * gold into every queue; both annotators are handed it first, one answers right and one wrong, neither page says
  * it is gold; the annotator quality page and the campaign page show each one's accuracy on gold.
  */
-import { expect, request as playwrightRequest, test, type APIRequestContext } from "@playwright/test";
+import { expect, test, type APIRequestContext } from "@playwright/test";
 import { storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
+import { apiAs, trpc } from "./api";
 import { screenshotAt } from "./layout";
 
 const SIZES = [
@@ -14,26 +15,15 @@ const SIZES = [
   { width: 1920, height: 1080 },
 ];
 
-async function trpc<T = unknown>(api: APIRequestContext, kind: "query" | "mutation", path: string, input: unknown): Promise<{ status: number; data: T }> {
-  const res =
-    kind === "query"
-      ? await api.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
-      : await api.post(`/api/trpc/${path}`, { data: { json: input } });
-  const body = (await res.json()) as { result?: { data: { json: T } } };
-  return { status: res.status(), data: body.result?.data.json as T };
-}
-
-const as = (key: Parameters<typeof storageStateOf>[0], baseURL: string) => playwrightRequest.newContext({ baseURL, storageState: storageStateOf(key) });
-
 test.describe.serial("gold items and annotator quality", () => {
   let campaignId: number;
   let goldItemNo: number;
 
   test.beforeAll(async ({ baseURL }) => {
     const ids = Object.values(loadFixtures().trajectories).sort((a, b) => a - b);
-    const researcher = await as("researcher", baseURL!);
-    const a1 = await as("annotator1", baseURL!);
-    const a2 = await as("annotator2", baseURL!);
+    const researcher = await apiAs("researcher", baseURL!);
+    const a1 = await apiAs("annotator1", baseURL!);
+    const a2 = await apiAs("annotator2", baseURL!);
     const idOf = async (api: APIRequestContext) => (await trpc<{ userId: string }>(api, "query", "accounts.me", undefined)).data.userId;
     const created = await trpc<{ id: number }>(researcher, "mutation", "campaigns.create", {
       name: `Quality e2e ${Date.now()}`,

@@ -75,3 +75,20 @@ export async function expectChildrenApart(container: Locator) {
 export async function screenshotAt(page: Page, name: string, size: { width: number; height: number }) {
   await page.screenshot({ path: path.join(SCREEN_DIR, `${name}-${size.width}x${size.height}.png`) });
 }
+
+/** The desktop sizes every changed page is looked at in. */
+export const DESKTOP_SIZES = [
+  { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
+  { width: 1920, height: 1080 },
+] as const;
+
+/** Captures the page at each desktop size (after it settles into the new width), then returns to the first. */
+export async function screenshotsAtDesktopSizes(page: Page, name: string) {
+  for (const size of DESKTOP_SIZES) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(250);
+    await screenshotAt(page, name, size);
+  }
+  await page.setViewportSize(DESKTOP_SIZES[0]);
+}

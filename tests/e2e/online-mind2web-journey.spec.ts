@@ -6,36 +6,11 @@
  * on the QA page, from the keyboard; a plain annotator cannot open that page; the researcher exports
  * human_label.json and the file holds the QA reviewer's 0/1/2 label for that task.
  */
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
-import { storageStateOf, type E2EAccountKey } from "./accounts";
+import { expect, test } from "@playwright/test";
+import { storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
-import { screenshotAt } from "./layout";
-
-async function trpc<T = unknown>(api: APIRequestContext, kind: "query" | "mutation", path: string, input: unknown): Promise<{ status: number; data: T }> {
-  const res =
-    kind === "query"
-      ? await api.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
-      : await api.post(`/api/trpc/${path}`, { data: { json: input } });
-  const body = (await res.json()) as { result?: { data: { json: T } } };
-  return { status: res.status(), data: body.result?.data.json as T };
-}
-
-const SIZES = [
-  { width: 1280, height: 800 },
-  { width: 1440, height: 900 },
-  { width: 1920, height: 1080 },
-];
-
-async function shots(page: Page, name: string) {
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(250);
-    await screenshotAt(page, name, size);
-  }
-  await page.setViewportSize(SIZES[0]!);
-}
-
-const as = (key: E2EAccountKey, baseURL: string) => playwrightRequest.newContext({ baseURL, storageState: storageStateOf(key) });
+import { apiAs, trpc } from "./api";
+import { screenshotsAtDesktopSizes } from "./layout";
 
 test.describe.serial("Online-Mind2Web journey", () => {
   let campaignId: number;
@@ -67,7 +42,7 @@ test.describe.serial("Online-Mind2Web journey", () => {
       await form.getByLabel("Known answer").selectOption("success");
       await form.getByRole("button", { name: "Mark gold" }).click();
       await expect(page.getByTestId("gold-items")).toContainText("success");
-      const researcher = await as("researcher", baseURL!);
+      const researcher = await apiAs("researcher", baseURL!);
       // Gold first in every queue, warn below 80 % (no block, so the journey goes on).
       expect((await trpc(researcher, "mutation", "quality.updateSettings", { campaignId, goldRate: 1, goldWarnBelow: 0.8, goldBlockBelow: null, goldMinAnswered: 1 })).status).toBe(200);
       await researcher.dispose();
@@ -83,7 +58,7 @@ test.describe.serial("Online-Mind2Web journey", () => {
       const current = () => Number(new URL(page.url()).pathname.split("/").pop());
       goldItemNo = current();
       await page.keyboard.press("s");
-      await shots(page, "om2w-journey-labelling");
+      await screenshotsAtDesktopSizes(page, "om2w-journey-labelling");
       await page.keyboard.press("Control+Enter");
       await expect.poll(current).not.toBe(goldItemNo);
       disputedItemNo = current();
@@ -99,7 +74,7 @@ test.describe.serial("Online-Mind2Web journey", () => {
         ["annotator2", "success"],
         ["annotator3", "failure"],
       ] as const) {
-        const api = await as(who, baseURL!);
+        const api = await apiAs(who, baseURL!);
         const next = await trpc<{ itemNo: number }>(api, "mutation", "labelling.next", { campaignId });
         expect(next.status).toBe(200);
         expect(next.data.itemNo, "gold is handed out first").toBe(goldItemNo);
@@ -132,6 +107,19 @@ test.describe.serial("Online-Mind2Web journey", () => {
     });
   });
 
+  for (const role of ["researcher", "admin"] as const) {
+    test.describe(`the QA list as ${role === "admin" ? "an" : "a"} ${role}`, () => {
+      test.use({ storageState: storageStateOf(role) });
+      test("opens, and points to the adjudication page for campaigns they do not review", async ({ page }) => {
+        expect((await page.goto("/qa"))?.status()).toBe(200);
+        await expect(page.getByRole("heading", { name: "QA review", exact: true })).toBeVisible();
+        await expect(page.getByText("You are not a QA reviewer of any campaign")).toBeVisible();
+        await expect(page.getByRole("link", { name: "adjudication page" })).toHaveAttribute("href", "/campaigns");
+        await screenshotsAtDesktopSizes(page, `om2w-journey-qa-home-${role}`);
+      });
+    });
+  }
+
   test.describe("a plain annotator", () => {
     test.use({ storageState: storageStateOf("annotator1") });
     test("cannot open the QA page nor call its API, and has no QA link", async ({ page, baseURL }) => {
@@ -140,7 +128,7 @@ test.describe.serial("Online-Mind2Web journey", () => {
       expect(res?.status()).toBe(403);
       await expect(page.getByTestId("forbidden")).toBeVisible();
       await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "QA review" })).toHaveCount(0);
-      const api = await as("annotator1", baseURL!);
+      const api = await apiAs("annotator1", baseURL!);
       expect((await trpc(api, "query", "qa.item", { campaignId, itemNo: disputedItemNo })).status).toBe(403);
       expect((await trpc(api, "mutation", "qa.submit", { campaignId, itemNo: disputedItemNo, decision: "corrected", verdict: "success", reason: "x", disagreementSource: "edge_case" })).status).toBe(403);
       await api.dispose();
@@ -153,6 +141,8 @@ test.describe.serial("Online-Mind2Web journey", () => {
       await page.goto("/annotate");
       await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "QA review" }).click();
       await page.waitForURL(/\/qa$/);
+      await expect(page.getByTestId(`qa-campaign-${campaignId}`)).toContainText(/[1-9]\d* items? waiting for QA/);
+      await screenshotsAtDesktopSizes(page, "om2w-journey-qa-home");
       await page.getByTestId(`qa-campaign-${campaignId}`).getByRole("link", { name: "Open the QA queue" }).click();
       await expect(page.getByTestId("qa-queue")).toBeVisible();
       const row = page.getByTestId("qa-queue-row").filter({ hasText: `#${disputedItemNo}` });
@@ -177,18 +167,22 @@ test.describe.serial("Online-Mind2Web journey", () => {
       await expect(page.getByTestId("qa-confidence")).toHaveValue("high");
       await page.keyboard.press("n");
       await page.keyboard.type("The final page shows the requested result; the failure label misread step 1.");
-      await shots(page, "om2w-journey-qa");
+      await screenshotsAtDesktopSizes(page, "om2w-journey-qa");
+      // Wait for the decision to be stored before leaving the page: the address check alone once passed before the
+      // request was even sent, and the navigation below then cancelled it.
+      const submitted = page.waitForResponse((r) => r.url().includes("/api/trpc/qa.submit") && r.request().method() === "POST");
       await page.keyboard.press("Control+Enter");
-      await expect(page).not.toHaveURL(new RegExp(`/qa/${campaignId}/${disputedItemNo}$`));
+      expect((await submitted).ok()).toBe(true);
+      await expect(page).not.toHaveURL(new RegExp(`/qa/${campaignId}/${disputedItemNo}(\\?|$)`));
       await page.goto(`/qa/${campaignId}?status=done`);
       await expect(page.getByTestId("qa-queue-row").filter({ hasText: `#${disputedItemNo}` })).toBeVisible();
-      await shots(page, "om2w-journey-qa-queue");
+      await screenshotsAtDesktopSizes(page, "om2w-journey-qa-queue");
     });
   });
 
   test.describe("researcher exports", () => {
     test("human_label.json holds 0/1/2 labels, the QA reviewer's for the disputed task", async ({ baseURL }) => {
-      const researcher = await as("researcher", baseURL!);
+      const researcher = await apiAs("researcher", baseURL!);
       const done = await trpc<{ items: { itemNo: number; externalTaskId: string; state: string }[] }>(researcher, "query", "qa.queue", { campaignId, status: "done" });
       expect(done.status).toBe(200);
       const resolved = done.data.items.find((i) => i.itemNo === disputedItemNo)!;

@@ -4,33 +4,10 @@
  * with its failure point, type and reasoning; two more annotators label the second trajectory (through the API the
  * pages use); the researcher does its QA review, and the campaign page reports the protocol's compliance.
  */
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import { storageStateOf } from "./accounts";
-import { screenshotAt } from "./layout";
-
-async function trpc<T = unknown>(api: APIRequestContext, kind: "query" | "mutation", path: string, input: unknown): Promise<{ status: number; data: T }> {
-  const res =
-    kind === "query"
-      ? await api.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)
-      : await api.post(`/api/trpc/${path}`, { data: { json: input } });
-  const body = (await res.json()) as { result?: { data: { json: T } } };
-  return { status: res.status(), data: body.result?.data.json as T };
-}
-
-const SIZES = [
-  { width: 1280, height: 800 },
-  { width: 1440, height: 900 },
-  { width: 1920, height: 1080 },
-];
-
-async function shots(page: Page, name: string) {
-  for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(200);
-    await screenshotAt(page, name, size);
-  }
-  await page.setViewportSize(SIZES[0]!);
-}
+import { apiAs, trpc } from "./api";
+import { screenshotsAtDesktopSizes } from "./layout";
 
 test.describe.serial("protocols", () => {
   let campaignId: number;
@@ -45,7 +22,7 @@ test.describe.serial("protocols", () => {
       await expect(page.locator('input[name="allowNotExecutable"]')).toBeChecked();
       await expect(page.locator('input[name="qaReview"]')).toBeChecked();
       await page.locator('input[name="name"]').fill(`Online-Mind2Web e2e ${Date.now()}`);
-      await shots(page, "protocols-new-campaign");
+      await screenshotsAtDesktopSizes(page, "protocols-new-campaign");
       await page.getByRole("button", { name: /Create campaign over/ }).click();
       await page.waitForURL(/\/campaigns\/\d+$/);
       campaignId = Number(new URL(page.url()).pathname.split("/").pop());
@@ -65,7 +42,7 @@ test.describe.serial("protocols", () => {
 
       await page.keyboard.press("g");
       await expect(page.getByTestId("guidelines")).toContainText("Not executable (2)");
-      await shots(page, "protocols-guidelines");
+      await screenshotsAtDesktopSizes(page, "protocols-guidelines");
       await page.keyboard.press("g");
       await expect(page.getByTestId("guidelines")).toHaveCount(0);
 
@@ -87,7 +64,7 @@ test.describe.serial("protocols", () => {
       await expect(page.getByTestId("first-failing-step")).toHaveText("step 2");
       await page.keyboard.press("n");
       await page.keyboard.type("Typed the city into search instead of using the location filter.");
-      await shots(page, "protocols-label-failure");
+      await screenshotsAtDesktopSizes(page, "protocols-label-failure");
       await page.getByRole("button", { name: "Save", exact: true }).click();
       await expect(page.getByTestId("label-status")).toContainText("Saved");
     });
@@ -97,7 +74,7 @@ test.describe.serial("protocols", () => {
     test.use({ storageState: storageStateOf("researcher") });
     test("two more labels complete the item; the researcher corrects it in QA and the campaign page counts it", async ({ page, baseURL }) => {
       for (const who of ["annotator2", "annotator3"] as const) {
-        const api = await playwrightRequest.newContext({ baseURL, storageState: storageStateOf(who) });
+        const api = await apiAs(who, baseURL!);
         const r = await trpc(api, "mutation", "labelling.submit", {
           campaignId,
           itemNo: failedItem,
@@ -118,13 +95,13 @@ test.describe.serial("protocols", () => {
       await page.getByTestId("decision-confidence").selectOption("high");
       await page.getByTestId("decision-source").selectOption("annotator_error");
       await page.getByLabel("Reason (required)").fill("Search is not a filter: the failure type is the filter, at step 2.");
-      await shots(page, "protocols-qa-review");
+      await screenshotsAtDesktopSizes(page, "protocols-qa-review");
       await page.getByTestId("qa-correct").click();
       await expect(page).toHaveURL(new RegExp(`/campaigns/${campaignId}/adjudicate\\?state=qa$`));
 
       await page.goto(`/campaigns/${campaignId}`);
       await expect(page.getByTestId("protocol-compliance")).toContainText("1 done");
-      await shots(page, "protocols-campaign-compliance");
+      await screenshotsAtDesktopSizes(page, "protocols-campaign-compliance");
     });
   });
 });
