@@ -48,6 +48,36 @@ export async function getCampaign(db: Db, id: number): Promise<CampaignRow | und
   return rows[0];
 }
 
+/**
+ * Locks on PostgreSQL for the labelling transactions that run READ COMMITTED (server/services/annotation/
+ * transactions.ts): `for no key update` holds off another such transaction on the same row until this one ends,
+ * without blocking inserts that only reference the row (labels, reservations). `of`: the one table of a join whose
+ * row is locked. SQLite runs one transaction at a time and needs none: the same query runs without it.
+ */
+function lockedOnPostgres<Q>(db: Db, query: Q, of?: object): Q {
+  if (dialectOf(db) !== "postgres") return query;
+  return (query as unknown as { for(strength: "no key update", config?: { of: object }): Q }).for("no key update", of ? { of } : undefined);
+}
+
+/**
+ * The campaign and whether the user annotates it, in one query (both are checked before every label write).
+ * `lock`: the campaign row locked until the transaction ends, so annotators' queue reads of one campaign take turns.
+ */
+export async function getCampaignForMember(db: Db, campaignId: number, userId: string, lock = false): Promise<{ campaign: CampaignRow; isAnnotator: boolean } | undefined> {
+  const { annotationCampaigns, campaignAnnotators } = tablesOf(db);
+  const build = () =>
+    db
+      .select({ campaign: annotationCampaigns, member: campaignAnnotators.userId })
+      .from(annotationCampaigns)
+      .leftJoin(campaignAnnotators, and(eq(campaignAnnotators.campaignId, annotationCampaigns.id), eq(campaignAnnotators.userId, P("userId"))))
+      .where(eq(annotationCampaigns.id, P("campaignId")));
+  const rows = lock
+    ? await executePrepared(db, "getCampaignForMemberLocked", () => lockedOnPostgres(db, build(), annotationCampaigns), { campaignId, userId })
+    : await executePrepared(db, "getCampaignForMember", build, { campaignId, userId });
+  const row = rows[0];
+  return row ? { campaign: row.campaign, isAnnotator: row.member !== null } : undefined;
+}
+
 export async function getCampaignByName(db: Db, name: string): Promise<CampaignRow | undefined> {
   const { annotationCampaigns } = tablesOf(db);
   return first(db.select().from(annotationCampaigns).where(eq(annotationCampaigns.name, name)).limit(1));
@@ -179,6 +209,39 @@ export async function getItemByNumber(db: Db, campaignId: number, itemNo: number
 export async function getItem(db: Db, itemId: number): Promise<CampaignItemRow | undefined> {
   const { campaignItems } = tablesOf(db);
   return first(db.select().from(campaignItems).where(eq(campaignItems.id, itemId)).limit(1));
+}
+
+/** The item as it is now and its trajectory's step count, the item locked as by lockItemByTrajectory (for a submit). */
+export async function lockItemForLabel(db: Db, campaignId: number, trajectoryId: number): Promise<{ item: CampaignItemRow; stepCount: number } | undefined> {
+  const { campaignItems, trajectories } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "lockItemForLabel",
+    () =>
+      lockedOnPostgres(
+        db,
+        db
+          .select({ item: campaignItems, stepCount: trajectories.stepCount })
+          .from(campaignItems)
+          .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
+          .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId")))),
+        campaignItems,
+      ),
+    { campaignId, trajectoryId },
+  );
+  return rows[0];
+}
+
+/** The item as it is now, locked until the transaction ends: label writes on one item take turns on it. */
+export async function lockItemByTrajectory(db: Db, campaignId: number, trajectoryId: number): Promise<CampaignItemRow | undefined> {
+  const { campaignItems } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "lockItemByTrajectory",
+    () => lockedOnPostgres(db, db.select().from(campaignItems).where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId"))))),
+    { campaignId, trajectoryId },
+  );
+  return rows[0];
 }
 
 export async function getItemByTrajectory(db: Db, campaignId: number, trajectoryId: number): Promise<CampaignItemRow | undefined> {

@@ -154,6 +154,28 @@ describeEachBackend("annotation hot path", (backend) => {
     expect((await getItemByTrajectory(db, c.id, t!))?.labelCount).toBe(1);
   });
 
+  it("applies an undo sent five times at once with one idempotency key once, and gives the slot back to its annotator only", async () => {
+    const [t] = await trajectories(1);
+    const [a, ...others] = await people(4);
+    const c = await campaign([t!], [a!, ...others], { k: 1 });
+    await submitLabel(db, a!, { campaignId: c.id, trajectoryId: t!, verdict: "failure", category: "hallucination", idempotencyKey: key() });
+    const k = key();
+    // The undo gives the item's only slot back to its annotator while the others ask for work at the same moment.
+    const [undos, nexts] = await Promise.all([
+      Promise.all(Array.from({ length: 5 }, () => undoSubmit(db, a!, { campaignId: c.id, idempotencyKey: k }))),
+      Promise.all(others.map((p) => nextAssignment(db, p, c.id))),
+    ]);
+    expect(new Set(undos.map((r) => r.revisionId)).size).toBe(1);
+    expect(undos.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(undos[0]!.status).toBe("withdrawn");
+    expect(nexts.every((n) => n === null)).toBe(true);
+    const { labelRevisions, reservations } = tablesOf(db);
+    expect((await db.select().from(labelRevisions)).map((r) => r.action).sort()).toEqual(["submit", "undo"]);
+    const held = await db.select().from(reservations).where(eq(reservations.status, "active"));
+    expect(held.map((r) => r.userId)).toEqual([a!.userId]);
+    expect((await getItemByTrajectory(db, c.id, t!))?.labelCount).toBe(0);
+  });
+
   it("labels, disputes, adjudicates and undoes with the same results, and the blind rule reads the same", async () => {
     const ids = await trajectories(2);
     const [a, b] = await people(2);

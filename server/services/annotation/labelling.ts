@@ -3,8 +3,9 @@
  * one) with its history, "undo" reverts the last submit.
  *
  * Safety:
- * - every operation is one immediate transaction (see tx.ts), so "count coverage, then reserve" is atomic across
- *   processes and two annotators cannot take the last slot of an item;
+ * - every operation is one transaction that locks what it reads before writing (the campaign for "next", the item
+ *   for a label write; see LABEL_WRITE_TRANSACTION), so "count coverage, then reserve" is atomic across processes
+ *   and two annotators cannot take the last slot of an item;
  * - submits and undos carry a client-chosen idempotency key, stored unique with the revision: a repeated request
  *   (double click, retry after a lost response) returns the first result and changes nothing;
  * - an undo names the revision it reverts; if the label changed since (a submit won the race), it is refused
@@ -13,7 +14,7 @@
  *   the item just ends up with one label more than needed.
  */
 import type { Db } from "../../../db/database";
-import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, isCampaignAnnotator, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, trajectoryStepCount, upsertReservation, userAnnotatorKey } from "../../../db/repositories/campaigns";
+import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, getCampaignForMember, isCampaignAnnotator, lockItemByTrajectory, lockItemForLabel, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, upsertReservation, userAnnotatorKey } from "../../../db/repositories/campaigns";
 import { getLabel, getLabelByKey, getRevision, getRevisionByKey, getRevisionOfLabel, insertLabel, insertRevision, labelHistory, labelsOfUser, lastUndoableSubmit, markRevisionUndone, updateLabel } from "../../../db/repositories/labels";
 import { hasRevealed } from "../../../db/repositories/blind-rule";
 import { goldItemIds, isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation-quality";
@@ -37,18 +38,26 @@ import { assertBlindLabelOpen } from "./reveal";
 import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
 import { goldStandingOf } from "./gold";
-import { LABELLING_TRANSACTION } from "./transactions";
+import { LABEL_WRITE_TRANSACTION } from "./transactions";
 import { withTransaction } from "../../../db/database";
 
 export interface Clock {
   now?: number;
 }
 
-async function requireLabellingAllowed(db: Db, actor: Actor, campaignId: number): Promise<CampaignRow> {
-  const campaign = await requireCampaign(db, campaignId);
-  if (!await isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+/** The campaign, after the annotator checks; `lock`: locked for the rest of the transaction (see LABEL_WRITE_TRANSACTION). */
+async function requireLabellingAllowed(db: Db, actor: Actor, campaignId: number, lock = false): Promise<CampaignRow> {
+  const campaign = await requireAnnotatorOf(db, actor, campaignId, lock);
   if (campaign.status !== "active") throw new ConflictError(`Campaign ${JSON.stringify(campaign.name)} is closed`);
   return campaign;
+}
+
+/** The campaign, if the actor annotates it (FORBIDDEN otherwise); `lock` as in getCampaignForMember. */
+async function requireAnnotatorOf(db: Db, actor: Actor, campaignId: number, lock = false): Promise<CampaignRow> {
+  const found = await getCampaignForMember(db, campaignId, actor.userId, lock);
+  if (!found) throw new NotFoundError("campaign", campaignId);
+  if (!found.isAnnotator) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(found.campaign.name)}`);
+  return found.campaign;
 }
 
 /**
@@ -199,7 +208,7 @@ export interface Assignment {
 export async function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: Clock = {}): Promise<Assignment | null> {
   const now = clock.now ?? Date.now();
   return withTransaction(db, async () => {
-    const campaign = await requireLabellingAllowed(db, actor, campaignId);
+    const campaign = await requireLabellingAllowed(db, actor, campaignId, true);
     if (await isBlockedInCampaign(db, campaign, actor.userId)) {
       await releaseReservations(db, campaignId, actor.userId);
       throw new AppError("FORBIDDEN", BLOCKED_MESSAGE);
@@ -230,7 +239,7 @@ export async function nextAssignment(db: Db, actor: Actor, campaignId: number, c
       expiresAt,
       resumed: false,
     };
-  }, LABELLING_TRANSACTION);
+  }, LABEL_WRITE_TRANSACTION);
 }
 
 /** Puts the current trajectory back and keeps it out of this annotator's queue until everything else is done. */
@@ -241,12 +250,12 @@ export async function skipAssignment(db: Db, actor: Actor, campaignId: number, t
     const item = await getItemByTrajectory(db, campaignId, trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
     await upsertReservation(db, { campaignId, itemId: item.id, userId: actor.userId, status: "skipped", reservedAt: new Date(now), expiresAt: new Date(now) });
-  }, LABELLING_TRANSACTION);
+  }, LABEL_WRITE_TRANSACTION);
 }
 
 /** Gives up the annotator's live reservations in a campaign (leaving the queue). */
 export async function releaseAssignments(db: Db, actor: Actor, campaignId: number): Promise<number> {
-  return withTransaction(db, async () => await releaseReservations(db, campaignId, actor.userId), LABELLING_TRANSACTION);
+  return withTransaction(db, async () => await releaseReservations(db, campaignId, actor.userId), LABEL_WRITE_TRANSACTION);
 }
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,128}$/;
@@ -325,16 +334,17 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
   }
   const now = clock.now ?? Date.now();
   return withTransaction(db, async () => {
+    // The item first: a second submit with the same key waits here until the first is stored, then replays it.
+    const locked = await lockItemForLabel(db, input.campaignId, input.trajectoryId);
     const replayed = await replay(db, actor, input.idempotencyKey, "submit");
     if (replayed) return replayed;
 
     const campaign = await requireLabellingAllowed(db, actor, input.campaignId);
-    const item = await getItemByTrajectory(db, campaign.id, input.trajectoryId);
-    if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
+    if (!locked) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
+    const { item, stepCount } = locked;
     // Gold items are frozen like adjudicated ones but stay open to every annotator's label.
     if (item.state === "adjudicated" && !await isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
     if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${input.trajectoryId} passed its QA review; its labels can no longer change`);
-    const stepCount = await trajectoryStepCount(db, item.trajectoryId) ?? 0;
     let values: LabelValues;
     try {
       values = validateLabel(campaign.labelSchema, input, stepCount);
@@ -407,7 +417,7 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
     await deleteReservation(db, item.id, actor.userId);
     const itemState = await recomputeItem(db, campaign, item, at);
     return await resultOf(db, rev, label, false, itemState);
-  }, LABELLING_TRANSACTION);
+  }, LABEL_WRITE_TRANSACTION);
 }
 
 export interface UndoInput {
@@ -425,9 +435,10 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
   checkKey(input.idempotencyKey);
   const now = clock.now ?? Date.now();
   return withTransaction(db, async () => {
+    // The campaign first: a withdrawn label gives its slot back as a reservation, which the queue must see whole.
+    const campaign = await requireLabellingAllowed(db, actor, input.campaignId, true);
     const replayed = await replay(db, actor, input.idempotencyKey, "undo");
     if (replayed) return replayed;
-    const campaign = await requireLabellingAllowed(db, actor, input.campaignId);
 
     let target: LabelRevisionRow | undefined;
     if (input.revisionId !== undefined && input.revisionId !== null) {
@@ -440,6 +451,10 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
       target = await lastUndoableSubmit(db, campaign.id, actor.userId);
       if (!target) throw new AppError("PRECONDITION_FAILED", "Nothing to undo: you have no submit in this campaign that is not undone");
     }
+    // Then the item, and the label as it is once no other write to it is under way.
+    const item = (await lockItemByTrajectory(db, campaign.id, (await getLabel(db, target.labelId))!.trajectoryId))!;
+    target = (await getRevision(db, target.id))!;
+    if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
     const label = (await getLabel(db, target.labelId))!;
     await assertBlindLabelOpen(db, label.id, label.trajectoryId);
     // Later revisions are fine only if they were themselves undone (submits) or are those undos: then the label
@@ -449,7 +464,6 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
     if (later.some((r) => !(r.action === "undo" || (r.action === "submit" && r.undoneByRevisionId !== null)))) {
       throw new ConflictError(`Your label on trajectory ${label.trajectoryId} changed after that submit (now revision ${label.revision}); undo the latest change instead`);
     }
-    const item = (await getItemByTrajectory(db, campaign.id, label.trajectoryId))!;
     if (item.state === "adjudicated" && !await isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
     if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${label.trajectoryId} passed its QA review; its labels can no longer change`);
 
@@ -487,7 +501,7 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
     }
     const itemState = await recomputeItem(db, campaign, item, at);
     return await resultOf(db, rev, updated, false, itemState);
-  }, LABELLING_TRANSACTION);
+  }, LABEL_WRITE_TRANSACTION);
 }
 
 /**
@@ -538,8 +552,7 @@ export async function myCampaigns(db: Db, actor: Actor) {
  * which work on trajectory ids for the CLI and researchers' tools, and answer without trajectory or item ids.
  */
 async function requireItem(db: Db, actor: Actor, campaignId: number, itemNo: number) {
-  const campaign = await requireCampaign(db, campaignId);
-  if (!await isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+  const campaign = await requireAnnotatorOf(db, actor, campaignId);
   const item = await getItemByNumber(db, campaignId, itemNo);
   if (!item) throw new NotFoundError(`item of campaign ${campaignId}`, itemNo);
   return { campaign, item };
@@ -550,10 +563,9 @@ async function itemNoOf(db: Db, campaignId: number, trajectoryId: number): Promi
 }
 
 /** A label result as its annotator sees it: the item number, not the trajectory and item ids. */
-async function annotatorResult(db: Db, r: LabelResult, campaignId: number) {
-  const campaign = await requireCampaign(db, campaignId);
+async function annotatorResult(db: Db, r: LabelResult, campaign: CampaignRow, itemNo: number) {
   return {
-    itemNo: await itemNoOf(db, campaignId, r.trajectoryId),
+    itemNo,
     revisionId: r.revisionId,
     revision: r.revision,
     status: r.status,
@@ -575,12 +587,14 @@ export async function skipItem(db: Db, actor: Actor, campaignId: number, itemNo:
 
 export async function submitItemLabel(db: Db, actor: Actor, input: Omit<SubmitLabelInput, "trajectoryId"> & { itemNo: number }, clock: Clock = {}) {
   const { itemNo, ...rest } = input;
-  const { item } = await requireItem(db, actor, input.campaignId, itemNo);
-  return await annotatorResult(db, await submitLabel(db, actor, { ...rest, trajectoryId: item.trajectoryId }, clock), input.campaignId);
+  // The campaign as read before the submit only decides what the annotator may see of the item's state (blind).
+  const { campaign, item } = await requireItem(db, actor, input.campaignId, itemNo);
+  return await annotatorResult(db, await submitLabel(db, actor, { ...rest, trajectoryId: item.trajectoryId }, clock), campaign, itemNo);
 }
 
 export async function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}) {
-  return await annotatorResult(db, await undoSubmit(db, actor, input, clock), input.campaignId);
+  const r = await undoSubmit(db, actor, input, clock);
+  return await annotatorResult(db, r, await requireCampaign(db, input.campaignId), await itemNoOf(db, input.campaignId, r.trajectoryId));
 }
 
 /** The annotator's own label on an item, with its history and what "undo" would revert (by item number). */
