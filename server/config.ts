@@ -32,7 +32,7 @@ export interface VerdictConfig {
   maxUploadBytes?: number;
   /** SQLite busy timeout of this process's connection (see db/client.ts); unset = the default wait. */
   busyTimeoutMs?: number;
-  /** Screenshots, variants in an S3-compatible bucket; unset = the data folder. */
+  /** Screenshots, variants, staged import uploads and finished live-run bundles in an S3-compatible bucket; unset = the data folder. */
   objectStorage?: S3Config;
   /** A browser server the live runner connects to instead of launching Chromium here; unset = launch. */
   remoteBrowser?: RemoteBrowserConfig;
@@ -221,7 +221,7 @@ const VARIABLES = {
   VERDICT_ZIP_MAX_ENTRY_MB: v(positiveNumber(512), { group: "Imports", default: "512", description: "Largest uncompressed zip entry (MB)" }),
   VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), { group: "Imports", default: "100", description: "Largest compression ratio of a zip entry over 1 MB" }),
   VERDICT_S3_ENDPOINT: v(url(["http:", "https:"], "http://minio:9000"), { group: "Object storage (S3)", default: "AWS S3", description: "S3-compatible endpoint (MinIO, R2, …); setting it or the bucket stores screenshots in S3" }),
-  VERDICT_S3_BUCKET: v(text(), { group: "Object storage (S3)", default: "off (data folder)", description: "Bucket holding screenshots and variants" }),
+  VERDICT_S3_BUCKET: v(text(), { group: "Object storage (S3)", default: "off (data folder)", description: "Bucket holding screenshots, variants, uploaded import zips and finished live-run bundles" }),
   VERDICT_S3_REGION: v(text(), { group: "Object storage (S3)", default: "us-east-1", description: "Region of the bucket" }),
   VERDICT_S3_ACCESS_KEY_ID: v(text(), { group: "Object storage (S3)", default: "the AWS SDK's default credentials", description: "Access key (with the secret below)" }),
   VERDICT_S3_SECRET_ACCESS_KEY: v(text(), { group: "Object storage (S3)", default: "the AWS SDK's default credentials", description: "Secret of the access key" }),

@@ -150,6 +150,19 @@ export async function finishLiveTrajectory(db: Db, lease: LeaseRef | null, traje
   });
 }
 
+/**
+ * Records where a finished live trajectory's bundle now is (its place in the bucket once uploaded), only while the
+ * job is still held: a worker that lost the job must not point the next attempt's trajectory at its own bundle.
+ */
+export async function setLiveBundleLocation(db: Db, lease: LeaseRef, trajectoryId: number, sourcePath: string): Promise<boolean> {
+  const { trajectories } = tablesOf(db);
+  return withTransaction(db, async () => {
+    if (!(await holdsLease(db, lease.jobId, lease.owner))) return false;
+    await db.update(trajectories).set({ sourcePath, updatedAt: new Date() }).where(eq(trajectories.id, trajectoryId));
+    return true;
+  });
+}
+
 /** Updates only the outcome detail of a trajectory that is still running (what it is waiting for). */
 export async function setRunningDetail(db: Db, trajectoryId: number, detail: string | null): Promise<void> {
   const { trajectories } = tablesOf(db);

@@ -1,7 +1,9 @@
 /**
  * One task of a live run, as a job handler: open a browser context, record the policy's trajectory step by step into
  * the database (so it streams into the player), run the task's rule evaluator on the live page, write the native
- * bundle, close the context. Every exit path closes the context.
+ * bundle, close the context. Every exit path closes the context. With a bucket configured, the finished bundle is
+ * then moved from this worker's data folder into the bucket (see storage/live-bundles.ts), so that no bundle is
+ * stranded on whichever host ran the task.
  *
  * How a run ends is the trajectory's outcome, not the job's: a run that hits its step limit, times out, crashes its
  * page or whose policy fails is a finished job with outcome step_limit / error and the reason. The job itself fails
@@ -18,6 +20,7 @@ import {
   appendLiveStep,
   finishLiveTrajectory,
   LeaseLostError,
+  setLiveBundleLocation,
   setRunningDetail,
   startLiveTrajectory,
   type LeaseRef,
@@ -42,6 +45,7 @@ import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../judge/client";
 import type { Env } from "../judge/configs";
 import { describeEvaluation } from "../judge/rules";
 import { sha256, type ScreenshotStore } from "../screenshot-store";
+import type { LiveBundleBucket } from "../storage/live-bundles";
 import { EgressProxy } from "./egress-proxy";
 import { livePageCapabilities } from "./live-page";
 import { RunSafety, type HostResolver } from "./safety-guard";
@@ -82,6 +86,11 @@ export interface RunnerDeps {
   logins?: LoginCache;
   /** Per-host concurrency across this worker's tasks (a run's `hostConcurrency`). */
   hostSlots?: HostSlots;
+  /**
+   * The installation's bucket for finished bundles (VERDICT_S3_BUCKET); unset or null: they stay in
+   * `<dataDir>/live-runs/`.
+   */
+  bundles?: LiveBundleBucket | null;
 }
 
 export interface LiveTaskResult {
@@ -90,7 +99,10 @@ export interface LiveTaskResult {
   outcomeDetail: string | null;
   finalAnswer: string | null;
   steps: number;
+  /** Where the trajectory's bundle is: the worker's folder, or its s3:// location once it was moved to the bucket. */
   bundleDir: string;
+  /** Why the bundle could not be moved to the bucket (it then stays in the worker's folder); null otherwise. */
+  bundleUploadError?: string | null;
   ruleVerdict: string | null;
   /** Calls and tokens of the VLM policy; null for scripted runs. */
   policyUsage?: VlmPolicyUsage | null;
@@ -167,6 +179,9 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   const { id: trajectoryId } = await startLiveTrajectory(db, lease, { runId: payload.runId, taskId: task.id, outcomeDetail: restartNote });
   const bundleDir = liveBundleDir(deps.dataDir, payload.runId, trajectoryId);
   await fsp.rm(bundleDir, { recursive: true, force: true });
+  // Where the bundle ends up: this folder, or the bucket once finish() moved it there.
+  let bundleLocation = bundleDir;
+  let bundleUploadError: string | null = null;
   await clearTrajectoryEvidence(db, trajectoryId);
   const harPath = settings.recordHar ? path.join(bundleDir, "network.har") : null;
   const writer = new BundleWriter(bundleDir);
@@ -480,7 +495,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     outcomeDetail: [recorded.outcomeDetail, restartNote].filter(Boolean).join("; ") || null,
     finalAnswer: recorded.finalAnswer,
     steps: stored.length,
-    bundleDir,
+    bundleDir: bundleLocation,
+    bundleUploadError,
     ruleVerdict,
     policyUsage: policyUsage?.() ?? null,
   };
@@ -509,13 +525,49 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     const head = { task: rec.task, run: rec.run, attempt: 0, finalAnswer: rec.finalAnswer, outcome: rec.outcome, outcomeDetail };
     const trajectory: BundleTrajectory = { ...head, steps: bundleSteps, verdicts: [] };
     await writer.finish([trajectory], `verdict live runner (${RUNNER_PROMPT_VERSION})`);
-    await finishLiveTrajectory(db, lease, trajectoryId, {
+    // The outcome is recorded before the bundle moves: a slow or unreachable bucket never holds up or changes it.
+    const held = await finishLiveTrajectory(db, lease, trajectoryId, {
       outcome: rec.outcome,
       outcomeDetail,
       finalAnswer: rec.finalAnswer,
       contentHash: contentHashOf(trajectory, stored.slice(0, n)),
       sourcePath: bundleDir,
     });
+    // A worker that lost the job leaves the bundle alone: the task's next attempt owns the trajectory now.
+    if (held && deps.bundles) await moveBundleToBucket(deps.bundles);
+  }
+
+  /**
+   * Uploads the finished bundle, points the trajectory at it and removes the local folder. Any failure keeps the
+   * folder (the bundle is never lost) and says so, naming the folder and the bucket's error.
+   */
+  async function moveBundleToBucket(bucket: LiveBundleBucket): Promise<void> {
+    const log = deps.log ?? console.error;
+    const target = bucket.location(payload.runId, trajectoryId);
+    try {
+      await bucket.upload(bundleDir, payload.runId, trajectoryId);
+    } catch (e) {
+      bundleUploadError = firstLine(e);
+      log(`trajectory ${trajectoryId}: the bundle stays in ${bundleDir}: uploading it to ${target} failed: ${bundleUploadError}`);
+      return;
+    }
+    let pointed: boolean;
+    try {
+      pointed = await setLiveBundleLocation(db, lease, trajectoryId, target);
+    } catch (e) {
+      // The trajectory still names the folder: keep it, so the bundle is where the trajectory says.
+      bundleUploadError = `the bundle was uploaded, but recording its place failed: ${firstLine(e)}`;
+      log(`trajectory ${trajectoryId}: the bundle stays in ${bundleDir}: it was uploaded to ${target}, but recording that failed: ${firstLine(e)}`);
+      return;
+    }
+    if (!pointed) {
+      log(`trajectory ${trajectoryId}: its bundle was uploaded to ${target}, but the job was taken back meanwhile; the folder ${bundleDir} is left to the task's next attempt`);
+      return;
+    }
+    bundleLocation = target;
+    await fsp.rm(bundleDir, { recursive: true, force: true }).catch((e: unknown) => log(`trajectory ${trajectoryId}: its bundle is in ${target}, but the folder ${bundleDir} could not be removed: ${firstLine(e)}`));
+    // The run's folder goes too once its last trajectory has moved (it fails, harmlessly, while others are in it).
+    await fsp.rmdir(path.dirname(bundleDir)).catch(() => {});
   }
 }
 

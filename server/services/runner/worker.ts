@@ -12,6 +12,8 @@
  * - Leases are short and renewed four times a second, so a cancel reaches a run within a second and the jobs of a
  *   worker that died are taken back (requeued, or failed with the reason once their attempts are used up) soon after.
  *   Trajectories such a worker left "running" are closed with the job's reason.
+ * - With a bucket configured (VERDICT_S3_BUCKET), each finished bundle is moved from this worker's data folder into
+ *   the bucket, so workers on several hosts need no shared folder (run-task.ts, storage/live-bundles.ts).
  */
 import http from "node:http";
 import type { Browser } from "playwright";
@@ -26,6 +28,7 @@ import { parseDestinationList } from "../../domain/runner/safety";
 import { demoPortFromEnv } from "../../demo-sites/port";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
 import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
+import { liveBundleBucketFor } from "../storage/live-bundles";
 import type { JudgeClient, JudgeEndpoint, RetryPolicy } from "../judge/client";
 import type { Env } from "../judge/configs";
 import type { JobRow } from "../../../db/schema/index";
@@ -206,6 +209,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     log: opts.log,
     logins: opts.logins ?? new LoginCache(),
     hostSlots: new HostSlots(),
+    bundles: liveBundleBucketFor(ctx.config.objectStorage),
   };
   // One sweep at a time: a slow database must not stack sweeps on top of each other.
   let sweeping: Promise<void> | null = null;
