@@ -85,4 +85,32 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
     expect(csv.stdout.split("\r\n")[0]).toMatch(/^kind,campaign_id,campaign_name,item_id/);
     expect((await cli(["labels", "import", csvFile, "--preset", "nope", "--campaign", "1"])).code).toBe(2);
   }, 300_000);
+
+  it("holds a --mapping file to the import form's rules, naming the file and the field, and imports a good one", async () => {
+    await seedTrajectories(ctx.db, 1, { taskIds: ["mapped.1"], model: "gpt-4o" });
+    const csvFile = path.join(dir, "mapped.csv");
+    fs.writeFileSync(csvFile, "who,task,ok\nC,mapped.1,Yes\n");
+    const mapping = (name: string, body: unknown) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, JSON.stringify(body));
+      return file;
+    };
+    const typo = mapping("typo.json", { annotator: "who", verdict: "ok", taskId: "task", verdictValues: { Yes: "success" }, categroy: "why" });
+    const refused = await cli(["labels", "import", csvFile, "--mapping", typo, "--new-campaign", "Typo"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`--mapping ${typo}: categroy: not a mapping field`);
+    const badWord = mapping("bad-word.json", { annotator: "who", verdict: "ok", taskId: "task", verdictValues: { Yes: "yes" } });
+    const wrong = await cli(["labels", "import", csvFile, "--mapping", badWord, "--new-campaign", "Bad word"]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`--mapping ${badWord}: verdictValues.Yes:`);
+    const noAnnotator = mapping("no-annotator.json", { verdict: "ok", taskId: "task" });
+    expect((await cli(["labels", "import", csvFile, "--mapping", noAnnotator, "--new-campaign", "No annotator"])).stderr).toContain(`--mapping ${noAnnotator}: annotator:`);
+    // Nothing was written by the refused ones.
+    expect(JSON.parse((await cli(["labels", "campaigns", "--json"])).stdout).campaigns.map((c: { name: string }) => c.name)).not.toContain("Typo");
+
+    const good = mapping("good.json", { annotator: "who", verdict: "ok", taskId: "task", verdictValues: { Yes: "success" } });
+    const imported = await cli(["labels", "import", csvFile, "--mapping", good, "--new-campaign", "Mapped", "--json"]);
+    expect(imported.code).toBe(0);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ created: 1, unmatchedCount: 0, annotators: ["C"] });
+  }, 300_000);
 });

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { CAMPAIGN_STATUSES } from "../../domain/annotation/campaign-status";
 import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
 import { trajectoryListInput, usesTriage } from "../../domain/trajectory-list-query";
-import { LABEL_IMPORT_PRESETS } from "../../domain/annotation/label-io";
+import { LABEL_IMPORT_PRESETS, labelImportMappingSchema } from "../../domain/annotation/label-io";
 import { ITEM_STATES, LABEL_VERDICTS, type LabelSchema } from "../../domain/annotation/label-schema";
 import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, PROTOCOL_TEMPLATES, QA_DECISIONS, TEMPLATE_IDS } from "../../domain/annotation/protocols";
 import {
@@ -83,23 +83,6 @@ const decisionMetaInput = {
 };
 
 const selection = z.object({ trajectoryIds: z.array(id).max(200_000).optional(), filter: filter.optional() });
-
-const importMapping = z.object({
-  annotator: z.string().min(1),
-  verdict: z.string().min(1),
-  verdictValues: z.record(z.string(), z.enum(LABEL_VERDICTS).nullable()).optional(),
-  trajectoryId: z.string().optional(),
-  taskId: z.string().optional(),
-  model: z.string().optional(),
-  benchmark: z.string().optional(),
-  category: z.string().optional(),
-  firstFailingStep: z.string().optional(),
-  firstFailingStepIs: z.enum(["number", "index"]).optional(),
-  note: z.string().optional(),
-  where: z.object({ column: z.string(), equals: z.string() }).optional(),
-  whereNot: z.object({ column: z.string(), equals: z.string() }).optional(),
-  normalizeTaskIds: z.boolean().optional(),
-});
 
 export const campaignsRouter = createTRPCRouter({
   /** Researchers see every campaign, annotators the ones they label in. */
@@ -227,7 +210,7 @@ export const campaignsRouter = createTRPCRouter({
       z.object({
         csv: z.string().max(25_000_000),
         source: z.string().max(300),
-        mapping: importMapping,
+        mapping: labelImportMappingSchema,
         campaign: z.union([z.object({ id }), z.object({ name: z.string().min(1).max(200), annotatorsPerItem: z.number().int().min(1).max(20).optional() })]),
         dryRun: z.boolean().optional(),
       }),

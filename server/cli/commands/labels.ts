@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { getAppContext } from "../../context";
-import { LABEL_IMPORT_PRESETS, type LabelImportMapping } from "../../domain/annotation/label-io";
+import { LABEL_IMPORT_PRESETS, labelImportMappingSchema, type LabelImportMapping } from "../../domain/annotation/label-io";
 import { exportCampaignLabels, importLabelsCsv, listAllCampaigns } from "../../services/annotation";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";
 import { actorFromArgs, describeImport, importTarget, positiveInt, readLabelFile } from "../label-args";
@@ -29,7 +29,14 @@ function readMapping(file: string): LabelImportMapping {
     throw new UsageError(`--mapping ${file}: ${(e as Error).message}`);
   }
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new UsageError(`--mapping ${file}: expected a JSON object`);
-  return parsed as LabelImportMapping;
+  // The rules the dashboard's import form is held to; a key neither knows is a typo, not something to ignore.
+  const checked = labelImportMappingSchema.strict().safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const where = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".") || "(mapping)";
+    throw new UsageError(`--mapping ${file}: ${where}: ${issue.code === "unrecognized_keys" ? "not a mapping field" : issue.message}`);
+  }
+  return checked.data;
 }
 
 export const labelsCommand: CliCommand = {

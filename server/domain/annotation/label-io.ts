@@ -6,6 +6,7 @@
  * Identity: an exported row carries Verdict's trajectory id (stable, joins to the trajectory list and bundles)
  * plus the task's benchmark id and the run's model, so the same file can be matched back either way.
  */
+import { z } from "zod";
 import { formatCsv, type CsvTable, type CsvWriteOptions } from "../csv";
 import { LABEL_VERDICTS, type LabelVerdict } from "./label-schema";
 import { answerCell, type LabelAnswers } from "./questions";
@@ -135,6 +136,27 @@ export interface LabelImportMapping {
   /** Drop AgentRewardBench's ".resized" / ".improved" id segments on both sides before matching task ids. */
   normalizeTaskIds?: boolean;
 }
+
+/**
+ * A mapping as the API and the CLI accept it (the dashboard's import form sends one, `labels import --mapping` reads
+ * one from a file): the same rules for both, so a file the CLI takes is one the form would take.
+ */
+export const labelImportMappingSchema = z.object({
+  annotator: z.string().min(1),
+  verdict: z.string().min(1),
+  verdictValues: z.record(z.string(), z.enum(LABEL_VERDICTS).nullable()).optional(),
+  trajectoryId: z.string().optional(),
+  taskId: z.string().optional(),
+  model: z.string().optional(),
+  benchmark: z.string().optional(),
+  category: z.string().optional(),
+  firstFailingStep: z.string().optional(),
+  firstFailingStepIs: z.enum(["number", "index"]).optional(),
+  note: z.string().optional(),
+  where: z.object({ column: z.string(), equals: z.string() }).optional(),
+  whereNot: z.object({ column: z.string(), equals: z.string() }).optional(),
+  normalizeTaskIds: z.boolean().optional(),
+}) satisfies z.ZodType<LabelImportMapping>;
 
 /** Verdict words understood when a mapping gives none (exact match first, then ignoring case and spaces). */
 export const DEFAULT_VERDICT_WORDS: Record<string, LabelVerdict | null> = {
