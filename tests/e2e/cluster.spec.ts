@@ -7,7 +7,8 @@
  * - a judge batch and a live run started through server A are shared out over the workers (pg-boss deliveries);
  *   one worker is SIGKILLed while it holds a live-run task, which another worker finishes; every job ends once
  *   (one verdict per item, one trajectory per task with no step twice);
- * - a viewer on server B watches the steps of the live run started through A arrive while it runs.
+ * - a viewer on server B watches the steps of the live run started through A arrive while it runs;
+ * - every live trajectory's bundle ends up in the bucket, none in the workers' data folder.
  * Readiness is GET /api/health on each server (`{ ok, database: "postgres", storage: "s3" }`).
  */
 import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
@@ -331,6 +332,10 @@ test.describe("a cluster on PostgreSQL and S3", () => {
     // The task that started over on another worker recorded its steps once, in a trajectory of its own.
     expect(new Set(detail.tasks.map((t) => t.trajectoryId)).size).toBe(LIVE_TASKS);
     expect(detail.tasks.map((t) => t.steps)).toEqual(Array(LIVE_TASKS).fill(LIVE_ACTIONS.length));
+    // Each live trajectory's bundle was moved into the bucket; no bundle is left in a worker's data folder.
+    for (const t of detail.tasks) expect(s3!.puts.some((k) => k.endsWith(`live-runs/run-${live.runId}/trajectory-${t.trajectoryId}/manifest.json`))).toBe(true);
+    const liveDir = path.join(dir, "live-runs");
+    expect(fs.existsSync(liveDir) ? fs.readdirSync(liveDir, { recursive: true }).map(String).filter((p) => p.includes("trajectory-")) : []).toEqual([]);
     await viewer.close();
   });
 });
