@@ -211,7 +211,10 @@ export async function getItem(db: Db, itemId: number): Promise<CampaignItemRow |
   return first(db.select().from(campaignItems).where(eq(campaignItems.id, itemId)).limit(1));
 }
 
-/** The item as it is now and its trajectory's step count, the item locked as by lockItemByTrajectory (for a submit). */
+/**
+ * The item as it is now and its trajectory's step count, the item locked until the transaction ends: label writes on
+ * one item take turns on it.
+ */
 export async function lockItemForLabel(db: Db, campaignId: number, trajectoryId: number): Promise<{ item: CampaignItemRow; stepCount: number } | undefined> {
   const { campaignItems, trajectories } = tablesOf(db);
   const rows = await executePrepared(
@@ -227,18 +230,6 @@ export async function lockItemForLabel(db: Db, campaignId: number, trajectoryId:
           .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId")))),
         campaignItems,
       ),
-    { campaignId, trajectoryId },
-  );
-  return rows[0];
-}
-
-/** The item as it is now, locked until the transaction ends: label writes on one item take turns on it. */
-export async function lockItemByTrajectory(db: Db, campaignId: number, trajectoryId: number): Promise<CampaignItemRow | undefined> {
-  const { campaignItems } = tablesOf(db);
-  const rows = await executePrepared(
-    db,
-    "lockItemByTrajectory",
-    () => lockedOnPostgres(db, db.select().from(campaignItems).where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId"))))),
     { campaignId, trajectoryId },
   );
   return rows[0];

@@ -14,7 +14,7 @@
  *   the item just ends up with one label more than needed.
  */
 import type { Db } from "../../../db/database";
-import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, getCampaignForMember, isCampaignAnnotator, lockItemByTrajectory, lockItemForLabel, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, upsertReservation, userAnnotatorKey } from "../../../db/repositories/campaigns";
+import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, getCampaignForMember, isCampaignAnnotator, lockItemForLabel, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, upsertReservation, userAnnotatorKey } from "../../../db/repositories/campaigns";
 import { getLabel, getLabelByKey, getRevision, getRevisionByKey, getRevisionOfLabel, insertLabel, insertRevision, labelHistory, labelsOfUser, lastUndoableSubmit, markRevisionUndone, updateLabel } from "../../../db/repositories/labels";
 import { hasRevealed } from "../../../db/repositories/blind-rule";
 import { goldItemIds, isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation-quality";
@@ -452,7 +452,7 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
       if (!target) throw new AppError("PRECONDITION_FAILED", "Nothing to undo: you have no submit in this campaign that is not undone");
     }
     // Then the item, and the label as it is once no other write to it is under way.
-    const item = (await lockItemByTrajectory(db, campaign.id, (await getLabel(db, target.labelId))!.trajectoryId))!;
+    const { item } = (await lockItemForLabel(db, campaign.id, (await getLabel(db, target.labelId))!.trajectoryId))!;
     target = (await getRevision(db, target.id))!;
     if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
     const label = (await getLabel(db, target.labelId))!;
