@@ -25,7 +25,7 @@ import {
   submitLabel,
   updateQualitySettings,
 } from "../../server/services/annotation";
-import { getItemByTrajectory } from "../../db/repositories/campaigns";
+import { findLiveReservation, getItemByTrajectory } from "../../db/repositories/campaigns";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
 
@@ -104,7 +104,9 @@ describe("gold items", () => {
     await updateQualitySettings(ctx.db, researcher, c.id, { goldWarnBelow: 0.8, goldBlockBelow: 0.6, goldMinAnswered: 2 });
     gold = await campaignGold(ctx.db, researcher, c.id);
     expect(gold.annotators[0]!.status).toBe("blocked");
+    expect(await findLiveReservation(ctx.db, c.id, a.userId, Date.now())).toMatchObject({ trajectoryId: third.trajectoryId });
     expect(await code(async () => await nextAssignment(ctx.db, a, c.id))).toEqual({ code: "FORBIDDEN", message: BLOCKED_MESSAGE });
+    expect(await findLiveReservation(ctx.db, c.id, a.userId, Date.now())).toBeUndefined();
     expect(await nextAssignment(ctx.db, b, c.id)).not.toBeNull();
     // Block lowered to 0.4: a is only warned and gets items again.
     await updateQualitySettings(ctx.db, researcher, c.id, { goldBlockBelow: 0.4 });

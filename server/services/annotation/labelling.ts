@@ -207,11 +207,12 @@ export interface Assignment {
  */
 export async function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: Clock = {}): Promise<Assignment | null> {
   const now = clock.now ?? Date.now();
-  return withTransaction(db, async () => {
+  const assignment = await withTransaction(db, async (): Promise<Assignment | null | "blocked"> => {
     const campaign = await requireLabellingAllowed(db, actor, campaignId, true);
     if (await isBlockedInCampaign(db, campaign, actor.userId)) {
+      // Their reservations go back to the others; refused only once that is stored (a throw here would undo it).
       await releaseReservations(db, campaignId, actor.userId);
-      throw new AppError("FORBIDDEN", BLOCKED_MESSAGE);
+      return "blocked";
     }
     const ttl = campaign.reservationMinutes * 60_000;
     const held = await findLiveReservation(db, campaignId, actor.userId, now);
@@ -240,6 +241,8 @@ export async function nextAssignment(db: Db, actor: Actor, campaignId: number, c
       resumed: false,
     };
   }, LABEL_WRITE_TRANSACTION);
+  if (assignment === "blocked") throw new AppError("FORBIDDEN", BLOCKED_MESSAGE);
+  return assignment;
 }
 
 /** Puts the current trajectory back and keeps it out of this annotator's queue until everything else is done. */
