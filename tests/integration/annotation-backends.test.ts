@@ -25,6 +25,7 @@ import {
   nextAssignment,
   submitLabel,
   undoSubmit,
+  updateCampaignSettings,
   updateQualitySettings,
 } from "../../server/services/annotation";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
@@ -174,6 +175,21 @@ describeEachBackend("annotation hot path", (backend) => {
     const held = await db.select().from(reservations).where(eq(reservations.status, "active"));
     expect(held.map((r) => r.userId)).toEqual([a!.userId]);
     expect((await getItemByTrajectory(db, c.id, t!))?.labelCount).toBe(0);
+  });
+
+  it("replays a repeated submit and a repeated undo after the campaign closed, and refuses new ones", async () => {
+    const [t] = await trajectories(1);
+    const [a] = await people(1);
+    const c = await campaign([t!], [a!], { k: 1 });
+    const submitKey = key();
+    const undoKey = key();
+    const submitted = await submitLabel(db, a!, { campaignId: c.id, trajectoryId: t!, verdict: "success", idempotencyKey: submitKey });
+    const undone = await undoSubmit(db, a!, { campaignId: c.id, idempotencyKey: undoKey });
+    await updateCampaignSettings(db, researcher, c.id, { status: "closed" });
+    // A retry after a lost response gets the stored answer, not an error about the closed campaign.
+    expect(await submitLabel(db, a!, { campaignId: c.id, trajectoryId: t!, verdict: "success", idempotencyKey: submitKey })).toMatchObject({ revisionId: submitted.revisionId, replayed: true });
+    expect(await undoSubmit(db, a!, { campaignId: c.id, idempotencyKey: undoKey })).toMatchObject({ revisionId: undone.revisionId, replayed: true });
+    await expect(undoSubmit(db, a!, { campaignId: c.id, idempotencyKey: key() })).rejects.toThrow(/is closed/);
   });
 
   it("labels, disputes, adjudicates and undoes with the same results, and the blind rule reads the same", async () => {

@@ -47,17 +47,24 @@ export interface Clock {
 
 /** The campaign, after the annotator checks; `lock`: locked for the rest of the transaction (see LABEL_WRITE_TRANSACTION). */
 async function requireLabellingAllowed(db: Db, actor: Actor, campaignId: number, lock = false): Promise<CampaignRow> {
-  const campaign = await requireAnnotatorOf(db, actor, campaignId, lock);
-  if (campaign.status !== "active") throw new ConflictError(`Campaign ${JSON.stringify(campaign.name)} is closed`);
-  return campaign;
+  return labellingAllowed(await getCampaignForMember(db, campaignId, actor.userId, lock), campaignId);
 }
 
-/** The campaign, if the actor annotates it (FORBIDDEN otherwise); `lock` as in getCampaignForMember. */
-async function requireAnnotatorOf(db: Db, actor: Actor, campaignId: number, lock = false): Promise<CampaignRow> {
-  const found = await getCampaignForMember(db, campaignId, actor.userId, lock);
+/** The campaign, if the actor annotates it (FORBIDDEN otherwise). */
+async function requireAnnotatorOf(db: Db, actor: Actor, campaignId: number): Promise<CampaignRow> {
+  return annotatorOf(await getCampaignForMember(db, campaignId, actor.userId), campaignId);
+}
+
+function annotatorOf(found: Awaited<ReturnType<typeof getCampaignForMember>>, campaignId: number): CampaignRow {
   if (!found) throw new NotFoundError("campaign", campaignId);
   if (!found.isAnnotator) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(found.campaign.name)}`);
   return found.campaign;
+}
+
+function labellingAllowed(found: Awaited<ReturnType<typeof getCampaignForMember>>, campaignId: number): CampaignRow {
+  const campaign = annotatorOf(found, campaignId);
+  if (campaign.status !== "active") throw new ConflictError(`Campaign ${JSON.stringify(campaign.name)} is closed`);
+  return campaign;
 }
 
 /**
@@ -438,10 +445,12 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
   checkKey(input.idempotencyKey);
   const now = clock.now ?? Date.now();
   return withTransaction(db, async () => {
-    // The campaign first: a withdrawn label gives its slot back as a reservation, which the queue must see whole.
-    const campaign = await requireLabellingAllowed(db, actor, input.campaignId, true);
+    // The campaign locked first: a withdrawn label gives its slot back as a reservation, which the queue must see
+    // whole; a second undo with the same key waits here, then replays the first (also once the campaign closed).
+    const member = await getCampaignForMember(db, input.campaignId, actor.userId, true);
     const replayed = await replay(db, actor, input.idempotencyKey, "undo");
     if (replayed) return replayed;
+    const campaign = labellingAllowed(member, input.campaignId);
 
     let target: LabelRevisionRow | undefined;
     if (input.revisionId !== undefined && input.revisionId !== null) {
