@@ -5,7 +5,7 @@
  */
 import { boolean, doublePrecision, index, integer, json, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
-import type { ParsedAction, ReferenceAnswer, SomElement, TaskDifficulty } from "../../server/domain/types";
+import type { ParsedAction, ReferenceAnswer, SomElement, TaskAttributes, TaskDifficulty } from "../../server/domain/types";
 import { epochMs, nowMs } from "./columns";
 
 const createdAt = () => epochMs("created_at").notNull().default(nowMs);
@@ -36,6 +36,7 @@ export const tasks = pgTable(
     difficulty: jsonb("difficulty").$type<TaskDifficulty>(),
     tags: json("tags").$type<string[]>().notNull().default(sql`'[]'`),
     extra: json("extra").$type<Record<string, unknown>>(),
+    attributes: json("attributes").$type<TaskAttributes>(),
     contentHash: text("content_hash").notNull(),
     createdAt: createdAt(),
   },

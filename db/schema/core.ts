@@ -10,7 +10,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex, real } from "drizzle-orm/sqlite-core";
-import type { ParsedAction, SomElement, ReferenceAnswer, TaskDifficulty } from "../../server/domain/types";
+import type { ParsedAction, SomElement, ReferenceAnswer, TaskAttributes, TaskDifficulty } from "../../server/domain/types";
 
 const createdAt = () =>
   integer("created_at", { mode: "timestamp_ms" })
@@ -51,6 +51,11 @@ export const tasks = sqliteTable(
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     /** Remaining benchmark fields, verbatim, for evaluators that need them later. */
     extra: text("extra", { mode: "json" }).$type<Record<string, unknown>>(),
+    /**
+     * Fields the source's task file carried beyond what Verdict reads (a fork's `ques_group`, `lang`…), as text
+     * values: analytics split any view by them (server/domain/catalog/task-attributes.ts). Null when none.
+     */
+    attributes: text("attributes", { mode: "json" }).$type<TaskAttributes>(),
     contentHash: text("content_hash").notNull(),
     createdAt: createdAt(),
   },

@@ -81,6 +81,8 @@ export const bundleTaskSchema = z.object({
     .default(null),
   tags: z.array(z.string()).default([]),
   extra: z.record(z.string(), z.unknown()).nullable().default(null),
+  /** The source's own task fields (a fork's `ques_group`, `lang`…), as text: analytics split views by them. */
+  attributes: z.record(z.string(), z.string()).nullish(),
 });
 
 export const bundleRunSchema = z.object({

@@ -70,5 +70,8 @@ export interface TaskDifficulty {
   visual?: string | null;
 }
 
+/** A task's own fields from its source (a fork's `ques_group`, `lang`…), name → value as text. */
+export type TaskAttributes = Record<string, string>;
+
 export const OUTCOMES = ["answered", "step_limit", "time_limit", "error", "cancelled", "running", "unknown", "infra_error", "blocked"] as const;
 export type Outcome = (typeof OUTCOMES)[number];

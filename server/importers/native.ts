@@ -131,6 +131,7 @@ export const nativeImporter: Importer = {
               difficulty: t.task.difficulty,
               tags: t.task.tags,
               extra: t.task.extra,
+              attributes: t.task.attributes ?? null,
             },
             run: t.run,
             attempt: t.attempt,

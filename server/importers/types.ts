@@ -5,7 +5,7 @@
  * Importers stream: they yield one trajectory at a time and read images lazily through `ImageRef.read()`,
  * so a source of any size is never held in memory whole.
  */
-import type { Outcome, ParsedAction, ReferenceAnswer, SomElement, TaskDifficulty } from "../domain/types";
+import type { Outcome, ParsedAction, ReferenceAnswer, SomElement, TaskAttributes, TaskDifficulty } from "../domain/types";
 
 /** An image the importer found; read on demand. `origin` names it in error messages (file path, zip entry…). */
 export interface ImageRef {
@@ -31,6 +31,8 @@ export interface ImportTask {
   difficulty: TaskDifficulty | null;
   tags: string[];
   extra: Record<string, unknown> | null;
+  /** The source's own task fields as split keys (server/domain/catalog/task-attributes.ts); absent or null when none. */
+  attributes?: TaskAttributes | null;
   /**
    * True when the task came from the benchmark's own task file: it then replaces what is stored. A task known
    * only from a trajectory never overwrites a stored one (a trajectory knows less about its task).

@@ -10,7 +10,8 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { ReferenceAnswer } from "../domain/types";
-import { readTaskLimits } from "../domain/runner/task-limits";
+import { readTaskLimits, TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD } from "../domain/runner/task-limits";
+import { splitTaskFields } from "../domain/catalog/task-attributes";
 import { isDir, readJsonFile } from "./fs-helpers";
 import { ImportError, type ImportTask, type ImportTaskSet, type Importer } from "./types";
 
@@ -116,6 +117,8 @@ function toTask(raw: unknown, index: number, file: string, fileSite: string): Im
         : null,
     tags: [...sites.map((s) => `site:${s}`), ...asStrings(ev?.eval_types).map((e) => `eval:${e}`)],
     extra: { task_id, ...rest },
+    // The config's other scalar fields (intent_template_id, require_login…) as split keys; `extra` keeps them all.
+    attributes: splitTaskFields(rest, new Set([TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD])).attributes,
     fromTaskFile: true,
   };
 }

@@ -18,7 +18,8 @@ import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/acti
 import type { ReferenceAnswer, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
 import { findFolders, groupByParent, runNameFromPath, unreadableTrajectory } from "./find-folders";
-import { readTaskLimits, taskLimitFields, type TaskLimits } from "../domain/runner/task-limits";
+import { readTaskLimits, TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD, taskLimitFields, type TaskLimits } from "../domain/runner/task-limits";
+import { splitTaskFields, type SplitTaskFields } from "../domain/catalog/task-attributes";
 import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts, type AutoEvalEntry } from "./webvoyager-auto-eval";
 
@@ -39,7 +40,12 @@ interface WvTaskRow {
   line: number;
   /** The task's own step and time limits, when its row gives them (server/domain/runner/task-limits.ts). */
   limits: TaskLimits;
+  /** The row's other fields (a fork's `ques_group`, `lang`…): split keys, and what cannot be one. */
+  fields: SplitTaskFields;
 }
+
+/** Fields of a task row the importer reads itself; any other field is kept as a task attribute. */
+const WEBVOYAGER_TASK_FIELDS = new Set(["id", "ques", "web_name", "web", TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD]);
 
 type ReferenceFile = Record<string, { notice?: string; answers?: { id: number; type: string; ans: string }[] }>;
 
@@ -160,6 +166,7 @@ export async function readWebVoyagerTaskFile(file: string): Promise<Map<string, 
       web: optionalString(r, "web", file, lineNo),
       line: lineNo,
       limits: limits.limits,
+      fields: splitTaskFields(r, WEBVOYAGER_TASK_FIELDS),
     });
   }
   return out;
@@ -213,7 +220,12 @@ function taskFrom(id: string, row: WvTaskRow | undefined, refs: ReferenceFile, f
     evaluatorConfig: null,
     difficulty: null,
     tags: [],
-    extra: extraOf(siteRefs?.notice ? { referenceNotice: siteRefs.notice.trim() } : {}, row ? taskLimitFields(row.limits) : {}),
+    extra: extraOf(
+      siteRefs?.notice ? { referenceNotice: siteRefs.notice.trim() } : {},
+      row ? taskLimitFields(row.limits) : {},
+      row && Object.keys(row.fields.rest).length ? { taskFields: row.fields.rest } : {},
+    ),
+    attributes: row?.fields.attributes ?? null,
     fromTaskFile: !!row,
   };
 }

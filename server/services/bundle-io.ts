@@ -95,6 +95,7 @@ export async function trajectoryToBundle(db: Db, id: number, images: Map<string,
       difficulty: d.task.difficulty ?? null,
       tags: d.task.tags,
       extra: d.task.extra ?? null,
+      ...(d.task.attributes && Object.keys(d.task.attributes).length ? { attributes: d.task.attributes } : {}),
     },
     run: {
       runKey: d.run.runKey,

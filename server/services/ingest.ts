@@ -177,8 +177,10 @@ export function taskValues(t: ImportTask): TaskValues {
     difficulty: t.difficulty,
     tags: t.tags,
     extra: t.extra,
+    // Only a task with attributes hashes them, so the tasks stored before attributes existed keep their hash.
+    ...(t.attributes && Object.keys(t.attributes).length ? { attributes: t.attributes } : {}),
   };
-  return { ...body, contentHash: canonicalHash(body) };
+  return { attributes: null, ...body, contentHash: canonicalHash(body) };
 }
 
 function checkTask(t: ImportTask, origin: string): void {

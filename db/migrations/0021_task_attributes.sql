@@ -1,0 +1,2 @@
+-- A task's own fields from its source (a fork's ques_group, lang…): analytics split views by them.
+ALTER TABLE `tasks` ADD `attributes` text;
