@@ -2,6 +2,9 @@
  * A small argument parser for `npm run cli -- <command> …`: positionals plus `--flag value`, `--flag=value`
  * and boolean `--flag`. Which flags take a value is declared per command so `--json` never eats a positional.
  */
+import path from "node:path";
+import type { CliIO } from "./types";
+
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -56,4 +59,9 @@ export function flagString(args: ParsedArgs, name: string): string | undefined {
 
 export function flagBool(args: ParsedArgs, name: string): boolean {
   return args.flags.get(name) === true;
+}
+
+/** A path typed on the command line, resolved against the folder the user ran the command from (see CliIO.cwd). */
+export function userPath(io: Pick<CliIO, "cwd">, p: string): string {
+  return path.resolve(io.cwd ?? process.cwd(), p);
 }

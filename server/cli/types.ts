@@ -9,6 +9,11 @@ export interface CliIO {
   /** True when stderr is a terminal (progress bars are drawn only then). */
   interactive: boolean;
   env: NodeJS.ProcessEnv;
+  /**
+   * The folder the user typed the command in, which relative paths on the command line are read against. `npm run`
+   * moves into Verdict's own folder before starting the CLI and passes the user's folder as INIT_CWD.
+   */
+  cwd?: string;
 }
 
 export interface CliCommand {

@@ -5,7 +5,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs, flagBool, flagString, UsageError } from "../args";
+import { parseArgs, flagBool, flagString, UsageError, userPath } from "../args";
+import { formatTable } from "../table";
 import type { CliCommand, CliIO } from "../types";
 import { parseCsvTable } from "../../domain/csv";
 import { analyzeRatings, DEFAULT_MIN_SHARED_ITEMS, type RatingRecord, type RatingsAgreementReport } from "../../domain/agreement/ratings";
@@ -95,15 +96,19 @@ function printReport(io: CliIO, file: string, report: RatingsAgreementReport): v
     lines.push(`No rater pair shares ${report.minSharedItems} or more items, so there is no pairwise Cohen's κ.`);
   } else {
     lines.push(`Cohen's κ per rater pair (pairs sharing ≥ ${report.minSharedItems} items):`);
-    const names = report.pairwise.flatMap((p) => [p.raterA, p.raterB]);
-    const w = Math.min(24, Math.max(7, ...names.map((n) => n.length)));
-    lines.push(`  ${"rater A".padEnd(w)}  ${"rater B".padEnd(w)}  ${"shared".padStart(6)}  ${"agree".padStart(6)}  ${"κ".padStart(7)}  95% CI`);
-    for (const p of report.pairwise) {
-      const ci = p.kappa === null ? (p.reason ?? "") : `[${fmt(p.ciLow)}, ${fmt(p.ciHigh)}]`;
-      lines.push(
-        `  ${p.raterA.slice(0, w).padEnd(w)}  ${p.raterB.slice(0, w).padEnd(w)}  ${String(p.sharedItems).padStart(6)}  ${pct(p.percentAgreement).padStart(6)}  ${fmt(p.kappa).padStart(7)}  ${ci}`,
-      );
-    }
+    lines.push(
+      ...formatTable(
+        [{ header: "rater A" }, { header: "rater B" }, { header: "shared", align: "right" }, { header: "agree", align: "right" }, { header: "κ", align: "right" }, { header: "95% CI" }],
+        report.pairwise.map((p) => [
+          p.raterA,
+          p.raterB,
+          String(p.sharedItems),
+          pct(p.percentAgreement),
+          fmt(p.kappa),
+          p.kappa === null ? (p.reason ?? "") : `[${fmt(p.ciLow)}, ${fmt(p.ciHigh)}]`,
+        ]),
+      ),
+    );
     if (report.raters <= 12) {
       // The same numbers as a matrix, which makes an outlying rater easy to spot.
       const byPair = new Map(report.pairwise.map((p) => [`${p.raterA}\u0000${p.raterB}`, p.kappa]));
@@ -112,11 +117,13 @@ function printReport(io: CliIO, file: string, report: RatingsAgreementReport): v
         const v = byPair.has(`${a}\u0000${b}`) ? byPair.get(`${a}\u0000${b}`) : byPair.get(`${b}\u0000${a}`);
         return v === undefined ? "·" : fmt(v);
       };
-      const cw = 9;
-      const nw = Math.min(16, Math.max(...report.raterNames.map((n) => n.length)));
       lines.push("");
-      lines.push(`  ${"".padEnd(nw)}${report.raterNames.map((n) => n.slice(0, cw - 1).padStart(cw)).join("")}`);
-      for (const a of report.raterNames) lines.push(`  ${a.slice(0, nw).padEnd(nw)}${report.raterNames.map((b) => cell(a, b).padStart(cw)).join("")}`);
+      lines.push(
+        ...formatTable(
+          [{ header: "" }, ...report.raterNames.map((n) => ({ header: n, align: "right" as const }))],
+          report.raterNames.map((a) => [a, ...report.raterNames.map((b) => cell(a, b))]),
+        ),
+      );
       lines.push(`  (· = fewer than ${report.minSharedItems} shared items)`);
     }
   }
@@ -141,7 +148,7 @@ async function runCsv(argv: string[], io: CliIO): Promise<number> {
   if (!Number.isInteger(minShared) || minShared < 1) throw new UsageError(`--min-shared must be a positive integer, got ${JSON.stringify(minSharedText)}`);
 
   const name = path.basename(file);
-  const table = parseCsvTable(readUtf8(file), { delimiter, source: file });
+  const table = parseCsvTable(readUtf8(userPath(io, file)), { delimiter, source: file });
   const itemCols = resolveColumns(itemSpec, table.header, "item", name, true);
   const [raterCol] = resolveColumns(raterSpec, table.header, "rater", name, false);
   const [labelCol] = resolveColumns(labelSpec, table.header, "label", name, false);
@@ -180,12 +187,13 @@ export const agreementVectorsCommand: CliCommand = {
     const [file, ...extra] = args.positionals;
     if (!file) throw new UsageError("missing the vectors file");
     if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-    const out = flagString(args, "out");
-    if (!out) throw new UsageError("--out <results.json> is required");
+    const outFlag = flagString(args, "out");
+    if (!outFlag) throw new UsageError("--out <results.json> is required");
+    const out = userPath(io, outFlag);
 
     let parsed: unknown;
     try {
-      parsed = JSON.parse(readUtf8(file));
+      parsed = JSON.parse(readUtf8(userPath(io, file)));
     } catch (e) {
       throw new Error(e instanceof SyntaxError ? `${file}: not valid JSON (${e.message})` : (e as Error).message);
     }
@@ -206,7 +214,7 @@ export const agreementVectorsCommand: CliCommand = {
       else tally.values++;
     }
     const ms = performance.now() - started;
-    fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+    fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify(results, null, 1) + "\n");
     const summary = { cases: cases.length, ...tally, out, ms: Math.round(ms * 10) / 10 };
     if (flagBool(args, "json")) io.stdout(JSON.stringify(summary) + "\n");

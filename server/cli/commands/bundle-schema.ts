@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { bundleJsonSchema } from "../../domain/bundle";
-import { flagString, parseArgs } from "../args";
+import { flagString, parseArgs, userPath } from "../args";
 import type { CliCommand } from "../types";
 
 export const bundleSchemaCommand: CliCommand = {
@@ -12,7 +12,7 @@ export const bundleSchemaCommand: CliCommand = {
     const text = JSON.stringify(bundleJsonSchema(), null, 2) + "\n";
     const out = flagString(args, "out");
     if (out) {
-      fs.writeFileSync(out, text);
+      fs.writeFileSync(userPath(io, out), text);
       io.stderr(`Wrote ${out}\n`);
     } else io.stdout(text);
     return 0;

@@ -18,7 +18,7 @@ import {
   updateDeploymentProfile,
   type DeploymentProfileView,
 } from "../../services/runner/deployment-profiles";
-import { UsageError, flagBool, flagString, parseArgs } from "../args";
+import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
 import type { CliCommand } from "../types";
 
 const USAGE = `npm run cli -- deployment-profile <list|show|create|update|delete> [options] [--json]
@@ -29,11 +29,11 @@ const USAGE = `npm run cli -- deployment-profile <list|show|create|update|delete
   delete <name|id>`;
 
 /** Reads a profile file; `stateFile` entries become the storage state's text. Errors name the file and field. */
-export function readProfileFile(file: string): DeploymentProfileInput {
-  if (!fs.existsSync(file)) throw new UsageError(`--file ${file}: no such file`);
+export function readProfileFile(file: string, resolved = file): DeploymentProfileInput {
+  if (!fs.existsSync(resolved)) throw new UsageError(`--file ${file}: no such file`);
   let data: unknown;
   try {
-    data = JSON.parse(fs.readFileSync(file, "utf8"));
+    data = JSON.parse(fs.readFileSync(resolved, "utf8"));
   } catch (e) {
     throw new UsageError(`${file}: not JSON (${(e as Error).message})`);
   }
@@ -42,7 +42,7 @@ export function readProfileFile(file: string): DeploymentProfileInput {
     sites.forEach((site: { login?: { kind?: string; stateFile?: unknown; state?: unknown } }, i) => {
       const login = site?.login;
       if (login?.kind === "storageState" && typeof login.stateFile === "string") {
-        const p = path.resolve(path.dirname(file), login.stateFile);
+        const p = path.resolve(path.dirname(resolved), login.stateFile);
         if (!fs.existsSync(p)) throw new UsageError(`${file}: sites[${i}].login.stateFile ${login.stateFile}: no such file`);
         login.state = fs.readFileSync(p, "utf8");
         delete login.stateFile;
@@ -79,7 +79,7 @@ export const deploymentProfileCommand: CliCommand = {
     const needFile = () => {
       const f = flagString(args, "file");
       if (!f) throw new UsageError(`${action} needs --file profile.json`);
-      return readProfileFile(f);
+      return readProfileFile(f, userPath(io, f));
     };
     switch (action) {
       case "list": {

@@ -1,7 +1,7 @@
 import { getAppContext } from "../../context";
 import { exportBundle } from "../../services/bundle-io";
 import { trajectoryIdsOf } from "../../services/trajectory-views";
-import { UsageError, flagBool, flagString, parseArgs } from "../args";
+import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand } from "../types";
 
@@ -37,7 +37,7 @@ export const exportCommand: CliCommand = {
     const bar = createProgressBar(io, "Exporting");
     let result;
     try {
-      result = await exportBundle(ctx, ids, out!, (d, t) => bar.update(d, t));
+      result = await exportBundle(ctx, ids, userPath(io, out!), (d, t) => bar.update(d, t));
     } finally {
       bar.finish();
     }

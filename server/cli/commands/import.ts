@@ -4,7 +4,7 @@ import { ImportRefusedError, runImport, type ImportReport } from "../../services
 import { IMPORTERS } from "../../importers/registry";
 import { warmingSettled } from "../../services/images";
 import { warmFirstViews } from "../../services/trajectory-views";
-import { UsageError, flagBool, flagString, parseArgs } from "../args";
+import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
 
@@ -102,19 +102,21 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
   const [input, ...extra] = args.positionals;
   if (!input) throw new UsageError("missing <path> to import");
   if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
-  const evalLogs = args.repeated.get("eval-log");
-  for (const log of evalLogs ?? []) {
-    if (!fs.existsSync(log) || !fs.statSync(log).isFile()) throw new UsageError(`--eval-log ${log}: no such file`);
-  }
+  const evalLogs = args.repeated.get("eval-log")?.map((log) => {
+    const file = userPath(io, log);
+    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new UsageError(`--eval-log ${log}: no such file`);
+    return file;
+  });
+  const tasksFlag = flagString(args, "tasks");
   const ctx = getAppContext(io.env);
   const bar = createProgressBar(io, "Importing", { enabled: !json });
   const started = Date.now();
   let report;
   try {
     report = await runImport(ctx, {
-      path: input,
+      path: userPath(io, input),
       format: flagString(args, "format"),
-      tasksFile: flagString(args, "tasks"),
+      tasksFile: tasksFlag === undefined ? undefined : userPath(io, tasksFlag),
       evalLogs,
       strict: flagBool(args, "strict"),
       onProgress: (p) => bar.update(p.done, p.total, p.label),

@@ -9,7 +9,7 @@ import path from "node:path";
 import { getAppContext } from "../../context";
 import { LABEL_FORMAT_DESCRIPTIONS, LABEL_FORMATS } from "../../domain/annotation/label-formats";
 import { exportLabelsAs, importLabelsAs } from "../../services/annotation";
-import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
 import { actorFromArgs, describeImport, importTarget, positiveInt, readLabelFile } from "../label-args";
 import type { CliCommand } from "../types";
 
@@ -32,16 +32,17 @@ export const exportLabelsCommand: CliCommand = {
     const format = formatFlag(flagString(args, "format"));
     const app = getAppContext(io.env);
     const file = await exportLabelsAs(app.db, await actorFromArgs(app, args), id, format);
-    const out = flagString(args, "out");
+    const outFlag = flagString(args, "out");
+    const out = outFlag === undefined ? undefined : userPath(io, outFlag);
     const json = flagBool(args, "json");
     if (!out) {
       if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
       io.stdout(file.body);
     } else {
-      fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+      fs.mkdirSync(path.dirname(out), { recursive: true });
       fs.writeFileSync(out, file.body);
-      if (json) io.stdout(JSON.stringify({ file: path.resolve(out), format, leftOut: file.leftOut }) + "\n");
-      else io.stderr(`Wrote ${out} (${format})\n`);
+      if (json) io.stdout(JSON.stringify({ file: out, format, leftOut: file.leftOut }) + "\n");
+      else io.stderr(`Wrote ${outFlag} (${format})\n`);
     }
     if (file.leftOut && !json) io.stderr(`${file.leftOut} label(s) left out: ${format} cannot hold their verdict\n`);
     return 0;
@@ -65,7 +66,7 @@ export const importLabelsCommand: CliCommand = {
     if (!file) throw new UsageError("which file?");
     const format = formatFlag(flagString(args, "format"));
     const campaign = importTarget(args);
-    const text = readLabelFile(file);
+    const text = readLabelFile(userPath(io, file));
     const app = getAppContext(io.env);
     const report = await importLabelsAs(app.db, await actorFromArgs(app, args), {
       format,

@@ -7,7 +7,7 @@ import path from "node:path";
 import { getAppContext } from "../../context";
 import { LABEL_IMPORT_PRESETS, labelImportMappingSchema, type LabelImportMapping } from "../../domain/annotation/label-io";
 import { exportCampaignLabels, importLabelsCsv, listAllCampaigns } from "../../services/annotation";
-import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
 import { actorFromArgs, describeImport, importTarget, positiveInt, readLabelFile } from "../label-args";
 import type { CliCommand } from "../types";
 
@@ -21,10 +21,10 @@ const USAGE = [
   "  \"trajectoryId\": \"col\" | \"taskId\": \"col\", \"model\": \"col\", \"benchmark\": \"col\", \"category\": \"col\", \"note\": \"col\", …}",
 ].join("\n");
 
-function readMapping(file: string): LabelImportMapping {
+function readMapping(file: string, resolved: string): LabelImportMapping {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(fs.readFileSync(file, "utf8"));
+    parsed = JSON.parse(fs.readFileSync(resolved, "utf8"));
   } catch (e) {
     throw new UsageError(`--mapping ${file}: ${(e as Error).message}`);
   }
@@ -65,17 +65,18 @@ export const labelsCommand: CliCommand = {
       const format = flagString(args, "format") ?? "csv";
       if (format !== "csv" && format !== "jsonl") throw new UsageError(`--format csv or jsonl, got ${JSON.stringify(format)}`);
       const file = await exportCampaignLabels(app.db, await actorFromArgs(app, args), id, format);
-      const out = flagString(args, "out");
-      if (!out) {
+      const outFlag = flagString(args, "out");
+      if (!outFlag) {
         if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
         io.stdout(file.body);
         return 0;
       }
-      fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+      const out = userPath(io, outFlag);
+      fs.mkdirSync(path.dirname(out), { recursive: true });
       fs.writeFileSync(out, file.body);
       const records = file.body.split("\n").filter((l) => l.trim() !== "").length - (format === "csv" ? 1 : 0);
-      if (json) io.stdout(JSON.stringify({ file: path.resolve(out), format, records }) + "\n");
-      else io.stderr(`Wrote ${records} records to ${out}\n`);
+      if (json) io.stdout(JSON.stringify({ file: out, format, records }) + "\n");
+      else io.stderr(`Wrote ${records} records to ${outFlag}\n`);
       return 0;
     }
 
@@ -86,14 +87,14 @@ export const labelsCommand: CliCommand = {
       const mappingFile = flagString(args, "mapping");
       if (!presetName && !mappingFile) throw new UsageError("give --preset or --mapping");
       let mapping: LabelImportMapping;
-      if (mappingFile) mapping = readMapping(mappingFile);
+      if (mappingFile) mapping = readMapping(mappingFile, userPath(io, mappingFile));
       else {
         const preset = LABEL_IMPORT_PRESETS[presetName!];
         if (!preset) throw new UsageError(`unknown preset ${JSON.stringify(presetName)}; known: ${Object.keys(LABEL_IMPORT_PRESETS).join(", ")}`);
         mapping = preset.mapping;
       }
       const campaign = importTarget(args);
-      const csv = readLabelFile(file);
+      const csv = readLabelFile(userPath(io, file));
       const report = await importLabelsCsv(app.db, await actorFromArgs(app, args), {
         csv,
         source: path.basename(file),

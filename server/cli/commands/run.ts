@@ -23,7 +23,8 @@ import { runRunnerWorker } from "../../services/runner/worker";
 import { findDeploymentProfile } from "../../services/runner/deployment-profiles";
 import { ensureDemoTaskSet } from "../../services/runner/demo-tasks";
 import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
-import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
+import { UsageError, flagBool, flagString, parseArgs, userPath, type ParsedArgs } from "../args";
+import { formatTable } from "../table";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
 import type { AppContext } from "../../context";
@@ -58,14 +59,15 @@ async function taskSelection(ctx: AppContext, value: string, limit: number | und
     await ensureDemoTaskSet(ctx.db, `http://127.0.0.1:${demoPortFromEnv(io.env) ?? DEMO_SITES_DEFAULT_PORT}`);
     return { from: "demo", ...(limit ? { limit } : {}) };
   }
-  if (fs.existsSync(value) && fs.statSync(value).isFile()) {
-    const importer = await detectImporter(value);
+  const file = userPath(io, value);
+  if (fs.existsSync(file) && fs.statSync(file).isFile()) {
+    const importer = await detectImporter(file);
     const refs: { set: string; externalId: string }[] = [];
-    for await (const item of importer.read(value, {})) {
+    for await (const item of importer.read(file, {})) {
       if (item.kind === "task") refs.push({ set: item.task.taskSet.name, externalId: item.task.externalId });
     }
     if (refs.length === 0) throw new UsageError(`${value} holds no task definitions (read as ${importer.format})`);
-    const report = await runImport({ db: ctx.db, store: ctx.store }, { path: value, format: importer.format });
+    const report = await runImport({ db: ctx.db, store: ctx.store }, { path: file, format: importer.format });
     io.stderr(`Tasks from ${value}: ${refs.length} (${report.tasks.created} new, ${report.tasks.updated} updated)\n`);
     const ids: number[] = [];
     for (const r of refs.slice(0, limit ?? refs.length)) {
@@ -81,11 +83,11 @@ async function taskSelection(ctx: AppContext, value: string, limit: number | und
   throw new UsageError(`--tasks ${JSON.stringify(value)} is neither "demo", a task set name or id, nor a file`);
 }
 
-async function policySpec(ctx: AppContext, value: string, scriptFile: string | undefined): Promise<PolicySpecInput> {
+async function policySpec(ctx: AppContext, value: string, scriptFile: string | undefined, io: CliIO): Promise<PolicySpecInput> {
   if (value === "scripted") {
     if (!scriptFile) return { kind: "scripted", source: "demo" };
-    if (!fs.existsSync(scriptFile)) throw new UsageError(`--script ${scriptFile}: no such file`);
-    const actions = parseActionLines(fs.readFileSync(scriptFile, "utf8"));
+    if (!fs.existsSync(userPath(io, scriptFile))) throw new UsageError(`--script ${scriptFile}: no such file`);
+    const actions = parseActionLines(fs.readFileSync(userPath(io, scriptFile), "utf8"));
     if (!actions.length) throw new UsageError(`--script ${scriptFile} holds no actions (one per line; # starts a comment)`);
     return { kind: "scripted", source: "actions", actions };
   }
@@ -121,7 +123,7 @@ export const runCommand: CliCommand = {
     const request: LiveRunRequestInput = {
       name: flagString(args, "name"),
       tasks: await taskSelection(ctx, tasksFlag, limit, io),
-      policy: await policySpec(ctx, policyFlag, flagString(args, "script")),
+      policy: await policySpec(ctx, policyFlag, flagString(args, "script"), io),
       settings: {
         maxSteps: intFlag(args, "max-steps", 1, 100),
         concurrency: intFlag(args, "concurrency", 1, 16),
@@ -212,9 +214,10 @@ export const runCommand: CliCommand = {
           ...(d.successRate.n || d.successRate.infraErrors || d.successRate.blocked
             ? [`  rules: ${d.successRate.successes} of ${d.successRate.n} succeeded; apart: ${d.successRate.infraErrors} infrastructure error(s), ${d.successRate.blocked} blocked`]
             : []),
-          ...rows.map(
-            (r) =>
-              `  ${r.externalId.padEnd(24)} ${String(r.outcome ?? r.job).padEnd(10)} ${String(r.steps).padStart(3)} steps  ${r.finalAnswer ? JSON.stringify(r.finalAnswer) : (r.outcomeDetail ?? "")}`,
+          ...formatTable(
+            [{ header: "task" }, { header: "outcome" }, { header: "steps", align: "right" }, { header: "answer" }],
+            rows.map((r) => [r.externalId, String(r.outcome ?? r.job), String(r.steps), r.finalAnswer ? JSON.stringify(r.finalAnswer) : (r.outcomeDetail ?? "")]),
+            { header: false },
           ),
           `  trajectories: /trajectories?run=${runId}`,
         ].join("\n") + "\n",

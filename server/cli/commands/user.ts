@@ -6,6 +6,7 @@ import { getAppContext } from "../../context";
 import { changeRole, createAccount, findAccountByEmail, generatePassword, listAccounts, parseRole, setPassword } from "../../services/accounts";
 import { AppError } from "../../errors";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";
+import { formatTable } from "../table";
 import type { CliCommand } from "../types";
 
 const USAGE = [
@@ -58,7 +59,11 @@ export const userCommand: CliCommand = {
         out(
           { users },
           users.length
-            ? users.map((u) => `${u.role.padEnd(11)} ${u.email.padEnd(32)} ${u.name}${u.banned ? "  (deactivated)" : ""}`).join("\n")
+            ? formatTable(
+                [{ header: "role" }, { header: "email" }, { header: "name" }],
+                users.map((u) => [u.role, u.email, `${u.name}${u.banned ? "  (deactivated)" : ""}`]),
+                { indent: "", header: false },
+              ).join("\n")
             : "No accounts yet. Create the first (it becomes admin): npm run cli -- user add --email … --name … --role admin",
         );
         return 0;
