@@ -15,20 +15,18 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import readline from "node:readline";
 import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/actions/webvoyager";
-import type { ReferenceAnswer, SomElement } from "../domain/types";
+import type { Outcome, ReferenceAnswer, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
-import { findFolders, groupByParent, runNameFromPath, unreadableTrajectory } from "./find-folders";
+import { findFolders, groupByParent, runNameFromPath, subfolders, unreadableTrajectory } from "./find-folders";
+import { chooseTranscripts, isTranscriptName, numberedImages, PLAIN_TRANSCRIPT, taskIdFromTag, type TranscriptChoice } from "./webvoyager-files";
+import { findStepLimit, type StepLimitSetting } from "./webvoyager-settings";
 import { readTaskLimits, TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD, taskLimitFields, type TaskLimits } from "../domain/runner/task-limits";
 import { splitTaskFields, type SplitTaskFields } from "../domain/catalog/task-attributes";
-import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
+import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportTrajectory, type ImportVerdict, type Importer } from "./types";
 import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts, type AutoEvalEntry } from "./webvoyager-auto-eval";
 
-const TASK_DIR = /^task(.+)$/;
+const TASK_DIR = /^task(.+)$/i;
 const TASK_ID = /^(.+)--(\d+)$/;
-const MESSAGES = "interact_messages.json";
-/** Screenshots are PNG in WebVoyager; some forks save JPEG. */
-const SCREENSHOT = /^screenshot(\d+)\.(png|jpe?g)$/i;
-const RAW_SCREENSHOT = /^screenshot(\d+)_no_box\.(png|jpe?g)$/i;
 export const WEBVOYAGER_TASK_SET = { name: "WebVoyager", benchmark: "webvoyager" } as const;
 
 interface WvTaskRow {
@@ -49,20 +47,33 @@ const WEBVOYAGER_TASK_FIELDS = new Set(["id", "ques", "web_name", "web", TASK_MA
 
 type ReferenceFile = Record<string, { notice?: string; answers?: { id: number; type: string; ans: string }[] }>;
 
-/** A `task<id>` folder with a transcript. */
-function isReadableTaskDir(dir: string): boolean {
-  return TASK_DIR.test(path.basename(dir)) && fs.existsSync(path.join(dir, MESSAGES));
+/** File names in a folder (none when it cannot be listed). */
+async function fileNames(dir: string): Promise<string[]> {
+  const entries = await fsp.readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => e.name);
 }
 
-/** A `task<id>` folder WebVoyager started: a transcript, or at least its log or first screenshot (a crashed task). */
-function isTaskDir(dir: string): boolean {
+/** A folder holding a transcript, whatever the fork named it or the folder (`interact_messages_task1.json`). */
+async function isReadableTaskDir(dir: string): Promise<boolean> {
+  return (await fileNames(dir)).some(isTranscriptName);
+}
+
+/**
+ * A folder WebVoyager started: a transcript, or, for a `task<id>` folder, at least its log or a screenshot (a task
+ * that crashed before its transcript was written, reported as skipped).
+ */
+async function isTaskDir(dir: string): Promise<boolean> {
+  const names = await fileNames(dir);
+  if (names.some(isTranscriptName)) return true;
   if (!TASK_DIR.test(path.basename(dir))) return false;
-  return ["interact_messages.json", "agent.log", "screenshot1.png"].some((f) => fs.existsSync(path.join(dir, f)));
+  return names.includes("agent.log") || numberedImages(names).marked.size > 0;
 }
 
 interface RunFolder {
   runDir: string;
   taskDirs: string[];
+  /** Sibling `task<id>` folders with none of WebVoyager's files: reported, never passed over in silence. */
+  emptyTaskDirs: string[];
 }
 
 /**
@@ -71,7 +82,15 @@ interface RunFolder {
  */
 async function findRuns(input: string): Promise<RunFolder[]> {
   const taskDirs = await findFolders(input, isTaskDir);
-  return groupByParent(taskDirs).map((g) => ({ runDir: g.parent, taskDirs: g.dirs }));
+  const runs: RunFolder[] = [];
+  for (const g of groupByParent(taskDirs)) {
+    const found = new Set(g.dirs.map((d) => path.resolve(d)));
+    const emptyTaskDirs = path.resolve(input) === path.resolve(g.dirs[0]!)
+      ? []
+      : (await subfolders(g.parent)).map((n) => path.join(g.parent, n)).filter((d) => TASK_DIR.test(path.basename(d)) && !found.has(path.resolve(d)));
+    runs.push({ runDir: g.parent, taskDirs: g.dirs, emptyTaskDirs });
+  }
+  return runs;
 }
 
 /** Looks for `name` in `dir`, `dir/data` and up to four parents (results/<run>/ sits two below data/). */
@@ -317,24 +336,93 @@ interface ReadContext {
   tasks: Map<string, WvTaskRow>;
   refs: ReferenceFile;
   logs: AutoEvalLog[];
+  /** The step limit the current run's settings give (--max_iter), if any. */
+  stepLimit?: StepLimitSetting | null;
+}
+
+async function anyReadable(runs: RunFolder[]): Promise<boolean> {
+  for (const run of runs) for (const dir of run.taskDirs) if (await isReadableTaskDir(dir)) return true;
+  return false;
+}
+
+const NO_ANSWER = "no ANSWER action (step limit, error or interruption)";
+
+/**
+ * Without settings, a run's step counts can still show its limit: when several trajectories of the run stopped
+ * without an answer at the same number of steps and none of the run went further, that number is the limit.
+ */
+export function inferStepLimit(trajectories: ImportTrajectory[]): void {
+  const longest = Math.max(0, ...trajectories.map((t) => t.steps.length));
+  const atLimit = trajectories.filter((t) => t.outcomeDetail === NO_ANSWER && t.steps.length === longest);
+  if (atLimit.length < 2 || longest < 2) return;
+  for (const t of atLimit) {
+    t.outcome = "step_limit";
+    t.outcomeDetail = `stopped after ${longest} steps without an ANSWER, as ${atLimit.length} trajectories of this run did and none went further: the run's step limit (no --max_iter setting found beside the results)`;
+  }
 }
 
 /**
  * The task id a folder names: WebVoyager writes "task" + id; a fork that wrote "task_" + id is recognised when its
- * task file knows the id without the separator.
+ * task file knows the id without the separator. A folder named otherwise is the task its transcript's name gives
+ * (`interact_messages_task1.json`), else the folder's own name.
  */
-function taskIdOf(taskDir: string, tasks: Map<string, WvTaskRow>): string {
-  const id = TASK_DIR.exec(path.basename(taskDir))![1]!;
+function taskIdOf(taskDir: string, tasks: Map<string, WvTaskRow>, transcript: TranscriptChoice, several: boolean): string {
+  const named = several ? undefined : TASK_DIR.exec(path.basename(taskDir))?.[1];
+  const id = named ?? (transcript.tag ? taskIdFromTag(transcript.tag) : path.basename(taskDir));
   const bare = id.replace(/^[_-]/, "");
   return !tasks.has(id) && bare !== id && tasks.has(bare) ? bare : id;
 }
 
-async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext): Promise<ImportItem> {
-  const id = taskIdOf(taskDir, ctx.tasks);
-  const file = path.join(taskDir, MESSAGES);
-  if (!fs.existsSync(file)) {
-    throw new ImportError(file, "is missing (the task was interrupted before WebVoyager saved its transcript)");
+/** Folders beside a transcript where forks keep its images when they are not beside it. */
+const IMAGE_FOLDER = /screen|shot|image|img|pic/i;
+
+/** The folder holding a task's screenshots and their names: the task folder, else an image folder inside it. */
+async function screenshotFolder(taskDir: string, names: string[]): Promise<{ dir: string; names: string[] }> {
+  if (numberedImages(names).marked.size || numberedImages(names).raw.size) return { dir: taskDir, names };
+  for (const sub of await subfolders(taskDir)) {
+    if (!IMAGE_FOLDER.test(sub)) continue;
+    const inner = await fileNames(path.join(taskDir, sub));
+    if (numberedImages(inner).marked.size) return { dir: path.join(taskDir, sub), names: inner };
   }
+  return { dir: taskDir, names };
+}
+
+/**
+ * One task folder: its trajectory, or one per transcript when a fork wrote several tasks' transcripts into one
+ * folder. A folder without a transcript (the task crashed before WebVoyager wrote it) is an error naming the file.
+ */
+async function readTaskFolder(taskDir: string, runDir: string, ctx: ReadContext): Promise<ImportItem[]> {
+  const names = await fileNames(taskDir);
+  const { transcripts, notRead } = chooseTranscripts(names, path.basename(taskDir));
+  if (!transcripts.length) {
+    throw new ImportError(path.join(taskDir, PLAIN_TRANSCRIPT), "is missing (the task was interrupted before WebVoyager saved its transcript)");
+  }
+  const shots = await screenshotFolder(taskDir, names);
+  const several = transcripts.length > 1;
+  const out: ImportItem[] = [];
+  for (const transcript of transcripts) {
+    try {
+      out.push(await readTrajectory(taskDir, runDir, ctx, { transcript, several, shots, notRead }));
+    } catch (e) {
+      out.push(unreadableTrajectory(path.join(taskDir, transcript.file), e));
+    }
+  }
+  return out;
+}
+
+interface TranscriptFiles {
+  transcript: TranscriptChoice;
+  /** The folder holds one transcript per task: each takes the images whose names carry its tag. */
+  several: boolean;
+  shots: { dir: string; names: string[] };
+  /** Other transcripts in the folder that were passed over (copies a pipeline wrote beside the original). */
+  notRead: string[];
+}
+
+async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext, files: TranscriptFiles): Promise<ImportItem> {
+  const { transcript, several } = files;
+  const id = taskIdOf(taskDir, ctx.tasks, transcript, several);
+  const file = path.join(taskDir, transcript.file);
   const saved = await readJsonFile(file);
   // Some forks wrap the transcript in an object ({"messages": [...]}).
   const messages = saved && typeof saved === "object" && !Array.isArray(saved) ? (saved as { messages?: unknown }).messages : saved;
@@ -392,17 +480,30 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext)
       pending = null;
     }
   }
-
-  const names = await fsp.readdir(taskDir);
-  const shotFile = new Map<number, string>();
-  const rawFile = new Map<number, string>();
-  for (const name of names.sort()) {
-    const shot = SCREENSHOT.exec(name);
-    if (shot && !shotFile.has(Number(shot[1]))) shotFile.set(Number(shot[1]), name);
-    const raw = RAW_SCREENSHOT.exec(name);
-    if (raw && !rawFile.has(Number(raw[1]))) rawFile.set(Number(raw[1]), name);
+  // The run died before the agent's first reply (an API error ends WebVoyager's loop): the page it was shown is
+  // still a step to look at.
+  const diedBeforeReply = steps.length === 0 && turns.length > 0;
+  if (diedBeforeReply) {
+    stepTurn.push(0);
+    steps.push({
+      index: 0,
+      screenshot: null,
+      rawScreenshot: null,
+      marksBurnedIn: false,
+      url: null,
+      thought: null,
+      actionRaw: null,
+      action: { type: "noop" },
+      elements: pending?.elements ?? null,
+      error: "the run stopped before the agent replied to this observation",
+    });
   }
-  const shots = alignScreenshots(turns, [...shotFile.keys()]);
+
+  const images = numberedImages(files.shots.names, several ? transcript.tag : null);
+  const standardNames = [...images.marked.values()].every((n) => /^screenshot\d+\./i.test(n));
+  const shotName = (n: number) => (standardNames ? `screenshot${n}.png` : `the screenshot numbered ${n}`);
+  const shotNumbers = images.marked.size ? [...images.marked.keys()] : [...images.raw.keys()];
+  const shots = alignScreenshots(turns, shotNumbers);
   const warnings: string[] = [];
   steps.forEach((step, i) => {
     const turn = stepTurn[i];
@@ -411,19 +512,42 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext)
     if (n === null) {
       warnings.push(
         expected === null
-          ? `step ${i + 1}: no screenshot<N>.png is left for its observation, so the step has no image`
-          : `step ${i + 1}: screenshot${expected}.png is missing, so the step has no image`,
+          ? `step ${i + 1}: no ${standardNames ? "screenshot<N>.png" : "numbered screenshot"} is left for its observation, so the step has no image`
+          : `step ${i + 1}: ${shotName(expected)} is missing, so the step has no image`,
       );
       return;
     }
-    step.screenshot = fileImage(path.join(taskDir, shotFile.get(n)!));
-    step.marksBurnedIn = true;
-    const raw = rawFile.get(n);
-    if (raw) step.rawScreenshot = fileImage(path.join(taskDir, raw));
+    const marked = images.marked.get(n);
+    const raw = images.raw.get(n);
+    // Only an unmarked image of this step: shown as it is, without claiming marks are drawn on it.
+    step.screenshot = fileImage(path.join(files.shots.dir, (marked ?? raw)!));
+    step.marksBurnedIn = !!marked;
+    if (marked && raw) step.rawScreenshot = fileImage(path.join(files.shots.dir, raw));
   });
+  if (images.duplicates.length) warnings.push(`${images.duplicates.join(", ")}: another image has the same screenshot number, so ${images.duplicates.length === 1 ? "it was" : "they were"} not used`);
+  if (files.notRead.length) warnings.push(`${files.notRead.join(", ")} beside ${transcript.file} ${files.notRead.length === 1 ? "was" : "were"} not read (one transcript per task folder)`);
+  if (several && steps.length && !steps.some((s) => s.screenshot)) {
+    warnings.push(`no image in ${path.basename(files.shots.dir)} carries "${transcript.tag}" in its name, so the steps have no images`);
+  }
 
   const last = steps.at(-1);
   const answered = last?.action.type === "answer";
+  let outcome: Outcome = answered ? "answered" : "unknown";
+  let outcomeDetail: string | null = answered
+    ? null
+    : diedBeforeReply
+      ? "the transcript has no reply from the agent (the run stopped before its first step)"
+      : steps.length
+        ? NO_ANSWER
+        : "the transcript has no observation and no reply (the run stopped before its first step)";
+  if (outcomeDetail === NO_ANSWER) {
+    const own = ctx.tasks.get(id)?.limits.maxSteps ?? null;
+    const limit = own !== null ? { limit: own, source: `max_steps ${own} in the task file` } : ctx.stepLimit;
+    if (limit && steps.length >= limit.limit) {
+      outcome = "step_limit";
+      outcomeDetail = `stopped after ${steps.length} steps without an ANSWER: the step limit (${limit.source})`;
+    }
+  }
   const realRunDir = fs.realpathSync(runDir);
   return {
     kind: "trajectory",
@@ -439,13 +563,9 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext)
       },
       attempt: 0,
       finalAnswer: answered ? (last!.action.value ?? "") : null,
-      outcome: answered ? "answered" : "unknown",
-      outcomeDetail: answered
-        ? null
-        : steps.length
-          ? "no ANSWER action (step limit, error or interruption)"
-          : "the transcript has no reply from the agent (the run stopped before its first step)",
-      sourcePath: taskDir,
+      outcome,
+      outcomeDetail,
+      sourcePath: several ? file : taskDir,
       steps,
       verdicts: verdictsFor(taskDir, ctx.logs),
       ...(warnings.length ? { warnings } : {}),
@@ -587,7 +707,7 @@ export const webVoyagerImporter: Importer = {
   },
   async *read(input: string, options: ImportOptions) {
     const runs = await findRuns(input);
-    if (!runs.some((r) => r.taskDirs.some(isReadableTaskDir))) throw new ImportError(input, "no task<id> folders with interact_messages.json found");
+    if (!(await anyReadable(runs))) throw new ImportError(input, "no task<id> folders with interact_messages.json found");
     const taskFiles = options.tasksFile ? [options.tasksFile] : await findTaskFiles(input);
     const refFile = options.tasksFile
       ? findNearby(path.dirname(options.tasksFile), "reference_answer.json")
@@ -598,16 +718,24 @@ export const webVoyagerImporter: Importer = {
       refs: await readReferenceFile(refFile),
       logs: await readAutoEvalLogs(runs, options.evalLogs ?? []),
     };
-    options.onTotal?.(runs.reduce((n, r) => n + r.taskDirs.length, 0));
+    options.onTotal?.(runs.reduce((n, r) => n + r.taskDirs.length + r.emptyTaskDirs.length, 0));
+    const settings = new Map<string, Promise<StepLimitSetting | null>>();
     for (const run of runs) {
+      ctx.stepLimit = await findStepLimit(run.runDir, settings);
+      // A run's trajectories are read before any is given out: without settings, the run's step counts together
+      // may show its step limit (see inferStepLimit).
+      const items: ImportItem[] = [];
       for (const taskDir of run.taskDirs) {
-        let item: ImportItem;
         try {
-          item = await readTrajectory(taskDir, run.runDir, ctx);
+          items.push(...(await readTaskFolder(taskDir, run.runDir, ctx)));
         } catch (e) {
-          item = unreadableTrajectory(taskDir, e);
+          items.push(unreadableTrajectory(taskDir, e));
         }
-        yield item;
+      }
+      if (!ctx.stepLimit) inferStepLimit(items.flatMap((i) => (i.kind === "trajectory" ? [i.trajectory] : [])));
+      yield* items;
+      for (const dir of run.emptyTaskDirs) {
+        yield { kind: "skipped", path: dir, reason: "holds no transcript (interact_messages*.json), agent.log or screenshot: nothing to import" };
       }
     }
   },

@@ -108,10 +108,11 @@ describe("WebVoyager forks: screenshots follow the files that exist", () => {
     expect(shots(t!)).toEqual(["screenshot1.png", "-", "-", "screenshot4.png"]);
   });
 
-  it("a transcript with no reply from the agent is a trajectory with no steps", async () => {
+  it("a transcript with no reply from the agent keeps the one screenshot it has as a step", async () => {
     const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "run", "taskShop--4"), [m.task("Find a lamp.", "https://shop.test/")], [1]);
     const [t] = await trajectories(dir);
-    expect(t!.steps).toEqual([]);
+    expect(shots(t!)).toEqual(["screenshot1.png"]);
+    expect(t!.steps[0]).toMatchObject({ action: { type: "noop" }, actionRaw: null, error: expect.stringMatching(/stopped before the agent replied/) });
     expect(t!.outcome).toBe("unknown");
     expect(t!.outcomeDetail).toMatch(/no reply from the agent/);
   });

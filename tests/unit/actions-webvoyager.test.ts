@@ -50,7 +50,41 @@ describe("parseWebVoyagerAction", () => {
   });
 });
 
+describe("parseWebVoyagerAction: action words in any case, as forks' prompts spell them", () => {
+  const cases: [string, object][] = [
+    ["Answer; Logitech G502, US$49.99", { type: "answer", value: "Logitech G502, US$49.99" }],
+    ["answer: 42", { type: "answer", value: "42" }],
+    ["click [12]", { type: "click", target: "12" }],
+    ["CLICK 7", { type: "click", target: "7" }],
+    ["type [5]; green controller", { type: "type", target: "5", value: "green controller", submit: true }],
+    ["TYPE [5]: hello", { type: "type", target: "5", value: "hello" }],
+    ["scroll [window]; Down", { type: "scroll", target: null, direction: "down" }],
+    ["wait", { type: "wait" }],
+    ["Go Back", { type: "go_back" }],
+    ["go_back", { type: "go_back" }],
+    ["google", { type: "search_engine" }],
+    ["**Click [3]**", { type: "click", target: "3" }],
+    ["`Answer; yes`", { type: "answer", value: "yes" }],
+    ["I will click [3] next", { type: "click", target: "3" }],
+  ];
+  it.each(cases)("%s", (text, expected) => {
+    expect(parseWebVoyagerAction(text)).toMatchObject(expected);
+  });
+
+  it("prose that mentions an answer is not an ANSWER action", () => {
+    expect(parseWebVoyagerAction("the answer is 42").type).toBe("unparsed");
+    expect(parseWebVoyagerAction("Clicking [3]").type).toBe("unparsed");
+  });
+});
+
 describe("parseWebVoyagerReply", () => {
+  it("reads the labels in any case and with markdown", () => {
+    expect(parseWebVoyagerReply("thought: x\naction: Answer; 5")).toMatchObject({ thought: "x", actionRaw: "Answer; 5", action: { type: "answer", value: "5" } });
+    expect(parseWebVoyagerReply("THOUGHT: a\n**Action:** Type [1]; b")).toMatchObject({ thought: "a", actionRaw: "Type [1]; b" });
+    // A lower-case "action:" inside the thought is not the label when a label line follows.
+    expect(parseWebVoyagerReply("Thought: the next action: click is needed\nACTION: Wait")).toMatchObject({ thought: "the next action: click is needed", actionRaw: "Wait" });
+  });
+
   it("splits thought and action", () => {
     const r = parseWebVoyagerReply("Thought: the search box is [2].\n\nAction: Type [2]; salmon");
     expect(r.thought).toBe("the search box is [2].");

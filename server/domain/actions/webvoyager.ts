@@ -10,10 +10,16 @@
  */
 import type { ParsedAction, SomElement } from "../types";
 
-const CLICK = /Click \[?(\d+)\]?/;
-const TYPE = /Type \[?(\d+)\]?[; ]+([\s\S]*)$/;
-const SCROLL = /Scroll \[?(\d+|WINDOW)\]?[; ]+\[?(up|down)\]?/i;
-const ANSWER = /ANSWER[; ]+([\s\S]*)$/;
+const CLICK = /Click\s*\[?(\d+)\]?/i;
+const TYPE = /Type\s*\[?(\d+)\]?[;:, ]+([\s\S]*)$/i;
+const SCROLL = /Scroll\s*\[?(\d+|WINDOW)\]?[;:, ]+\[?(up|down)\]?/i;
+const ANSWER = /ANSWER[\s*`]*[;:]?\s*([\s\S]*)$/i;
+/**
+ * Action words in any case and with the spacing forks use ("Answer;", "click [3]", "Go Back"), mapped to the
+ * canonical keyword. WebVoyager's own prompt spells them "Click", "ANSWER"…, but many fork prompts do not.
+ */
+const KEYWORD = /^(Click|Type|Scroll|Wait|Go[ _]?Back|Google|ANSWER)(?![A-Za-z])/i;
+const CANONICAL: Record<string, string> = { click: "Click", type: "Type", scroll: "Scroll", wait: "Wait", goback: "GoBack", google: "Google", answer: "ANSWER" };
 
 /** Strips one pair of brackets that the prompt's `[Content]` placeholder invites models to copy. */
 function unbracket(s: string): string {
@@ -21,25 +27,43 @@ function unbracket(s: string): string {
   return t.startsWith("[") && t.endsWith("]") && t.indexOf("]") === t.length - 1 ? t.slice(1, -1).trim() : t;
 }
 
+/**
+ * Where a keyword may appear when the action does not start with one (WebVoyager's re.search): numbered actions
+ * anywhere in any case, the answer only as "ANSWER" or "answer;" so that prose such as "the answer is 42" stays
+ * prose.
+ */
+const SEARCH: Record<string, { exec(s: string): RegExpExecArray | null }> = {
+  Click: CLICK,
+  Type: TYPE,
+  Scroll: SCROLL,
+  ANSWER: { exec: (s) => /ANSWER[; ]+([\s\S]*)$/.exec(s) ?? /answer\s*;\s*([\s\S]*)$/i.exec(s) },
+};
+
 export function parseWebVoyagerAction(text: string): ParsedAction {
   const a = text.trim();
   if (!a) return { type: "unparsed", value: text, parseError: "empty action" };
-  const keyword = /^(Click|Type|Scroll|Wait|GoBack|Google|ANSWER)\b/.exec(a)?.[1];
+  // Markdown around the action (`**Click [3]**`, `` `Answer; 42` ``, "- Wait") is not part of it; typed text and
+  // answers keep their own quotes and brackets.
+  const bare = stripWrapping(a).replace(/^[\s*`>#-]+/, "");
+  const word = KEYWORD.exec(bare)?.[1];
+  const keyword = word ? CANONICAL[word.replace(/[ _]/g, "").toLowerCase()]! : undefined;
+  const body = keyword ? bare : a;
   const order = keyword ? [keyword] : ["Click", "Type", "Scroll", "Wait", "GoBack", "Google", "ANSWER"];
   for (const k of order) {
+    const search = keyword ? undefined : SEARCH[k];
     switch (k) {
       case "Click": {
-        const m = CLICK.exec(a);
+        const m = (search ?? CLICK).exec(body);
         if (m) return { type: "click", target: m[1]! };
         break;
       }
       case "Type": {
-        const m = TYPE.exec(a);
+        const m = (search ?? TYPE).exec(body);
         if (m) return { type: "type", target: m[1]!, value: unbracket(m[2]!), submit: true };
         break;
       }
       case "Scroll": {
-        const m = SCROLL.exec(a);
+        const m = (search ?? SCROLL).exec(body);
         if (m) {
           const where = m[1]!.toUpperCase() === "WINDOW" ? null : m[1]!;
           return { type: "scroll", target: where, direction: m[2]!.toLowerCase() as "up" | "down" };
@@ -47,16 +71,16 @@ export function parseWebVoyagerAction(text: string): ParsedAction {
         break;
       }
       case "Wait":
-        if (/^Wait/.test(a)) return { type: "wait" };
+        if (keyword) return { type: "wait" };
         break;
       case "GoBack":
-        if (/^GoBack/.test(a)) return { type: "go_back" };
+        if (keyword) return { type: "go_back" };
         break;
       case "Google":
-        if (/^Google/.test(a)) return { type: "search_engine", value: "https://www.google.com/" };
+        if (keyword) return { type: "search_engine", value: "https://www.google.com/" };
         break;
       case "ANSWER": {
-        const m = ANSWER.exec(a);
+        const m = (search ?? ANSWER).exec(body);
         if (m) return { type: "answer", value: unbracket(m[1]!) };
         break;
       }
@@ -69,26 +93,48 @@ export function parseWebVoyagerAction(text: string): ParsedAction {
   };
 }
 
+/** An action wrapped whole in backticks or bold markers (`` `Click [3]` ``, `**Wait**`) without them. */
+function stripWrapping(s: string): string {
+  const wrapped = /^(`{1,3}|\*{1,2})([\s\S]*?)\1$/.exec(s.trim());
+  return (wrapped ? wrapped[2]! : s).trim();
+}
+
 export interface WebVoyagerReply {
   thought: string | null;
   actionRaw: string | null;
   action: ParsedAction;
 }
 
-/** Splits an assistant reply into thought and action; a reply without "Action:" is a format error. */
+/**
+ * Where the action label is: WebVoyager's own "Action:" when the reply has it, else a label in another case or
+ * with markdown at the start of a line ("ACTION:", "**Action:**", "action:"), the last one when there are several.
+ */
+function actionLabel(content: string): { at: number; end: number } | null {
+  const exact = content.indexOf("Action:");
+  if (exact !== -1) return { at: exact, end: exact + "Action:".length };
+  const marker = /(^|\n)[ \t]*[*#]*[ \t]*action[ \t]*\**[ \t]*:\**/gi;
+  let last: RegExpExecArray | null = null;
+  for (let m = marker.exec(content); m; m = marker.exec(content)) last = m;
+  return last ? { at: last.index + last[1]!.length, end: last.index + last[0].length } : null;
+}
+
+const THOUGHT_LABEL = /^\s*[*#]*\s*thought\s*\**\s*:\**\s*/i;
+
+/** Splits an assistant reply into thought and action; a reply without an "Action:" label is a format error. */
 export function parseWebVoyagerReply(content: string): WebVoyagerReply {
-  const actionAt = content.search(/Action:/);
-  if (actionAt === -1) {
-    const thought = content.replace(/^\s*Thought:\s*/, "").trim() || null;
+  const label = actionLabel(content);
+  if (!label) {
+    const thought = content.replace(THOUGHT_LABEL, "").trim() || null;
     return { thought, actionRaw: null, action: { type: "unparsed", value: null, parseError: "reply has no 'Action:'" } };
   }
-  const head = content.slice(0, actionAt);
-  let actionRaw = content.slice(actionAt + "Action:".length);
+  // Markdown around the label ("**Action:**") belongs to neither side.
+  const head = content.slice(0, label.at).replace(/[\s*#]+$/, "");
+  let actionRaw = content.slice(label.end).replace(/^[ \t*]+/, "");
   // WebVoyager splits on Observation: too; anything after it is not part of the action.
   const obs = actionRaw.search(/Observation:/);
   if (obs !== -1) actionRaw = actionRaw.slice(0, obs);
   actionRaw = actionRaw.trim();
-  const thought = head.replace(/^\s*Thought:\s*/, "").trim() || null;
+  const thought = head.replace(THOUGHT_LABEL, "").trim() || null;
   return { thought, actionRaw, action: parseWebVoyagerAction(actionRaw) };
 }
 
