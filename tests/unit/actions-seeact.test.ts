@@ -123,6 +123,19 @@ describe("parseSeeActAction: pip package entries", () => {
   });
 });
 
+describe("parseSeeActHistory: operations in any case", () => {
+  const cases: [string, object][] = [
+    ["[button] Search -> Click", { type: "click" }],
+    ["[textbox]  Query -> type: wedding photographer", { type: "type", value: "wedding photographer" }],
+    ["press enter", { type: "press", value: "Enter" }],
+    ["Terminate", { type: "answer", value: null }],
+    ["[button] Buy -> failed to Click because it is hidden", { type: "click" }],
+  ];
+  it.each(cases)("%s", (entry, action) => {
+    expect(parseSeeActHistory(entry).action).toMatchObject(action);
+  });
+});
+
 describe("parseSeeActHistory: malformed input", () => {
   const cases: [string | null, string | null, RegExp][] = [
     [null, null, /no action history entry/],

@@ -42,6 +42,7 @@ const OPERATIONS = [
   "SAY",
 ] as const;
 type Operation = (typeof OPERATIONS)[number];
+/** Matched in any case: SeeAct writes "CLICK", forks and hand-edited histories write "Click" or "click". */
 const OP_PATTERN = OPERATIONS.map((o) => o.replace(/ /g, "\\s+")).join("|");
 
 function unparsed(value: string | null, parseError: string): ParsedAction {
@@ -127,12 +128,12 @@ function tagOf(tagHead: string | null): string | null {
 
 /** `Failed to TYPE "v" because e, did a CLICK instead` after the arrow, or `Failed to CLICK because e`. */
 function parseArrowFailure(rest: string): { action: ParsedAction; failure: string } | null {
-  const m = new RegExp(`^Failed to (${OP_PATTERN})(?: "([\\s\\S]*?)")? because ([\\s\\S]*)$`).exec(rest);
+  const m = new RegExp(`^Failed to (${OP_PATTERN})(?: "([\\s\\S]*?)")? because ([\\s\\S]*)$`, "i").exec(rest);
   if (!m) return null;
   let reason = m[3]!;
   let performed: string | null = null;
   let performedValue: string | null = null;
-  const instead = new RegExp(`, did a (${OP_PATTERN})(?: ([\\s\\S]*?))? instead$`).exec(reason);
+  const instead = new RegExp(`, did a (${OP_PATTERN})(?: ([\\s\\S]*?))? instead$`, "i").exec(reason);
   if (instead) {
     performed = instead[1]!;
     performedValue = instead[2] ?? null;
@@ -160,7 +161,7 @@ export function parseSeeActHistory(entry: string | null | undefined): SeeActHist
   if (changed) return { action: { type: "noop", value: `Task changed to: ${changed[1]}` }, element: null, failure: null };
 
   // pip: "Failed to perform CLICK on Search with value 'None': <err>"
-  const pipFail = new RegExp(`^Failed to perform (${OP_PATTERN}) on ([\\s\\S]*?) with value '([\\s\\S]*?)': ([\\s\\S]*)$`).exec(s);
+  const pipFail = new RegExp(`^Failed to perform (${OP_PATTERN}) on ([\\s\\S]*?) with value '([\\s\\S]*?)': ([\\s\\S]*)$`, "i").exec(s);
   if (pipFail) {
     const action = seeActOperation(pipFail[1]!, pipFail[3]!);
     if (action) {
@@ -172,7 +173,7 @@ export function parseSeeActHistory(entry: string | null | undefined): SeeActHist
     }
   }
   // research tool, no element head: "Failed to TYPE <value> for <element> because <err>" / "Failed to CLICK <element> because <err>"
-  const bareFail = new RegExp(`^Failed to (${OP_PATTERN}) ([\\s\\S]*?) because ([\\s\\S]*)$`).exec(s);
+  const bareFail = new RegExp(`^Failed to (${OP_PATTERN}) ([\\s\\S]*?) because ([\\s\\S]*)$`, "i").exec(s);
   if (bareFail) {
     const op = normaliseOp(bareFail[1]!);
     let value: string | null = null;
@@ -195,24 +196,24 @@ export function parseSeeActHistory(entry: string | null | undefined): SeeActHist
   }
 
   // "[tag head] description -> OP[: value]" (the head is absent in the pip package's pixel mode).
-  const arrow = new RegExp(`^(?:\\[([^\\]]*)\\])?\\s*([\\s\\S]*?)\\s*->\\s*((?:Failed to )?(?:${OP_PATTERN})[\\s\\S]*)$`).exec(s);
+  const arrow = new RegExp(`^(?:\\[([^\\]]*)\\])?\\s*([\\s\\S]*?)\\s*->\\s*((?:Failed to )?(?:${OP_PATTERN})[\\s\\S]*)$`, "i").exec(s);
   if (arrow) {
     const tagHead = arrow[1] !== undefined ? arrow[1].trim() : null;
     const element = { tagHead, tag: tagOf(tagHead), description: arrow[2]!.trim() };
     const rest = arrow[3]!;
-    if (rest.startsWith("Failed to ")) {
+    if (/^failed to /i.test(rest)) {
       const f = parseArrowFailure(rest);
       if (f) return { action: f.action, element, failure: f.failure };
       return { action: unparsed(entry, `unrecognised failure "${rest.slice(0, 60)}"`), element, failure: rest };
     }
-    const op = new RegExp(`^(${OP_PATTERN})(?::\\s?([\\s\\S]*))?$`).exec(rest);
+    const op = new RegExp(`^(${OP_PATTERN})(?::\\s?([\\s\\S]*))?$`, "i").exec(rest);
     const action = op ? seeActOperation(op[1]!, op[2] ?? null) : null;
     if (action) return { action, element, failure: null };
     return { action: unparsed(entry, `unrecognised operation "${rest.slice(0, 60)}"`), element, failure: null };
   }
 
   // Bare operations: "PRESS ENTER", "TERMINATE", "SCROLL DOWN", "GOTO: https://…", "SAY: …".
-  const bare = new RegExp(`^(${OP_PATTERN})(?::\\s?([\\s\\S]*))?$`).exec(s);
+  const bare = new RegExp(`^(${OP_PATTERN})(?::\\s?([\\s\\S]*))?$`, "i").exec(s);
   if (bare) {
     const action = seeActOperation(bare[1]!, bare[2] ?? null);
     if (action) return { action, element: null, failure: null };
