@@ -484,6 +484,8 @@ async function looksLikeTrajectory(file: string): Promise<boolean> {
     const { bytesRead, buffer } = await fh.read(Buffer.alloc(HEAD_BYTES), 0, HEAD_BYTES, 0);
     const head = buffer.subarray(0, bytesRead).toString("utf8");
     if (!/^\s*\{/.test(head)) return false;
+    // Formats of their own with steps and a goal: the AgentLab converter's output and ATIF trajectories.
+    if (/"format"\s*:\s*"verdict\.agentlab-steps"|"schema_version"\s*:\s*"ATIF-/.test(head)) return false;
     const has = (k: string) => head.includes(`"${k}"`);
     // Trajectory.to_dict() writes benchmark, agent, model, valid, experiment, goal… before the steps.
     return (has("goal") && (has("benchmark") || has("experiment") || has("steps"))) || (has("benchmark") && has("agent") && has("experiment"));

@@ -23,15 +23,15 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { actionCalls, browserGymAnswer, parseBrowserGymAction } from "../domain/actions/browsergym";
-import type { Outcome, ParsedAction } from "../domain/types";
+import { AGENTLAB_STEPS_FILE, agentLabStepsSchema, type AgentLabStep, type AgentLabSteps } from "../domain/imports/agentlab-steps";
+import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
 import { ImportError, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { VWA_SITE_OFFSETS, vwaTaskSetName, WEBARENA_TASK_SET } from "./vwa-tasks";
 
-const EXP_DIR = /^(\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2})_(.+?)_on_(.+?)_(\d+)(?:_([0-9A-Za-z]+))?$/;
-/** A folder renamed after the fact: anything after the seed, set off by a separator (`_14 (good)`, `_3-rerun`). */
-const RENAMED_EXP_DIR = /^(\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2})_(.+?)_on_(.+?)_(\d+)(?:[_\-. (].*)?$/;
-/** The experiment name BrowserGym logs first: `<agent>_on_<task>_<seed>`. */
+/** `<YYYY-MM-DD_HH-MM-SS>_<rest>`: AgentLab's folder name starts with the experiment's date. */
+const DATED = /^(\d{4}-\d{2}-\d{2}_\d{2}-\d{2}-\d{2})_(.+)$/;
+/** The experiment name BrowserGym logs first: `<agent>_on_<task>_<seed>` (the task may end in digits of its own). */
 const LOGGED_EXP_NAME = /^(.+?)_on_(.+)_(\d+)$/;
 const SHOT = /^screenshot_(som_)?step_(\d+)\.(png|jpe?g)$/i;
 const STEP_PICKLE = /^step_(\d+)\.pkl\.gz$/;
@@ -137,17 +137,54 @@ export interface ExpDirName {
   seed: number;
 }
 
-export function parseExpDirName(name: string, allowRenamed = true): ExpDirName | null {
-  const m = EXP_DIR.exec(name) ?? (allowRenamed ? RENAMED_EXP_DIR.exec(name) : null);
-  return m ? { date: m[1]!, agent: m[2]!, task: m[3]!, seed: Number(m[4]) } : null;
+/** BrowserGym's 2024 runner ended folder names with 6 hex digits of a random id (`…_on_<task>_<seed>_e6d2d5`). */
+const HEX_ID = /^(.+)_(\d+)_([0-9a-f]{6})$/;
+
+/**
+ * Agent, task and seed from an experiment folder's name, read the way AgentLab writes it (ExpArgs._make_dir):
+ * `<date>_<agent>_on_<task>_<seed>`, the name's characters `/ \\ : * ? < > |` turned into `_`, and `_<i>` (i ≥ 1)
+ * appended only when a folder of that name already existed; BrowserGym's 2024 runner appended `_<6 hex digits>`
+ * instead. The seed is the last number: a task may end in digits of its own (`…DL_01_0` is task `…DL_01`, seed 0).
+ * A trailing `_<i>`, or six digits that could be a hex id, is taken for a suffix only when the study's other folders
+ * show that naming (`siblings`: the folder without it exists; hex ids with letters beside it). With `allowRenamed`,
+ * text a user added after the seed (`_14 (good)`, `_3-rerun`) is passed over.
+ */
+export function parseExpDirName(name: string, allowRenamed = true, siblings: ReadonlySet<string> = new Set()): ExpDirName | null {
+  const dated = DATED.exec(name);
+  if (!dated) return null;
+  const [, date, rest] = dated as unknown as [string, string, string];
+  const on = rest.indexOf("_on_");
+  if (on <= 0) return null;
+  const agent = rest.slice(0, on);
+  const tail = rest.slice(on + "_on_".length);
+  const hex = HEX_ID.exec(tail);
+  if (hex && (/[a-f]/.test(hex[3]!) || [...siblings].some((n) => /_[0-9a-f]{6}$/.test(n) && /[a-f]/.test(n.slice(-6))))) {
+    return { date, agent, task: hex[1]!, seed: Number(hex[2]) };
+  }
+  const exact = /^(.+)_(\d+)$/.exec(tail);
+  if (exact) {
+    const tagged = /^(.+)_(\d+)$/.exec(exact[1]!);
+    if (tagged && /^[1-9]\d{0,2}$/.test(exact[2]!) && siblings.has(name.slice(0, name.length - exact[2]!.length - 1))) {
+      return { date, agent, task: tagged[1]!, seed: Number(tagged[2]) };
+    }
+    return { date, agent, task: exact[1]!, seed: Number(exact[2]) };
+  }
+  if (!allowRenamed) return null;
+  const renamed = /^(.+)_(\d+)[-_. (]\D.*$/.exec(tail);
+  return renamed ? { date, agent, task: renamed[1]!, seed: Number(renamed[2]) } : null;
 }
 
-const EXP_MARKERS = ["summary_info.json", "exp_args.pkl", "experiment.log", "screenshot_step_0.png", "screenshot_step_0.jpg", "step_0.pkl.gz"];
+const EXP_MARKERS = ["summary_info.json", "exp_args.pkl", "experiment.log", "screenshot_step_0.png", "screenshot_step_0.jpg", "step_0.pkl.gz", AGENTLAB_STEPS_FILE];
 
+function hasExpMarkers(dir: string): boolean {
+  return EXP_MARKERS.some((f) => fs.existsSync(path.join(dir, f)));
+}
+
+/** An experiment folder in a study; AgentLab's set-aside earlier runs (`_<name>`) and hidden folders are not. */
 function isExpDir(dir: string): boolean {
   const base = path.basename(dir);
   if (base.startsWith("_") || base.startsWith(".")) return false;
-  return EXP_MARKERS.some((f) => fs.existsSync(path.join(dir, f)));
+  return hasExpMarkers(dir);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -255,19 +292,56 @@ async function childDirs(dir: string): Promise<string[]> {
 /** How deep experiment folders are looked for below the input (`results/<study>/<group>/<experiment>`). */
 const MAX_STUDY_DEPTH = 6;
 
+interface Study {
+  study: string;
+  exps: string[];
+  /** Folders of the study that look like experiments but are not read, with why (listed in the report). */
+  passedOver: { dir: string; reason: string }[];
+  /** Names of the study's folders, to read AgentLab's name suffixes against (parseExpDirName). */
+  siblings: Set<string>;
+}
+
+/** Why a folder beside experiments that is not read as one looks like an experiment, or null when it does not. */
+async function passedOverReason(dir: string): Promise<string | null> {
+  const base = path.basename(dir);
+  if (base.startsWith("_") && parseExpDirName(base.replace(/^_+/, ""))) {
+    return 'an earlier run of this experiment, set aside by AgentLab when the experiment was run again (the folder name starts with "_"); import the folder on its own to review it';
+  }
+  if (!base.startsWith("_") && !base.startsWith(".") && parseExpDirName(base) && !hasExpMarkers(dir)) {
+    return `is named like a BrowserGym experiment but holds none of its files (${EXP_MARKERS.slice(0, 3).join(", ")}, screenshots or step pickles)`;
+  }
+  return null;
+}
+
 /**
  * Experiment folders at any depth below the input, grouped by the folder holding them (the study). An experiment
- * folder is never searched further; symbolic links are not followed.
+ * folder is never searched further; symbolic links are not followed. The input itself may be one experiment,
+ * also one AgentLab set aside.
  */
-async function findStudies(input: string, limit = Infinity): Promise<{ study: string; exps: string[] }[]> {
+async function findStudies(input: string, limit = Infinity): Promise<Study[]> {
   if (!(await isDir(input))) return [];
-  if (isExpDir(input)) return [{ study: path.dirname(path.resolve(input)), exps: [input] }];
-  const out: { study: string; exps: string[] }[] = [];
+  const allNames = async (dir: string) =>
+    (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name);
+  if (hasExpMarkers(input)) {
+    const study = path.dirname(path.resolve(input));
+    return [{ study, exps: [input], passedOver: [], siblings: new Set(await allNames(study)) }];
+  }
+  const out: Study[] = [];
   const walk = async (dir: string, depth: number): Promise<void> => {
     if (out.length >= limit) return;
     const children = await childDirs(dir);
     const exps = children.filter(isExpDir);
-    if (exps.length) out.push({ study: dir, exps });
+    if (exps.length) {
+      const names = await allNames(dir);
+      const passedOver: Study["passedOver"] = [];
+      for (const name of names.sort((a, b) => a.localeCompare(b, "en", { numeric: true }))) {
+        const child = path.join(dir, name);
+        if (exps.includes(child)) continue;
+        const reason = await passedOverReason(child);
+        if (reason) passedOver.push({ dir: child, reason });
+      }
+      out.push({ study: dir, exps, passedOver, siblings: new Set(names) });
+    }
     if (depth >= MAX_STUDY_DEPTH) return;
     for (const child of children) if (!exps.includes(child)) await walk(child, depth + 1);
   };
@@ -308,18 +382,23 @@ async function readExperimentLog(dir: string): Promise<ExperimentLog | null> {
 }
 
 /**
- * Agent, task and seed: from BrowserGym's folder name; for a renamed folder, from the name the log gives the
- * experiment (exact), else from the folder name up to the seed.
+ * Agent, task and seed, from the most exact record first: the converted pickles (`verdict_steps.json`), the name
+ * BrowserGym logged ("Running experiment <agent>_on_<task>_<seed>"), the folder name as AgentLab writes it, and
+ * for a renamed folder the folder name up to the seed.
  */
-function experimentIdentity(dir: string, log: ExperimentLog | null): ExpDirName & { warning?: string } {
-  const asWritten = parseExpDirName(path.basename(dir), false);
-  if (asWritten) return asWritten;
-  const logged = log?.expName ? LOGGED_EXP_NAME.exec(log.expName) : null;
-  const renamed = parseExpDirName(path.basename(dir));
+function experimentIdentity(dir: string, log: ExperimentLog | null, converted: AgentLabSteps | null, siblings: ReadonlySet<string>): ExpDirName & { warning?: string } {
+  const asWritten = parseExpDirName(path.basename(dir), false, siblings);
+  const renamed = asWritten ?? parseExpDirName(path.basename(dir), true, siblings);
+  const date = renamed?.date ?? "";
+  if (converted?.task_name && typeof converted.task_seed === "number") {
+    const agent = converted.agent_name ?? (converted.exp_name ? LOGGED_EXP_NAME.exec(converted.exp_name)?.[1] : undefined) ?? renamed?.agent;
+    if (agent) return { date, agent, task: converted.task_name, seed: converted.task_seed };
+  }
+  const logged = (converted?.exp_name ? LOGGED_EXP_NAME.exec(converted.exp_name) : null) ?? (log?.expName ? LOGGED_EXP_NAME.exec(log.expName) : null);
   if (logged) {
-    const fromLog = { date: renamed?.date ?? "", agent: logged[1]!, task: logged[2]!, seed: Number(logged[3]) };
+    const fromLog = { date, agent: logged[1]!, task: logged[2]!, seed: Number(logged[3]) };
     if (renamed) return fromLog;
-    const warning = `${dir}: folder name is not BrowserGym's; the experiment is named from experiment.log ("${log!.expName}")`;
+    const warning = `${dir}: folder name is not BrowserGym's; the experiment is named from ${converted?.exp_name ? AGENTLAB_STEPS_FILE : "experiment.log"} ("${logged[0]}")`;
     return { ...fromLog, warning };
   }
   if (renamed) return renamed;
@@ -334,9 +413,44 @@ function loggedStep(text: string): { action: ParsedAction; actionRaw: string; th
   return { action: parseBrowserGymAction(code), actionRaw: code, thought };
 }
 
-async function readExperiment(dir: string, studyReal: string, attempt: number): Promise<ImportItem | null> {
+const MAX_STEPS_JSON_BYTES = 512 * 1024 * 1024;
+
+/**
+ * `verdict_steps.json`, written beside the experiment by scripts/agentlab_to_json.py from its pickles: null when
+ * absent; a file Verdict cannot use is named in a warning and the experiment is read without it.
+ */
+async function readConvertedSteps(dir: string): Promise<{ steps: AgentLabSteps | null; warning?: string }> {
+  const file = path.join(dir, AGENTLAB_STEPS_FILE);
+  const stat = await fsp.lstat(file).catch(() => null);
+  if (!stat) return { steps: null };
+  const fallback = "the experiment is read from its other files";
+  if (!stat.isFile()) return { steps: null, warning: `${file}: is not a file; ${fallback}` };
+  if (stat.size > MAX_STEPS_JSON_BYTES) return { steps: null, warning: `${file}: is larger than ${MAX_STEPS_JSON_BYTES / 1024 / 1024} MB; ${fallback}` };
+  let data: unknown;
+  try {
+    data = JSON.parse(await fsp.readFile(file, "utf8"));
+  } catch (e) {
+    return { steps: null, warning: `${file}: is not valid JSON (${(e as Error).message}); ${fallback}` };
+  }
+  const parsed = agentLabStepsSchema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { steps: null, warning: `${file}: ${issue.path.join(".") || "the file"}: ${issue.message}; ${fallback}` };
+  }
+  return { steps: parsed.data };
+}
+
+/** A converted step's element boxes: the ones BrowserGym marks on the screenshot, else every one with a box. */
+function convertedElements(step: AgentLabStep | undefined): SomElement[] | null {
+  const all = (step?.elements ?? []).filter((e) => e.bbox);
+  const marked = all.some((e) => e.set_of_marks) ? all.filter((e) => e.set_of_marks) : all;
+  return marked.length ? marked.map((e) => ({ label: e.bid, bbox: e.bbox, tag: null, text: null })) : null;
+}
+
+async function readExperiment(dir: string, studyReal: string, attempt: number, siblings: ReadonlySet<string>): Promise<ImportItem> {
   const log = await readExperimentLog(dir);
-  const name = experimentIdentity(dir, log);
+  const { steps: converted, warning: convertedWarning } = await readConvertedSteps(dir);
+  const name = experimentIdentity(dir, log, converted, siblings);
   const summaryFile = path.join(dir, "summary_info.json");
   const summary = fs.existsSync(summaryFile) ? checkSummary(await readJsonFile(summaryFile), summaryFile) : null;
 
@@ -359,34 +473,46 @@ async function readExperiment(dir: string, studyReal: string, attempt: number): 
     const pickle = STEP_PICKLE.exec(f);
     if (pickle) maxStep = Math.max(maxStep, Number(pickle[1]));
   }
+  const byStep = new Map((converted?.steps ?? []).map((s) => [s.step, s]));
+  for (const k of byStep.keys()) maxStep = Math.max(maxStep, k);
   // A log that recorded no action and no crash (other agents log at other levels) says nothing about the steps.
   const actionLog = log && (log.actions.length > 0 || log.crash) ? log : null;
   // Each logged action was chosen at an observation, so that step existed.
   if (actionLog) maxStep = Math.max(maxStep, actionLog.actions.length - 1);
-  // An experiment that was prepared but never ran has nothing to review.
-  if (maxStep < 0) return null;
+  if (maxStep < 0) {
+    throw new ImportError(dir, "was set up but never ran: no screenshot, step, summary or logged action to import");
+  }
 
   const steps: ImportStep[] = [];
   for (let k = 0; k <= maxStep; k++) {
     const plain = raw.get(k);
     const marked = som.get(k);
-    const logged = actionLog && k < actionLog.actions.length ? loggedStep(actionLog.actions[k]!) : null;
+    const fromPickle = byStep.get(k);
+    const logged = !fromPickle && actionLog && k < actionLog.actions.length ? loggedStep(actionLog.actions[k]!) : null;
     let action: ParsedAction;
-    if (logged) action = logged.action;
-    // The log ran to the end and chose nothing here: the episode ended at this observation.
-    else if (actionLog && k === maxStep) action = { type: "noop" };
-    else action = { type: "unparsed", value: null, parseError: actionLog ? "experiment.log records no action for this step" : PICKLED_ACTION_ERROR };
+    let actionRaw: string | null = logged?.actionRaw ?? null;
+    if (fromPickle?.action) {
+      action = parseBrowserGymAction(fromPickle.action);
+      actionRaw = fromPickle.action;
+    } else if (logged) action = logged.action;
+    // The record ran to the end and chose nothing here: the episode ended at this observation.
+    else if ((converted || actionLog) && k === maxStep) action = { type: "noop" };
+    else {
+      const why = converted ? `${AGENTLAB_STEPS_FILE} records no action for this step` : actionLog ? "experiment.log records no action for this step" : PICKLED_ACTION_ERROR;
+      action = { type: "unparsed", value: null, parseError: why };
+    }
     steps.push({
       index: k,
       screenshot: marked ? fileImage(path.join(dir, marked)) : plain ? fileImage(path.join(dir, plain)) : null,
       rawScreenshot: marked && plain ? fileImage(path.join(dir, plain)) : null,
       marksBurnedIn: !!marked,
-      url: actionLog?.urls[k] ?? null,
-      thought: logged?.thought ?? null,
-      actionRaw: logged?.actionRaw ?? null,
+      url: fromPickle?.url ?? actionLog?.urls[k] ?? null,
+      thought: fromPickle?.think?.trim() || logged?.thought || null,
+      actionRaw,
       action,
-      elements: null,
-      error: null,
+      elements: convertedElements(fromPickle),
+      // BrowserGym reports an action's failure in the next observation (last_action_error).
+      error: byStep.get(k + 1)?.last_action_error?.trim() || null,
     });
   }
   if (actionLog?.crash) steps[Math.min(actionLog.crash.afterActions, steps.length - 1)]!.error = actionLog.crash.message;
@@ -406,9 +532,20 @@ async function readExperiment(dir: string, studyReal: string, attempt: number): 
   } else if (outcome === "unknown" && actionLog?.crash) {
     outcome = "error";
     detail = actionLog.crash.message;
+  } else if (outcome === "unknown" && converted) {
+    // Without a summary (the run was stopped), the converted steps still tell a run that reached its limit.
+    const acted = converted.steps.filter((s) => s.action).length;
+    if (converted.steps.at(-1)?.truncated) {
+      outcome = "step_limit";
+      detail = "truncated: the step limit was reached";
+    } else if (converted.max_steps && acted >= converted.max_steps) {
+      outcome = "step_limit";
+      detail = `stopped after ${acted} actions: the experiment's max_steps (${converted.max_steps})`;
+    }
   }
   const verdict = cumRewardVerdict(summary);
-  const goal = (await goalFromStepsInfo(dir)) ?? log?.goal ?? null;
+  const goal = converted?.goal?.trim() || (await goalFromStepsInfo(dir)) || log?.goal || null;
+  const warnings = [name.warning, convertedWarning, ...(converted?.errors ?? []).map((e) => `${AGENTLAB_STEPS_FILE}: ${e}`)].filter((w): w is string => !!w);
   return {
     kind: "trajectory",
     trajectory: {
@@ -417,7 +554,7 @@ async function readExperiment(dir: string, studyReal: string, attempt: number): 
         runKey: `browsergym:${studyReal}#${name.agent}`,
         name: `${path.basename(studyReal)} · ${name.agent}`,
         agentName: name.agent,
-        model: modelFromAgentName(name.agent),
+        model: converted?.model_name || modelFromAgentName(name.agent),
         sourceSystem: "browsergym",
         config: null,
       },
@@ -428,7 +565,7 @@ async function readExperiment(dir: string, studyReal: string, attempt: number): 
       sourcePath: dir,
       steps,
       verdicts: verdict ? [verdict] : [],
-      ...(name.warning ? { warnings: [name.warning] } : {}),
+      ...(warnings.length ? { warnings } : {}),
     },
   };
 }
@@ -444,11 +581,11 @@ export function experimentTaskId(task: string, seed: number): string {
 }
 
 /** Seeds (and re-runs) of one agent on one task are attempts 0, 1, … in folder order over the whole study. */
-function attemptNumbers(exps: string[]): Map<string, number> {
+function attemptNumbers(exps: string[], siblings: ReadonlySet<string>): Map<string, number> {
   const seen = new Map<string, number>();
   const out = new Map<string, number>();
   for (const dir of exps) {
-    const n = parseExpDirName(path.basename(dir));
+    const n = parseExpDirName(path.basename(dir), true, siblings);
     if (!n) continue;
     const key = `${n.agent}\u0000${experimentTaskId(n.task, n.seed)}`;
     const i = seen.get(key) ?? 0;
@@ -460,7 +597,7 @@ function attemptNumbers(exps: string[]): Map<string, number> {
 
 export const browserGymImporter: Importer = {
   format: "browsergym",
-  description: "BrowserGym / AgentLab experiment folders at any depth (summary_info.json, screenshot_step_<k>.png, experiment.log; pickles are never opened)",
+  description: `BrowserGym / AgentLab experiment folders at any depth (summary_info.json, screenshot_step_<k>.png, experiment.log, ${AGENTLAB_STEPS_FILE}; pickles are never opened)`,
   async sniff(input) {
     const studies = await findStudies(input, 1);
     return studies.length ? 0.85 : 0;
@@ -468,26 +605,20 @@ export const browserGymImporter: Importer = {
   async *read(input, options) {
     const studies = await findStudies(input);
     if (!studies.length) throw new ImportError(input, "no BrowserGym experiment folders found (folders with summary_info.json, experiment.log or screenshot_step_0.png)");
-    options.onTotal?.(studies.reduce((n, s) => n + s.exps.length, 0));
-    let yielded = 0;
-    for (const { study, exps } of studies) {
+    options.onTotal?.(studies.reduce((n, s) => n + s.exps.length + s.passedOver.length, 0));
+    for (const { study, exps, passedOver, siblings } of studies) {
       const studyReal = fs.realpathSync(study);
       // Counted over the whole study so one experiment imported alone keeps its attempt number.
-      const attempts = attemptNumbers(exps.length === 1 ? (await childDirs(study)).filter(isExpDir) : exps);
+      const attempts = attemptNumbers(exps.length === 1 ? (await childDirs(study)).filter(isExpDir) : exps, siblings);
       for (const dir of exps) {
-        let item: ImportItem | null;
         try {
-          item = await readExperiment(dir, studyReal, attempts.get(path.resolve(dir)) ?? 0);
+          yield await readExperiment(dir, studyReal, attempts.get(path.resolve(dir)) ?? 0, siblings);
         } catch (e) {
           if (!(e instanceof ImportError)) throw e;
-          item = { kind: "skipped", path: dir, reason: e.message };
-        }
-        if (item) {
-          yielded++;
-          yield item;
+          yield { kind: "skipped", path: dir, reason: e.message };
         }
       }
+      for (const p of passedOver) yield { kind: "skipped", path: p.dir, reason: p.reason };
     }
-    if (!yielded) throw new ImportError(input, "the experiment folders hold no steps yet (no screenshots, no step pickles, no summary)");
   },
 };

@@ -187,3 +187,21 @@ describe("seed-drawn goals", () => {
     ]);
   });
 });
+
+describe("folders that look like experiments are never passed over in silence", () => {
+  it("an experiment-named folder without BrowserGym's files and a set-aside earlier run are listed as skipped with why", async () => {
+    const study = path.join(ctx.dir, "study");
+    await writeExperiment(study, demoExperiment());
+    const empty = path.join(study, experimentDirName(demoExperiment({ seed: 6 })));
+    fs.mkdirSync(empty);
+    fs.writeFileSync(path.join(empty, "package_versions.txt"), "browsergym==0.13.0\n");
+    const setAside = await writeExperiment(study, demoExperiment({ date: "_2024-08-01_09-00-00" }));
+    const report = await runImport(ctx, { path: study });
+    expect(report.trajectories).toHaveLength(1);
+    expect(report.skipped).toEqual([
+      { path: setAside, reason: expect.stringMatching(/^an earlier run of this experiment, set aside by AgentLab/) },
+      { path: empty, reason: expect.stringMatching(/^is named like a BrowserGym experiment but holds none of its files/) },
+    ]);
+  });
+});
+

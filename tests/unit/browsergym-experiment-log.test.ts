@@ -71,3 +71,52 @@ describe("parseExpDirName", () => {
     expect(parseExpDirName("my best run")).toBeNull();
   });
 });
+
+/**
+ * The folder name AgentLab gives an experiment (ExpArgs.prepare and _make_dir, AgentLab 69cd893): the date, the
+ * experiment name `<agent>_on_<task>_<seed>` with / \\ : * ? < > | turned into _, and `_<i>` (i ≥ 1) when a folder of
+ * that name already exists. Restated here as the specification the parser is checked against.
+ */
+function agentLabDirName(date: string, agent: string, task: string, seed: number, existing: Set<string>): string {
+  const exp = `${agent}_on_${task}_${seed}`.replace(/[\\/:*?<>|]/g, "_");
+  for (let i = 0; ; i++) {
+    const name = `${date}_${exp}${i > 0 ? `_${i}` : ""}`;
+    if (!existing.has(name)) return name;
+  }
+}
+
+describe("parseExpDirName against AgentLab's own naming", () => {
+  const date = "2025-01-22_11-03-29";
+  const cases: [string, string, number][] = [
+    ["GenericAgent-gpt-4o-mini", "workarena.servicenow.DL_01", 0],
+    ["GenericAgent-gpt-4o-mini", "workarena.servicenow.DL_01", 12],
+    ["GenericAgent-anthropic_claude-3.7-sonnet", "miniwob.click-dialog", 28],
+    ["GenericAgent-meta-llama_Llama-3.3-70B-Instruct", "webarena.310", 0],
+    ["MyAgent", "custom.task_2024_07", 3],
+    ["MyAgent", "assistantbench.improved.validation.17", 4281554102],
+  ];
+  it.each(cases)("%s on %s, seed %i", (agent, task, seed) => {
+    const name = agentLabDirName(date, agent, task, seed, new Set());
+    expect(parseExpDirName(name, false)).toEqual({ date, agent, task, seed });
+  });
+
+  it("a second folder of the same name within the same second is the same experiment (AgentLab's _1 suffix)", () => {
+    const existing = new Set<string>();
+    const first = agentLabDirName(date, "A", "workarena.servicenow.DL_01", 0, existing);
+    existing.add(first);
+    const second = agentLabDirName(date, "A", "workarena.servicenow.DL_01", 0, existing);
+    existing.add(second);
+    expect(second).toBe(`${first}_1`);
+    expect(parseExpDirName(second, false, existing)).toEqual({ date, agent: "A", task: "workarena.servicenow.DL_01", seed: 0 });
+    // Alone, the same name is task …DL_01_0 with seed 1: nothing shows the suffix.
+    expect(parseExpDirName(second, false)).toMatchObject({ task: "workarena.servicenow.DL_01_0", seed: 1 });
+  });
+
+  it("BrowserGym's 2024 runner's six-digit hex id after the seed", () => {
+    expect(parseExpDirName(`${date}_A_on_miniwob.click-test_7_0a1b2c`, false)).toMatchObject({ task: "miniwob.click-test", seed: 7 });
+    // All digits: a hex id only when the study's other folders show hex ids.
+    const siblings = new Set([`${date}_A_on_miniwob.click-test_7_0a1b2c`]);
+    expect(parseExpDirName(`${date}_A_on_miniwob.click-test_8_123456`, false, siblings)).toMatchObject({ task: "miniwob.click-test", seed: 8 });
+    expect(parseExpDirName(`${date}_A_on_miniwob.click-test_8_123456`, false)).toMatchObject({ task: "miniwob.click-test_8", seed: 123456 });
+  });
+});
