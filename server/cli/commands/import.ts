@@ -1,7 +1,11 @@
 import fs from "node:fs";
-import { getAppContext } from "../../context";
+import fsp from "node:fs/promises";
+import { importLimitsFromEnv } from "../../config";
+import { getAppContext, type AppContext } from "../../context";
 import { ImportRefusedError, runImport, type ImportReport } from "../../services/ingest";
-import { IMPORTERS } from "../../importers/registry";
+import { cliUnpackDir, isZipFile, openZipSource, zipPathNamer } from "../../services/imports/zip-source";
+import { getImporter, IMPORTERS } from "../../importers/registry";
+import { ImportError } from "../../importers/types";
 import { warmingSettled } from "../../services/images";
 import { warmFirstViews } from "../../services/trajectory-views";
 import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
@@ -66,11 +70,60 @@ function humanReport(report: ImportReport, input: string, secs: string): string 
   return lines.join("\n") + "\n";
 }
 
+/**
+ * A zip of any supported format, read as the Import page reads an upload (services/imports/zip-source.ts): a bundle
+ * in place, anything else unpacked into the data folder and imported from there. Paths in the report and in errors
+ * name the files as "<zip>: <path inside it>".
+ */
+async function zipSourceOf(ctx: AppContext, file: string, typed: string, format: string | undefined) {
+  const plain = {
+    input: file,
+    unpacked: null as string | null,
+    named: (t: string) => t,
+    namedError: (e: unknown) => e,
+    nameReport: (_r: ImportReport) => {},
+  };
+  if (!(await fsp.stat(file).catch(() => null))?.isFile() || !(await isZipFile(file))) return plain;
+  const importer = format && format !== "auto" ? getImporter(format) : null;
+  const dir = await cliUnpackDir(ctx.config.dataDir, file);
+  const zip = await openZipSource(file, dir, { limits: ctx.config.importLimits ?? importLimitsFromEnv({}), importer });
+  if (!zip.unpacked) return plain;
+  const named = zipPathNamer(zip.unpacked, file, typed);
+  return {
+    input: zip.input,
+    unpacked: zip.unpacked,
+    named,
+    namedError: (e: unknown) => {
+      if (e instanceof ImportRefusedError) {
+        const rename = (list: { path: string }[]) => list.map((x) => ({ ...x, path: named(x.path) }));
+        return new ImportRefusedError(named(e.file), named(e.problem), rename(e.skipped) as typeof e.skipped, rename(e.warnings) as typeof e.warnings);
+      }
+      if (e instanceof ImportError) return new ImportError(named(e.file), named(e.problem));
+      return e;
+    },
+    nameReport: (r: ImportReport) => {
+      r.source = typed;
+      for (const x of r.skipped) {
+        x.path = named(x.path);
+        x.reason = named(x.reason);
+      }
+      for (const x of r.warnings) {
+        x.path = named(x.path);
+        x.message = named(x.message);
+      }
+      for (const t of r.trajectories) {
+        t.sourcePath = named(t.sourcePath);
+        t.warnings = t.warnings.map(named);
+      }
+    },
+  };
+}
+
 const usage = `npm run cli -- import <path> [--format auto|${IMPORTERS.map((i) => i.format).join("|")}] [--tasks FILE] [--eval-log FILE]… [--strict] [--no-warm] [--json]`;
 
 export const importCommand: CliCommand = {
   name: "import",
-  summary: "import trajectories or task sets from a path (format sniffed); exit 3 when some were skipped",
+  summary: "import trajectories or task sets from a folder, a file or a .zip of either (format sniffed); exit 3 when some were skipped",
   usage,
   async run(argv, io) {
     // --json is honoured even when the rest of the line is wrong: scripts always get one JSON object.
@@ -108,22 +161,28 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
     return file;
   });
   const tasksFlag = flagString(args, "tasks");
+  const format = flagString(args, "format");
   const ctx = getAppContext(io.env);
+  const source = await zipSourceOf(ctx, userPath(io, input), input, format);
   const bar = createProgressBar(io, "Importing", { enabled: !json });
   const started = Date.now();
   let report;
   try {
     report = await runImport(ctx, {
-      path: userPath(io, input),
-      format: flagString(args, "format"),
+      path: source.input,
+      format,
       tasksFile: tasksFlag === undefined ? undefined : userPath(io, tasksFlag),
       evalLogs,
       strict: flagBool(args, "strict"),
-      onProgress: (p) => bar.update(p.done, p.total, p.label),
+      onProgress: (p) => bar.update(p.done, p.total, source.named(p.label)),
     });
+  } catch (e) {
+    throw source.namedError(e);
   } finally {
     bar.finish();
+    if (source.unpacked) await fsp.rm(source.unpacked, { recursive: true, force: true });
   }
+  source.nameReport(report);
   // The first view of each new or changed trajectory is encoded now, so opening one right away is instant; the
   // process waits for it (a server-side import does the same in the background).
   const fresh = report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id);

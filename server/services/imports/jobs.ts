@@ -21,11 +21,11 @@ import { importLimitsFromEnv } from "../../config";
 import { AppError, NotFoundError, ValidationError } from "../../errors";
 import { detectImporter, getImporter } from "../../importers/registry";
 import { ImportError } from "../../importers/types";
-import { openZipReader } from "../../importers/zip";
 import { enqueueJobs, jobsOfGroup } from "../jobs/queue";
 import { runWorker } from "../jobs/worker";
 import { ImportRefusedError, runImport, type ImportReport } from "../ingest";
 import { uploadStagingFor } from "../storage/upload-staging";
+import { openZipSource } from "./zip-source";
 import { warmFirstViews } from "../trajectory-views";
 
 export const IMPORT_JOB_TYPE = "import.source";
@@ -193,24 +193,12 @@ export async function runImportJob(
     let importer = payload.format !== "auto" ? getImporter(payload.format) : null;
     if (source.kind === "upload") {
       const limits = ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv);
-      const zip = await openZipReader(zipFile, limits);
-      try {
-        // A Verdict bundle is read as a zip; any other source is unpacked and read as the folder it was.
-        const bundle = zip.has("manifest.json") && (!importer || importer.format === "native");
-        if (!bundle) {
-          reportProgress({ done: 0, total: null, label: source.name, phase: "extracting" });
-          const dir = `${zipFile}.d`;
-          cleanup.push(dir);
-          await fsp.rm(dir, { recursive: true, force: true });
-          await fsp.mkdir(dir, { recursive: true });
-          await zip.extractTo(dir);
-          // A zip of one folder: import that folder.
-          const top = (await fsp.readdir(dir, { withFileTypes: true })).filter((e) => !e.name.startsWith(".") && e.name !== "__MACOSX");
-          input = top.length === 1 && top[0]!.isDirectory() ? path.join(dir, top[0]!.name) : dir;
-        }
-      } finally {
-        zip.close();
-      }
+      cleanup.push(`${zipFile}.d`);
+      ({ input } = await openZipSource(zipFile, `${zipFile}.d`, {
+        limits,
+        importer,
+        onUnpacking: () => reportProgress({ done: 0, total: null, label: source.name, phase: "extracting" }),
+      }));
       if (!importer) {
         const name = source.name;
         importer = await detectImporter(input).catch((e: unknown) => {
