@@ -37,5 +37,11 @@ export function safeNextPath(raw: string | string[] | null | undefined): string 
     return "/";
   }
   if (url.origin !== BASE || url.pathname.startsWith("/sign-in")) return "/";
-  return url.pathname + url.search + url.hash;
+  const path = url.pathname + url.search + url.hash;
+  // What the browser is sent is what is checked: a path whose dot segments collapsed into `//host` or `/\host` is
+  // an address on another site.
+  if (!path.startsWith("/") || /^\/[/\\]/.test(path) || SUSPICIOUS.test(path)) return "/";
+  const decodedPath = decodeFully(path);
+  if (decodedPath === null || /^\/[/\\]/.test(decodedPath) || /^\/[/\\]/.test(new URL(decodedPath, BASE).pathname)) return "/";
+  return path;
 }

@@ -1,10 +1,13 @@
 /**
  * Web-layer protections that only the built app shows (`next start`): response headers and the page CSP
- * (L2), the sign-in redirect (M5), refusal of unknown Host names (M6), and the connection's address being the
- * one sign-in records, whatever X-Forwarded-For a client sends (M4).
+ * (L2), the sign-in redirect (M5, and its dot-segment form from the second review, N4, signed in and through the
+ * sign-in page), refusal of unknown Host names (M6), and the connection's address being the one sign-in records,
+ * whatever X-Forwarded-For a client sends (M4).
  */
 import { expect, test } from "@playwright/test";
 import Database from "better-sqlite3";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { account } from "./accounts";
 
@@ -37,12 +40,59 @@ test.describe("security headers and CSP", () => {
   });
 });
 
+/** A listener standing for the attacker's site: it records every request that reaches it. */
+async function attackerSite(): Promise<{ port: number; hits: string[]; close(): Promise<void> }> {
+  const hits: string[] = [];
+  const server = http.createServer((req, res) => {
+    hits.push(req.url ?? "");
+    res.writeHead(200, { "Content-Type": "text/plain" }).end("attacker");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    hits,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function homeUrl(baseURL: string): RegExp {
+  return new RegExp(`^${baseURL.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/(annotate|trajectories|users)?(\\?.*)?$`);
+}
+
 test.describe("sign-in redirect", () => {
   test("a signed-in visit to /sign-in?next=/\\host stays on this site", async ({ page, baseURL }) => {
-    for (const next of ["/%5C127.0.0.1:9/pwned", "//127.0.0.1:9/pwned", "/%2F127.0.0.1:9/pwned"]) {
-      await page.goto(`/sign-in?next=${next}`);
-      await expect(page).toHaveURL(new RegExp(`^${baseURL!.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/(\\?.*)?$`));
+    const attacker = await attackerSite();
+    try {
+      // The last two collapse to //host once the URL parser removes the dot segment (security review 2, N4).
+      for (const next of ["/%5C127.0.0.1:9/pwned", "//127.0.0.1:9/pwned", "/%2F127.0.0.1:9/pwned", `/.%2F%2F127.0.0.1:${attacker.port}/pwned`, `/./%2F127.0.0.1:${attacker.port}/pwned`]) {
+        await page.goto(`/sign-in?next=${next}`);
+        await expect(page).toHaveURL(homeUrl(baseURL!));
+      }
+      expect(attacker.hits).toEqual([]);
+    } finally {
+      await attacker.close();
     }
+  });
+
+  test.describe("signed out", () => {
+    test.use({ storageState: { cookies: [], origins: [] } });
+
+    test("signing in through the page with next=/.%2F%2Fhost lands on this site, never on the other one", async ({ page, baseURL }) => {
+      const attacker = await attackerSite();
+      try {
+        const a = account("annotator3");
+        await page.goto(`/sign-in?next=/.%2F%2F127.0.0.1:${attacker.port}/pwned-signed-out`);
+        await page.getByLabel("Email").fill(a.email);
+        await page.getByLabel("Password").fill(a.password);
+        await page.getByRole("button", { name: "Sign in" }).click();
+        await expect(page).toHaveURL(homeUrl(baseURL!));
+        // Signed in (a session cookie for this site), on one of its pages, and the attacker's site saw nothing.
+        expect((await page.context().cookies(baseURL!)).some((c) => /session_token$/.test(c.name))).toBe(true);
+        expect(attacker.hits).toEqual([]);
+      } finally {
+        await attacker.close();
+      }
+    });
   });
 });
 

@@ -6,6 +6,8 @@ describe("safeNextPath: where sign-in may send the user", () => {
     expect(safeNextPath("/trajectories/3?step=2#x")).toBe("/trajectories/3?step=2#x");
     expect(safeNextPath("/annotate")).toBe("/annotate");
     expect(safeNextPath(["/campaigns", "/users"])).toBe("/campaigns");
+    expect(safeNextPath("/./annotate")).toBe("/annotate");
+    expect(safeNextPath("/a/../trajectories?x=//y")).toBe("/trajectories?x=//y");
   });
   it("refuses anything a browser could read as another origin", () => {
     const attacks = [
@@ -22,6 +24,14 @@ describe("safeNextPath: where sign-in may send the user", () => {
       "javascript:alert(1)",
       "evil.host",
       "/%E0%A4%A",
+      // Dot segments the URL parser removes, leaving `//host` (security review 2, N4).
+      "/.//evil.host/x",
+      "/.%2F%2Fevil.host/x",
+      "/./%2F/evil.host",
+      "/a/..//evil.host",
+      "/%2E//evil.host",
+      "/.%5C/evil.host",
+      "/./\\evil.host",
     ];
     for (const a of attacks) expect(safeNextPath(a), a).toBe("/");
   });
