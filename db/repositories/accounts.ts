@@ -91,6 +91,12 @@ export async function setUserRole(db: Db, id: string, role: Role): Promise<void>
   await db.update(users).set({ role, updatedAt: new Date() }).where(eq(users.id, id));
 }
 
+/** Every user's id and display name (to compare a new name with the ones in use). */
+export async function listUserNames(db: Db): Promise<{ id: string; name: string }[]> {
+  const { users } = tablesOf(db);
+  return db.select({ id: users.id, name: users.name }).from(users);
+}
+
 export async function setUserName(db: Db, id: string, name: string): Promise<void> {
   const { users } = tablesOf(db);
   await db.update(users).set({ name, updatedAt: new Date() }).where(eq(users.id, id));

@@ -8,13 +8,13 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { betterAuth } from "better-auth";
-import { APIError, isAPIError } from "better-auth/api";
+import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { admin } from "better-auth/plugins/admin";
 import { adminAc, userAc } from "better-auth/plugins/admin/access";
 import { isDatabaseBusy } from "../../db/client";
 import { dialectOf, tablesOf, type Db } from "../../db/database";
-import { countUsers } from "../../db/repositories/accounts";
+import { countUsers, listUserNames } from "../../db/repositories/accounts";
 import type { Role } from "../../db/schema/index";
 import type { AppContext } from "../context";
 import type { VerdictConfig } from "../config";
@@ -31,6 +31,32 @@ export function displayNameProblem(name: string): string | null {
   if (!name.trim()) return "cannot be empty";
   if (name.length > MAX_NAME_LENGTH) return `at most ${MAX_NAME_LENGTH} characters`;
   return null;
+}
+
+/**
+ * What makes two display names the same to a reader: compatibility forms folded (full-width letters, ligatures),
+ * case ignored, and every space (also zero-width and no-break spaces) dropped. "Ann  One", "ann one" and "ＡｎｎＯｎｅ"
+ * are one name.
+ */
+export function displayNameKey(name: string): string {
+  return name.normalize("NFKC").toLowerCase().replace(/[\s\u200b-\u200d\u2060\ufeff]+/gu, "");
+}
+
+/**
+ * Why `name` cannot be given to user `userId` (null: a new account) because someone else already goes by it.
+ * Labels, adjudication views and exports show annotators by name, so a second "Ann One" could pass for the first.
+ */
+async function nameTakenProblem(db: Db, name: string, userId: string | null): Promise<string | null> {
+  const key = displayNameKey(name);
+  const other = (await listUserNames(db)).find((u) => u.id !== userId && displayNameKey(u.name) === key);
+  return other ? `${JSON.stringify(name.trim())} is already the name of another account (names are compared ignoring case and spaces)` : null;
+}
+
+/** The user an update-user call changes: the admin's target, or the signed-in user renaming themselves. */
+function updatedUserId(context: unknown): string | null {
+  const c = context as { body?: { userId?: unknown }; context?: { session?: { user?: { id?: unknown } } | null } } | null | undefined;
+  const target = c?.body?.userId ?? c?.context?.session?.user?.id;
+  return typeof target === "string" ? target : null;
 }
 
 /**
@@ -125,14 +151,26 @@ async function buildAuth(db: Db, options: { secret: string; baseUrl?: string; or
       // allow its own 10 guesses a minute, and a restart would forget them.
       storage: "database",
     },
+    hooks: {
+      // A password changed by its owner ends every other session of theirs, whatever the request asked: whoever
+      // took over a session must not keep it past the change (an admin's reset does the same, in accounts.ts).
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/change-password") return;
+        return { context: { body: { ...(ctx.body as Record<string, unknown>), revokeOtherSessions: true } } };
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path === "/change-password") await forgetSessions({ db });
+      }),
+    },
     databaseHooks: {
       user: {
         // Display names are copied into labels, adjudication views and exports; users can set their own through
-        // better-auth's update-user, so the same bounds as account creation apply there.
+        // better-auth's update-user, so the same bounds as account creation apply there, and no two accounts
+        // share a name.
         update: {
-          async before(user) {
+          async before(user, context) {
             if (user.name !== undefined) {
-              const problem = displayNameProblem(user.name);
+              const problem = displayNameProblem(user.name) ?? (await nameTakenProblem(db, user.name, updatedUserId(context)));
               if (problem) throw new APIError("BAD_REQUEST", { message: `name: ${problem}` });
               return { data: { ...user, name: user.name.trim() } };
             }
@@ -142,6 +180,8 @@ async function buildAuth(db: Db, options: { secret: string; baseUrl?: string; or
         create: {
           // The very first account administers the installation, whatever role was asked for.
           async before(user) {
+            const taken = await nameTakenProblem(db, user.name, null);
+            if (taken) throw new APIError("BAD_REQUEST", { message: `name: ${taken}` });
             const existing = await countUsers(db);
             return { data: existing === 0 ? { ...user, role: "admin" satisfies Role } : user };
           },

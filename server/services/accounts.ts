@@ -81,6 +81,7 @@ export async function createAccount(app: App, input: NewAccount): Promise<Create
     if (e instanceof AppError) throw e;
     const message = (e as { body?: { message?: string } }).body?.message ?? (e as Error).message;
     if (/already exists/i.test(message)) throw new ConflictError(`An account with email ${email} already exists`);
+    if (/^name: .* already the name of another account/.test(message)) throw new ConflictError(message);
     throw new ValidationError(`Cannot create the account ${email}: ${message}`);
   }
 }

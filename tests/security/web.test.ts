@@ -372,3 +372,64 @@ describe("L11: warming variants never runs more encodes than the global limit", 
     expect(peak).toBeLessThanOrEqual(ENCODE_CONCURRENCY);
   });
 });
+
+// ---- second review (docs/reviews/security-review-2.md) ----
+
+/** A session cookie from a sign-in over `localAddress` (each test its own, so the sign-in rate limit stays out of it). */
+async function sessionCookieFrom(localAddress: string, email: string, password = PASSWORD): Promise<string> {
+  const res = await signIn(email, password, { localAddress });
+  expect(res.status, res.body).toBe(200);
+  return (res.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]).join("; ");
+}
+
+describe("review 2, L6: changing one's own password ends one's other sessions", () => {
+  it("revokes the older session, also when the request asks to keep it", async () => {
+    await createAccount(ctx, { email: "pw@sec.test", name: "Pat Word", role: "annotator", password: PASSWORD });
+    let password = PASSWORD;
+    let current = await sessionCookieFrom("127.0.0.61", "pw@sec.test");
+    for (const [i, asked] of [{}, { revokeOtherSessions: false }].entries()) {
+      const older = await sessionCookieFrom("127.0.0.62", "pw@sec.test", password);
+      expect((await trpcQuery("accounts.me", older)).status).toBe(200);
+      const newPassword = `changed-password-${i}`;
+      const res = await rawRequest(`${server.url}/api/auth/change-password`, {
+        method: "POST",
+        headers: { ...json({}).headers, Cookie: current },
+        body: JSON.stringify({ currentPassword: password, newPassword, ...asked }),
+      });
+      expect(res.status, res.body).toBe(200);
+      password = newPassword;
+      // The session that made the change goes on (with the token better-auth hands back); the other one ends at once.
+      current = (res.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]).join("; ") || current;
+      expect((await trpcQuery("accounts.me", current)).status).toBe(200);
+      expect((await trpcQuery("accounts.me", older)).status).toBe(401);
+    }
+  });
+});
+
+describe("review 2, L9: display names are unique, ignoring case and spaces", () => {
+  it("refuses to rename to another account's name, and to create an account under it", async () => {
+    await createAccount(ctx, { email: "ann@sec.test", name: "Ann One", role: "annotator", password: PASSWORD });
+    await createAccount(ctx, { email: "imp@sec.test", name: "Imposter", role: "annotator", password: PASSWORD });
+    const cookie = await sessionCookieFrom("127.0.0.63", "imp@sec.test");
+    const rename = (name: string) => rawRequest(`${server.url}/api/auth/update-user`, { method: "POST", headers: { ...json({}).headers, Cookie: cookie }, body: JSON.stringify({ name }) });
+    for (const name of ["Ann One", "ann one", "  ANN   ONE ", "AnnOne", "Ann\u00a0One", "Ａｎｎ Ｏｎｅ", "Ann\u200bOne"]) {
+      const res = await rename(name);
+      expect(res.status, name).toBe(400);
+      expect(res.body).toMatch(/is already the name of another account/);
+    }
+    expect((await getUserByEmail(ctx.db, "imp@sec.test"))?.name).toBe("Imposter");
+    // One's own name in another spelling, and a new name, are fine.
+    expect((await rename("imposter")).status).toBe(200);
+    expect((await rename("Ann Two")).status).toBe(200);
+    await expect(createAccount(ctx, { email: "ann2@sec.test", name: "ann one", role: "annotator", password: PASSWORD })).rejects.toThrow(/"ann one" is already the name of another account/);
+    // An admin renaming someone else is held to the same rule.
+    const admin = await sessionCookieFrom("127.0.0.64", "admin@sec.test");
+    const byAdmin = await rawRequest(`${server.url}/api/auth/admin/update-user`, {
+      method: "POST",
+      headers: { ...json({}).headers, Cookie: admin },
+      body: JSON.stringify({ userId: await userId("imp@sec.test"), data: { name: "ANN ONE" } }),
+    });
+    expect(byAdmin.status).toBe(400);
+    expect((await getUserByEmail(ctx.db, "imp@sec.test"))?.name).toBe("Ann Two");
+  });
+});
