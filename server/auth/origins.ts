@@ -52,3 +52,41 @@ export function misdirectedResponse(host: string | null): Response {
     headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
   });
 }
+
+/** Methods that change something: a page of another origin must not be able to send them with the user's cookie. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Why a request to a route handler is refused before it is looked at, or null when it may be served:
+ * - addressed to a name this installation does not answer to (DNS rebinding): 421;
+ * - carrying an Origin that is not one of this installation's (a page on another site, or on another port of this
+ *   host, whose same-site requests carry the SameSite=Lax cookies): 403;
+ * - a state-changing request a browser marks as coming from another site (Sec-Fetch-Site) without an Origin: 403.
+ * Clients that are not browsers (the CLI, scripts, health checks) send neither header and are served.
+ */
+export function foreignRequestRefusal(req: Request, config: OriginConfig): Response | null {
+  const host = req.headers.get("host");
+  if (!isAllowedHost(host, config)) return misdirectedResponse(host);
+  const origin = req.headers.get("origin");
+  let protocol = "http:";
+  try {
+    protocol = new URL(req.url).protocol;
+  } catch {
+    // A relative URL cannot reach a handler; the request's own origin then counts as http.
+  }
+  if (origin !== null) {
+    if (!trustedOriginsFor(config, { protocol, host }).includes(origin)) return crossSiteResponse(`a page at ${origin}`);
+  } else if (!SAFE_METHODS.has(req.method.toUpperCase())) {
+    const site = req.headers.get("sec-fetch-site");
+    if (site === "cross-site" || site === "same-site") return crossSiteResponse(`a ${site} page`);
+  }
+  return null;
+}
+
+function crossSiteResponse(who: string): Response {
+  const message = `Requests from ${who} are refused: this installation answers only its own pages (VERDICT_BASE_URL, VERDICT_TRUSTED_ORIGINS).`;
+  return new Response(JSON.stringify({ error: message }) + "\n", {
+    status: 403,
+    headers: { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" },
+  });
+}

@@ -433,3 +433,54 @@ describe("review 2, L9: display names are unique, ignoring case and spaces", () 
     expect((await getUserByEmail(ctx.db, "imp@sec.test"))?.name).toBe("Ann Two");
   });
 });
+
+describe("review 2, L4: every route handler under app/api checks Host and Origin", () => {
+  const apiDir = path.join(__dirname, "../../app/api");
+  const routeFiles = (fs.readdirSync(apiDir, { recursive: true }) as string[]).filter((f) => path.basename(f) === "route.ts").sort();
+  const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+  type Handler = (req: Request, context: { params: Promise<Record<string, string | string[]>> }) => Promise<Response>;
+  /** Values for the dynamic parts of a route's path ([id] → 1, [...all] → sign-in/email). */
+  const params = { params: Promise.resolve({ id: "1", hash: "0".repeat(64), trpc: "accounts.me", all: ["sign-in", "email"] }) };
+
+  it("finds the route files it walks", () => {
+    expect(routeFiles).toEqual(expect.arrayContaining(["imports/route.ts", "trpc/[trpc]/route.ts", "screenshots/[hash]/route.ts", "campaigns/[id]/labels/route.ts"]));
+  });
+
+  it("answers a rebound Host 421 and another origin's page 403, before the session or body is looked at", async () => {
+    const cookie = await sessionCookieFrom("127.0.0.65", "z@sec.test");
+    const good = `127.0.0.1:${server.port}`;
+    const checked: string[] = [];
+    for (const file of routeFiles) {
+      const mod = (await import(path.join(apiDir, file))) as Partial<Record<(typeof METHODS)[number], Handler>>;
+      for (const method of METHODS) {
+        const handler = mod[method];
+        if (!handler) continue;
+        const where = `${method} ${file}`;
+        checked.push(where);
+        const url = `http://${good}/api/${path.dirname(file)}`;
+        const body = method === "GET" ? undefined : "PK\u0003\u0004";
+        const send = (headers: Record<string, string>) => handler(new Request(url, { method, headers: { Cookie: cookie, "Content-Type": "text/plain", ...headers }, body }), params);
+        expect((await send({ Host: "rebind.attacker.example" })).status, where).toBe(421);
+        // A page on another port of this host: its requests are same-site, so the Lax session cookie goes with them.
+        const other = await send({ Host: good, Origin: "http://127.0.0.1:9998" });
+        expect(other.status, where).toBe(403);
+        expect(await other.text()).toMatch(/Requests from a page at http:\/\/127\.0\.0\.1:9998 are refused/);
+        expect((await send({ Host: good, Origin: "null" })).status, where).toBe(403);
+        if (method !== "GET") expect((await send({ Host: good, "Sec-Fetch-Site": "same-site" })).status, where).toBe(403);
+      }
+    }
+    expect(checked).toEqual(expect.arrayContaining(["POST imports/route.ts", "GET health/route.ts", "GET screenshots/[hash]/route.ts", "GET campaigns/[id]/reveal-stages/route.ts"]));
+  });
+
+  it("serves the installation's own pages and clients that send no Origin", async () => {
+    const { GET } = await import("../../app/api/health/route");
+    const good = `127.0.0.1:${server.port}`;
+    const variants: Record<string, string>[] = [{ Host: good }, { Host: good, Origin: `http://${good}` }, { Host: good, "Sec-Fetch-Site": "same-origin" }];
+    for (const headers of variants) {
+      expect((await GET(new Request(`http://${good}/api/health`, { headers }))).status).toBe(200);
+    }
+    const cookie = await sessionCookieFrom("127.0.0.66", "z@sec.test");
+    const me = await rawRequest(`${server.url}/api/trpc/accounts.me`, { headers: { Cookie: cookie, Origin: server.url } });
+    expect(me.status).toBe(200);
+  });
+});

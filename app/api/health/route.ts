@@ -5,10 +5,11 @@
  */
 import { getAppContext } from "@/server/context";
 import { installationHealth } from "@/server/services/health";
+import { guardedRoute } from "../_lib/guarded-route";
 
 export const dynamic = "force-dynamic";
 
-export async function GET(): Promise<Response> {
+async function health(): Promise<Response> {
   let status = 200;
   let body: unknown;
   try {
@@ -22,3 +23,5 @@ export async function GET(): Promise<Response> {
   }
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
 }
+
+export const GET = guardedRoute(health);

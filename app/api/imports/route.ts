@@ -16,6 +16,7 @@ import { importLimitsFromEnv } from "@/server/config";
 import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { newUploadPath, startImport } from "@/server/services/imports/jobs";
+import { guardedRoute } from "../_lib/guarded-route";
 
 function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });
@@ -25,7 +26,7 @@ const mb = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
 
 class TooLarge extends Error {}
 
-export async function POST(req: Request): Promise<Response> {
+async function upload(req: Request): Promise<Response> {
   const app = await getAppContext();
   const user = await sessionFromHeaders(app, req.headers);
   if (!user) return json(401, { error: "Sign in to import trajectories" });
@@ -73,3 +74,5 @@ export async function POST(req: Request): Promise<Response> {
     throw e;
   }
 }
+
+export const POST = guardedRoute(upload);

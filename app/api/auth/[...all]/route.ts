@@ -1,22 +1,21 @@
 /**
  * better-auth's HTTP endpoints (sign-in, sign-out, session) for the installation's database. Sign-in bodies are
  * a few hundred bytes, so anything over AUTH_MAX_BODY_BYTES is refused before it is read, as are requests to a
- * name this installation does not answer to (see server/auth/origins.ts). A database busy with another process's
- * write is a retryable 503, as in the tRPC API.
+ * name this installation does not answer to and requests from pages of other origins (guardedRoute). A database
+ * busy with another process's write is a retryable 503, as in the tRPC API.
  */
 import { toNextJsHandler } from "better-auth/next-js";
 import { limitBody } from "@/server/api/body-limit";
 import { DATABASE_BUSY_MESSAGE } from "@/server/api/trpc";
 import { authRequestState, getAuth } from "@/server/auth/auth";
-import { isAllowedHost, misdirectedResponse } from "@/server/auth/origins";
 import { getAppContext } from "@/server/context";
 import { isDatabaseBusy } from "@/db/client";
+import { guardedRoute } from "../../_lib/guarded-route";
 
 const AUTH_MAX_BODY_BYTES = 64 * 1024;
 
 async function handler(req: Request): Promise<Response> {
   const app = getAppContext();
-  if (!isAllowedHost(req.headers.get("host"), app.config)) return misdirectedResponse(req.headers.get("host"));
   const limited = await limitBody(req, AUTH_MAX_BODY_BYTES);
   if (limited instanceof Response) return limited;
   const state = { databaseBusy: false };
@@ -41,4 +40,4 @@ async function handler(req: Request): Promise<Response> {
   return response;
 }
 
-export const { GET, POST } = toNextJsHandler(handler);
+export const { GET, POST } = toNextJsHandler(guardedRoute(handler));

@@ -14,6 +14,7 @@ import { parseVariantRequest } from "@/server/domain/image-variants";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { mayFetchScreenshot } from "@/server/services/annotation";
 import { CorruptImageError, getScreenshotImage, presignedScreenshotUrl } from "@/server/services/images";
+import { guardedRoute } from "../../_lib/guarded-route";
 
 const IMMUTABLE = "private, max-age=31536000, immutable";
 
@@ -24,7 +25,7 @@ function notFound(): Response {
   });
 }
 
-export async function GET(req: Request, { params }: { params: Promise<{ hash: string }> }): Promise<Response> {
+async function screenshot(req: Request, { params }: { params: Promise<{ hash: string }> }): Promise<Response> {
   const { hash } = await params;
   const parsed = parseVariantRequest(new URL(req.url).searchParams);
   if (!parsed.ok) {
@@ -60,3 +61,5 @@ export async function GET(req: Request, { params }: { params: Promise<{ hash: st
     throw e;
   }
 }
+
+export const GET = guardedRoute(screenshot);

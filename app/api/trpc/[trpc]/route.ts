@@ -2,16 +2,16 @@
  * tRPC over HTTP (fetch adapter) for client components.
  *
  * Requests are refused before any work when addressed to a name this installation does not answer to (DNS
- * rebinding, see server/auth/origins.ts), when the body is larger than the limit (the two CSV uploads have a
+ * rebinding) or sent by a page of another origin (guardedRoute, server/auth/origins.ts), when the body is larger than the limit (the two CSV uploads have a
  * larger one), or when a batch holds more than MAX_BATCH_SIZE calls.
  */
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { limitBody, type BodyTooLargeError } from "@/server/api/body-limit";
 import { appRouter } from "@/server/api/root";
 import { createTRPCContext, MAX_BATCH_SIZE, UPLOAD_PROCEDURES } from "@/server/api/trpc";
-import { isAllowedHost, misdirectedResponse } from "@/server/auth/origins";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_UPLOAD_BYTES } from "@/server/config";
 import { getAppContext } from "@/server/context";
+import { guardedRoute } from "../../_lib/guarded-route";
 
 const ENDPOINT = "/api/trpc";
 
@@ -38,7 +38,6 @@ function trpcPayloadTooLarge(req: Request, paths: string[], error: BodyTooLargeE
 
 async function handler(req: Request): Promise<Response> {
   const app = getAppContext();
-  if (!isAllowedHost(req.headers.get("host"), app.config)) return misdirectedResponse(req.headers.get("host"));
   const paths = procedurePaths(req.url);
   const upload = paths.every((p) => UPLOAD_PROCEDURES.has(p));
   const limit = upload ? (app.config.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES) : (app.config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
@@ -56,4 +55,5 @@ async function handler(req: Request): Promise<Response> {
   });
 }
 
-export { handler as GET, handler as POST };
+const guarded = guardedRoute(handler);
+export { guarded as GET, guarded as POST };

@@ -8,12 +8,13 @@ import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { LABEL_FORMATS } from "@/server/domain/annotation/label-formats";
 import { exportCampaignLabels, exportLabelsAs } from "@/server/services/annotation";
+import { guardedRoute } from "../../../_lib/guarded-route";
 
 function text(status: number, message: string): Response {
   return new Response(`${message}\n`, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
 }
 
-export async function GET(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
+async function exportLabels(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const app = await getAppContext();
   const user = await sessionFromHeaders(app, req.headers);
   if (!user) return text(401, "Sign in to export labels");
@@ -37,3 +38,5 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
     throw e;
   }
 }
+
+export const GET = guardedRoute(exportLabels);
