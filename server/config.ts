@@ -8,6 +8,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import { parseLoopbackPorts, type PortSet } from "./domain/evaluators/judge-endpoint-policy";
 
 export interface VerdictConfig {
   dbPath: string;
@@ -230,10 +231,13 @@ const VARIABLES = {
   VERDICT_S3_PRESIGN: v(flag(false), { group: "Object storage (S3)", default: "0", description: "1: after the access check, redirect screenshot requests to a 5-minute presigned URL" }),
   VERDICT_JUDGE_MODEL: v(text(), { group: "Judges", default: "none", description: "Model of new judge configurations that name none" }),
   VERDICT_JUDGE_BASE_URL: v(url(["http:", "https:"], "http://127.0.0.1:8000/v1"), { group: "Judges", default: "OpenAI", description: "OpenAI-compatible endpoint of new judge configurations; its host is allowed" }),
-  VERDICT_JUDGE_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls (before OPENAI_API_KEY)" }),
-  OPENAI_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls" }),
+  VERDICT_JUDGE_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls to VERDICT_JUDGE_BASE_URL (or OpenAI without it)" }),
+  OPENAI_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls to https://api.openai.com only" }),
   VERDICT_JUDGE_ALLOWED_HOSTS: v(text(), { group: "Judges", default: "none", description: "More hosts judge configurations may call (comma-separated host[:port])" }),
-  VERDICT_JUDGE_ALLOW_LOOPBACK: v(text(), { group: "Judges", default: "0", description: "1: judges may call servers on this machine (vLLM, Ollama)" }),
+  VERDICT_JUDGE_ALLOW_LOOPBACK: v(
+    field((t) => parseLoopbackPorts(t), { ranges: [] } as PortSet),
+    { group: "Judges", default: "none", description: "Ports (comma-separated, ranges as 8000-8010) on which judges may call servers on this machine (vLLM 8000, Ollama 11434)" },
+  ),
   CHROMIUM_PATH: v(text(), { group: "Live runner", default: "/usr/bin/chromium", description: "Chromium used by the runner and the demo recorder" }),
   VERDICT_BROWSER_USER: v(text(), { group: "Live runner", default: "verdict-browser", description: "Unprivileged user Chromium runs as when Verdict runs as root" }),
   VERDICT_RUNNER_NO_SANDBOX: v(text(), { group: "Live runner", default: "0", description: "1: run Chromium without its sandbox (not recommended)" }),
@@ -261,6 +265,7 @@ export const ENVIRONMENT_VARIABLES: readonly ({ name: string } & VariableDoc)[] 
   ...Object.entries(VARIABLES).map(([name, { doc }]) => ({ name, ...doc })),
   // A family rather than one name: read by the judge service when a configuration names it (judge-endpoint-policy.ts).
   { name: "VERDICT_JUDGE_KEY_<NAME>", group: "Judges", default: "none", description: "Keys a judge configuration may name as its key variable" },
+  { name: "VERDICT_JUDGE_KEY_<NAME>_URL", group: "Judges", default: "none (the key is sent nowhere)", description: "The one endpoint (base URL) VERDICT_JUDGE_KEY_<NAME> is sent to" },
 ];
 
 const environmentSchema = z

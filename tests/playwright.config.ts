@@ -78,8 +78,9 @@ export default defineConfig({
       NEXT_TELEMETRY_DISABLED: "1",
       // Small enough for tests/e2e/import.spec.ts to reach without a huge file.
       VERDICT_IMPORT_MAX_UPLOAD_MB: "4",
-      // tests/e2e/judges.spec.ts runs a fake OpenAI-compatible judge on 127.0.0.1 in the test process.
-      VERDICT_JUDGE_ALLOW_LOOPBACK: "1",
+      // tests/e2e/judges.spec.ts runs a fake OpenAI-compatible judge on 127.0.0.1 in the test process, on a port
+      // picked when it starts: the unprivileged ports are allowed.
+      VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535",
     },
   },
 });

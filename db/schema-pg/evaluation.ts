@@ -39,6 +39,7 @@ export const judgeConfigSecrets = pgTable("judge_config_secrets", {
 export const judgeEndpointSettings = pgTable("judge_endpoint_settings", {
   id: integer("id").primaryKey(),
   allowedHosts: json("allowed_hosts").$type<string[]>().notNull(),
+  /** The every-loopback-port switch of earlier versions: no longer honoured, cleared on save, reported while set. */
   allowLoopback: boolean("allow_loopback").notNull().default(false),
   updatedBy: text("updated_by"),
   updatedAt: epochMs("updated_at").notNull().default(nowMs),

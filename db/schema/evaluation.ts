@@ -54,6 +54,7 @@ export const judgeEndpointSettings = sqliteTable("judge_endpoint_settings", {
   id: integer("id").primaryKey(),
   /** Normalised "host" or "host:port" entries. */
   allowedHosts: text("allowed_hosts", { mode: "json" }).$type<string[]>().notNull(),
+  /** The every-loopback-port switch of earlier versions: no longer honoured, cleared on save, reported while set. */
   allowLoopback: integer("allow_loopback", { mode: "boolean" }).notNull().default(false),
   /** Who saved them last (user id). */
   updatedBy: text("updated_by"),

@@ -14,7 +14,7 @@ const app = createAppContext({ dataDir, dbPath, ...(postgresUrl !== "-" ? { post
 process.stdout.write("ready\n");
 await new Promise<void>((resolve) => process.stdin.once("data", () => resolve()));
 const result = await runJudgeBatch(
-  { db: app.db, store: app.store, env: { VERDICT_JUDGE_ALLOW_LOOPBACK: "1", VERDICT_JUDGE_API_KEY: "bench" } },
+  { db: app.db, store: app.store, env: { VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535", VERDICT_JUDGE_API_KEY: "bench" } },
   Number(batchId),
   { owner, concurrency: Number(concurrency), pollMs: 20 },
 );

@@ -153,7 +153,7 @@ test.describe("a cluster on PostgreSQL and S3", () => {
       VERDICT_DATABASE_URL: url,
       VERDICT_DATA_DIR: dir,
       ...s3.env(),
-      VERDICT_JUDGE_ALLOW_LOOPBACK: "1",
+      VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535",
       VERDICT_IMPORT_ROOT: path.join(root, "tests", "fixtures"),
       NEXT_TELEMETRY_DISABLED: "1",
     };

@@ -1,7 +1,7 @@
 /**
  * Judges in the dashboard, in Chromium against a fake OpenAI-compatible endpoint on 127.0.0.1 (the app allows
- * loopback judge servers through VERDICT_JUDGE_ALLOW_LOOPBACK=1 in tests/playwright.config.ts): a researcher
- * creates a configuration (the allowlist's refusal shown in the form), goes from a filtered trajectory list to
+ * loopback judge servers on the unprivileged ports, VERDICT_JUDGE_ALLOW_LOOPBACK in tests/playwright.config.ts): a
+ * researcher creates a configuration (the allowlist's refusal shown in the form), goes from a filtered trajectory list to
  * the batch form with "Judge these", dry-runs it, starts it, watches it reach 100 %, sees the verdicts counted
  * and the run page's success rate by evaluator; a slow batch is cancelled and resumed; failed calls are listed
  * with their reasons. Pages are captured at 1280×800, 1440×900 and 1920×1080 into test-results/screens/.

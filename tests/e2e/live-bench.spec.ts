@@ -57,10 +57,10 @@ test.beforeAll(async () => {
   // A site name of its own, so the task set holds exactly this task whatever else the e2e database has.
   fs.writeFileSync(path.join(configs, "test_e2eforum.raw.json"), JSON.stringify([task(0)]));
   cli(["import", configs]);
-  cli(["judge-config", "add", "--name", "e2e fake vlm", "--base-url", fake.baseUrl, "--model", "fake-vlm-1"], { VERDICT_JUDGE_ALLOW_LOOPBACK: "1" });
+  cli(["judge-config", "add", "--name", "e2e fake vlm", "--base-url", fake.baseUrl, "--model", "fake-vlm-1"], { VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535" });
   worker = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
     cwd: root,
-    env: { ...dataEnv(), VERDICT_RUNNER_CONCURRENCY: "1", VERDICT_JUDGE_ALLOW_LOOPBACK: "1" },
+    env: { ...dataEnv(), VERDICT_RUNNER_CONCURRENCY: "1", VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   worker.stderr!.on("data", (d: Buffer) => (workerLog += d.toString()));

@@ -109,4 +109,4 @@ export async function seedTrajectories(ctx: AppContext, specs: SeedSpec[], runKe
  * What an admin sets to let judges reach a model server on this machine: the tests' fake OpenAI endpoint listens on
  * 127.0.0.1, which the judge host policy refuses unless loopback servers are allowed.
  */
-export const LOCAL_JUDGE_ENV = { VERDICT_JUDGE_ALLOW_LOOPBACK: "1" } as const;
+export const LOCAL_JUDGE_ENV = { VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535" } as const;

@@ -32,7 +32,8 @@ describeEachBackend("judge verdicts", (backend) => {
     ctx = await createBackendContext(backend, "verdict-judge-");
     fake.requests.length = 0;
     fake.setResponder(() => ({ reply: "Reasoning: The last page shows the answer.\nVerdict: SUCCESS" }));
-    deps = { db: ctx.db, store: ctx.store, env: { ...LOCAL_JUDGE_ENV, VERDICT_JUDGE_API_KEY: KEY }, retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 } };
+    // The shared key goes to the installation's default endpoint, the fake here.
+    deps = { db: ctx.db, store: ctx.store, env: { ...LOCAL_JUDGE_ENV, VERDICT_JUDGE_BASE_URL: fake.baseUrl, VERDICT_JUDGE_API_KEY: KEY }, retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 } };
   });
   afterEach(async () => {
     await ctx.cleanup();

@@ -8,7 +8,7 @@
 import { sqliteClient } from "../../db/database";
 import fs from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { getJudgeApiKey, insertJudgeConfig, updateJudgeConfig as updateConfigRow, setJudgeApiKey } from "../../db/repositories/evaluation";
+import { getJudgeApiKey, insertJudgeConfig, saveJudgeEndpointSettings, updateJudgeConfig as updateConfigRow, setJudgeApiKey } from "../../db/repositories/evaluation";
 import { createCaller } from "../../server/api/root";
 import { secretBoxFromAuthSecret } from "../../server/auth/secret-box";
 import { CURRENT_JUDGE_PROMPT_VERSION } from "../../server/domain/evaluators/judge-protocol";
@@ -25,7 +25,18 @@ import { seedTrajectories } from "../helpers/judge-fixtures";
 const STORED_KEY = "sk-STORED-SECRET-0123456789";
 const SHARED_KEY = "sk-SHARED-ENV-KEY-987654321";
 const DB_PATH_SECRET = "/srv/verdict/SECRET-DB-PATH.db";
-const ADMIN_SETTINGS = ["VERDICT_JUDGE_ALLOW_LOOPBACK", "VERDICT_JUDGE_ALLOWED_HOSTS", "VERDICT_JUDGE_BASE_URL", "VERDICT_JUDGE_API_KEY", "OPENAI_API_KEY", "VERDICT_DB"];
+const ADMIN_SETTINGS = [
+  "VERDICT_JUDGE_ALLOW_LOOPBACK",
+  "VERDICT_JUDGE_ALLOWED_HOSTS",
+  "VERDICT_JUDGE_BASE_URL",
+  "VERDICT_JUDGE_API_KEY",
+  "OPENAI_API_KEY",
+  "VERDICT_JUDGE_KEY_PROD",
+  "VERDICT_JUDGE_KEY_PROD_URL",
+  "VERDICT_JUDGE_KEY_TEAM",
+  "VERDICT_JUDGE_KEY_TEAM_URL",
+  "VERDICT_DB",
+];
 
 
 describeEachBackend("judge endpoints", (backend) => {
@@ -65,8 +76,10 @@ describeEachBackend("judge endpoints", (backend) => {
     await ctx.cleanup();
   });
 
-  function admin(settings: { allowLoopback?: boolean; allowedHosts?: string }) {
-    if (settings.allowLoopback) process.env.VERDICT_JUDGE_ALLOW_LOOPBACK = "1";
+  const portOf = (server: FakeOpenAI) => new URL(server.baseUrl).port;
+  /** The admins' environment: local servers allowed by port, extra hosts. */
+  function admin(settings: { loopback?: FakeOpenAI[]; allowedHosts?: string }) {
+    if (settings.loopback) process.env.VERDICT_JUDGE_ALLOW_LOOPBACK = settings.loopback.map(portOf).join(",");
     if (settings.allowedHosts) process.env.VERDICT_JUDGE_ALLOWED_HOSTS = settings.allowedHosts;
   }
 
@@ -100,7 +113,8 @@ describeEachBackend("judge endpoints", (backend) => {
 
   describe("H1: judge endpoints do not exfiltrate secrets", () => {
     it("a configuration cannot read an arbitrary server variable as its key (apiKeyEnv = VERDICT_DB)", async () => {
-      admin({ allowLoopback: true });
+      admin({ loopback: [judge, attacker] });
+      process.env.VERDICT_JUDGE_KEY_TEAM_URL = judge.baseUrl;
       await expect(
         api().judge.configs.create({ name: "exfil-env", model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv: "VERDICT_DB" }),
       ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining('apiKeyEnv \\"VERDICT_DB\\" is not an allowed key source') });
@@ -118,7 +132,7 @@ describeEachBackend("judge endpoints", (backend) => {
     });
 
     it("a stored key is deleted when the base URL changes, and is never sent to another URL", async () => {
-      admin({ allowLoopback: true });
+      admin({ loopback: [judge, attacker] });
       const c = await api().judge.configs.create({ name: "stored-key-cfg", model: "gpt-x", baseUrl: judge.baseUrl, apiKey: STORED_KEY });
       expect(c.apiKeySource).toBe("stored");
       const moved = await api().judge.configs.update({ id: c.id, patch: { baseUrl: attacker.baseUrl } });
@@ -143,6 +157,8 @@ describeEachBackend("judge endpoints", (backend) => {
 
     it("a host outside the admins' allowlist is refused when saved and when called", async () => {
       admin({ allowedHosts: `127.0.0.1:${new URL(judge.baseUrl).port}` });
+      // The shared key is bound to the installation's default endpoint.
+      process.env.VERDICT_JUDGE_BASE_URL = judge.baseUrl;
       await expect(api().judge.configs.create({ name: "evil", model: "gpt-x", baseUrl: "https://attacker.example/v1" })).rejects.toMatchObject({
         code: "BAD_REQUEST",
         message: expect.stringMatching(/judge endpoint host attacker\.example is not on the admins' allowlist .*VERDICT_JUDGE_ALLOWED_HOSTS/),
@@ -155,7 +171,7 @@ describeEachBackend("judge endpoints", (backend) => {
       const run = await runBatch(legacy);
       expect(attacker.requests).toHaveLength(0);
       expect(run.status).toBe("failed");
-      expect(run.errors[0]).toMatch(/is a loopback address; an admin must allow local judge servers/);
+      expect(run.errors[0]).toMatch(/is a loopback address on a port an admin has not allowed/);
       await runBatch(ok.id);
       expect(authHeaders(judge)).toEqual([`Bearer ${SHARED_KEY}`]);
     });
@@ -164,7 +180,7 @@ describeEachBackend("judge endpoints", (backend) => {
       for (const baseUrl of [attacker.baseUrl, `${new URL(attacker.baseUrl).origin}/api/trpc/accounts.session?x=`, "http://[::1]:3100/v1"]) {
         await expect(api().judge.configs.create({ name: "local", model: "gpt-x", baseUrl })).rejects.toMatchObject({
           code: "BAD_REQUEST",
-          message: expect.stringMatching(/loopback address; an admin must allow local judge servers \(VERDICT_JUDGE_ALLOW_LOOPBACK=1\)/),
+          message: expect.stringMatching(/loopback address on a port an admin has not allowed; an admin lists the local judge servers' ports in VERDICT_JUDGE_ALLOW_LOOPBACK/),
         });
       }
       const legacy = await legacyConfig("legacy-local", { baseUrl: attacker.baseUrl });
@@ -192,7 +208,7 @@ describeEachBackend("judge endpoints", (backend) => {
         maxOutputTokens: 64,
         timeoutMs: 5_000,
         maxRetries: 2,
-        hostPolicy: { hosts: [{ host: "localhost", port: null, explicit: false }], allowLoopback: false },
+        hostPolicy: { hosts: [{ host: "localhost", port: null, explicit: false }], loopbackPorts: { ranges: [] } },
       });
       const err = await client.complete([{ role: "user", content: "hi" }]).catch((e) => e);
       expect(err).toBeInstanceOf(JudgeCallError);
@@ -210,15 +226,15 @@ describeEachBackend("judge endpoints", (backend) => {
         maxOutputTokens: 64,
         timeoutMs: 5_000,
         maxRetries: 0,
-        hostPolicy: { hosts: [], allowLoopback: true },
+        hostPolicy: { hosts: [], loopbackPorts: { ranges: [[Number(portOf(judge)), Number(portOf(judge))]] } },
       });
       await expect(allowed.complete([{ role: "user", content: "hi" }])).resolves.toMatchObject({ attempts: 1 });
       expect(authHeaders(judge)).toEqual([`Bearer ${STORED_KEY}`]);
     });
 
     it("an internal service's reply is not read back through batch errors, and an echoed key is scrubbed", async () => {
-      // An admin allowed a local model server; the researcher points a judge at another local service instead.
-      admin({ allowLoopback: true });
+      // An admin allowed a port for a local model server; what answers there is not a model server.
+      admin({ loopback: [attacker] });
       const internal = "Unsupported POST-request to query procedure accounts.session; session=INTERNAL-SESSION-DATA";
       attacker.setResponder(() => ({ status: 405, rawBody: internal, contentType: "text/plain" }));
       const c = await api().judge.configs.create({ name: "ssrf", model: "gpt-x", baseUrl: attacker.baseUrl });
@@ -237,42 +253,117 @@ describeEachBackend("judge endpoints", (backend) => {
     });
   });
 
+  describe("review 2, N7: judge keys go only to the endpoints they are bound to", () => {
+    const PROD_KEY = "sk-PROD-ANTHROPIC-KEY-456";
+    const OPENAI_KEY = "sk-GLOBAL-OPENAI-KEY-123";
+
+    it("with a local judge server allowed, neither a named key nor the global ones reach another local listener", async () => {
+      // The admin runs a local judge and binds the production key to it; the researcher's listener is elsewhere.
+      admin({ loopback: [judge] });
+      process.env.VERDICT_JUDGE_KEY_PROD = PROD_KEY;
+      process.env.VERDICT_JUDGE_KEY_PROD_URL = judge.baseUrl;
+      process.env.OPENAI_API_KEY = OPENAI_KEY;
+      // The review's two configurations: the listener's port is not one an admin allowed.
+      for (const apiKeyEnv of ["VERDICT_JUDGE_KEY_PROD", undefined]) {
+        await expect(api().judge.configs.create({ name: `to-listener-${apiKeyEnv ?? "global"}`, model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv })).rejects.toMatchObject({
+          code: "BAD_REQUEST",
+          message: expect.stringMatching(/loopback address on a port an admin has not allowed/),
+        });
+      }
+      // The port scanner: other ports of this machine (the web app's own) are refused before anything is sent.
+      await expect(api().judge.configs.create({ name: "scan", model: "gpt-x", baseUrl: "http://127.0.0.1:3300/api/trpc/accounts.session?x=" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+
+      // Even on a port the admin allowed for another purpose, the named key is not sent to an endpoint it is not bound to.
+      admin({ loopback: [judge, attacker] });
+      await expect(api().judge.configs.create({ name: "prod-elsewhere", model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_PROD" })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringContaining(`VERDICT_JUDGE_KEY_PROD is sent only to ${judge.baseUrl}, not to ${attacker.baseUrl}`),
+      });
+      const legacy = await legacyConfig("legacy-prod", { baseUrl: attacker.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_PROD" });
+      const run = await runBatch(legacy);
+      expect(run.errors[0]).toMatch(/VERDICT_JUDGE_KEY_PROD is sent only to/);
+      const global = await api().judge.configs.create({ name: "global-elsewhere", model: "gpt-x", baseUrl: attacker.baseUrl });
+      await runBatch(global.id);
+      expect(attacker.requests.length).toBeGreaterThan(0);
+      expect(authHeaders(attacker)).toEqual(attacker.requests.map(() => "Bearer no-key"));
+      const seen = JSON.stringify(attacker.requests.map((r) => r.headers));
+      for (const secret of [PROD_KEY, OPENAI_KEY, SHARED_KEY]) expect(seen).not.toContain(secret);
+
+      // Where it is bound, the named key is used.
+      const prod = await api().judge.configs.create({ name: "prod", model: "gpt-x", baseUrl: judge.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_PROD" });
+      await runBatch(prod.id);
+      expect(authHeaders(judge)).toEqual([`Bearer ${PROD_KEY}`]);
+    });
+
+    it("a named key without an admin-declared endpoint is sent nowhere", async () => {
+      admin({ loopback: [judge] });
+      process.env.VERDICT_JUDGE_KEY_TEAM = "sk-TEAM-KEY-000";
+      await expect(api().judge.configs.create({ name: "team", model: "gpt-x", baseUrl: judge.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_TEAM" })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringContaining("VERDICT_JUDGE_KEY_TEAM is sent only to the endpoint an admin declares for it in VERDICT_JUDGE_KEY_TEAM_URL, which is not set"),
+      });
+      const legacy = await legacyConfig("legacy-team", { baseUrl: judge.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_TEAM" });
+      const run = await runBatch(legacy);
+      expect(run.errors[0]).toMatch(/VERDICT_JUDGE_KEY_TEAM_URL, which is not set/);
+      expect(judge.requests).toHaveLength(0);
+    });
+
+    it("review 2, L7: OPENAI_API_KEY never travels over plain http, to any port of api.openai.com", async () => {
+      process.env.OPENAI_API_KEY = OPENAI_KEY;
+      for (const baseUrl of ["http://api.openai.com:9998/v1", "http://api.openai.com/v1"]) {
+        admin({ allowedHosts: "api.openai.com" });
+        await expect(api().judge.configs.create({ name: `plain-${baseUrl}`, model: "gpt-x", baseUrl })).rejects.toMatchObject({
+          code: "BAD_REQUEST",
+          message: expect.stringContaining("the OpenAI API is called over https on port 443 only"),
+        });
+      }
+    });
+  });
+
   describe("the admins' judge endpoint settings", () => {
     it("only admins widen the allowlist; what they save applies to saving and calling at once", async () => {
       const judgePort = new URL(judge.baseUrl).port;
-      await expect(api().judge.endpointSettings.set({ allowedHosts: [`127.0.0.1:${judgePort}`], allowLoopback: true })).rejects.toMatchObject({
+      await expect(api().judge.endpointSettings.set({ allowedHosts: [`127.0.0.1:${judgePort}`] })).rejects.toMatchObject({
         code: "FORBIDDEN",
       });
       await expect(api().judge.configs.create({ name: "local", model: "gpt-x", baseUrl: judge.baseUrl })).rejects.toMatchObject({ code: "BAD_REQUEST" });
 
-      await expect(adminApi().judge.endpointSettings.set({ allowedHosts: ["http://evil.example/", "ok.example"], allowLoopback: false })).rejects.toMatchObject({
+      await expect(adminApi().judge.endpointSettings.set({ allowedHosts: ["http://evil.example/", "ok.example"] })).rejects.toMatchObject({
         code: "BAD_REQUEST",
         message: expect.stringContaining('allowedHosts: "http://evil.example/" is not a host'),
       });
-      const saved = await adminApi().judge.endpointSettings.set({ allowedHosts: [` 127.0.0.1:${judgePort} `], allowLoopback: false });
-      expect(saved.saved).toMatchObject({ allowedHosts: [`127.0.0.1:${judgePort}`], allowLoopback: false, updatedBy: "sec-admin" });
+      const saved = await adminApi().judge.endpointSettings.set({ allowedHosts: [` 127.0.0.1:${judgePort} `] });
+      expect(saved.saved).toMatchObject({ allowedHosts: [`127.0.0.1:${judgePort}`], updatedBy: "sec-admin" });
       expect(saved.effective).toEqual(["api.openai.com", `127.0.0.1:${judgePort}`]);
 
       const c = await api().judge.configs.create({ name: "local", model: "gpt-x", baseUrl: judge.baseUrl });
       await expect(api().judge.configs.create({ name: "other-port", model: "gpt-x", baseUrl: attacker.baseUrl })).rejects.toMatchObject({ code: "BAD_REQUEST" });
       await runBatch(c.id);
-      expect(authHeaders(judge)).toEqual([`Bearer ${SHARED_KEY}`]);
+      // The shared key is bound to VERDICT_JUDGE_BASE_URL (the OpenAI API here), so this server gets none.
+      expect(authHeaders(judge)).toEqual(["Bearer no-key"]);
 
       // Taking the host back off the list stops calls to it at once.
-      await adminApi().judge.endpointSettings.set({ allowedHosts: [], allowLoopback: false });
+      await adminApi().judge.endpointSettings.set({ allowedHosts: [] });
       const run = await runBatch(c.id);
       expect(run.errors[0]).toMatch(/loopback address/);
       expect(judge.requests).toHaveLength(1);
 
-      await adminApi().judge.endpointSettings.set({ allowedHosts: [], allowLoopback: true });
-      expect((await adminApi().judge.endpointSettings.get()).effective).toEqual(["api.openai.com", "loopback"]);
-      await expect(api().judge.configs.create({ name: "any-local", model: "gpt-x", baseUrl: attacker.baseUrl })).resolves.toMatchObject({ name: "any-local" });
+      // The every-port switch of earlier versions is gone: asking for it is refused, and a saved one is not honoured.
+      await expect(adminApi().judge.endpointSettings.set({ allowedHosts: [], allowLoopback: true })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringContaining("allowLoopback (every port of this machine) no longer exists"),
+      });
+      await saveJudgeEndpointSettings(ctx.db, { allowedHosts: [], allowLoopback: true, updatedBy: "an earlier version" });
+      const view = await adminApi().judge.endpointSettings.get();
+      expect(view.effective).toEqual(["api.openai.com"]);
+      expect(view.notices).toEqual([expect.stringMatching(/^Judges may no longer call every port of this machine/)]);
+      await expect(api().judge.configs.create({ name: "any-local", model: "gpt-x", baseUrl: attacker.baseUrl })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     });
   });
 
   describe("L1: stored judge keys are encrypted at rest", () => {
     it("the database file never holds the key, and the key opens only with this installation's auth secret", async () => {
-      admin({ allowLoopback: true });
+      admin({ loopback: [judge] });
       const c = await api().judge.configs.create({ name: "at-rest", model: "gpt-x", baseUrl: judge.baseUrl, apiKey: STORED_KEY });
       await api().judge.configs.setApiKey({ id: c.id, apiKey: `${STORED_KEY}-v2` });
       // The embedded database is a file anyone with the disk can read: the key must not be in it. (On PostgreSQL the
@@ -292,7 +383,7 @@ describeEachBackend("judge endpoints", (backend) => {
     });
 
     it("a key stored in plain text by an earlier version is encrypted on first use", async () => {
-      admin({ allowLoopback: true });
+      admin({ loopback: [judge] });
       const c = await api().judge.configs.create({ name: "legacy-plain", model: "gpt-x", baseUrl: judge.baseUrl });
       await setJudgeApiKey(ctx.db, c.id, STORED_KEY);
       await runBatch(c.id);

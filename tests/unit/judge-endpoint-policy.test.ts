@@ -5,6 +5,8 @@ import {
   isLoopbackAddress,
   judgeHostPolicy,
   judgeKeyEnvSchema,
+  keyDestination,
+  keyMayGoTo,
   MAX_ENDPOINT_ERROR_CHARS,
   parseAllowedHosts,
   resolvedAddressRefusal,
@@ -50,7 +52,7 @@ describe("judge endpoint host policy", () => {
       'VERDICT_JUDGE_ALLOWED_HOSTS entry "*.wild.example" is not a host or host:port',
       'VERDICT_JUDGE_ALLOWED_HOSTS entry "bad host" is not a host or host:port',
     ]);
-    expect(judgeHostPolicy({ allowLoopback: "maybe" }).problems).toEqual(['VERDICT_JUDGE_ALLOW_LOOPBACK must be 1 or 0, got "maybe"']);
+    expect(judgeHostPolicy({ allowLoopback: "maybe" }).problems).toEqual(['VERDICT_JUDGE_ALLOW_LOOPBACK: "maybe" is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434']);
   });
 
   it("adds what admins saved through the admin API to the environment's settings", () => {
@@ -58,17 +60,21 @@ describe("judge endpoint host policy", () => {
       hosts: ["gpu-box.lab:8000", "[::1]:8000"],
       invalid: ["a b", "x.example/v1"],
     });
-    const saved = { saved: { allowedHosts: ["gpu-box.lab:8000"], allowLoopback: true }, allowedHosts: "env.example" };
+    const saved = { saved: { allowedHosts: ["gpu-box.lab:8000", "127.0.0.1:1234"] }, allowedHosts: "env.example" };
     expect(refusal("http://gpu-box.lab:8000/v1", saved)).toBeNull();
     expect(refusal("http://env.example/v1", saved)).toBeNull();
     expect(refusal("http://127.0.0.1:1234/v1", saved)).toBeNull();
-    expect(refusal("http://127.0.0.1:1234/v1", { saved: { allowedHosts: [], allowLoopback: false } })).toMatch(/loopback address/);
+    expect(refusal("http://127.0.0.1:1235/v1", saved)).toMatch(/loopback address/);
+    expect(refusal("http://127.0.0.1:1234/v1", { saved: { allowedHosts: [] } })).toMatch(/loopback address/);
   });
 
-  it("refuses loopback unless an admin allowed local servers or listed the host", () => {
+  it("refuses loopback unless an admin listed the local server's port or host", () => {
     for (const url of ["http://127.0.0.1:9998/v1", "http://localhost:11434/v1", "http://[::1]:8000/v1", "http://127.9.9.9/v1"]) {
-      expect(refusal(url)).toMatch(/is a loopback address; an admin must allow local judge servers \(VERDICT_JUDGE_ALLOW_LOOPBACK=1\)/);
-      expect(refusal(url, { allowLoopback: "1" })).toBeNull();
+      const port = new URL(url).port || "80";
+      expect(refusal(url)).toMatch(/is a loopback address on a port an admin has not allowed; an admin lists the local judge servers' ports in VERDICT_JUDGE_ALLOW_LOOPBACK/);
+      expect(refusal(url, { allowLoopback: `${port}, 1234` })).toBeNull();
+      // Security review 2, N7: a port list, so the other ports of the machine (the web app, other services) stay closed.
+      expect(refusal(url, { allowLoopback: "3300" })).toMatch(/loopback address on a port an admin has not allowed/);
     }
     expect(refusal("http://127.0.0.1:8000/v1", { allowedHosts: "127.0.0.1:8000" })).toBeNull();
     expect(refusal("http://127.0.0.1:8001/v1", { allowedHosts: "127.0.0.1:8000" })).toMatch(/loopback address/);
@@ -77,9 +83,24 @@ describe("judge endpoint host policy", () => {
 
   it("refuses private, link-local and metadata addresses unless listed, even when loopback is allowed", () => {
     for (const url of ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.5:8000/v1", "http://[fd00:ec2::254]/", "http://192.168.1.20/v1", "http://[::ffff:169.254.169.254]/"]) {
-      expect(refusal(url, { allowLoopback: "1" })).toMatch(/is a private or link-local address; only an admin can allow it/);
+      expect(refusal(url, { allowLoopback: "80, 8000" })).toMatch(/is a (private or link-local address; only an admin can allow it|cloud metadata service)/);
     }
     expect(refusal("http://10.0.0.5:8000/v1", { allowedHosts: "10.0.0.5:8000" })).toBeNull();
+  });
+
+  it("review 2, L7: calls the OpenAI API over https on port 443 only, whatever an admin listed", () => {
+    for (const url of ["http://api.openai.com/v1", "http://api.openai.com:9998/v1", "https://api.openai.com:9998/v1", "http://api.openai.com:443/v1"]) {
+      expect(refusal(url), url).toMatch(/the OpenAI API is called over https on port 443 only/);
+      expect(refusal(url, { allowedHosts: "api.openai.com" }), url).toMatch(/https on port 443 only/);
+    }
+    expect(refusal("https://api.openai.com:443/v1")).toBeNull();
+  });
+
+  it("never allows a cloud metadata service, even when an admin lists it", () => {
+    for (const url of ["http://169.254.169.254/latest/", "http://[fd00:ec2::254]/", "http://100.100.100.200/", "http://[::ffff:a9fe:a9fe]/", "http://[64:ff9b::6464:64c8]/"]) {
+      const host = new URL(url).host;
+      expect(refusal(url, { allowedHosts: host }), url).toMatch(/is a cloud metadata service/);
+    }
   });
 
   it("refuses other schemes and URLs with credentials", () => {
@@ -91,8 +112,10 @@ describe("judge endpoint host policy", () => {
     const openai = new URL("https://api.openai.com/v1");
     expect(resolvedAddressRefusal(openai, ["162.159.140.245", "2606:4700::6812:1"], policyOf({}))).toBeNull();
     expect(resolvedAddressRefusal(openai, ["162.159.140.245", "127.0.0.1"], policyOf({}))).toMatch(/resolves to a loopback address, which an admin has not allowed/);
-    expect(resolvedAddressRefusal(openai, ["169.254.169.254"], policyOf({ allowLoopback: "1" }))).toMatch(/private, link-local or reserved address/);
-    expect(resolvedAddressRefusal(openai, ["::1"], policyOf({ allowLoopback: "1" }))).toBeNull();
+    expect(resolvedAddressRefusal(openai, ["169.254.169.254"], policyOf({ allowLoopback: "443" }))).toMatch(/resolves to a cloud metadata service/);
+    expect(resolvedAddressRefusal(openai, ["10.9.9.9"], policyOf({ allowLoopback: "443" }))).toMatch(/private, link-local or reserved address/);
+    expect(resolvedAddressRefusal(openai, ["::1"], policyOf({ allowLoopback: "443" }))).toBeNull();
+    expect(resolvedAddressRefusal(new URL("https://api.openai.com:8443/v1"), ["::1"], policyOf({ allowLoopback: "443" }))).toMatch(/loopback/);
     expect(resolvedAddressRefusal(openai, [], policyOf({}))).toBe("judge endpoint host api.openai.com could not be resolved");
     const listed = new URL("http://vllm.lab.internal:8000/v1");
     expect(resolvedAddressRefusal(listed, ["10.1.2.3"], policyOf({ allowedHosts: "vllm.lab.internal:8000" }))).toBeNull();
@@ -102,6 +125,28 @@ describe("judge endpoint host policy", () => {
   it("knows loopback addresses in their usual spellings", () => {
     for (const a of ["127.0.0.1", "127.1.2.3", "::1", "[::1]", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) expect(isLoopbackAddress(a)).toBe(true);
     for (const a of ["10.0.0.1", "::2", "1.127.0.0", "fe80::1"]) expect(isLoopbackAddress(a)).toBe(false);
+  });
+});
+
+describe("review 2, N7: each key goes only to the endpoint an admin bound it to", () => {
+  const env = { VERDICT_JUDGE_BASE_URL: "http://vllm.lab:8000/v1", VERDICT_JUDGE_KEY_PROD: "k", VERDICT_JUDGE_KEY_PROD_URL: "https://gateway.lab/anthropic/v1" };
+  it("reads the binding of each key source", () => {
+    expect(keyDestination("OPENAI_API_KEY", env)).toEqual({ url: "https://api.openai.com/v1" });
+    expect(keyDestination("VERDICT_JUDGE_API_KEY", env)).toEqual({ url: "http://vllm.lab:8000/v1" });
+    expect(keyDestination("VERDICT_JUDGE_API_KEY", {})).toEqual({ url: "https://api.openai.com/v1" });
+    expect(keyDestination("VERDICT_JUDGE_KEY_PROD", env)).toEqual({ url: "https://gateway.lab/anthropic/v1" });
+    expect(keyDestination("VERDICT_JUDGE_KEY_TEAM", env)).toEqual({ problem: "VERDICT_JUDGE_KEY_TEAM is sent only to the endpoint an admin declares for it in VERDICT_JUDGE_KEY_TEAM_URL, which is not set" });
+    expect(keyDestination("VERDICT_JUDGE_KEY_X", { VERDICT_JUDGE_KEY_X_URL: "file:///etc/passwd" })).toMatchObject({ problem: expect.stringMatching(/is not an http\(s\) URL/) });
+    // The URL variable itself is not a key source.
+    expect(isAllowedKeyEnv("VERDICT_JUDGE_KEY_PROD_URL")).toBe(false);
+  });
+  it("matches scheme, host, port and path prefix", () => {
+    const bound = "https://gateway.lab/anthropic/v1";
+    expect(keyMayGoTo(bound, new URL("https://gateway.lab/anthropic/v1"))).toBe(true);
+    expect(keyMayGoTo(bound, new URL("https://GATEWAY.lab:443/anthropic/v1/"))).toBe(true);
+    for (const other of ["http://gateway.lab/anthropic/v1", "https://gateway.lab:8443/anthropic/v1", "https://gateway.lab/other/v1", "https://gateway.lab/anthropic", "https://gateway.lab.evil/anthropic/v1", "http://127.0.0.1:9998/v1"]) {
+      expect(keyMayGoTo(bound, new URL(other)), other).toBe(false);
+    }
   });
 });
 

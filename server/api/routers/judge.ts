@@ -146,8 +146,17 @@ export const judgeRouter = createTRPCRouter({
   endpointSettings: createTRPCRouter({
     get: adminProcedure.query(async ({ ctx }) => await judgeEndpointSettingsView(ctx.db, runtimeEnvironment())),
     set: adminProcedure
-      .input(z.object({ allowedHosts: z.array(z.string().max(300)).max(200), allowLoopback: z.boolean() }))
-      .mutation(async ({ ctx, input }) => await saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), input, ctx.actor.userId)),
+      .input(
+        z.object({
+          allowedHosts: z.array(z.string().max(300)).max(200),
+          // Earlier versions had a switch for every loopback port; a local server is now listed by host and port.
+          allowLoopback: z
+            .boolean()
+            .optional()
+            .refine((v) => v !== true, "allowLoopback (every port of this machine) no longer exists: list each local judge server as a host, e.g. 127.0.0.1:8000"),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => await saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), { allowedHosts: input.allowedHosts }, ctx.actor.userId)),
   }),
 
   batches: createTRPCRouter({

@@ -264,9 +264,11 @@ export const judgeConfigCommand: CliCommand = {
     "       npm run cli -- judge-config remove <name>\n" +
     "  Defaults: --base-url from VERDICT_JUDGE_BASE_URL, --model from VERDICT_JUDGE_MODEL; the key is read at call time from\n" +
     "  --api-key-env, else VERDICT_JUDGE_API_KEY, else OPENAI_API_KEY, unless one is stored with --store-key-from-env.\n" +
-    "  --api-key-env names VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or a VERDICT_JUDGE_KEY_<SUFFIX> variable. The endpoint's host\n" +
-    "  must be api.openai.com, the VERDICT_JUDGE_BASE_URL host or one in VERDICT_JUDGE_ALLOWED_HOSTS; servers on this\n" +
-    "  machine need VERDICT_JUDGE_ALLOW_LOOPBACK=1.",
+    "  --api-key-env names VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or a VERDICT_JUDGE_KEY_<SUFFIX> variable; each key goes only\n" +
+    "  where an admin bound it: OPENAI_API_KEY to https://api.openai.com, VERDICT_JUDGE_API_KEY to VERDICT_JUDGE_BASE_URL,\n" +
+    "  VERDICT_JUDGE_KEY_<SUFFIX> to VERDICT_JUDGE_KEY_<SUFFIX>_URL. The endpoint's host must be api.openai.com (https), the\n" +
+    "  VERDICT_JUDGE_BASE_URL host or one in VERDICT_JUDGE_ALLOWED_HOSTS; servers on this machine need their ports in\n" +
+    "  VERDICT_JUDGE_ALLOW_LOOPBACK (e.g. 8000,11434).",
   async run(argv, io) {
     const args = parseArgs(argv, { valueFlags: CONFIG_VALUE_FLAGS, boolFlags: ["json", "history", "thoughts"] });
     const [action, name, ...extra] = args.positionals;

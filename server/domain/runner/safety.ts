@@ -161,6 +161,48 @@ export function addressKind(address: string): AddressKind | null {
 }
 
 /**
+ * Cloud instance metadata services: they hand out the machine's credentials to whoever asks from inside it, so no
+ * setting reaches them, neither for a run's browser nor for a judge endpoint. IPv4 and IPv6 addresses; IPv6 forms
+ * that carry an IPv4 address are unwrapped first (see `embeddedV4`).
+ */
+const METADATA_ADDRESSES: readonly { address: string; service: string }[] = [
+  { address: "169.254.169.254", service: "AWS, GCP, Azure, OpenStack, Oracle, DigitalOcean, Hetzner instance metadata" },
+  { address: "169.254.170.2", service: "AWS ECS task metadata and credentials" },
+  { address: "169.254.170.23", service: "AWS EKS pod identity credentials" },
+  { address: "169.254.0.23", service: "Tencent Cloud metadata" },
+  { address: "100.100.100.200", service: "Alibaba Cloud metadata" },
+  { address: "168.63.129.16", service: "Azure wire server" },
+  { address: "fd00:ec2::254", service: "AWS IPv6 instance metadata" },
+  { address: "fd00:ec2::23", service: "AWS EKS pod identity credentials (IPv6)" },
+];
+
+/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64, 6to4), as a dotted quad; null otherwise. */
+function embeddedV4(g: number[]): string | null {
+  let v4: number[] | null = null;
+  if (g.slice(0, 5).every((x) => x === 0) && (g[5] === 0xffff || g[5] === 0) && !(g[5] === 0 && g[6] === 0)) v4 = v4FromGroups(g[6]!, g[7]!);
+  else if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) v4 = v4FromGroups(g[6]!, g[7]!);
+  else if (g[0] === 0x2002) v4 = v4FromGroups(g[1]!, g[2]!);
+  return v4 ? v4.join(".") : null;
+}
+
+/** Canonical form of an address for comparing it with the metadata list: dotted quad, or expanded IPv6 groups. */
+function metadataForm(address: string): string | null {
+  const bare = address.replace(/^\[|\]$/g, "").toLowerCase();
+  const v4 = ipv4Parts(bare);
+  if (v4) return v4.join(".");
+  const g = ipv6Groups(bare);
+  if (!g) return null;
+  return embeddedV4(g) ?? g.map((x) => x.toString(16)).join(":");
+}
+
+/** The metadata service an address belongs to ("Alibaba Cloud metadata"), or null for any other address or name. */
+export function metadataService(address: string): string | null {
+  const form = metadataForm(address);
+  if (form === null) return null;
+  return METADATA_ADDRESSES.find((m) => metadataForm(m.address) === form)?.service ?? null;
+}
+
+/**
  * True for loopback, private, link-local, unique-local, carrier-grade NAT, unspecified, multicast and reserved
  * addresses (IPv4, IPv6 and the IPv6 forms that carry an IPv4 address). A host name is not an address: false.
  */

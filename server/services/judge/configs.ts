@@ -7,7 +7,8 @@
  * from their caller (CLI, web server, tests) instead of reading process.env themselves.
  *
  * Keys only go where admins allow (server/domain/evaluators/judge-endpoint-policy.ts):
- * - a configuration may name only VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or a VERDICT_JUDGE_KEY_* variable;
+ * - a configuration may name only VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or a VERDICT_JUDGE_KEY_* variable, and each
+ *   variable's key is sent only to the endpoint an admin bound it to (`keyDestination`);
  * - a stored key is encrypted with a key derived from the auth secret, together with the base URL it was stored
  *   for: changing the base URL deletes it, and it is only ever sent to that URL;
  * - the endpoint's host must pass the admins' allowlist, when a configuration is saved and before every call.
@@ -19,7 +20,11 @@ import {
   isAllowedKeyEnv,
   judgeKeyEnvSchema,
   KEY_ENV_RULE,
+  keyDestination,
+  keyMayGoTo,
+  OPENAI_BASE_URL,
   scrubEndpointError,
+  SHARED_KEY_ENVS,
 } from "../../domain/evaluators/judge-endpoint-policy";
 import type { JudgeEndpoint } from "./client";
 import { judgeHostPolicyOf } from "./endpoint-settings";
@@ -131,7 +136,23 @@ function checkOptions(o: JudgeOptions): void {
 
 /** The URL a configuration's requests go to (the OpenAI API when it has no base URL). */
 function endpointUrl(baseUrl: string | null): URL {
-  return new URL(baseUrl ?? "https://api.openai.com/v1");
+  return new URL(baseUrl ?? OPENAI_BASE_URL);
+}
+
+/** Why the key in `keyEnv` may not go with calls to `baseUrl`, or null when it may. */
+function keyBindingProblem(keyEnv: string, baseUrl: string | null, env: Env): string | null {
+  const bound = keyDestination(keyEnv, env);
+  if ("problem" in bound) return bound.problem;
+  if (keyMayGoTo(bound.url, endpointUrl(baseUrl))) return null;
+  return `${keyEnv} is sent only to ${bound.url}, not to ${baseUrl ?? OPENAI_BASE_URL}`;
+}
+
+/** A configuration that names its key variable must call the endpoint that key is bound to. */
+function checkKeyBinding(apiKeyEnv: string | null | undefined, baseUrl: string | null, env: Env): void {
+  const name = nonEmpty(apiKeyEnv ?? undefined);
+  if (!name) return;
+  const problem = keyBindingProblem(name, baseUrl, env);
+  if (problem) throw new ValidationError(`judge configuration field "apiKeyEnv": ${problem}`);
 }
 
 async function checkEndpointAllowed(db: Db, baseUrl: string | null, env: Env): Promise<void> {
@@ -184,6 +205,7 @@ export async function createJudgeConfig(db: Db, input: JudgeConfigInput, env: En
   checkOptions(options);
   checkKeyEnv(input.apiKeyEnv);
   await checkEndpointAllowed(db, baseUrl, env);
+  checkKeyBinding(input.apiKeyEnv, baseUrl, env);
   const id = await insertJudgeConfig(db, {
     name,
     baseUrl,
@@ -243,6 +265,7 @@ export async function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<
   const newBaseUrl = patch.baseUrl !== undefined ? nonEmpty(patch.baseUrl) ?? null : current.baseUrl;
   const baseUrlChanged = newBaseUrl !== current.baseUrl;
   if (baseUrlChanged) await checkEndpointAllowed(db, newBaseUrl, env);
+  if (baseUrlChanged || patch.apiKeyEnv !== undefined) checkKeyBinding(patch.apiKeyEnv !== undefined ? patch.apiKeyEnv : current.apiKeyEnv, newBaseUrl, env);
   const storedKeyRemoved = baseUrlChanged && current.hasStoredKey;
   // The key goes with the old URL in the same transaction: no moment exists where the new URL has the old key.
   await withTransaction(db, async () => {
@@ -350,20 +373,29 @@ export function judgeEvaluatorKey(configId: number): string {
 }
 
 /**
- * The key to call a configuration's endpoint with, once the endpoint passed the admins' host allowlist. Local
- * servers (Ollama, vLLM) usually need none: when a base URL is set and no key is found, a placeholder is sent.
- * The OpenAI API itself needs a real key. A configuration naming a variable outside the allowed key sources
- * gets no key at all.
+ * The key to call a configuration's endpoint with, once the endpoint passed the admins' host allowlist: its stored
+ * key (bound to its base URL), else the variable it names, else VERDICT_JUDGE_API_KEY, else OPENAI_API_KEY, each only
+ * when the variable is bound to this endpoint. Local servers (Ollama, vLLM) usually need none: when a base URL is set
+ * and no key may go there, a placeholder is sent. A variable the configuration names but may not send here is an
+ * error naming where that key goes; a configuration naming a variable outside the allowed key sources gets no key.
  */
 export async function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env): Promise<string> {
   await checkEndpointAllowed(db, config.baseUrl, env);
   const stored = await storedKeyFor(db, config);
-  const namedSourceAllowed = !config.apiKeyEnv || isAllowedKeyEnv(config.apiKeyEnv);
-  const fromEnv = namedSourceAllowed
-    ? (config.apiKeyEnv ? nonEmpty(env[config.apiKeyEnv]) : undefined) ?? nonEmpty(env.VERDICT_JUDGE_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY)
-    : undefined;
-  const key = stored ?? fromEnv;
-  if (key) return key;
+  if (stored) return stored;
+  const named = config.apiKeyEnv ? config.apiKeyEnv : null;
+  const namedSourceAllowed = !named || isAllowedKeyEnv(named);
+  if (named && namedSourceAllowed && nonEmpty(env[named])) {
+    const problem = keyBindingProblem(named, config.baseUrl, env);
+    if (problem) throw new ValidationError(`Judge configuration ${JSON.stringify(config.name)}: ${problem}`);
+    return nonEmpty(env[named])!;
+  }
+  if (namedSourceAllowed) {
+    for (const shared of SHARED_KEY_ENVS) {
+      const key = nonEmpty(env[shared]);
+      if (key && !keyBindingProblem(shared, config.baseUrl, env)) return key;
+    }
+  }
   if (config.baseUrl) return "no-key";
   if (!namedSourceAllowed) {
     throw new ValidationError(

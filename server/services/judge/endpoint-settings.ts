@@ -1,11 +1,11 @@
 /**
  * The admins' judge endpoint settings: which hosts judge configurations may call, beyond api.openai.com and the
  * VERDICT_JUDGE_BASE_URL host. They come from the environment (VERDICT_JUDGE_ALLOWED_HOSTS,
- * VERDICT_JUDGE_ALLOW_LOOPBACK) and from what admins save through the admin API; the two add up.
+ * VERDICT_JUDGE_ALLOW_LOOPBACK's ports) and from the hosts admins save through the admin API; the two add up.
  */
 import type { Db } from "../../../db/database";
 import { getJudgeEndpointSettings, saveJudgeEndpointSettings } from "../../../db/repositories/evaluation";
-import { judgeHostPolicy, OPENAI_API_HOST, parseAllowedHosts, type JudgeHostPolicy } from "../../domain/evaluators/judge-endpoint-policy";
+import { allowedHostText, judgeHostPolicy, OPENAI_API_HOST, parseAllowedHosts, parseLoopbackPorts, portSetText, type JudgeHostPolicy } from "../../domain/evaluators/judge-endpoint-policy";
 import { ValidationError } from "../../errors";
 import type { Env } from "./configs";
 
@@ -15,7 +15,7 @@ export async function judgeHostPolicyOf(db: Db, env: Env): Promise<JudgeHostPoli
     defaultBaseUrl: env.VERDICT_JUDGE_BASE_URL,
     allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS,
     allowLoopback: env.VERDICT_JUDGE_ALLOW_LOOPBACK,
-    saved: await getJudgeEndpointSettings(db),
+    saved: { allowedHosts: (await getJudgeEndpointSettings(db)).allowedHosts },
   });
   if (problems.length) throw new ValidationError(`Judge endpoint settings cannot be read: ${problems.join("; ")}`);
   return policy;
@@ -23,11 +23,13 @@ export async function judgeHostPolicyOf(db: Db, env: Env): Promise<JudgeHostPoli
 
 export interface JudgeEndpointSettingsView {
   /** What admins saved here (editable). */
-  saved: { allowedHosts: string[]; allowLoopback: boolean; updatedBy: string | null; updatedAt: Date | null };
+  saved: { allowedHosts: string[]; updatedBy: string | null; updatedAt: Date | null };
   /** What the server's environment adds (read-only here). */
-  environment: { defaultHost: string | null; allowedHosts: string; allowLoopback: boolean };
-  /** Everything allowed, as one list: hosts, plus "loopback" when local servers are allowed. */
+  environment: { defaultHost: string | null; allowedHosts: string; loopbackPorts: string[] };
+  /** Everything allowed, as one list: hosts, plus "loopback:<port>" for each local server port. */
   effective: string[];
+  /** Saved settings of an earlier version that no longer apply, and what to do instead. */
+  notices: string[];
 }
 
 export async function judgeEndpointSettingsView(db: Db, env: Env): Promise<JudgeEndpointSettingsView> {
@@ -38,17 +40,18 @@ export async function judgeEndpointSettingsView(db: Db, env: Env): Promise<Judge
   } catch {
     defaultHost = null;
   }
+  const { allowLoopback: everyLoopbackPort, ...saved } = await getJudgeEndpointSettings(db);
+  const loopback = parseLoopbackPorts(env.VERDICT_JUDGE_ALLOW_LOOPBACK);
   return {
-    saved: await getJudgeEndpointSettings(db),
-    environment: {
-      defaultHost,
-      allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS ?? "",
-      allowLoopback: ["1", "true", "yes"].includes((env.VERDICT_JUDGE_ALLOW_LOOPBACK ?? "").trim().toLowerCase()),
-    },
+    saved,
+    environment: { defaultHost, allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS ?? "", loopbackPorts: "ranges" in loopback ? portSetText(loopback) : [] },
     effective: [
-      ...new Set([OPENAI_API_HOST, ...policy.hosts.map((h) => (h.port ? `${h.host}:${h.port}` : h.host))]),
-      ...(policy.allowLoopback ? ["loopback"] : []),
+      ...new Set([OPENAI_API_HOST, ...policy.hosts.map(allowedHostText)]),
+      ...portSetText(policy.loopbackPorts).map((p) => `loopback:${p}`),
     ],
+    notices: everyLoopbackPort
+      ? ["Judges may no longer call every port of this machine (a setting saved by an earlier version): list each local judge server as a host, e.g. 127.0.0.1:8000"]
+      : [],
   };
 }
 
@@ -56,7 +59,7 @@ export async function judgeEndpointSettingsView(db: Db, env: Env): Promise<Judge
 export async function saveJudgeEndpointSettingsFor(
   db: Db,
   env: Env,
-  input: { allowedHosts: string[]; allowLoopback: boolean },
+  input: { allowedHosts: string[] },
   userId: string | null,
 ): Promise<JudgeEndpointSettingsView> {
   const { hosts, invalid } = parseAllowedHosts(input.allowedHosts);
@@ -66,6 +69,7 @@ export async function saveJudgeEndpointSettingsFor(
         `(write "host" or "host:port", e.g. "gpu-box.lab.internal:8000" or "127.0.0.1:11434")`,
     );
   }
-  await saveJudgeEndpointSettings(db, { allowedHosts: hosts, allowLoopback: input.allowLoopback, updatedBy: userId });
+  // The column of the former every-port switch is cleared with any save.
+  await saveJudgeEndpointSettings(db, { allowedHosts: hosts, allowLoopback: false, updatedBy: userId });
   return judgeEndpointSettingsView(db, env);
 }
