@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { sharedRoot, sharedSkipReason } from "../helpers/requirements";
 import { fixturesFile, type ImportedFixtures } from "./fixtures";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -26,8 +27,9 @@ function importWithCli(source: string): { externalTaskId: string; id: number }[]
 export default async function globalSetup() {
   const fixtures: ImportedFixtures = { trajectories: {}, sharedExamples: false };
   const sources = [path.join(root, "tests/fixtures/webvoyager-mini/results/20240301_10_00_00"), path.join(root, "tests/fixtures/native-mini")];
-  const shared = path.join(process.env.VERDICT_SHARED_DIR ?? path.resolve(root, "..", "shared"), "fixtures", "webvoyager", "results", "examples");
-  if (fs.existsSync(shared)) {
+  // Under CI the shared examples must be there (the player spec plays them): their absence fails the run.
+  const shared = path.join(sharedRoot(), "fixtures", "webvoyager", "results", "examples");
+  if (sharedSkipReason(["fixtures", "webvoyager", "results", "examples"]) === null) {
     sources.push(shared);
     fixtures.sharedExamples = true;
   }

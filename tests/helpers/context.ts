@@ -7,6 +7,7 @@ import path from "node:path";
 import { closeDatabase } from "../../db/database";
 import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { createAppContext, type AppContext } from "../../server/context";
+import { sharedRoot, sharedSkipReason } from "./requirements";
 
 export interface TestContext extends AppContext {
   dir: string;
@@ -28,9 +29,10 @@ export function createTestContext(prefix = "verdict-test-"): TestContext {
   };
 }
 
-/** Path inside ../shared, or null when the shared material is absent (a plain clone). */
+/**
+ * Path inside ../shared, or null when the shared material is absent (a plain clone); under CI its absence is an
+ * error naming the path (tests/helpers/requirements.ts).
+ */
 export function sharedPath(...parts: string[]): string | null {
-  const root = process.env.VERDICT_SHARED_DIR ?? path.resolve(__dirname, "..", "..", "..", "shared");
-  const p = path.join(root, ...parts);
-  return fs.existsSync(p) ? p : null;
+  return sharedSkipReason(parts) === null ? path.join(sharedRoot(), ...parts) : null;
 }

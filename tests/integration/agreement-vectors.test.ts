@@ -1,17 +1,20 @@
 /**
- * The agreement CLI commands end to end: the reference vectors through `agreement-vectors` and the shared checker,
- * and `agreement csv` on a small ratings file whose answer was worked out by hand.
+ * The agreement CLI commands end to end: the 79 public reference vectors (tests/fixtures/agreement) through
+ * `agreement-vectors`, compared here at the checker's tolerance and, with ../shared and python3, by the shared
+ * checker too; and `agreement csv` on a small ratings file whose answer was worked out by hand.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UsageError } from "@/server/cli/args";
 import { agreementCommand, agreementVectorsCommand } from "@/server/cli/commands/agreement";
 import type { CliCommand, CliIO } from "@/server/cli/types";
 import { Z_95, fleissKappa, fleissKappaFromCounts } from "@/server/domain/agreement";
 import { sharedPath } from "../helpers/context";
+import { python3SkipReason, titled } from "../helpers/requirements";
 
 /** Runs a command as server/cli/main.ts does (UsageError → 2, other errors → 1) with captured output. */
 async function run(command: CliCommand, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -36,29 +39,94 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const vectorsPath = sharedPath("agreement", "public_vectors.json");
-const checkerPath = sharedPath("agreement", "check_vectors.py");
-const hasPython = spawnSync("python3", ["--version"]).status === 0;
+/** The public reference vectors, kept under tests/fixtures (see its README), decompressed once per run. */
+const fixtureVectors = path.join(__dirname, "..", "fixtures", "agreement", "public_vectors.json.gz");
+let vectorsPath: string;
+beforeAll(() => {
+  vectorsPath = path.join(tmp, "public_vectors.json");
+  fs.writeFileSync(vectorsPath, zlib.gunzipSync(fs.readFileSync(fixtureVectors)));
+});
 
-describe.skipIf(!vectorsPath || !checkerPath)("agreement-vectors on the shared public vectors (skipped when ../shared/agreement is absent)", () => {
-  it.skipIf(!hasPython)("computes every case and passes check_vectors.py --require-ci (skipped without python3)", async () => {
+interface ReferenceCase {
+  name: string;
+  kind: string;
+  expected: number | null;
+  expected_ci?: Record<(typeof CI_FIELDS)[number], number | null>;
+}
+const CI_FIELDS = ["std_kappa", "ci_low", "ci_high", "std_kappa0", "z", "p_two_sided"] as const;
+const REL_TOL = 1e-9;
+const ABS_TOL = 1e-12;
+
+/** Undefined as the vectors' README allows it: null, NaN, an error object or {value: null}. */
+function isUndefined(v: unknown): boolean {
+  if (v === null || (typeof v === "number" && Number.isNaN(v))) return true;
+  if (typeof v === "object" && v !== null) return "error" in v || ("value" in v && isUndefined((v as { value: unknown }).value));
+  return false;
+}
+
+/** Why `actual` is not `expected` within 1e-9 relative (1e-12 absolute floor), or null when it is. */
+function mismatch(actual: unknown, expected: number | null): string | null {
+  if (expected === null) return isUndefined(actual) ? null : `expected undefined, got ${JSON.stringify(actual)}`;
+  const value = typeof actual === "object" && actual !== null && "value" in actual ? (actual as { value: unknown }).value : actual;
+  if (typeof value !== "number" || !Number.isFinite(value)) return `expected ${expected}, got ${JSON.stringify(actual)}`;
+  const diff = Math.abs(value - expected);
+  return diff <= Math.max(REL_TOL * Math.abs(expected), ABS_TOL) ? null : `expected ${expected}, got ${value} (abs diff ${diff.toExponential(2)})`;
+}
+
+/** Every case's result against its expected value and, for Cohen's κ, every interval field. */
+function compareWithReference(cases: ReferenceCase[], results: Record<string, unknown>): string[] {
+  const failures: string[] = [];
+  for (const c of cases) {
+    if (!(c.name in results)) {
+      failures.push(`${c.name}: missing from the results`);
+      continue;
+    }
+    const actual = results[c.name];
+    const problems = [mismatch(actual, c.expected)];
+    if (c.expected_ci && c.expected !== null) {
+      const fields = typeof actual === "object" && actual !== null ? (actual as Record<string, unknown>) : {};
+      for (const k of CI_FIELDS) problems.push(k in fields ? mismatch(fields[k], c.expected_ci[k] ?? null) : `${k} missing`);
+    }
+    const found = problems.filter((p): p is string => p !== null);
+    if (found.length > 0) failures.push(`${c.name} [${c.kind}]: ${found.join("; ")}`);
+  }
+  return failures;
+}
+
+describe("agreement-vectors on the 79 public reference cases", () => {
+  it("computes every case within 1e-9 of the reference values, intervals included", async () => {
     const out = path.join(tmp, "results.json");
-    const r = await run(agreementVectorsCommand, [vectorsPath!, "--out", out]);
+    const r = await run(agreementVectorsCommand, [vectorsPath, "--out", out]);
     expect(r.stderr).toMatch(/79 cases/);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
-    const file = JSON.parse(fs.readFileSync(vectorsPath!, "utf8")) as { case_count: number; cases: unknown[] };
+    const file = JSON.parse(fs.readFileSync(vectorsPath, "utf8")) as { case_count: number; cases: ReferenceCase[] };
     expect(file.case_count).toBe(79);
     expect(file.cases).toHaveLength(79);
+    // Every kind the README names is among them, with intervals on the Cohen cases.
+    expect(new Set(file.cases.map((c) => c.kind))).toEqual(new Set(["cohen", "cohen_weighted", "fleiss", "krippendorff_nominal", "percent_agreement"]));
+    expect(file.cases.filter((c) => c.expected_ci && c.expected !== null).length).toBeGreaterThan(20);
+    expect(file.cases.filter((c) => c.expected === null).length).toBeGreaterThan(5);
 
-    const check = spawnSync("python3", [checkerPath!, vectorsPath!, out, "--require-ci"], { encoding: "utf8" });
-    expect(check.stdout).toMatch(/^79 passed, 0 failed$/m);
-    expect(check.status).toBe(0);
+    const results = JSON.parse(fs.readFileSync(out, "utf8")) as Record<string, unknown>;
+    expect(compareWithReference(file.cases, results)).toEqual([]);
+  });
+
+  it("notices a result off by more than the tolerance (the comparison can fail)", () => {
+    const file = JSON.parse(fs.readFileSync(vectorsPath, "utf8")) as { cases: ReferenceCase[] };
+    const published = file.cases.find((c) => c.name === "cohen/published/wikipedia_grant_proposals_50")!;
+    const ci = published.expected_ci!;
+    const exact = { value: 0.4, ...ci };
+    expect(compareWithReference([published], { [published.name]: exact })).toEqual([]);
+    expect(compareWithReference([published], { [published.name]: { ...exact, value: 0.4 * (1 + 3e-9) } })).toHaveLength(1);
+    expect(compareWithReference([published], { [published.name]: { ...exact, ci_low: null } })).toHaveLength(1);
+    expect(compareWithReference([published], { [published.name]: null })).toHaveLength(1);
+    expect(compareWithReference([published], {})).toEqual([`${published.name}: missing from the results`]);
   });
 
   it("prints one JSON summary object with --json", async () => {
     const out = path.join(tmp, "nested", "results.json");
-    const r = await run(agreementVectorsCommand, [vectorsPath!, "--out", out, "--json"]);
+    const r = await run(agreementVectorsCommand, [vectorsPath, "--out", out, "--json"]);
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary.cases).toBe(79);
@@ -70,14 +138,30 @@ describe.skipIf(!vectorsPath || !checkerPath)("agreement-vectors on the shared p
 
   it("gets the same Fleiss κ from counts as from raw ratings, and the published SE under κ = 0", () => {
     type FleissCase = { kind: string; name: string; input: { categories: string[]; counts: number[][]; ratings: (string | null)[][] }; expected_extra?: { se0: number } };
-    const cases = (JSON.parse(fs.readFileSync(vectorsPath!, "utf8")).cases as FleissCase[]).filter((c) => c.kind === "fleiss");
+    const cases = (JSON.parse(fs.readFileSync(vectorsPath, "utf8")).cases as FleissCase[]).filter((c) => c.kind === "fleiss");
     expect(cases.length).toBeGreaterThan(10);
+    expect(cases.filter((c) => c.expected_extra).length).toBeGreaterThan(0);
     for (const c of cases) {
       const fromCounts = fleissKappaFromCounts(c.input.counts, c.input.categories);
       const fromRatings = fleissKappa(c.input.ratings, c.input.categories);
       expect(fromCounts.kappa, c.name).toBe(fromRatings.kappa);
       if (c.expected_extra) expect(Math.abs(fromRatings.se0! - c.expected_extra.se0), c.name).toBeLessThan(1e-12);
     }
+  });
+});
+
+// The shared checker itself, on the shared copy: the results file is in the format it reads.
+const sharedVectors = sharedPath("agreement", "public_vectors.json");
+const sharedChecker = sharedPath("agreement", "check_vectors.py");
+const noPython = python3SkipReason();
+const noShared = sharedVectors && sharedChecker ? null : "../shared/agreement is absent";
+describe.skipIf(noShared !== null || noPython !== null)(titled("the shared check_vectors.py", noShared ?? noPython), () => {
+  it("passes every case with --require-ci", async () => {
+    const out = path.join(tmp, "shared-results.json");
+    expect((await run(agreementVectorsCommand, [sharedVectors!, "--out", out])).code).toBe(0);
+    const check = spawnSync("python3", [sharedChecker!, sharedVectors!, out, "--require-ci"], { encoding: "utf8" });
+    expect(check.stdout).toMatch(/^79 passed, 0 failed$/m);
+    expect(check.status).toBe(0);
   });
 });
 

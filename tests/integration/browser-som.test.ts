@@ -6,7 +6,7 @@ import sharp from "sharp";
 import type { Browser } from "playwright";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { executeAction } from "../../server/browser/actions";
-import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { recordTrajectory } from "../../server/browser/recorder";
 import { createScriptedPolicy } from "../../server/browser/scripted-policy";
 import { BrowserSession, DEFAULT_VIEWPORT } from "../../server/browser/session";
@@ -15,9 +15,11 @@ import { observePage, type SomObservation } from "../../server/browser/som";
 import { parseWebVoyagerAction } from "../../server/domain/actions/webvoyager";
 import type { SomElement } from "../../server/domain/types";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
+import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) {
   console.warn(`Skipping browser tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 }
@@ -52,7 +54,7 @@ async function rgba(png: Buffer) {
   return { data, width: info.width, height: info.height };
 }
 
-describe.skipIf(!haveChromium)("browser module on real Chromium", () => {
+describe.skipIf(!haveChromium)(titled("browser module on real Chromium", noChromium), () => {
   beforeAll(async () => {
     sites = await startDemoSites();
     browser = await launchChromium({ executablePath: chromiumPath });

@@ -14,14 +14,16 @@ import { listVerdicts } from "../../db/repositories/evaluation";
 import { listRuns } from "../../db/repositories/catalog";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";
-import { chromiumAvailable, resolveChromiumPath } from "../../server/browser/launch";
+import { resolveChromiumPath } from "../../server/browser/launch";
 import { createAppContext, type AppContext } from "../../server/context";
 import { DEMO_RUNS, DEMO_TASKS, DEMO_TRAJECTORIES } from "../../server/demo-sites/demo-trajectories";
+import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) {
   console.warn(`Skipping demo-data tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 }
@@ -43,7 +45,7 @@ async function cli(args: string[]) {
   }
 }
 
-describe.skipIf(!haveChromium)("npm run cli -- demo", () => {
+describe.skipIf(!haveChromium)(titled("npm run cli -- demo", noChromium), () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-demo-"));
   });

@@ -28,7 +28,7 @@ async function shrink(bytes: Buffer, d: number): Promise<Buffer> {
   return sharp(Buffer.from(out), { raw: { width: w, height: h, channels: info.channels } }).png().toBuffer();
 }
 
-describe.skipIf(!root)("fuzzy image match (SSIM) on VisualWebArena input images", () => {
+describe.skipIf(!root)("fuzzy image match (SSIM) on VisualWebArena input images (skipped: ../shared/fixtures absent)", () => {
   it.each([
     ["shopping/task_351/input_0.png", 2, 0.9454906035194294],
     ["shopping/task_351/input_0.png", 8, 0.7291372177463995],

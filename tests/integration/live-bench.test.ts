@@ -21,7 +21,7 @@ import { findVerdict, upsertVerdict } from "../../db/repositories/evaluation";
 import { liveGroupKey } from "../../db/repositories/live-runs";
 import { stepEvidenceOf, storedInputImage, trajectoryHarOf } from "../../db/repositories/runner-evidence";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { runImport } from "../../server/services/ingest";
 import { collectUnreferencedObjects } from "../../server/services/storage/garbage";
@@ -40,9 +40,11 @@ import { startFakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
 import { callerWithRole } from "../helpers/trpc";
 import { SITE_PASSWORD, SITE_USER, startLoginSite, storageStateFileFor, type LoginSite } from "../helpers/login-sites";
+import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping benchmark live-run tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 
 let forum: LoginSite;
@@ -158,7 +160,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
     await ctx.cleanup();
   });
 
-  describe.skipIf(!haveChromium)("runs", () => {
+  describe.skipIf(!haveChromium)(titled("runs", noChromium), () => {
     it("a task file's own step and time limits end its trajectory as step_limit / time_limit; others get the run's", async () => {
       // VisualWebArena configs with limits, run against the profile.
       const lab = await profile();
@@ -511,7 +513,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
 
 // The same benchmark run from the command line, as a researcher scripts it: the profile from a file (with an
 // uploaded storage state beside it), the VWA config file as the task source, the run carried out by the CLI itself.
-describe.skipIf(!haveChromium)("npm run cli -- run --profile", () => {
+describe.skipIf(!haveChromium)(titled("npm run cli -- run --profile", noChromium), () => {
   const root = path.resolve(__dirname, "../..");
   let dir: string;
   beforeEach(() => {

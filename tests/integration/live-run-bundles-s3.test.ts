@@ -15,7 +15,7 @@ import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey } from "../../db/repositories/live-runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import type { S3Config } from "../../server/config";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { bundleManifestSchema, type BundleManifest } from "../../server/domain/bundle";
@@ -30,9 +30,11 @@ import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
 import { startTestS3, type TestS3 } from "../helpers/s3";
+import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping live-run bundle tests on S3: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 
 const PREFIX = "lab-a/";
@@ -130,7 +132,7 @@ describeEachBackend("finished live-run bundles and the bucket", (backend) => {
     return { runId, summary, detail, job: jobs[0]!, log, localDir: path.join(ctx.dir, "live-runs", `run-${runId}`, `trajectory-${detail.trajectory.id}`) };
   }
 
-  describe.skipIf(!haveChromium)("a scripted live run", () => {
+  describe.skipIf(!haveChromium)(titled("a scripted live run", noChromium), () => {
     it("with a bucket: the bundle is uploaded under <prefix>live-runs/run-<id>/trajectory-<id>/ byte for byte, the trajectory names it, and the worker's folder is gone", async () => {
       const bucket = s3.config({ keyPrefix: PREFIX });
       const app = installation(bucket, new ScreenshotStore(ctx.dir, bucket));

@@ -14,7 +14,7 @@ import { liveGroupKey } from "../../db/repositories/live-runs";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { createCaller } from "../../server/api/root";
-import { chromiumAvailable, resolveChromiumPath } from "../../server/browser/launch";
+import { resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { taskValues } from "../../server/services/ingest";
@@ -22,10 +22,12 @@ import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-r
 import { runRunnerWorker } from "../../server/services/runner/worker";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { createTestContext, type TestContext } from "../helpers/context";
+import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const root = path.resolve(__dirname, "..", "..");
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping live runner recovery tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 
 let sites: DemoSitesServer;
@@ -114,7 +116,7 @@ describeEachBackend("live runs across workers", (backend) => {
   afterEach(cleanUp);
 
   // Two worker processes start and die per test: generous on a loaded machine.
-  describe.skipIf(!haveChromium)("a killed worker's run", { timeout: 240_000 }, () => {
+  describe.skipIf(!haveChromium)(titled("a killed worker's run", noChromium), { timeout: 240_000 }, () => {
     it("is taken back when its lease expires and starts over on another worker", async () => {
       const { runId } = await start({
         tasks: { from: "tasks", taskIds: [await addTask("rec.requeue", `${sites.baseUrl}/wiki/`)] },
@@ -175,7 +177,7 @@ function freePort(): Promise<number> {
 }
 
 // The CLI opens the database named in its environment: the embedded SQLite file here.
-describe.skipIf(!haveChromium)("npm run cli -- run", () => {
+describe.skipIf(!haveChromium)(titled("npm run cli -- run", noChromium), () => {
   beforeEach(() => {
     ctx = createTestContext("verdict-live-rec-");
   });

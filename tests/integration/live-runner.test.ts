@@ -21,7 +21,7 @@ import { getJob, listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey, trajectoryPulse } from "../../db/repositories/live-runs";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { RUNNER_PROMPT_VERSION, RUNNER_SYSTEM_PROMPT } from "../../server/domain/runner/policy-prompt";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import type { ReferenceAnswer } from "../../server/domain/types";
@@ -36,9 +36,11 @@ import { describeEachBackend, createBackendContext } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV } from "../helpers/judge-fixtures";
+import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping live runner tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 
 let sites: DemoSitesServer;
@@ -149,7 +151,7 @@ describeEachBackend("live runner on real Chromium", (backend) => {
     await ctx.cleanup();
   });
 
-  describe.skipIf(!haveChromium)("runs", () => {
+  describe.skipIf(!haveChromium)(titled("runs", noChromium), () => {
     it("a scripted run types, clicks, scrolls and answers; steps stream into the database; boxes, screenshots, actions, bundle and live rules check out", async () => {
       const taskId = await addTask("live.shakshuka", `${sites.baseUrl}/recipes/`, {
         evaluatorConfig: {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { liveGroupKey } from "../../db/repositories/live-runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { AS_USER_WRAPPER, browserIsolation, chromiumAvailable, resolveChromiumPath } from "../../server/browser/launch";
+import { AS_USER_WRAPPER, browserIsolation, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema } from "../../server/domain/runner/settings";
 import { taskValues } from "../../server/services/ingest";
 import { EgressProxy } from "../../server/services/runner/egress-proxy";
@@ -20,9 +20,11 @@ import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-r
 import { runRunnerWorker } from "../../server/services/runner/worker";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
+import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping remote browser tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 
 let browserServer: BrowserServer;
@@ -119,7 +121,7 @@ describeEachBackend("live runs on a remote browser (VERDICT_BROWSER_WS)", (backe
     await ctx?.cleanup();
   });
 
-  describe.skipIf(!haveChromium)("runs", () => {
+  describe.skipIf(!haveChromium)(titled("runs", noChromium), () => {
     it("records the run through the browser server, and a page still cannot reach loopback", async () => {
       const detail = await runOnRemote("127.0.0.1");
       expect(detail.trajectory.outcome).toBe("answered");

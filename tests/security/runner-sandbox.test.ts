@@ -5,10 +5,12 @@
  */
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { browserIsolation, chromiumAvailable, DEFAULT_BROWSER_USER, launchChromium, lookupSystemUser, resolveChromiumPath } from "../../server/browser/launch";
+import { browserIsolation, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { browserUserSkipReason, chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping browser sandbox tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 
 describe("how the browser is isolated", () => {
@@ -32,10 +34,10 @@ describe("how the browser is isolated", () => {
 });
 
 const asRoot = process.getuid?.() === 0;
-const browserUserMissing = asRoot && !lookupSystemUser(process.env.VERDICT_BROWSER_USER || DEFAULT_BROWSER_USER);
-if (haveChromium && browserUserMissing) console.warn("Skipping the sandboxed launch test: run scripts/browser-user.sh (as root) to create the browser user.");
+const noBrowserUser = browserUserSkipReason();
+if (haveChromium && noBrowserUser) console.warn(`Skipping the sandboxed launch test: ${noBrowserUser}.`);
 
-describe.skipIf(!haveChromium || browserUserMissing)("the launched browser", () => {
+describe.skipIf(!haveChromium || noBrowserUser !== null)(titled("the launched browser", noChromium ?? noBrowserUser), () => {
   it("runs with Chromium's sandbox, and not as root", async () => {
     // An unknown switch Chromium ignores, to find this launch's processes among the machine's.
     const marker = `--verdict-sandbox-probe=${process.pid}-${Date.now()}`;

@@ -19,16 +19,18 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { liveGroupKey } from "../../db/repositories/live-runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { taskValues } from "../../server/services/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
+import { chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();
-const haveChromium = chromiumAvailable(chromiumPath);
+const noChromium = chromiumSkipReason();
+const haveChromium = noChromium === null;
 if (!haveChromium) console.warn(`Skipping runner SSRF tests: no Chromium at ${chromiumPath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
 
 /** A public address (TEST-NET-2) the rebinding name answers first; nothing listens there. */
@@ -215,7 +217,7 @@ describeEachBackend("live runner egress (security review H2)", (backend) => {
     await ctx.cleanup();
   });
 
-  describe.skipIf(!haveChromium)("runs", () => {
+  describe.skipIf(!haveChromium)(titled("runs", noChromium), () => {
     it("no subresource, redirect hop, navigation, WebSocket, address spelling, rebinding name or failed lookup reaches an internal service", async () => {
       const start = `http://127.0.0.1:${attackerPort}/evil.html`;
       const detail = await runScripted(start, ["wait", "wait", `goto [http://127.0.0.1:${attackerPort}/meta.html]`, "wait", `goto [http://127.0.0.1:${attackerPort}/jsnav.html]`, "wait", "stop [done]"]);

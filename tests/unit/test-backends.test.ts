@@ -1,9 +1,10 @@
 /**
  * The test helper's choice of database backends (VERDICT_TEST_BACKENDS) and when a missing PostgreSQL is a skip
- * and when a failure.
+ * and when a failure; the same rule for the other things tests need from the machine (tests/helpers/requirements.ts).
  */
 import { describe, expect, it } from "vitest";
 import { postgresSkipReason, testBackends } from "../helpers/postgres";
+import { browserUserSkipReason, chromiumSkipReason, python3SkipReason, sharedSkipReason, titled } from "../helpers/requirements";
 
 const env = (vars: Record<string, string>) => vars as NodeJS.ProcessEnv;
 
@@ -28,5 +29,30 @@ describe("without PostgreSQL binaries", () => {
   it("CI, or asking for postgres, fails instead of skipping", () => {
     expect(() => postgresSkipReason(env({ ...missing, CI: "1" }))).toThrow("CI must test PostgreSQL");
     expect(() => postgresSkipReason(env({ ...missing, VERDICT_TEST_BACKENDS: "sqlite,postgres" }))).toThrow("VERDICT_TEST_BACKENDS asks for postgres");
+  });
+});
+
+describe("without ../shared, Chromium, the browser user or python3", () => {
+  const away = { VERDICT_SHARED_DIR: "/nonexistent/shared", CHROMIUM_PATH: "/nonexistent/chromium", VERDICT_BROWSER_USER: "no-such-browser-user", PATH: "/nonexistent" };
+
+  it("tests skip with the reason and the fix on a developer machine", () => {
+    expect(sharedSkipReason(["agreement"], env(away))).toMatch(/\.\.\/shared\/agreement is absent \(looked at \/nonexistent\/shared\/agreement; .*VERDICT_SHARED_DIR\)/);
+    expect(chromiumSkipReason(env(away))).toBe("no Chromium at /nonexistent/chromium (apt-get install -y chromium, or set CHROMIUM_PATH)");
+    expect(browserUserSkipReason(env(away), 0)).toMatch(/as root without the browser user "no-such-browser-user" \(create it with scripts\/browser-user\.sh\)/);
+    expect(browserUserSkipReason(env(away), 1000)).toBeNull();
+    expect(python3SkipReason(env(away))).toMatch(/python3 is not installed/);
+  });
+
+  it("CI fails instead of skipping, naming what is missing", () => {
+    const ci = env({ ...away, CI: "true" });
+    expect(() => sharedSkipReason(["agreement"], ci)).toThrow(/^CI runs every test, but the shared reference material \.\.\/shared\/agreement is absent/);
+    expect(() => chromiumSkipReason(ci)).toThrow("CI runs every test, but no Chromium at /nonexistent/chromium");
+    expect(() => browserUserSkipReason(ci, 0)).toThrow('CI runs every test, but running as root without the browser user "no-such-browser-user"');
+    expect(() => python3SkipReason(ci)).toThrow("CI runs every test, but python3 is not installed");
+  });
+
+  it("names the skip in the block's title", () => {
+    expect(titled("runs", null)).toBe("runs");
+    expect(titled("runs", "no Chromium at /x")).toBe("runs (skipped: no Chromium at /x)");
   });
 });

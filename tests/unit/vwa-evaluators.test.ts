@@ -232,7 +232,7 @@ describe("config validation", () => {
   });
 });
 
-describe.skipIf(!harness)("VisualWebArena evaluation-harness examples", () => {
+describe.skipIf(!harness)("VisualWebArena evaluation-harness examples (skipped: ../shared/fixtures absent)", () => {
   const facts = (finalAnswer: string | null, finalUrl: string | null) => ({ intent: "", finalAnswer, finalUrl });
 
   it("string_match.json: 1985/04/18 passes, 1936/04/18 fails (as in VWA's tests)", async () => {
@@ -343,7 +343,7 @@ interface RawVwaTask {
   };
 }
 
-describe.skipIf(!configDir)("all 910 VisualWebArena task configs", () => {
+describe.skipIf(!configDir)("all 910 VisualWebArena task configs (skipped: ../shared/fixtures absent)", () => {
   const sites = ["classifieds", "reddit", "shopping"];
   const tasks = configDir
     ? sites.flatMap((s) =>
