@@ -13,5 +13,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // One PostgreSQL server for the run, a database per test context on it (tests/helpers/backends.ts).
+    globalSetup: ["tests/helpers/postgres-global-setup.ts"],
   },
 });

@@ -81,7 +81,7 @@ function runPg(binDir: string, bin: string, args: string[]): void {
   if (r.status !== 0) throw new Error(`${bin} ${args.join(" ")} failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`);
 }
 
-function serverOptions(port: number, socketDir: string): string {
+function serverOptions(port: number, socketDir: string, maxConnections: number): string {
   return [
     `-p ${port}`,
     `-k ${socketDir}`,
@@ -92,13 +92,18 @@ function serverOptions(port: number, socketDir: string): string {
     "-c full_page_writes=off",
     // Several people's test and bench runs share a small machine.
     "-c shared_buffers=16MB",
-    "-c max_connections=40",
+    `-c max_connections=${maxConnections}`,
   ].join(" ");
 }
 
 let databaseCounter = 0;
 
-export async function startPostgres(): Promise<ThrowawayPostgres> {
+export interface StartOptions {
+  /** The server's max_connections (default 40: one test file's or one bench's pools). */
+  maxConnections?: number;
+}
+
+export async function startPostgres(options: StartOptions = {}): Promise<ThrowawayPostgres> {
   const binDir = findPostgresBinDir();
   if (!binDir) throw new Error(`found ${MISSING_POSTGRES}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-pg-"));
@@ -133,7 +138,7 @@ export async function startPostgres(): Promise<ThrowawayPostgres> {
     for (let attempt = 1; ; attempt++) {
       port = await freePort();
       try {
-        runPg(binDir, "pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-o", serverOptions(port, dir), "start"]);
+        runPg(binDir, "pg_ctl", ["-D", data, "-l", log, "-w", "-t", "60", "-o", serverOptions(port, dir, options.maxConnections ?? 40), "start"]);
         break;
       } catch (e) {
         const inUse = fs.existsSync(log) && /could not bind|address already in use/i.test(fs.readFileSync(log, "utf8"));

@@ -9,65 +9,56 @@
  *     it("…", async () => { … });
  *   });
  *
- * On PostgreSQL every context gets its own migrated database on one throwaway server per test file (started on
- * first use, stopped when the file's tests end).
+ * On PostgreSQL every context gets its own migrated database, copied from a template, on the one server of the
+ * whole run (tests/helpers/postgres-global-setup.ts); `cleanup()` drops it. Without a run server (another config)
+ * the file starts a throwaway server of its own on first use and stops it when its tests end.
  */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import pg from "pg";
 import { afterAll, describe } from "vitest";
 import { closeDatabase } from "../../db/database";
 import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { migratePostgres, openPostgres, closePostgres } from "../../db/postgres";
 import { createAppContext } from "../../server/context";
 import { createTestContext, type TestContext } from "./context";
-import { postgresSkipReason, startPostgres, testBackends, type TestBackend, type TestPostgres } from "./postgres";
+import { postgresSkipReason, startPostgres, testBackends, type TestBackend } from "./postgres";
+import { adminQuery, databaseUrl, dropDatabase, runPostgres, uniqueDatabaseName } from "./run-postgres";
 
 export type { TestBackend } from "./postgres";
+export { testPostgresServer } from "./run-postgres";
 
-let server: Promise<TestPostgres> | null = null;
-let template: Promise<string> | null = null;
-let databaseCounter = 0;
-
-function sharedServer(): Promise<TestPostgres> {
-  if (!server) {
-    server = startPostgres();
-    template = null;
-    afterAll(async () => {
-      const s = await server;
-      server = null;
-      await s?.stop();
-    });
-  }
-  return server;
+/** Where contexts' databases come from: a server URL and a migrated template on it. */
+interface DatabaseSource {
+  url: string;
+  template: string;
 }
 
-/**
- * A new database already migrated: copied from a template migrated once per server, which costs a fraction of
- * running the migrations for every test.
- */
-async function freshMigratedDatabase(pgServer: TestPostgres): Promise<string> {
-  template ??= (async () => {
-    const url = await pgServer.createDatabase(`verdict_template_${process.pid}`);
-    const migrator = openPostgres(url, { maxConnections: 1 });
-    try {
-      await migratePostgres(migrator);
-    } finally {
-      await closePostgres(migrator);
-    }
-    return `verdict_template_${process.pid}`;
-  })();
-  const templateName = await template;
-  const name = `verdict_ctx_${process.pid}_${++databaseCounter}`;
-  const admin = new pg.Client({ connectionString: pgServer.url });
-  await admin.connect();
-  try {
-    await admin.query(`create database "${name}" template "${templateName}"`);
-  } finally {
-    await admin.end();
+let ownSource: Promise<DatabaseSource> | null = null;
+
+/** The run's server and template, or (without one) a server of this file's own with a template migrated once. */
+function databaseSource(): Promise<DatabaseSource> {
+  const run = runPostgres();
+  if (run) return Promise.resolve({ url: run.url, template: run.template });
+  if (!ownSource) {
+    const server = startPostgres();
+    ownSource = (async () => {
+      const s = await server;
+      const template = uniqueDatabaseName("template");
+      const migrator = openPostgres(await s.createDatabase(template), { maxConnections: 1 });
+      try {
+        await migratePostgres(migrator);
+      } finally {
+        await closePostgres(migrator);
+      }
+      return { url: s.url, template };
+    })();
+    afterAll(async () => {
+      ownSource = null;
+      await (await server.catch(() => null))?.stop();
+    });
   }
-  return pgServer.url.replace(/\/[^/]*$/, `/${name}`);
+  return ownSource;
 }
 
 /** A describe block per backend in VERDICT_TEST_BACKENDS, titled `title [backend]`. */
@@ -87,15 +78,19 @@ export function describeEachBackend(title: string, body: (backend: TestBackend) 
 /** A throwaway installation on `backend`: its own database, data folder and screenshot store. */
 export async function createBackendContext(backend: TestBackend, prefix = "verdict-test-"): Promise<TestContext> {
   if (backend === "sqlite") return createTestContext(prefix);
-  const url = await freshMigratedDatabase(await sharedServer());
+  const source = await databaseSource();
+  const name = uniqueDatabaseName("ctx");
+  // A copy of the migrated template costs a fraction of running the migrations for every test.
+  await adminQuery(source.url, `create database "${name}" template "${source.template}"`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const ctx = createAppContext({ dbPath: path.join(dir, "unused.db"), postgresUrl: url, dataDir: dir, chromiumPath: process.env.CHROMIUM_PATH || "/usr/bin/chromium" });
+  const ctx = createAppContext({ dbPath: path.join(dir, "unused.db"), postgresUrl: databaseUrl(source.url, name), dataDir: dir, chromiumPath: process.env.CHROMIUM_PATH || "/usr/bin/chromium" });
   return {
     ...ctx,
     dir,
     async cleanup() {
       await closeQueueFor(ctx.db);
       await closeDatabase(ctx.db);
+      await dropDatabase(source.url, name);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

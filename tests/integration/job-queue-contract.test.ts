@@ -17,7 +17,8 @@ import { DatabaseJobQueue } from "../../server/services/jobs/database-queue";
 import { JobInterrupted, RetryableJobError, runWorker, type JobHandler } from "../../server/services/jobs/worker";
 import { createBackendContext } from "../helpers/backends";
 import { createTestContext } from "../helpers/context";
-import { postgresSkipReason, startPostgres, testBackends, type TestPostgres } from "../helpers/postgres";
+import { postgresSkipReason, testBackends, type TestPostgres } from "../helpers/postgres";
+import { testPostgresServer } from "../helpers/run-postgres";
 
 const root = path.resolve(__dirname, "..", "..");
 const backends = testBackends();
@@ -26,7 +27,7 @@ if (!backends.includes("postgres")) console.warn("Job queue contract: PostgreSQL
 
 let server: TestPostgres | null = null;
 beforeAll(async () => {
-  if (withPostgres) server = await startPostgres();
+  if (withPostgres) server = await testPostgresServer();
 }, 120_000);
 afterAll(async () => {
   await server?.stop();

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDatabase, sqliteClient } from "../../db/database";
 import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
 import { createTestContext } from "../helpers/context";
-import { postgresSkipReason, startPostgres, type TestPostgres } from "../helpers/postgres";
+import { postgresSkipReason, type TestPostgres } from "../helpers/postgres";
+import { testPostgresServer } from "../helpers/run-postgres";
 import { startTestS3 } from "../helpers/s3";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { FolderObjectStore } from "../../server/services/storage/folder-object-store";
@@ -48,7 +49,7 @@ async function publicTables(url: string): Promise<string[]> {
 describe.skipIf(!!skipReason)("npm run cli with VERDICT_DATABASE_URL=postgres://…", { timeout: 240_000 }, () => {
   let server: TestPostgres;
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await testPostgresServer();
   });
   afterAll(async () => {
     await server?.stop();

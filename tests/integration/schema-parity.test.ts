@@ -15,7 +15,8 @@ import { closeDatabase, sqliteClient } from "../../db/database";
 import { readPostgresCatalogue, readSqliteCatalogue } from "../../db/introspect";
 import { closePostgres, migratePostgres, openPostgres, type PgDb } from "../../db/postgres";
 import { COUNTED_TABLES } from "../../db/schema/changes";
-import { postgresSkipReason, startPostgres, type TestPostgres } from "../helpers/postgres";
+import { postgresSkipReason, type TestPostgres } from "../helpers/postgres";
+import { testPostgresServer } from "../helpers/run-postgres";
 import { compareCatalogues } from "../helpers/schema-compare";
 
 const root = path.resolve(__dirname, "..", "..");
@@ -36,7 +37,7 @@ describe.skipIf(!!skipReason)("SQLite and PostgreSQL schemas", () => {
   }
 
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await testPostgresServer();
     sqlite = openDatabase(":memory:");
   });
   afterAll(async () => {

@@ -14,7 +14,8 @@ import { seedDemoAccounts } from "../../server/services/demo-accounts";
 import { runImport } from "../../server/services/ingest";
 import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";
-import { postgresSkipReason, startPostgres, type TestPostgres } from "../helpers/postgres";
+import { postgresSkipReason, type TestPostgres } from "../helpers/postgres";
+import { testPostgresServer } from "../helpers/run-postgres";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 
 const skipReason = postgresSkipReason();
@@ -34,7 +35,7 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
   const pgCount = async (db: PgDb, table: string) => Number((await db.$client.query(`select count(*) as n from "${table}"`)).rows[0].n);
 
   beforeAll(async () => {
-    server = await startPostgres();
+    server = await testPostgresServer();
   });
   afterAll(async () => {
     await server?.stop();
