@@ -5,7 +5,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "../../server/auth/roles";
-import { wilsonInterval } from "../../server/domain/agreement/proportion";
 import { isGoldTurn } from "../../server/domain/annotation/assignment";
 import { queueOrderSalt } from "../../server/domain/annotation/label-schema";
 import { AppError } from "../../server/errors";
@@ -28,6 +27,7 @@ import {
 import { findLiveReservation, getItemByTrajectory } from "../../db/repositories/campaigns";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
+import { wilson95 } from "../helpers/intervals";
 
 let ctx: TestContext;
 let researcher: Actor;
@@ -97,7 +97,7 @@ describe("gold items", () => {
     );
     expect(gold.annotators).toHaveLength(1);
     expect(gold.annotators[0]).toMatchObject({ name: "Ann One", answered: 2, correct: 1, status: "too_few" });
-    expect(gold.annotators[0]!.accuracy).toEqual(wilsonInterval(1, 2));
+    expect(gold.annotators[0]!.accuracy).toMatchObject(wilson95(1, 2));
 
     // Thresholds: warn below 0.8, block below 0.6 after 2 answers → a (50 %) is blocked, with a message, and loses
     // the reservation they held; b (no answers yet) is not.

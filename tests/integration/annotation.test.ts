@@ -274,11 +274,7 @@ describe("labels: validation, revision history, idempotency, undo", () => {
     expect(await bad({ ...base, verdict: "maybe" })).toBe("BAD_REQUEST");
     expect(await bad({ ...base, verdict: "success", idempotencyKey: "short" })).toBe("BAD_REQUEST");
     expect(await bad({ ...base, verdict: "success", stepsViewed: [0, 9] })).toBe("BAD_REQUEST");
-    try {
-      await submitLabel(ctx.db, a, { ...base, verdict: "failure", category: "typo" });
-    } catch (e) {
-      expect((e as Error).message).toMatch(/^category: "typo" is not one of/);
-    }
+    await expect(submitLabel(ctx.db, a, { ...base, verdict: "failure", category: "typo" })).rejects.toThrow(/^category: "typo" is not one of/);
     // A success drops category and first failing step.
     const ok = await submitLabel(ctx.db, a, { ...base, verdict: "success", category: "other", firstFailingStep: 2 });
     expect(ok.values).toEqual({ verdict: "success", category: null, firstFailingStep: null, note: null });
@@ -555,11 +551,9 @@ describe("label files", () => {
     expect(rows.map((r) => r.item_state)).toEqual(["disputed", "disputed", "disputed"]);
 
     expect(await errorCodeAsync(async () => await importLabelsCsv(ctx.db, researcher, { csv: csv.replace("Unsure,Unsure", "Perhaps,Unsure"), source: "annotations.csv", mapping: { annotator: "annotator_name", verdict: "trajectory_success", verdictValues: { Successful: "success", Unsuccessful: "failure" }, taskId: "task_id" }, campaign: { name: "Bad" } }))).toBe("BAD_REQUEST");
-    try {
-      await importLabelsCsv(ctx.db, researcher, { csv, source: "annotations.csv", mapping: { annotator: "annotator", verdict: "trajectory_success", taskId: "task_id" }, campaign: { name: "Bad" } });
-    } catch (e) {
-      expect((e as Error).message).toMatch(/annotations\.csv: the annotator column "annotator" is not in the header/);
-    }
+    await expect(
+      importLabelsCsv(ctx.db, researcher, { csv, source: "annotations.csv", mapping: { annotator: "annotator", verdict: "trajectory_success", taskId: "task_id" }, campaign: { name: "Bad" } }),
+    ).rejects.toThrow(/annotations\.csv: the annotator column "annotator" is not in the header/);
     const dry = await importLabelsCsv(ctx.db, researcher, { csv, source: "annotations.csv", mapping: { annotator: "annotator_name", verdict: "trajectory_success", taskId: "task_id", model: "model_name", normalizeTaskIds: true }, campaign: { name: "Dry" }, dryRun: true });
     expect(dry).toMatchObject({ created: 3, campaignId: null });
   });

@@ -4,11 +4,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Actor } from "../../server/auth/roles";
-import { kappaFromCounts, wilsonInterval } from "../../server/domain/agreement";
 import { annotatorQuality } from "../../server/services/analytics/annotator-quality";
 import { createCampaign, markGold, submitLabel } from "../../server/services/annotation";
 import type { TestContext } from "../helpers/context";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import { wilson95 } from "../helpers/intervals";
 import { callerAs, testUser } from "../helpers/trpc";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
 
@@ -59,9 +59,9 @@ describeEachBackend("annotator quality", (backend) => {
       expect(ann.steps).toEqual({ recorded: 5, medianOpened: 2, medianShare: 0.5 });
       // Majority consensus (gold left out): items 1 success, 2 failure, 3 failure, 4 success.
       // Ann agrees on 1, 2, 4 (3 of 4); Ben on all four; Cat on 2, 3, 4.
-      expect(ann.consensus).toEqual(wilsonInterval(3, 4));
-      expect(ben.consensus).toEqual(wilsonInterval(4, 4));
-      expect(cat.consensus).toEqual(wilsonInterval(3, 4));
+      expect(ann.consensus).toMatchObject(wilson95(3, 4));
+      expect(ben.consensus).toMatchObject(wilson95(4, 4));
+      expect(cat.consensus).toMatchObject(wilson95(3, 4));
       // Drift, window 2, Ann's outcomes in label order 1, 1, 0, 1.
       expect(ann.drift).toEqual([
         { n: 1, rate: 1 },
@@ -77,13 +77,15 @@ describeEachBackend("annotator quality", (backend) => {
       expect(ann.categories.distance).toBeCloseTo(5 / 7, 12);
       // Gold: Ann and Cat right, Ben wrong.
       expect(ann.gold).toMatchObject({ answered: 1, correct: 1 });
-      expect(ben.gold).toMatchObject({ answered: 1, correct: 0, accuracy: wilsonInterval(0, 1) });
+      expect(ben.gold).toMatchObject({ answered: 1, correct: 0, accuracy: wilson95(0, 1) });
       // κ Ann–Ben over items 1–4: Ann S F S S, Ben S F F S → table [[2, 1], [0, 1]], p_o = 3/4, p_e = 3/4·2/4 + 1/4·2/4 = 1/2, κ = 1/2.
       const ab = q.pairs.find((p) => p.a === "Ann" && p.b === "Ben")!;
       expect(ab.n).toBe(4);
       expect(ab.kappa).toBeCloseTo(0.5, 12);
-      expect(ab).toMatchObject(kappaFromCounts([2, 1, 0, 1], 2));
-      expect(ab.ciLow).not.toBeNull();
+      // Fleiss–Cohen–Everitt SE worked by hand for this table: 3/8; the 95 % interval κ ± 1.96·SE, not clipped.
+      expect(ab.stdKappa).toBeCloseTo(0.375, 12);
+      expect(ab.ciLow).toBeCloseTo(-0.2349865, 6);
+      expect(ab.ciHigh).toBeCloseTo(1.2349865, 6);
       expect(q.pairs).toHaveLength(3);
     });
 

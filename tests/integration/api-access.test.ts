@@ -181,7 +181,8 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     await expect(api.campaigns.exportLabels({ id: campaign.id, format: "csv" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.analytics.options()).rejects.toMatchObject({ code: "FORBIDDEN" });
     const queue = await api.campaigns.adjudicationQueue({ id: campaign.id, states: ["open"] });
-    expect(queue.items.every((i) => i.hiddenByBlind && i.labels.length === 0)).toBe(true);
+    expect(queue.items.length).toBeGreaterThan(0);
+    expect(queue.items.map((i) => [i.hiddenByBlind, i.labels.length])).toEqual(queue.items.map(() => [true, 0]));
     // While labelling blind, runs and task sets are closed to them too, and the trajectory is reached only as an item.
     await expect(api.runs.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.taskSets.list()).rejects.toMatchObject({ code: "FORBIDDEN" });

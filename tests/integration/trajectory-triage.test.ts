@@ -21,7 +21,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
-import { getItemByTrajectory, insertCampaign, insertCampaignItems, setItemState } from "../../db/repositories/campaigns";
+import { addCampaignAnnotators, getItemByTrajectory, insertCampaign, insertCampaignItems, setItemState } from "../../db/repositories/campaigns";
 import { upsertConsolidated } from "../../db/repositories/labels";
 import { upsertTask } from "../../db/repositories/catalog";
 import { upsertVerdict } from "../../db/repositories/evaluation";
@@ -33,7 +33,7 @@ import type { TrajectoryListInput } from "../../server/domain/trajectory-list-qu
 import { matchingTrajectoryIds } from "../../server/services/trajectory-views";
 import { seedAnalyticsFixture, type AnalyticsFixture } from "../helpers/analytics-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";
-import { callerWithRole } from "../helpers/trpc";
+import { callerWithRole, testUser } from "../helpers/trpc";
 
 let ctx: TestContext;
 let fx: AnalyticsFixture;
@@ -225,8 +225,23 @@ describe("campaign from a selection or sample", () => {
     await expect(annotator.trajectories.list({ human: "failure" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(annotator.trajectories.list({ sample: 2, seed: 1 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(annotator.campaigns.create({ name: "Sneaky", filter: { human: "failure", sample: 2, seed: 1 } })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    const plain = await annotator.trajectories.list({});
-    expect(plain.triage).toBe(false);
-    expect(plain.rows.every((r) => !("triage" in r) || r.triage === undefined)).toBe(true);
+    // The annotator labels in an open (not blind) campaign, so the list shows them rows, without triage columns.
+    const annotatorId = (await testUser(ctx, "annotator")).userId;
+    const open = await insertCampaign(ctx.db, { name: "Open to read", labelSchema: defaultLabelSchema(), annotatorsPerItem: 1, blind: false, selection: { description: "T13" }, origin: "import" });
+    try {
+      await insertCampaignItems(ctx.db, open, [id("T13")]);
+      await addCampaignAnnotators(ctx.db, open, [annotatorId]);
+      const plain = await annotator.trajectories.list({});
+      expect(plain.triage).toBe(false);
+      expect(plain.rows.map((r) => r.id)).toEqual([id("T13")]);
+      for (const row of plain.rows) expect(row).not.toHaveProperty("triage");
+      // The same row as a researcher sees it does carry them (what the annotator's would show if the gate broke).
+      expect((await researcher.trajectories.list({ ids: [id("T13")] })).rows[0]).toHaveProperty("triage");
+    } finally {
+      const raw = sqliteClient(ctx.db);
+      raw.prepare("delete from campaign_annotators where campaign_id = ?").run(open);
+      raw.prepare("delete from campaign_items where campaign_id = ?").run(open);
+      raw.prepare("delete from annotation_campaigns where id = ?").run(open);
+    }
   });
 });

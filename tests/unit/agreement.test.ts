@@ -306,6 +306,28 @@ describe("Cohen's κ", () => {
     // With n = 100 the percentile interval is close to the large-sample one.
     expect(Math.abs(low! - r1.ciLow!)).toBeLessThan(0.05);
     expect(Math.abs(high! - r1.ciHigh!)).toBeLessThan(0.05);
+    // Against resampling the 100 pairs by hand (κ written out for two categories), with enough replicates that the
+    // two Monte Carlo estimates of the same percentiles agree within their sampling error.
+    const many = cohenKappa(a, b, { bootstrap: { replicates: 4000, seed: 11 } }).bootstrap!;
+    const rng = createRng(99);
+    const naive: number[] = [];
+    for (let r = 0; r < 4000; r++) {
+      let same = 0;
+      let aS = 0;
+      let bS = 0;
+      for (let i = 0; i < a.length; i++) {
+        const j = Math.floor(rng() * a.length);
+        if (a[j] === b[j]) same++;
+        if (a[j] === "s") aS++;
+        if (b[j] === "s") bS++;
+      }
+      const n = a.length;
+      const pe = (aS / n) * (bS / n) + (1 - aS / n) * (1 - bS / n);
+      naive.push((same / n - pe) / (1 - pe));
+    }
+    naive.sort((x, y) => x - y);
+    expect(Math.abs(many.low! - naive[Math.round(0.025 * 3999)]!)).toBeLessThan(0.015);
+    expect(Math.abs(many.high! - naive[Math.round(0.975 * 3999)]!)).toBeLessThan(0.015);
     const degenerate = cohenKappa(["x", "x", "x"], ["x", "x", "x"], { bootstrap: { replicates: 20 } });
     expect(degenerate.bootstrap!.low).toBeNull();
     expect(degenerate.bootstrap!.undefinedReplicates).toBe(20);

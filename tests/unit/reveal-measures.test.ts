@@ -61,12 +61,40 @@ describe("reveal measures", () => {
     expect(m.kappaAfter.estimate.kappa).toBeCloseTo(2 / 7, 10);
     expect(m.kappaChange.estimate).toBeCloseTo(5 / 42, 10);
     expect(m.intervalReason).toBeNull();
-    for (const k of [m.kappaBefore, m.kappaAfter]) {
-      expect(k.low).not.toBeNull();
-      expect(k.low!).toBeLessThanOrEqual(k.high!);
-      expect(k.low!).toBeGreaterThanOrEqual(-1);
-      expect(k.high!).toBeLessThanOrEqual(1);
-    }
+  });
+
+  it("κ intervals: the percentiles of resampling the 3 tasks, worked out exactly over all 27 resamples", () => {
+    // Per task, (human, judge) pairs before and after the reveal (pairs #1–#5 above; S = success, F = failure).
+    const tasks = [
+      { before: ["SS", "FS"], after: ["SS", "SS"] }, // T1
+      { before: ["SF", "FF"], after: ["SF", "FF"] }, // T2
+      { before: ["FF"], after: ["SF"] }, // T3
+    ];
+    // Cohen's κ written out: (p_o − p_e) / (1 − p_e), undefined when p_e = 1.
+    const kappa = (pairs: string[]) => {
+      const n = pairs.length;
+      const share = (pos: 0 | 1, v: string) => pairs.filter((p) => p[pos] === v).length / n;
+      const po = pairs.filter((p) => p[0] === p[1]).length / n;
+      const pe = share(0, "S") * share(1, "S") + share(0, "F") * share(1, "F");
+      return pe === 1 ? null : (po - pe) / (1 - pe);
+    };
+    const exact = (stage: "before" | "after") => {
+      const values: number[] = [];
+      for (const a of tasks) for (const b of tasks) for (const c of tasks) {
+        const k = kappa([...a[stage], ...b[stage], ...c[stage]]);
+        if (k !== null) values.push(k);
+      }
+      // Every resample has probability 1/27 > 2.5 %: the 2.5th and 97.5th percentiles are the extremes.
+      return [Math.min(...values), Math.max(...values)] as const;
+    };
+    const [beforeLow, beforeHigh] = exact("before");
+    const [afterLow, afterHigh] = exact("after");
+    expect(beforeLow).toBeLessThan(1 / 6);
+    expect(afterHigh).toBeGreaterThan(2 / 7);
+    expect(m.kappaBefore.low).toBeCloseTo(beforeLow, 12);
+    expect(m.kappaBefore.high).toBeCloseTo(beforeHigh, 12);
+    expect(m.kappaAfter.low).toBeCloseTo(afterLow, 12);
+    expect(m.kappaAfter.high).toBeCloseTo(afterHigh, 12);
   });
 
   it("category flips, most frequent first, then by blind verdict and category", () => {

@@ -1,0 +1,75 @@
+/**
+ * The look-ups that run on every screenshot request and every player window use indexes on both engines. Each test
+ * runs the application's code, records the statements it really sent (tests/helpers/statements.ts) and explains
+ * those, so a change to the repository's SQL that loses the index fails here, not a copy of the query.
+ */
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { createCampaign, setCampaignQaReviewers } from "../../server/services/annotation";
+import { mayFetchScreenshot } from "../../server/services/annotation/scope";
+import { getStepWindow } from "../../server/services/trajectory-views";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
+import { fakeScreenshotHash, seedLongTrajectory } from "../helpers/long-trajectory";
+import { queryPlan, recordStatements, type Statement } from "../helpers/statements";
+import { testUser } from "../helpers/trpc";
+
+describeEachBackend("query plans of the hot look-ups", (backend) => {
+  let ctx: TestContext;
+  let trajectoryId: number;
+  let annotatorId: string;
+
+  beforeEach(async () => {
+    ctx = await createBackendContext(backend, "verdict-plans-");
+    trajectoryId = await seedLongTrajectory(ctx.db, { steps: 120, thoughtBytes: 16, marks: 2 });
+    const other = await seedLongTrajectory(ctx.db, { steps: 5, externalTaskId: "other-5", thoughtBytes: 16, marks: 2 });
+    const researcher = await testUser(ctx, "researcher");
+    annotatorId = (await testUser(ctx, "annotator", "Plan Annotator")).userId;
+    const qa = await testUser(ctx, "annotator", "Plan Reviewer");
+    const actor = { userId: researcher.userId, name: researcher.name, role: "researcher" as const };
+    const campaign = await createCampaign(ctx.db, actor, { name: "Plans", trajectoryIds: [trajectoryId], annotatorsPerItem: 1, annotatorIds: [annotatorId] });
+    await createCampaign(ctx.db, actor, { name: "Elsewhere", trajectoryIds: [other], annotatorsPerItem: 1, annotatorIds: [qa.userId] });
+    await setCampaignQaReviewers(ctx.db, actor, campaign.id, { add: [qa.userId] });
+  });
+  afterEach(async () => ctx?.cleanup());
+
+  /**
+   * Whether the plan seeks `index` by `column` (not merely walks it whole): SQLite's `SEARCH … USING [COVERING]
+   * INDEX name (column=?…)`, PostgreSQL's scan `using name` with an `Index Cond` on the column.
+   */
+  const seeks = (plan: string[], index: string, column: string) =>
+    backend === "sqlite"
+      ? plan.some((l) => new RegExp(`SEARCH \\w+ USING (COVERING )?INDEX ${index} \\(${column}=`).test(l))
+      : plan.some((l) => new RegExp(`using ${index} on`).test(l)) && plan.some((l) => l.includes(`Index Cond: (${column} = `));
+  /** Table scans in a plan: SQLite's `SCAN <table>` (a constant row is no table) or PostgreSQL's Seq Scan. */
+  const tableScans = (plan: string[]) => plan.filter((l) => (backend === "sqlite" ? /^SCAN (?!CONSTANT ROW)/.test(l.trim()) : /Seq Scan/.test(l)));
+
+  it("a screenshot request: the annotator's and the QA reviewer's checks search the hash indexes, no table scan", async () => {
+    const user = { userId: annotatorId, role: "annotator" as const };
+    // A hash nobody has: both checks run to the end (annotator's campaigns, then QA items).
+    const statements = await recordStatements(ctx.db, async () => {
+      expect(await mayFetchScreenshot(ctx.db, user, fakeScreenshotHash("no such screenshot"))).toBe(false);
+    });
+    const checks = statements.filter((s) => /screenshot_hash/.test(s.sql));
+    expect(checks.map((s) => (/campaign_qa_reviewers/.test(s.sql) ? "qa" : /campaign_annotators/.test(s.sql) ? "annotator" : "other"))).toEqual(["annotator", "qa"]);
+    for (const s of checks) {
+      const plan = await queryPlan(ctx.db, s);
+      expect(seeks(plan, "steps_screenshot_hash_idx", "screenshot_hash"), plan.join("\n")).toBe(true);
+      expect(seeks(plan, "steps_raw_screenshot_hash_idx", "raw_screenshot_hash"), plan.join("\n")).toBe(true);
+      expect(tableScans(plan), plan.join("\n")).toEqual([]);
+    }
+  });
+
+  it("a player window: one range read along the (trajectory, step) index, no sort", async () => {
+    let window: Awaited<ReturnType<typeof getStepWindow>> | undefined;
+    const statements = await recordStatements(ctx.db, async () => {
+      window = await getStepWindow(ctx.db, trajectoryId, 60, 50);
+    });
+    expect(window).toBeDefined();
+    const reads = statements.filter((s: Statement) => /from "steps"/.test(s.sql) && /limit/i.test(s.sql) && /offset/i.test(s.sql));
+    expect(reads).toHaveLength(1);
+    const plan = await queryPlan(ctx.db, reads[0]!);
+    expect(seeks(plan, "steps_trajectory_idx_uq", "trajectory_id"), plan.join("\n")).toBe(true);
+    expect(plan.join("\n")).not.toMatch(backend === "sqlite" ? /TEMP B-TREE/ : /\bSort\b/);
+    expect(tableScans(plan), plan.join("\n")).toEqual([]);
+  });
+});
