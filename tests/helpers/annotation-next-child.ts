@@ -1,19 +1,23 @@
 /**
- * Child process for the cross-process "next" test: opens the database file in argv[2], waits until the wall
- * clock reaches argv[3] (so every child starts together), then asks for the next assignment of each user id in
- * argv[4..] of campaign argv[4] and prints the results as JSON.
+ * Child process for the cross-process "next" test: opens the database file in argv[2], waits at the parent's
+ * barrier (tests/helpers/barrier.ts) so every child starts together, then asks for the next assignment of each
+ * user id in argv[4..] of campaign argv[3] and prints the results as JSON, each with when its call started and
+ * ended (milliseconds since the epoch, sub-millisecond), so the parent can see the calls overlapped.
  */
 import { openDatabase } from "../../db/client";
 import { closeDatabase } from "../../db/database";
 import { nextAssignment } from "../../server/services/annotation";
+import { barrierReady } from "./barrier";
 
-const [file, startAt, campaignId, ...userIds] = process.argv.slice(2);
+const [file, campaignId, ...userIds] = process.argv.slice(2);
 const db = openDatabase(file!);
-while (Date.now() < Number(startAt)) await new Promise((r) => setTimeout(r, 1));
+await barrierReady();
+const clock = () => performance.timeOrigin + performance.now();
 const results = [];
 for (const userId of userIds) {
+  const startedAt = clock();
   const a = await nextAssignment(db, { userId, name: userId, role: "annotator" }, Number(campaignId));
-  results.push({ userId, itemId: a?.itemId ?? null });
+  results.push({ userId, itemId: a?.itemId ?? null, startedAt, endedAt: clock() });
 }
 process.stdout.write(JSON.stringify(results));
 await closeDatabase(db);

@@ -19,6 +19,8 @@ export type FakeAction =
       usage?: { prompt_tokens: number; completion_tokens: number };
       finishReason?: string;
       delayMs?: number;
+      /** Answer only once this settles: a test holds the reply while it changes things mid-call. */
+      after?: PromiseLike<unknown>;
     }
   | { refusal: string; delayMs?: number }
   | { status: number; message?: string; headers?: Record<string, string>; delayMs?: number }
@@ -190,8 +192,9 @@ export async function startFakeOpenAI(opts: { responder?: Responder } = {}): Pro
         done();
       };
       const delay = action.delayMs ?? 0;
-      if (delay > 0) setTimeout(send, delay);
-      else send();
+      const sendLater = () => (delay > 0 ? setTimeout(send, delay) : send());
+      if ("after" in action && action.after) void Promise.resolve(action.after).then(sendLater, sendLater);
+      else sendLater();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -1,6 +1,4 @@
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { promisify } from "node:util";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evaluatorVerdicts, labelRevisions, labels, reservations } from "../../db/schema/index";
@@ -33,8 +31,8 @@ import {
 import { parseCsvTable } from "../../server/domain/csv";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
+import { runAtBarrier } from "../helpers/barrier";
 
-const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
 
 let ctx: TestContext;
@@ -238,11 +236,14 @@ describe("campaigns and assignment", () => {
     const people = await annotators(16);
     const camp = await createCampaign(ctx.db, researcher, { name: "Race", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: people.map((p) => p.userId) });
     const child = path.join(root, "tests", "helpers", "annotation-next-child.ts");
-    const startAt = Date.now() + 2500;
     const groups = [0, 1, 2, 3].map((g) => people.filter((_, i) => i % 4 === g).map((p) => p.userId));
-    const outputs = await Promise.all(
-      groups.map((userIds) => run(process.execPath, ["--import", "tsx", child, ctx.config.dbPath, String(startAt), String(camp.id), ...userIds], { cwd: root }).then((r) => JSON.parse(r.stdout) as { userId: string; itemId: number | null }[])),
+    type Call = { userId: string; itemId: number | null; startedAt: number; endedAt: number };
+    const outputs = (await runAtBarrier(groups.map((userIds) => ({ command: process.execPath, args: ["--import", "tsx", child, ctx.config.dbPath, String(camp.id), ...userIds], cwd: root })))).map(
+      (out) => JSON.parse(out) as Call[],
     );
+    // They raced: some call of one process was under way while a call of another process was.
+    const overlapping = outputs.some((mine, i) => outputs.some((theirs, j) => j !== i && mine.some((a) => theirs.some((b) => a.startedAt < b.endedAt && b.startedAt < a.endedAt))));
+    expect(overlapping).toBe(true);
     const results = outputs.flat();
     const got = results.filter((r) => r.itemId !== null);
     // 5 trajectories × 2 slots: exactly 10 of the 16 annotators get one, and no trajectory gets a third.

@@ -11,7 +11,6 @@ import { affectedRows, dialectOf, first, inTransaction, rawAll, rawGet, rawRun, 
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describeEachBackend("database layer", (backend) => {
   let ctx: TestContext;
@@ -90,36 +89,94 @@ describeEachBackend("database layer", (backend) => {
     expect(await taskSetCount("tx")).toBe(2);
   });
 
+  /** Lets every pending callback run: whatever could proceed has, whatever still waits is blocked. */
+  const settle = async () => {
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  };
+
   it("keeps concurrent read-then-write transactions from both acting on the same read", async () => {
     const { taskSets } = tablesOf(db);
     // Each claims the "race" slot only if nobody holds it yet; exactly one must succeed, however they interleave.
+    // The first holds its read open until the other two have been started: they meet it, every time.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let firstRead!: () => void;
+    const firstHasRead = new Promise<void>((r) => (firstRead = r));
+    const events: string[] = [];
+    let bodies = 0;
+    let reads = 0;
+    let allRead!: () => void;
+    const threeHaveRead = new Promise<void>((r) => (allRead = r));
     const claim = (name: string) =>
       withTransaction(db, async () => {
+        bodies++;
+        events.push(`${name} reads`);
         const taken = await taskSetCount("race");
-        await sleep(15);
+        if (++reads === 3) allRead();
+        if (name === "first") firstRead();
+        await gate;
         if (taken === 0) await db.insert(taskSets).values({ name, benchmark: "race" });
+        events.push(`${name} ends`);
         return taken === 0;
       });
-    const results = await Promise.all([claim("first"), claim("second"), claim("third")]);
+    const first = claim("first");
+    await firstHasRead;
+    const others = [claim("second"), claim("third")];
+    if (backend === "sqlite") {
+      // The other two wait for the first transaction: neither has read yet.
+      await settle();
+      expect(events).toEqual(["first reads"]);
+    } else {
+      // The other two read beside the first.
+      await threeHaveRead;
+    }
+    release();
+    const results = await Promise.all([first, ...others]);
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await taskSetCount("race")).toBe(1);
+    if (backend === "sqlite") {
+      // They met: the later two waited for the first to end before reading (transactions take turns).
+      expect(events.slice(0, 2)).toEqual(["first reads", "first ends"]);
+      expect(bodies).toBe(3);
+    } else {
+      // They met: the later two read while the first held its read open, and serializable isolation made at least
+      // one of them start again.
+      expect(events.slice(0, 3).sort()).toEqual(["first reads", "second reads", "third reads"]);
+      expect(bodies).toBeGreaterThan(3);
+    }
   });
 
   it("does not let another request see a transaction half-done", async () => {
     const { taskSets } = tablesOf(db);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let halfDone!: () => void;
+    const firstWritten = new Promise<void>((r) => (halfDone = r));
     const writer = withTransaction(db, async () => {
       await db.insert(taskSets).values({ name: "half-1", benchmark: "half" });
+      halfDone();
       await gate;
       await db.insert(taskSets).values({ name: "half-2", benchmark: "half" });
     });
-    await sleep(20);
-    const seen = withTransaction(db, async () => taskSetCount("half"));
-    await sleep(20);
-    release();
-    await writer;
-    expect([0, 2]).toContain(await seen);
+    await firstWritten;
+    let readerStarted = false;
+    const seen = withTransaction(db, async () => {
+      readerStarted = true;
+      return taskSetCount("half");
+    });
+    if (backend === "sqlite") {
+      // The reader waits for the writer's transaction to end, then sees all of it.
+      await settle();
+      expect(readerStarted).toBe(false);
+      release();
+      await writer;
+      expect(await seen).toBe(2);
+    } else {
+      // The reader runs beside the open transaction and sees none of it.
+      expect(await seen).toBe(0);
+      release();
+      await writer;
+    }
     expect(await taskSetCount("half")).toBe(2);
   });
 
@@ -127,15 +184,32 @@ describeEachBackend("database layer", (backend) => {
     const { taskSets } = tablesOf(db);
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
+    let halfDone!: () => void;
+    const firstWritten = new Promise<void>((r) => (halfDone = r));
     const failing = withTransaction(db, async () => {
       await db.insert(taskSets).values({ name: "rolled-back", benchmark: "mixed" });
+      halfDone();
       await gate;
       throw new Error("import failed half-way");
     });
-    await sleep(20);
+    await firstWritten;
     // Another request writes without a transaction while the first one is open.
-    const plain = db.insert(taskSets).values({ name: "independent", benchmark: "mixed" }).then(() => "written");
-    await sleep(20);
+    let plainDone = false;
+    const plain = db
+      .insert(taskSets)
+      .values({ name: "independent", benchmark: "mixed" })
+      .then(() => {
+        plainDone = true;
+        return "written";
+      });
+    if (backend === "sqlite") {
+      // It waits for the open transaction (one connection), so it cannot be rolled back with it.
+      await settle();
+      expect(plainDone).toBe(false);
+    } else {
+      // Its own connection: it commits while the transaction is still open.
+      expect(await plain).toBe("written");
+    }
     release();
     await expect(failing).rejects.toThrow("import failed half-way");
     expect(await plain).toBe("written");

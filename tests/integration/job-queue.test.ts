@@ -1,6 +1,4 @@
-import { execFile } from "node:child_process";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   cancelJobGroup,
@@ -17,8 +15,8 @@ import { groupProgress } from "../../server/services/jobs/queue";
 import { RetryableJobError, runWorker } from "../../server/services/jobs/worker";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
+import { runAtBarrier } from "../helpers/barrier";
 
-const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
 
 const jobsOf = (n: number, group = "g1", type = "test.echo") =>
@@ -208,19 +206,34 @@ describeEachBackend("job queue", (backend) => {
       await enqueueJobs(ctx.db, [{ type: "slow", payload: null }, { type: "orphan", payload: null }]);
       // A worker that claimed "orphan" and died.
       await claimNextJob(ctx.db, "dead", 400, { types: ["orphan"] });
+      // The slow job runs until its lease has been renewed three times and it has outlived the lease it was claimed
+      // with: only heartbeats can have kept it. Its worker polls for expired leases all the while (pollMs).
+      const leaseMs = 1_000;
+      let renewals = 0;
       const summary = await runWorker({
         db: ctx.db,
         concurrency: 2,
         untilIdle: true,
         pollMs: 20,
-        leaseMs: 400,
+        leaseMs,
         heartbeatMs: 40,
         handlers: {
-          // Three lease lengths long: only heartbeats keep it.
-          slow: () => new Promise((r) => setTimeout(() => r("slow done"), 1200)),
+          slow: async ({ job }) => {
+            const leaseOf = async () => (await listJobs(ctx.db)).find((r) => r.id === job.id)!.leaseExpiresAt!.getTime();
+            const claimedUntil = await leaseOf();
+            let last = claimedUntil;
+            while (renewals < 3 || Date.now() <= claimedUntil) {
+              await new Promise((r) => setTimeout(r, 20));
+              const now = await leaseOf();
+              if (now > last) renewals++;
+              last = now;
+            }
+            return "slow done";
+          },
           orphan: async () => "adopted",
         },
       });
+      expect(renewals).toBeGreaterThanOrEqual(3);
       expect(summary.succeeded).toBe(2);
       const rows = await listJobs(ctx.db);
       expect(rows.find((r) => r.type === "slow")).toMatchObject({ status: "succeeded", attempts: 1 });
@@ -231,10 +244,9 @@ describeEachBackend("job queue", (backend) => {
       await enqueueJobs(ctx.db, jobsOf(90));
       const child = path.join(root, "tests", "helpers", "queue-worker-child.ts");
       const target = ctx.config.postgresUrl ?? ctx.config.dbPath;
-      const outputs = await Promise.all(
-        ["p1", "p2", "p3"].map((owner) =>
-          run(process.execPath, ["--import", "tsx", child, target, owner], { cwd: root }).then((r) => JSON.parse(r.stdout)),
-        ),
+      // Released together once all three are up, so a slow start cannot leave one process all the jobs.
+      const outputs = (await runAtBarrier(["p1", "p2", "p3"].map((owner) => ({ command: process.execPath, args: ["--import", "tsx", child, target, owner], cwd: root })))).map(
+        (out) => JSON.parse(out) as { succeeded: number; lost: number },
       );
       const total = outputs.reduce((n, s) => n + s.succeeded, 0);
       expect(total).toBe(90);

@@ -246,7 +246,10 @@ describeEachBackend("judge batches", (backend) => {
     it("a worker whose job was taken over while the judge answered stores nothing", async () => {
       const [t] = await seed(1, 1);
       const c = await makeConfig();
-      fake.setResponder(() => ({ reply: "Verdict: SUCCESS", delayMs: 300 }));
+      // The judge answers only once the job has changed hands (no race with a fixed delay).
+      let handedOver!: () => void;
+      const takenOver = new Promise<void>((r) => (handedOver = r));
+      fake.setResponder(() => ({ reply: "Verdict: SUCCESS", after: takenOver }));
       const { batch } = await createJudgeBatch(ctx.db, { config: c.id, trajectoryIds: [t!.id], kValues: [1], concurrency: 1 });
       const stop = new AbortController();
       const outcomes: string[] = [];
@@ -266,6 +269,7 @@ describeEachBackend("judge batches", (backend) => {
       // The lease ran out and another worker claimed the job while the first one still waited for the answer.
       const { jobs } = tablesOf(ctx.db);
       await ctx.db.update(jobs).set({ leaseOwner: "another-worker" }).where(eq(jobs.groupKey, batchGroupKey(batch.id)));
+      handedOver();
       const out = await run;
       expect(outcomes).toEqual(["lost"]);
       expect(out.worker).toMatchObject({ lost: 1, succeeded: 0 });

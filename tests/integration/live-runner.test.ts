@@ -460,7 +460,7 @@ describeEachBackend("live runner on real Chromium", (backend) => {
       });
     });
 
-    it("cancelling a run stops its browser within a second", async () => {
+    it("cancelling a run stops its browser at once: no further step is recorded", async () => {
       const { runId } = await start({
         tasks: { from: "tasks", taskIds: [await addTask("live.cancel", `${sites.baseUrl}/shop/`)] },
         policy: { kind: "scripted", source: "actions", actions: [...Array(20).fill("wait"), "stop [never]"] },
@@ -473,12 +473,12 @@ describeEachBackend("live runner on real Chromium", (backend) => {
         return t.steps >= 2;
       });
       expect(browsers[0]!.contexts()).toHaveLength(1);
-      const t0 = performance.now();
+      const stepsAtCancel = (await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!.steps;
       expect(await cancelLiveRun({ db: ctx.db, env: {} }, runId)).toEqual({ cancelled: 0, signalled: 1 });
-      await waitFor("the job to end", async () => (await job()).status === "cancelled", 5_000);
-      const elapsed = performance.now() - t0;
-      expect(elapsed).toBeLessThan(1_000);
+      await waitFor("the job to end", async () => (await job()).status === "cancelled", 60_000);
       expect(browsers[0]!.contexts()).toHaveLength(0);
+      // Each step waits a second and 18 were left: at most the step under way when the cancel came was recorded.
+      expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!.steps).toBeLessThanOrEqual(stepsAtCancel + 1);
       await running;
       const { detail } = await onlyTrajectory(runId);
       expect(detail.trajectory.outcome).toBe("cancelled");
