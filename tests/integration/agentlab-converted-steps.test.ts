@@ -15,6 +15,7 @@ import type { ImportTrajectory } from "../../server/importers/types";
 import { runImport } from "../../server/services/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { summary, writeExperiment } from "../helpers/browsergym-fixture";
+import { python3SkipReason, titled } from "../helpers/requirements";
 
 let ctx: TestContext;
 beforeEach(() => {
@@ -26,7 +27,7 @@ afterEach(async () => {
 
 const FIXTURE = path.join(__dirname, "..", "fixtures", "agentlab-steps", "verdict_steps.json");
 const SCRIPT = path.join(__dirname, "..", "..", "scripts", "agentlab_to_json.py");
-const hasPython = spawnSync("python3", ["--version"]).status === 0;
+const noPython = python3SkipReason();
 
 async function read(input: string): Promise<ImportTrajectory[]> {
   const out: ImportTrajectory[] = [];
@@ -153,7 +154,7 @@ function python(args: string[], env: Record<string, string> = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe.skipIf(!hasPython)("scripts/agentlab_to_json.py (skipped: python3 is not installed)", () => {
+describe.skipIf(noPython !== null)(titled("scripts/agentlab_to_json.py", noPython), () => {
   it("refuses a missing folder and a call without one, with the usage", () => {
     const none = python([SCRIPT]);
     expect(none.code).toBe(2);
