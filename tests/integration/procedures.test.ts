@@ -131,8 +131,8 @@ describeEachBackend("procedures with no other behaviour test", (backend) => {
     const saved = { ...process.env };
     Object.assign(process.env, LOCAL_JUDGE_ENV);
     try {
-      const keep = await researcher.judge.configs.create({ name: "keep", baseUrl: "http://127.0.0.1:9/v1", model: "m" });
-      const gone = await researcher.judge.configs.create({ name: "gone", baseUrl: "http://127.0.0.1:9/v1", model: "m" });
+      const keep = await researcher.judge.configs.create({ name: "keep", baseUrl: "http://127.0.0.1:9999/v1", model: "m" });
+      const gone = await researcher.judge.configs.create({ name: "gone", baseUrl: "http://127.0.0.1:9999/v1", model: "m" });
       expect(await researcher.judge.configs.remove({ id: gone.id })).toEqual({ removed: gone.id });
       await expect(researcher.judge.configs.byId({ id: gone.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
       expect((await researcher.judge.configs.list()).map((c) => c.name)).toEqual(["keep"]);
