@@ -23,6 +23,8 @@ export const parsedActionSchema: z.ZodType<import("./types").ParsedAction> = z.l
     value: z.string().nullish(),
     direction: z.enum(["up", "down", "left", "right"]).nullish(),
     coords: z.tuple([z.number(), z.number()]).nullish(),
+    to: z.tuple([z.number(), z.number()]).nullish(),
+    delta: z.tuple([z.number(), z.number()]).nullish(),
     submit: z.boolean().optional(),
     calls: z.array(parsedActionSchema).optional(),
     parseError: z.string().optional(),
@@ -34,6 +36,7 @@ export const somElementSchema = z.object({
   bbox: bbox.nullable(),
   tag: z.string().nullish(),
   text: z.string().nullish(),
+  xpath: z.string().nullish(),
 });
 
 /** A relative path inside the bundle: no absolute paths, no `..`, no backslashes. */

@@ -39,8 +39,12 @@ export interface ParsedAction {
   /** Typed text, answer text, URL, key combination, selected option… */
   value?: string | null;
   direction?: ScrollDirection | null;
-  /** Pixel coordinates in screenshot space, for coordinate-based actions. */
+  /** Pixel coordinates in screenshot space, for coordinate-based actions (a drag's start). */
   coords?: [number, number] | null;
+  /** Where a drag ends, in screenshot pixels. */
+  to?: [number, number] | null;
+  /** How far a scroll moved the page, [dx, dy] in pixels (positive: right, down), when the source recorded it. */
+  delta?: [number, number] | null;
   /** `type` actions: whether Enter is pressed after typing. */
   submit?: boolean;
   /** For strings holding several calls (BrowserGym multi-action): every call, in order. */
@@ -56,6 +60,8 @@ export interface SomElement {
   bbox: [number, number, number, number] | null;
   tag?: string | null;
   text?: string | null;
+  /** The element's XPath in the page, when the source recorded it (Browser Use). */
+  xpath?: string | null;
 }
 
 /** golden / possible (WebVoyager); exact_match / must_include / must_exclude / fuzzy_match / url (VWA). */

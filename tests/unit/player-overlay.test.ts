@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { layoutOverlay, projectBox, projectPoint, scaleFactors } from "../../server/domain/player/overlay";
+import { actionFocus, layoutOverlay, projectBox, projectPoint, scaleFactors, stageSize } from "../../server/domain/player/overlay";
 import type { ParsedAction, SomElement } from "../../server/domain/types";
 
 const natural = { width: 1000, height: 800 };
@@ -130,6 +130,27 @@ describe("layoutOverlay: action marks", () => {
     ]);
   });
 
+  it("a scroll with a recorded delta draws an arrow as long as the delta at display scale, from its point", () => {
+    expect(lay({ type: "scroll", direction: "down", delta: [0, 400] }, null).marks).toEqual([
+      { kind: "scroll", direction: "down", anchor: { x: 250, y: 200 }, rect: null, distance: 200, label: "400 px" },
+    ]);
+    expect(lay({ type: "scroll", coords: [100, 600], delta: [-300, 0] }, null).marks).toEqual([
+      { kind: "scroll", direction: "left", anchor: { x: 50, y: 300 }, rect: null, distance: 150, label: "300 px" },
+    ]);
+    expect(lay({ type: "scroll", direction: "up", value: "2 pages" }, null).marks[0]).toMatchObject({ label: "2 pages" });
+  });
+
+  it("a drag between two points draws its path, also when it ends beyond the screenshot", () => {
+    expect(lay({ type: "drag", coords: [900, 500], to: [200, 500] }, null).marks).toEqual([
+      { kind: "drag", from: { x: 450, y: 250 }, to: { x: 100, y: 250 }, rect: null },
+    ]);
+    expect(lay({ type: "drag", coords: [900, 500], to: [1200, 500] }, null).marks).toEqual([
+      { kind: "drag", from: { x: 450, y: 250 }, to: { x: 600, y: 250 }, rect: null },
+    ]);
+    // Without an end point (BrowserGym's drag_and_drop between elements) it stays a mark on the source.
+    expect(lay({ type: "drag", coords: [900, 500] }, null).marks).toEqual([{ kind: "click", point: { x: 450, y: 250 }, rect: null, variant: "drag" }]);
+  });
+
   it("scroll inside an element starts at the element", () => {
     const [m] = lay({ type: "scroll", target: "1", direction: "down" }).marks;
     expect(m).toMatchObject({ kind: "scroll", direction: "down", anchor: { x: 175, y: 60 } });
@@ -168,5 +189,37 @@ describe("layoutOverlay: action marks", () => {
     }).marks;
     expect(marks.map((m) => m.kind)).toEqual(["type", "click"]);
     expect(marks[1]).toMatchObject({ rect: { x: 0, y: 0, width: 50, height: 25 } });
+  });
+});
+
+describe("stageSize: how big the player shows a screenshot", () => {
+  const area = { width: 1000, height: 700 };
+  it("a viewport screenshot fits whole, never upscaled", () => {
+    expect(stageSize({ width: 1280, height: 800 }, area, 16)).toEqual({ size: { width: 1000, height: 625 }, scrolls: false });
+    expect(stageSize({ width: 640, height: 400 }, area, 16)).toEqual({ size: { width: 640, height: 400 }, scrolls: false });
+  });
+  it("a phone screenshot (tall, but not a sliver when whole) still fits whole", () => {
+    expect(stageSize({ width: 390, height: 844 }, area, 16)).toEqual({ size: { width: 323, height: 700 }, scrolls: false });
+  });
+  it("a full-page screenshot fits the width (less the scrollbar) and scrolls, one scale for both axes", () => {
+    const { size, scrolls } = stageSize({ width: 1280, height: 6000 }, area, 16);
+    expect(scrolls).toBe(true);
+    expect(size).toEqual({ width: 984, height: 4612 });
+    const layout = layoutOverlay({ natural: { width: 1280, height: 6000 }, display: size, elements: null, action: { type: "click", coords: [640, 4800] } });
+    expect(layout.scale.x).toBeCloseTo(layout.scale.y, 3);
+    const focus = actionFocus(layout)!;
+    expect([focus.x, focus.y].map((n) => Math.round(n))).toEqual([492, 3690]);
+  });
+});
+
+describe("actionFocus: where the action happened", () => {
+  const lay = (action: ParsedAction, elements: SomElement[] | null = null) => layoutOverlay({ natural, display: half, elements, action });
+  it("is the target's centre, the point, a drag's start, the typed text's anchor; nothing for navigation", () => {
+    expect(actionFocus(lay({ type: "click", target: "1" }, [{ label: "1", bbox: [100, 100, 200, 100] }]))).toEqual({ x: 100, y: 75 });
+    expect(actionFocus(lay({ type: "click", coords: [600, 200] }))).toEqual({ x: 300, y: 100 });
+    expect(actionFocus(lay({ type: "drag", coords: [100, 100], to: [300, 100] }))).toEqual({ x: 50, y: 50 });
+    expect(actionFocus(lay({ type: "type", coords: [10, 20], value: "x" }))).toEqual({ x: 5, y: 10 });
+    expect(actionFocus(lay({ type: "goto", value: "https://a.test/" }))).toBeNull();
+    expect(actionFocus(lay({ type: "scroll", direction: "down", delta: [0, 300] }))).toBeNull();
   });
 });

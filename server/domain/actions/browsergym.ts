@@ -141,7 +141,7 @@ const SIGNATURES: Record<string, Signature> = {
     map: (a, f) => {
       const dx = num(a, "delta_x", f);
       const dy = num(a, "delta_y", f);
-      return { type: "scroll", direction: scrollDirection(dx, dy), value: `${dx},${dy}` };
+      return { type: "scroll", direction: scrollDirection(dx, dy), value: `${dx},${dy}`, delta: [dx, dy] };
     },
   },
   // coord
@@ -150,7 +150,7 @@ const SIGNATURES: Record<string, Signature> = {
     map: (a, f) => {
       const dx = num(a, "dx", f);
       const dy = num(a, "dy", f);
-      return { type: "scroll", coords: [num(a, "x", f), num(a, "y", f)], direction: scrollDirection(dx, dy), value: `${dx},${dy}` };
+      return { type: "scroll", coords: [num(a, "x", f), num(a, "y", f)], direction: scrollDirection(dx, dy), value: `${dx},${dy}`, delta: [dx, dy] };
     },
   },
   mouse_move: { params: ["x", "y"], map: coordAction("hover") },
@@ -175,6 +175,7 @@ const SIGNATURES: Record<string, Signature> = {
     map: (a, f) => ({
       type: "drag",
       coords: [num(a, "from_x", f), num(a, "from_y", f)],
+      to: [num(a, "to_x", f), num(a, "to_y", f)],
       value: `${num(a, "to_x", f)},${num(a, "to_y", f)}`,
     }),
   },

@@ -35,6 +35,8 @@ export interface OverlayBox {
   clipped: boolean;
   /** The element the step's action targets. */
   targeted: boolean;
+  /** Where the element sits in the page, when the source recorded it. */
+  xpath?: string;
 }
 
 export interface HiddenBox {
@@ -59,7 +61,13 @@ export type TargetStatus =
 export type ActionMark =
   | { kind: "click"; point: Point | null; rect: Rect | null; variant: "click" | "dblclick" | "hover" | "select" | "clear" | "upload" | "press" | "drag" }
   | { kind: "type"; text: string; submit: boolean; rect: Rect | null; anchor: Point }
-  | { kind: "scroll"; direction: ScrollDirection; anchor: Point; rect: Rect | null }
+  /**
+   * A scroll. `distance` is the recorded scroll delta at display scale (the arrow's length) and `label` says how far
+   * ("400 px", "2 pages"); both are absent when the source did not record how far it scrolled.
+   */
+  | { kind: "scroll"; direction: ScrollDirection; anchor: Point; rect: Rect | null; distance?: number; label?: string }
+  /** A drag with its path, from its start point (on the screenshot) to its end point (possibly beyond it). */
+  | { kind: "drag"; from: Point; to: Point; rect: Rect | null }
   | { kind: "navigate"; text: string }
   /** An element action whose element has no box and no point (marks burned in): shown as a badge. */
   | { kind: "unlocated"; text: string }
@@ -121,6 +129,14 @@ export function projectBox(
   };
 }
 
+/** A point in screenshot pixels, scaled, wherever it lies (a drag may end outside the screenshot); null when not numbers. */
+function projectAnyPoint(p: readonly [number, number], natural: Size, display: Size): Point | null {
+  const [x, y] = p;
+  if (!finite(x) || !finite(y)) return null;
+  const s = scaleFactors(natural, display);
+  return { x: x * s.x, y: y * s.y };
+}
+
 /** A point in screenshot pixels, scaled; null when it lies outside the screenshot or is not a number. */
 export function projectPoint(p: readonly [number, number], natural: Size, display: Size): Point | null {
   const [x, y] = p;
@@ -178,7 +194,7 @@ export function layoutOverlay(input: OverlayInput): OverlayLayout {
       if (isTarget && targetStatus === "missing") targetStatus = "offscreen";
       continue;
     }
-    boxes.push({ label: el.label, tag: el.tag ?? null, text: el.text ?? null, rect: projected.rect, clipped: projected.clipped, targeted: isTarget });
+    boxes.push({ label: el.label, tag: el.tag ?? null, text: el.text ?? null, rect: projected.rect, clipped: projected.clipped, targeted: isTarget, ...(el.xpath ? { xpath: el.xpath } : {}) });
     if (isTarget && targetRect === null) {
       targetStatus = "found";
       targetRect = projected.rect;
@@ -196,8 +212,10 @@ export function layoutOverlay(input: OverlayInput): OverlayLayout {
     target: { label: targetLabel, status: targetStatus, rect: targetRect },
     marks: actionMarks(action, {
       display,
+      scale,
       rectFor: (label) => (label == null ? null : (boxes.find((b) => sameLabel(b.label, label))?.rect ?? null)),
       project: (coords) => (coords ? projectPoint(coords, natural, display) : null),
+      projectAny: (coords) => (coords ? projectAnyPoint(coords, natural, display) : null),
     }),
     grounding,
   };
@@ -270,9 +288,18 @@ function unlocatedText(a: ParsedAction): string {
 
 interface MarkContext {
   display: Size;
+  scale: { x: number; y: number };
   /** Display rect of an element label, or null when it has no drawable box. */
   rectFor(label: string | null | undefined): Rect | null;
   project(coords: readonly [number, number] | null | undefined): Point | null;
+  projectAny(coords: readonly [number, number] | null | undefined): Point | null;
+}
+
+/** "400 px", "300 × 120 px": how far a scroll moved, as recorded. */
+function deltaLabel(d: readonly [number, number]): string {
+  const [dx, dy] = d.map((n) => Math.round(Math.abs(n)));
+  if (dx && dy) return `${dx} × ${dy} px`;
+  return `${dx || dy} px`;
 }
 
 function actionMarks(action: ParsedAction, ctx: MarkContext): ActionMark[] {
@@ -284,13 +311,19 @@ function actionMarks(action: ParsedAction, ctx: MarkContext): ActionMark[] {
   const point = ctx.project(action.coords);
   const atTarget = point ?? (targetRect ? rectCenter(targetRect) : null);
   switch (action.type) {
+    case "drag": {
+      // A drag between two points draws its path; one given by elements only is marked like a click on its source.
+      const to = ctx.projectAny(action.to);
+      if (point && to) return [{ kind: "drag", from: point, to, rect: targetRect }];
+      if (!atTarget && !targetRect) return [{ kind: "unlocated", text: unlocatedText(action) }];
+      return [{ kind: "click", point: atTarget, rect: targetRect, variant: "drag" }];
+    }
     case "click":
     case "dblclick":
     case "hover":
     case "select":
     case "clear":
     case "upload":
-    case "drag":
       if (!atTarget && !targetRect) return [{ kind: "unlocated", text: unlocatedText(action) }];
       return [{ kind: "click", point: atTarget, rect: targetRect, variant: action.type }];
     case "press":
@@ -302,15 +335,20 @@ function actionMarks(action: ParsedAction, ctx: MarkContext): ActionMark[] {
       if (!anchor) return [{ kind: "unlocated", text: unlocatedText(action) }];
       return [{ kind: "type", text: action.value ?? "", submit: !!action.submit, rect: targetRect, anchor }];
     }
-    case "scroll":
-      return [
-        {
-          kind: "scroll",
-          direction: action.direction ?? "down",
-          anchor: atTarget ?? { x: ctx.display.width / 2, y: ctx.display.height / 2 },
-          rect: targetRect,
-        },
-      ];
+    case "scroll": {
+      const d = action.delta && action.delta.every(Number.isFinite) && (action.delta[0] || action.delta[1]) ? action.delta : null;
+      const mark: ActionMark = {
+        kind: "scroll",
+        direction: action.direction ?? (d ? (Math.abs(d[1]) >= Math.abs(d[0]) ? (d[1] > 0 ? "down" : "up") : d[0] > 0 ? "right" : "left") : "down"),
+        anchor: atTarget ?? { x: ctx.display.width / 2, y: ctx.display.height / 2 },
+        rect: targetRect,
+      };
+      if (d) {
+        mark.distance = Math.hypot(d[0] * ctx.scale.x, d[1] * ctx.scale.y);
+        mark.label = deltaLabel(d);
+      } else if (action.value && /\bpages?\b/.test(action.value)) mark.label = action.value;
+      return [mark];
+    }
     case "answer":
       return [{ kind: "answer", text: action.value ?? "", infeasible: false }];
     case "report_infeasible":
@@ -322,4 +360,34 @@ function actionMarks(action: ParsedAction, ctx: MarkContext): ActionMark[] {
       return text ? [{ kind: "navigate", text }] : [];
     }
   }
+}
+
+/**
+ * Where the step's action happened on the displayed image (its target box's centre, the click or drag point, the
+ * typed text's anchor, a scroll's point): what a scrolled or zoomed view brings into sight. Null for actions that
+ * happen nowhere in particular (navigation, answers, a window scroll).
+ */
+export function actionFocus(layout: OverlayLayout): Point | null {
+  if (layout.target.rect) return rectCenter(layout.target.rect);
+  for (const m of layout.marks) {
+    if (m.kind === "click" && m.point) return m.point;
+    if (m.kind === "drag") return m.from;
+    if (m.kind === "type") return m.anchor;
+    if (m.kind === "scroll" && m.rect) return rectCenter(m.rect);
+  }
+  return null;
+}
+
+/**
+ * The size a screenshot is shown at in the player's free area. It fits whole (never upscaled), except a full-page
+ * screenshot (much taller than wide) that would shrink to a sliver: that one fits the area's width and scrolls, so
+ * its marks keep a readable scale. `scrollbar` is the width a vertical scrollbar takes.
+ */
+export function stageSize(natural: Size, area: Size, scrollbar = 0): { size: Size; scrolls: boolean } {
+  if (!(area.width > 0 && area.height > 0 && natural.width > 0 && natural.height > 0)) return { size: { width: 0, height: 0 }, scrolls: false };
+  const whole = Math.min(area.width / natural.width, area.height / natural.height, 1);
+  const byWidth = Math.min(Math.max(0, area.width - scrollbar) / natural.width, 1);
+  const scrolls = natural.height > natural.width * 1.5 && whole < byWidth * 0.5;
+  const scale = scrolls ? byWidth : whole;
+  return { size: { width: Math.floor(natural.width * scale), height: Math.floor(natural.height * scale) }, scrolls };
 }

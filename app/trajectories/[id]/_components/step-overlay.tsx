@@ -96,6 +96,11 @@ function BoxTooltip({ box, display }: { box: OverlayBox; display: Size }) {
         {box.targeted && <span className="ml-1 text-rose-300">action target</span>}
       </div>
       {box.text && <div className="line-clamp-3 break-words text-zinc-200">{box.text}</div>}
+      {box.xpath && (
+        <div className="truncate font-mono text-[10px] text-zinc-400" title={box.xpath}>
+          {box.xpath}
+        </div>
+      )}
       {box.clipped && <div className="text-amber-300">partly outside the screenshot</div>}
     </div>
   );
@@ -166,7 +171,10 @@ function Mark({ mark, display, drawTargetBox }: { mark: ActionMark; display: Siz
         </>
       );
     }
+    case "drag":
+      return <DragMark from={mark.from} to={mark.to} display={display} />;
     case "scroll":
+      if (mark.distance !== undefined) return <ScrollPath anchor={mark.anchor} direction={mark.direction} distance={mark.distance} label={mark.label ?? null} />;
       return (
         <svg
           data-testid="action-scroll"
@@ -178,6 +186,11 @@ function Mark({ mark, display, drawTargetBox }: { mark: ActionMark; display: Siz
           <g transform={`rotate(${ARROW_ROTATION[mark.direction]})`}>
             <path d="M0 -34 L18 -10 H7 V30 H-7 V-10 H-18 Z" fill="#f43f5e" fillOpacity="0.9" stroke="white" strokeWidth="2.5" strokeLinejoin="round" />
           </g>
+          {mark.label && (
+            <text x="24" y="4" className="text-[11px] font-semibold" fill="#be123c" stroke="white" strokeWidth="3" paintOrder="stroke">
+              {mark.label}
+            </text>
+          )}
         </svg>
       );
     case "navigate":
@@ -198,4 +211,60 @@ function Mark({ mark, display, drawTargetBox }: { mark: ActionMark; display: Siz
         </div>
       );
   }
+}
+
+const UNIT = { up: [0, -1], down: [0, 1], left: [-1, 0], right: [1, 0] } as const;
+
+/** A drag's path: a ring where the button went down, a dashed line, an arrowhead where it was released. */
+function DragMark({ from, to, display }: { from: { x: number; y: number }; to: { x: number; y: number }; display: Size }) {
+  const angle = (Math.atan2(to.y - from.y, to.x - from.x) * 180) / Math.PI;
+  return (
+    <svg
+      data-testid="action-drag"
+      data-from={`${Math.round(from.x)},${Math.round(from.y)}`}
+      data-to={`${Math.round(to.x)},${Math.round(to.y)}`}
+      className="absolute inset-0 z-30 overflow-visible"
+      width={display.width}
+      height={display.height}
+      aria-label="Drag"
+    >
+      <line x1={from.x} y1={from.y} x2={to.x} y2={to.y} stroke="white" strokeWidth="5" strokeLinecap="round" />
+      <line x1={from.x} y1={from.y} x2={to.x} y2={to.y} stroke="#f43f5e" strokeWidth="2.5" strokeDasharray="7 5" strokeLinecap="round" />
+      <circle cx={from.x} cy={from.y} r="8" fill="none" stroke="white" strokeWidth="4" />
+      <circle cx={from.x} cy={from.y} r="8" fill="#f43f5e" fillOpacity="0.35" stroke="#f43f5e" strokeWidth="2" />
+      <g transform={`translate(${to.x} ${to.y}) rotate(${angle})`}>
+        <path d="M0 0 L-14 -8 L-14 8 Z" fill="#f43f5e" stroke="white" strokeWidth="2" strokeLinejoin="round" />
+      </g>
+    </svg>
+  );
+}
+
+/** A scroll whose distance is known: an arrow from where it happened, as long as the page moved, and the amount. */
+function ScrollPath({ anchor, direction, distance, label }: { anchor: { x: number; y: number }; direction: keyof typeof UNIT; distance: number; label: string | null }) {
+  // Very short scrolls still get a visible arrow; the label tells the real amount.
+  const length = Math.max(28, distance);
+  const [ux, uy] = UNIT[direction];
+  const end = { x: ux * length, y: uy * length };
+  return (
+    <svg
+      data-testid="action-scroll"
+      data-direction={direction}
+      data-distance={Math.round(distance)}
+      className="absolute z-30 overflow-visible"
+      style={{ left: anchor.x, top: anchor.y, width: 1, height: 1 }}
+      aria-label={`Scroll ${direction}${label ? ` ${label}` : ""}`}
+    >
+      <line x1="0" y1="0" x2={end.x} y2={end.y} stroke="white" strokeWidth="9" strokeLinecap="round" />
+      <line x1="0" y1="0" x2={end.x} y2={end.y} stroke="#f43f5e" strokeWidth="5" strokeLinecap="round" />
+      <circle r="6" fill="#f43f5e" stroke="white" strokeWidth="2.5" />
+      <g transform={`translate(${end.x} ${end.y}) rotate(${ARROW_ROTATION[direction]})`}>
+        <path d="M0 -8 L13 10 H-13 Z" transform="translate(0 -4)" fill="#f43f5e" stroke="white" strokeWidth="2.5" strokeLinejoin="round" />
+      </g>
+      {label && (
+        <text x={uy !== 0 ? 12 : 0} y={uy !== 0 ? end.y / 2 : -14} className="text-[11px] font-semibold" fill="#be123c" stroke="white" strokeWidth="3" paintOrder="stroke">
+          {label}
+        </text>
+      )}
+    </svg>
+  );
 }

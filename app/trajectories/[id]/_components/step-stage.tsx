@@ -4,20 +4,20 @@
  * and a status line with the page URL and the step's notices. Neighbouring steps' images are fetched and
  * decoded ahead of time so stepping shows them at once.
  */
-import { useEffect, useMemo, useRef, useState } from "react";
-import { layoutOverlay, type Size } from "@/server/domain/player/overlay";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { actionFocus, layoutOverlay, stageSize, type Size } from "@/server/domain/player/overlay";
 import { useElementSize } from "../../../_lib/use-element-size";
 import type { PlayerStepData, StepAnalysis } from "./player";
 import { stepImageUrl, variantWidthFor } from "./image-urls";
 import { StepOverlay } from "./step-overlay";
 
 const FALLBACK_SIZE: Size = { width: 1024, height: 768 };
+/** Room kept for the vertical scrollbar of a full-page screenshot. */
+const SCROLLBAR = 16;
 
-/** The largest size with the image's aspect ratio that fits `area`, at most the image's own size. */
+/** The size a screenshot is shown at in `area`: whole, or a full-page one across the width (see stageSize). */
 export function fitSize(natural: Size, area: Size): Size {
-  if (!(area.width > 0 && area.height > 0 && natural.width > 0 && natural.height > 0)) return { width: 0, height: 0 };
-  const scale = Math.min(area.width / natural.width, area.height / natural.height, 1);
-  return { width: Math.floor(natural.width * scale), height: Math.floor(natural.height * scale) };
+  return stageSize(natural, area, SCROLLBAR).size;
 }
 
 export function shownImage(step: PlayerStepData, showRaw: boolean) {
@@ -68,7 +68,8 @@ export function StepStage({
   const area = useElementSize(areaRef);
   const img = shownImage(step, showRaw);
   const natural = img ? { width: img.width, height: img.height } : FALLBACK_SIZE;
-  const display = fitSize(natural, area);
+  const { size: display, scrolls: fullPage } = stageSize(natural, area, SCROLLBAR);
+  const scrollRef = useRef<HTMLDivElement>(null);
   const src = img && display.width > 0 ? stepImageUrl(img.hash, display.width) : null;
   const [loadedSrc, setLoadedSrc] = useState<string | null>(null);
 
@@ -77,6 +78,15 @@ export function StepStage({
     // natural/display are rebuilt each render; their numbers are the real dependencies.
     [natural.width, natural.height, display.width, display.height, step.elements, step.action],
   );
+
+  // A full-page screenshot opens where the action happened (its top when the action has no place on the page).
+  const focus = fullPage && !pending ? actionFocus(layout) : null;
+  const focusY = focus ? Math.round(focus.y) : null;
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el || !fullPage) return;
+    el.scrollTop = focusY === null ? 0 : Math.max(0, focusY - el.clientHeight / 2);
+  }, [fullPage, focusY, step.index]);
 
   const neighbourUrls = neighbours
     .map((s) => {
@@ -107,9 +117,14 @@ export function StepStage({
 
   return (
     <div className="flex min-h-0 flex-1 flex-col bg-zinc-100">
-      <StatusLine step={step} pending={pending} analysis={analysis} showRaw={showRaw && !!step.rawScreenshot} isLast={isLast} />
+      <StatusLine step={step} pending={pending} analysis={analysis} showRaw={showRaw && !!step.rawScreenshot} isLast={isLast} fullPage={fullPage} />
       <div ref={areaRef} className="relative min-h-[240px] flex-1 p-3">
-        <div className="absolute inset-3 grid place-items-center">
+        <div
+          ref={scrollRef}
+          className={`absolute inset-3 grid justify-items-center ${fullPage ? "items-start overflow-x-hidden overflow-y-auto" : "place-items-center"}`}
+          data-testid="step-stage-area"
+          data-full-page={fullPage || undefined}
+        >
           {img ? (
             <div
               className="relative cursor-zoom-in bg-white shadow-sm ring-1 ring-zinc-300"
@@ -151,7 +166,21 @@ export function StepStage({
   );
 }
 
-function StatusLine({ step, pending, analysis, showRaw, isLast }: { step: PlayerStepData; pending: boolean; analysis: StepAnalysis; showRaw: boolean; isLast: boolean }) {
+function StatusLine({
+  step,
+  pending,
+  analysis,
+  showRaw,
+  isLast,
+  fullPage,
+}: {
+  step: PlayerStepData;
+  pending: boolean;
+  analysis: StepAnalysis;
+  showRaw: boolean;
+  isLast: boolean;
+  fullPage: boolean;
+}) {
   const { loops, grounding } = analysis;
   return (
     <div className="flex min-h-8 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-zinc-200 bg-zinc-50 px-3 py-1 text-[12px]">
@@ -185,6 +214,11 @@ function StatusLine({ step, pending, analysis, showRaw, isLast }: { step: Player
           title={step.rawScreenshot ? "Press r for the unmarked screenshot" : "The source kept no unmarked screenshot"}
         >
           {showRaw ? "Raw screenshot (marks hidden)" : `Marks burned into image${step.rawScreenshot ? " · r for raw" : ""}`}
+        </span>
+      )}
+      {fullPage && (
+        <span data-testid="full-page-notice" className="rounded bg-zinc-200 px-1.5 py-px text-2xs font-medium text-zinc-700" title="The screenshot is taller than the page's window: scroll it, or press z to zoom">
+          Full-page screenshot · scroll
         </span>
       )}
       {step.error && <span className="rounded bg-rose-100 px-1.5 py-px text-2xs font-medium text-rose-800">step error</span>}

@@ -6,7 +6,7 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
 import { screenshotUrl } from "@/server/domain/image-variants";
 import { useDialogFocus } from "../../../_lib/use-dialog-focus";
-import { layoutOverlay } from "@/server/domain/player/overlay";
+import { actionFocus, layoutOverlay } from "@/server/domain/player/overlay";
 import type { PlayerStepData } from "./player";
 import { shownImage } from "./step-stage";
 import { StepOverlay } from "./step-overlay";
@@ -46,13 +46,7 @@ export function ZoomView({
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
-    const mark = layout.marks[0];
-    const focus =
-      layout.target.rect
-        ? { x: layout.target.rect.x + layout.target.rect.width / 2, y: layout.target.rect.y + layout.target.rect.height / 2 }
-        : mark && mark.kind === "click" && mark.point
-          ? mark.point
-          : null;
+    const focus = actionFocus(layout);
     if (focus) {
       el.scrollLeft = focus.x - el.clientWidth / 2;
       el.scrollTop = focus.y - el.clientHeight / 2;
