@@ -116,6 +116,10 @@ export const bundleVerdictSchema = z.object({
   /** The evaluator's reply or source record, as text. */
   raw: z.string().nullable().default(null),
   model: z.string().nullable().default(null),
+  /** Steps whose screenshots the evaluator looked at, when it recorded them. */
+  stepIndices: z.array(z.number().int().nonnegative()).optional(),
+  /** What the evaluator recorded beyond its verdict (key points, per-screenshot scores). */
+  details: z.record(z.string(), z.unknown()).optional(),
 });
 
 export const bundleTrajectorySchema = z.object({

@@ -165,6 +165,8 @@ export const nativeImporter: Importer = {
                 k: v.k,
                 promptVersion: v.promptVersion,
                 model: v.model,
+                ...(v.stepIndices ? { stepIndices: v.stepIndices } : {}),
+                ...(v.details ? { details: v.details } : {}),
               })),
           },
         };

@@ -11,6 +11,8 @@ import { vwaRenderImporter } from "./vwa-render";
 import { seeActImporter } from "./seeact";
 import { browserGymImporter } from "./browsergym";
 import { agentRewardBenchImporter } from "./agentrewardbench";
+import { onlineMind2WebImporter } from "./online-mind2web";
+import { browserUseImporter } from "./browser-use";
 
 export const IMPORTERS: Importer[] = [
   nativeImporter,
@@ -21,6 +23,8 @@ export const IMPORTERS: Importer[] = [
   seeActImporter,
   browserGymImporter,
   agentRewardBenchImporter,
+  onlineMind2WebImporter,
+  browserUseImporter,
 ];
 
 export function getImporter(format: string): Importer {

@@ -99,6 +99,10 @@ export interface ImportVerdict {
   k?: string;
   promptVersion?: string;
   model?: string | null;
+  /** Steps whose screenshots the evaluator looked at (a judge's key screenshots), oldest first. */
+  stepIndices?: number[];
+  /** What the evaluator recorded beyond its verdict (a judge's key points, per-screenshot scores), shown with it. */
+  details?: Record<string, unknown>;
 }
 
 /**
@@ -113,6 +117,11 @@ export type ImportItem =
 export interface ImportOptions {
   /** Task file given on the command line (`--tasks`), for formats that join tasks from elsewhere. */
   tasksFile?: string;
+  /**
+   * Folder of screenshots given on the command line (`--screenshots`), for formats whose files name images by
+   * paths of the machine that ran the agent (Browser Use): images are looked up there by file name and step number.
+   */
+  screenshotsDir?: string;
   /**
    * Auto-evaluator logs named on the command line (`--eval-log FILE`, repeatable), for formats whose evaluator
    * wrote its verdicts to a separate log (WebVoyager's auto_eval). One log is one evaluator.

@@ -744,7 +744,7 @@ export const webVoyagerImporter: Importer = {
 export const ONLINE_MIND2WEB_TASK_SET = { name: "Online-Mind2Web", benchmark: "online-mind2web" } as const;
 
 /** An Online-Mind2Web task file: a JSON array of `{task_id, confirmed_task, website, reference_length?, level?}`. */
-async function looksLikeMind2WebTaskFile(file: string): Promise<boolean> {
+export async function looksLikeMind2WebTaskFile(file: string): Promise<boolean> {
   if (!file.endsWith(".json")) return false;
   const head = await fileHead(file, 4096);
   // human_label.json has the same task columns, plus the agents' labels: it is a label file, not a task file.
@@ -753,7 +753,7 @@ async function looksLikeMind2WebTaskFile(file: string): Promise<boolean> {
 
 const MIND2WEB_LEVELS = new Set(["easy", "medium", "hard"]);
 
-function* mind2webTasks(file: string, data: unknown): Generator<ImportTask> {
+export function* mind2webTasks(file: string, data: unknown): Generator<ImportTask> {
   if (!Array.isArray(data)) throw new ImportError(file, "expected a JSON array of tasks");
   for (let i = 0; i < data.length; i++) {
     const r = data[i] as Record<string, unknown> | null;

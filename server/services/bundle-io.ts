@@ -133,6 +133,8 @@ export async function trajectoryToBundle(db: Db, id: number, images: Map<string,
       rationale: v.rationale,
       raw: v.rawReply,
       model: v.model,
+      ...(v.origin === "import" && v.stepIndices ? { stepIndices: v.stepIndices } : {}),
+      ...(v.origin === "import" && v.details ? { details: v.details } : {}),
     })),
   };
 }

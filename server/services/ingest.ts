@@ -40,6 +40,8 @@ export interface ImportRequest {
   path: string;
   format?: string;
   tasksFile?: string;
+  /** Screenshots folder for sources that name images by another machine's paths (see ImportOptions.screenshotsDir). */
+  screenshotsDir?: string;
   /** Evaluator logs to read beside the source (see ImportOptions.evalLogs). */
   evalLogs?: string[];
   /** All or nothing: any skipped trajectory or repair warning fails the import with nothing written. */
@@ -152,6 +154,10 @@ function storedVerdict(v: ImportVerdict) {
     // A verdict that kept nothing raw stays null (a native bundle round trip must not turn it into "null").
     rawReply: v.raw === null ? null : typeof v.raw === "string" ? v.raw : JSON.stringify(v.raw ?? null),
     model: v.model ?? null,
+    // Only sources that record them set these; left out (not null) otherwise, so the content hash of every other
+    // source's trajectories stays what it was and their re-imports stay unchanged.
+    ...(v.stepIndices ? { stepIndices: v.stepIndices } : {}),
+    ...(v.details ? { details: v.details } : {}),
   };
 }
 
@@ -302,6 +308,7 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
     try {
       for await (const item of importer.read(req.path, {
         tasksFile: req.tasksFile,
+        screenshotsDir: req.screenshotsDir,
         evalLogs: req.evalLogs,
         instanceId: thisInstance,
         onTotal: (n) => {

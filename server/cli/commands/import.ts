@@ -119,7 +119,7 @@ async function zipSourceOf(ctx: AppContext, file: string, typed: string, format:
   };
 }
 
-const usage = `npm run cli -- import <path> [--format auto|${IMPORTERS.map((i) => i.format).join("|")}] [--tasks FILE] [--eval-log FILE]… [--strict] [--no-warm] [--json]`;
+const usage = `npm run cli -- import <path> [--format auto|${IMPORTERS.map((i) => i.format).join("|")}] [--tasks FILE] [--eval-log FILE]… [--screenshots DIR] [--strict] [--no-warm] [--json]`;
 
 export const importCommand: CliCommand = {
   name: "import",
@@ -151,7 +151,7 @@ export const importCommand: CliCommand = {
 };
 
 async function importMain(argv: string[], io: CliIO, json: boolean): Promise<number> {
-  const args = parseArgs(argv, { valueFlags: ["format", "tasks", "eval-log"], boolFlags: ["json", "strict", "no-warm"] });
+  const args = parseArgs(argv, { valueFlags: ["format", "tasks", "eval-log", "screenshots"], boolFlags: ["json", "strict", "no-warm"] });
   const [input, ...extra] = args.positionals;
   if (!input) throw new UsageError("missing <path> to import");
   if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
@@ -162,6 +162,9 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
   });
   const tasksFlag = flagString(args, "tasks");
   const format = flagString(args, "format");
+  const screenshotsFlag = flagString(args, "screenshots");
+  const screenshotsDir = screenshotsFlag === undefined ? undefined : userPath(io, screenshotsFlag);
+  if (screenshotsDir !== undefined && !(fs.existsSync(screenshotsDir) && fs.statSync(screenshotsDir).isDirectory())) throw new UsageError(`--screenshots ${screenshotsFlag}: no such folder`);
   const ctx = getAppContext(io.env);
   const source = await zipSourceOf(ctx, userPath(io, input), input, format);
   const bar = createProgressBar(io, "Importing", { enabled: !json });
@@ -172,6 +175,7 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
       path: source.input,
       format,
       tasksFile: tasksFlag === undefined ? undefined : userPath(io, tasksFlag),
+      screenshotsDir,
       evalLogs,
       strict: flagBool(args, "strict"),
       onProgress: (p) => bar.update(p.done, p.total, source.named(p.label)),

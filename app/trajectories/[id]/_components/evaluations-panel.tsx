@@ -250,11 +250,67 @@ function VerdictCard({ v, chosen, choose, go, ruleConfig }: { v: VerdictView; ch
           )}
         </div>
       )}
+      {v.origin === "import" && <JudgeEvidence details={v.details} go={go} />}
       {v.rationale && <p className="break-words whitespace-pre-wrap text-zinc-700">{v.rationale}</p>}
       {v.kind === "rule" && ruleConfig != null && <Raw summary="Rule checked" text={JSON.stringify(ruleConfig, null, 2)} />}
       {v.rawReply && <Raw summary={v.origin === "import" ? "Source record" : "Raw reply"} text={v.rawReply} />}
       <span className="text-2xs text-zinc-400">{formatDate(v.updatedAt)}</span>
     </Card>
+  );
+}
+
+/**
+ * What an imported judge recorded beside its verdict: the key points it checked (WebJudge) and how it scored each
+ * screenshot, the ones at or above its threshold being those its final judgment saw.
+ */
+function JudgeEvidence({ details, go }: { details: Record<string, unknown> | null; go: (p: number) => void }) {
+  if (!details) return null;
+  const keyPoints = Array.isArray(details.keyPoints) ? details.keyPoints.filter((k): k is string => typeof k === "string") : [];
+  const threshold = typeof details.threshold === "number" ? details.threshold : null;
+  const shots = Array.isArray(details.screenshots)
+    ? details.screenshots
+        .map((x) => (x && typeof x === "object" ? (x as { step?: unknown; score?: unknown; reasoning?: unknown }) : null))
+        .filter((x) => x !== null)
+        .map((x, i) => ({ i, step: typeof x.step === "number" ? x.step : null, score: typeof x.score === "number" ? x.score : null, reasoning: typeof x.reasoning === "string" ? x.reasoning : null }))
+    : [];
+  if (!keyPoints.length && !shots.length) return null;
+  return (
+    <div className="flex flex-col gap-1" data-testid="judge-evidence">
+      {keyPoints.length > 0 && (
+        <div>
+          <div className="text-2xs font-semibold text-zinc-500">Key points</div>
+          <ol className="list-decimal pl-4 text-zinc-700" data-testid="judge-key-points">
+            {keyPoints.map((k, i) => (
+              <li key={i} className="break-words">
+                {k}
+              </li>
+            ))}
+          </ol>
+        </div>
+      )}
+      {shots.length > 0 && (
+        <details>
+          <summary className="cursor-pointer text-2xs text-zinc-500 select-none hover:text-zinc-800">
+            Screenshot scores{threshold !== null ? ` (kept at ${threshold} or more)` : ""}
+          </summary>
+          <ul className="mt-1 flex flex-col gap-1 text-2xs text-zinc-600" data-testid="judge-screenshot-scores">
+            {shots.map((s) => (
+              <li key={s.i} className={threshold !== null && s.score !== null && s.score >= threshold ? "font-medium text-zinc-900" : undefined}>
+                {s.step !== null ? (
+                  <>
+                    Step <StepLink position={s.step} go={go} />
+                  </>
+                ) : (
+                  `Screenshot ${s.i + 1}`
+                )}
+                {s.score !== null && <span> · score {s.score}</span>}
+                {s.reasoning && <p className="line-clamp-3 font-normal break-words whitespace-pre-wrap text-zinc-500">{s.reasoning}</p>}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
   );
 }
 
