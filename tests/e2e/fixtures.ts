@@ -9,6 +9,8 @@ export interface ImportedFixtures {
   trajectories: Record<string, number>;
   /** True when ../shared's WebVoyager examples were imported too. */
   sharedExamples: boolean;
+  /** tests/fixtures/online-mind2web-mini: externalTaskId → trajectory id (not among `trajectories`). */
+  onlineMind2Web: Record<string, number>;
 }
 
 export function fixturesFile(): string {

@@ -25,7 +25,7 @@ function importWithCli(source: string): { externalTaskId: string; id: number }[]
 }
 
 export default async function globalSetup() {
-  const fixtures: ImportedFixtures = { trajectories: {}, sharedExamples: false };
+  const fixtures: ImportedFixtures = { trajectories: {}, sharedExamples: false, onlineMind2Web: {} };
   const sources = [path.join(root, "tests/fixtures/webvoyager-mini/results/20240301_10_00_00"), path.join(root, "tests/fixtures/native-mini")];
   // Under CI the shared examples must be there (the player spec plays them): their absence fails the run.
   const shared = path.join(sharedRoot(), "fixtures", "webvoyager", "results", "examples");
@@ -36,6 +36,10 @@ export default async function globalSetup() {
   for (const source of sources) {
     for (const t of importWithCli(source)) fixtures.trajectories[t.externalTaskId] = t.id;
   }
+  // Kept apart from `trajectories`, which other specs draw campaign items from: a 0-step answer-only submission
+  // and a full-page screenshot are for the player's coordinate-action spec only.
+  fixtures.onlineMind2Web = {};
+  for (const t of importWithCli(path.join(root, "tests/fixtures/online-mind2web-mini"))) fixtures.onlineMind2Web[t.externalTaskId] = t.id;
   fs.writeFileSync(fixturesFile(), JSON.stringify(fixtures, null, 1));
   createAccounts();
 }

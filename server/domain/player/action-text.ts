@@ -44,7 +44,12 @@ export function describeAction(a: ParsedAction, maxValue = 80): string {
   if (a.target) parts.push(`[${a.target}]`);
   else if (a.coords) parts.push(`(${Math.round(a.coords[0])}, ${Math.round(a.coords[1])})`);
   else if (a.type === "scroll") parts.push("window");
+  if (a.type === "drag" && a.to) parts.push(`→ (${Math.round(a.to[0])}, ${Math.round(a.to[1])})`);
   if (a.direction) parts.push({ up: "↑", down: "↓", left: "←", right: "→" }[a.direction]);
+  if (a.type === "scroll" && a.delta && (a.delta[0] || a.delta[1])) {
+    const [dx, dy] = a.delta.map((n) => Math.round(Math.abs(n)));
+    parts.push(dx && dy ? `${dx} × ${dy} px` : `${dx || dy} px`);
+  }
   if (a.type === "unparsed") {
     if (a.parseError) parts.push(`(${a.parseError})`);
   } else if (a.value) {

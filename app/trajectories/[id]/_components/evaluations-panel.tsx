@@ -222,7 +222,8 @@ function VerdictCard({ v, chosen, choose, go, ruleConfig }: { v: VerdictView; ch
       <div className="flex flex-wrap gap-x-2 text-2xs text-zinc-500">
         {v.config && <span className="font-mono">{v.model ?? v.config.model}</span>}
         {!v.config && v.model && <span className="font-mono">{v.model}</span>}
-        {v.kind === "judge" && <span>{describeK(v.k)}</span>}
+        {/* An imported judge's window is its recorded steps, or unknown: never "no screenshots" for want of a k. */}
+        {v.kind === "judge" && !(v.origin === "import" && !v.k) && <span>{describeK(v.k)}</span>}
         {v.promptVersion && <span>{v.kind === "rule" ? "rules" : "prompt"} {v.promptVersion}</span>}
         {v.score !== null && <span>score {v.score}</span>}
         {v.origin === "import" && <span>imported</span>}
