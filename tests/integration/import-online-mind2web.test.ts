@@ -13,6 +13,7 @@ import { detectImporter } from "../../server/importers/registry";
 import { runImport } from "../../server/services/ingest";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { sharedPath, type TestContext } from "../helpers/context";
+import { sharedSkipReason, titled } from "../helpers/requirements";
 import { LFS_POINTER, webJudgeRow, writeOm2wTask } from "../helpers/online-mind2web-fixture";
 import { tinyPng } from "../helpers/webvoyager-fixture";
 
@@ -306,6 +307,9 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
   });
 });
 
+const REAL = ["fixtures", "real", "online-mind2web-theredsix"];
+const realSkip = sharedSkipReason(REAL);
+
 describeEachBackend("Online-Mind2Web: the shared real run (Agent Browser Protocol, LFS pointers)", (backend) => {
   beforeEach(async () => {
     ctx = await createBackendContext(backend);
@@ -313,9 +317,8 @@ describeEachBackend("Online-Mind2Web: the shared real run (Agent Browser Protoco
   afterEach(async () => {
     await ctx.cleanup();
   });
-  const real = sharedPath("fixtures", "real", "online-mind2web-theredsix");
-  it.skipIf(!real)("imports all 12 tasks with their steps and answers, says the screenshots are LFS pointers, and re-imports unchanged", async () => {
-    if (!real) return;
+  it.skipIf(realSkip)(titled("imports all 12 tasks with their steps and answers, says the screenshots are LFS pointers, and re-imports unchanged", realSkip), async () => {
+    const real = sharedPath(...REAL)!;
     const report = await runImport(ctx, { path: real });
     expect(report.format).toBe("online-mind2web");
     expect(report.skipped).toEqual([]);
@@ -333,5 +336,4 @@ describeEachBackend("Online-Mind2Web: the shared real run (Agent Browser Protoco
     const again = await runImport(ctx, { path: real });
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 12]);
   });
-  if (!real) it.skip("skipped: ../shared/fixtures/real/online-mind2web-theredsix is absent (it is always present in CI)", () => {});
 });
