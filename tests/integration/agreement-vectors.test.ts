@@ -9,27 +9,14 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UsageError } from "@/server/cli/args";
 import { agreementCommand, agreementVectorsCommand } from "@/server/cli/commands/agreement";
-import type { CliCommand, CliIO } from "@/server/cli/types";
+import type { CliCommand } from "@/server/cli/types";
+import { runCliCommand } from "../helpers/cli-run";
 import { Z_95, fleissKappa, fleissKappaFromCounts } from "@/server/domain/agreement";
 import { sharedPath } from "../helpers/context";
 import { python3SkipReason, titled } from "../helpers/requirements";
 
-/** Runs a command as server/cli/main.ts does (UsageError → 2, other errors → 1) with captured output. */
-async function run(command: CliCommand, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const io: CliIO = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), interactive: false, env: process.env };
-  let code: number;
-  try {
-    code = await command.run(argv, io);
-  } catch (e) {
-    stderr += `Error: ${(e as Error).message}\n`;
-    code = e instanceof UsageError ? 2 : 1;
-  }
-  return { code, stdout, stderr };
-}
+const run = (command: CliCommand, argv: string[]) => runCliCommand(command, argv);
 
 let tmp: string;
 beforeAll(() => {
@@ -223,7 +210,18 @@ describe("agreement csv", () => {
     expect([pair.rater_a, pair.rater_b, pair.shared_items]).toEqual(["ann", "bob", 12]);
     expect(pair.kappa).toBeCloseTo(2 / 3, 14);
     expect(pair.std_kappa).toBeCloseTo(Math.sqrt(5 / 108), 14);
-    expect(pair.ci_low).toBeCloseTo(2 / 3 - Z_95 * Math.sqrt(5 / 108), 14);
+    // Twelve pairs are too few for the large-sample interval (its lower bound 2/3 − 1.96·√(5/108) would be shown
+    // otherwise): the interval is a bootstrap over the pairs, inside [−1, 1] and around κ.
+    expect(pair).toMatchObject({ ci_method: "bootstrap", ci_note: "with 12 items (under 30) the large-sample interval is not reliable" });
+    expect(pair.ci_low).not.toBeCloseTo(2 / 3 - Z_95 * Math.sqrt(5 / 108), 3);
+    expect(pair.ci_low).toBeGreaterThanOrEqual(-1);
+    expect(pair.ci_low).toBeLessThan(2 / 3);
+    expect(pair.ci_high).toBeGreaterThan(2 / 3);
+    expect(pair.ci_high).toBeLessThanOrEqual(1);
+    // α gets a bootstrap interval too; Fleiss' κ is undefined here and says why it has none.
+    expect(out.krippendorff_alpha_ci_method).toBe("bootstrap");
+    expect(out).toMatchObject({ fleiss_kappa_ci_low: null, fleiss_kappa_ci_method: null });
+    expect(out.fleiss_kappa_ci_note).toMatch(/^no interval: items have different numbers of ratings/);
     expect(pair.percent_agreement).toBeCloseTo(10 / 12, 14);
   });
 

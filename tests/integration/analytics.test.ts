@@ -170,10 +170,12 @@ describeEachBackend("analytics", (backend: TestBackend) => {
       ]);
       close(k1.agreement, 7 / 9);
       close(k1.kappa.kappa, 4 / 7);
-      // Fleiss–Cohen–Everitt variance of this table, by hand: 20/343; the 95 % interval κ ± 1.96·SE, not clipped.
+      // Fleiss–Cohen–Everitt variance of this table, by hand: 20/343; the Wald bounds κ ± 1.96·SE, not clipped.
       close(k1.kappa.stdKappa, Math.sqrt(20 / 343));
-      close(k1.kappa.ciLow, 0.0981509, 6);
-      close(k1.kappa.ciHigh, 1.0447063, 6);
+      close(k1.kappa.waldLow, 0.0981509, 6);
+      close(k1.kappa.waldHigh, 1.0447063, 6);
+      // Nine pairs are too few for an interval: it says so rather than showing one.
+      expect(k1.kappa.interval).toMatchObject({ method: null, low: null, high: null, note: "no interval (n = 9)" });
       expect([k1.unparseable, k1.unsureReference, k1.noReference, k1.notEvaluable]).toEqual([1, 1, 1, 0]);
       close(k1.metrics.precision, 3 / 5);
       close(k1.metrics.recall, 1);

@@ -82,10 +82,11 @@ describeEachBackend("annotator quality", (backend) => {
       const ab = q.pairs.find((p) => p.a === "Ann" && p.b === "Ben")!;
       expect(ab.n).toBe(4);
       expect(ab.kappa).toBeCloseTo(0.5, 12);
-      // Fleiss–Cohen–Everitt SE worked by hand for this table: 3/8; the 95 % interval κ ± 1.96·SE, not clipped.
+      // Fleiss–Cohen–Everitt SE worked by hand for this table: 3/8; the Wald bounds κ ± 1.96·SE, not clipped.
       expect(ab.stdKappa).toBeCloseTo(0.375, 12);
-      expect(ab.ciLow).toBeCloseTo(-0.2349865, 6);
-      expect(ab.ciHigh).toBeCloseTo(1.2349865, 6);
+      expect(ab.waldLow).toBeCloseTo(-0.2349865, 6);
+      expect(ab.waldHigh).toBeCloseTo(1.2349865, 6);
+      expect(ab.interval).toMatchObject({ method: null, note: "no interval (n = 4)" });
       expect(q.pairs).toHaveLength(3);
     });
 

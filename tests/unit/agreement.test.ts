@@ -89,8 +89,8 @@ describe("Cohen's κ", () => {
     expectClose(r.expectedAgreement, 0.5);
     expectClose(r.percentAgreement, 0.7);
     expectClose(r.stdKappa, Math.sqrt(0.016128));
-    expectClose(r.ciLow, 0.4 - Z_95 * Math.sqrt(0.016128));
-    expectClose(r.ciHigh, 0.4 + Z_95 * Math.sqrt(0.016128));
+    expectClose(r.waldLow, 0.4 - Z_95 * Math.sqrt(0.016128));
+    expectClose(r.waldHigh, 0.4 + Z_95 * Math.sqrt(0.016128));
     expectClose(r.stdKappa0, Math.sqrt(0.0192));
     expectClose(r.z, 0.4 / Math.sqrt(0.0192)); // = 5/√3
     expectClose(r.pTwoSided, erfc(0.4 / Math.sqrt(0.0192) / Math.SQRT2));
@@ -104,15 +104,15 @@ describe("Cohen's κ", () => {
     const u = kappaFromTable(t);
     expectClose(u.kappa, 107 / 221, 1e-14);
     expect(u.stdKappa).toBeCloseTo(0.138, 3);
-    expect(u.ciLow).toBeCloseTo(0.2137, 4);
-    expect(u.ciHigh).toBeCloseTo(0.7547, 4);
+    expect(u.waldLow).toBeCloseTo(0.2137, 4);
+    expect(u.waldHigh).toBeCloseTo(0.7547, 4);
     expect(u.stdKappa0).toBeCloseTo(0.1484, 4);
     expect(u.z).toBeCloseTo(3.2626, 4);
     const w = kappaFromTable(t, "linear");
     expectClose(w.kappa, 118 / 251, 1e-14);
     expect(w.stdKappa).toBeCloseTo(0.1457, 4);
-    expect(w.ciLow).toBeCloseTo(0.1845, 4);
-    expect(w.ciHigh).toBeCloseTo(0.7558, 4);
+    expect(w.waldLow).toBeCloseTo(0.1845, 4);
+    expect(w.waldHigh).toBeCloseTo(0.7558, 4);
     expect(w.stdKappa0).toBeCloseTo(0.1426, 4);
     expect(w.z).toBeCloseTo(3.2971, 4);
   });
@@ -227,7 +227,7 @@ describe("Cohen's κ", () => {
     const same = cohenKappa(Array(10).fill("success"), Array(10).fill("success"));
     expect(same.kappa).toBeNull();
     expect(same.reason).toMatch(/0\/0/);
-    expect([same.stdKappa, same.ciLow, same.ciHigh, same.stdKappa0, same.z, same.pTwoSided]).toEqual([null, null, null, null, null, null]);
+    expect([same.stdKappa, same.waldLow, same.waldHigh, same.stdKappa0, same.z, same.pTwoSided]).toEqual([null, null, null, null, null, null]);
     expect(same.percentAgreement).toBe(1);
     expect(cohenKappa(["yes"], ["yes"]).kappa).toBeNull();
     const empty = cohenKappa([], []);
@@ -243,7 +243,7 @@ describe("Cohen's κ", () => {
     expect(split.kappa).toBe(0);
     expect(split.stdKappa).toBe(0);
     expect(split.stdKappa0).toBe(0);
-    expect(split.ciLow).toBe(0);
+    expect(split.waldLow).toBe(0);
     expect(split.z).toBeNull();
     expect(split.pTwoSided).toBeNull();
     // a never says "no": P_o = P_e = 5/8 → κ = 0 exactly.
@@ -259,8 +259,8 @@ describe("Cohen's κ", () => {
     const perfect = cohenKappa(labels, labels);
     expect(perfect.kappa).toBe(1);
     expect(perfect.stdKappa).toBe(0);
-    expect(perfect.ciLow).toBe(1);
-    expect(perfect.ciHigh).toBe(1);
+    expect(perfect.waldLow).toBe(1);
+    expect(perfect.waldHigh).toBe(1);
     expect(perfect.stdKappa0).toBeGreaterThan(0);
     const flip = cohenKappa(["y", "n", "y", "n"], ["n", "y", "n", "y"]);
     expect(flip.kappa).toBe(-1);
@@ -304,8 +304,8 @@ describe("Cohen's κ", () => {
     expect(low!).toBeLessThan(r1.kappa!);
     expect(high!).toBeGreaterThan(r1.kappa!);
     // With n = 100 the percentile interval is close to the large-sample one.
-    expect(Math.abs(low! - r1.ciLow!)).toBeLessThan(0.05);
-    expect(Math.abs(high! - r1.ciHigh!)).toBeLessThan(0.05);
+    expect(Math.abs(low! - r1.waldLow!)).toBeLessThan(0.05);
+    expect(Math.abs(high! - r1.waldHigh!)).toBeLessThan(0.05);
     // Against resampling the 100 pairs by hand (κ written out for two categories), with enough replicates that the
     // two Monte Carlo estimates of the same percentiles agree within their sampling error.
     const many = cohenKappa(a, b, { bootstrap: { replicates: 4000, seed: 11 } }).bootstrap!;
@@ -679,7 +679,7 @@ describe("ratings in long form", () => {
     expect(report.pairwise.map((p) => [p.raterA, p.raterB])).toEqual([["r1", "r2"]]);
     const direct = cohenKappa(r1, r2);
     expectClose(report.pairwise[0]!.kappa, direct.kappa!, 1e-14);
-    expectClose(report.pairwise[0]!.ciLow, direct.ciLow!, 1e-14);
+    expectClose(report.pairwise[0]!.waldLow, direct.waldLow!, 1e-14);
     const units = r1.map((l, i) => [l, r2[i]!, ...(i < 4 ? [r3[i]!] : [])]);
     expectClose(report.krippendorff.alpha, krippendorffAlphaNominalUnits(units).alpha!, 1e-14);
     expectClose(report.percentAgreement.value, meanPairwiseAgreement(units).value!, 1e-14);

@@ -9,7 +9,7 @@ import { decodeSelection } from "../../server/domain/analytics/selection";
 import type { AgreementStats, CsvAgreementResult, HumanAgreementResult, OverviewResult, RateCell } from "../../server/services/analytics";
 import { errorDistances } from "../../app/analytics/_lib/charts";
 import { cliCommand, guessColumns, prepareCsvReport, previewCsv } from "../../app/analytics/_lib/csv";
-import { csvNumber, fmtCoef, fmtCoefInterval, fmtP, fmtPercent, fmtPercentInterval } from "../../app/analytics/_lib/format";
+import { csvNumber, fmtCoef, fmtCoefInterval, fmtInterval, intervalTitle, fmtP, fmtPercent, fmtPercentInterval } from "../../app/analytics/_lib/format";
 import { prepareHumans } from "../../app/analytics/_lib/humans";
 import { agreementCells, judgePageHref, kappaChart } from "../../app/analytics/_lib/judges";
 import { prepareOverview } from "../../app/analytics/_lib/overview";
@@ -34,9 +34,13 @@ describe("formatting", () => {
     expect(fmtPercentInterval(0.16818, 0.68732)).toBe("[16.8, 68.7]");
     expect(fmtPercentInterval(null, 0.5)).toBe("");
     expect(fmtCoefInterval(-0.1234, 0.5)).toBe("[-0.123, 0.500]");
-    // κ cannot leave [−1, 1]; a normal-approximation bound past it is shown clipped.
-    expect(fmtCoefInterval(0.376, 1.011)).toBe("[0.376, 1.000]");
-    expect(fmtCoefInterval(-1.2, -0.4)).toBe("[-1.000, -0.400]");
+    // A coefficient's interval shows its bounds, or says why it has none (never a made-up point).
+    const none = { method: null, low: null, high: null, level: 0.95, n: 3, replicates: null, seed: null, undefinedReplicates: null };
+    expect(fmtInterval({ ...none, method: "bootstrap", low: 0.376, high: 1, n: 12, replicates: 2000, seed: 1, undefinedReplicates: 0, note: null })).toBe("[0.376, 1.000]");
+    expect(fmtInterval({ ...none, note: "no interval (n = 3)" })).toBe("no interval (n = 3)");
+    expect(fmtInterval({ ...none, n: 40, note: "no interval: the labels agree on every one of the 40 items, so every resample gives κ = 1" })).toBe("no interval");
+    expect(intervalTitle({ ...none, n: 40, note: "no interval: the labels agree on every one of the 40 items, so every resample gives κ = 1" })).toMatch(/agree on every one of the 40 items/);
+    expect(fmtInterval(undefined)).toBe("");
     expect([fmtP(0.0004), fmtP(0.0234), fmtP(null)]).toEqual(["< 0.001", "0.023", "–"]);
   });
 });
@@ -161,7 +165,17 @@ function stats(kappa: number | null, skewed = false): AgreementStats {
   return {
     n: 10,
     agreement: 0.8,
-    kappa: { kappa, reason: kappa === null ? "every label is the same" : null, n: 10, observedAgreement: 0.8, expectedAgreement: 0.5, stdKappa: 0.1, ciLow: kappa === null ? null : kappa - 0.2, ciHigh: kappa === null ? null : kappa + 0.2, stdKappa0: 0.1, z: 3, pTwoSided: 0.002 },
+    kappa: { kappa, reason: kappa === null ? "every label is the same" : null, n: 10, observedAgreement: 0.8, expectedAgreement: 0.5, stdKappa: 0.1,
+      waldLow: kappa === null ? null : kappa - 0.2,
+      waldHigh: kappa === null ? null : kappa + 0.2,
+      interval:
+        kappa === null
+          ? { method: null, low: null, high: null, level: 0.95, n: 10, replicates: null, seed: null, undefinedReplicates: null, note: "no interval: every label is the same" }
+          : { method: "bootstrap", low: kappa - 0.25, high: Math.min(1, kappa + 0.15), level: 0.95, n: 10, replicates: 2000, seed: 1, undefinedReplicates: 0, note: "with 10 items (under 30) the large-sample interval is not reliable" },
+      stdKappa0: 0.1,
+      z: 3,
+      pTwoSided: 0.002,
+    },
     prevalence: { n: 10, positive: "success", prevalenceIndex: 0.7, biasIndex: 0, pabak: 0.6, dominantCategory: "success", dominantShare: skewed ? 0.95 : 0.6, skewed, warning: skewed ? "skewed!" : null },
     confusion: [],
     metrics: { positive: "success", truePositive: 4, falsePositive: 1, falseNegative: 1, trueNegative: 4, precision: 0.8, recall: 0.8, f1: 0.8, accuracy: 0.8 },
@@ -217,8 +231,9 @@ describe("human agreement", () => {
     observedAgreement: 0.9,
     expectedAgreement: 0.5,
     stdKappa: 0.1,
-    ciLow: 0.1,
-    ciHigh: 0.9,
+    waldLow: 0.1,
+    waldHigh: 0.9,
+    interval: { method: "large-sample", low: 0.1, high: 0.9, level: 0.95, n: shared, replicates: null, seed: null, undefinedReplicates: null, note: null },
     stdKappa0: 0.1,
     z: 2,
     pTwoSided: 0.05,
@@ -238,8 +253,29 @@ describe("human agreement", () => {
     ],
     verdict: {
       categories: ["success", "failure"],
-      alpha: { alpha: 0.5, reason: null, pairableUnits: 20, pairableValues: 40, categories: [], observedDisagreement: 0.1, expectedDisagreement: 0.2 },
-      fleiss: { kappa: null, reason: "items have different numbers of ratings", items: 20, ratingsPerItem: null, categories: [], observedAgreement: null, expectedAgreement: null, se0: null, z: null, pTwoSided: null },
+      alpha: {
+        alpha: 0.5,
+        reason: null,
+        pairableUnits: 20,
+        pairableValues: 40,
+        categories: [],
+        observedDisagreement: 0.1,
+        expectedDisagreement: 0.2,
+        interval: { method: "bootstrap", low: 0.21, high: 0.74, level: 0.95, n: 20, replicates: 2000, seed: 1, undefinedReplicates: 0, note: null },
+      },
+      fleiss: {
+        kappa: null,
+        reason: "items have different numbers of ratings",
+        items: 20,
+        ratingsPerItem: null,
+        categories: [],
+        observedAgreement: null,
+        expectedAgreement: null,
+        se0: null,
+        z: null,
+        pTwoSided: null,
+        interval: { method: null, low: null, high: null, level: 0.95, n: 20, replicates: null, seed: null, undefinedReplicates: null, note: "no interval: items have different numbers of ratings" },
+      },
       percent: { value: 0.9, items: 20 },
     },
     failureCategory: { alpha: null, reason: "no unit has two or more values", pairableUnits: 0, pairableValues: 0, categories: [], observedDisagreement: null, expectedDisagreement: null },
@@ -261,6 +297,8 @@ describe("human agreement", () => {
     expect(m.cells[0]![2]!.shade).toBe(0);
     expect(m.cells[1]![2]!.text).toBe("·");
     expect(v.cards.find((c) => c.key === "fleiss")).toMatchObject({ value: "–", detail: "items have different numbers of ratings" });
+    expect(v.cards.find((c) => c.key === "alpha")).toMatchObject({ value: "0.500", detail: "95% CI [0.210, 0.740] · 20 pairable trajectories" });
+    expect(v.cards.find((c) => c.key === "alpha")!.title).toMatch(/percentile bootstrap over 20 items \(2000 resamples, seed 1\)/);
     expect(v.pairs.rows[1]!.cells.shared!.tone).toBe("warn");
   });
 });
@@ -281,7 +319,8 @@ describe("CSV agreement page", () => {
     const records = [];
     for (let i = 0; i < 12; i++) for (const r of ["a", "b"]) records.push({ item: String(i), rater: r, label: i % 3 === 0 && r === "b" ? "no" : "yes" });
     const report = analyzeRatings(records);
-    const v = prepareCsvReport({ fileName: "x.csv", rows: records.length, report } as CsvAgreementResult);
+    const v = prepareCsvReport({ fileName: "x.csv", rows: records.length, leftOut: [{ reason: "consolidated labels", rows: 12 }], report } as CsvAgreementResult);
+    expect(v.notes).toEqual(["Left out: 12 consolidated labels."]);
     expect(v.cards.find((c) => c.key === "items")!.value).toBe("12");
     expect(v.cards.find((c) => c.key === "fleiss")!.value).toBe(fmtCoef(report.fleiss.kappa));
     expect(v.pairwise.rows).toHaveLength(1);

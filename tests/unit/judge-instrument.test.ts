@@ -1,6 +1,7 @@
 /**
  * Judges as measured instruments (server/domain/analytics/instrument.ts), on data worked by hand: false-positive
- * and false-negative rates and the success-rate gap with intervals from a bootstrap over tasks, Kendall's τ-b with
+ * and false-negative rates with Wilson intervals at the tasks' effective sample size, the success-rate gap with a
+ * bootstrap over tasks, Kendall's τ-b with
  * ties, competition ranks, and calibration (reliability bins, ECE, Brier) of a vote-share confidence.
  */
 import { describe, expect, it } from "vitest";
@@ -26,13 +27,34 @@ describe("error rates with a bootstrap over tasks", () => {
     expect(r.gap.humanRate).toBeCloseTo(3 / 7, 12);
   });
 
-  it("draws whole tasks: with two tasks the resamples are AA, AB, BA, BB, so the 95% bounds are the AA/BB values", () => {
-    // AA: FPR 2/4, FNR 0/4, gap (2 − 0)/8. BB: FPR 0/4, FNR 2/2, gap (0 − 2)/6. Each has probability 1/4 > 2.5%.
+  it("gives the error rates Wilson intervals at the effective sample size of their tasks", () => {
+    // FPR: A 1 of 2, B 0 of 2; p̂ = 1/4, n = 4, C = 2 tasks. Σ (x − p̂ n)² = 0.5² + 0.5² = 0.5, clustered variance
+    // 2/1 · 0.5 / 16 = 1/16, binomial (1/4)(3/4)/4 = 3/64, deff = 4/3, n_eff = 3: Wilson(0.25, n = 3).
+    // FNR: A 0 of 2, B 1 of 1; p̂ = 1/3, n = 3. Σ = (2/3)² + (2/3)² = 8/9, clustered 2 · (8/9) / 9 = 16/81, binomial
+    // 2/27, deff = 8/3, n/deff = 9/8, held at the 2 tasks: Wilson(1/3, n = 2). (Bounds from the Wilson formula by hand.)
     const r = clusteredErrorRates(ab, { replicates: 1000, seed: 7 });
-    expect([r.falsePositive.low, r.falsePositive.high]).toEqual([0, 0.5]);
-    expect([r.falseNegative.low, r.falseNegative.high]).toEqual([0, 1]);
+    expect(r.falsePositive.low).toBeCloseTo(0.03684119619498477, 12);
+    expect(r.falsePositive.high).toBeCloseTo(0.7439073196825379, 12);
+    expect(r.falseNegative.low).toBeCloseTo(0.045255085819509266, 12);
+    expect(r.falseNegative.high).toBeCloseTo(0.840618171678273, 12);
+  });
+
+  it("draws whole tasks for the gap: with two tasks the resamples are AA, AB, BA, BB, so the 95% bounds are the AA/BB values", () => {
+    // AA: gap (2 − 0)/8. BB: gap (0 − 2)/6. Each has probability 1/4 > 2.5%.
+    const r = clusteredErrorRates(ab, { replicates: 1000, seed: 7 });
     expect(r.gap.low).toBeCloseTo(-1 / 3, 12);
     expect(r.gap.high).toBeCloseTo(0.25, 12);
+    expect(r.reason).toBeNull();
+  });
+
+  it("never shows a single point: no errors still has an upper bound, and a gap every resample repeats has no interval", () => {
+    // Two tasks, the evaluator always right: FPR 0 of 4 and FNR 0 of 2 (p̂ = 0: n_eff = n), gap 0 in every resample.
+    const r = clusteredErrorRates(tasks([1, 0, 0, 2], [1, 0, 0, 2]), { replicates: 300, seed: 2 });
+    expect(r.falsePositive).toMatchObject({ estimate: 0, low: 0 });
+    expect(r.falsePositive.high).toBeCloseTo(3.841458820694124 / (4 + 3.841458820694124), 12); // Wilson at x = 0: z²/(n + z²)
+    expect(r.falseNegative.high).toBeCloseTo(3.841458820694124 / (2 + 3.841458820694124), 12);
+    expect(r.gap).toMatchObject({ estimate: 0, low: null, high: null });
+    expect(r.reason).toMatch(/every resample of the tasks gives the same gap/);
   });
 
   it("is wider than a per-trajectory bootstrap when a task's trajectories fail together", () => {
@@ -43,10 +65,12 @@ describe("error rates with a bootstrap over tasks", () => {
     const b = clusteredErrorRates(perTrajectory, { replicates: 2000, seed: 3 });
     expect(a.falsePositive.estimate).toBe(0.1);
     expect(b.falsePositive.estimate).toBe(0.1);
-    // Clustered: the number of "bad" tasks drawn is Binomial(10, 0.1), whose 97.5% point is 3 → 30%.
-    expect(a.falsePositive.high).toBeGreaterThanOrEqual(0.25);
-    // Per trajectory: Binomial(100, 0.1)/100, 97.5% point ≈ 16%.
-    expect(b.falsePositive.high).toBeLessThan(0.2);
+    // Clustered: Σ (x − p̂ n)² = 9² + 9·1² = 90, clustered variance 10/9 · 90/100² = 0.01, binomial 0.0009, deff 11.1,
+    // n/deff = 9 held at the 10 tasks: Wilson(0.1, n = 10) = [0.0179, 0.4042].
+    expect(a.falsePositive.high).toBeCloseTo(0.40415002679523854, 12);
+    // Per trajectory (100 tasks of one): deff = (100/99 · 9/100²)/0.0009 = 1.0101, but n_eff never falls below the
+    // 100 tasks: Wilson(0.1, n = 100) = [0.0552, 0.1744].
+    expect(b.falsePositive.high).toBeCloseTo(0.17436566150491348, 12);
   });
 
   it("is deterministic for a seed and changes with it", () => {
@@ -54,9 +78,15 @@ describe("error rates with a bootstrap over tasks", () => {
     const a = clusteredErrorRates(data, { replicates: 500, seed: 11 });
     expect(clusteredErrorRates(data, { replicates: 500, seed: 11 })).toEqual(a);
     const b = clusteredErrorRates(data, { replicates: 500, seed: 12 });
-    const bounds = (r: typeof a) => [r.falsePositive.low, r.falsePositive.high, r.falseNegative.low, r.falseNegative.high];
-    expect(bounds(a).every((v) => typeof v === "number")).toBe(true);
-    expect(bounds(b)).not.toEqual(bounds(a));
+    // Only the gap is drawn (the error rates' Wilson intervals do not depend on the seed); with 5 tasks its
+    // percentiles fall on the same resample values, so the seeds are compared on 40 varied tasks.
+    const many = tasks(...Array.from({ length: 40 }, (_, i) => [(i * 7) % 5, (i * 3) % 4, (i * 5) % 3, (i * 11) % 6] as [number, number, number, number]));
+    const bounds = (r: typeof a) => [r.gap.low, r.gap.high];
+    const c = clusteredErrorRates(many, { replicates: 500, seed: 11 });
+    const d = clusteredErrorRates(many, { replicates: 500, seed: 12 });
+    expect(bounds(c).every((v) => typeof v === "number")).toBe(true);
+    expect(bounds(d)).not.toEqual(bounds(c));
+    expect([b.falsePositive.low, b.falsePositive.high]).toEqual([a.falsePositive.low, a.falsePositive.high]);
   });
 
   it("with a memo, gives back an earlier result for the same input and draws again only for a changed one, equal to a fresh run", () => {
@@ -91,7 +121,10 @@ describe("error rates with a bootstrap over tasks", () => {
     const one = clusteredErrorRates(tasks([0, 0, 0, 0], [1, 1, 1, 1]));
     expect(one.tasks).toBe(1);
     expect(one.falsePositive.estimate).toBe(0.5);
-    expect(one.falsePositive.low).toBeNull();
+    // One task counts as one observation: Wilson(0.5, n = 1) = [0.0546, 0.9454], wide as it should be.
+    expect(one.falsePositive.low).toBeCloseTo(0.05462075552885198, 12);
+    expect(one.falsePositive.high).toBeCloseTo(0.945379244471148, 12);
+    expect(one.gap.low).toBeNull();
     expect(one.reason).toMatch(/one task/);
   });
 

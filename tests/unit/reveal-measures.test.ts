@@ -112,16 +112,17 @@ describe("reveal measures", () => {
     expect(again.kappaChange.high).toBe(m.kappaChange.high);
   });
 
-  it("resamples whole tasks: identical tasks give an interval that collapses onto the estimate", () => {
+  it("resamples whole tasks: identical tasks give the same κ in every resample, which is no interval", () => {
     // Each task: one agreeing success pair and one agreeing failure pair blind; the failure flips to success after.
     const same = ["a", "b", "c"].flatMap((t) => [pair(t, "success", ["success", null], ["success", null]), pair(t, "failure", ["failure", null], ["success", null])]);
     const r = revealMeasures(same, { replicates: 200 });
     expect(r.kappaBefore.estimate.kappa).toBe(1);
-    expect(r.kappaBefore.low).toBe(1);
-    expect(r.kappaBefore.high).toBe(1);
+    expect(r.kappaBefore.low).toBeNull();
+    expect(r.kappaBefore.high).toBeNull();
     // After: table [[3,3],[0,0]]: P_o = 1/2, P_e = 1/2, κ = 0 in every resample.
     expect(r.kappaAfter.estimate.kappa).toBe(0);
-    expect(r.kappaAfter.low).toBe(0);
+    expect(r.kappaAfter.low).toBeNull();
+    expect(r.intervalReason).toBe("every resample of the tasks gives the same value for κ before the reveal, κ after the reveal and the change in κ, so these have no interval");
     expect(r.kappaChange.estimate).toBe(-1);
     expect(r.flipAway.successes).toBe(3);
   });

@@ -8,6 +8,7 @@ import { useMemo, useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { cliCommand, guessColumns, prepareCsvReport, previewCsv } from "../_lib/csv";
 import { HeatMatrix } from "./heat-matrix";
+import { IntervalNote } from "./interval-note";
 import { StatCards } from "./stat-cards";
 import { TablePanel } from "./figure";
 
@@ -155,7 +156,13 @@ export function CsvAgreementTool() {
       )}
       {report && (
         <div className="flex flex-col gap-4" data-testid="csv-report">
+          {report.notes.map((n) => (
+            <p key={n} className="text-[12px] text-zinc-600" data-testid="csv-left-out">
+              {n}
+            </p>
+          ))}
           <StatCards cards={report.cards} />
+          <IntervalNote />
           <div className="grid gap-4 xl:grid-cols-2">
             <TablePanel id="csv-pairwise" title="Cohen κ per rater pair" description={`Pairs sharing at least ${analyse.data!.report.minSharedItems} items.`} table={report.pairwise} />
             {report.matrix && (

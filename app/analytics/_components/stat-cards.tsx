@@ -26,7 +26,7 @@ export function StatCards({ cards }: { cards: StatCard[] }) {
               c.value
             )}
           </div>
-          {c.detail && <div className="truncate text-2xs text-zinc-500" title={c.detail}>{c.detail}</div>}
+          {c.detail && <div className="truncate text-2xs text-zinc-500" title={c.title ? `${c.detail}\n${c.title}` : c.detail}>{c.detail}</div>}
         </div>
       ))}
     </div>

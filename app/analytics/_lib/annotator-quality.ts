@@ -4,7 +4,7 @@
  * category use against everyone's).
  */
 import type { AnnotatorQualityResult } from "@/server/services/analytics/annotator-quality";
-import { csvNumber, fmtCoef, fmtCoefInterval, fmtCount, fmtPercent, fmtPercentInterval } from "./format";
+import { csvNumber, fmtCoef, fmtCount, fmtInterval, fmtPercent, fmtPercentInterval, intervalTitle } from "./format";
 import type { StatCard } from "./judges";
 import type { TableModel, Tone } from "./table";
 
@@ -110,7 +110,12 @@ export function prepareAnnotatorQuality(q: AnnotatorQualityResult): AnnotatorQua
       cells: {
         pair: { text: `${p.a} × ${p.b}`, csv: [`${p.a} × ${p.b}`] },
         n: { text: fmtCount(p.n), csv: [String(p.n)] },
-        kappa: { text: p.kappa === null ? (p.reason ?? "–") : `${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)}`, tone: p.n < 10 ? "muted" : undefined, csv: [csvNumber(p.kappa), csvNumber(p.ciLow), csvNumber(p.ciHigh)] },
+        kappa: {
+          text: p.kappa === null ? (p.reason ?? "–") : `${fmtCoef(p.kappa)} ${fmtInterval(p.interval)}`,
+          tone: p.n < 10 ? "muted" : undefined,
+          csv: [csvNumber(p.kappa), csvNumber(p.interval.low), csvNumber(p.interval.high)],
+          title: p.kappa === null ? undefined : intervalTitle(p.interval),
+        },
         agreement: { text: fmtPercent(p.observedAgreement), csv: [csvNumber(p.observedAgreement)] },
       },
     })),

@@ -4,7 +4,7 @@
  */
 import { parseCsvTable } from "@/server/domain/csv";
 import type { CsvAgreementResult } from "@/server/services/analytics";
-import { csvNumber, fmtCoef, fmtCoefInterval, fmtCount, fmtPercent } from "./format";
+import { csvNumber, fmtCoef, fmtCount, fmtInterval, fmtPercent, intervalTitle } from "./format";
 import type { MatrixModel, StatCard } from "./judges";
 import type { TableModel } from "./table";
 
@@ -61,6 +61,8 @@ export function cliCommand(fileName: string, item: string[], rater: string, labe
 
 export interface CsvReportView {
   cards: StatCard[];
+  /** Rows of a Verdict label export left out on purpose, in words. */
+  notes: string[];
   pairwise: TableModel;
   matrix: MatrixModel | null;
 }
@@ -70,9 +72,21 @@ export function prepareCsvReport(r: CsvAgreementResult): CsvReportView {
   const cards: StatCard[] = [
     { key: "items", label: "Items", value: fmtCount(rep.items), detail: `${fmtCount(rep.pairableItems)} with ≥ 2 ratings` },
     { key: "raters", label: "Raters", value: fmtCount(rep.raters), detail: `${fmtCount(rep.ratings)} ratings` },
-    { key: "alpha", label: "Krippendorff α", value: fmtCoef(rep.krippendorff.alpha), detail: rep.krippendorff.reason ?? "nominal" },
+    {
+      key: "alpha",
+      label: "Krippendorff α",
+      value: fmtCoef(rep.krippendorff.alpha),
+      detail: rep.krippendorff.reason ?? `nominal · 95% CI ${fmtInterval(rep.krippendorff.interval)}`,
+      title: rep.krippendorff.reason ? undefined : intervalTitle(rep.krippendorff.interval),
+    },
     { key: "percent", label: "Pairwise agreement", value: fmtPercent(rep.percentAgreement.value), detail: rep.percentAgreement.reason ?? "mean over items with ≥ 2 ratings" },
-    { key: "fleiss", label: "Fleiss κ", value: fmtCoef(rep.fleiss.kappa), detail: rep.fleiss.reason ?? `${rep.fleiss.ratingsPerItem} ratings per item` },
+    {
+      key: "fleiss",
+      label: "Fleiss κ",
+      value: fmtCoef(rep.fleiss.kappa),
+      detail: rep.fleiss.reason ?? `${rep.fleiss.ratingsPerItem} ratings per item · 95% CI ${fmtInterval(rep.fleiss.interval)}`,
+      title: rep.fleiss.reason ? undefined : intervalTitle(rep.fleiss.interval),
+    },
     { key: "labels", label: "Labels", value: fmtCount(rep.labels.length), detail: rep.labels.slice(0, 6).join(", ") + (rep.labels.length > 6 ? ", …" : "") },
   ];
   const pairwise: TableModel = {
@@ -91,7 +105,11 @@ export function prepareCsvReport(r: CsvAgreementResult): CsvReportView {
         b: { text: p.raterB },
         shared: { text: fmtCount(p.sharedItems), csv: [String(p.sharedItems)] },
         agreement: { text: fmtPercent(p.percentAgreement), csv: [csvNumber(p.percentAgreement)] },
-        kappa: { text: `${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)}`.trim(), csv: [csvNumber(p.kappa), csvNumber(p.ciLow), csvNumber(p.ciHigh)], title: p.reason ?? undefined },
+        kappa: {
+          text: `${fmtCoef(p.kappa)} ${p.kappa === null ? "" : fmtInterval(p.interval)}`.trim(),
+          csv: [csvNumber(p.kappa), csvNumber(p.interval.low), csvNumber(p.interval.high)],
+          title: p.reason ?? intervalTitle(p.interval),
+        },
       },
     })),
     empty: `No rater pair shares ${rep.minSharedItems} or more items, so there is no pairwise Cohen κ.`,
@@ -110,10 +128,10 @@ export function prepareCsvReport(r: CsvAgreementResult): CsvReportView {
           if (a === b) return null;
           const p = find(a, b);
           if (!p) return { text: "·", shade: 0, title: `fewer than ${rep.minSharedItems} shared items` };
-          return { text: fmtCoef(p.kappa), sub: `n ${fmtCount(p.sharedItems)}`, shade: p.kappa === null ? 0 : Math.max(0, p.kappa), title: p.reason ?? `κ ${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)}` };
+          return { text: fmtCoef(p.kappa), sub: `n ${fmtCount(p.sharedItems)}`, shade: p.kappa === null ? 0 : Math.max(0, p.kappa), title: p.reason ?? `κ ${fmtCoef(p.kappa)} ${fmtInterval(p.interval)}` };
         }),
       ),
     };
   }
-  return { cards, pairwise, matrix };
+  return { cards, notes: r.leftOut.map((l) => `Left out: ${fmtCount(l.rows)} ${l.reason}.`), pairwise, matrix };
 }

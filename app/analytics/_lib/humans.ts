@@ -5,7 +5,7 @@
 import { selectionHref } from "@/server/domain/analytics/selection";
 import type { HumanAgreementResult, HumanConsensusResult } from "@/server/services/analytics";
 import { errorDistances, PALETTE, seriesKey, type RateChartModel } from "./charts";
-import { csvNumber, fmtCoef, fmtCoefInterval, fmtCount, fmtPercent } from "./format";
+import { csvNumber, fmtCoef, fmtCount, fmtInterval, fmtPercent, intervalTitle } from "./format";
 import type { MatrixModel, StatCard } from "./judges";
 import type { FigureModel } from "./rates";
 import type { TableModel } from "./table";
@@ -32,14 +32,30 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
   const cards: StatCard[] = [
     { key: "items", label: "Labelled", value: `${fmtCount(h.labelledItems)} / ${fmtCount(h.campaign.items)}`, detail: `${fmtCount(h.pairableItems)} with ≥ 2 success/failure labels`, href: selectionHref(h.sel) },
     { key: "labels", label: "Labels", value: fmtCount(h.labels), detail: `${h.annotators.length} annotator${h.annotators.length === 1 ? "" : "s"}${h.unsureLabels ? ` · ${fmtCount(h.unsureLabels)} unsure (left out)` : ""}` },
-    { key: "alpha", label: "Krippendorff α", value: fmtCoef(lv.alpha.alpha), detail: lv.alpha.alpha === null ? (lv.alpha.reason ?? undefined) : `${fmtCount(lv.alpha.pairableUnits)} pairable trajectories` },
-    { key: "fleiss", label: "Fleiss κ", value: fmtCoef(lv.fleiss.kappa), detail: lv.fleiss.kappa === null ? (lv.fleiss.reason ?? undefined) : `${lv.fleiss.ratingsPerItem} ratings per trajectory` },
+    {
+      key: "alpha",
+      label: "Krippendorff α",
+      value: fmtCoef(lv.alpha.alpha),
+      detail: lv.alpha.alpha === null ? (lv.alpha.reason ?? undefined) : `95% CI ${fmtInterval(lv.alpha.interval)} · ${fmtCount(lv.alpha.pairableUnits)} pairable trajectories`,
+      title: lv.alpha.alpha === null ? undefined : intervalTitle(lv.alpha.interval),
+    },
+    {
+      key: "fleiss",
+      label: "Fleiss κ",
+      value: fmtCoef(lv.fleiss.kappa),
+      detail: lv.fleiss.kappa === null ? (lv.fleiss.reason ?? undefined) : `95% CI ${fmtInterval(lv.fleiss.interval)} · ${lv.fleiss.ratingsPerItem} ratings per trajectory`,
+      title: lv.fleiss.kappa === null ? undefined : intervalTitle(lv.fleiss.interval),
+    },
     { key: "percent", label: "Pair agreement", value: fmtPercent(lv.percent.value), detail: "Fleiss' P̄: agreeing annotator pairs per trajectory" },
     {
       key: "category",
       label: "α, error category",
       value: fmtCoef(h.failureCategory.alpha),
-      detail: h.failureCategory.alpha === null ? (h.failureCategory.reason ?? undefined) : `${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
+      detail:
+        h.failureCategory.alpha === null
+          ? (h.failureCategory.reason ?? undefined)
+          : `95% CI ${fmtInterval(h.failureCategory.interval)} · ${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
+      title: h.failureCategory.alpha === null ? undefined : intervalTitle(h.failureCategory.interval),
     },
   ];
 
@@ -61,7 +77,7 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
           sub: `n ${fmtCount(p.shared)} · ${fmtPercent(p.agreement, 0)}`,
           shade: p.kappa === null || p.fewShared ? 0 : Math.max(0, p.kappa),
           href: selectionHref(p.sel),
-          title: p.kappa === null ? (p.reason ?? "not defined") : `κ ${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)} on ${p.shared} shared trajectories${p.fewShared ? " (few shared: read with care)" : ""}`,
+          title: p.kappa === null ? (p.reason ?? "not defined") : `κ ${fmtCoef(p.kappa)} ${fmtInterval(p.interval)} on ${p.shared} shared trajectories${p.fewShared ? " (few shared: read with care)" : ""}`,
         };
       }),
     ),
@@ -86,7 +102,11 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
           b: { text: names.get(p.b) ?? p.b },
           shared: { text: fmtCount(p.shared), csv: [String(p.shared)], href: selectionHref(p.sel), tone: p.fewShared ? "warn" : undefined, title: p.fewShared ? "fewer than 10 shared trajectories" : undefined },
           agreement: { text: fmtPercent(p.agreement), csv: [csvNumber(p.agreement)] },
-          kappa: { text: `${fmtCoef(p.kappa)} ${fmtCoefInterval(p.ciLow, p.ciHigh)}`.trim(), csv: [csvNumber(p.kappa), csvNumber(p.ciLow), csvNumber(p.ciHigh)], title: p.reason ?? undefined },
+          kappa: {
+            text: `${fmtCoef(p.kappa)} ${p.kappa === null ? "" : fmtInterval(p.interval)}`.trim(),
+            csv: [csvNumber(p.kappa), csvNumber(p.interval.low), csvNumber(p.interval.high)],
+            title: p.reason ?? intervalTitle(p.interval),
+          },
           disagree: { text: fmtCount(disagreements), csv: [String(disagreements)], href: disagreements ? selectionHref(p.disagreeSel) : undefined },
         },
       };

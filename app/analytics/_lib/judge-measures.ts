@@ -39,7 +39,7 @@ function gapCell(g: SuccessGap): Cell {
 
 const ERROR_COLUMNS: Column[] = [
   { key: "n", label: "n", numeric: true, title: "Trajectories with a human success/failure label and a counted verdict" },
-  { key: "tasks", label: "Tasks", numeric: true, title: "Tasks those trajectories belong to: the units the bootstrap resamples" },
+  { key: "tasks", label: "Tasks", numeric: true, title: "Tasks those trajectories belong to: the clusters the intervals account for (the gap's bootstrap resamples them)" },
   { key: "fpr", label: "False-positive rate [95% CI]", numeric: true, title: "Evaluator says success where humans say failure, over human failures", csv: ["fpr", "fpr_ci_low", "fpr_ci_high", "false_positives", "human_failures"] },
   { key: "fnr", label: "False-negative rate [95% CI]", numeric: true, title: "Evaluator says failure where humans say success, over human successes", csv: ["fnr", "fnr_ci_low", "fnr_ci_high", "false_negatives", "human_successes"] },
   { key: "gap", label: "Success-rate gap [95% CI]", numeric: true, title: "Evaluator's success rate minus the humans' on the same trajectories (paired)", csv: ["gap", "gap_ci_low", "gap_ci_high", "evaluator_success_rate", "human_success_rate"] },
@@ -91,7 +91,7 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
   const errors: FigureModel<RateChartModel> = {
     id: "error-rates",
     title: "False-positive and false-negative rates",
-    description: `How often each evaluator passes a trajectory humans fail (false positive) and fails one humans pass (false negative). Whiskers: 95% percentile intervals from ${fmtCount(m.bootstrap.replicates)} bootstrap resamples of tasks (all of a task's trajectories stay together), seed ${m.bootstrap.seed}.`,
+    description: `How often each evaluator passes a trajectory humans fail (false positive) and fails one humans pass (false negative). Whiskers: 95% Wilson intervals with the effective sample size of the tasks (trajectories of one task count as less than independent ones; docs/statistics.md).`,
     chart: data.length
       ? {
           kind: "bars",

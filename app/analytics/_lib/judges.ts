@@ -6,7 +6,7 @@
 import { selectionHref } from "@/server/domain/analytics/selection";
 import type { AgreementStats, JudgeDetailResult, JudgeListResult } from "@/server/services/analytics";
 import { errorDistances, PALETTE, seriesKey, type Datum, type RateChartModel } from "./charts";
-import { csvNumber, fmtCoef, fmtCoefInterval, fmtCount, fmtP, fmtPercent, fmtPercentInterval } from "./format";
+import { csvNumber, fmtCoef, fmtCoefInterval, fmtCount, fmtInterval, fmtP, fmtPercent, fmtPercentInterval, intervalTitle } from "./format";
 import type { FigureModel } from "./rates";
 import type { Cell, Column, Row, TableModel } from "./table";
 
@@ -50,15 +50,15 @@ export const AGREEMENT_COLUMNS: Column[] = [
 /** Cells for AGREEMENT_COLUMNS. */
 export function agreementCells(s: AgreementStats): Record<string, Cell> {
   const k = s.kappa;
-  const ci = s.bootstrap ? `${fmtCoefInterval(k.ciLow, k.ciHigh)} · bootstrap ${fmtCoefInterval(s.bootstrap.low, s.bootstrap.high)}` : fmtCoefInterval(k.ciLow, k.ciHigh);
+  const ci = s.bootstrap ? `${fmtInterval(k.interval)} · bootstrap ${fmtCoefInterval(s.bootstrap.low, s.bootstrap.high)}` : fmtInterval(k.interval);
   return {
     n: { text: fmtCount(s.n), csv: [String(s.n)], href: s.n ? selectionHref(s.sel) : undefined },
     agreement: { text: fmtPercent(s.agreement), csv: [csvNumber(s.agreement)] },
     kappa: {
       // Undefined: the short reason reads better than a bare dash.
       text: k.kappa === null ? `${fmtCoef(null)}${k.reason ? ` (${k.reason})` : ""}` : `${fmtCoef(k.kappa)} ${ci}`.trim(),
-      csv: [csvNumber(k.kappa), csvNumber(k.ciLow), csvNumber(k.ciHigh)],
-      title: k.kappa === null ? (k.reason ?? "not defined") : `SE ${fmtCoef(k.stdKappa, 4)}; z ${fmtCoef(k.z, 2)}, p ${fmtP(k.pTwoSided)}`,
+      csv: [csvNumber(k.kappa), csvNumber(k.interval.low), csvNumber(k.interval.high)],
+      title: k.kappa === null ? (k.reason ?? "not defined") : `${intervalTitle(k.interval)}. SE ${fmtCoef(k.stdKappa, 4)}; z ${fmtCoef(k.z, 2)}, p ${fmtP(k.pTwoSided)}`,
       tone: k.kappa === null ? "muted" : undefined,
     },
     pabak: { text: fmtCoef(s.prevalence.pabak), csv: [csvNumber(s.prevalence.pabak)] },
@@ -95,10 +95,9 @@ export function kappaChart(x: string, rows: { label: string; stats: AgreementSta
     return {
       label: r.label,
       [k]: kap.kappa,
-      // The interval is drawn inside κ's range [−1, 1]; the table keeps its exact ends.
-      [`${k}_err`]: errorDistances(kap.kappa, kap.ciLow === null ? null : Math.max(-1, kap.ciLow), kap.ciHigh === null ? null : Math.min(1, kap.ciHigh)),
+      [`${k}_err`]: errorDistances(kap.kappa, kap.interval.low, kap.interval.high),
       [`${k}_n`]: r.stats.n,
-      [`${k}_text`]: `κ ${fmtCoef(kap.kappa)} ${fmtCoefInterval(kap.ciLow, kap.ciHigh)}, n = ${r.stats.n}, agreement ${fmtPercent(r.stats.agreement)}`,
+      [`${k}_text`]: `κ ${fmtCoef(kap.kappa)} ${fmtInterval(kap.interval)}, n = ${r.stats.n}, agreement ${fmtPercent(r.stats.agreement)}`,
       [`${k}_href`]: r.href,
     };
   });
@@ -139,6 +138,8 @@ export interface StatCard {
   label: string;
   value: string;
   detail?: string;
+  /** Tooltip of the detail line (how an interval was found); the detail itself when absent. */
+  title?: string;
   href?: string;
   tone?: "warn";
 }
@@ -197,7 +198,8 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
       key: "kappa",
       label: "Cohen κ",
       value: fmtCoef(k.kappa),
-      detail: k.kappa === null ? (k.reason ?? undefined) : `95% CI ${fmtCoefInterval(k.ciLow, k.ciHigh)}${s.bootstrap ? ` · bootstrap ${fmtCoefInterval(s.bootstrap.low, s.bootstrap.high)}` : ""}`,
+      detail: k.kappa === null ? (k.reason ?? undefined) : `95% CI ${fmtInterval(k.interval)}${s.bootstrap ? ` · bootstrap ${fmtCoefInterval(s.bootstrap.low, s.bootstrap.high)}` : ""}`,
+      title: k.kappa === null ? undefined : intervalTitle(k.interval),
     },
     { key: "z", label: "z (κ = 0)", value: fmtCoef(k.z, 2), detail: `p ${fmtP(k.pTwoSided)}` },
     { key: "pabak", label: "PABAK", value: fmtCoef(s.prevalence.pabak), detail: `PI ${fmtCoef(s.prevalence.prevalenceIndex)} · BI ${fmtCoef(s.prevalence.biasIndex)}`, tone: s.prevalence.skewed ? "warn" : undefined },

@@ -6,6 +6,7 @@ import { RateChart } from "../_components/charts";
 import { NoCampaigns } from "../_components/empty";
 import { Figure, TablePanel } from "../_components/figure";
 import { HeatMatrix } from "../_components/heat-matrix";
+import { IntervalNote } from "../_components/interval-note";
 import { StatCards } from "../_components/stat-cards";
 import { fmtCount } from "../_lib/format";
 import { prepareConsensus, prepareHumans, type AgreementLevel } from "../_lib/humans";
@@ -71,6 +72,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
         ) : (
           <>
             <StatCards cards={view.cards} />
+            <IntervalNote />
             <div className="grid gap-4 xl:grid-cols-2">
               <Figure
                 id="pairwise"

@@ -1,3 +1,4 @@
+import { IntervalNote } from "../_components/interval-note";
 import type { Metadata } from "next";
 import { PageHeader } from "../../_components/ui";
 import { api } from "../../_trpc/server";
@@ -63,6 +64,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               description="Agreement, Cohen's κ with its 95% interval, prevalence and bias indices with PABAK, precision / recall / F1 of “success”, both success rates, and the verdicts left out. Click an evaluator for its confusion matrix, k-table, splits and disagreements."
               table={view.chart.table}
             />
+            <IntervalNote />
             <section className="panel px-3 py-2 text-[12px] text-zinc-600" aria-labelledby="trust-title" data-testid="trust-help">
               <h2 id="trust-title" className="text-[13px] font-semibold text-zinc-900">
                 When to trust a judge in place of humans
@@ -76,7 +78,8 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
                   <b>Success-rate gap</b> is the error a reported success rate carries. If its interval does not include 0, the judge is biased on these agents; per site and per run it can differ.
                 </li>
                 <li>
-                  <b>Intervals resample tasks</b>, not trajectories: trajectories of one task fail together. Few tasks make wide intervals, and that width is honest.
+                  <b>Intervals count tasks</b>, not only trajectories: trajectories of one task fail together. Error rates use Wilson intervals with the tasks&apos; effective sample size, the gap
+                  resamples whole tasks. Few tasks make wide intervals, and that width is honest.
                 </li>
                 <li>
                   <b>Kendall τ</b> says whether the judge orders agents as humans do; with few runs, one swap moves τ a lot. <b>Calibration</b> (judges sampled several times) says whether its confidence can
@@ -99,7 +102,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
                 table={instrument.hygiene}
               />
             )}
-            <TablePanel id="error-splits" title="Error rates per site and per agent run" description="The same measures on each site's and each agent run's trajectories, with intervals resampling the tasks of that group." table={instrument.splits} />
+            <TablePanel id="error-splits" title="Error rates per site and per agent run" description="The same measures on each site's and each agent run's trajectories, with intervals counting the tasks of that group." table={instrument.splits} />
             <TablePanel
               id="ranking"
               title="Agent ranking under each evaluator"

@@ -9,11 +9,14 @@ import { parseArgs, flagBool, flagString, UsageError, userPath } from "../args";
 import { formatTable } from "../table";
 import type { CliCommand, CliIO } from "../types";
 import { parseCsvTable } from "../../domain/csv";
-import { analyzeRatings, DEFAULT_MIN_SHARED_ITEMS, type RatingRecord, type RatingsAgreementReport } from "../../domain/agreement/ratings";
+import { analyzeRatings, DEFAULT_MIN_SHARED_ITEMS, type RatingsAgreementReport } from "../../domain/agreement/ratings";
+import { describeInterval, type CoefficientInterval } from "../../domain/agreement/interval";
+import { AgreementInputError } from "../../domain/agreement/labels";
+import { parseWhere, readRatingTable, type RatingTableRead } from "../../domain/agreement/rating-table";
 import { computeVectorCase, vectorCases, type VectorResult } from "../../domain/agreement/vectors";
 
 const CSV_USAGE =
-  "npm run cli -- agreement csv <file> --item <col>[,<col>…] --rater <col> --label <col> [--json] [--delimiter <char>] [--min-shared <n>]";
+  "npm run cli -- agreement csv <file> [--item <col>[,<col>…] --rater <col> --label <col>] [--where COL=VALUE]… [--json] [--delimiter <char>] [--min-shared <n>]";
 const VECTORS_USAGE = "npm run cli -- agreement-vectors <vectors.json> --out <results.json> [--json]";
 
 function readUtf8(file: string): string {
@@ -31,19 +34,6 @@ function readUtf8(file: string): string {
   }
 }
 
-/** Resolves a --item/--rater/--label value to header indexes. A name that is itself a header column wins over splitting at commas. */
-function resolveColumns(spec: string, header: string[], flag: string, file: string, allowMany: boolean): number[] {
-  const names = header.includes(spec) || !allowMany ? [spec] : spec.split(",");
-  return names.map((name) => {
-    const first = header.indexOf(name);
-    if (first < 0) {
-      throw new UsageError(`--${flag}: column ${JSON.stringify(name)} is not in the header of ${file}; the columns are ${header.map((h) => JSON.stringify(h)).join(", ")}`);
-    }
-    if (header.indexOf(name, first + 1) >= 0) throw new UsageError(`--${flag}: the header of ${file} has more than one column named ${JSON.stringify(name)}`);
-    return first;
-  });
-}
-
 function fmt(value: number | null, digits = 3): string {
   return value === null ? "undefined" : value.toFixed(digits);
 }
@@ -52,8 +42,25 @@ function pct(value: number | null): string {
   return value === null ? "undefined" : `${(value * 100).toFixed(1)}%`;
 }
 
-function reportJson(report: RatingsAgreementReport): Record<string, unknown> {
+/** An interval's JSON fields under `prefix`: bounds, method, and the note when there is one. */
+function intervalJson(prefix: string, interval: CoefficientInterval): Record<string, unknown> {
+  const out: Record<string, unknown> = { [`${prefix}ci_low`]: interval.low, [`${prefix}ci_high`]: interval.high, [`${prefix}ci_method`]: interval.method };
+  if (interval.note) out[`${prefix}ci_note`] = interval.note;
+  return out;
+}
+
+/** An interval as one short text: its bounds, or why it has none. */
+function intervalText(interval: CoefficientInterval): string {
+  return interval.method === null ? (interval.note ?? "no interval") : `[${fmt(interval.low)}, ${fmt(interval.high)}]`;
+}
+
+function reportJson(read: RatingTableRead, report: RatingsAgreementReport): Record<string, unknown> {
   const out: Record<string, unknown> = {
+    layout: read.layout,
+    columns: read.columns,
+    rows: read.rows,
+    rows_filtered_out: read.filteredOut,
+    rows_left_out: read.leftOut,
     items: report.items,
     raters: report.raters,
     ratings: report.ratings,
@@ -61,10 +68,12 @@ function reportJson(report: RatingsAgreementReport): Record<string, unknown> {
     krippendorff_alpha: report.krippendorff.alpha,
   };
   if (report.krippendorff.alpha === null) out.krippendorff_alpha_reason = report.krippendorff.reason;
+  Object.assign(out, intervalJson("krippendorff_alpha_", report.krippendorff.interval));
   out.percent_agreement = report.percentAgreement.value;
   if (report.percentAgreement.value === null) out.percent_agreement_reason = report.percentAgreement.reason;
   out.fleiss_kappa = report.fleiss.kappa;
   if (report.fleiss.kappa === null) out.fleiss_kappa_reason = report.fleiss.reason;
+  Object.assign(out, intervalJson("fleiss_kappa_", report.fleiss.interval));
   out.min_shared_items = report.minSharedItems;
   out.pairwise = report.pairwise.map((p) => {
     const entry: Record<string, unknown> = {
@@ -75,22 +84,27 @@ function reportJson(report: RatingsAgreementReport): Record<string, unknown> {
     };
     if (p.kappa === null) entry.kappa_reason = p.reason;
     entry.std_kappa = p.stdKappa;
-    entry.ci_low = p.ciLow;
-    entry.ci_high = p.ciHigh;
+    Object.assign(entry, intervalJson("", p.interval));
     entry.percent_agreement = p.percentAgreement;
     return entry;
   });
   return out;
 }
 
-function printReport(io: CliIO, file: string, report: RatingsAgreementReport): void {
+function printReport(io: CliIO, file: string, read: RatingTableRead, report: RatingsAgreementReport): void {
   const lines: string[] = [];
+  if (read.layout === "verdict-export") lines.push(`${file}: a Verdict label export; the ratings are the annotators' verdicts (item_id, annotator_name, verdict)`);
+  if (read.filteredOut) lines.push(`  ${read.filteredOut} of ${read.rows} rows left out by --where`);
+  for (const l of read.leftOut) lines.push(`  left out: ${l.rows} ${l.reason}`);
   lines.push(`${file}: ${report.ratings} ratings of ${report.items} items by ${report.raters} raters; ${report.pairableItems} items have ≥ 2 ratings`);
   lines.push("");
   const row = (name: string, value: string, note?: string | null) => lines.push(`  ${name.padEnd(34)} ${value}${note ? `   (${note})` : ""}`);
-  row("Krippendorff's α (nominal)", fmt(report.krippendorff.alpha), report.krippendorff.reason);
+  const coefficient = (value: number | null, interval: CoefficientInterval) => (value === null ? fmt(null) : `${fmt(value)} ${intervalText(interval)}`);
+  row("Krippendorff's α (nominal)", coefficient(report.krippendorff.alpha, report.krippendorff.interval), report.krippendorff.reason);
   row("Mean pairwise percent agreement", pct(report.percentAgreement.value), report.percentAgreement.reason);
-  row("Fleiss' κ", fmt(report.fleiss.kappa), report.fleiss.reason);
+  row("Fleiss' κ", coefficient(report.fleiss.kappa, report.fleiss.interval), report.fleiss.reason);
+  const methods = [report.krippendorff, report.fleiss].filter((c) => c.interval.method !== null).map((c) => c.interval);
+  if (methods.length) lines.push(`  (${describeInterval(methods[0]!)})`);
   lines.push("");
   if (report.pairwise.length === 0) {
     lines.push(`No rater pair shares ${report.minSharedItems} or more items, so there is no pairwise Cohen's κ.`);
@@ -105,7 +119,7 @@ function printReport(io: CliIO, file: string, report: RatingsAgreementReport): v
           String(p.sharedItems),
           pct(p.percentAgreement),
           fmt(p.kappa),
-          p.kappa === null ? (p.reason ?? "") : `[${fmt(p.ciLow)}, ${fmt(p.ciHigh)}]`,
+          p.kappa === null ? (p.reason ?? "") : intervalText(p.interval),
         ]),
       ),
     );
@@ -131,15 +145,16 @@ function printReport(io: CliIO, file: string, report: RatingsAgreementReport): v
 }
 
 async function runCsv(argv: string[], io: CliIO): Promise<number> {
-  const args = parseArgs(argv, { valueFlags: ["item", "rater", "label", "delimiter", "min-shared"], boolFlags: ["json"] });
+  const args = parseArgs(argv, { valueFlags: ["item", "rater", "label", "delimiter", "min-shared", "where"], boolFlags: ["json"] });
   const [file, ...extra] = args.positionals;
   if (!file) throw new UsageError("missing the CSV file");
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
   const itemSpec = flagString(args, "item");
   const raterSpec = flagString(args, "rater");
   const labelSpec = flagString(args, "label");
-  if (itemSpec === undefined || raterSpec === undefined || labelSpec === undefined) {
-    throw new UsageError(`--item, --rater and --label are required (missing ${[!itemSpec && "--item", !raterSpec && "--rater", !labelSpec && "--label"].filter(Boolean).join(", ")})`);
+  const named = [itemSpec, raterSpec, labelSpec].filter((v) => v !== undefined).length;
+  if (named > 0 && named < 3) {
+    throw new UsageError(`--item, --rater and --label go together (missing ${[itemSpec === undefined && "--item", raterSpec === undefined && "--rater", labelSpec === undefined && "--label"].filter(Boolean).join(", ")}); without any of them the file must be a Verdict label export`);
   }
   const delimiter = flagString(args, "delimiter") ?? ",";
   if (delimiter.length !== 1) throw new UsageError(`--delimiter must be a single character, got ${JSON.stringify(delimiter)}`);
@@ -149,21 +164,23 @@ async function runCsv(argv: string[], io: CliIO): Promise<number> {
 
   const name = path.basename(file);
   const table = parseCsvTable(readUtf8(userPath(io, file)), { delimiter, source: file });
-  const itemCols = resolveColumns(itemSpec, table.header, "item", name, true);
-  const [raterCol] = resolveColumns(raterSpec, table.header, "rater", name, false);
-  const [labelCol] = resolveColumns(labelSpec, table.header, "label", name, false);
-
-  const records: RatingRecord[] = table.rows.map((fields, r) => ({
-    // Several item columns form one key; JSON of the value list keeps ("a,b","c") and ("a","b,c") apart.
-    item: itemCols.length === 1 ? fields[itemCols[0]!]! : JSON.stringify(itemCols.map((c) => fields[c]!)),
-    rater: fields[raterCol!]!,
-    label: fields[labelCol!]!,
-    source: `line ${table.lines[r]}`,
-  }));
-  if (records.length === 0) throw new Error(`${file}: no rating rows after the header`);
-  const report = analyzeRatings(records, { minSharedItems: minShared });
-  if (flagBool(args, "json")) io.stdout(JSON.stringify(reportJson(report)) + "\n");
-  else printReport(io, name, report);
+  let read: RatingTableRead;
+  try {
+    const where = (args.repeated.get("where") ?? []).map(parseWhere);
+    // A name that is itself a header column wins over splitting --item at commas.
+    const columns = itemSpec !== undefined ? { item: table.header.includes(itemSpec) ? [itemSpec] : itemSpec.split(","), rater: raterSpec!, label: labelSpec! } : undefined;
+    read = readRatingTable(table, { file: name, columns, where, rolePrefix: "--" });
+  } catch (e) {
+    if (e instanceof AgreementInputError) throw new UsageError(e.message);
+    throw e;
+  }
+  if (read.records.length === 0) {
+    const why = [read.filteredOut ? `${read.filteredOut} left out by --where` : "", ...read.leftOut.map((l) => `${l.rows} ${l.reason}`)].filter(Boolean).join("; ");
+    throw new Error(`${file}: no rating rows${why ? ` (${why})` : " after the header"}`);
+  }
+  const report = analyzeRatings(read.records, { minSharedItems: minShared });
+  if (flagBool(args, "json")) io.stdout(JSON.stringify(reportJson(read, report)) + "\n");
+  else printReport(io, name, read, report);
   return 0;
 }
 

@@ -20,14 +20,20 @@
  * variances of a discrete distribution. They are evaluated here in exact integer (BigInt) arithmetic on the counts
  * and rounded once at the end: a variance that is exactly 0 (perfect agreement, complete disagreement, a constant
  * rater) comes out as exactly 0 instead of ±1e-17, whose square root would be a spurious 3e-9.
- * Then SE = √Var, 95% CI = κ ± z₀.₉₇₅·SE (not clipped to [−1, 1]), SE₀ = √Var₀, z = κ / SE₀ and
- * p = 2·P(Z > |z|). z and p are null when SE₀ = 0 (then κ is identically 0 and z = 0/0).
+ * Then SE = √Var, the Wald bounds κ ± z₀.₉₇₅·SE (as statsmodels reports them, not clipped), SE₀ = √Var₀,
+ * z = κ / SE₀ and p = 2·P(Z > |z|). z and p are null when SE₀ = 0 (then κ is identically 0 and z = 0/0).
+ *
+ * The interval shown to people is `interval` (interval.ts): the Wald bounds only where they are trustworthy (enough
+ * items, SE > 0, inside [−1, 1]), else a percentile bootstrap over the label pairs, else, when every resample gives
+ * the same κ, bounds from the Wilson interval of the observed agreement; or none, with the reason.
  *
  * Missing labels: an item where either rater's label is null is dropped before anything is counted (listwise
  * deletion of incomplete pairs, as R's irr/psych do via na.omit); the number dropped is reported.
  */
 import { AgreementInputError, LabelCodec, MISSING, encodeLabels, type Label } from "./labels";
+import { bootstrapCoefficient, INTERVAL_LEVEL, LARGE_SAMPLE_MIN_ITEMS, MIN_ITEMS_FOR_INTERVAL, noInterval, quantileSorted, tooFewItems, type CoefficientInterval, type IntervalOptions } from "./interval";
 import { twoSidedP, Z_95 } from "./normal";
+import { wilsonInterval } from "./proportion";
 import { createRng, multinomialSample } from "./random";
 
 export type KappaWeighting = "none" | "linear" | "quadratic";
@@ -45,8 +51,11 @@ export interface KappaEstimate {
   expectedAgreement: number | null;
   /** Large-sample standard error of κ (Fleiss–Cohen–Everitt). */
   stdKappa: number | null;
-  ciLow: number | null;
-  ciHigh: number | null;
+  /** κ ± z·SE, not clipped (statsmodels' interval, for the reference vectors): shown only through `interval`. */
+  waldLow: number | null;
+  waldHigh: number | null;
+  /** The 95% interval to show: within [−1, 1], never a single point, or none with the reason (interval.ts). */
+  interval: CoefficientInterval;
   /** Standard error of κ under H₀: κ = 0. */
   stdKappa0: number | null;
   /** κ / SE₀; null when SE₀ = 0. */
@@ -111,8 +120,9 @@ function undefinedEstimate(n: number, reason: string): KappaEstimate {
     observedAgreement: null,
     expectedAgreement: null,
     stdKappa: null,
-    ciLow: null,
-    ciHigh: null,
+    waldLow: null,
+    waldHigh: null,
+    interval: noInterval(n, n === 0 ? "no interval: no label pairs" : `no interval: ${reason}`),
     stdKappa0: null,
     z: null,
     pTwoSided: null,
@@ -145,9 +155,10 @@ function validateTable(counts: ArrayLike<number>, k: number): void {
 
 /**
  * κ and its inference from a k×k table of counts given row-major (rows = rater a). For weighted κ the rows and
- * columns must be in category order.
+ * columns must be in category order. `intervalOptions` sets the bootstrap (resamples, seed) where one is needed;
+ * `false` leaves the interval out (for callers that compute κ inside a resampling loop of their own).
  */
-export function kappaFromCounts(counts: ArrayLike<number>, k: number, weighting: KappaWeighting = "none"): KappaEstimate {
+export function kappaFromCounts(counts: ArrayLike<number>, k: number, weighting: KappaWeighting = "none", intervalOptions: IntervalOptions | false = {}): KappaEstimate {
   if (!WEIGHTINGS.includes(weighting)) throw new AgreementInputError(`weighting must be one of ${WEIGHTINGS.join(", ")}, got ${JSON.stringify(weighting)}`);
   validateTable(counts, k);
   const rows = new Array<number>(k).fill(0);
@@ -252,6 +263,8 @@ export function kappaFromCounts(counts: ArrayLike<number>, k: number, weighting:
   const stdKappa = Math.sqrt(variance);
   const stdKappa0 = Math.sqrt(variance0);
   const z = stdKappa0 > 0 ? kappa / stdKappa0 : null;
+  const waldLow = kappa - Z_95 * stdKappa;
+  const waldHigh = kappa + Z_95 * stdKappa;
   return {
     kappa,
     reason: null,
@@ -259,8 +272,12 @@ export function kappaFromCounts(counts: ArrayLike<number>, k: number, weighting:
     observedAgreement,
     expectedAgreement,
     stdKappa,
-    ciLow: kappa - Z_95 * stdKappa,
-    ciHigh: kappa + Z_95 * stdKappa,
+    waldLow,
+    waldHigh,
+    interval:
+      intervalOptions === false
+        ? noInterval(total, "interval not computed")
+        : kappaInterval(counts, k, weighting, { kappa, n: total, stdKappa, waldLow, waldHigh, expectedAgreement }, intervalOptions),
     stdKappa0,
     z,
     pTwoSided: z === null ? null : twoSidedP(z),
@@ -268,14 +285,14 @@ export function kappaFromCounts(counts: ArrayLike<number>, k: number, weighting:
 }
 
 /** κ from a table given as rows (rows = rater a). */
-export function kappaFromTable(table: readonly (readonly number[])[], weighting: KappaWeighting = "none"): KappaEstimate {
+export function kappaFromTable(table: readonly (readonly number[])[], weighting: KappaWeighting = "none", intervalOptions: IntervalOptions | false = {}): KappaEstimate {
   const k = table.length;
   const flat = new Float64Array(k * k);
   table.forEach((row, i) => {
     if (!Array.isArray(row) || row.length !== k) throw new AgreementInputError(`table must be square: row ${i} has ${Array.isArray(row) ? row.length : "no"} cells, expected ${k}`);
     row.forEach((v, j) => (flat[i * k + j] = v));
   });
-  return kappaFromCounts(flat, k, weighting);
+  return kappaFromCounts(flat, k, weighting, intervalOptions);
 }
 
 /** Point estimate only, in floating point (bootstrap inner loop). Null when undefined. */
@@ -303,12 +320,61 @@ function kappaPoint(counts: Float64Array, k: number, weights: Float64Array, dMax
   return den === 0 ? null : (n * O - E) / den;
 }
 
-/** Type-7 (linear interpolation) quantile of sorted values, as numpy's default. */
-function quantileSorted(sorted: Float64Array, q: number): number {
-  const pos = (sorted.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.min(lo + 1, sorted.length - 1);
-  return sorted[lo]! + (pos - lo) * (sorted[hi]! - sorted[lo]!);
+/** Agreement weights (dMax − distance) of a weighting, row-major k×k. */
+function weightTable(weighting: KappaWeighting, k: number): { weights: Float64Array; dMax: number } {
+  const { dist, dMax } = distanceFn(weighting, k);
+  const weights = new Float64Array(k * k);
+  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) weights[i * k + j] = dMax - dist(i, j);
+  return { weights, dMax };
+}
+
+/**
+ * The interval to show for a defined κ (interval.ts explains the methods): the large-sample one where it holds,
+ * else a percentile bootstrap over the n label pairs, else (every resample the same κ, unweighted) bounds from the
+ * Wilson interval of the observed agreement with P_e held; never a single point.
+ */
+function kappaInterval(
+  counts: ArrayLike<number>,
+  k: number,
+  weighting: KappaWeighting,
+  e: { kappa: number; n: number; stdKappa: number; waldLow: number; waldHigh: number; expectedAgreement: number },
+  options: IntervalOptions,
+): CoefficientInterval {
+  const { n } = e;
+  if (n < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(n);
+  if (n >= LARGE_SAMPLE_MIN_ITEMS && e.stdKappa > 0 && e.waldLow >= -1 && e.waldHigh <= 1) {
+    return { method: "large-sample", low: e.waldLow, high: e.waldHigh, level: INTERVAL_LEVEL, n, replicates: null, seed: null, undefinedReplicates: null, note: null };
+  }
+  const why =
+    n < LARGE_SAMPLE_MIN_ITEMS
+      ? `with ${n} items (under ${LARGE_SAMPLE_MIN_ITEMS}) the large-sample interval is not reliable`
+      : e.stdKappa === 0
+        ? "the large-sample standard error is 0"
+        : "the large-sample interval reaches past [−1, 1]";
+  const { weights, dMax } = weightTable(weighting, k);
+  const observed = Float64Array.from(counts);
+  const drawn = new Float64Array(k * k);
+  const rows = new Float64Array(k);
+  const cols = new Float64Array(k);
+  const boot = bootstrapCoefficient(
+    n,
+    (rng) => kappaPoint(multinomialSample(n, observed, rng, drawn), k, weights, dMax, rows, cols),
+    options,
+    (v) => `every resample gives κ = ${v.toFixed(3)}`,
+  );
+  if (boot.method === "bootstrap") return { ...boot, note: why };
+  if (weighting !== "none") return { ...boot, note: `no interval: ${boot.note}` };
+  let agreeing = 0;
+  for (let i = 0; i < k; i++) agreeing += counts[i * k + i]!;
+  const w = wilsonInterval(agreeing, n);
+  const pe = e.expectedAgreement;
+  return {
+    ...boot,
+    method: "agreement-wilson",
+    low: Math.max(-1, (w.low! - pe) / (1 - pe)),
+    high: Math.min(1, (w.high! - pe) / (1 - pe)),
+    note: `${boot.note ?? "the bootstrap cannot vary"}, so the bootstrap shows no spread`,
+  };
 }
 
 /**
@@ -327,9 +393,7 @@ export function bootstrapKappaInterval(cells: Int32Array, k: number, weighting: 
   const n = cells.length;
   if (n === 0) return { ...base, undefinedReplicates: replicates, reason: "no label pairs to resample" };
 
-  const { dist, dMax } = distanceFn(weighting, k);
-  const weights = new Float64Array(k * k);
-  for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) weights[i * k + j] = dMax - dist(i, j);
+  const { weights, dMax } = weightTable(weighting, k);
   const rng = createRng(seed);
   const observed = new Float64Array(k * k);
   for (let t = 0; t < n; t++) observed[cells[t]!]!++;

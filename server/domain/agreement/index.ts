@@ -5,6 +5,8 @@
  */
 export * from "./labels";
 export * from "./normal";
+export * from "./interval";
+export * from "./item-bootstrap";
 export * from "./random";
 export * from "./cohen";
 export * from "./fleiss";
@@ -14,6 +16,7 @@ export * from "./proportion";
 export * from "./indices";
 export * from "./confusion";
 export * from "./ratings";
+export * from "./rating-table";
 export * from "./vectors";
 export * from "./consensus";
 export * from "./dawid-skene";

@@ -95,3 +95,36 @@ export function multinomialSample(n: number, weights: ArrayLike<number>, rng: Rn
   }
   return out;
 }
+
+/** Above this variance a binomial draw in multinomialDraw uses its normal approximation (error far below a bootstrap's own noise). */
+const NORMAL_FROM_VARIANCE = 40;
+
+/**
+ * multinomialSample for bootstraps over many items: small binomials of the chain are drawn exactly (binomialSample),
+ * large ones (n·p·(1 − p) > 40, tens of thousands of items) from the rounded normal approximation, which keeps every
+ * resample O(groups) where the exact draw would cost O(√n) per group — what lets a page show bootstrap intervals for
+ * every evaluator, site, run and campaign within a request.
+ */
+export function multinomialDraw(n: number, weights: ArrayLike<number>, rng: Rng, out: Float64Array): Float64Array {
+  let left = n;
+  let weightLeft = 0;
+  for (let c = 0; c < weights.length; c++) weightLeft += weights[c]!;
+  for (let c = 0; c < weights.length; c++) {
+    const w = weights[c]!;
+    if (left === 0 || w === 0) out[c] = 0;
+    else if (w >= weightLeft) out[c] = left;
+    else {
+      const p = w / weightLeft;
+      const variance = left * p * (1 - p);
+      if (variance < NORMAL_FROM_VARIANCE) out[c] = binomialSample(left, p, rng);
+      else {
+        // Box–Muller from two uniforms of the seeded generator.
+        const z = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
+        out[c] = Math.min(left, Math.max(0, Math.round(left * p + z * Math.sqrt(variance))));
+      }
+    }
+    left -= out[c]!;
+    weightLeft -= w;
+  }
+  return out;
+}

@@ -8,9 +8,14 @@
  * `minSharedItems` items, computed on the items both labelled.
  *
  * A rater labelling the same item twice is an input error (which label would count?), reported with both records.
+ *
+ * Intervals: each pairwise κ carries its own (cohen.ts); α and Fleiss' κ get percentile bootstrap intervals over the
+ * items (item-bootstrap.ts), seeded so the same file gives the same interval.
  */
 import { kappaFromCounts, type KappaEstimate } from "./cohen";
 import { fleissKappaFromSummaries, type FleissKappaResult } from "./fleiss";
+import type { CoefficientInterval, IntervalOptions } from "./interval";
+import { fleissKappaInterval, ItemPatterns, krippendorffAlphaInterval } from "./item-bootstrap";
 import { KrippendorffAccumulator, type KrippendorffResult } from "./krippendorff";
 import { AgreementInputError, LabelCodec } from "./labels";
 import type { PercentAgreementResult } from "./percent";
@@ -40,10 +45,10 @@ export interface RatingsAgreementReport {
   raterNames: string[];
   /** Distinct labels in order of first appearance. */
   labels: string[];
-  krippendorff: KrippendorffResult;
+  krippendorff: KrippendorffResult & { interval: CoefficientInterval };
   /** Mean pairwise percent agreement over pairable items. */
   percentAgreement: PercentAgreementResult;
-  fleiss: FleissKappaResult;
+  fleiss: FleissKappaResult & { interval: CoefficientInterval };
   minSharedItems: number;
   /** Rater pairs (in rater order) with at least minSharedItems shared items. */
   pairwise: RaterPairKappa[];
@@ -51,7 +56,7 @@ export interface RatingsAgreementReport {
 
 export const DEFAULT_MIN_SHARED_ITEMS = 10;
 
-export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSharedItems?: number } = {}): RatingsAgreementReport {
+export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSharedItems?: number; interval?: IntervalOptions } = {}): RatingsAgreementReport {
   const minSharedItems = options.minSharedItems ?? DEFAULT_MIN_SHARED_ITEMS;
   const itemIndex = new Map<string, number>();
   const itemNames: string[] = [];
@@ -100,6 +105,7 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
   const perItemM = new Array<number>(items);
   const categoryTotals = new Array<number>(k).fill(0);
   const unitCounts = new Int32Array(k);
+  const patterns = new ItemPatterns(k, codec.labels);
   const touched: number[] = [];
   let sumSquares = 0;
   let pairable = 0;
@@ -128,6 +134,7 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
       if (unitCounts[c]!++ === 0) touched.push(c);
     }
     krippendorff.endUnit();
+    patterns.add(unitCounts);
     let agreeingPairs = 0;
     for (const c of touched) {
       const v = unitCounts[c]!;
@@ -190,10 +197,12 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
       raterB: raterNames[key % R]!,
       sharedItems: n,
       percentAgreement: agree / n,
-      ...kappaFromCounts(counts, kl, "none"),
+      ...kappaFromCounts(counts, kl, "none", options.interval),
     });
   }
 
+  const alpha = krippendorff.result(codec.labels.slice());
+  const fleiss = fleissKappaFromSummaries(perItemM, sumSquares, categoryTotals, codec.labels);
   return {
     items,
     raters: R,
@@ -201,12 +210,12 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
     pairableItems: pairable,
     raterNames,
     labels: codec.labels.slice(),
-    krippendorff: krippendorff.result(codec.labels.slice()),
+    krippendorff: { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha, options.interval) },
     percentAgreement:
       pairable === 0
         ? { value: null, reason: "no item has two or more ratings", items: 0, excluded: items }
         : { value: pairwiseSum / pairable, reason: null, items: pairable, excluded: items - pairable },
-    fleiss: fleissKappaFromSummaries(perItemM, sumSquares, categoryTotals, codec.labels),
+    fleiss: { ...fleiss, interval: fleissKappaInterval(patterns, fleiss, options.interval) },
     minSharedItems,
     pairwise,
   };

@@ -179,8 +179,8 @@ export function revealMeasures(pairs: readonly RevealPair[], settings: RevealBoo
           sa[j]! += c[4 + j]!;
         }
       }
-      const xb = kappaFromCounts(sb, 2).kappa;
-      const xa = kappaFromCounts(sa, 2).kappa;
+      const xb = kappaFromCounts(sb, 2, "none", false).kappa;
+      const xa = kappaFromCounts(sa, 2, "none", false).kappa;
       if (xb !== null) vb.push(xb);
       if (xa !== null) va.push(xa);
       if (xb !== null && xa !== null) vc.push(xa - xb);
@@ -190,6 +190,15 @@ export function revealMeasures(pairs: readonly RevealPair[], settings: RevealBoo
       after: kAfter.kappa === null ? [null, null] : percentile(va, level),
       change: change === null ? [null, null] : percentile(vc, level),
     };
+    // An interval of one point (every resample gave the same κ, e.g. perfect agreement) claims a certainty the
+    // data do not have: there is no interval then, and the reason says so.
+    const same = (Object.keys(intervals) as (keyof typeof intervals)[]).filter((key) => intervals[key][0] !== null && intervals[key][0] === intervals[key][1]);
+    for (const key of same) intervals[key] = [null, null];
+    if (same.length) {
+      const names = same.map((key) => (key === "change" ? "the change in κ" : key === "before" ? "κ before the reveal" : "κ after the reveal"));
+      const list = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+      intervalReason = `every resample of the tasks gives the same value for ${list}, so ${names.length === 1 ? "it has" : "these have"} no interval`;
+    }
   }
 
   const categoryFlips = [...flips.values()].sort(

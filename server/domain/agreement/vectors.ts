@@ -80,8 +80,8 @@ export function computeVectorCase(c: VectorCase): VectorResult {
         const out: CohenVectorResult = {
           value: r.kappa,
           std_kappa: r.stdKappa,
-          ci_low: r.ciLow,
-          ci_high: r.ciHigh,
+          ci_low: r.waldLow,
+          ci_high: r.waldHigh,
           std_kappa0: r.stdKappa0,
           z: r.z,
           p_two_sided: r.pTwoSided,

@@ -4,17 +4,20 @@
  * - error rates: false-positive rate (evaluator success where humans say failure, over human failures) and
  *   false-negative rate (evaluator failure where humans say success, over human successes), and the success-rate
  *   gap (evaluator's success rate minus the humans' on the same trajectories, a paired difference);
- * - intervals by a bootstrap resampled by task: trajectories of one task share its difficulty and its page, so
- *   they are not independent; resampling whole tasks (all their trajectories kept together) gives honest intervals
- *   where a per-trajectory bootstrap would be too narrow. Input is per-task aggregates grouped into count
- *   patterns, so the cost is replicates × patterns whatever the number of trajectories;
+ * - intervals that respect the clustering by task: trajectories of one task share its difficulty and its page, so
+ *   they are not independent. The error rates are proportions and get Wilson intervals with the effective sample
+ *   size of their task clustering (clusteredWilsonInterval: never a single point, also at 0% or 1 of 1); the gap
+ *   gets a bootstrap that resamples whole tasks (all their trajectories kept together), where a per-trajectory
+ *   bootstrap would be too narrow. Input is per-task aggregates grouped into count patterns, so the cost is
+ *   replicates × patterns whatever the number of trajectories;
  * - Kendall's τ-b between two rankings of agent runs (ties handled), and competition ranks;
  * - calibration of a confidence (the share of k samples that said success) against the human label: reliability
  *   bins and the expected calibration error.
  *
  * Undefined values are null with a reason, never 0.
  */
-import { binomialSample, createRng, type Rng } from "../agreement/random";
+import { clusteredWilsonInterval } from "../agreement/proportion";
+import { createRng, multinomialDraw } from "../agreement/random";
 
 /** Per task: [human success & evaluator success, human success & evaluator failure, human failure & evaluator success, human failure & evaluator failure]. */
 export const TASK_SLOTS = 4;
@@ -49,8 +52,9 @@ export interface InstrumentErrors {
   falsePositive: ErrorRate;
   falseNegative: ErrorRate;
   gap: SuccessGap;
+  /** The gap's interval; the error rates use Wilson intervals with the tasks' design effect. */
   bootstrap: { replicates: number; seed: number; level: number; method: "percentile, resampling tasks" };
-  /** Set when intervals could not be drawn (e.g. a single task: resampling tasks cannot show its variability). */
+  /** Set when the gap has no interval (e.g. a single task: resampling tasks cannot show its variability). */
   reason: string | null;
 }
 
@@ -131,17 +135,32 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
 
   const point = rates(total);
   const n = total[T_SS]! + total[T_SF]! + total[T_FS]! + total[T_FF]!;
+  // Error rates per pattern: false positives of the human failures, false negatives of the human successes.
+  const P = multiplicity.length;
+  const fpErrors = new Float64Array(P);
+  const fpOf = new Float64Array(P);
+  const fnErrors = new Float64Array(P);
+  const fnOf = new Float64Array(P);
+  for (let p = 0; p < P; p++) {
+    const o = p * TASK_SLOTS;
+    fpErrors[p] = patterns[o + T_FS]!;
+    fpOf[p] = patterns[o + T_FS]! + patterns[o + T_FF]!;
+    fnErrors[p] = patterns[o + T_SF]!;
+    fnOf[p] = patterns[o + T_SS]! + patterns[o + T_SF]!;
+  }
+  const fp = clusteredWilsonInterval(fpErrors, fpOf, multiplicity);
+  const fn = clusteredWilsonInterval(fnErrors, fnOf, multiplicity);
   const base: InstrumentErrors = {
     n,
     tasks,
-    falsePositive: { estimate: point.fpr, low: null, high: null, errors: total[T_FS]!, of: total[T_FS]! + total[T_FF]! },
-    falseNegative: { estimate: point.fnr, low: null, high: null, errors: total[T_SF]!, of: total[T_SS]! + total[T_SF]! },
+    falsePositive: { estimate: point.fpr, low: fp.low, high: fp.high, errors: total[T_FS]!, of: total[T_FS]! + total[T_FF]! },
+    falseNegative: { estimate: point.fnr, low: fn.low, high: fn.high, errors: total[T_SF]!, of: total[T_SS]! + total[T_SF]! },
     gap: { estimate: point.gap, low: null, high: null, evaluatorRate: point.evaluatorRate, humanRate: point.humanRate },
     bootstrap: { replicates, seed, level, method: "percentile, resampling tasks" },
     reason: null,
   };
   if (tasks === 0) return { ...base, reason: "no trajectory has both a human label and a counted verdict" };
-  if (tasks === 1) return { ...base, reason: "all compared trajectories belong to one task: resampling tasks cannot give an interval" };
+  if (tasks === 1) return { ...base, reason: "all compared trajectories belong to one task: resampling tasks cannot give the gap an interval" };
 
   const memoKey = memo ? `${replicates}|${seed}|${level}|${patterns.join(",")}|${multiplicity.join(",")}` : "";
   const known = memo?.get(memoKey);
@@ -150,11 +169,7 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
   const rng = createRng(seed);
   const weights = Float64Array.from(multiplicity);
   const drawn = new Float64Array(weights.length);
-  const fpr = new Float64Array(replicates);
-  const fnr = new Float64Array(replicates);
   const gap = new Float64Array(replicates);
-  let nFpr = 0;
-  let nFnr = 0;
   let nGap = 0;
   const sums = new Float64Array(TASK_SLOTS);
   // Few tasks with many patterns (one site's tasks): drawing the tasks one by one is cheaper than a binomial per
@@ -165,7 +180,7 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
     if (patternOf) {
       drawn.fill(0);
       for (let d = 0; d < tasks; d++) drawn[patternOf[Math.floor(rng() * tasks)]!]!++;
-    } else drawTaskCounts(tasks, weights, rng, drawn);
+    } else multinomialDraw(tasks, weights, rng, drawn);
     sums.fill(0);
     for (let p = 0; p < drawn.length; p++) {
       const m = drawn[p]!;
@@ -177,54 +192,18 @@ export function clusteredErrorRates(taskCounts: Float64Array, settings: Bootstra
       sums[3]! += m * patterns[o + 3]!;
     }
     const x = rates(sums);
-    if (x.fpr !== null) fpr[nFpr++] = x.fpr;
-    if (x.fnr !== null) fnr[nFnr++] = x.fnr;
     if (x.gap !== null) gap[nGap++] = x.gap;
   }
-  const [fpLow, fpHigh] = point.fpr === null ? [null, null] : percentile(fpr, nFpr, level);
-  const [fnLow, fnHigh] = point.fnr === null ? [null, null] : percentile(fnr, nFnr, level);
   const [gLow, gHigh] = point.gap === null ? [null, null] : percentile(gap, nGap, level);
+  // Every resample gave the same gap (no task where evaluator and humans differ): a single point is no interval.
+  const degenerate = gLow !== null && gLow === gHigh;
   const result: InstrumentErrors = {
     ...base,
-    falsePositive: { ...base.falsePositive, low: fpLow, high: fpHigh },
-    falseNegative: { ...base.falseNegative, low: fnLow, high: fnHigh },
-    gap: { ...base.gap, low: gLow, high: gHigh },
+    gap: { ...base.gap, low: degenerate ? null : gLow, high: degenerate ? null : gHigh },
+    reason: degenerate ? `every resample of the tasks gives the same gap (${((gLow ?? 0) * 100).toFixed(1)} points): no interval` : null,
   };
   memo?.set(memoKey, result);
   return result;
-}
-
-/** Above this variance a binomial draw uses its normal approximation (error far below the bootstrap's own noise). */
-const NORMAL_FROM_VARIANCE = 40;
-
-/**
- * How many of `n` tasks drawn with replacement fall in each pattern (multinomial over the pattern multiplicities),
- * as a chain of binomials. Small binomials are drawn exactly (binomialSample); large ones (n·p·(1 − p) > 40, tens
- * of thousands of tasks) from the rounded normal approximation, which keeps every replicate O(patterns) where the
- * exact draw would cost O(√n) per pattern — what lets a page show intervals for every evaluator, site and run
- * within a request.
- */
-function drawTaskCounts(n: number, weights: Float64Array, rng: Rng, out: Float64Array): void {
-  let left = n;
-  let weightLeft = 0;
-  for (let c = 0; c < weights.length; c++) weightLeft += weights[c]!;
-  for (let c = 0; c < weights.length; c++) {
-    const w = weights[c]!;
-    if (left === 0 || w === 0) out[c] = 0;
-    else if (w >= weightLeft) out[c] = left;
-    else {
-      const p = w / weightLeft;
-      const variance = left * p * (1 - p);
-      if (variance < NORMAL_FROM_VARIANCE) out[c] = binomialSample(left, p, rng);
-      else {
-        // Box–Muller from two uniforms of the seeded generator.
-        const z = Math.sqrt(-2 * Math.log(1 - rng())) * Math.cos(2 * Math.PI * rng());
-        out[c] = Math.min(left, Math.max(0, Math.round(left * p + z * Math.sqrt(variance))));
-      }
-    }
-    left -= out[c]!;
-    weightLeft -= w;
-  }
 }
 
 function rates(c: ArrayLike<number>) {

@@ -14,12 +14,16 @@ import { goldItemIds } from "../../../db/repositories/annotation-quality";
 import {
   dawidSkene,
   fleissKappaFromSummaries,
+  fleissKappaInterval,
+  ItemPatterns,
+  krippendorffAlphaInterval,
   groupConsensusLabels,
   kappaFromCounts,
   KrippendorffAccumulator,
   mace,
   majorityClasses,
   MISSING,
+  type CoefficientInterval,
   type ConsensusLabels,
   type FleissKappaResult,
   type KappaEstimate,
@@ -51,8 +55,9 @@ export async function campaignList(db: Db): Promise<CampaignListEntry[]> {
 
 export interface LevelAgreement {
   categories: string[];
-  alpha: KrippendorffResult;
-  fleiss: FleissKappaResult;
+  /** α and Fleiss' κ with percentile bootstrap intervals over the trajectories (item-bootstrap.ts). */
+  alpha: KrippendorffResult & { interval: CoefficientInterval };
+  fleiss: FleissKappaResult & { interval: CoefficientInterval };
   percent: { value: number | null; items: number };
 }
 
@@ -106,7 +111,7 @@ export interface HumanAgreementResult {
   verdict: LevelAgreement;
   combined: LevelAgreement;
   /** α over the error categories of failure labels, on items where ≥ 2 annotators gave a failure with a category. */
-  failureCategory: KrippendorffResult;
+  failureCategory: KrippendorffResult & { interval: CoefficientInterval };
   pairwise: { verdict: PairCell[]; combined: PairCell[] };
   perCategory: CategoryAgreement[];
   disputedTotal: number;
@@ -276,6 +281,9 @@ export async function humanAgreement(db: Db, campaignId: number): Promise<HumanA
   const combinedPairs = new PairTables(R, KC);
   const vc = new Int32Array(2);
   const cc = new Int32Array(KC);
+  const verdictPatterns = new ItemPatterns(2, ["success", "failure"]);
+  const combinedPatterns = new ItemPatterns(KC, combinedNames);
+  const categoryPatterns = new ItemPatterns(categoryNames.length, categoryNames);
   const annLabels = new Int32Array(R);
   const annUnsure = new Int32Array(R);
   const annSuccess = new Int32Array(R);
@@ -339,6 +347,9 @@ export async function humanAgreement(db: Db, campaignId: number): Promise<HumanA
     categoryAlpha.endUnit();
     verdictCounts.add(vc);
     combinedCounts.add(cc);
+    verdictPatterns.add(vc);
+    combinedPatterns.add(cc);
+    categoryPatterns.add(cc.subarray(2));
     const m = vc[0]! + vc[1]!;
     if (m >= 2) pairableItems++;
     // Fleiss' κ takes every item with at least one decided label; unequal counts make it undefined with the reason.
@@ -366,6 +377,12 @@ export async function humanAgreement(db: Db, campaignId: number): Promise<HumanA
     }
   }
   const perItemRatings = fleissM.subarray(0, fleissItems);
+  const level = (categories: string[], alpha: KrippendorffResult, fleiss: FleissKappaResult, patterns: ItemPatterns, percent: LevelAgreement["percent"]): LevelAgreement => ({
+    categories,
+    alpha: { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha) },
+    fleiss: { ...fleiss, interval: fleissKappaInterval(patterns, fleiss) },
+    percent,
+  });
 
   const campaignSel: Selection = { campaign: { campaignId } };
   const pairCells = (tables: PairTables, k: number, level: "verdict" | "label"): PairCell[] => {
@@ -458,19 +475,24 @@ export async function humanAgreement(db: Db, campaignId: number): Promise<HumanA
       unsure: annUnsure[a]!,
       successShare: annDecided[a] ? annSuccess[a]! / annDecided[a]! : null,
     })),
-    verdict: {
-      categories: ["success", "failure"],
-      alpha: verdictAlpha.result(["success", "failure"]),
-      fleiss: fleissKappaFromSummaries(perItemRatings, verdictSumSq, verdictTotals, ["success", "failure"]),
-      percent: verdictCounts.meanPairwise(),
-    },
-    combined: {
-      categories: combinedNames,
-      alpha: combinedAlpha.result(combinedNames),
-      fleiss: fleissKappaFromSummaries(perItemRatings, combinedSumSq, combinedTotals, combinedNames),
-      percent: combinedCounts.meanPairwise(),
-    },
-    failureCategory: categoryAlpha.result(categoryNames.slice()),
+    verdict: level(
+      ["success", "failure"],
+      verdictAlpha.result(["success", "failure"]),
+      fleissKappaFromSummaries(perItemRatings, verdictSumSq, verdictTotals, ["success", "failure"]),
+      verdictPatterns,
+      verdictCounts.meanPairwise(),
+    ),
+    combined: level(
+      combinedNames,
+      combinedAlpha.result(combinedNames),
+      fleissKappaFromSummaries(perItemRatings, combinedSumSq, combinedTotals, combinedNames),
+      combinedPatterns,
+      combinedCounts.meanPairwise(),
+    ),
+    failureCategory: (() => {
+      const alpha = categoryAlpha.result(categoryNames.slice());
+      return { ...alpha, interval: krippendorffAlphaInterval(categoryPatterns, alpha) };
+    })(),
     pairwise: { verdict: pairCells(verdictPairs, 2, "verdict"), combined: pairCells(combinedPairs, KC, "label") },
     perCategory,
     disputedTotal: disputedCount,

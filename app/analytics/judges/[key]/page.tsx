@@ -7,6 +7,7 @@ import { RateChart } from "../../_components/charts";
 import { Figure, TablePanel } from "../../_components/figure";
 import { AnalyticsFilterBar } from "../../_components/filter-bar";
 import { HeatMatrix } from "../../_components/heat-matrix";
+import { IntervalNote } from "../../_components/interval-note";
 import { StatCards } from "../../_components/stat-cards";
 import { fmtCount } from "../../_lib/format";
 import { disagreementTable, judgePageHref, prepareJudgeDetail } from "../../_lib/judges";
@@ -89,6 +90,7 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
           </div>
         )}
         <StatCards cards={view.cards} />
+        <IntervalNote />
         <div className="grid gap-4 lg:grid-cols-[auto_1fr]">
           <TablePanel
             id="confusion"

@@ -1,0 +1,168 @@
+/**
+ * Percentile bootstrap intervals of Fleiss' κ and Krippendorff's α (nominal), resampling the rated items.
+ *
+ * Each resample draws as many items as were rated, with replacement, and recomputes the coefficient from the drawn
+ * items' category counts. Items with the same counts (n_i1, …, n_ik) are interchangeable in a resample, so items are
+ * kept as *patterns* with a multiplicity, and a resample is one multinomial draw over the pattern multiplicities: a
+ * binary study with three raters per item has four patterns whatever its size. Patterns are drawn in a canonical
+ * order (categories by name, then patterns by their counts), so the same ratings give the same interval however
+ * they were read: the Human agreement page and `agreement csv` on the campaign's export agree to the last digit.
+ *
+ * From a resample's pattern multiplicities w_p (pattern p with counts n_pc, m_p = Σ_c n_pc ratings):
+ *   Fleiss (every m_p = m):  N = Σ w_p,  S = Σ_p w_p Σ_c n_pc² − N m,  T = Σ_c (Σ_p w_p n_pc)²,
+ *                            κ = (S N m − T (m − 1)) / ((m − 1)(N² m² − T))            (fleiss.ts)
+ *   α (pairable items only): n = Σ w_p m_p,  D = Σ_p w_p (m_p² − Σ_c n_pc²) / (m_p − 1),  n_c = Σ_p w_p n_pc,
+ *                            α = 1 − (n − 1) D / (n² − Σ_c n_c²)                         (krippendorff.ts)
+ * A resample where the coefficient is 0/0 (every drawn rating in one category) is left out and counted.
+ *
+ * No interval (null bounds, `note` says why) below MIN_ITEMS_FOR_INTERVAL items, when the coefficient is undefined,
+ * and when every resample gives the same value (the labels agree perfectly on every item: no resample can differ).
+ */
+import { bootstrapCoefficient, noInterval, MIN_ITEMS_FOR_INTERVAL, tooFewItems, type CoefficientInterval, type IntervalOptions } from "./interval";
+import { multinomialDraw } from "./random";
+
+/** Rated items grouped by their category counts. */
+export class ItemPatterns {
+  private readonly index = new Map<string, number>();
+  /** Per pattern, its k category counts (row-major). */
+  private readonly counts: number[] = [];
+  private readonly multiplicity: number[] = [];
+  private items = 0;
+
+  /** `categories` names the k categories (in code order): they fix the order resamples are drawn in. */
+  constructor(
+    readonly k: number,
+    private readonly categories?: readonly string[],
+  ) {}
+
+  /** One item's category counts (length ≥ k; entries past k ignored). Items with no rating are not added. */
+  add(itemCounts: ArrayLike<number>): void {
+    let m = 0;
+    for (let c = 0; c < this.k; c++) m += itemCounts[c]!;
+    if (m === 0) return;
+    let key = "";
+    for (let c = 0; c < this.k; c++) key += `${itemCounts[c]},`;
+    const p = this.index.get(key);
+    if (p !== undefined) this.multiplicity[p]!++;
+    else {
+      this.index.set(key, this.multiplicity.length);
+      this.multiplicity.push(1);
+      for (let c = 0; c < this.k; c++) this.counts.push(itemCounts[c]!);
+    }
+    this.items++;
+  }
+
+  /** Patterns (and their items) with at least `minRatings` ratings. */
+  select(minRatings: number): { counts: Float64Array; ratings: Float64Array; squares: Float64Array; weights: Float64Array; items: number } {
+    const keep: number[] = [];
+    const P = this.multiplicity.length;
+    for (let p = 0; p < P; p++) {
+      let m = 0;
+      for (let c = 0; c < this.k; c++) m += this.counts[p * this.k + c]!;
+      if (m >= minRatings) keep.push(p);
+    }
+    // Canonical order: categories by name (code-unit order), patterns by their counts in that category order.
+    const names = this.categories;
+    const order = Array.from({ length: this.k }, (_, c) => c);
+    if (names) order.sort((a, b) => (names[a]! < names[b]! ? -1 : names[a]! > names[b]! ? 1 : a - b));
+    const at = (p: number, i: number) => this.counts[p * this.k + order[i]!]!;
+    keep.sort((p, q) => {
+      for (let i = 0; i < this.k; i++) if (at(p, i) !== at(q, i)) return at(q, i) - at(p, i);
+      return 0;
+    });
+    const counts = new Float64Array(keep.length * this.k);
+    const ratings = new Float64Array(keep.length);
+    const squares = new Float64Array(keep.length);
+    const weights = new Float64Array(keep.length);
+    let items = 0;
+    keep.forEach((p, i) => {
+      for (let c = 0; c < this.k; c++) {
+        const v = this.counts[p * this.k + c]!;
+        counts[i * this.k + c] = v;
+        ratings[i]! += v;
+        squares[i]! += v * v;
+      }
+      weights[i] = this.multiplicity[p]!;
+      items += this.multiplicity[p]!;
+    });
+    return { counts, ratings, squares, weights, items };
+  }
+}
+
+function sameValueNote(what: string, items: number, value: number): string {
+  return value === 1
+    ? `no interval: the labels agree on every one of the ${items} items, so every resample gives ${what} = 1`
+    : `no interval: every resample gives ${what} = ${value.toFixed(3)}`;
+}
+
+/**
+ * Bootstrap interval of Fleiss' κ over the items in `patterns` (every item must have the same number of ratings,
+ * as Fleiss' κ itself requires). `kappa` is the point estimate, `reason` why it is undefined.
+ */
+export function fleissKappaInterval(patterns: ItemPatterns, estimate: { kappa: number | null; reason: string | null }, options: IntervalOptions = {}): CoefficientInterval {
+  const { counts, ratings, squares, weights, items } = patterns.select(1);
+  if (estimate.kappa === null) return noInterval(items, `no interval: ${estimate.reason ?? "Fleiss' κ is undefined"}`);
+  if (items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(items);
+  const k = patterns.k;
+  const m = ratings[0]!;
+  const drawn = new Float64Array(weights.length);
+  const totals = new Float64Array(k);
+  return bootstrapCoefficient(
+    items,
+    (rng) => {
+      multinomialDraw(items, weights, rng, drawn);
+      totals.fill(0);
+      let sumSquares = 0;
+      for (let p = 0; p < drawn.length; p++) {
+        const w = drawn[p]!;
+        if (w === 0) continue;
+        sumSquares += w * squares[p]!;
+        for (let c = 0; c < k; c++) totals[c]! += w * counts[p * k + c]!;
+      }
+      let T = 0;
+      for (let c = 0; c < k; c++) T += totals[c]! * totals[c]!;
+      const Nm = items * m;
+      const den = (m - 1) * (Nm * Nm - T);
+      if (den === 0) return null;
+      return ((sumSquares - Nm) * Nm - T * (m - 1)) / den;
+    },
+    options,
+    (v) => sameValueNote("κ", items, v),
+  );
+}
+
+/** Bootstrap interval of Krippendorff's α (nominal) over the pairable items (two or more ratings) in `patterns`. */
+export function krippendorffAlphaInterval(patterns: ItemPatterns, estimate: { alpha: number | null; reason: string | null }, options: IntervalOptions = {}): CoefficientInterval {
+  const { counts, ratings, squares, weights, items } = patterns.select(2);
+  if (estimate.alpha === null) return noInterval(items, `no interval: ${estimate.reason ?? "α is undefined"}`);
+  if (items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(items);
+  const k = patterns.k;
+  // Per pattern, its disagreeing mass (m² − Σ n_c²) / (m − 1).
+  const disagreement = new Float64Array(weights.length);
+  for (let p = 0; p < weights.length; p++) disagreement[p] = (ratings[p]! * ratings[p]! - squares[p]!) / (ratings[p]! - 1);
+  const drawn = new Float64Array(weights.length);
+  const totals = new Float64Array(k);
+  return bootstrapCoefficient(
+    items,
+    (rng) => {
+      multinomialDraw(items, weights, rng, drawn);
+      totals.fill(0);
+      let n = 0;
+      let observed = 0;
+      for (let p = 0; p < drawn.length; p++) {
+        const w = drawn[p]!;
+        if (w === 0) continue;
+        n += w * ratings[p]!;
+        observed += w * disagreement[p]!;
+        for (let c = 0; c < k; c++) totals[c]! += w * counts[p * k + c]!;
+      }
+      let sumNc2 = 0;
+      for (let c = 0; c < k; c++) sumNc2 += totals[c]! * totals[c]!;
+      const expected = n * n - sumNc2;
+      if (expected === 0) return null;
+      return 1 - ((n - 1) * observed) / expected;
+    },
+    options,
+    (v) => sameValueNote("α", items, v),
+  );
+}
