@@ -189,21 +189,35 @@ interface RunContext {
   tasks: Map<string, ImportTask>;
 }
 
-/** Screenshots of a task folder by their number; the first of several with one number wins, the others are named. */
-async function folderShots(dir: string): Promise<{ byNumber: Map<number, { name: string; file: string }>; order: string[]; duplicates: string[] }> {
-  for (const sub of SHOT_FOLDERS) {
-    const images = await numberedImages(path.join(dir, sub));
-    if (!images.length) continue;
+interface FolderShots {
+  byNumber: Map<number, { name: string; file: string }>;
+  /** Every numbered image in WebJudge's order (the order its per-screenshot records follow). */
+  order: string[];
+  duplicates: string[];
+  /** Images whose names carry no number: they cannot be placed and are named in a warning. */
+  unnumbered: string[];
+}
+
+/**
+ * Screenshots of a task folder by their number, from the first screenshot folder that has any (the task folder
+ * itself last); the first of several with one number wins, the others are named.
+ */
+async function folderShots(dir: string): Promise<FolderShots> {
+  for (const sub of [...SHOT_FOLDERS, ""]) {
+    const folder = path.join(dir, sub);
+    const images = await numberedImages(folder);
+    const unnumbered = (await fsp.readdir(folder).catch(() => [] as string[])).filter((n) => IMAGE_FILE.test(n) && screenshotNumber(n) === null).map((n) => path.join(sub, n));
+    if (!images.length && !unnumbered.length) continue;
     const byNumber = new Map<number, { name: string; file: string }>();
     const duplicates: string[] = [];
     for (const im of images) {
-      if (byNumber.has(im.n)) duplicates.push(`${sub}/${im.name}`);
-      else byNumber.set(im.n, { name: `${sub}/${im.name}`, file: im.file });
+      const name = path.join(sub, im.name);
+      if (byNumber.has(im.n)) duplicates.push(name);
+      else byNumber.set(im.n, { name, file: im.file });
     }
-    // WebJudge scores every file of the folder in this order; its records are matched to steps through it.
-    return { byNumber, order: images.map((im) => `${sub}/${im.name}`), duplicates };
+    return { byNumber, order: images.map((im) => path.join(sub, im.name)), duplicates, unnumbered };
   }
-  return { byNumber: new Map(), order: [], duplicates: [] };
+  return { byNumber: new Map(), order: [], duplicates: [], unnumbered: [] };
 }
 
 async function probeShot(file: string, name: string): Promise<Shot | "missing"> {
@@ -420,8 +434,15 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
     }
   } else {
     const numbers = [...folder.byNumber.keys()].sort((a, b) => a - b);
-    for (const n of numbers) {
-      const f = folder.byNumber.get(n)!;
+    // Numbers normally count actions (at most one past the last). Numbers that cannot (timestamps, a counter of
+    // screenshots taken every few seconds) are matched to the actions in order instead, and the report says so.
+    const counting = !numbers.length || numbers[numbers.length - 1]! <= drafts.length;
+    if (!counting) {
+      warnings.push(`the screenshots' numbers (${numbers[0]}…${numbers[numbers.length - 1]}) do not count the ${drafts.length} actions: they are matched to the actions in order`);
+    }
+    for (const [rank, number] of numbers.entries()) {
+      const n = counting ? number : rank;
+      const f = folder.byNumber.get(number)!;
       const shot = take(await probeShot(f.file, f.name), f.name);
       if (!shot) continue;
       if (n < drafts.length) {
@@ -431,6 +452,9 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
         stepOfImage.set(folder.order.indexOf(f.name), -1 - extraShots.length);
         extraShots.push(shot);
       }
+    }
+    if (folder.unnumbered.length) {
+      warnings.push(`${folder.unnumbered.length} image${folder.unnumbered.length === 1 ? " has" : "s have"} no step number in ${folder.unnumbered.length === 1 ? "its" : "their"} name and ${folder.unnumbered.length === 1 ? "is" : "are"} not shown: ${folder.unnumbered.slice(0, 5).join(", ")}`);
     }
     if (folder.duplicates.length) warnings.push(`${folder.duplicates.length} screenshot${folder.duplicates.length === 1 ? "" : "s"} repeat a number already used and are not shown: ${folder.duplicates.slice(0, 5).join(", ")}`);
   }

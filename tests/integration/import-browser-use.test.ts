@@ -4,9 +4,12 @@
  * index, click point and XPath kept, `done` as the answer with its success as the agent's own claim, and its trace
  * judge as a verdict.
  */
+import { execFile } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listVerdicts } from "../../db/repositories/evaluation";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { detectImporter } from "../../server/importers/registry";
@@ -135,5 +138,35 @@ describeEachBackend("Browser Use histories", (backend) => {
     // A history in a folder of its own is named by the folder; the run is the folder holding those.
     const other = (await getTrajectoryDetail(ctx.db, report.trajectories.find((x) => x !== t)!.id))!;
     expect([other.run.name, d.run.name]).toEqual(["histories", "histories"]);
+  });
+});
+
+describe("npm run cli -- import --screenshots", { timeout: 240_000 }, () => {
+  it("passes the folder to the importer, read against the folder the command was typed in; a missing one is a usage error", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bu-cli-"));
+    try {
+      const file = write(path.join(dir, "runs", `${TASK_ID}.json`), newHistory(TASK));
+      await writeScreens(path.join(dir, "shots"), [1, 2, 3]);
+      const root = path.resolve(__dirname, "..", "..");
+      const cli = async (args: string[]) => {
+        try {
+          const r = await promisify(execFile)(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
+            cwd: root,
+            env: { ...process.env, INIT_CWD: dir, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db") },
+          });
+          return { code: 0, stdout: r.stdout };
+        } catch (e) {
+          return { code: (e as { code: number }).code, stdout: (e as { stdout: string }).stdout };
+        }
+      };
+      const ok = await cli(["import", file, "--screenshots", "shots", "--json", "--no-warm"]);
+      expect(ok.code).toBe(0);
+      expect(JSON.parse(ok.stdout).trajectories[0]).toMatchObject({ screenshots: 3 });
+      const missing = await cli(["import", file, "--screenshots", "nope", "--json"]);
+      expect(missing.code).toBe(2);
+      expect(JSON.parse(missing.stdout)).toEqual({ error: "--screenshots nope: no such folder", exitCode: 2 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -273,6 +273,40 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 2]);
   });
 
+  it("finds screenshots in the task folder itself, matches numbers that do not count actions in order, and names images it cannot place", async () => {
+    const run = path.join(ctx.dir, "timed");
+    const dir = await writeOm2wTask(run, {
+      result: { task_id: ID_A, task: "T", final_result_response: "A", action_history: ["Click at (1, 2)", "Click at (3, 4)"] },
+      shots: [1718000001, 1718000005, 1718000009],
+      shotFolder: ".",
+      name: (n) => `shot_${n}.png`,
+    });
+    fs.writeFileSync(path.join(dir, "final.png"), await tinyPng(4));
+    const report = await runImport(ctx, { path: run });
+    const t = byTask(report, ID_A);
+    const d = await detail(t.id);
+    expect(d.steps.map((s) => [s.action.type, s.screenshotHash !== null])).toEqual([
+      ["click", true],
+      ["click", true],
+      ["answer", true],
+    ]);
+    expect(report.warnings.map((w) => w.message)).toEqual([
+      "the screenshots' numbers (1718000001…1718000009) do not count the 2 actions: they are matched to the actions in order",
+      "1 image has no step number in its name and is not shown: final.png",
+    ]);
+  });
+
+  it("applies a WebJudge file named with --eval-log, wherever it lies, to the whole import", async () => {
+    const run = path.join(ctx.dir, "abp_run");
+    await writeOm2wTask(run, { result: { task_id: ID_A, task: "T", final_result_response: "A", action_history: ["Click at (1, 2)"] }, shots: [0, 1] });
+    const judge = path.join(ctx.dir, "elsewhere", "WebJudge_Online_Mind2Web_eval_gpt-4o_score_threshold_3_auto_eval_results.json");
+    fs.mkdirSync(path.dirname(judge));
+    fs.writeFileSync(judge, JSON.stringify(webJudgeRow(ID_A, 0, [5, 1])) + "\n");
+    const report = await runImport(ctx, { path: run, evalLogs: [judge] });
+    const [v] = await listVerdicts(ctx.db, { trajectoryId: byTask(report, ID_A).id });
+    expect([v!.evaluatorName, v!.verdict, v!.stepIndices]).toEqual(["WebJudge (gpt-4o, threshold 3)", "failure", [0]]);
+  });
+
   it("lists every folder that looks like a task but cannot be read, with the file and the reason", async () => {
     const run = path.join(ctx.dir, "run");
     await writeOm2wTask(run, { result: { task_id: ID_A, task: "Fine.", final_result_response: "ok" } });
