@@ -54,6 +54,8 @@ describe("Browser Use actions", () => {
     expect(browserUseSomElement(old!, "4", 2)).toEqual({ label: "4", bbox: [200, 100, 160, 60], tag: "button", text: "Search", xpath: "html/body/div/button" });
     const recent = browserUseElement({ node_name: "INPUT", x_path: "html/body/form/input", attributes: { placeholder: "Search Amazon" }, bounds: { x: 10, y: 20, width: 300, height: 40 } });
     expect(recent).toMatchObject({ label: null, box: [10, 20, 300, 40], xpath: "html/body/form/input", tag: "input", text: "Search Amazon", viewport: null });
+    // A hand-written history's element: its text and XPath, no box.
+    expect(browserUseElement({ xpath: "//header//h1", css_selector: "header h1", text_content: "Debugg AI", attributes: { class: "title" } })).toMatchObject({ box: null, xpath: "//header//h1", text: "Debugg AI" });
     expect(browserUseElement(null)).toBeNull();
   });
 });

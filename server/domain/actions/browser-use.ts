@@ -208,6 +208,7 @@ export function browserUseElement(v: unknown): BrowserUseElement | null {
   const attrs = record(e.attributes);
   const text =
     str(e.ax_name) ??
+    str(e.text_content) ??
     (attrs ? (str(attrs["aria-label"]) ?? str(attrs.title) ?? str(attrs.placeholder) ?? str(attrs.name) ?? str(attrs.value)) : null) ??
     (typeof e.node_value === "string" && e.node_value.trim() ? e.node_value : null);
   const tag = str(e.tag_name) ?? (typeof e.node_name === "string" ? e.node_name.toLowerCase() : null);
