@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -58,12 +58,11 @@ async function showTable(page: Page, figure: string) {
 
 async function shoot(page: Page, name: string) {
   for (const size of VIEWPORTS) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(300);
+    await resizeTo(page, size);
     await expectCleanLayout(page);
     await screenshotAt(page, name, size);
   }
-  await page.setViewportSize(VIEWPORTS[0]);
+  await resizeTo(page, VIEWPORTS[0]);
 }
 
 let seeded: { campaignId: number; judgeKey: string; trajectories: number };
@@ -151,11 +150,8 @@ test.describe("analytics", () => {
     }
     await expect(page.locator('section[data-figure="k-table"] tbody tr')).toHaveCount(detail.settings.length);
     await expect(page.locator('section[data-figure="disagreements"] h2')).toContainText(`(${detail.overall.falseSuccess + detail.overall.falseFailure})`);
+    // At 1440×900 this is the README's picture of judge agreement (npm run docs:screenshots copies it).
     await shoot(page, "analytics-judge-detail");
-    // The README's picture of judge agreement.
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await page.screenshot({ path: path.join(root, "docs", "screenshot-judge-agreement.png") });
-    await page.setViewportSize(VIEWPORTS[0]);
 
     // A disagreement opens in the player with the evaluations beside it.
     const firstRow = page.locator('section[data-figure="disagreements"] tbody tr').first();
@@ -207,15 +203,17 @@ test.describe("analytics", () => {
     await expect(page.getByTestId("step-timeline")).toHaveCount(steps.items.length);
     await expect(page.getByTestId("step-timeline").first().locator("[data-mark]")).toHaveCount(2);
     await page.getByTestId("step-timeline").first().scrollIntoViewIfNeeded();
+    await expectCleanLayout(page, [stepTable]);
     await screenshotAt(page, "analytics-judge-failure-steps", VIEWPORTS[0]);
 
     await page.locator('section[data-figure="error-rates"]').scrollIntoViewIfNeeded();
     await shoot(page, "analytics-judge-measures");
-    await page.setViewportSize({ width: 1440, height: 900 });
+    await resizeTo(page, { width: 1440, height: 900 });
     await screenshotAt(page, "analytics-judge-measures", { width: 1440, height: 900 });
     await reliability.scrollIntoViewIfNeeded();
+    await expectCleanLayout(page, [reliability]);
     await screenshotAt(page, "analytics-judge-reliability", { width: 1440, height: 900 });
-    await page.setViewportSize(VIEWPORTS[0]);
+    await resizeTo(page, VIEWPORTS[0]);
   });
 
   test("human agreement shows α, Fleiss κ and the annotator matrix of the campaign", async ({ page }) => {

@@ -8,7 +8,7 @@ import { expect, test, type APIRequestContext, type Page } from "@playwright/tes
 import { account, storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
 import { apiAs, trpc } from "./api";
-import { screenshotAt } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 
 type Json = Record<string, unknown>;
 
@@ -194,16 +194,16 @@ test.describe.serial("human annotation", () => {
       await expect(page.getByTestId("labels-side-by-side")).toContainText("The answer matches the reference.");
       await screenshotAt(page, "adjudicate-review", { width: 1280, height: 800 });
       // The review page fits the window like the labelling page: labels on top, the player with its filmstrip below.
-      for (const size of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
-        await page.setViewportSize(size);
-        await page.waitForTimeout(300);
+      for (const size of VIEWPORTS) {
+        await resizeTo(page, size);
+        await expectCleanLayout(page, [page.getByTestId("labels-side-by-side"), page.getByTestId("filmstrip")]);
         const doc = await page.evaluate(() => ({ scroll: document.scrollingElement!.scrollHeight, inner: window.innerHeight }));
         expect(doc.scroll, `review page scrolls at ${size.width}×${size.height}`).toBeLessThanOrEqual(doc.inner);
         const strip = (await page.getByTestId("filmstrip").boundingBox())!;
         expect(strip.y + strip.height).toBeLessThanOrEqual(size.height + 0.5);
         await screenshotAt(page, "adjudicate-review-fit", size);
       }
-      await page.setViewportSize({ width: 1280, height: 800 });
+      await resizeTo(page, { width: 1280, height: 800 });
       await cards.filter({ hasText: account("annotator3").name }).getByRole("button", { name: "Take this label" }).click();
       await page.getByLabel("Reason (required)").fill("Step 2 shows no price; the answer was invented.");
       await page.getByTestId("adjudicate").click();

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 
 test.describe("task sets, runs and tasks", () => {
   test("task sets link to their tasks and trajectories", async ({ page }) => {
@@ -25,7 +25,7 @@ test.describe("task sets, runs and tasks", () => {
 
   for (const size of VIEWPORTS) {
     test(`read well at ${size.width}×${size.height}`, async ({ page }) => {
-      await page.setViewportSize(size);
+      await resizeTo(page, size);
       for (const [name, url] of [
         ["overview", "/"],
         ["task-sets", "/task-sets"],

@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { renderPage, shopHome, shopProduct, shopResults, somElements, type PageSpec } from "../fixtures/synthetic-pages";
 import { storageStateOf } from "./accounts";
-import { expectChildrenApart, expectCleanLayout, screenshotAt } from "./layout";
+import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SIZES = [
@@ -288,7 +288,7 @@ test.describe("side by side", () => {
 
   for (const size of SIZES) {
     test(`four attempts stay readable at ${size.width}×${size.height}`, async ({ page }) => {
-      await page.setViewportSize(size);
+      await resizeTo(page, size);
       await page.goto(`/compare?ids=${ATTEMPTS.map((a) => ids[a.run]).join(",")}`);
       await expect(columns(page)).toHaveCount(4);
       await settled(page);
@@ -306,7 +306,7 @@ test.describe("side by side", () => {
       await expectCleanLayout(page, await columns(page).all());
       await expectChildrenApart(page.getByRole("toolbar", { name: "Side-by-side controls" }));
       await screenshotAt(page, "compare-four", size);
-      await page.setViewportSize(size);
+      await resizeTo(page, size);
       await page.goto(`/compare?ids=${ids["cmp-alpha"]},${ids["cmp-beta"]},${ids["cmp-gamma"]}`);
       await settled(page);
       await expectCleanLayout(page, await columns(page).all());

@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { storageStateOf } from "./accounts";
 import { trajectoryId } from "./fixtures";
-import { expectChildrenApart, expectCleanLayout, screenshotAt } from "./layout";
+import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SIZES = [
@@ -98,12 +98,11 @@ test.describe("evaluations beside the trajectory", () => {
     await expect(page).toHaveURL(new RegExp(`/trajectories/${id}\\?panel=evaluations&step=6$`));
 
     for (const size of SIZES) {
-      await page.setViewportSize(size);
-      await page.waitForTimeout(200);
+      await resizeTo(page, size);
       await expectPlayerLayout(page);
       await screenshotAt(page, "evaluations-panel", size);
     }
-    await page.setViewportSize(SIZES[0]!);
+    await resizeTo(page, SIZES[0]!);
 
     // `e` hides the panel (step details come back, marks go) and shows it again.
     await page.keyboard.press("e");

@@ -6,13 +6,10 @@
  * Screenshots go to test-results/screens/ (and the README's to docs/).
  */
 import { expect, request as playwrightRequest, test, type Page } from "@playwright/test";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { account, storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
-import { screenshotAt } from "./layout";
+import { resizeTo, screenshotAt } from "./layout";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const DESKTOP = [
   { width: 1280, height: 800 },
   { width: 1440, height: 900 },
@@ -73,9 +70,9 @@ test.describe.serial("the first hour", () => {
       const consoleErrors = watchConsole(page);
       await page.goto("/");
       await expect(page).toHaveURL(/\/sign-in$/);
-      // Give the router time to prefetch the logo's link to / (which, signed out, redirects to sign-in).
+      // The router's prefetches (a cached redirect replayed after signing in caused the loop) are done once the
+      // network has been quiet for half a second.
       await page.waitForLoadState("networkidle");
-      await page.waitForTimeout(1000);
       const me = account("researcher");
       await page.getByLabel("Email").fill(me.email);
       await page.getByLabel("Password").fill(me.password);
@@ -87,7 +84,8 @@ test.describe.serial("the first hour", () => {
       await expect(page.getByRole("heading", { name: "Overview" })).toBeVisible();
       await expect(page).toHaveURL(/\/$/);
       const settled = navigations;
-      await page.waitForTimeout(2000);
+      // Settled: no request for half a second (a navigation loop never gets there).
+      await page.waitForLoadState("networkidle");
       // One page load; the old client-side replay of a cached redirect navigated ~60 times a second.
       expect(navigations, "navigations after signing in").toBeLessThanOrEqual(3);
       expect(navigations - settled, "navigations once landed").toBe(0);
@@ -135,8 +133,7 @@ test.describe.serial("the first hour", () => {
       await expect(page.getByTestId("player-back")).toHaveAttribute("href", `/annotate/${campaignId}`);
 
       for (const size of DESKTOP) {
-        await page.setViewportSize(size);
-        await page.waitForTimeout(400);
+        await resizeTo(page, size);
         const m = await pageMetrics(page);
         expect(m.scrollHeight, `page scrolls vertically at ${size.width}×${size.height}`).toBeLessThanOrEqual(m.innerHeight);
         expect(m.scrollWidth, `page scrolls sideways at ${size.width}×${size.height}`).toBeLessThanOrEqual(m.innerWidth);
@@ -146,8 +143,8 @@ test.describe.serial("the first hour", () => {
           expect(box.y, `${id} top at ${size.width}×${size.height}`).toBeGreaterThanOrEqual(0);
           expect(box.y + box.height, `${id} bottom at ${size.width}×${size.height}`).toBeLessThanOrEqual(size.height + 0.5);
         }
+        // At 1440×900 this is the README's labelling picture (npm run docs:screenshots copies it).
         await screenshotAt(page, "first-hour-label", size);
-        if (size.width === 1440) await page.screenshot({ path: path.join(root, "docs", "screenshot-labelling.png") });
       }
       // The final answer is drawn neutrally for a blind annotator: no success green around it.
       const answerColour = await page.getByTestId("final-answer").evaluate((el) => getComputedStyle(el).backgroundColor);
@@ -194,14 +191,15 @@ test.describe.serial("the first hour", () => {
       await page.goto(`/trajectories/${loadFixtures().sharedExamples ? ids.at(-1) : ids[0]}?step=2`);
       await expect(page.getByTestId("step-image")).toBeVisible();
       for (const size of DESKTOP) {
-        await page.setViewportSize(size);
-        await page.waitForTimeout(300);
+        await resizeTo(page, size);
         const m = await pageMetrics(page);
         expect(m.scrollHeight, `player scrolls at ${size.width}×${size.height}`).toBeLessThanOrEqual(m.innerHeight);
-        if (size.width === 1440) await page.screenshot({ path: path.join(root, "docs", "screenshot-player.png") });
+        expect(m.scrollWidth, `player scrolls sideways at ${size.width}×${size.height}`).toBeLessThanOrEqual(m.innerWidth);
+        // At 1440×900 this is the README's player picture (npm run docs:screenshots copies it).
+        await screenshotAt(page, "first-hour-player", size);
       }
       // The help and zoom dialogs take focus and keep Tab inside; closing gives focus back.
-      await page.setViewportSize({ width: 1280, height: 800 });
+      await resizeTo(page, { width: 1280, height: 800 });
       for (const [key, testId] of [["?", "shortcuts-help"], ["z", "zoom-view"]] as const) {
         await page.keyboard.press(key);
         await expect(page.getByTestId(testId)).toBeVisible();
@@ -214,7 +212,7 @@ test.describe.serial("the first hour", () => {
         await page.keyboard.press("Escape");
         await expect(page.getByTestId(testId)).toHaveCount(0);
       }
-      await page.setViewportSize({ width: 768, height: 1024 });
+      await resizeTo(page, { width: 768, height: 1024 });
       // Every section stays reachable at 768 px, through the menu.
       await page.goto("/trajectories");
       await page.getByTestId("nav-menu-button").click();
@@ -226,7 +224,7 @@ test.describe.serial("the first hour", () => {
       expect(taskCell!.width).toBeGreaterThan(150);
       for (const url of ["/trajectories", "/analytics", `/trajectories/${ids[0]}`, "/campaigns"]) {
         await page.goto(url);
-        await page.waitForTimeout(300);
+        await resizeTo(page, { width: 768, height: 1024 });
         await expectNoHorizontalOverflow(page);
         await screenshotAt(page, `first-hour-768${url.replaceAll("/", "-")}`, { width: 768, height: 1024 });
       }

@@ -7,7 +7,7 @@ import { expect, test, type APIRequestContext } from "@playwright/test";
 import { storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
 import { apiAs, trpc } from "./api";
-import { screenshotAt } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
 const SIZES = [
   { width: 1280, height: 800 },
@@ -84,14 +84,16 @@ test.describe.serial("gold items and annotator quality", () => {
       await expect(row2).toContainText("blocked");
       await expect(page.locator('[data-annotator="Ann One"]')).toBeVisible();
       for (const size of SIZES) {
-        await page.setViewportSize(size);
+        await resizeTo(page, size);
+        await expectCleanLayout(page, [page.locator('[data-annotator="Ann One"]')]);
         await screenshotAt(page, "annotator-quality", size);
       }
       await page.goto(`/campaigns/${campaignId}`);
       await expect(page.getByTestId("gold-items")).toContainText("success");
       await expect(page.getByTestId("gold-accuracy")).toContainText("blocked: gets no more trajectories");
       for (const size of SIZES) {
-        await page.setViewportSize(size);
+        await resizeTo(page, size);
+        await expectCleanLayout(page, [page.getByTestId("gold-items"), page.getByTestId("gold-accuracy")]);
         await screenshotAt(page, "campaign-gold", size);
       }
     });

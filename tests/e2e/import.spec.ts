@@ -13,7 +13,7 @@ import path from "node:path";
 import yazl from "yazl";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { storageStateOf } from "./accounts";
-import { expectCleanLayout, screenshotAt } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 
 const dir = () => process.env.VERDICT_E2E_DIR!;
 
@@ -66,12 +66,17 @@ test.describe("Import page (researcher)", () => {
 
     // The recent imports list catches up with the finished import.
     await expect(page.getByText("2 created, 1 skipped")).toBeVisible();
-    await expectCleanLayout(page, [page.getByTestId("import-job")]);
-    await screenshotAt(page, "import-report", { width: 1280, height: 800 });
+    for (const size of VIEWPORTS) {
+      await resizeTo(page, size);
+      await expectCleanLayout(page, [page.getByTestId("import-job")]);
+      await screenshotAt(page, "import-report", size);
+    }
+    await resizeTo(page, VIEWPORTS[0]);
 
     // The report's link opens the new trajectory in the player.
     await rows.nth(1).getByRole("link", { name: /^#\d+$/ }).click();
-    await expect(page).toHaveURL(/\/trajectories\/\d+$/);
+    // The player then records the step it shows in the URL (?step=1); either form is the right page.
+    await expect(page).toHaveURL(/\/trajectories\/\d+(\?step=\d+)?$/);
     await expect(page.getByText("Read the report.").first()).toBeVisible();
 
     // A reload of the import's URL shows the same report, and it is listed among the recent imports.

@@ -9,7 +9,7 @@
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
 import { startFakeOpenAI, DEFAULT_REPLY, type FakeOpenAI } from "../helpers/fake-openai";
 import { storageStateOf } from "./accounts";
-import { expectCleanLayout, screenshotAt } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
 const SIZES = [
   { width: 1280, height: 800 },
@@ -32,11 +32,11 @@ async function mutation<T>(request: APIRequestContext, proc: string, input: unkn
 
 async function shoot(page: Page, name: string) {
   for (const size of SIZES) {
-    await page.setViewportSize(size);
+    await resizeTo(page, size);
     await expectCleanLayout(page);
     await screenshotAt(page, `judges-${name}`, size);
   }
-  await page.setViewportSize(SIZES[0]);
+  await resizeTo(page, SIZES[0]);
 }
 
 /** A small imported run, so batches over it finish in seconds. */

@@ -1,7 +1,9 @@
 /**
- * Layout checks and screenshots for the e2e specs: each page is captured at 1280×800 and 1920×1080 into
- * test-results/screens/ (to be looked at), and asserted to have no horizontal overflow and no overlapping
- * regions among the elements a spec names.
+ * Layout checks and screenshots for the e2e specs: each page is captured at 1280×800, 1440×900 and 1920×1080 into
+ * test-results/screens/ (to be looked at; never into the repository: `npm run docs:screenshots` refreshes the
+ * README's pictures from there), and asserted to lay out cleanly there: no horizontal overflow, no table header or
+ * button label cut off, and the regions a spec names visible, inside the window and apart from each other.
+ * Resizing waits for the page to settle into the new size (`resizeTo`) rather than for a fixed time.
  */
 import { expect, type Locator, type Page } from "@playwright/test";
 import path from "node:path";
@@ -10,10 +12,42 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const SCREEN_DIR = path.join(root, "test-results", "screens");
 
-export const VIEWPORTS = [
+/** The desktop sizes every page is checked and looked at in. */
+export const DESKTOP_SIZES = [
   { width: 1280, height: 800 },
+  { width: 1440, height: 900 },
   { width: 1920, height: 1080 },
 ] as const;
+
+/** The sizes the layout loops of the specs go through: all three desktop sizes. */
+export const VIEWPORTS = DESKTOP_SIZES;
+
+/**
+ * Resizes the window and waits until the page has laid itself out at the new size: the window reports it, and the
+ * document's size is the same two animation-frame pairs in a row (effects that measure the window have run).
+ */
+export async function resizeTo(page: Page, size: { width: number; height: number }) {
+  await page.setViewportSize(size);
+  let previous = "";
+  await expect
+    .poll(
+      async () => {
+        const now = await page.evaluate(
+          () =>
+            new Promise<string>((resolve) =>
+              requestAnimationFrame(() =>
+                requestAnimationFrame(() => resolve(`${window.innerWidth}x${window.innerHeight} ${document.documentElement.scrollWidth}x${document.documentElement.scrollHeight}`)),
+              ),
+            ),
+        );
+        const settled = now === previous && now.startsWith(`${size.width}x${size.height} `);
+        previous = now;
+        return settled;
+      },
+      { message: `the page settles at ${size.width}×${size.height}`, intervals: [50, 100, 250] },
+    )
+    .toBe(true);
+}
 
 /** The page never scrolls sideways, and the named boxes neither overflow their own width nor each other. */
 export async function expectCleanLayout(page: Page, regions: Locator[] = [], opts: { fitsViewportHeight?: boolean } = {}) {
@@ -31,6 +65,11 @@ export async function expectCleanLayout(page: Page, regions: Locator[] = [], opt
     ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent?.trim()),
   );
   expect(clippedHeaders, "table headers cut off").toEqual([]);
+  // A button whose label does not fit shows half a word (or spills over its neighbour).
+  const clippedButtons = await page.locator("button:visible").evaluateAll((buttons) =>
+    buttons.filter((b) => b.clientWidth > 0 && b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent?.trim() || b.getAttribute("aria-label")),
+  );
+  expect(clippedButtons, "button labels cut off").toEqual([]);
 
   const boxes = [];
   for (const r of regions) {
@@ -76,19 +115,15 @@ export async function screenshotAt(page: Page, name: string, size: { width: numb
   await page.screenshot({ path: path.join(SCREEN_DIR, `${name}-${size.width}x${size.height}.png`) });
 }
 
-/** The desktop sizes every changed page is looked at in. */
-export const DESKTOP_SIZES = [
-  { width: 1280, height: 800 },
-  { width: 1440, height: 900 },
-  { width: 1920, height: 1080 },
-] as const;
-
-/** Captures the page at each desktop size (after it settles into the new width), then returns to the first. */
-export async function screenshotsAtDesktopSizes(page: Page, name: string) {
+/**
+ * At each desktop size: settles into it, checks the layout is clean (with the regions the spec names: its key
+ * controls, in view and apart) and captures it into test-results/screens; then returns to the first size.
+ */
+export async function screenshotsAtDesktopSizes(page: Page, name: string, regions: Locator[] = []) {
   for (const size of DESKTOP_SIZES) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(250);
+    await resizeTo(page, size);
+    await expectCleanLayout(page, regions);
     await screenshotAt(page, name, size);
   }
-  await page.setViewportSize(DESKTOP_SIZES[0]);
+  await resizeTo(page, DESKTOP_SIZES[0]);
 }

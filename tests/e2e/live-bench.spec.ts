@@ -13,7 +13,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { SITE_PASSWORD, SITE_USER, startLoginSite, storageStateFileFor, type LoginSite } from "../helpers/login-sites";
-import { expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const dir = () => process.env.VERDICT_E2E_DIR!;
@@ -105,11 +105,11 @@ test("an admin describes the deployment; a run with its profile shows the Networ
   await expect(row).toContainText(`127.0.0.1:${forum.port}`);
   await expect(page.locator("body")).not.toContainText(SITE_PASSWORD);
   for (const size of VIEWPORTS) {
-    await page.setViewportSize(size);
+    await resizeTo(page, size);
     await expectCleanLayout(page);
     await screenshotAt(page, "live-deployments", size);
   }
-  await page.setViewportSize(VIEWPORTS[0]);
+  await resizeTo(page, VIEWPORTS[0]);
 
   // The New run form: the imported VWA task set, the VLM policy, the profile.
   await page.goto("/live/new");
@@ -124,11 +124,11 @@ test("an admin describes the deployment; a run with its profile shows the Networ
   await page.getByLabel("Step limit").fill("4");
   await page.getByLabel("Name (optional)").fill("e2e benchmark run");
   for (const size of VIEWPORTS) {
-    await page.setViewportSize(size);
+    await resizeTo(page, size);
     await expectCleanLayout(page);
     await screenshotAt(page, "live-new-benchmark", size);
   }
-  await page.setViewportSize(VIEWPORTS[0]);
+  await resizeTo(page, VIEWPORTS[0]);
   await page.getByTestId("start-run").click();
 
   await expect(page).toHaveURL(/\/live\/\d+$/);
@@ -139,11 +139,11 @@ test("an admin describes the deployment; a run with its profile shows the Networ
   // What the run could reach: the profile's sites, said plainly (not "each task's start host").
   await expect(page.getByTestId("run-reach")).toHaveText("only the sites of profile “e2e lab”: 127.0.0.1");
   for (const size of VIEWPORTS) {
-    await page.setViewportSize(size);
+    await resizeTo(page, size);
     await expectCleanLayout(page);
     await screenshotAt(page, "live-run-benchmark", size);
   }
-  await page.setViewportSize(VIEWPORTS[0]);
+  await resizeTo(page, VIEWPORTS[0]);
 
   // The player: step 1's Network panel lists the click's request; the Prompt panel the messages, the image hashed.
   await page.getByTestId("watch").first().click();
@@ -155,7 +155,7 @@ test("an admin describes the deployment; a run with its profile shows the Networ
   await expect(evidence.getByTestId("prompt-panel")).toContainText("The task comes with this image:");
   await expect(evidence.getByTestId("prompt-panel")).toContainText("[image sha256:");
   for (const size of VIEWPORTS) {
-    await page.setViewportSize(size);
+    await resizeTo(page, size);
     await screenshotAt(page, "player-live-evidence", size);
   }
   expect(fake.requests[0]!.imageHashes.length).toBe(2);

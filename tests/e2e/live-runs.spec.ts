@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { account } from "./accounts";
-import { expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const dir = () => process.env.VERDICT_E2E_DIR!;
@@ -68,11 +68,11 @@ test("start a run on the demo sites, watch its steps arrive, then play it back",
   );
   await page.getByLabel("Name (optional)").fill("e2e live run");
   for (const size of VIEWPORTS) {
-    await page.setViewportSize(size);
+    await resizeTo(page, size);
     await expectCleanLayout(page);
     await screenshotAt(page, "live-new", size);
   }
-  await page.setViewportSize(VIEWPORTS[0]);
+  await resizeTo(page, VIEWPORTS[0]);
   await page.getByTestId("start-run").click();
 
   // The run page: its task appears, with the scripted label, and a Watch link once the worker started it.
@@ -84,7 +84,7 @@ test("start a run on the demo sites, watch its steps arrive, then play it back",
   await row.getByTestId("watch").click({ timeout: 60_000 });
 
   // The live player: the count of recorded steps grows while the page only listens.
-  await expect(page).toHaveURL(/\/live\/\d+\/\d+$/);
+  await expect(page).toHaveURL(/\/live\/\d+\/\d+(\?step=\d+)?$/);
   await expect(page.getByTestId("live-indicator")).toBeVisible();
   await expect.poll(() => stepCount(page), { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
   const first = await stepCount(page);

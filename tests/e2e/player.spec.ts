@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
-import { expectChildrenApart, expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
+import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 import { loadFixtures, trajectoryId } from "./fixtures";
 
 const counter = (page: Page) => page.getByTestId("step-counter");
@@ -188,6 +188,8 @@ test.describe("trajectory player: structured Set-of-Marks", () => {
   });
 
   test("plays and pauses with space, faster with +", async ({ page }) => {
+    // The page's clock is the test's: time passes as usual until the test runs it forward by hand.
+    await page.clock.install();
     await page.goto(`/trajectories/${trajectoryId("shop-structured-1")}`);
     await expect(counter(page)).toHaveText("Step 1 of 7");
     await imageLoaded(page); // hydrated: the key handler is attached
@@ -200,7 +202,8 @@ test.describe("trajectory player: structured Set-of-Marks", () => {
     await page.keyboard.press(" ");
     await expect(page.getByTestId("play")).toHaveAttribute("aria-pressed", "false");
     const stopped = await counter(page).innerText();
-    await page.waitForTimeout(700);
+    // Two seconds of the page's time (eight steps at 4×) pass with every timer due in them: still where it stopped.
+    await page.clock.runFor(2_000);
     await expect(counter(page)).toHaveText(stopped);
   });
 
@@ -227,7 +230,7 @@ test.describe("trajectory player: structured Set-of-Marks", () => {
 test.describe("trajectory player: layout", () => {
   for (const size of VIEWPORTS) {
     test(`reads well at ${size.width}×${size.height}`, async ({ page }) => {
-      await page.setViewportSize(size);
+      await resizeTo(page, size);
       for (const [name, task, step] of [
         ["player-webvoyager", "ShopSite--0", 6],
         ["player-structured", "shop-structured-1", 2],
@@ -260,7 +263,7 @@ test.describe("trajectory player: layout", () => {
     await page.keyboard.press("End");
     await expect(page.getByTestId("action-answer")).toContainText("Xbox");
     for (const size of VIEWPORTS) {
-      await page.setViewportSize(size);
+      await resizeTo(page, size);
       await imageLoaded(page);
       await screenshotAt(page, "player-shared-amazon", size);
     }

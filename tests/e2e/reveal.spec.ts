@@ -15,7 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
-import { expectCleanLayout, screenshotAt } from "./layout";
+import { expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SIZES = [
@@ -39,12 +39,11 @@ function seed(args: string[]): { evaluatorId?: string; storageState?: string } {
 
 async function shoot(page: Page, name: string) {
   for (const size of SIZES) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(300);
+    await resizeTo(page, size);
     await expectCleanLayout(page);
     await screenshotAt(page, name, size);
   }
-  await page.setViewportSize(SIZES[0]);
+  await resizeTo(page, SIZES[0]);
 }
 
 // The annotator of this spec, created when it starts (see reveal-seed.ts "account"): the shared annotators are in

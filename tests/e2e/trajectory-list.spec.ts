@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { storageStateOf } from "./accounts";
-import { expectChildrenApart, expectCleanLayout, screenshotAt, VIEWPORTS } from "./layout";
+import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 import { loadFixtures } from "./fixtures";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -88,7 +88,7 @@ test.describe("trajectory list", () => {
 
   for (const size of VIEWPORTS) {
     test(`reads well at ${size.width}×${size.height}`, async ({ page }) => {
-      await page.setViewportSize(size);
+      await resizeTo(page, size);
       await page.goto("/trajectories");
       await expect(page.getByTestId("trajectory-row").first()).toBeVisible();
       await expectCleanLayout(page, [page.getByRole("search", { name: "Filter trajectories" })]);
@@ -253,7 +253,7 @@ test.describe("trajectory list triage", () => {
     { width: 1920, height: 1080 },
   ]) {
     test(`triage columns fit at ${size.width}×${size.height}`, async ({ page }) => {
-      await page.setViewportSize(size);
+      await resizeTo(page, size);
       const ev = encodeURIComponent(`${grades.judgeKey}|1|v1`);
       await page.goto(`/trajectories?ev=${ev}`);
       await expect(page.getByTestId("verdict-cell").first()).toBeVisible();
