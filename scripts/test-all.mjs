@@ -101,12 +101,18 @@ function readPlaywright(file) {
 }
 
 async function main() {
-  await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
-  await stage("lint", bin("eslint"), ["."]);
-
+  const started = Date.now();
+  // Typecheck and lint (one core, mostly) run beside vitest, whose single worker spends much of its time waiting
+  // on databases, child processes and browsers; the browser stages follow.
   const vitestJson = path.join(out, "vitest.json");
-  await stage("unit + integration (vitest)", bin("vitest"), [
-    "run", "--config", "tests/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`,
+  await Promise.all([
+    (async () => {
+      await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
+      await stage("lint", bin("eslint"), ["."]);
+    })(),
+    stage("unit + integration (vitest)", bin("vitest"), [
+      "run", "--config", "tests/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`,
+    ]),
   ]);
   readVitest(vitestJson);
 
@@ -115,11 +121,13 @@ async function main() {
     if (!fs.existsSync(chromium)) {
       failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
     } else {
-      const built = await stage("build (next build)", bin("next"), ["build"], { NEXT_TELEMETRY_DISABLED: "1" });
+      // Builds only when .next is missing or older than the sources (a clean clone always builds).
+      const built = await stage("build (next build, unless current)", process.execPath, [path.join(root, "tests", "e2e", "build-if-stale.mjs")], { NEXT_TELEMETRY_DISABLED: "1" });
       if (built) {
         const pwJson = path.join(out, "playwright.json");
         await stage("browser e2e (playwright + chromium)", bin("playwright"), ["test", "--config", "tests/playwright.config.ts", "--reporter=list,json"], {
           PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
+          VERDICT_E2E_SKIP_BUILD: "1",
         });
         readPlaywright(pwJson);
       }
@@ -136,6 +144,7 @@ async function main() {
     const cpu = t.cpuSeconds === null ? "" : `, ${t.cpuSeconds.toFixed(0)} CPU-s`;
     process.stderr.write(`  ${t.label.padEnd(40)} ${t.seconds.toFixed(0).padStart(5)} s${cpu}\n`);
   }
+  process.stderr.write(`  ${"total (typecheck and lint beside vitest)".padEnd(40)} ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s\n`);
   if (failures.length) process.stderr.write(`\nFailed stages:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`);
   if (failures.length && failed === 0) failed = failures.length;
   console.log(`\nTests: ${passed} passed, ${failed} failed, ${skips.length} skipped`);
