@@ -141,14 +141,11 @@ describe("npm run cli", { timeout: 240_000 }, () => {
     expect(human.stderr).toContain(`skipped: 1 (not imported)\n    ${broken}: is not a PNG, JPEG, WebP or GIF image`);
   });
 
-  it("refuses the 408 KB zip that expands to 400 MB quickly, with the same limit as the web", async () => {
+  it("refuses the 408 KB zip that expands to 400 MB, with the same limit as the web", async () => {
     const bomb = writeZipBomb(path.join(dir, "bomb.zip"));
-    const started = Date.now();
     const r = await cli(["import", bomb, "--json"]);
     expect(r.code).toBe(1);
+    // Refused from the zip's directory, before any entry is opened (import-report.test.ts counts the opens).
     expect(JSON.parse(r.stdout).error).toMatch(/entry "manifest\.json" expands \d+ times \(400 MB from \d+ KB\), more than the 100× allowed/);
-    // Refused from the zip's directory: well under the seconds that expanding 400 MB took (spawning tsx alone
-    // takes a few seconds on a busy machine, so the bound is loose; the in-process bound is in import-report.test.ts).
-    expect(Date.now() - started).toBeLessThan(60_000);
   });
 });

@@ -190,9 +190,7 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       const wvIds = (await rawAll<{ id: number }>(ctx.db, sql`select t.id from tasks t join task_sets s on s.id = t.task_set_id where s.name = 'WebVoyager' order by t.external_id`)).map((r) => Number(r.id));
       expect(wvIds).toHaveLength(3);
       const open = await start({ tasks: { from: "tasks", taskIds: wvIds }, policy: waits, settings: { maxSteps: 3 } });
-      const t0 = Date.now();
       await work(open.runId, { VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${forum.port}` });
-      expect(Date.now() - t0).toBeLessThan(30_000);
       const [a, b, c] = await trajectories(open.runId);
       expect(a!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2 });
       expect(b!.detail.trajectory.outcome).toBe("time_limit");
