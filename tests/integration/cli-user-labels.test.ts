@@ -1,13 +1,11 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import { runCliInProcess, spawnCli } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
 
-const run = promisify(execFile);
 const environment = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "VERDICT_DATABASE_URL" && k !== "VERDICT_DB")) as NodeJS.ProcessEnv;
 const root = path.resolve(__dirname, "..", "..");
 
@@ -16,17 +14,10 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
   let ctx: TestContext;
   let dir: string;
 
-  async function cli(args: string[]) {
-    try {
-      const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
-        cwd: root,
-        env: { ...environment, VERDICT_DATA_DIR: dir, VERDICT_DB: ctx.config.dbPath, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}), VERDICT_AUTH_SECRET: "" },
-      });
-      return { code: 0, stdout: r.stdout, stderr: r.stderr };
-    } catch (e) {
-      const err = e as { code: number; stdout: string; stderr: string };
-      return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-    }
+  /** The CLI on this installation: in this process, or (`spawned`) as `scripts/cli.ts` in a process of its own. */
+  async function cli(args: string[], { spawned = false } = {}) {
+    const env = { ...environment, VERDICT_DATA_DIR: dir, VERDICT_DB: ctx.config.dbPath, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}), VERDICT_AUTH_SECRET: "" };
+    return spawned ? spawnCli(args, env, root) : runCliInProcess(args, env, root);
   }
 
   beforeAll(async () => {
@@ -38,7 +29,8 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
   });
 
   it("adds accounts (first becomes admin), lists them, and keeps the exit-code contract", async () => {
-    const first = await cli(["user", "add", "--email", "Boss@Example.org", "--name", "Boss", "--role", "annotator", "--password", "boss-password", "--json"]);
+    // The smoke test of the real process: exit code, stdout and stderr as a user sees them.
+    const first = await cli(["user", "add", "--email", "Boss@Example.org", "--name", "Boss", "--role", "annotator", "--password", "boss-password", "--json"], { spawned: true });
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ user: { email: "boss@example.org", role: "admin" } });
     expect(first.stderr).toMatch(/first account, so it was made admin/);
@@ -68,7 +60,7 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
     const ids = await seedTrajectories(ctx.db, 2, { taskIds: ["webarena.1", "webarena.2"], model: "gpt-4o" });
     const csvFile = path.join(dir, "annotations.csv");
     fs.writeFileSync(csvFile, "annotator_name,benchmark,task_id,model_name,trajectory_success\nA,webvoyager,webarena.1,gpt-4o,Successful\nB,webvoyager,webarena.2,gpt-4o,Unsure\n");
-    const imported = await cli(["labels", "import", csvFile, "--preset", "agentrewardbench", "--new-campaign", "ARB", "--json"]);
+    const imported = await cli(["labels", "import", csvFile, "--preset", "agentrewardbench", "--new-campaign", "ARB", "--json"], { spawned: true });
     expect(imported.code).toBe(0);
     const report = JSON.parse(imported.stdout);
     expect(report).toMatchObject({ created: 2, unmatchedCount: 0, annotators: ["A", "B"] });
