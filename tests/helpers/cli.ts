@@ -38,3 +38,17 @@ export async function spawnCli(args: string[], env: NodeJS.ProcessEnv, cwd = roo
     return { code: err.code, stdout: err.stdout, stderr: err.stderr };
   }
 }
+
+/**
+ * A test file's CLI: the first call of each command (its first word) starts the real `scripts/cli.ts`, as the smoke
+ * test of that command's process contract; every later call runs in this process.
+ */
+export function cliRunner(cwd = root): (args: string[], env: NodeJS.ProcessEnv) => Promise<CliResult> {
+  const spawned = new Set<string>();
+  return (args, env) => {
+    const command = args[0] ?? "";
+    if (spawned.has(command)) return runCliInProcess(args, env, cwd);
+    spawned.add(command);
+    return spawnCli(args, env, cwd);
+  };
+}

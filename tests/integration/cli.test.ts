@@ -1,31 +1,20 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { FIRST_VIEW_WIDTHS, THUMBNAIL_WIDTH } from "../../server/domain/image-variants";
 import { hasVariant } from "../../server/services/images";
 import { tinyPng, writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { writeZipBomb } from "../helpers/zip-bomb";
+import { cliRunner } from "../helpers/cli";
 
-const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
 let dir: string;
 
-async function cli(args: string[]) {
-  try {
-    const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
-      cwd: root,
-      env: { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db") },
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** The CLI on this file's installation (the first call of each command as a process of its own, tests/helpers/cli.ts). */
+const runCommand = cliRunner(root);
+const cli = (args: string[]) => runCommand(args, { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db") });
 
 beforeAll(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-cli-"));

@@ -1,33 +1,23 @@
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDatabase } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
+import { cliRunner } from "../helpers/cli";
 
-const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
 const KEY = "sk-cli-SECRET-777";
 let dir: string;
 let fake: FakeOpenAI;
 let ctx: AppContext;
 
-async function cli(args: string[], env: Record<string, string> = {}) {
-  try {
-    const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
-      cwd: root,
-      env: { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_JUDGE_API_KEY: "", OPENAI_API_KEY: "", ...LOCAL_JUDGE_ENV, ...env },
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** The CLI on this file's installation (the first call of each command as a process of its own, tests/helpers/cli.ts). */
+const runCommand = cliRunner(root);
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCommand(args, { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_JUDGE_API_KEY: "", OPENAI_API_KEY: "", ...LOCAL_JUDGE_ENV, ...env });
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-judge-cli-"));

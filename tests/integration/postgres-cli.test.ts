@@ -3,10 +3,8 @@
  * VERDICT_DATABASE_URL=postgres://… creates the schema there (and again changes nothing) and the other commands then
  * work on that database; `migrate-store --to` moves an installation's rows there and reports them verified.
  */
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeDatabase, sqliteClient } from "../../db/database";
@@ -19,21 +17,15 @@ import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { FolderObjectStore } from "../../server/services/storage/folder-object-store";
 import { S3ObjectStore } from "../../server/services/storage/s3-object-store";
 import { sha256 } from "../../server/domain/content-hash";
+import { cliRunner } from "../helpers/cli";
 
-const run = promisify(execFile);
 const root = path.resolve(__dirname, "..", "..");
 const skipReason = postgresSkipReason();
 if (skipReason) console.warn(`Skipping the PostgreSQL CLI tests: ${skipReason}`);
 
-async function cli(args: string[], env: Record<string, string>) {
-  try {
-    const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], { cwd: root, env: { ...process.env, ...env } });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+/** The CLI (the first call of each command as a process of its own, tests/helpers/cli.ts). */
+const runCommand = cliRunner(root);
+const cli = (args: string[], env: Record<string, string>) => runCommand(args, { ...process.env, ...env });
 
 async function publicTables(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
