@@ -13,6 +13,7 @@ import { browserGymImporter } from "./browsergym";
 import { agentRewardBenchImporter } from "./agentrewardbench";
 import { onlineMind2WebImporter } from "./online-mind2web";
 import { browserUseImporter } from "./browser-use";
+import { atifImporter } from "./atif";
 
 export const IMPORTERS: Importer[] = [
   nativeImporter,
@@ -25,6 +26,7 @@ export const IMPORTERS: Importer[] = [
   agentRewardBenchImporter,
   onlineMind2WebImporter,
   browserUseImporter,
+  atifImporter,
 ];
 
 export function getImporter(format: string): Importer {

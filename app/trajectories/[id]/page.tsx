@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { hasRole } from "@/server/auth/roles";
 import { STEP_WINDOW, windowStart } from "@/server/domain/player/paging";
+import { currentUser } from "../../_lib/session";
 import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../_trpc/server";
 import { TrajectoryPlayer } from "./_components/player";
 
@@ -31,11 +33,18 @@ export default async function TrajectoryPage({ params, searchParams }: Props) {
   // Resolve on the server so an unknown id is a real 404, then hand the data to the client cache.
   const t = await orNotFound(getQueryClient().fetchQuery(trpc.trajectories.byId.queryOptions({ id })));
   const initialStep = Number.isInteger(step) && step > 0 ? Math.min(step, Math.max(1, t.stepCount)) : 1;
+  const user = await currentUser();
   // A link into a long trajectory opens on its step: that step's window of details comes with the page too.
   if (initialStep > STEP_WINDOW) await getQueryClient().fetchQuery(trpc.trajectories.steps.queryOptions({ id, from: windowStart(initialStep - 1) }));
   return (
     <HydrateClient>
-      <TrajectoryPlayer source={{ trajectoryId: id }} initialStep={initialStep} evaluationsOpen={sp.panel === "evaluations"} />
+      <TrajectoryPlayer
+        source={{ trajectoryId: id }}
+        initialStep={initialStep}
+        evaluationsOpen={sp.panel === "evaluations"}
+        // The download names the run and carries verdicts: researchers' and admins' (the route checks the blind).
+        download={user && hasRole(user, "researcher") ? `/api/trajectories/${id}/atif` : undefined}
+      />
     </HydrateClient>
   );
 }

@@ -1,5 +1,6 @@
 import { getAppContext } from "../../context";
 import { exportBundle } from "../../services/bundle-io";
+import { exportAtif } from "../../services/trajectories/atif-export";
 import { trajectoryIdsOf } from "../../services/trajectory-views";
 import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
 import { createProgressBar } from "../progress";
@@ -7,10 +8,12 @@ import type { CliCommand } from "../types";
 
 export const exportCommand: CliCommand = {
   name: "export",
-  summary: "export trajectories as a native bundle (folder or .zip)",
-  usage: "npm run cli -- export <trajectory-id | --run ID | --all> <out-dir-or-zip> [--json]",
+  summary: "export trajectories as a native bundle or as ATIF (--format atif), to a folder or a .zip",
+  usage: "npm run cli -- export <trajectory-id | --run ID | --all> <out-dir-or-zip> [--format native|atif] [--json]",
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["run"], boolFlags: ["all", "json"] });
+    const args = parseArgs(argv, { valueFlags: ["run", "format"], boolFlags: ["all", "json"] });
+    const format = flagString(args, "format") ?? "native";
+    if (format !== "native" && format !== "atif") throw new UsageError(`--format: native or atif, got ${JSON.stringify(format)}`);
     const runId = flagString(args, "run");
     const all = flagBool(args, "all");
     const ctx = getAppContext(io.env);
@@ -37,12 +40,13 @@ export const exportCommand: CliCommand = {
     const bar = createProgressBar(io, "Exporting");
     let result;
     try {
-      result = await exportBundle(ctx, ids, userPath(io, out!), (d, t) => bar.update(d, t));
+      const write = format === "atif" ? exportAtif : exportBundle;
+      result = await write(ctx, ids, userPath(io, out!), (d, t) => bar.update(d, t));
     } finally {
       bar.finish();
     }
     if (flagBool(args, "json")) io.stdout(JSON.stringify(result) + "\n");
-    else io.stderr(`Exported ${result.trajectories} trajectories and ${result.images} images to ${result.out}\n`);
+    else io.stderr(`Exported ${result.trajectories} trajectories${format === "atif" ? " as ATIF" : ""} and ${result.images} images to ${result.out}\n`);
     return 0;
   },
 };

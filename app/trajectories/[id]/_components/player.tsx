@@ -69,6 +69,7 @@ export function TrajectoryPlayer({
   fill,
   back,
   evaluationsOpen,
+  download,
 }: {
   source: PlayerSource;
   initialStep: number;
@@ -78,6 +79,8 @@ export function TrajectoryPlayer({
   back?: BackLink;
   /** Open with the evaluations panel showing (`?panel=evaluations`, the adjudication page). */
   evaluationsOpen?: boolean;
+  /** Where the header's ATIF download points (researchers' trajectory view; none for campaign items). */
+  download?: string;
 }) {
   const trpc = useTRPC();
   // Primitives, so the callbacks below stay stable across renders that pass an equal source.
@@ -150,6 +153,7 @@ export function TrajectoryPlayer({
       evaluationsOpen={evaluationsOpen}
       loadWindow={loadWindow}
       initialWindow={initialWindow}
+      download={download}
     />
   );
 }
@@ -169,6 +173,7 @@ export function PlayerView({
   evaluationsOpen = false,
   loadWindow,
   initialWindow,
+  download,
 }: {
   data: PlayerData;
   initialStep: number;
@@ -188,6 +193,8 @@ export function PlayerView({
   loadWindow?: LoadStepWindow;
   /** Another window already at hand (the initial step's, fetched with the page). */
   initialWindow?: StepWindowData;
+  /** Where the header's ATIF download points, when the viewer may download the trajectory. */
+  download?: string;
 }) {
   const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
@@ -341,7 +348,7 @@ export function PlayerView({
     // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
     // (the label panel), pushing the screenshot down and the filmstrip below the fold.
     <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
-      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} />
+      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} download={download} />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
           aria-label="Task"
@@ -523,11 +530,13 @@ const PlayerHeader = memo(function PlayerHeader({
   back,
   showEvaluations,
   onToggleEvaluations,
+  download,
 }: {
   data: PlayerData;
   back?: BackLink;
   showEvaluations: boolean;
   onToggleEvaluations: () => void;
+  download?: string;
 }) {
   const { trajectory: t, task, run, taskSet } = data;
   return (
@@ -568,6 +577,17 @@ const PlayerHeader = memo(function PlayerHeader({
         )}
       </div>
       <div className="ml-auto flex shrink-0 items-center gap-2">
+        {download && !data.agentHidden && (
+          <a
+            href={download}
+            download
+            className="rounded px-1.5 py-0.5 text-zinc-500 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 hover:text-zinc-800"
+            title="Download this trajectory as ATIF (Agent Trajectory Interchange Format): a zip with the JSON and its screenshots"
+            data-testid="download-atif"
+          >
+            ATIF ↓
+          </a>
+        )}
         <Toggle on={showEvaluations} onClick={onToggleEvaluations} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
           Evaluations
         </Toggle>
