@@ -21,7 +21,7 @@ import path from "node:path";
 import { parseSeeActHistory, parseSeeActPrediction, seeActPredictionLabel, type SeeActPrediction } from "../domain/actions/seeact";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { fileImage, isDir, readJsonFile } from "./fs-helpers";
-import { findFolders, groupByParent, runNameFromPath, unreadableTrajectory } from "./find-folders";
+import { findFolders, groupByParent, runNameFromPath, subfolders, unreadableTrajectory } from "./find-folders";
 import { ImportError, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 
 export const SEEACT_TASK_SET = { name: "SeeAct online tasks", benchmark: "seeact" } as const;
@@ -455,6 +455,32 @@ export const seeActImporter: Importer = {
         if (item.kind === "trajectory" && kind === "package") item.trajectory.attempt = attemptOf.get(path.resolve(dir)) ?? 0;
         yield item;
       }
+      // Task folders beside these that SeeAct started but never finished: listed, never passed over in silence.
+      if (path.resolve(found.saveDir) !== path.dirname(path.resolve(input)) || found.dirs.length > 1) {
+        const known = new Set(all.map((d) => path.resolve(d.dir)));
+        for (const name of await subfolders(found.saveDir)) {
+          const dir = path.join(found.saveDir, name);
+          if (known.has(path.resolve(dir))) continue;
+          const why = await unfinishedReason(dir);
+          if (why) yield { kind: "skipped", path: dir, reason: why };
+        }
+      }
     }
   },
 };
+
+/**
+ * Why a folder beside SeeAct task folders is one SeeAct started but did not finish, or null when it is no task
+ * folder: the research tool writes result.json last (its crops, config and log come first), the pip package writes
+ * all_predictions.json at the end of the session (its screenshots and log come first).
+ */
+async function unfinishedReason(dir: string): Promise<string | null> {
+  const names = await fsp.readdir(dir).catch(() => [] as string[]);
+  if (names.includes("image_inputs") || (names.includes("config.toml") && names.some((n) => n.endsWith(".log")))) {
+    return "has no result.json (the task stopped before SeeAct wrote its result)";
+  }
+  if (names.includes("screenshots") || names.includes("agent.log")) {
+    return "has no all_predictions.json or result.json (the session stopped before SeeAct saved them)";
+  }
+  return null;
+}

@@ -118,6 +118,17 @@ describe("SeeAct output at any depth", () => {
     expect(trajectoriesOf(got).map((t) => t.task.externalId)).toEqual(["task-fine"]);
     expect(got.filter((i) => i.kind === "skipped")).toEqual([{ kind: "skipped", path: broken, reason: expect.stringMatching(/^is not valid JSON \(/) }]);
   });
+
+  it("a task folder SeeAct started but never finished (crops and log, no result.json) is listed as skipped with why", async () => {
+    const root = await writeSeeActResearch(path.join(ctx.dir, "res"), [FINE]);
+    const unfinished = path.join(root, "task-unfinished");
+    fs.mkdirSync(path.join(unfinished, "image_inputs"), { recursive: true });
+    fs.writeFileSync(path.join(unfinished, "task-unfinished.log"), "2024-06-09 11:24:21,000 - step 1\n");
+    fs.mkdirSync(path.join(root, "notes"));
+    const got = await items(root);
+    expect(trajectoriesOf(got).map((t) => t.task.externalId)).toEqual(["task-fine"]);
+    expect(got.filter((i) => i.kind === "skipped")).toEqual([{ kind: "skipped", path: unfinished, reason: "has no result.json (the task stopped before SeeAct wrote its result)" }]);
+  });
 });
 
 const mlin = sharedPath("fixtures", "real", "seeact-mlin12321");
