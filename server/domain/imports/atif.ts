@@ -165,7 +165,7 @@ function pointOf(args: Record<string, unknown>): [number, number] | null {
 
 /** The element the arguments name: a Set-of-Marks label, an index, a ref or a selector. */
 function targetOf(args: Record<string, unknown>): string | null {
-  for (const key of ["target", "index", "element_index", "element_id", "element", "bid", "ref", "mark", "label", "selector", "xpath"]) {
+  for (const key of ["target", "index", "element_index", "element_id", "bid", "ref", "mark", "label", "element", "selector", "xpath"]) {
     const v = str(args[key]);
     if (v !== null) return v;
   }
