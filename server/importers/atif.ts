@@ -272,6 +272,8 @@ async function toTrajectory(g: Grouped, input: string, root: string, attempt: nu
           k: x.k,
           promptVersion: x.promptVersion,
           model: x.model,
+          ...(x.stepIndices ? { stepIndices: x.stepIndices } : {}),
+          ...(x.details ? { details: x.details } : {}),
         }))
       : harborVerdict(trial),
     ...(warnings.length ? { warnings } : {}),

@@ -18,6 +18,7 @@ import { runImport } from "../../server/services/ingest";
 import { exportAtif } from "../../server/services/trajectories/atif-export";
 import { computerUseTrajectory, HARBOR_INSTRUCTION, writeHarborJob } from "../helpers/atif-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";
+import { newHistory, oldHistory, writeScreens } from "../helpers/browser-use-fixture";
 import { tinyPng, writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 
 let ctx: TestContext;
@@ -201,4 +202,48 @@ describe("exporting as ATIF and importing it back", () => {
     expect(fs.existsSync(path.join(ctx.dir, "again", `trajectory-${report.trajectories[0].id}.atif.json`))).toBe(true);
     expect(await exportCommand.run(["1", "x", "--format", "csv"], io()).catch((e: Error) => e.message)).toBe('--format: native or atif, got "csv"');
   });
+
+  /** Export everything `first` imported, re-import it elsewhere (equal) and here (unchanged). */
+  async function roundTrip(first: { trajectories: { id: number }[] }) {
+    const ids = first.trajectories.map((t) => t.id);
+    const out = path.join(ctx.dir, "atif-out");
+    await exportAtif(ctx, ids, out);
+    const back = await runImport(other, { path: out });
+    expect(back.format).toBe("atif");
+    expect(back.skipped).toEqual([]);
+    expect(back.trajectories).toHaveLength(ids.length);
+    for (const [i, id] of ids.entries()) expect(await stored(other, back.trajectories[i]!.id)).toEqual(await stored(ctx, id));
+    const again = await runImport(ctx, { path: out });
+    expect(again.trajectories.map((t) => t.status)).toEqual(ids.map(() => "unchanged"));
+    return ids;
+  }
+
+  it("Online-Mind2Web trajectories (pixel actions, full-page screenshots, WebJudge verdicts with key points) re-import equal", async () => {
+    const src = path.join(ctx.dir, "om2w");
+    fs.cpSync(path.join(__dirname, "..", "fixtures", "online-mind2web-mini"), src, { recursive: true });
+    const first = await runImport(ctx, { path: src });
+    expect(first.format).toBe("online-mind2web");
+    const ids = await roundTrip(first);
+    const withJudge = await Promise.all(ids.map((id) => stored(ctx, id)));
+    // The trip carried what only Verdict's extra holds: coordinates and the judge's key points and screenshots.
+    expect(withJudge.some((t) => t.steps.some((s) => s.action.coords))).toBe(true);
+    expect(withJudge.some((t) => t.verdicts.some((v) => v.stepIndices?.length && v.details))).toBe(true);
+  });
+
+  it("Browser Use trajectories (inline and side-by-side screenshots, element XPaths, the agent's judge) re-import equal", async () => {
+    const dir = path.join(ctx.dir, "bu");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "task-1.json"), JSON.stringify({ task: "Find the price of the green controller.", ...(await oldHistory()) }));
+    const newer = path.join(dir, "newer");
+    fs.mkdirSync(newer);
+    fs.writeFileSync(path.join(newer, "history.json"), JSON.stringify(newHistory("Is the blue lamp sold here?")));
+    await writeScreens(path.join(newer, "screenshots"), [1, 2, 3], [320, 200]);
+    const first = await runImport(ctx, { path: dir });
+    expect(first.format).toBe("browser-use");
+    const ids = await roundTrip(first);
+    const all = await Promise.all(ids.map((id) => stored(ctx, id)));
+    expect(all.some((t) => t.steps.some((s) => s.elements?.some((e) => e.xpath)))).toBe(true);
+    expect(all.some((t) => t.verdicts.length > 0)).toBe(true);
+  });
 });
+

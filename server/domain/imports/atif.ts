@@ -152,7 +152,7 @@ function pointOf(args: Record<string, unknown>): [number, number] | null {
   const x = num(args.x);
   const y = num(args.y);
   if (x !== null && y !== null) return [x, y];
-  for (const key of ["coordinate", "coordinates", "point", "position", "start_coordinate"]) {
+  for (const key of ["start_coordinate", "coordinate", "coordinates", "point", "position"]) {
     const v = args[key];
     if (Array.isArray(v) && v.length >= 2 && num(v[0]) !== null && num(v[1]) !== null) return [num(v[0])!, num(v[1])!];
     if (v && typeof v === "object" && !Array.isArray(v)) {
@@ -161,6 +161,25 @@ function pointOf(args: Record<string, unknown>): [number, number] | null {
     }
   }
   return null;
+}
+
+/** Where a drag ends: to_x/to_y, end/target coordinates, or the `coordinate` of a drag that starts at `start_coordinate`. */
+function endOf(args: Record<string, unknown>): [number, number] | null {
+  const x = num(args.to_x ?? args.end_x ?? args.x2);
+  const y = num(args.to_y ?? args.end_y ?? args.y2);
+  if (x !== null && y !== null) return [x, y];
+  for (const key of ["end_coordinate", "to", "target_coordinate", ...(args.start_coordinate !== undefined ? ["coordinate"] : [])]) {
+    const v = args[key];
+    if (Array.isArray(v) && v.length >= 2 && num(v[0]) !== null && num(v[1]) !== null) return [num(v[0])!, num(v[1])!];
+  }
+  return null;
+}
+
+/** How far a scroll moved, [dx, dy] in pixels, when the arguments say (delta_x/delta_y, dx/dy). */
+function deltaOf(args: Record<string, unknown>): [number, number] | null {
+  const dx = num(args.delta_x ?? args.dx ?? args.scroll_x);
+  const dy = num(args.delta_y ?? args.dy ?? args.scroll_y);
+  return dx !== null || dy !== null ? [dx ?? 0, dy ?? 0] : null;
 }
 
 /** The element the arguments name: a Set-of-Marks label, an index, a ref or a selector. */
@@ -224,14 +243,18 @@ export function toolCallAction(functionName: string, args: Record<string, unknow
   }
   if (/^(key|keys|press|press_key|keypress|hotkey|key_press|send_keys)$/.test(name)) return { type: "press", ...at, value: valueOf(args, ["key", "keys", "text", "combo", "value"]) };
   if (/^(scroll|scroll_up|scroll_down|scroll_left|scroll_right|scroll_page|scroll_at)$/.test(name)) {
-    return { type: "scroll", ...at, direction: directionOf(name, args) };
+    const delta = deltaOf(args);
+    return { type: "scroll", ...at, direction: directionOf(name, args), ...(delta ? { delta } : {}) };
   }
   if (/^(navigate|goto|go_to|go_to_url|open_url|visit|open|navigate_to|load_url)$/.test(name)) return { type: "goto", value: valueOf(args, ["url", "href", "link", "value"]) };
   if (/^(back|go_back|navigate_back|history_back)$/.test(name)) return { type: "go_back" };
   if (/^(forward|go_forward|navigate_forward)$/.test(name)) return { type: "go_forward" };
   if (/^(wait|sleep|pause|noop)$/.test(name)) return { type: "wait", ...(valueOf(args, ["seconds", "ms", "duration", "time"]) !== null ? { value: valueOf(args, ["seconds", "ms", "duration", "time"]) } : {}) };
   if (/^(hover|mouse_move|move|move_mouse|mouse_over)$/.test(name)) return { type: "hover", ...at };
-  if (/^(drag|left_click_drag|drag_and_drop|drag_to|mouse_drag)$/.test(name)) return { type: "drag", ...at };
+  if (/^(drag|left_click_drag|drag_and_drop|drag_to|mouse_drag)$/.test(name)) {
+    const to = endOf(args);
+    return { type: "drag", ...at, ...(to ? { to } : {}) };
+  }
   if (/^(select|select_option|select_dropdown_option|choose_option)$/.test(name)) return { type: "select", ...at, value: valueOf(args, ["option", "options", "value", "text", "label"]) };
   if (/^(clear|clear_input)$/.test(name)) return { type: "clear", ...at };
   if (/^(upload|upload_file|set_input_files)$/.test(name)) return { type: "upload", ...at, value: valueOf(args, ["file", "path", "files"]) };
@@ -405,6 +428,14 @@ function argumentsOf(a: ParsedAction): Record<string, unknown> {
   if (a.coords) {
     out.x = a.coords[0];
     out.y = a.coords[1];
+  }
+  if (a.to) {
+    out.to_x = a.to[0];
+    out.to_y = a.to[1];
+  }
+  if (a.delta) {
+    out.delta_x = a.delta[0];
+    out.delta_y = a.delta[1];
   }
   if (a.submit) out.submit = true;
   return out;
