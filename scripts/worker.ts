@@ -13,7 +13,7 @@
  */
 import { readEnvironment } from "../server/config";
 import { closeSharedDatabases, describeDatabase, getAppContext } from "../server/context";
-import { runJudgeWorker } from "../server/services/judge/batch";
+import { runJudgeWorker } from "../server/services/evaluation/judge-batches";
 import { runRunnerWorker } from "../server/services/runner/worker";
 
 /** Judge calls this worker makes at once, next to its live runs: they wait on the model, not on this machine. */

@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
-import { parseLoopbackPorts, type PortSet } from "./domain/evaluators/judge-endpoint-policy";
+import { parseLoopbackPorts, type PortSet } from "./domain/evaluation/judge-endpoint-policy";
 
 export interface VerdictConfig {
   dbPath: string;

@@ -3,7 +3,7 @@
  * and evaluator verdicts. Mirrors db/schema/evaluation.ts, where each column is documented.
  */
 import { bigint, boolean, doublePrecision, index, integer, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
-import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluators/verdicts";
+import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluation/verdicts";
 import type { BatchStatus } from "../schema/evaluation";
 import { epochMs, nowMs } from "./columns";
 import { trajectories } from "./core";

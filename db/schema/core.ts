@@ -157,7 +157,7 @@ export const screenshots = sqliteTable("screenshots", {
   height: integer("height").notNull(),
   bytes: integer("bytes").notNull(),
   /**
-   * Difference hash (64 hex digits, server/domain/evaluators/heuristics/dhash.ts) telling near-identical screens
+   * Difference hash (64 hex digits, server/domain/evaluation/heuristics/dhash.ts) telling near-identical screens
    * apart from changed ones; computed when the loop heuristic first needs it, null until then.
    */
   dhash: text("dhash"),

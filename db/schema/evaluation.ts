@@ -7,7 +7,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluators/verdicts";
+import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluation/verdicts";
 import { trajectories } from "./core";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
@@ -27,7 +27,7 @@ export const judgeConfigs = sqliteTable("judge_configs", {
   timeoutMs: integer("timeout_ms").notNull().default(120_000),
   /** Retries of one call on 429, 5xx and timeouts, with exponential backoff. */
   maxRetries: integer("max_retries").notNull().default(5),
-  /** Judge prompt version this configuration uses (see server/domain/evaluators/judge-protocol.ts). */
+  /** Judge prompt version this configuration uses (see server/domain/evaluation/judge-protocol.ts). */
   promptVersion: text("prompt_version").notNull(),
   options: text("options", { mode: "json" }).$type<JudgeOptions>().notNull(),
   /** USD per million tokens, for cost estimates; null = unknown (no estimate). */
@@ -48,7 +48,7 @@ export const judgeConfigSecrets = sqliteTable("judge_config_secrets", {
 
 /**
  * The admins' judge endpoint settings, one row (id 1), edited through the admin API. They add to the environment's
- * VERDICT_JUDGE_ALLOWED_HOSTS / VERDICT_JUDGE_ALLOW_LOOPBACK (see server/domain/evaluators/judge-endpoint-policy.ts).
+ * VERDICT_JUDGE_ALLOWED_HOSTS / VERDICT_JUDGE_ALLOW_LOOPBACK (see server/domain/evaluation/judge-endpoint-policy.ts).
  */
 export const judgeEndpointSettings = sqliteTable("judge_endpoint_settings", {
   id: integer("id").primaryKey(),

@@ -12,14 +12,14 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ensureTaskSet, upsertRun, upsertTask } from "../../db/repositories/catalog";
-import { countVerdicts } from "../../db/repositories/evaluation";
+import { countVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { saveTrajectory } from "../../db/repositories/trajectories";
 import { closeDatabase, withTransaction } from "../../db/database";
 import { createAppContext } from "../../server/context";
 import { createRng, type Rng } from "../../server/domain/agreement";
-import { HEURISTIC_EVALUATORS, type HeuristicStep, type HeuristicTrajectory } from "../../server/domain/evaluators/heuristics/index";
+import { HEURISTIC_EVALUATORS, type HeuristicStep, type HeuristicTrajectory } from "../../server/domain/evaluation/heuristics/index";
 import type { ParsedAction, SomElement } from "../../server/domain/types";
-import { evaluateHeuristicVerdicts } from "../../server/services/judge/heuristics";
+import { evaluateHeuristicVerdicts } from "../../server/services/evaluation/heuristics";
 import type { BenchFigure } from "./types";
 
 const TRAJECTORIES = 10_000;

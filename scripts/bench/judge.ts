@@ -15,13 +15,13 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { listVerdicts } from "../../db/repositories/evaluation";
+import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { closeDatabase } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { closeQueueFor } from "../../server/services/jobs/installation-queue";
 import { jobsOfGroup } from "../../server/services/jobs/queue";
-import { batchGroupKey, createJudgeBatch, runJudgeBatch } from "../../server/services/judge/batch";
-import { createJudgeConfig } from "../../server/services/judge/configs";
+import { batchGroupKey, createJudgeBatch, runJudgeBatch } from "../../server/services/evaluation/judge-batches";
+import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../../tests/helpers/judge-fixtures";
 import { sqliteEngine, type BenchEngine } from "./engines";
 import type { BenchFigure } from "./types";

@@ -26,7 +26,7 @@ import { createAppContext } from "../../server/context";
 import { parseTrajectoryListParams } from "../../server/domain/trajectory-list-query";
 import { createAccount } from "../../server/services/accounts";
 import { runImport } from "../../server/services/ingest";
-import { upsertVerdict } from "../../db/repositories/evaluation";
+import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import { renderPage, shopHome, shopProduct, shopResults } from "../../tests/fixtures/synthetic-pages";
 import { median, percentile, type BenchFigure } from "./types";

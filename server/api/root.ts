@@ -5,7 +5,7 @@ import { analyticsRouter } from "./routers/analytics";
 import { runsRouter, taskSetsRouter, tasksRouter } from "./routers/catalog";
 import { trajectoriesRouter } from "./routers/trajectories";
 import { liveRunsRouter } from "./routers/live-runs";
-import { judgeRouter } from "./routers/judge";
+import { judgeRouter } from "./routers/evaluation";
 import { accountsRouter } from "./routers/accounts";
 import { campaignsRouter, labellingRouter, qaRouter } from "./routers/annotation";
 import { importsRouter } from "./routers/imports";

@@ -7,7 +7,7 @@
  * The JSON Schema published in docs/ is generated from these zod schemas (`npm run cli -- bundle-schema`).
  */
 import { z } from "zod";
-import { EVALUATOR_KINDS, VERDICT_VALUES } from "./evaluators/verdicts";
+import { EVALUATOR_KINDS, VERDICT_VALUES } from "./evaluation/verdicts";
 import { ACTION_TYPES, OUTCOMES } from "./types";
 
 export const BUNDLE_FORMAT = "verdict.trajectory-bundle";

@@ -7,7 +7,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import yazl from "yazl";
 import type { Db } from "../../db/database";
-import { listVerdicts } from "../../db/repositories/evaluation";
+import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { instanceId } from "../../db/repositories/instance";
 import { getScreenshotsByHash, getTrajectoryDetail } from "../../db/repositories/trajectories";
 import {

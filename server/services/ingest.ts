@@ -17,7 +17,7 @@ import crypto from "node:crypto";
 import { dialectOf, withTransaction, type Db } from "../../db/database";
 import { ensureTaskCreated, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
 import { insertMissingScreenshots } from "../../db/repositories/screenshots";
-import { replaceImportedVerdicts } from "../../db/repositories/evaluation";
+import { replaceImportedVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { instanceId } from "../../db/repositories/instance";
 import { saveTrajectory, type StepValues } from "../../db/repositories/trajectories";
 import { readImageInfo } from "../domain/image-info";

@@ -16,7 +16,7 @@ import {
   sitesOfSet,
 } from "../../db/repositories/catalog";
 import { consolidatedCategories, triageColumnsOf, type TriageColumns } from "../../db/repositories/triage";
-import { listEvaluatorSummaries } from "../../db/repositories/evaluation";
+import { listEvaluatorSummaries } from "../../db/repositories/evaluation/verdicts";
 import {
   countTrajectories,
   sampleCandidates,

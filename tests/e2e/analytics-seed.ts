@@ -6,10 +6,10 @@
  */
 import { getCampaignByName, deleteCampaign, getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems } from "../../db/repositories/campaigns";
 import { insertLabel, upsertConsolidated } from "../../db/repositories/labels";
-import { deleteJudgeConfig, deleteVerdicts, getJudgeConfigByName, insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation";
+import { deleteJudgeConfig, deleteVerdicts, getJudgeConfigByName, insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { listTrajectories } from "../../db/repositories/trajectories";
 import { defaultLabelSchema, WEBVOYAGER_ERROR_CATEGORIES } from "../../server/domain/annotation/label-schema";
-import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluators/verdicts";
+import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluation/verdicts";
 import { closeSharedDatabases, getAppContext } from "../../server/context";
 
 export const E2E_CAMPAIGN = "E2E analytics campaign";

@@ -20,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { closeDatabase, type Db } from "../../db/database";
 import { openPostgresDatabase } from "../../db/postgres";
-import { listVerdicts } from "../../db/repositories/evaluation";
+import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { listJobs } from "../../db/repositories/jobs";
 import type { JobRow } from "../../db/schema/index";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";

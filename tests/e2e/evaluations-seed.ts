@@ -7,9 +7,9 @@
 import { and, eq } from "drizzle-orm";
 import { createCampaign } from "../../server/services/annotation";
 import { deleteCampaign, getCampaignByName } from "../../db/repositories/campaigns";
-import { deleteVerdicts } from "../../db/repositories/evaluation";
+import { deleteVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { first, tablesOf } from "../../db/database";
-import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/judge/rules";
+import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/evaluation/rules";
 import { closeSharedDatabases, getAppContext } from "../../server/context";
 import { account } from "./accounts";
 

@@ -6,7 +6,7 @@
  * in, after every earlier spec made its campaigns (which select all annotators by default), so no other campaign
  * gives it blind work on the same tasks. Prints one JSON object.
  */
-import { deleteVerdicts, upsertVerdict } from "../../db/repositories/evaluation";
+import { deleteVerdicts, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { countSteps } from "../../db/repositories/trajectories";
 import { evaluatorId } from "../../server/domain/analytics/measures";
 import { closeSharedDatabases, getAppContext } from "../../server/context";

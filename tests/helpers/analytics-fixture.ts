@@ -8,10 +8,10 @@ import { tablesOf, type Db } from "../../db/database";
 import { getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems } from "../../db/repositories/campaigns";
 import { insertLabel, upsertConsolidated } from "../../db/repositories/labels";
 import { ensureTaskSet, upsertRun, upsertTask } from "../../db/repositories/catalog";
-import { insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation";
+import { insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { saveTrajectory } from "../../db/repositories/trajectories";
 import { defaultLabelSchema } from "../../server/domain/annotation/label-schema";
-import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluators/verdicts";
+import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluation/verdicts";
 
 type V = "S" | "F" | "U" | "N" | "?" | null; // success, failure, unparseable, not_evaluable, unsure, none
 type L = "S" | "?" | { category: string | null; step: number | null }; // success, unsure, failure

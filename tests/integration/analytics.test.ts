@@ -9,7 +9,7 @@ import { rawAll, rawGet, rawRun } from "../../db/database";
 import { createBackendContext, describeEachBackend, type TestBackend } from "../helpers/backends";
 import { type createCaller } from "../../server/api/root";
 import { callerWithRole } from "../helpers/trpc";
-import { upsertVerdict } from "../../db/repositories/evaluation";
+import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { ensureTaskSet, upsertRun, upsertTask } from "../../db/repositories/catalog";
 import { saveTrajectory } from "../../db/repositories/trajectories";
 import {
@@ -24,7 +24,7 @@ import {
   judgeMeasures,
   selectionRows,
 } from "../../server/services/analytics";
-import { listEvaluatorSummaries, verdictTotals } from "../../db/repositories/evaluation";
+import { listEvaluatorSummaries, verdictTotals } from "../../db/repositories/evaluation/verdicts";
 import { postgresSkipReason, testBackends } from "../helpers/postgres";
 import type { Selection } from "../../server/domain/analytics/selection";
 import { evaluatorId } from "../../server/domain/analytics/measures";

@@ -9,7 +9,7 @@ import { openDatabase } from "../../db/client";
 import { closeDatabase, rawAll, rawGet, rawRun, type Db } from "../../db/database";
 import { openPostgresDatabase } from "../../db/postgres";
 import { tableVersions } from "../../db/repositories/analytics";
-import { upsertVerdict } from "../../db/repositories/evaluation";
+import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { COUNTED_TABLES, VERDICT_REMOVALS_COUNTER, type CountedTable } from "../../db/schema/changes";
 import { analyticsOverview } from "../../server/services/analytics";
 import { getCampaignLabels, getFacts, getReference, getVerdictSets, loadVerdictSets, type VerdictSet } from "../../server/services/analytics/dataset";

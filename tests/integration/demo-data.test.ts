@@ -10,7 +10,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
-import { listVerdicts } from "../../db/repositories/evaluation";
+import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { listRuns } from "../../db/repositories/catalog";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";

@@ -4,11 +4,11 @@
  * through better-auth, calls through the tRPC router.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { upsertVerdict } from "../../db/repositories/evaluation";
+import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { createCaller } from "../../server/api/root";
 import type { Actor } from "../../server/auth/roles";
 import { adjudicate, createCampaign, submitLabel } from "../../server/services/annotation";
-import { evaluateRuleVerdicts } from "../../server/services/judge/rules";
+import { evaluateRuleVerdicts } from "../../server/services/evaluation/rules";
 import type { TestContext } from "../helpers/context";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { makeActor } from "../helpers/annotation-fixture";

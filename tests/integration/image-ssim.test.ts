@@ -7,9 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { buildVwaEvaluator } from "../../server/domain/evaluators/vwa/evaluate";
-import { premultiply, resizeLanczos, unpremultiply } from "../../server/domain/evaluators/vwa/resample";
-import { imageSsim, localReferenceImages } from "../../server/services/judge/images";
+import { buildVwaEvaluator } from "../../server/domain/evaluation/vwa/evaluate";
+import { premultiply, resizeLanczos, unpremultiply } from "../../server/domain/evaluation/vwa/resample";
+import { imageSsim, localReferenceImages } from "../../server/services/evaluation/images";
 import { sharedPath } from "../helpers/context";
 
 const root = sharedPath("fixtures", "visualwebarena");

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listVerdicts } from "../../db/repositories/evaluation";
+import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { detectImporter } from "../../server/importers/registry";
 import { runImport } from "../../server/services/ingest";

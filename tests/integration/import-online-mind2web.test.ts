@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { listVerdicts } from "../../db/repositories/evaluation";
+import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { detectImporter } from "../../server/importers/registry";
 import { runImport } from "../../server/services/ingest";

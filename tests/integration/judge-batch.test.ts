@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { tablesOf } from "../../db/database";
-import { countVerdicts, listVerdicts } from "../../db/repositories/evaluation";
+import { countVerdicts, listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { listJobs } from "../../db/repositories/jobs";
 import { exportBundle } from "../../server/services/bundle-io";
 import {
@@ -14,9 +14,9 @@ import {
   runJudgeBatch,
   runJudgeWorker,
   type BatchProgress,
-} from "../../server/services/judge/batch";
-import { createJudgeConfig, setStoredApiKey } from "../../server/services/judge/configs";
-import type { JudgeDeps } from "../../server/services/judge/verdict";
+} from "../../server/services/evaluation/judge-batches";
+import { createJudgeConfig, setStoredApiKey } from "../../server/services/evaluation/judge-configs";
+import type { JudgeDeps } from "../../server/services/evaluation/judge-verdict";
 import fs from "node:fs";
 import path from "node:path";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";

@@ -7,8 +7,8 @@
  * "exclude"): ss = T1 T4 T5 T7, fs = T6, ff = T2 T3 T8 T10 → n 9, FPR 1/5, FNR 0/4, gap (1 − 0)/9.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation";
-import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluators/verdicts";
+import { insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
+import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluation/verdicts";
 import { judgeMeasures } from "../../server/services/analytics";
 import { failureStepAgreement } from "../../server/services/analytics/failure-steps";
 import { sql } from "drizzle-orm";

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root";
-import { backgroundRun } from "../../server/services/judge/batch";
+import { backgroundRun } from "../../server/services/evaluation/judge-batches";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";

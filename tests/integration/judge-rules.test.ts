@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { listVerdicts } from "../../db/repositories/evaluation";
-import { VWA_RULES_VERSION } from "../../server/domain/evaluators/vwa/evaluate";
-import { createJudgeConfig } from "../../server/services/judge/configs";
-import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/judge/rules";
+import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
+import { VWA_RULES_VERSION } from "../../server/domain/evaluation/vwa/evaluate";
+import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
+import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/evaluation/rules";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";

@@ -4,10 +4,10 @@
  * and the analytics read the vote share as the judge's confidence. Only the model endpoint is faked.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { listVerdicts } from "../../db/repositories/evaluation";
-import { createJudgeBatch, estimateJudgeBatch, runJudgeBatch } from "../../server/services/judge/batch";
-import { createJudgeConfig, setStoredApiKey } from "../../server/services/judge/configs";
-import { majorityOf, type JudgeDeps } from "../../server/services/judge/verdict";
+import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
+import { createJudgeBatch, estimateJudgeBatch, runJudgeBatch } from "../../server/services/evaluation/judge-batches";
+import { createJudgeConfig, setStoredApiKey } from "../../server/services/evaluation/judge-configs";
+import { majorityOf, type JudgeDeps } from "../../server/services/evaluation/judge-verdict";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";

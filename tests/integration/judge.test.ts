@@ -1,17 +1,17 @@
 import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { countVerdicts, findVerdict, listVerdicts } from "../../db/repositories/evaluation";
+import { countVerdicts, findVerdict, listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { listJobs } from "../../db/repositories/jobs";
-import { CURRENT_JUDGE_PROMPT_VERSION } from "../../server/domain/evaluators/judge-protocol";
-import { JudgeCallError } from "../../server/services/judge/client";
+import { CURRENT_JUDGE_PROMPT_VERSION } from "../../server/domain/evaluation/judge-protocol";
+import { JudgeCallError } from "../../server/services/evaluation/judge-client";
 import {
   createJudgeConfig,
   listJudgeConfigViews,
   setStoredApiKey,
   updateJudgeConfig,
   type JudgeConfigInput,
-} from "../../server/services/judge/configs";
-import { judgeTrajectory, type JudgeDeps } from "../../server/services/judge/verdict";
+} from "../../server/services/evaluation/judge-configs";
+import { judgeTrajectory, type JudgeDeps } from "../../server/services/evaluation/judge-verdict";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type ChatContentPart, type FakeOpenAI } from "../helpers/fake-openai";

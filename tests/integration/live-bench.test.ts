@@ -17,7 +17,7 @@ import path from "node:path";
 import crypto from "node:crypto";
 import type { Browser } from "playwright";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { findVerdict, upsertVerdict } from "../../db/repositories/evaluation";
+import { findVerdict, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { liveGroupKey } from "../../db/repositories/live-runs";
 import { stepEvidenceOf, storedInputImage, trajectoryHarOf } from "../../db/repositories/runner-evidence";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
@@ -25,7 +25,7 @@ import { launchChromium, resolveChromiumPath } from "../../server/browser/launch
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { runImport } from "../../server/services/ingest";
 import { collectUnreferencedObjects } from "../../server/services/storage/garbage";
-import { createJudgeConfig } from "../../server/services/judge/configs";
+import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { createDeploymentProfile, listDeploymentProfiles } from "../../server/services/runner/deployment-profiles";
 import { liveStepEvidence } from "../../server/services/runner/evidence";
 import { LoginCache } from "../../server/services/runner/deployment-runtime";

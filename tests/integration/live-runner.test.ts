@@ -16,7 +16,7 @@ import sharp from "sharp";
 import type { Browser } from "playwright";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
-import { findVerdict } from "../../db/repositories/evaluation";
+import { findVerdict } from "../../db/repositories/evaluation/verdicts";
 import { getJob, listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey, trajectoryPulse } from "../../db/repositories/live-runs";
 import { getScreenshot } from "../../db/repositories/screenshots";
@@ -27,7 +27,7 @@ import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/dom
 import type { ReferenceAnswer } from "../../server/domain/types";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { runImport } from "../../server/services/ingest";
-import { createJudgeConfig } from "../../server/services/judge/configs";
+import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { cancelLiveRun, listLiveRuns, liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { LIVE_RULES_EVALUATOR_KEY } from "../../server/services/runner/run-task";
 import { runRunnerWorker } from "../../server/services/runner/worker";

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation";
+import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { trajectoryIds } from "../../db/repositories/trajectories";
 import { exportBundle } from "../../server/services/bundle-io";
 import { runImport } from "../../server/services/ingest";

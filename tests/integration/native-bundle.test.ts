@@ -4,7 +4,7 @@ import yazl from "yazl";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";
-import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation";
+import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { analyticsOverview } from "../../server/services/analytics";
 import { bundleJsonSchema } from "../../server/domain/bundle";
 import { exportBundle } from "../../server/services/bundle-io";

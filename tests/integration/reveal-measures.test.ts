@@ -16,7 +16,7 @@
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { getItemByTrajectory } from "../../db/repositories/campaigns";
-import { upsertVerdict } from "../../db/repositories/evaluation";
+import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import type { RequestSession } from "../../server/api/trpc";
 import { parseRevealStages } from "../../server/domain/agreement/reveal-export";
 import { seedTrajectories } from "../helpers/annotation-fixture";

@@ -24,7 +24,7 @@ import { sqliteClient } from "../../db/database";
 import { addCampaignAnnotators, getItemByTrajectory, insertCampaign, insertCampaignItems, setItemState } from "../../db/repositories/campaigns";
 import { upsertConsolidated } from "../../db/repositories/labels";
 import { upsertTask } from "../../db/repositories/catalog";
-import { upsertVerdict } from "../../db/repositories/evaluation";
+import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { saveTrajectory } from "../../db/repositories/trajectories";
 import type { createCaller } from "../../server/api/root";
 import { defaultLabelSchema } from "../../server/domain/annotation/label-schema";

@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { tablesOf } from "../../db/database";
 import { getItemByTrajectory } from "../../db/repositories/campaigns";
-import { upsertVerdict } from "../../db/repositories/evaluation";
+import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import type { RequestSession } from "../../server/api/trpc";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { answerKeyTokens, evaluateAnswerGrounded, normaliseNumber } from "../../server/domain/evaluators/heuristics/answer-grounded";
-import { DHASH_HEIGHT, DHASH_WIDTH, dHashFromGrey, hammingDistance, NEAR_IDENTICAL_MAX_BITS, nearIdenticalScreens } from "../../server/domain/evaluators/heuristics/dhash";
-import { evaluateGrounding } from "../../server/domain/evaluators/heuristics/grounding";
-import { evaluateLoop } from "../../server/domain/evaluators/heuristics/loop";
-import { evaluateNoAnswer } from "../../server/domain/evaluators/heuristics/no-answer";
-import type { HeuristicStep, HeuristicTrajectory } from "../../server/domain/evaluators/heuristics/types";
+import { answerKeyTokens, evaluateAnswerGrounded, normaliseNumber } from "../../server/domain/evaluation/heuristics/answer-grounded";
+import { DHASH_HEIGHT, DHASH_WIDTH, dHashFromGrey, hammingDistance, NEAR_IDENTICAL_MAX_BITS, nearIdenticalScreens } from "../../server/domain/evaluation/heuristics/dhash";
+import { evaluateGrounding } from "../../server/domain/evaluation/heuristics/grounding";
+import { evaluateLoop } from "../../server/domain/evaluation/heuristics/loop";
+import { evaluateNoAnswer } from "../../server/domain/evaluation/heuristics/no-answer";
+import type { HeuristicStep, HeuristicTrajectory } from "../../server/domain/evaluation/heuristics/types";
 import { actionKey, detectLoops, sameAction } from "../../server/domain/player/loops";
 import { layoutOverlay, stepGrounding } from "../../server/domain/player/overlay";
 import type { ParsedAction, SomElement } from "../../server/domain/types";

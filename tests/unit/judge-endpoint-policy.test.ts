@@ -11,7 +11,7 @@ import {
   parseAllowedHosts,
   resolvedAddressRefusal,
   scrubEndpointError,
-} from "../../server/domain/evaluators/judge-endpoint-policy";
+} from "../../server/domain/evaluation/judge-endpoint-policy";
 
 const policyOf = (settings: Parameters<typeof judgeHostPolicy>[0]) => {
   const { policy, problems } = judgeHostPolicy(settings);

@@ -3,7 +3,7 @@
  * apart) and judging without the agent's final answer; both change the recorded prompt version.
  */
 import { describe, expect, it } from "vitest";
-import { buildJudgePrompt, effectivePromptVersion, parseEffectivePromptVersion, parseFailureStep, type JudgeInput } from "../../server/domain/evaluators/judge-protocol";
+import { buildJudgePrompt, effectivePromptVersion, parseEffectivePromptVersion, parseFailureStep, type JudgeInput } from "../../server/domain/evaluation/judge-protocol";
 
 const steps = [10, 11, 12, 13];
 const input: JudgeInput = {

@@ -1,11 +1,11 @@
 /**
- * Judges as measured instruments (server/domain/analytics/instrument.ts), on data worked by hand: false-positive
+ * Judges as measured instruments (server/domain/analytics/evaluator-measures.ts), on data worked by hand: false-positive
  * and false-negative rates with Wilson intervals at the tasks' effective sample size, the success-rate gap with a
  * bootstrap over tasks, Kendall's τ-b with
  * ties, competition ranks, and calibration (reliability bins, ECE, Brier) of a vote-share confidence.
  */
 import { describe, expect, it } from "vitest";
-import { CalibrationCounter, clusteredErrorRates, competitionRanks, kendallTauB, TASK_SLOTS, voteShare } from "../../server/domain/analytics/instrument";
+import { CalibrationCounter, clusteredErrorRates, competitionRanks, kendallTauB, TASK_SLOTS, voteShare } from "../../server/domain/analytics/evaluator-measures";
 
 function tasks(...rows: [number, number, number, number][]): Float64Array {
   return Float64Array.from(rows.flat());

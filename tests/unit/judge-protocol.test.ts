@@ -8,8 +8,8 @@ import {
   scaledSize,
   selectScreenshotSteps,
   type JudgeStep,
-} from "../../server/domain/evaluators/judge-protocol";
-import { formatK, parseK, parseKList } from "../../server/domain/evaluators/verdicts";
+} from "../../server/domain/evaluation/judge-protocol";
+import { formatK, parseK, parseKList } from "../../server/domain/evaluation/verdicts";
 
 function steps(n: number, missing: number[] = []): JudgeStep[] {
   return Array.from({ length: n }, (_, i) => ({

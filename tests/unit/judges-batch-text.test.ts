@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { etaText, parseKText } from "../../app/judges/_lib/batch-text";
-import { errorText } from "../../app/judges/_lib/error-text";
+import { etaText, parseKText } from "../../app/(evaluation)/judges/_lib/batch-text";
+import { errorText } from "../../app/(evaluation)/judges/_lib/error-text";
 
 describe("k values typed into the batch form", () => {
   it("reads numbers and full, separated by commas or spaces, without repeats", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describeK, screenshotWindow } from "../../server/domain/evaluators/screenshot-window";
+import { describeK, screenshotWindow } from "../../server/domain/evaluation/screenshot-window";
 
 /** Steps as stored: indices need not start at 0 or be contiguous; some have no screenshot. */
 const steps = [

@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { parseVwaEvalConfig, VwaConfigError } from "../../server/domain/evaluators/vwa/config";
-import { buildVwaEvaluator, type LivePage, type VwaEvaluatorDeps } from "../../server/domain/evaluators/vwa/evaluate";
-import { buildFuzzyMatchPrompt, parseFuzzyMatchReply, type FuzzyMatcher } from "../../server/domain/evaluators/vwa/fuzzy-prompt";
+import { parseVwaEvalConfig, VwaConfigError } from "../../server/domain/evaluation/vwa/config";
+import { buildVwaEvaluator, type LivePage, type VwaEvaluatorDeps } from "../../server/domain/evaluation/vwa/evaluate";
+import { buildFuzzyMatchPrompt, parseFuzzyMatchReply, type FuzzyMatcher } from "../../server/domain/evaluation/vwa/fuzzy-prompt";
 import {
   cleanAnswer,
   compareInequality,
@@ -12,9 +12,9 @@ import {
   mustExclude,
   mustInclude,
   parseInteger,
-} from "../../server/domain/evaluators/vwa/string-match";
-import { wordTokenize } from "../../server/domain/evaluators/vwa/tokenize";
-import { cleanUrl, evaluateUrlMatch, resolvePlaceholders } from "../../server/domain/evaluators/vwa/url-match";
+} from "../../server/domain/evaluation/vwa/string-match";
+import { wordTokenize } from "../../server/domain/evaluation/vwa/tokenize";
+import { cleanUrl, evaluateUrlMatch, resolvePlaceholders } from "../../server/domain/evaluation/vwa/url-match";
 import { sharedPath } from "../helpers/context";
 
 const harness = sharedPath("fixtures", "visualwebarena", "tests", "test_evaluation_harness", "configs");

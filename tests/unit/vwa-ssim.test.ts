@@ -4,8 +4,8 @@
  * on the same pixel arrays, generated here deterministically.
  */
 import { describe, expect, it } from "vitest";
-import { premultiply, resizeLanczos, resizeNearest, unpremultiply } from "../../server/domain/evaluators/vwa/resample";
-import { comparisonSize, ssim, toGreyscale, type GreyImage } from "../../server/domain/evaluators/vwa/ssim";
+import { premultiply, resizeLanczos, resizeNearest, unpremultiply } from "../../server/domain/evaluation/vwa/resample";
+import { comparisonSize, ssim, toGreyscale, type GreyImage } from "../../server/domain/evaluation/vwa/ssim";
 
 /** The C library's classic LCG, byte = bits 16..23, so Python can produce the same arrays. */
 function lcg(n: number, seed: number): number[] {

@@ -4,7 +4,7 @@
  * per agent run, the reliability diagram of sampled judges, and the agent ranking under each rater with Kendall τ.
  */
 import type { EvaluatorMeasures, FailureStepResult, JudgeMeasuresResult, StepAgreement } from "@/server/services/analytics";
-import type { ErrorRate, SuccessGap } from "@/server/domain/analytics/instrument";
+import type { ErrorRate, SuccessGap } from "@/server/domain/analytics/evaluator-measures";
 import { errorDistances, PALETTE, seriesKey, type Datum, type RateChartModel, type SeriesModel } from "./charts";
 import { csvNumber, fmtCoef, fmtCount, fmtPercent, fmtPercentInterval } from "./format";
 import { judgePageHref } from "./judges";

@@ -3,8 +3,8 @@
  * answer) over stored trajectories; their verdicts appear in the agreement views next to the judges'.
  */
 import { getAppContext } from "../../context";
-import { HEURISTIC_EVALUATORS } from "../../domain/evaluators/heuristics/index";
-import { evaluateHeuristicVerdicts } from "../../services/judge/heuristics";
+import { HEURISTIC_EVALUATORS } from "../../domain/evaluation/heuristics/index";
+import { evaluateHeuristicVerdicts } from "../../services/evaluation/heuristics";
 import { UsageError, flagBool, parseArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand } from "../types";

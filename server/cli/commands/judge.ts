@@ -7,7 +7,7 @@
  */
 import { trajectoryIdsOf } from "../../services/trajectory-views";
 import { getAppContext } from "../../context";
-import { parseKList } from "../../domain/evaluators/verdicts";
+import { parseKList } from "../../domain/evaluation/verdicts";
 import {
   cancelJudgeBatch,
   createJudgeBatch,
@@ -18,7 +18,7 @@ import {
   resumeJudgeBatch,
   runJudgeBatch,
   type BatchProgress,
-} from "../../services/judge/batch";
+} from "../../services/evaluation/judge-batches";
 import {
   createJudgeConfig,
   deleteJudgeConfig,
@@ -27,9 +27,9 @@ import {
   setStoredApiKey,
   toView,
   type JudgeConfigInput,
-} from "../../services/judge/configs";
-import { evaluateRuleVerdicts } from "../../services/judge/rules";
-import { MAX_JUDGE_SAMPLES } from "../../services/judge/verdict";
+} from "../../services/evaluation/judge-configs";
+import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
+import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
 import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";

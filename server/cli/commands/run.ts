@@ -17,7 +17,7 @@ import {
 import { describeZodIssues } from "../../domain/bundle";
 import { detectImporter } from "../../importers/registry";
 import { runImport } from "../../services/ingest";
-import { requireJudgeConfig } from "../../services/judge/configs";
+import { requireJudgeConfig } from "../../services/evaluation/judge-configs";
 import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/runner/live-runs";
 import { runRunnerWorker } from "../../services/runner/worker";
 import { findDeploymentProfile } from "../../services/runner/deployment-profiles";

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import { LABEL_VERDICTS } from "../annotation/label-schema";
-import { VERDICT_VALUES } from "../evaluators/verdicts";
+import { VERDICT_VALUES } from "../evaluation/verdicts";
 
 export const DIFFICULTY_DIMENSIONS = ["overall", "reasoning", "visual"] as const;
 export type DifficultyDimension = (typeof DIFFICULTY_DIMENSIONS)[number];

@@ -6,9 +6,9 @@
  *  - the same screenshot as the step before (identical bytes, or near-identical perceptual hashes when known: the
  *    page did not change).
  * Pure; the player draws a marker per step from the result, and the loop heuristic evaluator
- * (server/domain/evaluators/heuristics/loop.ts) judges from the same markers, so both speak of the same loops.
+ * (server/domain/evaluation/heuristics/loop.ts) judges from the same markers, so both speak of the same loops.
  */
-import { nearIdenticalScreens } from "../evaluators/heuristics/dhash";
+import { nearIdenticalScreens } from "../evaluation/heuristics/dhash";
 import type { ParsedAction } from "../types";
 
 export interface LoopStepInput {

@@ -10,7 +10,7 @@
  * Pure: validation, placeholder substitution and the facts a run derives from a task's config.
  */
 import { z } from "zod";
-import { resolvePlaceholders } from "../evaluators/vwa/url-match";
+import { resolvePlaceholders } from "../evaluation/vwa/url-match";
 import { originKey } from "./safety";
 
 export const SITE_PLACEHOLDERS = [

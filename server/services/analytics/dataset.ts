@@ -14,7 +14,7 @@ import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loa
 import { VERDICT_REMOVALS_COUNTER, type ChangeCounter, type CountedTable } from "../../../db/schema/changes";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
-import type { BootstrapMemo, InstrumentErrors } from "../../domain/analytics/instrument";
+import type { BootstrapMemo, InstrumentErrors } from "../../domain/analytics/evaluator-measures";
 
 export interface TrajectoryFacts {
   n: number;

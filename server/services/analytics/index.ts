@@ -10,9 +10,9 @@ import { getFacts } from "./dataset";
 import { campaignList } from "./humans";
 
 export { analyticsOverview, HUMAN_EVALUATOR_ID, type OverviewInput, type OverviewResult, type OverviewColumn, type RateRow } from "./overview";
-export { judgeAgreementList, judgeAgreementDetail, judgeDisagreements, type AgreementStats, type JudgeDetailResult, type JudgeListResult } from "./judges";
+export { judgeAgreementList, judgeAgreementDetail, judgeDisagreements, type AgreementStats, type JudgeDetailResult, type JudgeListResult } from "./evaluator-agreement";
 export { failureStepAgreement, type FailureStepResult, type StepAgreement } from "./failure-steps";
-export { judgeMeasures, type JudgeMeasuresResult, type EvaluatorMeasures, type SplitErrors, type RankRow } from "./judge-measures";
+export { judgeMeasures, type JudgeMeasuresResult, type EvaluatorMeasures, type SplitErrors, type RankRow } from "./evaluator-measures";
 export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult, type HumanConsensusResult, type CampaignListEntry } from "./humans";
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
 export { drillDown, selectionRows } from "./drill";

@@ -15,7 +15,7 @@ import { withTransaction } from "../../../db/database";
 import { LABELLING_TRANSACTION } from "./transactions";
 import { recordReveal, taskLabelledBlindBy } from "../../../db/repositories/blind-rule";
 import { getItemByNumber, isCampaignAnnotator, trajectoryStepCount, userAnnotatorKey } from "../../../db/repositories/campaigns";
-import { findVerdict } from "../../../db/repositories/evaluation";
+import { findVerdict } from "../../../db/repositories/evaluation/verdicts";
 import { getLabelByKey, labelHistory } from "../../../db/repositories/labels";
 import { insertRevealOnce, revealOfLabel, setRevealDecision, stepScreenshotsAt, trajectoryTaskId } from "../../../db/repositories/reveals";
 import type { LabelRevealRow, RevealDecision } from "../../../db/schema/index";

@@ -1,6 +1,6 @@
 /**
  * The live page a VisualWebArena evaluator may inspect at the end of a run (the `LivePage` capabilities of
- * server/domain/evaluators/vwa/evaluate.ts), served from the run's own browser context before it closes.
+ * server/domain/evaluation/vwa/evaluate.ts), served from the run's own browser context before it closes.
  *
  * - program_html: an empty locator reads the page's HTML; a `document.…` / `[...document…]` expression is evaluated
  *   in the page. VisualWebArena's `func:` helpers and prep actions need site-specific code: reported unsupported
@@ -10,7 +10,7 @@
  *   page itself (so the run's safety rules apply). Visual question answering needs a model: not offered here.
  */
 import type { BrowserContext, Page } from "playwright";
-import type { LivePage } from "../../domain/evaluators/vwa/evaluate";
+import type { LivePage } from "../../domain/evaluation/vwa/evaluate";
 
 const MAX_IMAGES = 20;
 

@@ -37,7 +37,7 @@ import {
   type TaskSelection,
 } from "../../domain/runner/settings";
 import { NotFoundError, ValidationError } from "../../errors";
-import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../judge/configs";
+import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../evaluation/judge-configs";
 import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
 import { DEMO_TASK_SET_NAME, demoScriptFor } from "./demo-scripts";
 import { placeholdersIn, substituteSites, type DeploymentPlan } from "../../domain/runner/deployment";

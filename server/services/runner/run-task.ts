@@ -15,7 +15,7 @@ import path from "node:path";
 import type { Browser } from "playwright";
 import type { Db } from "../../../db/database";
 import { getRun, getTask } from "../../../db/repositories/catalog";
-import { upsertVerdict } from "../../../db/repositories/evaluation";
+import { upsertVerdict } from "../../../db/repositories/evaluation/verdicts";
 import {
   appendLiveStep,
   finishLiveTrajectory,
@@ -31,8 +31,8 @@ import { bundleStepSink, recordTrajectory, type RecordedStep, type RecordedTraje
 import { createScriptedPolicy } from "../../browser/scripted-policy";
 import { BrowserSession } from "../../browser/session";
 import type { BundleTrajectory } from "../../domain/bundle";
-import { looksLikeVwaEvalConfig } from "../../domain/evaluators/vwa/config";
-import { buildVwaEvaluator, VWA_RULES_VERSION } from "../../domain/evaluators/vwa/evaluate";
+import { looksLikeVwaEvalConfig } from "../../domain/evaluation/vwa/config";
+import { buildVwaEvaluator, VWA_RULES_VERSION } from "../../domain/evaluation/vwa/evaluate";
 import { parseLiveAction } from "../../domain/runner/action-text";
 import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
 import { defaultAllowlist, parseHostList } from "../../domain/runner/safety";
@@ -41,9 +41,9 @@ import type { ReferenceAnswer, TaskDifficulty } from "../../domain/types";
 import { BundleWriter } from "../bundle-io";
 import { canonicalJson } from "../ingest";
 import { JobInterrupted, type JobContext } from "../jobs/worker";
-import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../judge/client";
-import type { Env } from "../judge/configs";
-import { describeEvaluation } from "../judge/rules";
+import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../evaluation/judge-client";
+import type { Env } from "../evaluation/judge-configs";
+import { describeEvaluation } from "../evaluation/rules";
 import { sha256, type ScreenshotStore } from "../screenshot-store";
 import type { LiveBundleBucket } from "../storage/live-bundles";
 import { EgressProxy } from "./egress-proxy";

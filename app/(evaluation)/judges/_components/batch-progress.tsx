@@ -1,0 +1,219 @@
+"use client";
+/**
+ * One judge batch: a progress bar with the time left at the recent pace, the verdicts counted so far, cancel and
+ * resume, and why calls failed (endpoint errors as stored: shortened, keys scrubbed). Progress is read from the
+ * job queue, so a batch the CLI runs shows the same numbers; the page polls while the batch is going.
+ */
+import { useMutation, useQuery, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useEffect } from "react";
+import { formatCount, formatDate, PageHeader } from "../../../_components/ui";
+import { useTRPC } from "../../../_trpc/client";
+import { ProgressBar } from "../../../live/_components/bits";
+import { BatchStatus } from "./batch-status";
+import { etaText } from "../_lib/batch-text";
+import { errorText } from "../_lib/error-text";
+
+const POLL_MS = 1_000;
+/** Failed calls listed one by one (the reasons above count them all). */
+const FAILURE_ROWS = 100;
+
+export function BatchProgressView({ id }: { id: number }) {
+  const trpc = useTRPC();
+  const queryClient = useQueryClient();
+  const { data } = useSuspenseQuery({
+    ...trpc.judge.batches.progress.queryOptions({ id }),
+    refetchInterval: (q) => {
+      const status = q.state.data?.batch.status;
+      return status === "running" || status === "pending" || (q.state.data?.jobs.remaining ?? 0) > 0 ? POLL_MS : false;
+    },
+  });
+  const { data: configs } = useSuspenseQuery(trpc.judge.configs.list.queryOptions());
+  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.judge.batches.progress.queryFilter({ id })), queryClient.invalidateQueries(trpc.judge.batches.list.queryFilter())]);
+  const failedCount = data.jobs.counts.failed;
+  const failures = useQuery({ ...trpc.judge.batches.failures.queryOptions({ id, limit: FAILURE_ROWS }), enabled: failedCount > 0 });
+  // The list follows the progress poll: reread it whenever the number of failed calls changes.
+  useEffect(() => {
+    if (failedCount > 0) void queryClient.invalidateQueries(trpc.judge.batches.failures.queryFilter({ id, limit: FAILURE_ROWS }));
+  }, [failedCount, id, queryClient, trpc]);
+  const cancel = useMutation(trpc.judge.batches.cancel.mutationOptions({ onSettled: refresh }));
+  const resume = useMutation(trpc.judge.batches.resume.mutationOptions({ onSettled: refresh }));
+
+  const { batch, jobs, verdicts } = data;
+  const config = configs.find((c) => c.id === batch.judgeConfigId);
+  const total = jobs.done + jobs.remaining;
+  // Cancelled calls were not made: a cancelled batch must not look complete.
+  const made = jobs.counts.succeeded + jobs.counts.failed;
+  const fraction = total === 0 ? 1 : made / total;
+  const going = jobs.remaining > 0;
+  const resumable = !going && (jobs.counts.cancelled > 0 || jobs.counts.failed > 0);
+  const v = verdicts.byVerdict;
+
+  return (
+    <>
+      <PageHeader
+        crumbs={[{ href: "/judges", label: "Judges" }]}
+        title={`Judge batch #${batch.id}`}
+        subtitle={`${config?.name ?? `configuration ${batch.judgeConfigId}`} · ${batch.selectionLabel ?? "selection"} · ${formatCount(batch.trajectoryCount)} trajector${batch.trajectoryCount === 1 ? "y" : "ies"} · k = ${batch.kValues.join(", ")} · created ${formatDate(batch.createdAt)}`}
+        actions={
+          <>
+            {going && (
+              <button
+                type="button"
+                className="btn border-rose-300 text-rose-700 hover:bg-rose-50"
+                data-testid="cancel-batch"
+                disabled={cancel.isPending}
+                onClick={() => {
+                  if (!window.confirm("Cancel this batch? Calls not yet made are not made; verdicts already received are kept. You can resume it later.")) return;
+                  cancel.mutate({ id });
+                }}
+              >
+                Cancel batch
+              </button>
+            )}
+            {resumable && (
+              <button type="button" className="btn btn-on" data-testid="resume-batch" disabled={resume.isPending} onClick={() => resume.mutate({ id })}>
+                Resume ({formatCount(jobs.counts.cancelled + jobs.counts.failed)} left)
+              </button>
+            )}
+          </>
+        }
+      />
+      <div className="flex flex-col gap-4 px-6 py-4">
+        <section className="panel px-4 py-3" aria-label="Batch progress">
+          <div className="mb-2 flex flex-wrap items-baseline justify-between gap-2">
+            <div className="flex items-center gap-2">
+              <BatchStatus status={batch.status} />
+              <span className="text-[12px] text-zinc-600 tabular-nums" data-testid="batch-counts">
+                {formatCount(made)} of {formatCount(total)} calls made ({Math.round(fraction * 100)} %) · {formatCount(jobs.counts.running)} running ·{" "}
+                {formatCount(jobs.counts.queued)} queued
+                {jobs.counts.failed > 0 && ` · ${formatCount(jobs.counts.failed)} failed`}
+                {jobs.counts.cancelled > 0 && ` · ${formatCount(jobs.counts.cancelled)} cancelled`}
+              </span>
+            </div>
+            <span className="text-[12px] text-zinc-500 tabular-nums" data-testid="batch-eta">
+              {going ? etaText(jobs.etaSeconds, jobs.remaining) : batch.finishedAt ? `finished ${formatDate(batch.finishedAt)}` : ""}
+              {going && jobs.ratePerSecond ? ` · ${jobs.ratePerSecond.toFixed(jobs.ratePerSecond < 1 ? 2 : 1)} calls/s` : ""}
+            </span>
+          </div>
+          <ProgressBar value={fraction} label="Batch progress" testId="batch-progress" tone={jobs.counts.failed > 0 ? "amber" : "indigo"} />
+          {batch.skippedExisting > 0 && (
+            <p className="mt-2 text-2xs text-zinc-500">
+              {formatCount(batch.skippedExisting)} trajectory × k pair{batch.skippedExisting === 1 ? "" : "s"} already had a verdict from this configuration and
+              {batch.skippedExisting === 1 ? " was" : " were"} kept.
+            </p>
+          )}
+          {batch.error && (
+            <p className="mt-2 text-[12px] text-rose-700" role="alert">
+              The batch stopped: {batch.error}
+            </p>
+          )}
+          {(cancel.isError || resume.isError) && (
+            <p className="mt-2 text-[12px] text-rose-700" role="alert">
+              {errorText(cancel.error ?? resume.error)}
+            </p>
+          )}
+        </section>
+
+        <section className="panel px-4 py-3" aria-label="Verdicts">
+          <h2 className="section-title mb-2">Verdicts received</h2>
+          <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-[13px] sm:grid-cols-3 lg:grid-cols-6" data-testid="batch-verdicts">
+            <Count label="Success" value={v.success ?? 0} testId="verdict-success" />
+            <Count label="Failure" value={v.failure ?? 0} testId="verdict-failure" />
+            <Count label="Unparseable" value={v.unparseable ?? 0} />
+            <Count label="Not evaluable" value={v.not_evaluable ?? 0} />
+            <div>
+              <dt className="section-title">Tokens in / out</dt>
+              <dd className="tabular-nums">
+                {formatCount(verdicts.inputTokens)} / {formatCount(verdicts.outputTokens)}
+              </dd>
+            </div>
+            <div>
+              <dt className="section-title">Cost</dt>
+              <dd className="tabular-nums">
+                {verdicts.costUsd === null ? "–" : `$${verdicts.costUsd.toFixed(4)}`}
+                {batch.estimatedCostUsd !== null && <span className="text-zinc-500"> of ~${batch.estimatedCostUsd.toFixed(4)}</span>}
+              </dd>
+            </div>
+          </dl>
+          {(v.success ?? 0) + (v.failure ?? 0) > 0 && (
+            <p className="mt-2 text-2xs text-zinc-500">
+              Success rates by evaluator, with intervals and agreement with human labels, are on the{" "}
+              <Link className="link" href="/analytics">
+                analytics
+              </Link>{" "}
+              pages and on each run’s page.
+            </p>
+          )}
+        </section>
+
+        <section className="panel px-4 py-3" aria-label="Failures">
+          <h2 className="section-title mb-2">Failures</h2>
+          {jobs.errors.length === 0 ? (
+            <p className="text-[12px] text-zinc-500" data-testid="no-failures">
+              {jobs.counts.failed > 0 ? "Calls failed without a recorded reason." : "No call has failed."}
+            </p>
+          ) : (
+            <ul className="flex flex-col gap-1.5" data-testid="failures">
+              {jobs.errors.map((e) => (
+                <li key={e.error} className="flex gap-3 text-[12px]">
+                  <span className="w-14 shrink-0 text-right text-rose-700 tabular-nums">{formatCount(e.n)} ×</span>
+                  <span className="font-mono break-words text-zinc-800">{e.error}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+          {failedCount > 0 && failures.data && failures.data.length > 0 && (
+            <div className="mt-3 max-h-80 overflow-auto">
+              <table className="table-dense" data-testid="failure-table">
+                <thead>
+                  <tr>
+                    <th>Trajectory</th>
+                    <th>k</th>
+                    <th className="text-right">Attempts</th>
+                    <th>Reason</th>
+                    <th>When</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {failures.data.map((f) => (
+                    <tr key={`${f.trajectoryId}:${f.k}`}>
+                      <td>
+                        <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
+                          #{f.trajectoryId}
+                        </Link>
+                      </td>
+                      <td className="font-mono">{f.k}</td>
+                      <td className="text-right tabular-nums">{f.attempts}</td>
+                      <td className="max-w-xl font-mono text-[12px] break-words">{f.error || "–"}</td>
+                      <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(f.finishedAt)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {failedCount > failures.data.length && (
+                <p className="mt-1 text-2xs text-zinc-500">
+                  The first {formatCount(failures.data.length)} of {formatCount(failedCount)} failed calls.
+                </p>
+              )}
+            </div>
+          )}
+          {jobs.counts.failed > 0 && !going && (
+            <p className="mt-2 text-2xs text-zinc-500">Resume sends the failed and cancelled calls again; verdicts already received are kept.</p>
+          )}
+        </section>
+      </div>
+    </>
+  );
+}
+
+function Count({ label, value, testId }: { label: string; value: number; testId?: string }) {
+  return (
+    <div>
+      <dt className="section-title">{label}</dt>
+      <dd className="tabular-nums" data-testid={testId}>
+        {formatCount(value)}
+      </dd>
+    </div>
+  );
+}

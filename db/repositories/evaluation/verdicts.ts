@@ -1,0 +1,452 @@
+/**
+ * Judge configurations, judge batches and evaluator verdicts: every query on them lives here.
+ *
+ * API keys: `getJudgeApiKey` is the only function that reads `judge_config_secrets`; everything else returns
+ * configurations without a key (with `hasStoredKey` at most), so a router or an export cannot leak one.
+ */
+import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { affectedRows, first, tablesOf, withTransaction, type Db, type Tables } from "../../database";
+import { trajectoryWhere, type TrajectoryFilter } from "../trajectories";
+import type { evaluatorVerdicts, judgeBatches, judgeConfigs, EvaluatorVerdictRow, JudgeBatchRow, JudgeConfigRow } from "../../schema/index";
+
+// ---- judge configurations ----
+
+export type JudgeConfigValues = Omit<typeof judgeConfigs.$inferInsert, "id" | "createdAt" | "updatedAt">;
+export type PublicJudgeConfig = JudgeConfigRow & { hasStoredKey: boolean };
+
+/** Whether a configuration has a stored key (SQLite answers 0/1, PostgreSQL a boolean). */
+function hasStoredKey(t: Tables) {
+  return sql<number | boolean>`exists (select 1 from ${t.judgeConfigSecrets} where ${t.judgeConfigSecrets.configId} = ${t.judgeConfigs.id})`;
+}
+
+function withKeyFlag(row: JudgeConfigRow & { storedKey: number | boolean }): PublicJudgeConfig {
+  const { storedKey, ...rest } = row;
+  return { ...rest, hasStoredKey: !!storedKey };
+}
+
+export async function insertJudgeConfig(db: Db, v: JudgeConfigValues): Promise<number> {
+  const { judgeConfigs } = tablesOf(db);
+  const [row] = await db.insert(judgeConfigs).values(v).returning({ id: judgeConfigs.id });
+  return row!.id;
+}
+
+export async function updateJudgeConfig(db: Db, id: number, patch: Partial<JudgeConfigValues>): Promise<void> {
+  const { judgeConfigs } = tablesOf(db);
+  await db.update(judgeConfigs).set({ ...patch, updatedAt: new Date() }).where(eq(judgeConfigs.id, id));
+}
+
+export async function deleteJudgeConfig(db: Db, id: number): Promise<boolean> {
+  const { judgeConfigs } = tablesOf(db);
+  return affectedRows(await db.delete(judgeConfigs).where(eq(judgeConfigs.id, id))) > 0;
+}
+
+export async function getJudgeConfig(db: Db, id: number): Promise<PublicJudgeConfig | undefined> {
+  const t = tablesOf(db);
+  const row = await first(db.select({ ...getTableColumns(t), storedKey: hasStoredKey(t) }).from(t.judgeConfigs).where(eq(t.judgeConfigs.id, id)).limit(1));
+  return row ? withKeyFlag(row) : undefined;
+}
+
+export async function getJudgeConfigByName(db: Db, name: string): Promise<PublicJudgeConfig | undefined> {
+  const t = tablesOf(db);
+  const row = await first(db.select({ ...getTableColumns(t), storedKey: hasStoredKey(t) }).from(t.judgeConfigs).where(eq(t.judgeConfigs.name, name)).limit(1));
+  return row ? withKeyFlag(row) : undefined;
+}
+
+export async function listJudgeConfigs(db: Db): Promise<PublicJudgeConfig[]> {
+  const t = tablesOf(db);
+  const rows = await db
+    .select({ ...getTableColumns(t), storedKey: hasStoredKey(t) })
+    .from(t.judgeConfigs)
+    .orderBy(asc(t.judgeConfigs.name), asc(t.judgeConfigs.id));
+  return rows.map(withKeyFlag);
+}
+
+function getTableColumns({ judgeConfigs }: Tables) {
+  return {
+    id: judgeConfigs.id,
+    name: judgeConfigs.name,
+    baseUrl: judgeConfigs.baseUrl,
+    model: judgeConfigs.model,
+    apiKeyEnv: judgeConfigs.apiKeyEnv,
+    temperature: judgeConfigs.temperature,
+    seed: judgeConfigs.seed,
+    maxOutputTokens: judgeConfigs.maxOutputTokens,
+    timeoutMs: judgeConfigs.timeoutMs,
+    maxRetries: judgeConfigs.maxRetries,
+    promptVersion: judgeConfigs.promptVersion,
+    options: judgeConfigs.options,
+    priceInputPerMTok: judgeConfigs.priceInputPerMTok,
+    priceOutputPerMTok: judgeConfigs.priceOutputPerMTok,
+    createdAt: judgeConfigs.createdAt,
+    updatedAt: judgeConfigs.updatedAt,
+  };
+}
+
+export async function setJudgeApiKey(db: Db, configId: number, apiKey: string): Promise<void> {
+  const { judgeConfigSecrets } = tablesOf(db);
+  await db
+    .insert(judgeConfigSecrets)
+    .values({ configId, apiKey })
+    .onConflictDoUpdate({ target: judgeConfigSecrets.configId, set: { apiKey, updatedAt: new Date() } });
+}
+
+export async function clearJudgeApiKey(db: Db, configId: number): Promise<void> {
+  const { judgeConfigSecrets } = tablesOf(db);
+  await db.delete(judgeConfigSecrets).where(eq(judgeConfigSecrets.configId, configId));
+}
+
+/** The stored key of a configuration. Only the judge service calls this, to build its HTTP client. */
+export async function getJudgeApiKey(db: Db, configId: number): Promise<string | undefined> {
+  const { judgeConfigSecrets } = tablesOf(db);
+  const row = await first(db.select({ apiKey: judgeConfigSecrets.apiKey }).from(judgeConfigSecrets).where(eq(judgeConfigSecrets.configId, configId)).limit(1));
+  return row?.apiKey;
+}
+
+// ---- judge endpoint settings (admins') ----
+
+export interface JudgeEndpointSettingsRow {
+  allowedHosts: string[];
+  allowLoopback: boolean;
+  updatedBy: string | null;
+  updatedAt: Date | null;
+}
+
+/** The admins' saved settings; nothing allowed beyond the environment until they save some. */
+export async function getJudgeEndpointSettings(db: Db): Promise<JudgeEndpointSettingsRow> {
+  const { judgeEndpointSettings } = tablesOf(db);
+  const row = await first(db.select().from(judgeEndpointSettings).where(eq(judgeEndpointSettings.id, 1)).limit(1));
+  return row
+    ? { allowedHosts: row.allowedHosts, allowLoopback: row.allowLoopback, updatedBy: row.updatedBy, updatedAt: row.updatedAt }
+    : { allowedHosts: [], allowLoopback: false, updatedBy: null, updatedAt: null };
+}
+
+export async function saveJudgeEndpointSettings(db: Db, v: { allowedHosts: string[]; allowLoopback: boolean; updatedBy: string | null }): Promise<void> {
+  const { judgeEndpointSettings } = tablesOf(db);
+  const values = { ...v, updatedAt: new Date() };
+  // id 1 is the settings row's fixed key (a one-row table), not a generated identity.
+  await db
+    .insert(judgeEndpointSettings)
+    .values({ id: 1, ...values })
+    .onConflictDoUpdate({ target: judgeEndpointSettings.id, set: values });
+}
+
+// ---- batches ----
+
+export type JudgeBatchValues = Omit<typeof judgeBatches.$inferInsert, "id" | "createdAt">;
+
+export async function insertJudgeBatch(db: Db, v: JudgeBatchValues): Promise<number> {
+  const { judgeBatches } = tablesOf(db);
+  const [row] = await db.insert(judgeBatches).values(v).returning({ id: judgeBatches.id });
+  return row!.id;
+}
+
+export async function updateJudgeBatch(db: Db, id: number, patch: Partial<JudgeBatchValues>): Promise<void> {
+  const { judgeBatches } = tablesOf(db);
+  await db.update(judgeBatches).set(patch).where(eq(judgeBatches.id, id));
+}
+
+export async function getJudgeBatch(db: Db, id: number): Promise<JudgeBatchRow | undefined> {
+  const { judgeBatches } = tablesOf(db);
+  return first(db.select().from(judgeBatches).where(eq(judgeBatches.id, id)).limit(1));
+}
+
+export async function listJudgeBatches(db: Db, limit = 50) {
+  const { judgeBatches, judgeConfigs } = tablesOf(db);
+  return db
+    .select({
+      id: judgeBatches.id,
+      judgeConfigId: judgeBatches.judgeConfigId,
+      configName: judgeConfigs.name,
+      model: judgeConfigs.model,
+      selectionLabel: judgeBatches.selectionLabel,
+      // json_array_length exists on both engines (PostgreSQL's for its json type).
+      trajectoryCount: sql<number>`json_array_length(${judgeBatches.trajectoryIds})`.mapWith(Number),
+      kValues: judgeBatches.kValues,
+      concurrency: judgeBatches.concurrency,
+      force: judgeBatches.force,
+      status: judgeBatches.status,
+      totalPairs: judgeBatches.totalPairs,
+      skippedExisting: judgeBatches.skippedExisting,
+      estimatedCalls: judgeBatches.estimatedCalls,
+      estimatedCostUsd: judgeBatches.estimatedCostUsd,
+      succeeded: judgeBatches.succeeded,
+      failed: judgeBatches.failed,
+      cancelled: judgeBatches.cancelled,
+      createdAt: judgeBatches.createdAt,
+      startedAt: judgeBatches.startedAt,
+      finishedAt: judgeBatches.finishedAt,
+    })
+    .from(judgeBatches)
+    .innerJoin(judgeConfigs, eq(judgeConfigs.id, judgeBatches.judgeConfigId))
+    .orderBy(desc(judgeBatches.id))
+    .limit(limit);
+}
+
+// ---- verdicts ----
+
+export type VerdictValues = Omit<typeof evaluatorVerdicts.$inferInsert, "id" | "createdAt" | "updatedAt">;
+
+export interface VerdictIdentity {
+  trajectoryId: number;
+  evaluatorKey: string;
+  k: string;
+  promptVersion: string;
+}
+
+/**
+ * Stores a verdict, replacing the one with the same identity (trajectory, evaluator, k, prompt version) if any.
+ * One INSERT … ON CONFLICT DO UPDATE statement on the unique index: two writers of the same identity always end
+ * with one row.
+ */
+export async function upsertVerdict(db: Db, v: VerdictValues): Promise<{ id: number }> {
+  const { evaluatorVerdicts } = tablesOf(db);
+  const now = new Date();
+  const k = v.k ?? "";
+  const promptVersion = v.promptVersion ?? "";
+  const [row] = await db
+    .insert(evaluatorVerdicts)
+    .values({ ...v, k, promptVersion, createdAt: now, updatedAt: now })
+    .onConflictDoUpdate({
+      target: [evaluatorVerdicts.trajectoryId, evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion],
+      set: { ...nullFill(v), updatedAt: now },
+    })
+    .returning({ id: evaluatorVerdicts.id });
+  return row!;
+}
+
+const REPLACED_COLUMNS = Object.keys(nullFill({} as VerdictValues)) as (keyof ReturnType<typeof nullFill>)[];
+
+/**
+ * Stores many verdicts like upsertVerdict, a few hundred per statement: for evaluators that decide thousands of
+ * trajectories in a second (heuristics), where building one statement per verdict would be most of the work. Every
+ * field is taken from the new verdict on replace (left-out fields become null, as in upsertVerdict).
+ */
+export async function upsertVerdicts(db: Db, rows: VerdictValues[]): Promise<void> {
+  const { evaluatorVerdicts } = tablesOf(db);
+  const now = new Date();
+  const excluded = (column: string) => sql.raw(`excluded.${column}`);
+  for (let i = 0; i < rows.length; i += 200) {
+    const values = rows.slice(i, i + 200).map((v) => ({ ...nullFill(v), trajectoryId: v.trajectoryId, evaluatorKey: v.evaluatorKey, k: v.k ?? "", promptVersion: v.promptVersion ?? "", createdAt: now, updatedAt: now }));
+    await db
+      .insert(evaluatorVerdicts)
+      .values(values)
+      .onConflictDoUpdate({
+        target: [evaluatorVerdicts.trajectoryId, evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion],
+        // Every column but the identity and createdAt takes the new row's value.
+        set: Object.fromEntries([...REPLACED_COLUMNS, "updatedAt" as const].map((f) => [f, excluded(evaluatorVerdicts[f].name)])),
+      });
+  }
+}
+
+/** On replace, fields the new verdict leaves out are cleared rather than kept from the old one. */
+function nullFill(rest: VerdictValues) {
+  return {
+    kind: rest.kind,
+    origin: rest.origin,
+    evaluatorName: rest.evaluatorName,
+    judgeConfigId: rest.judgeConfigId ?? null,
+    batchId: rest.batchId ?? null,
+    stepIndices: rest.stepIndices ?? null,
+    verdict: rest.verdict,
+    score: rest.score ?? null,
+    rationale: rest.rationale ?? null,
+    rawReply: rest.rawReply ?? null,
+    details: rest.details ?? null,
+    model: rest.model ?? null,
+    inputTokens: rest.inputTokens ?? null,
+    outputTokens: rest.outputTokens ?? null,
+    latencyMs: rest.latencyMs ?? null,
+    costUsd: rest.costUsd ?? null,
+    sampleCount: rest.sampleCount ?? null,
+    sampleSuccesses: rest.sampleSuccesses ?? null,
+    sampleFailures: rest.sampleFailures ?? null,
+    firstFailingStep: rest.firstFailingStep ?? null,
+  };
+}
+
+export async function findVerdict(db: Db, id: VerdictIdentity): Promise<EvaluatorVerdictRow | undefined> {
+  const { evaluatorVerdicts } = tablesOf(db);
+  return first(
+    db
+      .select()
+    .from(evaluatorVerdicts)
+    .where(
+      and(
+        eq(evaluatorVerdicts.trajectoryId, id.trajectoryId),
+        eq(evaluatorVerdicts.evaluatorKey, id.evaluatorKey),
+        eq(evaluatorVerdicts.k, id.k),
+        eq(evaluatorVerdicts.promptVersion, id.promptVersion),
+        ),
+      )
+      .limit(1),
+  );
+}
+
+/** Which (trajectory, k) pairs already have a verdict from an evaluator at a prompt version: keys "trajectoryId:k". */
+export async function existingVerdictKeys(
+  db: Db,
+  evaluatorKey: string,
+  promptVersion: string,
+  trajectoryIds: number[],
+  kValues: string[],
+): Promise<Set<string>> {
+  const { evaluatorVerdicts } = tablesOf(db);
+  const out = new Set<string>();
+  for (let i = 0; i < trajectoryIds.length; i += 500) {
+    const rows = await db
+      .select({ t: evaluatorVerdicts.trajectoryId, k: evaluatorVerdicts.k })
+      .from(evaluatorVerdicts)
+      .where(
+        and(
+          eq(evaluatorVerdicts.evaluatorKey, evaluatorKey),
+          eq(evaluatorVerdicts.promptVersion, promptVersion),
+          inArray(evaluatorVerdicts.trajectoryId, trajectoryIds.slice(i, i + 500)),
+          inArray(evaluatorVerdicts.k, kValues),
+        ),
+      );
+    for (const r of rows) out.add(`${r.t}:${r.k}`);
+  }
+  return out;
+}
+
+export interface VerdictFilter {
+  trajectoryId?: number;
+  trajectoryIds?: number[];
+  evaluatorKey?: string;
+  batchId?: number;
+  kind?: string;
+  k?: string;
+}
+
+function verdictWhere({ evaluatorVerdicts }: Tables, f: VerdictFilter): SQL | undefined {
+  const conds: SQL[] = [];
+  if (f.trajectoryId !== undefined) conds.push(eq(evaluatorVerdicts.trajectoryId, f.trajectoryId));
+  if (f.trajectoryIds) conds.push(f.trajectoryIds.length ? inArray(evaluatorVerdicts.trajectoryId, f.trajectoryIds) : sql`1 = 0`);
+  if (f.evaluatorKey !== undefined) conds.push(eq(evaluatorVerdicts.evaluatorKey, f.evaluatorKey));
+  if (f.batchId !== undefined) conds.push(eq(evaluatorVerdicts.batchId, f.batchId));
+  if (f.kind !== undefined) conds.push(eq(evaluatorVerdicts.kind, f.kind as EvaluatorVerdictRow["kind"]));
+  if (f.k !== undefined) conds.push(eq(evaluatorVerdicts.k, f.k));
+  return conds.length ? and(...conds) : undefined;
+}
+
+export async function listVerdicts(db: Db, f: VerdictFilter = {}, limit = 100_000): Promise<EvaluatorVerdictRow[]> {
+  const t = tablesOf(db);
+  const { evaluatorVerdicts } = t;
+  return db
+    .select()
+    .from(evaluatorVerdicts)
+    .where(verdictWhere(t, f))
+    .orderBy(asc(evaluatorVerdicts.trajectoryId), asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k), asc(evaluatorVerdicts.promptVersion))
+    .limit(limit);
+}
+
+export async function countVerdicts(db: Db, f: VerdictFilter = {}): Promise<number> {
+  const t = tablesOf(db);
+  const row = await first(db.select({ n: count() }).from(t.evaluatorVerdicts).where(verdictWhere(t, f)).limit(1));
+  return Number(row?.n ?? 0);
+}
+
+/** Verdict counts by value (success / failure / unparseable / not_evaluable), plus summed tokens and cost. */
+export async function verdictTotals(db: Db, f: VerdictFilter) {
+  const t = tablesOf(db);
+  const { evaluatorVerdicts } = t;
+  // Sums come back as text from PostgreSQL (numeric / bigint): read as numbers.
+  const rows = await db
+    .select({
+      verdict: evaluatorVerdicts.verdict,
+      n: count(),
+      inputTokens: sql<number>`coalesce(sum(${evaluatorVerdicts.inputTokens}), 0)`.mapWith(Number),
+      outputTokens: sql<number>`coalesce(sum(${evaluatorVerdicts.outputTokens}), 0)`.mapWith(Number),
+      costUsd: sql<number | null>`sum(${evaluatorVerdicts.costUsd})`,
+    })
+    .from(evaluatorVerdicts)
+    .where(verdictWhere(t, f))
+    .groupBy(evaluatorVerdicts.verdict);
+  const byVerdict: Record<string, number> = { success: 0, failure: 0, unparseable: 0, not_evaluable: 0 };
+  let inputTokens = 0;
+  let outputTokens = 0;
+  let costUsd: number | null = null;
+  for (const r of rows) {
+    byVerdict[r.verdict] = Number(r.n);
+    inputTokens += Number(r.inputTokens);
+    outputTokens += Number(r.outputTokens);
+    if (r.costUsd != null) costUsd = (costUsd ?? 0) + Number(r.costUsd);
+  }
+  return { byVerdict, inputTokens, outputTokens, costUsd };
+}
+
+/**
+ * Every evaluator that has verdicts, split by k and prompt version, with counts: what the agreement views offer
+ * as "evaluator" columns.
+ */
+export async function listEvaluatorSummaries(db: Db) {
+  const { evaluatorVerdicts } = tablesOf(db);
+  const tally = (verdict: string) => sql<number>`sum(case when ${evaluatorVerdicts.verdict} = ${verdict} then 1 else 0 end)`.mapWith(Number);
+  return db
+    .select({
+      evaluatorKey: evaluatorVerdicts.evaluatorKey,
+      evaluatorName: sql<string>`max(${evaluatorVerdicts.evaluatorName})`,
+      kind: evaluatorVerdicts.kind,
+      origin: evaluatorVerdicts.origin,
+      k: evaluatorVerdicts.k,
+      promptVersion: evaluatorVerdicts.promptVersion,
+      total: count(),
+      success: tally("success"),
+      failure: tally("failure"),
+      unparseable: tally("unparseable"),
+      notEvaluable: tally("not_evaluable"),
+    })
+    .from(evaluatorVerdicts)
+    .groupBy(evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.kind, evaluatorVerdicts.origin, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion)
+    .orderBy(asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k), asc(evaluatorVerdicts.promptVersion), asc(evaluatorVerdicts.kind), asc(evaluatorVerdicts.origin));
+}
+
+export async function deleteVerdicts(db: Db, f: VerdictFilter): Promise<number> {
+  const t = tablesOf(db);
+  const where = verdictWhere(t, f);
+  if (!where) throw new Error("deleteVerdicts: refusing to delete without a filter");
+  return affectedRows(await db.delete(t.evaluatorVerdicts).where(where));
+}
+
+/** Every trajectory id matching the browser's filter, for a batch over "what the list shows". */
+export async function trajectoryIdsMatching(db: Db, f: TrajectoryFilter, limit = 1_000_000): Promise<number[]> {
+  const { trajectories, tasks, agentRuns } = tablesOf(db);
+  const rows = await db
+    .select({ id: trajectories.id })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(trajectoryWhere(f))
+    .orderBy(asc(trajectories.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
+/** Trajectories that exist among `ids` (batches drop ids deleted since selection). */
+export async function existingTrajectoryIds(db: Db, ids: number[]): Promise<number[]> {
+  const { trajectories } = tablesOf(db);
+  const out: number[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await db
+      .select({ id: trajectories.id })
+      .from(trajectories)
+      .where(inArray(trajectories.id, ids.slice(i, i + 500)))
+      .orderBy(asc(trajectories.id));
+    out.push(...rows.map((r) => r.id));
+  }
+  return out;
+}
+
+/**
+ * Replaces the verdicts an import brought for one trajectory (origin "import") with `verdicts`; verdicts Verdict
+ * computed itself are left alone. Used by ingest when a trajectory is created or its source changed.
+ */
+export async function replaceImportedVerdicts(db: Db, trajectoryId: number, verdicts: VerdictValues[]): Promise<void> {
+  const { evaluatorVerdicts } = tablesOf(db);
+  const replace = async () => {
+    await db.delete(evaluatorVerdicts).where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")));
+    for (const v of verdicts) await upsertVerdict(db, v);
+  };
+  // Inside an import's transaction this joins it, so the trajectory and its verdicts are written together.
+  await withTransaction(db, replace);
+}

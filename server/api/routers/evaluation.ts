@@ -1,0 +1,230 @@
+/**
+ * Automatic evaluators: judge configurations (never with their key), judge batches (estimate, start, progress,
+ * cancel, resume), rule verdicts, and the verdicts shown next to a trajectory.
+ *
+ * Batches started here run inside the web server process in the background; the queue's leases let any other
+ * process (`npm run cli -- judge --resume ID`) finish a batch the server left behind.
+ */
+import { z } from "zod";
+import { matchingTrajectoryIds } from "../../services/trajectory-views";
+import { judgeKeyEnvSchema } from "../../domain/evaluation/judge-endpoint-policy";
+import { MAX_BATCH_CONCURRENCY } from "../../domain/evaluation/judge-jobs";
+import { parseK, type JudgeK } from "../../domain/evaluation/verdicts";
+import { trajectoryListInput } from "../../domain/trajectory-list-query";
+import { ValidationError } from "../../errors";
+import {
+  cancelJudgeBatch,
+  createJudgeBatch,
+  estimateJudgeBatch,
+  judgeBatchFailures,
+  judgeBatchProgress,
+  listBatches,
+  resumeJudgeBatch,
+  startJudgeBatchInBackground,
+} from "../../services/evaluation/judge-batches";
+import {
+  createJudgeConfig,
+  deleteJudgeConfig,
+  listJudgeConfigViews,
+  requireJudgeConfig,
+  setStoredApiKey,
+  toView,
+  updateJudgeConfig,
+} from "../../services/evaluation/judge-configs";
+import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
+import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluation/trajectory-evaluations";
+import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
+import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
+import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/evaluation/judge-endpoints";
+import { runtimeEnvironment } from "../../config";
+import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
+
+/** The judge services take the environment from their caller (API keys named by configurations live there). */
+async function deps(ctx: TrpcContext) {
+  return { db: ctx.db, store: ctx.store, env: runtimeEnvironment() };
+}
+
+const id = z.number().int().positive();
+
+const options = z
+  .object({
+    includeActionHistory: z.boolean(),
+    includeThoughts: z.boolean(),
+    screenshots: z.enum(["marked", "raw"]),
+    imageDetail: z.enum(["auto", "low", "high"]),
+    maxImageSide: z.number().int().min(16).max(10_000).nullable(),
+    askFirstFailingStep: z.boolean(),
+    withoutFinalAnswer: z.boolean(),
+  })
+  .partial();
+
+const configFields = z.object({
+  baseUrl: z.string().url().nullable().optional(),
+  model: z.string().min(1).max(200).optional(),
+  // A closed set of key sources (not any server variable): see judge-endpoint-policy.ts.
+  apiKeyEnv: judgeKeyEnvSchema.nullable().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  seed: z.number().int().nullable().optional(),
+  maxOutputTokens: z.number().int().min(16).max(1_000_000).optional(),
+  timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
+  maxRetries: z.number().int().min(0).max(20).optional(),
+  options: options.optional(),
+  priceInputPerMTok: z.number().min(0).nullable().optional(),
+  priceOutputPerMTok: z.number().min(0).nullable().optional(),
+});
+
+const kValue = z.union([z.number().int().positive().max(1000), z.literal("full")]);
+
+/** A selection: explicit ids, or the trajectory list's filters (what the browser shows). */
+const selection = z.union([
+  z.object({ trajectoryIds: z.array(id).min(1).max(1_000_000) }),
+  z.object({ filter: trajectoryListInput.omit({ sort: true, dir: true, page: true, pageSize: true }) }),
+]);
+
+const batchInput = z.object({
+  config: z.union([id, z.string().min(1)]),
+  selection,
+  kValues: z.array(kValue).min(1).max(20),
+  concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4),
+  force: z.boolean().default(false),
+  selectionLabel: z.string().max(200).optional(),
+  /** Replies per item for calibration (temperature > 0). */
+  samples: z.number().int().min(1).max(MAX_JUDGE_SAMPLES).default(1),
+});
+
+async function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): Promise<number[]> {
+  // From the list's filters: the same trajectories the list shows, a seeded sample included.
+  const ids = "trajectoryIds" in s ? s.trajectoryIds : await matchingTrajectoryIds(ctx.db, s.filter);
+  if (ids.length === 0) throw new ValidationError("the selection holds no trajectories");
+  return ids;
+}
+
+async function batchRequest(ctx: TrpcContext, input: z.infer<typeof batchInput>) {
+  return {
+    config: input.config,
+    trajectoryIds: await resolveSelection(ctx, input.selection),
+    kValues: input.kValues.map((k) => parseK(String(k))) as JudgeK[],
+    concurrency: input.concurrency,
+    force: input.force,
+    samples: input.samples,
+    selectionLabel: input.selectionLabel ?? ("filter" in input.selection ? "filtered list" : "selected trajectories"),
+  };
+}
+
+export const judgeRouter = createTRPCRouter({
+  configs: createTRPCRouter({
+    list: researcherProcedure.query(async ({ ctx }) => await listJudgeConfigViews(ctx.db)),
+    byId: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => toView(await requireJudgeConfig(ctx.db, input.id))),
+    create: researcherProcedure
+      .input(configFields.extend({ name: z.string().min(1).max(100), apiKey: z.string().min(1).max(500).optional() }))
+      .mutation(async ({ ctx, input }) => {
+        const { apiKey, ...fields } = input;
+        const view = await createJudgeConfig(ctx.db, fields, runtimeEnvironment());
+        // Write-only: the key is stored server-side and never comes back in any response.
+        if (apiKey) await setStoredApiKey(ctx.db, view.id, apiKey);
+        return toView(await requireJudgeConfig(ctx.db, view.id));
+      }),
+    update: researcherProcedure
+      .input(z.object({ id, patch: configFields }))
+      .mutation(async ({ ctx, input }) => await updateJudgeConfig(ctx.db, input.id, input.patch, runtimeEnvironment())),
+    setApiKey: researcherProcedure
+      .input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() }))
+      .mutation(async ({ ctx, input }) => {
+        await setStoredApiKey(ctx.db, input.id, input.apiKey);
+        return { apiKeySource: toView(await requireJudgeConfig(ctx.db, input.id)).apiKeySource };
+      }),
+    remove: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
+      await deleteJudgeConfig(ctx.db, input.id);
+      return { removed: input.id };
+    }),
+  }),
+
+  /**
+   * Which hosts judge configurations may call (and send keys to): admins only. Researchers edit configurations, but
+   * cannot widen where they point.
+   */
+  endpointSettings: createTRPCRouter({
+    get: adminProcedure.query(async ({ ctx }) => await judgeEndpointSettingsView(ctx.db, runtimeEnvironment())),
+    set: adminProcedure
+      .input(
+        z.object({
+          allowedHosts: z.array(z.string().max(300)).max(200),
+          // Earlier versions had a switch for every loopback port; a local server is now listed by host and port.
+          allowLoopback: z
+            .boolean()
+            .optional()
+            .refine((v) => v !== true, "allowLoopback (every port of this machine) no longer exists: list each local judge server as a host, e.g. 127.0.0.1:8000"),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => await saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), { allowedHosts: input.allowedHosts }, ctx.actor.userId)),
+  }),
+
+  batches: createTRPCRouter({
+    list: researcherProcedure.query(async ({ ctx }) => await listBatches(ctx.db)),
+    /** Calls, tokens and cost before starting; nothing is created. */
+    estimate: researcherProcedure.input(batchInput).query(async ({ ctx, input }) => {
+      const { plan: _plan, ...estimate } = await estimateJudgeBatch(ctx.db, await batchRequest(ctx, input));
+      void _plan;
+      return estimate;
+    }),
+    start: researcherProcedure.input(batchInput).mutation(async ({ ctx, input }) => {
+      const { batch, estimate } = await createJudgeBatch(ctx.db, await batchRequest(ctx, input));
+      if (batch.status === "pending") await startJudgeBatchInBackground(await deps(ctx), batch.id);
+      return { batchId: batch.id, estimate };
+    }),
+    /**
+     * Polled every second by the batch page: the batch's trajectory ids (up to a million) are left out and only
+     * counted, so a poll stays small however large the batch.
+     */
+    progress: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+      const { batch, ...progress } = await judgeBatchProgress(ctx.db, input.id);
+      const { trajectoryIds, ...rest } = batch;
+      return { ...progress, batch: { ...rest, trajectoryCount: trajectoryIds.length } };
+    }),
+    /** Which trajectories and k values failed, and why (the batch page lists them). */
+    failures: researcherProcedure
+      .input(z.object({ id, limit: z.number().int().min(1).max(1000).default(100) }))
+      .query(async ({ ctx, input }) => await judgeBatchFailures(ctx.db, input.id, input.limit)),
+    cancel: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await cancelJudgeBatch(ctx.db, input.id)),
+    resume: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
+      const r = await resumeJudgeBatch(ctx.db, input.id);
+      const started = await startJudgeBatchInBackground(await deps(ctx), input.id);
+      return { ...r, started };
+    }),
+  }),
+
+  verdicts: createTRPCRouter({
+    /** Any signed-in user who may see the trajectory; the blind rule hides them from its annotators until they label it. */
+    forTrajectory: authedProcedure.input(z.object({ trajectoryId: id })).query(async ({ ctx, input }) => {
+      await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.trajectoryId);
+      await assertMayViewEvaluations(ctx.db, ctx.actor.userId, input.trajectoryId);
+      return await verdictsOfTrajectory(ctx.db, input.trajectoryId);
+    }),
+    /**
+     * The player's evaluations panel: verdicts with the steps each judge saw, rule config, labels with history and
+     * consolidated labels. Same blind rule as above, answered as `hidden` so the panel can say why it is empty.
+     */
+    panel: authedProcedure.input(z.object({ trajectoryId: id })).query(async ({ ctx, input }) => await trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
+    /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
+    evaluators: researcherProcedure.query(async ({ ctx }) => await evaluatorSummaries(ctx.db)),
+  }),
+
+  rules: createTRPCRouter({
+    run: researcherProcedure
+      .input(
+        z.object({
+          selection,
+          force: z.boolean().default(false),
+          fuzzyConfig: z.union([id, z.string().min(1)]).nullable().default(null),
+          siteUrls: z.record(z.string().regex(/^[A-Z_]+$/), z.string().url()).default({}),
+        }),
+      )
+      .mutation(async ({ ctx, input }) =>
+        evaluateRuleVerdicts(
+          { db: ctx.db, env: runtimeEnvironment() },
+          { trajectoryIds: await resolveSelection(ctx, input.selection), force: input.force, fuzzyConfig: input.fuzzyConfig, siteUrls: input.siteUrls },
+        ),
+      ),
+  }),
+});
+

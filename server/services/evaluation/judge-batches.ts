@@ -1,0 +1,427 @@
+/**
+ * Judge batches: a configuration over a selection of trajectories × several k values (WebVoyager's Table 2
+ * compares k = 1, 2, 3, full), run as jobs of the shared queue with a concurrency limit.
+ *
+ * Lifecycle: estimate (calls, tokens, cost) → create (batch row + one job per (trajectory, k) still missing a
+ * verdict, unless forced) → run (a worker on the batch's job group; any process may run or join it) → cancel
+ * (queued jobs stop at once, running calls are aborted) → resume (cancelled and failed jobs go back to the queue).
+ * Progress is read from the jobs table, so the UI and the CLI see the same numbers.
+ */
+import { withTransaction, type Db } from "../../../db/database";
+import {
+  existingTrajectoryIds,
+  existingVerdictKeys,
+  getJudgeBatch,
+  insertJudgeBatch,
+  listJudgeBatches,
+  updateJudgeBatch,
+  verdictTotals,
+} from "../../../db/repositories/evaluation/verdicts";
+import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
+import type { JobRow, JudgeBatchRow } from "../../../db/schema/index";
+import {
+  EXPECTED_OUTPUT_TOKENS,
+  buildJudgePrompt,
+  effectivePromptVersion,
+  estimateImageTokens,
+  estimateTextTokens,
+  isJudgePromptVersion,
+  scaledSize,
+} from "../../domain/evaluation/judge-protocol";
+import { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload } from "../../domain/evaluation/judge-jobs";
+import { DEFAULT_JUDGE_OPTIONS, formatK, parseK, type JudgeK, type JudgeOptions } from "../../domain/evaluation/verdicts";
+import { NotFoundError, ValidationError } from "../../errors";
+import { cancelGroup, enqueueJobs, groupProgress, isJobHeld, jobsOfGroup, resumeGroup, type GroupProgress } from "../jobs/queue";
+import { RetryableJobError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
+import { JudgeCallError } from "./judge-client";
+import { judgeEvaluatorKey, requireJudgeConfig } from "./judge-configs";
+import { judgeStepsOf, judgeTrajectory, MAX_JUDGE_SAMPLES, screenshotFor, TrajectoryCache, type JudgeDeps } from "./judge-verdict";
+
+export { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload };
+
+export interface BatchRequest {
+  /** Configuration id or name. */
+  config: number | string;
+  trajectoryIds: number[];
+  kValues: JudgeK[];
+  concurrency: number;
+  force?: boolean;
+  selectionLabel?: string | null;
+  /**
+   * Replies to ask for per (trajectory, k), for calibration: the verdict is their majority and the share saying
+   * success the judge's confidence. Needs a configuration with temperature > 0. Default 1.
+   */
+  samples?: number;
+}
+
+export interface BatchEstimate {
+  trajectories: number;
+  /** trajectories × k values */
+  pairs: number;
+  /** Pairs that already have a verdict (kept unless forced). */
+  existing: number;
+  /** Endpoint calls the batch will make (pairs − existing, or all pairs when forced). */
+  calls: number;
+  images: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Null when the configuration has no prices. */
+  costUsd: number | null;
+  perK: { k: string; calls: number; images: number }[];
+}
+
+function checkRequest(req: BatchRequest): void {
+  if (req.kValues.length === 0) throw new ValidationError("a judge batch needs at least one k value");
+  if (!Number.isInteger(req.concurrency) || req.concurrency < 1 || req.concurrency > MAX_BATCH_CONCURRENCY) {
+    throw new ValidationError(`concurrency must be a whole number from 1 to ${MAX_BATCH_CONCURRENCY}`);
+  }
+  if (req.trajectoryIds.length === 0) throw new ValidationError("the selection holds no trajectories");
+  const samples = req.samples ?? 1;
+  if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES) throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
+}
+
+interface PlannedPair {
+  trajectoryId: number;
+  k: string;
+}
+
+/** Works out which (trajectory, k) pairs need a call and what they will cost, from stored metadata only. */
+export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<BatchEstimate & { plan: PlannedPair[] }> {
+  checkRequest(req);
+  const config = await requireJudgeConfig(db, req.config);
+  if (!isJudgePromptVersion(config.promptVersion)) throw new ValidationError(`unknown prompt version ${config.promptVersion}`);
+  const samples = req.samples ?? 1;
+  if (samples > 1 && !(config.temperature > 0)) {
+    throw new ValidationError(`samples: judge configuration ${config.name} has temperature 0, so ${samples} samples would all give the same reply; set its temperature above 0 first`);
+  }
+  const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
+  const ids = [...new Set(await existingTrajectoryIds(db, [...new Set(req.trajectoryIds)]))].sort((a, b) => a - b);
+  const kTexts = req.kValues.map(formatK);
+  const existing = req.force
+    ? new Set<string>()
+    : await existingVerdictKeys(db, judgeEvaluatorKey(config.id), effectivePromptVersion(config.promptVersion, options), ids, kTexts);
+  const estimate: BatchEstimate & { plan: PlannedPair[] } = {
+    trajectories: ids.length,
+    pairs: ids.length * kTexts.length,
+    existing: 0,
+    calls: 0,
+    images: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    costUsd: null,
+    perK: kTexts.map((k) => ({ k, calls: 0, images: 0 })),
+    plan: [],
+  };
+  for (const id of ids) {
+    const todo = req.kValues.filter((k) => !existing.has(`${id}:${formatK(k)}`));
+    estimate.existing += req.kValues.length - todo.length;
+    if (todo.length === 0) continue;
+    const detail = (await getTrajectoryDetail(db, id))!;
+    const shots = await getStepScreenshots(db, id);
+    const steps = judgeStepsOf(detail.steps, options.screenshots);
+    const byIndex = new Map(detail.steps.map((s) => [s.index, s]));
+    for (const k of todo) {
+      const prompt = buildJudgePrompt({ intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps }, k, options, config.promptVersion);
+      let tokens = estimateTextTokens(prompt.system);
+      for (const part of prompt.parts) {
+        if (part.type === "text") {
+          tokens += estimateTextTokens(part.text);
+          continue;
+        }
+        const meta = shots.get(screenshotFor(byIndex.get(part.stepIndex)!, options.screenshots)!);
+        const size = meta ? scaledSize(meta.width, meta.height, options.maxImageSide) : { width: 1024, height: 768 };
+        tokens += estimateImageTokens(size.width, size.height, options.imageDetail);
+      }
+      const kText = formatK(k);
+      const perK = estimate.perK.find((p) => p.k === kText)!;
+      // Every sample is a full call with the same images.
+      perK.calls += samples;
+      perK.images += prompt.stepIndices.length * samples;
+      estimate.calls += samples;
+      estimate.images += prompt.stepIndices.length * samples;
+      estimate.inputTokens += tokens * samples;
+      estimate.outputTokens += Math.min(EXPECTED_OUTPUT_TOKENS, config.maxOutputTokens) * samples;
+      estimate.plan.push({ trajectoryId: id, k: kText });
+    }
+  }
+  if (config.priceInputPerMTok != null && config.priceOutputPerMTok != null) {
+    estimate.costUsd =
+      (estimate.inputTokens * config.priceInputPerMTok + estimate.outputTokens * config.priceOutputPerMTok) / 1_000_000;
+  }
+  return estimate;
+}
+
+/** Creates the batch and its jobs. Nothing runs until `runJudgeBatch`. */
+export async function createJudgeBatch(db: Db, req: BatchRequest): Promise<{ batch: JudgeBatchRow; estimate: BatchEstimate }> {
+  const { plan, ...estimate } = await estimateJudgeBatch(db, req);
+  const config = await requireJudgeConfig(db, req.config);
+  // The batch and its jobs appear together: no worker ever sees a batch without its jobs, or jobs without their batch.
+  const batchId = await withTransaction(db, async () => {
+    const id = await insertJudgeBatch(db, {
+      judgeConfigId: config.id,
+      selectionLabel: req.selectionLabel ?? null,
+      trajectoryIds: [...new Set(req.trajectoryIds)],
+      kValues: req.kValues.map(formatK),
+      concurrency: req.concurrency,
+      force: !!req.force,
+      samples: req.samples ?? 1,
+      status: plan.length === 0 ? "succeeded" : "pending",
+      totalPairs: estimate.pairs,
+      skippedExisting: estimate.existing,
+      estimatedCalls: estimate.calls,
+      estimatedCostUsd: estimate.costUsd,
+      ...(plan.length === 0 ? { finishedAt: new Date() } : {}),
+    });
+    await enqueueJobs(
+      db,
+      plan.map((p) => ({
+        type: JUDGE_JOB_TYPE,
+        groupKey: batchGroupKey(id),
+        dedupeKey: `${batchGroupKey(id)}:${p.trajectoryId}:${p.k}`,
+        payload: { batchId: id, configId: config.id, trajectoryId: p.trajectoryId, k: p.k, samples: req.samples ?? 1, groupConcurrency: req.concurrency } satisfies JudgeJobPayload,
+        maxAttempts: 3,
+      })),
+    );
+    return id;
+  });
+  return { batch: (await getJudgeBatch(db, batchId))!, estimate };
+}
+
+export async function requireBatch(db: Db, id: number): Promise<JudgeBatchRow> {
+  const b = await getJudgeBatch(db, id);
+  if (!b) throw new NotFoundError("judge batch", id);
+  return b;
+}
+
+export interface BatchProgress {
+  batch: JudgeBatchRow;
+  jobs: GroupProgress;
+  verdicts: Awaited<ReturnType<typeof verdictTotals>>;
+}
+
+export async function judgeBatchProgress(db: Db, batchId: number): Promise<BatchProgress> {
+  const batch = await requireBatch(db, batchId);
+  return { batch, jobs: await groupProgress(db, batchGroupKey(batchId)), verdicts: await verdictTotals(db, { batchId }) };
+}
+
+/** One (trajectory, k) call of a batch that failed, with the queue's (already shortened, key-scrubbed) reason. */
+export interface BatchFailure {
+  trajectoryId: number;
+  k: string;
+  error: string;
+  attempts: number;
+  finishedAt: Date | null;
+}
+
+/** The batch's failed calls in the order they were planned: which trajectories and k values a resume would send again. */
+export async function judgeBatchFailures(db: Db, batchId: number, limit = 100): Promise<BatchFailure[]> {
+  await requireBatch(db, batchId);
+  const failed = await jobsOfGroup(db, batchGroupKey(batchId), { status: "failed", limit });
+  return failed.map((job) => {
+    const p = job.payload as JudgeJobPayload;
+    return { trajectoryId: p.trajectoryId, k: p.k, error: job.error ?? "", attempts: job.attempts, finishedAt: job.finishedAt };
+  });
+}
+
+export async function listBatches(db: Db, limit = 50) {
+  return await listJudgeBatches(db, limit);
+}
+
+export interface RunBatchOptions {
+  /** Stops this process's work; jobs interrupted this way go back to the queue (use cancelJudgeBatch to cancel). */
+  signal?: AbortSignal;
+  owner?: string;
+  leaseMs?: number;
+  heartbeatMs?: number;
+  pollMs?: number;
+  /** Overrides the batch's stored concurrency for this run. */
+  concurrency?: number;
+  /** May return a promise; the run waits for it before reporting again. */
+  onProgress?: (p: BatchProgress, last?: { outcome: JobOutcome; error?: string }) => unknown;
+}
+
+/** Status a batch ends in once nothing of it is queued or running. */
+function finalStatus(p: GroupProgress): JudgeBatchRow["status"] {
+  if (p.remaining > 0) return "running";
+  if (p.counts.cancelled > 0) return "cancelled";
+  if (p.counts.failed > 0) return "failed";
+  return "succeeded";
+}
+
+async function refreshBatchCounts(db: Db, batchId: number): Promise<GroupProgress> {
+  const p = await groupProgress(db, batchGroupKey(batchId));
+  const status = finalStatus(p);
+  await updateJudgeBatch(db, batchId, {
+    succeeded: p.counts.succeeded,
+    failed: p.counts.failed,
+    cancelled: p.counts.cancelled,
+    status: p.remaining > 0 ? undefined : status,
+    ...(p.remaining === 0 ? { finishedAt: new Date() } : {}),
+  });
+  return p;
+}
+
+/** One (trajectory, k) call of a batch, for whichever worker holds its job. */
+async function judgeJob(runDeps: JudgeDeps, job: JobRow, signal: AbortSignal, batch: JudgeBatchRow, config: Awaited<ReturnType<typeof requireJudgeConfig>>) {
+  const { db } = runDeps;
+  const p = job.payload as JudgeJobPayload;
+  const owner = job.leaseOwner!;
+  try {
+    return await judgeTrajectory(runDeps, {
+      configId: p.configId,
+      trajectoryId: p.trajectoryId,
+      k: parseK(p.k),
+      batchId: p.batchId,
+      force: batch.force,
+      signal,
+      config,
+      samples: p.samples ?? 1,
+      // A worker whose lease was taken over (it hung past its lease) must not store what the new holder stores.
+      mayStore: () => isJobHeld(db, job.id, owner),
+    });
+  } catch (e) {
+    // Transient trouble that outlasted the call's own retries: let the queue try again later.
+    if (e instanceof JudgeCallError && e.retryable) {
+      throw new RetryableJobError(e.message, Math.max(1_000, (runDeps.retryPolicy?.baseDelayMs ?? 1_000) * 8));
+    }
+    throw e;
+  }
+}
+
+/**
+ * Runs a batch's queued jobs until none is left (or `signal` stops this process). Safe to call from several
+ * processes at once: the queue hands each job to one worker.
+ */
+export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunBatchOptions = {}): Promise<BatchProgress & { worker: WorkerSummary }> {
+  const { db } = deps;
+  const batch = await requireBatch(db, batchId);
+  const config = await requireJudgeConfig(db, batch.judgeConfigId);
+  await updateJudgeBatch(db, batchId, { status: "running", startedAt: batch.startedAt ?? new Date(), finishedAt: null, error: null });
+  let lastReport = 0;
+  // Reports go out one after another, in the order jobs ended; a failing report does not stop the batch.
+  let reporting: Promise<void> = Promise.resolve();
+  const report = (last?: { outcome: JobOutcome; error?: string }) => {
+    const onProgress = opts.onProgress;
+    if (!onProgress) return;
+    const now = Date.now();
+    if (!last || now - lastReport > 100 || last.outcome !== "succeeded") {
+      lastReport = now;
+      reporting = reporting
+        .then(async () => {
+          await onProgress(await judgeBatchProgress(db, batchId), last);
+        })
+        .catch(() => {});
+    }
+  };
+  report();
+  const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache() };
+  const worker = await runWorker({
+    db,
+    groupKey: batchGroupKey(batchId),
+    concurrency: opts.concurrency ?? batch.concurrency,
+    owner: opts.owner,
+    leaseMs: opts.leaseMs,
+    heartbeatMs: opts.heartbeatMs,
+    pollMs: opts.pollMs,
+    untilIdle: true,
+    signal: opts.signal,
+    handlers: {
+      [JUDGE_JOB_TYPE]: async ({ job, signal }) => judgeJob(runDeps, job, signal, batch, config),
+    },
+    onJobEnd: (_job, outcome, error) => report({ outcome, error }),
+  });
+  await reporting;
+  const jobs = await refreshBatchCounts(db, batchId);
+  if (jobs.remaining > 0 && opts.signal?.aborted) {
+    // This process stopped; the rest stays queued for a later run or another worker.
+    await updateJudgeBatch(db, batchId, { status: "pending" });
+  }
+  const progress = await judgeBatchProgress(db, batchId);
+  await opts.onProgress?.(progress);
+  return { ...progress, worker };
+}
+
+export interface JudgeWorkerOptions {
+  /** Stops the worker; its running calls go back to the queue. */
+  signal?: AbortSignal;
+  owner?: string;
+  concurrency: number;
+  leaseMs?: number;
+  onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
+}
+
+/**
+ * Judge calls of every batch, for a worker process (`npm run worker`): a batch started from the dashboard is shared
+ * out between the web server that started it and every worker, and finishes even if the web server restarts. Each
+ * job's batch and configuration are read when the job starts; the batch's counts are brought up to date as its jobs
+ * end, so the batch page shows the same numbers wherever the work ran.
+ */
+export async function runJudgeWorker(deps: JudgeDeps, opts: JudgeWorkerOptions): Promise<WorkerSummary> {
+  const { db } = deps;
+  const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache() };
+  return runWorker({
+    db,
+    concurrency: opts.concurrency,
+    owner: opts.owner,
+    leaseMs: opts.leaseMs,
+    signal: opts.signal,
+    handlers: {
+      [JUDGE_JOB_TYPE]: async ({ job, signal }) => {
+        const p = job.payload as JudgeJobPayload;
+        const batch = await requireBatch(db, p.batchId);
+        const config = await requireJudgeConfig(db, batch.judgeConfigId);
+        return judgeJob(runDeps, job, signal, batch, config);
+      },
+    },
+    onJobEnd: (job, outcome, error) => {
+      opts.onJobEnd?.(job, outcome, error);
+      void refreshBatchCounts(db, (job.payload as JudgeJobPayload).batchId).catch(() => {
+        // A busy database: the next job's end, or the batch page's run, brings the counts up to date.
+      });
+    },
+  });
+}
+
+/** Cancels a batch from any process: queued jobs at once, running calls at their worker's next heartbeat. */
+export async function cancelJudgeBatch(db: Db, batchId: number): Promise<{ cancelled: number; signalled: number }> {
+  await requireBatch(db, batchId);
+  const r = await cancelGroup(db, batchGroupKey(batchId));
+  const p = await refreshBatchCounts(db, batchId);
+  if (p.remaining === 0) await updateJudgeBatch(db, batchId, { status: "cancelled" });
+  return r;
+}
+
+/** Puts cancelled and failed jobs back in the queue; `runJudgeBatch` then finishes the batch. */
+export async function resumeJudgeBatch(db: Db, batchId: number): Promise<{ requeued: number }> {
+  await requireBatch(db, batchId);
+  const requeued = await resumeGroup(db, batchGroupKey(batchId), { includeFailed: true });
+  if (requeued > 0) await updateJudgeBatch(db, batchId, { status: "pending", finishedAt: null });
+  return { requeued };
+}
+
+const backgroundRuns = new Map<number, Promise<unknown>>();
+
+/**
+ * Starts (or joins) a batch run inside this process without waiting for it: the web server's way to run a batch
+ * a researcher started from the UI. Progress is read with judgeBatchProgress. A second call while the batch runs
+ * here returns false instead of starting another worker on it.
+ */
+export async function startJudgeBatchInBackground(deps: JudgeDeps, batchId: number, log: (msg: string) => void = console.error): Promise<boolean> {
+  await requireBatch(deps.db, batchId);
+  if (backgroundRuns.has(batchId)) return false;
+  const run = runJudgeBatch(deps, batchId)
+    .catch(async (e: unknown) => {
+      const message = e instanceof Error ? e.message : String(e);
+      log(`judge batch ${batchId} stopped: ${message}`);
+      await updateJudgeBatch(deps.db, batchId, { error: message });
+    })
+    .catch((e: unknown) => log(`judge batch ${batchId}: the error could not be recorded: ${e instanceof Error ? e.message : String(e)}`))
+    .finally(() => backgroundRuns.delete(batchId));
+  backgroundRuns.set(batchId, run);
+  return true;
+}
+
+/** Whether this process is running the batch (for tests and shutdown). */
+export function backgroundRun(batchId: number): Promise<unknown> | undefined {
+  return backgroundRuns.get(batchId);
+}
