@@ -21,7 +21,7 @@ export default async function ImportPage({ searchParams }: Props) {
     <>
       <PageHeader
         title="Import trajectories"
-        subtitle="Upload a .zip of agent runs (WebVoyager, VisualWebArena, SeeAct, BrowserGym, AgentRewardBench, Online-Mind2Web, Browser Use or a Verdict bundle); the format is recognised for you"
+        subtitle="Upload a .zip of agent runs (WebVoyager, VisualWebArena, SeeAct, BrowserGym, AgentRewardBench, Online-Mind2Web, Browser Use, ATIF or a Verdict bundle); the format is recognised for you"
       />
       <ImportWorkspace options={options} recent={recent} initialJobId={Number.isInteger(job) && job > 0 ? job : null} />
     </>
