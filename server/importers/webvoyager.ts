@@ -378,7 +378,8 @@ const IMAGE_FOLDER = /screen|shot|image|img|pic/i;
 
 /** The folder holding a task's screenshots and their names: the task folder, else an image folder inside it. */
 async function screenshotFolder(taskDir: string, names: string[]): Promise<{ dir: string; names: string[] }> {
-  if (numberedImages(names).marked.size || numberedImages(names).raw.size) return { dir: taskDir, names };
+  const here = numberedImages(names);
+  if (here.marked.size || here.raw.size) return { dir: taskDir, names };
   for (const sub of await subfolders(taskDir)) {
     if (!IMAGE_FOLDER.test(sub)) continue;
     const inner = await fileNames(path.join(taskDir, sub));
