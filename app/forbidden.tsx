@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { hasRole } from "@/server/auth/roles";
+import { hasRole } from "@/server/domain/access/actor";
 import { ErrorPanel } from "./_components/ui";
 import { currentUser } from "./_lib/session";
 

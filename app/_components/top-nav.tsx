@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
-import { hasRole } from "@/server/auth/roles";
+import { hasRole } from "@/server/domain/access/actor";
 import type { SessionUser } from "@/server/auth/auth";
 import { AccountMenu } from "./account-menu";
 import { NAV_ITEMS } from "./nav-items";

@@ -9,7 +9,7 @@ import { connection } from "next/server";
 import { cache } from "react";
 import type { Role } from "@/db/schema/index";
 import { sessionFromHeaders, type SessionUser } from "@/server/auth/auth";
-import { hasRole } from "@/server/auth/roles";
+import { hasRole } from "@/server/domain/access/actor";
 import { getAppContext } from "@/server/context";
 
 /** Request header the proxy sets to the path being rendered (layouts are not told their page's path). */

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { forbidden } from "next/navigation";
 import { Suspense } from "react";
-import { hasRole } from "@/server/auth/roles";
+import { hasRole } from "@/server/domain/access/actor";
 import { activeFilterCount, evaluatorLabel, parseTrajectoryListParams, trajectoryListSearch, usesTriage } from "@/server/domain/trajectory-list-query";
 import { EmptyState, formatCount, PageHeader, Pagination } from "../_components/ui";
 import { currentUser } from "../_lib/session";

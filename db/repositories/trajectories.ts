@@ -7,7 +7,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { first, tablesOf, type Db, type Tables } from "../database";
 import * as staticTables from "../schema/index";
 import type { StepRow, steps as stepsTable } from "../schema/index";
-import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./blind-rule";
+import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./access/blind-rule";
 import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
 export type StepValues = Omit<typeof stepsTable.$inferInsert, "id" | "trajectoryId">;

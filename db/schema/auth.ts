@@ -11,9 +11,9 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
-import type { Role } from "../../server/domain/roles";
+import type { Role } from "../../server/domain/access/roles";
 
-export { ROLES, type Role } from "../../server/domain/roles";
+export { ROLES, type Role } from "../../server/domain/access/roles";
 
 export const users = sqliteTable("users", {
   id: text("id").primaryKey(),

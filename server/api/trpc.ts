@@ -17,7 +17,7 @@ import { z, ZodError } from "zod";
 import { isDatabaseBusy } from "../../db/client";
 import type { Role } from "../../db/schema/index";
 import { sessionFromHeaders } from "../auth/auth";
-import { hasRole, type Actor } from "../auth/roles";
+import { hasRole, type Actor } from "../domain/access/actor";
 import { getAppContext, type AppContext } from "../context";
 import { AppError } from "../errors";
 import { ImportError } from "../importers/types";

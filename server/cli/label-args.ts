@@ -4,7 +4,7 @@
  * --new-campaign <name>), reading the label file, and the summary printed after an import.
  */
 import fs from "node:fs";
-import type { Actor } from "../auth/roles";
+import type { Actor } from "../domain/access/actor";
 import type { AppContext } from "../context";
 import { AppError } from "../errors";
 import { findAccountByEmail, firstAdmin } from "../services/accounts";

@@ -22,7 +22,7 @@ import {
   setUserRole,
   type UserSummary,
 } from "../../db/repositories/accounts";
-import { ROLES, type Role } from "../domain/roles";
+import { ROLES, type Role } from "../domain/access/roles";
 import { displayNameProblem, forgetSessions, getAuth, MIN_PASSWORD_LENGTH } from "../auth/auth";
 import type { AppContext } from "../context";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../errors";

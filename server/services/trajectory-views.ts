@@ -194,7 +194,7 @@ export async function getTrajectoryForPlayer(db: Db, id: number) {
     },
     taskSet: { id: taskSet.id, name: taskSet.name, benchmark: taskSet.benchmark },
     run: { id: run.id, name: run.name, agentName: run.agentName, model: run.model, sourceSystem: run.sourceSystem },
-    /** True when the blind rule hides the run from the viewer (set by the router, server/services/annotation/blind.ts). */
+    /** True when the blind rule hides the run from the viewer (set by the router, server/services/access/blind.ts). */
     agentHidden: false as boolean,
     /** Every step, compactly (JSON text of a PackedStepIndex): the filmstrip and the playhead's range. */
     index,

@@ -6,7 +6,7 @@ import { ensureTask, ensureTaskSet, upsertRun } from "../../db/repositories/cata
 import { saveTrajectory } from "../../db/repositories/trajectories";
 import type { Db } from "../../db/database";
 import type { Role } from "../../db/schema/index";
-import type { Actor } from "../../server/auth/roles";
+import type { Actor } from "../../server/domain/access/actor";
 import type { AppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
 

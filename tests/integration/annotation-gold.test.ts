@@ -4,7 +4,7 @@
  * block thresholds, gold left out of agreement statistics, and what an annotator can (not) learn of gold.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Actor } from "../../server/auth/roles";
+import type { Actor } from "../../server/domain/access/actor";
 import { isGoldTurn } from "../../server/domain/annotation/assignment";
 import { queueOrderSalt } from "../../server/domain/annotation/label-schema";
 import { AppError } from "../../server/errors";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { evaluatorVerdicts, labelRevisions, labels, reservations } from "../../db/schema/index";
-import type { Actor } from "../../server/auth/roles";
+import type { Actor } from "../../server/domain/access/actor";
 import { getAuth } from "../../server/auth/auth";
 import { AppError } from "../../server/errors";
 import { acceptInvitation, changeRole, createAccount, describeInvitation, invite, setDeactivated } from "../../server/services/accounts";

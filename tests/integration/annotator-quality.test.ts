@@ -3,7 +3,7 @@
  * three annotators, four items and one gold item.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Actor } from "../../server/auth/roles";
+import type { Actor } from "../../server/domain/access/actor";
 import { annotatorQuality } from "../../server/services/analytics/annotator-quality";
 import { createCampaign, markGold, submitLabel } from "../../server/services/annotation";
 import type { TestContext } from "../helpers/context";

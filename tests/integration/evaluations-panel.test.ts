@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { createCaller } from "../../server/api/root";
-import type { Actor } from "../../server/auth/roles";
+import type { Actor } from "../../server/domain/access/actor";
 import { adjudicate, createCampaign, submitLabel } from "../../server/services/annotation";
 import { evaluateRuleVerdicts } from "../../server/services/evaluation/rules";
 import type { TestContext } from "../helpers/context";

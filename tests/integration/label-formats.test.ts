@@ -12,7 +12,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/client";
-import type { Actor } from "../../server/auth/roles";
+import type { Actor } from "../../server/domain/access/actor";
 import { ARB_COLUMNS, CUA_COLUMNS, LABEL_FORMATS, type LabelFormat } from "../../server/domain/annotation/label-formats";
 import { parseCsvTable } from "../../server/domain/csv";
 import { AppError } from "../../server/errors";

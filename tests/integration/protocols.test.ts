@@ -3,7 +3,7 @@ import { sqliteClient } from "../../db/database";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { labelRevisions } from "../../db/schema/index";
 import { getItemByTrajectory } from "../../db/repositories/campaigns";
-import type { Actor } from "../../server/auth/roles";
+import type { Actor } from "../../server/domain/access/actor";
 import { parseCsvTable } from "../../server/domain/csv";
 import { AppError } from "../../server/errors";
 import { humanAgreement } from "../../server/services/analytics";

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { createCampaign, setCampaignQaReviewers } from "../../server/services/annotation";
-import { mayFetchScreenshot } from "../../server/services/annotation/scope";
+import { mayFetchScreenshot } from "../../server/services/access/scope";
 import { getStepWindow } from "../../server/services/trajectory-views";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";

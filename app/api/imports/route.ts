@@ -11,7 +11,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { sessionFromHeaders } from "@/server/auth/auth";
-import { hasRole } from "@/server/auth/roles";
+import { hasRole } from "@/server/domain/access/actor";
 import { importLimitsFromEnv } from "@/server/config";
 import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { hasRole } from "@/server/auth/roles";
+import { hasRole } from "@/server/domain/access/actor";
 import { EmptyState, formatCount, PageHeader } from "../../_components/ui";
 import { requirePageUser } from "../../_lib/session";
 import { api } from "../../_trpc/server";

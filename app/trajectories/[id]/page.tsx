@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { hasRole } from "@/server/auth/roles";
+import { hasRole } from "@/server/domain/access/actor";
 import { STEP_WINDOW, windowStart } from "@/server/domain/player/paging";
 import { currentUser } from "../../_lib/session";
 import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../_trpc/server";

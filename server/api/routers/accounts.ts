@@ -3,7 +3,7 @@
  * management (admins).
  */
 import { z } from "zod";
-import { ROLES } from "../../domain/roles";
+import { ROLES } from "../../domain/access/roles";
 import {
   acceptInvitation,
   cancelInvitation,

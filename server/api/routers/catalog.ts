@@ -1,7 +1,7 @@
 /**
  * Task sets, tasks and agent runs: their own pages with what ran and how it ended. Runs and task sets (and their
  * per-run figures) are researchers' views, closed while they label blind; a task is shown to anyone who may
- * browse one of its trajectories, with only those trajectories (server/services/annotation/scope.ts).
+ * browse one of its trajectories, with only those trajectories (server/services/access/scope.ts).
  */
 import { z } from "zod";
 import { runList, runOverview, taskSetList, taskSetOverview } from "../../services/trajectory-views";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { importLimitsFromEnv } from "../../config";
-import { hasRole } from "../../auth/roles";
+import { hasRole } from "../../domain/access/actor";
 import { IMPORTERS } from "../../importers/registry";
 import { importJobStatus, recentImports, resolveServerPath, startImport } from "../../services/imports/jobs";
 import { adminProcedure, createTRPCRouter, researcherProcedure } from "../trpc";

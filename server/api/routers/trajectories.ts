@@ -1,6 +1,6 @@
 /**
  * Trajectories: the filtered list and one trajectory as the player shows it, each narrowed to what the viewer may
- * browse (server/services/annotation/scope.ts). Trajectories someone labels blind are not reached here at all
+ * browse (server/services/access/scope.ts). Trajectories someone labels blind are not reached here at all
  * until they have labelled them: they open them as campaign items (labelling.item).
  */
 import { z } from "zod";

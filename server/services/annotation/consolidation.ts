@@ -12,11 +12,11 @@ import { activeLabelsOfItem, activeLabelsOfItems, consolidationHistory, deleteCo
 import { upsertConsolidated } from "../../../db/repositories/labels";
 import { isGoldItem } from "../../../db/repositories/annotation-quality";
 import type { CampaignItemRow, CampaignRow, LabelRow } from "../../../db/schema/index";
-import { requireRole, type Actor } from "../../auth/roles";
+import { requireRole, type Actor } from "../../domain/access/actor";
 import { consolidate, LabelValidationError, validateLabel, type ItemState, type LabelValues } from "../../domain/annotation/label-schema";
 import { parseConfidence, parseDisagreementSource, type DecisionConfidence, type DisagreementSource } from "../../domain/annotation/protocols";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { assertMayViewEvaluations, visibleEvaluationFilter } from "./blind";
+import { assertMayViewEvaluations, visibleEvaluationFilter } from "../access/blind";
 import { requireCampaign } from "./campaigns";
 import { withTransaction } from "../../../db/database";
 

@@ -14,7 +14,7 @@ import { getItemByTrajectory, setItemState, trajectoryStepCount, updateCampaign 
 import { activeLabelsOfItem, getConsolidated, insertConsolidationEvent } from "../../../db/repositories/labels";
 import { deleteGoldItem, getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation-quality";
 import type { CampaignRow } from "../../../db/schema/index";
-import { requireRole, type Actor } from "../../auth/roles";
+import { requireRole, type Actor } from "../../domain/access/actor";
 import { ASSIGNMENT_STRATEGIES, goldStanding, isGoldCorrect, type AssignmentStrategy, type GoldStanding, type GoldThresholds } from "../../domain/annotation/assignment";
 import { LabelValidationError, validateLabel } from "../../domain/annotation/label-schema";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";

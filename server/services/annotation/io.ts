@@ -8,7 +8,7 @@ import { shuffleNumbers } from "./item-numbers";
 import { getCampaignByName, getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems, trajectoryIdentities } from "../../../db/repositories/campaigns";
 import { exportConsolidatedRows, exportLabelRows, getLabelByKey, insertLabel, insertRevision, updateLabel } from "../../../db/repositories/labels";
 import type { CampaignRow } from "../../../db/schema/index";
-import { requireRole, type Actor } from "../../auth/roles";
+import { requireRole, type Actor } from "../../domain/access/actor";
 import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
 import {
   labelExportCsv,
@@ -33,7 +33,7 @@ import {
 } from "../../domain/annotation/label-schema";
 import { answersForExport } from "../../domain/annotation/questions";
 import { ConflictError, ValidationError } from "../../errors";
-import { assertNotLabellingBlind } from "./blind";
+import { assertNotLabellingBlind } from "../access/blind";
 import { requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";
 import { withTransaction } from "../../../db/database";

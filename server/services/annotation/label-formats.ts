@@ -6,7 +6,7 @@
  */
 import type { Db } from "../../../db/database";
 import { trajectoryRows } from "../../../db/repositories/analytics";
-import { requireRole, type Actor } from "../../auth/roles";
+import { requireRole, type Actor } from "../../domain/access/actor";
 import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
 import {
   arbAnnotationsCsv,
@@ -24,7 +24,7 @@ import {
 import { LABEL_EXPORT_COLUMNS, LABEL_IMPORT_PRESETS, LabelImportError, labelExportCsv, labelExportJsonl, type LabelImportMapping } from "../../domain/annotation/label-io";
 import type { LabelVerdict } from "../../domain/annotation/label-schema";
 import { ValidationError } from "../../errors";
-import { assertNotLabellingBlind } from "./blind";
+import { assertNotLabellingBlind } from "../access/blind";
 import { requireCampaign } from "./campaigns";
 import { campaignLabelRows, importLabelTable, type LabelImportReport, type LabelImportRequest } from "./io";
 

@@ -16,10 +16,10 @@
 import type { Db } from "../../../db/database";
 import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, getCampaignForMember, isCampaignAnnotator, lockItemForLabel, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, upsertReservation, userAnnotatorKey } from "../../../db/repositories/campaigns";
 import { getLabel, getLabelByKey, getRevision, getRevisionByKey, getRevisionOfLabel, insertLabel, insertRevision, labelHistory, labelsOfUser, lastUndoableSubmit, markRevisionUndone, updateLabel } from "../../../db/repositories/labels";
-import { hasRevealed } from "../../../db/repositories/blind-rule";
+import { hasRevealed } from "../../../db/repositories/access/blind-rule";
 import { goldItemIds, isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation-quality";
 import type { CampaignRow, LabelRevisionRow, LabelRow } from "../../../db/schema/index";
-import type { Actor } from "../../auth/roles";
+import type { Actor } from "../../domain/access/actor";
 import {
   diffLabelValues,
   LabelValidationError,
@@ -33,7 +33,7 @@ import { isGoldTurn, pickCandidate, type QueueCandidate, type StratumCoverage } 
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import type { ImageDeps } from "../images";
 import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
-import { hideAgentInTrajectory } from "./blind";
+import { hideAgentInTrajectory } from "../access/blind";
 import { assertBlindLabelOpen } from "./reveal";
 import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
 import { recomputeItem } from "./consolidation";

@@ -13,18 +13,18 @@
  */
 import type { Db } from "../../../db/database";
 import { activeLabelsOfItems, getConsolidated, insertConsolidationEvent, upsertConsolidated, activeLabelsOfItem } from "../../../db/repositories/labels";
-import { blindedOutsideCampaign, recordReveal } from "../../../db/repositories/blind-rule";
+import { blindedOutsideCampaign, recordReveal } from "../../../db/repositories/access/blind-rule";
 import { getItemByNumber, getItemByTrajectory, isQaReviewer, isQaReviewerAnywhere, listCampaignsOfQaReviewer, listItemsInStates, qaPendingCounts, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/campaigns";
 import type { ImageDeps } from "../images";
 import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
 import type { CampaignItemRow, CampaignRow } from "../../../db/schema/index";
-import { hasRole, type Actor } from "../../auth/roles";
+import { hasRole, type Actor } from "../../domain/access/actor";
 import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
 import { QA_DECISIONS, qaStatusOf, type QaDecision } from "../../domain/annotation/protocols";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { requireCampaign } from "./campaigns";
 import { basedOnOf, decisionMeta, decisionReason, reviewOfItem, saveConsolidatedLabel } from "./consolidation";
-import { assertMayViewEvaluations, BlindError, hideAgentInTrajectory, withAgentHidden } from "./blind";
+import { assertMayViewEvaluations, BlindError, hideAgentInTrajectory, withAgentHidden } from "../access/blind";
 import { withTransaction } from "../../../db/database";
 import { LABELLING_TRANSACTION } from "./transactions";
 

@@ -5,10 +5,10 @@
  */
 import type { Db } from "../../../db/database";
 import { revealRowsOfCampaign } from "../../../db/repositories/reveals";
-import { requireRole, type Actor } from "../../auth/roles";
+import { requireRole, type Actor } from "../../domain/access/actor";
 import { revealStagesCsv, revealStagesJsonl, type RevealStageRow } from "../../domain/agreement/reveal-export";
 import { parseEvaluatorId } from "../../domain/analytics/measures";
-import { assertNotLabellingBlind } from "./blind";
+import { assertNotLabellingBlind } from "../access/blind";
 import { requireCampaign } from "./campaigns";
 
 const stepNumber = (index: number | null) => (index === null ? null : index + 1);

@@ -13,13 +13,13 @@
 import type { Db } from "../../../db/database";
 import { withTransaction } from "../../../db/database";
 import { LABELLING_TRANSACTION } from "./transactions";
-import { recordReveal, taskLabelledBlindBy } from "../../../db/repositories/blind-rule";
+import { recordReveal, taskLabelledBlindBy } from "../../../db/repositories/access/blind-rule";
 import { getItemByNumber, isCampaignAnnotator, trajectoryStepCount, userAnnotatorKey } from "../../../db/repositories/campaigns";
 import { findVerdict } from "../../../db/repositories/evaluation/verdicts";
 import { getLabelByKey, labelHistory } from "../../../db/repositories/labels";
 import { insertRevealOnce, revealOfLabel, setRevealDecision, stepScreenshotsAt, trajectoryTaskId } from "../../../db/repositories/reveals";
 import type { LabelRevealRow, RevealDecision } from "../../../db/schema/index";
-import type { Actor } from "../../auth/roles";
+import type { Actor } from "../../domain/access/actor";
 import { parseEvaluatorId } from "../../domain/analytics/measures";
 import { LabelValidationError, validateLabel } from "../../domain/annotation/label-schema";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";

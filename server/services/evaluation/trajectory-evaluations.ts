@@ -13,8 +13,8 @@ import { consolidatedOfTrajectory, consolidationHistory, labelHistory } from "..
 import { isGoldItem } from "../../../db/repositories/annotation-quality";
 import { getJudgeConfig, listEvaluatorSummaries, listVerdicts } from "../../../db/repositories/evaluation/verdicts";
 import { getTrajectoryDetail } from "../../../db/repositories/trajectories";
-import { hasRole, type Actor } from "../../auth/roles";
-import { EVALUATIONS_HIDDEN } from "../../domain/annotation/evaluations-hidden";
+import { hasRole, type Actor } from "../../domain/access/actor";
+import { EVALUATIONS_HIDDEN } from "../../domain/access/evaluations-hidden";
 import { screenshotWindow, type ScreenshotWindow } from "../../domain/evaluation/screenshot-window";
 import type { JudgeOptions } from "../../domain/evaluation/verdicts";
 import { NotFoundError } from "../../errors";

@@ -12,7 +12,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { memo, useMemo, useState, type ReactNode } from "react";
 import { describeK } from "@/server/domain/evaluation/screenshot-window";
-import { EVALUATIONS_HIDDEN } from "@/server/domain/annotation/evaluations-hidden";
+import { EVALUATIONS_HIDDEN } from "@/server/domain/access/evaluations-hidden";
 import type { AppRouter } from "@/server/api/root";
 import { formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";

@@ -12,8 +12,8 @@ import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/database";
 import { userAnnotatorKey, isCampaignAnnotator } from "../../../db/repositories/campaigns";
 import { labelsOfTrajectory } from "../../../db/repositories/labels";
-import { blindedTrajectoryIds, isBlindedFor, labelsInBlindCampaign, recordReveal, isInAnnotatorCampaigns, visibleToUserSql } from "../../../db/repositories/blind-rule";
-import { hasRole, type Actor } from "../../auth/roles";
+import { blindedTrajectoryIds, isBlindedFor, labelsInBlindCampaign, recordReveal, isInAnnotatorCampaigns, visibleToUserSql } from "../../../db/repositories/access/blind-rule";
+import { hasRole, type Actor } from "../../domain/access/actor";
 import type { PlayerTrajectory } from "../trajectory-views";
 import { AppError } from "../../errors";
 

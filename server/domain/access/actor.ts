@@ -2,8 +2,8 @@
  * Who is acting, and the role ladder: admin ⊇ researcher ⊇ annotator for everything except labelling itself,
  * which depends on being an annotator of the campaign, not on the role.
  */
-import type { Role } from "../../db/schema/index";
-import { AppError } from "../errors";
+import type { Role } from "../../../db/schema/index";
+import { AppError } from "../../errors";
 
 export interface Actor {
   userId: string;

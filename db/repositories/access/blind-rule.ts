@@ -8,9 +8,9 @@
  * is a condition as it stands.
  */
 import { and, eq, sql, type SQL } from "drizzle-orm";
-import { rawAll, rawGet, tablesOf, type Db } from "../database";
-import { executePrepared } from "./prepared";
-import { userAnnotatorKey } from "./campaigns";
+import { rawAll, rawGet, tablesOf, type Db } from "../../database";
+import { executePrepared } from "../prepared";
+import { userAnnotatorKey } from "../campaigns";
 
 const P = sql.placeholder;
 

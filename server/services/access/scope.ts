@@ -11,10 +11,10 @@
  * trajectories of the same task would know, by elimination, which agent made the one they are labelling.
  */
 import type { Db } from "../../../db/database";
-import { annotatorTrajectoryIds, blindedTrajectoryIds, isBlindedFor, isInAnnotatorCampaigns, labellingBlindCount, screenshotInAnnotatorCampaigns, taskInAnnotatorCampaigns, taskLabelledBlindBy } from "../../../db/repositories/blind-rule";
+import { annotatorTrajectoryIds, blindedTrajectoryIds, isBlindedFor, isInAnnotatorCampaigns, labellingBlindCount, screenshotInAnnotatorCampaigns, taskInAnnotatorCampaigns, taskLabelledBlindBy } from "../../../db/repositories/access/blind-rule";
 import type { TrajectoryFilter } from "../../../db/repositories/trajectories";
 import { screenshotInQaItems } from "../../../db/repositories/campaigns";
-import { hasRole, type Actor } from "../../auth/roles";
+import { hasRole, type Actor } from "../../domain/access/actor";
 import { AppError } from "../../errors";
 import { taskOverview } from "../trajectory-views";
 
