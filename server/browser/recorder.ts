@@ -14,7 +14,7 @@ import {
   type BundleImage,
   type BundleStep,
   type BundleTrajectory,
-} from "../domain/bundle";
+} from "../domain/imports/bundle";
 import { parseWebVoyagerAction } from "../domain/actions/webvoyager";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { executeAction, type ActionOptions, type ActionResult } from "./actions";

@@ -1,10 +1,10 @@
 /**
- * Verdict's own trajectory bundle (server/domain/bundle.ts): a folder or .zip with manifest.json + images.
+ * Verdict's own trajectory bundle (server/domain/imports/bundle.ts): a folder or .zip with manifest.json + images.
  * The manifest is validated with zod; every image's bytes must hash to the sha256 the manifest gives.
  */
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { MANIFEST_NAME, bundleManifestSchema, describeZodIssues, type BundleImage } from "../domain/bundle";
+import { MANIFEST_NAME, bundleManifestSchema, describeZodIssues, type BundleImage } from "../domain/imports/bundle";
 import { readImageInfo } from "../domain/image-info";
 import { sha256 } from "../domain/content-hash";
 import { exists, isDir } from "./fs-helpers";

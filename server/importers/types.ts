@@ -1,6 +1,6 @@
 /**
  * The importer interface. Each source format is one self-contained module that turns files on disk into
- * normalised items; `server/services/ingest.ts` validates, stores and commits them in one transaction.
+ * normalised items; `server/services/imports/ingest.ts` validates, stores and commits them in one transaction.
  *
  * Importers stream: they yield one trajectory at a time and read images lazily through `ImageRef.read()`,
  * so a source of any size is never held in memory whole.

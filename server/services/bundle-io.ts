@@ -19,7 +19,7 @@ import {
   type BundleImage,
   type BundleManifest,
   type BundleTrajectory,
-} from "../domain/bundle";
+} from "../domain/imports/bundle";
 import { extensionForMime, readImageInfo } from "../domain/image-info";
 import type { Outcome } from "../domain/types";
 import { sha256, type ScreenshotStore } from "./screenshot-store";

@@ -9,7 +9,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { listRuns } from "../../db/repositories/catalog";
 import type { AppContext } from "../context";
-import type { BundleTrajectory } from "../domain/bundle";
+import type { BundleTrajectory } from "../domain/imports/bundle";
 import { launchChromium } from "../browser/launch";
 import { bundleStepSink, recordTrajectory, type RecordedTrajectory } from "../browser/recorder";
 import { createScriptedPolicy } from "../browser/scripted-policy";
@@ -17,7 +17,7 @@ import { BrowserSession } from "../browser/session";
 import { DEMO_RUNS, DEMO_TASKS, DEMO_TRAJECTORIES, demoTask, type DemoTrajectoryDef } from "../demo-sites/demo-trajectories";
 import { DEMO_SITES_DEFAULT_PORT, startDemoSites } from "../demo-sites/server";
 import { BundleWriter } from "./bundle-io";
-import { runImport, type ImportReport } from "./ingest";
+import { runImport, type ImportReport } from "./imports/ingest";
 import { evaluateRuleVerdicts, type RuleRunReport } from "./evaluation/rules";
 
 export const DEMO_BUNDLE_DIR = "demo-bundle";

@@ -7,10 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import type { BundleTrajectory } from "../../server/domain/bundle";
+import type { BundleTrajectory } from "../../server/domain/imports/bundle";
 import type { Outcome } from "../../server/domain/types";
 import { BundleWriter } from "../../server/services/bundle-io";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import type { AppContext } from "../../server/context";
 
 export interface SeedSpec {

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { browserGymImporter } from "../../server/importers/browsergym";
 import type { ImportTrajectory } from "../../server/importers/types";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { summary, writeExperiment } from "../helpers/browsergym-fixture";
 import { python3SkipReason, titled } from "../helpers/requirements";

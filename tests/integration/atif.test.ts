@@ -14,7 +14,7 @@ import { atifImporter } from "../../server/importers/atif";
 import { detectImporter } from "../../server/importers/registry";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
 import { trajectoryToBundle } from "../../server/services/bundle-io";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { exportAtif } from "../../server/services/trajectories/atif-export";
 import { computerUseTrajectory, HARBOR_INSTRUCTION, writeHarborJob } from "../helpers/atif-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";

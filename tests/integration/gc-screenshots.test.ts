@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
 import { runCli } from "../../server/cli/main";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { sha256 } from "../../server/services/screenshot-store";
 import { createTestContext, type TestContext } from "../helpers/context";
 

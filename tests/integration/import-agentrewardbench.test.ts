@@ -5,7 +5,7 @@ import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { agentRewardBenchImporter, parseJudgeReply } from "../../server/importers/agentrewardbench";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { escapeRegExp } from "../helpers/db-snapshot";
 import { judgeResponse, summary, writeArb, writeJudgment, type ArbSpec } from "../helpers/browsergym-fixture";

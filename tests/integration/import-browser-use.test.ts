@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { detectImporter } from "../../server/importers/registry";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { newHistory, oldHistory, writeScreens } from "../helpers/browser-use-fixture";
 import type { TestContext } from "../helpers/context";

@@ -9,7 +9,7 @@ import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { browserGymImporter, PICKLED_ACTION_ERROR } from "../../server/importers/browsergym";
 import { detectImporter } from "../../server/importers/registry";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { experimentDirName, experimentLog, summary, writeExperiment, type ExperimentSpec } from "../helpers/browsergym-fixture";
 

@@ -5,7 +5,7 @@ import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { browserGymImporter, PICKLED_ACTION_ERROR } from "../../server/importers/browsergym";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
 import { experimentDirName, summary, writeExperiment, type ExperimentSpec } from "../helpers/browsergym-fixture";

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { detectImporter } from "../../server/importers/registry";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { sharedPath, type TestContext } from "../helpers/context";
 import { sharedSkipReason, titled } from "../helpers/requirements";

@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { rawAll } from "../../db/database";
 import { detectImporter } from "../../server/importers/registry";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 
 let ctx: TestContext;

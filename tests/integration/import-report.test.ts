@@ -8,7 +8,7 @@ import path from "node:path";
 import { asc, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { rawRun, tablesOf } from "../../db/database";
-import { ImportRefusedError, runImport } from "../../server/services/ingest";
+import { ImportRefusedError, runImport } from "../../server/services/imports/ingest";
 import { sha256 } from "../../server/services/screenshot-store";
 import { webVoyagerImporter } from "../../server/importers/webvoyager";
 import type { Importer } from "../../server/importers/types";

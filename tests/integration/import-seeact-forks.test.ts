@@ -10,7 +10,7 @@ import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { detectImporter } from "../../server/importers/registry";
 import { seeActImporter } from "../../server/importers/seeact";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { writeSeeActPackage, writeSeeActResearch, type ResearchTaskSpec } from "../helpers/seeact-fixture";
 

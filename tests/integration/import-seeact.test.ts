@@ -5,7 +5,7 @@ import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { seeActImporter } from "../../server/importers/seeact";
 import type { ImportTrajectory } from "../../server/importers/types";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
 import { packageElement, writeSeeActPackage, writeSeeActResearch, type ResearchTaskSpec } from "../helpers/seeact-fixture";

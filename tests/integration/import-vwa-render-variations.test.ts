@@ -9,7 +9,7 @@ import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { detectImporter } from "../../server/importers/registry";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
 import { vwaRenderImporter } from "../../server/importers/vwa-render";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { errorTxt, REDDIT_CONFIG, SHOPPING_CONFIG, writeRender, writeVwaResultDir, type RenderStepSpec } from "../helpers/vwa-render-fixture";
 

@@ -6,7 +6,7 @@ import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { IMPORTERS } from "../../server/importers/registry";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
 import { vwaRenderImporter } from "../../server/importers/vwa-render";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { escapeRegExp, storeSnapshot } from "../helpers/db-snapshot";
 import { SHOPPING_CONFIG, writeRender, writeVwaResultDir } from "../helpers/vwa-render-fixture";

@@ -11,7 +11,7 @@ import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import type { ImportItem, ImportOptions, ImportTrajectory } from "../../server/importers/types";
 import { detectImporter } from "../../server/importers/registry";
 import { webVoyagerImporter, webVoyagerTasksImporter } from "../../server/importers/webvoyager";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, sharedPath, type TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture, writeWebVoyagerTranscript, wvMessages as m } from "../helpers/webvoyager-fixture";
 

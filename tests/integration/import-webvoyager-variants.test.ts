@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { detectImporter } from "../../server/importers/registry";
 import type { ImportItem, ImportTrajectory } from "../../server/importers/types";
 import { webVoyagerImporter } from "../../server/importers/webvoyager";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { tinyPng, writeWebVoyagerTranscript, wvMessages as m } from "../helpers/webvoyager-fixture";
 

@@ -23,7 +23,7 @@ import { stepEvidenceOf, storedInputImage, trajectoryHarOf } from "../../db/repo
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { collectUnreferencedObjects } from "../../server/services/storage/garbage";
 import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { createDeploymentProfile, listDeploymentProfiles } from "../../server/services/runner/deployment-profiles";

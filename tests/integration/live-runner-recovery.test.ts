@@ -17,7 +17,7 @@ import { createCaller } from "../../server/api/root";
 import { resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
-import { taskValues } from "../../server/services/ingest";
+import { taskValues } from "../../server/services/imports/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";

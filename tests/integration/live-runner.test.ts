@@ -26,12 +26,12 @@ import { RUNNER_PROMPT_VERSION, RUNNER_SYSTEM_PROMPT } from "../../server/domain
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import type { ReferenceAnswer } from "../../server/domain/types";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { cancelLiveRun, listLiveRuns, liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { LIVE_RULES_EVALUATOR_KEY } from "../../server/services/runner/run-task";
 import { runRunnerWorker } from "../../server/services/runner/worker";
-import { taskValues } from "../../server/services/ingest";
+import { taskValues } from "../../server/services/imports/ingest";
 import { describeEachBackend, createBackendContext } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI, type RecordedRequest } from "../helpers/fake-openai";

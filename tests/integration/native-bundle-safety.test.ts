@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { trajectoryIds } from "../../db/repositories/trajectories";
 import { exportBundle } from "../../server/services/bundle-io";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { storeSnapshot } from "../helpers/db-snapshot";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";

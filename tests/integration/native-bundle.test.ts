@@ -6,9 +6,9 @@ import { sqliteClient } from "../../db/database";
 import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajectories";
 import { listVerdicts, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { analyticsOverview } from "../../server/services/analytics";
-import { bundleJsonSchema } from "../../server/domain/bundle";
+import { bundleJsonSchema } from "../../server/domain/imports/bundle";
 import { exportBundle } from "../../server/services/bundle-io";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 

@@ -13,7 +13,7 @@ import { createTRPCContext } from "../../server/api/trpc";
 import { fromJsonText } from "../../server/domain/player/paging";
 import { NotFoundError } from "../../server/errors";
 import { getScreenshotImage, variantPath } from "../../server/services/images";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 

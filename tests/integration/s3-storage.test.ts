@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { createCampaign } from "../../server/services/annotation";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { IMPORT_JOB_TYPE, importJobStatus, newUploadPath, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
 import { enqueueJobs, jobsOfGroup } from "../../server/services/jobs/queue";
 import { collectUnreferencedObjects } from "../../server/services/storage/garbage";

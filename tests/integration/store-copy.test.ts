@@ -11,7 +11,7 @@ import { closePostgres, migratePostgres, openPostgres, type PgDb } from "../../d
 import { enqueueJobs } from "../../db/repositories/jobs";
 import { compareDigests, copySqliteToPostgres, digestPostgresTables, digestSqliteTables } from "../../db/store-copy";
 import { seedDemoAccounts } from "../../server/services/demo-accounts";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { postgresSkipReason, type TestPostgres } from "../helpers/postgres";

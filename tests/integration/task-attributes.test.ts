@@ -10,7 +10,7 @@ import { asc } from "drizzle-orm";
 import { tablesOf } from "../../db/database";
 import { splitTaskFields } from "../../server/domain/catalog/task-attributes";
 import { exportBundle } from "../../server/services/bundle-io";
-import { runImport } from "../../server/services/ingest";
+import { runImport } from "../../server/services/imports/ingest";
 import { createBackendContext, describeEachBackend, type TestBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";

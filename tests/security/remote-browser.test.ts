@@ -14,7 +14,7 @@ import { liveGroupKey } from "../../db/repositories/live-runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { AS_USER_WRAPPER, browserIsolation, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema } from "../../server/domain/runner/settings";
-import { taskValues } from "../../server/services/ingest";
+import { taskValues } from "../../server/services/imports/ingest";
 import { EgressProxy } from "../../server/services/runner/egress-proxy";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";

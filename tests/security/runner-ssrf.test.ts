@@ -21,7 +21,7 @@ import { liveGroupKey } from "../../db/repositories/live-runs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
-import { taskValues } from "../../server/services/ingest";
+import { taskValues } from "../../server/services/imports/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
 import { runRunnerWorker } from "../../server/services/runner/worker";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";

@@ -33,7 +33,7 @@ describe("layer imports", () => {
   it("no arrow points up: services may not import routers or the CLI, db may not import services", async () => {
     expect(await lint("server/services/_check.ts", `import { appRouter } from "../api/root";\nexport const x = appRouter;\n`)).toHaveLength(1);
     expect(await lint("server/services/_check.ts", `export { importCommand } from "../cli/commands/import";\n`)).toHaveLength(1);
-    expect(await lint("db/repositories/_check.ts", `import { runImport } from "@/server/services/ingest";\nexport const x = runImport;\n`)).toHaveLength(1);
+    expect(await lint("db/repositories/_check.ts", `import { runImport } from "@/server/services/imports/ingest";\nexport const x = runImport;\n`)).toHaveLength(1);
     expect(await lint("server/importers/_check.ts", `export async function f() { return import("../services/ingest"); }\n`)).toHaveLength(1);
   });
 

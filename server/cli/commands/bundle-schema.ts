@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { bundleJsonSchema } from "../../domain/bundle";
+import { bundleJsonSchema } from "../../domain/imports/bundle";
 import { flagString, parseArgs, userPath } from "../args";
 import type { CliCommand } from "../types";
 

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import { importLimitsFromEnv } from "../../config";
 import { getAppContext, type AppContext } from "../../context";
-import { ImportRefusedError, runImport, type ImportReport } from "../../services/ingest";
+import { ImportRefusedError, runImport, type ImportReport } from "../../services/imports/ingest";
 import { cliUnpackDir, isZipFile, openZipSource, zipPathNamer } from "../../services/imports/zip-source";
 import { getImporter, IMPORTERS } from "../../importers/registry";
 import { ImportError } from "../../importers/types";

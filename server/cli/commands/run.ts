@@ -14,9 +14,9 @@ import {
   type PolicySpecInput,
   type TaskSelection,
 } from "../../domain/runner/settings";
-import { describeZodIssues } from "../../domain/bundle";
+import { describeZodIssues } from "../../domain/imports/bundle";
 import { detectImporter } from "../../importers/registry";
-import { runImport } from "../../services/ingest";
+import { runImport } from "../../services/imports/ingest";
 import { requireJudgeConfig } from "../../services/evaluation/judge-configs";
 import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/runner/live-runs";
 import { runRunnerWorker } from "../../services/runner/worker";

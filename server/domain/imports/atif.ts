@@ -19,7 +19,7 @@
  * Pure: paths are returned as written; the importer resolves and reads them.
  */
 import { z } from "zod";
-import { bundleRunSchema, bundleStepSchema, bundleTaskSchema, bundleVerdictSchema, parsedActionSchema, somElementSchema, type BundleImage, type BundleTrajectory } from "../bundle";
+import { bundleRunSchema, bundleStepSchema, bundleTaskSchema, bundleVerdictSchema, parsedActionSchema, somElementSchema, type BundleImage, type BundleTrajectory } from "./bundle";
 import { OUTCOMES, type Outcome, type ParsedAction, type ScrollDirection, type SomElement } from "../types";
 
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.6";

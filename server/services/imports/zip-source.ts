@@ -8,7 +8,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { ImportLimits } from "../../config";
-import { MANIFEST_NAME } from "../../domain/bundle";
+import { MANIFEST_NAME } from "../../domain/imports/bundle";
 import type { Importer } from "../../importers/types";
 import { openZipReader } from "../../importers/zip";
 

@@ -11,8 +11,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { useTRPC } from "../../_trpc/client";
-import { formatCount, formatDate, Stat } from "../../_components/ui";
+import { useTRPC } from "../../../_trpc/client";
+import { formatCount, formatDate, Stat } from "../../../_components/ui";
 
 type Outputs = inferRouterOutputs<AppRouter>["imports"];
 type Options = Outputs["formOptions"];

@@ -7,8 +7,8 @@
  * The JSON Schema published in docs/ is generated from these zod schemas (`npm run cli -- bundle-schema`).
  */
 import { z } from "zod";
-import { EVALUATOR_KINDS, VERDICT_VALUES } from "./evaluation/verdicts";
-import { ACTION_TYPES, OUTCOMES } from "./types";
+import { EVALUATOR_KINDS, VERDICT_VALUES } from "../evaluation/verdicts";
+import { ACTION_TYPES, OUTCOMES } from "../types";
 
 export const BUNDLE_FORMAT = "verdict.trajectory-bundle";
 export const BUNDLE_VERSION = 1;
@@ -16,7 +16,7 @@ export const MANIFEST_NAME = "manifest.json";
 
 const bbox = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 
-export const parsedActionSchema: z.ZodType<import("./types").ParsedAction> = z.lazy(() =>
+export const parsedActionSchema: z.ZodType<import("../types").ParsedAction> = z.lazy(() =>
   z.object({
     type: z.enum(ACTION_TYPES),
     target: z.string().nullish(),

@@ -14,16 +14,16 @@
  * reported as unchanged and not rewritten.
  */
 import crypto from "node:crypto";
-import { dialectOf, withTransaction, type Db } from "../../db/database";
-import { ensureTaskCreated, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../db/repositories/catalog";
-import { insertMissingScreenshots } from "../../db/repositories/screenshots";
-import { replaceImportedVerdicts } from "../../db/repositories/evaluation/verdicts";
-import { instanceId } from "../../db/repositories/instance";
-import { saveTrajectory, type StepValues } from "../../db/repositories/trajectories";
-import { readImageInfo } from "../domain/image-info";
-import { detectImporter, getImporter } from "../importers/registry";
-import { ImportError, type ImageRef, type Importer, type ImportTask, type ImportTrajectory, type ImportVerdict } from "../importers/types";
-import { sha256, type ScreenshotBatch, type ScreenshotStore } from "./screenshot-store";
+import { dialectOf, withTransaction, type Db } from "../../../db/database";
+import { ensureTaskCreated, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../../db/repositories/catalog";
+import { insertMissingScreenshots } from "../../../db/repositories/screenshots";
+import { replaceImportedVerdicts } from "../../../db/repositories/evaluation/verdicts";
+import { instanceId } from "../../../db/repositories/instance";
+import { saveTrajectory, type StepValues } from "../../../db/repositories/trajectories";
+import { readImageInfo } from "../../domain/image-info";
+import { detectImporter, getImporter } from "../../importers/registry";
+import { ImportError, type ImageRef, type Importer, type ImportTask, type ImportTrajectory, type ImportVerdict } from "../../importers/types";
+import { sha256, type ScreenshotBatch, type ScreenshotStore } from "../screenshot-store";
 
 export interface IngestDeps {
   db: Db;

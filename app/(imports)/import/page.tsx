@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { ErrorPanel, PageHeader } from "../_components/ui";
-import { requirePageRole } from "../_lib/session";
-import { api } from "../_trpc/server";
+import { ErrorPanel, PageHeader } from "../../_components/ui";
+import { requirePageRole } from "../../_lib/session";
+import { api } from "../../_trpc/server";
 import { ImportWorkspace } from "./_components/import-workspace";
 
 export const metadata: Metadata = { title: "Import" };
