@@ -6,7 +6,7 @@ import tseslint from "typescript-eslint";
  * Client components ("use client" files) run in the browser: they must never import the database, server
  * services, importers or the browser runner. Type-only imports (e.g. `import type { AppRouter }`) are fine.
  */
-const SERVER_ONLY = /(^|\/)(db|server\/(services|importers|browser|cli|context|config))(\/|$|\.)/;
+const SERVER_ONLY = /(^|\/)(db|server\/(services|storage|importers|browser|cli|context|config))(\/|$|\.)/;
 
 const noServerImportsInClient = {
   meta: {
@@ -39,14 +39,14 @@ const noServerImportsInClient = {
  * The layers, top to bottom: app/ renders; server/api routes (thin tRPC routers; app/api route handlers are the
  * HTTP edge of the same layer); server/services decide; db/ stores; server/domain is pure. An import may only
  * point down. Data is reached through services: only services (and db itself) import db/repositories or db/schema
- * values. The composition root (server/context.ts, server/config.ts) and the adapters (importers, browser, auth)
+ * values. The composition root (server/context.ts, server/config.ts) and the adapters (importers, browser, auth, storage)
  * sit beside services. Type-only imports cross freely: they leave nothing behind at run time.
  */
 const LAYERS = [
-  { name: "domain", files: /^server\/domain\//, forbid: /^(db|app|server\/(services|api|cli|importers|browser|auth|context|config|demo-sites))(\/|$|\.)|^node:(?!crypto$)/ },
-  { name: "db", files: /^db\//, forbid: /^(app|server\/(services|api|cli|importers|browser|auth|demo-sites))(\/|$|\.)/ },
+  { name: "domain", files: /^server\/domain\//, forbid: /^(db|app|server\/(services|api|cli|importers|browser|auth|storage|context|config|demo-sites))(\/|$|\.)|^node:(?!crypto$)/ },
+  { name: "db", files: /^db\//, forbid: /^(app|server\/(services|api|cli|importers|browser|auth|storage|demo-sites))(\/|$|\.)/ },
   { name: "services", files: /^server\/services\//, forbid: /^(app|server\/(api|cli))(\/|$|\.)/ },
-  { name: "adapters", files: /^server\/(importers|browser|auth)\//, forbid: /^(app|server\/(services|api|cli))(\/|$|\.)/ },
+  { name: "adapters", files: /^server\/(importers|browser|auth|storage)\//, forbid: /^(app|server\/(services|api|cli))(\/|$|\.)/ },
   { name: "routers", files: /^server\/api\//, forbid: /^(app|server\/cli|db\/(repositories|schema))(\/|$|\.)/ },
   { name: "cli", files: /^server\/cli\//, forbid: /^(app|server\/api|db\/(repositories|schema))(\/|$|\.)/ },
   { name: "app", files: /^app\//, forbid: /^(server\/cli|db\/(repositories|schema))(\/|$|\.)/ },

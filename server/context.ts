@@ -8,7 +8,7 @@ import { openPostgresDatabase, redactPostgresUrl } from "../db/postgres";
 import { bindSecretBox } from "./auth/secret-box";
 import { loadConfig, type VerdictConfig } from "./config";
 import { closeQueueFor } from "./services/jobs/installation-queue";
-import { ScreenshotStore } from "./services/screenshot-store";
+import { ScreenshotStore } from "./storage/screenshot-store";
 
 export interface AppContext {
   config: VerdictConfig;

@@ -30,7 +30,7 @@ export const FLOORS = [
   { name: "demo-sites", rank: 6, match: /^server\/demo-sites\//, what: "the demo websites live runs browse, and the demo content" },
   { name: "services", rank: 5, match: /^server\/services\//, what: "the product's decisions: transactions, rules, jobs; the only callers of repositories" },
   { name: "root", rank: 4, match: /^server\/context\.ts$/, what: "the composition root: one installation's config, database and stores" },
-  { name: "adapters", rank: 3, match: /^server\/(importers|browser|auth)\//, what: "adapters to the outside: trajectory formats, the browser, sign-in" },
+  { name: "adapters", rank: 3, match: /^server\/(importers|browser|auth|storage)\//, what: "adapters to the outside: trajectory formats, the browser, sign-in, file storage (folder or bucket)" },
   { name: "db", rank: 2, match: /^db\//, what: "storage: the database, both schemas, repositories by aggregate" },
   { name: "domain", rank: 1, match: /^server\/(domain\/|config\.ts$|errors\.ts$)/, what: "pure code: types, rules, statistics, formats; configuration and errors" },
 ];

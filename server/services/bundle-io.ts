@@ -22,7 +22,7 @@ import {
 } from "../domain/imports/bundle";
 import { extensionForMime, readImageInfo } from "../domain/image-info";
 import type { Outcome } from "../domain/types";
-import { sha256, type ScreenshotStore } from "./screenshot-store";
+import { sha256, type ScreenshotStore } from "../storage/screenshot-store";
 
 function imageFileName(hash: string, mime: string): string {
   return `images/${hash}.${extensionForMime(mime)}`;

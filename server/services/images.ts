@@ -17,7 +17,7 @@ import { dialectOf, sqliteClient, type Db } from "../../db/database";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { VARIANT_MIME, type VariantRequest } from "../domain/image-variants";
 import { NotFoundError } from "../errors";
-import { isScreenshotHash, type ScreenshotStore } from "./screenshot-store";
+import { isScreenshotHash, type ScreenshotStore } from "../storage/screenshot-store";
 
 export interface ImageDeps {
   db: Db;

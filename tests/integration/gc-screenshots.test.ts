@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
 import { runCli } from "../../server/cli/main";
 import { runImport } from "../../server/services/imports/ingest";
-import { sha256 } from "../../server/services/screenshot-store";
+import { sha256 } from "../../server/storage/screenshot-store";
 import { createTestContext, type TestContext } from "../helpers/context";
 
 const FIXTURE = path.resolve(__dirname, "..", "fixtures", "webvoyager-mini", "results");

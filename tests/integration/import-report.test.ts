@@ -9,7 +9,7 @@ import { asc, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { rawRun, tablesOf } from "../../db/database";
 import { ImportRefusedError, runImport } from "../../server/services/imports/ingest";
-import { sha256 } from "../../server/services/screenshot-store";
+import { sha256 } from "../../server/storage/screenshot-store";
 import { webVoyagerImporter } from "../../server/importers/webvoyager";
 import type { Importer } from "../../server/importers/types";
 import { openZipReader } from "../../server/importers/zip";

@@ -24,7 +24,7 @@ import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { runImport } from "../../server/services/imports/ingest";
-import { collectUnreferencedObjects } from "../../server/services/storage/garbage";
+import { collectUnreferencedObjects } from "../../server/services/operations/garbage";
 import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { createDeploymentProfile, listDeploymentProfiles } from "../../server/services/runner/deployment-profiles";
 import { liveStepEvidence } from "../../server/services/runner/evidence";

@@ -14,8 +14,8 @@ import { postgresSkipReason, type TestPostgres } from "../helpers/postgres";
 import { testPostgresServer } from "../helpers/run-postgres";
 import { startTestS3 } from "../helpers/s3";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
-import { FolderObjectStore } from "../../server/services/storage/folder-object-store";
-import { S3ObjectStore } from "../../server/services/storage/s3-object-store";
+import { FolderObjectStore } from "../../server/storage/folder-object-store";
+import { S3ObjectStore } from "../../server/storage/s3-object-store";
 import { sha256 } from "../../server/domain/content-hash";
 import { cliRunner } from "../helpers/cli";
 

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ScreenshotStore } from "../../server/services/screenshot-store";
+import { ScreenshotStore } from "../../server/storage/screenshot-store";
 
 let dir: string;
 beforeEach(() => {

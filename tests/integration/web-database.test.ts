@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { tablesOf } from "../../db/database";
 import { countAdmins, countUsers, getUserByEmail } from "../../db/repositories/accounts";
 import { closeSharedDatabases } from "../../server/context";
-import { sha256 } from "../../server/services/screenshot-store";
+import { sha256 } from "../../server/storage/screenshot-store";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { rawRequest, startRouteServer, type RawResponse, type RouteServer } from "../helpers/route-server";

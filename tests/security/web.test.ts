@@ -24,7 +24,7 @@ import { labelExportCsv, LABEL_EXPORT_COLUMNS, type LabelExportRow } from "../..
 import { safeNextPath } from "../../server/domain/safe-redirect";
 import { createAccount } from "../../server/services/accounts";
 import { encodesInProgress, ENCODE_CONCURRENCY, warmVariants } from "../../server/services/images";
-import { sha256 } from "../../server/services/screenshot-store";
+import { sha256 } from "../../server/storage/screenshot-store";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { rawRequest, startRouteServer, type RawResponse, type RouteServer } from "../helpers/route-server";
 

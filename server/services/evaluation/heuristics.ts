@@ -19,7 +19,7 @@ import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositorie
 import { DHASH_HEIGHT, DHASH_WIDTH, dHashFromGrey } from "../../domain/evaluation/heuristics/dhash";
 import { HEURISTIC_EVALUATORS, type HeuristicEvaluator, type HeuristicStep, type HeuristicTrajectory } from "../../domain/evaluation/heuristics/index";
 import { LOOP_HEURISTIC } from "../../domain/evaluation/heuristics/loop";
-import type { ScreenshotStore } from "../screenshot-store";
+import type { ScreenshotStore } from "../../storage/screenshot-store";
 
 export interface HeuristicDeps {
   db: Db;

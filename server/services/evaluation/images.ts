@@ -12,7 +12,7 @@ import sharp from "sharp";
 import { premultiply, resizeLanczos, resizeNearest, unpremultiply } from "../../domain/evaluation/vwa/resample";
 import { comparisonSize, ssim, toGreyscale, type GreyImage } from "../../domain/evaluation/vwa/ssim";
 import { scaledSize } from "../../domain/evaluation/judge-protocol";
-import type { ScreenshotStore } from "../screenshot-store";
+import type { ScreenshotStore } from "../../storage/screenshot-store";
 
 export interface PreparedImage {
   dataUrl: string;

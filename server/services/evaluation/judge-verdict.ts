@@ -21,7 +21,7 @@ import {
 } from "../../domain/evaluation/judge-protocol";
 import { DEFAULT_JUDGE_OPTIONS, formatK, type JudgeK, type JudgeOptions, type VerdictValue } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
-import type { ScreenshotStore } from "../screenshot-store";
+import type { ScreenshotStore } from "../../storage/screenshot-store";
 import { createJudgeClient, type ChatMessage, type ContentPart, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./judge-client";
 import { endpointErrorText, judgeEvaluatorKey, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./judge-configs";
 import { prepareScreenshot } from "./images";

@@ -23,7 +23,7 @@ import { saveTrajectory, type StepValues } from "../../../db/repositories/trajec
 import { readImageInfo } from "../../domain/image-info";
 import { detectImporter, getImporter } from "../../importers/registry";
 import { ImportError, type ImageRef, type Importer, type ImportTask, type ImportTrajectory, type ImportVerdict } from "../../importers/types";
-import { sha256, type ScreenshotBatch, type ScreenshotStore } from "../screenshot-store";
+import { sha256, type ScreenshotBatch, type ScreenshotStore } from "../../storage/screenshot-store";
 
 export interface IngestDeps {
   db: Db;

@@ -24,7 +24,7 @@ import { ImportError } from "../../importers/types";
 import { enqueueJobs, jobsOfGroup } from "../jobs/queue";
 import { runWorker } from "../jobs/worker";
 import { ImportRefusedError, runImport, type ImportReport } from "./ingest";
-import { uploadStagingFor } from "../storage/upload-staging";
+import { uploadStagingFor } from "../../storage/upload-staging";
 import { openZipSource } from "./zip-source";
 import { warmFirstViews } from "../trajectory-views";
 

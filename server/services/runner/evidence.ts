@@ -5,7 +5,7 @@
  */
 import type { Db } from "../../../db/database";
 import { stepEvidenceAt, stepEvidenceOf, trajectoryHarOf } from "../../../db/repositories/runner-evidence";
-import type { ScreenshotStore } from "../screenshot-store";
+import type { ScreenshotStore } from "../../storage/screenshot-store";
 
 export interface NetworkRequest {
   method: string;

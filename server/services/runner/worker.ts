@@ -28,7 +28,7 @@ import { parseDestinationList } from "../../domain/runner/safety";
 import { demoPortFromEnv } from "../../demo-sites/port";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
 import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
-import { liveBundleBucketFor } from "../storage/live-bundles";
+import { liveBundleBucketFor } from "../../storage/live-bundles";
 import type { JudgeClient, JudgeEndpoint, RetryPolicy } from "../evaluation/judge-client";
 import type { Env } from "../evaluation/judge-configs";
 import type { JobRow } from "../../../db/schema/index";

@@ -16,7 +16,7 @@ import { NotFoundError } from "../../errors";
 import { extensionForMime } from "../../domain/image-info";
 import { toAtif } from "../../domain/imports/atif";
 import { trajectoryToBundle } from "../bundle-io";
-import type { ScreenshotStore } from "../screenshot-store";
+import type { ScreenshotStore } from "../../storage/screenshot-store";
 
 const GENERATOR = "Verdict";
 

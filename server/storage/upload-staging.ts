@@ -11,7 +11,7 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { S3Config } from "../../config";
+import type { S3Config } from "../config";
 import { notFound, s3ClientFor, s3Sdk } from "./s3-object-store";
 
 /** Keys are chosen by the server (upload-<time>-<random>.zip): nothing a client sends becomes part of one. */

@@ -5,7 +5,7 @@
  */
 import type { Readable } from "node:stream";
 import type { S3Client, S3ServiceException } from "@aws-sdk/client-s3";
-import type { S3Config } from "../../config";
+import type { S3Config } from "../config";
 import { isObjectName, shardedPath, type ObjectStore, type StoredObjectInfo } from "./object-store";
 
 /** Objects never change for a key: caches (and a browser following a presigned URL) may keep them forever. */

@@ -10,7 +10,7 @@
 import type { Db } from "../../../db/database";
 import { runnerObjectReferenced } from "../../../db/repositories/runner-evidence";
 import { getScreenshot } from "../../../db/repositories/screenshots";
-import type { ScreenshotStore } from "../screenshot-store";
+import type { ScreenshotStore } from "../../storage/screenshot-store";
 
 export const DEFAULT_GC_MIN_AGE_MS = 24 * 3600_000;
 

@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import type { S3Config } from "../../config";
+import type { S3Config } from "../config";
 import { s3ClientFor, s3Sdk } from "./s3-object-store";
 
 /** Files uploaded at once: a bundle has two screenshots per step, and one at a time is slow on a remote bucket. */

@@ -21,9 +21,9 @@ import type { Readable } from "node:stream";
 import type { S3Config } from "../config";
 import { readImageInfo } from "../domain/image-info";
 import { ImportError } from "../importers/types";
-import { FolderObjectStore } from "./storage/folder-object-store";
-import type { ObjectStore } from "./storage/object-store";
-import { S3ObjectStore } from "./storage/s3-object-store";
+import { FolderObjectStore } from "./folder-object-store";
+import type { ObjectStore } from "./object-store";
+import { S3ObjectStore } from "./s3-object-store";
 
 import { isScreenshotHash } from "../domain/content-hash";
 

@@ -5,8 +5,8 @@
  * named rather than copied; objects the target holds already are left as they are, so an interrupted copy can simply
  * be run again.
  */
-import { isScreenshotHash, sha256 } from "../../domain/content-hash";
-import { readImageInfo } from "../../domain/image-info";
+import { isScreenshotHash, sha256 } from "../domain/content-hash";
+import { readImageInfo } from "../domain/image-info";
 import type { ObjectStore } from "./object-store";
 
 export interface ObjectCopyReport {
