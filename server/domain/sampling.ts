@@ -46,7 +46,7 @@ export function allocateStrata(sizes: ReadonlyMap<string, number>, n: number): M
 }
 
 /** FNV-1a over the text, mixed with the seed: each stratum gets its own stream, unchanged when another stratum changes. */
-function streamSeed(seed: number, text: string): number {
+export function streamSeed(seed: number, text: string): number {
   let h = (0x811c9dc5 ^ seed) >>> 0;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
