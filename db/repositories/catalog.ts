@@ -87,6 +87,57 @@ export async function upsertRun(db: Db, v: RunValues): Promise<number> {
   return existing.id;
 }
 
+/** The run stored under this key. */
+export async function findRunByKey(db: Db, runKey: string): Promise<AgentRunRow | undefined> {
+  const { agentRuns } = tablesOf(db);
+  return first(db.select().from(agentRuns).where(eq(agentRuns.runKey, runKey)).limit(1));
+}
+
+/**
+ * Creates a run under its key, or under "<key> #2", "#3"… when another run holds the key already (two runs whose
+ * folders have the same name); the name gets the same mark so the two can be told apart in lists.
+ */
+export async function createRunWithFreeKey(db: Db, v: RunValues): Promise<number> {
+  const { agentRuns } = tablesOf(db);
+  for (let n = 1; ; n++) {
+    const runKey = n === 1 ? v.runKey : `${v.runKey} #${n}`;
+    if (await findRunByKey(db, runKey)) continue;
+    const [created] = await db
+      .insert(agentRuns)
+      .values({ ...v, runKey, name: n === 1 ? v.name : `${v.name} #${n}` })
+      .returning({ id: agentRuns.id });
+    return created!.id;
+  }
+}
+
+/** Updates what an import reads about a run (name, agent, model, configuration) when it changed. */
+export async function refreshRunDetails(db: Db, id: number, v: Omit<RunValues, "runKey">): Promise<void> {
+  const { agentRuns } = tablesOf(db);
+  const existing = await getRun(db, id);
+  if (!existing) return;
+  if (
+    JSON.stringify([existing.name, existing.agentName, existing.model, existing.sourceSystem, existing.config]) !==
+    JSON.stringify([v.name, v.agentName, v.model ?? null, v.sourceSystem, v.config ?? null])
+  ) {
+    await db.update(agentRuns).set({ name: v.name, agentName: v.agentName, model: v.model, sourceSystem: v.sourceSystem, config: v.config }).where(eq(agentRuns.id, id));
+  }
+}
+
+/** Renames a run (its key stays). */
+export async function renameRun(db: Db, id: number, name: string): Promise<void> {
+  const { agentRuns } = tablesOf(db);
+  await db.update(agentRuns).set({ name }).where(eq(agentRuns.id, id));
+}
+
+/** Removes a run that no trajectory belongs to any more; says whether it did. */
+export async function deleteRunIfEmpty(db: Db, id: number): Promise<boolean> {
+  const { agentRuns, trajectories } = tablesOf(db);
+  const [{ n }] = (await db.select({ n: count() }).from(trajectories).where(eq(trajectories.runId, id))) as [{ n: number }];
+  if (Number(n) > 0) return false;
+  await db.delete(agentRuns).where(eq(agentRuns.id, id));
+  return true;
+}
+
 export async function getRun(db: Db, id: number): Promise<AgentRunRow | undefined> {
   const { agentRuns } = tablesOf(db);
   return first(db.select().from(agentRuns).where(eq(agentRuns.id, id)).limit(1));

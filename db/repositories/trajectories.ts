@@ -23,6 +23,8 @@ export interface TrajectoryValues {
   sourceFormat: string;
   sourcePath: string | null;
   contentHash: string;
+  /** Null or left out for trajectories that are not imported (fixtures, live runs). */
+  identityHash?: string | null;
   steps: StepValues[];
 }
 
@@ -37,32 +39,176 @@ async function insertSteps(db: Db, trajectoryId: number, rows: StepValues[]): Pr
 }
 
 /**
- * Creates, replaces (content changed) or leaves alone (same content hash) one trajectory with its steps. Callers
- * that need the trajectory and its steps to appear together run it inside `withTransaction`.
+ * Creates, replaces (content changed) or leaves alone (same content hash) the trajectory at one place of a run
+ * (run, task, attempt). Imports decide by identity instead (server/services/ingest.ts); this serves callers that
+ * build trajectories themselves (benchmarks, fixtures).
  */
 export async function saveTrajectory(db: Db, v: TrajectoryValues): Promise<{ id: number; status: "created" | "updated" | "unchanged" }> {
-  const { trajectories, steps } = tablesOf(db);
-  const existing = await first(
+  const existing = await findTrajectoryAt(db, v.runId, v.taskId, v.attempt);
+  if (!existing) return { id: await insertTrajectory(db, v), status: "created" };
+  if (existing.contentHash === v.contentHash) return { id: existing.id, status: "unchanged" };
+  await replaceTrajectoryContent(db, existing.id, v);
+  return { id: existing.id, status: "updated" };
+}
+
+/** A stored trajectory as an import compares it with what it reads. */
+export interface StoredTrajectoryRef {
+  id: number;
+  runId: number;
+  taskId: number;
+  attempt: number;
+  contentHash: string;
+  identityHash: string | null;
+}
+
+function refColumns(t: Tables["trajectories"]) {
+  return { id: t.id, runId: t.runId, taskId: t.taskId, attempt: t.attempt, contentHash: t.contentHash, identityHash: t.identityHash };
+}
+
+/** The stored trajectory of this identity: the one in `preferRunId` when there is one, else the oldest. */
+export async function findTrajectoryByIdentity(db: Db, identityHash: string, preferRunId?: number): Promise<StoredTrajectoryRef | undefined> {
+  const { trajectories } = tablesOf(db);
+  const rows = await db.select(refColumns(trajectories)).from(trajectories).where(eq(trajectories.identityHash, identityHash)).orderBy(asc(trajectories.id)).limit(50);
+  return rows.find((r) => r.runId === preferRunId) ?? rows[0];
+}
+
+/** A stored trajectory of this content hash (only imports compute comparable ones): in `preferRunId` first, else the oldest. */
+export async function findTrajectoryByContent(db: Db, contentHash: string, preferRunId?: number): Promise<StoredTrajectoryRef | undefined> {
+  const { trajectories } = tablesOf(db);
+  const rows = await db.select(refColumns(trajectories)).from(trajectories).where(eq(trajectories.contentHash, contentHash)).orderBy(asc(trajectories.id)).limit(50);
+  return rows.find((r) => r.runId === preferRunId) ?? rows[0];
+}
+
+/** The trajectory at this place of a run (run, task, attempt is unique). */
+export async function findTrajectoryAt(db: Db, runId: number, taskId: number, attempt: number): Promise<StoredTrajectoryRef | undefined> {
+  const { trajectories } = tablesOf(db);
+  return first(
     db
-      .select({ id: trajectories.id, contentHash: trajectories.contentHash })
+      .select(refColumns(trajectories))
       .from(trajectories)
-      .where(and(eq(trajectories.runId, v.runId), eq(trajectories.taskId, v.taskId), eq(trajectories.attempt, v.attempt)))
+      .where(and(eq(trajectories.runId, runId), eq(trajectories.taskId, taskId), eq(trajectories.attempt, attempt)))
       .limit(1),
   );
+}
+
+/**
+ * Writes a new trajectory with its steps. Callers that need the trajectory and its steps to appear together run it
+ * inside `withTransaction`.
+ */
+export async function insertTrajectory(db: Db, v: TrajectoryValues): Promise<number> {
+  const { trajectories } = tablesOf(db);
   const { steps: stepRows, ...row } = v;
-  if (!existing) {
-    const [created] = await db.insert(trajectories).values(row).returning({ id: trajectories.id });
-    await insertSteps(db, created!.id, stepRows);
-    return { id: created!.id, status: "created" };
-  }
-  if (existing.contentHash === v.contentHash) return { id: existing.id, status: "unchanged" };
+  const [created] = await db.insert(trajectories).values(row).returning({ id: trajectories.id });
+  await insertSteps(db, created!.id, stepRows);
+  return created!.id;
+}
+
+/** Replaces a stored trajectory's content and steps (its run, task and attempt stay). */
+export async function replaceTrajectoryContent(db: Db, id: number, v: TrajectoryValues): Promise<void> {
+  const { trajectories, steps } = tablesOf(db);
+  const { steps: stepRows, runId: _runId, taskId: _taskId, attempt: _attempt, ...row } = v;
   await db
     .update(trajectories)
     .set({ ...row, updatedAt: new Date() })
-    .where(eq(trajectories.id, existing.id));
-  await db.delete(steps).where(eq(steps.trajectoryId, existing.id));
-  await insertSteps(db, existing.id, stepRows);
-  return { id: existing.id, status: "updated" };
+    .where(eq(trajectories.id, id));
+  await db.delete(steps).where(eq(steps.trajectoryId, id));
+  await insertSteps(db, id, stepRows);
+}
+
+/** Sets the hashes an import or the identity backfill computed (and, for rows stored earlier, a readable source). */
+export async function setTrajectoryHashes(db: Db, id: number, v: { contentHash?: string; identityHash?: string; sourcePath?: string | null }): Promise<void> {
+  const { trajectories } = tablesOf(db);
+  if (v.contentHash === undefined && v.identityHash === undefined && v.sourcePath === undefined) return;
+  await db.update(trajectories).set(v).where(eq(trajectories.id, id));
+}
+
+/**
+ * Gives trajectory `targetId` the content of trajectory `sourceId` (its columns, steps and imported verdicts) and
+ * removes `sourceId`: the target keeps its id, run, place, labels and other evaluators' verdicts.
+ */
+export async function adoptTrajectoryContent(db: Db, targetId: number, sourceId: number): Promise<void> {
+  const { trajectories, steps, evaluatorVerdicts } = tablesOf(db);
+  const source = await first(db.select().from(trajectories).where(eq(trajectories.id, sourceId)).limit(1));
+  if (!source) return;
+  const { finalAnswer, outcome, outcomeDetail, stepCount, sourceFormat, sourcePath, contentHash, identityHash } = source;
+  await db
+    .update(trajectories)
+    .set({ finalAnswer, outcome, outcomeDetail, stepCount, sourceFormat, sourcePath, contentHash, identityHash, updatedAt: new Date() })
+    .where(eq(trajectories.id, targetId));
+  await db.delete(steps).where(eq(steps.trajectoryId, targetId));
+  await db.update(steps).set({ trajectoryId: targetId }).where(eq(steps.trajectoryId, sourceId));
+  await db.delete(evaluatorVerdicts).where(and(eq(evaluatorVerdicts.trajectoryId, targetId), eq(evaluatorVerdicts.origin, "import")));
+  await db.update(evaluatorVerdicts).set({ trajectoryId: targetId }).where(and(eq(evaluatorVerdicts.trajectoryId, sourceId), eq(evaluatorVerdicts.origin, "import")));
+  await db.delete(trajectories).where(eq(trajectories.id, sourceId));
+}
+
+/** Moves a trajectory to another run (its place there must be free). */
+export async function moveTrajectoryToRun(db: Db, id: number, runId: number): Promise<void> {
+  const { trajectories } = tablesOf(db);
+  await db.update(trajectories).set({ runId, updatedAt: new Date() }).where(eq(trajectories.id, id));
+}
+
+/** Removes a trajectory with everything that hangs on it (steps, verdicts, campaign items: cascades). */
+export async function deleteTrajectory(db: Db, id: number): Promise<void> {
+  const { trajectories } = tablesOf(db);
+  await db.delete(trajectories).where(eq(trajectories.id, id));
+}
+
+/**
+ * A page of trajectories of these source formats (imports, not live runs) whose content hash is not of the current
+ * kind (`version` prefix), oldest first: rows stored before identity by content.
+ */
+export async function trajectoriesWithOldContentHash(db: Db, formats: string[], version: string, afterId: number, limit: number) {
+  const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
+  return db
+    .select({
+      id: trajectories.id,
+      attempt: trajectories.attempt,
+      finalAnswer: trajectories.finalAnswer,
+      outcome: trajectories.outcome,
+      outcomeDetail: trajectories.outcomeDetail,
+      sourceFormat: trajectories.sourceFormat,
+      sourcePath: trajectories.sourcePath,
+      externalTaskId: tasks.externalId,
+      taskSet: taskSets.name,
+      runId: agentRuns.id,
+      runKey: agentRuns.runKey,
+      runName: agentRuns.name,
+    })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .where(
+      and(
+        gt(trajectories.id, afterId),
+        inArray(trajectories.sourceFormat, formats),
+        sql`${trajectories.contentHash} not like ${version + "%"}`,
+        sql`${agentRuns.runKey} not like 'live:%'`,
+      ),
+    )
+    .orderBy(asc(trajectories.id))
+    .limit(limit);
+}
+
+/** The trajectory of a task stored from this exact source path by an import made before source identities. */
+export async function findLegacyTrajectoryFrom(db: Db, taskId: number, sourcePath: string): Promise<StoredTrajectoryRef | undefined> {
+  const { trajectories } = tablesOf(db);
+  return first(
+    db
+      .select(refColumns(trajectories))
+      .from(trajectories)
+      .where(and(eq(trajectories.taskId, taskId), eq(trajectories.sourcePath, sourcePath), sql`${trajectories.identityHash} is null`))
+      .orderBy(asc(trajectories.id))
+      .limit(1),
+  );
+}
+
+/** Steps of several trajectories, by trajectory then step. */
+export async function stepsOf(db: Db, trajectoryIds: number[]): Promise<StepRow[]> {
+  const { steps } = tablesOf(db);
+  if (!trajectoryIds.length) return [];
+  return db.select().from(steps).where(inArray(steps.trajectoryId, trajectoryIds)).orderBy(asc(steps.trajectoryId), asc(steps.index));
 }
 
 function headQuery(db: Db, id: number) {

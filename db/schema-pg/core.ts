@@ -79,6 +79,7 @@ export const trajectories = pgTable(
     sourceFormat: text("source_format").notNull(),
     sourcePath: text("source_path"),
     contentHash: text("content_hash").notNull(),
+    identityHash: text("identity_hash"),
     createdAt: createdAt(),
     updatedAt: epochMs("updated_at").notNull().default(nowMs),
   },
@@ -88,6 +89,8 @@ export const trajectories = pgTable(
     index("trajectories_outcome_idx").on(t.outcome),
     index("trajectories_steps_idx").on(t.stepCount, t.runId, t.taskId),
     index("trajectories_updated_idx").on(t.updatedAt),
+    index("trajectories_identity_idx").on(t.identityHash),
+    index("trajectories_content_idx").on(t.contentHash),
   ],
 );
 

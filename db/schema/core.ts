@@ -70,7 +70,11 @@ export const agentRuns = sqliteTable(
   "agent_runs",
   {
     id: integer("id").primaryKey({ autoIncrement: true }),
-    /** Stable identity used to make imports idempotent (e.g. "webvoyager:/abs/results/2024…", a bundle's run key). */
+    /**
+     * The run as its source names it ("webvoyager:results/20250414_14_44_45", a bundle's run key), unique. Runs
+     * stored before identity by content hold the absolute folder here; either way only the folder's own name takes
+     * part in a trajectory's identity, and a second run of the same name gets " #2".
+     */
     runKey: text("run_key").notNull().unique(),
     name: text("name").notNull(),
     agentName: text("agent_name").notNull(),
@@ -102,8 +106,18 @@ export const trajectories = sqliteTable(
     /** Importer format and the path it was read from. */
     sourceFormat: text("source_format").notNull(),
     sourcePath: text("source_path"),
-    /** sha256 of the canonical trajectory content (steps + image hashes): drives idempotent re-import. */
+    /**
+     * Imports: "v2:" + sha256 of the run folder's own name, task, attempt and the trajectory as stored (steps with
+     * image hashes, answer, outcome; server/domain/imports/identity.ts), so equal content is found wherever it was
+     * imported from; rows stored earlier get theirs on the next import or dedupe. Live runs: their own content hash.
+     */
     contentHash: text("content_hash").notNull(),
+    /**
+     * Imports: sha256 of the run folder's own name, task, attempt and the bytes of the trajectory's own files, so
+     * the same files read again (by a newer Verdict too) are the same trajectory. Null for live runs, formats whose
+     * importer names no files, and rows imported before it existed.
+     */
+    identityHash: text("identity_hash"),
     createdAt: createdAt(),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" })
       .notNull()
@@ -116,6 +130,8 @@ export const trajectories = sqliteTable(
     // Serves step-count filters and covers the analytics read of trajectories (db/repositories/analytics.ts).
     index("trajectories_steps_idx").on(t.stepCount, t.runId, t.taskId),
     index("trajectories_updated_idx").on(t.updatedAt),
+    index("trajectories_identity_idx").on(t.identityHash),
+    index("trajectories_content_idx").on(t.contentHash),
   ],
 );
 

@@ -22,8 +22,8 @@ import ignore from "stream-json/filters/ignore.js";
 import { actionCalls, browserGymAnswer, parseBrowserGymAction } from "../domain/actions/browsergym";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { browserGymTask, checkSummary, cumRewardVerdict, type SummaryInfo } from "./browsergym";
-import { fileImage, isDir } from "./fs-helpers";
-import { ImportError, type ImportItem, type ImportStep, type ImportVerdict, type Importer } from "./types";
+import { fileImage, isDir, withinBoundary } from "./fs-helpers";
+import { ImportError, type EvaluatorLogReport, type ImportItem, type ImportStep, type ImportVerdict, type Importer } from "./types";
 
 /** Per-step fields never needed for playback; dropped while tokenizing. */
 const DROPPED_STEP_FIELDS = new Set(["axtree_obj", "axtree", "chat_messages", "dom", "dom_object", "dom_txt", "pruned_html", "html", "bounding_boxes"]);
@@ -319,12 +319,18 @@ export function parseJudgeReply(judge: string, content: string): Pick<ImportVerd
   return { verdict: "unparseable", score: null, rationale: null, extra };
 }
 
-async function judgmentVerdicts(layout: Layout): Promise<ImportVerdict[]> {
+/** Judgment folders an import read from, and the judgment files of each it took, for the report. */
+type JudgmentsRead = Map<string, { evaluator: string; used: Map<string, string> }>;
+
+async function judgmentVerdicts(layout: Layout, read: JudgmentsRead): Promise<ImportVerdict[]> {
   if (!layout.trajectoriesDir || !layout.benchmark || !layout.agent) return [];
   const root = path.join(layout.trajectoriesDir, "judgments", layout.benchmark, layout.agent);
   const judges = await fsp.readdir(root, { withFileTypes: true }).catch(() => []);
   const out: ImportVerdict[] = [];
   for (const j of judges.filter((d) => d.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+    const judgeDir = path.join(root, j.name);
+    const seen = read.get(judgeDir) ?? { evaluator: `agentrewardbench:${j.name}`, used: new Map<string, string>() };
+    read.set(judgeDir, seen);
     const file = path.join(root, j.name, `${layout.taskId}.json`);
     const stat = await fsp.stat(file).catch(() => null);
     // `<task>_error.json` files record failed judge calls: there is no verdict to import.
@@ -338,6 +344,7 @@ async function judgmentVerdicts(layout: Layout): Promise<ImportVerdict[]> {
     }
     if (!data || typeof data !== "object" || Array.isArray(data)) throw new ImportError(file, "is not a JSON object");
     const judge = typeof data.judge === "string" ? data.judge : j.name;
+    const record = (v: ImportVerdict) => seen.used.set(path.basename(file), v.verdict);
     const response = data.response as { choices?: { message?: { content?: unknown } }[] } | undefined;
     const content = response?.choices?.[0]?.message?.content;
     const base = { file, judge, judge_model_name: data.judge_model_name ?? null, provider: data.provider ?? null };
@@ -353,6 +360,7 @@ async function judgmentVerdicts(layout: Layout): Promise<ImportVerdict[]> {
         rationale: null,
         raw: { ...base, cum_reward: reward },
       });
+      record(out.at(-1)!);
       continue;
     }
     const parsed = parseJudgeReply(judge, content);
@@ -364,6 +372,29 @@ async function judgmentVerdicts(layout: Layout): Promise<ImportVerdict[]> {
       rationale: parsed.rationale,
       raw: { ...base, content, ...parsed.extra },
     });
+    record(out.at(-1)!);
+  }
+  return out;
+}
+
+/**
+ * Each judgment folder the import read from: its files, how many gave an imported trajectory its verdict, and why
+ * the others did not (no such trajectory in this import, or a failed judge call the benchmark kept as `_error`).
+ */
+async function judgmentReports(read: JudgmentsRead): Promise<EvaluatorLogReport[]> {
+  const out: EvaluatorLogReport[] = [];
+  for (const [dir, { evaluator, used }] of [...read].sort((a, b) => a[0].localeCompare(b[0]))) {
+    const files = (await fsp.readdir(dir).catch(() => [] as string[])).filter((f) => f.toLowerCase().endsWith(".json")).sort();
+    if (!files.length) continue;
+    const verdicts: Record<string, number> = {};
+    for (const v of used.values()) verdicts[v] = (verdicts[v] ?? 0) + 1;
+    const unmatched = files
+      .filter((f) => !used.has(f))
+      .map((f) => ({
+        block: f,
+        reason: /_error\.json$/i.test(f) ? "records a failed judge call: there is no verdict in it" : `no trajectory ${f.replace(/\.json$/i, "")} of this folder in this import`,
+      }));
+    out.push({ file: dir, evaluator, run: "", blocks: files.length, matched: used.size, unmatched, verdicts });
   }
   return out;
 }
@@ -375,7 +406,7 @@ function str(v: unknown): string | null {
   return typeof v === "string" && v.trim() ? v : null;
 }
 
-async function readTrajectoryFile(file: string, root: { dir: string; real: string }): Promise<ImportItem> {
+async function readTrajectoryFile(file: string, root: { dir: string; real: string }, judgments: JudgmentsRead): Promise<ImportItem> {
   const { top, steps: compact, hasSteps } = await streamTrajectory(file);
   if (!hasSteps) throw new ImportError(file, `"steps" is missing`);
   const goal = str(top.goal);
@@ -448,7 +479,7 @@ async function readTrajectoryFile(file: string, root: { dir: string; real: strin
   const verdicts: ImportVerdict[] = [];
   const reward = cumRewardVerdict(summary);
   if (reward) verdicts.push(reward);
-  verdicts.push(...(await judgmentVerdicts(layout)));
+  verdicts.push(...(await judgmentVerdicts(layout, judgments)));
 
   const runPath = [benchmark ?? "unknown", layout.agent ?? agent, experiment ?? "unknown"].join("/");
   const config: Record<string, unknown> = {};
@@ -471,6 +502,7 @@ async function readTrajectoryFile(file: string, root: { dir: string; real: strin
       outcome,
       outcomeDetail,
       sourcePath: file,
+      sourceFiles: [file],
       steps,
       verdicts,
     },
@@ -536,16 +568,20 @@ export const agentRewardBenchImporter: Importer = {
     const files = await findTrajectoryFiles(input);
     if (!files.length) throw new ImportError(input, "no AgentRewardBench trajectory JSON files found");
     options.onTotal?.(files.length);
-    const rootDir = await datasetRootOf(input);
+    // Never above an upload's unpacked folder, even when the path to it happens to hold a "cleaned" folder.
+    const computed = await datasetRootOf(input);
+    const rootDir = withinBoundary(computed, options.boundary) ? computed : path.resolve(options.boundary!);
     const root = { dir: rootDir, real: fs.realpathSync(rootDir) };
+    const judgments: JudgmentsRead = new Map();
     for (const file of files) {
       try {
-        yield await readTrajectoryFile(file, root);
+        yield await readTrajectoryFile(file, root, judgments);
       } catch (e) {
         if (!(e instanceof ImportError)) throw e;
         yield { kind: "skipped", path: file, reason: e.message };
       }
     }
+    for (const log of await judgmentReports(judgments)) yield { kind: "evaluatorLog", log };
   },
 };
 

@@ -25,7 +25,8 @@ import path from "node:path";
 import { actionCalls, browserGymAnswer, parseBrowserGymAction } from "../domain/actions/browsergym";
 import { AGENTLAB_STEPS_FILE, agentLabStepsSchema, type AgentLabStep, type AgentLabSteps } from "../domain/imports/agentlab-steps";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
-import { fileImage, isDir, readJsonFile } from "./fs-helpers";
+import { fileImage, isDir, readJsonFile, withinBoundary } from "./fs-helpers";
+import { folderName, runNameFromPath } from "./find-folders";
 import { ImportError, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { VWA_SITE_OFFSETS, vwaTaskSetName, WEBARENA_TASK_SET } from "./vwa-tasks";
 
@@ -447,7 +448,7 @@ function convertedElements(step: AgentLabStep | undefined): SomElement[] | null 
   return marked.length ? marked.map((e) => ({ label: e.bid, bbox: e.bbox, tag: null, text: null })) : null;
 }
 
-async function readExperiment(dir: string, studyReal: string, attempt: number, siblings: ReadonlySet<string>): Promise<ImportItem> {
+async function readExperiment(dir: string, study: { key: string; name: string }, attempt: number, siblings: ReadonlySet<string>): Promise<ImportItem> {
   const log = await readExperimentLog(dir);
   const { steps: converted, warning: convertedWarning } = await readConvertedSteps(dir);
   const name = experimentIdentity(dir, log, converted, siblings);
@@ -551,8 +552,8 @@ async function readExperiment(dir: string, studyReal: string, attempt: number, s
     trajectory: {
       task: browserGymTask(experimentTaskId(name.task, name.seed), goal, { taskName: name.task, seed: name.seed }),
       run: {
-        runKey: `browsergym:${studyReal}#${name.agent}`,
-        name: `${path.basename(studyReal)} · ${name.agent}`,
+        runKey: `browsergym:${study.key}#${name.agent}`,
+        name: `${study.name} · ${name.agent}`,
         agentName: name.agent,
         model: converted?.model_name || modelFromAgentName(name.agent),
         sourceSystem: "browsergym",
@@ -563,6 +564,7 @@ async function readExperiment(dir: string, studyReal: string, attempt: number, s
       outcome,
       outcomeDetail: detail,
       sourcePath: dir,
+      sourceFiles: ["summary_info.json", "experiment.log", AGENTLAB_STEPS_FILE].map((f) => path.join(dir, f)).filter((f) => fs.existsSync(f)),
       steps,
       verdicts: verdict ? [verdict] : [],
       ...(warnings.length ? { warnings } : {}),
@@ -607,12 +609,15 @@ export const browserGymImporter: Importer = {
     if (!studies.length) throw new ImportError(input, "no BrowserGym experiment folders found (folders with summary_info.json, experiment.log or screenshot_step_0.png)");
     options.onTotal?.(studies.reduce((n, s) => n + s.exps.length + s.passedOver.length, 0));
     for (const { study, exps, passedOver, siblings } of studies) {
-      const studyReal = fs.realpathSync(study);
-      // Counted over the whole study so one experiment imported alone keeps its attempt number.
-      const attempts = attemptNumbers(exps.length === 1 ? (await childDirs(study)).filter(isExpDir) : exps, siblings);
+      // The study as its folder is named (from the imported folder down), never where it sits.
+      const studyRun = { key: runNameFromPath(input, study, options.renamed), name: folderName(study, options.renamed) };
+      // Counted over the whole study so one experiment imported alone keeps its attempt number (an upload's
+      // importer looks no higher than its own unpacked folder).
+      const wholeStudy = exps.length === 1 && withinBoundary(study, options.boundary);
+      const attempts = attemptNumbers(wholeStudy ? (await childDirs(study)).filter(isExpDir) : exps, siblings);
       for (const dir of exps) {
         try {
-          yield await readExperiment(dir, studyReal, attempts.get(path.resolve(dir)) ?? 0, siblings);
+          yield await readExperiment(dir, studyRun, attempts.get(path.resolve(dir)) ?? 0, siblings);
         } catch (e) {
           if (!(e instanceof ImportError)) throw e;
           yield { kind: "skipped", path: dir, reason: e.message };

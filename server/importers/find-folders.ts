@@ -5,7 +5,7 @@
  */
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { ImportError, type ImportItem } from "./types";
+import { ImportError, type ImportItem, type RenamedFolder } from "./types";
 
 /** Folders that never hold results and can be large (dependencies, caches, version control). */
 const SKIPPED = new Set(["node_modules", "__pycache__", "site-packages", "venv"]);
@@ -69,12 +69,27 @@ export function groupByParent(dirs: string[]): { parent: string; dirs: string[] 
  * A run's display name when nothing in the files names it: its folder path from the imported folder's own name
  * down ("results/20250414_14_44_45", "retrieval/bm25/gpt-4o"), or the folder's name when it is the input or above it.
  */
-export function runNameFromPath(input: string, runDir: string): string {
+export function runNameFromPath(input: string, runDir: string, renamed?: RenamedFolder): string {
   const root = path.resolve(input);
   const dir = path.resolve(runDir);
-  const rel = path.relative(path.dirname(root), dir);
-  if (dir === root || !rel || rel.startsWith("..") || path.isAbsolute(rel)) return path.basename(dir);
-  return rel.split(path.sep).join("/");
+  const own = folderName(root, renamed);
+  if (dir === root) return own;
+  const rel = path.relative(root, dir);
+  if (!rel || rel.startsWith("..") || path.isAbsolute(rel)) return folderName(dir, renamed);
+  return [own, ...rel.split(path.sep)].join("/");
+}
+
+/** A folder's name as the person knows it: its own, or the name it stands for (an upload's unpacked folder). */
+export function folderName(dir: string, renamed?: RenamedFolder): string {
+  return renamed && path.resolve(renamed.dir) === path.resolve(dir) ? renamed.name : path.basename(path.resolve(dir));
+}
+
+/**
+ * A run's key: its format and its name as the source names it (runNameFromPath), never the absolute folder, so
+ * the same run imported from another place, or unpacked from the same zip again, has the same key.
+ */
+export function runKeyFromPath(format: string, input: string, runDir: string, renamed?: RenamedFolder): string {
+  return `${format}:${runNameFromPath(input, runDir, renamed)}`;
 }
 
 /**

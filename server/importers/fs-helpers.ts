@@ -55,3 +55,39 @@ export async function readJsonFile(file: string): Promise<unknown> {
 export function exists(p: string): boolean {
   return fs.existsSync(p);
 }
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/**
+ * Whether `p` lies in `boundary` (or is it), symbolic links resolved. True when there is no boundary: an import from
+ * the command line may read task files and logs beside the folder it was given.
+ */
+export function withinBoundary(p: string, boundary: string | undefined): boolean {
+  if (!boundary) return true;
+  const root = realOr(boundary);
+  const real = realOr(p);
+  return real === root || real.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+}
+
+/**
+ * `start` and the folders above it, nearest first, at most `levels` of them, and none above `boundary`: an upload's
+ * importer looks for task files and logs in its own unpacked folder, never in the server's folders around it.
+ */
+export function foldersUpFrom(start: string, levels: number, boundary?: string): string[] {
+  const out: string[] = [];
+  let dir = path.resolve(start);
+  for (let i = 0; i < levels; i++) {
+    if (!withinBoundary(dir, boundary)) break;
+    out.push(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return out;
+}

@@ -20,8 +20,8 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import { parseSeeActHistory, parseSeeActPrediction, seeActPredictionLabel, type SeeActPrediction } from "../domain/actions/seeact";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
-import { fileImage, isDir, readJsonFile } from "./fs-helpers";
-import { findFolders, groupByParent, runNameFromPath, subfolders, unreadableTrajectory } from "./find-folders";
+import { fileImage, isDir, readJsonFile, withinBoundary } from "./fs-helpers";
+import { findFolders, groupByParent, runKeyFromPath, runNameFromPath, subfolders, unreadableTrajectory } from "./find-folders";
 import { ImportError, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 
 export const SEEACT_TASK_SET = { name: "SeeAct online tasks", benchmark: "seeact" } as const;
@@ -257,6 +257,7 @@ async function readResearchTask(dir: string, run: RunContext): Promise<ImportIte
       outcome: ended.outcome,
       outcomeDetail: ended.outcome === "answered" ? exitBy : ended.detail,
       sourcePath: dir,
+      sourceFiles: [path.join(dir, "result.json")],
       steps,
       verdicts: verdict ? [verdict] : [],
     },
@@ -388,6 +389,7 @@ async function readPackageTask(dir: string, run: RunContext): Promise<ImportItem
       finalAnswer: lastSaid,
       ...packageOutcome(terminated, steps.length, exitBy),
       sourcePath: dir,
+      sourceFiles: [path.join(dir, "all_predictions.json")],
       steps,
       verdicts: verdict ? [verdict] : [],
     },
@@ -428,11 +430,11 @@ export const seeActImporter: Importer = {
     options.onTotal?.(saveFolders.reduce((n, f) => n + f.dirs.length, 0));
     for (const found of saveFolders) {
       // Each save folder is its own run, whatever folder the import started from.
-      const real = fs.realpathSync(found.saveDir);
-      const run: RunContext = { key: `seeact:${real}`, name: runNameFromPath(input, found.saveDir) };
+      const run: RunContext = { key: runKeyFromPath("seeact", input, found.saveDir, options.renamed), name: runNameFromPath(input, found.saveDir, options.renamed) };
       // pip sessions of one task are attempts 0, 1, … in folder (time) order, counted over the whole save folder
-      // so that importing one session folder on its own gives it the same attempt number.
-      const all = found.dirs.length === 1 && path.resolve(found.dirs[0]!.dir) === path.resolve(input)
+      // so that importing one session folder on its own gives it the same attempt number (an upload's importer
+      // looks no higher than its own unpacked folder).
+      const all = found.dirs.length === 1 && path.resolve(found.dirs[0]!.dir) === path.resolve(input) && withinBoundary(found.saveDir, options.boundary)
         ? ((await findSaveFolders(found.saveDir)).find((f) => f.saveDir === found.saveDir)?.dirs ?? found.dirs)
         : found.dirs;
       const attemptOf = new Map<string, number>();

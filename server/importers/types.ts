@@ -41,7 +41,11 @@ export interface ImportTask {
 }
 
 export interface ImportRun {
-  /** Stable identity: the same source must give the same key so re-imports are idempotent. */
+  /**
+   * The run as the source names it, prefixed by the format: "webvoyager:results/20250414_14_44_45" (runKeyFromPath).
+   * Never an absolute path or anything else about where the files sat: the same run imported from another place
+   * must give the same key. Only the run folder's own name (the last part) takes part in a trajectory's identity.
+   */
   runKey: string;
   name: string;
   agentName: string;
@@ -71,6 +75,13 @@ export interface ImportTrajectory {
   finalAnswer: string | null;
   outcome: Outcome;
   outcomeDetail: string | null;
+  /**
+   * The trajectory's own files that are not images (its transcript, render page, summary), whose bytes make up its
+   * source identity with its images (server/domain/imports/identity.ts). Files several trajectories share (a run's
+   * log, a task file) are left out: adding a trajectory to a run must not change the others' identity.
+   */
+  sourceFiles?: string[];
+  /** The folder or file the trajectory was read from (shown to people relative to the import: ingest.ts pathShower). */
   sourcePath: string;
   steps: ImportStep[];
   /** Verdicts the source system wrote about this trajectory (benchmark rewards, PASS/FAIL logs, judge outputs). */
@@ -112,7 +123,32 @@ export interface ImportVerdict {
 export type ImportItem =
   | { kind: "task"; task: ImportTask }
   | { kind: "trajectory"; trajectory: ImportTrajectory }
-  | { kind: "skipped"; path: string; reason: string };
+  | { kind: "skipped"; path: string; reason: string }
+  | { kind: "evaluatorLog"; log: EvaluatorLogReport }
+  | { kind: "source"; file: string; role: string };
+
+/**
+ * What became of one file of verdicts (an auto-evaluation log, a judgments file): how many of its blocks judged a
+ * trajectory of this import, and which did not and why, so no verdict is lost without a word. Yielded once the
+ * importer has matched the file, usually after the trajectories.
+ */
+export interface EvaluatorLogReport {
+  file: string;
+  evaluator: string;
+  /** "run:<file name>" when the file is one of several runs of one judge (stored apart); empty otherwise. */
+  run: string;
+  blocks: number;
+  matched: number;
+  unmatched: { block: string; reason: string }[];
+  /** Verdicts taken from the file, by value (success, failure, unparseable, not_evaluable). */
+  verdicts: Record<string, number>;
+}
+
+/** A folder and the name the person knows it by (see ImportOptions.renamed). */
+export interface RenamedFolder {
+  dir: string;
+  name: string;
+}
 
 export interface ImportOptions {
   /** Task file given on the command line (`--tasks`), for formats that join tasks from elsewhere. */
@@ -127,6 +163,16 @@ export interface ImportOptions {
    * wrote its verdicts to a separate log (WebVoyager's auto_eval). One log is one evaluator.
    */
   evalLogs?: string[];
+  /**
+   * A folder the person knows by another name than its own: an uploaded zip unpacked into a folder of the server's
+   * choosing is the zip (its name without ".zip"). Run names and keys use it (find-folders.ts runNameFromPath).
+   */
+  renamed?: RenamedFolder;
+  /**
+   * No file above this folder is read: an upload's unpacked folder, the server's import root. Unset on the command
+   * line, where task files and logs beside the imported folder are read too (and named in the report).
+   */
+  boundary?: string;
   /** Identity of the database being imported into (db/schema/instance.ts). */
   instanceId?: string;
   /** Called by the importer once it knows how many items it will yield. */

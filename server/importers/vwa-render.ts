@@ -19,8 +19,9 @@ import path from "node:path";
 import { parsePythonLiteral, type PyValue } from "../domain/actions/python-literal";
 import { parseVwaAction, splitVwaPrediction, vwaEarlyStop, withModelTypeSubmit } from "../domain/actions/vwa";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
-import { isDir, readTextFile } from "./fs-helpers";
-import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
+import { isDir, readTextFile, withinBoundary } from "./fs-helpers";
+import { folderName } from "./find-folders";
+import { ImportError, type ImageRef, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
 import { customExternalId, customTaskSet, referenceAnswersFromEval, VWA_SITE_OFFSETS, vwaExternalId, vwaTaskSetName, WEBARENA_SITES, WEBARENA_TASK_SET } from "./vwa-tasks";
 
 const RENDER_FILE = /^render_(\d+)\.html$/;
@@ -311,9 +312,10 @@ function namesTaskConfig(configFile: string, taskId: number, vwaSite: string | n
   return dirSite === undefined || dirSite === vwaSite;
 }
 
-async function logFilesFor(resultDir: string): Promise<string[]> {
+async function logFilesFor(resultDir: string, boundary?: string): Promise<string[]> {
   const found = new Set<string>();
   const addDir = async (dir: string) => {
+    if (!withinBoundary(dir, boundary)) return;
     const entries = await fsp.readdir(dir).catch(() => [] as string[]);
     for (const name of entries) if (/^log_.*\.log$/.test(name)) found.add(path.join(dir, name));
   };
@@ -325,7 +327,7 @@ async function logFilesFor(resultDir: string): Promise<string[]> {
   for (const line of listed.split("\n").map((l) => l.trim()).filter(Boolean)) {
     if (path.isAbsolute(line) || line.split(/[\\/]/).includes("..") || !/^log_.*\.log$/.test(path.basename(line))) continue;
     const candidates = [resultDir, path.dirname(resultDir), path.dirname(path.dirname(resultDir))].map((d) => path.join(d, line));
-    const hit = candidates.find((c) => fs.existsSync(c));
+    const hit = candidates.find((c) => fs.existsSync(c) && withinBoundary(c, boundary));
     if (hit) found.add(path.resolve(hit));
   }
   // Log names embed their start time, so name order is time order; later results win.
@@ -342,6 +344,10 @@ interface RunInfo {
   name: string;
   config: Record<string, unknown> | null;
   logs: VwaLogResult[];
+  /** Log results a trajectory took ("used") or that a later line for the same task replaced, by log file and line. */
+  used: Map<string, "used" | "superseded">;
+  /** Names of the evaluators the run's logs gave verdicts as. */
+  evaluators: Set<string>;
   errors: VwaRunnerError[];
   errorFile: string;
   /** Repairs that concern every trajectory of the run (an unreadable config.json). */
@@ -446,6 +452,11 @@ function verdictFor(run: RunInfo, t: RenderTask): ImportVerdict | null {
   );
   const hit = candidates[candidates.length - 1];
   if (!hit) return null;
+  run.evaluators.add(`${t.benchmark}:result-log`);
+  for (const c of candidates) {
+    const key = `${c.logFile}\u0000${c.line}`;
+    if (run.used.get(key) !== "used") run.used.set(key, c === hit ? "used" : "superseded");
+  }
   return {
     evaluator: `${t.benchmark}:result-log`,
     evaluatorKind: "rule",
@@ -556,6 +567,7 @@ async function readRenderTrajectory(file: string, run: RunInfo): Promise<ImportI
       outcome,
       outcomeDetail,
       sourcePath: file,
+      sourceFiles: [file],
       steps,
       verdicts: verdict ? [verdict] : [],
       ...(run.warnings.length ? { warnings: [...run.warnings] } : {}),
@@ -609,8 +621,7 @@ async function findResultDirs(input: string, limit = Infinity): Promise<ResultDi
   return out;
 }
 
-async function runInfo(d: ResultDir, input: string): Promise<RunInfo> {
-  const real = fs.realpathSync(d.dir);
+async function runInfo(d: ResultDir, input: string, options: ImportOptions): Promise<RunInfo> {
   const warnings: string[] = [];
   let config: Record<string, unknown> | null = null;
   const configFile = path.join(d.dir, "config.json");
@@ -626,12 +637,13 @@ async function runInfo(d: ResultDir, input: string): Promise<RunInfo> {
     }
   }
   const logs: VwaLogResult[] = [];
-  for (const f of await logFilesFor(d.dir)) logs.push(...parseVwaLog(await readTextFile(f), f));
+  for (const f of await logFilesFor(d.dir, options.boundary)) logs.push(...parseVwaLog(await readTextFile(f), f));
   const errorFile = path.join(d.dir, "error.txt");
   const errors = fs.existsSync(errorFile) ? parseVwaErrorFile(await readTextFile(errorFile)) : [];
   // A nested leaf is named by its path from the imported folder, since its own name is often just a timestamp.
-  const name = d.rel ? `${path.basename(path.resolve(input))}/${d.rel}` : path.basename(d.dir);
-  return { dir: d.dir, key: `visualwebarena:${real}`, name, config, logs, errors, errorFile, warnings };
+  const own = folderName(input, options.renamed);
+  const name = d.rel ? `${own}/${d.rel}` : path.resolve(d.dir) === path.resolve(input) ? own : folderName(d.dir, options.renamed);
+  return { dir: d.dir, key: `visualwebarena:${name}`, name, config, logs, used: new Map(), evaluators: new Set(), errors, errorFile, warnings };
 }
 
 export const vwaRenderImporter: Importer = {
@@ -646,10 +658,18 @@ export const vwaRenderImporter: Importer = {
     const dirs = await findResultDirs(input);
     if (!dirs.length) throw new ImportError(input, "no render_<task_id>.html files found");
     options.onTotal?.(dirs.reduce((n, d) => n + d.files.length, 0));
+    // Every [Result] line of every log read, and what became of it, for the report.
+    const logResults = new Map<string, { results: Map<number, VwaLogResult>; runs: RunInfo[] }>();
     for (const d of dirs) {
       let run: RunInfo;
       try {
-        run = await runInfo(d, input);
+        run = await runInfo(d, input, options);
+        for (const r of run.logs) {
+          const entry = logResults.get(r.logFile) ?? { results: new Map<number, VwaLogResult>(), runs: [] as RunInfo[] };
+          if (!entry.runs.includes(run)) entry.runs.push(run);
+          entry.results.set(r.line, r);
+          logResults.set(r.logFile, entry);
+        }
       } catch (e) {
         // A log or error.txt that cannot be read costs this result folder, not the others.
         if (!(e instanceof ImportError)) throw e;
@@ -664,6 +684,25 @@ export const vwaRenderImporter: Importer = {
           yield { kind: "skipped", path: f, reason: e.message };
         }
       }
+    }
+    // Each runner log: how many of its [Result] lines gave a trajectory its verdict, and why the others did not.
+    for (const [logFile, { results, runs }] of logResults) {
+      const unmatched: { block: string; reason: string }[] = [];
+      const counts: Record<string, number> = {};
+      let matched = 0;
+      for (const r of results.values()) {
+        const key = `${logFile}\u0000${r.line}`;
+        const states = runs.map((run) => run.used.get(key));
+        const block = `line ${r.line}: [Result] (${r.pass ? "PASS" : "FAIL"}) ${r.configFile}`;
+        if (states.includes("used")) {
+          matched++;
+          const v = r.pass ? "success" : "failure";
+          counts[v] = (counts[v] ?? 0) + 1;
+        } else if (states.includes("superseded")) unmatched.push({ block, reason: "a later [Result] line for the same task is kept" });
+        else unmatched.push({ block, reason: "no render file of this task (with this intent) in this import" });
+      }
+      const evaluator = [...new Set(runs.flatMap((run) => [...run.evaluators]))].sort().join(", ") || "visualwebarena:result-log";
+      yield { kind: "evaluatorLog", log: { file: logFile, evaluator, run: "", blocks: results.size, matched, unmatched, verdicts: counts } };
     }
   },
 };

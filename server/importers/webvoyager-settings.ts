@@ -10,6 +10,7 @@
  */
 import fsp from "node:fs/promises";
 import path from "node:path";
+import { foldersUpFrom } from "./fs-helpers";
 
 export interface StepLimitSetting {
   limit: number;
@@ -80,9 +81,9 @@ async function folderSetting(dir: string): Promise<StepLimitSetting | null> {
 }
 
 /** The step limit the run's settings give, from the run folder up to four folders above it. */
-export async function findStepLimit(runDir: string, cache = new Map<string, Promise<StepLimitSetting | null>>()): Promise<StepLimitSetting | null> {
-  let dir = path.resolve(runDir);
-  for (let i = 0; i < 5; i++) {
+export async function findStepLimit(runDir: string, cache = new Map<string, Promise<StepLimitSetting | null>>(), boundary?: string): Promise<StepLimitSetting | null> {
+  // Never above `boundary`: an upload's importer reads only what it unpacked.
+  for (const dir of foldersUpFrom(runDir, 5, boundary)) {
     let found = cache.get(dir);
     if (!found) {
       found = folderSetting(dir);
@@ -90,9 +91,6 @@ export async function findStepLimit(runDir: string, cache = new Map<string, Prom
     }
     const setting = await found;
     if (setting) return setting;
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   return null;
 }

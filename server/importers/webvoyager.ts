@@ -16,14 +16,32 @@ import path from "node:path";
 import readline from "node:readline";
 import { parseWebVoyagerElementList, parseWebVoyagerReply } from "../domain/actions/webvoyager";
 import type { Outcome, ReferenceAnswer, SomElement } from "../domain/types";
-import { fileImage, isDir, readJsonFile } from "./fs-helpers";
-import { findFolders, groupByParent, runNameFromPath, subfolders, unreadableTrajectory } from "./find-folders";
+import { fileImage, foldersUpFrom, isDir, readJsonFile, withinBoundary } from "./fs-helpers";
+import { findFolders, groupByParent, runKeyFromPath, runNameFromPath, subfolders, unreadableTrajectory } from "./find-folders";
 import { chooseTranscripts, isTranscriptName, numberedImages, PLAIN_TRANSCRIPT, taskIdFromTag, type TranscriptChoice } from "./webvoyager-files";
 import { findStepLimit, type StepLimitSetting } from "./webvoyager-settings";
 import { readTaskLimits, TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD, taskLimitFields, type TaskLimits } from "../domain/runner/task-limits";
 import { splitTaskFields, type SplitTaskFields } from "../domain/catalog/task-attributes";
-import { ImportError, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportTrajectory, type ImportVerdict, type Importer } from "./types";
-import { AUTO_EVAL_EVALUATOR, autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts, type AutoEvalEntry } from "./webvoyager-auto-eval";
+import {
+  ImportError,
+  type EvaluatorLogReport,
+  type ImportItem,
+  type ImportOptions,
+  type ImportStep,
+  type ImportTask,
+  type ImportTrajectory,
+  type ImportVerdict,
+  type Importer,
+  type RenamedFolder,
+} from "./types";
+import {
+  assignAutoEvalBlocks,
+  looksLikeAutoEvalLog,
+  nameAutoEvalLogs,
+  parseWebVoyagerAutoEvalBlocks,
+  type AutoEvalEntry,
+  type AutoEvalIncomplete,
+} from "./webvoyager-auto-eval";
 
 const TASK_DIR = /^task(.+)$/i;
 const TASK_ID = /^(.+)--(\d+)$/;
@@ -93,16 +111,15 @@ async function findRuns(input: string): Promise<RunFolder[]> {
   return runs;
 }
 
-/** Looks for `name` in `dir`, `dir/data` and up to four parents (results/<run>/ sits two below data/). */
-function findNearby(start: string, name: string): string | null {
-  let dir = path.resolve(start);
-  for (let i = 0; i < 5; i++) {
+/**
+ * Looks for `name` in `dir`, `dir/data` and up to four parents (results/<run>/ sits two below data/), never above
+ * `boundary` (an upload's unpacked folder).
+ */
+function findNearby(start: string, name: string, boundary?: string): string | null {
+  for (const dir of foldersUpFrom(start, 5, boundary)) {
     for (const candidate of [path.join(dir, name), path.join(dir, "data", name)]) {
-      if (fs.existsSync(candidate)) return candidate;
+      if (fs.existsSync(candidate) && withinBoundary(candidate, boundary)) return candidate;
     }
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   return null;
 }
@@ -130,24 +147,21 @@ async function isTaskFile(file: string): Promise<boolean> {
  * parents) holding WebVoyager-style `*.jsonl` files. `WebVoyager_data.jsonl` is read first; a fork's own files
  * (`data/mouse.jsonl`…) add their tasks.
  */
-async function findTaskFiles(input: string): Promise<string[]> {
-  let dir = path.resolve(input);
-  if (!(await isDir(dir))) dir = path.dirname(dir);
-  for (let i = 0; i < 5; i++) {
+async function findTaskFiles(input: string, boundary?: string): Promise<string[]> {
+  let start = path.resolve(input);
+  if (!(await isDir(start))) start = path.dirname(start);
+  for (const dir of foldersUpFrom(start, 5, boundary)) {
     const found: string[] = [];
     for (const folder of [dir, path.join(dir, "data")]) {
       const names = await fsp.readdir(folder).catch(() => [] as string[]);
       for (const name of names.sort()) {
         const file = path.join(folder, name);
-        if (await isTaskFile(file)) found.push(file);
+        if (withinBoundary(file, boundary) && (await isTaskFile(file))) found.push(file);
       }
     }
     if (found.length) {
       return found.sort((a, b) => Number(path.basename(b) === "WebVoyager_data.jsonl") - Number(path.basename(a) === "WebVoyager_data.jsonl"));
     }
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   return [];
 }
@@ -333,9 +347,12 @@ export function alignScreenshots(observations: ObservationTurn[], files: number[
 
 interface ReadContext {
   input: string;
+  /** A folder known by another name (ImportOptions.renamed). */
+  renamed?: RenamedFolder;
   tasks: Map<string, WvTaskRow>;
   refs: ReferenceFile;
-  logs: AutoEvalLog[];
+  /** Verdicts the evaluator logs give each task folder (absolute path). */
+  verdicts: Map<string, ImportVerdict[]>;
   /** The step limit the current run's settings give (--max_iter), if any. */
   stepLimit?: StepLimitSetting | null;
 }
@@ -549,14 +566,13 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext,
       outcomeDetail = `stopped after ${steps.length} steps without an ANSWER: the step limit (${limit.source})`;
     }
   }
-  const realRunDir = fs.realpathSync(runDir);
   return {
     kind: "trajectory",
     trajectory: {
       task,
       run: {
-        runKey: `webvoyager:${realRunDir}`,
-        name: runNameFromPath(ctx.input, runDir),
+        runKey: runKeyFromPath("webvoyager", ctx.input, runDir, ctx.renamed),
+        name: runNameFromPath(ctx.input, runDir, ctx.renamed),
         agentName: "WebVoyager",
         model: null,
         sourceSystem: "webvoyager",
@@ -567,8 +583,9 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext,
       outcome,
       outcomeDetail,
       sourcePath: several ? file : taskDir,
+      sourceFiles: [file],
       steps,
-      verdicts: verdictsFor(taskDir, ctx.logs),
+      verdicts: ctx.verdicts.get(path.resolve(taskDir)) ?? [],
       ...(warnings.length ? { warnings } : {}),
     },
   };
@@ -577,27 +594,27 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext,
 // ---------------------------------------------------------------------------------------------------------------
 // Auto-evaluator logs
 
-/** One auto_eval log: one evaluator, named by the log when its file name says more than "evaluation". */
+/** One auto_eval log as read: its blocks, and the run folder it sits in when it was found inside one. */
 interface AutoEvalLog {
   file: string;
-  evaluator: string;
-  entries: { parts: string[]; verdict: ImportVerdict }[];
+  /** Found inside this run folder (not named with --eval-log): it judged that run only. */
+  scope: string | null;
+  entries: AutoEvalEntry[];
+  incomplete: AutoEvalIncomplete[];
 }
 
-/** File names that say only "this is the auto-evaluation log"; any other name (gpt4o.md) names the evaluator. */
-const PLAIN_LOG_NAME = /^(auto[_-]?)?eval(uation)?s?([_-]?(log|logs|res|result|results|output))?$/i;
 /** Extensions that are never a log, so the search beside the results does not open images or archives. */
 const NOT_A_LOG = /\.(png|jpe?g|gif|webp|bmp|pdf|zip|gz|tgz|tar|7z|pkl|pickle|npy|npz|pt|bin|safetensors|sqlite3?|db|docx?|xlsx?|pptx?|json|jsonl|py|ipynb|js|ts|mp4|webm|mov|html?)$/i;
 const MAX_LOG_BYTES = 200 * 1024 * 1024;
 
 /**
- * Files that may be auto_eval logs near a run folder: in the run folder and up to four folders above it, and in
- * evaluation folders beside any of those (`evaluation/`, `eval_results/`, `auto_eval/`…), whatever their extension.
+ * Files that may be auto_eval logs near a run folder: in the run folder and up to four folders above it (never above
+ * `boundary`), and in evaluation folders beside any of those (`evaluation/`, `eval_results/`, `auto_eval/`…),
+ * whatever their extension.
  */
-async function logCandidates(runDir: string, listed: Map<string, string[]>): Promise<string[]> {
+async function logCandidates(runDir: string, listed: Map<string, string[]>, boundary?: string): Promise<string[]> {
   const out: string[] = [];
-  let dir = path.resolve(runDir);
-  for (let i = 0; i < 5; i++) {
+  for (const dir of foldersUpFrom(runDir, 5, boundary)) {
     // Runs share their parents: each folder is listed once per import.
     let files = listed.get(dir);
     if (!files) {
@@ -614,14 +631,11 @@ async function logCandidates(runDir: string, listed: Map<string, string[]>): Pro
       listed.set(dir, files);
     }
     out.push(...files);
-    const parent = path.dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
   }
   return out;
 }
 
-async function readLog(file: string, named: boolean): Promise<AutoEvalEntry[] | null> {
+async function readLog(file: string, named: boolean): Promise<{ entries: AutoEvalEntry[]; incomplete: AutoEvalIncomplete[] } | null> {
   const stat = await fsp.stat(file).catch(() => null);
   if (!stat?.isFile()) {
     if (named) throw new ImportError(file, "auto_eval log given with --eval-log does not exist or is not a file");
@@ -638,66 +652,65 @@ async function readLog(file: string, named: boolean): Promise<AutoEvalEntry[] | 
     if (named) throw new ImportError(file, `is not a WebVoyager auto_eval log: no "----- <folder> -----" block ends with "Auto_eval_res:" or "Not find answer for"`);
     return null;
   }
-  return parseWebVoyagerAutoEvalLog(text);
+  return parseWebVoyagerAutoEvalBlocks(text);
 }
 
 /** The logs for this import: those named with --eval-log and those found beside each run, each read once. */
-async function readAutoEvalLogs(runs: RunFolder[], named: string[]): Promise<AutoEvalLog[]> {
-  const found: { file: string; entries: AutoEvalEntry[] }[] = [];
+async function readAutoEvalLogs(runs: RunFolder[], named: string[], boundary?: string): Promise<AutoEvalLog[]> {
+  const found: AutoEvalLog[] = [];
   const seen = new Set<string>();
-  const realOf = new Map<string, string>();
   const add = async (file: string, isNamed: boolean) => {
     const abs = path.resolve(file);
-    let real = realOf.get(abs);
-    if (real === undefined) {
-      real = await fsp.realpath(abs).catch(() => abs);
-      realOf.set(abs, real);
-    }
+    const real = await fsp.realpath(abs).catch(() => abs);
     if (seen.has(real)) return;
     seen.add(real);
-    const entries = await readLog(file, isNamed);
-    if (entries) found.push({ file: path.resolve(file), entries });
+    const read = await readLog(file, isNamed);
+    if (!read) return;
+    // A log inside a run folder is that run's (auto_eval.py run in it prints bare task folders).
+    const scope = isNamed ? null : (runs.find((r) => abs.startsWith(path.resolve(r.runDir) + path.sep))?.runDir ?? null);
+    found.push({ file: abs, scope, ...read });
   };
   for (const file of named) await add(file, true);
   const listed = new Map<string, string[]>();
-  for (const run of runs) for (const file of await logCandidates(run.runDir, listed)) await add(file, false);
+  for (const run of runs) for (const file of await logCandidates(run.runDir, listed, boundary)) await add(file, false);
+  return found;
+}
 
-  // One log is one evaluator: its name comes from the file unless the file is plainly "the evaluation log"; two logs
-  // that would still share a name and window are told apart by their folder as well.
-  const base = (file: string) => {
-    const name = path.basename(file);
-    const stem = name.replace(/\.[^.]*$/, "");
-    return PLAIN_LOG_NAME.test(stem) ? AUTO_EVAL_EVALUATOR : `${AUTO_EVAL_EVALUATOR} (${name})`;
-  };
-  const windowOf = (f: { entries: AutoEvalEntry[] }) => f.entries[0]?.verdict.k ?? "";
-  const clashes = new Map<string, number>();
-  for (const f of found) clashes.set(`${base(f.file)}|${windowOf(f)}`, (clashes.get(`${base(f.file)}|${windowOf(f)}`) ?? 0) + 1);
-  return found.map((f) => {
-    const clash = (clashes.get(`${base(f.file)}|${windowOf(f)}`) ?? 0) > 1;
-    const evaluator = clash ? `${AUTO_EVAL_EVALUATOR} (${path.basename(path.dirname(f.file))}/${path.basename(f.file)})` : base(f.file);
-    return { file: f.file, evaluator, entries: f.entries.map((e) => ({ parts: pathParts(e.dir), verdict: { ...e.verdict, evaluator } })) };
+/**
+ * Matches every log's blocks to the import's task folders, names each log's evaluator from its file name, and gives
+ * each task folder its verdicts; each log's report says how many blocks matched and why the others did not.
+ */
+function matchAutoEvalLogs(logs: AutoEvalLog[], runs: RunFolder[]): { verdicts: Map<string, ImportVerdict[]>; reports: EvaluatorLogReport[] } {
+  const folders = runs.flatMap((r) => r.taskDirs.map((d) => ({ dir: path.resolve(d), runDir: path.resolve(r.runDir) })));
+  const matched = logs.map((log) => {
+    const inScope = log.scope ? folders.filter((f) => f.runDir === path.resolve(log.scope!)) : folders;
+    return assignAutoEvalBlocks(log.entries, inScope);
   });
-}
-
-/** Each log's verdict on this task folder: the entry whose printed path matches most of it (the last on a tie). */
-function verdictsFor(taskDir: string, logs: AutoEvalLog[]): ImportVerdict[] {
-  const parts = pathParts(path.resolve(taskDir));
-  const out: ImportVerdict[] = [];
-  for (const log of logs) {
-    let best: ImportVerdict | null = null;
-    let bestScore = 0;
-    for (const e of log.entries) {
-      const score = autoEvalMatch(e.parts, parts);
-      if (score > 0 && score >= bestScore) {
-        best = e.verdict;
-        bestScore = score;
-      }
+  const names = nameAutoEvalLogs(
+    logs.map((log, i) => ({ fileName: path.basename(log.file), k: log.entries[0]?.verdict.k ?? "", folders: new Set(matched[i]!.assigned.values()) })),
+  );
+  const verdicts = new Map<string, ImportVerdict[]>();
+  const reports: EvaluatorLogReport[] = [];
+  logs.forEach((log, i) => {
+    const { evaluator, run } = names[i]!;
+    const counts: Record<string, number> = {};
+    for (const [block, dir] of matched[i]!.assigned) {
+      const v: ImportVerdict = { ...log.entries[block]!.verdict, evaluator, ...(run ? { promptVersion: run } : {}) };
+      verdicts.set(dir, [...(verdicts.get(dir) ?? []), v]);
+      counts[v.verdict] = (counts[v.verdict] ?? 0) + 1;
     }
-    if (best) out.push(best);
-  }
-  return out;
+    reports.push({
+      file: log.file,
+      evaluator,
+      run,
+      blocks: log.entries.length + log.incomplete.length,
+      matched: matched[i]!.assigned.size,
+      unmatched: [...matched[i]!.unmatched, ...log.incomplete.map((b) => ({ block: b.dir, reason: b.problem }))],
+      verdicts: counts,
+    });
+  });
+  return { verdicts, reports };
 }
-
 
 export const webVoyagerImporter: Importer = {
   format: "webvoyager",
@@ -707,22 +720,28 @@ export const webVoyagerImporter: Importer = {
     return (await findFolders(input, isReadableTaskDir, { limit: 1, maxFolders: 5000 })).length ? 0.9 : 0;
   },
   async *read(input: string, options: ImportOptions) {
+    const boundary = options.boundary;
     const runs = await findRuns(input);
     if (!(await anyReadable(runs))) throw new ImportError(input, "no task<id> folders with interact_messages.json found");
-    const taskFiles = options.tasksFile ? [options.tasksFile] : await findTaskFiles(input);
+    const taskFiles = options.tasksFile ? [options.tasksFile] : await findTaskFiles(input, boundary);
     const refFile = options.tasksFile
-      ? findNearby(path.dirname(options.tasksFile), "reference_answer.json")
-      : findNearby(input, "reference_answer.json");
+      ? findNearby(path.dirname(options.tasksFile), "reference_answer.json", boundary)
+      : findNearby(input, "reference_answer.json", boundary);
+    for (const file of taskFiles) yield { kind: "source", file, role: "task file" };
+    if (refFile) yield { kind: "source", file: refFile, role: "reference answers" };
+    const logs = await readAutoEvalLogs(runs, options.evalLogs ?? [], boundary);
+    const { verdicts, reports } = matchAutoEvalLogs(logs, runs);
     const ctx: ReadContext = {
       input,
+      renamed: options.renamed,
       tasks: await readTaskFiles(taskFiles),
       refs: await readReferenceFile(refFile),
-      logs: await readAutoEvalLogs(runs, options.evalLogs ?? []),
+      verdicts,
     };
     options.onTotal?.(runs.reduce((n, r) => n + r.taskDirs.length + r.emptyTaskDirs.length, 0));
     const settings = new Map<string, Promise<StepLimitSetting | null>>();
     for (const run of runs) {
-      ctx.stepLimit = await findStepLimit(run.runDir, settings);
+      ctx.stepLimit = await findStepLimit(run.runDir, settings, boundary);
       // A run's trajectories are read before any is given out: without settings, the run's step counts together
       // may show its step limit (see inferStepLimit).
       const items: ImportItem[] = [];
@@ -739,6 +758,7 @@ export const webVoyagerImporter: Importer = {
         yield { kind: "skipped", path: dir, reason: "holds no transcript (interact_messages*.json), agent.log or screenshot: nothing to import" };
       }
     }
+    for (const log of reports) yield { kind: "evaluatorLog", log };
   },
 };
 
@@ -806,13 +826,13 @@ export const webVoyagerTasksImporter: Importer = {
     const head = await fileHead(input, 2048);
     return /"web_name"/.test(head) && /"ques"/.test(head) ? 0.9 : 0;
   },
-  async *read(input: string) {
+  async *read(input: string, options: ImportOptions) {
     if (input.endsWith(".json")) {
       for (const task of mind2webTasks(input, await readJsonFile(input))) yield { kind: "task", task };
       return;
     }
     const rows = await readWebVoyagerTaskFile(input);
-    const refs = await readReferenceFile(findNearby(path.dirname(input), "reference_answer.json"));
+    const refs = await readReferenceFile(findNearby(path.dirname(input), "reference_answer.json", options.boundary));
     for (const row of rows.values()) {
       if (!row.ques.trim()) {
         // Without a transcript there is nothing else to take the task text from.

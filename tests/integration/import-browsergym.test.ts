@@ -128,9 +128,9 @@ describe("BrowserGym / AgentLab importer", () => {
       },
     ]);
     expect(trajs[0]!.verdicts).toMatchObject([{ verdict: "failure", score: 0 }]);
-    const key = `browsergym:${fs.realpathSync(study)}#${AGENT}`;
+    const key = `browsergym:${path.basename(study)}#${AGENT}`;
     expect(new Set(trajs.map((t) => t.run.runKey))).toEqual(new Set([key]));
-    // One experiment imported alone keeps its run and attempt number.
+    // One experiment imported alone keeps its run (named by its study folder) and attempt number.
     const alone = await read(path.join(study, experimentDirName(VWA_B)));
     expect(alone.map((t) => [t.run.runKey, t.attempt])).toEqual([[key, 1]]);
   });

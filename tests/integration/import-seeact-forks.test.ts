@@ -102,12 +102,14 @@ describe("SeeAct output at any depth", () => {
     const all = trajectoriesOf(await items(top));
     expect(all.map((t) => t.run.name)).toEqual(["experiments/gpt-4v/online_results", "experiments/llava/seed 2/online_results"]);
     expect(new Set(all.map((t) => t.run.runKey)).size).toBe(2);
-    const one = trajectoriesOf(await items(path.join(top, "llava", "seed 2", "online_results", "task-fine")));
-    expect(one[0]!.run.runKey).toBe(all[1]!.run.runKey);
     const first = await runImport(ctx, { path: top });
     expect(first.created).toBe(2);
     const again = await runImport(ctx, { path: top });
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 2]);
+    // One task folder imported on its own is the same trajectory of the same run.
+    const one = await runImport(ctx, { path: path.join(top, "llava", "seed 2", "online_results", "task-fine") });
+    expect([one.created, one.updated, one.unchanged]).toEqual([0, 0, 1]);
+    expect(one.trajectories[0]!.runId).toBe(first.trajectories[1]!.runId);
   });
 
   it("skips a task folder it cannot read with the file and the problem, and reads the rest", async () => {

@@ -115,7 +115,7 @@ describe("SeeAct research tool output", () => {
     const one = await trajectories(path.join(root, "demo task 1.5"));
     expect(one).toHaveLength(1);
     expect(one[0]!.run.runKey).toBe(all[0]!.run.runKey);
-    expect(one[0]!.run.runKey).toBe(`seeact:${fs.realpathSync(root)}`);
+    expect(one[0]!.run.runKey).toBe("seeact:res");
   });
 });
 

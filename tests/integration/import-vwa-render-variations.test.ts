@@ -59,9 +59,9 @@ describe("result trees at any depth", () => {
     expect(trajs).toHaveLength(5);
     const runs = [...new Map(trajs.map((t) => [t.run.runKey, t.run.name])).entries()];
     expect(runs).toEqual([
-      [`visualwebarena:${fs.realpathSync(path.join(root, "baseline", "llava"))}`, "experiments/baseline/llava"],
-      [`visualwebarena:${fs.realpathSync(path.join(root, "results", "som-gpt4", "2024-05-01_10-00-00"))}`, "experiments/results/som-gpt4/2024-05-01_10-00-00"],
-      [`visualwebarena:${fs.realpathSync(path.join(root, "retrieval", "bm25", "llama3"))}`, "experiments/retrieval/bm25/llama3"],
+      ["visualwebarena:experiments/baseline/llava", "experiments/baseline/llava"],
+      ["visualwebarena:experiments/results/som-gpt4/2024-05-01_10-00-00", "experiments/results/som-gpt4/2024-05-01_10-00-00"],
+      ["visualwebarena:experiments/retrieval/bm25/llama3", "experiments/retrieval/bm25/llama3"],
     ]);
     // Each leaf reads its own log: the nested run's PASS is found next to its renders.
     const nested = trajs.find((t) => t.run.name.endsWith("2024-05-01_10-00-00") && t.task.externalId === "visualwebarena.456")!;
@@ -127,7 +127,8 @@ describe("crashed tasks and error.txt", () => {
     expect(seven.trajectory.outcomeDetail).toBe(
       "the run failed before the first step: Error('net::ERR_PROXY_CONNECTION_FAILED at http://127.0.0.1:7780/') (error.txt line 14)",
     );
-    expect(seven.trajectory.sourcePath).toBe(file);
+    // The player's Path names the file from the imported folder down.
+    expect(seven.trajectory.sourcePath).toBe(`crashed/${path.basename(file)}`);
     const eight = (await getTrajectoryDetail(ctx.db, report.trajectories[1]!.id))!;
     expect(eight.trajectory.outcome).toBe("error");
     expect(eight.trajectory.outcomeDetail).toBe("the render has no step: the run stopped before the first observation (error.txt names no error for this task)");

@@ -193,9 +193,8 @@ describe("WebVoyager forks: result trees at any depth", () => {
     const all = await trajectories(root);
     const runs = [...new Map(all.map((t) => [t.run.runKey, t.run.name])).values()];
     expect(runs).toEqual(["project/results/gpt-4o/20250414_14_44_45", "project/results/gpt-4o/20250415_09_00_00", "project/retrieval/bm25/gpt-4o"]);
-    // The same leaf imported on its own is the same run.
-    const leaf = await trajectories(path.join(root, "retrieval", "bm25", "gpt-4o"));
-    expect(leaf[0]!.run.runKey).toBe(all.find((t) => t.sourcePath.includes("bm25"))!.run.runKey);
+    // Keys name runs from the imported folder down, never by where it sits.
+    expect(all.every((t) => !t.run.runKey.includes(ctx.dir))).toBe(true);
 
     const first = await runImport(ctx, { path: root });
     expect([first.created, first.updated, first.unchanged]).toEqual([4, 0, 0]);
@@ -204,6 +203,11 @@ describe("WebVoyager forks: result trees at any depth", () => {
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 4]);
     const part = await runImport(ctx, { path: path.join(root, "results") });
     expect([part.created, part.updated, part.unchanged]).toEqual([0, 0, 3]);
+    // The same leaf imported on its own is the same run.
+    const leaf = await runImport(ctx, { path: path.join(root, "retrieval", "bm25", "gpt-4o") });
+    expect([leaf.created, leaf.updated, leaf.unchanged]).toEqual([0, 0, 1]);
+    expect(leaf.trajectories[0]!.runId).toBe(first.trajectories.find((t) => t.sourcePath.includes("bm25"))!.runId);
+    expect((sqliteClient(ctx.db).prepare("select count(*) n from agent_runs").get() as { n: number }).n).toBe(3);
   });
 
   it("skips a task folder it cannot read with the file and the problem, and imports the rest", async () => {

@@ -74,17 +74,38 @@ describe("WebVoyager importer on a self-made fixture", () => {
     expect(v).toEqual([{ verdict: "failure", n: 2 }]);
   });
 
-  it("reports a changed trajectory as updated and replaces its steps", async () => {
+  it("a task recorded again in a run whose other trajectories are unchanged is updated in place, keeping its id", async () => {
     const root = path.join(ctx.dir, "results", "r");
-    await writeWebVoyagerFixture(root, [{ id: "S--1", intent: "x", url: "https://s.test/", actions: ["Click [0]", "ANSWER; a"] }]);
+    const other = { id: "S--2", intent: "y", url: "https://s.test/", actions: ["ANSWER; c"] };
+    await writeWebVoyagerFixture(root, [{ id: "S--1", intent: "x", url: "https://s.test/", actions: ["Click [0]", "ANSWER; a"] }, other]);
     const first = await runImport(ctx, { path: root });
+    const s1 = first.trajectories.find((t) => t.externalTaskId === "S--1")!;
+    // S--1 comes first and is new; S--2 tells which stored run this is, and S--1 then takes its place there.
     await writeWebVoyagerFixture(root, [{ id: "S--1", intent: "x", url: "https://s.test/", actions: ["Click [2]", "Click [0]", "ANSWER; b"] }], 50);
     const second = await runImport(ctx, { path: root });
-    expect([second.created, second.updated, second.unchanged]).toEqual([0, 1, 0]);
-    expect(second.trajectories[0]!.id).toBe(first.trajectories[0]!.id);
-    const d = (await getTrajectoryDetail(ctx.db, first.trajectories[0]!.id))!;
+    expect([second.created, second.updated, second.unchanged]).toEqual([0, 1, 1]);
+    expect(second.trajectories.find((t) => t.externalTaskId === "S--1")!.id).toBe(s1.id);
+    const d = (await getTrajectoryDetail(ctx.db, s1.id))!;
     expect(d.steps).toHaveLength(3);
     expect(d.trajectory.finalAnswer).toBe("b");
+    expect((sqliteClient(ctx.db).prepare("select count(*) n from agent_runs").get() as { n: number }).n).toBe(1);
+  });
+
+  it("a run none of whose trajectories is stored is another run, even under a stored run's name (nothing is overwritten)", async () => {
+    const root = path.join(ctx.dir, "results", "same-name");
+    await writeWebVoyagerFixture(root, [{ id: "S--1", intent: "x", url: "https://s.test/", actions: ["Click [0]", "ANSWER; a"] }]);
+    const first = await runImport(ctx, { path: root });
+    fs.rmSync(root, { recursive: true });
+    await writeWebVoyagerFixture(root, [{ id: "S--1", intent: "x", url: "https://s.test/", actions: ["Click [1]", "ANSWER; other agent"] }], 70);
+    const second = await runImport(ctx, { path: root });
+    expect([second.created, second.updated, second.unchanged]).toEqual([1, 0, 0]);
+    expect(second.trajectories[0]!.runId).not.toBe(first.trajectories[0]!.runId);
+    expect((await getTrajectoryDetail(ctx.db, first.trajectories[0]!.id))!.trajectory.finalAnswer).toBe("a");
+    const runs = sqliteClient(ctx.db).prepare("select run_key, name from agent_runs order by id").all();
+    expect(runs).toEqual([
+      { run_key: "webvoyager:same-name", name: "same-name" },
+      { run_key: "webvoyager:same-name #2", name: "same-name #2" },
+    ]);
   });
 });
 

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { alignScreenshots } from "../../server/importers/webvoyager";
-import { autoEvalMatch, looksLikeAutoEvalLog, parseWebVoyagerAutoEvalLog, pathParts } from "../../server/importers/webvoyager-auto-eval";
+import {
+  assignAutoEvalBlocks,
+  autoEvalJudgeName,
+  autoEvalMatch,
+  looksLikeAutoEvalLog,
+  nameAutoEvalLogs,
+  parseWebVoyagerAutoEvalLog,
+  pathParts,
+} from "../../server/importers/webvoyager-auto-eval";
 
 const LOG = [
   "--------------------- results/run1/taskAmazon--0 ---------------------",
@@ -89,6 +97,65 @@ describe("auto_eval logs as forks keep them", () => {
     expect(autoEvalMatch(pathParts("taskS--1"), task)).toBe(1);
     expect(autoEvalMatch(pathParts("../results/run-b/taskS--1"), task)).toBe(0);
     expect(autoEvalMatch(pathParts("../results/run-a/taskS--2"), task)).toBe(0);
+  });
+});
+
+describe("which task folder each block judged", () => {
+  const folders = (run: string, tasks: string[]) => tasks.map((t) => ({ dir: `/data/results/${run}/task${t}`, runDir: `/data/results/${run}` }));
+
+  it("a block naming a run folder of the import goes to that run, whatever other runs hold the task", () => {
+    const { assigned, unmatched } = assignAutoEvalBlocks([{ dir: "../results/b/taskX--1" }], [...folders("a", ["X--1"]), ...folders("b", ["X--1"])]);
+    expect([...assigned.values()]).toEqual(["/data/results/b/taskX--1"]);
+    expect(unmatched).toEqual([]);
+  });
+
+  it("a renamed run folder: its blocks go to the run of the import that holds most of their tasks", () => {
+    const blocks = ["X--1", "X--2", "X--3"].map((t) => ({ dir: `results/old-name/task${t}` }));
+    const { assigned, unmatched } = assignAutoEvalBlocks(blocks, [...folders("new-name", ["X--1", "X--2", "X--3"]), ...folders("other", ["X--1"])]);
+    expect([...assigned.values()]).toEqual(["X--1", "X--2", "X--3"].map((t) => `/data/results/new-name/task${t}`));
+    expect(unmatched).toEqual([]);
+  });
+
+  it("runs holding as many of the log's tasks are a tie that is reported, not guessed", () => {
+    const { assigned, unmatched } = assignAutoEvalBlocks([{ dir: "results/gone/taskX--1" }], [...folders("a", ["X--1"]), ...folders("b", ["X--1"])]);
+    expect(assigned.size).toBe(0);
+    expect(unmatched).toEqual([
+      { block: "results/gone/taskX--1", reason: "the run folder gone it names is not in this import, and its task folder is in several runs that hold as many of this log's tasks (a, b); import one of them with this log" },
+    ]);
+  });
+
+  it("the evaluator run again on a folder: the later block is kept and the earlier one reported", () => {
+    const { assigned, unmatched } = assignAutoEvalBlocks([{ dir: "results/a/taskX--1" }, { dir: "results/a/taskX--1" }], folders("a", ["X--1"]));
+    expect([...assigned.keys()]).toEqual([1]);
+    expect(unmatched).toEqual([{ block: "results/a/taskX--1", reason: "a later block of this log judges the same task folder; the later one is kept" }]);
+  });
+});
+
+describe("evaluator names from log file names", () => {
+  it("names the judge from the file, a plain name as the evaluator itself, and a repeat marker as a run of it", () => {
+    expect(autoEvalJudgeName("gpt4o.md")).toEqual({ judge: "webvoyager:auto_eval (gpt4o.md)", repeat: false });
+    expect(autoEvalJudgeName("evaluation.log")).toEqual({ judge: "webvoyager:auto_eval", repeat: false });
+    expect(autoEvalJudgeName("gpt4o_run2.md")).toEqual({ judge: "webvoyager:auto_eval (gpt4o.md)", repeat: true });
+    expect(autoEvalJudgeName("judge-seed 7.log")).toEqual({ judge: "webvoyager:auto_eval (judge.log)", repeat: true });
+    // A model's version number is not a repeat marker: llama-3 and llama-2 are two judges.
+    expect(autoEvalJudgeName("llama-3.log")).toEqual({ judge: "webvoyager:auto_eval (llama-3.log)", repeat: false });
+  });
+
+  it("logs of one judge over different folders are one evaluator; over the same folders, runs told apart by number", () => {
+    const set = (...xs: string[]) => new Set(xs);
+    expect(nameAutoEvalLogs([{ fileName: "evaluation.log", k: "15", folders: set("a/1") }, { fileName: "evaluation.log", k: "15", folders: set("b/1") }])).toEqual([
+      { evaluator: "webvoyager:auto_eval", run: "" },
+      { evaluator: "webvoyager:auto_eval", run: "" },
+    ]);
+    expect(nameAutoEvalLogs([{ fileName: "evaluation.log", k: "15", folders: set("a/1") }, { fileName: "evaluation.log", k: "15", folders: set("a/1") }])).toEqual([
+      { evaluator: "webvoyager:auto_eval", run: "run:evaluation.log" },
+      { evaluator: "webvoyager:auto_eval", run: "run:evaluation.log #2" },
+    ]);
+    // Another screenshot window is another judge setting, not a run.
+    expect(nameAutoEvalLogs([{ fileName: "evaluation.log", k: "15", folders: set("a/1") }, { fileName: "evaluation.log", k: "3", folders: set("a/1") }])).toEqual([
+      { evaluator: "webvoyager:auto_eval", run: "" },
+      { evaluator: "webvoyager:auto_eval", run: "" },
+    ]);
   });
 });
 

@@ -441,6 +441,28 @@ export async function existingTrajectoryIds(db: Db, ids: number[]): Promise<numb
  * Replaces the verdicts an import brought for one trajectory (origin "import") with `verdicts`; verdicts Verdict
  * computed itself are left alone. Used by ingest when a trajectory is created or its source changed.
  */
+/** Verdicts stored as one of several runs of a judge (prompt version "run:<file>"), optionally of one evaluator. */
+export async function listJudgeRunVerdicts(db: Db, evaluatorKey?: string) {
+  const { evaluatorVerdicts } = tablesOf(db);
+  return db
+    .select({
+      trajectoryId: evaluatorVerdicts.trajectoryId,
+      evaluatorKey: evaluatorVerdicts.evaluatorKey,
+      evaluatorName: evaluatorVerdicts.evaluatorName,
+      k: evaluatorVerdicts.k,
+      promptVersion: evaluatorVerdicts.promptVersion,
+      verdict: evaluatorVerdicts.verdict,
+    })
+    .from(evaluatorVerdicts)
+    .where(and(sql`${evaluatorVerdicts.promptVersion} like 'run:%'`, evaluatorKey === undefined ? undefined : eq(evaluatorVerdicts.evaluatorKey, evaluatorKey)));
+}
+
+/** The verdicts an import stored for a trajectory (what its sources carried). */
+export async function importedVerdictsOf(db: Db, trajectoryId: number): Promise<EvaluatorVerdictRow[]> {
+  const { evaluatorVerdicts } = tablesOf(db);
+  return db.select().from(evaluatorVerdicts).where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")));
+}
+
 export async function replaceImportedVerdicts(db: Db, trajectoryId: number, verdicts: VerdictValues[]): Promise<void> {
   const { evaluatorVerdicts } = tablesOf(db);
   const replace = async () => {

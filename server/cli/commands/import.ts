@@ -4,8 +4,10 @@ import { importLimitsFromEnv } from "../../config";
 import { getAppContext, type AppContext } from "../../context";
 import { ImportRefusedError, runImport, type ImportReport } from "../../services/imports/ingest";
 import { cliUnpackDir, isZipFile, openZipSource, zipPathNamer } from "../../services/imports/zip-source";
+import { uploadWhere } from "../../services/imports/jobs";
 import { getImporter, IMPORTERS } from "../../importers/registry";
 import { ImportError } from "../../importers/types";
+import { judgeRunConsistencies, type JudgeConsistencyView } from "../../services/analytics/judge-consistency";
 import { warmingSettled } from "../../services/images";
 import { warmFirstViews } from "../../services/trajectory-views";
 import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
@@ -21,7 +23,7 @@ import type { CliCommand, CliIO } from "../types";
  */
 export const IMPORT_EXIT = { ok: 0, error: 1, usage: 2, someSkipped: 3 } as const;
 
-function reportJson(report: ImportReport) {
+function reportJson(report: ImportReport, consistency: JudgeConsistencyView[]) {
   return {
     created: report.created,
     updated: report.updated,
@@ -42,12 +44,37 @@ function reportJson(report: ImportReport) {
     warnings: report.warnings,
     tasks: report.tasks,
     verdicts: report.verdicts,
+    evaluatorLogs: report.evaluatorLogs,
+    judgeConsistency: consistency,
+    sources: report.sources,
     format: report.format,
     screenshotsAdded: report.screenshotsAdded,
   };
 }
 
-function humanReport(report: ImportReport, input: string, secs: string): string {
+const pct = (x: number | null) => (x === null ? "—" : `${(100 * x).toFixed(1)}%`);
+const num = (x: number | null) => (x === null ? "undefined" : x.toFixed(3));
+
+/** "30 success, 11 failure" in a fixed order. */
+function verdictCounts(counts: Record<string, number>): string {
+  const order = ["success", "failure", "unparseable", "not_evaluable"];
+  const keys = [...order.filter((k) => counts[k]), ...Object.keys(counts).filter((k) => !order.includes(k) && counts[k])];
+  return keys.map((k) => `${counts[k]} ${k.replace("_", " ")}`).join(", ") || "none";
+}
+
+/** Each evaluator log: how many of its blocks landed, their verdicts, and the blocks that did not and why. */
+function logLines(report: ImportReport): string[] {
+  const lines: string[] = [];
+  for (const log of report.evaluatorLogs) {
+    const run = log.run ? ` ${log.run.replace(/^run:/, "run ")}` : "";
+    lines.push(`    ${log.file}: ${log.evaluator}${run}: ${log.matched} of ${log.blocks} blocks matched (${verdictCounts(log.verdicts)})`);
+    for (const u of log.unmatched.slice(0, 10)) lines.push(`      not matched: ${u.block}: ${u.reason}`);
+    if (log.unmatched.length > 10) lines.push(`      … and ${log.unmatched.length - 10} more not matched (all in --json)`);
+  }
+  return lines;
+}
+
+function humanReport(report: ImportReport, input: string, secs: string, consistency: JudgeConsistencyView[]): string {
   const n = report.trajectories.length;
   const lines = [`Imported ${input} as ${report.format} in ${secs}s`];
   const t = report.tasks;
@@ -56,6 +83,16 @@ function humanReport(report: ImportReport, input: string, secs: string): string 
   }
   if (t.created + t.updated + t.unchanged) lines.push(`  tasks: ${t.created} created, ${t.updated} updated, ${t.unchanged} unchanged`);
   lines.push(`  screenshots added: ${report.screenshotsAdded}`);
+  if (report.verdicts || report.evaluatorLogs.length) {
+    const taken = report.evaluatorLogs.reduce((n, l) => n + l.matched, 0);
+    lines.push(`  evaluator verdicts stored: ${report.verdicts}${report.evaluatorLogs.length ? `; evaluator logs: ${report.evaluatorLogs.length} (${taken} verdicts matched a trajectory)` : ""}`);
+    lines.push(...logLines(report));
+  }
+  for (const c of consistency) {
+    const pairs = c.pairs.map((p) => `${p.a.replace(/^run:/, "")} vs ${p.b.replace(/^run:/, "")}: κ ${num(p.kappa)}${p.kappa === null && p.kappaReason ? ` (${p.kappaReason})` : ""}`).join("; ");
+    lines.push(`  run-to-run consistency of ${c.evaluatorName}${c.k ? ` (k = ${c.k})` : ""}: ${c.runs.length} runs, ${c.items} trajectories judged by all, flip rate ${pct(c.flipRate)} (${c.flips}), Fleiss κ ${num(c.fleissKappa)}; ${pairs}`);
+  }
+  for (const s of report.sources) lines.push(`  read: ${s.path} (${s.role})`);
   if (report.warnings.length) {
     lines.push(`  warnings: ${report.warnings.length} (imported with a repair)`);
     for (const w of report.warnings) lines.push(`    ${w.path}: ${w.message}`);
@@ -79,6 +116,7 @@ async function zipSourceOf(ctx: AppContext, file: string, typed: string, format:
   const plain = {
     input: file,
     unpacked: null as string | null,
+    where: {} as ReturnType<typeof uploadWhere> | Record<string, never>,
     named: (t: string) => t,
     namedError: (e: unknown) => e,
     nameReport: (_r: ImportReport) => {},
@@ -92,6 +130,8 @@ async function zipSourceOf(ctx: AppContext, file: string, typed: string, format:
   return {
     input: zip.input,
     unpacked: zip.unpacked,
+    // Read alone and named as the zip, as an upload is: the stored Path is "<zip>: <path inside it>".
+    where: uploadWhere(zip.unpacked, typed),
     named,
     namedError: (e: unknown) => {
       if (e instanceof ImportRefusedError) {
@@ -177,6 +217,7 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
       tasksFile: tasksFlag === undefined ? undefined : userPath(io, tasksFlag),
       screenshotsDir,
       evalLogs,
+      ...source.where,
       strict: flagBool(args, "strict"),
       onProgress: (p) => bar.update(p.done, p.total, source.named(p.label)),
     });
@@ -200,7 +241,10 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
     }
   }
   const code = report.skipped.length ? IMPORT_EXIT.someSkipped : IMPORT_EXIT.ok;
-  if (json) io.stdout(JSON.stringify(reportJson(report)) + "\n");
-  else io.stderr(humanReport(report, input, ((Date.now() - started) / 1000).toFixed(1)));
+  // Several runs of one judge stored by this import: how consistent it is with itself.
+  const judged = new Set(report.evaluatorLogs.filter((l) => l.run).map((l) => `import:${l.evaluator}`));
+  const consistency = judged.size ? (await judgeRunConsistencies(ctx.db)).filter((c) => judged.has(c.evaluatorKey)) : [];
+  if (json) io.stdout(JSON.stringify(reportJson(report, consistency)) + "\n");
+  else io.stderr(humanReport(report, input, ((Date.now() - started) / 1000).toFixed(1), consistency));
   return code;
 }

@@ -10,20 +10,46 @@
  * the importer repaired is imported with its warnings. `strict` restores all-or-nothing: any skip or warning
  * fails the import with nothing written. An import that could import nothing fails with the first reason.
  *
- * Idempotency: each trajectory's content hash covers its steps and image hashes; an unchanged trajectory is
- * reported as unchanged and not rewritten.
+ * Identity by content (server/domain/imports/identity.ts): a trajectory is the same trajectory when its format, its
+ * run folder's own name, task, attempt and content are, wherever the files sat: the same zip uploaded twice, a copy
+ * of a results folder imported from elsewhere, or a folder imported through its parent is reported unchanged. Which
+ * stored run an imported run is follows from its trajectories: the first one already stored names the run; new
+ * trajectories of that run join it, and a run nothing of which is stored yet is a new run (with " #2" when a run of
+ * the same name exists). A trajectory's stored source is named as the person knows it: from the imported folder
+ * down, or inside the uploaded zip; a web import's report and errors name files that way too, the command line's
+ * keep the paths of the person's own machine.
  */
 import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
 import { dialectOf, withTransaction, type Db } from "../../../db/database";
-import { ensureTaskCreated, ensureTaskSet, upsertRun, upsertTask, type TaskValues } from "../../../db/repositories/catalog";
+import { createRunWithFreeKey, deleteRunIfEmpty, ensureTaskCreated, ensureTaskSet, findRunByKey, refreshRunDetails, upsertTask, type TaskValues } from "../../../db/repositories/catalog";
 import { insertMissingScreenshots } from "../../../db/repositories/screenshots";
-import { replaceImportedVerdicts } from "../../../db/repositories/evaluation/verdicts";
+import { importedVerdictsOf, replaceImportedVerdicts, upsertVerdict } from "../../../db/repositories/evaluation/verdicts";
 import { instanceId } from "../../../db/repositories/instance";
-import { saveTrajectory, type StepValues } from "../../../db/repositories/trajectories";
+import {
+  adoptTrajectoryContent,
+  deleteTrajectory,
+  findLegacyTrajectoryFrom,
+  findTrajectoryAt,
+  findTrajectoryByContent,
+  findTrajectoryByIdentity,
+  insertTrajectory,
+  moveTrajectoryToRun,
+  replaceTrajectoryContent,
+  setTrajectoryHashes,
+  type StepValues,
+  type StoredTrajectoryRef,
+  type TrajectoryValues,
+} from "../../../db/repositories/trajectories";
 import { readImageInfo } from "../../domain/image-info";
+import { canonicalHash, identityStep, isDistinctive, sameVerdict, trajectoryContentHash, trajectorySourceIdentity, type IdentityVerdict } from "../../domain/imports/identity";
 import { detectImporter, getImporter } from "../../importers/registry";
-import { ImportError, type ImageRef, type Importer, type ImportTask, type ImportTrajectory, type ImportVerdict } from "../../importers/types";
+import { ImportError, type EvaluatorLogReport, type ImageRef, type Importer, type ImportTask, type ImportTrajectory, type ImportVerdict, type RenamedFolder } from "../../importers/types";
+import { ensureTrajectoryIdentities } from "./identity-backfill";
 import { sha256, type ScreenshotBatch, type ScreenshotStore } from "../../storage/screenshot-store";
+
+export { canonicalJson } from "../../domain/imports/identity";
 
 export interface IngestDeps {
   db: Db;
@@ -46,6 +72,16 @@ export interface ImportRequest {
   evalLogs?: string[];
   /** All or nothing: any skipped trajectory or repair warning fails the import with nothing written. */
   strict?: boolean;
+  /** A folder the person knows by another name: an upload's unpacked folder is the zip (ImportOptions.renamed). */
+  renamed?: RenamedFolder;
+  /** No file above this folder is read (ImportOptions.boundary): an upload's unpacked folder, the import root. */
+  boundary?: string;
+  /**
+   * How paths under the input are shown: relative to `dir` after `label` ("results/20250414/taskA"), or after
+   * "<label>: " for an archive ("study.zip: results/20250414/taskA"). Given (web imports), the report and errors
+   * name files this way too; left out (the command line), only stored sources do, from the input folder's own name.
+   */
+  shownAs?: { dir: string; label: string; archive?: boolean };
   /** Use this importer instead of `format` or sniffing. */
   importer?: Importer;
   /** Stops the import between trajectories (what was committed stays). */
@@ -87,6 +123,10 @@ export interface ImportReport {
   /** Tasks from task files and tasks first seen through a trajectory. */
   tasks: { created: number; updated: number; unchanged: number };
   screenshotsAdded: number;
+  /** Each file of verdicts the import read (auto-evaluation logs…): its blocks, how many matched, why others did not. */
+  evaluatorLogs: EvaluatorLogReport[];
+  /** Files read besides the trajectories' own (task files, reference answers), and what for. */
+  sources: { path: string; role: string }[];
 }
 
 const PREPARE_WINDOW = 4;
@@ -117,26 +157,19 @@ interface LoadedImage {
 interface PendingTrajectory {
   traj: ImportTrajectory;
   taskValues: TaskValues;
+  /** Format, run folder name, task, attempt and the bytes of its files; null when the importer names no files. */
+  identity: string | null;
+  /** Format, run folder name, task, attempt and the trajectory as stored: the same wherever the files sat. */
   contentHash: string;
+  /** Whether this trajectory may tell which stored run its run is (see isDistinctive). */
+  distinctive: boolean;
+  verdicts: StoredVerdict[];
   steps: StepValues[];
   screenshots: number;
   rawScreenshots: number;
 }
 
-/** JSON with object keys sorted and undefined dropped, so equal content hashes equally whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (v && typeof v === "object" && !Array.isArray(v)) {
-      const sorted: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) {
-        const x = (v as Record<string, unknown>)[k];
-        if (x !== undefined) sorted[k] = x;
-      }
-      return sorted;
-    }
-    return v;
-  });
-}
+type StoredVerdict = ReturnType<typeof storedVerdict>;
 
 /** A source's verdict as its evaluator_verdicts row holds it (without trajectory and origin). */
 function storedVerdict(v: ImportVerdict) {
@@ -159,16 +192,6 @@ function storedVerdict(v: ImportVerdict) {
     ...(v.stepIndices ? { stepIndices: v.stepIndices } : {}),
     ...(v.details ? { details: v.details } : {}),
   };
-}
-
-function compareVerdictIdentity(a: { evaluatorKey: string; k: string; promptVersion: string }, b: typeof a): number {
-  // Code-unit order, not locale order: the hash must not depend on the machine's locale.
-  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return cmp(a.evaluatorKey, b.evaluatorKey) || cmp(a.k, b.k) || cmp(a.promptVersion, b.promptVersion);
-}
-
-function canonicalHash(value: unknown): string {
-  return crypto.createHash("sha256").update(canonicalJson(value)).digest("hex");
 }
 
 export function taskValues(t: ImportTask): TaskValues {
@@ -228,14 +251,71 @@ function refusal(first: { path: string; problem: string }, skipped: SkippedItem[
   return new ImportRefusedError(first.path, more > 0 ? `${first.problem} (and ${more} more ${what})` : first.problem, skipped, warnings);
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * Rewrites paths under the imported folder in a text as the person knows them: "results/20250414/taskA" for a folder
+ * imported as "results", "study.zip: results/20250414/taskA" inside an uploaded zip. Other text is left alone.
+ */
+export function pathShower(input: string, shownAs?: ImportRequest["shownAs"], renamed?: RenamedFolder): (text: string) => string {
+  const abs = path.resolve(input);
+  let base = shownAs;
+  if (!base) {
+    const isDir = fs.statSync(abs, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    // A folder by its own name ("results/run1/taskA"); a single file by its name alone ("render_3.html").
+    base = isDir ? { dir: abs, label: renamed && path.resolve(renamed.dir) === abs ? renamed.name : path.basename(abs) } : { dir: path.dirname(abs), label: "" };
+  }
+  const dirs = new Set([path.resolve(base.dir)]);
+  try {
+    dirs.add(fs.realpathSync(base.dir));
+  } catch {
+    // a folder that is gone has nothing to resolve
+  }
+  const head = !base.label ? "" : base.archive ? `${base.label}: ` : `${base.label}/`;
+  const label = base.label || ".";
+  // Longest first, so a folder's real path is not half-replaced by a shorter link to it.
+  const ordered = [...dirs].sort((a, b) => b.length - a.length);
+  const bare = ordered.map((d) => new RegExp(`${escapeRegExp(d)}(?![\\w.\\-/\\\\])`, "g"));
+  return (text) => {
+    let out = text;
+    for (const d of ordered) out = out.split(d + path.sep).join(head);
+    for (const re of bare) out = out.replace(re, label);
+    return out;
+  };
+}
+
 export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<ImportReport> {
+  const stored = pathShower(req.path, req.shownAs, req.renamed);
+  const shown = req.shownAs ? stored : (text: string) => text;
+  try {
+    return await importShown(deps, req, shown, stored);
+  } catch (e) {
+    // Errors name files as the person knows them too (never the server's folders).
+    if (e instanceof ImportRefusedError) {
+      throw new ImportRefusedError(
+        shown(e.file),
+        shown(e.problem),
+        e.skipped.map((x) => ({ path: shown(x.path), reason: shown(x.reason) })),
+        e.warnings.map((x) => ({ path: shown(x.path), message: shown(x.message) })),
+      );
+    }
+    if (e instanceof ImportError) throw new ImportError(shown(e.file), shown(e.problem));
+    throw e;
+  }
+}
+
+async function importShown(deps: IngestDeps, req: ImportRequest, shown: (text: string) => string, stored: (text: string) => string): Promise<ImportReport> {
   const importer = req.importer ?? (req.format && req.format !== "auto" ? getImporter(req.format) : await detectImporter(req.path));
   await deps.store.sweepStaleStaging().catch(() => []);
+  // Rows stored before identity by content get theirs, so this import recognises them.
+  await ensureTrajectoryIdentities(deps.db);
   const strict = req.strict === true;
   const batch = deps.store.beginBatch();
   const images = new Map<string, StagedImage>();
-  const report = emptyReport(importer.format, req.path);
-  const committer = new Committer(deps.db, importer.format, report, images, batch);
+  const report = emptyReport(importer.format, shown(req.shownAs ? path.resolve(req.path) : req.path));
+  const committer = new Committer(deps.db, importer.format, report, images, batch, stored, shown);
   // Strict imports keep everything until the end and commit it in one transaction.
   const held: PendingTrajectory[] = [];
   const taskDefs: ImportTask[] = [];
@@ -271,9 +351,9 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
     return hash;
   }
 
-  function skip(path: string, reason: string) {
-    if (strict) throw new ImportError(path, reason);
-    report.skipped.push({ path, reason });
+  function skip(file: string, reason: string) {
+    if (strict) throw new ImportError(file, reason);
+    report.skipped.push({ path: shown(file), reason: shown(reason) });
   }
 
   /** Takes a prepared trajectory (or its reading error) and commits it, or records why it was skipped. */
@@ -310,13 +390,26 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
         tasksFile: req.tasksFile,
         screenshotsDir: req.screenshotsDir,
         evalLogs: req.evalLogs,
+        renamed: req.renamed,
+        boundary: req.boundary,
         instanceId: thisInstance,
         onTotal: (n) => {
           total = n;
         },
       })) {
         req.signal?.throwIfAborted();
-        if (item.kind === "skipped") {
+        if (item.kind === "source") {
+          report.sources.push({ path: shown(item.file), role: item.role });
+          continue;
+        } else if (item.kind === "evaluatorLog") {
+          const log = { ...item.log, file: shown(item.log.file), unmatched: item.log.unmatched.map((u) => ({ block: u.block, reason: shown(u.reason) })) };
+          report.evaluatorLogs.push(log);
+          if (log.blocks > 0 && log.matched === 0) {
+            const first = log.unmatched[0];
+            report.warnings.push({ path: log.file, message: `none of its ${log.blocks} blocks matched a trajectory of this import${first ? ` (${first.block}: ${first.reason})` : ""}` });
+          }
+          continue;
+        } else if (item.kind === "skipped") {
           skip(item.path, item.reason);
         } else if (item.kind === "task") {
           try {
@@ -327,7 +420,7 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
             skip(e.file, e.problem);
           }
         } else {
-          const prepared = prepareTrajectory(item.trajectory, { load, stage, keptImageBytes: req.keptImageBytes ?? DEFAULT_KEPT_IMAGE_BYTES });
+          const prepared = prepareTrajectory(item.trajectory, { format: importer.format, load, stage, keptImageBytes: req.keptImageBytes ?? DEFAULT_KEPT_IMAGE_BYTES });
           prepared.catch(() => {}); // handled when settled below; avoids an unhandled rejection meanwhile
           inflight.push({ prepared });
           if (inflight.length >= PREPARE_WINDOW) {
@@ -346,7 +439,7 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
       // The importer itself gave up part-way (an unreadable source file, not one trajectory). What it yielded
       // before is still imported; the rest is reported as skipped.
       if (strict || !(e instanceof ImportError)) throw e;
-      report.skipped.push({ path: e.file, reason: e.problem });
+      report.skipped.push({ path: shown(e.file), reason: shown(e.problem) });
     }
     while (inflight.length) {
       const next = inflight.shift()!;
@@ -384,12 +477,25 @@ function emptyReport(format: string, source: string): ImportReport {
     verdicts: 0,
     tasks: { created: 0, updated: 0, unchanged: 0 },
     screenshotsAdded: 0,
+    evaluatorLogs: [],
+    sources: [],
   };
+}
+
+/** sha256 of a file's bytes, read as a stream (a trajectory's JSON can be hundreds of megabytes). */
+async function fileDigest(file: string): Promise<string> {
+  const hash = crypto.createHash("sha256");
+  try {
+    for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  } catch (e) {
+    throw new ImportError(file, `cannot be read (${(e as Error).message})`);
+  }
+  return hash.digest("hex");
 }
 
 async function prepareTrajectory(
   traj: ImportTrajectory,
-  images: { load: (ref: ImageRef | null) => Promise<LoadedImage | null>; stage: (image: LoadedImage | null) => Promise<string | null>; keptImageBytes: number },
+  images: { format: string; load: (ref: ImageRef | null) => Promise<LoadedImage | null>; stage: (image: LoadedImage | null) => Promise<string | null>; keptImageBytes: number },
 ): Promise<PendingTrajectory> {
   checkTask(traj.task, traj.sourcePath);
   if (!traj.run.runKey) throw new ImportError(traj.sourcePath, "trajectory has no run");
@@ -448,18 +554,41 @@ async function prepareTrajectory(
     });
   }
   const tv = taskValues(traj.task);
-  const contentHash = canonicalHash({
-    task: [traj.task.taskSet.name, traj.task.externalId],
-    run: traj.run.runKey,
-    attempt: traj.attempt,
-    finalAnswer: traj.finalAnswer,
-    outcome: traj.outcome,
-    outcomeDetail: traj.outcomeDetail,
+  const identitySteps = steps.map(identityStep);
+  const head = { runKey: traj.run.runKey, taskSet: traj.task.taskSet.name, externalTaskId: traj.task.externalId, attempt: traj.attempt };
+  const contentHash = trajectoryContentHash({ ...head, finalAnswer: traj.finalAnswer, outcome: traj.outcome, outcomeDetail: traj.outcomeDetail, steps: identitySteps });
+  let identity: string | null = null;
+  if (traj.sourceFiles?.length) {
+    const fileDigests: string[] = [];
+    for (const file of traj.sourceFiles) fileDigests.push(await fileDigest(file));
+    identity = trajectorySourceIdentity({ ...head, fileDigests, imageHashes: identitySteps.flatMap((s) => [s.screenshotHash, s.rawScreenshotHash]).filter((h): h is string => !!h) });
+  }
+  // As they will be stored, so that the same verdicts read back from a bundle hash alike.
+  const verdicts = (traj.verdicts ?? []).map(storedVerdict);
+  return {
+    traj,
+    taskValues: tv,
+    identity,
+    contentHash,
+    distinctive: isDistinctive(identitySteps),
+    verdicts,
     steps,
-    // As they will be stored and in key order, so that the same verdicts read back from a bundle hash alike.
-    verdicts: (traj.verdicts ?? []).map(storedVerdict).sort(compareVerdictIdentity),
-  });
-  return { traj, taskValues: tv, contentHash, steps, screenshots, rawScreenshots };
+    screenshots,
+    rawScreenshots,
+  };
+}
+
+/**
+ * Which stored run an imported run (the importer's run key) is, as far as this import knows. `evidence`: one of its
+ * trajectories was found stored in that run, so its new trajectories belong there. Without evidence the run is one
+ * this import created (`createdHere`); if evidence for another run turns up later, what was put here moves there.
+ */
+interface RunBinding {
+  id: number;
+  evidence: boolean;
+  createdHere: boolean;
+  /** Trajectories this import created in the run, while it has no evidence (they move with a later binding). */
+  created: { id: number; taskId: number; attempt: number; contentHash: string }[];
 }
 
 /** What one transaction wrote, for the report: taken into it only once the transaction has committed. */
@@ -472,9 +601,12 @@ interface Written {
   tasks: { created: number; updated: number; unchanged: number };
   trajectories: ImportedTrajectorySummary[];
   warnings: ImportWarning[];
-  /** Task sets and runs this transaction looked up or created, by name and run key. */
+  /** Task sets this transaction looked up or created, by name; run bindings it made, by run key. */
   setIds: Map<string, number>;
-  runIds: Map<string, number>;
+  runs: Map<string, RunBinding>;
+  /** Trajectories created earlier in this import that this transaction moved to another run or found stored already. */
+  moved: { id: number; runId: number }[];
+  merged: { id: number; into: StoredTrajectoryRef; status: "unchanged" | "updated" }[];
 }
 
 function nothingWritten(): Written {
@@ -488,7 +620,9 @@ function nothingWritten(): Written {
     trajectories: [],
     warnings: [],
     setIds: new Map(),
-    runIds: new Map(),
+    runs: new Map(),
+    moved: [],
+    merged: [],
   };
 }
 
@@ -508,7 +642,8 @@ function nothingWritten(): Written {
  */
 class Committer {
   private readonly setIds = new Map<string, number>();
-  private readonly runIds = new Map<string, number>();
+  private readonly runs = new Map<string, RunBinding>();
+  private readonly summaries = new Map<number, ImportedTrajectorySummary>();
 
   constructor(
     private readonly db: Db,
@@ -516,6 +651,10 @@ class Committer {
     private readonly report: ImportReport,
     private readonly images: Map<string, StagedImage>,
     private readonly batch: ScreenshotBatch,
+    /** A trajectory's source as it is stored, named as the person knows it (see ImportRequest.shownAs). */
+    private readonly stored: (p: string) => string,
+    /** Paths in the report's texts (unchanged on the command line). */
+    private readonly shown: (text: string) => string,
   ) {}
 
   /** Task definitions from task files, in one short transaction. */
@@ -558,10 +697,25 @@ class Committer {
     r.verdicts += written.verdicts;
     r.screenshotsAdded += written.screenshotsAdded;
     for (const k of ["created", "updated", "unchanged"] as const) r.tasks[k] += written.tasks[k];
+    for (const t of written.trajectories) this.summaries.set(t.id, t);
     r.trajectories.push(...written.trajectories);
     r.warnings.push(...written.warnings);
     for (const [k, v] of written.setIds) this.setIds.set(k, v);
-    for (const [k, v] of written.runIds) this.runIds.set(k, v);
+    for (const [k, v] of written.runs) this.runs.set(k, v);
+    for (const m of written.moved) {
+      const t = this.summaries.get(m.id);
+      if (t) t.runId = m.runId;
+    }
+    for (const m of written.merged) {
+      // Created earlier in this import, then found stored already: it is the stored one (unchanged or updated).
+      const t = this.summaries.get(m.id);
+      if (!t) continue;
+      this.summaries.delete(m.id);
+      Object.assign(t, { id: m.into.id, runId: m.into.runId, status: m.status });
+      this.summaries.set(t.id, t);
+      r.created--;
+      r[m.status]++;
+    }
   }
 
   private async setId(t: ImportTask, w: Written): Promise<number> {
@@ -573,13 +727,42 @@ class Committer {
     return id;
   }
 
-  private async runId(run: ImportTrajectory["run"], w: Written): Promise<number> {
-    let id = this.runIds.get(run.runKey) ?? w.runIds.get(run.runKey);
-    if (id === undefined) {
-      id = await upsertRun(this.db, run);
-      w.runIds.set(run.runKey, id);
+  private binding(runKey: string, w: Written): RunBinding | undefined {
+    return w.runs.get(runKey) ?? this.runs.get(runKey);
+  }
+
+  /**
+   * Evidence that the imported run `runKey` is the stored run `runId`. What this import created for it so far moves
+   * there: to a free place as it is, onto the same trajectory stored there as the duplicate it is, and onto another
+   * trajectory at its place as that trajectory recorded again (the stored one takes its content, keeps its labels).
+   */
+  private async bindToStoredRun(runKey: string, runId: number, w: Written): Promise<void> {
+    const before = this.binding(runKey, w);
+    const binding: RunBinding = { id: runId, evidence: true, createdHere: false, created: [] };
+    w.runs.set(runKey, binding);
+    if (!before || before.id === runId || !before.createdHere) return;
+    for (const c of before.created) {
+      const there = await findTrajectoryAt(this.db, runId, c.taskId, c.attempt);
+      if (!there) {
+        await moveTrajectoryToRun(this.db, c.id, runId);
+        w.moved.push({ id: c.id, runId });
+      } else if (there.contentHash === c.contentHash) {
+        await deleteTrajectory(this.db, c.id);
+        w.merged.push({ id: c.id, into: there, status: "unchanged" });
+      } else {
+        await adoptTrajectoryContent(this.db, there.id, c.id);
+        w.merged.push({ id: c.id, into: there, status: "updated" });
+      }
     }
-    return id;
+    await deleteRunIfEmpty(this.db, before.id);
+  }
+
+  /** A run this import creates for a run key nothing of which is stored yet. */
+  private async newRun(run: ImportTrajectory["run"], w: Written): Promise<RunBinding> {
+    const id = await createRunWithFreeKey(this.db, { ...run, model: run.model ?? null, config: run.config ?? null });
+    const binding: RunBinding = { id, evidence: false, createdHere: true, created: [] };
+    w.runs.set(run.runKey, binding);
+    return binding;
   }
 
   private async writeTask(t: ImportTask, w: Written): Promise<void> {
@@ -587,9 +770,60 @@ class Committer {
     w.tasks[result]++;
   }
 
+  /**
+   * The source's verdicts added to a trajectory stored already: new evaluators are added and changed verdicts
+   * replaced, and verdicts of evaluators this import does not carry are kept (a copy of the folder without its log
+   * takes nothing away). Says whether anything changed.
+   */
+  private async mergeVerdicts(p: PendingTrajectory, trajectoryId: number): Promise<boolean> {
+    const existing = await importedVerdictsOf(this.db, trajectoryId);
+    const id = (v: { evaluatorKey: string; k: string; promptVersion: string }) => `${v.evaluatorKey}\u0000${v.k}\u0000${v.promptVersion}`;
+    const byId = new Map<string, IdentityVerdict>(existing.map((v) => [id(v), v]));
+    let changed = false;
+    for (const v of p.verdicts) {
+      const had = byId.get(id(v));
+      if (had && sameVerdict(v, had)) continue;
+      await upsertVerdict(this.db, { ...v, trajectoryId, origin: "import" });
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** The trajectory stored already that this one is, if any (see the module comment), and how it was found. */
+  private async findStored(p: PendingTrajectory, taskId: number, binding: RunBinding | undefined): Promise<{ stored: StoredTrajectoryRef; evidence: boolean } | null> {
+    const { db } = this;
+    const { traj } = p;
+    // The same files: whatever Verdict makes of them now.
+    if (p.identity) {
+      const stored = await findTrajectoryByIdentity(db, p.identity, binding?.id);
+      if (stored) return { stored, evidence: p.distinctive };
+    }
+    // The same content, imported from somewhere else, or before source identities existed. A trajectory that could
+    // be any run's (a task that crashed at once) only counts at its own place in a run of the same name.
+    if (p.distinctive) {
+      const stored = await findTrajectoryByContent(db, p.contentHash, binding?.id);
+      if (stored) return { stored, evidence: true };
+    } else {
+      const runId = binding?.id ?? (await findRunByKey(db, traj.run.runKey))?.id;
+      const at = runId === undefined ? undefined : await findTrajectoryAt(db, runId, taskId, traj.attempt);
+      if (at?.contentHash === p.contentHash) return { stored: at, evidence: false };
+    }
+    // Imported before source identities existed from these very files (the row keeps the absolute path it was read
+    // from): replaced, as re-importing the same folder did then.
+    const legacy = await findLegacyTrajectoryFrom(db, taskId, path.resolve(traj.sourcePath));
+    if (legacy) return { stored: legacy, evidence: true };
+    // In a run known to be a stored one, its place there: the trajectory there was recorded again (new files).
+    if (binding?.evidence) {
+      const at = await findTrajectoryAt(db, binding.id, taskId, traj.attempt);
+      if (at) return { stored: at, evidence: true };
+    }
+    return null;
+  }
+
   private async writeTrajectory(p: PendingTrajectory, w: Written, published: (() => void)[]): Promise<void> {
     const { db } = this;
     const { traj } = p;
+    const sourcePath = this.stored(traj.sourcePath);
     const hashes = new Set<string>();
     for (const s of p.steps) {
       if (s.screenshotHash) hashes.add(s.screenshotHash);
@@ -612,9 +846,10 @@ class Committer {
       taskId = r.id;
       if (r.created) w.tasks.created++;
     }
-    const runId = await this.runId(traj.run, w);
-    const { id, status } = await saveTrajectory(db, {
-      runId,
+    const runKey = traj.run.runKey;
+    let binding = this.binding(runKey, w);
+    const values: TrajectoryValues = {
+      runId: 0,
       taskId,
       attempt: traj.attempt,
       finalAnswer: traj.finalAnswer,
@@ -622,32 +857,67 @@ class Committer {
       outcomeDetail: traj.outcomeDetail,
       stepCount: p.steps.length,
       sourceFormat: this.format,
-      sourcePath: traj.sourcePath,
+      sourcePath,
       contentHash: p.contentHash,
+      identityHash: p.identity,
       steps: p.steps,
-    });
-    w[status]++;
-    if (status !== "unchanged") {
-      w.verdicts += traj.verdicts?.length ?? 0;
+    };
+
+    let id: number;
+    let runId: number;
+    let status: ItemStatus;
+    const found = await this.findStored(p, taskId, binding);
+    if (found) {
+      const { stored } = found;
+      if (found.evidence && !binding?.evidence) {
+        await this.bindToStoredRun(runKey, stored.runId, w);
+        if ((await findRunByKey(db, runKey))?.id === stored.runId) await refreshRunDetails(db, stored.runId, traj.run);
+      }
+      id = stored.id;
+      runId = stored.runId;
+      let changed = false;
+      if (stored.contentHash !== p.contentHash) {
+        // Read differently (a newer Verdict) or recorded again: the stored steps are replaced, labels stay.
+        await replaceTrajectoryContent(db, id, { ...values, runId });
+        changed = true;
+      } else if (p.identity && stored.identityHash !== p.identity) {
+        await setTrajectoryHashes(db, id, { identityHash: p.identity });
+      }
+      if (await this.mergeVerdicts(p, id)) changed = true;
+      status = changed ? "updated" : "unchanged";
+      if (changed) w.verdicts += p.verdicts.length;
+    } else {
+      if (!binding) binding = await this.newRun(traj.run, w);
+      if (!binding.evidence && (await findTrajectoryAt(db, binding.id, taskId, traj.attempt))) {
+        throw new ImportError(traj.sourcePath, `run ${traj.run.name} holds task ${traj.task.externalId} attempt ${traj.attempt} twice in this import`);
+      }
+      id = await insertTrajectory(db, { ...values, runId: binding.id });
+      runId = binding.id;
+      status = "created";
+      if (!binding.evidence) {
+        w.runs.set(runKey, { ...binding, created: [...binding.created, { id, taskId, attempt: traj.attempt, contentHash: p.contentHash }] });
+      }
+      w.verdicts += p.verdicts.length;
       await replaceImportedVerdicts(
         db,
         id,
-        (traj.verdicts ?? []).map((v) => ({ ...storedVerdict(v), trajectoryId: id, origin: "import" as const })),
+        p.verdicts.map((v) => ({ ...v, trajectoryId: id, origin: "import" as const })),
       );
     }
+    w[status]++;
     const warnings = traj.warnings ?? [];
-    for (const message of warnings) w.warnings.push({ path: traj.sourcePath, message });
+    for (const message of warnings) w.warnings.push({ path: sourcePath, message: this.shown(message) });
     w.trajectories.push({
       id,
       runId,
-      sourcePath: traj.sourcePath,
+      sourcePath,
       externalTaskId: traj.task.externalId,
       steps: p.steps.length,
       screenshots: p.screenshots,
       rawScreenshots: p.rawScreenshots,
       finalAnswer: traj.finalAnswer,
       status,
-      warnings,
+      warnings: warnings.map(this.shown),
     });
   }
 }

@@ -23,7 +23,7 @@ import { detectImporter, getImporter } from "../../importers/registry";
 import { ImportError } from "../../importers/types";
 import { enqueueJobs, jobsOfGroup } from "../jobs/queue";
 import { runWorker } from "../jobs/worker";
-import { ImportRefusedError, runImport, type ImportReport } from "./ingest";
+import { ImportRefusedError, runImport, type ImportReport, type ImportRequest } from "./ingest";
 import { uploadStagingFor } from "../../storage/upload-staging";
 import { openZipSource } from "./zip-source";
 import { warmFirstViews } from "../trajectory-views";
@@ -73,8 +73,18 @@ export async function newUploadPath(ctx: AppContext): Promise<string> {
   return path.join(await importsDir(ctx), `upload-${Date.now()}-${crypto.randomBytes(6).toString("hex")}.zip`);
 }
 
-function sourceLabel(s: ImportSource): string {
-  return s.kind === "upload" ? s.name : s.path;
+/** The source as the person knows it: the zip's name, or the path below the import root (never the server's). */
+function sourceLabel(s: ImportSource, importRoot: string | undefined): string {
+  if (s.kind === "upload") return s.name;
+  if (!importRoot) return path.basename(s.path);
+  let root = path.resolve(importRoot);
+  try {
+    root = fs.realpathSync(root);
+  } catch {
+    // the root is gone; the path still says where below it
+  }
+  const rel = path.relative(root, s.path);
+  return !rel ? path.basename(root) : rel.startsWith("..") || path.isAbsolute(rel) ? path.basename(s.path) : rel.split(path.sep).join("/");
 }
 
 /**
@@ -191,14 +201,24 @@ export async function runImportJob(
     let input = source.kind === "upload" ? zipFile : source.path;
     if (source.kind === "upload") cleanup.push(zipFile);
     let importer = payload.format !== "auto" ? getImporter(payload.format) : null;
+    // What the import may read and how it names things: an upload reads nothing outside what it unpacked and is
+    // named as the zip and the paths inside it; a server path reads nothing outside the import root.
+    let where: Pick<ImportRequest, "renamed" | "boundary" | "shownAs"> =
+      source.kind === "upload"
+        ? { boundary: zipFile, shownAs: { dir: zipFile, label: source.name, archive: true } }
+        : ctx.config.importRoot
+          ? { boundary: ctx.config.importRoot }
+          : {};
     if (source.kind === "upload") {
       const limits = ctx.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv);
       cleanup.push(`${zipFile}.d`);
-      ({ input } = await openZipSource(zipFile, `${zipFile}.d`, {
+      const opened = await openZipSource(zipFile, `${zipFile}.d`, {
         limits,
         importer,
         onUnpacking: () => reportProgress({ done: 0, total: null, label: source.name, phase: "extracting" }),
-      }));
+      });
+      input = opened.input;
+      if (opened.unpacked) where = uploadWhere(opened.unpacked, source.name);
       if (!importer) {
         const name = source.name;
         importer = await detectImporter(input).catch((e: unknown) => {
@@ -211,6 +231,7 @@ export async function runImportJob(
     const report = await runImport(ctx, {
       path: input,
       importer,
+      ...where,
       signal,
       onProgress: (p) => {
         const now = Date.now();
@@ -223,13 +244,7 @@ export async function runImportJob(
     // Encode what the first view of each new trajectory shows, in the background: whoever opens one from the
     // report finds its screenshot ready.
     await warmFirstViews(ctx, report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id));
-    if (source.kind === "upload") {
-      // Name files as the person knows them (inside their zip), not by the server's upload folder.
-      const named = uploadNames(source, zipFile);
-      for (const x of report.skipped) x.path = named(x.path);
-      for (const x of report.warnings) x.path = named(x.path);
-      for (const t of report.trajectories) t.sourcePath = named(t.sourcePath);
-    }
+    // Paths in the report are already as the person knows them (inside their zip, or below the import root).
     return report;
   } catch (e) {
     const named = uploadNames(source, zipFile);
@@ -254,6 +269,18 @@ export async function runImportJob(
   }
 }
 
+/**
+ * How an unpacked upload is read and named: nothing outside what it unpacked to is read, the folder it unpacked to
+ * is the zip (a run folder at the zip's top level is named by the zip), and paths are shown inside the zip.
+ */
+export function uploadWhere(unpacked: string, zipName: string): Pick<ImportRequest, "renamed" | "boundary" | "shownAs"> {
+  return {
+    renamed: { dir: unpacked, name: path.basename(zipName).replace(/\.zip$/i, "") },
+    boundary: unpacked,
+    shownAs: { dir: unpacked, label: zipName, archive: true },
+  };
+}
+
 /** The result of an import that could import nothing (a succeeded job, shown as failed). */
 interface RefusedImport {
   failure: string;
@@ -266,7 +293,7 @@ function uploadNames(source: ImportSource, file: string): (text: string) => stri
   return (t) => t.split(`${file}.d${path.sep}`).join(`${source.name}: `).split(file).join(source.name);
 }
 
-function view(job: JobRow): ImportJobView {
+function view(job: JobRow, importRoot: string | undefined): ImportJobView {
   const payload = job.payload as ImportJobPayload;
   const raw = job.status === "succeeded" ? (job.result as ImportReport | RefusedImport) : null;
   const refused = raw && "failure" in raw ? raw : null;
@@ -275,7 +302,7 @@ function view(job: JobRow): ImportJobView {
   return {
     id: job.id,
     status: refused ? "failed" : job.status,
-    source: sourceLabel(payload.source),
+    source: sourceLabel(payload.source, importRoot),
     format: result?.format ?? payload.format,
     progress: (job.progress as ImportJobProgress | null) ?? null,
     report: result,
@@ -291,10 +318,10 @@ export async function importJobStatus(ctx: AppContext, id: number): Promise<Impo
   if (!job || job.type !== IMPORT_JOB_TYPE) throw new NotFoundError("import", id);
   // A server restarted mid-import: pick the queued job up again here.
   if (job.status === "queued") void runImportsInBackground(ctx);
-  return view(job);
+  return view(job, ctx.config.importRoot);
 }
 
 export async function recentImports(ctx: AppContext, limit = 10): Promise<ImportJobView[]> {
-  return (await listRecentJobsOfType(ctx.db, IMPORT_JOB_TYPE, limit)).map(view);
+  return (await listRecentJobsOfType(ctx.db, IMPORT_JOB_TYPE, limit)).map((job) => view(job, ctx.config.importRoot));
 }
 

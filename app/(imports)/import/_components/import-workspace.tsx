@@ -272,6 +272,48 @@ function SkippedList({ skipped }: { skipped: Report["skipped"] }) {
   );
 }
 
+/** "30 success, 11 failure" in a fixed order. */
+function verdictCounts(counts: Record<string, number>): string {
+  const order = ["success", "failure", "unparseable", "not_evaluable"];
+  return order.filter((k) => counts[k]).map((k) => `${counts[k]} ${k.replace("_", " ")}`).join(", ") || "no verdicts";
+}
+
+/** Each file of verdicts the import read: how many of its blocks matched a trajectory, and why the others did not. */
+function EvaluatorLogsView({ report }: { report: Report }) {
+  // Reports of imports made before logs were reported have none.
+  const logs = report.evaluatorLogs ?? [];
+  if (!logs.length) return null;
+  return (
+    <div className="rounded-md border border-zinc-200 bg-white px-3 py-2" data-testid="import-evaluator-logs">
+      <h3 className="text-[12px] font-semibold text-zinc-800">
+        Evaluator logs ({logs.length}) · {formatCount(report.verdicts)} verdicts stored
+      </h3>
+      <ul className="mt-1 space-y-2 text-[12px]">
+        {logs.map((log, i) => (
+          <li key={i} className="break-words">
+            <span className="font-mono text-zinc-800">{log.file}</span>: {log.evaluator}
+            {log.run && <span className="text-zinc-500"> ({log.run.replace(/^run:/, "run ")})</span>}:{" "}
+            <strong className={log.matched < log.blocks ? "text-amber-900" : "text-zinc-900"}>
+              {log.matched} of {log.blocks} blocks matched
+            </strong>{" "}
+            ({verdictCounts(log.verdicts)})
+            {log.unmatched.length > 0 && (
+              <ul className="mt-1 ml-4 list-disc space-y-0.5 text-zinc-700">
+                {log.unmatched.slice(0, 20).map((u, j) => (
+                  <li key={j}>
+                    <span className="font-mono">{u.block}</span>: {u.reason}
+                  </li>
+                ))}
+                {log.unmatched.length > 20 && <li>… and {log.unmatched.length - 20} more not matched</li>}
+              </ul>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
 function ImportReportView({ report }: { report: Report }) {
   const runs = [...new Set(report.trajectories.map((t) => t.runId))];
   const t = report.tasks;
@@ -321,6 +363,7 @@ function ImportReportView({ report }: { report: Report }) {
           </ul>
         </div>
       )}
+      <EvaluatorLogsView report={report} />
       {report.trajectories.length > 0 && (
         <div className="overflow-x-auto">
           <table className="table-dense w-full text-[12.5px]">
