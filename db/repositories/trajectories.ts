@@ -65,11 +65,11 @@ function refColumns(t: Tables["trajectories"]) {
   return { id: t.id, runId: t.runId, taskId: t.taskId, attempt: t.attempt, contentHash: t.contentHash, identityHash: t.identityHash };
 }
 
-/** The stored trajectory of this identity: the one in `preferRunId` when there is one, else the oldest. */
-export async function findTrajectoryByIdentity(db: Db, identityHash: string, preferRunId?: number): Promise<StoredTrajectoryRef | undefined> {
+/** The stored trajectories of this identity: those in `preferRunId` first, then oldest first. */
+export async function findTrajectoriesByIdentity(db: Db, identityHash: string, preferRunId?: number): Promise<StoredTrajectoryRef[]> {
   const { trajectories } = tablesOf(db);
   const rows = await db.select(refColumns(trajectories)).from(trajectories).where(eq(trajectories.identityHash, identityHash)).orderBy(asc(trajectories.id)).limit(50);
-  return rows.find((r) => r.runId === preferRunId) ?? rows[0];
+  return [...rows.filter((r) => r.runId === preferRunId), ...rows.filter((r) => r.runId !== preferRunId)];
 }
 
 /** A stored trajectory of this content hash (only imports compute comparable ones): in `preferRunId` first, else the oldest. */

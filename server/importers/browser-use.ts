@@ -22,7 +22,7 @@ import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Outcome } from "../domain/types";
 import { browserUseStepParts, browserUseViewport } from "./browser-use-steps";
-import { subfolders } from "./find-folders";
+import { folderName, subfolders } from "./find-folders";
 import { isDir, readJsonFile } from "./fs-helpers";
 import { IMAGE_FILE, base64Image, isLfsPointer, numberedImages, probeImageFile, screenshotNumber } from "./image-files";
 import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
@@ -307,6 +307,7 @@ async function readHistory(file: string, run: RunInfo, tasks: Map<string, Import
       outcome,
       outcomeDetail: detail,
       sourcePath: file,
+      sourceFiles: [file],
       steps,
       verdicts: judged ? [judged] : [],
       warnings,
@@ -337,7 +338,7 @@ export const browserUseImporter: Importer = {
     const attempts = new Map<string, number>();
     for (const file of found.histories) {
       const runDir = placement(file, tasks).runDir;
-      const name = path.basename(runDir);
+      const name = folderName(runDir, options.renamed);
       let item: ImportItem;
       try {
         item = await readHistory(file, { key: `${BROWSER_USE_FORMAT}:${name}`, name }, tasks, options.screenshotsDir);

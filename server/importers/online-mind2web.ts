@@ -25,7 +25,7 @@ import path from "node:path";
 import { parseMind2WebEntry } from "../domain/actions/online-mind2web";
 import type { Outcome, ParsedAction } from "../domain/types";
 import { browserUseStepParts } from "./browser-use-steps";
-import { subfolders, unreadableTrajectory } from "./find-folders";
+import { folderName, subfolders, unreadableTrajectory } from "./find-folders";
 import { readJsonFile, readTextFile } from "./fs-helpers";
 import { IMAGE_FILE, dataUrlImage, isLfsPointer, numberedImages, probeImageFile, screenshotNumber } from "./image-files";
 import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
@@ -536,6 +536,7 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
       outcome: ended.outcome,
       outcomeDetail: detail,
       sourcePath: dir,
+      sourceFiles: [path.join(dir, RESULT)].filter((f) => fs.existsSync(f)),
       steps,
       verdicts,
       warnings,
@@ -638,7 +639,8 @@ export const onlineMind2WebImporter: Importer = {
     }
 
     for (const run of runs) {
-      const name = path.basename(run.dir);
+      // Named by its folder as the person knows it (an upload's unpacked folder is the zip), never where it sits.
+      const name = folderName(run.dir, options.renamed);
       const ctx: RunContext = { key: `${ONLINE_MIND2WEB_FORMAT}:${name}`, name, agentName: name, tasks };
       const attempts = new Map<string, number>();
       for (const dir of run.tasks) {

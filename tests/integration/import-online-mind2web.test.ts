@@ -360,7 +360,8 @@ describeEachBackend("Online-Mind2Web: the shared real run (Agent Browser Protoco
     expect(report.screenshotsAdded).toBe(0);
     expect(report.warnings).toHaveLength(12);
     for (const t of report.trajectories) {
-      const result = JSON.parse(fs.readFileSync(path.join(t.sourcePath, "result.json"), "utf8")) as { action_history: string[]; final_result_response: string };
+      // The Path names the task folder from the imported folder down.
+      const result = JSON.parse(fs.readFileSync(path.join(path.dirname(real), t.sourcePath, "result.json"), "utf8")) as { action_history: string[]; final_result_response: string };
       // Every action, then the answer on the final screenshot.
       expect(t.steps).toBe(result.action_history.length + 1);
       expect(t.finalAnswer).toBe(result.final_result_response);

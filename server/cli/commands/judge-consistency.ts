@@ -35,7 +35,7 @@ export const judgeConsistencyCommand: CliCommand = {
       lines.push(
         ...formatTable(
           [{ header: "run A" }, { header: "run B" }, { header: "n", align: "right" }, { header: "flips", align: "right" }, { header: "κ", align: "right" }, { header: "95% CI" }],
-          v.pairs.map((p) => [p.a.replace(/^run:/, ""), p.b.replace(/^run:/, ""), String(p.n), String(p.flips), num(p.kappa), p.kappa === null ? (p.kappaReason ?? "") : p.ciLow === null ? "no interval" : `[${num(p.ciLow)}, ${num(p.ciHigh)}]`]),
+          v.pairs.map((p) => [p.a.replace(/^run:/, ""), p.b.replace(/^run:/, ""), String(p.n), String(p.flips), num(p.kappa), p.kappa === null ? (p.kappaReason ?? "") : p.ciLow === null ? (p.intervalNote ?? "no interval") : `[${num(p.ciLow)}, ${num(p.ciHigh)}]`]),
         ),
       );
       lines.push("");

@@ -26,8 +26,10 @@ export interface RunPairConsistency {
   flipRate: number | null;
   kappa: number | null;
   kappaReason: string | null;
+  /** κ's 95% interval as the agreement module gives it (within [−1, 1], or none with the reason in `intervalNote`). */
   ciLow: number | null;
   ciHigh: number | null;
+  intervalNote: string | null;
 }
 
 export interface JudgeRunConsistency {
@@ -69,8 +71,9 @@ export function judgeRunConsistency(runs: JudgeRun[]): JudgeRunConsistency {
         flipRate: ids.length ? pairFlips / ids.length : null,
         kappa: k?.kappa ?? null,
         kappaReason: k ? k.reason : "no trajectory judged success or failure by both runs",
-        ciLow: k?.ciLow ?? null,
-        ciHigh: k?.ciHigh ?? null,
+        ciLow: k?.interval.low ?? null,
+        ciHigh: k?.interval.high ?? null,
+        intervalNote: k?.interval.note ?? null,
       });
     }
   }

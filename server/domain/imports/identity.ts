@@ -3,8 +3,9 @@
  *
  * Two hashes, neither of which knows where the files were:
  * - the source identity: the run's format and folder name (not the path to it), task, attempt, and the bytes of the
- *   trajectory's own files (its transcript, render or summary, and its images). Reading the same files again with a
- *   newer Verdict gives the same identity even when the steps come out differently.
+ *   trajectory's own text files (its transcript, render page or summary). Reading the same files again with a newer
+ *   Verdict, or with screenshots found that were missing before, gives the same identity even when the steps come
+ *   out differently. Only a trajectory that says something of its own is looked up by it (see isDistinctive).
  * - the content hash: the same run name, task and attempt with the trajectory as Verdict stored it (steps with their
  *   image hashes, final answer, outcome). Rows stored before source identities existed get one computed from their
  *   rows, so they are recognised too; `dedupe` merges trajectories whose content hashes are equal.
@@ -147,17 +148,13 @@ export function trajectoryContentHash(t: IdentityInput): string {
   );
 }
 
-/**
- * The trajectory's files: sha256 of each of its own text files (transcript, render, summary; in the importer's
- * order) and the hashes of its images (as a set: which step an image goes with is a reading, not the file).
- */
-export function trajectorySourceIdentity(t: Pick<IdentityInput, "runKey" | "taskSet" | "externalTaskId" | "attempt"> & { fileDigests: string[]; imageHashes: string[] }): string {
+/** The trajectory's own text files: sha256 of each (transcript, render, summary; in the importer's order). */
+export function trajectorySourceIdentity(t: Pick<IdentityInput, "runKey" | "taskSet" | "externalTaskId" | "attempt"> & { fileDigests: string[] }): string {
   return canonicalHash({
     run: runSourceName(t.runKey),
     task: [t.taskSet, t.externalTaskId],
     attempt: t.attempt,
     files: t.fileDigests,
-    images: [...new Set(t.imageHashes)].sort(),
   });
 }
 

@@ -33,7 +33,8 @@ import {
   findLegacyTrajectoryFrom,
   findTrajectoryAt,
   findTrajectoryByContent,
-  findTrajectoryByIdentity,
+  findTrajectoriesByIdentity,
+  getStepScreenshotHashes,
   insertTrajectory,
   moveTrajectoryToRun,
   replaceTrajectoryContent,
@@ -561,7 +562,7 @@ async function prepareTrajectory(
   if (traj.sourceFiles?.length) {
     const fileDigests: string[] = [];
     for (const file of traj.sourceFiles) fileDigests.push(await fileDigest(file));
-    identity = trajectorySourceIdentity({ ...head, fileDigests, imageHashes: identitySteps.flatMap((s) => [s.screenshotHash, s.rawScreenshotHash]).filter((h): h is string => !!h) });
+    identity = trajectorySourceIdentity({ ...head, fileDigests });
   }
   // As they will be stored, so that the same verdicts read back from a bundle hash alike.
   const verdicts = (traj.verdicts ?? []).map(storedVerdict);
@@ -793,10 +794,16 @@ class Committer {
   private async findStored(p: PendingTrajectory, taskId: number, binding: RunBinding | undefined): Promise<{ stored: StoredTrajectoryRef; evidence: boolean } | null> {
     const { db } = this;
     const { traj } = p;
-    // The same files: whatever Verdict makes of them now.
-    if (p.identity) {
-      const stored = await findTrajectoryByIdentity(db, p.identity, binding?.id);
-      if (stored) return { stored, evidence: p.distinctive };
+    // The same files: whatever Verdict makes of them now. (A transcript of a task that crashed at once can be the same
+    // in every run of the task, so only a trajectory that says something of its own is looked up this way.)
+    // Screenshots found now that were missing before keep the trajectory the same; screenshots that share nothing with
+    // the stored ones make it another (two runs of one task whose files read alike).
+    if (p.identity && p.distinctive) {
+      const mine = new Set(p.steps.flatMap((s) => [s.screenshotHash, s.rawScreenshotHash]).filter((h): h is string => !!h));
+      for (const stored of await findTrajectoriesByIdentity(db, p.identity, binding?.id)) {
+        const theirs = (await getStepScreenshotHashes(db, stored.id)).flatMap((s) => [s.screenshotHash, s.rawScreenshotHash]).filter((h): h is string => !!h);
+        if (!mine.size || !theirs.length || theirs.some((h) => mine.has(h))) return { stored, evidence: true };
+      }
     }
     // The same content, imported from somewhere else, or before source identities existed. A trajectory that could
     // be any run's (a task that crashed at once) only counts at its own place in a run of the same name.
