@@ -4,7 +4,7 @@
  * campaign are left as they are (a changed password is not reset). The README's "Accounts" section lists these.
  */
 import { getUserByEmail } from "../../db/repositories/accounts";
-import { getCampaignByName } from "../../db/repositories/campaigns";
+import { getCampaignByName } from "../../db/repositories/annotation/campaigns";
 import { listRuns } from "../../db/repositories/catalog";
 import { trajectoryIds } from "../../db/repositories/trajectories";
 import type { Role } from "../../db/schema/index";

@@ -6,7 +6,7 @@
  */
 import { and, eq } from "drizzle-orm";
 import { createCampaign } from "../../server/services/annotation";
-import { deleteCampaign, getCampaignByName } from "../../db/repositories/campaigns";
+import { deleteCampaign, getCampaignByName } from "../../db/repositories/annotation/campaigns";
 import { deleteVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { first, tablesOf } from "../../db/database";
 import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/evaluation/rules";

@@ -5,8 +5,8 @@
  * through the repositories.
  */
 import { tablesOf, type Db } from "../../db/database";
-import { getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems } from "../../db/repositories/campaigns";
-import { insertLabel, upsertConsolidated } from "../../db/repositories/labels";
+import { getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems } from "../../db/repositories/annotation/campaigns";
+import { insertLabel, upsertConsolidated } from "../../db/repositories/annotation/labels";
 import { ensureTaskSet, upsertRun, upsertTask } from "../../db/repositories/catalog";
 import { insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { saveTrajectory } from "../../db/repositories/trajectories";

@@ -7,9 +7,9 @@
 import { count, eq, sql } from "drizzle-orm";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { first, rawGet, tablesOf, type Db } from "../../db/database";
-import { addCampaignAnnotators, annotatorProgress, getItemByTrajectory, liveReservationCounts } from "../../db/repositories/campaigns";
+import { addCampaignAnnotators, annotatorProgress, getItemByTrajectory, liveReservationCounts } from "../../db/repositories/annotation/campaigns";
 import { isBlindedFor, labellingBlindCount } from "../../db/repositories/access/blind-rule";
-import { qualityLabelRows, strataCoverage, strategyCandidates } from "../../db/repositories/annotation-quality";
+import { qualityLabelRows, strataCoverage, strategyCandidates } from "../../db/repositories/annotation/quality";
 import { pickCandidate } from "../../server/domain/annotation/assignment";
 import { queueOrderSalt } from "../../server/domain/annotation/label-schema";
 import type { Actor } from "../../server/domain/access/actor";

@@ -24,7 +24,7 @@ import {
   submitLabel,
   updateQualitySettings,
 } from "../../server/services/annotation";
-import { findLiveReservation, getItemByTrajectory } from "../../db/repositories/campaigns";
+import { findLiveReservation, getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
 import { wilson95 } from "../helpers/intervals";

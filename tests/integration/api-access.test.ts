@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluatorVerdicts } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { Access, ProcedureMeta, RequestSession } from "../../server/api/trpc";
-import { getItemByTrajectory } from "../../db/repositories/campaigns";
+import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import { createCampaign, HIDDEN_AGENT } from "../../server/services/annotation";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";

@@ -6,7 +6,7 @@
 import { TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getItemByTrajectory } from "../../db/repositories/campaigns";
+import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import { createCampaign, HIDDEN_AGENT } from "../../server/services/annotation";
 import { fromJsonText, STEP_WINDOW, unpackStepIndex } from "../../server/domain/player/paging";
 import { createTestContext, type TestContext } from "../helpers/context";

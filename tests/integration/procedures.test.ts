@@ -4,8 +4,8 @@
  * caller without the role.
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { goldItemsOfCampaign } from "../../db/repositories/annotation-quality";
-import { getItemByTrajectory, qaReviewerList } from "../../db/repositories/campaigns";
+import { goldItemsOfCampaign } from "../../db/repositories/annotation/quality";
+import { getItemByTrajectory, qaReviewerList } from "../../db/repositories/annotation/campaigns";
 import type { createCaller } from "../../server/api/root";
 import { LABEL_IMPORT_PRESETS } from "../../server/domain/annotation/label-io";
 import { IMPORTERS } from "../../server/importers/registry";

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { sqliteClient } from "../../db/database";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { labelRevisions } from "../../db/schema/index";
-import { getItemByTrajectory } from "../../db/repositories/campaigns";
+import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import type { Actor } from "../../server/domain/access/actor";
 import { parseCsvTable } from "../../server/domain/csv";
 import { AppError } from "../../server/errors";

@@ -15,7 +15,7 @@
  *   Category flips: failure → success ×2, failure "wrong element" → success ×1.
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { getItemByTrajectory } from "../../db/repositories/campaigns";
+import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import type { RequestSession } from "../../server/api/trpc";
 import { parseRevealStages } from "../../server/domain/agreement/reveal-export";

@@ -21,8 +21,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
-import { addCampaignAnnotators, getItemByTrajectory, insertCampaign, insertCampaignItems, setItemState } from "../../db/repositories/campaigns";
-import { upsertConsolidated } from "../../db/repositories/labels";
+import { addCampaignAnnotators, getItemByTrajectory, insertCampaign, insertCampaignItems, setItemState } from "../../db/repositories/annotation/campaigns";
+import { upsertConsolidated } from "../../db/repositories/annotation/labels";
 import { upsertTask } from "../../db/repositories/catalog";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { saveTrajectory } from "../../db/repositories/trajectories";

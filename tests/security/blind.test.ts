@@ -7,7 +7,7 @@
  */
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getItemByTrajectory } from "../../db/repositories/campaigns";
+import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import { agentRuns, evaluatorVerdicts, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";

@@ -8,7 +8,7 @@ import { TRPCError } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { tablesOf } from "../../db/database";
-import { getItemByTrajectory } from "../../db/repositories/campaigns";
+import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import type { RequestSession } from "../../server/api/trpc";
 import { createCampaign, mayFetchScreenshot, updateQualitySettings } from "../../server/services/annotation";
 import { seedTrajectories } from "../helpers/annotation-fixture";

@@ -8,7 +8,7 @@ import { TRPCError } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { tablesOf } from "../../db/database";
-import { getItemByTrajectory } from "../../db/repositories/campaigns";
+import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import type { RequestSession } from "../../server/api/trpc";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";

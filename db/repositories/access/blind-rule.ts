@@ -10,7 +10,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { rawAll, rawGet, tablesOf, type Db } from "../../database";
 import { executePrepared } from "../prepared";
-import { userAnnotatorKey } from "../campaigns";
+import { userAnnotatorKey } from "../annotation/campaigns";
 
 const P = sql.placeholder;
 

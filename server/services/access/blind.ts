@@ -10,8 +10,8 @@
  */
 import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/database";
-import { userAnnotatorKey, isCampaignAnnotator } from "../../../db/repositories/campaigns";
-import { labelsOfTrajectory } from "../../../db/repositories/labels";
+import { userAnnotatorKey, isCampaignAnnotator } from "../../../db/repositories/annotation/campaigns";
+import { labelsOfTrajectory } from "../../../db/repositories/annotation/labels";
 import { blindedTrajectoryIds, isBlindedFor, labelsInBlindCampaign, recordReveal, isInAnnotatorCampaigns, visibleToUserSql } from "../../../db/repositories/access/blind-rule";
 import { hasRole, type Actor } from "../../domain/access/actor";
 import type { PlayerTrajectory } from "../trajectory-views";

@@ -13,7 +13,7 @@
 import type { Db } from "../../../db/database";
 import { annotatorTrajectoryIds, blindedTrajectoryIds, isBlindedFor, isInAnnotatorCampaigns, labellingBlindCount, screenshotInAnnotatorCampaigns, taskInAnnotatorCampaigns, taskLabelledBlindBy } from "../../../db/repositories/access/blind-rule";
 import type { TrajectoryFilter } from "../../../db/repositories/trajectories";
-import { screenshotInQaItems } from "../../../db/repositories/campaigns";
+import { screenshotInQaItems } from "../../../db/repositories/annotation/campaigns";
 import { hasRole, type Actor } from "../../domain/access/actor";
 import { AppError } from "../../errors";
 import { taskOverview } from "../trajectory-views";

@@ -10,8 +10,8 @@
  * time, steps and category use count every label. Consensus is fitted per campaign (items belong to one).
  */
 import type { Db } from "../../../db/database";
-import { listCampaigns } from "../../../db/repositories/campaigns";
-import { qualityLabelRows, type QualityLabelRow } from "../../../db/repositories/annotation-quality";
+import { listCampaigns } from "../../../db/repositories/annotation/campaigns";
+import { qualityLabelRows, type QualityLabelRow } from "../../../db/repositories/annotation/quality";
 import { dawidSkene, groupConsensusLabels, kappaFromCounts, mace, majorityClasses, MISSING, wilsonInterval, type KappaEstimate, type ProportionInterval } from "../../domain/agreement";
 import { categoryUse, quantile, rollingAgreement, timeHistogram } from "../../domain/annotation/quality";
 import type { GoldStatus } from "../../domain/annotation/assignment";

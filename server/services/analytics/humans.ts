@@ -10,7 +10,7 @@
  */
 import type { Db } from "../../../db/database";
 import { campaignItemCount, campaignItemCounts, labelsOfItems, listCampaignHeads, trajectoryRows, userNames } from "../../../db/repositories/analytics";
-import { goldItemIds } from "../../../db/repositories/annotation-quality";
+import { goldItemIds } from "../../../db/repositories/annotation/quality";
 import {
   dawidSkene,
   fleissKappaFromSummaries,
@@ -32,7 +32,7 @@ import {
 import { CountAgreement, combinedLabel, type SpecificAgreement } from "../../domain/analytics/measures";
 import type { Selection } from "../../domain/analytics/selection";
 import { NotFoundError } from "../../errors";
-import { decisionTallies } from "../../../db/repositories/labels";
+import { decisionTallies } from "../../../db/repositories/annotation/labels";
 import { tallyDecisions, type DecisionTally } from "../../domain/annotation/protocols";
 import { getCampaignLabels, type CampaignLabelColumns } from "./dataset";
 

@@ -4,7 +4,7 @@
  * intervals, and which categories flipped (server/domain/agreement/reveal.ts has the definitions).
  */
 import type { Db } from "../../../db/database";
-import { revealRowsOfCampaign } from "../../../db/repositories/reveals";
+import { revealRowsOfCampaign } from "../../../db/repositories/annotation/reveals";
 import { revealMeasures, type RevealMeasures } from "../../domain/agreement/reveal";
 import { parseEvaluatorId } from "../../domain/analytics/measures";
 

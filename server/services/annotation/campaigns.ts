@@ -5,8 +5,8 @@
  */
 import type { Db } from "../../../db/database";
 import { getUsers } from "../../../db/repositories/accounts";
-import { type CampaignCounts, addCampaignAnnotators, annotatorProgress, campaignAnnotatorList, campaignCounts, campaignItemIds, existingTrajectoryIds, addQaReviewers, complianceItems, getCampaign, getCampaignByName, qaReviewerList, removeQaReviewers, insertCampaign, insertCampaignItems, isCampaignAnnotator, listCampaigns, listCampaignsOfAnnotator, removeCampaignAnnotators, updateCampaign } from "../../../db/repositories/campaigns";
-import { labelGuidelineVersionCounts, ownLabelCounts } from "../../../db/repositories/labels";
+import { type CampaignCounts, addCampaignAnnotators, annotatorProgress, campaignAnnotatorList, campaignCounts, campaignItemIds, existingTrajectoryIds, addQaReviewers, complianceItems, getCampaign, getCampaignByName, qaReviewerList, removeQaReviewers, insertCampaign, insertCampaignItems, isCampaignAnnotator, listCampaigns, listCampaignsOfAnnotator, removeCampaignAnnotators, updateCampaign } from "../../../db/repositories/annotation/campaigns";
+import { labelGuidelineVersionCounts, ownLabelCounts } from "../../../db/repositories/annotation/labels";
 import { campaignsLabellingBlind } from "../../../db/repositories/access/blind-rule";
 import { DEFAULT_SAMPLE_SEED, matchingTrajectoryIds, type SelectionFilter } from "../trajectory-views";
 import type { CampaignRow, CampaignSelection, CampaignStatus } from "../../../db/schema/index";

@@ -7,10 +7,10 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { Db } from "../../../db/database";
-import { getItemByTrajectory, listItemsInStates, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/campaigns";
-import { activeLabelsOfItem, activeLabelsOfItems, consolidationHistory, deleteConsolidated, getConsolidated, insertConsolidationEvent, itemHistory, labelsOfItem } from "../../../db/repositories/labels";
-import { upsertConsolidated } from "../../../db/repositories/labels";
-import { isGoldItem } from "../../../db/repositories/annotation-quality";
+import { getItemByTrajectory, listItemsInStates, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/annotation/campaigns";
+import { activeLabelsOfItem, activeLabelsOfItems, consolidationHistory, deleteConsolidated, getConsolidated, insertConsolidationEvent, itemHistory, labelsOfItem } from "../../../db/repositories/annotation/labels";
+import { upsertConsolidated } from "../../../db/repositories/annotation/labels";
+import { isGoldItem } from "../../../db/repositories/annotation/quality";
 import type { CampaignItemRow, CampaignRow, LabelRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { consolidate, LabelValidationError, validateLabel, type ItemState, type LabelValues } from "../../domain/annotation/label-schema";

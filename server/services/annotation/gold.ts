@@ -10,9 +10,9 @@
  * behaves like any other item (its state shows "open"; its consolidated label is not shown to them).
  */
 import type { Db } from "../../../db/database";
-import { getItemByTrajectory, setItemState, trajectoryStepCount, updateCampaign } from "../../../db/repositories/campaigns";
-import { activeLabelsOfItem, getConsolidated, insertConsolidationEvent } from "../../../db/repositories/labels";
-import { deleteGoldItem, getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation-quality";
+import { getItemByTrajectory, setItemState, trajectoryStepCount, updateCampaign } from "../../../db/repositories/annotation/campaigns";
+import { activeLabelsOfItem, getConsolidated, insertConsolidationEvent } from "../../../db/repositories/annotation/labels";
+import { deleteGoldItem, getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation/quality";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { ASSIGNMENT_STRATEGIES, goldStanding, isGoldCorrect, type AssignmentStrategy, type GoldStanding, type GoldThresholds } from "../../domain/annotation/assignment";

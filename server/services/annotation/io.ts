@@ -5,8 +5,8 @@
  */
 import type { Db } from "../../../db/database";
 import { shuffleNumbers } from "./item-numbers";
-import { getCampaignByName, getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems, trajectoryIdentities } from "../../../db/repositories/campaigns";
-import { exportConsolidatedRows, exportLabelRows, getLabelByKey, insertLabel, insertRevision, updateLabel } from "../../../db/repositories/labels";
+import { getCampaignByName, getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems, trajectoryIdentities } from "../../../db/repositories/annotation/campaigns";
+import { exportConsolidatedRows, exportLabelRows, getLabelByKey, insertLabel, insertRevision, updateLabel } from "../../../db/repositories/annotation/labels";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";

@@ -14,10 +14,10 @@
  *   the item just ends up with one label more than needed.
  */
 import type { Db } from "../../../db/database";
-import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, getCampaignForMember, isCampaignAnnotator, lockItemForLabel, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, upsertReservation, userAnnotatorKey } from "../../../db/repositories/campaigns";
-import { getLabel, getLabelByKey, getRevision, getRevisionByKey, getRevisionOfLabel, insertLabel, insertRevision, labelHistory, labelsOfUser, lastUndoableSubmit, markRevisionUndone, updateLabel } from "../../../db/repositories/labels";
+import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, getCampaignForMember, isCampaignAnnotator, lockItemForLabel, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, upsertReservation, userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
+import { getLabel, getLabelByKey, getRevision, getRevisionByKey, getRevisionOfLabel, insertLabel, insertRevision, labelHistory, labelsOfUser, lastUndoableSubmit, markRevisionUndone, updateLabel } from "../../../db/repositories/annotation/labels";
 import { hasRevealed } from "../../../db/repositories/access/blind-rule";
-import { goldItemIds, isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation-quality";
+import { goldItemIds, isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation/quality";
 import type { CampaignRow, LabelRevisionRow, LabelRow } from "../../../db/schema/index";
 import type { Actor } from "../../domain/access/actor";
 import {

@@ -12,9 +12,9 @@
  * never learn which agent made a trajectory, and address items by campaign-local number, as when labelling.
  */
 import type { Db } from "../../../db/database";
-import { activeLabelsOfItems, getConsolidated, insertConsolidationEvent, upsertConsolidated, activeLabelsOfItem } from "../../../db/repositories/labels";
+import { activeLabelsOfItems, getConsolidated, insertConsolidationEvent, upsertConsolidated, activeLabelsOfItem } from "../../../db/repositories/annotation/labels";
 import { blindedOutsideCampaign, recordReveal } from "../../../db/repositories/access/blind-rule";
-import { getItemByNumber, getItemByTrajectory, isQaReviewer, isQaReviewerAnywhere, listCampaignsOfQaReviewer, listItemsInStates, qaPendingCounts, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/campaigns";
+import { getItemByNumber, getItemByTrajectory, isQaReviewer, isQaReviewerAnywhere, listCampaignsOfQaReviewer, listItemsInStates, qaPendingCounts, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/annotation/campaigns";
 import type { ImageDeps } from "../images";
 import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
 import type { CampaignItemRow, CampaignRow } from "../../../db/schema/index";

@@ -4,7 +4,7 @@
  * label export.
  */
 import type { Db } from "../../../db/database";
-import { revealRowsOfCampaign } from "../../../db/repositories/reveals";
+import { revealRowsOfCampaign } from "../../../db/repositories/annotation/reveals";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { revealStagesCsv, revealStagesJsonl, type RevealStageRow } from "../../domain/agreement/reveal-export";
 import { parseEvaluatorId } from "../../domain/analytics/measures";

@@ -8,9 +8,9 @@
  * to label the trajectory blind gets `hidden: true` and nothing else, not even how many evaluations exist.
  */
 import type { Db } from "../../../db/database";
-import { isCampaignAnnotator } from "../../../db/repositories/campaigns";
-import { consolidatedOfTrajectory, consolidationHistory, labelHistory } from "../../../db/repositories/labels";
-import { isGoldItem } from "../../../db/repositories/annotation-quality";
+import { isCampaignAnnotator } from "../../../db/repositories/annotation/campaigns";
+import { consolidatedOfTrajectory, consolidationHistory, labelHistory } from "../../../db/repositories/annotation/labels";
+import { isGoldItem } from "../../../db/repositories/annotation/quality";
 import { getJudgeConfig, listEvaluatorSummaries, listVerdicts } from "../../../db/repositories/evaluation/verdicts";
 import { getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import { hasRole, type Actor } from "../../domain/access/actor";

@@ -1,0 +1,34 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { requirePageUser } from "../../../../_lib/session";
+import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../../../_trpc/server";
+import { LabellingWorkspace } from "../../_components/labelling-workspace";
+
+export const metadata: Metadata = { title: "Label" };
+
+/** `/annotate/<campaign>/<item number>`: annotators address items by their campaign-local number, never by trajectory id. */
+type Props = { params: Promise<{ campaignId: string; itemNo: string }> };
+
+function parseId(raw: string): number | null {
+  return /^\d{1,12}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
+}
+
+export default async function LabelPage({ params }: Props) {
+  await requirePageUser();
+  const p = await params;
+  const campaignId = parseId(p.campaignId);
+  const itemNo = parseId(p.itemNo);
+  if (campaignId === null || itemNo === null) notFound();
+  const qc = getQueryClient();
+  // Resolved on the server so an item number outside the campaign is a 404, then handed to the client cache.
+  await orNotFound(qc.fetchQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo })));
+  await Promise.all([
+    orNotFound(qc.fetchQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }))),
+    orNotFound(qc.fetchQuery(trpc.labelling.item.queryOptions({ campaignId, itemNo }))),
+  ]);
+  return (
+    <HydrateClient>
+      <LabellingWorkspace key={`${campaignId}:${itemNo}`} campaignId={campaignId} itemNo={itemNo} />
+    </HydrateClient>
+  );
+}

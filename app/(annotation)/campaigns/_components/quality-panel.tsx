@@ -1,0 +1,230 @@
+"use client";
+/**
+ * A campaign page's quality controls (researchers): the assignment strategy, gold mixing rate and warn/block
+ * thresholds, the gold items with their answers, marking a trajectory gold or promoting settled ones, and each
+ * annotator's accuracy on gold (blocked annotators flagged).
+ */
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useState, type FormEvent } from "react";
+import { ASSIGNMENT_STRATEGIES, ASSIGNMENT_STRATEGY_LABELS, type AssignmentStrategy } from "@/server/domain/annotation/assignment";
+import { useTRPC } from "../../../_trpc/client";
+
+const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(0)}%`);
+const optionalShare = (text: string): number | null => (text.trim() === "" ? null : Number(text) / 100);
+
+export function QualityPanel({ campaignId, categories }: { campaignId: number; categories: string[] }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const gold = useQuery(trpc.quality.gold.queryOptions({ campaignId }));
+  const update = useMutation(trpc.quality.updateSettings.mutationOptions());
+  const mark = useMutation(trpc.quality.markGold.mutationOptions());
+  const unmark = useMutation(trpc.quality.unmarkGold.mutationOptions());
+  const promote = useMutation(trpc.quality.promoteGold.mutationOptions());
+  const [error, setError] = useState("");
+  const run = async (f: () => Promise<unknown>) => {
+    setError("");
+    try {
+      await f();
+      await gold.refetch();
+      router.refresh();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  if (gold.isPending) return <section className="panel px-4 py-3 text-[12.5px] text-zinc-500">Loading gold items…</section>;
+  if (gold.isError) return <section className="panel px-4 py-3 text-[12.5px] text-rose-700">Could not load gold items: {gold.error.message}</section>;
+  const s = gold.data.settings;
+
+  const saveSettings = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    void run(() =>
+      update.mutateAsync({
+        campaignId,
+        assignmentStrategy: String(f.get("strategy")) as AssignmentStrategy,
+        goldRate: Number(f.get("rate")) / 100,
+        goldWarnBelow: optionalShare(String(f.get("warn"))),
+        goldBlockBelow: optionalShare(String(f.get("block"))),
+        goldMinAnswered: Number(f.get("min")),
+      }),
+    );
+  };
+  const markGold = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const verdict = String(f.get("verdict")) as "success" | "failure";
+    const category = String(f.get("category") ?? "");
+    void run(() => mark.mutateAsync({ campaignId, trajectoryId: Number(f.get("trajectory")), verdict, category: verdict === "failure" && category ? category : null, note: String(f.get("note") ?? "") || null }));
+  };
+
+  return (
+    <section className="panel flex flex-col gap-3 px-4 py-3" data-testid="quality-panel">
+      <h2 className="section-title">Gold items and assignment</h2>
+      <form className="flex flex-wrap items-end gap-2" onSubmit={saveSettings}>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Assignment
+          <select name="strategy" defaultValue={s.assignmentStrategy} className="field h-8">
+            {ASSIGNMENT_STRATEGIES.map((k) => (
+              <option key={k} value={k}>
+                {ASSIGNMENT_STRATEGY_LABELS[k]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Gold rate %
+          <input name="rate" type="number" min={0} max={100} step={1} defaultValue={Math.round(s.goldRate * 100)} className="field w-20" />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title="Warn the researcher when accuracy on gold falls below this (empty: never)">
+          Warn below %
+          <input name="warn" type="number" min={0} max={100} defaultValue={s.goldWarnBelow === null ? "" : Math.round(s.goldWarnBelow * 100)} className="field w-20" />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title="Stop handing trajectories to an annotator below this (empty: never)">
+          Block below %
+          <input name="block" type="number" min={0} max={100} defaultValue={s.goldBlockBelow === null ? "" : Math.round(s.goldBlockBelow * 100)} className="field w-20" />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title="Gold answers needed before the thresholds apply">
+          After
+          <input name="min" type="number" min={1} max={1000} defaultValue={s.goldMinAnswered} className="field w-20" />
+        </label>
+        <button className="btn" type="submit" disabled={update.isPending}>
+          Save
+        </button>
+      </form>
+
+      <table className="table-dense" data-testid="gold-items">
+        <thead>
+          <tr>
+            <th>Item</th>
+            <th>Task</th>
+            <th>Answer</th>
+            <th>From</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {gold.data.items.length === 0 && (
+            <tr>
+              <td colSpan={5} className="py-3 text-center text-zinc-500">
+                No gold items yet: mark a trajectory below, or promote unanimous / adjudicated ones.
+              </td>
+            </tr>
+          )}
+          {gold.data.items.map((g) => (
+            <tr key={g.itemId}>
+              <td className="tabular-nums">
+                #{g.itemNo} <span className="text-zinc-400">(trajectory {g.trajectoryId})</span>
+              </td>
+              <td className="max-w-72 truncate" title={g.intent}>
+                {g.taskId}
+              </td>
+              <td>
+                {g.verdict}
+                {g.category ? ` · ${g.category}` : ""}
+              </td>
+              <td className="text-zinc-500">{g.source}</td>
+              <td>
+                <button type="button" className="btn" onClick={() => run(() => unmark.mutateAsync({ campaignId, trajectoryId: g.trajectoryId }))}>
+                  Remove
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      <form className="flex flex-wrap items-end gap-2" onSubmit={markGold} aria-label="Mark a trajectory as gold">
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Trajectory id
+          <input name="trajectory" type="number" min={1} required className="field w-28" />
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Known answer
+          <select name="verdict" className="field h-8" defaultValue="success">
+            <option value="success">success</option>
+            <option value="failure">failure</option>
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Category (failures, optional)
+          <select name="category" className="field h-8" defaultValue="">
+            <option value="">any</option>
+            {categories.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Note
+          <input name="note" className="field w-48" />
+        </label>
+        <button className="btn" type="submit" disabled={mark.isPending}>
+          Mark gold
+        </button>
+      </form>
+
+      <form
+        className="flex flex-wrap items-end gap-2"
+        aria-label="Promote settled trajectories to gold"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const ids = String(new FormData(e.currentTarget).get("ids") ?? "")
+            .split(/[\s,]+/)
+            .filter(Boolean)
+            .map(Number);
+          if (ids.some((n) => !Number.isInteger(n) || n < 1)) return setError("Trajectory ids: whole numbers separated by commas or spaces");
+          void run(() => promote.mutateAsync({ campaignId, trajectoryIds: ids }));
+        }}
+      >
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Promote unanimous or adjudicated trajectories (ids)
+          <input name="ids" className="field w-72" placeholder="12, 15, 40" required />
+        </label>
+        <button className="btn" type="submit" disabled={promote.isPending}>
+          Promote to gold
+        </button>
+      </form>
+
+      <table className="table-dense" data-testid="gold-accuracy">
+        <thead>
+          <tr>
+            <th>Annotator</th>
+            <th className="text-right">Gold answered</th>
+            <th className="text-right">Accuracy</th>
+            <th className="text-right">95 % interval</th>
+            <th>Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          {gold.data.annotators.length === 0 && (
+            <tr>
+              <td colSpan={5} className="py-3 text-center text-zinc-500">
+                Nobody has answered a gold item yet.
+              </td>
+            </tr>
+          )}
+          {gold.data.annotators.map((a) => (
+            <tr key={a.annotatorKey}>
+              <td>{a.name}</td>
+              <td className="text-right tabular-nums">{a.answered}</td>
+              <td className="text-right tabular-nums">
+                {pct(a.accuracy.estimate)} ({a.correct}/{a.answered})
+              </td>
+              <td className="text-right tabular-nums">
+                {pct(a.accuracy.low)} – {pct(a.accuracy.high)}
+              </td>
+              <td className={a.status === "blocked" ? "font-medium text-rose-700" : a.status === "warn" ? "text-amber-700" : "text-zinc-500"}>
+                {a.status === "blocked" ? "blocked: gets no more trajectories" : a.status === "warn" ? "below the warning threshold" : a.status === "too_few" ? "too few answers yet" : "ok"}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {error && <p className="text-[12px] text-rose-700">{error}</p>}
+    </section>
+  );
+}

@@ -1,0 +1,397 @@
+"use client";
+/**
+ * Adjudication of one trajectory: every annotator's label side by side (verdict, category, first failing step,
+ * note, time spent, steps opened, revisions), the player, and the decision form beside it. The decision becomes
+ * the consolidated label with its reason; the annotators' labels are not touched.
+ */
+import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import type { AppRouter } from "@/server/api/root";
+import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
+import { useTRPC } from "../../../_trpc/client";
+
+type Review = inferRouterOutputs<AppRouter>["campaigns"]["review"];
+type ReviewLabel = Review["labels"][number];
+
+const VERDICT_STYLE: Record<string, string> = {
+  success: "bg-emerald-50 text-emerald-800 ring-emerald-600/20",
+  failure: "bg-rose-50 text-rose-800 ring-rose-600/20",
+  unsure: "bg-amber-50 text-amber-800 ring-amber-600/20",
+  not_executable: "bg-sky-50 text-sky-800 ring-sky-600/20",
+};
+
+const CONFIDENCES = ["low", "medium", "high"] as const;
+const SOURCES = [
+  ["guideline_gap", "guideline gap"],
+  ["ambiguous_task", "ambiguous task"],
+  ["annotator_error", "annotator error"],
+  ["edge_case", "edge case"],
+] as const;
+
+interface Decision {
+  verdict: "success" | "failure" | "not_executable" | null;
+  category: string | null;
+  firstFailingStep: number | null;
+  reason: string;
+  confidence: (typeof CONFIDENCES)[number] | null;
+  disagreementSource: (typeof SOURCES)[number][0] | null;
+}
+
+function seconds(ms: number | null): string {
+  if (ms === null) return "–";
+  return ms < 90_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 60_000).toFixed(1)} min`;
+}
+
+function LabelCard({ label, stepCount, onTake }: { label: ReviewLabel; stepCount: number; onTake: () => void }) {
+  return (
+    <article className={`flex min-w-56 flex-1 flex-col gap-1 rounded-lg border bg-white px-3 py-2 ${label.status === "withdrawn" ? "border-dashed opacity-60" : "border-zinc-200"}`} data-testid="review-label">
+      <header className="flex items-center justify-between gap-2">
+        <span className="truncate text-[12.5px] font-semibold text-zinc-900">{label.annotatorName}</span>
+        <span className={`rounded px-1.5 py-px text-2xs font-semibold ring-1 ring-inset ${VERDICT_STYLE[label.verdict] ?? ""}`}>{label.status === "withdrawn" ? "withdrawn" : label.verdict}</span>
+      </header>
+      <dl className="grid grid-cols-[auto_1fr] gap-x-2 text-[12px]">
+        <dt className="text-zinc-500">Category</dt>
+        <dd>{label.category ?? "–"}</dd>
+        <dt className="text-zinc-500">First failing</dt>
+        <dd>{label.firstFailingStep === null ? "–" : `step ${label.firstFailingStep + 1}`}</dd>
+        <dt className="text-zinc-500">Time</dt>
+        <dd>{seconds(label.timeSpentMs)}</dd>
+        <dt className="text-zinc-500">Steps opened</dt>
+        <dd>{label.stepsViewed ? `${label.stepsViewed.length} of ${stepCount}` : "–"}</dd>
+        <dt className="text-zinc-500">Guidelines</dt>
+        <dd>{label.guidelineVersion === null ? "–" : `v${label.guidelineVersion}`}</dd>
+        <dt className="text-zinc-500">Revisions</dt>
+        <dd>
+          {label.revision}
+          {label.revisedAfterReveal && <span className="ml-1 text-amber-700" title="Revised after seeing other labels or verdicts">· after reveal</span>}
+        </dd>
+      </dl>
+      {Object.keys(label.answers ?? {}).length > 0 && (
+        <dl className="grid grid-cols-[auto_1fr] gap-x-2 text-[12px]" data-testid="review-answers">
+          {Object.entries(label.answers).map(([q, v]) => (
+            <div key={q} className="contents">
+              <dt className="text-zinc-500">{q}</dt>
+              <dd className="truncate">{Array.isArray(v) ? v.join(", ") : typeof v === "object" ? JSON.stringify(v) : String(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {label.note && <p className="rounded bg-zinc-50 px-2 py-1 text-[12px] whitespace-pre-wrap text-zinc-700">“{label.note}”</p>}
+      {label.status === "active" && label.verdict !== "unsure" && (
+        <button type="button" className="btn mt-auto self-start" onClick={onTake}>
+          Take this label
+        </button>
+      )}
+    </article>
+  );
+}
+
+function DecisionPanel(props: { review: Review; decision: Decision; setDecision: (d: Decision) => void; current: number; count: number; go: (i: number) => void; campaignId: number; trajectoryId: number }) {
+  const { review, decision, setDecision, current, count, go, campaignId, trajectoryId } = props;
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const adjudicate = useMutation(trpc.campaigns.adjudicate.mutationOptions());
+  const qaSubmit = useMutation(trpc.campaigns.qaSubmit.mutationOptions());
+  // The QA stage: the item has all its labels and no QA reviewer has checked it yet.
+  const qaPending = review.campaign.qaReview && review.item.state !== "open" && !review.item.qaReviewedAt;
+  const reopen = useMutation(trpc.campaigns.reopen.mutationOptions());
+  const [error, setError] = useState("");
+  const schema = review.campaign.labelSchema;
+  const ready = decision.verdict && decision.reason.trim() && !(decision.verdict === "failure" && schema.requireCategory && !decision.category);
+
+  async function decide() {
+    if (!ready) return;
+    setError("");
+    try {
+      await adjudicate.mutateAsync({
+        id: campaignId,
+        trajectoryId,
+        verdict: decision.verdict!,
+        category: decision.verdict === "failure" ? decision.category : null,
+        firstFailingStep: decision.verdict === "failure" ? decision.firstFailingStep : null,
+        reason: decision.reason,
+        confidence: decision.confidence,
+        disagreementSource: decision.disagreementSource,
+      });
+      const queue = await queryClient.fetchQuery(trpc.campaigns.adjudicationQueue.queryOptions({ id: campaignId, states: ["disputed"], page: 1, pageSize: 1 }, { staleTime: 0 }));
+      const next = queue.items[0];
+      router.push(next ? `/campaigns/${campaignId}/review/${next.trajectoryId}` : `/campaigns/${campaignId}/adjudicate?state=adjudicated`);
+      router.refresh();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }
+
+  async function qa(decisionKind: "confirmed" | "corrected") {
+    setError("");
+    try {
+      await qaSubmit.mutateAsync({
+        id: campaignId,
+        trajectoryId,
+        decision: decisionKind,
+        ...(decisionKind === "corrected"
+          ? {
+              verdict: decision.verdict ?? undefined,
+              category: decision.verdict === "failure" ? decision.category : null,
+              firstFailingStep: decision.verdict === "failure" ? decision.firstFailingStep : null,
+            }
+          : {}),
+        reason: decision.reason,
+        confidence: decision.confidence,
+        disagreementSource: decision.disagreementSource,
+      });
+      const queue = await queryClient.fetchQuery(trpc.campaigns.qaQueue.queryOptions({ id: campaignId, status: "pending", page: 1, pageSize: 1 }, { staleTime: 0 }));
+      const next = queue.items[0];
+      router.push(next ? `/campaigns/${campaignId}/review/${next.trajectoryId}` : `/campaigns/${campaignId}/adjudicate?state=qa`);
+      router.refresh();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }
+
+  return (
+    <div className="flex flex-col gap-3 px-3 py-3" data-testid="decision-panel">
+      <div className="section-title">{qaPending ? "QA review" : "Consolidated label"}</div>
+      {review.item.qaReviewedAt && (
+        <p className="rounded-md bg-emerald-50 px-2 py-1.5 text-[12px] text-emerald-900" data-testid="qa-done">
+          QA done: {review.consolidated?.qaDecision ?? "reviewed"}
+          {review.consolidated?.qaReviewerName ? ` by ${review.consolidated.qaReviewerName}` : ""}
+        </p>
+      )}
+      {review.consolidated && (
+        <p className="rounded-md bg-indigo-50 px-2 py-1.5 text-[12px] text-indigo-900">
+          Now: <strong>{review.consolidated.verdict}</strong>
+          {review.consolidated.category ? ` · ${review.consolidated.category}` : ""} ({review.consolidated.method}
+          {review.consolidated.adjudicatorName ? ` by ${review.consolidated.adjudicatorName}` : ""})
+          {review.consolidated.reason && <span className="block text-indigo-800">“{review.consolidated.reason}”</span>}
+        </p>
+      )}
+      <div className="flex gap-2" role="group" aria-label="Consolidated verdict">
+        {(schema.allowNotExecutable ? (["success", "failure", "not_executable"] as const) : (["success", "failure"] as const)).map((v) => (
+          <button
+            key={v}
+            type="button"
+            aria-pressed={decision.verdict === v}
+            onClick={() => setDecision({ ...decision, verdict: v, ...(v !== "failure" ? { category: null, firstFailingStep: null } : {}) })}
+            className={`h-9 flex-1 rounded-md border text-[13px] font-semibold capitalize ${decision.verdict === v ? (v === "success" ? "border-emerald-400 bg-emerald-50 text-emerald-800" : v === "failure" ? "border-rose-400 bg-rose-50 text-rose-800" : "border-sky-400 bg-sky-50 text-sky-800") : "border-zinc-300 bg-white text-zinc-700"}`}
+          >
+            {v === "not_executable" ? "not executable" : v}
+          </button>
+        ))}
+      </div>
+      {schema.categories.length > 0 && (
+        <fieldset disabled={decision.verdict !== "failure"} className="flex flex-col gap-0.5 disabled:opacity-50">
+          <legend className="mb-1 text-[12px] font-medium text-zinc-700">Error category</legend>
+          {schema.categories.map((c) => (
+            <label key={c} className="flex items-center gap-2 rounded px-1.5 py-0.5 text-[12.5px]">
+              <input type="radio" name="decision-category" className="accent-rose-600" checked={decision.category === c} onChange={() => setDecision({ ...decision, category: c })} />
+              {c}
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {schema.firstFailingStep && (
+        <div className="flex flex-col gap-1">
+          <span className="text-[12px] font-medium text-zinc-700">
+            First failing step: {decision.firstFailingStep === null ? "none" : `step ${decision.firstFailingStep + 1}`}
+          </span>
+          <div className="flex flex-wrap gap-1">
+            {Array.from({ length: count }, (_, i) => (
+              <button
+                key={i}
+                type="button"
+                disabled={decision.verdict !== "failure"}
+                onClick={() => {
+                  setDecision({ ...decision, firstFailingStep: decision.firstFailingStep === i ? null : i });
+                  go(i);
+                }}
+                className={`h-6 min-w-6 rounded border px-1 text-2xs tabular-nums disabled:opacity-40 ${decision.firstFailingStep === i ? "border-rose-500 bg-rose-500 text-white" : i === current ? "border-indigo-400 bg-indigo-50" : "border-zinc-300 bg-white"}`}
+              >
+                {i + 1}
+              </button>
+            ))}
+          </div>
+        </div>
+      )}
+      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+        Reason (required)
+        <textarea
+          value={decision.reason}
+          onChange={(e) => setDecision({ ...decision, reason: e.target.value })}
+          rows={3}
+          maxLength={5000}
+          placeholder="What settles it? e.g. “step 5 shows the price; the answer matches”"
+          className="rounded-md border border-zinc-300 px-2 py-1 text-[12.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+        />
+      </label>
+      <div className="grid grid-cols-2 gap-2">
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Your confidence
+          <select className="field h-8" value={decision.confidence ?? ""} onChange={(e) => setDecision({ ...decision, confidence: (e.target.value || null) as Decision["confidence"] })} data-testid="decision-confidence">
+            <option value="">–</option>
+            {CONFIDENCES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+          Source of the disagreement
+          <select
+            className="field h-8"
+            value={decision.disagreementSource ?? ""}
+            onChange={(e) => setDecision({ ...decision, disagreementSource: (e.target.value || null) as Decision["disagreementSource"] })}
+            data-testid="decision-source"
+          >
+            <option value="">–</option>
+            {SOURCES.map(([v, name]) => (
+              <option key={v} value={v}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {qaPending ? (
+        <div className="flex flex-col gap-1.5">
+          <button
+            type="button"
+            className="btn btn-on h-9 justify-center"
+            disabled={!review.consolidated || !decision.reason.trim() || qaSubmit.isPending}
+            title={review.consolidated ? "Keep the consolidated label as it is" : "The annotators disagree: correct it with the label it should have"}
+            onClick={() => void qa("confirmed")}
+            data-testid="qa-confirm"
+          >
+            Confirm consolidated label &amp; next
+          </button>
+          <button type="button" className="btn h-9 justify-center" disabled={!ready || !decision.disagreementSource || qaSubmit.isPending} onClick={() => void qa("corrected")} data-testid="qa-correct">
+            Correct to the label above &amp; next
+          </button>
+        </div>
+      ) : (
+        <button type="button" className="btn btn-on h-9 justify-center" disabled={!ready || adjudicate.isPending} onClick={() => void decide()} data-testid="adjudicate">
+          Set consolidated label &amp; next
+        </button>
+      )}
+      {review.item.state === "adjudicated" && (
+        <button
+          type="button"
+          className="btn justify-center"
+          disabled={reopen.isPending}
+          onClick={async () => {
+            setError("");
+            try {
+              await reopen.mutateAsync({ id: campaignId, trajectoryId, reason: decision.reason || "reopened" });
+              await queryClient.invalidateQueries({ queryKey: trpc.campaigns.review.queryKey({ id: campaignId, trajectoryId }) });
+              router.refresh();
+            } catch (e) {
+              setError((e as Error).message);
+            }
+          }}
+        >
+          Withdraw the decision
+        </button>
+      )}
+      {error && <p className="text-[12px] text-rose-700">{error}</p>}
+    </div>
+  );
+}
+
+export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: number; trajectoryId: number }) {
+  const trpc = useTRPC();
+  const { data: review } = useSuspenseQuery(trpc.campaigns.review.queryOptions({ id: campaignId, trajectoryId }));
+  const { data: traj } = useSuspenseQuery(trpc.trajectories.byId.queryOptions({ id: trajectoryId }));
+  const [decision, setDecision] = useState<Decision>(() => {
+    const c = review.consolidated;
+    const meta = { confidence: null, disagreementSource: null };
+    return c
+      ? { verdict: c.verdict === "unsure" ? null : c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, reason: "", ...meta }
+      : { verdict: null, category: null, firstFailingStep: null, reason: "", ...meta };
+  });
+  const labels = review.labels;
+  const stateNote: Record<string, string> = {
+    open: "still being labelled",
+    agreed: "the annotators agree",
+    disputed: "the annotators disagree",
+    adjudicated: "adjudicated",
+  };
+  return (
+    // On desktop the page is exactly the window: the labels strip on top, the player filling the rest, so the
+    // screenshot and filmstrip never fall below the fold.
+    <div className="flex flex-1 flex-col lg:h-[calc(100dvh-2.75rem)] lg:flex-none">
+      <div className="shrink-0 border-b border-zinc-200 bg-zinc-50 px-4 py-2 lg:max-h-[40%] lg:overflow-y-auto">
+        <div className="mb-1.5 flex items-center gap-2 text-[12px] text-zinc-600">
+          <Link className="link" href={`/campaigns/${campaignId}/adjudicate`}>
+            ← {review.campaign.name}
+          </Link>
+          <span>·</span>
+          <span>
+            {labels.filter((l) => l.status === "active").length} label{labels.length === 1 ? "" : "s"}, {stateNote[review.item.state]}
+          </span>
+        </div>
+        <div className="flex gap-2 overflow-x-auto pb-1" data-testid="labels-side-by-side">
+          {labels.map((l) => (
+            <LabelCard
+              key={l.id}
+              label={l}
+              stepCount={traj.stepCount}
+              onTake={() =>
+                setDecision((d) => ({
+                  ...d,
+                  verdict: l.verdict === "unsure" || l.verdict === "not_executable" ? null : l.verdict,
+                  category: l.category,
+                  firstFailingStep: l.firstFailingStep,
+                  reason: d.reason || `Agree with ${l.annotatorName}${l.note ? `: ${l.note}` : ""}`,
+                }))
+              }
+            />
+          ))}
+        </div>
+      </div>
+      <TrajectoryPlayer
+        source={{ trajectoryId }}
+        initialStep={1}
+        sidePanelFirst
+        fill="parent"
+        evaluationsOpen
+        sidePanel={(p) => (
+          <>
+            <DecisionPanel review={review} decision={decision} setDecision={setDecision} current={p.current} count={p.count} go={p.go} campaignId={campaignId} trajectoryId={trajectoryId} />
+            <ReviewHistory review={review} />
+          </>
+        )}
+      />
+    </div>
+  );
+}
+
+function ReviewHistory({ review }: { review: Review }) {
+  return (
+      <details className="border-t border-zinc-200 bg-white px-3 py-2 text-[12px] text-zinc-600">
+        <summary className="cursor-pointer">History ({review.labelHistory.length + review.consolidationHistory.length})</summary>
+        <ol className="mt-1 flex flex-col gap-0.5">
+          {[
+            ...review.labelHistory.map((h) => ({
+              at: new Date(h.createdAt).getTime(),
+              text: `${h.actorName} ${h.action === "undo" ? "undid a submit" : h.action === "import" ? "imported" : h.revision === 1 ? "labelled" : "revised"}: ${h.status === "withdrawn" ? "withdrawn" : `${h.values.verdict}${h.values.category ? ` · ${h.values.category}` : ""}`}${h.changes.length && h.revision > 1 ? ` (${h.changes.map((c) => c.field).join(", ")})` : ""}${h.afterReveal ? " — after seeing evaluations" : ""}`,
+            })),
+            ...review.consolidationHistory.map((e) => ({
+              at: new Date(e.createdAt).getTime(),
+              text: `${e.actorName ?? "automatically"}: ${e.state}${e.values ? ` → ${e.values.verdict}${e.values.category ? ` · ${e.values.category}` : ""}` : ""}${e.reason ? ` (${e.reason})` : ""}`,
+            })),
+          ]
+            .sort((a, b) => a.at - b.at)
+            .map((h, i) => (
+              <li key={i}>
+                <span className="text-zinc-400 tabular-nums">{new Date(h.at).toISOString().slice(0, 19).replace("T", " ")}</span> {h.text}
+              </li>
+            ))}
+        </ol>
+      </details>
+  );
+}

@@ -1,0 +1,692 @@
+/**
+ * Annotation campaigns and what they hand out: the campaigns themselves, their items (the trajectories they hold,
+ * by campaign-local number), their annotators and QA reviewers, and the reservations that make up each
+ * annotator's queue. Multi-statement changes are made atomic by the service (server/services/annotation), which
+ * calls these inside one `withTransaction`.
+ */
+import { and, asc, count, desc, eq, gt, inArray, isNull, max, ne, sql } from "drizzle-orm";
+import { affectedRows, dialectOf, first, rawGet, rawRun, tablesOf, type Db } from "../../database";
+import type { CampaignItemRow, CampaignRow } from "../../schema/index";
+import type { annotationCampaigns } from "../../schema/index";
+import type { ItemState } from "../../../server/domain/annotation/label-schema";
+import { executePrepared } from "../prepared";
+
+const CHUNK = 500;
+const P = sql.placeholder;
+
+/** How a Verdict user is recorded as the author of labels. */
+export function userAnnotatorKey(userId: string): string {
+  return `user:${userId}`;
+}
+
+/** How an annotator named in an imported label file is recorded as the author of its labels. */
+export function importedAnnotatorKey(name: string): string {
+  return `import:${name}`;
+}
+
+// ---------------------------------------------------------------- campaigns
+
+export type CampaignValues = typeof annotationCampaigns.$inferInsert;
+
+export async function insertCampaign(db: Db, v: CampaignValues): Promise<number> {
+  const { annotationCampaigns } = tablesOf(db);
+  const [row] = await db.insert(annotationCampaigns).values(v).returning({ id: annotationCampaigns.id });
+  return row!.id;
+}
+
+export async function updateCampaign(db: Db, id: number, patch: Partial<CampaignValues>): Promise<void> {
+  const { annotationCampaigns } = tablesOf(db);
+  await db
+    .update(annotationCampaigns)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(annotationCampaigns.id, id));
+}
+
+export async function getCampaign(db: Db, id: number): Promise<CampaignRow | undefined> {
+  const { annotationCampaigns } = tablesOf(db);
+  const rows = await executePrepared(db, "getCampaign", () => db.select().from(annotationCampaigns).where(eq(annotationCampaigns.id, P("id"))), { id });
+  return rows[0];
+}
+
+/**
+ * Locks on PostgreSQL for the labelling transactions that run READ COMMITTED (server/services/annotation/
+ * transactions.ts): `for no key update` holds off another such transaction on the same row until this one ends,
+ * without blocking inserts that only reference the row (labels, reservations). `of`: the one table of a join whose
+ * row is locked. SQLite runs one transaction at a time and needs none: the same query runs without it.
+ */
+function lockedOnPostgres<Q>(db: Db, query: Q, of?: object): Q {
+  if (dialectOf(db) !== "postgres") return query;
+  return (query as unknown as { for(strength: "no key update", config?: { of: object }): Q }).for("no key update", of ? { of } : undefined);
+}
+
+/**
+ * The campaign and whether the user annotates it, in one query (both are checked before every label write).
+ * `lock`: the campaign row locked until the transaction ends, so annotators' queue reads of one campaign take turns.
+ */
+export async function getCampaignForMember(db: Db, campaignId: number, userId: string, lock = false): Promise<{ campaign: CampaignRow; isAnnotator: boolean } | undefined> {
+  const { annotationCampaigns, campaignAnnotators } = tablesOf(db);
+  const build = () =>
+    db
+      .select({ campaign: annotationCampaigns, member: campaignAnnotators.userId })
+      .from(annotationCampaigns)
+      .leftJoin(campaignAnnotators, and(eq(campaignAnnotators.campaignId, annotationCampaigns.id), eq(campaignAnnotators.userId, P("userId"))))
+      .where(eq(annotationCampaigns.id, P("campaignId")));
+  const rows = lock
+    ? await executePrepared(db, "getCampaignForMemberLocked", () => lockedOnPostgres(db, build(), annotationCampaigns), { campaignId, userId })
+    : await executePrepared(db, "getCampaignForMember", build, { campaignId, userId });
+  const row = rows[0];
+  return row ? { campaign: row.campaign, isAnnotator: row.member !== null } : undefined;
+}
+
+export async function getCampaignByName(db: Db, name: string): Promise<CampaignRow | undefined> {
+  const { annotationCampaigns } = tablesOf(db);
+  return first(db.select().from(annotationCampaigns).where(eq(annotationCampaigns.name, name)).limit(1));
+}
+
+export async function deleteCampaign(db: Db, id: number): Promise<void> {
+  const { annotationCampaigns } = tablesOf(db);
+  await db.delete(annotationCampaigns).where(eq(annotationCampaigns.id, id));
+}
+
+export interface CampaignCounts {
+  items: number;
+  open: number;
+  agreed: number;
+  disputed: number;
+  adjudicated: number;
+  labels: number;
+  annotators: number;
+}
+
+/** Item counts per state, label and annotator counts, for every campaign (or those listed). */
+export async function campaignCounts(db: Db, campaignIds?: number[]): Promise<Map<number, CampaignCounts>> {
+  const { campaignItems, labels, campaignAnnotators } = tablesOf(db);
+  const out = new Map<number, CampaignCounts>();
+  const blank = (): CampaignCounts => ({ items: 0, open: 0, agreed: 0, disputed: 0, adjudicated: 0, labels: 0, annotators: 0 });
+  const get = (id: number) => {
+    let c = out.get(id);
+    if (!c) out.set(id, (c = blank()));
+    return c;
+  };
+  for (const id of campaignIds ?? []) get(id);
+  const [items, labelCounts, annotatorCounts] = await Promise.all([
+    db
+      .select({ campaignId: campaignItems.campaignId, state: campaignItems.state, n: count() })
+      .from(campaignItems)
+      .where(campaignIds ? inArray(campaignItems.campaignId, campaignIds) : undefined)
+      .groupBy(campaignItems.campaignId, campaignItems.state),
+    db
+      .select({ campaignId: labels.campaignId, n: count() })
+      .from(labels)
+      .where(and(eq(labels.status, "active"), campaignIds ? inArray(labels.campaignId, campaignIds) : undefined))
+      .groupBy(labels.campaignId),
+    db
+      .select({ campaignId: campaignAnnotators.campaignId, n: count() })
+      .from(campaignAnnotators)
+      .where(campaignIds ? inArray(campaignAnnotators.campaignId, campaignIds) : undefined)
+      .groupBy(campaignAnnotators.campaignId),
+  ]);
+  for (const r of items) {
+    const c = get(r.campaignId);
+    c.items += r.n;
+    c[r.state] += r.n;
+  }
+  for (const r of labelCounts) get(r.campaignId).labels = r.n;
+  for (const r of annotatorCounts) get(r.campaignId).annotators = r.n;
+  return out;
+}
+
+export async function listCampaigns(db: Db): Promise<CampaignRow[]> {
+  const { annotationCampaigns } = tablesOf(db);
+  return db.select().from(annotationCampaigns).orderBy(desc(annotationCampaigns.id));
+}
+
+/** Campaigns a user may label in. */
+export async function listCampaignsOfAnnotator(db: Db, userId: string): Promise<CampaignRow[]> {
+  const { annotationCampaigns, campaignAnnotators } = tablesOf(db);
+  const rows = await db
+    .select({ c: annotationCampaigns })
+    .from(annotationCampaigns)
+    .innerJoin(campaignAnnotators, eq(campaignAnnotators.campaignId, annotationCampaigns.id))
+    .where(eq(campaignAnnotators.userId, userId))
+    .orderBy(desc(annotationCampaigns.id));
+  return rows.map((r) => r.c);
+}
+
+// ---------------------------------------------------------------- items
+
+/**
+ * Adds trajectories to a campaign; ones already in it are left alone. New items take the numbers after the
+ * campaign's highest, in the order `orderNumbers` puts them (the service shuffles them). Returns how many were added.
+ */
+export async function insertCampaignItems(db: Db, campaignId: number, trajectoryIds: number[], orderNumbers: (numbers: number[]) => number[] = (n) => n): Promise<number> {
+  const { campaignItems } = tablesOf(db);
+  // Called inside the service's transaction: one query after the other.
+  const presentRows = await db.select({ t: campaignItems.trajectoryId }).from(campaignItems).where(eq(campaignItems.campaignId, campaignId));
+  const highest = await first(db.select({ n: max(campaignItems.itemNo) }).from(campaignItems).where(eq(campaignItems.campaignId, campaignId)).limit(1));
+  const present = new Set(presentRows.map((r) => r.t));
+  const fresh = [...new Set(trajectoryIds)].filter((t) => !present.has(t));
+  const firstNo = Number(highest?.n ?? 0) + 1;
+  const numbers = orderNumbers(fresh.map((_, i) => firstNo + i));
+  let added = 0;
+  for (let i = 0; i < fresh.length; i += CHUNK) {
+    added += affectedRows(
+      await db
+        .insert(campaignItems)
+        .values(fresh.slice(i, i + CHUNK).map((trajectoryId, j) => ({ campaignId, trajectoryId, itemNo: numbers[i + j]! })))
+        .onConflictDoNothing(),
+    );
+  }
+  if (added >= ANALYZE_AFTER_ITEMS && dialectOf(db) === "postgres") {
+    // PostgreSQL plans an annotator's "next" from table statistics, which autovacuum refreshes only a minute or so
+    // later. Until then it takes a campaign of thousands of new items for a handful and joins them by nested loops,
+    // 40× slower on a 2,000-item campaign (45 ms instead of 1 ms) just when annotators start. The rows written by
+    // this transaction count for ANALYZE, which samples a bounded number of rows however large the table.
+    await rawRun(db, sql`analyze campaign_items`);
+  }
+  return added;
+}
+
+/** Items added at once from which PostgreSQL's statistics of campaign_items are refreshed straight away. */
+const ANALYZE_AFTER_ITEMS = 200;
+
+/** An item by its campaign-local number (what annotators see instead of trajectory ids). */
+export async function getItemByNumber(db: Db, campaignId: number, itemNo: number): Promise<CampaignItemRow | undefined> {
+  const { campaignItems } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "getItemByNumber",
+    () =>
+      db
+        .select()
+        .from(campaignItems)
+        .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.itemNo, P("itemNo")))),
+    { campaignId, itemNo },
+  );
+  return rows[0];
+}
+
+export async function getItem(db: Db, itemId: number): Promise<CampaignItemRow | undefined> {
+  const { campaignItems } = tablesOf(db);
+  return first(db.select().from(campaignItems).where(eq(campaignItems.id, itemId)).limit(1));
+}
+
+/**
+ * The item as it is now and its trajectory's step count, the item locked until the transaction ends: label writes on
+ * one item take turns on it.
+ */
+export async function lockItemForLabel(db: Db, campaignId: number, trajectoryId: number): Promise<{ item: CampaignItemRow; stepCount: number } | undefined> {
+  const { campaignItems, trajectories } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "lockItemForLabel",
+    () =>
+      lockedOnPostgres(
+        db,
+        db
+          .select({ item: campaignItems, stepCount: trajectories.stepCount })
+          .from(campaignItems)
+          .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
+          .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId")))),
+        campaignItems,
+      ),
+    { campaignId, trajectoryId },
+  );
+  return rows[0];
+}
+
+export async function getItemByTrajectory(db: Db, campaignId: number, trajectoryId: number): Promise<CampaignItemRow | undefined> {
+  const { campaignItems } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "getItemByTrajectory",
+    () =>
+      db
+        .select()
+        .from(campaignItems)
+        .where(and(eq(campaignItems.campaignId, P("campaignId")), eq(campaignItems.trajectoryId, P("trajectoryId")))),
+    { campaignId, trajectoryId },
+  );
+  return rows[0];
+}
+
+export async function campaignItemIds(db: Db, campaignId: number): Promise<{ id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt: Date | null }[]> {
+  const { campaignItems } = tablesOf(db);
+  return db
+    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state, labelCount: campaignItems.labelCount, qaReviewedAt: campaignItems.qaReviewedAt })
+    .from(campaignItems)
+    .where(eq(campaignItems.campaignId, campaignId))
+    .orderBy(asc(campaignItems.id));
+}
+
+export async function setItemState(db: Db, itemId: number, state: ItemState, labelCount?: number): Promise<void> {
+  const { campaignItems } = tablesOf(db);
+  if (labelCount === undefined) {
+    await db.update(campaignItems).set({ state }).where(eq(campaignItems.id, itemId));
+    return;
+  }
+  await executePrepared(
+    db,
+    "setItemStateAndCount",
+    () =>
+      db
+        .update(campaignItems)
+        .set({ state: sql`${P("state")}`, labelCount: sql`${P("labelCount")}` })
+        .where(eq(campaignItems.id, P("itemId"))),
+    { state, labelCount, itemId },
+  );
+}
+
+/** Marks an item QA-reviewed at `at`, or (null) not reviewed: a reopened item needs QA again. */
+export async function setItemQaReviewed(db: Db, itemId: number, at: Date | null): Promise<void> {
+  const { campaignItems } = tablesOf(db);
+  await db.update(campaignItems).set({ qaReviewedAt: at }).where(eq(campaignItems.id, itemId));
+}
+
+/** What protocol compliance is computed from: each item's label count, state and QA review. */
+export async function complianceItems(db: Db, campaignId: number): Promise<{ labelCount: number; state: ItemState; qaDone: boolean }[]> {
+  const { campaignItems } = tablesOf(db);
+  const rows = await db
+    .select({ labelCount: campaignItems.labelCount, state: campaignItems.state, qaReviewedAt: campaignItems.qaReviewedAt })
+    .from(campaignItems)
+    .where(eq(campaignItems.campaignId, campaignId))
+    .orderBy(asc(campaignItems.id));
+  return rows.map((r) => ({ labelCount: r.labelCount, state: r.state, qaDone: r.qaReviewedAt !== null }));
+}
+
+/**
+ * Items of a campaign in the given states, with task context, oldest first (disputed ones first with
+ * `disputedFirst`, the QA queue under the disputed-first strategy); for the adjudication and QA queues.
+ */
+export async function listItemsInStates(db: Db, campaignId: number, states: ItemState[], page: { offset: number; limit: number }, qa?: "pending" | "done", disputedFirst = false) {
+  const { campaignItems, trajectories, tasks, agentRuns } = tablesOf(db);
+  const where = and(
+    eq(campaignItems.campaignId, campaignId),
+    inArray(campaignItems.state, states),
+    qa === "pending" ? isNull(campaignItems.qaReviewedAt) : qa === "done" ? sql`${campaignItems.qaReviewedAt} is not null` : undefined,
+  );
+  const [rows, total] = await Promise.all([
+    db
+      .select({
+        itemId: campaignItems.id,
+        trajectoryId: campaignItems.trajectoryId,
+        state: campaignItems.state,
+        itemNo: campaignItems.itemNo,
+        qaReviewedAt: campaignItems.qaReviewedAt,
+        externalTaskId: tasks.externalId,
+        site: tasks.site,
+        intent: tasks.intent,
+        runName: agentRuns.name,
+        model: agentRuns.model,
+        stepCount: trajectories.stepCount,
+      })
+      .from(campaignItems)
+      .innerJoin(trajectories, eq(trajectories.id, campaignItems.trajectoryId))
+      .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+      .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+      .where(where)
+      .orderBy(...(disputedFirst ? [sql`case when ${campaignItems.state} = 'disputed' then 0 else 1 end`] : []), asc(campaignItems.id))
+      .limit(page.limit)
+      .offset(page.offset),
+    first(db.select({ n: count() }).from(campaignItems).where(where).limit(1)),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+// ---------------------------------------------------------------- annotators and QA reviewers
+
+export async function addCampaignAnnotators(db: Db, campaignId: number, userIds: string[]): Promise<number> {
+  if (!userIds.length) return 0;
+  const { campaignAnnotators } = tablesOf(db);
+  return affectedRows(
+    await db
+      .insert(campaignAnnotators)
+      .values(userIds.map((userId) => ({ campaignId, userId })))
+      .onConflictDoNothing(),
+  );
+}
+
+export async function removeCampaignAnnotators(db: Db, campaignId: number, userIds: string[]): Promise<number> {
+  if (!userIds.length) return 0;
+  const { campaignAnnotators } = tablesOf(db);
+  return affectedRows(await db.delete(campaignAnnotators).where(and(eq(campaignAnnotators.campaignId, campaignId), inArray(campaignAnnotators.userId, userIds))));
+}
+
+export async function isCampaignAnnotator(db: Db, campaignId: number, userId: string): Promise<boolean> {
+  const { campaignAnnotators } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "isCampaignAnnotator",
+    () =>
+      db
+        .select({ userId: campaignAnnotators.userId })
+        .from(campaignAnnotators)
+        .where(and(eq(campaignAnnotators.campaignId, P("campaignId")), eq(campaignAnnotators.userId, P("userId")))),
+    { campaignId, userId },
+  );
+  return rows.length > 0;
+}
+
+export async function campaignAnnotatorList(db: Db, campaignId: number) {
+  const { campaignAnnotators, users } = tablesOf(db);
+  return db
+    .select({ userId: users.id, name: users.name, email: users.email, role: users.role, addedAt: campaignAnnotators.addedAt })
+    .from(campaignAnnotators)
+    .innerJoin(users, eq(users.id, campaignAnnotators.userId))
+    .where(eq(campaignAnnotators.campaignId, campaignId))
+    .orderBy(asc(users.name), asc(users.id));
+}
+
+export async function addQaReviewers(db: Db, campaignId: number, userIds: string[]): Promise<number> {
+  if (!userIds.length) return 0;
+  const { campaignQaReviewers } = tablesOf(db);
+  return affectedRows(
+    await db
+      .insert(campaignQaReviewers)
+      .values(userIds.map((userId) => ({ campaignId, userId })))
+      .onConflictDoNothing(),
+  );
+}
+
+export async function removeQaReviewers(db: Db, campaignId: number, userIds: string[]): Promise<number> {
+  if (!userIds.length) return 0;
+  const { campaignQaReviewers } = tablesOf(db);
+  return affectedRows(await db.delete(campaignQaReviewers).where(and(eq(campaignQaReviewers.campaignId, campaignId), inArray(campaignQaReviewers.userId, userIds))));
+}
+
+export async function isQaReviewer(db: Db, campaignId: number, userId: string): Promise<boolean> {
+  const { campaignQaReviewers } = tablesOf(db);
+  const row = await first(
+    db
+      .select({ userId: campaignQaReviewers.userId })
+      .from(campaignQaReviewers)
+      .where(and(eq(campaignQaReviewers.campaignId, campaignId), eq(campaignQaReviewers.userId, userId)))
+      .limit(1),
+  );
+  return !!row;
+}
+
+/** Campaigns a user is a designated QA reviewer of, newest first. */
+export async function listCampaignsOfQaReviewer(db: Db, userId: string): Promise<CampaignRow[]> {
+  const { annotationCampaigns, campaignQaReviewers } = tablesOf(db);
+  const rows = await db
+    .select({ c: annotationCampaigns })
+    .from(annotationCampaigns)
+    .innerJoin(campaignQaReviewers, eq(campaignQaReviewers.campaignId, annotationCampaigns.id))
+    .where(eq(campaignQaReviewers.userId, userId))
+    .orderBy(desc(annotationCampaigns.id));
+  return rows.map((r) => r.c);
+}
+
+/** True when the user is a designated QA reviewer of any campaign (the nav shows them the QA page). */
+export async function isQaReviewerAnywhere(db: Db, userId: string): Promise<boolean> {
+  const { campaignQaReviewers } = tablesOf(db);
+  return !!(await first(db.select({ userId: campaignQaReviewers.userId }).from(campaignQaReviewers).where(eq(campaignQaReviewers.userId, userId)).limit(1)));
+}
+
+/** Per campaign: items whose labelling is over and that wait for their QA review. */
+export async function qaPendingCounts(db: Db, campaignIds: number[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>(campaignIds.map((id) => [id, 0]));
+  if (!campaignIds.length) return out;
+  const { campaignItems } = tablesOf(db);
+  const rows = await db
+    .select({ campaignId: campaignItems.campaignId, n: count() })
+    .from(campaignItems)
+    .where(and(inArray(campaignItems.campaignId, campaignIds), ne(campaignItems.state, "open"), isNull(campaignItems.qaReviewedAt)))
+    .groupBy(campaignItems.campaignId);
+  for (const r of rows) out.set(r.campaignId, Number(r.n));
+  return out;
+}
+
+/**
+ * True when the screenshot is shown in a step of an item the user may QA review: an item whose labelling is over,
+ * in a campaign they are a designated QA reviewer of (the QA page's player shows them those steps).
+ */
+export async function screenshotInQaItems(db: Db, userId: string, hash: string): Promise<boolean> {
+  const qaHasStep = sql`exists (select 1 from campaign_items ci join campaign_qa_reviewers qr on qr.campaign_id = ci.campaign_id and qr.user_id = ${userId}
+    where ci.trajectory_id = s.trajectory_id and ci.state <> 'open')`;
+  const row = await rawGet(
+    db,
+    sql`select 1 as one where exists (select 1 from steps s where s.screenshot_hash = ${hash} and ${qaHasStep})
+      or exists (select 1 from steps s where s.raw_screenshot_hash = ${hash} and ${qaHasStep})`,
+  );
+  return !!row;
+}
+
+export async function qaReviewerList(db: Db, campaignId: number) {
+  const { campaignQaReviewers, users } = tablesOf(db);
+  return db
+    .select({ userId: users.id, name: users.name, email: users.email })
+    .from(campaignQaReviewers)
+    .innerJoin(users, eq(users.id, campaignQaReviewers.userId))
+    .where(eq(campaignQaReviewers.campaignId, campaignId))
+    .orderBy(asc(users.name), asc(users.id));
+}
+
+/** Per annotator of a campaign: labels submitted, time spent, and whether they hold a live reservation. */
+export async function annotatorProgress(db: Db, campaignId: number, nowMs: number) {
+  const { labels, reservations } = tablesOf(db);
+  const [done, reserved] = await Promise.all([
+    db
+      .select({
+        annotatorKey: labels.annotatorKey,
+        // One annotator key is one person; max() only satisfies GROUP BY (the name follows their latest submit).
+        userId: sql<string | null>`max(${labels.userId})`,
+        name: sql<string>`max(${labels.annotatorName})`,
+        labelled: count(),
+        success: sql<number>`sum(case when ${labels.verdict} = 'success' then 1 else 0 end)`.mapWith(Number),
+        failure: sql<number>`sum(case when ${labels.verdict} = 'failure' then 1 else 0 end)`.mapWith(Number),
+        unsure: sql<number>`sum(case when ${labels.verdict} = 'unsure' then 1 else 0 end)`.mapWith(Number),
+        meanTimeMs: sql<number | null>`avg(${labels.timeSpentMs})`.mapWith(Number),
+        lastAt: sql<number | null>`max(${labels.updatedAt})`.mapWith(Number),
+      })
+      .from(labels)
+      .where(and(eq(labels.campaignId, campaignId), eq(labels.status, "active")))
+      .groupBy(labels.annotatorKey)
+      .orderBy(asc(labels.annotatorKey)),
+    db
+      .select({ userId: reservations.userId, n: count() })
+      .from(reservations)
+      .where(and(eq(reservations.campaignId, campaignId), eq(reservations.status, "active"), gt(reservations.expiresAt, new Date(nowMs))))
+      .groupBy(reservations.userId),
+  ]);
+  return { done, reserved };
+}
+
+// ---------------------------------------------------------------- the queue (reservations)
+
+/** The item a user holds a live reservation on and has not labelled yet, if any (oldest first). */
+export async function findLiveReservation(db: Db, campaignId: number, userId: string, nowMs: number): Promise<{ itemId: number; trajectoryId: number; reservedAt: Date; expiresAt: Date } | undefined> {
+  const { reservations, campaignItems, labels } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "findLiveReservation",
+    () =>
+      db
+        .select({ itemId: reservations.itemId, trajectoryId: campaignItems.trajectoryId, reservedAt: reservations.reservedAt, expiresAt: reservations.expiresAt })
+        .from(reservations)
+        .innerJoin(campaignItems, eq(campaignItems.id, reservations.itemId))
+        .where(
+          and(
+            eq(reservations.campaignId, P("campaignId")),
+            eq(reservations.userId, P("userId")),
+            eq(reservations.status, "active"),
+            sql`${reservations.expiresAt} > ${P("nowMs")}`,
+            eq(campaignItems.state, "open"),
+            sql`not exists (select 1 from ${labels} where ${labels.itemId} = ${reservations.itemId} and ${labels.annotatorKey} = ${P("key")} and ${labels.status} = 'active')`,
+          ),
+        )
+        .orderBy(asc(reservations.reservedAt), asc(reservations.itemId))
+        .limit(1),
+    { campaignId, userId, nowMs, key: userAnnotatorKey(userId) },
+  );
+  return rows[0];
+}
+
+/**
+ * Candidates for a user's next item, in queue order: open, fewer than `needed` labels, not labelled by the user;
+ * fewest labels first, then the user's own pseudo-random order (see queueOrderSalt). `skipped` chooses between
+ * the items the user has not skipped and those they have. The caller adds live reservations (few) on top.
+ */
+export async function nextCandidates(
+  db: Db,
+  q: { campaignId: number; userId: string; needed: number; salt: number; skipped: boolean; offset: number; limit: number },
+): Promise<{ itemId: number; trajectoryId: number; labelCount: number }[]> {
+  const { campaignItems, reservations, labels } = tablesOf(db);
+  const build = (skipped: boolean) => {
+    const skippedByUser = sql`exists (select 1 from ${reservations} s where s.item_id = ${campaignItems.id} and s.user_id = ${P("userId")} and s.status = 'skipped')`;
+    // (id XOR salt) * 2654435761 mod 2^32; SQLite has no XOR, a ^ b = (a | b) - (a & b). The salt stays under 2^30
+    // and ids under 2^31, so the product fits a 64-bit integer on both engines.
+    const order = sql`((((${campaignItems.id} | ${P("salt")}) - (${campaignItems.id} & ${P("salt")})) * 2654435761) % 4294967296)`;
+    return db
+      .select({ itemId: campaignItems.id, trajectoryId: campaignItems.trajectoryId, labelCount: campaignItems.labelCount })
+      .from(campaignItems)
+      .where(
+        and(
+          eq(campaignItems.campaignId, P("campaignId")),
+          eq(campaignItems.state, "open"),
+          sql`${campaignItems.labelCount} < ${P("needed")}`,
+          sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${P("key")} and m.status = 'active')`,
+          skipped ? skippedByUser : sql`not ${skippedByUser}`,
+        ),
+      )
+      .orderBy(asc(campaignItems.labelCount), asc(order), asc(campaignItems.id))
+      .limit(P("limit"))
+      .offset(P("offset"));
+  };
+  return executePrepared(db, q.skipped ? "nextCandidatesSkipped" : "nextCandidates", () => build(q.skipped), {
+    campaignId: q.campaignId,
+    userId: q.userId,
+    key: userAnnotatorKey(q.userId),
+    needed: q.needed,
+    salt: q.salt,
+    limit: q.limit,
+    offset: q.offset,
+  });
+}
+
+/** Live reservations of other users in a campaign, per item. */
+export async function liveReservationCounts(db: Db, campaignId: number, exceptUserId: string, nowMs: number): Promise<Map<number, number>> {
+  const { reservations } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "liveReservationCounts",
+    () =>
+      db
+        .select({ itemId: reservations.itemId, n: count() })
+        .from(reservations)
+        .where(
+          and(
+            eq(reservations.campaignId, P("campaignId")),
+            eq(reservations.status, "active"),
+            sql`${reservations.expiresAt} > ${P("nowMs")}`,
+            ne(reservations.userId, P("userId")),
+          ),
+        )
+        .groupBy(reservations.itemId),
+    { campaignId, nowMs, userId: exceptUserId },
+  );
+  return new Map(rows.map((r) => [r.itemId, Number(r.n)]));
+}
+
+export async function upsertReservation(db: Db, v: { campaignId: number; itemId: number; userId: string; status: "active" | "skipped"; reservedAt: Date; expiresAt: Date }): Promise<void> {
+  const { reservations } = tablesOf(db);
+  await db
+    .insert(reservations)
+    .values(v)
+    .onConflictDoUpdate({
+      target: [reservations.itemId, reservations.userId],
+      set: { status: v.status, reservedAt: v.reservedAt, expiresAt: v.expiresAt },
+    });
+}
+
+export async function getReservation(db: Db, itemId: number, userId: string) {
+  const { reservations } = tablesOf(db);
+  return first(
+    db
+      .select()
+      .from(reservations)
+      .where(and(eq(reservations.itemId, itemId), eq(reservations.userId, userId)))
+      .limit(1),
+  );
+}
+
+export async function deleteReservation(db: Db, itemId: number, userId: string): Promise<void> {
+  const { reservations } = tablesOf(db);
+  await executePrepared(
+    db,
+    "deleteReservation",
+    () => db.delete(reservations).where(and(eq(reservations.itemId, P("itemId")), eq(reservations.userId, P("userId")))),
+    { itemId, userId },
+  );
+}
+
+/** Ends a user's live reservations in a campaign (e.g. on leaving the queue). */
+export async function releaseReservations(db: Db, campaignId: number, userId: string): Promise<number> {
+  const { reservations } = tablesOf(db);
+  return affectedRows(await db.delete(reservations).where(and(eq(reservations.campaignId, campaignId), eq(reservations.userId, userId), eq(reservations.status, "active"))));
+}
+
+/**
+ * Items of a campaign the user could still label (open, short of labels, not labelled by them), for the queue
+ * page's counter. Items other people hold right now are included: their reservations may lapse.
+ */
+export async function remainingForUser(db: Db, campaignId: number, userId: string, needed: number): Promise<number> {
+  const { campaignItems, labels } = tablesOf(db);
+  const rows = await executePrepared(
+    db,
+    "remainingForUser",
+    () =>
+      db
+        .select({ n: count() })
+        .from(campaignItems)
+        .where(
+          and(
+            eq(campaignItems.campaignId, P("campaignId")),
+            eq(campaignItems.state, "open"),
+            sql`${campaignItems.labelCount} < ${P("needed")}`,
+            sql`not exists (select 1 from ${labels} m where m.item_id = ${campaignItems.id} and m.annotator_key = ${P("key")} and m.status = 'active')`,
+          ),
+        ),
+    { campaignId, needed, key: userAnnotatorKey(userId) },
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+// ---------------------------------------------------------------- trajectories as campaigns select and number them
+
+export async function existingTrajectoryIds(db: Db, ids: number[]): Promise<Set<number>> {
+  const { trajectories } = tablesOf(db);
+  const out = new Set<number>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    for (const r of await db.select({ id: trajectories.id }).from(trajectories).where(inArray(trajectories.id, ids.slice(i, i + CHUNK)))) out.add(r.id);
+  }
+  return out;
+}
+
+export async function trajectoryStepCount(db: Db, trajectoryId: number): Promise<number | undefined> {
+  const { trajectories } = tablesOf(db);
+  const rows = await executePrepared(db, "trajectoryStepCount", () => db.select({ n: trajectories.stepCount }).from(trajectories).where(eq(trajectories.id, P("id"))), { id: trajectoryId });
+  return rows[0]?.n;
+}
+
+/** What import matching needs to know about every trajectory. */
+export async function trajectoryIdentities(db: Db) {
+  const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
+  return db
+    .select({
+      id: trajectories.id,
+      stepCount: trajectories.stepCount,
+      externalTaskId: tasks.externalId,
+      benchmark: taskSets.benchmark,
+      taskSetName: taskSets.name,
+      model: agentRuns.model,
+      agentName: agentRuns.agentName,
+      runName: agentRuns.name,
+    })
+    .from(trajectories)
+    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
+    .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
+    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
+    .orderBy(asc(trajectories.id));
+}
