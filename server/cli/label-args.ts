@@ -6,10 +6,11 @@
 import fs from "node:fs";
 import type { Actor } from "../domain/access/actor";
 import type { AppContext } from "../context";
-import { AppError } from "../errors";
+import { AppError, ValidationError } from "../errors";
 import { findAccountByEmail, firstAdmin } from "../services/accounts";
 import type { LabelImportReport } from "../services/annotation";
 import { flagBool, flagString, UsageError, type ParsedArgs } from "./args";
+import { labelFileKind } from "../domain/annotation/label-workbook";
 
 /** The account an action is attributed to: the one with `email`, or the first admin when none is given. */
 export async function actorFor(app: Pick<AppContext, "db" | "config">, email: string | undefined): Promise<Actor> {
@@ -39,13 +40,29 @@ export function importTarget(args: ParsedArgs): ImportTarget {
   return campaignId !== undefined ? { id: campaignId } : { name: newName!, annotatorsPerItem: positiveInt(flagString(args, "annotators-per-item"), "annotators-per-item") };
 }
 
-/** The text of a label file, or an error naming the file. */
-export function readLabelFile(file: string): string {
+/** The bytes of a label file, or an error naming the file. */
+export function readLabelBytes(file: string): Uint8Array {
   try {
-    return fs.readFileSync(file, "utf8");
+    return fs.readFileSync(file);
   } catch (e) {
     throw new AppError("NOT_FOUND", `${file}: ${(e as Error).message}`);
   }
+}
+
+/** The text of a label file; a file that is not text (a workbook, a PDF…) is refused with what it is. */
+export function readLabelFile(file: string, shown: string = file): string {
+  const bytes = readLabelBytes(file);
+  const kind = labelFileKind(bytes);
+  if (kind.kind === "xlsx") throw new ValidationError(`${shown} is an .xlsx workbook; read it with \`labels import ${shown} --mapping <mapping.json> [--sheet NAME]\`, or save the sheet as CSV`);
+  if (kind.kind === "unsupported") throw new ValidationError(`${shown} is ${kind.type}, which Verdict cannot read labels from; ${kind.advice}`);
+  return new TextDecoder("utf-8").decode(bytes);
+}
+
+/** Exit status of a label import: 0 when every row landed or was skipped on purpose, 3 when some matched no trajectory. */
+export const LABEL_IMPORT_EXIT = { ok: 0, unmatched: 3 } as const;
+
+export function labelImportExit(report: LabelImportReport): number {
+  return report.unmatchedCount > 0 ? LABEL_IMPORT_EXIT.unmatched : LABEL_IMPORT_EXIT.ok;
 }
 
 /** What an import did (or would do, with --dry-run), for people; with --json the report itself. */
@@ -54,8 +71,10 @@ export function describeImport(report: LabelImportReport, args: ParsedArgs): str
   return (
     [
       `${flagBool(args, "dry-run") ? "Dry run (nothing written): " : ""}campaign ${report.campaignId ?? "(new)"}`,
-      `  rows ${report.rows}: created ${report.created}, updated ${report.updated}, unchanged ${report.unchanged}, skipped ${report.skipped}, unmatched ${report.unmatchedCount}`,
+      ...(report.sheet !== undefined ? [`  sheet ${JSON.stringify(report.sheet)}`] : []),
+      `  rows ${report.rows}${report.labels !== report.rows ? ` (${report.labels} labels)` : ""}: created ${report.created}, updated ${report.updated}, unchanged ${report.unchanged}, skipped ${report.skipped}, unmatched rows ${report.unmatchedCount}`,
       `  trajectories added to the campaign: ${report.itemsAdded}; annotators: ${report.annotators.join(", ") || "none"}`,
+      ...(report.unmatchedCount > 0 ? [`  Rows that match no trajectory (their labels were not imported; --json lists every one):`] : []),
       ...report.unmatched.slice(0, 10).map((u) => `  line ${u.line}: ${u.reason}`),
       ...(report.unmatchedCount > 10 ? [`  … and ${report.unmatchedCount - 10} more unmatched rows`] : []),
     ].join("\n") + "\n"

@@ -6,6 +6,7 @@ import {
   labelExportCsv,
   labelExportJsonl,
   LabelImportError,
+  labelImportMappingSchema,
   normalizeTaskId,
   readLabelRows,
   type LabelExportRow,
@@ -80,6 +81,67 @@ describe("readLabelRows", () => {
   ])("rejects %s with the file, line and column", (_, csv, mapping, message) => {
     expect(() => readLabelRows(table(csv), mapping as never, "t.csv")).toThrow(LabelImportError);
     expect(() => readLabelRows(table(csv), mapping as never, "t.csv")).toThrow(message);
+  });
+
+  describe("wide layout (several annotators on a row)", () => {
+    const wide = {
+      taskId: "Task",
+      verdictValues: { "1": "success", "0": "failure", Unsure: "unsure" },
+      labels: [
+        { annotator: "Evaluator1", verdict: "Overall1", note: "Comment1" },
+        { annotator: "Evaluator2", verdict: "Overall2" },
+        { annotatorName: "Carol", verdict: "Carol's call" },
+      ],
+    } as const;
+
+    it("reads one label per annotator column pair, each with its own note, in the row's line", () => {
+      const t = table(
+        "Task,Evaluator1,Overall1,Comment1,Evaluator2,Overall2,Carol's call\n" +
+          "Shop--1,Ann,1,looked fine,Bob,0,1\n" +
+          "Shop--2,Ann,0,,Bob,0,Unsure\n",
+      );
+      const { rows, skipped } = readLabelRows(t, wide as never, "w.csv");
+      expect(skipped).toEqual([]);
+      expect(rows.map((r) => [r.line, r.key.kind === "task" ? r.key.taskId : null, r.annotator, r.verdict, r.note])).toEqual([
+        [2, "Shop--1", "Ann", "success", "looked fine"],
+        [2, "Shop--1", "Bob", "failure", null],
+        [2, "Shop--1", "Carol", "success", null],
+        [3, "Shop--2", "Ann", "failure", null],
+        [3, "Shop--2", "Bob", "failure", null],
+        [3, "Shop--2", "Carol", "unsure", null],
+      ]);
+    });
+
+    it("skips a pair with no verdict (an evaluator who did not label the item) and says whose and where", () => {
+      const t = table("Task,Evaluator1,Overall1,Comment1,Evaluator2,Overall2,Carol's call\nShop--1,Ann,1,,Bob,,\n");
+      const { rows, skipped } = readLabelRows(t, wide as never, "w.csv");
+      expect(rows.map((r) => r.annotator)).toEqual(["Ann"]);
+      expect(skipped).toEqual([
+        { line: 2, reason: `"Overall2" is empty for annotator "Bob"` },
+        { line: 2, reason: `"Carol's call" is empty for annotator "Carol"` },
+      ]);
+    });
+
+    it.each([
+      ["a pair's missing column", "Task,Evaluator1,Overall1\nS,A,1\n", { taskId: "Task", labels: [{ annotator: "Evaluator1", verdict: "Overall9" }] }, /the labels\[0\]\.verdict column "Overall9" is not in the header/],
+      ["both layouts at once", "Task,E,O\nS,A,1\n", { taskId: "Task", annotator: "E", verdict: "O", labels: [{ annotator: "E", verdict: "O" }] }, /give one of them/],
+      ["a pair naming no annotator", "Task,E,O\nS,A,1\n", { taskId: "Task", labels: [{ verdict: "O" }] }, /labels\[0\]\.annotator: give the column naming the annotator/],
+      ["neither layout", "Task,E,O\nS,A,1\n", { taskId: "Task" }, /needs an annotator and a verdict column, or labels/],
+      ["an unmapped verdict in the second pair", "Task,E1,O1,E2,O2\nS,A,success,B,maybe\n", { taskId: "Task", labels: [{ annotator: "E1", verdict: "O1" }, { annotator: "E2", verdict: "O2" }] }, /line 2, column "O2": verdict "maybe" is not mapped/],
+      ["a verdict without its annotator", "Task,E1,O1\nS,,success\n", { taskId: "Task", labels: [{ annotator: "E1", verdict: "O1" }] }, /line 2, column "E1": the annotator is empty/],
+    ])("rejects %s", (_, csv, mapping, message) => {
+      expect(() => readLabelRows(table(csv), mapping as never, "w.csv")).toThrow(message);
+    });
+
+    it("holds mappings to the same rules in the schema the form and the CLI use", () => {
+      const ok = labelImportMappingSchema.strict().safeParse({ taskId: "Task", labels: [{ annotator: "E1", verdict: "O1" }, { annotatorName: "Carol", verdict: "C" }] });
+      expect(ok.success).toBe(true);
+      const issues = (m: unknown) => labelImportMappingSchema.strict().safeParse(m).error?.issues.map((i) => i.path.join(".")) ?? [];
+      expect(issues({ taskId: "Task", verdict: "O" })).toEqual(["annotator"]);
+      expect(issues({ taskId: "Task", labels: [{ annotator: "E", annotatorName: "X", verdict: "O" }] })).toEqual(["labels.0.annotator"]);
+      expect(issues({ taskId: "Task", labels: [{ annotator: "E", verdict: "O", colour: "red" }] })).toEqual(["labels.0"]);
+      expect(issues({ taskId: "Task", annotator: "E", verdict: "O", labels: [{ annotator: "E", verdict: "O" }] })).toEqual(["labels"]);
+    });
   });
 });
 

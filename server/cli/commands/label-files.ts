@@ -10,7 +10,7 @@ import { getAppContext } from "../../context";
 import { LABEL_FORMAT_DESCRIPTIONS, LABEL_FORMATS } from "../../domain/annotation/label-formats";
 import { exportLabelsAs, importLabelsAs } from "../../services/annotation";
 import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
-import { actorFromArgs, describeImport, importTarget, positiveInt, readLabelFile } from "../label-args";
+import { actorFromArgs, describeImport, importTarget, labelImportExit, positiveInt, readLabelFile } from "../label-args";
 import type { CliCommand } from "../types";
 
 const FORMATS_HELP = LABEL_FORMATS.map((f) => `  ${f.padEnd(18)} ${LABEL_FORMAT_DESCRIPTIONS[f]}`).join("\n");
@@ -57,6 +57,7 @@ export const importLabelsCommand: CliCommand = {
     "                             [--annotator <name>] [--dry-run] [--as <email>] [--json]",
     "",
     "--annotator: Online-Mind2Web only, who the file's labels are attributed to (it names no annotators).",
+    "Exit 3 when some rows match no trajectory (--json lists every one).",
     "Formats:",
     FORMATS_HELP,
   ].join("\n"),
@@ -66,7 +67,7 @@ export const importLabelsCommand: CliCommand = {
     if (!file) throw new UsageError("which file?");
     const format = formatFlag(flagString(args, "format"));
     const campaign = importTarget(args);
-    const text = readLabelFile(userPath(io, file));
+    const text = readLabelFile(userPath(io, file), file);
     const app = getAppContext(io.env);
     const report = await importLabelsAs(app.db, await actorFromArgs(app, args), {
       format,
@@ -75,8 +76,9 @@ export const importLabelsCommand: CliCommand = {
       annotator: flagString(args, "annotator"),
       campaign,
       dryRun: flagBool(args, "dry-run"),
+      unmatchedLimit: Number.POSITIVE_INFINITY,
     });
     io.stdout(describeImport(report, args));
-    return 0;
+    return labelImportExit(report);
   },
 };

@@ -6,19 +6,22 @@ import fs from "node:fs";
 import path from "node:path";
 import { getAppContext } from "../../context";
 import { LABEL_IMPORT_PRESETS, labelImportMappingSchema, type LabelImportMapping } from "../../domain/annotation/label-io";
-import { exportCampaignLabels, importLabelsCsv, listAllCampaigns } from "../../services/annotation";
+import { exportCampaignLabels, importLabelsFile, listAllCampaigns } from "../../services/annotation";
 import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
-import { actorFromArgs, describeImport, importTarget, positiveInt, readLabelFile } from "../label-args";
+import { actorFromArgs, describeImport, importTarget, labelImportExit, positiveInt, readLabelBytes } from "../label-args";
 import type { CliCommand } from "../types";
 
 const USAGE = [
   "npm run cli -- labels export <campaign-id> [--format csv|jsonl] [--out <file>] [--as <email>]",
-  "       npm run cli -- labels import <file.csv> (--campaign <id> | --new-campaign <name> [--annotators-per-item N])",
-  "                                   [--preset " + Object.keys(LABEL_IMPORT_PRESETS).join("|") + "] [--mapping <mapping.json>] [--dry-run] [--as <email>] [--json]",
+  "       npm run cli -- labels import <file.csv|file.xlsx> (--campaign <id> | --new-campaign <name> [--annotators-per-item N])",
+  "                                   [--preset " + Object.keys(LABEL_IMPORT_PRESETS).join("|") + "] [--mapping <mapping.json>] [--sheet <name|N>] [--dry-run] [--as <email>] [--json]",
   "       npm run cli -- labels campaigns [--json]",
   "",
   "A mapping file is JSON: {\"annotator\": \"col\", \"verdict\": \"col\", \"verdictValues\": {\"Yes\": \"success\", …},",
   "  \"trajectoryId\": \"col\" | \"taskId\": \"col\", \"model\": \"col\", \"benchmark\": \"col\", \"category\": \"col\", \"note\": \"col\", …}",
+  "A wide table (several annotators on one row) maps each annotator's columns instead of annotator/verdict:",
+  "  \"labels\": [{\"annotator\": \"Evaluator1\", \"verdict\": \"Overall1\"}, {\"annotatorName\": \"Carol\", \"verdict\": \"Carol\"}, …]",
+  "Exit 3 when some rows match no trajectory (--json lists every one), as a partial trajectory import does.",
 ].join("\n");
 
 function readMapping(file: string, resolved: string): LabelImportMapping {
@@ -46,7 +49,7 @@ export const labelsCommand: CliCommand = {
   async run(argv, io) {
     const [sub, ...rest] = argv;
     const args = parseArgs(rest, {
-      valueFlags: ["format", "out", "as", "campaign", "new-campaign", "annotators-per-item", "preset", "mapping"],
+      valueFlags: ["format", "out", "as", "campaign", "new-campaign", "annotators-per-item", "preset", "mapping", "sheet"],
       boolFlags: ["json", "dry-run"],
     });
     const json = flagBool(args, "json");
@@ -82,7 +85,7 @@ export const labelsCommand: CliCommand = {
 
     if (sub === "import") {
       const file = args.positionals[0];
-      if (!file) throw new UsageError("which CSV file?");
+      if (!file) throw new UsageError("which label file (.csv or .xlsx)?");
       const presetName = flagString(args, "preset");
       const mappingFile = flagString(args, "mapping");
       if (!presetName && !mappingFile) throw new UsageError("give --preset or --mapping");
@@ -94,16 +97,18 @@ export const labelsCommand: CliCommand = {
         mapping = preset.mapping;
       }
       const campaign = importTarget(args);
-      const csv = readLabelFile(userPath(io, file));
-      const report = await importLabelsCsv(app.db, await actorFromArgs(app, args), {
-        csv,
+      const bytes = readLabelBytes(userPath(io, file));
+      const report = await importLabelsFile(app.db, await actorFromArgs(app, args), {
+        bytes,
+        sheet: flagString(args, "sheet"),
         source: path.basename(file),
         mapping,
         campaign,
         dryRun: flagBool(args, "dry-run"),
+        unmatchedLimit: Number.POSITIVE_INFINITY,
       });
       io.stdout(describeImport(report, args));
-      return 0;
+      return labelImportExit(report);
     }
     throw new UsageError(sub ? `unknown labels command ${JSON.stringify(sub)}; known: export, import, campaigns` : "which labels command? export, import or campaigns");
   },

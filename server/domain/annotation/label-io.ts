@@ -108,11 +108,30 @@ export function labelExportJsonl(rows: readonly LabelExportRow[], options: { que
 
 // ---------------------------------------------------------------- import
 
-export interface LabelImportMapping {
-  /** Column naming the annotator (an imported annotator is a name, not an account). */
-  annotator: string;
-  /** Column holding the verdict. */
+/**
+ * One annotator's columns on a row of a wide table (Evaluator1/Overall1, Evaluator2/Overall2, … on one row): the
+ * column naming the annotator, or the annotator's name itself when the columns are named after them.
+ */
+export interface LabelColumnPair {
+  annotator?: string;
+  annotatorName?: string;
   verdict: string;
+  category?: string;
+  firstFailingStep?: string;
+  note?: string;
+}
+
+export interface LabelImportMapping {
+  /** Column naming the annotator (an imported annotator is a name, not an account). Long layout: one label a row. */
+  annotator?: string;
+  /** Column holding the verdict (long layout). */
+  verdict?: string;
+  /**
+   * Wide layout instead of annotator/verdict: each pair is one annotator's label on the row. An empty pair (no
+   * verdict) is skipped with its reason. category, firstFailingStep and note given at the top apply to every pair
+   * that does not name its own.
+   */
+  labels?: LabelColumnPair[];
   /** The file's verdict words → ours; a word mapped to null marks rows to skip. Default: see DEFAULT_VERDICT_WORDS. */
   verdictValues?: Record<string, LabelVerdict | null>;
   /** Column with Verdict trajectory ids (an export of this app). Otherwise `taskId` (+ `model`, `benchmark`). */
@@ -142,8 +161,24 @@ export interface LabelImportMapping {
  * one from a file): the same rules for both, so a file the CLI takes is one the form would take.
  */
 export const labelImportMappingSchema = z.object({
-  annotator: z.string().min(1),
-  verdict: z.string().min(1),
+  annotator: z.string().min(1).optional(),
+  verdict: z.string().min(1).optional(),
+  labels: z
+    .array(
+      z
+        .object({
+          annotator: z.string().min(1).optional(),
+          annotatorName: z.string().trim().min(1).optional(),
+          verdict: z.string().min(1),
+          category: z.string().optional(),
+          firstFailingStep: z.string().optional(),
+          note: z.string().optional(),
+        })
+        .strict(),
+    )
+    .min(1)
+    .max(100)
+    .optional(),
   verdictValues: z.record(z.string(), z.enum(LABEL_VERDICTS).nullable()).optional(),
   trajectoryId: z.string().optional(),
   taskId: z.string().optional(),
@@ -156,7 +191,20 @@ export const labelImportMappingSchema = z.object({
   where: z.object({ column: z.string(), equals: z.string() }).optional(),
   whereNot: z.object({ column: z.string(), equals: z.string() }).optional(),
   normalizeTaskIds: z.boolean().optional(),
-}) satisfies z.ZodType<LabelImportMapping>;
+})
+  .superRefine((m, ctx) => {
+    if (m.labels === undefined) {
+      if (m.annotator === undefined) ctx.addIssue({ code: "custom", path: ["annotator"], message: "the annotator column is required (or labels: [{annotator, verdict}, …] for several annotators on a row)" });
+      if (m.verdict === undefined) ctx.addIssue({ code: "custom", path: ["verdict"], message: "the verdict column is required (or labels: [{annotator, verdict}, …] for several annotators on a row)" });
+      return;
+    }
+    if (m.annotator !== undefined || m.verdict !== undefined) ctx.addIssue({ code: "custom", path: ["labels"], message: "give annotator/verdict (one label a row) or labels (several on a row), not both" });
+    m.labels.forEach((p, i) => {
+      if ((p.annotator === undefined) === (p.annotatorName === undefined)) {
+        ctx.addIssue({ code: "custom", path: ["labels", i, "annotator"], message: "give the column naming the annotator (annotator) or the annotator's name (annotatorName), one of them" });
+      }
+    });
+  }) satisfies z.ZodType<LabelImportMapping>;
 
 /** Verdict words understood when a mapping gives none (exact match first, then ignoring case and spaces). */
 export const DEFAULT_VERDICT_WORDS: Record<string, LabelVerdict | null> = {
@@ -236,8 +284,10 @@ function lookupVerdict(word: string, table: Record<string, LabelVerdict | null>)
 }
 
 /**
- * Reads labelled rows from a CSV table through a mapping. Problems with the mapping or a row throw with the file
- * name, line and column; nothing is half-read. Annotator names are trimmed (AgentRewardBench has " H" for "H").
+ * Reads labelled rows from a table (a CSV, or a sheet of a workbook) through a mapping: one label a row (long
+ * layout), or several annotator/verdict column pairs on each row (wide layout, `labels`). Problems with the mapping
+ * or a row throw with the file name, line and column; nothing is half-read. Annotator names are trimmed
+ * (AgentRewardBench has " H" for "H").
  */
 export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, source: string): LabelRowsRead {
   const col = (name: string | undefined, what: string): number | null => {
@@ -249,15 +299,34 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
   if (mapping.trajectoryId === undefined && mapping.taskId === undefined) {
     throw new LabelImportError(`${source}: the mapping needs a trajectoryId column or a taskId column to find each row's trajectory`);
   }
-  const annotatorCol = col(mapping.annotator, "annotator")!;
-  const verdictCol = col(mapping.verdict, "verdict")!;
+  const wide = mapping.labels !== undefined;
+  if (wide && (mapping.annotator !== undefined || mapping.verdict !== undefined)) {
+    throw new LabelImportError(`${source}: the mapping gives both annotator/verdict (one label a row) and labels (several on a row); give one of them`);
+  }
+  if (!wide && (mapping.annotator === undefined || mapping.verdict === undefined)) {
+    throw new LabelImportError(`${source}: the mapping needs an annotator and a verdict column, or labels: [{annotator, verdict}, …] for several on a row`);
+  }
+  const pairs = (mapping.labels ?? [{ annotator: mapping.annotator!, verdict: mapping.verdict! }]).map((p, i) => {
+    const what = (field: string) => (wide ? `labels[${i}].${field}` : field);
+    if (wide && (p.annotator === undefined) === (p.annotatorName === undefined)) {
+      throw new LabelImportError(`${source}: ${what("annotator")}: give the column naming the annotator (annotator) or the annotator's name (annotatorName), one of them`);
+    }
+    return {
+      annotatorCol: col(p.annotator, what("annotator")),
+      annotatorColumn: p.annotator,
+      annotatorName: p.annotatorName?.trim(),
+      verdictCol: col(p.verdict, what("verdict"))!,
+      verdictColumn: p.verdict,
+      categoryCol: col(p.category ?? mapping.category, what("category")),
+      stepCol: col(p.firstFailingStep ?? mapping.firstFailingStep, what("firstFailingStep")),
+      stepColumn: p.firstFailingStep ?? mapping.firstFailingStep,
+      noteCol: col(p.note ?? mapping.note, what("note")),
+    };
+  });
   const trajectoryCol = col(mapping.trajectoryId, "trajectoryId");
   const taskCol = col(mapping.taskId, "taskId");
   const modelCol = col(mapping.model, "model");
   const benchmarkCol = col(mapping.benchmark, "benchmark");
-  const categoryCol = col(mapping.category, "category");
-  const stepCol = col(mapping.firstFailingStep, "firstFailingStep");
-  const noteCol = col(mapping.note, "note");
   const whereCol = mapping.where ? col(mapping.where.column, "where") : null;
   const whereNotCol = mapping.whereNot ? col(mapping.whereNot.column, "whereNot") : null;
   if (mapping.firstFailingStepIs !== undefined && mapping.firstFailingStepIs !== "number" && mapping.firstFailingStepIs !== "index") {
@@ -281,46 +350,57 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
       skipped.push({ line, reason: `${mapping.whereNot!.column} is ${JSON.stringify(fields[whereNotCol])}` });
       return;
     }
-    const word = fields[verdictCol]!;
-    const verdict = lookupVerdict(word, words);
-    if (verdict === undefined) throw new LabelImportError(`${at(mapping.verdict)}: verdict ${JSON.stringify(word)} is not mapped (known: ${Object.keys(words).map((w) => JSON.stringify(w)).join(", ")})`);
-    if (verdict === null) {
-      skipped.push({ line, reason: `verdict ${JSON.stringify(word)} is mapped to skip` });
-      return;
-    }
-    const annotator = fields[annotatorCol]!.trim();
-    if (!annotator) throw new LabelImportError(`${at(mapping.annotator)}: the annotator is empty`);
-
-    let key: ImportTrajectoryKey;
-    if (trajectoryCol !== null) {
-      const raw = fields[trajectoryCol]!.trim();
-      const id = Number(raw);
-      if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) throw new LabelImportError(`${at(mapping.trajectoryId!)}: ${JSON.stringify(raw)} is not a trajectory id`);
-      key = { kind: "id", trajectoryId: id };
-    } else {
-      const taskId = fields[taskCol!]!.trim();
-      if (!taskId) throw new LabelImportError(`${at(mapping.taskId!)}: the task id is empty`);
-      key = {
-        kind: "task",
-        taskId,
-        model: modelCol !== null ? fields[modelCol]!.trim() || null : null,
-        benchmark: benchmarkCol !== null ? fields[benchmarkCol]!.trim() || null : null,
-      };
-    }
-
-    let firstFailingStep: number | null = null;
-    if (stepCol !== null) {
-      const raw = fields[stepCol]!.trim();
-      if (raw !== "") {
-        const zeroBased = mapping.firstFailingStepIs === "index";
-        if (!/^\d+$/.test(raw)) throw new LabelImportError(`${at(mapping.firstFailingStep!)}: ${JSON.stringify(raw)} is not a step ${zeroBased ? "index (0 = first step)" : "number (1 = first step)"}`);
-        if (!zeroBased && Number(raw) === 0) throw new LabelImportError(`${at(mapping.firstFailingStep!)}: step numbers start at 1 (set "firstFailingStepIs": "index" for 0-based files)`);
-        firstFailingStep = zeroBased ? Number(raw) : Number(raw) - 1;
+    let key: ImportTrajectoryKey | undefined;
+    const rowKey = (): ImportTrajectoryKey => {
+      if (key) return key;
+      if (trajectoryCol !== null) {
+        const raw = fields[trajectoryCol]!.trim();
+        const id = Number(raw);
+        if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) throw new LabelImportError(`${at(mapping.trajectoryId!)}: ${JSON.stringify(raw)} is not a trajectory id`);
+        key = { kind: "id", trajectoryId: id };
+      } else {
+        const taskId = fields[taskCol!]!.trim();
+        if (!taskId) throw new LabelImportError(`${at(mapping.taskId!)}: the task id is empty`);
+        key = {
+          kind: "task",
+          taskId,
+          model: modelCol !== null ? fields[modelCol]!.trim() || null : null,
+          benchmark: benchmarkCol !== null ? fields[benchmarkCol]!.trim() || null : null,
+        };
       }
+      return key;
+    };
+
+    for (const pair of pairs) {
+      const word = fields[pair.verdictCol]!;
+      const named = pair.annotatorName ?? fields[pair.annotatorCol!]!.trim();
+      // A wide row where an annotator gave no verdict (fewer evaluators on this item) is one label fewer, said so.
+      if (wide && word.trim() === "") {
+        skipped.push({ line, reason: named ? `${JSON.stringify(pair.verdictColumn)} is empty for annotator ${JSON.stringify(named)}` : `${JSON.stringify(pair.verdictColumn)} is empty` });
+        continue;
+      }
+      const verdict = lookupVerdict(word, words);
+      if (verdict === undefined) throw new LabelImportError(`${at(pair.verdictColumn)}: verdict ${JSON.stringify(word)} is not mapped (known: ${Object.keys(words).map((w) => JSON.stringify(w)).join(", ")})`);
+      if (verdict === null) {
+        skipped.push({ line, reason: `verdict ${JSON.stringify(word)} is mapped to skip` });
+        continue;
+      }
+      if (!named) throw new LabelImportError(`${at(pair.annotatorColumn!)}: the annotator is empty`);
+
+      let firstFailingStep: number | null = null;
+      if (pair.stepCol !== null) {
+        const raw = fields[pair.stepCol]!.trim();
+        if (raw !== "") {
+          const zeroBased = mapping.firstFailingStepIs === "index";
+          if (!/^\d+$/.test(raw)) throw new LabelImportError(`${at(pair.stepColumn!)}: ${JSON.stringify(raw)} is not a step ${zeroBased ? "index (0 = first step)" : "number (1 = first step)"}`);
+          if (!zeroBased && Number(raw) === 0) throw new LabelImportError(`${at(pair.stepColumn!)}: step numbers start at 1 (set "firstFailingStepIs": "index" for 0-based files)`);
+          firstFailingStep = zeroBased ? Number(raw) : Number(raw) - 1;
+        }
+      }
+      const category = pair.categoryCol !== null ? fields[pair.categoryCol]! || null : null;
+      const note = pair.noteCol !== null ? fields[pair.noteCol]! || null : null;
+      rows.push({ line, annotator: named, key: rowKey(), verdict, category, firstFailingStep, note });
     }
-    const category = categoryCol !== null ? fields[categoryCol]! || null : null;
-    const note = noteCol !== null ? fields[noteCol]! || null : null;
-    rows.push({ line, annotator, key, verdict, category, firstFailingStep, note });
   });
   return { rows, skipped };
 }

@@ -1,7 +1,8 @@
 /**
  * A campaign's labels as files: export (CSV and JSONL, one record per annotation plus one per consolidated
- * label), and import of labels made elsewhere from a CSV with a column mapping (e.g. AgentRewardBench's expert
- * annotations), into a new or an existing campaign. Re-importing the same file changes nothing.
+ * label), and import of labels made elsewhere from a CSV or a workbook sheet with a column mapping (e.g.
+ * AgentRewardBench's expert annotations, a study's evaluation workbook with one column pair per evaluator), into
+ * a new or an existing campaign. Re-importing the same file changes nothing.
  */
 import type { Db } from "../../../db/database";
 import { shuffleNumbers } from "./item-numbers";
@@ -10,6 +11,7 @@ import { exportConsolidatedRows, exportLabelRows, getLabelByKey, insertLabel, in
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
+import { labelFileKind, readWorkbookTable, WorkbookError } from "../../domain/annotation/label-workbook";
 import {
   labelExportCsv,
   labelExportJsonl,
@@ -160,16 +162,23 @@ export interface LabelImportRequest {
   campaign: { id: number } | { name: string; annotatorsPerItem?: number; labelSchema?: Partial<LabelSchema>; instructions?: string };
   /** Check and report without writing. */
   dryRun?: boolean;
+  /** How many unmatched rows the report lists (default 50; the command line lists them all). */
+  unmatchedLimit?: number;
 }
 
 export interface LabelImportReport {
   campaignId: number | null;
+  /** The file's rows (after the header). */
   rows: number;
+  /** Labels read from them: one a row, or one per annotator column pair with a verdict in the wide layout. */
+  labels: number;
+  /** The workbook sheet the labels were read from. */
+  sheet?: string;
   created: number;
   updated: number;
   unchanged: number;
   skipped: number;
-  /** Rows whose trajectory is not in this installation, or matched several (first 50, with line numbers). */
+  /** Rows whose trajectory is not in this installation, or matched several (with line numbers; first 50 by default). */
   unmatched: { line: number; reason: string }[];
   unmatchedCount: number;
   /** Trajectories the import added to the campaign. */
@@ -250,6 +259,34 @@ export async function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequ
   return await importLabelTable(db, actor, table, req, now);
 }
 
+/**
+ * Imports a label file given as its bytes: a CSV (UTF-8) or one sheet of an .xlsx workbook (`sheet`: its name or
+ * position; needed when several sheets hold data). Any other kind of file is refused with what it is.
+ */
+export async function importLabelsFile(
+  db: Db,
+  actor: Actor,
+  req: Omit<LabelImportRequest, "csv"> & { bytes: Uint8Array; sheet?: string },
+  now = Date.now(),
+): Promise<LabelImportReport> {
+  requireRole(actor, "researcher", "import labels");
+  const kind = labelFileKind(req.bytes);
+  if (kind.kind === "unsupported") throw new ValidationError(`${req.source} is ${kind.type}, which Verdict cannot read labels from; ${kind.advice}`);
+  if (kind.kind === "text") {
+    if (req.sheet !== undefined) throw new ValidationError(`${req.source} is a text file, not a workbook: it has no sheets to choose from`);
+    return await importLabelsCsv(db, actor, { ...req, csv: new TextDecoder("utf-8").decode(req.bytes) }, now);
+  }
+  let table;
+  try {
+    table = await readWorkbookTable(req.bytes, req.source, req.sheet);
+  } catch (e) {
+    if (e instanceof WorkbookError) throw new ValidationError(e.message);
+    throw e;
+  }
+  const report = await importLabelTable(db, actor, table, { ...req, source: `${req.source} (sheet ${JSON.stringify(table.sheet)})` }, now);
+  return { ...report, sheet: table.sheet };
+}
+
 /** Imports labels from a table already read from a file (CSV, or a JSON format turned into rows: label-formats.ts). */
 export async function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omit<LabelImportRequest, "csv">, now = Date.now()): Promise<LabelImportReport> {
   requireRole(actor, "researcher", "import labels");
@@ -267,7 +304,8 @@ export async function importLabelTable(db: Db, actor: Actor, table: CsvTable, re
   for (const row of rowsRead.rows) {
     const m = match(row);
     if ("problem" in m) {
-      unmatched.push({ line: row.line, reason: m.problem });
+      // A wide row holds several labels of one trajectory: the row is unmatched once.
+      if (unmatched.at(-1)?.line !== row.line) unmatched.push({ line: row.line, reason: m.problem });
       continue;
     }
     const pair = `${m.trajectory.id}\u0000${row.annotator}`;
@@ -279,12 +317,13 @@ export async function importLabelTable(db: Db, actor: Actor, table: CsvTable, re
 
   const report: LabelImportReport = {
     campaignId: null,
-    rows: rowsRead.rows.length + rowsRead.skipped.length,
+    rows: table.rows.length,
+    labels: rowsRead.rows.length,
     created: 0,
     updated: 0,
     unchanged: 0,
     skipped: rowsRead.skipped.length,
-    unmatched: unmatched.slice(0, 50),
+    unmatched: unmatched.slice(0, req.unmatchedLimit ?? 50),
     unmatchedCount: unmatched.length,
     itemsAdded: 0,
     annotators: [...new Set(matched.map((m) => m.row.annotator))].sort(),

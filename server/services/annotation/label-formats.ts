@@ -147,5 +147,5 @@ export async function importLabelsAs(db: Db, actor: Actor, req: FormatImportRequ
     if (e instanceof LabelImportError || e instanceof CsvError) throw new ValidationError(e.message);
     throw e;
   }
-  return await importLabelTable(db, actor, table, { source: req.source, campaign: req.campaign, dryRun: req.dryRun, mapping }, now);
+  return await importLabelTable(db, actor, table, { source: req.source, campaign: req.campaign, dryRun: req.dryRun, unmatchedLimit: req.unmatchedLimit, mapping }, now);
 }
