@@ -3,7 +3,7 @@
  *
  * Public sign-up is off. Accounts are created by the first-run setup (the first account becomes admin), by an
  * admin (directly or through an invitation), or by `npm run cli -- user add`; all of them go through
- * `createAccount` in server/services/accounts.ts, which calls better-auth's admin plugin on the server. Password
+ * `createAccount` in server/services/accounts/index.ts, which calls better-auth's admin plugin on the server. Password
  * hashing, session tokens and cookie signing are better-auth's.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -14,7 +14,7 @@ import { admin } from "better-auth/plugins/admin";
 import { adminAc, userAc } from "better-auth/plugins/admin/access";
 import { isDatabaseBusy } from "../../db/client";
 import { dialectOf, tablesOf, type Db } from "../../db/database";
-import { countUsers, listUserNames } from "../../db/repositories/accounts";
+import { countUsers, listUserNames } from "../../db/repositories/accounts/users";
 import type { Role } from "../../db/schema/index";
 import type { AppContext } from "../context";
 import type { VerdictConfig } from "../config";

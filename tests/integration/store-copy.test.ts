@@ -10,7 +10,7 @@ import { readPostgresCatalogue, readSqliteCatalogue } from "../../db/introspect"
 import { closePostgres, migratePostgres, openPostgres, type PgDb } from "../../db/postgres";
 import { enqueueJobs } from "../../db/repositories/jobs";
 import { compareDigests, copySqliteToPostgres, digestPostgresTables, digestSqliteTables } from "../../db/store-copy";
-import { seedDemoAccounts } from "../../server/services/demo-accounts";
+import { seedDemoAccounts } from "../../server/services/accounts/demo-accounts";
 import { runImport } from "../../server/services/imports/ingest";
 import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";

@@ -7,7 +7,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { tablesOf } from "../../db/database";
-import { countAdmins, countUsers, getUserByEmail } from "../../db/repositories/accounts";
+import { countAdmins, countUsers, getUserByEmail } from "../../db/repositories/accounts/users";
 import { closeSharedDatabases } from "../../server/context";
 import { sha256 } from "../../server/storage/screenshot-store";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";

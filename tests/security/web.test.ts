@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tableToCsv } from "@/app/analytics/_lib/table";
 import { openDatabase } from "../../db/client";
 import { closeDatabase, sqliteClient } from "../../db/database";
-import { countAdmins, countUsers, getUserByEmail } from "../../db/repositories/accounts";
+import { countAdmins, countUsers, getUserByEmail } from "../../db/repositories/accounts/users";
 import { insertScreenshotIfMissing } from "../../db/repositories/screenshots";
 import { resolveClientAddress, proxyList } from "../../server/auth/client-address";
 import { isAllowedHost, trustedOriginsFor } from "../../server/auth/origins";

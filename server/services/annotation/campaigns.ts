@@ -4,7 +4,7 @@
  * labelling is blind.
  */
 import type { Db } from "../../../db/database";
-import { getUsers } from "../../../db/repositories/accounts";
+import { getUsers } from "../../../db/repositories/accounts/users";
 import { type CampaignCounts, addCampaignAnnotators, annotatorProgress, campaignAnnotatorList, campaignCounts, campaignItemIds, existingTrajectoryIds, addQaReviewers, complianceItems, getCampaign, getCampaignByName, qaReviewerList, removeQaReviewers, insertCampaign, insertCampaignItems, isCampaignAnnotator, listCampaigns, listCampaignsOfAnnotator, removeCampaignAnnotators, updateCampaign } from "../../../db/repositories/annotation/campaigns";
 import { labelGuidelineVersionCounts, ownLabelCounts } from "../../../db/repositories/annotation/labels";
 import { campaignsLabellingBlind } from "../../../db/repositories/access/blind-rule";

@@ -4,8 +4,8 @@
  * account that lost a race are plain deletes.
  */
 import { and, asc, count, eq, gt, inArray, isNull, ne } from "drizzle-orm";
-import { affectedRows, first, tablesOf, withTransaction, type Db } from "../database";
-import type { InvitationRow, invitations as invitationsTable, Role } from "../schema/index";
+import { affectedRows, first, tablesOf, withTransaction, type Db } from "../../database";
+import type { InvitationRow, invitations as invitationsTable, Role } from "../../schema/index";
 
 export interface UserSummary {
   id: string;

@@ -1,8 +1,8 @@
 "use client";
 import { useMutation } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
-import { useTRPC } from "../../_trpc/client";
-import { authClient, authErrorMessage, enterApp } from "../../_lib/auth-client";
+import { useTRPC } from "../../../_trpc/client";
+import { authClient, authErrorMessage, enterApp } from "../../../_lib/auth-client";
 
 function Field({ label, ...props }: { label: string } & React.InputHTMLAttributes<HTMLInputElement>) {
   return (

@@ -21,11 +21,11 @@ import {
   revokeInvitation,
   setUserRole,
   type UserSummary,
-} from "../../db/repositories/accounts";
-import { ROLES, type Role } from "../domain/access/roles";
-import { displayNameProblem, forgetSessions, getAuth, MIN_PASSWORD_LENGTH } from "../auth/auth";
-import type { AppContext } from "../context";
-import { AppError, ConflictError, NotFoundError, ValidationError } from "../errors";
+} from "../../../db/repositories/accounts/users";
+import { ROLES, type Role } from "../../domain/access/roles";
+import { displayNameProblem, forgetSessions, getAuth, MIN_PASSWORD_LENGTH } from "../../auth/auth";
+import type { AppContext } from "../../context";
+import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 
 type App = Pick<AppContext, "db" | "config">;
 

@@ -3,7 +3,7 @@ import { redirect } from "next/navigation";
 import { getAppContext } from "@/server/context";
 import { safeNextPath } from "@/server/domain/safe-redirect";
 import { needsSetup } from "@/server/services/accounts";
-import { currentUser } from "../_lib/session";
+import { currentUser } from "../../_lib/session";
 import { SetupForm, SignInForm } from "./_components/sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };

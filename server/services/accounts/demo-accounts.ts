@@ -3,14 +3,14 @@
  * annotators label the demo trajectories blind, a researcher adjudicates. Idempotent: existing accounts and the
  * campaign are left as they are (a changed password is not reset). The README's "Accounts" section lists these.
  */
-import { getUserByEmail } from "../../db/repositories/accounts";
-import { getCampaignByName } from "../../db/repositories/annotation/campaigns";
-import { listRuns } from "../../db/repositories/catalog";
-import { trajectoryIds } from "../../db/repositories/trajectories";
-import type { Role } from "../../db/schema/index";
-import type { AppContext } from "../context";
-import { createAccount } from "./accounts";
-import { createCampaign } from "./annotation";
+import { getUserByEmail } from "../../../db/repositories/accounts/users";
+import { getCampaignByName } from "../../../db/repositories/annotation/campaigns";
+import { listRuns } from "../../../db/repositories/catalog";
+import { trajectoryIds } from "../../../db/repositories/trajectories";
+import type { Role } from "../../../db/schema/index";
+import type { AppContext } from "../../context";
+import { createAccount } from "./index";
+import { createCampaign } from "../annotation";
 
 type App = Pick<AppContext, "db" | "config">;
 

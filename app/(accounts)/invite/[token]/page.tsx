@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { getAppContext } from "@/server/context";
 import { describeInvitation } from "@/server/services/accounts";
-import { ErrorPanel } from "../../_components/ui";
+import { ErrorPanel } from "../../../_components/ui";
 import { AcceptInvitationForm } from "./accept-form";
 
 export const metadata: Metadata = { title: "Invitation" };

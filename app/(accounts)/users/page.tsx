@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { ErrorPanel, PageHeader } from "../_components/ui";
-import { requirePageRole } from "../_lib/session";
-import { api } from "../_trpc/server";
+import { ErrorPanel, PageHeader } from "../../_components/ui";
+import { requirePageRole } from "../../_lib/session";
+import { api } from "../../_trpc/server";
 import { UserAdmin } from "./user-admin";
 
 export const metadata: Metadata = { title: "Users" };

@@ -4,8 +4,8 @@ import type { inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { formatDate } from "../_components/ui";
-import { useTRPC } from "../_trpc/client";
+import { formatDate } from "../../_components/ui";
+import { useTRPC } from "../../_trpc/client";
 
 type List = inferRouterOutputs<AppRouter>["accounts"]["list"];
 const ROLES = ["admin", "researcher", "annotator"] as const;

@@ -1,3 +1,0 @@
-import { PageLoading } from "../_components/page-loading";
-
-export default PageLoading;
