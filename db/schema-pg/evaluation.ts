@@ -2,9 +2,13 @@
  * Automatic evaluation on PostgreSQL: judge configurations (keys in their own table), endpoint settings, batches
  * and evaluator verdicts. Mirrors db/schema/evaluation.ts, where each column is documented.
  */
-import { bigint, boolean, doublePrecision, index, integer, json, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, json, pgTable, text, uniqueIndex, type AnyPgColumn } from "drizzle-orm/pg-core";
+import type { SplitStratum } from "../../server/domain/evaluation/alignment";
+import type { FewShotExample } from "../../server/domain/evaluation/prompt-variants";
 import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluation/verdicts";
-import type { BatchStatus } from "../schema/evaluation";
+import type { BatchStatus, LeftOutItem, RubricSource, RubricSuggestionRecord } from "../schema/evaluation";
+import { annotationCampaigns } from "./annotation";
+import { users } from "./auth";
 import { epochMs, nowMs } from "./columns";
 import { trajectories } from "./core";
 
@@ -70,6 +74,8 @@ export const judgeBatches = pgTable(
     startedAt: epochMs("started_at"),
     samples: integer("samples").notNull().default(1),
     finishedAt: epochMs("finished_at"),
+    variants: json("variants").$type<string[]>(),
+    alignmentId: integer("alignment_id").references((): AnyPgColumn => judgeAlignments.id, { onDelete: "set null" }),
   },
   (t) => [index("judge_batches_config_idx").on(t.judgeConfigId)],
 );
@@ -114,4 +120,72 @@ export const evaluatorVerdicts = pgTable(
     index("evaluator_verdicts_batch_idx").on(t.batchId),
     index("evaluator_verdicts_change_idx").on(t.changeVersion),
   ],
+);
+
+/** Alignment studies, their prompt versions and stress tests: mirrors db/schema/evaluation.ts, where each is documented. */
+export const judgeAlignments = pgTable(
+  "judge_alignments",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    name: text("name").notNull().unique(),
+    judgeConfigId: integer("judge_config_id")
+      .notNull()
+      .references(() => judgeConfigs.id, { onDelete: "restrict" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    k: text("k").notNull(),
+    heldOutShare: doublePrecision("held_out_share").notNull(),
+    seed: bigint("seed", { mode: "number" }).notNull(),
+    calibrationIds: json("calibration_ids").$type<number[]>().notNull(),
+    heldOutIds: json("held_out_ids").$type<number[]>().notNull(),
+    strata: json("strata").$type<SplitStratum[]>().notNull(),
+    leftOut: json("left_out").$type<LeftOutItem[]>().notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [index("judge_alignments_config_idx").on(t.judgeConfigId)],
+);
+
+export const judgePromptVersions = pgTable(
+  "judge_prompt_versions",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    alignmentId: integer("alignment_id")
+      .notNull()
+      .references(() => judgeAlignments.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    parentId: integer("parent_id").references((): AnyPgColumn => judgePromptVersions.id, { onDelete: "set null" }),
+    rubric: text("rubric"),
+    rubricSource: text("rubric_source").$type<RubricSource>().notNull(),
+    examples: json("examples").$type<FewShotExample[]>().notNull(),
+    suggestion: json("suggestion").$type<RubricSuggestionRecord>(),
+    note: text("note"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [uniqueIndex("judge_prompt_versions_number_uq").on(t.alignmentId, t.number)],
+);
+
+export const judgeStressTests = pgTable(
+  "judge_stress_tests",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    judgeConfigId: integer("judge_config_id")
+      .notNull()
+      .references(() => judgeConfigs.id, { onDelete: "restrict" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    promptVersionId: integer("prompt_version_id").references(() => judgePromptVersions.id, { onDelete: "restrict" }),
+    k: text("k").notNull(),
+    seed: bigint("seed", { mode: "number" }).notNull(),
+    perturbations: json("perturbations").$type<string[]>().notNull(),
+    skipped: json("skipped").$type<{ perturbation: string; reason: string }[]>().notNull(),
+    trajectoryIds: json("trajectory_ids").$type<number[]>().notNull(),
+    batchId: integer("batch_id").references(() => judgeBatches.id, { onDelete: "set null" }),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [index("judge_stress_tests_config_idx").on(t.judgeConfigId)],
 );

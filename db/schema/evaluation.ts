@@ -6,8 +6,12 @@
  * the judge service reads `judge_config_secrets`, and nothing sends it to a browser or an export.
  */
 import { sql } from "drizzle-orm";
-import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
+import type { SplitStratum } from "../../server/domain/evaluation/alignment";
+import type { FewShotExample } from "../../server/domain/evaluation/prompt-variants";
 import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluation/verdicts";
+import { annotationCampaigns } from "./annotation";
+import { users } from "./auth";
 import { trajectories } from "./core";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
@@ -82,6 +86,13 @@ export const judgeBatches = sqliteTable(
     force: integer("force", { mode: "boolean" }).notNull().default(false),
     /** Replies asked for per (trajectory, k): several samples at temperature > 0 give the judge's confidence. */
     samples: integer("samples").notNull().default(1),
+    /**
+     * Variants of the configuration's prompt the batch asks with, as text (server/domain/evaluation/prompt-variants.ts:
+     * "pv12", "shuffle-s7", …); each (trajectory, k) is judged once per variant. Null = the configuration's own prompt.
+     */
+    variants: text("variants", { mode: "json" }).$type<string[]>(),
+    /** The alignment study the batch runs for (its base version on every item, or a new version on the held-out part). */
+    alignmentId: integer("alignment_id").references((): AnySQLiteColumn => judgeAlignments.id, { onDelete: "set null" }),
     status: text("status").$type<BatchStatus>().notNull().default("pending"),
     /** Pairs (trajectory, k) in the selection, and how many of them already had a verdict when the batch was made. */
     totalPairs: integer("total_pairs").notNull().default(0),
@@ -170,6 +181,116 @@ export const evaluatorVerdicts = sqliteTable(
   ],
 );
 
+/** Why a campaign item took no part in an alignment split. */
+export interface LeftOutItem {
+  trajectoryId: number;
+  reason: "unsure" | "not consolidated";
+}
+
+/**
+ * An alignment study: one judge configuration against one labelled campaign, its items split (seeded, stratified by
+ * human label and site) into a calibration part, whose disagreements new prompt versions learn from, and a held-out
+ * part every version is measured on. The split is fixed when the study is made.
+ */
+export const judgeAlignments = sqliteTable(
+  "judge_alignments",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    name: text("name").notNull().unique(),
+    judgeConfigId: integer("judge_config_id")
+      .notNull()
+      .references(() => judgeConfigs.id, { onDelete: "restrict" }),
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    /** The screenshot window every version is asked with ("3", "full"). */
+    k: text("k").notNull(),
+    heldOutShare: real("held_out_share").notNull(),
+    seed: integer("seed").notNull(),
+    calibrationIds: text("calibration_ids", { mode: "json" }).$type<number[]>().notNull(),
+    heldOutIds: text("held_out_ids", { mode: "json" }).$type<number[]>().notNull(),
+    strata: text("strata", { mode: "json" }).$type<SplitStratum[]>().notNull(),
+    /** Campaign items without a consolidated success or failure, and why. */
+    leftOut: text("left_out", { mode: "json" }).$type<LeftOutItem[]>().notNull(),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [index("judge_alignments_config_idx").on(t.judgeConfigId)],
+);
+
+export type RubricSource = "protocol" | "researcher" | "judge-model" | "judge-model-edited";
+
+/** What the judge model proposed when asked for a rubric, kept with the version made from it. */
+export interface RubricSuggestionRecord {
+  reply: string;
+  rubric: string;
+  warning: string | null;
+  model: string | null;
+  inputTokens: number | null;
+  outputTokens: number | null;
+  costUsd: number | null;
+}
+
+/**
+ * A prompt version of an alignment study. Number 1 is the configuration's own prompt; later ones replace its
+ * criteria with a rubric and/or add few-shot examples from the calibration part. Verdicts of version N > 1 record
+ * the prompt version with "+pv<id>".
+ */
+export const judgePromptVersions = sqliteTable(
+  "judge_prompt_versions",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    alignmentId: integer("alignment_id")
+      .notNull()
+      .references(() => judgeAlignments.id, { onDelete: "cascade" }),
+    number: integer("number").notNull(),
+    parentId: integer("parent_id").references((): AnySQLiteColumn => judgePromptVersions.id, { onDelete: "set null" }),
+    /** Criteria replacing the protocol's own; null keeps them. */
+    rubric: text("rubric"),
+    rubricSource: text("rubric_source").$type<RubricSource>().notNull(),
+    examples: text("examples", { mode: "json" }).$type<FewShotExample[]>().notNull(),
+    suggestion: text("suggestion", { mode: "json" }).$type<RubricSuggestionRecord>(),
+    note: text("note"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [uniqueIndex("judge_prompt_versions_number_uq").on(t.alignmentId, t.number)],
+);
+
+/**
+ * A stress test: a judge configuration re-asked on labelled trajectories with what it is shown perturbed (variants
+ * "shuffle-s…", "subset…", "no-answer", "no-history"), next to its own prompt, in one judge batch.
+ */
+export const judgeStressTests = sqliteTable(
+  "judge_stress_tests",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    judgeConfigId: integer("judge_config_id")
+      .notNull()
+      .references(() => judgeConfigs.id, { onDelete: "restrict" }),
+    /** Where the human labels come from (its consolidated labels). */
+    campaignId: integer("campaign_id")
+      .notNull()
+      .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
+    /** Stress an alignment study's version instead of the configuration's own prompt. */
+    promptVersionId: integer("prompt_version_id").references(() => judgePromptVersions.id, { onDelete: "restrict" }),
+    k: text("k").notNull(),
+    seed: integer("seed").notNull(),
+    /** The perturbations asked for, as variant text without the prompt version. */
+    perturbations: text("perturbations", { mode: "json" }).$type<string[]>().notNull(),
+    /** Perturbations left out because they would change nothing for this configuration, and why. */
+    skipped: text("skipped", { mode: "json" }).$type<{ perturbation: string; reason: string }[]>().notNull(),
+    trajectoryIds: text("trajectory_ids", { mode: "json" }).$type<number[]>().notNull(),
+    batchId: integer("batch_id").references(() => judgeBatches.id, { onDelete: "set null" }),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [index("judge_stress_tests_config_idx").on(t.judgeConfigId)],
+);
+
+export type JudgeAlignmentRow = typeof judgeAlignments.$inferSelect;
+export type JudgePromptVersionRow = typeof judgePromptVersions.$inferSelect;
+export type JudgeStressTestRow = typeof judgeStressTests.$inferSelect;
 export type JudgeConfigRow = typeof judgeConfigs.$inferSelect;
 export type JudgeBatchRow = typeof judgeBatches.$inferSelect;
 export type EvaluatorVerdictRow = typeof evaluatorVerdicts.$inferSelect;

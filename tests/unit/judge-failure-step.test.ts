@@ -49,6 +49,21 @@ describe("judging without the final answer", () => {
     const withAnswer = buildJudgePrompt(input, 2, { includeActionHistory: true, includeThoughts: false });
     expect(withAnswer.parts[0]).toMatchObject({ text: expect.stringContaining("$99") });
   });
+
+  it("does not let the answer back in through the action that reported it", () => {
+    const answered: JudgeInput = {
+      ...input,
+      steps: [
+        ...input.steps.slice(0, -1),
+        { index: 13, url: null, thought: null, actionRaw: "ANSWER; The cheapest flight costs $99", action: { type: "answer", value: "The cheapest flight costs $99" }, hasScreenshot: true },
+      ],
+    };
+    const head = (p: ReturnType<typeof buildJudgePrompt>) => (p.parts[0] as { text: string }).text;
+    const without = head(buildJudgePrompt(answered, 2, { includeActionHistory: true, includeThoughts: false, withoutFinalAnswer: true }));
+    expect(without).not.toContain("$99");
+    expect(without).toContain("Step 4: ANSWER (not shown)");
+    expect(head(buildJudgePrompt(answered, 2, { includeActionHistory: true, includeThoughts: false }))).toContain("Step 4: ANSWER; The cheapest flight costs $99");
+  });
 });
 
 describe("effective prompt version", () => {

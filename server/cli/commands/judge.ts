@@ -4,6 +4,7 @@
  *   judge-batch    list batches, show one, cancel one
  *   judge-config   create / list judge configurations, store a key server-side
  *   evaluate-rules VisualWebArena rule verdicts for stored trajectories
+ *   judge-stress   stress-test a judge on a labelled campaign (shuffled, subset, answer or history removed)
  */
 import { trajectoryIdsOf } from "../../services/trajectory-views";
 import { getAppContext } from "../../context";
@@ -30,6 +31,9 @@ import {
 } from "../../services/evaluation/judge-configs";
 import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
 import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
+import { createStressTest, listStressTests, planStressTest, requireStressTest, stressTestReport, type StressTestReport } from "../../services/evaluation/stress-tests";
+import { PERTURBATION_KINDS, type PerturbationKind } from "../../domain/evaluation/prompt-variants";
+import { parseK } from "../../domain/evaluation/verdicts";
 import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
@@ -90,12 +94,17 @@ function summaryJson(p: BatchProgress, extra: Record<string, unknown> = {}) {
   };
 }
 
-async function runWithProgress(io: CliIO, batchId: number, json: boolean): Promise<number> {
+async function runWithProgress(
+  io: CliIO,
+  batchId: number,
+  json: boolean,
+  { resumeHint = `npm run cli -- judge --resume ${batchId}`, summary = true }: { resumeHint?: string; summary?: boolean } = {},
+): Promise<number> {
   const ctx = getAppContext(io.env);
   const bar = createProgressBar(io, `Batch ${batchId}`);
   const started = Date.now();
   const onSigint = () => {
-    io.stderr(`\nCancelling batch ${batchId}: running calls stop now; resume with \`npm run cli -- judge --resume ${batchId}\`\n`);
+    io.stderr(`\nCancelling batch ${batchId}: running calls stop now; resume with \`${resumeHint}\`\n`);
     Promise.resolve(cancelJudgeBatch(ctx.db, batchId)).catch((e: unknown) => io.stderr(`Could not cancel batch ${batchId}: ${(e as Error).message}\n`));
   };
   process.once("SIGINT", onSigint);
@@ -114,7 +123,9 @@ async function runWithProgress(io: CliIO, batchId: number, json: boolean): Promi
   }
   const seconds = (Date.now() - started) / 1000;
   const calls = result.worker.succeeded;
-  if (json) {
+  if (!summary) {
+    if (result.batch.status !== "succeeded") io.stderr(`Batch ${batchId} ${result.batch.status}: resume with ${resumeHint}\n`);
+  } else if (json) {
     io.stdout(JSON.stringify(summaryJson(result, { seconds: Number(seconds.toFixed(2)), verdictsPerSecond: seconds > 0 ? Number((calls / seconds).toFixed(2)) : null })) + "\n");
   } else {
     const v = result.verdicts.byVerdict;
@@ -126,7 +137,7 @@ async function runWithProgress(io: CliIO, batchId: number, json: boolean): Promi
         `  tokens: ${result.verdicts.inputTokens} in, ${result.verdicts.outputTokens} out; cost ${money(result.verdicts.costUsd)}`,
         ...result.jobs.errors.map((e) => `  error ×${e.n}: ${e.error}`),
         ...(result.batch.status === "failed" || result.batch.status === "cancelled"
-          ? [`  Resume with: npm run cli -- judge --resume ${batchId}`]
+          ? [`  Resume with: ${resumeHint}`]
           : []),
       ].join("\n") + "\n",
     );
@@ -387,4 +398,142 @@ export const evaluateRulesCommand: CliCommand = {
   },
 };
 
-export const JUDGE_COMMANDS: CliCommand[] = [judgeCommand, judgeBatchCommand, judgeConfigCommand, evaluateRulesCommand];
+function pct(v: number | null): string {
+  return v === null ? "–" : `${(v * 100).toFixed(1)}%`;
+}
+
+function kappaText(k: { kappa: number | null; reason: string | null; interval: { low: number | null; high: number | null; note: string | null } }): string {
+  if (k.kappa === null) return `undefined (${k.reason})`;
+  const ci = k.interval.low !== null && k.interval.high !== null ? ` [${k.interval.low.toFixed(3)}, ${k.interval.high.toFixed(3)}]` : k.interval.note ? ` (${k.interval.note})` : "";
+  return `${k.kappa.toFixed(3)}${ci}`;
+}
+
+function rateText(r: { estimate: number | null; low: number | null; high: number | null }, count?: string): string {
+  const ci = r.low !== null && r.high !== null ? ` [${pct(r.low)}, ${pct(r.high)}]` : "";
+  return `${pct(r.estimate)}${ci}${count ? ` · ${count}` : ""}`;
+}
+
+function stressReportText(r: StressTestReport): string {
+  const st = r.stressTest;
+  const lines = [
+    `Stress test ${st.id}: judge ${r.configName} on campaign ${r.campaignName}, k=${st.k}, seed ${st.seed}` +
+      (r.progress ? ` (batch ${r.progress.batch.id} ${r.progress.batch.status}: ${r.progress.jobs.done}/${r.progress.jobs.counts.total} calls done)` : ""),
+    `  ${r.items} labelled item(s)${r.labelsGone.length ? `; ${r.labelsGone.length} no longer have a success or failure label and are left out` : ""}; unparseable replies count as ${r.policy === "failure" ? "failures" : "left out"}`,
+    `  unperturbed: κ ${kappaText(r.base.measures.kappa)}, FPR ${rateText(r.base.measures.errors.falsePositive)}, FNR ${rateText(r.base.measures.errors.falseNegative)}` +
+      (r.base.measures.missing ? `, ${r.base.measures.missing} not judged yet` : ""),
+  ];
+  for (const p of r.perturbations) {
+    const c = p.comparison;
+    const change = c.kappaChange.estimate === null ? "–" : `${c.kappaChange.estimate >= 0 ? "+" : ""}${c.kappaChange.estimate.toFixed(3)}`;
+    const changeCi = c.kappaChange.low !== null && c.kappaChange.high !== null ? ` [${c.kappaChange.low.toFixed(3)}, ${c.kappaChange.high.toFixed(3)}]` : c.kappaChange.note ? ` (${c.kappaChange.note})` : "";
+    lines.push(
+      "",
+      `  ${p.label} (${p.perturbation}):`,
+      `    flip rate ${rateText(c.flipRate, `${c.flipRate.successes}/${c.n}`)}: ${c.nowRight} now right, ${c.nowWrong} now wrong` + (c.leftOut ? `; ${c.leftOut} item(s) without both verdicts left out` : ""),
+      `    κ ${kappaText(c.kappaA)} → ${kappaText(c.kappaB)}, change ${change}${changeCi}`,
+      `    FPR ${rateText(p.measures.errors.falsePositive)}, FNR ${rateText(p.measures.errors.falseNegative)}`,
+      ...p.flipped.map((f) => `    flipped: trajectory ${f.trajectoryId} (task ${f.taskExternalId}) ${f.before} → ${f.after}, people said ${f.human}: ${f.direction}`),
+    );
+  }
+  for (const s of st.skipped) lines.push("", `  not run: ${s.perturbation}: ${s.reason}`);
+  return lines.join("\n") + "\n";
+}
+
+export const judgeStressCommand: CliCommand = {
+  name: "judge-stress",
+  summary: "stress-test a judge on a labelled campaign: shuffled screenshots, a random subset, answer or history removed",
+  usage:
+    "npm run cli -- judge-stress --config <name> --campaign <name|id> --k <k> [--perturb shuffle,subset,no-answer,no-history] [--subset-k 2] [--seed 1] [--prompt-version ID] [--concurrency 4] [--dry-run] [--json]\n" +
+    "       npm run cli -- judge-stress --resume <stress test id> [--json]\n" +
+    "       npm run cli -- judge-stress report <id> [--exclude-unparseable] [--json] | list [--json]",
+  async run(argv, io) {
+    const args = parseArgs(argv, {
+      valueFlags: ["config", "campaign", "k", "perturb", "subset-k", "seed", "prompt-version", "concurrency", "resume"],
+      boolFlags: ["dry-run", "json", "exclude-unparseable"],
+    });
+    const json = flagBool(args, "json");
+    const ctx = getAppContext(io.env);
+    const [action, id, ...extra] = args.positionals;
+    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    if (action === "list") {
+      const rows = await listStressTests(ctx.db);
+      if (json) io.stdout(JSON.stringify({ stressTests: rows }) + "\n");
+      else if (!rows.length) io.stderr("No stress tests yet.\n");
+      else for (const r of rows) io.stdout(`#${r.id} ${r.configName} on ${r.campaignName} k=${r.k} seed ${r.seed}: ${r.perturbations.join(", ")}; ${r.trajectories} trajectories; batch ${r.batchId ?? "–"} ${r.batchStatus ?? ""}\n`);
+      return 0;
+    }
+    if (action === "report") {
+      if (!id || !/^\d+$/.test(id)) throw new UsageError("report needs a stress test id (see `judge-stress list`)");
+      const report = await stressTestReport(ctx.db, Number(id), { policy: flagBool(args, "exclude-unparseable") ? "exclude" : "failure" });
+      io.stdout(json ? JSON.stringify(report) + "\n" : stressReportText(report));
+      return 0;
+    }
+    if (action !== undefined) throw new UsageError(`unknown action ${JSON.stringify(action)} (report, list, or flags to start a stress test)`);
+    const resume = flagString(args, "resume");
+    if (resume !== undefined) {
+      if (!/^\d+$/.test(resume)) throw new UsageError("--resume takes a stress test id");
+      const st = await requireStressTest(ctx.db, Number(resume));
+      if (st.batchId == null) throw new UsageError(`stress test ${st.id} has no judge batch left to resume`);
+      const { requeued } = await resumeJudgeBatch(ctx.db, st.batchId);
+      if (!json) io.stderr(`Resuming stress test ${st.id} (batch ${st.batchId}): ${requeued} call(s) back in the queue\n`);
+      return finishStress(io, st.id, st.batchId, json);
+    }
+    const configRef = flagString(args, "config");
+    if (!configRef) throw new UsageError("--config <name> is required (see `npm run cli -- judge-config list`)");
+    const campaign = flagString(args, "campaign");
+    if (!campaign) throw new UsageError("--campaign <name or id> is required: its consolidated labels are what the judge is compared with");
+    const kText = flagString(args, "k");
+    if (!kText) throw new UsageError("--k is required, e.g. --k 3 or --k full");
+    let k;
+    try {
+      k = parseK(kText);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const perturbText = flagString(args, "perturb");
+    const perturbations = perturbText?.split(",").map((s) => s.trim()).filter(Boolean) as PerturbationKind[] | undefined;
+    for (const p of perturbations ?? []) if (!PERTURBATION_KINDS.includes(p)) throw new UsageError(`--perturb: unknown perturbation ${JSON.stringify(p)}; choose from ${PERTURBATION_KINDS.join(", ")}`);
+    const request = {
+      config: /^\d+$/.test(configRef) ? Number(configRef) : configRef,
+      campaign,
+      k,
+      perturbations,
+      subsetK: intFlag(args, "subset-k", 1, 1000),
+      seed: intFlag(args, "seed", 0, 4_294_967_295),
+      promptVersionId: intFlag(args, "prompt-version", 1, Number.MAX_SAFE_INTEGER) ?? null,
+      concurrency: intFlag(args, "concurrency", 1, 64) ?? 4,
+    };
+    if (flagBool(args, "dry-run")) {
+      const plan = await planStressTest(ctx.db, request);
+      if (json) io.stdout(JSON.stringify({ dryRun: true, ...plan }) + "\n");
+      else io.stdout(stressPlanText(plan));
+      return 0;
+    }
+    const { stressTest, batch, plan } = await createStressTest(ctx.db, request);
+    if (!json) io.stderr(`Stress test ${stressTest.id} (batch ${batch.id}):\n${stressPlanText(plan)}`);
+    return finishStress(io, stressTest.id, batch.id, json);
+  },
+};
+
+function stressPlanText(plan: Awaited<ReturnType<typeof planStressTest>>): string {
+  const e = plan.estimate;
+  return (
+    [
+      `Judge ${plan.configName} on ${plan.trajectoryIds.length} labelled item(s) of campaign ${plan.campaignName}, k=${plan.k}, seed ${plan.seed}` +
+        (plan.leftOut.length ? ` (${plan.leftOut.length} item(s) without a success or failure label left out)` : ""),
+      ...e.perVariant.map((v) => `  ${v.variant || "unperturbed"}: ${v.calls} call(s), ${v.images} image(s)${v.existing ? `, ${v.existing} verdict(s) already stored` : ""}`),
+      ...plan.skipped.map((s) => `  not run: ${s.perturbation}: ${s.reason}`),
+      `  in all ${e.calls} call(s), about ${e.inputTokens} input + ${e.outputTokens} output tokens; estimated cost ${money(e.costUsd)}`,
+    ].join("\n") + "\n"
+  );
+}
+
+async function finishStress(io: CliIO, stressTestId: number, batchId: number, json: boolean): Promise<number> {
+  const ctx = getAppContext(io.env);
+  await runWithProgress(io, batchId, json, { resumeHint: `npm run cli -- judge-stress --resume ${stressTestId}`, summary: false });
+  const report = await stressTestReport(ctx.db, stressTestId);
+  io.stdout(json ? JSON.stringify(report) + "\n" : stressReportText(report));
+  return report.progress?.batch.status === "succeeded" ? 0 : 1;
+}
+
+export const JUDGE_COMMANDS: CliCommand[] = [judgeCommand, judgeBatchCommand, judgeConfigCommand, evaluateRulesCommand, judgeStressCommand];

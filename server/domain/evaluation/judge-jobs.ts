@@ -1,5 +1,5 @@
 /**
- * How a judge batch appears in the job queue: one job per (trajectory, k) of type "judge.verdict", all in the
+ * How a judge batch appears in the job queue: one job per (trajectory, k, variant) of type "judge.verdict", all in the
  * batch's group, so progress, cancel and resume act on the batch as a whole.
  */
 
@@ -25,4 +25,9 @@ export interface JudgeJobPayload {
    * workers alike): the researcher's limit on calls to the endpoint at once. Absent in jobs made before it was kept.
    */
   groupConcurrency?: number;
+  /**
+   * The variant of the configuration's prompt to ask with (server/domain/evaluation/prompt-variants.ts: a prompt
+   * version of an alignment study, a stress test's perturbation); absent or "" = the configuration's own prompt.
+   */
+  variant?: string;
 }

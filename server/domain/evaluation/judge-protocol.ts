@@ -143,7 +143,9 @@ export function buildJudgePrompt(
   if (options.includeActionHistory && total > 0) {
     head += `\nActions the agent took (${total} step${total === 1 ? "" : "s"}):\n`;
     input.steps.forEach((s, i) => {
-      head += `Step ${i + 1}: ${describeAction(s.action, s.actionRaw)}`;
+      // Left out, the answer must not come back through the action that reported it.
+      const reportsAnswer = options.withoutFinalAnswer && (s.action.type === "answer" || s.action.type === "report_infeasible");
+      head += `Step ${i + 1}: ${reportsAnswer ? `${s.action.type === "answer" ? "ANSWER" : "REPORT INFEASIBLE"} (not shown)` : describeAction(s.action, s.actionRaw)}`;
       if (s.url) head += `  (page: ${clip(s.url, 200)})`;
       head += "\n";
       if (options.includeThoughts && s.thought && s.thought.trim()) head += `  Thought: ${clip(s.thought, MAX_THOUGHT_CHARS)}\n`;

@@ -21,20 +21,20 @@ import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositorie
 import type { JobRow, JudgeBatchRow } from "../../../db/schema/index";
 import {
   EXPECTED_OUTPUT_TOKENS,
-  buildJudgePrompt,
-  effectivePromptVersion,
   estimateImageTokens,
   estimateTextTokens,
   isJudgePromptVersion,
   scaledSize,
 } from "../../domain/evaluation/judge-protocol";
 import { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload } from "../../domain/evaluation/judge-jobs";
-import { DEFAULT_JUDGE_OPTIONS, formatK, parseK, type JudgeK, type JudgeOptions } from "../../domain/evaluation/verdicts";
+import { buildVariantPrompt } from "../../domain/evaluation/prompt-variants";
+import { formatK, parseK, type JudgeK } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import { cancelGroup, enqueueJobs, groupProgress, isJobHeld, jobsOfGroup, resumeGroup, type GroupProgress } from "../jobs/queue";
 import { RetryableJobError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
 import { JudgeCallError } from "./judge-client";
 import { judgeEvaluatorKey, requireJudgeConfig } from "./judge-configs";
+import { resolveJudgeVariant, VariantCache, type ResolvedVariant } from "./judge-variants";
 import { judgeStepsOf, judgeTrajectory, MAX_JUDGE_SAMPLES, screenshotFor, TrajectoryCache, type JudgeDeps } from "./judge-verdict";
 
 export { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload };
@@ -52,6 +52,13 @@ export interface BatchRequest {
    * success the judge's confidence. Needs a configuration with temperature > 0. Default 1.
    */
   samples?: number;
+  /**
+   * Variants of the configuration's prompt to ask with, each on every (trajectory, k) (prompt-variants.ts: "pv12",
+   * "shuffle-s7", …; "" = the configuration's own prompt). Default: the configuration's own prompt only.
+   */
+  variants?: string[];
+  /** The alignment study the batch runs for. */
+  alignmentId?: number | null;
 }
 
 export interface BatchEstimate {
@@ -68,6 +75,8 @@ export interface BatchEstimate {
   /** Null when the configuration has no prices. */
   costUsd: number | null;
   perK: { k: string; calls: number; images: number }[];
+  /** Per variant asked ("" = the configuration's own prompt), when the batch asks with more than its own prompt. */
+  perVariant: { variant: string; promptVersion: string; calls: number; images: number; existing: number }[];
 }
 
 function checkRequest(req: BatchRequest): void {
@@ -78,11 +87,15 @@ function checkRequest(req: BatchRequest): void {
   if (req.trajectoryIds.length === 0) throw new ValidationError("the selection holds no trajectories");
   const samples = req.samples ?? 1;
   if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES) throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
+  const variants = req.variants ?? [""];
+  if (variants.length === 0) throw new ValidationError("a judge batch needs at least one variant (\"\" for the configuration's own prompt)");
+  if (new Set(variants).size !== variants.length) throw new ValidationError(`a variant is listed twice: ${variants.map((v) => JSON.stringify(v)).join(", ")}`);
 }
 
 interface PlannedPair {
   trajectoryId: number;
   k: string;
+  variant: string;
 }
 
 /** Works out which (trajectory, k) pairs need a call and what they will cost, from stored metadata only. */
@@ -94,15 +107,18 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
   if (samples > 1 && !(config.temperature > 0)) {
     throw new ValidationError(`samples: judge configuration ${config.name} has temperature 0, so ${samples} samples would all give the same reply; set its temperature above 0 first`);
   }
-  const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
+  const variants: ResolvedVariant[] = [];
+  for (const text of req.variants ?? [""]) variants.push(await resolveJudgeVariant(db, config, text));
+  const options = variants[0]!.configOptions;
   const ids = [...new Set(await existingTrajectoryIds(db, [...new Set(req.trajectoryIds)]))].sort((a, b) => a - b);
   const kTexts = req.kValues.map(formatK);
-  const existing = req.force
-    ? new Set<string>()
-    : await existingVerdictKeys(db, judgeEvaluatorKey(config.id), effectivePromptVersion(config.promptVersion, options), ids, kTexts);
+  const existing = new Map<string, Set<string>>();
+  for (const v of variants) {
+    existing.set(v.text, req.force ? new Set<string>() : await existingVerdictKeys(db, judgeEvaluatorKey(config.id), v.promptVersion, ids, kTexts));
+  }
   const estimate: BatchEstimate & { plan: PlannedPair[] } = {
     trajectories: ids.length,
-    pairs: ids.length * kTexts.length,
+    pairs: ids.length * kTexts.length * variants.length,
     existing: 0,
     calls: 0,
     images: 0,
@@ -110,18 +126,20 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
     outputTokens: 0,
     costUsd: null,
     perK: kTexts.map((k) => ({ k, calls: 0, images: 0 })),
+    perVariant: variants.map((v) => ({ variant: v.text, promptVersion: v.promptVersion, calls: 0, images: 0, existing: 0 })),
     plan: [],
   };
   for (const id of ids) {
-    const todo = req.kValues.filter((k) => !existing.has(`${id}:${formatK(k)}`));
-    estimate.existing += req.kValues.length - todo.length;
+    const todo = variants.flatMap((v) => req.kValues.filter((k) => !existing.get(v.text)!.has(`${id}:${formatK(k)}`)).map((k) => ({ v, k })));
+    for (const v of variants) estimate.perVariant.find((p) => p.variant === v.text)!.existing += req.kValues.length - todo.filter((t) => t.v === v).length;
+    estimate.existing += req.kValues.length * variants.length - todo.length;
     if (todo.length === 0) continue;
     const detail = (await getTrajectoryDetail(db, id))!;
     const shots = await getStepScreenshots(db, id);
     const steps = judgeStepsOf(detail.steps, options.screenshots);
     const byIndex = new Map(detail.steps.map((s) => [s.index, s]));
-    for (const k of todo) {
-      const prompt = buildJudgePrompt({ intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps }, k, options, config.promptVersion);
+    for (const { v, k } of todo) {
+      const prompt = buildVariantPrompt({ intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps }, k, v.variant, options, v.version, config.promptVersion, id);
       let tokens = estimateTextTokens(prompt.system);
       for (const part of prompt.parts) {
         if (part.type === "text") {
@@ -137,11 +155,14 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
       // Every sample is a full call with the same images.
       perK.calls += samples;
       perK.images += prompt.stepIndices.length * samples;
+      const perVariant = estimate.perVariant.find((p) => p.variant === v.text)!;
+      perVariant.calls += samples;
+      perVariant.images += prompt.stepIndices.length * samples;
       estimate.calls += samples;
       estimate.images += prompt.stepIndices.length * samples;
       estimate.inputTokens += tokens * samples;
       estimate.outputTokens += Math.min(EXPECTED_OUTPUT_TOKENS, config.maxOutputTokens) * samples;
-      estimate.plan.push({ trajectoryId: id, k: kText });
+      estimate.plan.push({ trajectoryId: id, k: kText, variant: v.text });
     }
   }
   if (config.priceInputPerMTok != null && config.priceOutputPerMTok != null) {
@@ -165,6 +186,8 @@ export async function createJudgeBatch(db: Db, req: BatchRequest): Promise<{ bat
       concurrency: req.concurrency,
       force: !!req.force,
       samples: req.samples ?? 1,
+      variants: req.variants && !(req.variants.length === 1 && req.variants[0] === "") ? req.variants : null,
+      alignmentId: req.alignmentId ?? null,
       status: plan.length === 0 ? "succeeded" : "pending",
       totalPairs: estimate.pairs,
       skippedExisting: estimate.existing,
@@ -177,8 +200,16 @@ export async function createJudgeBatch(db: Db, req: BatchRequest): Promise<{ bat
       plan.map((p) => ({
         type: JUDGE_JOB_TYPE,
         groupKey: batchGroupKey(id),
-        dedupeKey: `${batchGroupKey(id)}:${p.trajectoryId}:${p.k}`,
-        payload: { batchId: id, configId: config.id, trajectoryId: p.trajectoryId, k: p.k, samples: req.samples ?? 1, groupConcurrency: req.concurrency } satisfies JudgeJobPayload,
+        dedupeKey: `${batchGroupKey(id)}:${p.trajectoryId}:${p.k}${p.variant ? `:${p.variant}` : ""}`,
+        payload: {
+          batchId: id,
+          configId: config.id,
+          trajectoryId: p.trajectoryId,
+          k: p.k,
+          samples: req.samples ?? 1,
+          groupConcurrency: req.concurrency,
+          ...(p.variant ? { variant: p.variant } : {}),
+        } satisfies JudgeJobPayload,
         maxAttempts: 3,
       })),
     );
@@ -208,6 +239,8 @@ export async function judgeBatchProgress(db: Db, batchId: number): Promise<Batch
 export interface BatchFailure {
   trajectoryId: number;
   k: string;
+  /** The variant asked with ("" = the configuration's own prompt). */
+  variant: string;
   error: string;
   attempts: number;
   finishedAt: Date | null;
@@ -219,7 +252,7 @@ export async function judgeBatchFailures(db: Db, batchId: number, limit = 100): 
   const failed = await jobsOfGroup(db, batchGroupKey(batchId), { status: "failed", limit });
   return failed.map((job) => {
     const p = job.payload as JudgeJobPayload;
-    return { trajectoryId: p.trajectoryId, k: p.k, error: job.error ?? "", attempts: job.attempts, finishedAt: job.finishedAt };
+    return { trajectoryId: p.trajectoryId, k: p.k, variant: p.variant ?? "", error: job.error ?? "", attempts: job.attempts, finishedAt: job.finishedAt };
   });
 }
 
@@ -276,6 +309,7 @@ async function judgeJob(runDeps: JudgeDeps, job: JobRow, signal: AbortSignal, ba
       signal,
       config,
       samples: p.samples ?? 1,
+      variant: p.variant,
       // A worker whose lease was taken over (it hung past its lease) must not store what the new holder stores.
       mayStore: () => isJobHeld(db, job.id, owner),
     });
@@ -314,7 +348,7 @@ export async function runJudgeBatch(deps: JudgeDeps, batchId: number, opts: RunB
     }
   };
   report();
-  const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache() };
+  const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache(), variantCache: deps.variantCache ?? new VariantCache() };
   const worker = await runWorker({
     db,
     groupKey: batchGroupKey(batchId),
@@ -358,7 +392,7 @@ export interface JudgeWorkerOptions {
  */
 export async function runJudgeWorker(deps: JudgeDeps, opts: JudgeWorkerOptions): Promise<WorkerSummary> {
   const { db } = deps;
-  const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache() };
+  const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache(), variantCache: deps.variantCache ?? new VariantCache() };
   return runWorker({
     db,
     concurrency: opts.concurrency,

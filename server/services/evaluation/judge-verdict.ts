@@ -11,20 +11,20 @@ import { findVerdict, upsertVerdict, type PublicJudgeConfig, type VerdictValues 
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { StepRow } from "../../../db/schema/index";
 import {
-  buildJudgePrompt,
   costUsd,
-  effectivePromptVersion,
   isJudgePromptVersion,
   parseFailureStep,
   parseJudgeReply,
   type JudgeStep,
 } from "../../domain/evaluation/judge-protocol";
-import { DEFAULT_JUDGE_OPTIONS, formatK, type JudgeK, type JudgeOptions, type VerdictValue } from "../../domain/evaluation/verdicts";
+import { buildVariantPrompt } from "../../domain/evaluation/prompt-variants";
+import { formatK, type JudgeK, type JudgeOptions, type VerdictValue } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
 import { createJudgeClient, type ChatMessage, type ContentPart, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./judge-client";
 import { endpointErrorText, judgeEvaluatorKey, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./judge-configs";
 import { prepareScreenshot } from "./images";
+import { resolveJudgeVariant, type VariantCache } from "./judge-variants";
 
 export interface JudgeDeps {
   db: Db;
@@ -39,6 +39,8 @@ export interface JudgeDeps {
    * reading it once saves most of the database work per call.
    */
   trajectoryCache?: TrajectoryCache;
+  /** Variants already resolved during this run (a batch asks thousands of items under a handful of variants). */
+  variantCache?: VariantCache;
 }
 
 type TrajectoryData = { detail: NonNullable<Awaited<ReturnType<typeof getTrajectoryDetail>>>; shots: Awaited<ReturnType<typeof getStepScreenshots>> };
@@ -84,6 +86,11 @@ export interface JudgeRequest {
    * it (a batch job whose lease another worker took over), and nothing is written.
    */
   mayStore?: () => Promise<boolean>;
+  /**
+   * Ask with a variant of the configuration's prompt (prompt-variants.ts): a prompt version of an alignment study or
+   * a stress test's perturbation. Its verdicts record it in their prompt version, beside the configuration's own.
+   */
+  variant?: string;
 }
 
 /** The caller lost the right to store the verdict it computed (see JudgeRequest.mayStore); nothing was stored. */
@@ -123,12 +130,14 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
   if (!isJudgePromptVersion(config.promptVersion)) {
     throw new ValidationError(`Judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
   }
-  const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
+  const variantText = req.variant ?? "";
+  const resolved = deps.variantCache ? await deps.variantCache.get(db, config, variantText) : await resolveJudgeVariant(db, config, variantText);
+  const options: JudgeOptions = resolved.configOptions;
   const identity = {
     trajectoryId: req.trajectoryId,
     evaluatorKey: judgeEvaluatorKey(config.id),
     k: formatK(req.k),
-    promptVersion: effectivePromptVersion(config.promptVersion, options),
+    promptVersion: resolved.promptVersion,
   };
   const existing = await findVerdict(db, identity);
   // A forced batch replaces older verdicts once: one this batch stored already (before a cancel or a lost lease sent
@@ -143,11 +152,14 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       })();
   if (!data) throw new NotFoundError("trajectory", req.trajectoryId);
   const { detail, shots } = data;
-  const prompt = buildJudgePrompt(
+  const prompt = buildVariantPrompt(
     { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps: judgeStepsOf(detail.steps, options.screenshots) },
     req.k,
+    resolved.variant,
     options,
+    resolved.version,
     config.promptVersion,
+    req.trajectoryId,
   );
 
   const stepByIndex = new Map(detail.steps.map((s) => [s.index, s]));
@@ -238,7 +250,8 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       requestedModel: config.model,
       temperature: config.temperature,
       seed: config.seed,
-      options,
+      options: resolved.askedOptions,
+      ...(variantText ? { variant: variantText } : {}),
       totalSteps: detail.steps.length,
       images: sent,
       attempts: result.attempts,
