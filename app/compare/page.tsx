@@ -23,7 +23,8 @@ function positiveId(raw: string | undefined): number | null {
 /** A trajectory the viewer cannot open, in words: unknown, or the server's reason (outside their campaigns, labelled blind). */
 function whyNot(id: number, e: unknown): string {
   if (e instanceof TRPCError && e.code === "NOT_FOUND") return `No trajectory has id ${id}.`;
-  if (e instanceof TRPCError && e.code === "FORBIDDEN") return e.message;
+  // The refusal names no trajectory (one answer for every id someone may not open); the link's own id is added here.
+  if (e instanceof TRPCError && e.code === "FORBIDDEN") return `Trajectory ${id}: ${e.message}`;
   throw e;
 }
 

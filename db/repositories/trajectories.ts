@@ -7,7 +7,7 @@ import { alias } from "drizzle-orm/sqlite-core";
 import { first, tablesOf, type Db, type Tables } from "../database";
 import * as staticTables from "../schema/index";
 import type { StepRow, steps as stepsTable } from "../schema/index";
-import { annotatorTrajectoryIdsSql, blindedTrajectoryIdsSql } from "./access/blind-rule";
+import { annotatorTrajectoryIdsSql, browsableByIdSql } from "./access/blind-rule";
 import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
 export type StepValues = Omit<typeof stepsTable.$inferInsert, "id" | "trajectoryId">;
@@ -353,7 +353,10 @@ export interface TrajectoryFilter extends TriageFilter {
   ids?: number[];
   /** Only trajectories in the campaigns this user labels in (an annotator's view), as a subquery: no id list. */
   visibleToAnnotator?: string;
-  /** Leaves out the trajectories this user labels blind and has not labelled yet (see the blind rule). */
+  /**
+   * Leaves out the trajectories the blind rule hides from this user: those they label blind and have not labelled
+   * yet, and every attempt at a task they still label blind (see browsableByIdSql).
+   */
   notBlindFor?: string;
 }
 
@@ -395,7 +398,7 @@ export function trajectoryWhere(f: TrajectoryFilter, tables: Tables = staticTabl
   }
   if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : NOTHING);
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
-  if (f.notBlindFor !== undefined) conds.push(sql`${trajectories.id} not in ${blindedTrajectoryIdsSql(f.notBlindFor)}`);
+  if (f.notBlindFor !== undefined) conds.push(browsableByIdSql(trajectories.id, trajectories.taskId, f.notBlindFor));
   conds.push(...triageConditions(f));
   return conds.length ? and(...conds) : undefined;
 }
@@ -587,7 +590,7 @@ function trajectoryOnlyWhere(f: TrajectoryFilter, tables: Tables): SQL | undefin
   }
   if (f.ids) conds.push(f.ids.length ? inArray(trajectories.id, f.ids) : NOTHING);
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
-  if (f.notBlindFor !== undefined) conds.push(sql`${trajectories.id} not in ${blindedTrajectoryIdsSql(f.notBlindFor)}`);
+  if (f.notBlindFor !== undefined) conds.push(browsableByIdSql(trajectories.id, trajectories.taskId, f.notBlindFor));
   conds.push(...triageConditions(f));
   return conds.length ? and(...conds) : undefined;
 }

@@ -357,8 +357,8 @@ test.describe("side by side for a blind annotator", () => {
       await expect(page.getByTestId("compare-column")).toHaveCount(0);
     }
     await page.goto(`/compare?ids=${ids["cmp-alpha"]},${ids["cmp-beta"]}`);
-    await expect(page.getByTestId("compare-problem")).toContainText(`Trajectory ${ids["cmp-alpha"]} is not available to you while you label it blind`);
-    await expect(page.getByTestId("compare-problem")).toContainText(`Trajectory ${ids["cmp-beta"]} is not available to you while you label it blind`);
+    await expect(page.getByTestId("compare-problem")).toContainText(`Trajectory ${ids["cmp-alpha"]}: This trajectory is not available to you`);
+    await expect(page.getByTestId("compare-problem")).toContainText(`Trajectory ${ids["cmp-beta"]}: This trajectory is not available to you`);
     // The tRPC procedures the page is built from refuse the same way.
     const res = await page.request.get(`/api/trpc/judge.verdicts.panel?input=${encodeURIComponent(JSON.stringify({ json: { trajectoryId: ids["cmp-alpha"] } }))}`);
     const body = await res.text();

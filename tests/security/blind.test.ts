@@ -11,7 +11,8 @@ import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns"
 import { agentRuns, evaluatorVerdicts, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";
-import { createCampaign, mayFetchScreenshot, updateCampaignSettings } from "../../server/services/annotation";
+import { createCampaign, mayFetchScreenshot, mayViewEvaluations, updateCampaignSettings } from "../../server/services/annotation";
+import { NOT_BROWSABLE_MESSAGE } from "../../server/services/access/scope";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { callerAs, testUser } from "../helpers/trpc";
@@ -197,12 +198,21 @@ describe("a blind annotator walking every procedure", () => {
     expect(item.run.id).toBe(0);
   });
 
-  it("after their own label sees what the README promises for that trajectory, and nothing more", async () => {
+  it("after their own labels on every attempt at a task sees what the README promises for those trajectories, and nothing more", async () => {
     const api = await callerAs(ctx, blindAnn);
+    // ids[0] (agent A) and ids[2] (agent B) are the two attempts at the first task.
     const t = ids[0]!;
     const labelled = await api.labelling.submit({ campaignId, itemNo: await itemNo(t), verdict: "failure", idempotencyKey: "blind-own-first" });
     expect(labelled).not.toHaveProperty("trajectoryId");
     expect(labelled.itemState).toBe("disputed");
+    // The other attempt at that task is still theirs to label: this one's agent (and id) would name it by elimination.
+    await expect(api.trajectories.byId({ id: t })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await api.labelling.item({ campaignId, itemNo: await itemNo(t) })).agentHidden).toBe(true);
+    await api.labelling.submit({ campaignId, itemNo: await itemNo(ids[2]!), verdict: "success", idempotencyKey: "blind-own-second" });
+    // ids[2] is also an item of the second campaign (made from model B's filter): still to label there, it keeps the
+    // first task's agents hidden too, whichever campaign it is in.
+    await expect(api.trajectories.byId({ id: t })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await api.labelling.submit({ campaignId: filterCampaignId, itemNo: await itemNo(ids[2]!, filterCampaignId), verdict: "success", idempotencyKey: "blind-own-second-filter" });
     // That trajectory: its agent, the judge's verdict, the others' labels (in this campaign).
     const view = await api.trajectories.byId({ id: t });
     expect(view.run).toMatchObject({ id: runA, name: SECRETS.runA, model: SECRETS.modelA, sourceSystem: SECRETS.systemA });
@@ -211,12 +221,12 @@ describe("a blind annotator walking every procedure", () => {
     if (panel.hidden) throw new Error("the annotator has labelled; the evaluations panel should show");
     expect(panel.verdicts.map((v) => v.rationale)).toContain(SECRETS.judge);
     expect((await api.labelling.ofTrajectory({ trajectoryId: t })).labels.map((l) => l.note)).toContain(SECRETS.otherNote);
-    // The others stay hidden, and runs and task sets stay closed to annotators.
-    for (const other of ids.slice(1)) {
+    // The other task's attempts stay hidden, and runs and task sets stay closed to annotators.
+    for (const other of [ids[1]!, ids[3]!]) {
       await expect(api.trajectories.byId({ id: other })).rejects.toMatchObject({ code: "FORBIDDEN" });
       expect((await api.labelling.item({ campaignId, itemNo: await itemNo(other) })).run.name).not.toContain("agent-");
     }
-    expect((await api.trajectories.list({})).rows.map((r) => r.id)).toEqual([t]);
+    expect((await api.trajectories.list({})).rows.map((r) => r.id).sort()).toEqual([t, ids[2]!].sort());
     await expect(api.runs.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.taskSets.list()).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
@@ -283,5 +293,113 @@ describe("each rule on its own", () => {
     expect(await mayFetchScreenshot(ctx.db, blindAnn, await stepHash(outsider))).toBe(false);
     expect(await mayFetchScreenshot(ctx.db, blindAnn, hash(999_999))).toBe(false);
     expect(await mayFetchScreenshot(ctx.db, researcher, await stepHash(outsider))).toBe(true);
+  });
+});
+
+describe("second review, N6: blind items cannot be lined up with trajectory ids, nor ids with runs", () => {
+  /** A campaign of two agents × two tasks, k = 2, with its own annotators. */
+  async function fourAttempts(tag: string, annotators: RequestSession[], k = 2) {
+    const a = await seedTrajectories(ctx.db, 2, { taskSet: `N6 ${tag}`, agentName: `n6-${tag}-alpha`, model: `n6-${tag}-model-alpha` });
+    const b = await seedTrajectories(ctx.db, 2, { taskSet: `N6 ${tag}`, agentName: `n6-${tag}-beta`, model: `n6-${tag}-model-beta` });
+    const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
+    const c = await createCampaign(ctx.db, actor, { name: `N6 ${tag}`, trajectoryIds: [...a, ...b], annotatorsPerItem: k, labelSchema: { requireCategory: false }, annotatorIds: annotators.map((u) => u.userId) });
+    // a[0] and b[0] are the two attempts at one task, a[1] and b[1] at the other.
+    return { campaign: c.id, a, b, no: (t: number) => itemNo(t, c.id) };
+  }
+
+  it("an item another annotator's dispute got adjudicated answers a submit without its trajectory id or what happened to it", async () => {
+    const [x, y, z] = [await testUser(ctx, "annotator", "N6 Ann X"), await testUser(ctx, "annotator", "N6 Ann Y"), await testUser(ctx, "annotator", "N6 Ann Z")];
+    const { campaign, a, no } = await fourAttempts("adjudicated", [x, y, z]);
+    const item = await no(a[0]!);
+    await (await callerAs(ctx, x)).labelling.submit({ campaignId: campaign, itemNo: item, verdict: "success", idempotencyKey: "n6-x-first-submit" });
+    await (await callerAs(ctx, y)).labelling.submit({ campaignId: campaign, itemNo: item, verdict: "failure", idempotencyKey: "n6-y-first-submit" });
+    await (await callerAs(ctx, researcher)).campaigns.adjudicate({ id: campaign, trajectoryId: a[0]!, verdict: "failure", reason: "checked the page" });
+    const refused = await (await callerAs(ctx, z)).labelling.submit({ campaignId: campaign, itemNo: item, verdict: "success", idempotencyKey: "n6-z-first-submit" }).catch((e: TRPCError) => e);
+    expect(refused).toBeInstanceOf(TRPCError);
+    expect((refused as TRPCError).code).toBe("CONFLICT");
+    expect((refused as TRPCError).message).toBe(`Item ${item} takes no more labels`);
+    expect((refused as TRPCError).message).not.toMatch(/trajector|adjudicat/i);
+    // One of its own labellers is told why, still by item number.
+    const own = await (await callerAs(ctx, x)).labelling.submit({ campaignId: campaign, itemNo: item, verdict: "failure", idempotencyKey: "n6-x-again" }).catch((e: TRPCError) => e);
+    expect((own as TRPCError).message).toBe(`Item ${item} was adjudicated; its labels can no longer change`);
+  });
+
+  it("gives one answer for a blind id, an id outside the campaigns and an id that does not exist, on every procedure taking an id", async () => {
+    const ann = await testUser(ctx, "annotator", "N6 Scanner");
+    const { a, b } = await fourAttempts("scan", [ann], 1);
+    const blindIds = [...a, ...b];
+    const outside = outsider;
+    const missing = 987_654;
+    const api = await callerAs(ctx, ann);
+    const byId: Record<string, (id: number) => Promise<unknown>> = {
+      "trajectories.byId": (id) => api.trajectories.byId({ id }),
+      "trajectories.steps": (id) => api.trajectories.steps({ id, from: 0 }),
+      "trajectories.warmImages": (id) => api.trajectories.warmImages({ id, width: 640 }),
+      "judge.verdicts.forTrajectory": (trajectoryId) => api.judge.verdicts.forTrajectory({ trajectoryId }),
+      "judge.verdicts.panel": (trajectoryId) => api.judge.verdicts.panel({ trajectoryId }),
+      "labelling.ofTrajectory": (trajectoryId) => api.labelling.ofTrajectory({ trajectoryId }),
+    };
+    for (const [path, call] of Object.entries(byId)) {
+      const answers = new Set<string>();
+      for (const id of [...blindIds, outside, missing]) {
+        const e = await call(id).then(() => null, (err: TRPCError) => err);
+        expect(e, `${path}(${id}) answered`).toBeInstanceOf(TRPCError);
+        answers.add(`${e!.code} ${e!.message}`);
+        expect(e!.message, path).not.toContain(String(id));
+      }
+      expect([...answers], path).toHaveLength(1);
+    }
+  });
+
+  it("keeps a labelled attempt's run, model and id from its annotator until every attempt at its task is labelled, or the campaign closes", async () => {
+    const ann = await testUser(ctx, "annotator", "N6 Eliminator");
+    const { campaign, a, b, no } = await fourAttempts("elimination", [ann], 1);
+    const api = await callerAs(ctx, ann);
+    const secrets = ["n6-elimination-alpha", "n6-elimination-beta", "n6-elimination-model"];
+    const seen = async () => JSON.stringify([await api.trajectories.list({}), await api.labelling.item({ campaignId: campaign, itemNo: await no(a[0]!) })]);
+
+    // One attempt at the first task labelled: the other is still to label, so nothing names the agent of either.
+    await api.labelling.submit({ campaignId: campaign, itemNo: await no(a[0]!), verdict: "success", idempotencyKey: "n6-elim-1" });
+    for (const s of secrets) expect(await seen()).not.toContain(s);
+    expect((await api.trajectories.list({})).rows).toEqual([]);
+    await expect(api.trajectories.byId({ id: a[0]! })).rejects.toMatchObject({ code: "FORBIDDEN", message: NOT_BROWSABLE_MESSAGE });
+    const item = await api.labelling.item({ campaignId: campaign, itemNo: await no(a[0]!) });
+    expect(item).toMatchObject({ agentHidden: true, trajectory: { id: 0 }, run: { id: 0, model: null } });
+
+    // Both attempts at that task labelled: their agents (and ids) are theirs to see; the other task's are not.
+    await api.labelling.submit({ campaignId: campaign, itemNo: await no(b[0]!), verdict: "failure", idempotencyKey: "n6-elim-2" });
+    expect((await api.trajectories.byId({ id: a[0]! })).run.name).toBe("n6-elimination-alpha run");
+    expect((await api.trajectories.list({})).rows.map((r) => r.id).sort()).toEqual([a[0]!, b[0]!].sort());
+    await api.labelling.submit({ campaignId: campaign, itemNo: await no(a[1]!), verdict: "success", idempotencyKey: "n6-elim-3" });
+    await expect(api.trajectories.byId({ id: a[1]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    expect((await api.labelling.item({ campaignId: campaign, itemNo: await no(a[1]!) })).agentHidden).toBe(true);
+
+    // Closing the campaign ends the labelling: the labelled attempt's agent shows; the unlabelled one stays blind.
+    await updateCampaignSettings(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, campaign, { status: "closed" });
+    expect((await api.trajectories.byId({ id: a[1]! })).run.name).toBe("n6-elimination-alpha run");
+    await expect(api.trajectories.byId({ id: b[1]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+});
+
+describe("second review, L8: a researcher labelling blind cannot read evaluator totals, judge their own blind items, or leave to escape", () => {
+  it("refuses evaluator summaries, batches and rule runs while blind; leaving and lifting the blind are for someone else", async () => {
+    const r = await testUser(ctx, "researcher", "L8 Blind Researcher");
+    const [t] = await seedTrajectories(ctx.db, 1, { taskSet: "L8 set", agentName: "l8-agent" }) as [number];
+    const owner = { userId: researcher.userId, name: researcher.name, role: researcher.role };
+    const c = await createCampaign(ctx.db, owner, { name: "L8 campaign", trajectoryIds: [t], annotatorsPerItem: 1, annotatorIds: [r.userId] });
+    const api = await callerAs(ctx, r);
+    const blindRefusal = { code: "FORBIDDEN", message: expect.stringMatching(/You are labelling 1 trajectory blind/) };
+    await expect(api.judge.verdicts.evaluators()).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.batches.list()).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.batches.start({ config: 1, selection: { trajectoryIds: [t] }, kValues: [1] })).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.batches.progress({ id: 1 })).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.rules.run({ selection: { trajectoryIds: [t] } })).rejects.toMatchObject(blindRefusal);
+
+    await expect(api.campaigns.setAnnotators({ id: c.id, remove: [r.userId] })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another researcher or an admin can take you off it") });
+    await expect(api.campaigns.update({ id: c.id, blind: false })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another researcher or an admin can lift its blind") });
+    expect(await mayViewEvaluations(ctx.db, r.userId, t)).toBe(false);
+    // Another researcher may take them off; then the summaries open.
+    await (await callerAs(ctx, researcher)).campaigns.setAnnotators({ id: c.id, remove: [r.userId] });
+    await expect(api.judge.verdicts.evaluators()).resolves.toBeInstanceOf(Array);
   });
 });

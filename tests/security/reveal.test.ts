@@ -131,7 +131,7 @@ describeEachBackend("reveal after the blind submit", (backend) => {
 
     const rewrite = await refusal(api.labelling.submit({ campaignId, itemNo: no, verdict: "success", idempotencyKey: "ann-a1-rewrite", baseRevision: 1 }));
     expect(rewrite.code).toBe("CONFLICT");
-    expect(rewrite.message).toMatch(/blind label on trajectory \d+ is final/);
+    expect(rewrite.message).toMatch(/^Your blind label on this item is final/);
     const undo = await refusal(api.labelling.undo({ campaignId, revisionId: blind.revisionId, idempotencyKey: "ann-a1-undo" }));
     expect(undo.code).toBe("CONFLICT");
     // Undo without naming a revision goes for the latest submit: this one, refused too.

@@ -47,6 +47,39 @@ export function blindedTrajectoryIdsSql(userId: string): SQL {
   return blindCampaignTrajectories(userId, stillBlind(userId));
 }
 
+/**
+ * Trajectories the user may still be handed to label blind: open items of blind campaigns that are not closed,
+ * where they annotate and have no active label yet. While one of these is on a task, every other attempt at that
+ * task keeps its agent from them too: a labelled attempt's run, and so its id (ids follow import order, a few
+ * revealed runs give each run's id range), would tell by elimination which agent made the one still to label.
+ */
+function stillToLabelBlindSql(userId: string): SQL {
+  return sql`(select ci.trajectory_id from campaign_items ci
+    join annotation_campaigns c on c.id = ci.campaign_id and c.blind and c.status <> 'closed'
+    join campaign_annotators ca on ca.campaign_id = c.id and ca.user_id = ${userId}
+    where ci.state = 'open' and ${notLabelledBy(userId)})`;
+}
+
+/** Tasks with an attempt the user may still be handed to label blind. */
+export function tasksStillLabelledBlindSql(userId: string): SQL {
+  return sql`(select t2.task_id from trajectories t2 where t2.id in ${stillToLabelBlindSql(userId)})`;
+}
+
+/**
+ * A condition for list queries: true for trajectories the user may reach by id, with their agent: neither hidden by
+ * the blind rule nor an attempt at a task they still label blind.
+ */
+export function browsableByIdSql(idColumn: SQL | { getSQL(): SQL }, taskIdColumn: SQL | { getSQL(): SQL }, userId: string): SQL {
+  return sql`(${idColumn} not in ${blindedTrajectoryIdsSql(userId)} and ${taskIdColumn} not in ${tasksStillLabelledBlindSql(userId)})`;
+}
+
+/** True when the blind rule hides the trajectory's agent (and id) from the user: see `browsableByIdSql`. */
+export async function isAgentHiddenFor(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
+  if (await isBlindedFor(db, userId, trajectoryId)) return true;
+  const row = await rawGet(db, sql`select 1 as one from trajectories t where t.id = ${trajectoryId} and t.task_id in ${tasksStillLabelledBlindSql(userId)} limit 1`);
+  return !!row;
+}
+
 /** Trajectories of the blind campaigns the user annotates whose item `ci` (of campaign `c`) satisfies `where`. */
 function blindCampaignTrajectories(userId: string, where: SQL): SQL {
   return sql`(select ci.trajectory_id from campaign_items ci

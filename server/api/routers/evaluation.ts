@@ -34,7 +34,7 @@ import {
 import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
 import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluation/trajectory-evaluations";
 import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
-import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
+import { assertMayViewEvaluations, assertNotLabellingBlind, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/evaluation/judge-endpoints";
 import { runtimeEnvironment } from "../../config";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
@@ -45,6 +45,16 @@ async function deps(ctx: TrpcContext) {
 }
 
 const id = z.number().int().positive();
+
+/**
+ * Batches, their progress and verdict totals, evaluator summaries and rule runs show (or make) evaluations of many
+ * trajectories at once: closed, like analytics, to a researcher still labelling blind, who could otherwise judge
+ * their own blind items and read the new evaluator's totals.
+ */
+const evaluationsProcedure = researcherProcedure.use(async ({ ctx, next }) => {
+  await assertNotLabellingBlind(ctx.db, ctx.actor.userId);
+  return next();
+});
 
 const options = z
   .object({
@@ -160,14 +170,14 @@ export const judgeRouter = createTRPCRouter({
   }),
 
   batches: createTRPCRouter({
-    list: researcherProcedure.query(async ({ ctx }) => await listBatches(ctx.db)),
+    list: evaluationsProcedure.query(async ({ ctx }) => await listBatches(ctx.db)),
     /** Calls, tokens and cost before starting; nothing is created. */
-    estimate: researcherProcedure.input(batchInput).query(async ({ ctx, input }) => {
+    estimate: evaluationsProcedure.input(batchInput).query(async ({ ctx, input }) => {
       const { plan: _plan, ...estimate } = await estimateJudgeBatch(ctx.db, await batchRequest(ctx, input));
       void _plan;
       return estimate;
     }),
-    start: researcherProcedure.input(batchInput).mutation(async ({ ctx, input }) => {
+    start: evaluationsProcedure.input(batchInput).mutation(async ({ ctx, input }) => {
       const { batch, estimate } = await createJudgeBatch(ctx.db, await batchRequest(ctx, input));
       if (batch.status === "pending") await startJudgeBatchInBackground(await deps(ctx), batch.id);
       return { batchId: batch.id, estimate };
@@ -176,17 +186,17 @@ export const judgeRouter = createTRPCRouter({
      * Polled every second by the batch page: the batch's trajectory ids (up to a million) are left out and only
      * counted, so a poll stays small however large the batch.
      */
-    progress: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+    progress: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
       const { batch, ...progress } = await judgeBatchProgress(ctx.db, input.id);
       const { trajectoryIds, ...rest } = batch;
       return { ...progress, batch: { ...rest, trajectoryCount: trajectoryIds.length } };
     }),
     /** Which trajectories and k values failed, and why (the batch page lists them). */
-    failures: researcherProcedure
+    failures: evaluationsProcedure
       .input(z.object({ id, limit: z.number().int().min(1).max(1000).default(100) }))
       .query(async ({ ctx, input }) => await judgeBatchFailures(ctx.db, input.id, input.limit)),
-    cancel: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await cancelJudgeBatch(ctx.db, input.id)),
-    resume: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
+    cancel: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await cancelJudgeBatch(ctx.db, input.id)),
+    resume: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
       const r = await resumeJudgeBatch(ctx.db, input.id);
       const started = await startJudgeBatchInBackground(await deps(ctx), input.id);
       return { ...r, started };
@@ -206,11 +216,11 @@ export const judgeRouter = createTRPCRouter({
      */
     panel: authedProcedure.input(z.object({ trajectoryId: id })).query(async ({ ctx, input }) => await trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
     /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
-    evaluators: researcherProcedure.query(async ({ ctx }) => await evaluatorSummaries(ctx.db)),
+    evaluators: evaluationsProcedure.query(async ({ ctx }) => await evaluatorSummaries(ctx.db)),
   }),
 
   rules: createTRPCRouter({
-    run: researcherProcedure
+    run: evaluationsProcedure
       .input(
         z.object({
           selection,

@@ -12,21 +12,22 @@ import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/database";
 import { userAnnotatorKey, isCampaignAnnotator } from "../../../db/repositories/annotation/campaigns";
 import { labelsOfTrajectory } from "../../../db/repositories/annotation/labels";
-import { blindedTrajectoryIds, isBlindedFor, labelsInBlindCampaign, recordReveal, isInAnnotatorCampaigns, visibleToUserSql } from "../../../db/repositories/access/blind-rule";
+import { blindedTrajectoryIds, isAgentHiddenFor, isBlindedFor, labelsInBlindCampaign, recordReveal, isInAnnotatorCampaigns, visibleToUserSql } from "../../../db/repositories/access/blind-rule";
 import { hasRole, type Actor } from "../../domain/access/actor";
 import type { PlayerTrajectory } from "../trajectory-views";
 import { AppError } from "../../errors";
 
 export class BlindError extends AppError {
-  constructor(trajectoryId: number) {
-    super("FORBIDDEN", `Trajectory ${trajectoryId} is in your blind labelling queue: its evaluations and other people's labels are hidden until you submit your own label`);
+  // No trajectory id in the message: annotators must not learn which id an item of theirs has.
+  constructor() {
+    super("FORBIDDEN", "This trajectory is in your blind labelling queue: its evaluations and other people's labels are hidden until you submit your own label");
     this.name = "BlindError";
   }
 }
 
 /** Throws FORBIDDEN when the blind rule hides this trajectory's evaluations from the user. */
 export async function assertMayViewEvaluations(db: Db, userId: string, trajectoryId: number): Promise<void> {
-  if (await isBlindedFor(db, userId, trajectoryId)) throw new BlindError(trajectoryId);
+  if (await isBlindedFor(db, userId, trajectoryId)) throw new BlindError();
   // Noted for anyone who labels the trajectory somewhere, labelled yet or not (a campaign made non-blind, or one
   // they join later): any label they submit afterwards is flagged as made after seeing evaluations.
   if (await labelsInBlindCampaign(db, userId, trajectoryId) || await isInAnnotatorCampaigns(db, userId, trajectoryId)) await recordReveal(db, userId, trajectoryId);
@@ -111,7 +112,7 @@ export async function assertNotLabellingBlind(db: Db, userId: string): Promise<v
   if (hidden.length) {
     throw new AppError(
       "FORBIDDEN",
-      `You are labelling ${hidden.length} trajector${hidden.length === 1 ? "y" : "ies"} blind; views with judge verdicts and other people's labels open once you have labelled them (or leave the campaign)`,
+      `You are labelling ${hidden.length} trajector${hidden.length === 1 ? "y" : "ies"} blind; views with judge verdicts and other people's labels open once you have labelled them`,
     );
   }
 }
@@ -141,10 +142,11 @@ export function hideAgentInRow<R extends AgentFields & { id: number }>(row: R, h
  * The player's trajectory as a blind labeller may see it: no run, model or source system, no trajectory id,
  * import times, source format or path (ids and times follow import order, so they would line trajectories up
  * with runs), and no reference answers or rule configuration (evaluator information). Unchanged when the rule
- * does not hide the trajectory from this user.
+ * does not hide the trajectory's agent from this user: it does while they have not labelled it, and after that
+ * while another attempt at its task is still theirs to label blind in a campaign that is not closed.
  */
 export async function hideAgentInTrajectory(db: Db, userId: string, t: PlayerTrajectory): Promise<PlayerTrajectory> {
-  if (await mayViewEvaluations(db, userId, t.trajectory.id)) return t;
+  if (!(await isAgentHiddenFor(db, userId, t.trajectory.id))) return t;
   return withAgentHidden(t);
 }
 
@@ -160,9 +162,4 @@ export function withAgentHidden(t: PlayerTrajectory): PlayerTrajectory {
     run: { id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null, sourceSystem: HIDDEN_AGENT },
     agentHidden: true,
   };
-}
-
-/** Trajectories whose agent is hidden from this user (empty for most users). */
-export async function agentHiddenTrajectories(db: Db, userId: string): Promise<ReadonlySet<number>> {
-  return (await visibleEvaluationFilter(db, userId)).hidden;
 }

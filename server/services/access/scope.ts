@@ -3,15 +3,19 @@
  *
  * - Researchers and admins who label nothing blind see everything: every trajectory, run, task set and figure.
  * - Everyone else sees only the trajectories in the campaigns they label in, and of those, not the ones the blind
- *   rule hides from them (in a blind campaign, not yet labelled by them): those are reached only as an item of the
- *   campaign (`/annotate/<campaign>/<item number>`), never by trajectory id, so nothing they browse can be lined
- *   up with them. Runs, task sets and per-run figures are not theirs to see.
+ *   rule hides from them: those they label blind and have not labelled yet, and every attempt at a task they still
+ *   label blind in a campaign that is not closed (its agent, by elimination, would name the agent of the attempt
+ *   still to label). Those are reached only as an item of the campaign (`/annotate/<campaign>/<item number>`),
+ *   never by trajectory id, so nothing they browse can be lined up with them. Runs, task sets and per-run figures
+ *   are not theirs to see.
+ * - A trajectory they may not reach gets one answer, whether it is hidden, outside their campaigns or does not
+ *   exist, and no message names its id: two answers would let a scan of ids list the blind queue.
  *
  * "Everyone else" includes researchers while they label blind: a researcher who could list other runs'
  * trajectories of the same task would know, by elimination, which agent made the one they are labelling.
  */
 import type { Db } from "../../../db/database";
-import { annotatorTrajectoryIds, blindedTrajectoryIds, isBlindedFor, isInAnnotatorCampaigns, labellingBlindCount, screenshotInAnnotatorCampaigns, taskInAnnotatorCampaigns, taskLabelledBlindBy } from "../../../db/repositories/access/blind-rule";
+import { isAgentHiddenFor, isInAnnotatorCampaigns, labellingBlindCount, screenshotInAnnotatorCampaigns, taskInAnnotatorCampaigns, taskLabelledBlindBy } from "../../../db/repositories/access/blind-rule";
 import type { TrajectoryFilter } from "../../../db/repositories/trajectories";
 import { screenshotInQaItems } from "../../../db/repositories/annotation/campaigns";
 import { hasRole, type Actor } from "../../domain/access/actor";
@@ -21,13 +25,6 @@ import { taskOverview } from "../trajectory-views";
 /** True when the actor sees the whole catalog (researchers and admins with nothing to label blind). */
 export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
   return hasRole(actor, "researcher") && await labellingBlindCount(db, actor.userId) === 0;
-}
-
-/** Null when the actor may see every trajectory, else the ids they may browse. */
-export async function browsableTrajectoryIds(db: Db, actor: Actor): Promise<number[] | null> {
-  if (await seesWholeCatalog(db, actor)) return null;
-  const hidden = new Set(await blindedTrajectoryIds(db, actor.userId));
-  return (await annotatorTrajectoryIds(db, actor.userId)).filter((id) => !hidden.has(id));
 }
 
 /**
@@ -51,13 +48,14 @@ export async function assertMayTriage(db: Db, actor: Actor): Promise<void> {
   }
 }
 
+/** The one answer for a trajectory someone may not open by id, whatever the reason. */
+export const NOT_BROWSABLE_MESSAGE =
+  "This trajectory is not available to you: it is outside your labelling campaigns, or you label it (or another attempt at its task) blind. Open your items from your campaign's queue.";
+
 export async function assertTrajectoryBrowsable(db: Db, actor: Actor, trajectoryId: number): Promise<void> {
-  if (await isBlindedFor(db, actor.userId, trajectoryId)) {
-    throw new AppError("FORBIDDEN", `Trajectory ${trajectoryId} is not available to you while you label it blind; open it from your campaign's queue`);
-  }
   if (await seesWholeCatalog(db, actor)) return;
-  if (!await isInAnnotatorCampaigns(db, actor.userId, trajectoryId)) {
-    throw new AppError("FORBIDDEN", `Trajectory ${trajectoryId} is not in any of your labelling campaigns`);
+  if (!(await isInAnnotatorCampaigns(db, actor.userId, trajectoryId)) || (await isAgentHiddenFor(db, actor.userId, trajectoryId))) {
+    throw new AppError("FORBIDDEN", NOT_BROWSABLE_MESSAGE);
   }
 }
 
@@ -69,7 +67,7 @@ export async function assertSeesWholeCatalog(db: Db, actor: Actor, what: string)
   if (!hasRole(actor, "researcher")) throw new AppError("FORBIDDEN", `Only researchers and admins can see ${what}`);
   const blind = await labellingBlindCount(db, actor.userId);
   if (blind) {
-    throw new AppError("FORBIDDEN", `You are labelling ${blind} trajector${blind === 1 ? "y" : "ies"} blind; ${what} open once you have labelled them (or leave the campaign)`);
+    throw new AppError("FORBIDDEN", `You are labelling ${blind} trajector${blind === 1 ? "y" : "ies"} blind; ${what} open once you have labelled them`);
   }
 }
 

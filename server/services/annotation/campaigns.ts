@@ -194,6 +194,10 @@ export async function updateCampaignSettings(db: Db, actor: Actor, id: number, p
       next.guidelineVersion = c.guidelineVersion + 1;
     }
     if (patch.blind !== undefined) next.blind = patch.blind;
+    // The blind is not the labeller's to lift: someone still labelling here blind cannot turn it off themselves.
+    if (patch.blind === false && c.blind && (await campaignsLabellingBlind(db, actor.userId)).has(id)) {
+      throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; another researcher or an admin can lift its blind`);
+    }
     // The reveal is measured against a blind first label: lifting the blind would let the evaluator be seen first.
     if (patch.blind === false && c.revealEvaluator) throw new ValidationError("blind: this campaign reveals an evaluator after the blind label, so it stays blind");
     if (patch.reservationMinutes !== undefined) next.reservationMinutes = patch.reservationMinutes;
@@ -227,7 +231,11 @@ export async function setCampaignAnnotators(db: Db, actor: Actor, id: number, ch
   requireRole(actor, "researcher", "choose annotators");
   const add = await checkAnnotators(db, change.add ?? []);
   return withTransaction(db, async () => {
-    await requireCampaign(db, id);
+    const c = await requireCampaign(db, id);
+    // Leaving would end the blind on the items still to label: another researcher or an admin decides that.
+    if ((change.remove ?? []).includes(actor.userId) && (await campaignsLabellingBlind(db, actor.userId)).has(id)) {
+      throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; another researcher or an admin can take you off it`);
+    }
     return { added: await addCampaignAnnotators(db, id, add), removed: await removeCampaignAnnotators(db, id, change.remove ?? []) };
   });
 }
@@ -318,7 +326,7 @@ export async function campaignOverview(db: Db, actor: Actor, id: number, nowMs =
   const c = await requireCampaign(db, id);
   // Per-annotator verdict counts and item states would tell a researcher who labels here what the others said.
   if ((await campaignsLabellingBlind(db, actor.userId)).has(id)) {
-    throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; its progress opens once you have labelled your items (or leave the campaign)`);
+    throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; its progress opens once you have labelled your items`);
   }
   const counts = (await campaignCounts(db, [id])).get(id)!;
   const annotators = await campaignAnnotatorList(db, id);

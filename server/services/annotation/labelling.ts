@@ -18,7 +18,7 @@ import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTraje
 import { getLabel, getLabelByKey, getRevision, getRevisionByKey, getRevisionOfLabel, insertLabel, insertRevision, labelHistory, labelsOfUser, lastUndoableSubmit, markRevisionUndone, updateLabel } from "../../../db/repositories/annotation/labels";
 import { hasRevealed } from "../../../db/repositories/access/blind-rule";
 import { goldItemIds, isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation/quality";
-import type { CampaignRow, LabelRevisionRow, LabelRow } from "../../../db/schema/index";
+import type { CampaignItemRow, CampaignRow, LabelRevisionRow, LabelRow } from "../../../db/schema/index";
 import type { Actor } from "../../domain/access/actor";
 import {
   diffLabelValues,
@@ -337,6 +337,31 @@ function cleanSteps(steps: number[] | null | undefined, stepCount: number): numb
   return [...new Set(steps)].sort((a, b) => a - b);
 }
 
+/**
+ * How messages name an item: by its number in the campaign, never by trajectory id (annotators must not learn which
+ * trajectory an item is; ids follow import order and would line items up with runs).
+ */
+function itemName(item: Pick<CampaignItemRow, "itemNo">): string {
+  return item.itemNo === null ? "this item" : `item ${item.itemNo}`;
+}
+
+/**
+ * Refuses a label change on an item whose labels are frozen (adjudicated, QA reviewed). Someone without a label of
+ * their own on it hears only that it takes no more labels: why (others disagreed and a researcher decided) is
+ * other annotators' business, kept from them like the item's agreement state.
+ */
+async function assertLabelsMayChange(db: Db, item: CampaignItemRow, actor: Actor): Promise<void> {
+  const adjudicated = item.state === "adjudicated" && !(await isGoldItem(db, item.id));
+  if (!adjudicated && !item.qaReviewedAt) return;
+  const own = await getLabelByKey(db, item.id, userAnnotatorKey(actor.userId));
+  if (!own || own.status !== "active") throw new ConflictError(`${capitalise(itemName(item))} takes no more labels`);
+  throw new ConflictError(`${capitalise(itemName(item))} ${adjudicated ? "was adjudicated" : "passed its QA review"}; its labels can no longer change`);
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock: Clock = {}): Promise<LabelResult> {
   checkKey(input.idempotencyKey);
   if (input.timeSpentMs !== undefined && input.timeSpentMs !== null && (!Number.isFinite(input.timeSpentMs) || input.timeSpentMs < 0)) {
@@ -353,8 +378,7 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
     if (!locked) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
     const { item, stepCount } = locked;
     // Gold items are frozen like adjudicated ones but stay open to every annotator's label.
-    if (item.state === "adjudicated" && !await isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${input.trajectoryId} was adjudicated; its labels can no longer change`);
-    if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${input.trajectoryId} passed its QA review; its labels can no longer change`);
+    await assertLabelsMayChange(db, item, actor);
     let values: LabelValues;
     try {
       values = validateLabel(campaign.labelSchema, input, stepCount);
@@ -367,9 +391,9 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
     const at = new Date(now);
     const key = userAnnotatorKey(actor.userId);
     const existing = await getLabelByKey(db, item.id, key);
-    if (existing) await assertBlindLabelOpen(db, existing.id, item.trajectoryId);
+    if (existing) await assertBlindLabelOpen(db, existing.id);
     if (existing && existing.status === "active" && input.baseRevision !== undefined && input.baseRevision !== null && input.baseRevision !== existing.revision) {
-      throw new ConflictError(`Your label on trajectory ${input.trajectoryId} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`);
+      throw new ConflictError(`Your label on ${itemName(item)} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`);
     }
     const before: LabelValues | null =
       existing && existing.status === "active"
@@ -468,16 +492,15 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
     target = (await getRevision(db, target.id))!;
     if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
     const label = (await getLabel(db, target.labelId))!;
-    await assertBlindLabelOpen(db, label.id, label.trajectoryId);
+    await assertBlindLabelOpen(db, label.id);
     // Later revisions are fine only if they were themselves undone (submits) or are those undos: then the label
     // is exactly as `target` left it. Any live later change means a newer submit won; reverting `target` would
     // throw that newer label away.
     const later = (await labelHistory(db, label.id)).filter((r) => r.revision > target.revision);
     if (later.some((r) => !(r.action === "undo" || (r.action === "submit" && r.undoneByRevisionId !== null)))) {
-      throw new ConflictError(`Your label on trajectory ${label.trajectoryId} changed after that submit (now revision ${label.revision}); undo the latest change instead`);
+      throw new ConflictError(`Your label on ${itemName(item)} changed after that submit (now revision ${label.revision}); undo the latest change instead`);
     }
-    if (item.state === "adjudicated" && !await isGoldItem(db, item.id)) throw new ConflictError(`Trajectory ${label.trajectoryId} was adjudicated; its labels can no longer change`);
-    if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${label.trajectoryId} passed its QA review; its labels can no longer change`);
+    await assertLabelsMayChange(db, item, actor);
 
     const previous = target.revision > 1 ? await getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
     const status = previous ? previous.status : "withdrawn";

@@ -48,7 +48,8 @@ async function requireQaCampaign(db: Db, actor: Actor, campaignId: number): Prom
 async function requireQaItem(db: Db, campaign: CampaignRow, trajectoryId: number) {
   const item = await getItemByTrajectory(db, campaign.id, trajectoryId);
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);
-  if (item.state === "open") throw new ConflictError(`Trajectory ${trajectoryId} is still being labelled (${item.labelCount} of ${campaign.annotatorsPerItem} labels); QA opens once it has all its labels`);
+  // Items are named by number: QA reviewers may be annotators, who never learn trajectory ids.
+  if (item.state === "open") throw new ConflictError(`Item ${item.itemNo} is still being labelled (${item.labelCount} of ${campaign.annotatorsPerItem} labels); QA opens once it has all its labels`);
   return item;
 }
 
@@ -115,7 +116,7 @@ export async function qaItemReview(db: Db, actor: Actor, campaignId: number, tra
  */
 async function assertMayQaSee(db: Db, actor: Actor, item: Pick<CampaignItemRow, "trajectoryId" | "campaignId">): Promise<void> {
   if (hasRole(actor, "researcher")) return await assertMayViewEvaluations(db, actor.userId, item.trajectoryId);
-  if ((await blindedOutsideCampaign(db, actor.userId, item.campaignId, item.trajectoryId)).length) throw new BlindError(item.trajectoryId);
+  if ((await blindedOutsideCampaign(db, actor.userId, item.campaignId, item.trajectoryId)).length) throw new BlindError();
   await recordReveal(db, actor.userId, item.trajectoryId);
 }
 
@@ -238,13 +239,13 @@ export async function submitQaReview(db: Db, actor: Actor, input: QaReviewInput,
   return withTransaction(db, async () => {
     const campaign = await requireQaCampaign(db, actor, input.campaignId);
     const item = await requireQaItem(db, campaign, input.trajectoryId);
-    if (item.qaReviewedAt) throw new ConflictError(`Trajectory ${input.trajectoryId} already had its QA review`);
+    if (item.qaReviewedAt) throw new ConflictError(`Item ${item.itemNo} already had its QA review`);
     const current = await getConsolidated(db, item.id);
     const active = await activeLabelsOfItem(db, item.id);
     const at = new Date(now);
     let values: LabelValues;
     if (input.decision === "confirmed") {
-      if (!current) throw new ConflictError(`Trajectory ${input.trajectoryId} has no consolidated label to confirm (its annotators disagree); correct it with the label it should have`);
+      if (!current) throw new ConflictError(`Item ${item.itemNo} has no consolidated label to confirm (its annotators disagree); correct it with the label it should have`);
       values = { verdict: current.verdict, category: current.category, firstFailingStep: current.firstFailingStep, note: null };
       // Confirming keeps the label and who decided it; the review adds the reviewer's confidence and name.
       const { id: _id, updatedAt: _updatedAt, ...kept } = current;

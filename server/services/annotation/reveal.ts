@@ -34,10 +34,10 @@ export function checkRevealEvaluator(value: string | null | undefined, blind: bo
 }
 
 /** Refuses to change a label whose evaluator was already shown to its annotator (the blind stage is final). */
-export async function assertBlindLabelOpen(db: Db, labelId: number, trajectoryId: number): Promise<void> {
+export async function assertBlindLabelOpen(db: Db, labelId: number): Promise<void> {
   if (await revealOfLabel(db, labelId)) {
     throw new ConflictError(
-      `Your blind label on trajectory ${trajectoryId} is final: the evaluator's verdict was shown to you after it. Keep or revise it in the reveal panel (the informed stage) instead`,
+      "Your blind label on this item is final: the evaluator's verdict was shown to you after it. Keep or revise it in the reveal panel (the informed stage) instead",
     );
   }
 }
