@@ -21,7 +21,12 @@ if [ ! -x "$CHROMIUM" ]; then
   fi
 fi
 
-# As root, the runner's Chromium runs as an unprivileged user so it can keep its sandbox (README, "Live runs").
+# As root, the runner's Chromium runs as an unprivileged user so it can keep its sandbox, and that user's network is
+# limited to the runner's egress proxies by nftables (docs/security.md).
+if [ "$(id -u)" = 0 ] && ! command -v nft >/dev/null 2>&1; then
+  echo "› Installing Debian's nftables for the browser user's network rules…"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables || echo "warning: nftables could not be installed; see docs/security.md" >&2
+fi
 bash scripts/browser-user.sh
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

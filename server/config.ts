@@ -42,6 +42,29 @@ export interface VerdictConfig {
    * this machine can use them). Required with a remote browser.
    */
   runnerProxyHost?: string;
+  /**
+   * Ports the live runner's egress proxies listen on; unset = DEFAULT_RUNNER_PROXY_PORTS. The browser user's network
+   * rules (scripts/browser-user.sh) let its TCP reach these ports on 127.0.0.1 and nothing else.
+   */
+  runnerProxyPorts?: PortRange;
+}
+
+/** An inclusive range of TCP ports. */
+export interface PortRange {
+  from: number;
+  to: number;
+}
+
+/** Where egress proxies listen unless VERDICT_RUNNER_PROXY_PORTS says otherwise: below Linux's ephemeral ports. */
+export const DEFAULT_RUNNER_PROXY_PORTS: PortRange = { from: 24600, to: 24999 };
+
+/** "24600-24999" → the range; a problem naming what is wrong otherwise. */
+export function parsePortRange(text: string): PortRange | { problem: string } {
+  const m = /^\s*(\d{1,5})\s*-\s*(\d{1,5})\s*$/.exec(text);
+  const from = Number(m?.[1]);
+  const to = Number(m?.[2]);
+  if (!m || from < 1024 || to > 65535 || to < from) return { problem: `must be a range of unprivileged TCP ports such as 24600-24999, got ${JSON.stringify(text)}` };
+  return { from, to };
 }
 
 export interface S3Config {
@@ -247,6 +270,11 @@ const VARIABLES = {
     { group: "Live runner", default: "playwright", description: "`playwright` (a Playwright browser server) or `cdp` (browserless, Chrome's DevTools port)" },
   ),
   VERDICT_RUNNER_PROXY_HOST: v(text(), { group: "Live runner", default: "127.0.0.1", description: "Address of this worker the browser reaches its egress proxy on (required with VERDICT_BROWSER_WS)" }),
+  VERDICT_RUNNER_PROXY_PORTS: v(field(parsePortRange), {
+    group: "Live runner",
+    default: "24600-24999",
+    description: "Ports the runner's egress proxies listen on; the browser user's network rules let it reach only these (scripts/browser-user.sh)",
+  }),
   VERDICT_RUNNER_ALLOWED_DESTINATIONS: v(text(), { group: "Live runner", default: "none", description: "Private destinations (host:port, comma-separated) every run may reach" }),
   VERDICT_RUNNER_CONCURRENCY: v(wholeNumber(1, "runs", 2), { group: "Live runner", default: "2", description: "Runs at once in one `npm run worker`" }),
   VERDICT_RUNNER_LEASE_MS: v(wholeNumber(1, "milliseconds", 15_000), { group: "Live runner", default: "15000", description: "Lease of a running job: how soon a dead worker's tasks are taken back" }),
@@ -380,6 +408,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     objectStorage: objectStorageOf(e),
     remoteBrowser: e.VERDICT_BROWSER_WS !== undefined ? { wsEndpoint: e.VERDICT_BROWSER_WS, protocol: e.VERDICT_BROWSER_WS_PROTOCOL } : undefined,
     runnerProxyHost: e.VERDICT_RUNNER_PROXY_HOST?.trim(),
+    runnerProxyPorts: e.VERDICT_RUNNER_PROXY_PORTS,
   };
 }
 

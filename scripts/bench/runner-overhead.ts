@@ -132,12 +132,14 @@ export async function benchRunnerOverhead(): Promise<{ name: string; value: numb
   }
   const outDir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-runner-"));
   const sites = await startDemoSites();
-  const browser = await launchChromium({ executablePath: chromiumPath });
+  const egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`] } });
+  // As the worker does, the browser is launched with a proxy: run as the browser user, its network reaches the
+  // egress proxies only (scripts/browser-user.sh). Contexts without one of their own go through this one.
+  const browser = await launchChromium({ executablePath: chromiumPath, egressProxy: egress.url });
   const ours: RecordedStep[] = [];
   const proxied: RecordedStep[] = [];
   const withHar: RecordedStep[] = [];
   const bare: number[] = [];
-  const egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`], allowPrivateNetwork: false } });
   try {
     for (let pass = 0; pass < PASSES; pass++) {
       for (const cycle of CYCLES) {

@@ -20,8 +20,10 @@ import { chromium, type Browser } from "playwright";
 export const DEFAULT_CHROMIUM_PATH = "/usr/bin/chromium";
 
 /**
- * Flags for a headless, quiet browser: no GPU, no phoning home; no QUIC and no WebRTC UDP outside the proxy, so every
- * connection can be sent through the runner's egress proxy.
+ * Flags for a headless, quiet browser: no GPU, no phoning home; no QUIC, and WebRTC told to keep off non-proxied UDP,
+ * so connections go through the runner's egress proxy. The flag does not stop STUN/TURN to a page's own ICE servers:
+ * run contexts have no WebRTC at all (no-webrtc.ts), and the browser user's UDP is dropped by the kernel
+ * (scripts/browser-user.sh).
  */
 export const CHROMIUM_ARGS: readonly string[] = [
   "--disable-gpu",

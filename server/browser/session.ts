@@ -5,6 +5,7 @@
  * window.open) switch the agent to that tab, as a person clicking the link would see it.
  */
 import type { Browser, BrowserContext, Page } from "playwright";
+import { NO_WEBRTC_INIT_SCRIPT } from "./no-webrtc";
 
 export interface Viewport {
   width: number;
@@ -61,6 +62,8 @@ export class BrowserSession {
       ...(options.harPath ? { recordHar: { path: options.harPath, content: "omit" as const, mode: "full" as const } } : {}),
     });
     try {
+      // No WebRTC: its UDP would go around the run's egress proxy (see no-webrtc.ts).
+      await context.addInitScript(NO_WEBRTC_INIT_SCRIPT);
       const page = await context.newPage();
       return new BrowserSession(context, page, viewport);
     } catch (e) {

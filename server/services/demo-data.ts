@@ -11,6 +11,7 @@ import { listRuns } from "../../db/repositories/catalog";
 import type { AppContext } from "../context";
 import type { BundleTrajectory } from "../domain/imports/bundle";
 import { launchChromium } from "../browser/launch";
+import { EgressProxy } from "./runner/egress-proxy";
 import { bundleStepSink, recordTrajectory, type RecordedTrajectory } from "../browser/recorder";
 import { createScriptedPolicy } from "../browser/scripted-policy";
 import { BrowserSession } from "../browser/session";
@@ -80,8 +81,11 @@ export async function generateDemoData(ctx: AppContext, options: DemoOptions = {
 
   const sites = await startDemoSites({ port: options.port ?? DEMO_SITES_DEFAULT_PORT });
   const trajectories: BundleTrajectory[] = [];
+  // The browser reaches the demo sites through an egress proxy, as a live run's does: run as the browser user, it
+  // may open connections to the proxies only (scripts/browser-user.sh).
+  const egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`] }, ports: ctx.config.runnerProxyPorts });
   try {
-    const browser = await launchChromium({ executablePath: ctx.config.chromiumPath });
+    const browser = await launchChromium({ executablePath: ctx.config.chromiumPath, egressProxy: egress.url });
     try {
       // A fresh folder: images of an older recording must not linger in the bundle.
       await fsp.rm(bundleDir, { recursive: true, force: true });
@@ -114,6 +118,7 @@ export async function generateDemoData(ctx: AppContext, options: DemoOptions = {
       await browser.close();
     }
   } finally {
+    await egress.close();
     await sites.close();
   }
 

@@ -16,6 +16,7 @@ import { parseWebVoyagerAction } from "../../server/domain/actions/webvoyager";
 import type { SomElement } from "../../server/domain/types";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
+import { EgressProxy } from "../../server/services/runner/egress-proxy";
 
 const chromiumPath = resolveChromiumPath();
 const noChromium = chromiumSkipReason();
@@ -26,6 +27,7 @@ if (!haveChromium) {
 
 let browser: Browser;
 let sites: DemoSitesServer;
+let egress: EgressProxy;
 let session: BrowserSession;
 
 async function open(path: string): Promise<SomObservation> {
@@ -57,10 +59,13 @@ async function rgba(png: Buffer) {
 describe.skipIf(!haveChromium)(titled("browser module on real Chromium", noChromium), () => {
   beforeAll(async () => {
     sites = await startDemoSites();
-    browser = await launchChromium({ executablePath: chromiumPath });
+    // Through an egress proxy, as the runner's browser: as the browser user it may connect to the proxies only.
+    egress = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${sites.port}`] } });
+    browser = await launchChromium({ executablePath: chromiumPath, egressProxy: egress.url });
   });
   afterAll(async () => {
     await browser?.close();
+    await egress?.close();
     await sites?.close();
   });
   beforeEach(async () => {

@@ -63,7 +63,7 @@ describe("egress proxy", () => {
     const refusals: EgressRefusalEvent[] = [];
     const lookups: string[] = [];
     const proxy = await EgressProxy.start({
-      rules: { allowedDestinations: [`127.0.0.1:${targetPort}`], allowPrivateNetwork: false },
+      rules: { allowedDestinations: [`127.0.0.1:${targetPort}`] },
       resolveHost: async (host) => {
         lookups.push(host);
         if (host === "app.test") return ["127.0.0.1"];
@@ -99,7 +99,7 @@ describe("egress proxy", () => {
     const answers = [["127.0.0.1"], ["10.0.0.1"]];
     let calls = 0;
     const proxy = await EgressProxy.start({
-      rules: { allowedDestinations: [`127.0.0.1:${targetPort}`], allowPrivateNetwork: false },
+      rules: { allowedDestinations: [`127.0.0.1:${targetPort}`] },
       resolveHost: async () => answers[Math.min(calls++, answers.length - 1)]!,
     });
     try {
@@ -115,7 +115,7 @@ describe("egress proxy", () => {
 
   it("refuses a name when any of its addresses is refused", async () => {
     const proxy = await EgressProxy.start({
-      rules: { allowedDestinations: [], allowPrivateNetwork: false },
+      rules: { allowedDestinations: [] },
       resolveHost: async () => ["93.184.216.34", "127.0.0.1"],
     });
     try {
@@ -130,7 +130,7 @@ describe("egress proxy", () => {
   it("tunnels CONNECT (HTTPS, WebSockets) only to allowed destinations", async () => {
     const refusals: string[] = [];
     const proxy = await EgressProxy.start({
-      rules: { allowedDestinations: [`127.0.0.1:${targetPort}`], allowPrivateNetwork: false },
+      rules: { allowedDestinations: [`127.0.0.1:${targetPort}`] },
       resolveHost: async () => {
         throw new Error("no DNS here");
       },
@@ -170,8 +170,8 @@ describe("egress proxy", () => {
   });
 
   it("a step's error names each refusal once, the first dozen of them, and counts the rest", async () => {
-    const safety = new RunSafety({ allowedHosts: ["example.com"], allowPrivateNetwork: false, privateOriginExceptions: [], blockedTexts: [], allowDownloads: false });
-    const proxy = await EgressProxy.start({ rules: { allowedDestinations: [], allowPrivateNetwork: false }, onRefusal: (r) => safety.noteRefusal(r.message) });
+    const safety = new RunSafety({ allowedHosts: ["example.com"], privateOriginExceptions: [], blockedTexts: [], allowDownloads: false });
+    const proxy = await EgressProxy.start({ rules: { allowedDestinations: [] }, onRefusal: (r) => safety.noteRefusal(r.message) });
     try {
       for (let i = 1; i <= 15; i++) {
         await viaProxy(proxy, `http://10.0.0.${i}/`);

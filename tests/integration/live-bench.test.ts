@@ -15,6 +15,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import crypto from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { findVerdict, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
@@ -281,6 +283,18 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect(urls).toContain(`GET ${forum.baseUrl}/item/1 200`);
       expect(urls).toContain(`GET ${market.baseUrl}/item/1 200`);
       expect(fs.existsSync(path.join(second!.detail.trajectory.sourcePath!, "network.har"))).toBe(false);
+      // Security review 2, L1: the profile's sealed logins (the recipe's session cookie, the uploaded storage state's)
+      // went with every request, yet the stored log keeps their names only.
+      const harText = Buffer.from(bytes).toString("utf8");
+      for (const secret of [forum.token, market.token]) expect(harText).not.toContain(secret);
+      const withCookies = (JSON.parse(harText) as { log: { entries: { request: { headers: { name: string; value: string }[]; cookies: { name: string; value: string }[] } }[] } }).log.entries.filter(
+        (e) => e.request.cookies.length > 0,
+      );
+      expect(withCookies.length).toBeGreaterThan(0);
+      for (const e of withCookies) {
+        expect(e.request.cookies.every((c) => c.value === "[redacted]")).toBe(true);
+        expect(e.request.headers.filter((h) => h.name.toLowerCase() === "cookie").map((h) => h.value)).toEqual(["[redacted]"]);
+      }
 
       // The player's Network panel: step 0's click loaded the item page; step 2's goto the market's.
       const step0 = await liveStepEvidence(ctx, second!.detail.trajectory.id, 0);
@@ -426,6 +440,46 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).successRate).toEqual({ successes: 0, n: 0, infraErrors: 2, blocked: 0 });
       } finally {
         await other.close();
+      }
+    });
+
+    it("review 2, L5: a reset hook on a host of its own is called at its exact URL only; a task's input image and the run's pages cannot reach that host", async () => {
+      const hookRequests: string[] = [];
+      const hooks = http.createServer((req, res) => {
+        hookRequests.push(`${req.method} ${req.url}`);
+        res.writeHead(200, { "content-type": "text/plain" }).end("reset");
+      });
+      await new Promise<void>((r) => hooks.listen(0, "127.0.0.1", r));
+      const hookPort = (hooks.address() as AddressInfo).port;
+      try {
+        const lab = await createDeploymentProfile(ctx.db, {
+          name: "hooks apart",
+          sites: [
+            {
+              placeholder: "__REDDIT__",
+              url: `${forum.baseUrl}/`,
+              login: { kind: "recipe", url: `${forum.baseUrl}/login`, usernameSelector: "#user", passwordSelector: "#pass", submitSelector: "#go", username: SITE_USER, password: SITE_PASSWORD },
+              reset: { method: "POST", url: `http://127.0.0.1:${hookPort}/reset/forum` },
+            },
+          ],
+        });
+        const ids = await importTasks([vwaTask(0, { image: `http://127.0.0.1:${hookPort}/reset/everything-via-image` }), vwaTask(1)]);
+        const { runId } = await start({
+          tasks: { from: "tasks", taskIds: ids },
+          policy: { kind: "scripted", source: "actions", actions: [`goto [http://127.0.0.1:${hookPort}/reset/from-the-page]`, "stop [x]"] },
+          settings: { deploymentProfileId: lab.id, infraRetries: 0 },
+        });
+        await work(runId);
+        const [viaImage, viaPage] = await trajectories(runId);
+        expect(viaImage!.detail.trajectory.outcome).toBe("infra_error");
+        expect(viaImage!.detail.trajectory.outcomeDetail).toContain(`the input image http://127.0.0.1:${hookPort}/reset/everything-via-image could not be fetched: refused: 127.0.0.1:${hookPort} is not allowed`);
+        expect(viaPage!.detail.steps[0]!.error).toMatch(new RegExp(`127\\.0\\.0\\.1:${hookPort}`));
+        // The hook saw the runner's resets, at the profile's URL, and nothing else.
+        expect(hookRequests.length).toBeGreaterThan(0);
+        expect(new Set(hookRequests)).toEqual(new Set(["POST /reset/forum"]));
+      } finally {
+        hooks.closeAllConnections();
+        await new Promise((r) => hooks.close(r));
       }
     });
 

@@ -389,7 +389,7 @@ describeEachBackend("live runner on real Chromium", (backend) => {
         await new Promise((r) => server.close(r));
       });
 
-      it("refuses a private start URL unless the run allows the private network; the demo sites are allowed", async () => {
+      it("refuses a private start URL unless an admin allowed the destination; the demo sites are allowed", async () => {
         const { runId } = await start({
           tasks: { from: "tasks", taskIds: [await addTask("live.private", local)] },
           policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
@@ -425,9 +425,10 @@ describeEachBackend("live runner on real Chromium", (backend) => {
               "stop [done]",
             ],
           },
-          settings: { allowPrivateNetwork: true, blockedTexts: ["place ORDER"] },
+          settings: { blockedTexts: ["place ORDER"] },
         });
-        await work(runId);
+        // The local shop is private: an admin lets runs reach it.
+        await work(runId, { env: { ...LOCAL_JUDGE_ENV, VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${port}` } });
         const { detail } = await onlyTrajectory(runId);
         expect(detail.trajectory, `${detail.trajectory.outcomeDetail}; steps: ${JSON.stringify(detail.steps.map((s) => [s.url, s.error]))}`).toMatchObject({ outcome: "answered", stepCount: 6 });
         const [external, redirect, goto, order, download, answer] = detail.steps;
@@ -447,9 +448,9 @@ describeEachBackend("live runner on real Chromium", (backend) => {
         const { runId } = await start({
           tasks: { from: "tasks", taskIds: [await addTask("live.download", local)] },
           policy: { kind: "scripted", source: "actions", actions: ["click [{{Download report}}]", "stop [done]"] },
-          settings: { allowPrivateNetwork: true, allowDownloads: true },
+          settings: { allowDownloads: true },
         });
-        await work(runId);
+        await work(runId, { env: { ...LOCAL_JUDGE_ENV, VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${port}` } });
         const { detail } = await onlyTrajectory(runId);
         expect(detail.steps[0]!.error).toBeNull();
         const files = fs.readdirSync(path.join(detail.trajectory.sourcePath!, "downloads"));

@@ -144,7 +144,7 @@ describe("an egress proxy the network can reach", () => {
   it("answers 407 to a client without its credentials and serves one with them", async () => {
     const target = http.createServer((_req, res) => res.end("public page"));
     const targetPort = await listen(target);
-    const proxy = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${targetPort}`], allowPrivateNetwork: false }, host: "127.0.0.1", requireCredentials: true });
+    const proxy = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${targetPort}`] }, host: "127.0.0.1", requireCredentials: true });
     const via = (auth?: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const req = http.request({ host: "127.0.0.1", port: proxy.port, path: `http://127.0.0.1:${targetPort}/`, headers: auth ? { "Proxy-Authorization": auth } : {} }, (res) => {

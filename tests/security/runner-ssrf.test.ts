@@ -23,10 +23,12 @@ import { launchChromium, resolveChromiumPath } from "../../server/browser/launch
 import { liveRunRequestSchema, type LiveRunRequestInput } from "../../server/domain/runner/settings";
 import { taskValues } from "../../server/services/imports/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/runner/live-runs";
-import { runRunnerWorker } from "../../server/services/runner/worker";
+import { allowedDestinationsFromEnv, runRunnerWorker } from "../../server/services/runner/worker";
+import { EgressProxy } from "../../server/services/runner/egress-proxy";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
+import { callerWithRole } from "../helpers/trpc";
 
 const chromiumPath = resolveChromiumPath();
 const noChromium = chromiumSkipReason();
@@ -246,15 +248,41 @@ describeEachBackend("live runner egress (security review H2)", (backend) => {
       expect(errors).toMatch(new RegExp(`the page went to http://127\\.0\\.0\\.1:${internal.port}/(meta-refresh|js-navigation), which is not allowed`));
     });
 
-    it("a run that allows the private network still cannot reach link-local addresses (the cloud metadata service)", async () => {
-      const detail = await runScripted(`http://127.0.0.1:${attackerPort}/meta.html`, ["wait", "goto [http://169.254.169.254/latest/meta-data/]", "stop [done]"], {
-        allowPrivateNetwork: true,
-        allowedHosts: ["127.0.0.1", "169.254.169.254"],
-      });
-      // With the private network allowed, the meta refresh does reach loopback: only the run's own rule let it.
-      expect(internal.paths).toContain("GET /meta-refresh");
-      const errors = detail.steps.map((s) => s.error ?? "").join("\n");
-      expect(errors).toContain("blocked request to 169.254.169.254:80 (link-local)");
+  });
+
+  describe("review 2, N2: where runs may go inside the network is the admins' decision", () => {
+    it("a researcher asking for the private network is refused before anything is queued, and the internal service sees nothing", async () => {
+      const api = await callerWithRole(ctx, "researcher");
+      const taskId = await addTask("n2.private", internalUrl("/direct-start"));
+      await expect(
+        api.liveRuns.start({ tasks: { from: "tasks", taskIds: [taskId] }, policy: { kind: "scripted", source: "actions", actions: ["ANSWER; done"] }, settings: { allowPrivateNetwork: true } }),
+      ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("a run cannot open the private network; an admin lists the private destinations") });
+      expect(await api.liveRuns.list()).toEqual([]);
+      expect(internal.paths).toEqual([]);
+    });
+
+    it("cloud metadata addresses are refused by the egress proxy whatever is listed, in every spelling and behind names", async () => {
+      const listed = ["[fd00:ec2::254]:80", "100.100.100.200:80", "169.254.169.254:80", "169.254.170.2:80", "metadata.test:80"];
+      const proxy = await EgressProxy.start({ rules: { allowedDestinations: listed }, resolveHost: async (h) => (h === "metadata.test" ? ["100.100.100.200"] : []) });
+      try {
+        for (const [host, want] of [
+          ["fd00:ec2::254", "cloud metadata service"],
+          ["100.100.100.200", "cloud metadata service"],
+          ["169.254.169.254", "cloud metadata service"],
+          ["169.254.170.2", "cloud metadata service"],
+          ["::ffff:100.100.100.200", "cloud metadata service"],
+          ["64:ff9b::a9fe:a9fe", "cloud metadata service"],
+          ["metadata.test", "resolves to 100.100.100.200, cloud metadata service"],
+        ] as const) {
+          const d = await proxy.decide(host, 80);
+          expect("refusal" in d && d.refusal.reason, host).toBe(want);
+        }
+      } finally {
+        await proxy.close();
+      }
+      expect(() => allowedDestinationsFromEnv({ VERDICT_RUNNER_ALLOWED_DESTINATIONS: "wiki.lab:8080, [fd00:ec2::254]:80" })).toThrow(
+        /VERDICT_RUNNER_ALLOWED_DESTINATIONS: "\[fd00:ec2::254\]:80" is a cloud metadata service, which runs never reach/,
+      );
     });
   });
 });

@@ -31,14 +31,24 @@ const profile = deploymentProfileInputSchema.parse({
 });
 
 describe("deployment profiles", () => {
-  it("a run using a profile may reach its sites, login pages and reset hooks, by host:port", () => {
+  it("a run's browser using a profile may reach its sites and login pages by host:port; reset hooks only by the runner, at their exact URLs", () => {
     const plan = deploymentPlan({ id: 3, name: "lab", sites: profile.sites });
     expect(plan.siteUrls).toEqual({ __REDDIT__: "http://10.0.0.5:9999", __HOMEPAGE__: "http://10.0.0.5:4399" });
-    expect(plan.destinations.sort()).toEqual(["10.0.0.5:4399", "10.0.0.5:9999", "10.0.0.9:7000"]);
+    // Security review 2, L5: the hook host 10.0.0.9:7000 is not among the browser's destinations.
+    expect(plan.destinations.sort()).toEqual(["10.0.0.5:4399", "10.0.0.5:9999"]);
+    expect(plan.resetUrls).toEqual(["http://10.0.0.9:7000/reset/reddit"]);
     expect(plan.hosts).toEqual(["10.0.0.5"]);
     expect(plan.loginSites).toEqual(["__REDDIT__"]);
     expect(plan.resetSites).toEqual(["__REDDIT__"]);
     expect(profile.sites[0]!.reset!.method).toBe("POST");
+  });
+
+  it("refuses a cloud metadata address in any of a profile's URLs", () => {
+    const meta = deploymentProfileInputSchema.parse({
+      name: "meta",
+      sites: [{ placeholder: "__REDDIT__", url: "http://10.0.0.5:9999/", reset: { url: "http://169.254.169.254/latest/api/token" } }],
+    });
+    expect(deploymentProfileProblems(meta)).toEqual(["sites[0] (__REDDIT__).reset.url: 169.254.169.254 is a cloud metadata service (AWS, GCP, Azure, OpenStack, Oracle, DigitalOcean, Hetzner instance metadata), which runs never reach"]);
   });
 
   it("names the field of a bad entry", () => {

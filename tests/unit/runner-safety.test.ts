@@ -10,6 +10,7 @@ import {
   isIpLiteral,
   isLoopbackName,
   isPrivateAddress,
+  metadataService,
   normaliseHostEntry,
   originKey,
   parseHostList,
@@ -172,13 +173,14 @@ describe("address kinds", () => {
 });
 
 describe("egress rules (what the runner's proxy lets the browser connect to)", () => {
-  const strict = { allowedDestinations: ["127.0.0.1:4517", "localhost:4517", "wiki.internal:8080"], allowPrivateNetwork: false };
+  const strict = { allowedDestinations: ["127.0.0.1:4517", "localhost:4517", "wiki.internal:8080"] };
 
   it("refuses every non-public address, naming its kind, and says when a name resolved to it", () => {
     expect(egressRefusal("127.0.0.1", 9997, "127.0.0.1", strict)).toBe("loopback");
     expect(egressRefusal("::1", 80, "::1", strict)).toBe("loopback");
     expect(egressRefusal("::ffff:7f00:1", 80, "::ffff:7f00:1", strict)).toBe("loopback");
-    expect(egressRefusal("metadata.example", 80, "169.254.169.254", strict)).toBe("resolves to 169.254.169.254, link-local");
+    expect(egressRefusal("metadata.example", 80, "169.254.169.254", strict)).toBe("resolves to 169.254.169.254, cloud metadata service");
+    expect(egressRefusal("linklocal.example", 80, "169.254.1.1", strict)).toBe("resolves to 169.254.1.1, link-local");
     expect(egressRefusal("rebind.test", 80, "127.0.0.1", strict)).toBe("resolves to 127.0.0.1, loopback");
     expect(egressRefusal("example.com", 443, "93.184.216.34", strict)).toBeNull();
     expect(egressRefusal("example.com", 443, "not-an-address", strict)).toBe("not-an-address is not an IP address");
@@ -191,17 +193,25 @@ describe("egress rules (what the runner's proxy lets the browser connect to)", (
     expect(egressRefusal("127.0.0.1", 4518, "127.0.0.1", strict)).toBe("loopback");
     expect(egressRefusal("wiki.internal", 8080, "10.1.2.3", strict)).toBeNull();
     expect(egressRefusal("wiki.internal", 22, "10.1.2.3", strict)).toBe("resolves to 10.1.2.3, private");
-    expect(egressRefusal("[::1]", 4517, "::1", { allowedDestinations: ["[::1]:4517"], allowPrivateNetwork: false })).toBeNull();
+    expect(egressRefusal("[::1]", 4517, "::1", { allowedDestinations: ["[::1]:4517"] })).toBeNull();
   });
 
-  it("a run that allows the private network reaches private and loopback addresses, never link-local, multicast or unspecified ones", () => {
-    const open = { allowedDestinations: [], allowPrivateNetwork: true };
-    expect(egressRefusal("10.0.0.1", 80, "10.0.0.1", open)).toBeNull();
-    expect(egressRefusal("127.0.0.1", 3000, "127.0.0.1", open)).toBeNull();
-    expect(egressRefusal("fd00::1", 80, "fd00::1", open)).toBeNull();
-    expect(egressRefusal("169.254.169.254", 80, "169.254.169.254", open)).toBe("link-local");
-    expect(egressRefusal("0.0.0.0", 80, "0.0.0.0", open)).toBe("unspecified");
-    expect(egressRefusal("224.0.0.1", 80, "224.0.0.1", open)).toBe("multicast");
+  it("review 2, N2: refuses cloud metadata services even when listed, in every spelling and behind names", () => {
+    const listed = { allowedDestinations: ["169.254.169.254:80", "[fd00:ec2::254]:80", "100.100.100.200:80", "meta.lab:80", "168.63.129.16:80"] };
+    expect(egressRefusal("169.254.169.254", 80, "169.254.169.254", listed)).toBe("cloud metadata service");
+    expect(egressRefusal("fd00:ec2::254", 80, "fd00:ec2::254", listed)).toBe("cloud metadata service");
+    expect(egressRefusal("[fd00:ec2:0:0:0:0:0:254]", 80, "fd00:ec2:0:0:0:0:0:254", listed)).toBe("cloud metadata service");
+    expect(egressRefusal("100.100.100.200", 80, "100.100.100.200", listed)).toBe("cloud metadata service");
+    expect(egressRefusal("::ffff:100.100.100.200", 80, "::ffff:100.100.100.200", listed)).toBe("cloud metadata service");
+    expect(egressRefusal("2002:a9fe:a9fe::1", 80, "2002:a9fe:a9fe::1", listed)).toBe("cloud metadata service");
+    expect(egressRefusal("meta.lab", 80, "169.254.169.254", listed)).toBe("resolves to 169.254.169.254, cloud metadata service");
+    expect(egressRefusal("168.63.129.16", 80, "168.63.129.16", listed)).toBe("cloud metadata service");
+    // Other addresses of the same ranges are still just what they are.
+    expect(egressRefusal("100.100.100.201", 80, "100.100.100.201", listed)).toBe("carrier-grade NAT");
+    expect(metadataService("100.100.100.200")).toBe("Alibaba Cloud metadata");
+    expect(metadataService("fd00:ec2::254")).toBe("AWS IPv6 instance metadata");
+    expect(metadataService("example.com")).toBeNull();
+    expect(parseDestinationList("wiki.lab:8080, 169.254.169.254:80")).toEqual({ destinations: ["wiki.lab:8080"], invalid: [], metadata: ["169.254.169.254:80"] });
   });
 
   it("names WebSocket origins with their default ports, as the demo-site exceptions are written", () => {
@@ -210,7 +220,7 @@ describe("egress rules (what the runner's proxy lets the browser connect to)", (
   });
 
   it("parses allowed destinations, which need a port", () => {
-    expect(parseDestinationList("wiki.internal:8080, 10.0.0.5:443\nhttp://intranet:81/x")).toEqual({ destinations: ["wiki.internal:8080", "10.0.0.5:443", "intranet:81"], invalid: [] });
-    expect(parseDestinationList("wiki.internal *.corp:80 bad!host:1")).toEqual({ destinations: [], invalid: ["bad!host:1", "wiki.internal", "*.corp:80"] });
+    expect(parseDestinationList("wiki.internal:8080, 10.0.0.5:443\nhttp://intranet:81/x")).toEqual({ destinations: ["wiki.internal:8080", "10.0.0.5:443", "intranet:81"], invalid: [], metadata: [] });
+    expect(parseDestinationList("wiki.internal *.corp:80 bad!host:1")).toEqual({ destinations: [], invalid: ["bad!host:1", "wiki.internal", "*.corp:80"], metadata: [] });
   });
 });

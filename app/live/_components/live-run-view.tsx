@@ -231,8 +231,8 @@ function reachText(s: RunSettings, deployment: RunDeployment): string {
 }
 
 function privateNetworkText(s: RunSettings, deployment: RunDeployment): string {
-  if (deployment) {
-    return `only the profile's ${deployment.destinations.join(", ")}${s.allowPrivateNetwork ? " and any other private address" : "; other private addresses refused"}`;
-  }
-  return s.allowPrivateNetwork ? "allowed" : "refused (demo sites excepted)";
+  // Runs started before private networks became the admins' to open say so; their settings keep the switch.
+  const opened = (s as RunSettings & { allowPrivateNetwork?: boolean }).allowPrivateNetwork === true ? " (this run was started with the private network open, a setting that no longer exists)" : "";
+  if (deployment) return `only the profile's ${deployment.destinations.join(", ")}; other private addresses refused${opened}`;
+  return `refused, except the demo sites and the destinations an admin allowed${opened}`;
 }

@@ -54,7 +54,6 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
   const [runTimeout, setRunTimeout] = useState(String(LIVE_RUN_DEFAULTS.runTimeoutMs / 60_000));
   const [viewport, setViewport] = useState(`${LIVE_RUN_DEFAULTS.viewport.width}x${LIVE_RUN_DEFAULTS.viewport.height}`);
   const [hosts, setHosts] = useState("");
-  const [allowPrivate, setAllowPrivate] = useState(false);
   const [blocked, setBlocked] = useState("");
   const [downloads, setDownloads] = useState(false);
   const [name, setName] = useState("");
@@ -104,7 +103,6 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
         runTimeoutMs: Math.round(numberOr(runTimeout, LIVE_RUN_DEFAULTS.runTimeoutMs / 60_000) * 60_000),
         viewport: viewportMatch ? { width: Number(viewportMatch[1]), height: Number(viewportMatch[2]) } : { ...LIVE_RUN_DEFAULTS.viewport },
         allowedHosts: hosts.split(/[\s,]+/).filter(Boolean),
-        allowPrivateNetwork: allowPrivate,
         blockedTexts: blocked.split("\n").map((l) => l.trim()).filter(Boolean),
         allowDownloads: downloads,
         historyScreenshots: numberOr(history, LIVE_RUN_DEFAULTS.historyScreenshots),
@@ -364,11 +362,11 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
             <textarea id="blocked" className="field h-20 py-1.5" value={blocked} onChange={(e) => setBlocked(e.target.value)} placeholder={"Place order\nDelete\nSign in"} />
           </Field>
         </div>
+        <p className="text-[12px] text-zinc-600" data-testid="private-network-note">
+          Private and loopback addresses: only the demo sites, the destinations an admin allowed and the sites of the chosen deployment profile. Cloud
+          metadata services never.
+        </p>
         <div className="flex flex-wrap gap-5 text-[12px]">
-          <label className="flex items-center gap-1.5">
-            <input type="checkbox" checked={allowPrivate} onChange={(e) => setAllowPrivate(e.target.checked)} />
-            Allow private and loopback addresses (the demo sites are always allowed; link-local addresses such as the cloud metadata service never are)
-          </label>
           <label className="flex items-center gap-1.5">
             <input type="checkbox" checked={downloads} onChange={(e) => setDownloads(e.target.checked)} />
             Allow downloads

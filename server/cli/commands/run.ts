@@ -10,6 +10,7 @@ import {
   LIVE_RUN_DEFAULTS,
   liveRunRequestSchema,
   parseActionLines,
+  PRIVATE_NETWORK_REFUSAL,
   type LiveRunRequestInput,
   type PolicySpecInput,
   type TaskSelection,
@@ -38,7 +39,7 @@ const USAGE = `npm run cli -- run --tasks <demo|set|file> --policy <scripted|con
   --limit N               only the first N tasks       --name NAME         name of the run
   --max-steps N (${LIVE_RUN_DEFAULTS.maxSteps})         --concurrency N (${LIVE_RUN_DEFAULTS.concurrency})    --history N (${LIVE_RUN_DEFAULTS.historyScreenshots} screenshots per call)
   --step-timeout SECONDS (${LIVE_RUN_DEFAULTS.stepTimeoutMs / 1000})  --run-timeout SECONDS (${LIVE_RUN_DEFAULTS.runTimeoutMs / 1000})  --viewport WxH (${LIVE_RUN_DEFAULTS.viewport.width}x${LIVE_RUN_DEFAULTS.viewport.height})
-  --allow-hosts a.com,b.org  (default: each task's start host)   --allow-private   --allow-downloads
+  --allow-hosts a.com,b.org  (default: each task's start host)   --allow-downloads
   --block-texts "Place order|Delete|Sign in"
   --profile <name|id>     a deployment profile (deployment-profile list): its sites replace the tasks' placeholders,
                           it signs in and resets per task, and its hosts are the only private ones reachable
@@ -119,6 +120,8 @@ export const runCommand: CliCommand = {
     const viewport = viewportFlag === undefined ? undefined : /^(\d{3,4})x(\d{3,4})$/.exec(viewportFlag);
     if (viewport === null) throw new UsageError(`--viewport must look like 1280x800, got ${JSON.stringify(viewportFlag)}`);
 
+    // Gone: where runs may go inside the network is the admins' (VERDICT_RUNNER_ALLOWED_DESTINATIONS, profiles).
+    if (flagBool(args, "allow-private")) throw new UsageError(`--allow-private: ${PRIVATE_NETWORK_REFUSAL.replace(/^allowPrivateNetwork: /, "")}`);
     const profileFlag = flagString(args, "profile");
     const request: LiveRunRequestInput = {
       name: flagString(args, "name"),
@@ -132,7 +135,6 @@ export const runCommand: CliCommand = {
         runTimeoutMs: runTimeout === undefined ? undefined : runTimeout * 1000,
         viewport: viewport ? { width: Number(viewport[1]), height: Number(viewport[2]) } : undefined,
         allowedHosts: (flagString(args, "allow-hosts") ?? "").split(",").map((h) => h.trim()).filter(Boolean),
-        allowPrivateNetwork: flagBool(args, "allow-private"),
         blockedTexts: parseTextList((flagString(args, "block-texts") ?? "").split("|")),
         allowDownloads: flagBool(args, "allow-downloads"),
         deploymentProfileId: profileFlag === undefined ? null : (await findDeploymentProfile(ctx.db, profileFlag)).id,

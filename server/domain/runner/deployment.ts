@@ -4,14 +4,15 @@
  * Task configs name their sites with placeholders (`__REDDIT__/f/food`); a profile maps each placeholder to the URL
  * where that lab serves the site, says how an agent signs in there (a login recipe run once per run, or a Playwright
  * storage-state file) and how the site is put back to its initial state between tasks (a reset hook). A profile is
- * also an admin's allowance: a run using it may reach exactly its sites' host:port destinations, private or not, and
- * nothing else private.
+ * also an admin's allowance: a run's browser using it may reach exactly its sites' (and login pages') host:port
+ * destinations, private or not, and nothing else private; its reset hooks are called by the runner at their exact
+ * URLs and are not among the browser's destinations. Cloud metadata addresses are refused in any of its URLs.
  *
  * Pure: validation, placeholder substitution and the facts a run derives from a task's config.
  */
 import { z } from "zod";
 import { resolvePlaceholders } from "../evaluation/vwa/url-match";
-import { originKey } from "./safety";
+import { metadataService, originKey } from "./safety";
 
 export const SITE_PLACEHOLDERS = [
   "__REDDIT__",
@@ -91,8 +92,10 @@ export interface DeploymentPlan {
   profileName: string;
   /** placeholder → base URL (no trailing slash). */
   siteUrls: Record<string, string>;
-  /** host:port of every site and reset hook: the only private destinations the run may reach. */
+  /** host:port of every site and login page: the only private destinations the run's browser may reach. */
   destinations: string[];
+  /** The reset hooks' URLs: called by the runner only, refused to the run's pages. */
+  resetUrls?: string[];
   /** Host names of the sites: the run's navigation allowlist. */
   hosts: string[];
   /** Placeholders with a login (recipe or storage state). */
@@ -108,6 +111,11 @@ export function deploymentProfileProblems(p: DeploymentProfileParsed): string[] 
   p.sites.forEach((s, i) => {
     if (seen.has(s.placeholder)) problems.push(`sites[${i}].placeholder: ${s.placeholder} is listed twice`);
     seen.add(s.placeholder);
+    const urls: [string, string | undefined][] = [["url", s.url], ["login.url", s.login?.kind === "recipe" ? s.login.url : undefined], ["reset.url", s.reset?.url]];
+    for (const [field, url] of urls) {
+      const service = url ? metadataService(new URL(url).hostname) : null;
+      if (service) problems.push(`sites[${i}] (${s.placeholder}).${field}: ${new URL(url!).host} is a cloud metadata service (${service}), which runs never reach`);
+    }
     if (s.login?.kind === "storageState" && s.login.state !== undefined) {
       const err = storageStateProblem(s.login.state);
       if (err) problems.push(`sites[${i}] (${s.placeholder}).login.state: ${err}`);
@@ -160,19 +168,21 @@ export function deploymentPlan(profile: { id: number; name: string; sites: z.out
   const siteUrls: Record<string, string> = {};
   const destinations = new Set<string>();
   const hosts = new Set<string>();
+  const resetUrls: string[] = [];
   for (const s of profile.sites) {
     siteUrls[s.placeholder] = stripSlash(s.url);
     const u = new URL(s.url);
     destinations.add(originKey(u));
     hosts.add(u.hostname.toLowerCase());
     if (s.login?.kind === "recipe") destinations.add(originKey(new URL(s.login.url)));
-    if (s.reset) destinations.add(originKey(new URL(s.reset.url)));
+    if (s.reset) resetUrls.push(s.reset.url);
   }
   return {
     profileId: profile.id,
     profileName: profile.name,
     siteUrls,
     destinations: [...destinations],
+    resetUrls,
     hosts: [...hosts],
     loginSites: profile.sites.filter((s) => s.login).map((s) => s.placeholder),
     resetSites: profile.sites.filter((s) => s.reset).map((s) => s.placeholder),

@@ -222,10 +222,6 @@ export function isLoopbackName(host: string): boolean {
   return h === "localhost" || h.endsWith(".localhost");
 }
 
-/** Address kinds a run that allows the private network may reach; never the unspecified address, link-local (the
- * cloud metadata service lives there), multicast or reserved ranges. */
-const PRIVATE_NETWORK_KINDS = new Set<AddressKind>(["loopback", "private", "carrier-grade NAT", "unique-local"]);
-
 /** Canonical form of an IP address for comparisons (IPv6 lower-case without brackets); other text is lower-cased. */
 function canonicalAddress(address: string): string {
   const bare = address.replace(/^\[|\]$/g, "").toLowerCase();
@@ -234,23 +230,25 @@ function canonicalAddress(address: string): string {
 }
 
 /**
- * What a live run's browser may connect to, checked by the runner's egress proxy on every request and tunnel:
- * - `allowedDestinations`: host:port entries reachable although private (the bundled demo sites, and what an admin
- *   configured). An entry matches the name the page asked for or the address actually connected to, on that port.
- * - `allowPrivateNetwork`: the run may reach loopback, private, carrier-grade NAT and unique-local addresses.
+ * What a live run's browser may connect to, checked by the runner's egress proxy on every request and tunnel: the
+ * public internet, and of the rest only `allowedDestinations`, host:port entries an admin declared (the bundled demo
+ * sites, VERDICT_RUNNER_ALLOWED_DESTINATIONS, a deployment profile's sites). An entry matches the name the page asked
+ * for or the address actually connected to, on that port. No run setting opens anything more: researchers start
+ * runs, admins decide where inside the network they may go.
  */
 export interface EgressRules {
   allowedDestinations: readonly string[];
-  allowPrivateNetwork: boolean;
 }
 
 /**
  * Why the browser may not connect to `address` (one of the addresses `host` resolved to) on `port`, or null when it
- * may. The refusal is the short reason researchers see in "blocked request to host:port (reason)".
+ * may. The refusal is the short reason researchers see in "blocked request to host:port (reason)". Cloud metadata
+ * services are refused first, whatever is listed: they hand out the machine's credentials.
  */
 export function egressRefusal(host: string, port: number, address: string, rules: EgressRules): string | null {
   const name = canonicalAddress(host.replace(/\.$/, ""));
   const addr = canonicalAddress(address);
+  if (metadataService(address) ?? metadataService(host)) return name === addr || !isIpLiteral(address) ? "cloud metadata service" : `resolves to ${address}, cloud metadata service`;
   const explicitlyAllowed = rules.allowedDestinations.some((entry) => {
     const e = splitHostPort(entry.toLowerCase());
     if (e.port === null || Number(e.port) !== port) return false;
@@ -260,19 +258,23 @@ export function egressRefusal(host: string, port: number, address: string, rules
   if (explicitlyAllowed) return null;
   const kind = addressKind(address);
   if (kind === null) return isIpLiteral(address) ? null : `${address} is not an IP address`;
-  if (rules.allowPrivateNetwork && PRIVATE_NETWORK_KINDS.has(kind)) return null;
   return name === addr ? kind : `resolves to ${address}, ${kind}`;
 }
 
-/** Splits and normalises a list of allowed destinations (host:port, port required); names the entries that are not. */
-export function parseDestinationList(text: string | string[]): { destinations: string[]; invalid: string[] } {
+/**
+ * Splits and normalises a list of allowed destinations (host:port, port required); names the entries that are not,
+ * and those that are cloud metadata services (never allowed, see `metadataService`).
+ */
+export function parseDestinationList(text: string | string[]): { destinations: string[]; invalid: string[]; metadata: string[] } {
   const { hosts, invalid } = parseHostList(text);
   const destinations: string[] = [];
+  const metadata: string[] = [];
   for (const h of hosts) {
     if (h.startsWith("*.") || splitHostPort(h).port === null) invalid.push(h);
+    else if (metadataService(splitHostPort(h).host)) metadata.push(h);
     else destinations.push(h);
   }
-  return { destinations, invalid };
+  return { destinations, invalid, metadata };
 }
 
 /** "host:port" of a URL with its default port filled in, the form the private-origin exceptions use. */

@@ -18,6 +18,9 @@ export const LIVE_RUN_DEFAULTS = {
   viewport: { width: 1024, height: 768 },
 } as const;
 
+export const PRIVATE_NETWORK_REFUSAL =
+  "allowPrivateNetwork: a run cannot open the private network; an admin lists the private destinations runs may reach (VERDICT_RUNNER_ALLOWED_DESTINATIONS, host:port) or makes a deployment profile for the sites";
+
 export const BLOCKED_TEXT_SUGGESTIONS = ["Place order", "Delete", "Sign in", "Log in", "Buy now", "Pay", "Unsubscribe"] as const;
 
 export const liveRunSettingsSchema = z.object({
@@ -28,9 +31,16 @@ export const liveRunSettingsSchema = z.object({
   runTimeoutMs: z.number().int().min(5_000).max(6 * 3_600_000).default(LIVE_RUN_DEFAULTS.runTimeoutMs),
   /** Host allowlist (see server/domain/runner/safety.ts); empty = each task's start URL host. */
   allowedHosts: z.array(z.string().min(1).max(300)).max(100).default([]),
-  /** Let the agent reach private and loopback addresses (the bundled demo sites are always reachable; link-local,
-   * multicast and unspecified addresses never are: see egressRefusal in ./safety.ts). */
-  allowPrivateNetwork: z.boolean().default(false),
+  /**
+   * Earlier versions let a run open the whole private network. Where runs may go inside the network is an admin's
+   * decision (VERDICT_RUNNER_ALLOWED_DESTINATIONS, deployment profiles; see EgressRules in ./safety.ts), so asking
+   * for it is refused with what to do instead.
+   */
+  allowPrivateNetwork: z
+    .boolean()
+    .optional()
+    .refine((v) => v !== true, PRIVATE_NETWORK_REFUSAL)
+    .transform(() => undefined),
   /** Element texts the agent may not click or type into ("Place order", "Delete", …). */
   blockedTexts: z.array(z.string().min(1).max(200)).max(100).default([]),
   allowDownloads: z.boolean().default(false),

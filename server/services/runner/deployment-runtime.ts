@@ -12,8 +12,9 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Browser } from "playwright";
+import { NO_WEBRTC_INIT_SCRIPT } from "../../browser/no-webrtc";
 import { mergeStorageStates, type StorageState } from "../../domain/runner/deployment";
-import { egressRefusal, isIpLiteral, type EgressRules } from "../../domain/runner/safety";
+import { egressRefusal, isIpLiteral, originKey, type EgressRules } from "../../domain/runner/safety";
 import type { SiteRuntime } from "./deployment-profiles";
 import { systemResolveHost, type HostResolver, type ProxySettings } from "./egress-proxy";
 
@@ -92,13 +93,18 @@ export async function requestUnderPolicy(rawUrl: string, o: PolicyRequestOptions
   });
 }
 
-/** Calls a site's reset hook; anything but a 2xx answer is the deployment's failure. */
-export async function resetSite(site: SiteRuntime, o: Omit<PolicyRequestOptions, "method">): Promise<void> {
+/**
+ * Calls a site's reset hook; anything but a 2xx answer is the deployment's failure. The hook's URL is the admin's,
+ * exactly as the profile states it: the call is allowed to that host and port only (not through the run's rules,
+ * which leave hook hosts out, so nothing a task names, such as an input image, can reach the hook's host).
+ */
+export async function resetSite(site: SiteRuntime, o: { resolveHost?: HostResolver }): Promise<void> {
   if (!site.reset) return;
   const what = `the reset hook of ${site.placeholder} (${site.reset.method} ${site.reset.url})`;
   let res;
   try {
-    res = await requestUnderPolicy(site.reset.url, { ...o, method: site.reset.method, maxBytes: 1024 * 1024 });
+    const rules: EgressRules = { allowedDestinations: [originKey(new URL(site.reset.url))] };
+    res = await requestUnderPolicy(site.reset.url, { rules, resolveHost: o.resolveHost, method: site.reset.method, maxBytes: 1024 * 1024 });
   } catch (e) {
     throw new InfraFailure(`${what} failed: ${firstLine(e)}`);
   }
@@ -112,6 +118,7 @@ export async function loginWithRecipe(browser: Browser, site: SiteRuntime, proxy
   const login = site.login;
   if (login?.kind !== "recipe") throw new Error(`${site.placeholder} has no login recipe`);
   const context = await browser.newContext({ proxy, serviceWorkers: "block" });
+  await context.addInitScript(NO_WEBRTC_INIT_SCRIPT);
   const what = `signing in to ${site.placeholder} at ${login.url}`;
   try {
     const page = await context.newPage();

@@ -9,10 +9,12 @@
  * resolve is refused.
  *
  * It speaks plain-HTTP proxying (absolute-form request URLs) and CONNECT tunnels (HTTPS, WebSockets); Chromium is
- * pointed at it with --proxy-server (and `<-loopback>` so loopback is not bypassed). It listens on 127.0.0.1 on an
- * ephemeral port, in the worker process; for a browser on another machine (VERDICT_BROWSER_WS) it listens on
- * VERDICT_RUNNER_PROXY_HOST instead and, being reachable from the network, serves only clients that present its
- * per-proxy random credentials (Basic proxy authentication, which Playwright answers for the context).
+ * pointed at it with --proxy-server (and `<-loopback>` so loopback is not bypassed). It listens on 127.0.0.1 on a
+ * free port of VERDICT_RUNNER_PROXY_PORTS, in the worker process: the browser user's network rules
+ * (scripts/browser-user.sh) let the browser reach those ports and nothing else, so a connection Chromium makes
+ * around its proxy setting (WebRTC, a bug) goes nowhere. For a browser on another machine (VERDICT_BROWSER_WS) it
+ * listens on VERDICT_RUNNER_PROXY_HOST instead and, being reachable from the network, serves only clients that
+ * present its per-proxy random credentials (Basic proxy authentication, which Playwright answers for the context).
  */
 import crypto from "node:crypto";
 import dns from "node:dns";
@@ -20,6 +22,7 @@ import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import { egressRefusal, isIpLiteral, type EgressRules } from "../../domain/runner/safety";
+import { DEFAULT_RUNNER_PROXY_PORTS, type PortRange } from "../../config";
 
 /** Resolves a host name to its addresses; throws (or returns none) when it does not resolve. */
 export type HostResolver = (host: string) => Promise<string[]>;
@@ -42,6 +45,8 @@ export interface EgressProxyOptions {
   host?: string;
   /** Refuse clients without this proxy's random credentials (a proxy the network can reach). */
   requireCredentials?: boolean;
+  /** Ports to listen on, one free one is taken (default DEFAULT_RUNNER_PROXY_PORTS). */
+  ports?: PortRange;
 }
 
 /** What a browser context needs to use the proxy (Playwright's `proxy` option). */
@@ -99,6 +104,31 @@ function parseAuthority(authority: string): { host: string; port: number } | nul
   return port > 0 && port < 65536 ? { host: m[1] ?? m[2]!, port } : null;
 }
 
+/** Listens on a free port of `range`, starting at a random one so that several workers rarely try the same. */
+async function listenInRange(server: http.Server, host: string, range: PortRange): Promise<void> {
+  const size = range.to - range.from + 1;
+  const offset = crypto.randomInt(size);
+  for (let i = 0; i < size; i++) {
+    const port = range.from + ((offset + i) % size);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const fail = (e: Error) => reject(e);
+        server.once("error", fail);
+        server.listen(port, host, () => {
+          server.off("error", fail);
+          resolve();
+        });
+      });
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EADDRINUSE") throw e;
+    }
+  }
+  throw new Error(
+    `No free port for the runner's egress proxy in ${range.from}-${range.to} (VERDICT_RUNNER_PROXY_PORTS): widen the range, or run fewer runs at once on this machine`,
+  );
+}
+
 export class EgressProxy {
   private readonly resolveHost: HostResolver;
   private readonly sockets = new Set<net.Socket | Duplex>();
@@ -134,10 +164,7 @@ export class EgressProxy {
     const server = http.createServer();
     // Tunnels and long downloads live as long as the browser keeps them; the run closes the proxy at its end.
     server.requestTimeout = 0;
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, options.host ?? "127.0.0.1", () => resolve());
-    });
+    await listenInRange(server, options.host ?? "127.0.0.1", options.ports ?? DEFAULT_RUNNER_PROXY_PORTS);
     const proxy = new EgressProxy(server, (server.address() as net.AddressInfo).port, options);
     server.on("connection", (s: net.Socket) => proxy.track(s));
     server.on("request", (req, res) => void proxy.onRequest(req, res));

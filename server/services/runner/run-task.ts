@@ -32,6 +32,7 @@ import { createScriptedPolicy } from "../../browser/scripted-policy";
 import { BrowserSession } from "../../browser/session";
 import type { BundleTrajectory } from "../../domain/imports/bundle";
 import { looksLikeVwaEvalConfig } from "../../domain/evaluation/vwa/config";
+import type { PortRange } from "../../config";
 import { buildVwaEvaluator, VWA_RULES_VERSION } from "../../domain/evaluation/vwa/evaluate";
 import { parseLiveAction } from "../../domain/runner/action-text";
 import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
@@ -53,6 +54,7 @@ import { vlmPolicyFromConfig, type VlmPolicyUsage } from "./vlm-policy";
 import { clearTrajectoryEvidence, saveInputImage, saveStepEvidence, saveTrajectoryHar, storedInputImage } from "../../../db/repositories/runner-evidence";
 import { blockingSnapshot } from "../../browser/page-snapshot";
 import { describeBlocking, detectBlocking } from "../../domain/runner/blocking";
+import { redactHar } from "../../domain/live/har-redaction";
 import { inputImageUrl, loginSitesOfStorageState, sitesOfTask, substituteSites, substituteSitesDeep } from "../../domain/runner/deployment";
 import { effectiveLimits, taskLimitsOf } from "../../domain/runner/task-limits";
 import { deploymentRuntime, type SiteRuntime } from "./deployment-profiles";
@@ -73,6 +75,8 @@ export interface RunnerDeps {
    * admin allowed (VERDICT_RUNNER_ALLOWED_DESTINATIONS).
    */
   privateOriginExceptions: string[];
+  /** Ports the run's egress proxy may listen on (VERDICT_RUNNER_PROXY_PORTS). */
+  proxyPorts?: PortRange;
   retryPolicy?: RetryPolicy;
   clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
   resolveHost?: HostResolver;
@@ -221,12 +225,13 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   // A deployment profile is the admin's allowance: its hosts, and only them, are the private destinations.
   const privateOriginExceptions = plan ? plan.destinations : deps.privateOriginExceptions;
   const allowedHosts = settings.allowedHosts.length ? parseHostList(settings.allowedHosts).hosts : plan ? plan.hosts : defaultAllowlist(startUrl);
-  const egressRules = { allowedDestinations: privateOriginExceptions, allowPrivateNetwork: settings.allowPrivateNetwork };
+  const egressRules = { allowedDestinations: privateOriginExceptions };
   const makeSafety = () =>
     new RunSafety({
       allowedHosts,
-      allowPrivateNetwork: settings.allowPrivateNetwork,
       privateOriginExceptions,
+      // Reset hooks are the runner's to call (resetSite), never the page's, even on a site's own host and port.
+      blockedUrls: plan?.resetUrls ?? [],
       blockedTexts: settings.blockedTexts,
       allowDownloads: settings.allowDownloads,
       downloadsDir: path.join(bundleDir, "downloads"),
@@ -309,9 +314,10 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       if (settings.hostConcurrency) {
         releaseHost = await deps.hostSlots?.acquire(new URL(startUrl!).hostname, settings.hostConcurrency, job.signal) ?? null;
       }
-      // This run's own egress proxy: its rules are the run's (private network allowed or not).
+      // This run's own egress proxy: its rules are the run's (the private destinations an admin declared).
       egress = await EgressProxy.start({
         rules: egressRules,
+        ports: deps.proxyPorts,
         resolveHost: deps.resolveHost,
         host: deps.remoteProxyHost,
         requireCredentials: deps.remoteProxyHost !== undefined,
@@ -357,7 +363,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         }
         for (const name of touched) {
           const site = runtime?.get(name);
-          if (site?.reset) await resetSite(site, requestRules);
+          if (site?.reset) await resetSite(site, { resolveHost: deps.resolveHost });
         }
         const loginSites = [...loginNames].map((n) => runtime?.get(n)).filter((x): x is SiteRuntime => !!x?.login);
         let storageState;
@@ -508,7 +514,13 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     } catch {
       return; // no context was opened (refused start, infrastructure error before the browser)
     }
-    const entries = (JSON.parse(bytes.toString("utf8")) as { log?: { entries?: unknown[] } }).log?.entries?.length ?? 0;
+    // Cookies and credentials (a profile's sealed login among them) leave the log before it is stored anywhere; the
+    // redacted log is written back first, so one that fails to be stored and stays in the bundle is redacted too.
+    const har = JSON.parse(bytes.toString("utf8")) as { log?: { entries?: unknown[] } };
+    redactHar(har);
+    bytes = Buffer.from(JSON.stringify(har));
+    await fsp.writeFile(file, bytes);
+    const entries = har.log?.entries?.length ?? 0;
     const hash = sha256(bytes);
     const batch = deps.store.beginBatch();
     await batch.put(hash, bytes);

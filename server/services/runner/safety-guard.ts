@@ -7,8 +7,9 @@
  *   reported here (`noteRefusal`) and becomes the step's error.
  * - In front of it, as a second line: every request of the context passes a route handler. Main-frame navigations to
  *   hosts outside the allowlist are answered "204" (the agent stays where it is); requests to private or loopback
- *   literals and names are aborted unless the run allows the private network or the origin is one of the exceptions
- *   (the bundled demo sites). WebSockets to such addresses are closed the same way.
+ *   literals and names are aborted unless the origin is one of the exceptions an admin declared (the bundled demo
+ *   sites, VERDICT_RUNNER_ALLOWED_DESTINATIONS, the deployment profile's sites), and so are requests to a deployment's
+ *   reset hooks, which only the runner calls. WebSockets to such addresses are closed the same way.
  * - Playwright routes see only the first URL of a redirect chain, so after every action the page's address is
  *   checked again, and a page that ended up outside the rules is left (back to the previous page).
  * - Blocked navigations and downloads become the step's error through the recorder's ActionGuard, which is also
@@ -37,9 +38,10 @@ export type { HostResolver };
 export interface SafetyOptions {
   /** Normalised allowlist entries (never empty: the caller fills in the start URL's host). */
   allowedHosts: string[];
-  allowPrivateNetwork: boolean;
-  /** host:port origins reachable even though private (the bundled demo sites). */
+  /** host:port origins reachable even though private (the bundled demo sites, what admins declared). */
   privateOriginExceptions: string[];
+  /** URLs the page may never request, whatever their host (a deployment's reset hooks); compared without the query. */
+  blockedUrls?: string[];
   blockedTexts: string[];
   allowDownloads: boolean;
   /** Where allowed downloads are saved. */
@@ -82,8 +84,8 @@ export class RunSafety {
    * it only IP literals and loopback names are judged here and names are left to the egress proxy.
    */
   async privateAddressReason(url: URL, { resolve = true }: { resolve?: boolean } = {}): Promise<string | null> {
-    if (this.options.allowPrivateNetwork) return null;
     if (!["http:", "https:", "ws:", "wss:"].includes(url.protocol)) return null;
+    if (this.isBlockedUrl(url)) return `${url.origin}${url.pathname} is the deployment's reset hook, which only the runner calls`;
     if (this.options.privateOriginExceptions.includes(originKey(url))) return null;
     const host = url.hostname.toLowerCase();
     if (isLoopbackName(host)) return `${host} is a loopback address`;
@@ -98,6 +100,19 @@ export class RunSafety {
     if (!addresses.length) return `${host} did not resolve`;
     const inside = addresses.find((a) => isPrivateAddress(a));
     return inside ? `${host} resolves to ${inside}, a private or loopback address` : null;
+  }
+
+  /** True for one of the URLs no page may request (the reset hooks), whatever its query or fragment. */
+  private isBlockedUrl(url: URL): boolean {
+    const key = `${url.origin}${url.pathname}`;
+    return (this.options.blockedUrls ?? []).some((b) => {
+      try {
+        const u = new URL(b);
+        return `${u.origin}${u.pathname}` === key;
+      } catch {
+        return false;
+      }
+    });
   }
 
   /**

@@ -4,9 +4,9 @@
  *
  * - One Chromium per worker, launched on the first job and launched again if it dies; one context per run.
  * - It serves the bundled demo sites on VERDICT_DEMO_PORT (4517) so the demo tasks' start URLs work. When the port is
- *   taken by another worker's demo server, that one is used. The demo origin is the one private address runs may
- *   reach without allowing the private network, with the destinations an admin listed in
- *   VERDICT_RUNNER_ALLOWED_DESTINATIONS (host:port, comma-separated).
+ *   taken by another worker's demo server, that one is used. The demo origin and the destinations an admin listed in
+ *   VERDICT_RUNNER_ALLOWED_DESTINATIONS (host:port, comma-separated) are the private addresses runs may reach (a
+ *   deployment profile's sites instead, on a profile run); no run setting adds to them.
  * - The browser is launched with this worker's egress proxy (refusing private addresses except those) and each run's
  *   context gets its own proxy with the run's rules (run-task.ts); see egress-proxy.ts.
  * - Leases are short and renewed four times a second, so a cancel reaches a run within a second and the jobs of a
@@ -23,7 +23,9 @@ import { LIVE_JOB_TYPE } from "../../domain/runner/live-jobs";
 import type { LiveTaskPayload } from "../../domain/runner/settings";
 import { runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
-import { connectRemoteBrowser, launchChromium } from "../../browser/launch";
+import { browserIsolation, connectRemoteBrowser, launchChromium } from "../../browser/launch";
+import type { PortRange } from "../../config";
+import { browserNetworkWarning, ensureBrowserNetworkRules } from "./browser-network";
 import { parseDestinationList } from "../../domain/runner/safety";
 import { demoPortFromEnv } from "../../demo-sites/port";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
@@ -151,11 +153,31 @@ export const ALLOWED_DESTINATIONS_ENV = "VERDICT_RUNNER_ALLOWED_DESTINATIONS";
 export function allowedDestinationsFromEnv(env: Readonly<Record<string, string | undefined>>): string[] {
   const raw = env[ALLOWED_DESTINATIONS_ENV]?.trim();
   if (!raw) return [];
-  const { destinations, invalid } = parseDestinationList(raw);
+  const { destinations, invalid, metadata } = parseDestinationList(raw);
   if (invalid.length) {
     throw new Error(`${ALLOWED_DESTINATIONS_ENV}: ${invalid.map((e) => JSON.stringify(e)).join(", ")} ${invalid.length === 1 ? "is not a" : "are not"} host:port (a port is required, no wildcards)`);
   }
+  if (metadata.length) {
+    throw new Error(`${ALLOWED_DESTINATIONS_ENV}: ${metadata.map((e) => JSON.stringify(e)).join(", ")} ${metadata.length === 1 ? "is a cloud metadata service" : "are cloud metadata services"}, which runs never reach; remove ${metadata.length === 1 ? "it" : "them"}`);
+  }
   return destinations;
+}
+
+/**
+ * At start: when Chromium will run as the browser user, its network rules are checked (and installed, as root); a
+ * worker that cannot have them warns once with the operator's step, and runs on.
+ */
+function checkBrowserNetwork(env: NodeJS.ProcessEnv, ports: PortRange | undefined, log?: (line: string) => void): void {
+  let isolation;
+  try {
+    isolation = browserIsolation(env);
+  } catch {
+    return; // no browser user: launching says what to do
+  }
+  if (isolation.kind !== "sandbox-as-user") return;
+  const state = ensureBrowserNetworkRules({ user: isolation.user, uid: isolation.uid, ports, env });
+  if (state.kind === "in-place") log?.(`browser network: ${state.detail}`);
+  else (log ?? ((line: string) => console.warn(line)))(`warning: ${browserNetworkWarning(isolation.user, state)}`);
 }
 
 export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<WorkerSummary & { demoBaseUrl: string | null }> {
@@ -176,7 +198,8 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
   const exceptions = [...(demo?.origins ?? []), ...adminAllowed];
   // The browser's own proxy: each run's context has a proxy of its own, this one covers whatever is not in one.
   const egress = await EgressProxy.start({
-    rules: { allowedDestinations: exceptions, allowPrivateNetwork: false },
+    rules: { allowedDestinations: exceptions },
+    ports: ctx.config.runnerProxyPorts,
     resolveHost: opts.resolveHost,
     onRefusal: (r) => opts.log?.(`browser: ${r.message}`),
   });
@@ -189,6 +212,8 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
       "A remote browser (VERDICT_BROWSER_WS) needs VERDICT_RUNNER_PROXY_HOST: the address of this worker the browser reaches its egress proxy on, which enforces the runs' address policy",
     );
   }
+  // A browser started here as the unprivileged browser user can be held to the egress proxies by the kernel too.
+  if (!remote) checkBrowserNetwork({ ...runtimeEnvironment(), ...opts.env }, ctx.config.runnerProxyPorts, opts.log);
   const launch =
     opts.launch ??
     (remote
@@ -206,6 +231,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     clientFactory: opts.clientFactory,
     resolveHost: opts.resolveHost,
     remoteProxyHost: remote ? ctx.config.runnerProxyHost : undefined,
+    proxyPorts: ctx.config.runnerProxyPorts,
     log: opts.log,
     logins: opts.logins ?? new LoginCache(),
     hostSlots: new HostSlots(),
