@@ -36,9 +36,19 @@ async function open(path: string): Promise<SomObservation> {
   return observePage(session.page);
 }
 
+/**
+ * The page as the recorder observes it: settled, and observed again when a navigation an action started replaced
+ * the document meanwhile (through the egress proxy a navigation can start after the network first fell quiet).
+ */
 async function look(): Promise<SomObservation> {
-  await settlePage(session.page);
-  return observePage(session.page);
+  for (let attempt = 1; ; attempt++) {
+    await settlePage(session.page);
+    try {
+      return await observePage(session.page);
+    } catch (e) {
+      if (attempt >= 3 || !/Execution context was destroyed|navigat/i.test(String(e))) throw e;
+    }
+  }
 }
 
 async function act(obs: SomObservation, text: string) {
@@ -274,14 +284,16 @@ describe.skipIf(!haveChromium)(titled("browser module on real Chromium", noChrom
     it("goes back and forward, opens, switches and closes tabs", async () => {
       let obs = await open("/shop/");
       await act(obs, `Click [${byText(obs, "Tents", "a").label}]`);
+      // The click starts a navigation; it is observed once it has arrived (through the proxy it may start late).
+      await session.page.waitForURL(/cat=tents/);
       obs = await look();
       expect(obs.url).toContain("cat=tents");
       expect((await act(obs, "GoBack")).error).toBeNull();
+      await session.page.waitForURL(sites.baseUrl + "/shop/");
       await settlePage(session.page);
-      expect(session.page.url()).toBe(sites.baseUrl + "/shop/");
       expect((await executeAction({ session, elements: [] }, { type: "go_forward" })).error).toBeNull();
+      await session.page.waitForURL(/cat=tents/);
       await settlePage(session.page);
-      expect(session.page.url()).toContain("cat=tents");
 
       expect((await executeAction({ session, elements: [] }, { type: "new_tab", value: sites.baseUrl + "/wiki/" })).error).toBeNull();
       expect(session.tabs()).toHaveLength(2);
