@@ -9,7 +9,6 @@
  * page or whose policy fails is a finished job with outcome step_limit / error and the reason. The job itself fails
  * only when the runner could not do its work (no browser, the database refused a write).
  */
-import crypto from "node:crypto";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { Browser } from "playwright";
@@ -31,6 +30,7 @@ import { bundleStepSink, recordTrajectory, type RecordedStep, type RecordedTraje
 import { createScriptedPolicy } from "../../browser/scripted-policy";
 import { BrowserSession } from "../../browser/session";
 import type { BundleTrajectory } from "../../domain/imports/bundle";
+import { identityStep, trajectoryContentHash } from "../../domain/imports/identity";
 import { looksLikeVwaEvalConfig } from "../../domain/evaluation/vwa/config";
 import type { PortRange } from "../../config";
 import { buildVwaEvaluator, VWA_RULES_VERSION } from "../../domain/evaluation/vwa/evaluate";
@@ -40,7 +40,6 @@ import { defaultAllowlist, parseHostList } from "../../domain/runner/safety";
 import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME, type LiveTaskPayload } from "../../domain/runner/settings";
 import type { ReferenceAnswer, TaskDifficulty } from "../../domain/types";
 import { BundleWriter } from "../bundle-io";
-import { canonicalJson } from "../imports/ingest";
 import { JobInterrupted, type JobContext } from "../jobs/worker";
 import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../evaluation/judge-client";
 import type { Env } from "../evaluation/judge-configs";
@@ -118,18 +117,16 @@ export function liveBundleDir(dataDir: string, runId: number, trajectoryId: numb
 
 /** The same content hash an import of the trajectory's bundle computes, so re-importing it changes nothing. */
 function contentHashOf(t: BundleTrajectory, steps: StepValues[]): string {
-  const body = {
-    task: [t.task.taskSet.name, t.task.externalId],
-    run: t.run.runKey,
+  return trajectoryContentHash({
+    runKey: t.run.runKey,
+    taskSet: t.task.taskSet.name,
+    externalTaskId: t.task.externalId,
     attempt: t.attempt,
     finalAnswer: t.finalAnswer,
     outcome: t.outcome,
     outcomeDetail: t.outcomeDetail,
-    steps,
-    // A bundle carries no verdicts of other systems.
-    verdicts: [],
-  };
-  return crypto.createHash("sha256").update(canonicalJson(body)).digest("hex");
+    steps: steps.map(identityStep),
+  });
 }
 
 /** Playwright's words for a browser or context that went away under the runner. */
