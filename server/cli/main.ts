@@ -20,8 +20,9 @@ import { heuristicsCommand } from "./commands/heuristics";
 import { gcScreenshotsCommand } from "./commands/gc-screenshots";
 import { deploymentProfileCommand } from "./commands/deployment-profile";
 import { judgeConsistencyCommand } from "./commands/judge-consistency";
+import { dedupeCommand } from "./commands/dedupe";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, exportLabelsCommand, importLabelsCommand, ...JUDGE_COMMANDS, judgeConsistencyCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, exportLabelsCommand, importLabelsCommand, ...JUDGE_COMMANDS, judgeConsistencyCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");
