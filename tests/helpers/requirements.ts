@@ -55,3 +55,13 @@ export function python3SkipReason(env: NodeJS.ProcessEnv = process.env): string 
   if (spawnSync("python3", ["--version"], { env }).status === 0) return null;
   return unmet("python3 is not installed (apt-get install -y python3)", env);
 }
+
+/**
+ * Null when the browser user's network rules can be put in place and tested: as root (the kernel tells the browser
+ * user apart from the server's own user only when they differ) with the nft command; else why not.
+ */
+export function browserNetworkLayerSkipReason(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.()): string | null {
+  if (uid !== 0) return unmet("the browser user's network rules need root (the tests start Chromium as the browser user only as root)", env);
+  if (spawnSync("nft", ["--version"], { env }).error) return unmet("nftables is not installed (apt-get install -y nftables), so the browser user's network rules cannot be installed", env);
+  return browserUserSkipReason(env, uid);
+}

@@ -6,8 +6,9 @@
  *   the worker at start). Tested with WebRTC left in the page: a UDP listener on 127.0.0.1 receives nothing;
  * - the browser layer: a run's pages have no WebRTC at all (server/browser/no-webrtc.ts).
  *
- * The network layer needs root (the kernel tells the browser user apart from the server's own user). Outside CI a
- * non-root run skips it with a message; CI runs as root and fails here when the rules cannot be put in place.
+ * The network layer needs root (the kernel tells the browser user apart from the server's own user) and nftables.
+ * Outside CI a run without them skips it with the reason in its title; CI runs as root with nftables installed
+ * (.ci/run) and fails here when the rules cannot be put in place.
  */
 import dgram from "node:dgram";
 import http from "node:http";
@@ -16,17 +17,16 @@ import { execFileSync, spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserIsolation, chromiumAvailable, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
+import { browserIsolation, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { BrowserSession } from "../../server/browser/session";
 import { DEFAULT_RUNNER_PROXY_PORTS } from "../../server/config";
 import { browserNetworkState, browserNetworkTable, ensureBrowserNetworkRules } from "../../server/services/runner/browser-network";
 import { EgressProxy } from "../../server/services/runner/egress-proxy";
+import { browserNetworkLayerSkipReason, chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();
-const asRoot = process.getuid?.() === 0;
-const inCi = !!process.env.CI;
-const networkLayer = asRoot || inCi;
-if (!networkLayer) console.warn("Skipping the browser user's network-layer tests: they need root (CI runs them as root).");
+const noChromium = chromiumSkipReason();
+const noNetworkLayer = noChromium ?? browserNetworkLayerSkipReason();
 
 /** A UDP listener standing for an internal service; counts every datagram. */
 async function udpListener(): Promise<{ port: number; received: Buffer[]; close(): Promise<void> }> {
@@ -114,13 +114,12 @@ async function withRunnerBrowser<T>(fn: (browser: Browser, proxy: EgressProxy) =
   }
 }
 
-describe.skipIf(!networkLayer || !chromiumAvailable(chromiumPath))("the browser user's network layer", () => {
+describe.skipIf(noNetworkLayer !== null)(titled("the browser user's network layer", noNetworkLayer), () => {
   let user: string;
   let uid: number;
   let gid: number;
 
   beforeAll(() => {
-    if (!asRoot) throw new Error("CI runs as root: the browser user's network rules are tested there, and must be in place");
     const isolation = browserIsolation(process.env);
     if (isolation.kind !== "sandbox-as-user") throw new Error(`as root, Chromium runs as the browser user; got ${isolation.kind} (run scripts/browser-user.sh)`);
     ({ user, uid, gid } = isolation);
@@ -178,7 +177,7 @@ describe.skipIf(!networkLayer || !chromiumAvailable(chromiumPath))("the browser 
   });
 });
 
-describe.skipIf(!chromiumAvailable(chromiumPath))("a run's pages have no WebRTC (the browser layer)", () => {
+describe.skipIf(noChromium !== null)(titled("a run's pages have no WebRTC (the browser layer)", noChromium), () => {
   it("RTCPeerConnection and its kin are gone from the page and its frames, and nothing reaches the listener", async () => {
     const seen = await withRunnerBrowser(async (browser, proxy) => {
       const session = await BrowserSession.open(browser, { proxyServer: proxy.url });
