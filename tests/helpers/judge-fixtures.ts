@@ -28,6 +28,8 @@ export interface SeedSpec {
   evaluatorConfig?: unknown;
   externalId?: string;
   thoughts?: boolean;
+  /** The task's site (default "example"). */
+  site?: string;
 }
 
 export interface SeededTrajectory {
@@ -75,7 +77,7 @@ export async function seedTrajectories(ctx: AppContext, specs: SeedSpec[], runKe
         task: {
           taskSet: { name: "Judge tests", benchmark: "adhoc", description: null },
           externalId: spec.externalId ?? `task-${runKey}-${t}`,
-          site: "example",
+          site: spec.site ?? "example",
           intent: spec.intent ?? `Find the answer to question ${t}`,
           startUrl: "https://example.test/",
           inputImages: [],

@@ -133,7 +133,7 @@ describe("prompt versions", () => {
     const v = applyPromptVersion(system, { rubric: "An estimate ('about', 'around') is not an answer.\n- Prices must be shown on a page.", examples: [example] });
     expect(v).not.toContain("The screenshots are your evidence");
     expect(v).toContain("- An estimate ('about', 'around') is not an answer.\n- Prices must be shown on a page.\n\nExamples people judged.");
-    expect(v).toContain("Example 1\nTask: Find the price of the red kettle\nFinal answer reported by the agent: About $20\nPeople's verdict: FAILURE\nWhy: The answer is a guess: no page shows the price");
+    expect(v).toContain("<example>\nTask: Find the price of the red kettle\nFinal answer reported by the agent: About $20\nHuman verdict: FAILURE\nWhy: The answer is a guess: no page shows the price\n</example>");
     // The answer format stays at the end.
     expect(v.trimEnd().endsWith("The verdict line comes last and holds exactly one of the two words.")).toBe(true);
     // No rubric: the protocol's criteria stay; no examples: the prompt is unchanged.

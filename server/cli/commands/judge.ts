@@ -5,7 +5,10 @@
  *   judge-config   create / list judge configurations, store a key server-side
  *   evaluate-rules VisualWebArena rule verdicts for stored trajectories
  *   judge-stress   stress-test a judge on a labelled campaign (shuffled, subset, answer or history removed)
+ *   judge-align    the alignment loop: calibration/held-out split, prompt versions from disagreements, κ per version
  */
+import fs from "node:fs";
+import path from "node:path";
 import { trajectoryIdsOf } from "../../services/trajectory-views";
 import { getAppContext } from "../../context";
 import { parseKList } from "../../domain/evaluation/verdicts";
@@ -33,6 +36,17 @@ import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
 import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
 import { createStressTest, listStressTests, planStressTest, requireStressTest, stressTestReport, type StressTestReport } from "../../services/evaluation/stress-tests";
 import { PERTURBATION_KINDS, type PerturbationKind } from "../../domain/evaluation/prompt-variants";
+import {
+  alignmentVersions,
+  calibrationDisagreements,
+  createAlignment,
+  createPromptVersion,
+  estimateAlignmentRun,
+  listAlignments,
+  requireAlignment,
+  startAlignmentRun,
+  type AlignmentView,
+} from "../../services/evaluation/alignment-studies";
 import { parseK } from "../../domain/evaluation/verdicts";
 import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
 import { createProgressBar } from "../progress";
@@ -536,4 +550,139 @@ async function finishStress(io: CliIO, stressTestId: number, batchId: number, js
   return report.progress?.batch.status === "succeeded" ? 0 : 1;
 }
 
-export const JUDGE_COMMANDS: CliCommand[] = [judgeCommand, judgeBatchCommand, judgeConfigCommand, evaluateRulesCommand, judgeStressCommand];
+function versionsText(view: AlignmentView, withDiff: boolean): string {
+  const a = view.alignment;
+  const lines = [
+    `Alignment study ${a.name} (#${a.id}): judge ${view.configName}, k=${a.k}; ${view.calibration} calibration item(s), ${view.heldOut} held out (seed ${a.seed})`,
+    `  measured on the held-out part; unparseable replies count as ${view.policy === "failure" ? "failures" : "left out"}`,
+  ];
+  for (const r of view.versions) {
+    const v = r.version;
+    const m = r.measures;
+    const what = [v.rubric !== null ? `rubric (${v.rubricSource})` : "protocol's criteria", `${v.examples.length} example(s)`].join(", ");
+    lines.push(
+      "",
+      `  v${v.number}: ${what}${v.note ? ` — ${v.note}` : ""}`,
+      `    κ ${kappaText(m.kappa)}, FPR ${rateText(m.errors.falsePositive)}, FNR ${rateText(m.errors.falseNegative)}, gap ${m.errors.gap.estimate === null ? "–" : m.errors.gap.estimate.toFixed(3)}; n ${m.n}` +
+        (m.missing ? `, ${m.missing} not judged yet (run it: judge-align run ${a.id} --version ${v.number})` : ""),
+    );
+    const c = r.comparedWithParent;
+    if (c) {
+      const change = c.kappaChange.estimate === null ? "–" : `${c.kappaChange.estimate >= 0 ? "+" : ""}${c.kappaChange.estimate.toFixed(3)}`;
+      const ci = c.kappaChange.low !== null && c.kappaChange.high !== null ? ` [${c.kappaChange.low.toFixed(3)}, ${c.kappaChange.high.toFixed(3)}]` : c.kappaChange.note ? ` (${c.kappaChange.note})` : "";
+      lines.push(`    against v${c.parentNumber}: κ change ${change}${ci}; ${c.flipRate.successes} of ${c.n} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`);
+      for (const f of c.flipped) lines.push(`      flipped: trajectory ${f.trajectoryId} (task ${f.taskExternalId}) ${f.before} → ${f.after}, people said ${f.human}: ${f.direction}`);
+    }
+    if (withDiff && r.diff) for (const d of r.diff) if (d.op !== "same") lines.push(`    ${d.op === "added" ? "+" : "-"} ${d.text}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+export const judgeAlignCommand: CliCommand = {
+  name: "judge-align",
+  summary: "align a judge with people: split a labelled campaign, make prompt versions from disagreements, compare κ per version",
+  usage:
+    "npm run cli -- judge-align create --name <study> --config <name> --campaign <name|id> --k <k> [--held-out 0.5] [--seed 1] [--json]\n" +
+    "       npm run cli -- judge-align split <study> [--json]\n" +
+    "       npm run cli -- judge-align run <study> [--version 1] [--concurrency 4] [--dry-run] [--json]   (v1 on every item, later versions on the held-out part)\n" +
+    "       npm run cli -- judge-align disagreements <study> [--json]\n" +
+    "       npm run cli -- judge-align version <study> [--examples 12,15] [--rubric-file criteria.txt | --keep-criteria] [--parent N] [--note TEXT] [--json]\n" +
+    "       npm run cli -- judge-align versions <study> [--diff] [--exclude-unparseable] [--json] | list [--json]",
+  async run(argv, io) {
+    const args = parseArgs(argv, {
+      valueFlags: ["name", "config", "campaign", "k", "held-out", "seed", "version", "concurrency", "examples", "rubric-file", "parent", "note"],
+      boolFlags: ["json", "dry-run", "diff", "exclude-unparseable", "keep-criteria"],
+    });
+    const json = flagBool(args, "json");
+    const ctx = getAppContext(io.env);
+    const [action, study, ...extra] = args.positionals;
+    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
+    const out = (value: unknown, text: string) => io.stdout(json ? JSON.stringify(value) + "\n" : text);
+    if (action === "list") {
+      const rows = await listAlignments(ctx.db);
+      out({ studies: rows }, rows.length ? rows.map((r) => `#${r.id} ${r.name}: ${r.configName} on ${r.campaignName}, k=${r.k}; ${r.calibration} calibration, ${r.heldOut} held out; ${r.versions} version(s)\n`).join("") : "No alignment studies yet.\n");
+      return 0;
+    }
+    if (action === "create") {
+      const name = flagString(args, "name");
+      const config = flagString(args, "config");
+      const campaign = flagString(args, "campaign");
+      const kText = flagString(args, "k");
+      if (!name || !config || !campaign || !kText) throw new UsageError("create needs --name, --config, --campaign and --k");
+      const share = flagString(args, "held-out");
+      if (share !== undefined && !(Number(share) > 0 && Number(share) < 1)) throw new UsageError("--held-out is the share of items held out, between 0 and 1 (e.g. 0.5)");
+      let k;
+      try {
+        k = parseK(kText);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      const { alignment: a } = await createAlignment(ctx.db, { name, config: /^\d+$/.test(config) ? Number(config) : config, campaign, k, heldOutShare: share === undefined ? undefined : Number(share), seed: intFlag(args, "seed", 0, 4_294_967_295) });
+      out(
+        a,
+        [
+          `Alignment study ${a.name} (#${a.id}): ${a.calibrationIds.length} calibration item(s), ${a.heldOutIds.length} held out (share ${a.heldOutShare}, seed ${a.seed}), stratified by human label and site:`,
+          ...a.strata.map((s) => `  ${s.human.padEnd(7)} ${(s.site ?? "(no site)").padEnd(20)} ${s.items} item(s): ${s.calibration} calibration, ${s.heldOut} held out`),
+          ...(a.leftOut.length ? [`  left out: ${a.leftOut.length} item(s) without a success or failure label (${[...new Set(a.leftOut.map((l) => l.reason))].join(", ")})`] : []),
+          `Next: npm run cli -- judge-align run ${a.id} --dry-run`,
+        ].join("\n") + "\n",
+      );
+      return 0;
+    }
+    if (!study) throw new UsageError(action ? `${action} needs a study (name or id)` : "choose an action: create, split, run, disagreements, version, versions, list");
+    if (action === "split") {
+      const a = await requireAlignment(ctx.db, study);
+      const rows = [...a.calibrationIds.map((id) => ({ trajectoryId: id, part: "calibration" })), ...a.heldOutIds.map((id) => ({ trajectoryId: id, part: "held-out" }))];
+      out({ study: a.name, seed: a.seed, heldOutShare: a.heldOutShare, strata: a.strata, items: rows, leftOut: a.leftOut }, ["trajectory_id,part", ...rows.map((r) => `${r.trajectoryId},${r.part}`)].join("\n") + "\n");
+      return 0;
+    }
+    if (action === "run") {
+      const version = intFlag(args, "version", 1, 1_000_000) ?? 1;
+      const concurrency = intFlag(args, "concurrency", 1, 64) ?? 4;
+      if (flagBool(args, "dry-run")) {
+        const e = await estimateAlignmentRun(ctx.db, study, version, concurrency);
+        out({ dryRun: true, version, estimate: e }, `Version ${version} on ${e.trajectories} item(s): ${e.calls} call(s) (${e.existing} verdict(s) already stored), ${e.images} image(s), about ${e.inputTokens} input + ${e.outputTokens} output tokens; estimated cost ${money(e.costUsd)}\n`);
+        return 0;
+      }
+      const { batch, estimate } = await startAlignmentRun(ctx.db, study, version, concurrency);
+      if (!json) io.stderr(`Batch ${batch.id}: version ${version} on ${estimate.trajectories} item(s), ${estimate.calls} call(s) (${estimate.existing} already stored), estimated cost ${money(estimate.costUsd)}\n`);
+      return runWithProgress(io, batch.id, json);
+    }
+    if (action === "disagreements") {
+      const d = await calibrationDisagreements(ctx.db, study);
+      out(
+        d,
+        [
+          `${d.disagreements.length} disagreement(s) among ${d.judged} judged calibration item(s)${d.missing ? `; ${d.missing} not judged yet (judge-align run ${study})` : ""}:`,
+          ...d.disagreements.map((x) => `  trajectory ${x.trajectoryId} (task ${x.taskExternalId}): judge ${x.judge}, people ${x.human}${x.notes.length ? ` — ${x.notes.join(" / ")}` : ""}\n    ${x.intent}`),
+        ].join("\n") + "\n",
+      );
+      return 0;
+    }
+    if (action === "version") {
+      const examplesText = flagString(args, "examples");
+      if (examplesText !== undefined && !/^\d+(,\d+)*$/.test(examplesText)) throw new UsageError("--examples takes trajectory ids separated by commas");
+      const rubricFile = flagString(args, "rubric-file");
+      if (rubricFile && flagBool(args, "keep-criteria")) throw new UsageError("--rubric-file and --keep-criteria exclude each other");
+      const file = rubricFile ? path.resolve(io.cwd ?? process.cwd(), rubricFile) : undefined;
+      if (file && !fs.existsSync(file)) throw new UsageError(`--rubric-file: ${file} does not exist`);
+      const v = await createPromptVersion(ctx.db, study, {
+        examples: examplesText?.split(",").map(Number),
+        rubric: file ? fs.readFileSync(file, "utf8") : flagBool(args, "keep-criteria") ? null : undefined,
+        rubricSource: "researcher",
+        note: flagString(args, "note") ?? null,
+        parentNumber: intFlag(args, "parent", 1, 1_000_000),
+      });
+      out(v, `Version ${v.number} (#${v.id}): ${v.rubric !== null ? "its own criteria" : "the protocol's criteria"}, ${v.examples.length} example(s). Next: npm run cli -- judge-align run ${study} --version ${v.number}\n`);
+      return 0;
+    }
+    if (action === "versions") {
+      const view = await alignmentVersions(ctx.db, study, { policy: flagBool(args, "exclude-unparseable") ? "exclude" : "failure" });
+      out(view, versionsText(view, flagBool(args, "diff")));
+      return 0;
+    }
+    throw new UsageError(`unknown action ${JSON.stringify(action)}`);
+  },
+};
+
+export const JUDGE_COMMANDS: CliCommand[] = [judgeCommand, judgeBatchCommand, judgeConfigCommand, evaluateRulesCommand, judgeStressCommand, judgeAlignCommand];

@@ -274,13 +274,15 @@ function renderExamples(examples: FewShotExample[]): string {
     "",
     "Examples people judged. Their verdict is the right one; a judge had got them wrong. Apply the same standard:",
   ];
-  examples.forEach((e, i) => {
-    lines.push("", `Example ${i + 1}`, `Task: ${clip(e.intent)}`);
+  // Each example in its own tags, so that a model tells the examples apart from the case it is asked about.
+  for (const e of examples) {
+    lines.push("<example>", `Task: ${clip(e.intent)}`);
     lines.push(`Final answer reported by the agent: ${e.finalAnswer && e.finalAnswer.trim() ? clip(e.finalAnswer) : "(none)"}`);
-    lines.push(`People's verdict: ${e.humanVerdict === "success" ? "SUCCESS" : "FAILURE"}`);
+    lines.push(`Human verdict: ${e.humanVerdict === "success" ? "SUCCESS" : "FAILURE"}`);
     const notes = e.humanNotes.map((n) => clip(n, 300)).filter(Boolean);
     if (notes.length) lines.push(`Why: ${notes.join(" / ")}`);
-  });
+    lines.push("</example>");
+  }
   return `\n${lines.join("\n")}`;
 }
 
