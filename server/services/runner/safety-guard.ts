@@ -52,6 +52,8 @@ export interface SafetyOptions {
 
 /** Blocked requests named in one step's error; the rest are counted. */
 const MAX_REFUSALS_PER_STEP = 12;
+/** How long a link click waits for its navigation to start before the step settles. */
+const LINK_NAVIGATION_WAIT_MS = 1_000;
 
 function describeAllowlist(hosts: string[]): string {
   return hosts.length ? hosts.join(", ") : "(empty)";
@@ -69,6 +71,10 @@ export class RunSafety {
   private readonly refusalsLeftOut = new Set<string>();
   private abortedNavigationAt = 0;
   private stepStartedAt = 0;
+  /** When the page's last main-frame navigation request was seen (allowed or refused). */
+  private navigationRequestAt = 0;
+  /** Whether this step's action clicks a link, which is expected to start a navigation. */
+  private stepClicksLink = false;
   private stepDownloads = 0;
   private downloadsSeen = 0;
   private lastGoodUrl: string | null = null;
@@ -161,6 +167,7 @@ export class RunSafety {
     } catch {
       // Requests of service workers have no frame; they are checked as ordinary requests.
     }
+    if (mainFrameNavigation) this.navigationRequestAt = Date.now();
     const refusal = mainFrameNavigation ? await this.navigationRefusal(url) : await this.privateAddressReason(url, { resolve: false });
     if (refusal) {
       if (mainFrameNavigation) {
@@ -236,6 +243,7 @@ export class RunSafety {
         this.stepStartedAt = Date.now();
         this.stepDownloads = this.downloadsSeen;
         this.lastGoodUrl = observation.url;
+        this.stepClicksLink = action.type === "click" && observation.elements.find((e) => e.label === action.target)?.tag?.toLowerCase() === "a";
         const blocked = blockedElementText(action, observation.elements, this.options.blockedTexts);
         if (blocked) {
           const el = observation.elements.find((e) => e.label === action.target);
@@ -257,6 +265,11 @@ export class RunSafety {
         // than the default quiet window: give them longer. A problem that still arrives late is reported with the
         // next step.
         const mayNavigate = ["click", "dblclick", "press", "type", "select"].includes(action.type);
+        // A link's navigation request can come well after the click on a busy machine, once the network looked quiet:
+        // wait a little for it (a link to an anchor on the page starts none, so the wait is bounded).
+        for (let waited = 0; this.stepClicksLink && !page.isClosed() && this.navigationRequestAt < stepStarted && waited < LINK_NAVIGATION_WAIT_MS; waited += 25) {
+          await new Promise((r) => setTimeout(r, 25));
+        }
         if (!page.isClosed()) await settlePage(page, { capMs: 3_000, quietMs: mayNavigate ? 120 : 50 }).catch(() => null);
         if (this.abortedNavigationAt >= stepStarted) {
           for (let waited = 0; waited < 1_500 && this.downloadsSeen === downloadsBefore; waited += 25) {
