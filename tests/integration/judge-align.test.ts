@@ -162,4 +162,31 @@ describeEachBackend("the alignment loop", (backend) => {
     expect(text.stdout).toContain(`flipped: trajectory ${twin("D", "held-out")} (task `);
     expect(text.stdout).toContain("+ <example>");
   });
+
+  it("asks the judge model for criteria from the calibration disagreements only, and runs them as a version", async () => {
+    const study = await json(["create", "--name", "S2", "--config", "judge", "--campaign", "Study", "--k", "1", "--seed", "5"]);
+    await json(["run", "S2"]);
+    // The model proposes a rule for each giving-up or guessing answer it is shown as a case (and says nothing else).
+    fake.setResponder((req) => {
+      const text = JSON.stringify(req.body.messages);
+      if (!text.includes("Revised criteria:")) return promptReadingResponder()(req);
+      return { reply: `Looking at the cases.\nRevised criteria:\n- Every part of the task counts.${text.includes("approximately") ? '\n- Answers that say "approximately" are a FAILURE.' : ""}` };
+    });
+    const before = fake.requests.length;
+    const s = await json(["suggest", "S2", "--accept"]);
+    expect(fake.requests.length - before).toBe(1);
+    const asked = JSON.stringify(fake.requests[before]!.body.messages);
+    // Only the calibration part's disagreements are shown: never a held-out task.
+    for (const id of study.heldOutIds) {
+      const intent = TWINS.flatMap((t) => t.items.map((i) => i[0]))[seeded.findIndex((t) => t.id === id)]!;
+      expect(asked).not.toContain(intent);
+    }
+    expect(asked).toContain("Cases where people disagreed with the judge (2)");
+    expect(s).toMatchObject({ cases: 2, warning: null, rubric: '- Every part of the task counts.\n- Answers that say "approximately" are a FAILURE.', version: { number: 2, rubricSource: "judge-model", suggestion: { reply: expect.stringContaining("Looking at the cases.") } } });
+    await json(["run", "S2", "--version", "2"]);
+    const [v1, v2] = (await json(["versions", "S2"])).versions;
+    expect(v1.measures.kappa.kappa).toBeCloseTo(1 / 6, 12);
+    expect(v2.measures.kappa.kappa).toBeCloseTo(8 / 13, 12);
+    expect(v2.version.rubricSource).toBe("judge-model");
+  });
 });

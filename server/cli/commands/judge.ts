@@ -45,6 +45,7 @@ import {
   listAlignments,
   requireAlignment,
   startAlignmentRun,
+  suggestRubric,
   type AlignmentView,
 } from "../../services/evaluation/alignment-studies";
 import { parseK } from "../../domain/evaluation/verdicts";
@@ -587,11 +588,12 @@ export const judgeAlignCommand: CliCommand = {
     "       npm run cli -- judge-align run <study> [--version 1] [--concurrency 4] [--dry-run] [--json]   (v1 on every item, later versions on the held-out part)\n" +
     "       npm run cli -- judge-align disagreements <study> [--json]\n" +
     "       npm run cli -- judge-align version <study> [--examples 12,15] [--rubric-file criteria.txt | --keep-criteria] [--parent N] [--note TEXT] [--json]\n" +
+    "       npm run cli -- judge-align suggest <study> [--save criteria.txt | --accept] [--json]   (the judge model proposes criteria from the calibration disagreements)\n" +
     "       npm run cli -- judge-align versions <study> [--diff] [--exclude-unparseable] [--json] | list [--json]",
   async run(argv, io) {
     const args = parseArgs(argv, {
-      valueFlags: ["name", "config", "campaign", "k", "held-out", "seed", "version", "concurrency", "examples", "rubric-file", "parent", "note"],
-      boolFlags: ["json", "dry-run", "diff", "exclude-unparseable", "keep-criteria"],
+      valueFlags: ["name", "config", "campaign", "k", "held-out", "seed", "version", "concurrency", "examples", "rubric-file", "parent", "note", "save"],
+      boolFlags: ["json", "dry-run", "diff", "exclude-unparseable", "keep-criteria", "accept"],
     });
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
@@ -674,6 +676,30 @@ export const judgeAlignCommand: CliCommand = {
         parentNumber: intFlag(args, "parent", 1, 1_000_000),
       });
       out(v, `Version ${v.number} (#${v.id}): ${v.rubric !== null ? "its own criteria" : "the protocol's criteria"}, ${v.examples.length} example(s). Next: npm run cli -- judge-align run ${study} --version ${v.number}\n`);
+      return 0;
+    }
+    if (action === "suggest") {
+      const save = flagString(args, "save");
+      if (save && flagBool(args, "accept")) throw new UsageError("--save and --accept exclude each other: save to edit the criteria first, or accept them as they are");
+      const s = await suggestRubric({ db: ctx.db, env: io.env }, study);
+      const { cases, ...suggestion } = s;
+      if (save) fs.writeFileSync(path.resolve(io.cwd ?? process.cwd(), save), suggestion.rubric + "\n");
+      const version = flagBool(args, "accept") ? await createPromptVersion(ctx.db, study, { rubric: suggestion.rubric, rubricSource: "judge-model", suggestion, note: `criteria proposed by the judge model from ${cases} disagreement(s)` }) : null;
+      out(
+        { ...s, version },
+        [
+          `The judge model (${suggestion.model ?? "unknown model"}) proposes, from ${cases} calibration disagreement(s)` +
+            (suggestion.inputTokens != null ? ` (${suggestion.inputTokens} + ${suggestion.outputTokens ?? "?"} tokens, cost ${money(suggestion.costUsd)})` : "") +
+            ":",
+          ...(suggestion.warning ? [`  warning: ${suggestion.warning}`] : []),
+          suggestion.rubric,
+          version
+            ? `Saved as version ${version.number}. Next: npm run cli -- judge-align run ${study} --version ${version.number}`
+            : save
+              ? `Written to ${save}: edit it, then npm run cli -- judge-align version ${study} --rubric-file ${save}`
+              : "Nothing saved: --accept makes it a version, --save FILE writes it out for editing.",
+        ].join("\n") + "\n",
+      );
       return 0;
     }
     if (action === "versions") {

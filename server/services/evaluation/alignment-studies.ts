@@ -24,16 +24,29 @@ import {
   listPromptVersions,
   nextPromptVersionNumber,
 } from "../../../db/repositories/evaluation/improvement";
-import type { CampaignRow, JudgeAlignmentRow, JudgeBatchRow, JudgePromptVersionRow, LeftOutItem, RubricSource } from "../../../db/schema/index";
+import type { CampaignRow, JudgeAlignmentRow, JudgeBatchRow, JudgePromptVersionRow, LeftOutItem, RubricSource, RubricSuggestionRecord } from "../../../db/schema/index";
 import type { UnparseablePolicy } from "../../domain/analytics/measures";
-import { describeLeak, diffLines, findLeaks, splitForAlignment, type DiffLine, type HumanVerdict, type TaskRef } from "../../domain/evaluation/alignment";
+import {
+  AlignmentInputError,
+  describeLeak,
+  diffLines,
+  findLeaks,
+  parseRubricSuggestion,
+  rubricSuggestionMessages,
+  splitForAlignment,
+  type DiffLine,
+  type HumanVerdict,
+  type TaskRef,
+} from "../../domain/evaluation/alignment";
 import { compareOnItems, judgeOnItems, type Comparison, type JudgeOnItems } from "../../domain/evaluation/judge-comparison";
-import { buildJudgePrompt, isJudgePromptVersion } from "../../domain/evaluation/judge-protocol";
-import { applyPromptVersion, formatVariant, normaliseRubric, type FewShotExample } from "../../domain/evaluation/prompt-variants";
+import { buildJudgePrompt, costUsd, isJudgePromptVersion } from "../../domain/evaluation/judge-protocol";
+import { applyPromptVersion, criteriaBlock, formatVariant, normaliseRubric, type FewShotExample } from "../../domain/evaluation/prompt-variants";
 import { formatK, parseK, type JudgeK } from "../../domain/evaluation/verdicts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { createJudgeBatch, estimateJudgeBatch, type BatchEstimate } from "./judge-batches";
-import { judgeEvaluatorKey, requireJudgeConfig } from "./judge-configs";
+import { createJudgeClient } from "./judge-client";
+import { endpointErrorText, judgeEndpointOf, judgeEvaluatorKey, redactSecret, requireJudgeConfig } from "./judge-configs";
+import type { JudgeDeps } from "./judge-verdict";
 import { resolveJudgeVariant } from "./judge-variants";
 
 export interface AlignmentRequest {
@@ -217,6 +230,8 @@ export interface VersionRequest {
   /** Criteria replacing the protocol's own; null/absent keeps them. */
   rubric?: string | null;
   rubricSource?: Exclude<RubricSource, "protocol">;
+  /** The judge model's suggestion the rubric comes from (kept with the version). */
+  suggestion?: RubricSuggestionRecord | null;
   note?: string | null;
   /** The version this one builds on (default: the latest); its rubric and examples are kept unless replaced. */
   parentNumber?: number;
@@ -271,9 +286,78 @@ export async function createPromptVersion(db: Db, ref: number | string, req: Ver
   const rubricSource: RubricSource = req.rubric !== undefined ? (req.rubric === null ? "protocol" : req.rubricSource ?? "researcher") : parent.rubricSource;
   return withTransaction(db, async () => {
     const number = await nextPromptVersionNumber(db, a.id);
-    const id = await insertPromptVersion(db, { alignmentId: a.id, number, parentId: parent.id, rubric, rubricSource, examples, note: req.note ?? null, createdBy: req.createdBy ?? null });
+    const id = await insertPromptVersion(db, {
+      alignmentId: a.id,
+      number,
+      parentId: parent.id,
+      rubric,
+      rubricSource,
+      examples,
+      suggestion: req.suggestion ?? null,
+      note: req.note ?? null,
+      createdBy: req.createdBy ?? null,
+    });
     return (await listPromptVersions(db, a.id)).find((v) => v.id === id)!;
   });
+}
+
+/** The system prompt a version sends (the same for every item: the case goes in the user message). */
+async function systemPromptOf(db: Db, a: JudgeAlignmentRow, v: JudgePromptVersionRow | null): Promise<string> {
+  const config = await requireJudgeConfig(db, a.judgeConfigId);
+  if (!isJudgePromptVersion(config.promptVersion)) throw new ValidationError(`judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
+  const base = await resolveJudgeVariant(db, config, "");
+  const system = buildJudgePrompt({ intent: "", finalAnswer: null, steps: [] }, parseK(a.k), base.askedOptions, config.promptVersion).system;
+  return v && v.number > 1 ? applyPromptVersion(system, { rubric: v.rubric, examples: v.examples }) : system;
+}
+
+/**
+ * Asks the judge model to propose criteria that would settle its calibration disagreements with people (held-out
+ * items are never shown to it). Nothing is stored: the researcher reads, edits and saves the rubric as a version
+ * (`createPromptVersion` with `suggestion`). Needs version 1's verdicts on the calibration part.
+ */
+export async function suggestRubric(deps: Pick<JudgeDeps, "db" | "env" | "clientFactory" | "retryPolicy">, ref: number | string): Promise<RubricSuggestionRecord & { cases: number }> {
+  const { db } = deps;
+  const a = await requireAlignment(db, ref);
+  const { disagreements, missing, judged } = await calibrationDisagreements(db, a.id);
+  if (judged === 0) throw new ValidationError(`study ${a.name}: version 1 has no verdicts on the calibration part yet; run it first (judge-align run ${a.id})`);
+  if (disagreements.length === 0) throw new ValidationError(`study ${a.name}: the judge agrees with people on every judged calibration item${missing ? ` (${missing} not judged yet)` : ""}; there is nothing to learn from`);
+  const versions = await listPromptVersions(db, a.id);
+  const current = criteriaBlock(await systemPromptOf(db, a, versions[versions.length - 1]!))?.text ?? "(none)";
+  const { system, user } = rubricSuggestionMessages(
+    current,
+    disagreements.map((d) => ({ trajectoryId: d.trajectoryId, taskId: 0, taskExternalId: d.taskExternalId, intent: d.intent, finalAnswer: d.finalAnswer, humanVerdict: d.human, humanNotes: d.notes, judgeVerdict: d.judge, judgeRationale: d.rationale })),
+  );
+  const config = await requireJudgeConfig(db, a.judgeConfigId);
+  const endpoint = await judgeEndpointOf(db, config, deps.env);
+  const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
+  let result;
+  try {
+    result = await client.complete([
+      { role: "system", content: system },
+      { role: "user", content: [{ type: "text", text: user }] },
+    ]);
+  } catch (e) {
+    if (e instanceof Error) e.message = endpointErrorText(e.message, endpoint.apiKey);
+    throw e;
+  }
+  const reply = result.content == null ? "" : redactSecret(result.content, endpoint.apiKey);
+  let parsed;
+  try {
+    parsed = parseRubricSuggestion(reply);
+  } catch (e) {
+    if (e instanceof AlignmentInputError) throw new ValidationError(e.message);
+    throw e;
+  }
+  return {
+    reply,
+    rubric: parsed.rubric,
+    warning: parsed.warning,
+    model: result.model,
+    inputTokens: result.inputTokens,
+    outputTokens: result.outputTokens,
+    costUsd: costUsd({ input: result.inputTokens, output: result.outputTokens }, { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok }),
+    cases: disagreements.length,
+  };
 }
 
 export interface VersionResult {
@@ -312,9 +396,7 @@ export async function alignmentVersions(db: Db, ref: number | string, opts: { po
   const rows = await judgeVerdictsUnder(db, judgeEvaluatorKey(config.id), a.k, resolved.map((r) => r.promptVersion), held.map((h) => h.trajectoryId));
   const verdictOf = new Map(rows.map((r) => [`${r.promptVersion}\u0000${r.trajectoryId}`, r.verdict]));
   const under = (pv: string, id: number) => verdictOf.get(`${pv}\u0000${id}`) ?? null;
-  // The system prompt each version sends (the same for every item: the case goes in the user message).
-  if (!isJudgePromptVersion(config.promptVersion)) throw new ValidationError(`judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
-  const baseSystem = buildJudgePrompt({ intent: "", finalAnswer: null, steps: [] }, parseK(a.k), resolved[0]!.askedOptions, config.promptVersion).system;
+  const baseSystem = await systemPromptOf(db, a, null);
   const systemOf = (v: JudgePromptVersionRow) => (v.number === 1 ? baseSystem : applyPromptVersion(baseSystem, { rubric: v.rubric, examples: v.examples }));
   const byId = new Map(versions.map((v, i) => [v.id, { v, pv: resolved[i]!.promptVersion }]));
   return {
