@@ -130,6 +130,13 @@ async function main() {
           VERDICT_E2E_SKIP_BUILD: "1",
         });
         readPlaywright(pwJson);
+        // Labelling, judge batches and imports again with the app on PostgreSQL.
+        const pgJson = path.join(out, "playwright-postgres.json");
+        await stage("browser e2e on PostgreSQL", process.execPath, ["--import", "tsx", path.join(root, "scripts", "e2e-postgres.ts"), "--reporter=list,json"], {
+          PLAYWRIGHT_JSON_OUTPUT_NAME: pgJson,
+          VERDICT_E2E_SKIP_BUILD: "1",
+        });
+        readPlaywright(pgJson);
       }
     }
   } else if (inCI) {

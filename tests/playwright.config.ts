@@ -34,7 +34,8 @@ const chromiumPath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "./e2e",
-  outputDir: path.join(root, "test-results", "e2e"),
+  // The PostgreSQL shard (scripts/e2e-postgres.ts) writes elsewhere: Playwright empties the folder it writes to.
+  outputDir: process.env.VERDICT_E2E_OUTPUT ?? path.join(root, "test-results", "e2e"),
   globalSetup: "./e2e/global-setup.ts",
   globalTeardown: "./e2e/global-teardown.ts",
   fullyParallel: false,
