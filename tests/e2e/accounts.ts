@@ -1,5 +1,6 @@
 /**
- * The accounts the e2e run creates (see accounts-setup.ts) and where their signed-in storage states are.
+ * The accounts the e2e run creates (setup-data.ts; the cluster spec, accounts-setup.ts) and where their signed-in
+ * storage states are.
  * The first is the admin, which every spec uses unless it says otherwise.
  */
 import path from "node:path";
