@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm test`: typecheck, lint, unit + integration tests (vitest), then browser e2e (Playwright + Debian chromium)
- * on a production build. Prints each stage's wall time and CPU time, lists every skipped test with its reason, and
+ * `npm test`: typecheck (with Next's route types), lint and the production build beside the unit + integration
+ * tests (vitest), then browser e2e (Playwright + Debian chromium) on that build, on SQLite and then, for the flows
+ * teams use, on PostgreSQL (scripts/e2e-postgres.ts). Prints each stage's wall time and CPU time, lists every skipped test with its reason, and
  * ends with one summary line "Tests: N passed, N failed, N skipped".
  *
  * Under CI (`CI` set) a skipped test fails the run unless tests/skip-allowlist.json allows it: .ci/run provides
@@ -102,13 +103,27 @@ function readPlaywright(file) {
 
 async function main() {
   const started = Date.now();
-  // Typecheck and lint (one core, mostly) run beside vitest, whose single worker spends much of its time waiting
-  // on databases, child processes and browsers; the browser stages follow.
   const vitestJson = path.join(out, "vitest.json");
+  const wantE2E = process.env.VERDICT_TEST_SKIP_E2E !== "1" && fs.existsSync(path.join(root, "tests", "playwright.config.ts"));
+  const chromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+  if (wantE2E && !fs.existsSync(chromium)) failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
+  const buildNeeded = wantE2E && fs.existsSync(chromium);
+  // Typecheck, lint and the production build (one core, mostly) run beside vitest, whose single worker spends much
+  // of its time waiting on databases, child processes and browsers; the browser stages follow.
+  let built = false;
   await Promise.all([
     (async () => {
-      await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."]);
+      // Next's route types (.next/types) first, so that tsc also checks what each page and route exports.
+      const routeTypes = await stage("route types (next typegen)", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "typegen"], { NEXT_TELEMETRY_DISABLED: "1" });
+      const typed = (await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."])) && routeTypes;
       await stage("lint", bin("eslint"), ["."]);
+      if (!buildNeeded) return;
+      // Only when .next is missing or older than the sources (a clean clone always builds); without Next's own
+      // type-check pass when the typecheck stage passed (next.config.js).
+      built = await stage("build (next build, unless current)", process.execPath, [path.join(root, "tests", "e2e", "build-if-stale.mjs")], {
+        NEXT_TELEMETRY_DISABLED: "1",
+        VERDICT_BUILD_TYPES_CHECKED: typed ? "1" : "0",
+      });
     })(),
     stage("unit + integration (vitest)", bin("vitest"), [
       "run", "--config", "tests/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`,
@@ -116,28 +131,21 @@ async function main() {
   ]);
   readVitest(vitestJson);
 
-  if (process.env.VERDICT_TEST_SKIP_E2E !== "1" && fs.existsSync(path.join(root, "tests", "playwright.config.ts"))) {
-    const chromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-    if (!fs.existsSync(chromium)) {
-      failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
-    } else {
-      // Builds only when .next is missing or older than the sources (a clean clone always builds).
-      const built = await stage("build (next build, unless current)", process.execPath, [path.join(root, "tests", "e2e", "build-if-stale.mjs")], { NEXT_TELEMETRY_DISABLED: "1" });
-      if (built) {
-        const pwJson = path.join(out, "playwright.json");
-        await stage("browser e2e (playwright + chromium)", bin("playwright"), ["test", "--config", "tests/playwright.config.ts", "--reporter=list,json"], {
-          PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
-          VERDICT_E2E_SKIP_BUILD: "1",
-        });
-        readPlaywright(pwJson);
-        // Labelling, judge batches and imports again with the app on PostgreSQL.
-        const pgJson = path.join(out, "playwright-postgres.json");
-        await stage("browser e2e on PostgreSQL", process.execPath, ["--import", "tsx", path.join(root, "scripts", "e2e-postgres.ts"), "--reporter=list,json"], {
-          PLAYWRIGHT_JSON_OUTPUT_NAME: pgJson,
-          VERDICT_E2E_SKIP_BUILD: "1",
-        });
-        readPlaywright(pgJson);
-      }
+  if (wantE2E) {
+    if (built) {
+      const pwJson = path.join(out, "playwright.json");
+      await stage("browser e2e (playwright + chromium)", bin("playwright"), ["test", "--config", "tests/playwright.config.ts", "--reporter=list,json"], {
+        PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
+        VERDICT_E2E_SKIP_BUILD: "1",
+      });
+      readPlaywright(pwJson);
+      // Labelling, judge batches and imports again with the app on PostgreSQL.
+      const pgJson = path.join(out, "playwright-postgres.json");
+      await stage("browser e2e on PostgreSQL", process.execPath, ["--import", "tsx", path.join(root, "scripts", "e2e-postgres.ts"), "--reporter=list,json"], {
+        PLAYWRIGHT_JSON_OUTPUT_NAME: pgJson,
+        VERDICT_E2E_SKIP_BUILD: "1",
+      });
+      readPlaywright(pgJson);
     }
   } else if (inCI) {
     failures.push("VERDICT_TEST_SKIP_E2E=1 under CI: CI runs the browser e2e too");
@@ -151,7 +159,7 @@ async function main() {
     const cpu = t.cpuSeconds === null ? "" : `, ${t.cpuSeconds.toFixed(0)} CPU-s`;
     process.stderr.write(`  ${t.label.padEnd(40)} ${t.seconds.toFixed(0).padStart(5)} s${cpu}\n`);
   }
-  process.stderr.write(`  ${"total (typecheck and lint beside vitest)".padEnd(40)} ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s\n`);
+  process.stderr.write(`  ${"total (typecheck, lint, build beside vitest)".padEnd(40)} ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s\n`);
   if (failures.length) process.stderr.write(`\nFailed stages:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`);
   if (failures.length && failed === 0) failed = failures.length;
   console.log(`\nTests: ${passed} passed, ${failed} failed, ${skips.length} skipped`);
