@@ -14,7 +14,7 @@
 import { readEnvironment } from "../server/config";
 import { closeSharedDatabases, describeDatabase, getAppContext } from "../server/context";
 import { runJudgeWorker } from "../server/services/evaluation/judge-batches";
-import { runRunnerWorker } from "../server/services/runner/worker";
+import { runRunnerWorker } from "../server/services/live/worker";
 
 /** Judge calls this worker makes at once, next to its live runs: they wait on the model, not on this machine. */
 const JUDGE_WORKER_CONCURRENCY = 2;

@@ -19,7 +19,7 @@ export interface StoredDeploymentSite {
 }
 
 /**
- * An admin's description of a lab's own VisualWebArena / WebArena deployment (server/domain/runner/deployment.ts):
+ * An admin's description of a lab's own VisualWebArena / WebArena deployment (server/domain/live/deployment.ts):
  * placeholder → URL, per-site login and reset hook. Runs using it may reach exactly its hosts.
  */
 export const deploymentProfiles = sqliteTable("deployment_profiles", {

@@ -1,9 +1,9 @@
 /**
- * The small snapshot of a page the blocking-page detector reads (server/domain/runner/blocking.ts): title, the
+ * The small snapshot of a page the blocking-page detector reads (server/domain/live/blocking.ts): title, the
  * start of the visible text, iframe sources and which known CAPTCHA / bot-check / consent markers are present.
  */
 import type { Page } from "playwright";
-import { BLOCKING_MARKER_SELECTORS, type PageSnapshot } from "../domain/runner/blocking";
+import { BLOCKING_MARKER_SELECTORS, type PageSnapshot } from "../domain/live/blocking";
 
 const MAX_TEXT = 6_000;
 

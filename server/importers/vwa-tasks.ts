@@ -10,7 +10,7 @@
 import fsp from "node:fs/promises";
 import path from "node:path";
 import type { ReferenceAnswer } from "../domain/types";
-import { readTaskLimits, TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD } from "../domain/runner/task-limits";
+import { readTaskLimits, TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD } from "../domain/live/task-limits";
 import { splitTaskFields } from "../domain/catalog/task-attributes";
 import { isDir, readJsonFile } from "./fs-helpers";
 import { ImportError, type ImportTask, type ImportTaskSet, type Importer } from "./types";

@@ -20,7 +20,7 @@ import { fileImage, foldersUpFrom, isDir, readJsonFile, withinBoundary } from ".
 import { findFolders, groupByParent, runKeyFromPath, runNameFromPath, subfolders, unreadableTrajectory } from "./find-folders";
 import { chooseTranscripts, isTranscriptName, numberedImages, PLAIN_TRANSCRIPT, taskIdFromTag, type TranscriptChoice } from "./webvoyager-files";
 import { findStepLimit, type StepLimitSetting } from "./webvoyager-settings";
-import { readTaskLimits, TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD, taskLimitFields, type TaskLimits } from "../domain/runner/task-limits";
+import { readTaskLimits, TASK_MAX_STEPS_FIELD, TASK_TIME_LIMIT_FIELD, taskLimitFields, type TaskLimits } from "../domain/live/task-limits";
 import { splitTaskFields, type SplitTaskFields } from "../domain/catalog/task-attributes";
 import {
   ImportError,
@@ -54,7 +54,7 @@ interface WvTaskRow {
   ques: string;
   web: string | null;
   line: number;
-  /** The task's own step and time limits, when its row gives them (server/domain/runner/task-limits.ts). */
+  /** The task's own step and time limits, when its row gives them (server/domain/live/task-limits.ts). */
   limits: TaskLimits;
   /** The row's other fields (a fork's `ques_group`, `lang`…): split keys, and what cannot be one. */
   fields: SplitTaskFields;

@@ -5,7 +5,7 @@
  */
 import path from "node:path";
 import { createAppContext } from "../../server/context";
-import { runRunnerWorker } from "../../server/services/runner/worker";
+import { runRunnerWorker } from "../../server/services/live/worker";
 
 const [database, dataDir, demoBaseUrl, leaseMs, owner] = process.argv.slice(2) as [string, string, string, string, string];
 const onPostgres = /^postgres(ql)?:\/\//i.test(database);

@@ -16,7 +16,7 @@ import { parseWebVoyagerAction } from "../../server/domain/actions/webvoyager";
 import type { SomElement } from "../../server/domain/types";
 import { startDemoSites, type DemoSitesServer } from "../../server/demo-sites/server";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
-import { EgressProxy } from "../../server/services/runner/egress-proxy";
+import { EgressProxy } from "../../server/services/live/egress-proxy";
 
 const chromiumPath = resolveChromiumPath();
 const noChromium = chromiumSkipReason();

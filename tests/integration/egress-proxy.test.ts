@@ -7,8 +7,8 @@ import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EgressProxy, type EgressRefusalEvent } from "../../server/services/runner/egress-proxy";
-import { RunSafety } from "../../server/services/runner/safety-guard";
+import { EgressProxy, type EgressRefusalEvent } from "../../server/services/live/egress-proxy";
+import { RunSafety } from "../../server/services/live/safety-guard";
 
 let target: http.Server;
 let targetPort: number;

@@ -25,10 +25,10 @@ import {
   tasksOfSet,
   trajectoryPulse,
   type LeaseRef,
-} from "../../db/repositories/live-runs";
-import { clearTrajectoryEvidence, saveStepEvidence, saveTrajectoryHar, stepEvidenceAt, stepEvidenceOf, trajectoryHarOf } from "../../db/repositories/runner-evidence";
+} from "../../db/repositories/live/runs";
+import { clearTrajectoryEvidence, saveStepEvidence, saveTrajectoryHar, stepEvidenceAt, stepEvidenceOf, trajectoryHarOf } from "../../db/repositories/live/evidence";
 import type { StepValues } from "../../db/repositories/trajectories";
-import { listLiveRuns, liveRunDetail, liveTrajectoryPulse } from "../../server/services/runner/live-runs";
+import { listLiveRuns, liveRunDetail, liveTrajectoryPulse } from "../../server/services/live/live-runs";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 

@@ -16,7 +16,7 @@ import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluation/verdicts";
 import { backgroundRun } from "../../server/services/evaluation/judge-batches";
 import { createJudgeClient, JudgeCallError } from "../../server/services/evaluation/judge-client";
 import { judgeFuzzyMatcher } from "../../server/services/evaluation/fuzzy-matcher";
-import { vlmPolicyFromConfig } from "../../server/services/runner/vlm-policy";
+import { vlmPolicyFromConfig } from "../../server/services/live/vlm-policy";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";

@@ -20,8 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserIsolation, launchChromium, resolveChromiumPath } from "../../server/browser/launch";
 import { BrowserSession } from "../../server/browser/session";
 import { DEFAULT_RUNNER_PROXY_PORTS } from "../../server/config";
-import { browserNetworkState, browserNetworkTable, ensureBrowserNetworkRules } from "../../server/services/runner/browser-network";
-import { EgressProxy } from "../../server/services/runner/egress-proxy";
+import { browserNetworkState, browserNetworkTable, ensureBrowserNetworkRules } from "../../server/services/live/browser-network";
+import { EgressProxy } from "../../server/services/live/egress-proxy";
 import { browserNetworkLayerSkipReason, chromiumSkipReason, titled } from "../helpers/requirements";
 
 const chromiumPath = resolveChromiumPath();

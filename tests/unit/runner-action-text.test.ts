@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseLiveAction, parsePolicyReply } from "../../server/domain/runner/action-text";
+import { parseLiveAction, parsePolicyReply } from "../../server/domain/live/action-text";
 import type { ParsedAction } from "../../server/domain/types";
 
 describe("parseLiveAction: both seed grammars and the runner's extensions", () => {

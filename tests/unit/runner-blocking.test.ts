@@ -3,7 +3,7 @@
  * run as `blocked`; ordinary pages, and ordinary pages with a cookie banner, do not.
  */
 import { describe, expect, it } from "vitest";
-import { describeBlocking, detectBlocking, type PageSnapshot } from "../../server/domain/runner/blocking";
+import { describeBlocking, detectBlocking, type PageSnapshot } from "../../server/domain/live/blocking";
 
 /** A rough stand-in for the browser's snapshot of a small HTML page: title, visible text, iframes, markers. */
 function snapshot(html: string, url = "https://example.org/"): PageSnapshot {

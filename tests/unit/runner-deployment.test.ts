@@ -15,7 +15,7 @@ import {
   storageStateProblem,
   substituteSites,
   substituteSitesDeep,
-} from "../../server/domain/runner/deployment";
+} from "../../server/domain/live/deployment";
 
 const profile = deploymentProfileInputSchema.parse({
   name: "lab",

@@ -3,7 +3,7 @@
  * hosts are not held up; a cancelled wait gives its place up.
  */
 import { describe, expect, it } from "vitest";
-import { HostSlots } from "../../server/services/runner/host-slots";
+import { HostSlots } from "../../server/services/live/host-slots";
 
 const tick = () => new Promise((r) => setTimeout(r, 5));
 

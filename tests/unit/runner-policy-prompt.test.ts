@@ -9,8 +9,8 @@ import {
   type PromptInput,
   type PromptMessage,
   type PromptPastStep,
-} from "../../server/domain/runner/policy-prompt";
-import { parsePolicyReply } from "../../server/domain/runner/action-text";
+} from "../../server/domain/live/policy-prompt";
+import { parsePolicyReply } from "../../server/domain/live/action-text";
 
 const img = (n: number) => `data:image/png;base64,IMG${n}`;
 

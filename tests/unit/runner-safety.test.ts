@@ -15,7 +15,7 @@ import {
   originKey,
   parseHostList,
   parseTextList,
-} from "../../server/domain/runner/safety";
+} from "../../server/domain/live/safety";
 import type { SomElement } from "../../server/domain/types";
 
 describe("private addresses", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { effectiveLimits, readTaskLimits, taskLimitFields, taskLimitsOf } from "../../server/domain/runner/task-limits";
-import { LoginCache } from "../../server/services/runner/deployment-runtime";
-import type { SiteRuntime } from "../../server/services/runner/deployment-profiles";
+import { effectiveLimits, readTaskLimits, taskLimitFields, taskLimitsOf } from "../../server/domain/live/task-limits";
+import { LoginCache } from "../../server/services/live/deployment-runtime";
+import type { SiteRuntime } from "../../server/services/live/deployment-profiles";
 
 describe("per-task step and time limits", () => {
   it("reads a task file's max_steps and time_limit_seconds; a task without them runs with the run's limits", () => {

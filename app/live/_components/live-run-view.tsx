@@ -11,7 +11,7 @@ import { screenshotUrl } from "@/server/domain/image-variants";
 import { OutcomeBadge, PageHeader, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { PolicyBadge, ProgressBar, StatusPill, VerdictPill } from "./bits";
-import type { LiveRunDetail } from "@/server/services/runner/live-runs";
+import type { LiveRunDetail } from "@/server/services/live/live-runs";
 
 export function LiveRunView({ id }: { id: number }) {
   const trpc = useTRPC();

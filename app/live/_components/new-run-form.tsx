@@ -8,7 +8,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
 import { useDeferredValue, useMemo, useState, type ReactNode } from "react";
-import { BLOCKED_TEXT_SUGGESTIONS, LIVE_RUN_DEFAULTS, parseActionLines } from "@/server/domain/runner/settings";
+import { BLOCKED_TEXT_SUGGESTIONS, LIVE_RUN_DEFAULTS, parseActionLines } from "@/server/domain/live/settings";
 import { parseTrajectoryListParams } from "@/server/domain/trajectory-list-query";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../_trpc/client";

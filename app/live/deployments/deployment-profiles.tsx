@@ -9,7 +9,7 @@ import { useMutation, useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useState } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { SITE_PLACEHOLDERS } from "@/server/domain/runner/deployment";
+import { SITE_PLACEHOLDERS } from "@/server/domain/live/deployment";
 import { useTRPC } from "../../_trpc/client";
 
 type Profile = inferRouterOutputs<AppRouter>["deploymentProfiles"]["list"][number];

@@ -3,14 +3,14 @@
  * make, change or delete one. Researchers pick one in the New run form through liveRuns.formOptions (names only).
  */
 import { z } from "zod";
-import { deploymentProfileInputSchema } from "../../domain/runner/deployment";
+import { deploymentProfileInputSchema } from "../../domain/live/deployment";
 import {
   createDeploymentProfile,
   deleteDeploymentProfile,
   getDeploymentProfile,
   listDeploymentProfiles,
   updateDeploymentProfile,
-} from "../../services/runner/deployment-profiles";
+} from "../../services/live/deployment-profiles";
 import { adminProcedure, createTRPCRouter } from "../trpc";
 
 const id = z.number().int().positive();

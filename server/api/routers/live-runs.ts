@@ -4,7 +4,7 @@
  * a second and sends a new snapshot only when something changed, and ends the stream once the run is over.
  */
 import { z } from "zod";
-import { liveRunRequestSchema, policySpecSchema, taskSelectionSchema } from "../../domain/runner/settings";
+import { liveRunRequestSchema, policySpecSchema, taskSelectionSchema } from "../../domain/live/settings";
 import { NotFoundError } from "../../errors";
 import {
   cancelLiveRun,
@@ -15,9 +15,9 @@ import {
   previewLiveRun,
   startLiveRun,
   type LiveRunDeps,
-} from "../../services/runner/live-runs";
+} from "../../services/live/live-runs";
 import { getTrajectoryForPlayer } from "../../services/trajectory-views";
-import { liveStepEvidence } from "../../services/runner/evidence";
+import { liveStepEvidence } from "../../services/live/evidence";
 import { assertSeesWholeCatalog } from "../../services/annotation";
 import { createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 import { runtimeEnvironment } from "../../config";

@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { getAppContext } from "../../context";
-import type { DeploymentProfileInput } from "../../domain/runner/deployment";
+import type { DeploymentProfileInput } from "../../domain/live/deployment";
 import {
   createDeploymentProfile,
   deleteDeploymentProfile,
@@ -17,7 +17,7 @@ import {
   listDeploymentProfiles,
   updateDeploymentProfile,
   type DeploymentProfileView,
-} from "../../services/runner/deployment-profiles";
+} from "../../services/live/deployment-profiles";
 import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
 import type { CliCommand } from "../types";
 

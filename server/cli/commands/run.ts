@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import { getAppContext } from "../../context";
-import { parseTextList } from "../../domain/runner/safety";
+import { parseTextList } from "../../domain/live/safety";
 import {
   LIVE_RUN_DEFAULTS,
   liveRunRequestSchema,
@@ -14,15 +14,15 @@ import {
   type LiveRunRequestInput,
   type PolicySpecInput,
   type TaskSelection,
-} from "../../domain/runner/settings";
+} from "../../domain/live/settings";
 import { describeZodIssues } from "../../domain/imports/bundle";
 import { detectImporter } from "../../importers/registry";
 import { runImport } from "../../services/imports/ingest";
 import { requireJudgeConfig } from "../../services/evaluation/judge-configs";
-import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/runner/live-runs";
-import { runRunnerWorker } from "../../services/runner/worker";
-import { findDeploymentProfile } from "../../services/runner/deployment-profiles";
-import { ensureDemoTaskSet } from "../../services/runner/demo-tasks";
+import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/live/live-runs";
+import { runRunnerWorker } from "../../services/live/worker";
+import { findDeploymentProfile } from "../../services/live/deployment-profiles";
+import { ensureDemoTaskSet } from "../../services/live/demo-tasks";
 import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
 import { UsageError, flagBool, flagString, parseArgs, userPath, type ParsedArgs } from "../args";
 import { formatTable } from "../table";

@@ -17,7 +17,7 @@
  * VERDICT_JUDGE_API_KEY to VERDICT_JUDGE_BASE_URL (or OpenAI), VERDICT_JUDGE_KEY_<NAME> to VERDICT_JUDGE_KEY_<NAME>_URL.
  */
 import { z } from "zod";
-import { isIpLiteral, isLoopbackName, isPrivateAddress, metadataService, normaliseHostEntry } from "../runner/safety";
+import { isIpLiteral, isLoopbackName, isPrivateAddress, metadataService, normaliseHostEntry } from "../live/safety";
 
 export const OPENAI_API_HOST = "api.openai.com";
 /** The OpenAI API's base URL: where configurations without one go, and the only place OPENAI_API_KEY is sent. */

@@ -8,7 +8,7 @@
  * and not committed yet, and removing them would leave its rows pointing at nothing.
  */
 import type { Db } from "../../../db/database";
-import { runnerObjectReferenced } from "../../../db/repositories/runner-evidence";
+import { runnerObjectReferenced } from "../../../db/repositories/live/evidence";
 import { getScreenshot } from "../../../db/repositories/screenshots";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
 

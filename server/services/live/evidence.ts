@@ -4,7 +4,7 @@
  * exact prompt the policy sent. Researchers only: the router keeps it from anyone labelling blind.
  */
 import type { Db } from "../../../db/database";
-import { stepEvidenceAt, stepEvidenceOf, trajectoryHarOf } from "../../../db/repositories/runner-evidence";
+import { stepEvidenceAt, stepEvidenceOf, trajectoryHarOf } from "../../../db/repositories/live/evidence";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
 
 export interface NetworkRequest {

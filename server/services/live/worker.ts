@@ -17,16 +17,16 @@
  */
 import http from "node:http";
 import type { Browser } from "playwright";
-import { reconcileLiveTrajectories } from "../../../db/repositories/live-runs";
+import { reconcileLiveTrajectories } from "../../../db/repositories/live/runs";
 import { hasPendingJobs } from "../../../db/repositories/jobs";
-import { LIVE_JOB_TYPE } from "../../domain/runner/live-jobs";
-import type { LiveTaskPayload } from "../../domain/runner/settings";
+import { LIVE_JOB_TYPE } from "../../domain/live/live-jobs";
+import type { LiveTaskPayload } from "../../domain/live/settings";
 import { runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
 import { browserIsolation, connectRemoteBrowser, launchChromium } from "../../browser/launch";
 import type { PortRange } from "../../config";
 import { browserNetworkWarning, ensureBrowserNetworkRules } from "./browser-network";
-import { parseDestinationList } from "../../domain/runner/safety";
+import { parseDestinationList } from "../../domain/live/safety";
 import { demoPortFromEnv } from "../../demo-sites/port";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
 import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";

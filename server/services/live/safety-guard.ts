@@ -1,6 +1,6 @@
 /**
  * A live run's safety guard on its browser context: the host allowlist, the refusal of private and loopback
- * addresses, the element text blocklist and the download policy (rules in server/domain/runner/safety.ts).
+ * addresses, the element text blocklist and the download policy (rules in server/domain/live/safety.ts).
  *
  * - The network itself is guarded by the run's egress proxy (egress-proxy.ts): every request, redirect hop, tunnel and
  *   WebSocket is checked there, at connect time, against the address actually connected to. What it refuses is
@@ -29,7 +29,7 @@ import {
   isLoopbackName,
   isPrivateAddress,
   originKey,
-} from "../../domain/runner/safety";
+} from "../../domain/live/safety";
 
 import { systemResolveHost, type HostResolver } from "./egress-proxy";
 

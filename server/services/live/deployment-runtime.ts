@@ -13,8 +13,8 @@ import https from "node:https";
 import type { LookupFunction } from "node:net";
 import type { Browser } from "playwright";
 import { NO_WEBRTC_INIT_SCRIPT } from "../../browser/no-webrtc";
-import { mergeStorageStates, type StorageState } from "../../domain/runner/deployment";
-import { egressRefusal, isIpLiteral, originKey, type EgressRules } from "../../domain/runner/safety";
+import { mergeStorageStates, type StorageState } from "../../domain/live/deployment";
+import { egressRefusal, isIpLiteral, originKey, type EgressRules } from "../../domain/live/safety";
 import type { SiteRuntime } from "./deployment-profiles";
 import { systemResolveHost, type HostResolver, type ProxySettings } from "./egress-proxy";
 

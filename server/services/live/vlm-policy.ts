@@ -1,6 +1,6 @@
 /**
  * The VLM policy: asks a model behind any OpenAI-compatible endpoint for the next action, with Verdict's own
- * versioned prompt (server/domain/runner/policy-prompt.ts), and parses its reply with the runner's action grammar.
+ * versioned prompt (server/domain/live/policy-prompt.ts), and parses its reply with the runner's action grammar.
  *
  * Endpoint settings come from a judge configuration (base URL, model, key, temperature, seed, output tokens,
  * timeout, retries): the policy needs exactly the same connection settings as a judge, and the key stays on the
@@ -12,8 +12,8 @@
 import crypto from "node:crypto";
 import type { Db } from "../../../db/database";
 import type { Policy, PolicyDecision, PolicyObservation } from "../../browser/policy";
-import { parsePolicyReply } from "../../domain/runner/action-text";
-import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptMessage, type PromptPastStep } from "../../domain/runner/policy-prompt";
+import { parsePolicyReply } from "../../domain/live/action-text";
+import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptMessage, type PromptPastStep } from "../../domain/live/policy-prompt";
 import { createJudgeClient, type ChatMessage, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "../evaluation/judge-client";
 import { endpointErrorText, requireJudgeConfig, judgeEndpointOf, type Env } from "../evaluation/judge-configs";
 

@@ -29,7 +29,7 @@ export const liveRunSettingsSchema = z.object({
   concurrency: z.number().int().min(1).max(16).default(LIVE_RUN_DEFAULTS.concurrency),
   stepTimeoutMs: z.number().int().min(1_000).max(600_000).default(LIVE_RUN_DEFAULTS.stepTimeoutMs),
   runTimeoutMs: z.number().int().min(5_000).max(6 * 3_600_000).default(LIVE_RUN_DEFAULTS.runTimeoutMs),
-  /** Host allowlist (see server/domain/runner/safety.ts); empty = each task's start URL host. */
+  /** Host allowlist (see server/domain/live/safety.ts); empty = each task's start URL host. */
   allowedHosts: z.array(z.string().min(1).max(300)).max(100).default([]),
   /**
    * Earlier versions let a run open the whole private network. Where runs may go inside the network is an admin's
@@ -49,7 +49,7 @@ export const liveRunSettingsSchema = z.object({
     .default({ ...LIVE_RUN_DEFAULTS.viewport }),
   historyScreenshots: z.number().int().min(1).max(10).default(LIVE_RUN_DEFAULTS.historyScreenshots),
   /**
-   * A lab's deployment of the benchmark sites (admin-made, server/domain/runner/deployment.ts): its placeholders are
+   * A lab's deployment of the benchmark sites (admin-made, server/domain/live/deployment.ts): its placeholders are
    * substituted in the tasks, its sites' logins and resets are done, and its hosts are the only private ones allowed.
    */
   deploymentProfileId: z.number().int().positive().nullable().default(null),

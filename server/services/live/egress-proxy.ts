@@ -1,6 +1,6 @@
 /**
  * The live runner's egress proxy: every connection a run's browser makes goes through it, and it decides at connect
- * time whether the destination may be reached (rules in server/domain/runner/safety.ts, `egressRefusal`).
+ * time whether the destination may be reached (rules in server/domain/live/safety.ts, `egressRefusal`).
  *
  * Why a proxy: Playwright's routes see only the first URL of a redirect chain and no WebSockets, and a guard that
  * resolves a name while Chromium resolves it again can be fooled by DNS rebinding. Here every hop of a redirect,
@@ -21,7 +21,7 @@ import dns from "node:dns";
 import http from "node:http";
 import net from "node:net";
 import type { Duplex } from "node:stream";
-import { egressRefusal, isIpLiteral, type EgressRules } from "../../domain/runner/safety";
+import { egressRefusal, isIpLiteral, type EgressRules } from "../../domain/live/safety";
 import { DEFAULT_RUNNER_PROXY_PORTS, type PortRange } from "../../config";
 
 /** Resolves a host name to its addresses; throws (or returns none) when it does not resolve. */

@@ -12,7 +12,7 @@ import {
   listDeploymentProfileRows,
   updateDeploymentProfile as updateRow,
   type DeploymentProfileRow,
-} from "../../../db/repositories/runner-evidence";
+} from "../../../db/repositories/live/evidence";
 import type { StoredDeploymentSite } from "../../../db/schema/index";
 import { secretBoxOf, type SecretBox } from "../../auth/secret-box";
 import {
@@ -23,7 +23,7 @@ import {
   type DeploymentPlan,
   type DeploymentProfileInput,
   type StorageState,
-} from "../../domain/runner/deployment";
+} from "../../domain/live/deployment";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 
 function secretContext(profileName: string, placeholder: string, what: "password" | "storage-state"): string {

@@ -1,6 +1,6 @@
 /**
  * Safety rules of a live run, as pure functions: which hosts the agent may navigate to, which addresses are private,
- * which elements it may not act on. The runner's browser guard (server/services/runner/safety-guard.ts) applies them.
+ * which elements it may not act on. The runner's browser guard (server/services/live/safety-guard.ts) applies them.
  *
  * Host allowlist entries are host names, optionally with a port: "example.com" allows example.com and every
  * subdomain of it (sites move between www. and the bare domain); "example.com:8080" also pins the port;

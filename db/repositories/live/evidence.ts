@@ -3,8 +3,8 @@
  * their steps: per-step tabs, start times and prompts, and each trajectory's HAR.
  */
 import { and, asc, eq } from "drizzle-orm";
-import { affectedRows, first, tablesOf, withTransaction, type Db } from "../database";
-import type { StoredDeploymentSite } from "../schema/index";
+import { affectedRows, first, tablesOf, withTransaction, type Db } from "../../database";
+import type { StoredDeploymentSite } from "../../schema/index";
 
 export async function listDeploymentProfileRows(db: Db) {
   const { deploymentProfiles } = tablesOf(db);

@@ -20,13 +20,13 @@ import {
   tasksByIds,
   tasksOfSet,
   type TaskRef,
-} from "../../../db/repositories/live-runs";
+} from "../../../db/repositories/live/runs";
 import { findTask, getTaskSet, listTaskSets } from "../../../db/repositories/catalog";
-import { LIVE_JOB_TYPE, liveGroupKey } from "../../domain/runner/live-jobs";
-import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
-import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME } from "../../domain/runner/settings";
-import { parseHostList, parseTextList } from "../../domain/runner/safety";
-import { effectiveLimits, taskLimitsOf } from "../../domain/runner/task-limits";
+import { LIVE_JOB_TYPE, liveGroupKey } from "../../domain/live/live-jobs";
+import { RUNNER_PROMPT_VERSION } from "../../domain/live/policy-prompt";
+import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME } from "../../domain/live/settings";
+import { parseHostList, parseTextList } from "../../domain/live/safety";
+import { effectiveLimits, taskLimitsOf } from "../../domain/live/task-limits";
 import {
   LIVE_RUN_DEFAULTS,
   MAX_TASKS_PER_RUN,
@@ -35,12 +35,12 @@ import {
   type LiveRunSettings,
   type LiveTaskPayload,
   type TaskSelection,
-} from "../../domain/runner/settings";
+} from "../../domain/live/settings";
 import { NotFoundError, ValidationError } from "../../errors";
 import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../evaluation/judge-configs";
 import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
 import { DEMO_TASK_SET_NAME, demoScriptFor } from "./demo-scripts";
-import { placeholdersIn, substituteSites, type DeploymentPlan } from "../../domain/runner/deployment";
+import { placeholdersIn, substituteSites, type DeploymentPlan } from "../../domain/live/deployment";
 import { deploymentPlanOf, listDeploymentProfiles } from "./deployment-profiles";
 
 export interface LiveRunDeps {

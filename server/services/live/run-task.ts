@@ -23,7 +23,7 @@ import {
   setRunningDetail,
   startLiveTrajectory,
   type LeaseRef,
-} from "../../../db/repositories/live-runs";
+} from "../../../db/repositories/live/runs";
 import type { StepValues } from "../../../db/repositories/trajectories";
 import type { Policy } from "../../browser/policy";
 import { bundleStepSink, recordTrajectory, type RecordedStep, type RecordedTrajectory } from "../../browser/recorder";
@@ -34,10 +34,10 @@ import { identityStep, trajectoryContentHash } from "../../domain/imports/identi
 import { looksLikeVwaEvalConfig } from "../../domain/evaluation/vwa/config";
 import type { PortRange } from "../../config";
 import { buildVwaEvaluator, VWA_RULES_VERSION } from "../../domain/evaluation/vwa/evaluate";
-import { parseLiveAction } from "../../domain/runner/action-text";
-import { RUNNER_PROMPT_VERSION } from "../../domain/runner/policy-prompt";
-import { defaultAllowlist, parseHostList } from "../../domain/runner/safety";
-import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME, type LiveTaskPayload } from "../../domain/runner/settings";
+import { parseLiveAction } from "../../domain/live/action-text";
+import { RUNNER_PROMPT_VERSION } from "../../domain/live/policy-prompt";
+import { defaultAllowlist, parseHostList } from "../../domain/live/safety";
+import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME, type LiveTaskPayload } from "../../domain/live/settings";
 import type { ReferenceAnswer, TaskDifficulty } from "../../domain/types";
 import { BundleWriter } from "../bundle-io";
 import { JobInterrupted, type JobContext } from "../jobs/worker";
@@ -50,12 +50,12 @@ import { EgressProxy } from "./egress-proxy";
 import { livePageCapabilities } from "./live-page";
 import { RunSafety, type HostResolver } from "./safety-guard";
 import { vlmPolicyFromConfig, type VlmPolicyUsage } from "./vlm-policy";
-import { clearTrajectoryEvidence, saveInputImage, saveStepEvidence, saveTrajectoryHar, storedInputImage } from "../../../db/repositories/runner-evidence";
+import { clearTrajectoryEvidence, saveInputImage, saveStepEvidence, saveTrajectoryHar, storedInputImage } from "../../../db/repositories/live/evidence";
 import { blockingSnapshot } from "../../browser/page-snapshot";
-import { describeBlocking, detectBlocking } from "../../domain/runner/blocking";
+import { describeBlocking, detectBlocking } from "../../domain/live/blocking";
 import { redactHar } from "../../domain/live/har-redaction";
-import { inputImageUrl, loginSitesOfStorageState, sitesOfTask, substituteSites, substituteSitesDeep } from "../../domain/runner/deployment";
-import { effectiveLimits, taskLimitsOf } from "../../domain/runner/task-limits";
+import { inputImageUrl, loginSitesOfStorageState, sitesOfTask, substituteSites, substituteSitesDeep } from "../../domain/live/deployment";
+import { effectiveLimits, taskLimitsOf } from "../../domain/live/task-limits";
 import { deploymentRuntime, type SiteRuntime } from "./deployment-profiles";
 import { fetchInputImage, InfraFailure, LoginCache, resetSite, storageStateFor } from "./deployment-runtime";
 import type { HostSlots } from "./host-slots";

@@ -7,10 +7,10 @@
  * holds the job's lease, so a worker that lost its job (lease expired, taken over) cannot write over the new attempt.
  */
 import { and, asc, desc, eq, inArray, like, sql, type SQLWrapper } from "drizzle-orm";
-import { affectedRows, first, sqlFor, tablesOf, withTransaction, type Db } from "../database";
-import { trajectoryWhere, type StepValues, type TrajectoryFilter } from "./trajectories";
+import { affectedRows, first, sqlFor, tablesOf, withTransaction, type Db } from "../../database";
+import { trajectoryWhere, type StepValues, type TrajectoryFilter } from "../trajectories";
 
-import { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey } from "../../server/domain/runner/live-jobs";
+import { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey } from "../../../server/domain/live/live-jobs";
 
 export { LIVE_JOB_TYPE, LIVE_RUN_KEY_PREFIX, liveGroupKey };
 
