@@ -48,6 +48,7 @@ const AREA_FOLDERS = [
   /^server\/cli\/commands\/([^/.]+)\.ts$/,
   /^db\/schema(?:-pg)?\/([^/.]+)\.ts$/,
   /^app\/([^/_(][^/]*)\//,
+  /^app\/\(([^)]+)\)\//,
 ];
 
 /** The area (or shared module) a file belongs to by its folder, or null. */
