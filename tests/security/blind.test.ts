@@ -394,6 +394,13 @@ describe("second review, L8: a researcher labelling blind cannot read evaluator 
     await expect(api.judge.batches.start({ config: 1, selection: { trajectoryIds: [t] }, kValues: [1] })).rejects.toMatchObject(blindRefusal);
     await expect(api.judge.batches.progress({ id: 1 })).rejects.toMatchObject(blindRefusal);
     await expect(api.judge.rules.run({ selection: { trajectoryIds: [t] } })).rejects.toMatchObject(blindRefusal);
+    // Improving a judge shows judges' verdicts beside people's labels: closed the same way.
+    await expect(api.judge.stress.list()).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.stress.report({ id: 1 })).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.stress.estimate({ config: 1, campaign: c.id, k: 1 })).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.alignment.create({ name: "x", config: 1, campaign: c.id, k: 1 })).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.alignment.versions({ id: 1 })).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.alignment.disagreements({ id: 1 })).rejects.toMatchObject(blindRefusal);
 
     await expect(api.campaigns.setAnnotators({ id: c.id, remove: [r.userId] })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another researcher or an admin can take you off it") });
     await expect(api.campaigns.update({ id: c.id, blind: false })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another researcher or an admin can lift its blind") });

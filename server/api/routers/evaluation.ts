@@ -1,6 +1,7 @@
 /**
  * Automatic evaluators: judge configurations (never with their key), judge batches (estimate, start, progress,
- * cancel, resume), rule verdicts, and the verdicts shown next to a trajectory.
+ * cancel, resume), rule verdicts, the verdicts shown next to a trajectory, and improving a judge: stress tests and
+ * alignment studies (docs/guide/improving-a-judge.md).
  *
  * Batches started here run inside the web server process in the background; the queue's leases let any other
  * process (`npm run cli -- judge --resume ID`) finish a batch the server left behind.
@@ -37,6 +38,19 @@ import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
 import { assertMayViewEvaluations, assertNotLabellingBlind, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/evaluation/judge-endpoints";
 import { runtimeEnvironment } from "../../config";
+import { PERTURBATION_KINDS } from "../../domain/evaluation/prompt-variants";
+import { createStressTest, listStressTests, planStressTest, stressTestReport } from "../../services/evaluation/stress-tests";
+import {
+  alignmentVersions,
+  calibrationDisagreements,
+  createAlignment,
+  createPromptVersion,
+  estimateAlignmentRun,
+  listAlignments,
+  requireAlignment,
+  startAlignmentRun,
+  suggestRubric,
+} from "../../services/evaluation/alignment-studies";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 
 /** The judge services take the environment from their caller (API keys named by configurations live there). */
@@ -100,6 +114,17 @@ const batchInput = z.object({
   selectionLabel: z.string().max(200).optional(),
   /** Replies per item for calibration (temperature > 0). */
   samples: z.number().int().min(1).max(MAX_JUDGE_SAMPLES).default(1),
+});
+
+const stressInput = z.object({
+  config: z.union([id, z.string().min(1)]),
+  campaign: z.union([id, z.string().min(1)]),
+  k: kValue.transform((k) => parseK(String(k))),
+  perturbations: z.array(z.enum(PERTURBATION_KINDS)).min(1).max(PERTURBATION_KINDS.length).optional(),
+  subsetK: z.number().int().min(1).max(1000).optional(),
+  seed: z.number().int().min(0).max(4_294_967_295).optional(),
+  promptVersionId: id.nullable().optional(),
+  concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4),
 });
 
 async function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): Promise<number[]> {
@@ -201,6 +226,76 @@ export const judgeRouter = createTRPCRouter({
       const started = await startJudgeBatchInBackground(await deps(ctx), input.id);
       return { ...r, started };
     }),
+  }),
+
+  /** Stress tests: the judge re-asked with what it is shown perturbed (closed to researchers still labelling blind). */
+  stress: createTRPCRouter({
+    list: evaluationsProcedure.query(async ({ ctx }) => await listStressTests(ctx.db)),
+    /** What a stress test would ask and cost; nothing is created or sent. */
+    estimate: evaluationsProcedure.input(stressInput).query(async ({ ctx, input }) => await planStressTest(ctx.db, input)),
+    start: evaluationsProcedure.input(stressInput).mutation(async ({ ctx, input }) => {
+      const { stressTest, batch, plan } = await createStressTest(ctx.db, { ...input, createdBy: ctx.actor.userId });
+      if (batch.status === "pending") await startJudgeBatchInBackground(await deps(ctx), batch.id);
+      return { stressTestId: stressTest.id, batchId: batch.id, plan };
+    }),
+    report: evaluationsProcedure
+      .input(z.object({ id, unparseable: z.enum(["failure", "exclude"]).default("failure") }))
+      .query(async ({ ctx, input }) => await stressTestReport(ctx.db, input.id, { policy: input.unparseable })),
+  }),
+
+  /** Alignment studies: split, prompt versions from disagreements, κ per version on the held-out part. */
+  alignment: createTRPCRouter({
+    list: evaluationsProcedure.query(async ({ ctx }) => await listAlignments(ctx.db)),
+    create: evaluationsProcedure
+      .input(
+        z.object({
+          name: z.string().min(1).max(200),
+          config: z.union([id, z.string().min(1)]),
+          campaign: z.union([id, z.string().min(1)]),
+          k: kValue,
+          heldOutShare: z.number().gt(0).lt(1).default(0.5),
+          seed: z.number().int().min(0).max(4_294_967_295).default(1),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => {
+        const { alignment, versions } = await createAlignment(ctx.db, { ...input, k: parseK(String(input.k)), createdBy: ctx.actor.userId });
+        return { alignment, versions };
+      }),
+    split: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+      const a = await requireAlignment(ctx.db, input.id);
+      return { id: a.id, name: a.name, seed: a.seed, heldOutShare: a.heldOutShare, calibrationIds: a.calibrationIds, heldOutIds: a.heldOutIds, strata: a.strata, leftOut: a.leftOut };
+    }),
+    disagreements: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await calibrationDisagreements(ctx.db, input.id)),
+    createVersion: evaluationsProcedure
+      .input(
+        z.object({
+          id,
+          examples: z.array(id).max(50).optional(),
+          rubric: z.string().max(20_000).nullable().optional(),
+          rubricSource: z.enum(["researcher", "judge-model", "judge-model-edited"]).default("researcher"),
+          note: z.string().max(2_000).nullable().optional(),
+          parentNumber: z.number().int().positive().optional(),
+        }),
+      )
+      .mutation(async ({ ctx, input }) => {
+        const { id: studyId, ...req } = input;
+        return await createPromptVersion(ctx.db, studyId, { ...req, createdBy: ctx.actor.userId });
+      }),
+    /** The judge model's proposal; nothing is stored (createVersion with rubricSource judge-model saves it). */
+    suggest: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await suggestRubric({ db: ctx.db, env: runtimeEnvironment() }, input.id)),
+    estimateRun: evaluationsProcedure
+      .input(z.object({ id, version: z.number().int().positive().default(1), concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4) }))
+      .query(async ({ ctx, input }) => await estimateAlignmentRun(ctx.db, input.id, input.version, input.concurrency)),
+    startRun: evaluationsProcedure
+      .input(z.object({ id, version: z.number().int().positive().default(1), concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4) }))
+      .mutation(async ({ ctx, input }) => {
+        const { batch, estimate } = await startAlignmentRun(ctx.db, input.id, input.version, input.concurrency);
+        if (batch.status === "pending") await startJudgeBatchInBackground(await deps(ctx), batch.id);
+        return { batchId: batch.id, estimate };
+      }),
+    versions: evaluationsProcedure
+      .input(z.object({ id, unparseable: z.enum(["failure", "exclude"]).default("failure") }))
+      .query(async ({ ctx, input }) => await alignmentVersions(ctx.db, input.id, { policy: input.unparseable })),
   }),
 
   verdicts: createTRPCRouter({
