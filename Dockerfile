@@ -47,5 +47,6 @@ COPY --from=build /app /app
 RUN mkdir /app/.next/cache && chown verdict:verdict /app/.next/cache
 USER verdict
 EXPOSE 3000
-# The web server; workers run `node --import tsx scripts/worker.ts`, the migration step `npm run cli -- migrate`.
+# The web server; workers run `node --import tsx scripts/run-worker.ts` (`npm run worker`), the migration step
+# `npm run cli -- migrate`.
 CMD ["node_modules/.bin/next", "start", "-H", "0.0.0.0"]

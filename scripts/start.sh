@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Verdict quick start: installs what is missing (Chromium, npm packages), builds the app, records the demo data
-# into the embedded default store (SQLite file + ./data), then serves the dashboard with one live-runner worker
-# beside it (stopped when the server exits).
+# into the embedded default store (SQLite file + ./data), then serves the dashboard with one worker beside it
+# (scripts/serve.ts: restarted if it dies, stopped when the server exits).
 #   PORT (default 3000), HOST (default 127.0.0.1), VERDICT_DB, VERDICT_DATA_DIR, CHROMIUM_PATH, VERDICT_BROWSER_USER
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,10 +49,7 @@ npm run -s cli -- demo
 
 PORT="${PORT:-3000}"
 HOST="${HOST:-127.0.0.1}"
-echo "› Starting a live-runner worker (it also serves the demo sites on ${VERDICT_DEMO_PORT:-4517})…"
-node --import tsx scripts/worker.ts &
-WORKER_PID=$!
-trap 'kill "$WORKER_PID" 2>/dev/null; wait "$WORKER_PID" 2>/dev/null' EXIT
-
-echo "› Verdict is starting on http://$HOST:$PORT"
-npx next start -p "$PORT" -H "$HOST"
+# The web server only enqueues background work; the worker beside it runs every job (imports, judge calls, live runs,
+# on the demo sites it serves on ${VERDICT_DEMO_PORT:-4517}) under its own memory cap, and is restarted if it dies.
+echo "› Verdict is starting on http://$HOST:$PORT, with a worker beside it"
+exec node --import tsx scripts/serve.ts -p "$PORT" -H "$HOST"

@@ -1,10 +1,13 @@
 /**
- * `npm run worker`: a worker on the installation's queue (pg-boss on PostgreSQL, the SQLite file's queue otherwise):
- * live-run tasks, and the judge calls of batches started from the dashboard (JUDGE_WORKER_CONCURRENCY at once).
- * Start as many as the machines carry; they share the queue. Ctrl-C (or SIGTERM) stops it: running tasks go back to
- * the queue and start over elsewhere.
+ * One worker process on the installation's queue (pg-boss on PostgreSQL, the SQLite file's queue otherwise): every
+ * kind of background work, as server/services/jobs/runtime.ts describes. Start it with `npm run worker`, which runs
+ * it under its memory cap (VERDICT_WORKER_MAX_HEAP_MB) and starts it again if it dies; the quick start does that
+ * beside the web server. Start as many as the machines carry; they share the queue. Ctrl-C (or SIGTERM) stops it:
+ * running tasks go back to the queue and start over elsewhere.
  *
- *   VERDICT_RUNNER_CONCURRENCY  runs at once in this worker (default 2)
+ *   VERDICT_WORKER_JOBS         kinds of jobs it takes (default live,judge,uploads)
+ *   VERDICT_RUNNER_CONCURRENCY  live runs at once in this worker (default 2)
+ *   VERDICT_WORKER_JUDGE_CONCURRENCY  judge calls at once (default 8)
  *   VERDICT_DEMO_PORT           port of the bundled demo sites it serves (default 4517; "off" serves none)
  *   VERDICT_RUNNER_LEASE_MS     lease of a running job (default 15000): how soon a dead worker's tasks are taken back
  *   VERDICT_RUNNER_HEADLESS     "0" shows the browser windows (needs a display)
@@ -13,11 +16,7 @@
  */
 import { readEnvironment } from "../server/config";
 import { closeSharedDatabases, describeDatabase, getAppContext } from "../server/context";
-import { runJudgeWorker } from "../server/services/evaluation/judge-batches";
-import { runRunnerWorker } from "../server/services/live/worker";
-
-/** Judge calls this worker makes at once, next to its live runs: they wait on the model, not on this machine. */
-const JUDGE_WORKER_CONCURRENCY = 2;
+import { describeSummary, heapLimitMb, runJobWorker } from "../server/services/jobs/runtime";
 
 let settings: ReturnType<typeof readEnvironment>;
 try {
@@ -26,45 +25,31 @@ try {
   console.error((e as Error).message);
   process.exit(2);
 }
-const concurrency = settings.VERDICT_RUNNER_CONCURRENCY;
-const leaseMs = settings.VERDICT_RUNNER_LEASE_MS;
 const ctx = getAppContext(process.env);
 const stop = new AbortController();
 const log = (line: string) => process.stderr.write(`[worker ${process.pid}] ${line}\n`);
 
-let signals = 0;
+// The same signal twice (a second Ctrl-C) stops at once. A SIGINT from the terminal followed by the SIGTERM its
+// supervisor forwards is one request to stop, and keeps the hand-back of running tasks.
+const received = new Set<string>();
 const onSignal = (sig: string) => {
-  signals++;
-  if (signals > 1) process.exit(130);
+  if (received.has(sig)) process.exit(130);
+  received.add(sig);
+  if (received.size > 1) return;
   log(`${sig}: stopping; running tasks go back to the queue`);
   stop.abort();
 };
 process.on("SIGINT", () => onSignal("SIGINT"));
 process.on("SIGTERM", () => onSignal("SIGTERM"));
 
-log(`live runner on ${describeDatabase(ctx.config)}, ${concurrency} at once`);
+const kinds = settings.VERDICT_WORKER_JOBS;
+const lanes = kinds.map((k) =>
+  k === "live" ? `live runs (${settings.VERDICT_RUNNER_CONCURRENCY} at once)` : k === "judge" ? `judge calls (${settings.VERDICT_WORKER_JUDGE_CONCURRENCY} at once)` : "uploads (imports)",
+);
+log(`worker on ${describeDatabase(ctx.config)}: ${lanes.join(", ")}; memory cap ${heapLimitMb()} MB`);
 try {
-  const onJobEnd = (job: { id: number; groupKey: string | null }, outcome: string, error?: string) =>
-    log(`job ${job.id} (${job.groupKey}) ${outcome}${error ? `: ${error}` : ""}`);
-  // One of the two failing stops the other: the process ends and its jobs go back to the queue.
-  const stopOnFailure = (e: unknown): never => {
-    stop.abort();
-    throw e;
-  };
-  const [summary, judged] = await Promise.all([
-    runRunnerWorker({
-      ctx,
-      env: process.env,
-      concurrency,
-      leaseMs,
-      signal: stop.signal,
-      headless: settings.VERDICT_RUNNER_HEADLESS,
-      log,
-      onJobEnd,
-    }).catch(stopOnFailure),
-    runJudgeWorker({ db: ctx.db, store: ctx.store, env: process.env }, { concurrency: JUDGE_WORKER_CONCURRENCY, signal: stop.signal, onJobEnd }).catch(stopOnFailure),
-  ]);
-  log(`stopped (${summary.succeeded} done, ${summary.failed} failed, ${summary.cancelled} cancelled, ${summary.released} handed back; judge calls: ${judged.succeeded} done, ${judged.failed} failed)`);
+  const summary = await runJobWorker({ ctx, env: process.env, settings, signal: stop.signal, log });
+  log(`stopped (${describeSummary(summary)})`);
 } catch (e) {
   log(`failed: ${(e as Error).message}`);
   process.exitCode = 1;

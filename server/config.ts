@@ -201,11 +201,27 @@ const origins = () =>
     return out;
   }, [] as string[]);
 
+/** The kinds of jobs a worker can take (VERDICT_WORKER_JOBS). */
+export const WORKER_JOB_KINDS = ["live", "judge", "uploads"] as const;
+export type WorkerJobKind = (typeof WORKER_JOB_KINDS)[number];
+
+const workerJobKinds = () =>
+  field((t) => {
+    const kinds = t.split(",").map((x) => x.trim()).filter(Boolean);
+    const unknown = kinds.filter((k) => !(WORKER_JOB_KINDS as readonly string[]).includes(k));
+    if (unknown.length) return { problem: `must list some of ${WORKER_JOB_KINDS.join(", ")}, ${got(t)}` };
+    if (kinds.length === 0) return { problem: `must list at least one of ${WORKER_JOB_KINDS.join(", ")}` };
+    return [...new Set(kinds)] as WorkerJobKind[];
+  }, [...WORKER_JOB_KINDS] as WorkerJobKind[]);
+
+/** A worker's memory cap when none is set: room for a large import, far from what the web server needs to stay up. */
+export const DEFAULT_WORKER_MAX_HEAP_MB = 2048;
+
 // ---- the variables ----
 
 interface VariableDoc {
   /** README section of the table. */
-  group: "Installation" | "Web server" | "Imports" | "Object storage (S3)" | "Judges" | "Live runner" | "Development";
+  group: "Installation" | "Web server" | "Workers" | "Imports" | "Object storage (S3)" | "Judges" | "Live runner" | "Development";
   /** What applies when unset, as users read it. */
   default: string;
   description: string;
@@ -238,6 +254,13 @@ const VARIABLES = {
   VERDICT_MAX_BODY_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_BODY_BYTES), { group: "Web server", default: "1048576", description: "Largest request body the web server reads" }),
   VERDICT_MAX_UPLOAD_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_UPLOAD_BYTES), { group: "Web server", default: "33554432", description: "Largest CSV upload (agreement CSV, label import)" }),
   PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), 3000), { group: "Web server", default: "3000", description: "Port of `npm start` / `next start`" }),
+  VERDICT_WORKER_JOBS: v(workerJobKinds(), {
+    group: "Workers",
+    default: "live,judge,uploads",
+    description: "Kinds of jobs a worker takes (comma-separated): `live` runs, `judge` calls, `uploads` (imports, label imports, agreement CSVs)",
+  }),
+  VERDICT_WORKER_MAX_HEAP_MB: v(wholeNumber(128, "MB", DEFAULT_WORKER_MAX_HEAP_MB), { group: "Workers", default: String(DEFAULT_WORKER_MAX_HEAP_MB), description: "Memory cap of a worker process started by `npm run worker` or the quick start (V8 heap, MB)" }),
+  VERDICT_WORKER_JUDGE_CONCURRENCY: v(wholeNumber(1, "calls", 8), { group: "Workers", default: "8", description: "Judge calls one worker makes at once (each batch also keeps to its own concurrency across all workers)" }),
   VERDICT_IMPORT_ROOT: v(text(), { group: "Imports", default: "off", description: "Folder under which admins may import by server path from the Import page" }),
   VERDICT_IMPORT_MAX_UPLOAD_MB: v(positiveNumber(1024), { group: "Imports", default: "1024", description: "Largest .zip the Import page accepts (MB)" }),
   VERDICT_ZIP_MAX_ENTRIES: v(positiveNumber(200_000), { group: "Imports", default: "200000", description: "Most entries a zip may have" }),

@@ -66,7 +66,9 @@ export default defineConfig({
     },
   ],
   webServer: {
-    command: `node tests/e2e/build-if-stale.mjs && node node_modules/next/dist/bin/next start -H 127.0.0.1 -p ${port}`,
+    // As the quick start serves: the web server and a worker beside it (scripts/serve.ts), which runs the imports and
+    // judge batches the specs start. Live runs are left to the workers the live-run specs start themselves.
+    command: `node tests/e2e/build-if-stale.mjs && node --import tsx scripts/serve.ts -H 127.0.0.1 -p ${port}`,
     cwd: root,
     url: `${baseURL}/trajectories`,
     reuseExistingServer: false,
@@ -82,6 +84,7 @@ export default defineConfig({
       // tests/e2e/judges.spec.ts runs a fake OpenAI-compatible judge on 127.0.0.1 in the test process, on a port
       // picked when it starts: the unprivileged ports are allowed.
       VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535",
+      VERDICT_WORKER_JOBS: "judge,uploads",
     },
   },
 });

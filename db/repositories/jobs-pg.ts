@@ -189,7 +189,7 @@ export async function failJobPg(
   id: number,
   owner: string,
   error: string,
-  opts: { retryable: boolean; retryAfterMs?: number },
+  opts: { retryable: boolean; retryAfterMs?: number; result?: unknown },
   now = Date.now(),
 ): Promise<{ outcome: "requeued" | "failed" | "lost"; job?: JobRow }> {
   const { rows } = await q.query(
@@ -197,10 +197,10 @@ export async function failJobPg(
        status = case when $1::boolean and attempts < max_attempts and not cancel_requested then 'queued' else 'failed' end,
        run_after = case when $1::boolean and attempts < max_attempts and not cancel_requested then $2::bigint else run_after end,
        finished_at = case when $1::boolean and attempts < max_attempts and not cancel_requested then null else $3::bigint end,
-       error = $4, lease_owner = null, lease_expires_at = null, updated_at = $3
+       error = $4, result = $7::json, lease_owner = null, lease_expires_at = null, updated_at = $3
      where id = $5 and lease_owner = $6 and status = 'running'
      returning *`,
-    [opts.retryable, now + (opts.retryAfterMs ?? 0), now, error, id, owner],
+    [opts.retryable, now + (opts.retryAfterMs ?? 0), now, error, id, owner, json(opts.result ?? null)],
   );
   if (!rows[0]) return { outcome: "lost" };
   const job = toJobRow(rows[0]);

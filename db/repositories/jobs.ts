@@ -174,14 +174,14 @@ export async function completeJob(db: Db, id: number, owner: string, result: unk
 
 /**
  * Records a failed attempt: back to the queue after `retryAfterMs` when attempts remain and the error is
- * retryable, otherwise failed for good.
+ * retryable, otherwise failed for good, keeping `result` (what a refused job found, e.g. every file it skipped).
  */
 export async function failJob(
   db: Db,
   id: number,
   owner: string,
   error: string,
-  opts: { retryable: boolean; retryAfterMs?: number },
+  opts: { retryable: boolean; retryAfterMs?: number; result?: unknown },
   now = new Date(),
 ): Promise<"requeued" | "failed" | "lost"> {
   const { jobs } = tablesOf(db);
@@ -200,7 +200,7 @@ export async function failJob(
             runAfter: new Date(now.getTime() + (opts.retryAfterMs ?? 0)),
             updatedAt: now,
           }
-        : { status: "failed", error, leaseOwner: null, leaseExpiresAt: null, finishedAt: now, updatedAt: now },
+        : { status: "failed", error, result: opts.result ?? null, leaseOwner: null, leaseExpiresAt: null, finishedAt: now, updatedAt: now },
     )
     .where(heldBy(db, id, owner));
   // The lease expired between the read and the write: another worker holds the job now.

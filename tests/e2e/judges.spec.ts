@@ -141,7 +141,9 @@ test.describe("judges in the dashboard", () => {
   test("a slow batch can be cancelled and resumed to the end", async ({ page, request }) => {
     test.setTimeout(120_000);
     const run = await smallRun(request);
-    fake.setResponder(() => ({ reply: DEFAULT_REPLY, delayMs: 2_500 }));
+    // Longer than any test step: the call is still waiting for its answer when the cancel reaches it (the worker aborts
+    // it), however soon the worker took it.
+    fake.setResponder(() => ({ reply: DEFAULT_REPLY, delayMs: 30_000 }));
     const config = await mutation<{ id: number }>(request, "judge.configs.create", { name: `e2e slow ${stamp}`, model: "fake-slow", baseUrl: fake.baseUrl });
 
     await page.goto(`/judges/batch?run=${run.id}&config=${config.id}`);

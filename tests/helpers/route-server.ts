@@ -1,6 +1,6 @@
 /**
- * The app's route handlers (auth, tRPC, screenshots) behind a real HTTP server on 127.0.0.1, for tests that need
- * the HTTP layer itself: body limits, headers, client addresses, status codes. Requests are handed to the same
+ * The app's route handlers (auth, tRPC, screenshots, imports, health) behind a real HTTP server on 127.0.0.1, for
+ * tests that need the HTTP layer itself: body limits, headers, client addresses, status codes. Requests are handed to the same
  * exported GET/POST functions Next calls; the installation is the one VERDICT_DB / VERDICT_DATA_DIR name, read on
  * every request as in the web server. The server also installs the client-address stamp, as instrumentation.ts
  * does at web server start.
@@ -9,6 +9,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import * as authRoute from "../../app/api/auth/[...all]/route";
+import * as healthRoute from "../../app/api/health/route";
+import * as importsRoute from "../../app/api/imports/route";
 import * as screenshotRoute from "../../app/api/screenshots/[hash]/route";
 import * as trpcRoute from "../../app/api/trpc/[trpc]/route";
 import { installClientAddressHeader } from "../../server/auth/client-address";
@@ -24,6 +26,8 @@ async function dispatch(req: Request): Promise<Response> {
   const method = req.method as "GET" | "POST";
   if (pathname.startsWith("/api/auth/")) return authRoute[method](req);
   if (pathname.startsWith("/api/trpc/")) return trpcRoute[method](req);
+  if (pathname === "/api/health" && method === "GET") return healthRoute.GET(req);
+  if (pathname === "/api/imports" && method === "POST") return importsRoute.POST(req);
   const shot = /^\/api\/screenshots\/([^/]+)$/.exec(pathname);
   if (shot && method === "GET") return screenshotRoute.GET(req, { params: Promise.resolve({ hash: decodeURIComponent(shot[1]!) }) });
   return new Response("not found\n", { status: 404 });

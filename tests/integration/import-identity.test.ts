@@ -12,7 +12,8 @@ import { rawAll, rawRun } from "../../db/database";
 import { enqueueJobs } from "../../db/repositories/jobs";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { sql } from "drizzle-orm";
-import { importJobStatus, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
+import { importJobStatus, startImport } from "../../server/services/imports/jobs";
+import { runQueuedImports } from "../helpers/workers";
 import { runImport } from "../../server/services/imports/ingest";
 import { collectStats } from "../../server/services/stats";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
@@ -45,7 +46,7 @@ async function zipOf(folder: string, file: string, prefix: string) {
 
 async function upload(zipFile: string, name: string) {
   const id = await startImport(ctx, { kind: "upload", file: zipFile, name }, { requestedBy: null });
-  await runImportsInBackground(ctx);
+  await runQueuedImports(ctx);
   const view = await importJobStatus(ctx, id);
   expect(view.error).toBeNull();
   return view.report!;

@@ -8,13 +8,14 @@ import path from "node:path";
 import yazl from "yazl";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { getStepScreenshots, getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { importJobStatus, recentImports, resolveServerPath, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
+import { importJobStatus, recentImports, resolveServerPath, startImport } from "../../server/services/imports/jobs";
 import { FIRST_VIEW_WIDTHS } from "../../server/domain/image-variants";
 import { hasVariant, warmingSettled } from "../../server/services/images";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { writeZipBomb } from "../helpers/zip-bomb";
+import { runQueuedImports } from "../helpers/workers";
 
 let ctx: TestContext;
 
@@ -48,7 +49,7 @@ describeEachBackend("import jobs", (backend) => {
     await zipOf(src, upload);
 
     const id = await startImport(ctx, { kind: "upload", file: upload, name: "results.zip" }, { requestedBy: null });
-    await runImportsInBackground(ctx);
+    await runQueuedImports(ctx);
     const view = await importJobStatus(ctx, id);
     expect(view.error).toBeNull();
     expect(view.status).toBe("succeeded");
@@ -70,7 +71,7 @@ describeEachBackend("import jobs", (backend) => {
   it("a zip bomb upload fails with the zip-limit error and nothing imported", async () => {
     const upload = writeZipBomb(path.join(ctx.dir, "bomb.zip"));
     const id = await startImport(ctx, { kind: "upload", file: upload, name: "bomb.zip" }, { requestedBy: null });
-    await runImportsInBackground(ctx);
+    await runQueuedImports(ctx);
     const view = await importJobStatus(ctx, id);
     expect(view.status).toBe("failed");
     expect(view.error).toMatch(/^bomb\.zip: entry "manifest\.json" expands \d+ times .* refused as a possible zip bomb/);

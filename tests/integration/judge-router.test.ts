@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root";
-import { backgroundRun } from "../../server/services/evaluation/judge-batches";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
+import { runQueuedJudgeCalls } from "../helpers/workers";
 
 const KEY = "sk-router-SECRET-31337";
 
@@ -60,7 +60,7 @@ describeEachBackend("judge router", (backend) => {
       expect(fake.requests).toHaveLength(0);
 
       const { batchId } = await api.judge.batches.start(input);
-      await backgroundRun(batchId);
+      await runQueuedJudgeCalls(ctx);
       const progress = await api.judge.batches.progress({ id: batchId });
       expect(progress.batch).toMatchObject({ status: "succeeded", succeeded: 4, selectionLabel: "filtered list" });
       expect(progress.jobs).toMatchObject({ done: 4, remaining: 0, etaSeconds: 0 });

@@ -4,11 +4,11 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createCaller } from "../../server/api/root";
-import { backgroundRun } from "../../server/services/evaluation/judge-batches";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
+import { runQueuedJudgeCalls } from "../helpers/workers";
 
 
 describeEachBackend("judges dashboard", (backend) => {
@@ -37,7 +37,7 @@ describeEachBackend("judges dashboard", (backend) => {
       const api = caller();
       const c = await api.judge.configs.create({ name: "poll", baseUrl: fake.baseUrl, model: "m" });
       const { batchId } = await api.judge.batches.start({ config: c.id, selection: { filter: {} }, kValues: [1] });
-      await backgroundRun(batchId);
+      await runQueuedJudgeCalls(ctx);
       const p = await api.judge.batches.progress({ id: batchId });
       expect(p.batch).toMatchObject({ id: batchId, status: "succeeded", trajectoryCount: 3, kValues: ["1"] });
       expect(p.batch).not.toHaveProperty("trajectoryIds");
@@ -52,7 +52,7 @@ describeEachBackend("judges dashboard", (backend) => {
       fake.setResponder(() => ({ status: 400, message: "The model `m` does not exist" }));
       try {
         const { batchId } = await api.judge.batches.start({ config: c.id, selection: { filter: {} }, kValues: ["full"] });
-        await backgroundRun(batchId);
+        await runQueuedJudgeCalls(ctx);
         const failed = await api.judge.batches.progress({ id: batchId });
         expect(failed.batch.status).toBe("failed");
         expect(failed.jobs.errors).toHaveLength(1);
@@ -67,7 +67,7 @@ describeEachBackend("judges dashboard", (backend) => {
         fake.setResponder(() => ({ reply: "Reasoning: wrong page.\nVerdict: FAILURE" }));
         const resumed = await api.judge.batches.resume({ id: batchId });
         expect(resumed).toMatchObject({ requeued: 2 });
-        await backgroundRun(batchId);
+        await runQueuedJudgeCalls(ctx);
         const done = await api.judge.batches.progress({ id: batchId });
         expect(done.batch.status).toBe("succeeded");
         expect(done.verdicts.byVerdict.failure).toBe(2);
@@ -87,8 +87,8 @@ describeEachBackend("judges dashboard", (backend) => {
       // Three successes and one failure on the first run.
       fake.setResponder(() => ({ reply: n++ === 0 ? "Reasoning: no.\nVerdict: FAILURE" : "Reasoning: yes.\nVerdict: SUCCESS" }));
       try {
-        const { batchId } = await api.judge.batches.start({ config: c.id, selection: { trajectoryIds: trajs.map((t) => t.id) }, kValues: [3], concurrency: 1 });
-        await backgroundRun(batchId);
+        await api.judge.batches.start({ config: c.id, selection: { trajectoryIds: trajs.map((t) => t.id) }, kValues: [3], concurrency: 1 });
+        await runQueuedJudgeCalls(ctx);
       } finally {
         fake.setResponder(() => ({ reply: "Reasoning: ok.\nVerdict: SUCCESS" }));
       }

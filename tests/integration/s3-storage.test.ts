@@ -16,7 +16,7 @@ import { sqliteClient } from "../../db/database";
 import { createAppContext, type AppContext } from "../../server/context";
 import { createCampaign } from "../../server/services/annotation";
 import { runImport } from "../../server/services/imports/ingest";
-import { IMPORT_JOB_TYPE, importJobStatus, newUploadPath, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
+import { IMPORT_JOB_TYPE, importJobStatus, newUploadPath, startImport } from "../../server/services/imports/jobs";
 import { enqueueJobs, jobsOfGroup } from "../../server/services/jobs/queue";
 import { collectUnreferencedObjects } from "../../server/services/operations/garbage";
 import { checkUploadKey, uploadStagingFor } from "../../server/storage/upload-staging";
@@ -25,6 +25,7 @@ import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { makeActor } from "../helpers/annotation-fixture";
 import { rawRequest, startRouteServer, type RouteServer } from "../helpers/route-server";
 import { startTestS3, type TestS3 } from "../helpers/s3";
+import { runQueuedImports } from "../helpers/workers";
 
 const FIXTURE = path.resolve(__dirname, "..", "fixtures", "webvoyager-mini");
 const PREFIX = "lab-a/";
@@ -260,7 +261,7 @@ describe("uploaded import zips with a bucket configured", () => {
     const id = await startImport(ctx, { kind: "upload", file, name: "mine.zip" }, { requestedBy: null });
     expect(fs.existsSync(file)).toBe(false);
     expect(s3.puts).toContain(key);
-    await runImportsInBackground(ctx);
+    await runQueuedImports(ctx);
     const view = await importJobStatus(ctx, id);
     expect(view.error).toBeNull();
     expect(view.report).toMatchObject({ format: "webvoyager", created: 1 });
@@ -280,7 +281,7 @@ describe("uploaded import zips with a bucket configured", () => {
     try {
       const groupKey = `import:${crypto.randomUUID()}`;
       await enqueueJobs(other.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: "/srv/web-a/imports/" + key, name: "theirs.zip", staged: key }, format: "auto", requestedBy: null }, groupKey, maxAttempts: 1 }]);
-      await runImportsInBackground(other);
+      await runQueuedImports(other);
       const job = (await jobsOfGroup(other.db, groupKey))[0]!;
       const view = await importJobStatus(other, job.id);
       expect(view.error).toBeNull();
@@ -295,12 +296,12 @@ describe("uploaded import zips with a bucket configured", () => {
       await uploadStagingFor(ctx.config.objectStorage)!.remove(lostKey);
       const lostGroup = `import:${crypto.randomUUID()}`;
       await enqueueJobs(other.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: lost, name: "gone.zip", staged: lostKey }, format: "auto", requestedBy: null }, groupKey: lostGroup, maxAttempts: 1 }]);
-      await runImportsInBackground(other);
+      await runQueuedImports(other);
       const failed = await importJobStatus(other, (await jobsOfGroup(other.db, lostGroup))[0]!.id);
       expect(failed.status).toBe("failed");
       expect(failed.error).toBe(`gone.zip: the uploaded file is no longer in s3://${s3.bucket}/${PREFIX}uploads/; upload it again`);
 
-      // A web server of the installation started without the bucket's settings says so, and leaves the upload staged.
+      // A worker of the installation started without the bucket's settings says so, and leaves the upload staged.
       const waiting = await uploadZip(ctx, ["Up--5"]);
       const waitingKey = path.basename(waiting);
       await uploadStagingFor(ctx.config.objectStorage)!.stage(waiting, waitingKey);
@@ -308,10 +309,10 @@ describe("uploaded import zips with a bucket configured", () => {
       try {
         const waitingGroup = `import:${crypto.randomUUID()}`;
         await enqueueJobs(unconfigured.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: waiting, name: "waiting.zip", staged: waitingKey }, format: "auto", requestedBy: null }, groupKey: waitingGroup, maxAttempts: 1 }]);
-        await runImportsInBackground(unconfigured);
+        await runQueuedImports(unconfigured);
         const refused = await importJobStatus(unconfigured, (await jobsOfGroup(unconfigured.db, waitingGroup))[0]!.id);
         expect(refused.status).toBe("failed");
-        expect(refused.error).toBe("waiting.zip: the upload waits in object storage, which this server is not configured for (VERDICT_S3_BUCKET)");
+        expect(refused.error).toBe("waiting.zip: the upload waits in object storage, which this worker is not configured for (VERDICT_S3_BUCKET)");
         expect(await uploadStagingFor(ctx.config.objectStorage)!.fetch(waitingKey, path.join(otherDir, "still-there.zip"))).toBe(true);
       } finally {
         await closeDatabase(unconfigured.db);

@@ -10,7 +10,8 @@ import yazl from "yazl";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
 import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
-import { importJobStatus, runImportsInBackground, startImport } from "../../server/services/imports/jobs";
+import { importJobStatus, startImport } from "../../server/services/imports/jobs";
+import { runQueuedImports } from "../helpers/workers";
 import { runImport } from "../../server/services/imports/ingest";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
@@ -56,7 +57,7 @@ describe("imports read nothing above what they were given", () => {
     ]);
     const upload = await zipOf(path.join(src, "taskSecretSite--7"), path.join(ctx.config.dataDir, "imports", "u.zip"), "taskSecretSite--7/");
     const id = await startImport(ctx, { kind: "upload", file: upload, name: "one-task.zip" }, { requestedBy: null });
-    await runImportsInBackground(ctx);
+    await runQueuedImports(ctx);
     const view = await importJobStatus(ctx, id);
     expect(view.error).toBeNull();
     const report = view.report!;

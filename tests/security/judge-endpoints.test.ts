@@ -13,7 +13,6 @@ import { createCaller } from "../../server/api/root";
 import { secretBoxFromAuthSecret } from "../../server/auth/secret-box";
 import { CURRENT_JUDGE_PROMPT_VERSION } from "../../server/domain/evaluation/judge-protocol";
 import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluation/verdicts";
-import { backgroundRun } from "../../server/services/evaluation/judge-batches";
 import { createJudgeClient, JudgeCallError } from "../../server/services/evaluation/judge-client";
 import { judgeFuzzyMatcher } from "../../server/services/evaluation/fuzzy-matcher";
 import { vlmPolicyFromConfig } from "../../server/services/live/vlm-policy";
@@ -21,6 +20,7 @@ import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { seedTrajectories } from "../helpers/judge-fixtures";
+import { runQueuedJudgeCalls } from "../helpers/workers";
 
 const STORED_KEY = "sk-STORED-SECRET-0123456789";
 const SHARED_KEY = "sk-SHARED-ENV-KEY-987654321";
@@ -104,7 +104,7 @@ describeEachBackend("judge endpoints", (backend) => {
   /** Starts a batch for one trajectory as a researcher and waits for it; returns its job errors. */
   async function runBatch(configId: number): Promise<{ status: string; errors: string[] }> {
     const { batchId } = await api().judge.batches.start({ config: configId, selection: { trajectoryIds: [trajectoryId] }, kValues: [1], force: true });
-    await backgroundRun(batchId);
+    await runQueuedJudgeCalls(ctx);
     const p = await api().judge.batches.progress({ id: batchId });
     return { status: p.batch.status, errors: p.jobs.errors.map((e) => e.error ?? "") };
   }

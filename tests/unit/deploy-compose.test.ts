@@ -129,7 +129,8 @@ function flagValue(command: string[], flag: string): string | undefined {
 }
 
 const isWeb = (s: Service) => commandOf(s).some((part) => /(^|\/)next$/.test(part)) && commandOf(s).includes("start");
-const isWorker = (s: Service) => commandOf(s).includes("scripts/worker.ts");
+// `npm run worker`'s script (the worker under its memory cap, restarted if it dies), or the worker itself.
+const isWorker = (s: Service) => commandOf(s).includes("scripts/run-worker.ts") || commandOf(s).includes("scripts/worker.ts");
 const isMigrate = (s: Service) => commandOf(s).at(-1) === "migrate";
 const isBrowserServer = (s: Service) => commandOf(s).includes("scripts/browser-server.ts");
 

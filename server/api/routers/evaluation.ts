@@ -3,8 +3,8 @@
  * cancel, resume), rule verdicts, the verdicts shown next to a trajectory, and improving a judge: stress tests and
  * alignment studies (docs/guide/improving-a-judge.md).
  *
- * Batches started here run inside the web server process in the background; the queue's leases let any other
- * process (`npm run cli -- judge --resume ID`) finish a batch the server left behind.
+ * Batches started here are only queued: the worker processes make the calls (`npm run worker`; the quick start runs
+ * one beside the server), and `npm run cli -- judge --resume ID` can finish a batch from a terminal.
  */
 import { z } from "zod";
 import { matchingTrajectoryIds } from "../../services/trajectory-views";
@@ -21,7 +21,6 @@ import {
   judgeBatchProgress,
   listBatches,
   resumeJudgeBatch,
-  startJudgeBatchInBackground,
 } from "../../services/evaluation/judge-batches";
 import {
   createJudgeConfig,
@@ -52,11 +51,6 @@ import {
   suggestRubric,
 } from "../../services/evaluation/alignment-studies";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
-
-/** The judge services take the environment from their caller (API keys named by configurations live there). */
-async function deps(ctx: TrpcContext) {
-  return { db: ctx.db, store: ctx.store, env: runtimeEnvironment() };
-}
 
 const id = z.number().int().positive();
 
@@ -203,8 +197,8 @@ export const judgeRouter = createTRPCRouter({
       return estimate;
     }),
     start: evaluationsProcedure.input(batchInput).mutation(async ({ ctx, input }) => {
+      // Queued only: the workers make the calls (`npm run worker`; the quick start runs one beside the server).
       const { batch, estimate } = await createJudgeBatch(ctx.db, await batchRequest(ctx, input));
-      if (batch.status === "pending") await startJudgeBatchInBackground(await deps(ctx), batch.id);
       return { batchId: batch.id, estimate };
     }),
     /**
@@ -221,11 +215,7 @@ export const judgeRouter = createTRPCRouter({
       .input(z.object({ id, limit: z.number().int().min(1).max(1000).default(100) }))
       .query(async ({ ctx, input }) => await judgeBatchFailures(ctx.db, input.id, input.limit)),
     cancel: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await cancelJudgeBatch(ctx.db, input.id)),
-    resume: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
-      const r = await resumeJudgeBatch(ctx.db, input.id);
-      const started = await startJudgeBatchInBackground(await deps(ctx), input.id);
-      return { ...r, started };
-    }),
+    resume: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await resumeJudgeBatch(ctx.db, input.id)),
   }),
 
   /** Stress tests: the judge re-asked with what it is shown perturbed (closed to researchers still labelling blind). */

@@ -381,39 +381,63 @@ export interface JudgeWorkerOptions {
   owner?: string;
   concurrency: number;
   leaseMs?: number;
+  /** Return once no judge call is queued or running anywhere (tests, a one-off drain); otherwise run until `signal`. */
+  untilIdle?: boolean;
   onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
+  onQueueTrouble?: (event: { recovered: boolean; error?: string }) => void;
 }
 
 /**
- * Judge calls of every batch, for a worker process (`npm run worker`): a batch started from the dashboard is shared
- * out between the web server that started it and every worker, and finishes even if the web server restarts. Each
- * job's batch and configuration are read when the job starts; the batch's counts are brought up to date as its jobs
- * end, so the batch page shows the same numbers wherever the work ran.
+ * Judge calls of every batch, for a worker process (`npm run worker`): a batch started from the dashboard is only
+ * queued by the web server and shared out between the workers, up to the batch's own concurrency across all of them
+ * (the jobs' `groupConcurrency`). Each job's batch and configuration are read when the job starts; the batch's counts
+ * are brought up to date as its jobs end, so the batch page shows the same numbers wherever the work ran.
  */
 export async function runJudgeWorker(deps: JudgeDeps, opts: JudgeWorkerOptions): Promise<WorkerSummary> {
   const { db } = deps;
   const runDeps: JudgeDeps = { ...deps, trajectoryCache: deps.trajectoryCache ?? new TrajectoryCache(), variantCache: deps.variantCache ?? new VariantCache() };
-  return runWorker({
+  // Each batch's counts are brought up to date one refresh after another, so the last job's refresh is the last
+  // write; the worker returns once they are written.
+  const refreshes = new Map<number, Promise<void>>();
+  const refresh = (batchId: number) => {
+    const next = (refreshes.get(batchId) ?? Promise.resolve())
+      .then(() => refreshBatchCounts(db, batchId))
+      .then(
+        () => {},
+        () => {
+          // A busy database: the next job's end brings the counts up to date.
+        },
+      );
+    refreshes.set(batchId, next);
+    void next.finally(() => {
+      if (refreshes.get(batchId) === next) refreshes.delete(batchId);
+    });
+  };
+  const summary = await runWorker({
     db,
     concurrency: opts.concurrency,
     owner: opts.owner,
     leaseMs: opts.leaseMs,
     signal: opts.signal,
+    untilIdle: opts.untilIdle,
+    onQueueTrouble: opts.onQueueTrouble,
     handlers: {
       [JUDGE_JOB_TYPE]: async ({ job, signal }) => {
         const p = job.payload as JudgeJobPayload;
         const batch = await requireBatch(db, p.batchId);
+        // The first call a worker takes marks the batch as running (the web server only created it).
+        if (batch.status === "pending") await updateJudgeBatch(db, batch.id, { status: "running", startedAt: batch.startedAt ?? new Date(), finishedAt: null, error: null });
         const config = await requireJudgeConfig(db, batch.judgeConfigId);
         return judgeJob(runDeps, job, signal, batch, config);
       },
     },
     onJobEnd: (job, outcome, error) => {
       opts.onJobEnd?.(job, outcome, error);
-      void refreshBatchCounts(db, (job.payload as JudgeJobPayload).batchId).catch(() => {
-        // A busy database: the next job's end, or the batch page's run, brings the counts up to date.
-      });
+      refresh((job.payload as JudgeJobPayload).batchId);
     },
   });
+  await Promise.all([...refreshes.values()]);
+  return summary;
 }
 
 /** Cancels a batch from any process: queued jobs at once, running calls at their worker's next heartbeat. */
@@ -425,37 +449,10 @@ export async function cancelJudgeBatch(db: Db, batchId: number): Promise<{ cance
   return r;
 }
 
-/** Puts cancelled and failed jobs back in the queue; `runJudgeBatch` then finishes the batch. */
+/** Puts cancelled and failed jobs back in the queue; the workers (or `runJudgeBatch` in the CLI) then finish the batch. */
 export async function resumeJudgeBatch(db: Db, batchId: number): Promise<{ requeued: number }> {
   await requireBatch(db, batchId);
   const requeued = await resumeGroup(db, batchGroupKey(batchId), { includeFailed: true });
   if (requeued > 0) await updateJudgeBatch(db, batchId, { status: "pending", finishedAt: null });
   return { requeued };
-}
-
-const backgroundRuns = new Map<number, Promise<unknown>>();
-
-/**
- * Starts (or joins) a batch run inside this process without waiting for it: the web server's way to run a batch
- * a researcher started from the UI. Progress is read with judgeBatchProgress. A second call while the batch runs
- * here returns false instead of starting another worker on it.
- */
-export async function startJudgeBatchInBackground(deps: JudgeDeps, batchId: number, log: (msg: string) => void = console.error): Promise<boolean> {
-  await requireBatch(deps.db, batchId);
-  if (backgroundRuns.has(batchId)) return false;
-  const run = runJudgeBatch(deps, batchId)
-    .catch(async (e: unknown) => {
-      const message = e instanceof Error ? e.message : String(e);
-      log(`judge batch ${batchId} stopped: ${message}`);
-      await updateJudgeBatch(deps.db, batchId, { error: message });
-    })
-    .catch((e: unknown) => log(`judge batch ${batchId}: the error could not be recorded: ${e instanceof Error ? e.message : String(e)}`))
-    .finally(() => backgroundRuns.delete(batchId));
-  backgroundRuns.set(batchId, run);
-  return true;
-}
-
-/** Whether this process is running the batch (for tests and shutdown). */
-export function backgroundRun(batchId: number): Promise<unknown> | undefined {
-  return backgroundRuns.get(batchId);
 }

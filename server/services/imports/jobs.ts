@@ -1,12 +1,13 @@
 /**
- * Imports started from the dashboard's Import page: each is one job of the installation's queue, never work inside a
- * web request. The web server runs its import jobs itself in the background (as it does judge batches): the
- * `npm run worker` process started by scripts/start.sh only runs live-run tasks. Leases let a restarted server take
- * over an import its previous process left behind: looking at an import's status resumes it when it is queued.
+ * Imports started from the dashboard's Import page: each is one job of the installation's queue, which the web
+ * server only enqueues and a worker process runs (`npm run worker`; the quick start starts one beside the server),
+ * so a hostile or simply enormous upload costs a worker its memory cap, never the web server. A worker that dies
+ * mid-import leaves its lease to expire: the job then fails saying so (imports are not retried; what was committed
+ * stays, and importing again skips it).
  *
  * Sources: a .zip uploaded to `<dataDir>/imports/` (researchers), or a path on the server under
  * VERDICT_IMPORT_ROOT (admins). With a bucket configured the uploaded zip waits in the bucket instead
- * (storage/upload-staging.ts), since the web server that runs the job need not be the one that received it. A zip
+ * (storage/upload-staging.ts), since the worker that runs the job need not be on the machine that received it. A zip
  * that no importer reads as it is (only Verdict bundles are read as zips) is extracted next to it, within the zip
  * limits, and the folder is sniffed instead.
  */
@@ -22,7 +23,7 @@ import { AppError, NotFoundError, ValidationError } from "../../errors";
 import { detectImporter, getImporter } from "../../importers/registry";
 import { ImportError } from "../../importers/types";
 import { enqueueJobs, jobsOfGroup } from "../jobs/queue";
-import { runWorker } from "../jobs/worker";
+import { JobRefusedError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
 import { ImportRefusedError, runImport, type ImportReport, type ImportRequest } from "./ingest";
 import { uploadStagingFor } from "../../storage/upload-staging";
 import { openZipSource } from "./zip-source";
@@ -127,7 +128,7 @@ function checkFormat(format: string | undefined): string {
   return f;
 }
 
-/** Queues an import and starts it in this process. Returns the job id. */
+/** Queues an import for a worker to run. Returns the job id. */
 export async function startImport(ctx: AppContext, source: ImportSource, opts: { format?: string; requestedBy: string | null }): Promise<number> {
   const groupKey = `import:${crypto.randomUUID()}`;
   const format = checkFormat(opts.format);
@@ -145,31 +146,35 @@ export async function startImport(ctx: AppContext, source: ImportSource, opts: {
     if (staging && source.kind === "upload") await staging.remove(source.staged!).catch(() => undefined);
     throw e;
   }
-  const job = (await jobsOfGroup(ctx.db, groupKey))[0]!;
-  // Runs on after the request has answered; its failures are logged (see runImportsInBackground).
-  void runImportsInBackground(ctx);
-  return job.id;
+  return (await jobsOfGroup(ctx.db, groupKey))[0]!.id;
 }
 
-let background: Promise<unknown> | null = null;
+/** How long an import job's lease lasts without a heartbeat: a worker that died gives its import up after this. */
+export const IMPORT_LEASE_MS = 30_000;
 
-/** Runs queued import jobs in this process until none is left; a second call while it runs does nothing. */
-export async function runImportsInBackground(ctx: AppContext, log: (msg: string) => void = console.error): Promise<unknown> {
-  background ??= runWorker({
+export interface ImportWorkerOptions {
+  concurrency?: number;
+  signal?: AbortSignal;
+  owner?: string;
+  /** Return once no import is queued or running anywhere (tests, one-off drains); otherwise run until `signal`. */
+  untilIdle?: boolean;
+  onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
+  onQueueTrouble?: (event: { recovered: boolean; error?: string }) => void;
+}
+
+/** A worker's import lane: runs queued imports of every web server's users, one at a time by default. */
+export async function runImportWorker(ctx: AppContext, opts: ImportWorkerOptions = {}): Promise<WorkerSummary> {
+  return runWorker({
     db: ctx.db,
     handlers: { [IMPORT_JOB_TYPE]: (job) => runImportJob(ctx, job.job, job.signal, job.reportProgress) },
-    concurrency: 1,
-    untilIdle: true,
-    leaseMs: 30_000,
-    onJobEnd: (job, outcome, error) => {
-      if (outcome !== "succeeded") log(`import job ${job.id} ${outcome}${error ? `: ${error}` : ""}`);
-    },
-  })
-    .catch((e: unknown) => log(`import worker stopped: ${(e as Error).message}`))
-    .finally(() => {
-      background = null;
-    });
-  return background;
+    concurrency: opts.concurrency ?? 1,
+    owner: opts.owner,
+    untilIdle: opts.untilIdle,
+    signal: opts.signal,
+    leaseMs: IMPORT_LEASE_MS,
+    onJobEnd: opts.onJobEnd,
+    onQueueTrouble: opts.onQueueTrouble,
+  });
 }
 
 /** The job's work: extract when needed, import, clean up the upload. */
@@ -189,7 +194,7 @@ export async function runImportJob(
   let finished = false;
   try {
     if (source.kind === "upload" && source.staged) {
-      if (!staging) throw new Error(`${source.name}: the upload waits in object storage, which this server is not configured for (VERDICT_S3_BUCKET)`);
+      if (!staging) throw new Error(`${source.name}: the upload waits in object storage, which this worker is not configured for (VERDICT_S3_BUCKET)`);
       zipFile = path.join(await importsDir(ctx), source.staged);
       await fsp.mkdir(path.dirname(zipFile), { recursive: true });
       localCopies.push(zipFile, `${zipFile}.d`);
@@ -249,10 +254,10 @@ export async function runImportJob(
   } catch (e) {
     const named = uploadNames(source, zipFile);
     if (e instanceof ImportRefusedError) {
-      // Nothing importable: kept as the job's result so the page can list every skipped file and its reason.
+      // Nothing importable: the job fails, and keeps every skipped file and its reason for the page to list.
       finished = true;
-      const skipped = e.skipped.map((x) => ({ path: named(x.path), reason: x.reason }));
-      return { failure: named(e.message), skipped } satisfies RefusedImport as unknown as ImportReport;
+      const refused: RefusedImport = { skipped: e.skipped.map((x) => ({ path: named(x.path), reason: x.reason })) };
+      throw new JobRefusedError(named(e.message), refused);
     }
     if (e instanceof ImportError && source.kind === "upload") {
       finished = !signal.aborted;
@@ -281,11 +286,24 @@ export function uploadWhere(unpacked: string, zipName: string): Pick<ImportReque
   };
 }
 
-/** The result of an import that could import nothing (a succeeded job, shown as failed). */
+/** What a refused import (nothing importable) keeps on its failed job: every file it skipped, and why. */
 interface RefusedImport {
-  failure: string;
   skipped: { path: string; reason: string }[];
 }
+
+function isSkippedList(v: unknown): v is RefusedImport["skipped"] {
+  return Array.isArray(v) && v.every((x) => typeof x === "object" && x !== null && typeof (x as { path?: unknown }).path === "string" && typeof (x as { reason?: unknown }).reason === "string");
+}
+
+/** A job result that lists skipped files: a refused import's, or (before refusals were failed jobs) a succeeded job's `{ failure, skipped }`. */
+function refusalOf(result: unknown): { failure?: string; skipped: RefusedImport["skipped"] } | null {
+  if (typeof result !== "object" || result === null || !("skipped" in result) || !isSkippedList(result.skipped)) return null;
+  const failure = "failure" in result && typeof result.failure === "string" ? result.failure : undefined;
+  return { failure, skipped: result.skipped };
+}
+
+/** The text of an import that failed because its worker stopped (the lease ran out: see reclaimExpiredLeases). */
+const LOST_WORKER = /^lease of worker .* expired at attempt \d+$/;
 
 /** Rewrites server paths of an upload (the zip, its extracted folder) to the uploaded file's name. */
 function uploadNames(source: ImportSource, file: string): (text: string) => string {
@@ -295,29 +313,35 @@ function uploadNames(source: ImportSource, file: string): (text: string) => stri
 
 function view(job: JobRow, importRoot: string | undefined): ImportJobView {
   const payload = job.payload as ImportJobPayload;
-  const raw = job.status === "succeeded" ? (job.result as ImportReport | RefusedImport) : null;
-  const refused = raw && "failure" in raw ? raw : null;
-  const result = raw && !("failure" in raw) ? raw : null;
-  const error = refused ? refused.failure : job.status === "failed" || job.status === "cancelled" ? (job.error ?? "The import was cancelled") : null;
+  const refusal = job.status === "failed" || job.status === "succeeded" ? refusalOf(job.result) : null;
+  // Refusals recorded before they were failed jobs are succeeded jobs whose result names the failure.
+  const legacyRefusal = job.status === "succeeded" && refusal?.failure !== undefined;
+  const report = job.status === "succeeded" && !legacyRefusal ? (job.result as ImportReport | null) : null;
+  let error: string | null = null;
+  if (legacyRefusal) error = refusal!.failure!;
+  else if (job.status === "failed") {
+    error = job.error && LOST_WORKER.test(job.error)
+      ? "The worker running this import stopped before it finished (it may have run out of memory; its log says why). Trajectories it had committed stay; import the file again to finish (what is already here is skipped)."
+      : (job.error ?? "The import failed");
+  } else if (job.status === "cancelled") error = job.error ?? "The import was cancelled";
   return {
     id: job.id,
-    status: refused ? "failed" : job.status,
+    status: legacyRefusal ? "failed" : job.status,
     source: sourceLabel(payload.source, importRoot),
-    format: result?.format ?? payload.format,
+    format: report?.format ?? payload.format,
     progress: (job.progress as ImportJobProgress | null) ?? null,
-    report: result,
+    report,
     error,
-    skipped: refused?.skipped ?? [],
+    skipped: refusal?.skipped ?? [],
     createdAt: job.createdAt,
     finishedAt: job.finishedAt,
   };
 }
 
+/** An import's state, as the Import page polls it. Reading never starts work: the workers run queued imports. */
 export async function importJobStatus(ctx: AppContext, id: number): Promise<ImportJobView> {
   const job = await getJob(ctx.db, id);
   if (!job || job.type !== IMPORT_JOB_TYPE) throw new NotFoundError("import", id);
-  // A server restarted mid-import: pick the queued job up again here.
-  if (job.status === "queued") void runImportsInBackground(ctx);
   return view(job, ctx.config.importRoot);
 }
 

@@ -29,7 +29,7 @@ export class DatabaseJobQueue implements JobQueue {
   async complete(id: number, owner: string, result: unknown) {
     return repo.completeJob(this.db, id, owner, result);
   }
-  async fail(id: number, owner: string, error: string, opts: { retryable: boolean; retryAfterMs?: number }) {
+  async fail(id: number, owner: string, error: string, opts: { retryable: boolean; retryAfterMs?: number; result?: unknown }) {
     return repo.failJob(this.db, id, owner, error, opts);
   }
   async markCancelled(id: number, owner: string) {

@@ -34,8 +34,11 @@ export interface JobQueue {
   setProgress(id: number, owner: string, progress: unknown): Promise<boolean>;
   /** Records the result; false (and nothing written) when `owner` no longer holds the job. */
   complete(id: number, owner: string, result: unknown): Promise<boolean>;
-  /** A retryable failure goes back to the queue after `retryAfterMs` while attempts remain; otherwise failed. */
-  fail(id: number, owner: string, error: string, opts: { retryable: boolean; retryAfterMs?: number }): Promise<FailOutcome>;
+  /**
+   * A retryable failure goes back to the queue after `retryAfterMs` while attempts remain; otherwise failed, with
+   * `result` kept when given (a refused job's details).
+   */
+  fail(id: number, owner: string, error: string, opts: { retryable: boolean; retryAfterMs?: number; result?: unknown }): Promise<FailOutcome>;
   /** Ends a held job as cancelled (its handler saw the cancel and stopped). */
   markCancelled(id: number, owner: string): Promise<boolean>;
   /** Gives a held job back without counting the attempt (its worker is stopping; the work did not fail). */

@@ -149,7 +149,7 @@ export class PgBossJobQueue implements JobQueue {
     return repo.completeJobPg(this.pool, id, owner, result);
   }
 
-  async fail(id: number, owner: string, error: string, opts: { retryable: boolean; retryAfterMs?: number }) {
+  async fail(id: number, owner: string, error: string, opts: { retryable: boolean; retryAfterMs?: number; result?: unknown }) {
     const { outcome, job } = await repo.failJobPg(this.pool, id, owner, error, opts);
     // pg-boss holds the next attempt's delivery until the backoff ends.
     if (outcome === "requeued" && job) await this.deliver([job]);

@@ -12,7 +12,7 @@
  */
 import crypto from "node:crypto";
 import os from "node:os";
-import type { Db } from "../../../db/client";
+import { isDatabaseBusy, type Db } from "../../../db/client";
 import type { JobRow } from "../../../db/schema/index";
 import type { ClaimFilter, JobQueue } from "./job-queue";
 import { queueFor } from "./installation-queue";
@@ -25,6 +25,21 @@ export class RetryableJobError extends Error {
   ) {
     super(message);
     this.name = "RetryableJobError";
+  }
+}
+
+/**
+ * Thrown by a handler that finished its look at the work and refuses it as asked (an import with nothing
+ * importable): the job ends failed, never retried, with `details` kept as its result for whoever reads the job
+ * (the Import page lists every skipped file from them).
+ */
+export class JobRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly details: unknown,
+  ) {
+    super(message);
+    this.name = "JobRefusedError";
   }
 }
 
@@ -71,6 +86,12 @@ export interface WorkerOptions {
   /** Delay before a requeued attempt (RetryableJobError without its own delay). */
   retryDelayMs?: (attempt: number) => number;
   onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
+  /**
+   * Told when the queue could not be read because the database is busy or unreachable (a long write by an import in
+   * another process, PostgreSQL restarting): the worker waits and tries again instead of stopping. Called once per
+   * spell of trouble, and again (`recovered`) when the queue answers.
+   */
+  onQueueTrouble?: (event: { recovered: boolean; error?: string }) => void;
 }
 
 export type WorkerSummary = Record<JobOutcome, number>;
@@ -95,6 +116,28 @@ export function defaultWorkerId(): string {
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/** Connection-level failures of PostgreSQL and its driver: the server is restarting or out of reach for a moment. */
+const POSTGRES_UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08001", "08003", "08006"]);
+
+/**
+ * Trouble that passes: SQLite's lock held by another process beyond the busy timeout, or PostgreSQL out of reach.
+ * A worker waits these out; any other error is a fault and stops it.
+ */
+export function isPassingDatabaseTrouble(error: unknown): boolean {
+  if (isDatabaseBusy(error)) return true;
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && POSTGRES_UNREACHABLE.has(code)) return true;
+    if (e instanceof Error && /Connection terminated|timeout exceeded when trying to connect/i.test(e.message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Longest pause between two tries while the database is busy or unreachable. */
+const TROUBLE_MAX_WAIT_MS = 5_000;
 
 export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
   const { handlers } = opts;
@@ -171,7 +214,8 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
         else {
           const retryable = e instanceof RetryableJobError;
           const delay = retryable ? (e.retryAfterMs ?? retryDelay(job.attempts)) : 0;
-          const r = await queue.fail(job.id, owner, message, { retryable, retryAfterMs: delay });
+          const result = e instanceof JobRefusedError ? e.details : undefined;
+          const r = await queue.fail(job.id, owner, message, { retryable, retryAfterMs: delay, result });
           end(job, r, message);
         }
       } catch (recordError) {
@@ -210,25 +254,43 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
   const timer = setInterval(() => void beat(), heartbeatMs);
   timer.unref?.();
 
+  // Consecutive loop turns the queue could not be read (the database busy or unreachable); 0 while it answers.
+  let troubled = 0;
   try {
-    await queue.reclaimExpiredLeases();
+    try {
+      await queue.reclaimExpiredLeases();
+    } catch (e) {
+      // The first heartbeat takes expired leases back once the database answers.
+      if (!isPassingDatabaseTrouble(e)) throw e;
+    }
     for (;;) {
       if (stopped()) break;
-      while (active.size < concurrency && !stopped()) {
-        const job = await queue.claimNext(owner, leaseMs, filter);
-        if (!job) break;
-        const a: ActiveJob = { job, controller: new AbortController(), progressWrites: Promise.resolve() };
-        if (job.cancelRequested) abort(a, "cancel");
-        active.set(job.id, a);
-        const p = execute(a);
-        running.add(p);
-        void p.finally(() => running.delete(p));
-      }
-      if (opts.untilIdle && active.size === 0 && !(await queue.hasPending(filter))) break;
       let waitMs = pollMs;
-      if (active.size < concurrency) {
-        const due = await queue.nextRunAfter(filter);
-        if (due) waitMs = Math.max(5, Math.min(pollMs, due.getTime() - Date.now()));
+      try {
+        while (active.size < concurrency && !stopped()) {
+          const job = await queue.claimNext(owner, leaseMs, filter);
+          if (!job) break;
+          const a: ActiveJob = { job, controller: new AbortController(), progressWrites: Promise.resolve() };
+          if (job.cancelRequested) abort(a, "cancel");
+          active.set(job.id, a);
+          const p = execute(a);
+          running.add(p);
+          void p.finally(() => running.delete(p));
+        }
+        if (opts.untilIdle && active.size === 0 && !(await queue.hasPending(filter))) break;
+        if (active.size < concurrency) {
+          const due = await queue.nextRunAfter(filter);
+          if (due) waitMs = Math.max(5, Math.min(pollMs, due.getTime() - Date.now()));
+        }
+        if (troubled > 0) opts.onQueueTrouble?.({ recovered: true });
+        troubled = 0;
+      } catch (e) {
+        // A lock held by another process (a long import, a CLI command) or a database restarting: wait a beat and
+        // try again, longer each time, rather than end the worker and leave its queue unattended.
+        if (!isPassingDatabaseTrouble(e)) throw e;
+        if (troubled === 0) opts.onQueueTrouble?.({ recovered: false, error: errorText(e) });
+        troubled++;
+        waitMs = Math.min(TROUBLE_MAX_WAIT_MS, pollMs * 2 ** Math.min(troubled, 8));
       }
       await new Promise<void>((resolve) => {
         const t = setTimeout(() => {

@@ -70,6 +70,8 @@ export interface RunnerWorkerOptions {
   clientFactory?: (e: JudgeEndpoint, p?: RetryPolicy) => JudgeClient;
   resolveHost?: HostResolver;
   onJobEnd?: (job: JobRow, outcome: JobOutcome, error?: string) => void;
+  /** Told when the queue cannot be read for a while (database busy or unreachable) and when it answers again. */
+  onQueueTrouble?: (event: { recovered: boolean; error?: string }) => void;
   log?: (line: string) => void;
   /** Deployment logins this worker made (once per run and site); tests pass one to look at it. */
   logins?: LoginCache;
@@ -278,6 +280,7 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
       pollMs: 250,
       // A task that was interrupted starts over from its start URL: a short pause is enough.
       retryDelayMs: () => 500,
+      onQueueTrouble: opts.onQueueTrouble,
       // The job's end is passed on once the sweep has closed what the job left running, so whoever watches it
       // sees the trajectory's final state.
       onJobEnd: (job, outcome, error) => {

@@ -13,6 +13,7 @@ import { ProgressBar } from "../../../live/_components/bits";
 import { BatchStatus } from "./batch-status";
 import { etaText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
+import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 
 const POLL_MS = 1_000;
 /** Failed calls listed one by one (the reasons above count them all). */
@@ -103,6 +104,7 @@ export function BatchProgressView({ id }: { id: number }) {
               {batch.skippedExisting === 1 ? " was" : " were"} kept.
             </p>
           )}
+          {batch.status === "pending" && made === 0 && jobs.counts.running === 0 && <WaitingForWorker since={batch.createdAt} what="this batch" />}
           {batch.error && (
             <p className="mt-2 text-[12px] text-rose-700" role="alert">
               The batch stopped: {batch.error}

@@ -13,6 +13,7 @@ import { useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { formatCount, formatDate, Stat } from "../../../_components/ui";
+import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 
 type Outputs = inferRouterOutputs<AppRouter>["imports"];
 type Options = Outputs["formOptions"];
@@ -237,7 +238,14 @@ function ImportJob({ id }: { id: number }) {
 
 function RunningJob({ job }: { job: JobView }) {
   const p = job.progress;
-  if (!p || job.status === "queued") return <div className="mt-2"><ProgressBar fraction={null} label="Waiting to start…" /></div>;
+  if (!p || job.status === "queued") {
+    return (
+      <div className="mt-2">
+        <ProgressBar fraction={null} label="Waiting for a worker to start it…" />
+        {job.status === "queued" && <WaitingForWorker since={job.createdAt} what="this import" />}
+      </div>
+    );
+  }
   if (p.phase === "extracting") return <div className="mt-2"><ProgressBar fraction={null} label="Unpacking the archive…" /></div>;
   const fraction = p.total ? Math.min(1, p.done / p.total) : null;
   const label = p.total ? `${formatCount(p.done)} of ${formatCount(p.total)} read — ${p.label}` : `${formatCount(p.done)} read — ${p.label}`;
