@@ -103,6 +103,8 @@ export interface ImportLimits {
   zipMaxEntryBytes: number;
   /** Uncompressed / compressed size of one entry, checked for entries over 1 MB (a zip bomb's tell). */
   zipMaxRatio: number;
+  /** Largest manifest.json of a Verdict bundle, in bytes: it is read as a stream, but one trajectory is held whole. */
+  manifestMaxBytes: number;
 }
 
 const MB = 1024 * 1024;
@@ -267,6 +269,7 @@ const VARIABLES = {
   VERDICT_ZIP_MAX_TOTAL_MB: v(positiveNumber(4096), { group: "Imports", default: "4096", description: "Largest total uncompressed size of a zip (MB)" }),
   VERDICT_ZIP_MAX_ENTRY_MB: v(positiveNumber(512), { group: "Imports", default: "512", description: "Largest uncompressed zip entry (MB)" }),
   VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), { group: "Imports", default: "100", description: "Largest compression ratio of a zip entry over 1 MB" }),
+  VERDICT_BUNDLE_MANIFEST_MAX_MB: v(positiveNumber(64), { group: "Imports", default: "64", description: "Largest manifest.json of a Verdict bundle (MB)" }),
   VERDICT_S3_ENDPOINT: v(url(["http:", "https:"], "http://minio:9000"), { group: "Object storage (S3)", default: "AWS S3", description: "S3-compatible endpoint (MinIO, R2, …); setting it or the bucket stores screenshots in S3" }),
   VERDICT_S3_BUCKET: v(text(), { group: "Object storage (S3)", default: "off (data folder)", description: "Bucket holding screenshots, variants, uploaded import zips and finished live-run bundles" }),
   VERDICT_S3_REGION: v(text(), { group: "Object storage (S3)", default: "us-east-1", description: "Region of the bucket" }),
@@ -387,6 +390,7 @@ function importLimitsOf(e: VerdictEnvironment): ImportLimits {
     zipMaxTotalBytes: Math.floor(e.VERDICT_ZIP_MAX_TOTAL_MB * MB),
     zipMaxEntryBytes: Math.floor(e.VERDICT_ZIP_MAX_ENTRY_MB * MB),
     zipMaxRatio: e.VERDICT_ZIP_MAX_RATIO,
+    manifestMaxBytes: Math.floor(e.VERDICT_BUNDLE_MANIFEST_MAX_MB * MB),
   };
 }
 

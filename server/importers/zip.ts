@@ -36,7 +36,11 @@ function limitProblem(entry: yauzl.Entry, name: string, totalSoFar: number, coun
 export interface ZipReader {
   names(): string[];
   has(name: string): boolean;
+  /** The entry's uncompressed size as its directory record declares it (reading stops there). */
+  size(name: string): number | undefined;
   read(name: string): Promise<Buffer>;
+  /** The entry's bytes as a stream, for entries too large to hold whole (a bundle's manifest). */
+  stream(name: string): Promise<NodeJS.ReadableStream>;
   /** Writes every entry under `dir` (streamed; names were checked when the archive was opened). */
   extractTo(dir: string): Promise<void>;
   close(): void;
@@ -91,9 +95,20 @@ export async function openZipReader(file: string, limits: ImportLimits = importL
     zip.on("error", (e: Error) => reject(new ImportError(file, `is not a readable zip archive (${e.message})`)));
     zip.readEntry();
   });
+  const stream = (name: string) =>
+    new Promise<NodeJS.ReadableStream>((resolve, reject) => {
+      const entry = entries.get(name);
+      if (!entry) {
+        reject(new ImportError(`${file}:${name}`, "file is missing from the archive"));
+        return;
+      }
+      zip.openReadStream(entry, (err, s) => (err || !s ? reject(new ImportError(`${file}:${name}`, `cannot be read (${err?.message})`)) : resolve(s)));
+    });
   return {
     names: () => [...entries.keys()],
     has: (name) => entries.has(name),
+    size: (name) => entries.get(name)?.uncompressedSize,
+    stream,
     read: (name) =>
       new Promise<Buffer>((resolve, reject) => {
         const entry = entries.get(name);
@@ -122,14 +137,12 @@ export async function openZipReader(file: string, limits: ImportLimits = importL
         });
       }),
     extractTo: async (dir) => {
-      for (const [name, entry] of entries) {
+      for (const name of entries.keys()) {
         const dest = path.join(dir, ...name.split("/"));
         await fs.promises.mkdir(path.dirname(dest), { recursive: true });
-        const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
-          zip.openReadStream(entry, (err, s) => (err || !s ? reject(new ImportError(`${file}:${name}`, `cannot be read (${err?.message})`)) : resolve(s))),
-        );
+        const input = await stream(name);
         try {
-          await pipeline(stream, fs.createWriteStream(dest, { flags: "wx" }));
+          await pipeline(input, fs.createWriteStream(dest, { flags: "wx" }));
         } catch (e) {
           throw e instanceof ImportError ? e : new ImportError(`${file}:${name}`, `cannot be extracted (${(e as Error).message})`);
         }

@@ -179,7 +179,7 @@ describe("malformed input is rejected with an exact error and nothing written", 
     expect(snapshot(b)).toEqual(before);
   });
 
-  it("an unknown action type in a bundle manifest is refused with its location", async () => {
+  it("a trajectory with an unknown action type is skipped with its location; --strict refuses the bundle", async () => {
     await seed(a);
     const out = path.join(a.dir, "exp");
     await exportBundle(a, await trajectoryIds(a.db), out);
@@ -188,10 +188,13 @@ describe("malformed input is rejected with an exact error and nothing written", 
     m.trajectories[1].steps[0].action.type = "teleport";
     fs.writeFileSync(manifestFile, JSON.stringify(m));
     const before = snapshot(b);
-    await expect(runImport(b, { path: out })).rejects.toThrow(
-      /manifest\.json: is not a valid Verdict bundle manifest: trajectories\[1\]\.steps\[0\]\.action\.type: Invalid option/,
-    );
+    const problem = /^is not a valid Verdict bundle trajectory: steps\[0\]\.action\.type: Invalid option/;
+    await expect(runImport(b, { path: out, strict: true })).rejects.toThrow(new RegExp(`^${escape(out)}#trajectories\\[1\\]: ${problem.source.slice(1)}`));
     expect(snapshot(b)).toEqual(before);
+    // Validated trajectory by trajectory: the others are imported, the broken one is reported with its first problem.
+    const report = await runImport(b, { path: out });
+    expect(report.skipped).toEqual([{ path: `${out}#trajectories[1]`, reason: expect.stringMatching(problem) }]);
+    expect(report.trajectories.map((t) => t.sourcePath)).toEqual(m.trajectories.map((_: unknown, i: number) => `${out}#trajectories[${i}]`).filter((p: string) => !p.endsWith("[1]")));
   });
 
   it("an image whose bytes do not match the manifest hash is refused", async () => {
