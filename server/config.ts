@@ -116,7 +116,8 @@ const MB = 1024 * 1024;
 export const WEB_BUSY_TIMEOUT_MS = 250;
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-export const DEFAULT_MAX_UPLOAD_BYTES = 32 * 1024 * 1024;
+/** The CSV uploads' body limit: 10 MB of CSV text and its JSON escaping; larger files go through the CLI. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 12 * 1024 * 1024;
 
 // ---- value parsers: each turns the raw text (blank = unset) into a value, or an issue saying what is wrong ----
 
@@ -254,7 +255,7 @@ const VARIABLES = {
   VERDICT_TRUSTED_ORIGINS: v(origins(), { group: "Web server", default: "none", description: "More origins (comma-separated) that may sign in and change things" }),
   VERDICT_TRUSTED_PROXIES: v(list(), { group: "Web server", default: "none", description: "Reverse proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is believed" }),
   VERDICT_MAX_BODY_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_BODY_BYTES), { group: "Web server", default: "1048576", description: "Largest request body the web server reads" }),
-  VERDICT_MAX_UPLOAD_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_UPLOAD_BYTES), { group: "Web server", default: "33554432", description: "Largest CSV upload (agreement CSV, label import)" }),
+  VERDICT_MAX_UPLOAD_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_UPLOAD_BYTES), { group: "Web server", default: "12582912", description: "Largest CSV upload (agreement CSV, label import); read only for signed-in researchers" }),
   PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), 3000), { group: "Web server", default: "3000", description: "Port of `npm start` / `next start`" }),
   VERDICT_WORKER_JOBS: v(workerJobKinds(), {
     group: "Workers",

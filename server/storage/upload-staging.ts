@@ -9,13 +9,22 @@
  */
 import fs from "node:fs";
 import fsp from "node:fs/promises";
+import path from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { S3Config } from "../config";
 import { notFound, s3ClientFor, s3Sdk } from "./s3-object-store";
 
-/** Keys are chosen by the server (upload-<time>-<random>.zip): nothing a client sends becomes part of one. */
-const UPLOAD_KEY_RE = /^upload-[0-9]+-[0-9a-f]{12}\.zip$/;
+/**
+ * Keys are chosen by the server (upload-<time>-<random>.zip for import zips, .csv for the CSV files of agreement
+ * analyses and label imports): nothing a client sends becomes part of one.
+ */
+const UPLOAD_KEY_RE = /^upload-[0-9]+-[0-9a-f]{12}\.(zip|csv)$/;
+
+/** The folder of a data folder where uploads wait on the machine that received them (and where jobs copy them). */
+export function uploadsFolder(dataDir: string): string {
+  return path.join(dataDir, "imports");
+}
 
 export function checkUploadKey(key: string): string {
   if (!UPLOAD_KEY_RE.test(key)) throw new Error(`Not an upload key: ${JSON.stringify(key)}`);
@@ -58,7 +67,7 @@ class S3UploadStaging implements UploadStaging {
         Key: this.prefix + checkUploadKey(key),
         Body: fs.createReadStream(localFile),
         ContentLength: size,
-        ContentType: "application/zip",
+        ContentType: key.endsWith(".csv") ? "text/csv" : "application/zip",
       }),
     );
     await fsp.rm(localFile, { force: true });

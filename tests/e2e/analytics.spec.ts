@@ -263,13 +263,24 @@ test.describe("analytics", () => {
     const lines = ["item,annotator,verdict"];
     for (let i = 0; i < 14; i++) for (const [a, who] of ["x", "y", "z"].entries()) lines.push(`t${i},${who},${(i + a) % 5 === 0 ? "fail" : i % 3 === 0 ? "fail" : "pass"}`);
     const text = lines.join("\n") + "\n";
-    const api = await mutation<{ report: { krippendorff: { alpha: number | null }; fleiss: { kappa: number | null }; items: number; pairwise: unknown[] } }>(page.request, "analytics.csvAgreement", {
+    // The analysis runs on the worker the quick start serves beside the web server: the page and this call wait for it.
+    type Analysis = { report: { krippendorff: { alpha: number | null }; fleiss: { kappa: number | null }; items: number; pairwise: unknown[] } };
+    const { jobId } = await mutation<{ jobId: number }>(page.request, "analytics.csvAgreement", {
       fileName: "ratings.csv",
       text,
       itemColumns: ["item"],
       raterColumn: "annotator",
       labelColumn: "verdict",
     });
+    const done: { result?: Analysis | null } = {};
+    await expect
+      .poll(async () => {
+        const job = await query<{ status: string; result: Analysis | null }>(page.request, "analytics.csvAgreementJob", { id: jobId });
+        done.result = job.result;
+        return job.status;
+      })
+      .toBe("succeeded");
+    const api = done.result!;
     await page.goto("/analytics/csv");
     await page.getByTestId("csv-file").setInputFiles({ name: "ratings.csv", mimeType: "text/csv", buffer: Buffer.from(text) });
     await expect(page.getByText("ratings.csv", { exact: true })).toBeVisible();

@@ -101,3 +101,52 @@ describe("symbolic links in a folder bundle", () => {
     expect(report.created).toBe(2);
   });
 });
+
+describe("a bundle's manifest is read as a stream under limits (security review 2, N1)", () => {
+  const saved = process.env.VERDICT_BUNDLE_MANIFEST_MAX_MB;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.VERDICT_BUNDLE_MANIFEST_MAX_MB;
+    else process.env.VERDICT_BUNDLE_MANIFEST_MAX_MB = saved;
+  });
+
+  it("a manifest over VERDICT_BUNDLE_MANIFEST_MAX_MB is refused before it is read, naming the limit", async () => {
+    await seed(a);
+    const out = await exported(a, "big");
+    const file = path.join(out, "manifest.json");
+    const m = JSON.parse(fs.readFileSync(file, "utf8")) as { generator?: string };
+    m.generator = "x".repeat(1_200_000);
+    fs.writeFileSync(file, JSON.stringify(m));
+    process.env.VERDICT_BUNDLE_MANIFEST_MAX_MB = "1";
+    const before = await storeSnapshot(b);
+    await expect(runImport(b, { path: out })).rejects.toThrow(
+      `${file}: is 1.1 MB, more than the 1 MB a bundle manifest may have (VERDICT_BUNDLE_MANIFEST_MAX_MB); split the bundle into several`,
+    );
+    expect(await storeSnapshot(b)).toEqual(before);
+  });
+
+  it("a trajectory of 200,000 invalid steps is skipped with its first problem, its neighbours imported", async () => {
+    await seed(a);
+    const out = await exported(a, "steps");
+    const file = path.join(out, "manifest.json");
+    const m = JSON.parse(fs.readFileSync(file, "utf8")) as { trajectories: { steps: unknown[] }[] };
+    m.trajectories[0]!.steps = Array.from({ length: 200_000 }, () => ({}));
+    fs.writeFileSync(file, JSON.stringify(m));
+    const report = await runImport(b, { path: out });
+    // One problem, not 200,000 × the step's fields: validation stopped at the first.
+    expect(report.skipped).toEqual([{ path: `${out}#trajectories[0]`, reason: "is not a valid Verdict bundle trajectory: steps[0].index: Invalid input: expected number, received undefined" }]);
+    expect(report.trajectories.map((t) => t.sourcePath)).toEqual([`${path.basename(out)}#trajectories[1]`]);
+  });
+
+  it("the manifest's own fields are read wherever they stand, also after the trajectories", async () => {
+    await seed(a);
+    const out = await exported(a, "reordered");
+    const file = path.join(out, "manifest.json");
+    const { trajectories, ...header } = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+    fs.writeFileSync(file, JSON.stringify({ trajectories, ...header }));
+    const report = await runImport(b, { path: out });
+    expect(report.skipped).toEqual([]);
+    expect(report.created).toBe(2);
+    fs.writeFileSync(file, JSON.stringify({ trajectories, ...header, format: "something-else" }));
+    await expect(runImport(b, { path: out })).rejects.toThrow(`${file}: is not a valid Verdict bundle manifest: format: Invalid input: expected "verdict.trajectory-bundle"`);
+  });
+});

@@ -194,7 +194,8 @@ describe("malformed input is rejected with an exact error and nothing written", 
     // Validated trajectory by trajectory: the others are imported, the broken one is reported with its first problem.
     const report = await runImport(b, { path: out });
     expect(report.skipped).toEqual([{ path: `${out}#trajectories[1]`, reason: expect.stringMatching(problem) }]);
-    expect(report.trajectories.map((t) => t.sourcePath)).toEqual(m.trajectories.map((_: unknown, i: number) => `${out}#trajectories[${i}]`).filter((p: string) => !p.endsWith("[1]")));
+    // Stored as the person knows the folder: by its own name.
+    expect(report.trajectories.map((t) => t.sourcePath)).toEqual(m.trajectories.map((_: unknown, i: number) => `exp#trajectories[${i}]`).filter((p: string) => !p.endsWith("[1]")));
   });
 
   it("an image whose bytes do not match the manifest hash is refused", async () => {

@@ -6,8 +6,14 @@
  *
  * - N1: a researcher's 4.7 MB bundle upload whose manifest.json is 2,000,000 tiny objects (about 27 MB) was parsed
  *   whole and validated by zod inside the web server: health checks timed out and the server died of heap exhaustion.
+ * - N5a: a 24.5 MB CSV sent to `analytics.csvAgreement` blocked every request for 44 s (parsed on the web server's
+ *   event loop); `campaigns.importLabels` the same.
+ * - N5b: 40 unauthenticated 30 MB bodies to `campaigns.importLabels` were each read in full before the session was
+ *   checked: the server's memory went from 311 to 951 MB and a health check took 21 s.
  */
 import crypto from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import yazl from "yazl";
 import { getJob } from "../../db/repositories/jobs";
@@ -25,6 +31,45 @@ function tinyObjectsManifest(count: number, header: Record<string, unknown>): Bu
   for (let i = 0; i < count; i++) parts.push(`${i ? "," : ""}\n  {"x": ${crypto.randomInt(100, 1_000)}}`);
   parts.push("\n]}");
   return Buffer.from(parts.join(""));
+}
+
+/** A CSV of ratings (item, rater, label) of about `bytes` bytes; the review's was 24.5 MB, 1.84 million rows. */
+function ratingsCsv(bytes: number): { text: string; rows: number } {
+  const labels = ["success", "failure", "unclear"];
+  const lines = ["item,rater,label"];
+  let size = lines[0]!.length + 1;
+  for (let i = 0; size < bytes; i++) {
+    const line = `t${i % 250_000},r${i % 7},${labels[(i * 7919) % 3]}`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return { text: lines.join("\n"), rows: lines.length - 1 };
+}
+
+/**
+ * Sends `body`'s headers (its full Content-Length) and only its first 64 KB, then waits for the answer: a server that
+ * refuses by the declared size answers without waiting for the rest (and a client that kept writing would meet a
+ * closed connection instead of the answer).
+ */
+function answerToDeclaredSize(url: string, headers: Record<string, string>, body: Buffer): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent: false, headers: { ...headers, "Content-Length": String(body.length) } }, (res) => {
+      let text = "";
+      res.on("data", (d: Buffer) => (text += d.toString()));
+      res.on("end", () => {
+        resolve({ status: res.statusCode ?? 0, body: text });
+        req.destroy();
+      });
+    });
+    req.on("error", reject);
+    req.write(body.subarray(0, 64 * 1024));
+  });
+}
+
+/** The resident memory of process `pid`, MB. */
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 async function zipOf(files: Record<string, Buffer>): Promise<Buffer> {
@@ -98,5 +143,84 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
       path: "manifest-valid-header.zip: manifest.json",
       reason: `${MAX_INVALID_TRAJECTORIES} of its first ${MAX_INVALID_TRAJECTORIES} trajectories are not valid; the other ${2_000_000 - MAX_INVALID_TRAJECTORIES} were not read (fix the bundle and import it again: what was imported is kept, and not imported twice)`,
     });
+  });
+
+  it("N5a: the review's 24.5 MB CSV is refused at once, and a CSV as large as the page takes is analysed by a worker while the server keeps answering", async () => {
+    const review = ratingsCsv(24_500_000);
+    const refused = await answerToDeclaredSize(
+      `${web.url}/api/trpc/analytics.csvAgreement`,
+      { Cookie: researcher.cookie, Origin: web.url, "Content-Type": "application/json" },
+      Buffer.from(JSON.stringify({ json: { fileName: "ratings.csv", text: review.text, itemColumns: ["item"], raterColumn: "rater", labelColumn: "label" } })),
+    );
+    expect(refused.status).toBe(413);
+    expect(JSON.parse(refused.body).error.json.message).toMatch(/larger than this server accepts \(12 MiB\)/);
+
+    const csv = ratingsCsv(9_900_000);
+    const { jobId } = await researcher.mutation<{ jobId: number }>("analytics.csvAgreement", { fileName: "ratings.csv", text: csv.text, itemColumns: ["item"], raterColumn: "rater", labelColumn: "label" });
+    const ended = async () => ["succeeded", "failed"].includes((await getJob(ctx.db, jobId))?.status ?? "");
+    const health = await healthWhile(web.url, ended, { maxMs: 180_000 });
+    expect(await ended()).toBe(true);
+    expect(health.failures).toBe(0);
+    expect(health.p95).toBeLessThan(1_000);
+    const job = await researcher.query<{ status: string; error: string | null; result: { rows: number; fileName: string } | null }>("analytics.csvAgreementJob", { id: jobId });
+    expect(job.error).toBeNull();
+    expect(job.result).toMatchObject({ fileName: "ratings.csv", rows: csv.rows });
+    // Only the person who started it reads it.
+    const other = await signedInClient(ctx, web.url, "researcher");
+    await expect(other.query("analytics.csvAgreementJob", { id: jobId })).rejects.toThrow(/HTTP 404/);
+  });
+
+  it("N5a: a label import of a CSV as large as the page takes is read by a worker while the server keeps answering", async () => {
+    // AgentRewardBench's annotations.csv layout (the page's first preset), as large as the page takes.
+    const rows = ["annotator_name,benchmark,task_id,model_name,trajectory_success"];
+    let size = 0;
+    for (let i = 0; size < 9_800_000; i++) {
+      const line = `a${i % 5},webarena,${i},gpt-4o,${i % 2 ? "Successful" : "Unsuccessful"}`;
+      rows.push(line);
+      size += line.length + 1;
+    }
+    const presets = await researcher.query<{ name: string; mapping: unknown }[]>("campaigns.importPresets");
+    const { jobId } = await researcher.mutation<{ jobId: number }>("campaigns.importLabels", {
+      csv: rows.join("\n"),
+      source: "labels.csv",
+      mapping: presets.find((p) => p.name === "agentrewardbench")!.mapping,
+      campaign: { name: "n5 imported labels" },
+      dryRun: true,
+    });
+    const ended = async () => ["succeeded", "failed"].includes((await getJob(ctx.db, jobId))?.status ?? "");
+    const health = await healthWhile(web.url, ended, { maxMs: 180_000 });
+    expect(await ended()).toBe(true);
+    expect(health.failures).toBe(0);
+    expect(health.p95).toBeLessThan(1_000);
+    const job = await researcher.query<{ status: string; error: string | null; result: { rows: number; unmatchedCount: number } | null }>("campaigns.importLabelsJob", { id: jobId });
+    // Every row read by the worker; none names a trajectory of this installation (a dry run writes nothing anyway).
+    expect(job.error).toBeNull();
+    expect(job.result).toMatchObject({ rows: rows.length - 1, unmatchedCount: rows.length - 1 });
+  });
+
+  it("N5b: 40 unauthenticated 30 MB bodies are refused before they are read: memory and health hold", async () => {
+    const pid = web.child.pid!;
+    const before = rssMb(pid);
+    let peak = before;
+    const attacker = startTsx("attacker", "tests/helpers/body-flood-child.ts", [`${web.url}/api/trpc/campaigns.importLabels?batch=1`, "40", "30"], process.env);
+    const health = await healthWhile(
+      web.url,
+      async () => {
+        peak = Math.max(peak, rssMb(pid));
+        return attacker.child.exitCode !== null;
+      },
+      { everyMs: 100, maxMs: 120_000, minProbes: 10 },
+    );
+    const { statuses, body } = JSON.parse((await attacker.waitFor(/\{"statuses".*\}/))[0]) as { statuses: number[]; body: string };
+    // Each one refused: answered 401, or (the server closes the connection once it has answered, and the kernel may
+    // drop an answer not yet read when the client keeps sending) cut off; none read and accepted.
+    expect(statuses).toHaveLength(40);
+    expect(statuses.filter((s) => s !== 401 && s !== 0)).toEqual([]);
+    expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
+    expect(JSON.parse(body)[0].error.json.message).toBe("Sign in to upload files");
+    expect(health.failures).toBe(0);
+    expect(health.p95).toBeLessThan(1_000);
+    // The review saw 311 → 951 MB: each body was buffered up to the limit before the session was checked.
+    expect(peak - before).toBeLessThan(150);
   });
 });

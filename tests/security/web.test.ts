@@ -170,7 +170,7 @@ describe("M7: request bodies and batches are capped", () => {
 
   it("gives the CSV uploads their own, larger limit", async () => {
     const res = await rawRequest(`${server.url}/api/trpc/analytics.csvAgreement`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ json: { text: big } }) });
-    expect(res.status).toBe(401); // read in full, then refused for want of a session
+    expect(res.status).toBe(401); // refused for want of a session before the body is read (review 2, N5)
   });
 
   it("caps sign-in bodies", async () => {

@@ -1,9 +1,10 @@
 "use client";
 /**
  * Agreement of a CSV of ratings: upload, pick the columns, and get the same analysis as
- * `npm run cli -- agreement csv` (computed on the server from the exact strings in the file).
+ * `npm run cli -- agreement csv` (computed on the server from the exact strings in the file, by a worker: the page
+ * starts the job and polls for its result).
  */
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { cliCommand, guessColumns, prepareCsvReport, previewCsv } from "../_lib/csv";
@@ -11,13 +12,24 @@ import { HeatMatrix } from "./heat-matrix";
 import { IntervalNote } from "./interval-note";
 import { StatCards } from "./stat-cards";
 import { TablePanel } from "./figure";
+import { WaitingForWorker } from "../../_components/waiting-for-worker";
 
-// Leaves room for JSON escaping under the server's 32 MiB upload limit (VERDICT_MAX_UPLOAD_BYTES).
-const MAX_BYTES = 25_000_000;
+// The server's limit on the CSV's text (analytics.csvAgreement), which leaves room for JSON escaping under its upload
+// body limit (VERDICT_MAX_UPLOAD_BYTES, 12 MiB).
+const MAX_BYTES = 10_000_000;
 
 export function CsvAgreementTool() {
   const trpc = useTRPC();
-  const analyse = useMutation(trpc.analytics.csvAgreement.mutationOptions());
+  const start = useMutation(trpc.analytics.csvAgreement.mutationOptions());
+  const jobId = start.data?.jobId ?? null;
+  const job = useQuery({
+    ...trpc.analytics.csvAgreementJob.queryOptions({ id: jobId ?? 0 }),
+    enabled: jobId !== null,
+    refetchInterval: (q) => (q.state.data?.status === "queued" || q.state.data?.status === "running" || q.state.data === undefined ? 500 : false),
+  });
+  const computing = start.isPending || (jobId !== null && (job.data === undefined || job.data.status === "queued" || job.data.status === "running"));
+  const result = job.data?.result ?? null;
+  const failure = start.error?.message ?? job.error?.message ?? job.data?.error ?? null;
   const [file, setFile] = useState<{ name: string; text: string } | null>(null);
   const [readError, setReadError] = useState<string | null>(null);
   const [delimiter, setDelimiter] = useState(",");
@@ -29,7 +41,7 @@ export function CsvAgreementTool() {
   const preview = useMemo(() => (file ? previewCsv(file.text, delimiter, file.name) : null), [file, delimiter]);
 
   const load = async (f: File | undefined) => {
-    analyse.reset();
+    start.reset();
     setReadError(null);
     if (!f) return;
     if (f.size > MAX_BYTES) {
@@ -60,9 +72,9 @@ export function CsvAgreementTool() {
   const ready = file && preview && !preview.error && item.length > 0 && rater && label;
   const run = () => {
     if (!ready) return;
-    analyse.mutate({ fileName: file.name, text: file.text, itemColumns: item, raterColumn: rater, labelColumn: label, delimiter, minSharedItems: minShared });
+    start.mutate({ fileName: file.name, text: file.text, itemColumns: item, raterColumn: rater, labelColumn: label, delimiter, minSharedItems: minShared });
   };
-  const report = analyse.data ? prepareCsvReport(analyse.data) : null;
+  const report = result ? prepareCsvReport(result) : null;
 
   return (
     <div className="flex flex-col gap-4">
@@ -116,8 +128,8 @@ export function CsvAgreementTool() {
               <span className="section-title mb-1">Min. shared items for pairwise κ</span>
               <input aria-label="Minimum shared items" type="number" min={1} className="field w-24" value={minShared} onChange={(e) => setMinShared(Math.max(1, Number(e.target.value) || 1))} />
             </label>
-            <button type="button" className="btn btn-on" disabled={!ready || analyse.isPending} onClick={run}>
-              {analyse.isPending ? "Computing…" : "Compute agreement"}
+            <button type="button" className="btn btn-on" disabled={!ready || computing} onClick={run}>
+              {computing ? "Computing…" : "Compute agreement"}
             </button>
           </div>
           <div className="overflow-x-auto">
@@ -149,9 +161,10 @@ export function CsvAgreementTool() {
         </section>
       )}
 
-      {analyse.error && (
+      {job.data?.status === "queued" && <WaitingForWorker since={job.data.createdAt} what="this analysis" />}
+      {failure && (
         <p role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-3 py-2 font-mono text-[12px] text-rose-700">
-          {analyse.error.message}
+          {failure}
         </p>
       )}
       {report && (
@@ -164,7 +177,7 @@ export function CsvAgreementTool() {
           <StatCards cards={report.cards} />
           <IntervalNote />
           <div className="grid gap-4 xl:grid-cols-2">
-            <TablePanel id="csv-pairwise" title="Cohen κ per rater pair" description={`Pairs sharing at least ${analyse.data!.report.minSharedItems} items.`} table={report.pairwise} />
+            <TablePanel id="csv-pairwise" title="Cohen κ per rater pair" description={`Pairs sharing at least ${result!.report.minSharedItems} items.`} table={report.pairwise} />
             {report.matrix && (
               <section className="panel px-3 py-2" aria-label="Pairwise matrix">
                 <div className="section-title mb-2">Rater × rater κ</div>

@@ -8,7 +8,8 @@ import {
   analyticsOptions,
   analyticsOverview,
   campaignList,
-  csvAgreement,
+  csvAgreementJob,
+  startCsvAgreement,
   drillDown,
   errorAnalysis,
   humanAgreement,
@@ -46,8 +47,11 @@ const common = {
   unparseable: z.enum(["failure", "exclude"]).default("exclude"),
 };
 
-/** Largest CSV the page accepts (the text travels in one request, under the 32 MiB upload body limit). */
-export const MAX_CSV_CHARS = 25_000_000;
+/**
+ * Largest CSV the page accepts: the text travels in one request, under the upload body limit (VERDICT_MAX_UPLOAD_BYTES,
+ * 12 MiB), and is analysed by a worker. The CLI (`agreement csv`) has no limit.
+ */
+export const MAX_CSV_CHARS = 10_000_000;
 
 export const analyticsRouter = createTRPCRouter({
   options: researcherProcedure.query(async ({ ctx }) => await analyticsOptions(ctx.db)),
@@ -121,5 +125,9 @@ export const analyticsRouter = createTRPCRouter({
         minSharedItems: z.number().int().min(1).max(1_000_000).default(10),
       }),
     )
-    .mutation(({ input }) => csvAgreement(input)),
+    // Queued for a worker, which parses and analyses the file; the page polls csvAgreementJob for the result.
+    .mutation(async ({ ctx, input }) => ({ jobId: await startCsvAgreement(ctx, ctx.actor, input) })),
+
+  /** The analysis started by csvAgreement, for the person who started it: queued, running, its result or why it failed. */
+  csvAgreementJob: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await csvAgreementJob(ctx, ctx.actor, input.id)),
 });

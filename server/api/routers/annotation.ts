@@ -22,7 +22,8 @@ import {
   exportRevealStages,
   decideReveal,
   revealItem,
-  importLabelsCsv,
+  labelImportJob,
+  startLabelImport,
   itemReview,
   listCampaignSummaries,
   assertMayTriage,
@@ -205,17 +206,21 @@ export const campaignsRouter = createTRPCRouter({
 
   importPresets: researcherProcedure.query(() => Object.entries(LABEL_IMPORT_PRESETS).map(([name, p]) => ({ name, description: p.description, mapping: p.mapping }))),
 
+  /** Queued for a worker (the CSV is parsed there); the page polls importLabelsJob for the report. */
   importLabels: researcherProcedure
     .input(
       z.object({
-        csv: z.string().max(25_000_000),
+        csv: z.string().max(10_000_000, "the CSV is larger than 10 MB of text; use npm run cli -- labels import for files this big"),
         source: z.string().max(300),
         mapping: labelImportMappingSchema,
         campaign: z.union([z.object({ id }), z.object({ name: z.string().min(1).max(200), annotatorsPerItem: z.number().int().min(1).max(20).optional() })]),
         dryRun: z.boolean().optional(),
       }),
     )
-    .mutation(({ ctx, input }) => importLabelsCsv(ctx.db, ctx.actor, input)),
+    .mutation(async ({ ctx, input }) => ({ jobId: await startLabelImport(ctx, ctx.actor, input) })),
+
+  /** A label import started by importLabels, for the person who started it: queued, running, its report or why it failed. */
+  importLabelsJob: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await labelImportJob(ctx, ctx.actor, input.id)),
 });
 
 /**

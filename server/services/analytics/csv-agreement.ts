@@ -1,10 +1,18 @@
 /**
  * Agreement of a CSV of ratings uploaded in the dashboard: the same analysis as `npm run cli -- agreement csv`
  * (one row = one rater's label of one item; items keyed by one or more columns; values compared exactly as written).
+ *
+ * From the dashboard it runs as a job: the web server keeps the file and queues the job (startCsvAgreement), a
+ * worker parses and analyses it in a thread of its own (./csv-agreement-job.ts), and the page polls for the result
+ * (csvAgreementJob). Parsing a large file holds a CPU for seconds; that must never be the web server's.
  */
 import { AgreementInputError, analyzeRatings, DEFAULT_MIN_SHARED_ITEMS, readRatingTable, type RatingsAgreementReport } from "../../domain/agreement";
 import { CsvError, parseCsvTable } from "../../domain/csv";
+import type { Actor } from "../../domain/access/actor";
+import type { AppContext } from "../../context";
 import { ValidationError } from "../../errors";
+import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
+import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
 
 export interface CsvAgreementInput {
   fileName: string;
@@ -47,4 +55,30 @@ export function csvAgreement(input: CsvAgreementInput): CsvAgreementResult {
   } catch (e) {
     throw new ValidationError(`${input.fileName}: ${(e as Error).message}`);
   }
+}
+
+export const CSV_AGREEMENT_JOB_TYPE = "analysis.csv-agreement";
+
+/** What a CSV agreement job carries: the file (staged) and the choices made on the page. */
+export interface CsvAgreementJobPayload extends RequestedJobPayload, Omit<CsvAgreementInput, "text"> {
+  file: StagedText;
+}
+
+/** Keeps the file and queues its analysis for a worker; resolves to the job's id. */
+export async function startCsvAgreement(ctx: AppContext, actor: Actor, input: CsvAgreementInput): Promise<number> {
+  if (input.itemColumns.length === 0) throw new ValidationError("item: pick at least one column that identifies the rated item");
+  const { text, ...choices } = input;
+  const file = await stageUploadedText(ctx.config, text);
+  try {
+    const payload: CsvAgreementJobPayload = { ...choices, file, requestedBy: actor.userId };
+    return await enqueueRequestedJob(ctx, CSV_AGREEMENT_JOB_TYPE, payload);
+  } catch (e) {
+    await removeUploadedText(ctx.config, file).catch(() => undefined);
+    throw e;
+  }
+}
+
+/** The analysis as the page that started it polls it. */
+export async function csvAgreementJob(ctx: AppContext, actor: Actor, id: number): Promise<RequestedJobView<CsvAgreementResult>> {
+  return requestedJob<CsvAgreementResult>(ctx, actor, CSV_AGREEMENT_JOB_TYPE, id);
 }

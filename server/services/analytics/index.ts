@@ -16,7 +16,7 @@ export { judgeMeasures, type JudgeMeasuresResult, type EvaluatorMeasures, type S
 export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult, type HumanConsensusResult, type CampaignListEntry } from "./humans";
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
 export { drillDown, selectionRows } from "./drill";
-export { csvAgreement, type CsvAgreementInput, type CsvAgreementResult } from "./csv-agreement";
+export { csvAgreement, csvAgreementJob, startCsvAgreement, CSV_AGREEMENT_JOB_TYPE, type CsvAgreementInput, type CsvAgreementResult } from "./csv-agreement";
 export { revealAgreement, type RevealAgreementResult, type RevealEvaluatorMeasures } from "./reveal";
 export { clearAnalyticsCache, type Scope } from "./dataset";
 export type { RateCell } from "./common";

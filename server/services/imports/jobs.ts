@@ -25,7 +25,7 @@ import { ImportError } from "../../importers/types";
 import { enqueueJobs, jobsOfGroup } from "../jobs/queue";
 import { JobRefusedError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
 import { ImportRefusedError, runImport, type ImportReport, type ImportRequest } from "./ingest";
-import { uploadStagingFor } from "../../storage/upload-staging";
+import { uploadStagingFor, uploadsFolder } from "../../storage/upload-staging";
 import { openZipSource } from "./zip-source";
 import { warmFirstViews } from "../trajectory-views";
 
@@ -67,7 +67,7 @@ export interface ImportJobView {
 
 /** Where uploads and their extracted folders live while their import runs. */
 export async function importsDir(ctx: AppContext): Promise<string> {
-  return path.join(ctx.config.dataDir, "imports");
+  return uploadsFolder(ctx.config.dataDir);
 }
 
 export async function newUploadPath(ctx: AppContext): Promise<string> {

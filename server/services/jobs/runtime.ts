@@ -5,7 +5,8 @@
  * - `live`: live-run tasks in Chromium (VERDICT_RUNNER_CONCURRENCY at once), with the bundled demo sites;
  * - `judge`: judge calls of every batch (VERDICT_WORKER_JUDGE_CONCURRENCY at once; each batch also keeps to its own
  *   concurrency across all workers);
- * - `uploads`: work on what people uploaded: trajectory imports, one at a time.
+ * - `uploads`: work on what people uploaded: trajectory imports one at a time, and beside them, one at a time, the
+ *   CSV files of agreement analyses and label imports (parsed in a thread of their own: ./threads.ts).
  *
  * Lanes share the process but not their slots, so a long import never holds up a live run. A lane that fails stops
  * the others: the process ends, its running jobs go back to the queue, and whoever supervises it (the quick start's
@@ -16,10 +17,14 @@ import v8 from "node:v8";
 import type { JobRow } from "../../../db/schema/index";
 import type { VerdictEnvironment, WorkerJobKind } from "../../config";
 import type { AppContext } from "../../context";
+import { CSV_AGREEMENT_JOB_TYPE } from "../analytics/csv-agreement";
+import { csvAgreementJobHandler } from "../analytics/csv-agreement-job";
+import { labelImportJobHandler } from "../annotation/label-import-job";
+import { LABEL_IMPORT_JOB_TYPE } from "../annotation/label-imports";
 import { runImportWorker } from "../imports/jobs";
 import { runJudgeWorker } from "../evaluation/judge-batches";
 import { runRunnerWorker } from "../live/worker";
-import type { JobOutcome, WorkerSummary } from "./worker";
+import { runWorker, type JobOutcome, type WorkerSummary } from "./worker";
 
 export interface JobWorkerOptions {
   ctx: AppContext;
@@ -94,13 +99,32 @@ export async function runJobWorker(opts: JobWorkerOptions): Promise<JobWorkerSum
   }
   if (kinds.has("uploads")) {
     lanes.push(lane("uploads", () => runImportWorker(ctx, { signal: stop.signal, onJobEnd, onQueueTrouble: onQueueTrouble("uploads") })));
+    // A CSV someone waits for on the page is not queued behind a long import.
+    lanes.push(
+      lane("uploads", () =>
+        runWorker({
+          db: ctx.db,
+          handlers: { [CSV_AGREEMENT_JOB_TYPE]: csvAgreementJobHandler(ctx), [LABEL_IMPORT_JOB_TYPE]: labelImportJobHandler(ctx) },
+          concurrency: 1,
+          signal: stop.signal,
+          leaseMs: 30_000,
+          onJobEnd,
+          onQueueTrouble: onQueueTrouble("uploads"),
+        }),
+      ),
+    );
   }
   try {
     // Every lane has handed its jobs back before this returns or throws, so the caller may close the database.
     const settled = await Promise.allSettled(lanes);
     const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed) throw failed.reason;
-    return Object.fromEntries(settled.map((r) => (r as PromiseFulfilledResult<[WorkerJobKind, WorkerSummary]>).value)) as JobWorkerSummary;
+    const summary: JobWorkerSummary = {};
+    for (const [kind, s] of settled.map((r) => (r as PromiseFulfilledResult<[WorkerJobKind, WorkerSummary]>).value)) {
+      const sum = (summary[kind] ??= { succeeded: 0, failed: 0, requeued: 0, cancelled: 0, released: 0, lost: 0 });
+      for (const k of Object.keys(s) as (keyof WorkerSummary)[]) sum[k] += s[k];
+    }
+    return summary;
   } finally {
     opts.signal.removeEventListener("abort", onStop);
   }

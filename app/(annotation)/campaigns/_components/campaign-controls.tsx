@@ -6,9 +6,10 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
+import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 
 type Person = inferRouterOutputs<AppRouter>["accounts"]["directory"][number];
 
@@ -106,8 +107,25 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
   const presets = useQuery(trpc.campaigns.importPresets.queryOptions());
   const importLabels = useMutation(trpc.campaigns.importLabels.mutationOptions());
   const router = useRouter();
-  const [report, setReport] = useState<string>("");
+  const [started, setStarted] = useState<{ jobId: number; dryRun: boolean } | null>(null);
   const [error, setError] = useState("");
+  // The import runs on a worker: poll it until it has ended.
+  const job = useQuery({
+    ...trpc.campaigns.importLabelsJob.queryOptions({ id: started?.jobId ?? 0 }),
+    enabled: started !== null,
+    refetchInterval: (q) => (q.state.data?.status === "queued" || q.state.data?.status === "running" || q.state.data === undefined ? 500 : false),
+  });
+  const r = job.data?.result ?? null;
+  const report = r
+    ? `${started?.dryRun ? "Dry run, nothing written. " : ""}${r.rows} rows: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.unmatchedCount} unmatched${
+        r.unmatched.length ? ` (first: line ${r.unmatched[0]!.line}, ${r.unmatched[0]!.reason})` : ""
+      }.`
+    : "";
+  const running = importLabels.isPending || (started !== null && (job.data === undefined || job.data.status === "queued" || job.data.status === "running"));
+  const shownError = error || job.error?.message || job.data?.error || "";
+  useEffect(() => {
+    if (job.data?.status === "succeeded" && !started?.dryRun) router.refresh();
+  }, [job.data?.status, started?.dryRun, router]);
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -116,15 +134,11 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
     const preset = presets.data?.find((p) => p.name === f.get("preset"));
     if (!file || !file.size || !preset) return;
     setError("");
-    setReport("");
+    setStarted(null);
     try {
-      const r = await importLabels.mutateAsync({ csv: await file.text(), source: file.name, mapping: preset.mapping, campaign: { id: campaignId }, dryRun: f.get("dryRun") === "on" });
-      setReport(
-        `${f.get("dryRun") === "on" ? "Dry run, nothing written. " : ""}${r.rows} rows: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.unmatchedCount} unmatched${
-          r.unmatched.length ? ` (first: line ${r.unmatched[0]!.line}, ${r.unmatched[0]!.reason})` : ""
-        }.`,
-      );
-      router.refresh();
+      const dryRun = f.get("dryRun") === "on";
+      const { jobId } = await importLabels.mutateAsync({ csv: await file.text(), source: file.name, mapping: preset.mapping, campaign: { id: campaignId }, dryRun });
+      setStarted({ jobId, dryRun });
     } catch (err) {
       setError((err as Error).message);
     }
@@ -151,13 +165,14 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
         <label className="flex items-center gap-1.5">
           <input type="checkbox" name="dryRun" defaultChecked className="accent-indigo-600" /> Dry run
         </label>
-        <button type="submit" className="btn" disabled={importLabels.isPending || !presets.data}>
-          Import
+        <button type="submit" className="btn" disabled={running || !presets.data}>
+          {running ? "Importing…" : "Import"}
         </button>
       </form>
       <p className="mt-1 text-2xs text-zinc-500">Other column layouts: npm run cli -- labels import FILE --mapping mapping.json (see the README).</p>
-      {report && <p className="mt-1 text-[12px] text-emerald-700">{report}</p>}
-      {error && <p className="mt-1 text-[12px] text-rose-700">{error}</p>}
+      {job.data?.status === "queued" && <WaitingForWorker since={job.data.createdAt} what="this import" />}
+      {report && <p className="mt-1 text-[12px] text-emerald-700" data-testid="label-import-report">{report}</p>}
+      {shownError && <p className="mt-1 text-[12px] text-rose-700" role="alert">{shownError}</p>}
     </section>
   );
 }

@@ -1,0 +1,52 @@
+/**
+ * Jobs a person started from the dashboard and waits for (an agreement CSV, a label import): queued by the web
+ * server, run by a worker, and read back by the page that started them, which polls until the job has ended. Only
+ * the person who started a job (or an admin) may read it; anyone else is told there is no such job.
+ */
+import crypto from "node:crypto";
+import { getJob } from "../../../db/repositories/jobs";
+import type { JobStatus } from "../../../db/schema/index";
+import type { Actor } from "../../domain/access/actor";
+import type { AppContext } from "../../context";
+import { NotFoundError } from "../../errors";
+import { enqueueJobs, jobsOfGroup } from "./queue";
+
+export interface RequestedJobPayload {
+  /** The user who started it: the only one (with admins) who may read it. */
+  requestedBy: string;
+}
+
+export interface RequestedJobView<Result> {
+  id: number;
+  status: JobStatus;
+  /** The job's answer once it succeeded. */
+  result: Result | null;
+  /** Why it failed, in words for the person who started it. */
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+/** Queues one job that `payload.requestedBy` will read back; resolves to its id. Never retried: a failure is reported. */
+export async function enqueueRequestedJob<P extends RequestedJobPayload>(ctx: Pick<AppContext, "db">, type: string, payload: P): Promise<number> {
+  const groupKey = `${type}:${crypto.randomUUID()}`;
+  await enqueueJobs(ctx.db, [{ type, payload, groupKey, maxAttempts: 1 }]);
+  return (await jobsOfGroup(ctx.db, groupKey))[0]!.id;
+}
+
+/** The job `id` of `type` as its requester sees it; NotFound for anyone else and for other kinds of job. */
+export async function requestedJob<Result>(ctx: Pick<AppContext, "db">, actor: Pick<Actor, "userId" | "role">, type: string, id: number): Promise<RequestedJobView<Result>> {
+  const job = await getJob(ctx.db, id);
+  const payload = job?.payload as Partial<RequestedJobPayload> | undefined;
+  if (!job || job.type !== type || (payload?.requestedBy !== actor.userId && actor.role !== "admin")) throw new NotFoundError("job", id);
+  return {
+    id: job.id,
+    status: job.status,
+    result: job.status === "succeeded" ? (job.result as Result) : null,
+    error: job.status === "failed" ? (job.error ?? "The job failed") : job.status === "cancelled" ? "The job was cancelled" : null,
+    createdAt: job.createdAt,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+  };
+}

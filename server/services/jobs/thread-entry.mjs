@@ -1,0 +1,16 @@
+/**
+ * The first module a job thread runs (./threads.ts): it lets the thread load Verdict's TypeScript (the worker
+ * process itself runs under tsx, whose loader a thread does not inherit), then runs the one task it was started for
+ * and posts back its result, or the error's name and message.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { register } from "tsx/esm/api";
+
+register();
+try {
+  const { THREAD_TASKS } = await import(workerData.tasksModule);
+  const result = await THREAD_TASKS[workerData.task](workerData.input);
+  parentPort.postMessage({ ok: true, result });
+} catch (e) {
+  parentPort.postMessage({ ok: false, name: e?.name ?? "Error", message: e?.message ?? String(e) });
+}

@@ -1,0 +1,25 @@
+/**
+ * The work a job may hand to a thread of its own (./threads.ts): CPU-bound steps that would otherwise hold a
+ * worker's event loop for seconds, and with it the lease renewals of every other job that worker runs. Each task
+ * takes and returns plain data (copied between threads).
+ */
+import { csvAgreement, type CsvAgreementInput, type CsvAgreementResult } from "../analytics/csv-agreement";
+import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
+import { ValidationError } from "../../errors";
+
+export const THREAD_TASKS = {
+  /** The agreement of a CSV of ratings: parsing and the statistics. */
+  "csv-agreement": (input: CsvAgreementInput): CsvAgreementResult => csvAgreement(input),
+  /** A CSV read as a header and rows (label imports). */
+  "csv-table": (input: { text: string; source: string; delimiter?: string }): CsvTable => {
+    try {
+      return parseCsvTable(input.text, { source: input.source, delimiter: input.delimiter });
+    } catch (e) {
+      if (e instanceof CsvError) throw new ValidationError(e.message);
+      throw e;
+    }
+  },
+};
+
+export type ThreadTasks = typeof THREAD_TASKS;
+export type ThreadTask = keyof ThreadTasks;

@@ -1,0 +1,63 @@
+/**
+ * Runs one CPU-bound step of a job in a thread of its own, with a heap limit of its own. A worker process renews
+ * the leases of all its running jobs from one event loop: a CSV of a few hundred thousand rows parsed on that loop
+ * would hold it for seconds, and the live runs beside it would lose their leases. In a thread the loop stays free,
+ * and a file that needs more memory than the limit ends its thread with a readable error instead of the worker.
+ *
+ * Errors thrown by the task come back as the same kind of error (a ValidationError stays one), by name.
+ */
+import { Worker } from "node:worker_threads";
+import { ValidationError } from "../../errors";
+import type { ThreadTask, ThreadTasks } from "./thread-tasks";
+
+/** Heap of one job thread, MB (on top of the worker's own). */
+export const THREAD_HEAP_MB = 1024;
+
+const entry = new URL("./thread-entry.mjs", import.meta.url);
+const tasksModule = new URL("./thread-tasks.ts", import.meta.url).href;
+
+/** An error the task threw, rebuilt on this side of the thread. */
+function rebuilt(name: string, message: string): Error {
+  if (name === "ValidationError") return new ValidationError(message);
+  const e = new Error(message);
+  e.name = name;
+  return e;
+}
+
+export function runInThread<K extends ThreadTask>(
+  task: K,
+  input: Parameters<ThreadTasks[K]>[0],
+  opts: { signal?: AbortSignal; maxHeapMb?: number; what?: string } = {},
+): Promise<ReturnType<ThreadTasks[K]>> {
+  const maxHeapMb = opts.maxHeapMb ?? THREAD_HEAP_MB;
+  return new Promise((resolve, reject) => {
+    opts.signal?.throwIfAborted();
+    const thread = new Worker(entry, { workerData: { task, input, tasksModule }, resourceLimits: { maxOldGenerationSizeMb: maxHeapMb } });
+    let settled = false;
+    const settle = (f: () => void) => {
+      if (settled) return;
+      settled = true;
+      opts.signal?.removeEventListener("abort", onAbort);
+      f();
+    };
+    const onAbort = () => {
+      void thread.terminate();
+      settle(() => reject(opts.signal!.reason instanceof Error ? opts.signal!.reason : new Error("stopped")));
+    };
+    opts.signal?.addEventListener("abort", onAbort);
+    thread.once("message", (m: { ok: true; result: ReturnType<ThreadTasks[K]> } | { ok: false; name: string; message: string }) => {
+      settle(() => (m.ok ? resolve(m.result) : reject(rebuilt(m.name, m.message))));
+      void thread.terminate();
+    });
+    thread.once("error", (e: Error & { code?: string }) => {
+      settle(() =>
+        reject(
+          e.code === "ERR_WORKER_OUT_OF_MEMORY"
+            ? new ValidationError(`${opts.what ?? "the file"} needs more than the ${maxHeapMb} MB of memory a job thread has; use the command line for files this large`)
+            : e,
+        ),
+      );
+    });
+    thread.once("exit", (code) => settle(() => reject(new Error(`the job thread stopped (exit ${code}) before it answered`))));
+  });
+}
