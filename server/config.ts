@@ -101,10 +101,17 @@ export interface ImportLimits {
   /** Sum of the entries' uncompressed sizes. */
   zipMaxTotalBytes: number;
   zipMaxEntryBytes: number;
-  /** Uncompressed / compressed size of one entry, checked for entries over 1 MB (a zip bomb's tell). */
+  /**
+   * Uncompressed / compressed size of one entry over 1 MB, and of the whole archive once it expands to more than
+   * 1 MB (a zip bomb's tell; many small entries each below the per-entry check add up in the total).
+   */
   zipMaxRatio: number;
   /** Largest manifest.json of a Verdict bundle, in bytes: it is read as a stream, but one trajectory is held whole. */
   manifestMaxBytes: number;
+  /** Uploads (zips, CSV files) one person may have waiting for the workers, in bytes (received, not yet imported). */
+  queuedBytesPerUser: number;
+  /** Uploads the whole installation may have waiting for the workers, in bytes. */
+  queuedBytesTotal: number;
 }
 
 const MB = 1024 * 1024;
@@ -266,11 +273,13 @@ const VARIABLES = {
   VERDICT_WORKER_JUDGE_CONCURRENCY: v(wholeNumber(1, "calls", 8), { group: "Workers", default: "8", description: "Judge calls one worker makes at once (each batch also keeps to its own concurrency across all workers)" }),
   VERDICT_IMPORT_ROOT: v(text(), { group: "Imports", default: "off", description: "Folder under which admins may import by server path from the Import page" }),
   VERDICT_IMPORT_MAX_UPLOAD_MB: v(positiveNumber(1024), { group: "Imports", default: "1024", description: "Largest .zip the Import page accepts (MB)" }),
-  VERDICT_ZIP_MAX_ENTRIES: v(positiveNumber(200_000), { group: "Imports", default: "200000", description: "Most entries a zip may have" }),
+  VERDICT_ZIP_MAX_ENTRIES: v(positiveNumber(100_000), { group: "Imports", default: "100000", description: "Most entries a zip may have" }),
   VERDICT_ZIP_MAX_TOTAL_MB: v(positiveNumber(4096), { group: "Imports", default: "4096", description: "Largest total uncompressed size of a zip (MB)" }),
   VERDICT_ZIP_MAX_ENTRY_MB: v(positiveNumber(512), { group: "Imports", default: "512", description: "Largest uncompressed zip entry (MB)" }),
-  VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), { group: "Imports", default: "100", description: "Largest compression ratio of a zip entry over 1 MB" }),
+  VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), { group: "Imports", default: "100", description: "Largest compression ratio of a zip entry over 1 MB, and of a whole zip" }),
   VERDICT_BUNDLE_MANIFEST_MAX_MB: v(positiveNumber(64), { group: "Imports", default: "64", description: "Largest manifest.json of a Verdict bundle (MB)" }),
+  VERDICT_IMPORT_QUEUED_MB_PER_USER: v(positiveNumber(2048), { group: "Imports", default: "2048", description: "Uploads (zips, CSV files) one person may have waiting to be imported or analysed (MB)" }),
+  VERDICT_IMPORT_QUEUED_MB: v(positiveNumber(8192), { group: "Imports", default: "8192", description: "Uploads the installation may have waiting to be imported or analysed, everyone's together (MB)" }),
   VERDICT_S3_ENDPOINT: v(url(["http:", "https:"], "http://minio:9000"), { group: "Object storage (S3)", default: "AWS S3", description: "S3-compatible endpoint (MinIO, R2, …); setting it or the bucket stores screenshots in S3" }),
   VERDICT_S3_BUCKET: v(text(), { group: "Object storage (S3)", default: "off (data folder)", description: "Bucket holding screenshots, variants, uploaded import zips and finished live-run bundles" }),
   VERDICT_S3_REGION: v(text(), { group: "Object storage (S3)", default: "us-east-1", description: "Region of the bucket" }),
@@ -392,6 +401,8 @@ function importLimitsOf(e: VerdictEnvironment): ImportLimits {
     zipMaxEntryBytes: Math.floor(e.VERDICT_ZIP_MAX_ENTRY_MB * MB),
     zipMaxRatio: e.VERDICT_ZIP_MAX_RATIO,
     manifestMaxBytes: Math.floor(e.VERDICT_BUNDLE_MANIFEST_MAX_MB * MB),
+    queuedBytesPerUser: Math.floor(e.VERDICT_IMPORT_QUEUED_MB_PER_USER * MB),
+    queuedBytesTotal: Math.floor(e.VERDICT_IMPORT_QUEUED_MB * MB),
   };
 }
 

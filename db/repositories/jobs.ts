@@ -429,3 +429,21 @@ export async function listRecentJobsOfType(db: Db, type: string, limit = 20): Pr
   const { jobs } = tablesOf(db);
   return db.select().from(jobs).where(eq(jobs.type, type)).orderBy(desc(jobs.id)).limit(limit);
 }
+
+/**
+ * Bytes of uploads waiting in jobs that have not ended (their payload's `uploadBytes`): everyone's, and those of
+ * `requestedBy` (the payload's `requestedBy`). The upload quotas read this before another upload is accepted.
+ */
+export async function unfinishedUploadBytes(db: Db, requestedBy: string): Promise<{ all: number; mine: number }> {
+  const { jobs } = tablesOf(db);
+  const d = sqlFor(db);
+  const bytes = d.jsonNumber(jobs.payload, "uploadBytes");
+  const by = d.jsonText(jobs.payload, "requestedBy");
+  const row = await first(
+    db
+      .select({ all: sql<number | string | null>`sum(${bytes})`, mine: sql<number | string | null>`sum(case when ${by} = ${requestedBy} then ${bytes} end)` })
+      .from(jobs)
+      .where(inArray(jobs.status, ["queued", "running"])),
+  );
+  return { all: Number(row?.all ?? 0), mine: Number(row?.mine ?? 0) };
+}

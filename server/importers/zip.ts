@@ -2,8 +2,8 @@
  * Read-only access to a .zip through yauzl: entry names are checked before anything is read, so a name that
  * would escape the bundle (`../x`, `/etc/x`, `C:\x`) rejects the whole archive. So do the import limits
  * (server/config.ts, the same for the CLI and the Import page): too many entries, too much uncompressed data,
- * one entry too large or compressed suspiciously well (a zip bomb) — all read from the archive's directory before
- * anything is expanded; an entry that expands beyond the size it declared is stopped there.
+ * one entry too large, one entry or the whole archive compressed suspiciously well (a zip bomb) — all read from the
+ * archive's directory before anything is expanded; an entry that expands beyond the size it declared is stopped there.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -31,6 +31,13 @@ function limitProblem(entry: yauzl.Entry, name: string, totalSoFar: number, coun
     return `expands to more than ${mb(limits.zipMaxTotalBytes)} in total (VERDICT_ZIP_MAX_TOTAL_MB)`;
   }
   return null;
+}
+
+/** Why the archive as a whole expands too well, or null: the ratio limit applied to the sum of its entries. */
+function archiveRatioProblem(total: number, compressed: number, limits: ImportLimits): string | null {
+  const ratio = total / Math.max(1, compressed);
+  if (total <= RATIO_MIN_BYTES || ratio <= limits.zipMaxRatio) return null;
+  return `expands ${Math.round(ratio)} times in total (${mb(total)} from ${Math.ceil(compressed / 1024)} KB of compressed entries), more than the ${limits.zipMaxRatio}× allowed (VERDICT_ZIP_MAX_RATIO): refused as a possible zip bomb`;
 }
 
 export interface ZipReader {
@@ -70,6 +77,7 @@ export async function openZipReader(file: string, limits: ImportLimits = importL
   }
   const entries = new Map<string, yauzl.Entry>();
   let total = 0;
+  let compressed = 0;
   let count = 0;
   await new Promise<void>((resolve, reject) => {
     zip.on("entry", (entry: yauzl.Entry) => {
@@ -82,6 +90,7 @@ export async function openZipReader(file: string, limits: ImportLimits = importL
         return;
       }
       total += entry.uncompressedSize;
+      compressed += entry.compressedSize;
       const tooBig = limitProblem(entry, name, total, ++count, limits);
       if (tooBig) {
         zip.close();
@@ -91,7 +100,16 @@ export async function openZipReader(file: string, limits: ImportLimits = importL
       if (!name.endsWith("/")) entries.set(name, entry);
       zip.readEntry();
     });
-    zip.on("end", () => resolve());
+    zip.on("end", () => {
+      // Entries under 1 MB escape the per-entry ratio; a thousand of them, each 1 MB of zeros, are still a bomb.
+      const why = archiveRatioProblem(total, compressed, limits);
+      if (why) {
+        zip.close();
+        reject(new ImportError(file, why));
+        return;
+      }
+      resolve();
+    });
     zip.on("error", (e: Error) => reject(new ImportError(file, `is not a readable zip archive (${e.message})`)));
     zip.readEntry();
   });

@@ -15,6 +15,7 @@ import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 import { writeZipBomb } from "../helpers/zip-bomb";
+import { openZipReader } from "../../server/importers/zip";
 import { runQueuedImports } from "../helpers/workers";
 
 let ctx: TestContext;
@@ -76,6 +77,24 @@ describeEachBackend("import jobs", (backend) => {
     expect(view.status).toBe("failed");
     expect(view.error).toMatch(/^bomb\.zip: entry "manifest\.json" expands \d+ times .* refused as a possible zip bomb/);
     expect(fs.existsSync(upload)).toBe(false);
+  });
+
+  it("a zip of 1 MB entries of zeros, each below the per-entry ratio check, is refused by the ratio of the whole archive before anything expands (review 2, L2)", async () => {
+    // The review's 1.08 MB zip of 1,000 such entries extracted about 950 MB; 300 of them make the same case.
+    const zip = new yazl.ZipFile();
+    const zeros = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < 300; i++) zip.addBuffer(zeros, `results/task${i}/blank.bin`);
+    zip.end();
+    const upload = path.join(ctx.dir, "ones.zip");
+    await new Promise<void>((r) => zip.outputStream.pipe(fs.createWriteStream(upload)).on("close", () => r()));
+    expect(fs.statSync(upload).size).toBeLessThan(400_000);
+    await expect(openZipReader(upload)).rejects.toThrow(/expands 1\d{3} times in total \(300 MB from \d+ KB of compressed entries\), more than the 100× allowed \(VERDICT_ZIP_MAX_RATIO\)/);
+    const id = await startImport(ctx, { kind: "upload", file: upload, name: "ones.zip" }, { requestedBy: null });
+    await runQueuedImports(ctx);
+    const view = await importJobStatus(ctx, id);
+    expect(view.status).toBe("failed");
+    expect(view.error).toMatch(/^ones\.zip: expands \d+ times in total .* refused as a possible zip bomb/);
+    expect(fs.existsSync(`${upload}.d`)).toBe(false);
   });
 
   it("server paths must lie under the import root, symlinks resolved", async () => {

@@ -26,7 +26,7 @@ describe("configuration defaults", () => {
     expect(c.dbPath).toBe(path.resolve("data", "verdict.db"));
     expect(c.chromiumPath).toBe("/usr/bin/chromium");
     expect(c.maxBodyBytes).toBe(1024 * 1024);
-    expect(c.importLimits).toEqual({ maxUploadBytes: 1024 ** 3, zipMaxEntries: 200_000, zipMaxTotalBytes: 4096 * 1024 ** 2, zipMaxEntryBytes: 512 * 1024 ** 2, zipMaxRatio: 100, manifestMaxBytes: 64 * 1024 ** 2 });
+    expect(c.importLimits).toEqual({ maxUploadBytes: 1024 ** 3, zipMaxEntries: 100_000, zipMaxTotalBytes: 4096 * 1024 ** 2, zipMaxEntryBytes: 512 * 1024 ** 2, zipMaxRatio: 100, manifestMaxBytes: 64 * 1024 ** 2, queuedBytesPerUser: 2048 * 1024 ** 2, queuedBytesTotal: 8192 * 1024 ** 2 });
     expect(c.trustedOrigins).toEqual([]);
     expect(c.objectStorage).toBeUndefined();
     expect(c.remoteBrowser).toBeUndefined();

@@ -16,6 +16,7 @@ import { importLimitsFromEnv } from "@/server/config";
 import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { newUploadPath, startImport } from "@/server/services/imports/jobs";
+import { receiveUpload, type UploadReceipt } from "@/server/services/jobs/upload-quota";
 import { guardedRoute } from "../_lib/guarded-route";
 
 function json(status: number, body: unknown): Response {
@@ -25,6 +26,8 @@ function json(status: number, body: unknown): Response {
 const mb = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
 
 class TooLarge extends Error {}
+/** The upload would take more room than its sender (or everyone) may have waiting: VERDICT_IMPORT_QUEUED_MB*. */
+class OverQuota extends Error {}
 
 async function upload(req: Request): Promise<Response> {
   const app = await getAppContext();
@@ -41,7 +44,30 @@ async function upload(req: Request): Promise<Response> {
   if (!name.toLowerCase().endsWith(".zip")) return json(400, { error: `${name}: only .zip files can be uploaded` });
   if (!req.body) return json(400, { error: `${name}: the upload is empty` });
 
-  const file = await newUploadPath(app);
+  // Uploads wait on disk until a worker has imported them: each person, and everyone together, may have only so
+  // much waiting. A declared size that does not fit is refused before a byte is read.
+  let receipt: UploadReceipt;
+  try {
+    receipt = await receiveUpload(app, user.userId, Number.isFinite(declared) ? declared : 0);
+  } catch (e) {
+    if (e instanceof AppError) return json(HTTP_STATUS[e.code], { error: e.message });
+    throw e;
+  }
+  let answer: Response | undefined;
+  try {
+    answer = await receive(app, req, { name, file: await newUploadPath(app), limit, receipt, tooLarge, format: url.searchParams.get("format") ?? undefined, userId: user.userId });
+    return answer;
+  } finally {
+    receipt.end(answer?.status === 202);
+  }
+}
+
+async function receive(
+  app: Awaited<ReturnType<typeof getAppContext>>,
+  req: Request,
+  opts: { name: string; file: string; limit: number; receipt: UploadReceipt; tooLarge: () => Response; format: string | undefined; userId: string },
+): Promise<Response> {
+  const { name, file, limit, receipt, tooLarge } = opts;
   await fsp.mkdir(path.dirname(file), { recursive: true });
   let received = 0;
   const head: Buffer[] = [];
@@ -49,6 +75,8 @@ async function upload(req: Request): Promise<Response> {
     transform(chunk: Buffer, _enc, done) {
       received += chunk.length;
       if (received > limit) return done(new TooLarge());
+      const overQuota = receipt.add(chunk.length);
+      if (overQuota) return done(new OverQuota(overQuota));
       if (head.length < 1) head.push(chunk);
       done(null, chunk);
     },
@@ -58,6 +86,7 @@ async function upload(req: Request): Promise<Response> {
   } catch (e) {
     await fsp.rm(file, { force: true });
     if (e instanceof TooLarge) return tooLarge();
+    if (e instanceof OverQuota) return json(409, { error: e.message });
     return json(400, { error: `${name}: the upload was interrupted (${(e as Error).message})` });
   }
   const magic = head[0]?.subarray(0, 4).toString("latin1") ?? "";
@@ -66,7 +95,7 @@ async function upload(req: Request): Promise<Response> {
     return json(400, { error: `${name}: is not a .zip archive` });
   }
   try {
-    const jobId = await startImport(app, { kind: "upload", file, name }, { format: url.searchParams.get("format") ?? undefined, requestedBy: user.userId });
+    const jobId = await startImport(app, { kind: "upload", file, name }, { format: opts.format, requestedBy: opts.userId });
     return json(202, { jobId });
   } catch (e) {
     await fsp.rm(file, { force: true });

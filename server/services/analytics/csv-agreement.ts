@@ -11,6 +11,7 @@ import { CsvError, parseCsvTable } from "../../domain/csv";
 import type { Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { ValidationError } from "../../errors";
+import { checkUploadRoom } from "../jobs/upload-quota";
 import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
 import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
 
@@ -68,9 +69,10 @@ export interface CsvAgreementJobPayload extends RequestedJobPayload, Omit<CsvAgr
 export async function startCsvAgreement(ctx: AppContext, actor: Actor, input: CsvAgreementInput): Promise<number> {
   if (input.itemColumns.length === 0) throw new ValidationError("item: pick at least one column that identifies the rated item");
   const { text, ...choices } = input;
+  await checkUploadRoom(ctx, actor.userId, Buffer.byteLength(text, "utf8"));
   const file = await stageUploadedText(ctx.config, text);
   try {
-    const payload: CsvAgreementJobPayload = { ...choices, file, requestedBy: actor.userId };
+    const payload: CsvAgreementJobPayload = { ...choices, file, requestedBy: actor.userId, uploadBytes: file.bytes };
     return await enqueueRequestedJob(ctx, CSV_AGREEMENT_JOB_TYPE, payload);
   } catch (e) {
     await removeUploadedText(ctx.config, file).catch(() => undefined);

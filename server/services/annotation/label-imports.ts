@@ -6,6 +6,7 @@
  */
 import { requireRole, type Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
+import { checkUploadRoom } from "../jobs/upload-quota";
 import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
 import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
 import type { LabelImportReport, LabelImportRequest } from "./io";
@@ -20,9 +21,10 @@ export interface LabelImportJobPayload extends RequestedJobPayload, Omit<LabelIm
 export async function startLabelImport(ctx: AppContext, actor: Actor, req: LabelImportRequest): Promise<number> {
   requireRole(actor, "researcher", "import labels");
   const { csv, ...rest } = req;
+  await checkUploadRoom(ctx, actor.userId, Buffer.byteLength(csv, "utf8"));
   const file = await stageUploadedText(ctx.config, csv);
   try {
-    const payload: LabelImportJobPayload = { ...rest, file, requestedBy: actor.userId };
+    const payload: LabelImportJobPayload = { ...rest, file, requestedBy: actor.userId, uploadBytes: file.bytes };
     return await enqueueRequestedJob(ctx, LABEL_IMPORT_JOB_TYPE, payload);
   } catch (e) {
     await removeUploadedText(ctx.config, file).catch(() => undefined);

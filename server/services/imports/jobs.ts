@@ -40,8 +40,10 @@ export type ImportSource = { kind: "upload"; file: string; name: string; staged?
 export interface ImportJobPayload {
   source: ImportSource;
   format: string;
-  /** Who started it (user id), for the list of recent imports. */
+  /** Who started it (user id), for the list of recent imports and the upload quotas. */
   requestedBy: string | null;
+  /** Size of the uploaded zip, counted against the upload quotas until the import has ended (jobs/upload-quota.ts). */
+  uploadBytes?: number;
 }
 
 export interface ImportJobProgress {
@@ -132,13 +134,15 @@ function checkFormat(format: string | undefined): string {
 export async function startImport(ctx: AppContext, source: ImportSource, opts: { format?: string; requestedBy: string | null }): Promise<number> {
   const groupKey = `import:${crypto.randomUUID()}`;
   const format = checkFormat(opts.format);
+  // The zip's size for the upload quotas, measured before it may move to the bucket.
+  const uploadBytes = source.kind === "upload" && !source.staged ? (await fsp.stat(source.file)).size : undefined;
   const staging = source.kind === "upload" && !source.staged ? uploadStagingFor(ctx.config.objectStorage) : null;
   if (staging && source.kind === "upload") {
     const key = path.basename(source.file);
     await staging.stage(source.file, key);
     source = { ...source, staged: key };
   }
-  const payload: ImportJobPayload = { source, format, requestedBy: opts.requestedBy };
+  const payload: ImportJobPayload = { source, format, requestedBy: opts.requestedBy, ...(uploadBytes !== undefined ? { uploadBytes } : {}) };
   try {
     // One attempt: a failed import is reported, not retried (what it committed stays; re-importing is idempotent).
     await enqueueJobs(ctx.db, [{ type: IMPORT_JOB_TYPE, payload, groupKey, maxAttempts: 1 }]);

@@ -47,6 +47,7 @@ export class PgBossJobQueue implements JobQueue {
   private readonly pool: pg.Pool;
   private readonly boss: PgBoss;
   private readonly knownQueues = new Set<string>();
+  private readonly creatingQueues = new Map<string, Promise<void>>();
   private started = false;
 
   constructor(private readonly opts: PgBossQueueOptions) {
@@ -74,16 +75,34 @@ export class PgBossJobQueue implements JobQueue {
   private async ensureQueue(type: string): Promise<string> {
     const name = deliveryQueueName(type);
     if (this.knownQueues.has(name)) return name;
-    if (!(await this.boss.getQueue(name))) {
-      try {
-        await this.boss.createQueue(name, { name, retryLimit: 5, retryDelay: 1, expireInSeconds: DELIVERY_EXPIRE_SECONDS });
-      } catch (e) {
-        // Another process created it first.
-        if (!(await this.boss.getQueue(name))) throw e;
-      }
+    // One creation per queue in this process: parallel first enqueues of a type (two uploads at once) would otherwise
+    // each create it, and PostgreSQL may end one of them as a deadlock.
+    let pending = this.creatingQueues.get(name);
+    if (!pending) {
+      pending = this.createQueue(name).finally(() => this.creatingQueues.delete(name));
+      this.creatingQueues.set(name, pending);
     }
+    await pending;
     this.knownQueues.add(name);
     return name;
+  }
+
+  private async createQueue(name: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      if (await this.boss.getQueue(name)) return;
+      try {
+        await this.boss.createQueue(name, { name, retryLimit: 5, retryDelay: 1, expireInSeconds: DELIVERY_EXPIRE_SECONDS });
+        return;
+      } catch (e) {
+        // Another process created it at the same moment: its transaction may not have committed yet, or the two
+        // deadlocked and this one was ended. Look again after a pause.
+        if (attempt >= 5) {
+          if (await this.boss.getQueue(name)) return;
+          throw e;
+        }
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
   }
 
   private async deliver(jobs: { id: number; type: string; priority: number; runAfter: Date }[], client?: repo.PgQueryable): Promise<void> {

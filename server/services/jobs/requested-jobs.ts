@@ -14,6 +14,8 @@ import { enqueueJobs, jobsOfGroup } from "./queue";
 export interface RequestedJobPayload {
   /** The user who started it: the only one (with admins) who may read it. */
   requestedBy: string;
+  /** Size of the file it reads, counted against the upload quotas until the job has ended (./upload-quota.ts). */
+  uploadBytes: number;
 }
 
 export interface RequestedJobView<Result> {
