@@ -116,7 +116,15 @@ function e2eDb(readonly = true) {
   return new Database(path.join(process.env.VERDICT_E2E_DIR!, "verdict.db"), { readonly });
 }
 
-const rowIds = async (page: Page) => (await page.getByTestId("trajectory-row").getByRole("link", { name: /^Open trajectory/ }).allInnerTexts()).map(Number);
+// The ids of the rows shown, read once every row's link is in the accessibility tree: right after a reload the rows
+// can be counted a moment before their links are exposed, and reading then gives an empty list.
+const rowIds = async (page: Page) => {
+  const rows = page.getByTestId("trajectory-row");
+  await expect(rows.first()).toBeVisible();
+  const links = rows.getByRole("link", { name: /^Open trajectory/ });
+  await expect(links).toHaveCount(await rows.count());
+  return (await links.allInnerTexts()).map(Number);
+};
 
 test.describe("trajectory list triage", () => {
   const CAMPAIGN = "E2E triage sample";

@@ -9,12 +9,13 @@ import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { assertTrajectoryBrowsable, seesWholeCatalog } from "@/server/services/annotation";
 import { atifDownload } from "@/server/services/trajectories/atif-export";
+import { guardedRoute } from "../../../_lib/guarded-route";
 
 function text(status: number, message: string): Response {
   return new Response(`${message}\n`, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" } });
 }
 
-export async function GET(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
+async function downloadAtif(req: Request, { params }: { params: Promise<{ id: string }> }): Promise<Response> {
   const app = await getAppContext();
   const user = await sessionFromHeaders(app, req.headers);
   if (!user) return text(401, "Sign in to download trajectories");
@@ -39,3 +40,5 @@ export async function GET(req: Request, { params }: { params: Promise<{ id: stri
     throw e;
   }
 }
+
+export const GET = guardedRoute(downloadAtif);
