@@ -21,7 +21,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { importLabelsCsv } from "../../server/services/annotation/io";
 import { closeSharedDatabases } from "../../server/context";
 import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
-import { runJudgeBatch } from "../../server/services/evaluation/judge-batches";
+import { judgeBatchProgress, runJudgeBatch, runJudgeWorker } from "../../server/services/evaluation/judge-batches";
 import { createStressTest, planStressTest, stressTestReport } from "../../server/services/evaluation/stress-tests";
 import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { makeActor } from "../helpers/annotation-fixture";
@@ -180,5 +180,22 @@ describeEachBackend("judge stress tests", (backend) => {
     const refused = await cli(["judge-stress", "--config", "shown", "--campaign", "Study", "--k", "1", "--perturb", "shuffle"], env);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/no perturbation changes anything .*k = 1 shows one screenshot/);
+  });
+
+  it("runs in a worker process's judge worker like any batch, each job asking with its own perturbation", async () => {
+    const { stressTest, batch } = await createStressTest(ctx.db, { config: "hidden", campaign: "Study", k: "full", subsetK: 1, seed: 7, perturbations: ["subset", "no-history"] });
+    const stop = new AbortController();
+    const worker = runJudgeWorker(deps(), { concurrency: 2, signal: stop.signal });
+    try {
+      await expect.poll(async () => (await judgeBatchProgress(ctx.db, batch.id)).batch.status, { timeout: 30_000 }).toBe("succeeded");
+    } finally {
+      stop.abort();
+    }
+    expect((await worker).succeeded).toBe(18);
+    const r = await stressTestReport(ctx.db, stressTest.id);
+    expect(r.perturbations.map((p) => [p.perturbation, p.flipped.map((f) => f.trajectoryId)])).toEqual([
+      ["subset1-s7", [seeded[1]!.id, seeded[4]!.id]],
+      ["no-history", [seeded[2]!.id]],
+    ]);
   });
 });
