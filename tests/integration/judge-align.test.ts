@@ -19,7 +19,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { importLabelsCsv } from "../../server/services/annotation/io";
-import { backgroundRun } from "../../server/services/evaluation/judge-batches";
+import { runJudgeBatch } from "../../server/services/evaluation/judge-batches";
 import { callerAs, testUser } from "../helpers/trpc";
 import { closeSharedDatabases } from "../../server/context";
 import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
@@ -192,14 +192,15 @@ describeEachBackend("the alignment loop", (backend) => {
     expect(v2.version.rubricSource).toBe("judge-model");
   });
 
-  it("works through the tRPC router for a researcher: stress test and alignment runs in the background, leakage refused", async () => {
+  it("works through the tRPC router for a researcher: stress test and alignment runs queued for the workers, leakage refused", async () => {
     // The router reads the server's environment: an admin allowed the local (fake) model server.
     Object.assign(process.env, LOCAL_JUDGE_ENV);
     const api = await callerAs(ctx, await testUser(ctx, "researcher"));
     const plan = await api.judge.stress.estimate({ config: "judge", campaign: "Study", k: "full", perturbations: ["no-answer"] });
     expect(plan.estimate).toMatchObject({ trajectories: 10, calls: 20 });
     const started = await api.judge.stress.start({ config: "judge", campaign: "Study", k: "full", perturbations: ["no-answer"] });
-    await backgroundRun(started.batchId);
+    // Queued by the router; a worker runs it (here the batch runner in this process).
+    await runJudgeBatch({ db: ctx.db, store: ctx.store, env: LOCAL_JUDGE_ENV }, started.batchId);
     const report = await api.judge.stress.report({ id: started.stressTestId });
     // Without the answer, nothing the judge is shown holds a task's words: every success flips to failure
     // (A ×2, B ×2, E ×2 were successes; C and D failures already).
@@ -207,7 +208,7 @@ describeEachBackend("the alignment loop", (backend) => {
 
     const { alignment } = await api.judge.alignment.create({ name: "R1", config: "judge", campaign: "Study", k: 1, seed: 3 });
     const run = await api.judge.alignment.startRun({ id: alignment.id });
-    await backgroundRun(run.batchId);
+    await runJudgeBatch({ db: ctx.db, store: ctx.store, env: LOCAL_JUDGE_ENV }, run.batchId);
     expect((await api.judge.alignment.disagreements({ id: alignment.id })).disagreements).toHaveLength(2);
     await expect(api.judge.alignment.createVersion({ id: alignment.id, examples: [alignment.heldOutIds[0]!] })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("is itself in the held-out part") });
     const view = await api.judge.alignment.versions({ id: alignment.id });

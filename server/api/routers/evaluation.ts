@@ -224,8 +224,8 @@ export const judgeRouter = createTRPCRouter({
     /** What a stress test would ask and cost; nothing is created or sent. */
     estimate: evaluationsProcedure.input(stressInput).query(async ({ ctx, input }) => await planStressTest(ctx.db, input)),
     start: evaluationsProcedure.input(stressInput).mutation(async ({ ctx, input }) => {
+      // Queued only, like a batch: the workers make the calls.
       const { stressTest, batch, plan } = await createStressTest(ctx.db, { ...input, createdBy: ctx.actor.userId });
-      if (batch.status === "pending") await startJudgeBatchInBackground(await deps(ctx), batch.id);
       return { stressTestId: stressTest.id, batchId: batch.id, plan };
     }),
     report: evaluationsProcedure
@@ -279,8 +279,8 @@ export const judgeRouter = createTRPCRouter({
     startRun: evaluationsProcedure
       .input(z.object({ id, version: z.number().int().positive().default(1), concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4) }))
       .mutation(async ({ ctx, input }) => {
+        // Queued only, like a batch: the workers make the calls.
         const { batch, estimate } = await startAlignmentRun(ctx.db, input.id, input.version, input.concurrency);
-        if (batch.status === "pending") await startJudgeBatchInBackground(await deps(ctx), batch.id);
         return { batchId: batch.id, estimate };
       }),
     versions: evaluationsProcedure
