@@ -1,5 +1,5 @@
 /**
- * What the label commands (`labels export|import`, `export-labels`, `import-labels`) share: who the action is
+ * What the label commands (`labels export|import`, and their old names `export-labels`, `import-labels`) share: who the action is
  * attributed to (--as <email>, default the first admin), which campaign an import goes into (--campaign <id> or
  * --new-campaign <name>), reading the label file, and the summary printed after an import.
  */

@@ -13,7 +13,7 @@ import { bundleSchemaCommand } from "./commands/bundle-schema";
 import { demoCommand, demoSitesCommand } from "./commands/demo";
 import { userCommand } from "./commands/user";
 import { labelsCommand } from "./commands/labels";
-import { exportLabelsCommand, importLabelsCommand } from "./commands/label-files";
+import { exportLabelsAlias, importLabelsAlias } from "./commands/label-files";
 import { JUDGE_COMMANDS } from "./commands/judge";
 import { runCommand } from "./commands/run";
 import { heuristicsCommand } from "./commands/heuristics";
@@ -22,7 +22,7 @@ import { deploymentProfileCommand } from "./commands/deployment-profile";
 import { judgeConsistencyCommand } from "./commands/judge-consistency";
 import { dedupeCommand } from "./commands/dedupe";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, exportLabelsCommand, importLabelsCommand, ...JUDGE_COMMANDS, judgeConsistencyCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, exportLabelsAlias(labelsCommand), importLabelsAlias(labelsCommand), ...JUDGE_COMMANDS, judgeConsistencyCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

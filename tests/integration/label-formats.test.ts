@@ -192,7 +192,7 @@ describe("CLI", () => {
   });
   afterEach(async () => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it("export-labels --format online-mind2web and import-labels --format online-mind2web give the labels back", async () => {
+  it("labels import --format online-mind2web and labels export --format online-mind2web give the labels back; the old command names still work and say so", async () => {
     const run = promisify(execFile);
     const root = path.resolve(__dirname, "..", "..");
     const env = { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_AUTH_SECRET: "" };
@@ -211,20 +211,36 @@ describe("CLI", () => {
     await closeDatabase(db);
     const source = path.join(dir, "human_label.json");
     fs.writeFileSync(source, JSON.stringify([{ task_id: "t-1", confirmed_task: "a", Browser_Use_human_label: "1" }, { task_id: "t-2", confirmed_task: "b", Browser_Use_human_label: "2" }]));
-    const imported = await cli(["import-labels", source, "--format", "online-mind2web", "--new-campaign", "From OM2W", "--json"]);
+    const imported = await cli(["labels", "import", source, "--format", "online-mind2web", "--new-campaign", "From OM2W", "--json"]);
     expect(imported.code, imported.stderr).toBe(0);
     const report = JSON.parse(imported.stdout) as { campaignId: number; created: number };
     expect(report.created).toBe(2);
     const out = path.join(dir, "out", "human_label.json");
-    const exported = await cli(["export-labels", String(report.campaignId), "--format", "online-mind2web", "--out", out, "--json"]);
+    const exported = await cli(["labels", "export", String(report.campaignId), "--format", "online-mind2web", "--out", out, "--json"]);
     expect(exported.code, exported.stderr).toBe(0);
     expect(JSON.parse(fs.readFileSync(out, "utf8"))).toEqual([
       { task_id: "t-1", confirmed_task: "Do thing 1", Browser_Use_human_label: "1" },
       { task_id: "t-2", confirmed_task: "Do thing 2", Browser_Use_human_label: "2" },
     ]);
     expect(ids).toHaveLength(2);
-    const bad = await cli(["export-labels", String(report.campaignId), "--format", "xml"]);
+    const bad = await cli(["labels", "export", String(report.campaignId), "--format", "xml"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown --format "xml"/);
+    const both = await cli(["labels", "import", source, "--format", "online-mind2web", "--preset", "agentrewardbench", "--campaign", String(report.campaignId)]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/not both/);
+
+    // The old names, kept for one release: the same work, with a note on stderr that leaves --json's stdout clean.
+    const oldOut = path.join(dir, "out", "old.json");
+    const oldExport = await cli(["export-labels", String(report.campaignId), "--format", "online-mind2web", "--out", oldOut, "--json"]);
+    expect(oldExport.code, oldExport.stderr).toBe(0);
+    expect(oldExport.stderr).toMatch(/`export-labels` is now `labels export`/);
+    expect(JSON.parse(oldExport.stdout)).toMatchObject({ file: oldOut, format: "online-mind2web" });
+    expect(fs.readFileSync(oldOut, "utf8")).toBe(fs.readFileSync(out, "utf8"));
+    const oldImport = await cli(["import-labels", source, "--format", "online-mind2web", "--campaign", String(report.campaignId), "--dry-run", "--json"]);
+    expect(oldImport.code, oldImport.stderr).toBe(0);
+    expect(oldImport.stderr).toMatch(/`import-labels` is now `labels import`/);
+    expect(JSON.parse(oldImport.stdout)).toMatchObject({ campaignId: report.campaignId, created: 0 });
+    expect((await cli(["export-labels", String(report.campaignId)])).code).toBe(2);
   }, 300_000);
 });

@@ -159,7 +159,7 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
     expect((await cli(["labels", "import", csv, "--mapping", mapping, "--sheet", "1", "--new-campaign", "Plain"])).stderr).toContain("plain.csv is a text file, not a workbook");
     // The format-named import points a workbook to the command that reads it.
     const book = write("study2.xlsx", await studyWorkbook());
-    const byFormat = await cli(["import-labels", book, "--format", "agentrewardbench", "--new-campaign", "Fmt"]);
+    const byFormat = await cli(["labels", "import", book, "--format", "agentrewardbench", "--new-campaign", "Fmt"]);
     expect(byFormat.code).toBe(1);
     expect(byFormat.stderr).toContain("is an .xlsx workbook; read it with `labels import");
     const names = JSON.parse((await cli(["labels", "campaigns", "--json"])).stdout).campaigns.map((c: { name: string }) => c.name);

@@ -1,84 +1,78 @@
 /**
- * `npm run cli -- export-labels` / `import-labels`: a campaign's labels in a benchmark's own format (Online-Mind2Web
- * human_label.json, AgentRewardBench annotations.csv, a CUAVerifierBench-shaped table) or Verdict's CSV / JSONL,
- * and the same files back into a campaign. Actions are attributed to an account (--as <email>, default: the first
- * admin).
+ * Labels in a benchmark's own format (Online-Mind2Web human_label.json, AgentRewardBench annotations.csv, a
+ * CUAVerifierBench-shaped table) or Verdict's CSV / JSONL, out of a campaign and back in: the `--format` half of
+ * `labels export` and `labels import` (server/cli/commands/labels.ts). `export-labels` and `import-labels`, the
+ * commands this used to be, stay one release as aliases that say so on stderr.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { getAppContext } from "../../context";
+import type { AppContext } from "../../context";
 import { LABEL_FORMAT_DESCRIPTIONS, LABEL_FORMATS } from "../../domain/annotation/label-formats";
 import { exportLabelsAs, importLabelsAs } from "../../services/annotation";
-import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
+import { flagBool, flagString, UsageError, userPath, type ParsedArgs } from "../args";
 import { actorFromArgs, describeImport, importTarget, labelImportExit, positiveInt, readLabelFile } from "../label-args";
-import type { CliCommand } from "../types";
+import type { CliCommand, CliIO } from "../types";
 
-const FORMATS_HELP = LABEL_FORMATS.map((f) => `  ${f.padEnd(18)} ${LABEL_FORMAT_DESCRIPTIONS[f]}`).join("\n");
+export const FORMATS_HELP = LABEL_FORMATS.map((f) => `  ${f.padEnd(18)} ${LABEL_FORMAT_DESCRIPTIONS[f]}`).join("\n");
 
-function formatFlag(value: string | undefined): string {
-  if (!value) throw new UsageError(`give --format, one of:\n${FORMATS_HELP}`);
-  if (!(LABEL_FORMATS as readonly string[]).includes(value)) throw new UsageError(`unknown --format ${JSON.stringify(value)}; one of:\n${FORMATS_HELP}`);
-  return value;
+/** Whether `--format` names a label file format (rather than the plain csv / jsonl export). */
+export function isLabelFormat(value: string): boolean {
+  return (LABEL_FORMATS as readonly string[]).includes(value);
 }
 
-export const exportLabelsCommand: CliCommand = {
-  name: "export-labels",
-  summary: "write a campaign's labels as Online-Mind2Web, AgentRewardBench, CUAVerifierBench or Verdict files",
-  usage: ["npm run cli -- export-labels <campaign-id> --format <format> [--out <file>] [--as <email>] [--json]", "", "Formats:", FORMATS_HELP].join("\n"),
-  async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["format", "out", "as"], boolFlags: ["json"] });
-    const id = positiveInt(args.positionals[0], "campaign id");
-    if (id === undefined) throw new UsageError("which campaign? give its id (see `npm run cli -- labels campaigns`)");
-    const format = formatFlag(flagString(args, "format"));
-    const app = getAppContext(io.env);
-    const file = await exportLabelsAs(app.db, await actorFromArgs(app, args), id, format);
-    const outFlag = flagString(args, "out");
-    const out = outFlag === undefined ? undefined : userPath(io, outFlag);
-    const json = flagBool(args, "json");
-    if (!out) {
-      if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
-      io.stdout(file.body);
-    } else {
-      fs.mkdirSync(path.dirname(out), { recursive: true });
-      fs.writeFileSync(out, file.body);
-      if (json) io.stdout(JSON.stringify({ file: out, format, leftOut: file.leftOut }) + "\n");
-      else io.stderr(`Wrote ${outFlag} (${format})\n`);
-    }
-    if (file.leftOut && !json) io.stderr(`${file.leftOut} label(s) left out: ${format} cannot hold their verdict\n`);
-    return 0;
-  },
-};
+/** `labels export <id> --format <label format>`. */
+export async function exportLabelFile(app: AppContext, args: ParsedArgs, io: CliIO, format: string): Promise<number> {
+  const id = positiveInt(args.positionals[0], "campaign id");
+  if (id === undefined) throw new UsageError("which campaign? give its id (see `npm run cli -- labels campaigns`)");
+  const file = await exportLabelsAs(app.db, await actorFromArgs(app, args), id, format);
+  const outFlag = flagString(args, "out");
+  const out = outFlag === undefined ? undefined : userPath(io, outFlag);
+  const json = flagBool(args, "json");
+  if (!out) {
+    if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
+    io.stdout(file.body);
+  } else {
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, file.body);
+    if (json) io.stdout(JSON.stringify({ file: out, format, leftOut: file.leftOut }) + "\n");
+    else io.stderr(`Wrote ${outFlag} (${format})\n`);
+  }
+  if (file.leftOut && !json) io.stderr(`${file.leftOut} label(s) left out: ${format} cannot hold their verdict\n`);
+  return 0;
+}
 
-export const importLabelsCommand: CliCommand = {
-  name: "import-labels",
-  summary: "read labels from an Online-Mind2Web, AgentRewardBench, CUAVerifierBench or Verdict file into a campaign",
-  usage: [
-    "npm run cli -- import-labels <file> --format <format> (--campaign <id> | --new-campaign <name> [--annotators-per-item N])",
-    "                             [--annotator <name>] [--dry-run] [--as <email>] [--json]",
-    "",
-    "--annotator: Online-Mind2Web only, who the file's labels are attributed to (it names no annotators).",
-    "Exit 3 when some rows match no trajectory (--json lists every one).",
-    "Formats:",
-    FORMATS_HELP,
-  ].join("\n"),
-  async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: ["format", "as", "campaign", "new-campaign", "annotators-per-item", "annotator"], boolFlags: ["json", "dry-run"] });
-    const file = args.positionals[0];
-    if (!file) throw new UsageError("which file?");
-    const format = formatFlag(flagString(args, "format"));
-    const campaign = importTarget(args);
-    const text = readLabelFile(userPath(io, file), file);
-    const app = getAppContext(io.env);
-    const report = await importLabelsAs(app.db, await actorFromArgs(app, args), {
-      format,
-      text,
-      source: path.basename(file),
-      annotator: flagString(args, "annotator"),
-      campaign,
-      dryRun: flagBool(args, "dry-run"),
-      unmatchedLimit: Number.POSITIVE_INFINITY,
-    });
-    io.stdout(describeImport(report, args));
-    return labelImportExit(report);
-  },
-};
+/** `labels import <file> --format <label format>`. */
+export async function importLabelFile(app: AppContext, args: ParsedArgs, io: CliIO, format: string): Promise<number> {
+  const file = args.positionals[0];
+  if (!file) throw new UsageError("which file?");
+  const campaign = importTarget(args);
+  const text = readLabelFile(userPath(io, file), file);
+  const report = await importLabelsAs(app.db, await actorFromArgs(app, args), {
+    format,
+    text,
+    source: path.basename(file),
+    annotator: flagString(args, "annotator"),
+    campaign,
+    dryRun: flagBool(args, "dry-run"),
+    unmatchedLimit: Number.POSITIVE_INFINITY,
+  });
+  io.stdout(describeImport(report, args));
+  return labelImportExit(report);
+}
+
+/** An old command name kept for one release: it says what to type instead, then does the same. */
+function alias(name: string, sub: "export" | "import", labels: CliCommand): CliCommand {
+  return {
+    name,
+    summary: `old name of \`labels ${sub} --format …\` (kept for one release)`,
+    usage: `npm run cli -- ${name} … is now npm run cli -- labels ${sub} … --format <format>`,
+    async run(argv, io) {
+      io.stderr(`Note: \`${name}\` is now \`labels ${sub}\` (same options); the old name goes in the next release.\n`);
+      if (!argv.includes("--format") && !argv.some((a) => a.startsWith("--format="))) throw new UsageError(`give --format, one of:\n${FORMATS_HELP}`);
+      return labels.run([sub, ...argv], io);
+    },
+  };
+}
+
+export const exportLabelsAlias = (labels: CliCommand) => alias("export-labels", "export", labels);
+export const importLabelsAlias = (labels: CliCommand) => alias("import-labels", "import", labels);

@@ -1,6 +1,7 @@
 /**
- * `npm run cli -- labels …`: a campaign's labels out as CSV/JSONL, and labels made elsewhere in from a CSV.
- * Actions are attributed to an account (--as <email>, default: the first admin).
+ * `npm run cli -- labels …`: one command for label files. A campaign's labels out as Verdict's CSV/JSONL or a
+ * benchmark's own format, and labels made elsewhere in, from a benchmark's format (--format) or any table with a
+ * column mapping (--preset, --mapping). Actions are attributed to an account (--as <email>, default: the first admin).
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -8,14 +9,20 @@ import { getAppContext } from "../../context";
 import { LABEL_IMPORT_PRESETS, labelImportMappingSchema, type LabelImportMapping } from "../../domain/annotation/label-io";
 import { exportCampaignLabels, importLabelsFile, listAllCampaigns } from "../../services/annotation";
 import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
+import { exportLabelFile, FORMATS_HELP, importLabelFile, isLabelFormat } from "./label-files";
 import { actorFromArgs, describeImport, importTarget, labelImportExit, positiveInt, readLabelBytes } from "../label-args";
 import type { CliCommand } from "../types";
 
 const USAGE = [
-  "npm run cli -- labels export <campaign-id> [--format csv|jsonl] [--out <file>] [--as <email>]",
+  "npm run cli -- labels export <campaign-id> [--format csv|jsonl|<format>] [--out <file>] [--as <email>] [--json]",
   "       npm run cli -- labels import <file.csv|file.xlsx> (--campaign <id> | --new-campaign <name> [--annotators-per-item N])",
   "                                   [--preset " + Object.keys(LABEL_IMPORT_PRESETS).join("|") + "] [--mapping <mapping.json>] [--sheet <name|N>] [--dry-run] [--as <email>] [--json]",
+  "       npm run cli -- labels import <file> --format <format> (--campaign <id> | --new-campaign <name>) [--annotator <name>] [--dry-run] [--as <email>] [--json]",
   "       npm run cli -- labels campaigns [--json]",
+  "",
+  "Formats (export and import):",
+  FORMATS_HELP,
+  "--annotator: Online-Mind2Web only, who the file's labels are attributed to (it names no annotators).",
   "",
   "A mapping file is JSON: {\"annotator\": \"col\", \"verdict\": \"col\", \"verdictValues\": {\"Yes\": \"success\", …},",
   "  \"trajectoryId\": \"col\" | \"taskId\": \"col\", \"model\": \"col\", \"benchmark\": \"col\", \"category\": \"col\", \"note\": \"col\", …}",
@@ -44,12 +51,12 @@ function readMapping(file: string, resolved: string): LabelImportMapping {
 
 export const labelsCommand: CliCommand = {
   name: "labels",
-  summary: "export a campaign's labels (CSV/JSONL) or import labels from a CSV",
+  summary: "export a campaign's labels (CSV, JSONL or a benchmark's format) or import labels (a benchmark's format, or any table with a mapping)",
   usage: USAGE,
   async run(argv, io) {
     const [sub, ...rest] = argv;
     const args = parseArgs(rest, {
-      valueFlags: ["format", "out", "as", "campaign", "new-campaign", "annotators-per-item", "preset", "mapping", "sheet"],
+      valueFlags: ["format", "out", "as", "campaign", "new-campaign", "annotators-per-item", "preset", "mapping", "sheet", "annotator"],
       boolFlags: ["json", "dry-run"],
     });
     const json = flagBool(args, "json");
@@ -66,7 +73,8 @@ export const labelsCommand: CliCommand = {
       const id = positiveInt(args.positionals[0], "campaign id");
       if (id === undefined) throw new UsageError("which campaign? give its id (see `labels campaigns`)");
       const format = flagString(args, "format") ?? "csv";
-      if (format !== "csv" && format !== "jsonl") throw new UsageError(`--format csv or jsonl, got ${JSON.stringify(format)}`);
+      if (isLabelFormat(format)) return exportLabelFile(app, args, io, format);
+      if (format !== "csv" && format !== "jsonl") throw new UsageError(`unknown --format ${JSON.stringify(format)}; csv, jsonl or one of:\n${FORMATS_HELP}`);
       const file = await exportCampaignLabels(app.db, await actorFromArgs(app, args), id, format);
       const outFlag = flagString(args, "out");
       if (!outFlag) {
@@ -84,11 +92,17 @@ export const labelsCommand: CliCommand = {
     }
 
     if (sub === "import") {
-      const file = args.positionals[0];
-      if (!file) throw new UsageError("which label file (.csv or .xlsx)?");
       const presetName = flagString(args, "preset");
       const mappingFile = flagString(args, "mapping");
-      if (!presetName && !mappingFile) throw new UsageError("give --preset or --mapping");
+      const format = flagString(args, "format");
+      if (format !== undefined) {
+        if (presetName || mappingFile) throw new UsageError("give --format, or --preset / --mapping, not both");
+        if (!isLabelFormat(format)) throw new UsageError(`unknown --format ${JSON.stringify(format)}; one of:\n${FORMATS_HELP}`);
+        return importLabelFile(app, args, io, format);
+      }
+      const file = args.positionals[0];
+      if (!file) throw new UsageError("which label file (.csv or .xlsx)?");
+      if (!presetName && !mappingFile) throw new UsageError("give --format, --preset or --mapping");
       let mapping: LabelImportMapping;
       if (mappingFile) mapping = readMapping(mappingFile, userPath(io, mappingFile));
       else {
