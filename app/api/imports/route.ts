@@ -15,7 +15,7 @@ import { hasRole } from "@/server/domain/access/actor";
 import { importLimitsFromEnv } from "@/server/config";
 import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";
-import { newUploadPath, startImport } from "@/server/services/imports/jobs";
+import { newUploadPath, startImport } from "@/server/services/imports";
 import { receiveUpload, type UploadReceipt } from "@/server/services/jobs/upload-quota";
 import { guardedRoute } from "../_lib/guarded-route";
 

@@ -5,8 +5,7 @@
 import { z } from "zod";
 import { importLimitsFromEnv } from "../../config";
 import { hasRole } from "../../domain/access/actor";
-import { IMPORTERS } from "../../importers/registry";
-import { importJobStatus, recentImports, resolveServerPath, startImport } from "../../services/imports/jobs";
+import { importJobStatus, IMPORTERS, recentImports, resolveServerPath, startImport } from "../../services/imports";
 import { adminProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
 export const importsRouter = createTRPCRouter({

@@ -16,8 +16,7 @@ import {
   type TaskSelection,
 } from "../../domain/live/settings";
 import { describeZodIssues } from "../../domain/imports/bundle";
-import { detectImporter } from "../../importers/registry";
-import { runImport } from "../../services/imports/ingest";
+import { detectImporter, runImport } from "../../services/imports";
 import { requireJudgeConfig } from "../../services/evaluation/judge-configs";
 import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/live/live-runs";
 import { runRunnerWorker } from "../../services/live/worker";

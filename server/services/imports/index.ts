@@ -1,0 +1,9 @@
+/**
+ * The imports area's door: what routers, route handlers, the CLI and other areas use to bring trajectories in, and
+ * the formats they may name. Callers above services reach the importers (server/importers) only through here.
+ */
+export { detectImporter, getImporter, IMPORTERS } from "../../importers/registry";
+export { ImportError } from "../../importers/types";
+export { ImportRefusedError, runImport, type ImportReport } from "./ingest";
+export { cliUnpackDir, isZipFile, openZipSource, zipPathNamer } from "./zip-source";
+export { importJobStatus, newUploadPath, recentImports, resolveServerPath, startImport, uploadWhere } from "./jobs";
