@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandForKey, isTypingTarget, nextSpeed, SHORTCUTS } from "../../server/domain/player/keyboard";
+import { commandForKey, isTypingTarget, keyFor, nextSpeed, playerKeysFor, SHORTCUTS } from "../../server/domain/player/keyboard";
 
 const body = { tagName: "BODY" };
 
@@ -75,5 +75,19 @@ describe("nextSpeed", () => {
     expect(nextSpeed(4, 1)).toBe(4);
     expect(nextSpeed(0.5, -1)).toBe(0.5);
     expect(nextSpeed(3, 1)).toBe(2);
+  });
+});
+
+describe("one key map for the views that step through trajectories", () => {
+  it("gives the player's keys for the commands asked, and the compare view reads them the same way", async () => {
+    expect(playerKeysFor(["prev", "next", "close"])).toEqual({ ArrowLeft: "prev", k: "prev", ArrowRight: "next", j: "next", Escape: "close" });
+    const { compareCommandForKey } = await import("../../app/compare/_lib/keyboard");
+    for (const [key, command] of Object.entries(playerKeysFor(["prev", "next", "first", "last", "toggleOverlay", "toggleAction", "toggleHelp", "close"]))) {
+      expect(compareCommandForKey({ key }, null)).toBe(command);
+      expect(compareCommandForKey({ key, ctrlKey: true }, null)).toBeNull();
+      expect(compareCommandForKey({ key }, { tagName: "INPUT" })).toBeNull();
+    }
+    expect(keyFor({ key: "K" }, null)).toBe("k");
+    expect(keyFor({ key: "K", shiftKey: true }, null)).toBeNull();
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The side-by-side page's keys, as data: the player's stepping keys move every column together, `s` and `u`
- * switch how the columns are aligned. Typing in a field and browser shortcuts are left alone, by the player's rule.
+ * switch how the columns are aligned. The keys the two views share come from the player's map, read by its rule
+ * (typing in a field and browser shortcuts are left alone).
  */
-import { isTypingTarget, type KeyLike, type TargetLike } from "@/server/domain/player/keyboard";
+import { keyFor, playerKeysFor, type KeyLike, type TargetLike } from "@/server/domain/player/keyboard";
 
 export type CompareCommand = "prev" | "next" | "first" | "last" | "byStep" | "byUrl" | "divergence" | "toggleOverlay" | "toggleAction" | "toggleHelp" | "close";
 
@@ -20,26 +21,15 @@ export const COMPARE_SHORTCUTS: { keys: string[]; command: CompareCommand; descr
   { keys: ["Esc"], command: "close", description: "Close zoom or help" },
 ];
 
+/** The player's keys for what the two views share, and the compare view's own. */
 const KEYMAP: Record<string, CompareCommand> = {
-  ArrowLeft: "prev",
-  k: "prev",
-  ArrowRight: "next",
-  j: "next",
-  Home: "first",
-  End: "last",
+  ...playerKeysFor(["prev", "next", "first", "last", "toggleOverlay", "toggleAction", "toggleHelp", "close"] as const),
   s: "byStep",
   u: "byUrl",
   d: "divergence",
-  o: "toggleOverlay",
-  a: "toggleAction",
-  "?": "toggleHelp",
-  Escape: "close",
 };
 
 export function compareCommandForKey(e: KeyLike, target: TargetLike | null | undefined): CompareCommand | null {
-  if (e.ctrlKey || e.metaKey || e.altKey) return null;
-  if (isTypingTarget(target)) return null;
-  const key = e.key.length === 1 && e.key !== "?" ? e.key.toLowerCase() : e.key;
-  if (e.shiftKey && key.length === 1 && /[a-z]/.test(key)) return null;
-  return KEYMAP[key] ?? null;
+  const key = keyFor(e, target);
+  return key === null ? null : (KEYMAP[key] ?? null);
 }

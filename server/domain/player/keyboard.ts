@@ -90,6 +90,15 @@ export function isTypingTarget(t: TargetLike | null | undefined): boolean {
  * (browser and OS shortcuts), or for unmapped keys. Space on a focused button stays the button's.
  */
 export function commandForKey(e: KeyLike, target: TargetLike | null | undefined): PlayerCommand | null {
+  const key = keyFor(e, target);
+  return key === null ? null : (KEYMAP[key] ?? null);
+}
+
+/**
+ * The key a press stands for once the browser's and the text fields' claims are set aside, or null: the one rule
+ * every view that steps through trajectories (the player, the side-by-side compare view) reads its keys by.
+ */
+export function keyFor(e: KeyLike, target: TargetLike | null | undefined): string | null {
   if (e.ctrlKey || e.metaKey || e.altKey) return null;
   if (isTypingTarget(target)) return null;
   const tag = (target?.tagName ?? "").toUpperCase();
@@ -97,7 +106,12 @@ export function commandForKey(e: KeyLike, target: TargetLike | null | undefined)
   const key = e.key.length === 1 && e.key !== "?" && e.key !== "+" ? e.key.toLowerCase() : e.key;
   // Shift+letter is left for future commands and for the label panel's own shortcuts.
   if (e.shiftKey && key.length === 1 && /[a-z]/.test(key)) return null;
-  return KEYMAP[key] ?? null;
+  return key;
+}
+
+/** The player's keys for some of its commands, so another view that shares those commands shares their keys. */
+export function playerKeysFor<C extends PlayerCommand>(commands: readonly C[]): Record<string, C> {
+  return Object.fromEntries(Object.entries(KEYMAP).filter(([, c]) => (commands as readonly PlayerCommand[]).includes(c))) as Record<string, C>;
 }
 
 export const PLAYBACK_SPEEDS = [0.5, 1, 2, 4] as const;
