@@ -18,18 +18,29 @@ import { WaitingForWorker } from "../../_components/waiting-for-worker";
 // body limit (VERDICT_MAX_UPLOAD_BYTES, 12 MiB).
 const MAX_BYTES = 10_000_000;
 
-export function CsvAgreementTool() {
+/** The analysis as a job: started by `start`, polled until it has ended; its result, or why it failed. */
+function useCsvAgreementJob() {
   const trpc = useTRPC();
   const start = useMutation(trpc.analytics.csvAgreement.mutationOptions());
   const jobId = start.data?.jobId ?? null;
+  const unfinished = (data: { status: string } | undefined) => data === undefined || data.status === "queued" || data.status === "running";
   const job = useQuery({
     ...trpc.analytics.csvAgreementJob.queryOptions({ id: jobId ?? 0 }),
     enabled: jobId !== null,
-    refetchInterval: (q) => (q.state.data?.status === "queued" || q.state.data?.status === "running" || q.state.data === undefined ? 500 : false),
+    refetchInterval: (q) => (unfinished(q.state.data) ? 500 : false),
   });
-  const computing = start.isPending || (jobId !== null && (job.data === undefined || job.data.status === "queued" || job.data.status === "running"));
-  const result = job.data?.result ?? null;
-  const failure = start.error?.message ?? job.error?.message ?? job.data?.error ?? null;
+  return {
+    start,
+    computing: start.isPending || (jobId !== null && unfinished(job.data)),
+    result: job.data?.result ?? null,
+    failure: start.error?.message ?? job.error?.message ?? job.data?.error ?? null,
+    /** When the job was queued, while no worker has taken it. */
+    queuedSince: job.data?.status === "queued" ? job.data.createdAt : null,
+  };
+}
+
+export function CsvAgreementTool() {
+  const { start, computing, result, failure, queuedSince } = useCsvAgreementJob();
   const [file, setFile] = useState<{ name: string; text: string } | null>(null);
   const [readError, setReadError] = useState<string | null>(null);
   const [delimiter, setDelimiter] = useState(",");
@@ -161,7 +172,7 @@ export function CsvAgreementTool() {
         </section>
       )}
 
-      {job.data?.status === "queued" && <WaitingForWorker since={job.data.createdAt} what="this analysis" />}
+      {queuedSince && <WaitingForWorker since={queuedSince} what="this analysis" />}
       {failure && (
         <p role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-3 py-2 font-mono text-[12px] text-rose-700">
           {failure}

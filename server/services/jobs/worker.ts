@@ -139,6 +139,49 @@ export function isPassingDatabaseTrouble(error: unknown): boolean {
 /** Longest pause between two tries while the database is busy or unreachable. */
 const TROUBLE_MAX_WAIT_MS = 5_000;
 
+function abort(a: ActiveJob, reason: StopReason): void {
+  if (a.reason) return;
+  a.reason = reason;
+  a.controller.abort(new JobInterrupted(reason, `job ${a.job.id} ${reason === "cancel" ? "cancelled" : reason === "lost" ? "lease lost" : "interrupted: worker stopping"}`));
+}
+
+/** Waits `ms`, or less when the function handed to `setWake` is called (work ended, a stop); `null` once it is spent. */
+function pause(ms: number, setWake: (wake: (() => void) | null) => void): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const t = setTimeout(() => {
+      setWake(null);
+      resolve();
+    }, ms);
+    setWake(() => {
+      clearTimeout(t);
+      resolve();
+    });
+  });
+}
+
+/**
+ * A worker's loop meeting a lock held by another process (a long import, a CLI command) or a database restarting:
+ * it waits a beat and tries again, longer each time, rather than end the worker and leave its queue unattended.
+ * Reports when the trouble starts and when the queue answers again.
+ */
+function queueTrouble(pollMs: number, report: WorkerOptions["onQueueTrouble"]) {
+  // Consecutive loop turns the queue could not be read; 0 while it answers.
+  let troubled = 0;
+  return {
+    answered(): void {
+      if (troubled > 0) report?.({ recovered: true });
+      troubled = 0;
+    },
+    /** How long to wait before the next turn; rethrows what is not passing database trouble. */
+    failed(e: unknown): number {
+      if (!isPassingDatabaseTrouble(e)) throw e;
+      if (troubled === 0) report?.({ recovered: false, error: errorText(e) });
+      troubled++;
+      return Math.min(TROUBLE_MAX_WAIT_MS, pollMs * 2 ** Math.min(troubled, 8));
+    },
+  };
+}
+
 export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
   const { handlers } = opts;
   if (!opts.queue && !opts.db) throw new Error("runWorker: pass `queue` (a JobQueue) or `db` (the installation's database)");
@@ -167,14 +210,6 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
     poke();
   };
   opts.signal?.addEventListener("abort", onStop);
-
-  function abort(a: ActiveJob, reason: StopReason) {
-    if (a.reason) return;
-    a.reason = reason;
-    a.controller.abort(
-      new JobInterrupted(reason, `job ${a.job.id} ${reason === "cancel" ? "cancelled" : reason === "lost" ? "lease lost" : "interrupted: worker stopping"}`),
-    );
-  }
 
   function end(job: JobRow, outcome: JobOutcome, error?: string) {
     summary[outcome]++;
@@ -254,8 +289,7 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
   const timer = setInterval(() => void beat(), heartbeatMs);
   timer.unref?.();
 
-  // Consecutive loop turns the queue could not be read (the database busy or unreachable); 0 while it answers.
-  let troubled = 0;
+  const trouble = queueTrouble(pollMs, opts.onQueueTrouble);
   try {
     try {
       await queue.reclaimExpiredLeases();
@@ -282,26 +316,11 @@ export async function runWorker(opts: WorkerOptions): Promise<WorkerSummary> {
           const due = await queue.nextRunAfter(filter);
           if (due) waitMs = Math.max(5, Math.min(pollMs, due.getTime() - Date.now()));
         }
-        if (troubled > 0) opts.onQueueTrouble?.({ recovered: true });
-        troubled = 0;
+        trouble.answered();
       } catch (e) {
-        // A lock held by another process (a long import, a CLI command) or a database restarting: wait a beat and
-        // try again, longer each time, rather than end the worker and leave its queue unattended.
-        if (!isPassingDatabaseTrouble(e)) throw e;
-        if (troubled === 0) opts.onQueueTrouble?.({ recovered: false, error: errorText(e) });
-        troubled++;
-        waitMs = Math.min(TROUBLE_MAX_WAIT_MS, pollMs * 2 ** Math.min(troubled, 8));
+        waitMs = trouble.failed(e);
       }
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          wake = null;
-          resolve();
-        }, waitMs);
-        wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
+      await pause(waitMs, (w) => (wake = w));
     }
     await Promise.allSettled([...running]);
   } finally {

@@ -49,7 +49,6 @@ export function BatchProgressView({ id }: { id: number }) {
   const going = jobs.remaining > 0;
   const resumable = !going && (jobs.counts.cancelled > 0 || jobs.counts.failed > 0);
   const v = verdicts.byVerdict;
-
   return (
     <>
       <PageHeader
