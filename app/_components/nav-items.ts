@@ -2,7 +2,7 @@
  * The top navigation. Sections that later issues build are listed with `ready: false` so the order and names
  * are settled; flipping `ready` (and adding the route) is all it takes to show one.
  */
-import type { Role } from "@/db/schema/index";
+import type { Role } from "@/server/domain/access/roles";
 
 export interface NavItem {
   href: string;

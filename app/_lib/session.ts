@@ -7,7 +7,7 @@ import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { connection } from "next/server";
 import { cache } from "react";
-import type { Role } from "@/db/schema/index";
+import type { Role } from "@/server/domain/access/roles";
 import { sessionFromHeaders, type SessionUser } from "@/server/auth/auth";
 import { hasRole } from "@/server/domain/access/actor";
 import { getAppContext } from "@/server/context";

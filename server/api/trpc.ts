@@ -15,7 +15,7 @@ import { initTRPC, TRPCError } from "@trpc/server";
 import superjson from "superjson";
 import { z, ZodError } from "zod";
 import { isDatabaseBusy } from "../../db/client";
-import type { Role } from "../../db/schema/index";
+import type { Role } from "../domain/access/roles";
 import { sessionFromHeaders } from "../auth/auth";
 import { hasRole, type Actor } from "../domain/access/actor";
 import { getAppContext, type AppContext } from "../context";
