@@ -20,7 +20,7 @@ import { sessionFromHeaders } from "../auth/auth";
 import { hasRole, type Actor } from "../domain/access/actor";
 import { getAppContext, type AppContext } from "../context";
 import { AppError } from "../errors";
-import { ImportError } from "../importers/types";
+import { ImportError } from "../services/imports";
 
 /** Who is asking: the signed-in user of the request, from better-auth's session cookie. */
 export interface RequestSession {
