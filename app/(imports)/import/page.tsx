@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { ErrorPanel, PageHeader } from "../../_components/ui";
 import { requirePageRole } from "../../_lib/session";
 import { api } from "../../_trpc/server";
@@ -22,6 +23,13 @@ export default async function ImportPage({ searchParams }: Props) {
       <PageHeader
         title="Import trajectories"
         subtitle="Upload a .zip of agent runs (WebVoyager, VisualWebArena, SeeAct, BrowserGym, AgentRewardBench, Online-Mind2Web, Browser Use, ATIF or a Verdict bundle); the format is recognised for you"
+        actions={
+          options.canImportServerPaths ? (
+            <Link className="btn" href="/import/duplicates" title="Merge trajectories earlier imports stored twice">
+              Duplicates
+            </Link>
+          ) : undefined
+        }
       />
       <ImportWorkspace options={options} recent={recent} initialJobId={Number.isInteger(job) && job > 0 ? job : null} />
     </>

@@ -1,11 +1,12 @@
 /**
  * Imports from the dashboard: what the Import page offers, an admin's import of a server path, and the status of
- * an import job (polled by the page for its progress bar and report). Uploads go through POST /api/imports.
+ * an import job (polled by the page for its progress bar and report), and an admin's merge of trajectories earlier
+ * imports stored twice (a dry run to look first). Uploads go through POST /api/imports.
  */
 import { z } from "zod";
 import { importLimitsFromEnv } from "../../config";
 import { hasRole } from "../../domain/access/actor";
-import { importJobStatus, IMPORTERS, recentImports, resolveServerPath, startImport } from "../../services/imports";
+import { dedupeTrajectories, importJobStatus, IMPORTERS, recentImports, resolveServerPath, startImport } from "../../services/imports";
 import { adminProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
 export const importsRouter = createTRPCRouter({
@@ -25,6 +26,11 @@ export const importsRouter = createTRPCRouter({
   recent: researcherProcedure.query(async ({ ctx }) => recentImports(ctx)),
 
   status: researcherProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => importJobStatus(ctx, input.id)),
+
+  /** What `dedupe` would merge and leave, worked out and rolled back. */
+  duplicates: adminProcedure.query(async ({ ctx }) => dedupeTrajectories(ctx.db, ctx.actor, { dryRun: true })),
+
+  dedupe: adminProcedure.mutation(async ({ ctx }) => dedupeTrajectories(ctx.db, ctx.actor)),
 
   startFromPath: adminProcedure
     .input(z.object({ path: z.string().max(4096), format: z.string().max(64).optional() }))

@@ -3,7 +3,7 @@
  * and verdict (server/services/imports/dedupe.ts). `--dry-run` shows what would be merged and writes nothing.
  */
 import { getAppContext } from "../../context";
-import { dedupeTrajectories, type DedupeReport } from "../../services/imports/dedupe";
+import { dedupeTrajectories, type DedupeReport } from "../../services/imports";
 import { flagBool, parseArgs, UsageError } from "../args";
 import { actorFromArgs } from "../label-args";
 import { formatTable } from "../table";

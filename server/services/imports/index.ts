@@ -7,3 +7,4 @@ export { ImportError } from "../../importers/types";
 export { ImportRefusedError, runImport, type ImportReport } from "./ingest";
 export { cliUnpackDir, isZipFile, openZipSource, zipPathNamer } from "./zip-source";
 export { importJobStatus, newUploadPath, recentImports, resolveServerPath, startImport, uploadWhere } from "./jobs";
+export { dedupeTrajectories, type DedupeReport } from "./dedupe";

@@ -1,0 +1,132 @@
+"use client";
+/**
+ * The duplicates page: what a merge would do (worked out on the server and rolled back), each group of copies with
+ * the one kept, those merged into it and those left with why, and the button that merges; afterwards the same
+ * table says what was done.
+ */
+import { useMutation } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import type { AppRouter } from "@/server/api/root";
+import { useTRPC } from "../../../../_trpc/client";
+import { formatCount, Stat } from "../../../../_components/ui";
+
+type Report = inferRouterOutputs<AppRouter>["imports"]["duplicates"];
+
+const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
+
+function GroupsTable({ report }: { report: Report }) {
+  const rows = report.groups.flatMap((g) => [
+    { role: "keep", copy: g.kept, reasons: [] as string[] },
+    ...g.merged.map((m) => ({ role: report.dryRun ? "merge" : "merged", copy: m, reasons: [] as string[] })),
+    ...g.left.map((l) => ({ role: "left", copy: l, reasons: l.reasons })),
+  ]);
+  return (
+    <div className="overflow-x-auto">
+      <table className="table-dense w-full text-[12.5px]" data-testid="duplicate-groups">
+        <thead>
+          <tr>
+            <th className="text-left">Action</th>
+            <th className="text-left">Trajectory</th>
+            <th className="text-left">Run</th>
+            <th className="text-left">Source</th>
+            <th className="text-left">Why left</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={`${r.role}-${r.copy.id}`} className={r.role === "keep" ? "border-t border-zinc-200" : ""}>
+              <td className={r.role === "left" ? "font-medium text-amber-800" : r.role === "keep" ? "font-medium" : "text-zinc-600"}>{r.role}</td>
+              <td>
+                {r.role === "merged" ? (
+                  <span className="font-mono text-zinc-500">#{r.copy.id}</span>
+                ) : (
+                  <Link className="link font-mono" href={`/trajectories/${r.copy.id}`}>
+                    #{r.copy.id}
+                  </Link>
+                )}
+              </td>
+              <td className="break-words">
+                {r.copy.run} <span className="text-zinc-500">(run {r.copy.runId})</span>
+              </td>
+              <td className="font-mono break-all">{r.copy.source ?? "—"}</td>
+              <td className="break-words text-amber-900">{r.reasons.join("; ")}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Summary({ report }: { report: Report }) {
+  const would = report.dryRun ? "would move" : "moved";
+  return (
+    <div className="flex flex-col gap-2">
+      <div className="grid grid-cols-2 gap-2 sm:grid-cols-4">
+        <Stat label="Stored more than once" value={formatCount(report.groups.length)} />
+        <Stat label={report.dryRun ? "Copies to merge" : "Copies merged"} value={formatCount(report.merged)} />
+        <Stat label="Copies left" value={formatCount(report.left)} hint="their labels or verdicts clash; see why below" />
+        <Stat label={report.dryRun ? "Runs to remove" : "Runs removed"} value={formatCount(report.runsRemoved)} hint="runs that held only copies" />
+      </div>
+      <p className="text-[12.5px] text-zinc-700">
+        The merge {would} {plural(report.moved.labels, "label", "labels")} ({plural(report.moved.items, "campaign item", "campaign items")} moved,{" "}
+        {plural(report.moved.itemsFolded, "item", "items")} folded into the kept trajectory&apos;s item of the same campaign, whose consolidated label is worked out
+        again) and {plural(report.moved.verdicts, "verdict", "verdicts")} to the kept trajectories; {plural(report.moved.verdictsSame, "verdict", "verdicts")} the kept
+        trajectory already had {report.dryRun ? "would be" : "were"} dropped as the same.
+      </p>
+    </div>
+  );
+}
+
+export function DuplicatesWorkspace({ plan }: { plan: Report }) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const merge = useMutation(trpc.imports.dedupe.mutationOptions());
+  const [done, setDone] = useState<Report | null>(null);
+  const report = done ?? plan;
+
+  if (!plan.groups.length && !done) {
+    return (
+      <section className="panel px-4 py-3" data-testid="duplicates">
+        <p className="text-[13px] text-zinc-700">No trajectory is stored twice. Imports recognise trajectories by their content, so new imports do not make copies.</p>
+      </section>
+    );
+  }
+  return (
+    <section className="panel flex flex-col gap-3 px-4 py-3" data-testid="duplicates">
+      <h2 className="section-title">{done ? "Merged" : "What a merge would do"}</h2>
+      <Summary report={report} />
+      <div className="flex flex-wrap items-center gap-3">
+        {!done && (
+          <button
+            type="button"
+            className="btn btn-on"
+            disabled={merge.isPending || plan.merged === 0}
+            onClick={() =>
+              merge.mutate(undefined, {
+                onSuccess: (r) => {
+                  setDone(r);
+                  router.refresh();
+                },
+              })
+            }
+          >
+            {merge.isPending ? "Merging…" : `Merge ${plural(plan.merged, "copy", "copies")}`}
+          </button>
+        )}
+        {merge.error && (
+          <p role="alert" className="text-[12.5px] text-rose-700">
+            {merge.error.message}
+          </p>
+        )}
+        {report.left > 0 && (
+          <p className="text-[12px] text-zinc-600">Copies left keep their labels and verdicts. Settle the clash named (withdraw a label, adjudicate) and merge again.</p>
+        )}
+      </div>
+      <GroupsTable report={report} />
+    </section>
+  );
+}
