@@ -17,6 +17,7 @@ import type { Actor } from "../../server/domain/access/actor";
 import { makeActor } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
+import { callerWithRole } from "../helpers/trpc";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
 
 let ctx: TestContext;
@@ -152,5 +153,20 @@ describeEachBackend("dedupe", (backend) => {
     // Annotators may not merge anything.
     const annotator = await makeActor(ctx, "Annie", "annotator");
     await expect(dedupeTrajectories(ctx.db, annotator, { dryRun: true })).rejects.toThrow(/merge duplicate trajectories/);
+  }, 300_000);
+
+  it("the dashboard's procedures: admins see the dry run and merge; researchers are refused", async () => {
+    const { a, b } = await storedTwice();
+    const researcher = await callerWithRole(ctx, "researcher");
+    await expect(researcher.imports.duplicates()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(researcher.imports.dedupe()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const adminCaller = await callerWithRole(ctx, "admin");
+    const plan = await adminCaller.imports.duplicates();
+    expect(plan).toMatchObject({ dryRun: true, merged: 3, left: 0 });
+    expect(plan.groups[0]).toMatchObject({ kept: { id: a["Shop--1"] }, merged: [{ id: b["Shop--1"] }] });
+    expect((await collectStats(ctx.db)).trajectories).toBe(6);
+    expect(await adminCaller.imports.dedupe()).toMatchObject({ dryRun: false, merged: 3 });
+    expect((await collectStats(ctx.db)).trajectories).toBe(3);
+    expect((await adminCaller.imports.duplicates()).groups).toEqual([]);
   }, 300_000);
 });
