@@ -55,7 +55,7 @@ test.describe("Duplicate trajectories (admin)", () => {
 
     for (const size of VIEWPORTS) {
       await resizeTo(page, size);
-      await expectCleanLayout(page, [panel, table]);
+      await expectCleanLayout(page, [panel.getByRole("button", { name: "Merge 2 copies" }), table]);
       await screenshotAt(page, "import-duplicates", size);
     }
     await resizeTo(page, VIEWPORTS[0]);

@@ -18,7 +18,9 @@ export default async function DuplicatesPage() {
         subtitle="Trajectories an earlier import stored twice (the same zip uploaded twice, a folder imported from two places), merged into one with every label and verdict"
         crumbs={[{ href: "/import", label: "Import" }]}
       />
-      <DuplicatesWorkspace plan={plan} />
+      <div className="flex w-full flex-col gap-4 px-6 py-4">
+        <DuplicatesWorkspace plan={plan} />
+      </div>
     </>
   );
 }
