@@ -30,13 +30,13 @@ export default async function AnalyticsOverviewPage({ searchParams }: { searchPa
       </>
     );
   }
-  const overview = await caller.analytics.overview({ scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable, difficulty: params.difficulty });
+  const overview = await caller.analytics.overview({ scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable, difficulty: params.difficulty, by: params.by });
   const view = prepareOverview(overview);
   return (
     <>
       <PageHeader title="Success rates" subtitle={view.subtitle} />
       <div className="flex flex-col gap-4 px-6 py-3">
-        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, unparseable: true, difficulty: true }} />
+        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, unparseable: true, difficulty: true, by: true }} />
         {(overview.notCounted.infraErrors > 0 || overview.notCounted.blocked > 0) && (
           <p className="text-[12px] text-zinc-600" data-testid="rates-not-counted">
             Not counted in any rate below: {overview.notCounted.infraErrors} live-run trajectories that ended in an infrastructure error and{" "}
@@ -70,6 +70,7 @@ export default async function AnalyticsOverviewPage({ searchParams }: { searchPa
                 </div>
               ))}
             </div>
+            {view.split && <RateFigure figure={view.split} />}
             <RateFigure figure={view.bySite} />
             <SiteRunFigure model={view.siteRun} />
             <RateFigure figure={view.byRun} />

@@ -13,7 +13,7 @@
  * table rows, and takes 2–3× longer than the grouped index read (verdicts 270 → 60–100 ms, labels 270 → 110 ms).
  * Group keys come back as real SQL values, so any text (separators, empty strings, NULL) stays exact.
  */
-import { and, asc, count, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNotNull, sql, type SQL } from "drizzle-orm";
 import { dialectOf, first, rawAll, tablesOf, type Db } from "../database";
 import type { ChangeCounter } from "../schema/changes";
 
@@ -233,6 +233,13 @@ export function loadTaskColumns(db: Db) {
     groupBy: ["site", "task_set_id", "difficulty"],
     within: "id",
   });
+}
+
+/** Tasks that carry attributes (their source's own fields), with them: few tasks, read whole. */
+export async function loadTaskAttributes(db: Db): Promise<{ id: number; attributes: Record<string, string> }[]> {
+  const { tasks } = tablesOf(db);
+  const rows = await db.select({ id: tasks.id, attributes: tasks.attributes }).from(tasks).where(isNotNull(tasks.attributes)).orderBy(asc(tasks.id));
+  return rows.flatMap((r) => (r.attributes ? [{ id: r.id, attributes: r.attributes }] : []));
 }
 
 /** Trajectories (trajectories_steps_idx), grouped by step count and run. */

@@ -16,12 +16,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { agreementCommand } from "../../server/cli/commands/agreement";
-import { exportCampaignLabels, importLabelsCsv } from "../../server/services/annotation";
+import { exportCampaignLabels } from "../../server/services/annotation";
 import { humanAgreement } from "../../server/services/analytics";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { runCliCommand } from "../helpers/cli-run";
 import type { TestContext } from "../helpers/context";
+import { importStudyLabels } from "../helpers/study-labels";
 
 const LABELS = ["SSS", "SSS", "SSS", "SSS", "SSS", "FFF", "FFF", "FFF", "SSF", "SSF", "SFF", "FFS"];
 
@@ -33,16 +34,8 @@ describeEachBackend("agreement csv on Verdict's label export", (backend) => {
   beforeEach(async () => {
     ctx = await createBackendContext(backend, "verdict-agreement-export-");
     const ids = await seedTrajectories(ctx.db, LABELS.length);
-    const researcher = await makeActor(ctx, "Rhea", "researcher");
-    const rows = ["trajectory_id,annotator,verdict"];
-    LABELS.forEach((l, i) => [...l].forEach((v, a) => rows.push(`${ids[i]},${["Ann", "Bob", "Cy"][a]},${v === "S" ? "success" : "failure"}`)));
-    const report = await importLabelsCsv(ctx.db, researcher, {
-      csv: rows.join("\n") + "\n",
-      source: "study.csv",
-      mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id" },
-      campaign: { name: "Study", annotatorsPerItem: 3 },
-    });
-    campaignId = report.campaignId!;
+    campaignId = await importStudyLabels(ctx, ids, LABELS);
+    const researcher = await makeActor(ctx, "Rex", "researcher");
     const exported = await exportCampaignLabels(ctx.db, researcher, campaignId, "csv");
     exportFile = path.join(ctx.dir, exported.fileName);
     fs.writeFileSync(exportFile, exported.body);

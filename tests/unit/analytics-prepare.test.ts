@@ -139,6 +139,7 @@ function overview(): OverviewResult {
     byDifficulty: [],
     byLength: [],
     lengthBucketWidth: 5,
+    split: null,
   };
 }
 
@@ -185,6 +186,7 @@ function stats(kappa: number | null, skewed = false): AgreementStats {
     notEvaluable: 0,
     unsureReference: 1,
     noReference: 3,
+    tieReference: 0,
     falseSuccess: 1,
     falseFailure: 1,
     sel,

@@ -1,10 +1,12 @@
 "use client";
 /**
- * Filters of the analytics views: scope (task set, run, site), the campaign whose consolidated labels are the human
- * reference, how unparseable judge replies count, and the difficulty dimension. Every change rewrites the URL.
+ * Filters of the analytics views: scope (task set, run, site), the campaign whose labels are the human reference and
+ * which reference (consolidated, majority, one annotator), how unparseable judge replies count, the difficulty
+ * dimension, and what to split the view by (site, run, difficulty, any task attribute). Every change rewrites the URL.
  */
 import { usePathname, useRouter } from "next/navigation";
 import { useTransition } from "react";
+import { formatReferenceSpec, parseReferenceSpec } from "@/server/domain/analytics/reference";
 import { analyticsSearch, NO_SITE, type AnalyticsParams } from "../_lib/params";
 
 export interface AnalyticsOptions {
@@ -13,6 +15,8 @@ export interface AnalyticsOptions {
   sites: string[];
   hasTrajectoriesWithoutSite: boolean;
   campaigns: { id: number; name: string; items: number }[];
+  splitKeys: { key: string; label: string; values: number }[];
+  annotators: { key: string; name: string }[];
 }
 
 function Select({ label, value, onChange, options, allLabel }: { label: string; value: string; onChange: (v: string) => void; options: [string, string][]; allLabel?: string }) {
@@ -39,7 +43,7 @@ export function AnalyticsFilterBar({
 }: {
   params: AnalyticsParams;
   options: AnalyticsOptions;
-  show?: { campaign?: boolean; unparseable?: boolean; difficulty?: boolean };
+  show?: { campaign?: boolean; unparseable?: boolean; difficulty?: boolean; reference?: boolean; by?: boolean };
   keep?: Record<string, string | undefined>;
 }) {
   const router = useRouter();
@@ -69,6 +73,18 @@ export function AnalyticsFilterBar({
           options={options.campaigns.map((c) => [String(c.id), `Human label: ${c.name}`])}
         />
       )}
+      {show.reference && (
+        <Select
+          label="Reference"
+          value={params.reference ? formatReferenceSpec(params.reference) : "consolidated"}
+          onChange={(v) => go({ reference: v === "consolidated" ? undefined : parseReferenceSpec(v) })}
+          options={[
+            ["consolidated", "Against: consolidated label"],
+            ["majority", "Against: majority of annotators"],
+            ...options.annotators.map((a): [string, string] => [`annotator:${a.key}`, `Against: ${a.name}`]),
+          ]}
+        />
+      )}
       {show.unparseable && (
         <Select
           label="Unparseable replies"
@@ -90,6 +106,16 @@ export function AnalyticsFilterBar({
             ["reasoning", "Difficulty: reasoning"],
             ["visual", "Difficulty: visual"],
           ]}
+        />
+      )}
+      {show.by && (
+        <Select
+          label="Split by"
+          value={params.by ?? ""}
+          allLabel="No split"
+          onChange={(v) => go({ by: v || undefined })}
+          // A key with a single value splits nothing; one with hundreds is an identifier, not a group.
+          options={options.splitKeys.filter((k) => (k.values > 1 && k.values <= 200) || k.key === params.by).map((k): [string, string] => [k.key, `Split by ${k.label} (${k.values})`])}
         />
       )}
       {scoped && (

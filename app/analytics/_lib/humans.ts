@@ -24,6 +24,18 @@ export interface HumanView {
   disputed: TableModel;
   disputedTotal: number;
   disputedHref: string;
+  /** α and Fleiss κ per group of the split asked for; null without one. */
+  split: { title: string; table: TableModel } | null;
+}
+
+/** A coefficient with its interval for a split cell (the reason when it is undefined). */
+function coefficientCell(value: number | null, reason: string | null, interval: Parameters<typeof fmtInterval>[0]) {
+  return {
+    text: value === null ? `– (${reason ?? "not defined"})` : `${fmtCoef(value)} ${fmtInterval(interval)}`.trim(),
+    csv: [csvNumber(value), csvNumber(interval?.low), csvNumber(interval?.high)],
+    title: value === null ? (reason ?? undefined) : intervalTitle(interval),
+    tone: value === null ? ("muted" as const) : undefined,
+  };
 }
 
 export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): HumanView {
@@ -212,6 +224,35 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
     disputed,
     disputedTotal: h.disputedTotal,
     disputedHref: selectionHref(h.disputedSel),
+    split: h.split
+      ? {
+          title: h.split.title,
+          table: {
+            name: `human agreement by ${h.split.title} (${level})`,
+            columns: [
+              { key: "group", label: h.split.title },
+              { key: "items", label: "Trajectories", numeric: true },
+              { key: "alpha", label: "Krippendorff α [95% CI]", numeric: true, csv: ["alpha", "alpha_ci_low", "alpha_ci_high"] },
+              { key: "fleiss", label: "Fleiss κ [95% CI]", numeric: true, csv: ["fleiss_kappa", "fleiss_ci_low", "fleiss_ci_high"] },
+              { key: "percent", label: "Pair agreement", numeric: true },
+            ],
+            rows: h.split.rows.map((r) => {
+              const g = level === "verdict" ? r.verdict : r.combined;
+              return {
+                key: r.key,
+                cells: {
+                  group: { text: r.label, href: selectionHref(r.sel) },
+                  items: { text: fmtCount(r.items), csv: [String(r.items)], href: selectionHref(r.sel) },
+                  alpha: coefficientCell(g.alpha.alpha, g.alpha.reason, g.alpha.interval),
+                  fleiss: coefficientCell(g.fleiss.kappa, g.fleiss.reason, g.fleiss.interval),
+                  percent: { text: fmtPercent(g.percent.value), csv: [csvNumber(g.percent.value)] },
+                },
+              };
+            }),
+            empty: "No labelled trajectory in any group.",
+          },
+        }
+      : null,
   };
 }
 

@@ -109,27 +109,67 @@ export interface JudgeListView {
   subtitle: string;
   chart: FigureModel<RateChartModel>;
   skewed: string[];
+  /** Every evaluator's κ per group of the split asked for; null without one. */
+  split: TableModel | null;
+}
+
+/** κ [interval] with n, the cell of one evaluator in one group of a split. */
+function kappaInGroupCell(s: AgreementStats): Cell {
+  const k = s.kappa;
+  return {
+    text: k.kappa === null ? `– · n ${fmtCount(s.n)}` : `${fmtCoef(k.kappa)} ${fmtInterval(k.interval)} · n ${fmtCount(s.n)}`,
+    csv: [csvNumber(k.kappa), csvNumber(k.interval.low), csvNumber(k.interval.high), String(s.n), csvNumber(s.agreement)],
+    href: s.n ? selectionHref(s.sel) : undefined,
+    title: k.kappa === null ? (k.reason ?? "not defined") : `agreement ${fmtPercent(s.agreement)}; ${intervalTitle(k.interval)}`,
+    tone: k.kappa === null ? "muted" : undefined,
+  };
 }
 
 export function prepareJudgeList(list: JudgeListResult, search: string): JudgeListView {
   const rows = list.judges.map((j) => ({ label: j.info.label, stats: j.stats, href: judgePageHref(j.info.identity.key, j.info.identity, search), kind: j.info.kind }));
+  const against = list.reference.description;
   const table: TableModel = {
-    name: "judge agreement with the consolidated human label",
+    name: `judge agreement with ${against}`,
     columns: [{ key: "evaluator", label: "Evaluator" }, { key: "kind", label: "Kind" }, ...AGREEMENT_COLUMNS],
     rows: rows.map((r, i): Row => ({ key: `${i}`, cells: { evaluator: { text: r.label, href: r.href }, kind: { text: r.kind, tone: "muted" }, ...agreementCells(r.stats) } })),
     empty: "No evaluator has verdicts in this scope.",
   };
   return {
     empty: list.judges.length === 0 ? "no-evaluators" : list.referenceLabels === 0 ? "no-reference" : null,
-    subtitle: `${list.judges.length} evaluator setting${list.judges.length === 1 ? "" : "s"} · ${fmtCount(list.referenceLabels)} trajector${list.referenceLabels === 1 ? "y" : "ies"} with a human success/failure label`,
+    subtitle:
+      `${list.judges.length} evaluator setting${list.judges.length === 1 ? "" : "s"} · against ${against}: ${fmtCount(list.referenceLabels)} trajector${list.referenceLabels === 1 ? "y" : "ies"} with success or failure` +
+      (list.reference.ties ? ` · ${fmtCount(list.reference.ties)} tied majorit${list.reference.ties === 1 ? "y" : "ies"} counted apart` : ""),
     chart: {
       id: "kappa",
-      title: "Agreement with the human label",
-      description: "Cohen's κ of each evaluator setting against the consolidated human label, with its large-sample 95% interval. Click a bar for that evaluator's page.",
+      title: "Agreement with the human reference",
+      description: `Cohen's κ of each evaluator setting against ${against}, with its 95% interval (hover it for the method). Click a bar for that evaluator's page.`,
       chart: kappaChart("Evaluator", rows),
       table,
     },
     skewed: rows.filter((r) => r.stats.prevalence.skewed).map((r) => `${r.label}: ${r.stats.prevalence.warning}`),
+    split: list.split ? judgeSplitTable(list) : null,
+  };
+}
+
+/** Rows = the split's groups (in its order), columns = evaluators: κ [interval] · n in each cell. */
+function judgeSplitTable(list: JudgeListResult): TableModel {
+  const groups = new Map<string, string>();
+  for (const j of list.judges) for (const g of j.groups ?? []) if (!groups.has(g.key)) groups.set(g.key, g.label);
+  const byJudge = list.judges.map((j) => new Map((j.groups ?? []).map((g) => [g.key, g.stats])));
+  return {
+    name: `judge agreement by ${list.split!.title}`,
+    columns: [
+      { key: "group", label: list.split!.title },
+      ...list.judges.map((j, i) => ({ key: `j${i}`, label: j.info.label, numeric: true, csv: [`${j.info.label} kappa`, `${j.info.label} ci_low`, `${j.info.label} ci_high`, `${j.info.label} n`, `${j.info.label} agreement`] })),
+    ],
+    rows: [...groups].map(([key, label]) => ({
+      key,
+      cells: {
+        group: { text: label },
+        ...Object.fromEntries(byJudge.map((m, i) => [`j${i}`, m.has(key) ? kappaInGroupCell(m.get(key)!) : { text: "–", tone: "muted" as const, csv: ["", "", "", "0", ""] }])),
+      },
+    })),
+    empty: "No evaluator has verdicts in any group.",
   };
 }
 
@@ -155,13 +195,17 @@ export interface JudgeDetailView {
   bySite: FigureModel<RateChartModel>;
   byRun: TableModel;
   byCategory: FigureModel<RateChartModel>;
+  /** Against ${reference}, in words, and a note on ties counted apart. */
+  reference: string;
+  split: FigureModel<RateChartModel> | null;
+  byReference: TableModel;
 }
 
-function confusionOf(s: AgreementStats, evaluator: string): { matrix: MatrixModel; table: TableModel } {
+function confusionOf(s: AgreementStats, evaluator: string, human = "Human (consolidated)"): { matrix: MatrixModel; table: TableModel } {
   const labels = ["success", "failure"];
   const max = Math.max(1, ...s.confusion.flat().map((c) => c.count));
   const matrix: MatrixModel = {
-    rowTitle: "Human (consolidated)",
+    rowTitle: human,
     colTitle: evaluator,
     rows: labels.map((l) => ({ key: l, label: l })),
     cols: labels.map((l) => ({ key: l, label: l })),
@@ -190,7 +234,8 @@ function confusionOf(s: AgreementStats, evaluator: string): { matrix: MatrixMode
 export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeDetailView {
   const s = d.overall;
   const k = s.kappa;
-  const { matrix, table } = confusionOf(s, d.selected.label);
+  const humanTitle = d.reference.spec.kind === "consolidated" ? "Human (consolidated)" : d.reference.spec.kind === "majority" ? "Human (majority)" : `Human (${d.reference.description.replace(/'s labels$/, "")})`;
+  const { matrix, table } = confusionOf(s, d.selected.label, humanTitle);
   const cards: StatCard[] = [
     { key: "n", label: "Compared", value: fmtCount(s.n), detail: "trajectories with both labels", href: s.n ? selectionHref(s.sel) : undefined },
     { key: "agreement", label: "Agreement", value: fmtPercent(s.agreement) },
@@ -266,6 +311,32 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
       table: splitTable(`agreement per site ${d.selected.label}`, "Site", d.bySite),
     },
     byRun: splitTable(`agreement per run ${d.selected.label}`, "Agent run", d.byRun),
+    reference:
+      `Against ${d.reference.description}` +
+      (d.reference.ties ? ` · ${fmtCount(d.reference.ties)} trajector${d.reference.ties === 1 ? "y" : "ies"} with a tied majority counted apart` : "") +
+      (d.reference.unsure ? ` · ${fmtCount(d.reference.unsure)} unsure` : ""),
+    split: d.split
+      ? {
+          id: "by-split",
+          title: `Agreement by ${d.split.title}`,
+          description: `κ with its 95% interval on the trajectories of each ${d.split.title} group.`,
+          chart: kappaChart(d.split.title, d.split.rows.map((r) => ({ label: r.label, stats: r.stats, href: selectionHref(r.stats.sel) }))),
+          table: splitTable(`agreement by ${d.split.title} ${d.selected.label}`, d.split.title, d.split.rows),
+        }
+      : null,
+    byReference: {
+      name: `agreement per reference ${d.selected.label}`,
+      columns: [{ key: "reference", label: "Reference" }, { key: "ties", label: "Ties", numeric: true, title: "Trajectories whose annotators split evenly: no majority, counted apart" }, ...AGREEMENT_COLUMNS],
+      rows: d.byReference.map((r) => ({
+        key: r.key,
+        cells: {
+          reference: { text: `${r.label}${r.current ? " (in use)" : ""}`, tone: r.current ? "strong" : undefined, href: judgePageHref(d.evaluatorKey, d.selected.identity, withRef(search, r.key)) },
+          ties: { text: r.spec.kind === "majority" ? fmtCount(r.stats.tieReference) : "–", csv: [String(r.stats.tieReference)], tone: r.stats.tieReference ? "warn" : "muted" },
+          ...agreementCells(r.stats),
+        },
+      })),
+      empty: "No annotator labels to compare with.",
+    },
     byCategory: {
       id: "by-category",
       title: "Human failures per error category",
@@ -299,6 +370,15 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
       },
     },
   };
+}
+
+/** The page's search string with `ref` set to a reference (consolidated drops it), for the per-reference links. */
+function withRef(search: string, ref: string): string {
+  const p = new URLSearchParams(search.startsWith("?") ? search.slice(1) : search);
+  if (ref === "consolidated") p.delete("ref");
+  else p.set("ref", ref);
+  const s = p.toString();
+  return s ? `?${s}` : "";
 }
 
 export interface DisagreementRowLike {

@@ -35,6 +35,8 @@ export interface OverviewView {
   byRun: FigureModel<RateChartModel>;
   byDifficulty: FigureModel<RateChartModel>;
   byLength: FigureModel<RateChartModel>;
+  /** Rates by the split asked for (a task attribute, site, run…); null without one. */
+  split: FigureModel<RateChartModel> | null;
 }
 
 function groupTable(name: string, groupLabel: string, rows: RateRow[], columns: { id: string; label: string }[]): TableModel {
@@ -121,6 +123,9 @@ export function prepareOverview(o: OverviewResult, policyNote = true): OverviewV
       o.byDifficulty,
       columns,
     ),
+    split: o.split
+      ? rateFigure("by-split", `Success rate by ${o.split.title}`, `Each evaluator's success rate per ${o.split.title} group.${why}`, o.split.title, "bars", o.split.rows, columns)
+      : null,
     byLength: rateFigure(
       "by-length",
       "Success rate by trajectory length",

@@ -5,6 +5,7 @@
  */
 import { DIFFICULTY_DIMENSIONS, type DifficultyDimension, type Selection } from "@/server/domain/analytics/selection";
 import type { UnparseablePolicy } from "@/server/domain/analytics/measures";
+import { formatReferenceSpec, parseReferenceSpec, type ReferenceSpec } from "@/server/domain/analytics/reference";
 
 export interface AnalyticsParams {
   taskSetId?: number;
@@ -15,6 +16,10 @@ export interface AnalyticsParams {
   campaignId?: number;
   unparseable: UnparseablePolicy;
   difficulty: DifficultyDimension;
+  /** Split key (`by=lang`, `by=site`, `by=difficulty:visual`…); absent = no split. */
+  by?: string;
+  /** Human reference of the judge views (`ref=majority`, `ref=annotator:Ann`); absent = the consolidated label. */
+  reference?: ReferenceSpec;
 }
 
 export type SearchParamsLike = URLSearchParams | Record<string, string | string[] | undefined>;
@@ -37,7 +42,17 @@ export function positiveInt(s: string | undefined): number | undefined {
 export function parseAnalyticsParams(sp: SearchParamsLike): AnalyticsParams {
   const site = getParam(sp, "site");
   const dim = getParam(sp, "dim");
+  const by = getParam(sp, "by");
+  let reference: ReferenceSpec | undefined;
+  try {
+    const ref = getParam(sp, "ref");
+    reference = ref ? parseReferenceSpec(ref.slice(0, 300)) : undefined;
+  } catch {
+    reference = undefined;
+  }
   return {
+    by: by ? by.slice(0, 200) : undefined,
+    reference: reference?.kind === "consolidated" ? undefined : reference,
     taskSetId: positiveInt(getParam(sp, "set")),
     runId: positiveInt(getParam(sp, "run")),
     site: site === undefined || site === "" ? undefined : site === NO_SITE ? null : site.slice(0, 500),
@@ -56,6 +71,8 @@ export function analyticsSearch(p: Partial<AnalyticsParams>, extra: Record<strin
   if (p.campaignId !== undefined) out.set("campaign", String(p.campaignId));
   if (p.unparseable === "failure") out.set("unparseable", "failure");
   if (p.difficulty !== undefined && p.difficulty !== "overall") out.set("dim", p.difficulty);
+  if (p.by) out.set("by", p.by);
+  if (p.reference && p.reference.kind !== "consolidated") out.set("ref", formatReferenceSpec(p.reference));
   for (const [k, v] of Object.entries(extra)) if (v !== undefined && v !== "") out.set(k, String(v));
   const s = out.toString();
   return s ? `?${s}` : "";

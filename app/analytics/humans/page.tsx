@@ -30,14 +30,19 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
   const asked = positiveInt(getParam(sp, "campaign"));
   const campaign = campaigns.find((c) => c.id === asked) ?? campaigns[campaigns.length - 1]!;
   const level: AgreementLevel = getParam(sp, "level") === "verdict" ? "verdict" : "label";
-  const result = await caller.analytics.humans({ campaignId: campaign.id });
+  const options = await caller.analytics.options();
+  const by = getParam(sp, "by")?.slice(0, 200) || undefined;
+  const result = await caller.analytics.humans({ campaignId: campaign.id, by });
   const view = prepareHumans(result, level);
   const consensus = prepareConsensus(await caller.analytics.humanConsensus({ campaignId: campaign.id, level }));
-  const href = (patch: { campaign?: number; level?: AgreementLevel }) => {
+  const href = (patch: { campaign?: number; level?: AgreementLevel; by?: string | null }) => {
     const q = new URLSearchParams({ campaign: String(patch.campaign ?? campaign.id) });
     if ((patch.level ?? level) === "verdict") q.set("level", "verdict");
+    const splitBy = patch.by === null ? undefined : (patch.by ?? by);
+    if (splitBy) q.set("by", splitBy);
     return `/analytics/humans?${q.toString()}`;
   };
+  const splitKeys = options.splitKeys.filter((k) => (k.values > 1 && k.values <= 200) || k.key === by);
 
   return (
     <>
@@ -65,6 +70,19 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
             </Link>
           </nav>
         </div>
+        {splitKeys.length > 0 && (
+          <nav aria-label="Split by" className="flex flex-wrap items-center gap-1">
+            <span className="section-title mr-1">Split by</span>
+            <Link href={href({ by: null })} aria-current={!by ? "page" : undefined} className={`btn ${!by ? "btn-on" : ""}`}>
+              none
+            </Link>
+            {splitKeys.map((k) => (
+              <Link key={k.key} href={href({ by: k.key })} aria-current={by === k.key ? "page" : undefined} className={`btn ${by === k.key ? "btn-on" : ""}`}>
+                {k.label} <span className="tabular-nums text-zinc-400">{k.values}</span>
+              </Link>
+            ))}
+          </nav>
+        )}
         {view.empty === "no-labels" ? (
           <EmptyState title="No labels in this campaign yet">
             Annotators label trajectories from the campaign&apos;s queue; labels made elsewhere can be imported with <code className="font-mono">npm run cli -- labels import &lt;file.csv&gt; --campaign {campaign.id}</code>.
@@ -73,6 +91,14 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
           <>
             <StatCards cards={view.cards} />
             <IntervalNote />
+            {view.split && (
+              <TablePanel
+                id="humans-split"
+                title={`Agreement by ${view.split.title}`}
+                description={`α and Fleiss κ of the annotators' labels on each ${view.split.title} group's trajectories, at the level chosen above.`}
+                table={view.split.table}
+              />
+            )}
             <div className="grid gap-4 xl:grid-cols-2">
               <Figure
                 id="pairwise"

@@ -30,7 +30,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
   }
   const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
   const [list, measures, steps, reveal] = await Promise.all([
-    caller.analytics.judges(common),
+    caller.analytics.judges({ ...common, reference: params.reference, by: params.by }),
     caller.analytics.judgeMeasures(common),
     caller.analytics.failureSteps({ scope: common.scope, campaignId: common.campaignId }),
     caller.analytics.reveal({ campaignId: common.campaignId }),
@@ -41,7 +41,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
     <>
       <PageHeader title="Judge agreement" subtitle={view.subtitle} />
       <div className="flex flex-col gap-4 px-6 py-3">
-        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, unparseable: true }} />
+        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, reference: true, unparseable: true, by: true }} />
         {view.empty === "no-evaluators" ? (
           <NoEvaluators />
         ) : (
@@ -64,6 +64,14 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               description="Agreement, Cohen's κ with its 95% interval, prevalence and bias indices with PABAK, precision / recall / F1 of “success”, both success rates, and the verdicts left out. Click an evaluator for its confusion matrix, k-table, splits and disagreements."
               table={view.chart.table}
             />
+            {view.split && (
+              <TablePanel
+                id="judges-split"
+                title={`Agreement by ${list.split!.title}`}
+                description={`Each evaluator setting's Cohen κ [95% interval] · n against ${list.reference.description}, per ${list.split!.title} group. Each cell lists its trajectories.`}
+                table={view.split}
+              />
+            )}
             <IntervalNote />
             <section className="panel px-3 py-2 text-[12px] text-zinc-600" aria-labelledby="trust-title" data-testid="trust-help">
               <h2 id="trust-title" className="text-[13px] font-semibold text-zinc-900">

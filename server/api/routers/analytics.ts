@@ -3,6 +3,7 @@
  * the trajectories behind any figure, and agreement of an uploaded CSV. Researcher-level reads.
  */
 import { z } from "zod";
+import { referenceSpecSchema } from "../../domain/analytics/reference";
 import { DIFFICULTY_DIMENSIONS, evaluatorIdentitySchema, selectionSchema } from "../../domain/analytics/selection";
 import {
   analyticsOptions,
@@ -47,6 +48,12 @@ const common = {
   unparseable: z.enum(["failure", "exclude"]).default("exclude"),
 };
 
+/** Judge views: the human reference to measure against, and a split key (site, run, difficulty, a task attribute…). */
+const judgeOptions = {
+  reference: referenceSpecSchema.optional(),
+  by: z.string().min(1).max(200).optional(),
+};
+
 /**
  * Largest CSV the page accepts: the text travels in one request, under the upload body limit (VERDICT_MAX_UPLOAD_BYTES,
  * 12 MiB), and is analysed by a worker. The CLI (`agreement csv`) has no limit.
@@ -57,10 +64,10 @@ export const analyticsRouter = createTRPCRouter({
   options: researcherProcedure.query(async ({ ctx }) => await analyticsOptions(ctx.db)),
 
   overview: researcherProcedure
-    .input(z.object({ ...common, difficulty: z.enum(DIFFICULTY_DIMENSIONS).default("overall") }))
+    .input(z.object({ ...common, difficulty: z.enum(DIFFICULTY_DIMENSIONS).default("overall"), by: judgeOptions.by }))
     .query(async ({ ctx, input }) => await analyticsOverview(ctx.db, input)),
 
-  judges: researcherProcedure.input(z.object(common)).query(async ({ ctx, input }) => await judgeAgreementList(ctx.db, input)),
+  judges: researcherProcedure.input(z.object({ ...common, ...judgeOptions })).query(async ({ ctx, input }) => await judgeAgreementList(ctx.db, input)),
 
   /** False-positive/negative rates and success-rate gap with task-clustered intervals, calibration, agent ranking. */
   judgeMeasures: researcherProcedure.input(z.object(common)).query(async ({ ctx, input }) => await judgeMeasures(ctx.db, input)),
@@ -77,6 +84,7 @@ export const analyticsRouter = createTRPCRouter({
     .input(
       z.object({
         ...common,
+        ...judgeOptions,
         evaluatorKey: z.string().min(1).max(500),
         k: z.string().max(50).optional(),
         promptVersion: z.string().max(200).optional(),
@@ -89,6 +97,7 @@ export const analyticsRouter = createTRPCRouter({
     .input(
       z.object({
         ...common,
+        reference: judgeOptions.reference,
         identity: evaluatorIdentitySchema,
         kind: z.enum(["all", "false_success", "false_failure", "unparseable"]).default("all"),
         page: z.number().int().positive().default(1),
@@ -99,7 +108,7 @@ export const analyticsRouter = createTRPCRouter({
 
   campaigns: researcherProcedure.query(async ({ ctx }) => await campaignList(ctx.db)),
 
-  humans: researcherProcedure.input(z.object({ campaignId: id })).query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId)),
+  humans: researcherProcedure.input(z.object({ campaignId: id, by: judgeOptions.by })).query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId, input.by)),
 
   humanConsensus: researcherProcedure
     .input(z.object({ campaignId: id, level: z.enum(["verdict", "label"]).default("label") }))

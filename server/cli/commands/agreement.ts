@@ -1,7 +1,9 @@
 /**
  * `npm run cli -- agreement csv …`: inter-rater agreement straight from a CSV of ratings (one row = one rater's
- * label of one item), and `npm run cli -- agreement-vectors …`: the reference test vectors in the checker's format.
- * The statistics live in server/domain/agreement; this module reads files, picks columns and prints.
+ * label of one item); `npm run cli -- agreement judges …`: every evaluator's agreement with a campaign's human
+ * reference (consolidated, majority, one annotator), optionally per group of a split; and
+ * `npm run cli -- agreement-vectors …`: the reference test vectors in the checker's format.
+ * The statistics live in server/domain/agreement and server/services/analytics; this module reads files and prints.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -13,10 +15,15 @@ import { analyzeRatings, DEFAULT_MIN_SHARED_ITEMS, type RatingsAgreementReport }
 import { describeInterval, type CoefficientInterval } from "../../domain/agreement/interval";
 import { AgreementInputError } from "../../domain/agreement/labels";
 import { parseWhere, readRatingTable, type RatingTableRead } from "../../domain/agreement/rating-table";
+import { formatReferenceSpec, parseReferenceSpec, type ReferenceSpec } from "../../domain/analytics/reference";
+import { getAppContext } from "../../context";
+import { ValidationError } from "../../errors";
+import { judgeAgreementList, type AgreementStats } from "../../services/analytics";
 import { computeVectorCase, vectorCases, type VectorResult } from "../../domain/agreement/vectors";
 
 const CSV_USAGE =
   "npm run cli -- agreement csv <file> [--item <col>[,<col>…] --rater <col> --label <col>] [--where COL=VALUE]… [--json] [--delimiter <char>] [--min-shared <n>]";
+const JUDGES_USAGE = "npm run cli -- agreement judges --campaign ID [--reference consolidated|majority|annotator:NAME] [--by FIELD] [--unparseable exclude|failure] [--json]";
 const VECTORS_USAGE = "npm run cli -- agreement-vectors <vectors.json> --out <results.json> [--json]";
 
 function readUtf8(file: string): string {
@@ -184,14 +191,94 @@ async function runCsv(argv: string[], io: CliIO): Promise<number> {
   return 0;
 }
 
+/** One evaluator's (or one group's) figures as the JSON reports them. */
+function statsJson(s: AgreementStats): Record<string, unknown> {
+  const out: Record<string, unknown> = { n: s.n, agreement: s.agreement, kappa: s.kappa.kappa };
+  if (s.kappa.kappa === null) out.kappa_reason = s.kappa.reason;
+  Object.assign(out, intervalJson("", s.kappa.interval));
+  out.false_success = s.falseSuccess;
+  out.false_failure = s.falseFailure;
+  out.unparseable = s.unparseable;
+  out.not_evaluable = s.notEvaluable;
+  out.reference_tie = s.tieReference;
+  out.reference_unsure = s.unsureReference;
+  out.no_reference = s.noReference;
+  return out;
+}
+
+async function runJudges(argv: string[], io: CliIO): Promise<number> {
+  const args = parseArgs(argv, { valueFlags: ["campaign", "reference", "by", "unparseable"], boolFlags: ["json"] });
+  if (args.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
+  const campaignText = flagString(args, "campaign");
+  if (campaignText === undefined) throw new UsageError("--campaign ID is required: the campaign whose labels are the human reference");
+  if (!/^\d{1,9}$/.test(campaignText) || Number(campaignText) < 1) throw new UsageError(`--campaign must be a campaign id, got ${JSON.stringify(campaignText)}`);
+  const unparseable = flagString(args, "unparseable") ?? "exclude";
+  if (unparseable !== "exclude" && unparseable !== "failure") throw new UsageError(`--unparseable must be exclude or failure, got ${JSON.stringify(unparseable)}`);
+  let reference: ReferenceSpec;
+  try {
+    reference = parseReferenceSpec(flagString(args, "reference") ?? "consolidated");
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const app = getAppContext(io.env);
+  let list;
+  try {
+    list = await judgeAgreementList(app.db, { scope: {}, campaignId: Number(campaignText), unparseable, reference, by: flagString(args, "by") });
+  } catch (e) {
+    // A name that is not an annotator, a split key no task has: the user's words, said back with what there is.
+    if (e instanceof ValidationError) throw new UsageError(e.message);
+    throw e;
+  }
+  if (flagBool(args, "json")) {
+    io.stdout(
+      JSON.stringify({
+        campaign_id: list.campaignId,
+        reference: formatReferenceSpec(list.reference.spec),
+        reference_description: list.reference.description,
+        reference_labels: list.reference.labels,
+        reference_ties: list.reference.ties,
+        reference_unsure: list.reference.unsure,
+        unparseable: list.unparseable,
+        by: list.split?.by ?? null,
+        evaluators: list.judges.map((j) => ({
+          key: j.info.identity.key,
+          k: j.info.identity.k,
+          prompt_version: j.info.identity.pv,
+          name: j.info.label,
+          kind: j.info.kind,
+          ...statsJson(j.stats),
+          ...(j.groups ? { groups: j.groups.map((g) => ({ group: g.label, ...statsJson(g.stats) })) } : {}),
+        })),
+      }) + "\n",
+    );
+    return 0;
+  }
+  const lines: string[] = [];
+  lines.push(`Campaign #${list.campaignId}: against ${list.reference.description}; ${list.reference.labels} trajectories with success or failure${list.reference.ties ? `, ${list.reference.ties} tied majorities counted apart` : ""}${list.reference.unsure ? `, ${list.reference.unsure} unsure` : ""}`);
+  if (list.judges.length === 0) lines.push("No evaluator has verdicts on these trajectories.");
+  const rows: string[][] = [];
+  const push = (name: string, s: AgreementStats) =>
+    rows.push([name, String(s.n), pct(s.agreement), fmt(s.kappa.kappa), s.kappa.kappa === null ? (s.kappa.reason ?? "") : intervalText(s.kappa.interval)]);
+  for (const j of list.judges) {
+    push(j.info.label, j.stats);
+    for (const g of j.groups ?? []) push(`  ${list.split!.title} = ${g.label}`, g.stats);
+  }
+  if (rows.length) {
+    lines.push(...formatTable([{ header: "evaluator" }, { header: "n", align: "right" }, { header: "agree", align: "right" }, { header: "κ", align: "right" }, { header: "95% CI" }], rows));
+  }
+  io.stdout(lines.join("\n") + "\n");
+  return 0;
+}
+
 export const agreementCommand: CliCommand = {
   name: "agreement",
-  summary: "Inter-rater agreement (Krippendorff's α, Fleiss' κ, pairwise Cohen's κ) from a CSV of ratings",
-  usage: CSV_USAGE,
+  summary: "Agreement: inter-rater (Krippendorff's α, Fleiss' κ, pairwise Cohen's κ) from a CSV of ratings, or judges against a campaign's human reference",
+  usage: `${CSV_USAGE}\n       ${JUDGES_USAGE}`,
   async run(argv, io) {
     const [sub, ...rest] = argv;
     if (sub === "csv") return runCsv(rest, io);
-    throw new UsageError(sub ? `unknown agreement source ${JSON.stringify(sub)} (only "csv" is supported)` : "missing the source: agreement csv <file> …");
+    if (sub === "judges") return runJudges(rest, io);
+    throw new UsageError(sub ? `unknown agreement source ${JSON.stringify(sub)} (csv or judges)` : "missing the source: agreement csv <file> … or agreement judges --campaign ID …");
   },
 };
 

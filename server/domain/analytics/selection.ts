@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { LABEL_VERDICTS } from "../annotation/label-schema";
 import { VERDICT_VALUES } from "../evaluation/verdicts";
+import { referenceSpecSchema } from "./reference";
 
 export const DIFFICULTY_DIMENSIONS = ["overall", "reasoning", "visual"] as const;
 export type DifficultyDimension = (typeof DIFFICULTY_DIMENSIONS)[number];
@@ -35,6 +36,8 @@ export const selectionSchema = z
     runId: id.optional(),
     site: shortText.nullable().optional(),
     difficulty: z.object({ dim: z.enum(DIFFICULTY_DIMENSIONS), value: shortText.nullable() }).strict().optional(),
+    /** A task attribute (a field the source's task file carried) has this value; `value: null` = tasks without it. */
+    attribute: z.object({ name: z.string().min(1).max(100), value: z.string().max(200).nullable() }).strict().optional(),
     /** Step count within [min, max]. */
     steps: range.optional(),
     /** An evaluator's verdict on the trajectory is one of `verdicts`. */
@@ -51,6 +54,8 @@ export const selectionSchema = z
         category: shortText.nullable().optional(),
         step: range.optional(),
         position: z.number().int().min(1).max(10).optional(),
+        /** The human reference: consolidated labels (absent), the annotators' majority, or one annotator's labels. */
+        source: referenceSpecSchema.optional(),
       })
       .strict()
       .optional(),
@@ -156,6 +161,7 @@ export function describeSelection(sel: Selection, names: SelectionNames = {}): s
   if (sel.runId !== undefined) out.push(`run ${names.run?.(sel.runId) ?? `#${sel.runId}`}`);
   if (sel.site !== undefined) out.push(sel.site === null ? "tasks without a site" : `site ${sel.site}`);
   if (sel.difficulty) out.push(`${sel.difficulty.dim} difficulty ${sel.difficulty.value ?? "not given"}`);
+  if (sel.attribute) out.push(sel.attribute.value === null ? `tasks without ${sel.attribute.name}` : `${sel.attribute.name} = ${sel.attribute.value}`);
   if (sel.steps) out.push(`${rangeText(sel.steps)} steps`);
   if (sel.evaluator) {
     const e = sel.evaluator;
@@ -166,7 +172,8 @@ export function describeSelection(sel: Selection, names: SelectionNames = {}): s
     const r = sel.reference;
     const campaign = r.campaignId !== undefined ? ` in ${names.campaign?.(r.campaignId) ?? `campaign #${r.campaignId}`}` : "";
     const verdicts = r.verdicts ? listWords(r.verdicts) : "labelled";
-    let text = `consolidated human label${campaign}: ${verdicts}`;
+    const source = r.source?.kind === "majority" ? "majority of the annotators" : r.source?.kind === "annotator" ? `label of ${names.annotator?.(r.source.annotator) ?? r.source.annotator}` : "consolidated human label";
+    let text = `${source}${campaign}: ${verdicts}`;
     if (r.category !== undefined) text += r.category === null ? ", no error category" : `, category ${r.category}`;
     if (r.step) text += `, first failing step ${rangeText(r.step)}`;
     if (r.position !== undefined) text += `, first failing step in the ${(r.position - 1) * 10}–${r.position * 10}% part of the trajectory`;

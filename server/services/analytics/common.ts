@@ -3,7 +3,7 @@
  * verdict codes per group of trajectories.
  */
 import type { Db } from "../../../db/database";
-import { evaluatorNames, judgeConfigNames, listRunNames } from "../../../db/repositories/analytics";
+import { evaluatorNames, judgeConfigNames, listRunNames, userNames } from "../../../db/repositories/analytics";
 import { wilsonInterval } from "../../domain/agreement";
 import { evaluatorId, evaluatorLabel, type UnparseablePolicy } from "../../domain/analytics/measures";
 import type { EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
@@ -18,6 +18,13 @@ export interface RunName {
 
 export async function runNames(db: Db): Promise<RunName[]> {
   return listRunNames(db);
+}
+
+/** Display names of annotator keys: an account's name ("user:<id>"), an imported annotator's own name ("import:<name>"). */
+export async function annotatorDisplayNames(db: Db, keys: string[]): Promise<string[]> {
+  const userIds = keys.filter((k) => k.startsWith("user:")).map((k) => k.slice(5));
+  const names = await userNames(db, userIds);
+  return keys.map((k) => (k.startsWith("user:") ? (names.get(k.slice(5)) ?? k.slice(5)) : k.startsWith("import:") ? k.slice(7) : k));
 }
 
 /** Names of evaluator keys: a judge configuration's current name, else the name its verdicts carry. */

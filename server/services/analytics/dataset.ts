@@ -10,8 +10,21 @@
  * verdicts).
  */
 import type { Db } from "../../../db/database";
-import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns, notAttemptedTrajectories, NULL_INT, tableVersions, verdictsChangedSince, type ChangedVerdict } from "../../../db/repositories/analytics";
+import {
+  loadCampaignLabelColumns,
+  loadConsolidatedColumns,
+  loadTaskAttributes,
+  loadTaskColumns,
+  loadTrajectoryColumns,
+  loadVerdictColumns,
+  notAttemptedTrajectories,
+  NULL_INT,
+  tableVersions,
+  verdictsChangedSince,
+  type ChangedVerdict,
+} from "../../../db/repositories/analytics";
 import { VERDICT_REMOVALS_COUNTER, type ChangeCounter, type CountedTable } from "../../../db/schema/changes";
+import type { ReferenceSpec } from "../../domain/analytics/reference";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
 import type { BootstrapMemo, InstrumentErrors } from "../../domain/analytics/evaluator-measures";
@@ -32,10 +45,15 @@ export interface TrajectoryFacts {
   rowOf(id: number): number;
   /** 1 = infrastructure error, 2 = blocked: not the agent's attempt, left out of every scope and counted apart. */
   notAttempted: Uint8Array;
+  /**
+   * Task attributes (the source's own task fields, e.g. `lang`), by name: each row's value as a code into `values`,
+   * -1 when its task does not carry the attribute. Names in code-unit order.
+   */
+  attributes: Map<string, { values: string[]; code: Int32Array }>;
 }
 
 export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
-  const [t, tr, notAttemptedRows] = await Promise.all([loadTaskColumns(db), loadTrajectoryColumns(db), notAttemptedTrajectories(db)]);
+  const [t, tr, notAttemptedRows, taskAttributes] = await Promise.all([loadTaskColumns(db), loadTrajectoryColumns(db), notAttemptedTrajectories(db), loadTaskAttributes(db)]);
   let maxTask = 0;
   for (const v of t.col.id) if (v > maxTask) maxTask = v;
   const taskRow = new Int32Array(maxTask + 1).fill(-1);
@@ -60,8 +78,30 @@ export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
     const r = t.id < index.length ? index[t.id]! : -1;
     if (r >= 0) notAttempted[r] = t.outcome === "infra_error" ? 1 : 2;
   }
+  // Attribute codes per row, through the task: values coded in order of first appearance, then sorted by name.
+  const attributesOfTask = new Map(taskAttributes.map((a) => [a.id, a.attributes]));
+  const building = new Map<string, { index: Map<string, number>; values: string[]; code: Int32Array }>();
+  if (attributesOfTask.size) {
+    for (let r = 0; r < n; r++) {
+      const attrs = attributesOfTask.get(tr.col.taskId[r]!);
+      if (!attrs) continue;
+      for (const [name, value] of Object.entries(attrs)) {
+        let a = building.get(name);
+        if (!a) building.set(name, (a = { index: new Map(), values: [], code: new Int32Array(n).fill(-1) }));
+        let c = a.index.get(value);
+        if (c === undefined) {
+          c = a.values.length;
+          a.index.set(value, c);
+          a.values.push(value);
+        }
+        a.code[r] = c;
+      }
+    }
+  }
+  const attributes = new Map([...building.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, a]) => [name, { values: a.values, code: a.code }]));
   return {
     notAttempted,
+    attributes,
     n,
     id: tr.col.id,
     runId: tr.col.runId,
@@ -133,7 +173,9 @@ export const REF_NONE = -1;
 export const REF_FAILURE = 0;
 export const REF_SUCCESS = 1;
 export const REF_UNSURE = 2;
-export const REF_VERDICTS = ["failure", "success", "unsure"] as const;
+/** A majority reference with as many success as failure labels: no reference, counted apart. */
+export const REF_TIE = 3;
+export const REF_VERDICTS = ["failure", "success", "unsure", "tie"] as const;
 
 export interface Reference {
   /** Per facts row: REF_* code. */
@@ -147,6 +189,9 @@ export interface Reference {
   campaignId: Int32Array;
   /** Campaign asked for, if any. */
   requestedCampaignId: number | undefined;
+  /** What the reference is (consolidated labels unless said otherwise) and, for an annotator, their name as shown. */
+  spec?: ReferenceSpec;
+  annotatorName?: string;
 }
 
 /**
@@ -359,6 +404,8 @@ const FACTS_TABLES: CountedTable[] = ["tasks", "trajectories"];
 const REFERENCE_TABLES: CountedTable[] = [...FACTS_TABLES, "consolidated_labels"];
 const VERDICT_TABLES: CountedTable[] = [...FACTS_TABLES, "evaluator_verdicts"];
 const LABEL_TABLES: CountedTable[] = ["labels"];
+/** A reference made from the annotators' labels (majority, one annotator): indexed by facts rows, read from labels. */
+export const LABEL_REFERENCE_TABLES: CountedTable[] = [...FACTS_TABLES, "labels"];
 
 interface CacheEntry {
   /** Versions of the tables the value was read from, when it was read. */

@@ -8,10 +8,10 @@ import { combinedLabel, evaluatorLabel, positionDecile } from "../../domain/anal
 import { describeSelection, type Selection } from "../../domain/analytics/selection";
 import { formatIdList, MAX_IDS } from "../../domain/trajectory-list-query";
 import { evaluatorNameLookup, runNames } from "./common";
+import { getReferenceFor } from "./references";
 import {
   getCampaignLabels,
   getFacts,
-  getReference,
   getVerdictSets,
   REF_FAILURE,
   REF_SUCCESS,
@@ -33,6 +33,16 @@ export async function selectionRows(db: Db, sel: Selection): Promise<Int32Array>
     const col = facts.difficulty[sel.difficulty.dim];
     for (let r = 0; r < facts.n; r++) if (mask[r] && (col[r] !== want || (want < 0 && sel.difficulty.value !== null))) mask[r] = 0;
   }
+  if (sel.attribute) {
+    const a = facts.attributes.get(sel.attribute.name);
+    const want = !a ? -2 : sel.attribute.value === null ? -1 : a.values.indexOf(sel.attribute.value);
+    // An unknown attribute or value matches nothing (tasks without the attribute match `value: null`).
+    for (let r = 0; r < facts.n; r++) {
+      if (!mask[r]) continue;
+      const code = a ? a.code[r]! : -1;
+      if (sel.attribute.value === null ? code !== -1 : want < 0 || code !== want) mask[r] = 0;
+    }
+  }
   if (sel.steps) {
     const min = sel.steps.min ?? 0;
     const max = sel.steps.max ?? Infinity;
@@ -48,7 +58,7 @@ export async function selectionRows(db: Db, sel: Selection): Promise<Int32Array>
   }
   if (sel.reference) {
     const c = sel.reference;
-    const ref = await getReference(db, c.campaignId);
+    const ref = await getReferenceFor(db, c.campaignId, c.source);
     const codes = new Set<number>((c.verdicts ?? ["success", "failure", "unsure"]).map((v) => (v === "success" ? REF_SUCCESS : v === "failure" ? REF_FAILURE : REF_UNSURE)));
     const category = c.category === undefined ? undefined : c.category === null ? -1 : ref.categories.indexOf(c.category);
     for (let r = 0; r < facts.n; r++) {

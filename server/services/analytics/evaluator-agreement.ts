@@ -1,6 +1,7 @@
 /**
- * Judge agreement: how far each automatic evaluator (judge setting, rule check, imported verdict) agrees with the
- * consolidated human label. Per setting: percent agreement, Cohen's κ with its large-sample 95% interval (and a
+ * Judge agreement: how far each automatic evaluator (judge setting, rule check, imported verdict) agrees with a human
+ * reference: the consolidated label (the default), the majority of the annotators (ties counted apart), or one
+ * annotator's labels (server/domain/analytics/reference.ts); split by any key (splits.ts). Per setting: percent agreement, Cohen's κ with its large-sample 95% interval (and a
  * bootstrap interval on request), prevalence and bias indices with PABAK and a skew warning, the confusion matrix
  * and precision / recall / F1 of "success"; split per site, agent run and human error category; a k-table when one
  * judge ran with several screenshot windows (WebVoyager's Table 2); and the list of every disagreement.
@@ -24,16 +25,19 @@ import {
   type ProportionInterval,
 } from "../../domain/agreement";
 import { countedVerdicts, evaluatorId, type UnparseablePolicy } from "../../domain/analytics/measures";
+import { CONSOLIDATED, describeReference, formatReferenceSpec, type ReferenceSpec } from "../../domain/analytics/reference";
 import type { EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { NotFoundError } from "../../errors";
 import { evaluatorsInScope, runNames, type EvaluatorInfo } from "./common";
+import { getReferenceFor, referenceAnnotators } from "./references";
+import { resolveSplitKey, splitFacts, type Split } from "./splits";
 import {
   getFacts,
-  getReference,
   getVerdictSets,
   REF_FAILURE,
   REF_NONE,
   REF_SUCCESS,
+  REF_TIE,
   REF_UNSURE,
   sameIdentity,
   scopeMask,
@@ -51,12 +55,16 @@ export interface JudgeAgreementInput {
   scope: Scope;
   campaignId?: number;
   unparseable: UnparseablePolicy;
+  /** The human reference; default the consolidated label. */
+  reference?: ReferenceSpec;
+  /** A split key (splits.ts): every evaluator's agreement per group as well. */
+  by?: string;
 }
 
 export const AGREEMENT_CATEGORIES = ["success", "failure"] as const;
 
-/** Per group: [hS·jS, hS·jF, hF·jS, hF·jF, unparseable, notEvaluable, unsure, noReference, hS·jU, hF·jU]. */
-const SLOTS = 10;
+/** Per group: [hS·jS, hS·jF, hF·jS, hF·jF, unparseable, notEvaluable, unsure, noReference, hS·jU, hF·jU, tie]. */
+const SLOTS = 11;
 const S_SS = 0;
 const S_SF = 1;
 const S_FS = 2;
@@ -67,6 +75,7 @@ const S_UNSURE = 6;
 const S_NO_REFERENCE = 7;
 const S_S_UNPARSEABLE = 8;
 const S_F_UNPARSEABLE = 9;
+const S_TIE = 10;
 
 export interface ConfusionCell {
   human: "success" | "failure";
@@ -93,8 +102,10 @@ export interface AgreementStats {
   notEvaluable: number;
   /** Verdicts on trajectories whose consolidated label is "unsure". */
   unsureReference: number;
-  /** Verdicts on trajectories without a consolidated label. */
+  /** Verdicts on trajectories without a reference label. */
   noReference: number;
+  /** Verdicts on trajectories whose majority reference is a tie (as many success as failure labels): counted apart. */
+  tieReference: number;
   /** Evaluator said success, human failure / evaluator failure, human success. */
   falseSuccess: number;
   falseFailure: number;
@@ -108,16 +119,62 @@ export interface AgreementStats {
 export interface JudgeSummary {
   info: EvaluatorInfo;
   stats: AgreementStats;
+  /** Per group of the split, when one was asked for (groups where the evaluator has no verdict are left out). */
+  groups?: SplitRow[];
+}
+
+/** The reference a result was computed against, in words and as a spec. */
+export interface ReferenceInfo {
+  spec: ReferenceSpec;
+  description: string;
+  /** Trajectories in scope with a success/failure reference, with a tied majority, and with an unsure one. */
+  labels: number;
+  ties: number;
+  unsure: number;
+}
+
+async function referenceOf(db: Db, input: JudgeAgreementInput, mask: Uint8Array) {
+  const spec = input.reference ?? CONSOLIDATED;
+  const ref = await getReferenceFor(db, input.campaignId, spec);
+  let labels = 0;
+  let ties = 0;
+  let unsure = 0;
+  for (let r = 0; r < mask.length; r++) {
+    if (!mask[r]) continue;
+    const v = ref.verdict[r];
+    if (v === REF_SUCCESS || v === REF_FAILURE) labels++;
+    else if (v === REF_TIE) ties++;
+    else if (v === REF_UNSURE) unsure++;
+  }
+  const info: ReferenceInfo = { spec, description: describeReference(spec, ref.annotatorName), labels, ties, unsure };
+  return { ref, info };
+}
+
+/** Per group of a split: the evaluator's agreement on the group's trajectories (groups it has no verdict in are left out). */
+function splitRows(split: Split, set: VerdictSet, ref: Reference, mask: Uint8Array, ctx: Context): SplitRow[] {
+  const counts = countPairs(set, ref, mask, (r) => split.group[r]!, split.groups.length);
+  const rows: SplitRow[] = [];
+  split.groups.forEach((g, i) => {
+    const stats = statsFromCounts(counts, i, set.identity, ctx, g.sel);
+    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference + stats.tieReference > 0) rows.push({ key: g.key, label: g.label, stats });
+  });
+  return rows;
 }
 
 interface Context {
   base: Selection;
   campaignId?: number;
   policy: UnparseablePolicy;
+  reference: ReferenceSpec;
 }
 
 function referenceCondition(ctx: Context, verdicts: ("success" | "failure")[], extra: { category?: string | null } = {}): Selection["reference"] {
-  return { ...(ctx.campaignId !== undefined ? { campaignId: ctx.campaignId } : {}), verdicts, ...extra };
+  return {
+    ...(ctx.campaignId !== undefined ? { campaignId: ctx.campaignId } : {}),
+    verdicts,
+    ...extra,
+    ...(ctx.reference.kind === "consolidated" ? {} : { source: ctx.reference }),
+  };
 }
 
 type VerdictList = NonNullable<Selection["evaluator"]>["verdicts"];
@@ -145,6 +202,7 @@ function countPairs(set: VerdictSet, ref: Reference, mask: Uint8Array, group: (r
     const v = verdict[i]!;
     if (h === REF_NONE) counts[o + S_NO_REFERENCE]!++;
     else if (h === REF_UNSURE) counts[o + S_UNSURE]!++;
+    else if (h === REF_TIE) counts[o + S_TIE]!++;
     else if (v === V_NOT_EVALUABLE) counts[o + S_NOT_EVALUABLE]!++;
     else if (v === V_UNPARSEABLE) {
       counts[o + S_UNPARSEABLE]!++;
@@ -204,6 +262,7 @@ function statsFromCounts(
     notEvaluable: counts[o + S_NOT_EVALUABLE]!,
     unsureReference: counts[o + S_UNSURE]!,
     noReference: counts[o + S_NO_REFERENCE]!,
+    tieReference: counts[o + S_TIE]!,
     falseSuccess: fs,
     falseFailure: sf,
     sel: { ...base, reference: referenceCondition(ctx, ["success", "failure"]), evaluator: evaluatorCondition(identity, counted) },
@@ -226,24 +285,36 @@ export interface JudgeListResult {
   scope: Scope;
   campaignId: number | null;
   unparseable: UnparseablePolicy;
-  /** Trajectories in scope with a consolidated human success/failure label. */
+  /** Trajectories in scope with a human success/failure reference label. */
   referenceLabels: number;
+  reference: ReferenceInfo;
+  /** The split asked for (`by`), resolved, with its title; null when none. */
+  split: { by: string; title: string } | null;
   judges: JudgeSummary[];
 }
 
-/** Every evaluator setting with verdicts in scope, against the human label. */
+/** Every evaluator setting with verdicts in scope, against the human reference (and per group of a split). */
 export async function judgeAgreementList(db: Db, input: JudgeAgreementInput): Promise<JudgeListResult> {
   const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = await getReference(db, input.campaignId);
-  const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable };
-  let referenceLabels = 0;
-  for (let r = 0; r < facts.n; r++) if (mask[r] && (ref.verdict[r] === REF_SUCCESS || ref.verdict[r] === REF_FAILURE)) referenceLabels++;
-  const judges = (await evaluatorsInScope(db, await getVerdictSets(db), mask)).map(({ set, info }) => ({
-    info,
-    stats: statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, ctx, {}),
-  }));
-  return { scope: input.scope, campaignId: input.campaignId ?? null, unparseable: input.unparseable, referenceLabels, judges };
+  const { ref, info: reference } = await referenceOf(db, input, mask);
+  const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable, reference: reference.spec };
+  const split = input.by ? await splitFacts(db, facts, resolveSplitKey(facts, input.by)) : null;
+  const judges: JudgeSummary[] = [];
+  for (const { set, info } of await evaluatorsInScope(db, await getVerdictSets(db), mask)) {
+    const summary: JudgeSummary = { info, stats: statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, ctx, {}) };
+    if (split) summary.groups = splitRows(split, set, ref, mask, ctx);
+    judges.push(summary);
+  }
+  return {
+    scope: input.scope,
+    campaignId: input.campaignId ?? null,
+    unparseable: input.unparseable,
+    referenceLabels: reference.labels,
+    reference,
+    split: split ? { by: split.by, title: split.title } : null,
+    judges,
+  };
 }
 
 export interface SplitRow {
@@ -292,15 +363,31 @@ export interface JudgeDetailResult {
   settings: KRow[];
   selected: EvaluatorInfo;
   overall: AgreementStats;
+  reference: ReferenceInfo;
   bySite: SplitRow[];
   byRun: SplitRow[];
   byCategory: CategoryRow[];
+  /** The split asked for (`by`): the setting's agreement per group. */
+  split: { by: string; title: string; rows: SplitRow[] } | null;
+  /**
+   * The same setting against every reference there is: the consolidated label, the annotators' majority, and each
+   * annotator (of the chosen campaign, else of every campaign); the one in use is marked.
+   */
+  byReference: ReferenceRow[];
+}
+
+export interface ReferenceRow {
+  key: string;
+  label: string;
+  spec: ReferenceSpec;
+  current: boolean;
+  stats: AgreementStats;
 }
 
 export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Promise<JudgeDetailResult> {
   const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = await getReference(db, input.campaignId);
+  const { ref, info: reference } = await referenceOf(db, input, mask);
   const all = await evaluatorsInScope(db, await getVerdictSets(db, input.evaluatorKey), mask);
   if (all.length === 0) throw new NotFoundError("evaluator with verdicts in this scope", input.evaluatorKey);
   const chosen =
@@ -308,7 +395,7 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
     (() => {
       throw new NotFoundError("setting of this evaluator", `${input.evaluatorKey} k=${input.k ?? "*"} prompt=${input.promptVersion ?? "*"}`);
     })();
-  const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable };
+  const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable, reference: reference.spec };
   const { set, info } = chosen;
 
   const settings = all.map((x) => ({ info: x.info, stats: statsFromCounts(countPairs(x.set, ref, mask, () => 0, 1), 0, x.set.identity, ctx, {}) }));
@@ -319,7 +406,7 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
   const bySite: SplitRow[] = [];
   for (let g = 0; g <= facts.sites.length; g++) {
     const stats = statsFromCounts(siteCounts, g, set.identity, ctx, { site: g === 0 ? null : facts.sites[g - 1]! });
-    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference === 0) continue;
+    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference + stats.tieReference === 0) continue;
     bySite.push({ key: `site:${g === 0 ? null : facts.sites[g - 1]}`, label: g === 0 ? "(no site)" : facts.sites[g - 1]!, stats });
   }
   bySite.sort((a, b) => (a.label === "(no site)" ? 1 : b.label === "(no site)" ? -1 : a.label.localeCompare(b.label)));
@@ -330,7 +417,7 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
   const byRun: SplitRow[] = [];
   runs.forEach((run, g) => {
     const stats = statsFromCounts(runCounts, g, set.identity, ctx, { runId: run.id });
-    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference > 0) byRun.push({ key: `run:${run.id}`, label: run.name, stats });
+    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference + stats.tieReference > 0) byRun.push({ key: `run:${run.id}`, label: run.name, stats });
   });
 
   // Per human error category, over human failures: group = category code + 1 (0 = no category).
@@ -370,10 +457,35 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
     settings,
     selected: info,
     overall,
+    reference,
     bySite,
     byRun,
     byCategory,
+    split: await (async () => {
+      if (!input.by) return null;
+      const split = await splitFacts(db, facts, resolveSplitKey(facts, input.by));
+      return { by: split.by, title: split.title, rows: splitRows(split, set, ref, mask, ctx) };
+    })(),
+    byReference: await referenceRows(db, input, set, mask, ctx),
   };
+}
+
+/** The setting against the consolidated label, the majority and each annotator. */
+async function referenceRows(db: Db, input: JudgeDetailInput, set: VerdictSet, mask: Uint8Array, ctx: Context): Promise<ReferenceRow[]> {
+  const specs: { label: string; spec: ReferenceSpec }[] = [
+    { label: "Consolidated label", spec: CONSOLIDATED },
+    { label: "Majority of the annotators", spec: { kind: "majority" } },
+    ...(await referenceAnnotators(db, input.campaignId)).map((a) => ({ label: a.name, spec: { kind: "annotator" as const, annotator: a.key } })),
+  ];
+  const current = formatReferenceSpec(ctx.reference);
+  const rows: ReferenceRow[] = [];
+  for (const { label, spec } of specs) {
+    const ref = await getReferenceFor(db, input.campaignId, spec);
+    const stats = statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, { ...ctx, reference: spec }, {});
+    const isCurrent = formatReferenceSpec(spec) === current || (spec.kind === "annotator" && ctx.reference.kind === "annotator" && ref.annotatorName === ctx.reference.annotator);
+    if (stats.n + stats.tieReference + stats.unsureReference > 0 || isCurrent) rows.push({ key: formatReferenceSpec(spec), label, spec, current: isCurrent, stats });
+  }
+  return rows;
 }
 
 export type DisagreementKind = "all" | "false_success" | "false_failure" | "unparseable";
@@ -406,7 +518,7 @@ export interface DisagreementRow {
 export async function judgeDisagreements(db: Db, input: DisagreementInput) {
   const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
-  const ref = await getReference(db, input.campaignId);
+  const ref = await getReferenceFor(db, input.campaignId, input.reference);
   const set = (await getVerdictSets(db, input.identity.key)).find((s) => sameIdentity(s.identity, input.identity));
   if (!set) throw new NotFoundError("evaluator setting", evaluatorId(input.identity));
   const asFailure = input.unparseable === "failure";

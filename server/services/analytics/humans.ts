@@ -9,7 +9,7 @@
  * label still counts as disputed.
  */
 import type { Db } from "../../../db/database";
-import { campaignItemCount, campaignItemCounts, labelsOfItems, listCampaignHeads, trajectoryRows, userNames } from "../../../db/repositories/analytics";
+import { campaignItemCount, campaignItemCounts, labelsOfItems, listCampaignHeads, trajectoryRows } from "../../../db/repositories/analytics";
 import { goldItemIds } from "../../../db/repositories/annotation/quality";
 import {
   dawidSkene,
@@ -34,7 +34,9 @@ import type { Selection } from "../../domain/analytics/selection";
 import { NotFoundError } from "../../errors";
 import { decisionTallies } from "../../../db/repositories/annotation/labels";
 import { tallyDecisions, type DecisionTally } from "../../domain/annotation/protocols";
-import { getCampaignLabels, type CampaignLabelColumns } from "./dataset";
+import { annotatorDisplayNames } from "./common";
+import { getCampaignLabels, getFacts, type CampaignLabelColumns } from "./dataset";
+import { resolveSplitKey, splitFacts } from "./splits";
 
 /** Pairs sharing fewer items than this are shown with their n but flagged (the CLI's matrix hides them). */
 export const MIN_SHARED_FOR_KAPPA = 10;
@@ -118,12 +120,8 @@ export interface HumanAgreementResult {
   disputed: DisputedItem[];
   sel: Selection;
   disputedSel: Selection;
-}
-
-async function annotatorDisplayNames(db: Db, keys: string[]): Promise<string[]> {
-  const userIds = keys.filter((k) => k.startsWith("user:")).map((k) => k.slice(5));
-  const names = await userNames(db, userIds);
-  return keys.map((k) => (k.startsWith("user:") ? (names.get(k.slice(5)) ?? k.slice(5)) : k.startsWith("import:") ? k.slice(7) : k));
+  /** α and Fleiss' κ per group of the split asked for (`by`); null when none. */
+  split: { by: string; title: string; rows: HumanSplitRow[] } | null;
 }
 
 interface Grouped {
@@ -236,7 +234,47 @@ function agreeingShare(counts: Int32Array, total: number): number {
   return pairs / (total * (total - 1));
 }
 
-export async function humanAgreement(db: Db, campaignId: number): Promise<HumanAgreementResult> {
+/**
+ * α, Fleiss' κ (each with its interval) and Fleiss' P̄ of the items `items`, from their category counts (`counts`,
+ * k per item): the figures of one group of a split.
+ */
+function levelFromItemCounts(counts: Int32Array, k: number, items: readonly number[], categories: string[]): LevelAgreement {
+  const alpha = new KrippendorffAccumulator();
+  const patterns = new ItemPatterns(k, categories);
+  const percent = new CountAgreement(k);
+  const m: number[] = [];
+  const totals = new Array<number>(k).fill(0);
+  let sumSquares = 0;
+  for (const x of items) {
+    const row = counts.subarray(x * k, (x + 1) * k);
+    let ratings = 0;
+    for (let c = 0; c < k; c++) {
+      for (let t = 0; t < row[c]!; t++) alpha.add(c);
+      ratings += row[c]!;
+      totals[c]! += row[c]!;
+      sumSquares += row[c]! * row[c]!;
+    }
+    alpha.endUnit();
+    patterns.add(row);
+    percent.add(row);
+    if (ratings > 0) m.push(ratings);
+  }
+  const a = alpha.result(categories);
+  const f = fleissKappaFromSummaries(m, sumSquares, totals, categories);
+  return { categories, alpha: { ...a, interval: krippendorffAlphaInterval(patterns, a) }, fleiss: { ...f, interval: fleissKappaInterval(patterns, f) }, percent: percent.meanPairwise() };
+}
+
+export interface HumanSplitRow {
+  key: string;
+  label: string;
+  /** Trajectories of the group with at least one label. */
+  items: number;
+  verdict: LevelAgreement;
+  combined: LevelAgreement;
+  sel: Selection;
+}
+
+export async function humanAgreement(db: Db, campaignId: number, by?: string): Promise<HumanAgreementResult> {
   const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
   // Gold items are left out of agreement: every annotator labels them, so they would count one trajectory as many
@@ -281,6 +319,9 @@ export async function humanAgreement(db: Db, campaignId: number): Promise<HumanA
   const combinedPairs = new PairTables(R, KC);
   const vc = new Int32Array(2);
   const cc = new Int32Array(KC);
+  // Per item, its counts at both levels (for the split's groups) and its trajectory.
+  const itemVerdictCounts = new Int32Array(nItems * 2);
+  const itemCombinedCounts = new Int32Array(nItems * KC);
   const verdictPatterns = new ItemPatterns(2, ["success", "failure"]);
   const combinedPatterns = new ItemPatterns(KC, combinedNames);
   const categoryPatterns = new ItemPatterns(categoryNames.length, categoryNames);
@@ -349,6 +390,8 @@ export async function humanAgreement(db: Db, campaignId: number): Promise<HumanA
     combinedCounts.add(cc);
     verdictPatterns.add(vc);
     combinedPatterns.add(cc);
+    itemVerdictCounts.set(vc, x * 2);
+    itemCombinedCounts.set(cc, x * KC);
     categoryPatterns.add(cc.subarray(2));
     const m = vc[0]! + vc[1]!;
     if (m >= 2) pairableItems++;
@@ -454,6 +497,36 @@ export async function humanAgreement(db: Db, campaignId: number): Promise<HumanA
     ];
   });
 
+  let split: HumanAgreementResult["split"] = null;
+  if (by) {
+    const facts = await getFacts(db);
+    const groups = await splitFacts(db, facts, resolveSplitKey(facts, by));
+    const members: number[][] = groups.groups.map(() => []);
+    for (let x = 0; x < nItems; x++) {
+      const r = facts.rowOf(l.col.trajectoryId[g.order[g.start[x]!]!]!);
+      const group = r < 0 ? -1 : groups.group[r]!;
+      if (group >= 0) members[group]!.push(x);
+    }
+    split = {
+      by: groups.by,
+      title: groups.title,
+      rows: groups.groups.flatMap((group, i) =>
+        members[i]!.length
+          ? [
+              {
+                key: group.key,
+                label: group.label,
+                items: members[i]!.length,
+                verdict: levelFromItemCounts(itemVerdictCounts, 2, members[i]!, ["success", "failure"]),
+                combined: levelFromItemCounts(itemCombinedCounts, KC, members[i]!, combinedNames),
+                sel: { ...group.sel, campaign: { campaignId } },
+              },
+            ]
+          : [],
+      ),
+    };
+  }
+
   return {
     campaign: {
       id: head.id,
@@ -499,6 +572,7 @@ export async function humanAgreement(db: Db, campaignId: number): Promise<HumanA
     disputed,
     sel: campaignSel,
     disputedSel: { campaign: { campaignId, disagree: true } },
+    split,
   };
 }
 

@@ -8,12 +8,16 @@ import { listTaskSetNames } from "../../../db/repositories/analytics";
 import { runNames } from "./common";
 import { getFacts } from "./dataset";
 import { campaignList } from "./humans";
+import { referenceAnnotators } from "./references";
+import { splitKeyOptions } from "./splits";
 
 export { analyticsOverview, HUMAN_EVALUATOR_ID, type OverviewInput, type OverviewResult, type OverviewColumn, type RateRow } from "./overview";
-export { judgeAgreementList, judgeAgreementDetail, judgeDisagreements, type AgreementStats, type JudgeDetailResult, type JudgeListResult } from "./evaluator-agreement";
+export { judgeAgreementList, judgeAgreementDetail, judgeDisagreements, type AgreementStats, type JudgeDetailResult, type JudgeListResult, type ReferenceRow, type SplitRow } from "./evaluator-agreement";
+export { referenceAnnotators, resolveAnnotator } from "./references";
+export { resolveSplitKey, splitKeyOptions, type SplitKeyOption } from "./splits";
 export { failureStepAgreement, type FailureStepResult, type StepAgreement } from "./failure-steps";
 export { judgeMeasures, type JudgeMeasuresResult, type EvaluatorMeasures, type SplitErrors, type RankRow } from "./evaluator-measures";
-export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult, type HumanConsensusResult, type CampaignListEntry } from "./humans";
+export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult, type HumanConsensusResult, type HumanSplitRow, type CampaignListEntry } from "./humans";
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
 export { drillDown, selectionRows } from "./drill";
 export { csvAgreement, csvAgreementJob, startCsvAgreement, CSV_AGREEMENT_JOB_TYPE, type CsvAgreementInput, type CsvAgreementResult } from "./csv-agreement";
@@ -34,5 +38,9 @@ export async function analyticsOptions(db: Db) {
     sites,
     hasTrajectoriesWithoutSite: noSite,
     campaigns: await campaignList(db),
+    /** What views can be split by: site, run, task set, difficulty dimensions and the task attributes sources carried. */
+    splitKeys: splitKeyOptions(facts),
+    /** Annotators with labels in any campaign, for "against annotator X" references. */
+    annotators: (await referenceAnnotators(db)).map((a) => ({ key: a.key, name: a.name })),
   };
 }

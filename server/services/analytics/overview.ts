@@ -27,6 +27,7 @@ import {
   type RateCell,
   type RunName,
 } from "./common";
+import { resolveSplitKey, splitFacts } from "./splits";
 import {
   getFacts,
   getReference,
@@ -51,6 +52,8 @@ export interface OverviewInput {
   campaignId?: number;
   unparseable: UnparseablePolicy;
   difficulty: DifficultyDimension;
+  /** A split key (splits.ts: a task attribute, site, run, difficulty…): rates per group as well. */
+  by?: string;
 }
 
 export interface OverviewColumn {
@@ -89,6 +92,8 @@ export interface OverviewResult {
   byDifficulty: RateRow[];
   byLength: RateRow[];
   lengthBucketWidth: number;
+  /** Rates per group of the split asked for (`by`); null when none. */
+  split: { by: string; title: string; rows: RateRow[] } | null;
 }
 
 interface Grouping {
@@ -278,6 +283,14 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
     order: [bucket],
   }));
 
+  let split: OverviewResult["split"] = null;
+  if (input.by) {
+    const s = await splitFacts(db, facts, resolveSplitKey(facts, input.by));
+    const g = makeGrouping(facts, mask, (r) => s.group[r]!);
+    // Groups keep the split's own order (by label, "not given" last).
+    split = { by: s.by, title: s.title, rows: rowsFor(g, (i) => ({ key: s.groups[i]!.key, label: s.groups[i]!.label, extra: s.groups[i]!.sel, order: [i] })) };
+  }
+
   // Column totals over the whole scope.
   const allG: Grouping = { group: Int32Array.from(mask, (m) => (m ? 0 : -1)), keys: [0], sizes: [inScope] };
   const totals = cellsFor(allG, () => ({}))[0]!;
@@ -300,5 +313,6 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
     byDifficulty,
     byLength,
     lengthBucketWidth: width,
+    split,
   };
 }

@@ -46,10 +46,10 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
   const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
   const [options, detail] = await Promise.all([
     caller.analytics.options(),
-    orNotFound(caller.analytics.judge({ ...common, evaluatorKey: key, k, promptVersion: pv, bootstrap: bootstrap ? { replicates: 2000, seed: 1 } : undefined })),
+    orNotFound(caller.analytics.judge({ ...common, reference: params.reference, by: params.by, evaluatorKey: key, k, promptVersion: pv, bootstrap: bootstrap ? { replicates: 2000, seed: 1 } : undefined })),
   ]);
   const identity = detail.selected.identity;
-  const disagreements = await caller.analytics.disagreements({ ...common, identity, kind, page, pageSize: 50 });
+  const disagreements = await caller.analytics.disagreements({ ...common, reference: params.reference, identity, kind, page, pageSize: 50 });
   const search = analyticsSearch(params);
   const view = prepareJudgeDetail(detail, search);
   const pageHref = judgePageHref(key, identity, search);
@@ -65,7 +65,7 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
       <PageHeader
         crumbs={[{ href: `/analytics/judges${search}`, label: "Judge agreement" }]}
         title={view.title}
-        subtitle={`${detail.kind} · ${key}${identity.pv ? ` · prompt ${identity.pv}` : ""} · against the consolidated human label`}
+        subtitle={`${detail.kind} · ${key}${identity.pv ? ` · prompt ${identity.pv}` : ""} · ${view.reference}`}
         actions={
           <Link className={`btn ${bootstrap ? "btn-on" : ""}`} href={bootstrap ? here({}) : here({ bootstrap: 1 })} title="Percentile bootstrap interval for κ (2,000 resamples)">
             {bootstrap ? "Bootstrap CI: on" : "Add bootstrap CI"}
@@ -73,7 +73,7 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
         }
       />
       <div className="flex flex-col gap-4 px-6 py-3">
-        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, unparseable: true }} keep={keep} />
+        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, reference: true, unparseable: true, by: true }} keep={keep} />
         {view.settings.length > 1 && (
           <nav aria-label="Settings" className="flex flex-wrap items-center gap-1">
             <span className="section-title mr-1">Setting</span>
@@ -95,7 +95,7 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
           <TablePanel
             id="confusion"
             title="Confusion matrix"
-            description="Rows: consolidated human label; columns: the evaluator. Each cell lists its trajectories."
+            description={`Rows: ${detail.reference.description}; columns: the evaluator. Each cell lists its trajectories.`}
             table={view.confusionTable}
             controls={null}
           />
@@ -104,6 +104,13 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
             <HeatMatrix model={view.confusion} label="confusion" />
           </section>
         </div>
+        <TablePanel
+          id="by-reference"
+          title="Against every reference"
+          description="The same setting against the consolidated label, the majority of the annotators (tied trajectories counted apart, never broken by a guess) and each annotator alone. Click one to use it on this page."
+          table={view.byReference}
+        />
+        {view.split && <Figure id={view.split.id} title={view.split.title} description={view.split.description} chart={view.split.chart ? <RateChart model={view.split.chart} /> : null} table={view.split.table} />}
         {view.kTable && <Figure id={view.kTable.id} title={view.kTable.title} description={view.kTable.description} chart={view.kTable.chart ? <RateChart model={view.kTable.chart} /> : null} table={view.kTable.table} defaultView="table" />}
         <Figure id={view.bySite.id} title={view.bySite.title} description={view.bySite.description} chart={view.bySite.chart ? <RateChart model={view.bySite.chart} /> : null} table={view.bySite.table} />
         <Figure

@@ -1,0 +1,145 @@
+/**
+ * References made from the annotators' own labels (server/domain/analytics/reference.ts): the majority of a
+ * trajectory's labels, or one annotator's label, in the same shape as the consolidated reference (per facts row a
+ * REF_* code, the error category and the first failing step), so every judge measure can use any of them.
+ *
+ * Labels come from the chosen campaign, or, with none chosen, from each trajectory's latest campaign that has
+ * labels for it (as the consolidated reference takes each trajectory's latest consolidated label).
+ */
+import type { Db } from "../../../db/database";
+import { listCampaignHeads, NULL_INT } from "../../../db/repositories/analytics";
+import { formatReferenceSpec, majorityOutcome, plurality, type ReferenceSpec } from "../../domain/analytics/reference";
+import { NotFoundError, ValidationError } from "../../errors";
+import { annotatorDisplayNames } from "./common";
+import {
+  cachedAnalytics,
+  getCampaignLabels,
+  getFacts,
+  getReference,
+  LABEL_REFERENCE_TABLES,
+  REF_FAILURE,
+  REF_NONE,
+  REF_SUCCESS,
+  REF_TIE,
+  REF_UNSURE,
+  type Reference,
+  type TrajectoryFacts,
+} from "./dataset";
+
+/** Annotators of the campaigns a label reference reads: key, name as shown, and how many labels they gave. */
+export interface ReferenceAnnotator {
+  key: string;
+  name: string;
+  labels: number;
+}
+
+async function campaignsOf(db: Db, campaignId: number | undefined): Promise<number[]> {
+  const heads = await listCampaignHeads(db);
+  if (campaignId !== undefined) {
+    if (!heads.some((h) => h.id === campaignId)) throw new NotFoundError("campaign", campaignId);
+    return [campaignId];
+  }
+  return heads.map((h) => h.id).sort((a, b) => a - b);
+}
+
+/** Every annotator with labels in the campaign (or in any campaign), by name. */
+export async function referenceAnnotators(db: Db, campaignId?: number): Promise<ReferenceAnnotator[]> {
+  const counts = new Map<string, number>();
+  for (const id of await campaignsOf(db, campaignId)) {
+    const l = await getCampaignLabels(db, id);
+    for (let i = 0; i < l.length; i++) {
+      const key = l.dict.annotatorKey[l.col.annotatorKey[i]!]!;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+  }
+  const keys = [...counts.keys()];
+  const names = await annotatorDisplayNames(db, keys);
+  return keys.map((key, i) => ({ key, name: names[i]!, labels: counts.get(key)! })).sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : 1));
+}
+
+/** The annotator a reference names: by the name Verdict shows, or by their key; an error lists who there is. */
+export async function resolveAnnotator(db: Db, campaignId: number | undefined, name: string): Promise<ReferenceAnnotator> {
+  const all = await referenceAnnotators(db, campaignId);
+  const byKey = all.find((a) => a.key === name);
+  if (byKey) return byKey;
+  const byName = all.filter((a) => a.name === name);
+  if (byName.length === 1) return byName[0]!;
+  const where = campaignId === undefined ? "any campaign" : `campaign #${campaignId}`;
+  if (byName.length > 1) throw new ValidationError(`${byName.length} annotators in ${where} are called ${JSON.stringify(name)}; name one by key: ${byName.map((a) => a.key).join(", ")}`);
+  throw new ValidationError(`no annotator ${JSON.stringify(name)} has labels in ${where}; the annotators are ${all.map((a) => JSON.stringify(a.name)).join(", ") || "(none)"}`);
+}
+
+async function loadLabelReference(db: Db, facts: TrajectoryFacts, campaignId: number | undefined, spec: Exclude<ReferenceSpec, { kind: "consolidated" }>): Promise<Reference> {
+  const verdict = new Int8Array(facts.n).fill(REF_NONE);
+  const category = new Int32Array(facts.n).fill(-1);
+  const firstFailingStep = new Int32Array(facts.n).fill(NULL_INT);
+  const fromCampaign = new Int32Array(facts.n);
+  const categories: string[] = [];
+  const categoryIndex = new Map<string, number>();
+  const categoryCode = (name: string) => {
+    let c = categoryIndex.get(name);
+    if (c === undefined) {
+      c = categories.length;
+      categoryIndex.set(name, c);
+      categories.push(name);
+    }
+    return c;
+  };
+  const annotator = spec.kind === "annotator" ? await resolveAnnotator(db, campaignId, spec.annotator) : null;
+
+  for (const id of await campaignsOf(db, campaignId)) {
+    const l = await getCampaignLabels(db, id);
+    const words = l.dict.verdict.map((v) => (v === "success" ? REF_SUCCESS : v === "failure" ? REF_FAILURE : REF_UNSURE));
+    const catCodes = l.dict.category.map(categoryCode);
+    const wanted = annotator ? l.dict.annotatorKey.indexOf(annotator.key) : -2;
+    if (annotator && wanted < 0) continue;
+    // Labels grouped by facts row (one trajectory is one item of a campaign).
+    const byRow = new Map<number, number[]>();
+    for (let i = 0; i < l.length; i++) {
+      if (annotator && l.col.annotatorKey[i] !== wanted) continue;
+      const r = facts.rowOf(l.col.trajectoryId[i]!);
+      if (r < 0) continue;
+      const list = byRow.get(r);
+      if (list) list.push(i);
+      else byRow.set(r, [i]);
+    }
+    const categoryVotes = new Int32Array(categories.length);
+    for (const [r, labels] of byRow) {
+      if (id < fromCampaign[r]!) continue;
+      fromCampaign[r] = id;
+      if (annotator) {
+        // A trajectory is one item per campaign, so an annotator has one active label on it.
+        const i = labels[0]!;
+        verdict[r] = words[l.col.verdict[i]!]!;
+        category[r] = verdict[r] === REF_FAILURE && l.col.category[i]! >= 0 ? catCodes[l.col.category[i]!]! : -1;
+        firstFailingStep[r] = verdict[r] === REF_FAILURE ? l.col.firstFailingStep[i]! : NULL_INT;
+        continue;
+      }
+      let successes = 0;
+      let failures = 0;
+      let unsure = 0;
+      categoryVotes.fill(0);
+      for (const i of labels) {
+        const w = words[l.col.verdict[i]!]!;
+        if (w === REF_SUCCESS) successes++;
+        else if (w === REF_FAILURE) {
+          failures++;
+          const c = l.col.category[i]!;
+          if (c >= 0) categoryVotes[catCodes[c]!]!++;
+        } else unsure++;
+      }
+      const outcome = majorityOutcome(successes, failures, unsure);
+      verdict[r] = outcome === "success" ? REF_SUCCESS : outcome === "failure" ? REF_FAILURE : outcome === "tie" ? REF_TIE : outcome === "unsure" ? REF_UNSURE : REF_NONE;
+      category[r] = outcome === "failure" ? plurality(categoryVotes) : -1;
+      firstFailingStep[r] = NULL_INT;
+    }
+  }
+  return { verdict, category, categories, firstFailingStep, campaignId: fromCampaign, requestedCampaignId: campaignId, spec, annotatorName: annotator?.name };
+}
+
+/** The reference of `spec`: the consolidated labels, the annotators' majority, or one annotator's labels. */
+export async function getReferenceFor(db: Db, campaignId: number | undefined, spec: ReferenceSpec | undefined): Promise<Reference> {
+  if (!spec || spec.kind === "consolidated") return getReference(db, campaignId);
+  const key = `reference:${campaignId ?? "latest"}:${formatReferenceSpec(spec)}`;
+  return cachedAnalytics(db, key, LABEL_REFERENCE_TABLES, async () => loadLabelReference(db, await getFacts(db), campaignId, spec));
+}

@@ -1,0 +1,20 @@
+/**
+ * A small labelled study for agreement tests: each trajectory's labels given as a string of S/F (one letter per
+ * annotator, in the order of `annotators`), imported as a researcher would import a CSV of labels.
+ */
+import { importLabelsCsv } from "../../server/services/annotation";
+import type { TestContext } from "./context";
+import { makeActor } from "./annotation-fixture";
+
+export async function importStudyLabels(ctx: TestContext, trajectoryIds: number[], labels: string[], annotators = ["Ann", "Bob", "Cy"]): Promise<number> {
+  const researcher = await makeActor(ctx, "Rhea", "researcher");
+  const rows = ["trajectory_id,annotator,verdict"];
+  labels.forEach((l, i) => [...l].forEach((v, a) => rows.push(`${trajectoryIds[i]},${annotators[a]},${v === "S" ? "success" : "failure"}`)));
+  const report = await importLabelsCsv(ctx.db, researcher, {
+    csv: rows.join("\n") + "\n",
+    source: "study.csv",
+    mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id" },
+    campaign: { name: "Study", annotatorsPerItem: annotators.length },
+  });
+  return report.campaignId!;
+}
