@@ -15,12 +15,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { agreementCommand } from "../../server/cli/commands/agreement";
 import { exportCampaignLabels } from "../../server/services/annotation";
 import { humanAgreement } from "../../server/services/analytics";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
-import { runCliCommand } from "../helpers/cli-run";
+import { runCliInProcess } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
 import { importStudyLabels } from "../helpers/study-labels";
 
@@ -47,7 +46,7 @@ describeEachBackend("agreement csv on Verdict's label export", (backend) => {
   it("counts the annotators' verdicts only, with no column flags, and equals the Human agreement page", async () => {
     const consolidatedRows = fs.readFileSync(exportFile, "utf8").split("\n").filter((l) => l.startsWith("consolidated,")).length;
     expect(consolidatedRows).toBe(8);
-    const r = await runCliCommand(agreementCommand, ["csv", exportFile, "--json"]);
+    const r = await runCliInProcess(["agreement", "csv", exportFile, "--json"], process.env);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -61,19 +60,19 @@ describeEachBackend("agreement csv on Verdict's label export", (backend) => {
     expect(page.verdict.alpha.alpha).toBeCloseTo(5 / 9, 14);
     expect([out.fleiss_kappa_ci_low, out.fleiss_kappa_ci_high]).toEqual([page.verdict.fleiss.interval.low, page.verdict.fleiss.interval.high]);
 
-    const text = await runCliCommand(agreementCommand, ["csv", exportFile]);
+    const text = await runCliInProcess(["agreement", "csv", exportFile], process.env);
     expect(text.stdout).toMatch(/a Verdict label export; the ratings are the annotators' verdicts/);
     expect(text.stdout).toMatch(/left out: 8 consolidated labels/);
     expect(text.stdout).toMatch(/Fleiss' κ\s+0\.543 \[/);
   });
 
   it("leaves the consolidated rows out also when the columns are named, unless a --where on kind says otherwise", async () => {
-    const named = JSON.parse((await runCliCommand(agreementCommand, ["csv", exportFile, "--item", "item_id", "--rater", "annotator_name", "--label", "verdict", "--json"])).stdout);
+    const named = JSON.parse((await runCliInProcess(["agreement", "csv", exportFile, "--item", "item_id", "--rater", "annotator_name", "--label", "verdict", "--json"], process.env)).stdout);
     expect(named).toMatchObject({ layout: "columns", raters: 3, ratings: 36 });
     expect(named.krippendorff_alpha).toBeCloseTo(5 / 9, 14);
     // Asked for explicitly, every row counts: the consolidated labels become a fourth "rater" and inflate α.
     const all = JSON.parse(
-      (await runCliCommand(agreementCommand, ["csv", exportFile, "--item", "item_id", "--rater", "annotator_name", "--label", "verdict", "--where", "kind!=none", "--json"])).stdout,
+      (await runCliInProcess(["agreement", "csv", exportFile, "--item", "item_id", "--rater", "annotator_name", "--label", "verdict", "--where", "kind!=none", "--json"], process.env)).stdout,
     );
     expect(all).toMatchObject({ raters: 4, ratings: 44, fleiss_kappa: null });
     expect(all.krippendorff_alpha).toBeCloseTo(74 / 117, 14);
@@ -83,13 +82,13 @@ describeEachBackend("agreement csv on Verdict's label export", (backend) => {
     // The 12 items split by a column: Ann's and Bob's verdicts only → pairwise κ between them on all 12 items.
     // Ann S×8 (1–5, 9–11), F×4; Bob S×7 (1–5, 9, 10), F×5 — table [[7, 1], [0, 4]]: P_o = 11/12,
     // P_e = (8·7 + 4·5)/144 = 76/144, κ = (132/144 − 76/144)/(68/144) = 56/68 = 14/17.
-    const out = JSON.parse((await runCliCommand(agreementCommand, ["csv", exportFile, "--where", "annotator_name!=Cy", "--where", "kind=annotation", "--json"])).stdout);
+    const out = JSON.parse((await runCliInProcess(["agreement", "csv", exportFile, "--where", "annotator_name!=Cy", "--where", "kind=annotation", "--json"], process.env)).stdout);
     expect(out).toMatchObject({ raters: 2, ratings: 24, rows_filtered_out: 20 });
     expect(out.pairwise[0].kappa).toBeCloseTo(14 / 17, 14);
-    const bad = await runCliCommand(agreementCommand, ["csv", exportFile, "--where", "colour=red"]);
+    const bad = await runCliInProcess(["agreement", "csv", exportFile, "--where", "colour=red"], process.env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--where colour=red: column "colour" is not in the header/);
-    const malformed = await runCliCommand(agreementCommand, ["csv", exportFile, "--where", "kind"]);
+    const malformed = await runCliInProcess(["agreement", "csv", exportFile, "--where", "kind"], process.env);
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toMatch(/--where needs COLUMN=VALUE or COLUMN!=VALUE/);
   });
@@ -97,7 +96,7 @@ describeEachBackend("agreement csv on Verdict's label export", (backend) => {
   it("a CSV that is not an export still needs its columns named", async () => {
     const file = path.join(ctx.dir, "plain.csv");
     fs.writeFileSync(file, "task,who,label\n1,a,x\n1,b,x\n");
-    const r = await runCliCommand(agreementCommand, ["csv", file]);
+    const r = await runCliInProcess(["agreement", "csv", file], process.env);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/name the item, rater and label columns \(--item, --rater, --label\); the file is not a Verdict label export/);
   });

@@ -11,12 +11,13 @@ import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agreementCommand, agreementVectorsCommand } from "@/server/cli/commands/agreement";
 import type { CliCommand } from "@/server/cli/types";
-import { runCliCommand } from "../helpers/cli-run";
+import { runCliInProcess } from "../helpers/cli";
 import { Z_95, fleissKappa, fleissKappaFromCounts } from "@/server/domain/agreement";
 import { sharedPath } from "../helpers/context";
 import { python3SkipReason, titled } from "../helpers/requirements";
 
-const run = (command: CliCommand, argv: string[]) => runCliCommand(command, argv);
+/** `agreement …` / `agreement-vectors …` as the CLI runs them, in this process. */
+const run = (command: CliCommand, argv: string[]) => runCliInProcess([command.name, ...argv], process.env);
 
 let tmp: string;
 beforeAll(() => {

@@ -28,12 +28,11 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { tablesOf } from "../../db/database";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
-import { agreementCommand } from "../../server/cli/commands/agreement";
 import { closeSharedDatabases } from "../../server/context";
 import { analyticsOptions, analyticsOverview, drillDown, humanAgreement, judgeAgreementDetail, judgeAgreementList } from "../../server/services/analytics";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
-import { runCliCommand } from "../helpers/cli-run";
+import { runCliInProcess } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
 import { importStudyLabels } from "../helpers/study-labels";
 
@@ -141,7 +140,7 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
 
   it("npm run cli -- agreement judges prints each evaluator's n, agreement, κ and interval, per group with --by", async () => {
     const env = backend === "postgres" ? { ...process.env, VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: undefined };
-    const r = await runCliCommand(agreementCommand, ["judges", "--campaign", String(campaignId), "--reference", "majority", "--by", "lang", "--json"], env);
+    const r = await runCliInProcess(["agreement", "judges", "--campaign", String(campaignId), "--reference", "majority", "--by", "lang", "--json"], env);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -156,13 +155,13 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
     ]);
     expect(judge.groups[0].ci_note).toBe("no interval (n = 6)");
 
-    const text = await runCliCommand(agreementCommand, ["judges", "--campaign", String(campaignId), "--reference", "annotator:Cy"], env);
+    const text = await runCliInProcess(["agreement", "judges", "--campaign", String(campaignId), "--reference", "annotator:Cy"], env);
     expect(text.stdout).toMatch(/against Cy's labels; 11 trajectories with success or failure/);
     expect(text.stdout).toMatch(/study-judge\s+11\s+72\.7%\s+0\.492/);
 
-    const bad = await runCliCommand(agreementCommand, ["judges", "--campaign", String(campaignId), "--reference", "someone"], env);
+    const bad = await runCliInProcess(["agreement", "judges", "--campaign", String(campaignId), "--reference", "someone"], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/the reference must be consolidated, majority or annotator:NAME/);
-    expect((await runCliCommand(agreementCommand, ["judges"], env)).stderr).toMatch(/--campaign ID is required/);
+    expect((await runCliInProcess(["agreement", "judges"], env)).stderr).toMatch(/--campaign ID is required/);
   });
 });

@@ -8,14 +8,13 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { agreementCommand } from "../../server/cli/commands/agreement";
 import { closeSharedDatabases } from "../../server/context";
 import { humanAgreement, judgeAgreementList } from "../../server/services/analytics";
 import { exportCampaignLabels, importLabelsCsv } from "../../server/services/annotation";
 import { runImport } from "../../server/services/imports/ingest";
 import { makeActor } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
-import { runCliCommand } from "../helpers/cli-run";
+import { runCliInProcess } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
 import { STUDY_FIGURES, STUDY_LABEL_MAPPING, STUDY_RUN_FOLDER, studyLabelsCsv, writeStudyFork } from "../helpers/study-fixture";
 
@@ -59,14 +58,14 @@ describeEachBackend("issue 25 journey", (backend) => {
     expect(humans.verdict.alpha.alpha).toBeCloseTo(STUDY_FIGURES.krippendorffAlpha, 12);
 
     const env = backend === "postgres" ? { ...process.env, VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: undefined };
-    const cli = JSON.parse((await runCliCommand(agreementCommand, ["judges", "--campaign", String(campaignId), "--reference", "majority", "--json"], env)).stdout);
+    const cli = JSON.parse((await runCliInProcess(["agreement", "judges", "--campaign", String(campaignId), "--reference", "majority", "--json"], env)).stdout);
     expect(cli.evaluators[0]).toMatchObject({ n: STUDY_FIGURES.items });
     expect(cli.evaluators[0].kappa).toBeCloseTo(STUDY_FIGURES.majorityKappa, 12);
 
     const exported = await exportCampaignLabels(ctx.db, researcher, campaignId, "csv");
     const file = path.join(ctx.dir, exported.fileName);
     fs.writeFileSync(file, exported.body);
-    const csv = JSON.parse((await runCliCommand(agreementCommand, ["csv", file, "--json"])).stdout);
+    const csv = JSON.parse((await runCliInProcess(["agreement", "csv", file, "--json"], process.env)).stdout);
     expect(csv).toMatchObject({ layout: "verdict-export", items: 12, raters: 3 });
     expect(csv.fleiss_kappa).toBeCloseTo(STUDY_FIGURES.fleissKappa, 12);
     expect([csv.fleiss_kappa_ci_low, csv.fleiss_kappa_ci_high]).toEqual([humans.verdict.fleiss.interval.low, humans.verdict.fleiss.interval.high]);
