@@ -23,13 +23,15 @@
  * Fleiss among the three on lang = en: P̄ = (3·1 + 3·(1/3))/6 = 2/3, p_S = 10/18, P̄_e = 41/81, κ = 13/40;
  *   on zh item 12 has two labels, so Fleiss is undefined there (α is not).
  * Success rates by lang: judge en 3/6 (1 2 5), zh 5/6 (all but 8); consolidated en 2/3, zh 1/3.
+ * Error analysis by lang (consolidated failures): en 1 of 3 labelled (item 4), zh 2 of 3 (8, 11). The judge's
+ * false-positive rate by lang against the consolidated label: en 0 of 1 (item 4), zh 1 of 2 (item 11 of 8, 11).
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { tablesOf } from "../../db/database";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { closeSharedDatabases } from "../../server/context";
-import { analyticsOptions, analyticsOverview, drillDown, humanAgreement, judgeAgreementDetail, judgeAgreementList } from "../../server/services/analytics";
+import { analyticsOptions, analyticsOverview, drillDown, errorAnalysis, humanAgreement, judgeAgreementDetail, judgeAgreementList, judgeMeasures } from "../../server/services/analytics";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { runCliInProcess } from "../helpers/cli";
@@ -134,6 +136,19 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
     expect(zhHumans!.verdict.fleiss.kappa).toBeNull();
     expect(zhHumans!.verdict.fleiss.reason).toMatch(/different numbers of ratings \(2 to 3\)/);
     expect(zhHumans!.verdict.alpha.alpha).not.toBeNull();
+
+    const errors = await errorAnalysis(ctx.db, { scope: {}, campaignId, by: "lang" });
+    expect(errors.split!.rows.map((r) => [r.label, r.failures, r.labelled])).toEqual([
+      ["en", 1, 3],
+      ["zh", 2, 3],
+    ]);
+    const measures = await judgeMeasures(ctx.db, { ...base, campaignId, by: "lang" });
+    const fpr = measures.evaluators[0]!.bySplit!.map((g) => [g.label, g.errors.falsePositive.errors, g.errors.falsePositive.of]);
+    expect(fpr).toEqual([
+      ["en", 0, 1],
+      ["zh", 1, 2],
+    ]);
+    expect(measures.evaluators[0]!.splitTitle).toBe("lang");
 
     await expect(judgeAgreementList(ctx.db, { ...base, campaignId, by: "colour" })).rejects.toThrow(/cannot split by "colour": the keys are site, run, task-set, difficulty.*task attributes lang, ques_group/);
   });

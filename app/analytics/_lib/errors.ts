@@ -15,6 +15,8 @@ export interface ErrorsView {
   distribution: FigureModel<CountChartModel>;
   bySite: FigureModel<CountChartModel>;
   byRun: FigureModel<CountChartModel>;
+  /** Error categories per group of the split asked for; null without one. */
+  split: FigureModel<CountChartModel> | null;
   byStep: FigureModel<CountChartModel>;
   byDecile: FigureModel<CountChartModel>;
   positions: TableModel;
@@ -137,6 +139,7 @@ export function prepareErrors(e: ErrorAnalysisResult): ErrorsView {
     },
     bySite: groupFigure("by-site", "Error categories per site", "Site", e, e.bySite),
     byRun: groupFigure("by-run", "Error categories per agent run", "Agent run", e, e.byRun),
+    split: e.split ? groupFigure("by-split", `Error categories by ${e.split.title}`, e.split.title, e, e.split.rows) : null,
     byStep: binFigure(
       "by-step",
       "First failing step",

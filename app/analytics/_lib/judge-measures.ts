@@ -133,10 +133,10 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
 
   const splits: TableModel = {
     name: "judge error rates per site and agent run",
-    columns: [{ key: "evaluator", label: "Evaluator" }, { key: "split", label: "Split" }, { key: "group", label: "Site / run" }, ...ERROR_COLUMNS],
+    columns: [{ key: "evaluator", label: "Evaluator" }, { key: "split", label: "Split" }, { key: "group", label: "Group" }, ...ERROR_COLUMNS],
     rows: m.evaluators.flatMap((e) =>
-      [...e.bySite.map((s) => ({ kind: "site", s })), ...e.byRun.map((s) => ({ kind: "agent run", s }))].map(({ kind, s }) => ({
-        key: `${e.info.id}|${s.key}`,
+      [...(e.bySplit ?? []).map((s) => ({ kind: e.splitTitle ?? "split", s })), ...e.bySite.map((s) => ({ kind: "site", s })), ...e.byRun.map((s) => ({ kind: "agent run", s }))].map(({ kind, s }) => ({
+        key: `${e.info.id}|${kind}|${s.key}`,
         cells: { evaluator: { text: e.info.label }, split: { text: kind, tone: "muted" as const }, group: { text: s.label }, ...errorCells(s.errors) },
       })),
     ),

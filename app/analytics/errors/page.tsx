@@ -29,13 +29,13 @@ export default async function ErrorsPage({ searchParams }: { searchParams: Promi
       </>
     );
   }
-  const result = await caller.analytics.errors({ scope: scopeOfParams(params), campaignId: params.campaignId });
+  const result = await caller.analytics.errors({ scope: scopeOfParams(params), campaignId: params.campaignId, by: params.by });
   const view = prepareErrors(result);
   return (
     <>
       <PageHeader title="Error analysis" subtitle={view.subtitle} />
       <div className="flex flex-col gap-4 px-6 py-3">
-        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true }} />
+        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, by: true }} />
         {view.empty === "no-labels" ? (
           <NoReference />
         ) : view.empty === "no-failures" ? (
@@ -46,6 +46,7 @@ export default async function ErrorsPage({ searchParams }: { searchParams: Promi
               <CountFigure figure={view.distribution} />
               <TablePanel id="positions" title="Where each category's first failing step falls" description="Mean tenth of the trajectory in which the first failing step lies (1 = first tenth)." table={view.positions} />
             </div>
+            {view.split && <CountFigure figure={view.split} />}
             <CountFigure figure={view.bySite} />
             <CountFigure figure={view.byRun} />
             <div className="grid gap-4 xl:grid-cols-2">

@@ -31,7 +31,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
   const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
   const [list, measures, steps, reveal] = await Promise.all([
     caller.analytics.judges({ ...common, reference: params.reference, by: params.by }),
-    caller.analytics.judgeMeasures(common),
+    caller.analytics.judgeMeasures({ ...common, by: params.by }),
     caller.analytics.failureSteps({ scope: common.scope, campaignId: common.campaignId }),
     caller.analytics.reveal({ campaignId: common.campaignId }),
   ]);

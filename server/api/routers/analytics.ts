@@ -70,7 +70,7 @@ export const analyticsRouter = createTRPCRouter({
   judges: researcherProcedure.input(z.object({ ...common, ...judgeOptions })).query(async ({ ctx, input }) => await judgeAgreementList(ctx.db, input)),
 
   /** False-positive/negative rates and success-rate gap with task-clustered intervals, calibration, agent ranking. */
-  judgeMeasures: researcherProcedure.input(z.object(common)).query(async ({ ctx, input }) => await judgeMeasures(ctx.db, input)),
+  judgeMeasures: researcherProcedure.input(z.object({ ...common, by: judgeOptions.by })).query(async ({ ctx, input }) => await judgeMeasures(ctx.db, input)),
 
   /** First failing step agreement: annotator pairs, and each evaluator that gives a step against the consolidated one. */
   failureSteps: researcherProcedure
@@ -115,7 +115,7 @@ export const analyticsRouter = createTRPCRouter({
     .query(async ({ ctx, input }) => await humanConsensus(ctx.db, input.campaignId, input.level)),
 
   errors: researcherProcedure
-    .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
+    .input(z.object({ scope: common.scope, campaignId: common.campaignId, by: judgeOptions.by }))
     .query(async ({ ctx, input }) => await errorAnalysis(ctx.db, input)),
 
   drill: researcherProcedure

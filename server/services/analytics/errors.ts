@@ -3,6 +3,7 @@
  * Table 3), by site and by agent run, and where the first failing step sits (its index, and its decile of the
  * trajectory). Every count carries its selection.
  */
+import { resolveSplitKey, splitFacts } from "./splits";
 import type { Db } from "../../../db/database";
 import { NULL_INT } from "../../../db/repositories/analytics";
 import { positionDecile, positionDecileLabel } from "../../domain/analytics/measures";
@@ -13,6 +14,8 @@ import { getFacts, getReference, REF_FAILURE, REF_SUCCESS, REF_UNSURE, scopeMask
 export interface ErrorAnalysisInput {
   scope: Scope;
   campaignId?: number;
+  /** A split key (splits.ts): the category distribution per group as well. */
+  by?: string;
 }
 
 export interface CategoryCount {
@@ -56,6 +59,8 @@ export interface ErrorAnalysisResult {
   overall: CategoryCount[];
   bySite: ErrorGroupRow[];
   byRun: ErrorGroupRow[];
+  /** Per group of the split asked for (`by`); null when none. */
+  split: { by: string; title: string; rows: ErrorGroupRow[] } | null;
   firstFailingStep: {
     /** Failures with a first failing step marked. */
     marked: number;
@@ -92,6 +97,10 @@ export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<
   let unsure = 0;
   let maxStep = 0;
   const marked: { r: number; slot: number; step: number }[] = [];
+  const split = input.by ? await splitFacts(db, facts, resolveSplitKey(facts, input.by)) : null;
+  const G = split?.groups.length ?? 0;
+  const splitCounts = new Float64Array(G * K);
+  const splitLabelled = new Float64Array(G);
 
   for (let r = 0; r < facts.n; r++) {
     if (!mask[r]) continue;
@@ -103,6 +112,8 @@ export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<
     const run = runIndex.get(facts.runId[r]!) ?? -1;
     siteLabelled[site]!++;
     if (run >= 0) runLabelled[run]!++;
+    const group = split ? split.group[r]! : -1;
+    if (group >= 0) splitLabelled[group]!++;
     if (v === REF_SUCCESS) successes++;
     if (v === REF_UNSURE) unsure++;
     if (v !== REF_FAILURE) continue;
@@ -110,6 +121,7 @@ export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<
     overall[slot]!++;
     siteCounts[site * K + slot]!++;
     if (run >= 0) runCounts[run * K + slot]!++;
+    if (group >= 0) splitCounts[group * K + slot]!++;
     const step = ref.firstFailingStep[r]!;
     if (step !== NULL_INT) {
       marked.push({ r, slot, step });
@@ -192,6 +204,13 @@ export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<
     overall: categoriesOf(overall, 0, failures, {}),
     bySite,
     byRun,
+    split: split
+      ? {
+          by: split.by,
+          title: split.title,
+          rows: split.groups.flatMap((g, i) => (splitLabelled[i] ? [groupRow(g.key, g.label, g.sel, splitCounts, i * K, splitLabelled[i]!)] : [])),
+        }
+      : null,
     firstFailingStep: {
       marked: marked.length,
       byIndex,

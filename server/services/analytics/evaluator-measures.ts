@@ -7,6 +7,7 @@
  * Everything is computed from the cached analytics arrays (dataset.ts) and the result itself is cached until the
  * trajectories, consolidated labels or verdicts change, so the bootstrap runs once per write, not per page view.
  */
+import { resolveSplitKey, splitFacts } from "./splits";
 import type { Db } from "../../../db/database";
 import { NULL_INT } from "../../../db/repositories/analytics";
 import { listJudgeConfigs } from "../../../db/repositories/evaluation/verdicts";
@@ -53,6 +54,8 @@ export interface JudgeMeasuresInput {
   scope: Scope;
   campaignId?: number;
   unparseable: UnparseablePolicy;
+  /** A split key (splits.ts): every evaluator's error rates per group as well. */
+  by?: string;
 }
 
 export interface SplitErrors {
@@ -77,6 +80,9 @@ export interface EvaluatorMeasures {
   errors: InstrumentErrors;
   bySite: SplitErrors[];
   byRun: SplitErrors[];
+  /** Per group of the split asked for (`by`), titled `splitTitle`; absent without one. */
+  bySplit?: SplitErrors[];
+  splitTitle?: string;
   unparseable: UnparseableFigure;
   /** Null when no compared item has several samples (see calibrationNote). */
   calibration: Calibration | null;
@@ -268,6 +274,7 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
   const settings = await evaluatorsInScope(db, await getVerdictSets(db), mask);
   const policy = input.unparseable;
   const memo = bootstrapMemoFor(db);
+  const split = input.by ? await splitFacts(db, facts, resolveSplitKey(facts, input.by)) : null;
 
   const evaluators: EvaluatorMeasures[] = settings.map(({ set, info }) => {
     const overall = taskCountsByGroup(set, ref, mask, tasks, () => 0, policy).get(0) ?? new Float64Array(0);
@@ -278,7 +285,13 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
     const runCounts = taskCountsByGroup(set, ref, mask, tasks, runOf, policy);
     const byRun: SplitErrors[] = [...runCounts.entries()].sort((a, b) => a[0] - b[0]).map(([g, counts]) => ({ key: `run:${runs[g]!.id}`, label: runs[g]!.name, errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP, memo) }));
     const cal = calibrationOf(set, ref, mask);
-    return { info, errors: clusteredErrorRates(overall, MEASURE_BOOTSTRAP, memo), bySite, byRun, unparseable: unparseableFigure(set, mask), calibration: cal.calibration, calibrationNote: cal.note };
+    const measures: EvaluatorMeasures = { info, errors: clusteredErrorRates(overall, MEASURE_BOOTSTRAP, memo), bySite, byRun, unparseable: unparseableFigure(set, mask), calibration: cal.calibration, calibrationNote: cal.note };
+    if (split) {
+      const counts = taskCountsByGroup(set, ref, mask, tasks, (r) => split.group[r]!, policy);
+      measures.bySplit = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([g, c]) => ({ key: split.groups[g]!.key, label: split.groups[g]!.label, errors: clusteredErrorRates(c, MEASURE_BOOTSTRAP, memo) }));
+      measures.splitTitle = split.title;
+    }
+    return measures;
   });
 
   // Rankings of the agent runs: each rater's success rate over the run's trajectories it rated.
@@ -323,6 +336,6 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
 
 /** The measures of every evaluator setting in scope; recomputed only after a write to the tables they come from. */
 export async function judgeMeasures(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasuresResult> {
-  const key = `judge-measures:${JSON.stringify([input.scope.taskSetId ?? null, input.scope.runId ?? null, input.scope.site === undefined ? "*" : input.scope.site, input.campaignId ?? null, input.unparseable])}`;
+  const key = `judge-measures:${JSON.stringify([input.scope.taskSetId ?? null, input.scope.runId ?? null, input.scope.site === undefined ? "*" : input.scope.site, input.campaignId ?? null, input.unparseable, input.by ?? null])}`;
   return cachedAnalytics(db, key, JUDGE_MEASURE_TABLES, () => compute(db, input));
 }
