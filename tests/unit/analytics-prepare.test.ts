@@ -11,7 +11,7 @@ import { errorDistances } from "../../app/analytics/_lib/charts";
 import { cliCommand, guessColumns, prepareCsvReport, previewCsv } from "../../app/analytics/_lib/csv";
 import { csvNumber, fmtCoef, fmtCoefInterval, fmtInterval, intervalTitle, fmtP, fmtPercent, fmtPercentInterval } from "../../app/analytics/_lib/format";
 import { prepareHumans } from "../../app/analytics/_lib/humans";
-import { agreementCells, judgePageHref, kappaChart } from "../../app/analytics/_lib/judges";
+import { agreementCells, judgePageHref, kappaChart, prepareJudgeList } from "../../app/analytics/_lib/judges";
 import { prepareOverview } from "../../app/analytics/_lib/overview";
 import { analyticsSearch, NO_SITE, parseAnalyticsParams, trajectoryListHref } from "../../app/analytics/_lib/params";
 import { rateCellView, rateChart } from "../../app/analytics/_lib/rates";
@@ -213,6 +213,32 @@ describe("judge agreement", () => {
     expect(chart.data.map((d) => d.label)).toEqual(["a"]);
     expect(chart.scale).toBe("coefficient");
     expect(kappaChart("Evaluator", [{ label: "b", stats: stats(null), href: "/y" }])).toBeNull();
+  });
+  it("lays a split out as groups down and evaluators across, and says which reference and how many ties", () => {
+    const judge = (label: string, groups: { key: string; label: string; kappa: number | null }[]) => ({
+      info: { id: label, identity: { key: `import:${label}`, k: "", pv: "" }, kind: "import" as const, name: label, label, verdicts: 10 },
+      stats: stats(0.5),
+      groups: groups.map((g) => ({ key: g.key, label: g.label, stats: stats(g.kappa) })),
+    });
+    const list = {
+      scope: {},
+      campaignId: 3,
+      unparseable: "exclude" as const,
+      referenceLabels: 40,
+      reference: { spec: { kind: "majority" as const }, description: "the majority of the annotators", labels: 40, ties: 2, unsure: 0 },
+      split: { by: "attr:lang", title: "lang" },
+      judges: [judge("j1", [{ key: "attr:lang=en", label: "en", kappa: 0.5 }]), judge("j2", [{ key: "attr:lang=en", label: "en", kappa: null }, { key: "attr:lang=zh", label: "zh", kappa: 0.25 }])],
+    };
+    const v = prepareJudgeList(list, "?campaign=3&ref=majority");
+    expect(v.subtitle).toBe("2 evaluator settings · against the majority of the annotators: 40 trajectories with success or failure · 2 tied majorities counted apart");
+    expect(v.chart.table.name).toBe("judge agreement with the majority of the annotators");
+    const t = v.split!;
+    expect(t.columns.map((c) => c.label)).toEqual(["lang", "j1", "j2"]);
+    expect(t.rows.map((r) => r.key)).toEqual(["attr:lang=en", "attr:lang=zh"]);
+    expect(t.rows[0]!.cells.j0!.text).toBe("0.500 [0.250, 0.650] · n 10");
+    expect(t.rows[0]!.cells.j1!.text).toBe("– · n 10");
+    expect(t.rows[1]!.cells.j0).toMatchObject({ text: "–", tone: "muted" });
+    expect(t.rows[1]!.cells.j1!.csv).toEqual(["0.25", "0", "0.4", "10", "0.8"]);
   });
   it("builds the per-evaluator page link with the setting and filters", () => {
     expect(judgePageHref("import:arb:gpt 4o", { k: "", pv: "v1" }, "?run=2")).toBe("/analytics/judges/import%3Aarb%3Agpt%204o?run=2&pv=v1");
