@@ -16,7 +16,7 @@ export interface AnalyticsOptions {
   hasTrajectoriesWithoutSite: boolean;
   campaigns: { id: number; name: string; items: number }[];
   splitKeys: { key: string; label: string; values: number }[];
-  annotators: { key: string; name: string }[];
+  annotators: { key: string; name: string; campaigns: number[] }[];
 }
 
 function Select({ label, value, onChange, options, allLabel }: { label: string; value: string; onChange: (v: string) => void; options: [string, string][]; allLabel?: string }) {
@@ -81,7 +81,10 @@ export function AnalyticsFilterBar({
           options={[
             ["consolidated", "Against: consolidated label"],
             ["majority", "Against: majority of annotators"],
-            ...options.annotators.map((a): [string, string] => [`annotator:${a.key}`, `Against: ${a.name}`]),
+            // Annotators of the chosen campaign (of any, with none chosen), and the one in use in any case.
+            ...options.annotators
+              .filter((a) => params.campaignId === undefined || a.campaigns.includes(params.campaignId) || (params.reference?.kind === "annotator" && params.reference.annotator === a.key))
+              .map((a): [string, string] => [`annotator:${a.key}`, `Against: ${a.name}`]),
           ]}
         />
       )}

@@ -40,7 +40,18 @@ export async function analyticsOptions(db: Db) {
     campaigns: await campaignList(db),
     /** What views can be split by: site, run, task set, difficulty dimensions and the task attributes sources carried. */
     splitKeys: splitKeyOptions(facts),
-    /** Annotators with labels in any campaign, for "against annotator X" references. */
-    annotators: (await referenceAnnotators(db)).map((a) => ({ key: a.key, name: a.name })),
+    /** Annotators with labels, and the campaigns they labelled in, for "against annotator X" references. */
+    annotators: await annotatorsByCampaign(db),
   };
+}
+
+async function annotatorsByCampaign(db: Db): Promise<{ key: string; name: string; campaigns: number[] }[]> {
+  const byKey = new Map<string, { key: string; name: string; campaigns: number[] }>();
+  for (const c of await campaignList(db)) {
+    for (const a of await referenceAnnotators(db, c.id)) {
+      const entry = byKey.get(a.key) ?? byKey.set(a.key, { key: a.key, name: a.name, campaigns: [] }).get(a.key)!;
+      entry.campaigns.push(c.id);
+    }
+  }
+  return [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : 1));
 }
