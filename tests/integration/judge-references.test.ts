@@ -61,7 +61,9 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
       await ctx.db.update(tasks).set({ attributes: { lang: i < 6 ? "en" : "zh", ques_group: `g${i % 2}` } }).where(eq(tasks.id, t!.taskId));
       await upsertVerdict(ctx.db, { trajectoryId: ids[i]!, kind: "judge", origin: "import", evaluatorKey: JUDGE_KEY, evaluatorName: "study-judge", k: "", promptVersion: "", verdict: JUDGE[i] === "S" ? "success" : "failure" });
     }
-    campaignId = await importStudyLabels(ctx, ids, LABELS);
+    // Error categories on some failure labels: item 6 (S F F) both failures "navigation", item 9 (F S F) one
+    // "navigation" and one "hallucination" (no most frequent category), item 5 (F F S) one "hallucination".
+    campaignId = await importStudyLabels(ctx, ids, LABELS, ["Ann", "Bob", "Cy"], { "5:1": "navigation", "5:2": "navigation", "8:0": "navigation", "8:2": "hallucination", "4:0": "hallucination" });
   });
   afterEach(async () => {
     await closeSharedDatabases();
@@ -98,6 +100,13 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
       ["Ann", false, 12],
       ["Bob", false, 12],
       ["Cy", false, 11],
+    ]);
+    // The majority's error category: the most frequent among its failure labels. Failures by majority: 4 (none),
+    // 5 (hallucination, one vote against none), 6 (navigation), 8, 9 (a tie between categories: none), 11.
+    expect(d.byCategory.map((c) => [c.category, c.n, c.caught])).toEqual([
+      ["hallucination", 1, 0],
+      ["navigation", 1, 1],
+      [null, 4, 2],
     ]);
     // Human failure (by majority) and the judge said success: items 5, 9, 11.
     const cell = d.overall.confusion[1]![0]!;

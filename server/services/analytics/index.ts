@@ -8,7 +8,7 @@ import { listTaskSetNames } from "../../../db/repositories/analytics";
 import { runNames } from "./common";
 import { getFacts } from "./dataset";
 import { campaignList } from "./humans";
-import { referenceAnnotators } from "./references";
+import { annotatorsByCampaign } from "./references";
 import { splitKeyOptions } from "./splits";
 
 export { analyticsOverview, HUMAN_EVALUATOR_ID, type OverviewInput, type OverviewResult, type OverviewColumn, type RateRow } from "./overview";
@@ -43,15 +43,4 @@ export async function analyticsOptions(db: Db) {
     /** Annotators with labels, and the campaigns they labelled in, for "against annotator X" references. */
     annotators: await annotatorsByCampaign(db),
   };
-}
-
-async function annotatorsByCampaign(db: Db): Promise<{ key: string; name: string; campaigns: number[] }[]> {
-  const byKey = new Map<string, { key: string; name: string; campaigns: number[] }>();
-  for (const c of await campaignList(db)) {
-    for (const a of await referenceAnnotators(db, c.id)) {
-      const entry = byKey.get(a.key) ?? byKey.set(a.key, { key: a.key, name: a.name, campaigns: [] }).get(a.key)!;
-      entry.campaigns.push(c.id);
-    }
-  }
-  return [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : 1));
 }

@@ -7,7 +7,7 @@
  * labels for it (as the consolidated reference takes each trajectory's latest consolidated label).
  */
 import type { Db } from "../../../db/database";
-import { listCampaignHeads, NULL_INT } from "../../../db/repositories/analytics";
+import { annotatorsPerCampaign, listCampaignHeads, NULL_INT } from "../../../db/repositories/analytics";
 import { formatReferenceSpec, majorityOutcome, plurality, type ReferenceSpec } from "../../domain/analytics/reference";
 import { NotFoundError, ValidationError } from "../../errors";
 import { annotatorDisplayNames } from "./common";
@@ -45,16 +45,23 @@ async function campaignsOf(db: Db, campaignId: number | undefined): Promise<numb
 /** Every annotator with labels in the campaign (or in any campaign), by name. */
 export async function referenceAnnotators(db: Db, campaignId?: number): Promise<ReferenceAnnotator[]> {
   const counts = new Map<string, number>();
-  for (const id of await campaignsOf(db, campaignId)) {
-    const l = await getCampaignLabels(db, id);
-    for (let i = 0; i < l.length; i++) {
-      const key = l.dict.annotatorKey[l.col.annotatorKey[i]!]!;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-    }
+  for (const row of await annotatorsPerCampaign(db)) {
+    if (campaignId !== undefined && row.campaignId !== campaignId) continue;
+    counts.set(row.annotatorKey, (counts.get(row.annotatorKey) ?? 0) + row.labels);
   }
   const keys = [...counts.keys()];
   const names = await annotatorDisplayNames(db, keys);
   return keys.map((key, i) => ({ key, name: names[i]!, labels: counts.get(key)! })).sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : 1));
+}
+
+/** Each annotator with the campaigns they labelled in (for pickers that follow the chosen campaign). */
+export async function annotatorsByCampaign(db: Db): Promise<{ key: string; name: string; campaigns: number[] }[]> {
+  const rows = await annotatorsPerCampaign(db);
+  const campaigns = new Map<string, number[]>();
+  for (const r of rows) (campaigns.get(r.annotatorKey) ?? campaigns.set(r.annotatorKey, []).get(r.annotatorKey)!).push(r.campaignId);
+  const keys = [...campaigns.keys()];
+  const names = await annotatorDisplayNames(db, keys);
+  return keys.map((key, i) => ({ key, name: names[i]!, campaigns: campaigns.get(key)! })).sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : 1));
 }
 
 /** The annotator a reference names: by the name Verdict shows, or by their key; an error lists who there is. */
@@ -70,68 +77,72 @@ export async function resolveAnnotator(db: Db, campaignId: number | undefined, n
 }
 
 async function loadLabelReference(db: Db, facts: TrajectoryFacts, campaignId: number | undefined, spec: Exclude<ReferenceSpec, { kind: "consolidated" }>): Promise<Reference> {
-  const verdict = new Int8Array(facts.n).fill(REF_NONE);
-  const category = new Int32Array(facts.n).fill(-1);
-  const firstFailingStep = new Int32Array(facts.n).fill(NULL_INT);
-  const fromCampaign = new Int32Array(facts.n);
+  const n = facts.n;
+  const verdict = new Int8Array(n).fill(REF_NONE);
+  const category = new Int32Array(n).fill(-1);
+  const firstFailingStep = new Int32Array(n).fill(NULL_INT);
+  const fromCampaign = new Int32Array(n);
   const categories: string[] = [];
   const categoryIndex = new Map<string, number>();
-  const categoryCode = (name: string) => {
-    let c = categoryIndex.get(name);
-    if (c === undefined) {
-      c = categories.length;
-      categoryIndex.set(name, c);
-      categories.push(name);
-    }
-    return c;
-  };
+  const categoryCode = (name: string) => categoryIndex.get(name) ?? (categoryIndex.set(name, categories.length), categories.push(name) - 1);
   const annotator = spec.kind === "annotator" ? await resolveAnnotator(db, campaignId, spec.annotator) : null;
+  // Per row, this campaign's votes (majority): typed arrays over the facts rows, reset when a campaign first
+  // touches a row, so a later campaign replaces an earlier one's labels of the same trajectory.
+  const successes = new Int32Array(n);
+  const failures = new Int32Array(n);
+  const undecided = new Int32Array(n);
 
   for (const id of await campaignsOf(db, campaignId)) {
     const l = await getCampaignLabels(db, id);
     const words = l.dict.verdict.map((v) => (v === "success" ? REF_SUCCESS : v === "failure" ? REF_FAILURE : REF_UNSURE));
     const catCodes = l.dict.category.map(categoryCode);
-    const wanted = annotator ? l.dict.annotatorKey.indexOf(annotator.key) : -2;
+    const wanted = annotator ? l.dict.annotatorKey.indexOf(annotator.key) : -1;
     if (annotator && wanted < 0) continue;
-    // Labels grouped by facts row (one trajectory is one item of a campaign).
-    const byRow = new Map<number, number[]>();
+    const touched: number[] = [];
+    const rowOf = new Int32Array(l.length);
     for (let i = 0; i < l.length; i++) {
+      rowOf[i] = -1;
       if (annotator && l.col.annotatorKey[i] !== wanted) continue;
       const r = facts.rowOf(l.col.trajectoryId[i]!);
-      if (r < 0) continue;
-      const list = byRow.get(r);
-      if (list) list.push(i);
-      else byRow.set(r, [i]);
-    }
-    const categoryVotes = new Int32Array(categories.length);
-    for (const [r, labels] of byRow) {
-      if (id < fromCampaign[r]!) continue;
-      fromCampaign[r] = id;
+      if (r < 0 || id < fromCampaign[r]!) continue;
+      rowOf[i] = r;
+      if (fromCampaign[r] !== id) {
+        fromCampaign[r] = id;
+        successes[r] = failures[r] = undecided[r] = 0;
+        category[r] = -1;
+        firstFailingStep[r] = NULL_INT;
+        touched.push(r);
+      }
+      const w = words[l.col.verdict[i]!]!;
+      if (w === REF_SUCCESS) successes[r]!++;
+      else if (w === REF_FAILURE) failures[r]!++;
+      else undecided[r]!++;
       if (annotator) {
         // A trajectory is one item per campaign, so an annotator has one active label on it.
-        const i = labels[0]!;
-        verdict[r] = words[l.col.verdict[i]!]!;
-        category[r] = verdict[r] === REF_FAILURE && l.col.category[i]! >= 0 ? catCodes[l.col.category[i]!]! : -1;
-        firstFailingStep[r] = verdict[r] === REF_FAILURE ? l.col.firstFailingStep[i]! : NULL_INT;
-        continue;
+        verdict[r] = w;
+        category[r] = w === REF_FAILURE && l.col.category[i]! >= 0 ? catCodes[l.col.category[i]!]! : -1;
+        firstFailingStep[r] = w === REF_FAILURE ? l.col.firstFailingStep[i]! : NULL_INT;
       }
-      let successes = 0;
-      let failures = 0;
-      let unsure = 0;
-      categoryVotes.fill(0);
-      for (const i of labels) {
-        const w = words[l.col.verdict[i]!]!;
-        if (w === REF_SUCCESS) successes++;
-        else if (w === REF_FAILURE) {
-          failures++;
-          const c = l.col.category[i]!;
-          if (c >= 0) categoryVotes[catCodes[c]!]!++;
-        } else unsure++;
-      }
-      const outcome = majorityOutcome(successes, failures, unsure);
+    }
+    if (annotator) continue;
+    for (const r of touched) {
+      const outcome = majorityOutcome(successes[r]!, failures[r]!, undecided[r]!);
       verdict[r] = outcome === "success" ? REF_SUCCESS : outcome === "failure" ? REF_FAILURE : outcome === "tie" ? REF_TIE : outcome === "unsure" ? REF_UNSURE : REF_NONE;
-      category[r] = outcome === "failure" ? plurality(categoryVotes) : -1;
-      firstFailingStep[r] = NULL_INT;
+    }
+    // A failure majority's category: the most frequent among its failure labels (none on a tie between categories).
+    const votes: number[] = [];
+    for (let i = 0; i < l.length; i++) {
+      const r = rowOf[i]!;
+      if (r < 0 || verdict[r] !== REF_FAILURE || words[l.col.verdict[i]!] !== REF_FAILURE || l.col.category[i]! < 0) continue;
+      votes.push(r * (categories.length + 1) + catCodes[l.col.category[i]!]!);
+    }
+    votes.sort((a, b) => a - b);
+    const K = categories.length + 1;
+    for (let v = 0; v < votes.length; ) {
+      const r = Math.floor(votes[v]! / K);
+      const tally = new Int32Array(categories.length);
+      while (v < votes.length && Math.floor(votes[v]! / K) === r) tally[votes[v++]! % K]!++;
+      category[r] = plurality(tally);
     }
   }
   return { verdict, category, categories, firstFailingStep, campaignId: fromCampaign, requestedCampaignId: campaignId, spec, annotatorName: annotator?.name };
