@@ -24,7 +24,8 @@ function cli(args: string[]): { status: number; stdout: string; stderr: string }
   const e2e = process.env.VERDICT_E2E_DIR!;
   const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), path.join(root, "scripts", "cli.ts"), ...args], {
     cwd: dir(),
-    env: { ...process.env, VERDICT_DB: path.join(e2e, "verdict.db"), VERDICT_DATA_DIR: e2e },
+    // INIT_CWD is what `npm run cli` sets to the folder the user typed the command in.
+    env: { ...process.env, VERDICT_DB: path.join(e2e, "verdict.db"), VERDICT_DATA_DIR: e2e, INIT_CWD: dir() },
     encoding: "utf8",
   });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
