@@ -101,7 +101,7 @@ test.describe.serial("issue 25: a study from a fork's folder and a human evaluat
     await expect(row().locator('td[data-col="n"]')).toHaveText(String(STUDY_FIGURES.consolidatedN));
     await expect(row().locator('td[data-col="kappa"]')).toContainText(coef(STUDY_FIGURES.consolidatedKappa));
 
-    await page.getByLabel("Reference").selectOption("majority");
+    await page.getByLabel("Against", { exact: true }).selectOption("majority");
     await expect(page).toHaveURL(/ref=majority/);
     await expect(row().locator('td[data-col="n"]')).toHaveText(String(STUDY_FIGURES.items));
     await expect(row().locator('td[data-col="kappa"]')).toContainText(coef(STUDY_FIGURES.majorityKappa));

@@ -75,7 +75,7 @@ export function AnalyticsFilterBar({
       )}
       {show.reference && (
         <Select
-          label="Reference"
+          label="Against"
           value={params.reference ? formatReferenceSpec(params.reference) : "consolidated"}
           onChange={(v) => go({ reference: v === "consolidated" ? undefined : parseReferenceSpec(v) })}
           options={[
