@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import yazl from "yazl";
-import { STUDY_FIGURES, STUDY_LABEL_MAPPING, STUDY_RUN_FOLDER, studyLabelsCsv, writeStudyFork } from "../helpers/study-fixture";
+import { STUDY_FIGURES, STUDY_LABEL_MAPPING, studyLabelsCsv, writeStudyFork } from "../helpers/study-fixture";
 import { storageStateOf } from "./accounts";
 import { expectCleanLayout, screenshotsAtDesktopSizes } from "./layout";
 
@@ -59,7 +59,8 @@ test.describe.serial("issue 25: a study from a fork's folder and a human evaluat
   test("the fork's folder, uploaded as published, lands with its judge's verdicts and task fields", async ({ page }) => {
     fs.rmSync(dir(), { recursive: true, force: true });
     const fork = path.join(dir(), "webvoyager-fork");
-    await writeStudyFork(fork, STUDY_RUN_FOLDER);
+    // The judge's log names the run folder as it was before the fork renamed it (STUDY_LOGGED_RUN_FOLDER).
+    await writeStudyFork(fork);
     const zipFile = await zipFolder(fork, path.join(dir(), "webvoyager-fork.zip"));
 
     await page.goto("/import");
@@ -70,6 +71,7 @@ test.describe.serial("issue 25: a study from a fork's folder and a human evaluat
     const stat = (label: string) => report.locator("div.rounded-lg", { has: page.getByText(label, { exact: true }) }).locator("div").nth(1);
     await expect(stat("Created")).toHaveText("12");
     await expect(report.locator("tbody tr")).toHaveCount(12);
+    await expect(page.getByTestId("import-evaluator-logs")).toContainText("12 of 12 blocks matched");
     await screenshotsAtDesktopSizes(page, "study-journey-import");
   });
 

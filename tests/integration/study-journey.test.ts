@@ -16,7 +16,7 @@ import { makeActor } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { runCliInProcess } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
-import { STUDY_FIGURES, STUDY_LABEL_MAPPING, STUDY_RUN_FOLDER, studyLabelsCsv, writeStudyFork } from "../helpers/study-fixture";
+import { STUDY_FIGURES, STUDY_LABEL_MAPPING, studyLabelsCsv, writeStudyFork } from "../helpers/study-fixture";
 
 describeEachBackend("issue 25 journey", (backend) => {
   let ctx: TestContext;
@@ -30,9 +30,11 @@ describeEachBackend("issue 25 journey", (backend) => {
 
   it("from the fork's folder and the human evaluation to judge vs majority κ and Fleiss κ, the same in every place", async () => {
     const fork = path.join(ctx.dir, "webvoyager-fork");
-    await writeStudyFork(fork, STUDY_RUN_FOLDER);
+    // The judge's log names the run folder as it was before the fork renamed it: its blocks match by task folder.
+    await writeStudyFork(fork);
     const imported = await runImport(ctx, { path: fork });
     expect(imported).toMatchObject({ created: 12, verdicts: 12 });
+    expect(imported.evaluatorLogs).toMatchObject([{ blocks: 12, matched: 12, unmatched: [], verdicts: { success: 8, failure: 4 } }]);
 
     const researcher = await makeActor(ctx, "Rhea", "researcher");
     const labels = await importLabelsCsv(ctx.db, researcher, { csv: studyLabelsCsv(), source: "human_evaluation.csv", mapping: { ...STUDY_LABEL_MAPPING }, campaign: { name: "Fork study", annotatorsPerItem: 3 } });
