@@ -38,6 +38,37 @@ function coefficientCell(value: number | null, reason: string | null, interval: 
   };
 }
 
+/** α and Fleiss κ per group of a split, at the chosen level, each group linking to its trajectories. */
+function humanSplitView(split: NonNullable<HumanAgreementResult["split"]>, level: AgreementLevel): NonNullable<HumanView["split"]> {
+  return {
+    title: split.title,
+    table: {
+      name: `human agreement by ${split.title} (${level})`,
+      columns: [
+        { key: "group", label: split.title },
+        { key: "items", label: "Trajectories", numeric: true },
+        { key: "alpha", label: "Krippendorff α [95% CI]", numeric: true, csv: ["alpha", "alpha_ci_low", "alpha_ci_high"] },
+        { key: "fleiss", label: "Fleiss κ [95% CI]", numeric: true, csv: ["fleiss_kappa", "fleiss_ci_low", "fleiss_ci_high"] },
+        { key: "percent", label: "Pair agreement", numeric: true },
+      ],
+      rows: split.rows.map((r) => {
+        const g = level === "verdict" ? r.verdict : r.combined;
+        return {
+          key: r.key,
+          cells: {
+            group: { text: r.label, href: selectionHref(r.sel) },
+            items: { text: fmtCount(r.items), csv: [String(r.items)], href: selectionHref(r.sel) },
+            alpha: coefficientCell(g.alpha.alpha, g.alpha.reason, g.alpha.interval),
+            fleiss: coefficientCell(g.fleiss.kappa, g.fleiss.reason, g.fleiss.interval),
+            percent: { text: fmtPercent(g.percent.value), csv: [csvNumber(g.percent.value)] },
+          },
+        };
+      }),
+      empty: "No labelled trajectory in any group.",
+    },
+  };
+}
+
 export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): HumanView {
   const names = new Map(h.annotators.map((a) => [a.key, a.name]));
   const lv = level === "verdict" ? h.verdict : h.combined;
@@ -63,10 +94,7 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
       key: "category",
       label: "α, error category",
       value: fmtCoef(h.failureCategory.alpha),
-      detail:
-        h.failureCategory.alpha === null
-          ? (h.failureCategory.reason ?? undefined)
-          : `95% CI ${fmtInterval(h.failureCategory.interval)} · ${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
+      detail: h.failureCategory.alpha === null ? (h.failureCategory.reason ?? undefined) : `95% CI ${fmtInterval(h.failureCategory.interval)} · ${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
       title: h.failureCategory.alpha === null ? undefined : intervalTitle(h.failureCategory.interval),
     },
   ];
@@ -224,35 +252,7 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
     disputed,
     disputedTotal: h.disputedTotal,
     disputedHref: selectionHref(h.disputedSel),
-    split: h.split
-      ? {
-          title: h.split.title,
-          table: {
-            name: `human agreement by ${h.split.title} (${level})`,
-            columns: [
-              { key: "group", label: h.split.title },
-              { key: "items", label: "Trajectories", numeric: true },
-              { key: "alpha", label: "Krippendorff α [95% CI]", numeric: true, csv: ["alpha", "alpha_ci_low", "alpha_ci_high"] },
-              { key: "fleiss", label: "Fleiss κ [95% CI]", numeric: true, csv: ["fleiss_kappa", "fleiss_ci_low", "fleiss_ci_high"] },
-              { key: "percent", label: "Pair agreement", numeric: true },
-            ],
-            rows: h.split.rows.map((r) => {
-              const g = level === "verdict" ? r.verdict : r.combined;
-              return {
-                key: r.key,
-                cells: {
-                  group: { text: r.label, href: selectionHref(r.sel) },
-                  items: { text: fmtCount(r.items), csv: [String(r.items)], href: selectionHref(r.sel) },
-                  alpha: coefficientCell(g.alpha.alpha, g.alpha.reason, g.alpha.interval),
-                  fleiss: coefficientCell(g.fleiss.kappa, g.fleiss.reason, g.fleiss.interval),
-                  percent: { text: fmtPercent(g.percent.value), csv: [csvNumber(g.percent.value)] },
-                },
-              };
-            }),
-            empty: "No labelled trajectory in any group.",
-          },
-        }
-      : null,
+    split: h.split && humanSplitView(h.split, level),
   };
 }
 

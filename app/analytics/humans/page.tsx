@@ -9,7 +9,7 @@ import { HeatMatrix } from "../_components/heat-matrix";
 import { IntervalNote } from "../_components/interval-note";
 import { StatCards } from "../_components/stat-cards";
 import { fmtCount } from "../_lib/format";
-import { prepareConsensus, prepareHumans, type AgreementLevel } from "../_lib/humans";
+import { prepareConsensus, prepareHumans, type AgreementLevel, type HumanView } from "../_lib/humans";
 import { getParam, positiveInt } from "../_lib/params";
 import { EmptyState } from "../../_components/ui";
 
@@ -35,13 +35,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
   const result = await caller.analytics.humans({ campaignId: campaign.id, by });
   const view = prepareHumans(result, level);
   const consensus = prepareConsensus(await caller.analytics.humanConsensus({ campaignId: campaign.id, level }));
-  const href = (patch: { campaign?: number; level?: AgreementLevel; by?: string | null }) => {
-    const q = new URLSearchParams({ campaign: String(patch.campaign ?? campaign.id) });
-    if ((patch.level ?? level) === "verdict") q.set("level", "verdict");
-    const splitBy = patch.by === null ? undefined : (patch.by ?? by);
-    if (splitBy) q.set("by", splitBy);
-    return `/analytics/humans?${q.toString()}`;
-  };
+  const href = (patch: HumansViewPatch) => humansHref({ campaign: campaign.id, level, by }, patch);
   const splitKeys = options.splitKeys.filter((k) => (k.values > 1 && k.values <= 200) || k.key === by);
 
   return (
@@ -70,19 +64,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
             </Link>
           </nav>
         </div>
-        {splitKeys.length > 0 && (
-          <nav aria-label="Split by" className="flex flex-wrap items-center gap-1">
-            <span className="section-title mr-1">Split by</span>
-            <Link href={href({ by: null })} aria-current={!by ? "page" : undefined} className={`btn ${!by ? "btn-on" : ""}`}>
-              none
-            </Link>
-            {splitKeys.map((k) => (
-              <Link key={k.key} href={href({ by: k.key })} aria-current={by === k.key ? "page" : undefined} className={`btn ${by === k.key ? "btn-on" : ""}`}>
-                {k.label} <span className="tabular-nums text-zinc-400">{k.values}</span>
-              </Link>
-            ))}
-          </nav>
-        )}
+        <SplitNav keys={splitKeys} by={by} href={(key) => href({ by: key })} />
         {view.empty === "no-labels" ? (
           <EmptyState title="No labels in this campaign yet">
             Annotators label trajectories from the campaign&apos;s queue; labels made elsewhere can be imported with <code className="font-mono">npm run cli -- labels import &lt;file.csv&gt; --campaign {campaign.id}</code>.
@@ -91,14 +73,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
           <>
             <StatCards cards={view.cards} />
             <IntervalNote />
-            {view.split && (
-              <TablePanel
-                id="humans-split"
-                title={`Agreement by ${view.split.title}`}
-                description={`α and Fleiss κ of the annotators' labels on each ${view.split.title} group's trajectories, at the level chosen above.`}
-                table={view.split.table}
-              />
-            )}
+            {view.split && <HumansSplit split={view.split} />}
             <div className="grid gap-4 xl:grid-cols-2">
               <Figure
                 id="pairwise"
@@ -188,5 +163,45 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
         )}
       </div>
     </>
+  );
+}
+
+type HumansViewPatch = { campaign?: number; level?: AgreementLevel; by?: string | null };
+
+/** The page's own link with some of its choices changed (`by: null` drops the split). */
+function humansHref(current: { campaign: number; level: AgreementLevel; by: string | undefined }, patch: HumansViewPatch): string {
+  const q = new URLSearchParams({ campaign: String(patch.campaign ?? current.campaign) });
+  if ((patch.level ?? current.level) === "verdict") q.set("level", "verdict");
+  const splitBy = patch.by === null ? undefined : (patch.by ?? current.by);
+  if (splitBy) q.set("by", splitBy);
+  return `/analytics/humans?${q.toString()}`;
+}
+
+/** The split choices: none, or any key with a few values (a task attribute, site, run…). */
+function SplitNav({ keys, by, href }: { keys: { key: string; label: string; values: number }[]; by: string | undefined; href: (key: string | null) => string }) {
+  if (keys.length === 0) return null;
+  return (
+    <nav aria-label="Split by" className="flex flex-wrap items-center gap-1">
+      <span className="section-title mr-1">Split by</span>
+      <Link href={href(null)} aria-current={!by ? "page" : undefined} className={`btn ${!by ? "btn-on" : ""}`}>
+        none
+      </Link>
+      {keys.map((k) => (
+        <Link key={k.key} href={href(k.key)} aria-current={by === k.key ? "page" : undefined} className={`btn ${by === k.key ? "btn-on" : ""}`}>
+          {k.label} <span className="tabular-nums text-zinc-400">{k.values}</span>
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+function HumansSplit({ split }: { split: NonNullable<HumanView["split"]> }) {
+  return (
+    <TablePanel
+      id="humans-split"
+      title={`Agreement by ${split.title}`}
+      description={`α and Fleiss κ of the annotators' labels on each ${split.title} group's trajectories, at the level chosen above.`}
+      table={split.table}
+    />
   );
 }

@@ -65,9 +65,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               table={view.chart.table}
             />
             {view.split && (
-              <TablePanel
-                id="judges-split"
-                title={`Agreement by ${list.split!.title}`}
+              <TablePanel id="judges-split" title={`Agreement by ${list.split!.title}`}
                 description={`Each evaluator setting's Cohen κ [95% interval] · n against ${list.reference.description}, per ${list.split!.title} group. Each cell lists its trajectories.`}
                 table={view.split}
               />

@@ -497,35 +497,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
     ];
   });
 
-  let split: HumanAgreementResult["split"] = null;
-  if (by) {
-    const facts = await getFacts(db);
-    const groups = await splitFacts(db, facts, resolveSplitKey(facts, by));
-    const members: number[][] = groups.groups.map(() => []);
-    for (let x = 0; x < nItems; x++) {
-      const r = facts.rowOf(l.col.trajectoryId[g.order[g.start[x]!]!]!);
-      const group = r < 0 ? -1 : groups.group[r]!;
-      if (group >= 0) members[group]!.push(x);
-    }
-    split = {
-      by: groups.by,
-      title: groups.title,
-      rows: groups.groups.flatMap((group, i) =>
-        members[i]!.length
-          ? [
-              {
-                key: group.key,
-                label: group.label,
-                items: members[i]!.length,
-                verdict: levelFromItemCounts(itemVerdictCounts, 2, members[i]!, ["success", "failure"]),
-                combined: levelFromItemCounts(itemCombinedCounts, KC, members[i]!, combinedNames),
-                sel: { ...group.sel, campaign: { campaignId } },
-              },
-            ]
-          : [],
-      ),
-    };
-  }
+  const split = by ? await splitHumanAgreement(db, { l, g, by, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames }) : null;
 
   return {
     campaign: {
@@ -541,13 +513,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
     pairableItems,
     labels: g.order.length,
     unsureLabels,
-    annotators: l.dict.annotatorKey.map((key, a) => ({
-      key,
-      name: annotatorNames[a]!,
-      labels: annLabels[a]!,
-      unsure: annUnsure[a]!,
-      successShare: annDecided[a] ? annSuccess[a]! / annDecided[a]! : null,
-    })),
+    annotators: l.dict.annotatorKey.map((key, a) => annotatorSummary(key, annotatorNames[a]!, annLabels[a]!, annUnsure[a]!, annSuccess[a]!, annDecided[a]!)),
     verdict: level(
       ["success", "failure"],
       verdictAlpha.result(["success", "failure"]),
@@ -562,10 +528,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
       combinedPatterns,
       combinedCounts.meanPairwise(),
     ),
-    failureCategory: (() => {
-      const alpha = categoryAlpha.result(categoryNames.slice());
-      return { ...alpha, interval: krippendorffAlphaInterval(categoryPatterns, alpha) };
-    })(),
+    failureCategory: withAlphaInterval(categoryAlpha.result(categoryNames.slice()), categoryPatterns),
     pairwise: { verdict: pairCells(verdictPairs, 2, "verdict"), combined: pairCells(combinedPairs, KC, "label") },
     perCategory,
     disputedTotal: disputedCount,
@@ -573,6 +536,50 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
     sel: campaignSel,
     disputedSel: { campaign: { campaignId, disagree: true } },
     split,
+  };
+}
+
+/** One annotator's line in the human agreement view: how much they labelled and how often they said success. */
+function annotatorSummary(key: string, name: string, labels: number, unsure: number, success: number, decided: number) {
+  return { key, name, labels, unsure, successShare: decided ? success / decided : null };
+}
+
+/** Krippendorff's α on failure categories with its bootstrap interval over the same items. */
+function withAlphaInterval<A extends Parameters<typeof krippendorffAlphaInterval>[1]>(alpha: A, patterns: Parameters<typeof krippendorffAlphaInterval>[0]): A & { interval: ReturnType<typeof krippendorffAlphaInterval> } {
+  return { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha) };
+}
+
+/** Human agreement per group of a split (site, run, any task attribute): both levels over each group's items. */
+async function splitHumanAgreement(
+  db: Db,
+  a: { l: CampaignLabelColumns; g: Grouped; by: string; campaignId: number; itemVerdictCounts: Int32Array; itemCombinedCounts: Int32Array; KC: number; combinedNames: string[] },
+): Promise<NonNullable<HumanAgreementResult["split"]>> {
+  const { l, g, by, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames } = a;
+  const facts = await getFacts(db);
+  const groups = await splitFacts(db, facts, resolveSplitKey(facts, by));
+  const members: number[][] = groups.groups.map(() => []);
+  for (let x = 0; x < g.items.length; x++) {
+    const r = facts.rowOf(l.col.trajectoryId[g.order[g.start[x]!]!]!);
+    const group = r < 0 ? -1 : groups.group[r]!;
+    if (group >= 0) members[group]!.push(x);
+  }
+  return {
+    by: groups.by,
+    title: groups.title,
+    rows: groups.groups.flatMap((group, i) =>
+      members[i]!.length
+        ? [
+            {
+              key: group.key,
+              label: group.label,
+              items: members[i]!.length,
+              verdict: levelFromItemCounts(itemVerdictCounts, 2, members[i]!, ["success", "failure"]),
+              combined: levelFromItemCounts(itemCombinedCounts, KC, members[i]!, combinedNames),
+              sel: { ...group.sel, campaign: { campaignId } },
+            },
+          ]
+        : [],
+    ),
   };
 }
 

@@ -160,6 +160,18 @@ function compareKeys(a: (number | string)[], b: (number | string)[]): number {
   return a.length - b.length;
 }
 
+/** How many trajectories the scope holds, and the longest of them (the length buckets' width follows from it). */
+function scopeSize(facts: TrajectoryFacts, mask: Uint8Array): { inScope: number; maxSteps: number } {
+  let inScope = 0;
+  let maxSteps = 0;
+  for (let r = 0; r < facts.n; r++) {
+    if (!mask[r]) continue;
+    inScope++;
+    if (facts.stepCount[r]! > maxSteps) maxSteps = facts.stepCount[r]!;
+  }
+  return { inScope, maxSteps };
+}
+
 export async function analyticsOverview(db: Db, input: OverviewInput): Promise<OverviewResult> {
   const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
@@ -170,13 +182,7 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
   const base = scopeSelection(input.scope);
   const policy = input.unparseable;
 
-  let inScope = 0;
-  let maxSteps = 0;
-  for (let r = 0; r < facts.n; r++) {
-    if (!mask[r]) continue;
-    inScope++;
-    if (facts.stepCount[r]! > maxSteps) maxSteps = facts.stepCount[r]!;
-  }
+  const { inScope, maxSteps } = scopeSize(facts, mask);
   const width = lengthBucketWidth(maxSteps);
   let maxRun = 0;
   for (const r of facts.runId) if (r > maxRun) maxRun = r;
@@ -283,13 +289,9 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
     order: [bucket],
   }));
 
-  let split: OverviewResult["split"] = null;
-  if (input.by) {
-    const s = await splitFacts(db, facts, resolveSplitKey(facts, input.by));
-    const g = makeGrouping(facts, mask, (r) => s.group[r]!);
-    // Groups keep the split's own order (by label, "not given" last).
-    split = { by: s.by, title: s.title, rows: rowsFor(g, (i) => ({ key: s.groups[i]!.key, label: s.groups[i]!.label, extra: s.groups[i]!.sel, order: [i] })) };
-  }
+  // Groups keep the split's own order (by label, "not given" last).
+  const s = input.by ? await splitFacts(db, facts, resolveSplitKey(facts, input.by)) : null;
+  const split = s && { by: s.by, title: s.title, rows: rowsFor(makeGrouping(facts, mask, (r) => s.group[r]!), (i) => ({ key: s.groups[i]!.key, label: s.groups[i]!.label, extra: s.groups[i]!.sel, order: [i] })) };
 
   // Column totals over the whole scope.
   const allG: Grouping = { group: Int32Array.from(mask, (m) => (m ? 0 : -1)), keys: [0], sizes: [inScope] };
