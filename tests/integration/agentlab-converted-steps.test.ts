@@ -105,7 +105,8 @@ describe("the importer reads verdict_steps.json", () => {
     fs.writeFileSync(path.join(dir, "verdict_steps.json"), JSON.stringify(data));
     const report = await runImport(ctx, { path: study });
     expect(report.format).toBe("browsergym");
-    expect(report.warnings).toEqual([{ path: dir, message: "verdict_steps.json: step_2.pkl.gz: EOFError: Compressed file ended before the end-of-stream marker was reached" }]);
+    // The report names the folder as the user knows it: from the imported folder down, not where it sat on disk.
+    expect(report.warnings).toEqual([{ path: path.relative(path.dirname(study), dir), message: "verdict_steps.json: step_2.pkl.gz: EOFError: Compressed file ended before the end-of-stream marker was reached" }]);
   });
 });
 

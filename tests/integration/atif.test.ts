@@ -86,7 +86,7 @@ describe("reading any harness's ATIF", () => {
       ["shop-pricing", 3],
       ["shop-pricing", 2],
     ]);
-    expect(report.warnings).toEqual([{ path: path.join(job, "shop-pricing__b2", "agent", "trajectory.json"), message: "step 3: images/step_4_screenshot_2.png is missing, so the step has no image" }]);
+    expect(report.warnings).toEqual([{ path: path.join("job", "shop-pricing__b2", "agent", "trajectory.json"), message: "step 3: images/step_4_screenshot_2.png is missing, so the step has no image" }]);
     const second = await stored(ctx, report.trajectories[1]!.id);
     expect(second.attempt).toBe(1);
     expect(second.verdicts.map((v) => [v.evaluator, v.verdict])).toEqual([["harbor:reward", "failure"]]);
