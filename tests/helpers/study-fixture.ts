@@ -93,3 +93,24 @@ export function studyLabelsCsv(): string {
 
 /** The mapping for `labels import` of studyLabelsCsv(). */
 export const STUDY_LABEL_MAPPING = { annotator: "evaluator", verdict: "overall", taskId: "task_id", verdictValues: { "1": "success", "0": "failure" } } as const;
+
+/**
+ * The human evaluation as the study's workbook keeps it: a notes sheet, then one row per task with each evaluator's
+ * name and overall verdict side by side (Evaluator1, Overall1, …: the wide layout), verdicts as numbers 1/0.
+ */
+export async function studyWorkbook(): Promise<Uint8Array> {
+  const { default: ExcelJS } = await import("exceljs");
+  const wb = new ExcelJS.Workbook();
+  wb.addWorksheet("Read me").addRows([["Human evaluation of the fork's run"], ["Overall: 1 = success, 0 = failure"]]);
+  const ws = wb.addWorksheet("Human evaluation");
+  ws.addRow(["task_id", ...STUDY_EVALUATORS.flatMap((_, a) => [`Evaluator${a + 1}`, `Overall${a + 1}`])]);
+  STUDY_LABELS.forEach((l, i) => ws.addRow([studyTaskId(i), ...[...l].flatMap((v, a) => [STUDY_EVALUATORS[a]!, v === "S" ? 1 : 0])]));
+  return new Uint8Array(await wb.xlsx.writeBuffer());
+}
+
+/** The mapping for `labels import` of studyWorkbook(): one annotator/verdict column pair per evaluator. */
+export const STUDY_WIDE_MAPPING = {
+  taskId: "task_id",
+  verdictValues: { "1": "success", "0": "failure" },
+  labels: STUDY_EVALUATORS.map((_, a) => ({ annotator: `Evaluator${a + 1}`, verdict: `Overall${a + 1}` })),
+};

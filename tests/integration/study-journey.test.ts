@@ -1,7 +1,7 @@
 /**
  * Issue 25's journey through the services on both engines (the browser version is tests/e2e/study-journey.spec.ts):
  * the fork's folder as published (task file with its own fields, run folder, the judge's auto-evaluation log), the
- * human evaluation of three evaluators, then judge vs majority κ on all items, Fleiss κ among the evaluators, the
+ * human evaluation of three evaluators as a wide-layout workbook loaded with `labels import`, then judge vs majority κ on all items, Fleiss κ among the evaluators, the
  * same from `agreement judges`, and the same Fleiss κ from the campaign's own label export through `agreement csv`.
  * Figures worked by hand in tests/helpers/study-fixture.ts.
  */
@@ -10,13 +10,13 @@ import path from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { closeSharedDatabases } from "../../server/context";
 import { humanAgreement, judgeAgreementList } from "../../server/services/analytics";
-import { exportCampaignLabels, importLabelsCsv } from "../../server/services/annotation";
+import { exportCampaignLabels } from "../../server/services/annotation";
 import { runImport } from "../../server/services/imports/ingest";
 import { makeActor } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { runCliInProcess } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
-import { STUDY_FIGURES, STUDY_LABEL_MAPPING, studyLabelsCsv, writeStudyFork } from "../helpers/study-fixture";
+import { STUDY_EVALUATORS, STUDY_FIGURES, STUDY_WIDE_MAPPING, studyWorkbook, writeStudyFork } from "../helpers/study-fixture";
 
 describeEachBackend("issue 25 journey", (backend) => {
   let ctx: TestContext;
@@ -37,9 +37,18 @@ describeEachBackend("issue 25 journey", (backend) => {
     expect(imported.evaluatorLogs).toMatchObject([{ blocks: 12, matched: 12, unmatched: [], verdicts: { success: 8, failure: 4 } }]);
 
     const researcher = await makeActor(ctx, "Rhea", "researcher");
-    const labels = await importLabelsCsv(ctx.db, researcher, { csv: studyLabelsCsv(), source: "human_evaluation.csv", mapping: { ...STUDY_LABEL_MAPPING }, campaign: { name: "Fork study", annotatorsPerItem: 3 } });
-    expect(labels).toMatchObject({ rows: 36, created: 36, unmatchedCount: 0 });
-    const campaignId = labels.campaignId!;
+    const env = backend === "postgres" ? { ...process.env, VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: undefined };
+    // The workbook as the study keeps it (a notes sheet, three evaluators side by side on each row), loaded directly.
+    const book = path.join(ctx.dir, "human_evaluation.xlsx");
+    fs.writeFileSync(book, await studyWorkbook());
+    const mapping = path.join(ctx.dir, "wide.json");
+    fs.writeFileSync(mapping, JSON.stringify(STUDY_WIDE_MAPPING));
+    const loaded = await runCliInProcess(["labels", "import", book, "--mapping", mapping, "--sheet", "Human evaluation", "--new-campaign", "Fork study", "--annotators-per-item", "3", "--as", "rhea@test.example", "--json"], env);
+    expect(loaded.stderr).toBe("");
+    expect(loaded.code).toBe(0);
+    const labels = JSON.parse(loaded.stdout);
+    expect(labels).toMatchObject({ sheet: "Human evaluation", rows: 12, labels: 36, created: 36, unmatchedCount: 0, annotators: [...STUDY_EVALUATORS] });
+    const campaignId = labels.campaignId as number;
 
     const base = { scope: {}, campaignId, unparseable: "exclude" as const };
     const [judge] = (await judgeAgreementList(ctx.db, { ...base, reference: { kind: "majority" } })).judges;
@@ -59,7 +68,6 @@ describeEachBackend("issue 25 journey", (backend) => {
     expect(humans.verdict.fleiss.kappa).toBeCloseTo(STUDY_FIGURES.fleissKappa, 12);
     expect(humans.verdict.alpha.alpha).toBeCloseTo(STUDY_FIGURES.krippendorffAlpha, 12);
 
-    const env = backend === "postgres" ? { ...process.env, VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: undefined };
     const cli = JSON.parse((await runCliInProcess(["agreement", "judges", "--campaign", String(campaignId), "--reference", "majority", "--json"], env)).stdout);
     expect(cli.evaluators[0]).toMatchObject({ n: STUDY_FIGURES.items });
     expect(cli.evaluators[0].kappa).toBeCloseTo(STUDY_FIGURES.majorityKappa, 12);
