@@ -1,7 +1,8 @@
 /**
  * Verdict's configuration: every environment variable the product reads, in one zod schema, read once per
- * `loadConfig` call. A bad value is an error naming the variable and what is wrong with it; the README's table of
- * variables is generated from ENVIRONMENT_VARIABLES (`npx tsx scripts/env-table.ts`) and a test keeps the two equal.
+ * `loadConfig` call. A bad value is an error naming the variable and what is wrong with it; the table of
+ * variables in docs/configuration.md is generated from ENVIRONMENT_VARIABLES (`npx tsx scripts/env-table.ts`) and a
+ * test keeps the two equal.
  *
  * Code below server/ and db/ gets its settings from the AppContext's `config`, or from `runtimeEnvironment()` for
  * the few services that take a raw environment (judge configurations name the variable holding their key).
@@ -230,7 +231,7 @@ export const DEFAULT_WORKER_MAX_HEAP_MB = 2048;
 // ---- the variables ----
 
 interface VariableDoc {
-  /** README section of the table. */
+  /** Section of the table in docs/configuration.md. */
   group: "Installation" | "Web server" | "Workers" | "Imports" | "Object storage (S3)" | "Judges" | "Live runner" | "Development";
   /** What applies when unset, as users read it. */
   default: string;
@@ -324,7 +325,7 @@ type Variables = typeof VARIABLES;
 /** The parsed environment: every variable, typed. */
 export type VerdictEnvironment = { [K in keyof Variables]: z.output<Variables[K]["schema"]> };
 
-/** Name, default and description of every variable the product reads (the README's table). */
+/** Name, default and description of every variable the product reads (the table in docs/configuration.md). */
 export const ENVIRONMENT_VARIABLES: readonly ({ name: string } & VariableDoc)[] = [
   ...Object.entries(VARIABLES).map(([name, { doc }]) => ({ name, ...doc })),
   // A family rather than one name: read by the judge service when a configuration names it (judge-endpoint-policy.ts).
@@ -451,7 +452,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   };
 }
 
-/** The README's table of every variable (between the env-table markers), grouped as ENVIRONMENT_VARIABLES is. */
+/** The table of every variable in docs/configuration.md (between the env-table markers), grouped as ENVIRONMENT_VARIABLES is. */
 export function environmentTableMarkdown(): string {
   // Table cells: "|" would end the cell, and "<data>" would be read as an HTML tag.
   const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/</g, "&lt;");
