@@ -42,7 +42,7 @@ export const demoCommand: CliCommand = {
     } finally {
       bar.finish();
     }
-    // Accounts to try the labelling workflow with (idempotent; listed in the README's "Accounts").
+    // Accounts to try the labelling workflow with (idempotent; listed in docs/guide/getting-started.md, "Accounts").
     const accounts = await seedDemoAccounts(ctx, { runKeys: demoRunKeys() });
     const summary = {
       skipped: report.skipped,

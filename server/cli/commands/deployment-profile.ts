@@ -24,7 +24,7 @@ import type { CliCommand } from "../types";
 const USAGE = `npm run cli -- deployment-profile <list|show|create|update|delete> [options] [--json]
   list                              the profiles, their sites and allowed destinations
   show <name|id>
-  create --file profile.json        a new profile (see README "Running the benchmarks" for the file)
+  create --file profile.json        a new profile (the file is described in docs/guide/live-runs.md)
   update <name|id> --file profile.json   replaces the sites; passwords and storage states left out are kept
   delete <name|id>`;
 

@@ -11,7 +11,7 @@ import { createProgressBar } from "../progress";
 import type { CliCommand, CliIO } from "../types";
 
 /**
- * Exit codes of `import` (documented in the README, "Importing trajectories"):
+ * Exit codes of `import` (documented in docs/guide/importing.md, "Output and exit codes"):
  * 0 everything readable was imported (trajectories with repair warnings count as imported),
  * 3 some trajectories were skipped, the rest imported,
  * 1 nothing importable, `--strict` refusal, or another error (nothing written by this import),

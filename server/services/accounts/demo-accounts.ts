@@ -1,7 +1,7 @@
 /**
  * Demo accounts and a demo labelling campaign, so the quick start can be walked through end to end: three
  * annotators label the demo trajectories blind, a researcher adjudicates. Idempotent: existing accounts and the
- * campaign are left as they are (a changed password is not reset). The README's "Accounts" section lists these.
+ * campaign are left as they are (a changed password is not reset). docs/guide/getting-started.md ("Accounts") lists these.
  */
 import { getUserByEmail } from "../../../db/repositories/accounts/users";
 import { getCampaignByName } from "../../../db/repositories/annotation/campaigns";

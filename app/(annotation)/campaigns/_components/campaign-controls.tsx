@@ -169,7 +169,7 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
           {running ? "Importing…" : "Import"}
         </button>
       </form>
-      <p className="mt-1 text-2xs text-zinc-500">Other column layouts: npm run cli -- labels import FILE --mapping mapping.json (see the README).</p>
+      <p className="mt-1 text-2xs text-zinc-500">Other column layouts: npm run cli -- labels import FILE --mapping mapping.json (see docs/guide/label-files.md).</p>
       {job.data?.status === "queued" && <WaitingForWorker since={job.data.createdAt} what="this import" />}
       {report && <p className="mt-1 text-[12px] text-emerald-700" data-testid="label-import-report">{report}</p>}
       {shownError && <p className="mt-1 text-[12px] text-rose-700" role="alert">{shownError}</p>}
