@@ -4,7 +4,7 @@
  * file, resolved to the file it names (relative and `@/` paths), with value and type-only edges kept apart. Type-only
  * edges leave nothing at run time, so cycles and upward arrows are judged on value edges only.
  *
- * Used by the lint rule (doors and cycles) and by `npm run arch:graph`.
+ * Used by the lint rule (`verdict/layer-imports` resolves imports with it) and by `npm run arch:graph`.
  */
 import fs from "node:fs";
 import path from "node:path";

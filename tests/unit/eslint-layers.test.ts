@@ -1,6 +1,8 @@
 /**
- * The layer rule: app → api → services → db, domain pure, data only through services. A wrong import must fail
- * lint (and so `npm test`), whichever spelling reaches the module (relative, `@/`, re-export, dynamic import).
+ * The layer rule, as scripts/architecture/model.mjs describes the floors: app → api → services → db, domain pure,
+ * data only through services, pages through tRPC, demo content given to services. A wrong import must fail lint (and
+ * so `npm test`), whichever spelling reaches the module (relative, `@/`, re-export, dynamic import); the imports
+ * recorded to be removed pass, and an entry whose import is gone is reported so the list only shrinks.
  */
 import path from "node:path";
 import { ESLint } from "eslint";
@@ -24,7 +26,7 @@ async function lint(file: string, code: string) {
 describe("layer imports", () => {
   it("routers and CLI commands reach data only through services", async () => {
     expect(await lint("server/api/routers/_check.ts", `import { listVerdicts } from "../../../db/repositories/evaluation";\nexport const x = listVerdicts;\n`)).toEqual([
-      expect.stringContaining("The routers layer may not import '../../../db/repositories/evaluation'"),
+      expect.stringContaining("The api floor may not import '../../../db/repositories/evaluation': routers call services"),
     ]);
     expect(await lint("server/cli/commands/_check.ts", `import { ROLES } from "../../../db/schema/index";\nexport const x = ROLES;\n`)).toHaveLength(1);
     expect(await lint("server/api/routers/_check.ts", `import { listTrajectoryPage } from "../../services/trajectory-views";\nexport const x = listTrajectoryPage;\n`)).toEqual([]);
@@ -46,5 +48,43 @@ describe("layer imports", () => {
   it("type-only imports cross layers freely", async () => {
     expect(await lint("server/api/routers/_check.ts", `import type { StepRow } from "../../../db/schema/index";\nexport type X = StepRow;\n`)).toEqual([]);
     expect(await lint("server/domain/_check.ts", `import { type Db } from "../../db/client";\nexport type X = Db;\n`)).toEqual([]);
+  });
+});
+
+describe("the floors of scripts/architecture/model.mjs", () => {
+  it("pages reach the server through tRPC, never services, the composition root or data", async () => {
+    expect(await lint("app/runs/_check.tsx", `import { createContext } from "@/server/context";\nexport const x = createContext;\n`)).toEqual([
+      expect.stringContaining("The pages floor may not import '@/server/context': pages reach the server through tRPC"),
+    ]);
+    expect(await lint("app/runs/_check.tsx", `import { listRuns } from "@/server/services/catalog";\nexport const x = listRuns;\n`)).toHaveLength(1);
+    expect(await lint("app/runs/_check.tsx", `import { createCaller } from "@/server/api/root";\nexport const x = createCaller;\n`)).toEqual([]);
+  });
+
+  it("services are given demo content by the commands that seed it; scripts call services, not repositories or tests", async () => {
+    expect(await lint("server/services/live/_check.ts", `import { DEMO_TASKS } from "../../demo-sites/demo-trajectories";\nexport const x = DEMO_TASKS;\n`)).toEqual([
+      expect.stringContaining("The services floor may not import '../../demo-sites/demo-trajectories'"),
+    ]);
+    expect(await lint("scripts/bench/_check.ts", `import { getSteps } from "../../db/repositories/trajectories";\nexport const x = getSteps;\n`)).toHaveLength(1);
+    expect(await lint("scripts/bench/_check.ts", `import { startFakeOpenAI } from "../../tests/helpers/fake-openai";\nexport const x = startFakeOpenAI;\n`)).toHaveLength(1);
+    expect(await lint("server/cli/commands/_check.ts", `import { DEMO_TASKS } from "../../demo-sites/demo-trajectories";\nexport const x = DEMO_TASKS;\n`)).toEqual([]);
+  });
+
+  it("no arrow runs up even where no FORBIDDEN rule names the floor: the composition root stands below services", async () => {
+    expect(await lint("server/context.ts", `import { x } from "./services/jobs/_nothing";\nexport const y = x;\n`)).toEqual([
+      expect.stringContaining("The root floor may not import './services/jobs/_nothing'"),
+      // server/context.ts's recorded import is not made by this snippet, so the rule asks for its entry to go.
+      expect.stringContaining("'server/services/jobs/installation-queue.ts' is recorded as an import of this file to remove"),
+    ]);
+  });
+
+  it("an import recorded to be removed passes, and a recorded import the file no longer makes is reported", async () => {
+    const recorded = `import { createContext } from "@/server/context";\nimport { annotationHome } from "@/server/services/annotation";\nexport const x = [createContext, annotationHome];\n`;
+    expect(await lint("app/page.tsx", recorded)).toEqual([]);
+    expect(await lint("app/page.tsx", `export const x = 1;\n`)).toEqual([
+      expect.stringContaining("'server/context.ts' is recorded as an import of this file to remove, but the file no longer makes it"),
+      expect.stringContaining("'server/services/annotation/index.ts' is recorded"),
+    ]);
+    // Recorded for app/page.tsx only: the same import elsewhere is an error.
+    expect(await lint("app/runs/_check.tsx", recorded)).toHaveLength(2);
   });
 });
