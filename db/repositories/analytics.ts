@@ -365,18 +365,6 @@ export function loadCampaignLabelColumns(db: Db, campaignId: number) {
 
 // ---------------------------------------------------------------- small look-ups
 
-/** Who labelled in which campaign, with how many active labels (labels_campaign_analytics_idx: one index range per campaign). */
-export async function annotatorsPerCampaign(db: Db): Promise<{ campaignId: number; annotatorKey: string; labels: number }[]> {
-  const { labels } = tablesOf(db);
-  const rows = await db
-    .select({ campaignId: labels.campaignId, annotatorKey: labels.annotatorKey, labels: count() })
-    .from(labels)
-    .where(eq(labels.status, "active"))
-    .groupBy(labels.campaignId, labels.status, labels.annotatorKey)
-    .orderBy(asc(labels.campaignId), asc(labels.annotatorKey));
-  return rows.map((r) => ({ campaignId: r.campaignId, annotatorKey: r.annotatorKey, labels: Number(r.labels) }));
-}
-
 export async function listRunNames(db: Db) {
   const { agentRuns } = tablesOf(db);
   return db

@@ -7,7 +7,7 @@
  * labels for it (as the consolidated reference takes each trajectory's latest consolidated label).
  */
 import type { Db } from "../../../db/database";
-import { annotatorsPerCampaign, listCampaignHeads, NULL_INT } from "../../../db/repositories/analytics";
+import { listCampaignHeads, NULL_INT } from "../../../db/repositories/analytics";
 import { formatReferenceSpec, majorityOutcome, plurality, type ReferenceSpec } from "../../domain/analytics/reference";
 import { NotFoundError, ValidationError } from "../../errors";
 import { annotatorDisplayNames } from "./common";
@@ -42,13 +42,32 @@ async function campaignsOf(db: Db, campaignId: number | undefined): Promise<numb
   return heads.map((h) => h.id).sort((a, b) => a - b);
 }
 
+/**
+ * Who labelled in which campaign, with how many active labels: counted over the campaigns' label columns, which
+ * every label reference and human agreement read anyway (and keep until a label changes), instead of a scan of the
+ * whole labels table on each call. Campaigns in id order.
+ */
+async function labelsPerAnnotator(db: Db, campaignId?: number): Promise<{ campaignId: number; annotatorKey: string; labels: number }[]> {
+  const campaigns = campaignId === undefined ? (await listCampaignHeads(db)).map((h) => h.id) : [campaignId];
+  const out: { campaignId: number; annotatorKey: string; labels: number }[] = [];
+  for (const id of campaigns) {
+    const l = await getCampaignLabels(db, id);
+    const counts = new Int32Array(l.dict.annotatorKey.length);
+    for (let i = 0; i < l.length; i++) {
+      const code = l.col.annotatorKey[i]!;
+      if (code >= 0) counts[code]!++;
+    }
+    l.dict.annotatorKey.forEach((key, code) => {
+      if (counts[code]! > 0) out.push({ campaignId: id, annotatorKey: key, labels: counts[code]! });
+    });
+  }
+  return out;
+}
+
 /** Every annotator with labels in the campaign (or in any campaign), by name. */
 export async function referenceAnnotators(db: Db, campaignId?: number): Promise<ReferenceAnnotator[]> {
   const counts = new Map<string, number>();
-  for (const row of await annotatorsPerCampaign(db)) {
-    if (campaignId !== undefined && row.campaignId !== campaignId) continue;
-    counts.set(row.annotatorKey, (counts.get(row.annotatorKey) ?? 0) + row.labels);
-  }
+  for (const row of await labelsPerAnnotator(db, campaignId)) counts.set(row.annotatorKey, (counts.get(row.annotatorKey) ?? 0) + row.labels);
   const keys = [...counts.keys()];
   const names = await annotatorDisplayNames(db, keys);
   return keys.map((key, i) => ({ key, name: names[i]!, labels: counts.get(key)! })).sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : 1));
@@ -56,7 +75,7 @@ export async function referenceAnnotators(db: Db, campaignId?: number): Promise<
 
 /** Each annotator with the campaigns they labelled in (for pickers that follow the chosen campaign). */
 export async function annotatorsByCampaign(db: Db): Promise<{ key: string; name: string; campaigns: number[] }[]> {
-  const rows = await annotatorsPerCampaign(db);
+  const rows = await labelsPerAnnotator(db);
   const campaigns = new Map<string, number[]>();
   for (const r of rows) (campaigns.get(r.annotatorKey) ?? campaigns.set(r.annotatorKey, []).get(r.annotatorKey)!).push(r.campaignId);
   const keys = [...campaigns.keys()];
