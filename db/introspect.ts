@@ -59,12 +59,20 @@ export interface Catalogue {
 
 const quoteSqlite = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/**
+ * The behaviour search's full-text index is the one part of the schema each engine builds its own way (migration
+ * 0024 / pg 0010): on SQLite an FTS5 table (with its shadow tables) and the triggers feeding it from search_entries,
+ * on PostgreSQL a GIN index over a tsvector expression. The catalogues leave them out, so the rest stays comparable
+ * and store copies move only real rows (search_entries is filled by its triggers on the target).
+ */
+const ENGINE_SPECIFIC_SEARCH = { sqliteTables: /^search_fts($|_)/, sqliteTriggers: /^search_fts_/, postgresIndexes: new Set(["search_entries_body_fts_idx"]) };
+
 /** SQLite's catalogue, from sqlite_master and the table/index/foreign-key pragmas. */
 export function readSqliteCatalogue(sqlite: Database.Database): Catalogue {
   const tableRows = sqlite
     .prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name not like '\\_\\_drizzle%' escape '\\' order by name")
     .all() as { name: string; sql: string }[];
-  const tables = tableRows.map(({ name, sql }): TableInfo => {
+  const tables = tableRows.filter((t) => !ENGINE_SPECIFIC_SEARCH.sqliteTables.test(t.name)).map(({ name, sql }): TableInfo => {
     const cols = sqlite.prepare(`pragma table_info(${quoteSqlite(name)})`).all() as { name: string; type: string; notnull: number; dflt_value: string | null; pk: number }[];
     const autoIncrement = (col: string) => new RegExp(`[\`"\\[]?${col}[\`"\\]]?\\s+integer\\s+primary\\s+key\\s+autoincrement`, "i").test(sql);
     const indexList = sqlite.prepare(`pragma index_list(${quoteSqlite(name)})`).all() as { name: string; unique: number; origin: string }[];
@@ -102,7 +110,7 @@ export function readSqliteCatalogue(sqlite: Database.Database): Catalogue {
     };
   });
   const triggerRows = sqlite.prepare("select name, tbl_name as tbl, sql from sqlite_master where type = 'trigger' order by name").all() as { name: string; tbl: string; sql: string }[];
-  const triggers = triggerRows.map(({ name, tbl, sql }): TriggerInfo => {
+  const triggers = triggerRows.filter((t) => !ENGINE_SPECIFIC_SEARCH.sqliteTriggers.test(t.name)).map(({ name, tbl, sql }): TriggerInfo => {
     const m = /\b(before|after|instead\s+of)\s+(insert|delete|update)(?:\s+of\s+(.+?))?\s+on\s/is.exec(sql);
     if (!m) throw new Error(`Cannot read the event of SQLite trigger ${name}: ${sql}`);
     const columns = m[3] ? m[3].split(",").map((c) => c.trim().replace(/^[`"[]|[`"\]]$/g, "")) : [];
@@ -159,7 +167,7 @@ export async function readPostgresCatalogue(client: pg.Pool | pg.PoolClient | pg
 
   const names = [...new Set(cols.rows.map((r) => r.table_name))].sort();
   const tables = names.map((name): TableInfo => {
-    const own = idx.rows.filter((r) => r.table_name === name);
+    const own = idx.rows.filter((r) => r.table_name === name && !ENGINE_SPECIFIC_SEARCH.postgresIndexes.has(r.name));
     return {
       name,
       columns: cols.rows

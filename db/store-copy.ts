@@ -23,6 +23,12 @@ import { foreignKeyOrder, readPostgresCatalogue, readSqliteCatalogue, type Table
  */
 const MIGRATION_SEEDED_TABLES = new Set(["change_counters", "instance_info"]);
 
+/**
+ * Tables the target's triggers fill from the rows copied into others (the behaviour search's entries): not copied,
+ * and not compared, since the target numbers its own entries.
+ */
+const DERIVED_TABLES = new Set(["search_entries"]);
+
 /** Copied after every other table: inserting those rows bumps the counters through the triggers. */
 const COPIED_LAST = "change_counters";
 
@@ -80,7 +86,7 @@ export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.P
 
     await client.query("begin");
     for (const t of sourceTables) {
-      if (MIGRATION_SEEDED_TABLES.has(t.name)) continue;
+      if (MIGRATION_SEEDED_TABLES.has(t.name) || DERIVED_TABLES.has(t.name)) continue;
       const { rows } = await client.query<{ present: boolean }>(`select exists (select 1 from ${q(t.name)}) as present`);
       if (rows[0]?.present) throw new Error(`The PostgreSQL database already holds rows in ${t.name}; copy into a freshly migrated, empty database`);
     }
@@ -88,6 +94,7 @@ export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.P
 
     const report: TableCopy[] = [];
     for (const name of copyOrder(sourceTables)) {
+      if (DERIVED_TABLES.has(name)) continue;
       const table = sourceByName.get(name)!;
       const columns = table.columns.map((c) => c.name);
       const total = (sqlite.prepare(`select count(*) as n from ${q(name)}`).get() as { n: number }).n;
@@ -202,6 +209,7 @@ export function digestSqliteTables(sqlite: Database.Database, targetTables: Tabl
   const families = familiesByTable(targetTables);
   const out: Record<string, TableDigest> = {};
   for (const t of readSqliteCatalogue(sqlite).tables) {
+    if (DERIVED_TABLES.has(t.name)) continue;
     const columns = t.columns.map((c) => c.name);
     const fam = columns.map((c) => families.get(t.name)?.get(c) ?? "text");
     const digest = new RowDigest();
@@ -220,6 +228,7 @@ export async function digestPostgresTables(pool: pg.Pool, tables: TableInfo[]): 
   const out: Record<string, TableDigest> = {};
   const pageRows = 2000;
   for (const t of tables) {
+    if (DERIVED_TABLES.has(t.name)) continue;
     const target = targetTables.find((x) => x.name === t.name);
     if (!target) throw new Error(`The PostgreSQL database has no table ${t.name}`);
     const columns = t.columns.map((c) => c.name);

@@ -4,10 +4,11 @@
  */
 import { and, asc, count, desc, eq, gt, gte, inArray, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { first, tablesOf, type Db, type Tables } from "../database";
+import { dialectOf, first, tablesOf, type Db, type Dialect, type Tables } from "../database";
 import * as staticTables from "../schema/index";
 import type { StepRow, steps as stepsTable } from "../schema/index";
 import { annotatorTrajectoryIdsSql, browsableByIdSql } from "./access/blind-rule";
+import { ranksByRelevance, searchConditions, searchRelevance, type ScopedSearch } from "./search";
 import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
 export type StepValues = Omit<typeof stepsTable.$inferInsert, "id" | "trajectoryId">;
@@ -358,9 +359,14 @@ export interface TrajectoryFilter extends TriageFilter {
    * yet, and every attempt at a task they still label blind (see browsableByIdSql).
    */
   notBlindFor?: string;
+  /**
+   * A behaviour search, parsed and scoped to what the viewer may search (server/services/trajectories/search.ts).
+   * Only the list's own queries (its pages, counts and selections) apply it; trajectoryWhere does not.
+   */
+  textSearch?: ScopedSearch;
 }
 
-export type TrajectorySort = "id" | "steps" | "task" | "site" | "updated" | "human" | "verdict";
+export type TrajectorySort = "id" | "steps" | "task" | "site" | "updated" | "human" | "verdict" | "relevance";
 
 /** `%text%` for a LIKE with `escape '\'`, the user's own % and _ taken literally. */
 function containsPattern(q: string): string {
@@ -412,7 +418,8 @@ export async function listTrajectories(
 ) {
   const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
   const where = trajectoryWhere(f, tablesOf(db));
-  const sort = page.sort ?? "id";
+  // Relevance needs a search, which only the paged list applies (listTrajectoriesPage): here it is the id order.
+  const sort = page.sort === "relevance" || page.sort === undefined ? "id" : page.sort;
   const dir = page.dir === "asc" ? asc : desc;
   let order: SQL[];
   if (sort === "human" || sort === "verdict") {
@@ -569,7 +576,7 @@ export async function distinctOutcomes(db: Db): Promise<string[]> {
  * (`task_id in (select id from tasks where …)`). Counting then never joins: at 100,000 trajectories the joined
  * count took ~90 ms, this one a few ms. Raw table names inside the subqueries (see getStepScreenshots).
  */
-function trajectoryOnlyWhere(f: TrajectoryFilter, tables: Tables): SQL | undefined {
+function trajectoryOnlyWhere(f: TrajectoryFilter, tables: Tables, dialect: Dialect): SQL | undefined {
   const { trajectories } = tables;
   const conds: SQL[] = [];
   if (f.taskSetId !== undefined) conds.push(sql`trajectories.task_id in (select id from tasks where task_set_id = ${f.taskSetId})`);
@@ -592,6 +599,7 @@ function trajectoryOnlyWhere(f: TrajectoryFilter, tables: Tables): SQL | undefin
   if (f.visibleToAnnotator !== undefined) conds.push(sql`${trajectories.id} in ${annotatorTrajectoryIdsSql(f.visibleToAnnotator)}`);
   if (f.notBlindFor !== undefined) conds.push(browsableByIdSql(trajectories.id, trajectories.taskId, f.notBlindFor));
   conds.push(...triageConditions(f));
+  if (f.textSearch) conds.push(...searchConditions(f.textSearch, dialect, f.evaluator));
   return conds.length ? and(...conds) : undefined;
 }
 
@@ -606,8 +614,9 @@ export async function listTrajectoriesPage(
   page: { offset: number; limit: number; sort?: TrajectorySort; dir?: "asc" | "desc" },
 ): Promise<{ rows: TrajectoryListRow[]; total: number }> {
   const { trajectories, tasks } = tablesOf(db);
-  const where = trajectoryOnlyWhere(f, tablesOf(db));
-  const sort = page.sort ?? "id";
+  const where = trajectoryOnlyWhere(f, tablesOf(db), dialectOf(db));
+  // Without words to count (no search, or only negations and verdicts), relevance is the id order.
+  const sort = page.sort === "relevance" && !ranksByRelevance(f.textSearch) ? "id" : (page.sort ?? "id");
   const dir = page.dir === "asc" ? asc : desc;
   let idQuery: PromiseLike<{ id: number }[]>;
   if (sort === "task" || sort === "site") {
@@ -628,6 +637,15 @@ export async function listTrajectoriesPage(
       .from(trajectories)
       .where(where)
       .orderBy(dir(triageSortKey(sort, f, page.dir ?? "desc")), desc(trajectories.id))
+      .limit(page.limit)
+      .offset(page.offset);
+  } else if (sort === "relevance") {
+    // Most matching entries first (ascending: fewest first), ties newest first.
+    idQuery = db
+      .select({ id: trajectories.id })
+      .from(trajectories)
+      .where(where)
+      .orderBy(dir(searchRelevance(f.textSearch!, dialectOf(db))), desc(trajectories.id))
       .limit(page.limit)
       .offset(page.offset);
   } else {
@@ -652,7 +670,7 @@ export async function listTrajectoriesPage(
 /** How many trajectories there are in all (within what a viewer may browse): the "of N" in "312 of 4,901 match". */
 export async function countTrajectories(db: Db, scope: Pick<TrajectoryFilter, "visibleToAnnotator" | "notBlindFor"> = {}): Promise<number> {
   const { trajectories } = tablesOf(db);
-  const row = await first(db.select({ n: count() }).from(trajectories).where(trajectoryOnlyWhere(scope, tablesOf(db))).limit(1));
+  const row = await first(db.select({ n: count() }).from(trajectories).where(trajectoryOnlyWhere(scope, tablesOf(db), dialectOf(db))).limit(1));
   return row?.n ?? 0;
 }
 
@@ -668,5 +686,5 @@ export async function sampleCandidates(db: Db, f: TrajectoryFilter, strata?: "ru
       : strata === "site"
         ? sql<string | null>`(select site from tasks where tasks.id = trajectories.task_id)`
         : sql<string | null>`cast(null as text)`;
-  return db.select({ id: trajectories.id, stratum }).from(trajectories).where(trajectoryOnlyWhere(f, tablesOf(db))).orderBy(asc(trajectories.id));
+  return db.select({ id: trajectories.id, stratum }).from(trajectories).where(trajectoryOnlyWhere(f, tablesOf(db), dialectOf(db))).orderBy(asc(trajectories.id));
 }

@@ -10,3 +10,4 @@ export * from "./reveal";
 export * from "./changes";
 export * from "./instance";
 export * from "./runner";
+export * from "./search";

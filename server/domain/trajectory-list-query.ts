@@ -6,8 +6,10 @@
  * the tRPC input schema is strict.
  */
 import { z } from "zod";
+import { MAX_QUERY_LENGTH } from "./trajectories/search-query";
 
-export const TRAJECTORY_SORTS = ["id", "steps", "task", "site", "updated", "human", "verdict"] as const;
+/** "relevance": with a behaviour search, most matching entries first. */
+export const TRAJECTORY_SORTS = ["id", "steps", "task", "site", "updated", "human", "verdict", "relevance"] as const;
 export type TrajectorySortKey = (typeof TRAJECTORY_SORTS)[number];
 export const PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_PAGE_SIZE = 50;
@@ -75,6 +77,8 @@ export const trajectoryListInput = z.object({
   maxSteps: z.number().int().nonnegative().optional(),
   hasAnswer: z.boolean().optional(),
   q: z.string().max(500).optional(),
+  /** A behaviour search (server/domain/trajectories/search-query.ts): words, phrases, field and verdict filters. */
+  search: z.string().max(MAX_QUERY_LENGTH).optional(),
   /** Exactly these trajectories (the analytics views link to the trajectories behind a figure this way). */
   ids: z.array(id).min(1).max(MAX_IDS).optional(),
   /** Triage (researchers and admins): the consolidated human label and the state of the latest campaign item. */
@@ -112,6 +116,7 @@ const URL_KEYS = {
   maxSteps: "maxSteps",
   hasAnswer: "answer",
   q: "q",
+  search: "search",
   ids: "ids",
   human: "human",
   state: "state",
@@ -168,6 +173,7 @@ export function parseTrajectoryListParams(sp: SearchParamsLike): TrajectoryListQ
   const asked = positiveInt(getParam(sp, URL_KEYS.sample));
   const sample = asked !== undefined && asked <= MAX_SAMPLE ? asked : undefined;
   const seed = nonNegativeInt(getParam(sp, URL_KEYS.seed));
+  const hasSearch = text(getParam(sp, URL_KEYS.search), MAX_QUERY_LENGTH) !== undefined;
   return {
     taskSetId: positiveInt(getParam(sp, URL_KEYS.taskSetId)),
     runId: positiveInt(getParam(sp, URL_KEYS.runId)),
@@ -179,6 +185,7 @@ export function parseTrajectoryListParams(sp: SearchParamsLike): TrajectoryListQ
     maxSteps: nonNegativeInt(getParam(sp, URL_KEYS.maxSteps)),
     hasAnswer: answer === "yes" ? true : answer === "no" ? false : undefined,
     q: text(getParam(sp, URL_KEYS.q), 500),
+    search: text(getParam(sp, URL_KEYS.search), MAX_QUERY_LENGTH),
     ids: parseIdList(getParam(sp, URL_KEYS.ids)),
     human: oneOf(HUMAN_LABEL_FILTERS, getParam(sp, URL_KEYS.human)),
     state: oneOf(ITEM_STATE_FILTERS, getParam(sp, URL_KEYS.state)),
@@ -191,7 +198,7 @@ export function parseTrajectoryListParams(sp: SearchParamsLike): TrajectoryListQ
     sample,
     seed: sample !== undefined && seed !== undefined && seed <= MAX_SEED ? seed : undefined,
     strata: sample !== undefined ? oneOf(SAMPLE_STRATA, getParam(sp, URL_KEYS.strata)) : undefined,
-    sort: TRAJECTORY_SORTS.includes(sort as TrajectorySortKey) && (sort !== "verdict" || hasEvaluator) ? (sort as TrajectorySortKey) : "id",
+    sort: TRAJECTORY_SORTS.includes(sort as TrajectorySortKey) && (sort !== "verdict" || hasEvaluator) && (sort !== "relevance" || hasSearch) ? (sort as TrajectorySortKey) : "id",
     dir: dir === "asc" ? "asc" : "desc",
     page: Math.min(positiveInt(getParam(sp, URL_KEYS.page)) ?? 1, 1_000_000),
     pageSize: size && (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
@@ -235,6 +242,7 @@ const FILTER_KEYS = [
   "maxSteps",
   "hasAnswer",
   "q",
+  "search",
   "ids",
   "human",
   "state",

@@ -47,6 +47,7 @@ import { formatEvaluatorRef } from "../domain/trajectory-list-query";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
+import { hitsOf, scopeSearch, type SearchHit } from "./trajectories/search";
 
 export interface ImageMeta {
   hash: string;
@@ -265,7 +266,8 @@ export interface SampleSpec {
 /** The seed a sample uses when the link names none. */
 export const DEFAULT_SAMPLE_SEED = 1;
 
-export type SelectionFilter = TrajectoryFilter & SampleSpec;
+/** `search`: a behaviour search as typed; it selects once parsed into `textSearch` (scopeTrajectoryFilter does, with the viewer's scope). */
+export type SelectionFilter = TrajectoryFilter & SampleSpec & { search?: string };
 
 export interface TrajectoryListQuery extends SelectionFilter {
   sort: TrajectorySort;
@@ -297,14 +299,17 @@ async function drawSample(db: Db, filter: TrajectoryFilter, spec: Required<Pick<
  * and judge batches made "from the list" take exactly these. More than `limit`: a ValidationError naming the count.
  */
 export async function matchingTrajectoryIds(db: Db, selection: SelectionFilter, limit = 1_000_000): Promise<number[]> {
-  const { sample, seed, strata, ...filter } = selection;
+  const { sample, seed, strata, search, ...rest } = selection;
+  // Campaigns and judge batches are made by researchers, who search everything.
+  const filter: TrajectoryFilter = search && !rest.textSearch ? { ...rest, textSearch: scopeSearch(search, { wholeCatalog: true }) } : rest;
   checkTriageFilter(filter);
   const ids = sample !== undefined ? (await drawSample(db, filter, { sample, seed, strata })).ids : (await sampleCandidates(db, filter)).map((c) => c.id);
   if (ids.length > limit) throw new ValidationError(`the selection holds ${ids.length} trajectories; at most ${limit} are allowed here`);
   return ids;
 }
 
-export type TriagedRow<R> = R & { triage?: TriageColumns };
+/** A list row with, for researchers, its triage columns, and with a search, where the search matched it. */
+export type TriagedRow<R> = R & { triage?: TriageColumns; hits?: SearchHit[] };
 
 /**
  * One page of the list. With `triage` (researchers and admins), each row also carries its human label, item state,
@@ -312,7 +317,7 @@ export type TriagedRow<R> = R & { triage?: TriageColumns };
  * scope, for "312 of 4,901 match"; `sample` says what a sample was drawn from and with which seed.
  */
 export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: { triage?: boolean } = {}) {
-  const { sort, dir, page, pageSize, sample, seed, strata, ...filter } = q;
+  const { sort, dir, page, pageSize, sample, seed, strata, search: _search, ...filter } = q;
   checkTriageFilter(filter);
   let pageFilter: TrajectoryFilter = filter;
   let drawn: { size: number; seed: number; strata: "run" | "site" | null; from: number } | null = null;
@@ -325,8 +330,9 @@ export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: {
   const { rows, total } = await listTrajectoriesPage(db, pageFilter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
   const columns = opts.triage ? await triageColumnsOf(db, rows.map((r) => r.id), filter.evaluator) : undefined;
   const all = await countTrajectories(db, { visibleToAnnotator: filter.visibleToAnnotator, notBlindFor: filter.notBlindFor });
+  const hits = filter.textSearch ? await hitsOf(db, rows.map((r) => r.id), filter.textSearch) : undefined;
   return {
-    rows: rows.map((r): TriagedRow<typeof r> => (columns ? { ...r, triage: columns.get(r.id) } : r)),
+    rows: rows.map((r): TriagedRow<typeof r> => ({ ...r, ...(columns ? { triage: columns.get(r.id) } : {}), ...(hits ? { hits: hits.get(r.id) ?? [] } : {}) })),
     total,
     all,
     sample: drawn,

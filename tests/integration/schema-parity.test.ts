@@ -15,6 +15,7 @@ import { closeDatabase, sqliteClient } from "../../db/database";
 import { readPostgresCatalogue, readSqliteCatalogue } from "../../db/introspect";
 import { closePostgres, migratePostgres, openPostgres, type PgDb } from "../../db/postgres";
 import { COUNTED_TABLES } from "../../db/schema/changes";
+import { SEARCH_TRIGGERS } from "../../db/schema/search";
 import { postgresSkipReason, type TestPostgres } from "../helpers/postgres";
 import { testPostgresServer } from "../helpers/run-postgres";
 import { compareCatalogues } from "../helpers/schema-compare";
@@ -52,8 +53,10 @@ describe.skipIf(!!skipReason)("SQLite and PostgreSQL schemas", () => {
     const pgCatalogue = await readPostgresCatalogue(pg.$client);
     // Guard against comparing two empty catalogues.
     expect(sqliteCatalogue.tables.map((t) => t.name)).toContain("labels");
-    // Insert, delete and update per counted table, and the verdicts' identity changes (VERDICT_REMOVALS_COUNTER).
-    expect(sqliteCatalogue.triggers.length).toBe(Object.keys(COUNTED_TABLES).length * 3 + 1);
+    // Insert, delete and update per counted table, the verdicts' identity changes (VERDICT_REMOVALS_COUNTER), and
+    // the behaviour search's entries.
+    expect(sqliteCatalogue.triggers.length).toBe(Object.keys(COUNTED_TABLES).length * 3 + 1 + SEARCH_TRIGGERS.length);
+    expect(sqliteCatalogue.triggers.map((t) => t.name)).toEqual(expect.arrayContaining([...SEARCH_TRIGGERS]));
     expect(compareCatalogues(sqliteCatalogue, pgCatalogue)).toEqual([]);
   });
 

@@ -84,6 +84,12 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
     expect(filled).toEqual(expect.arrayContaining(["task_sets", "tasks", "agent_runs", "trajectories", "steps", "screenshots", "users", "accounts", "annotation_campaigns", "campaign_annotators", "campaign_items", "labels", "consolidated_labels", "judge_configs", "evaluator_verdicts", "jobs", "change_counters", "instance_info"]));
     expect(source.steps!.rows).toBeGreaterThan(7);
 
+    // The behaviour search's entries are not copied but written again by the target's triggers: the same text, field by field.
+    const entries = "select field, count(*) as n, sum(length(body)) as chars from search_entries group by field order by field";
+    const sqliteEntries = (sqliteClient(ctx.db).prepare(entries).all() as { field: string; n: number; chars: number }[]).map((r) => ({ ...r, n: Number(r.n), chars: Number(r.chars) }));
+    expect(sqliteEntries.map((r) => r.field)).toEqual(expect.arrayContaining(["action", "element", "intent", "thought"]));
+    expect((await target.$client.query(entries)).rows.map((r: { field: string; n: string; chars: string }) => ({ field: r.field, n: Number(r.n), chars: Number(r.chars) }))).toEqual(sqliteEntries);
+
     // The installation keeps its identity and its change counters.
     const sqliteId = sqliteClient(ctx.db).prepare("select id from instance_info").pluck().get();
     expect((await target.$client.query("select id from instance_info")).rows).toEqual([{ id: sqliteId }]);
@@ -120,8 +126,8 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
 
     // A PostgreSQL schema behind the SQLite one (a column added to SQLite and not yet ported) is named.
     const behind = await postgres();
-    await behind.$client.query("alter table labels drop column note");
-    await expect(copySqliteToPostgres(sqliteClient(ctx.db), behind.$client)).rejects.toThrow("The PostgreSQL database lacks column labels.note that the SQLite database has");
+    await behind.$client.query("alter table labels drop column annotator_name");
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), behind.$client)).rejects.toThrow("The PostgreSQL database lacks column labels.annotator_name that the SQLite database has");
   });
 
   it("leaves the target as it was when a row is refused half-way, naming the table and rows", async () => {

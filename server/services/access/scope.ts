@@ -21,6 +21,7 @@ import { screenshotInQaItems } from "../../../db/repositories/annotation/campaig
 import { hasRole, type Actor } from "../../domain/access/actor";
 import { AppError } from "../../errors";
 import { taskOverview } from "../trajectory-views";
+import { scopeSearch } from "../trajectories/search";
 
 /** True when the actor sees the whole catalog (researchers and admins with nothing to label blind). */
 export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
@@ -29,11 +30,15 @@ export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
 
 /**
  * A trajectory-list filter narrowed to what the actor may browse, as conditions the query evaluates itself (an id
- * list would hit SQLite's parameter limit in a large campaign).
+ * list would hit SQLite's parameter limit in a large campaign). A behaviour search in it is parsed and narrowed to
+ * what the actor may search (server/services/trajectories/search.ts).
  */
-export async function scopeTrajectoryFilter<F extends TrajectoryFilter>(db: Db, actor: Actor, filter: F): Promise<F> {
-  if (await seesWholeCatalog(db, actor)) return filter;
-  return { ...filter, visibleToAnnotator: actor.userId, notBlindFor: actor.userId };
+export async function scopeTrajectoryFilter<F extends TrajectoryFilter & { search?: string }>(db: Db, actor: Actor, filter: F): Promise<F> {
+  if (await seesWholeCatalog(db, actor)) return filter.search ? { ...filter, textSearch: scopeSearch(filter.search, { wholeCatalog: true }) } : filter;
+  const scoped = { ...filter, visibleToAnnotator: actor.userId, notBlindFor: actor.userId };
+  if (!filter.search) return scoped;
+  const labellingBlind = await labellingBlindCount(db, actor.userId);
+  return { ...scoped, textSearch: scopeSearch(filter.search, { wholeCatalog: false, userId: actor.userId, researcher: hasRole(actor, "researcher"), labellingBlind }) };
 }
 
 /**

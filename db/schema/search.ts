@@ -1,0 +1,53 @@
+/**
+ * Behaviour search (server/domain/trajectories/search-query.ts): every piece of text a trajectory holds, one row per
+ * piece, kept by triggers on the tables the text lives in (steps, trajectories, tasks, labels, evaluator_verdicts),
+ * so imports, labelling, judging, re-imports and deletions all keep it current without the code that writes them
+ * knowing. The full-text index over `body` is engine-specific and lives in the migrations: an FTS5 table
+ * (`search_fts`, external content) on SQLite, a GIN index over a tsvector expression on PostgreSQL.
+ */
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { trajectories } from "./core";
+
+export const searchEntries = sqliteTable(
+  "search_entries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    trajectoryId: integer("trajectory_id")
+      .notNull()
+      .references(() => trajectories.id, { onDelete: "cascade" }),
+    /** The step the text is from (thought, action, element, url, error); null for the trajectory's own text. */
+    stepId: integer("step_id"),
+    stepIndex: integer("step_index"),
+    /** intent | thought | action | element | url | answer | error | note | rationale (SEARCH_FIELDS). */
+    field: text("field").notNull(),
+    /** The label (notes) or verdict (rationales) the text is from, so its edits and deletions reach the entry. */
+    sourceId: integer("source_id"),
+    /** Whose text it is: the annotator key of a note (annotators search their own notes only), the evaluator key of a rationale. */
+    owner: text("owner"),
+    body: text("body").notNull(),
+  },
+  (t) => [
+    index("search_entries_trajectory_idx").on(t.trajectoryId, t.stepIndex),
+    index("search_entries_step_idx").on(t.stepId),
+    index("search_entries_source_idx").on(t.sourceId, t.field),
+  ],
+);
+
+/**
+ * The triggers (migration 0024 / pg 0010) that keep search_entries in step, the same names and events on both
+ * engines (SQLite's FTS5 table has three more of its own, search_fts_*, fed from search_entries).
+ */
+export const SEARCH_TRIGGERS = [
+  "steps_search_insert",
+  "steps_search_delete",
+  "steps_search_update",
+  "trajectories_search_insert",
+  "trajectories_search_update",
+  "tasks_search_update",
+  "labels_search_insert",
+  "labels_search_delete",
+  "labels_search_update",
+  "evaluator_verdicts_search_insert",
+  "evaluator_verdicts_search_delete",
+  "evaluator_verdicts_search_update",
+] as const;

@@ -1,0 +1,66 @@
+/**
+ * Behaviour search in the trajectory list: the query text parsed (server/domain/trajectories/search-query.ts), scoped
+ * to what the viewer may search, and the hits a page shows under its rows.
+ *
+ * Who searches what: researchers and admins who label nothing blind search everything, judges' rationales and every
+ * annotator's notes included, and may filter by verdicts (judge:, human:). Everyone else searches the trajectories
+ * they may browse (server/services/access/scope.ts) and, of the notes, only their own; rationale:, judge: and human:
+ * are refused outright, and free words never look at rationales or others' notes, so neither the rows nor the counts
+ * say whether a word occurs there.
+ */
+import type { Db } from "../../../db/database";
+import { userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
+import { searchHits, type ScopedSearch } from "../../../db/repositories/search";
+import { highlightSnippet, parseSearchQuery, positiveClauses, SearchSyntaxError, type SearchField, type SearchQuery, type TextPart } from "../../domain/trajectories/search-query";
+import { AppError, ValidationError } from "../../errors";
+
+export type { ScopedSearch } from "../../../db/repositories/search";
+
+/** Parses a search; bad syntax is a ValidationError whose message says what to write instead. */
+export function parseSearch(text: string): SearchQuery {
+  try {
+    return parseSearchQuery(text);
+  } catch (e) {
+    if (e instanceof SearchSyntaxError) throw new ValidationError(`search: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Who is searching: a viewer of the whole catalog, or someone (an annotator, a researcher labelling blind) who is not. */
+export type SearchViewer = { wholeCatalog: true } | { wholeCatalog: false; userId: string; researcher: boolean; labellingBlind: number };
+
+/** A search as this viewer may run it; FORBIDDEN when it asks for what they may not see. */
+export function scopeSearch(text: string, viewer: SearchViewer): ScopedSearch {
+  const query = parseSearch(text);
+  if (viewer.wholeCatalog) return { query, rationales: true };
+  const asks = [
+    ...new Set([...query.verdicts.map((v) => `${v.source}:`), ...query.text.filter((c) => c.field === "rationale").map(() => "rationale:")]),
+  ];
+  if (asks.length) {
+    const why = viewer.researcher
+      ? `you are labelling ${viewer.labellingBlind} trajector${viewer.labellingBlind === 1 ? "y" : "ies"} blind; they open once you have labelled them`
+      : "they are for researchers and admins";
+    throw new AppError("FORBIDDEN", `search: ${asks.join(", ")} search judges' verdicts, rationales or human labels: ${why}`);
+  }
+  return { query, notesOf: userAnnotatorKey(viewer.userId), rationales: false };
+}
+
+/** One place a search matched, as the list shows it under a row. */
+export interface SearchHit {
+  /** The step (0-based), or null for the trajectory's own text (intent, answer, outcome, notes, rationales). */
+  stepIndex: number | null;
+  field: SearchField;
+  parts: TextPart[];
+}
+
+/** The hits of each listed trajectory, with the matched words marked. */
+export async function hitsOf(db: Db, trajectoryIds: readonly number[], scope: ScopedSearch): Promise<Map<number, SearchHit[]>> {
+  const clauses = positiveClauses(scope.query);
+  const out = new Map<number, SearchHit[]>();
+  for (const row of await searchHits(db, trajectoryIds, scope)) {
+    const list = out.get(row.trajectoryId) ?? [];
+    list.push({ stepIndex: row.stepIndex, field: row.field as SearchField, parts: highlightSnippet(row.body, clauses) });
+    out.set(row.trajectoryId, list);
+  }
+  return out;
+}
