@@ -5,7 +5,7 @@
 import { bigint, boolean, doublePrecision, index, integer, json, pgTable, text, uniqueIndex, type AnyPgColumn } from "drizzle-orm/pg-core";
 import type { SplitStratum } from "../../server/domain/evaluation/alignment";
 import type { FewShotExample } from "../../server/domain/evaluation/prompt-variants";
-import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluation/verdicts";
+import type { CriterionKind, CriterionResult, EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluation/verdicts";
 import type { BatchStatus, LeftOutItem, RubricSource, RubricSuggestionRecord } from "../schema/evaluation";
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
@@ -120,6 +120,39 @@ export const evaluatorVerdicts = pgTable(
     index("evaluator_verdicts_batch_idx").on(t.batchId),
     index("evaluator_verdicts_change_idx").on(t.changeVersion),
   ],
+);
+
+/** A staged protocol's criteria and a judge's citations: mirror db/schema/evaluation.ts, where each is documented. */
+export const verdictCriteria = pgTable(
+  "verdict_criteria",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    verdictId: integer("verdict_id")
+      .notNull()
+      .references(() => evaluatorVerdicts.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    kind: text("kind").$type<CriterionKind>().notNull(),
+    text: text("text").notNull(),
+    result: text("result").$type<CriterionResult>().notNull(),
+  },
+  (t) => [uniqueIndex("verdict_criteria_position_uq").on(t.verdictId, t.position)],
+);
+
+export const verdictCitations = pgTable(
+  "verdict_citations",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    verdictId: integer("verdict_id")
+      .notNull()
+      .references(() => evaluatorVerdicts.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+    stepNumber: integer("step_number"),
+    stepIndex: integer("step_index"),
+    box: json("box").$type<[number, number, number, number]>(),
+    note: text("note"),
+    problem: text("problem"),
+  },
+  (t) => [uniqueIndex("verdict_citations_position_uq").on(t.verdictId, t.position)],
 );
 
 /** Alignment studies, their prompt versions and stress tests: mirrors db/schema/evaluation.ts, where each is documented. */

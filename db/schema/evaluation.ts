@@ -9,7 +9,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex, type AnySQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { SplitStratum } from "../../server/domain/evaluation/alignment";
 import type { FewShotExample } from "../../server/domain/evaluation/prompt-variants";
-import type { EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluation/verdicts";
+import type { CriterionKind, CriterionResult, EvaluatorKind, JudgeOptions, VerdictOrigin, VerdictValue } from "../../server/domain/evaluation/verdicts";
 import { annotationCampaigns } from "./annotation";
 import { users } from "./auth";
 import { trajectories } from "./core";
@@ -181,6 +181,54 @@ export const evaluatorVerdicts = sqliteTable(
   ],
 );
 
+/**
+ * What a staged judge protocol graded on the way to its verdict, one row per criterion: the key points of the
+ * key-point protocol (each MET or NOT MET), the outcome and process criteria of the rubric protocol (each PASS or
+ * FAIL). Replaced with their verdict (server/domain/evaluation/staged-protocols.ts).
+ */
+export const verdictCriteria = sqliteTable(
+  "verdict_criteria",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    verdictId: integer("verdict_id")
+      .notNull()
+      .references(() => evaluatorVerdicts.id, { onDelete: "cascade" }),
+    /** 1-based, in the order the judge listed them. */
+    position: integer("position").notNull(),
+    kind: text("kind").$type<CriterionKind>().notNull(),
+    text: text("text").notNull(),
+    result: text("result").$type<CriterionResult>().notNull(),
+  },
+  (t) => [uniqueIndex("verdict_criteria_position_uq").on(t.verdictId, t.position)],
+);
+
+/**
+ * The steps (and regions) a judge cited as its evidence, with whether Verdict could check them: a step the
+ * trajectory does not have, or a box outside its screenshot, is kept with its problem (server/domain/evaluation/citations.ts).
+ */
+export const verdictCitations = sqliteTable(
+  "verdict_citations",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    verdictId: integer("verdict_id")
+      .notNull()
+      .references(() => evaluatorVerdicts.id, { onDelete: "cascade" }),
+    /** 1-based, in the order the reply gave them. */
+    position: integer("position").notNull(),
+    /** The step number as the judge wrote it (the prompt numbers steps from 1); null when the line gave none. */
+    stepNumber: integer("step_number"),
+    /** The step's stored index; null when the trajectory has no such step. */
+    stepIndex: integer("step_index"),
+    /** [x1, y1, x2, y2] in the screenshot's pixels, when the judge gave a box. */
+    box: text("box", { mode: "json" }).$type<[number, number, number, number]>(),
+    /** What the judge said the step shows. */
+    note: text("note"),
+    /** Why the citation cannot be checked; null = it can. */
+    problem: text("problem"),
+  },
+  (t) => [uniqueIndex("verdict_citations_position_uq").on(t.verdictId, t.position)],
+);
+
 /** Why a campaign item took no part in an alignment split. */
 export interface LeftOutItem {
   trajectoryId: number;
@@ -294,3 +342,5 @@ export type JudgeStressTestRow = typeof judgeStressTests.$inferSelect;
 export type JudgeConfigRow = typeof judgeConfigs.$inferSelect;
 export type JudgeBatchRow = typeof judgeBatches.$inferSelect;
 export type EvaluatorVerdictRow = typeof evaluatorVerdicts.$inferSelect;
+export type VerdictCriterionRow = typeof verdictCriteria.$inferSelect;
+export type VerdictCitationRow = typeof verdictCitations.$inferSelect;

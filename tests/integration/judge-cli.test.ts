@@ -58,6 +58,22 @@ describe("judge CLI", { timeout: 240_000 }, () => {
     expect(dup.stderr).toMatch(/already exists/);
   });
 
+  it("judge-config add chooses the key-point or rubric protocol, and judge --dry-run counts their staged calls", async () => {
+    const add = await cli(["judge-config", "add", "--name", "webjudge", "--base-url", fake.baseUrl, "--model", "m", "--protocol", "key-points", "--threshold", "4", "--json"]);
+    expect(add.code).toBe(0);
+    expect(JSON.parse(add.stdout).config).toMatchObject({ protocol: "key-points", promptVersion: "verdict-keypoints-v1", options: { relevanceThreshold: 4 } });
+    const wrong = await cli(["judge-config", "add", "--name", "wv", "--base-url", fake.baseUrl, "--model", "m", "--threshold", "4"]);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stderr).toContain("--threshold applies to --protocol key-points only");
+    const unknown = await cli(["judge-config", "add", "--name", "wj", "--base-url", fake.baseUrl, "--model", "m", "--protocol", "webjudge"]);
+    expect(unknown.stderr).toContain("--protocol is one of webvoyager, key-points, rubric");
+    // Trajectories of 3, 2 and 4 steps, every step with a screenshot: per trajectory 1 key-point call, one relevance
+    // call per screenshot and 1 outcome call: 5 + 4 + 6.
+    const dry = await cli(["judge", "--config", "webjudge", "--k", "full", "--all", "--dry-run", "--json"]);
+    expect(JSON.parse(dry.stdout).estimate.calls).toBe(15);
+    await cli(["judge-config", "remove", "webjudge"]);
+  });
+
   it("estimates with --dry-run, runs a batch with --json, and does not recompute on a second run", async () => {
     const dry = await cli(["judge", "--config", "local", "--k", "1,full", "--all", "--dry-run", "--json"]);
     expect(dry.code).toBe(0);

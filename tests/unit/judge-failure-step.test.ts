@@ -70,7 +70,7 @@ describe("effective prompt version", () => {
   it("adds a suffix per prompt-changing option and reads it back", () => {
     expect(effectivePromptVersion("verdict-judge-v1", {})).toBe("verdict-judge-v1");
     expect(effectivePromptVersion("verdict-judge-v1", { askFirstFailingStep: true, withoutFinalAnswer: true })).toBe("verdict-judge-v1+first-step+no-answer");
-    expect(parseEffectivePromptVersion("verdict-judge-v1+no-answer")).toEqual({ version: "verdict-judge-v1", askFirstFailingStep: false, withoutFinalAnswer: true });
+    expect(parseEffectivePromptVersion("verdict-judge-v1+no-answer")).toEqual({ version: "verdict-judge-v1", askFirstFailingStep: false, withoutFinalAnswer: true, askCitations: false });
     expect(parseEffectivePromptVersion("v1+other")).toBeNull();
   });
 });

@@ -73,6 +73,8 @@ const options = z
     maxImageSide: z.number().int().min(16).max(10_000).nullable(),
     askFirstFailingStep: z.boolean(),
     withoutFinalAnswer: z.boolean(),
+    askCitations: z.boolean(),
+    relevanceThreshold: z.number().int().min(1).max(5),
   })
   .partial();
 
@@ -87,6 +89,8 @@ const configFields = z.object({
   timeoutMs: z.number().int().min(100).max(3_600_000).optional(),
   maxRetries: z.number().int().min(0).max(20).optional(),
   options: options.optional(),
+  /** The built-in protocol ("webvoyager", "key-points", "rubric") or its prompt version. */
+  promptVersion: z.string().min(1).max(100).optional(),
   priceInputPerMTok: z.number().min(0).nullable().optional(),
   priceOutputPerMTok: z.number().min(0).nullable().optional(),
 });

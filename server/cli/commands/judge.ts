@@ -12,6 +12,7 @@ import path from "node:path";
 import { trajectoryIdsOf } from "../../services/trajectory-views";
 import { getAppContext } from "../../context";
 import { parseKList } from "../../domain/evaluation/verdicts";
+import { JUDGE_PROTOCOLS } from "../../domain/evaluation/judge-protocol";
 import {
   cancelJudgeBatch,
   createJudgeBatch,
@@ -162,7 +163,7 @@ async function runWithProgress(
 
 export const judgeCommand: CliCommand = {
   name: "judge",
-  summary: "run an LMM judge over trajectories for several k values (WebVoyager protocol)",
+  summary: "run an LMM judge over trajectories for several k values (with its configuration's protocol)",
   usage:
     "npm run cli -- judge --config <name> --k 1,3,full (--run ID | --ids 1,2 | --all) [--concurrency 4] [--samples 1] [--force] [--dry-run] [--json]\n" +
     "       npm run cli -- judge --resume <batch id> [--json]",
@@ -275,7 +276,7 @@ export const judgeBatchCommand: CliCommand = {
 
 const CONFIG_VALUE_FLAGS = [
   "name", "base-url", "model", "api-key-env", "store-key-from-env", "temperature", "seed", "max-tokens", "timeout-ms",
-  "retries", "screenshots", "detail", "max-image-side", "price-in", "price-out", "from-env",
+  "retries", "screenshots", "detail", "max-image-side", "price-in", "price-out", "from-env", "protocol", "threshold",
 ];
 
 export const judgeConfigCommand: CliCommand = {
@@ -285,6 +286,7 @@ export const judgeConfigCommand: CliCommand = {
     "npm run cli -- judge-config add --name N [--base-url URL] [--model M] [--api-key-env VAR | --store-key-from-env VAR]\n" +
     "         [--temperature 0] [--seed 42|none] [--max-tokens 1024] [--timeout-ms 120000] [--retries 5] [--history] [--thoughts]\n" +
     "         [--screenshots marked|raw] [--detail auto|low|high] [--max-image-side PX] [--price-in USD/1M] [--price-out USD/1M] [--json]\n" +
+    "         [--protocol webvoyager|key-points|rubric] [--threshold 1-5 (key points; default 3)] [--cite (webvoyager: ask for cited steps)]\n" +
     "       npm run cli -- judge-config list [--json]\n" +
     "       npm run cli -- judge-config set-key <name> --from-env VAR\n" +
     "       npm run cli -- judge-config remove <name>\n" +
@@ -296,7 +298,7 @@ export const judgeConfigCommand: CliCommand = {
     "  VERDICT_JUDGE_BASE_URL host or one in VERDICT_JUDGE_ALLOWED_HOSTS; servers on this machine need their ports in\n" +
     "  VERDICT_JUDGE_ALLOW_LOOPBACK (e.g. 8000,11434).",
   async run(argv, io) {
-    const args = parseArgs(argv, { valueFlags: CONFIG_VALUE_FLAGS, boolFlags: ["json", "history", "thoughts"] });
+    const args = parseArgs(argv, { valueFlags: CONFIG_VALUE_FLAGS, boolFlags: ["json", "history", "thoughts", "cite"] });
     const [action, name, ...extra] = args.positionals;
     if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
     const json = flagBool(args, "json");
@@ -308,7 +310,7 @@ export const judgeConfigCommand: CliCommand = {
       else {
         for (const c of views) {
           io.stderr(
-            `${c.name}: ${c.model} at ${c.baseUrl ?? "OpenAI"} (key ${c.apiKeySource}), prompt ${c.promptVersion}, ` +
+            `${c.name}: ${c.model} at ${c.baseUrl ?? "OpenAI"} (key ${c.apiKeySource}), protocol ${c.protocol} (prompt ${c.promptVersion}), ` +
               `screenshots ${c.options.screenshots}${c.options.includeActionHistory ? ", +history" : ""}` +
               `${c.options.includeThoughts ? ", +thoughts" : ""}${c.options.maxImageSide ? `, ≤${c.options.maxImageSide}px` : ""}\n`,
           );
@@ -344,8 +346,12 @@ export const judgeConfigCommand: CliCommand = {
     const detail = flagString(args, "detail");
     if (detail !== undefined && !["auto", "low", "high"].includes(detail)) throw new UsageError("--detail is auto, low or high");
     if (seedText !== undefined && seedText !== "none" && !/^-?\d+$/.test(seedText)) throw new UsageError("--seed is a whole number or none");
+    const protocol = flagString(args, "protocol");
+    if (protocol !== undefined && !JUDGE_PROTOCOLS.some((p) => p.id === protocol)) throw new UsageError(`--protocol is one of ${JUDGE_PROTOCOLS.map((p) => p.id).join(", ")}`);
+    if (flagString(args, "threshold") !== undefined && protocol !== "key-points") throw new UsageError("--threshold applies to --protocol key-points only");
     const input: JudgeConfigInput = {
       name: flagString(args, "name") ?? "",
+      ...(protocol ? { promptVersion: protocol } : {}),
       baseUrl: flagString(args, "base-url"),
       model: flagString(args, "model"),
       apiKeyEnv: flagString(args, "api-key-env"),
@@ -362,6 +368,8 @@ export const judgeConfigCommand: CliCommand = {
         ...(screenshots ? { screenshots: screenshots as "marked" | "raw" } : {}),
         ...(detail ? { imageDetail: detail as "auto" | "low" | "high" } : {}),
         ...(flagString(args, "max-image-side") !== undefined ? { maxImageSide: intFlag(args, "max-image-side", 16, 10_000)! } : {}),
+        ...(flagString(args, "threshold") !== undefined ? { relevanceThreshold: intFlag(args, "threshold", 1, 5)! } : {}),
+        ...(flagBool(args, "cite") ? { askCitations: true } : {}),
       },
     };
     const storeFrom = flagString(args, "store-key-from-env");
@@ -370,7 +378,7 @@ export const judgeConfigCommand: CliCommand = {
     if (storeFrom !== undefined) await setStoredApiKey(ctx.db, view.id, io.env[storeFrom]!);
     const out = toView(await requireJudgeConfig(ctx.db, view.id));
     if (json) io.stdout(JSON.stringify({ config: out }) + "\n");
-    else io.stderr(`Created judge configuration ${out.name}: ${out.model} at ${out.baseUrl ?? "OpenAI"} (key ${out.apiKeySource})\n`);
+    else io.stderr(`Created judge configuration ${out.name}: ${out.model} at ${out.baseUrl ?? "OpenAI"} (key ${out.apiKeySource}), protocol ${out.protocol}\n`);
     return 0;
   },
 };

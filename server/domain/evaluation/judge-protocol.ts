@@ -8,14 +8,54 @@
  * changed prompt gets a new version so old verdicts stay interpretable.
  */
 import type { ParsedAction } from "../types";
+import { CITATION_INSTRUCTIONS } from "./citations";
 import type { JudgeK, JudgeOptions, VerdictValue } from "./verdicts";
 
-export const JUDGE_PROMPT_VERSIONS = ["verdict-judge-v1"] as const;
+export const JUDGE_PROMPT_VERSIONS = ["verdict-judge-v1", "verdict-keypoints-v1", "verdict-rubric-v1"] as const;
 export type JudgePromptVersion = (typeof JUDGE_PROMPT_VERSIONS)[number];
 export const CURRENT_JUDGE_PROMPT_VERSION: JudgePromptVersion = "verdict-judge-v1";
 
 export function isJudgePromptVersion(v: string): v is JudgePromptVersion {
   return (JUDGE_PROMPT_VERSIONS as readonly string[]).includes(v);
+}
+
+/**
+ * The built-in judge protocols a configuration chooses from. Each is a prompt version of its own, so verdicts of
+ * different protocols never replace each other. The WebVoyager one asks once; the staged ones (server/domain/
+ * evaluation/staged-protocols.ts) ask in several calls and grade criteria on the way to the verdict.
+ */
+export const JUDGE_PROTOCOLS = [
+  {
+    id: "webvoyager",
+    promptVersion: "verdict-judge-v1",
+    name: "WebVoyager",
+    summary: "The task, the answer and the last k screenshots; one call, one verdict.",
+  },
+  {
+    id: "key-points",
+    promptVersion: "verdict-keypoints-v1",
+    name: "Key points (WebJudge)",
+    summary: "Key points from the task, each screenshot scored 1–5 for relevance, those at or above the threshold judged with the key points.",
+  },
+  {
+    id: "rubric",
+    promptVersion: "verdict-rubric-v1",
+    name: "Rubric (process and outcome)",
+    summary: "Criteria from the task, each graded PASS or FAIL; process apart from outcome; a failure's cause controllable or not.",
+  },
+] as const satisfies readonly { id: string; promptVersion: JudgePromptVersion; name: string; summary: string }[];
+export type JudgeProtocolId = (typeof JUDGE_PROTOCOLS)[number]["id"];
+
+/** The protocol a prompt version belongs to (the WebVoyager one for versions of earlier releases). */
+export function protocolOfVersion(version: string): JudgeProtocolId {
+  return JUDGE_PROTOCOLS.find((p) => p.promptVersion === version)?.id ?? "webvoyager";
+}
+
+/** The prompt version of a protocol given by its id ("key-points") or its version; throws naming the known ones. */
+export function promptVersionOfProtocol(text: string): JudgePromptVersion {
+  const found = JUDGE_PROTOCOLS.find((p) => p.id === text || p.promptVersion === text);
+  if (!found) throw new Error(`unknown judge protocol ${JSON.stringify(text)} (known: ${JUDGE_PROTOCOLS.map((p) => p.id).join(", ")})`);
+  return found.promptVersion;
 }
 
 export interface JudgeStep {
@@ -99,18 +139,20 @@ const SYSTEM_V1 = [
  * ("verdict-judge-v1+first-step+no-answer"), so verdicts of differently asked judges never replace each other and
  * the judge's page lists them as separate settings.
  */
-export function effectivePromptVersion(version: string, options: Pick<JudgeOptions, "askFirstFailingStep" | "withoutFinalAnswer">): string {
+export function effectivePromptVersion(version: string, options: Pick<JudgeOptions, "askFirstFailingStep" | "withoutFinalAnswer" | "askCitations">): string {
   let v = version;
   if (options.askFirstFailingStep) v += "+first-step";
   if (options.withoutFinalAnswer) v += "+no-answer";
+  // The staged protocols always ask for citations: only the WebVoyager prompt changes with the option.
+  if (options.askCitations && version === "verdict-judge-v1") v += "+cite";
   return v;
 }
 
 /** The configuration version and options an effective prompt version stands for (null for a foreign string). */
-export function parseEffectivePromptVersion(v: string): { version: string; askFirstFailingStep: boolean; withoutFinalAnswer: boolean } | null {
+export function parseEffectivePromptVersion(v: string): { version: string; askFirstFailingStep: boolean; withoutFinalAnswer: boolean; askCitations: boolean } | null {
   const [version, ...suffixes] = v.split("+");
-  if (!version || suffixes.some((x) => x !== "first-step" && x !== "no-answer")) return null;
-  return { version, askFirstFailingStep: suffixes.includes("first-step"), withoutFinalAnswer: suffixes.includes("no-answer") };
+  if (!version || suffixes.some((x) => x !== "first-step" && x !== "no-answer" && x !== "cite")) return null;
+  return { version, askFirstFailingStep: suffixes.includes("first-step"), withoutFinalAnswer: suffixes.includes("no-answer"), askCitations: suffixes.includes("cite") };
 }
 
 const FIRST_STEP_INSTRUCTIONS = [
@@ -121,18 +163,12 @@ const FIRST_STEP_INSTRUCTIONS = [
   "First failing step: <number>",
 ].join("\n");
 
-export function buildJudgePrompt(
-  input: JudgeInput,
-  k: JudgeK,
-  options: Pick<JudgeOptions, "includeActionHistory" | "includeThoughts" | "askFirstFailingStep" | "withoutFinalAnswer">,
-  version: JudgePromptVersion = CURRENT_JUDGE_PROMPT_VERSION,
-): JudgePrompt {
-  if (version !== "verdict-judge-v1") throw new Error(`Unknown judge prompt version ${JSON.stringify(version)}`);
-  const stepIndices = selectScreenshotSteps(input.steps, k);
+/**
+ * The case as text, shared by every protocol: the task, the agent's final answer (or why it is not shown) and,
+ * when asked for, the action history numbered from 1 with each step's page and thought.
+ */
+export function describeCase(input: JudgeInput, options: Pick<JudgeOptions, "includeActionHistory" | "includeThoughts" | "withoutFinalAnswer">): string {
   const total = input.steps.length;
-  const position = new Map(input.steps.map((s, i) => [s.index, i + 1]));
-  const parts: PromptPart[] = [];
-
   const answer = input.finalAnswer && input.finalAnswer.trim() ? input.finalAnswer.trim() : null;
   let head = `Task: ${input.intent.trim()}\n\n`;
   if (options.withoutFinalAnswer) head += "The agent's final answer is not shown: judge from the actions and screenshots alone.\n";
@@ -151,6 +187,27 @@ export function buildJudgePrompt(
       if (options.includeThoughts && s.thought && s.thought.trim()) head += `  Thought: ${clip(s.thought, MAX_THOUGHT_CHARS)}\n`;
     });
   }
+  return head;
+}
+
+/** The line before a screenshot: its step number as the prompt counts steps, and its page. */
+export function screenshotCaption(position: number, total: number, url: string | null): string {
+  return `Step ${position} of ${total}${url ? ` (page: ${clip(url, 200)})` : ""}:`;
+}
+
+export function buildJudgePrompt(
+  input: JudgeInput,
+  k: JudgeK,
+  options: Pick<JudgeOptions, "includeActionHistory" | "includeThoughts" | "askFirstFailingStep" | "withoutFinalAnswer" | "askCitations">,
+  version: JudgePromptVersion = CURRENT_JUDGE_PROMPT_VERSION,
+): JudgePrompt {
+  if (version !== "verdict-judge-v1") throw new Error(`Prompt version ${JSON.stringify(version)} is asked in stages (staged-protocols.ts), not in one prompt`);
+  const stepIndices = selectScreenshotSteps(input.steps, k);
+  const total = input.steps.length;
+  const position = new Map(input.steps.map((s, i) => [s.index, i + 1]));
+  const parts: PromptPart[] = [];
+
+  let head = describeCase(input, options);
   if (stepIndices.length === 0) {
     head += "\nNo screenshots were recorded for this trajectory.\n";
   } else if (k === "full" || stepIndices.length === input.steps.filter((s) => s.hasScreenshot).length) {
@@ -163,7 +220,7 @@ export function buildJudgePrompt(
   const byIndex = new Map(input.steps.map((s) => [s.index, s]));
   for (const idx of stepIndices) {
     const s = byIndex.get(idx)!;
-    parts.push({ type: "text", text: `Step ${position.get(idx)} of ${total}${s.url ? ` (page: ${clip(s.url, 200)})` : ""}:` });
+    parts.push({ type: "text", text: screenshotCaption(position.get(idx)!, total, s.url) });
     parts.push({ type: "image", stepIndex: idx });
   }
   parts.push({
@@ -172,7 +229,10 @@ export function buildJudgePrompt(
       ? `Was the task accomplished? Give your reasoning, then, if it was not, the first failing step (1 to ${total}), then the verdict line.`
       : "Was the task accomplished? Give your reasoning, then the verdict line.",
   });
-  const system = (options.withoutFinalAnswer ? SYSTEM_V1.replace("the final answer the agent reported, and screenshots", "and screenshots") : SYSTEM_V1) + (options.askFirstFailingStep ? FIRST_STEP_INSTRUCTIONS : "");
+  const system =
+    (options.withoutFinalAnswer ? SYSTEM_V1.replace("the final answer the agent reported, and screenshots", "and screenshots") : SYSTEM_V1) +
+    (options.askFirstFailingStep ? FIRST_STEP_INSTRUCTIONS : "") +
+    (options.askCitations ? `\n\n${CITATION_INSTRUCTIONS}` : "");
   return { version, system, parts, stepIndices };
 }
 

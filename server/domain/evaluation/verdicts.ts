@@ -12,6 +12,17 @@
 export const VERDICT_VALUES = ["success", "failure", "unparseable", "not_evaluable"] as const;
 export type VerdictValue = (typeof VERDICT_VALUES)[number];
 
+/**
+ * What a staged judge protocol grades besides its verdict: a key point of the task (key-point protocol), an outcome
+ * criterion or a process criterion (rubric protocol).
+ */
+export const CRITERION_KINDS = ["key_point", "outcome", "process"] as const;
+export type CriterionKind = (typeof CRITERION_KINDS)[number];
+
+/** met: the judge said MET / PASS; not_met: NOT MET / FAIL; unparseable: the reply gave no clear grade for it. */
+export const CRITERION_RESULTS = ["met", "not_met", "unparseable"] as const;
+export type CriterionResult = (typeof CRITERION_RESULTS)[number];
+
 /** rule: a benchmark's programmatic check; judge: an LMM judge; human: a person's grade imported from elsewhere. */
 export const EVALUATOR_KINDS = ["rule", "judge", "human"] as const;
 export type EvaluatorKind = (typeof EVALUATOR_KINDS)[number];
@@ -72,6 +83,13 @@ export interface JudgeOptions {
    * screenshots and actions alone. Verdicts record the prompt version with "+no-answer".
    */
   withoutFinalAnswer?: boolean;
+  /**
+   * Ask the judge to cite the steps (and regions) its verdict rests on ("Evidence: step N [x1, y1, x2, y2] — …").
+   * The staged protocols always ask; for the WebVoyager prompt it is an option and verdicts record "+cite".
+   */
+  askCitations?: boolean;
+  /** Key-point protocol: the lowest relevance score (1–5) a screenshot needs to be shown for the outcome (WebJudge: 3). */
+  relevanceThreshold?: number;
 }
 
 export const DEFAULT_JUDGE_OPTIONS: JudgeOptions = {

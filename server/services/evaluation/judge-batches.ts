@@ -20,15 +20,20 @@ import {
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { JobRow, JudgeBatchRow } from "../../../db/schema/index";
 import {
+  describeCase,
   EXPECTED_OUTPUT_TOKENS,
   estimateImageTokens,
   estimateTextTokens,
   isJudgePromptVersion,
   scaledSize,
+  selectScreenshotSteps,
+  type JudgeInput,
+  type PromptPart,
 } from "../../domain/evaluation/judge-protocol";
+import { isStagedVersion, stagedCallCount, type StagedPromptVersion } from "../../domain/evaluation/staged-protocols";
 import { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload } from "../../domain/evaluation/judge-jobs";
 import { buildVariantPrompt } from "../../domain/evaluation/prompt-variants";
-import { formatK, parseK, type JudgeK } from "../../domain/evaluation/verdicts";
+import { formatK, parseK, type JudgeK, type JudgeOptions } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import { cancelGroup, enqueueJobs, groupProgress, isJobHeld, jobsOfGroup, resumeGroup, type GroupProgress } from "../jobs/queue";
 import { RetryableJobError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
@@ -98,6 +103,30 @@ interface PlannedPair {
   variant: string;
 }
 
+type CallCost = { calls: number; images: number; inputTokens: number };
+
+/** A one-call prompt asked `samples` times: every sample is a full call with the same images. */
+function oneCallCost(prompt: { system: string; parts: PromptPart[]; stepIndices: number[] }, imageTokens: (stepIndex: number) => number, samples: number): CallCost {
+  let tokens = estimateTextTokens(prompt.system);
+  for (const part of prompt.parts) tokens += part.type === "text" ? estimateTextTokens(part.text) : imageTokens(part.stepIndex);
+  return { calls: samples, images: prompt.stepIndices.length * samples, inputTokens: tokens * samples };
+}
+
+/**
+ * A staged protocol: the listing call, one relevance call per screenshot in the window (key points), and the outcome
+ * call. How many screenshots the key-point outcome call keeps is known only after scoring, so the estimate counts
+ * them all (an upper bound).
+ */
+function stagedCallCost(input: JudgeInput, k: JudgeK, version: StagedPromptVersion, options: JudgeOptions, imageTokens: (stepIndex: number) => number): CallCost {
+  const window = selectScreenshotSteps(input.steps, k);
+  const windowTokens = window.reduce((n, i) => n + imageTokens(i), 0);
+  const caseTokens = estimateTextTokens(describeCase(input, { ...options, includeActionHistory: true }));
+  const calls = stagedCallCount(version, window.length);
+  const relevanceCalls = calls - 2;
+  const inputTokens = 2 * estimateTextTokens(input.intent) + 400 + relevanceCalls * 300 + windowTokens * (relevanceCalls > 0 ? 2 : 1) + caseTokens + 600;
+  return { calls, images: window.length + (relevanceCalls > 0 ? window.length : 0), inputTokens };
+}
+
 /** Works out which (trajectory, k) pairs need a call and what they will cost, from stored metadata only. */
 export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<BatchEstimate & { plan: PlannedPair[] }> {
   checkRequest(req);
@@ -107,6 +136,7 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
   if (samples > 1 && !(config.temperature > 0)) {
     throw new ValidationError(`samples: judge configuration ${config.name} has temperature 0, so ${samples} samples would all give the same reply; set its temperature above 0 first`);
   }
+  if (samples > 1 && isStagedVersion(config.promptVersion)) throw new ValidationError(`samples: judge configuration ${config.name} uses a staged protocol, which is asked once per trajectory`);
   const variants: ResolvedVariant[] = [];
   for (const text of req.variants ?? [""]) variants.push(await resolveJudgeVariant(db, config, text));
   const options = variants[0]!.configOptions;
@@ -138,30 +168,27 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
     const shots = await getStepScreenshots(db, id);
     const steps = judgeStepsOf(detail.steps, options.screenshots);
     const byIndex = new Map(detail.steps.map((s) => [s.index, s]));
+    const imageTokens = (stepIndex: number) => {
+      const meta = shots.get(screenshotFor(byIndex.get(stepIndex)!, options.screenshots)!);
+      const size = meta ? scaledSize(meta.width, meta.height, options.maxImageSide) : { width: 1024, height: 768 };
+      return estimateImageTokens(size.width, size.height, options.imageDetail);
+    };
+    const input = { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps };
     for (const { v, k } of todo) {
-      const prompt = buildVariantPrompt({ intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps }, k, v.variant, options, v.version, config.promptVersion, id);
-      let tokens = estimateTextTokens(prompt.system);
-      for (const part of prompt.parts) {
-        if (part.type === "text") {
-          tokens += estimateTextTokens(part.text);
-          continue;
-        }
-        const meta = shots.get(screenshotFor(byIndex.get(part.stepIndex)!, options.screenshots)!);
-        const size = meta ? scaledSize(meta.width, meta.height, options.maxImageSide) : { width: 1024, height: 768 };
-        tokens += estimateImageTokens(size.width, size.height, options.imageDetail);
-      }
+      const cost = isStagedVersion(config.promptVersion)
+        ? stagedCallCost(input, k, config.promptVersion, options, imageTokens)
+        : oneCallCost(buildVariantPrompt(input, k, v.variant, options, v.version, config.promptVersion, id), imageTokens, samples);
       const kText = formatK(k);
       const perK = estimate.perK.find((p) => p.k === kText)!;
-      // Every sample is a full call with the same images.
-      perK.calls += samples;
-      perK.images += prompt.stepIndices.length * samples;
+      perK.calls += cost.calls;
+      perK.images += cost.images;
       const perVariant = estimate.perVariant.find((p) => p.variant === v.text)!;
-      perVariant.calls += samples;
-      perVariant.images += prompt.stepIndices.length * samples;
-      estimate.calls += samples;
-      estimate.images += prompt.stepIndices.length * samples;
-      estimate.inputTokens += tokens * samples;
-      estimate.outputTokens += Math.min(EXPECTED_OUTPUT_TOKENS, config.maxOutputTokens) * samples;
+      perVariant.calls += cost.calls;
+      perVariant.images += cost.images;
+      estimate.calls += cost.calls;
+      estimate.images += cost.images;
+      estimate.inputTokens += cost.inputTokens;
+      estimate.outputTokens += Math.min(EXPECTED_OUTPUT_TOKENS, config.maxOutputTokens) * cost.calls;
       estimate.plan.push({ trajectoryId: id, k: kText, variant: v.text });
     }
   }

@@ -41,7 +41,7 @@ import {
   updateJudgeConfig as updateConfigRow,
   type PublicJudgeConfig,
 } from "../../../db/repositories/evaluation/verdicts";
-import { CURRENT_JUDGE_PROMPT_VERSION, isJudgePromptVersion } from "../../domain/evaluation/judge-protocol";
+import { CURRENT_JUDGE_PROMPT_VERSION, isJudgePromptVersion, JUDGE_PROTOCOLS, protocolOfVersion, type JudgeProtocolId } from "../../domain/evaluation/judge-protocol";
 import { DEFAULT_JUDGE_OPTIONS, type JudgeOptions } from "../../domain/evaluation/verdicts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 
@@ -61,6 +61,8 @@ export interface JudgeConfigView {
   timeoutMs: number;
   maxRetries: number;
   promptVersion: string;
+  /** The built-in protocol the prompt version belongs to. */
+  protocol: JudgeProtocolId;
   options: JudgeOptions;
   priceInputPerMTok: number | null;
   priceOutputPerMTok: number | null;
@@ -85,6 +87,7 @@ export function toView(c: PublicJudgeConfig): JudgeConfigView {
     timeoutMs: c.timeoutMs,
     maxRetries: c.maxRetries,
     promptVersion: c.promptVersion,
+    protocol: protocolOfVersion(c.promptVersion),
     options: { ...DEFAULT_JUDGE_OPTIONS, ...c.options },
     priceInputPerMTok: c.priceInputPerMTok,
     priceOutputPerMTok: c.priceOutputPerMTok,
@@ -126,7 +129,10 @@ function checkOptions(o: JudgeOptions): void {
   if (o.maxImageSide !== null && (!Number.isInteger(o.maxImageSide) || o.maxImageSide < 16 || o.maxImageSide > 10_000)) {
     throw new ValidationError(`options.maxImageSide must be a whole number of pixels between 16 and 10000, or null`);
   }
-  for (const flag of ["askFirstFailingStep", "withoutFinalAnswer"] as const) {
+  if (o.relevanceThreshold !== undefined && !(Number.isInteger(o.relevanceThreshold) && o.relevanceThreshold >= 1 && o.relevanceThreshold <= 5)) {
+    throw new ValidationError("options.relevanceThreshold must be a whole number from 1 to 5 (the lowest relevance score a screenshot needs)");
+  }
+  for (const flag of ["askFirstFailingStep", "withoutFinalAnswer", "askCitations"] as const) {
     if (o[flag] !== undefined && typeof o[flag] !== "boolean") throw new ValidationError(`options.${flag} must be true or false`);
   }
   if (o.includeThoughts && !o.includeActionHistory) {
@@ -188,12 +194,19 @@ function checkNumbers(v: JudgeConfigInput): void {
     }
   }
   if (v.promptVersion !== undefined && !isJudgePromptVersion(v.promptVersion)) {
-    bad("promptVersion", `is not a known judge prompt version (known: ${CURRENT_JUDGE_PROMPT_VERSION})`);
+    bad("promptVersion", `is not a known judge protocol or prompt version (known: ${JUDGE_PROTOCOLS.map((p) => `${p.id} (${p.promptVersion})`).join(", ")})`);
   }
 }
 
 /** Creates a configuration. Base URL and model default to VERDICT_JUDGE_BASE_URL / VERDICT_JUDGE_MODEL. */
-export async function createJudgeConfig(db: Db, input: JudgeConfigInput, env: Env): Promise<JudgeConfigView> {
+/** A protocol may be named by its id ("key-points") as well as by its prompt version. */
+function withProtocolVersion<T extends { promptVersion?: string }>(input: T): T {
+  const found = JUDGE_PROTOCOLS.find((p) => p.id === input.promptVersion);
+  return found ? { ...input, promptVersion: found.promptVersion } : input;
+}
+
+export async function createJudgeConfig(db: Db, given: JudgeConfigInput, env: Env): Promise<JudgeConfigView> {
+  const input = withProtocolVersion(given);
   const name = input.name?.trim();
   if (!name) throw new ValidationError('judge configuration needs a "name"');
   if (await getJudgeConfigByName(db, name)) throw new ConflictError(`A judge configuration named ${JSON.stringify(name)} already exists`);
@@ -247,7 +260,8 @@ export interface JudgeConfigUpdate extends JudgeConfigView {
  * may change: its verdicts must keep describing what the judge was. A new base URL must pass the admins' host
  * allowlist, and it deletes a stored key.
  */
-export async function updateJudgeConfig(db: Db, id: number, patch: Omit<Partial<JudgeConfigInput>, "name">, env: Env): Promise<JudgeConfigUpdate> {
+export async function updateJudgeConfig(db: Db, id: number, given: Omit<Partial<JudgeConfigInput>, "name">, env: Env): Promise<JudgeConfigUpdate> {
+  const patch = withProtocolVersion(given);
   const current = await requireJudgeConfig(db, id);
   const changed = IDENTITY_FIELDS.filter(
     (f) => patch[f] !== undefined && JSON.stringify(f === "options" ? { ...current.options, ...patch.options } : patch[f]) !== JSON.stringify(current[f]),

@@ -10,21 +10,28 @@ import { withTransaction, type Db } from "../../../db/database";
 import { findVerdict, upsertVerdict, type PublicJudgeConfig, type VerdictValues } from "../../../db/repositories/evaluation/verdicts";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { StepRow } from "../../../db/schema/index";
+import { replaceVerdictEvidence, type CitationValues, type CriterionValues } from "../../../db/repositories/evaluation/verdict-evidence";
+import { checkCitations, parseCitations } from "../../domain/evaluation/citations";
 import {
   costUsd,
   isJudgePromptVersion,
   parseFailureStep,
   parseJudgeReply,
+  type JudgeInput,
+  type JudgePromptVersion,
   type JudgeStep,
+  type PromptPart,
 } from "../../domain/evaluation/judge-protocol";
+import { isStagedVersion, type StagedPromptVersion } from "../../domain/evaluation/staged-protocols";
 import { buildVariantPrompt } from "../../domain/evaluation/prompt-variants";
 import { formatK, type JudgeK, type JudgeOptions, type VerdictValue } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
-import { createJudgeClient, type ChatMessage, type ContentPart, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./judge-client";
+import { createJudgeClient, type ChatMessage, type ContentPart, type JudgeCallResult, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./judge-client";
 import { endpointErrorText, judgeEvaluatorKey, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./judge-configs";
 import { prepareScreenshot } from "./images";
 import { resolveJudgeVariant, type VariantCache } from "./judge-variants";
+import { runStagedProtocol, type Ask } from "./staged-judging";
 
 export interface JudgeDeps {
   db: Db;
@@ -124,6 +131,183 @@ export function judgeStepsOf(steps: StepRow[], pref: JudgeOptions["screenshots"]
   }));
 }
 
+type Sent = Record<string, unknown> & { step: number; sentWidth: number; sentHeight: number };
+
+/** Turns prompt parts into message content: image placeholders become the step's screenshot as a data URL. */
+async function contentOf(deps: JudgeDeps, data: TrajectoryData, options: JudgeOptions, trajectoryId: number, parts: PromptPart[]): Promise<{ content: ContentPart[]; sent: Sent[] }> {
+  const stepByIndex = new Map(data.detail.steps.map((s) => [s.index, s]));
+  const content: ContentPart[] = [];
+  const sent: Sent[] = [];
+  for (const part of parts) {
+    if (part.type === "text") {
+      content.push({ type: "text", text: part.text });
+      continue;
+    }
+    const hash = screenshotFor(stepByIndex.get(part.stepIndex)!, options.screenshots)!;
+    const meta = data.shots.get(hash);
+    if (!meta) throw new Error(`trajectory ${trajectoryId} step ${part.stepIndex}: screenshot ${hash} has no row in screenshots`);
+    const img = await prepareScreenshot(deps.store, meta, options.maxImageSide);
+    content.push({ type: "image_url", image_url: { url: img.dataUrl, detail: options.imageDetail } });
+    sent.push({ step: part.stepIndex, hash, width: meta.width, height: meta.height, sentWidth: img.width, sentHeight: img.height, bytes: img.bytes });
+  }
+  return { content, sent };
+}
+
+/** One call to the endpoint; the key never reaches an error message or a stored reply. */
+async function callOnce(client: JudgeClient, messages: ChatMessage[], apiKey: string | undefined, signal: AbortSignal | undefined) {
+  let result;
+  try {
+    result = await client.complete(messages, { signal });
+  } catch (e) {
+    if (e instanceof Error) e.message = endpointErrorText(e.message, apiKey);
+    throw e;
+  }
+  // An endpoint that echoes the key (some error pages and proxies do) must not get it stored.
+  const reply = result.content == null ? null : redactSecret(result.content, apiKey);
+  const refusal = result.refusal == null ? null : redactSecret(result.refusal, apiKey);
+  return { reply, refusal, result };
+}
+
+/** What a judge call path hands back to be stored: the verdict's fields and its evidence. */
+interface Judged {
+  values: Omit<VerdictValues, "trajectoryId" | "evaluatorKey" | "k" | "promptVersion" | "kind" | "origin" | "evaluatorName" | "judgeConfigId" | "batchId" | "costUsd" | "details"> & { details: Record<string, unknown> };
+  criteria: CriterionValues[];
+  citations: CitationValues[];
+}
+
+interface CallContext {
+  deps: JudgeDeps;
+  req: JudgeRequest;
+  config: PublicJudgeConfig;
+  resolved: Awaited<ReturnType<typeof resolveJudgeVariant>>;
+  data: TrajectoryData;
+  options: JudgeOptions;
+  client: JudgeClient;
+  apiKey: string | undefined;
+}
+
+/** The citations of a reply, checked against the trajectory and the screenshots the call sent. */
+function citationsOf(ctx: CallContext, reply: string, sent: { step: number; sentWidth: number; sentHeight: number }[]): CitationValues[] {
+  const sentByStep = new Map(sent.map((s) => [s.step, { width: s.sentWidth, height: s.sentHeight }]));
+  const steps = ctx.data.detail.steps.map((s) => {
+    const hash = screenshotFor(s, ctx.options.screenshots);
+    const meta = hash ? ctx.data.shots.get(hash) : undefined;
+    return { index: s.index, sent: sentByStep.get(s.index) ?? null, stored: meta ? { width: meta.width, height: meta.height } : null };
+  });
+  return checkCitations(parseCitations(reply), steps).map((c) => ({ position: c.position, stepNumber: c.stepNumber, stepIndex: c.stepIndex, box: c.storedBox, note: c.note, problem: c.problem }));
+}
+
+/** The WebVoyager protocol: one prompt, asked once per sample; the verdict is the samples' majority. */
+async function judgeInOneCall(ctx: CallContext, input: JudgeInput): Promise<Judged> {
+  const { req, resolved, options, data } = ctx;
+  const prompt = buildVariantPrompt(input, req.k, resolved.variant, options, resolved.version, ctx.config.promptVersion as JudgePromptVersion, req.trajectoryId);
+  const { content, sent } = await contentOf(ctx.deps, data, options, req.trajectoryId, prompt.parts);
+  const messages: ChatMessage[] = [
+    { role: "system", content: prompt.system },
+    { role: "user", content },
+  ];
+  const samples = req.samples ?? 1;
+  // Each sample is its own call; they go one after another so a batch's concurrency still bounds the load on the endpoint.
+  const replies: { parsed: ReturnType<typeof parseJudgeReply>; raw: string; result: JudgeCallResult }[] = [];
+  for (let i = 0; i < samples; i++) {
+    const { reply, refusal, result } = await callOnce(ctx.client, messages, ctx.apiKey, req.signal);
+    const parsed = reply == null && refusal ? { verdict: "unparseable" as const, rationale: refusal, problem: "the model refused" } : parseJudgeReply(reply);
+    replies.push({ parsed, raw: reply ?? refusal ?? "", result });
+  }
+  const vote = majorityOf(replies.map((r) => r.parsed.verdict));
+  // The stored reply and rationale are those of the first sample that says what the majority says.
+  const shown = replies.find((r) => r.parsed.verdict === vote.verdict) ?? replies[0]!;
+  const problem = vote.problem ?? shown.parsed.problem;
+  // Asked for, the first failing step is parsed strictly from the reply shown; a failure without one is kept apart.
+  const failureStep = options.askFirstFailingStep ? parseFailureStep(shown.raw, vote.verdict, data.detail.steps.map((s) => s.index)) : null;
+  const usage = sumUsage(replies.map((r) => r.result));
+  return {
+    values: {
+      stepIndices: prompt.stepIndices,
+      verdict: vote.verdict,
+      score: scoreOf(vote.verdict),
+      rationale: shown.parsed.rationale,
+      rawReply: shown.raw,
+      details: {
+        images: sent,
+        attempts: shown.result.attempts,
+        retried: replies.flatMap((r) => r.result.retried.map((x) => redactSecret(x, ctx.apiKey))),
+        finishReason: shown.result.finishReason,
+        ...(problem ? { problem } : {}),
+        ...(failureStep && failureStep.status !== "not-applicable" ? { failureStep } : {}),
+        ...(samples > 1 ? { samples: replies.map((r) => ({ verdict: r.parsed.verdict, rationale: r.parsed.rationale, rawReply: r.raw, finishReason: r.result.finishReason, ...(r.parsed.problem ? { problem: r.parsed.problem } : {}) })) } : {}),
+      },
+      firstFailingStep: failureStep?.status === "given" ? failureStep.stepIndex : null,
+      ...(samples > 1 ? { sampleCount: samples, sampleSuccesses: vote.successes, sampleFailures: vote.failures } : {}),
+      model: shown.result.model,
+      ...usage,
+    },
+    criteria: [],
+    citations: citationsOf(ctx, shown.raw, sent),
+  };
+}
+
+/** A staged protocol (key points, rubric): several calls; the criteria graded on the way are kept with the verdict. */
+async function judgeInStages(ctx: CallContext, input: JudgeInput, version: StagedPromptVersion): Promise<Judged> {
+  const { req, options, data } = ctx;
+  if ((req.samples ?? 1) > 1) throw new ValidationError(`judge configuration ${ctx.config.name} uses a staged protocol, which is asked once per trajectory: samples must be 1`);
+  const images: Sent[] = [];
+  const ask: Ask = async (system, parts) => {
+    const { content, sent } = await contentOf(ctx.deps, data, options, req.trajectoryId, parts);
+    images.push(...sent);
+    const { reply, refusal, result } = await callOnce(ctx.client, [{ role: "system", content: system }, { role: "user", content }], ctx.apiKey, req.signal);
+    return { raw: reply ?? refusal ?? "", refused: reply == null && !!refusal, result, images: sent };
+  };
+  const out = await runStagedProtocol({ version, input, k: req.k, options, ask });
+  const last = out.calls[out.calls.length - 1]!.result;
+  const failureStep = options.askFirstFailingStep && out.stages.at(-1)?.stage === "outcome" ? parseFailureStep(out.rawReply, out.verdict, data.detail.steps.map((s) => s.index)) : null;
+  return {
+    values: {
+      stepIndices: out.stepIndices,
+      verdict: out.verdict,
+      score: scoreOf(out.verdict),
+      rationale: out.rationale,
+      rawReply: out.rawReply,
+      details: {
+        images,
+        calls: out.calls.length,
+        attempts: out.calls.reduce((n, c) => n + c.result.attempts, 0),
+        retried: out.calls.flatMap((c) => c.result.retried.map((x) => redactSecret(x, ctx.apiKey))),
+        finishReason: last.finishReason,
+        stages: out.stages,
+        ...(out.relevance ? { relevance: out.relevance, threshold: out.threshold } : {}),
+        ...(out.process ? { process: out.process } : {}),
+        ...(out.failureCause ? { failureCause: out.failureCause } : {}),
+        ...(out.problems.length ? { problem: out.problems.join("; ") } : {}),
+        ...(failureStep && failureStep.status !== "not-applicable" ? { failureStep } : {}),
+      },
+      firstFailingStep: failureStep?.status === "given" ? failureStep.stepIndex : null,
+      model: last.model,
+      ...sumUsage(out.calls.map((c) => c.result)),
+    },
+    criteria: out.criteria.map((c) => ({ position: c.position, kind: c.kind, text: c.text, result: c.result })),
+    citations: out.stages.at(-1)?.stage === "outcome" ? citationsOf(ctx, out.rawReply, out.outcomeImages) : [],
+  };
+}
+
+function scoreOf(verdict: VerdictValue): number | null {
+  return verdict === "success" ? 1 : verdict === "failure" ? 0 : null;
+}
+
+/** Tokens and latency summed over calls; null when any call did not report them. */
+function sumUsage(results: JudgeCallResult[]) {
+  const sum = (f: (r: JudgeCallResult) => number | null | undefined) => {
+    let total = 0;
+    for (const r of results) {
+      const v = f(r);
+      if (v == null) return null;
+      total += v;
+    }
+    return total;
+  };
+  return { inputTokens: sum((r) => r.inputTokens), outputTokens: sum((r) => r.outputTokens), latencyMs: sum((r) => r.latencyMs) };
+}
+
 export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promise<JudgeOutcome> {
   const { db } = deps;
   const config = req.config && req.config.id === req.configId ? req.config : await requireJudgeConfig(db, req.configId);
@@ -151,89 +335,16 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
         return d ? { detail: d, shots: await getStepScreenshots(db, req.trajectoryId) } : undefined;
       })();
   if (!data) throw new NotFoundError("trajectory", req.trajectoryId);
-  const { detail, shots } = data;
-  const prompt = buildVariantPrompt(
-    { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps: judgeStepsOf(detail.steps, options.screenshots) },
-    req.k,
-    resolved.variant,
-    options,
-    resolved.version,
-    config.promptVersion,
-    req.trajectoryId,
-  );
-
-  const stepByIndex = new Map(detail.steps.map((s) => [s.index, s]));
-  const content: ContentPart[] = [];
-  const sent: Record<string, unknown>[] = [];
-  for (const part of prompt.parts) {
-    if (part.type === "text") {
-      content.push({ type: "text", text: part.text });
-      continue;
-    }
-    const hash = screenshotFor(stepByIndex.get(part.stepIndex)!, options.screenshots)!;
-    const meta = shots.get(hash);
-    if (!meta) throw new Error(`trajectory ${req.trajectoryId} step ${part.stepIndex}: screenshot ${hash} has no row in screenshots`);
-    const img = await prepareScreenshot(deps.store, meta, options.maxImageSide);
-    content.push({ type: "image_url", image_url: { url: img.dataUrl, detail: options.imageDetail } });
-    sent.push({ step: part.stepIndex, hash, width: meta.width, height: meta.height, sentWidth: img.width, sentHeight: img.height, bytes: img.bytes });
-  }
-  const messages: ChatMessage[] = [
-    { role: "system", content: prompt.system },
-    { role: "user", content },
-  ];
-
-  const endpoint = await judgeEndpointOf(db, config, deps.env);
-  const apiKey = endpoint.apiKey;
-  const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
   const samples = req.samples ?? 1;
   if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES) throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
   if (samples > 1 && !(config.temperature > 0)) {
     throw new ValidationError(`Judge configuration ${config.name} has temperature 0: asking it ${samples} times gives the same reply each time; set a temperature above 0 to sample`);
   }
-
-  // Each sample is its own call; they go one after another so a batch's concurrency still bounds the load on the endpoint.
-  const replies: { parsed: ReturnType<typeof parseJudgeReply>; raw: string; result: Awaited<ReturnType<JudgeClient["complete"]>> }[] = [];
-  for (let i = 0; i < samples; i++) {
-    let result;
-    try {
-      result = await client.complete(messages, { signal: req.signal });
-    } catch (e) {
-      if (e instanceof Error) e.message = endpointErrorText(e.message, apiKey);
-      throw e;
-    }
-    // An endpoint that echoes the key (some error pages and proxies do) must not get it stored.
-    const reply = result.content == null ? null : redactSecret(result.content, apiKey);
-    const refusal = result.refusal == null ? null : redactSecret(result.refusal, apiKey);
-    const parsed =
-      reply == null && refusal
-        ? { verdict: "unparseable" as const, rationale: refusal, problem: "the model refused" }
-        : parseJudgeReply(reply);
-    replies.push({ parsed, raw: reply ?? refusal ?? "", result });
-  }
-
-  const vote = majorityOf(replies.map((r) => r.parsed.verdict));
-  // The stored reply and rationale are those of the first sample that says what the majority says.
-  const shown = replies.find((r) => r.parsed.verdict === vote.verdict) ?? replies[0]!;
-  const parsed = shown.parsed;
-  const result = shown.result;
-  const sum = (f: (r: (typeof replies)[number]["result"]) => number | null | undefined) => {
-    let total = 0;
-    for (const r of replies) {
-      const v = f(r.result);
-      if (v == null) return null;
-      total += v;
-    }
-    return total;
-  };
-  const inputTokens = sum((r) => r.inputTokens);
-  const outputTokens = sum((r) => r.outputTokens);
-  const cost = costUsd(
-    { input: inputTokens, output: outputTokens },
-    { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok },
-  );
-  const problem = vote.problem ?? parsed.problem;
-  // Asked for, the first failing step is parsed strictly from the reply shown; a failure without one is kept apart.
-  const failureStep = options.askFirstFailingStep ? parseFailureStep(shown.raw, vote.verdict, detail.steps.map((s) => s.index)) : null;
+  const endpoint = await judgeEndpointOf(db, config, deps.env);
+  const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
+  const ctx: CallContext = { deps, req, config, resolved, data, options, client, apiKey: endpoint.apiKey };
+  const input: JudgeInput = { intent: data.detail.task.intent, finalAnswer: data.detail.trajectory.finalAnswer, steps: judgeStepsOf(data.detail.steps, options.screenshots) };
+  const judged = isStagedVersion(config.promptVersion) ? await judgeInStages(ctx, input, config.promptVersion) : await judgeInOneCall(ctx, input);
   const values: VerdictValues = {
     ...identity,
     kind: "judge",
@@ -241,41 +352,30 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
     evaluatorName: config.name,
     judgeConfigId: config.id,
     batchId: req.batchId ?? null,
-    stepIndices: prompt.stepIndices,
-    verdict: vote.verdict,
-    score: vote.verdict === "success" ? 1 : vote.verdict === "failure" ? 0 : null,
-    rationale: parsed.rationale,
-    rawReply: shown.raw,
+    ...judged.values,
     details: {
       requestedModel: config.model,
       temperature: config.temperature,
       seed: config.seed,
       options: resolved.askedOptions,
       ...(variantText ? { variant: variantText } : {}),
-      totalSteps: detail.steps.length,
-      images: sent,
-      attempts: result.attempts,
-      retried: replies.flatMap((r) => r.result.retried.map((x) => redactSecret(x, apiKey))),
-      finishReason: result.finishReason,
-      ...(problem ? { problem } : {}),
-      ...(failureStep && failureStep.status !== "not-applicable" ? { failureStep } : {}),
-      ...(samples > 1 ? { samples: replies.map((r) => ({ verdict: r.parsed.verdict, rationale: r.parsed.rationale, rawReply: r.raw, finishReason: r.result.finishReason, ...(r.parsed.problem ? { problem: r.parsed.problem } : {}) })) } : {}),
+      totalSteps: data.detail.steps.length,
+      ...judged.values.details,
     },
-    firstFailingStep: failureStep?.status === "given" ? failureStep.stepIndex : null,
-    ...(samples > 1 ? { sampleCount: samples, sampleSuccesses: vote.successes, sampleFailures: vote.failures } : {}),
-    model: result.model,
-    inputTokens,
-    outputTokens,
-    latencyMs: sum((r) => r.latencyMs),
-    costUsd: cost,
+    costUsd: costUsd(
+      { input: judged.values.inputTokens ?? null, output: judged.values.outputTokens ?? null },
+      { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok },
+    ),
   };
   const saved = await withTransaction(db, async () => {
     if (req.mayStore && !(await req.mayStore())) {
       throw new VerdictNotStored(`trajectory ${req.trajectoryId} k=${identity.k}: the verdict was not stored, another worker took over this job`);
     }
-    return upsertVerdict(db, values);
+    const row = await upsertVerdict(db, values);
+    await replaceVerdictEvidence(db, row.id, judged.criteria, judged.citations);
+    return row;
   });
-  return { verdictId: saved.id, verdict: vote.verdict, skipped: false };
+  return { verdictId: saved.id, verdict: values.verdict, skipped: false };
 }
 
 export const MAX_JUDGE_SAMPLES = 15;

@@ -10,6 +10,8 @@ import { EmptyState, formatDate } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field } from "../../../live/_components/bits";
 import { errorText } from "../_lib/error-text";
+import { JUDGE_PROTOCOLS, type JudgeProtocolId } from "@/server/domain/evaluation/judge-protocol";
+import { DEFAULT_RELEVANCE_THRESHOLD } from "@/server/domain/evaluation/staged-protocols";
 
 export function JudgeConfigs() {
   const trpc = useTRPC();
@@ -39,6 +41,7 @@ export function JudgeConfigs() {
               <thead>
                 <tr>
                   <th>Name</th>
+                  <th>Protocol</th>
                   <th>Model</th>
                   <th>Endpoint</th>
                   <th>Screenshots</th>
@@ -52,6 +55,11 @@ export function JudgeConfigs() {
                 {configs.map((c) => (
                   <tr key={c.id} data-testid={`config-${c.name}`}>
                     <td className="font-medium text-zinc-900">{c.name}</td>
+                    <td className="text-[12px]" data-testid="config-protocol">
+                      {protocolName(c.protocol)}
+                      {c.protocol === "key-points" ? ` (≥ ${c.options.relevanceThreshold ?? DEFAULT_RELEVANCE_THRESHOLD})` : ""}
+                      {c.protocol === "webvoyager" && c.options.askCitations ? ", cites steps" : ""}
+                    </td>
                     <td className="font-mono text-[12px]">{c.model}</td>
                     <td className="max-w-[16rem] truncate font-mono text-[12px]" title={c.baseUrl ?? "OpenAI API"}>
                       {c.baseUrl ?? "OpenAI API"}
@@ -140,6 +148,43 @@ function KeyCell({ id, name, source }: { id: number; name: string; source: strin
   );
 }
 
+function protocolName(id: string): string {
+  return JUDGE_PROTOCOLS.find((p) => p.id === id)?.name ?? id;
+}
+
+type ProtocolChoice = { protocol: JudgeProtocolId; threshold: string; cite: boolean };
+
+/** The protocol select, with what it does, the key-point threshold and the WebVoyager citation switch. */
+function ProtocolFields({ id, value, onChange }: { id: string; value: ProtocolChoice; onChange: (v: ProtocolChoice) => void }) {
+  const chosen = JUDGE_PROTOCOLS.find((p) => p.id === value.protocol)!;
+  return (
+    <>
+      <Field label="Protocol" htmlFor={`${id}-protocol`} hint={chosen.summary}>
+        <select id={`${id}-protocol`} className="field" value={value.protocol} onChange={(e) => onChange({ ...value, protocol: e.target.value as JudgeProtocolId })} data-testid="config-protocol-select">
+          {JUDGE_PROTOCOLS.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {value.protocol === "key-points" ? (
+        <Field label="Relevance threshold (1–5)" htmlFor={`${id}-threshold`} hint="screenshots scored at least this are shown for the outcome; WebJudge uses 3">
+          <input id={`${id}-threshold`} className="field" inputMode="numeric" value={value.threshold} onChange={(e) => onChange({ ...value, threshold: e.target.value })} />
+        </Field>
+      ) : value.protocol === "webvoyager" ? (
+        <div className="flex items-center text-[12px] text-zinc-700">
+          <label className="flex items-center gap-2" title="The judge cites the steps (and regions) its verdict rests on; the player links them. The staged protocols always ask.">
+            <input type="checkbox" checked={value.cite} onChange={(e) => onChange({ ...value, cite: e.target.checked })} /> Ask the judge to cite steps
+          </label>
+        </div>
+      ) : (
+        <div />
+      )}
+    </>
+  );
+}
+
 function optionalNumber(text: string): number | null {
   return text.trim() === "" ? null : Number(text);
 }
@@ -163,6 +208,7 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
   const [noAnswer, setNoAnswer] = useState(false);
   const [priceIn, setPriceIn] = useState("");
   const [priceOut, setPriceOut] = useState("");
+  const [protocol, setProtocol] = useState<ProtocolChoice>({ protocol: "webvoyager", threshold: String(DEFAULT_RELEVANCE_THRESHOLD), cite: false });
   const create = useMutation(
     trpc.judge.configs.create.mutationOptions({
       onSuccess: async () => {
@@ -185,7 +231,18 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
           apiKey: apiKey.trim() || undefined,
           temperature: Number(temperature),
           maxOutputTokens: Number(maxOutputTokens),
-          options: { screenshots, imageDetail, maxImageSide: optionalNumber(maxImageSide), includeActionHistory: history, includeThoughts: history && thoughts, askFirstFailingStep: askStep, withoutFinalAnswer: noAnswer },
+          promptVersion: protocol.protocol,
+          options: {
+            screenshots,
+            imageDetail,
+            maxImageSide: optionalNumber(maxImageSide),
+            includeActionHistory: history,
+            includeThoughts: history && thoughts,
+            askFirstFailingStep: askStep,
+            withoutFinalAnswer: noAnswer,
+            ...(protocol.protocol === "key-points" ? { relevanceThreshold: Number(protocol.threshold) } : {}),
+            ...(protocol.protocol === "webvoyager" && protocol.cite ? { askCitations: true } : {}),
+          },
           priceInputPerMTok: optionalNumber(priceIn),
           priceOutputPerMTok: optionalNumber(priceOut),
         });
@@ -203,6 +260,7 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
       <Field label="API key" htmlFor={`${f}-key`} hint="Write-only: stored encrypted for this endpoint, never shown again. Empty = the server's environment key.">
         <input id={`${f}-key`} className="field" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
       </Field>
+      <ProtocolFields id={f} value={protocol} onChange={setProtocol} />
       <Field label="Screenshots" htmlFor={`${f}-shots`}>
         <select id={`${f}-shots`} className="field" value={screenshots} onChange={(e) => setScreenshots(e.target.value as "marked" | "raw")}>
           <option value="marked">marked (set-of-marks, as the agent saw them)</option>

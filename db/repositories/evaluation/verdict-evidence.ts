@@ -1,0 +1,81 @@
+/**
+ * What a judge verdict rests on, beside the verdict: the criteria a staged protocol graded (verdict_criteria) and the
+ * steps and regions the judge cited (verdict_citations). Written with their verdict, replaced when it is.
+ */
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { tablesOf, type Db } from "../../database";
+import type { VerdictCitationRow, VerdictCriterionRow } from "../../schema/index";
+
+export type CriterionValues = Omit<VerdictCriterionRow, "id" | "verdictId">;
+export type CitationValues = Omit<VerdictCitationRow, "id" | "verdictId">;
+
+/** Replaces a verdict's criteria and citations (a verdict judged again keeps its id; its evidence must not pile up). */
+export async function replaceVerdictEvidence(db: Db, verdictId: number, criteria: CriterionValues[], citations: CitationValues[]): Promise<void> {
+  const { verdictCriteria, verdictCitations } = tablesOf(db);
+  await db.delete(verdictCriteria).where(eq(verdictCriteria.verdictId, verdictId));
+  await db.delete(verdictCitations).where(eq(verdictCitations.verdictId, verdictId));
+  if (criteria.length) await db.insert(verdictCriteria).values(criteria.map((c) => ({ ...c, verdictId })));
+  if (citations.length) await db.insert(verdictCitations).values(citations.map((c) => ({ ...c, verdictId })));
+}
+
+export interface VerdictEvidence {
+  criteria: VerdictCriterionRow[];
+  citations: VerdictCitationRow[];
+}
+
+/** The criteria and citations of some verdicts, by verdict id (verdicts without any are absent). */
+export async function evidenceOfVerdicts(db: Db, verdictIds: number[]): Promise<Map<number, VerdictEvidence>> {
+  const out = new Map<number, VerdictEvidence>();
+  if (verdictIds.length === 0) return out;
+  const { verdictCriteria, verdictCitations } = tablesOf(db);
+  const entry = (id: number) => out.get(id) ?? out.set(id, { criteria: [], citations: [] }).get(id)!;
+  const criteria = await db.select().from(verdictCriteria).where(inArray(verdictCriteria.verdictId, verdictIds)).orderBy(asc(verdictCriteria.verdictId), asc(verdictCriteria.position));
+  for (const c of criteria) entry(c.verdictId).criteria.push(c);
+  const citations = await db.select().from(verdictCitations).where(inArray(verdictCitations.verdictId, verdictIds)).orderBy(asc(verdictCitations.verdictId), asc(verdictCitations.position));
+  for (const c of citations) entry(c.verdictId).citations.push(c);
+  return out;
+}
+
+/** Per judge setting (evaluator, k, prompt version): verdicts with citations, citations, and how many could not be checked. */
+export async function citationTotals(db: Db, evaluatorKey?: string) {
+  const { verdictCitations, evaluatorVerdicts } = tablesOf(db);
+  return db
+    .select({
+      evaluatorKey: evaluatorVerdicts.evaluatorKey,
+      evaluatorName: sql<string>`max(${evaluatorVerdicts.evaluatorName})`,
+      k: evaluatorVerdicts.k,
+      promptVersion: evaluatorVerdicts.promptVersion,
+      verdicts: sql<number>`count(distinct ${evaluatorVerdicts.id})`.mapWith(Number),
+      citations: sql<number>`count(*)`.mapWith(Number),
+      unverifiable: sql<number>`sum(case when ${verdictCitations.problem} is null then 0 else 1 end)`.mapWith(Number),
+    })
+    .from(verdictCitations)
+    .innerJoin(evaluatorVerdicts, eq(evaluatorVerdicts.id, verdictCitations.verdictId))
+    .where(evaluatorKey === undefined ? undefined : eq(evaluatorVerdicts.evaluatorKey, evaluatorKey))
+    .groupBy(evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion)
+    .orderBy(asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k), asc(evaluatorVerdicts.promptVersion));
+}
+
+/** Every graded criterion of one judge setting, with its verdict's trajectory (for scoring criteria against people). */
+export async function criteriaOfSetting(db: Db, setting: { evaluatorKey: string; k: string; promptVersion: string }) {
+  const { verdictCriteria, evaluatorVerdicts } = tablesOf(db);
+  return db
+    .select({
+      trajectoryId: evaluatorVerdicts.trajectoryId,
+      verdict: evaluatorVerdicts.verdict,
+      position: verdictCriteria.position,
+      kind: verdictCriteria.kind,
+      text: verdictCriteria.text,
+      result: verdictCriteria.result,
+    })
+    .from(verdictCriteria)
+    .innerJoin(evaluatorVerdicts, eq(evaluatorVerdicts.id, verdictCriteria.verdictId))
+    .where(
+      and(
+        eq(evaluatorVerdicts.evaluatorKey, setting.evaluatorKey),
+        eq(evaluatorVerdicts.k, setting.k),
+        eq(evaluatorVerdicts.promptVersion, setting.promptVersion),
+      ),
+    )
+    .orderBy(asc(evaluatorVerdicts.trajectoryId), asc(verdictCriteria.position));
+}

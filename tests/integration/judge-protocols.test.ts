@@ -1,0 +1,168 @@
+/**
+ * The staged judge protocols (key points after WebJudge, rubric after CUAVerifierBench) and citations, through
+ * Verdict's judge service and a judge batch against the prompt-reading endpoint, on SQLite and PostgreSQL. The
+ * expected figures are worked by hand from what each screenshot "shows" (tests/helpers/fake-judge-model.ts).
+ *
+ * The trajectory: "Find a hotel in Lyon, under $100 and with free parking" (key points: "Find a hotel in Lyon",
+ * "under $100", "free parking"), 4 steps, answer "Hotel Rhône, Lyon, $80". Screens: step 1 a search form (no key
+ * point: relevance 1), step 2 "Hotel list in Lyon" (key point 1: 2), step 3 "Hotel Rhône Lyon $100 max, free
+ * parking" (all three: 4), step 4 "Booking summary" (1).
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { evidenceOfVerdicts, citationTotals } from "../../db/repositories/evaluation/verdict-evidence";
+import { findVerdict } from "../../db/repositories/evaluation/verdicts";
+import { createJudgeBatch, estimateJudgeBatch, runJudgeBatch } from "../../server/services/evaluation/judge-batches";
+import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
+import { judgeTrajectory, type JudgeDeps } from "../../server/services/evaluation/judge-verdict";
+import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import type { TestContext } from "../helpers/context";
+import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
+import { promptReadingResponder } from "../helpers/fake-judge-model";
+import { LOCAL_JUDGE_ENV, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
+
+const HOTEL = "Find a hotel in Lyon, under $100 and with free parking";
+
+describeEachBackend("key-point and rubric judging with citations", (backend) => {
+  let ctx: TestContext;
+  let fake: FakeOpenAI;
+  let deps: JudgeDeps;
+  let hotel: SeededTrajectory;
+  let library: SeededTrajectory;
+  let screens: Record<string, string>;
+  beforeAll(async () => {
+    fake = await startFakeOpenAI();
+  });
+  afterAll(async () => fake.close());
+  beforeEach(async () => {
+    ctx = await createBackendContext(backend, "judge-protocols-");
+    deps = { db: ctx.db, store: ctx.store, env: LOCAL_JUDGE_ENV, retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 } };
+    const seeded = await seedTrajectories(ctx, [
+      { steps: 4, intent: HOTEL, finalAnswer: "Hotel Rhône, Lyon, $80" },
+      { steps: 2, intent: "Find the opening hours of the city library", finalAnswer: "unable to load the page" },
+    ]);
+    hotel = seeded[0]!;
+    library = seeded[1]!;
+    const s = (t: SeededTrajectory, i: number) => t.shots[i]!.marked!;
+    screens = {
+      [s(hotel, 0)]: "Search form",
+      [s(hotel, 1)]: "Hotel list in Lyon",
+      [s(hotel, 2)]: "Hotel Rhône Lyon $100 max, free parking",
+      [s(hotel, 3)]: "Booking summary",
+      [s(library, 1)]: "CAPTCHA check before the page loads",
+    };
+    fake.setResponder(promptReadingResponder({ screens }));
+    fake.requests.length = 0;
+  });
+  afterEach(async () => ctx.cleanup());
+
+  const config = (name: string, promptVersion: string, options = {}) => createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m", promptVersion, options }, LOCAL_JUDGE_ENV);
+
+  it("key points: scores each screenshot, keeps those at the threshold, grades each key point and cites the kept step", async () => {
+    const c = await config("webjudge", "key-points");
+    expect(c.protocol).toBe("key-points");
+    const out = await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: "full" });
+    expect(out.verdict).toBe("success");
+    // 1 key-point call + 4 relevance calls (one screenshot each) + 1 outcome call with the one screenshot scored ≥ 3.
+    expect(fake.requests.map((r) => r.imageHashes.length)).toEqual([0, 1, 1, 1, 1, 1]);
+    expect(fake.requests[5]!.imageHashes).toEqual([hotel.shots[2]!.marked]);
+    const v = (await findVerdict(ctx.db, { trajectoryId: hotel.id, evaluatorKey: `judge:${c.id}`, k: "full", promptVersion: "verdict-keypoints-v1" }))!;
+    expect(v.stepIndices).toEqual([2]);
+    expect((v.details as { relevance: { score: number }[] }).relevance.map((r) => r.score)).toEqual([1, 2, 4, 1]);
+    const evidence = (await evidenceOfVerdicts(ctx.db, [v.id])).get(v.id)!;
+    expect(evidence.criteria.map((k) => [k.kind, k.text, k.result])).toEqual([
+      ["key_point", "Find a hotel in Lyon", "met"],
+      ["key_point", "under $100", "met"],
+      ["key_point", "free parking", "met"],
+    ]);
+    expect(evidence.citations.map((x) => [x.stepNumber, x.stepIndex, x.problem])).toEqual([[3, 2, null]]);
+  });
+
+  it("key points: a threshold no screenshot reaches leaves the answer alone, which shows only the first key point", async () => {
+    const c = await config("webjudge-5", "key-points", { relevanceThreshold: 5 });
+    expect((await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: "full" })).verdict).toBe("failure");
+    expect(fake.requests[5]!.imageHashes).toEqual([]);
+    const v = (await findVerdict(ctx.db, { trajectoryId: hotel.id, evaluatorKey: `judge:${c.id}`, k: "full", promptVersion: "verdict-keypoints-v1" }))!;
+    const evidence = (await evidenceOfVerdicts(ctx.db, [v.id])).get(v.id)!;
+    expect(evidence.criteria.map((k) => k.result)).toEqual(["met", "not_met", "not_met"]);
+    // With threshold 2 step 2 is kept as well: the same success as with 3.
+    const two = await config("webjudge-2", "key-points", { relevanceThreshold: 2 });
+    fake.requests.length = 0;
+    expect((await judgeTrajectory(deps, { configId: two.id, trajectoryId: hotel.id, k: "full" })).verdict).toBe("success");
+    expect(fake.requests[5]!.imageHashes).toEqual([hotel.shots[1]!.marked, hotel.shots[2]!.marked]);
+  });
+
+  it("rubric: outcome criteria decide, the process is graded apart, and a failure's cause is told apart", async () => {
+    const c = await config("rubric", "rubric");
+    // k = 1: only "Booking summary" is seen; the answer shows the hotel in Lyon, not the price limit or the parking.
+    expect((await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: 1 })).verdict).toBe("failure");
+    expect((await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: "full" })).verdict).toBe("success");
+    expect((await judgeTrajectory(deps, { configId: c.id, trajectoryId: library.id, k: 1 })).verdict).toBe("failure");
+    const read = async (trajectoryId: number, k: string) => {
+      const v = (await findVerdict(ctx.db, { trajectoryId, evaluatorKey: `judge:${c.id}`, k, promptVersion: "verdict-rubric-v1" }))!;
+      return { v, evidence: (await evidenceOfVerdicts(ctx.db, [v.id])).get(v.id)! };
+    };
+    const one = await read(hotel.id, "1");
+    expect(one.evidence.criteria.map((k) => [k.kind, k.result])).toEqual([
+      ["outcome", "met"],
+      ["outcome", "not_met"],
+      ["outcome", "not_met"],
+      ["process", "met"],
+    ]);
+    expect(one.v.details).toMatchObject({ process: "met", failureCause: "controllable" });
+    expect((await read(hotel.id, "full")).v.details).toMatchObject({ process: "met", failureCause: "none" });
+    expect((await read(library.id, "1")).v.details).toMatchObject({ failureCause: "uncontrollable" });
+    // Two calls per trajectory: the criteria, then the grading.
+    expect(fake.requests).toHaveLength(6);
+  });
+
+  it("citations that name no step or a box outside the screenshot are kept, flagged and counted per verdict and per judge", async () => {
+    fake.setResponder(
+      promptReadingResponder({
+        screens,
+        cite: () => ["Evidence: step 9 — the booking", "Evidence: step 3 [10, 5, 40, 30] — the price", "Evidence: step 3 [0, 0, 100, 30] — too wide", "Evidence: the last page"],
+      }),
+    );
+    const c = await config("cited", "key-points");
+    await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: "full" });
+    const v = (await findVerdict(ctx.db, { trajectoryId: hotel.id, evaluatorKey: `judge:${c.id}`, k: "full", promptVersion: "verdict-keypoints-v1" }))!;
+    const cited = (await evidenceOfVerdicts(ctx.db, [v.id])).get(v.id)!.citations;
+    expect(cited.map((x) => [x.stepNumber, x.stepIndex, x.box])).toEqual([
+      [9, null, null],
+      [3, 2, [10, 5, 40, 30]],
+      [3, 2, null],
+      [null, null, null],
+    ]);
+    expect(cited[0]!.problem).toBe("step 9 does not exist (the trajectory has 4 steps)");
+    expect(cited[2]!.problem).toBe("box [0, 0, 100, 30] lies outside the 48×36 screenshot of step 3");
+    expect(cited[3]!.problem).toBe("no step number");
+    expect(await citationTotals(ctx.db, `judge:${c.id}`)).toEqual([
+      { evaluatorKey: `judge:${c.id}`, evaluatorName: "cited", k: "full", promptVersion: "verdict-keypoints-v1", verdicts: 1, citations: 4, unverifiable: 3 },
+    ]);
+    // Judged again, the verdict keeps its id and its evidence is replaced, not added to.
+    fake.setResponder(promptReadingResponder({ screens }));
+    await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: "full", force: true });
+    expect((await evidenceOfVerdicts(ctx.db, [v.id])).get(v.id)!.citations.map((x) => x.stepNumber)).toEqual([3]);
+  });
+
+  it("the WebVoyager protocol asks for citations when configured to, and records it in the prompt version", async () => {
+    const c = await config("cite-wv", "webvoyager", { askCitations: true });
+    await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: 2 });
+    expect(fake.requests[0]!.texts[0]).toContain("Evidence: step <number>");
+    const v = (await findVerdict(ctx.db, { trajectoryId: hotel.id, evaluatorKey: `judge:${c.id}`, k: "2", promptVersion: "verdict-judge-v1+cite" }))!;
+    // The last two steps were sent; step 3 shows the hotel, step 4 nothing of the task: step 3 is cited.
+    expect((await evidenceOfVerdicts(ctx.db, [v.id])).get(v.id)!.citations.map((x) => [x.stepNumber, x.problem])).toEqual([[3, null]]);
+  });
+
+  it("a batch estimates the staged calls before it runs and stores one verdict per trajectory", async () => {
+    const c = await config("batch-kp", "key-points");
+    const req = { config: c.id, trajectoryIds: [hotel.id, library.id], kValues: ["full" as const], concurrency: 1 };
+    const estimate = await estimateJudgeBatch(ctx.db, req);
+    // hotel: 1 + 4 + 1 calls; library: 1 + 2 + 1.
+    expect(estimate.calls).toBe(10);
+    const { batch } = await createJudgeBatch(ctx.db, req);
+    const progress = await runJudgeBatch(deps, batch.id, { pollMs: 10 });
+    expect(progress.batch.succeeded).toBe(2);
+    expect(fake.requests).toHaveLength(10);
+    await expect(createJudgeBatch(ctx.db, { ...req, variants: ["no-answer"] })).rejects.toThrow(/stress tests and prompt versions work with the webvoyager protocol only/);
+  });
+});
