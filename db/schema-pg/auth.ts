@@ -3,6 +3,7 @@
  * property names are better-auth's field names, so they must stay identical to the SQLite schema's).
  */
 import { bigint, boolean, index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import type { ApiTokenScope } from "../../server/domain/access/api-tokens";
 import type { Role } from "../schema/auth";
 import { epochMs, nowMs } from "./columns";
 
@@ -86,6 +87,27 @@ export const invitations = pgTable("invitations", {
   revokedAt: epochMs("revoked_at"),
   createdAt: epochMs("created_at").notNull().default(nowMs),
 });
+
+/** A person's API tokens; see db/schema/auth.ts. */
+export const apiTokens = pgTable(
+  "api_tokens",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    publicId: text("public_id").notNull().unique(),
+    secretHash: text("secret_hash").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    scope: text("scope").$type<ApiTokenScope>().notNull(),
+    expiresAt: epochMs("expires_at").notNull(),
+    lastUsedAt: epochMs("last_used_at"),
+    revokedAt: epochMs("revoked_at"),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: epochMs("created_at").notNull().default(nowMs),
+  },
+  (t) => [index("api_tokens_user_idx").on(t.userId)],
+);
 
 export const rateLimits = pgTable("rate_limits", {
   id: text("id").primaryKey(),

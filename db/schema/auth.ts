@@ -11,6 +11,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 const nowMs = sql`(unixepoch('subsec') * 1000)`;
 
+import type { ApiTokenScope } from "../../server/domain/access/api-tokens";
 import type { Role } from "../../server/domain/access/roles";
 
 export { ROLES, type Role } from "../../server/domain/access/roles";
@@ -102,6 +103,34 @@ export const invitations = sqliteTable("invitations", {
   revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
 });
+
+/**
+ * A person's API tokens, for scripts, notebooks and CI (Authorization: Bearer). A token acts as its owner, with
+ * the owner's role as it is at the time of each request, narrowed to reading when its scope is "read". The token
+ * is shown once; only its public id (the part before the secret, to find the row) and the sha256 of its secret are
+ * kept, so a copy of the database holds no usable token.
+ */
+export const apiTokens = sqliteTable(
+  "api_tokens",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    publicId: text("public_id").notNull().unique(),
+    secretHash: text("secret_hash").notNull(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    scope: text("scope").$type<ApiTokenScope>().notNull(),
+    expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
+    lastUsedAt: integer("last_used_at", { mode: "timestamp_ms" }),
+    revokedAt: integer("revoked_at", { mode: "timestamp_ms" }),
+    createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
+    createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+  },
+  (t) => [index("api_tokens_user_idx").on(t.userId)],
+);
+
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
 
 export type UserRow = typeof users.$inferSelect;
 export type InvitationRow = typeof invitations.$inferSelect;

@@ -17,6 +17,8 @@ import { z, ZodError } from "zod";
 import { isDatabaseBusy } from "../../db/client";
 import type { Role } from "../domain/access/roles";
 import { sessionFromHeaders } from "../auth/auth";
+import { scopeAllowsWrites, type ApiTokenScope } from "../domain/access/api-tokens";
+import type { BearerIdentity } from "../services/accounts/api-tokens";
 import { hasRole, type Actor } from "../domain/access/actor";
 import { getAppContext, type AppContext } from "../context";
 import { AppError } from "../errors";
@@ -33,6 +35,11 @@ export interface RequestSession {
 export interface TrpcContext extends AppContext {
   headers: Headers;
   session: RequestSession | null;
+  /**
+   * Set when the request came with an API token (Authorization: Bearer) instead of a session cookie: the token's
+   * scope. A read token's mutations are refused; null for people in a browser and for server-side callers.
+   */
+  tokenScope?: ApiTokenScope | null;
 }
 
 /** Calls one HTTP request may batch (the browser's batch link sends at most this many). */
@@ -56,11 +63,12 @@ export interface ProcedureMeta {
  * `session` can be given instead (server-side callers that already know who is asking; tests).
  */
 export async function createTRPCContext(
-  opts: { headers: Headers; session?: RequestSession | null },
+  opts: { headers: Headers; session?: RequestSession | null; bearer?: BearerIdentity | null },
   app: AppContext = getAppContext(),
 ): Promise<TrpcContext> {
+  if (opts.bearer) return { ...app, headers: opts.headers, session: opts.bearer.session, tokenScope: opts.bearer.scope };
   const session = opts.session !== undefined ? opts.session : await sessionFromHeaders(app, opts.headers);
-  return { ...app, headers: opts.headers, session };
+  return { ...app, headers: opts.headers, session, tokenScope: null };
 }
 
 const t = initTRPC.context<TrpcContext>().meta<ProcedureMeta>().create({
@@ -108,7 +116,15 @@ const domainErrors = t.middleware(async ({ next }) => {
 export const createTRPCRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-const base = t.procedure.use(domainErrors);
+/** A read-only API token reads: every mutation made with one is refused, whatever the procedure. */
+const tokenScope = t.middleware(({ ctx, type, next }) => {
+  if (type === "mutation" && ctx.tokenScope && !scopeAllowsWrites(ctx.tokenScope)) {
+    throw new TRPCError({ code: "FORBIDDEN", message: "This API token may only read (its scope is read); make a read-write token to change things" });
+  }
+  return next();
+});
+
+const base = t.procedure.use(domainErrors).use(tokenScope);
 
 function requireAccess(access: Exclude<Access, "public">) {
   return t.middleware(({ ctx, next }) => {

@@ -11,6 +11,7 @@ import { migrateStoreCommand } from "./commands/migrate-store";
 import { agreementCommand, agreementVectorsCommand } from "./commands/agreement";
 import { bundleSchemaCommand } from "./commands/bundle-schema";
 import { demoCommand, demoSitesCommand } from "./commands/demo";
+import { tokenCommand } from "./commands/token";
 import { userCommand } from "./commands/user";
 import { labelsCommand } from "./commands/labels";
 import { exportLabelsAlias, importLabelsAlias } from "./commands/label-files";
@@ -22,7 +23,7 @@ import { deploymentProfileCommand } from "./commands/deployment-profile";
 import { judgeConsistencyCommand } from "./commands/judge-consistency";
 import { dedupeCommand } from "./commands/dedupe";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, labelsCommand, exportLabelsAlias(labelsCommand), importLabelsAlias(labelsCommand), ...JUDGE_COMMANDS, judgeConsistencyCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, tokenCommand, labelsCommand, exportLabelsAlias(labelsCommand), importLabelsAlias(labelsCommand), ...JUDGE_COMMANDS, judgeConsistencyCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

@@ -13,6 +13,11 @@ import * as healthRoute from "../../app/api/health/route";
 import * as importsRoute from "../../app/api/imports/route";
 import * as screenshotRoute from "../../app/api/screenshots/[hash]/route";
 import * as trpcRoute from "../../app/api/trpc/[trpc]/route";
+import * as v1ImportRoute from "../../app/api/v1/imports/[id]/route";
+import * as v1ImportsRoute from "../../app/api/v1/imports/route";
+import * as v1TrajectoriesRoute from "../../app/api/v1/trajectories/route";
+import * as v1TrajectoryRoute from "../../app/api/v1/trajectories/[id]/route";
+import * as v1VerdictsRoute from "../../app/api/v1/trajectories/[id]/verdicts/route";
 import { installClientAddressHeader } from "../../server/auth/client-address";
 
 export interface RouteServer {
@@ -28,9 +33,25 @@ async function dispatch(req: Request): Promise<Response> {
   if (pathname.startsWith("/api/trpc/")) return trpcRoute[method](req);
   if (pathname === "/api/health" && method === "GET") return healthRoute.GET(req);
   if (pathname === "/api/imports" && method === "POST") return importsRoute.POST(req);
+  const v1 = v1Dispatch(req, pathname, method);
+  if (v1) return v1;
   const shot = /^\/api\/screenshots\/([^/]+)$/.exec(pathname);
   if (shot && method === "GET") return screenshotRoute.GET(req, { params: Promise.resolve({ hash: decodeURIComponent(shot[1]!) }) });
   return new Response("not found\n", { status: 404 });
+}
+
+/** The script API under /api/v1 (docs/guide/api.md). */
+function v1Dispatch(req: Request, pathname: string, method: "GET" | "POST"): Promise<Response> | null {
+  const params = (id: string) => ({ params: Promise.resolve({ id: decodeURIComponent(id) }) });
+  if (pathname === "/api/v1/imports" && method === "POST") return v1ImportsRoute.POST(req);
+  if (pathname === "/api/v1/trajectories" && method === "GET") return v1TrajectoriesRoute.GET(req);
+  const job = /^\/api\/v1\/imports\/([^/]+)$/.exec(pathname);
+  if (job && method === "GET") return v1ImportRoute.GET(req, params(job[1]!));
+  const trajectory = /^\/api\/v1\/trajectories\/([^/]+)$/.exec(pathname);
+  if (trajectory && method === "GET") return v1TrajectoryRoute.GET(req, params(trajectory[1]!));
+  const verdicts = /^\/api\/v1\/trajectories\/([^/]+)\/verdicts$/.exec(pathname);
+  if (verdicts && method === "POST") return v1VerdictsRoute.POST(req, params(verdicts[1]!));
+  return null;
 }
 
 export async function startRouteServer(options: { trustedProxies?: string[] } = {}): Promise<RouteServer> {

@@ -20,6 +20,8 @@ import { callerAs, testUser } from "../helpers/trpc";
 const POLICY: [RegExp, Access][] = [
   [/^accounts\.(session|setup|invitation|acceptInvitation)$/, "public"],
   [/^accounts\.(me)$/, "signedIn"],
+  // Everyone manages their own API tokens; the service keeps them to their owner (admins: the CLI).
+  [/^accounts\.apiTokens\./, "signedIn"],
   [/^accounts\.directory$/, "researcher"],
   [/^accounts\./, "admin"],
   [/^campaigns\.list$/, "signedIn"],

@@ -18,7 +18,19 @@ import {
   setPassword,
   setupFirstAdmin,
 } from "../../services/accounts";
+import { apiTokensOf, createApiToken, revokeToken } from "../../services/accounts/api-tokens";
+import { API_TOKEN_SCOPES, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_LENGTH } from "../../domain/access/api-tokens";
+import { TRPCError } from "@trpc/server";
 import { adminProcedure, authedProcedure, createTRPCRouter, publicProcedure, researcherProcedure } from "../trpc";
+
+/**
+ * Tokens are managed by a person in the dashboard (or an admin at the command line), never through a token: a
+ * stolen token must not be able to list its siblings, mint a longer-lived one or revoke the owner's others.
+ */
+const tokenManagement = authedProcedure.use(({ ctx, next }) => {
+  if (ctx.tokenScope) throw new TRPCError({ code: "FORBIDDEN", message: "API tokens are managed from the account page, not with a token" });
+  return next();
+});
 
 const password = z.string().min(8).max(256);
 const email = z.string().min(3).max(320);
@@ -37,6 +49,15 @@ export const accountsRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => acceptInvitation(ctx, input.token, input)),
 
   me: authedProcedure.query(({ ctx }) => ctx.actor),
+
+  /** The signed-in user's API tokens (docs/guide/api.md); the token itself is in `create`'s answer only. */
+  apiTokens: createTRPCRouter({
+    list: tokenManagement.query(({ ctx }) => apiTokensOf(ctx, ctx.actor, ctx.actor.userId)),
+    create: tokenManagement
+      .input(z.object({ name: z.string().max(MAX_TOKEN_NAME_LENGTH), scope: z.enum(API_TOKEN_SCOPES), days: z.number().int().min(1).max(MAX_TOKEN_DAYS) }))
+      .mutation(({ ctx, input }) => createApiToken(ctx, ctx.actor, { ownerId: ctx.actor.userId, ...input })),
+    revoke: tokenManagement.input(z.object({ id: z.number().int().positive() })).mutation(({ ctx, input }) => revokeToken(ctx, ctx.actor, input.id)),
+  }),
 
   list: adminProcedure.query(async ({ ctx }) => {
     const [users, invitations] = await Promise.all([listAccounts(ctx), openInvitations(ctx)]);

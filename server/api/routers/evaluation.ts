@@ -32,6 +32,7 @@ import {
   updateJudgeConfig,
 } from "../../services/evaluation/judge-configs";
 import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
+import { externalVerdictInput, recordExternalVerdict } from "../../services/evaluation/external-verdicts";
 import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluation/trajectory-evaluations";
 import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
 import { assertMayViewEvaluations, assertNotLabellingBlind, assertTrajectoryBrowsable } from "../../services/annotation";
@@ -306,6 +307,8 @@ export const judgeRouter = createTRPCRouter({
     panel: authedProcedure.input(z.object({ trajectoryId: id })).query(async ({ ctx, input }) => await trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
     /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
     evaluators: evaluationsProcedure.query(async ({ ctx }) => await evaluatorSummaries(ctx.db)),
+    /** A verdict from an evaluator outside Verdict (the push API's POST /api/v1/trajectories/<id>/verdicts). */
+    record: evaluationsProcedure.input(externalVerdictInput).mutation(async ({ ctx, input }) => await recordExternalVerdict(ctx.db, input, ctx.actor.userId)),
   }),
 
   rules: createTRPCRouter({

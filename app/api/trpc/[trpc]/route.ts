@@ -5,7 +5,9 @@
  * rebinding) or sent by a page of another origin (guardedRoute, server/auth/origins.ts), when the body is larger than
  * the limit, or when a batch holds more than MAX_BATCH_SIZE calls. The two CSV uploads have a larger limit
  * (VERDICT_MAX_UPLOAD_BYTES), which only a signed-in researcher gets: for them the session is read from the cookie
- * before the body, and anyone else is turned away (401, 403) without a byte of it being read.
+ * before the body, and anyone else is turned away (401, 403) without a byte of it being read. A request with an API
+ * token (Authorization: Bearer, docs/guide/api.md) is its owner's, whatever cookie it carries; a bad, revoked or
+ * expired token is refused (401) before the body too.
  */
 import { fetchRequestHandler } from "@trpc/server/adapters/fetch";
 import { limitBody, type BodyTooLargeError } from "@/server/api/body-limit";
@@ -15,6 +17,7 @@ import { sessionFromHeaders } from "@/server/auth/auth";
 import { hasRole } from "@/server/domain/access/actor";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_UPLOAD_BYTES } from "@/server/config";
 import { getAppContext } from "@/server/context";
+import { authenticateBearer } from "@/server/services/accounts/api-tokens";
 import { guardedRoute } from "../../_lib/guarded-route";
 
 const ENDPOINT = "/api/trpc";
@@ -26,7 +29,7 @@ function procedurePaths(url: string): string[] {
 }
 
 /** JSON-RPC codes tRPC gives these refusals. */
-const RPC_CODES = { UNAUTHORIZED: -32001, FORBIDDEN: -32003, PAYLOAD_TOO_LARGE: -32013 } as const;
+const RPC_CODES = { BAD_REQUEST: -32600, UNAUTHORIZED: -32001, FORBIDDEN: -32003, PAYLOAD_TOO_LARGE: -32013, TOO_MANY_REQUESTS: -32029 } as const;
 
 /**
  * A refusal in tRPC's own error format (one entry per call of a batch), so the browser shows the message like any
@@ -51,10 +54,17 @@ async function handler(req: Request): Promise<Response> {
   const upload = paths.every((p) => UPLOAD_PROCEDURES.has(p));
   const smallLimit = app.config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const limit = upload ? Math.max(smallLimit, app.config.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES) : smallLimit;
-  let session: RequestSession | null | undefined;
+  // Scripts send an API token (Authorization: Bearer); it alone says who is asking, before any body is read.
+  const bearer = await authenticateBearer(app, req);
+  if (bearer && "refusal" in bearer) {
+    const { status, message } = bearer.refusal;
+    return trpcRefusal(req, paths, status === 429 ? "TOO_MANY_REQUESTS" : status === 400 ? "BAD_REQUEST" : "UNAUTHORIZED", status, message);
+  }
+  const identity = bearer?.identity ?? null;
+  let session: RequestSession | null | undefined = identity?.session;
   if (limit > smallLimit && req.method !== "GET" && req.method !== "HEAD") {
     // Reading a large body costs memory and time: only for a researcher, known by the cookie alone.
-    session = await sessionFromHeaders(app, req.headers);
+    session ??= await sessionFromHeaders(app, req.headers);
     if (!session) return trpcRefusal(req, paths, "UNAUTHORIZED", 401, "Sign in to upload files");
     if (!hasRole(session, "researcher")) return trpcRefusal(req, paths, "FORBIDDEN", 403, "Uploading files is for researchers and admins");
   }
@@ -65,7 +75,7 @@ async function handler(req: Request): Promise<Response> {
     req: limited,
     router: appRouter,
     maxBatchSize: MAX_BATCH_SIZE,
-    createContext: () => createTRPCContext({ headers: limited.headers, session }, app),
+    createContext: () => createTRPCContext({ headers: limited.headers, session, bearer: identity }, app),
     onError({ path, error }) {
       if (error.code === "INTERNAL_SERVER_ERROR") console.error(`tRPC ${path ?? "?"} failed:`, error.cause ?? error);
     },
