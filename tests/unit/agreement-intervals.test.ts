@@ -268,6 +268,29 @@ describe("Fleiss' κ and Krippendorff's α intervals (bootstrap over items)", ()
     );
   });
 
+  it("a memo of drawn intervals gives each input its own fresh draw's interval, and draws an input seen before only once", () => {
+    const memo = new Map<string, ReturnType<typeof fleissKappaInterval>>();
+    const store = { get: (key: string) => memo.get(key), set: (key: string, value: ReturnType<typeof fleissKappaInterval>) => void memo.set(key, value) };
+    const changed = items.map((row, i) => (i === 0 ? [2, 1] : row));
+    const point = fleissKappa(ratings);
+    const changedPoint = { kappa: fleissOf(changed), reason: null };
+    const first = fleissKappaInterval(grouped(2, items), point, {}, store);
+    expect(first).toEqual(fleissKappaInterval(grouped(2, items), point));
+    // One item's labels changed (a group of a split after a label): not the interval kept for the old counts.
+    const after = fleissKappaInterval(grouped(2, changed), changedPoint, {}, store);
+    expect(after).toEqual(fleissKappaInterval(grouped(2, changed), changedPoint));
+    expect(after).not.toEqual(first);
+    // Another coefficient, seed or a defined/undefined estimate over the same items is another entry.
+    const alpha = krippendorffAlphaInterval(grouped(2, items), { alpha: 0.5, reason: null }, {}, store);
+    expect(alpha).toEqual(krippendorffAlphaInterval(grouped(2, items), { alpha: 0.5, reason: null }));
+    expect(fleissKappaInterval(grouped(2, items), point, { seed: 2 }, store)).toEqual(fleissKappaInterval(grouped(2, items), point, { seed: 2 }));
+    expect(fleissKappaInterval(grouped(2, items), { kappa: null, reason: "undefined here" }, {}, store).note).toBe("no interval: undefined here");
+    expect(memo.size).toBe(5);
+    // The same items again, in another order: the kept interval, no new entry.
+    expect(fleissKappaInterval(grouped(2, [...items].reverse()), point, {}, store)).toEqual(first);
+    expect(memo.size).toBe(5);
+  });
+
   it("a CSV of ratings reports both intervals", () => {
     const records: RatingRecord[] = ratings.flatMap((r, i) => r.map((label, j) => ({ item: `t${i}`, rater: `r${j}`, label })));
     const report = analyzeRatings(records);

@@ -96,14 +96,47 @@ function sameValueNote(what: string, items: number, value: number): string {
 }
 
 /**
+ * Intervals already drawn, by everything a draw depends on (the coefficient, the selected patterns in canonical
+ * order with their multiplicities, whether the estimate is defined, the bootstrap settings). A view drawing an
+ * interval for every group of a split draws again after a label only for the groups whose counts changed, and
+ * gets back exactly what a fresh draw would give.
+ */
+export interface IntervalMemo {
+  get(key: string): CoefficientInterval | undefined;
+  set(key: string, value: CoefficientInterval): void;
+}
+
+type Selected = ReturnType<ItemPatterns["select"]>;
+
+function remembered(memo: IntervalMemo | undefined, what: string, selected: Selected, undefinedReason: string | null, options: IntervalOptions, draw: () => CoefficientInterval): CoefficientInterval {
+  if (!memo) return draw();
+  const key = `${what}|${options.replicates ?? ""}|${options.seed ?? ""}|${undefinedReason ?? ""}|${selected.weights.length}|${selected.counts.join(",")}|${selected.weights.join(",")}`;
+  const known = memo.get(key);
+  if (known) return { ...known };
+  const value = draw();
+  memo.set(key, value);
+  return { ...value };
+}
+
+/**
  * Bootstrap interval of Fleiss' κ over the items in `patterns` (every item must have the same number of ratings,
  * as Fleiss' κ itself requires). `kappa` is the point estimate, `reason` why it is undefined.
  */
-export function fleissKappaInterval(patterns: ItemPatterns, estimate: { kappa: number | null; reason: string | null }, options: IntervalOptions = {}): CoefficientInterval {
-  const { counts, ratings, squares, weights, items } = patterns.select(1);
+export function fleissKappaInterval(
+  patterns: ItemPatterns,
+  estimate: { kappa: number | null; reason: string | null },
+  options: IntervalOptions = {},
+  memo?: IntervalMemo,
+): CoefficientInterval {
+  const selected = patterns.select(1);
+  const undefinedReason = estimate.kappa === null ? `undefined:${estimate.reason ?? ""}` : null;
+  return remembered(memo, `fleiss:${patterns.k}`, selected, undefinedReason, options, () => drawFleiss(selected, patterns.k, estimate, options));
+}
+
+function drawFleiss(selected: Selected, k: number, estimate: { kappa: number | null; reason: string | null }, options: IntervalOptions): CoefficientInterval {
+  const { counts, ratings, squares, weights, items } = selected;
   if (estimate.kappa === null) return noInterval(items, `no interval: ${estimate.reason ?? "Fleiss' κ is undefined"}`);
   if (items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(items);
-  const k = patterns.k;
   const m = ratings[0]!;
   const drawn = new Float64Array(weights.length);
   const totals = new Float64Array(k);
@@ -132,11 +165,21 @@ export function fleissKappaInterval(patterns: ItemPatterns, estimate: { kappa: n
 }
 
 /** Bootstrap interval of Krippendorff's α (nominal) over the pairable items (two or more ratings) in `patterns`. */
-export function krippendorffAlphaInterval(patterns: ItemPatterns, estimate: { alpha: number | null; reason: string | null }, options: IntervalOptions = {}): CoefficientInterval {
-  const { counts, ratings, squares, weights, items } = patterns.select(2);
+export function krippendorffAlphaInterval(
+  patterns: ItemPatterns,
+  estimate: { alpha: number | null; reason: string | null },
+  options: IntervalOptions = {},
+  memo?: IntervalMemo,
+): CoefficientInterval {
+  const selected = patterns.select(2);
+  const undefinedReason = estimate.alpha === null ? `undefined:${estimate.reason ?? ""}` : null;
+  return remembered(memo, `alpha:${patterns.k}`, selected, undefinedReason, options, () => drawAlpha(selected, patterns.k, estimate, options));
+}
+
+function drawAlpha(selected: Selected, k: number, estimate: { alpha: number | null; reason: string | null }, options: IntervalOptions): CoefficientInterval {
+  const { counts, ratings, squares, weights, items } = selected;
   if (estimate.alpha === null) return noInterval(items, `no interval: ${estimate.reason ?? "α is undefined"}`);
   if (items < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(items);
-  const k = patterns.k;
   // Per pattern, its disagreeing mass (m² − Σ n_c²) / (m − 1).
   const disagreement = new Float64Array(weights.length);
   for (let p = 0; p < weights.length; p++) disagreement[p] = (ratings[p]! * ratings[p]! - squares[p]!) / (ratings[p]! - 1);

@@ -28,6 +28,7 @@ import type { ReferenceSpec } from "../../domain/analytics/reference";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
 import type { BootstrapMemo, InstrumentErrors } from "../../domain/analytics/evaluator-measures";
+import type { CoefficientInterval, IntervalMemo } from "../../domain/agreement";
 
 export interface TrajectoryFacts {
   n: number;
@@ -475,6 +476,7 @@ async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () =
 export async function clearAnalyticsCache(db: Db): Promise<void> {
   caches.delete(db);
   bootstrapMemos.delete(db);
+  intervalMemos.delete(db);
 }
 
 const MAX_BOOTSTRAPS = 4000;
@@ -487,6 +489,25 @@ const bootstrapMemos = new WeakMap<object, Map<string, InstrumentErrors>>();
 export function bootstrapMemoFor(db: Db): BootstrapMemo {
   let memo = bootstrapMemos.get(db);
   if (!memo) bootstrapMemos.set(db, (memo = new Map()));
+  const entries = memo;
+  return {
+    get: (key) => entries.get(key),
+    set: (key, value) => {
+      entries.set(key, value);
+      if (entries.size > MAX_BOOTSTRAPS) entries.delete(entries.keys().next().value!);
+    },
+  };
+}
+
+const intervalMemos = new WeakMap<object, Map<string, CoefficientInterval>>();
+
+/**
+ * Fleiss' κ and α intervals of this database's human agreement views by their input (IntervalMemo): after a label,
+ * only the groups of a split whose counts it changed are drawn again. Bounded like the bootstrap memo.
+ */
+export function intervalMemoFor(db: Db): IntervalMemo {
+  let memo = intervalMemos.get(db);
+  if (!memo) intervalMemos.set(db, (memo = new Map()));
   const entries = memo;
   return {
     get: (key) => entries.get(key),

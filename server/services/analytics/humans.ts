@@ -25,6 +25,7 @@ import {
   MISSING,
   type CoefficientInterval,
   type ConsensusLabels,
+  type IntervalMemo,
   type FleissKappaResult,
   type KappaEstimate,
   type KrippendorffResult,
@@ -35,7 +36,7 @@ import { NotFoundError } from "../../errors";
 import { decisionTallies } from "../../../db/repositories/annotation/labels";
 import { tallyDecisions, type DecisionTally } from "../../domain/annotation/protocols";
 import { annotatorDisplayNames } from "./common";
-import { getCampaignLabels, getFacts, type CampaignLabelColumns } from "./dataset";
+import { getCampaignLabels, getFacts, intervalMemoFor, type CampaignLabelColumns } from "./dataset";
 import { resolveSplitKey, splitFacts } from "./splits";
 
 /** Pairs sharing fewer items than this are shown with their n but flagged (the CLI's matrix hides them). */
@@ -238,7 +239,7 @@ function agreeingShare(counts: Int32Array, total: number): number {
  * α, Fleiss' κ (each with its interval) and Fleiss' P̄ of the items `items`, from their category counts (`counts`,
  * k per item): the figures of one group of a split.
  */
-function levelFromItemCounts(counts: Int32Array, k: number, items: readonly number[], categories: string[]): LevelAgreement {
+function levelFromItemCounts(counts: Int32Array, k: number, items: readonly number[], categories: string[], memo: IntervalMemo): LevelAgreement {
   const alpha = new KrippendorffAccumulator();
   const patterns = new ItemPatterns(k, categories);
   const percent = new CountAgreement(k);
@@ -261,7 +262,7 @@ function levelFromItemCounts(counts: Int32Array, k: number, items: readonly numb
   }
   const a = alpha.result(categories);
   const f = fleissKappaFromSummaries(m, sumSquares, totals, categories);
-  return { categories, alpha: { ...a, interval: krippendorffAlphaInterval(patterns, a) }, fleiss: { ...f, interval: fleissKappaInterval(patterns, f) }, percent: percent.meanPairwise() };
+  return { categories, alpha: { ...a, interval: krippendorffAlphaInterval(patterns, a, {}, memo) }, fleiss: { ...f, interval: fleissKappaInterval(patterns, f, {}, memo) }, percent: percent.meanPairwise() };
 }
 
 export interface HumanSplitRow {
@@ -285,6 +286,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
   const g = groupByItem(l, gold);
   const R = l.dict.annotatorKey.length;
   const annotatorNames = await annotatorDisplayNames(db, l.dict.annotatorKey);
+  const memo = intervalMemoFor(db);
 
   // Per label, once: verdict code (0 success, 1 failure, -1 unsure, -2 other words; only 0/1 enter the statistics)
   // and combined code (0 success, 1 failure without category, 2 + c failure with category c).
@@ -422,8 +424,8 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
   const perItemRatings = fleissM.subarray(0, fleissItems);
   const level = (categories: string[], alpha: KrippendorffResult, fleiss: FleissKappaResult, patterns: ItemPatterns, percent: LevelAgreement["percent"]): LevelAgreement => ({
     categories,
-    alpha: { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha) },
-    fleiss: { ...fleiss, interval: fleissKappaInterval(patterns, fleiss) },
+    alpha: { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha, {}, memo) },
+    fleiss: { ...fleiss, interval: fleissKappaInterval(patterns, fleiss, {}, memo) },
     percent,
   });
 
@@ -528,7 +530,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
       combinedPatterns,
       combinedCounts.meanPairwise(),
     ),
-    failureCategory: withAlphaInterval(categoryAlpha.result(categoryNames.slice()), categoryPatterns),
+    failureCategory: withAlphaInterval(categoryAlpha.result(categoryNames.slice()), categoryPatterns, memo),
     pairwise: { verdict: pairCells(verdictPairs, 2, "verdict"), combined: pairCells(combinedPairs, KC, "label") },
     perCategory,
     disputedTotal: disputedCount,
@@ -545,8 +547,12 @@ function annotatorSummary(key: string, name: string, labels: number, unsure: num
 }
 
 /** Krippendorff's α on failure categories with its bootstrap interval over the same items. */
-function withAlphaInterval<A extends Parameters<typeof krippendorffAlphaInterval>[1]>(alpha: A, patterns: Parameters<typeof krippendorffAlphaInterval>[0]): A & { interval: ReturnType<typeof krippendorffAlphaInterval> } {
-  return { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha) };
+function withAlphaInterval<A extends Parameters<typeof krippendorffAlphaInterval>[1]>(
+  alpha: A,
+  patterns: Parameters<typeof krippendorffAlphaInterval>[0],
+  memo: IntervalMemo,
+): A & { interval: ReturnType<typeof krippendorffAlphaInterval> } {
+  return { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha, {}, memo) };
 }
 
 /** Human agreement per group of a split (site, run, any task attribute): both levels over each group's items. */
@@ -555,6 +561,7 @@ async function splitHumanAgreement(
   a: { l: CampaignLabelColumns; g: Grouped; by: string; campaignId: number; itemVerdictCounts: Int32Array; itemCombinedCounts: Int32Array; KC: number; combinedNames: string[] },
 ): Promise<NonNullable<HumanAgreementResult["split"]>> {
   const { l, g, by, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames } = a;
+  const memo = intervalMemoFor(db);
   const facts = await getFacts(db);
   const groups = await splitFacts(db, facts, resolveSplitKey(facts, by));
   const members: number[][] = groups.groups.map(() => []);
@@ -573,8 +580,8 @@ async function splitHumanAgreement(
               key: group.key,
               label: group.label,
               items: members[i]!.length,
-              verdict: levelFromItemCounts(itemVerdictCounts, 2, members[i]!, ["success", "failure"]),
-              combined: levelFromItemCounts(itemCombinedCounts, KC, members[i]!, combinedNames),
+              verdict: levelFromItemCounts(itemVerdictCounts, 2, members[i]!, ["success", "failure"], memo),
+              combined: levelFromItemCounts(itemCombinedCounts, KC, members[i]!, combinedNames, memo),
               sel: { ...group.sel, campaign: { campaignId } },
             },
           ]
