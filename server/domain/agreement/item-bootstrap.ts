@@ -23,7 +23,7 @@ import { multinomialDraw } from "./random";
 
 /** Rated items grouped by their category counts. */
 export class ItemPatterns {
-  private readonly index = new Map<string, number>();
+  private readonly index = new Map<number | string, number>();
   /** Per pattern, its k category counts (row-major). */
   private readonly counts: number[] = [];
   private readonly multiplicity: number[] = [];
@@ -38,10 +38,23 @@ export class ItemPatterns {
   /** One item's category counts (length ≥ k; entries past k ignored). Items with no rating are not added. */
   add(itemCounts: ArrayLike<number>): void {
     let m = 0;
-    for (let c = 0; c < this.k; c++) m += itemCounts[c]!;
+    // The pattern's key: its counts as digits of a number while they fit (up to 8 categories of fewer than 64
+    // ratings each, exact below 2^53), else as text; one item after another is added this way, so no text is built
+    // per item in the usual case.
+    let numeric = this.k <= 8;
+    let code = 0;
+    for (let c = 0; c < this.k; c++) {
+      const v = itemCounts[c]!;
+      m += v;
+      if (!(v >= 0 && v < 64 && Number.isInteger(v))) numeric = false;
+      else code = code * 64 + v;
+    }
     if (m === 0) return;
-    let key = "";
-    for (let c = 0; c < this.k; c++) key += `${itemCounts[c]},`;
+    let key: number | string = code;
+    if (!numeric) {
+      key = "";
+      for (let c = 0; c < this.k; c++) key += `${itemCounts[c]},`;
+    }
     const p = this.index.get(key);
     if (p !== undefined) this.multiplicity[p]!++;
     else {
