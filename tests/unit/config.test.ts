@@ -110,8 +110,9 @@ describe("the table of variables in docs/configuration.md", () => {
     const pages = ["README.md", ...fs.readdirSync(path.join(root, "docs"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md")).map((f) => path.join("docs", f))];
     expect(pages.length).toBeGreaterThan(10);
     const known = new Set(ENVIRONMENT_VARIABLES.map((v) => v.name));
-    // Test-only switches, the test run's build switch, and families written with a placeholder or a wildcard.
-    const outside = (name: string) => /^VERDICT_(TEST_|SHARED_DIR$|BUILD_TYPES_CHECKED$|JUDGE_KEY_|ZIP_MAX_$|S3_$)/.test(name);
+    // Test-only switches, the test run's build switch, the example scripts' token (docs/guide/examples/), and
+    // families written with a placeholder or a wildcard.
+    const outside = (name: string) => /^VERDICT_(TEST_|SHARED_DIR$|BUILD_TYPES_CHECKED$|TOKEN$|JUDGE_KEY_|ZIP_MAX_$|S3_$)/.test(name);
     const unknown = pages.flatMap((file) => {
       const names = new Set([...fs.readFileSync(path.join(root, file), "utf8").matchAll(/\bVERDICT_[A-Z0-9_]+/g)].map((m) => m[0]));
       return [...names].filter((n) => !known.has(n) && !outside(n)).map((n) => `${file}: ${n}`);
