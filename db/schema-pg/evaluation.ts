@@ -116,7 +116,7 @@ export const evaluatorVerdicts = pgTable(
   },
   (t) => [
     uniqueIndex("evaluator_verdicts_identity_uq").on(t.trajectoryId, t.evaluatorKey, t.k, t.promptVersion),
-    index("evaluator_verdicts_analytics_idx").on(t.evaluatorKey, t.k, t.promptVersion, t.verdict, t.trajectoryId),
+    index("evaluator_verdicts_analytics_idx").on(t.evaluatorKey, t.k, t.promptVersion, t.verdict, t.trajectoryId, t.sampleCount, t.sampleSuccesses, t.sampleFailures, t.firstFailingStep, t.id),
     index("evaluator_verdicts_batch_idx").on(t.batchId),
     index("evaluator_verdicts_change_idx").on(t.changeVersion),
   ],

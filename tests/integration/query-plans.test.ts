@@ -7,6 +7,8 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { createCampaign, setCampaignQaReviewers } from "../../server/services/annotation";
 import { mayFetchScreenshot } from "../../server/services/access/scope";
 import { getStepWindow } from "../../server/services/trajectory-views";
+import { loadVerdictColumns } from "../../db/repositories/analytics";
+import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { fakeScreenshotHash, seedLongTrajectory } from "../helpers/long-trajectory";
@@ -71,5 +73,19 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
     expect(seeks(plan, "steps_trajectory_idx_uq", "trajectory_id"), plan.join("\n")).toBe(true);
     expect(plan.join("\n")).not.toMatch(backend === "sqlite" ? /TEMP B-TREE/ : /\bSort\b/);
     expect(tableScans(plan), plan.join("\n")).toEqual([]);
+  });
+
+  it("the analytics read of every verdict walks one index that holds every column it reads, never the wide verdict rows", async () => {
+    await upsertVerdict(ctx.db, { trajectoryId, kind: "judge", origin: "verdict", evaluatorKey: "judge:plans", evaluatorName: "Plans judge", k: "3", promptVersion: "v1", verdict: "failure", rationale: "a long reply", sampleCount: 3, sampleSuccesses: 1, sampleFailures: 2, firstFailingStep: 4 });
+    const statements = await recordStatements(ctx.db, async () => {
+      const columns = await loadVerdictColumns(ctx.db);
+      expect([...columns.col.sampleFailures, ...columns.col.firstFailingStep]).toEqual([2, 4]);
+    });
+    const read = statements.filter((s) => /from evaluator_verdicts/.test(s.sql));
+    expect(read).toHaveLength(1);
+    const plan = await queryPlan(ctx.db, read[0]!);
+    // SQLite: a covering index scan; PostgreSQL: an index-only scan (sequential scans are off while explaining).
+    const covered = backend === "sqlite" ? /USING COVERING INDEX evaluator_verdicts_analytics_idx/ : /Index Only Scan using evaluator_verdicts_analytics_idx/;
+    expect(plan.some((l) => covered.test(l)), plan.join("\n")).toBe(true);
   });
 });

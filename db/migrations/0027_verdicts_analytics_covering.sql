@@ -1,0 +1,2 @@
+DROP INDEX `evaluator_verdicts_analytics_idx`;--> statement-breakpoint
+CREATE INDEX `evaluator_verdicts_analytics_idx` ON `evaluator_verdicts` (`evaluator_key`,`k`,`prompt_version`,`verdict`,`trajectory_id`,`sample_count`,`sample_successes`,`sample_failures`,`first_failing_step`,`id`);
