@@ -1,4 +1,5 @@
 "use client";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { SessionUser } from "@/server/auth/auth";
@@ -16,9 +17,9 @@ export function AccountMenu({ user }: { user: SessionUser }) {
   const [busy, setBusy] = useState(false);
   return (
     <div className="flex items-center gap-2 text-[12px]">
-      <span className="hidden max-w-48 truncate text-zinc-700 sm:inline" title={user.email} data-testid="signed-in-user">
+      <Link href="/account" className="hidden max-w-48 truncate text-zinc-700 hover:underline sm:inline" title={`${user.email}: your account and API tokens`} data-testid="signed-in-user">
         {user.name}
-      </span>
+      </Link>
       <span className={`rounded px-1.5 py-px text-2xs font-medium ${ROLE_STYLE[user.role] ?? ""}`}>{user.role}</span>
       <button
         type="button"

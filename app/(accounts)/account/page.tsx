@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { PageHeader } from "../../_components/ui";
+import { requirePageUser } from "../../_lib/session";
+import { api } from "../../_trpc/server";
+import { ApiTokens } from "./api-tokens";
+
+export const metadata: Metadata = { title: "Your account" };
+
+/** The signed-in person's own account: who they are, and their API tokens for scripts (docs/guide/api.md). */
+export default async function AccountPage() {
+  const user = await requirePageUser();
+  const tokens = await (await api()).accounts.apiTokens.list();
+  return (
+    <>
+      <PageHeader title="Your account" subtitle={`${user.name} · ${user.email} · ${user.role}`} />
+      <ApiTokens tokens={tokens} />
+    </>
+  );
+}
