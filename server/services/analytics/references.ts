@@ -148,21 +148,27 @@ async function loadLabelReference(db: Db, facts: TrajectoryFacts, campaignId: nu
       const outcome = majorityOutcome(successes[r]!, failures[r]!, undecided[r]!);
       verdict[r] = outcome === "success" ? REF_SUCCESS : outcome === "failure" ? REF_FAILURE : outcome === "tie" ? REF_TIE : outcome === "unsure" ? REF_UNSURE : REF_NONE;
     }
-    // A failure majority's category: the most frequent among its failure labels (none on a tie between categories).
-    const votes: number[] = [];
+    // A failure majority's category: the most frequent among its failure labels (none on a tie between categories),
+    // tallied in one flat array over the failure majorities of this campaign (no per-row lists, no sort).
+    const K = categories.length;
+    const slot = new Int32Array(touched.length);
+    const slotOf = new Int32Array(n).fill(-1);
+    let slots = 0;
+    for (const r of touched) {
+      if (verdict[r] !== REF_FAILURE) continue;
+      slot[slots] = r;
+      slotOf[r] = slots++;
+    }
+    const tally = new Int32Array(slots * K);
+    const voted = new Uint8Array(slots);
     for (let i = 0; i < l.length; i++) {
       const r = rowOf[i]!;
       if (r < 0 || verdict[r] !== REF_FAILURE || words[l.col.verdict[i]!] !== REF_FAILURE || l.col.category[i]! < 0) continue;
-      votes.push(r * (categories.length + 1) + catCodes[l.col.category[i]!]!);
+      const s = slotOf[r]!;
+      tally[s * K + catCodes[l.col.category[i]!]!]!++;
+      voted[s] = 1;
     }
-    votes.sort((a, b) => a - b);
-    const K = categories.length + 1;
-    for (let v = 0; v < votes.length; ) {
-      const r = Math.floor(votes[v]! / K);
-      const tally = new Int32Array(categories.length);
-      while (v < votes.length && Math.floor(votes[v]! / K) === r) tally[votes[v++]! % K]!++;
-      category[r] = plurality(tally);
-    }
+    for (let s = 0; s < slots; s++) if (voted[s]) category[slot[s]!] = plurality(tally.subarray(s * K, (s + 1) * K));
   }
   return { verdict, category, categories, firstFailingStep, campaignId: fromCampaign, requestedCampaignId: campaignId, spec, annotatorName: annotator?.name };
 }
