@@ -49,10 +49,6 @@ const noServerImportsInClient = {
  * module the configuration uses are not product files, so only this list names them.
  */
 const FORBIDDEN_IMPORTS_TO_REMOVE = {
-  "app/(accounts)/invite/[token]/page.tsx": ["server/context.ts", "server/services/accounts/index.ts"],
-  "app/(accounts)/sign-in/page.tsx": ["server/context.ts", "server/services/accounts/index.ts"],
-  "app/_lib/session.ts": ["server/context.ts"],
-  "app/page.tsx": ["server/context.ts", "server/services/annotation/index.ts"],
   "scripts/bench/annotation.ts": ["db/repositories/catalog.ts", "db/repositories/trajectories.ts"],
   "scripts/bench/arb-memory-child.ts": ["db/repositories/trajectories.ts"],
   "scripts/bench/heuristics.ts": ["db/repositories/catalog.ts", "db/repositories/evaluation/verdicts.ts", "db/repositories/trajectories.ts"],
@@ -63,7 +59,6 @@ const FORBIDDEN_IMPORTS_TO_REMOVE = {
   "scripts/e2e-postgres.ts": ["tests/helpers/postgres.ts"],
   "server/auth/auth.ts": ["db/repositories/accounts/users.ts"],
   "server/config.ts": ["node:path"],
-  "server/context.ts": ["server/services/jobs/installation-queue.ts"],
   "server/services/demo-data.ts": ["server/demo-sites/demo-trajectories.ts", "server/demo-sites/server.ts"],
   "server/services/live/demo-scripts.ts": ["server/demo-sites/demo-trajectories.ts"],
   "server/services/live/demo-tasks.ts": ["server/demo-sites/demo-trajectories.ts"],

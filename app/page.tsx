@@ -1,16 +1,14 @@
 import Link from "next/link";
 import { redirect } from "next/navigation";
-import { getAppContext } from "@/server/context";
-import { seesWholeCatalog } from "@/server/services/annotation";
 import { EmptyState, formatCount, formatPercent, OutcomeBar, PageHeader, Stat } from "./_components/ui";
 import { requirePageUser } from "./_lib/session";
 import { api } from "./_trpc/server";
 
 export default async function HomePage() {
-  const user = await requirePageUser();
-  // Runs and models are not for annotators, nor for researchers while they label blind: their home is their queue.
-  if (!(await seesWholeCatalog(getAppContext().db, user))) redirect("/annotate");
+  await requirePageUser();
   const caller = await api();
+  // Runs and models are not for annotators, nor for researchers while they label blind: their home is their queue.
+  if (!(await caller.trajectories.browsingScope()).wholeCatalog) redirect("/annotate");
   const [runs, sets] = await Promise.all([caller.runs.list(), caller.taskSets.list()]);
   const trajectories = runs.reduce((a, r) => a + r.trajectoryCount, 0);
   const answered = runs.reduce((a, r) => a + r.answeredCount, 0);

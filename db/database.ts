@@ -196,8 +196,21 @@ export function postgresPool(db: Db): pg.Pool {
   return info.pool;
 }
 
-/** Closes the connection (SQLite) or the pool (PostgreSQL). */
+const beforeClose = new WeakMap<Db, (() => Promise<void>)[]>();
+
+/**
+ * Runs `stop` when `db` is closed, before the connection or pool ends: work that runs on the database in the
+ * background (a job queue's timers) registers here, so whoever closes the database stops it without knowing of it.
+ */
+export function onDatabaseClose(db: Db, stop: () => Promise<void>): void {
+  beforeClose.set(db, [...(beforeClose.get(db) ?? []), stop]);
+}
+
+/** Closes the connection (SQLite) or the pool (PostgreSQL), after what registered with onDatabaseClose has stopped. */
 export async function closeDatabase(db: Db): Promise<void> {
+  const stops = beforeClose.get(db) ?? [];
+  beforeClose.delete(db);
+  for (const stop of stops) await stop();
   const info = infoOf(db);
   if (info.sqlite) {
     if (info.sqlite.open) info.sqlite.close();

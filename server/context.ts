@@ -7,7 +7,6 @@ import { closeDatabase } from "../db/database";
 import { openPostgresDatabase, redactPostgresUrl } from "../db/postgres";
 import { bindSecretBox } from "./auth/secret-box";
 import { loadConfig, type VerdictConfig } from "./config";
-import { closeQueueFor } from "./services/jobs/installation-queue";
 import { ScreenshotStore } from "./storage/screenshot-store";
 
 export interface AppContext {
@@ -48,11 +47,8 @@ export async function closeSharedDatabases(): Promise<void> {
   if (!pools) return;
   const open = [...pools.values()];
   pools.clear();
-  // pg-boss's timers run on the pool: stop them before the pool ends.
-  await Promise.all(open.map(async (db) => {
-    await closeQueueFor(db);
-    await closeDatabase(db);
-  }));
+  // A queue on a pool (pg-boss's timers) stops before the pool ends: closeDatabase runs what registered to stop.
+  await Promise.all(open.map((db) => closeDatabase(db)));
 }
 
 /** One connection pool per PostgreSQL URL per process (survives Next dev hot reloads). Migrating is a step of its own. */

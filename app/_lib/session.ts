@@ -5,20 +5,17 @@
  */
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
-import { connection } from "next/server";
-import { cache } from "react";
 import type { Role } from "@/server/domain/access/roles";
-import { sessionFromHeaders, type SessionUser } from "@/server/auth/auth";
+import type { SessionUser } from "@/server/auth/auth";
 import { hasRole } from "@/server/domain/access/actor";
-import { getAppContext } from "@/server/context";
+import { requestSession } from "../_trpc/server";
 
 /** Request header the proxy sets to the path being rendered (layouts are not told their page's path). */
 export const PATH_HEADER = "x-verdict-path";
 
-export const currentUser = cache(async (): Promise<SessionUser | null> => {
-  await connection();
-  return sessionFromHeaders(getAppContext(), new Headers(await headers()));
-});
+export async function currentUser(): Promise<SessionUser | null> {
+  return requestSession();
+}
 
 export async function currentPath(): Promise<string> {
   return (await headers()).get(PATH_HEADER) ?? "/";

@@ -30,6 +30,11 @@ export async function api() {
   return createCaller(await createContext());
 }
 
+/** The signed-in user of this request, as its tRPC context read it from the session cookie (once per request). */
+export async function requestSession() {
+  return (await createContext()).session;
+}
+
 /**
  * Runs a query and turns NOT_FOUND into Next's 404 view and FORBIDDEN into its 403 view (a record outside an
  * annotator's campaigns), instead of an error page with a raw React error.

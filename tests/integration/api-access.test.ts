@@ -193,8 +193,12 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     await expect(api.liveRuns.stepEvidence({ trajectoryId: ids[0]!, step: 0 })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.campaigns.overview({ id: campaign.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.trajectories.byId({ id: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    // The home page asks this to send them to their queue instead of the runs.
+    expect(await api.trajectories.browsingScope()).toEqual({ wholeCatalog: false });
     for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, itemNo: await itemNo(t), verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
     await expect(api.runs.list()).resolves.toBeTruthy();
+    expect(await api.trajectories.browsingScope()).toEqual({ wholeCatalog: true });
+    expect(await (await callerAs(ctx, other)).trajectories.browsingScope()).toEqual({ wholeCatalog: false });
     await expect(api.liveRuns.list()).resolves.toBeTruthy();
     await expect(api.campaigns.overview({ id: campaign.id })).resolves.toBeTruthy();
     expect((await api.campaigns.review({ id: campaign.id, trajectoryId: ids[0]! })).labels).toHaveLength(2);

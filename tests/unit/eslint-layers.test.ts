@@ -72,19 +72,25 @@ describe("the floors of scripts/architecture/model.mjs", () => {
   it("no arrow runs up even where no FORBIDDEN rule names the floor: the composition root stands below services", async () => {
     expect(await lint("server/context.ts", `import { x } from "./services/jobs/_nothing";\nexport const y = x;\n`)).toEqual([
       expect.stringContaining("The root floor may not import './services/jobs/_nothing'"),
-      // server/context.ts's recorded import is not made by this snippet, so the rule asks for its entry to go.
-      expect.stringContaining("'server/services/jobs/installation-queue.ts' is recorded as an import of this file to remove"),
     ]);
+    // The root closed the job queue itself once; now closing the database stops what runs on it.
+    expect(await lint("server/context.ts", `import { closeQueueFor } from "./services/jobs/installation-queue";\nexport const y = closeQueueFor;\n`)).toHaveLength(1);
   });
 
   it("an import recorded to be removed passes, and a recorded import the file no longer makes is reported", async () => {
-    const recorded = `import { createContext } from "@/server/context";\nimport { annotationHome } from "@/server/services/annotation";\nexport const x = [createContext, annotationHome];\n`;
-    expect(await lint("app/page.tsx", recorded)).toEqual([]);
-    expect(await lint("app/page.tsx", `export const x = 1;\n`)).toEqual([
-      expect.stringContaining("'server/context.ts' is recorded as an import of this file to remove, but the file no longer makes it"),
-      expect.stringContaining("'server/services/annotation/index.ts' is recorded"),
+    const recorded = `import { listVerdicts } from "../../db/repositories/evaluation/verdicts";\nimport { syntheticPage } from "../../tests/fixtures/synthetic-pages";\nexport const x = [listVerdicts, syntheticPage];\n`;
+    expect(await lint("scripts/bench/player.ts", recorded)).toEqual([]);
+    expect(await lint("scripts/bench/player.ts", `export const x = 1;\n`)).toEqual([
+      expect.stringContaining("'db/repositories/evaluation/verdicts.ts' is recorded as an import of this file to remove, but the file no longer makes it"),
+      expect.stringContaining("'tests/fixtures/synthetic-pages.ts' is recorded"),
     ]);
-    // Recorded for app/page.tsx only: the same import elsewhere is an error.
-    expect(await lint("app/runs/_check.tsx", recorded)).toHaveLength(2);
+    // Recorded for scripts/bench/player.ts only: the same imports elsewhere are errors.
+    expect(await lint("scripts/bench/_check.ts", recorded)).toHaveLength(2);
+  });
+
+  it("pages that once reached services directly now pass only through tRPC: their entries are gone", async () => {
+    expect(await lint("app/page.tsx", `import { getAppContext } from "@/server/context";\nexport const x = getAppContext;\n`)).toEqual([
+      expect.stringContaining("The pages floor may not import '@/server/context'"),
+    ]);
   });
 });

@@ -1,9 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { getAppContext } from "@/server/context";
 import { safeNextPath } from "@/server/domain/safe-redirect";
-import { needsSetup } from "@/server/services/accounts";
 import { currentUser } from "../../_lib/session";
+import { api } from "../../_trpc/server";
 import { SetupForm, SignInForm } from "./_components/sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in" };
@@ -14,7 +13,7 @@ export default async function SignInPage({ searchParams }: Props) {
   // Only same-site paths are followed after sign-in (never another origin).
   const next = safeNextPath((await searchParams).next);
   if (await currentUser()) redirect(next);
-  const setup = await needsSetup(getAppContext());
+  const { needsSetup: setup } = await (await api()).accounts.session();
   return (
     <div className="flex flex-1 items-start justify-center px-4 py-16">
       <div className="panel w-full max-w-sm px-6 py-6 shadow-sm">

@@ -19,6 +19,9 @@ export const trajectoriesRouter = createTRPCRouter({
     return { ...page, triage, rows: page.rows.map((r) => ({ ...r, agentHidden: false })) };
   }),
 
+  /** Whether the viewer sees the whole catalog (runs, models, triage), or only their campaigns' trajectories. */
+  browsingScope: authedProcedure.query(async ({ ctx }) => ({ wholeCatalog: await seesWholeCatalog(ctx.db, ctx.actor) })),
+
   /** The menus list every run and model: only for viewers who see the whole catalog. */
   filterOptions: authedProcedure.query(async ({ ctx }) => {
     const options = await trajectoryFilterOptions(ctx.db);

@@ -5,9 +5,10 @@
  * background runs and `npm run worker` alike — takes jobs the same way.
  *
  * One queue per database per process: pg-boss keeps timers and a schema check per instance, so a web server must
- * not start one per request. Whoever closes the database closes its queue first (closeQueueFor).
+ * not start one per request. Closing the database (closeDatabase) closes its queue first; closeQueueFor stops the
+ * queue alone, leaving the database open.
  */
-import { dialectOf, type Db } from "../../../db/database";
+import { dialectOf, onDatabaseClose, type Db } from "../../../db/database";
 import { DatabaseJobQueue } from "./database-queue";
 import type { JobQueue } from "./job-queue";
 import { PgBossJobQueue } from "./pgboss-queue";
@@ -28,6 +29,7 @@ export async function queueFor(source: Db | { db: Db }): Promise<JobQueue> {
     // A failed start (database unreachable) is not remembered: the next call tries again.
     queue.catch(() => queues.delete(db));
     queues.set(db, queue);
+    onDatabaseClose(db, () => closeQueueFor(db));
   }
   return queue;
 }

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { getAppContext } from "@/server/context";
-import { describeInvitation } from "@/server/services/accounts";
+import { TRPCError } from "@trpc/server";
 import { ErrorPanel } from "../../../_components/ui";
+import { api } from "../../../_trpc/server";
 import { AcceptInvitationForm } from "./accept-form";
 
 export const metadata: Metadata = { title: "Invitation" };
@@ -10,9 +10,11 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
   const token = (await params).token;
   let invitation;
   try {
-    invitation = await describeInvitation(getAppContext(), token);
+    invitation = await (await api()).accounts.invitation({ token });
   } catch (e) {
-    return <ErrorPanel title="Invitation not valid" message={(e as Error).message} />;
+    // A token of the wrong length fails the input check, whose message is for developers: say what the link is.
+    const message = e instanceof TRPCError && e.code === "BAD_REQUEST" ? "This invitation link is not valid: it is not a whole invitation link" : (e as Error).message;
+    return <ErrorPanel title="Invitation not valid" message={message} />;
   }
   return (
     <div className="flex flex-1 items-start justify-center px-4 py-16">
