@@ -62,8 +62,7 @@ const FORBIDDEN_IMPORTS_TO_REMOVE = {
   "server/services/demo-data.ts": ["server/demo-sites/demo-trajectories.ts", "server/demo-sites/server.ts"],
   "server/services/live/demo-scripts.ts": ["server/demo-sites/demo-trajectories.ts"],
   "server/services/live/demo-tasks.ts": ["server/demo-sites/demo-trajectories.ts"],
-  "server/services/live/live-runs.ts": ["server/demo-sites/port.ts"],
-  "server/services/live/worker.ts": ["server/demo-sites/port.ts", "server/demo-sites/server.ts"],
+  "server/services/live/worker.ts": ["server/demo-sites/server.ts"],
 };
 
 /** Why an import from `rel` (on `floor`) to `specifier` breaks the model's rules, or null when it may be made. */

@@ -151,6 +151,18 @@ function field<T>(parse: (text: string) => T | { problem: string }, fallback?: T
 const text = () => field((t) => t);
 const got = (t: string) => `got ${JSON.stringify(t)}`;
 
+/** The port the demo data is recorded on: URLs stored in demo trajectories contain it, so it must not vary. */
+export const DEMO_SITES_DEFAULT_PORT = 4517;
+
+/** VERDICT_DEMO_PORT: a TCP port (0 picks a free one), or off / none / no for no demo sites (null). */
+function demoPort(t: string): number | null | { problem: string } {
+  const raw = t.trim();
+  if (/^(off|none|no)$/i.test(raw)) return null;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) return { problem: `must be a port number or "off", ${got(t)}` };
+  return port;
+}
+
 const positiveNumber = (fallback: number) =>
   field((t) => {
     const n = Number(t);
@@ -316,7 +328,7 @@ const VARIABLES = {
   VERDICT_RUNNER_CONCURRENCY: v(wholeNumber(1, "runs", 2), { group: "Live runner", default: "2", description: "Runs at once in one `npm run worker`" }),
   VERDICT_RUNNER_LEASE_MS: v(wholeNumber(1, "milliseconds", 15_000), { group: "Live runner", default: "15000", description: "Lease of a running job: how soon a dead worker's tasks are taken back" }),
   VERDICT_RUNNER_HEADLESS: v(flag(true), { group: "Live runner", default: "1", description: "0 shows the browser windows (needs a display)" }),
-  VERDICT_DEMO_PORT: v(text(), { group: "Live runner", default: "4517", description: "Port of the bundled demo sites; `off` serves none" }),
+  VERDICT_DEMO_PORT: v(field(demoPort, DEMO_SITES_DEFAULT_PORT as number | null), { group: "Live runner", default: "4517", description: "Port of the bundled demo sites; `off` serves none" }),
   VERDICT_DEMO_SITES_DIR: v(text(), { group: "Development", default: "server/demo-sites/public", description: "Where the demo sites' files are, when the server is bundled elsewhere" }),
   VERDICT_DEBUG: v(text(), { group: "Development", default: "off", description: "Set: the CLI prints stack traces" }),
 } as const;
@@ -388,6 +400,11 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
 export function runtimeEnvironment(): NodeJS.ProcessEnv {
   readEnvironment(process.env);
   return process.env;
+}
+
+/** Where workers serve the demo sites (VERDICT_DEMO_PORT, 4517 unless set), or null when it is off. */
+export function demoSitesPort(env: Readonly<Record<string, string | undefined>> = process.env): number | null {
+  return readEnvironment(env).VERDICT_DEMO_PORT;
 }
 
 export function importLimitsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): ImportLimits {

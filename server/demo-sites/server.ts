@@ -10,8 +10,7 @@ import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-import { readEnvironment } from "../config";
-import { DEMO_SITES_DEFAULT_PORT } from "./port";
+import { DEMO_SITES_DEFAULT_PORT, readEnvironment } from "../config";
 
 export { DEMO_SITES_DEFAULT_PORT };
 

@@ -19,10 +19,10 @@ import { describeZodIssues } from "../../domain/imports/bundle";
 import { detectImporter, runImport } from "../../services/imports";
 import { requireJudgeConfig } from "../../services/evaluation/judge-configs";
 import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/live/live-runs";
+import { DEMO_SITES_DEFAULT_PORT, demoSitesPort } from "../../config";
 import { runRunnerWorker } from "../../services/live/worker";
 import { findDeploymentProfile } from "../../services/live/deployment-profiles";
 import { ensureDemoTaskSet } from "../../services/live/demo-tasks";
-import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
 import { UsageError, flagBool, flagString, parseArgs, userPath, type ParsedArgs } from "../args";
 import { formatTable } from "../table";
 import { createProgressBar } from "../progress";
@@ -56,7 +56,7 @@ function intFlag(args: ParsedArgs, name: string, min: number, max: number): numb
 async function taskSelection(ctx: AppContext, value: string, limit: number | undefined, io: CliIO): Promise<TaskSelection> {
   if (value === "demo") {
     // This command serves the demo sites itself (or finds a worker serving them) on VERDICT_DEMO_PORT.
-    await ensureDemoTaskSet(ctx.db, `http://127.0.0.1:${demoPortFromEnv(io.env) ?? DEMO_SITES_DEFAULT_PORT}`);
+    await ensureDemoTaskSet(ctx.db, `http://127.0.0.1:${demoSitesPort(io.env) ?? DEMO_SITES_DEFAULT_PORT}`);
     return { from: "demo", ...(limit ? { limit } : {}) };
   }
   const file = userPath(io, value);

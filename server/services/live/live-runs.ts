@@ -38,7 +38,7 @@ import {
 } from "../../domain/live/settings";
 import { NotFoundError, ValidationError } from "../../errors";
 import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../evaluation/judge-configs";
-import { demoPortFromEnv, DEMO_SITES_DEFAULT_PORT } from "../../demo-sites/port";
+import { DEMO_SITES_DEFAULT_PORT, demoSitesPort } from "../../config";
 import { DEMO_TASK_SET_NAME, demoScriptFor } from "./demo-scripts";
 import { placeholdersIn, substituteSites, type DeploymentPlan } from "../../domain/live/deployment";
 import { deploymentPlanOf, listDeploymentProfiles } from "./deployment-profiles";
@@ -66,7 +66,7 @@ export interface LiveRunConfig {
 function demoBaseUrl(env: Env): string {
   let port: number | null;
   try {
-    port = demoPortFromEnv(env);
+    port = demoSitesPort(env);
   } catch {
     port = null;
   }

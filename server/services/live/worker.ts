@@ -21,13 +21,12 @@ import { reconcileLiveTrajectories } from "../../../db/repositories/live/runs";
 import { hasPendingJobs } from "../../../db/repositories/jobs";
 import { LIVE_JOB_TYPE } from "../../domain/live/live-jobs";
 import type { LiveTaskPayload } from "../../domain/live/settings";
-import { runtimeEnvironment } from "../../config";
+import { demoSitesPort, runtimeEnvironment } from "../../config";
 import type { AppContext } from "../../context";
 import { browserIsolation, connectRemoteBrowser, launchChromium } from "../../browser/launch";
 import type { PortRange } from "../../config";
 import { browserNetworkWarning, ensureBrowserNetworkRules } from "./browser-network";
 import { parseDestinationList } from "../../domain/live/safety";
-import { demoPortFromEnv } from "../../demo-sites/port";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
 import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
 import { liveBundleBucketFor } from "../../storage/live-bundles";
@@ -185,7 +184,7 @@ function checkBrowserNetwork(env: NodeJS.ProcessEnv, ports: PortRange | undefine
 export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<WorkerSummary & { demoBaseUrl: string | null }> {
   const { ctx } = opts;
   const adminAllowed = allowedDestinationsFromEnv(opts.env);
-  const demoPort = opts.demoPort === undefined ? demoPortFromEnv(opts.env) : opts.demoPort;
+  const demoPort = opts.demoPort === undefined ? demoSitesPort(opts.env) : opts.demoPort;
   let demo: { baseUrl: string; origins: string[] } | null = opts.demo ?? null;
   let served: DemoSitesHandle | null = null;
   if (!demo && demoPort !== null) {
