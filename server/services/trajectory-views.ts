@@ -3,6 +3,7 @@
  * never needs a second round trip (screenshot sizes come with the steps so the overlay can be laid out
  * before any image has loaded).
  */
+import { linkKeyOf } from "../domain/trajectories/step-links";
 import type { Db } from "../../db/database";
 import {
   getTaskSet,
@@ -178,6 +179,8 @@ export async function getTrajectoryForPlayer(db: Db, id: number) {
       stepCount: t.stepCount,
       sourceFormat: t.sourceFormat,
       sourcePath: t.sourcePath,
+      /** The stable link key (server/domain/trajectories/step-links.ts). */
+      linkKey: linkKeyOf(t.contentHash),
       createdAt: t.createdAt,
       updatedAt: t.updatedAt,
     },

@@ -114,6 +114,7 @@ function inputsFor(path: string): unknown[] | undefined {
     "trajectories.list": [{}, { runId: runA }, { model: SECRETS.modelA }, { sort: "updated", dir: "desc" }, { ids: trajectoryInputs }],
     "trajectories.filterOptions": [undefined],
     "trajectories.byId": trajectoryInputs.map((id) => ({ id })),
+    "trajectories.resolveLink": [{ key: "ab".repeat(32) }, ...trajectoryInputs.map((id) => ({ key: "ab".repeat(32), id }))],
     "trajectories.warmImages": trajectoryInputs.map((id) => ({ id, width: 640 })),
     "trajectories.steps": trajectoryInputs.flatMap((id) => [{ id, from: 0 }, { id, from: 1, count: 2 }]),
     "tasks.byId": [...taskIds, outsideTask].map((id) => ({ id })),

@@ -8,6 +8,7 @@ import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
 import { trajectoryListInput, usesTriage } from "../../domain/trajectory-list-query";
 import { getStepWindow, getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, triageFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
 import { assertMayTriage, assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/annotation";
+import { resolveStepLink } from "../../services/trajectories/step-links";
 import { authedProcedure, createTRPCRouter } from "../trpc";
 
 export const trajectoriesRouter = createTRPCRouter({
@@ -28,6 +29,11 @@ export const trajectoriesRouter = createTRPCRouter({
     if (await seesWholeCatalog(ctx.db, ctx.actor)) return { ...options, ...(await triageFilterOptions(ctx.db)) };
     return { ...options, taskSets: [], runs: [], models: [], categories: [], evaluators: [] };
   }),
+
+  /** A stable step link's trajectory (/t/<key>?id=…): its row now, if the viewer may browse it. */
+  resolveLink: authedProcedure
+    .input(z.object({ key: z.string().regex(/^[0-9a-fA-F]{16,128}$/), id: z.number().int().positive().optional() }))
+    .query(async ({ ctx, input }) => ({ id: await resolveStepLink(ctx.db, ctx.actor, input) })),
 
   byId: authedProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => {
     await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
