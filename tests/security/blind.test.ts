@@ -113,6 +113,7 @@ function inputsFor(path: string): unknown[] | undefined {
   const table: Record<string, unknown[]> = {
     "trajectories.list": [{}, { runId: runA }, { model: SECRETS.modelA }, { sort: "updated", dir: "desc" }, { ids: trajectoryInputs }],
     "trajectories.filterOptions": [undefined],
+    "trajectories.browsingScope": [undefined],
     "trajectories.byId": trajectoryInputs.map((id) => ({ id })),
     "trajectories.resolveLink": [{ key: "ab".repeat(32) }, ...trajectoryInputs.map((id) => ({ key: "ab".repeat(32), id }))],
     "trajectories.warmImages": trajectoryInputs.map((id) => ({ id, width: 640 })),
