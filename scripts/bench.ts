@@ -37,9 +37,10 @@ const ENGINE_SECTIONS: Record<string, (engine: BenchEngine) => Promise<BenchFigu
   analytics: async (engine) => (await import("./bench/analytics")).benchAnalytics(engine),
   judge: async (engine) => (await import("./bench/judge")).benchJudge(engine),
   annotation: async (engine) => (await import("./bench/annotation")).benchAnnotation(engine),
+  search: async (engine) => (await import("./bench/search")).benchSearch(engine),
 };
 
-const ORDER = ["import", "player", "compare", "first-view", "large-trajectory", "agreement", "analytics", "arb-memory", "runner", "runner-overhead", "judge", "annotation", "heuristics", "consensus", "queue", "triage", "judge-measures"];
+const ORDER = ["import", "player", "compare", "first-view", "large-trajectory", "agreement", "analytics", "arb-memory", "runner", "runner-overhead", "judge", "annotation", "heuristics", "consensus", "queue", "triage", "judge-measures", "search"];
 const BASELINE = path.resolve(import.meta.dirname, "..", "docs", "bench", "sqlite-baseline.json");
 
 function usage(problem: string): never {

@@ -74,16 +74,16 @@ export function ranksByRelevance(scope: ScopedSearch | undefined): boolean {
 
 /**
  * The relevance of a trajectory to a search: how many of its entries match one of the query's (not negated) text
- * clauses, so a trajectory whose thoughts mention a captcha at five steps comes before one that mentions it once.
+ * clauses, so a trajectory whose thoughts mention a captcha at five steps comes before one that mentions it once. A
+ * table (trajectory_id, n) of the trajectories with any match, from one grouped pass over the matching entries (a
+ * count per listed trajectory was several times slower for a word most trajectories hold).
  */
-export function searchRelevance(scope: ScopedSearch, dialect: Dialect): SQL {
-  const clauses = positiveClauses(scope.query);
-  if (!clauses.length) return sql`0`;
+export function searchRelevanceTable(scope: ScopedSearch, dialect: Dialect): SQL {
   const any = sql.join(
-    clauses.map((c) => entrySql(c, scope, dialect)),
+    positiveClauses(scope.query).map((c) => entrySql(c, scope, dialect)),
     sql` or `,
   );
-  return sql`(select count(*) from search_entries e where e.trajectory_id = ${ID} and (${any}))`;
+  return sql`(select e.trajectory_id, count(*) as n from search_entries e where ${any} group by e.trajectory_id)`;
 }
 
 export interface SearchHitRow {

@@ -4,11 +4,11 @@
  */
 import { and, asc, count, desc, eq, gt, gte, inArray, lte, or, sql, type SQL, type SQLWrapper } from "drizzle-orm";
 import { alias } from "drizzle-orm/sqlite-core";
-import { dialectOf, first, tablesOf, type Db, type Dialect, type Tables } from "../database";
+import { dialectOf, first, rawAll, tablesOf, type Db, type Dialect, type Tables } from "../database";
 import * as staticTables from "../schema/index";
 import type { StepRow, steps as stepsTable } from "../schema/index";
 import { annotatorTrajectoryIdsSql, browsableByIdSql } from "./access/blind-rule";
-import { ranksByRelevance, searchConditions, searchRelevance, type ScopedSearch } from "./search";
+import { ranksByRelevance, searchConditions, searchRelevanceTable, type ScopedSearch } from "./search";
 import { triageConditions, triageSortKey, type TriageFilter } from "./triage";
 
 export type StepValues = Omit<typeof stepsTable.$inferInsert, "id" | "trajectoryId">;
@@ -641,13 +641,13 @@ export async function listTrajectoriesPage(
       .offset(page.offset);
   } else if (sort === "relevance") {
     // Most matching entries first (ascending: fewest first), ties newest first.
-    idQuery = db
-      .select({ id: trajectories.id })
-      .from(trajectories)
-      .where(where)
-      .orderBy(dir(searchRelevance(f.textSearch!, dialectOf(db))), desc(trajectories.id))
-      .limit(page.limit)
-      .offset(page.offset);
+    const relevance = searchRelevanceTable(f.textSearch!, dialectOf(db));
+    idQuery = rawAll<{ id: number }>(
+      db,
+      sql`select trajectories.id as id from trajectories join ${relevance} relevance on relevance.trajectory_id = trajectories.id
+        ${where ? sql`where ${where}` : sql``} order by relevance.n ${sql.raw(page.dir === "asc" ? "asc" : "desc")}, trajectories.id desc
+        limit ${page.limit} offset ${page.offset}`,
+    ).then((rows) => rows.map((r) => ({ id: Number(r.id) })));
   } else {
     const col = { id: trajectories.id, steps: trajectories.stepCount, updated: trajectories.updatedAt }[sort];
     idQuery = db

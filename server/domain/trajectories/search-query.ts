@@ -202,6 +202,14 @@ export interface TextPart {
   match: boolean;
 }
 
+/** One place a search matched, as the list shows it under a row. */
+export interface SearchHit {
+  /** The step (0-based), or null for the trajectory's own text (intent, answer, outcome, notes, rationales). */
+  stepIndex: number | null;
+  field: SearchField;
+  parts: TextPart[];
+}
+
 interface WordSpan {
   word: string;
   start: number;

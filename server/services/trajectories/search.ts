@@ -11,10 +11,11 @@
 import type { Db } from "../../../db/database";
 import { userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
 import { searchHits, type ScopedSearch } from "../../../db/repositories/search";
-import { highlightSnippet, parseSearchQuery, positiveClauses, SearchSyntaxError, type SearchField, type SearchQuery, type TextPart } from "../../domain/trajectories/search-query";
+import { highlightSnippet, parseSearchQuery, positiveClauses, SearchSyntaxError, type SearchField, type SearchHit, type SearchQuery } from "../../domain/trajectories/search-query";
 import { AppError, ValidationError } from "../../errors";
 
 export type { ScopedSearch } from "../../../db/repositories/search";
+export type { SearchHit } from "../../domain/trajectories/search-query";
 
 /** Parses a search; bad syntax is a ValidationError whose message says what to write instead. */
 export function parseSearch(text: string): SearchQuery {
@@ -45,13 +46,6 @@ export function scopeSearch(text: string, viewer: SearchViewer): ScopedSearch {
   return { query, notesOf: userAnnotatorKey(viewer.userId), rationales: false };
 }
 
-/** One place a search matched, as the list shows it under a row. */
-export interface SearchHit {
-  /** The step (0-based), or null for the trajectory's own text (intent, answer, outcome, notes, rationales). */
-  stepIndex: number | null;
-  field: SearchField;
-  parts: TextPart[];
-}
 
 /** The hits of each listed trajectory, with the matched words marked. */
 export async function hitsOf(db: Db, trajectoryIds: readonly number[], scope: ScopedSearch): Promise<Map<number, SearchHit[]>> {
