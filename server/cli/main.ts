@@ -6,6 +6,7 @@ import type { CliCommand, CliIO } from "./types";
 import { importCommand } from "./commands/import";
 import { exportCommand } from "./commands/export";
 import { statsCommand } from "./commands/stats";
+import { stepBudgetCommand } from "./commands/step-budget";
 import { migrateCommand } from "./commands/migrate";
 import { migrateStoreCommand } from "./commands/migrate-store";
 import { agreementCommand, agreementVectorsCommand } from "./commands/agreement";
@@ -23,7 +24,7 @@ import { deploymentProfileCommand } from "./commands/deployment-profile";
 import { judgeConsistencyCommand } from "./commands/judge-consistency";
 import { dedupeCommand } from "./commands/dedupe";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, tokenCommand, labelsCommand, exportLabelsAlias(labelsCommand), importLabelsAlias(labelsCommand), ...JUDGE_COMMANDS, judgeConsistencyCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, tokenCommand, labelsCommand, exportLabelsAlias(labelsCommand), importLabelsAlias(labelsCommand), ...JUDGE_COMMANDS, judgeConsistencyCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand, stepBudgetCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

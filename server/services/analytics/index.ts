@@ -19,6 +19,7 @@ export { failureStepAgreement, type FailureStepResult, type StepAgreement } from
 export { judgeMeasures, type JudgeMeasuresResult, type EvaluatorMeasures, type SplitErrors, type RankRow } from "./evaluator-measures";
 export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult, type HumanConsensusResult, type HumanSplitRow, type CampaignListEntry } from "./humans";
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
+export { stepBudgets, BUDGET_GROUPINGS, type BudgetGrouping, type StepBudgetInput } from "./step-budget";
 export { drillDown, selectionRows } from "./drill";
 export { csvAgreement, csvAgreementJob, startCsvAgreement, CSV_AGREEMENT_JOB_TYPE, type CsvAgreementInput, type CsvAgreementResult } from "./csv-agreement";
 export { revealAgreement, type RevealAgreementResult, type RevealEvaluatorMeasures } from "./reveal";

@@ -1,0 +1,43 @@
+/**
+ * Step-budget curves over the analytics data (server/domain/analytics/step-budget.ts): per agent run or site, the
+ * success rate had every trajectory been stopped after k steps, judged by the consolidated human label (each
+ * trajectory's latest, or one campaign's). Trajectories that were not the agent's attempt (infrastructure errors,
+ * blocked pages) are left out, as in every success rate.
+ */
+import type { Db } from "../../../db/database";
+import { budgetCurves, BudgetInputError, type BudgetCurve, type BudgetItem } from "../../domain/analytics/step-budget";
+import { ValidationError } from "../../errors";
+import { runNames } from "./common";
+import { getFacts, getReference, REF_FAILURE, REF_SUCCESS, scopeMask, type Scope } from "./dataset";
+
+export const BUDGET_GROUPINGS = ["run", "site"] as const;
+export type BudgetGrouping = (typeof BUDGET_GROUPINGS)[number];
+
+export interface StepBudgetInput {
+  scope: Scope;
+  campaignId?: number;
+  by: BudgetGrouping;
+  /** Budgets to report; default every k from 1 to the longest labelled trajectory. */
+  ks?: number[];
+}
+
+export async function stepBudgets(db: Db, input: StepBudgetInput): Promise<{ by: BudgetGrouping; curves: BudgetCurve[] }> {
+  const facts = await getFacts(db);
+  const mask = scopeMask(facts, input.scope);
+  const ref = await getReference(db, input.campaignId);
+  const runName = new Map((await runNames(db)).map((r) => [r.id, r.name]));
+  const items: BudgetItem[] = [];
+  for (let r = 0; r < facts.n; r++) {
+    if (!mask[r]) continue;
+    const v = ref.verdict[r];
+    const group =
+      input.by === "run" ? (runName.get(facts.runId[r]!) ?? `run ${facts.runId[r]}`) : facts.site[r]! < 0 ? "(no site)" : facts.sites[facts.site[r]!]!;
+    items.push({ group, steps: facts.stepCount[r]!, success: v === REF_SUCCESS ? true : v === REF_FAILURE ? false : null });
+  }
+  try {
+    return { by: input.by, curves: budgetCurves(items, input.ks) };
+  } catch (e) {
+    if (e instanceof BudgetInputError) throw new ValidationError(e.message);
+    throw e;
+  }
+}
