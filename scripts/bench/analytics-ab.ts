@@ -1,0 +1,113 @@
+/**
+ * Before/after comparisons of a change to the analytics, on a shared machine: `npx tsx scripts/bench/analytics-ab.ts`
+ * generates the analytics bench's dataset (scripts/bench/analytics-data.ts, BENCH_ANALYTICS_TRAJECTORIES, default
+ * 100,000) once into a kept file (BENCH_AB_DB, default in the system's temp folder) and times the views most
+ * changed by issue 32, cold and right after a label, median wall and CPU time of BENCH_AB_RUNS runs (default 5).
+ * Run it with the old and the new code in turns (e.g. `git apply -R change.patch`, run, `git apply change.patch`,
+ * run, twice): the same database and the same load for both, and the CPU time is what the wall time would be on
+ * an idle machine. BENCH_AB_VIEWS picks views by name (`|` between parts of names).
+ *
+ * `--check FILE` instead writes every view's result (cold, then after a label written and written back) to FILE,
+ * so two versions of the code can be compared byte for byte, and says for each view whether its result right after
+ * a label equals the one computed from an emptied cache (what is patched or remembered must not go stale).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { sql } from "drizzle-orm";
+import { openDatabase } from "../../db/client";
+import { rawRun, type Db } from "../../db/database";
+import { analyticsOverview, clearAnalyticsCache, humanAgreement, judgeAgreementDetail, judgeAgreementList } from "../../server/services/analytics";
+import { generateAnalyticsData } from "./analytics-data";
+
+const n = Number(process.env.BENCH_ANALYTICS_TRAJECTORIES ?? 100_000);
+const file = process.env.BENCH_AB_DB ?? path.join(os.tmpdir(), `verdict-analytics-ab-${n}.db`);
+const wanted = (process.env.BENCH_AB_VIEWS ?? "").split("|").filter(Boolean);
+const runs = Number(process.env.BENCH_AB_RUNS ?? 5);
+const checkFile = process.argv[2] === "--check" ? process.argv[3] : undefined;
+
+type View = [name: string, compute: () => unknown, before: () => unknown];
+
+async function openData(): Promise<{ db: Db; campaignId: number; judge: string }> {
+  if (!fs.existsSync(file)) {
+    const d = await generateAnalyticsData(file, { trajectories: n });
+    return { db: d.db, campaignId: d.campaignId, judge: d.judgeKeys[0] };
+  }
+  // The generated dataset's first campaign and first judge.
+  return { db: openDatabase(file), campaignId: 1, judge: "judge:1" };
+}
+
+function viewsOf(db: Db, campaignId: number, judge: string): { views: View[]; afterLabel: () => Promise<void>; cold: () => Promise<void> } {
+  const scope = {};
+  // One label and one consolidated label flipped, as the analytics bench writes them.
+  const afterLabel = async () => {
+    await rawRun(db, sql`update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ${campaignId})`);
+    await rawRun(db, sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${campaignId})`);
+  };
+  const cold = () => clearAnalyticsCache(db);
+  const oneJudge = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge });
+  const majorityBySite = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge, reference: { kind: "majority" }, by: "site" });
+  const humansBySite = () => humanAgreement(db, campaignId, "site");
+  const views: View[] = [
+    ["judge agreement, one judge, after a label", oneJudge, afterLabel],
+    ["judge vs majority split by site, after a label", majorityBySite, afterLabel],
+    ["judge vs majority split by site, cold", majorityBySite, cold],
+    ["human agreement split by site, after a label", humansBySite, afterLabel],
+    ["human agreement split by site, cold", humansBySite, cold],
+    ["overview, cold", () => analyticsOverview(db, { scope, unparseable: "exclude", difficulty: "overall" }), cold],
+    ["judge agreement, all settings, cold", () => judgeAgreementList(db, { scope, unparseable: "exclude" }), cold],
+    ["judge agreement, one judge, cold", oneJudge, cold],
+  ];
+  return { views, afterLabel, cold };
+}
+
+async function check(target: string, views: View[], afterLabel: () => Promise<void>, cold: () => Promise<void>): Promise<void> {
+  const out: Record<string, unknown> = {};
+  for (const [name, compute] of views) {
+    await cold();
+    out[`${name} (cold)`] = await compute();
+  }
+  // Written twice, so the data are as before and the results comparable with the cold ones of another run.
+  for (const [name, compute] of views) {
+    await afterLabel();
+    await afterLabel();
+    out[`${name} (after a label written and written back)`] = await compute();
+  }
+  for (const [name, compute] of views) {
+    await compute();
+    await afterLabel();
+    const kept = JSON.stringify(await compute());
+    await cold();
+    const fresh = JSON.stringify(await compute());
+    await afterLabel();
+    console.log(`${name}: after a label ${kept === fresh ? "equals" : "DIFFERS FROM"} the result from an emptied cache`);
+  }
+  fs.writeFileSync(target, JSON.stringify(out, null, 1));
+}
+
+async function time(views: View[]): Promise<void> {
+  const median = (v: number[]) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
+  for (const [name, compute, before] of views) {
+    if (wanted.length && !wanted.some((w) => name.includes(w))) continue;
+    await before();
+    await compute();
+    const walls: number[] = [];
+    const cpus: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      await before();
+      const cpu = process.cpuUsage();
+      const started = performance.now();
+      await compute();
+      walls.push(performance.now() - started);
+      const used = process.cpuUsage(cpu);
+      cpus.push((used.user + used.system) / 1000);
+    }
+    console.log(`${name.padEnd(50)} wall ${median(walls).toFixed(0).padStart(5)} ms   CPU ${median(cpus).toFixed(0).padStart(5)} ms`);
+  }
+  console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} on ${os.cpus().length} CPUs`);
+}
+
+const { db, campaignId, judge } = await openData();
+const { views, afterLabel, cold } = viewsOf(db, campaignId, judge);
+if (checkFile) await check(checkFile, views, afterLabel, cold);
+else await time(views);
