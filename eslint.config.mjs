@@ -156,6 +156,21 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "server/services/evaluation/judge-verdict.ts": 153,
   "server/services/jobs/worker.ts": 152,
 };
+/**
+ * The environment is read in one place: the configuration schema (server/config.ts) checks every variable once, and
+ * the entry points and the composition root hand the result down (issue 34: typed configuration passed down). The
+ * files below still read process.env themselves; each is to be given what it reads instead, and none may join them.
+ */
+const ENVIRONMENT_READERS = ["server/config.ts", "server/context.ts", "scripts/**", "instrumentation.ts", "proxy.ts"];
+const ENVIRONMENT_READS_TO_REMOVE = [
+  "app/_trpc/client.tsx",
+  "db/client.ts",
+  "server/api/trpc.ts",
+  "server/auth/auth.ts",
+  "server/browser/launch.ts",
+  "server/services/live/browser-network.ts",
+];
+
 const PRODUCT_CODE = ["app/**/*.ts", "app/**/*.tsx", "server/**/*.ts", "db/**/*.ts", "scripts/**/*.ts", "instrumentation.ts", "proxy.ts"];
 const functionLength = (max) => ["error", { max, skipBlankLines: false, skipComments: false, IIFEs: true }];
 
@@ -209,6 +224,16 @@ export default tseslint.config(
   {
     files: PRODUCT_CODE,
     rules: { "max-lines-per-function": functionLength(MAX_FUNCTION_LINES) },
+  },
+  {
+    files: PRODUCT_CODE,
+    ignores: [...ENVIRONMENT_READERS, ...ENVIRONMENT_READS_TO_REMOVE.map((f) => f.replace(/[[\]()]/g, "\\$&"))],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "Read settings from the configuration (AppContext's config, or runtimeEnvironment() in server/config.ts), not process.env." },
+      ],
+    },
   },
   ...Object.entries(LONG_FUNCTIONS_TO_SPLIT).map(([file, lines]) => ({ files: [file.replace(/[[\]()]/g, "\\$&")], rules: { "max-lines-per-function": functionLength(lines) } })),
 );

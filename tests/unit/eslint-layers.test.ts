@@ -4,6 +4,7 @@
  * so `npm test`), whichever spelling reaches the module (relative, `@/`, re-export, dynamic import); the imports
  * recorded to be removed pass, and an entry whose import is gone is reported so the list only shrinks.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
@@ -92,5 +93,38 @@ describe("the floors of scripts/architecture/model.mjs", () => {
     expect(await lint("app/page.tsx", `import { getAppContext } from "@/server/context";\nexport const x = getAppContext;\n`)).toEqual([
       expect.stringContaining("The pages floor may not import '@/server/context'"),
     ]);
+  });
+});
+
+describe("the environment is read by the configuration and the entry points only", () => {
+  async function envMessages(file: string, code: string) {
+    const eslint = new ESLint({
+      cwd: root,
+      overrideConfig: {
+        languageOptions: { parserOptions: { projectService: false } },
+        rules: { "@typescript-eslint/no-floating-promises": "off", "@typescript-eslint/no-misused-promises": "off" },
+      },
+    });
+    const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+    return result!.messages.filter((m) => m.ruleId === "no-restricted-properties").map((m) => m.message);
+  }
+  const reads = `export const port = process.env.PORT;\nconst { env } = process;\nexport const dir = env.VERDICT_DATA_DIR;\n`;
+
+  it("refuses process.env in services, routers, the database layer and pages", async () => {
+    for (const file of ["server/services/live/_check.ts", "server/api/routers/_check.ts", "db/repositories/_check.ts", "app/runs/_check.tsx"]) {
+      expect(await envMessages(file, reads), file).toEqual([expect.stringContaining("not process.env"), expect.stringContaining("not process.env")]);
+    }
+  });
+
+  it("lets the configuration schema, the composition root and the entry points read it", async () => {
+    for (const file of ["server/config.ts", "server/context.ts", "scripts/worker.ts", "instrumentation.ts"]) expect(await envMessages(file, reads), file).toEqual([]);
+  });
+
+  it("lists only files that still read it, so the list of reads to remove only shrinks", () => {
+    const config = fs.readFileSync(path.join(root, "eslint.config.mjs"), "utf8");
+    const list = JSON.parse(/const ENVIRONMENT_READS_TO_REMOVE = (\[[^\]]*\]);/.exec(config)![1]!.replace(/,\s*\]/, "]")) as string[];
+    expect(list.length).toBeGreaterThan(0);
+    const code = (file: string) => fs.readFileSync(path.join(root, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1");
+    expect(list.filter((file) => !/\bprocess\.env\b/.test(code(file)))).toEqual([]);
   });
 });
