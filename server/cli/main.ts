@@ -22,9 +22,10 @@ import { heuristicsCommand } from "./commands/heuristics";
 import { gcScreenshotsCommand } from "./commands/gc-screenshots";
 import { deploymentProfileCommand } from "./commands/deployment-profile";
 import { judgeConsistencyCommand } from "./commands/judge-consistency";
+import { judgeCriteriaCommand } from "./commands/judge-criteria";
 import { dedupeCommand } from "./commands/dedupe";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, tokenCommand, labelsCommand, exportLabelsAlias(labelsCommand), importLabelsAlias(labelsCommand), ...JUDGE_COMMANDS, judgeConsistencyCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand, stepBudgetCommand];
+export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, tokenCommand, labelsCommand, exportLabelsAlias(labelsCommand), importLabelsAlias(labelsCommand), ...JUDGE_COMMANDS, judgeConsistencyCommand, judgeCriteriaCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand, stepBudgetCommand];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

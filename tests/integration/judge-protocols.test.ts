@@ -14,6 +14,9 @@ import { findVerdict } from "../../db/repositories/evaluation/verdicts";
 import { createJudgeBatch, estimateJudgeBatch, runJudgeBatch } from "../../server/services/evaluation/judge-batches";
 import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { judgeTrajectory, type JudgeDeps } from "../../server/services/evaluation/judge-verdict";
+import { criteriaReport } from "../../server/services/evaluation/criteria-report";
+import { importLabelsCsv } from "../../server/services/annotation/io";
+import { makeActor } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
@@ -164,5 +167,50 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     expect(progress.batch.succeeded).toBe(2);
     expect(fake.requests).toHaveLength(10);
     await expect(createJudgeBatch(ctx.db, { ...req, variants: ["no-answer"] })).rejects.toThrow(/stress tests and prompt versions work with the webvoyager protocol only/);
+  });
+
+  it("scores the rubric's criteria against the people's outcome: the verdict, each kind all met, the process, the disagreements", async () => {
+    // People: the hotel was found (success), the library hours were not (failure).
+    await importLabelsCsv(ctx.db, await makeActor(ctx, "Rhea", "researcher"), {
+      csv: `trajectory_id,annotator,verdict\n${hotel.id},Ann,success\n${library.id},Ann,failure\n`,
+      source: "study.csv",
+      mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id" },
+      campaign: { name: "Study", annotatorsPerItem: 1 },
+    });
+    const c = await config("rubric-k1", "rubric");
+    await expect(criteriaReport(ctx.db, { config: c.id, campaign: "Study", k: 1 })).resolves.toMatchObject({ missing: 2 });
+    for (const t of [hotel, library]) await judgeTrajectory(deps, { configId: c.id, trajectoryId: t.id, k: 1 });
+    const r = await criteriaReport(ctx.db, { config: "rubric-k1", campaign: "Study", k: 1 });
+    // Judge: failure on both (k = 1 shows the hotel's booking summary, not its price or parking). Rows people, columns judge.
+    expect(r.outcome.table).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
+    expect(r.outcome.kappa.kappa).toBe(0);
+    expect(r.outcome.errors.falseNegative.estimate).toBe(1);
+    expect(r.byKind.map((k) => [k.kind, k.items, k.criteria, k.met, k.notMet])).toEqual([
+      ["outcome", 2, 4, 1, 3],
+      ["process", 2, 2, 2, 0],
+    ]);
+    // The process passes on both: against people it says success where they said failure (FPR 1).
+    expect(r.process!.table).toEqual([
+      [1, 0],
+      [1, 0],
+    ]);
+    expect(r.process!.errors.falsePositive.estimate).toBe(1);
+    expect(r.disagreements).toEqual([
+      {
+        trajectoryId: hotel.id,
+        human: "success",
+        verdict: "failure",
+        notMet: [
+          { kind: "outcome", text: "under $100", result: "not_met" },
+          { kind: "outcome", text: "free parking", result: "not_met" },
+        ],
+      },
+    ]);
+    expect(r.citations).toEqual({ verdicts: 2, citations: 2, unverifiable: 0 });
+    const wv = await config("plain", "webvoyager");
+    await expect(criteriaReport(ctx.db, { config: wv.id, campaign: "Study", k: 1 })).rejects.toThrow(/grades no criteria/);
   });
 });

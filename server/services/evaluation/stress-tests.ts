@@ -76,7 +76,7 @@ function perturbationOf(kind: PerturbationKind, seed: number, subsetK: number): 
   return { kind };
 }
 
-async function requireCampaignRef(db: Db, ref: number | string): Promise<CampaignRow> {
+export async function requireCampaignRef(db: Db, ref: number | string): Promise<CampaignRow> {
   const c = typeof ref === "number" || /^\d+$/.test(ref) ? await getCampaign(db, Number(ref)) : await getCampaignByName(db, ref);
   if (!c) throw new NotFoundError("campaign", ref);
   return c;

@@ -1,0 +1,84 @@
+/**
+ * Scoring a staged protocol's criteria against people. People label the outcome, not each key point or criterion,
+ * so the criteria are scored through it: the verdict against the human outcome (κ, FPR/FNR as for any judge), and
+ * per kind of criterion (key points, outcome criteria, process criteria) whether "every criterion of that kind met"
+ * agrees with the human outcome, with how often criteria of the kind were met. Disagreements list the criteria the
+ * judge graded not met, which is where a reviewer looks first. Pure.
+ */
+import { judgeOnItems, type JudgeOnItems } from "./judge-comparison";
+import type { CriterionKind, CriterionResult } from "./verdicts";
+
+export interface CriterionRow {
+  trajectoryId: number;
+  kind: CriterionKind;
+  text: string;
+  result: CriterionResult;
+}
+
+export interface LabelledVerdict {
+  trajectoryId: number;
+  taskId: number;
+  human: "success" | "failure";
+  /** The judge's verdict; null when it has none for the item yet. */
+  verdict: string | null;
+  /** Rubric: the process graded as a whole. */
+  process: CriterionResult | null;
+}
+
+export interface KindScore {
+  kind: CriterionKind;
+  /** Items with at least one criterion of the kind. */
+  items: number;
+  criteria: number;
+  met: number;
+  notMet: number;
+  unparseable: number;
+  /** "Every criterion of the kind met" (an unreadable grade counts as not met) against the human outcome. */
+  againstHuman: JudgeOnItems;
+}
+
+export interface CriteriaAgreement {
+  /** The verdict (the outcome) against the human outcome. */
+  outcome: JudgeOnItems;
+  byKind: KindScore[];
+  /** Rubric: the process as a whole (met = success) against the human outcome; null without process grades. */
+  process: JudgeOnItems | null;
+  /** Items where verdict and people disagree, with the criteria the judge graded not met (or could not read). */
+  disagreements: { trajectoryId: number; human: "success" | "failure"; verdict: string; notMet: { kind: CriterionKind; text: string; result: CriterionResult }[] }[];
+}
+
+export function criteriaAgreement(items: LabelledVerdict[], rows: CriterionRow[]): CriteriaAgreement {
+  const byItem = new Map<number, CriterionRow[]>();
+  for (const r of rows) (byItem.get(r.trajectoryId) ?? byItem.set(r.trajectoryId, []).get(r.trajectoryId)!).push(r);
+  const outcome = judgeOnItems(items.map((it) => ({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.human, verdict: it.verdict })));
+  const kinds = [...new Set(rows.map((r) => r.kind))];
+  const byKind = kinds.map((kind): KindScore => {
+    const judged = items.flatMap((it) => {
+      const own = (byItem.get(it.trajectoryId) ?? []).filter((r) => r.kind === kind);
+      return own.length ? [{ it, own }] : [];
+    });
+    const all = judged.flatMap((j) => j.own);
+    return {
+      kind,
+      items: judged.length,
+      criteria: all.length,
+      met: all.filter((r) => r.result === "met").length,
+      notMet: all.filter((r) => r.result === "not_met").length,
+      unparseable: all.filter((r) => r.result === "unparseable").length,
+      againstHuman: judgeOnItems(judged.map(({ it, own }) => ({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.human, verdict: own.every((r) => r.result === "met") ? "success" : "failure" }))),
+    };
+  });
+  const withProcess = items.filter((it) => it.process !== null);
+  const process = withProcess.length
+    ? judgeOnItems(withProcess.map((it) => ({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.human, verdict: it.process === "met" ? "success" : it.process === "not_met" ? "failure" : "unparseable" })))
+    : null;
+  const disagreements = items
+    .filter((it) => (it.verdict === "success" || it.verdict === "failure") && it.verdict !== it.human)
+    .map((it) => ({
+      trajectoryId: it.trajectoryId,
+      human: it.human,
+      verdict: it.verdict!,
+      notMet: (byItem.get(it.trajectoryId) ?? []).filter((r) => r.result !== "met").map((r) => ({ kind: r.kind, text: r.text, result: r.result })),
+    }));
+  return { outcome, byKind, process, disagreements };
+}
