@@ -213,5 +213,29 @@ describeEachBackend("the alignment loop", (backend) => {
     await expect(api.judge.alignment.createVersion({ id: alignment.id, examples: [alignment.heldOutIds[0]!] })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("is itself in the held-out part") });
     const view = await api.judge.alignment.versions({ id: alignment.id });
     expect(view.versions[0]!.measures.kappa.kappa).toBeCloseTo(1 / 6, 12);
+
+    // The study page's split: every item with its part, people's label and site, and the same as CSV.
+    const split = await api.judge.alignment.splitItems({ id: alignment.id });
+    expect(split.items.filter((i) => i.part === "held-out").map((i) => i.trajectoryId)).toEqual(alignment.heldOutIds);
+    expect(split.items.find((i) => i.trajectoryId === seeded[6]!.id)).toMatchObject({ human: "success", site: "library", intent: TWINS[3].items[0][0] });
+    const csv = split.csv.split("\r\n");
+    expect(csv[0]).toBe("trajectory_id,part,human_label,site,task,intent");
+    expect(csv).toContain(`${seeded[0]!.id},${alignment.heldOutIds.includes(seeded[0]!.id) ? "held-out" : "calibration"},failure,museum,${split.items.find((i) => i.trajectoryId === seeded[0]!.id)!.taskExternalId},${TWINS[0].items[0][0]}`);
+
+    // A version with the judge model's rubric (kept with its reply), then any two versions compared.
+    const suggestion = { reply: `Revised criteria:\n${RUBRIC}`, rubric: RUBRIC, warning: null, model: "m", inputTokens: 10, outputTokens: 5, costUsd: null };
+    const v2 = await api.judge.alignment.createVersion({ id: alignment.id, rubric: RUBRIC, rubricSource: "judge-model", suggestion });
+    expect(v2).toMatchObject({ number: 2, rubricSource: "judge-model", suggestion: { reply: suggestion.reply } });
+    const before = await api.judge.alignment.compare({ id: alignment.id, a: 1, b: 2 });
+    expect(before.comparison).toMatchObject({ n: 0, leftOut: 5 });
+    await runJudgeBatch({ db: ctx.db, store: ctx.store, env: LOCAL_JUDGE_ENV }, (await api.judge.alignment.startRun({ id: alignment.id, version: 2 })).batchId);
+    const heldA = alignment.heldOutIds.find((id) => id === seeded[0]!.id || id === seeded[1]!.id)!;
+    const compared = await api.judge.alignment.compare({ id: alignment.id, a: 1, b: 2 });
+    expect(compared.comparison).toMatchObject({ n: 5, nowRight: 1, nowWrong: 0 });
+    expect(compared.flipped).toEqual([expect.objectContaining({ trajectoryId: heldA, before: "success", after: "failure", direction: "now right" })]);
+    expect(compared.diff).toContainEqual({ op: "added", text: '- Answers that say "approximately" are a FAILURE: the task asks for the exact value.' });
+    // Backwards: the same item, the other way.
+    expect((await api.judge.alignment.compare({ id: alignment.id, a: 2, b: 1 })).flipped).toEqual([expect.objectContaining({ trajectoryId: heldA, direction: "now wrong" })]);
+    await expect(api.judge.alignment.compare({ id: alignment.id, a: 1, b: 9 })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

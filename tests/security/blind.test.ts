@@ -406,6 +406,8 @@ describe("second review, L8: a researcher labelling blind cannot read evaluator 
     await expect(api.judge.alignment.create({ name: "x", config: 1, campaign: c.id, k: 1 })).rejects.toMatchObject(blindRefusal);
     await expect(api.judge.alignment.versions({ id: 1 })).rejects.toMatchObject(blindRefusal);
     await expect(api.judge.alignment.disagreements({ id: 1 })).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.alignment.splitItems({ id: 1 })).rejects.toMatchObject(blindRefusal);
+    await expect(api.judge.alignment.compare({ id: 1, a: 1, b: 2 })).rejects.toMatchObject(blindRefusal);
 
     await expect(api.campaigns.setAnnotators({ id: c.id, remove: [r.userId] })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another researcher or an admin can take you off it") });
     await expect(api.campaigns.update({ id: c.id, blind: false })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another researcher or an admin can lift its blind") });

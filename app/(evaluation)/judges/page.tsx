@@ -16,9 +16,17 @@ export default async function JudgesPage() {
         title="Judges"
         subtitle="Model judges that grade trajectories: their configurations and the batches they ran"
         actions={
-          <Link href="/judges/batch" className="btn btn-on" data-testid="new-batch">
-            New batch
-          </Link>
+          <>
+            <Link href="/judges/stress" className="btn" data-testid="stress-tests-link">
+              Stress tests
+            </Link>
+            <Link href="/judges/alignment" className="btn" data-testid="alignment-link">
+              Aligning judges
+            </Link>
+            <Link href="/judges/batch" className="btn btn-on" data-testid="new-batch">
+              New batch
+            </Link>
+          </>
         }
       />
       <div className="flex flex-col gap-4 px-6 py-4">

@@ -41,8 +41,10 @@ import { runtimeEnvironment } from "../../config";
 import { PERTURBATION_KINDS } from "../../domain/evaluation/prompt-variants";
 import { createStressTest, listStressTests, planStressTest, stressTestReport } from "../../services/evaluation/stress-tests";
 import {
+  alignmentSplitItems,
   alignmentVersions,
   calibrationDisagreements,
+  compareAlignmentVersions,
   createAlignment,
   createPromptVersion,
   estimateAlignmentRun,
@@ -260,6 +262,8 @@ export const judgeRouter = createTRPCRouter({
       const a = await requireAlignment(ctx.db, input.id);
       return { id: a.id, name: a.name, seed: a.seed, heldOutShare: a.heldOutShare, calibrationIds: a.calibrationIds, heldOutIds: a.heldOutIds, strata: a.strata, leftOut: a.leftOut };
     }),
+    /** The split item by item (part, people's label, site, task): the study page's table and CSV export. */
+    splitItems: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await alignmentSplitItems(ctx.db, input.id)),
     disagreements: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await calibrationDisagreements(ctx.db, input.id)),
     createVersion: evaluationsProcedure
       .input(
@@ -268,6 +272,19 @@ export const judgeRouter = createTRPCRouter({
           examples: z.array(id).max(50).optional(),
           rubric: z.string().max(20_000).nullable().optional(),
           rubricSource: z.enum(["researcher", "judge-model", "judge-model-edited"]).default("researcher"),
+          /** The judge model's proposal (from suggest) the rubric was taken from, kept with the version. */
+          suggestion: z
+            .object({
+              reply: z.string().max(100_000),
+              rubric: z.string().max(20_000),
+              warning: z.string().max(2_000).nullable(),
+              model: z.string().max(200).nullable(),
+              inputTokens: z.number().int().min(0).nullable(),
+              outputTokens: z.number().int().min(0).nullable(),
+              costUsd: z.number().min(0).nullable(),
+            })
+            .nullable()
+            .optional(),
           note: z.string().max(2_000).nullable().optional(),
           parentNumber: z.number().int().positive().optional(),
         }),
@@ -291,6 +308,10 @@ export const judgeRouter = createTRPCRouter({
     versions: evaluationsProcedure
       .input(z.object({ id, unparseable: z.enum(["failure", "exclude"]).default("failure") }))
       .query(async ({ ctx, input }) => await alignmentVersions(ctx.db, input.id, { policy: input.unparseable })),
+    /** Two versions side by side: the prompt diff and the held-out items that flipped from a to b. */
+    compare: evaluationsProcedure
+      .input(z.object({ id, a: z.number().int().positive(), b: z.number().int().positive(), unparseable: z.enum(["failure", "exclude"]).default("failure") }))
+      .query(async ({ ctx, input }) => await compareAlignmentVersions(ctx.db, input.id, input.a, input.b, { policy: input.unparseable })),
   }),
 
   verdicts: createTRPCRouter({

@@ -38,6 +38,7 @@ import {
   type HumanVerdict,
   type TaskRef,
 } from "../../domain/evaluation/alignment";
+import { formatCsv } from "../../domain/csv";
 import { compareOnItems, judgeOnItems, type Comparison, type JudgeOnItems } from "../../domain/evaluation/judge-comparison";
 import { buildJudgePrompt, costUsd, isJudgePromptVersion } from "../../domain/evaluation/judge-protocol";
 import { applyPromptVersion, criteriaBlock, formatVariant, normaliseRubric, type FewShotExample } from "../../domain/evaluation/prompt-variants";
@@ -374,6 +375,7 @@ export interface VersionResult {
 export interface AlignmentView {
   alignment: JudgeAlignmentRow;
   configName: string;
+  campaignName: string;
   policy: UnparseablePolicy;
   heldOut: number;
   calibration: number;
@@ -402,6 +404,7 @@ export async function alignmentVersions(db: Db, ref: number | string, opts: { po
   return {
     alignment: a,
     configName: config.name,
+    campaignName: (await requireCampaignRef(db, a.campaignId)).name,
     policy,
     heldOut: held.length,
     calibration: a.calibrationIds.length,
@@ -426,5 +429,76 @@ export async function alignmentVersions(db: Db, ref: number | string, opts: { po
       };
     }),
     batches: await alignmentBatches(db, a.id),
+  };
+}
+
+export interface SplitItem {
+  trajectoryId: number;
+  part: "calibration" | "held-out";
+  /** People's consolidated label now (null when it has changed since the split to something else). */
+  human: HumanVerdict | null;
+  site: string | null;
+  taskExternalId: string;
+  intent: string;
+}
+
+/** Which item is in which part, with what the split was stratified by (shown and exported by the study page). */
+export async function alignmentSplitItems(db: Db, ref: number | string) {
+  const a = await requireAlignment(db, ref);
+  const rows = new Map((await campaignItemsWithLabels(db, a.campaignId)).map((r) => [r.trajectoryId, r]));
+  const item = (trajectoryId: number, part: SplitItem["part"]): SplitItem => {
+    const r = rows.get(trajectoryId);
+    return { trajectoryId, part, human: humanOf(r?.verdict ?? null), site: r?.site ?? null, taskExternalId: r?.taskExternalId ?? "", intent: r?.intent ?? "" };
+  };
+  const items = [...a.calibrationIds.map((id) => item(id, "calibration")), ...a.heldOutIds.map((id) => item(id, "held-out"))];
+  const csv = formatCsv([
+    ["trajectory_id", "part", "human_label", "site", "task", "intent"],
+    ...items.map((i) => [String(i.trajectoryId), i.part, i.human ?? "", i.site ?? "", i.taskExternalId, i.intent]),
+    ...a.leftOut.map((l) => [String(l.trajectoryId), "left out", l.reason, "", "", ""]),
+  ]);
+  return { id: a.id, name: a.name, seed: a.seed, heldOutShare: a.heldOutShare, strata: a.strata, leftOut: a.leftOut, items, csv };
+}
+
+export interface VersionComparison {
+  a: number;
+  b: number;
+  /** Version a's system prompt against version b's, line by line. */
+  diff: DiffLine[];
+  /** a → b on the held-out items both decided. */
+  comparison: Omit<Comparison, "flips">;
+  flipped: { trajectoryId: number; taskExternalId: string; intent: string; human: HumanVerdict; before: string; after: string; direction: string }[];
+}
+
+/** Any two versions of a study side by side: the prompt diff and the held-out items whose verdict flipped. */
+export async function compareAlignmentVersions(db: Db, ref: number | string, aNumber: number, bNumber: number, opts: { policy?: UnparseablePolicy } = {}): Promise<VersionComparison> {
+  const a = await requireAlignment(db, ref);
+  const config = await requireJudgeConfig(db, a.judgeConfigId);
+  const va = await requireVersion(db, a, aNumber);
+  const vb = await requireVersion(db, a, bNumber);
+  const items = await studyItems(db, a);
+  const held = a.heldOutIds.flatMap((id) => {
+    const it = items.get(id);
+    return it?.human ? [{ ...it, human: it.human }] : [];
+  });
+  const [ra, rb] = await Promise.all([resolveJudgeVariant(db, config, variantOfVersion(va)), resolveJudgeVariant(db, config, variantOfVersion(vb))]);
+  const rows = await judgeVerdictsUnder(db, judgeEvaluatorKey(config.id), a.k, [ra!.promptVersion, rb!.promptVersion], held.map((h) => h.trajectoryId));
+  const verdictOf = new Map(rows.map((r) => [`${r.promptVersion}\u0000${r.trajectoryId}`, r.verdict]));
+  const under = (pv: string, id: number) => verdictOf.get(`${pv}\u0000${id}`) ?? null;
+  const { flips, ...comparison } = compareOnItems(
+    held.map((h) => ({ trajectoryId: h.trajectoryId, taskId: h.taskId, human: h.human, a: under(ra!.promptVersion, h.trajectoryId), b: under(rb!.promptVersion, h.trajectoryId) })),
+    { policy: opts.policy ?? "failure" },
+  );
+  const byId = new Map(held.map((h) => [h.trajectoryId, h]));
+  const base = await systemPromptOf(db, a, null);
+  const systemOf = (v: JudgePromptVersionRow) => (v.number === 1 ? base : applyPromptVersion(base, { rubric: v.rubric, examples: v.examples }));
+  return {
+    a: va.number,
+    b: vb.number,
+    diff: diffLines(systemOf(va), systemOf(vb)),
+    comparison,
+    flipped: flips.map((f) => {
+      const it = byId.get(f.trajectoryId)!;
+      return { trajectoryId: f.trajectoryId, taskExternalId: it.taskExternalId, intent: it.intent, human: f.human, before: f.a, after: f.b, direction: f.direction };
+    }),
   };
 }

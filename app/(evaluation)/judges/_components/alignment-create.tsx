@@ -1,0 +1,96 @@
+"use client";
+/**
+ * A new alignment study: a name, a judge configuration, a labelled campaign, k, the share held out and the seed.
+ * The split is made once, when the study is created, and opens on the study's page.
+ */
+import { useMutation, useSuspenseQuery } from "@tanstack/react-query";
+import { useRouter } from "next/navigation";
+import { useId, useState } from "react";
+import { formatCount } from "../../../_components/ui";
+import { useTRPC } from "../../../_trpc/client";
+import { Field } from "../../../live/_components/bits";
+import { errorText } from "../_lib/error-text";
+
+export function AlignmentCreate() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const { data: configs } = useSuspenseQuery(trpc.judge.configs.list.queryOptions());
+  const { data: campaigns } = useSuspenseQuery(trpc.campaigns.list.queryOptions());
+  const [name, setName] = useState("");
+  const [configId, setConfigId] = useState<number | null>(configs[0]?.id ?? null);
+  const [campaignId, setCampaignId] = useState<number | null>(campaigns[0]?.id ?? null);
+  const [k, setK] = useState("3");
+  const [share, setShare] = useState("0.5");
+  const [seed, setSeed] = useState("1");
+  const create = useMutation(trpc.judge.alignment.create.mutationOptions({ onSuccess: (r) => router.push(`/judges/alignment/${r.alignment.id}`) }));
+  const f = useId();
+  const shareValue = Number(share);
+  const problem =
+    !name.trim()
+      ? "Name the study."
+      : configId === null
+        ? "Create a judge configuration first."
+        : campaignId === null
+          ? "Label a campaign first: the split needs people's labels."
+          : !(shareValue > 0 && shareValue < 1)
+            ? "The held-out share is a number between 0 and 1."
+            : !/^\d+$/.test(seed)
+              ? "The seed is a whole number from 0."
+              : null;
+  return (
+    <form
+      className="panel grid gap-3 px-4 py-3 sm:grid-cols-3 lg:grid-cols-6"
+      aria-label="New alignment study"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        if (problem === null) create.mutate({ name: name.trim(), config: configId!, campaign: campaignId!, k: k === "full" ? "full" : Number(k), heldOutShare: shareValue, seed: Number(seed) });
+      }}
+    >
+      <h2 className="section-title sm:col-span-3 lg:col-span-6">New study</h2>
+      <Field label="Name" htmlFor={`${f}-name`}>
+        <input id={`${f}-name`} className="field" maxLength={200} value={name} onChange={(ev) => setName(ev.target.value)} data-testid="study-name" />
+      </Field>
+      <Field label="Judge configuration" htmlFor={`${f}-config`}>
+        <select id={`${f}-config`} className="field" value={configId ?? ""} onChange={(ev) => setConfigId(Number(ev.target.value) || null)} data-testid="study-config">
+          {configs.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Labelled campaign" htmlFor={`${f}-campaign`}>
+        <select id={`${f}-campaign`} className="field" value={campaignId ?? ""} onChange={(ev) => setCampaignId(Number(ev.target.value) || null)} data-testid="study-campaign">
+          {campaigns.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name} ({formatCount(c.items)} items)
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="k" htmlFor={`${f}-k`} hint="Final screenshots shown">
+        <select id={`${f}-k`} className="field" value={k} onChange={(ev) => setK(ev.target.value)} data-testid="study-k">
+          {["1", "2", "3", "full"].map((x) => (
+            <option key={x} value={x}>
+              {x === "full" ? "full trajectory" : `k = ${x}`}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Held-out share" htmlFor={`${f}-share`} hint="Of the labelled items">
+        <input id={`${f}-share`} className="field" inputMode="decimal" value={share} onChange={(ev) => setShare(ev.target.value)} />
+      </Field>
+      <Field label="Seed" htmlFor={`${f}-seed`} hint="Same seed, same split">
+        <input id={`${f}-seed`} className="field" inputMode="numeric" value={seed} onChange={(ev) => setSeed(ev.target.value)} data-testid="study-seed" />
+      </Field>
+      <div className="flex flex-wrap items-center gap-2 sm:col-span-3 lg:col-span-6">
+        <button type="submit" className="btn btn-on" disabled={problem !== null || create.isPending} data-testid="create-study">
+          {create.isPending ? "Splitting…" : "Create study and split"}
+        </button>
+        <span className={`text-[12px] ${create.isError ? "text-rose-700" : "text-zinc-500"}`} role={create.isError ? "alert" : undefined} data-testid="study-problem">
+          {create.isError ? errorText(create.error) : problem}
+        </span>
+      </div>
+    </form>
+  );
+}

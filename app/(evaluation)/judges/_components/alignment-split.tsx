@@ -1,0 +1,87 @@
+"use client";
+/**
+ * A study's split: the strata (human label × site) with how many items each gave to the calibration and held-out
+ * parts, every item with its part, and the whole as a CSV file to download.
+ */
+import { useSuspenseQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { formatCount } from "../../../_components/ui";
+import { useTRPC } from "../../../_trpc/client";
+
+function download(name: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/csv;charset=utf-8" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  a.click();
+  URL.revokeObjectURL(url);
+}
+
+export function AlignmentSplit({ id }: { id: number }) {
+  const trpc = useTRPC();
+  const { data: s } = useSuspenseQuery(trpc.judge.alignment.splitItems.queryOptions({ id }));
+  const calibration = s.items.filter((i) => i.part === "calibration").length;
+  return (
+    <section className="panel" aria-label="Split">
+      <div className="flex flex-wrap items-center justify-between gap-2 border-b border-zinc-200 px-3 py-2">
+        <h2 className="section-title" data-testid="split-summary">
+          Split · {formatCount(calibration)} calibration · {formatCount(s.items.length - calibration)} held out · seed {s.seed} · held-out share {s.heldOutShare}
+          {s.leftOut.length > 0 && ` · ${formatCount(s.leftOut.length)} left out`}
+        </h2>
+        <button type="button" className="btn" data-testid="export-split" onClick={() => download(`alignment-${s.name.replace(/[^\w.-]+/g, "_")}-split.csv`, s.csv)}>
+          Download CSV
+        </button>
+      </div>
+      <div className="grid gap-3 px-3 py-2 lg:grid-cols-[minmax(0,1fr)_minmax(0,2fr)]">
+        <table className="table-dense self-start" data-testid="split-strata">
+          <thead>
+            <tr>
+              <th>People</th>
+              <th>Site</th>
+              <th className="text-right">Calibration</th>
+              <th className="text-right">Held out</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.strata.map((st) => (
+              <tr key={`${st.human}:${st.site}`}>
+                <td>{st.human}</td>
+                <td>{st.site ?? "(no site)"}</td>
+                <td className="text-right tabular-nums">{formatCount(st.calibration)}</td>
+                <td className="text-right tabular-nums">{formatCount(st.heldOut)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <div className="max-h-72 overflow-auto">
+          <table className="table-dense" data-testid="split-items">
+            <thead>
+              <tr>
+                <th>Trajectory</th>
+                <th>Part</th>
+                <th>People</th>
+                <th>Task</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.items.map((i) => (
+                <tr key={i.trajectoryId} data-part={i.part}>
+                  <td>
+                    <Link className="link" href={`/trajectories/${i.trajectoryId}`}>
+                      #{i.trajectoryId}
+                    </Link>
+                  </td>
+                  <td className={i.part === "held-out" ? "text-amber-800" : "text-zinc-700"}>{i.part}</td>
+                  <td>{i.human ?? "–"}</td>
+                  <td className="max-w-md truncate text-[12px]" title={i.intent}>
+                    {i.intent}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,194 @@
+"use client";
+/**
+ * A new stress test: a judge configuration, a labelled campaign (its items with a consolidated success or failure
+ * are asked about), k, the perturbations and their seed. "Dry run" shows what would be asked and what it would
+ * cost per way of asking, with the perturbations that would change nothing and why; "Start" queues the test and
+ * opens its page, where progress and the report follow.
+ */
+import { useMutation, useQuery, useSuspenseQuery } from "@tanstack/react-query";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import { useRouter } from "next/navigation";
+import { useId, useState } from "react";
+import type { AppRouter } from "@/server/api/root";
+import { PERTURBATION_KINDS, PERTURBATION_LABELS, type PerturbationKind } from "@/server/domain/evaluation/prompt-variants";
+import { formatCount } from "../../../_components/ui";
+import { useTRPC } from "../../../_trpc/client";
+import { Field } from "../../../live/_components/bits";
+import { errorText } from "../_lib/error-text";
+import { EstimateFigures } from "./estimate-figures";
+
+type StressInput = inferRouterInputs<AppRouter>["judge"]["stress"]["start"];
+type Plan = inferRouterOutputs<AppRouter>["judge"]["stress"]["estimate"];
+
+const K_CHOICES = ["1", "2", "3", "full"] as const;
+
+function whole(text: string, min: number, max: number): number | null {
+  return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : null;
+}
+
+export function StressForm() {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const { data: configs } = useSuspenseQuery(trpc.judge.configs.list.queryOptions());
+  const { data: campaigns } = useSuspenseQuery(trpc.campaigns.list.queryOptions());
+  const [configId, setConfigId] = useState<number | null>(configs[0]?.id ?? null);
+  const [campaignId, setCampaignId] = useState<number | null>(campaigns[0]?.id ?? null);
+  const [k, setK] = useState<string>("full");
+  const [kinds, setKinds] = useState<Record<PerturbationKind, boolean>>({ shuffle: true, subset: true, "no-answer": true, "no-history": true });
+  const [subsetK, setSubsetK] = useState("2");
+  const [seed, setSeed] = useState("1");
+  const [concurrency, setConcurrency] = useState("4");
+  const [dryRunFor, setDryRunFor] = useState<string | null>(null);
+  const f = useId();
+
+  const chosen = PERTURBATION_KINDS.filter((p) => kinds[p]);
+  const problem =
+    configId === null
+      ? "Create a judge configuration first (on the Judges page)."
+      : campaignId === null
+        ? "A stress test compares the judge with people: label a campaign first."
+        : chosen.length === 0
+          ? "Choose at least one perturbation."
+          : whole(subsetK, 1, 1000) === null
+            ? "Subset k must be a whole number of screenshots from 1."
+            : whole(seed, 0, 4_294_967_295) === null
+              ? "The seed must be a whole number from 0."
+              : whole(concurrency, 1, 64) === null
+                ? "Concurrency must be a whole number from 1 to 64."
+                : null;
+  const input: StressInput | null =
+    problem === null
+      ? { config: configId!, campaign: campaignId!, k: k === "full" ? "full" : Number(k), perturbations: chosen, subsetK: Number(subsetK), seed: Number(seed), concurrency: Number(concurrency) }
+      : null;
+  const inputKey = input ? JSON.stringify(input) : null;
+  // The plan shown always belongs to the form as it is: any change asks for a new dry run.
+  const plan = useQuery({ ...trpc.judge.stress.estimate.queryOptions(input ?? ({} as StressInput)), enabled: input !== null && dryRunFor === inputKey, retry: false });
+  const p = dryRunFor === inputKey ? plan.data : undefined;
+  const start = useMutation(trpc.judge.stress.start.mutationOptions({ onSuccess: (r) => router.push(`/judges/stress/${r.stressTestId}`) }));
+
+  return (
+    <form
+      className="flex flex-col gap-4 px-6 py-4"
+      aria-label="New stress test"
+      onSubmit={(ev) => {
+        ev.preventDefault();
+        if (inputKey) setDryRunFor(inputKey);
+      }}
+    >
+      <section className="panel grid gap-3 px-4 py-3 sm:grid-cols-2 lg:grid-cols-4" aria-label="What to stress">
+        <h2 className="section-title sm:col-span-2 lg:col-span-4">1 · Judge and labelled items</h2>
+        <Field label="Judge configuration" htmlFor={`${f}-config`}>
+          <select id={`${f}-config`} className="field" value={configId ?? ""} onChange={(ev) => setConfigId(Number(ev.target.value) || null)} data-testid="stress-config">
+            {configs.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Labelled campaign" htmlFor={`${f}-campaign`} hint="Its items with a consolidated success or failure">
+          <select id={`${f}-campaign`} className="field" value={campaignId ?? ""} onChange={(ev) => setCampaignId(Number(ev.target.value) || null)} data-testid="stress-campaign">
+            {campaigns.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name} ({formatCount(c.items)} items)
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="k (final screenshots shown)" htmlFor={`${f}-k`}>
+          <select id={`${f}-k`} className="field" value={k} onChange={(ev) => setK(ev.target.value)} data-testid="stress-k">
+            {K_CHOICES.map((x) => (
+              <option key={x} value={x}>
+                {x === "full" ? "full trajectory" : `k = ${x}`}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Concurrency" htmlFor={`${f}-conc`} hint="Calls in flight at once (1–64)">
+          <input id={`${f}-conc`} className="field" inputMode="numeric" value={concurrency} onChange={(ev) => setConcurrency(ev.target.value)} />
+        </Field>
+      </section>
+
+      <section className="panel grid gap-3 px-4 py-3 sm:grid-cols-2 lg:grid-cols-4" aria-label="Perturbations">
+        <h2 className="section-title sm:col-span-2 lg:col-span-4">2 · Perturbations</h2>
+        <fieldset className="flex flex-col gap-1.5 sm:col-span-2">
+          <legend className="sr-only">Perturbations</legend>
+          {PERTURBATION_KINDS.map((kind) => (
+            <label key={kind} className="flex items-center gap-2 text-[13px]">
+              <input type="checkbox" checked={kinds[kind]} onChange={(ev) => setKinds({ ...kinds, [kind]: ev.target.checked })} data-testid={`perturb-${kind}`} />
+              {PERTURBATION_LABELS[kind]}
+            </label>
+          ))}
+        </fieldset>
+        <Field label="Subset k" htmlFor={`${f}-subset`} hint="Screenshots a random subset keeps">
+          <input id={`${f}-subset`} className="field" inputMode="numeric" value={subsetK} onChange={(ev) => setSubsetK(ev.target.value)} />
+        </Field>
+        <Field label="Seed" htmlFor={`${f}-seed`} hint="The same seed shows each trajectory the same screenshots">
+          <input id={`${f}-seed`} className="field" inputMode="numeric" value={seed} onChange={(ev) => setSeed(ev.target.value)} />
+        </Field>
+      </section>
+
+      <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Dry run and start">
+        <h2 className="section-title">3 · Dry run and start</h2>
+        <div className="rounded-md bg-zinc-50 px-3 py-2 text-[13px]" data-testid="stress-estimate" aria-live="polite">
+          {problem ? (
+            <span className="text-rose-700">{problem}</span>
+          ) : dryRunFor !== inputKey ? (
+            <span className="text-zinc-500">Run a dry run to see what the test would ask and cost, before anything is called.</span>
+          ) : plan.isError ? (
+            <span className="text-rose-700" role="alert">
+              {errorText(plan.error)}
+            </span>
+          ) : !p ? (
+            <span className="text-zinc-500">Estimating…</span>
+          ) : (
+            <PlanView plan={p} />
+          )}
+        </div>
+        <div className="flex flex-wrap items-center gap-2">
+          <button type="submit" className="btn" disabled={problem !== null} data-testid="stress-dry-run">
+            Dry run
+          </button>
+          <button
+            type="button"
+            className="btn btn-on"
+            data-testid="stress-start"
+            disabled={!input || !p || start.isPending}
+            title={!p ? "Run a dry run first" : undefined}
+            onClick={() => input && start.mutate(input)}
+          >
+            {start.isPending ? "Starting…" : p ? `Start ${formatCount(p.estimate.calls)} call${p.estimate.calls === 1 ? "" : "s"}` : "Start"}
+          </button>
+          {start.isError && (
+            <span className="text-[12px] text-rose-700" role="alert">
+              {errorText(start.error)}
+            </span>
+          )}
+        </div>
+      </section>
+    </form>
+  );
+}
+
+function PlanView({ plan }: { plan: Plan }) {
+  const label = (variant: string) => (variant === plan.base ? "unperturbed" : (plan.perturbations.find((x) => x.variant === variant)?.label ?? variant));
+  return (
+    <div className="flex flex-col gap-2">
+      <p className="text-zinc-700">
+        {formatCount(plan.trajectoryIds.length)} labelled item{plan.trajectoryIds.length === 1 ? "" : "s"} of {plan.campaignName}
+        {plan.leftOut.length > 0 && ` (${formatCount(plan.leftOut.length)} left out: no consolidated success or failure)`}, asked {plan.perturbations.length + 1} ways at k ={" "}
+        {plan.k}.
+      </p>
+      <EstimateFigures estimate={plan.estimate} rows={plan.estimate.perVariant.map((v) => ({ key: v.variant, label: label(v.variant), calls: v.calls, images: v.images, existing: v.existing }))} />
+      {plan.skipped.length > 0 && (
+        <ul className="text-[12px] text-amber-800" data-testid="stress-skipped">
+          {plan.skipped.map((s) => (
+            <li key={s.perturbation}>
+              Not run: <span className="font-mono">{s.perturbation}</span>, {s.reason}.
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+"use client";
+/** Stress tests, newest first, each linking to its progress and report. */
+import { useSuspenseQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { EmptyState, formatCount, formatDate } from "../../../_components/ui";
+import { useTRPC } from "../../../_trpc/client";
+import { BatchStatus } from "./batch-status";
+
+export function StressList() {
+  const trpc = useTRPC();
+  const { data: tests } = useSuspenseQuery({
+    ...trpc.judge.stress.list.queryOptions(),
+    refetchInterval: (q) => (q.state.data?.some((t) => t.batchStatus === "running" || t.batchStatus === "pending") ? 3_000 : false),
+  });
+  if (tests.length === 0) {
+    return (
+      <EmptyState title="No stress tests yet" command="npm run cli -- judge-stress --config <name> --campaign <name> --k full --dry-run">
+        A stress test asks a judge about a labelled campaign again with its screenshots shuffled, a random subset of them, the agent&apos;s answer removed
+        or the action history removed, and reports how often its verdict flips and how κ against people changes. Start one with “New stress test”.
+      </EmptyState>
+    );
+  }
+  return (
+    <section className="panel" aria-label="Stress tests">
+      <div className="overflow-x-auto">
+        <table className="table-dense" data-testid="stress-table">
+          <thead>
+            <tr>
+              <th>Test</th>
+              <th>Configuration</th>
+              <th>Campaign</th>
+              <th>k</th>
+              <th>Perturbations</th>
+              <th className="text-right">Items</th>
+              <th>Status</th>
+              <th>Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tests.map((t) => (
+              <tr key={t.id}>
+                <td>
+                  <Link className="link" href={`/judges/stress/${t.id}`}>
+                    #{t.id}
+                  </Link>
+                </td>
+                <td>{t.configName}</td>
+                <td>{t.campaignName}</td>
+                <td className="font-mono text-[12px]">{t.k}</td>
+                <td className="font-mono text-[12px]">{t.perturbations.join(", ")}</td>
+                <td className="text-right tabular-nums">{formatCount(t.trajectories)}</td>
+                <td>{t.batchStatus ? <BatchStatus status={t.batchStatus} /> : "–"}</td>
+                <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(t.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
