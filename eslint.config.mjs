@@ -164,7 +164,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
 const ENVIRONMENT_READERS = ["server/config.ts", "server/context.ts", "scripts/**", "instrumentation.ts", "proxy.ts"];
 const ENVIRONMENT_READS_TO_REMOVE = [
   "app/_trpc/client.tsx",
-  "db/client.ts",
   "server/api/trpc.ts",
   "server/auth/auth.ts",
   "server/browser/launch.ts",

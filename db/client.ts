@@ -15,10 +15,10 @@ import { registerSqlite, type Db } from "./database";
 
 export type { Db } from "./database";
 
-function migrationsFolder(): string {
+function migrationsFolder(configured: string | undefined): string {
   // Works from source (tsx, vitest) and from Next's server bundle, where import.meta.url points elsewhere.
   const candidates = [
-    process.env.VERDICT_MIGRATIONS_DIR,
+    configured,
     path.join(process.cwd(), "db", "migrations"),
     path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations"),
   ].filter((p): p is string => !!p);
@@ -36,6 +36,8 @@ export interface OpenOptions {
    * uses a short wait and answers "busy, try again" instead (see server/config.ts).
    */
   busyTimeoutMs?: number;
+  /** Where the migrations are when they are not under db/ (the configuration's VERDICT_MIGRATIONS_DIR). */
+  migrationsDir?: string;
 }
 
 /**
@@ -65,7 +67,7 @@ export function openDatabase(file: string, options: OpenOptions = {}): Db {
   // The web server, the CLI and runner workers write from separate processes; migrations may wait the full time.
   sqlite.pragma(`busy_timeout = ${DEFAULT_BUSY_TIMEOUT_MS}`);
   // drizzle's migrator is synchronous on better-sqlite3; the application then uses the asynchronous surface.
-  migrate(drizzle({ client: sqlite, schema }), { migrationsFolder: migrationsFolder() });
+  migrate(drizzle({ client: sqlite, schema }), { migrationsFolder: migrationsFolder(options.migrationsDir) });
   const db = registerSqlite(sqlite);
   if (file !== ":memory:") restrictFileModes(path.resolve(file));
   if (options.busyTimeoutMs !== undefined) sqlite.pragma(`busy_timeout = ${Math.max(0, Math.round(options.busyTimeoutMs))}`);

@@ -13,6 +13,8 @@ import { parseLoopbackPorts, type PortSet } from "./domain/evaluation/judge-endp
 
 export interface VerdictConfig {
   dbPath: string;
+  /** VERDICT_MIGRATIONS_DIR: the SQLite migrations, when the server is bundled away from db/migrations. */
+  migrationsDir?: string;
   /** Set when VERDICT_DATABASE_URL names a PostgreSQL database (see db/postgres.ts). */
   postgresUrl?: string;
   dataDir: string;
@@ -461,6 +463,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     maxBodyBytes: e.VERDICT_MAX_BODY_BYTES,
     maxUploadBytes: e.VERDICT_MAX_UPLOAD_BYTES,
     // Next sets NEXT_RUNTIME in the web server only; the CLI and workers keep the long default.
+    migrationsDir: e.VERDICT_MIGRATIONS_DIR,
     busyTimeoutMs: e.VERDICT_BUSY_TIMEOUT_MS ?? (process.env.NEXT_RUNTIME ? WEB_BUSY_TIMEOUT_MS : undefined),
     objectStorage: objectStorageOf(e),
     remoteBrowser: e.VERDICT_BROWSER_WS !== undefined ? { wsEndpoint: e.VERDICT_BROWSER_WS, protocol: e.VERDICT_BROWSER_WS_PROTOCOL } : undefined,
