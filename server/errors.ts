@@ -25,7 +25,11 @@ export class NotFoundError extends AppError {
 }
 
 export class ValidationError extends AppError {
-  constructor(message: string) {
+  /** `field` names the form field the message is about, when there is one, so a form can show it beside it. */
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super("BAD_REQUEST", message);
     this.name = "ValidationError";
   }

@@ -400,6 +400,13 @@ export async function campaignItemCounts(db: Db): Promise<Map<number, number>> {
   return new Map(rows.map((r) => [r.campaignId, Number(r.n)]));
 }
 
+/** Active labels per campaign (campaigns with none are absent). */
+export async function campaignLabelCounts(db: Db): Promise<Map<number, number>> {
+  const { labels } = tablesOf(db);
+  const rows = await db.select({ campaignId: labels.campaignId, n: count() }).from(labels).where(eq(labels.status, "active")).groupBy(labels.campaignId);
+  return new Map(rows.map((r) => [r.campaignId, Number(r.n)]));
+}
+
 /** Number of items of one campaign. */
 export async function campaignItemCount(db: Db, campaignId: number): Promise<number> {
   const { campaignItems } = tablesOf(db);

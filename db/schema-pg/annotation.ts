@@ -255,6 +255,8 @@ export const goldItems = pgTable(
       .references(() => annotationCampaigns.id, { onDelete: "cascade" }),
     verdict: text("verdict").$type<LabelVerdict>().notNull(),
     category: text("category"),
+    firstFailingStep: integer("first_failing_step"),
+    answers: json("answers").$type<LabelAnswers>(),
     source: text("source").$type<GoldSource>().notNull(),
     note: text("note"),
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),

@@ -352,6 +352,9 @@ export const goldItems = sqliteTable(
     verdict: text("verdict").$type<LabelVerdict>().notNull(),
     /** When set, a failure answer must also name this category to count as correct. */
     category: text("category"),
+    /** The known answer's failure point and answers to the campaign's questions, as the protocol asks them. */
+    firstFailingStep: integer("first_failing_step"),
+    answers: text("answers", { mode: "json" }).$type<LabelAnswers>(),
     source: text("source").$type<GoldSource>().notNull(),
     note: text("note"),
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),

@@ -21,7 +21,7 @@ import { scopeAllowsWrites, type ApiTokenScope } from "../domain/access/api-toke
 import type { BearerIdentity } from "../services/accounts/api-tokens";
 import { hasRole, type Actor } from "../domain/access/actor";
 import { getAppContext, type AppContext } from "../context";
-import { AppError } from "../errors";
+import { AppError, ValidationError } from "../errors";
 import { ImportError } from "../services/imports";
 
 /** Who is asking: the signed-in user of the request, from better-auth's session cookie. */
@@ -82,6 +82,8 @@ const t = initTRPC.context<TrpcContext>().meta<ProcedureMeta>().create({
         // Field-level detail for forms; null for anything that was not an input validation failure.
         zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
         domainError: cause instanceof AppError ? cause.name : cause instanceof ImportError ? "ImportError" : null,
+        // The form field a refused value belongs to, where the service named one (shown beside that field).
+        field: cause instanceof ValidationError ? (cause.field ?? null) : null,
         // Nothing was written; the same call can be sent again (the browser does so with backoff).
         retryable: error.code === "SERVICE_UNAVAILABLE",
       },

@@ -2,10 +2,11 @@
  * Gold items, the queue reads the assignment strategies need, and the per-annotator label facts the annotator
  * quality view is computed from. "next" runs the queue reads on every call.
  */
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { affectedRows, rawAll, rawGet, tablesOf, type Db } from "../../database";
 import type { GoldSource } from "../../../server/domain/annotation/assignment";
 import type { LabelVerdict } from "../../../server/domain/annotation/label-schema";
+import type { LabelAnswers } from "../../../server/domain/annotation/questions";
 import type { GoldItemRow } from "../../schema/index";
 import { userAnnotatorKey } from "./campaigns";
 
@@ -17,14 +18,17 @@ const notLabelledBy = (userId: string) => sql`not exists (select 1 from labels m
 
 // ---------------------------------------------------------------- gold items
 
-export async function upsertGoldItem(db: Db, v: { itemId: number; campaignId: number; verdict: LabelVerdict; category: string | null; source: GoldSource; note: string | null; createdBy: string | null; createdAt: Date }): Promise<void> {
+export async function upsertGoldItem(
+  db: Db,
+  v: { itemId: number; campaignId: number; verdict: LabelVerdict; category: string | null; firstFailingStep: number | null; answers: LabelAnswers | null; source: GoldSource; note: string | null; createdBy: string | null; createdAt: Date },
+): Promise<void> {
   const { goldItems } = tablesOf(db);
   await db
     .insert(goldItems)
     .values(v)
     .onConflictDoUpdate({
       target: goldItems.itemId,
-      set: { verdict: v.verdict, category: v.category, source: v.source, note: v.note, createdBy: v.createdBy, createdAt: v.createdAt },
+      set: { verdict: v.verdict, category: v.category, firstFailingStep: v.firstFailingStep, answers: v.answers, source: v.source, note: v.note, createdBy: v.createdBy, createdAt: v.createdAt },
     });
 }
 
@@ -57,6 +61,18 @@ export async function goldItemsOfCampaign(db: Db, campaignId: number) {
     .where(eq(goldItems.campaignId, campaignId))
     .orderBy(asc(campaignItems.itemNo), asc(goldItems.itemId));
   return rows.map((r) => ({ ...r.gold, trajectoryId: r.trajectoryId, itemNo: r.itemNo ?? 0, taskId: r.taskId, intent: r.intent }));
+}
+
+/** The campaigns a trajectory is an item of, with the item and its gold answer if it has one (newest campaign first). */
+export async function campaignsOfTrajectory(db: Db, trajectoryId: number) {
+  const { annotationCampaigns, campaignItems, goldItems } = tablesOf(db);
+  return db
+    .select({ campaign: annotationCampaigns, itemNo: campaignItems.itemNo, gold: goldItems })
+    .from(campaignItems)
+    .innerJoin(annotationCampaigns, eq(annotationCampaigns.id, campaignItems.campaignId))
+    .leftJoin(goldItems, eq(goldItems.itemId, campaignItems.id))
+    .where(eq(campaignItems.trajectoryId, trajectoryId))
+    .orderBy(desc(annotationCampaigns.id));
 }
 
 export async function goldItemIds(db: Db, campaignId: number): Promise<Set<number>> {

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { ASSIGNMENT_STRATEGIES } from "../../domain/annotation/assignment";
 import { LABEL_FORMAT_DESCRIPTIONS, LABEL_FORMATS } from "../../domain/annotation/label-formats";
 import { LABEL_VERDICTS } from "../../domain/annotation/label-schema";
-import { campaignGold, exportLabelsAs, importLabelsAs, markGold, promoteGold, unmarkGold, updateQualitySettings } from "../../services/annotation";
+import { campaignGold, exportLabelsAs, goldChoices, importLabelsAs, markGold, promoteGold, unmarkGold, updateQualitySettings } from "../../services/annotation";
 import { annotatorQuality, CONSENSUS_MODELS } from "../../services/analytics/annotator-quality";
 import { createTRPCRouter, researcherProcedure } from "../trpc";
 
@@ -18,8 +18,22 @@ export const qualityRouter = createTRPCRouter({
   gold: researcherProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => campaignGold(ctx.db, ctx.actor, input.campaignId)),
 
   markGold: researcherProcedure
-    .input(z.object({ campaignId: id, trajectoryId: id, verdict: z.enum(LABEL_VERDICTS), category: z.string().nullable().optional(), note: z.string().max(5000).nullable().optional() }))
+    .input(
+      z.object({
+        campaignId: id,
+        trajectoryId: id,
+        verdict: z.enum(LABEL_VERDICTS),
+        category: z.string().nullable().optional(),
+        firstFailingStep: z.number().int().min(0).nullable().optional(),
+        // Checked question by question against the campaign's schema (errors name the question).
+        answers: z.record(z.string(), z.unknown()).nullable().optional(),
+        note: z.string().max(5000).nullable().optional(),
+      }),
+    )
     .mutation(({ ctx, input }) => markGold(ctx.db, ctx.actor, input)),
+
+  /** The campaigns a trajectory can be marked gold in, with what each one's gold form asks. */
+  goldChoices: researcherProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => goldChoices(ctx.db, ctx.actor, input.trajectoryId)),
 
   promoteGold: researcherProcedure
     .input(z.object({ campaignId: id, trajectoryIds: z.array(id).min(1).max(10_000) }))

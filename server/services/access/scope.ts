@@ -87,7 +87,7 @@ export async function taskForViewer(db: Db, actor: Actor, taskId: number) {
   if (!await taskInAnnotatorCampaigns(db, actor.userId, taskId)) throw new AppError("FORBIDDEN", `Task ${taskId} is not in any of your labelling campaigns`);
   const overview = await taskOverview(db, taskId, { visibleToAnnotator: actor.userId, notBlindFor: actor.userId });
   const blindOnIt = await taskLabelledBlindBy(db, actor.userId, taskId);
-  return { ...overview, task: { ...overview.task, evaluatorConfig: null, referenceAnswers: blindOnIt ? [] : overview.task.referenceAnswers } };
+  return { ...overview, task: { ...overview.task, evaluatorConfig: null, referenceAnswers: blindOnIt ? [] : overview.task.referenceAnswers }, referenceWithheld: blindOnIt };
 }
 
 /**

@@ -9,7 +9,7 @@
  * label still counts as disputed.
  */
 import type { Db } from "../../../db/database";
-import { campaignItemCount, campaignItemCounts, labelsOfItems, listCampaignHeads, trajectoryRows } from "../../../db/repositories/analytics";
+import { campaignItemCount, campaignItemCounts, campaignLabelCounts, labelsOfItems, listCampaignHeads, trajectoryRows } from "../../../db/repositories/analytics";
 import { goldItemIds } from "../../../db/repositories/annotation/quality";
 import {
   dawidSkene,
@@ -49,11 +49,13 @@ export interface CampaignListEntry {
   status: string;
   annotatorsPerItem: number;
   items: number;
+  /** Active labels: the human agreement page opens on the newest campaign that has some. */
+  labels: number;
 }
 
 export async function campaignList(db: Db): Promise<CampaignListEntry[]> {
-  const counts = await campaignItemCounts(db);
-  return (await listCampaignHeads(db)).map((c) => ({ id: c.id, name: c.name, status: c.status, annotatorsPerItem: c.annotatorsPerItem, items: counts.get(c.id) ?? 0 }));
+  const [counts, labels] = await Promise.all([campaignItemCounts(db), campaignLabelCounts(db)]);
+  return (await listCampaignHeads(db)).map((c) => ({ id: c.id, name: c.name, status: c.status, annotatorsPerItem: c.annotatorsPerItem, items: counts.get(c.id) ?? 0, labels: labels.get(c.id) ?? 0 }));
 }
 
 export interface LevelAgreement {
@@ -102,7 +104,7 @@ export interface DisputedItem {
 }
 
 export interface HumanAgreementResult {
-  campaign: CampaignListEntry & { categories: string[] };
+  campaign: Omit<CampaignListEntry, "labels"> & { categories: string[] };
   /** Adjudications and QA reviews by the source of the disagreement and the decider's confidence. */
   decisions: DecisionTally;
   /** Items with at least one active label, and with at least two. */

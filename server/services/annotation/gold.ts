@@ -12,11 +12,11 @@
 import type { Db } from "../../../db/database";
 import { getItemByTrajectory, setItemState, trajectoryStepCount, updateCampaign } from "../../../db/repositories/annotation/campaigns";
 import { activeLabelsOfItem, getConsolidated, insertConsolidationEvent } from "../../../db/repositories/annotation/labels";
-import { deleteGoldItem, getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation/quality";
+import { campaignsOfTrajectory, deleteGoldItem, getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation/quality";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { ASSIGNMENT_STRATEGIES, goldStanding, isGoldCorrect, type AssignmentStrategy, type GoldStanding, type GoldThresholds } from "../../domain/annotation/assignment";
-import { LabelValidationError, validateLabel } from "../../domain/annotation/label-schema";
+import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { requireCampaign } from "./campaigns";
 import { basedOnOf, saveConsolidatedLabel } from "./consolidation";
@@ -81,35 +81,73 @@ export interface MarkGoldInput {
   trajectoryId: number;
   verdict: string;
   category?: string | null;
+  /** The failure point (a 0-based step index): required for failures where the campaign's protocol asks for one. */
+  firstFailingStep?: number | null;
+  /** Answers to the campaign's questions, by question id: the required ones must be given, as for a label. */
+  answers?: unknown;
+  /** The researcher's note; where the protocol wants a failure's reasoning, this is it. */
   note?: string | null;
 }
 
-async function setGold(db: Db, actor: Actor, campaign: CampaignRow, item: { id: number; trajectoryId: number }, answer: { verdict: string; category: string | null; firstFailingStep: number | null }, source: "marked" | "unanimous" | "adjudicated", note: string | null, at: Date) {
-  let values;
+interface GoldAnswer {
+  verdict: string;
+  category: string | null;
+  firstFailingStep: number | null;
+  note: string | null;
+  answers?: unknown;
+}
+
+/**
+ * The field a label validation error belongs to, as the gold form names its fields: "verdict", "category",
+ * "firstFailingStep", "note" or "answers.<question id>" (the error's own field also quotes the question).
+ */
+export function goldFieldOf(field: string): string {
+  return /^answers\.[a-z0-9_]+/.exec(field)?.[0] ?? field.split(/[.[ ]/)[0]!;
+}
+
+/**
+ * The known answer checked against the campaign's protocol as a label would be (failure point, reasoning and
+ * required questions included), except that the category may be left open ("any category counts"). A promoted
+ * answer was settled by labels that passed these checks already; only its verdict, category and failure point are
+ * kept, so reasoning and questions are not asked again.
+ */
+async function checkedGoldAnswer(db: Db, campaign: CampaignRow, trajectoryId: number, answer: GoldAnswer, settled: boolean): Promise<LabelValues> {
+  const schema = { ...campaign.labelSchema, requireCategory: false, ...(settled ? { requireReasoning: false, questions: [] } : {}) };
+  let values: LabelValues;
   try {
-    values = validateLabel({ ...campaign.labelSchema, requireCategory: false }, { verdict: answer.verdict, category: answer.category, firstFailingStep: answer.firstFailingStep, note: null }, await trajectoryStepCount(db, item.trajectoryId) ?? 0);
+    values = validateLabel(schema, answer, (await trajectoryStepCount(db, trajectoryId)) ?? 0);
   } catch (e) {
-    if (e instanceof LabelValidationError) throw new ValidationError(e.message);
+    if (e instanceof LabelValidationError) throw new ValidationError(e.message, goldFieldOf(e.field));
     throw e;
   }
-  if (values.verdict === "unsure") throw new ValidationError(`verdict: a gold answer must be decided; "unsure" cannot be one`);
-  await upsertGoldItem(db, { itemId: item.id, campaignId: campaign.id, verdict: values.verdict, category: values.category, source, note, createdBy: actor.userId, createdAt: at });
+  if (values.verdict === "unsure") throw new ValidationError(`verdict: a gold answer must be decided; "unsure" cannot be one`, "verdict");
+  return values;
+}
+
+async function setGold(db: Db, actor: Actor, campaign: CampaignRow, item: { id: number; trajectoryId: number }, answer: GoldAnswer, source: "marked" | "unanimous" | "adjudicated", note: string | null, at: Date) {
+  const values = await checkedGoldAnswer(db, campaign, item.trajectoryId, answer, source !== "marked");
+  const answers = values.answers && Object.keys(values.answers).length ? values.answers : null;
+  await upsertGoldItem(db, { itemId: item.id, campaignId: campaign.id, verdict: values.verdict, category: values.category, firstFailingStep: values.firstFailingStep, answers, source, note, createdBy: actor.userId, createdAt: at });
   const reason = "known answer";
   await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values, basedOn: basedOnOf(await activeLabelsOfItem(db, item.id)), decision: { actor, reason }, at });
   await setItemState(db, item.id, "adjudicated");
   await insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "adjudicated", values, method: "adjudicated", actorId: actor.userId, actorName: actor.name, reason, createdAt: at });
 }
 
-/** Marks a trajectory of a campaign as gold with its known answer (a verdict, and for failures optionally a category). */
+/**
+ * Marks a trajectory of a campaign as gold with its known answer: a verdict and what the campaign's protocol asks
+ * with it (a failure's category optionally, its failure point and reasoning where required, the required questions).
+ */
 export async function markGold(db: Db, actor: Actor, input: MarkGoldInput, now = Date.now()) {
   requireRole(actor, "researcher", "mark gold items");
   const note = input.note?.trim() || null;
-  if (note && note.length > 5000) throw new ValidationError("note: at most 5000 characters");
+  if (note && note.length > 5000) throw new ValidationError("note: at most 5000 characters", "note");
   return withTransaction(db, async () => {
     const campaign = await requireCampaign(db, input.campaignId);
     const item = await getItemByTrajectory(db, campaign.id, input.trajectoryId);
     if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
-    await setGold(db, actor, campaign, item, { verdict: input.verdict, category: input.category ?? null, firstFailingStep: null }, "marked", note, new Date(now));
+    const answer = { verdict: input.verdict, category: input.category ?? null, firstFailingStep: input.firstFailingStep ?? null, note, answers: input.answers };
+    await setGold(db, actor, campaign, item, answer, "marked", note, new Date(now));
     return (await getGoldItem(db, item.id))!;
   });
 }
@@ -132,7 +170,7 @@ export async function promoteGold(db: Db, actor: Actor, input: { campaignId: num
       }
       const c = await getConsolidated(db, item.id);
       if (!c) throw new ConflictError(`Trajectory ${trajectoryId} has no consolidated label to promote`);
-      await setGold(db, actor, campaign, item, { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep }, item.state === "agreed" ? "unanimous" : "adjudicated", null, new Date(now));
+      await setGold(db, actor, campaign, item, { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, note: null }, item.state === "agreed" ? "unanimous" : "adjudicated", null, new Date(now));
       promoted++;
     }
     return { promoted };
@@ -185,5 +223,41 @@ export async function goldStandings(db: Db, campaign: CampaignRow): Promise<Anno
 export async function campaignGold(db: Db, actor: Actor, campaignId: number) {
   requireRole(actor, "researcher", "see gold items");
   const campaign = await requireCampaign(db, campaignId);
-  return { settings: qualitySettingsOf(campaign), items: await goldItemsOfCampaign(db, campaignId), annotators: await goldStandings(db, campaign) };
+  return { settings: qualitySettingsOf(campaign), schema: goldFormSchemaOf(campaign), items: await goldItemsOfCampaign(db, campaignId), annotators: await goldStandings(db, campaign) };
+}
+
+/** What the gold form asks in a campaign: the parts of its label schema a known answer is given in. */
+export function goldFormSchemaOf(c: CampaignRow) {
+  const s = c.labelSchema;
+  return {
+    categories: s.categories,
+    allowNotExecutable: s.allowNotExecutable ?? false,
+    firstFailingStep: s.firstFailingStep,
+    requireFailureStep: s.requireFailureStep ?? false,
+    note: s.note,
+    requireReasoning: s.requireReasoning ?? false,
+    questions: s.questions ?? [],
+  };
+}
+export type GoldFormSchema = ReturnType<typeof goldFormSchemaOf>;
+
+/**
+ * Where a trajectory can be marked gold (researchers, from the player or the trajectory list): every campaign it is
+ * an item of, newest first, with what that campaign's gold form asks and the gold answer it has already.
+ */
+export async function goldChoices(db: Db, actor: Actor, trajectoryId: number) {
+  requireRole(actor, "researcher", "mark gold items");
+  const stepCount = await trajectoryStepCount(db, trajectoryId);
+  if (stepCount === undefined) throw new NotFoundError("trajectory", trajectoryId);
+  const rows = await campaignsOfTrajectory(db, trajectoryId);
+  return {
+    stepCount,
+    campaigns: rows.map((r) => ({
+      id: r.campaign.id,
+      name: r.campaign.name,
+      itemNo: r.itemNo ?? 0,
+      schema: goldFormSchemaOf(r.campaign),
+      gold: r.gold ? { verdict: r.gold.verdict, category: r.gold.category, firstFailingStep: r.gold.firstFailingStep, source: r.gold.source } : null,
+    })),
+  };
 }
