@@ -132,7 +132,7 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "server/services/live/run-task.ts": 421,
   "app/live/_components/new-run-form.tsx": 356,
   "app/(annotation)/annotate/_components/reveal-panel.tsx": 302,
-  "app/trajectories/_components/trajectory-table.tsx": 276,
+  "app/trajectories/_components/trajectory-table.tsx": 268,
   "app/trajectories/[id]/_components/player.tsx": 274,
   "server/services/analytics/humans.ts": 265,
   "app/(annotation)/qa/_components/qa-workspace.tsx": 252,

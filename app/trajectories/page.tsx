@@ -2,11 +2,13 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { forbidden } from "next/navigation";
 import { Suspense } from "react";
+import { TRPCError } from "@trpc/server";
 import { hasRole } from "@/server/domain/access/actor";
 import { activeFilterCount, evaluatorLabel, parseTrajectoryListParams, trajectoryListSearch, usesTriage } from "@/server/domain/trajectory-list-query";
 import { EmptyState, formatCount, PageHeader, Pagination } from "../_components/ui";
 import { currentUser } from "../_lib/session";
 import { api, orNotFound } from "../_trpc/server";
+import { BehaviourSearch } from "./_components/behaviour-search";
 import { FilterBar } from "./_components/filter-bar";
 import { TrajectoryListLoading } from "./_components/list-loading";
 import { TrajectoryTable } from "./_components/trajectory-table";
@@ -30,12 +32,30 @@ export default async function TrajectoriesPage(props: Props) {
   );
 }
 
+type Caller = Awaited<ReturnType<typeof api>>;
+
+/**
+ * The list for the query; a behaviour search the server cannot read (syntax) or will not run for this viewer
+ * (judges' verdicts for an annotator) comes back as its message, with the list's figures without the search.
+ */
+async function listWithSearch(caller: Caller, query: ReturnType<typeof parseTrajectoryListParams>) {
+  try {
+    return { list: await caller.trajectories.list(query), searchError: undefined };
+  } catch (e) {
+    const searchProblem = !!query.search && e instanceof TRPCError && (e.code === "BAD_REQUEST" || e.code === "FORBIDDEN") && e.message.startsWith("search: ");
+    if (!searchProblem) return { list: await orNotFound(Promise.reject(e as Error)), searchError: undefined };
+    const list = await orNotFound(caller.trajectories.list({ ...query, search: undefined, sort: query.sort === "relevance" ? "id" : query.sort }));
+    return { list, searchError: (e as Error).message.slice("search: ".length) };
+  }
+}
+
 async function TrajectoryList({ searchParams }: Props) {
   const query = parseTrajectoryListParams(await searchParams);
   const caller = await api();
-  const [list, options] = await Promise.all([orNotFound(caller.trajectories.list(query)), caller.trajectories.filterOptions()]);
+  const [{ list, searchError }, options] = await Promise.all([listWithSearch(caller, query), caller.trajectories.filterOptions()]);
   const filtered = activeFilterCount(query) > 0;
-  const nothingImported = list.all === 0;
+  // With a search in the link the box stays, so its message (a viewer may not search verdicts) can be read.
+  const nothingImported = list.all === 0 && !query.search;
   const user = await currentUser();
   const { sort: _sort, dir: _dir, page: _page, pageSize: _size, ...filters } = query;
   const evaluator = options.evaluators?.find((e) => e.ref === query.evaluator);
@@ -76,6 +96,7 @@ async function TrajectoryList({ searchParams }: Props) {
         </EmptyState>
       ) : (
         <div className="flex min-h-0 flex-1 flex-col gap-3 px-6 py-3">
+          <BehaviourSearch query={query} error={searchError} researcher={!!user && hasRole(user, "researcher")} />
           <FilterBar query={query} options={options} triage={list.triage} />
           {list.sample && (
             <p className="text-[12.5px] text-zinc-700" data-testid="sample-banner">
@@ -87,7 +108,12 @@ async function TrajectoryList({ searchParams }: Props) {
               </Link>
             </p>
           )}
-          {list.rows.length ? (
+          {searchError ? (
+            <div className="panel flex flex-col items-center gap-2 px-4 py-10 text-center text-zinc-500" data-testid="list-empty">
+              <p className="font-medium text-zinc-700">The search could not be run</p>
+              <p className="text-[12.5px]">Change it above (the Syntax button lists what it understands), or clear it.</p>
+            </div>
+          ) : list.rows.length ? (
             <TrajectoryTable rows={list.rows} query={query} total={list.total} triage={list.triage} evaluatorName={evaluator ? evaluatorLabel(evaluator) : undefined} />
           ) : (
             <div className="panel flex flex-col items-center gap-3 px-4 py-10 text-center text-zinc-500" data-testid="list-empty">

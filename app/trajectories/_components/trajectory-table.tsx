@@ -9,8 +9,10 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { TriageColumns } from "@/server/domain/triage-columns";
+import { highlightTerms, parseSearchQuery, type SearchHit } from "@/server/domain/trajectories/search-query";
 import { LIST_SHORTCUTS, listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
 import { trajectoryListSearch, type TrajectoryListQuery, type TrajectorySortKey } from "@/server/domain/trajectory-list-query";
+import { MarkedParts } from "../../_components/search-highlight";
 import { ShortcutsHelp } from "../../_components/shortcuts-help";
 import { compareHref, differentTasksProblem, MAX_COMPARED, MIN_COMPARED } from "../../compare/_lib/compare-ids";
 import { formatDate, OutcomeBadge } from "../../_components/ui";
@@ -36,6 +38,61 @@ export interface TrajectoryListRow {
   agentHidden?: boolean;
   /** Labels and verdicts, for researchers and admins. */
   triage?: TriageColumns;
+  /** Where a behaviour search matched this trajectory. */
+  hits?: SearchHit[];
+}
+
+const HIT_FIELD_NAMES: Record<string, string> = { element: "element text", url: "URL", intent: "task", rationale: "judge's rationale" };
+
+/** Where a search matched, each hit a link into the player at its step with the search's words marked. */
+function SearchHits({ id, hits, terms }: { id: number; hits: SearchHit[]; terms: string[] }) {
+  const hl = terms.map((t) => `hl=${encodeURIComponent(t)}`).join("&");
+  return (
+    <ul className="mt-1 flex flex-col gap-0.5" data-testid="search-hits">
+      {hits.map((h, i) => (
+        <li key={i} className="min-w-0">
+          <Link
+            href={`/trajectories/${id}?${h.stepIndex === null ? "" : `step=${h.stepIndex + 1}&`}${hl}`}
+            className="relative z-10 line-clamp-2 rounded px-1 text-[12px] text-zinc-700 hover:bg-amber-50"
+            data-testid="search-hit"
+          >
+            <span className="mr-1.5 text-2xs font-medium text-zinc-500 uppercase">
+              {h.stepIndex === null ? "" : `step ${h.stepIndex + 1} · `}
+              {HIT_FIELD_NAMES[h.field] ?? h.field}
+            </span>
+            <MarkedParts parts={h.parts} />
+          </Link>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The words a search marks in the player (none when the search does not parse). */
+function searchTerms(search: string | undefined): string[] {
+  if (!search) return [];
+  try {
+    return highlightTerms(parseSearchQuery(search));
+  } catch {
+    return [];
+  }
+}
+
+/** The task: its id, attempt, set and intent, and where a behaviour search matched the trajectory. */
+function TaskCell({ r, terms }: { r: TrajectoryListRow; terms: string[] }) {
+  return (
+    <td className="min-w-0" data-testid="task-cell">
+      <div className="flex min-w-0 items-baseline gap-2">
+        <span className="shrink-0 font-mono text-[12px] font-medium text-zinc-900">{r.externalTaskId}</span>
+        {r.attempt > 0 && <span className="shrink-0 text-2xs text-zinc-500">attempt {r.attempt + 1}</span>}
+        <span className="truncate text-2xs text-zinc-400">{r.taskSetName}</span>
+      </div>
+      <div className="line-clamp-1 text-zinc-600" title={r.intent}>
+        {r.intent}
+      </div>
+      {r.hits && r.hits.length > 0 && <SearchHits id={r.id} hits={r.hits} terms={terms} />}
+    </td>
+  );
 }
 
 function SortHeader({ query, sort, children, className, title }: { query: TrajectoryListQuery; sort: TrajectorySortKey; children: string; className?: string; title?: string }) {
@@ -131,6 +188,7 @@ export function TrajectoryTable({
   useEffect(() => setFocused(-1), [rows]);
 
   const isSelected = useCallback((id: number) => selection.kind === "all" || selection.ids.has(id), [selection]);
+  const terms = useMemo(() => searchTerms(query.search), [query.search]);
   const pageIds = useMemo(() => rows.map((r) => r.id), [rows]);
   const allOnPage = pageIds.length > 0 && pageIds.every(isSelected);
 
@@ -301,16 +359,7 @@ export function TrajectoryTable({
                     {r.id}
                   </Link>
                 </td>
-                <td className="min-w-0" data-testid="task-cell">
-                  <div className="flex min-w-0 items-baseline gap-2">
-                    <span className="shrink-0 font-mono text-[12px] font-medium text-zinc-900">{r.externalTaskId}</span>
-                    {r.attempt > 0 && <span className="shrink-0 text-2xs text-zinc-500">attempt {r.attempt + 1}</span>}
-                    <span className="truncate text-2xs text-zinc-400">{r.taskSetName}</span>
-                  </div>
-                  <div className="line-clamp-1 text-zinc-600" title={r.intent}>
-                    {r.intent}
-                  </div>
-                </td>
+                <TaskCell r={r} terms={terms} />
                 <td className="truncate text-zinc-700" title={r.site ?? undefined}>
                   {r.site ?? <span className="text-zinc-400">–</span>}
                 </td>

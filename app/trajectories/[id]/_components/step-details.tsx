@@ -2,7 +2,8 @@
 /**
  * The current step in words: action (parsed and raw), grounding and loop notes, thought, error, elements.
  */
-import { useState, type ReactNode } from "react";
+import { useEffect, useState, type ReactNode } from "react";
+import { hasHighlight, HighlightedText } from "@/app/_components/search-highlight";
 import { describeAction } from "@/server/domain/player/action-text";
 import type { PlayerStepData, StepAnalysis } from "./player";
 
@@ -19,9 +20,16 @@ export function StepDetails({
   analysis: StepAnalysis;
   showingRaw: boolean;
 }) {
-  const [showElements, setShowElements] = useState(false);
-  const { action } = step;
+  // A behaviour search opened the player here: its words are marked wherever this step holds them (?hl=…). Read
+  // from the address once mounted, so server and client render the same first markup.
+  const [terms, setTerms] = useState<string[]>([]);
+  useEffect(() => setTerms(new URL(window.location.href).searchParams.getAll("hl")), []);
   const elements = step.elements;
+  const elementHit = terms.length > 0 && !!elements?.some((e) => hasHighlight(e.text, terms));
+  // The list opens by itself when the search matched an element's text; a click decides after that.
+  const [elementsOpen, setShowElements] = useState<boolean | null>(null);
+  const showElements = elementsOpen ?? elementHit;
+  const { action } = step;
   const boxed = elements?.filter((e) => e.bbox).length ?? 0;
   return (
     <div className="flex flex-col gap-4 p-4" data-testid="step-details">
@@ -48,10 +56,10 @@ export function StepDetails({
           </p>
         )}
         {step.actionRaw && (
-          <details className="mt-1.5 text-[12px]" open={action.type === "unparsed"}>
+          <details className="mt-1.5 text-[12px]" open={action.type === "unparsed" || hasHighlight(step.actionRaw, terms)}>
             <summary className="cursor-pointer text-zinc-500 select-none hover:text-zinc-800">Raw action</summary>
             <pre className="mt-1 max-h-40 overflow-auto rounded-md bg-zinc-900 px-2 py-1.5 font-mono text-[11.5px] break-words whitespace-pre-wrap text-zinc-100" data-testid="raw-action">
-              {step.actionRaw}
+              <HighlightedText text={step.actionRaw} terms={terms} />
             </pre>
           </details>
         )}
@@ -70,7 +78,7 @@ export function StepDetails({
       <Section title="Thought">
         {step.thought ? (
           <p className="text-[12.5px] leading-5 break-words whitespace-pre-wrap text-zinc-800" data-testid="step-thought">
-            {step.thought}
+            <HighlightedText text={step.thought} terms={terms} />
           </p>
         ) : (
           <p className="text-zinc-400">No thought recorded.</p>
@@ -80,13 +88,13 @@ export function StepDetails({
       {step.error && (
         <Section title="Error">
           <pre className="max-h-48 overflow-auto rounded-md border border-rose-200 bg-rose-50 px-2 py-1.5 font-mono text-[11.5px] break-words whitespace-pre-wrap text-rose-900">
-            {step.error}
+            <HighlightedText text={step.error} terms={terms} />
           </pre>
         </Section>
       )}
 
       <Section title="Page">
-        <p className="font-mono text-[11.5px] break-all text-zinc-700">{step.url ?? <span className="font-sans text-zinc-400">URL not recorded</span>}</p>
+        <p className="font-mono text-[11.5px] break-all text-zinc-700">{step.url ? <HighlightedText text={step.url} terms={terms} /> : <span className="font-sans text-zinc-400">URL not recorded</span>}</p>
         <p className="mt-1 text-[12px] text-zinc-500">
           {step.marksBurnedIn ? (showingRaw ? "Showing the raw screenshot; the marked one has the marks burned in." : "Set-of-Marks are burned into this screenshot.") : "Screenshot without burned-in marks."}
           {step.screenshot && ` ${step.screenshot.width}×${step.screenshot.height}.`}
@@ -102,7 +110,7 @@ export function StepDetails({
               {boxed === elements.length ? "All with boxes." : boxed === 0 ? "Text only, no boxes (marks are in the image)." : `${boxed} with boxes.`}
             </p>
             {elements.length > 0 && (
-              <button type="button" className="mt-1 text-[12px] text-indigo-700 hover:underline" onClick={() => setShowElements((v) => !v)}>
+              <button type="button" className="mt-1 text-[12px] text-indigo-700 hover:underline" onClick={() => setShowElements(!showElements)}>
                 {showElements ? "Hide list" : "Show list"}
               </button>
             )}
@@ -116,7 +124,7 @@ export function StepDetails({
                     <span className="w-8 shrink-0 text-right text-zinc-500">[{e.label}]</span>
                     {e.tag && <span className="shrink-0 text-zinc-400">&lt;{e.tag}&gt;</span>}
                     <span className="min-w-0 truncate" title={e.text ?? undefined}>
-                      {e.text}
+                      {e.text ? <HighlightedText text={e.text} terms={terms} /> : null}
                     </span>
                   </li>
                 ))}
