@@ -2,7 +2,7 @@
  * Issue 25's journey, on a study of our own making (tests/helpers/study-fixture.ts, figures worked by hand there):
  * a researcher uploads a WebVoyager fork as published (task file with its own fields, a run folder, the judge's
  * auto-evaluation log) on the Import page, loads the human evaluation of three evaluators per item from the command
- * line, then reads judge vs majority κ on all 12 items and Fleiss κ among the three evaluators in the dashboard
+ * line (and finds the same labels in the study's own workbook through the campaign page), then reads judge vs majority κ on all 12 items and Fleiss κ among the three evaluators in the dashboard
  * (and both split by the fork's `lang`), the same figures from `agreement judges`, and the same Fleiss κ from the
  * campaign's own label export fed to `agreement csv`. Pages are captured at 1280×800, 1440×900 and 1920×1080.
  */
@@ -12,7 +12,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import yazl from "yazl";
-import { STUDY_FIGURES, STUDY_LABEL_MAPPING, studyLabelsCsv, writeStudyFork } from "../helpers/study-fixture";
+import { STUDY_FIGURES, STUDY_LABEL_MAPPING, STUDY_WIDE_MAPPING, studyLabelsCsv, studyWorkbook, writeStudyFork } from "../helpers/study-fixture";
 import { storageStateOf } from "./accounts";
 import { expectCleanLayout, screenshotsAtDesktopSizes } from "./layout";
 
@@ -84,6 +84,30 @@ test.describe.serial("issue 25: a study from a fork's folder and a human evaluat
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ rows: 36, created: 36, unmatchedCount: 0 });
     campaignId = out.campaignId;
+  });
+
+  test("the study's workbook through the campaign page: a chosen sheet, a wide mapping, every label already there", async ({ page }) => {
+    const book = path.join(dir(), "human_evaluation.xlsx");
+    fs.writeFileSync(book, await studyWorkbook());
+    await page.goto(`/campaigns/${campaignId}`);
+    const form = page.locator("section", { has: page.getByRole("heading", { name: "Import labels from a CSV or a workbook" }) });
+    await form.getByLabel("File").setInputFiles(book);
+    await form.getByLabel("Sheet").fill("Human evaluation");
+    await form.getByLabel("Columns").selectOption({ label: "Another layout: a column mapping (JSON)" });
+    // A mapping that is not JSON is named beside the field, and nothing is sent.
+    await form.getByLabel("Mapping (JSON)").fill("{ taskId: task_id }");
+    await form.getByRole("button", { name: "Import" }).click();
+    await expect(form.getByTestId("label-mapping-help")).toContainText("the mapping is not valid JSON");
+    await expect(form.getByLabel("Mapping (JSON)")).toHaveAttribute("aria-invalid", "true");
+    await form.getByLabel("Mapping (JSON)").fill(JSON.stringify(STUDY_WIDE_MAPPING, null, 2));
+    await form.getByRole("button", { name: "Import" }).click();
+    // The command line loaded the same 36 labels from the long CSV: the workbook's are all there already.
+    await expect(form.getByTestId("label-import-report")).toHaveText(
+      `Dry run, nothing written. Sheet “Human evaluation”: ${STUDY_FIGURES.items} rows: 0 created, 0 updated, ${STUDY_FIGURES.items * 3} unchanged, 0 skipped, 0 unmatched.`,
+      { timeout: 60_000 },
+    );
+    await expectCleanLayout(page, [form]);
+    await screenshotsAtDesktopSizes(page, "study-journey-workbook-from-page");
   });
 
   test("the judge page reads judge vs majority κ on all 12 items, split by the fork's lang", async ({ page }) => {

@@ -1,7 +1,8 @@
 /**
  * Label files as a study keeps them, through `npm run cli -- labels import`: an .xlsx workbook with one row per item
  * and one column pair per evaluator (the wide layout), a sheet chosen with --sheet, rows that match no trajectory
- * reported in full and the command exiting 3, and files that are not label tables named for what they are.
+ * reported in full and the command exiting 3, and files that are not label tables named for what they are. The
+ * campaign page's form takes the same workbook and mapping, read by a worker's job.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -11,6 +12,11 @@ import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { runCliInProcess } from "../helpers/cli";
 import type { TestContext } from "../helpers/context";
+import { callerWithRole } from "../helpers/trpc";
+import { labelImportJobHandler } from "../../server/services/annotation/label-import-job";
+import { LABEL_IMPORT_JOB_TYPE } from "../../server/services/annotation/label-imports";
+import { runWorker } from "../../server/services/jobs/worker";
+import type { LabelImportMapping } from "../../server/domain/annotation/label-io";
 
 const environment = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "VERDICT_DATABASE_URL" && k !== "VERDICT_DB")) as NodeJS.ProcessEnv;
 const root = path.resolve(__dirname, "..", "..");
@@ -55,7 +61,7 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
     ws.addRow(["Shop--9", "Ann", 1, "Bob", 1, 1]);
     return new Uint8Array(await wb.xlsx.writeBuffer());
   }
-  const wideMapping = {
+  const wideMapping: LabelImportMapping = {
     taskId: "Task",
     verdictValues: { "1": "success", "0": "failure" },
     labels: [
@@ -166,5 +172,43 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
     expect(names).not.toContain("Old");
     expect(names).not.toContain("Pdf");
     expect(names).not.toContain("Fmt");
+  }, 300_000);
+
+  it("takes the workbook from the campaign page: a worker reads the chosen sheet with the wide mapping, as the command line does", async () => {
+    const researcher = await callerWithRole(ctx, "researcher");
+    const xlsxBase64 = Buffer.from(await studyWorkbook()).toString("base64");
+    let campaignId = 0;
+    const importThroughJob = async (input: { sheet?: string; dryRun?: boolean }) => {
+      const campaign = campaignId ? { id: campaignId } : { name: "From the page", annotatorsPerItem: 3 };
+      const { jobId } = await researcher.campaigns.importLabels({ xlsxBase64, source: "study.xlsx", mapping: wideMapping, campaign, ...input });
+      await runWorker({ db: ctx.db, handlers: { [LABEL_IMPORT_JOB_TYPE]: labelImportJobHandler(ctx) }, concurrency: 1, untilIdle: true });
+      return await researcher.campaigns.importLabelsJob({ id: jobId });
+    };
+
+    // Two sheets hold data: the page's own field is named.
+    const unchosen = await importThroughJob({});
+    expect(unchosen.status).toBe("failed");
+    expect(unchosen.error).toContain(`study.xlsx: the workbook has 2 sheets with data ("Notes" (2 rows), "Human evaluation" (6 rows)); choose one in the Sheet field`);
+
+    const dry = await importThroughJob({ sheet: "Human evaluation", dryRun: true });
+    expect(dry.status, dry.error ?? "").toBe("succeeded");
+    expect(dry.result).toMatchObject({ sheet: "Human evaluation", rows: 5, created: 11, skipped: 1, unmatchedCount: 1 });
+    const imported = await importThroughJob({ sheet: "human evaluation" });
+    campaignId = imported.result!.campaignId!;
+    expect(campaignId).toBeGreaterThan(0);
+    expect(imported.result).toMatchObject({ sheet: "Human evaluation", created: 11, unchanged: 0, unmatched: [{ line: 6, reason: `no trajectory of task "Shop--9"` }] });
+    const again = await importThroughJob({ sheet: "2" });
+    expect(again.result).toMatchObject({ created: 0, updated: 0, unchanged: 11 });
+
+    // A sheet is only for workbooks, and a CSV renamed .xlsx is no workbook.
+    await expect(researcher.campaigns.importLabels({ csv: "a,b\n", sheet: "1", source: "plain.csv", mapping: wideMapping, campaign: { id: campaignId } })).rejects.toThrow(/a sheet is chosen only for a workbook/);
+    const renamed = await researcher.campaigns.importLabels({ xlsxBase64: Buffer.from("Task,Evaluator1\n").toString("base64"), source: "renamed.xlsx", mapping: wideMapping, campaign: { id: campaignId } });
+    await runWorker({ db: ctx.db, handlers: { [LABEL_IMPORT_JOB_TYPE]: labelImportJobHandler(ctx) }, concurrency: 1, untilIdle: true });
+    const refused = await researcher.campaigns.importLabelsJob({ id: renamed.jobId });
+    expect(refused.status).toBe("failed");
+    expect(refused.error).toContain("renamed.xlsx: not a readable .xlsx workbook");
+    // An annotator cannot import at all.
+    const annotator = await callerWithRole(ctx, "annotator");
+    await expect(annotator.campaigns.importLabels({ xlsxBase64, source: "study.xlsx", mapping: wideMapping, campaign: { id: campaignId } })).rejects.toThrow(/FORBIDDEN|researcher/i);
   }, 300_000);
 });

@@ -206,18 +206,26 @@ export const campaignsRouter = createTRPCRouter({
 
   importPresets: researcherProcedure.query(() => Object.entries(LABEL_IMPORT_PRESETS).map(([name, p]) => ({ name, description: p.description, mapping: p.mapping }))),
 
-  /** Queued for a worker (the CSV is parsed there); the page polls importLabelsJob for the report. */
+  /** Queued for a worker (the CSV or workbook is parsed there); the page polls importLabelsJob for the report. */
   importLabels: researcherProcedure
     .input(
-      z.object({
-        csv: z.string().max(10_000_000, "the CSV is larger than 10 MB of text; use npm run cli -- labels import for files this big"),
-        source: z.string().max(300),
-        mapping: labelImportMappingSchema,
-        campaign: z.union([z.object({ id }), z.object({ name: z.string().min(1).max(200), annotatorsPerItem: z.number().int().min(1).max(20).optional() })]),
-        dryRun: z.boolean().optional(),
-      }),
+      z
+        .object({
+          csv: z.string().max(10_000_000, "the CSV is larger than 10 MB of text; use npm run cli -- labels import for files this big").optional(),
+          xlsxBase64: z.base64("the workbook was not sent as base64").max(12_000_000, "the workbook is larger than 9 MB; use npm run cli -- labels import for files this big").optional(),
+          sheet: z.string().min(1).max(200).optional(),
+          source: z.string().max(300),
+          mapping: labelImportMappingSchema,
+          campaign: z.union([z.object({ id }), z.object({ name: z.string().min(1).max(200), annotatorsPerItem: z.number().int().min(1).max(20).optional() })]),
+          dryRun: z.boolean().optional(),
+        })
+        .refine((v) => (v.csv === undefined) !== (v.xlsxBase64 === undefined), "send the file either as csv or as xlsxBase64")
+        .refine((v) => v.sheet === undefined || v.xlsxBase64 !== undefined, "a sheet is chosen only for a workbook (xlsxBase64)"),
     )
-    .mutation(async ({ ctx, input }) => ({ jobId: await startLabelImport(ctx, ctx.actor, input) })),
+    .mutation(async ({ ctx, input }) => {
+      const { csv, xlsxBase64, sheet, ...rest } = input;
+      return { jobId: await startLabelImport(ctx, ctx.actor, xlsxBase64 !== undefined ? { ...rest, xlsxBase64, sheet } : { ...rest, csv: csv! }) };
+    }),
 
   /** A label import started by importLabels, for the person who started it: queued, running, its report or why it failed. */
   importLabelsJob: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await labelImportJob(ctx, ctx.actor, input.id)),

@@ -82,9 +82,10 @@ export interface SheetTable extends CsvTable {
 /**
  * One sheet of an .xlsx workbook as a table: the first non-empty row is the header (names trimmed), every later
  * row with any value is a row, numbered as the spreadsheet numbers it. `sheet` names the sheet (or gives its
- * 1-based position); without it the workbook must have exactly one sheet with data in it.
+ * 1-based position); without it the workbook must have exactly one sheet with data in it. `chooseSheet` says
+ * where the user names a sheet (the command line's flag, or the campaign page's field).
  */
-export async function readWorkbookTable(bytes: Uint8Array, source: string, sheet?: string): Promise<SheetTable> {
+export async function readWorkbookTable(bytes: Uint8Array, source: string, sheet?: string, chooseSheet = "with --sheet"): Promise<SheetTable> {
   const workbook = new ExcelJS.Workbook();
   try {
     // exceljs's typings name Node's older Buffer; the bytes are the same.
@@ -102,7 +103,7 @@ export async function readWorkbookTable(bytes: Uint8Array, source: string, sheet
   } else {
     const withData = sheets.filter((s) => s.actualRowCount > 0);
     if (withData.length === 0) throw new WorkbookError(`${source}: every sheet is empty`);
-    if (withData.length > 1) throw new WorkbookError(`${source}: the workbook has ${withData.length} sheets with data (${described()}); choose one with --sheet`);
+    if (withData.length > 1) throw new WorkbookError(`${source}: the workbook has ${withData.length} sheets with data (${described()}); choose one ${chooseSheet}`);
     ws = withData[0]!;
   }
   const name = ws.name;

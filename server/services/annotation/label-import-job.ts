@@ -1,5 +1,5 @@
 /**
- * The worker's side of a label import from the dashboard (./label-imports.ts): read the staged CSV, parse it in a job
+ * The worker's side of a label import from the dashboard (./label-imports.ts): read the staged CSV or workbook, parse it in a job
  * thread (jobs/threads.ts), import the rows as the person who started it, remove the file. Imported by the worker
  * runtime only, never by the web server.
  */
@@ -15,7 +15,7 @@ import type { LabelImportJobPayload } from "./label-imports";
 
 export function labelImportJobHandler(ctx: AppContext): JobHandler {
   return async ({ job, signal }) => {
-    const { file, requestedBy, ...req } = job.payload as LabelImportJobPayload;
+    const { file, requestedBy, encoding, sheet, ...req } = job.payload as LabelImportJobPayload;
     try {
       // The role the person has now: one demoted or deactivated since the upload imports nothing.
       const user = await getUser(ctx.db, requestedBy);
@@ -23,6 +23,12 @@ export function labelImportJobHandler(ctx: AppContext): JobHandler {
       const actor: Actor = { userId: user.id, name: user.name, role: user.role };
       const text = await readUploadedText(ctx.config, file);
       if (text === null) throw new ValidationError(`${req.source}: the uploaded file is no longer there; upload it again`);
+      if (encoding === "xlsx-base64") {
+        const table = await runInThread("workbook-table", { base64: text, source: req.source, sheet, chooseSheet: "in the Sheet field" }, { signal, what: req.source });
+        signal.throwIfAborted();
+        const report = await importLabelTable(ctx.db, actor, table, { ...req, source: `${req.source} (sheet ${JSON.stringify(table.sheet)})` });
+        return { ...report, sheet: table.sheet };
+      }
       const table = await runInThread("csv-table", { text, source: req.source }, { signal, what: req.source });
       signal.throwIfAborted();
       return await importLabelTable(ctx.db, actor, table, req);

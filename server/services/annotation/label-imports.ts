@@ -1,11 +1,13 @@
 /**
- * Label imports from the dashboard (the campaign page's "Import labels from a CSV") run as jobs: the web server keeps
- * the file and queues the import, a worker reads it (parsing in a thread of its own: ./label-import-job.ts) and
+ * Label imports from the dashboard (the campaign page's "Import labels") run as jobs: the web server keeps the file
+ * (a CSV, or an .xlsx workbook sent as base64) and queues the import, a worker reads it (parsing in a thread of its
+ * own: ./label-import-job.ts) and
  * imports the labels as `importLabelTable` does for the CLI, and the page polls for the report. The import acts for
  * the person who started it, with the role they have when it runs.
  */
 import { requireRole, type Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
+import { ValidationError } from "../../errors";
 import { checkUploadRoom } from "../jobs/upload-quota";
 import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
 import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
@@ -13,18 +15,33 @@ import type { LabelImportReport, LabelImportRequest } from "./io";
 
 export const LABEL_IMPORT_JOB_TYPE = "labels.import-csv";
 
+/** What the campaign page sends: the file as CSV text, or a workbook's bytes as base64 with the sheet to read. */
+export type DashboardLabelImportRequest = Omit<LabelImportRequest, "csv"> & ({ csv: string; xlsxBase64?: undefined; sheet?: undefined } | { xlsxBase64: string; sheet?: string; csv?: undefined });
+
 export interface LabelImportJobPayload extends RequestedJobPayload, Omit<LabelImportRequest, "csv"> {
   file: StagedText;
+  /** How the staged text holds the file ("csv" when absent: jobs queued before workbooks were taken). */
+  encoding?: "csv" | "xlsx-base64";
+  sheet?: string;
 }
 
-/** Keeps the CSV and queues its import for a worker; resolves to the job's id. */
-export async function startLabelImport(ctx: AppContext, actor: Actor, req: LabelImportRequest): Promise<number> {
+/** Keeps the file and queues its import for a worker; resolves to the job's id. */
+export async function startLabelImport(ctx: AppContext, actor: Actor, req: DashboardLabelImportRequest): Promise<number> {
   requireRole(actor, "researcher", "import labels");
-  const { csv, ...rest } = req;
-  await checkUploadRoom(ctx, actor.userId, Buffer.byteLength(csv, "utf8"));
-  const file = await stageUploadedText(ctx.config, csv);
+  const { csv, xlsxBase64, sheet, ...rest } = req;
+  const text = csv ?? xlsxBase64;
+  if (text === undefined) throw new ValidationError(`${req.source}: no file was sent`);
+  // The quota counts the file's own size, not its base64 form.
+  await checkUploadRoom(ctx, actor.userId, csv !== undefined ? Buffer.byteLength(csv, "utf8") : Math.floor((xlsxBase64!.length * 3) / 4));
+  const file = await stageUploadedText(ctx.config, text);
   try {
-    const payload: LabelImportJobPayload = { ...rest, file, requestedBy: actor.userId, uploadBytes: file.bytes };
+    const payload: LabelImportJobPayload = {
+      ...rest,
+      ...(csv !== undefined ? { encoding: "csv" as const } : { encoding: "xlsx-base64" as const, sheet }),
+      file,
+      requestedBy: actor.userId,
+      uploadBytes: file.bytes,
+    };
     return await enqueueRequestedJob(ctx, LABEL_IMPORT_JOB_TYPE, payload);
   } catch (e) {
     await removeUploadedText(ctx.config, file).catch(() => undefined);

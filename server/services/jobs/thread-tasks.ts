@@ -5,6 +5,7 @@
  */
 import { csvAgreement, type CsvAgreementInput, type CsvAgreementResult } from "../analytics/csv-agreement";
 import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
+import { readWorkbookTable, WorkbookError, type SheetTable } from "../../domain/annotation/label-workbook";
 import { ValidationError } from "../../errors";
 
 export const THREAD_TASKS = {
@@ -16,6 +17,15 @@ export const THREAD_TASKS = {
       return parseCsvTable(input.text, { source: input.source, delimiter: input.delimiter });
     } catch (e) {
       if (e instanceof CsvError) throw new ValidationError(e.message);
+      throw e;
+    }
+  },
+  /** One sheet of an .xlsx workbook (sent as base64) read as a header and rows (label imports from the campaign page). */
+  "workbook-table": async (input: { base64: string; source: string; sheet?: string; chooseSheet?: string }): Promise<SheetTable> => {
+    try {
+      return await readWorkbookTable(Buffer.from(input.base64, "base64"), input.source, input.sheet, input.chooseSheet);
+    } catch (e) {
+      if (e instanceof WorkbookError) throw new ValidationError(e.message);
       throw e;
     }
   },

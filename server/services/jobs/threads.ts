@@ -28,7 +28,7 @@ export function runInThread<K extends ThreadTask>(
   task: K,
   input: Parameters<ThreadTasks[K]>[0],
   opts: { signal?: AbortSignal; maxHeapMb?: number; what?: string } = {},
-): Promise<ReturnType<ThreadTasks[K]>> {
+): Promise<Awaited<ReturnType<ThreadTasks[K]>>> {
   const maxHeapMb = opts.maxHeapMb ?? THREAD_HEAP_MB;
   return new Promise((resolve, reject) => {
     opts.signal?.throwIfAborted();
@@ -45,7 +45,7 @@ export function runInThread<K extends ThreadTask>(
       settle(() => reject(opts.signal!.reason instanceof Error ? opts.signal!.reason : new Error("stopped")));
     };
     opts.signal?.addEventListener("abort", onAbort);
-    thread.once("message", (m: { ok: true; result: ReturnType<ThreadTasks[K]> } | { ok: false; name: string; message: string }) => {
+    thread.once("message", (m: { ok: true; result: Awaited<ReturnType<ThreadTasks[K]>> } | { ok: false; name: string; message: string }) => {
       settle(() => (m.ok ? resolve(m.result) : reject(rebuilt(m.name, m.message))));
       void thread.terminate();
     });

@@ -4,7 +4,7 @@
  * labels made elsewhere from a CSV.
  */
 import { useMutation, useQuery } from "@tanstack/react-query";
-import type { inferRouterOutputs } from "@trpc/server";
+import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
@@ -102,6 +102,44 @@ export function CampaignActions({ campaign }: { campaign: { id: number; status: 
   );
 }
 
+/** A workbook's bytes as base64 (the form sends files inside a JSON request). */
+function fileAsBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(reader.error ?? new Error(`could not read ${file.name}`));
+    reader.readAsDataURL(file);
+  });
+}
+
+type LabelMapping = inferRouterInputs<AppRouter>["campaigns"]["importLabels"]["mapping"];
+
+const isWorkbookName = (name: string) => /\.xlsx$/i.test(name);
+const CUSTOM_MAPPING = "(custom)";
+const MAPPING_EXAMPLE = `{
+  "taskId": "task_id",
+  "verdictValues": { "1": "success", "0": "failure" },
+  "labels": [
+    { "annotator": "Evaluator1", "verdict": "Overall1" },
+    { "annotator": "Evaluator2", "verdict": "Overall2" }
+  ]
+}`;
+
+/** The mapping the form describes: a preset's, or the JSON typed for another layout (with what is wrong with it). */
+function chosenMapping(choice: string, json: string, presets: { name: string; mapping: unknown }[] | undefined): { mapping: unknown } | { problem: string } {
+  if (choice !== CUSTOM_MAPPING) {
+    const preset = presets?.find((p) => p.name === choice);
+    return preset ? { mapping: preset.mapping } : { problem: "choose how the columns are laid out" };
+  }
+  try {
+    const mapping: unknown = JSON.parse(json);
+    if (typeof mapping !== "object" || mapping === null || Array.isArray(mapping)) return { problem: "the mapping must be a JSON object of column names" };
+    return { mapping };
+  } catch (e) {
+    return { problem: `the mapping is not valid JSON: ${(e as Error).message}` };
+  }
+}
+
 export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
   const trpc = useTRPC();
   const presets = useQuery(trpc.campaigns.importPresets.queryOptions());
@@ -109,6 +147,9 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
   const router = useRouter();
   const [started, setStarted] = useState<{ jobId: number; dryRun: boolean } | null>(null);
   const [error, setError] = useState("");
+  const [workbook, setWorkbook] = useState(false);
+  const [choice, setChoice] = useState("");
+  const [mappingProblem, setMappingProblem] = useState("");
   // The import runs on a worker: poll it until it has ended.
   const job = useQuery({
     ...trpc.campaigns.importLabelsJob.queryOptions({ id: started?.jobId ?? 0 }),
@@ -117,12 +158,13 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
   });
   const r = job.data?.result ?? null;
   const report = r
-    ? `${started?.dryRun ? "Dry run, nothing written. " : ""}${r.rows} rows: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.unmatchedCount} unmatched${
+    ? `${started?.dryRun ? "Dry run, nothing written. " : ""}${r.sheet ? `Sheet “${r.sheet}”: ` : ""}${r.rows} rows: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.unmatchedCount} unmatched${
         r.unmatched.length ? ` (first: line ${r.unmatched[0]!.line}, ${r.unmatched[0]!.reason})` : ""
       }.`
     : "";
   const running = importLabels.isPending || (started !== null && (job.data === undefined || job.data.status === "queued" || job.data.status === "running"));
   const shownError = error || job.error?.message || job.data?.error || "";
+  const selected = choice || presets.data?.[0]?.name || "";
   useEffect(() => {
     if (job.data?.status === "succeeded" && !started?.dryRun) router.refresh();
   }, [job.data?.status, started?.dryRun, router]);
@@ -131,13 +173,20 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
     const file = f.get("file") as File | null;
-    const preset = presets.data?.find((p) => p.name === f.get("preset"));
-    if (!file || !file.size || !preset) return;
+    if (!file || !file.size) return;
+    const mapping = chosenMapping(selected, String(f.get("mapping") ?? ""), presets.data);
+    setMappingProblem("problem" in mapping ? mapping.problem : "");
+    if ("problem" in mapping) return;
     setError("");
     setStarted(null);
     try {
       const dryRun = f.get("dryRun") === "on";
-      const { jobId } = await importLabels.mutateAsync({ csv: await file.text(), source: file.name, mapping: preset.mapping, campaign: { id: campaignId }, dryRun });
+      const sheet = String(f.get("sheet") ?? "").trim();
+      // The mapping is checked by the server against its schema, which names what is wrong.
+      const common = { source: file.name, mapping: mapping.mapping as LabelMapping, campaign: { id: campaignId }, dryRun };
+      const { jobId } = await importLabels.mutateAsync(
+        isWorkbookName(file.name) ? { ...common, xlsxBase64: await fileAsBase64(file), ...(sheet ? { sheet } : {}) } : { ...common, csv: await file.text() },
+      );
       setStarted({ jobId, dryRun });
     } catch (err) {
       setError((err as Error).message);
@@ -146,20 +195,34 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
 
   return (
     <section className="panel px-4 py-3">
-      <h2 className="section-title">Import labels from a CSV</h2>
+      <h2 className="section-title">Import labels from a CSV or a workbook</h2>
       <form onSubmit={onSubmit} className="mt-2 flex flex-wrap items-end gap-2 text-[12px]">
         <label className="flex flex-col gap-1 font-medium text-zinc-700">
           File
-          <input type="file" name="file" accept=".csv,text/csv" required className="text-[12px]" />
+          <input
+            type="file"
+            name="file"
+            accept=".csv,text/csv,.xlsx,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+            required
+            className="text-[12px]"
+            onChange={(e) => setWorkbook(isWorkbookName(e.currentTarget.files?.[0]?.name ?? ""))}
+          />
         </label>
+        {workbook && (
+          <label className="flex flex-col gap-1 font-medium text-zinc-700">
+            Sheet
+            <input name="sheet" className="field w-44" placeholder="the only one with data" maxLength={200} />
+          </label>
+        )}
         <label className="flex flex-col gap-1 font-medium text-zinc-700">
           Columns
-          <select name="preset" className="field">
+          <select name="preset" className="field" value={selected} onChange={(e) => setChoice(e.currentTarget.value)}>
             {(presets.data ?? []).map((p) => (
               <option key={p.name} value={p.name} title={p.description}>
                 {p.description}
               </option>
             ))}
+            <option value={CUSTOM_MAPPING}>Another layout: a column mapping (JSON)</option>
           </select>
         </label>
         <label className="flex items-center gap-1.5">
@@ -168,8 +231,26 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
         <button type="submit" className="btn" disabled={running || !presets.data}>
           {running ? "Importing…" : "Import"}
         </button>
+        {selected === CUSTOM_MAPPING && (
+          <label className="flex w-full flex-col gap-1 font-medium text-zinc-700">
+            Mapping (JSON)
+            <textarea
+              name="mapping"
+              rows={7}
+              required
+              spellCheck={false}
+              className="field font-mono text-[11px]"
+              placeholder={MAPPING_EXAMPLE}
+              aria-invalid={mappingProblem ? true : undefined}
+              aria-describedby="label-mapping-help"
+            />
+            <span id="label-mapping-help" className={mappingProblem ? "font-normal text-rose-700" : "font-normal text-zinc-500"} data-testid="label-mapping-help">
+              {mappingProblem ||
+                "Long tables name an annotator and a verdict column; wide tables (several evaluators on a row) list each pair under labels. The fields are described in docs/guide/importing.md."}
+            </span>
+          </label>
+        )}
       </form>
-      <p className="mt-1 text-2xs text-zinc-500">Other column layouts: npm run cli -- labels import FILE --mapping mapping.json (see docs/guide/label-files.md).</p>
       {job.data?.status === "queued" && <WaitingForWorker since={job.data.createdAt} what="this import" />}
       {report && <p className="mt-1 text-[12px] text-emerald-700" data-testid="label-import-report">{report}</p>}
       {shownError && <p className="mt-1 text-[12px] text-rose-700" role="alert">{shownError}</p>}
