@@ -91,15 +91,15 @@ test.describe.serial("issue 25: a study from a fork's folder and a human evaluat
     fs.writeFileSync(book, await studyWorkbook());
     await page.goto(`/campaigns/${campaignId}`);
     const form = page.locator("section", { has: page.getByRole("heading", { name: "Import labels from a CSV or a workbook" }) });
-    await form.getByLabel("File").setInputFiles(book);
-    await form.getByLabel("Sheet").fill("Human evaluation");
+    await form.getByLabel("File", { exact: true }).setInputFiles(book);
+    await form.getByLabel("Sheet", { exact: true }).fill("Human evaluation");
     await form.getByLabel("Columns").selectOption({ label: "Another layout: a column mapping (JSON)" });
     // A mapping that is not JSON is named beside the field, and nothing is sent.
-    await form.getByLabel("Mapping (JSON)").fill("{ taskId: task_id }");
+    await form.getByLabel("Mapping (JSON)", { exact: true }).fill("{ taskId: task_id }");
     await form.getByRole("button", { name: "Import" }).click();
     await expect(form.getByTestId("label-mapping-help")).toContainText("the mapping is not valid JSON");
-    await expect(form.getByLabel("Mapping (JSON)")).toHaveAttribute("aria-invalid", "true");
-    await form.getByLabel("Mapping (JSON)").fill(JSON.stringify(STUDY_WIDE_MAPPING, null, 2));
+    await expect(form.getByLabel("Mapping (JSON)", { exact: true })).toHaveAttribute("aria-invalid", "true");
+    await form.getByLabel("Mapping (JSON)", { exact: true }).fill(JSON.stringify(STUDY_WIDE_MAPPING, null, 2));
     await form.getByRole("button", { name: "Import" }).click();
     // The command line loaded the same 36 labels from the long CSV: the workbook's are all there already.
     await expect(form.getByTestId("label-import-report")).toHaveText(

@@ -232,9 +232,12 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
           {running ? "Importing…" : "Import"}
         </button>
         {selected === CUSTOM_MAPPING && (
-          <label className="flex w-full flex-col gap-1 font-medium text-zinc-700">
-            Mapping (JSON)
+          <div className="flex w-full flex-col gap-1">
+            <label htmlFor="label-mapping" className="font-medium text-zinc-700">
+              Mapping (JSON)
+            </label>
             <textarea
+              id="label-mapping"
               name="mapping"
               rows={7}
               required
@@ -244,11 +247,11 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
               aria-invalid={mappingProblem ? true : undefined}
               aria-describedby="label-mapping-help"
             />
-            <span id="label-mapping-help" className={mappingProblem ? "font-normal text-rose-700" : "font-normal text-zinc-500"} data-testid="label-mapping-help">
+            <p id="label-mapping-help" className={mappingProblem ? "text-rose-700" : "text-zinc-500"} data-testid="label-mapping-help">
               {mappingProblem ||
-                "Long tables name an annotator and a verdict column; wide tables (several evaluators on a row) list each pair under labels. The fields are described in docs/guide/importing.md."}
-            </span>
-          </label>
+                "Long tables name an annotator and a verdict column; wide tables (several evaluators on a row) list each pair under labels. The fields are described in docs/guide/label-files.md."}
+            </p>
+          </div>
         )}
       </form>
       {job.data?.status === "queued" && <WaitingForWorker since={job.data.createdAt} what="this import" />}
