@@ -16,7 +16,8 @@ export type PlayerCommand =
   | "toggleEvaluations"
   | "close"
   | "slower"
-  | "faster";
+  | "faster"
+  | "copyLink";
 
 export interface KeyLike {
   key: string;
@@ -47,6 +48,7 @@ export const SHORTCUTS: { keys: string[]; command: PlayerCommand; description: s
   { keys: ["r"], command: "toggleRaw", description: "Raw / marked screenshot (when a raw one exists)" },
   { keys: ["z"], command: "toggleZoom", description: "Zoom: full resolution, drag or scroll to pan" },
   { keys: ["e"], command: "toggleEvaluations", description: "Show / hide the evaluations (verdicts, labels) beside the step" },
+  { keys: ["l"], command: "copyLink", description: "Copy a link to this step (it keeps working after re-imports)" },
   { keys: ["?"], command: "toggleHelp", description: "This list" },
   { keys: ["Esc"], command: "close", description: "Close zoom or help" },
 ];
@@ -64,6 +66,7 @@ const KEYMAP: Record<string, PlayerCommand> = {
   r: "toggleRaw",
   z: "toggleZoom",
   e: "toggleEvaluations",
+  l: "copyLink",
   "?": "toggleHelp",
   Escape: "close",
   "-": "slower",

@@ -11,6 +11,8 @@ import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { BASE_STEP_MS, commandForKey, nextSpeed, SHORTCUTS, type PlayerCommand } from "@/server/domain/player/keyboard";
+import { stepLinkPath } from "@/server/domain/trajectories/step-links";
+import { CopyStepLink } from "./copy-step-link";
 import type { LoopMarks } from "@/server/domain/player/loops";
 import type { GroundingFlag } from "@/server/domain/player/overlay";
 import { fromJsonText, unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW, type JsonText, type StepIndexEntry } from "@/server/domain/player/paging";
@@ -154,6 +156,7 @@ export function TrajectoryPlayer({
       loadWindow={loadWindow}
       initialWindow={initialWindow}
       download={download}
+      linkable={trajectoryId > 0}
     />
   );
 }
@@ -173,7 +176,7 @@ export function PlayerView({
   evaluationsOpen = false,
   loadWindow,
   initialWindow,
-  download,
+  download, linkable,
 }: {
   data: PlayerData;
   initialStep: number;
@@ -194,7 +197,7 @@ export function PlayerView({
   /** Another window already at hand (the initial step's, fetched with the page). */
   initialWindow?: StepWindowData;
   /** Where the header's ATIF download points, when the viewer may download the trajectory. */
-  download?: string;
+  download?: string; /** The header offers a stable link to the step (a trajectory page, not a campaign item). */ linkable?: boolean;
 }) {
   const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
@@ -348,7 +351,7 @@ export function PlayerView({
     // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
     // (the label panel), pushing the screenshot down and the filmstrip below the fold.
     <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
-      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} download={download} />
+      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} download={download} stepLink={linkable && "linkKey" in data.trajectory ? stepLinkPath({ key: String(data.trajectory.linkKey), id: data.trajectory.id }, current + 1) : undefined} />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
           aria-label="Task"
@@ -531,12 +534,15 @@ const PlayerHeader = memo(function PlayerHeader({
   showEvaluations,
   onToggleEvaluations,
   download,
+  stepLink,
 }: {
   data: PlayerData;
   back?: BackLink;
   showEvaluations: boolean;
   onToggleEvaluations: () => void;
   download?: string;
+  /** The stable link to the step on screen (trajectory pages; a campaign item is reached through its queue). */
+  stepLink?: string;
 }) {
   const { trajectory: t, task, run, taskSet } = data;
   return (
@@ -588,6 +594,7 @@ const PlayerHeader = memo(function PlayerHeader({
             ATIF ↓
           </a>
         )}
+        {stepLink && <CopyStepLink path={stepLink} />}
         <Toggle on={showEvaluations} onClick={onToggleEvaluations} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
           Evaluations
         </Toggle>

@@ -1,0 +1,24 @@
+import { notFound, redirect } from "next/navigation";
+import { api, orNotFound } from "../../_trpc/server";
+
+type Props = { params: Promise<{ key: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+/**
+ * A stable link to a step (server/domain/trajectories/step-links.ts): finds the trajectory's row as it is stored
+ * now and opens the player there, at the step and region the link names.
+ */
+export default async function StepLinkPage({ params, searchParams }: Props) {
+  const { key } = await params;
+  if (!/^[0-9a-fA-F]{16,128}$/.test(key)) notFound();
+  const sp = await searchParams;
+  const rowId = Number(one(sp.id));
+  const { id } = await orNotFound((await api()).trajectories.resolveLink({ key, id: Number.isInteger(rowId) && rowId > 0 ? rowId : undefined }));
+  const q = new URLSearchParams();
+  for (const name of ["step", "region", "panel"]) {
+    const v = one(sp[name]);
+    if (v) q.set(name, v);
+  }
+  redirect(`/trajectories/${id}${q.size ? `?${q.toString()}` : ""}`);
+}
