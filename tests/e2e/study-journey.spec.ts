@@ -106,6 +106,9 @@ test.describe.serial("issue 25: a study from a fork's folder and a human evaluat
       `Dry run, nothing written. Sheet “Human evaluation”: ${STUDY_FIGURES.items} rows: 0 created, 0 updated, ${STUDY_FIGURES.items * 3} unchanged, 0 skipped, 0 unmatched.`,
       { timeout: 60_000 },
     );
+    // The mapping is readable where it is typed: several lines, not one.
+    const box = await form.getByLabel("Mapping (JSON)", { exact: true }).boundingBox();
+    expect(box!.height).toBeGreaterThanOrEqual(120);
     await expectCleanLayout(page, [form]);
     await screenshotsAtDesktopSizes(page, "study-journey-workbook-from-page");
   });

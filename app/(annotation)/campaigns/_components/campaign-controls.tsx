@@ -216,7 +216,7 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
         )}
         <label className="flex flex-col gap-1 font-medium text-zinc-700">
           Columns
-          <select name="preset" className="field" value={selected} onChange={(e) => setChoice(e.currentTarget.value)}>
+          <select name="preset" className="field max-w-sm" value={selected} onChange={(e) => setChoice(e.currentTarget.value)}>
             {(presets.data ?? []).map((p) => (
               <option key={p.name} value={p.name} title={p.description}>
                 {p.description}
@@ -242,7 +242,7 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
               rows={7}
               required
               spellCheck={false}
-              className="field font-mono text-[11px]"
+              className="field h-40 py-1.5 font-mono text-[11px]"
               placeholder={MAPPING_EXAMPLE}
               aria-invalid={mappingProblem ? true : undefined}
               aria-describedby="label-mapping-help"
