@@ -17,6 +17,7 @@ import { judgeTrajectory, type JudgeDeps } from "../../server/services/evaluatio
 import { criteriaReport } from "../../server/services/evaluation/criteria-report";
 import { importLabelsCsv } from "../../server/services/annotation/io";
 import { makeActor } from "../helpers/annotation-fixture";
+import { trajectoryEvaluations } from "../../server/services/evaluation/trajectory-evaluations";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
@@ -138,6 +139,24 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     expect(cited[0]!.problem).toBe("step 9 does not exist (the trajectory has 4 steps)");
     expect(cited[2]!.problem).toBe("box [0, 0, 100, 30] lies outside the 48×36 screenshot of step 3");
     expect(cited[3]!.problem).toBe("no step number");
+    // The evaluations panel: the key points with their grades, the relevance scores by player position, and the
+    // citations with the position of the step each opens (none for the step that does not exist).
+    const panel = await trajectoryEvaluations(ctx.db, await makeActor(ctx, "Rhea", "researcher"), hotel.id);
+    const shown = panel.hidden ? null : panel.verdicts.find((x) => x.id === v.id)!;
+    expect(shown!.criteria.map((k) => k.result)).toEqual(["met", "met", "met"]);
+    expect(shown!.relevance!.map((r) => [r.position, r.score])).toEqual([
+      [0, 1],
+      [1, 2],
+      [2, 4],
+      [3, 1],
+    ]);
+    expect(shown!.citations.map((x) => [x.playerPosition, x.box])).toEqual([
+      [null, null],
+      [2, [10, 5, 40, 30]],
+      [2, null],
+      [null, null],
+    ]);
+    expect(shown!.unverifiableCitations).toBe(3);
     expect(await citationTotals(ctx.db, `judge:${c.id}`)).toEqual([
       { evaluatorKey: `judge:${c.id}`, evaluatorName: "cited", k: "full", promptVersion: "verdict-keypoints-v1", verdicts: 1, citations: 4, unverifiable: 3 },
     ]);

@@ -122,3 +122,11 @@ export function checkCitations(citations: ParsedCitation[], steps: CitableStep[]
 export function unverifiableCount(citations: Pick<ParsedCitation, "problem">[]): number {
   return citations.filter((c) => c.problem !== null).length;
 }
+
+/** The player's `?region=x1,y1,x2,y2` (a cited box in the stored screenshot's pixels); null when absent or malformed. */
+export function parseRegionParam(text: string | null | undefined): CitationBox | null {
+  const m = /^(\d{1,6}),(\d{1,6}),(\d{1,6}),(\d{1,6})$/.exec(text ?? "");
+  if (!m) return null;
+  const box = [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] as CitationBox;
+  return box[0] < box[2] && box[1] < box[3] ? box : null;
+}

@@ -16,7 +16,8 @@ import { getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import { hasRole, type Actor } from "../../domain/access/actor";
 import { EVALUATIONS_HIDDEN } from "../../domain/access/evaluations-hidden";
 import { screenshotWindow, type ScreenshotWindow } from "../../domain/evaluation/screenshot-window";
-import type { JudgeOptions } from "../../domain/evaluation/verdicts";
+import type { CriterionResult, JudgeOptions } from "../../domain/evaluation/verdicts";
+import { evidenceOfVerdicts, type VerdictEvidence } from "../../../db/repositories/evaluation/verdict-evidence";
 import { NotFoundError } from "../../errors";
 import { assertMayViewEvaluations, assertTrajectoryBrowsable, mayViewEvaluations, visibleLabelsOfTrajectory } from "../annotation";
 import { screenshotFor } from "./judge-verdict";
@@ -44,8 +45,11 @@ export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId:
     return configs.get(id)!;
   };
 
+  const rows = await listVerdicts(db, { trajectoryId });
+  const evidence = await evidenceOfVerdicts(db, rows.filter((v) => v.kind === "judge").map((v) => v.id));
+  const positionOf = new Map(detail.steps.map((s, i) => [s.index, i]));
   const verdicts = [];
-  for (const v of await listVerdicts(db, { trajectoryId })) {
+  for (const v of rows) {
     const config = await configOf(v.judgeConfigId);
     // The judge sends the marked screenshot unless its configuration asks for raw ones; imports are assumed marked.
     const pref = config?.screenshots ?? "marked";
@@ -72,6 +76,7 @@ export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId:
       latencyMs: v.latencyMs,
       costUsd: v.costUsd,
       updatedAt: v.updatedAt,
+      ...evidenceView(evidence.get(v.id), v.details, positionOf),
     });
   }
 
@@ -135,6 +140,35 @@ export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId:
     verdicts,
     labels: labelsWithHistory,
     consolidated,
+  };
+}
+
+/**
+ * What a verdict rests on, for the panel: the criteria a staged protocol graded, the process and failure cause
+ * of the rubric, each screenshot's relevance score (key points), and the citations with the player position
+ * (0-based) of the step each names. Positions are null where the stored step is gone or never existed.
+ */
+export function evidenceView(e: VerdictEvidence | undefined, details: Record<string, unknown> | null, positionOf: Map<number, number>) {
+  const d = details ?? {};
+  const relevance = Array.isArray(d.relevance)
+    ? (d.relevance as { stepIndex: number; score: number | null; problem: string | null }[]).map((r) => ({ position: positionOf.get(r.stepIndex) ?? null, score: r.score, problem: r.problem }))
+    : null;
+  const citations = (e?.citations ?? []).map((c) => ({
+    position: c.position,
+    stepNumber: c.stepNumber,
+    playerPosition: c.stepIndex === null ? null : positionOf.get(c.stepIndex) ?? null,
+    box: c.box,
+    note: c.note,
+    problem: c.problem,
+  }));
+  return {
+    criteria: (e?.criteria ?? []).map((c) => ({ position: c.position, kind: c.kind, text: c.text, result: c.result })),
+    process: typeof d.process === "string" ? (d.process as CriterionResult) : null,
+    failureCause: typeof d.failureCause === "string" ? d.failureCause : null,
+    relevance,
+    threshold: typeof d.threshold === "number" ? d.threshold : null,
+    citations,
+    unverifiableCitations: citations.filter((c) => c.problem !== null).length,
   };
 }
 

@@ -12,6 +12,7 @@ import { useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { memo, useMemo, useState, type ReactNode } from "react";
 import { describeK } from "@/server/domain/evaluation/screenshot-window";
+import type { CitationBox } from "@/server/domain/evaluation/citations";
 import { EVALUATIONS_HIDDEN } from "@/server/domain/access/evaluations-hidden";
 import type { AppRouter } from "@/server/api/root";
 import { formatDate } from "../../../_components/ui";
@@ -75,11 +76,14 @@ export type EvaluationsState = ReturnType<typeof useEvaluations>;
 export const EvaluationsPanel = memo(function EvaluationsPanel({
   state,
   go,
+  cite,
   onClose,
 }: {
   state: EvaluationsState;
   /** Moves the player to a 0-based step position. */
   go: (position: number) => void;
+  /** Moves the player to a cited step and draws the cited region (in the stored screenshot's pixels) on it. */
+  cite?: (position: number, box: CitationBox | null) => void;
   onClose: () => void;
 }) {
   const { data, status, errorMessage, chosenId, choose } = state;
@@ -102,13 +106,15 @@ export const EvaluationsPanel = memo(function EvaluationsPanel({
           {data.message}
         </p>
       ) : (
-        <Shown data={data} chosenId={chosenId} choose={choose} go={go} />
+        <Shown data={data} chosenId={chosenId} choose={choose} go={go} cite={cite ?? ((p) => go(p))} />
       )}
     </div>
   );
 });
 
-function Shown({ data, chosenId, choose, go }: { data: Shown; chosenId: number | null; choose: (id: number) => void; go: (p: number) => void }) {
+type Cite = (position: number, box: CitationBox | null) => void;
+
+function Shown({ data, chosenId, choose, go, cite }: { data: Shown; chosenId: number | null; choose: (id: number) => void; go: (p: number) => void; cite: Cite }) {
   const judges = data.verdicts.filter((v) => v.kind === "judge" && v.origin === "verdict");
   const rules = data.verdicts.filter((v) => v.kind === "rule" && v.origin === "verdict");
   const imported = data.verdicts.filter((v) => v.origin === "import");
@@ -133,7 +139,7 @@ function Shown({ data, chosenId, choose, go }: { data: Shown; chosenId: number |
       {judges.length > 0 && (
         <Group title={`Judges (${judges.length})`}>
           {judges.map((v) => (
-            <VerdictCard key={v.id} v={v} chosen={v.id === chosenId} choose={choose} go={go} />
+            <VerdictCard key={v.id} v={v} chosen={v.id === chosenId} choose={choose} go={go} cite={cite} />
           ))}
         </Group>
       )}
@@ -208,7 +214,7 @@ function Raw({ summary, text }: { summary: string; text: string }) {
   );
 }
 
-function VerdictCard({ v, chosen, choose, go, ruleConfig }: { v: VerdictView; chosen: boolean; choose: (id: number) => void; go: (p: number) => void; ruleConfig?: unknown }) {
+function VerdictCard({ v, chosen, choose, go, cite, ruleConfig }: { v: VerdictView; chosen: boolean; choose: (id: number) => void; go: (p: number) => void; cite?: Cite; ruleConfig?: unknown }) {
   const seen = v.window.kind === "steps" ? v.window.positions : null;
   return (
     <Card testId="evaluation-verdict" chosen={chosen} onClick={seen?.length ? () => choose(v.id) : undefined}>
@@ -252,7 +258,9 @@ function VerdictCard({ v, chosen, choose, go, ruleConfig }: { v: VerdictView; ch
         </div>
       )}
       {v.origin === "import" && <JudgeEvidence details={v.details} go={go} />}
+      {v.origin === "verdict" && <GradedCriteria v={v} go={go} />}
       {v.rationale && <p className="break-words whitespace-pre-wrap text-zinc-700">{v.rationale}</p>}
+      {cite && v.citations.length > 0 && <Citations v={v} cite={cite} />}
       {v.kind === "rule" && ruleConfig != null && <Raw summary="Rule checked" text={JSON.stringify(ruleConfig, null, 2)} />}
       {v.rawReply && <Raw summary={v.origin === "import" ? "Source record" : "Raw reply"} text={v.rawReply} />}
       <span className="text-2xs text-zinc-400">{formatDate(v.updatedAt)}</span>
@@ -311,6 +319,119 @@ function JudgeEvidence({ details, go }: { details: Record<string, unknown> | nul
           </ul>
         </details>
       )}
+    </div>
+  );
+}
+
+const RESULT: Record<string, { text: string; className: string }> = {
+  met: { text: "met", className: "text-emerald-700" },
+  not_met: { text: "not met", className: "text-rose-700" },
+  unparseable: { text: "unreadable", className: "text-amber-700" },
+};
+
+function ResultMark({ result, pass }: { result: string; pass?: boolean }) {
+  const r = RESULT[result] ?? { text: result, className: "text-zinc-600" };
+  const text = pass && result !== "unparseable" ? (result === "met" ? "pass" : "fail") : r.text;
+  return <span className={`shrink-0 text-2xs font-semibold ${r.className}`}>{text}</span>;
+}
+
+const CAUSE: Record<string, string> = { controllable: "controllable", uncontrollable: "uncontrollable (the environment)", none: "none", unparseable: "unreadable" };
+
+/**
+ * What a staged protocol graded on its way to the verdict: key points met or not (with each screenshot's relevance
+ * score and the threshold), or the rubric's outcome and process criteria with the process as a whole and the cause
+ * of a failure.
+ */
+function GradedCriteria({ v, go }: { v: VerdictView; go: (p: number) => void }) {
+  if (!v.criteria.length && !v.relevance) return null;
+  const keyPoints = v.criteria.some((c) => c.kind === "key_point");
+  return (
+    <div className="flex flex-col gap-1" data-testid="verdict-criteria">
+      <div className="text-2xs font-semibold text-zinc-500">{keyPoints ? "Key points" : "Criteria"}</div>
+      <ol className="flex flex-col gap-0.5">
+        {v.criteria.map((c) => (
+          <li key={c.position} className="flex min-w-0 items-baseline gap-1.5" data-testid="verdict-criterion" data-kind={c.kind} data-result={c.result}>
+            <span className="shrink-0 text-2xs text-zinc-400 tabular-nums">{c.position}.</span>
+            {c.kind !== "key_point" && <span className="shrink-0 rounded bg-zinc-100 px-1 text-2xs text-zinc-600">{c.kind}</span>}
+            <span className="min-w-0 flex-1 break-words text-zinc-700">{c.text}</span>
+            <ResultMark result={c.result} pass={c.kind !== "key_point"} />
+          </li>
+        ))}
+      </ol>
+      {(v.process || v.failureCause) && (
+        <div className="flex flex-wrap gap-x-3 text-2xs text-zinc-600" data-testid="verdict-process">
+          {v.process && (
+            <span>
+              Process <ResultMark result={v.process} pass />
+            </span>
+          )}
+          {v.failureCause && v.failureCause !== "none" && <span>Failure cause: {CAUSE[v.failureCause] ?? v.failureCause}</span>}
+        </div>
+      )}
+      {v.relevance && v.relevance.length > 0 && (
+        <details>
+          <summary className="cursor-pointer text-2xs text-zinc-500 select-none hover:text-zinc-800">
+            Screenshot relevance{v.threshold !== null ? ` (kept at ${v.threshold} or more)` : ""}
+          </summary>
+          <ul className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-2xs text-zinc-600" data-testid="verdict-relevance">
+            {v.relevance.map((r, i) => (
+              <li key={i} className={v.threshold !== null && r.score !== null && r.score >= v.threshold ? "font-semibold text-zinc-900" : undefined} title={r.problem ?? undefined}>
+                {r.position !== null ? <>step <StepLink position={r.position} go={go} /></> : "a removed step"}: {r.score ?? "?"}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
+
+/** The player's address for a cited step, with the region to draw: opens in a new tab as well as in place. */
+function citationHref(position: number, box: CitationBox | null): string {
+  return `?step=${position + 1}&panel=evaluations${box ? `&region=${box.join(",")}` : ""}`;
+}
+
+/** The steps a judge cited: links that open the step with its region drawn; those Verdict could not check, flagged. */
+function Citations({ v, cite }: { v: VerdictView; cite: Cite }) {
+  return (
+    <div className="flex flex-col gap-0.5" data-testid="verdict-citations">
+      <div className="text-2xs font-semibold text-zinc-500">
+        Evidence cited
+        {v.unverifiableCitations > 0 && (
+          <span className="ml-1 font-normal text-amber-700" data-testid="unverifiable-count">
+            · {v.unverifiableCitations} of {v.citations.length} unverifiable
+          </span>
+        )}
+      </div>
+      <ul className="flex flex-col gap-0.5">
+        {v.citations.map((c) => (
+          <li key={c.position} className="min-w-0 break-words text-zinc-700" data-testid="citation" data-verifiable={c.problem === null ? "yes" : "no"}>
+            {c.playerPosition !== null ? (
+              <a
+                href={citationHref(c.playerPosition, c.problem === null ? (c.box as CitationBox | null) : null)}
+                className="link tabular-nums"
+                data-testid="citation-link"
+                onClick={(e) => {
+                  if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
+                  e.preventDefault();
+                  cite(c.playerPosition!, c.problem === null ? (c.box as CitationBox | null) : null);
+                }}
+              >
+                step {c.stepNumber}
+                {c.box && c.problem === null ? " ▭" : ""}
+              </a>
+            ) : (
+              <span className="text-zinc-500">{c.stepNumber !== null ? `step ${c.stepNumber}` : "no step"}</span>
+            )}
+            {c.note && <span className="text-zinc-600"> — {c.note}</span>}
+            {c.problem && (
+              <span className="ml-1 rounded bg-amber-50 px-1 text-2xs text-amber-800 ring-1 ring-amber-200 ring-inset" data-testid="citation-problem">
+                unverifiable: {c.problem}
+              </span>
+            )}
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }

@@ -6,6 +6,7 @@
  * Everything is driven from the keyboard (see server/domain/player/keyboard.ts). The step lives in `?step=N`
  * (1-based) via history.replaceState, so links reopen the same step without a server round trip per key.
  */
+import type { CitationBox } from "@/server/domain/evaluation/citations";
 import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
@@ -71,6 +72,7 @@ export function TrajectoryPlayer({
   fill,
   back,
   evaluationsOpen,
+  initialRegion,
   download,
 }: {
   source: PlayerSource;
@@ -81,6 +83,8 @@ export function TrajectoryPlayer({
   back?: BackLink;
   /** Open with the evaluations panel showing (`?panel=evaluations`, the adjudication page). */
   evaluationsOpen?: boolean;
+  /** A region a judge cited on the initial step (`?region=x1,y1,x2,y2`), drawn on its screenshot. */
+  initialRegion?: CitationBox | null;
   /** Where the header's ATIF download points (researchers' trajectory view; none for campaign items). */
   download?: string;
 }) {
@@ -153,6 +157,7 @@ export function TrajectoryPlayer({
       back={back}
       onDisplayWidth={onDisplayWidth}
       evaluationsOpen={evaluationsOpen}
+      initialRegion={initialRegion}
       loadWindow={loadWindow}
       initialWindow={initialWindow}
       download={download}
@@ -165,6 +170,44 @@ function clampStep(i: number, n: number): number {
   return Math.max(0, Math.min(n - 1, i));
 }
 
+/**
+ * Keeps ?step=N, ?panel=evaluations and a cited ?region= in the address bar without a navigation, so a shared
+ * link opens where the viewer is.
+ */
+function useAddressBar(current: number, n: number, showEvaluations: boolean, region: CitationBox | null) {
+  const regionText = region ? region.join(",") : null;
+  useEffect(() => {
+    if (!n) return;
+    const url = new URL(window.location.href);
+    const want = String(current + 1);
+    if (url.searchParams.get("step") === want && url.searchParams.get("region") === regionText) return;
+    url.searchParams.set("step", want);
+    if (regionText) url.searchParams.set("region", regionText);
+    else url.searchParams.delete("region");
+    window.history.replaceState(window.history.state, "", url);
+  }, [current, n, regionText]);
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if ((url.searchParams.get("panel") === "evaluations") === showEvaluations) return;
+    if (showEvaluations) url.searchParams.set("panel", "evaluations");
+    else url.searchParams.delete("panel");
+    window.history.replaceState(window.history.state, "", url);
+  }, [showEvaluations]);
+}
+
+/** A region a judge cited, drawn while its step is on screen; `cite` moves to a cited step and sets or clears it. */
+function useCitedRegion(initial: CitationBox | null, initialPosition: number, n: number, setCurrent: (i: number) => void) {
+  const [cited, setCited] = useState(() => (initial ? { position: initialPosition, box: initial } : null));
+  const cite = useCallback(
+    (i: number, box: CitationBox | null) => {
+      setCurrent(clampStep(i, n));
+      setCited(box ? { position: clampStep(i, n), box } : null);
+    },
+    [n, setCurrent],
+  );
+  return { cited, cite };
+}
+
 export function PlayerView({
   data,
   initialStep,
@@ -174,6 +217,7 @@ export function PlayerView({
   back,
   onDisplayWidth,
   evaluationsOpen = false,
+  initialRegion = null,
   loadWindow,
   initialWindow,
   download, linkable,
@@ -192,6 +236,7 @@ export function PlayerView({
   back?: BackLink;
   onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
   evaluationsOpen?: boolean;
+  initialRegion?: CitationBox | null;
   /** Fetches further windows of steps; without it only the payload's own window has details. */
   loadWindow?: LoadStepWindow;
   /** Another window already at hand (the initial step's, fetched with the page). */
@@ -231,24 +276,9 @@ export function PlayerView({
   }, [index, stepAt]);
   const currentAnalysis = useMemo(() => analysisAt(current), [analysisAt, current]);
 
-  // Keep ?step=N in the address bar without a navigation.
-  useEffect(() => {
-    if (!n) return;
-    const url = new URL(window.location.href);
-    const want = String(current + 1);
-    if (url.searchParams.get("step") === want) return;
-    url.searchParams.set("step", want);
-    window.history.replaceState(window.history.state, "", url);
-  }, [current, n]);
-
-  // Keep ?panel=evaluations in the address bar too, so a shared link opens with the panel.
-  useEffect(() => {
-    const url = new URL(window.location.href);
-    if ((url.searchParams.get("panel") === "evaluations") === showEvaluations) return;
-    if (showEvaluations) url.searchParams.set("panel", "evaluations");
-    else url.searchParams.delete("panel");
-    window.history.replaceState(window.history.state, "", url);
-  }, [showEvaluations]);
+  const { cited, cite } = useCitedRegion(initialRegion, clampStep(initialStep - 1, Math.max(1, n)), n, setCurrent);
+  const region = cited && cited.position === current ? cited.box : null;
+  useAddressBar(current, n, showEvaluations, region);
   const closeEvaluations = useCallback(() => setShowEvaluations(false), []);
   const toggleEvaluations = useCallback(() => setShowEvaluations((v) => !v), []);
 
@@ -389,6 +419,7 @@ export function PlayerView({
                 onZoom={() => setZoom(true)}
                 onVariantWidth={(w) => onDisplayWidth?.(w, current, showRaw)}
                 onImageLoaded={() => setFirstImageShown(true)}
+                region={region}
               />
               <Filmstrip
                 index={index}
@@ -408,7 +439,7 @@ export function PlayerView({
         >
           {panel && sidePanelFirst && <div className="border-b border-zinc-200">{panel}</div>}
           {showEvaluations ? (
-            <EvaluationsPanel state={evaluations} go={go} onClose={closeEvaluations} />
+            <EvaluationsPanel state={evaluations} go={go} cite={cite} onClose={closeEvaluations} />
           ) : (
             step &&
             (pending ? (

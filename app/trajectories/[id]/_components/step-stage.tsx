@@ -50,6 +50,7 @@ export function StepStage({
   onZoom,
   onVariantWidth,
   onImageLoaded,
+  region = null,
 }: {
   step: PlayerStepData;
   /** The step's details are still being fetched: show its screenshot, no overlay. */
@@ -63,6 +64,8 @@ export function StepStage({
   onZoom: () => void;
   onVariantWidth?: (width: number) => void;
   onImageLoaded?: () => void;
+  /** A region a judge cited ([x1, y1, x2, y2] in the screenshot's pixels), outlined over the screenshot. */
+  region?: readonly [number, number, number, number] | null;
 }) {
   const areaRef = useRef<HTMLDivElement>(null);
   const area = useElementSize(areaRef);
@@ -153,6 +156,7 @@ export function StepStage({
                 />
               )}
               {display.width > 0 && !pending && <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} labels={!(step.marksBurnedIn && !showRaw)} />}
+              {region && display.width > 0 && <CitedRegion region={region} natural={natural} display={display} />}
               {loading && <span className="absolute top-2 right-2 size-3 animate-spin rounded-full border-2 border-indigo-400 border-t-transparent" aria-label="Loading image" />}
             </div>
           ) : (
@@ -224,5 +228,21 @@ function StatusLine({
       {step.error && <span className="rounded bg-rose-100 px-1.5 py-px text-2xs font-medium text-rose-800">step error</span>}
       {isLast && <span className="rounded bg-zinc-200 px-1.5 py-px text-2xs font-medium text-zinc-700">final step</span>}
     </div>
+  );
+}
+
+/** The region a judge cited, scaled from the screenshot's pixels to the size it is shown at. */
+function CitedRegion({ region, natural, display }: { region: readonly [number, number, number, number]; natural: { width: number; height: number }; display: { width: number; height: number } }) {
+  const fx = display.width / natural.width;
+  const fy = display.height / natural.height;
+  const [x1, y1, x2, y2] = region;
+  return (
+    <div
+      className="pointer-events-none absolute z-30 border-2 border-amber-500 bg-amber-400/15 shadow-[0_0_0_1px_rgba(255,255,255,0.8)]"
+      style={{ left: x1 * fx, top: y1 * fy, width: (x2 - x1) * fx, height: (y2 - y1) * fy }}
+      data-testid="cited-region"
+      data-region={region.join(",")}
+      title="Region the judge cited"
+    />
   );
 }
