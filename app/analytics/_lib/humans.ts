@@ -333,3 +333,16 @@ export function prepareConsensus(c: HumanConsensusResult): ConsensusView {
 
   return { cards, annotators, departures, departuresTotal: c.departuresTotal };
 }
+
+/**
+ * The campaign the human agreement page shows: the one asked for, else the newest with labels (the newest campaign
+ * is often one just created, whose empty page read as "my labels are lost"), else the newest. Campaigns come oldest
+ * first.
+ */
+export function chooseHumansCampaign<C extends { id: number; labels: number }>(campaigns: readonly C[], asked: number | undefined): { campaign: C; fallback: boolean } | null {
+  const picked = campaigns.find((c) => c.id === asked);
+  if (picked) return { campaign: picked, fallback: false };
+  const withLabels = campaigns.filter((c) => c.labels > 0);
+  const campaign = withLabels[withLabels.length - 1] ?? campaigns[campaigns.length - 1];
+  return campaign ? { campaign, fallback: withLabels.length === 0 } : null;
+}

@@ -9,7 +9,7 @@ import { HeatMatrix } from "../_components/heat-matrix";
 import { IntervalNote } from "../_components/interval-note";
 import { StatCards } from "../_components/stat-cards";
 import { fmtCount } from "../_lib/format";
-import { prepareConsensus, prepareHumans, type AgreementLevel, type HumanView } from "../_lib/humans";
+import { chooseHumansCampaign, prepareConsensus, prepareHumans, type AgreementLevel, type HumanView } from "../_lib/humans";
 import { getParam, positiveInt } from "../_lib/params";
 import { EmptyState } from "../../_components/ui";
 
@@ -28,7 +28,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
     );
   }
   const asked = positiveInt(getParam(sp, "campaign"));
-  const campaign = campaigns.find((c) => c.id === asked) ?? campaigns[campaigns.length - 1]!;
+  const { campaign } = chooseHumansCampaign(campaigns, asked)!;
   const level: AgreementLevel = getParam(sp, "level") === "verdict" ? "verdict" : "label";
   const options = await caller.analytics.options();
   const by = getParam(sp, "by")?.slice(0, 200) || undefined;
@@ -47,7 +47,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
             <span className="section-title mr-1">Campaign</span>
             {campaigns.map((c) => (
               <Link key={c.id} href={href({ campaign: c.id })} aria-current={c.id === campaign.id ? "page" : undefined} className={`btn ${c.id === campaign.id ? "btn-on" : ""}`}>
-                {c.name} <span className="text-zinc-400 tabular-nums">{fmtCount(c.items)}</span>
+                {c.name} <span className="text-zinc-400 tabular-nums" title={`${fmtCount(c.items)} trajectories, ${fmtCount(c.labels)} labels`}>{`${fmtCount(c.labels)} label${c.labels === 1 ? "" : "s"}`}</span>
               </Link>
             ))}
           </nav>
@@ -66,9 +66,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
         </div>
         <SplitNav keys={splitKeys} by={by} href={(key) => href({ by: key })} />
         {view.empty === "no-labels" ? (
-          <EmptyState title="No labels in this campaign yet">
-            Annotators label trajectories from the campaign&apos;s queue; labels made elsewhere can be imported with <code className="font-mono">npm run cli -- labels import &lt;file.csv&gt; --campaign {campaign.id}</code>.
-          </EmptyState>
+          <NoLabelsYet campaignId={campaign.id} elsewhere={campaigns.some((c) => c.labels > 0)} />
         ) : (
           <>
             <StatCards cards={view.cards} />
@@ -203,5 +201,19 @@ function HumansSplit({ split }: { split: NonNullable<HumanView["split"]> }) {
       description={`α and Fleiss κ of the annotators' labels on each ${split.title} group's trajectories, at the level chosen above.`}
       table={split.table}
     />
+  );
+}
+
+/** An empty campaign: whether other campaigns have labels, and where labels come from (the queue, or an import). */
+function NoLabelsYet({ campaignId, elsewhere }: { campaignId: number; elsewhere: boolean }) {
+  return (
+    <EmptyState title="No labels in this campaign yet">
+      {elsewhere ? "Other campaigns have labels: pick one above. " : "No campaign has labels yet. "}
+      Annotators label trajectories from the campaign&apos;s queue; labels made elsewhere can be imported on{" "}
+      <Link className="link" href={`/campaigns/${campaignId}`}>
+        the campaign&apos;s page
+      </Link>{" "}
+      (Import labels).
+    </EmptyState>
   );
 }

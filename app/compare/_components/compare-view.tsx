@@ -21,7 +21,7 @@ import type { PlayerData, PlayerStepData, StepAnalysis } from "../../trajectorie
 import { groundingOf } from "../../trajectories/[id]/_components/step-grounding";
 import { StepStage } from "../../trajectories/[id]/_components/step-stage";
 import { ZoomView } from "../../trajectories/[id]/_components/zoom-view";
-import { align, rowForStep, type Alignment, type AlignmentRow, type StepSignature, type SyncMode } from "../_lib/alignment";
+import { align, missingUrls, rowForStep, type Alignment, type AlignmentRow, type StepSignature, type SyncMode } from "../_lib/alignment";
 import { COMPARE_SHORTCUTS, compareCommandForKey, type CompareCommand } from "../_lib/keyboard";
 
 /** Letters naming the columns, so the lanes and the columns can be matched at a glance. */
@@ -36,13 +36,7 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
 
   const [mode, setMode] = useState<SyncMode>(initialMode);
   // URL alignment needs every step's URL: until all windows are in, the columns stay aligned by step.
-  const effectiveMode: SyncMode = mode === "url" && complete ? "url" : "step";
-  const signatures = useMemo(() => steps.map((list, t) => list.map((s, i) => signatureOf(s, indexes[t]![i]!))), [steps, indexes]);
-  const alignment = useMemo<Alignment>(() => {
-    const result = align(effectiveMode, signatures);
-    // Before every step's details are in, unknown URLs could look like a difference: say nothing yet.
-    return complete ? result : { ...result, divergence: null };
-  }, [effectiveMode, signatures, complete]);
+  const { signatures, urlProblem, effectiveMode, alignment } = useAlignment(steps, indexes, complete, mode);
   const rowCount = alignment.rows.length;
 
   // As in the player: once per trajectory and display width, the server encodes every step at that width from the
@@ -178,6 +172,7 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
           count={rowCount}
           divergence={alignment.divergence}
           approximate={alignment.approximate}
+          urlProblem={urlProblem}
           showSom={showSom}
           showAction={showAction}
           run={run}
@@ -370,6 +365,7 @@ function Controls({
   count,
   divergence,
   approximate,
+  urlProblem,
   showSom,
   showAction,
   run,
@@ -381,10 +377,13 @@ function Controls({
   count: number;
   divergence: number | null;
   approximate: boolean;
+  /** Which attempts recorded no URL (said beside the toggle); none: no attempt did, so By URL has nothing to align. */
+  urlProblem: { text: string; none: boolean } | null;
   showSom: boolean;
   showAction: boolean;
   run: (c: CompareCommand) => void;
 }) {
+  const urlsNone = !!urlProblem?.none;
   // Buttons act on click without taking focus, so the keys keep working after a mouse click.
   const noFocus = (e: React.MouseEvent) => e.preventDefault();
   return (
@@ -394,14 +393,20 @@ function Controls({
           By step
         </Toggle>
         <Toggle
-          on={mode === "url"}
+          on={mode === "url" && !urlsNone}
           onClick={() => run("byUrl")}
-          title={approximate ? "Too many pages to match exactly: aligned by step order (u)" : "Align by the URLs visited; a page one attempt skipped shows a gap (u)"}
+          disabled={urlsNone}
+          title={urlsNone ? urlProblem!.text : approximate ? "Too many pages to match exactly: aligned by step order (u)" : "Align by the URLs visited; a page one attempt skipped shows a gap (u)"}
           testId="mode-url"
         >
           By URL
         </Toggle>
       </div>
+      {urlProblem && (
+        <span className="text-2xs text-amber-800" data-testid="url-problem">
+          {urlProblem.text}
+        </span>
+      )}
       {mode === "url" && effectiveMode !== "url" && !complete && <span className="text-2xs text-zinc-500">Loading every step&apos;s URL…</span>}
       <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("first")} disabled={current === 0} title="First step (Home)" aria-label="First step">
         ⇤
@@ -442,9 +447,22 @@ function Controls({
   );
 }
 
-function Toggle({ on, onClick, title, children, testId }: { on: boolean; onClick: () => void; title: string; children: string; testId: string }) {
+/** The columns' alignment: by URL when asked, every step's URL is in and some attempt recorded URLs; else by step. */
+function useAlignment(steps: (PlayerStepData | undefined)[][], indexes: StepIndexEntry[][], complete: boolean, mode: SyncMode) {
+  const signatures = useMemo(() => steps.map((list, t) => list.map((s, i) => signatureOf(s, indexes[t]![i]!))), [steps, indexes]);
+  const urlProblem = useMemo(() => (complete ? missingUrls(signatures) : null), [complete, signatures]);
+  const effectiveMode: SyncMode = mode === "url" && complete && !urlProblem?.none ? "url" : "step";
+  const alignment = useMemo<Alignment>(() => {
+    const result = align(effectiveMode, signatures);
+    // Before every step's details are in, unknown URLs could look like a difference: say nothing yet.
+    return complete ? result : { ...result, divergence: null };
+  }, [effectiveMode, signatures, complete]);
+  return { signatures, urlProblem, effectiveMode, alignment };
+}
+
+function Toggle({ on, onClick, title, children, testId, disabled }: { on: boolean; onClick: () => void; title: string; children: string; testId: string; disabled?: boolean }) {
   return (
-    <button type="button" className={`btn ${on ? "btn-on" : ""}`} aria-pressed={on} onMouseDown={(e) => e.preventDefault()} onClick={onClick} title={title} data-testid={testId}>
+    <button type="button" className={`btn ${on ? "btn-on" : ""}`} aria-pressed={on} onMouseDown={(e) => e.preventDefault()} onClick={onClick} title={title} data-testid={testId} disabled={disabled}>
       {children}
     </button>
   );

@@ -176,3 +176,16 @@ export function rowForStep(rows: readonly AlignmentRow[], anchor: number, step: 
   });
   return best;
 }
+
+const COLUMN_LETTERS = ["A", "B", "C", "D"];
+
+/**
+ * Attempts that recorded no page URL at any step (WebVoyager keeps none): aligning by URL would make each of their
+ * steps a visit of its own, so the page says so, and with no URL at all the mode is off.
+ */
+export function missingUrls(signatures: readonly (readonly StepSignature[])[], names: readonly string[] = COLUMN_LETTERS): { text: string; none: boolean } | null {
+  const without = signatures.flatMap((list, t) => (list.some((s) => s.url) ? [] : [names[t] ?? String(t + 1)]));
+  if (!without.length) return null;
+  if (without.length === signatures.length) return { text: "No URLs were recorded for these attempts: By URL has nothing to align by.", none: true };
+  return { text: `${without.length === 1 ? "Attempt" : "Attempts"} ${without.join(", ")} recorded no URLs: By URL aligns only the pages of the others.`, none: false };
+}

@@ -11,7 +11,10 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
   const raw = (await params).id;
   if (!/^\d{1,12}$/.test(raw)) notFound();
   const id = Number(raw);
-  const { task, taskSet, outcomes, trajectories } = await orNotFound((await api()).tasks.byId({ id }));
+  const overview = await orNotFound((await api()).tasks.byId({ id }));
+  const { task, taskSet, outcomes, trajectories } = overview;
+  // Withheld, not absent: an annotator labelling one of the task's trajectories blind must not read "none".
+  const withheld = "referenceWithheld" in overview && overview.referenceWithheld;
   return (
     <>
       <PageHeader
@@ -45,6 +48,10 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
                   </li>
                 ))}
               </ul>
+            ) : withheld ? (
+              <p className="text-zinc-500" data-testid="reference-withheld">
+                Withheld while you label this task&apos;s trajectories blind.
+              </p>
             ) : (
               <p className="text-zinc-400">None recorded.</p>
             )}

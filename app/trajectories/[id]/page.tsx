@@ -46,6 +46,7 @@ export default async function TrajectoryPage({ params, searchParams }: Props) {
         initialRegion={parseRegionParam(Array.isArray(sp.region) ? sp.region[0] : sp.region)}
         // The download names the run and carries verdicts: researchers' and admins' (the route checks the blind).
         download={user && hasRole(user, "researcher") ? `/api/trajectories/${id}/atif` : undefined}
+        gold={user && hasRole(user, "researcher") ? (sp.gold === "1" ? "open" : "closed") : undefined}
       />
     </HydrateClient>
   );

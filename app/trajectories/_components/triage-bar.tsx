@@ -149,6 +149,11 @@ export function TriageBar({
               Compare selected
             </Link>
           ))}
+        {picked.length === 1 && selection.kind === "ids" && (
+          <Link className="btn" href={`/trajectories/${picked[0]}?gold=1`} title="Open this trajectory with the gold form: its known answer in a campaign it is part of" data-testid="gold-from-selection">
+            Mark gold…
+          </Link>
+        )}
         {campaignFilter && !tooMany ? (
           <Link className="btn btn-on" href={`/campaigns/new${trajectoryListSearch(campaignFilter)}`} data-testid="campaign-from-selection">
             {campaignText}

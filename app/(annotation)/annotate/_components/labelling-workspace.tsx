@@ -8,14 +8,14 @@ import { useTRPC } from "../../../_trpc/client";
 import { LabelPanel } from "./label-panel";
 import { RevealPanel } from "./reveal-panel";
 
-export function LabellingWorkspace({ campaignId, itemNo }: { campaignId: number; itemNo: number }) {
+export function LabellingWorkspace({ campaignId, itemNo, initialStep = 1 }: { campaignId: number; itemNo: number; initialStep?: number }) {
   const trpc = useTRPC();
   const { data: campaign } = useSuspenseQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }));
   const { data: mine } = useSuspenseQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo }));
   return (
     <TrajectoryPlayer
       source={{ campaignId, itemNo }}
-      initialStep={1}
+      initialStep={initialStep}
       sidePanelFirst
       // Back to the queue the annotator works from, not the trajectory list.
       back={{ href: `/annotate/${campaignId}`, label: campaign.name }}

@@ -208,7 +208,7 @@ export default async function CampaignPage({ params }: Props) {
           <AnnotatorPicker campaignId={id} people={people} members={o.annotators.filter((a) => a.member && a.userId).map((a) => a.userId!)} />
           <CampaignActions campaign={{ id, status: c.status, blind: c.blind, annotatorsPerItem: c.annotatorsPerItem, reservationMinutes: c.reservationMinutes }} />
         </div>
-        <QualityPanel campaignId={id} categories={c.labelSchema.categories} />
+        <QualityPanel campaignId={id} />
         <ImportLabelsForm campaignId={id} />
         <GuidelinesEditor campaignId={id} text={c.instructions} version={c.guidelineVersion} />
       </div>

@@ -9,16 +9,16 @@ import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { ASSIGNMENT_STRATEGIES, ASSIGNMENT_STRATEGY_LABELS, type AssignmentStrategy } from "@/server/domain/annotation/assignment";
 import { useTRPC } from "../../../_trpc/client";
+import { GoldForm } from "./gold-form";
 
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(0)}%`);
 const optionalShare = (text: string): number | null => (text.trim() === "" ? null : Number(text) / 100);
 
-export function QualityPanel({ campaignId, categories }: { campaignId: number; categories: string[] }) {
+export function QualityPanel({ campaignId }: { campaignId: number }) {
   const trpc = useTRPC();
   const router = useRouter();
   const gold = useQuery(trpc.quality.gold.queryOptions({ campaignId }));
   const update = useMutation(trpc.quality.updateSettings.mutationOptions());
-  const mark = useMutation(trpc.quality.markGold.mutationOptions());
   const unmark = useMutation(trpc.quality.unmarkGold.mutationOptions());
   const promote = useMutation(trpc.quality.promoteGold.mutationOptions());
   const [error, setError] = useState("");
@@ -51,14 +51,6 @@ export function QualityPanel({ campaignId, categories }: { campaignId: number; c
       }),
     );
   };
-  const markGold = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const verdict = String(f.get("verdict")) as "success" | "failure";
-    const category = String(f.get("category") ?? "");
-    void run(() => mark.mutateAsync({ campaignId, trajectoryId: Number(f.get("trajectory")), verdict, category: verdict === "failure" && category ? category : null, note: String(f.get("note") ?? "") || null }));
-  };
-
   return (
     <section className="panel flex flex-col gap-3 px-4 py-3" data-testid="quality-panel">
       <h2 className="section-title">Gold items and assignment</h2>
@@ -108,7 +100,7 @@ export function QualityPanel({ campaignId, categories }: { campaignId: number; c
           {gold.data.items.length === 0 && (
             <tr>
               <td colSpan={5} className="py-3 text-center text-zinc-500">
-                No gold items yet: mark a trajectory below, or promote unanimous / adjudicated ones.
+                No gold items yet: mark a trajectory below or from the player (Gold), or promote unanimous / adjudicated ones.
               </td>
             </tr>
           )}
@@ -121,8 +113,10 @@ export function QualityPanel({ campaignId, categories }: { campaignId: number; c
                 {g.taskId}
               </td>
               <td>
-                {g.verdict}
+                {g.verdict.replace("_", " ")}
                 {g.category ? ` · ${g.category}` : ""}
+                {g.firstFailingStep !== null ? ` · from step ${g.firstFailingStep + 1}` : ""}
+                {g.answers ? <span className="text-zinc-500">{` · ${Object.keys(g.answers).length} answer${Object.keys(g.answers).length === 1 ? "" : "s"}`}</span> : null}
               </td>
               <td className="text-zinc-500">{g.source}</td>
               <td>
@@ -135,37 +129,14 @@ export function QualityPanel({ campaignId, categories }: { campaignId: number; c
         </tbody>
       </table>
 
-      <form className="flex flex-wrap items-end gap-2" onSubmit={markGold} aria-label="Mark a trajectory as gold">
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Trajectory id
-          <input name="trajectory" type="number" min={1} required className="field w-28" />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Known answer
-          <select name="verdict" className="field h-8" defaultValue="success">
-            <option value="success">success</option>
-            <option value="failure">failure</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Category (failures, optional)
-          <select name="category" className="field h-8" defaultValue="">
-            <option value="">any</option>
-            {categories.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Note
-          <input name="note" className="field w-48" />
-        </label>
-        <button className="btn" type="submit" disabled={mark.isPending}>
-          Mark gold
-        </button>
-      </form>
+      <GoldForm
+        campaignId={campaignId}
+        schema={gold.data.schema}
+        onMarked={async () => {
+          await gold.refetch();
+          router.refresh();
+        }}
+      />
 
       <form
         className="flex flex-wrap items-end gap-2"
@@ -188,6 +159,12 @@ export function QualityPanel({ campaignId, categories }: { campaignId: number; c
           Promote to gold
         </button>
       </form>
+
+      {error && (
+        <p className="text-[12px] text-rose-700" role="alert">
+          {error}
+        </p>
+      )}
 
       <table className="table-dense" data-testid="gold-accuracy">
         <thead>
@@ -224,7 +201,6 @@ export function QualityPanel({ campaignId, categories }: { campaignId: number; c
           ))}
         </tbody>
       </table>
-      {error && <p className="text-[12px] text-rose-700">{error}</p>}
     </section>
   );
 }

@@ -21,6 +21,7 @@ import type { AppRouter } from "@/server/api/root";
 import { ShortcutsHelp } from "../../../_components/shortcuts-help";
 import { useTRPC } from "../../../_trpc/client";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
+import { useGoldDialog, type GoldAccess } from "./gold-dialog";
 import { LiveEvidencePanel } from "./live-evidence-panel";
 import { Filmstrip } from "./filmstrip";
 import { StepDetails } from "./step-details";
@@ -74,6 +75,7 @@ export function TrajectoryPlayer({
   evaluationsOpen,
   initialRegion,
   download,
+  gold,
 }: {
   source: PlayerSource;
   initialStep: number;
@@ -87,6 +89,8 @@ export function TrajectoryPlayer({
   initialRegion?: CitationBox | null;
   /** Where the header's ATIF download points (researchers' trajectory view; none for campaign items). */
   download?: string;
+  /** The viewer may mark the trajectory gold (researchers); "open" starts with the gold dialog open (`?gold=1`). */
+  gold?: GoldAccess;
 }) {
   const trpc = useTRPC();
   // Primitives, so the callbacks below stay stable across renders that pass an equal source.
@@ -161,6 +165,7 @@ export function TrajectoryPlayer({
       loadWindow={loadWindow}
       initialWindow={initialWindow}
       download={download}
+      gold={gold}
       linkable={trajectoryId > 0}
     />
   );
@@ -220,7 +225,9 @@ export function PlayerView({
   initialRegion = null,
   loadWindow,
   initialWindow,
-  download, linkable,
+  download,
+  gold,
+  linkable,
 }: {
   data: PlayerData;
   initialStep: number;
@@ -242,7 +249,11 @@ export function PlayerView({
   /** Another window already at hand (the initial step's, fetched with the page). */
   initialWindow?: StepWindowData;
   /** Where the header's ATIF download points, when the viewer may download the trajectory. */
-  download?: string; /** The header offers a stable link to the step (a trajectory page, not a campaign item). */ linkable?: boolean;
+  download?: string;
+  /** Whether gold can be marked from the header, for viewers who may (researchers). */
+  gold?: GoldAccess;
+  /** The header offers a stable link to the step (a trajectory page, not a campaign item). */
+  linkable?: boolean;
 }) {
   const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
@@ -381,7 +392,7 @@ export function PlayerView({
     // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
     // (the label panel), pushing the screenshot down and the filmstrip below the fold.
     <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
-      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} download={download} stepLink={linkable && "linkKey" in data.trajectory ? stepLinkPath({ key: String(data.trajectory.linkKey), id: data.trajectory.id }, current + 1) : undefined} />
+      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} download={download} stepLink={linkable && "linkKey" in data.trajectory ? stepLinkPath({ key: String(data.trajectory.linkKey), id: data.trajectory.id }, current + 1) : undefined} gold={gold} current={current} />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside
           aria-label="Task"
@@ -566,6 +577,8 @@ const PlayerHeader = memo(function PlayerHeader({
   onToggleEvaluations,
   download,
   stepLink,
+  gold: goldAccess,
+  current,
 }: {
   data: PlayerData;
   back?: BackLink;
@@ -574,8 +587,12 @@ const PlayerHeader = memo(function PlayerHeader({
   download?: string;
   /** The stable link to the step on screen (trajectory pages; a campaign item is reached through its queue). */
   stepLink?: string;
+  gold?: GoldAccess;
+  /** The 0-based step on screen (where a gold failure point starts). */
+  current: number;
 }) {
   const { trajectory: t, task, run, taskSet } = data;
+  const gold = useGoldDialog(goldAccess, t.id, current);
   return (
     <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
       <Link href={back?.href ?? "/trajectories"} className="max-w-64 shrink-0 truncate text-zinc-500 hover:text-zinc-800" data-testid="player-back">
@@ -626,6 +643,12 @@ const PlayerHeader = memo(function PlayerHeader({
           </a>
         )}
         {stepLink && <CopyStepLink path={stepLink} />}
+        {gold.dialog}
+        {gold.open && (
+          <button type="button" className="rounded px-1.5 py-0.5 text-zinc-500 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 hover:text-zinc-800" onClick={gold.open} title="Mark this trajectory as gold (its known answer) in a campaign" data-testid="mark-gold">
+            Gold…
+          </button>
+        )}
         <Toggle on={showEvaluations} onClick={onToggleEvaluations} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
           Evaluations
         </Toggle>

@@ -86,6 +86,11 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
               </li>
             ))}
           </ul>
+        ) : data.agentHidden ? (
+          // Said whether or not the task has one: "none recorded" here would tell annotators there is no reference.
+          <p className="text-zinc-500" data-testid="reference-withheld">
+            Withheld while you label blind.
+          </p>
         ) : (
           <p className="text-zinc-400">None recorded{task.hasEvaluatorConfig ? " (the benchmark's evaluator config is stored)" : ""}.</p>
         )}

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { STEP_WINDOW, windowStart } from "@/server/domain/player/paging";
 import { requirePageUser } from "../../../../_lib/session";
 import { getQueryClient, HydrateClient, orNotFound, trpc } from "../../../../_trpc/server";
 import { LabellingWorkspace } from "../../_components/labelling-workspace";
@@ -7,13 +8,13 @@ import { LabellingWorkspace } from "../../_components/labelling-workspace";
 export const metadata: Metadata = { title: "Label" };
 
 /** `/annotate/<campaign>/<item number>`: annotators address items by their campaign-local number, never by trajectory id. */
-type Props = { params: Promise<{ campaignId: string; itemNo: string }> };
+type Props = { params: Promise<{ campaignId: string; itemNo: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 function parseId(raw: string): number | null {
   return /^\d{1,12}$/.test(raw) && Number(raw) > 0 ? Number(raw) : null;
 }
 
-export default async function LabelPage({ params }: Props) {
+export default async function LabelPage({ params, searchParams }: Props) {
   await requirePageUser();
   const p = await params;
   const campaignId = parseId(p.campaignId);
@@ -22,13 +23,18 @@ export default async function LabelPage({ params }: Props) {
   const qc = getQueryClient();
   // Resolved on the server so an item number outside the campaign is a 404, then handed to the client cache.
   await orNotFound(qc.fetchQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo })));
-  await Promise.all([
+  const [, item] = await Promise.all([
     orNotFound(qc.fetchQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }))),
     orNotFound(qc.fetchQuery(trpc.labelling.item.queryOptions({ campaignId, itemNo }))),
   ]);
+  // The step is kept in the address (?step=N) as in the researchers' player, so a reload or a link reopens it.
+  const raw = (await searchParams).step;
+  const step = Number(Array.isArray(raw) ? raw[0] : raw);
+  const initialStep = Number.isInteger(step) && step > 0 ? Math.min(step, Math.max(1, item.trajectory.stepCount)) : 1;
+  if (initialStep > STEP_WINDOW) await qc.fetchQuery(trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from: windowStart(initialStep - 1) }));
   return (
     <HydrateClient>
-      <LabellingWorkspace key={`${campaignId}:${itemNo}`} campaignId={campaignId} itemNo={itemNo} />
+      <LabellingWorkspace key={`${campaignId}:${itemNo}`} campaignId={campaignId} itemNo={itemNo} initialStep={initialStep} />
     </HydrateClient>
   );
 }
