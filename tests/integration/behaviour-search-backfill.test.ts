@@ -26,17 +26,17 @@ afterAll(() => {
   for (const dir of temp) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-/** A copy of a migrations folder without its last migration (the search's). */
-function foldersBefore(folder: string, lastTag: string): string {
+/** A copy of a migrations folder that stops before the search's migration (later ones are left out too). */
+function foldersBefore(folder: string, searchTag: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-search-migrations-"));
   temp.push(dir);
   fs.cpSync(path.join(root, "db", folder), dir, { recursive: true });
   const journalFile = path.join(dir, "meta", "_journal.json");
   const journal = JSON.parse(fs.readFileSync(journalFile, "utf8")) as { entries: { tag: string }[] };
-  expect(journal.entries.at(-1)!.tag).toBe(lastTag);
-  journal.entries.pop();
+  const at = journal.entries.findIndex((e) => e.tag === searchTag);
+  expect(at, `${folder} has the migration ${searchTag}`).toBeGreaterThan(0);
+  for (const e of journal.entries.splice(at)) fs.rmSync(path.join(dir, `${e.tag}.sql`));
   fs.writeFileSync(journalFile, JSON.stringify(journal));
-  fs.rmSync(path.join(dir, `${lastTag}.sql`));
   return dir;
 }
 
