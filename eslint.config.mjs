@@ -20,9 +20,7 @@ const noServerImportsInClient = {
   },
   create(context) {
     const body = context.sourceCode.ast.body;
-    const isClient = body.some(
-      (n) => n.type === "ExpressionStatement" && n.directive === "use client",
-    );
+    const isClient = body.some((n) => n.type === "ExpressionStatement" && n.directive === "use client");
     if (!isClient) return {};
     return {
       ImportDeclaration(node) {
@@ -81,7 +79,8 @@ const layerImports = {
     type: "problem",
     messages: {
       upward: "The {{layer}} floor may not import '{{source}}': {{why}} (scripts/architecture/model.mjs).",
-      stale: "'{{target}}' is recorded as an import of this file to remove, but the file no longer makes it: delete it from FORBIDDEN_IMPORTS_TO_REMOVE in eslint.config.mjs.",
+      stale:
+        "'{{target}}' is recorded as an import of this file to remove, but the file no longer makes it: delete it from FORBIDDEN_IMPORTS_TO_REMOVE in eslint.config.mjs.",
     },
     schema: [],
   },
@@ -100,7 +99,8 @@ const layerImports = {
       }
       context.report({ node, messageId: "upward", data: { layer: floor.name, source, why: violation.why } });
     };
-    const valueImport = (node) => node.importKind !== "type" && !(node.specifiers.length && node.specifiers.every((s) => s.type === "ImportSpecifier" && s.importKind === "type"));
+    const valueImport = (node) =>
+      node.importKind !== "type" && !(node.specifiers.length && node.specifiers.every((s) => s.type === "ImportSpecifier" && s.importKind === "type"));
     return {
       ImportDeclaration(node) {
         if (valueImport(node)) check(node, String(node.source.value));
@@ -125,34 +125,48 @@ const layerImports = {
  * No function in product code runs over 150 lines (blank lines and comments counted): past that a reader cannot
  * hold it in mind, and its parts want names of their own. The functions below were longer when the rule came in;
  * each file's longest is its ceiling until it is split, so none of them may grow and no new one may join them.
+ * The ceilings are counted as Prettier lays the code out (issue 34); formatting lengthened some functions past 150
+ * lines, and those joined the list with their formatted length rather than by being written longer.
  */
 const MAX_FUNCTION_LINES = 150;
 const LONG_FUNCTIONS_TO_SPLIT = {
-  "app/(annotation)/annotate/_components/label-panel.tsx": 467,
-  "server/services/live/run-task.ts": 421,
-  "app/live/_components/new-run-form.tsx": 356,
-  "app/(annotation)/annotate/_components/reveal-panel.tsx": 302,
-  "app/trajectories/_components/trajectory-table.tsx": 268,
-  "app/trajectories/[id]/_components/player.tsx": 274,
-  "server/services/analytics/humans.ts": 265,
-  "app/(annotation)/qa/_components/qa-workspace.tsx": 252,
-  "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 233,
-  "app/(annotation)/campaigns/_components/quality-panel.tsx": 215,
-  "app/(annotation)/campaigns/_components/review-workspace.tsx": 212,
-  "app/compare/_components/compare-view.tsx": 204,
-  "app/(accounts)/users/user-admin.tsx": 198,
-  "app/live/_components/live-run-view.tsx": 192,
-  "app/analytics/_lib/judge-measures.ts": 189,
-  "app/(evaluation)/judges/_components/batch-progress.tsx": 188,
-  "app/analytics/_lib/humans.ts": 188,
-  "app/(evaluation)/judges/_components/batch-form.tsx": 185,
-  "server/importers/online-mind2web.ts": 185,
-  "server/browser/recorder.ts": 181,
-  "server/domain/agreement/ratings.ts": 164,
-  "app/analytics/_components/csv-tool.tsx": 162,
-  "app/trajectories/_components/filter-bar.tsx": 157,
-  "server/services/imports/ingest.ts": 157,
-  "server/importers/webvoyager.ts": 153,
+  "app/(annotation)/annotate/_components/label-panel.tsx": 515,
+  "server/services/live/run-task.ts": 453,
+  "app/live/_components/new-run-form.tsx": 390,
+  "app/(annotation)/annotate/_components/reveal-panel.tsx": 328,
+  "app/(annotation)/qa/_components/qa-workspace.tsx": 293,
+  "app/trajectories/_components/trajectory-table.tsx": 281,
+  "app/trajectories/[id]/_components/player.tsx": 278,
+  "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 275,
+  "server/services/analytics/humans.ts": 271,
+  "app/(annotation)/campaigns/_components/review-workspace.tsx": 248,
+  "app/analytics/_lib/judge-measures.ts": 242,
+  "app/analytics/_lib/humans.ts": 226,
+  "app/(accounts)/users/user-admin.tsx": 221,
+  "server/importers/online-mind2web.ts": 219,
+  "app/(annotation)/campaigns/_components/quality-panel.tsx": 218,
+  "app/compare/_components/compare-view.tsx": 213,
+  "app/(evaluation)/judges/_components/batch-form.tsx": 210,
+  "app/live/_components/live-run-view.tsx": 204,
+  "app/analytics/_lib/judges.ts": 195,
+  "app/trajectories/_components/filter-bar.tsx": 194,
+  "app/(evaluation)/judges/_components/batch-progress.tsx": 193,
+  "app/analytics/_components/csv-tool.tsx": 185,
+  "server/browser/recorder.ts": 183,
+  "app/analytics/judges/[key]/page.tsx": 177,
+  "app/analytics/humans/page.tsx": 173,
+  "app/(evaluation)/judges/_components/stress-form.tsx": 172,
+  "server/cli/commands/judge.ts": 170,
+  "app/analytics/judges/page.tsx": 168,
+  "server/services/analytics/overview.ts": 168,
+  "server/domain/agreement/ratings.ts": 166,
+  "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
+  "server/services/imports/ingest.ts": 165,
+  "app/trajectories/_components/triage-bar.tsx": 165,
+  "server/cli/commands/run.ts": 165,
+  "app/(evaluation)/judges/_components/judge-configs.tsx": 160,
+  "server/importers/webvoyager.ts": 159,
+  "server/services/annotation/io.ts": 158,
   "server/services/evaluation/judge-verdict.ts": 153,
   "server/services/jobs/worker.ts": 152,
 };
@@ -230,9 +244,16 @@ export default tseslint.config(
     rules: {
       "no-restricted-properties": [
         "error",
-        { object: "process", property: "env", message: "Read settings from the configuration (AppContext's config, or runtimeEnvironment() in server/config.ts), not process.env." },
+        {
+          object: "process",
+          property: "env",
+          message: "Read settings from the configuration (AppContext's config, or runtimeEnvironment() in server/config.ts), not process.env.",
+        },
       ],
     },
   },
-  ...Object.entries(LONG_FUNCTIONS_TO_SPLIT).map(([file, lines]) => ({ files: [file.replace(/[[\]()]/g, "\\$&")], rules: { "max-lines-per-function": functionLength(lines) } })),
+  ...Object.entries(LONG_FUNCTIONS_TO_SPLIT).map(([file, lines]) => ({
+    files: [file.replace(/[[\]()]/g, "\\$&")],
+    rules: { "max-lines-per-function": functionLength(lines) },
+  })),
 );

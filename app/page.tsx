@@ -31,7 +31,11 @@ export default async function HomePage() {
       <div className="flex flex-col gap-5 px-6 py-4">
         <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
           <Stat label="Trajectories" value={formatCount(trajectories)} />
-          <Stat label="Answered" value={formatPercent(answered, trajectories)} hint="Share of trajectories that ended with a final answer (not a success rate)" />
+          <Stat
+            label="Answered"
+            value={formatPercent(answered, trajectories)}
+            hint="Share of trajectories that ended with a final answer (not a success rate)"
+          />
           <Stat label="Agent runs" value={formatCount(runs.length)} />
           <Stat label="Tasks" value={formatCount(tasks)} hint={`${sets.length} task set${sets.length === 1 ? "" : "s"}`} />
         </div>

@@ -17,11 +17,9 @@ export type { Db } from "./database";
 
 function migrationsFolder(configured: string | undefined): string {
   // Works from source (tsx, vitest) and from Next's server bundle, where import.meta.url points elsewhere.
-  const candidates = [
-    configured,
-    path.join(process.cwd(), "db", "migrations"),
-    path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations"),
-  ].filter((p): p is string => !!p);
+  const candidates = [configured, path.join(process.cwd(), "db", "migrations"), path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations")].filter(
+    (p): p is string => !!p,
+  );
   const found = candidates.find((p) => fs.existsSync(path.join(p, "meta", "_journal.json")));
   if (!found) throw new Error(`Cannot find the migrations folder (looked in ${candidates.join(", ")})`);
   return found;

@@ -80,7 +80,11 @@ interface DbInfo {
   holder: object | null;
   waiting: Array<() => void>;
   /** SQLite: runs one statement through the gate (rows as arrays for drizzle, or as objects for raw queries). */
-  execute?: (text: string, params: unknown[], mode: "rows" | "get" | "objects") => Promise<{ rows: unknown; changes?: number; lastInsertRowid?: number | bigint }>;
+  execute?: (
+    text: string,
+    params: unknown[],
+    mode: "rows" | "get" | "objects",
+  ) => Promise<{ rows: unknown; changes?: number; lastInsertRowid?: number | bigint }>;
   /** The queries `executePrepared` built, by name (on SQLite their statements are in the connection's cache). */
   prepared: Map<string, CompiledQuery>;
 }
@@ -165,7 +169,10 @@ export function registerSqlite(client: BetterSqlite3.Database): Db {
     return { rows: statement.raw(true).all(...params) };
   };
   const execute = info.execute;
-  info.base = drizzleSqliteProxy<typeof sqliteSchema>((text, params, method) => execute(text, params, method === "get" ? "get" : "rows") as Promise<{ rows: unknown[] }>, { schema: sqliteSchema });
+  info.base = drizzleSqliteProxy<typeof sqliteSchema>(
+    (text, params, method) => execute(text, params, method === "get" ? "get" : "rows") as Promise<{ rows: unknown[] }>,
+    { schema: sqliteSchema },
+  );
   return register(info);
 }
 

@@ -70,52 +70,90 @@ const ENGINE_SPECIFIC_SEARCH = { sqliteTables: /^search_fts($|_)/, sqliteTrigger
 /** SQLite's catalogue, from sqlite_master and the table/index/foreign-key pragmas. */
 export function readSqliteCatalogue(sqlite: Database.Database): Catalogue {
   const tableRows = sqlite
-    .prepare("select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name not like '\\_\\_drizzle%' escape '\\' order by name")
+    .prepare(
+      "select name, sql from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' and name not like '\\_\\_drizzle%' escape '\\' order by name",
+    )
     .all() as { name: string; sql: string }[];
-  const tables = tableRows.filter((t) => !ENGINE_SPECIFIC_SEARCH.sqliteTables.test(t.name)).map(({ name, sql }): TableInfo => {
-    const cols = sqlite.prepare(`pragma table_info(${quoteSqlite(name)})`).all() as { name: string; type: string; notnull: number; dflt_value: string | null; pk: number }[];
-    const autoIncrement = (col: string) => new RegExp(`[\`"\\[]?${col}[\`"\\]]?\\s+integer\\s+primary\\s+key\\s+autoincrement`, "i").test(sql);
-    const indexList = sqlite.prepare(`pragma index_list(${quoteSqlite(name)})`).all() as { name: string; unique: number; origin: string }[];
-    const indexes = indexList
-      .filter((i) => i.origin !== "pk")
-      .map((i): IndexInfo => {
-        const keys = (sqlite.prepare(`pragma index_xinfo(${quoteSqlite(i.name)})`).all() as { seqno: number; name: string | null; desc: number; key: number }[])
-          .filter((k) => k.key === 1)
-          .sort((a, b) => a.seqno - b.seqno);
-        return { name: i.name, unique: i.unique === 1, columns: keys.map((k) => `${k.name ?? "<expression>"}${k.desc ? " desc" : ""}`) };
-      })
-      .sort((a, b) => a.name.localeCompare(b.name));
-    const fkRows = sqlite.prepare(`pragma foreign_key_list(${quoteSqlite(name)})`).all() as { id: number; seq: number; table: string; from: string; to: string | null; on_update: string; on_delete: string }[];
-    const byId = new Map<number, typeof fkRows>();
-    for (const r of fkRows) byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
-    const foreignKeys = [...byId.values()].map((rows): ForeignKeyInfo => {
-      rows.sort((a, b) => a.seq - b.seq);
+  const tables = tableRows
+    .filter((t) => !ENGINE_SPECIFIC_SEARCH.sqliteTables.test(t.name))
+    .map(({ name, sql }): TableInfo => {
+      const cols = sqlite.prepare(`pragma table_info(${quoteSqlite(name)})`).all() as {
+        name: string;
+        type: string;
+        notnull: number;
+        dflt_value: string | null;
+        pk: number;
+      }[];
+      const autoIncrement = (col: string) => new RegExp(`[\`"\\[]?${col}[\`"\\]]?\\s+integer\\s+primary\\s+key\\s+autoincrement`, "i").test(sql);
+      const indexList = sqlite.prepare(`pragma index_list(${quoteSqlite(name)})`).all() as { name: string; unique: number; origin: string }[];
+      const indexes = indexList
+        .filter((i) => i.origin !== "pk")
+        .map((i): IndexInfo => {
+          const keys = (
+            sqlite.prepare(`pragma index_xinfo(${quoteSqlite(i.name)})`).all() as { seqno: number; name: string | null; desc: number; key: number }[]
+          )
+            .filter((k) => k.key === 1)
+            .sort((a, b) => a.seqno - b.seqno);
+          return { name: i.name, unique: i.unique === 1, columns: keys.map((k) => `${k.name ?? "<expression>"}${k.desc ? " desc" : ""}`) };
+        })
+        .sort((a, b) => a.name.localeCompare(b.name));
+      const fkRows = sqlite.prepare(`pragma foreign_key_list(${quoteSqlite(name)})`).all() as {
+        id: number;
+        seq: number;
+        table: string;
+        from: string;
+        to: string | null;
+        on_update: string;
+        on_delete: string;
+      }[];
+      const byId = new Map<number, typeof fkRows>();
+      for (const r of fkRows) byId.set(r.id, [...(byId.get(r.id) ?? []), r]);
+      const foreignKeys = [...byId.values()].map((rows): ForeignKeyInfo => {
+        rows.sort((a, b) => a.seq - b.seq);
+        return {
+          columns: rows.map((r) => r.from),
+          refTable: rows[0]!.table,
+          refColumns: rows.map((r) => r.to ?? "<primary key>"),
+          onDelete: rows[0]!.on_delete.toLowerCase(),
+          onUpdate: rows[0]!.on_update.toLowerCase(),
+        };
+      });
       return {
-        columns: rows.map((r) => r.from),
-        refTable: rows[0]!.table,
-        refColumns: rows.map((r) => r.to ?? "<primary key>"),
-        onDelete: rows[0]!.on_delete.toLowerCase(),
-        onUpdate: rows[0]!.on_update.toLowerCase(),
+        name,
+        columns: cols.map((c) => ({
+          name: c.name,
+          type: c.type.toLowerCase(),
+          notNull: c.notnull === 1,
+          defaultValue: c.dflt_value,
+          generated: autoIncrement(c.name),
+        })),
+        primaryKey: cols
+          .filter((c) => c.pk > 0)
+          .sort((a, b) => a.pk - b.pk)
+          .map((c) => c.name),
+        indexes,
+        foreignKeys: sortForeignKeys(foreignKeys),
       };
     });
-    return {
-      name,
-      columns: cols.map((c) => ({ name: c.name, type: c.type.toLowerCase(), notNull: c.notnull === 1, defaultValue: c.dflt_value, generated: autoIncrement(c.name) })),
-      primaryKey: cols
-        .filter((c) => c.pk > 0)
-        .sort((a, b) => a.pk - b.pk)
-        .map((c) => c.name),
-      indexes,
-      foreignKeys: sortForeignKeys(foreignKeys),
-    };
-  });
-  const triggerRows = sqlite.prepare("select name, tbl_name as tbl, sql from sqlite_master where type = 'trigger' order by name").all() as { name: string; tbl: string; sql: string }[];
-  const triggers = triggerRows.filter((t) => !ENGINE_SPECIFIC_SEARCH.sqliteTriggers.test(t.name)).map(({ name, tbl, sql }): TriggerInfo => {
-    const m = /\b(before|after|instead\s+of)\s+(insert|delete|update)(?:\s+of\s+(.+?))?\s+on\s/is.exec(sql);
-    if (!m) throw new Error(`Cannot read the event of SQLite trigger ${name}: ${sql}`);
-    const columns = m[3] ? m[3].split(",").map((c) => c.trim().replace(/^[`"[]|[`"\]]$/g, "")) : [];
-    return { name, table: tbl, timing: m[1]!.toLowerCase().replace(/\s+/, " ") as TriggerInfo["timing"], event: m[2]!.toLowerCase() as TriggerInfo["event"], columns };
-  });
+  const triggerRows = sqlite.prepare("select name, tbl_name as tbl, sql from sqlite_master where type = 'trigger' order by name").all() as {
+    name: string;
+    tbl: string;
+    sql: string;
+  }[];
+  const triggers = triggerRows
+    .filter((t) => !ENGINE_SPECIFIC_SEARCH.sqliteTriggers.test(t.name))
+    .map(({ name, tbl, sql }): TriggerInfo => {
+      const m = /\b(before|after|instead\s+of)\s+(insert|delete|update)(?:\s+of\s+(.+?))?\s+on\s/is.exec(sql);
+      if (!m) throw new Error(`Cannot read the event of SQLite trigger ${name}: ${sql}`);
+      const columns = m[3] ? m[3].split(",").map((c) => c.trim().replace(/^[`"[]|[`"\]]$/g, "")) : [];
+      return {
+        name,
+        table: tbl,
+        timing: m[1]!.toLowerCase().replace(/\s+/, " ") as TriggerInfo["timing"],
+        event: m[2]!.toLowerCase() as TriggerInfo["event"],
+        columns,
+      };
+    });
   return { tables, triggers };
 }
 
@@ -123,7 +161,14 @@ const PG_FK_ACTIONS: Record<string, string> = { a: "no action", r: "restrict", c
 
 /** PostgreSQL's catalogue for the connection's current schema, from information_schema and pg_catalog. */
 export async function readPostgresCatalogue(client: pg.Pool | pg.PoolClient | pg.Client): Promise<Catalogue> {
-  const cols = await client.query<{ table_name: string; column_name: string; type: string; not_null: boolean; default_value: string | null; generated: boolean }>(`
+  const cols = await client.query<{
+    table_name: string;
+    column_name: string;
+    type: string;
+    not_null: boolean;
+    default_value: string | null;
+    generated: boolean;
+  }>(`
     select c.table_name, c.column_name, format_type(a.atttypid, a.atttypmod) as type, c.is_nullable = 'NO' as not_null,
            c.column_default as default_value,
            (c.is_identity = 'YES' or coalesce(c.column_default like 'nextval(%', false)) as generated
@@ -172,7 +217,13 @@ export async function readPostgresCatalogue(client: pg.Pool | pg.PoolClient | pg
       name,
       columns: cols.rows
         .filter((r) => r.table_name === name)
-        .map((r) => ({ name: r.column_name, type: r.type.toLowerCase(), notNull: r.not_null, defaultValue: r.generated ? null : r.default_value, generated: r.generated })),
+        .map((r) => ({
+          name: r.column_name,
+          type: r.type.toLowerCase(),
+          notNull: r.not_null,
+          defaultValue: r.generated ? null : r.default_value,
+          generated: r.generated,
+        })),
       primaryKey: (own.find((r) => r.primary)?.columns ?? []).map(unquotePg),
       indexes: own
         .filter((r) => !r.primary)
@@ -181,11 +232,23 @@ export async function readPostgresCatalogue(client: pg.Pool | pg.PoolClient | pg
       foreignKeys: sortForeignKeys(
         fks.rows
           .filter((r) => r.table_name === name)
-          .map((r) => ({ columns: r.columns, refTable: r.ref_table, refColumns: r.ref_columns, onDelete: PG_FK_ACTIONS[r.on_delete] ?? r.on_delete, onUpdate: PG_FK_ACTIONS[r.on_update] ?? r.on_update })),
+          .map((r) => ({
+            columns: r.columns,
+            refTable: r.ref_table,
+            refColumns: r.ref_columns,
+            onDelete: PG_FK_ACTIONS[r.on_delete] ?? r.on_delete,
+            onUpdate: PG_FK_ACTIONS[r.on_update] ?? r.on_update,
+          })),
       ),
     };
   });
-  const triggers = trg.rows.map((r) => ({ name: r.name, table: r.table_name, timing: r.timing as TriggerInfo["timing"], event: r.event as TriggerInfo["event"], columns: r.columns }));
+  const triggers = trg.rows.map((r) => ({
+    name: r.name,
+    table: r.table_name,
+    timing: r.timing as TriggerInfo["timing"],
+    event: r.event as TriggerInfo["event"],
+    columns: r.columns,
+  }));
   return { tables, triggers };
 }
 

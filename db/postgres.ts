@@ -52,7 +52,8 @@ export interface PostgresOptions {
 
 /** A pool on `url`; nothing connects until the first query. Close it with `closePostgres`. */
 export function openPostgres(url: string, options: PostgresOptions = {}): PgDb {
-  if (!isPostgresUrl(url)) throw new Error(`VERDICT_DATABASE_URL: expected postgres://user:password@host:port/database, got ${JSON.stringify(redactPostgresUrl(url))}`);
+  if (!isPostgresUrl(url))
+    throw new Error(`VERDICT_DATABASE_URL: expected postgres://user:password@host:port/database, got ${JSON.stringify(redactPostgresUrl(url))}`);
   const pool = new pg.Pool({ connectionString: url, max: options.maxConnections });
   // An idle connection dropped by the server (restart, failover) must not crash the process; the pool replaces it.
   pool.on("error", (e) => console.error(`PostgreSQL connection lost (${redactPostgresUrl(url)}): ${e.message}`));

@@ -56,7 +56,8 @@ export function copyOrder(tables: TableInfo[]): string[] {
 
 function checkTargetSchema(source: TableInfo[], target: TableInfo[]): void {
   const byName = new Map(target.map((t) => [t.name, t]));
-  if (!source.some((s) => byName.has(s.name))) throw new Error("The PostgreSQL database has none of Verdict's tables; run `npm run cli -- migrate` against it first");
+  if (!source.some((s) => byName.has(s.name)))
+    throw new Error("The PostgreSQL database has none of Verdict's tables; run `npm run cli -- migrate` against it first");
   const missing: string[] = [];
   for (const s of source) {
     const t = byName.get(s.name);
@@ -64,7 +65,9 @@ function checkTargetSchema(source: TableInfo[], target: TableInfo[]): void {
     else for (const c of s.columns) if (!t.columns.some((tc) => tc.name === c.name)) missing.push(`column ${s.name}.${c.name}`);
   }
   if (missing.length) {
-    throw new Error(`The PostgreSQL database lacks ${missing.join(", ")} that the SQLite database has; run \`npm run cli -- migrate\` against it, or update Verdict`);
+    throw new Error(
+      `The PostgreSQL database lacks ${missing.join(", ")} that the SQLite database has; run \`npm run cli -- migrate\` against it, or update Verdict`,
+    );
   }
 }
 
@@ -110,7 +113,9 @@ export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.P
         } catch (e) {
           const err = e as Error & { column?: string; detail?: string };
           const where = err.column ? ` (column ${err.column})` : "";
-          throw new Error(`Copying ${name}, rows ${copied + 1}–${copied + batch.length} of ${total}${where}: ${err.message}${err.detail ? ` — ${err.detail}` : ""}`);
+          throw new Error(
+            `Copying ${name}, rows ${copied + 1}–${copied + batch.length} of ${total}${where}: ${err.message}${err.detail ? ` — ${err.detail}` : ""}`,
+          );
         }
         copied += batch.length;
         batch = [];
@@ -127,7 +132,10 @@ export async function copySqliteToPostgres(sqlite: Database.Database, pool: pg.P
       // Rows arrived with their ids; the next id the database hands out must come after them.
       for (const c of targetByName.get(name)?.columns ?? []) {
         if (!c.generated) continue;
-        await client.query(`select setval(pg_get_serial_sequence($1, $2), coalesce((select max(${q(c.name)}) from ${q(name)}), 0) + 1, false)`, [q(name), c.name]);
+        await client.query(`select setval(pg_get_serial_sequence($1, $2), coalesce((select max(${q(c.name)}) from ${q(name)}), 0) + 1, false)`, [
+          q(name),
+          c.name,
+        ]);
       }
     }
     await client.query("commit");
@@ -213,7 +221,10 @@ export function digestSqliteTables(sqlite: Database.Database, targetTables: Tabl
     const columns = t.columns.map((c) => c.name);
     const fam = columns.map((c) => families.get(t.name)?.get(c) ?? "text");
     const digest = new RowDigest();
-    for (const row of sqlite.prepare(`select ${columns.map(q).join(", ")} from ${q(t.name)}`).raw(true).iterate() as IterableIterator<unknown[]>) {
+    for (const row of sqlite
+      .prepare(`select ${columns.map(q).join(", ")} from ${q(t.name)}`)
+      .raw(true)
+      .iterate() as IterableIterator<unknown[]>) {
       digest.add(row.map((v, i) => canonicalValue(v, fam[i]!)));
     }
     out[t.name] = digest.result();
@@ -243,7 +254,11 @@ export async function digestPostgresTables(pool: pg.Pool, tables: TableInfo[]): 
       const keyList = key.map(q).join(", ");
       const where = after ? `where (${keyList}) > (${key.map((_, i) => `$${i + 1}`).join(", ")})` : "";
       const page = key.length ? `order by ${keyList} limit ${pageRows}` : "";
-      const res: pg.QueryArrayResult<unknown[]> = await pool.query({ text: `select ${selectList} from ${q(t.name)} ${where} ${page}`, values: after ?? [], rowMode: "array" });
+      const res: pg.QueryArrayResult<unknown[]> = await pool.query({
+        text: `select ${selectList} from ${q(t.name)} ${where} ${page}`,
+        values: after ?? [],
+        rowMode: "array",
+      });
       for (const row of res.rows) digest.add(row.slice(0, columns.length).map((v, i) => canonicalValue(v, fam[i]!)));
       if (!key.length || res.rows.length < pageRows) break;
       after = res.rows[res.rows.length - 1]!.slice(columns.length);
@@ -264,7 +279,8 @@ export function compareDigests(source: Record<string, TableDigest>, target: Reco
     const t = target[table];
     if (!t) out.push(`${table}: ${s.rows} rows in SQLite, table missing in PostgreSQL`);
     else if (s.rows !== t.rows) out.push(`${table}: ${s.rows} rows in SQLite, ${t.rows} in PostgreSQL`);
-    else if (s.digest !== t.digest) out.push(`${table}: same ${s.rows} rows counted, but their values differ (digest ${s.digest} in SQLite, ${t.digest} in PostgreSQL)`);
+    else if (s.digest !== t.digest)
+      out.push(`${table}: same ${s.rows} rows counted, but their values differ (digest ${s.digest} in SQLite, ${t.digest} in PostgreSQL)`);
   }
   return out;
 }

@@ -69,7 +69,9 @@ function mermaid(a) {
     byFloor.set(key, [...(byFloor.get(key) ?? []), r]);
   }
   for (const rank of [...byFloor.keys()].sort((x, y) => Number(y) - Number(x))) {
-    const names = FLOORS.filter((f) => String(f.rank) === rank).map((f) => f.name).join(" · ");
+    const names = FLOORS.filter((f) => String(f.rank) === rank)
+      .map((f) => f.name)
+      .join(" · ");
     lines.push(`  subgraph floor${rank}["${rank} · ${names}"]`);
     for (const r of byFloor.get(rank)) lines.push(`    ${id(r)}["${r}"]`);
     lines.push("  end");
@@ -87,11 +89,26 @@ function report(a) {
     for (const item of items) out.push(`- ${item}`);
     if (items.length) out.push("");
   };
-  list("Arrows that run back up (between boxes)", a.roomUp.map((e) => `${e.from} → ${e.to}`));
-  list("Circles between boxes", a.roomCircles.map((c) => c.join(" ↔ ")));
-  list("Circles between files (value imports)", a.fileCircles.map((c) => c.join(" ↔ ")));
-  list("Imports a floor may not make", a.forbidden.map((e) => `${e.from} → ${e.to} (${e.why})`));
-  list("Imports that pass an area's door", a.doors.map((e) => `${e.from} → ${e.to} (door: ${e.door})`));
+  list(
+    "Arrows that run back up (between boxes)",
+    a.roomUp.map((e) => `${e.from} → ${e.to}`),
+  );
+  list(
+    "Circles between boxes",
+    a.roomCircles.map((c) => c.join(" ↔ ")),
+  );
+  list(
+    "Circles between files (value imports)",
+    a.fileCircles.map((c) => c.join(" ↔ ")),
+  );
+  list(
+    "Imports a floor may not make",
+    a.forbidden.map((e) => `${e.from} → ${e.to} (${e.why})`),
+  );
+  list(
+    "Imports that pass an area's door",
+    a.doors.map((e) => `${e.from} → ${e.to} (door: ${e.door})`),
+  );
   return out.join("\n");
 }
 

@@ -40,7 +40,26 @@ const ENGINE_SECTIONS: Record<string, (engine: BenchEngine) => Promise<BenchFigu
   search: async (engine) => (await import("./bench/search")).benchSearch(engine),
 };
 
-const ORDER = ["import", "player", "compare", "first-view", "large-trajectory", "agreement", "analytics", "arb-memory", "runner", "runner-overhead", "judge", "annotation", "heuristics", "consensus", "queue", "triage", "judge-measures", "search"];
+const ORDER = [
+  "import",
+  "player",
+  "compare",
+  "first-view",
+  "large-trajectory",
+  "agreement",
+  "analytics",
+  "arb-memory",
+  "runner",
+  "runner-overhead",
+  "judge",
+  "annotation",
+  "heuristics",
+  "consensus",
+  "queue",
+  "triage",
+  "judge-measures",
+  "search",
+];
 const BASELINE = path.resolve(import.meta.dirname, "..", "docs", "bench", "sqlite-baseline.json");
 
 function usage(problem: string): never {
@@ -135,7 +154,10 @@ try {
         const sqlite = results.get("sqlite")?.find((f) => f.name === figureName);
         if (sqlite) measuredSqlite[`${name}: ${figureName}`] = sqlite.value;
         const before = baseline[`${name}: ${figureName}`];
-        const change = sqlite && before !== undefined && before !== 0 ? `${sqlite.value >= before ? "+" : ""}${((100 * (sqlite.value - before)) / before).toFixed(0)} %` : "—";
+        const change =
+          sqlite && before !== undefined && before !== 0
+            ? `${sqlite.value >= before ? "+" : ""}${((100 * (sqlite.value - before)) / before).toFixed(0)} %`
+            : "—";
         console.log(
           `  ${[
             figureName.padEnd(60),

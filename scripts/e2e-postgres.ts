@@ -61,12 +61,18 @@ try {
     // Its own results folder: Playwright empties the one it writes to.
     VERDICT_E2E_OUTPUT: path.join(root, "test-results", "e2e-postgres"),
   };
-  const run = spawnSync(path.join(root, "node_modules", ".bin", "playwright"), ["test", "--config", "tests/playwright.config.ts", ...SPECS, ...process.argv.slice(2)], { cwd: root, env, stdio: "inherit" });
+  const run = spawnSync(
+    path.join(root, "node_modules", ".bin", "playwright"),
+    ["test", "--config", "tests/playwright.config.ts", ...SPECS, ...process.argv.slice(2)],
+    { cwd: root, env, stdio: "inherit" },
+  );
   code = run.status ?? 1;
   if (code === 0) {
     const absent = await missingWrites(url);
     if (absent.length > 0) {
-      process.stderr.write(`e2e on PostgreSQL: Playwright reported no failure, but the PostgreSQL database holds no ${absent.join(", no ")}: the app did not run on it\n`);
+      process.stderr.write(
+        `e2e on PostgreSQL: Playwright reported no failure, but the PostgreSQL database holds no ${absent.join(", no ")}: the app did not run on it\n`,
+      );
       code = 1;
     }
   }

@@ -93,7 +93,11 @@ function readPlaywright(file) {
       for (const t of spec.tests ?? []) {
         if (t.status !== "skipped") continue;
         const why = (t.annotations ?? []).find((a) => a.type === "skip" || a.type === "fixme")?.description;
-        skips.push({ where: path.join("tests", "e2e", spec.file ?? suite.file ?? ""), title: [...here, spec.title].join(" › "), why: why || "no reason given" });
+        skips.push({
+          where: path.join("tests", "e2e", spec.file ?? suite.file ?? ""),
+          title: [...here, spec.title].join(" › "),
+          why: why || "no reason given",
+        });
       }
     }
     for (const child of suite.suites ?? []) walk(child, here);
@@ -114,7 +118,12 @@ async function main() {
   await Promise.all([
     (async () => {
       // Next's route types (.next/types) first, so that tsc also checks what each page and route exports.
-      const routeTypes = await stage("route types (next typegen)", process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "typegen"], { NEXT_TELEMETRY_DISABLED: "1" });
+      const routeTypes = await stage(
+        "route types (next typegen)",
+        process.execPath,
+        [path.join(root, "node_modules", "next", "dist", "bin", "next"), "typegen"],
+        { NEXT_TELEMETRY_DISABLED: "1" },
+      );
       const typed = (await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."])) && routeTypes;
       await stage("lint", bin("eslint"), ["."]);
       if (!buildNeeded) return;
@@ -126,7 +135,12 @@ async function main() {
       });
     })(),
     stage("unit + integration (vitest)", bin("vitest"), [
-      "run", "--config", "tests/vitest.config.ts", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestJson}`,
+      "run",
+      "--config",
+      "tests/vitest.config.ts",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${vitestJson}`,
     ]),
   ]);
   readVitest(vitestJson);
@@ -169,7 +183,7 @@ async function main() {
 /** Lists every skipped test with its reason; under CI, any not on the allowlist is a failure. */
 function checkSkips() {
   const allowFile = path.join(root, "tests", "skip-allowlist.json");
-  const allowed = fs.existsSync(allowFile) ? JSON.parse(fs.readFileSync(allowFile, "utf8")).allowed ?? [] : [];
+  const allowed = fs.existsSync(allowFile) ? (JSON.parse(fs.readFileSync(allowFile, "utf8")).allowed ?? []) : [];
   const isAllowed = (s) => allowed.some((a) => `${s.where} › ${s.title}`.includes(a.test));
   if (skips.length === 0) return;
   process.stderr.write(`\nSkipped (${skips.length}):\n`);

@@ -44,7 +44,11 @@ process.on("SIGTERM", () => onSignal("SIGTERM"));
 
 const kinds = settings.VERDICT_WORKER_JOBS;
 const lanes = kinds.map((k) =>
-  k === "live" ? `live runs (${settings.VERDICT_RUNNER_CONCURRENCY} at once)` : k === "judge" ? `judge calls (${settings.VERDICT_WORKER_JUDGE_CONCURRENCY} at once)` : "uploads (imports, CSV analyses, label imports)",
+  k === "live"
+    ? `live runs (${settings.VERDICT_RUNNER_CONCURRENCY} at once)`
+    : k === "judge"
+      ? `judge calls (${settings.VERDICT_WORKER_JUDGE_CONCURRENCY} at once)`
+      : "uploads (imports, CSV analyses, label imports)",
 );
 log(`worker on ${describeDatabase(ctx.config)}: ${lanes.join(", ")}; memory cap ${heapLimitMb()} MB`);
 try {

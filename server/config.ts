@@ -66,7 +66,8 @@ export function parsePortRange(text: string): PortRange | { problem: string } {
   const m = /^\s*(\d{1,5})\s*-\s*(\d{1,5})\s*$/.exec(text);
   const from = Number(m?.[1]);
   const to = Number(m?.[2]);
-  if (!m || from < 1024 || to > 65535 || to < from) return { problem: `must be a range of unprivileged TCP ports such as 24600-24999, got ${JSON.stringify(text)}` };
+  if (!m || from < 1024 || to > 65535 || to < from)
+    return { problem: `must be a range of unprivileged TCP ports such as 24600-24999, got ${JSON.stringify(text)}` };
   return { from, to };
 }
 
@@ -139,15 +140,18 @@ function blank(v: unknown): boolean {
 function field<T>(parse: (text: string) => T | { problem: string }, fallback: T): z.ZodType<T>;
 function field<T>(parse: (text: string) => T | { problem: string }): z.ZodType<T | undefined>;
 function field<T>(parse: (text: string) => T | { problem: string }, fallback?: T): z.ZodType<T | undefined> {
-  return z.string().optional().transform((raw, ctx) => {
-    if (blank(raw)) return fallback;
-    const out = parse(String(raw));
-    if (out !== null && typeof out === "object" && "problem" in (out as object)) {
-      ctx.addIssue({ code: "custom", message: (out as { problem: string }).problem });
-      return z.NEVER;
-    }
-    return out as T;
-  });
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (blank(raw)) return fallback;
+      const out = parse(String(raw));
+      if (out !== null && typeof out === "object" && "problem" in (out as object)) {
+        ctx.addIssue({ code: "custom", message: (out as { problem: string }).problem });
+        return z.NEVER;
+      }
+      return out as T;
+    });
 }
 
 const text = () => field((t) => t);
@@ -178,7 +182,8 @@ function parseWhole(min: number, max: number, unit: string) {
     return { problem: `must be ${unit}, ${got(t)}` };
   };
 }
-const wholeNumber = (min: number, unit: string, fallback: number) => field(parseWhole(min, Number.MAX_SAFE_INTEGER, `a whole number of ${unit}, at least ${min}`), fallback);
+const wholeNumber = (min: number, unit: string, fallback: number) =>
+  field(parseWhole(min, Number.MAX_SAFE_INTEGER, `a whole number of ${unit}, at least ${min}`), fallback);
 const optionalWholeNumber = (min: number, unit: string) => field(parseWhole(min, Number.MAX_SAFE_INTEGER, `a whole number of ${unit}, at least ${min}`));
 
 function parseFlag(t: string): boolean | { problem: string } {
@@ -197,7 +202,9 @@ const url = (protocols: string[], example: string) =>
     } catch {
       return { problem: `must be a URL such as ${example}, ${got(t)}` };
     }
-    return protocols.includes(u.protocol) ? t.trim() : { problem: `must be a ${protocols.map((p) => p.replace(/:$/, "")).join(" or ")} URL such as ${example}, ${got(t)}` };
+    return protocols.includes(u.protocol)
+      ? t.trim()
+      : { problem: `must be a ${protocols.map((p) => p.replace(/:$/, "")).join(" or ")} URL such as ${example}, ${got(t)}` };
   });
 
 const list = () =>
@@ -213,7 +220,10 @@ const list = () =>
 const origins = () =>
   field((t) => {
     const out: string[] = [];
-    for (const x of t.split(",").map((s) => s.trim()).filter(Boolean)) {
+    for (const x of t
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       let u: URL;
       try {
         u = new URL(x);
@@ -231,13 +241,19 @@ export const WORKER_JOB_KINDS = ["live", "judge", "uploads"] as const;
 export type WorkerJobKind = (typeof WORKER_JOB_KINDS)[number];
 
 const workerJobKinds = () =>
-  field((t) => {
-    const kinds = t.split(",").map((x) => x.trim()).filter(Boolean);
-    const unknown = kinds.filter((k) => !(WORKER_JOB_KINDS as readonly string[]).includes(k));
-    if (unknown.length) return { problem: `must list some of ${WORKER_JOB_KINDS.join(", ")}, ${got(t)}` };
-    if (kinds.length === 0) return { problem: `must list at least one of ${WORKER_JOB_KINDS.join(", ")}` };
-    return [...new Set(kinds)] as WorkerJobKind[];
-  }, [...WORKER_JOB_KINDS] as WorkerJobKind[]);
+  field(
+    (t) => {
+      const kinds = t
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean);
+      const unknown = kinds.filter((k) => !(WORKER_JOB_KINDS as readonly string[]).includes(k));
+      if (unknown.length) return { problem: `must list some of ${WORKER_JOB_KINDS.join(", ")}, ${got(t)}` };
+      if (kinds.length === 0) return { problem: `must list at least one of ${WORKER_JOB_KINDS.join(", ")}` };
+      return [...new Set(kinds)] as WorkerJobKind[];
+    },
+    [...WORKER_JOB_KINDS] as WorkerJobKind[],
+  );
 
 /** A worker's memory cap when none is set: room for a large import, far from what the web server needs to stay up. */
 export const DEFAULT_WORKER_MAX_HEAP_MB = 2048;
@@ -267,71 +283,207 @@ const VARIABLES = {
       if (scheme) return { problem: `has an unsupported scheme "${scheme[1]}:"; expected postgres://user:password@host:port/database or a SQLite file path` };
       return url;
     }),
-    { group: "Installation", default: "<data>/verdict.db (SQLite)", description: "postgres://… selects PostgreSQL (create or update its tables with `npm run cli -- migrate`); a file path selects that SQLite file, like VERDICT_DB" },
+    {
+      group: "Installation",
+      default: "<data>/verdict.db (SQLite)",
+      description:
+        "postgres://… selects PostgreSQL (create or update its tables with `npm run cli -- migrate`); a file path selects that SQLite file, like VERDICT_DB",
+    },
   ),
   VERDICT_DB: v(text(), { group: "Installation", default: "<data>/verdict.db", description: "SQLite database file (`:memory:` for a throwaway one)" }),
-  VERDICT_AUTH_SECRET: v(text(), { group: "Installation", default: "generated once into <data>/auth-secret", description: "Key signing session cookies and encrypting stored judge keys" }),
-  VERDICT_BUSY_TIMEOUT_MS: v(optionalWholeNumber(0, "milliseconds"), { group: "Installation", default: "250 in the web server, 5000 elsewhere", description: "How long a write waits for another process's lock" }),
-  VERDICT_MIGRATIONS_DIR: v(text(), { group: "Installation", default: "db/migrations", description: "Where the database migrations are, when the server is bundled elsewhere" }),
-  VERDICT_BASE_URL: v(url(["http:", "https:"], "https://verdict.example.org"), { group: "Web server", default: "inferred from requests", description: "Public URL of the web app (behind a reverse proxy)" }),
-  VERDICT_TRUSTED_ORIGINS: v(origins(), { group: "Web server", default: "none", description: "More origins (comma-separated) that may sign in and change things" }),
-  VERDICT_TRUSTED_PROXIES: v(list(), { group: "Web server", default: "none", description: "Reverse proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is believed" }),
-  VERDICT_MAX_BODY_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_BODY_BYTES), { group: "Web server", default: "1048576", description: "Largest request body the web server reads" }),
-  VERDICT_MAX_UPLOAD_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_UPLOAD_BYTES), { group: "Web server", default: "12582912", description: "Largest CSV upload (agreement CSV, label import); read only for signed-in researchers" }),
-  PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), 3000), { group: "Web server", default: "3000", description: "Port of `npm start` / `next start`" }),
+  VERDICT_AUTH_SECRET: v(text(), {
+    group: "Installation",
+    default: "generated once into <data>/auth-secret",
+    description: "Key signing session cookies and encrypting stored judge keys",
+  }),
+  VERDICT_BUSY_TIMEOUT_MS: v(optionalWholeNumber(0, "milliseconds"), {
+    group: "Installation",
+    default: "250 in the web server, 5000 elsewhere",
+    description: "How long a write waits for another process's lock",
+  }),
+  VERDICT_MIGRATIONS_DIR: v(text(), {
+    group: "Installation",
+    default: "db/migrations",
+    description: "Where the database migrations are, when the server is bundled elsewhere",
+  }),
+  VERDICT_BASE_URL: v(url(["http:", "https:"], "https://verdict.example.org"), {
+    group: "Web server",
+    default: "inferred from requests",
+    description: "Public URL of the web app (behind a reverse proxy)",
+  }),
+  VERDICT_TRUSTED_ORIGINS: v(origins(), {
+    group: "Web server",
+    default: "none",
+    description: "More origins (comma-separated) that may sign in and change things",
+  }),
+  VERDICT_TRUSTED_PROXIES: v(list(), {
+    group: "Web server",
+    default: "none",
+    description: "Reverse proxies (IPs or CIDR ranges, comma-separated) whose X-Forwarded-For is believed",
+  }),
+  VERDICT_MAX_BODY_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_BODY_BYTES), {
+    group: "Web server",
+    default: "1048576",
+    description: "Largest request body the web server reads",
+  }),
+  VERDICT_MAX_UPLOAD_BYTES: v(wholeNumber(1024, "bytes", DEFAULT_MAX_UPLOAD_BYTES), {
+    group: "Web server",
+    default: "12582912",
+    description: "Largest CSV upload (agreement CSV, label import); read only for signed-in researchers",
+  }),
+  PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), 3000), {
+    group: "Web server",
+    default: "3000",
+    description: "Port of `npm start` / `next start`",
+  }),
   VERDICT_WORKER_JOBS: v(workerJobKinds(), {
     group: "Workers",
     default: "live,judge,uploads",
     description: "Kinds of jobs a worker takes (comma-separated): `live` runs, `judge` calls, `uploads` (imports, label imports, agreement CSVs)",
   }),
-  VERDICT_WORKER_MAX_HEAP_MB: v(wholeNumber(128, "MB", DEFAULT_WORKER_MAX_HEAP_MB), { group: "Workers", default: String(DEFAULT_WORKER_MAX_HEAP_MB), description: "Memory cap of a worker process started by `npm run worker` or the quick start (V8 heap, MB)" }),
-  VERDICT_WORKER_JUDGE_CONCURRENCY: v(wholeNumber(1, "calls", 8), { group: "Workers", default: "8", description: "Judge calls one worker makes at once (each batch also keeps to its own concurrency across all workers)" }),
+  VERDICT_WORKER_MAX_HEAP_MB: v(wholeNumber(128, "MB", DEFAULT_WORKER_MAX_HEAP_MB), {
+    group: "Workers",
+    default: String(DEFAULT_WORKER_MAX_HEAP_MB),
+    description: "Memory cap of a worker process started by `npm run worker` or the quick start (V8 heap, MB)",
+  }),
+  VERDICT_WORKER_JUDGE_CONCURRENCY: v(wholeNumber(1, "calls", 8), {
+    group: "Workers",
+    default: "8",
+    description: "Judge calls one worker makes at once (each batch also keeps to its own concurrency across all workers)",
+  }),
   VERDICT_IMPORT_ROOT: v(text(), { group: "Imports", default: "off", description: "Folder under which admins may import by server path from the Import page" }),
   VERDICT_IMPORT_MAX_UPLOAD_MB: v(positiveNumber(1024), { group: "Imports", default: "1024", description: "Largest .zip the Import page accepts (MB)" }),
   VERDICT_ZIP_MAX_ENTRIES: v(positiveNumber(100_000), { group: "Imports", default: "100000", description: "Most entries a zip may have" }),
   VERDICT_ZIP_MAX_TOTAL_MB: v(positiveNumber(4096), { group: "Imports", default: "4096", description: "Largest total uncompressed size of a zip (MB)" }),
   VERDICT_ZIP_MAX_ENTRY_MB: v(positiveNumber(512), { group: "Imports", default: "512", description: "Largest uncompressed zip entry (MB)" }),
-  VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), { group: "Imports", default: "100", description: "Largest compression ratio of a zip entry over 1 MB, and of a whole zip" }),
+  VERDICT_ZIP_MAX_RATIO: v(positiveNumber(100), {
+    group: "Imports",
+    default: "100",
+    description: "Largest compression ratio of a zip entry over 1 MB, and of a whole zip",
+  }),
   VERDICT_BUNDLE_MANIFEST_MAX_MB: v(positiveNumber(64), { group: "Imports", default: "64", description: "Largest manifest.json of a Verdict bundle (MB)" }),
-  VERDICT_IMPORT_QUEUED_MB_PER_USER: v(positiveNumber(2048), { group: "Imports", default: "2048", description: "Uploads (zips, CSV files) one person may have waiting to be imported or analysed (MB)" }),
-  VERDICT_IMPORT_QUEUED_MB: v(positiveNumber(8192), { group: "Imports", default: "8192", description: "Uploads the installation may have waiting to be imported or analysed, everyone's together (MB)" }),
-  VERDICT_S3_ENDPOINT: v(url(["http:", "https:"], "http://minio:9000"), { group: "Object storage (S3)", default: "AWS S3", description: "S3-compatible endpoint (MinIO, R2, …); setting it or the bucket stores screenshots in S3" }),
-  VERDICT_S3_BUCKET: v(text(), { group: "Object storage (S3)", default: "off (data folder)", description: "Bucket holding screenshots, variants, uploaded import zips and finished live-run bundles" }),
+  VERDICT_IMPORT_QUEUED_MB_PER_USER: v(positiveNumber(2048), {
+    group: "Imports",
+    default: "2048",
+    description: "Uploads (zips, CSV files) one person may have waiting to be imported or analysed (MB)",
+  }),
+  VERDICT_IMPORT_QUEUED_MB: v(positiveNumber(8192), {
+    group: "Imports",
+    default: "8192",
+    description: "Uploads the installation may have waiting to be imported or analysed, everyone's together (MB)",
+  }),
+  VERDICT_S3_ENDPOINT: v(url(["http:", "https:"], "http://minio:9000"), {
+    group: "Object storage (S3)",
+    default: "AWS S3",
+    description: "S3-compatible endpoint (MinIO, R2, …); setting it or the bucket stores screenshots in S3",
+  }),
+  VERDICT_S3_BUCKET: v(text(), {
+    group: "Object storage (S3)",
+    default: "off (data folder)",
+    description: "Bucket holding screenshots, variants, uploaded import zips and finished live-run bundles",
+  }),
   VERDICT_S3_REGION: v(text(), { group: "Object storage (S3)", default: "us-east-1", description: "Region of the bucket" }),
-  VERDICT_S3_ACCESS_KEY_ID: v(text(), { group: "Object storage (S3)", default: "the AWS SDK's default credentials", description: "Access key (with the secret below)" }),
-  VERDICT_S3_SECRET_ACCESS_KEY: v(text(), { group: "Object storage (S3)", default: "the AWS SDK's default credentials", description: "Secret of the access key" }),
-  VERDICT_S3_FORCE_PATH_STYLE: v(field(parseFlag), { group: "Object storage (S3)", default: "1 with an endpoint, else 0", description: "Address objects as endpoint/bucket/key (MinIO, s3rver) instead of bucket.endpoint/key" }),
-  VERDICT_S3_PREFIX: v(text(), { group: "Object storage (S3)", default: "none", description: "Key prefix, for a bucket shared with other data (e.g. `verdict/`)" }),
-  VERDICT_S3_PRESIGN: v(flag(false), { group: "Object storage (S3)", default: "0", description: "1: after the access check, redirect screenshot requests to a 5-minute presigned URL" }),
+  VERDICT_S3_ACCESS_KEY_ID: v(text(), {
+    group: "Object storage (S3)",
+    default: "the AWS SDK's default credentials",
+    description: "Access key (with the secret below)",
+  }),
+  VERDICT_S3_SECRET_ACCESS_KEY: v(text(), {
+    group: "Object storage (S3)",
+    default: "the AWS SDK's default credentials",
+    description: "Secret of the access key",
+  }),
+  VERDICT_S3_FORCE_PATH_STYLE: v(field(parseFlag), {
+    group: "Object storage (S3)",
+    default: "1 with an endpoint, else 0",
+    description: "Address objects as endpoint/bucket/key (MinIO, s3rver) instead of bucket.endpoint/key",
+  }),
+  VERDICT_S3_PREFIX: v(text(), {
+    group: "Object storage (S3)",
+    default: "none",
+    description: "Key prefix, for a bucket shared with other data (e.g. `verdict/`)",
+  }),
+  VERDICT_S3_PRESIGN: v(flag(false), {
+    group: "Object storage (S3)",
+    default: "0",
+    description: "1: after the access check, redirect screenshot requests to a 5-minute presigned URL",
+  }),
   VERDICT_JUDGE_MODEL: v(text(), { group: "Judges", default: "none", description: "Model of new judge configurations that name none" }),
-  VERDICT_JUDGE_BASE_URL: v(url(["http:", "https:"], "http://127.0.0.1:8000/v1"), { group: "Judges", default: "OpenAI", description: "OpenAI-compatible endpoint of new judge configurations; its host is allowed" }),
-  VERDICT_JUDGE_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls to VERDICT_JUDGE_BASE_URL (or OpenAI without it)" }),
+  VERDICT_JUDGE_BASE_URL: v(url(["http:", "https:"], "http://127.0.0.1:8000/v1"), {
+    group: "Judges",
+    default: "OpenAI",
+    description: "OpenAI-compatible endpoint of new judge configurations; its host is allowed",
+  }),
+  VERDICT_JUDGE_API_KEY: v(text(), {
+    group: "Judges",
+    default: "none",
+    description: "API key for judge calls to VERDICT_JUDGE_BASE_URL (or OpenAI without it)",
+  }),
   OPENAI_API_KEY: v(text(), { group: "Judges", default: "none", description: "API key for judge calls to https://api.openai.com only" }),
-  VERDICT_JUDGE_ALLOWED_HOSTS: v(text(), { group: "Judges", default: "none", description: "More hosts judge configurations may call (comma-separated host[:port])" }),
+  VERDICT_JUDGE_ALLOWED_HOSTS: v(text(), {
+    group: "Judges",
+    default: "none",
+    description: "More hosts judge configurations may call (comma-separated host[:port])",
+  }),
   VERDICT_JUDGE_ALLOW_LOOPBACK: v(
     field((t) => parseLoopbackPorts(t), { ranges: [] } as PortSet),
-    { group: "Judges", default: "none", description: "Ports (comma-separated, ranges as 8000-8010) on which judges may call servers on this machine (vLLM 8000, Ollama 11434)" },
+    {
+      group: "Judges",
+      default: "none",
+      description: "Ports (comma-separated, ranges as 8000-8010) on which judges may call servers on this machine (vLLM 8000, Ollama 11434)",
+    },
   ),
   CHROMIUM_PATH: v(text(), { group: "Live runner", default: "/usr/bin/chromium", description: "Chromium used by the runner and the demo recorder" }),
-  VERDICT_BROWSER_USER: v(text(), { group: "Live runner", default: "verdict-browser", description: "Unprivileged user Chromium runs as when Verdict runs as root" }),
+  VERDICT_BROWSER_USER: v(text(), {
+    group: "Live runner",
+    default: "verdict-browser",
+    description: "Unprivileged user Chromium runs as when Verdict runs as root",
+  }),
   VERDICT_RUNNER_NO_SANDBOX: v(text(), { group: "Live runner", default: "0", description: "1: run Chromium without its sandbox (not recommended)" }),
-  VERDICT_BROWSER_WS: v(url(["ws:", "wss:"], "ws://browsers:3000/playwright"), { group: "Live runner", default: "launch Chromium here", description: "Browser server the runner connects to instead of launching Chromium" }),
+  VERDICT_BROWSER_WS: v(url(["ws:", "wss:"], "ws://browsers:3000/playwright"), {
+    group: "Live runner",
+    default: "launch Chromium here",
+    description: "Browser server the runner connects to instead of launching Chromium",
+  }),
   VERDICT_BROWSER_WS_PROTOCOL: v(
-    field((t) => (t.trim() === "playwright" || t.trim() === "cdp" ? (t.trim() as "playwright" | "cdp") : { problem: `must be playwright or cdp, ${got(t)}` }), "playwright" as "playwright" | "cdp"),
+    field(
+      (t) => (t.trim() === "playwright" || t.trim() === "cdp" ? (t.trim() as "playwright" | "cdp") : { problem: `must be playwright or cdp, ${got(t)}` }),
+      "playwright" as "playwright" | "cdp",
+    ),
     { group: "Live runner", default: "playwright", description: "`playwright` (a Playwright browser server) or `cdp` (browserless, Chrome's DevTools port)" },
   ),
-  VERDICT_RUNNER_PROXY_HOST: v(text(), { group: "Live runner", default: "127.0.0.1", description: "Address of this worker the browser reaches its egress proxy on (required with VERDICT_BROWSER_WS)" }),
+  VERDICT_RUNNER_PROXY_HOST: v(text(), {
+    group: "Live runner",
+    default: "127.0.0.1",
+    description: "Address of this worker the browser reaches its egress proxy on (required with VERDICT_BROWSER_WS)",
+  }),
   VERDICT_RUNNER_PROXY_PORTS: v(field(parsePortRange), {
     group: "Live runner",
     default: "24600-24999",
     description: "Ports the runner's egress proxies listen on; the browser user's network rules let it reach only these (scripts/browser-user.sh)",
   }),
-  VERDICT_RUNNER_ALLOWED_DESTINATIONS: v(text(), { group: "Live runner", default: "none", description: "Private destinations (host:port, comma-separated) every run may reach" }),
+  VERDICT_RUNNER_ALLOWED_DESTINATIONS: v(text(), {
+    group: "Live runner",
+    default: "none",
+    description: "Private destinations (host:port, comma-separated) every run may reach",
+  }),
   VERDICT_RUNNER_CONCURRENCY: v(wholeNumber(1, "runs", 2), { group: "Live runner", default: "2", description: "Runs at once in one `npm run worker`" }),
-  VERDICT_RUNNER_LEASE_MS: v(wholeNumber(1, "milliseconds", 15_000), { group: "Live runner", default: "15000", description: "Lease of a running job: how soon a dead worker's tasks are taken back" }),
+  VERDICT_RUNNER_LEASE_MS: v(wholeNumber(1, "milliseconds", 15_000), {
+    group: "Live runner",
+    default: "15000",
+    description: "Lease of a running job: how soon a dead worker's tasks are taken back",
+  }),
   VERDICT_RUNNER_HEADLESS: v(flag(true), { group: "Live runner", default: "1", description: "0 shows the browser windows (needs a display)" }),
-  VERDICT_DEMO_PORT: v(field(demoPort, DEMO_SITES_DEFAULT_PORT as number | null), { group: "Live runner", default: "4517", description: "Port of the bundled demo sites; `off` serves none" }),
-  VERDICT_DEMO_SITES_DIR: v(text(), { group: "Development", default: "server/demo-sites/public", description: "Where the demo sites' files are, when the server is bundled elsewhere" }),
+  VERDICT_DEMO_PORT: v(field(demoPort, DEMO_SITES_DEFAULT_PORT as number | null), {
+    group: "Live runner",
+    default: "4517",
+    description: "Port of the bundled demo sites; `off` serves none",
+  }),
+  VERDICT_DEMO_SITES_DIR: v(text(), {
+    group: "Development",
+    default: "server/demo-sites/public",
+    description: "Where the demo sites' files are, when the server is bundled elsewhere",
+  }),
   VERDICT_DEBUG: v(text(), { group: "Development", default: "off", description: "Set: the CLI prints stack traces" }),
 } as const;
 
@@ -344,7 +496,12 @@ export const ENVIRONMENT_VARIABLES: readonly ({ name: string } & VariableDoc)[] 
   ...Object.entries(VARIABLES).map(([name, { doc }]) => ({ name, ...doc })),
   // A family rather than one name: read by the judge service when a configuration names it (judge-endpoint-policy.ts).
   { name: "VERDICT_JUDGE_KEY_<NAME>", group: "Judges", default: "none", description: "Keys a judge configuration may name as its key variable" },
-  { name: "VERDICT_JUDGE_KEY_<NAME>_URL", group: "Judges", default: "none (the key is sent nowhere)", description: "The one endpoint (base URL) VERDICT_JUDGE_KEY_<NAME> is sent to" },
+  {
+    name: "VERDICT_JUDGE_KEY_<NAME>_URL",
+    group: "Judges",
+    default: "none (the key is sent nowhere)",
+    description: "The one endpoint (base URL) VERDICT_JUDGE_KEY_<NAME> is sent to",
+  },
 ];
 
 const environmentSchema = z
@@ -352,23 +509,39 @@ const environmentSchema = z
   .superRefine((e, ctx) => {
     const need = (name: string, when: string) => ctx.addIssue({ code: "custom", path: [name], message: `is required when ${when}` });
     if (e.VERDICT_S3_ENDPOINT !== undefined && e.VERDICT_S3_BUCKET === undefined) need("VERDICT_S3_BUCKET", "VERDICT_S3_ENDPOINT is set");
-    if (e.VERDICT_S3_ACCESS_KEY_ID !== undefined && e.VERDICT_S3_SECRET_ACCESS_KEY === undefined) need("VERDICT_S3_SECRET_ACCESS_KEY", "VERDICT_S3_ACCESS_KEY_ID is set");
-    if (e.VERDICT_S3_SECRET_ACCESS_KEY !== undefined && e.VERDICT_S3_ACCESS_KEY_ID === undefined) need("VERDICT_S3_ACCESS_KEY_ID", "VERDICT_S3_SECRET_ACCESS_KEY is set");
+    if (e.VERDICT_S3_ACCESS_KEY_ID !== undefined && e.VERDICT_S3_SECRET_ACCESS_KEY === undefined)
+      need("VERDICT_S3_SECRET_ACCESS_KEY", "VERDICT_S3_ACCESS_KEY_ID is set");
+    if (e.VERDICT_S3_SECRET_ACCESS_KEY !== undefined && e.VERDICT_S3_ACCESS_KEY_ID === undefined)
+      need("VERDICT_S3_ACCESS_KEY_ID", "VERDICT_S3_SECRET_ACCESS_KEY is set");
     if (e.VERDICT_S3_BUCKET === undefined && e.VERDICT_S3_ENDPOINT === undefined) {
       for (const name of ["VERDICT_S3_ACCESS_KEY_ID", "VERDICT_S3_PREFIX", "VERDICT_S3_PRESIGN", "VERDICT_S3_REGION", "VERDICT_S3_FORCE_PATH_STYLE"] as const) {
-        if (e[name] !== undefined && e[name] !== false) ctx.addIssue({ code: "custom", path: [name], message: "has no effect without VERDICT_S3_BUCKET (set the bucket, or unset this)" });
+        if (e[name] !== undefined && e[name] !== false)
+          ctx.addIssue({ code: "custom", path: [name], message: "has no effect without VERDICT_S3_BUCKET (set the bucket, or unset this)" });
       }
     }
     if (e.VERDICT_S3_BUCKET !== undefined && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(e.VERDICT_S3_BUCKET)) {
-      ctx.addIssue({ code: "custom", path: ["VERDICT_S3_BUCKET"], message: `is not a bucket name (3–63 lower-case letters, digits, dots, hyphens), ${got(e.VERDICT_S3_BUCKET)}` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["VERDICT_S3_BUCKET"],
+        message: `is not a bucket name (3–63 lower-case letters, digits, dots, hyphens), ${got(e.VERDICT_S3_BUCKET)}`,
+      });
     }
     if (e.VERDICT_S3_PREFIX !== undefined && (e.VERDICT_S3_PREFIX.startsWith("/") || /\s/.test(e.VERDICT_S3_PREFIX))) {
       ctx.addIssue({ code: "custom", path: ["VERDICT_S3_PREFIX"], message: `must not start with "/" or contain spaces, ${got(e.VERDICT_S3_PREFIX)}` });
     }
     const dbUrl = e.VERDICT_DATABASE_URL;
-    if (dbUrl !== undefined && !/^postgres(ql)?:\/\//i.test(dbUrl) && e.VERDICT_DB !== undefined && path.resolve(/*turbopackIgnore: true*/ e.VERDICT_DB) !== path.resolve(/*turbopackIgnore: true*/ dbUrl)) {
+    if (
+      dbUrl !== undefined &&
+      !/^postgres(ql)?:\/\//i.test(dbUrl) &&
+      e.VERDICT_DB !== undefined &&
+      path.resolve(/*turbopackIgnore: true*/ e.VERDICT_DB) !== path.resolve(/*turbopackIgnore: true*/ dbUrl)
+    ) {
       // Two names for the database that disagree: refused rather than guessed between.
-      ctx.addIssue({ code: "custom", path: ["VERDICT_DATABASE_URL"], message: `(${dbUrl}) and VERDICT_DB (${e.VERDICT_DB}) name different SQLite files; set one of them` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["VERDICT_DATABASE_URL"],
+        message: `(${dbUrl}) and VERDICT_DB (${e.VERDICT_DB}) name different SQLite files; set one of them`,
+      });
     }
     if (e.VERDICT_BROWSER_WS !== undefined && e.VERDICT_RUNNER_PROXY_HOST === undefined) {
       ctx.addIssue({
@@ -481,5 +654,6 @@ export function environmentTableMarkdown(): string {
   return rows.join("\n");
 }
 
-export const ENV_TABLE_START = "<!-- env-table:start (generated from server/config.ts by `npx tsx scripts/env-table.ts`; tests/unit/config.test.ts checks it) -->";
+export const ENV_TABLE_START =
+  "<!-- env-table:start (generated from server/config.ts by `npx tsx scripts/env-table.ts`; tests/unit/config.test.ts checks it) -->";
 export const ENV_TABLE_END = "<!-- env-table:end -->";

@@ -18,14 +18,18 @@ export interface AppContext {
 /** Cached per process and database path (the web server and CLI use this). */
 export function getAppContext(env: NodeJS.ProcessEnv = process.env): AppContext {
   const config = loadConfig(env);
-  const db = config.postgresUrl ? sharedPostgres(config.postgresUrl) : getDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs, migrationsDir: config.migrationsDir });
+  const db = config.postgresUrl
+    ? sharedPostgres(config.postgresUrl)
+    : getDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs, migrationsDir: config.migrationsDir });
   bindSecretBox(db, config);
   return { config, db, store: new ScreenshotStore(config.dataDir, config.objectStorage) };
 }
 
 /** A fresh, uncached context (tests open throwaway databases with this). */
 export function createAppContext(config: VerdictConfig): AppContext {
-  const db = config.postgresUrl ? openPostgresDatabase(config.postgresUrl).db : openDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs, migrationsDir: config.migrationsDir });
+  const db = config.postgresUrl
+    ? openPostgresDatabase(config.postgresUrl).db
+    : openDatabase(config.dbPath, { busyTimeoutMs: config.busyTimeoutMs, migrationsDir: config.migrationsDir });
   // Stored judge keys are encrypted with a key derived from this installation's auth secret.
   bindSecretBox(db, config);
   return { config, db, store: new ScreenshotStore(config.dataDir, config.objectStorage) };

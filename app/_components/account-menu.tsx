@@ -17,7 +17,12 @@ export function AccountMenu({ user }: { user: SessionUser }) {
   const [busy, setBusy] = useState(false);
   return (
     <div className="flex items-center gap-2 text-[12px]">
-      <Link href="/account" className="hidden max-w-48 truncate text-zinc-700 hover:underline sm:inline" title={`${user.email}: your account and API tokens`} data-testid="signed-in-user">
+      <Link
+        href="/account"
+        className="hidden max-w-48 truncate text-zinc-700 hover:underline sm:inline"
+        title={`${user.email}: your account and API tokens`}
+        data-testid="signed-in-user"
+      >
         {user.name}
       </Link>
       <span className={`rounded px-1.5 py-px text-2xs font-medium ${ROLE_STYLE[user.role] ?? ""}`}>{user.role}</span>

@@ -9,7 +9,12 @@ function inline(text: string): ReactNode[] {
   const parts = text.split(/(\*\*[^*]+\*\*|`[^`]+`)/g);
   return parts.map((p, i) => {
     if (p.startsWith("**") && p.endsWith("**") && p.length > 4) return <strong key={i}>{p.slice(2, -2)}</strong>;
-    if (p.startsWith("`") && p.endsWith("`") && p.length > 2) return <code key={i} className="rounded bg-zinc-100 px-0.5">{p.slice(1, -1)}</code>;
+    if (p.startsWith("`") && p.endsWith("`") && p.length > 2)
+      return (
+        <code key={i} className="rounded bg-zinc-100 px-0.5">
+          {p.slice(1, -1)}
+        </code>
+      );
     return p;
   });
 }
@@ -58,7 +63,8 @@ export function GuidelinesText({ text }: { text: string }) {
       continue;
     }
     const para: string[] = [];
-    while (i < lines.length && lines[i]!.trim() && !/^(#{1,3})\s/.test(lines[i]!) && !bullet.test(lines[i]!) && !numbered.test(lines[i]!)) para.push(lines[i++]!.trim());
+    while (i < lines.length && lines[i]!.trim() && !/^(#{1,3})\s/.test(lines[i]!) && !bullet.test(lines[i]!) && !numbered.test(lines[i]!))
+      para.push(lines[i++]!.trim());
     blocks.push(<p key={i}>{inline(para.join(" "))}</p>);
   }
   return <div className="flex flex-col gap-1.5 text-[12.5px] leading-relaxed text-zinc-700">{blocks}</div>;

@@ -21,7 +21,11 @@ export function TopNav({ user, qaReviewer = false }: { user: SessionUser | null;
   return (
     <header className="sticky top-0 z-40 flex h-11 shrink-0 items-center gap-4 border-b border-zinc-200 bg-white px-4 lg:gap-6">
       {/* Signed out, / only redirects to sign-in: no link (and no prefetch of that redirect). */}
-      <Link href={user ? "/" : "/sign-in"} prefetch={user ? undefined : false} className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-zinc-900">
+      <Link
+        href={user ? "/" : "/sign-in"}
+        prefetch={user ? undefined : false}
+        className="flex shrink-0 items-center gap-2 font-semibold tracking-tight text-zinc-900"
+      >
         <span aria-hidden className="grid size-5 place-items-center rounded bg-indigo-600 text-[11px] font-bold text-white">
           V
         </span>
@@ -44,7 +48,14 @@ export function TopNav({ user, qaReviewer = false }: { user: SessionUser | null;
             ))}
           </nav>
           <div className="relative lg:hidden">
-            <button type="button" className="btn" aria-expanded={menuOpen} aria-controls="nav-menu" onClick={() => setMenuOpen((o) => !o)} data-testid="nav-menu-button">
+            <button
+              type="button"
+              className="btn"
+              aria-expanded={menuOpen}
+              aria-controls="nav-menu"
+              onClick={() => setMenuOpen((o) => !o)}
+              data-testid="nav-menu-button"
+            >
               Menu
               <span aria-hidden>{menuOpen ? "▴" : "▾"}</span>
             </button>

@@ -56,7 +56,17 @@ export function Chip({ children, title, tone = "zinc" }: { children: ReactNode; 
   );
 }
 
-export function PageHeader({ title, subtitle, actions, crumbs }: { title: ReactNode; subtitle?: ReactNode; actions?: ReactNode; crumbs?: { href: string; label: string }[] }) {
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+  crumbs,
+}: {
+  title: ReactNode;
+  subtitle?: ReactNode;
+  actions?: ReactNode;
+  crumbs?: { href: string; label: string }[];
+}) {
   return (
     <div className="border-b border-zinc-200 bg-white px-6 py-3">
       {crumbs && crumbs.length > 0 && (
@@ -116,7 +126,19 @@ export function Stat({ label, value, hint }: { label: string; value: ReactNode; 
 }
 
 /** Page links for offset pagination; `href(n)` builds the URL of page n. */
-export function Pagination({ page, pageCount, total, pageSize, href }: { page: number; pageCount: number; total: number; pageSize: number; href: (page: number) => string }) {
+export function Pagination({
+  page,
+  pageCount,
+  total,
+  pageSize,
+  href,
+}: {
+  page: number;
+  pageCount: number;
+  total: number;
+  pageSize: number;
+  href: (page: number) => string;
+}) {
   const pages = pageWindow(page, pageCount);
   return (
     <div className="flex flex-wrap items-center justify-between gap-2 text-[12px] text-zinc-600">
@@ -206,7 +228,12 @@ export function OutcomeBar({ counts }: { counts: Record<string, number> }) {
     <div className="w-full min-w-24">
       <div className="flex h-2 w-full overflow-hidden rounded-full bg-zinc-100">
         {keys.map((k) => (
-          <div key={k} className={colour[k] ?? "bg-zinc-300"} style={{ width: `${(100 * counts[k]!) / total}%` }} title={`${OUTCOME_LABEL[k] ?? k}: ${counts[k]}`} />
+          <div
+            key={k}
+            className={colour[k] ?? "bg-zinc-300"}
+            style={{ width: `${(100 * counts[k]!) / total}%` }}
+            title={`${OUTCOME_LABEL[k] ?? k}: ${counts[k]}`}
+          />
         ))}
       </div>
       <div className="mt-1 flex flex-wrap gap-x-2 text-2xs text-zinc-500">

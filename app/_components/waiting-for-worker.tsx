@@ -17,8 +17,8 @@ export function WaitingForWorker({ since, what }: { since: Date; what: string })
   if (now - new Date(since).getTime() < PATIENCE_MS) return null;
   return (
     <p className="mt-2 text-[12px] text-amber-800" role="status" data-testid="waiting-for-worker">
-      No worker has started {what} yet. Workers run every import and judge call: the quick start (<code>scripts/start.sh</code>) runs one beside the
-      server; otherwise start one with <code>npm run worker</code>. Each worker picks up queued work as soon as it starts.
+      No worker has started {what} yet. Workers run every import and judge call: the quick start (<code>scripts/start.sh</code>) runs one beside the server;
+      otherwise start one with <code>npm run worker</code>. Each worker picks up queued work as soon as it starts.
     </p>
   );
 }

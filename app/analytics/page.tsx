@@ -15,7 +15,15 @@ import type { RateChartModel } from "./_lib/charts";
 export const metadata: Metadata = { title: "Analytics" };
 
 function RateFigure({ figure }: { figure: FigureModel<RateChartModel> }) {
-  return <Figure id={figure.id} title={figure.title} description={figure.description} chart={figure.chart ? <RateChart model={figure.chart} /> : null} table={figure.table} />;
+  return (
+    <Figure
+      id={figure.id}
+      title={figure.title}
+      description={figure.description}
+      chart={figure.chart ? <RateChart model={figure.chart} /> : null}
+      table={figure.table}
+    />
+  );
 }
 
 export default async function AnalyticsOverviewPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -30,7 +38,13 @@ export default async function AnalyticsOverviewPage({ searchParams }: { searchPa
       </>
     );
   }
-  const overview = await caller.analytics.overview({ scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable, difficulty: params.difficulty, by: params.by });
+  const overview = await caller.analytics.overview({
+    scope: scopeOfParams(params),
+    campaignId: params.campaignId,
+    unparseable: params.unparseable,
+    difficulty: params.difficulty,
+    by: params.by,
+  });
   const view = prepareOverview(overview);
   return (
     <>

@@ -1,7 +1,12 @@
 /** While the trajectories to compare are fetched: the page's frame, so nothing jumps when the columns arrive. */
 export default function Loading() {
   return (
-    <div className="flex flex-1 flex-col lg:h-[calc(100dvh-2.75rem)]" aria-busy="true" aria-label="Loading the trajectories to compare" data-testid="compare-loading">
+    <div
+      className="flex flex-1 flex-col lg:h-[calc(100dvh-2.75rem)]"
+      aria-busy="true"
+      aria-label="Loading the trajectories to compare"
+      data-testid="compare-loading"
+    >
       <div className="h-10 border-b border-zinc-200 bg-white" />
       <div className="h-10 border-b border-zinc-200 bg-white" />
       <div className="grid flex-1 grid-cols-2 gap-px bg-zinc-200">

@@ -68,10 +68,19 @@ async function TrajectoryList({ searchParams }: Props) {
         actions={
           user && hasRole(user, "researcher") && list.total > 0 ? (
             <>
-              <Link className="btn" href={`/judges/batch${trajectoryListSearch(filters)}`} title="A judge batch over every trajectory these filters select" data-testid="judge-these">
+              <Link
+                className="btn"
+                href={`/judges/batch${trajectoryListSearch(filters)}`}
+                title="A judge batch over every trajectory these filters select"
+                data-testid="judge-these"
+              >
                 Judge these
               </Link>
-              <Link className="btn" href={`/campaigns/new${trajectoryListSearch(filters)}`} title="A labelling campaign over every trajectory these filters select">
+              <Link
+                className="btn"
+                href={`/campaigns/new${trajectoryListSearch(filters)}`}
+                title="A labelling campaign over every trajectory these filters select"
+              >
                 New campaign from these filters
               </Link>
             </>
@@ -101,9 +110,12 @@ async function TrajectoryList({ searchParams }: Props) {
           {list.sample && (
             <p className="text-[12.5px] text-zinc-700" data-testid="sample-banner">
               A random sample of <strong className="tabular-nums">{formatCount(list.total)}</strong> drawn from {formatCount(list.sample.from)} matching
-              {list.sample.strata ? `, in proportion to each ${list.sample.strata}` : ""} with seed <code className="font-mono">{list.sample.seed}</code>: the same seed and
-              filters always draw the same trajectories.{" "}
-              <Link className="link" href={`/trajectories${trajectoryListSearch({ ...query, sample: undefined, seed: undefined, strata: undefined, page: 1 })}`}>
+              {list.sample.strata ? `, in proportion to each ${list.sample.strata}` : ""} with seed <code className="font-mono">{list.sample.seed}</code>: the
+              same seed and filters always draw the same trajectories.{" "}
+              <Link
+                className="link"
+                href={`/trajectories${trajectoryListSearch({ ...query, sample: undefined, seed: undefined, strata: undefined, page: 1 })}`}
+              >
                 Back to all matching
               </Link>
             </p>
@@ -114,11 +126,19 @@ async function TrajectoryList({ searchParams }: Props) {
               <p className="text-[12.5px]">Change it above (the Syntax button lists what it understands), or clear it.</p>
             </div>
           ) : list.rows.length ? (
-            <TrajectoryTable rows={list.rows} query={query} total={list.total} triage={list.triage} evaluatorName={evaluator ? evaluatorLabel(evaluator) : undefined} />
+            <TrajectoryTable
+              rows={list.rows}
+              query={query}
+              total={list.total}
+              triage={list.triage}
+              evaluatorName={evaluator ? evaluatorLabel(evaluator) : undefined}
+            />
           ) : (
             <div className="panel flex flex-col items-center gap-3 px-4 py-10 text-center text-zinc-500" data-testid="list-empty">
               {list.total > 0 ? (
-                <p>Nothing on this page: the list has {formatCount(list.pageCount)} page{list.pageCount === 1 ? "" : "s"}.</p>
+                <p>
+                  Nothing on this page: the list has {formatCount(list.pageCount)} page{list.pageCount === 1 ? "" : "s"}.
+                </p>
               ) : (
                 <>
                   <p className="font-medium text-zinc-700">No trajectories match</p>

@@ -161,7 +161,8 @@ async function readGrouped<K extends string>(db: Db, q: GroupedQuery<K>): Promis
     const added = listCols[0]!.length - start;
     groupNames.forEach((name, i) => {
       const v = g[`g${i}`];
-      const code = v === null || v === undefined ? (fields[name].kind === "int" ? NULL_INT : -1) : fields[name].kind === "int" ? Number(v) : dicts[name].code(String(v));
+      const code =
+        v === null || v === undefined ? (fields[name].kind === "int" ? NULL_INT : -1) : fields[name].kind === "int" ? Number(v) : dicts[name].code(String(v));
       cols[name].pushRepeated(code, added);
     });
   }
@@ -439,7 +440,11 @@ export async function userNames(db: Db, ids: string[]): Promise<Map<string, stri
   const { users } = tablesOf(db);
   const out = new Map<string, string>();
   for (let i = 0; i < ids.length; i += 500) {
-    for (const r of await db.select({ id: users.id, name: users.name }).from(users).where(inArray(users.id, ids.slice(i, i + 500)))) out.set(r.id, r.name);
+    for (const r of await db
+      .select({ id: users.id, name: users.name })
+      .from(users)
+      .where(inArray(users.id, ids.slice(i, i + 500))))
+      out.set(r.id, r.name);
   }
   return out;
 }
@@ -475,7 +480,12 @@ export async function verdictDetails(db: Db, identity: { evaluatorKey: string; k
   const { evaluatorVerdicts } = tablesOf(db);
   if (trajectoryIds.length === 0) return new Map<number, { verdict: string; rationale: string | null; score: number | null }>();
   const rows = await db
-    .select({ trajectoryId: evaluatorVerdicts.trajectoryId, verdict: evaluatorVerdicts.verdict, rationale: evaluatorVerdicts.rationale, score: evaluatorVerdicts.score })
+    .select({
+      trajectoryId: evaluatorVerdicts.trajectoryId,
+      verdict: evaluatorVerdicts.verdict,
+      rationale: evaluatorVerdicts.rationale,
+      score: evaluatorVerdicts.score,
+    })
     .from(evaluatorVerdicts)
     .where(
       and(
@@ -515,6 +525,7 @@ export async function tableVersions(db: Db): Promise<Record<ChangeCounter, numbe
   const { changeCounters } = tablesOf(db);
   const out = {} as Record<ChangeCounter, number>;
   // bigint on PostgreSQL: Number() whatever the driver hands over.
-  for (const r of await db.select({ name: changeCounters.name, version: changeCounters.version }).from(changeCounters)) out[r.name as ChangeCounter] = Number(r.version);
+  for (const r of await db.select({ name: changeCounters.name, version: changeCounters.version }).from(changeCounters))
+    out[r.name as ChangeCounter] = Number(r.version);
   return out;
 }

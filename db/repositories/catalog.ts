@@ -40,7 +40,10 @@ export async function upsertTask(db: Db, taskSetId: number, v: TaskValues): Prom
   const { tasks } = tablesOf(db);
   const existing = await findTask(db, taskSetId, v.externalId);
   if (!existing) {
-    const [created] = await db.insert(tasks).values({ ...v, taskSetId }).returning({ id: tasks.id });
+    const [created] = await db
+      .insert(tasks)
+      .values({ ...v, taskSetId })
+      .returning({ id: tasks.id });
     return { id: created!.id, result: "created" };
   }
   if (existing.contentHash === v.contentHash) return { id: existing.id, result: "unchanged" };
@@ -119,7 +122,10 @@ export async function refreshRunDetails(db: Db, id: number, v: Omit<RunValues, "
     JSON.stringify([existing.name, existing.agentName, existing.model, existing.sourceSystem, existing.config]) !==
     JSON.stringify([v.name, v.agentName, v.model ?? null, v.sourceSystem, v.config ?? null])
   ) {
-    await db.update(agentRuns).set({ name: v.name, agentName: v.agentName, model: v.model, sourceSystem: v.sourceSystem, config: v.config }).where(eq(agentRuns.id, id));
+    await db
+      .update(agentRuns)
+      .set({ name: v.name, agentName: v.agentName, model: v.model, sourceSystem: v.sourceSystem, config: v.config })
+      .where(eq(agentRuns.id, id));
   }
 }
 
@@ -146,12 +152,7 @@ export async function getRun(db: Db, id: number): Promise<AgentRunRow | undefine
 export async function getTask(db: Db, id: number): Promise<{ task: TaskRow; taskSet: TaskSetRow } | undefined> {
   const { tasks, taskSets } = tablesOf(db);
   return first(
-    db
-      .select({ task: tasks, taskSet: taskSets })
-      .from(tasks)
-      .innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId))
-      .where(eq(tasks.id, id))
-      .limit(1),
+    db.select({ task: tasks, taskSet: taskSets }).from(tasks).innerJoin(taskSets, eq(taskSets.id, tasks.taskSetId)).where(eq(tasks.id, id)).limit(1),
   );
 }
 
@@ -210,7 +211,9 @@ export async function listTaskSetSummaries(db: Db) {
       createdAt: taskSets.createdAt,
       taskCount: countOf(sql`select count(*) from tasks t where t.task_set_id = task_sets.id`),
       trajectoryCount: countOf(sql`select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id`),
-      answeredCount: countOf(sql`select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id and tr.outcome = 'answered'`),
+      answeredCount: countOf(
+        sql`select count(*) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id and tr.outcome = 'answered'`,
+      ),
       runCount: countOf(sql`select count(distinct tr.run_id) from trajectories tr join tasks t on t.id = tr.task_id where t.task_set_id = task_sets.id`),
     })
     .from(taskSets)

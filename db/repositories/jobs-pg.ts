@@ -167,10 +167,12 @@ export async function heartbeatJobsPg(q: PgQueryable, owner: string, ids: number
 }
 
 export async function setJobProgressPg(q: PgQueryable, id: number, owner: string, progress: unknown): Promise<boolean> {
-  const r = await q.query(
-    "update jobs set progress = $1::json, updated_at = $2 where id = $3 and lease_owner = $4 and status = 'running'",
-    [json(progress), Date.now(), id, owner],
-  );
+  const r = await q.query("update jobs set progress = $1::json, updated_at = $2 where id = $3 and lease_owner = $4 and status = 'running'", [
+    json(progress),
+    Date.now(),
+    id,
+    owner,
+  ]);
   return (r.rowCount ?? 0) > 0;
 }
 
@@ -246,7 +248,11 @@ export async function reclaimExpiredLeasesPg(q: PgQueryable, now = Date.now()) {
   const requeued = jobs.filter((j) => j.status === "queued");
   return {
     requeued,
-    counts: { requeued: requeued.length, failed: jobs.filter((j) => j.status === "failed").length, cancelled: jobs.filter((j) => j.status === "cancelled").length },
+    counts: {
+      requeued: requeued.length,
+      failed: jobs.filter((j) => j.status === "failed").length,
+      cancelled: jobs.filter((j) => j.status === "cancelled").length,
+    },
   };
 }
 
@@ -356,9 +362,10 @@ export async function nextRunAfterPg(q: PgQueryable, filter: PgClaimFilter): Pro
 }
 
 export async function listJobsPg(q: PgQueryable, filter: { groupKey?: string; status?: JobStatus; limit?: number } = {}): Promise<JobRow[]> {
-  const { rows } = await q.query(
-    "select * from jobs where ($1::text is null or group_key = $1) and ($2::text is null or status = $2) order by id limit $3",
-    [filter.groupKey ?? null, filter.status ?? null, filter.limit ?? 10_000],
-  );
+  const { rows } = await q.query("select * from jobs where ($1::text is null or group_key = $1) and ($2::text is null or status = $2) order by id limit $3", [
+    filter.groupKey ?? null,
+    filter.status ?? null,
+    filter.limit ?? 10_000,
+  ]);
   return rows.map(toJobRow);
 }

@@ -76,15 +76,17 @@ function claimStatement(db: Db, filter: ClaimFilter) {
   const conds: SQL[] = [eq(jobs.status, "queued"), sql`${jobs.runAfter} <= ${value("nowMs")}`, eq(jobs.cancelRequested, false)];
   if (filter.types) {
     // The list of types is one value: JSON text on SQLite, an array on PostgreSQL.
-    conds.push(d.dialect === "sqlite" ? sql`${jobs.type} in (select value from json_each(${sql.placeholder("types")}))` : sql`${jobs.type} = any(${sql.placeholder("types")})`);
+    conds.push(
+      d.dialect === "sqlite"
+        ? sql`${jobs.type} in (select value from json_each(${sql.placeholder("types")}))`
+        : sql`${jobs.type} = any(${sql.placeholder("types")})`,
+    );
   }
   if (filter.groupKey !== undefined) conds.push(sql`${jobs.groupKey} = ${value("group")}`);
   // A job whose payload carries `groupConcurrency` waits while that many jobs of its group run (any worker):
   // a live run's concurrency holds however many workers share the queue.
   const limit = d.jsonNumber(jobs.payload, "groupConcurrency");
-  conds.push(
-    sql`(${limit} is null or (select count(*) from ${jobs} as r where r.group_key = ${jobs.groupKey} and r.status = 'running') < ${limit})`,
-  );
+  conds.push(sql`(${limit} is null or (select count(*) from ${jobs} as r where r.group_key = ${jobs.groupKey} and r.status = 'running') < ${limit})`);
   const next = db
     .select({ id: jobs.id })
     .from(jobs)
@@ -117,7 +119,9 @@ export async function claimNextJob(db: Db, owner: string, leaseMs: number, filte
   // filter shape, prepared once per connection.
   const shape = `claimJob_${filter.types !== undefined ? "typed" : "any"}_${filter.groupKey !== undefined ? "group" : "all"}`;
   const types = dialectOf(db) === "sqlite" ? JSON.stringify(filter.types ?? []) : (filter.types ?? []);
-  const claimed = await withTransaction(db, async () => executePrepared(db, shape, () => claimStatement(db, filter), { ...values, types }), { retries: CLAIM_RETRIES });
+  const claimed = await withTransaction(db, async () => executePrepared(db, shape, () => claimStatement(db, filter), { ...values, types }), {
+    retries: CLAIM_RETRIES,
+  });
   return claimed[0];
 }
 
@@ -154,12 +158,27 @@ function heldBy(db: Db, id: number, owner: string) {
 /** Whether `owner` still holds the running job (its lease was not taken back and given to another worker). */
 export async function isJobHeld(db: Db, id: number, owner: string): Promise<boolean> {
   const { jobs } = tablesOf(db);
-  return (await first(db.select({ id: jobs.id }).from(jobs).where(heldBy(db, id, owner)).limit(1))) !== undefined;
+  return (
+    (await first(
+      db
+        .select({ id: jobs.id })
+        .from(jobs)
+        .where(heldBy(db, id, owner))
+        .limit(1),
+    )) !== undefined
+  );
 }
 
 export async function setJobProgress(db: Db, id: number, owner: string, progress: unknown): Promise<boolean> {
   const { jobs } = tablesOf(db);
-  return affectedRows(await db.update(jobs).set({ progress, updatedAt: new Date() }).where(heldBy(db, id, owner))) > 0;
+  return (
+    affectedRows(
+      await db
+        .update(jobs)
+        .set({ progress, updatedAt: new Date() })
+        .where(heldBy(db, id, owner)),
+    ) > 0
+  );
 }
 
 /** Marks a held job done. False when the lease was lost (someone else owns the job now). */
@@ -185,7 +204,13 @@ export async function failJob(
   now = new Date(),
 ): Promise<"requeued" | "failed" | "lost"> {
   const { jobs } = tablesOf(db);
-  const row = await first(db.select().from(jobs).where(heldBy(db, id, owner)).limit(1));
+  const row = await first(
+    db
+      .select()
+      .from(jobs)
+      .where(heldBy(db, id, owner))
+      .limit(1),
+  );
   if (!row) return "lost";
   const requeue = opts.retryable && row.attempts < row.maxAttempts && !row.cancelRequested;
   const r = await db
@@ -302,12 +327,7 @@ export async function requeueJobGroup(db: Db, groupKey: string, opts: { includeF
       leaseExpiresAt: null,
       updatedAt: now,
     })
-    .where(
-      and(
-        eq(jobs.groupKey, groupKey),
-        or(inArray(jobs.status, statuses), and(eq(jobs.status, "queued"), eq(jobs.cancelRequested, true))),
-      ),
-    );
+    .where(and(eq(jobs.groupKey, groupKey), or(inArray(jobs.status, statuses), and(eq(jobs.status, "queued"), eq(jobs.cancelRequested, true)))));
   return affectedRows(r);
 }
 
@@ -315,11 +335,7 @@ export type JobCounts = Record<JobStatus, number> & { total: number };
 
 export async function countJobsByStatus(db: Db, groupKey: string): Promise<JobCounts> {
   const { jobs } = tablesOf(db);
-  const rows = await db
-    .select({ status: jobs.status, n: count() })
-    .from(jobs)
-    .where(eq(jobs.groupKey, groupKey))
-    .groupBy(jobs.status);
+  const rows = await db.select({ status: jobs.status, n: count() }).from(jobs).where(eq(jobs.groupKey, groupKey)).groupBy(jobs.status);
   const out: JobCounts = { queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0, total: 0 };
   for (const r of rows) {
     out[r.status] = Number(r.n);
@@ -340,7 +356,13 @@ function filterConditions(db: Db, filter: ClaimFilter, statuses: JobStatus[]): S
 /** Whether any job matching the filter is still to run (queued or running, by any worker). */
 export async function hasPendingJobs(db: Db, filter: ClaimFilter): Promise<boolean> {
   const { jobs } = tablesOf(db);
-  const row = await first(db.select({ id: jobs.id }).from(jobs).where(filterConditions(db, filter, ["queued", "running"])).limit(1));
+  const row = await first(
+    db
+      .select({ id: jobs.id })
+      .from(jobs)
+      .where(filterConditions(db, filter, ["queued", "running"]))
+      .limit(1),
+  );
   return row !== undefined;
 }
 

@@ -59,7 +59,9 @@ export function searchConditions(scope: ScopedSearch, dialect: Dialect, evaluato
     if (v.source === "human") {
       conds.push(...triageConditions({ human: v.value as "success" | "failure" | "unsure" | "none" }));
     } else if (chosen) {
-      conds.push(sql`${ID} in (select v.trajectory_id from evaluator_verdicts v where v.evaluator_key = ${chosen.key} and v.k = ${chosen.k} and v.prompt_version = ${chosen.pv} and v.verdict = ${v.value})`);
+      conds.push(
+        sql`${ID} in (select v.trajectory_id from evaluator_verdicts v where v.evaluator_key = ${chosen.key} and v.k = ${chosen.k} and v.prompt_version = ${chosen.pv} and v.verdict = ${v.value})`,
+      );
     } else {
       conds.push(sql`${ID} in (select v.trajectory_id from evaluator_verdicts v where v.kind = 'judge' and v.verdict = ${v.value})`);
     }
@@ -120,5 +122,10 @@ export async function searchHits(db: Db, trajectoryIds: readonly number[], scope
       from search_entries e where e.trajectory_id in (${ids}) and (${any})
     ) ranked where n <= ${perTrajectory} order by trajectory_id, n`,
   );
-  return rows.map((r) => ({ trajectoryId: Number(r.trajectory_id), stepIndex: r.step_index === null ? null : Number(r.step_index), field: r.field, body: r.body }));
+  return rows.map((r) => ({
+    trajectoryId: Number(r.trajectory_id),
+    stepIndex: r.step_index === null ? null : Number(r.step_index),
+    field: r.field,
+    body: r.body,
+  }));
 }

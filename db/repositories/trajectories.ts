@@ -69,14 +69,24 @@ function refColumns(t: Tables["trajectories"]) {
 /** The stored trajectories of this identity: those in `preferRunId` first, then oldest first. */
 export async function findTrajectoriesByIdentity(db: Db, identityHash: string, preferRunId?: number): Promise<StoredTrajectoryRef[]> {
   const { trajectories } = tablesOf(db);
-  const rows = await db.select(refColumns(trajectories)).from(trajectories).where(eq(trajectories.identityHash, identityHash)).orderBy(asc(trajectories.id)).limit(50);
+  const rows = await db
+    .select(refColumns(trajectories))
+    .from(trajectories)
+    .where(eq(trajectories.identityHash, identityHash))
+    .orderBy(asc(trajectories.id))
+    .limit(50);
   return [...rows.filter((r) => r.runId === preferRunId), ...rows.filter((r) => r.runId !== preferRunId)];
 }
 
 /** A stored trajectory of this content hash (only imports compute comparable ones): in `preferRunId` first, else the oldest. */
 export async function findTrajectoryByContent(db: Db, contentHash: string, preferRunId?: number): Promise<StoredTrajectoryRef | undefined> {
   const { trajectories } = tablesOf(db);
-  const rows = await db.select(refColumns(trajectories)).from(trajectories).where(eq(trajectories.contentHash, contentHash)).orderBy(asc(trajectories.id)).limit(50);
+  const rows = await db
+    .select(refColumns(trajectories))
+    .from(trajectories)
+    .where(eq(trajectories.contentHash, contentHash))
+    .orderBy(asc(trajectories.id))
+    .limit(50);
   return rows.find((r) => r.runId === preferRunId) ?? rows[0];
 }
 
@@ -139,7 +149,10 @@ export async function adoptTrajectoryContent(db: Db, targetId: number, sourceId:
   await db.delete(steps).where(eq(steps.trajectoryId, targetId));
   await db.update(steps).set({ trajectoryId: targetId }).where(eq(steps.trajectoryId, sourceId));
   await db.delete(evaluatorVerdicts).where(and(eq(evaluatorVerdicts.trajectoryId, targetId), eq(evaluatorVerdicts.origin, "import")));
-  await db.update(evaluatorVerdicts).set({ trajectoryId: targetId }).where(and(eq(evaluatorVerdicts.trajectoryId, sourceId), eq(evaluatorVerdicts.origin, "import")));
+  await db
+    .update(evaluatorVerdicts)
+    .set({ trajectoryId: targetId })
+    .where(and(eq(evaluatorVerdicts.trajectoryId, sourceId), eq(evaluatorVerdicts.origin, "import")));
   await db.delete(trajectories).where(eq(trajectories.id, sourceId));
 }
 
@@ -411,11 +424,7 @@ export function trajectoryWhere(f: TrajectoryFilter, tables: Tables = staticTabl
 
 export type TrajectoryListRow = Awaited<ReturnType<typeof listTrajectories>>["rows"][number];
 
-export async function listTrajectories(
-  db: Db,
-  f: TrajectoryFilter,
-  page: { offset: number; limit: number; sort?: TrajectorySort; dir?: "asc" | "desc" },
-) {
+export async function listTrajectories(db: Db, f: TrajectoryFilter, page: { offset: number; limit: number; sort?: TrajectorySort; dir?: "asc" | "desc" }) {
   const { trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
   const where = trajectoryWhere(f, tablesOf(db));
   // Relevance needs a search, which only the paged list applies (listTrajectoriesPage): here it is the id order.
@@ -471,13 +480,21 @@ export async function countTrajectoriesAndSteps(db: Db): Promise<{ trajectories:
 
 export async function distinctSites(db: Db): Promise<string[]> {
   const { tasks } = tablesOf(db);
-  const rows = await db.selectDistinct({ site: tasks.site }).from(tasks).where(sql`${tasks.site} is not null`).orderBy(tasks.site);
+  const rows = await db
+    .selectDistinct({ site: tasks.site })
+    .from(tasks)
+    .where(sql`${tasks.site} is not null`)
+    .orderBy(tasks.site);
   return rows.map((r) => r.site!);
 }
 
 export async function distinctModels(db: Db): Promise<string[]> {
   const { agentRuns } = tablesOf(db);
-  const rows = await db.selectDistinct({ model: agentRuns.model }).from(agentRuns).where(sql`${agentRuns.model} is not null`).orderBy(agentRuns.model);
+  const rows = await db
+    .selectDistinct({ model: agentRuns.model })
+    .from(agentRuns)
+    .where(sql`${agentRuns.model} is not null`)
+    .orderBy(agentRuns.model);
   return rows.map((r) => r.model!);
 }
 
@@ -502,7 +519,14 @@ export async function getScreenshotsByHash(db: Db, hashes: readonly string[]): P
   for (let i = 0; i < unique.length; i += 500) {
     rows.push(
       ...(await db
-        .select({ hash: screenshots.hash, mime: screenshots.mime, width: screenshots.width, height: screenshots.height, bytes: screenshots.bytes, dhash: screenshots.dhash })
+        .select({
+          hash: screenshots.hash,
+          mime: screenshots.mime,
+          width: screenshots.width,
+          height: screenshots.height,
+          bytes: screenshots.bytes,
+          dhash: screenshots.dhash,
+        })
         .from(screenshots)
         .where(inArray(screenshots.hash, unique.slice(i, i + 500)))),
     );
@@ -670,7 +694,13 @@ export async function listTrajectoriesPage(
 /** How many trajectories there are in all (within what a viewer may browse): the "of N" in "312 of 4,901 match". */
 export async function countTrajectories(db: Db, scope: Pick<TrajectoryFilter, "visibleToAnnotator" | "notBlindFor"> = {}): Promise<number> {
   const { trajectories } = tablesOf(db);
-  const row = await first(db.select({ n: count() }).from(trajectories).where(trajectoryOnlyWhere(scope, tablesOf(db), dialectOf(db))).limit(1));
+  const row = await first(
+    db
+      .select({ n: count() })
+      .from(trajectories)
+      .where(trajectoryOnlyWhere(scope, tablesOf(db), dialectOf(db)))
+      .limit(1),
+  );
   return row?.n ?? 0;
 }
 
@@ -686,5 +716,9 @@ export async function sampleCandidates(db: Db, f: TrajectoryFilter, strata?: "ru
       : strata === "site"
         ? sql<string | null>`(select site from tasks where tasks.id = trajectories.task_id)`
         : sql<string | null>`cast(null as text)`;
-  return db.select({ id: trajectories.id, stratum }).from(trajectories).where(trajectoryOnlyWhere(f, tablesOf(db), dialectOf(db))).orderBy(asc(trajectories.id));
+  return db
+    .select({ id: trajectories.id, stratum })
+    .from(trajectories)
+    .where(trajectoryOnlyWhere(f, tablesOf(db), dialectOf(db)))
+    .orderBy(asc(trajectories.id));
 }

@@ -107,10 +107,7 @@ export const reservations = pgTable(
     reservedAt: epochMs("reserved_at").notNull(),
     expiresAt: epochMs("expires_at").notNull(),
   },
-  (t) => [
-    uniqueIndex("reservations_item_user_uq").on(t.itemId, t.userId),
-    index("reservations_campaign_user_idx").on(t.campaignId, t.userId),
-  ],
+  (t) => [uniqueIndex("reservations_item_user_uq").on(t.itemId, t.userId), index("reservations_campaign_user_idx").on(t.campaignId, t.userId)],
 );
 
 export const labels = pgTable(
@@ -178,10 +175,7 @@ export const labelRevisions = pgTable(
     createdAt: epochMs("created_at").notNull().default(nowMs),
     guidelineVersion: integer("guideline_version"),
   },
-  (t) => [
-    uniqueIndex("label_revisions_label_revision_uq").on(t.labelId, t.revision),
-    index("label_revisions_actor_idx").on(t.campaignId, t.actorId, t.id),
-  ],
+  (t) => [uniqueIndex("label_revisions_label_revision_uq").on(t.labelId, t.revision), index("label_revisions_actor_idx").on(t.campaignId, t.actorId, t.id)],
 );
 
 export const consolidatedLabels = pgTable(

@@ -29,21 +29,27 @@ export const tasks = pgTable(
     site: text("site"),
     intent: text("intent").notNull(),
     startUrl: text("start_url"),
-    inputImages: json("input_images").$type<string[]>().notNull().default(sql`'[]'`),
-    referenceAnswers: json("reference_answers").$type<ReferenceAnswer[]>().notNull().default(sql`'[]'`),
+    inputImages: json("input_images")
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    referenceAnswers: json("reference_answers")
+      .$type<ReferenceAnswer[]>()
+      .notNull()
+      .default(sql`'[]'`),
     evaluatorConfig: json("evaluator_config").$type<unknown>(),
     // jsonb, unlike the other JSON columns: it is a key of tasks_site_analytics_idx, and json has no btree ordering.
     difficulty: jsonb("difficulty").$type<TaskDifficulty>(),
-    tags: json("tags").$type<string[]>().notNull().default(sql`'[]'`),
+    tags: json("tags")
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     extra: json("extra").$type<Record<string, unknown>>(),
     attributes: json("attributes").$type<TaskAttributes>(),
     contentHash: text("content_hash").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [
-    uniqueIndex("tasks_set_external_uq").on(t.taskSetId, t.externalId),
-    index("tasks_site_analytics_idx").on(t.site, t.taskSetId, t.difficulty),
-  ],
+  (t) => [uniqueIndex("tasks_set_external_uq").on(t.taskSetId, t.externalId), index("tasks_site_analytics_idx").on(t.site, t.taskSetId, t.difficulty)],
 );
 
 export const agentRuns = pgTable(

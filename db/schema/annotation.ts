@@ -165,10 +165,7 @@ export const reservations = sqliteTable(
     reservedAt: integer("reserved_at", { mode: "timestamp_ms" }).notNull(),
     expiresAt: integer("expires_at", { mode: "timestamp_ms" }).notNull(),
   },
-  (t) => [
-    uniqueIndex("reservations_item_user_uq").on(t.itemId, t.userId),
-    index("reservations_campaign_user_idx").on(t.campaignId, t.userId),
-  ],
+  (t) => [uniqueIndex("reservations_item_user_uq").on(t.itemId, t.userId), index("reservations_campaign_user_idx").on(t.campaignId, t.userId)],
 );
 
 export type LabelOrigin = "verdict" | "import";
@@ -259,10 +256,7 @@ export const labelRevisions = sqliteTable(
     undoneByRevisionId: integer("undone_by_revision_id"),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   },
-  (t) => [
-    uniqueIndex("label_revisions_label_revision_uq").on(t.labelId, t.revision),
-    index("label_revisions_actor_idx").on(t.campaignId, t.actorId, t.id),
-  ],
+  (t) => [uniqueIndex("label_revisions_label_revision_uq").on(t.labelId, t.revision), index("label_revisions_actor_idx").on(t.campaignId, t.actorId, t.id)],
 );
 
 /** The label each campaign item ends with: what judges are compared against. */

@@ -19,7 +19,17 @@ export const changeCounters = sqliteTable("change_counters", {
 export const COUNTED_TABLES = {
   tasks: ["site", "task_set_id", "difficulty"],
   trajectories: ["run_id", "task_id", "step_count"],
-  evaluator_verdicts: ["trajectory_id", "evaluator_key", "k", "prompt_version", "verdict", "sample_count", "sample_successes", "sample_failures", "first_failing_step"],
+  evaluator_verdicts: [
+    "trajectory_id",
+    "evaluator_key",
+    "k",
+    "prompt_version",
+    "verdict",
+    "sample_count",
+    "sample_successes",
+    "sample_failures",
+    "first_failing_step",
+  ],
   labels: ["campaign_id", "status", "annotator_key", "verdict", "category", "item_id", "trajectory_id", "first_failing_step"],
   consolidated_labels: ["campaign_id", "verdict", "category", "trajectory_id", "first_failing_step"],
 } as const;

@@ -40,7 +40,10 @@ export const tasks = sqliteTable(
     intent: text("intent").notNull(),
     startUrl: text("start_url"),
     /** Input image references (URLs or paths as the benchmark wrote them). */
-    inputImages: text("input_images", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    inputImages: text("input_images", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     referenceAnswers: text("reference_answers", { mode: "json" })
       .$type<ReferenceAnswer[]>()
       .notNull()
@@ -48,7 +51,10 @@ export const tasks = sqliteTable(
     /** The benchmark's evaluator config kept verbatim (VWA `eval` object). */
     evaluatorConfig: text("evaluator_config", { mode: "json" }).$type<unknown>(),
     difficulty: text("difficulty", { mode: "json" }).$type<TaskDifficulty>(),
-    tags: text("tags", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    tags: text("tags", { mode: "json" })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     /** Remaining benchmark fields, verbatim, for evaluators that need them later. */
     extra: text("extra", { mode: "json" }).$type<Record<string, unknown>>(),
     /**

@@ -177,7 +177,18 @@ export const evaluatorVerdicts = sqliteTable(
     // Covers the analytics read of verdicts grouped by evaluator setting and verdict, every column it reads (the
     // samples and the first failing step too: without them each of the 300,000 verdicts of a large study is looked
     // up in the wide table, rationale and reply included); also serves look-ups by key.
-    index("evaluator_verdicts_analytics_idx").on(t.evaluatorKey, t.k, t.promptVersion, t.verdict, t.trajectoryId, t.sampleCount, t.sampleSuccesses, t.sampleFailures, t.firstFailingStep, t.id),
+    index("evaluator_verdicts_analytics_idx").on(
+      t.evaluatorKey,
+      t.k,
+      t.promptVersion,
+      t.verdict,
+      t.trajectoryId,
+      t.sampleCount,
+      t.sampleSuccesses,
+      t.sampleFailures,
+      t.firstFailingStep,
+      t.id,
+    ),
     index("evaluator_verdicts_batch_idx").on(t.batchId),
     index("evaluator_verdicts_change_idx").on(t.changeVersion),
   ],

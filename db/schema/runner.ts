@@ -12,7 +12,15 @@ export interface StoredDeploymentSite {
   placeholder: string;
   url: string;
   login:
-    | { kind: "recipe"; url: string; usernameSelector: string; passwordSelector: string; submitSelector: string | null; username: string; passwordSealed: string }
+    | {
+        kind: "recipe";
+        url: string;
+        usernameSelector: string;
+        passwordSelector: string;
+        submitSelector: string | null;
+        username: string;
+        passwordSealed: string;
+      }
     | { kind: "storageState"; stateSealed: string }
     | null;
   reset: { method: "POST" | "GET"; url: string } | null;

@@ -80,7 +80,12 @@ const EXTENSIONS = ["", ".ts", ".tsx", ".mjs", ".js", "/index.ts", "/index.tsx",
  * The repository-relative file a specifier names from `fromRel`, or null for packages and Node built-ins.
  * Unresolvable local paths come back as the normalised path itself, so rules can still judge where they point.
  */
-export function resolveSpecifier(root, fromRel, specifier, exists = (rel) => fs.existsSync(path.join(root, rel)) && fs.statSync(path.join(root, rel)).isFile()) {
+export function resolveSpecifier(
+  root,
+  fromRel,
+  specifier,
+  exists = (rel) => fs.existsSync(path.join(root, rel)) && fs.statSync(path.join(root, rel)).isFile(),
+) {
   let base;
   if (specifier.startsWith("@/")) base = specifier.slice(2);
   else if (specifier.startsWith(".")) base = path.posix.normalize(path.posix.join(path.posix.dirname(fromRel), specifier));

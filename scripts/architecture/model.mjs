@@ -23,16 +23,31 @@ export const SHARED_MODULES = ["jobs", "storage", "operations"];
  * The first matching entry wins.
  */
 export const FLOORS = [
-  { name: "entry", rank: 8, match: /^(scripts\/|instrumentation\.ts$|proxy\.ts$)/, what: "processes' entry points: the CLI and worker scripts, benchmarks, Next's instrumentation and proxy" },
+  {
+    name: "entry",
+    rank: 8,
+    match: /^(scripts\/|instrumentation\.ts$|proxy\.ts$)/,
+    what: "processes' entry points: the CLI and worker scripts, benchmarks, Next's instrumentation and proxy",
+  },
   { name: "pages", rank: 7, match: /^app\/(?!api\/)/, what: "Next.js pages and components: render, talk to the server through tRPC" },
   { name: "api", rank: 6, match: /^(server\/api\/|app\/api\/)/, what: "tRPC routers and route handlers: check the input and the role, call one service" },
   { name: "cli", rank: 6, match: /^server\/cli\//, what: "command-line commands: parse arguments, call services, print" },
   { name: "demo-sites", rank: 6, match: /^server\/demo-sites\//, what: "the demo websites live runs browse, and the demo content" },
   { name: "services", rank: 5, match: /^server\/services\//, what: "the product's decisions: transactions, rules, jobs; the only callers of repositories" },
   { name: "root", rank: 4, match: /^server\/context\.ts$/, what: "the composition root: one installation's config, database and stores" },
-  { name: "adapters", rank: 3, match: /^server\/(importers|browser|auth|storage)\//, what: "adapters to the outside: trajectory formats, the browser, sign-in, file storage (folder or bucket)" },
+  {
+    name: "adapters",
+    rank: 3,
+    match: /^server\/(importers|browser|auth|storage)\//,
+    what: "adapters to the outside: trajectory formats, the browser, sign-in, file storage (folder or bucket)",
+  },
   { name: "db", rank: 2, match: /^db\//, what: "storage: the database, both schemas, repositories by aggregate" },
-  { name: "domain", rank: 1, match: /^server\/(domain\/|config\.ts$|errors\.ts$)/, what: "pure code: types, rules, statistics, formats; configuration and errors" },
+  {
+    name: "domain",
+    rank: 1,
+    match: /^server\/(domain\/|config\.ts$|errors\.ts$)/,
+    what: "pure code: types, rules, statistics, formats; configuration and errors",
+  },
 ];
 
 /** The floor a repository path stands on, or null for files outside the product (tests, configs). */
@@ -95,14 +110,38 @@ export function roomOf(rel) {
  * adapters are used by services only, demo content only by the commands that seed or serve it.
  */
 export const FORBIDDEN = {
-  domain: { re: /^(db|app|scripts|tests|server\/(?!domain\/|config$|errors$))(\/|$)|^node:(?!crypto$)/, why: "the domain is pure (hashing aside): no I/O, no other layer" },
+  domain: {
+    re: /^(db|app|scripts|tests|server\/(?!domain\/|config$|errors$))(\/|$)|^node:(?!crypto$)/,
+    why: "the domain is pure (hashing aside): no I/O, no other layer",
+  },
   db: { re: /^(app|scripts|tests|server\/(?!domain\/|config$|errors$))(\/|$)/, why: "the database layer imports only the domain" },
-  adapters: { re: /^(app|scripts|tests|server\/(services|api|cli|demo-sites|context)|db\/repositories)(\/|$)/, why: "adapters sit below services and reach data only through their callers" },
-  root: { re: /^(app|scripts|tests|server\/(services|api|cli|demo-sites|importers|browser)|db\/repositories)(\/|$)/, why: "the composition root stands below services" },
-  services: { re: /^(app|scripts|tests|server\/(api|cli|demo-sites))(\/|$)/, why: "services decide; demo content is given to them by the commands that seed it" },
-  "demo-sites": { re: /^(app|scripts|tests|server\/(api|cli|services|importers|context)|db)(\/|$)/, why: "the demo sites serve static content and may not reach the product's data" },
-  api: { re: /^(app\/(?!api\/)|scripts|tests|server\/(cli|importers|browser|demo-sites)|db\/(repositories|schema))(\/|$)/, why: "routers call services; data, formats and the browser only through them" },
-  cli: { re: /^(app|scripts|tests|server\/(api|importers|browser)|db\/(repositories|schema))(\/|$)/, why: "CLI commands call services; data, formats and the browser only through them" },
-  pages: { re: /^(scripts|tests|server\/(services|cli|importers|browser|context|demo-sites)|db)(\/|$)/, why: "pages reach the server through tRPC (server/api), never services or data" },
+  adapters: {
+    re: /^(app|scripts|tests|server\/(services|api|cli|demo-sites|context)|db\/repositories)(\/|$)/,
+    why: "adapters sit below services and reach data only through their callers",
+  },
+  root: {
+    re: /^(app|scripts|tests|server\/(services|api|cli|demo-sites|importers|browser)|db\/repositories)(\/|$)/,
+    why: "the composition root stands below services",
+  },
+  services: {
+    re: /^(app|scripts|tests|server\/(api|cli|demo-sites))(\/|$)/,
+    why: "services decide; demo content is given to them by the commands that seed it",
+  },
+  "demo-sites": {
+    re: /^(app|scripts|tests|server\/(api|cli|services|importers|context)|db)(\/|$)/,
+    why: "the demo sites serve static content and may not reach the product's data",
+  },
+  api: {
+    re: /^(app\/(?!api\/)|scripts|tests|server\/(cli|importers|browser|demo-sites)|db\/(repositories|schema))(\/|$)/,
+    why: "routers call services; data, formats and the browser only through them",
+  },
+  cli: {
+    re: /^(app|scripts|tests|server\/(api|importers|browser)|db\/(repositories|schema))(\/|$)/,
+    why: "CLI commands call services; data, formats and the browser only through them",
+  },
+  pages: {
+    re: /^(scripts|tests|server\/(services|cli|importers|browser|context|demo-sites)|db)(\/|$)/,
+    why: "pages reach the server through tRPC (server/api), never services or data",
+  },
   entry: { re: /^(tests|db\/repositories)(\/|$)/, why: "scripts call services like the CLI does, and never test code" },
 };

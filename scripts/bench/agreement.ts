@@ -8,7 +8,15 @@
  *   resampling pair by pair (the same distribution; timed on fewer resamples and scaled).
  * Each figure is the median of several timed runs after one warm-up run.
  */
-import { analyzeRatings, bootstrapKappaInterval, cohenKappa, createRng, krippendorffAlphaNominal, type Label, type RatingRecord } from "../../server/domain/agreement";
+import {
+  analyzeRatings,
+  bootstrapKappaInterval,
+  cohenKappa,
+  createRng,
+  krippendorffAlphaNominal,
+  type Label,
+  type RatingRecord,
+} from "../../server/domain/agreement";
 import type { BenchFigure } from "./types";
 
 const RUNS = 7;

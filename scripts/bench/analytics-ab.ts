@@ -41,8 +41,14 @@ function viewsOf(db: Db, campaignId: number, judge: string): { views: View[]; af
   const scope = {};
   // One label and one consolidated label flipped, as the analytics bench writes them.
   const afterLabel = async () => {
-    await rawRun(db, sql`update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ${campaignId})`);
-    await rawRun(db, sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${campaignId})`);
+    await rawRun(
+      db,
+      sql`update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ${campaignId})`,
+    );
+    await rawRun(
+      db,
+      sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${campaignId})`,
+    );
   };
   const cold = () => clearAnalyticsCache(db);
   const oneJudge = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge });
@@ -104,7 +110,12 @@ async function time(views: View[]): Promise<void> {
     }
     console.log(`${name.padEnd(50)} wall ${median(walls).toFixed(0).padStart(5)} ms   CPU ${median(cpus).toFixed(0).padStart(5)} ms`);
   }
-  console.log(`load average ${os.loadavg().map((l) => l.toFixed(2)).join(" ")} on ${os.cpus().length} CPUs`);
+  console.log(
+    `load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")} on ${os.cpus().length} CPUs`,
+  );
 }
 
 const { db, campaignId, judge } = await openData();

@@ -16,7 +16,23 @@ export interface AnalyticsDataOptions {
   seed?: number;
 }
 
-export const BENCH_SITES = ["Allrecipes", "Amazon", "Apple", "ArXiv", "GitHub", "Booking", "ESPN", "Coursera", "Cambridge Dictionary", "BBC News", "Google Flights", "Google Map", "Google Search", "Huggingface", "Wolfram Alpha"];
+export const BENCH_SITES = [
+  "Allrecipes",
+  "Amazon",
+  "Apple",
+  "ArXiv",
+  "GitHub",
+  "Booking",
+  "ESPN",
+  "Coursera",
+  "Cambridge Dictionary",
+  "BBC News",
+  "Google Flights",
+  "Google Map",
+  "Google Search",
+  "Huggingface",
+  "Wolfram Alpha",
+];
 export const BENCH_RUNS = ["gpt-4v agent", "claude agent", "text-only agent", "som agent"];
 export const BENCH_CATEGORIES = ["navigation stuck", "visual grounding issue", "hallucination", "prompt misalignment", "other"];
 export const BENCH_ANNOTATORS = ["ann", "bob", "cy"];
@@ -46,16 +62,21 @@ export async function generateAnalyticsData(file: string, o: AnalyticsDataOption
     const { taskSets } = tablesOf(db);
     const [set] = await db.insert(taskSets).values({ name: "Bench set", benchmark: "webvoyager" }).returning({ id: taskSets.id });
     const setId = set!.id;
-    const insertTask = sqlite.prepare(
-      "insert into tasks (task_set_id, external_id, site, intent, difficulty, content_hash) values (?, ?, ?, ?, ?, ?)",
-    );
+    const insertTask = sqlite.prepare("insert into tasks (task_set_id, external_id, site, intent, difficulty, content_hash) values (?, ?, ?, ?, ?, ?)");
     const taskIds: number[] = [];
     const taskSite: number[] = [];
     const taskDifficulty: number[] = [];
     for (let t = 0; t < tasksPerRun; t++) {
       const site = Math.floor(rng() * BENCH_SITES.length);
       const diff = Math.floor(rng() * 3);
-      const id = insertTask.run(setId, `${BENCH_SITES[site]}--${t}`, BENCH_SITES[site], `Task ${t}`, JSON.stringify({ overall: BENCH_DIFFICULTIES[diff] }), `task-${t}`).lastInsertRowid;
+      const id = insertTask.run(
+        setId,
+        `${BENCH_SITES[site]}--${t}`,
+        BENCH_SITES[site],
+        `Task ${t}`,
+        JSON.stringify({ overall: BENCH_DIFFICULTIES[diff] }),
+        `task-${t}`,
+      ).lastInsertRowid;
       taskIds.push(Number(id));
       taskSite.push(site);
       taskDifficulty.push(diff);
@@ -65,11 +86,16 @@ export async function generateAnalyticsData(file: string, o: AnalyticsDataOption
 
     const campaignId = Number(
       sqlite
-        .prepare(
-          "insert into annotation_campaigns (name, label_schema, annotators_per_item, selection, origin) values ('Bench campaign', ?, 3, ?, 'import')",
-        )
+        .prepare("insert into annotation_campaigns (name, label_schema, annotators_per_item, selection, origin) values ('Bench campaign', ?, 3, ?, 'import')")
         .run(
-          JSON.stringify({ categories: BENCH_CATEGORIES, requireCategory: true, allowUnsure: false, firstFailingStep: true, note: true, agreementOn: "verdict" }),
+          JSON.stringify({
+            categories: BENCH_CATEGORIES,
+            requireCategory: true,
+            allowUnsure: false,
+            firstFailingStep: true,
+            note: true,
+            agreementOn: "verdict",
+          }),
           JSON.stringify({ description: `${n} generated trajectories` }),
         ).lastInsertRowid,
     );
@@ -139,5 +165,12 @@ export async function generateAnalyticsData(file: string, o: AnalyticsDataOption
   });
   // Fresh statistics so the query planner sees the table sizes it would see in a long-lived installation.
   sqlite.exec("analyze");
-  return { db, campaignId: ids.campaignId, judgeKeys: [`judge:${ids.judgeA}`, `judge:${ids.judgeB}`], trajectories: n, labels: labelCount, verdicts: verdictCount };
+  return {
+    db,
+    campaignId: ids.campaignId,
+    judgeKeys: [`judge:${ids.judgeA}`, `judge:${ids.judgeB}`],
+    trajectories: n,
+    labels: labelCount,
+    verdicts: verdictCount,
+  };
 }

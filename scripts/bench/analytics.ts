@@ -72,20 +72,34 @@ export async function benchAnalytics(engine: BenchEngine = sqliteEngine()): Prom
       await closeDatabase(data.db);
       db = target;
     }
-    figures.push({ name: `generate ${n.toLocaleString("en-US")} trajectories, ${data.labels.toLocaleString("en-US")} labels, ${data.verdicts.toLocaleString("en-US")} verdicts`, value: (performance.now() - started) / 1000, unit: "s" });
+    figures.push({
+      name: `generate ${n.toLocaleString("en-US")} trajectories, ${data.labels.toLocaleString("en-US")} labels, ${data.verdicts.toLocaleString("en-US")} verdicts`,
+      value: (performance.now() - started) / 1000,
+      unit: "s",
+    });
     const [judgeA] = data.judgeKeys;
     const scope = {};
     const views: [string, () => unknown][] = [
       ["overview (site × run × evaluator, difficulty, length)", () => analyticsOverview(db, { scope, unparseable: "exclude", difficulty: "overall" })],
       ["judge agreement, all settings", () => judgeAgreementList(db, { scope, unparseable: "exclude" })],
       ["judge agreement, one judge (k-table, sites, categories)", () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judgeA })],
-      ["judge agreement, one judge against the annotators' majority, split by site", () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judgeA, reference: { kind: "majority" }, by: "site" })],
-      ["judge disagreements, first page", () => judgeDisagreements(db, { scope, unparseable: "exclude", identity: { key: judgeA, k: "3", pv: "webvoyager-v1" }, kind: "all", page: 1, pageSize: 50 })],
+      [
+        "judge agreement, one judge against the annotators' majority, split by site",
+        () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judgeA, reference: { kind: "majority" }, by: "site" }),
+      ],
+      [
+        "judge disagreements, first page",
+        () =>
+          judgeDisagreements(db, { scope, unparseable: "exclude", identity: { key: judgeA, k: "3", pv: "webvoyager-v1" }, kind: "all", page: 1, pageSize: 50 }),
+      ],
       ["human agreement (α, Fleiss, pairwise κ, categories, disputed)", () => humanAgreement(db, data.campaignId)],
       ["human agreement split by site (α and Fleiss' κ with bootstrap intervals per site)", () => humanAgreement(db, data.campaignId, "site")],
       ["human consensus (Dawid–Skene + MACE, verdict + category)", () => humanConsensus(db, data.campaignId, "label")],
       ["error analysis (categories × site/run, first failing step)", () => errorAnalysis(db, { scope })],
-      ["drill-down of one site's human failures", () => drillDown(db, { sel: { site: "GitHub", reference: { verdicts: ["failure"] } }, page: 1, pageSize: 50 })],
+      [
+        "drill-down of one site's human failures",
+        () => drillDown(db, { sel: { site: "GitHub", reference: { verdicts: ["failure"] } }, page: 1, pageSize: 50 }),
+      ],
     ];
     for (const [name, fn] of views) {
       const cold = await measure(fn, () => clearAnalyticsCache(db));
@@ -95,10 +109,20 @@ export async function benchAnalytics(engine: BenchEngine = sqliteEngine()): Prom
     }
     // Writes as the application makes them, flipping one row back and forth so the data stays the same size.
     const afterLabel = async () => {
-      await rawRun(db, sql`update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ${data.campaignId})`);
-      await rawRun(db, sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${data.campaignId})`);
+      await rawRun(
+        db,
+        sql`update labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from labels where campaign_id = ${data.campaignId})`,
+      );
+      await rawRun(
+        db,
+        sql`update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from consolidated_labels where campaign_id = ${data.campaignId})`,
+      );
     };
-    const afterVerdict = () => rawRun(db, sql`update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ${judgeA})`);
+    const afterVerdict = () =>
+      rawRun(
+        db,
+        sql`update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select min(id) from evaluator_verdicts where evaluator_key = ${judgeA})`,
+      );
     for (const [name, fn] of views) {
       const m = await measure(fn, afterLabel);
       figures.push({ name: `${name}, after a label`, value: m.wall, unit: "ms", target: "≤ 300 ms", ok: m.wall <= 300 });

@@ -13,7 +13,12 @@ import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
 
 const [dbPath, dataDir, postgresUrl] = process.argv.slice(2);
-const app = createAppContext({ dbPath: dbPath!, dataDir: dataDir!, ...(postgresUrl && postgresUrl !== "-" ? { postgresUrl } : {}), chromiumPath: "/usr/bin/chromium" });
+const app = createAppContext({
+  dbPath: dbPath!,
+  dataDir: dataDir!,
+  ...(postgresUrl && postgresUrl !== "-" ? { postgresUrl } : {}),
+  chromiumPath: "/usr/bin/chromium",
+});
 const auth = await getAuth(app);
 
 async function answer(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -32,9 +37,14 @@ async function answer(req: http.IncomingMessage, res: http.ServerResponse): Prom
     });
     const response = req.url!.startsWith("/api/auth/")
       ? await auth.handler(request)
-      : await fetchRequestHandler({ endpoint: "/api/trpc", req: request, router: appRouter, createContext: () => createTRPCContext({ headers: request.headers }, app),
+      : await fetchRequestHandler({
+          endpoint: "/api/trpc",
+          req: request,
+          router: appRouter,
+          createContext: () => createTRPCContext({ headers: request.headers }, app),
           // A failed call fails the bench: say why, with the engine's own error.
-          onError: ({ path, error }) => console.error(`[bench server] ${path}: ${error.message}; cause: ${String((error.cause as { cause?: unknown } | undefined)?.cause ?? error.cause)}`),
+          onError: ({ path, error }) =>
+            console.error(`[bench server] ${path}: ${error.message}; cause: ${String((error.cause as { cause?: unknown } | undefined)?.cause ?? error.cause)}`),
         });
     const out: Record<string, string | string[]> = {};
     response.headers.forEach((v, k) => {

@@ -44,13 +44,48 @@ const PASSWORD = "bench-password";
 
 async function seedTrajectories(app: AppContext, n: number): Promise<number[]> {
   const setId = await ensureTaskSet(app.db, { name: "Bench set", benchmark: "webvoyager" });
-  const runId = await upsertRun(app.db, { runKey: "bench:annotation", name: "bench run", agentName: "bench-agent", model: "bench-model", sourceSystem: "bench", config: null });
+  const runId = await upsertRun(app.db, {
+    runKey: "bench:annotation",
+    name: "bench run",
+    agentName: "bench-agent",
+    model: "bench-model",
+    sourceSystem: "bench",
+    config: null,
+  });
   const ids: number[] = [];
   await withTransaction(app.db, async () => {
     for (let i = 0; i < n; i++) {
-      const taskId = await ensureTask(app.db, setId, { externalId: `bench-${i}`, site: "Bench", intent: `Task ${i}`, startUrl: null, contentHash: `bench-task-${i}` });
-      const steps = [0, 1, 2, 3].map((s) => ({ index: s, url: null, thought: null, actionRaw: null, action: { type: s === 3 ? ("answer" as const) : ("click" as const), target: String(s) } }));
-      ids.push((await saveTrajectory(app.db, { runId, taskId, attempt: 0, finalAnswer: "ok", outcome: "answered", outcomeDetail: null, stepCount: 4, sourceFormat: "bench", sourcePath: null, contentHash: `bench-${i}`, steps })).id);
+      const taskId = await ensureTask(app.db, setId, {
+        externalId: `bench-${i}`,
+        site: "Bench",
+        intent: `Task ${i}`,
+        startUrl: null,
+        contentHash: `bench-task-${i}`,
+      });
+      const steps = [0, 1, 2, 3].map((s) => ({
+        index: s,
+        url: null,
+        thought: null,
+        actionRaw: null,
+        action: { type: s === 3 ? ("answer" as const) : ("click" as const), target: String(s) },
+      }));
+      ids.push(
+        (
+          await saveTrajectory(app.db, {
+            runId,
+            taskId,
+            attempt: 0,
+            finalAnswer: "ok",
+            outcome: "answered",
+            outcomeDetail: null,
+            stepCount: 4,
+            sourceFormat: "bench",
+            sourcePath: null,
+            contentHash: `bench-${i}`,
+            steps,
+          })
+        ).id,
+      );
     }
   });
   return ids;
@@ -61,9 +96,13 @@ async function seedTrajectories(app: AppContext, n: number): Promise<number[]> {
 function startServerProcess(config: VerdictConfig): Promise<{ url: string; stop(): Promise<void> }> {
   // BENCH_ANNOTATION_SERVER_ARGS: extra Node flags for the server, e.g. "--cpu-prof" to see where its time goes.
   const extra = (process.env.BENCH_ANNOTATION_SERVER_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...extra, "--import", "tsx", fileURLToPath(new URL("./annotation-server.ts", import.meta.url)), config.dbPath, config.dataDir, config.postgresUrl ?? "-"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...extra, "--import", "tsx", fileURLToPath(new URL("./annotation-server.ts", import.meta.url)), config.dbPath, config.dataDir, config.postgresUrl ?? "-"],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = "";
     child.once("exit", (code) => reject(new Error(`the bench server exited early (code ${code})`)));
@@ -132,7 +171,9 @@ export async function benchAnnotation(engine: BenchEngine = sqliteEngine()): Pro
     const clients = await Promise.all(
       people.map(async (p) => {
         const cookie = await signIn(base, p.email);
-        return createTRPCClient<AppRouter>({ links: [httpLink({ url: `${base}/api/trpc`, transformer: superjson, headers: () => ({ cookie, origin: base }) })] });
+        return createTRPCClient<AppRouter>({
+          links: [httpLink({ url: `${base}/api/trpc`, transformer: superjson, headers: () => ({ cookie, origin: base }) })],
+        });
       }),
     );
 
@@ -168,11 +209,14 @@ export async function benchAnnotation(engine: BenchEngine = sqliteEngine()): Pro
             };
             const twice = issued % 50 === 0;
             t = performance.now();
-            const results = await Promise.all(twice ? [client.labelling.submit.mutate(input), client.labelling.submit.mutate(input)] : [client.labelling.submit.mutate(input)]);
+            const results = await Promise.all(
+              twice ? [client.labelling.submit.mutate(input), client.labelling.submit.mutate(input)] : [client.labelling.submit.mutate(input)],
+            );
             submitMs.push(performance.now() - t);
             if (twice) {
               doubled++;
-              if (results[0]!.revisionId !== results[1]!.revisionId || results.filter((r) => r.replayed).length !== 1) throw new Error("a double submit was not deduplicated");
+              if (results[0]!.revisionId !== results[1]!.revisionId || results.filter((r) => r.replayed).length !== 1)
+                throw new Error("a double submit was not deduplicated");
             }
             if (stored.has(results[0]!.revisionId)) throw new Error(`revision ${results[0]!.revisionId} was returned for two different submits`);
             stored.add(results[0]!.revisionId);
@@ -190,7 +234,9 @@ export async function benchAnnotation(engine: BenchEngine = sqliteEngine()): Pro
     const labelRows = await count(sql`select count(*) as n from labels where status = 'active'`);
     const revisionRows = await count(sql`select count(*) as n from label_revisions`);
     // Gold items are labelled by every annotator; the k limit holds for the others.
-    const overfull = await count(sql`select count(*) as n from (select item_id from labels where item_id not in (select item_id from gold_items) group by item_id having count(*) > ${K}) as overfull_items`);
+    const overfull = await count(
+      sql`select count(*) as n from (select item_id from labels where item_id not in (select item_id from gold_items) group by item_id having count(*) > ${K}) as overfull_items`,
+    );
     const exactlyOnce = labelRows === expected && revisionRows === expected && stored.size === expected && overfull === 0;
     const p95 = percentile(paced.submitMs, 95);
     return [

@@ -20,4 +20,6 @@ const report = await runImport(ctx, { path: file, format: "agentrewardbench" });
 const t = report.trajectories[0]!;
 const steps = await getSteps(ctx.db, t.id);
 await closeDatabase(ctx.db);
-console.log(JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS, steps: t.steps, screenshots: t.screenshots, elements: steps[0]?.elements?.length ?? 0 }));
+console.log(
+  JSON.stringify({ maxRssKb: process.resourceUsage().maxRSS, steps: t.steps, screenshots: t.screenshots, elements: steps[0]?.elements?.length ?? 0 }),
+);

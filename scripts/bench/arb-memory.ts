@@ -63,7 +63,8 @@ async function writeTrajectory(file: string, targetBytes: number): Promise<numbe
   const nodes = Math.max(100, Math.floor((perStep * 0.96) / nodeBytes));
   for (let k = 0; k < STEPS; k++) {
     const props: Record<string, unknown> = {};
-    for (let b = 0; b < 400; b++) props[String(b)] = { visibility: 1.0, bbox: [b % 40 * 30, Math.floor(b / 40) * 60, 28, 20], clickable: b % 2 === 0, set_of_marks: b % 2 === 0 };
+    for (let b = 0; b < 400; b++)
+      props[String(b)] = { visibility: 1.0, bbox: [(b % 40) * 30, Math.floor(b / 40) * 60, 28, 20], clickable: b % 2 === 0, set_of_marks: b % 2 === 0 };
     const treeText = Array.from({ length: Math.floor(nodes / 8) }, (_, i) => `[${i}] link 'Listing ${i} of step ${k}', clickable, visible`).join("\n");
     const step = {
       num: k,
@@ -77,7 +78,15 @@ async function writeTrajectory(file: string, targetBytes: number): Promise<numbe
       stats: { step_elapsed: 2.5 },
       axtree: treeText,
       axtree_pruned: treeText.slice(0, 20000),
-      chat_messages: [{ role: "user", content: [{ type: "text", text: treeText.slice(0, 100000) }, { type: "image_url", image_url: "REMOVED" }] }],
+      chat_messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: treeText.slice(0, 100000) },
+            { type: "image_url", image_url: "REMOVED" },
+          ],
+        },
+      ],
       bounding_boxes: props,
       extra_element_properties: props,
     };
@@ -102,12 +111,21 @@ export async function benchArbMemory(): Promise<BenchFigure[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-arb-"));
   try {
     const root = path.join(dir, "agent-reward-bench", "trajectories");
-    const file = path.join(root, "cleaned", "visualwebarena", "GenericAgent-gpt-4o-2024-11-20", "GenericAgent-gpt-4o-2024-11-20_on_visualwebarena.resized", "visualwebarena.resized.3.json");
+    const file = path.join(
+      root,
+      "cleaned",
+      "visualwebarena",
+      "GenericAgent-gpt-4o-2024-11-20",
+      "GenericAgent-gpt-4o-2024-11-20_on_visualwebarena.resized",
+      "visualwebarena.resized.3.json",
+    );
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const shots = path.join(root, "screenshots", "visualwebarena", "GenericAgent-gpt-4o-2024-11-20", "visualwebarena.resized.3");
     fs.mkdirSync(shots, { recursive: true });
     for (let k = 0; k < STEPS; k++) {
-      const png = await sharp({ create: { width: 1280, height: 720, channels: 3, background: { r: (k * 37) % 256, g: 120, b: 200 } } }).png().toBuffer();
+      const png = await sharp({ create: { width: 1280, height: 720, channels: 3, background: { r: (k * 37) % 256, g: 120, b: 200 } } })
+        .png()
+        .toBuffer();
       fs.writeFileSync(path.join(shots, `screenshot_step_${k}.png`), png);
     }
     const bytes = await writeTrajectory(file, targetMb * 1024 * 1024);

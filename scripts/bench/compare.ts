@@ -33,8 +33,13 @@ async function writeBundle(dir: string, pngs: Buffer[]): Promise<void> {
   for (const letter of ATTEMPTS) {
     const steps = [];
     for (const [i, png] of pngs.entries()) {
-      const stamp = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><rect width="120" height="40" fill="#111"/><text x="10" y="28" font-size="22" fill="#fff">${letter} ${i + 1}</text></svg>`);
-      const shot = await sharp(png).composite([{ input: stamp, left: 890, top: 720 }]).png().toBuffer();
+      const stamp = Buffer.from(
+        `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><rect width="120" height="40" fill="#111"/><text x="10" y="28" font-size="22" fill="#fff">${letter} ${i + 1}</text></svg>`,
+      );
+      const shot = await sharp(png)
+        .composite([{ input: stamp, left: 890, top: 720 }])
+        .png()
+        .toBuffer();
       const sha256 = crypto.createHash("sha256").update(shot).digest("hex");
       fs.writeFileSync(path.join(dir, "images", `${sha256}.png`), shot);
       const last = i === pngs.length - 1;
@@ -46,7 +51,12 @@ async function writeBundle(dir: string, pngs: Buffer[]): Promise<void> {
         thought: `Attempt ${letter}, step ${i + 1}: looking for the next control to use.`,
         actionRaw: last ? "ANSWER; done" : `Click [${i + 3}]`,
         action: last ? { type: "answer", value: "done" } : { type: "click", target: String(i + 3) },
-        elements: Array.from({ length: 40 }, (_, k) => ({ label: String(k), bbox: [20 + (k % 8) * 120, 90 + Math.floor(k / 8) * 110, 100, 40], tag: "a", text: `Element ${k}` })),
+        elements: Array.from({ length: 40 }, (_, k) => ({
+          label: String(k),
+          bbox: [20 + (k % 8) * 120, 90 + Math.floor(k / 8) * 110, 100, 40],
+          tag: "a",
+          text: `Element ${k}`,
+        })),
       });
     }
     trajectories.push({
@@ -86,11 +96,15 @@ async function measureCompare(url: string, ids: number[], steps: number): Promis
         requestAnimationFrame(tick);
       }, true);
     `);
-    const signIn = await context.request.post(`${url}/api/auth/sign-in/email`, { headers: { origin: url }, data: { email: BENCH_USER.email, password: BENCH_USER.password } });
+    const signIn = await context.request.post(`${url}/api/auth/sign-in/email`, {
+      headers: { origin: url },
+      data: { email: BENCH_USER.email, password: BENCH_USER.password },
+    });
     if (!signIn.ok()) throw new Error(`signing in as ${BENCH_USER.email} failed: HTTP ${signIn.status()} ${await signIn.text()}`);
     const page = await context.newPage();
     await page.goto(`${url}/compare?ids=${ids.join(",")}`);
-    if (new URL(page.url()).pathname !== "/compare" || !(await page.getByTestId("compare").count())) throw new Error(`the side-by-side page was not opened: the browser is at ${page.url()}`);
+    if (new URL(page.url()).pathname !== "/compare" || !(await page.getByTestId("compare").count()))
+      throw new Error(`the side-by-side page was not opened: the browser is at ${page.url()}`);
     await page.waitForFunction(() => {
       const imgs = [...document.querySelectorAll<HTMLImageElement>('[data-testid="compare-column"] [data-testid="step-image"]')];
       return imgs.length === 4 && imgs.every((img) => img.complete && img.naturalWidth > 0);
@@ -116,7 +130,8 @@ async function measureCompare(url: string, ids: number[], steps: number): Promis
     await page.waitForTimeout(KEY_PAUSE_MS);
     const rows = Number((await page.getByTestId("compare-counter").innerText()).match(/of (\d+)/)![1]);
     const byUrl = await pass(rows);
-    if (process.env.BENCH_DEBUG) process.stderr.write(`  by step (ms): ${byStep.map((l) => l.toFixed(0)).join(" ")}\n  by URL (ms): ${byUrl.map((l) => l.toFixed(0)).join(" ")}\n`);
+    if (process.env.BENCH_DEBUG)
+      process.stderr.write(`  by step (ms): ${byStep.map((l) => l.toFixed(0)).join(" ")}\n  by URL (ms): ${byUrl.map((l) => l.toFixed(0)).join(" ")}\n`);
     await browser.close();
     return { byStep, byUrl };
   } finally {

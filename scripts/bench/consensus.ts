@@ -30,7 +30,14 @@ function generate(items: number, classes: number, competence: number[], seed: nu
   const rng = createRng(seed);
   const truth = new Int32Array(items);
   const n = items * competence.length;
-  const data: ConsensusLabels = { items, annotators: competence.length, classes, item: new Int32Array(n), annotator: new Int32Array(n), label: new Int32Array(n) };
+  const data: ConsensusLabels = {
+    items,
+    annotators: competence.length,
+    classes,
+    item: new Int32Array(n),
+    annotator: new Int32Array(n),
+    label: new Int32Array(n),
+  };
   let t = 0;
   for (let i = 0; i < items; i++) {
     truth[i] = Math.floor(rng() * classes);
@@ -57,7 +64,11 @@ export async function benchConsensus(): Promise<BenchFigure[]> {
   for (const classes of [2, 5]) {
     const { data, truth } = generate(items, classes, competence, classes);
     const names = Array.from({ length: classes }, (_, k) => `class-${k}`);
-    const records: RatingRecord[] = Array.from(data.item, (i, t) => ({ item: `traj-${i}`, rater: `annotator-${data.annotator[t]}`, label: names[data.label[t]!]! }));
+    const records: RatingRecord[] = Array.from(data.item, (i, t) => ({
+      item: `traj-${i}`,
+      rater: `annotator-${data.annotator[t]}`,
+      label: names[data.label[t]!]!,
+    }));
     const what = `${classes} classes`;
 
     const dsMs = medianMs(() => dawidSkene(data));

@@ -40,7 +40,11 @@ export function sqliteEngine(): BenchEngine {
     backend: "sqlite",
     async install(prefix) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-      return { dir, config: { dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" }, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+      return {
+        dir,
+        config: { dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" },
+        remove: () => fs.rmSync(dir, { recursive: true, force: true }),
+      };
     },
   };
 }

@@ -33,12 +33,19 @@ async function basePng(seed: number): Promise<Buffer> {
       rects.push(`<rect x="${x + 10}" y="${y + 12 + r * 20}" width="${60 + Math.floor(rnd() * 170)}" height="9" fill="#52525b"/>`);
     }
   }
-  const svg = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="#fff"/>${rects.join("")}</svg>`);
+  const svg = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}"><rect width="100%" height="100%" fill="#fff"/>${rects.join("")}</svg>`,
+  );
   // Grain makes the PNG compress like a real screenshot (text antialiasing, photos) rather than flat colour.
   const noise = Buffer.alloc(W * H);
   for (let i = 0; i < noise.length; i++) noise[i] = rnd() < 0.12 ? Math.floor(rnd() * 255) : 0;
-  const grain = await sharp(noise, { raw: { width: W, height: H, channels: 1 } }).png().toBuffer();
-  return sharp(svg).composite([{ input: grain, blend: "multiply" }]).png().toBuffer();
+  const grain = await sharp(noise, { raw: { width: W, height: H, channels: 1 } })
+    .png()
+    .toBuffer();
+  return sharp(svg)
+    .composite([{ input: grain, blend: "multiply" }])
+    .png()
+    .toBuffer();
 }
 
 function mulberry32(a: number) {
@@ -74,7 +81,17 @@ function uniquePng(base: Buffer, tag: string): Buffer {
   return Buffer.concat([base.subarray(0, iend), chunk, base.subarray(iend)]);
 }
 
-const ACTIONS = ["Click [3]", "Type [1]; wireless headphones", "Scroll [WINDOW]; down", "Click [12]", "GoBack", "Click [7]", "Scroll [WINDOW]; up", "Click [21]", "Type [4]; 4 stars"];
+const ACTIONS = [
+  "Click [3]",
+  "Type [1]; wireless headphones",
+  "Scroll [WINDOW]; down",
+  "Click [12]",
+  "GoBack",
+  "Click [7]",
+  "Scroll [WINDOW]; up",
+  "Click [21]",
+  "Type [4]; 4 stars",
+];
 
 export async function generateCorpus(dir: string, trajectories: number, steps: number): Promise<{ bytes: number; files: number }> {
   const pool = await Promise.all(Array.from({ length: 24 }, (_, i) => basePng(i + 1)));
@@ -86,9 +103,17 @@ export async function generateCorpus(dir: string, trajectories: number, steps: n
     fs.mkdirSync(taskDir, { recursive: true });
     const messages: unknown[] = [{ role: "system", content: "benchmark corpus" }];
     for (let s = 0; s < steps; s++) {
-      const text = (s === 0 ? `Now given a task: Benchmark task number ${t}, find the cheapest item.  Please interact with https://bench.test/ and get the answer. \n` : "") +
-        `Observation: please analyze the attached screenshot. [0]: <button> "Search";\t[1]: <input> "Query";\t[2]: "Cart", "cart";`;
-      messages.push({ role: "user", content: [{ type: "text", text }, { type: "image_url", image_url: { url: "data:image/png;base64,{b64_img}" } }] });
+      const text =
+        (s === 0
+          ? `Now given a task: Benchmark task number ${t}, find the cheapest item.  Please interact with https://bench.test/ and get the answer. \n`
+          : "") + `Observation: please analyze the attached screenshot. [0]: <button> "Search";\t[1]: <input> "Query";\t[2]: "Cart", "cart";`;
+      messages.push({
+        role: "user",
+        content: [
+          { type: "text", text },
+          { type: "image_url", image_url: { url: "data:image/png;base64,{b64_img}" } },
+        ],
+      });
       const action = s === steps - 1 ? `ANSWER; Item ${t} costs $${(t % 97) + 3}.99` : ACTIONS[(t + s) % ACTIONS.length];
       messages.push({ role: "assistant", content: `Thought: Step ${s + 1}: the element I need is visible, so I act on it.\n\nAction: ${action}` });
       const png = uniquePng(pool[(t * 7 + s) % pool.length]!, `${t}/${s}/${crypto.randomUUID()}`);

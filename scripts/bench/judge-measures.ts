@@ -41,13 +41,21 @@ export async function benchJudgeMeasures(): Promise<BenchFigure[]> {
     sqlite.exec(
       "update evaluator_verdicts set sample_count = 3, sample_successes = case when verdict = 'success' then 3 - (trajectory_id % 2) else trajectory_id % 2 end, sample_failures = case when verdict = 'success' then trajectory_id % 2 else 3 - (trajectory_id % 2) end",
     );
-    figures.push({ name: `generate ${n.toLocaleString("en-US")} trajectories, ${data.verdicts.toLocaleString("en-US")} sampled verdicts`, value: (performance.now() - started) / 1000, unit: "s" });
+    figures.push({
+      name: `generate ${n.toLocaleString("en-US")} trajectories, ${data.verdicts.toLocaleString("en-US")} sampled verdicts`,
+      value: (performance.now() - started) / 1000,
+      unit: "s",
+    });
 
     const run = () => judgeMeasures(db, { scope: {}, unparseable: "exclude" });
     // Each write flips a row not flipped before (spread over sites and runs), so no state is ever seen twice: results
     // kept from earlier states cannot flatter the figure.
-    const flipVerdict = sqlite.prepare("update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select id from evaluator_verdicts where evaluator_key = ? order by id limit 1 offset ?)");
-    const flipConsolidated = sqlite.prepare("update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select id from consolidated_labels where campaign_id = ? order by id limit 1 offset ?)");
+    const flipVerdict = sqlite.prepare(
+      "update evaluator_verdicts set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select id from evaluator_verdicts where evaluator_key = ? order by id limit 1 offset ?)",
+    );
+    const flipConsolidated = sqlite.prepare(
+      "update consolidated_labels set verdict = case verdict when 'success' then 'failure' else 'success' end where id = (select id from consolidated_labels where campaign_id = ? order by id limit 1 offset ?)",
+    );
     let writes = 0;
     const nextRow = () => (writes++ * 7919) % Math.max(1, Math.floor(n / 2));
     const cases: [string, (() => unknown) | undefined, boolean][] = [

@@ -62,30 +62,63 @@ async function startEndpointProcess(delayMs: number) {
  * A fresh batch over `trajectoryIds` run by `workers` worker processes of WORKER_CONCURRENCY each; its throughput
  * (calls per second from the first start to the last finish) and how many pairs got exactly one verdict.
  */
-async function runWithWorkers(ctx: AppContext, configId: number, trajectoryIds: number[], workers: number): Promise<{ rate: number; calls: number; pairs: number; verdicts: number }> {
+async function runWithWorkers(
+  ctx: AppContext,
+  configId: number,
+  trajectoryIds: number[],
+  workers: number,
+): Promise<{ rate: number; calls: number; pairs: number; verdicts: number }> {
   // A batch's concurrency is its limit over every process: room for each worker's WORKER_CONCURRENCY calls.
-  const { batch, estimate } = await createJudgeBatch(ctx.db, { config: configId, trajectoryIds, kValues: [...K_VALUES], concurrency: WORKER_CONCURRENCY * workers, force: true });
+  const { batch, estimate } = await createJudgeBatch(ctx.db, {
+    config: configId,
+    trajectoryIds,
+    kValues: [...K_VALUES],
+    concurrency: WORKER_CONCURRENCY * workers,
+    force: true,
+  });
   const child = path.join(root, "scripts", "bench", "judge-worker-child.ts");
   const procs = Array.from({ length: workers }, (_, w) => {
-    const proc = spawn(process.execPath, ["--import", "tsx", child, ctx.config.dataDir, ctx.config.dbPath, ctx.config.postgresUrl ?? "-", String(batch.id), `bench-judge-w${w}`, String(WORKER_CONCURRENCY)], {
-      cwd: root,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+    const proc = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        child,
+        ctx.config.dataDir,
+        ctx.config.dbPath,
+        ctx.config.postgresUrl ?? "-",
+        String(batch.id),
+        `bench-judge-w${w}`,
+        String(WORKER_CONCURRENCY),
+      ],
+      {
+        cwd: root,
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
     let err = "";
     proc.stderr.on("data", (d) => (err += d));
     const ready = new Promise<void>((resolve) => proc.stdout.once("data", () => resolve()));
-    const exit = new Promise<void>((resolve, reject) => proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`judge worker ${w} exited ${code}: ${err.slice(-500)}`)))));
+    const exit = new Promise<void>((resolve, reject) =>
+      proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`judge worker ${w} exited ${code}: ${err.slice(-500)}`)))),
+    );
     return { proc, ready, exit };
   });
   await Promise.race([Promise.all(procs.map((p) => p.ready)), Promise.all(procs.map((p) => p.exit))]);
   for (const p of procs) p.proc.stdin.end("go\n");
   await Promise.all(procs.map((p) => p.exit));
   const jobs = (await jobsOfGroup(ctx.db, batchGroupKey(batch.id))).filter((j) => j.status === "succeeded");
-  if (jobs.length !== estimate.calls) throw new Error(`${estimate.calls - jobs.length} of ${estimate.calls} judge jobs did not succeed with ${workers} worker(s)`);
+  if (jobs.length !== estimate.calls)
+    throw new Error(`${estimate.calls - jobs.length} of ${estimate.calls} judge jobs did not succeed with ${workers} worker(s)`);
   const first = Math.min(...jobs.map((j) => j.startedAt!.getTime()));
   const last = Math.max(...jobs.map((j) => j.finishedAt!.getTime()));
   const verdicts = await listVerdicts(ctx.db, { batchId: batch.id });
-  return { rate: jobs.length / Math.max(0.001, (last - first) / 1000), calls: estimate.calls, pairs: new Set(verdicts.map((v) => `${v.trajectoryId}:${v.k}`)).size, verdicts: verdicts.length };
+  return {
+    rate: jobs.length / Math.max(0.001, (last - first) / 1000),
+    calls: estimate.calls,
+    pairs: new Set(verdicts.map((v) => `${v.trajectoryId}:${v.k}`)).size,
+    verdicts: verdicts.length,
+  };
 }
 
 export async function benchJudge(engine: BenchEngine = sqliteEngine()): Promise<BenchFigure[]> {
@@ -93,7 +126,11 @@ export async function benchJudge(engine: BenchEngine = sqliteEngine()): Promise<
   const fake = await startEndpointProcess(LATENCY_MS);
   const ctx = createAppContext(installation.config);
   try {
-    const trajs = await seedTrajectories(ctx, Array.from({ length: TRAJECTORIES }, () => ({ steps: 5 })), "bench-judge");
+    const trajs = await seedTrajectories(
+      ctx,
+      Array.from({ length: TRAJECTORIES }, () => ({ steps: 5 })),
+      "bench-judge",
+    );
     const config = await createJudgeConfig(ctx.db, { name: "bench", baseUrl: fake.baseUrl, model: "bench-model" }, LOCAL_JUDGE_ENV);
     const { batch, estimate } = await createJudgeBatch(ctx.db, {
       config: config.id,
@@ -113,19 +150,47 @@ export async function benchJudge(engine: BenchEngine = sqliteEngine()): Promise<
     const rate = result.jobs.counts.succeeded / seconds;
     const stats = await fake.stats();
     const ideal = CONCURRENCY / (LATENCY_MS / 1000);
-    const one = await runWithWorkers(ctx, config.id, trajs.map((t) => t.id), 1);
-    const three = await runWithWorkers(ctx, config.id, trajs.map((t) => t.id), 3);
+    const one = await runWithWorkers(
+      ctx,
+      config.id,
+      trajs.map((t) => t.id),
+      1,
+    );
+    const three = await runWithWorkers(
+      ctx,
+      config.id,
+      trajs.map((t) => t.id),
+      3,
+    );
     const ratio = three.rate / one.rate;
     const exact = (r: typeof one) => r.pairs === r.calls && r.verdicts === r.calls;
     return [
-      { name: `judge batch throughput (${expected} calls, c=${CONCURRENCY}, ${LATENCY_MS} ms)`, value: rate, unit: "verdicts/s", target: "≥ 14", ok: rate >= 14 },
+      {
+        name: `judge batch throughput (${expected} calls, c=${CONCURRENCY}, ${LATENCY_MS} ms)`,
+        value: rate,
+        unit: "verdicts/s",
+        target: "≥ 14",
+        ok: rate >= 14,
+      },
       { name: `judge batch efficiency vs ideal ${ideal}/s`, value: (100 * rate) / ideal, unit: "%" },
       { name: "judge verdicts lost", value: lost, unit: "verdicts", target: "0", ok: lost === 0 && result.jobs.counts.failed === 0 },
       { name: "judge verdicts duplicated", value: duplicated, unit: "verdicts", target: "0", ok: duplicated === 0 },
       { name: "judge endpoint requests", value: stats.requests, unit: "requests", target: `${expected}`, ok: stats.requests === expected },
       { name: "judge max calls in flight", value: stats.maxInFlight, unit: "calls", target: `${CONCURRENCY}`, ok: stats.maxInFlight === CONCURRENCY },
-      { name: `judge workers: 1 process (c=${WORKER_CONCURRENCY}, ${one.calls} calls)`, value: one.rate, unit: "verdicts/s", target: "each pair once", ok: exact(one) },
-      { name: `judge workers: 3 processes (c=${WORKER_CONCURRENCY} each, ${three.calls} calls)`, value: three.rate, unit: "verdicts/s", target: "each pair once", ok: exact(three) },
+      {
+        name: `judge workers: 1 process (c=${WORKER_CONCURRENCY}, ${one.calls} calls)`,
+        value: one.rate,
+        unit: "verdicts/s",
+        target: "each pair once",
+        ok: exact(one),
+      },
+      {
+        name: `judge workers: 3 processes (c=${WORKER_CONCURRENCY} each, ${three.calls} calls)`,
+        value: three.rate,
+        unit: "verdicts/s",
+        target: "each pair once",
+        ok: exact(three),
+      },
       { name: "judge workers: 3 processes / 1 process throughput", value: ratio, unit: "×", target: "≥ 2.7×", ok: ratio >= 2.7 },
     ];
   } finally {

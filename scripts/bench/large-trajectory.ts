@@ -35,9 +35,13 @@ function startServer(dbPath: string, dataDir: string): Promise<Server> {
   const here = path.dirname(fileURLToPath(import.meta.url));
   // BENCH_LARGE_SERVER_ARGS: extra Node flags for the server, e.g. "--cpu-prof" to see where its time goes.
   const extra = (process.env.BENCH_LARGE_SERVER_ARGS ?? "").split(" ").filter(Boolean);
-  const child = spawn(process.execPath, [...extra, "--import", "tsx", "--import", path.join(here, "loop-delay-probe.ts"), path.join(here, "annotation-server.ts"), dbPath, dataDir], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [...extra, "--import", "tsx", "--import", path.join(here, "loop-delay-probe.ts"), path.join(here, "annotation-server.ts"), dbPath, dataDir],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   let out = "";
   const waiters: ((line: string) => void)[] = [];
   child.stdout!.on("data", (d: Buffer) => {
@@ -94,7 +98,10 @@ export async function benchLargeTrajectory(): Promise<BenchFigure[]> {
       body: JSON.stringify({ email: USER.email, password: USER.password }),
     });
     if (!signIn.ok) throw new Error(`signing in failed: HTTP ${signIn.status} ${await signIn.text()}`);
-    const cookie = signIn.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookie = signIn.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     const get = async (proc: string, input: unknown) => {
       const t0 = performance.now();
       const res = await fetch(`${url}/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`, { headers: { cookie } });
@@ -137,9 +144,18 @@ export async function benchLargeTrajectory(): Promise<BenchFigure[]> {
     await pinger;
 
     const windowBytes = median(windows.map((w) => w.bytes));
-    const windowP95 = percentile(windows.map((w) => w.ms), 95);
+    const windowP95 = percentile(
+      windows.map((w) => w.ms),
+      95,
+    );
     return [
-      { name: `first payload (trajectories.byId), ${STEPS.toLocaleString("en-US")} steps`, value: cold.bytes / 1024, unit: "KB", target: "≤ 1024 KB", ok: cold.bytes <= 1024 * 1024 },
+      {
+        name: `first payload (trajectories.byId), ${STEPS.toLocaleString("en-US")} steps`,
+        value: cold.bytes / 1024,
+        unit: "KB",
+        target: "≤ 1024 KB",
+        ok: cold.bytes <= 1024 * 1024,
+      },
       { name: `window of ${STEP_WINDOW} steps (trajectories.steps), median`, value: windowBytes / 1024, unit: "KB" },
       { name: "open, first time (index built)", value: cold.ms, unit: "ms" },
       { name: "open again (index cached)", value: warm.ms, unit: "ms" },

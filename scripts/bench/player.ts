@@ -61,7 +61,10 @@ export async function benchScreenshots(): Promise<{ pngs: Buffer[]; source: stri
   const pngs: Buffer[] = [];
   for (let i = 0; i < STEPS; i++) {
     // Distinct pages: a visible step number keeps every screenshot unique (no dedup in the store).
-    const spec = { ...specs[i % specs.length]!, text: [...(specs[i % specs.length]!.text ?? []), [900, 740, `step ${i + 1}`, 14] as [number, number, string, number]] };
+    const spec = {
+      ...specs[i % specs.length]!,
+      text: [...(specs[i % specs.length]!.text ?? []), [900, 740, `step ${i + 1}`, 14] as [number, number, string, number]],
+    };
     pngs.push(await renderPage(spec, { marks: true }));
   }
   return { pngs, source: "synthetic pages" };
@@ -81,7 +84,12 @@ function writeBundle(dir: string, pngs: Buffer[]): void {
       thought: `Step ${i + 1}: looking for the next control to use.`,
       actionRaw: last ? "ANSWER; done" : `Click [${i + 3}]`,
       action: last ? { type: "answer", value: "done" } : { type: "click", target: String(i + 3) },
-      elements: Array.from({ length: 40 }, (_, k) => ({ label: String(k), bbox: [20 + (k % 8) * 120, 90 + Math.floor(k / 8) * 110, 100, 40], tag: "a", text: `Element ${k}` })),
+      elements: Array.from({ length: 40 }, (_, k) => ({
+        label: String(k),
+        bbox: [20 + (k % 8) * 120, 90 + Math.floor(k / 8) * 110, 100, 40],
+        tag: "a",
+        text: `Element ${k}`,
+      })),
     };
   });
   const manifest = {
@@ -103,7 +111,10 @@ function writeBundle(dir: string, pngs: Buffer[]): void {
 // ---- Server -----------------------------------------------------------------------------------------------
 
 function freePort(): number {
-  const r = spawnSync(process.execPath, ["-e", "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})"]);
+  const r = spawnSync(process.execPath, [
+    "-e",
+    "const s=require('net').createServer();s.listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})",
+  ]);
   return Number(r.stdout.toString());
 }
 
@@ -120,7 +131,10 @@ export async function startServer(dataDir: string): Promise<{ url: string; child
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 150; i++) {
     if (child.exitCode !== null) throw new Error(`next start exited: ${stderr}`);
-    const ok = await fetch(`${url}/trajectories`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/trajectories`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return { url, child };
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -202,10 +216,53 @@ async function measurePlayer(url: string, trajectoryId: number): Promise<{ bytes
 async function seedList(db: Db, n: number): Promise<void> {
   // Bulk generation straight through the SQLite driver (the list figures are the embedded installation's).
   const sqlite = sqliteClient(db);
-  const sites = ["Allrecipes", "Amazon", "Apple", "ArXiv", "GitHub", "BBC News", "Booking", "Cambridge Dictionary", "Coursera", "ESPN", "Google Flights", "Google Map", "Google Search", "Huggingface", "Wolfram Alpha"];
-  const models = ["gpt-4o", "gpt-4-vision", "claude-3.5-sonnet", "gemini-1.5-pro", "llava-next", "qwen2-vl", "phi-3-vision", "internvl2", "cogagent", "seeclick"];
+  const sites = [
+    "Allrecipes",
+    "Amazon",
+    "Apple",
+    "ArXiv",
+    "GitHub",
+    "BBC News",
+    "Booking",
+    "Cambridge Dictionary",
+    "Coursera",
+    "ESPN",
+    "Google Flights",
+    "Google Map",
+    "Google Search",
+    "Huggingface",
+    "Wolfram Alpha",
+  ];
+  const models = [
+    "gpt-4o",
+    "gpt-4-vision",
+    "claude-3.5-sonnet",
+    "gemini-1.5-pro",
+    "llava-next",
+    "qwen2-vl",
+    "phi-3-vision",
+    "internvl2",
+    "cogagent",
+    "seeclick",
+  ];
   const outcomes = ["answered", "answered", "answered", "step_limit", "error", "unknown"];
-  const words = ["recipe", "price", "cheapest", "flight", "repository", "stars", "review", "hotel", "course", "score", "paper", "model", "controller", "salmon", "ticket"];
+  const words = [
+    "recipe",
+    "price",
+    "cheapest",
+    "flight",
+    "repository",
+    "stars",
+    "review",
+    "hotel",
+    "course",
+    "score",
+    "paper",
+    "model",
+    "controller",
+    "salmon",
+    "ticket",
+  ];
   const tasksPerSet = 1000;
   const runs = Math.max(1, Math.ceil(n / tasksPerSet));
   await withTransaction(db, async () => {
@@ -288,7 +345,16 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
     const trajectoryId = report.trajectories[0]!.id;
     // Verdicts for the evaluations panel and its filmstrip marks: a judge at k = 3 and k = full.
     for (const k of ["3", "full"]) {
-      await upsertVerdict(app.db, { trajectoryId, kind: "judge", origin: "import", evaluatorKey: "import:bench:judge", evaluatorName: "Bench judge", k, verdict: "success", rationale: "The answer is on the last screen." });
+      await upsertVerdict(app.db, {
+        trajectoryId,
+        kind: "judge",
+        origin: "import",
+        evaluatorKey: "import:bench:judge",
+        evaluatorName: "Bench judge",
+        k,
+        verdict: "success",
+        rationale: "The answer is on the last screen.",
+      });
     }
     await closeDatabase(app.db);
 
@@ -316,7 +382,13 @@ export async function benchPlayer(): Promise<BenchFigure[]> {
       { name: "step switch latency, median", value: median(latencies), unit: "ms" },
       { name: "step switch latency, p95", value: p95, unit: "ms", target: "≤ 50 ms", ok: p95 <= 50 },
       { name: `list query at ${LIST_TRAJECTORIES.toLocaleString("en-US")} trajectories, median`, value: list.median, unit: "ms" },
-      { name: `list query at ${LIST_TRAJECTORIES.toLocaleString("en-US")} trajectories, p95`, value: list.p95, unit: "ms", target: "≤ 50 ms", ok: list.p95 <= 50 },
+      {
+        name: `list query at ${LIST_TRAJECTORIES.toLocaleString("en-US")} trajectories, p95`,
+        value: list.p95,
+        unit: "ms",
+        target: "≤ 50 ms",
+        ok: list.p95 <= 50,
+      },
       { name: `  slowest filter: ${list.worst.query}`, value: list.worst.p95, unit: "ms p95" },
     ];
   } finally {

@@ -17,7 +17,8 @@ import path from "node:path";
 import pg from "pg";
 
 /** Why no server can be started, when `findPostgresBinDir` finds nothing. */
-export const MISSING_POSTGRES = "no PostgreSQL binaries (initdb, pg_ctl, postgres) under /usr/lib/postgresql/*/bin, VERDICT_PG_BIN or PATH; install them with apt-get install -y postgresql";
+export const MISSING_POSTGRES =
+  "no PostgreSQL binaries (initdb, pg_ctl, postgres) under /usr/lib/postgresql/*/bin, VERDICT_PG_BIN or PATH; install them with apt-get install -y postgresql";
 
 const PG_USER = "verdict-pg";
 /** The superuser initdb makes; clients connect as it over loopback with trust authentication. */
@@ -65,7 +66,9 @@ const isRoot = () => typeof process.getuid === "function" && process.getuid() ==
 
 function ensurePgUser(): void {
   if (spawnSync("id", ["-u", PG_USER], { stdio: "ignore" }).status === 0) return;
-  execFileSync("useradd", ["--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", PG_USER], { stdio: "pipe" });
+  execFileSync("useradd", ["--system", "--user-group", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", PG_USER], {
+    stdio: "pipe",
+  });
 }
 
 /** The command line running a PostgreSQL binary, as `verdict-pg` when this process is root. */
@@ -152,7 +155,10 @@ export async function startPostgres(options: StartOptions = {}): Promise<Throwaw
     const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`;
     watchdog = spawn(
       "sh",
-      ["-c", `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${[stopCmd, ...stopArgs].map(quote).join(" ")} >/dev/null 2>&1; rm -rf ${quote(dir)}`],
+      [
+        "-c",
+        `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${[stopCmd, ...stopArgs].map(quote).join(" ")} >/dev/null 2>&1; rm -rf ${quote(dir)}`,
+      ],
       { detached: true, stdio: "ignore", cwd: os.tmpdir() },
     );
     watchdog.unref();

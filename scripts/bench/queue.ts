@@ -26,11 +26,16 @@ async function runBatch(target: string, jobs: number, workers: number, concurren
   try {
     const group = `bench-${workers}-${Date.now()}`;
     const procs = Array.from({ length: workers }, (_, w) => {
-      const proc = spawn(process.execPath, ["--import", "tsx", child, target, `bench-w${w}`, String(concurrency), String(sleepMs)], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+      const proc = spawn(process.execPath, ["--import", "tsx", child, target, `bench-w${w}`, String(concurrency), String(sleepMs)], {
+        cwd: root,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
       let err = "";
       proc.stderr.on("data", (d) => (err += d));
       const ready = new Promise<void>((resolve) => proc.stdout.once("data", () => resolve()));
-      const exit = new Promise<void>((resolve, reject) => proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`bench worker ${w} exited ${code}: ${err.slice(-500)}`)))));
+      const exit = new Promise<void>((resolve, reject) =>
+        proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`bench worker ${w} exited ${code}: ${err.slice(-500)}`)))),
+      );
       return { proc, ready, exit };
     });
     await Promise.race([Promise.all(procs.map((p) => p.ready)), Promise.all(procs.map((p) => p.exit))]);

@@ -248,7 +248,13 @@ async function concurrentLiveRuns(chromiumPath: string): Promise<BenchFigure[]> 
     const durations: number[] = [];
     for (const t of d.tasks) if (t.trajectoryId) durations.push(...(await getSteps(ctx.db, t.trajectoryId)).slice(1).map((s) => s.durationMs ?? 0));
     return [
-      { name: `${CONCURRENT_RUNS} concurrent live runs (${os.cpus().length} cores): failures`, value: failures, unit: `of ${tasks} runs`, target: "0", ok: failures === 0 && summary.succeeded === tasks },
+      {
+        name: `${CONCURRENT_RUNS} concurrent live runs (${os.cpus().length} cores): failures`,
+        value: failures,
+        unit: `of ${tasks} runs`,
+        target: "0",
+        ok: failures === 0 && summary.succeeded === tasks,
+      },
       { name: "  of which ran at the same time (most)", value: most, unit: "runs", target: `${CONCURRENT_RUNS}`, ok: most === CONCURRENT_RUNS },
       { name: "  wall time", value: seconds, unit: "s" },
       { name: `  live step duration, median (${durations.length} steps)`, value: median(durations), unit: "ms" },

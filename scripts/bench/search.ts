@@ -62,17 +62,38 @@ async function writeCorpus(db: Db, n: number): Promise<void> {
   const random = generator(29);
   const { taskSets, agentRuns, tasks, trajectories, steps, evaluatorVerdicts } = tablesOf(db);
   const [set] = await db.insert(taskSets).values({ name: "Search bench", benchmark: "webvoyager" }).returning({ id: taskSets.id });
-  const [run] = await db.insert(agentRuns).values({ runKey: "bench:search", name: "search bench run", agentName: "bench-agent", model: "bench-model", sourceSystem: "bench" }).returning({ id: agentRuns.id });
+  const [run] = await db
+    .insert(agentRuns)
+    .values({ runKey: "bench:search", name: "search bench run", agentName: "bench-agent", model: "bench-model", sourceSystem: "bench" })
+    .returning({ id: agentRuns.id });
   const ids: number[] = [];
   for (let from = 0; from < n; from += 500) {
     await withTransaction(db, async () => {
       for (let t = from; t < Math.min(n, from + 500); t++) {
         const site = SITES[t % SITES.length]!;
-        const [task] = await db.insert(tasks).values({ taskSetId: set!.id, externalId: `search-${t}`, site, intent: `Find the ${NOUNS[t % NOUNS.length]} on ${site}`, contentHash: `search-task-${t}` }).returning({ id: tasks.id });
+        const [task] = await db
+          .insert(tasks)
+          .values({
+            taskSetId: set!.id,
+            externalId: `search-${t}`,
+            site,
+            intent: `Find the ${NOUNS[t % NOUNS.length]} on ${site}`,
+            contentHash: `search-task-${t}`,
+          })
+          .returning({ id: tasks.id });
         const stepRows = corpusSteps(random, t);
         const [row] = await db
           .insert(trajectories)
-          .values({ runId: run!.id, taskId: task!.id, attempt: 0, finalAnswer: `${NOUNS[(t * 7) % NOUNS.length]} ${t % 100}`, outcome: "answered", stepCount: stepRows.length, sourceFormat: "bench", contentHash: `search-${t}` })
+          .values({
+            runId: run!.id,
+            taskId: task!.id,
+            attempt: 0,
+            finalAnswer: `${NOUNS[(t * 7) % NOUNS.length]} ${t % 100}`,
+            outcome: "answered",
+            stepCount: stepRows.length,
+            sourceFormat: "bench",
+            contentHash: `search-${t}`,
+          })
           .returning({ id: trajectories.id });
         await db.insert(steps).values(stepRows.map((s) => ({ ...s, trajectoryId: row!.id })));
         ids.push(row!.id);
@@ -96,7 +117,10 @@ async function writeCorpus(db: Db, n: number): Promise<void> {
   }
   // Notes as a label import leaves them: straight rows of one campaign, one annotator.
   const { annotationCampaigns, campaignItems, labels } = tablesOf(db);
-  const [campaign] = await db.insert(annotationCampaigns).values({ name: "Search bench notes", labelSchema: defaultLabelSchema(), annotatorsPerItem: 1, selection: { description: "search bench notes" } }).returning({ id: annotationCampaigns.id });
+  const [campaign] = await db
+    .insert(annotationCampaigns)
+    .values({ name: "Search bench notes", labelSchema: defaultLabelSchema(), annotatorsPerItem: 1, selection: { description: "search bench notes" } })
+    .returning({ id: annotationCampaigns.id });
   for (let i = 0; i < ids.length; i += 4 * 200) {
     const chunk = ids.slice(i, i + 4 * 200).filter((_, j) => j % 4 === 0);
     const items = await db
@@ -139,11 +163,22 @@ export async function benchSearch(engine: BenchEngine): Promise<BenchFigure[]> {
   try {
     const started = performance.now();
     await writeCorpus(app.db, n);
-    figures.push({ name: `write and index ${n.toLocaleString("en-US")} trajectories × ${STEPS} steps`, value: (performance.now() - started) / 1000, unit: "s" });
+    figures.push({
+      name: `write and index ${n.toLocaleString("en-US")} trajectories × ${STEPS} steps`,
+      value: (performance.now() - started) / 1000,
+      unit: "s",
+    });
     const all: number[] = [];
     const allCpu: number[] = [];
     for (const [name, search] of QUERIES) {
-      const query = { search, textSearch: scopeSearch(search, { wholeCatalog: true }), sort: "relevance" as const, dir: "desc" as const, page: 1, pageSize: 50 };
+      const query = {
+        search,
+        textSearch: scopeSearch(search, { wholeCatalog: true }),
+        sort: "relevance" as const,
+        dir: "desc" as const,
+        page: 1,
+        pageSize: 50,
+      };
       const first = await listTrajectoryPage(app.db, query);
       const times: number[] = [];
       const cpus: number[] = [];

@@ -38,7 +38,11 @@ export async function benchTriage(): Promise<BenchFigure[]> {
         select id, 'rule', 'verdict', 'heuristic:loop', 'Heuristic: loop', '', '1', case when id % 7 = 0 then 'failure' else 'success' end
         from trajectories where id % 2 = 0;
       analyze;`);
-    figures.push({ name: `generate ${n.toLocaleString("en-US")} trajectories with labels and verdicts`, value: (performance.now() - started) / 1000, unit: "s" });
+    figures.push({
+      name: `generate ${n.toLocaleString("en-US")} trajectories with labels and verdicts`,
+      value: (performance.now() - started) / 1000,
+      unit: "s",
+    });
 
     const [judgeA] = data.judgeKeys;
     const ev = encodeURIComponent(formatEvaluatorRef({ key: judgeA, k: "1", pv: "webvoyager-v1" }));

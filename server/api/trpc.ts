@@ -71,25 +71,28 @@ export async function createTRPCContext(
   return { ...app, headers: opts.headers, session, tokenScope: null };
 }
 
-const t = initTRPC.context<TrpcContext>().meta<ProcedureMeta>().create({
-  transformer: superjson,
-  errorFormatter({ shape, error }) {
-    const cause = error.cause;
-    return {
-      ...shape,
-      data: {
-        ...shape.data,
-        // Field-level detail for forms; null for anything that was not an input validation failure.
-        zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
-        domainError: cause instanceof AppError ? cause.name : cause instanceof ImportError ? "ImportError" : null,
-        // The form field a refused value belongs to, where the service named one (shown beside that field).
-        field: cause instanceof ValidationError ? (cause.field ?? null) : null,
-        // Nothing was written; the same call can be sent again (the browser does so with backoff).
-        retryable: error.code === "SERVICE_UNAVAILABLE",
-      },
-    };
-  },
-});
+const t = initTRPC
+  .context<TrpcContext>()
+  .meta<ProcedureMeta>()
+  .create({
+    transformer: superjson,
+    errorFormatter({ shape, error }) {
+      const cause = error.cause;
+      return {
+        ...shape,
+        data: {
+          ...shape.data,
+          // Field-level detail for forms; null for anything that was not an input validation failure.
+          zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
+          domainError: cause instanceof AppError ? cause.name : cause instanceof ImportError ? "ImportError" : null,
+          // The form field a refused value belongs to, where the service named one (shown beside that field).
+          field: cause instanceof ValidationError ? (cause.field ?? null) : null,
+          // Nothing was written; the same call can be sent again (the browser does so with backoff).
+          retryable: error.code === "SERVICE_UNAVAILABLE",
+        },
+      };
+    },
+  });
 
 /**
  * Maps domain errors thrown by services to tRPC codes with their message intact. A database busy with another

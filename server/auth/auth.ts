@@ -39,7 +39,10 @@ export function displayNameProblem(name: string): string | null {
  * are one name.
  */
 export function displayNameKey(name: string): string {
-  return name.normalize("NFKC").toLowerCase().replace(/[\s\u200b-\u200d\u2060\ufeff]+/gu, "");
+  return name
+    .normalize("NFKC")
+    .toLowerCase()
+    .replace(/[\s\u200b-\u200d\u2060\ufeff]+/gu, "");
 }
 
 /**
@@ -79,7 +82,10 @@ async function authDatabase(db: Db) {
   });
 }
 
-async function buildAuth(db: Db, options: { secret: string; baseUrl?: string; origins: Pick<VerdictConfig, "baseUrl" | "trustedOrigins">; production: boolean }) {
+async function buildAuth(
+  db: Db,
+  options: { secret: string; baseUrl?: string; origins: Pick<VerdictConfig, "baseUrl" | "trustedOrigins">; production: boolean },
+) {
   const database = await authDatabase(db);
   return betterAuth({
     appName: "Verdict",

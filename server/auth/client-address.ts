@@ -31,7 +31,8 @@ export function proxyList(trustedProxies: readonly string[]): net.BlockList {
     if (prefix === undefined) list.addAddress(address!, type);
     else {
       const bits = Number(prefix);
-      if (!/^\d+$/.test(prefix) || bits > (family === 6 ? 128 : 32)) throw new Error(`VERDICT_TRUSTED_PROXIES: ${JSON.stringify(entry)} has a bad prefix length`);
+      if (!/^\d+$/.test(prefix) || bits > (family === 6 ? 128 : 32))
+        throw new Error(`VERDICT_TRUSTED_PROXIES: ${JSON.stringify(entry)} has a bad prefix length`);
       list.addSubnet(address!, bits, type);
     }
   }

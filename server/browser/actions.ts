@@ -232,13 +232,13 @@ async function selectOption(page: Page, el: SomElement, value: string, scale: nu
     return fail(`element [${el.label}] is not a drop-down list`);
   }
   try {
-    const options = (await select.evaluate(
-      "(s) => Array.from(s.options).map((o) => ({ value: o.value, label: o.text.trim() }))",
-    )) as { value: string; label: string }[];
+    const options = (await select.evaluate("(s) => Array.from(s.options).map((o) => ({ value: o.value, label: o.text.trim() }))")) as {
+      value: string;
+      label: string;
+    }[];
     const wanted = value.trim().toLowerCase();
     const match =
-      options.find((o) => o.label.toLowerCase() === wanted || o.value.toLowerCase() === wanted) ??
-      options.find((o) => o.label.toLowerCase().includes(wanted));
+      options.find((o) => o.label.toLowerCase() === wanted || o.value.toLowerCase() === wanted) ?? options.find((o) => o.label.toLowerCase().includes(wanted));
     if (!match) return fail(`element [${el.label}] has no option "${value}" (options: ${options.map((o) => o.label).join(", ")})`);
     await select.selectOption({ value: match.value });
     return ok;

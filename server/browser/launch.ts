@@ -42,9 +42,7 @@ export const AS_USER_WRAPPER = path.join(path.dirname(fileURLToPath(import.meta.
 
 /** How the browser is isolated from the server it runs on. */
 export type BrowserIsolation =
-  | { kind: "sandbox" }
-  | { kind: "sandbox-as-user"; user: string; uid: number; gid: number }
-  | { kind: "no-sandbox"; warning: string };
+  { kind: "sandbox" } | { kind: "sandbox-as-user"; user: string; uid: number; gid: number } | { kind: "no-sandbox"; warning: string };
 
 export class BrowserSandboxError extends Error {
   constructor(message: string) {
@@ -153,10 +151,14 @@ export function chromiumAvailable(executablePath: string): boolean {
  */
 export async function connectRemoteBrowser(remote: { wsEndpoint: string; protocol: "playwright" | "cdp" }, timeoutMs = 30_000): Promise<Browser> {
   try {
-    return remote.protocol === "cdp" ? await chromium.connectOverCDP(remote.wsEndpoint, { timeout: timeoutMs }) : await chromium.connect(remote.wsEndpoint, { timeout: timeoutMs });
+    return remote.protocol === "cdp"
+      ? await chromium.connectOverCDP(remote.wsEndpoint, { timeout: timeoutMs })
+      : await chromium.connect(remote.wsEndpoint, { timeout: timeoutMs });
   } catch (e) {
     const where = new URL(remote.wsEndpoint);
-    throw new Error(`Cannot connect to the browser server at ${where.protocol}//${where.host} (VERDICT_BROWSER_WS, ${remote.protocol} protocol): ${String((e as Error).message).split("\n")[0]}`);
+    throw new Error(
+      `Cannot connect to the browser server at ${where.protocol}//${where.host} (VERDICT_BROWSER_WS, ${remote.protocol} protocol): ${String((e as Error).message).split("\n")[0]}`,
+    );
   }
 }
 

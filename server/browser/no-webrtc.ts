@@ -7,7 +7,14 @@
  */
 
 /** The constructors a page could reach WebRTC's network through, as window properties. */
-export const WEBRTC_GLOBALS = ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "RTCIceTransport", "RTCSctpTransport", "RTCDtlsTransport"] as const;
+export const WEBRTC_GLOBALS = [
+  "RTCPeerConnection",
+  "webkitRTCPeerConnection",
+  "RTCDataChannel",
+  "RTCIceTransport",
+  "RTCSctpTransport",
+  "RTCDtlsTransport",
+] as const;
 
 /** Runs in every frame before the page's own scripts (BrowserContext.addInitScript). */
 export const NO_WEBRTC_INIT_SCRIPT = `(() => {

@@ -8,13 +8,7 @@
  * persist or stream it before the run is over.
  */
 import type { z } from "zod";
-import {
-  bundleRunSchema,
-  bundleTaskSchema,
-  type BundleImage,
-  type BundleStep,
-  type BundleTrajectory,
-} from "../domain/imports/bundle";
+import { bundleRunSchema, bundleTaskSchema, type BundleImage, type BundleStep, type BundleTrajectory } from "../domain/imports/bundle";
 import { parseWebVoyagerAction } from "../domain/actions/webvoyager";
 import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { executeAction, type ActionOptions, type ActionResult } from "./actions";
@@ -208,7 +202,9 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
       const step: { recorded: RecordedStep; ended: boolean; blocked?: string } = await guarded(
         runStep(index, lastError),
         budget,
-        budget < stepTimeout ? { outcome: "time_limit", message: timeLimitReached(index) } : { outcome: "error", message: `step ${index} took longer than ${stepTimeout} ms` },
+        budget < stepTimeout
+          ? { outcome: "time_limit", message: timeLimitReached(index) }
+          : { outcome: "error", message: `step ${index} took longer than ${stepTimeout} ms` },
         signal,
       );
       const r0 = performance.now();
@@ -356,10 +352,7 @@ export interface BundleImageSink {
 
 /** One recorded step in the native bundle's shape, its images stored through `images`. */
 export async function toBundleStep(step: RecordedStep, images: BundleImageSink): Promise<BundleStep> {
-  const [screenshot, rawScreenshot] = await Promise.all([
-    images.addImage(step.screenshot.bytes),
-    images.addImage(step.rawScreenshot.bytes),
-  ]);
+  const [screenshot, rawScreenshot] = await Promise.all([images.addImage(step.screenshot.bytes), images.addImage(step.rawScreenshot.bytes)]);
   return {
     index: step.index,
     screenshot,

@@ -43,9 +43,7 @@ export function resolveElementReferences(actionText: string, obs: Pick<PolicyObs
   return actionText.replace(REF, (_all, tag: string | undefined, text: string) => {
     const label = findElementLabel(obs.elements, text, tag);
     if (label === null) {
-      throw new ScriptError(
-        `script step ${obs.stepIndex}: no ${tag ? `<${tag}> ` : ""}element matching "${text}" on ${obs.url}`,
-      );
+      throw new ScriptError(`script step ${obs.stepIndex}: no ${tag ? `<${tag}> ` : ""}element matching "${text}" on ${obs.url}`);
     }
     return label;
   });

@@ -8,14 +8,7 @@
 import type { CDPSession, Page } from "playwright";
 import type { SomElement } from "../domain/types";
 import { readImageInfo } from "../domain/image-info";
-import {
-  CLEAR_SCRIPT,
-  COLLECT_SCRIPT,
-  DRAW_SCRIPT,
-  HIDE_CARET_SCRIPT,
-  type CollectScriptOptions,
-  type CollectedElement,
-} from "./som-page-script";
+import { CLEAR_SCRIPT, COLLECT_SCRIPT, DRAW_SCRIPT, HIDE_CARET_SCRIPT, type CollectScriptOptions, type CollectedElement } from "./som-page-script";
 
 export interface PngImage {
   bytes: Buffer;
@@ -134,7 +127,5 @@ export async function observePage(page: Page, options: SomOptions = {}): Promise
  * element joined by tabs (WebVoyager's observation format, so its parser reads it back).
  */
 export function formatElementList(elements: SomElement[]): string {
-  return elements
-    .map((e) => `[${e.label}]: <${e.tag ?? "element"}> "${(e.text ?? "").replace(/"/g, "'")}";`)
-    .join("\t");
+  return elements.map((e) => `[${e.label}]: <${e.tag ?? "element"}> "${(e.text ?? "").replace(/"/g, "'")}";`).join("\t");
 }

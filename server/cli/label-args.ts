@@ -37,7 +37,9 @@ export function importTarget(args: ParsedArgs): ImportTarget {
   const campaignId = positiveInt(flagString(args, "campaign"), "campaign");
   const newName = flagString(args, "new-campaign");
   if ((campaignId === undefined) === (newName === undefined)) throw new UsageError("give exactly one of --campaign <id> and --new-campaign <name>");
-  return campaignId !== undefined ? { id: campaignId } : { name: newName!, annotatorsPerItem: positiveInt(flagString(args, "annotators-per-item"), "annotators-per-item") };
+  return campaignId !== undefined
+    ? { id: campaignId }
+    : { name: newName!, annotatorsPerItem: positiveInt(flagString(args, "annotators-per-item"), "annotators-per-item") };
 }
 
 /** The bytes of a label file, or an error naming the file. */
@@ -53,7 +55,10 @@ export function readLabelBytes(file: string): Uint8Array {
 export function readLabelFile(file: string, shown: string = file): string {
   const bytes = readLabelBytes(file);
   const kind = labelFileKind(bytes);
-  if (kind.kind === "xlsx") throw new ValidationError(`${shown} is an .xlsx workbook; read it with \`labels import ${shown} --mapping <mapping.json> [--sheet NAME]\`, or save the sheet as CSV`);
+  if (kind.kind === "xlsx")
+    throw new ValidationError(
+      `${shown} is an .xlsx workbook; read it with \`labels import ${shown} --mapping <mapping.json> [--sheet NAME]\`, or save the sheet as CSV`,
+    );
   if (kind.kind === "unsupported") throw new ValidationError(`${shown} is ${kind.type}, which Verdict cannot read labels from; ${kind.advice}`);
   return new TextDecoder("utf-8").decode(bytes);
 }

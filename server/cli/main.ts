@@ -25,7 +25,32 @@ import { judgeConsistencyCommand } from "./commands/judge-consistency";
 import { judgeCriteriaCommand } from "./commands/judge-criteria";
 import { dedupeCommand } from "./commands/dedupe";
 
-export const COMMANDS: CliCommand[] = [importCommand, exportCommand, statsCommand, migrateCommand, migrateStoreCommand, bundleSchemaCommand, agreementCommand, agreementVectorsCommand, demoCommand, demoSitesCommand, userCommand, tokenCommand, labelsCommand, exportLabelsAlias(labelsCommand), importLabelsAlias(labelsCommand), ...JUDGE_COMMANDS, judgeConsistencyCommand, judgeCriteriaCommand, dedupeCommand, heuristicsCommand, runCommand, deploymentProfileCommand, gcScreenshotsCommand, stepBudgetCommand];
+export const COMMANDS: CliCommand[] = [
+  importCommand,
+  exportCommand,
+  statsCommand,
+  migrateCommand,
+  migrateStoreCommand,
+  bundleSchemaCommand,
+  agreementCommand,
+  agreementVectorsCommand,
+  demoCommand,
+  demoSitesCommand,
+  userCommand,
+  tokenCommand,
+  labelsCommand,
+  exportLabelsAlias(labelsCommand),
+  importLabelsAlias(labelsCommand),
+  ...JUDGE_COMMANDS,
+  judgeConsistencyCommand,
+  judgeCriteriaCommand,
+  dedupeCommand,
+  heuristicsCommand,
+  runCommand,
+  deploymentProfileCommand,
+  gcScreenshotsCommand,
+  stepBudgetCommand,
+];
 
 function help(io: CliIO): void {
   io.stderr("Usage: npm run cli -- <command> [options]\n\nCommands:\n");

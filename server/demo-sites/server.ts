@@ -107,7 +107,9 @@ export async function startDemoSites(options: DemoSitesOptions = {}): Promise<De
     const file = await resolveFile(root, url.pathname);
     if (!file) {
       res.writeHead(404, { "Content-Type": "text/html; charset=utf-8" });
-      res.end(`<!doctype html><title>Not found</title><p style="font-family:sans-serif">No page at ${url.pathname.replace(/[<>&"]/g, "")}. <a href="/">All demo sites</a></p>`);
+      res.end(
+        `<!doctype html><title>Not found</title><p style="font-family:sans-serif">No page at ${url.pathname.replace(/[<>&"]/g, "")}. <a href="/">All demo sites</a></p>`,
+      );
       return;
     }
     const body = await readCached(file);
@@ -127,11 +129,7 @@ export async function startDemoSites(options: DemoSitesOptions = {}): Promise<De
   });
   await new Promise<void>((resolve, reject) => {
     const onError = (e: NodeJS.ErrnoException) => {
-      reject(
-        e.code === "EADDRINUSE"
-          ? new Error(`Port ${options.port} on ${host} is already in use; choose another with --port`)
-          : e,
-      );
+      reject(e.code === "EADDRINUSE" ? new Error(`Port ${options.port} on ${host} is already in use; choose another with --port`) : e);
     };
     server.once("error", onError);
     server.listen(options.port ?? 0, host, () => {

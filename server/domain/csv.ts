@@ -117,7 +117,10 @@ export function parseCsvTable(text: string, options: CsvOptions = {}): CsvTable 
   for (let r = 1; r < records.length; r++) {
     const rec = records[r]!;
     if (rec.fields.length !== header.length) {
-      throw new CsvError(`${prefix}line ${rec.line} has ${rec.fields.length} field${rec.fields.length === 1 ? "" : "s"}, the header has ${header.length}`, rec.line);
+      throw new CsvError(
+        `${prefix}line ${rec.line} has ${rec.fields.length} field${rec.fields.length === 1 ? "" : "s"}, the header has ${header.length}`,
+        rec.line,
+      );
     }
     rows.push(rec.fields);
     lines.push(rec.line);
@@ -148,4 +151,3 @@ export function formatCsv(records: readonly (readonly string[])[], options: CsvW
   // A lone CR or LF inside a cell must be quoted too, or a reader would end the record there.
   return stringify(cells as string[][], { delimiter, record_delimiter: "\r\n", quoted_match: /[\r\n]/ });
 }
-

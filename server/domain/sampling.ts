@@ -83,7 +83,12 @@ export function seededSample(candidates: readonly SampleCandidate[], n: number, 
     unique.push(c);
   }
   unique.sort((a, b) => a.id - b.id);
-  if (!opts.stratified) return drawSorted(unique.map((c) => c.id), n, seed).sort((a, b) => a - b);
+  if (!opts.stratified)
+    return drawSorted(
+      unique.map((c) => c.id),
+      n,
+      seed,
+    ).sort((a, b) => a - b);
 
   const groups = new Map<string, number[]>();
   for (const c of unique) {

@@ -198,7 +198,10 @@ export function parseTrajectoryListParams(sp: SearchParamsLike): TrajectoryListQ
     sample,
     seed: sample !== undefined && seed !== undefined && seed <= MAX_SEED ? seed : undefined,
     strata: sample !== undefined ? oneOf(SAMPLE_STRATA, getParam(sp, URL_KEYS.strata)) : undefined,
-    sort: TRAJECTORY_SORTS.includes(sort as TrajectorySortKey) && (sort !== "verdict" || hasEvaluator) && (sort !== "relevance" || hasSearch) ? (sort as TrajectorySortKey) : "id",
+    sort:
+      TRAJECTORY_SORTS.includes(sort as TrajectorySortKey) && (sort !== "verdict" || hasEvaluator) && (sort !== "relevance" || hasSearch)
+        ? (sort as TrajectorySortKey)
+        : "id",
     dir: dir === "asc" ? "asc" : "desc",
     page: Math.min(positiveInt(getParam(sp, URL_KEYS.page)) ?? 1, 1_000_000),
     pageSize: size && (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
@@ -254,7 +257,15 @@ const FILTER_KEYS = [
 ] as const satisfies readonly (keyof TrajectoryListQuery)[];
 
 /** Filters only researchers and admins may use: they reveal human labels and evaluator verdicts. */
-export const TRIAGE_KEYS = ["human", "state", "category", "evaluator", "verdict", "agreement", "rule"] as const satisfies readonly (keyof TrajectoryListQuery)[];
+export const TRIAGE_KEYS = [
+  "human",
+  "state",
+  "category",
+  "evaluator",
+  "verdict",
+  "agreement",
+  "rule",
+] as const satisfies readonly (keyof TrajectoryListQuery)[];
 
 export function usesTriage(q: Partial<TrajectoryListQuery>): boolean {
   return TRIAGE_KEYS.some((k) => q[k] !== undefined) || q.sort === "human" || q.sort === "verdict";
@@ -273,7 +284,7 @@ export function filterOf(q: TrajectoryListQuery): Omit<TrajectoryListQuery, "sor
 export function formatIdList(ids: readonly number[]): string {
   const sorted = [...new Set(ids)].sort((a, b) => a - b);
   const parts: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
     parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : String(sorted[i]));

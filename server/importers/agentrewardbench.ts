@@ -287,7 +287,12 @@ function resolveScreenshot(shotPath: string | null, num: number, file: string, l
     candidates.push(path.join(layout.trajectoriesDir, "screenshots", layout.benchmark, layout.agent, layout.taskId, base));
   }
   const here = path.dirname(path.resolve(file));
-  candidates.push(path.join(here, layout.taskId, base), path.join(here, "screenshots", layout.taskId, base), path.join(here, "screenshots", base), path.join(here, base));
+  candidates.push(
+    path.join(here, layout.taskId, base),
+    path.join(here, "screenshots", layout.taskId, base),
+    path.join(here, "screenshots", base),
+    path.join(here, base),
+  );
   return candidates.find((c) => fs.existsSync(c) && isInside(c, root.real)) ?? null;
 }
 
@@ -392,7 +397,9 @@ async function judgmentReports(read: JudgmentsRead): Promise<EvaluatorLogReport[
       .filter((f) => !used.has(f))
       .map((f) => ({
         block: f,
-        reason: /_error\.json$/i.test(f) ? "records a failed judge call: there is no verdict in it" : `no trajectory ${f.replace(/\.json$/i, "")} of this folder in this import`,
+        reason: /_error\.json$/i.test(f)
+          ? "records a failed judge call: there is no verdict in it"
+          : `no trajectory ${f.replace(/\.json$/i, "")} of this folder in this import`,
       }));
     out.push({ file: dir, evaluator, run: "", blocks: files.length, matched: used.size, unmatched, verdicts });
   }
@@ -584,4 +591,3 @@ export const agentRewardBenchImporter: Importer = {
     for (const log of await judgmentReports(judgments)) yield { kind: "evaluatorLog", log };
   },
 };
-

@@ -16,7 +16,16 @@ import { atifTrajectorySchema, readAtif, type AtifImageRef, type AtifReading } f
 import type { Outcome } from "../domain/types";
 import { findFolders, runNameFromPath } from "./find-folders";
 import { isDir } from "./fs-helpers";
-import { ImportError, type ImageRef, type ImportItem, type ImportStep, type ImportTask, type ImportTrajectory, type ImportVerdict, type Importer } from "./types";
+import {
+  ImportError,
+  type ImageRef,
+  type ImportItem,
+  type ImportStep,
+  type ImportTask,
+  type ImportTrajectory,
+  type ImportVerdict,
+  type Importer,
+} from "./types";
 
 export const ATIF_TASK_SET = { name: "ATIF", benchmark: "atif" } as const;
 /** Names ATIF files usually have; any `.json` given on its own is looked at too. */
@@ -89,7 +98,14 @@ async function harborTrial(file: string): Promise<HarborTrial | null> {
   const reward = typeof rewardMap?.reward === "number" && Number.isFinite(rewardMap.reward) ? rewardMap.reward : null;
   const exception = r.exception_info ? (typeof r.exception_info === "string" ? r.exception_info : JSON.stringify(r.exception_info)) : null;
   const source = typeof r.source === "string" && r.source.trim() ? r.source.trim() : null;
-  return { dir, taskName: typeof r.task_name === "string" && r.task_name.trim() ? r.task_name.trim() : null, dataset: source, reward, rewards: rewardMap, exception };
+  return {
+    dir,
+    taskName: typeof r.task_name === "string" && r.task_name.trim() ? r.task_name.trim() : null,
+    dataset: source,
+    reward,
+    rewards: rewardMap,
+    exception,
+  };
 }
 
 /** An image an ATIF file points at, read on demand and only from inside `root`. */
@@ -261,20 +277,22 @@ async function toTrajectory(g: Grouped, input: string, root: string, attempt: nu
     steps,
     verdicts: v
       ? // Exported from this very database: its own judge and rule verdicts are already here.
-        v.verdicts.filter((x) => v.sourceInstance === undefined || v.sourceInstance !== instanceId || x.evaluatorKey.startsWith("import:")).map((x) => ({
-          evaluator: x.evaluator,
-          evaluatorKind: x.kind,
-          verdict: x.verdict,
-          score: x.score,
-          rationale: x.rationale,
-          raw: x.raw,
-          key: x.evaluatorKey.startsWith("import:") ? x.evaluatorKey : `import:${x.evaluator}`,
-          k: x.k,
-          promptVersion: x.promptVersion,
-          model: x.model,
-          ...(x.stepIndices ? { stepIndices: x.stepIndices } : {}),
-          ...(x.details ? { details: x.details } : {}),
-        }))
+        v.verdicts
+          .filter((x) => v.sourceInstance === undefined || v.sourceInstance !== instanceId || x.evaluatorKey.startsWith("import:"))
+          .map((x) => ({
+            evaluator: x.evaluator,
+            evaluatorKind: x.kind,
+            verdict: x.verdict,
+            score: x.score,
+            rationale: x.rationale,
+            raw: x.raw,
+            key: x.evaluatorKey.startsWith("import:") ? x.evaluatorKey : `import:${x.evaluator}`,
+            k: x.k,
+            promptVersion: x.promptVersion,
+            model: x.model,
+            ...(x.stepIndices ? { stepIndices: x.stepIndices } : {}),
+            ...(x.details ? { details: x.details } : {}),
+          }))
       : harborVerdict(trial),
     ...(warnings.length ? { warnings } : {}),
   };
@@ -290,7 +308,7 @@ export const atifImporter: Importer = {
   async *read(input, options) {
     const folder = await isDir(input);
     const files = folder ? await findAtifFiles(input) : [input];
-    if (!files.length) throw new ImportError(input, "no ATIF trajectory files found (JSON files whose schema_version is \"ATIF-v1.<n>\")");
+    if (!files.length) throw new ImportError(input, 'no ATIF trajectory files found (JSON files whose schema_version is "ATIF-v1.<n>")');
     options.onTotal?.(files.length);
     const root = folder ? path.resolve(input) : path.dirname(path.resolve(input));
     const seen = new Map<string, number>();

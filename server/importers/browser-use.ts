@@ -176,7 +176,12 @@ function judgementVerdict(entries: unknown[]): ImportVerdict | null {
     for (const r of results) {
       const j = record(record(r)?.judgement);
       if (!j) continue;
-      const reasons = [str(j.reasoning), str(j.failure_reason) ? `Failure: ${str(j.failure_reason)}` : null, j.impossible_task === true ? "The judge found the task impossible." : null, j.reached_captcha === true ? "The agent met a CAPTCHA." : null].filter(Boolean);
+      const reasons = [
+        str(j.reasoning),
+        str(j.failure_reason) ? `Failure: ${str(j.failure_reason)}` : null,
+        j.impossible_task === true ? "The judge found the task impossible." : null,
+        j.reached_captcha === true ? "The agent met a CAPTCHA." : null,
+      ].filter(Boolean);
       return {
         evaluator: "Browser Use judge",
         key: "import:browser-use:judge",
@@ -279,9 +284,14 @@ async function readHistory(file: string, run: RunInfo, tasks: Map<string, Import
     });
   }
   if (notFound.length) {
-    warnings.push(`${notFound.length} of ${entries.length} screenshots named in the history were not found (looked in ${finder.describe()}): ${notFound.slice(0, 3).join(", ")}${notFound.length > 3 ? ", …" : ""}; give their folder with --screenshots DIR`);
+    warnings.push(
+      `${notFound.length} of ${entries.length} screenshots named in the history were not found (looked in ${finder.describe()}): ${notFound.slice(0, 3).join(", ")}${notFound.length > 3 ? ", …" : ""}; give their folder with --screenshots DIR`,
+    );
   }
-  if (lfs) warnings.push(`${lfs} of ${shots} screenshots are Git LFS pointer files, not images (the clone was made without \`git lfs pull\`): the steps are imported without them`);
+  if (lfs)
+    warnings.push(
+      `${lfs} of ${shots} screenshots are Git LFS pointer files, not images (the clone was made without \`git lfs pull\`): the steps are imported without them`,
+    );
 
   // ---- how it ended
   let outcome: Outcome;
@@ -301,7 +311,14 @@ async function readHistory(file: string, run: RunInfo, tasks: Map<string, Import
     kind: "trajectory",
     trajectory: {
       task,
-      run: { runKey: run.key, name: run.name, agentName: "Browser Use", model: str(top?.model) ?? str(top?.model_name), sourceSystem: BROWSER_USE_FORMAT, config: null },
+      run: {
+        runKey: run.key,
+        name: run.name,
+        agentName: "Browser Use",
+        model: str(top?.model) ?? str(top?.model_name),
+        sourceSystem: BROWSER_USE_FORMAT,
+        config: null,
+      },
       attempt: 0,
       finalAnswer: done?.text ?? null,
       outcome,
@@ -317,7 +334,8 @@ async function readHistory(file: string, run: RunInfo, tasks: Map<string, Import
 
 export const browserUseImporter: Importer = {
   format: BROWSER_USE_FORMAT,
-  description: "Browser Use AgentHistoryList JSON (history.save_to_file): one file or a folder of them; screenshots embedded, beside the file or from --screenshots DIR",
+  description:
+    "Browser Use AgentHistoryList JSON (history.save_to_file): one file or a folder of them; screenshots embedded, beside the file or from --screenshots DIR",
   async sniff(input) {
     const { histories } = await findHistories(input, 3);
     for (const f of histories) if (headLooksLikeHistory(await head(f))) return 0.9;
@@ -358,4 +376,3 @@ export const browserUseImporter: Importer = {
     }
   },
 };
-

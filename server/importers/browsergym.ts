@@ -175,7 +175,15 @@ export function parseExpDirName(name: string, allowRenamed = true, siblings: Rea
   return renamed ? { date, agent, task: renamed[1]!, seed: Number(renamed[2]) } : null;
 }
 
-const EXP_MARKERS = ["summary_info.json", "exp_args.pkl", "experiment.log", "screenshot_step_0.png", "screenshot_step_0.jpg", "step_0.pkl.gz", AGENTLAB_STEPS_FILE];
+const EXP_MARKERS = [
+  "summary_info.json",
+  "exp_args.pkl",
+  "experiment.log",
+  "screenshot_step_0.png",
+  "screenshot_step_0.jpg",
+  "step_0.pkl.gz",
+  AGENTLAB_STEPS_FILE,
+];
 
 function hasExpMarkers(dir: string): boolean {
   return EXP_MARKERS.some((f) => fs.existsSync(path.join(dir, f)));
@@ -321,8 +329,7 @@ async function passedOverReason(dir: string): Promise<string | null> {
  */
 async function findStudies(input: string, limit = Infinity): Promise<Study[]> {
   if (!(await isDir(input))) return [];
-  const allNames = async (dir: string) =>
-    (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name);
+  const allNames = async (dir: string) => (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => e.isDirectory()).map((e) => e.name);
   if (hasExpMarkers(input)) {
     const study = path.dirname(path.resolve(input));
     return [{ study, exps: [input], passedOver: [], siblings: new Set(await allNames(study)) }];
@@ -387,7 +394,12 @@ async function readExperimentLog(dir: string): Promise<ExperimentLog | null> {
  * BrowserGym logged ("Running experiment <agent>_on_<task>_<seed>"), the folder name as AgentLab writes it, and
  * for a renamed folder the folder name up to the seed.
  */
-function experimentIdentity(dir: string, log: ExperimentLog | null, converted: AgentLabSteps | null, siblings: ReadonlySet<string>): ExpDirName & { warning?: string } {
+function experimentIdentity(
+  dir: string,
+  log: ExperimentLog | null,
+  converted: AgentLabSteps | null,
+  siblings: ReadonlySet<string>,
+): ExpDirName & { warning?: string } {
   const asWritten = parseExpDirName(path.basename(dir), false, siblings);
   const renamed = asWritten ?? parseExpDirName(path.basename(dir), true, siblings);
   const date = renamed?.date ?? "";
@@ -499,7 +511,11 @@ async function readExperiment(dir: string, study: { key: string; name: string },
     // The record ran to the end and chose nothing here: the episode ended at this observation.
     else if ((converted || actionLog) && k === maxStep) action = { type: "noop" };
     else {
-      const why = converted ? `${AGENTLAB_STEPS_FILE} records no action for this step` : actionLog ? "experiment.log records no action for this step" : PICKLED_ACTION_ERROR;
+      const why = converted
+        ? `${AGENTLAB_STEPS_FILE} records no action for this step`
+        : actionLog
+          ? "experiment.log records no action for this step"
+          : PICKLED_ACTION_ERROR;
       action = { type: "unparsed", value: null, parseError: why };
     }
     steps.push({
@@ -606,7 +622,8 @@ export const browserGymImporter: Importer = {
   },
   async *read(input, options) {
     const studies = await findStudies(input);
-    if (!studies.length) throw new ImportError(input, "no BrowserGym experiment folders found (folders with summary_info.json, experiment.log or screenshot_step_0.png)");
+    if (!studies.length)
+      throw new ImportError(input, "no BrowserGym experiment folders found (folders with summary_info.json, experiment.log or screenshot_step_0.png)");
     options.onTotal?.(studies.reduce((n, s) => n + s.exps.length + s.passedOver.length, 0));
     for (const { study, exps, passedOver, siblings } of studies) {
       // The study as its folder is named (from the imported folder down), never where it sits.

@@ -30,7 +30,10 @@ export interface ManifestSource {
 
 export function refuseOversizedManifest(source: ManifestSource, maxBytes: number): void {
   if (source.size > maxBytes) {
-    throw new ImportError(source.where, `is ${mb(source.size)}, more than the ${mb(maxBytes)} a bundle manifest may have (VERDICT_BUNDLE_MANIFEST_MAX_MB); split the bundle into several`);
+    throw new ImportError(
+      source.where,
+      `is ${mb(source.size)}, more than the ${mb(maxBytes)} a bundle manifest may have (VERDICT_BUNDLE_MANIFEST_MAX_MB); split the bundle into several`,
+    );
   }
 }
 
@@ -41,7 +44,8 @@ async function* tokenBatches(source: ManifestSource, maxBytes: number): AsyncGen
   const meter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       seen += chunk.length;
-      if (seen > maxBytes) return done(new ImportError(source.where, `is larger than the ${mb(maxBytes)} a bundle manifest may have (VERDICT_BUNDLE_MANIFEST_MAX_MB)`));
+      if (seen > maxBytes)
+        return done(new ImportError(source.where, `is larger than the ${mb(maxBytes)} a bundle manifest may have (VERDICT_BUNDLE_MANIFEST_MAX_MB)`));
       done(null, chunk);
     },
   });

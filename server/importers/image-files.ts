@@ -19,10 +19,7 @@ export function isLfsPointer(bytes: Uint8Array): boolean {
   return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, LFS_POINTER.length)).toString("latin1") === LFS_POINTER;
 }
 
-export type ImageProbe =
-  | { kind: "image"; ref: ImageRef; info: ImageInfo | null }
-  | { kind: "lfs-pointer" }
-  | { kind: "missing" };
+export type ImageProbe = { kind: "image"; ref: ImageRef; info: ImageInfo | null } | { kind: "lfs-pointer" } | { kind: "missing" };
 
 /** Looks at the head of an image file: an image (with its size when the head holds it), a Git LFS pointer, or absent. */
 export async function probeImageFile(file: string): Promise<ImageProbe> {

@@ -10,7 +10,14 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 import { importLimitsFromEnv } from "../config";
-import { MANIFEST_NAME, bundleManifestSchema, bundleTrajectorySchema, describeZodIssues, type BundleImage, type BundleTrajectory } from "../domain/imports/bundle";
+import {
+  MANIFEST_NAME,
+  bundleManifestSchema,
+  bundleTrajectorySchema,
+  describeZodIssues,
+  type BundleImage,
+  type BundleTrajectory,
+} from "../domain/imports/bundle";
 import { firstIssue, issuePath } from "../domain/imports/first-issue";
 import { readImageInfo } from "../domain/image-info";
 import { sha256 } from "../domain/content-hash";

@@ -52,7 +52,10 @@ interface Found {
 /** Whether a result.json's head reads like Online-Mind2Web (rather than SeeAct's research tool, which shares the name). */
 function headLooksLikeResult(head: string): boolean {
   if (/"(exit_by|success_or_not|num_step)"\s*:/.test(head)) return false;
-  return /"(final_result_response|agent_final_answer|thoughts|complete_history|Online_Mind2Web_evaluation|judge)"\s*:/.test(head) || (/"task"\s*:/.test(head) && /"task_id"\s*:/.test(head));
+  return (
+    /"(final_result_response|agent_final_answer|thoughts|complete_history|Online_Mind2Web_evaluation|judge)"\s*:/.test(head) ||
+    (/"task"\s*:/.test(head) && /"task_id"\s*:/.test(head))
+  );
 }
 
 async function head(file: string, bytes = 8192): Promise<string> {
@@ -206,7 +209,9 @@ async function folderShots(dir: string): Promise<FolderShots> {
   for (const sub of [...SHOT_FOLDERS, ""]) {
     const folder = path.join(dir, sub);
     const images = await numberedImages(folder);
-    const unnumbered = (await fsp.readdir(folder).catch(() => [] as string[])).filter((n) => IMAGE_FILE.test(n) && screenshotNumber(n) === null).map((n) => path.join(sub, n));
+    const unnumbered = (await fsp.readdir(folder).catch(() => [] as string[]))
+      .filter((n) => IMAGE_FILE.test(n) && screenshotNumber(n) === null)
+      .map((n) => path.join(sub, n));
     if (!images.length && !unnumbered.length) continue;
     const byNumber = new Map<number, { name: string; file: string }>();
     const duplicates: string[] = [];
@@ -304,7 +309,7 @@ function resultJudgeVerdicts(r: Record<string, unknown>): ImportVerdict[] {
   if (judge) {
     const { verdict, score } = judgeScoreVerdict(judge);
     out.push({
-      evaluator: str(judge.name) ?? str(judge.model) ? `Judge in result.json (${str(judge.name) ?? str(judge.model)})` : "Judge in result.json",
+      evaluator: (str(judge.name) ?? str(judge.model)) ? `Judge in result.json (${str(judge.name) ?? str(judge.model)})` : "Judge in result.json",
       key: "import:online-mind2web:result-judge",
       evaluatorKind: "judge",
       verdict,
@@ -332,7 +337,13 @@ function resultJudgeVerdicts(r: Record<string, unknown>): ImportVerdict[] {
 }
 
 /** The verdict one WebJudge row gives a trajectory, with its key points and the steps its key screenshots show. */
-function judgeFileVerdict(file: JudgeFile, row: JudgeRow, stepOfImage: (i: number) => number | null, imageCount: number, warn: (m: string) => void): ImportVerdict {
+function judgeFileVerdict(
+  file: JudgeFile,
+  row: JudgeRow,
+  stepOfImage: (i: number) => number | null,
+  imageCount: number,
+  warn: (m: string) => void,
+): ImportVerdict {
   const scores = row.imageScores ?? [];
   const aligned = scores.length > 0 && scores.length === imageCount;
   if (scores.length && !aligned) {
@@ -360,7 +371,8 @@ function judgeFileVerdict(file: JudgeFile, row: JudgeRow, stepOfImage: (i: numbe
 
 async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Promise<ImportItem> {
   const file = path.join(dir, RESULT);
-  if (!fs.existsSync(file)) throw new ImportError(file, "is missing: the folder looks like an Online-Mind2Web task (its name and screenshots) but has no result");
+  if (!fs.existsSync(file))
+    throw new ImportError(file, "is missing: the folder looks like an Online-Mind2Web task (its name and screenshots) but has no result");
   const rawHead = await head(file, 200);
   if (isLfsPointer(Buffer.from(rawHead))) throw new ImportError(file, "is a Git LFS pointer file, not the result (the clone was made without `git lfs pull`)");
   const parsed = await readJsonFile(file);
@@ -382,7 +394,16 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
     // Browser Use's evaluation output: its full history is richer than the extracted-content action_history.
     for (const entry of complete) {
       const parts = browserUseStepParts(entry);
-      drafts.push({ actionRaw: parts.actionRaw, action: parts.action, thought: parts.thought, url: parts.url, error: parts.error, durationMs: parts.durationMs, elements: parts.elements, shot: null });
+      drafts.push({
+        actionRaw: parts.actionRaw,
+        action: parts.action,
+        thought: parts.thought,
+        url: parts.url,
+        error: parts.error,
+        durationMs: parts.durationMs,
+        elements: parts.elements,
+        shot: null,
+      });
     }
   } else {
     for (const [i, entry] of history.entries()) {
@@ -399,7 +420,8 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
       });
     }
   }
-  if (thoughts.length > history.length && !complete) warnings.push(`"thoughts" has ${thoughts.length} entries for ${history.length} actions: the extra ones are not shown`);
+  if (thoughts.length > history.length && !complete)
+    warnings.push(`"thoughts" has ${thoughts.length} entries for ${history.length} actions: the extra ones are not shown`);
 
   // ---- screenshots: named per step, listed, or numbered in a folder
   const folder = await folderShots(dir);
@@ -423,7 +445,9 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
   const extraShots: Shot[] = [];
   const stepOfImage = new Map<number, number>();
   if (perStep.some((p) => p !== null)) {
-    for (const [i, ref] of perStep.entries()) if (ref) drafts[i]!.shot = take(await namedShot(ref, dir, `action ${i + 1}'s screenshot`), ref.startsWith("data:") ? `action ${i + 1}'s screenshot` : ref);
+    for (const [i, ref] of perStep.entries())
+      if (ref)
+        drafts[i]!.shot = take(await namedShot(ref, dir, `action ${i + 1}'s screenshot`), ref.startsWith("data:") ? `action ${i + 1}'s screenshot` : ref);
   } else if (listedPaths && listedPaths.some((p) => p !== null) && !folder.byNumber.size) {
     for (const [i, ref] of listedPaths.entries()) {
       if (!ref) continue;
@@ -438,7 +462,9 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
     // screenshots taken every few seconds) are matched to the actions in order instead, and the report says so.
     const counting = !numbers.length || numbers[numbers.length - 1]! <= drafts.length;
     if (!counting) {
-      warnings.push(`the screenshots' numbers (${numbers[0]}…${numbers[numbers.length - 1]}) do not count the ${drafts.length} actions: they are matched to the actions in order`);
+      warnings.push(
+        `the screenshots' numbers (${numbers[0]}…${numbers[numbers.length - 1]}) do not count the ${drafts.length} actions: they are matched to the actions in order`,
+      );
     }
     for (const [rank, number] of numbers.entries()) {
       const n = counting ? number : rank;
@@ -454,9 +480,14 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
       }
     }
     if (folder.unnumbered.length) {
-      warnings.push(`${folder.unnumbered.length} image${folder.unnumbered.length === 1 ? " has" : "s have"} no step number in ${folder.unnumbered.length === 1 ? "its" : "their"} name and ${folder.unnumbered.length === 1 ? "is" : "are"} not shown: ${folder.unnumbered.slice(0, 5).join(", ")}`);
+      warnings.push(
+        `${folder.unnumbered.length} image${folder.unnumbered.length === 1 ? " has" : "s have"} no step number in ${folder.unnumbered.length === 1 ? "its" : "their"} name and ${folder.unnumbered.length === 1 ? "is" : "are"} not shown: ${folder.unnumbered.slice(0, 5).join(", ")}`,
+      );
     }
-    if (folder.duplicates.length) warnings.push(`${folder.duplicates.length} screenshot${folder.duplicates.length === 1 ? "" : "s"} repeat a number already used and are not shown: ${folder.duplicates.slice(0, 5).join(", ")}`);
+    if (folder.duplicates.length)
+      warnings.push(
+        `${folder.duplicates.length} screenshot${folder.duplicates.length === 1 ? "" : "s"} repeat a number already used and are not shown: ${folder.duplicates.slice(0, 5).join(", ")}`,
+      );
   }
 
   // ---- the end: the answer, and screenshots past the last action
@@ -467,10 +498,13 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
   const needsEnd = (drafts.length > 0 || extraShots.length > 0) && (extraShots.length > 0 || (answer !== null && !endsWithAnswer));
   const base = drafts.length;
   if (needsEnd) {
-    for (const s of extraShots.slice(0, -1)) drafts.push({ actionRaw: null, action: { type: "noop", value: "screenshot after the last action" }, thought: null, url: null, error: null, shot: s });
+    for (const s of extraShots.slice(0, -1))
+      drafts.push({ actionRaw: null, action: { type: "noop", value: "screenshot after the last action" }, thought: null, url: null, error: null, shot: s });
     const last = extraShots[extraShots.length - 1] ?? null;
-    if (answer !== null && !endsWithAnswer) drafts.push({ actionRaw: null, action: { type: "answer", value: answer }, thought: null, url: null, error: null, shot: last });
-    else if (last) drafts.push({ actionRaw: null, action: { type: "noop", value: "screenshot after the last action" }, thought: null, url: null, error: null, shot: last });
+    if (answer !== null && !endsWithAnswer)
+      drafts.push({ actionRaw: null, action: { type: "answer", value: answer }, thought: null, url: null, error: null, shot: last });
+    else if (last)
+      drafts.push({ actionRaw: null, action: { type: "noop", value: "screenshot after the last action" }, thought: null, url: null, error: null, shot: last });
   }
   const resolveImageStep = (i: number): number | null => {
     const s = stepOfImage.get(i);
@@ -478,8 +512,12 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
     return s >= 0 ? s : base + (-1 - s);
   };
 
-  if (lfs) warnings.push(`${lfs} of ${images} screenshots are Git LFS pointer files, not images (the clone was made without \`git lfs pull\`): the steps are imported without them`);
-  if (missing.length) warnings.push(`${missing.length} screenshot${missing.length === 1 ? " is" : "s are"} named but not found: ${missing.slice(0, 5).join(", ")}`);
+  if (lfs)
+    warnings.push(
+      `${lfs} of ${images} screenshots are Git LFS pointer files, not images (the clone was made without \`git lfs pull\`): the steps are imported without them`,
+    );
+  if (missing.length)
+    warnings.push(`${missing.length} screenshot${missing.length === 1 ? " is" : "s are"} named but not found: ${missing.slice(0, 5).join(", ")}`);
 
   const steps: ImportStep[] = drafts.map((d, index) => ({
     index,
@@ -530,7 +568,14 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
     kind: "trajectory",
     trajectory: {
       task,
-      run: { runKey: run.key, name: run.name, agentName: str(r.agent) ?? str(r.agent_name) ?? run.agentName, model, sourceSystem: ONLINE_MIND2WEB_FORMAT, config: null },
+      run: {
+        runKey: run.key,
+        name: run.name,
+        agentName: str(r.agent) ?? str(r.agent_name) ?? run.agentName,
+        model,
+        sourceSystem: ONLINE_MIND2WEB_FORMAT,
+        config: null,
+      },
       attempt: 0,
       finalAnswer: answer ?? (endsWithAnswer ? (lastAction.value ?? null) : null),
       outcome: ended.outcome,
@@ -593,7 +638,8 @@ export const onlineMind2WebImporter: Importer = {
   },
   async *read(input, options) {
     const found = await walk(input);
-    if (!found.taskDirs.length) throw new ImportError(input, "no Online-Mind2Web results found (folders with result.json, or task folders with trajectory/ screenshots)");
+    if (!found.taskDirs.length)
+      throw new ImportError(input, "no Online-Mind2Web results found (folders with result.json, or task folders with trajectory/ screenshots)");
     const runs = groupRuns(found.taskDirs);
     options.onTotal?.(found.taskDirs.length);
 
@@ -628,7 +674,8 @@ export const onlineMind2WebImporter: Importer = {
         }
       }
       const unmatched = judge.rows.filter((row) => !ids.has(row.taskId)).map((row) => row.taskId);
-      for (const run of scope) judges.set(run, [...(judges.get(run) ?? []), { ...judge, rows: judge.rows.filter((row) => ids.get(row.taskId)?.includes(run)) }]);
+      for (const run of scope)
+        judges.set(run, [...(judges.get(run) ?? []), { ...judge, rows: judge.rows.filter((row) => ids.get(row.taskId)?.includes(run)) }]);
       if (unmatched.length) {
         yield {
           kind: "skipped",

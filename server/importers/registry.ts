@@ -46,10 +46,7 @@ export async function detectImporter(inputPath: string): Promise<Importer> {
     if (score > 0 && (!best || score > best.score)) best = { importer, score };
   }
   if (!best) {
-    throw new ImportError(
-      inputPath,
-      `cannot tell which format this is (known: ${IMPORTERS.map((i) => i.format).join(", ")}); pass --format`,
-    );
+    throw new ImportError(inputPath, `cannot tell which format this is (known: ${IMPORTERS.map((i) => i.format).join(", ")}); pass --format`);
   }
   return best.importer;
 }

@@ -64,7 +64,17 @@ function readTomlSettings(file: string): Record<string, unknown> | null {
   } catch {
     return null;
   }
-  const wanted = new Set(["model", "temperature", "grounding_strategy", "max_op", "max_auto_op", "max_continuous_no_op", "top_k", "fixed_choice_batch_size", "highlight"]);
+  const wanted = new Set([
+    "model",
+    "temperature",
+    "grounding_strategy",
+    "max_op",
+    "max_auto_op",
+    "max_continuous_no_op",
+    "top_k",
+    "fixed_choice_batch_size",
+    "highlight",
+  ]);
   const out: Record<string, unknown> = {};
   for (const line of text.split("\n")) {
     const m = /^\s*([A-Za-z_]+)\s*=\s*(.+?)\s*(?:#.*)?$/.exec(line);
@@ -287,7 +297,11 @@ export function seeActElementBox(element: Record<string, unknown>): [number, num
 
 /** Folder names are `YYYYmmdd_HHMMSS`; an id from the task text keeps re-runs of one task together. */
 function packageTaskId(intent: string, website: string | null): string {
-  return `seeact.${crypto.createHash("sha256").update(`${website ?? ""}\n${intent}`).digest("hex").slice(0, 12)}`;
+  return `seeact.${crypto
+    .createHash("sha256")
+    .update(`${website ?? ""}\n${intent}`)
+    .digest("hex")
+    .slice(0, 12)}`;
 }
 
 /** The task id a pip session folder will get, or null when its result.json cannot be read (reported later). */
@@ -309,7 +323,11 @@ async function readPackageTask(dir: string, run: RunContext): Promise<ImportItem
   const resultFile = path.join(dir, "result.json");
   if (!fs.existsSync(resultFile)) throw new ImportError(resultFile, "is missing; the task text is only recorded there");
   const result = await readObject(resultFile);
-  const tasks = Array.isArray(result.task) ? result.task.filter((t): t is string => typeof t === "string" && !!t.trim()) : typeof result.task === "string" ? [result.task] : [];
+  const tasks = Array.isArray(result.task)
+    ? result.task.filter((t): t is string => typeof t === "string" && !!t.trim())
+    : typeof result.task === "string"
+      ? [result.task]
+      : [];
   if (!tasks.length) throw new ImportError(resultFile, `"task" is missing or holds no task text`);
   const history = historyOf(result, resultFile);
   const website = typeof result.website === "string" ? result.website : null;
@@ -411,7 +429,6 @@ function packageOutcome(terminated: boolean, steps: number, exitBy: string | nul
   };
 }
 
-
 export const seeActImporter: Importer = {
   format: "seeact",
   description: "SeeAct results: research tool <task_id>/result.json + image_inputs/, or pip package all_predictions.json + screenshots/",
@@ -430,13 +447,17 @@ export const seeActImporter: Importer = {
     options.onTotal?.(saveFolders.reduce((n, f) => n + f.dirs.length, 0));
     for (const found of saveFolders) {
       // Each save folder is its own run, whatever folder the import started from.
-      const run: RunContext = { key: runKeyFromPath("seeact", input, found.saveDir, options.renamed), name: runNameFromPath(input, found.saveDir, options.renamed) };
+      const run: RunContext = {
+        key: runKeyFromPath("seeact", input, found.saveDir, options.renamed),
+        name: runNameFromPath(input, found.saveDir, options.renamed),
+      };
       // pip sessions of one task are attempts 0, 1, … in folder (time) order, counted over the whole save folder
       // so that importing one session folder on its own gives it the same attempt number (an upload's importer
       // looks no higher than its own unpacked folder).
-      const all = found.dirs.length === 1 && path.resolve(found.dirs[0]!.dir) === path.resolve(input) && withinBoundary(found.saveDir, options.boundary)
-        ? ((await findSaveFolders(found.saveDir)).find((f) => f.saveDir === found.saveDir)?.dirs ?? found.dirs)
-        : found.dirs;
+      const all =
+        found.dirs.length === 1 && path.resolve(found.dirs[0]!.dir) === path.resolve(input) && withinBoundary(found.saveDir, options.boundary)
+          ? ((await findSaveFolders(found.saveDir)).find((f) => f.saveDir === found.saveDir)?.dirs ?? found.dirs)
+          : found.dirs;
       const attemptOf = new Map<string, number>();
       const seen = new Map<string, number>();
       for (const { dir, kind } of all) {

@@ -22,7 +22,16 @@ import type { Outcome, ParsedAction, SomElement } from "../domain/types";
 import { isDir, readTextFile, withinBoundary } from "./fs-helpers";
 import { folderName } from "./find-folders";
 import { ImportError, type ImageRef, type ImportItem, type ImportOptions, type ImportStep, type ImportTask, type ImportVerdict, type Importer } from "./types";
-import { customExternalId, customTaskSet, referenceAnswersFromEval, VWA_SITE_OFFSETS, vwaExternalId, vwaTaskSetName, WEBARENA_SITES, WEBARENA_TASK_SET } from "./vwa-tasks";
+import {
+  customExternalId,
+  customTaskSet,
+  referenceAnswersFromEval,
+  VWA_SITE_OFFSETS,
+  vwaExternalId,
+  vwaTaskSetName,
+  WEBARENA_SITES,
+  WEBARENA_TASK_SET,
+} from "./vwa-tasks";
 
 const RENDER_FILE = /^render_(\d+)\.html$/;
 const NEW_PAGE = "<h2>New Page</h2>";
@@ -324,7 +333,10 @@ async function logFilesFor(resultDir: string, boundary?: string): Promise<string
   // log_files.txt lists the logs the run wrote, relative to the runner's working directory. Only such relative
   // `log_*.log` names are followed: a result folder must not make the import read other files of this machine.
   const listed = await fsp.readFile(path.join(resultDir, "log_files.txt"), "utf8").catch(() => "");
-  for (const line of listed.split("\n").map((l) => l.trim()).filter(Boolean)) {
+  for (const line of listed
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)) {
     if (path.isAbsolute(line) || line.split(/[\\/]/).includes("..") || !/^log_.*\.log$/.test(path.basename(line))) continue;
     const candidates = [resultDir, path.dirname(resultDir), path.dirname(path.dirname(resultDir))].map((d) => path.join(d, line));
     const hit = candidates.find((c) => fs.existsSync(c) && withinBoundary(c, boundary));
@@ -492,8 +504,8 @@ async function readRenderTrajectory(file: string, run: RunInfo): Promise<ImportI
     const fromRendered =
       s.parsedAction !== null && s.parsedAction.trim() !== "" ? withModelTypeSubmit(parseVwaAction(s.parsedAction), split?.action ?? null) : null;
     const fromRepr = fromRendered === null && s.actionObject ? actionFromRepr(s.actionObject) : null;
-    const action: ParsedAction =
-      fromRendered ?? fromRepr ?? { type: "unparsed", value: null, parseError: "the step has no parsed_action and no readable action_object" };
+    const action: ParsedAction = fromRendered ??
+      fromRepr ?? { type: "unparsed", value: null, parseError: "the step has no parsed_action and no readable action_object" };
     return {
       index: i,
       screenshot: s.imageBase64 ? base64Image(s.imageBase64, `${file} (step ${i + 1} screenshot)`) : null,

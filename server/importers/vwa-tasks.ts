@@ -99,11 +99,7 @@ function toTask(raw: unknown, index: number, file: string, fileSite: string): Im
   const sites = asStrings(t.sites);
   const { task_id, intent, start_url, image, eval: ev, reasoning_difficulty, visual_difficulty, overall_difficulty, sites: _s, ...rest } = t;
   return {
-    taskSet: isVwa
-      ? { name: vwaTaskSetName(fileSite), benchmark: "visualwebarena" }
-      : fileSite === "webarena"
-        ? WEBARENA_TASK_SET
-        : customTaskSet(fileSite),
+    taskSet: isVwa ? { name: vwaTaskSetName(fileSite), benchmark: "visualwebarena" } : fileSite === "webarena" ? WEBARENA_TASK_SET : customTaskSet(fileSite),
     externalId: isVwa ? vwaExternalId(fileSite, task_id) : customExternalId(fileSite, task_id),
     site: isVwa ? fileSite : sites.join("+") || null,
     intent: intent.trim(),

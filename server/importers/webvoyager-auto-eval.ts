@@ -69,7 +69,13 @@ export function parseWebVoyagerAutoEvalBlocks(text: string, evaluator = AUTO_EVA
     if (block.some((l) => NO_ANSWER.test(l))) {
       out.push({
         dir,
-        verdict: { ...identity, verdict: "failure", score: 0, rationale: "auto_eval found no ANSWER action and scored 0 without calling the model", raw: block.join("\n").trim() },
+        verdict: {
+          ...identity,
+          verdict: "failure",
+          score: 0,
+          rationale: "auto_eval found no ANSWER action and scored 0 without calling the model",
+          raw: block.join("\n").trim(),
+        },
       });
       continue;
     }
@@ -82,7 +88,10 @@ export function parseWebVoyagerAutoEvalBlocks(text: string, evaluator = AUTO_EVA
     const res = RESULT.exec(block[resAt]!)![1];
     // The reply follows the printed user message (a Python dict repr starting with "{'role': 'user'").
     const msgAt = block.findIndex((l) => l.trimStart().startsWith("{'role': 'user'"));
-    const reply = block.slice(msgAt === -1 ? 0 : msgAt + 1, resAt).join("\n").trim();
+    const reply = block
+      .slice(msgAt === -1 ? 0 : msgAt + 1, resAt)
+      .join("\n")
+      .trim();
     out.push({
       dir,
       verdict: {
@@ -189,7 +198,10 @@ export function assignAutoEvalBlocks(blocks: { dir: string }[], folders: AutoEva
     if (top.length !== 1) {
       const names = top.map((h) => runName(h.run)).join(", ");
       for (const i of indexes) {
-        unmatched.push({ block: blocks[i]!.dir, reason: `${what}, and its task folder is in several runs that hold as many of this log's tasks (${names}); import one of them with this log` });
+        unmatched.push({
+          block: blocks[i]!.dir,
+          reason: `${what}, and its task folder is in several runs that hold as many of this log's tasks (${names}); import one of them with this log`,
+        });
       }
       continue;
     }

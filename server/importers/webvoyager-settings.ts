@@ -81,7 +81,11 @@ async function folderSetting(dir: string): Promise<StepLimitSetting | null> {
 }
 
 /** The step limit the run's settings give, from the run folder up to four folders above it. */
-export async function findStepLimit(runDir: string, cache = new Map<string, Promise<StepLimitSetting | null>>(), boundary?: string): Promise<StepLimitSetting | null> {
+export async function findStepLimit(
+  runDir: string,
+  cache = new Map<string, Promise<StepLimitSetting | null>>(),
+  boundary?: string,
+): Promise<StepLimitSetting | null> {
   // Never above `boundary`: an upload's importer reads only what it unpacked.
   for (const dir of foldersUpFrom(runDir, 5, boundary)) {
     let found = cache.get(dir);

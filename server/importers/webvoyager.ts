@@ -103,9 +103,10 @@ async function findRuns(input: string): Promise<RunFolder[]> {
   const runs: RunFolder[] = [];
   for (const g of groupByParent(taskDirs)) {
     const found = new Set(g.dirs.map((d) => path.resolve(d)));
-    const emptyTaskDirs = path.resolve(input) === path.resolve(g.dirs[0]!)
-      ? []
-      : (await subfolders(g.parent)).map((n) => path.join(g.parent, n)).filter((d) => TASK_DIR.test(path.basename(d)) && !found.has(path.resolve(d)));
+    const emptyTaskDirs =
+      path.resolve(input) === path.resolve(g.dirs[0]!)
+        ? []
+        : (await subfolders(g.parent)).map((n) => path.join(g.parent, n)).filter((d) => TASK_DIR.test(path.basename(d)) && !found.has(path.resolve(d)));
     runs.push({ runDir: g.parent, taskDirs: g.dirs, emptyTaskDirs });
   }
   return runs;
@@ -229,14 +230,18 @@ function extraOf(...parts: Record<string, unknown>[]): Record<string, unknown> |
   return Object.keys(merged).length ? merged : null;
 }
 
-function taskFrom(id: string, row: WvTaskRow | undefined, refs: ReferenceFile, fallback: { intent: string | null; url: string | null }, origin: string): ImportTask {
+function taskFrom(
+  id: string,
+  row: WvTaskRow | undefined,
+  refs: ReferenceFile,
+  fallback: { intent: string | null; url: string | null },
+  origin: string,
+): ImportTask {
   const m = TASK_ID.exec(id);
   const site = row?.web_name || m?.[1] || null;
   const n = m ? Number(m[2]) : NaN;
   const siteRefs = site ? refs[site] : undefined;
-  const referenceAnswers: ReferenceAnswer[] = (siteRefs?.answers ?? [])
-    .filter((a) => a.id === n)
-    .map((a) => ({ kind: a.type, text: a.ans }));
+  const referenceAnswers: ReferenceAnswer[] = (siteRefs?.answers ?? []).filter((a) => a.id === n).map((a) => ({ kind: a.type, text: a.ans }));
   // A fork's task file may leave "ques" empty; the transcript then says what the agent was asked.
   const intent = row?.ques.trim() || fallback.intent;
   if (!intent) {
@@ -542,8 +547,14 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext,
     step.marksBurnedIn = !!marked;
     if (marked && raw) step.rawScreenshot = fileImage(path.join(files.shots.dir, raw));
   });
-  if (images.duplicates.length) warnings.push(`${images.duplicates.join(", ")}: another image has the same screenshot number, so ${images.duplicates.length === 1 ? "it was" : "they were"} not used`);
-  if (files.notRead.length) warnings.push(`${files.notRead.join(", ")} beside ${transcript.file} ${files.notRead.length === 1 ? "was" : "were"} not read (one transcript per task folder)`);
+  if (images.duplicates.length)
+    warnings.push(
+      `${images.duplicates.join(", ")}: another image has the same screenshot number, so ${images.duplicates.length === 1 ? "it was" : "they were"} not used`,
+    );
+  if (files.notRead.length)
+    warnings.push(
+      `${files.notRead.join(", ")} beside ${transcript.file} ${files.notRead.length === 1 ? "was" : "were"} not read (one transcript per task folder)`,
+    );
   if (several && steps.length && !steps.some((s) => s.screenshot)) {
     warnings.push(`no image in ${path.basename(files.shots.dir)} carries "${transcript.tag}" in its name, so the steps have no images`);
   }
@@ -604,7 +615,8 @@ interface AutoEvalLog {
 }
 
 /** Extensions that are never a log, so the search beside the results does not open images or archives. */
-const NOT_A_LOG = /\.(png|jpe?g|gif|webp|bmp|pdf|zip|gz|tgz|tar|7z|pkl|pickle|npy|npz|pt|bin|safetensors|sqlite3?|db|docx?|xlsx?|pptx?|json|jsonl|py|ipynb|js|ts|mp4|webm|mov|html?)$/i;
+const NOT_A_LOG =
+  /\.(png|jpe?g|gif|webp|bmp|pdf|zip|gz|tgz|tar|7z|pkl|pickle|npy|npz|pt|bin|safetensors|sqlite3?|db|docx?|xlsx?|pptx?|json|jsonl|py|ipynb|js|ts|mp4|webm|mov|html?)$/i;
 const MAX_LOG_BYTES = 200 * 1024 * 1024;
 
 /**
@@ -649,7 +661,8 @@ async function readLog(file: string, named: boolean): Promise<{ entries: AutoEva
     throw new ImportError(file, `cannot be read (${(e as Error).message})`);
   }
   if (!looksLikeAutoEvalLog(text)) {
-    if (named) throw new ImportError(file, `is not a WebVoyager auto_eval log: no "----- <folder> -----" block ends with "Auto_eval_res:" or "Not find answer for"`);
+    if (named)
+      throw new ImportError(file, `is not a WebVoyager auto_eval log: no "----- <folder> -----" block ends with "Auto_eval_res:" or "Not find answer for"`);
     return null;
   }
   return parseWebVoyagerAutoEvalBlocks(text);

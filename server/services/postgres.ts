@@ -29,7 +29,11 @@ export interface StoreMoveReport {
  * it must hold no data yet), then reads both sides back and compares each table's row count and digest. Throws,
  * naming the tables, when anything did not arrive as it left. Files (screenshots, variants, bundles) are not moved.
  */
-export async function moveStoreToPostgres(sqlite: Db, url: string, onProgress?: (table: string, copied: number, total: number) => void): Promise<StoreMoveReport> {
+export async function moveStoreToPostgres(
+  sqlite: Db,
+  url: string,
+  onProgress?: (table: string, copied: number, total: number) => void,
+): Promise<StoreMoveReport> {
   const source = sqliteClient(sqlite);
   const target = openPostgresDatabase(url, { maxConnections: 2 });
   try {
@@ -38,7 +42,10 @@ export async function moveStoreToPostgres(sqlite: Db, url: string, onProgress?: 
     const tables = await copySqliteToPostgres(source, pool, { onProgress });
     const targetTables = (await readPostgresCatalogue(pool)).tables;
     const differences = compareDigests(digestSqliteTables(source, targetTables), await digestPostgresTables(pool, readSqliteCatalogue(source).tables));
-    if (differences.length) throw new Error(`The copy in PostgreSQL does not match the SQLite database (did something write to either during the copy?):\n  ${differences.join("\n  ")}`);
+    if (differences.length)
+      throw new Error(
+        `The copy in PostgreSQL does not match the SQLite database (did something write to either during the copy?):\n  ${differences.join("\n  ")}`,
+      );
     return { tables, rows: tables.reduce((n, t) => n + t.rows, 0) };
   } finally {
     await closeDatabase(target.db);

@@ -141,11 +141,15 @@ async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date }): Promise<
   // Loop marks and packing go slice by slice too: over 10,000 steps at once each took tens of milliseconds.
   const loops = createLoopDetector();
   const packer = createStepIndexPacker();
-  for (let after = -1; ; ) {
+  for (let after = -1; ;) {
     const slice = await getStepIndexRows(db, t.id, after, INDEX_SLICE);
     for (const r of slice) {
       const marks = loops.next({ action: r.action, url: r.url, screenshotHash: r.shotHash, screenshotDhash: r.rawHash ? r.rawDhash : r.shotDhash });
-      const shot = r.shotHash ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! } : r.rawHash ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! } : null;
+      const shot = r.shotHash
+        ? { hash: r.shotHash, width: r.shotWidth!, height: r.shotHeight! }
+        : r.rawHash
+          ? { hash: r.rawHash, width: r.rawWidth!, height: r.rawHeight! }
+          : null;
       packer.add({ shot, action: shortAction(r.action), hasError: !!r.hasError, loops: marks });
     }
     await yieldToEventLoop();
@@ -236,7 +240,9 @@ export async function warmTrajectoryImages(deps: ImageDeps, q: { id: number; wid
   if (!steps.length) throw new NotFoundError("trajectory", q.id);
   const shown = (s: (typeof steps)[number]) => (q.raw ? (s.rawScreenshotHash ?? s.screenshotHash) : (s.screenshotHash ?? s.rawScreenshotHash));
   const from = Math.min(q.fromStep, steps.length - 1);
-  const ordered = [...steps.slice(from, from + WARM_AHEAD), ...steps.slice(Math.max(0, from - WARM_BEHIND), from).reverse()].map(shown).filter((h): h is string => !!h);
+  const ordered = [...steps.slice(from, from + WARM_AHEAD), ...steps.slice(Math.max(0, from - WARM_BEHIND), from).reverse()]
+    .map(shown)
+    .filter((h): h is string => !!h);
   return warmVariants(deps, ordered, { kind: "variant", width: snapVariantWidth(q.width), format: "webp" });
 }
 
@@ -331,9 +337,21 @@ export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: {
     drawn = { size: sample, seed: seed ?? DEFAULT_SAMPLE_SEED, strata: strata ?? null, from };
   }
   const { rows, total } = await listTrajectoriesPage(db, pageFilter, { offset: (page - 1) * pageSize, limit: pageSize, sort, dir });
-  const columns = opts.triage ? await triageColumnsOf(db, rows.map((r) => r.id), filter.evaluator) : undefined;
+  const columns = opts.triage
+    ? await triageColumnsOf(
+        db,
+        rows.map((r) => r.id),
+        filter.evaluator,
+      )
+    : undefined;
   const all = await countTrajectories(db, { visibleToAnnotator: filter.visibleToAnnotator, notBlindFor: filter.notBlindFor });
-  const hits = filter.textSearch ? await hitsOf(db, rows.map((r) => r.id), filter.textSearch) : undefined;
+  const hits = filter.textSearch
+    ? await hitsOf(
+        db,
+        rows.map((r) => r.id),
+        filter.textSearch,
+      )
+    : undefined;
   return {
     rows: rows.map((r): TriagedRow<typeof r> => ({ ...r, ...(columns ? { triage: columns.get(r.id) } : {}), ...(hits ? { hits: hits.get(r.id) ?? [] } : {}) })),
     total,
@@ -362,7 +380,13 @@ export async function triageFilterOptions(db: Db) {
 
 /** Choices for the list's filter menus. */
 export async function trajectoryFilterOptions(db: Db) {
-  const [taskSets, runs, sites, models, outcomes] = await Promise.all([listTaskSets(db), listRuns(db), distinctSites(db), distinctModels(db), distinctOutcomes(db)]);
+  const [taskSets, runs, sites, models, outcomes] = await Promise.all([
+    listTaskSets(db),
+    listRuns(db),
+    distinctSites(db),
+    distinctModels(db),
+    distinctOutcomes(db),
+  ]);
   return {
     taskSets: taskSets.map((s) => ({ id: s.id, name: s.name })),
     runs: runs.map((r) => ({ id: r.id, name: r.name, model: r.model })),

@@ -48,7 +48,9 @@ export async function copyObjects(
     const bytes = await from.read(name);
     if (bytes === null) throw new ObjectCopyError(`${from.location}: ${name} disappeared during the copy (is something still running on this data folder?)`);
     if (isScreenshotHash(name) && sha256(bytes) !== name) {
-      throw new ObjectCopyError(`${from.localPath(name) ?? `${from.location}/${name}`}: its contents do not match its name (the file is damaged); nothing after it was checked`);
+      throw new ObjectCopyError(
+        `${from.localPath(name) ?? `${from.location}/${name}`}: its contents do not match its name (the file is damaged); nothing after it was checked`,
+      );
     }
     await to.put(name, bytes, contentTypeOf(bytes));
     report.copied++;
@@ -68,7 +70,9 @@ export async function copyObjects(
   for await (const o of to.list()) inTarget.add(o.name);
   const missing = names.filter((n) => !inTarget.has(n));
   if (missing.length) {
-    throw new ObjectCopyError(`${missing.length} of ${names.length} object(s) are not in ${to.location} after the copy, e.g. ${missing.slice(0, 3).join(", ")}`);
+    throw new ObjectCopyError(
+      `${missing.length} of ${names.length} object(s) are not in ${to.location} after the copy, e.g. ${missing.slice(0, 3).join(", ")}`,
+    );
   }
   return report;
 }

@@ -101,7 +101,14 @@ export class S3ObjectStore implements ObjectStore {
     if (await this.has(name)) return false;
     const { client, sdk } = await this.sdk();
     await client.send(
-      new sdk.PutObjectCommand({ Bucket: this.config.bucket, Key: this.keyFor(name), Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength, CacheControl: IMMUTABLE }),
+      new sdk.PutObjectCommand({
+        Bucket: this.config.bucket,
+        Key: this.keyFor(name),
+        Body: bytes,
+        ContentType: contentType,
+        ContentLength: bytes.byteLength,
+        CacheControl: IMMUTABLE,
+      }),
     );
     return true;
   }

@@ -180,7 +180,8 @@ class UploadingBatch implements ScreenshotBatch {
 
   publishSync(hashes: Iterable<string>, origin: (hash: string) => string = (h) => h): () => void {
     for (const hash of hashes) {
-      if (!this.stored.has(hash)) throw new ImportError(origin(hash), `image ${hash.slice(0, 12)}… was not uploaded to ${this.objects.location} before its rows were written`);
+      if (!this.stored.has(hash))
+        throw new ImportError(origin(hash), `image ${hash.slice(0, 12)}… was not uploaded to ${this.objects.location} before its rows were written`);
     }
     return () => {};
   }
@@ -254,7 +255,10 @@ class StagedFolderBatch implements ScreenshotBatch {
         const dest = this.store.pathFor(hash);
         if (fs.existsSync(dest)) continue;
         if (!this.staged.has(hash)) {
-          throw new ImportError(origin(hash), `image ${hash.slice(0, 12)}… vanished from the screenshot store during the import (another import rolled back); import again`);
+          throw new ImportError(
+            origin(hash),
+            `image ${hash.slice(0, 12)}… vanished from the screenshot store during the import (another import rolled back); import again`,
+          );
         }
         const dir = path.dirname(dest);
         if (!this.madeDirs.has(dir)) {

@@ -4,7 +4,14 @@
  * judge at k = 1 and k = 3; `clean` removes all of it again, so the specs that run later see the database as the
  * global setup left it. Writes go through the repositories. Prints one JSON object.
  */
-import { getCampaignByName, deleteCampaign, getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems } from "../../db/repositories/annotation/campaigns";
+import {
+  getCampaignByName,
+  deleteCampaign,
+  getItemByTrajectory,
+  importedAnnotatorKey,
+  insertCampaign,
+  insertCampaignItems,
+} from "../../db/repositories/annotation/campaigns";
 import { insertLabel, upsertConsolidated } from "../../db/repositories/annotation/labels";
 import { deleteJudgeConfig, deleteVerdicts, getJudgeConfigByName, insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { listTrajectories } from "../../db/repositories/trajectories";

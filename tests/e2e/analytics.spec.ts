@@ -77,11 +77,11 @@ test.describe("analytics", () => {
   });
 
   test("overview shows the API's success rates and links each figure to its trajectories", async ({ page }) => {
-    const api = await query<{ trajectories: number; columns: { id: string; label: string; total: RateCellLike }[]; bySite: { key: string; label: string; cells: Record<string, RateCellLike> }[] }>(
-      page.request,
-      "analytics.overview",
-      {},
-    );
+    const api = await query<{
+      trajectories: number;
+      columns: { id: string; label: string; total: RateCellLike }[];
+      bySite: { key: string; label: string; cells: Record<string, RateCellLike> }[];
+    }>(page.request, "analytics.overview", {});
     expect(api.trajectories).toBeGreaterThanOrEqual(seeded.trajectories);
     await page.goto("/analytics");
     await expect(page.getByRole("heading", { name: "Success rates" })).toBeVisible();
@@ -95,7 +95,9 @@ test.describe("analytics", () => {
     for (const row of api.bySite) {
       const human = row.cells.human;
       if (!human || human.n === 0) continue;
-      await expect(section.locator(`tr[data-row="${row.key}"] td[data-col="human"]`)).toHaveText(`${pct(human.rate)} ${interval(human.low, human.high)} · ${human.successes}/${human.n}`);
+      await expect(section.locator(`tr[data-row="${row.key}"] td[data-col="human"]`)).toHaveText(
+        `${pct(human.rate)} ${interval(human.low, human.high)} · ${human.successes}/${human.n}`,
+      );
     }
 
     // The CSV export carries the same numbers.
@@ -120,7 +122,9 @@ test.describe("analytics", () => {
   });
 
   test("judge agreement lists κ per setting and details one judge", async ({ page }) => {
-    const list = await query<{ judges: { info: { id: string; label: string; identity: { key: string; k: string } }; stats: { n: number; kappa: { kappa: number | null } } }[] }>(page.request, "analytics.judges", {});
+    const list = await query<{
+      judges: { info: { id: string; label: string; identity: { key: string; k: string } }; stats: { n: number; kappa: { kappa: number | null } } }[];
+    }>(page.request, "analytics.judges", {});
     await page.goto("/analytics/judges");
     await expect(page.getByRole("heading", { name: "Judge agreement" })).toBeVisible();
     await expect(page.locator('section[data-figure="kappa"] .recharts-surface')).toBeVisible();
@@ -136,7 +140,15 @@ test.describe("analytics", () => {
     await section.getByRole("link", { name: mine.info.label }).click();
     await expect(page).toHaveURL(new RegExp(`/analytics/judges/${encodeURIComponent(seeded.judgeKey)}`));
     const detail = await query<{
-      overall: { n: number; kappa: { kappa: number | null }; agreement: number | null; confusion: { count: number }[][]; falseSuccess: number; falseFailure: number; unparseable: number };
+      overall: {
+        n: number;
+        kappa: { kappa: number | null };
+        agreement: number | null;
+        confusion: { count: number }[][];
+        falseSuccess: number;
+        falseFailure: number;
+        unparseable: number;
+      };
       settings: unknown[];
     }>(page.request, "analytics.judge", { evaluatorKey: seeded.judgeKey, k: "1", promptVersion: "v1" });
     await expect(page.locator('[data-stat="kappa"] [data-value]')).toHaveText(coef(detail.overall.kappa.kappa));
@@ -165,7 +177,11 @@ test.describe("analytics", () => {
   test("judge agreement shows error rates with task-clustered intervals, the agent ranking and calibration", async ({ page }) => {
     type Rate = { estimate: number | null; low: number | null; high: number | null; errors: number; of: number };
     const m = await query<{
-      evaluators: { info: { id: string; label: string; identity: { key: string; k: string } }; errors: { n: number; tasks: number; falsePositive: Rate; falseNegative: Rate }; calibration: { n: number; ece: number | null } | null }[];
+      evaluators: {
+        info: { id: string; label: string; identity: { key: string; k: string } };
+        errors: { n: number; tasks: number; falsePositive: Rate; falseNegative: Rate };
+        calibration: { n: number; ece: number | null } | null;
+      }[];
       ranking: { runs: { name: string; human: { rank: number | null } }[]; tau: { id: string; tau: { tau: number | null } }[] };
     }>(page.request, "analytics.judgeMeasures", {});
     await page.goto("/analytics/judges");
@@ -177,7 +193,9 @@ test.describe("analytics", () => {
       await expect(row.locator('td[data-col="n"]')).toHaveText(String(e.errors.n));
       await expect(row.locator('td[data-col="tasks"]')).toHaveText(String(e.errors.tasks));
       const fp = e.errors.falsePositive;
-      await expect(row.locator('td[data-col="fpr"]')).toHaveText(fp.estimate === null ? "–" : `${pct(fp.estimate)} ${interval(fp.low, fp.high)} · ${fp.errors}/${fp.of}`.replace(/\s+/g, " "));
+      await expect(row.locator('td[data-col="fpr"]')).toHaveText(
+        fp.estimate === null ? "–" : `${pct(fp.estimate)} ${interval(fp.low, fp.high)} · ${fp.errors}/${fp.of}`.replace(/\s+/g, " "),
+      );
     }
     await errors.getByRole("button", { name: "Chart", exact: true }).click();
     await expect(errors.locator(".recharts-surface").first()).toBeVisible();
@@ -194,7 +212,11 @@ test.describe("analytics", () => {
     const tau = m.ranking.tau.find((t) => t.id === k3.info.id)!.tau;
     await expect(ranking.locator(`tr[data-row="tau"] td[data-col="${k3.info.id}"]`)).toContainText(tau.tau === null ? "–" : `τ ${coef(tau.tau)}`);
     // First failing step: annotator pairs and the k = 3 judge against the consolidated step, as the API counts them.
-    const steps = await query<{ humans: { pairs: number; exact: number }; evaluators: { info: { id: string }; agreement: { pairs: number; exact: number } }[]; items: { trajectoryId: number }[] }>(page.request, "analytics.failureSteps", {});
+    const steps = await query<{
+      humans: { pairs: number; exact: number };
+      evaluators: { info: { id: string }; agreement: { pairs: number; exact: number } }[];
+      items: { trajectoryId: number }[];
+    }>(page.request, "analytics.failureSteps", {});
     const stepTable = page.locator('section[data-figure="failure-steps"]');
     await expect(stepTable.locator('tr[data-row="humans"] td[data-col="pairs"]')).toHaveText(String(steps.humans.pairs));
     const k3Steps = steps.evaluators.find((e) => e.info.id === k3.info.id)!;
@@ -218,11 +240,13 @@ test.describe("analytics", () => {
 
   test("human agreement shows α, Fleiss κ and the annotator matrix of the campaign", async ({ page }) => {
     type Level = { alpha: { alpha: number | null }; fleiss: { kappa: number | null }; percent: { value: number | null } };
-    const h = await query<{ verdict: Level; combined: Level; disputedTotal: number; pairwise: { combined: { a: string; b: string; kappa: number | null }[] }; annotators: { key: string }[] }>(
-      page.request,
-      "analytics.humans",
-      { campaignId: seeded.campaignId },
-    );
+    const h = await query<{
+      verdict: Level;
+      combined: Level;
+      disputedTotal: number;
+      pairwise: { combined: { a: string; b: string; kappa: number | null }[] };
+      annotators: { key: string }[];
+    }>(page.request, "analytics.humans", { campaignId: seeded.campaignId });
     await page.goto(`/analytics/humans?campaign=${seeded.campaignId}`);
     await expect(page.getByRole("heading", { name: "Human agreement" })).toBeVisible();
     await expect(page.locator('[data-stat="alpha"] [data-value]')).toHaveText(coef(h.combined.alpha.alpha));
@@ -234,11 +258,12 @@ test.describe("analytics", () => {
     await expect(page.locator('section[data-figure="disputed"] h2')).toContainText(`(${h.disputedTotal} with differing labels)`);
     await shoot(page, "analytics-humans");
     // Consensus models: the counts and the reliability table are the API's.
-    const c = await query<{ dawidSkene: { differFromMajority: number }; mace: { differFromMajority: number }; annotators: { key: string }[]; departuresTotal: number }>(
-      page.request,
-      "analytics.humanConsensus",
-      { campaignId: seeded.campaignId, level: "label" },
-    );
+    const c = await query<{
+      dawidSkene: { differFromMajority: number };
+      mace: { differFromMajority: number };
+      annotators: { key: string }[];
+      departuresTotal: number;
+    }>(page.request, "analytics.humanConsensus", { campaignId: seeded.campaignId, level: "label" });
     await expect(page.locator('[data-stat="dawid-skene"] [data-value]')).toHaveText(String(c.dawidSkene.differFromMajority));
     await expect(page.locator('[data-stat="mace"] [data-value]')).toHaveText(String(c.mace.differFromMajority));
     await expect(page.locator('section[data-figure="consensus-departures"] h2')).toContainText(`(${c.departuresTotal})`);
@@ -247,7 +272,9 @@ test.describe("analytics", () => {
   });
 
   test("error analysis shows the category distribution and first failing steps", async ({ page }) => {
-    const e = await query<{ failures: number; overall: { category: string | null; count: number }[] }>(page.request, "analytics.errors", { campaignId: seeded.campaignId });
+    const e = await query<{ failures: number; overall: { category: string | null; count: number }[] }>(page.request, "analytics.errors", {
+      campaignId: seeded.campaignId,
+    });
     await page.goto(`/analytics/errors?campaign=${seeded.campaignId}`);
     await expect(page.getByRole("heading", { name: "Error analysis" })).toBeVisible();
     await expect(page.locator('section[data-figure="distribution"] .recharts-surface')).toBeVisible();
@@ -261,7 +288,8 @@ test.describe("analytics", () => {
 
   test("CSV agreement computes what the API computes for an uploaded file", async ({ page }) => {
     const lines = ["item,annotator,verdict"];
-    for (let i = 0; i < 14; i++) for (const [a, who] of ["x", "y", "z"].entries()) lines.push(`t${i},${who},${(i + a) % 5 === 0 ? "fail" : i % 3 === 0 ? "fail" : "pass"}`);
+    for (let i = 0; i < 14; i++)
+      for (const [a, who] of ["x", "y", "z"].entries()) lines.push(`t${i},${who},${(i + a) % 5 === 0 ? "fail" : i % 3 === 0 ? "fail" : "pass"}`);
     const text = lines.join("\n") + "\n";
     // The analysis runs on the worker the quick start serves beside the web server: the page and this call wait for it.
     type Analysis = { report: { krippendorff: { alpha: number | null }; fleiss: { kappa: number | null }; items: number; pairwise: unknown[] } };

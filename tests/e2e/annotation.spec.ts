@@ -46,14 +46,23 @@ test.describe.serial("human annotation", () => {
       const run = (await trpc<{ run: { name: string; model: string | null } }>(researcher, "query", "trajectories.byId", { id })).data.run;
       agentNames.push(run.name, ...(run.model ? [run.model] : []));
     }
-    keyboardCampaign = await create({ name: "E2E keyboard labelling", trajectoryIds: ids.slice(0, 3), annotatorsPerItem: 1, blind: true, annotatorIds: [a1!.id] });
+    keyboardCampaign = await create({
+      name: "E2E keyboard labelling",
+      trajectoryIds: ids.slice(0, 3),
+      annotatorsPerItem: 1,
+      blind: true,
+      annotatorIds: [a1!.id],
+    });
     disputeCampaign = await create({ name: "E2E adjudication", trajectoryIds: [ids[0]], annotatorsPerItem: 2, blind: true, annotatorIds: [a2!.id, a3!.id] });
 
     // Two annotators disagree on the one trajectory of the second campaign.
     // One trajectory: item 1.
-    const submit = (api: APIRequestContext, v: Json) => trpc(api, "mutation", "labelling.submit", { campaignId: disputeCampaign, itemNo: 1, idempotencyKey: `e2e-${Math.random().toString(36).slice(2)}`, ...v });
+    const submit = (api: APIRequestContext, v: Json) =>
+      trpc(api, "mutation", "labelling.submit", { campaignId: disputeCampaign, itemNo: 1, idempotencyKey: `e2e-${Math.random().toString(36).slice(2)}`, ...v });
     expect((await submit(a2!.api, { verdict: "success", note: "The answer matches the reference." })).status).toBe(200);
-    expect((await submit(a3!.api, { verdict: "failure", category: "hallucination", firstFailingStep: 1, note: "The price was never on screen." })).status).toBe(200);
+    expect((await submit(a3!.api, { verdict: "failure", category: "hallucination", firstFailingStep: 1, note: "The price was never on screen." })).status).toBe(
+      200,
+    );
     await Promise.all([researcher.dispose(), a1!.api.dispose(), a2!.api.dispose(), a3!.api.dispose()]);
   });
 
@@ -204,7 +213,10 @@ test.describe.serial("human annotation", () => {
         await screenshotAt(page, "adjudicate-review-fit", size);
       }
       await resizeTo(page, { width: 1280, height: 800 });
-      await cards.filter({ hasText: account("annotator3").name }).getByRole("button", { name: "Take this label" }).click();
+      await cards
+        .filter({ hasText: account("annotator3").name })
+        .getByRole("button", { name: "Take this label" })
+        .click();
       await page.getByLabel("Reason (required)").fill("Step 2 shows no price; the answer was invented.");
       await page.getByTestId("adjudicate").click();
       await expect(page).toHaveURL(new RegExp(`/campaigns/${disputeCampaign}/adjudicate\\?state=adjudicated$`));
@@ -215,7 +227,12 @@ test.describe.serial("human annotation", () => {
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l) as Json);
-      expect(rows.filter((r) => r.kind === "annotation").map((r) => r.verdict).sort()).toEqual(["failure", "success"]);
+      expect(
+        rows
+          .filter((r) => r.kind === "annotation")
+          .map((r) => r.verdict)
+          .sort(),
+      ).toEqual(["failure", "success"]);
       expect(rows.find((r) => r.kind === "consolidated")).toMatchObject({
         verdict: "failure",
         category: "hallucination",

@@ -25,7 +25,10 @@ test.describe("API tokens on the account page", () => {
     const list = await script.get("/api/v1/trajectories?pageSize=25", { headers: { Authorization: `Bearer ${token}` } });
     expect(list.status()).toBe(200);
     expect(((await list.json()) as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
-    const write = await script.post(`/api/v1/trajectories/1/verdicts`, { headers: { Authorization: `Bearer ${token}` }, data: { evaluator: "e2e", verdict: "success" } });
+    const write = await script.post(`/api/v1/trajectories/1/verdicts`, {
+      headers: { Authorization: `Bearer ${token}` },
+      data: { evaluator: "e2e", verdict: "success" },
+    });
     expect(write.status()).toBe(403);
 
     // Shown once: after a reload the token is gone from the page, and its row shows the use.

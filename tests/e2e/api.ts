@@ -6,7 +6,12 @@
 import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
 import { storageStateOf, type E2EAccountKey } from "./accounts";
 
-export async function trpc<T = unknown>(api: APIRequestContext, kind: "query" | "mutation", path: string, input: unknown): Promise<{ status: number; data: T }> {
+export async function trpc<T = unknown>(
+  api: APIRequestContext,
+  kind: "query" | "mutation",
+  path: string,
+  input: unknown,
+): Promise<{ status: number; data: T }> {
   const res =
     kind === "query"
       ? await api.get(`/api/trpc/${path}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`)

@@ -50,13 +50,18 @@ test.describe("ATIF download from the player", () => {
     expect(download.suggestedFilename()).toBe(`trajectory-${id}.atif.zip`);
     const file = await download.path();
     const { names, json } = await readZip(file);
-    const doc = json.get(`trajectory-${id}.atif.json`) as { schema_version: string; steps: { source: string; message: unknown; observation?: { results: { content: unknown }[] } }[] };
+    const doc = json.get(`trajectory-${id}.atif.json`) as {
+      schema_version: string;
+      steps: { source: string; message: unknown; observation?: { results: { content: unknown }[] } }[];
+    };
     expect(doc.schema_version).toBe("ATIF-v1.6");
     expect(doc.steps.filter((s) => s.source === "agent")).toHaveLength(7);
-    const images = doc.steps.flatMap((s) => [
-      ...(Array.isArray(s.message) ? s.message : []),
-      ...(s.observation?.results ?? []).flatMap((r) => (Array.isArray(r.content) ? r.content : [])),
-    ]).filter((p: { type: string }) => p.type === "image") as { source: { path: string } }[];
+    const images = doc.steps
+      .flatMap((s) => [
+        ...(Array.isArray(s.message) ? s.message : []),
+        ...(s.observation?.results ?? []).flatMap((r) => (Array.isArray(r.content) ? r.content : [])),
+      ])
+      .filter((p: { type: string }) => p.type === "image") as { source: { path: string } }[];
     expect(images.length).toBeGreaterThan(0);
     for (const img of images) expect(names).toContain(img.source.path);
     fs.rmSync(file, { force: true });

@@ -74,6 +74,8 @@ test.describe("behaviour search for an annotator", () => {
 
   test("asking for judges' verdicts is refused in words, not with an error page", async ({ page }) => {
     await page.goto("/trajectories?search=judge%3Asuccess");
-    await expect(page.getByTestId("search-error")).toContainText("judge: search judges' verdicts, rationales or human labels: they are for researchers and admins");
+    await expect(page.getByTestId("search-error")).toContainText(
+      "judge: search judges' verdicts, rationales or human labels: they are for researchers and admins",
+    );
   });
 });

@@ -35,7 +35,9 @@ if (process.env.VERDICT_E2E_SKIP_BUILD === "1") process.exit(0);
 const built = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
 const sources = Math.max(
   ...["app", "server", "db"].map((d) => newestMtime(path.join(root, d))),
-  ...["next.config.js", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts", "instrumentation.ts"].map((f) => (fs.existsSync(path.join(root, f)) ? fs.statSync(path.join(root, f)).mtimeMs : 0)),
+  ...["next.config.js", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts", "instrumentation.ts"].map((f) =>
+    fs.existsSync(path.join(root, f)) ? fs.statSync(path.join(root, f)).mtimeMs : 0,
+  ),
 );
 if (built && built >= sources) process.exit(0);
 process.stderr.write(built ? "e2e: sources changed since the last build; rebuilding…\n" : "e2e: no build found; building…\n");

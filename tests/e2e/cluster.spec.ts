@@ -164,7 +164,10 @@ test.describe("a cluster on PostgreSQL and S3", () => {
     const [portA, portB] = [await freePort(), await freePort()];
     baseA = `http://127.0.0.1:${portA}`;
     baseB = `http://127.0.0.1:${portB}`;
-    for (const [name, port] of [["server A", portA], ["server B", portB]] as const) {
+    for (const [name, port] of [
+      ["server A", portA],
+      ["server B", portB],
+    ] as const) {
       servers.push(start(name, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "start", "-H", "127.0.0.1", "-p", String(port)], env));
     }
     for (let i = 1; i <= 3; i++) {
@@ -242,7 +245,11 @@ test.describe("a cluster on PostgreSQL and S3", () => {
 
     // A judge batch and a live run, both started through server A.
     const researcherA = await as("researcher", baseA);
-    const config = await trpc<{ id: number }>(researcherA, "mutation", "judge.configs.create", { name: "cluster judge", model: "fake", baseUrl: fake!.baseUrl });
+    const config = await trpc<{ id: number }>(researcherA, "mutation", "judge.configs.create", {
+      name: "cluster judge",
+      model: "fake",
+      baseUrl: fake!.baseUrl,
+    });
     const kValues = [1, 2, 3, "full"];
     const { batchId } = await trpc<{ batchId: number }>(researcherA, "mutation", "judge.batches.start", {
       config: config.id,
@@ -298,7 +305,9 @@ test.describe("a cluster on PostgreSQL and S3", () => {
     await expect
       .poll(async () => (await listJobs(db!, { groupKey: liveGroup })).every((j) => j.status === "succeeded" || j.status === "failed"), { timeout: 90_000 })
       .toBe(true);
-    await expect.poll(async () => (await listJobs(db!, {})).filter((j) => j.type === "judge.verdict" && j.status !== "succeeded").length, { timeout: 60_000 }).toBe(0);
+    await expect
+      .poll(async () => (await listJobs(db!, {})).filter((j) => j.type === "judge.verdict" && j.status !== "succeeded").length, { timeout: 60_000 })
+      .toBe(0);
     const liveJobs = await listJobs(db!, { groupKey: liveGroup });
     expect(liveJobs.map((j) => j.status)).toEqual(Array(LIVE_TASKS).fill("succeeded"));
     // The killed worker's task started over and finished on another worker; each job was reported done once, by
@@ -326,9 +335,13 @@ test.describe("a cluster on PostgreSQL and S3", () => {
     // The batch page (asked on B) shows it finished, with every call done, wherever the calls ran.
     const researcherB2 = await as("researcher", baseB);
     await expect
-      .poll(async () => (await trpc<{ batch: { status: string } }>(researcherB2, "query", "judge.batches.progress", { id: batchId })).batch.status, { timeout: 20_000 })
+      .poll(async () => (await trpc<{ batch: { status: string } }>(researcherB2, "query", "judge.batches.progress", { id: batchId })).batch.status, {
+        timeout: 20_000,
+      })
       .toBe("succeeded");
-    const progress = await trpc<{ jobs: { counts: { succeeded: number }; remaining: number } }>(researcherB2, "query", "judge.batches.progress", { id: batchId });
+    const progress = await trpc<{ jobs: { counts: { succeeded: number }; remaining: number } }>(researcherB2, "query", "judge.batches.progress", {
+      id: batchId,
+    });
     expect(progress.jobs).toMatchObject({ remaining: 0, counts: { succeeded: trajectories.length * kValues.length } });
     const detail = await trpc<{ tasks: { trajectoryId: number | null; steps: number }[] }>(researcherA, "query", "liveRuns.byId", { id: live.runId });
     expect(detail.tasks).toHaveLength(LIVE_TASKS);
@@ -338,7 +351,14 @@ test.describe("a cluster on PostgreSQL and S3", () => {
     // Each live trajectory's bundle was moved into the bucket; no bundle is left in a worker's data folder.
     for (const t of detail.tasks) expect(s3!.puts.some((k) => k.endsWith(`live-runs/run-${live.runId}/trajectory-${t.trajectoryId}/manifest.json`))).toBe(true);
     const liveDir = path.join(dir, "live-runs");
-    expect(fs.existsSync(liveDir) ? fs.readdirSync(liveDir, { recursive: true }).map(String).filter((p) => p.includes("trajectory-")) : []).toEqual([]);
+    expect(
+      fs.existsSync(liveDir)
+        ? fs
+            .readdirSync(liveDir, { recursive: true })
+            .map(String)
+            .filter((p) => p.includes("trajectory-"))
+        : [],
+    ).toEqual([]);
     await viewer.close();
   });
 });

@@ -32,14 +32,24 @@ interface Step {
   action: { type: string; target?: string; value?: string; direction?: string };
 }
 
-const home = (): Step => ({ page: shopHome(), url: "https://shop.example.test/", thought: "Search for the dock.", action: { type: "type", target: "2", value: "usb-c dock" } });
+const home = (): Step => ({
+  page: shopHome(),
+  url: "https://shop.example.test/",
+  thought: "Search for the dock.",
+  action: { type: "type", target: "2", value: "usb-c dock" },
+});
 const results = (q: string, page = 1): Step => ({
   page: shopResults(q, page > 1 ? 200 : 0),
   url: `https://shop.example.test/s?k=${encodeURIComponent(q)}${page > 1 ? `&page=${page}` : ""}`,
   thought: page > 1 ? "Not on the first page; try the second." : `Open the first result for ${q}.`,
   action: page > 1 ? { type: "scroll", direction: "down" } : { type: "click", target: "4" },
 });
-const product = (i: number, answer: string): Step => ({ page: shopProduct(i), url: `https://shop.example.test/p/${i + 1}`, thought: "The price is on this page.", action: { type: "answer", value: answer } });
+const product = (i: number, answer: string): Step => ({
+  page: shopProduct(i),
+  url: `https://shop.example.test/p/${i + 1}`,
+  thought: "The price is on this page.",
+  action: { type: "answer", value: answer },
+});
 
 /**
  * Alpha and Delta take the same three steps; Beta detours through a second page of results before the same
@@ -62,7 +72,13 @@ async function writeBundle(dir: string): Promise<void> {
     return { file: `images/${sha256}.png`, sha256, width: 1024, height: 768 };
   };
   const trajectory = async (task: string, a: (typeof ATTEMPTS)[number]) => ({
-    task: { taskSet: { name: "Compare e2e", benchmark: "demo" }, externalId: task, site: "Compare shop", intent: `Find the price of the USB-C dock (${task}).`, startUrl: "https://shop.example.test/" },
+    task: {
+      taskSet: { name: "Compare e2e", benchmark: "demo" },
+      externalId: task,
+      site: "Compare shop",
+      intent: `Find the price of the USB-C dock (${task}).`,
+      startUrl: "https://shop.example.test/",
+    },
     run: { runKey: `e2e:${a.run}`, name: a.run, agentName: `${a.run}-agent`, model: a.model, sourceSystem: "e2e" },
     attempt: 0,
     outcome: "answered",
@@ -145,7 +161,11 @@ async function pressToStep(page: Page, key: string, run: string, expected: strin
 /** Every column's screenshot (or gap) is on screen and its image has loaded. */
 async function settled(page: Page) {
   await expect(page.getByTestId("divergence")).not.toHaveText(/Checking/);
-  await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('[data-testid="compare-column"] [data-testid="step-image"]')].every((img) => img.complete && img.naturalWidth > 0));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll<HTMLImageElement>('[data-testid="compare-column"] [data-testid="step-image"]')].every(
+      (img) => img.complete && img.naturalWidth > 0,
+    ),
+  );
 }
 
 test.describe("side by side", () => {
@@ -275,7 +295,11 @@ test.describe("side by side", () => {
     cli("tests/e2e/analytics-seed.ts", "seed");
     try {
       await page.goto("/analytics/judges");
-      await page.locator('section[data-figure="judges-table"]').getByRole("link", { name: /E2E judge · k ?= ?1$/ }).first().click();
+      await page
+        .locator('section[data-figure="judges-table"]')
+        .getByRole("link", { name: /E2E judge · k ?= ?1$/ })
+        .first()
+        .click();
       const row = page.locator('section[data-figure="disagreements"] tbody tr').filter({ hasText: "compare-e2e" }).first();
       const rows = page.locator('section[data-figure="disagreements"] tbody tr');
       const target = (await row.count()) ? row : rows.first();
@@ -305,13 +329,17 @@ test.describe("side by side", () => {
       await settled(page);
       await pressToStep(page, "ArrowRight", "cmp-gamma", "Step 2 of 3");
       await settled(page);
-      const boxes = await columns(page).evaluateAll((els) => els.map((el) => el.getBoundingClientRect()).map((r) => ({ x: r.x, y: r.y, width: r.width, height: r.height })));
+      const boxes = await columns(page).evaluateAll((els) =>
+        els.map((el) => el.getBoundingClientRect()).map((r) => ({ x: r.x, y: r.y, width: r.width, height: r.height })),
+      );
       const rowsOfColumns = new Set(boxes.map((b) => Math.round(b.y))).size;
       // Below 1600 px four columns go two by two; each stays wide enough to read a screenshot and a thought.
       expect(rowsOfColumns).toBe(size.width < 1600 ? 2 : 1);
       for (const b of boxes) expect(b.width).toBeGreaterThanOrEqual(size.width < 1600 ? 600 : 450);
       for (const b of boxes) expect(b.height).toBeGreaterThanOrEqual(480);
-      const images = await page.locator('[data-testid="compare-column"] [data-testid="step-image"]').evaluateAll((els) => els.map((el) => el.getBoundingClientRect().width));
+      const images = await page
+        .locator('[data-testid="compare-column"] [data-testid="step-image"]')
+        .evaluateAll((els) => els.map((el) => el.getBoundingClientRect().width));
       for (const w of images) expect(w).toBeGreaterThanOrEqual(size.width < 1600 ? 300 : 280);
       await expectCleanLayout(page, await columns(page).all());
       await expectChildrenApart(page.getByRole("toolbar", { name: "Side-by-side controls" }));
@@ -370,7 +398,9 @@ test.describe("side by side for a blind annotator", () => {
     await expect(page.getByTestId("compare-problem")).toContainText(`Trajectory ${ids["cmp-alpha"]}: This trajectory is not available to you`);
     await expect(page.getByTestId("compare-problem")).toContainText(`Trajectory ${ids["cmp-beta"]}: This trajectory is not available to you`);
     // The tRPC procedures the page is built from refuse the same way.
-    const res = await page.request.get(`/api/trpc/judge.verdicts.panel?input=${encodeURIComponent(JSON.stringify({ json: { trajectoryId: ids["cmp-alpha"] } }))}`);
+    const res = await page.request.get(
+      `/api/trpc/judge.verdicts.panel?input=${encodeURIComponent(JSON.stringify({ json: { trajectoryId: ids["cmp-alpha"] } }))}`,
+    );
     const body = await res.text();
     expect(body).not.toContain("cmp-alpha");
     await screenshotAt(page, "compare-blind-annotator", SIZES[0]!);

@@ -39,7 +39,12 @@ async function clean(): Promise<void> {
 async function folder(place: string) {
   const root = path.join(dir, "duplicates-e2e", place, "results");
   fs.rmSync(root, { recursive: true, force: true });
-  const act = (id: string, answer: string) => ({ id, intent: `Find ${id} in the catalogue.`, url: "https://dup.test/", actions: ["Click [0]", `ANSWER; ${answer}`] });
+  const act = (id: string, answer: string) => ({
+    id,
+    intent: `Find ${id} in the catalogue.`,
+    url: "https://dup.test/",
+    actions: ["Click [0]", `ANSWER; ${answer}`],
+  });
   await writeWebVoyagerFixture(path.join(root, RUN_FOLDER), [act("Dup--1", "one"), act("Dup--2", "two"), act("Dup--3", "three")], 9100);
   return root;
 }
@@ -47,21 +52,36 @@ async function folder(place: string) {
 async function seed() {
   await clean();
   const first = await runImport(ctx, { path: await folder("lab") });
-  for (const t of first.trajectories) await rawRun(db, sql`update trajectories set content_hash = ${`v2:hidden-${t.id}`}, identity_hash = null where id = ${t.id}`);
-  await rawRun(db, sql`update agent_runs set run_key = ${`webvoyager:${path.join(dir, "duplicates-e2e", "lab", "results", RUN_FOLDER)}`} where id = ${first.trajectories[0]!.runId}`);
+  for (const t of first.trajectories)
+    await rawRun(db, sql`update trajectories set content_hash = ${`v2:hidden-${t.id}`}, identity_hash = null where id = ${t.id}`);
+  await rawRun(
+    db,
+    sql`update agent_runs set run_key = ${`webvoyager:${path.join(dir, "duplicates-e2e", "lab", "results", RUN_FOLDER)}`} where id = ${first.trajectories[0]!.runId}`,
+  );
   const second = await runImport(ctx, { path: await folder("laptop") });
   for (const t of first.trajectories) await rawRun(db, sql`update trajectories set content_hash = ${`old-${t.id}`} where id = ${t.id}`);
   const a = Object.fromEntries(first.trajectories.map((t) => [t.externalTaskId, t.id]));
   const b = Object.fromEntries(second.trajectories.map((t) => [t.externalTaskId, t.id]));
   const { users } = tablesOf(db);
   const [admin] = await db.select({ id: users.id, name: users.name }).from(users).where(eq(users.email, "admin@e2e.test"));
-  const csv = ["annotator,trajectory,verdict", `Ann,${a["Dup--1"]},success`, `Bob,${b["Dup--1"]},success`, `Ann,${a["Dup--2"]},failure`, `Ann,${b["Dup--2"]},success`, `Bob,${b["Dup--3"]},failure`].join("\n");
-  await importLabelsCsv(db, { userId: admin!.id, name: admin!.name, role: "admin" }, {
-    csv,
-    source: "labels.csv",
-    mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory" },
-    campaign: { name: DUPLICATES_CAMPAIGN, annotatorsPerItem: 2 },
-  });
+  const csv = [
+    "annotator,trajectory,verdict",
+    `Ann,${a["Dup--1"]},success`,
+    `Bob,${b["Dup--1"]},success`,
+    `Ann,${a["Dup--2"]},failure`,
+    `Ann,${b["Dup--2"]},success`,
+    `Bob,${b["Dup--3"]},failure`,
+  ].join("\n");
+  await importLabelsCsv(
+    db,
+    { userId: admin!.id, name: admin!.name, role: "admin" },
+    {
+      csv,
+      source: "labels.csv",
+      mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory" },
+      campaign: { name: DUPLICATES_CAMPAIGN, annotatorsPerItem: 2 },
+    },
+  );
   return { a, b };
 }
 

@@ -21,7 +21,13 @@ const [mode, rawId] = process.argv.slice(2);
 
 async function userId(key: Parameters<typeof account>[0]): Promise<string> {
   const { users } = tablesOf(db);
-  const row = await first(db.select({ id: users.id }).from(users).where(eq(users.email, account(key).email)).limit(1));
+  const row = await first(
+    db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.email, account(key).email))
+      .limit(1),
+  );
   if (!row) throw new Error(`No e2e account ${account(key).email}`);
   return row.id;
 }
@@ -49,7 +55,12 @@ async function main(): Promise<void> {
     await db.update(tasks).set({ evaluatorConfig: RULE }).where(eq(tasks.id, t.taskId));
     const report = await evaluateRuleVerdicts({ db, env: {} }, { trajectoryIds: [id] });
     const researcher = { userId: await userId("researcher"), name: account("researcher").name, role: "researcher" as const };
-    const campaign = await createCampaign(db, researcher, { name: BLIND_CAMPAIGN, trajectoryIds: [id], annotatorsPerItem: 1, annotatorIds: [await userId("annotator1")] });
+    const campaign = await createCampaign(db, researcher, {
+      name: BLIND_CAMPAIGN,
+      trajectoryIds: [id],
+      annotatorsPerItem: 1,
+      annotatorIds: [await userId("annotator1")],
+    });
     const item = (await first(
       db
         .select({ itemNo: campaignItems.itemNo })

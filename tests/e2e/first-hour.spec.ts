@@ -200,7 +200,10 @@ test.describe.serial("the first hour", () => {
       }
       // The help and zoom dialogs take focus and keep Tab inside; closing gives focus back.
       await resizeTo(page, { width: 1280, height: 800 });
-      for (const [key, testId] of [["?", "shortcuts-help"], ["z", "zoom-view"]] as const) {
+      for (const [key, testId] of [
+        ["?", "shortcuts-help"],
+        ["z", "zoom-view"],
+      ] as const) {
         await page.keyboard.press(key);
         await expect(page.getByTestId(testId)).toBeVisible();
         const insideDialog = () => page.evaluate(() => !!document.activeElement?.closest('[role="dialog"]'));
@@ -217,7 +220,8 @@ test.describe.serial("the first hour", () => {
       await page.goto("/trajectories");
       await page.getByTestId("nav-menu-button").click();
       const menu = page.getByRole("navigation", { name: "Main" });
-      for (const name of ["Trajectories", "Annotate", "Campaigns", "Analytics", "Live runs"]) await expect(menu.getByRole("link", { name, exact: true })).toBeVisible();
+      for (const name of ["Trajectories", "Annotate", "Campaigns", "Analytics", "Live runs"])
+        await expect(menu.getByRole("link", { name, exact: true })).toBeVisible();
       await screenshotAt(page, "first-hour-768-menu", { width: 768, height: 1024 });
       // The task column keeps its width (the table scrolls inside its panel) so ids do not print over the site.
       const taskCell = await page.getByTestId("trajectory-table").locator("tbody tr").first().getByTestId("task-cell").boundingBox();

@@ -27,11 +27,15 @@ export default async function globalSetup() {
   const onlineMind2Web = path.join(root, "tests/fixtures/online-mind2web-mini");
 
   const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/setup-data.ts", "127.0.0.1", ...sources, onlineMind2Web], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/setup-data.ts", "127.0.0.1", ...sources, onlineMind2Web],
+    {
+      cwd: root,
+      env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
+      encoding: "utf8",
+    },
+  );
   if (r.status !== 0) throw new Error(`The e2e setup (imports, then accounts) failed (exit ${r.status}):\n${r.stderr}`);
   const imported = (JSON.parse(r.stdout) as { imported: { externalTaskId: string; id: number }[][] }).imported;
   if (imported.length !== sources.length + 1) throw new Error(`The e2e setup reported ${imported.length} imports for ${sources.length + 1} sources`);

@@ -10,7 +10,14 @@ import { apiAs, trpc } from "./api";
 import { loadFixtures } from "./fixtures";
 import { DESKTOP_SIZES, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
-const BLOCKER = { id: "blocker", type: "single_choice", prompt: "What blocked the agent?", options: ["captcha", "login", "none"], required: true, when: "failure" };
+const BLOCKER = {
+  id: "blocker",
+  type: "single_choice",
+  prompt: "What blocked the agent?",
+  options: ["captcha", "login", "none"],
+  required: true,
+  when: "failure",
+};
 
 test.describe.serial("gold in every protocol", () => {
   test.use({ storageState: storageStateOf("researcher") });
@@ -57,7 +64,11 @@ test.describe.serial("gold in every protocol", () => {
     await expect(form.locator("#gold-error-answers\\.blocker")).toContainText("an answer is required");
     for (const size of DESKTOP_SIZES) {
       await resizeTo(page, size);
-      await expectCleanLayout(page, [form.locator('[data-field="firstFailingStep"]'), form.locator('[data-field="note"]'), form.getByRole("button", { name: "Mark gold" })]);
+      await expectCleanLayout(page, [
+        form.locator('[data-field="firstFailingStep"]'),
+        form.locator('[data-field="note"]'),
+        form.getByRole("button", { name: "Mark gold" }),
+      ]);
       await screenshotAt(page, "gold-form-refused", size);
     }
 

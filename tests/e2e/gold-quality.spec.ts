@@ -34,7 +34,10 @@ test.describe.serial("gold items and annotator quality", () => {
     expect(created.status).toBe(200);
     campaignId = created.data.id;
     expect((await trpc(researcher, "mutation", "quality.markGold", { campaignId, trajectoryId: ids[0], verdict: "success" })).status).toBe(200);
-    expect((await trpc(researcher, "mutation", "quality.updateSettings", { campaignId, goldRate: 1, goldWarnBelow: 0.8, goldBlockBelow: 0.5, goldMinAnswered: 1 })).status).toBe(200);
+    expect(
+      (await trpc(researcher, "mutation", "quality.updateSettings", { campaignId, goldRate: 1, goldWarnBelow: 0.8, goldBlockBelow: 0.5, goldMinAnswered: 1 }))
+        .status,
+    ).toBe(200);
     // Both annotators are handed the gold item first (rate 1); one answers right, the other wrong.
     for (const [api, verdict] of [
       [a1, "success"],
@@ -43,7 +46,15 @@ test.describe.serial("gold items and annotator quality", () => {
       const next = await trpc<{ itemNo: number }>(api, "mutation", "labelling.next", { campaignId });
       expect(next.status).toBe(200);
       goldItemNo = next.data.itemNo;
-      const submitted = await trpc(api, "mutation", "labelling.submit", { campaignId, itemNo: goldItemNo, verdict, category: verdict === "failure" ? "other" : null, timeSpentMs: 42_000, stepsViewed: [0, 1], idempotencyKey: `gold-e2e-${verdict}-${Date.now()}` });
+      const submitted = await trpc(api, "mutation", "labelling.submit", {
+        campaignId,
+        itemNo: goldItemNo,
+        verdict,
+        category: verdict === "failure" ? "other" : null,
+        timeSpentMs: 42_000,
+        stepsViewed: [0, 1],
+        idempotencyKey: `gold-e2e-${verdict}-${Date.now()}`,
+      });
       expect(submitted.status).toBe(200);
     }
     await Promise.all([researcher.dispose(), a1.dispose(), a2.dispose()]);

@@ -34,11 +34,15 @@ test.describe("Import page (researcher)", () => {
 
   test("uploads a zip, shows progress, then the per-trajectory report with links", async ({ page }) => {
     const src = path.join(dir(), "import-e2e", "results");
-    await writeWebVoyagerFixture(src, [
-      { id: "Upload--1", intent: "Find the upload page.", url: "https://upload.test/", actions: ["Click [0]", "ANSWER; found"] },
-      { id: "Upload--2", intent: "This one is broken.", url: "https://upload.test/", actions: ["Click [0]", "ANSWER; no"] },
-      { id: "Upload--3", intent: "Read the report.", url: "https://upload.test/", actions: ["Click [1]", "Click [0]", "ANSWER; read"] },
-    ], 4100);
+    await writeWebVoyagerFixture(
+      src,
+      [
+        { id: "Upload--1", intent: "Find the upload page.", url: "https://upload.test/", actions: ["Click [0]", "ANSWER; found"] },
+        { id: "Upload--2", intent: "This one is broken.", url: "https://upload.test/", actions: ["Click [0]", "ANSWER; no"] },
+        { id: "Upload--3", intent: "Read the report.", url: "https://upload.test/", actions: ["Click [1]", "Click [0]", "ANSWER; read"] },
+      ],
+      4100,
+    );
     fs.writeFileSync(path.join(src, "taskUpload--2", "screenshot2.png"), "this is not a png");
     const zipFile = await zipFolder(src, path.join(dir(), "import-e2e", "webvoyager-results.zip"), "results");
 
@@ -53,7 +57,11 @@ test.describe("Import page (researcher)", () => {
     await expect(page).toHaveURL(/\/import\?job=\d+$/);
     await expect(report.getByText("Imported with some trajectories skipped")).toBeVisible();
     await expect(report.getByText("webvoyager", { exact: true })).toBeVisible();
-    const stat = (label: string) => report.locator("div.rounded-lg", { has: page.getByText(label, { exact: true }) }).locator("div").nth(1);
+    const stat = (label: string) =>
+      report
+        .locator("div.rounded-lg", { has: page.getByText(label, { exact: true }) })
+        .locator("div")
+        .nth(1);
     await expect(stat("Created")).toHaveText("2");
     await expect(stat("Skipped")).toHaveText("1");
     const skipped = report.getByTestId("import-skipped");
@@ -74,7 +82,10 @@ test.describe("Import page (researcher)", () => {
     await resizeTo(page, VIEWPORTS[0]);
 
     // The report's link opens the new trajectory in the player.
-    await rows.nth(1).getByRole("link", { name: /^#\d+$/ }).click();
+    await rows
+      .nth(1)
+      .getByRole("link", { name: /^#\d+$/ })
+      .click();
     // The player then records the step it shows in the URL (?step=1); either form is the right page.
     await expect(page).toHaveURL(/\/trajectories\/\d+(\?step=\d+)?$/);
     await expect(page.getByText("Read the report.").first()).toBeVisible();

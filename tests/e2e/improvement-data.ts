@@ -13,9 +13,54 @@
  *   E     shoes    success  a plain answer             success   (the twins' tasks are near-duplicates)
  */
 export const IMPROVEMENT_TWINS = [
-  { pair: "A", site: "museum", human: "failure", note: "", items: [{ intent: "Find the opening hours of the modern art museum", answer: "approximately 9 to 5" }, { intent: "Find the entrance fee of the history museum", answer: "approximately $12" }] },
-  { pair: "B", site: "maps", human: "success", note: "", items: [{ intent: "Find the distance from Lyon to Paris by road", answer: "465 km" }, { intent: "Find the driving time from Bern to Basel", answer: "1 hour" }] },
-  { pair: "C", site: "wiki", human: "failure", note: "", items: [{ intent: "Find the birth year of the painter Artemisia Gentileschi", answer: "cannot find it" }, { intent: "Find who designed the Sydney Opera House", answer: "unable to tell" }] },
-  { pair: "D", site: "library", human: "success", note: "the confirmation page shows the subscription", items: [{ intent: "Subscribe to the weekly newsletter of the city library", answer: null }, { intent: "Get the library's weekly newsletter by email", answer: null }] },
-  { pair: "E", site: "shoes", human: "success", note: "", items: [{ intent: "Find the cheapest red shoes on shop A", answer: "$30" }, { intent: "Find the cheapest red shoes on shop B", answer: "$32" }] },
+  {
+    pair: "A",
+    site: "museum",
+    human: "failure",
+    note: "",
+    items: [
+      { intent: "Find the opening hours of the modern art museum", answer: "approximately 9 to 5" },
+      { intent: "Find the entrance fee of the history museum", answer: "approximately $12" },
+    ],
+  },
+  {
+    pair: "B",
+    site: "maps",
+    human: "success",
+    note: "",
+    items: [
+      { intent: "Find the distance from Lyon to Paris by road", answer: "465 km" },
+      { intent: "Find the driving time from Bern to Basel", answer: "1 hour" },
+    ],
+  },
+  {
+    pair: "C",
+    site: "wiki",
+    human: "failure",
+    note: "",
+    items: [
+      { intent: "Find the birth year of the painter Artemisia Gentileschi", answer: "cannot find it" },
+      { intent: "Find who designed the Sydney Opera House", answer: "unable to tell" },
+    ],
+  },
+  {
+    pair: "D",
+    site: "library",
+    human: "success",
+    note: "the confirmation page shows the subscription",
+    items: [
+      { intent: "Subscribe to the weekly newsletter of the city library", answer: null },
+      { intent: "Get the library's weekly newsletter by email", answer: null },
+    ],
+  },
+  {
+    pair: "E",
+    site: "shoes",
+    human: "success",
+    note: "",
+    items: [
+      { intent: "Find the cheapest red shoes on shop A", answer: "$30" },
+      { intent: "Find the cheapest red shoes on shop B", answer: "$32" },
+    ],
+  },
 ] as const;

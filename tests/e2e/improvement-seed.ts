@@ -21,17 +21,27 @@ async function main(): Promise<void> {
   const specs = IMPROVEMENT_TWINS.flatMap((t) => t.items.map((i) => ({ steps: 2, intent: i.intent, finalAnswer: i.answer, site: t.site })));
   const seeded = await seedTrajectories(ctx, specs, `improvement-e2e-${stamp}`);
   const { users } = tablesOf(ctx.db);
-  const me = await first(ctx.db.select({ id: users.id }).from(users).where(eq(users.email, account("researcher").email)).limit(1));
+  const me = await first(
+    ctx.db
+      .select({ id: users.id })
+      .from(users)
+      .where(eq(users.email, account("researcher").email))
+      .limit(1),
+  );
   if (!me) throw new Error("no e2e researcher account");
   const humans = IMPROVEMENT_TWINS.flatMap((t) => t.items.map(() => t.human));
   const notes = IMPROVEMENT_TWINS.flatMap((t) => t.items.map(() => t.note));
   const campaignName = `E2E improving a judge ${stamp}`;
-  const report = await importLabelsCsv(ctx.db, { userId: me.id, name: account("researcher").name, role: "researcher" }, {
-    csv: ["trajectory_id,annotator,verdict,note", ...seeded.map((t, i) => `${t.id},Lee,${humans[i]},${notes[i]}`)].join("\n") + "\n",
-    source: "human-evaluation.csv",
-    mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id", note: "note" },
-    campaign: { name: campaignName, annotatorsPerItem: 1 },
-  });
+  const report = await importLabelsCsv(
+    ctx.db,
+    { userId: me.id, name: account("researcher").name, role: "researcher" },
+    {
+      csv: ["trajectory_id,annotator,verdict,note", ...seeded.map((t, i) => `${t.id},Lee,${humans[i]},${notes[i]}`)].join("\n") + "\n",
+      source: "human-evaluation.csv",
+      mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id", note: "note" },
+      campaign: { name: campaignName, annotatorsPerItem: 1 },
+    },
+  );
   process.stdout.write(JSON.stringify({ campaignId: report.campaignId, campaignName, ids: seeded.map((t) => t.id) }));
 }
 

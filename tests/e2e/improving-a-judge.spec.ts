@@ -212,7 +212,12 @@ test.describe.serial("improving a judge in the dashboard", () => {
     await expect(flipOf(twin("A", "held-out"))).toContainText("success → failure");
     await expect(flipOf(twin("D", "held-out"))).toContainText("failure → success");
     await expect(compare.getByTestId("prompt-diff").locator('[data-op="added"]').filter({ hasText: '"approximately" are a FAILURE' })).toHaveCount(1);
-    await expect(compare.getByTestId("prompt-diff").locator('[data-op="added"]').filter({ hasText: `Task: ${intentOf(twin("D", "calibration"))}` })).toHaveCount(1);
+    await expect(
+      compare
+        .getByTestId("prompt-diff")
+        .locator('[data-op="added"]')
+        .filter({ hasText: `Task: ${intentOf(twin("D", "calibration"))}` }),
+    ).toHaveCount(1);
     await scrollTo(page, "versions-table");
     await screenshotsAtDesktopSizes(page, "improving-align-versions");
     await scrollTo(page, "version-compare");

@@ -38,7 +38,10 @@ async function seed(id: number) {
     responder: promptReadingResponder({
       // Step 2's screenshot is the one relevant enough to be shown for the outcome (so its box can be checked).
       scores: { [second.hash]: 5 },
-      cite: (c) => (c.keyPoints.length ? [`Evidence: step 2 [${box.join(", ")}] — the search results`, "Evidence: step 99 — the checkout page"] : [`Evidence: step ${detail.steps.length} — the final page`]),
+      cite: (c) =>
+        c.keyPoints.length
+          ? [`Evidence: step 2 [${box.join(", ")}] — the search results`, "Evidence: step 99 — the checkout page"]
+          : [`Evidence: step ${detail.steps.length} — the final page`],
     }),
   });
   try {

@@ -172,7 +172,11 @@ test.describe("judges in the dashboard", () => {
   test("failed calls are listed with the endpoint's reason", async ({ page, request }) => {
     const run = await smallRun(request);
     fake.setResponder(() => ({ status: 400, message: "The model `fake-missing` does not exist" }));
-    const config = await mutation<{ id: number }>(request, "judge.configs.create", { name: `e2e broken ${stamp}`, model: "fake-missing", baseUrl: fake.baseUrl });
+    const config = await mutation<{ id: number }>(request, "judge.configs.create", {
+      name: `e2e broken ${stamp}`,
+      model: "fake-missing",
+      baseUrl: fake.baseUrl,
+    });
     const { batchId } = await mutation<{ batchId: number }>(request, "judge.batches.start", {
       config: config.id,
       selection: { filter: { runId: run.id } },

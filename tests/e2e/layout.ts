@@ -36,7 +36,9 @@ export async function resizeTo(page: Page, size: { width: number; height: number
           () =>
             new Promise<string>((resolve) =>
               requestAnimationFrame(() =>
-                requestAnimationFrame(() => resolve(`${window.innerWidth}x${window.innerHeight} ${document.documentElement.scrollWidth}x${document.documentElement.scrollHeight}`)),
+                requestAnimationFrame(() =>
+                  resolve(`${window.innerWidth}x${window.innerHeight} ${document.documentElement.scrollWidth}x${document.documentElement.scrollHeight}`),
+                ),
               ),
             ),
         );
@@ -61,14 +63,16 @@ export async function expectCleanLayout(page: Page, regions: Locator[] = [], opt
   if (opts.fitsViewportHeight) expect(doc.scrollHeight, "page scrolls vertically").toBeLessThanOrEqual(doc.innerHeight);
 
   // Column headers are the first thing to clip in fixed-layout tables.
-  const clippedHeaders = await page.locator("th").evaluateAll((ths) =>
-    ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent?.trim()),
-  );
+  const clippedHeaders = await page
+    .locator("th")
+    .evaluateAll((ths) => ths.filter((th) => th.scrollWidth > th.clientWidth + 1).map((th) => th.textContent?.trim()));
   expect(clippedHeaders, "table headers cut off").toEqual([]);
   // A button whose label does not fit shows half a word (or spills over its neighbour).
-  const clippedButtons = await page.locator("button:visible").evaluateAll((buttons) =>
-    buttons.filter((b) => b.clientWidth > 0 && b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent?.trim() || b.getAttribute("aria-label")),
-  );
+  const clippedButtons = await page
+    .locator("button:visible")
+    .evaluateAll((buttons) =>
+      buttons.filter((b) => b.clientWidth > 0 && b.scrollWidth > b.clientWidth + 1).map((b) => b.textContent?.trim() || b.getAttribute("aria-label")),
+    );
   expect(clippedButtons, "button labels cut off").toEqual([]);
 
   const boxes = [];

@@ -38,8 +38,13 @@ test.beforeAll(async () => {
   market = await startLoginSite("market", "Blue teapot");
   fake = await startFakeOpenAI({
     responder: (req) => {
-      const line = req.texts.at(-1)!.split("\n").find((l) => /^\[\d+\] <a> Red kettle/.test(l));
-      return line ? { reply: `Reasoning: the kettle in the task's image is listed.\nAction: click [${/^\[(\d+)\]/.exec(line)![1]}]` } : { reply: "Reasoning: this is the kettle.\nAction: stop [Red kettle]" };
+      const line = req.texts
+        .at(-1)!
+        .split("\n")
+        .find((l) => /^\[\d+\] <a> Red kettle/.test(l));
+      return line
+        ? { reply: `Reasoning: the kettle in the task's image is listed.\nAction: click [${/^\[(\d+)\]/.exec(line)![1]}]` }
+        : { reply: "Reasoning: this is the kettle.\nAction: stop [Red kettle]" };
     },
   });
   const configs = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-e2e-vwa-"));
@@ -90,7 +95,15 @@ test("an admin describes the deployment; a run with its profile shows the Networ
       {
         placeholder: "__REDDIT__",
         url: forum.baseUrl,
-        login: { kind: "recipe", url: `${forum.baseUrl}/login`, usernameSelector: "#user", passwordSelector: "#pass", submitSelector: "#go", username: SITE_USER, password: SITE_PASSWORD },
+        login: {
+          kind: "recipe",
+          url: `${forum.baseUrl}/login`,
+          usernameSelector: "#user",
+          passwordSelector: "#pass",
+          submitSelector: "#go",
+          username: SITE_USER,
+          password: SITE_PASSWORD,
+        },
         reset: { method: "POST", url: `${forum.baseUrl}/reset` },
       },
       { placeholder: "__SHOPPING__", url: market.baseUrl, login: { kind: "storageState", state: storageStateFileFor(market) } },

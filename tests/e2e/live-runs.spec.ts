@@ -63,9 +63,19 @@ test("start a run on the demo sites, watch its steps arrive, then play it back",
   await expect(page.getByTestId("preview")).toContainText("1 task · task set Verdict demo (first 1 of 9)");
   await page.getByTestId("policy-scripted").click();
   await page.getByLabel("This action list, on every task").check();
-  await page.getByLabel("Actions, one per line").fill(
-    ["type [{{input:e.g. lentil}}] [lentil]", "wait", "click [{{a:Red Lentil Soup with Cumin}}]", "wait", "Scroll [WINDOW]; down", "wait", "stop [45 minutes]"].join("\n"),
-  );
+  await page
+    .getByLabel("Actions, one per line")
+    .fill(
+      [
+        "type [{{input:e.g. lentil}}] [lentil]",
+        "wait",
+        "click [{{a:Red Lentil Soup with Cumin}}]",
+        "wait",
+        "Scroll [WINDOW]; down",
+        "wait",
+        "stop [45 minutes]",
+      ].join("\n"),
+    );
   await page.getByLabel("Name (optional)").fill("e2e live run");
   for (const size of VIEWPORTS) {
     await resizeTo(page, size);

@@ -20,10 +20,30 @@ async function clean(): Promise<void> {
     .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
     .where(eq(tasks.externalId, EXTERNAL_ID));
   if (!rows.length) return;
-  await db.delete(trajectories).where(inArray(trajectories.id, rows.map((r) => r.id)));
-  await db.delete(tasks).where(inArray(tasks.id, rows.map((r) => r.taskId)));
-  await db.delete(agentRuns).where(inArray(agentRuns.id, rows.map((r) => r.runId)));
-  await db.delete(taskSets).where(inArray(taskSets.id, rows.map((r) => r.setId)));
+  await db.delete(trajectories).where(
+    inArray(
+      trajectories.id,
+      rows.map((r) => r.id),
+    ),
+  );
+  await db.delete(tasks).where(
+    inArray(
+      tasks.id,
+      rows.map((r) => r.taskId),
+    ),
+  );
+  await db.delete(agentRuns).where(
+    inArray(
+      agentRuns.id,
+      rows.map((r) => r.runId),
+    ),
+  );
+  await db.delete(taskSets).where(
+    inArray(
+      taskSets.id,
+      rows.map((r) => r.setId),
+    ),
+  );
 }
 
 async function main(): Promise<void> {

@@ -44,7 +44,17 @@ test.describe.serial("Online-Mind2Web journey", () => {
       await expect(page.getByTestId("gold-items")).toContainText("success");
       const researcher = await apiAs("researcher", baseURL!);
       // Gold first in every queue, warn below 80 % (no block, so the journey goes on).
-      expect((await trpc(researcher, "mutation", "quality.updateSettings", { campaignId, goldRate: 1, goldWarnBelow: 0.8, goldBlockBelow: null, goldMinAnswered: 1 })).status).toBe(200);
+      expect(
+        (
+          await trpc(researcher, "mutation", "quality.updateSettings", {
+            campaignId,
+            goldRate: 1,
+            goldWarnBelow: 0.8,
+            goldBlockBelow: null,
+            goldMinAnswered: 1,
+          })
+        ).status,
+      ).toBe(200);
       await researcher.dispose();
     });
   });
@@ -130,7 +140,18 @@ test.describe.serial("Online-Mind2Web journey", () => {
       await expect(page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "QA review" })).toHaveCount(0);
       const api = await apiAs("annotator1", baseURL!);
       expect((await trpc(api, "query", "qa.item", { campaignId, itemNo: disputedItemNo })).status).toBe(403);
-      expect((await trpc(api, "mutation", "qa.submit", { campaignId, itemNo: disputedItemNo, decision: "corrected", verdict: "success", reason: "x", disagreementSource: "edge_case" })).status).toBe(403);
+      expect(
+        (
+          await trpc(api, "mutation", "qa.submit", {
+            campaignId,
+            itemNo: disputedItemNo,
+            decision: "corrected",
+            verdict: "success",
+            reason: "x",
+            disagreementSource: "edge_case",
+          })
+        ).status,
+      ).toBe(403);
       await api.dispose();
     });
   });
@@ -183,7 +204,10 @@ test.describe.serial("Online-Mind2Web journey", () => {
   test.describe("researcher exports", () => {
     test("human_label.json holds 0/1/2 labels, the QA reviewer's for the disputed task", async ({ baseURL }) => {
       const researcher = await apiAs("researcher", baseURL!);
-      const done = await trpc<{ items: { itemNo: number; externalTaskId: string; state: string }[] }>(researcher, "query", "qa.queue", { campaignId, status: "done" });
+      const done = await trpc<{ items: { itemNo: number; externalTaskId: string; state: string }[] }>(researcher, "query", "qa.queue", {
+        campaignId,
+        status: "done",
+      });
       expect(done.status).toBe(200);
       const resolved = done.data.items.find((i) => i.itemNo === disputedItemNo)!;
       expect(resolved.state).toBe("adjudicated");

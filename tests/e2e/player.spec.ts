@@ -9,9 +9,7 @@ const counter = (page: Page) => page.getByTestId("step-counter");
 const stepImage = (page: Page) => page.getByTestId("step-image");
 
 async function imageLoaded(page: Page) {
-  await expect
-    .poll(() => stepImage(page).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0))
-    .toBe(true);
+  await expect.poll(() => stepImage(page).evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
 }
 
 test.describe("trajectory player: WebVoyager import", () => {
@@ -240,7 +238,11 @@ test.describe("trajectory player: layout", () => {
         await imageLoaded(page);
         await expectCleanLayout(
           page,
-          [page.getByRole("complementary", { name: "Task" }), page.getByRole("region", { name: "Step viewer" }), page.getByRole("complementary", { name: "Step details" })],
+          [
+            page.getByRole("complementary", { name: "Task" }),
+            page.getByRole("region", { name: "Step viewer" }),
+            page.getByRole("complementary", { name: "Step details" }),
+          ],
           { fitsViewportHeight: true },
         );
         await expectCleanLayout(page, [page.getByRole("toolbar", { name: "Player controls" })]);

@@ -32,7 +32,10 @@ async function main(): Promise<void> {
     return;
   }
   const [success, failure] = args.map(Number) as [number, number];
-  for (const [id, verdict] of [[success, "success"], [failure, "failure"]] as const) {
+  for (const [id, verdict] of [
+    [success, "success"],
+    [failure, "failure"],
+  ] as const) {
     const steps = await countSteps(db, id);
     await upsertVerdict(db, {
       trajectoryId: id,
@@ -41,7 +44,10 @@ async function main(): Promise<void> {
       evaluatorKey: REVEAL_JUDGE_KEY,
       evaluatorName: REVEAL_JUDGE_NAME,
       verdict,
-      rationale: verdict === "success" ? "The last screenshot shows the requested result; the agent's answer matches it." : "The agent stopped before the task was done: the result never appears on screen.",
+      rationale:
+        verdict === "success"
+          ? "The last screenshot shows the requested result; the agent's answer matches it."
+          : "The agent stopped before the task was done: the result never appears on screen.",
       stepIndices: steps > 1 ? [0, steps - 1] : [0],
     });
   }

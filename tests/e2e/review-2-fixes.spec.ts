@@ -20,7 +20,13 @@ test.describe.serial("review 2 fixes", () => {
     const annotator = await apiAs("annotator3", baseURL!);
     const idOf = async (api: APIRequestContext) => (await trpc<{ userId: string }>(api, "query", "accounts.me", undefined)).data.userId;
     const create = async (name: string, trajectoryIds: number[]) => {
-      const r = await trpc<{ id: number }>(researcher, "mutation", "campaigns.create", { name, trajectoryIds, annotatorsPerItem: 1, annotatorIds: [await idOf(annotator)], blind: true });
+      const r = await trpc<{ id: number }>(researcher, "mutation", "campaigns.create", {
+        name,
+        trajectoryIds,
+        annotatorsPerItem: 1,
+        annotatorIds: [await idOf(annotator)],
+        blind: true,
+      });
       expect(r.status).toBe(200);
       return { id: r.data.id, name };
     };
@@ -29,7 +35,15 @@ test.describe.serial("review 2 fixes", () => {
     // One label in the first campaign; its second item stays to be labelled blind.
     const first = await trpc<{ itemNo: number }>(annotator, "mutation", "labelling.next", { campaignId: labelled.id });
     expect(first.status).toBe(200);
-    const submitted = await trpc(annotator, "mutation", "labelling.submit", { campaignId: labelled.id, itemNo: first.data.itemNo, verdict: "success", category: null, timeSpentMs: 30_000, stepsViewed: [0], idempotencyKey: `review2-${stamp}` });
+    const submitted = await trpc(annotator, "mutation", "labelling.submit", {
+      campaignId: labelled.id,
+      itemNo: first.data.itemNo,
+      verdict: "success",
+      category: null,
+      timeSpentMs: 30_000,
+      stepsViewed: [0],
+      idempotencyKey: `review2-${stamp}`,
+    });
     expect(submitted.status).toBe(200);
     const second = await trpc<{ itemNo: number }>(annotator, "mutation", "labelling.next", { campaignId: labelled.id });
     expect(second.status).toBe(200);

@@ -64,7 +64,13 @@ test.describe("sign-in redirect", () => {
     const attacker = await attackerSite();
     try {
       // The last two collapse to //host once the URL parser removes the dot segment (security review 2, N4).
-      for (const next of ["/%5C127.0.0.1:9/pwned", "//127.0.0.1:9/pwned", "/%2F127.0.0.1:9/pwned", `/.%2F%2F127.0.0.1:${attacker.port}/pwned`, `/./%2F127.0.0.1:${attacker.port}/pwned`]) {
+      for (const next of [
+        "/%5C127.0.0.1:9/pwned",
+        "//127.0.0.1:9/pwned",
+        "/%2F127.0.0.1:9/pwned",
+        `/.%2F%2F127.0.0.1:${attacker.port}/pwned`,
+        `/./%2F127.0.0.1:${attacker.port}/pwned`,
+      ]) {
         await page.goto(`/sign-in?next=${next}`);
         await expect(page).toHaveURL(homeUrl(baseURL!));
       }
@@ -119,7 +125,9 @@ test.describe("host names", () => {
     expect(res.status()).toBe(200);
     const db = new Database(path.join(process.env.VERDICT_E2E_DIR!, "verdict.db"), { readonly: true });
     try {
-      const row = db.prepare("SELECT s.ip_address AS ip FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = ? ORDER BY s.created_at DESC LIMIT 1").get(a.email) as { ip: string | null };
+      const row = db
+        .prepare("SELECT s.ip_address AS ip FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = ? ORDER BY s.created_at DESC LIMIT 1")
+        .get(a.email) as { ip: string | null };
       expect(row.ip).toBe("127.0.0.1");
     } finally {
       db.close();

@@ -68,7 +68,11 @@ test.describe.serial("issue 25: a study from a fork's folder and a human evaluat
     await page.getByRole("button", { name: "Upload and import" }).click();
     const report = page.getByTestId("import-report");
     await expect(report).toBeVisible({ timeout: 60_000 });
-    const stat = (label: string) => report.locator("div.rounded-lg", { has: page.getByText(label, { exact: true }) }).locator("div").nth(1);
+    const stat = (label: string) =>
+      report
+        .locator("div.rounded-lg", { has: page.getByText(label, { exact: true }) })
+        .locator("div")
+        .nth(1);
     await expect(stat("Created")).toHaveText("12");
     await expect(report.locator("tbody tr")).toHaveCount(12);
     await expect(page.getByTestId("import-evaluator-logs")).toContainText("12 of 12 blocks matched");
@@ -78,7 +82,18 @@ test.describe.serial("issue 25: a study from a fork's folder and a human evaluat
   test("the human evaluation loads from the command line into a new campaign", async () => {
     fs.writeFileSync(path.join(dir(), "human_evaluation.csv"), studyLabelsCsv());
     fs.writeFileSync(path.join(dir(), "mapping.json"), JSON.stringify(STUDY_LABEL_MAPPING));
-    const r = cli(["labels", "import", "human_evaluation.csv", "--mapping", "mapping.json", "--new-campaign", "Fork study", "--annotators-per-item", "3", "--json"]);
+    const r = cli([
+      "labels",
+      "import",
+      "human_evaluation.csv",
+      "--mapping",
+      "mapping.json",
+      "--new-campaign",
+      "Fork study",
+      "--annotators-per-item",
+      "3",
+      "--json",
+    ]);
     expect(r.stderr).toBe("");
     expect(r.status).toBe(0);
     const out = JSON.parse(r.stdout);

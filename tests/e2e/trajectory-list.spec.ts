@@ -234,7 +234,9 @@ test.describe("trajectory list triage", () => {
     const campaignId = Number(new URL(page.url()).pathname.split("/").pop());
     await expect(page.getByRole("heading", { name: CAMPAIGN })).toBeVisible();
     const db = e2eDb();
-    const items = (db.prepare("select trajectory_id id from campaign_items where campaign_id = ? order by id").all(campaignId) as { id: number }[]).map((r) => r.id);
+    const items = (db.prepare("select trajectory_id id from campaign_items where campaign_id = ? order by id").all(campaignId) as { id: number }[]).map(
+      (r) => r.id,
+    );
     db.close();
     expect(items).toEqual(sample);
   });
@@ -269,7 +271,10 @@ test.describe("trajectory list triage", () => {
       const ev = encodeURIComponent(`${grades.judgeKey}|1|v1`);
       await page.goto(`/trajectories?ev=${ev}`);
       await expect(page.getByTestId("verdict-cell").first()).toBeVisible();
-      await page.getByLabel(/^Select trajectory/).nth(1).click();
+      await page
+        .getByLabel(/^Select trajectory/)
+        .nth(1)
+        .click();
       await expectCleanLayout(page, [page.getByRole("search", { name: "Filter trajectories" }), page.getByTestId("triage-bar")]);
       await expectChildrenApart(page.getByRole("search", { name: "Filter trajectories" }));
       // The table fits its panel: no sideways scrolling inside it either at desktop sizes.

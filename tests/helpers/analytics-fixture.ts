@@ -40,17 +40,83 @@ const F = (category: string | null, step: number | null = null): L => ({ categor
 
 export const ROWS: Row[] = [
   { name: "T1", site: "Shop", run: "alpha", difficulty: "easy", steps: 3, human: "S", judgeK1: "S", judgeK3: "S", rule: "S", labels: ["S", "S", "S"] },
-  { name: "T2", site: "Shop", run: "alpha", difficulty: "medium", steps: 5, human: F(NAV, 2), judgeK1: "S", judgeK3: "F", rule: "F", labels: [F(NAV), F(NAV), "S"] },
-  { name: "T3", site: "Shop", run: "alpha", difficulty: "hard", steps: 8, human: F(HAL, 7), judgeK1: "F", judgeK3: "F", rule: "N", labels: [F(HAL), F(HAL), F(HAL)] },
+  {
+    name: "T2",
+    site: "Shop",
+    run: "alpha",
+    difficulty: "medium",
+    steps: 5,
+    human: F(NAV, 2),
+    judgeK1: "S",
+    judgeK3: "F",
+    rule: "F",
+    labels: [F(NAV), F(NAV), "S"],
+  },
+  {
+    name: "T3",
+    site: "Shop",
+    run: "alpha",
+    difficulty: "hard",
+    steps: 8,
+    human: F(HAL, 7),
+    judgeK1: "F",
+    judgeK3: "F",
+    rule: "N",
+    labels: [F(HAL), F(HAL), F(HAL)],
+  },
   { name: "T4", site: "Wiki", run: "alpha", difficulty: "easy", steps: 12, human: "S", judgeK1: "S", judgeK3: "S", rule: "S", labels: ["S", "S", "S"] },
   { name: "T5", site: "Wiki", run: "alpha", difficulty: "medium", steps: 15, human: "S", judgeK1: "U", judgeK3: "S", rule: "S", labels: ["S", "S", F(OTHER)] },
-  { name: "T6", site: "Wiki", run: "alpha", difficulty: "hard", steps: 22, human: F(NAV, 10), judgeK1: "F", judgeK3: "S", rule: "F", labels: [F(NAV), F(NAV), F(NAV)] },
+  {
+    name: "T6",
+    site: "Wiki",
+    run: "alpha",
+    difficulty: "hard",
+    steps: 22,
+    human: F(NAV, 10),
+    judgeK1: "F",
+    judgeK3: "S",
+    rule: "F",
+    labels: [F(NAV), F(NAV), F(NAV)],
+  },
   { name: "T7", site: "Shop", run: "beta", difficulty: "easy", steps: 4, human: "S", judgeK1: "S", judgeK3: "S", rule: "S", labels: ["S", "S", "S"] },
-  { name: "T8", site: "Shop", run: "beta", difficulty: "medium", steps: 6, human: F(VIS), judgeK1: "F", judgeK3: "F", rule: "F", labels: [F(VIS), F(VIS), F(NAV)] },
+  {
+    name: "T8",
+    site: "Shop",
+    run: "beta",
+    difficulty: "medium",
+    steps: 6,
+    human: F(VIS),
+    judgeK1: "F",
+    judgeK3: "F",
+    rule: "F",
+    labels: [F(VIS), F(VIS), F(NAV)],
+  },
   { name: "T9", site: "Shop", run: "beta", difficulty: "hard", steps: 9, human: "?", judgeK1: "F", judgeK3: "F", rule: null, labels: ["S", F(HAL), "?"] },
-  { name: "T10", site: "Wiki", run: "beta", difficulty: "easy", steps: 11, human: F(HAL, 0), judgeK1: "S", judgeK3: "F", rule: "F", labels: [F(HAL), F(HAL), "S"] },
+  {
+    name: "T10",
+    site: "Wiki",
+    run: "beta",
+    difficulty: "easy",
+    steps: 11,
+    human: F(HAL, 0),
+    judgeK1: "S",
+    judgeK3: "F",
+    rule: "F",
+    labels: [F(HAL), F(HAL), "S"],
+  },
   { name: "T11", site: "Wiki", run: "beta", difficulty: "medium", steps: 16, human: null, judgeK1: "S", judgeK3: "S", rule: null, labels: ["S", null, null] },
-  { name: "T12", site: "Wiki", run: "beta", difficulty: "hard", steps: 25, human: F(null), judgeK1: "F", judgeK3: "U", rule: null, labels: [F(null), F(null), F(null)] },
+  {
+    name: "T12",
+    site: "Wiki",
+    run: "beta",
+    difficulty: "hard",
+    steps: 25,
+    human: F(null),
+    judgeK1: "F",
+    judgeK3: "U",
+    rule: null,
+    labels: [F(null), F(null), F(null)],
+  },
 ];
 
 export const ANNOTATORS = ["ann", "bob", "cy"] as const;
@@ -65,7 +131,12 @@ export interface AnalyticsFixture {
   ruleKey: string;
 }
 
-const VERDICT: Record<Exclude<V, null | "?">, "success" | "failure" | "unparseable" | "not_evaluable"> = { S: "success", F: "failure", U: "unparseable", N: "not_evaluable" };
+const VERDICT: Record<Exclude<V, null | "?">, "success" | "failure" | "unparseable" | "not_evaluable"> = {
+  S: "success",
+  F: "failure",
+  U: "unparseable",
+  N: "not_evaluable",
+};
 
 function labelValues(l: L): { verdict: "success" | "failure" | "unsure"; category: string | null; firstFailingStep: number | null } {
   if (l === "S") return { verdict: "success", category: null, firstFailingStep: null };
@@ -101,7 +172,13 @@ export async function seedAnalyticsFixture(db: Db): Promise<AnalyticsFixture> {
       sourceFormat: "test",
       sourcePath: null,
       contentHash: `fixture-${row.name}`,
-      steps: Array.from({ length: row.steps }, (_, s) => ({ index: s, url: null, thought: null, actionRaw: null, action: { type: "scroll" as const, direction: "down" as const } })),
+      steps: Array.from({ length: row.steps }, (_, s) => ({
+        index: s,
+        url: null,
+        thought: null,
+        actionRaw: null,
+        action: { type: "scroll" as const, direction: "down" as const },
+      })),
     });
     ids[row.name] = id;
   }
@@ -156,7 +233,16 @@ export async function seedAnalyticsFixture(db: Db): Promise<AnalyticsFixture> {
       });
     }
     if (row.rule !== null && row.rule !== "?") {
-      await upsertVerdict(db, { trajectoryId, kind: "rule", origin: "verdict", evaluatorKey: ruleKey, evaluatorName: "VisualWebArena rules", k: "", promptVersion: "1", verdict: VERDICT[row.rule] });
+      await upsertVerdict(db, {
+        trajectoryId,
+        kind: "rule",
+        origin: "verdict",
+        evaluatorKey: ruleKey,
+        evaluatorName: "VisualWebArena rules",
+        k: "",
+        promptVersion: "1",
+        verdict: VERDICT[row.rule],
+      });
     }
   }
   return { ids, runIds, taskSetId, campaignId, judgeKey, ruleKey };
@@ -188,19 +274,41 @@ export async function seedAnalyticsRows(db: Db): Promise<AnalyticsFixture> {
     if (taskId === undefined) {
       const [task] = await db
         .insert(t.tasks)
-        .values({ taskSetId, externalId, site: row.site, intent: `A ${row.difficulty} task on ${row.site}`, difficulty: { overall: row.difficulty }, contentHash: `task-${row.site}-${row.difficulty}` })
+        .values({
+          taskSetId,
+          externalId,
+          site: row.site,
+          intent: `A ${row.difficulty} task on ${row.site}`,
+          difficulty: { overall: row.difficulty },
+          contentHash: `task-${row.site}-${row.difficulty}`,
+        })
         .returning({ id: t.tasks.id });
       taskIds.set(externalId, (taskId = task!.id));
     }
     const [traj] = await db
       .insert(t.trajectories)
-      .values({ runId: runIds[row.run], taskId, attempt: 0, finalAnswer: "done", outcome: "answered", stepCount: row.steps, sourceFormat: "test", contentHash: `fixture-${row.name}` })
+      .values({
+        runId: runIds[row.run],
+        taskId,
+        attempt: 0,
+        finalAnswer: "done",
+        outcome: "answered",
+        stepCount: row.steps,
+        sourceFormat: "test",
+        contentHash: `fixture-${row.name}`,
+      })
       .returning({ id: t.trajectories.id });
     ids[row.name] = traj!.id;
   }
   const [campaign] = await db
     .insert(t.annotationCampaigns)
-    .values({ name: "Fixture campaign", labelSchema: { ...defaultLabelSchema(), allowUnsure: true, requireCategory: false }, annotatorsPerItem: 3, selection: { description: "12 fixture trajectories" }, origin: "import" })
+    .values({
+      name: "Fixture campaign",
+      labelSchema: { ...defaultLabelSchema(), allowUnsure: true, requireCategory: false },
+      annotatorsPerItem: 3,
+      selection: { description: "12 fixture trajectories" },
+      origin: "import",
+    })
     .returning({ id: t.annotationCampaigns.id });
   const campaignId = campaign!.id;
   for (const row of ROWS) {
@@ -209,9 +317,18 @@ export async function seedAnalyticsRows(db: Db): Promise<AnalyticsFixture> {
     const itemId = item!.id;
     for (const [a, l] of row.labels.entries()) {
       if (l === null) continue;
-      await db.insert(t.labels).values({ campaignId, itemId, trajectoryId, annotatorKey: importedAnnotatorKey(ANNOTATORS[a]!), annotatorName: ANNOTATORS[a]!, origin: "import", ...labelValues(l) });
+      await db.insert(t.labels).values({
+        campaignId,
+        itemId,
+        trajectoryId,
+        annotatorKey: importedAnnotatorKey(ANNOTATORS[a]!),
+        annotatorName: ANNOTATORS[a]!,
+        origin: "import",
+        ...labelValues(l),
+      });
     }
-    if (row.human !== null) await db.insert(t.consolidatedLabels).values({ campaignId, itemId, trajectoryId, ...labelValues(row.human), method: "adjudicated", basedOn: [] });
+    if (row.human !== null)
+      await db.insert(t.consolidatedLabels).values({ campaignId, itemId, trajectoryId, ...labelValues(row.human), method: "adjudicated", basedOn: [] });
   }
   const configId = await insertJudgeConfig(db, { name: "Fixture judge", model: "judge-model", promptVersion: "v1", options: DEFAULT_JUDGE_OPTIONS });
   const judgeKey = `judge:${configId}`;
@@ -223,10 +340,30 @@ export async function seedAnalyticsRows(db: Db): Promise<AnalyticsFixture> {
       ["3", row.judgeK3],
     ] as const) {
       if (v === null || v === "?") continue;
-      await upsertVerdict(db, { trajectoryId, kind: "judge", origin: "verdict", evaluatorKey: judgeKey, evaluatorName: "Fixture judge", judgeConfigId: configId, k, promptVersion: "v1", verdict: VERDICT[v], rationale: `k=${k} thinks ${VERDICT[v]}` });
+      await upsertVerdict(db, {
+        trajectoryId,
+        kind: "judge",
+        origin: "verdict",
+        evaluatorKey: judgeKey,
+        evaluatorName: "Fixture judge",
+        judgeConfigId: configId,
+        k,
+        promptVersion: "v1",
+        verdict: VERDICT[v],
+        rationale: `k=${k} thinks ${VERDICT[v]}`,
+      });
     }
     if (row.rule !== null && row.rule !== "?") {
-      await upsertVerdict(db, { trajectoryId, kind: "rule", origin: "verdict", evaluatorKey: ruleKey, evaluatorName: "VisualWebArena rules", k: "", promptVersion: "1", verdict: VERDICT[row.rule] });
+      await upsertVerdict(db, {
+        trajectoryId,
+        kind: "rule",
+        origin: "verdict",
+        evaluatorKey: ruleKey,
+        evaluatorName: "VisualWebArena rules",
+        k: "",
+        promptVersion: "1",
+        verdict: VERDICT[row.rule],
+      });
     }
   }
   return { ids, runIds, taskSetId, campaignId, judgeKey, ruleKey };

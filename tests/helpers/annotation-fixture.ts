@@ -69,6 +69,11 @@ export async function seedTrajectories(db: Db, n: number, o: SeedOptions = {}): 
 
 /** Creates an account through better-auth and returns it as an Actor. */
 export async function makeActor(app: Pick<AppContext, "db" | "config">, name: string, role: Role): Promise<Actor> {
-  const { user } = await createAccount(app, { email: `${name.toLowerCase().replace(/\W+/g, ".")}@test.example`, name, role, password: "correct-horse-battery" });
+  const { user } = await createAccount(app, {
+    email: `${name.toLowerCase().replace(/\W+/g, ".")}@test.example`,
+    name,
+    role,
+    password: "correct-horse-battery",
+  });
   return { userId: user.id, name: user.name, role: user.role };
 }

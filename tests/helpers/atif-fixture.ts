@@ -35,7 +35,9 @@ export function computerUseTrajectory(opts: { imageDir?: string; sessionId?: str
         message: "The Pricing link is in the header.",
         reasoning_content: "Pricing should list the Pro plan.",
         tool_calls: [{ tool_call_id: "c2", function_name: "computer_click", arguments: { x: 600, y: 475, button: "left" } }],
-        observation: { results: [{ source_call_id: "c2", content: "OK: pyautogui.click(600, 475, button='left')" }, { content: image(`${dir}/step_4_screenshot_2.png`) }] },
+        observation: {
+          results: [{ source_call_id: "c2", content: "OK: pyautogui.click(600, 475, button='left')" }, { content: image(`${dir}/step_4_screenshot_2.png`) }],
+        },
       },
       {
         step_id: 5,
@@ -45,7 +47,12 @@ export function computerUseTrajectory(opts: { imageDir?: string; sessionId?: str
           { tool_call_id: "c3", function_name: "computer_scroll", arguments: { x: 500, y: 500, direction: "down", amount: 400 } },
           { tool_call_id: "c4", function_name: "computer_type", arguments: { text: "pro plan" } },
         ],
-        observation: { results: [{ source_call_id: "c3", content: "Error: element not scrollable" }, { source_call_id: "c4", content: image(`${dir}/step_5_screenshot_3.png`) }] },
+        observation: {
+          results: [
+            { source_call_id: "c3", content: "Error: element not scrollable" },
+            { source_call_id: "c4", content: image(`${dir}/step_5_screenshot_3.png`) },
+          ],
+        },
       },
       { step_id: 6, source: "agent", message: "The Pro plan costs $29 per month." },
     ],
@@ -54,7 +61,11 @@ export function computerUseTrajectory(opts: { imageDir?: string; sessionId?: str
 }
 
 /** A Harbor job folder with one trial per entry: `<job>/<task>__<id>/agent/trajectory.json` + images + result.json. */
-export async function writeHarborJob(job: string, trials: { task: string; id: string; reward: number | null; missingImage?: boolean }[], seed = 1): Promise<string[]> {
+export async function writeHarborJob(
+  job: string,
+  trials: { task: string; id: string; reward: number | null; missingImage?: boolean }[],
+  seed = 1,
+): Promise<string[]> {
   const out: string[] = [];
   for (const t of trials) {
     const trial = path.join(job, `${t.task}__${t.id}`);
@@ -70,7 +81,17 @@ export async function writeHarborJob(job: string, trials: { task: string; id: st
     fs.writeFileSync(path.join(trial, "trial.log"), "started\n");
     fs.writeFileSync(
       path.join(trial, "result.json"),
-      JSON.stringify({ task_name: t.task, trial_name: `${t.task}__${t.id}`, source: null, verifier_result: t.reward === null ? null : { rewards: { reward: t.reward } }, exception_info: null }, null, 4),
+      JSON.stringify(
+        {
+          task_name: t.task,
+          trial_name: `${t.task}__${t.id}`,
+          source: null,
+          verifier_result: t.reward === null ? null : { rewards: { reward: t.reward } },
+          exception_info: null,
+        },
+        null,
+        4,
+      ),
     );
     out.push(trial);
   }

@@ -83,7 +83,12 @@ export async function createBackendContext(backend: TestBackend, prefix = "verdi
   // A copy of the migrated template costs a fraction of running the migrations for every test.
   await adminQuery(source.url, `create database "${name}" template "${source.template}"`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const ctx = createAppContext({ dbPath: path.join(dir, "unused.db"), postgresUrl: databaseUrl(source.url, name), dataDir: dir, chromiumPath: process.env.CHROMIUM_PATH || "/usr/bin/chromium" });
+  const ctx = createAppContext({
+    dbPath: path.join(dir, "unused.db"),
+    postgresUrl: databaseUrl(source.url, name),
+    dataDir: dir,
+    chromiumPath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+  });
   return {
     ...ctx,
     dir,

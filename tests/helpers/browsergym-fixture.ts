@@ -60,14 +60,24 @@ export async function writeExperiment(study: string, spec: ExperimentSpec, seed 
  */
 export function experimentLog(spec: { expName: string; goal: string; actions: string[]; crash?: string }): string {
   let t = 0;
-  const rec = (logger: string, level: string, msg: string) => `2024-12-18 12:51:${String(t++ % 60).padStart(2, "0")},610 - 20100 - ${logger} - ${level} - ${msg}\n`;
+  const rec = (logger: string, level: string, msg: string) =>
+    `2024-12-18 12:51:${String(t++ % 60).padStart(2, "0")},610 - 20100 - ${logger} - ${level} - ${msg}\n`;
   let out = rec("browsergym.experiments.loop", "INFO", `Running experiment ${spec.expName} in:\n  results/2024-12-18_12-51-50_${spec.expName}`);
   for (const action of spec.actions) {
-    out += rec("agent", "INFO", `# Instructions\n\nReview the current state of the page.\n\n# Goal\n\n${spec.goal}\n# Currently open tabs\n\nTab 0 (active tab)\n  URL: http://localhost/\n\n# Action Space\n\nnoop(wait_ms: float = 1000)\n    Examples:\n        noop()\n`);
+    out += rec(
+      "agent",
+      "INFO",
+      `# Instructions\n\nReview the current state of the page.\n\n# Goal\n\n${spec.goal}\n# Currently open tabs\n\nTab 0 (active tab)\n  URL: http://localhost/\n\n# Action Space\n\nnoop(wait_ms: float = 1000)\n    Examples:\n        noop()\n`,
+    );
     out += rec("httpx", "INFO", 'HTTP Request: POST https://api.openai.com/v1/chat/completions "HTTP/1.1 200 OK"');
     out += rec("browsergym.experiments.loop", "INFO", `action:\n${action}\n`);
   }
-  if (spec.crash) out += rec("browsergym.experiments.loop", "WARNING", `Exception uncaught by agent or environment in task x.\n${spec.crash}\nTraceback (most recent call last):\n  File "loop.py", line 1\n`);
+  if (spec.crash)
+    out += rec(
+      "browsergym.experiments.loop",
+      "WARNING",
+      `Exception uncaught by agent or environment in task x.\n${spec.crash}\nTraceback (most recent call last):\n  File "loop.py", line 1\n`,
+    );
   out += rec("browsergym.experiments.loop", "INFO", "Saving summary info.");
   return out;
 }
@@ -134,7 +144,15 @@ export function arbStep(spec: ArbSpec, k: number, s: ArbStepSpec): Record<string
     axtree: `RootWebArea 'Page' ${filler}`,
     axtree_obj: { nodes: [{ nodeId: "1", role: { value: "RootWebArea" }, name: { value: filler } }] },
     axtree_pruned: s.axtreePruned ?? "",
-    chat_messages: [{ role: "user", content: [{ type: "text", text: filler }, { type: "image_url", image_url: "REMOVED" }] }],
+    chat_messages: [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: filler },
+          { type: "image_url", image_url: "REMOVED" },
+        ],
+      },
+    ],
     bounding_boxes: props,
     extra_element_properties: props,
   };
@@ -169,7 +187,13 @@ export async function writeArb(root: string, spec: ArbSpec, seed = 1): Promise<s
   return file;
 }
 
-export function writeJudgment(root: string, spec: Pick<ArbSpec, "benchmark" | "agent" | "taskId">, judge: string, body: Record<string, unknown>, suffix = ""): string {
+export function writeJudgment(
+  root: string,
+  spec: Pick<ArbSpec, "benchmark" | "agent" | "taskId">,
+  judge: string,
+  body: Record<string, unknown>,
+  suffix = "",
+): string {
   const file = path.join(root, "trajectories", "judgments", spec.benchmark, spec.agent, judge, `${spec.taskId}${suffix}.json`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(body));

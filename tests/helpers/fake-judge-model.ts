@@ -88,7 +88,15 @@ const STOP = new Set(
 
 /** Content words: lower-case letters and digits, 3+ characters, stop words left out. */
 export function contentWords(text: string): string[] {
-  return [...new Set(text.toLowerCase().split(/[^a-z0-9$£€.]+/).map((w) => w.replace(/^\.+|\.+$/g, "")).filter((w) => w.length >= 3 && !STOP.has(w)))];
+  return [
+    ...new Set(
+      text
+        .toLowerCase()
+        .split(/[^a-z0-9$£€.]+/)
+        .map((w) => w.replace(/^\.+|\.+$/g, ""))
+        .filter((w) => w.length >= 3 && !STOP.has(w)),
+    ),
+  ];
 }
 
 function jaccard(a: string[], b: string[]): number {
@@ -117,7 +125,7 @@ const UNCONTROLLABLE = /captcha|access denied|blocked|site (?:is )?down|outage|u
 function textOf(content: ChatBody["messages"][number]["content"]): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((p) => (p?.type === "text" ? p.text ?? "" : "")).join("\n");
+  return content.map((p) => (p?.type === "text" ? (p.text ?? "") : "")).join("\n");
 }
 
 const VERDICT_WORD = /\b(success(?:ful)?|failure|failed|fail)\b/gi;
@@ -143,8 +151,14 @@ const EXAMPLE_BLOCK = /<example>([\s\S]*?)<\/example>/gi;
 /** Parses a recorded request into the case, the answer form, the rules and the examples. */
 export function readJudgeRequest(req: Pick<RecordedRequest, "body" | "imageHashes">, screens: Record<string, string> = {}): ReadRequest {
   const messages = Array.isArray(req.body.messages) ? req.body.messages : [];
-  const system = messages.filter((m) => m.role === "system").map((m) => textOf(m.content)).join("\n");
-  const lastUser = messages.map((m, i) => [m, i] as const).filter(([m]) => m.role === "user").pop();
+  const system = messages
+    .filter((m) => m.role === "system")
+    .map((m) => textOf(m.content))
+    .join("\n");
+  const lastUser = messages
+    .map((m, i) => [m, i] as const)
+    .filter(([m]) => m.role === "user")
+    .pop();
   const examples: Example[] = [];
   // Few-shot as turns: a user message answered by an assistant message, before the case.
   messages.forEach((m, i) => {
@@ -223,7 +237,15 @@ export function readJudgeRequest(req: Pick<RecordedRequest, "body" | "imageHashe
   }
 
   const formAt = system.search(/answer in this form\s*:/i);
-  const form = formAt < 0 ? [] : system.slice(formAt).split("\n").slice(1).map((l) => l.trim()).filter(Boolean);
+  const form =
+    formAt < 0
+      ? []
+      : system
+          .slice(formAt)
+          .split("\n")
+          .slice(1)
+          .map((l) => l.trim())
+          .filter(Boolean);
   return { system, form, case: { task, answer, actions, images, keyPoints, criteria, evidence }, rules, examples };
 }
 
@@ -261,10 +283,18 @@ export function decide(read: ReadRequest, opts: JudgeModelOptions = {}): Decisio
   const outcome = c.criteria.filter((k) => k.kind === "outcome");
   if (outcome.length) {
     const failed = outcome.filter((k) => !criterionPasses(c, k));
-    return failed.length ? { verdict: "failure", because: `Not met: ${failed.map((k) => k.text).join("; ")}.` } : { verdict: "success", because: "Every outcome criterion is met." };
+    return failed.length
+      ? { verdict: "failure", because: `Not met: ${failed.map((k) => k.text).join("; ")}.` }
+      : { verdict: "success", because: "Every outcome criterion is met." };
   }
   const verdict = (opts.decide ?? defaultDecision)(c);
-  return { verdict, because: c.answer === undefined ? `Without the answer, the evidence ${verdict === "success" ? "shows" : "does not show"} the task done.` : `The answer ${verdict === "success" ? "gives" : "does not give"} what was asked.` };
+  return {
+    verdict,
+    because:
+      c.answer === undefined
+        ? `Without the answer, the evidence ${verdict === "success" ? "shows" : "does not show"} the task done.`
+        : `The answer ${verdict === "success" ? "gives" : "does not give"} what was asked.`,
+  };
 }
 
 /** Task clauses: what the fake lists as key points and outcome criteria. */
@@ -311,10 +341,11 @@ export function replyTo(read: ReadRequest, opts: JudgeModelOptions = {}): string
   if (/^key point \d+\s*:/im.test(form)) c.keyPoints.forEach((k, i) => out.push(`Key point ${i + 1}: ${isShown(k, c.evidence) ? "MET" : "NOT MET"}`));
   if (/^criterion \d+\s*:/im.test(form)) c.criteria.forEach((k, i) => out.push(`Criterion ${i + 1}: ${criterionPasses(c, k) ? "PASS" : "FAIL"}`));
   if (/^process\s*:/im.test(form)) out.push(`Process: ${c.criteria.filter((k) => k.kind === "process").every((k) => criterionPasses(c, k)) ? "PASS" : "FAIL"}`);
-  if (/^failure cause\s*:/im.test(form)) out.push(`Failure cause: ${d.verdict === "success" ? "NONE" : UNCONTROLLABLE.test(c.evidence) ? "UNCONTROLLABLE" : "CONTROLLABLE"}`);
+  if (/^failure cause\s*:/im.test(form))
+    out.push(`Failure cause: ${d.verdict === "success" ? "NONE" : UNCONTROLLABLE.test(c.evidence) ? "UNCONTROLLABLE" : "CONTROLLABLE"}`);
   if (/^evidence\s*:/im.test(form)) out.push(...citations(c, opts));
   if (d.verdict === "failure" && /first failing step\s*:/i.test(read.system)) {
-    const last = c.actions.length ? c.actions[c.actions.length - 1]!.step : c.images.length ? c.images[c.images.length - 1]!.step ?? 1 : 1;
+    const last = c.actions.length ? c.actions[c.actions.length - 1]!.step : c.images.length ? (c.images[c.images.length - 1]!.step ?? 1) : 1;
     out.push(`First failing step: ${last}`);
   }
   out.push(`Verdict: ${d.verdict === "success" ? "SUCCESS" : "FAILURE"}`);

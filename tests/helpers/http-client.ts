@@ -25,7 +25,12 @@ function unwrap<T>(procedure: string, res: RawResponse): T {
 }
 
 /** Creates an account of `role` in the test's installation and signs it in at `baseUrl`. */
-export async function signedInClient(ctx: TestContext, baseUrl: string, role: Role, email = `${role}-${Math.random().toString(36).slice(2, 8)}@http.test`): Promise<HttpClient> {
+export async function signedInClient(
+  ctx: TestContext,
+  baseUrl: string,
+  role: Role,
+  email = `${role}-${Math.random().toString(36).slice(2, 8)}@http.test`,
+): Promise<HttpClient> {
   await createAccount(ctx, { email, name: email.split("@")[0]!, role, password: PASSWORD });
   const res = await rawRequest(`${baseUrl}/api/auth/sign-in/email`, {
     method: "POST",
@@ -36,7 +41,11 @@ export async function signedInClient(ctx: TestContext, baseUrl: string, role: Ro
   const cookie = (res.headers["set-cookie"] ?? []).map((c) => c.split(";")[0]).join("; ");
   const headers = { Cookie: cookie, Origin: baseUrl };
   const mutationResponse = (procedure: string, input?: unknown) =>
-    rawRequest(`${baseUrl}/api/trpc/${procedure}`, { method: "POST", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ json: input }) });
+    rawRequest(`${baseUrl}/api/trpc/${procedure}`, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify({ json: input }),
+    });
   return {
     cookie,
     async query<T>(procedure: string, input?: unknown) {
@@ -48,7 +57,11 @@ export async function signedInClient(ctx: TestContext, baseUrl: string, role: Ro
     },
     mutationResponse,
     upload: (name, body) =>
-      rawRequest(`${baseUrl}/api/imports?name=${encodeURIComponent(name)}`, { method: "POST", headers: { ...headers, "Content-Type": "application/zip" }, body }),
+      rawRequest(`${baseUrl}/api/imports?name=${encodeURIComponent(name)}`, {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/zip" },
+        body,
+      }),
   };
 }
 

@@ -64,7 +64,7 @@ export async function seedTrajectories(ctx: AppContext, specs: SeedSpec[], runKe
           screenshot: missing ? null : await writer.addImage(await stepPng()),
           rawScreenshot: !missing && spec.raw ? await writer.addImage(await stepPng()) : null,
           marksBurnedIn: !!spec.raw,
-          url: spec.urls ? spec.urls[i] ?? null : `https://example.test/page/${i}`,
+          url: spec.urls ? (spec.urls[i] ?? null) : `https://example.test/page/${i}`,
           thought: spec.thoughts ? `Thinking about step ${i + 1}` : null,
           actionRaw: last ? `ANSWER; ${spec.finalAnswer ?? ""}` : `Click [${i + 1}]`,
           action: last ? { type: "answer", value: spec.finalAnswer ?? null } : { type: "click", target: String(i + 1) },

@@ -35,7 +35,9 @@ function page(title: string, body: string): string {
 }
 
 export async function startLoginSite(name: string, item: string): Promise<LoginSite> {
-  const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } }).png().toBuffer();
+  const image = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 30, b: 30 } } })
+    .png()
+    .toBuffer();
   const cookieName = `sess_${name}`;
   const token = `${name}-token-1`;
   const site = { name, logins: 0, resets: 0, imageFetches: 0, resetStatus: 200, cookieName, token, image } as LoginSite;
@@ -45,7 +47,9 @@ export async function startLoginSite(name: string, item: string): Promise<LoginS
     const html = (status: number, title: string, body: string) => res.writeHead(status, { "content-type": "text/html" }).end(page(title, body));
     if (url.pathname === "/reset") {
       site.resets++;
-      void Promise.resolve(site.onReset?.()).then(() => res.writeHead(site.resetStatus, { "content-type": "text/plain" }).end(site.resetStatus === 200 ? "reset" : "the database did not come back"));
+      void Promise.resolve(site.onReset?.()).then(() =>
+        res.writeHead(site.resetStatus, { "content-type": "text/plain" }).end(site.resetStatus === 200 ? "reset" : "the database did not come back"),
+      );
       return;
     }
     if (url.pathname.startsWith("/static/")) {
@@ -65,12 +69,21 @@ export async function startLoginSite(name: string, item: string): Promise<LoginS
         if (form.get("user") === SITE_USER && form.get("pass") === SITE_PASSWORD) {
           site.logins++;
           res.writeHead(302, { location: "/", "set-cookie": `${cookieName}=${token}; Path=/; HttpOnly` }).end();
-        } else html(401, "Sign in", `<p>Wrong user name or password</p><form method="post" action="/login"><input id="user" name="user"><input id="pass" name="pass" type="password"><button>Sign in</button></form>`);
+        } else
+          html(
+            401,
+            "Sign in",
+            `<p>Wrong user name or password</p><form method="post" action="/login"><input id="user" name="user"><input id="pass" name="pass" type="password"><button>Sign in</button></form>`,
+          );
       });
       return;
     }
     if (url.pathname === "/login") {
-      html(200, `Sign in to ${name}`, `<form method="post" action="/login"><input id="user" name="user" placeholder="User"><input id="pass" name="pass" type="password" placeholder="Password"><button id="go">Sign in</button></form>`);
+      html(
+        200,
+        `Sign in to ${name}`,
+        `<form method="post" action="/login"><input id="user" name="user" placeholder="User"><input id="pass" name="pass" type="password" placeholder="Password"><button id="go">Sign in</button></form>`,
+      );
       return;
     }
     if (!signedIn) {
@@ -79,7 +92,12 @@ export async function startLoginSite(name: string, item: string): Promise<LoginS
     }
     if (url.pathname === "/") html(200, `${name} home`, `<h1>${name}</h1><p><a href="/item/1">${item}</a></p><p><a href="/captcha">Deals</a></p>`);
     else if (url.pathname === "/item/1") html(200, item, `<h1>${item}</h1><p>In stock.</p>`);
-    else if (url.pathname === "/captcha") html(200, "Security check", `<h1>One more step</h1><div class="g-recaptcha" data-sitekey="x" style="width:300px;height:80px;border:1px solid #ccc">I'm not a robot</div>`);
+    else if (url.pathname === "/captcha")
+      html(
+        200,
+        "Security check",
+        `<h1>One more step</h1><div class="g-recaptcha" data-sitekey="x" style="width:300px;height:80px;border:1px solid #ccc">I'm not a robot</div>`,
+      );
     else html(404, "Not found", "<p>no such page</p>");
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));

@@ -70,8 +70,21 @@ export async function seedLongTrajectory(db: Db, o: LongTrajectoryOptions): Prom
   }
   const setId = await ensureTaskSet(db, { name: "Long trajectories", benchmark: "webvoyager" });
   const model = o.model ?? "long-model";
-  const runId = await upsertRun(db, { runKey: `long:${o.runName ?? model}`, name: o.runName ?? "long run", agentName: "long-agent", model, sourceSystem: "test", config: null });
-  const taskId = await ensureTask(db, setId, { externalId, site: "LongSite", intent: `Find the product (${o.steps} steps)`, startUrl: "https://shop.example/", contentHash: `task-${externalId}` });
+  const runId = await upsertRun(db, {
+    runKey: `long:${o.runName ?? model}`,
+    name: o.runName ?? "long run",
+    agentName: "long-agent",
+    model,
+    sourceSystem: "test",
+    config: null,
+  });
+  const taskId = await ensureTask(db, setId, {
+    externalId,
+    site: "LongSite",
+    intent: `Find the product (${o.steps} steps)`,
+    startUrl: "https://shop.example/",
+    contentHash: `task-${externalId}`,
+  });
   const steps: StepValues[] = Array.from({ length: o.steps }, (_, i) => {
     const { action, actionRaw } = actionOf(i, i === o.steps - 1);
     return {

@@ -7,7 +7,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { tinyPng } from "./webvoyager-fixture";
 
-export const LFS_POINTER = "version https://git-lfs.github.com/spec/v1\noid sha256:4b5ac2caa039fea7ccc6bdd60ddabee1e8899e461ef7e7cfb9ae595fa0594eec\nsize 391682\n";
+export const LFS_POINTER =
+  "version https://git-lfs.github.com/spec/v1\noid sha256:4b5ac2caa039fea7ccc6bdd60ddabee1e8899e461ef7e7cfb9ae595fa0594eec\nsize 391682\n";
 
 export interface Om2wTaskSpec {
   /** Folder name (defaults to the task id). */

@@ -27,9 +27,13 @@ const BACKENDS: readonly TestBackend[] = ["sqlite", "postgres"];
 export function testBackends(env: NodeJS.ProcessEnv = process.env): TestBackend[] {
   const raw = (env.VERDICT_TEST_BACKENDS ?? "").trim();
   if (raw === "") return ["sqlite"];
-  const names = raw.split(",").map((s) => s.trim()).filter((s) => s !== "");
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
   for (const n of names) {
-    if (!BACKENDS.includes(n as TestBackend)) throw new Error(`VERDICT_TEST_BACKENDS: unknown backend "${n}" (expected a comma-separated list of ${BACKENDS.join(", ")})`);
+    if (!BACKENDS.includes(n as TestBackend))
+      throw new Error(`VERDICT_TEST_BACKENDS: unknown backend "${n}" (expected a comma-separated list of ${BACKENDS.join(", ")})`);
   }
   return [...new Set(names as TestBackend[])];
 }
@@ -46,4 +50,3 @@ export function postgresSkipReason(env: NodeJS.ProcessEnv = process.env): string
   if (testBackends(env).includes("postgres")) throw new Error(`VERDICT_TEST_BACKENDS asks for postgres, but found ${reason}`);
   return reason;
 }
-

@@ -23,7 +23,9 @@ export interface StartedProcess {
 
 /** The environment that points Verdict's processes at a test's installation (either engine). */
 export function installationEnv(ctx: TestContext, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const db = ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl, VERDICT_DB: "" } : { VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: "" };
+  const db = ctx.config.postgresUrl
+    ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl, VERDICT_DB: "" }
+    : { VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: "" };
   return { ...process.env, ...db, VERDICT_DATA_DIR: ctx.config.dataDir, NEXT_TELEMETRY_DISABLED: "1", ...extra };
 }
 

@@ -33,7 +33,10 @@ export function sharedRoot(env: NodeJS.ProcessEnv = process.env): string {
 export function sharedSkipReason(parts: string[], env: NodeJS.ProcessEnv = process.env): string | null {
   const p = path.join(sharedRoot(env), ...parts);
   if (fs.existsSync(p)) return null;
-  return unmet(`the shared reference material ${path.join("../shared", ...parts)} is absent (looked at ${p}; CI lays shared/ beside the clone, or set VERDICT_SHARED_DIR)`, env);
+  return unmet(
+    `the shared reference material ${path.join("../shared", ...parts)} is absent (looked at ${p}; CI lays shared/ beside the clone, or set VERDICT_SHARED_DIR)`,
+    env,
+  );
 }
 
 /** Null when Chromium is at CHROMIUM_PATH (default /usr/bin/chromium), else why not. */
@@ -62,6 +65,7 @@ export function python3SkipReason(env: NodeJS.ProcessEnv = process.env): string 
  */
 export function browserNetworkLayerSkipReason(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.()): string | null {
   if (uid !== 0) return unmet("the browser user's network rules need root (the tests start Chromium as the browser user only as root)", env);
-  if (spawnSync("nft", ["--version"], { env }).error) return unmet("nftables is not installed (apt-get install -y nftables), so the browser user's network rules cannot be installed", env);
+  if (spawnSync("nft", ["--version"], { env }).error)
+    return unmet("nftables is not installed (apt-get install -y nftables), so the browser user's network rules cannot be installed", env);
   return browserUserSkipReason(env, uid);
 }

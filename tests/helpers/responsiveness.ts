@@ -40,7 +40,11 @@ export function percentile(values: number[], p: number): number {
  * Probes `url`'s health every `everyMs` until `finished()` says the heavy work is over (checked between probes) or
  * `maxMs` has passed; at least `minProbes` probes are taken.
  */
-export async function healthWhile(url: string, finished: () => Promise<boolean>, opts: { everyMs?: number; timeoutMs?: number; maxMs?: number; minProbes?: number } = {}): Promise<HealthProbes> {
+export async function healthWhile(
+  url: string,
+  finished: () => Promise<boolean>,
+  opts: { everyMs?: number; timeoutMs?: number; maxMs?: number; minProbes?: number } = {},
+): Promise<HealthProbes> {
   const everyMs = opts.everyMs ?? 200;
   const timeoutMs = opts.timeoutMs ?? 5_000;
   const end = Date.now() + (opts.maxMs ?? 120_000);

@@ -75,7 +75,10 @@ export function normaliseDefault(value: string | null, family: TypeFamily | stri
   let v = value.trim();
   if (/unixepoch|clock_timestamp|now\(\)|current_timestamp/i.test(v)) return "now (epoch ms)";
   for (;;) {
-    const stripped = v.replace(/^\((.*)\)$/s, "$1").replace(/::[a-z ]+(\[\])?$/i, "").trim();
+    const stripped = v
+      .replace(/^\((.*)\)$/s, "$1")
+      .replace(/::[a-z ]+(\[\])?$/i, "")
+      .trim();
     if (stripped === v) break;
     v = stripped;
   }
@@ -107,9 +110,12 @@ function compareTable(s: TableInfo, p: TableInfo, families: Map<string, TypeFami
       const wanted = PG_TYPE_FOR[family as TypeFamily] ?? `a type for SQLite ${sc.type}`;
       out.push(`column ${t}.${sc.name}: SQLite ${family} (declared ${sc.type}) needs PostgreSQL ${wanted}, found ${pc.type}`);
     }
-    if (sc.notNull !== pc.notNull) out.push(`column ${t}.${sc.name}: ${sc.notNull ? "not null" : "nullable"} in SQLite, ${pc.notNull ? "not null" : "nullable"} in PostgreSQL`);
+    if (sc.notNull !== pc.notNull)
+      out.push(`column ${t}.${sc.name}: ${sc.notNull ? "not null" : "nullable"} in SQLite, ${pc.notNull ? "not null" : "nullable"} in PostgreSQL`);
     if (sc.generated !== pc.generated) {
-      out.push(`column ${t}.${sc.name}: ${sc.generated ? "autoincrement" : "not generated"} in SQLite, ${pc.generated ? "identity" : "not generated"} in PostgreSQL`);
+      out.push(
+        `column ${t}.${sc.name}: ${sc.generated ? "autoincrement" : "not generated"} in SQLite, ${pc.generated ? "identity" : "not generated"} in PostgreSQL`,
+      );
     }
     const sd = normaliseDefault(sc.defaultValue, family);
     const pd = normaliseDefault(pc.defaultValue, family);
@@ -117,7 +123,8 @@ function compareTable(s: TableInfo, p: TableInfo, families: Map<string, TypeFami
   }
   for (const pc of p.columns) if (!sCols.has(pc.name)) out.push(`column ${t}.${pc.name}: in PostgreSQL (${pc.type}), missing in SQLite`);
 
-  if (s.primaryKey.join(",") !== p.primaryKey.join(",")) out.push(`table ${t}: primary key ${list(s.primaryKey)} in SQLite, ${list(p.primaryKey)} in PostgreSQL`);
+  if (s.primaryKey.join(",") !== p.primaryKey.join(","))
+    out.push(`table ${t}: primary key ${list(s.primaryKey)} in SQLite, ${list(p.primaryKey)} in PostgreSQL`);
 
   const pIdx = new Map(p.indexes.map((i) => [i.name, i]));
   const sIdx = new Map(s.indexes.map((i) => [i.name, i]));
@@ -152,7 +159,8 @@ export function compareCatalogues(sqlite: Catalogue, postgres: Catalogue, famili
   for (const [key, st] of sTrg) {
     const pt = pTrg.get(key);
     if (!pt) out.push(`trigger ${st.name}: ${describeTrigger(st)} in SQLite, missing in PostgreSQL (add it to a custom migration in db/migrations-pg)`);
-    else if (describeTrigger(st) !== describeTrigger(pt)) out.push(`trigger ${st.name}: ${describeTrigger(st)} in SQLite, ${describeTrigger(pt)} in PostgreSQL`);
+    else if (describeTrigger(st) !== describeTrigger(pt))
+      out.push(`trigger ${st.name}: ${describeTrigger(st)} in SQLite, ${describeTrigger(pt)} in PostgreSQL`);
   }
   for (const [key, pt] of pTrg) if (!sTrg.has(key)) out.push(`trigger ${pt.name}: ${describeTrigger(pt)} in PostgreSQL, missing in SQLite`);
   return out;

@@ -64,7 +64,9 @@ export async function recordStatements(db: Db, fn: () => Promise<unknown>): Prom
 /** The plan's lines: SQLite's details, PostgreSQL's QUERY PLAN rows (index-capable paths preferred). */
 export async function queryPlan(db: Db, statement: Statement): Promise<string[]> {
   if (dialectOf(db) === "sqlite") {
-    const rows = sqliteClient(db).prepare(`explain query plan ${statement.sql}`).all(...statement.params) as { detail: string }[];
+    const rows = sqliteClient(db)
+      .prepare(`explain query plan ${statement.sql}`)
+      .all(...statement.params) as { detail: string }[];
     return rows.map((r) => r.detail);
   }
   const client = await poolOf(db).connect();

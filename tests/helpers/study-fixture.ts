@@ -67,7 +67,9 @@ export async function writeStudyFork(root: string, loggedRunFolder: string = STU
   fs.mkdirSync(path.join(root, "data"), { recursive: true });
   fs.writeFileSync(
     path.join(root, "data", "tasks_fork.jsonl"),
-    tasks.map((t, i) => JSON.stringify({ web_name: "Shopfork", id: t.id, ques: t.intent, web: t.url, ques_group: `G${(i % 3) + 1}`, lang: i < 6 ? "en" : "zh" })).join("\n") + "\n",
+    tasks
+      .map((t, i) => JSON.stringify({ web_name: "Shopfork", id: t.id, ques: t.intent, web: t.url, ques_group: `G${(i % 3) + 1}`, lang: i < 6 ? "en" : "zh" }))
+      .join("\n") + "\n",
   );
   fs.mkdirSync(path.join(root, "evaluation"), { recursive: true });
   const blocks = tasks.map((t, i) =>
@@ -92,7 +94,12 @@ export function studyLabelsCsv(): string {
 }
 
 /** The mapping for `labels import` of studyLabelsCsv(). */
-export const STUDY_LABEL_MAPPING = { annotator: "evaluator", verdict: "overall", taskId: "task_id", verdictValues: { "1": "success", "0": "failure" } } as const;
+export const STUDY_LABEL_MAPPING = {
+  annotator: "evaluator",
+  verdict: "overall",
+  taskId: "task_id",
+  verdictValues: { "1": "success", "0": "failure" },
+} as const;
 
 /**
  * The human evaluation as the study's workbook keeps it: a notes sheet, then one row per task with each evaluator's

@@ -16,15 +16,13 @@ export function pyRepr(v: unknown): string {
   if (typeof v === "number") return String(v);
   if (typeof v === "string") {
     const quote = v.includes("'") && !v.includes('"') ? '"' : "'";
-    const body = v
-      .replace(/\\/g, "\\\\")
-      .replace(/\n/g, "\\n")
-      .replace(/\t/g, "\\t")
-      .replace(new RegExp(quote, "g"), `\\${quote}`);
+    const body = v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/\t/g, "\\t").replace(new RegExp(quote, "g"), `\\${quote}`);
     return `${quote}${body}${quote}`;
   }
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
-  return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(", ")}}`;
+  return `{${Object.entries(v as Record<string, unknown>)
+    .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
+    .join(", ")}}`;
 }
 
 /** Python's str(): strings bare, everything else as repr. */
@@ -33,7 +31,19 @@ function pyStr(v: unknown): string {
 }
 
 const ACTION_TYPE_IDS: Record<string, number> = {
-  NONE: 0, SCROLL: 1, KEY_PRESS: 2, CLICK: 6, TYPE: 7, HOVER: 8, PAGE_FOCUS: 9, NEW_TAB: 10, GO_BACK: 11, GO_FORWARD: 12, GOTO_URL: 13, PAGE_CLOSE: 14, STOP: 17,
+  NONE: 0,
+  SCROLL: 1,
+  KEY_PRESS: 2,
+  CLICK: 6,
+  TYPE: 7,
+  HOVER: 8,
+  PAGE_FOCUS: 9,
+  NEW_TAB: 10,
+  GO_BACK: 11,
+  GO_FORWARD: 12,
+  GOTO_URL: 13,
+  PAGE_CLOSE: 14,
+  STOP: 17,
 };
 
 export interface RenderStepSpec {
@@ -76,7 +86,9 @@ function template(body: string): string {
 }
 
 export function renderHtml(config: Record<string, unknown>, steps: RenderStepSpec[]): string {
-  let body = `<pre>${Object.entries(config).map(([k, v]) => `${k}: ${pyStr(v)}\n`).join("")}</pre>\n`;
+  let body = `<pre>${Object.entries(config)
+    .map(([k, v]) => `${k}: ${pyStr(v)}\n`)
+    .join("")}</pre>\n`;
   let html = template(body);
   for (const s of steps) {
     let c = `<h2>New Page</h2>\n`;
@@ -120,7 +132,10 @@ export function logLines(records: { configFile: string; intent: string; pass: bo
 /** error.txt as run.py appends it: the config file, the exception repr on one line, then the traceback. */
 export function errorTxt(records: { configFile: string; error: string }[]): string {
   return records
-    .map((r) => `[Config file]: ${r.configFile}\n[Unhandled Error] ${r.error}\nTraceback (most recent call last):\n  File "run.py", line 312, in test\n    raise\n${r.error}\n`)
+    .map(
+      (r) =>
+        `[Config file]: ${r.configFile}\n[Unhandled Error] ${r.error}\nTraceback (most recent call last):\n  File "run.py", line 312, in test\n    raise\n${r.error}\n`,
+    )
     .join("");
 }
 
@@ -136,7 +151,14 @@ export const SHOPPING_CONFIG = {
   intent: "What is the price of the cheapest guitar like the one in the picture?",
   image: "environment_docker/webarena-homepage/static/input_images/shopping/task_12/input_0.png",
   require_reset: false,
-  eval: { eval_types: ["string_match"], reference_answers: { must_include: ["$279.49"] }, reference_url: "", program_html: [], string_note: "", reference_answer_raw_annotation: "279.49" },
+  eval: {
+    eval_types: ["string_match"],
+    reference_answers: { must_include: ["$279.49"] },
+    reference_url: "",
+    program_html: [],
+    string_note: "",
+    reference_answer_raw_annotation: "279.49",
+  },
   reasoning_difficulty: "medium",
   visual_difficulty: "easy",
   overall_difficulty: "medium",
@@ -178,20 +200,65 @@ const SOM_OBSERVATION = [
  */
 export async function writeVwaResultDir(root: string, seed = 1): Promise<string> {
   fs.mkdirSync(root, { recursive: true });
-  const think = (a: string) => `Let's think step-by-step. The <input> box is what I need; I'll use "quotes" & 'apostrophes'.\nIn summary, the next action I will perform is \`\`\`${a}\`\`\``;
+  const think = (a: string) =>
+    `Let's think step-by-step. The <input> box is what I need; I'll use "quotes" & 'apostrophes'.\nIn summary, the next action I will perform is \`\`\`${a}\`\`\``;
   writeRender(root, 12, SHOPPING_CONFIG, [
-    { url: "http://127.0.0.1:7770/", observation: SOM_OBSERVATION, image: await tinyPng(seed), prevAction: "None", rawPrediction: think("click [2]"), actionType: "CLICK", elementId: "2", parsedAction: "click [2] where [2]" },
-    { url: "http://127.0.0.1:7770/", observation: SOM_OBSERVATION, image: await tinyPng(seed + 1), prevAction: "click [2] where [2]", rawPrediction: think("type [2] [guitar] [1]"), actionType: "TYPE", elementId: "2", parsedAction: "type [2] [guitar\n] where [2]" },
-    { url: "http://127.0.0.1:7770/catalogsearch/result/?q=guitar", observation: SOM_OBSERVATION, image: await tinyPng(seed + 2), prevAction: "type [2] [guitar\n] where [2]", rawPrediction: think("stop [$279.49]"), actionType: "STOP", answer: "$279.49", parsedAction: "stop [$279.49]" },
+    {
+      url: "http://127.0.0.1:7770/",
+      observation: SOM_OBSERVATION,
+      image: await tinyPng(seed),
+      prevAction: "None",
+      rawPrediction: think("click [2]"),
+      actionType: "CLICK",
+      elementId: "2",
+      parsedAction: "click [2] where [2]",
+    },
+    {
+      url: "http://127.0.0.1:7770/",
+      observation: SOM_OBSERVATION,
+      image: await tinyPng(seed + 1),
+      prevAction: "click [2] where [2]",
+      rawPrediction: think("type [2] [guitar] [1]"),
+      actionType: "TYPE",
+      elementId: "2",
+      parsedAction: "type [2] [guitar\n] where [2]",
+    },
+    {
+      url: "http://127.0.0.1:7770/catalogsearch/result/?q=guitar",
+      observation: SOM_OBSERVATION,
+      image: await tinyPng(seed + 2),
+      prevAction: "type [2] [guitar\n] where [2]",
+      rawPrediction: think("stop [$279.49]"),
+      actionType: "STOP",
+      answer: "$279.49",
+      parsedAction: "stop [$279.49]",
+    },
   ]);
   writeRender(root, 3, REDDIT_CONFIG, [
-    { url: "http://127.0.0.1:9999/forums", observation: "[1] [A] [Forums]\n[2] [A] [Wiki]", image: await tinyPng(seed + 3), prevAction: "None", rawPrediction: think("scroll [down]"), actionType: "SCROLL", parsedAction: "scroll [down]" },
-    { url: "http://127.0.0.1:9999/forums?page=2", observation: "[1] [A] [Forums]", image: await tinyPng(seed + 4), prevAction: "scroll [down]", rawPrediction: "I should look around </pre> more.", actionType: "NONE", parsedAction: "none" },
+    {
+      url: "http://127.0.0.1:9999/forums",
+      observation: "[1] [A] [Forums]\n[2] [A] [Wiki]",
+      image: await tinyPng(seed + 3),
+      prevAction: "None",
+      rawPrediction: think("scroll [down]"),
+      actionType: "SCROLL",
+      parsedAction: "scroll [down]",
+    },
+    {
+      url: "http://127.0.0.1:9999/forums?page=2",
+      observation: "[1] [A] [Forums]",
+      image: await tinyPng(seed + 4),
+      prevAction: "scroll [down]",
+      rawPrediction: "I should look around </pre> more.",
+      actionType: "NONE",
+      parsedAction: "none",
+    },
     {
       url: "http://127.0.0.1:9999/forums?page=2",
       observation: "[1] [A] [Forums]",
       image: await tinyPng(seed + 5),
-      prevAction: 'The previous prediction you issued was "I should look around </pre> more.". However, the format was incorrect. Ensure that the action is wrapped inside a pair of ``` and enclose arguments within [] as follows: ```action [arg] ...```.',
+      prevAction:
+        'The previous prediction you issued was "I should look around </pre> more.". However, the format was incorrect. Ensure that the action is wrapped inside a pair of ``` and enclose arguments within [] as follows: ```action [arg] ...```.',
       rawPrediction: "",
       actionType: "STOP",
       answer: "Early stop: Failed to parse actions for 3 times",
@@ -200,7 +267,21 @@ export async function writeVwaResultDir(root: string, seed = 1): Promise<string>
   ]);
   fs.writeFileSync(
     path.join(root, "config.json"),
-    JSON.stringify({ render: false, action_set_tag: "som", observation_type: "image_som", test_config_base_dir: "config_files/vwa/test_shopping", provider: "openai", model: "gpt-4-vision-preview", agent_type: "prompt", max_steps: 30, result_dir: root }, null, 2),
+    JSON.stringify(
+      {
+        render: false,
+        action_set_tag: "som",
+        observation_type: "image_som",
+        test_config_base_dir: "config_files/vwa/test_shopping",
+        provider: "openai",
+        model: "gpt-4-vision-preview",
+        agent_type: "prompt",
+        max_steps: 30,
+        result_dir: root,
+      },
+      null,
+      2,
+    ),
   );
   fs.mkdirSync(path.join(root, "log_files"), { recursive: true });
   fs.writeFileSync(

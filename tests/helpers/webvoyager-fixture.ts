@@ -30,10 +30,17 @@ export async function writeWebVoyagerFixture(root: string, tasks: FixtureTask[],
     const messages: unknown[] = [{ role: "system", content: "You are a web agent (test fixture)." }];
     t.actions.forEach((action, i) => {
       const elements = `[0]: <button> "Search";\t[1]: <input> "Query";\t[2]: "Results", "results";`;
-      const text = i === 0
-        ? `Now given a task: ${t.intent}  Please interact with ${t.url} and get the answer. \nObservation: elements: ${elements}`
-        : `Observation: elements: ${elements}`;
-      messages.push({ role: "user", content: [{ type: "text", text }, { type: "image_url", image_url: { url: "data:image/png;base64,{b64_img}" } }] });
+      const text =
+        i === 0
+          ? `Now given a task: ${t.intent}  Please interact with ${t.url} and get the answer. \nObservation: elements: ${elements}`
+          : `Observation: elements: ${elements}`;
+      messages.push({
+        role: "user",
+        content: [
+          { type: "text", text },
+          { type: "image_url", image_url: { url: "data:image/png;base64,{b64_img}" } },
+        ],
+      });
       messages.push({ role: "assistant", content: `Thought: step ${i + 1} of the plan.\n\nAction: ${action}` });
     });
     fs.writeFileSync(path.join(dir, "interact_messages.json"), JSON.stringify(messages));
@@ -53,7 +60,10 @@ export const wvMessages = {
   task: (intent: string, url: string) => ({
     role: "user",
     content: [
-      { type: "text", text: `Now given a task: ${intent}  Please interact with ${url} and get the answer. \nObservation: elements: [0]: <button> "Search";\t[1]: <input> "Query";` },
+      {
+        type: "text",
+        text: `Now given a task: ${intent}  Please interact with ${url} and get the answer. \nObservation: elements: [0]: <button> "Search";\t[1]: <input> "Query";`,
+      },
       { type: "image_url", image_url: { url: "data:image/png;base64,{b64_img}" } },
     ],
   }),

@@ -36,7 +36,10 @@ async function read(input: string): Promise<ImportTrajectory[]> {
 }
 
 /** An AgentLab experiment as GitHub keeps it: pickles and screenshots, no experiment.log (`*.log` is ignored). */
-async function experimentWithoutLog(study: string, spec: { task: string; seed: number; summary: Record<string, unknown> | null; date?: string }): Promise<string> {
+async function experimentWithoutLog(
+  study: string,
+  spec: { task: string; seed: number; summary: Record<string, unknown> | null; date?: string },
+): Promise<string> {
   const dir = await writeExperiment(study, { agent: "GenericAgent-gpt-4o-mini", screenshots: [0, 1, 2, 3], ...spec });
   fs.rmSync(path.join(dir, "experiment.log"));
   return dir;
@@ -106,7 +109,12 @@ describe("the importer reads verdict_steps.json", () => {
     const report = await runImport(ctx, { path: study });
     expect(report.format).toBe("browsergym");
     // The report names the folder as the user knows it: from the imported folder down, not where it sat on disk.
-    expect(report.warnings).toEqual([{ path: path.relative(path.dirname(study), dir), message: "verdict_steps.json: step_2.pkl.gz: EOFError: Compressed file ended before the end-of-stream marker was reached" }]);
+    expect(report.warnings).toEqual([
+      {
+        path: path.relative(path.dirname(study), dir),
+        message: "verdict_steps.json: step_2.pkl.gz: EOFError: Compressed file ended before the end-of-stream marker was reached",
+      },
+    ]);
   });
 });
 

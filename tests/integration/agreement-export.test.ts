@@ -44,7 +44,10 @@ describeEachBackend("agreement csv on Verdict's label export", (backend) => {
   });
 
   it("counts the annotators' verdicts only, with no column flags, and equals the Human agreement page", async () => {
-    const consolidatedRows = fs.readFileSync(exportFile, "utf8").split("\n").filter((l) => l.startsWith("consolidated,")).length;
+    const consolidatedRows = fs
+      .readFileSync(exportFile, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("consolidated,")).length;
     expect(consolidatedRows).toBe(8);
     const r = await runCliInProcess(["agreement", "csv", exportFile, "--json"], process.env);
     expect(r.stderr).toBe("");
@@ -67,12 +70,20 @@ describeEachBackend("agreement csv on Verdict's label export", (backend) => {
   });
 
   it("leaves the consolidated rows out also when the columns are named, unless a --where on kind says otherwise", async () => {
-    const named = JSON.parse((await runCliInProcess(["agreement", "csv", exportFile, "--item", "item_id", "--rater", "annotator_name", "--label", "verdict", "--json"], process.env)).stdout);
+    const named = JSON.parse(
+      (await runCliInProcess(["agreement", "csv", exportFile, "--item", "item_id", "--rater", "annotator_name", "--label", "verdict", "--json"], process.env))
+        .stdout,
+    );
     expect(named).toMatchObject({ layout: "columns", raters: 3, ratings: 36 });
     expect(named.krippendorff_alpha).toBeCloseTo(5 / 9, 14);
     // Asked for explicitly, every row counts: the consolidated labels become a fourth "rater" and inflate α.
     const all = JSON.parse(
-      (await runCliInProcess(["agreement", "csv", exportFile, "--item", "item_id", "--rater", "annotator_name", "--label", "verdict", "--where", "kind!=none", "--json"], process.env)).stdout,
+      (
+        await runCliInProcess(
+          ["agreement", "csv", exportFile, "--item", "item_id", "--rater", "annotator_name", "--label", "verdict", "--where", "kind!=none", "--json"],
+          process.env,
+        )
+      ).stdout,
     );
     expect(all).toMatchObject({ raters: 4, ratings: 44, fleiss_kappa: null });
     expect(all.krippendorff_alpha).toBeCloseTo(74 / 117, 14);
@@ -82,7 +93,9 @@ describeEachBackend("agreement csv on Verdict's label export", (backend) => {
     // The 12 items split by a column: Ann's and Bob's verdicts only → pairwise κ between them on all 12 items.
     // Ann S×8 (1–5, 9–11), F×4; Bob S×7 (1–5, 9, 10), F×5 — table [[7, 1], [0, 4]]: P_o = 11/12,
     // P_e = (8·7 + 4·5)/144 = 76/144, κ = (132/144 − 76/144)/(68/144) = 56/68 = 14/17.
-    const out = JSON.parse((await runCliInProcess(["agreement", "csv", exportFile, "--where", "annotator_name!=Cy", "--where", "kind=annotation", "--json"], process.env)).stdout);
+    const out = JSON.parse(
+      (await runCliInProcess(["agreement", "csv", exportFile, "--where", "annotator_name!=Cy", "--where", "kind=annotation", "--json"], process.env)).stdout,
+    );
     expect(out).toMatchObject({ raters: 2, ratings: 24, rows_filtered_out: 20 });
     expect(out.pairwise[0].kappa).toBeCloseTo(14 / 17, 14);
     const bad = await runCliInProcess(["agreement", "csv", exportFile, "--where", "colour=red"], process.env);

@@ -125,7 +125,12 @@ describe("agreement-vectors on the 79 public reference cases", () => {
   });
 
   it("gets the same Fleiss κ from counts as from raw ratings, and the published SE under κ = 0", () => {
-    type FleissCase = { kind: string; name: string; input: { categories: string[]; counts: number[][]; ratings: (string | null)[][] }; expected_extra?: { se0: number } };
+    type FleissCase = {
+      kind: string;
+      name: string;
+      input: { categories: string[]; counts: number[][]; ratings: (string | null)[][] };
+      expected_extra?: { se0: number };
+    };
     const cases = (JSON.parse(fs.readFileSync(vectorsPath, "utf8")).cases as FleissCase[]).filter((c) => c.kind === "fleiss");
     expect(cases.length).toBeGreaterThan(10);
     expect(cases.filter((c) => c.expected_extra).length).toBeGreaterThan(0);
@@ -178,7 +183,12 @@ describe("agreement csv", () => {
   //   Fleiss: items have 2 or 3 ratings → undefined. Pairs with cy share 4 items (< 10) → not reported.
   const ann = ["S", "S", "S", "S", "S", "S", "F", "F", "F", "F", "F", "F"];
   const bob = ["S", "S", "S", "S", "S", "F", "S", "F", "F", "F", "F", "F"];
-  const cy = new Map([[0, "S"], [5, "S"], [6, "F"], [7, "F"]]);
+  const cy = new Map([
+    [0, "S"],
+    [5, "S"],
+    [6, "F"],
+    [7, "F"],
+  ]);
   const site = (i: number) => (i < 6 ? '"shop,com"' : "maps");
   const task = (i: number) => `t${(i % 6) + 1}`;
 

@@ -241,7 +241,11 @@ describeEachBackend("analytics", (backend: TestBackend) => {
       const unparsed = await api.analytics.disagreements({ identity, kind: "unparseable" });
       expect(unparsed.rows.map((r) => r.trajectoryId)).toEqual([fx.ids.T5]);
       // Counted as a failure, T5 (a human success) becomes a disagreement too.
-      expect((await api.analytics.disagreements({ identity, unparseable: "failure" })).rows.map((r) => r.trajectoryId)).toEqual([fx.ids.T2, fx.ids.T5, fx.ids.T10]);
+      expect((await api.analytics.disagreements({ identity, unparseable: "failure" })).rows.map((r) => r.trajectoryId)).toEqual([
+        fx.ids.T2,
+        fx.ids.T5,
+        fx.ids.T10,
+      ]);
     });
 
     it("names an unknown evaluator in its error", async () => {
@@ -349,7 +353,16 @@ describeEachBackend("analytics", (backend: TestBackend) => {
 
     it("sees new verdicts at once (the cache follows the database)", async () => {
       const before = (await api.analytics.overview({})).columns[3]!.total.n;
-      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T12!, kind: "rule", origin: "verdict", evaluatorKey: fx.ruleKey, evaluatorName: "VisualWebArena rules", k: "", promptVersion: "1", verdict: "failure" });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: fx.ids.T12!,
+        kind: "rule",
+        origin: "verdict",
+        evaluatorKey: fx.ruleKey,
+        evaluatorName: "VisualWebArena rules",
+        k: "",
+        promptVersion: "1",
+        verdict: "failure",
+      });
       const after = (await api.analytics.overview({})).columns[3]!.total.n;
       expect(after).toBe(before + 1);
       expect(evaluatorId({ key: fx.ruleKey, k: "", pv: "1" })).toBe((await api.analytics.overview({})).columns[3]!.id);
@@ -359,7 +372,9 @@ describeEachBackend("analytics", (backend: TestBackend) => {
   describe("prepare layer on real results", () => {
     /** Every link of a table model that points at a selection, decoded. */
     function selectionLinks(table: TableModel): Selection[] {
-      return table.rows.flatMap((r) => Object.values(r.cells).flatMap((c) => (c.href?.startsWith("/analytics/trajectories?sel=") ? [decodeSelection(c.href.split("sel=")[1]!)] : [])));
+      return table.rows.flatMap((r) =>
+        Object.values(r.cells).flatMap((c) => (c.href?.startsWith("/analytics/trajectories?sel=") ? [decodeSelection(c.href.split("sel=")[1]!)] : [])),
+      );
     }
 
     it("shows the API's numbers in the overview tables, each linking to a resolvable selection", async () => {
@@ -399,7 +414,8 @@ describeEachBackend("analytics", (backend: TestBackend) => {
         [VIS, "1"],
         ["(no category)", "1"],
       ]);
-      for (const sel of [...selectionLinks(e.bySite.table), ...selectionLinks(hv.pairs)]) await expect(selectionRows(ctx.db, sel)).resolves.toBeInstanceOf(Int32Array);
+      for (const sel of [...selectionLinks(e.bySite.table), ...selectionLinks(hv.pairs)])
+        await expect(selectionRows(ctx.db, sel)).resolves.toBeInstanceOf(Int32Array);
     });
   });
 
@@ -414,11 +430,36 @@ describeEachBackend("analytics", (backend: TestBackend) => {
         const ids: number[] = [];
         for (const [i, site] of sites.entries()) {
           const { id: taskId } = await upsertTask(other.db, setId, { externalId: `t${i}`, site, intent: "x", startUrl: null, contentHash: `t${i}` });
-          ids.push((await saveTrajectory(other.db, { runId, taskId, attempt: 0, finalAnswer: null, outcome: "answered", outcomeDetail: null, stepCount: 1, sourceFormat: "test", sourcePath: null, contentHash: `h${i}`, steps: [] })).id);
+          ids.push(
+            (
+              await saveTrajectory(other.db, {
+                runId,
+                taskId,
+                attempt: 0,
+                finalAnswer: null,
+                outcome: "answered",
+                outcomeDetail: null,
+                stepCount: 1,
+                sourceFormat: "test",
+                sourcePath: null,
+                contentHash: `h${i}`,
+                steps: [],
+              })
+            ).id,
+          );
         }
         const evaluatorKey = "import:odd\u001fjudge";
         for (const [i, trajectoryId] of ids.entries()) {
-          await upsertVerdict(other.db, { trajectoryId, kind: "judge", origin: "import", evaluatorKey, evaluatorName: "odd", k: i % 2 ? "1\u001e" : "", promptVersion: "", verdict: i % 3 ? "success" : "failure" });
+          await upsertVerdict(other.db, {
+            trajectoryId,
+            kind: "judge",
+            origin: "import",
+            evaluatorKey,
+            evaluatorName: "odd",
+            k: i % 2 ? "1\u001e" : "",
+            promptVersion: "",
+            verdict: i % 3 ? "success" : "failure",
+          });
         }
         const o = await (await callerWithRole(other, "researcher")).analytics.overview({});
         expect(o.bySite.map((r) => r.site).sort()).toEqual([...sites].sort());
@@ -438,7 +479,11 @@ describeEachBackend("analytics", (backend: TestBackend) => {
     function tuples<K extends string>(p: PackedColumns<K>, fields: K[], text: K[]): string[] {
       const out: string[] = [];
       for (let i = 0; i < p.length; i++) {
-        out.push(JSON.stringify(fields.map((f) => (text.includes(f) ? (p.col[f][i]! < 0 ? null : p.dict[f][p.col[f][i]!]) : p.col[f][i] === NULL_INT ? null : p.col[f][i]))));
+        out.push(
+          JSON.stringify(
+            fields.map((f) => (text.includes(f) ? (p.col[f][i]! < 0 ? null : p.dict[f][p.col[f][i]!]) : p.col[f][i] === NULL_INT ? null : p.col[f][i])),
+          ),
+        );
       }
       return out.sort();
     }
@@ -463,7 +508,10 @@ describeEachBackend("analytics", (backend: TestBackend) => {
         const l = await loadCampaignLabelColumns(other.db, f.campaignId);
         expect(l.length).toBeGreaterThan(10);
         expect(tuples(l, [...labelFields], ["annotatorKey", "verdict", "category"])).toEqual(
-          await sqlTuples(other, sql`select annotator_key, verdict, category, item_id, trajectory_id, first_failing_step from labels where campaign_id = ${f.campaignId} and status = 'active'`),
+          await sqlTuples(
+            other,
+            sql`select annotator_key, verdict, category, item_id, trajectory_id, first_failing_step from labels where campaign_id = ${f.campaignId} and status = 'active'`,
+          ),
         );
         expect(tuples(l, ["firstFailingStep"], [])).toContain("[2]");
 
@@ -514,8 +562,21 @@ describe.skipIf(!testBackends().includes("postgres") || postgresSkipReason() !==
       }
       out.overviewShop = await analyticsOverview(db, { scope: { site: "Shop", runId: f.runIds.beta }, unparseable: "failure", difficulty: "overall" });
       out.judges = await judgeAgreementList(db, { scope: {}, unparseable: "exclude" });
-      out.judge = await judgeAgreementDetail(db, { scope: {}, unparseable: "failure", evaluatorKey: f.judgeKey, k: "3", bootstrap: { replicates: 200, seed: 7 } });
-      out.disagreements = await judgeDisagreements(db, { scope: {}, unparseable: "exclude", identity: { key: f.judgeKey, k: "1", pv: "v1" }, kind: "false_success", page: 1, pageSize: 20 });
+      out.judge = await judgeAgreementDetail(db, {
+        scope: {},
+        unparseable: "failure",
+        evaluatorKey: f.judgeKey,
+        k: "3",
+        bootstrap: { replicates: 200, seed: 7 },
+      });
+      out.disagreements = await judgeDisagreements(db, {
+        scope: {},
+        unparseable: "exclude",
+        identity: { key: f.judgeKey, k: "1", pv: "v1" },
+        kind: "false_success",
+        page: 1,
+        pageSize: 20,
+      });
       out.measures = await judgeMeasures(db, { scope: {}, unparseable: "exclude" });
       out.failureSteps = await failureStepAgreement(db, { scope: {} });
       out.errors = await errorAnalysis(db, { scope: { taskSetId: f.taskSetId } });

@@ -55,14 +55,20 @@ describeEachBackend("annotation hot path", (backend) => {
   /** `n` trajectories on two sites and two runs, written straight into the tables. */
   async function trajectories(n: number): Promise<number[]> {
     const { taskSets, tasks, agentRuns, trajectories } = tablesOf(db);
-    const [set] = await db.insert(taskSets).values({ name: `Set ${++seq}`, benchmark: "webvoyager" }).returning();
+    const [set] = await db
+      .insert(taskSets)
+      .values({ name: `Set ${++seq}`, benchmark: "webvoyager" })
+      .returning();
     const runs = await db
       .insert(agentRuns)
       .values([0, 1].map((r) => ({ runKey: `run-${seq}-${r}`, name: `Run ${r}`, agentName: `agent-${r}`, model: `model-${r}`, sourceSystem: "test" })))
       .returning();
     const ids: number[] = [];
     for (let i = 0; i < n; i++) {
-      const [task] = await db.insert(tasks).values({ taskSetId: set!.id, externalId: `t-${i}`, site: i % 2 ? "Allrecipes" : "GitHub", intent: `Do ${i}`, contentHash: `h-${seq}-${i}` }).returning();
+      const [task] = await db
+        .insert(tasks)
+        .values({ taskSetId: set!.id, externalId: `t-${i}`, site: i % 2 ? "Allrecipes" : "GitHub", intent: `Do ${i}`, contentHash: `h-${seq}-${i}` })
+        .returning();
       const [t] = await db
         .insert(trajectories)
         .values({ runId: runs[i % 2]!.id, taskId: task!.id, attempt: 0, outcome: "answered", stepCount: 4, sourceFormat: "test", contentHash: `c-${seq}-${i}` })
@@ -74,7 +80,11 @@ describeEachBackend("annotation hot path", (backend) => {
 
   async function campaign(ids: number[], people: Actor[], o: { k?: number; blind?: boolean } = {}) {
     const c = await createCampaign(db, researcher, { name: `Campaign ${++seq}`, trajectoryIds: ids, annotatorsPerItem: o.k ?? 2, blind: o.blind ?? true });
-    await addCampaignAnnotators(db, c.id, people.map((p) => p.userId));
+    await addCampaignAnnotators(
+      db,
+      c.id,
+      people.map((p) => p.userId),
+    );
     return c;
   }
 
@@ -99,16 +109,17 @@ describeEachBackend("annotation hot path", (backend) => {
   });
 
   // Only PostgreSQL plans from statistics that lag behind: registered for that engine alone.
-  if (backend === "postgres") it("refreshes PostgreSQL's statistics of the queue when a large campaign is created, so the next query is planned for its size", async () => {
-    const stats = async () => Number((await rawGet<{ n: number }>(db, sql`select reltuples as n from pg_class where relname = 'campaign_items'`))!.n);
-    const few = await trajectories(20);
-    await campaign(few, []);
-    // A small campaign leaves the statistics to autovacuum: the table has never been analysed.
-    expect(await stats()).toBeLessThan(20);
-    const many = await trajectories(240);
-    await campaign(many, []);
-    expect(await stats()).toBe(260);
-  });
+  if (backend === "postgres")
+    it("refreshes PostgreSQL's statistics of the queue when a large campaign is created, so the next query is planned for its size", async () => {
+      const stats = async () => Number((await rawGet<{ n: number }>(db, sql`select reltuples as n from pg_class where relname = 'campaign_items'`))!.n);
+      const few = await trajectories(20);
+      await campaign(few, []);
+      // A small campaign leaves the statistics to autovacuum: the table has never been analysed.
+      expect(await stats()).toBeLessThan(20);
+      const many = await trajectories(240);
+      await campaign(many, []);
+      expect(await stats()).toBe(260);
+    });
 
   it("gives annotators asking at once different items while items are left", async () => {
     const ids = await trajectories(4);
@@ -128,7 +139,13 @@ describeEachBackend("annotation hot path", (backend) => {
       for (;;) {
         const a = await nextAssignment(db, p, c.id);
         if (!a) return done;
-        await submitLabel(db, p, { campaignId: c.id, trajectoryId: a.trajectoryId, verdict: done % 2 ? "success" : "failure", ...(done % 2 ? {} : { category: "other", firstFailingStep: 0, note: "x" }), idempotencyKey: key() });
+        await submitLabel(db, p, {
+          campaignId: c.id,
+          trajectoryId: a.trajectoryId,
+          verdict: done % 2 ? "success" : "failure",
+          ...(done % 2 ? {} : { category: "other", firstFailingStep: 0, note: "x" }),
+          idempotencyKey: key(),
+        });
         done++;
       }
     };
@@ -146,7 +163,9 @@ describeEachBackend("annotation hot path", (backend) => {
     const [a] = await people(1);
     const c = await campaign([t!], [a!], { k: 1 });
     const k = key();
-    const results = await Promise.all(Array.from({ length: 5 }, () => submitLabel(db, a!, { campaignId: c.id, trajectoryId: t!, verdict: "success", idempotencyKey: k })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => submitLabel(db, a!, { campaignId: c.id, trajectoryId: t!, verdict: "success", idempotencyKey: k })),
+    );
     expect(new Set(results.map((r) => r.revisionId)).size).toBe(1);
     expect(results.filter((r) => !r.replayed)).toHaveLength(1);
     const { labels, labelRevisions } = tablesOf(db);
@@ -187,7 +206,10 @@ describeEachBackend("annotation hot path", (backend) => {
     const undone = await undoSubmit(db, a!, { campaignId: c.id, idempotencyKey: undoKey });
     await updateCampaignSettings(db, researcher, c.id, { status: "closed" });
     // A retry after a lost response gets the stored answer, not an error about the closed campaign.
-    expect(await submitLabel(db, a!, { campaignId: c.id, trajectoryId: t!, verdict: "success", idempotencyKey: submitKey })).toMatchObject({ revisionId: submitted.revisionId, replayed: true });
+    expect(await submitLabel(db, a!, { campaignId: c.id, trajectoryId: t!, verdict: "success", idempotencyKey: submitKey })).toMatchObject({
+      revisionId: submitted.revisionId,
+      replayed: true,
+    });
     expect(await undoSubmit(db, a!, { campaignId: c.id, idempotencyKey: undoKey })).toMatchObject({ revisionId: undone.revisionId, replayed: true });
     await expect(undoSubmit(db, a!, { campaignId: c.id, idempotencyKey: key() })).rejects.toThrow(/is closed/);
   });
@@ -199,10 +221,23 @@ describeEachBackend("annotation hot path", (backend) => {
     expect(await labellingBlindCount(db, a!.userId)).toBe(2);
     const aGot = (await nextAssignment(db, a!, c.id))!;
     expect(await isBlindedFor(db, a!.userId, aGot.trajectoryId)).toBe(true);
-    const s1 = await submitLabel(db, a!, { campaignId: c.id, trajectoryId: aGot.trajectoryId, verdict: "success", timeSpentMs: 2500, stepsViewed: [0, 2], idempotencyKey: key() });
+    const s1 = await submitLabel(db, a!, {
+      campaignId: c.id,
+      trajectoryId: aGot.trajectoryId,
+      verdict: "success",
+      timeSpentMs: 2500,
+      stepsViewed: [0, 2],
+      idempotencyKey: key(),
+    });
     expect(await isBlindedFor(db, a!.userId, aGot.trajectoryId)).toBe(false);
     expect(await labellingBlindCount(db, a!.userId)).toBe(1);
-    const bSubmit = await submitLabel(db, b!, { campaignId: c.id, trajectoryId: aGot.trajectoryId, verdict: "failure", category: "other", idempotencyKey: key() });
+    const bSubmit = await submitLabel(db, b!, {
+      campaignId: c.id,
+      trajectoryId: aGot.trajectoryId,
+      verdict: "failure",
+      category: "other",
+      idempotencyKey: key(),
+    });
     expect(bSubmit.itemState).toBe("disputed");
 
     // Undo of b's submit withdraws it; the item is open again; a second submit brings agreement.
@@ -215,7 +250,14 @@ describeEachBackend("annotation hot path", (backend) => {
     const other = ids.find((t) => t !== aGot.trajectoryId)!;
     await submitLabel(db, a!, { campaignId: c.id, trajectoryId: other, verdict: "success", idempotencyKey: key() });
     await submitLabel(db, b!, { campaignId: c.id, trajectoryId: other, verdict: "failure", category: "other", idempotencyKey: key() });
-    const decided = await adjudicate(db, researcher, { campaignId: c.id, trajectoryId: other, verdict: "failure", category: "other", reason: "the answer is wrong", confidence: "high" });
+    const decided = await adjudicate(db, researcher, {
+      campaignId: c.id,
+      trajectoryId: other,
+      verdict: "failure",
+      category: "other",
+      reason: "the answer is wrong",
+      confidence: "high",
+    });
     expect(decided.consolidated).toMatchObject({ method: "adjudicated", verdict: "failure", adjudicatorName: researcher.name, confidence: "high" });
 
     const overview = await campaignOverview(db, researcher, c.id);
@@ -235,7 +277,12 @@ describeEachBackend("annotation hot path", (backend) => {
     const csv = await exportCampaignLabels(db, researcher, c.id, "csv");
     expect(csv.body.split("\n").filter((l) => l.startsWith("annotation,")).length).toBe(4);
     const quality = await qualityLabelRows(db, c.id);
-    expect(quality.find((r) => r.annotatorKey === `user:${a!.userId}` && r.trajectoryId === aGot.trajectoryId)).toMatchObject({ stepsViewed: 2, timeSpentMs: 2500, gold: 0, stepCount: 4 });
+    expect(quality.find((r) => r.annotatorKey === `user:${a!.userId}` && r.trajectoryId === aGot.trajectoryId)).toMatchObject({
+      stepsViewed: 2,
+      timeSpentMs: 2500,
+      gold: 0,
+      stepCount: 4,
+    });
   });
 
   it("hands out items by site, at random and gold on a gold turn through the strategies' SQL", async () => {
@@ -278,8 +325,22 @@ describeEachBackend("annotation hot path", (backend) => {
         const now = Date.now();
         const reserved = await liveReservationCounts(db, c.id, p.userId, now);
         const strata = await strataCoverage(db, c.id, stratum);
-        const every = await strategyCandidates(db, { campaignId: c.id, userId: p.userId, needed: 2, salt: queueOrderSalt(p.userId), skipped: false, stratum, withDisputed: false, withVerdicts: false });
-        const expected = pickCandidate(strategy, every.map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 })), 2, strata);
+        const every = await strategyCandidates(db, {
+          campaignId: c.id,
+          userId: p.userId,
+          needed: 2,
+          salt: queueOrderSalt(p.userId),
+          skipped: false,
+          stratum,
+          withDisputed: false,
+          withVerdicts: false,
+        });
+        const expected = pickCandidate(
+          strategy,
+          every.map((r) => ({ ...r, disputed: r.disputed === 1, reserved: reserved.get(r.itemId) ?? 0 })),
+          2,
+          strata,
+        );
         const got = await nextAssignment(db, p, c.id, { now });
         expect(got?.trajectoryId, `${strategy}, round ${round}`).toBe(expected?.trajectoryId);
         await submitLabel(db, p, { campaignId: c.id, trajectoryId: got!.trajectoryId, verdict: "success", idempotencyKey: key() });
@@ -290,7 +351,12 @@ describeEachBackend("annotation hot path", (backend) => {
   it("imports a label file into a new campaign once, counting what it did even when the transaction is retried", async () => {
     const ids = await trajectories(2);
     const csv = `trajectory_id,annotator,verdict\n${ids[0]},Ann,success\n${ids[1]},Ann,failure\n${ids[1]},Bob,failure\n`;
-    const request = { csv, source: "labels.csv", mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id" }, campaign: { name: "Imported", annotatorsPerItem: 2 } };
+    const request = {
+      csv,
+      source: "labels.csv",
+      mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id" },
+      campaign: { name: "Imported", annotatorsPerItem: 2 },
+    };
     const report = await importLabelsCsv(db, researcher, request);
     expect(report).toMatchObject({ created: 3, updated: 0, unchanged: 0, itemsAdded: 2 });
     const again = await importLabelsCsv(db, researcher, { ...request, campaign: { id: report.campaignId! } });

@@ -35,14 +35,25 @@ let ann: Actor[];
 beforeEach(async () => {
   ctx = createTestContext("verdict-gold-");
   researcher = await makeActor(ctx, "Rita Researcher", "researcher");
-  ann = [await makeActor(ctx, "Ann One", "annotator"), await makeActor(ctx, "Ben Two", "annotator"), await makeActor(ctx, "Cat Three", "annotator"), await makeActor(ctx, "Dan Four", "annotator")];
+  ann = [
+    await makeActor(ctx, "Ann One", "annotator"),
+    await makeActor(ctx, "Ben Two", "annotator"),
+    await makeActor(ctx, "Cat Three", "annotator"),
+    await makeActor(ctx, "Dan Four", "annotator"),
+  ];
 });
 afterEach(async () => {
   await ctx.cleanup();
 });
 
 let keyNo = 0;
-async function submit(actor: Actor, campaignId: number, trajectoryId: number, verdict: string, category: string | null = verdict === "failure" ? "other" : null) {
+async function submit(
+  actor: Actor,
+  campaignId: number,
+  trajectoryId: number,
+  verdict: string,
+  category: string | null = verdict === "failure" ? "other" : null,
+) {
   return await submitLabel(ctx.db, actor, { campaignId, trajectoryId, verdict, category, idempotencyKey: `gold-test-${++keyNo}` });
 }
 
@@ -65,7 +76,13 @@ function orderOf(userId: string, itemId: number): number {
 
 async function campaign(n: number, o: { k?: number; annotators?: Actor[]; blind?: boolean } = {}) {
   const ids = await seedTrajectories(ctx.db, n);
-  const c = await createCampaign(ctx.db, researcher, { name: `Campaign ${++keyNo}`, trajectoryIds: ids, annotatorIds: (o.annotators ?? ann.slice(0, 2)).map((a) => a.userId), annotatorsPerItem: o.k ?? 2, blind: o.blind ?? true });
+  const c = await createCampaign(ctx.db, researcher, {
+    name: `Campaign ${++keyNo}`,
+    trajectoryIds: ids,
+    annotatorIds: (o.annotators ?? ann.slice(0, 2)).map((a) => a.userId),
+    annotatorsPerItem: o.k ?? 2,
+    blind: o.blind ?? true,
+  });
   return { c, ids };
 }
 
@@ -116,11 +133,21 @@ describe("gold items", () => {
 
   it("refuses bad settings and bad answers with the field named", async () => {
     const { c, ids } = await campaign(3);
-    expect((await code(async () => await updateQualitySettings(ctx.db, researcher, c.id, { goldRate: 1.5 }))).message).toMatch(/^goldRate: a share from 0 to 1/);
-    expect((await code(async () => await updateQualitySettings(ctx.db, researcher, c.id, { goldWarnBelow: 0.5, goldBlockBelow: 0.7 }))).message).toMatch(/goldBlockBelow \(0.7\) is above goldWarnBelow \(0.5\)/);
-    expect((await code(async () => await updateQualitySettings(ctx.db, researcher, c.id, { assignmentStrategy: "alphabetical" as never }))).message).toMatch(/^assignmentStrategy: one of least_covered/);
-    expect((await code(async () => await markGold(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "maybe" }))).message).toMatch(/^verdict: must be one of/);
-    expect((await code(async () => await markGold(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "failure", category: "nope" }))).message).toMatch(/^category: "nope" is not one of/);
+    expect((await code(async () => await updateQualitySettings(ctx.db, researcher, c.id, { goldRate: 1.5 }))).message).toMatch(
+      /^goldRate: a share from 0 to 1/,
+    );
+    expect((await code(async () => await updateQualitySettings(ctx.db, researcher, c.id, { goldWarnBelow: 0.5, goldBlockBelow: 0.7 }))).message).toMatch(
+      /goldBlockBelow \(0.7\) is above goldWarnBelow \(0.5\)/,
+    );
+    expect((await code(async () => await updateQualitySettings(ctx.db, researcher, c.id, { assignmentStrategy: "alphabetical" as never }))).message).toMatch(
+      /^assignmentStrategy: one of least_covered/,
+    );
+    expect((await code(async () => await markGold(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "maybe" }))).message).toMatch(
+      /^verdict: must be one of/,
+    );
+    expect(
+      (await code(async () => await markGold(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "failure", category: "nope" }))).message,
+    ).toMatch(/^category: "nope" is not one of/);
     expect((await code(async () => await markGold(ctx.db, ann[0]!, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "success" }))).code).toBe("FORBIDDEN");
   });
 
@@ -131,11 +158,15 @@ describe("gold items", () => {
     await submit(b, c.id, ids[0]!, "failure", "other");
     await submit(a, c.id, ids[1]!, "success");
     expect(await promoteGold(ctx.db, researcher, { campaignId: c.id, trajectoryIds: [ids[0]!] })).toEqual({ promoted: 1 });
-    expect((await code(async () => await promoteGold(ctx.db, researcher, { campaignId: c.id, trajectoryIds: [ids[1]!] }))).message).toMatch(/is open: only unanimous or adjudicated/);
+    expect((await code(async () => await promoteGold(ctx.db, researcher, { campaignId: c.id, trajectoryIds: [ids[1]!] }))).message).toMatch(
+      /is open: only unanimous or adjudicated/,
+    );
     const g = (await campaignGold(ctx.db, researcher, c.id)).items;
     expect(g.map((x) => [x.trajectoryId, x.verdict, x.category, x.source])).toEqual([[ids[0], "failure", "other", "unanimous"]]);
     // A gold item cannot be reopened as an ordinary one.
-    expect((await code(async () => await reopenItem(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, reason: "again" }))).message).toMatch(/is a gold item; take it out of gold first/);
+    expect((await code(async () => await reopenItem(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, reason: "again" }))).message).toMatch(
+      /is a gold item; take it out of gold first/,
+    );
     // Promoting again changes nothing.
     expect(await promoteGold(ctx.db, researcher, { campaignId: c.id, trajectoryIds: [ids[0]!] })).toEqual({ promoted: 0 });
   });
@@ -202,7 +233,12 @@ describe("an annotator never learns an item is gold", () => {
     // "remaining" went down by one, as for any label.
     expect((await myCampaigns(ctx.db, a)).find((x) => x.id === c.id)!.remaining).toBe(3);
     // The JSON an annotator gets never says gold, known answer or the researcher's name.
-    const seen = JSON.stringify([await myItemLabel(ctx.db, a, c.id, goldNo), await myRecentLabels(ctx.db, a, c.id), await myCampaigns(ctx.db, a), await nextItem(ctx.db, a, c.id)]);
+    const seen = JSON.stringify([
+      await myItemLabel(ctx.db, a, c.id, goldNo),
+      await myRecentLabels(ctx.db, a, c.id),
+      await myCampaigns(ctx.db, a),
+      await nextItem(ctx.db, a, c.id),
+    ]);
     expect(seen).not.toMatch(/gold|known answer|Rita/i);
   });
 });
@@ -228,7 +264,12 @@ describe("assignment strategies", () => {
   it("by_run: the run furthest behind first, so runs advance together", async () => {
     const runA = await seedTrajectories(ctx.db, 3, { agentName: "alpha", taskSet: "Runs" });
     const runB = await seedTrajectories(ctx.db, 3, { agentName: "beta", taskSet: "Runs" });
-    const c = await createCampaign(ctx.db, researcher, { name: "By run", trajectoryIds: [...runA, ...runB], annotatorIds: ann.slice(0, 3).map((a) => a.userId), annotatorsPerItem: 3 });
+    const c = await createCampaign(ctx.db, researcher, {
+      name: "By run",
+      trajectoryIds: [...runA, ...runB],
+      annotatorIds: ann.slice(0, 3).map((a) => a.userId),
+      annotatorsPerItem: 3,
+    });
     await updateQualitySettings(ctx.db, researcher, c.id, { assignmentStrategy: "by_run" });
     const [a, b, d] = ann as [Actor, Actor, Actor];
     // Run beta: 2 labels on 3 items × 3 = 22 %; run alpha: 1 label = 11 %. a gets alpha first even though the

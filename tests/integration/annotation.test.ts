@@ -66,7 +66,13 @@ async function annotators(n: number): Promise<Actor[]> {
   return out;
 }
 
-async function submit(actor: Actor, campaignId: number, trajectoryId: number, v: { verdict: string; category?: string | null; note?: string; firstFailingStep?: number | null }, extra: { now?: number; key?: string; timeSpentMs?: number; stepsViewed?: number[]; baseRevision?: number } = {}) {
+async function submit(
+  actor: Actor,
+  campaignId: number,
+  trajectoryId: number,
+  v: { verdict: string; category?: string | null; note?: string; firstFailingStep?: number | null },
+  extra: { now?: number; key?: string; timeSpentMs?: number; stepsViewed?: number[]; baseRevision?: number } = {},
+) {
   return await submitLabel(
     ctx.db,
     actor,
@@ -75,7 +81,7 @@ async function submit(actor: Actor, campaignId: number, trajectoryId: number, v:
       trajectoryId,
       ...v,
       category: v.category ?? (v.verdict === "failure" ? "navigation stuck" : null),
-      idempotencyKey: extra.key ?? await key(),
+      idempotencyKey: extra.key ?? (await key()),
       timeSpentMs: extra.timeSpentMs,
       stepsViewed: extra.stepsViewed,
       baseRevision: extra.baseRevision,
@@ -136,7 +142,11 @@ describe("accounts and roles", () => {
     expect(await errorCodeAsync(async () => await campaignOverview(ctx.db, a!, c.id))).toBe("FORBIDDEN");
     expect(await errorCodeAsync(async () => await adjudicationQueue(ctx.db, a!, { campaignId: c.id }))).toBe("FORBIDDEN");
     await submit(a!, c.id, ids[0]!, { verdict: "success" });
-    expect(await errorCodeAsync(async () => await adjudicate(ctx.db, a!, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "failure", category: "other", reason: "no" }))).toBe("FORBIDDEN");
+    expect(
+      await errorCodeAsync(
+        async () => await adjudicate(ctx.db, a!, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "failure", category: "other", reason: "no" }),
+      ),
+    ).toBe("FORBIDDEN");
     expect(await errorCodeAsync(async () => await exportCampaignLabels(ctx.db, a!, c.id, "csv"))).toBe("FORBIDDEN");
     // A researcher who is not on the campaign cannot label in it.
     expect(await errorCodeAsync(async () => await nextAssignment(ctx.db, researcher, c.id))).toBe("FORBIDDEN");
@@ -156,13 +166,20 @@ describe("campaigns and assignment", () => {
     expect(await errorCodeAsync(async () => await createCampaign(ctx.db, researcher, { name: "GPT only", trajectoryIds: gpt }))).toBe("CONFLICT");
     expect(await errorCodeAsync(async () => await createCampaign(ctx.db, researcher, { name: "Nothing", filter: { model: "nope" } }))).toBe("BAD_REQUEST");
     expect(await errorCodeAsync(async () => await createCampaign(ctx.db, researcher, { name: "Bad", trajectoryIds: [999_999] }))).toBe("BAD_REQUEST");
-    expect(await errorCodeAsync(async () => await createCampaign(ctx.db, researcher, { name: "Bad k", trajectoryIds: gpt, annotatorsPerItem: 0 }))).toBe("BAD_REQUEST");
+    expect(await errorCodeAsync(async () => await createCampaign(ctx.db, researcher, { name: "Bad k", trajectoryIds: gpt, annotatorsPerItem: 0 }))).toBe(
+      "BAD_REQUEST",
+    );
   });
 
   it("hands out the least-covered trajectory the annotator has not labelled, and resumes a held reservation", async () => {
     const ids = await seedTrajectories(ctx.db, 3);
     const [a, b, c, d] = await annotators(4);
-    const camp = await createCampaign(ctx.db, researcher, { name: "Coverage", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [a, b, c, d].map((x) => x!.userId) });
+    const camp = await createCampaign(ctx.db, researcher, {
+      name: "Coverage",
+      trajectoryIds: ids,
+      annotatorsPerItem: 2,
+      annotatorIds: [a, b, c, d].map((x) => x!.userId),
+    });
     const first: Assignment[] = [];
     for (const x of [a, b, c]) first.push((await nextAssignment(ctx.db, x!, camp.id))!);
     // Three annotators, three uncovered trajectories: each gets a different one.
@@ -192,7 +209,7 @@ describe("campaigns and assignment", () => {
         labelled++;
       }
     }
-    const rows = (await ctx.db.select().from(labels));
+    const rows = await ctx.db.select().from(labels);
     expect(rows.length).toBe(6);
     const perTrajectory = new Map<number, Set<string>>();
     for (const r of rows) perTrajectory.set(r.trajectoryId, (perTrajectory.get(r.trajectoryId) ?? new Set()).add(r.userId!));
@@ -204,7 +221,13 @@ describe("campaigns and assignment", () => {
   it("reserves a trajectory until the reservation expires, then hands it to someone else; a late submit is still kept", async () => {
     const [t] = await seedTrajectories(ctx.db, 1);
     const [a, b] = await annotators(2);
-    const camp = await createCampaign(ctx.db, researcher, { name: "Expiry", trajectoryIds: [t!], annotatorsPerItem: 1, reservationMinutes: 10, annotatorIds: [a!.userId, b!.userId] });
+    const camp = await createCampaign(ctx.db, researcher, {
+      name: "Expiry",
+      trajectoryIds: [t!],
+      annotatorsPerItem: 1,
+      reservationMinutes: 10,
+      annotatorIds: [a!.userId, b!.userId],
+    });
     const t0 = Date.UTC(2030, 0, 1);
     const held = (await nextAssignment(ctx.db, a!, camp.id, { now: t0 }))!;
     expect(held.expiresAt.getTime()).toBe(t0 + 10 * 60_000);
@@ -215,8 +238,8 @@ describe("campaigns and assignment", () => {
     // a comes back after the expiry: their work is stored, not rejected.
     const late = await submit(a!, camp.id, t!, { verdict: "failure" }, { now: t0 + 12 * 60_000 });
     expect(late.replayed).toBe(false);
-    expect((await ctx.db.select().from(labels))).toHaveLength(2);
-    expect((await ctx.db.select().from(reservations))).toHaveLength(0);
+    expect(await ctx.db.select().from(labels)).toHaveLength(2);
+    expect(await ctx.db.select().from(reservations)).toHaveLength(0);
   });
 
   it("skipped trajectories come back only when nothing else is left", async () => {
@@ -234,15 +257,24 @@ describe("campaigns and assignment", () => {
   it("never hands the last slot to two annotators asking at once from separate processes", async () => {
     const ids = await seedTrajectories(ctx.db, 5);
     const people = await annotators(16);
-    const camp = await createCampaign(ctx.db, researcher, { name: "Race", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: people.map((p) => p.userId) });
+    const camp = await createCampaign(ctx.db, researcher, {
+      name: "Race",
+      trajectoryIds: ids,
+      annotatorsPerItem: 2,
+      annotatorIds: people.map((p) => p.userId),
+    });
     const child = path.join(root, "tests", "helpers", "annotation-next-child.ts");
     const groups = [0, 1, 2, 3].map((g) => people.filter((_, i) => i % 4 === g).map((p) => p.userId));
     type Call = { userId: string; itemId: number | null; startedAt: number; endedAt: number };
-    const outputs = (await runAtBarrier(groups.map((userIds) => ({ command: process.execPath, args: ["--import", "tsx", child, ctx.config.dbPath, String(camp.id), ...userIds], cwd: root })))).map(
-      (out) => JSON.parse(out) as Call[],
-    );
+    const outputs = (
+      await runAtBarrier(
+        groups.map((userIds) => ({ command: process.execPath, args: ["--import", "tsx", child, ctx.config.dbPath, String(camp.id), ...userIds], cwd: root })),
+      )
+    ).map((out) => JSON.parse(out) as Call[]);
     // They raced: some call of one process was under way while a call of another process was.
-    const overlapping = outputs.some((mine, i) => outputs.some((theirs, j) => j !== i && mine.some((a) => theirs.some((b) => a.startedAt < b.endedAt && b.startedAt < a.endedAt))));
+    const overlapping = outputs.some((mine, i) =>
+      outputs.some((theirs, j) => j !== i && mine.some((a) => theirs.some((b) => a.startedAt < b.endedAt && b.startedAt < a.endedAt))),
+    );
     expect(overlapping).toBe(true);
     const results = outputs.flat();
     const got = results.filter((r) => r.itemId !== null);
@@ -251,7 +283,7 @@ describe("campaigns and assignment", () => {
     const perItem = new Map<number, number>();
     for (const r of got) perItem.set(r.itemId!, (perItem.get(r.itemId!) ?? 0) + 1);
     expect([...perItem.values()].sort()).toEqual([2, 2, 2, 2, 2]);
-    expect((await ctx.db.select().from(reservations))).toHaveLength(10);
+    expect(await ctx.db.select().from(reservations)).toHaveLength(10);
   }, 60_000);
 });
 
@@ -259,7 +291,12 @@ describe("labels: validation, revision history, idempotency, undo", () => {
   async function oneCampaign(n = 2, k = 1) {
     const ids = await seedTrajectories(ctx.db, n, { steps: 5 });
     const people = await annotators(2);
-    const camp = await createCampaign(ctx.db, researcher, { name: "Labels", trajectoryIds: ids, annotatorsPerItem: k, annotatorIds: people.map((p) => p.userId) });
+    const camp = await createCampaign(ctx.db, researcher, {
+      name: "Labels",
+      trajectoryIds: ids,
+      annotatorsPerItem: k,
+      annotatorIds: people.map((p) => p.userId),
+    });
     return { ids, people, camp };
   }
 
@@ -281,8 +318,12 @@ describe("labels: validation, revision history, idempotency, undo", () => {
     expect(ok.values).toEqual({ verdict: "success", category: null, firstFailingStep: null, note: null });
     // Outsiders, unknown trajectories and closed campaigns are refused.
     const outsider = await makeActor(ctx, "Outsider", "annotator");
-    expect(await errorCodeAsync(async () => await submitLabel(ctx.db, outsider, { ...base, idempotencyKey: await key(), verdict: "success" }))).toBe("FORBIDDEN");
-    expect(await errorCodeAsync(async () => await submitLabel(ctx.db, a, { ...base, trajectoryId: 999_999, idempotencyKey: await key(), verdict: "success" }))).toBe("NOT_FOUND");
+    expect(await errorCodeAsync(async () => await submitLabel(ctx.db, outsider, { ...base, idempotencyKey: await key(), verdict: "success" }))).toBe(
+      "FORBIDDEN",
+    );
+    expect(
+      await errorCodeAsync(async () => await submitLabel(ctx.db, a, { ...base, trajectoryId: 999_999, idempotencyKey: await key(), verdict: "success" })),
+    ).toBe("NOT_FOUND");
     await updateCampaignSettings(ctx.db, researcher, camp.id, { status: "closed" });
     expect(await errorCodeAsync(async () => await submitLabel(ctx.db, a, { ...base, idempotencyKey: await key(), verdict: "success" }))).toBe("CONFLICT");
   });
@@ -291,8 +332,20 @@ describe("labels: validation, revision history, idempotency, undo", () => {
     const { ids, people, camp } = await oneCampaign();
     const a = people[0]!;
     const t = ids[0]!;
-    const r1 = await submit(a, camp.id, t, { verdict: "failure", category: "hallucination", firstFailingStep: 3, note: "made up the price" }, { timeSpentMs: 40_000, stepsViewed: [0, 1, 4] });
-    const r2 = await submit(a, camp.id, t, { verdict: "failure", category: "visual grounding issue", firstFailingStep: 2, note: "made up the price" }, { timeSpentMs: 5_000, stepsViewed: [2], baseRevision: 1 });
+    const r1 = await submit(
+      a,
+      camp.id,
+      t,
+      { verdict: "failure", category: "hallucination", firstFailingStep: 3, note: "made up the price" },
+      { timeSpentMs: 40_000, stepsViewed: [0, 1, 4] },
+    );
+    const r2 = await submit(
+      a,
+      camp.id,
+      t,
+      { verdict: "failure", category: "visual grounding issue", firstFailingStep: 2, note: "made up the price" },
+      { timeSpentMs: 5_000, stepsViewed: [2], baseRevision: 1 },
+    );
     expect([r1.revision, r2.revision]).toEqual([1, 2]);
     expect(r2.labelId).toBe(r1.labelId);
     const mine = await myLabel(ctx.db, a, camp.id, t);
@@ -302,7 +355,7 @@ describe("labels: validation, revision history, idempotency, undo", () => {
       { field: "category", from: "hallucination", to: "visual grounding issue" },
       { field: "firstFailingStep", from: 3, to: 2 },
     ]);
-    const revs = (await ctx.db.select().from(labelRevisions).where(eq(labelRevisions.labelId, r1.labelId)));
+    const revs = await ctx.db.select().from(labelRevisions).where(eq(labelRevisions.labelId, r1.labelId));
     expect(revs.map((r) => [r.actorId, r.actorName, r.timeSpentMs])).toEqual([
       [a.userId, a.name, 40_000],
       [a.userId, a.name, 5_000],
@@ -318,7 +371,7 @@ describe("labels: validation, revision history, idempotency, undo", () => {
     const first = await submit(a!, camp.id, ids[0]!, { verdict: "success" }, { key: k });
     const second = await submit(a!, camp.id, ids[0]!, { verdict: "success" }, { key: k });
     expect(second).toEqual({ ...first, replayed: true });
-    expect((await ctx.db.select().from(labelRevisions))).toHaveLength(1);
+    expect(await ctx.db.select().from(labelRevisions)).toHaveLength(1);
     expect(await errorCodeAsync(async () => await submit(b!, camp.id, ids[0]!, { verdict: "success" }, { key: k }))).toBe("CONFLICT");
     expect(await errorCodeAsync(async () => await undoSubmit(ctx.db, a!, { campaignId: camp.id, idempotencyKey: k }))).toBe("CONFLICT");
   });
@@ -346,7 +399,9 @@ describe("labels: validation, revision history, idempotency, undo", () => {
     expect(await undoSubmit(ctx.db, a!, { campaignId: camp.id, idempotencyKey: undoKey })).toMatchObject({ replayed: true, revisionId: u3.revisionId });
     const u2 = await undoSubmit(ctx.db, a!, { campaignId: camp.id, revisionId: s2.revisionId, idempotencyKey: await key() });
     expect(u2.status).toBe("withdrawn");
-    expect(await errorCodeAsync(async () => await undoSubmit(ctx.db, a!, { campaignId: camp.id, revisionId: s2.revisionId, idempotencyKey: await key() }))).toBe("CONFLICT");
+    expect(
+      await errorCodeAsync(async () => await undoSubmit(ctx.db, a!, { campaignId: camp.id, revisionId: s2.revisionId, idempotencyKey: await key() })),
+    ).toBe("CONFLICT");
     const history = await myLabel(ctx.db, a!, camp.id, got.trajectoryId);
     expect(history.label).toBeNull();
     expect(history.history.map((h) => `${h.action}:${h.status}:${h.undone}`)).toEqual([
@@ -366,7 +421,9 @@ describe("labels: validation, revision history, idempotency, undo", () => {
     // The newer submit lands first…
     const s2 = await submit(a, camp.id, ids[0]!, { verdict: "failure", category: "other" });
     // …then the undo that meant to revert s1 arrives.
-    expect(await errorCodeAsync(async () => await undoSubmit(ctx.db, a, { campaignId: camp.id, revisionId: s1.revisionId, idempotencyKey: await key() }))).toBe("CONFLICT");
+    expect(await errorCodeAsync(async () => await undoSubmit(ctx.db, a, { campaignId: camp.id, revisionId: s1.revisionId, idempotencyKey: await key() }))).toBe(
+      "CONFLICT",
+    );
     expect((await myLabel(ctx.db, a, camp.id, ids[0]!)).label).toMatchObject({ verdict: "failure", revision: s2.revision });
     // The other order: undo first, then a submit based on the undone revision is refused, one without a base is a new submit.
     await undoSubmit(ctx.db, a, { campaignId: camp.id, revisionId: s2.revisionId, idempotencyKey: await key() });
@@ -380,19 +437,30 @@ describe("consolidation and adjudication", () => {
   it("consolidates unanimous items automatically and queues disagreements for a researcher", async () => {
     const ids = await seedTrajectories(ctx.db, 2, { steps: 6 });
     const [a, b, c] = await annotators(3);
-    const camp = await createCampaign(ctx.db, researcher, { name: "Adjudicate", trajectoryIds: ids, annotatorsPerItem: 3, annotatorIds: [a, b, c].map((x) => x!.userId) });
+    const camp = await createCampaign(ctx.db, researcher, {
+      name: "Adjudicate",
+      trajectoryIds: ids,
+      annotatorsPerItem: 3,
+      annotatorIds: [a, b, c].map((x) => x!.userId),
+    });
     const [agreeT, disputeT] = ids as [number, number];
     await submit(a!, camp.id, agreeT, { verdict: "failure", category: "navigation stuck", firstFailingStep: 4 });
     await submit(b!, camp.id, agreeT, { verdict: "failure", category: "navigation stuck", firstFailingStep: 2 });
     expect((await submit(c!, camp.id, agreeT, { verdict: "failure", category: "navigation stuck" })).itemState).toBe("agreed");
 
-    await submit(a!, camp.id, disputeT, { verdict: "success" }, { });
+    await submit(a!, camp.id, disputeT, { verdict: "success" }, {});
     await submit(b!, camp.id, disputeT, { verdict: "success" });
     const last = await submit(c!, camp.id, disputeT, { verdict: "failure", category: "hallucination", note: "the answer is not on the page" });
     expect(last.itemState).toBe("disputed");
 
     const agreed = await itemReview(ctx.db, researcher, camp.id, agreeT);
-    expect(agreed.consolidated).toMatchObject({ verdict: "failure", category: "navigation stuck", firstFailingStep: 2, method: "unanimous", adjudicatorId: null });
+    expect(agreed.consolidated).toMatchObject({
+      verdict: "failure",
+      category: "navigation stuck",
+      firstFailingStep: 2,
+      method: "unanimous",
+      adjudicatorId: null,
+    });
 
     const queue = await adjudicationQueue(ctx.db, researcher, { campaignId: camp.id });
     expect(queue.items.map((i) => i.trajectoryId)).toEqual([disputeT]);
@@ -401,14 +469,29 @@ describe("consolidation and adjudication", () => {
     expect(review.labels.map((l) => l.note)).toContain("the answer is not on the page");
     expect(review.consolidationHistory.at(-1)).toMatchObject({ state: "disputed", reason: "verdicts differ" });
 
-    const labelsBefore = (await ctx.db.select().from(labels).where(eq(labels.trajectoryId, disputeT)));
-    const decided = await adjudicate(ctx.db, researcher, { campaignId: camp.id, trajectoryId: disputeT, verdict: "failure", category: "hallucination", reason: "Step 5 shows no price; the answer was invented." });
-    expect(decided.consolidated).toMatchObject({ verdict: "failure", category: "hallucination", method: "adjudicated", adjudicatorId: researcher.userId, adjudicatorName: researcher.name, reason: "Step 5 shows no price; the answer was invented." });
+    const labelsBefore = await ctx.db.select().from(labels).where(eq(labels.trajectoryId, disputeT));
+    const decided = await adjudicate(ctx.db, researcher, {
+      campaignId: camp.id,
+      trajectoryId: disputeT,
+      verdict: "failure",
+      category: "hallucination",
+      reason: "Step 5 shows no price; the answer was invented.",
+    });
+    expect(decided.consolidated).toMatchObject({
+      verdict: "failure",
+      category: "hallucination",
+      method: "adjudicated",
+      adjudicatorId: researcher.userId,
+      adjudicatorName: researcher.name,
+      reason: "Step 5 shows no price; the answer was invented.",
+    });
     // Pre-discussion labels are untouched and now frozen.
-    expect((await ctx.db.select().from(labels).where(eq(labels.trajectoryId, disputeT)))).toEqual(labelsBefore);
+    expect(await ctx.db.select().from(labels).where(eq(labels.trajectoryId, disputeT))).toEqual(labelsBefore);
     expect(await errorCodeAsync(async () => await submit(a!, camp.id, disputeT, { verdict: "failure", category: "other" }))).toBe("CONFLICT");
     expect((await adjudicationQueue(ctx.db, researcher, { campaignId: camp.id })).total).toBe(0);
-    expect(await errorCodeAsync(async () => await adjudicate(ctx.db, researcher, { campaignId: camp.id, trajectoryId: disputeT, verdict: "success", reason: "  " }))).toBe("BAD_REQUEST");
+    expect(
+      await errorCodeAsync(async () => await adjudicate(ctx.db, researcher, { campaignId: camp.id, trajectoryId: disputeT, verdict: "success", reason: "  " })),
+    ).toBe("BAD_REQUEST");
 
     // Reopening returns the item to what its labels say.
     expect((await reopenItem(ctx.db, researcher, { campaignId: camp.id, trajectoryId: disputeT, reason: "wrong call" })).state).toBe("disputed");
@@ -418,7 +501,13 @@ describe("consolidation and adjudication", () => {
   it("an unsure label or a category disagreement goes to adjudication; a revision can bring an item back to agreement", async () => {
     const ids = await seedTrajectories(ctx.db, 1);
     const [a, b] = await annotators(2);
-    const camp = await createCampaign(ctx.db, researcher, { name: "Unsure", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [a!.userId, b!.userId], labelSchema: { allowUnsure: true } });
+    const camp = await createCampaign(ctx.db, researcher, {
+      name: "Unsure",
+      trajectoryIds: ids,
+      annotatorsPerItem: 2,
+      annotatorIds: [a!.userId, b!.userId],
+      labelSchema: { allowUnsure: true },
+    });
     await submit(a!, camp.id, ids[0]!, { verdict: "failure", category: "other" });
     expect((await submit(b!, camp.id, ids[0]!, { verdict: "unsure" })).itemState).toBe("disputed");
     expect((await submit(b!, camp.id, ids[0]!, { verdict: "failure", category: "hallucination" })).itemState).toBe("disputed");
@@ -435,10 +524,17 @@ describe("blind labelling is enforced on the server", () => {
     const ids = await seedTrajectories(ctx.db, 3);
     const [a, b] = await annotators(2);
     const [t1, t2, t3] = ids as [number, number, number];
-    const blind = await createCampaign(ctx.db, researcher, { name: "Blind", trajectoryIds: [t1, t2], annotatorsPerItem: 2, annotatorIds: [a!.userId, b!.userId] });
+    const blind = await createCampaign(ctx.db, researcher, {
+      name: "Blind",
+      trajectoryIds: [t1, t2],
+      annotatorsPerItem: 2,
+      annotatorIds: [a!.userId, b!.userId],
+    });
     await createCampaign(ctx.db, researcher, { name: "Open", trajectoryIds: [t3], annotatorsPerItem: 2, blind: false, annotatorIds: [a!.userId] });
     for (const t of ids) {
-      await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "GPT judge", verdict: "success" });
+      await ctx.db
+        .insert(evaluatorVerdicts)
+        .values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "GPT judge", verdict: "success" });
     }
 
     expect(await errorCodeAsync(async () => await assertMayViewEvaluations(ctx.db, a!.userId, t1))).toBe("FORBIDDEN");
@@ -447,7 +543,10 @@ describe("blind labelling is enforced on the server", () => {
 
     const filterA = await visibleEvaluationFilter(ctx.db, a!.userId);
     expect([...filterA.hidden].sort()).toEqual([t1, t2]);
-    const visibleRows = (await ctx.db.select({ t: evaluatorVerdicts.trajectoryId }).from(evaluatorVerdicts).where(filterA.visibleSql(evaluatorVerdicts.trajectoryId)));
+    const visibleRows = await ctx.db
+      .select({ t: evaluatorVerdicts.trajectoryId })
+      .from(evaluatorVerdicts)
+      .where(filterA.visibleSql(evaluatorVerdicts.trajectoryId));
     expect(visibleRows.map((r) => r.t)).toEqual([t3]);
 
     await submit(b!, blind.id, t1, { verdict: "success", note: "b's note" });
@@ -481,7 +580,13 @@ describe("blind labelling is enforced on the server", () => {
   it("annotators see other people's labels only in campaigns they label in", async () => {
     const [t] = await seedTrajectories(ctx.db, 1);
     const [a, b, outsider] = await annotators(3);
-    const camp = await createCampaign(ctx.db, researcher, { name: "Members", trajectoryIds: [t!], annotatorsPerItem: 2, blind: false, annotatorIds: [a!.userId, b!.userId] });
+    const camp = await createCampaign(ctx.db, researcher, {
+      name: "Members",
+      trajectoryIds: [t!],
+      annotatorsPerItem: 2,
+      blind: false,
+      annotatorIds: [a!.userId, b!.userId],
+    });
     await submit(a!, camp.id, t!, { verdict: "success" });
     expect((await visibleLabelsOfTrajectory(ctx.db, b!, t!)).labels).toHaveLength(1);
     expect((await visibleLabelsOfTrajectory(ctx.db, outsider!, t!)).labels).toHaveLength(0);
@@ -495,8 +600,18 @@ describe("label files", () => {
   it("round-trips a campaign through CSV export and import, and a re-import changes nothing", async () => {
     const ids = await seedTrajectories(ctx.db, 3, { steps: 6 });
     const [a, b] = await annotators(2);
-    const camp = await createCampaign(ctx.db, researcher, { name: "Round trip", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [a!.userId, b!.userId] });
-    await submit(a!, camp.id, ids[0]!, { verdict: "failure", category: "prompt misalignment", firstFailingStep: 1, note: 'quoted "text", commas,\nand a line break' });
+    const camp = await createCampaign(ctx.db, researcher, {
+      name: "Round trip",
+      trajectoryIds: ids,
+      annotatorsPerItem: 2,
+      annotatorIds: [a!.userId, b!.userId],
+    });
+    await submit(a!, camp.id, ids[0]!, {
+      verdict: "failure",
+      category: "prompt misalignment",
+      firstFailingStep: 1,
+      note: 'quoted "text", commas,\nand a line break',
+    });
     await submit(b!, camp.id, ids[0]!, { verdict: "failure", category: "prompt misalignment", firstFailingStep: 3 });
     await submit(a!, camp.id, ids[1]!, { verdict: "success" });
     await submit(b!, camp.id, ids[1]!, { verdict: "failure", category: "hallucination" });
@@ -510,28 +625,71 @@ describe("label files", () => {
     expect(kinds.filter((k) => k === "annotation")).toHaveLength(5);
     expect(kinds.filter((k) => k === "consolidated")).toHaveLength(2);
 
-    const jsonl = (await exportCampaignLabels(ctx.db, researcher, camp.id, "jsonl")).body.trim().split("\n").map((l) => JSON.parse(l));
+    const jsonl = (await exportCampaignLabels(ctx.db, researcher, camp.id, "jsonl")).body
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(jsonl).toHaveLength(7);
     // Steps leave as the numbers the label panel showed: stored index 1 is "step 2".
-    expect(jsonl.find((r) => r.kind === "annotation" && r.trajectory_id === ids[0] && r.annotator_name === a!.name)).toMatchObject({ first_failing_step_number: 2 });
-    expect(jsonl.find((r) => r.kind === "consolidated" && r.trajectory_id === ids[1])).toMatchObject({ verdict: "success", consolidation_method: "adjudicated", adjudicator: researcher.name, reason: "the goal was met at step 4" });
+    expect(jsonl.find((r) => r.kind === "annotation" && r.trajectory_id === ids[0] && r.annotator_name === a!.name)).toMatchObject({
+      first_failing_step_number: 2,
+    });
+    expect(jsonl.find((r) => r.kind === "consolidated" && r.trajectory_id === ids[1])).toMatchObject({
+      verdict: "success",
+      consolidation_method: "adjudicated",
+      adjudicator: researcher.name,
+      reason: "the goal was met at step 4",
+    });
 
-    const report = await importLabelsCsv(ctx.db, researcher, { csv: csv.body, source: "round-trip-labels.csv", mapping: { annotator: "annotator_name", verdict: "verdict", trajectoryId: "trajectory_id", category: "category", firstFailingStep: "first_failing_step_number", note: "note", where: { column: "kind", equals: "annotation" } }, campaign: { name: "Round trip copy", annotatorsPerItem: 2 } });
+    const report = await importLabelsCsv(ctx.db, researcher, {
+      csv: csv.body,
+      source: "round-trip-labels.csv",
+      mapping: {
+        annotator: "annotator_name",
+        verdict: "verdict",
+        trajectoryId: "trajectory_id",
+        category: "category",
+        firstFailingStep: "first_failing_step_number",
+        note: "note",
+        where: { column: "kind", equals: "annotation" },
+      },
+      campaign: { name: "Round trip copy", annotatorsPerItem: 2 },
+    });
     expect(report).toMatchObject({ created: 5, updated: 0, unchanged: 0, skipped: 2, unmatchedCount: 0, itemsAdded: 3, annotators: [a!.name, b!.name].sort() });
 
     const pick = (rows: Awaited<ReturnType<typeof campaignLabelRows>>) =>
       rows.filter((r) => r.kind === "annotation").map((r) => [r.trajectory_id, r.annotator_name, r.verdict, r.category, r.first_failing_step_number, r.note]);
     expect(pick(await campaignLabelRows(ctx.db, report.campaignId!))).toEqual(pick(await campaignLabelRows(ctx.db, camp.id)));
-    const states = async (id: number) => (await campaignLabelRows(ctx.db, id)).filter((r) => r.kind === "annotation").map((r) => [r.trajectory_id, r.item_state]);
+    const states = async (id: number) =>
+      (await campaignLabelRows(ctx.db, id)).filter((r) => r.kind === "annotation").map((r) => [r.trajectory_id, r.item_state]);
     // The copy has no adjudication, so the disputed item stays disputed; the rest match.
     expect(await states(report.campaignId!)).toEqual((await states(camp.id)).map(([t, s]) => [t, s === "adjudicated" ? "disputed" : s]));
 
-    const again = await importLabelsCsv(ctx.db, researcher, { csv: csv.body, source: "again.csv", mapping: { annotator: "annotator_name", verdict: "verdict", trajectoryId: "trajectory_id", category: "category", firstFailingStep: "first_failing_step_number", note: "note", where: { column: "kind", equals: "annotation" } }, campaign: { id: report.campaignId! } });
+    const again = await importLabelsCsv(ctx.db, researcher, {
+      csv: csv.body,
+      source: "again.csv",
+      mapping: {
+        annotator: "annotator_name",
+        verdict: "verdict",
+        trajectoryId: "trajectory_id",
+        category: "category",
+        firstFailingStep: "first_failing_step_number",
+        note: "note",
+        where: { column: "kind", equals: "annotation" },
+      },
+      campaign: { id: report.campaignId! },
+    });
     expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 5 });
   });
 
   it("imports AgentRewardBench-style annotations: Unsure kept as its own value, ids normalised, problems named by line", async () => {
-    const ids = await seedTrajectories(ctx.db, 2, { benchmark: "visualwebarena", taskSet: "ARB VWA", agentName: "GenericAgent-gpt-4o-2024-11-20", model: "gpt-4o-2024-11-20", taskIds: ["visualwebarena.398", "visualwebarena.12"] });
+    const ids = await seedTrajectories(ctx.db, 2, {
+      benchmark: "visualwebarena",
+      taskSet: "ARB VWA",
+      agentName: "GenericAgent-gpt-4o-2024-11-20",
+      model: "gpt-4o-2024-11-20",
+      taskIds: ["visualwebarena.398", "visualwebarena.12"],
+    });
     const csv = [
       "annotator_name,benchmark,task_id,model_name,exp_name,trajectory_success,trajectory_side_effect,trajectory_optimality,trajectory_looping",
       "A,visualwebarena,visualwebarena.resized.398,GenericAgent-gpt-4o-2024-11-20,x,Successful,No,4. Completely Optimal,No",
@@ -539,7 +697,20 @@ describe("label files", () => {
       "B,visualwebarena,visualwebarena.resized.12,GenericAgent-gpt-4o-2024-11-20,x,Unsure,Unsure,Unsure,No",
       "C,webarena,webarena.177,GenericAgent-gpt-4o-2024-11-20,x,Successful,No,4. Completely Optimal,No",
     ].join("\n");
-    const report = await importLabelsCsv(ctx.db, researcher, { csv, source: "annotations.csv", mapping: { annotator: "annotator_name", verdict: "trajectory_success", verdictValues: { Successful: "success", Unsuccessful: "failure", Unsure: "unsure" }, taskId: "task_id", model: "model_name", benchmark: "benchmark", normalizeTaskIds: true }, campaign: { name: "ARB experts" } });
+    const report = await importLabelsCsv(ctx.db, researcher, {
+      csv,
+      source: "annotations.csv",
+      mapping: {
+        annotator: "annotator_name",
+        verdict: "trajectory_success",
+        verdictValues: { Successful: "success", Unsuccessful: "failure", Unsure: "unsure" },
+        taskId: "task_id",
+        model: "model_name",
+        benchmark: "benchmark",
+        normalizeTaskIds: true,
+      },
+      campaign: { name: "ARB experts" },
+    });
     expect(report).toMatchObject({ rows: 4, created: 3, unmatchedCount: 1, annotators: ["A", "B", "H"] });
     expect(report.unmatched[0]).toMatchObject({ line: 5, reason: expect.stringContaining('no trajectory of task "webarena.177"') });
     const rows = (await campaignLabelRows(ctx.db, report.campaignId!)).filter((r) => r.kind === "annotation");
@@ -551,11 +722,37 @@ describe("label files", () => {
     // k = 1 for imports: the double-annotated disagreement is disputed, the unsure one too.
     expect(rows.map((r) => r.item_state)).toEqual(["disputed", "disputed", "disputed"]);
 
-    expect(await errorCodeAsync(async () => await importLabelsCsv(ctx.db, researcher, { csv: csv.replace("Unsure,Unsure", "Perhaps,Unsure"), source: "annotations.csv", mapping: { annotator: "annotator_name", verdict: "trajectory_success", verdictValues: { Successful: "success", Unsuccessful: "failure" }, taskId: "task_id" }, campaign: { name: "Bad" } }))).toBe("BAD_REQUEST");
+    expect(
+      await errorCodeAsync(
+        async () =>
+          await importLabelsCsv(ctx.db, researcher, {
+            csv: csv.replace("Unsure,Unsure", "Perhaps,Unsure"),
+            source: "annotations.csv",
+            mapping: {
+              annotator: "annotator_name",
+              verdict: "trajectory_success",
+              verdictValues: { Successful: "success", Unsuccessful: "failure" },
+              taskId: "task_id",
+            },
+            campaign: { name: "Bad" },
+          }),
+      ),
+    ).toBe("BAD_REQUEST");
     await expect(
-      importLabelsCsv(ctx.db, researcher, { csv, source: "annotations.csv", mapping: { annotator: "annotator", verdict: "trajectory_success", taskId: "task_id" }, campaign: { name: "Bad" } }),
+      importLabelsCsv(ctx.db, researcher, {
+        csv,
+        source: "annotations.csv",
+        mapping: { annotator: "annotator", verdict: "trajectory_success", taskId: "task_id" },
+        campaign: { name: "Bad" },
+      }),
     ).rejects.toThrow(/annotations\.csv: the annotator column "annotator" is not in the header/);
-    const dry = await importLabelsCsv(ctx.db, researcher, { csv, source: "annotations.csv", mapping: { annotator: "annotator_name", verdict: "trajectory_success", taskId: "task_id", model: "model_name", normalizeTaskIds: true }, campaign: { name: "Dry" }, dryRun: true });
+    const dry = await importLabelsCsv(ctx.db, researcher, {
+      csv,
+      source: "annotations.csv",
+      mapping: { annotator: "annotator_name", verdict: "trajectory_success", taskId: "task_id", model: "model_name", normalizeTaskIds: true },
+      campaign: { name: "Dry" },
+      dryRun: true,
+    });
     expect(dry).toMatchObject({ created: 3, campaignId: null });
   });
 });

@@ -24,21 +24,38 @@ describeEachBackend("annotator quality", (backend) => {
     B = await makeActor(ctx, "Ben", "annotator");
     C = await makeActor(ctx, "Cat", "annotator");
     const ids = await seedTrajectories(ctx.db, 5);
-    campaignId = (await createCampaign(ctx.db, researcher, { name: "Quality", trajectoryIds: ids, annotatorIds: [A, B, C].map((a) => a.userId), annotatorsPerItem: 3 })).id;
+    campaignId = (
+      await createCampaign(ctx.db, researcher, { name: "Quality", trajectoryIds: ids, annotatorIds: [A, B, C].map((a) => a.userId), annotatorsPerItem: 3 })
+    ).id;
     await markGold(ctx.db, researcher, { campaignId, trajectoryId: ids[4]!, verdict: "success" });
     const S = { verdict: "success" };
     const F = (category: string) => ({ verdict: "failure", category });
     // Rows: items 1–4 then the gold item; columns: A, B, C. Seconds spent; A opened steps 1 and 2 of 4 each time.
     const plan: [Actor, number, { verdict: string; category?: string }, number][] = [
-      [A, 0, S, 5], [B, 0, S, 60], [C, 0, F("other"), 60],
-      [A, 1, F("hallucination"), 20], [B, 1, F("hallucination"), 60], [C, 1, F("other"), 60],
-      [A, 2, S, 40], [B, 2, F("other"), 60], [C, 2, F("other"), 60],
-      [A, 3, S, 8], [B, 3, S, 60], [C, 3, S, 60],
-      [A, 4, S, 30], [B, 4, F("other"), 60], [C, 4, S, 60],
+      [A, 0, S, 5],
+      [B, 0, S, 60],
+      [C, 0, F("other"), 60],
+      [A, 1, F("hallucination"), 20],
+      [B, 1, F("hallucination"), 60],
+      [C, 1, F("other"), 60],
+      [A, 2, S, 40],
+      [B, 2, F("other"), 60],
+      [C, 2, F("other"), 60],
+      [A, 3, S, 8],
+      [B, 3, S, 60],
+      [C, 3, S, 60],
+      [A, 4, S, 30],
+      [B, 4, F("other"), 60],
+      [C, 4, S, 60],
     ];
     let t = 1_700_000_000_000;
     for (const [who, i, v, s] of plan) {
-      await submitLabel(ctx.db, who, { campaignId, trajectoryId: ids[i]!, ...v, timeSpentMs: s * 1000, stepsViewed: [0, 1], idempotencyKey: `quality-${(t += 1000)}` }, { now: t });
+      await submitLabel(
+        ctx.db,
+        who,
+        { campaignId, trajectoryId: ids[i]!, ...v, timeSpentMs: s * 1000, stepsViewed: [0, 1], idempotencyKey: `quality-${(t += 1000)}` },
+        { now: t },
+      );
     }
   });
   afterEach(async () => {

@@ -112,11 +112,22 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     const ids = await seedTrajectories(ctx.db, 4, { taskSet: "Access set" });
     const [t1, t2, , t4] = ids as [number, number, number, number];
     const mine = await testUser(ctx, "annotator", "Scoped Annotator");
-    const campaign = await createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope", trajectoryIds: [t1, t2], annotatorsPerItem: 1, annotatorIds: [mine.userId] });
+    const campaign = await createCampaign(
+      ctx.db,
+      { userId: sessions.researcher.userId, name: "R", role: "researcher" },
+      { name: "Scope", trajectoryIds: [t1, t2], annotatorsPerItem: 1, annotatorIds: [mine.userId] },
+    );
     // A non-blind campaign of the same annotator: its trajectories are browsable by id (t4 stays out of reach).
-    await createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Scope open", trajectoryIds: [ids[2]!], annotatorsPerItem: 1, blind: false, annotatorIds: [mine.userId] });
+    await createCampaign(
+      ctx.db,
+      { userId: sessions.researcher.userId, name: "R", role: "researcher" },
+      { name: "Scope open", trajectoryIds: [ids[2]!], annotatorsPerItem: 1, blind: false, annotatorIds: [mine.userId] },
+    );
     expect((await (await callerAs(ctx, mine)).trajectories.list({ ids: [ids[2]!, t4] })).rows.map((r) => r.id)).toEqual([ids[2]]);
-    for (const t of ids) await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "J", verdict: "failure" });
+    for (const t of ids)
+      await ctx.db
+        .insert(evaluatorVerdicts)
+        .values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "J", verdict: "failure" });
 
     const annotator = await callerAs(ctx, mine);
     await expect(annotator.trajectories.byId({ id: t4 })).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -131,7 +142,11 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     expect((await annotator.trajectories.list({})).rows.map((r) => r.id)).toEqual([ids[2]]);
     const itemNo = async (t: number) => (await getItemByTrajectory(ctx.db, campaign.id, t))!.itemNo!;
     const blindView = await annotator.labelling.item({ campaignId: campaign.id, itemNo: await itemNo(t1) });
-    expect(blindView).toMatchObject({ agentHidden: true, run: { id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null }, trajectory: { id: 0, sourcePath: null } });
+    expect(blindView).toMatchObject({
+      agentHidden: true,
+      run: { id: 0, name: HIDDEN_AGENT, agentName: HIDDEN_AGENT, model: null },
+      trajectory: { id: 0, sourcePath: null },
+    });
     expect(await annotator.trajectories.filterOptions()).toMatchObject({ runs: [], models: [] });
     const taskId = (await (await callerAs(ctx, sessions.researcher)).trajectories.byId({ id: t1 })).task.id;
     expect((await annotator.tasks.byId({ id: taskId })).trajectories).toEqual([]);
@@ -156,11 +171,17 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     // 33,000 items: more than the 32,766 parameters one statement may carry, so the scope cannot be an id list.
     const [first] = await seedTrajectories(ctx.db, 1, { taskSet: "Huge set" });
     const big = await testUser(ctx, "annotator", "Big Campaign Annotator");
-    const campaign = await createCampaign(ctx.db, { userId: sessions.researcher.userId, name: "R", role: "researcher" }, { name: "Huge", trajectoryIds: [first!], annotatorsPerItem: 1, blind: false, annotatorIds: [big.userId] });
+    const campaign = await createCampaign(
+      ctx.db,
+      { userId: sessions.researcher.userId, name: "R", role: "researcher" },
+      { name: "Huge", trajectoryIds: [first!], annotatorsPerItem: 1, blind: false, annotatorIds: [big.userId] },
+    );
     const sqlite = sqliteClient(ctx.db);
     const template = sqlite.prepare("select run_id as runId, task_id as taskId from trajectories where id = ?").get(first) as { runId: number; taskId: number };
     sqlite.transaction(() => {
-      const addTrajectory = sqlite.prepare("insert into trajectories (run_id, task_id, attempt, outcome, step_count, source_format, content_hash) values (?, ?, ?, 'answered', 1, 'test', ?)");
+      const addTrajectory = sqlite.prepare(
+        "insert into trajectories (run_id, task_id, attempt, outcome, step_count, source_format, content_hash) values (?, ?, ?, 'answered', 1, 'test', ?)",
+      );
       const addItem = sqlite.prepare("insert into campaign_items (campaign_id, trajectory_id) values (?, ?)");
       for (let i = 1; i < 33_000; i++) addItem.run(campaign.id, addTrajectory.run(template.runId, template.taskId, i, `huge-${i}`).lastInsertRowid);
     })();
@@ -175,10 +196,16 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     const ids = await seedTrajectories(ctx.db, 2, { taskSet: "Blind researcher set" });
     const labeller = await testUser(ctx, "researcher", "Labelling Researcher");
     const other = await testUser(ctx, "annotator", "Other Annotator");
-    const campaign = await createCampaign(ctx.db, { userId: sessions.admin.userId, name: "A", role: "admin" }, { name: "Researcher blind", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [labeller.userId, other.userId] });
+    const campaign = await createCampaign(
+      ctx.db,
+      { userId: sessions.admin.userId, name: "A", role: "admin" },
+      { name: "Researcher blind", trajectoryIds: ids, annotatorsPerItem: 2, annotatorIds: [labeller.userId, other.userId] },
+    );
     const api = await callerAs(ctx, labeller);
     const itemNo = async (t: number) => (await getItemByTrajectory(ctx.db, campaign.id, t))!.itemNo!;
-    await (await callerAs(ctx, other)).labelling.submit({ campaignId: campaign.id, itemNo: await itemNo(ids[0]!), verdict: "success", idempotencyKey: "blind-researcher-1" });
+    await (
+      await callerAs(ctx, other)
+    ).labelling.submit({ campaignId: campaign.id, itemNo: await itemNo(ids[0]!), verdict: "success", idempotencyKey: "blind-researcher-1" });
     await expect(api.campaigns.review({ id: campaign.id, trajectoryId: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.campaigns.exportLabels({ id: campaign.id, format: "csv" })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(api.analytics.options()).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -195,7 +222,8 @@ describe("annotators browse only their campaigns' trajectories, blind at the API
     await expect(api.trajectories.byId({ id: ids[0]! })).rejects.toMatchObject({ code: "FORBIDDEN" });
     // The home page asks this to send them to their queue instead of the runs.
     expect(await api.trajectories.browsingScope()).toEqual({ wholeCatalog: false });
-    for (const t of ids) await api.labelling.submit({ campaignId: campaign.id, itemNo: await itemNo(t), verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
+    for (const t of ids)
+      await api.labelling.submit({ campaignId: campaign.id, itemNo: await itemNo(t), verdict: "success", idempotencyKey: `blind-researcher-own-${t}` });
     await expect(api.runs.list()).resolves.toBeTruthy();
     expect(await api.trajectories.browsingScope()).toEqual({ wholeCatalog: true });
     expect(await (await callerAs(ctx, other)).trajectories.browsingScope()).toEqual({ wholeCatalog: false });
@@ -218,7 +246,9 @@ describe("sessions come from better-auth cookies", () => {
       expect(await anonymous.accounts.session()).toEqual({ user: null, needsSetup: true });
       const admin = await anonymous.accounts.setup({ email: "first@example.org", name: "First", password: "first-password" });
       expect(admin.role).toBe("admin");
-      await expect(anonymous.accounts.setup({ email: "second@example.org", name: "Second", password: "second-password" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+      await expect(anonymous.accounts.setup({ email: "second@example.org", name: "Second", password: "second-password" })).rejects.toMatchObject({
+        code: "FORBIDDEN",
+      });
 
       const signedIn = await (await getAuth(fresh)).api.signInEmail({ body: { email: "first@example.org", password: "first-password" }, returnHeaders: true });
       const cookie = signedIn.headers
@@ -230,7 +260,9 @@ describe("sessions come from better-auth cookies", () => {
       const created = await caller.accounts.create({ email: "ann@example.org", name: "Ann", role: "annotator" });
       expect(created.generatedPassword).toBeTruthy();
       // A forged cookie is no session.
-      const forged = createCaller(await createTRPCContext({ headers: new Headers({ cookie: cookie.replace(/=([A-Za-z0-9])/, (_, c: string) => `=${c === "X" ? "Y" : "X"}`) }) }, fresh));
+      const forged = createCaller(
+        await createTRPCContext({ headers: new Headers({ cookie: cookie.replace(/=([A-Za-z0-9])/, (_, c: string) => `=${c === "X" ? "Y" : "X"}`) }) }, fresh),
+      );
       await expect(forged.accounts.me()).rejects.toMatchObject({ code: "UNAUTHORIZED" });
     } finally {
       await fresh.cleanup();

@@ -55,7 +55,12 @@ describe("reading any harness's ATIF", () => {
     const [t, ...rest] = await trajectories(path.join(ctx.dir, "jobs"));
     expect(rest).toEqual([]);
     expect(t!.task).toMatchObject({ externalId: "shop-pricing", intent: HARBOR_INSTRUCTION, taskSet: { name: "ATIF", benchmark: "atif" } });
-    expect(t!.run).toMatchObject({ name: "jobs/2026-02-09__00-15-22 · navigator", agentName: "navigator", model: "gemini/gemini-3-flash-preview", sourceSystem: "atif" });
+    expect(t!.run).toMatchObject({
+      name: "jobs/2026-02-09__00-15-22 · navigator",
+      agentName: "navigator",
+      model: "gemini/gemini-3-flash-preview",
+      sourceSystem: "atif",
+    });
     expect(t!.steps.map((s) => [s.action.type, s.screenshot ? path.basename(s.screenshot.origin) : null])).toEqual([
       ["noop", null],
       ["click", "step_3_screenshot_1.png"],
@@ -86,7 +91,12 @@ describe("reading any harness's ATIF", () => {
       ["shop-pricing", 3],
       ["shop-pricing", 2],
     ]);
-    expect(report.warnings).toEqual([{ path: path.join("job", "shop-pricing__b2", "agent", "trajectory.json"), message: "step 3: images/step_4_screenshot_2.png is missing, so the step has no image" }]);
+    expect(report.warnings).toEqual([
+      {
+        path: path.join("job", "shop-pricing__b2", "agent", "trajectory.json"),
+        message: "step 3: images/step_4_screenshot_2.png is missing, so the step has no image",
+      },
+    ]);
     const second = await stored(ctx, report.trajectories[1]!.id);
     expect(second.attempt).toBe(1);
     expect(second.verdicts.map((v) => [v.evaluator, v.verdict])).toEqual([["harbor:reward", "failure"]]);
@@ -120,8 +130,12 @@ describe("reading any harness's ATIF", () => {
     fs.mkdirSync(path.dirname(bad), { recursive: true });
     fs.writeFileSync(bad, JSON.stringify({ schema_version: "ATIF-v1.6", agent: { name: "x" }, steps: [{ step_id: 1, source: "robot", message: "hi" }] }));
     const got = await items(job);
-    expect(got.filter((i) => i.kind === "trajectory").map((i) => (i.kind === "trajectory" ? i.trajectory.sourcePath : ""))).toEqual([path.join(trial!, "agent", "trajectory.json")]);
-    expect(got.filter((i) => i.kind === "skipped")).toEqual([{ kind: "skipped", path: bad, reason: expect.stringMatching(/^is not an ATIF trajectory: steps\.0\.source: /) }]);
+    expect(got.filter((i) => i.kind === "trajectory").map((i) => (i.kind === "trajectory" ? i.trajectory.sourcePath : ""))).toEqual([
+      path.join(trial!, "agent", "trajectory.json"),
+    ]);
+    expect(got.filter((i) => i.kind === "skipped")).toEqual([
+      { kind: "skipped", path: bad, reason: expect.stringMatching(/^is not an ATIF trajectory: steps\.0\.source: /) },
+    ]);
   });
 });
 
@@ -136,7 +150,13 @@ describe("exporting as ATIF and importing it back", () => {
     fs.writeFileSync(path.join(run, "taskShop--1", "screenshot2_no_box.png"), await tinyPng(77));
     fs.writeFileSync(
       path.join(root, "evaluation.log"),
-      ["--------------------- results/run-1/taskShop--1 ---------------------", "TASK: t\\nResult Response: r\\n3 screenshots at the end: ", "Looks right. SUCCESS", "Auto_eval_res: 1", ""].join("\n"),
+      [
+        "--------------------- results/run-1/taskShop--1 ---------------------",
+        "TASK: t\\nResult Response: r\\n3 screenshots at the end: ",
+        "Looks right. SUCCESS",
+        "Auto_eval_res: 1",
+        "",
+      ].join("\n"),
     );
     return root;
   }
@@ -158,7 +178,10 @@ describe("exporting as ATIF and importing it back", () => {
     expect(doc.steps[0].message[0]).toEqual({ type: "text", text: "Find the price of a lamp." });
     expect(doc.steps[1].tool_calls).toEqual([{ tool_call_id: "call_1", function_name: "type", arguments: { target: "1", value: "lamp", submit: true } }]);
     for (const s of doc.steps) {
-      for (const part of [...(Array.isArray(s.message) ? s.message : []), ...(s.observation?.results ?? []).flatMap((r: { content: unknown }) => (Array.isArray(r.content) ? r.content : []))]) {
+      for (const part of [
+        ...(Array.isArray(s.message) ? s.message : []),
+        ...(s.observation?.results ?? []).flatMap((r: { content: unknown }) => (Array.isArray(r.content) ? r.content : [])),
+      ]) {
         if (part.type === "image") expect(fs.existsSync(path.join(out, part.source.path))).toBe(true);
       }
     }
@@ -246,4 +269,3 @@ describe("exporting as ATIF and importing it back", () => {
     expect(all.some((t) => t.verdicts.length > 0)).toBe(true);
   });
 });
-

@@ -52,7 +52,9 @@ const OLD_ROWS = [
 
 async function expectFound(db: Db): Promise<void> {
   const find = async (search: string) =>
-    (await listTrajectoryPage(db, { search, textSearch: scopeSearch(search, { wholeCatalog: true }), sort: "relevance", dir: "desc", page: 1, pageSize: 50 })).rows.map((r) => r.id);
+    (
+      await listTrajectoryPage(db, { search, textSearch: scopeSearch(search, { wholeCatalog: true }), sort: "relevance", dir: "desc", page: 1, pageSize: 50 })
+    ).rows.map((r) => r.id);
   for (const search of ["intent:ferry skye", "thought:timetable", "text:reserve", "answer:tuesday", "action:click", "rationale:pelican"]) {
     expect(await find(search), search).toEqual([1]);
   }

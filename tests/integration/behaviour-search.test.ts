@@ -49,7 +49,19 @@ describeEachBackend("behaviour search", (backend) => {
 
   function stepsOf(n: number): StepValues[] {
     const specials: Record<number, StepValues[]> = {
-      1: [step(0), step(1, { thought: "A CAPTCHA blocks the form" }), step(2, { url: "https://shop.test/checkout/cart", actionRaw: "Type [5]; salmon fillet", action: { type: "type", target: "5", value: "salmon fillet" }, elements: [{ label: "5", bbox: null, text: "Add to cart" }, { label: "6", bbox: null, text: "Search" }] })],
+      1: [
+        step(0),
+        step(1, { thought: "A CAPTCHA blocks the form" }),
+        step(2, {
+          url: "https://shop.test/checkout/cart",
+          actionRaw: "Type [5]; salmon fillet",
+          action: { type: "type", target: "5", value: "salmon fillet" },
+          elements: [
+            { label: "5", bbox: null, text: "Add to cart" },
+            { label: "6", bbox: null, text: "Search" },
+          ],
+        }),
+      ],
       2: [step(0, { thought: "captcha again" }), step(1, { url: "https://shop.test/home" }), step(2, { thought: "still a captcha, captcha everywhere" })],
       3: [step(0, { error: "net::ERR_CONNECTION_REFUSED" }), step(1, { thought: "checking the checkout button" })],
       4: [step(0), step(1)],
@@ -65,20 +77,64 @@ describeEachBackend("behaviour search", (backend) => {
     taskIds = [];
     T.length = 0;
     for (const n of [1, 2, 3, 4]) {
-      const taskId = await ensureTask(db, setId, { externalId: `task-${n}`, site: "Shop", intent: `Do thing ${n}`, startUrl: null, contentHash: `search-task-${n}` });
+      const taskId = await ensureTask(db, setId, {
+        externalId: `task-${n}`,
+        site: "Shop",
+        intent: `Do thing ${n}`,
+        startUrl: null,
+        contentHash: `search-task-${n}`,
+      });
       taskIds.push(taskId);
       const steps = stepsOf(n);
-      const { id } = await saveTrajectory(db, { runId, taskId, attempt: 0, finalAnswer: n === 1 ? "42 dollars" : null, outcome: "answered", outcomeDetail: null, stepCount: steps.length, sourceFormat: "test", sourcePath: null, contentHash: `search-${n}`, steps });
+      const { id } = await saveTrajectory(db, {
+        runId,
+        taskId,
+        attempt: 0,
+        finalAnswer: n === 1 ? "42 dollars" : null,
+        outcome: "answered",
+        outcomeDetail: null,
+        stepCount: steps.length,
+        sourceFormat: "test",
+        sourcePath: null,
+        contentHash: `search-${n}`,
+        steps,
+      });
       T.push(id);
     }
-    await upsertVerdict(db, { trajectoryId: T[0]!, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", k: "1", promptVersion: "v1", verdict: "success", rationale: "the zebra price is right" });
-    await upsertVerdict(db, { trajectoryId: T[1]!, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", k: "1", promptVersion: "v1", verdict: "failure", rationale: "gave up" });
+    await upsertVerdict(db, {
+      trajectoryId: T[0]!,
+      kind: "judge",
+      origin: "verdict",
+      evaluatorKey: "judge:1",
+      evaluatorName: "Judge",
+      k: "1",
+      promptVersion: "v1",
+      verdict: "success",
+      rationale: "the zebra price is right",
+    });
+    await upsertVerdict(db, {
+      trajectoryId: T[1]!,
+      kind: "judge",
+      origin: "verdict",
+      evaluatorKey: "judge:1",
+      evaluatorName: "Judge",
+      k: "1",
+      promptVersion: "v1",
+      verdict: "failure",
+      rationale: "gave up",
+    });
     const r = await testUser(ctx, "researcher", "Rita");
     const a = await testUser(ctx, "annotator", "Ann");
     const b = await testUser(ctx, "annotator", "Bob");
     annId = a.userId;
     bobId = b.userId;
-    const campaign = await createCampaign(ctx.db, r, { name: "Blind search", trajectoryIds: [...T], annotatorIds: [annId, bobId], annotatorsPerItem: 2, blind: true });
+    const campaign = await createCampaign(ctx.db, r, {
+      name: "Blind search",
+      trajectoryIds: [...T],
+      annotatorIds: [annId, bobId],
+      annotatorsPerItem: 2,
+      blind: true,
+    });
     campaignId = campaign.id;
     await submitLabel(ctx.db, a, { campaignId, trajectoryId: T[0]!, verdict: "success", note: "flamingo on the page", idempotencyKey: `search-key-${++key}` });
     await submitLabel(ctx.db, b, { campaignId, trajectoryId: T[0]!, verdict: "success", note: "walrus in the corner", idempotencyKey: `search-key-${++key}` });
@@ -137,22 +193,66 @@ describeEachBackend("behaviour search", (backend) => {
   });
 
   it("refuses bad syntax with a readable error", async () => {
-    await expect(researcher.trajectories.list({ search: `thought:"captcha` })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^search: the quote at position 9 is never closed/) });
-    await expect(researcher.trajectories.list({ search: "thougt:captcha" })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/thougt: is not a field/) });
+    await expect(researcher.trajectories.list({ search: `thought:"captcha` })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/^search: the quote at position 9 is never closed/),
+    });
+    await expect(researcher.trajectories.list({ search: "thougt:captcha" })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/thougt: is not a field/),
+    });
   });
 
   it("keeps up with new, re-imported and deleted text, labels and verdicts", async () => {
     const db = ctx.db;
     expect((await find(researcher, "octopus")).names).toEqual([]);
     // A re-import of T4 with a captcha thought, a new trajectory, a new note, a judge's new rationale.
-    await replaceTrajectoryContent(db, T[3]!, { runId, taskId: taskIds[3]!, attempt: 0, finalAnswer: null, outcome: "answered", outcomeDetail: null, stepCount: 1, sourceFormat: "test", sourcePath: null, contentHash: "search-4b", steps: [step(0, { thought: "an octopus captcha" })] });
+    await replaceTrajectoryContent(db, T[3]!, {
+      runId,
+      taskId: taskIds[3]!,
+      attempt: 0,
+      finalAnswer: null,
+      outcome: "answered",
+      outcomeDetail: null,
+      stepCount: 1,
+      sourceFormat: "test",
+      sourcePath: null,
+      contentHash: "search-4b",
+      steps: [step(0, { thought: "an octopus captcha" })],
+    });
     expect((await find(researcher, "octopus")).names).toEqual(["T4"]);
     expect((await find(researcher, "captcha")).total).toBe(3);
-    const { id: t5 } = await saveTrajectory(db, { runId, taskId: taskIds[3]!, attempt: 1, finalAnswer: "octopus ink", outcome: "answered", outcomeDetail: null, stepCount: 0, sourceFormat: "test", sourcePath: null, contentHash: "search-5", steps: [] });
+    const { id: t5 } = await saveTrajectory(db, {
+      runId,
+      taskId: taskIds[3]!,
+      attempt: 1,
+      finalAnswer: "octopus ink",
+      outcome: "answered",
+      outcomeDetail: null,
+      stepCount: 0,
+      sourceFormat: "test",
+      sourcePath: null,
+      contentHash: "search-5",
+      steps: [],
+    });
     expect((await find(researcher, "answer:octopus")).rows.map((r) => r.id)).toEqual([t5]);
-    await submitLabel(db, { userId: annId, name: "Ann", role: "annotator" }, { campaignId, trajectoryId: T[2]!, verdict: "success", note: "octopus-shaped spinner", idempotencyKey: `search-key-${++key}` });
+    await submitLabel(
+      db,
+      { userId: annId, name: "Ann", role: "annotator" },
+      { campaignId, trajectoryId: T[2]!, verdict: "success", note: "octopus-shaped spinner", idempotencyKey: `search-key-${++key}` },
+    );
     expect((await find(researcher, "note:octopus")).names).toEqual(["T3"]);
-    await upsertVerdict(db, { trajectoryId: T[1]!, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", k: "1", promptVersion: "v1", verdict: "failure", rationale: "an octopus blocked it" });
+    await upsertVerdict(db, {
+      trajectoryId: T[1]!,
+      kind: "judge",
+      origin: "verdict",
+      evaluatorKey: "judge:1",
+      evaluatorName: "Judge",
+      k: "1",
+      promptVersion: "v1",
+      verdict: "failure",
+      rationale: "an octopus blocked it",
+    });
     expect((await find(researcher, "rationale:octopus")).names).toEqual(["T2"]);
     expect((await find(researcher, "rationale:gave")).names).toEqual([]);
     // The task's intent edited; the verdicts and the trajectory deleted.
@@ -179,7 +279,10 @@ describeEachBackend("behaviour search", (backend) => {
     expect((await find(ann, "captcha -walrus")).total).toBe(1);
     // Asking for verdicts or rationales is refused, whatever they would have found.
     for (const search of ["rationale:zebra", "rationale:nothing", "judge:success", "human:failure", "captcha judge:failure"]) {
-      await expect(ann.trajectories.list({ search })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringMatching(/are for researchers and admins$/) });
+      await expect(ann.trajectories.list({ search })).rejects.toMatchObject({
+        code: "FORBIDDEN",
+        message: expect.stringMatching(/are for researchers and admins$/),
+      });
     }
     // The hits she is shown are hers too: T1's matches for "flamingo walrus"-like queries never include Bob's note.
     const rows = (await find(ann, "flamingo")).rows;

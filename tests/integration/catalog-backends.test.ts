@@ -76,7 +76,9 @@ describeEachBackend("catalogue read models", (backend) => {
     const [set] = await taskSetList(ctx.db);
     expect(set).toMatchObject({ taskCount: 3, trajectoryCount: 3, answeredCount: 3, runCount: 2 });
     const setPage = await taskSetOverview(ctx.db, set!.id, { q: "shop--2", page: 1, pageSize: 10 });
-    expect(setPage.tasks.rows).toEqual([expect.objectContaining({ externalId: "Shop--2", trajectoryCount: 1, answeredCount: 1, meanSteps: 5, referenceCount: 0 })]);
+    expect(setPage.tasks.rows).toEqual([
+      expect.objectContaining({ externalId: "Shop--2", trajectoryCount: 1, answeredCount: 1, meanSteps: 5, referenceCount: 0 }),
+    ]);
     expect(setPage.tasks.total).toBe(1);
 
     const options = await trajectoryFilterOptions(ctx.db);
@@ -95,7 +97,19 @@ describeEachBackend("catalogue read models", (backend) => {
       expect(once.created).toBe(true);
       expect(await ensureTaskCreated(ctx.db, setId, values)).toEqual({ id: once.id, created: false });
       expect((await upsertTask(ctx.db, setId, values)).result).toBe("unchanged");
-      await saveTrajectory(ctx.db, { runId: run, taskId: once.id, attempt: 0, finalAnswer: null, outcome: "unknown", outcomeDetail: null, stepCount: 0, sourceFormat: "test", sourcePath: null, contentHash: name, steps: [] });
+      await saveTrajectory(ctx.db, {
+        runId: run,
+        taskId: once.id,
+        attempt: 0,
+        finalAnswer: null,
+        outcome: "unknown",
+        outcomeDetail: null,
+        stepCount: 0,
+        sourceFormat: "test",
+        sourcePath: null,
+        contentHash: name,
+        steps: [],
+      });
     }
     expect((await runList(ctx.db))[0]!.taskSetNames).toBe("Alpha set · Zeta set");
   });
@@ -108,10 +122,17 @@ describeEachBackend("catalogue read models", (backend) => {
     ];
     const { annotationCampaigns, campaignItems, consolidatedLabels } = tablesOf(ctx.db);
     const campaign = async (name: string) =>
-      (await ctx.db.insert(annotationCampaigns).values({ name, labelSchema: defaultLabelSchema(), annotatorsPerItem: 1, selection: { description: name } }).returning({ id: annotationCampaigns.id }))[0]!.id;
+      (
+        await ctx.db
+          .insert(annotationCampaigns)
+          .values({ name, labelSchema: defaultLabelSchema(), annotatorsPerItem: 1, selection: { description: name } })
+          .returning({ id: annotationCampaigns.id })
+      )[0]!.id;
     const label = async (campaignId: number, itemNo: number, trajectoryId: number, verdict: "success" | "failure" | "unsure") => {
       const [item] = await ctx.db.insert(campaignItems).values({ campaignId, trajectoryId, itemNo, state: "agreed" }).returning({ id: campaignItems.id });
-      await ctx.db.insert(consolidatedLabels).values({ campaignId, itemId: item!.id, trajectoryId, verdict, category: null, firstFailingStep: null, method: "unanimous", basedOn: [] });
+      await ctx.db
+        .insert(consolidatedLabels)
+        .values({ campaignId, itemId: item!.id, trajectoryId, verdict, category: null, firstFailingStep: null, method: "unanimous", basedOn: [] });
     };
     const older = await campaign("first look");
     const newer = await campaign("second look");

@@ -47,7 +47,10 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       const triggers =
         backend === "sqlite"
           ? await rawAll<{ name: string; tbl: string }>(ctx.db, sql`select name, tbl_name as tbl from sqlite_master where type = 'trigger'`)
-          : await rawAll<{ name: string; tbl: string }>(ctx.db, sql`select distinct trigger_name as name, event_object_table as tbl from information_schema.triggers`);
+          : await rawAll<{ name: string; tbl: string }>(
+              ctx.db,
+              sql`select distinct trigger_name as name, event_object_table as tbl from information_schema.triggers`,
+            );
       for (const table of Object.keys(COUNTED_TABLES)) {
         for (const event of ["insert", "delete", "update"]) expect(triggers).toContainEqual({ name: `${table}_count_${event}`, tbl: table });
       }
@@ -68,33 +71,76 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       expect(await step(() => run(sql`update trajectories set updated_at = updated_at + 1`))).toEqual([]);
       expect(await step(() => run(sql`update trajectories set step_count = step_count + 1 where id = ${fx.ids.T1}`))).toEqual(["trajectories"]);
       expect(await step(() => run(sql`update tasks set intent = 'reworded'`))).toEqual([]);
-      expect(await step(() => run(sql`update tasks set site = 'Elsewhere' where id = (select task_id from trajectories where id = ${fx.ids.T2})`))).toEqual(["tasks"]);
+      expect(await step(() => run(sql`update tasks set site = 'Elsewhere' where id = (select task_id from trajectories where id = ${fx.ids.T2})`))).toEqual([
+        "tasks",
+      ]);
       expect(await step(() => run(sql`update evaluator_verdicts set rationale = 'why' where evaluator_key = ${fx.judgeKey}`))).toEqual([]);
       // Judge measures read the sample counts and first failing steps: updates of those count too.
       expect(await step(() => run(sql`update evaluator_verdicts set sample_count = 3 where evaluator_key = ${fx.judgeKey}`))).toEqual(["evaluator_verdicts"]);
-      expect(await step(() => run(sql`update evaluator_verdicts set first_failing_step = 1 where evaluator_key = ${fx.judgeKey}`))).toEqual(["evaluator_verdicts"]);
+      expect(await step(() => run(sql`update evaluator_verdicts set first_failing_step = 1 where evaluator_key = ${fx.judgeKey}`))).toEqual([
+        "evaluator_verdicts",
+      ]);
       expect(
-        await step(() => upsertVerdict(ctx.db, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:x", evaluatorName: "x", k: "", promptVersion: "", verdict: "success" })),
+        await step(() =>
+          upsertVerdict(ctx.db, {
+            trajectoryId: fx.ids.T11!,
+            kind: "judge",
+            origin: "import",
+            evaluatorKey: "import:x",
+            evaluatorName: "x",
+            k: "",
+            promptVersion: "",
+            verdict: "success",
+          }),
+        ),
       ).toEqual(["evaluator_verdicts"]);
       expect(await step(() => run(sql`delete from consolidated_labels where trajectory_id = ${fx.ids.T1}`))).toEqual(["consolidated_labels"]);
       // Deleting a trajectory cascades to its labels and verdicts: each of those tables counts.
-      expect(await step(() => run(sql`delete from trajectories where id = ${fx.ids.T3}`))).toEqual(["consolidated_labels", "evaluator_verdicts", "labels", "trajectories"]);
+      expect(await step(() => run(sql`delete from trajectories where id = ${fx.ids.T3}`))).toEqual([
+        "consolidated_labels",
+        "evaluator_verdicts",
+        "labels",
+        "trajectories",
+      ]);
     });
   });
 
   describe("verdict stamps", () => {
     const stampOf = async (trajectoryId: number, key: string) =>
-      Number((await rawGet<{ v: number }>(ctx.db, sql`select change_version as v from evaluator_verdicts where trajectory_id = ${trajectoryId} and evaluator_key = ${key} order by k limit 1`))!.v);
+      Number(
+        (await rawGet<{ v: number }>(
+          ctx.db,
+          sql`select change_version as v from evaluator_verdicts where trajectory_id = ${trajectoryId} and evaluator_key = ${key} order by k limit 1`,
+        ))!.v,
+      );
 
     it("carry the counter their write left; removals move a counter of their own", async () => {
       const before = await tableVersions(ctx.db);
-      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:stamp", evaluatorName: "s", k: "", promptVersion: "", verdict: "success" });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: fx.ids.T11!,
+        kind: "judge",
+        origin: "import",
+        evaluatorKey: "import:stamp",
+        evaluatorName: "s",
+        k: "",
+        promptVersion: "",
+        verdict: "success",
+      });
       const inserted = await tableVersions(ctx.db);
       expect(inserted.evaluator_verdicts).toBeGreaterThan(before.evaluator_verdicts);
       expect(await stampOf(fx.ids.T11!, "import:stamp")).toBe(inserted.evaluator_verdicts);
 
       // Re-judging the same identity replaces the row and stamps it again.
-      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:stamp", evaluatorName: "s", k: "", promptVersion: "", verdict: "failure" });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: fx.ids.T11!,
+        kind: "judge",
+        origin: "import",
+        evaluatorKey: "import:stamp",
+        evaluatorName: "s",
+        k: "",
+        promptVersion: "",
+        verdict: "failure",
+      });
       const replaced = await tableVersions(ctx.db);
       expect(await stampOf(fx.ids.T11!, "import:stamp")).toBe(replaced.evaluator_verdicts);
       // A column analytics do not read leaves the stamp alone.
@@ -114,7 +160,9 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
   const entriesOf = (sets: VerdictSet[]) =>
     sets.map((s) => ({
       identity: s.identity,
-      entries: Array.from(s.rows, (r, i) => [r, s.verdict[i], s.sampleCount[i], s.sampleSuccesses[i], s.sampleFailures[i], s.firstFailingStep[i]]).sort((a, b) => a[0]! - b[0]!),
+      entries: Array.from(s.rows, (r, i) => [r, s.verdict[i], s.sampleCount[i], s.sampleSuccesses[i], s.sampleFailures[i], s.firstFailingStep[i]]).sort(
+        (a, b) => a[0]! - b[0]!,
+      ),
     }));
 
   describe("analytics cache", () => {
@@ -129,9 +177,40 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       const old = judgeSets[0]!.verdict[judgeSets[0]!.rows.indexOf((await getFacts(ctx.db)).rowOf(flipped))];
 
       // A judge changes its mind on one trajectory, samples another, and a new evaluator appears.
-      await upsertVerdict(ctx.db, { trajectoryId: flipped, kind: "judge", origin: "verdict", evaluatorKey: target.key, evaluatorName: "Fixture judge", k: target.k, promptVersion: target.pv, verdict: old === 0 ? "failure" : "success", sampleCount: 3, sampleSuccesses: old === 0 ? 0 : 3, sampleFailures: old === 0 ? 3 : 0, firstFailingStep: 2 });
-      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:late", evaluatorName: "late", k: "", promptVersion: "", verdict: "failure" });
-      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T12!, kind: "judge", origin: "import", evaluatorKey: "import:late", evaluatorName: "late", k: "", promptVersion: "", verdict: "success" });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: flipped,
+        kind: "judge",
+        origin: "verdict",
+        evaluatorKey: target.key,
+        evaluatorName: "Fixture judge",
+        k: target.k,
+        promptVersion: target.pv,
+        verdict: old === 0 ? "failure" : "success",
+        sampleCount: 3,
+        sampleSuccesses: old === 0 ? 0 : 3,
+        sampleFailures: old === 0 ? 3 : 0,
+        firstFailingStep: 2,
+      });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: fx.ids.T11!,
+        kind: "judge",
+        origin: "import",
+        evaluatorKey: "import:late",
+        evaluatorName: "late",
+        k: "",
+        promptVersion: "",
+        verdict: "failure",
+      });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: fx.ids.T12!,
+        kind: "judge",
+        origin: "import",
+        evaluatorKey: "import:late",
+        evaluatorName: "late",
+        k: "",
+        promptVersion: "",
+        verdict: "success",
+      });
 
       const patched = await getVerdictSets(ctx.db);
       // Only the set that changed was rebuilt: the others are the cached objects themselves, so nothing was read again.
@@ -156,7 +235,16 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       const before = await getVerdictSets(ctx.db);
       const other = otherConnection();
       try {
-        await upsertVerdict(other, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:elsewhere", evaluatorName: "e", k: "", promptVersion: "", verdict: "success" });
+        await upsertVerdict(other, {
+          trajectoryId: fx.ids.T11!,
+          kind: "judge",
+          origin: "import",
+          evaluatorKey: "import:elsewhere",
+          evaluatorName: "e",
+          k: "",
+          promptVersion: "",
+          verdict: "success",
+        });
       } finally {
         await closeDatabase(other);
       }
@@ -181,7 +269,16 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       expect(relabelled).not.toBe(labels);
       expect(relabelled.dict.verdict[relabelled.col.verdict[0]!]).toBeDefined();
 
-      await upsertVerdict(ctx.db, { trajectoryId: fx.ids.T11!, kind: "judge", origin: "import", evaluatorKey: "import:late", evaluatorName: "late", k: "", promptVersion: "", verdict: "failure" });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: fx.ids.T11!,
+        kind: "judge",
+        origin: "import",
+        evaluatorKey: "import:late",
+        evaluatorName: "late",
+        k: "",
+        promptVersion: "",
+        verdict: "failure",
+      });
       expect(await getFacts(ctx.db)).toBe(facts);
       expect(await getReference(ctx.db)).toBe(reference);
       const after = await getVerdictSets(ctx.db);

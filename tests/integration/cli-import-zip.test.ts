@@ -63,7 +63,9 @@ describe("import <zip> on the command line", () => {
     const first = await importCli(["results.zip"]);
     expect(first.code).toBe(3);
     expect(first.json).toMatchObject({ format: "webvoyager", created: 1 });
-    expect(first.json.skipped).toEqual([{ path: "results.zip: results/20250101_10_00_00/taskZip--2/screenshot1.png", reason: "is not a PNG, JPEG, WebP or GIF image" }]);
+    expect(first.json.skipped).toEqual([
+      { path: "results.zip: results/20250101_10_00_00/taskZip--2/screenshot1.png", reason: "is not a PNG, JPEG, WebP or GIF image" },
+    ]);
     expect((first.json.trajectories as { sourcePath: string }[])[0]!.sourcePath).toBe("results.zip: results/20250101_10_00_00/taskZip--1");
     expect(unpackedLeft()).toEqual([]);
 
@@ -80,7 +82,11 @@ describe("import <zip> on the command line", () => {
       seed: 5,
       screenshots: [0, 1],
       summary: summary(1, { cum_reward: 1 }),
-      log: experimentLog({ expName: "DemoAgentArgs_on_workarena.servicenow.knowledge-base-search_5", goal: "Find it.", actions: ['send_msg_to_user("found")'] }),
+      log: experimentLog({
+        expName: "DemoAgentArgs_on_workarena.servicenow.knowledge-base-search_5",
+        goal: "Find it.",
+        actions: ['send_msg_to_user("found")'],
+      }),
     });
     const bg = await importCli([await zipOf(study, path.join(dir, "study.zip"), "")]);
     expect(bg.code).toBe(0);
@@ -88,7 +94,10 @@ describe("import <zip> on the command line", () => {
 
     const tasks = path.join(dir, "tasks");
     fs.mkdirSync(tasks);
-    fs.writeFileSync(path.join(tasks, "WebVoyager_data.jsonl"), `${JSON.stringify({ web_name: "Zip", id: "Zip--7", ques: "A task from a zip.", web: "https://zip.test/" })}\n`);
+    fs.writeFileSync(
+      path.join(tasks, "WebVoyager_data.jsonl"),
+      `${JSON.stringify({ web_name: "Zip", id: "Zip--7", ques: "A task from a zip.", web: "https://zip.test/" })}\n`,
+    );
     const t = await importCli([await zipOf(tasks, path.join(dir, "tasks.zip"), "")]);
     expect(t.code).toBe(0);
     expect(t.json).toMatchObject({ format: "webvoyager-tasks", tasks: { created: 1 } });

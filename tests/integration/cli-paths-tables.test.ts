@@ -55,9 +55,24 @@ describe("CLI paths and tables", { timeout: 240_000 }, () => {
   it("path arguments and flags resolve against the user's folder: agreement csv, agreement-vectors --out", async () => {
     fs.writeFileSync(
       path.join(work, "ratings.csv"),
-      ["item,rater,label", ...["a", "b", "c", "d"].flatMap((item, i) => [`${item},"${LONG_A}",${i % 2 ? "yes" : "no"}`, `${item},"${LONG_B}",${i < 3 ? "yes" : "no"}`])].join("\n") + "\n",
+      [
+        "item,rater,label",
+        ...["a", "b", "c", "d"].flatMap((item, i) => [`${item},"${LONG_A}",${i % 2 ? "yes" : "no"}`, `${item},"${LONG_B}",${i < 3 ? "yes" : "no"}`]),
+      ].join("\n") + "\n",
     );
-    const agreement = await cliIn({ cwd: work }, ["agreement", "csv", "ratings.csv", "--item", "item", "--rater", "rater", "--label", "label", "--min-shared", "2"]);
+    const agreement = await cliIn({ cwd: work }, [
+      "agreement",
+      "csv",
+      "ratings.csv",
+      "--item",
+      "item",
+      "--rater",
+      "rater",
+      "--label",
+      "label",
+      "--min-shared",
+      "2",
+    ]);
     expect(agreement.err).toBe("");
     expect(agreement.code).toBe(0);
     // Both names whole in the pairwise table and in the matrix (they were cut at 24 and 16 characters).
@@ -76,14 +91,19 @@ describe("CLI paths and tables", { timeout: 240_000 }, () => {
 describe("formatTable", () => {
   it("widens columns to the longest cell and never shortens a name", () => {
     const names = ["short", "a name much longer than any fixed column width would allow for"];
-    const lines = formatTable([{ header: "rater" }, { header: "κ", align: "right" }, { header: "note" }], [
-      [names[0]!, "0.500", "ok"],
-      [names[1]!, "-0.125", ""],
-    ]);
+    const lines = formatTable(
+      [{ header: "rater" }, { header: "κ", align: "right" }, { header: "note" }],
+      [
+        [names[0]!, "0.500", "ok"],
+        [names[1]!, "-0.125", ""],
+      ],
+    );
     expect(lines[1]).toContain(names[0]);
     expect(lines[2]).toContain(names[1]);
     // Columns line up: the κ column ends at the same place on every line.
-    const ends = lines.map((l) => l.indexOf("κ") >= 0 ? l.indexOf("κ") + 1 : l.indexOf(l.includes("0.500") ? "0.500" : "-0.125") + (l.includes("0.500") ? 5 : 6));
+    const ends = lines.map((l) =>
+      l.indexOf("κ") >= 0 ? l.indexOf("κ") + 1 : l.indexOf(l.includes("0.500") ? "0.500" : "-0.125") + (l.includes("0.500") ? 5 : 6),
+    );
     expect(new Set(ends).size).toBe(1);
     // No trailing spaces when the last cell is empty.
     expect(lines[2]).toBe(lines[2]!.trimEnd());

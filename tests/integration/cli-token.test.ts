@@ -16,8 +16,14 @@ describeEachBackend("npm run cli -- token", (backend) => {
   let ctx: TestContext;
 
   const cli = (args: string[]) =>
-    runCliInProcess(args, { ...environment, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}) });
-  const bearer = (token: string) => authenticateBearer(ctx, { url: "http://127.0.0.1/api/v1/trajectories", headers: new Headers({ authorization: `Bearer ${token}` }) });
+    runCliInProcess(args, {
+      ...environment,
+      VERDICT_DATA_DIR: ctx.dir,
+      VERDICT_DB: ctx.config.dbPath,
+      ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}),
+    });
+  const bearer = (token: string) =>
+    authenticateBearer(ctx, { url: "http://127.0.0.1/api/v1/trajectories", headers: new Headers({ authorization: `Bearer ${token}` }) });
 
   beforeAll(async () => {
     ctx = await createBackendContext(backend, "verdict-cli-token-");
@@ -48,7 +54,9 @@ describeEachBackend("npm run cli -- token", (backend) => {
   });
 
   it("refuses a bad scope, a lifetime out of range, an unknown account and a missing name", async () => {
-    expect((await cli(["token", "create", "--email", "ci@cli.test", "--name", "x", "--scope", "admin"])).stderr).toMatch(/scope must be one of read, read-write/);
+    expect((await cli(["token", "create", "--email", "ci@cli.test", "--name", "x", "--scope", "admin"])).stderr).toMatch(
+      /scope must be one of read, read-write/,
+    );
     expect((await cli(["token", "create", "--email", "ci@cli.test", "--name", "x", "--days", "1000"])).stderr).toMatch(/1 to 366 days/);
     expect((await cli(["token", "create", "--email", "nobody@cli.test", "--name", "x"])).stderr).toMatch(/No account with email nobody@cli.test/);
     const noName = await cli(["token", "create", "--email", "ci@cli.test"]);

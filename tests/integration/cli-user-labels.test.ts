@@ -16,7 +16,13 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
 
   /** The CLI on this installation: in this process, or (`spawned`) as `scripts/cli.ts` in a process of its own. */
   async function cli(args: string[], { spawned = false } = {}) {
-    const env = { ...environment, VERDICT_DATA_DIR: dir, VERDICT_DB: ctx.config.dbPath, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}), VERDICT_AUTH_SECRET: "" };
+    const env = {
+      ...environment,
+      VERDICT_DATA_DIR: dir,
+      VERDICT_DB: ctx.config.dbPath,
+      ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}),
+      VERDICT_AUTH_SECRET: "",
+    };
     return spawned ? spawnCli(args, env, root) : runCliInProcess(args, env, root);
   }
 
@@ -30,7 +36,9 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
 
   it("adds accounts (first becomes admin), lists them, and keeps the exit-code contract", async () => {
     // The smoke test of the real process: exit code, stdout and stderr as a user sees them.
-    const first = await cli(["user", "add", "--email", "Boss@Example.org", "--name", "Boss", "--role", "annotator", "--password", "boss-password", "--json"], { spawned: true });
+    const first = await cli(["user", "add", "--email", "Boss@Example.org", "--name", "Boss", "--role", "annotator", "--password", "boss-password", "--json"], {
+      spawned: true,
+    });
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ user: { email: "boss@example.org", role: "admin" } });
     expect(first.stderr).toMatch(/first account, so it was made admin/);
@@ -59,7 +67,10 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
   it("imports a label CSV into a new campaign and exports it again", async () => {
     const ids = await seedTrajectories(ctx.db, 2, { taskIds: ["webarena.1", "webarena.2"], model: "gpt-4o" });
     const csvFile = path.join(dir, "annotations.csv");
-    fs.writeFileSync(csvFile, "annotator_name,benchmark,task_id,model_name,trajectory_success\nA,webvoyager,webarena.1,gpt-4o,Successful\nB,webvoyager,webarena.2,gpt-4o,Unsure\n");
+    fs.writeFileSync(
+      csvFile,
+      "annotator_name,benchmark,task_id,model_name,trajectory_success\nA,webvoyager,webarena.1,gpt-4o,Successful\nB,webvoyager,webarena.2,gpt-4o,Unsure\n",
+    );
     const imported = await cli(["labels", "import", csvFile, "--preset", "agentrewardbench", "--new-campaign", "ARB", "--json"], { spawned: true });
     expect(imported.code).toBe(0);
     const report = JSON.parse(imported.stdout);
@@ -68,7 +79,11 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
     const out = path.join(dir, "out", "labels.jsonl");
     const exported = await cli(["labels", "export", String(report.campaignId), "--format", "jsonl", "--out", out, "--json"]);
     expect(JSON.parse(exported.stdout)).toMatchObject({ format: "jsonl", records: 3 });
-    const rows = fs.readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const rows = fs
+      .readFileSync(out, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(rows.filter((r) => r.kind === "annotation").map((r) => [r.trajectory_id, r.verdict])).toEqual([
       [ids[0], "success"],
       [ids[1], "unsure"],
@@ -96,7 +111,9 @@ describeEachBackend("npm run cli -- user / labels", (backend) => {
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain(`--mapping ${badWord}: verdictValues.Yes:`);
     const noAnnotator = mapping("no-annotator.json", { verdict: "ok", taskId: "task" });
-    expect((await cli(["labels", "import", csvFile, "--mapping", noAnnotator, "--new-campaign", "No annotator"])).stderr).toContain(`--mapping ${noAnnotator}: annotator:`);
+    expect((await cli(["labels", "import", csvFile, "--mapping", noAnnotator, "--new-campaign", "No annotator"])).stderr).toContain(
+      `--mapping ${noAnnotator}: annotator:`,
+    );
     // Nothing was written by the refused ones.
     expect(JSON.parse((await cli(["labels", "campaigns", "--json"])).stdout).campaigns.map((c: { name: string }) => c.name)).not.toContain("Typo");
 

@@ -31,7 +31,9 @@ describe("npm run cli", { timeout: 240_000 }, () => {
     expect(first.code).toBe(0);
     const report = JSON.parse(first.stdout);
     expect(report).toMatchObject({ created: 1, updated: 0, unchanged: 0 });
-    expect(Object.keys(report.trajectories[0])).toEqual(expect.arrayContaining(["id", "externalTaskId", "steps", "screenshots", "rawScreenshots", "finalAnswer"]));
+    expect(Object.keys(report.trajectories[0])).toEqual(
+      expect.arrayContaining(["id", "externalTaskId", "steps", "screenshots", "rawScreenshots", "finalAnswer"]),
+    );
     expect(report.trajectories[0]).toMatchObject({ externalTaskId: "Cli--1", steps: 2, screenshots: 2, rawScreenshots: 0, finalAnswer: "ok" });
 
     const second = await cli(["import", src, "--json"]);
@@ -55,7 +57,10 @@ describe("npm run cli", { timeout: 240_000 }, () => {
       { id: "Cold--1", intent: "Open me later.", url: "https://cold.test/", actions: ["Click [0]", "ANSWER; ok"] },
     ]);
     // Screenshot-sized images, so each width is a file of its own.
-    for (const [root, task, n] of [[warm, "Warm--1", 3], [cold, "Cold--1", 2]] as const) {
+    for (const [root, task, n] of [
+      [warm, "Warm--1", 3],
+      [cold, "Cold--1", 2],
+    ] as const) {
       for (let i = 1; i <= n; i++) fs.writeFileSync(path.join(root, `task${task}`, `screenshot${i}.png`), await tinyPng(100 + i + n * 10, 1024, 768));
     }
     expect((await cli(["import", warm, "--json"])).code).toBe(0);
@@ -106,10 +111,14 @@ describe("npm run cli", { timeout: 240_000 }, () => {
   });
 
   it("import skips a broken trajectory (exit 3, listed in the JSON); --strict refuses it (exit 1, nothing written)", async () => {
-    const src = await writeWebVoyagerFixture(path.join(dir, "partly-broken"), [
-      { id: "Part--1", intent: "Fine.", url: "https://cli.test/", actions: ["Click [0]", "ANSWER; ok"] },
-      { id: "Part--2", intent: "Broken.", url: "https://cli.test/", actions: ["Click [0]", "ANSWER; ok"] },
-    ], 40);
+    const src = await writeWebVoyagerFixture(
+      path.join(dir, "partly-broken"),
+      [
+        { id: "Part--1", intent: "Fine.", url: "https://cli.test/", actions: ["Click [0]", "ANSWER; ok"] },
+        { id: "Part--2", intent: "Broken.", url: "https://cli.test/", actions: ["Click [0]", "ANSWER; ok"] },
+      ],
+      40,
+    );
     const broken = path.join(src, "taskPart--2", "screenshot1.png");
     fs.writeFileSync(broken, "garbage");
     const strict = await cli(["import", src, "--strict", "--json"]);

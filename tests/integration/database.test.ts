@@ -11,7 +11,6 @@ import { affectedRows, dialectOf, first, inTransaction, rawAll, rawGet, rawRun, 
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 
-
 describeEachBackend("database layer", (backend) => {
   let ctx: TestContext;
   let db: Db;
@@ -35,7 +34,9 @@ describeEachBackend("database layer", (backend) => {
     const set = (await db.insert(taskSets).values({ name: "shapes", benchmark: "webvoyager" }).returning())[0]!;
     expect(set.createdAt).toBeInstanceOf(Date);
     expect(Math.abs(set.createdAt.getTime() - Date.now())).toBeLessThan(60_000);
-    await db.insert(tasks).values({ taskSetId: set.id, externalId: "t1", intent: "find", contentHash: "h", tags: ["a", "b"], extra: { nested: { label: "x", score: 2.5 } } });
+    await db
+      .insert(tasks)
+      .values({ taskSetId: set.id, externalId: "t1", intent: "find", contentHash: "h", tags: ["a", "b"], extra: { nested: { label: "x", score: 2.5 } } });
     const task = await first(db.select().from(tasks).where(eq(tasks.externalId, "t1")).limit(1));
     expect(task?.tags).toEqual(["a", "b"]);
     expect(task?.extra).toEqual({ nested: { label: "x", score: 2.5 } });

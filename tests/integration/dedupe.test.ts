@@ -40,8 +40,12 @@ async function runFolder(root: string) {
  */
 async function storedTwice() {
   const first = await runImport(ctx, { path: await runFolder(path.join(ctx.dir, "lab")) });
-  for (const t of first.trajectories) await rawRun(ctx.db, sql`update trajectories set content_hash = ${`v2:hidden-${t.id}`}, identity_hash = null where id = ${t.id}`);
-  await rawRun(ctx.db, sql`update agent_runs set run_key = ${`webvoyager:${path.join(ctx.dir, "lab", "results", "20250414_14_44_45")}`} where id = ${first.trajectories[0]!.runId}`);
+  for (const t of first.trajectories)
+    await rawRun(ctx.db, sql`update trajectories set content_hash = ${`v2:hidden-${t.id}`}, identity_hash = null where id = ${t.id}`);
+  await rawRun(
+    ctx.db,
+    sql`update agent_runs set run_key = ${`webvoyager:${path.join(ctx.dir, "lab", "results", "20250414_14_44_45")}`} where id = ${first.trajectories[0]!.runId}`,
+  );
   const second = await runImport(ctx, { path: await runFolder(path.join(ctx.dir, "laptop")) });
   expect(second.created).toBe(3);
   for (const t of first.trajectories) await rawRun(ctx.db, sql`update trajectories set content_hash = ${`old-${t.id}`} where id = ${t.id}`);
@@ -50,10 +54,20 @@ async function storedTwice() {
 }
 
 async function labelsOf(trajectoryId: number) {
-  return (await rawAll<{ annotator_name: string; verdict: string }>(ctx.db, sql`select annotator_name, verdict from labels where trajectory_id = ${trajectoryId} order by annotator_name`)).map((l) => `${l.annotator_name} ${l.verdict}`);
+  return (
+    await rawAll<{ annotator_name: string; verdict: string }>(
+      ctx.db,
+      sql`select annotator_name, verdict from labels where trajectory_id = ${trajectoryId} order by annotator_name`,
+    )
+  ).map((l) => `${l.annotator_name} ${l.verdict}`);
 }
 async function verdictsOf(trajectoryId: number) {
-  return (await rawAll<{ evaluator_key: string; verdict: string }>(ctx.db, sql`select evaluator_key, verdict from evaluator_verdicts where trajectory_id = ${trajectoryId} order by evaluator_key`)).map((v) => `${v.evaluator_key} ${v.verdict}`);
+  return (
+    await rawAll<{ evaluator_key: string; verdict: string }>(
+      ctx.db,
+      sql`select evaluator_key, verdict from evaluator_verdicts where trajectory_id = ${trajectoryId} order by evaluator_key`,
+    )
+  ).map((v) => `${v.evaluator_key} ${v.verdict}`);
 }
 const judged = (trajectoryId: number, evaluator: string, verdict: "success" | "failure") =>
   upsertVerdict(ctx.db, { trajectoryId, kind: "judge", origin: "import", evaluatorKey: `import:${evaluator}`, evaluatorName: evaluator, verdict });
@@ -71,7 +85,14 @@ describeEachBackend("dedupe", (backend) => {
     const { a, b, runA, runB } = await storedTwice();
     expect((await collectStats(ctx.db)).trajectories).toBe(6);
     // Annotators labelled whichever copy they were given, in one campaign of two labels an item.
-    const csv = ["annotator,trajectory,verdict", `Ann,${a["Shop--1"]},success`, `Bob,${b["Shop--1"]},success`, `Ann,${a["Shop--2"]},failure`, `Ann,${b["Shop--2"]},success`, `Bob,${b["Shop--3"]},failure`].join("\n");
+    const csv = [
+      "annotator,trajectory,verdict",
+      `Ann,${a["Shop--1"]},success`,
+      `Bob,${b["Shop--1"]},success`,
+      `Ann,${a["Shop--2"]},failure`,
+      `Ann,${b["Shop--2"]},success`,
+      `Bob,${b["Shop--3"]},failure`,
+    ].join("\n");
     const labelled = await importLabelsCsv(ctx.db, admin, {
       csv,
       source: "labels.csv",
@@ -85,18 +106,28 @@ describeEachBackend("dedupe", (backend) => {
     await judged(b["Shop--3"]!, "gpt4o", "failure");
 
     const dry = await dedupeTrajectories(ctx.db, admin, { dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, merged: 2, left: 1, moved: { items: 1, itemsFolded: 1, labels: 2, verdicts: 1, verdictsSame: 1 }, runsRemoved: 0 });
+    expect(dry).toMatchObject({
+      dryRun: true,
+      merged: 2,
+      left: 1,
+      moved: { items: 1, itemsFolded: 1, labels: 2, verdicts: 1, verdictsSame: 1 },
+      runsRemoved: 0,
+    });
     expect((await collectStats(ctx.db)).trajectories).toBe(6);
     expect(await labelsOf(b["Shop--1"]!)).toEqual(["Bob success"]);
 
     const done = await dedupeTrajectories(ctx.db, admin);
     expect({ ...done, dryRun: true, identitiesComputed: dry.identitiesComputed }).toEqual(dry);
-    expect(done.groups.map((g) => [g.kept.id, g.merged.map((m) => m.id), g.left.map((l) => l.id)])).toEqual([
-      [a["Shop--1"], [b["Shop--1"]], []],
-      [a["Shop--2"], [], [b["Shop--2"]]],
-      [a["Shop--3"], [b["Shop--3"]], []],
-    ].sort((x, y) => (x[0] as number) - (y[0] as number)));
-    expect(done.groups.find((g) => g.left.length)!.left[0]!.reasons).toEqual([`campaign ${labelled.campaignId}: an annotator labelled both copies (import:Ann)`]);
+    expect(done.groups.map((g) => [g.kept.id, g.merged.map((m) => m.id), g.left.map((l) => l.id)])).toEqual(
+      [
+        [a["Shop--1"], [b["Shop--1"]], []],
+        [a["Shop--2"], [], [b["Shop--2"]]],
+        [a["Shop--3"], [b["Shop--3"]], []],
+      ].sort((x, y) => (x[0] as number) - (y[0] as number)),
+    );
+    expect(done.groups.find((g) => g.left.length)!.left[0]!.reasons).toEqual([
+      `campaign ${labelled.campaignId}: an annotator labelled both copies (import:Ann)`,
+    ]);
     const stats = await collectStats(ctx.db);
     expect(stats.trajectories).toBe(4);
 
@@ -133,7 +164,12 @@ describeEachBackend("dedupe", (backend) => {
           stdout: (t: string) => (out.text += t),
           stderr: (t: string) => (out.text += t),
           interactive: false,
-          env: { ...process.env, VERDICT_DATA_DIR: path.join(ctx.dir, "data"), VERDICT_DB: ctx.config.dbPath, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}) },
+          env: {
+            ...process.env,
+            VERDICT_DATA_DIR: path.join(ctx.dir, "data"),
+            VERDICT_DB: ctx.config.dbPath,
+            ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}),
+          },
         },
       };
     };

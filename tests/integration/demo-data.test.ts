@@ -73,7 +73,11 @@ describe.skipIf(!haveChromium)(titled("npm run cli -- demo", noChromium), () => 
 
     ctx = createAppContext({ dbPath: path.join(dir, "demo.db"), dataDir: dir, chromiumPath });
     const runs = (await listRuns(ctx.db)).filter((r) => r.runKey.startsWith("verdict-demo:"));
-    expect(runs.map((r) => r.model).sort()).toEqual(Object.values(DEMO_RUNS).map((r) => r.model).sort());
+    expect(runs.map((r) => r.model).sort()).toEqual(
+      Object.values(DEMO_RUNS)
+        .map((r) => r.model)
+        .sort(),
+    );
     for (const r of runs) expect(r.config).toMatchObject({ policy: "scripted" });
 
     const details = await Promise.all((await trajectoryIds(ctx.db)).map(async (id) => (await getTrajectoryDetail(ctx!.db, id))!));
@@ -114,9 +118,7 @@ describe.skipIf(!haveChromium)(titled("npm run cli -- demo", noChromium), () => 
     const outcomes = details.map((d) => d.trajectory.outcome);
     expect(outcomes).toContain("answered");
     expect(outcomes).toContain("step_limit");
-    const wrong = details.filter(
-      (d) => d.trajectory.finalAnswer && !d.task.referenceAnswers[0]!.text.includes(d.trajectory.finalAnswer),
-    );
+    const wrong = details.filter((d) => d.trajectory.finalAnswer && !d.task.referenceAnswers[0]!.text.includes(d.trajectory.finalAnswer));
     expect(wrong.length).toBeGreaterThanOrEqual(3);
     expect(stepsWithError).toBe(1);
     const badLabel = details.flatMap((d) => d.steps).find((s) => s.error)!;
@@ -147,13 +149,17 @@ describe.skipIf(!haveChromium)(titled("npm run cli -- demo", noChromium), () => 
     expect(report.ruleVerdicts.success).toBeGreaterThan(0);
     expect(report.ruleVerdicts.failure).toBeGreaterThan(0);
 
-    const counts = sqliteClient(ctx.db).prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i").get();
+    const counts = sqliteClient(ctx.db)
+      .prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i")
+      .get();
 
     const second = await cli(["demo", "--json", "--port", "0"]);
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toMatchObject({ skipped: true, trajectories: 0, created: 0, updated: 0 });
     expect(second.stderr).toMatch(/already in .*nothing to do/);
-    expect(sqliteClient(ctx.db).prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i").get()).toEqual(counts);
+    expect(
+      sqliteClient(ctx.db).prepare("select (select count(*) from trajectories) t, (select count(*) from steps) s, (select count(*) from screenshots) i").get(),
+    ).toEqual(counts);
   });
 
   it("rejects a bad --port with exit code 2", async () => {

@@ -30,7 +30,11 @@ afterAll(async () => {
 });
 
 /** A request through the proxy in absolute form, as Chromium sends plain-HTTP requests to it. */
-function viaProxy(proxy: EgressProxy, url: string, init: { method?: string; body?: string } = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+function viaProxy(
+  proxy: EgressProxy,
+  url: string,
+  init: { method?: string; body?: string } = {},
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: "127.0.0.1", port: proxy.port, method: init.method ?? "GET", path: url, headers: { Host: new URL(url).host } }, (res) => {
       let body = "";

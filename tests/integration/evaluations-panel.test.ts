@@ -34,7 +34,12 @@ describeEachBackend("evaluations panel", (backend) => {
   }
 
   let keySeq = 0;
-  async function label(actor: Actor, campaignId: number, trajectoryId: number, v: { verdict: "success" | "failure"; category?: string | null; note?: string; firstFailingStep?: number | null }) {
+  async function label(
+    actor: Actor,
+    campaignId: number,
+    trajectoryId: number,
+    v: { verdict: "success" | "failure"; category?: string | null; note?: string; firstFailingStep?: number | null },
+  ) {
     return submitLabel(ctx.db, actor, { campaignId, trajectoryId, category: null, ...v, idempotencyKey: `panel-key-${++keySeq}` });
   }
 
@@ -45,20 +50,63 @@ describeEachBackend("evaluations panel", (backend) => {
     const [t] = await seedTrajectories(ctx, [{ steps: 5, missingScreenshots: [2], finalAnswer: "1985/04/17", evaluatorConfig: MUST_INCLUDE }]);
     const id = t!.id;
     await evaluateRuleVerdicts({ db: ctx.db, env: {} }, { trajectoryIds: [id], force: true });
-    await upsertVerdict(ctx.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "GPT judge", k: "3", promptVersion: "verdict-judge-v1", verdict: "failure", rationale: "The date differs.", rawReply: "Reasoning: The date differs.\nVerdict: FAILURE" });
-    await upsertVerdict(ctx.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:9", evaluatorName: "GPT judge", k: "1", promptVersion: "verdict-judge-v1", stepIndices: [4], verdict: "success", rationale: "Looks done." });
-    await upsertVerdict(ctx.db, { trajectoryId: id, kind: "judge", origin: "import", evaluatorKey: "import:webvoyager:auto-eval", evaluatorName: "WebVoyager auto-eval", k: "full", verdict: "failure", rawReply: '{"verdict":"NOT SUCCESS"}' });
+    await upsertVerdict(ctx.db, {
+      trajectoryId: id,
+      kind: "judge",
+      origin: "verdict",
+      evaluatorKey: "judge:9",
+      evaluatorName: "GPT judge",
+      k: "3",
+      promptVersion: "verdict-judge-v1",
+      verdict: "failure",
+      rationale: "The date differs.",
+      rawReply: "Reasoning: The date differs.\nVerdict: FAILURE",
+    });
+    await upsertVerdict(ctx.db, {
+      trajectoryId: id,
+      kind: "judge",
+      origin: "verdict",
+      evaluatorKey: "judge:9",
+      evaluatorName: "GPT judge",
+      k: "1",
+      promptVersion: "verdict-judge-v1",
+      stepIndices: [4],
+      verdict: "success",
+      rationale: "Looks done.",
+    });
+    await upsertVerdict(ctx.db, {
+      trajectoryId: id,
+      kind: "judge",
+      origin: "import",
+      evaluatorKey: "import:webvoyager:auto-eval",
+      evaluatorName: "WebVoyager auto-eval",
+      k: "full",
+      verdict: "failure",
+      rawReply: '{"verdict":"NOT SUCCESS"}',
+    });
     return id;
   }
 
   describe("evaluations beside the trajectory", () => {
     it("shows a researcher every verdict with the steps each judge saw, the rule it checked, labels with history and the consolidated label", async () => {
       const id = await seedEvaluated();
-      const campaign = await createCampaign(ctx.db, researcher, { name: "Panel", trajectoryIds: [id], annotatorsPerItem: 2, annotatorIds: [ann.userId, other.userId] });
+      const campaign = await createCampaign(ctx.db, researcher, {
+        name: "Panel",
+        trajectoryIds: [id],
+        annotatorsPerItem: 2,
+        annotatorIds: [ann.userId, other.userId],
+      });
       await label(ann, campaign.id, id, { verdict: "success" });
       await label(ann, campaign.id, id, { verdict: "failure", category: "other", firstFailingStep: 4, note: "wrong date" });
       await label(other, campaign.id, id, { verdict: "success" });
-      await adjudicate(ctx.db, researcher, { campaignId: campaign.id, trajectoryId: id, verdict: "failure", category: "other", firstFailingStep: 4, reason: "The answer has the wrong day" });
+      await adjudicate(ctx.db, researcher, {
+        campaignId: campaign.id,
+        trajectoryId: id,
+        verdict: "failure",
+        category: "other",
+        firstFailingStep: 4,
+        reason: "The answer has the wrong day",
+      });
 
       const view = await api(researcher).judge.verdicts.panel({ trajectoryId: id });
       if (view.hidden) throw new Error("a researcher should see the evaluations");
@@ -68,7 +116,12 @@ describeEachBackend("evaluations panel", (backend) => {
       expect(rule).toMatchObject({ kind: "rule", verdict: "failure", window: { kind: "none" } });
       expect(view.ruleConfig).toEqual(MUST_INCLUDE);
       // k = 3 over five steps whose third has no screenshot: positions 1, 3 and 4 (steps 2, 4 and 5).
-      expect(byKey("judge:9", "3")).toMatchObject({ verdict: "failure", promptVersion: "verdict-judge-v1", rawReply: "Reasoning: The date differs.\nVerdict: FAILURE", window: { kind: "steps", positions: [1, 3, 4], source: "from-k" } });
+      expect(byKey("judge:9", "3")).toMatchObject({
+        verdict: "failure",
+        promptVersion: "verdict-judge-v1",
+        rawReply: "Reasoning: The date differs.\nVerdict: FAILURE",
+        window: { kind: "steps", positions: [1, 3, 4], source: "from-k" },
+      });
       expect(byKey("judge:9", "1").window).toEqual({ kind: "steps", positions: [4], source: "recorded" });
       expect(byKey("import:webvoyager:auto-eval", "full")).toMatchObject({ origin: "import", window: { kind: "steps", positions: [0, 1, 3, 4] } });
 
@@ -80,21 +133,35 @@ describeEachBackend("evaluations panel", (backend) => {
       ]);
       expect(view.labels).toHaveLength(2);
       expect(view.consolidated).toHaveLength(1);
-      expect(view.consolidated[0]).toMatchObject({ campaignName: "Panel", verdict: "failure", method: "adjudicated", adjudicatorName: researcher.name, reason: "The answer has the wrong day", itemState: "adjudicated" });
+      expect(view.consolidated[0]).toMatchObject({
+        campaignName: "Panel",
+        verdict: "failure",
+        method: "adjudicated",
+        adjudicatorName: researcher.name,
+        reason: "The answer has the wrong day",
+        itemState: "adjudicated",
+      });
       expect(view.consolidated[0]!.history.at(-1)).toMatchObject({ state: "adjudicated", actorName: researcher.name });
     });
 
     it("refuses a blind annotator the evaluations of a trajectory they have not labelled, and shows them once they have", async () => {
       const id = await seedEvaluated();
-      const campaign = await createCampaign(ctx.db, researcher, { name: "Blind", trajectoryIds: [id], annotatorsPerItem: 2, annotatorIds: [ann.userId, other.userId] });
+      const campaign = await createCampaign(ctx.db, researcher, {
+        name: "Blind",
+        trajectoryIds: [id],
+        annotatorsPerItem: 2,
+        annotatorIds: [ann.userId, other.userId],
+      });
       await label(other, campaign.id, id, { verdict: "success", note: "Otto's secret note" });
 
       // Before their label the trajectory is theirs only as a campaign item: asked by id, the panel is refused, and
       // the refusal carries nothing of the verdicts or the other label.
-      const before = await api(ann).judge.verdicts.panel({ trajectoryId: id }).then(
-        () => null,
-        (e: { code?: string; message?: string }) => e,
-      );
+      const before = await api(ann)
+        .judge.verdicts.panel({ trajectoryId: id })
+        .then(
+          () => null,
+          (e: { code?: string; message?: string }) => e,
+        );
       expect(before?.code).toBe("FORBIDDEN");
       expect(JSON.stringify(before?.message)).not.toMatch(/GPT judge|date differs|Otto/);
 

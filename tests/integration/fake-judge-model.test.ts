@@ -32,7 +32,10 @@ describe("the fake judge model over HTTP", () => {
   const verdictOf = (reply: string) => /Verdict: (SUCCESS|FAILURE)/.exec(reply)?.[1];
 
   it("follows a rule written into the instructions, the last applicable one winning", async () => {
-    const user = { role: "user" as const, content: "Task: Find the opening hours of the city library\nFinal answer reported by the agent: approximately 9 to 5" };
+    const user = {
+      role: "user" as const,
+      content: "Task: Find the opening hours of the city library\nFinal answer reported by the agent: approximately 9 to 5",
+    };
     expect(verdictOf(await ask([{ role: "system", content: `Judge the agent.\n${FORM}` }, user]))).toBe("SUCCESS");
     const rule = 'Answers that say "approximately" are a FAILURE: the task wants exact hours.';
     const reply = await ask([{ role: "system", content: `Judge the agent.\n${rule}\n${FORM}` }, user]);
@@ -51,9 +54,15 @@ describe("the fake judge model over HTTP", () => {
     ];
     expect(verdictOf(await ask([system, user]))).toBe("SUCCESS");
     expect(verdictOf(await ask([system, ...turns, user]))).toBe("FAILURE");
-    const block = { role: "system" as const, content: `Judge the agent.\n<example>\nTask: Find the cheapest red shoes on shop A\nHuman verdict: failure\n</example>\n${FORM}` };
+    const block = {
+      role: "system" as const,
+      content: `Judge the agent.\n<example>\nTask: Find the cheapest red shoes on shop A\nHuman verdict: failure\n</example>\n${FORM}`,
+    };
     expect(verdictOf(await ask([block, user]))).toBe("FAILURE");
-    const unrelated = { role: "system" as const, content: `Judge the agent.\n<example>\nTask: Book a table for two tonight\nVerdict: FAILURE\n</example>\n${FORM}` };
+    const unrelated = {
+      role: "system" as const,
+      content: `Judge the agent.\n<example>\nTask: Book a table for two tonight\nVerdict: FAILURE\n</example>\n${FORM}`,
+    };
     expect(verdictOf(await ask([unrelated, user]))).toBe("SUCCESS");
   });
 
@@ -67,10 +76,15 @@ describe("the fake judge model over HTTP", () => {
     expect(contentWords("Find a hotel in Lyon")).toEqual(["hotel", "lyon"]);
 
     const graded = await ask([
-      { role: "system", content: "Grade it.\nAnswer in this form:\nReasoning: <why>\nKey point 1: MET or NOT MET\nFailure cause: CONTROLLABLE, UNCONTROLLABLE or NONE\nEvidence: step <n>\nVerdict: SUCCESS or FAILURE" },
+      {
+        role: "system",
+        content:
+          "Grade it.\nAnswer in this form:\nReasoning: <why>\nKey point 1: MET or NOT MET\nFailure cause: CONTROLLABLE, UNCONTROLLABLE or NONE\nEvidence: step <n>\nVerdict: SUCCESS or FAILURE",
+      },
       {
         role: "user",
-        content: "Task: Find a hotel in Lyon, under $100\nFinal answer reported by the agent: Hotel Rhône, Lyon\nKey point 1: Find a hotel in Lyon\nKey point 2: under $100\nStep 1: Click [3]\nStep 2: ANSWER; Hotel Rhône",
+        content:
+          "Task: Find a hotel in Lyon, under $100\nFinal answer reported by the agent: Hotel Rhône, Lyon\nKey point 1: Find a hotel in Lyon\nKey point 2: under $100\nStep 1: Click [3]\nStep 2: ANSWER; Hotel Rhône",
       },
     ]);
     expect(graded).toContain("Key point 1: MET");
@@ -99,7 +113,11 @@ describeEachBackend("the fake judge model behind Verdict's judge", (backend) => 
     const shows = { [t!.shots[0]!.marked!]: "Blue kettle price: $25" };
     fake.setResponder(promptReadingResponder({ screens: shows }));
     const plain = await createJudgeConfig(ctx.db, { name: "plain", baseUrl: fake.baseUrl, model: "m" }, LOCAL_JUDGE_ENV);
-    const hidden = await createJudgeConfig(ctx.db, { name: "hidden", baseUrl: fake.baseUrl, model: "m", options: { withoutFinalAnswer: true } }, LOCAL_JUDGE_ENV);
+    const hidden = await createJudgeConfig(
+      ctx.db,
+      { name: "hidden", baseUrl: fake.baseUrl, model: "m", options: { withoutFinalAnswer: true } },
+      LOCAL_JUDGE_ENV,
+    );
 
     expect((await judgeTrajectory(deps, { configId: plain.id, trajectoryId: t!.id, k: 1 })).verdict).toBe("success");
     // Without the answer, only what the screenshots show counts: the last one alone does not show the price…

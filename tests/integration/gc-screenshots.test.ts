@@ -31,7 +31,12 @@ function place(file: string, bytes: string, ageHours: number): void {
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const code = await runCli(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t), interactive: false, env: { ...process.env, VERDICT_DB: ctx.config.dbPath, VERDICT_DATA_DIR: ctx.dir } });
+  const code = await runCli(argv, {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    interactive: false,
+    env: { ...process.env, VERDICT_DB: ctx.config.dbPath, VERDICT_DATA_DIR: ctx.dir },
+  });
   return { code, out, err };
 }
 

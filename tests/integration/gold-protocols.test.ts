@@ -16,12 +16,20 @@ import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 
-const BLOCKER = { id: "blocker", type: "single_choice", prompt: "What blocked the agent?", options: ["captcha", "login", "none"], required: true, when: "failure" };
+const BLOCKER = {
+  id: "blocker",
+  type: "single_choice",
+  prompt: "What blocked the agent?",
+  options: ["captcha", "login", "none"],
+  required: true,
+  when: "failure",
+};
 
 /** The fields a failure must carry in each template, besides the verdict (category always optional for gold). */
 function failureFor(template: TemplateId, withQuestion: boolean): { firstFailingStep?: number; note?: string; answers?: Record<string, unknown> } {
   const answers: Record<string, unknown> = {};
-  if (template === "agentrewardbench") Object.assign(answers, { trajectory_side_effect: "No", trajectory_optimality: "1. Complete Failure", trajectory_looping: "No" });
+  if (template === "agentrewardbench")
+    Object.assign(answers, { trajectory_side_effect: "No", trajectory_optimality: "1. Complete Failure", trajectory_looping: "No" });
   if (withQuestion) answers.blocker = "captcha";
   return {
     ...(template === "online-mind2web" ? { firstFailingStep: 2, note: "It searched the wrong city at step 3." } : {}),
@@ -74,7 +82,9 @@ describeEachBackend("gold in every protocol", (backend) => {
         const { c, ids } = await campaignOf(template, withQuestion);
         const fields = failureFor(template, withQuestion);
         if (fields.firstFailingStep !== undefined) {
-          const e = await refusal(() => markGold(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "failure", ...fields, firstFailingStep: null }));
+          const e = await refusal(() =>
+            markGold(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "failure", ...fields, firstFailingStep: null }),
+          );
           expect(e.field).toBe("firstFailingStep");
         }
         if (fields.note !== undefined) {
@@ -82,7 +92,15 @@ describeEachBackend("gold in every protocol", (backend) => {
           expect(e.field).toBe("note");
         }
         if (withQuestion) {
-          const e = await refusal(() => markGold(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[0]!, verdict: "failure", ...fields, answers: { ...fields.answers, blocker: undefined } }));
+          const e = await refusal(() =>
+            markGold(ctx.db, researcher, {
+              campaignId: c.id,
+              trajectoryId: ids[0]!,
+              verdict: "failure",
+              ...fields,
+              answers: { ...fields.answers, blocker: undefined },
+            }),
+          );
           expect(e.field).toBe("answers.blocker");
           expect(e.message).toContain("an answer is required");
         }
@@ -94,7 +112,12 @@ describeEachBackend("gold in every protocol", (backend) => {
         expect(item.state).toBe("adjudicated");
         expect((await getConsolidated(ctx.db, item.id))!.firstFailingStep).toBe(fields.firstFailingStep ?? null);
         // A success needs no failure point or reasoning; questions asked only on failures are not asked.
-        const success = await markGold(ctx.db, researcher, { campaignId: c.id, trajectoryId: ids[1]!, verdict: "success", answers: template === "agentrewardbench" ? fields.answers : undefined });
+        const success = await markGold(ctx.db, researcher, {
+          campaignId: c.id,
+          trajectoryId: ids[1]!,
+          verdict: "success",
+          answers: template === "agentrewardbench" ? fields.answers : undefined,
+        });
         expect(success.verdict).toBe("success");
         const listed = await campaignGold(ctx.db, researcher, c.id);
         expect(listed.items.map((g) => [g.trajectoryId, g.verdict]).sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([
@@ -103,7 +126,9 @@ describeEachBackend("gold in every protocol", (backend) => {
         ]);
         const choices = await goldChoices(ctx.db, researcher, ids[0]!);
         expect(choices.stepCount).toBe(5);
-        expect(choices.campaigns).toEqual([expect.objectContaining({ id: c.id, gold: expect.objectContaining({ verdict: "failure", firstFailingStep: fields.firstFailingStep ?? null }) })]);
+        expect(choices.campaigns).toEqual([
+          expect.objectContaining({ id: c.id, gold: expect.objectContaining({ verdict: "failure", firstFailingStep: fields.firstFailingStep ?? null }) }),
+        ]);
         expect(choices.campaigns[0]!.schema.requireFailureStep).toBe(template === "online-mind2web");
         expect(choices.campaigns[0]!.schema.questions.some((q) => q.id === "blocker")).toBe(withQuestion);
       });
@@ -114,7 +139,16 @@ describeEachBackend("gold in every protocol", (backend) => {
     const { c, ids } = await campaignOf("online-mind2web", true);
     let key = 0;
     for (const a of annotators) {
-      await submitLabel(ctx.db, a, { campaignId: c.id, trajectoryId: ids[2]!, verdict: "failure", category: c.labelSchema.categories[0]!, firstFailingStep: 1, note: "went wrong", answers: { blocker: "login" }, idempotencyKey: `promote-${backend}-${++key}` } as never);
+      await submitLabel(ctx.db, a, {
+        campaignId: c.id,
+        trajectoryId: ids[2]!,
+        verdict: "failure",
+        category: c.labelSchema.categories[0]!,
+        firstFailingStep: 1,
+        note: "went wrong",
+        answers: { blocker: "login" },
+        idempotencyKey: `promote-${backend}-${++key}`,
+      } as never);
     }
     expect((await getItemByTrajectory(ctx.db, c.id, ids[2]!))!.state).toBe("agreed");
     expect(await promoteGold(ctx.db, researcher, { campaignId: c.id, trajectoryIds: [ids[2]!] })).toEqual({ promoted: 1 });

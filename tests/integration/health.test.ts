@@ -33,7 +33,10 @@ describeEachBackend("health", (backend) => {
 
   it("says ready and names the database engine and the screenshot storage", async () => {
     expect(await installationHealth(ctx)).toEqual({ ok: true, database: backend, storage: "local" });
-    const withS3 = { ...ctx, config: { ...ctx.config, objectStorage: { bucket: "b", region: "us-east-1", forcePathStyle: true, keyPrefix: "", presign: false } } };
+    const withS3 = {
+      ...ctx,
+      config: { ...ctx.config, objectStorage: { bucket: "b", region: "us-east-1", forcePathStyle: true, keyPrefix: "", presign: false } },
+    };
     expect(await installationHealth(withS3)).toEqual({ ok: true, database: backend, storage: "s3" });
   });
 });
@@ -65,7 +68,12 @@ it("says not ready when the database does not answer in time", async () => {
   const silent = net.createServer((socket) => void sockets.push(socket));
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
   const port = (silent.address() as net.AddressInfo).port;
-  const ctx = createAppContext({ dbPath: path.join(dir, "unused.db"), postgresUrl: `postgres://u:p@127.0.0.1:${port}/db`, dataDir: dir, chromiumPath: "/usr/bin/chromium" });
+  const ctx = createAppContext({
+    dbPath: path.join(dir, "unused.db"),
+    postgresUrl: `postgres://u:p@127.0.0.1:${port}/db`,
+    dataDir: dir,
+    chromiumPath: "/usr/bin/chromium",
+  });
   try {
     // The reason shows the 300 ms budget ended the wait on a handshake that never comes.
     expect(await installationHealth(ctx, 300)).toMatchObject({ ok: false, reason: "database did not answer in time" });

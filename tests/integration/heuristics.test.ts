@@ -21,7 +21,6 @@ import { seedAnalyticsFixture } from "../helpers/analytics-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 
-
 describeEachBackend("heuristics", (backend) => {
   let ctx: TestContext;
   beforeEach(async () => {
@@ -45,7 +44,9 @@ describeEachBackend("heuristics", (backend) => {
       }
     }
     if (dot !== null) for (let y = 50; y < 53; y++) for (let x = dot; x < dot + 3; x++) raw.fill(0, (y * W + x) * 3, (y * W + x) * 3 + 3);
-    return sharp(raw, { raw: { width: W, height: H, channels: 3 } }).png().toBuffer();
+    return sharp(raw, { raw: { width: W, height: H, channels: 3 } })
+      .png()
+      .toBuffer();
   }
 
   interface StepSpec {
@@ -81,7 +82,19 @@ describeEachBackend("heuristics", (backend) => {
           });
         }
         trajectories.push({
-          task: { taskSet: { name: "Heuristic tests", benchmark: "adhoc", description: null }, externalId: spec.name, site: "shop", intent: spec.intent, startUrl: null, inputImages: [], referenceAnswers: [], evaluatorConfig: null, difficulty: null, tags: [], extra: null },
+          task: {
+            taskSet: { name: "Heuristic tests", benchmark: "adhoc", description: null },
+            externalId: spec.name,
+            site: "shop",
+            intent: spec.intent,
+            startUrl: null,
+            inputImages: [],
+            referenceAnswers: [],
+            evaluatorConfig: null,
+            difficulty: null,
+            tags: [],
+            extra: null,
+          },
           run: { runKey: "heuristic-tests", name: "Heuristic test run", agentName: "agent", model: "m", sourceSystem: "verdict-tests", config: null },
           attempt: 0,
           finalAnswer: spec.finalAnswer,
@@ -109,18 +122,52 @@ describeEachBackend("heuristics", (backend) => {
       const B = await page("dark-to-light");
       const ids = await seed([
         // Clean: different screens, targets on their elements, answer seen on the page.
-        { name: "clean", intent, finalAnswer: "£29.99", outcome: "answered", steps: [{ action: click("1", [20, 20]), shot: A }, { action: click("2"), shot: B }, { action: answer("£29.99"), shot: await page("light-to-dark", 100) }] },
+        {
+          name: "clean",
+          intent,
+          finalAnswer: "£29.99",
+          outcome: "answered",
+          steps: [
+            { action: click("1", [20, 20]), shot: A },
+            { action: click("2"), shot: B },
+            { action: answer("£29.99"), shot: await page("light-to-dark", 100) },
+          ],
+        },
         // Two clicks in a row leave the screen as it was: only a caret moved, so the bytes differ but the dHash does not.
         {
           name: "stuck",
           intent,
           finalAnswer: "£29.99",
           outcome: "answered",
-          steps: [{ action: click("1"), shot: A }, { action: click("2"), shot: await page("light-to-dark", 10) }, { action: click("3"), shot: await page("light-to-dark", 200) }, { action: answer("£29.99"), shot: B }],
+          steps: [
+            { action: click("1"), shot: A },
+            { action: click("2"), shot: await page("light-to-dark", 10) },
+            { action: click("3"), shot: await page("light-to-dark", 200) },
+            { action: answer("£29.99"), shot: B },
+          ],
         },
         // Clicks a label the page does not have, and answers with a price it never saw.
-        { name: "ungrounded", intent, finalAnswer: "It is $45 at Walmart", outcome: "answered", steps: [{ action: click("1"), shot: A }, { action: click("7"), shot: B }, { action: answer("It is $45 at Walmart"), shot: A }] },
-        { name: "limit", intent, finalAnswer: null, outcome: "step_limit", steps: [{ action: click("1"), shot: A }, { action: click("2"), shot: B }] },
+        {
+          name: "ungrounded",
+          intent,
+          finalAnswer: "It is $45 at Walmart",
+          outcome: "answered",
+          steps: [
+            { action: click("1"), shot: A },
+            { action: click("7"), shot: B },
+            { action: answer("It is $45 at Walmart"), shot: A },
+          ],
+        },
+        {
+          name: "limit",
+          intent,
+          finalAnswer: null,
+          outcome: "step_limit",
+          steps: [
+            { action: click("1"), shot: A },
+            { action: click("2"), shot: B },
+          ],
+        },
         { name: "running", intent, finalAnswer: null, outcome: "running", steps: [{ action: click("1"), shot: A }] },
       ]);
       const all = Object.values(ids);
@@ -138,11 +185,25 @@ describeEachBackend("heuristics", (backend) => {
       });
 
       const verdict = async (name: string, key: string) => (await listVerdicts(ctx.db, { trajectoryId: ids[name]!, evaluatorKey: key }))[0]!;
-      expect(await verdict("stuck", "heuristic:loop")).toMatchObject({ kind: "rule", origin: "verdict", verdict: "failure", score: 0, k: "", promptVersion: "1", evaluatorName: "Heuristic: loop" });
+      expect(await verdict("stuck", "heuristic:loop")).toMatchObject({
+        kind: "rule",
+        origin: "verdict",
+        verdict: "failure",
+        score: 0,
+        k: "",
+        promptVersion: "1",
+        evaluatorName: "Heuristic: loop",
+      });
       expect((await verdict("stuck", "heuristic:loop")).details).toMatchObject({ step: 2, signal: "same-screen" });
       expect((await verdict("stuck", "heuristic:loop")).rationale).toBe("Loop at step 3: the screen stayed the same after 2 actions in a row.");
-      expect(await verdict("ungrounded", "heuristic:grounding")).toMatchObject({ verdict: "failure", details: { step: 1, flag: "missing-label", target: "7" } });
-      expect(await verdict("ungrounded", "heuristic:answer-grounded")).toMatchObject({ verdict: "failure", details: { step: 2, keyTokens: ["walmart", "45"] } });
+      expect(await verdict("ungrounded", "heuristic:grounding")).toMatchObject({
+        verdict: "failure",
+        details: { step: 1, flag: "missing-label", target: "7" },
+      });
+      expect(await verdict("ungrounded", "heuristic:answer-grounded")).toMatchObject({
+        verdict: "failure",
+        details: { step: 2, keyTokens: ["walmart", "45"] },
+      });
       expect(await verdict("limit", "heuristic:no-answer")).toMatchObject({ verdict: "failure", details: { step: 1, outcome: "step_limit" } });
       expect(await verdict("limit", "heuristic:answer-grounded")).toMatchObject({ verdict: "not_evaluable", details: { step: null } });
       expect(await verdict("clean", "heuristic:answer-grounded")).toMatchObject({ verdict: "success", score: 1 });
@@ -151,20 +212,42 @@ describeEachBackend("heuristics", (backend) => {
       // The player gets the stored hashes, so its same-screen markers sit where the loop verdict says.
       const shown = fromJsonText((await getTrajectoryForPlayer(ctx.db, ids.stuck!)).window.steps);
       expect(shown.every((s) => s.screenshot?.dhash?.length === 64)).toBe(true);
-      const marks = detectLoops(shown.map((s) => ({ action: s.action, url: s.url, screenshotHash: s.screenshot?.hash ?? null, screenshotDhash: (s.rawScreenshot ?? s.screenshot)?.dhash ?? null })));
+      const marks = detectLoops(
+        shown.map((s) => ({
+          action: s.action,
+          url: s.url,
+          screenshotHash: s.screenshot?.hash ?? null,
+          screenshotDhash: (s.rawScreenshot ?? s.screenshot)?.dhash ?? null,
+        })),
+      );
       expect(marks.map((m) => m.sameScreen)).toEqual([false, true, true, false]);
 
       const again = await evaluateHeuristicVerdicts(deps, { trajectoryIds: all });
       expect(again).toMatchObject({ evaluated: 0, skippedExisting: 4, skippedRunning: 1, screenshotsHashed: 0 });
 
       // A stored verdict that no longer matches (say, from an older build) is replaced in place when forced.
-      const stored = (await verdict("stuck", "heuristic:loop"));
-      await upsertVerdict(ctx.db, { trajectoryId: ids.stuck!, evaluatorKey: "heuristic:loop", evaluatorName: "old", kind: "rule", origin: "verdict", promptVersion: "1", verdict: "success", rationale: "stale" });
+      const stored = await verdict("stuck", "heuristic:loop");
+      await upsertVerdict(ctx.db, {
+        trajectoryId: ids.stuck!,
+        evaluatorKey: "heuristic:loop",
+        evaluatorName: "old",
+        kind: "rule",
+        origin: "verdict",
+        promptVersion: "1",
+        verdict: "success",
+        rationale: "stale",
+      });
       const forced = await evaluateHeuristicVerdicts(deps, { trajectoryIds: [ids.stuck!], force: true });
       // The screenshots' hashes were stored by the first run: nothing is decoded again.
       expect(forced).toMatchObject({ evaluated: 1, skippedExisting: 0, screenshotsHashed: 0 });
       expect(await listVerdicts(ctx.db, { trajectoryId: ids.stuck! })).toHaveLength(HEURISTIC_EVALUATORS.length);
-      expect(await verdict("stuck", "heuristic:loop")).toMatchObject({ id: stored.id, verdict: "failure", evaluatorName: "Heuristic: loop", rationale: stored.rationale, details: stored.details });
+      expect(await verdict("stuck", "heuristic:loop")).toMatchObject({
+        id: stored.id,
+        verdict: "failure",
+        evaluatorName: "Heuristic: loop",
+        rationale: stored.rationale,
+        details: stored.details,
+      });
 
       const columns = (await analyticsOverview(ctx.db, { scope: {}, unparseable: "exclude", difficulty: "overall" })).columns;
       expect(columns.filter((c) => c.info?.identity.key.startsWith("heuristic:")).map((c) => [c.label, c.kind])).toEqual([
@@ -194,14 +277,20 @@ describeEachBackend("heuristics", (backend) => {
     });
 
     it("runs from the CLI: --json prints one report, a second run keeps what is stored, a bad selection is a usage error", async () => {
-      const ids = await seed([{ name: "limit", intent, finalAnswer: null, outcome: "step_limit", steps: [{ action: click("1"), shot: await page("light-to-dark") }] }]);
+      const ids = await seed([
+        { name: "limit", intent, finalAnswer: null, outcome: "step_limit", steps: [{ action: click("1"), shot: await page("light-to-dark") }] },
+      ]);
       const out: string[] = [];
       const err: string[] = [];
       const io: CliIO = {
         stdout: (t) => void out.push(t),
         stderr: (t) => void err.push(t),
         interactive: false,
-        env: { ...process.env, VERDICT_DATA_DIR: ctx.dir, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { VERDICT_DB: path.join(ctx.dir, "verdict.db") }) },
+        env: {
+          ...process.env,
+          VERDICT_DATA_DIR: ctx.dir,
+          ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { VERDICT_DB: path.join(ctx.dir, "verdict.db") }),
+        },
       };
       expect(await runCli(["heuristics", "--ids", String(ids.limit), "--json"], io)).toBe(0);
       expect(out).toHaveLength(1);

@@ -52,7 +52,10 @@ describeEachBackend("human consensus", (backend) => {
 
     it("follows a label write", async () => {
       // cy changes T2 from success to failure (navigation stuck), joining the majority.
-      await rawRun(ctx.db, sql`update labels set verdict = 'failure', category = 'navigation stuck' where trajectory_id = ${fx.ids.T2} and annotator_name = 'cy'`);
+      await rawRun(
+        ctx.db,
+        sql`update labels set verdict = 'failure', category = 'navigation stuck' where trajectory_id = ${fx.ids.T2} and annotator_name = 'cy'`,
+      );
       const c = await api.analytics.humanConsensus({ campaignId: fx.campaignId, level: "verdict" });
       expect(c.annotators.find((a) => a.name === "cy")!.majorityAgreement).toBeCloseTo(0.8, 12);
     });

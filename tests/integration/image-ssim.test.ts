@@ -25,7 +25,9 @@ async function shrink(bytes: Buffer, d: number): Promise<Buffer> {
   const out = alpha
     ? unpremultiply(resizeLanczos(premultiply(px, 4), info.width, info.height, 4, w, h), 4)
     : resizeLanczos(px, info.width, info.height, info.channels, w, h);
-  return sharp(Buffer.from(out), { raw: { width: w, height: h, channels: info.channels } }).png().toBuffer();
+  return sharp(Buffer.from(out), { raw: { width: w, height: h, channels: info.channels } })
+    .png()
+    .toBuffer();
 }
 
 describe("fuzzy image match (SSIM) on VisualWebArena input images", () => {

@@ -71,7 +71,13 @@ describe("AgentRewardBench importer", () => {
     expect(d.taskSet.name).toBe("VisualWebArena reddit");
     expect(d.task.intent).toBe(SPEC.goal);
     expect(d.task.extra).toEqual({ sourceTaskName: "visualwebarena.resized.398" });
-    expect(d.run).toMatchObject({ runKey: `agentrewardbench:visualwebarena/${AGENT}/${SPEC.experiment}`, name: SPEC.experiment, agentName: AGENT, model: "gpt-4o-2024-11-20", sourceSystem: "agentrewardbench" });
+    expect(d.run).toMatchObject({
+      runKey: `agentrewardbench:visualwebarena/${AGENT}/${SPEC.experiment}`,
+      name: SPEC.experiment,
+      agentName: AGENT,
+      model: "gpt-4o-2024-11-20",
+      sourceSystem: "agentrewardbench",
+    });
     expect(d.run.config).toMatchObject({ seed: 23, package_version: "0.3.2", model_args: { temperature: 0.1 } });
     expect(d.trajectory.outcome).toBe("answered");
     expect(d.steps.map((s) => s.action)).toEqual([
@@ -111,7 +117,15 @@ describe("AgentRewardBench importer", () => {
   it("turns cum_reward and every judge's output into verdicts", async () => {
     const root = path.join(ctx.dir, "arb");
     await writeArb(root, SPEC);
-    writeJudgment(root, SPEC, "gpt-4o-screen", judgeResponse("gpt-4o-screen", "<reasoning>The agent found the score.</reasoning><success>Successful</success><side>No</side><optimal>4. Completely Optimal</optimal><loop>No</loop>"));
+    writeJudgment(
+      root,
+      SPEC,
+      "gpt-4o-screen",
+      judgeResponse(
+        "gpt-4o-screen",
+        "<reasoning>The agent found the score.</reasoning><success>Successful</success><side>No</side><optimal>4. Completely Optimal</optimal><loop>No</loop>",
+      ),
+    );
     writeJudgment(root, SPEC, "aerv", judgeResponse("aerv", 'Thoughts: The answer does not match the post.\nStatus: "failure"'));
     writeJudgment(root, SPEC, "nnetnav", judgeResponse("nnetnav", "Thought: mostly right\nReward: 4"));
     writeJudgment(root, SPEC, "claude-3.7-sonnet-screen", judgeResponse("claude-3.7-sonnet-screen", "I think it went fine."));
@@ -146,7 +160,7 @@ describe("AgentRewardBench importer", () => {
     const cases: [string, string, string, number | null][] = [
       ["gpt-4o-screen", "<success>Unsuccessful</success>", "failure", 0],
       ["gpt-4o-screen", "<success>Unsure</success>", "unparseable", null],
-      ["aer", 'Status: success', "success", 1],
+      ["aer", "Status: success", "success", 1],
       ["nnetnav", "Reward: 3", "failure", 3],
       ["nnetnav", 'Status: "success"', "unparseable", null],
       ["x", "", "unparseable", null],
@@ -168,7 +182,12 @@ describe("AgentRewardBench importer", () => {
       goal: "Open the admin page.",
       summary_info: summary(1, { cum_reward: 0, terminated: true }),
       steps: [
-        { num: 0, action: "report_infeasible('There is no admin page')", screenshot_path: "/abs/elsewhere/screenshot_step_0.png", extra_element_properties: {} },
+        {
+          num: 0,
+          action: "report_infeasible('There is no admin page')",
+          screenshot_path: "/abs/elsewhere/screenshot_step_0.png",
+          extra_element_properties: {},
+        },
         { num: 1, action: null, screenshot_path: "trajectories/screenshots/webarena/x/webarena.177/screenshot_step_1.png" },
       ],
     };
@@ -226,25 +245,47 @@ describe("unreadable AgentRewardBench files are skipped with a reason naming the
   }
 
   it("a truncated file", async () => {
-    await expectRejected(() => {}, (f) => new RegExp(`^${escapeRegExp(f)}: is not valid JSON`), (t) => t.slice(0, Math.floor(t.length / 2)));
+    await expectRejected(
+      () => {},
+      (f) => new RegExp(`^${escapeRegExp(f)}: is not valid JSON`),
+      (t) => t.slice(0, Math.floor(t.length / 2)),
+    );
   });
   it("no goal", async () => {
-    await expectRejected((j) => delete j.goal, (f) => `${f}: "goal" is missing or empty`);
+    await expectRejected(
+      (j) => delete j.goal,
+      (f) => `${f}: "goal" is missing or empty`,
+    );
   });
   it("steps that are not a list", async () => {
-    await expectRejected((j) => (j.steps = { 0: {} }), (f) => `${f}: "steps" is not a list`);
+    await expectRejected(
+      (j) => (j.steps = { 0: {} }),
+      (f) => `${f}: "steps" is not a list`,
+    );
   });
   it("no steps", async () => {
-    await expectRejected((j) => delete j.steps, (f) => `${f}: "steps" is missing`);
+    await expectRejected(
+      (j) => delete j.steps,
+      (f) => `${f}: "steps" is missing`,
+    );
   });
   it("a step that is not an object", async () => {
-    await expectRejected((j) => (stepsOf(j)[2] = "click('1')"), (f) => `${f}: steps[2] is not an object`);
+    await expectRejected(
+      (j) => (stepsOf(j)[2] = "click('1')"),
+      (f) => `${f}: steps[2] is not an object`,
+    );
   });
   it("an action that is not a string", async () => {
-    await expectRejected((j) => ((stepsOf(j)[1] as Record<string, unknown>).action = 12), (f) => `${f}: steps[1].action is not a string or null`);
+    await expectRejected(
+      (j) => ((stepsOf(j)[1] as Record<string, unknown>).action = 12),
+      (f) => `${f}: steps[1].action is not a string or null`,
+    );
   });
   it("a summary whose reward is not a number", async () => {
-    await expectRejected((j) => (j.summary_info.cum_reward = "yes"), (f) => `${f} (summary_info): "cum_reward" is not a number`);
+    await expectRejected(
+      (j) => (j.summary_info.cum_reward = "yes"),
+      (f) => `${f} (summary_info): "cum_reward" is not a number`,
+    );
   });
   it("a judgment file that is not JSON", async () => {
     await expectRejected(

@@ -66,8 +66,15 @@ describeEachBackend("Browser Use histories", (backend) => {
     ]);
     expect(d.steps[2]!.action).toEqual({ type: "scroll", direction: "down", target: null, delta: [0, 400] });
     expect(d.steps[3]!.action).toEqual({ type: "answer", value: "The controller costs $59.99" });
-    expect(d.steps[1]!.thought).toBe("Evaluation of the previous goal: Success - the shop is open\nMemory: On the home page\nNext goal: Search for the controller");
-    expect(d.steps.map((s) => s.url)).toEqual(["about:blank", "https://shop.example.test/", "https://shop.example.test/s?k=green", "https://shop.example.test/p/1"]);
+    expect(d.steps[1]!.thought).toBe(
+      "Evaluation of the previous goal: Success - the shop is open\nMemory: On the home page\nNext goal: Search for the controller",
+    );
+    expect(d.steps.map((s) => s.url)).toEqual([
+      "about:blank",
+      "https://shop.example.test/",
+      "https://shop.example.test/s?k=green",
+      "https://shop.example.test/p/1",
+    ]);
     expect(d.steps[0]!.durationMs).toBe(2500);
     // The success claim is not a verdict.
     expect(await listVerdicts(ctx.db, { trajectoryId: t!.id })).toEqual([]);
@@ -90,11 +97,18 @@ describeEachBackend("Browser Use histories", (backend) => {
     expect(d.steps[1]!.elements).toEqual([{ label: "12", bbox: [628, 17, 64, 36], tag: "button", text: "Search", xpath: "html/body/header/form/button" }]);
     expect(d.steps[1]!.thought).toBe("Evaluation of the previous goal: Shop open\nMemory: Home\nNext goal: Click the search button");
     expect(d.steps[0]!.thought).toMatch(/^The task asks for the price\.\nEvaluation of the previous goal: Start/);
-    expect(d.steps[2]!.action).toMatchObject({ type: "scroll", direction: "down", value: "0.5 pages", calls: [{ type: "scroll" }, { type: "unparsed", parseError: 'Browser Use action "teleport" is not one Verdict knows' }] });
+    expect(d.steps[2]!.action).toMatchObject({
+      type: "scroll",
+      direction: "down",
+      value: "0.5 pages",
+      calls: [{ type: "scroll" }, { type: "unparsed", parseError: 'Browser Use action "teleport" is not one Verdict knows' }],
+    });
     expect(d.steps[2]!.error).toBe("Action teleport is not registered");
     expect(d.trajectory.outcomeDetail).toBe("the agent reported failure (its own claim, not a verdict)");
     const verdicts = await listVerdicts(ctx.db, { trajectoryId: t!.id });
-    expect(verdicts.map((v) => [v.evaluatorName, v.verdict, v.rationale])).toEqual([["Browser Use judge", "failure", "The shop does sell it; the agent gave up.\nFailure: Stopped early"]]);
+    expect(verdicts.map((v) => [v.evaluatorName, v.verdict, v.rationale])).toEqual([
+      ["Browser Use judge", "failure", "The shop does sell it; the agent gave up.\nFailure: Stopped early"],
+    ]);
     expect(report.warnings).toEqual([]);
   });
 
@@ -119,7 +133,9 @@ describeEachBackend("Browser Use histories", (backend) => {
 
   it("imports a folder of histories at any depth, joins a task list by file name, and lists what it cannot read", async () => {
     const root = path.join(ctx.dir, "om2w-browser-use");
-    write(path.join(root, "Online_Mind2Web.json"), [{ task_id: TASK_ID, confirmed_task: TASK, website: "https://shop.example.test/", reference_length: 5, level: "medium" }]);
+    write(path.join(root, "Online_Mind2Web.json"), [
+      { task_id: TASK_ID, confirmed_task: TASK, website: "https://shop.example.test/", reference_length: 5, level: "medium" },
+    ]);
     write(path.join(root, "run-1", "histories", `${TASK_ID}.json`), await oldHistory({ done: false }));
     write(path.join(root, "run-1", "histories", "0170ca95038b05fa58d463fe627ac605", "agent_history.json"), newHistory("Check if I need a visa."));
     fs.writeFileSync(path.join(root, "run-1", "histories", "broken.json"), '{"history": [{"model_output": {"action": [');
@@ -134,7 +150,11 @@ describeEachBackend("Browser Use histories", (backend) => {
     const t = report.trajectories.find((x) => x.externalTaskId === TASK_ID)!;
     const d = (await getTrajectoryDetail(ctx.db, t.id))!;
     expect([d.taskSet.name, d.task.site, d.task.difficulty?.overall]).toEqual(["Online-Mind2Web", "shop.example.test", "medium"]);
-    expect([d.trajectory.outcome, d.trajectory.outcomeDetail, d.trajectory.finalAnswer]).toEqual(["unknown", "the history ends without done (step limit or interruption)", null]);
+    expect([d.trajectory.outcome, d.trajectory.outcomeDetail, d.trajectory.finalAnswer]).toEqual([
+      "unknown",
+      "the history ends without done (step limit or interruption)",
+      null,
+    ]);
     // A history in a folder of its own is named by the folder; the run is the folder holding those.
     const other = (await getTrajectoryDetail(ctx.db, report.trajectories.find((x) => x !== t)!.id))!;
     expect([other.run.name, d.run.name]).toEqual(["histories", "histories"]);

@@ -32,7 +32,7 @@ async function read(input: string): Promise<ImportTrajectory[]> {
 }
 
 const AGENT = "DemoAgentArgs";
-const GOAL = "Answer the following question using the knowledge base: \"How much water does office #456 use?\"";
+const GOAL = 'Answer the following question using the knowledge base: "How much water does office #456 use?"';
 
 function demoExperiment(over: Partial<ExperimentSpec> = {}): ExperimentSpec {
   const task = over.task ?? "workarena.servicenow.knowledge-base-search";
@@ -69,7 +69,12 @@ describe("experiment.log", () => {
       { type: "answer", value: "Office #456 uses 50,000 gallons a year." },
       { type: "noop" },
     ]);
-    expect(d.steps.map((s) => s.actionRaw)).toEqual(["fill('112', 'water usage office #456')", "press('112', 'Enter')", 'send_msg_to_user("Office #456 uses 50,000 gallons a year.")', null]);
+    expect(d.steps.map((s) => s.actionRaw)).toEqual([
+      "fill('112', 'water usage office #456')",
+      "press('112', 'Enter')",
+      'send_msg_to_user("Office #456 uses 50,000 gallons a year.")',
+      null,
+    ]);
     expect(d.steps[0]!.thought).toBe("The search box is what I need.\n\nI will fill it with the query.");
     // The active tab's URL in the prompt the agent saw; the final observation was never shown in a prompt.
     expect(d.steps.map((s) => s.url)).toEqual(["http://localhost/", "http://localhost/", "http://localhost/", null]);
@@ -87,7 +92,11 @@ describe("experiment.log", () => {
     await writeExperiment(
       study,
       {
-        agent: AGENT, task, seed: 27, screenshots: [], pickles: [0],
+        agent: AGENT,
+        task,
+        seed: 27,
+        screenshots: [],
+        pickles: [0],
         summary: summary(0, { err_msg: null, terminated: false, truncated: false }),
         log: experimentLog({ expName: `${AGENT}_on_${task}_27`, goal: GOAL, actions: [], crash: "TimeoutError: Timeout 30000ms exceeded." }),
       },
@@ -127,7 +136,9 @@ describe("folders as users leave them", () => {
     expect(trajs.map((t) => t.warnings ?? [])).toEqual([
       [],
       [],
-      [`${path.join(study, "kb search, best run")}: folder name is not BrowserGym's; the experiment is named from experiment.log ("${AGENT}_on_workarena.servicenow.knowledge-base-search_5")`],
+      [
+        `${path.join(study, "kb search, best run")}: folder name is not BrowserGym's; the experiment is named from experiment.log ("${AGENT}_on_workarena.servicenow.knowledge-base-search_5")`,
+      ],
     ]);
   });
 
@@ -144,7 +155,11 @@ describe("folders as users leave them", () => {
     const root = path.join(ctx.dir, "agentlab_results");
     const study = path.join(root, "webarena", "gpt-4o", "2024-12-30_nidhir_runs");
     await writeExperiment(study, demoExperiment(), 1);
-    await writeExperiment(path.join(root, "miniwob", "2025-01-22_study"), { agent: "GenericAgent-gpt-4o-mini", task: "miniwob.click-dialog", seed: 28, screenshots: [], pickles: [0, 1], summary: summary(1) }, 5);
+    await writeExperiment(
+      path.join(root, "miniwob", "2025-01-22_study"),
+      { agent: "GenericAgent-gpt-4o-mini", task: "miniwob.click-dialog", seed: 28, screenshots: [], pickles: [0, 1], summary: summary(1) },
+      5,
+    );
     fs.writeFileSync(path.join(study, "2024:12:30 summary report.csv"), "exp,reward\nx,1\n");
     fs.writeFileSync(path.join(study, "2024:12:30 summary report.md"), "# Summary\n");
     fs.writeFileSync(path.join(root, "miniwob", "2025-01-22_study", "error_report_trial_1_of_3.md"), "# Errors\n");
@@ -170,7 +185,11 @@ describe("seed-drawn goals", () => {
   it("seeds of a generated task are separate tasks with their own goal; WebArena seeds share one task", async () => {
     const study = path.join(ctx.dir, "study");
     const order = (seed: number, goal: string): ExperimentSpec => ({
-      agent: AGENT, task: "workarena.servicenow.order-ipad-pro", seed, screenshots: [0], summary: summary(0),
+      agent: AGENT,
+      task: "workarena.servicenow.order-ipad-pro",
+      seed,
+      screenshots: [0],
+      summary: summary(0),
       date: `2024-12-30_13-2${seed}-00`,
       log: experimentLog({ expName: `${AGENT}_on_workarena.servicenow.order-ipad-pro_${seed}`, goal, actions: ["noop()"] }),
     });
@@ -205,4 +224,3 @@ describe("folders that look like experiments are never passed over in silence", 
     ]);
   });
 });
-

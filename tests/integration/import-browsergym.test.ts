@@ -19,7 +19,14 @@ afterEach(async () => {
 });
 
 const AGENT = "GenericAgent-gpt-4o-2024-11-20";
-const VWA_A: ExperimentSpec = { agent: AGENT, task: "visualwebarena.450", seed: 42, screenshots: [0, 1, 2, 3], som: [0, 1, 2, 3], summary: summary(3, { cum_reward: 1.0 }) };
+const VWA_A: ExperimentSpec = {
+  agent: AGENT,
+  task: "visualwebarena.450",
+  seed: 42,
+  screenshots: [0, 1, 2, 3],
+  som: [0, 1, 2, 3],
+  summary: summary(3, { cum_reward: 1.0 }),
+};
 const VWA_B: ExperimentSpec = { ...VWA_A, date: "2024-08-01_11-00-00", seed: 7, som: [], summary: summary(3, { terminated: false, truncated: true }) };
 const MINIWOB: ExperimentSpec = {
   agent: AGENT,
@@ -51,7 +58,8 @@ function passedOver(study: string) {
     { path: neverRan, reason: `${neverRan}: was set up but never ran: no screenshot, step, summary or logged action to import` },
     {
       path: path.join(study, experimentDirName({ ...VWA_A, date: "_2024-07-01_09-00-00" })),
-      reason: 'an earlier run of this experiment, set aside by AgentLab when the experiment was run again (the folder name starts with "_"); import the folder on its own to review it',
+      reason:
+        'an earlier run of this experiment, set aside by AgentLab when the experiment was run again (the folder name starts with "_"); import the folder on its own to review it',
     },
   ];
 }
@@ -147,12 +155,25 @@ describe("BrowserGym / AgentLab importer", () => {
   });
 });
 
-const realSummary = sharedPath("fixtures", "agentlab", "test_study", "2024-08-01_10-20-52_GenericAgent_on_miniwob.ascending-numbers_64_e6d2d5", "summary_info.json");
+const realSummary = sharedPath(
+  "fixtures",
+  "agentlab",
+  "test_study",
+  "2024-08-01_10-20-52_GenericAgent_on_miniwob.ascending-numbers_64_e6d2d5",
+  "summary_info.json",
+);
 describe.skipIf(!realSummary)("BrowserGym importer on AgentLab's real summary_info.json (skipped: ../shared/fixtures absent)", () => {
   it("reads the real summary: error outcome, reward 0 as a failure verdict", async () => {
     const dir = path.join(ctx.dir, "test_study", path.basename(path.dirname(realSummary!)));
-    await writeExperiment(path.join(ctx.dir, "test_study"), { agent: "GenericAgent", task: "miniwob.ascending-numbers", seed: 64, screenshots: [0, 1], summary: null }, 3);
-    fs.renameSync(path.join(ctx.dir, "test_study", experimentDirName({ agent: "GenericAgent", task: "miniwob.ascending-numbers", seed: 64 } as ExperimentSpec)), dir);
+    await writeExperiment(
+      path.join(ctx.dir, "test_study"),
+      { agent: "GenericAgent", task: "miniwob.ascending-numbers", seed: 64, screenshots: [0, 1], summary: null },
+      3,
+    );
+    fs.renameSync(
+      path.join(ctx.dir, "test_study", experimentDirName({ agent: "GenericAgent", task: "miniwob.ascending-numbers", seed: 64 } as ExperimentSpec)),
+      dir,
+    );
     fs.copyFileSync(realSummary!, path.join(dir, "summary_info.json"));
     const report = await runImport(ctx, { path: path.join(ctx.dir, "test_study") });
     const d = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;

@@ -24,14 +24,26 @@ afterEach(async () => {
 
 const header = (dir: string) => `--------------------- ${dir} ---------------------`;
 const judged = (dir: string, res: "1" | "0") =>
-  [header(dir), "Calling gpt4v API to get the auto evaluation......", "{'role': 'user', 'content': [{'type': 'text', 'text': 'TASK: t\\nResult Response: r\\n15 screenshots at the end: '}]}", res === "1" ? "SUCCESS" : "NOT SUCCESS", `Auto_eval_res: ${res}`, ""].join("\n");
+  [
+    header(dir),
+    "Calling gpt4v API to get the auto evaluation......",
+    "{'role': 'user', 'content': [{'type': 'text', 'text': 'TASK: t\\nResult Response: r\\n15 screenshots at the end: '}]}",
+    res === "1" ? "SUCCESS" : "NOT SUCCESS",
+    `Auto_eval_res: ${res}`,
+    "",
+  ].join("\n");
 const noAnswer = (dir: string) => [header(dir), `Not find answer for ${dir}`, ""].join("\n");
 const interrupted = (dir: string) => [header(dir), "Calling gpt4v API to get the auto evaluation......", ""].join("\n");
 
 /** A fork's results: one run folder renamed after the evaluator ran (the log still names the old folder). */
 async function fork() {
   const root = path.join(ctx.dir, "webvoyager_fork");
-  const t = (n: number, answer: boolean) => ({ id: `amazon--${n}`, intent: `Amazon task ${n}.`, url: "https://www.amazon.com/", actions: answer ? ["Click [0]", `ANSWER; item ${n}`] : ["Click [0]"] });
+  const t = (n: number, answer: boolean) => ({
+    id: `amazon--${n}`,
+    intent: `Amazon task ${n}.`,
+    url: "https://www.amazon.com/",
+    actions: answer ? ["Click [0]", `ANSWER; item ${n}`] : ["Click [0]"],
+  });
   await writeWebVoyagerFixture(path.join(root, "results", "20250414_gpt4o_final"), [t(1, true), t(2, true), t(3, true), t(4, false)], 5);
   return root;
 }
@@ -40,7 +52,13 @@ const OLD = "results/20250414_14_44_45";
 async function cli(argv: string[]) {
   let out = "";
   let err = "";
-  const code = await runCli(argv, { stdout: (t) => (out += t), stderr: (t) => (err += t), interactive: false, env: { ...process.env, VERDICT_DB: ctx.config.dbPath, VERDICT_DATA_DIR: ctx.dir }, cwd: ctx.dir });
+  const code = await runCli(argv, {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    interactive: false,
+    env: { ...process.env, VERDICT_DB: ctx.config.dbPath, VERDICT_DATA_DIR: ctx.dir },
+    cwd: ctx.dir,
+  });
   return { code, out, err };
 }
 
@@ -98,7 +116,12 @@ describe("auto-evaluation logs", () => {
     fs.writeFileSync(log, judged("results/run/taskgoogle--1", "1"));
     const report = await runImport(ctx, { path: root, evalLogs: [log] });
     expect(report.verdicts).toBe(0);
-    expect(report.warnings).toEqual([{ path: log, message: "none of its 1 blocks matched a trajectory of this import (results/run/taskgoogle--1: no task folder taskgoogle--1 in this import)" }]);
+    expect(report.warnings).toEqual([
+      {
+        path: log,
+        message: "none of its 1 blocks matched a trajectory of this import (results/run/taskgoogle--1: no task folder taskgoogle--1 in this import)",
+      },
+    ]);
   });
 
   it("several logs of one judge are stored as its runs, and their run-to-run consistency is measured", async () => {
@@ -116,7 +139,14 @@ describe("auto-evaluation logs", () => {
       ["gpt4o_run2.log", "webvoyager:auto_eval (gpt4o.log)", "run:gpt4o_run2.log", 4],
     ]);
     const [c] = await judgeRunConsistencies(ctx.db);
-    expect(c).toMatchObject({ evaluatorName: "webvoyager:auto_eval (gpt4o.log)", k: "15", runs: ["run:gpt4o_run1.log", "run:gpt4o_run2.log"], items: 4, flips: 1, flipRate: 0.25 });
+    expect(c).toMatchObject({
+      evaluatorName: "webvoyager:auto_eval (gpt4o.log)",
+      k: "15",
+      runs: ["run:gpt4o_run1.log", "run:gpt4o_run2.log"],
+      items: 4,
+      flips: 1,
+      flipRate: 0.25,
+    });
     expect(c!.pairs[0]!.kappa).toBeCloseTo(0.5, 12);
     expect(c!.fleissKappa).toBeCloseTo(0.21875 / 0.46875, 12);
 
@@ -129,7 +159,10 @@ describe("auto-evaluation logs", () => {
 
   it("logs of the same file name judging the same folders are told apart by a number, never by their folders", async () => {
     const root = await fork();
-    for (const [folder, verdict] of [["evaluation", "1"], ["eval_results", "0"]] as const) {
+    for (const [folder, verdict] of [
+      ["evaluation", "1"],
+      ["eval_results", "0"],
+    ] as const) {
       fs.mkdirSync(path.join(root, folder));
       fs.writeFileSync(path.join(root, folder, "evaluation.log"), judged(`${OLD}/taskamazon--1`, verdict));
     }
@@ -144,7 +177,11 @@ describe("auto-evaluation logs", () => {
 
   it("a log inside each run folder judges that run only, and logs that judge different runs are one evaluator", async () => {
     const root = await fork();
-    await writeWebVoyagerFixture(path.join(root, "results", "20250415_claude"), [{ id: "amazon--1", intent: "Amazon task 1.", url: "https://www.amazon.com/", actions: ["ANSWER; other"] }], 50);
+    await writeWebVoyagerFixture(
+      path.join(root, "results", "20250415_claude"),
+      [{ id: "amazon--1", intent: "Amazon task 1.", url: "https://www.amazon.com/", actions: ["ANSWER; other"] }],
+      50,
+    );
     // auto_eval.py run inside each run folder prints bare task folders.
     fs.writeFileSync(path.join(root, "results", "20250414_gpt4o_final", "evaluation.log"), judged("taskamazon--1", "1"));
     fs.writeFileSync(path.join(root, "results", "20250415_claude", "evaluation.log"), judged("taskamazon--1", "0"));

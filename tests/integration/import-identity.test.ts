@@ -150,14 +150,26 @@ describeEachBackend("identity by content", (backend) => {
     for (const [i, t] of [one!, two!, three!].entries()) {
       await rawRun(ctx.db, sql`update trajectories set content_hash = ${`old-${i}`}, identity_hash = null where id = ${t.id}`);
     }
-    await rawRun(ctx.db, sql`update trajectories set source_path = ${path.join(uploadDir, "results", "20250415_09_00_00", "taskShop--1")} where id = ${three!.id}`);
+    await rawRun(
+      ctx.db,
+      sql`update trajectories set source_path = ${path.join(uploadDir, "results", "20250415_09_00_00", "taskShop--1")} where id = ${three!.id}`,
+    );
     await rawRun(ctx.db, sql`update agent_runs set run_key = ${`webvoyager:${path.join(root, "20250414_14_44_45")}`} where id = ${one!.runId}`);
     await rawRun(
       ctx.db,
       sql`update agent_runs set run_key = ${`webvoyager:${path.join(uploadDir, "results", "20250415_09_00_00")}`}, name = ${"upload-1700000000000-a1b2c3d4e5f6.zip.d"} where id = ${three!.runId}`,
     );
     await enqueueJobs(ctx.db, [
-      { type: "import.source", payload: { source: { kind: "upload", file: path.join(ctx.dir, "data", "imports", "upload-1700000000000-a1b2c3d4e5f6.zip"), name: "march.zip" }, format: "auto", requestedBy: null }, groupKey: "import:old", maxAttempts: 1 },
+      {
+        type: "import.source",
+        payload: {
+          source: { kind: "upload", file: path.join(ctx.dir, "data", "imports", "upload-1700000000000-a1b2c3d4e5f6.zip"), name: "march.zip" },
+          format: "auto",
+          requestedBy: null,
+        },
+        groupKey: "import:old",
+        maxAttempts: 1,
+      },
     ]);
 
     const copy = path.join(ctx.dir, "new-place", "results");

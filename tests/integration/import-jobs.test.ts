@@ -88,7 +88,9 @@ describeEachBackend("import jobs", (backend) => {
     const upload = path.join(ctx.dir, "ones.zip");
     await new Promise<void>((r) => zip.outputStream.pipe(fs.createWriteStream(upload)).on("close", () => r()));
     expect(fs.statSync(upload).size).toBeLessThan(400_000);
-    await expect(openZipReader(upload)).rejects.toThrow(/expands 1\d{3} times in total \(300 MB from \d+ KB of compressed entries\), more than the 100× allowed \(VERDICT_ZIP_MAX_RATIO\)/);
+    await expect(openZipReader(upload)).rejects.toThrow(
+      /expands 1\d{3} times in total \(300 MB from \d+ KB of compressed entries\), more than the 100× allowed \(VERDICT_ZIP_MAX_RATIO\)/,
+    );
     const id = await startImport(ctx, { kind: "upload", file: upload, name: "ones.zip" }, { requestedBy: null });
     await runQueuedImports(ctx);
     const view = await importJobStatus(ctx, id);
@@ -113,7 +115,9 @@ describeEachBackend("import jobs", (backend) => {
   });
 
   it("refuses an unknown format before queueing anything", async () => {
-    await expect(startImport(ctx, { kind: "path", path: ctx.dir }, { format: "nope", requestedBy: null })).rejects.toThrow(/^format: unknown format; known formats: auto, native/);
+    await expect(startImport(ctx, { kind: "path", path: ctx.dir }, { format: "nope", requestedBy: null })).rejects.toThrow(
+      /^format: unknown format; known formats: auto, native/,
+    );
     expect(await recentImports(ctx)).toEqual([]);
   });
 });

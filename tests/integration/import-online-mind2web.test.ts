@@ -23,7 +23,14 @@ const ID_A = "005be9dd91c95669d6ddde9ae667125c";
 const ID_B = "0170ca95038b05fa58d463fe627ac605";
 const ID_C = "0a0fa834ce41b5297c6474293383759d_110325";
 
-const ABP_ACTIONS = ["Navigate to https://www.qatarairways.com/", "Click at (963, 72)", 'Type "baggage allowance"', "Press ENTER", "Scroll (delta_x=0, delta_y=550)", "Drag from (1100, 500) to (400, 500)"];
+const ABP_ACTIONS = [
+  "Navigate to https://www.qatarairways.com/",
+  "Click at (963, 72)",
+  'Type "baggage allowance"',
+  "Press ENTER",
+  "Scroll (delta_x=0, delta_y=550)",
+  "Drag from (1100, 500) to (400, 500)",
+];
 
 async function detail(id: number) {
   return (await getTrajectoryDetail(ctx.db, id))!;
@@ -45,7 +52,14 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
   it("reads pixel actions, thoughts and screenshots numbered by action, at any depth; the answer ends the run", async () => {
     const run = path.join(ctx.dir, "results", "2025-11", "abp_run");
     await writeOm2wTask(run, {
-      result: { task_id: ID_A, task: "Find the weight of baggage allowance for economy class on Qatar Airways.", final_result_response: "**30 kg**", result_status: "success", action_history: ABP_ACTIONS, thoughts: ["", "Home page loaded.", "Type it.", "Submit.", "Scroll.", "Drag the slider."] },
+      result: {
+        task_id: ID_A,
+        task: "Find the weight of baggage allowance for economy class on Qatar Airways.",
+        final_result_response: "**30 kg**",
+        result_status: "success",
+        action_history: ABP_ACTIONS,
+        thoughts: ["", "Home page loaded.", "Type it.", "Submit.", "Scroll.", "Drag the slider."],
+      },
       // Numbered from 1 (the first action navigates from a blank page), one past the last action, and 4 missing.
       shots: [1, 2, 3, 5, 6],
     });
@@ -80,7 +94,13 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
   it("imports steps without images when the screenshots are Git LFS pointers, and says so once per trajectory", async () => {
     const run = path.join(ctx.dir, "abp_run");
     await writeOm2wTask(run, {
-      result: { task_id: ID_A, task: "Find the baggage allowance.", final_result_response: "30 kg", action_history: ABP_ACTIONS.slice(0, 3), thoughts: ["", "a", "b"] },
+      result: {
+        task_id: ID_A,
+        task: "Find the baggage allowance.",
+        final_result_response: "30 kg",
+        action_history: ABP_ACTIONS.slice(0, 3),
+        thoughts: ["", "a", "b"],
+      },
       shots: [1, 2, 3],
       lfs: [1, 2, 3],
     });
@@ -103,7 +123,14 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
   it("numbers from 0, reads other folders and names, keeps extra keys out of the way, and tolerates missing thoughts", async () => {
     const run = path.join(ctx.dir, "SeeAct");
     await writeOm2wTask(run, {
-      result: { task_id: ID_A, task: "Open the page about submissions.", final_result_response: "Opened it.", action_history: ['<div role="button"> -> CLICK', "[textbox]  Search -> TYPE: releases", "TERMINATE"], unknown_field: { nested: [1, 2] }, input_image_paths: null },
+      result: {
+        task_id: ID_A,
+        task: "Open the page about submissions.",
+        final_result_response: "Opened it.",
+        action_history: ['<div role="button"> -> CLICK', "[textbox]  Search -> TYPE: releases", "TERMINATE"],
+        unknown_field: { nested: [1, 2] },
+        input_image_paths: null,
+      },
       shots: [0, 1, 2, 3],
       shotFolder: "screenshots",
       name: (n) => `step_${String(n).padStart(4, "0")}.jpg`.replace(".jpg", ".png"),
@@ -129,8 +156,20 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
         task: "Find support services jobs in Bentonville.",
         agent_final_answer: "3 jobs",
         action_history: [
-          { step: 0, screenshot: "0000.png", url: "https://careers.walmart.com/", action: "page -> NAVIGATE -> open start page | SUCCESS", thought: "Open it." },
-          { step: 1, screenshot: inline, url: "https://careers.walmart.com/", action: "CLICK coords(320, 180) -> click primary result | FAILED stale element", thought: "Click." },
+          {
+            step: 0,
+            screenshot: "0000.png",
+            url: "https://careers.walmart.com/",
+            action: "page -> NAVIGATE -> open start page | SUCCESS",
+            thought: "Open it.",
+          },
+          {
+            step: 1,
+            screenshot: inline,
+            url: "https://careers.walmart.com/",
+            action: "CLICK coords(320, 180) -> click primary result | FAILED stale element",
+            thought: "Click.",
+          },
           { step: 2, screenshot: "0002.png", url: "https://careers.walmart.com/r", action: "TASK_COMPLETE -> ANSWER: 3 jobs", thought: "Done." },
         ],
       },
@@ -161,9 +200,29 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
         self_report_completed: true,
         self_report_success: true,
         complete_history: [
-          { step_number: 0, model_output: { evaluation_previous_goal: "Start", memory: "", next_goal: "Open the site", action: [{ go_to_url: { url: "https://www.qatarairways.com" } }] }, result: [{ is_done: false }], state: { url: "about:blank" } },
-          { step_number: 1, model_output: { evaluation_previous_goal: "Site open", memory: "m", next_goal: "Search", action: [{ click_element: { index: 4 } }] }, result: [{ is_done: false }], state: { url: "https://www.qatarairways.com/" } },
-          { step_number: 2, model_output: { next_goal: "Answer", action: [{ done: { text: "30 kg", success: true } }] }, result: [{ is_done: true, success: true, extracted_content: "30 kg" }], state: { url: "https://www.qatarairways.com/bag" } },
+          {
+            step_number: 0,
+            model_output: {
+              evaluation_previous_goal: "Start",
+              memory: "",
+              next_goal: "Open the site",
+              action: [{ go_to_url: { url: "https://www.qatarairways.com" } }],
+            },
+            result: [{ is_done: false }],
+            state: { url: "about:blank" },
+          },
+          {
+            step_number: 1,
+            model_output: { evaluation_previous_goal: "Site open", memory: "m", next_goal: "Search", action: [{ click_element: { index: 4 } }] },
+            result: [{ is_done: false }],
+            state: { url: "https://www.qatarairways.com/" },
+          },
+          {
+            step_number: 2,
+            model_output: { next_goal: "Answer", action: [{ done: { text: "30 kg", success: true } }] },
+            result: [{ is_done: true, success: true, extracted_content: "30 kg" }],
+            state: { url: "https://www.qatarairways.com/bag" },
+          },
         ],
         Online_Mind2Web_evaluation: { task_id: ID_A, judgement: 'Thoughts: ok\nStatus: "success"', success: true, error: null, score: 1.0 },
       },
@@ -198,7 +257,9 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
       ["n/a", "unparseable", null],
     ];
     for (const [i, [score]] of encodings.entries()) {
-      await writeOm2wTask(run, { result: { task_id: `${String(i).repeat(32)}`, task: `Task ${i}`, final_result_response: `Answer ${i}`, judge: { score, reasoning: `Because ${i}.` } } });
+      await writeOm2wTask(run, {
+        result: { task_id: `${String(i).repeat(32)}`, task: `Task ${i}`, final_result_response: `Answer ${i}`, judge: { score, reasoning: `Because ${i}.` } },
+      });
     }
     const report = await runImport(ctx, { path: run });
     expect(report.created).toBe(encodings.length);
@@ -206,24 +267,47 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
       const t = byTask(report, String(i).repeat(32));
       expect(t).toMatchObject({ steps: 0, finalAnswer: `Answer ${i}` });
       const [v] = await listVerdicts(ctx.db, { trajectoryId: t.id });
-      expect([v!.evaluatorName, v!.verdict, v!.score, v!.rationale], `score ${JSON.stringify(encodings[i]![0])}`).toEqual(["Judge in result.json", verdict, score, `Because ${i}.`]);
+      expect([v!.evaluatorName, v!.verdict, v!.score, v!.rationale], `score ${JSON.stringify(encodings[i]![0])}`).toEqual([
+        "Judge in result.json",
+        verdict,
+        score,
+        `Because ${i}.`,
+      ]);
       expect((await detail(t.id)).trajectory.outcome).toBe("answered");
     }
   });
 
   it("joins the task list for site and difficulty (also as JSON Lines), and takes --tasks", async () => {
     const root = path.join(ctx.dir, "om2w");
-    await writeOm2wTask(path.join(root, "agent"), { result: { task_id: ID_A, task: "Find the baggage allowance.", final_result_response: "30 kg", action_history: [] } });
+    await writeOm2wTask(path.join(root, "agent"), {
+      result: { task_id: ID_A, task: "Find the baggage allowance.", final_result_response: "30 kg", action_history: [] },
+    });
     await writeOm2wTask(path.join(root, "agent"), { result: { task_id: ID_B, task: "Check the visa.", final_result_response: "Yes" } });
     fs.writeFileSync(
       path.join(root, "Online_Mind2Web.json"),
-      JSON.stringify([{ task_id: ID_A, confirmed_task: "Find the weight of baggage allowance for economy class on Qatar Airways.", website: "https://www.qatarairways.com/", reference_length: 8, level: "easy" }]),
+      JSON.stringify([
+        {
+          task_id: ID_A,
+          confirmed_task: "Find the weight of baggage allowance for economy class on Qatar Airways.",
+          website: "https://www.qatarairways.com/",
+          reference_length: 8,
+          level: "easy",
+        },
+      ]),
     );
     const elsewhere = path.join(ctx.dir, "tasks.jsonl");
-    fs.writeFileSync(elsewhere, `${JSON.stringify({ task_id: ID_B, confirmed_task: "Check if I need a UK visa.", website: "https://www.gov.uk/", reference_length: 12, level: "hard" })}\n`);
+    fs.writeFileSync(
+      elsewhere,
+      `${JSON.stringify({ task_id: ID_B, confirmed_task: "Check if I need a UK visa.", website: "https://www.gov.uk/", reference_length: 12, level: "hard" })}\n`,
+    );
     const report = await runImport(ctx, { path: root, tasksFile: elsewhere });
     const a = await detail(byTask(report, ID_A).id);
-    expect([a.task.intent, a.task.site, a.task.difficulty?.overall, a.task.tags]).toEqual(["Find the weight of baggage allowance for economy class on Qatar Airways.", "qatarairways.com", "easy", ["level:easy"]]);
+    expect([a.task.intent, a.task.site, a.task.difficulty?.overall, a.task.tags]).toEqual([
+      "Find the weight of baggage allowance for economy class on Qatar Airways.",
+      "qatarairways.com",
+      "easy",
+      ["level:easy"],
+    ]);
     const b = await detail(byTask(report, ID_B).id);
     expect([b.task.site, b.task.difficulty?.overall]).toEqual(["gov.uk", "hard"]);
   });
@@ -231,24 +315,46 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
   it("stores WebJudge files as one evaluator each, with key points and the steps of its key screenshots", async () => {
     const root = path.join(ctx.dir, "submission");
     const run = path.join(root, "abp_run");
-    await writeOm2wTask(run, { result: { task_id: ID_A, task: "Find the baggage allowance.", final_result_response: "30 kg", action_history: ABP_ACTIONS.slice(0, 3) }, shots: [1, 2, 3] });
-    await writeOm2wTask(run, { result: { task_id: ID_B, task: "Check the visa.", final_result_response: "Yes", action_history: ABP_ACTIONS.slice(0, 2) }, shots: [0, 1] });
+    await writeOm2wTask(run, {
+      result: { task_id: ID_A, task: "Find the baggage allowance.", final_result_response: "30 kg", action_history: ABP_ACTIONS.slice(0, 3) },
+      shots: [1, 2, 3],
+    });
+    await writeOm2wTask(run, {
+      result: { task_id: ID_B, task: "Check the visa.", final_result_response: "Yes", action_history: ABP_ACTIONS.slice(0, 2) },
+      shots: [0, 1],
+    });
     const evalDir = path.join(root, "eval");
     fs.mkdirSync(evalDir);
     // JSON Lines as WebJudge writes it, with one row for a task not in this import.
     fs.writeFileSync(
       path.join(evalDir, "WebJudge_Online_Mind2Web_eval_o4-mini_score_threshold_3_auto_eval_results.json"),
-      [webJudgeRow(ID_A, 1, [4, 1, 3]), webJudgeRow(ID_B, 0, [2, 5]), webJudgeRow("ffffffffffffffffffffffffffffffff", 1, [])].map((r) => JSON.stringify(r)).join("\n") + "\n",
+      [webJudgeRow(ID_A, 1, [4, 1, 3]), webJudgeRow(ID_B, 0, [2, 5]), webJudgeRow("ffffffffffffffffffffffffffffffff", 1, [])]
+        .map((r) => JSON.stringify(r))
+        .join("\n") + "\n",
     );
     // The benchmark's released shape: pretty-printed, final_eval, a list of evaluation details.
     fs.mkdirSync(path.join(root, "webjudge_gpt-4o"));
     fs.writeFileSync(
       path.join(root, "webjudge_gpt-4o", "abp_results.json"),
-      JSON.stringify({ task_id: ID_A, confirmed_task: "…", final_eval: 0, image_judge_record: [], key_points: "1. A", evaluation_details: [{ response: ["Status: failure"], predicted_label: 0 }] }, null, 2),
+      JSON.stringify(
+        {
+          task_id: ID_A,
+          confirmed_task: "…",
+          final_eval: 0,
+          image_judge_record: [],
+          key_points: "1. A",
+          evaluation_details: [{ response: ["Status: failure"], predicted_label: 0 }],
+        },
+        null,
+        2,
+      ),
     );
     const report = await runImport(ctx, { path: root });
     expect(report.skipped).toEqual([
-      { path: path.join(evalDir, "WebJudge_Online_Mind2Web_eval_o4-mini_score_threshold_3_auto_eval_results.json"), reason: "1 of 3 verdicts name tasks not in this import (ffffffffffffffffffffffffffffffff)" },
+      {
+        path: path.join(evalDir, "WebJudge_Online_Mind2Web_eval_o4-mini_score_threshold_3_auto_eval_results.json"),
+        reason: "1 of 3 verdicts name tasks not in this import (ffffffffffffffffffffffffffffffff)",
+      },
     ]);
     const a = byTask(report, ID_A);
     const va = await listVerdicts(ctx.db, { trajectoryId: a.id });
@@ -319,7 +425,13 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
     const report = await runImport(ctx, { path: run });
     expect(report.created).toBe(1);
     const reasons = Object.fromEntries(report.skipped.map((s) => [path.relative(run, s.path), s.reason]));
-    expect(Object.keys(reasons).sort()).toEqual([`${ID_B}/result.json`, "broken/result.json", "listy/result.json", "pointer/result.json", "untasked/result.json"]);
+    expect(Object.keys(reasons).sort()).toEqual([
+      `${ID_B}/result.json`,
+      "broken/result.json",
+      "listy/result.json",
+      "pointer/result.json",
+      "untasked/result.json",
+    ]);
     expect(reasons["broken/result.json"]).toMatch(/^is not valid JSON/);
     expect(reasons["pointer/result.json"]).toBe("is a Git LFS pointer file, not the result (the clone was made without `git lfs pull`)");
     expect(reasons["untasked/result.json"]).toBe('has no task text ("task" or "confirmed_task") and task u1 is not in a task list');
@@ -336,7 +448,18 @@ describeEachBackend("Online-Mind2Web results", (backend) => {
     expect((await detectImporter(lfsOnly)).format).toBe("online-mind2web");
     const seeact = path.join(ctx.dir, "seeact", "t1");
     fs.mkdirSync(path.join(seeact, "image_inputs"), { recursive: true });
-    fs.writeFileSync(path.join(seeact, "result.json"), JSON.stringify({ confirmed_task: "T", website: "https://a.test/", task_id: "t1", success_or_not: "", num_step: 1, action_history: ["TERMINATE"], exit_by: "The model determined a completion." }));
+    fs.writeFileSync(
+      path.join(seeact, "result.json"),
+      JSON.stringify({
+        confirmed_task: "T",
+        website: "https://a.test/",
+        task_id: "t1",
+        success_or_not: "",
+        num_step: 1,
+        action_history: ["TERMINATE"],
+        exit_by: "The model determined a completion.",
+      }),
+    );
     expect((await detectImporter(path.dirname(seeact))).format).toBe("seeact");
   });
 });
@@ -351,24 +474,30 @@ describeEachBackend("Online-Mind2Web: the shared real run (Agent Browser Protoco
   afterEach(async () => {
     await ctx.cleanup();
   });
-  it.skipIf(realSkip)(titled("imports all 12 tasks with their steps and answers, says the screenshots are LFS pointers, and re-imports unchanged", realSkip), async () => {
-    const real = sharedPath(...REAL)!;
-    const report = await runImport(ctx, { path: real });
-    expect(report.format).toBe("online-mind2web");
-    expect(report.skipped).toEqual([]);
-    expect(report.created).toBe(12);
-    expect(report.screenshotsAdded).toBe(0);
-    expect(report.warnings).toHaveLength(12);
-    for (const t of report.trajectories) {
-      // The Path names the task folder from the imported folder down.
-      const result = JSON.parse(fs.readFileSync(path.join(path.dirname(real), t.sourcePath, "result.json"), "utf8")) as { action_history: string[]; final_result_response: string };
-      // Every action, then the answer on the final screenshot.
-      expect(t.steps).toBe(result.action_history.length + 1);
-      expect(t.finalAnswer).toBe(result.final_result_response);
-      const d = await detail(t.id);
-      expect(d.steps.filter((s) => s.action.type === "unparsed")).toEqual([]);
-    }
-    const again = await runImport(ctx, { path: real });
-    expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 12]);
-  });
+  it.skipIf(realSkip)(
+    titled("imports all 12 tasks with their steps and answers, says the screenshots are LFS pointers, and re-imports unchanged", realSkip),
+    async () => {
+      const real = sharedPath(...REAL)!;
+      const report = await runImport(ctx, { path: real });
+      expect(report.format).toBe("online-mind2web");
+      expect(report.skipped).toEqual([]);
+      expect(report.created).toBe(12);
+      expect(report.screenshotsAdded).toBe(0);
+      expect(report.warnings).toHaveLength(12);
+      for (const t of report.trajectories) {
+        // The Path names the task folder from the imported folder down.
+        const result = JSON.parse(fs.readFileSync(path.join(path.dirname(real), t.sourcePath, "result.json"), "utf8")) as {
+          action_history: string[];
+          final_result_response: string;
+        };
+        // Every action, then the answer on the final screenshot.
+        expect(t.steps).toBe(result.action_history.length + 1);
+        expect(t.finalAnswer).toBe(result.final_result_response);
+        const d = await detail(t.id);
+        expect(d.steps.filter((s) => s.action.type === "unparsed")).toEqual([]);
+      }
+      const again = await runImport(ctx, { path: real });
+      expect([again.created, again.updated, again.unchanged]).toEqual([0, 0, 12]);
+    },
+  );
 });

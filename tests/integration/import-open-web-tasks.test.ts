@@ -24,7 +24,14 @@ afterEach(async () => {
 });
 
 async function storedTasks(set: string) {
-  const rows = await rawAll<{ external_id: string; intent: string; start_url: string | null; site: string | null; extra: string | null; difficulty: string | null }>(
+  const rows = await rawAll<{
+    external_id: string;
+    intent: string;
+    start_url: string | null;
+    site: string | null;
+    extra: string | null;
+    difficulty: string | null;
+  }>(
     ctx.db,
     sql`select t.external_id, t.intent, t.start_url, t.site, t.extra, t.difficulty from tasks t join task_sets s on s.id = t.task_set_id where s.name = ${set} order by t.external_id`,
   );
@@ -37,9 +44,18 @@ describe("open-web task files", () => {
     fs.writeFileSync(
       file,
       [
-        { web_name: "Allrecipes", id: "Allrecipes--0", ques: "Find a lasagna recipe", web: "https://www.allrecipes.com/", max_steps: 20, time_limit_seconds: 300 },
+        {
+          web_name: "Allrecipes",
+          id: "Allrecipes--0",
+          ques: "Find a lasagna recipe",
+          web: "https://www.allrecipes.com/",
+          max_steps: 20,
+          time_limit_seconds: 300,
+        },
         { web_name: "Allrecipes", id: "Allrecipes--1", ques: "Find a soup recipe", web: "https://www.allrecipes.com/" },
-      ].map((r) => JSON.stringify(r)).join("\n"),
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
     );
     expect((await detectImporter(file)).format).toBe("webvoyager-tasks");
     await runImport({ db: ctx.db, store: ctx.store }, { path: file });
@@ -55,7 +71,13 @@ describe("open-web task files", () => {
     fs.writeFileSync(
       file,
       JSON.stringify([
-        { task_id: "b7258ee05d75e6c50673a59914db412e", confirmed_task: "Find the cheapest used Civic", website: "https://www.carmax.com/", reference_length: 7, level: "medium" },
+        {
+          task_id: "b7258ee05d75e6c50673a59914db412e",
+          confirmed_task: "Find the cheapest used Civic",
+          website: "https://www.carmax.com/",
+          reference_length: 7,
+          level: "medium",
+        },
         { task_id: "c1", confirmed_task: "Open the return policy", website: "https://www.ikea.com/", reference_length: 3, level: "easy", max_steps: 10 },
       ]),
     );
@@ -71,7 +93,14 @@ describe("open-web task files", () => {
         extra: { reference_length: 7 },
         difficulty: { overall: "medium", reasoning: null, visual: null },
       },
-      { external_id: "c1", intent: "Open the return policy", start_url: "https://www.ikea.com/", site: "ikea.com", extra: { reference_length: 3, max_steps: 10 }, difficulty: { overall: "easy", reasoning: null, visual: null } },
+      {
+        external_id: "c1",
+        intent: "Open the return policy",
+        start_url: "https://www.ikea.com/",
+        site: "ikea.com",
+        extra: { reference_length: 3, max_steps: 10 },
+        difficulty: { overall: "easy", reasoning: null, visual: null },
+      },
     ]);
   });
 

@@ -43,7 +43,10 @@ describe.skipIf(!webarena)("WebArena renders from HuiyuanYan/webarena (skipped: 
     expect(byId.get("webarena.9")!.trajectory.outcomeDetail).toMatch(/^the run failed: TimeoutError\('Timeout 30000\.0ms exceeded/);
     expect(byId.get("webarena.6")!.trajectory.outcome).toBe("answered");
     // This fork renders the Enter of `type [17] [disappointed] [1]` as a trailing space.
-    const typed = byId.get("webarena.11")!.steps.filter((s) => s.action.type === "type").map((s) => s.action);
+    const typed = byId
+      .get("webarena.11")!
+      .steps.filter((s) => s.action.type === "type")
+      .map((s) => s.action);
     expect(typed).toContainEqual({ type: "type", target: "17", value: "disappointed", submit: true });
     expect(typed.every((a) => a.submit === true)).toBe(true);
     expect(new Set([...byId.values()].map((d) => d.run.model))).toEqual(new Set(["llama3:8b"]));

@@ -221,7 +221,12 @@ describeEachBackend("import report", (backend) => {
       await writeWebVoyagerFixture(path.join(ctx.dir, "tmp"), [task("B--1", 3)], 5);
       fs.cpSync(path.join(ctx.dir, "tmp", "taskB--1"), path.join(root, "taskB--1"), { recursive: true });
       if (backend === "sqlite") {
-        await rawRun(ctx.db, sql.raw(`create trigger refuse_b before insert on trajectories when new.source_path like '%B--1%' begin select raise(abort, 'disk full (test)'); end`));
+        await rawRun(
+          ctx.db,
+          sql.raw(
+            `create trigger refuse_b before insert on trajectories when new.source_path like '%B--1%' begin select raise(abort, 'disk full (test)'); end`,
+          ),
+        );
       } else {
         await rawRun(
           ctx.db,
@@ -253,7 +258,9 @@ describeEachBackend("import report", (backend) => {
       const reads = vi.spyOn(yauzl.ZipFile.prototype, "openReadStream");
       try {
         await expect(runImport(ctx, { path: bomb })).rejects.toThrow(
-          new RegExp(`^${escapeRegExp(bomb)}: entry "manifest.json" expands \\d+ times \\(400 MB from \\d+ KB\\), more than the 100× allowed \\(VERDICT_ZIP_MAX_RATIO\\): refused as a possible zip bomb$`),
+          new RegExp(
+            `^${escapeRegExp(bomb)}: entry "manifest.json" expands \\d+ times \\(400 MB from \\d+ KB\\), more than the 100× allowed \\(VERDICT_ZIP_MAX_RATIO\\): refused as a possible zip bomb$`,
+          ),
         );
         expect(reads).not.toHaveBeenCalled();
       } finally {
@@ -270,13 +277,19 @@ describeEachBackend("import report", (backend) => {
       const file = path.join(ctx.dir, "small.zip");
       await new Promise<void>((r) => zip.outputStream.pipe(fs.createWriteStream(file)).on("close", () => r()));
       const limits = importLimitsFromEnv({} as NodeJS.ProcessEnv);
-      await expect(openZipReader(file, { ...limits, zipMaxEntries: 3 })).rejects.toThrow(`${file}: has 4 entries, more than the 3 allowed (VERDICT_ZIP_MAX_ENTRIES)`);
+      await expect(openZipReader(file, { ...limits, zipMaxEntries: 3 })).rejects.toThrow(
+        `${file}: has 4 entries, more than the 3 allowed (VERDICT_ZIP_MAX_ENTRIES)`,
+      );
       await expect(openZipReader(file, { ...limits, zipMaxTotalBytes: 100 })).rejects.toThrow("expands to more than 0 MB in total (VERDICT_ZIP_MAX_TOTAL_MB)");
-      await expect(openZipReader(file, { ...limits, zipMaxEntryBytes: 10 })).rejects.toThrow(/entry "taskA--1\/[^"]+" expands to 0 MB, more than the 0 MB allowed for one entry/);
+      await expect(openZipReader(file, { ...limits, zipMaxEntryBytes: 10 })).rejects.toThrow(
+        /entry "taskA--1\/[^"]+" expands to 0 MB, more than the 0 MB allowed for one entry/,
+      );
       const ok = await openZipReader(file, limits);
       expect(ok.names()).toHaveLength(4);
       ok.close();
-      expect(() => importLimitsFromEnv({ VERDICT_ZIP_MAX_RATIO: "lots" } as unknown as NodeJS.ProcessEnv)).toThrow('VERDICT_ZIP_MAX_RATIO must be a positive number, got "lots"');
+      expect(() => importLimitsFromEnv({ VERDICT_ZIP_MAX_RATIO: "lots" } as unknown as NodeJS.ProcessEnv)).toThrow(
+        'VERDICT_ZIP_MAX_RATIO must be a positive number, got "lots"',
+      );
     });
   });
 });

@@ -70,7 +70,9 @@ describe("SeeAct runs that ended before their first step", () => {
     expect(crashed.steps).toEqual([]);
     expect(crashed.trajectory.outcomeDetail).toBe("TimeoutError: Page.goto: Timeout 30000ms exceeded.");
     const verdicts = sqliteClient(ctx.db)
-      .prepare("select t.external_id id, v.evaluator_name, v.kind, v.verdict from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by 1")
+      .prepare(
+        "select t.external_id id, v.evaluator_name, v.kind, v.verdict from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by 1",
+      )
       .all();
     expect(verdicts).toEqual([
       { id: "task-crashed", evaluator_name: "seeact:success_or_not", kind: "rule", verdict: "failure" },
@@ -129,7 +131,9 @@ describe("SeeAct output at any depth", () => {
     fs.mkdirSync(path.join(root, "notes"));
     const got = await items(root);
     expect(trajectoriesOf(got).map((t) => t.task.externalId)).toEqual(["task-fine"]);
-    expect(got.filter((i) => i.kind === "skipped")).toEqual([{ kind: "skipped", path: unfinished, reason: "has no result.json (the task stopped before SeeAct wrote its result)" }]);
+    expect(got.filter((i) => i.kind === "skipped")).toEqual([
+      { kind: "skipped", path: unfinished, reason: "has no result.json (the task stopped before SeeAct wrote its result)" },
+    ]);
   });
 });
 

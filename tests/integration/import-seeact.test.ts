@@ -77,7 +77,12 @@ describe("SeeAct research tool output", () => {
     expect(d.steps.map((s) => s.actionRaw)).toEqual([...THUMBTACK.history, "TERMINATE"]);
     expect(d.steps[2]!.error).toBe("Failed to CLICK because Timeout 10000ms exceeded.; did a HOVER instead");
     expect(d.steps.map((s) => s.screenshotHash !== null)).toEqual([true, true, false, true]);
-    expect(d.steps.map((s) => s.thought)).toEqual(["I need the search box first.\nThen type the query.", "Click search.", null, "The profile is open; the task is done."]);
+    expect(d.steps.map((s) => s.thought)).toEqual([
+      "I need the search box first.\nThen type the query.",
+      "Click search.",
+      null,
+      "The profile is open; the task is done.",
+    ]);
     expect(d.steps.every((s) => !s.marksBurnedIn && s.elements === null)).toBe(true);
     // Step 1 had two batches: the later batch's crop is the step's screenshot.
     const firstShot = fs.readFileSync(path.join(root, "demo task 1.5", "image_inputs", "1_1_crop.jpg"));
@@ -125,10 +130,34 @@ describe("SeeAct pip package output", () => {
     tasks: ["Find the cheapest flight from Columbus to Chicago on July 4."],
     website: "https://www.google.com/travel/flights",
     predictions: [
-      { action_generation: "I should type the origin.", action_grounding: "ELEMENT: B\nACTION: TYPE\nVALUE: Columbus", element: packageElement("Where from?", [100, 200, 300, 40]), action: "TYPE", value: "Columbus" },
-      { action_generation: "Now search.", action_grounding: "ELEMENT: H\nACTION: CLICK\nVALUE: None", element: { ...packageElement("Search", [587, 596.6, 93, 54]), box_raw: undefined, option: "H" }, action: "CLICK", value: "None" },
-      { action_generation: "Scroll to see prices.", action_grounding: "ELEMENT: Z\nACTION: SCROLL DOWN\nVALUE: None", element: null, action: "SCROLL DOWN", value: "None" },
-      { action_generation: "The cheapest is $120.", action_grounding: "ACTION: SAY\nVALUE: $120", element: null, action: "SAY", value: "The cheapest flight is $120" },
+      {
+        action_generation: "I should type the origin.",
+        action_grounding: "ELEMENT: B\nACTION: TYPE\nVALUE: Columbus",
+        element: packageElement("Where from?", [100, 200, 300, 40]),
+        action: "TYPE",
+        value: "Columbus",
+      },
+      {
+        action_generation: "Now search.",
+        action_grounding: "ELEMENT: H\nACTION: CLICK\nVALUE: None",
+        element: { ...packageElement("Search", [587, 596.6, 93, 54]), box_raw: undefined, option: "H" },
+        action: "CLICK",
+        value: "None",
+      },
+      {
+        action_generation: "Scroll to see prices.",
+        action_grounding: "ELEMENT: Z\nACTION: SCROLL DOWN\nVALUE: None",
+        element: null,
+        action: "SCROLL DOWN",
+        value: "None",
+      },
+      {
+        action_generation: "The cheapest is $120.",
+        action_grounding: "ACTION: SAY\nVALUE: $120",
+        element: null,
+        action: "SAY",
+        value: "The cheapest flight is $120",
+      },
       { action_generation: "Done.", action_grounding: "ACTION: TERMINATE", element: null, action: "TERMINATE", value: "None" },
     ],
     history: [
@@ -191,7 +220,15 @@ describe("malformed SeeAct output is rejected by a strict import with an exact e
     await runImport(ctx, { path: await writeSeeActResearch(path.join(ctx.dir, "ok"), [THUMBTACK]) });
     const before = await storeSnapshot(ctx);
     const root = await writeSeeActResearch(path.join(ctx.dir, "bad"), [THUMBTACK, WALMART], 300);
-    await writeSeeActPackage(root, [{ folder: "20240601_000000", tasks: ["t"], website: "https://x.test/", predictions: [{ action: "CLICK", value: "None", element: null }], history: ["NONE"] }]);
+    await writeSeeActPackage(root, [
+      {
+        folder: "20240601_000000",
+        tasks: ["t"],
+        website: "https://x.test/",
+        predictions: [{ action: "CLICK", value: "None", element: null }],
+        history: ["NONE"],
+      },
+    ]);
     const expected = setup(root);
     await expect(runImport(ctx, { path: root, format: "seeact", strict: true })).rejects.toThrow(expected);
     expect(await storeSnapshot(ctx)).toEqual(before);

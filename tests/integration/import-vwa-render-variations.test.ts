@@ -32,16 +32,31 @@ async function trajectoriesOf(input: string): Promise<ImportTrajectory[]> {
 }
 
 const WA_CONFIG = {
-  sites: ["shopping_admin"], task_id: 7, require_login: true, storage_state: "./.auth/shopping_admin_state.json", start_url: "http://127.0.0.1:7780/admin",
-  geolocation: null, intent_template: "x", instantiation_dict: {}, intent: "How many reviews mention disappointed?", require_reset: false,
-  eval: { eval_types: ["string_match"], reference_answers: { must_include: ["6"] }, reference_url: "", program_html: [] }, intent_template_id: 3,
+  sites: ["shopping_admin"],
+  task_id: 7,
+  require_login: true,
+  storage_state: "./.auth/shopping_admin_state.json",
+  start_url: "http://127.0.0.1:7780/admin",
+  geolocation: null,
+  intent_template: "x",
+  instantiation_dict: {},
+  intent: "How many reviews mention disappointed?",
+  require_reset: false,
+  eval: { eval_types: ["string_match"], reference_answers: { must_include: ["6"] }, reference_url: "", program_html: [] },
+  intent_template_id: 3,
 };
 
 function a11yStep(over: Partial<RenderStepSpec>): RenderStepSpec {
   return {
-    url: "http://127.0.0.1:7780/admin", observation: "Tab 0 (current): Dashboard\n\n[1] RootWebArea 'Dashboard' focused: True\n\t[17] searchbox 'Search'",
-    image: null, prevAction: "None", rawPrediction: "In summary, the next action I will perform is ```click [17]```", actionType: "CLICK", elementId: "17",
-    parsedAction: "click [17] where [17] is [17] searchbox 'Search'", ...over,
+    url: "http://127.0.0.1:7780/admin",
+    observation: "Tab 0 (current): Dashboard\n\n[1] RootWebArea 'Dashboard' focused: True\n\t[17] searchbox 'Search'",
+    image: null,
+    prevAction: "None",
+    rawPrediction: "In summary, the next action I will perform is ```click [17]```",
+    actionType: "CLICK",
+    elementId: "17",
+    parsedAction: "click [17] where [17] is [17] searchbox 'Search'",
+    ...over,
   };
 }
 
@@ -131,7 +146,9 @@ describe("crashed tasks and error.txt", () => {
     expect(seven.trajectory.sourcePath).toBe(`crashed/${path.basename(file)}`);
     const eight = (await getTrajectoryDetail(ctx.db, report.trajectories[1]!.id))!;
     expect(eight.trajectory.outcome).toBe("error");
-    expect(eight.trajectory.outcomeDetail).toBe("the render has no step: the run stopped before the first observation (error.txt names no error for this task)");
+    expect(eight.trajectory.outcomeDetail).toBe(
+      "the render has no step: the run stopped before the first observation (error.txt names no error for this task)",
+    );
   });
 
   it("error.txt explains a render cut short", async () => {
@@ -165,8 +182,16 @@ describe("fork-specific renders", () => {
   it("a typed Enter rendered as a trailing space keeps submit when the model asked for Enter", async () => {
     const dir = path.join(ctx.dir, "fork");
     writeRender(dir, 7, WA_CONFIG, [
-      a11yStep({ rawPrediction: "In summary, the next action I will perform is ```type [17] [disappointed] [1]```", actionType: "TYPE", parsedAction: "type [17] [disappointed ] where [17] is Privacy Policy" }),
-      a11yStep({ rawPrediction: "In summary, the next action I will perform is ```type [17] [tea ] [0]```", actionType: "TYPE", parsedAction: "type [17] [tea ] where [17] is Privacy Policy" }),
+      a11yStep({
+        rawPrediction: "In summary, the next action I will perform is ```type [17] [disappointed] [1]```",
+        actionType: "TYPE",
+        parsedAction: "type [17] [disappointed ] where [17] is Privacy Policy",
+      }),
+      a11yStep({
+        rawPrediction: "In summary, the next action I will perform is ```type [17] [tea ] [0]```",
+        actionType: "TYPE",
+        parsedAction: "type [17] [tea ] where [17] is Privacy Policy",
+      }),
       a11yStep({ rawPrediction: "In summary, the next action I will perform is ```stop [6]```", actionType: "STOP", answer: "6", parsedAction: "stop [6]" }),
     ]);
     const [t] = await trajectoriesOf(dir);
@@ -185,7 +210,11 @@ describe("fork-specific renders", () => {
     for (const t of trajs) {
       expect(t.run.config).toBeNull();
       expect(t.warnings).toHaveLength(1);
-      expect(t.warnings![0]).toMatch(new RegExp(`^${path.join(dir, "config.json").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: is not valid JSON \\(.*\\); the run's settings were not imported$`));
+      expect(t.warnings![0]).toMatch(
+        new RegExp(
+          `^${path.join(dir, "config.json").replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: is not valid JSON \\(.*\\); the run's settings were not imported$`,
+        ),
+      );
     }
     // Without the run settings the reddit task is still placed by its login state file.
     expect(trajs.map((t) => t.task.externalId).sort()).toEqual(["visualwebarena.237", "visualwebarena.456"]);
@@ -243,7 +272,9 @@ describe("runner logs", () => {
       ["log_files/log_20240501100000_1.log", path.join(ctx.dir, "log_20240501100000_9.log"), "../../log_20240501100000_9.log", "../../notes.txt"].join("\n"),
     );
     const byId = new Map((await trajectoriesOf(dir)).map((t) => [t.task.externalId, t]));
-    expect(byId.get("visualwebarena.456")!.verdicts).toMatchObject([{ verdict: "failure", raw: { logFile: path.join(repo, "log_files", "log_20240501100000_1.log") } }]);
+    expect(byId.get("visualwebarena.456")!.verdicts).toMatchObject([
+      { verdict: "failure", raw: { logFile: path.join(repo, "log_files", "log_20240501100000_1.log") } },
+    ]);
     expect(byId.get("visualwebarena.237")!.verdicts).toEqual([]);
   });
 });

@@ -122,22 +122,51 @@ describe("VisualWebArena render importer", () => {
 
   it("imports a single WebArena render in accessibility-tree mode without a stop as outcome unknown", async () => {
     const dir = path.join(ctx.dir, "wa run.1");
-    const file = writeRender(dir, 27, {
-      sites: ["gitlab"], task_id: 27, require_login: true, storage_state: "./.auth/gitlab_state.json", start_url: "http://127.0.0.1:8023",
-      geolocation: null, intent_template: "x", instantiation_dict: {}, intent: "Open the issues of the a11y project.", require_reset: false,
-      eval: { eval_types: ["url_match"], reference_answers: null, reference_url: "http://127.0.0.1:8023/a11y/issues |OR| http://127.0.0.1:8023/a11y/-/issues", program_html: [] },
-      intent_template_id: 1,
-    }, [
+    const file = writeRender(
+      dir,
+      27,
       {
-        url: "http://127.0.0.1:8023", observation: "Tab 0 (current): GitLab\n\n[1] RootWebArea 'GitLab' focused: True\n\t[1234] link 'Issues'", image: await tinyPng(5, 80, 60),
-        prevAction: "None", rawPrediction: "Let's think. In summary, the next action I will perform is ```click [1234]```", actionType: "CLICK", elementId: "1234",
-        parsedAction: "click [1234] where [1234] is [1234] link 'Issues'",
+        sites: ["gitlab"],
+        task_id: 27,
+        require_login: true,
+        storage_state: "./.auth/gitlab_state.json",
+        start_url: "http://127.0.0.1:8023",
+        geolocation: null,
+        intent_template: "x",
+        instantiation_dict: {},
+        intent: "Open the issues of the a11y project.",
+        require_reset: false,
+        eval: {
+          eval_types: ["url_match"],
+          reference_answers: null,
+          reference_url: "http://127.0.0.1:8023/a11y/issues |OR| http://127.0.0.1:8023/a11y/-/issues",
+          program_html: [],
+        },
+        intent_template_id: 1,
       },
-      {
-        url: "http://127.0.0.1:8023/a11y/issues", observation: "[1] RootWebArea 'Issues'", image: null, prevAction: "click [1234] where [1234] is link 'Issues'",
-        rawPrediction: "In summary, the next action I will perform is ```scroll [down]```", actionType: "SCROLL", parsedAction: "", omitParsedAction: true,
-      },
-    ]);
+      [
+        {
+          url: "http://127.0.0.1:8023",
+          observation: "Tab 0 (current): GitLab\n\n[1] RootWebArea 'GitLab' focused: True\n\t[1234] link 'Issues'",
+          image: await tinyPng(5, 80, 60),
+          prevAction: "None",
+          rawPrediction: "Let's think. In summary, the next action I will perform is ```click [1234]```",
+          actionType: "CLICK",
+          elementId: "1234",
+          parsedAction: "click [1234] where [1234] is [1234] link 'Issues'",
+        },
+        {
+          url: "http://127.0.0.1:8023/a11y/issues",
+          observation: "[1] RootWebArea 'Issues'",
+          image: null,
+          prevAction: "click [1234] where [1234] is link 'Issues'",
+          rawPrediction: "In summary, the next action I will perform is ```scroll [down]```",
+          actionType: "SCROLL",
+          parsedAction: "",
+          omitParsedAction: true,
+        },
+      ],
+    );
     const report = await runImport(ctx, { path: file });
     expect(report.format).toBe("vwa-render");
     const d = (await getTrajectoryDetail(ctx.db, report.trajectories[0]!.id))!;
@@ -171,7 +200,16 @@ describe.skipIf(!vwaConfigs)("VWA render joins the task configs from ../shared (
     const cfg = { ...raw.find((t) => t.task_id === 43)!, start_url: "http://127.0.0.1:7770 |AND| http://127.0.0.1:9999/forums" };
     const dir = path.join(ctx.dir, "results");
     writeRender(dir, 43, cfg, [
-      { url: "http://127.0.0.1:9999/forums", observation: "[1] [A] [Forums]", image: await tinyPng(9), prevAction: "None", rawPrediction: "", actionType: "STOP", answer: "N/A", parsedAction: "stop [N/A]" },
+      {
+        url: "http://127.0.0.1:9999/forums",
+        observation: "[1] [A] [Forums]",
+        image: await tinyPng(9),
+        prevAction: "None",
+        rawPrediction: "",
+        actionType: "STOP",
+        answer: "N/A",
+        parsedAction: "stop [N/A]",
+      },
     ]);
     const before = (sqliteClient(ctx.db).prepare("select count(*) n from tasks").get() as { n: number }).n;
     const report = await runImport(ctx, { path: dir });

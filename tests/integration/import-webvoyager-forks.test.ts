@@ -34,7 +34,12 @@ async function trajectories(input: string, options: ImportOptions = {}): Promise
 }
 
 async function writeJpeg(file: string, seed: number): Promise<string> {
-  fs.writeFileSync(file, await sharp({ create: { width: 32, height: 24, channels: 3, background: { r: seed * 40, g: 10, b: 200 } } }).jpeg().toBuffer());
+  fs.writeFileSync(
+    file,
+    await sharp({ create: { width: 32, height: 24, channels: 3, background: { r: seed * 40, g: 10, b: 200 } } })
+      .jpeg()
+      .toBuffer(),
+  );
   return file;
 }
 
@@ -44,16 +49,20 @@ const shots = (t: ImportTrajectory) => t.steps.map((s) => (s.screenshot ? path.b
 describe("WebVoyager forks: screenshots follow the files that exist", () => {
   it("a fork's reminder messages between observations do not shift the screenshots", async () => {
     // The fork sends a reminder before each later observation; its screenshots are still numbered 1, 2, 3.
-    const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "run", "taskShop--1"), [
-      m.task("Find a lamp.", "https://shop.test/"),
-      m.reply("Click [0]"),
-      m.reminder(),
-      m.observation(),
-      m.reply("Type [1]; lamp"),
-      m.reminder(),
-      m.clipped(),
-      m.reply("ANSWER; $12"),
-    ], [1, 2, 3]);
+    const dir = await writeWebVoyagerTranscript(
+      path.join(ctx.dir, "run", "taskShop--1"),
+      [
+        m.task("Find a lamp.", "https://shop.test/"),
+        m.reply("Click [0]"),
+        m.reminder(),
+        m.observation(),
+        m.reply("Type [1]; lamp"),
+        m.reminder(),
+        m.clipped(),
+        m.reply("ANSWER; $12"),
+      ],
+      [1, 2, 3],
+    );
     const [t] = await trajectories(dir);
     expect(shots(t!)).toEqual(["screenshot1.png", "screenshot2.png", "screenshot3.png"]);
     expect(t!.steps.map((s) => s.action.type)).toEqual(["click", "type", "answer"]);
@@ -61,14 +70,18 @@ describe("WebVoyager forks: screenshots follow the files that exist", () => {
   });
 
   it("a fork message that takes an iteration of its own (no screenshot) leaves a gap like WebVoyager's failures do", async () => {
-    const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "run", "taskShop--2"), [
-      m.task("Find a lamp.", "https://shop.test/"),
-      m.reply("Click [0]"),
-      m.reminder("Reflect on the last step before acting."),
-      m.reply("Wait"),
-      m.observation(),
-      m.reply("ANSWER; $12"),
-    ], [1, 3]);
+    const dir = await writeWebVoyagerTranscript(
+      path.join(ctx.dir, "run", "taskShop--2"),
+      [
+        m.task("Find a lamp.", "https://shop.test/"),
+        m.reply("Click [0]"),
+        m.reminder("Reflect on the last step before acting."),
+        m.reply("Wait"),
+        m.observation(),
+        m.reply("ANSWER; $12"),
+      ],
+      [1, 3],
+    );
     const [t] = await trajectories(dir);
     expect(shots(t!)).toEqual(["screenshot1.png", "-", "screenshot3.png"]);
     expect(t!.warnings).toBeUndefined();
@@ -88,16 +101,20 @@ describe("WebVoyager forks: screenshots follow the files that exist", () => {
   });
 
   it("reads the failure message in both spellings as the previous step's error", async () => {
-    const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "run", "taskShop--3"), [
-      m.task("Find a lamp.", "https://shop.test/"),
-      m.reply("Click [40]"),
-      m.failure("executed"),
-      m.reply("Click [41]"),
-      m.failure("exected"),
-      m.reply("Scroll [WINDOW]; down"),
-      m.observation(),
-      m.reply("ANSWER; $12"),
-    ], [1, 4]);
+    const dir = await writeWebVoyagerTranscript(
+      path.join(ctx.dir, "run", "taskShop--3"),
+      [
+        m.task("Find a lamp.", "https://shop.test/"),
+        m.reply("Click [40]"),
+        m.failure("executed"),
+        m.reply("Click [41]"),
+        m.failure("exected"),
+        m.reply("Scroll [WINDOW]; down"),
+        m.observation(),
+        m.reply("ANSWER; $12"),
+      ],
+      [1, 4],
+    );
     const [t] = await trajectories(dir);
     expect(t!.steps.map((s) => s.error?.slice(0, 48) ?? null)).toEqual([
       "The action you have chosen cannot be executed. P",
@@ -122,24 +139,54 @@ describe("WebVoyager forks: task folders and task files", () => {
   it("a task file imported on its own skips a task with an empty ques, naming the line", async () => {
     const file = path.join(ctx.dir, "data", "mine.jsonl");
     fs.mkdirSync(path.dirname(file));
-    fs.writeFileSync(file, [{ web_name: "Shop", id: "s1", ques: "Buy a lamp.", web: "https://s.test/" }, { web_name: "Shop", id: "s2", ques: "", web: "https://s.test/" }].map((r) => JSON.stringify(r)).join("\n"));
+    fs.writeFileSync(
+      file,
+      [
+        { web_name: "Shop", id: "s1", ques: "Buy a lamp.", web: "https://s.test/" },
+        { web_name: "Shop", id: "s2", ques: "", web: "https://s.test/" },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n"),
+    );
     const got: ImportItem[] = [];
     for await (const i of webVoyagerTasksImporter.read(file, {})) got.push(i);
-    expect(got.map((i) => (i.kind === "task" ? i.task.externalId : i))).toEqual(["s1", { kind: "skipped", path: file, reason: 'line 2 (task s2): "ques" is empty' }]);
+    expect(got.map((i) => (i.kind === "task" ? i.task.externalId : i))).toEqual([
+      "s1",
+      { kind: "skipped", path: file, reason: 'line 2 (task s2): "ques" is empty' },
+    ]);
   });
 
   it("reads task<any id> folders, joins a fork's own task file, and falls back to the transcript for an empty ques", async () => {
     const repo = path.join(ctx.dir, "fork");
     fs.mkdirSync(path.join(repo, "data"), { recursive: true });
-    fs.writeFileSync(path.join(repo, "data", "mouse.jsonl"), JSON.stringify({ web_name: "amazon Shopping", id: "amazon_mouse", ques: "", web: "https://www.amazon.com/" }) + "\n");
-    fs.writeFileSync(path.join(repo, "data", "laptop.jsonl"), JSON.stringify({ web_name: "amazon Shopping", id: "amazon_laptop", ques: "Find the best-selling laptop.", web: "https://www.amazon.com/" }) + "\n");
+    fs.writeFileSync(
+      path.join(repo, "data", "mouse.jsonl"),
+      JSON.stringify({ web_name: "amazon Shopping", id: "amazon_mouse", ques: "", web: "https://www.amazon.com/" }) + "\n",
+    );
+    fs.writeFileSync(
+      path.join(repo, "data", "laptop.jsonl"),
+      JSON.stringify({ web_name: "amazon Shopping", id: "amazon_laptop", ques: "Find the best-selling laptop.", web: "https://www.amazon.com/" }) + "\n",
+    );
     const run = path.join(repo, "results", "20250413_00_40_14");
-    await writeWebVoyagerTranscript(path.join(run, "taskamazon_mouse"), [m.task("Find the top gaming mouse.", "https://www.amazon.com/"), m.reply("ANSWER; G502")], [1]);
-    await writeWebVoyagerTranscript(path.join(run, "taskamazon_laptop"), [m.task("transcript wording", "https://www.amazon.com/"), m.reply("ANSWER; HP 14")], [1]);
+    await writeWebVoyagerTranscript(
+      path.join(run, "taskamazon_mouse"),
+      [m.task("Find the top gaming mouse.", "https://www.amazon.com/"), m.reply("ANSWER; G502")],
+      [1],
+    );
+    await writeWebVoyagerTranscript(
+      path.join(run, "taskamazon_laptop"),
+      [m.task("transcript wording", "https://www.amazon.com/"), m.reply("ANSWER; HP 14")],
+      [1],
+    );
     await writeWebVoyagerTranscript(path.join(run, "task7"), [m.task("Task with a bare number.", "https://n.test/"), m.reply("ANSWER; 7")], [1]);
     const byId = new Map((await trajectories(repo)).map((t) => [t.task.externalId, t.task]));
     expect([...byId.keys()].sort()).toEqual(["7", "amazon_laptop", "amazon_mouse"]);
-    expect(byId.get("amazon_mouse")).toMatchObject({ intent: "Find the top gaming mouse.", site: "amazon Shopping", startUrl: "https://www.amazon.com/", fromTaskFile: true });
+    expect(byId.get("amazon_mouse")).toMatchObject({
+      intent: "Find the top gaming mouse.",
+      site: "amazon Shopping",
+      startUrl: "https://www.amazon.com/",
+      fromTaskFile: true,
+    });
     expect(byId.get("amazon_laptop")).toMatchObject({ intent: "Find the best-selling laptop.", fromTaskFile: true });
     expect(byId.get("7")).toMatchObject({ intent: "Task with a bare number.", site: null, startUrl: "https://n.test/", fromTaskFile: false });
   });
@@ -148,12 +195,20 @@ describe("WebVoyager forks: task folders and task files", () => {
     const tasks = path.join(ctx.dir, "tasks.jsonl");
     fs.writeFileSync(tasks, JSON.stringify({ web_name: "Shop", id: "shop-3", ques: "Buy a lamp.", web: "https://shop.test/" }) + "\n");
     const run = path.join(ctx.dir, "out", "run");
-    const dir = await writeWebVoyagerTranscript(path.join(run, "task_shop-3"), [m.task("Buy a lamp.", "https://shop.test/"), m.reply("Click [0]"), m.observation(), m.reply("ANSWER; bought")], []);
+    const dir = await writeWebVoyagerTranscript(
+      path.join(run, "task_shop-3"),
+      [m.task("Buy a lamp.", "https://shop.test/"), m.reply("Click [0]"), m.observation(), m.reply("ANSWER; bought")],
+      [],
+    );
     for (const n of [1, 2]) fs.copyFileSync(await writeJpeg(path.join(ctx.dir, `shot${n}.jpg`), n), path.join(dir, `screenshot${n}.jpg`));
-    const reworded = await writeWebVoyagerTranscript(path.join(run, "taskother"), [
-      { role: "user", content: "Your goal: compare two lamps on https://shop.test/.\nObservation: A screenshot and some texts. (Omitted in context.)" },
-      m.reply("ANSWER; the cheaper one"),
-    ], [1]);
+    const reworded = await writeWebVoyagerTranscript(
+      path.join(run, "taskother"),
+      [
+        { role: "user", content: "Your goal: compare two lamps on https://shop.test/.\nObservation: A screenshot and some texts. (Omitted in context.)" },
+        m.reply("ANSWER; the cheaper one"),
+      ],
+      [1],
+    );
     const byDir = new Map((await trajectories(run, { tasksFile: tasks })).map((t) => [path.basename(t.sourcePath), t]));
     expect(byDir.get("task_shop-3")!.task).toMatchObject({ externalId: "shop-3", intent: "Buy a lamp.", fromTaskFile: true });
     expect(shots(byDir.get("task_shop-3")!)).toEqual(["screenshot1.jpg", "screenshot2.jpg"]);
@@ -162,7 +217,11 @@ describe("WebVoyager forks: task folders and task files", () => {
 
   it("finds the task message after a fork's own opening message, in a transcript wrapped in an object", async () => {
     const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "r", "taskWrapped--1"), [], [1]);
-    const messages = [m.reminder("Today is 2025-05-13. Read the manual below first."), m.task("Find the manual's page count.", "https://docs.test/"), m.reply("ANSWER; 12")];
+    const messages = [
+      m.reminder("Today is 2025-05-13. Read the manual below first."),
+      m.task("Find the manual's page count.", "https://docs.test/"),
+      m.reply("ANSWER; 12"),
+    ];
     fs.writeFileSync(path.join(dir, "interact_messages.json"), JSON.stringify({ messages }));
     const [t] = await trajectories(dir);
     expect(t!.task).toMatchObject({ intent: "Find the manual's page count.", startUrl: "https://docs.test/" });
@@ -218,11 +277,13 @@ describe("WebVoyager forks: result trees at any depth", () => {
       { id: "Crashed--1", intent: "crashed", url: "https://x.test/", actions: ["Click [0]"] },
     ]);
     const broken = path.join(root, "taskBad--1", "interact_messages.json");
-    fs.writeFileSync(broken, "[{\"role\": \"system\"");
+    fs.writeFileSync(broken, '[{"role": "system"');
     const crashed = path.join(root, "taskCrashed--1", "interact_messages.json");
     fs.rmSync(crashed);
     // A run whose only task crashed is still reported.
-    const lost = await writeWebVoyagerFixture(path.join(path.dirname(root), "run2"), [{ id: "Lost--1", intent: "lost", url: "https://x.test/", actions: ["Click [0]"] }]);
+    const lost = await writeWebVoyagerFixture(path.join(path.dirname(root), "run2"), [
+      { id: "Lost--1", intent: "lost", url: "https://x.test/", actions: ["Click [0]"] },
+    ]);
     const lostFile = path.join(lost, "taskLost--1", "interact_messages.json");
     fs.rmSync(lostFile);
     const got = await items(path.dirname(root));
@@ -238,7 +299,14 @@ describe("WebVoyager forks: result trees at any depth", () => {
 describe("WebVoyager forks: auto_eval logs", () => {
   const header = (dir: string) => `--------------------- ${dir} ---------------------`;
   const judged = (dir: string, k: number, reply: string, res: string) =>
-    [header(dir), "Calling gpt4v API to get the auto evaluation......", `{'role': 'user', 'content': [{'type': 'text', 'text': 'TASK: t\\nResult Response: r\\n${k} screenshots at the end: '}]}`, reply, `Auto_eval_res: ${res}`, ""].join("\n");
+    [
+      header(dir),
+      "Calling gpt4v API to get the auto evaluation......",
+      `{'role': 'user', 'content': [{'type': 'text', 'text': 'TASK: t\\nResult Response: r\\n${k} screenshots at the end: '}]}`,
+      reply,
+      `Auto_eval_res: ${res}`,
+      "",
+    ].join("\n");
   const noAnswer = (dir: string) => [header(dir), `Not find answer for ${dir}`, ""].join("\n");
 
   async function project() {
@@ -284,7 +352,9 @@ describe("WebVoyager forks: auto_eval logs", () => {
     const notALog = path.join(ctx.dir, "notes.txt");
     fs.writeFileSync(notALog, "just notes\n");
     await expect(trajectories(root, { evalLogs: [notALog] })).rejects.toThrow(`${notALog}: is not a WebVoyager auto_eval log`);
-    await expect(trajectories(root, { evalLogs: [path.join(ctx.dir, "nope.log")] })).rejects.toThrow(`${path.join(ctx.dir, "nope.log")}: auto_eval log given with --eval-log does not exist`);
+    await expect(trajectories(root, { evalLogs: [path.join(ctx.dir, "nope.log")] })).rejects.toThrow(
+      `${path.join(ctx.dir, "nope.log")}: auto_eval log given with --eval-log does not exist`,
+    );
   });
 });
 

@@ -47,12 +47,16 @@ async function images(dir: string, names: string[], seed = 1): Promise<void> {
 
 describe("action words in any case", () => {
   it("a fork whose agent answers 'Answer;' gets its final answer and an answered outcome", async () => {
-    const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "run", "taskShop--1"), [
-      m.task("Find a lamp.", "https://shop.test/"),
-      m.reply("click [0]"),
-      m.observation(),
-      { role: "assistant", content: "thought: the price is shown.\naction: Answer; Desk lamp, US$12.99" },
-    ], [1, 2]);
+    const dir = await writeWebVoyagerTranscript(
+      path.join(ctx.dir, "run", "taskShop--1"),
+      [
+        m.task("Find a lamp.", "https://shop.test/"),
+        m.reply("click [0]"),
+        m.observation(),
+        { role: "assistant", content: "thought: the price is shown.\naction: Answer; Desk lamp, US$12.99" },
+      ],
+      [1, 2],
+    );
     const [t] = await trajectories(dir);
     expect(t!.steps.map((s) => s.action.type)).toEqual(["click", "answer"]);
     expect(t!.finalAnswer).toBe("Desk lamp, US$12.99");
@@ -73,7 +77,10 @@ describe("screenshot names that carry a number and other text", () => {
 
   it("the number may come first, and a repeated date in the name does not count", async () => {
     const dir = await writeWebVoyagerTranscript(path.join(ctx.dir, "run", "taskShop--3"), transcript(), []);
-    await images(dir, ["1_screenshot_20250414.jpg", "2_screenshot_20250414.jpg", "3_screenshot_20250414.jpg"].map((n) => n.replace(".jpg", ".png")));
+    await images(
+      dir,
+      ["1_screenshot_20250414.jpg", "2_screenshot_20250414.jpg", "3_screenshot_20250414.jpg"].map((n) => n.replace(".jpg", ".png")),
+    );
     const [t] = await trajectories(dir);
     expect(shots(t!)).toEqual(["1_screenshot_20250414.png", "2_screenshot_20250414.png", "3_screenshot_20250414.png"]);
   });
@@ -115,7 +122,14 @@ describe("transcripts named with a prefix or suffix", () => {
     fs.renameSync(path.join(dir, "interact_messages.json"), path.join(dir, "interact_messages_task1.json"));
     await writeWebVoyagerTranscript(path.join(ctx.dir, "tmp"), transcript("ANSWER; $15"), []);
     fs.renameSync(path.join(ctx.dir, "tmp", "interact_messages.json"), path.join(dir, "interact_messages_task2.json"));
-    await images(dir, ["screenshot_task1_1.png", "screenshot_task1_2.png", "screenshot_task1_3.png", "screenshot_task2_1.png", "screenshot_task2_2.png", "screenshot_task2_3.png"]);
+    await images(dir, [
+      "screenshot_task1_1.png",
+      "screenshot_task1_2.png",
+      "screenshot_task1_3.png",
+      "screenshot_task2_1.png",
+      "screenshot_task2_2.png",
+      "screenshot_task2_3.png",
+    ]);
     const ts = await trajectories(dir);
     expect(ts.map((t) => [t.task.externalId, t.finalAnswer])).toEqual([
       ["1", "$12"],
@@ -163,14 +177,21 @@ describe("the step limit", () => {
         if (k > 0) msgs.push(m.observation());
         msgs.push(m.reply(k === lengths[i]! - 1 && answered.includes(id) ? "ANSWER; done" : "Scroll [WINDOW]; down"));
       }
-      await writeWebVoyagerTranscript(path.join(run, `task${id}`), msgs, Array.from({ length: lengths[i]! }, (_, k) => k + 1));
+      await writeWebVoyagerTranscript(
+        path.join(run, `task${id}`),
+        msgs,
+        Array.from({ length: lengths[i]! }, (_, k) => k + 1),
+      );
     }
   }
 
   it("--max_iter in the script that started the run: a run of that many replies without an answer stopped at the limit", async () => {
     const repo = path.join(ctx.dir, "repo");
     fs.mkdirSync(repo, { recursive: true });
-    fs.writeFileSync(path.join(repo, "run.sh"), "#!/bin/bash\nnohup python -u run.py \\\n    --test_file ./data/tasks.jsonl \\\n    --max_iter 3 \\\n    --seed 42 > test_tasks.log &\n");
+    fs.writeFileSync(
+      path.join(repo, "run.sh"),
+      "#!/bin/bash\nnohup python -u run.py \\\n    --test_file ./data/tasks.jsonl \\\n    --max_iter 3 \\\n    --seed 42 > test_tasks.log &\n",
+    );
     await cutOffRun(path.join(repo, "results", "20250101_10_00_00"), ["A--1", "A--2", "A--3"], [3, 2, 2], ["A--3"]);
     const ts = await trajectories(path.join(repo, "results"));
     expect(ts.map((t) => [t.task.externalId, t.outcome])).toEqual([

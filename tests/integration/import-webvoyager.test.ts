@@ -55,19 +55,49 @@ describe("WebVoyager importer on a self-made fixture", () => {
       { id: "Eval--2", intent: "b", url: "https://e.test/", actions: ["Click [0]", "ANSWER; no"] },
     ]);
     const block = (dir: string, reply: string, res: string) =>
-      [`--------------------- results/run 7/${dir} ---------------------`, "{'role': 'user', 'content': [{'type': 'text', 'text': '2 screenshots at the end: '}]}", reply, `Auto_eval_res: ${res}`, ""].join("\n");
-    fs.writeFileSync(path.join(ctx.dir, "results", "evaluation.log"), block("taskEval--1", "All good. SUCCESS", "1") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"));
+      [
+        `--------------------- results/run 7/${dir} ---------------------`,
+        "{'role': 'user', 'content': [{'type': 'text', 'text': '2 screenshots at the end: '}]}",
+        reply,
+        `Auto_eval_res: ${res}`,
+        "",
+      ].join("\n");
+    fs.writeFileSync(
+      path.join(ctx.dir, "results", "evaluation.log"),
+      block("taskEval--1", "All good. SUCCESS", "1") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"),
+    );
     const report = await runImport(ctx, { path: runDir });
     expect(report.verdicts).toBe(2);
     const rows = sqliteClient(ctx.db)
-      .prepare("select t.external_id, v.evaluator_name, v.k, v.kind, v.origin, v.verdict, v.rationale from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by t.external_id")
+      .prepare(
+        "select t.external_id, v.evaluator_name, v.k, v.kind, v.origin, v.verdict, v.rationale from evaluator_verdicts v join trajectories tr on tr.id = v.trajectory_id join tasks t on t.id = tr.task_id order by t.external_id",
+      )
       .all();
     expect(rows).toEqual([
-      { external_id: "Eval--1", evaluator_name: "webvoyager:auto_eval", k: "2", kind: "judge", origin: "import", verdict: "success", rationale: "All good. SUCCESS" },
-      { external_id: "Eval--2", evaluator_name: "webvoyager:auto_eval", k: "2", kind: "judge", origin: "import", verdict: "failure", rationale: "Wrong. NOT SUCCESS" },
+      {
+        external_id: "Eval--1",
+        evaluator_name: "webvoyager:auto_eval",
+        k: "2",
+        kind: "judge",
+        origin: "import",
+        verdict: "success",
+        rationale: "All good. SUCCESS",
+      },
+      {
+        external_id: "Eval--2",
+        evaluator_name: "webvoyager:auto_eval",
+        k: "2",
+        kind: "judge",
+        origin: "import",
+        verdict: "failure",
+        rationale: "Wrong. NOT SUCCESS",
+      },
     ]);
     // A changed verdict in the log makes the trajectory "updated" and replaces the imported verdict.
-    fs.writeFileSync(path.join(ctx.dir, "results", "evaluation.log"), block("taskEval--1", "On reflection, NOT SUCCESS", "0") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"));
+    fs.writeFileSync(
+      path.join(ctx.dir, "results", "evaluation.log"),
+      block("taskEval--1", "On reflection, NOT SUCCESS", "0") + block("taskEval--2", "Wrong. NOT SUCCESS", "0"),
+    );
     const again = await runImport(ctx, { path: runDir });
     expect([again.created, again.updated, again.unchanged]).toEqual([0, 1, 1]);
     const v = sqliteClient(ctx.db).prepare("select verdict, count(*) n from evaluator_verdicts group by verdict").all();
@@ -139,7 +169,11 @@ describe.skipIf(!examples)("WebVoyager importer on ../shared fixtures (skipped: 
       // Joined from data/WebVoyager_data.jsonl and data/reference_answer.json.
       expect(d.task.referenceAnswers.length).toBeGreaterThan(0);
       expect(["golden", "possible"]).toContain(d.task.referenceAnswers[0]!.kind);
-      const shot = sqliteClient(ctx.db).prepare("select width, height, mime from screenshots where hash = ?").get(d.steps[0]!.screenshotHash) as { width: number; height: number; mime: string };
+      const shot = sqliteClient(ctx.db).prepare("select width, height, mime from screenshots where hash = ?").get(d.steps[0]!.screenshotHash) as {
+        width: number;
+        height: number;
+        mime: string;
+      };
       expect(shot).toEqual({ width: 1024, height: 768, mime: "image/png" });
     }
     const amazon = (await getTrajectoryDetail(ctx.db, first.trajectories.find((t) => t.externalTaskId === "Amazon--0")!.id))!;

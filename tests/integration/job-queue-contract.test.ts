@@ -23,7 +23,8 @@ import { testPostgresServer } from "../helpers/run-postgres";
 const root = path.resolve(__dirname, "..", "..");
 const backends = testBackends();
 const withPostgres = backends.includes("postgres") && postgresSkipReason() === null;
-if (!backends.includes("postgres")) console.warn("Job queue contract: PostgreSQL (pg-boss) not tested; set VERDICT_TEST_BACKENDS=sqlite,postgres to include it");
+if (!backends.includes("postgres"))
+  console.warn("Job queue contract: PostgreSQL (pg-boss) not tested; set VERDICT_TEST_BACKENDS=sqlite,postgres to include it");
 
 let server: TestPostgres | null = null;
 beforeAll(async () => {
@@ -271,7 +272,9 @@ describe.skipIf(!withPostgres)("job queue on PostgreSQL across processes", () =>
         let stderr = "";
         proc.stdout.on("data", (d) => (stdout += d));
         proc.stderr.on("data", (d) => (stderr += d));
-        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on("exit", (code, signal) => resolve({ code, signal })));
+        const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+          proc.on("exit", (code, signal) => resolve({ code, signal })),
+        );
         return { owner, proc, exited, out: () => stdout, err: () => stderr };
       });
       const victim = workers[2]!;

@@ -22,7 +22,6 @@ const root = path.resolve(__dirname, "..", "..");
 const jobsOf = (n: number, group = "g1", type = "test.echo") =>
   Array.from({ length: n }, (_, i) => ({ type, groupKey: group, dedupeKey: `${group}:${i}`, payload: { i } }));
 
-
 describeEachBackend("job queue", (backend) => {
   let ctx: TestContext;
 
@@ -203,7 +202,10 @@ describeEachBackend("job queue", (backend) => {
     });
 
     it("keeps a long job's lease alive by heartbeat, and takes over a dead worker's job after its lease", async () => {
-      await enqueueJobs(ctx.db, [{ type: "slow", payload: null }, { type: "orphan", payload: null }]);
+      await enqueueJobs(ctx.db, [
+        { type: "slow", payload: null },
+        { type: "orphan", payload: null },
+      ]);
       // A worker that claimed "orphan" and died.
       await claimNextJob(ctx.db, "dead", 400, { types: ["orphan"] });
       // The slow job runs until its lease has been renewed three times and it has outlived the lease it was claimed
@@ -245,9 +247,9 @@ describeEachBackend("job queue", (backend) => {
       const child = path.join(root, "tests", "helpers", "queue-worker-child.ts");
       const target = ctx.config.postgresUrl ?? ctx.config.dbPath;
       // Released together once all three are up, so a slow start cannot leave one process all the jobs.
-      const outputs = (await runAtBarrier(["p1", "p2", "p3"].map((owner) => ({ command: process.execPath, args: ["--import", "tsx", child, target, owner], cwd: root })))).map(
-        (out) => JSON.parse(out) as { succeeded: number; lost: number },
-      );
+      const outputs = (
+        await runAtBarrier(["p1", "p2", "p3"].map((owner) => ({ command: process.execPath, args: ["--import", "tsx", child, target, owner], cwd: root })))
+      ).map((out) => JSON.parse(out) as { succeeded: number; lost: number });
       const total = outputs.reduce((n, s) => n + s.succeeded, 0);
       expect(total).toBe(90);
       expect(outputs.every((s) => s.lost === 0)).toBe(true);

@@ -36,7 +36,8 @@ interface ImportView {
   report: { created: number } | null;
 }
 
-const succeededJobs = (log: string) => [...log.matchAll(/\[worker (\d+)\] job (\d+) \(([^)]*)\) succeeded/g)].map((m) => ({ pid: Number(m[1]), id: Number(m[2]), group: m[3]! }));
+const succeededJobs = (log: string) =>
+  [...log.matchAll(/\[worker (\d+)\] job (\d+) \(([^)]*)\) succeeded/g)].map((m) => ({ pid: Number(m[1]), id: Number(m[2]), group: m[3]! }));
 
 describeEachBackend("the job runtime", (backend) => {
   let ctx: TestContext;
@@ -62,7 +63,12 @@ describeEachBackend("the job runtime", (backend) => {
     return (JSON.parse(res.body) as { jobId: number }).jobId;
   };
   const importStatus = (id: number) => researcher.query<ImportView>("imports.status", { id });
-  const finished = (id: number, what: string) => pollUntil(() => importStatus(id), (v) => v.status !== "queued" && v.status !== "running", what);
+  const finished = (id: number, what: string) =>
+    pollUntil(
+      () => importStatus(id),
+      (v) => v.status !== "queued" && v.status !== "running",
+      what,
+    );
   /** Process ids of the worker processes the supervisor started, in order. */
   const workerPids = () => [...worker.output().matchAll(/\[worker (\d+)\] worker on/g)].map((m) => Number(m[1]));
 
@@ -97,7 +103,12 @@ describeEachBackend("the job runtime", (backend) => {
 
     const trajectories = (await researcher.query<{ rows: { id: number }[] }>("trajectories.list", {})).rows.map((t) => t.id);
     const config = await researcher.mutation<{ id: number }>("judge.configs.create", { name: "runtime judge", model: "fake", baseUrl: fake.baseUrl });
-    const { batchId } = await researcher.mutation<{ batchId: number }>("judge.batches.start", { config: config.id, selection: { trajectoryIds: trajectories }, kValues: [1], concurrency: 2 });
+    const { batchId } = await researcher.mutation<{ batchId: number }>("judge.batches.start", {
+      config: config.id,
+      selection: { trajectoryIds: trajectories },
+      kValues: [1],
+      concurrency: 2,
+    });
     const progress = await pollUntil(
       () => researcher.query<{ batch: { status: string }; jobs: { counts: { succeeded: number } } }>("judge.batches.progress", { id: batchId }),
       (p) => p.batch.status === "succeeded",
@@ -113,7 +124,10 @@ describeEachBackend("the job runtime", (backend) => {
     const view = await finished(jobId, "the refused import");
     expect(view.status).toBe("failed");
     expect(view.error).toMatch(/^unreadable\.zip: results\/taskBad--\d\/screenshot1\.png: is not a PNG, JPEG, WebP or GIF image \(and 1 more skipped\)$/);
-    expect(view.skipped.map((s) => s.path).sort()).toEqual(["unreadable.zip: results/taskBad--1/screenshot1.png", "unreadable.zip: results/taskBad--2/screenshot1.png"]);
+    expect(view.skipped.map((s) => s.path).sort()).toEqual([
+      "unreadable.zip: results/taskBad--1/screenshot1.png",
+      "unreadable.zip: results/taskBad--2/screenshot1.png",
+    ]);
     expect(view.skipped.every((s) => s.reason === "is not a PNG, JPEG, WebP or GIF image")).toBe(true);
     // The queue itself records the refusal as a failure, with the skipped files kept as the job's result.
     const row = await getJob(ctx.db, jobId);
@@ -129,7 +143,11 @@ describeEachBackend("the job runtime", (backend) => {
     const started = workerPids().length;
     process.kill(pid, "SIGKILL");
     await worker.waitFor(new RegExp(`worker ${pid} was killed \\(SIGKILL\\); starting it again`));
-    await pollUntil(async () => workerPids().length, (k) => k > started, "a new worker process");
+    await pollUntil(
+      async () => workerPids().length,
+      (k) => k > started,
+      "a new worker process",
+    );
     const restarted = workerPids().at(-1)!;
     expect(restarted).not.toBe(pid);
 

@@ -32,11 +32,51 @@ import { promptReadingResponder } from "../helpers/fake-judge-model";
 import { LOCAL_JUDGE_ENV, seedTrajectories, type SeededTrajectory } from "../helpers/judge-fixtures";
 
 const TWINS = [
-  { stratum: "A", site: "museum", human: "failure", items: [["Find the opening hours of the modern art museum", "approximately 9 to 5"], ["Find the entrance fee of the history museum", "approximately $12"]] },
-  { stratum: "B", site: "maps", human: "success", items: [["Find the distance from Lyon to Paris by road", "465 km"], ["Find the driving time from Bern to Basel", "1 hour"]] },
-  { stratum: "C", site: "wiki", human: "failure", items: [["Find the birth year of the painter Artemisia Gentileschi", "cannot find it"], ["Find who designed the Sydney Opera House", "unable to tell"]] },
-  { stratum: "D", site: "library", human: "success", items: [["Subscribe to the weekly newsletter of the city library", null], ["Get the library's weekly newsletter by email", null]] },
-  { stratum: "E", site: "shoes", human: "success", items: [["Find the cheapest red shoes on shop A", "$30"], ["Find the cheapest red shoes on shop B", "$32"]] },
+  {
+    stratum: "A",
+    site: "museum",
+    human: "failure",
+    items: [
+      ["Find the opening hours of the modern art museum", "approximately 9 to 5"],
+      ["Find the entrance fee of the history museum", "approximately $12"],
+    ],
+  },
+  {
+    stratum: "B",
+    site: "maps",
+    human: "success",
+    items: [
+      ["Find the distance from Lyon to Paris by road", "465 km"],
+      ["Find the driving time from Bern to Basel", "1 hour"],
+    ],
+  },
+  {
+    stratum: "C",
+    site: "wiki",
+    human: "failure",
+    items: [
+      ["Find the birth year of the painter Artemisia Gentileschi", "cannot find it"],
+      ["Find who designed the Sydney Opera House", "unable to tell"],
+    ],
+  },
+  {
+    stratum: "D",
+    site: "library",
+    human: "success",
+    items: [
+      ["Subscribe to the weekly newsletter of the city library", null],
+      ["Get the library's weekly newsletter by email", null],
+    ],
+  },
+  {
+    stratum: "E",
+    site: "shoes",
+    human: "success",
+    items: [
+      ["Find the cheapest red shoes on shop A", "$30"],
+      ["Find the cheapest red shoes on shop B", "$32"],
+    ],
+  },
 ] as const;
 const RUBRIC = [
   "Every part of the task counts: conditions such as a price, a date or a place must all hold.",
@@ -95,7 +135,9 @@ describeEachBackend("the alignment loop", (backend) => {
     expect(study.calibrationIds).toHaveLength(5);
     expect(study.heldOutIds).toHaveLength(5);
     expect(study.strata).toHaveLength(5);
-    expect(study.strata.every((s: { items: number; calibration: number; heldOut: number }) => s.items === 2 && s.calibration === 1 && s.heldOut === 1)).toBe(true);
+    expect(study.strata.every((s: { items: number; calibration: number; heldOut: number }) => s.items === 2 && s.calibration === 1 && s.heldOut === 1)).toBe(
+      true,
+    );
     const ids = seeded.map((t) => t.id);
     const twin = (stratum: string, part: "calibration" | "held-out") => {
       const pair = ids.slice(TWINS.findIndex((t) => t.stratum === stratum) * 2).slice(0, 2);
@@ -115,12 +157,18 @@ describeEachBackend("the alignment loop", (backend) => {
         [twin("D", "calibration"), "failure", "success"],
       ].sort(),
     );
-    expect(d.disagreements.find((x: { trajectoryId: number }) => x.trajectoryId === twin("D", "calibration")).notes).toEqual(["the confirmation page shows the subscription"]);
+    expect(d.disagreements.find((x: { trajectoryId: number }) => x.trajectoryId === twin("D", "calibration")).notes).toEqual([
+      "the confirmation page shows the subscription",
+    ]);
 
     // Leakage: E's calibration twin is a near-duplicate of its held-out twin; a held-out item is refused outright.
     const leak = await cli(["judge-align", "version", "S1", "--examples", `${twin("B", "calibration")},${twin("E", "calibration")}`], env);
     expect(leak.code).toBe(1);
-    expect(leak.stderr).toMatch(new RegExp(`leakage: example trajectory ${twin("E", "calibration")} \\(task "[^"]+"\\): its intent is a near-duplicate \\(similarity 0\\.9\\d ≥ 0\\.8\\) of held-out task "[^"]+" \\(trajectory ${twin("E", "held-out")}\\): "Find the cheapest red shoes on shop [AB]"`));
+    expect(leak.stderr).toMatch(
+      new RegExp(
+        `leakage: example trajectory ${twin("E", "calibration")} \\(task "[^"]+"\\): its intent is a near-duplicate \\(similarity 0\\.9\\d ≥ 0\\.8\\) of held-out task "[^"]+" \\(trajectory ${twin("E", "held-out")}\\): "Find the cheapest red shoes on shop [AB]"`,
+      ),
+    );
     expect(leak.stderr).not.toContain(`example trajectory ${twin("B", "calibration")}`);
     const held = await cli(["judge-align", "version", "S1", "--examples", String(twin("C", "held-out"))], env);
     expect(held.stderr).toContain(`example trajectory ${twin("C", "held-out")} (task`);
@@ -129,30 +177,52 @@ describeEachBackend("the alignment loop", (backend) => {
     // v2: the researcher's rubric. Runs on the held-out part only.
     const rubricFile = path.join(ctx.dir, "rubric.txt");
     fs.writeFileSync(rubricFile, RUBRIC);
-    expect(await json(["version", "S1", "--rubric-file", rubricFile, "--note", "exact values"])).toMatchObject({ number: 2, rubricSource: "researcher", examples: [] });
+    expect(await json(["version", "S1", "--rubric-file", rubricFile, "--note", "exact values"])).toMatchObject({
+      number: 2,
+      rubricSource: "researcher",
+      examples: [],
+    });
     expect((await json(["run", "S1", "--version", "2", "--dry-run"])).estimate).toMatchObject({ trajectories: 5, calls: 5 });
     await json(["run", "S1", "--version", "2"]);
     // v3: v2's rubric plus D's calibration twin as an example.
-    expect(await json(["version", "S1", "--examples", String(twin("D", "calibration"))])).toMatchObject({ number: 3, rubricSource: "researcher", examples: [{ trajectoryId: twin("D", "calibration"), humanVerdict: "success", judgeVerdict: "failure" }] });
+    expect(await json(["version", "S1", "--examples", String(twin("D", "calibration"))])).toMatchObject({
+      number: 3,
+      rubricSource: "researcher",
+      examples: [{ trajectoryId: twin("D", "calibration"), humanVerdict: "success", judgeVerdict: "failure" }],
+    });
     await json(["run", "S1", "--version", "3"]);
     expect(fake.requests).toHaveLength(20);
 
     const view = await json(["versions", "S1"]);
     const [v1, v2, v3] = view.versions;
     expect(view.heldOut).toBe(5);
-    expect(v1.measures.table).toEqual([[2, 1], [1, 1]]);
+    expect(v1.measures.table).toEqual([
+      [2, 1],
+      [1, 1],
+    ]);
     expect(v1.measures.kappa.kappa).toBeCloseTo(1 / 6, 12);
     expect(v2.measures.kappa.kappa).toBeCloseTo(8 / 13, 12);
     expect(v3.measures.kappa.kappa).toBeCloseTo(1, 12);
     expect(v1.measures.errors.falsePositive).toMatchObject({ errors: 1, of: 2 });
     expect(v2.measures.errors.falsePositive).toMatchObject({ errors: 0, of: 2 });
-    expect(v2.comparedWithParent).toMatchObject({ parentNumber: 1, nowRight: 1, nowWrong: 0, flipped: [{ trajectoryId: twin("A", "held-out"), before: "success", after: "failure", direction: "now right" }] });
-    expect(v3.comparedWithParent).toMatchObject({ parentNumber: 2, flipped: [{ trajectoryId: twin("D", "held-out"), before: "failure", after: "success", direction: "now right" }] });
+    expect(v2.comparedWithParent).toMatchObject({
+      parentNumber: 1,
+      nowRight: 1,
+      nowWrong: 0,
+      flipped: [{ trajectoryId: twin("A", "held-out"), before: "success", after: "failure", direction: "now right" }],
+    });
+    expect(v3.comparedWithParent).toMatchObject({
+      parentNumber: 2,
+      flipped: [{ trajectoryId: twin("D", "held-out"), before: "failure", after: "success", direction: "now right" }],
+    });
     expect(v3.comparedWithParent.kappaChange.estimate).toBeCloseTo(1 - 8 / 13, 12);
     // The diffs: v2 swaps the protocol's criteria for the rubric, v3 adds the example and nothing else.
     const changed = (diff: { op: string; text: string }[]) => diff.filter((l) => l.op !== "same");
     expect(changed(v2.diff)).toContainEqual({ op: "added", text: '- Answers that say "approximately" are a FAILURE: the task asks for the exact value.' });
-    expect(changed(v2.diff)).toContainEqual({ op: "removed", text: "- The screenshots are your evidence. When the agent's answer and the screenshots disagree, believe the screenshots." });
+    expect(changed(v2.diff)).toContainEqual({
+      op: "removed",
+      text: "- The screenshots are your evidence. When the agent's answer and the screenshots disagree, believe the screenshots.",
+    });
     expect(changed(v3.diff).every((l: { op: string }) => l.op === "added")).toBe(true);
     const exampleTask = twin("D", "calibration") === ids[6] ? TWINS[3].items[0][0] : TWINS[3].items[1][0];
     expect(changed(v3.diff)).toContainEqual({ op: "added", text: `Task: ${exampleTask}` });
@@ -172,7 +242,9 @@ describeEachBackend("the alignment loop", (backend) => {
     fake.setResponder((req) => {
       const text = JSON.stringify(req.body.messages);
       if (!text.includes("Revised criteria:")) return promptReadingResponder()(req);
-      return { reply: `Looking at the cases.\nRevised criteria:\n- Every part of the task counts.${text.includes("approximately") ? '\n- Answers that say "approximately" are a FAILURE.' : ""}` };
+      return {
+        reply: `Looking at the cases.\nRevised criteria:\n- Every part of the task counts.${text.includes("approximately") ? '\n- Answers that say "approximately" are a FAILURE.' : ""}`,
+      };
     });
     const before = fake.requests.length;
     const s = await json(["suggest", "S2", "--accept"]);
@@ -184,7 +256,12 @@ describeEachBackend("the alignment loop", (backend) => {
       expect(asked).not.toContain(intent);
     }
     expect(asked).toContain("Cases where people disagreed with the judge (2)");
-    expect(s).toMatchObject({ cases: 2, warning: null, rubric: '- Every part of the task counts.\n- Answers that say "approximately" are a FAILURE.', version: { number: 2, rubricSource: "judge-model", suggestion: { reply: expect.stringContaining("Looking at the cases.") } } });
+    expect(s).toMatchObject({
+      cases: 2,
+      warning: null,
+      rubric: '- Every part of the task counts.\n- Answers that say "approximately" are a FAILURE.',
+      version: { number: 2, rubricSource: "judge-model", suggestion: { reply: expect.stringContaining("Looking at the cases.") } },
+    });
     await json(["run", "S2", "--version", "2"]);
     const [v1, v2] = (await json(["versions", "S2"])).versions;
     expect(v1.measures.kappa.kappa).toBeCloseTo(1 / 6, 12);
@@ -210,7 +287,10 @@ describeEachBackend("the alignment loop", (backend) => {
     const run = await api.judge.alignment.startRun({ id: alignment.id });
     await runJudgeBatch({ db: ctx.db, store: ctx.store, env: LOCAL_JUDGE_ENV }, run.batchId);
     expect((await api.judge.alignment.disagreements({ id: alignment.id })).disagreements).toHaveLength(2);
-    await expect(api.judge.alignment.createVersion({ id: alignment.id, examples: [alignment.heldOutIds[0]!] })).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("is itself in the held-out part") });
+    await expect(api.judge.alignment.createVersion({ id: alignment.id, examples: [alignment.heldOutIds[0]!] })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("is itself in the held-out part"),
+    });
     const view = await api.judge.alignment.versions({ id: alignment.id });
     expect(view.versions[0]!.measures.kappa.kappa).toBeCloseTo(1 / 6, 12);
 
@@ -220,7 +300,9 @@ describeEachBackend("the alignment loop", (backend) => {
     expect(split.items.find((i) => i.trajectoryId === seeded[6]!.id)).toMatchObject({ human: "success", site: "library", intent: TWINS[3].items[0][0] });
     const csv = split.csv.split("\r\n");
     expect(csv[0]).toBe("trajectory_id,part,human_label,site,task,intent");
-    expect(csv).toContain(`${seeded[0]!.id},${alignment.heldOutIds.includes(seeded[0]!.id) ? "held-out" : "calibration"},failure,museum,${split.items.find((i) => i.trajectoryId === seeded[0]!.id)!.taskExternalId},${TWINS[0].items[0][0]}`);
+    expect(csv).toContain(
+      `${seeded[0]!.id},${alignment.heldOutIds.includes(seeded[0]!.id) ? "held-out" : "calibration"},failure,museum,${split.items.find((i) => i.trajectoryId === seeded[0]!.id)!.taskExternalId},${TWINS[0].items[0][0]}`,
+    );
 
     // A version with the judge model's rubric (kept with its reply), then any two versions compared.
     const suggestion = { reply: `Revised criteria:\n${RUBRIC}`, rubric: RUBRIC, warning: null, model: "m", inputTokens: 10, outputTokens: 5, costUsd: null };
@@ -235,7 +317,9 @@ describeEachBackend("the alignment loop", (backend) => {
     expect(compared.flipped).toEqual([expect.objectContaining({ trajectoryId: heldA, before: "success", after: "failure", direction: "now right" })]);
     expect(compared.diff).toContainEqual({ op: "added", text: '- Answers that say "approximately" are a FAILURE: the task asks for the exact value.' });
     // Backwards: the same item, the other way.
-    expect((await api.judge.alignment.compare({ id: alignment.id, a: 2, b: 1 })).flipped).toEqual([expect.objectContaining({ trajectoryId: heldA, direction: "now wrong" })]);
+    expect((await api.judge.alignment.compare({ id: alignment.id, a: 2, b: 1 })).flipped).toEqual([
+      expect.objectContaining({ trajectoryId: heldA, direction: "now wrong" }),
+    ]);
     await expect(api.judge.alignment.compare({ id: alignment.id, a: 1, b: 9 })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

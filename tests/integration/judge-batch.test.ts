@@ -55,7 +55,10 @@ describeEachBackend("judge batches", (backend) => {
   }
 
   async function seed(n: number, steps = 4): Promise<SeededTrajectory[]> {
-    return seedTrajectories(ctx, Array.from({ length: n }, () => ({ steps })));
+    return seedTrajectories(
+      ctx,
+      Array.from({ length: n }, () => ({ steps })),
+    );
   }
 
   async function pairKeys(): Promise<string[]> {
@@ -233,7 +236,10 @@ describeEachBackend("judge batches", (backend) => {
 
       // A cancel that arrived after the answers were stored: the jobs end cancelled although their verdicts exist.
       const { jobs } = tablesOf(ctx.db);
-      await ctx.db.update(jobs).set({ status: "cancelled", finishedAt: new Date() }).where(eq(jobs.groupKey, batchGroupKey(forced.batch.id)));
+      await ctx.db
+        .update(jobs)
+        .set({ status: "cancelled", finishedAt: new Date() })
+        .where(eq(jobs.groupKey, batchGroupKey(forced.batch.id)));
       expect((await resumeJudgeBatch(ctx.db, forced.batch.id)).requeued).toBe(2);
       fake.requests.length = 0;
       const resumed = await runJudgeBatch(deps, forced.batch.id, { pollMs: 10 });
@@ -268,7 +274,10 @@ describeEachBackend("judge batches", (backend) => {
       while (fake.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
       // The lease ran out and another worker claimed the job while the first one still waited for the answer.
       const { jobs } = tablesOf(ctx.db);
-      await ctx.db.update(jobs).set({ leaseOwner: "another-worker" }).where(eq(jobs.groupKey, batchGroupKey(batch.id)));
+      await ctx.db
+        .update(jobs)
+        .set({ leaseOwner: "another-worker" })
+        .where(eq(jobs.groupKey, batchGroupKey(batch.id)));
       handedOver();
       const out = await run;
       expect(outcomes).toEqual(["lost"]);
@@ -292,7 +301,11 @@ describeEachBackend("judge batches", (backend) => {
       for (const o of outputs) expect(o).not.toContain(KEY);
       expect((await listVerdicts(ctx.db))[0]!.rawReply).toContain("[redacted]");
       const out = path.join(ctx.dir, "export");
-      await exportBundle(ctx, trajs.map((t) => t.id), out);
+      await exportBundle(
+        ctx,
+        trajs.map((t) => t.id),
+        out,
+      );
       expect(fs.readFileSync(path.join(out, "manifest.json"), "utf8")).not.toContain(KEY);
     });
   });

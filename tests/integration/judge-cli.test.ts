@@ -17,7 +17,15 @@ let ctx: AppContext;
 /** The CLI on this file's installation (the first call of each command as a process of its own, tests/helpers/cli.ts). */
 const runCommand = cliRunner(root);
 const cli = (args: string[], env: Record<string, string> = {}) =>
-  runCommand(args, { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_JUDGE_API_KEY: "", OPENAI_API_KEY: "", ...LOCAL_JUDGE_ENV, ...env });
+  runCommand(args, {
+    ...process.env,
+    VERDICT_DATA_DIR: dir,
+    VERDICT_DB: path.join(dir, "cli.db"),
+    VERDICT_JUDGE_API_KEY: "",
+    OPENAI_API_KEY: "",
+    ...LOCAL_JUDGE_ENV,
+    ...env,
+  });
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-judge-cli-"));
@@ -25,11 +33,7 @@ beforeAll(async () => {
   ctx = createAppContext({ dbPath: path.join(dir, "cli.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium" });
   await seedTrajectories(
     ctx,
-    [
-      { steps: 3, evaluatorConfig: { eval_types: ["string_match"], reference_answers: { must_include: ["answer"] } } },
-      { steps: 2 },
-      { steps: 4 },
-    ],
+    [{ steps: 3, evaluatorConfig: { eval_types: ["string_match"], reference_answers: { must_include: ["answer"] } } }, { steps: 2 }, { steps: 4 }],
     "cli-run",
   );
 });
@@ -59,7 +63,21 @@ describe("judge CLI", { timeout: 240_000 }, () => {
   });
 
   it("judge-config add chooses the key-point or rubric protocol, and judge --dry-run counts their staged calls", async () => {
-    const add = await cli(["judge-config", "add", "--name", "webjudge", "--base-url", fake.baseUrl, "--model", "m", "--protocol", "key-points", "--threshold", "4", "--json"]);
+    const add = await cli([
+      "judge-config",
+      "add",
+      "--name",
+      "webjudge",
+      "--base-url",
+      fake.baseUrl,
+      "--model",
+      "m",
+      "--protocol",
+      "key-points",
+      "--threshold",
+      "4",
+      "--json",
+    ]);
     expect(add.code).toBe(0);
     expect(JSON.parse(add.stdout).config).toMatchObject({ protocol: "key-points", promptVersion: "verdict-keypoints-v1", options: { relevanceThreshold: 4 } });
     const wrong = await cli(["judge-config", "add", "--name", "wv", "--base-url", fake.baseUrl, "--model", "m", "--threshold", "4"]);

@@ -90,7 +90,14 @@ describeEachBackend("judge measures", (backend) => {
       // An imported evaluator that calls every beta trajectory a success and every alpha one a failure.
       for (const [name, id] of Object.entries(fx.ids)) {
         const beta = Number(name.slice(1)) >= 7;
-        await upsertVerdict(ctx.db, { trajectoryId: id, kind: "judge", origin: "import", evaluatorKey: "import:test:contrarian", evaluatorName: "Contrarian", verdict: beta ? "success" : "failure" });
+        await upsertVerdict(ctx.db, {
+          trajectoryId: id,
+          kind: "judge",
+          origin: "import",
+          evaluatorKey: "import:test:contrarian",
+          evaluatorName: "Contrarian",
+          verdict: beta ? "success" : "failure",
+        });
       }
       const r = await judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" });
       const [alpha, beta] = [r.ranking.runs.find((x) => x.name === "alpha")!, r.ranking.runs.find((x) => x.name === "beta")!];
@@ -136,7 +143,10 @@ describeEachBackend("judge measures", (backend) => {
       const a = await judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" });
       expect(await judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" })).toBe(a);
       // The judge now gets Wiki-hard right: no false positive left.
-      await rawRun(ctx.db, sql`update evaluator_verdicts set verdict = 'failure' where trajectory_id = ${fx.ids.T6} and evaluator_key = ${fx.judgeKey} and k = '3'`);
+      await rawRun(
+        ctx.db,
+        sql`update evaluator_verdicts set verdict = 'failure' where trajectory_id = ${fx.ids.T6} and evaluator_key = ${fx.judgeKey} and k = '3'`,
+      );
       const b = measuresOf(await judgeMeasures(ctx.db, { scope: {}, unparseable: "exclude" }), fx.judgeKey, "3");
       expect(b.errors.falsePositive).toMatchObject({ estimate: 0, errors: 0, of: 5 });
     });
@@ -152,12 +162,22 @@ describeEachBackend("judge measures", (backend) => {
     it("compares steps where both raters gave one: humans pairwise, evaluators against the consolidated step", async () => {
       const run = (q: ReturnType<typeof sql>) => rawRun(ctx.db, q);
       // T3: annotators mark steps 7, 6, 7 → pairs |Δ| 1, 0, 1: exact 1/3, within one 3/3, mean |Δ| 2/3.
-      for (const [annotator, step] of [["ann", 7], ["bob", 6], ["cy", 7]] as const) {
+      for (const [annotator, step] of [
+        ["ann", 7],
+        ["bob", 6],
+        ["cy", 7],
+      ] as const) {
         await run(sql`update labels set first_failing_step = ${step} where trajectory_id = ${fx.ids.T3} and annotator_name = ${annotator}`);
       }
       // Judge k = 3 fails T2, T3, T10 (consolidated steps 2, 7, 0) and names steps 3, 7, 0: Δ = +1, 0, 0.
-      for (const [name, step] of [["T2", 3], ["T3", 7], ["T10", 0]] as const) {
-        await run(sql`update evaluator_verdicts set first_failing_step = ${step} where trajectory_id = ${fx.ids[name]} and evaluator_key = ${fx.judgeKey} and k = '3'`);
+      for (const [name, step] of [
+        ["T2", 3],
+        ["T3", 7],
+        ["T10", 0],
+      ] as const) {
+        await run(
+          sql`update evaluator_verdicts set first_failing_step = ${step} where trajectory_id = ${fx.ids[name]} and evaluator_key = ${fx.judgeKey} and k = '3'`,
+        );
       }
       const r = await failureStepAgreement(ctx.db, { scope: {} });
       expect(r.humans).toMatchObject({ pairs: 3, exact: 1, withinOne: 3 });
@@ -175,7 +195,10 @@ describeEachBackend("judge measures", (backend) => {
     });
 
     it("counts evaluator failures that came without a step apart", async () => {
-      await rawRun(ctx.db, sql`update evaluator_verdicts set first_failing_step = 2 where trajectory_id = ${fx.ids.T2} and evaluator_key = ${fx.judgeKey} and k = '3'`);
+      await rawRun(
+        ctx.db,
+        sql`update evaluator_verdicts set first_failing_step = 2 where trajectory_id = ${fx.ids.T2} and evaluator_key = ${fx.judgeKey} and k = '3'`,
+      );
       const k3 = (await failureStepAgreement(ctx.db, { scope: {} })).evaluators[0]!;
       // T3 and T10 are human failures with a step where the judge said failure without one.
       expect(k3).toMatchObject({ agreement: { pairs: 1, exact: 1 }, withoutStep: 2 });
@@ -188,7 +211,17 @@ describeEachBackend("judge measures", (backend) => {
         const id = await insertJudgeConfig(ctx.db, { name, model, promptVersion: "v1", options: { ...DEFAULT_JUDGE_OPTIONS, withoutFinalAnswer: true } });
         // Without the answer this judge fails everything.
         for (const trajectoryId of Object.values(fx.ids)) {
-          await upsertVerdict(ctx.db, { trajectoryId, kind: "judge", origin: "verdict", evaluatorKey: `judge:${id}`, evaluatorName: name, judgeConfigId: id, k: "3", promptVersion: "v1+no-answer", verdict: "failure" });
+          await upsertVerdict(ctx.db, {
+            trajectoryId,
+            kind: "judge",
+            origin: "verdict",
+            evaluatorKey: `judge:${id}`,
+            evaluatorName: name,
+            judgeConfigId: id,
+            k: "3",
+            promptVersion: "v1+no-answer",
+            verdict: "failure",
+          });
         }
         return `judge:${id}`;
       };

@@ -59,7 +59,8 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
   });
   afterEach(async () => ctx.cleanup());
 
-  const config = (name: string, promptVersion: string, options = {}) => createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m", promptVersion, options }, LOCAL_JUDGE_ENV);
+  const config = (name: string, promptVersion: string, options = {}) =>
+    createJudgeConfig(ctx.db, { name, baseUrl: fake.baseUrl, model: "m", promptVersion, options }, LOCAL_JUDGE_ENV);
 
   it("key points: scores each screenshot, keeps those at the threshold, grades each key point and cites the kept step", async () => {
     const c = await config("webjudge", "key-points");
@@ -123,7 +124,12 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     fake.setResponder(
       promptReadingResponder({
         screens,
-        cite: () => ["Evidence: step 9 — the booking", "Evidence: step 3 [10, 5, 40, 30] — the price", "Evidence: step 3 [0, 0, 100, 30] — too wide", "Evidence: the last page"],
+        cite: () => [
+          "Evidence: step 9 — the booking",
+          "Evidence: step 3 [10, 5, 40, 30] — the price",
+          "Evidence: step 3 [0, 0, 100, 30] — too wide",
+          "Evidence: the last page",
+        ],
       }),
     );
     const c = await config("cited", "key-points");
@@ -185,7 +191,9 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     const progress = await runJudgeBatch(deps, batch.id, { pollMs: 10 });
     expect(progress.batch.succeeded).toBe(2);
     expect(fake.requests).toHaveLength(10);
-    await expect(createJudgeBatch(ctx.db, { ...req, variants: ["no-answer"] })).rejects.toThrow(/stress tests and prompt versions work with the webvoyager protocol only/);
+    await expect(createJudgeBatch(ctx.db, { ...req, variants: ["no-answer"] })).rejects.toThrow(
+      /stress tests and prompt versions work with the webvoyager protocol only/,
+    );
   });
 
   it("scores the rubric's criteria against the people's outcome: the verdict, each kind all met, the process, the disagreements", async () => {

@@ -31,7 +31,16 @@ import { eq } from "drizzle-orm";
 import { tablesOf } from "../../db/database";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { closeSharedDatabases } from "../../server/context";
-import { analyticsOptions, analyticsOverview, drillDown, errorAnalysis, humanAgreement, judgeAgreementDetail, judgeAgreementList, judgeMeasures } from "../../server/services/analytics";
+import {
+  analyticsOptions,
+  analyticsOverview,
+  drillDown,
+  errorAnalysis,
+  humanAgreement,
+  judgeAgreementDetail,
+  judgeAgreementList,
+  judgeMeasures,
+} from "../../server/services/analytics";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import { runCliInProcess } from "../helpers/cli";
@@ -58,12 +67,30 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
     const { tasks, trajectories } = tablesOf(ctx.db);
     for (let i = 0; i < ids.length; i++) {
       const [t] = await ctx.db.select({ taskId: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, ids[i]!));
-      await ctx.db.update(tasks).set({ attributes: { lang: i < 6 ? "en" : "zh", ques_group: `g${i % 2}` } }).where(eq(tasks.id, t!.taskId));
-      await upsertVerdict(ctx.db, { trajectoryId: ids[i]!, kind: "judge", origin: "import", evaluatorKey: JUDGE_KEY, evaluatorName: "study-judge", k: "", promptVersion: "", verdict: JUDGE[i] === "S" ? "success" : "failure" });
+      await ctx.db
+        .update(tasks)
+        .set({ attributes: { lang: i < 6 ? "en" : "zh", ques_group: `g${i % 2}` } })
+        .where(eq(tasks.id, t!.taskId));
+      await upsertVerdict(ctx.db, {
+        trajectoryId: ids[i]!,
+        kind: "judge",
+        origin: "import",
+        evaluatorKey: JUDGE_KEY,
+        evaluatorName: "study-judge",
+        k: "",
+        promptVersion: "",
+        verdict: JUDGE[i] === "S" ? "success" : "failure",
+      });
     }
     // Error categories on some failure labels: item 6 (S F F) both failures "navigation", item 9 (F S F) one
     // "navigation" and one "hallucination" (no most frequent category), item 5 (F F S) one "hallucination".
-    campaignId = await importStudyLabels(ctx, ids, LABELS, ["Ann", "Bob", "Cy"], { "5:1": "navigation", "5:2": "navigation", "8:0": "navigation", "8:2": "hallucination", "4:0": "hallucination" });
+    campaignId = await importStudyLabels(ctx, ids, LABELS, ["Ann", "Bob", "Cy"], {
+      "5:1": "navigation",
+      "5:2": "navigation",
+      "8:0": "navigation",
+      "8:2": "hallucination",
+      "4:0": "hallucination",
+    });
   });
   afterEach(async () => {
     await closeSharedDatabases();
@@ -89,7 +116,9 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
     expect(cy.judges[0]!.stats).toMatchObject({ n: 11, noReference: 1 });
     close(cy.judges[0]!.stats.kappa.kappa, 32 / 65);
 
-    await expect(judgeAgreementList(ctx.db, { ...base, campaignId, reference: { kind: "annotator", annotator: "Dee" } })).rejects.toThrow(/no annotator "Dee" has labels in campaign #\d+; the annotators are "Ann", "Bob", "Cy"/);
+    await expect(judgeAgreementList(ctx.db, { ...base, campaignId, reference: { kind: "annotator", annotator: "Dee" } })).rejects.toThrow(
+      /no annotator "Dee" has labels in campaign #\d+; the annotators are "Ann", "Bob", "Cy"/,
+    );
   });
 
   it("the judge page lists every reference, and a figure's selection lists its trajectories", async () => {
@@ -118,7 +147,12 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
 
   it("splits judge agreement, success rates and human agreement by a task attribute", async () => {
     const options = await analyticsOptions(ctx.db);
-    expect(options.splitKeys).toEqual(expect.arrayContaining([{ key: "attr:lang", label: "lang", values: 2 }, { key: "attr:ques_group", label: "ques_group", values: 2 }]));
+    expect(options.splitKeys).toEqual(
+      expect.arrayContaining([
+        { key: "attr:lang", label: "lang", values: 2 },
+        { key: "attr:ques_group", label: "ques_group", values: 2 },
+      ]),
+    );
 
     const list = await judgeAgreementList(ctx.db, { ...base, campaignId, reference: { kind: "majority" }, by: "lang" });
     expect(list.split).toEqual({ by: "attr:lang", title: "lang" });
@@ -134,7 +168,9 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
 
     const overview = await analyticsOverview(ctx.db, { ...base, campaignId, difficulty: "overall", by: "attr:lang" });
     const judgeColumn = overview.columns.find((c) => c.info?.identity.key === JUDGE_KEY)!.id;
-    expect(overview.split!.rows.map((r) => [r.label, r.cells[judgeColumn]!.successes, r.cells[judgeColumn]!.n, r.cells.human!.successes, r.cells.human!.n])).toEqual([
+    expect(
+      overview.split!.rows.map((r) => [r.label, r.cells[judgeColumn]!.successes, r.cells[judgeColumn]!.n, r.cells.human!.successes, r.cells.human!.n]),
+    ).toEqual([
       ["en", 3, 6, 2, 3],
       ["zh", 5, 6, 1, 3],
     ]);
@@ -159,11 +195,16 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
     ]);
     expect(measures.evaluators[0]!.splitTitle).toBe("lang");
 
-    await expect(judgeAgreementList(ctx.db, { ...base, campaignId, by: "colour" })).rejects.toThrow(/cannot split by "colour": the keys are site, run, task-set, difficulty.*task attributes lang, ques_group/);
+    await expect(judgeAgreementList(ctx.db, { ...base, campaignId, by: "colour" })).rejects.toThrow(
+      /cannot split by "colour": the keys are site, run, task-set, difficulty.*task attributes lang, ques_group/,
+    );
   });
 
   it("npm run cli -- agreement judges prints each evaluator's n, agreement, κ and interval, per group with --by", async () => {
-    const env = backend === "postgres" ? { ...process.env, VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: undefined };
+    const env =
+      backend === "postgres"
+        ? { ...process.env, VERDICT_DATABASE_URL: ctx.config.postgresUrl }
+        : { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: undefined };
     const r = await runCliInProcess(["agreement", "judges", "--campaign", String(campaignId), "--reference", "majority", "--by", "lang", "--json"], env);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);

@@ -70,9 +70,7 @@ describeEachBackend("judge router", (backend) => {
       const verdicts = await api.judge.verdicts.forTrajectory({ trajectoryId: trajs[0]!.id });
       expect(verdicts.map((v) => v.k).sort()).toEqual(["1", "full"]);
       const evaluators = await api.judge.verdicts.evaluators();
-      expect(evaluators).toEqual(
-        expect.arrayContaining([expect.objectContaining({ evaluatorKey: `judge:${c.id}`, k: "full", total: 2, success: 2 })]),
-      );
+      expect(evaluators).toEqual(expect.arrayContaining([expect.objectContaining({ evaluatorKey: `judge:${c.id}`, k: "full", total: 2, success: 2 })]));
       expect((await api.judge.batches.list())[0]).toMatchObject({ id: batchId, configName: "r2", trajectoryCount: 2 });
       expect(JSON.stringify([progress, verdicts, evaluators])).not.toContain(KEY);
 

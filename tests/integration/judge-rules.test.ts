@@ -8,7 +8,6 @@ import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
 
-
 describeEachBackend("rule verdicts", (backend) => {
   let ctx: TestContext;
   let fake: FakeOpenAI;
@@ -31,7 +30,11 @@ describeEachBackend("rule verdicts", (backend) => {
   describe("rule-based verdicts on recorded trajectories", () => {
     it("stores VWA rule verdicts per trajectory, with per-check details and not_evaluable reasons", async () => {
       const trajs = await seedTrajectories(ctx, [
-        { steps: 2, finalAnswer: "It was posted on 1985/04/18.", evaluatorConfig: { eval_types: ["string_match"], reference_answers: { must_include: ["1985/04/18"] } } },
+        {
+          steps: 2,
+          finalAnswer: "It was posted on 1985/04/18.",
+          evaluatorConfig: { eval_types: ["string_match"], reference_answers: { must_include: ["1985/04/18"] } },
+        },
         { steps: 2, finalAnswer: "1985/04/17", evaluatorConfig: { eval_types: ["string_match"], reference_answers: { must_include: ["1985/04/18"] } } },
         {
           steps: 2,
@@ -48,7 +51,14 @@ describeEachBackend("rule verdicts", (backend) => {
       const report = await evaluateRuleVerdicts(deps(), { trajectoryIds: trajs.map((t) => t.id) });
       expect(report).toMatchObject({ considered: 6, evaluated: 5, noRuleConfig: 1, byVerdict: { success: 2, failure: 1, not_evaluable: 2 }, errors: [] });
       const byTraj = new Map((await listVerdicts(ctx.db, { evaluatorKey: VWA_RULES_EVALUATOR_KEY })).map((v) => [v.trajectoryId, v]));
-      expect(byTraj.get(trajs[0]!.id)).toMatchObject({ kind: "rule", origin: "verdict", verdict: "success", score: 1, k: "", promptVersion: VWA_RULES_VERSION });
+      expect(byTraj.get(trajs[0]!.id)).toMatchObject({
+        kind: "rule",
+        origin: "verdict",
+        verdict: "success",
+        score: 1,
+        k: "",
+        promptVersion: VWA_RULES_VERSION,
+      });
       const failed = byTraj.get(trajs[1]!.id)!;
       expect(failed).toMatchObject({ verdict: "failure", score: 0 });
       expect(failed.rationale).toBe('string_match: fail (must_include "1985/04/18" vs "1985/04/17")');
@@ -71,7 +81,11 @@ describeEachBackend("rule verdicts", (backend) => {
     });
 
     it("grades unachievable and fuzzy checks through a judge configuration, recording its calls", async () => {
-      const judge = await createJudgeConfig(ctx.db, { name: "fuzzy", baseUrl: fake.baseUrl, model: "grader", priceInputPerMTok: 1, priceOutputPerMTok: 1 }, LOCAL_JUDGE_ENV);
+      const judge = await createJudgeConfig(
+        ctx.db,
+        { name: "fuzzy", baseUrl: fake.baseUrl, model: "grader", priceInputPerMTok: 1, priceOutputPerMTok: 1 },
+        LOCAL_JUDGE_ENV,
+      );
       const unachievable = { eval_types: ["string_match"], reference_answers: { fuzzy_match: "N/A" }, string_note: "the store sells no purple kettles" };
       const trajs = await seedTrajectories(ctx, [
         { steps: 1, finalAnswer: "N/A", evaluatorConfig: unachievable },

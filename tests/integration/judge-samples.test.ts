@@ -13,7 +13,6 @@ import type { TestContext } from "../helpers/context";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
 
-
 describeEachBackend("judge samples", (backend) => {
   let ctx: TestContext;
   let fake: FakeOpenAI;
@@ -33,7 +32,11 @@ describeEachBackend("judge samples", (backend) => {
   });
 
   async function makeConfig(temperature: number) {
-    const c = await createJudgeConfig(ctx.db, { name: `sampled-${temperature}`, baseUrl: fake.baseUrl, model: "m-1", temperature, priceInputPerMTok: 1, priceOutputPerMTok: 1 }, LOCAL_JUDGE_ENV);
+    const c = await createJudgeConfig(
+      ctx.db,
+      { name: `sampled-${temperature}`, baseUrl: fake.baseUrl, model: "m-1", temperature, priceInputPerMTok: 1, priceOutputPerMTok: 1 },
+      LOCAL_JUDGE_ENV,
+    );
     await setStoredApiKey(ctx.db, c.id, "sk-samples-0001");
     return c;
   }
@@ -70,8 +73,12 @@ describeEachBackend("judge samples", (backend) => {
     it("refuses to sample a judge at temperature 0, saying why", async () => {
       const [a] = await seedTrajectories(ctx, [{ steps: 2 }]);
       const c = await makeConfig(0);
-      await expect(estimateJudgeBatch(ctx.db, { config: c.id, trajectoryIds: [a!.id], kValues: [1], concurrency: 1, samples: 3 })).rejects.toThrow(/temperature 0.*above 0/);
-      await expect(estimateJudgeBatch(ctx.db, { config: c.id, trajectoryIds: [a!.id], kValues: [1], concurrency: 1, samples: 0 })).rejects.toThrow(/samples must be a whole number/);
+      await expect(estimateJudgeBatch(ctx.db, { config: c.id, trajectoryIds: [a!.id], kValues: [1], concurrency: 1, samples: 3 })).rejects.toThrow(
+        /temperature 0.*above 0/,
+      );
+      await expect(estimateJudgeBatch(ctx.db, { config: c.id, trajectoryIds: [a!.id], kValues: [1], concurrency: 1, samples: 0 })).rejects.toThrow(
+        /samples must be a whole number/,
+      );
     });
 
     it("keeps one-sample batches as they were: no sample counts", async () => {
@@ -97,7 +104,11 @@ describeEachBackend("judge samples", (backend) => {
   describe("judge asked for the first failing step", () => {
     it("stores the step it names, and keeps a failure without a parseable step apart", async () => {
       const [a, b, c] = await seedTrajectories(ctx, [{ steps: 3 }, { steps: 3 }, { steps: 3 }]);
-      const config = await createJudgeConfig(ctx.db, { name: "step-judge", baseUrl: fake.baseUrl, model: "m-1", options: { askFirstFailingStep: true } }, LOCAL_JUDGE_ENV);
+      const config = await createJudgeConfig(
+        ctx.db,
+        { name: "step-judge", baseUrl: fake.baseUrl, model: "m-1", options: { askFirstFailingStep: true } },
+        LOCAL_JUDGE_ENV,
+      );
       await setStoredApiKey(ctx.db, config.id, "sk-samples-0002");
       fake.script([
         { reply: "Reasoning: wrong search.\nFirst failing step: 2\nVerdict: FAILURE" },

@@ -81,7 +81,11 @@ describeEachBackend("judge stress tests", (backend) => {
       mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id", note: "note" },
       campaign: { name: "Study", annotatorsPerItem: 1 },
     });
-    await createJudgeConfig(ctx.db, { name: "hidden", baseUrl: fake.baseUrl, model: "m", options: { withoutFinalAnswer: true, includeActionHistory: true } }, LOCAL_JUDGE_ENV);
+    await createJudgeConfig(
+      ctx.db,
+      { name: "hidden", baseUrl: fake.baseUrl, model: "m", options: { withoutFinalAnswer: true, includeActionHistory: true } },
+      LOCAL_JUDGE_ENV,
+    );
     await createJudgeConfig(ctx.db, { name: "shown", baseUrl: fake.baseUrl, model: "m", options: { includeActionHistory: true } }, LOCAL_JUDGE_ENV);
     env = {
       ...process.env,
@@ -115,7 +119,10 @@ describeEachBackend("judge stress tests", (backend) => {
 
     const r = await stressTestReport(ctx.db, stressTest.id);
     expect(r.items).toBe(6);
-    expect(r.base.measures.table).toEqual([[2, 0], [2, 2]]);
+    expect(r.base.measures.table).toEqual([
+      [2, 0],
+      [2, 2],
+    ]);
     expect(r.base.measures.kappa.kappa).toBeCloseTo(0.4, 12);
     expect(r.base.measures.errors.falsePositive).toMatchObject({ errors: 2, of: 4 });
     const by = Object.fromEntries(r.perturbations.map((p) => [p.perturbation, p]));
@@ -130,7 +137,9 @@ describeEachBackend("judge stress tests", (backend) => {
     expect(subset.comparison.kappaChange.estimate).toBeCloseTo(-0.15, 12);
     expect(subset.comparison.flipRate.estimate).toBeCloseTo(2 / 6, 12);
     const history = by["no-history"]!;
-    expect(history.flipped).toMatchObject([{ trajectoryId: seeded[2]!.id, taskExternalId: expect.any(String), intent: "Order a red umbrella", human: "failure", direction: "now right" }]);
+    expect(history.flipped).toMatchObject([
+      { trajectoryId: seeded[2]!.id, taskExternalId: expect.any(String), intent: "Order a red umbrella", human: "failure", direction: "now right" },
+    ]);
     expect(history.comparison.kappaChange.estimate).toBeCloseTo(4 / 15, 12);
     expect(history.measures.errors.falsePositive).toMatchObject({ errors: 1, of: 4 });
     // Each perturbation's verdicts are kept apart from the configuration's own, named by what the judge was shown.
@@ -147,14 +156,21 @@ describeEachBackend("judge stress tests", (backend) => {
   });
 
   it("runs from the command line with a dry run, resumes a failed run where it stopped, and removes the answer", async () => {
-    const dry = await cli(["judge-stress", "--config", "shown", "--campaign", "Study", "--k", "full", "--perturb", "no-answer,no-history", "--dry-run", "--json"], env);
+    const dry = await cli(
+      ["judge-stress", "--config", "shown", "--campaign", "Study", "--k", "full", "--perturb", "no-answer,no-history", "--dry-run", "--json"],
+      env,
+    );
     expect(dry.code).toBe(0);
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, skipped: [], estimate: { calls: 18 } });
     expect(fake.requests).toHaveLength(0);
 
     // The endpoint refuses every call about the tallest mountain: the run ends failed, the rest is stored.
     const refuse = (on: boolean) =>
-      fake.setResponder((req) => (on && JSON.stringify(req.body.messages).includes("tallest mountain") ? { status: 400, message: "bad request" } : promptReadingResponder({ screens: screensOf(seeded) })(req)));
+      fake.setResponder((req) =>
+        on && JSON.stringify(req.body.messages).includes("tallest mountain")
+          ? { status: 400, message: "bad request" }
+          : promptReadingResponder({ screens: screensOf(seeded) })(req),
+      );
     refuse(true);
     const first = await cli(["judge-stress", "--config", "shown", "--campaign", "Study", "--k", "full", "--perturb", "no-answer,no-history", "--json"], env);
     expect(first.code).toBe(1);
@@ -175,7 +191,9 @@ describeEachBackend("judge stress tests", (backend) => {
     expect(resumed.stdout).toMatch(/action history removed \(no-history\):\n {4}flip rate 0\.0%/);
     const report = JSON.parse((await cli(["judge-stress", "report", String(partial.stressTest.id), "--json"], env)).stdout);
     expect(report.progress.batch.status).toBe("succeeded");
-    expect(report.perturbations[0].flipped).toEqual([expect.objectContaining({ trajectoryId: seeded[3]!.id, before: "success", after: "failure", direction: "now right" })]);
+    expect(report.perturbations[0].flipped).toEqual([
+      expect.objectContaining({ trajectoryId: seeded[3]!.id, before: "success", after: "failure", direction: "now right" }),
+    ]);
 
     const refused = await cli(["judge-stress", "--config", "shown", "--campaign", "Study", "--k", "1", "--perturb", "shuffle"], env);
     expect(refused.code).toBe(1);
@@ -183,7 +201,14 @@ describeEachBackend("judge stress tests", (backend) => {
   });
 
   it("runs in a worker process's judge worker like any batch, each job asking with its own perturbation", async () => {
-    const { stressTest, batch } = await createStressTest(ctx.db, { config: "hidden", campaign: "Study", k: "full", subsetK: 1, seed: 7, perturbations: ["subset", "no-history"] });
+    const { stressTest, batch } = await createStressTest(ctx.db, {
+      config: "hidden",
+      campaign: "Study",
+      k: "full",
+      subsetK: 1,
+      seed: 7,
+      perturbations: ["subset", "no-history"],
+    });
     const stop = new AbortController();
     const worker = runJudgeWorker(deps(), { concurrency: 2, signal: stop.signal });
     try {

@@ -33,7 +33,12 @@ describeEachBackend("judge verdicts", (backend) => {
     fake.requests.length = 0;
     fake.setResponder(() => ({ reply: "Reasoning: The last page shows the answer.\nVerdict: SUCCESS" }));
     // The shared key goes to the installation's default endpoint, the fake here.
-    deps = { db: ctx.db, store: ctx.store, env: { ...LOCAL_JUDGE_ENV, VERDICT_JUDGE_BASE_URL: fake.baseUrl, VERDICT_JUDGE_API_KEY: KEY }, retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 } };
+    deps = {
+      db: ctx.db,
+      store: ctx.store,
+      env: { ...LOCAL_JUDGE_ENV, VERDICT_JUDGE_BASE_URL: fake.baseUrl, VERDICT_JUDGE_API_KEY: KEY },
+      retryPolicy: { baseDelayMs: 5, maxDelayMs: 50 },
+    };
   });
   afterEach(async () => {
     await ctx.cleanup();
@@ -49,7 +54,11 @@ describeEachBackend("judge verdicts", (backend) => {
       const c = await config({ priceInputPerMTok: 2.5, priceOutputPerMTok: 10 });
       const marked = t!.shots.map((s) => s.marked!);
 
-      for (const [k, expected] of [[1, marked.slice(4)], [3, marked.slice(2)], ["full", marked]] as const) {
+      for (const [k, expected] of [
+        [1, marked.slice(4)],
+        [3, marked.slice(2)],
+        ["full", marked],
+      ] as const) {
         fake.requests.length = 0;
         const out = await judgeTrajectory(deps, { configId: c.id, trajectoryId: t!.id, k });
         expect(out).toMatchObject({ verdict: "success", skipped: false });
@@ -60,7 +69,12 @@ describeEachBackend("judge verdicts", (backend) => {
         expect(req.texts.join("\n")).toContain("Task: Find the price of the blue kettle");
         expect(req.texts.join("\n")).toContain("Final answer reported by the agent: $25");
 
-        const v = (await findVerdict(ctx.db, { trajectoryId: t!.id, evaluatorKey: `judge:${c.id}`, k: String(k), promptVersion: CURRENT_JUDGE_PROMPT_VERSION }))!;
+        const v = (await findVerdict(ctx.db, {
+          trajectoryId: t!.id,
+          evaluatorKey: `judge:${c.id}`,
+          k: String(k),
+          promptVersion: CURRENT_JUDGE_PROMPT_VERSION,
+        }))!;
         expect(v.stepIndices).toEqual(t!.shots.slice(5 - expected.length).map((s) => s.index));
         expect(v).toMatchObject({ kind: "judge", origin: "verdict", verdict: "success", score: 1, model: "judge-model-x", judgeConfigId: c.id });
         expect(v.rationale).toBe("The last page shows the answer.");
@@ -192,7 +206,10 @@ describeEachBackend("judge verdicts", (backend) => {
       await judgeTrajectory(deps, { configId: c.id, trajectoryId: t!.id, k: 1 });
       await expect(updateJudgeConfig(ctx.db, c.id, { model: "third-model" }, LOCAL_JUDGE_ENV)).rejects.toThrow(/already has verdicts.*model/);
       await expect(updateJudgeConfig(ctx.db, c.id, { options: { includeActionHistory: true } }, LOCAL_JUDGE_ENV)).rejects.toThrow(/options/);
-      expect(await updateJudgeConfig(ctx.db, c.id, { priceInputPerMTok: 1, timeoutMs: 5000 }, LOCAL_JUDGE_ENV)).toMatchObject({ priceInputPerMTok: 1, timeoutMs: 5000 });
+      expect(await updateJudgeConfig(ctx.db, c.id, { priceInputPerMTok: 1, timeoutMs: 5000 }, LOCAL_JUDGE_ENV)).toMatchObject({
+        priceInputPerMTok: 1,
+        timeoutMs: 5000,
+      });
       expect(await listJobs(ctx.db)).toHaveLength(0);
     });
   });

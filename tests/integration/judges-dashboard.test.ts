@@ -10,7 +10,6 @@ import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { LOCAL_JUDGE_ENV, seedTrajectories } from "../helpers/judge-fixtures";
 import { runQueuedJudgeCalls } from "../helpers/workers";
 
-
 describeEachBackend("judges dashboard", (backend) => {
   let ctx: TestContext;
   let fake: FakeOpenAI;

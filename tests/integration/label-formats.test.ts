@@ -41,15 +41,32 @@ afterEach(async () => {
 });
 
 let key = 0;
-async function submit(a: Actor, campaignId: number, trajectoryId: number, v: { verdict: string; category?: string | null; firstFailingStep?: number | null; note?: string | null }) {
+async function submit(
+  a: Actor,
+  campaignId: number,
+  trajectoryId: number,
+  v: { verdict: string; category?: string | null; firstFailingStep?: number | null; note?: string | null },
+) {
   await submitLabel(ctx.db, a, { campaignId, trajectoryId, ...v, idempotencyKey: `formats-${++key}` });
 }
 
 /** Two agents ("Browser Use", "Operator") on the same three tasks, labelled by three annotators. */
 async function labelledCampaign() {
   const tasks = ["b7258ee05d75e6c50673a59914db412e", "ade4c09ad3fdb1607209750924cd232f", "fb7b4f784cfde003e2548fdf4e8d6b4f"];
-  const bu = await seedTrajectories(ctx.db, 3, { taskSet: "Online-Mind2Web", benchmark: "online-mind2web", agentName: "Browser Use", model: "model-bu", taskIds: tasks });
-  const op = await seedTrajectories(ctx.db, 3, { taskSet: "Online-Mind2Web", benchmark: "online-mind2web", agentName: "Operator", model: "model-op", taskIds: tasks });
+  const bu = await seedTrajectories(ctx.db, 3, {
+    taskSet: "Online-Mind2Web",
+    benchmark: "online-mind2web",
+    agentName: "Browser Use",
+    model: "model-bu",
+    taskIds: tasks,
+  });
+  const op = await seedTrajectories(ctx.db, 3, {
+    taskSet: "Online-Mind2Web",
+    benchmark: "online-mind2web",
+    agentName: "Operator",
+    model: "model-op",
+    taskIds: tasks,
+  });
   const c = await createCampaign(ctx.db, researcher, {
     name: "Source",
     trajectoryIds: [...bu, ...op],
@@ -68,7 +85,13 @@ async function labelledCampaign() {
   await submit(a, c.id, op[0]!, { verdict: "success" });
   await submit(b, c.id, op[0]!, { verdict: "failure", category: "other" });
   await submit(d, c.id, op[0]!, { verdict: "success" });
-  await adjudicate(ctx.db, researcher, { campaignId: c.id, trajectoryId: op[0]!, verdict: "failure", category: "prompt misalignment", reason: "the dates were wrong" });
+  await adjudicate(ctx.db, researcher, {
+    campaignId: c.id,
+    trajectoryId: op[0]!,
+    verdict: "failure",
+    category: "prompt misalignment",
+    reason: "the dates were wrong",
+  });
   await submit(a, c.id, op[1]!, { verdict: "unsure", note: "cannot see the last page" });
   await submit(b, c.id, op[1]!, { verdict: "success" });
   await submit(d, c.id, op[1]!, { verdict: "success" });
@@ -101,16 +124,19 @@ async function roundTrip(campaignId: number, format: LabelFormat) {
 }
 
 describe("round trips", () => {
-  it.each(["verdict-csv", "verdict-jsonl", "cuaverifierbench"] as const)("%s: every annotator's label comes back whole (verdict, category, failing step, note)", async (format) => {
-    const { c } = await labelledCampaign();
-    const { report, imported } = await roundTrip(c.id, format);
-    expect(report.unmatchedCount).toBe(0);
-    expect(report.created).toBe(17);
-    const before = await labelsByTrajectoryAndAnnotator(c.id);
-    const after = await labelsByTrajectoryAndAnnotator(imported);
-    expect(after.size).toBe(17);
-    expect(after).toEqual(before);
-  });
+  it.each(["verdict-csv", "verdict-jsonl", "cuaverifierbench"] as const)(
+    "%s: every annotator's label comes back whole (verdict, category, failing step, note)",
+    async (format) => {
+      const { c } = await labelledCampaign();
+      const { report, imported } = await roundTrip(c.id, format);
+      expect(report.unmatchedCount).toBe(0);
+      expect(report.created).toBe(17);
+      const before = await labelsByTrajectoryAndAnnotator(c.id);
+      const after = await labelsByTrajectoryAndAnnotator(imported);
+      expect(after.size).toBe(17);
+      expect(after).toEqual(before);
+    },
+  );
 
   it("agentrewardbench: each annotator's success verdict comes back; not executable labels are left out and counted", async () => {
     const { c } = await labelledCampaign();
@@ -150,11 +176,18 @@ describe("published shapes and import errors", () => {
     const tasks = ["b7258ee05d75e6c50673a59914db412e"];
     const agents = ["Operator", "Agent-E", "Browser Use", "Claude Computer Use", "SeeAct"];
     const ids: number[] = [];
-    for (const agent of agents) ids.push((await seedTrajectories(ctx.db, 1, { taskSet: "OM2W", agentName: agent, model: `model-${agent}`, taskIds: tasks }))[0]!);
+    for (const agent of agents)
+      ids.push((await seedTrajectories(ctx.db, 1, { taskSet: "OM2W", agentName: agent, model: `model-${agent}`, taskIds: tasks }))[0]!);
     // The first entry of Online-Mind2Web's data/human_label.json, as published.
     const text =
       '[{"task_id": "b7258ee05d75e6c50673a59914db412e", "confirmed_task": "Find the store location and hours of the closest Gamestop to zip code 90028 and set it as the home store on Gamestop.", "Operator_human_label": "1", "Agent-E_human_label": "1", "Browser_Use_human_label": "1", "Claude_Computer_Use_human_label": "0", "SeeAct_human_label": "1"}]';
-    const report = await importLabelsAs(ctx.db, researcher, { format: "online-mind2web", text, source: "human_label.json", campaign: { name: "OM2W human" }, annotator: "OSU annotators" });
+    const report = await importLabelsAs(ctx.db, researcher, {
+      format: "online-mind2web",
+      text,
+      source: "human_label.json",
+      campaign: { name: "OM2W human" },
+      annotator: "OSU annotators",
+    });
     expect(report).toMatchObject({ created: 5, unmatchedCount: 0, annotators: ["OSU annotators"] });
     const got = await labelsByTrajectoryAndAnnotator(report.campaignId!);
     expect(agents.map((_, i) => got.get(`${ids[i]} OSU annotators`)!.verdict)).toEqual(["success", "success", "success", "failure", "success"]);
@@ -172,15 +205,26 @@ describe("published shapes and import errors", () => {
 
   it("names the file, line and field of a bad value", async () => {
     await seedTrajectories(ctx.db, 1);
-    const imp = (format: string, text: string, source: string) => async () => await importLabelsAs(ctx.db, researcher, { format, text, source, campaign: { name: `Bad ${++key}` } });
-    expect(await message(imp("online-mind2web", '[\n  {"task_id": "task-1", "agent_human_label": "1"},\n  {"task_id": "task-1", "other_human_label": "yes"}\n]', "human_label.json"))).toBe(
-      'human_label.json: line 3 (task 2), field "other_human_label": "yes" is not a label; use "0" (failure), "1" (success) or "2" (not executable)',
+    const imp = (format: string, text: string, source: string) => async () =>
+      await importLabelsAs(ctx.db, researcher, { format, text, source, campaign: { name: `Bad ${++key}` } });
+    expect(
+      await message(
+        imp(
+          "online-mind2web",
+          '[\n  {"task_id": "task-1", "agent_human_label": "1"},\n  {"task_id": "task-1", "other_human_label": "yes"}\n]',
+          "human_label.json",
+        ),
+      ),
+    ).toBe('human_label.json: line 3 (task 2), field "other_human_label": "yes" is not a label; use "0" (failure), "1" (success) or "2" (not executable)');
+    expect(await message(imp("online-mind2web", '[{"confirmed_task": "x"}]', "h.json"))).toBe(
+      'h.json: line 1 (task 1), field "task_id": missing or not a string',
     );
-    expect(await message(imp("online-mind2web", '[{"confirmed_task": "x"}]', "h.json"))).toBe('h.json: line 1 (task 1), field "task_id": missing or not a string');
     expect(await message(imp("verdict-jsonl", '{"kind": "annotation"}\n{oops\n', "labels.jsonl"))).toMatch(/^labels\.jsonl: line 2: not a JSON object/);
     const cua = [CUA_COLUMNS.join(","), "1,Ann,blind,perhaps,,task-1,agent,,"].join("\n");
     expect(await message(imp("cuaverifierbench", cua, "cua.csv"))).toMatch(/^cua\.csv: line 2, column "verdict": verdict "perhaps" is not mapped/);
-    expect(await message(imp("agentrewardbench", "annotator_name,task_id\nA,x\n", "annotations.csv"))).toMatch(/^annotations\.csv: the verdict column "trajectory_success" is not in the header/);
+    expect(await message(imp("agentrewardbench", "annotator_name,task_id\nA,x\n", "annotations.csv"))).toMatch(
+      /^annotations\.csv: the verdict column "trajectory_success" is not in the header/,
+    );
     expect(await message(imp("parquet", "", "x"))).toMatch(/^format: one of verdict-csv, /);
   });
 });
@@ -205,12 +249,20 @@ describe("CLI", () => {
         return { code: x.code, stdout: x.stdout, stderr: x.stderr };
       }
     };
-    expect((await cli(["user", "add", "--email", "admin@example.org", "--name", "Admin", "--role", "admin", "--password", "admin-password", "--json"])).code).toBe(0);
+    expect(
+      (await cli(["user", "add", "--email", "admin@example.org", "--name", "Admin", "--role", "admin", "--password", "admin-password", "--json"])).code,
+    ).toBe(0);
     const db = openDatabase(path.join(dir, "cli.db"));
     const ids = await seedTrajectories(db, 2, { agentName: "Browser Use", taskIds: ["t-1", "t-2"] });
     await closeDatabase(db);
     const source = path.join(dir, "human_label.json");
-    fs.writeFileSync(source, JSON.stringify([{ task_id: "t-1", confirmed_task: "a", Browser_Use_human_label: "1" }, { task_id: "t-2", confirmed_task: "b", Browser_Use_human_label: "2" }]));
+    fs.writeFileSync(
+      source,
+      JSON.stringify([
+        { task_id: "t-1", confirmed_task: "a", Browser_Use_human_label: "1" },
+        { task_id: "t-2", confirmed_task: "b", Browser_Use_human_label: "2" },
+      ]),
+    );
     const imported = await cli(["labels", "import", source, "--format", "online-mind2web", "--new-campaign", "From OM2W", "--json"]);
     expect(imported.code, imported.stderr).toBe(0);
     const report = JSON.parse(imported.stdout) as { campaignId: number; created: number };
@@ -226,7 +278,17 @@ describe("CLI", () => {
     const bad = await cli(["labels", "export", String(report.campaignId), "--format", "xml"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/unknown --format "xml"/);
-    const both = await cli(["labels", "import", source, "--format", "online-mind2web", "--preset", "agentrewardbench", "--campaign", String(report.campaignId)]);
+    const both = await cli([
+      "labels",
+      "import",
+      source,
+      "--format",
+      "online-mind2web",
+      "--preset",
+      "agentrewardbench",
+      "--campaign",
+      String(report.campaignId),
+    ]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/not both/);
 

@@ -27,7 +27,13 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
   let ids: number[];
 
   async function cli(args: string[]) {
-    const env = { ...environment, VERDICT_DATA_DIR: dir, VERDICT_DB: ctx.config.dbPath, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}), VERDICT_AUTH_SECRET: "" };
+    const env = {
+      ...environment,
+      VERDICT_DATA_DIR: dir,
+      VERDICT_DB: ctx.config.dbPath,
+      ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}),
+      VERDICT_AUTH_SECRET: "",
+    };
     return runCliInProcess(args, env, root);
   }
   const write = (name: string, body: string | Uint8Array) => {
@@ -56,7 +62,7 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
     ws.addRow(["Shop--2", "Ann", 0, "Bob", 1, 0]);
     // Bob did not get to Shop--3.
     ws.addRow(["Shop--3", "Ann", 1, "Bob", null, 1]);
-    ws.addRow(["Shop--4", "Ann", { formula: "TEXT(0,\"0\")", result: "0" }, "Bob", 0, 0]);
+    ws.addRow(["Shop--4", "Ann", { formula: 'TEXT(0,"0")', result: "0" }, "Bob", 0, 0]);
     // A task this installation does not have.
     ws.addRow(["Shop--9", "Ann", 1, "Bob", 1, 1]);
     return new Uint8Array(await wb.xlsx.writeBuffer());
@@ -77,7 +83,9 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
 
     const noSheet = await cli(["labels", "import", book, "--mapping", mapping, "--new-campaign", "Study"]);
     expect(noSheet.code).toBe(1);
-    expect(noSheet.stderr).toContain(`study.xlsx: the workbook has 2 sheets with data ("Notes" (2 rows), "Human evaluation" (6 rows)); choose one with --sheet`);
+    expect(noSheet.stderr).toContain(
+      `study.xlsx: the workbook has 2 sheets with data ("Notes" (2 rows), "Human evaluation" (6 rows)); choose one with --sheet`,
+    );
 
     // A dry run finds the unmatched row too, and exits as the real import will.
     const dry = await cli(["labels", "import", book, "--mapping", mapping, "--sheet", "Human evaluation", "--new-campaign", "Study", "--dry-run", "--json"]);
@@ -156,13 +164,17 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
     const xls = write("old.xls", new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0, 0]));
     const refused = await cli(["labels", "import", xls, "--mapping", mapping, "--new-campaign", "Old"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("old.xls is an Excel 97–2003 workbook (.xls) or another old Office file, which Verdict cannot read labels from; save it as .xlsx or as CSV (UTF-8) and import that");
+    expect(refused.stderr).toContain(
+      "old.xls is an Excel 97–2003 workbook (.xls) or another old Office file, which Verdict cannot read labels from; save it as .xlsx or as CSV (UTF-8) and import that",
+    );
     // A PDF named .csv is still a PDF.
     const pdf = write("labels.csv", "%PDF-1.4\n%âãÏÓ\n");
     expect((await cli(["labels", "import", pdf, "--mapping", mapping, "--new-campaign", "Pdf"])).stderr).toContain("labels.csv is a PDF document");
     // --sheet on a CSV is a mistake worth saying.
     const csv = write("plain.csv", "a,v,t\nX,success,Shop--1\n");
-    expect((await cli(["labels", "import", csv, "--mapping", mapping, "--sheet", "1", "--new-campaign", "Plain"])).stderr).toContain("plain.csv is a text file, not a workbook");
+    expect((await cli(["labels", "import", csv, "--mapping", mapping, "--sheet", "1", "--new-campaign", "Plain"])).stderr).toContain(
+      "plain.csv is a text file, not a workbook",
+    );
     // The format-named import points a workbook to the command that reads it.
     const book = write("study2.xlsx", await studyWorkbook());
     const byFormat = await cli(["labels", "import", book, "--format", "agentrewardbench", "--new-campaign", "Fmt"]);
@@ -188,7 +200,9 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
     // Two sheets hold data: the page's own field is named.
     const unchosen = await importThroughJob({});
     expect(unchosen.status).toBe("failed");
-    expect(unchosen.error).toContain(`study.xlsx: the workbook has 2 sheets with data ("Notes" (2 rows), "Human evaluation" (6 rows)); choose one in the Sheet field`);
+    expect(unchosen.error).toContain(
+      `study.xlsx: the workbook has 2 sheets with data ("Notes" (2 rows), "Human evaluation" (6 rows)); choose one in the Sheet field`,
+    );
 
     const dry = await importThroughJob({ sheet: "Human evaluation", dryRun: true });
     expect(dry.status, dry.error ?? "").toBe("succeeded");
@@ -196,19 +210,33 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
     const imported = await importThroughJob({ sheet: "human evaluation" });
     campaignId = imported.result!.campaignId!;
     expect(campaignId).toBeGreaterThan(0);
-    expect(imported.result).toMatchObject({ sheet: "Human evaluation", created: 11, unchanged: 0, unmatched: [{ line: 6, reason: `no trajectory of task "Shop--9"` }] });
+    expect(imported.result).toMatchObject({
+      sheet: "Human evaluation",
+      created: 11,
+      unchanged: 0,
+      unmatched: [{ line: 6, reason: `no trajectory of task "Shop--9"` }],
+    });
     const again = await importThroughJob({ sheet: "2" });
     expect(again.result).toMatchObject({ created: 0, updated: 0, unchanged: 11 });
 
     // A sheet is only for workbooks, and a CSV renamed .xlsx is no workbook.
-    await expect(researcher.campaigns.importLabels({ csv: "a,b\n", sheet: "1", source: "plain.csv", mapping: wideMapping, campaign: { id: campaignId } })).rejects.toThrow(/a sheet is chosen only for a workbook/);
-    const renamed = await researcher.campaigns.importLabels({ xlsxBase64: Buffer.from("Task,Evaluator1\n").toString("base64"), source: "renamed.xlsx", mapping: wideMapping, campaign: { id: campaignId } });
+    await expect(
+      researcher.campaigns.importLabels({ csv: "a,b\n", sheet: "1", source: "plain.csv", mapping: wideMapping, campaign: { id: campaignId } }),
+    ).rejects.toThrow(/a sheet is chosen only for a workbook/);
+    const renamed = await researcher.campaigns.importLabels({
+      xlsxBase64: Buffer.from("Task,Evaluator1\n").toString("base64"),
+      source: "renamed.xlsx",
+      mapping: wideMapping,
+      campaign: { id: campaignId },
+    });
     await runWorker({ db: ctx.db, handlers: { [LABEL_IMPORT_JOB_TYPE]: labelImportJobHandler(ctx) }, concurrency: 1, untilIdle: true });
     const refused = await researcher.campaigns.importLabelsJob({ id: renamed.jobId });
     expect(refused.status).toBe("failed");
     expect(refused.error).toContain("renamed.xlsx: not a readable .xlsx workbook");
     // An annotator cannot import at all.
     const annotator = await callerWithRole(ctx, "annotator");
-    await expect(annotator.campaigns.importLabels({ xlsxBase64, source: "study.xlsx", mapping: wideMapping, campaign: { id: campaignId } })).rejects.toThrow(/FORBIDDEN|researcher/i);
+    await expect(annotator.campaigns.importLabels({ xlsxBase64, source: "study.xlsx", mapping: wideMapping, campaign: { id: campaignId } })).rejects.toThrow(
+      /FORBIDDEN|researcher/i,
+    );
   }, 300_000);
 });

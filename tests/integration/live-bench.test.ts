@@ -71,10 +71,23 @@ async function profile(name = "lab") {
       {
         placeholder: "__REDDIT__",
         url: `${forum.baseUrl}/`,
-        login: { kind: "recipe", url: `${forum.baseUrl}/login`, usernameSelector: "#user", passwordSelector: "#pass", submitSelector: "#go", username: SITE_USER, password: SITE_PASSWORD },
+        login: {
+          kind: "recipe",
+          url: `${forum.baseUrl}/login`,
+          usernameSelector: "#user",
+          passwordSelector: "#pass",
+          submitSelector: "#go",
+          username: SITE_USER,
+          password: SITE_PASSWORD,
+        },
         reset: { method: "POST", url: `${forum.baseUrl}/reset` },
       },
-      { placeholder: "__SHOPPING__", url: market.baseUrl, login: { kind: "storageState", state: storageStateFileFor(market) }, reset: { method: "POST", url: `${market.baseUrl}/reset` } },
+      {
+        placeholder: "__SHOPPING__",
+        url: market.baseUrl,
+        login: { kind: "storageState", state: storageStateFileFor(market) },
+        reset: { method: "POST", url: `${market.baseUrl}/reset` },
+      },
       { placeholder: "__HOMEPAGE__", url: market.baseUrl },
     ],
   });
@@ -171,25 +184,38 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       const vwa = await start({ tasks: { from: "tasks", taskIds: ids }, policy: waits, settings: { maxSteps: 30, deploymentProfileId: lab.id } });
       await work(vwa.runId);
       const [stepLimited, timeLimited] = await trajectories(vwa.runId);
-      expect(stepLimited!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2, outcomeDetail: "reached the step limit (2) without an answer" });
+      expect(stepLimited!.detail.trajectory).toMatchObject({
+        outcome: "step_limit",
+        stepCount: 2,
+        outcomeDetail: "reached the step limit (2) without an answer",
+      });
       expect(timeLimited!.detail.trajectory.outcome).toBe("time_limit");
       expect(timeLimited!.detail.trajectory.outcomeDetail).toMatch(/^reached the time limit \(2 s\) at step [0-3] without an answer$/);
       // The run page shows each task's own limits; a time limit is the agent's, not the infrastructure's.
       const detail = await liveRunDetail({ db: ctx.db, env: {} }, vwa.runId);
-      expect(detail.tasks.map((t) => [t.maxSteps, t.timeLimitMs])).toEqual([[2, 1_800_000], [30, 2_000]]);
+      expect(detail.tasks.map((t) => [t.maxSteps, t.timeLimitMs])).toEqual([
+        [2, 1_800_000],
+        [30, 2_000],
+      ]);
       expect(detail.successRate).toMatchObject({ infraErrors: 0, blocked: 0 });
 
       // An open-web task file (WebVoyager's format) with limits, no profile: the site is an allowed destination.
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-wv-tasks-"));
       const file = path.join(dir, "WebVoyager_data.jsonl");
-      const row = (id: string, over: Record<string, unknown>) => JSON.stringify({ web_name: "Forum", id, ques: `Look around (${id})`, web: `${forum.baseUrl}/login`, ...over });
+      const row = (id: string, over: Record<string, unknown>) =>
+        JSON.stringify({ web_name: "Forum", id, ques: `Look around (${id})`, web: `${forum.baseUrl}/login`, ...over });
       fs.writeFileSync(file, [row("Forum--0", { max_steps: 2 }), row("Forum--1", { time_limit_seconds: 2 }), row("Forum--2", {})].join("\n") + "\n");
       try {
         await runImport({ db: ctx.db, store: ctx.store }, { path: file });
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
-      const wvIds = (await rawAll<{ id: number }>(ctx.db, sql`select t.id from tasks t join task_sets s on s.id = t.task_set_id where s.name = 'WebVoyager' order by t.external_id`)).map((r) => Number(r.id));
+      const wvIds = (
+        await rawAll<{ id: number }>(
+          ctx.db,
+          sql`select t.id from tasks t join task_sets s on s.id = t.task_set_id where s.name = 'WebVoyager' order by t.external_id`,
+        )
+      ).map((r) => Number(r.id));
       expect(wvIds).toHaveLength(3);
       const open = await start({ tasks: { from: "tasks", taskIds: wvIds }, policy: waits, settings: { maxSteps: 3 } });
       await work(open.runId, { VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${forum.port}` });
@@ -256,7 +282,12 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         expect(detail.steps[0]!.url).toBe(`${forum.baseUrl}/`);
         expect(detail.steps[4]!.url).toBe(`${forum.baseUrl}/item/1`);
         // The rules ran on the live page with the placeholders replaced by the profile's URLs.
-        const verdict = await findVerdict(ctx.db, { trajectoryId: detail.trajectory.id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, k: "", promptVersion: "vwa-rules-v1" });
+        const verdict = await findVerdict(ctx.db, {
+          trajectoryId: detail.trajectory.id,
+          evaluatorKey: LIVE_RULES_EVALUATOR_KEY,
+          k: "",
+          promptVersion: "vwa-rules-v1",
+        });
         expect(verdict, JSON.stringify(verdict?.details)).toMatchObject({ verdict: "success", score: 1 });
       }
       expect(second!.detail.steps.map((s) => s.error)).toEqual([null, null, null, null, null]);
@@ -276,7 +307,9 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       expect(har).not.toBeNull();
       const bytes = await ctx.store.read(har.harHash);
       expect(sha(Buffer.from(bytes))).toBe(har.harHash);
-      const entries = (JSON.parse(Buffer.from(bytes).toString("utf8")) as { log: { entries: { request: { url: string; method: string }; response: { status: number } }[] } }).log.entries;
+      const entries = (
+        JSON.parse(Buffer.from(bytes).toString("utf8")) as { log: { entries: { request: { url: string; method: string }; response: { status: number } }[] } }
+      ).log.entries;
       expect(entries.length).toBe(har.entries);
       const urls = entries.map((e) => `${e.request.method} ${e.request.url} ${e.response.status}`);
       expect(urls).toContain(`GET ${forum.baseUrl}/ 200`);
@@ -287,9 +320,9 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       // went with every request, yet the stored log keeps their names only.
       const harText = Buffer.from(bytes).toString("utf8");
       for (const secret of [forum.token, market.token]) expect(harText).not.toContain(secret);
-      const withCookies = (JSON.parse(harText) as { log: { entries: { request: { headers: { name: string; value: string }[]; cookies: { name: string; value: string }[] } }[] } }).log.entries.filter(
-        (e) => e.request.cookies.length > 0,
-      );
+      const withCookies = (
+        JSON.parse(harText) as { log: { entries: { request: { headers: { name: string; value: string }[]; cookies: { name: string; value: string }[] } }[] } }
+      ).log.entries.filter((e) => e.request.cookies.length > 0);
       expect(withCookies.length).toBeGreaterThan(0);
       for (const e of withCookies) {
         expect(e.request.cookies.every((c) => c.value === "[redacted]")).toBe(true);
@@ -329,11 +362,21 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         fake.setResponder((req) => {
           const text = req.texts.at(-1)!;
           const line = text.split("\n").find((l) => /^\[\d+\] <a> Red kettle/.test(l));
-          return line ? { reply: `Reasoning: the kettle from the image.\nAction: click [${/^\[(\d+)\]/.exec(line)![1]}]` } : { reply: "Reasoning: found it.\nAction: stop [Red kettle]" };
+          return line
+            ? { reply: `Reasoning: the kettle from the image.\nAction: click [${/^\[(\d+)\]/.exec(line)![1]}]` }
+            : { reply: "Reasoning: found it.\nAction: stop [Red kettle]" };
         });
-        const config = await createJudgeConfig(ctx.db, { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
+        const config = await createJudgeConfig(
+          ctx.db,
+          { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 },
+          LOCAL_JUDGE_ENV,
+        );
         const ids = await importTasks([vwaTask(0, { image: IMAGE })]);
-        const { runId } = await start({ tasks: { from: "tasks", taskIds: ids }, policy: { kind: "vlm", judgeConfigId: config.id }, settings: { maxSteps: 4, deploymentProfileId: lab.id } });
+        const { runId } = await start({
+          tasks: { from: "tasks", taskIds: ids },
+          policy: { kind: "vlm", judgeConfigId: config.id },
+          settings: { maxSteps: 4, deploymentProfileId: lab.id },
+        });
         await work(runId);
         const [{ detail }] = (await trajectories(runId)) as [RecordedTask];
         expect(detail.trajectory).toMatchObject({ outcome: "answered", finalAnswer: "Red kettle", stepCount: 2 });
@@ -347,8 +390,15 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         // copy without fetching it again.
         expect(market.imageFetches).toBe(1);
         expect(Buffer.from(await ctx.store.read(sha(market.image))).equals(market.image)).toBe(true);
-        expect(await storedInputImage(ctx.db, ids[0]!, `${market.baseUrl}/static/input_images/reddit/task_0/input_0.png`)).toMatchObject({ imageHash: sha(market.image), mime: "image/png" });
-        const again = await start({ tasks: { from: "tasks", taskIds: ids }, policy: { kind: "vlm", judgeConfigId: config.id }, settings: { maxSteps: 4, deploymentProfileId: lab.id } });
+        expect(await storedInputImage(ctx.db, ids[0]!, `${market.baseUrl}/static/input_images/reddit/task_0/input_0.png`)).toMatchObject({
+          imageHash: sha(market.image),
+          mime: "image/png",
+        });
+        const again = await start({
+          tasks: { from: "tasks", taskIds: ids },
+          policy: { kind: "vlm", judgeConfigId: config.id },
+          settings: { maxSteps: 4, deploymentProfileId: lab.id },
+        });
         await work(again.runId);
         expect(market.imageFetches).toBe(1);
         expect(fake.requests).toHaveLength(4);
@@ -401,14 +451,28 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       const [infra] = await trajectories(failing.runId);
       expect(forum.resets).toBe(3);
       expect(infra!.detail.trajectory).toMatchObject({ outcome: "infra_error", stepCount: 0 });
-      expect(infra!.detail.trajectory.outcomeDetail).toBe(`the reset hook of __REDDIT__ (POST ${forum.baseUrl}/reset) answered HTTP 500: the database did not come back (3 attempts)`);
+      expect(infra!.detail.trajectory.outcomeDetail).toBe(
+        `the reset hook of __REDDIT__ (POST ${forum.baseUrl}/reset) answered HTTP 500: the database did not come back (3 attempts)`,
+      );
       expect(infra!.task.verdict).toBeNull();
       expect((await liveRunDetail({ db: ctx.db, env: {} }, failing.runId)).successRate).toEqual({ successes: 0, n: 0, infraErrors: 1, blocked: 0 });
       expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).successRate).toEqual({ successes: 1, n: 1, infraErrors: 0, blocked: 1 });
 
       // Analytics leave them out too, even when an evaluator graded them afterwards (here: a failure each).
       for (const id of [captcha!.detail.trajectory.id, infra!.detail.trajectory.id]) {
-        await upsertVerdict(ctx.db, { trajectoryId: id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, evaluatorName: "rules", kind: "rule", origin: "verdict", k: "", promptVersion: "vwa-rules-v1", verdict: "failure", score: 0, rationale: null, details: {} });
+        await upsertVerdict(ctx.db, {
+          trajectoryId: id,
+          evaluatorKey: LIVE_RULES_EVALUATOR_KEY,
+          evaluatorName: "rules",
+          kind: "rule",
+          origin: "verdict",
+          k: "",
+          promptVersion: "vwa-rules-v1",
+          verdict: "failure",
+          score: 0,
+          rationale: null,
+          details: {},
+        });
       }
       const overview = await (await callerWithRole(ctx, "researcher")).analytics.overview({ scope: {} });
       expect(overview.notCounted).toEqual({ infraErrors: 1, blocked: 1 });
@@ -420,7 +484,10 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       const lab = await profile();
       const other = await startLoginSite("other", "Green mug");
       try {
-        const ids = await importTasks([vwaTask(0, { image: "__SHOPPING__/static/missing.png" }), vwaTask(1, { image: [IMAGE, `${other.baseUrl}/static/a.png`] })]);
+        const ids = await importTasks([
+          vwaTask(0, { image: "__SHOPPING__/static/missing.png" }),
+          vwaTask(1, { image: [IMAGE, `${other.baseUrl}/static/a.png`] }),
+        ]);
         const { runId } = await start({
           tasks: { from: "tasks", taskIds: ids },
           policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
@@ -434,7 +501,9 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
           outcomeDetail: `task visualwebarena.234: the input image ${market.baseUrl}/static/missing.png answered HTTP 404 (2 attempts)`,
         });
         expect(outside!.detail.trajectory.outcome).toBe("infra_error");
-        expect(outside!.detail.trajectory.outcomeDetail).toContain(`task visualwebarena.235: the input image ${other.baseUrl}/static/a.png could not be fetched: refused: 127.0.0.1:${other.port} is not allowed`);
+        expect(outside!.detail.trajectory.outcomeDetail).toContain(
+          `task visualwebarena.235: the input image ${other.baseUrl}/static/a.png could not be fetched: refused: 127.0.0.1:${other.port} is not allowed`,
+        );
         // The other site was never asked: the address was refused before connecting.
         expect(other.imageFetches).toBe(0);
         expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).successRate).toEqual({ successes: 0, n: 0, infraErrors: 2, blocked: 0 });
@@ -458,7 +527,15 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
             {
               placeholder: "__REDDIT__",
               url: `${forum.baseUrl}/`,
-              login: { kind: "recipe", url: `${forum.baseUrl}/login`, usernameSelector: "#user", passwordSelector: "#pass", submitSelector: "#go", username: SITE_USER, password: SITE_PASSWORD },
+              login: {
+                kind: "recipe",
+                url: `${forum.baseUrl}/login`,
+                usernameSelector: "#user",
+                passwordSelector: "#pass",
+                submitSelector: "#go",
+                username: SITE_USER,
+                password: SITE_PASSWORD,
+              },
               reset: { method: "POST", url: `http://127.0.0.1:${hookPort}/reset/forum` },
             },
           ],
@@ -472,7 +549,9 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         await work(runId);
         const [viaImage, viaPage] = await trajectories(runId);
         expect(viaImage!.detail.trajectory.outcome).toBe("infra_error");
-        expect(viaImage!.detail.trajectory.outcomeDetail).toContain(`the input image http://127.0.0.1:${hookPort}/reset/everything-via-image could not be fetched: refused: 127.0.0.1:${hookPort} is not allowed`);
+        expect(viaImage!.detail.trajectory.outcomeDetail).toContain(
+          `the input image http://127.0.0.1:${hookPort}/reset/everything-via-image could not be fetched: refused: 127.0.0.1:${hookPort} is not allowed`,
+        );
         expect(viaPage!.detail.steps[0]!.error).toMatch(new RegExp(`127\\.0\\.0\\.1:${hookPort}`));
         // The hook saw the runner's resets, at the profile's URL, and nothing else.
         expect(hookRequests.length).toBeGreaterThan(0);
@@ -600,7 +679,15 @@ describe.skipIf(!haveChromium)(titled("npm run cli -- run --profile", noChromium
           {
             placeholder: "__REDDIT__",
             url: forum.baseUrl,
-            login: { kind: "recipe", url: `${forum.baseUrl}/login`, usernameSelector: "#user", passwordSelector: "#pass", submitSelector: "#go", username: SITE_USER, password: SITE_PASSWORD },
+            login: {
+              kind: "recipe",
+              url: `${forum.baseUrl}/login`,
+              usernameSelector: "#user",
+              passwordSelector: "#pass",
+              submitSelector: "#go",
+              username: SITE_USER,
+              password: SITE_PASSWORD,
+            },
             reset: { method: "POST", url: `${forum.baseUrl}/reset` },
           },
           { placeholder: "__SHOPPING__", url: market.baseUrl, login: { kind: "storageState", stateFile: "market_state.json" } },
@@ -617,7 +704,11 @@ describe.skipIf(!haveChromium)(titled("npm run cli -- run --profile", noChromium
     const r = await cli(["run", "--tasks", configs, "--policy", "scripted", "--script", script, "--profile", "lab", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
-    expect(out, JSON.stringify(out.trajectories)).toMatchObject({ status: "finished", counts: { total: 2, succeeded: 2 }, successRate: { successes: 2, n: 2, infraErrors: 0, blocked: 0 } });
+    expect(out, JSON.stringify(out.trajectories)).toMatchObject({
+      status: "finished",
+      counts: { total: 2, succeeded: 2 },
+      successRate: { successes: 2, n: 2, infraErrors: 0, blocked: 0 },
+    });
     expect(out.trajectories.map((t: { finalAnswer: string; steps: number }) => [t.finalAnswer, t.steps])).toEqual([
       ["Red kettle", 2],
       ["Red kettle", 2],

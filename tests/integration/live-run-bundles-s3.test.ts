@@ -102,7 +102,19 @@ describeEachBackend("finished live-run bundles and the bucket", (backend) => {
     const task = await upsertTask(
       app.db,
       await ensureTaskSet(app.db, taskSet),
-      taskValues({ taskSet, externalId: "bundle.shakshuka", site: null, intent: "How many eggs does the shakshuka need?", startUrl: `${sites!.baseUrl}/recipes/`, inputImages: [], referenceAnswers: [], evaluatorConfig: null, difficulty: null, tags: [], extra: null }),
+      taskValues({
+        taskSet,
+        externalId: "bundle.shakshuka",
+        site: null,
+        intent: "How many eggs does the shakshuka need?",
+        startUrl: `${sites!.baseUrl}/recipes/`,
+        inputImages: [],
+        referenceAnswers: [],
+        evaluatorConfig: null,
+        difficulty: null,
+        tags: [],
+        extra: null,
+      }),
     );
     const { runId } = await startLiveRun(
       { db: app.db, env: LOCAL_JUDGE_ENV },
@@ -241,7 +253,11 @@ describe("a bundle uploaded again for the same trajectory (a task that started o
       expect(second.removedStale).toBe(1);
 
       const objects = await bucketObjects("again/", config);
-      expect([...objects.keys()].sort()).toEqual(["again/live-runs/run-7/trajectory-3/images/a.png", "again/live-runs/run-7/trajectory-3/manifest.json", "again/live-runs/run-7/trajectory-31/a.png"]);
+      expect([...objects.keys()].sort()).toEqual([
+        "again/live-runs/run-7/trajectory-3/images/a.png",
+        "again/live-runs/run-7/trajectory-3/manifest.json",
+        "again/live-runs/run-7/trajectory-31/a.png",
+      ]);
       expect(objects.get("again/live-runs/run-7/trajectory-3/manifest.json")!.toString()).toBe('{"second":true}');
       // The folder itself is left for the caller to remove.
       expect(fs.readdirSync(dir).sort()).toEqual(["images", "manifest.json"]);

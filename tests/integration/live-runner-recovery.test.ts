@@ -50,7 +50,19 @@ async function addTask(externalId: string, startUrl: string | null): Promise<num
   const task = await upsertTask(
     ctx.db,
     await ensureTaskSet(ctx.db, taskSet),
-    taskValues({ taskSet, externalId, site: null, intent: `Task ${externalId}`, startUrl, inputImages: [], referenceAnswers: [], evaluatorConfig: null, difficulty: null, tags: [], extra: null }),
+    taskValues({
+      taskSet,
+      externalId,
+      site: null,
+      intent: `Task ${externalId}`,
+      startUrl,
+      inputImages: [],
+      referenceAnswers: [],
+      evaluatorConfig: null,
+      difficulty: null,
+      tags: [],
+      extra: null,
+    }),
   );
   return task.id;
 }
@@ -65,7 +77,16 @@ const LEASE_MS = 1_500;
 function spawnWorker(owner: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", path.join(root, "tests/helpers/live-worker-child.ts"), ctx.config.postgresUrl ?? path.join(ctx.dir, "verdict.db"), ctx.dir, sites.baseUrl, String(LEASE_MS), owner],
+    [
+      "--import",
+      "tsx",
+      path.join(root, "tests/helpers/live-worker-child.ts"),
+      ctx.config.postgresUrl ?? path.join(ctx.dir, "verdict.db"),
+      ctx.dir,
+      sites.baseUrl,
+      String(LEASE_MS),
+      owner,
+    ],
     { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
   );
   children.push(child);
@@ -198,7 +219,9 @@ describe.skipIf(!haveChromium)(titled("npm run cli -- run", noChromium), () => {
 
   it("runs demo tasks with the scripted policy and prints one JSON object", async () => {
     const port = await freePort();
-    const r = await cli(["run", "--tasks", "demo", "--limit", "2", "--policy", "scripted", "--concurrency", "2", "--json"], { VERDICT_DEMO_PORT: String(port) });
+    const r = await cli(["run", "--tasks", "demo", "--limit", "2", "--policy", "scripted", "--concurrency", "2", "--json"], {
+      VERDICT_DEMO_PORT: String(port),
+    });
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
@@ -242,7 +265,12 @@ describeEachBackend("liveRuns router", (backend) => {
   });
   afterEach(cleanUp);
   // Live runs are researchers' business (see server/api/trpc.ts).
-  const caller = () => createCaller({ ...ctx, headers: new Headers(), session: { userId: "test-researcher", name: "Test Researcher", email: "researcher@example.test", role: "researcher" } });
+  const caller = () =>
+    createCaller({
+      ...ctx,
+      headers: new Headers(),
+      session: { userId: "test-researcher", name: "Test Researcher", email: "researcher@example.test", role: "researcher" },
+    });
 
   it("previews, starts, lists, shows, streams and cancels a run (no worker needed to queue it)", async () => {
     const good = await addTask("rt.good", "http://127.0.0.1:4517/wiki/");
@@ -257,7 +285,11 @@ describeEachBackend("liveRuns router", (backend) => {
       api.liveRuns.start({ tasks: { from: "tasks", taskIds: [good, noUrl] }, policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] } }),
     ).rejects.toThrow(/1 of the 2 selected tasks have no usable http\(s\) start URL \(rt\.nourl: null\)/);
     await expect(
-      api.liveRuns.start({ tasks: { from: "tasks", taskIds: [good] }, policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] }, settings: { allowedHosts: ["ok.com", "not a host!"] } }),
+      api.liveRuns.start({
+        tasks: { from: "tasks", taskIds: [good] },
+        policy: { kind: "scripted", source: "actions", actions: ["stop [x]"] },
+        settings: { allowedHosts: ["ok.com", "not a host!"] },
+      }),
     ).rejects.toThrow(/settings\.allowedHosts: "not a host!" is not a host name/);
 
     const { runId } = await api.liveRuns.start({

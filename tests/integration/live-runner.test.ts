@@ -230,7 +230,11 @@ describeEachBackend("live runner on real Chromium", (backend) => {
       // The marked screenshot differs from the raw one on the target's box outline, and only around the boxes
       // (outline and number tag), nowhere else.
       const [marked, raw] = await Promise.all(
-        [clicked.screenshotHash!, clicked.rawScreenshotHash!].map(async (h) => sharp(await ctx.store.read(h)).raw().toBuffer({ resolveWithObject: true })),
+        [clicked.screenshotHash!, clicked.rawScreenshotHash!].map(async (h) =>
+          sharp(await ctx.store.read(h))
+            .raw()
+            .toBuffer({ resolveWithObject: true }),
+        ),
       );
       const { width, channels } = marked!.info;
       const px = (img: Buffer, x: number, y: number) => [...img.subarray((y * width + x) * channels, (y * width + x) * channels + 3)];
@@ -259,11 +263,19 @@ describeEachBackend("live runner on real Chromium", (backend) => {
       expect(again).toMatchObject({ created: 0, updated: 0, unchanged: 1 });
 
       // The task's rule evaluator ran on the live page: the answer and the page's heading both pass.
-      const verdict = await findVerdict(ctx.db, { trajectoryId: detail.trajectory.id, evaluatorKey: LIVE_RULES_EVALUATOR_KEY, k: "", promptVersion: "vwa-rules-v1" });
+      const verdict = await findVerdict(ctx.db, {
+        trajectoryId: detail.trajectory.id,
+        evaluatorKey: LIVE_RULES_EVALUATOR_KEY,
+        k: "",
+        promptVersion: "vwa-rules-v1",
+      });
       expect(verdict).toMatchObject({ verdict: "success", score: 1 });
       expect(JSON.stringify(verdict!.details)).toContain("program_html");
       // The run page shows that verdict next to the task, apart from the job status (which only says it finished).
-      expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!.verdict).toMatchObject({ verdict: "success", evaluatorName: "VisualWebArena rules (live page)" });
+      expect((await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!.verdict).toMatchObject({
+        verdict: "success",
+        evaluatorName: "VisualWebArena rules (live page)",
+      });
     });
 
     it("the VLM policy reads the element list, sees its error, keeps the last screenshots, and answers", async () => {
@@ -279,11 +291,19 @@ describeEachBackend("live runner on real Chromium", (backend) => {
           const text = req.texts.at(-1)!;
           const page = /Page: (\S+)/.exec(text)![1]!;
           if (req.n === 1) return { reply: "Reasoning: I will open the featured article.\nAction: click [999]" };
-          if (page.endsWith("/wiki/")) return { reply: `Reasoning: Element ${pick(req, /Read the full article/)} opens the article.\nAction: click [${pick(req, /Read the full article/)}]` };
-          if (!page.includes("#automation")) return { reply: `Reasoning: The contents list an Automation section.\nAction: Click [${pick(req, /<a> Automation$/)}]` };
+          if (page.endsWith("/wiki/"))
+            return {
+              reply: `Reasoning: Element ${pick(req, /Read the full article/)} opens the article.\nAction: click [${pick(req, /Read the full article/)}]`,
+            };
+          if (!page.includes("#automation"))
+            return { reply: `Reasoning: The contents list an Automation section.\nAction: Click [${pick(req, /<a> Automation$/)}]` };
           return { reply: "Reasoning: The section says 1984.\nAction: ANSWER; 1984" };
         });
-        const config = await createJudgeConfig(ctx.db, { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
+        const config = await createJudgeConfig(
+          ctx.db,
+          { name: "fake vlm", baseUrl: fake.baseUrl, model: "fake-vlm-1", maxRetries: 0, timeoutMs: 10_000 },
+          LOCAL_JUDGE_ENV,
+        );
         const taskId = await addTask("live.lighthouse", `${sites.baseUrl}/wiki/`);
         const { runId } = await start({
           tasks: { from: "tasks", taskIds: [taskId] },
@@ -323,7 +343,11 @@ describeEachBackend("live runner on real Chromium", (backend) => {
     it("a policy call slower than the step timeout ends the run with the reason; the run timeout and the step limit end it too", async () => {
       const fake = await startFakeOpenAI({ responder: () => ({ reply: "Reasoning: wait.\nAction: wait", delayMs: 3_000 }) });
       try {
-        const config = await createJudgeConfig(ctx.db, { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 10_000 }, LOCAL_JUDGE_ENV);
+        const config = await createJudgeConfig(
+          ctx.db,
+          { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 10_000 },
+          LOCAL_JUDGE_ENV,
+        );
         const slow = await start({
           tasks: { from: "tasks", taskIds: [await addTask("live.slow", `${sites.baseUrl}/wiki/`)] },
           policy: { kind: "vlm", judgeConfigId: config.id },
@@ -331,7 +355,11 @@ describeEachBackend("live runner on real Chromium", (backend) => {
         });
         // The outcome says the step's time limit cut the 10 s call short.
         await work(slow.runId);
-        expect((await onlyTrajectory(slow.runId)).detail.trajectory).toMatchObject({ outcome: "error", outcomeDetail: "step 0 took longer than 1000 ms", stepCount: 0 });
+        expect((await onlyTrajectory(slow.runId)).detail.trajectory).toMatchObject({
+          outcome: "error",
+          outcomeDetail: "step 0 took longer than 1000 ms",
+          stepCount: 0,
+        });
       } finally {
         await fake.close();
       }
@@ -398,7 +426,9 @@ describeEachBackend("live runner on real Chromium", (backend) => {
         const { task, detail } = await onlyTrajectory(runId);
         expect(task.jobStatus).toBe("succeeded");
         expect(detail.trajectory.outcome).toBe("error");
-        expect(detail.trajectory.outcomeDetail).toBe(`refused to open the start URL ${local}: 127.0.0.1 is a private or loopback address; private addresses are refused in this run`);
+        expect(detail.trajectory.outcomeDetail).toBe(
+          `refused to open the start URL ${local}: 127.0.0.1 is a private or loopback address; private addresses are refused in this run`,
+        );
         expect(detail.steps).toHaveLength(0);
 
         // `localhost` is refused by name, without asking DNS, even with the host on the allowlist.
@@ -430,10 +460,15 @@ describeEachBackend("live runner on real Chromium", (backend) => {
         // The local shop is private: an admin lets runs reach it.
         await work(runId, { env: { ...LOCAL_JUDGE_ENV, VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${port}` } });
         const { detail } = await onlyTrajectory(runId);
-        expect(detail.trajectory, `${detail.trajectory.outcomeDetail}; steps: ${JSON.stringify(detail.steps.map((s) => [s.url, s.error]))}`).toMatchObject({ outcome: "answered", stepCount: 6 });
+        expect(detail.trajectory, `${detail.trajectory.outcomeDetail}; steps: ${JSON.stringify(detail.steps.map((s) => [s.url, s.error]))}`).toMatchObject({
+          outcome: "answered",
+          stepCount: 6,
+        });
         const [external, redirect, goto, order, download, answer] = detail.steps;
         expect(external!.error).toBe("navigation to http://example.com/ was blocked: example.com is not in this run's host allowlist (127.0.0.1)");
-        expect(redirect!.error).toMatch(new RegExp(`the page went to http://localhost:${port}/landing, which is not allowed: localhost:${port} is not in this run's host allowlist`));
+        expect(redirect!.error).toMatch(
+          new RegExp(`the page went to http://localhost:${port}/landing, which is not allowed: localhost:${port} is not in this run's host allowlist`),
+        );
         expect(goto!.error).toBe("refused: cannot open http://example.com/admin: example.com is not in this run's host allowlist (127.0.0.1)");
         expect(order!.error).toMatch(/^refused: element \[\d+\] "Place order" matches this run's blocked text "place ORDER"/);
         expect(download!.error).toBe("the download of report.txt was blocked: downloads are off for this run");

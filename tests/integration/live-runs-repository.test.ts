@@ -26,7 +26,14 @@ import {
   trajectoryPulse,
   type LeaseRef,
 } from "../../db/repositories/live/runs";
-import { clearTrajectoryEvidence, saveStepEvidence, saveTrajectoryHar, stepEvidenceAt, stepEvidenceOf, trajectoryHarOf } from "../../db/repositories/live/evidence";
+import {
+  clearTrajectoryEvidence,
+  saveStepEvidence,
+  saveTrajectoryHar,
+  stepEvidenceAt,
+  stepEvidenceOf,
+  trajectoryHarOf,
+} from "../../db/repositories/live/evidence";
 import type { StepValues } from "../../db/repositories/trajectories";
 import { listLiveRuns, liveRunDetail, liveTrajectoryPulse } from "../../server/services/live/live-runs";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
@@ -49,20 +56,39 @@ describeEachBackend("live-run records", (backend) => {
     for (const [i, externalId] of externalIds.entries()) {
       const [t] = await ctx.db
         .insert(tasks)
-        .values({ taskSetId: set!.id, externalId, site: i === 0 ? null : `site-${externalIds.length - i}`, intent: `Task ${externalId}`, startUrl: "http://example.com/", contentHash: externalId })
+        .values({
+          taskSetId: set!.id,
+          externalId,
+          site: i === 0 ? null : `site-${externalIds.length - i}`,
+          intent: `Task ${externalId}`,
+          startUrl: "http://example.com/",
+          contentHash: externalId,
+        })
         .returning({ id: tasks.id });
       taskIds.push(t!.id);
     }
     const [run] = await ctx.db
       .insert(agentRuns)
-      .values({ runKey: `live:test-${externalIds.join("-")}`, name: "live test run", agentName: "scripted-policy", sourceSystem: "verdict-runner", config: { live: true, policy: { kind: "scripted", source: "actions", label: "1 scripted action" }, selection: "test", settings: { maxSteps: 4 } } })
+      .values({
+        runKey: `live:test-${externalIds.join("-")}`,
+        name: "live test run",
+        agentName: "scripted-policy",
+        sourceSystem: "verdict-runner",
+        config: { live: true, policy: { kind: "scripted", source: "actions", label: "1 scripted action" }, selection: "test", settings: { maxSteps: 4 } },
+      })
       .returning({ id: agentRuns.id });
     const runId = run!.id;
     const jobIds: number[] = [];
     for (const taskId of taskIds) {
       const [j] = await ctx.db
         .insert(jobs)
-        .values({ type: LIVE_JOB_TYPE, groupKey: liveGroupKey(runId), dedupeKey: `${liveGroupKey(runId)}:task:${taskId}`, payload: { runId, taskId }, maxAttempts: 2 })
+        .values({
+          type: LIVE_JOB_TYPE,
+          groupKey: liveGroupKey(runId),
+          dedupeKey: `${liveGroupKey(runId)}:task:${taskId}`,
+          payload: { runId, taskId },
+          maxAttempts: 2,
+        })
         .returning({ id: jobs.id });
       jobIds.push(j!.id);
     }
@@ -119,7 +145,9 @@ describeEachBackend("live-run records", (backend) => {
     // Another worker took the job over: the first one can neither add steps nor finish the trajectory.
     const stolen = await claim(jobIds[0]!, "worker-b");
     await expect(appendLiveStep(ctx.db, lease, id, step(2, "h2"), [image("h2")])).rejects.toThrow(LeaseLostError);
-    expect(await finishLiveTrajectory(ctx.db, lease, id, { outcome: "answered", outcomeDetail: null, finalAnswer: "x", contentHash: "c", sourcePath: null })).toBe(false);
+    expect(
+      await finishLiveTrajectory(ctx.db, lease, id, { outcome: "answered", outcomeDetail: null, finalAnswer: "x", contentHash: "c", sourcePath: null }),
+    ).toBe(false);
     expect(await trajectoryPulse(ctx.db, id)).toMatchObject({ stepCount: 2, outcome: "running" });
     // Nothing of the refused step was kept (its screenshot row neither).
     const { screenshots } = tablesOf(ctx.db);
@@ -129,7 +157,15 @@ describeEachBackend("live-run records", (backend) => {
     const again = await startLiveTrajectory(ctx.db, stolen, { runId, taskId: taskIds[0]!, outcomeDetail: "attempt 2 of 2" });
     expect(again).toEqual({ id, discardedSteps: 2 });
     await appendLiveStep(ctx.db, stolen, id, step(0, "h3"), [image("h3")]);
-    expect(await finishLiveTrajectory(ctx.db, stolen, id, { outcome: "answered", outcomeDetail: "attempt 2 of 2", finalAnswer: "done", contentHash: "c", sourcePath: null })).toBe(true);
+    expect(
+      await finishLiveTrajectory(ctx.db, stolen, id, {
+        outcome: "answered",
+        outcomeDetail: "attempt 2 of 2",
+        finalAnswer: "done",
+        contentHash: "c",
+        sourcePath: null,
+      }),
+    ).toBe(true);
     expect(await trajectoryPulse(ctx.db, id)).toMatchObject({ stepCount: 1, outcome: "answered", outcomeDetail: "attempt 2 of 2" });
   });
 

@@ -41,8 +41,19 @@ async function exported(ctx: TestContext, name: string): Promise<string> {
 describe("verdict round trip", () => {
   it("a verdict with no raw reply comes back with none, and re-imports change nothing", async () => {
     await seed(a);
-    for (const id of (await trajectoryIds(a.db))) {
-      await upsertVerdict(a.db, { trajectoryId: id, kind: "human", origin: "verdict", evaluatorKey: "import:lab-review", evaluatorName: "lab-review", verdict: "success", score: 1, rationale: "Checked by hand.", rawReply: null, model: null });
+    for (const id of await trajectoryIds(a.db)) {
+      await upsertVerdict(a.db, {
+        trajectoryId: id,
+        kind: "human",
+        origin: "verdict",
+        evaluatorKey: "import:lab-review",
+        evaluatorName: "lab-review",
+        verdict: "success",
+        score: 1,
+        rationale: "Checked by hand.",
+        rawReply: null,
+        model: null,
+      });
     }
     const out = await exported(a, "export");
     const manifest = JSON.parse(fs.readFileSync(path.join(out, "manifest.json"), "utf8")) as { trajectories: { verdicts: { raw: unknown }[] }[] };
@@ -86,7 +97,9 @@ describe("symbolic links in a folder bundle", () => {
     const outside = path.join(a.dir, "manifest-elsewhere.json");
     fs.renameSync(path.join(out, "manifest.json"), outside);
     fs.symlinkSync(outside, path.join(out, "manifest.json"));
-    await expect(runImport(b, { path: out, format: "native" })).rejects.toThrow(`${path.join(out, "manifest.json")}: is a link to a file outside the bundle folder`);
+    await expect(runImport(b, { path: out, format: "native" })).rejects.toThrow(
+      `${path.join(out, "manifest.json")}: is a link to a file outside the bundle folder`,
+    );
   });
 
   it("links that stay inside the bundle, and a bundle folder reached through a link, are read", async () => {
@@ -133,7 +146,12 @@ describe("a bundle's manifest is read as a stream under limits (security review 
     fs.writeFileSync(file, JSON.stringify(m));
     const report = await runImport(b, { path: out });
     // One problem, not 200,000 × the step's fields: validation stopped at the first.
-    expect(report.skipped).toEqual([{ path: `${out}#trajectories[0]`, reason: "is not a valid Verdict bundle trajectory: steps[0].index: Invalid input: expected number, received undefined" }]);
+    expect(report.skipped).toEqual([
+      {
+        path: `${out}#trajectories[0]`,
+        reason: "is not a valid Verdict bundle trajectory: steps[0].index: Invalid input: expected number, received undefined",
+      },
+    ]);
     expect(report.trajectories.map((t) => t.sourcePath)).toEqual([`${path.basename(out)}#trajectories[1]`]);
   });
 
@@ -147,6 +165,8 @@ describe("a bundle's manifest is read as a stream under limits (security review 
     expect(report.skipped).toEqual([]);
     expect(report.created).toBe(2);
     fs.writeFileSync(file, JSON.stringify({ trajectories, ...header, format: "something-else" }));
-    await expect(runImport(b, { path: out })).rejects.toThrow(`${file}: is not a valid Verdict bundle manifest: format: Invalid input: expected "verdict.trajectory-bundle"`);
+    await expect(runImport(b, { path: out })).rejects.toThrow(
+      `${file}: is not a valid Verdict bundle manifest: format: Invalid input: expected "verdict.trajectory-bundle"`,
+    );
   });
 });

@@ -68,7 +68,10 @@ describe("native bundle", () => {
 
   it("carries evaluator verdicts: kept with k and prompt version elsewhere, not doubled when re-imported here", async () => {
     // WebVoyager's auto-evaluator log beside the run: imported verdicts, from elsewhere.
-    const log = ["Shop--1", "Shop--2"].map((t, i) => `--------------------- results/run/task${t} ---------------------\n{'role': 'user', 'content': []}\nLooks ${i ? "wrong" : "right"}.\nAuto_eval_res: ${i ? 0 : 1}\n`);
+    const log = ["Shop--1", "Shop--2"].map(
+      (t, i) =>
+        `--------------------- results/run/task${t} ---------------------\n{'role': 'user', 'content': []}\nLooks ${i ? "wrong" : "right"}.\nAuto_eval_res: ${i ? 0 : 1}\n`,
+    );
     fs.mkdirSync(path.join(a.dir, "src"), { recursive: true });
     fs.writeFileSync(path.join(a.dir, "src", "auto_eval.log"), log.join(""));
     const seeded = await seed(a);
@@ -77,7 +80,20 @@ describe("native bundle", () => {
     // A judge of this database at two screenshot windows.
     for (const [i, id] of ids.entries()) {
       for (const k of ["1", "3"]) {
-        await upsertVerdict(a.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:7", evaluatorName: "Lamp judge", k, promptVersion: "wv-1", verdict: i === 0 ? "success" : "failure", score: null, rationale: `k=${k} says so`, rawReply: "SUCCESS", model: "judge-model" });
+        await upsertVerdict(a.db, {
+          trajectoryId: id,
+          kind: "judge",
+          origin: "verdict",
+          evaluatorKey: "judge:7",
+          evaluatorName: "Lamp judge",
+          k,
+          promptVersion: "wv-1",
+          verdict: i === 0 ? "success" : "failure",
+          score: null,
+          rationale: `k=${k} says so`,
+          rawReply: "SUCCESS",
+          model: "judge-model",
+        });
       }
     }
     const out = path.join(a.dir, "with-verdicts.zip");
@@ -92,7 +108,9 @@ describe("native bundle", () => {
     const there = await rows(b);
     expect(there).toHaveLength(6);
     expect(there).toContain("import:Lamp judge|Lamp judge|judge|import|3|wv-1|failure|k=3 says so|SUCCESS|judge-model");
-    expect(there).toContain(`import:webvoyager:auto_eval|webvoyager:auto_eval|judge|import|||failure|Looks wrong.|${log[1]!.trim().split("\n").slice(1).join("\n")}|`);
+    expect(there).toContain(
+      `import:webvoyager:auto_eval|webvoyager:auto_eval|judge|import|||failure|Looks wrong.|${log[1]!.trim().split("\n").slice(1).join("\n")}|`,
+    );
     // The judge's settings stay apart in the other database's analytics.
     const columns = (await analyticsOverview(b.db, { scope: {}, unparseable: "exclude", difficulty: "overall" })).columns.map((c) => c.label);
     expect(columns).toEqual(expect.arrayContaining(["Lamp judge · k = 1", "Lamp judge · k = 3"]));
@@ -121,7 +139,14 @@ describe("native bundle", () => {
 function snapshot(ctx: TestContext) {
   const count = (t: string) => (sqliteClient(ctx.db).prepare(`select count(*) n from ${t}`).get() as { n: number }).n;
   const files = fs.existsSync(ctx.store.root) ? fs.readdirSync(ctx.store.root, { recursive: true }).filter((f) => !String(f).includes(".staging")).length : 0;
-  return { tasks: count("tasks"), runs: count("agent_runs"), trajectories: count("trajectories"), steps: count("steps"), screenshots: count("screenshots"), files };
+  return {
+    tasks: count("tasks"),
+    runs: count("agent_runs"),
+    trajectories: count("trajectories"),
+    steps: count("steps"),
+    screenshots: count("screenshots"),
+    files,
+  };
 }
 
 /** yazl refuses unsafe names, so entries are written under same-length stand-ins and renamed in the bytes. */
@@ -143,10 +168,14 @@ describe("malformed input is rejected with an exact error and nothing written", 
   it("truncated interact_messages.json names the file", async () => {
     await seed(b);
     const before = snapshot(b);
-    const root = await writeWebVoyagerFixture(path.join(b.dir, "bad"), [
-      { id: "Ok--1", intent: "fine", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
-      { id: "Bad--1", intent: "broken", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
-    ], 900);
+    const root = await writeWebVoyagerFixture(
+      path.join(b.dir, "bad"),
+      [
+        { id: "Ok--1", intent: "fine", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
+        { id: "Bad--1", intent: "broken", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
+      ],
+      900,
+    );
     const file = path.join(root, "taskBad--1", "interact_messages.json");
     fs.writeFileSync(file, fs.readFileSync(file, "utf8").slice(0, 80));
     await expect(runImport(b, { path: root, strict: true })).rejects.toThrow(new RegExp(`^${escape(file)}: is not valid JSON \\(`));
@@ -154,10 +183,14 @@ describe("malformed input is rejected with an exact error and nothing written", 
   });
 
   it("a missing screenshot is not malformed input: the step is kept without an image", async () => {
-    const root = await writeWebVoyagerFixture(path.join(b.dir, "bad"), [
-      { id: "Ok--1", intent: "fine", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
-      { id: "Gap--1", intent: "gap", url: "https://x.test/", actions: ["Click [0]", "Click [1]", "ANSWER; y"] },
-    ], 700);
+    const root = await writeWebVoyagerFixture(
+      path.join(b.dir, "bad"),
+      [
+        { id: "Ok--1", intent: "fine", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
+        { id: "Gap--1", intent: "gap", url: "https://x.test/", actions: ["Click [0]", "Click [1]", "ANSWER; y"] },
+      ],
+      700,
+    );
     const missing = path.join(root, "taskGap--1", "screenshot2.png");
     fs.rmSync(missing);
     const before = snapshot(b);
@@ -169,9 +202,11 @@ describe("malformed input is rejected with an exact error and nothing written", 
   });
 
   it("a non-image file named .png is refused", async () => {
-    const root = await writeWebVoyagerFixture(path.join(b.dir, "bad"), [
-      { id: "Fake--1", intent: "fake", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] },
-    ], 300);
+    const root = await writeWebVoyagerFixture(
+      path.join(b.dir, "bad"),
+      [{ id: "Fake--1", intent: "fake", url: "https://x.test/", actions: ["Click [0]", "ANSWER; y"] }],
+      300,
+    );
     const fake = path.join(root, "taskFake--1", "screenshot2.png");
     fs.writeFileSync(fake, "<html>definitely not a png</html>");
     const before = snapshot(b);
@@ -195,7 +230,9 @@ describe("malformed input is rejected with an exact error and nothing written", 
     const report = await runImport(b, { path: out });
     expect(report.skipped).toEqual([{ path: `${out}#trajectories[1]`, reason: expect.stringMatching(problem) }]);
     // Stored as the person knows the folder: by its own name.
-    expect(report.trajectories.map((t) => t.sourcePath)).toEqual(m.trajectories.map((_: unknown, i: number) => `exp#trajectories[${i}]`).filter((p: string) => !p.endsWith("[1]")));
+    expect(report.trajectories.map((t) => t.sourcePath)).toEqual(
+      m.trajectories.map((_: unknown, i: number) => `exp#trajectories[${i}]`).filter((p: string) => !p.endsWith("[1]")),
+    );
   });
 
   it("an image whose bytes do not match the manifest hash is refused", async () => {

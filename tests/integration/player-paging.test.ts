@@ -28,7 +28,14 @@ beforeAll(async () => {
   people.annotator = await testUser(ctx, "annotator", "Paging Annotator");
   people.outsider = await testUser(ctx, "annotator", "Paging Outsider");
   const researcher = { userId: people.researcher.userId, name: "R", role: "researcher" as const };
-  campaignId = (await createCampaign(ctx.db, researcher, { name: "Long ones", trajectoryIds: [longId, shortId], annotatorsPerItem: 1, annotatorIds: [people.annotator.userId] })).id;
+  campaignId = (
+    await createCampaign(ctx.db, researcher, {
+      name: "Long ones",
+      trajectoryIds: [longId, shortId],
+      annotatorsPerItem: 1,
+      annotatorIds: [people.annotator.userId],
+    })
+  ).id;
   // The outsider labels in another campaign, so they are an annotator with a queue, just not this one.
   const otherId = await seedLongTrajectory(ctx.db, { steps: 3, externalTaskId: "other-3" });
   await createCampaign(ctx.db, researcher, { name: "Elsewhere", trajectoryIds: [otherId], annotatorsPerItem: 1, annotatorIds: [people.outsider.userId] });
@@ -59,7 +66,9 @@ describe("opening a 10,000-step trajectory", () => {
     expect(index[9_998]!.shot!.hash).toMatch(/^[0-9a-f]{64}$/);
     const window = await api.trajectories.steps({ id: longId, from: 9_950 });
     expect(fromJsonText(window.steps)[48]!.screenshot!.hash).toBe(index[9_998]!.shot!.hash);
-    console.log(`first payload ${(bytes / 1024).toFixed(0)} KB (index ${(wireBytes(t.index) / 1024).toFixed(0)} KB), window of ${STEP_WINDOW} ${(wireBytes(window) / 1024).toFixed(0)} KB`);
+    console.log(
+      `first payload ${(bytes / 1024).toFixed(0)} KB (index ${(wireBytes(t.index) / 1024).toFixed(0)} KB), window of ${STEP_WINDOW} ${(wireBytes(window) / 1024).toFixed(0)} KB`,
+    );
   });
 
   // That the window is one range read on the (trajectory, step) index on both engines: tests/integration/query-plans.test.ts.

@@ -72,7 +72,9 @@ describe.skipIf(!!skipReason)("npm run cli with VERDICT_DATABASE_URL=postgres://
     expect(await publicTables(url)).toEqual(tables);
 
     // The migrated database is the installation's from then on: accounts made by the CLI live there.
-    const added = await cli(["user", "add", "--email", "lead@example.org", "--name", "Lead", "--role", "researcher", "--password", "lead-password", "--json"], { VERDICT_DATABASE_URL: url });
+    const added = await cli(["user", "add", "--email", "lead@example.org", "--name", "Lead", "--role", "researcher", "--password", "lead-password", "--json"], {
+      VERDICT_DATABASE_URL: url,
+    });
     expect(added.stderr).toMatch(/first account, so it was made admin/);
     expect(added.code).toBe(0);
     const client = new pg.Client({ connectionString: url });
@@ -101,7 +103,12 @@ describe.skipIf(!!skipReason)("npm run cli with VERDICT_DATABASE_URL=postgres://
     // SQLite's full-text tables (search_fts*) have no counterpart there.
     const searchEntries = count("search_entries");
     const expected = Object.fromEntries(
-      (sqlite.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'").pluck().all() as string[])
+      (
+        sqlite
+          .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like '__drizzle%'")
+          .pluck()
+          .all() as string[]
+      )
         .filter((t) => !/^search_(entries$|fts)/.test(t))
         .map((t) => [t, count(t)]),
     );

@@ -30,7 +30,10 @@ describeEachBackend("statements prepared once per connection", (backend) => {
       "testTaskSetsByName",
       () => {
         built.n++;
-        return db.select({ id: taskSets.id, name: taskSets.name }).from(taskSets).where(eq(taskSets.name, sql.placeholder("name")));
+        return db
+          .select({ id: taskSets.id, name: taskSets.name })
+          .from(taskSets)
+          .where(eq(taskSets.name, sql.placeholder("name")));
       },
       { name },
     );
@@ -38,7 +41,10 @@ describeEachBackend("statements prepared once per connection", (backend) => {
 
   it("runs one query with new values each time, built once per database", async () => {
     const { taskSets } = tablesOf(db);
-    await db.insert(taskSets).values([{ name: "a", benchmark: "webvoyager" }, { name: "b", benchmark: "webvoyager" }]);
+    await db.insert(taskSets).values([
+      { name: "a", benchmark: "webvoyager" },
+      { name: "b", benchmark: "webvoyager" },
+    ]);
     const built = { n: 0 };
     expect((await setsNamed("a", built)).map((r) => r.name)).toEqual(["a"]);
     expect((await setsNamed("b", built)).map((r) => r.name)).toEqual(["b"]);
@@ -60,37 +66,41 @@ describeEachBackend("statements prepared once per connection", (backend) => {
   });
 
   // Only PostgreSQL runs transactions side by side; SQLite's take turns.
-  if (backend === "postgres") it("runs the one built query on each caller's own connection while several transactions are open at once", async () => {
-    const { taskSets } = tablesOf(db);
-    let built = 0;
-    const backendOfPrepared = () =>
-      executePrepared(
-        db,
-        "testBackendPid",
-        () => {
-          built++;
-          return db.select({ pid: sql<number>`pg_backend_pid()` }).from(taskSets).limit(1);
-        },
-        {},
+  if (backend === "postgres")
+    it("runs the one built query on each caller's own connection while several transactions are open at once", async () => {
+      const { taskSets } = tablesOf(db);
+      let built = 0;
+      const backendOfPrepared = () =>
+        executePrepared(
+          db,
+          "testBackendPid",
+          () => {
+            built++;
+            return db
+              .select({ pid: sql<number>`pg_backend_pid()` })
+              .from(taskSets)
+              .limit(1);
+          },
+          {},
+        );
+      await db.insert(taskSets).values({ name: "any", benchmark: "webvoyager" });
+      let arrived = 0;
+      let release!: () => void;
+      const allOpen = new Promise<void>((r) => (release = r));
+      const seen = await Promise.all(
+        [1, 2, 3].map(() =>
+          withTransaction(db, async () => {
+            const own = (await rawGet<{ pid: number }>(db, sql`select pg_backend_pid() as pid`))!.pid;
+            if (++arrived === 3) release();
+            await allOpen;
+            return { own, prepared: (await backendOfPrepared())[0]!.pid };
+          }),
+        ),
       );
-    await db.insert(taskSets).values({ name: "any", benchmark: "webvoyager" });
-    let arrived = 0;
-    let release!: () => void;
-    const allOpen = new Promise<void>((r) => (release = r));
-    const seen = await Promise.all(
-      [1, 2, 3].map(() =>
-        withTransaction(db, async () => {
-          const own = (await rawGet<{ pid: number }>(db, sql`select pg_backend_pid() as pid`))!.pid;
-          if (++arrived === 3) release();
-          await allOpen;
-          return { own, prepared: (await backendOfPrepared())[0]!.pid };
-        }),
-      ),
-    );
-    for (const s of seen) expect(s.prepared).toBe(s.own);
-    expect(new Set(seen.map((s) => s.own)).size).toBe(3);
-    expect(built).toBe(1);
-  });
+      for (const s of seen) expect(s.prepared).toBe(s.own);
+      expect(new Set(seen.map((s) => s.own)).size).toBe(3);
+      expect(built).toBe(1);
+    });
 
   it("claims by type filter through one prepared claim, each filter getting its own job", async () => {
     await enqueueJobs(db, [
@@ -100,8 +110,8 @@ describeEachBackend("statements prepared once per connection", (backend) => {
     ]);
     expect((await claimNextJob(db, "w", 60_000, { types: ["judge"] }))?.type).toBe("judge");
     expect((await claimNextJob(db, "w", 60_000, { types: ["runner", "import"] }))?.type).toBe("import");
-    expect((await claimNextJob(db, "w", 60_000, { types: ["judge"] }))).toBeUndefined();
+    expect(await claimNextJob(db, "w", 60_000, { types: ["judge"] })).toBeUndefined();
     expect((await claimNextJob(db, "w", 60_000, { groupKey: "g2" }))?.type).toBe("runner");
-    expect((await claimNextJob(db, "w", 60_000))).toBeUndefined();
+    expect(await claimNextJob(db, "w", 60_000)).toBeUndefined();
   });
 });

@@ -38,7 +38,8 @@ describeEachBackend("procedures with no other behaviour test", (backend) => {
   });
   afterEach(async () => ctx?.cleanup());
 
-  const campaign = (trajectoryIds: number[], name = "Procedures") => researcher.campaigns.create({ name, trajectoryIds, annotatorsPerItem: 1, annotatorIds: [annotatorId] });
+  const campaign = (trajectoryIds: number[], name = "Procedures") =>
+    researcher.campaigns.create({ name, trajectoryIds, annotatorsPerItem: 1, annotatorIds: [annotatorId] });
 
   it("campaigns.addTrajectories adds only what is not there yet, by ids or by filter", async () => {
     const c = await campaign(ids.slice(0, 2));
@@ -96,10 +97,28 @@ describeEachBackend("procedures with no other behaviour test", (backend) => {
   it("deploymentProfiles.byId, update and delete, for admins only", async () => {
     const created = await admin.deploymentProfiles.create({
       name: "lab",
-      sites: [{ placeholder: "__SHOPPING__", url: "http://shop.lab.example:7770/", login: { kind: "recipe", url: "http://shop.lab.example:7770/login", usernameSelector: "#u", passwordSelector: "#p", username: "agent", password: "s3cret" } }],
+      sites: [
+        {
+          placeholder: "__SHOPPING__",
+          url: "http://shop.lab.example:7770/",
+          login: {
+            kind: "recipe",
+            url: "http://shop.lab.example:7770/login",
+            usernameSelector: "#u",
+            passwordSelector: "#p",
+            username: "agent",
+            password: "s3cret",
+          },
+        },
+      ],
     });
     const shown = await admin.deploymentProfiles.byId({ id: created.id });
-    expect(shown).toMatchObject({ id: created.id, name: "lab", description: null, sites: [{ placeholder: "__SHOPPING__", login: { kind: "recipe", username: "agent", hasPassword: true } }] });
+    expect(shown).toMatchObject({
+      id: created.id,
+      name: "lab",
+      description: null,
+      sites: [{ placeholder: "__SHOPPING__", login: { kind: "recipe", username: "agent", hasPassword: true } }],
+    });
     expect(JSON.stringify(shown)).not.toContain("s3cret");
 
     // An update without the password keeps the stored one; the name stays.
@@ -109,14 +128,26 @@ describeEachBackend("procedures with no other behaviour test", (backend) => {
         name: "lab",
         description: "Shop and forum",
         sites: [
-          { placeholder: "__SHOPPING__", url: "http://shop.lab.example:7770/", login: { kind: "recipe", url: "http://shop.lab.example:7770/login", usernameSelector: "#u", passwordSelector: "#p", username: "agent2" } },
+          {
+            placeholder: "__SHOPPING__",
+            url: "http://shop.lab.example:7770/",
+            login: { kind: "recipe", url: "http://shop.lab.example:7770/login", usernameSelector: "#u", passwordSelector: "#p", username: "agent2" },
+          },
           { placeholder: "__REDDIT__", url: "http://forum.lab.example:9999/" },
         ],
       },
     });
-    expect(updated).toMatchObject({ description: "Shop and forum", sites: [{ login: { username: "agent2", hasPassword: true } }, { placeholder: "__REDDIT__", login: null }] });
+    expect(updated).toMatchObject({
+      description: "Shop and forum",
+      sites: [{ login: { username: "agent2", hasPassword: true } }, { placeholder: "__REDDIT__", login: null }],
+    });
     expect(updated.destinations.sort()).toEqual(["forum.lab.example:9999", "shop.lab.example:7770"]);
-    await expect(admin.deploymentProfiles.update({ id: created.id, profile: { name: "renamed", sites: [{ placeholder: "__REDDIT__", url: "http://forum.lab.example:9999/" }] } })).rejects.toThrow(/keeps its name \("lab"\)/);
+    await expect(
+      admin.deploymentProfiles.update({
+        id: created.id,
+        profile: { name: "renamed", sites: [{ placeholder: "__REDDIT__", url: "http://forum.lab.example:9999/" }] },
+      }),
+    ).rejects.toThrow(/keeps its name \("lab"\)/);
     await expect(admin.deploymentProfiles.update({ id: created.id, profile: { name: "lab", sites: [] } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(researcher.deploymentProfiles.byId({ id: created.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
     await expect(researcher.deploymentProfiles.delete({ id: created.id })).rejects.toMatchObject({ code: "FORBIDDEN" });

@@ -64,7 +64,9 @@ async function om2wCampaign(trajectoryIds: number[], extra: Partial<Parameters<t
 }
 
 async function label(actor: Actor, campaignId: number, trajectoryId: number, v: Record<string, unknown>) {
-  return await submitLabel(ctx.db, actor, { campaignId, trajectoryId, verdict: "success", ...v, idempotencyKey: await key() } as Parameters<typeof submitLabel>[2]);
+  return await submitLabel(ctx.db, actor, { campaignId, trajectoryId, verdict: "success", ...v, idempotencyKey: await key() } as Parameters<
+    typeof submitLabel
+  >[2]);
 }
 
 const failure = { verdict: "failure", category: "wrong navigation", firstFailingStep: 1, note: "opened the wrong city" };
@@ -84,15 +86,29 @@ describe("campaigns from templates", () => {
 
   it("fields given with the template override it; an unknown template is refused by name", async () => {
     const [t] = await seedTrajectories(ctx.db, 1);
-    const c = await createCampaign(ctx.db, researcher, { name: "WV", template: "webvoyager", trajectoryIds: [t!], annotatorsPerItem: 2, instructions: "Our own words" });
+    const c = await createCampaign(ctx.db, researcher, {
+      name: "WV",
+      template: "webvoyager",
+      trajectoryIds: [t!],
+      annotatorsPerItem: 2,
+      instructions: "Our own words",
+    });
     expect(c).toMatchObject({ templateId: "webvoyager", annotatorsPerItem: 2, instructions: "Our own words" });
-    expect((await errorOf(async () => await createCampaign(ctx.db, researcher, { name: "X", template: "mind2web" as never, trajectoryIds: [t!] }))).message).toMatch(/template: one of webvoyager/);
+    expect(
+      (await errorOf(async () => await createCampaign(ctx.db, researcher, { name: "X", template: "mind2web" as never, trajectoryIds: [t!] }))).message,
+    ).toMatch(/template: one of webvoyager/);
   });
 
   it("a custom question with a bad definition is refused naming the question", async () => {
     const [t] = await seedTrajectories(ctx.db, 1);
-    const e = await errorOf(async () =>
-      await createCampaign(ctx.db, researcher, { name: "C", template: "custom", trajectoryIds: [t!], labelSchema: { questions: [{ id: "effort", type: "number", prompt: "Effort", min: 9, max: 1 }] as never } }),
+    const e = await errorOf(
+      async () =>
+        await createCampaign(ctx.db, researcher, {
+          name: "C",
+          template: "custom",
+          trajectoryIds: [t!],
+          labelSchema: { questions: [{ id: "effort", type: "number", prompt: "Effort", min: 9, max: 1 }] as never },
+        }),
     );
     expect(e.message).toMatch(/labelSchema\.questions\[0\] \(effort\): min \(9\) is above max \(1\)/);
   });
@@ -104,7 +120,9 @@ describe("labels under a protocol", () => {
     const c = await om2wCampaign([t1!, t2!]);
     expect((await label(ann[0]!, c.id, t1!, { verdict: "not_executable" })).values.verdict).toBe("not_executable");
     expect((await label(ann[0]!, c.id, t2!, failure)).values).toMatchObject({ verdict: "failure", firstFailingStep: 1 });
-    expect((await errorOf(async () => await label(ann[1]!, c.id, t2!, { ...failure, firstFailingStep: null }))).message).toMatch(/firstFailingStep: a failure needs its failure point/);
+    expect((await errorOf(async () => await label(ann[1]!, c.id, t2!, { ...failure, firstFailingStep: null }))).message).toMatch(
+      /firstFailingStep: a failure needs its failure point/,
+    );
     expect((await errorOf(async () => await label(ann[1]!, c.id, t2!, { ...failure, note: "" }))).message).toMatch(/note: a failure needs its reasoning/);
   });
 
@@ -128,7 +146,9 @@ describe("labels under a protocol", () => {
     expect(bad.code).toBe("BAD_REQUEST");
     expect(bad.message).toMatch(/answers\.blocker \("What blocked the agent\?"\): must be one of "captcha", "login", "none", got "rain"/);
     expect((await errorOf(async () => await label(ann[0]!, c.id, t!, { answers: {} }))).message).toMatch(/answers\.blocker .*an answer is required/);
-    expect((await errorOf(async () => await label(ann[0]!, c.id, t!, { answers: { blocker: "none", answer_step: 5 } }))).message).toMatch(/answers\.answer_step .*from 0 to 4, got 5/);
+    expect((await errorOf(async () => await label(ann[0]!, c.id, t!, { answers: { blocker: "none", answer_step: 5 } }))).message).toMatch(
+      /answers\.answer_step .*from 0 to 4, got 5/,
+    );
 
     const r = await label(ann[0]!, c.id, t!, { answers: { blocker: "none", answer_step: 3, useful: { "0": ["search"], "2": ["filter", "search"] } } });
     expect(r.values.answers).toEqual({ blocker: "none", answer_step: 3, useful: { "0": ["search"], "2": ["search", "filter"] } });
@@ -144,8 +164,15 @@ describe("labels under a protocol", () => {
     expect(row[csv.header.indexOf("answer_blocker")]).toBe("none");
     expect(row[csv.header.indexOf("answer_answer_step")]).toBe("4");
     expect(JSON.parse(row[csv.header.indexOf("answer_useful")]!)).toEqual({ "1": ["search"], "3": ["search", "filter"] });
-    const jsonl = (await exportCampaignLabels(ctx.db, researcher, c.id, "jsonl")).body.trim().split("\n").map((l) => JSON.parse(l));
-    expect(jsonl.find((x) => x.kind === "annotation").answers).toEqual({ blocker: "none", answer_step: 4, useful: { "1": ["search"], "3": ["search", "filter"] } });
+    const jsonl = (await exportCampaignLabels(ctx.db, researcher, c.id, "jsonl")).body
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(jsonl.find((x) => x.kind === "annotation").answers).toEqual({
+      blocker: "none",
+      answer_step: 4,
+      useful: { "1": ["search"], "3": ["search", "filter"] },
+    });
   });
 
   it("editing the guidelines bumps their version, recorded on labels made afterwards", async () => {
@@ -168,7 +195,9 @@ describe("labels under a protocol", () => {
 });
 
 function myItemNo(campaignId: number, trajectoryId: number): number {
-  const row = sqliteClient(ctx.db).prepare("select item_no from campaign_items where campaign_id = ? and trajectory_id = ?").get(campaignId, trajectoryId) as { item_no: number };
+  const row = sqliteClient(ctx.db).prepare("select item_no from campaign_items where campaign_id = ? and trajectory_id = ?").get(campaignId, trajectoryId) as {
+    item_no: number;
+  };
   return row.item_no;
 }
 
@@ -193,17 +222,51 @@ describe("QA review stage", () => {
 
     expect((await errorOf(async () => await qaItemReview(ctx.db, qaAnnotator, c.id, t3!))).message).toMatch(/still being labelled \(1 of 3 labels\)/);
     expect((await errorOf(async () => await qaQueue(ctx.db, ann[3]!, { campaignId: c.id }))).code).toBe("FORBIDDEN");
-    expect((await errorOf(async () => await submitQaReview(ctx.db, qaAnnotator, { campaignId: c.id, trajectoryId: t1!, decision: "confirmed", reason: " " }))).message).toMatch(/reason/);
-    expect((await errorOf(async () => await submitQaReview(ctx.db, qaAnnotator, { campaignId: c.id, trajectoryId: t2!, decision: "confirmed", reason: "ok" }))).message).toMatch(/no consolidated label to confirm/);
+    expect(
+      (await errorOf(async () => await submitQaReview(ctx.db, qaAnnotator, { campaignId: c.id, trajectoryId: t1!, decision: "confirmed", reason: " " })))
+        .message,
+    ).toMatch(/reason/);
+    expect(
+      (await errorOf(async () => await submitQaReview(ctx.db, qaAnnotator, { campaignId: c.id, trajectoryId: t2!, decision: "confirmed", reason: "ok" })))
+        .message,
+    ).toMatch(/no consolidated label to confirm/);
 
-    const confirmed = await submitQaReview(ctx.db, qaAnnotator, { campaignId: c.id, trajectoryId: t1!, decision: "confirmed", reason: "all three right", confidence: "high" });
-    expect(confirmed.consolidated).toMatchObject({ verdict: "success", method: "unanimous", qaDecision: "confirmed", qaReviewerName: "Quinn QA", confidence: "high" });
+    const confirmed = await submitQaReview(ctx.db, qaAnnotator, {
+      campaignId: c.id,
+      trajectoryId: t1!,
+      decision: "confirmed",
+      reason: "all three right",
+      confidence: "high",
+    });
+    expect(confirmed.consolidated).toMatchObject({
+      verdict: "success",
+      method: "unanimous",
+      qaDecision: "confirmed",
+      qaReviewerName: "Quinn QA",
+      confidence: "high",
+    });
     expect((await errorOf(async () => await label(ann[0]!, c.id, t1!, { verdict: "not_executable" }))).message).toMatch(/passed its QA review/);
-    expect((await errorOf(async () => await submitQaReview(ctx.db, researcher, { campaignId: c.id, trajectoryId: t1!, decision: "confirmed", reason: "again" }))).message).toMatch(/already had its QA review/);
+    expect(
+      (await errorOf(async () => await submitQaReview(ctx.db, researcher, { campaignId: c.id, trajectoryId: t1!, decision: "confirmed", reason: "again" })))
+        .message,
+    ).toMatch(/already had its QA review/);
 
-    expect((await errorOf(async () => await submitQaReview(ctx.db, researcher, { campaignId: c.id, trajectoryId: t2!, decision: "corrected", verdict: "failure", category: "wrong navigation", firstFailingStep: 1, reason: "wrong city" }))).message).toMatch(
-      /disagreementSource/,
-    );
+    expect(
+      (
+        await errorOf(
+          async () =>
+            await submitQaReview(ctx.db, researcher, {
+              campaignId: c.id,
+              trajectoryId: t2!,
+              decision: "corrected",
+              verdict: "failure",
+              category: "wrong navigation",
+              firstFailingStep: 1,
+              reason: "wrong city",
+            }),
+        )
+      ).message,
+    ).toMatch(/disagreementSource/);
     const corrected = await submitQaReview(ctx.db, researcher, {
       campaignId: c.id,
       trajectoryId: t2!,
@@ -232,7 +295,12 @@ describe("QA review stage", () => {
     expect((await campaignOverview(ctx.db, researcher, c.id)).compliance.shortfalls).toEqual(["2 items without a QA review"]);
     for (const t of [t1!, t2!]) await submitQaReview(ctx.db, researcher, { campaignId: c.id, trajectoryId: t, decision: "confirmed", reason: "checked" });
     const compliance = (await campaignOverview(ctx.db, researcher, c.id)).compliance;
-    expect(compliance).toMatchObject({ meetsProtocol: true, itemsBelowTarget: 0, annotatorsPerItem: [{ labels: 3, items: 2 }], templateName: "Online-Mind2Web" });
+    expect(compliance).toMatchObject({
+      meetsProtocol: true,
+      itemsBelowTarget: 0,
+      annotatorsPerItem: [{ labels: 3, items: 2 }],
+      templateName: "Online-Mind2Web",
+    });
     // Raising k later does not undo a confirmed QA review: the decision stands.
     await updateCampaignSettings(ctx.db, researcher, c.id, { annotatorsPerItem: 4 });
     expect((await qaQueue(ctx.db, researcher, { campaignId: c.id, status: "done" })).items.map((i) => i.state)).toEqual(["agreed", "agreed"]);
@@ -263,17 +331,51 @@ describe("QA review stage", () => {
 describe("adjudication confidence and disagreement source", () => {
   it("are recorded and tallied in the human-agreement view", async () => {
     const ts = await seedTrajectories(ctx.db, 3);
-    const c = await createCampaign(ctx.db, researcher, { name: "WV adj", template: "webvoyager", trajectoryIds: ts, annotatorIds: ann.slice(0, 2).map((a) => a.userId), annotatorsPerItem: 2 });
+    const c = await createCampaign(ctx.db, researcher, {
+      name: "WV adj",
+      template: "webvoyager",
+      trajectoryIds: ts,
+      annotatorIds: ann.slice(0, 2).map((a) => a.userId),
+      annotatorsPerItem: 2,
+    });
     for (const t of ts) {
       await label(ann[0]!, c.id, t, { verdict: "success" });
       await label(ann[1]!, c.id, t, { verdict: "failure", category: "hallucination" });
     }
-    expect((await errorOf(async () => await adjudicate(ctx.db, researcher, { campaignId: c.id, trajectoryId: ts[0]!, verdict: "success", reason: "x", disagreementSource: "weather" }))).message).toMatch(
-      /disagreementSource: one of guideline_gap, ambiguous_task, annotator_error, edge_case, got "weather"/,
-    );
-    await adjudicate(ctx.db, researcher, { campaignId: c.id, trajectoryId: ts[0]!, verdict: "success", reason: "answer on screen", confidence: "high", disagreementSource: "annotator_error" });
-    await adjudicate(ctx.db, researcher, { campaignId: c.id, trajectoryId: ts[1]!, verdict: "failure", category: "hallucination", reason: "made up", confidence: "low", disagreementSource: "guideline_gap" });
-    await adjudicate(ctx.db, researcher, { campaignId: c.id, trajectoryId: ts[2]!, verdict: "failure", category: "hallucination", reason: "made up", confidence: "high", disagreementSource: "annotator_error" });
+    expect(
+      (
+        await errorOf(
+          async () =>
+            await adjudicate(ctx.db, researcher, { campaignId: c.id, trajectoryId: ts[0]!, verdict: "success", reason: "x", disagreementSource: "weather" }),
+        )
+      ).message,
+    ).toMatch(/disagreementSource: one of guideline_gap, ambiguous_task, annotator_error, edge_case, got "weather"/);
+    await adjudicate(ctx.db, researcher, {
+      campaignId: c.id,
+      trajectoryId: ts[0]!,
+      verdict: "success",
+      reason: "answer on screen",
+      confidence: "high",
+      disagreementSource: "annotator_error",
+    });
+    await adjudicate(ctx.db, researcher, {
+      campaignId: c.id,
+      trajectoryId: ts[1]!,
+      verdict: "failure",
+      category: "hallucination",
+      reason: "made up",
+      confidence: "low",
+      disagreementSource: "guideline_gap",
+    });
+    await adjudicate(ctx.db, researcher, {
+      campaignId: c.id,
+      trajectoryId: ts[2]!,
+      verdict: "failure",
+      category: "hallucination",
+      reason: "made up",
+      confidence: "high",
+      disagreementSource: "annotator_error",
+    });
     const d = (await humanAgreement(ctx.db, c.id)).decisions;
     expect(d.decisions).toBe(3);
     expect(d.adjudicated).toBe(3);

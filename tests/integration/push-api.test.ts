@@ -37,7 +37,10 @@ async function zipFolder(folder: string, file: string): Promise<string> {
 /** Runs the documented script to its end; its exit code, stdout and stderr. */
 function runScript(args: string[], token: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SCRIPT, ...args], { env: { PATH: process.env.PATH ?? "", VERDICT_TOKEN: token } as unknown as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [SCRIPT, ...args], {
+      env: { PATH: process.env.PATH ?? "", VERDICT_TOKEN: token } as unknown as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -66,7 +69,8 @@ describeEachBackend("pushing results and verdicts with an API token", (backend) 
     if (ctx.config.postgresUrl) process.env.VERDICT_DATABASE_URL = ctx.config.postgresUrl;
     else delete process.env.VERDICT_DATABASE_URL;
     const { user } = await createAccount(ctx, { email: "ci@push.test", name: "CI", role: "researcher", password: "correct-horse-battery" });
-    token = (await createApiToken(ctx, { userId: user.id, name: user.name, role: user.role }, { ownerId: user.id, name: "nightly CI", scope: "read-write" })).token;
+    token = (await createApiToken(ctx, { userId: user.id, name: user.name, role: user.role }, { ownerId: user.id, name: "nightly CI", scope: "read-write" }))
+      .token;
     server = await startRouteServer();
   });
 
@@ -78,7 +82,10 @@ describeEachBackend("pushing results and verdicts with an API token", (backend) 
   });
 
   const call = async (pathName: string, init: RequestInit = {}) => {
-    const res = await fetch(`${server.url}${pathName}`, { ...init, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...init.headers } });
+    const res = await fetch(`${server.url}${pathName}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...init.headers },
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
@@ -109,7 +116,14 @@ describeEachBackend("pushing results and verdicts with an API token", (backend) 
 
   it("an external evaluator's verdicts are stored once, replaced when they change, and read back", async () => {
     const [first, second] = trajectoryIds as [number, number];
-    const body = { evaluator: "lab-judge", verdict: "failure", rationale: "Typed into the wrong box.", firstFailingStep: 1, promptVersion: "v3", key: "ci-run-7/Push--1" };
+    const body = {
+      evaluator: "lab-judge",
+      verdict: "failure",
+      rationale: "Typed into the wrong box.",
+      firstFailingStep: 1,
+      promptVersion: "v3",
+      key: "ci-run-7/Push--1",
+    };
     const post = (id: number, b: unknown) => call(`/api/v1/trajectories/${id}/verdicts`, { method: "POST", body: JSON.stringify(b) });
     const created = await post(first, body);
     expect(created).toMatchObject({ status: 201, body: { status: "created", evaluatorKey: "external:lab-judge" } });
@@ -117,7 +131,10 @@ describeEachBackend("pushing results and verdicts with an API token", (backend) 
     expect(await post(first, body)).toMatchObject({ status: 200, body: { status: "unchanged", id: created.body.id } });
     const { key: _key, ...withoutKey } = body;
     expect(await post(first, withoutKey)).toMatchObject({ status: 200, body: { status: "unchanged", id: created.body.id } });
-    expect(await post(first, { ...withoutKey, verdict: "success", firstFailingStep: null })).toMatchObject({ status: 200, body: { status: "replaced", id: created.body.id } });
+    expect(await post(first, { ...withoutKey, verdict: "success", firstFailingStep: null })).toMatchObject({
+      status: 200,
+      body: { status: "replaced", id: created.body.id },
+    });
     expect(await post(second, { evaluator: "lab-judge", verdict: "success", promptVersion: "v3" })).toMatchObject({ status: 201 });
 
     // Validated: a verdict word, a step that exists, a known field shape.
@@ -132,15 +149,19 @@ describeEachBackend("pushing results and verdicts with an API token", (backend) 
       expect(res.status, JSON.stringify(b)).toBe(400);
       expect(String(res.body.error), JSON.stringify(b)).toMatch(message);
     }
-    expect((await call(`/api/v1/trajectories/999999/verdicts`, { method: "POST", body: JSON.stringify({ evaluator: "x", verdict: "success" }) })).status).toBe(404);
+    expect((await call(`/api/v1/trajectories/999999/verdicts`, { method: "POST", body: JSON.stringify({ evaluator: "x", verdict: "success" }) })).status).toBe(
+      404,
+    );
     expect((await call(`/api/v1/trajectories/${first}/verdicts`, { method: "POST", body: "{not json" })).status).toBe(400);
 
     const { evaluatorVerdicts } = tablesOf(ctx.db);
     const stored = (await ctx.db.select().from(evaluatorVerdicts)).filter((v) => v.evaluatorKey === "external:lab-judge");
-    expect(stored.map((v) => [v.trajectoryId, v.verdict, v.promptVersion]).sort()).toEqual([
-      [first, "success", "v3"],
-      [second, "success", "v3"],
-    ].sort());
+    expect(stored.map((v) => [v.trajectoryId, v.verdict, v.promptVersion]).sort()).toEqual(
+      [
+        [first, "success", "v3"],
+        [second, "success", "v3"],
+      ].sort(),
+    );
 
     const one = await call(`/api/v1/trajectories/${first}`);
     expect(one.status).toBe(200);

@@ -52,7 +52,10 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
       expect(await mayFetchScreenshot(ctx.db, user, fakeScreenshotHash("no such screenshot"))).toBe(false);
     });
     const checks = statements.filter((s) => /screenshot_hash/.test(s.sql));
-    expect(checks.map((s) => (/campaign_qa_reviewers/.test(s.sql) ? "qa" : /campaign_annotators/.test(s.sql) ? "annotator" : "other"))).toEqual(["annotator", "qa"]);
+    expect(checks.map((s) => (/campaign_qa_reviewers/.test(s.sql) ? "qa" : /campaign_annotators/.test(s.sql) ? "annotator" : "other"))).toEqual([
+      "annotator",
+      "qa",
+    ]);
     for (const s of checks) {
       const plan = await queryPlan(ctx.db, s);
       expect(seeks(plan, "steps_screenshot_hash_idx", "screenshot_hash"), plan.join("\n")).toBe(true);
@@ -76,7 +79,21 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
   });
 
   it("the analytics read of every verdict walks one index that holds every column it reads, never the wide verdict rows", async () => {
-    await upsertVerdict(ctx.db, { trajectoryId, kind: "judge", origin: "verdict", evaluatorKey: "judge:plans", evaluatorName: "Plans judge", k: "3", promptVersion: "v1", verdict: "failure", rationale: "a long reply", sampleCount: 3, sampleSuccesses: 1, sampleFailures: 2, firstFailingStep: 4 });
+    await upsertVerdict(ctx.db, {
+      trajectoryId,
+      kind: "judge",
+      origin: "verdict",
+      evaluatorKey: "judge:plans",
+      evaluatorName: "Plans judge",
+      k: "3",
+      promptVersion: "v1",
+      verdict: "failure",
+      rationale: "a long reply",
+      sampleCount: 3,
+      sampleSuccesses: 1,
+      sampleFailures: 2,
+      firstFailingStep: 4,
+    });
     const statements = await recordStatements(ctx.db, async () => {
       const columns = await loadVerdictColumns(ctx.db);
       expect([...columns.col.sampleFailures, ...columns.col.firstFailingStep]).toEqual([2, 4]);
@@ -86,6 +103,9 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
     const plan = await queryPlan(ctx.db, read[0]!);
     // SQLite: a covering index scan; PostgreSQL: an index-only scan (sequential scans are off while explaining).
     const covered = backend === "sqlite" ? /USING COVERING INDEX evaluator_verdicts_analytics_idx/ : /Index Only Scan using evaluator_verdicts_analytics_idx/;
-    expect(plan.some((l) => covered.test(l)), plan.join("\n")).toBe(true);
+    expect(
+      plan.some((l) => covered.test(l)),
+      plan.join("\n"),
+    ).toBe(true);
   });
 });

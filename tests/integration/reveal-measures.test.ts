@@ -40,13 +40,40 @@ describeEachBackend("reveal measures and export", (backend) => {
     t = await seedTrajectories(ctx.db, 4, { agentName: "agent-r" });
     const judge = ["success", "failure", "failure", "success"] as const;
     for (const [i, id] of t.entries()) {
-      await upsertVerdict(ctx.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:3", evaluatorName: "GPT judge", k: "1", promptVersion: "v2", verdict: judge[i]!, rationale: `judge on ${i + 1}`, stepIndices: [3] });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: id,
+        kind: "judge",
+        origin: "verdict",
+        evaluatorKey: "judge:3",
+        evaluatorName: "GPT judge",
+        k: "1",
+        promptVersion: "v2",
+        verdict: judge[i]!,
+        rationale: `judge on ${i + 1}`,
+        stepIndices: [3],
+      });
       // Another setting of the same judge, not the one the campaign reveals.
-      await upsertVerdict(ctx.db, { trajectoryId: id, kind: "judge", origin: "verdict", evaluatorKey: "judge:3", evaluatorName: "GPT judge", k: "full", promptVersion: "v2", verdict: "failure" });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: id,
+        kind: "judge",
+        origin: "verdict",
+        evaluatorKey: "judge:3",
+        evaluatorName: "GPT judge",
+        k: "full",
+        promptVersion: "v2",
+        verdict: "failure",
+      });
     }
     const api = await callerAs(ctx, researcher);
     campaignId = (
-      await api.campaigns.create({ name: "Calibration", trajectoryIds: t, annotatorsPerItem: 2, labelSchema: { categories: ["wrong element", "no answer"], requireCategory: false }, annotatorIds: [x.userId, y.userId], revealEvaluator: "judge:3|1|v2" })
+      await api.campaigns.create({
+        name: "Calibration",
+        trajectoryIds: t,
+        annotatorsPerItem: 2,
+        labelSchema: { categories: ["wrong element", "no answer"], requireCategory: false },
+        annotatorIds: [x.userId, y.userId],
+        revealEvaluator: "judge:3|1|v2",
+      })
     ).id;
   });
   afterEach(async () => {
@@ -65,7 +92,15 @@ describeEachBackend("reveal measures and export", (backend) => {
       expect(shown.status).toBe("revealed");
       if (s.then === null) continue;
       if (s.then === "keep") await api.labelling.decideReveal({ campaignId, itemNo: no, decision: "keep", reason: s.reason ?? "I stand by it" });
-      else await api.labelling.decideReveal({ campaignId, itemNo: no, decision: "revise", verdict: s.then[0], category: s.then[1], reason: s.reason ?? "the judge saw it" });
+      else
+        await api.labelling.decideReveal({
+          campaignId,
+          itemNo: no,
+          decision: "revise",
+          verdict: s.then[0],
+          category: s.then[1],
+          reason: s.reason ?? "the judge saw it",
+        });
     }
   }
 

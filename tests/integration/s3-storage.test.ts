@@ -74,7 +74,12 @@ async function getBytes(url: string, cookie: string, headers: Record<string, str
 beforeAll(async () => {
   s3 = await startTestS3();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-s3-"));
-  ctx = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: dir, chromiumPath: "/usr/bin/chromium", objectStorage: s3.config({ keyPrefix: PREFIX }) });
+  ctx = createAppContext({
+    dbPath: path.join(dir, "verdict.db"),
+    dataDir: dir,
+    chromiumPath: "/usr/bin/chromium",
+    objectStorage: s3.config({ keyPrefix: PREFIX }),
+  });
   // The route handlers read the installation from the environment on every request, like the web server.
   Object.assign(process.env, { VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir }, s3.env({ keyPrefix: PREFIX }));
   server = await startRouteServer();
@@ -115,9 +120,14 @@ describe("an import with screenshots in S3", () => {
     fs.cpSync(path.join(FIXTURE, "results"), src, { recursive: true });
     // One new image, so the failing trajectory has an object nobody else uses.
     const shop = path.join(src, "20240301_10_00_00", "taskShopSite--0");
-    const fresh = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 9, g: 200, b: 30 } } }).png().toBuffer();
+    const fresh = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 9, g: 200, b: 30 } } })
+      .png()
+      .toBuffer();
     fs.writeFileSync(path.join(shop, "screenshot5.png"), fresh);
-    fs.writeFileSync(path.join(shop, "interact_messages.json"), fs.readFileSync(path.join(shop, "interact_messages.json"), "utf8").replace("Find a green", "Find a green (changed)"));
+    fs.writeFileSync(
+      path.join(shop, "interact_messages.json"),
+      fs.readFileSync(path.join(shop, "interact_messages.json"), "utf8").replace("Find a green", "Find a green (changed)"),
+    );
     const before = { trajectories: count("trajectories"), steps: count("steps"), screenshots: count("screenshots") };
     sqliteClient(ctx.db).exec(`create trigger refuse_shop before update on trajectories begin select raise(abort, 'disk full (test)'); end`);
     sqliteClient(ctx.db).exec(`create trigger refuse_shop_insert before insert on trajectories begin select raise(abort, 'disk full (test)'); end`);
@@ -128,7 +138,8 @@ describe("an import with screenshots in S3", () => {
     }
     expect({ trajectories: count("trajectories"), steps: count("steps"), screenshots: count("screenshots") }).toEqual(before);
     // Every screenshot row still has its object.
-    for (const { hash } of sqliteClient(ctx.db).prepare("select hash from screenshots").all() as { hash: string }[]) expect(await ctx.store.has(hash)).toBe(true);
+    for (const { hash } of sqliteClient(ctx.db).prepare("select hash from screenshots").all() as { hash: string }[])
+      expect(await ctx.store.has(hash)).toBe(true);
 
     // The fresh image was uploaded (before the commit) and is referenced by no row: collected once old enough.
     const freshHash = sha(fresh);
@@ -143,7 +154,9 @@ describe("an import with screenshots in S3", () => {
 
   it("a repeated put of a screenshot still uploading resolves only once it is in the bucket", async () => {
     const batch = ctx.store.beginBatch();
-    const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 10, b: 90 } } }).png().toBuffer();
+    const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 200, g: 10, b: 90 } } })
+      .png()
+      .toBuffer();
     const hash = sha(bytes);
     const first = batch.put(hash, bytes);
     await batch.put(hash, bytes);
@@ -169,7 +182,11 @@ describe("the screenshot route with screenshots in S3", () => {
     await makeActor(ctx, "S3 Outsider", "annotator");
     const trajectoryId = (sqliteClient(ctx.db).prepare("select id from trajectories order by id limit 1").get() as { id: number }).id;
     await createCampaign(ctx.db, admin, { name: "S3 campaign", trajectoryIds: [trajectoryId], annotatorsPerItem: 1, annotatorIds: [inCampaign.userId] });
-    hash = (sqliteClient(ctx.db).prepare("select screenshot_hash h from steps where trajectory_id = ? and screenshot_hash is not null order by idx limit 1").get(trajectoryId) as { h: string }).h;
+    hash = (
+      sqliteClient(ctx.db)
+        .prepare("select screenshot_hash h from steps where trajectory_id = ? and screenshot_hash is not null order by idx limit 1")
+        .get(trajectoryId) as { h: string }
+    ).h;
     bytes = await ctx.store.read(hash);
     researcher = await cookieOf("s3.researcher@test.example");
     member = await cookieOf("s3.member@test.example");
@@ -242,7 +259,10 @@ describe("the screenshot route with screenshots in S3", () => {
 
 describe("uploaded import zips with a bucket configured", () => {
   async function uploadZip(into: AppContext, tasks: string[]): Promise<string> {
-    const src = await writeWebVoyagerFixture(path.join(dir, `upload-src-${crypto.randomBytes(4).toString("hex")}`), tasks.map((id) => ({ id, intent: `Task ${id}.`, url: "https://upload.test/", actions: ["Click [0]", "ANSWER; done"] })));
+    const src = await writeWebVoyagerFixture(
+      path.join(dir, `upload-src-${crypto.randomBytes(4).toString("hex")}`),
+      tasks.map((id) => ({ id, intent: `Task ${id}.`, url: "https://upload.test/", actions: ["Click [0]", "ANSWER; done"] })),
+    );
     const file = await newUploadPath(into);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const zip = new yazl.ZipFile();
@@ -277,10 +297,22 @@ describe("uploaded import zips with a bucket configured", () => {
     // The receiving server staged the zip and stopped before running its import.
     await uploadStagingFor(ctx.config.objectStorage)!.stage(file, key);
     const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-s3-other-"));
-    const other = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: otherDir, chromiumPath: "/usr/bin/chromium", objectStorage: s3.config({ keyPrefix: PREFIX }) });
+    const other = createAppContext({
+      dbPath: path.join(dir, "verdict.db"),
+      dataDir: otherDir,
+      chromiumPath: "/usr/bin/chromium",
+      objectStorage: s3.config({ keyPrefix: PREFIX }),
+    });
     try {
       const groupKey = `import:${crypto.randomUUID()}`;
-      await enqueueJobs(other.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: "/srv/web-a/imports/" + key, name: "theirs.zip", staged: key }, format: "auto", requestedBy: null }, groupKey, maxAttempts: 1 }]);
+      await enqueueJobs(other.db, [
+        {
+          type: IMPORT_JOB_TYPE,
+          payload: { source: { kind: "upload", file: "/srv/web-a/imports/" + key, name: "theirs.zip", staged: key }, format: "auto", requestedBy: null },
+          groupKey,
+          maxAttempts: 1,
+        },
+      ]);
       await runQueuedImports(other);
       const job = (await jobsOfGroup(other.db, groupKey))[0]!;
       const view = await importJobStatus(other, job.id);
@@ -295,7 +327,14 @@ describe("uploaded import zips with a bucket configured", () => {
       await uploadStagingFor(ctx.config.objectStorage)!.stage(lost, lostKey);
       await uploadStagingFor(ctx.config.objectStorage)!.remove(lostKey);
       const lostGroup = `import:${crypto.randomUUID()}`;
-      await enqueueJobs(other.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: lost, name: "gone.zip", staged: lostKey }, format: "auto", requestedBy: null }, groupKey: lostGroup, maxAttempts: 1 }]);
+      await enqueueJobs(other.db, [
+        {
+          type: IMPORT_JOB_TYPE,
+          payload: { source: { kind: "upload", file: lost, name: "gone.zip", staged: lostKey }, format: "auto", requestedBy: null },
+          groupKey: lostGroup,
+          maxAttempts: 1,
+        },
+      ]);
       await runQueuedImports(other);
       const failed = await importJobStatus(other, (await jobsOfGroup(other.db, lostGroup))[0]!.id);
       expect(failed.status).toBe("failed");
@@ -308,7 +347,14 @@ describe("uploaded import zips with a bucket configured", () => {
       const unconfigured = createAppContext({ dbPath: path.join(dir, "verdict.db"), dataDir: otherDir, chromiumPath: "/usr/bin/chromium" });
       try {
         const waitingGroup = `import:${crypto.randomUUID()}`;
-        await enqueueJobs(unconfigured.db, [{ type: IMPORT_JOB_TYPE, payload: { source: { kind: "upload", file: waiting, name: "waiting.zip", staged: waitingKey }, format: "auto", requestedBy: null }, groupKey: waitingGroup, maxAttempts: 1 }]);
+        await enqueueJobs(unconfigured.db, [
+          {
+            type: IMPORT_JOB_TYPE,
+            payload: { source: { kind: "upload", file: waiting, name: "waiting.zip", staged: waitingKey }, format: "auto", requestedBy: null },
+            groupKey: waitingGroup,
+            maxAttempts: 1,
+          },
+        ]);
         await runQueuedImports(unconfigured);
         const refused = await importJobStatus(unconfigured, (await jobsOfGroup(unconfigured.db, waitingGroup))[0]!.id);
         expect(refused.status).toBe("failed");

@@ -130,8 +130,17 @@ describe.skipIf(!!skipReason)("SQLite and PostgreSQL schemas", () => {
       "update trajectories set step_count = 4",
       "delete from labels",
     ];
-    const sqliteCounters = () => Object.fromEntries((sqliteClient(sqlite).prepare("select name, version from change_counters").all() as { name: string; version: number }[]).map((r) => [r.name, Number(r.version)]));
-    const pgCounters = async () => Object.fromEntries((await pg.$client.query<{ name: string; version: string }>("select name, version from change_counters")).rows.map((r) => [r.name, Number(r.version)]));
+    const sqliteCounters = () =>
+      Object.fromEntries(
+        (sqliteClient(sqlite).prepare("select name, version from change_counters").all() as { name: string; version: number }[]).map((r) => [
+          r.name,
+          Number(r.version),
+        ]),
+      );
+    const pgCounters = async () =>
+      Object.fromEntries(
+        (await pg.$client.query<{ name: string; version: string }>("select name, version from change_counters")).rows.map((r) => [r.name, Number(r.version)]),
+      );
 
     const sqliteSteps: Record<string, number>[] = [];
     sqliteClient(sqlite).exec(seed);
@@ -176,11 +185,17 @@ describe("migration folders", () => {
         .map((f) => f.replace(/\.sql$/, ""))
         .sort();
       const tags = journal.entries.map((e) => e.tag);
-      expect({ withoutJournalEntry: files.filter((f) => !tags.includes(f)), withoutSqlFile: tags.filter((t) => !files.includes(t)) }).toEqual({ withoutJournalEntry: [], withoutSqlFile: [] });
+      expect({ withoutJournalEntry: files.filter((f) => !tags.includes(f)), withoutSqlFile: tags.filter((t) => !files.includes(t)) }).toEqual({
+        withoutJournalEntry: [],
+        withoutSqlFile: [],
+      });
       expect(journal.entries.map((e) => e.idx)).toEqual(journal.entries.map((_, i) => i));
       for (const e of journal.entries) {
         expect(e.tag.startsWith(String(e.idx).padStart(4, "0") + "_"), `journal entry ${e.idx} is tagged ${e.tag}`).toBe(true);
-        expect(fs.existsSync(path.join(root, "db", folder, "meta", `${e.tag.slice(0, 4)}_snapshot.json`)), `db/${folder}/meta/${e.tag.slice(0, 4)}_snapshot.json`).toBe(true);
+        expect(
+          fs.existsSync(path.join(root, "db", folder, "meta", `${e.tag.slice(0, 4)}_snapshot.json`)),
+          `db/${folder}/meta/${e.tag.slice(0, 4)}_snapshot.json`,
+        ).toBe(true);
       }
       // drizzle's migrators apply only migrations stamped later than the last one applied: a merged migration
       // stamped earlier than its predecessor would be skipped silently on databases that already have it.
@@ -202,7 +217,9 @@ describe("drizzle schema modules and committed migrations", () => {
         fs.cpSync(path.join(root, "db", folder), path.join(tmp, folder), { recursive: true });
         // drizzle-kit prefixes "./" to --out, so it must be relative to the working directory.
         const out = path.relative(root, path.join(tmp, folder));
-        const r = await run(path.join(root, "node_modules", ".bin", "drizzle-kit"), ["generate", "--dialect", dialect, "--schema", schema, "--out", out], { cwd: root });
+        const r = await run(path.join(root, "node_modules", ".bin", "drizzle-kit"), ["generate", "--dialect", dialect, "--schema", schema, "--out", out], {
+          cwd: root,
+        });
         const added = fs.readdirSync(path.join(tmp, folder)).filter((f) => f.endsWith(".sql") && !fs.existsSync(path.join(root, "db", folder, f)));
         expect(added, `drizzle-kit generated ${added.join(", ")}: run npm run db:generate and commit the migration`).toEqual([]);
         expect(r.stdout + r.stderr).toContain("No schema changes");

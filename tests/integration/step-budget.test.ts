@@ -46,7 +46,13 @@ describeEachBackend("step-budget curves", (backend) => {
   });
 
   it("prints the curves from the command line, as a table and as JSON", async () => {
-    const env = { ...environment, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}), VERDICT_AUTH_SECRET: "" };
+    const env = {
+      ...environment,
+      VERDICT_DATA_DIR: ctx.dir,
+      VERDICT_DB: ctx.config.dbPath,
+      ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}),
+      VERDICT_AUTH_SECRET: "",
+    };
     const table = await runCliInProcess(["step-budget", "--k", "5,15"], env, root);
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/alpha\s+6\s+16\.7% \[3\.0%, 56\.4%\]\s+50\.0% \[18\.8%, 81\.2%\]\s+21\.7/);

@@ -62,7 +62,9 @@ describeEachBackend("stable step links", (backend) => {
   }
 
   it("finds the trajectory again after it is deleted and imported again, or changed in place", async () => {
-    const src = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [{ id: "Link--1", intent: "Find it.", url: "https://link.test/", actions: ["Click [0]", "Type [1]; it", "ANSWER; here"] }]);
+    const src = await writeWebVoyagerFixture(path.join(ctx.dir, "src"), [
+      { id: "Link--1", intent: "Find it.", url: "https://link.test/", actions: ["Click [0]", "Type [1]; it", "ANSWER; here"] },
+    ]);
     const zip = await zipOf(src, path.join(ctx.dir, "results.zip"));
     const [first] = (await importZip(zip)) as [number];
     const researcher = await callerWithRole(ctx, "researcher");

@@ -80,15 +80,48 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
     expect(Object.fromEntries(progress)).toEqual(Object.fromEntries(copied.map((c) => [c.table, c.rows])));
 
     // The content is broad enough to mean something: the tables the fixtures fill all arrived non-empty.
-    const filled = Object.entries(source).filter(([, d]) => d.rows > 0).map(([t]) => t);
-    expect(filled).toEqual(expect.arrayContaining(["task_sets", "tasks", "agent_runs", "trajectories", "steps", "screenshots", "users", "accounts", "annotation_campaigns", "campaign_annotators", "campaign_items", "labels", "consolidated_labels", "judge_configs", "evaluator_verdicts", "jobs", "change_counters", "instance_info"]));
+    const filled = Object.entries(source)
+      .filter(([, d]) => d.rows > 0)
+      .map(([t]) => t);
+    expect(filled).toEqual(
+      expect.arrayContaining([
+        "task_sets",
+        "tasks",
+        "agent_runs",
+        "trajectories",
+        "steps",
+        "screenshots",
+        "users",
+        "accounts",
+        "annotation_campaigns",
+        "campaign_annotators",
+        "campaign_items",
+        "labels",
+        "consolidated_labels",
+        "judge_configs",
+        "evaluator_verdicts",
+        "jobs",
+        "change_counters",
+        "instance_info",
+      ]),
+    );
     expect(source.steps!.rows).toBeGreaterThan(7);
 
     // The behaviour search's entries are not copied but written again by the target's triggers: the same text, field by field.
     const entries = "select field, count(*) as n, sum(length(body)) as chars from search_entries group by field order by field";
-    const sqliteEntries = (sqliteClient(ctx.db).prepare(entries).all() as { field: string; n: number; chars: number }[]).map((r) => ({ ...r, n: Number(r.n), chars: Number(r.chars) }));
+    const sqliteEntries = (sqliteClient(ctx.db).prepare(entries).all() as { field: string; n: number; chars: number }[]).map((r) => ({
+      ...r,
+      n: Number(r.n),
+      chars: Number(r.chars),
+    }));
     expect(sqliteEntries.map((r) => r.field)).toEqual(expect.arrayContaining(["action", "element", "intent", "thought"]));
-    expect((await target.$client.query(entries)).rows.map((r: { field: string; n: string; chars: string }) => ({ field: r.field, n: Number(r.n), chars: Number(r.chars) }))).toEqual(sqliteEntries);
+    expect(
+      (await target.$client.query(entries)).rows.map((r: { field: string; n: string; chars: string }) => ({
+        field: r.field,
+        n: Number(r.n),
+        chars: Number(r.chars),
+      })),
+    ).toEqual(sqliteEntries);
 
     // The installation keeps its identity and its change counters.
     const sqliteId = sqliteClient(ctx.db).prepare("select id from instance_info").pluck().get();
@@ -119,22 +152,30 @@ describe.skipIf(!!skipReason)("copying a SQLite installation to PostgreSQL", { t
   it("refuses a target that already holds data, and one that is not migrated", async () => {
     const target = await postgres();
     await copySqliteToPostgres(sqliteClient(ctx.db), target.$client);
-    await expect(copySqliteToPostgres(sqliteClient(ctx.db), target.$client)).rejects.toThrow(/already holds rows in \w+; copy into a freshly migrated, empty database/);
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), target.$client)).rejects.toThrow(
+      /already holds rows in \w+; copy into a freshly migrated, empty database/,
+    );
 
     const bare = await postgres(false);
-    await expect(copySqliteToPostgres(sqliteClient(ctx.db), bare.$client)).rejects.toThrow("The PostgreSQL database has none of Verdict's tables; run `npm run cli -- migrate` against it first");
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), bare.$client)).rejects.toThrow(
+      "The PostgreSQL database has none of Verdict's tables; run `npm run cli -- migrate` against it first",
+    );
 
     // A PostgreSQL schema behind the SQLite one (a column added to SQLite and not yet ported) is named.
     const behind = await postgres();
     await behind.$client.query("alter table labels drop column annotator_name");
-    await expect(copySqliteToPostgres(sqliteClient(ctx.db), behind.$client)).rejects.toThrow("The PostgreSQL database lacks column labels.annotator_name that the SQLite database has");
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), behind.$client)).rejects.toThrow(
+      "The PostgreSQL database lacks column labels.annotator_name that the SQLite database has",
+    );
   });
 
   it("leaves the target as it was when a row is refused half-way, naming the table and rows", async () => {
     const target = await postgres();
     const identity = (await target.$client.query("select id from instance_info")).rows;
     await target.$client.query("alter table labels add constraint refuse_unsure check (verdict <> 'unsure')");
-    await expect(copySqliteToPostgres(sqliteClient(ctx.db), target.$client, { batchRows: 5 })).rejects.toThrow(/^Copying labels, rows \d+–\d+ of \d+: .*refuse_unsure/);
+    await expect(copySqliteToPostgres(sqliteClient(ctx.db), target.$client, { batchRows: 5 })).rejects.toThrow(
+      /^Copying labels, rows \d+–\d+ of \d+: .*refuse_unsure/,
+    );
     for (const table of ["task_sets", "trajectories", "steps", "users", "labels"]) expect(await pgCount(target, table)).toBe(0);
     expect((await target.$client.query("select id from instance_info")).rows).toEqual(identity);
     // The SQLite file is not held in a transaction afterwards: the app can write again.

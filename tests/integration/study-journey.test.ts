@@ -37,13 +37,34 @@ describeEachBackend("issue 25 journey", (backend) => {
     expect(imported.evaluatorLogs).toMatchObject([{ blocks: 12, matched: 12, unmatched: [], verdicts: { success: 8, failure: 4 } }]);
 
     const researcher = await makeActor(ctx, "Rhea", "researcher");
-    const env = backend === "postgres" ? { ...process.env, VERDICT_DATABASE_URL: ctx.config.postgresUrl } : { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: undefined };
+    const env =
+      backend === "postgres"
+        ? { ...process.env, VERDICT_DATABASE_URL: ctx.config.postgresUrl }
+        : { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: ctx.config.dbPath, VERDICT_DATABASE_URL: undefined };
     // The workbook as the study keeps it (a notes sheet, three evaluators side by side on each row), loaded directly.
     const book = path.join(ctx.dir, "human_evaluation.xlsx");
     fs.writeFileSync(book, await studyWorkbook());
     const mapping = path.join(ctx.dir, "wide.json");
     fs.writeFileSync(mapping, JSON.stringify(STUDY_WIDE_MAPPING));
-    const loaded = await runCliInProcess(["labels", "import", book, "--mapping", mapping, "--sheet", "Human evaluation", "--new-campaign", "Fork study", "--annotators-per-item", "3", "--as", "rhea@test.example", "--json"], env);
+    const loaded = await runCliInProcess(
+      [
+        "labels",
+        "import",
+        book,
+        "--mapping",
+        mapping,
+        "--sheet",
+        "Human evaluation",
+        "--new-campaign",
+        "Fork study",
+        "--annotators-per-item",
+        "3",
+        "--as",
+        "rhea@test.example",
+        "--json",
+      ],
+      env,
+    );
     expect(loaded.stderr).toBe("");
     expect(loaded.code).toBe(0);
     const labels = JSON.parse(loaded.stdout);

@@ -74,7 +74,11 @@ describeEachBackend("task attributes", (backend: TestBackend) => {
     const root = await forkFolder();
     const report = await runImport(ctx, { path: path.join(root, "results") });
     const out = path.join(ctx.dir, "bundle");
-    await exportBundle(ctx, report.trajectories.map((t) => t.id), out);
+    await exportBundle(
+      ctx,
+      report.trajectories.map((t) => t.id),
+      out,
+    );
     const other = await createBackendContext(backend, "verdict-attributes-b-");
     try {
       expect((await runImport(other, { path: out })).created).toBe(2);

@@ -48,35 +48,67 @@ beforeAll(async () => {
   ctx = createTestContext("verdict-triage-");
   fx = await seedAnalyticsFixture(ctx.db);
   const db = ctx.db;
-  const { id: taskId } = await upsertTask(db, fx.taskSetId, { externalId: "Shop--unlabelled", site: "Shop", intent: "Nobody looked at this one", startUrl: null, contentHash: "task-t13" });
-  t13 = (await saveTrajectory(db, {
-    runId: fx.runIds.alpha,
-    taskId,
-    attempt: 0,
-    finalAnswer: "x",
-    outcome: "answered",
-    outcomeDetail: null,
-    stepCount: 1,
-    sourceFormat: "test",
-    sourcePath: null,
-    contentHash: "t13",
-    steps: [{ index: 0, url: null, thought: null, actionRaw: null, action: { type: "scroll", direction: "down" } }],
-  })).id;
+  const { id: taskId } = await upsertTask(db, fx.taskSetId, {
+    externalId: "Shop--unlabelled",
+    site: "Shop",
+    intent: "Nobody looked at this one",
+    startUrl: null,
+    contentHash: "task-t13",
+  });
+  t13 = (
+    await saveTrajectory(db, {
+      runId: fx.runIds.alpha,
+      taskId,
+      attempt: 0,
+      finalAnswer: "x",
+      outcome: "answered",
+      outcomeDetail: null,
+      stepCount: 1,
+      sourceFormat: "test",
+      sourcePath: null,
+      contentHash: "t13",
+      steps: [{ index: 0, url: null, thought: null, actionRaw: null, action: { type: "scroll", direction: "down" } }],
+    })
+  ).id;
   const item = async (campaignId: number, name: string) => (await getItemByTrajectory(db, campaignId, id(name)))!.id;
   await setItemState(db, await item(fx.campaignId, "T3"), "adjudicated");
   await setItemState(db, await item(fx.campaignId, "T5"), "agreed");
   await setItemState(db, await item(fx.campaignId, "T9"), "disputed");
-  const c2 = await insertCampaign(db, { name: "Second look", labelSchema: defaultLabelSchema(), annotatorsPerItem: 2, selection: { description: "T1, T2" }, origin: "import" });
+  const c2 = await insertCampaign(db, {
+    name: "Second look",
+    labelSchema: defaultLabelSchema(),
+    annotatorsPerItem: 2,
+    selection: { description: "T1, T2" },
+    origin: "import",
+  });
   await insertCampaignItems(db, c2, [id("T1"), id("T2")]);
   await setItemState(db, await item(c2, "T1"), "disputed");
   await setItemState(db, await item(c2, "T2"), "agreed");
-  await upsertConsolidated(db, { campaignId: c2, itemId: (await item(c2, "T2")), trajectoryId: id("T2"), verdict: "success", category: null, firstFailingStep: null, method: "unanimous", basedOn: [] });
+  await upsertConsolidated(db, {
+    campaignId: c2,
+    itemId: await item(c2, "T2"),
+    trajectoryId: id("T2"),
+    verdict: "success",
+    category: null,
+    firstFailingStep: null,
+    method: "unanimous",
+    basedOn: [],
+  });
   loop = "heuristic:loop||1";
   for (const [name, verdict] of [
     ["T6", "failure"],
     ["T7", "success"],
   ] as const) {
-    await upsertVerdict(db, { trajectoryId: id(name), kind: "rule", origin: "verdict", evaluatorKey: "heuristic:loop", evaluatorName: "Heuristic: loop", k: "", promptVersion: "1", verdict });
+    await upsertVerdict(db, {
+      trajectoryId: id(name),
+      kind: "rule",
+      origin: "verdict",
+      evaluatorKey: "heuristic:loop",
+      evaluatorName: "Heuristic: loop",
+      k: "",
+      promptVersion: "1",
+      verdict,
+    });
   }
   judgeK1 = `${fx.judgeKey}|1|v1`;
   researcher = await callerWithRole(ctx, "researcher");
@@ -159,8 +191,19 @@ describe("triage filters (exact sets)", () => {
     const page = await researcher.trajectories.list({ evaluator: judgeK1, pageSize: 200 });
     expect(page.triage).toBe(true);
     const row = (name: string) => page.rows.find((r) => r.id === id(name))!.triage!;
-    expect(row("T2")).toMatchObject({ human: { verdict: "success", category: null }, state: { state: "agreed" }, verdict: "success", rules: [{ name: "VisualWebArena rules", verdict: "failure" }], flags: [] });
-    expect(row("T6")).toMatchObject({ human: { verdict: "failure", category: "navigation stuck" }, state: { state: "open" }, verdict: "failure", flags: ["Heuristic: loop"] });
+    expect(row("T2")).toMatchObject({
+      human: { verdict: "success", category: null },
+      state: { state: "agreed" },
+      verdict: "success",
+      rules: [{ name: "VisualWebArena rules", verdict: "failure" }],
+      flags: [],
+    });
+    expect(row("T6")).toMatchObject({
+      human: { verdict: "failure", category: "navigation stuck" },
+      state: { state: "open" },
+      verdict: "failure",
+      flags: ["Heuristic: loop"],
+    });
     expect(row("T13")).toEqual({ human: null, state: null, verdict: null, rules: [], flags: [] });
   });
 
@@ -182,7 +225,13 @@ describe("seeded samples", () => {
     const a = await listIds({ human: "failure", sample: 3, seed: 7 });
     const b = await listIds({ human: "failure", sample: 3, seed: 7 });
     expect(a).toEqual(b);
-    expect(a).toEqual(seededSample(failures.map((i) => ({ id: i })), 3, 7));
+    expect(a).toEqual(
+      seededSample(
+        failures.map((i) => ({ id: i })),
+        3,
+        7,
+      ),
+    );
     expect(a.every((i) => failures.includes(i))).toBe(true);
     const page = await researcher.trajectories.list({ human: "failure", sample: 3, seed: 7 });
     expect(page.total).toBe(3);
@@ -211,13 +260,17 @@ describe("campaign from a selection or sample", () => {
     expect(preview.count).toBe(5);
     expect(preview.description).toMatch(/random sample of 5 \(seed 2024\)/);
     const campaign = await researcher.campaigns.create({ name: "From a sample", filter, annotatorsPerItem: 1 });
-    const items = sqliteClient(ctx.db).prepare("select trajectory_id as id from campaign_items where campaign_id = ? order by trajectory_id").all(campaign.id) as { id: number }[];
+    const items = sqliteClient(ctx.db)
+      .prepare("select trajectory_id as id from campaign_items where campaign_id = ? order by trajectory_id")
+      .all(campaign.id) as { id: number }[];
     expect(items.map((r) => r.id)).toEqual(expected);
   });
 
   it("creates a campaign from hand-picked rows", async () => {
     const campaign = await researcher.campaigns.create({ name: "Hand-picked", filter: { ids: names("T4", "T10") } });
-    const items = sqliteClient(ctx.db).prepare("select trajectory_id as id from campaign_items where campaign_id = ? order by trajectory_id").all(campaign.id) as { id: number }[];
+    const items = sqliteClient(ctx.db)
+      .prepare("select trajectory_id as id from campaign_items where campaign_id = ? order by trajectory_id")
+      .all(campaign.id) as { id: number }[];
     expect(items.map((r) => r.id)).toEqual(names("T4", "T10"));
   });
 
@@ -227,7 +280,14 @@ describe("campaign from a selection or sample", () => {
     await expect(annotator.campaigns.create({ name: "Sneaky", filter: { human: "failure", sample: 2, seed: 1 } })).rejects.toMatchObject({ code: "FORBIDDEN" });
     // The annotator labels in an open (not blind) campaign, so the list shows them rows, without triage columns.
     const annotatorId = (await testUser(ctx, "annotator")).userId;
-    const open = await insertCampaign(ctx.db, { name: "Open to read", labelSchema: defaultLabelSchema(), annotatorsPerItem: 1, blind: false, selection: { description: "T13" }, origin: "import" });
+    const open = await insertCampaign(ctx.db, {
+      name: "Open to read",
+      labelSchema: defaultLabelSchema(),
+      annotatorsPerItem: 1,
+      blind: false,
+      selection: { description: "T13" },
+      origin: "import",
+    });
     try {
       await insertCampaignItems(ctx.db, open, [id("T13")]);
       await addCampaignAnnotators(ctx.db, open, [annotatorId]);

@@ -67,7 +67,12 @@ describeEachBackend("API tokens against an attacker", (backend) => {
     if (ctx.config.postgresUrl) process.env.VERDICT_DATABASE_URL = ctx.config.postgresUrl;
     else delete process.env.VERDICT_DATABASE_URL;
     for (const role of ["admin", "researcher", "annotator", "other"] as const) {
-      const { user } = await createAccount(ctx, { email: `${role}@tokens.test`, name: `The ${role}`, role: role === "other" ? "annotator" : role, password: PASSWORD });
+      const { user } = await createAccount(ctx, {
+        email: `${role}@tokens.test`,
+        name: `The ${role}`,
+        role: role === "other" ? "annotator" : role,
+        password: PASSWORD,
+      });
       people[role] = { userId: user.id, name: user.name, role: user.role };
     }
     const blind = await seedTrajectories(ctx.db, 1, { agentName: RUN_SECRET, model: "model-orion", taskIds: ["blind-task"] });
@@ -76,9 +81,22 @@ describeEachBackend("API tokens against an attacker", (backend) => {
     [blindId, openId, outsideId] = [blind[0]!, open[0]!, outside[0]!];
     const { evaluatorVerdicts } = tablesOf(ctx.db);
     for (const t of [blindId, openId, outsideId]) {
-      await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", verdict: "failure", rationale: JUDGE_SECRET });
+      await ctx.db.insert(evaluatorVerdicts).values({
+        trajectoryId: t,
+        kind: "judge",
+        origin: "verdict",
+        evaluatorKey: "judge:1",
+        evaluatorName: "Judge",
+        verdict: "failure",
+        rationale: JUDGE_SECRET,
+      });
     }
-    await createCampaign(ctx.db, people.researcher, { name: "Blind campaign", trajectoryIds: [blindId], annotatorsPerItem: 1, annotatorIds: [people.annotator.userId] });
+    await createCampaign(ctx.db, people.researcher, {
+      name: "Blind campaign",
+      trajectoryIds: [blindId],
+      annotatorsPerItem: 1,
+      annotatorIds: [people.annotator.userId],
+    });
     server = await startRouteServer();
   });
 
@@ -94,10 +112,18 @@ describeEachBackend("API tokens against an attacker", (backend) => {
   }
 
   function get(path: string, token: string | null, extra: { headers?: Record<string, string>; localAddress?: string } = {}): Promise<RawResponse> {
-    return rawRequest(`${server.url}${path}`, { headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...extra.headers }, localAddress: extra.localAddress });
+    return rawRequest(`${server.url}${path}`, {
+      headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...extra.headers },
+      localAddress: extra.localAddress,
+    });
   }
 
-  function post(path: string, token: string | null, body: unknown, extra: { headers?: Record<string, string>; localAddress?: string } = {}): Promise<RawResponse> {
+  function post(
+    path: string,
+    token: string | null,
+    body: unknown,
+    extra: { headers?: Record<string, string>; localAddress?: string } = {},
+  ): Promise<RawResponse> {
     return rawRequest(`${server.url}${path}`, {
       method: "POST",
       headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}), ...extra.headers },
@@ -120,7 +146,9 @@ describeEachBackend("API tokens against an attacker", (backend) => {
       expect(res.status, t).toBe(401);
       expect(JSON.parse(res.body).error).toMatch(/not valid/);
     }
-    expect((await get("/api/v1/trajectories", null, { headers: { Authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }, localAddress: from })).status).toBe(401);
+    expect(
+      (await get("/api/v1/trajectories", null, { headers: { Authorization: `Basic ${Buffer.from("a:b").toString("base64")}` }, localAddress: from })).status,
+    ).toBe(401);
     // The real one works, and the tRPC API takes it too.
     expect((await get("/api/v1/trajectories", real, { localAddress: from })).status).toBe(200);
     expect(trpcData(await get("/api/trpc/accounts.me", real, { localAddress: from }))).toMatchObject({ userId: people.researcher.userId, role: "researcher" });
@@ -156,7 +184,9 @@ describeEachBackend("API tokens against an attacker", (backend) => {
     // Another person (not an admin) cannot revoke it: to them it does not exist.
     const id = (await ctx.db.select().from(tablesOf(ctx.db).apiTokens)).find((r) => r.publicId === parseToken(mine)!.publicId)!.id;
     await expect(revokeToken(ctx, people.other, id)).rejects.toThrow(/No token with id/);
-    await expect(createApiToken(ctx, people.researcher, { ownerId: people.admin.userId, name: "as admin", scope: "read-write" })).rejects.toThrow(/Only admins/);
+    await expect(createApiToken(ctx, people.researcher, { ownerId: people.admin.userId, name: "as admin", scope: "read-write" })).rejects.toThrow(
+      /Only admins/,
+    );
     // A researcher's token is the researcher: admin procedures stay closed.
     expect((await get("/api/trpc/accounts.list", mine, { localAddress: from })).status).toBe(403);
   });
@@ -167,7 +197,12 @@ describeEachBackend("API tokens against an attacker", (backend) => {
     const refused = await post(`/api/v1/trajectories/${openId}/verdicts`, read, verdict, { localAddress: from });
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body).error).toMatch(/only read/);
-    const push = await rawRequest(`${server.url}/api/v1/imports?name=r.zip`, { method: "POST", headers: { Authorization: `Bearer ${read}` }, body: "PK\u0003\u0004", localAddress: from });
+    const push = await rawRequest(`${server.url}/api/v1/imports?name=r.zip`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${read}` },
+      body: "PK\u0003\u0004",
+      localAddress: from,
+    });
     expect(push.status).toBe(403);
     const mutation = await post("/api/trpc/judge.verdicts.record", read, { json: { trajectoryId: openId, ...verdict } }, { localAddress: from });
     expect(mutation.status).toBe(403);
@@ -191,7 +226,9 @@ describeEachBackend("API tokens against an attacker", (backend) => {
       expect([403, 404], `${id}: ${one.body}`).toContain(one.status);
       expect(one.body).not.toContain(JUDGE_SECRET);
       expect(one.body).not.toContain(RUN_SECRET);
-      const verdicts = await get(`/api/trpc/judge.verdicts.forTrajectory?input=${encodeURIComponent(JSON.stringify({ json: { trajectoryId: id } }))}`, token, { localAddress: from });
+      const verdicts = await get(`/api/trpc/judge.verdicts.forTrajectory?input=${encodeURIComponent(JSON.stringify({ json: { trajectoryId: id } }))}`, token, {
+        localAddress: from,
+      });
       expect([403, 404]).toContain(verdicts.status);
       expect(verdicts.body).not.toContain(JUDGE_SECRET);
     }
@@ -217,7 +254,8 @@ describeEachBackend("API tokens against an attacker", (backend) => {
   it("turns an address away after repeated bad tokens, and a token's other clients are not affected", async () => {
     const attacker = address();
     const statuses: number[] = [];
-    for (let i = 0; i < BEARER_FAILURES_PER_WINDOW + 2; i++) statuses.push((await get("/api/v1/trajectories", newTokenSecret().token, { localAddress: attacker })).status);
+    for (let i = 0; i < BEARER_FAILURES_PER_WINDOW + 2; i++)
+      statuses.push((await get("/api/v1/trajectories", newTokenSecret().token, { localAddress: attacker })).status);
     expect(statuses.slice(0, BEARER_FAILURES_PER_WINDOW)).toEqual(Array(BEARER_FAILURES_PER_WINDOW).fill(401));
     expect(statuses.slice(BEARER_FAILURES_PER_WINDOW)).toEqual([429, 429]);
     const good = await tokenFor("researcher", "read");
@@ -235,7 +273,10 @@ describeEachBackend("API tokens against an attacker", (backend) => {
     // A script sends no cookie: an Origin it may carry does not matter, since no session rides on it.
     expect((await get("/api/v1/trajectories", token, { headers: { Origin: "http://127.0.0.1:9998" }, localAddress: from })).status).toBe(200);
     // With a cookie beside the token, the request is a browser's and the Origin rules apply as to any.
-    const withCookie = await post(`/api/v1/trajectories/${openId}/verdicts`, token, verdict, { headers: { Origin: "http://127.0.0.1:9998", Cookie: "x=1" }, localAddress: from });
+    const withCookie = await post(`/api/v1/trajectories/${openId}/verdicts`, token, verdict, {
+      headers: { Origin: "http://127.0.0.1:9998", Cookie: "x=1" },
+      localAddress: from,
+    });
     expect(withCookie.status).toBe(403);
   });
 });

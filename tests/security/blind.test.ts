@@ -59,9 +59,15 @@ beforeAll(async () => {
   // Two agents on the same two tasks, plus a trajectory (and task) in no campaign of the annotator.
   const a = await seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentA, model: SECRETS.modelA });
   const b = await seedTrajectories(ctx.db, 2, { taskSet: "Shared set", agentName: SECRETS.agentB, model: SECRETS.modelB });
-  [outsider] = await seedTrajectories(ctx.db, 1, { taskSet: "Shared set", agentName: "outside-agent", model: "outside-model", taskIds: ["outside-task"] }) as [number];
+  [outsider] = (await seedTrajectories(ctx.db, 1, {
+    taskSet: "Shared set",
+    agentName: "outside-agent",
+    model: "outside-model",
+    taskIds: ["outside-task"],
+  })) as [number];
   ids = [...a, ...b];
-  const run = async (t: number) => (await ctx.db.select({ r: trajectories.runId, task: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, t)))[0]!;
+  const run = async (t: number) =>
+    (await ctx.db.select({ r: trajectories.runId, task: trajectories.taskId }).from(trajectories).where(eq(trajectories.id, t)))[0]!;
   runA = (await run(a[0]!)).r;
   runB = (await run(b[0]!)).r;
   const taskOf: number[] = [];
@@ -71,27 +77,56 @@ beforeAll(async () => {
   await ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemA }).where(eq(agentRuns.id, runA));
   await ctx.db.update(agentRuns).set({ sourceSystem: SECRETS.systemB }).where(eq(agentRuns.id, runB));
   await ctx.db.update(trajectories).set({ sourceFormat: SECRETS.format, sourcePath: SECRETS.sourcePath });
-  await ctx.db
-    .update(tasks)
-    .set({ evaluatorConfig: { eval_types: ["string_match"], must_include: [SECRETS.rule] }, referenceAnswers: [{ kind: "exact_match", text: SECRETS.reference }] });
+  await ctx.db.update(tasks).set({
+    evaluatorConfig: { eval_types: ["string_match"], must_include: [SECRETS.rule] },
+    referenceAnswers: [{ kind: "exact_match", text: SECRETS.reference }],
+  });
   for (const t of [...ids, outsider]) {
-    await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:1", evaluatorName: "Judge", verdict: "failure", rationale: SECRETS.judge });
+    await ctx.db.insert(evaluatorVerdicts).values({
+      trajectoryId: t,
+      kind: "judge",
+      origin: "verdict",
+      evaluatorKey: "judge:1",
+      evaluatorName: "Judge",
+      verdict: "failure",
+      rationale: SECRETS.judge,
+    });
   }
   // Screenshots on every step, so the screenshot rule has something to refuse.
-  const allSteps = (await ctx.db.select({ id: steps.id }).from(steps).where(inArray(steps.trajectoryId, [...ids, outsider])));
+  const allSteps = await ctx.db
+    .select({ id: steps.id })
+    .from(steps)
+    .where(inArray(steps.trajectoryId, [...ids, outsider]));
   for (const [i, s] of allSteps.entries()) {
     await ctx.db.insert(screenshots).values({ hash: hash(i + 1), mime: "image/png", width: 10, height: 10, bytes: 1 });
-    await ctx.db.update(steps).set({ screenshotHash: hash(i + 1) }).where(eq(steps.id, s.id));
+    await ctx.db
+      .update(steps)
+      .set({ screenshotHash: hash(i + 1) })
+      .where(eq(steps.id, s.id));
   }
 
   const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
-  campaignId = (await createCampaign(ctx.db, actor, { name: "Blind campaign", trajectoryIds: ids, annotatorsPerItem: 2, labelSchema: { requireCategory: false }, annotatorIds: [blindAnn.userId, ...others.map((o) => o.userId)] })).id;
+  campaignId = (
+    await createCampaign(ctx.db, actor, {
+      name: "Blind campaign",
+      trajectoryIds: ids,
+      annotatorsPerItem: 2,
+      labelSchema: { requireCategory: false },
+      annotatorIds: [blindAnn.userId, ...others.map((o) => o.userId)],
+    })
+  ).id;
   // A campaign made from the list's filter: its description names the model.
-  filterCampaignId = (await createCampaign(ctx.db, actor, { name: "From filter", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [blindAnn.userId] })).id;
+  filterCampaignId = (
+    await createCampaign(ctx.db, actor, { name: "From filter", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [blindAnn.userId] })
+  ).id;
   // The two others disagree on the first trajectory: the item is disputed.
   const first = await itemNo(ids[0]!);
-  await (await callerAs(ctx, others[0]!)).labelling.submit({ campaignId, itemNo: first, verdict: "success", note: SECRETS.otherNote, idempotencyKey: "other-1-first" });
-  await (await callerAs(ctx, others[1]!)).labelling.submit({ campaignId, itemNo: first, verdict: "failure", note: SECRETS.otherNote, idempotencyKey: "other-2-first" });
+  await (
+    await callerAs(ctx, others[0]!)
+  ).labelling.submit({ campaignId, itemNo: first, verdict: "success", note: SECRETS.otherNote, idempotencyKey: "other-1-first" });
+  await (
+    await callerAs(ctx, others[1]!)
+  ).labelling.submit({ campaignId, itemNo: first, verdict: "failure", note: SECRETS.otherNote, idempotencyKey: "other-2-first" });
   expect((await getItemByTrajectory(ctx.db, campaignId, ids[0]!))!.state).toBe("disputed");
 });
 afterAll(async () => ctx.cleanup());
@@ -117,7 +152,10 @@ function inputsFor(path: string): unknown[] | undefined {
     "trajectories.byId": trajectoryInputs.map((id) => ({ id })),
     "trajectories.resolveLink": [{ key: "ab".repeat(32) }, ...trajectoryInputs.map((id) => ({ key: "ab".repeat(32), id }))],
     "trajectories.warmImages": trajectoryInputs.map((id) => ({ id, width: 640 })),
-    "trajectories.steps": trajectoryInputs.flatMap((id) => [{ id, from: 0 }, { id, from: 1, count: 2 }]),
+    "trajectories.steps": trajectoryInputs.flatMap((id) => [
+      { id, from: 0 },
+      { id, from: 1, count: 2 },
+    ]),
     "tasks.byId": [...taskIds, outsideTask].map((id) => ({ id })),
     "judge.verdicts.forTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
     "judge.verdicts.panel": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
@@ -217,7 +255,12 @@ describe("a blind annotator walking every procedure", () => {
     // ids[2] is also an item of the second campaign (made from model B's filter): still to label there, it keeps the
     // first task's agents hidden too, whichever campaign it is in.
     await expect(api.trajectories.byId({ id: t })).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await api.labelling.submit({ campaignId: filterCampaignId, itemNo: await itemNo(ids[2]!, filterCampaignId), verdict: "success", idempotencyKey: "blind-own-second-filter" });
+    await api.labelling.submit({
+      campaignId: filterCampaignId,
+      itemNo: await itemNo(ids[2]!, filterCampaignId),
+      verdict: "success",
+      idempotencyKey: "blind-own-second-filter",
+    });
     // That trajectory: its agent, the judge's verdict, the others' labels (in this campaign).
     const view = await api.trajectories.byId({ id: t });
     expect(view.run).toMatchObject({ id: runA, name: SECRETS.runA, model: SECRETS.modelA, sourceSystem: SECRETS.systemA });
@@ -241,9 +284,11 @@ describe("each rule on its own", () => {
   it("closing a campaign keeps the blind for those who have not labelled; a researcher lifts it by turning blind off, and later labels are flagged", async () => {
     const ann = await testUser(ctx, "annotator", "Closing Annotator");
     const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
-    const [t] = await seedTrajectories(ctx.db, 1, { taskSet: "Closing set", agentName: "closing-agent" }) as [number];
+    const [t] = (await seedTrajectories(ctx.db, 1, { taskSet: "Closing set", agentName: "closing-agent" })) as [number];
     const c = await createCampaign(ctx.db, actor, { name: "Closing", trajectoryIds: [t], annotatorsPerItem: 1, annotatorIds: [ann.userId] });
-    await ctx.db.insert(evaluatorVerdicts).values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:2", evaluatorName: "Judge", verdict: "success" });
+    await ctx.db
+      .insert(evaluatorVerdicts)
+      .values({ trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:2", evaluatorName: "Judge", verdict: "success" });
     const api = await callerAs(ctx, ann);
     await updateCampaignSettings(ctx.db, actor, c.id, { status: "closed" });
     await expect(api.judge.verdicts.forTrajectory({ trajectoryId: t })).rejects.toMatchObject({ code: "FORBIDDEN" });
@@ -261,7 +306,11 @@ describe("each rule on its own", () => {
 
   it("numbers items 1..n in a shuffled order, not in trajectory (import) order", async () => {
     const many = await seedTrajectories(ctx.db, 40, { taskSet: "Numbering set", agentName: "numbering-agent" });
-    const c = await createCampaign(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, { name: "Numbering", trajectoryIds: many, annotatorsPerItem: 1 });
+    const c = await createCampaign(
+      ctx.db,
+      { userId: researcher.userId, name: researcher.name, role: "researcher" },
+      { name: "Numbering", trajectoryIds: many, annotatorsPerItem: 1 },
+    );
     const numbers: number[] = [];
     for (const t of many) numbers.push(await itemNo(t, c.id));
     expect([...numbers].sort((x, y) => x - y)).toEqual(many.map((_, i) => i + 1));
@@ -274,7 +323,11 @@ describe("each rule on its own", () => {
     expect(mine.map((c) => [c.selection, c.counts, c.restricted])).toEqual(mine.map(() => [null, null, true]));
     expect((await (await callerAs(ctx, blindAnn)).campaigns.list()).every((c) => c.selection === null && c.counts === null)).toBe(true);
     const r = await testUser(ctx, "researcher", "Labelling Researcher Two");
-    const c = await createCampaign(ctx.db, { userId: researcher.userId, name: researcher.name, role: "researcher" }, { name: "Researcher labels", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [r.userId] });
+    const c = await createCampaign(
+      ctx.db,
+      { userId: researcher.userId, name: researcher.name, role: "researcher" },
+      { name: "Researcher labels", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [r.userId] },
+    );
     const seen = await (await callerAs(ctx, r)).campaigns.list();
     expect(seen.find((x) => x.id === c.id)).toMatchObject({ selection: null, counts: null, restricted: true });
     expect(seen.find((x) => x.id === filterCampaignId)?.selection?.description).toContain(SECRETS.modelB);
@@ -307,25 +360,43 @@ describe("second review, N6: blind items cannot be lined up with trajectory ids,
     const a = await seedTrajectories(ctx.db, 2, { taskSet: `N6 ${tag}`, agentName: `n6-${tag}-alpha`, model: `n6-${tag}-model-alpha` });
     const b = await seedTrajectories(ctx.db, 2, { taskSet: `N6 ${tag}`, agentName: `n6-${tag}-beta`, model: `n6-${tag}-model-beta` });
     const actor = { userId: researcher.userId, name: researcher.name, role: researcher.role };
-    const c = await createCampaign(ctx.db, actor, { name: `N6 ${tag}`, trajectoryIds: [...a, ...b], annotatorsPerItem: k, labelSchema: { requireCategory: false }, annotatorIds: annotators.map((u) => u.userId) });
+    const c = await createCampaign(ctx.db, actor, {
+      name: `N6 ${tag}`,
+      trajectoryIds: [...a, ...b],
+      annotatorsPerItem: k,
+      labelSchema: { requireCategory: false },
+      annotatorIds: annotators.map((u) => u.userId),
+    });
     // a[0] and b[0] are the two attempts at one task, a[1] and b[1] at the other.
     return { campaign: c.id, a, b, no: (t: number) => itemNo(t, c.id) };
   }
 
   it("an item another annotator's dispute got adjudicated answers a submit without its trajectory id or what happened to it", async () => {
-    const [x, y, z] = [await testUser(ctx, "annotator", "N6 Ann X"), await testUser(ctx, "annotator", "N6 Ann Y"), await testUser(ctx, "annotator", "N6 Ann Z")];
+    const [x, y, z] = [
+      await testUser(ctx, "annotator", "N6 Ann X"),
+      await testUser(ctx, "annotator", "N6 Ann Y"),
+      await testUser(ctx, "annotator", "N6 Ann Z"),
+    ];
     const { campaign, a, no } = await fourAttempts("adjudicated", [x, y, z]);
     const item = await no(a[0]!);
     await (await callerAs(ctx, x)).labelling.submit({ campaignId: campaign, itemNo: item, verdict: "success", idempotencyKey: "n6-x-first-submit" });
     await (await callerAs(ctx, y)).labelling.submit({ campaignId: campaign, itemNo: item, verdict: "failure", idempotencyKey: "n6-y-first-submit" });
     await (await callerAs(ctx, researcher)).campaigns.adjudicate({ id: campaign, trajectoryId: a[0]!, verdict: "failure", reason: "checked the page" });
-    const refused = await (await callerAs(ctx, z)).labelling.submit({ campaignId: campaign, itemNo: item, verdict: "success", idempotencyKey: "n6-z-first-submit" }).catch((e: TRPCError) => e);
+    const refused = await (
+      await callerAs(ctx, z)
+    ).labelling
+      .submit({ campaignId: campaign, itemNo: item, verdict: "success", idempotencyKey: "n6-z-first-submit" })
+      .catch((e: TRPCError) => e);
     expect(refused).toBeInstanceOf(TRPCError);
     expect((refused as TRPCError).code).toBe("CONFLICT");
     expect((refused as TRPCError).message).toBe(`Item ${item} takes no more labels`);
     expect((refused as TRPCError).message).not.toMatch(/trajector|adjudicat/i);
     // One of its own labellers is told why, still by item number.
-    const own = await (await callerAs(ctx, x)).labelling.submit({ campaignId: campaign, itemNo: item, verdict: "failure", idempotencyKey: "n6-x-again" }).catch((e: TRPCError) => e);
+    const own = await (
+      await callerAs(ctx, x)
+    ).labelling
+      .submit({ campaignId: campaign, itemNo: item, verdict: "failure", idempotencyKey: "n6-x-again" })
+      .catch((e: TRPCError) => e);
     expect((own as TRPCError).message).toBe(`Item ${item} was adjudicated; its labels can no longer change`);
   });
 
@@ -347,7 +418,10 @@ describe("second review, N6: blind items cannot be lined up with trajectory ids,
     for (const [path, call] of Object.entries(byId)) {
       const answers = new Set<string>();
       for (const id of [...blindIds, outside, missing]) {
-        const e = await call(id).then(() => null, (err: TRPCError) => err);
+        const e = await call(id).then(
+          () => null,
+          (err: TRPCError) => err,
+        );
         expect(e, `${path}(${id}) answered`).toBeInstanceOf(TRPCError);
         answers.add(`${e!.code} ${e!.message}`);
         expect(e!.message, path).not.toContain(String(id));
@@ -389,7 +463,7 @@ describe("second review, N6: blind items cannot be lined up with trajectory ids,
 describe("second review, L8: a researcher labelling blind cannot read evaluator totals, judge their own blind items, or leave to escape", () => {
   it("refuses evaluator summaries, batches and rule runs while blind; leaving and lifting the blind are for someone else", async () => {
     const r = await testUser(ctx, "researcher", "L8 Blind Researcher");
-    const [t] = await seedTrajectories(ctx.db, 1, { taskSet: "L8 set", agentName: "l8-agent" }) as [number];
+    const [t] = (await seedTrajectories(ctx.db, 1, { taskSet: "L8 set", agentName: "l8-agent" })) as [number];
     const owner = { userId: researcher.userId, name: researcher.name, role: researcher.role };
     const c = await createCampaign(ctx.db, owner, { name: "L8 campaign", trajectoryIds: [t], annotatorsPerItem: 1, annotatorIds: [r.userId] });
     const api = await callerAs(ctx, r);
@@ -409,8 +483,14 @@ describe("second review, L8: a researcher labelling blind cannot read evaluator 
     await expect(api.judge.alignment.splitItems({ id: 1 })).rejects.toMatchObject(blindRefusal);
     await expect(api.judge.alignment.compare({ id: 1, a: 1, b: 2 })).rejects.toMatchObject(blindRefusal);
 
-    await expect(api.campaigns.setAnnotators({ id: c.id, remove: [r.userId] })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another researcher or an admin can take you off it") });
-    await expect(api.campaigns.update({ id: c.id, blind: false })).rejects.toMatchObject({ code: "FORBIDDEN", message: expect.stringContaining("another researcher or an admin can lift its blind") });
+    await expect(api.campaigns.setAnnotators({ id: c.id, remove: [r.userId] })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringContaining("another researcher or an admin can take you off it"),
+    });
+    await expect(api.campaigns.update({ id: c.id, blind: false })).rejects.toMatchObject({
+      code: "FORBIDDEN",
+      message: expect.stringContaining("another researcher or an admin can lift its blind"),
+    });
     expect(await mayViewEvaluations(ctx.db, r.userId, t)).toBe(false);
     // Another researcher may take them off; then the summaries open.
     await (await callerAs(ctx, researcher)).campaigns.setAnnotators({ id: c.id, remove: [r.userId] });

@@ -29,11 +29,19 @@ const SECRET = "CONFIDENTIAL task text kept in the data folder by another team";
 /** What another team left in the server's folders: a task file, reference answers and an evaluator log. */
 function plantAbove(dir: string) {
   fs.mkdirSync(path.join(dir, "data"), { recursive: true });
-  fs.writeFileSync(path.join(dir, "secret.jsonl"), JSON.stringify({ web_name: "SecretSite", id: "SecretSite--7", ques: SECRET, web: "https://secret.test/" }) + "\n");
-  fs.writeFileSync(path.join(dir, "data", "reference_answer.json"), JSON.stringify({ SecretSite: { notice: "internal", answers: [{ id: 7, type: "golden", ans: "the secret answer" }] } }));
+  fs.writeFileSync(
+    path.join(dir, "secret.jsonl"),
+    JSON.stringify({ web_name: "SecretSite", id: "SecretSite--7", ques: SECRET, web: "https://secret.test/" }) + "\n",
+  );
+  fs.writeFileSync(
+    path.join(dir, "data", "reference_answer.json"),
+    JSON.stringify({ SecretSite: { notice: "internal", answers: [{ id: 7, type: "golden", ans: "the secret answer" }] } }),
+  );
   fs.writeFileSync(
     path.join(dir, "evaluation.log"),
-    ["--------------------- results/run/taskSecretSite--7 ---------------------", "{'role': 'user', 'content': []}", "SUCCESS", "Auto_eval_res: 1", ""].join("\n"),
+    ["--------------------- results/run/taskSecretSite--7 ---------------------", "{'role': 'user', 'content': []}", "SUCCESS", "Auto_eval_res: 1", ""].join(
+      "\n",
+    ),
   );
 }
 
@@ -85,7 +93,10 @@ describe("imports read nothing above what they were given", () => {
     expect(d.task.intent).toBe("From the transcript.");
     expect(report.sources).toEqual([]);
     // Inside the boundary a task file beside the results is read, and the report says so.
-    fs.writeFileSync(path.join(root, "tasks.jsonl"), JSON.stringify({ web_name: "SecretSite", id: "SecretSite--7", ques: "Kept beside the results.", web: "https://secret.test/" }) + "\n");
+    fs.writeFileSync(
+      path.join(root, "tasks.jsonl"),
+      JSON.stringify({ web_name: "SecretSite", id: "SecretSite--7", ques: "Kept beside the results.", web: "https://secret.test/" }) + "\n",
+    );
     const again = await runImport(ctx, { path: run, boundary: root });
     expect(again.sources).toEqual([{ path: path.join(root, "tasks.jsonl"), role: "task file" }]);
     expect((await getTrajectoryDetail(ctx.db, again.trajectories[0]!.id))!.task.intent).toBe("Kept beside the results.");

@@ -8,7 +8,13 @@
 import { sqliteClient } from "../../db/database";
 import fs from "node:fs";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { getJudgeApiKey, insertJudgeConfig, saveJudgeEndpointSettings, updateJudgeConfig as updateConfigRow, setJudgeApiKey } from "../../db/repositories/evaluation/verdicts";
+import {
+  getJudgeApiKey,
+  insertJudgeConfig,
+  saveJudgeEndpointSettings,
+  updateJudgeConfig as updateConfigRow,
+  setJudgeApiKey,
+} from "../../db/repositories/evaluation/verdicts";
 import { createCaller } from "../../server/api/root";
 import { secretBoxFromAuthSecret } from "../../server/auth/secret-box";
 import { CURRENT_JUDGE_PROMPT_VERSION } from "../../server/domain/evaluation/judge-protocol";
@@ -37,7 +43,6 @@ const ADMIN_SETTINGS = [
   "VERDICT_JUDGE_KEY_TEAM_URL",
   "VERDICT_DB",
 ];
-
 
 describeEachBackend("judge endpoints", (backend) => {
   let ctx: TestContext;
@@ -115,9 +120,9 @@ describeEachBackend("judge endpoints", (backend) => {
     it("a configuration cannot read an arbitrary server variable as its key (apiKeyEnv = VERDICT_DB)", async () => {
       admin({ loopback: [judge, attacker] });
       process.env.VERDICT_JUDGE_KEY_TEAM_URL = judge.baseUrl;
-      await expect(
-        api().judge.configs.create({ name: "exfil-env", model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv: "VERDICT_DB" }),
-      ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining('apiKeyEnv \\"VERDICT_DB\\" is not an allowed key source') });
+      await expect(api().judge.configs.create({ name: "exfil-env", model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv: "VERDICT_DB" })).rejects.toMatchObject(
+        { code: "BAD_REQUEST", message: expect.stringContaining('apiKeyEnv \\"VERDICT_DB\\" is not an allowed key source') },
+      );
       const ok = await api().judge.configs.create({ name: "own-var", model: "gpt-x", baseUrl: judge.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_TEAM" });
       expect(ok.apiKeySource).toBe("env:VERDICT_JUDGE_KEY_TEAM");
       await expect(api().judge.configs.update({ id: ok.id, patch: { apiKeyEnv: "VERDICT_AUTH_SECRET" } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
@@ -180,7 +185,9 @@ describeEachBackend("judge endpoints", (backend) => {
       for (const baseUrl of [attacker.baseUrl, `${new URL(attacker.baseUrl).origin}/api/trpc/accounts.session?x=`, "http://[::1]:3100/v1"]) {
         await expect(api().judge.configs.create({ name: "local", model: "gpt-x", baseUrl })).rejects.toMatchObject({
           code: "BAD_REQUEST",
-          message: expect.stringMatching(/loopback address on a port an admin has not allowed; an admin lists the local judge servers' ports in VERDICT_JUDGE_ALLOW_LOOPBACK/),
+          message: expect.stringMatching(
+            /loopback address on a port an admin has not allowed; an admin lists the local judge servers' ports in VERDICT_JUDGE_ALLOW_LOOPBACK/,
+          ),
         });
       }
       const legacy = await legacyConfig("legacy-local", { baseUrl: attacker.baseUrl });
@@ -265,17 +272,23 @@ describeEachBackend("judge endpoints", (backend) => {
       process.env.OPENAI_API_KEY = OPENAI_KEY;
       // The review's two configurations: the listener's port is not one an admin allowed.
       for (const apiKeyEnv of ["VERDICT_JUDGE_KEY_PROD", undefined]) {
-        await expect(api().judge.configs.create({ name: `to-listener-${apiKeyEnv ?? "global"}`, model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv })).rejects.toMatchObject({
+        await expect(
+          api().judge.configs.create({ name: `to-listener-${apiKeyEnv ?? "global"}`, model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv }),
+        ).rejects.toMatchObject({
           code: "BAD_REQUEST",
           message: expect.stringMatching(/loopback address on a port an admin has not allowed/),
         });
       }
       // The port scanner: other ports of this machine (the web app's own) are refused before anything is sent.
-      await expect(api().judge.configs.create({ name: "scan", model: "gpt-x", baseUrl: "http://127.0.0.1:3300/api/trpc/accounts.session?x=" })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+      await expect(
+        api().judge.configs.create({ name: "scan", model: "gpt-x", baseUrl: "http://127.0.0.1:3300/api/trpc/accounts.session?x=" }),
+      ).rejects.toMatchObject({ code: "BAD_REQUEST" });
 
       // Even on a port the admin allowed for another purpose, the named key is not sent to an endpoint it is not bound to.
       admin({ loopback: [judge, attacker] });
-      await expect(api().judge.configs.create({ name: "prod-elsewhere", model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_PROD" })).rejects.toMatchObject({
+      await expect(
+        api().judge.configs.create({ name: "prod-elsewhere", model: "gpt-x", baseUrl: attacker.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_PROD" }),
+      ).rejects.toMatchObject({
         code: "BAD_REQUEST",
         message: expect.stringContaining(`VERDICT_JUDGE_KEY_PROD is sent only to ${judge.baseUrl}, not to ${attacker.baseUrl}`),
       });
@@ -298,9 +311,13 @@ describeEachBackend("judge endpoints", (backend) => {
     it("a named key without an admin-declared endpoint is sent nowhere", async () => {
       admin({ loopback: [judge] });
       process.env.VERDICT_JUDGE_KEY_TEAM = "sk-TEAM-KEY-000";
-      await expect(api().judge.configs.create({ name: "team", model: "gpt-x", baseUrl: judge.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_TEAM" })).rejects.toMatchObject({
+      await expect(
+        api().judge.configs.create({ name: "team", model: "gpt-x", baseUrl: judge.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_TEAM" }),
+      ).rejects.toMatchObject({
         code: "BAD_REQUEST",
-        message: expect.stringContaining("VERDICT_JUDGE_KEY_TEAM is sent only to the endpoint an admin declares for it in VERDICT_JUDGE_KEY_TEAM_URL, which is not set"),
+        message: expect.stringContaining(
+          "VERDICT_JUDGE_KEY_TEAM is sent only to the endpoint an admin declares for it in VERDICT_JUDGE_KEY_TEAM_URL, which is not set",
+        ),
       });
       const legacy = await legacyConfig("legacy-team", { baseUrl: judge.baseUrl, apiKeyEnv: "VERDICT_JUDGE_KEY_TEAM" });
       const run = await runBatch(legacy);
@@ -337,7 +354,9 @@ describeEachBackend("judge endpoints", (backend) => {
       expect(saved.effective).toEqual(["api.openai.com", `127.0.0.1:${judgePort}`]);
 
       const c = await api().judge.configs.create({ name: "local", model: "gpt-x", baseUrl: judge.baseUrl });
-      await expect(api().judge.configs.create({ name: "other-port", model: "gpt-x", baseUrl: attacker.baseUrl })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+      await expect(api().judge.configs.create({ name: "other-port", model: "gpt-x", baseUrl: attacker.baseUrl })).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+      });
       await runBatch(c.id);
       // The shared key is bound to VERDICT_JUDGE_BASE_URL (the OpenAI API here), so this server gets none.
       expect(authHeaders(judge)).toEqual(["Bearer no-key"]);

@@ -52,13 +52,26 @@ describeEachBackend("the QA page's role boundary", (backend) => {
     });
     campaignA = a.id;
     await updateQualitySettings(ctx.db, asActor(researcher), campaignA, { assignmentStrategy: "disputed_first" });
-    const b = await createCampaign(ctx.db, asActor(researcher), { name: "OM2W B", template: "online-mind2web", trajectoryIds: [ids[3]!], annotatorIds: annotators.map((u) => u.userId), qaReviewerIds: [qaB.userId] });
+    const b = await createCampaign(ctx.db, asActor(researcher), {
+      name: "OM2W B",
+      template: "online-mind2web",
+      trajectoryIds: [ids[3]!],
+      annotatorIds: annotators.map((u) => u.userId),
+      qaReviewerIds: [qaB.userId],
+    });
     campaignB = b.id;
-    for (const [name, t] of [["agreed", ids[0]!], ["disputed", ids[1]!], ["open", ids[2]!], ["b", ids[3]!]] as const) {
+    for (const [name, t] of [
+      ["agreed", ids[0]!],
+      ["disputed", ids[1]!],
+      ["open", ids[2]!],
+      ["b", ids[3]!],
+    ] as const) {
       itemNos[name] = (await getItemByTrajectory(ctx.db, name === "b" ? campaignB : campaignA, t))!.itemNo!;
     }
     const label = async (who: RequestSession, campaignId: number, itemNo: number, verdict: "success" | "failure", key: string) =>
-      await (await callerAs(ctx, who)).labelling.submit({
+      await (
+        await callerAs(ctx, who)
+      ).labelling.submit({
         campaignId,
         itemNo,
         verdict,
@@ -167,9 +180,26 @@ describeEachBackend("the QA page's role boundary", (backend) => {
 
   it("the QA reviewer resolves the disputed item; the answer names no trajectory", async () => {
     const api = await callerAs(ctx, qaA);
-    const r = await api.qa.submit({ campaignId: campaignA, itemNo: itemNos.disputed!, decision: "corrected", verdict: "failure", category: "wrong navigation", firstFailingStep: 1, reason: "step 2 opens the wrong page", confidence: "high", disagreementSource: "annotator_error" });
-    expect(r).toEqual({ itemNo: itemNos.disputed, qaStatus: "done", decision: "corrected", consolidated: { verdict: "failure", category: "wrong navigation", firstFailingStep: 1, method: "adjudicated" } });
+    const r = await api.qa.submit({
+      campaignId: campaignA,
+      itemNo: itemNos.disputed!,
+      decision: "corrected",
+      verdict: "failure",
+      category: "wrong navigation",
+      firstFailingStep: 1,
+      reason: "step 2 opens the wrong page",
+      confidence: "high",
+      disagreementSource: "annotator_error",
+    });
+    expect(r).toEqual({
+      itemNo: itemNos.disputed,
+      qaStatus: "done",
+      decision: "corrected",
+      consolidated: { verdict: "failure", category: "wrong navigation", firstFailingStep: 1, method: "adjudicated" },
+    });
     expect((await api.qa.queue({ campaignId: campaignA })).items.map((i) => i.itemNo)).toEqual([itemNos.agreed]);
-    await expect(api.qa.submit({ campaignId: campaignA, itemNo: itemNos.disputed!, decision: "confirmed", reason: "again" })).rejects.toMatchObject({ code: "CONFLICT" });
+    await expect(api.qa.submit({ campaignId: campaignA, itemNo: itemNos.disputed!, decision: "confirmed", reason: "again" })).rejects.toMatchObject({
+      code: "CONFLICT",
+    });
   });
 });

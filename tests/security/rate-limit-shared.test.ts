@@ -28,12 +28,16 @@ afterAll(() => {
 
 /** Sign-ins through the other web server (a process of its own), as client `address`; their statuses. */
 function signInElsewhere(ctx: TestContext, address: string, count: number): number[] {
-  const r = spawnSync(process.execPath, ["--import", "tsx", child, ctx.dir, ctx.config.dbPath, ctx.config.postgresUrl ?? "-", "admin@rl.test", "wrong-password", address, String(count)], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, NODE_ENV: "production" },
-    timeout: 60_000,
-  });
+  const r = spawnSync(
+    process.execPath,
+    ["--import", "tsx", child, ctx.dir, ctx.config.dbPath, ctx.config.postgresUrl ?? "-", "admin@rl.test", "wrong-password", address, String(count)],
+    {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, NODE_ENV: "production" },
+      timeout: 60_000,
+    },
+  );
   if (r.status !== 0) throw new Error(`the second server's sign-in failed (exit ${r.status ?? r.signal}): ${r.stderr}`);
   return JSON.parse(r.stdout) as number[];
 }

@@ -87,7 +87,19 @@ afterAll(async () => {
 });
 
 async function addTask(startUrl: string): Promise<number> {
-  const values = { taskSet: { name: "Remote", benchmark: "adhoc" }, externalId: `remote.${Date.now()}`, site: null, intent: "Look", startUrl, inputImages: [], referenceAnswers: [], evaluatorConfig: null, difficulty: null, tags: [], extra: null };
+  const values = {
+    taskSet: { name: "Remote", benchmark: "adhoc" },
+    externalId: `remote.${Date.now()}`,
+    site: null,
+    intent: "Look",
+    startUrl,
+    inputImages: [],
+    referenceAnswers: [],
+    evaluatorConfig: null,
+    difficulty: null,
+    tags: [],
+    extra: null,
+  };
   const task = await upsertTask(ctx.db, await ensureTaskSet(ctx.db, { name: "Remote", benchmark: "adhoc" }), taskValues(values));
   return task.id;
 }
@@ -95,7 +107,10 @@ async function addTask(startUrl: string): Promise<number> {
 async function runOnRemote(proxyHost: string | undefined) {
   const { runId } = await startLiveRun(
     { db: ctx.db, env: {} },
-    liveRunRequestSchema.parse({ tasks: { from: "tasks", taskIds: [await addTask(`http://127.0.0.1:${sitePort}/`)] }, policy: { kind: "scripted", source: "actions", actions: ["wait", "wait", "stop [done]"] } }),
+    liveRunRequestSchema.parse({
+      tasks: { from: "tasks", taskIds: [await addTask(`http://127.0.0.1:${sitePort}/`)] },
+      policy: { kind: "scripted", source: "actions", actions: ["wait", "wait", "stop [done]"] },
+    }),
   );
   // Launching here would fail: the browser can only come from the browser server.
   ctx.config.chromiumPath = "/nonexistent/chromium";
@@ -147,11 +162,14 @@ describe("an egress proxy the network can reach", () => {
     const proxy = await EgressProxy.start({ rules: { allowedDestinations: [`127.0.0.1:${targetPort}`] }, host: "127.0.0.1", requireCredentials: true });
     const via = (auth?: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = http.request({ host: "127.0.0.1", port: proxy.port, path: `http://127.0.0.1:${targetPort}/`, headers: auth ? { "Proxy-Authorization": auth } : {} }, (res) => {
-          let body = "";
-          res.on("data", (c) => (body += c));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = http.request(
+          { host: "127.0.0.1", port: proxy.port, path: `http://127.0.0.1:${targetPort}/`, headers: auth ? { "Proxy-Authorization": auth } : {} },
+          (res) => {
+            let body = "";
+            res.on("data", (c) => (body += c));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on("error", reject);
         req.end();
       });

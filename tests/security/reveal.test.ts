@@ -53,13 +53,34 @@ describeEachBackend("reveal after the blind submit", (backend) => {
     for (const t of [...a, ...b]) {
       for (const s of await ctx.db.select({ id: steps.id, index: steps.index }).from(steps).where(eq(steps.trajectoryId, t))) {
         await ctx.db.insert(screenshots).values({ hash: hash(++n), mime: "image/png", width: 10, height: 10, bytes: 1 });
-        await ctx.db.update(steps).set({ screenshotHash: hash(n) }).where(eq(steps.id, s.id));
+        await ctx.db
+          .update(steps)
+          .set({ screenshotHash: hash(n) })
+          .where(eq(steps.id, s.id));
       }
-      await upsertVerdict(ctx.db, { trajectoryId: t, kind: "judge", origin: "verdict", evaluatorKey: "judge:7", evaluatorName: EVALUATOR_NAME, k: "3", promptVersion: "v1", verdict: "success", rationale: `${RATIONALE} ${t}`, stepIndices: [2, 3] });
+      await upsertVerdict(ctx.db, {
+        trajectoryId: t,
+        kind: "judge",
+        origin: "verdict",
+        evaluatorKey: "judge:7",
+        evaluatorName: EVALUATOR_NAME,
+        k: "3",
+        promptVersion: "v1",
+        verdict: "success",
+        rationale: `${RATIONALE} ${t}`,
+        stepIndices: [2, 3],
+      });
     }
     const api = await callerAs(ctx, researcher);
     campaignId = (
-      await api.campaigns.create({ name: "Reveal campaign", trajectoryIds: [...a, ...b], annotatorsPerItem: 2, labelSchema: { categories: ["wrong element"], requireCategory: false }, annotatorIds: [ann.userId, other.userId], revealEvaluator: EVALUATOR })
+      await api.campaigns.create({
+        name: "Reveal campaign",
+        trajectoryIds: [...a, ...b],
+        annotatorsPerItem: 2,
+        labelSchema: { categories: ["wrong element"], requireCategory: false },
+        annotatorIds: [ann.userId, other.userId],
+        revealEvaluator: EVALUATOR,
+      })
     ).id;
   });
   afterEach(async () => {
@@ -101,7 +122,15 @@ describeEachBackend("reveal after the blind submit", (backend) => {
 
   it("waits while another trajectory of the same task is still to be labelled blind, then shows verdict, rationale and the screenshots the evaluator saw", async () => {
     const api = await callerAs(ctx, ann);
-    await api.labelling.submit({ campaignId, itemNo: await itemNo(a[0]!), verdict: "failure", category: "wrong element", firstFailingStep: 1, note: "my own reading", idempotencyKey: "ann-a0-blind" });
+    await api.labelling.submit({
+      campaignId,
+      itemNo: await itemNo(a[0]!),
+      verdict: "failure",
+      category: "wrong element",
+      firstFailingStep: 1,
+      note: "my own reading",
+      idempotencyKey: "ann-a0-blind",
+    });
     const waiting = await api.labelling.reveal({ campaignId, itemNo: await itemNo(a[0]!) });
     expect(waiting.status).toBe("waiting");
     expect(JSON.stringify(waiting)).not.toContain(RATIONALE);
@@ -142,9 +171,20 @@ describeEachBackend("reveal after the blind submit", (backend) => {
 
     // Informed stage: a reason is required, a "revision" equal to the blind label is refused, and it is decided once.
     expect((await refusal(api.labelling.decideReveal({ campaignId, itemNo: no, decision: "keep", reason: "   " }))).message).toMatch(/^reason: /);
-    expect((await refusal(api.labelling.decideReveal({ campaignId, itemNo: no, decision: "revise", verdict: "failure", reason: "same" }))).message).toMatch(/same as your blind label/);
-    expect((await refusal(api.labelling.decideReveal({ campaignId, itemNo: no, decision: "revise", verdict: "failure", category: "not a category", reason: "x" }))).code).toBe("BAD_REQUEST");
-    const informed = await api.labelling.decideReveal({ campaignId, itemNo: no, decision: "revise", verdict: "success", reason: "the answer is on the last screenshot" });
+    expect((await refusal(api.labelling.decideReveal({ campaignId, itemNo: no, decision: "revise", verdict: "failure", reason: "same" }))).message).toMatch(
+      /same as your blind label/,
+    );
+    expect(
+      (await refusal(api.labelling.decideReveal({ campaignId, itemNo: no, decision: "revise", verdict: "failure", category: "not a category", reason: "x" })))
+        .code,
+    ).toBe("BAD_REQUEST");
+    const informed = await api.labelling.decideReveal({
+      campaignId,
+      itemNo: no,
+      decision: "revise",
+      verdict: "success",
+      reason: "the answer is on the last screenshot",
+    });
     expect(informed).toMatchObject({ decision: "revise", verdict: "success", reason: "the answer is on the last screenshot" });
     const twice = await refusal(api.labelling.decideReveal({ campaignId, itemNo: no, decision: "keep", reason: "changed my mind" }));
     expect(twice.code).toBe("CONFLICT");
@@ -155,7 +195,17 @@ describeEachBackend("reveal after the blind submit", (backend) => {
 
   it("between the blind submit and the decision only the revealed evaluator is shown: other judges and annotators stay hidden until the annotator keeps or revises", async () => {
     // Another judge on a[1] and the other annotator's label on it: neither may reach Ann before she decides.
-    await upsertVerdict(ctx.db, { trajectoryId: a[1]!, kind: "judge", origin: "verdict", evaluatorKey: "judge:8", evaluatorName: "OTHER-JUDGE-SECRET", k: "1", promptVersion: "v1", verdict: "failure", rationale: "OTHER-RATIONALE-SECRET" });
+    await upsertVerdict(ctx.db, {
+      trajectoryId: a[1]!,
+      kind: "judge",
+      origin: "verdict",
+      evaluatorKey: "judge:8",
+      evaluatorName: "OTHER-JUDGE-SECRET",
+      k: "1",
+      promptVersion: "v1",
+      verdict: "failure",
+      rationale: "OTHER-RATIONALE-SECRET",
+    });
     const otherApi = await callerAs(ctx, other);
     await otherApi.labelling.submit({ campaignId, itemNo: await itemNo(a[1]!), verdict: "success", idempotencyKey: "otto-a1-blind" });
     const api = await callerAs(ctx, ann);
@@ -167,7 +217,10 @@ describeEachBackend("reveal after the blind submit", (backend) => {
     for (const moment of ["before the reveal", "revealed, undecided"]) {
       if (moment === "revealed, undecided") expect((await api.labelling.reveal({ campaignId, itemNo: no })).status).toBe("revealed");
       expect((await refusal(api.judge.verdicts.forTrajectory({ trajectoryId: a[1]! }))).code, moment).toBe("FORBIDDEN");
-      const seen = [JSON.stringify(await api.labelling.item({ campaignId, itemNo: no })), JSON.stringify(await api.labelling.mine({ campaignId, itemNo: no }))].join("\n");
+      const seen = [
+        JSON.stringify(await api.labelling.item({ campaignId, itemNo: no })),
+        JSON.stringify(await api.labelling.mine({ campaignId, itemNo: no })),
+      ].join("\n");
       expect(seen, moment).not.toContain("OTHER-JUDGE-SECRET");
       expect(seen, moment).not.toContain("OTHER-RATIONALE-SECRET");
       expect(seen, moment).not.toContain("Otto Other");
@@ -184,8 +237,12 @@ describeEachBackend("reveal after the blind submit", (backend) => {
 
   it("a campaign's reveal evaluator must be an evaluator id, on a blind campaign that stays blind", async () => {
     const api = await callerAs(ctx, researcher);
-    expect((await refusal(api.campaigns.create({ name: "Bad id", trajectoryIds: a, revealEvaluator: "judge 7" }))).message).toMatch(/^revealEvaluator: an evaluator id/);
-    expect((await refusal(api.campaigns.create({ name: "Not blind", trajectoryIds: a, blind: false, revealEvaluator: EVALUATOR }))).message).toMatch(/^revealEvaluator: .*needs a blind campaign/);
+    expect((await refusal(api.campaigns.create({ name: "Bad id", trajectoryIds: a, revealEvaluator: "judge 7" }))).message).toMatch(
+      /^revealEvaluator: an evaluator id/,
+    );
+    expect((await refusal(api.campaigns.create({ name: "Not blind", trajectoryIds: a, blind: false, revealEvaluator: EVALUATOR }))).message).toMatch(
+      /^revealEvaluator: .*needs a blind campaign/,
+    );
     expect((await refusal(api.campaigns.update({ id: campaignId, blind: false }))).message).toMatch(/^blind: this campaign reveals an evaluator/);
   });
 });

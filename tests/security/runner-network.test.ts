@@ -121,7 +121,8 @@ describe.skipIf(noNetworkLayer !== null)(titled("the browser user's network laye
 
   beforeAll(() => {
     const isolation = browserIsolation(process.env);
-    if (isolation.kind !== "sandbox-as-user") throw new Error(`as root, Chromium runs as the browser user; got ${isolation.kind} (run scripts/browser-user.sh)`);
+    if (isolation.kind !== "sandbox-as-user")
+      throw new Error(`as root, Chromium runs as the browser user; got ${isolation.kind} (run scripts/browser-user.sh)`);
     ({ user, uid, gid } = isolation);
   });
 
@@ -144,7 +145,9 @@ describe.skipIf(noNetworkLayer !== null)(titled("the browser user's network laye
           out.proxy = await tcp(${proxyPort.port});
           process.stdout.write(JSON.stringify(out)); process.exit(0);
         });`;
-      const child = spawn("setpriv", [`--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", process.execPath, "-e", probe], { stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("setpriv", [`--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", process.execPath, "-e", probe], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let stdout = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
       await new Promise((r) => child.on("exit", r));

@@ -57,7 +57,7 @@ describe.skipIf(!haveChromium || noBrowserUser !== null)(titled("the launched br
       const root = rows.find((r) => r.args.includes(marker) && !r.args.includes("--type="));
       expect(root, "the browser process").toBeDefined();
       const tree = new Set([root!.pid]);
-      for (let grew = true; grew; ) {
+      for (let grew = true; grew;) {
         grew = false;
         for (const r of rows) {
           if (tree.has(r.ppid) && !tree.has(r.pid)) {
@@ -83,7 +83,9 @@ describe.skipIf(!haveChromium || noBrowserUser !== null)(titled("the launched br
       (e: Error) => e,
     );
     expect(failing?.name).toBe("BrowserSandboxError");
-    expect(failing?.message).toMatch(/^Chromium did not start with its sandbox\. .*VERDICT_RUNNER_NO_SANDBOX=1 runs Chromium without it \(not recommended\)\.\n/);
+    expect(failing?.message).toMatch(
+      /^Chromium did not start with its sandbox\. .*VERDICT_RUNNER_NO_SANDBOX=1 runs Chromium without it \(not recommended\)\.\n/,
+    );
     expect(failing?.message).toContain("browserType.launch");
   });
 });

@@ -118,10 +118,14 @@ async function startAttacker(): Promise<void> {
       res.writeHead(Number(redirect[1]), { Location: url.searchParams.get("to") ?? "/" }).end();
     } else if (url.pathname === "/meta.html") {
       res.writeHead(200, { "Content-Type": "text/html" });
-      res.end(`<!doctype html><meta http-equiv="refresh" content="0;url=/r302?to=${encodeURIComponent(internalUrl("/meta-refresh"))}"><body style="background:#fff">refreshing</body>`);
+      res.end(
+        `<!doctype html><meta http-equiv="refresh" content="0;url=/r302?to=${encodeURIComponent(internalUrl("/meta-refresh"))}"><body style="background:#fff">refreshing</body>`,
+      );
     } else if (url.pathname === "/jsnav.html") {
       res.writeHead(200, { "Content-Type": "text/html" });
-      res.end(`<!doctype html><body style="background:#fff">moving<script>location.href = "/r307?to=${encodeURIComponent(internalUrl("/js-navigation"))}";</script></body>`);
+      res.end(
+        `<!doctype html><body style="background:#fff">moving<script>location.href = "/r307?to=${encodeURIComponent(internalUrl("/js-navigation"))}";</script></body>`,
+      );
     } else {
       res.writeHead(200, { "Content-Type": "text/html" }).end(attackerPage());
     }
@@ -167,7 +171,11 @@ async function addTask(externalId: string, startUrl: string): Promise<number> {
 async function runScripted(startUrl: string, actions: string[], settings: LiveRunRequestInput["settings"] = {}) {
   const { runId } = await startLiveRun(
     { db: ctx.db, env: {} },
-    liveRunRequestSchema.parse({ tasks: { from: "tasks", taskIds: [await addTask(`ssrf.${Date.now()}`, startUrl)] }, policy: { kind: "scripted", source: "actions", actions }, settings }),
+    liveRunRequestSchema.parse({
+      tasks: { from: "tasks", taskIds: [await addTask(`ssrf.${Date.now()}`, startUrl)] },
+      policy: { kind: "scripted", source: "actions", actions },
+      settings,
+    }),
   );
   const rebindLookups = { n: 0 };
   await runRunnerWorker({
@@ -199,7 +207,9 @@ async function runScripted(startUrl: string, actions: string[], settings: LiveRu
 
 /** Pixels of the internal page's red in a stored screenshot. */
 async function redPixels(hash: string): Promise<number> {
-  const { data, info } = await sharp(await ctx.store.read(hash)).raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(await ctx.store.read(hash))
+    .raw()
+    .toBuffer({ resolveWithObject: true });
   let n = 0;
   for (let i = 0; i < data.length; i += info.channels) if (data[i]! > 200 && data[i + 1]! < 40 && data[i + 2]! < 40) n++;
   return n;
@@ -222,7 +232,15 @@ describeEachBackend("live runner egress (security review H2)", (backend) => {
   describe.skipIf(!haveChromium)(titled("runs", noChromium), () => {
     it("no subresource, redirect hop, navigation, WebSocket, address spelling, rebinding name or failed lookup reaches an internal service", async () => {
       const start = `http://127.0.0.1:${attackerPort}/evil.html`;
-      const detail = await runScripted(start, ["wait", "wait", `goto [http://127.0.0.1:${attackerPort}/meta.html]`, "wait", `goto [http://127.0.0.1:${attackerPort}/jsnav.html]`, "wait", "stop [done]"]);
+      const detail = await runScripted(start, [
+        "wait",
+        "wait",
+        `goto [http://127.0.0.1:${attackerPort}/meta.html]`,
+        "wait",
+        `goto [http://127.0.0.1:${attackerPort}/jsnav.html]`,
+        "wait",
+        "stop [done]",
+      ]);
       expect(detail.trajectory.outcome).toBe("answered");
 
       // Not one connection, let alone a request.
@@ -242,12 +260,13 @@ describeEachBackend("live runner egress (security review H2)", (backend) => {
       // Literal private addresses are already stopped by the context's routes, in front of the proxy.
       expect(errors).toContain(`blocked request to [::1]:${internal.port} ([::1] is a private or loopback address)`);
       expect(errors).toContain(`blocked request to rebind.test:${internal.port} (resolves to 127.0.0.1, loopback)`);
-      expect(errors).toMatch(new RegExp(`blocked request to nxdomain\\.test:${internal.port} \\(the name did not resolve: getaddrinfo ENOTFOUND nxdomain\\.test\\)`));
+      expect(errors).toMatch(
+        new RegExp(`blocked request to nxdomain\\.test:${internal.port} \\(the name did not resolve: getaddrinfo ENOTFOUND nxdomain\\.test\\)`),
+      );
       expect(errors).toContain(`the WebSocket to ws://127.0.0.1:${internal.port}/ws-direct was blocked`);
       // A main-frame hop that was refused shows the runner's refusal, never the internal page, and is left again.
       expect(errors).toMatch(new RegExp(`the page went to http://127\\.0\\.0\\.1:${internal.port}/(meta-refresh|js-navigation), which is not allowed`));
     });
-
   });
 
   describe("review 2, N2: where runs may go inside the network is the admins' decision", () => {
@@ -255,15 +274,25 @@ describeEachBackend("live runner egress (security review H2)", (backend) => {
       const api = await callerWithRole(ctx, "researcher");
       const taskId = await addTask("n2.private", internalUrl("/direct-start"));
       await expect(
-        api.liveRuns.start({ tasks: { from: "tasks", taskIds: [taskId] }, policy: { kind: "scripted", source: "actions", actions: ["ANSWER; done"] }, settings: { allowPrivateNetwork: true } }),
-      ).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("a run cannot open the private network; an admin lists the private destinations") });
+        api.liveRuns.start({
+          tasks: { from: "tasks", taskIds: [taskId] },
+          policy: { kind: "scripted", source: "actions", actions: ["ANSWER; done"] },
+          settings: { allowPrivateNetwork: true },
+        }),
+      ).rejects.toMatchObject({
+        code: "BAD_REQUEST",
+        message: expect.stringContaining("a run cannot open the private network; an admin lists the private destinations"),
+      });
       expect(await api.liveRuns.list()).toEqual([]);
       expect(internal.paths).toEqual([]);
     });
 
     it("cloud metadata addresses are refused by the egress proxy whatever is listed, in every spelling and behind names", async () => {
       const listed = ["[fd00:ec2::254]:80", "100.100.100.200:80", "169.254.169.254:80", "169.254.170.2:80", "metadata.test:80"];
-      const proxy = await EgressProxy.start({ rules: { allowedDestinations: listed }, resolveHost: async (h) => (h === "metadata.test" ? ["100.100.100.200"] : []) });
+      const proxy = await EgressProxy.start({
+        rules: { allowedDestinations: listed },
+        resolveHost: async (h) => (h === "metadata.test" ? ["100.100.100.200"] : []),
+      });
       try {
         for (const [host, want] of [
           ["fd00:ec2::254", "cloud metadata service"],

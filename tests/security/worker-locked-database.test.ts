@@ -46,8 +46,16 @@ describe("L10: a worker waits out a locked database", () => {
     }
     expect(worker.child.exitCode).toBeNull();
 
-    const jobId = await startImport(ctx, { kind: "path", path: path.join(repoRoot, "tests/fixtures/webvoyager-mini/results/20240301_10_00_00") }, { requestedBy: null });
-    const job = await pollUntil(() => getJob(ctx.db, jobId), (j) => j?.status === "succeeded" || j?.status === "failed", "the import queued after the lock");
+    const jobId = await startImport(
+      ctx,
+      { kind: "path", path: path.join(repoRoot, "tests/fixtures/webvoyager-mini/results/20240301_10_00_00") },
+      { requestedBy: null },
+    );
+    const job = await pollUntil(
+      () => getJob(ctx.db, jobId),
+      (j) => j?.status === "succeeded" || j?.status === "failed",
+      "the import queued after the lock",
+    );
     expect(job).toMatchObject({ status: "succeeded" });
     expect(worker.output()).toMatch(/uploads: the queue answers again/);
     expect(worker.output()).toContain(`[worker ${pid}] job ${jobId} (`);

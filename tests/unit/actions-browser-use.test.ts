@@ -7,7 +7,12 @@ describe("Browser Use actions", () => {
     expect(parseBrowserUseAction({ click_element_by_index: { index: 3, xpath: "//a" } })).toEqual({ type: "click", target: "3" });
     expect(parseBrowserUseAction({ click: { index: 7 } })).toEqual({ type: "click", target: "7" });
     expect(parseBrowserUseAction({ click: { coordinate_x: 640, coordinate_y: 410 } })).toEqual({ type: "click", target: null, coords: [640, 410] });
-    expect(parseBrowserUseAction({ input_text: { index: 5, text: "green controller" } })).toEqual({ type: "type", target: "5", value: "green controller", submit: false });
+    expect(parseBrowserUseAction({ input_text: { index: 5, text: "green controller" } })).toEqual({
+      type: "type",
+      target: "5",
+      value: "green controller",
+      submit: false,
+    });
     expect(parseBrowserUseAction({ input: { index: 5, text: "x", clear: true } })).toEqual({ type: "type", target: "5", value: "x", submit: false });
     expect(parseBrowserUseAction({ select_dropdown_option: { index: 9, text: "Blue" } })).toEqual({ type: "select", target: "9", value: "Blue" });
     expect(parseBrowserUseAction({ upload_file: { index: 2, path: "/tmp/cv.pdf" } })).toEqual({ type: "upload", target: "2", value: "/tmp/cv.pdf" });
@@ -37,7 +42,10 @@ describe("Browser Use actions", () => {
   it("names reading actions and keeps unknown ones as unparsed", () => {
     expect(parseBrowserUseAction({ extract_content: { goal: "prices" } })).toEqual({ type: "noop", value: "extract_content: prices" });
     expect(parseBrowserUseAction({ click_element: null, extract: { query: "the table" } })).toEqual({ type: "noop", value: "extract: the table" });
-    expect(parseBrowserUseAction({ teleport: { to: "mars" } })).toMatchObject({ type: "unparsed", parseError: 'Browser Use action "teleport" is not one Verdict knows' });
+    expect(parseBrowserUseAction({ teleport: { to: "mars" } })).toMatchObject({
+      type: "unparsed",
+      parseError: 'Browser Use action "teleport" is not one Verdict knows',
+    });
     expect(parseBrowserUseAction("click")).toMatchObject({ type: "unparsed" });
   });
 
@@ -50,12 +58,28 @@ describe("Browser Use actions", () => {
       viewport_coordinates: { top_left: { x: 100, y: 50 }, width: 80, height: 30, center: { x: 140, y: 65 } },
       viewport_info: { scroll_x: 0, scroll_y: 0, width: 1280, height: 1100 },
     });
-    expect(old).toEqual({ label: "4", box: [100, 50, 80, 30], xpath: "html/body/div/button", tag: "button", text: "Search", viewport: { width: 1280, height: 1100 } });
+    expect(old).toEqual({
+      label: "4",
+      box: [100, 50, 80, 30],
+      xpath: "html/body/div/button",
+      tag: "button",
+      text: "Search",
+      viewport: { width: 1280, height: 1100 },
+    });
     expect(browserUseSomElement(old!, "4", 2)).toEqual({ label: "4", bbox: [200, 100, 160, 60], tag: "button", text: "Search", xpath: "html/body/div/button" });
-    const recent = browserUseElement({ node_name: "INPUT", x_path: "html/body/form/input", attributes: { placeholder: "Search Amazon" }, bounds: { x: 10, y: 20, width: 300, height: 40 } });
+    const recent = browserUseElement({
+      node_name: "INPUT",
+      x_path: "html/body/form/input",
+      attributes: { placeholder: "Search Amazon" },
+      bounds: { x: 10, y: 20, width: 300, height: 40 },
+    });
     expect(recent).toMatchObject({ label: null, box: [10, 20, 300, 40], xpath: "html/body/form/input", tag: "input", text: "Search Amazon", viewport: null });
     // A hand-written history's element: its text and XPath, no box.
-    expect(browserUseElement({ xpath: "//header//h1", css_selector: "header h1", text_content: "Debugg AI", attributes: { class: "title" } })).toMatchObject({ box: null, xpath: "//header//h1", text: "Debugg AI" });
+    expect(browserUseElement({ xpath: "//header//h1", css_selector: "header h1", text_content: "Debugg AI", attributes: { class: "title" } })).toMatchObject({
+      box: null,
+      xpath: "//header//h1",
+      text: "Debugg AI",
+    });
     expect(browserUseElement(null)).toBeNull();
   });
 });

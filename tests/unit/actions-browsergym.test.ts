@@ -113,8 +113,10 @@ describe("parseBrowserGymAction: malformed input never throws", () => {
 
 describe("python-literal", () => {
   const literals: [string, unknown][] = [
-    [`{'eval_types': ['string_match'], 'reference_answers': {'exact_match': 'yes'}, 'n': -3, 'f': 1.5e2, 'ok': True, 'x': None}`,
-      { eval_types: ["string_match"], reference_answers: { exact_match: "yes" }, n: -3, f: 150, ok: true, x: null }],
+    [
+      `{'eval_types': ['string_match'], 'reference_answers': {'exact_match': 'yes'}, 'n': -3, 'f': 1.5e2, 'ok': True, 'x': None}`,
+      { eval_types: ["string_match"], reference_answers: { exact_match: "yes" }, n: -3, f: 150, ok: true, x: null },
+    ],
     [`('a', 'b')`, ["a", "b"]],
     [`('a',)`, ["a"]],
     [`()`, []],

@@ -49,22 +49,44 @@ describe("Online-Mind2Web action strings", () => {
   });
 
   it("keeps what it cannot read as unparsed, with the text", () => {
-    expect(action("Ponder the meaning of the page")).toEqual({ type: "unparsed", value: "Ponder the meaning of the page", parseError: "not an action Verdict recognises" });
+    expect(action("Ponder the meaning of the page")).toEqual({
+      type: "unparsed",
+      value: "Ponder the meaning of the page",
+      parseError: "not an action Verdict recognises",
+    });
     expect(parseMind2WebEntry(42).action.type).toBe("unparsed");
   });
 
   it("reads computer-use action objects and the runners' step objects", () => {
     expect(computerUseAction({ action: "left_click", coordinate: [100, 200] })).toEqual({ type: "click", coords: [100, 200] });
-    expect(computerUseAction({ action: "left_click_drag", start_coordinate: [1, 2], coordinate: [3, 4] })).toEqual({ type: "drag", coords: [1, 2], to: [3, 4] });
+    expect(computerUseAction({ action: "left_click_drag", start_coordinate: [1, 2], coordinate: [3, 4] })).toEqual({
+      type: "drag",
+      coords: [1, 2],
+      to: [3, 4],
+    });
     expect(computerUseAction({ action: "scroll", coordinate: [640, 400], scroll_direction: "down", scroll_amount: 5 })).toEqual({
       type: "scroll",
       coords: [640, 400],
       direction: "down",
       value: "5 clicks",
     });
-    expect(computerUseAction({ type: "scroll", x: 10, y: 20, scroll_x: 0, scroll_y: -300 })).toEqual({ type: "scroll", coords: [10, 20], direction: "up", delta: [0, -300] });
+    expect(computerUseAction({ type: "scroll", x: 10, y: 20, scroll_x: 0, scroll_y: -300 })).toEqual({
+      type: "scroll",
+      coords: [10, 20],
+      direction: "up",
+      delta: [0, -300],
+    });
     expect(computerUseAction({ type: "keypress", keys: ["CTRL", "A"] })).toEqual({ type: "press", value: "CTRL+A" });
-    expect(computerUseAction({ type: "drag", path: [{ x: 1, y: 1 }, { x: 5, y: 5 }, { x: 9, y: 9 }] })).toEqual({ type: "drag", coords: [1, 1], to: [9, 9] });
+    expect(
+      computerUseAction({
+        type: "drag",
+        path: [
+          { x: 1, y: 1 },
+          { x: 5, y: 5 },
+          { x: 9, y: 9 },
+        ],
+      }),
+    ).toEqual({ type: "drag", coords: [1, 1], to: [9, 9] });
     expect(parseMind2WebText('{"action": "double_click", "coordinate": [7, 8]}').action).toEqual({ type: "dblclick", coords: [7, 8] });
     expect(parseMind2WebEntry({ step: 1, screenshot: "0001.png", action: "Click at (1, 2)" }).action).toEqual({ type: "click", coords: [1, 2] });
   });

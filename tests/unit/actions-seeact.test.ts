@@ -30,10 +30,7 @@ describe("parseSeeActHistory: research tool entries", () => {
         failure: null,
       },
     ],
-    [
-      "[a] Menu -> HOVER",
-      { action: { type: "hover", target: null }, element: { tagHead: "a", tag: "a", description: "Menu" }, failure: null },
-    ],
+    ["[a] Menu -> HOVER", { action: { type: "hover", target: null }, element: { tagHead: "a", tag: "a", description: "Menu" }, failure: null }],
     [
       "[input] Email -> PRESS ENTER",
       { action: { type: "press", target: null, value: "Enter" }, element: { tagHead: "input", tag: "input", description: "Email" }, failure: null },
@@ -154,15 +151,43 @@ describe("parseSeeActHistory: malformed input", () => {
 });
 
 describe("pip package predictions", () => {
-  const element = { center_point: [0.5, 0.1], description: "Search", tag_with_role: 'button type="submit"', box_raw: [587, 596.6, 93, 54], box: [587, 596.6, 680, 650.6], tag: "button" };
+  const element = {
+    center_point: [0.5, 0.1],
+    description: "Search",
+    tag_with_role: 'button type="submit"',
+    box_raw: [587, 596.6, 93, 54],
+    box: [587, 596.6, 680, 650.6],
+    tag: "button",
+  };
   const cases: [unknown, ParsedAction][] = [
-    [{ action: "CLICK", value: "None", element: { ...element, option: "H" } }, { type: "click", target: "H" }],
-    [{ action: "CLICK", value: "None", element, action_grounding: "ELEMENT: AB\nACTION: CLICK\nVALUE: None" }, { type: "click", target: "AB" }],
-    [{ action: "TYPE", value: "running shoes", element, action_grounding: "ELEMENT: C" }, { type: "type", target: "C", value: "running shoes", submit: false }],
-    [{ action: "TYPE", value: "x", element: null, action_grounding: "ELEMENT: C" }, { type: "type", target: null, value: "x", submit: false }],
-    [{ action: "SCROLL DOWN", value: "None", element: null }, { type: "scroll", direction: "down" }],
-    [{ action: "TERMINATE", value: "None", element: null }, { type: "answer", value: null }],
-    [{ action: "PRESS ENTER", value: "None", element: { ...element, option: "B" } }, { type: "press", target: "B", value: "Enter" }],
+    [
+      { action: "CLICK", value: "None", element: { ...element, option: "H" } },
+      { type: "click", target: "H" },
+    ],
+    [
+      { action: "CLICK", value: "None", element, action_grounding: "ELEMENT: AB\nACTION: CLICK\nVALUE: None" },
+      { type: "click", target: "AB" },
+    ],
+    [
+      { action: "TYPE", value: "running shoes", element, action_grounding: "ELEMENT: C" },
+      { type: "type", target: "C", value: "running shoes", submit: false },
+    ],
+    [
+      { action: "TYPE", value: "x", element: null, action_grounding: "ELEMENT: C" },
+      { type: "type", target: null, value: "x", submit: false },
+    ],
+    [
+      { action: "SCROLL DOWN", value: "None", element: null },
+      { type: "scroll", direction: "down" },
+    ],
+    [
+      { action: "TERMINATE", value: "None", element: null },
+      { type: "answer", value: null },
+    ],
+    [
+      { action: "PRESS ENTER", value: "None", element: { ...element, option: "B" } },
+      { type: "press", target: "B", value: "Enter" },
+    ],
   ];
   it.each(cases)("%j", (p, expected) => {
     expect(parseSeeActPrediction(p as never)).toEqual(expected);

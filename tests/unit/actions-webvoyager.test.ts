@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  formatWebVoyagerAction,
-  parseWebVoyagerAction,
-  parseWebVoyagerElementList,
-  parseWebVoyagerReply,
-} from "../../server/domain/actions/webvoyager";
+import { formatWebVoyagerAction, parseWebVoyagerAction, parseWebVoyagerElementList, parseWebVoyagerReply } from "../../server/domain/actions/webvoyager";
 
 describe("parseWebVoyagerAction", () => {
   const cases: [string, object][] = [
@@ -21,7 +16,7 @@ describe("parseWebVoyagerAction", () => {
     ["Google", { type: "search_engine" }],
     ["ANSWER; The final score is 6 out of 6.", { type: "answer", value: "The final score is 6 out of 6." }],
     ["ANSWER; [$279.49]", { type: "answer", value: "$279.49" }],
-    ["ANSWER; Line (\"-----\") and [x] ok", { type: "answer", value: "Line (\"-----\") and [x] ok" }],
+    ['ANSWER; Line ("-----") and [x] ok', { type: "answer", value: 'Line ("-----") and [x] ok' }],
     // Not starting with a keyword: WebVoyager's re.search order applies.
     ["I will Click [3] now", { type: "click", target: "3" }],
   ];
@@ -79,10 +74,17 @@ describe("parseWebVoyagerAction: action words in any case, as forks' prompts spe
 
 describe("parseWebVoyagerReply", () => {
   it("reads the labels in any case and with markdown", () => {
-    expect(parseWebVoyagerReply("thought: x\naction: Answer; 5")).toMatchObject({ thought: "x", actionRaw: "Answer; 5", action: { type: "answer", value: "5" } });
+    expect(parseWebVoyagerReply("thought: x\naction: Answer; 5")).toMatchObject({
+      thought: "x",
+      actionRaw: "Answer; 5",
+      action: { type: "answer", value: "5" },
+    });
     expect(parseWebVoyagerReply("THOUGHT: a\n**Action:** Type [1]; b")).toMatchObject({ thought: "a", actionRaw: "Type [1]; b" });
     // A lower-case "action:" inside the thought is not the label when a label line follows.
-    expect(parseWebVoyagerReply("Thought: the next action: click is needed\nACTION: Wait")).toMatchObject({ thought: "the next action: click is needed", actionRaw: "Wait" });
+    expect(parseWebVoyagerReply("Thought: the next action: click is needed\nACTION: Wait")).toMatchObject({
+      thought: "the next action: click is needed",
+      actionRaw: "Wait",
+    });
   });
 
   it("splits thought and action", () => {

@@ -225,7 +225,10 @@ describe("Fleiss' κ and Krippendorff's α intervals (bootstrap over items)", ()
     expect(point.kappa).toBeCloseTo(fleissOf(items)!, 12);
     const interval = fleissKappaInterval(grouped(2, items), point);
     expect(interval).toMatchObject({ method: "bootstrap", n: 10, replicates: 2000, seed: 1 });
-    const dist = multinomialOutcomes(10, multiplicity).map(({ counts, p }) => ({ v: fleissOf(patterns.flatMap((pt, i) => Array.from({ length: counts[i]! }, () => pt))), p }));
+    const dist = multinomialOutcomes(10, multiplicity).map(({ counts, p }) => ({
+      v: fleissOf(patterns.flatMap((pt, i) => Array.from({ length: counts[i]! }, () => pt))),
+      p,
+    }));
     const [q015, q035, q965, q985] = exactQuantiles(dist, [0.015, 0.035, 0.965, 0.985]);
     expectWithin(interval.low, [q015!, q035!]);
     expectWithin(interval.high, [q965!, q985!]);
@@ -243,7 +246,10 @@ describe("Fleiss' κ and Krippendorff's α intervals (bootstrap over items)", ()
     const interval = krippendorffAlphaInterval(grouped(2, units), point);
     expect(interval).toMatchObject({ method: "bootstrap", n: 11 });
     const pairable = [...patterns, [1, 1]];
-    const dist = multinomialOutcomes(11, [...multiplicity, 1]).map(({ counts, p }) => ({ v: alphaOf(pairable.flatMap((pt, i) => Array.from({ length: counts[i]! }, () => pt))), p }));
+    const dist = multinomialOutcomes(11, [...multiplicity, 1]).map(({ counts, p }) => ({
+      v: alphaOf(pairable.flatMap((pt, i) => Array.from({ length: counts[i]! }, () => pt))),
+      p,
+    }));
     const [q015, q035, q965, q985] = exactQuantiles(dist, [0.015, 0.035, 0.965, 0.985]);
     expectWithin(interval.low, [q015!, q035!]);
     expectWithin(interval.high, [q965!, q985!]);
@@ -263,9 +269,15 @@ describe("Fleiss' κ and Krippendorff's α intervals (bootstrap over items)", ()
       high: null,
       note: "no interval: the labels agree on every one of the 12 items, so every resample gives κ = 1",
     });
-    expect(fleissKappaInterval(grouped(2, [[2, 0], [1, 2]]), { kappa: null, reason: "items have different numbers of ratings (2 to 3)" }).note).toBe(
-      "no interval: items have different numbers of ratings (2 to 3)",
-    );
+    expect(
+      fleissKappaInterval(
+        grouped(2, [
+          [2, 0],
+          [1, 2],
+        ]),
+        { kappa: null, reason: "items have different numbers of ratings (2 to 3)" },
+      ).note,
+    ).toBe("no interval: items have different numbers of ratings (2 to 3)");
   });
 
   it("a memo of drawn intervals gives each input its own fresh draw's interval, and draws an input seen before only once", () => {

@@ -82,7 +82,13 @@ describe("Cohen's κ", () => {
     //         (1 − κ)² Σ_{i≠j} p_ij (p_.i + p_j.)² = 0.36·(0.1·1.1² + 0.2·0.9²) = 0.10188;
     //         (κ − P_e(1 − κ))² = 0.01  →  Var = 0.2016 / (0.25·50) = 0.016128.
     // Var₀ = (P_e + P_e² − Σ p_i. p_.i (p_i. + p_.i)) / ((1 − P_e)² n) = (0.75 − 0.51) / 12.5 = 0.0192.
-    const { a, b } = vectorsFromTable([[20, 5], [10, 15]], ["Yes", "No"]);
+    const { a, b } = vectorsFromTable(
+      [
+        [20, 5],
+        [10, 15],
+      ],
+      ["Yes", "No"],
+    );
     const r = cohenKappa(a, b);
     expectClose(r.kappa, 0.4);
     expectClose(r.observedAgreement, 0.7);
@@ -94,13 +100,20 @@ describe("Cohen's κ", () => {
     expectClose(r.stdKappa0, Math.sqrt(0.0192));
     expectClose(r.z, 0.4 / Math.sqrt(0.0192)); // = 5/√3
     expectClose(r.pTwoSided, erfc(0.4 / Math.sqrt(0.0192) / Math.SQRT2));
-    expect(r.table).toEqual([[20, 5], [10, 15]]);
+    expect(r.table).toEqual([
+      [20, 5],
+      [10, 15],
+    ]);
     expect(r.categories).toEqual(["Yes", "No"]);
   });
 
   it("matches SAS PROC FREQ's published 3×3 example (4 decimals)", () => {
     // SAS documentation's agreement example: table [[0,4,1],[0,8,0],[0,1,5]].
-    const t = [[0, 4, 1], [0, 8, 0], [0, 1, 5]];
+    const t = [
+      [0, 4, 1],
+      [0, 8, 0],
+      [0, 1, 5],
+    ];
     const u = kappaFromTable(t);
     expectClose(u.kappa, 107 / 221, 1e-14);
     expect(u.stdKappa).toBeCloseTo(0.138, 3);
@@ -124,7 +137,14 @@ describe("Cohen's κ", () => {
     //   quadratic:  Σ d·N = 4, Σ d·R·C / n = 12·16/12 = 16 → κ_w = 3/4
     // Variances from the Fleiss–Cohen–Everitt formula in exact rational arithmetic:
     //   unweighted Var = 1/24, Var₀ = 1/24; linear Var = 447/16384, Var₀ = 5/96; quadratic Var = 15/1024, Var₀ = 1/12.
-    const { a, b } = vectorsFromTable([[3, 1, 0], [1, 2, 1], [0, 1, 3]], ["1", "2", "3"]);
+    const { a, b } = vectorsFromTable(
+      [
+        [3, 1, 0],
+        [1, 2, 1],
+        [0, 1, 3],
+      ],
+      ["1", "2", "3"],
+    );
     const expected: Record<KappaWeighting, [number, number, number]> = {
       none: [1 / 2, 1 / 24, 1 / 24],
       linear: [5 / 8, 447 / 16384, 5 / 96],
@@ -178,23 +198,24 @@ describe("Cohen's κ", () => {
       const pr = Array.from({ length: k }, (_, i) => Array.from({ length: k }, (_, j) => p(i, j)).reduce((s, v) => s + v, 0));
       const pc = Array.from({ length: k }, (_, j) => Array.from({ length: k }, (_, i) => p(i, j)).reduce((s, v) => s + v, 0));
       const dmax = weighting === "linear" ? k - 1 : weighting === "quadratic" ? (k - 1) ** 2 : 1;
-      const w = (i: number, j: number) =>
-        weighting === "none" ? (i === j ? 1 : 0) : 1 - (weighting === "linear" ? Math.abs(i - j) : (i - j) ** 2) / dmax;
+      const w = (i: number, j: number) => (weighting === "none" ? (i === j ? 1 : 0) : 1 - (weighting === "linear" ? Math.abs(i - j) : (i - j) ** 2) / dmax);
       let po = 0;
       let pe = 0;
-      for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) {
-        po += w(i, j) * p(i, j);
-        pe += w(i, j) * pr[i]! * pc[j]!;
-      }
+      for (let i = 0; i < k; i++)
+        for (let j = 0; j < k; j++) {
+          po += w(i, j) * p(i, j);
+          pe += w(i, j) * pr[i]! * pc[j]!;
+        }
       const kappa = (po - pe) / (1 - pe);
       const wr = pr.map((_, i) => pc.reduce((s, c, j) => s + w(i, j) * c, 0));
       const wc = pc.map((_, j) => pr.reduce((s, r, i) => s + w(i, j) * r, 0));
       let a = 0;
       let b = 0;
-      for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) {
-        a += p(i, j) * (w(i, j) - (wr[i]! + wc[j]!) * (1 - kappa)) ** 2;
-        b += pr[i]! * pc[j]! * (w(i, j) - (wr[i]! + wc[j]!)) ** 2;
-      }
+      for (let i = 0; i < k; i++)
+        for (let j = 0; j < k; j++) {
+          a += p(i, j) * (w(i, j) - (wr[i]! + wc[j]!) * (1 - kappa)) ** 2;
+          b += pr[i]! * pc[j]! * (w(i, j) - (wr[i]! + wc[j]!)) ** 2;
+        }
       const variance = (a - (kappa - pe * (1 - kappa)) ** 2) / (n * (1 - pe) ** 2);
       const variance0 = (b - pe ** 2) / (n * (1 - pe) ** 2);
       return { kappa, se: Math.sqrt(variance), se0: Math.sqrt(variance0) };
@@ -287,14 +308,22 @@ describe("Cohen's κ", () => {
   it("rejects invalid input with specific errors", () => {
     expect(() => cohenKappa(["a", "b", "c"], ["a", "b"])).toThrow(/differ in length \(3 vs 2\)/);
     expect(() => cohenKappa(["1"], ["2"], { weighting: "linear" })).toThrow(/needs the ordered list of categories/);
-    expect(() => cohenKappa(["1", "4"], ["2", "1"], { weighting: "linear", categories: ["1", "2", "3"] })).toThrow(/a\[1\]: label "4" is not one of the categories/);
+    expect(() => cohenKappa(["1", "4"], ["2", "1"], { weighting: "linear", categories: ["1", "2", "3"] })).toThrow(
+      /a\[1\]: label "4" is not one of the categories/,
+    );
     expect(() => cohenKappa(["1"], ["1"], { categories: ["1", "1"] })).toThrow(/listed twice/);
     expect(() => kappaFromCounts([1, 2, 3], 2)).toThrow(AgreementInputError);
     expect(() => kappaFromCounts([1, -2, 3, 4], 2)).toThrow(/non-negative integers/);
   });
 
   it("gives a reproducible percentile bootstrap interval", () => {
-    const { a, b } = vectorsFromTable([[40, 10], [8, 42]], ["s", "f"]);
+    const { a, b } = vectorsFromTable(
+      [
+        [40, 10],
+        [8, 42],
+      ],
+      ["s", "f"],
+    );
     const r1 = cohenKappa(a, b, { bootstrap: { replicates: 500, seed: 11 } });
     const r2 = cohenKappa(a, b, { bootstrap: { replicates: 500, seed: 11 } });
     const r3 = cohenKappa(a, b, { bootstrap: { replicates: 500, seed: 12 } });
@@ -399,7 +428,9 @@ describe("sampling for the bootstrap", () => {
       const draws = 40_000;
       const observed = new Array<number>(n + 1).fill(0);
       for (let i = 0; i < draws; i++) observed[binomialSample(n, p, rng)]!++;
-      const expected = observed.map((_, x) => draws * Math.exp(logFactorial(n) - logFactorial(x) - logFactorial(n - x) + x * Math.log(p) + (n - x) * Math.log(1 - p)));
+      const expected = observed.map(
+        (_, x) => draws * Math.exp(logFactorial(n) - logFactorial(x) - logFactorial(n - x) + x * Math.log(p) + (n - x) * Math.log(1 - p)),
+      );
       const { stat, df } = chiSquare(observed, expected);
       // The 0.999 quantile of χ² with df degrees of freedom is below df + 4.5 √(2 df) + 10 for these df.
       expect(stat).toBeLessThan(df + 4.5 * Math.sqrt(2 * df) + 10);
@@ -462,13 +493,25 @@ describe("sampling for the bootstrap", () => {
 describe("prevalence, bias and PABAK", () => {
   it("computes the indices of the kappa-paradox tables", () => {
     // [[45,15],[25,15]]: PI = (45 − 15)/100 = 0.3, BI = (15 − 25)/100 = −0.1, PABAK = 2·0.6 − 1 = 0.2.
-    const t1 = prevalenceBiasIndices([[45, 15], [25, 15]], ["yes", "no"]);
+    const t1 = prevalenceBiasIndices(
+      [
+        [45, 15],
+        [25, 15],
+      ],
+      ["yes", "no"],
+    );
     expectClose(t1.prevalenceIndex, 0.3);
     expectClose(t1.biasIndex, -0.1);
     expectClose(t1.pabak, 0.2);
     expect(t1.positive).toBe("yes");
     // [[25,35],[5,35]]: PI = (25 − 35)/100 = −0.1, BI = (35 − 5)/100 = 0.3, same P_o → same PABAK.
-    const t2 = prevalenceBiasIndices([[25, 35], [5, 35]], ["yes", "no"]);
+    const t2 = prevalenceBiasIndices(
+      [
+        [25, 35],
+        [5, 35],
+      ],
+      ["yes", "no"],
+    );
     expectClose(t2.prevalenceIndex, -0.1);
     expectClose(t2.biasIndex, 0.3);
     expectClose(t2.pabak, 0.2);
@@ -477,7 +520,10 @@ describe("prevalence, bias and PABAK", () => {
 
   it("warns when one category dominates", () => {
     // [[90,4],[3,3]]: P_o = 0.93 but κ = 129/304 ≈ 0.42; "ok" takes (94 + 93)/200 = 93.5% of the labels.
-    const table = [[90, 4], [3, 3]];
+    const table = [
+      [90, 4],
+      [3, 3],
+    ];
     expectClose(kappaFromTable(table).kappa, 129 / 304, 1e-14);
     const r = prevalenceBiasIndices(table, ["ok", "bad"]);
     expect(r.skewed).toBe(true);
@@ -490,11 +536,28 @@ describe("prevalence, bias and PABAK", () => {
   it("collapses k categories to positive-vs-rest and generalises PABAK to k", () => {
     // rows a: [[5,1,0],[1,3,1],[0,2,7]], positive "c" (index 2): A = 7, B = 0 + 2 = 2 (a=c, b≠c), C = 0 + 1 = 1,
     // D = 20 − 10 = 10 → PI = (7 − 10)/20, BI = (2 − 1)/20; PABAK = (3·15/20 − 1)/2 = 0.625.
-    const r = prevalenceBiasIndices([[5, 1, 0], [1, 3, 1], [0, 2, 7]], ["a", "b", "c"], "c");
+    const r = prevalenceBiasIndices(
+      [
+        [5, 1, 0],
+        [1, 3, 1],
+        [0, 2, 7],
+      ],
+      ["a", "b", "c"],
+      "c",
+    );
     expectClose(r.prevalenceIndex, -3 / 20);
     expectClose(r.biasIndex, 1 / 20);
     expectClose(r.pabak, 0.625);
-    expect(prevalenceBiasIndices([[5, 1, 0], [1, 3, 1], [0, 2, 7]], ["a", "b", "c"]).prevalenceIndex).toBeNull();
+    expect(
+      prevalenceBiasIndices(
+        [
+          [5, 1, 0],
+          [1, 3, 1],
+          [0, 2, 7],
+        ],
+        ["a", "b", "c"],
+      ).prevalenceIndex,
+    ).toBeNull();
     expect(pabak(null, 2)).toBeNull();
     expect(() => prevalenceBiasIndices([[1]], ["a"], "z")).toThrow(/not one of/);
   });
@@ -509,7 +572,7 @@ describe("Wilson interval", () => {
     // x = 0: low = 0 and high = (z²/n)/(1 + z²/n).
     const zero = wilsonInterval(0, 10);
     expect(zero.low).toBe(0);
-    expectClose(zero.high, (Z_95 ** 2 / 10) / (1 + Z_95 ** 2 / 10), 1e-14);
+    expectClose(zero.high, Z_95 ** 2 / 10 / (1 + Z_95 ** 2 / 10), 1e-14);
     const all = wilsonInterval(10, 10);
     expect(all.high).toBe(1);
     expectClose(all.low, 1 - zero.high!, 1e-14);
@@ -527,7 +590,18 @@ describe("Wilson interval", () => {
 
 describe("Fleiss' κ", () => {
   it("reproduces the Wikipedia worked example", () => {
-    const counts = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]];
+    const counts = [
+      [0, 0, 0, 0, 14],
+      [0, 2, 6, 4, 2],
+      [0, 0, 3, 5, 6],
+      [0, 3, 9, 2, 0],
+      [2, 2, 8, 1, 1],
+      [7, 7, 0, 0, 0],
+      [3, 2, 6, 3, 0],
+      [2, 5, 3, 2, 2],
+      [6, 5, 2, 1, 0],
+      [0, 2, 2, 3, 7],
+    ];
     const r = fleissKappaFromCounts(counts, ["1", "2", "3", "4", "5"]);
     expect(r.observedAgreement!).toBeCloseTo(0.378, 3);
     expect(r.expectedAgreement!).toBeCloseTo(0.213, 3);
@@ -538,24 +612,45 @@ describe("Fleiss' κ", () => {
   it("matches a hand computation, with the SE under κ = 0", () => {
     // Items [a,a,a], [a,a,b], [b,b,b]: P_i = 1, 2/6, 1 → P̄ = 7/9; p_a = 5/9, p_b = 4/9 → P̄_e = 41/81;
     // κ = (63/81 − 41/81)/(40/81) = 11/20. Σ p q = 40/81, Σ p q (q − p) = 0 → SE₀ = √2/√(3·3·2) = 1/3, z = 1.65.
-    const r = fleissKappa([["a", "a", "a"], ["a", "a", "b"], ["b", "b", "b"]]);
+    const r = fleissKappa([
+      ["a", "a", "a"],
+      ["a", "a", "b"],
+      ["b", "b", "b"],
+    ]);
     expectClose(r.kappa, 11 / 20);
     expectClose(r.observedAgreement, 7 / 9);
     expectClose(r.expectedAgreement, 41 / 81);
     expectClose(r.se0, 1 / 3);
     expectClose(r.z, 1.65);
     // Two raters always disagreeing: P̄ = 0, P̄_e = 1/2 → κ = −1.
-    expect(fleissKappa([["x", "y"], ["y", "x"]]).kappa).toBe(-1);
+    expect(
+      fleissKappa([
+        ["x", "y"],
+        ["y", "x"],
+      ]).kappa,
+    ).toBe(-1);
   });
 
   it("is undefined, with the reason, for unequal ratings per item, one rating per item and a single category", () => {
-    const unequal = fleissKappa([["a", "a", "b"], ["a", "b"], ["b", "b", "b"]]);
+    const unequal = fleissKappa([
+      ["a", "a", "b"],
+      ["a", "b"],
+      ["b", "b", "b"],
+    ]);
     expect(unequal.kappa).toBeNull();
     expect(unequal.reason).toMatch(/different numbers of ratings \(2 to 3\)/);
     // A null rating is missing, so the item has one rating fewer.
-    expect(fleissKappa([["a", null, "b"], ["a", "a", "b"]]).reason).toMatch(/different numbers/);
+    expect(
+      fleissKappa([
+        ["a", null, "b"],
+        ["a", "a", "b"],
+      ]).reason,
+    ).toMatch(/different numbers/);
     expect(fleissKappa([["a"], ["b"]]).reason).toMatch(/at least 2/);
-    const single = fleissKappa([["p", "p"], ["p", "p"]]);
+    const single = fleissKappa([
+      ["p", "p"],
+      ["p", "p"],
+    ]);
     expect(single.kappa).toBeNull();
     expect(single.reason).toMatch(/same category/);
     expect(fleissKappa([]).kappa).toBeNull();
@@ -585,11 +680,20 @@ describe("Krippendorff's α (nominal)", () => {
   it("matches a hand computation with missing values", () => {
     // Units {a,a}, {b,b,b}, {a,b}: n = 7, n_a = 3, n_b = 4 → n² − Σn_c² = 24;
     // disagreement (m² − Σ n_uc²)/(m − 1): 0, 0, (4 − 2)/1 = 2 → α = 1 − 6·2/24 = 1/2.
-    const r = krippendorffAlphaNominal([["a", "b", "a"], ["a", "b", "b"], [null, "b", null]]);
+    const r = krippendorffAlphaNominal([
+      ["a", "b", "a"],
+      ["a", "b", "b"],
+      [null, "b", null],
+    ]);
     expectClose(r.alpha, 0.5);
     expect(krippendorffAlphaNominalUnits([["a", "a"], ["b", "b", "b"], ["a", "b"], ["z"]]).alpha).toBe(0.5);
     // Two coders always disagreeing on 4 units: n = 8, Σ n_c² = 32 → α = 1 − 7·8/32 = −0.75.
-    expect(krippendorffAlphaNominal([["x", "y", "x", "y"], ["y", "x", "y", "x"]]).alpha).toBe(-0.75);
+    expect(
+      krippendorffAlphaNominal([
+        ["x", "y", "x", "y"],
+        ["y", "x", "y", "x"],
+      ]).alpha,
+    ).toBe(-0.75);
   });
 
   it("equals 1 − (1 − Fleiss' κ)(n − 1)/n on complete data", () => {
@@ -602,10 +706,16 @@ describe("Krippendorff's α (nominal)", () => {
   });
 
   it("is undefined when nothing is pairable or only one value occurs", () => {
-    const none = krippendorffAlphaNominal([["a", null], [null, "b"]]);
+    const none = krippendorffAlphaNominal([
+      ["a", null],
+      [null, "b"],
+    ]);
     expect(none.alpha).toBeNull();
     expect(none.reason).toMatch(/pairable/);
-    const one = krippendorffAlphaNominal([["x", "x", null], ["x", "x", "x"]]);
+    const one = krippendorffAlphaNominal([
+      ["x", "x", null],
+      ["x", "x", "x"],
+    ]);
     expect(one.alpha).toBeNull();
     expect(one.reason).toMatch(/only one value/);
     expect(krippendorffAlphaNominal([]).alpha).toBeNull();
@@ -623,7 +733,12 @@ describe("percent agreement", () => {
     expectClose(mean.value, 1 / 6);
     expect(mean.items).toBe(2);
     // Items with a missing label are left out entirely (listwise): 2 of the 3 complete items agree.
-    const all = allAgreeShare([["a", "a"], ["a", null], ["b", "b"], ["a", "b"]]);
+    const all = allAgreeShare([
+      ["a", "a"],
+      ["a", null],
+      ["b", "b"],
+      ["a", "b"],
+    ]);
     expectClose(all.value, 2 / 3);
     expect(all.items).toBe(3);
   });
@@ -640,7 +755,10 @@ describe("confusion matrix and precision/recall/F1", () => {
     const ref = ["success", "success", "failure", "failure", "success", null];
     const pred = ["success", "failure", "failure", "success", "success", "success"];
     const cm = confusionMatrix(ref, pred, ["success", "failure"]);
-    expect(cm.matrix).toEqual([[2, 1], [1, 1]]);
+    expect(cm.matrix).toEqual([
+      [2, 1],
+      [1, 1],
+    ]);
     expect(cm.missingPairs).toBe(1);
     // TP = 2, FN = 1, FP = 1, TN = 1.
     const m = binaryMetrics(cm, "success");
@@ -705,7 +823,10 @@ describe("ratings in long form", () => {
       const a = byRater.get(p.raterA)!;
       const b = byRater.get(p.raterB)!;
       const items = [...a.keys()].filter((i) => b.has(i));
-      const direct = cohenKappa(items.map((i) => a.get(i)!), items.map((i) => b.get(i)!));
+      const direct = cohenKappa(
+        items.map((i) => a.get(i)!),
+        items.map((i) => b.get(i)!),
+      );
       expect(p.sharedItems).toBe(items.length);
       expectClose(p.kappa, direct.kappa!, 1e-14);
       expectClose(p.stdKappa, direct.stdKappa!, 1e-14);

@@ -29,7 +29,19 @@ describe("selections", () => {
     ["no site", { site: null }],
     ["evaluator", { evaluator: { key: "judge:12", k: "full", pv: "webvoyager-v1", verdicts: ["success", "unparseable"] } }],
     ["reference", { reference: { campaignId: 2, verdicts: ["failure"], category: null, step: { min: 0, max: 3 }, position: 10 } }],
-    ["campaign", { campaign: { campaignId: 5, annotators: ["user:abc", "import:Ann Lee"], label: "failure: hallucination", minLabels: 2, disagree: true, level: "verdict" } }],
+    [
+      "campaign",
+      {
+        campaign: {
+          campaignId: 5,
+          annotators: ["user:abc", "import:Ann Lee"],
+          label: "failure: hallucination",
+          minLabels: 2,
+          disagree: true,
+          level: "verdict",
+        },
+      },
+    ],
     ["unicode", { site: "Café — ünïcödé ☕", difficulty: { dim: "visual", value: "hard" } }],
   ];
   it.each(cases)("round-trips through a link (%s)", (_, sel) => {
@@ -56,10 +68,22 @@ describe("selections", () => {
 
   it("describes each condition for the drill-down heading", () => {
     const lines = describeSelection(
-      { runId: 4, site: null, steps: { min: 6, max: 10 }, evaluator: { key: "judge:1", k: "3", pv: "v1", verdicts: ["success", "failure"] }, reference: { verdicts: ["failure"], category: "hallucination" } },
+      {
+        runId: 4,
+        site: null,
+        steps: { min: 6, max: 10 },
+        evaluator: { key: "judge:1", k: "3", pv: "v1", verdicts: ["success", "failure"] },
+        reference: { verdicts: ["failure"], category: "hallucination" },
+      },
       { run: (id) => (id === 4 ? "gpt-4v run" : undefined), evaluator: () => "GPT judge · k = 3" },
     );
-    expect(lines).toEqual(["run gpt-4v run", "tasks without a site", "6–10 steps", "GPT judge · k = 3 said success or failure", "consolidated human label: failure, category hallucination"]);
+    expect(lines).toEqual([
+      "run gpt-4v run",
+      "tasks without a site",
+      "6–10 steps",
+      "GPT judge · k = 3 said success or failure",
+      "consolidated human label: failure, category hallucination",
+    ]);
     expect(describeSelection({})).toEqual(["all trajectories"]);
   });
 });
@@ -157,7 +181,9 @@ describe("agreement from per-item counts", () => {
   it("matches the library's mean pairwise agreement on random ratings", () => {
     const rng = createRng(11);
     const labels = ["a", "b", "c"];
-    const items: Label[][] = Array.from({ length: 400 }, () => Array.from({ length: 1 + Math.floor(rng() * 5) }, () => (rng() < 0.1 ? null : labels[Math.floor(rng() * 3)]!)));
+    const items: Label[][] = Array.from({ length: 400 }, () =>
+      Array.from({ length: 1 + Math.floor(rng() * 5) }, () => (rng() < 0.1 ? null : labels[Math.floor(rng() * 3)]!)),
+    );
     const acc = new CountAgreement(3);
     for (const item of items) acc.add(labels.map((l) => item.filter((v) => v === l).length));
     expect(acc.meanPairwise().value).toBeCloseTo(meanPairwiseAgreement(items).value!, 12);

@@ -18,7 +18,19 @@ import { rateCellView, rateChart } from "../../app/analytics/_lib/rates";
 import { csvFileName, tableToCsv, type TableModel } from "../../app/analytics/_lib/table";
 
 function cell(successes: number, n: number, extra: Partial<RateCell> = {}): RateCell {
-  return { n, successes, rate: n ? successes / n : null, low: n ? 0.1 : null, high: n ? 0.9 : null, unparseable: 0, notEvaluable: 0, unsure: 0, sel: { site: "A" }, successSel: { site: "A" }, ...extra };
+  return {
+    n,
+    successes,
+    rate: n ? successes / n : null,
+    low: n ? 0.1 : null,
+    high: n ? 0.9 : null,
+    unparseable: 0,
+    notEvaluable: 0,
+    unsure: 0,
+    sel: { site: "A" },
+    successSel: { site: "A" },
+    ...extra,
+  };
 }
 
 describe("formatting", () => {
@@ -36,10 +48,16 @@ describe("formatting", () => {
     expect(fmtCoefInterval(-0.1234, 0.5)).toBe("[-0.123, 0.500]");
     // A coefficient's interval shows its bounds, or says why it has none (never a made-up point).
     const none = { method: null, low: null, high: null, level: 0.95, n: 3, replicates: null, seed: null, undefinedReplicates: null };
-    expect(fmtInterval({ ...none, method: "bootstrap", low: 0.376, high: 1, n: 12, replicates: 2000, seed: 1, undefinedReplicates: 0, note: null })).toBe("[0.376, 1.000]");
+    expect(fmtInterval({ ...none, method: "bootstrap", low: 0.376, high: 1, n: 12, replicates: 2000, seed: 1, undefinedReplicates: 0, note: null })).toBe(
+      "[0.376, 1.000]",
+    );
     expect(fmtInterval({ ...none, note: "no interval (n = 3)" })).toBe("no interval (n = 3)");
-    expect(fmtInterval({ ...none, n: 40, note: "no interval: the labels agree on every one of the 40 items, so every resample gives κ = 1" })).toBe("no interval");
-    expect(intervalTitle({ ...none, n: 40, note: "no interval: the labels agree on every one of the 40 items, so every resample gives κ = 1" })).toMatch(/agree on every one of the 40 items/);
+    expect(fmtInterval({ ...none, n: 40, note: "no interval: the labels agree on every one of the 40 items, so every resample gives κ = 1" })).toBe(
+      "no interval",
+    );
+    expect(intervalTitle({ ...none, n: 40, note: "no interval: the labels agree on every one of the 40 items, so every resample gives κ = 1" })).toMatch(
+      /agree on every one of the 40 items/,
+    );
     expect(fmtInterval(undefined)).toBe("");
     expect([fmtP(0.0004), fmtP(0.0234), fmtP(null)]).toEqual(["< 0.001", "0.023", "–"]);
   });
@@ -96,10 +114,15 @@ describe("rate cells and charts", () => {
     expect(v.title).toContain("3 left out");
   });
   it("draws one series per column with interval distances and the human in grey", () => {
-    const chart = rateChart("bars", "Site", [{ key: "a", label: "A", cells: { human: cell(4, 10), "judge%3A1|1|v": cell(5, 10) } }], [
-      { id: "human", label: "Human" },
-      { id: "judge%3A1|1|v", label: "Judge" },
-    ])!;
+    const chart = rateChart(
+      "bars",
+      "Site",
+      [{ key: "a", label: "A", cells: { human: cell(4, 10), "judge%3A1|1|v": cell(5, 10) } }],
+      [
+        { id: "human", label: "Human" },
+        { id: "judge%3A1|1|v", label: "Judge" },
+      ],
+    )!;
     expect(chart.series.map((s) => [s.key, s.label])).toEqual([
       ["s0", "Human"],
       ["s1", "Judge"],
@@ -166,18 +189,54 @@ function stats(kappa: number | null, skewed = false): AgreementStats {
   return {
     n: 10,
     agreement: 0.8,
-    kappa: { kappa, reason: kappa === null ? "every label is the same" : null, n: 10, observedAgreement: 0.8, expectedAgreement: 0.5, stdKappa: 0.1,
+    kappa: {
+      kappa,
+      reason: kappa === null ? "every label is the same" : null,
+      n: 10,
+      observedAgreement: 0.8,
+      expectedAgreement: 0.5,
+      stdKappa: 0.1,
       waldLow: kappa === null ? null : kappa - 0.2,
       waldHigh: kappa === null ? null : kappa + 0.2,
       interval:
         kappa === null
-          ? { method: null, low: null, high: null, level: 0.95, n: 10, replicates: null, seed: null, undefinedReplicates: null, note: "no interval: every label is the same" }
-          : { method: "bootstrap", low: kappa - 0.25, high: Math.min(1, kappa + 0.15), level: 0.95, n: 10, replicates: 2000, seed: 1, undefinedReplicates: 0, note: "with 10 items (under 30) the large-sample interval is not reliable" },
+          ? {
+              method: null,
+              low: null,
+              high: null,
+              level: 0.95,
+              n: 10,
+              replicates: null,
+              seed: null,
+              undefinedReplicates: null,
+              note: "no interval: every label is the same",
+            }
+          : {
+              method: "bootstrap",
+              low: kappa - 0.25,
+              high: Math.min(1, kappa + 0.15),
+              level: 0.95,
+              n: 10,
+              replicates: 2000,
+              seed: 1,
+              undefinedReplicates: 0,
+              note: "with 10 items (under 30) the large-sample interval is not reliable",
+            },
       stdKappa0: 0.1,
       z: 3,
       pTwoSided: 0.002,
     },
-    prevalence: { n: 10, positive: "success", prevalenceIndex: 0.7, biasIndex: 0, pabak: 0.6, dominantCategory: "success", dominantShare: skewed ? 0.95 : 0.6, skewed, warning: skewed ? "skewed!" : null },
+    prevalence: {
+      n: 10,
+      positive: "success",
+      prevalenceIndex: 0.7,
+      biasIndex: 0,
+      pabak: 0.6,
+      dominantCategory: "success",
+      dominantShare: skewed ? 0.95 : 0.6,
+      skewed,
+      warning: skewed ? "skewed!" : null,
+    },
     confusion: [],
     metrics: { positive: "success", truePositive: 4, falsePositive: 1, falseNegative: 1, trueNegative: 4, precision: 0.8, recall: 0.8, f1: 0.8, accuracy: 0.8 },
     judgeSuccess: { successes: 5, n: 10, estimate: 0.5, low: 0.2, high: 0.8, z: 1.96 },
@@ -227,10 +286,18 @@ describe("judge agreement", () => {
       referenceLabels: 40,
       reference: { spec: { kind: "majority" as const }, description: "the majority of the annotators", labels: 40, ties: 2, unsure: 0 },
       split: { by: "attr:lang", title: "lang" },
-      judges: [judge("j1", [{ key: "attr:lang=en", label: "en", kappa: 0.5 }]), judge("j2", [{ key: "attr:lang=en", label: "en", kappa: null }, { key: "attr:lang=zh", label: "zh", kappa: 0.25 }])],
+      judges: [
+        judge("j1", [{ key: "attr:lang=en", label: "en", kappa: 0.5 }]),
+        judge("j2", [
+          { key: "attr:lang=en", label: "en", kappa: null },
+          { key: "attr:lang=zh", label: "zh", kappa: 0.25 },
+        ]),
+      ],
     };
     const v = prepareJudgeList(list, "?campaign=3&ref=majority");
-    expect(v.subtitle).toBe("2 evaluator settings · against the majority of the annotators: 40 trajectories with success or failure · 2 tied majorities counted apart");
+    expect(v.subtitle).toBe(
+      "2 evaluator settings · against the majority of the annotators: 40 trajectories with success or failure · 2 tied majorities counted apart",
+    );
     expect(v.chart.table.name).toBe("judge agreement with the majority of the annotators");
     const t = v.split!;
     expect(t.columns.map((c) => c.label)).toEqual(["lang", "j1", "j2"]);
@@ -302,11 +369,29 @@ describe("human agreement", () => {
         se0: null,
         z: null,
         pTwoSided: null,
-        interval: { method: null, low: null, high: null, level: 0.95, n: 20, replicates: null, seed: null, undefinedReplicates: null, note: "no interval: items have different numbers of ratings" },
+        interval: {
+          method: null,
+          low: null,
+          high: null,
+          level: 0.95,
+          n: 20,
+          replicates: null,
+          seed: null,
+          undefinedReplicates: null,
+          note: "no interval: items have different numbers of ratings",
+        },
       },
       percent: { value: 0.9, items: 20 },
     },
-    failureCategory: { alpha: null, reason: "no unit has two or more values", pairableUnits: 0, pairableValues: 0, categories: [], observedDisagreement: null, expectedDisagreement: null },
+    failureCategory: {
+      alpha: null,
+      reason: "no unit has two or more values",
+      pairableUnits: 0,
+      pairableValues: 0,
+      categories: [],
+      observedDisagreement: null,
+      expectedDisagreement: null,
+    },
     pairwise: { verdict: [pair("import:a", "import:b", 0.7, 12), pair("import:a", "import:c", 0.9, 8)], combined: [] },
     perCategory: [],
     disputedTotal: 0,
@@ -333,7 +418,12 @@ describe("human agreement", () => {
 
 describe("CSV agreement page", () => {
   it("previews a file and reports the parse error with its line", () => {
-    expect(previewCsv("item,rater,label\n1,a,x\n2,a,y\n", ",", "f.csv", 1)).toEqual({ header: ["item", "rater", "label"], rows: [["1", "a", "x"]], rowCount: 2, error: null });
+    expect(previewCsv("item,rater,label\n1,a,x\n2,a,y\n", ",", "f.csv", 1)).toEqual({
+      header: ["item", "rater", "label"],
+      rows: [["1", "a", "x"]],
+      rowCount: 2,
+      error: null,
+    });
     expect(previewCsv('item,rater\n1,"a\n', ",", "f.csv").error).toMatch(/f\.csv: line 2/);
   });
   it("guesses the columns from their names", () => {
@@ -341,13 +431,20 @@ describe("CSV agreement page", () => {
     expect(guessColumns(["x", "y", "z"])).toEqual({ item: ["x"], rater: "y", label: "z" });
   });
   it("prints the equivalent CLI call", () => {
-    expect(cliCommand("my labels.csv", ["task", "run"], "who", "label", ";", 5)).toBe("npm run cli -- agreement csv 'my labels.csv' --item task,run --rater who --label label --delimiter ';' --min-shared 5");
+    expect(cliCommand("my labels.csv", ["task", "run"], "who", "label", ";", 5)).toBe(
+      "npm run cli -- agreement csv 'my labels.csv' --item task,run --rater who --label label --delimiter ';' --min-shared 5",
+    );
   });
   it("shows the analysis the CLI prints", () => {
     const records = [];
     for (let i = 0; i < 12; i++) for (const r of ["a", "b"]) records.push({ item: String(i), rater: r, label: i % 3 === 0 && r === "b" ? "no" : "yes" });
     const report = analyzeRatings(records);
-    const v = prepareCsvReport({ fileName: "x.csv", rows: records.length, leftOut: [{ reason: "consolidated labels", rows: 12 }], report } as CsvAgreementResult);
+    const v = prepareCsvReport({
+      fileName: "x.csv",
+      rows: records.length,
+      leftOut: [{ reason: "consolidated labels", rows: 12 }],
+      report,
+    } as CsvAgreementResult);
     expect(v.notes).toEqual(["Left out: 12 consolidated labels."]);
     expect(v.cards.find((c) => c.key === "items")!.value).toBe("12");
     expect(v.cards.find((c) => c.key === "fleiss")!.value).toBe(fmtCoef(report.fleiss.kappa));

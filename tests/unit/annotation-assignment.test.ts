@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { wilsonInterval } from "../../server/domain/agreement/proportion";
-import {
-  goldStanding,
-  isGoldCorrect,
-  isGoldTurn,
-  pickCandidate,
-  type QueueCandidate,
-  type StratumCoverage,
-} from "../../server/domain/annotation/assignment";
+import { goldStanding, isGoldCorrect, isGoldTurn, pickCandidate, type QueueCandidate, type StratumCoverage } from "../../server/domain/annotation/assignment";
 
 const C = (itemId: number, labelCount: number, order: number, extra: Partial<QueueCandidate> = {}): QueueCandidate => ({
   itemId,
@@ -66,14 +59,25 @@ describe("pickCandidate", () => {
       ["Allrecipes", { items: 2, labels: 3 }],
       ["Amazon", { items: 4, labels: 2 }],
     ]);
-    const withSites = [C(1, 0, 1, { stratum: "Allrecipes" }), C(2, 1, 8, { stratum: "Amazon" }), C(3, 1, 2, { stratum: "Amazon" }), C(4, 2, 0, { stratum: "Amazon" })];
+    const withSites = [
+      C(1, 0, 1, { stratum: "Allrecipes" }),
+      C(2, 1, 8, { stratum: "Amazon" }),
+      C(3, 1, 2, { stratum: "Amazon" }),
+      C(4, 2, 0, { stratum: "Amazon" }),
+    ];
     expect(pickCandidate("by_site", withSites, 3, strata)?.itemId).toBe(3);
   });
 
   it("disputed_first: items whose labels disagree first, even at full coverage", () => {
     const q = [C(1, 0, 1), C(2, 3, 9, { disputed: true, verdicts: 2 }), C(3, 1, 4, { verdicts: 2 }), C(4, 3, 0, { verdicts: 1 })];
     expect(pickCandidate("disputed_first", q, 3)?.itemId).toBe(3);
-    expect(pickCandidate("disputed_first", q.filter((c) => c.itemId !== 3), 3)?.itemId).toBe(2);
+    expect(
+      pickCandidate(
+        "disputed_first",
+        q.filter((c) => c.itemId !== 3),
+        3,
+      )?.itemId,
+    ).toBe(2);
     expect(pickCandidate("disputed_first", [C(1, 0, 1), C(4, 3, 0, { verdicts: 1 })], 3)?.itemId).toBe(1);
   });
 

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { draftStorageKey, EMPTY_DRAFT, hasUnsavedChanges, parseStoredDraft, serializeDraft, type LabelDraft } from "../../server/domain/annotation/label-drafts";
+import {
+  draftStorageKey,
+  EMPTY_DRAFT,
+  hasUnsavedChanges,
+  parseStoredDraft,
+  serializeDraft,
+  type LabelDraft,
+} from "../../server/domain/annotation/label-drafts";
 
 const fit = { categories: ["Navigation", "Grounding"], stepCount: 4 };
 const failing: LabelDraft = { verdict: "failure", category: "Grounding", firstFailingStep: 2, note: "clicked the ad" };

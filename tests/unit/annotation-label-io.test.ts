@@ -47,7 +47,11 @@ describe("readLabelRows", () => {
 
   it("uses default verdict words ignoring case when the mapping gives none, and skips words mapped to null", () => {
     const t = table("who,tid,ok\nA,1,SUCCESS\nB,2,failure\nC,3,n/a\n");
-    const r = readLabelRows(t, { annotator: "who", verdict: "ok", trajectoryId: "tid", verdictValues: { success: "success", failure: "failure", "n/a": null } }, "t.csv");
+    const r = readLabelRows(
+      t,
+      { annotator: "who", verdict: "ok", trajectoryId: "tid", verdictValues: { success: "success", failure: "failure", "n/a": null } },
+      "t.csv",
+    );
     expect(r.rows.map((x) => [x.verdict, x.key])).toEqual([
       ["success", { kind: "id", trajectoryId: 1 }],
       ["failure", { kind: "id", trajectoryId: 2 }],
@@ -56,9 +60,13 @@ describe("readLabelRows", () => {
   });
 
   it("filters rows with `where` and reads optional columns; step numbers (1 = first step) become stored indices", () => {
-    const t = table('kind,annotator_name,trajectory_id,verdict,category,first_failing_step_number,note\nannotation,A,7,failure,other,3,"a, b"\nconsolidated,,7,failure,other,,\n');
+    const t = table(
+      'kind,annotator_name,trajectory_id,verdict,category,first_failing_step_number,note\nannotation,A,7,failure,other,3,"a, b"\nconsolidated,,7,failure,other,,\n',
+    );
     const r = readLabelRows(t, LABEL_IMPORT_PRESETS.verdict!.mapping, "t.csv");
-    expect(r.rows).toEqual([{ line: 2, annotator: "A", key: { kind: "id", trajectoryId: 7 }, verdict: "failure", category: "other", firstFailingStep: 2, note: "a, b" }]);
+    expect(r.rows).toEqual([
+      { line: 2, annotator: "A", key: { kind: "id", trajectoryId: 7 }, verdict: "failure", category: "other", firstFailingStep: 2, note: "a, b" },
+    ]);
     expect(r.skipped).toEqual([{ line: 3, reason: 'kind is "consolidated"' }]);
   });
 
@@ -74,10 +82,30 @@ describe("readLabelRows", () => {
     ["an unmapped verdict", "a,t,v\nA,1,maybe\n", { annotator: "a", verdict: "v", trajectoryId: "t" }, /line 2, column "v": verdict "maybe" is not mapped/],
     ["a bad trajectory id", "a,t,v\nA,x1,success\n", { annotator: "a", verdict: "v", trajectoryId: "t" }, /line 2, column "t": "x1" is not a trajectory id/],
     ["an empty annotator", "a,t,v\n ,1,success\n", { annotator: "a", verdict: "v", trajectoryId: "t" }, /line 2, column "a": the annotator is empty/],
-    ["a bad step", "a,t,v,s\nA,1,failure,two\n", { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStep: "s" }, /"two" is not a step number \(1 = first step\)/],
-    ["step number 0", "a,t,v,s\nA,1,failure,0\n", { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStep: "s" }, /line 2, column "s": step numbers start at 1/],
-    ["an unknown step convention", "a,t,v\nA,1,failure\n", { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStepIs: "zero" }, /firstFailingStepIs is "zero"/],
-    ["a verdict mapped to a non-verdict", "a,t,v\nA,1,ok\n", { annotator: "a", verdict: "v", trajectoryId: "t", verdictValues: { ok: "good" } }, /maps "ok" to "good"/],
+    [
+      "a bad step",
+      "a,t,v,s\nA,1,failure,two\n",
+      { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStep: "s" },
+      /"two" is not a step number \(1 = first step\)/,
+    ],
+    [
+      "step number 0",
+      "a,t,v,s\nA,1,failure,0\n",
+      { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStep: "s" },
+      /line 2, column "s": step numbers start at 1/,
+    ],
+    [
+      "an unknown step convention",
+      "a,t,v\nA,1,failure\n",
+      { annotator: "a", verdict: "v", trajectoryId: "t", firstFailingStepIs: "zero" },
+      /firstFailingStepIs is "zero"/,
+    ],
+    [
+      "a verdict mapped to a non-verdict",
+      "a,t,v\nA,1,ok\n",
+      { annotator: "a", verdict: "v", trajectoryId: "t", verdictValues: { ok: "good" } },
+      /maps "ok" to "good"/,
+    ],
   ])("rejects %s with the file, line and column", (_, csv, mapping, message) => {
     expect(() => readLabelRows(table(csv), mapping as never, "t.csv")).toThrow(LabelImportError);
     expect(() => readLabelRows(table(csv), mapping as never, "t.csv")).toThrow(message);
@@ -96,9 +124,7 @@ describe("readLabelRows", () => {
 
     it("reads one label per annotator column pair, each with its own note, in the row's line", () => {
       const t = table(
-        "Task,Evaluator1,Overall1,Comment1,Evaluator2,Overall2,Carol's call\n" +
-          "Shop--1,Ann,1,looked fine,Bob,0,1\n" +
-          "Shop--2,Ann,0,,Bob,0,Unsure\n",
+        "Task,Evaluator1,Overall1,Comment1,Evaluator2,Overall2,Carol's call\n" + "Shop--1,Ann,1,looked fine,Bob,0,1\n" + "Shop--2,Ann,0,,Bob,0,Unsure\n",
       );
       const { rows, skipped } = readLabelRows(t, wide as never, "w.csv");
       expect(skipped).toEqual([]);
@@ -123,20 +149,61 @@ describe("readLabelRows", () => {
     });
 
     it.each([
-      ["a pair's missing column", "Task,Evaluator1,Overall1\nS,A,1\n", { taskId: "Task", labels: [{ annotator: "Evaluator1", verdict: "Overall9" }] }, /the labels\[0\]\.verdict column "Overall9" is not in the header/],
-      ["both layouts at once", "Task,E,O\nS,A,1\n", { taskId: "Task", annotator: "E", verdict: "O", labels: [{ annotator: "E", verdict: "O" }] }, /give one of them/],
-      ["a pair naming no annotator", "Task,E,O\nS,A,1\n", { taskId: "Task", labels: [{ verdict: "O" }] }, /labels\[0\]\.annotator: give the column naming the annotator/],
+      [
+        "a pair's missing column",
+        "Task,Evaluator1,Overall1\nS,A,1\n",
+        { taskId: "Task", labels: [{ annotator: "Evaluator1", verdict: "Overall9" }] },
+        /the labels\[0\]\.verdict column "Overall9" is not in the header/,
+      ],
+      [
+        "both layouts at once",
+        "Task,E,O\nS,A,1\n",
+        { taskId: "Task", annotator: "E", verdict: "O", labels: [{ annotator: "E", verdict: "O" }] },
+        /give one of them/,
+      ],
+      [
+        "a pair naming no annotator",
+        "Task,E,O\nS,A,1\n",
+        { taskId: "Task", labels: [{ verdict: "O" }] },
+        /labels\[0\]\.annotator: give the column naming the annotator/,
+      ],
       ["neither layout", "Task,E,O\nS,A,1\n", { taskId: "Task" }, /needs an annotator and a verdict column, or labels/],
-      ["an unmapped verdict in the second pair", "Task,E1,O1,E2,O2\nS,A,success,B,maybe\n", { taskId: "Task", labels: [{ annotator: "E1", verdict: "O1" }, { annotator: "E2", verdict: "O2" }] }, /line 2, column "O2": verdict "maybe" is not mapped/],
-      ["a verdict without its annotator", "Task,E1,O1\nS,,success\n", { taskId: "Task", labels: [{ annotator: "E1", verdict: "O1" }] }, /line 2, column "E1": the annotator is empty/],
+      [
+        "an unmapped verdict in the second pair",
+        "Task,E1,O1,E2,O2\nS,A,success,B,maybe\n",
+        {
+          taskId: "Task",
+          labels: [
+            { annotator: "E1", verdict: "O1" },
+            { annotator: "E2", verdict: "O2" },
+          ],
+        },
+        /line 2, column "O2": verdict "maybe" is not mapped/,
+      ],
+      [
+        "a verdict without its annotator",
+        "Task,E1,O1\nS,,success\n",
+        { taskId: "Task", labels: [{ annotator: "E1", verdict: "O1" }] },
+        /line 2, column "E1": the annotator is empty/,
+      ],
     ])("rejects %s", (_, csv, mapping, message) => {
       expect(() => readLabelRows(table(csv), mapping as never, "w.csv")).toThrow(message);
     });
 
     it("holds mappings to the same rules in the schema the form and the CLI use", () => {
-      const ok = labelImportMappingSchema.strict().safeParse({ taskId: "Task", labels: [{ annotator: "E1", verdict: "O1" }, { annotatorName: "Carol", verdict: "C" }] });
+      const ok = labelImportMappingSchema.strict().safeParse({
+        taskId: "Task",
+        labels: [
+          { annotator: "E1", verdict: "O1" },
+          { annotatorName: "Carol", verdict: "C" },
+        ],
+      });
       expect(ok.success).toBe(true);
-      const issues = (m: unknown) => labelImportMappingSchema.strict().safeParse(m).error?.issues.map((i) => i.path.join(".")) ?? [];
+      const issues = (m: unknown) =>
+        labelImportMappingSchema
+          .strict()
+          .safeParse(m)
+          .error?.issues.map((i) => i.path.join(".")) ?? [];
       expect(issues({ taskId: "Task", verdict: "O" })).toEqual(["annotator"]);
       expect(issues({ taskId: "Task", labels: [{ annotator: "E", annotatorName: "X", verdict: "O" }] })).toEqual(["labels.0.annotator"]);
       expect(issues({ taskId: "Task", labels: [{ annotator: "E", verdict: "O", colour: "red" }] })).toEqual(["labels.0"]);

@@ -13,7 +13,12 @@ import {
 } from "../../server/domain/annotation/label-schema";
 
 const schema = defaultLabelSchema();
-const L = (verdict: LabelValues["verdict"], category: string | null = null, firstFailingStep: number | null = null): LabelValues => ({ verdict, category, firstFailingStep, note: null });
+const L = (verdict: LabelValues["verdict"], category: string | null = null, firstFailingStep: number | null = null): LabelValues => ({
+  verdict,
+  category,
+  firstFailingStep,
+  note: null,
+});
 
 describe("buildLabelSchema", () => {
   it("defaults to WebVoyager's four categories plus other, failures needing one", () => {
@@ -103,11 +108,15 @@ describe("diffLabelValues", () => {
     [null, L("success"), [{ field: "verdict", from: null, to: "success" }]],
     [L("success"), L("success"), []],
     [L("failure", "other", 2), L("failure", "hallucination", 2), [{ field: "category", from: "other", to: "hallucination" }]],
-    [L("failure", "other", 2), null, [
-      { field: "verdict", from: "failure", to: null },
-      { field: "category", from: "other", to: null },
-      { field: "firstFailingStep", from: 2, to: null },
-    ]],
+    [
+      L("failure", "other", 2),
+      null,
+      [
+        { field: "verdict", from: "failure", to: null },
+        { field: "category", from: "other", to: null },
+        { field: "firstFailingStep", from: 2, to: null },
+      ],
+    ],
   ])("%j → %j", (a, b, expected) => {
     expect(diffLabelValues(a, b)).toEqual(expected);
   });
@@ -157,7 +166,11 @@ describe("queue order and steps viewed", () => {
   it.each([
     [null, null, null],
     [[], null, []],
-    [[3, 1], [2, 3], [1, 2, 3]],
+    [
+      [3, 1],
+      [2, 3],
+      [1, 2, 3],
+    ],
     [null, [4, 0], [0, 4]],
   ])("merges %j and %j", (a, b, expected) => {
     expect(mergeStepsViewed(a, b)).toEqual(expected);

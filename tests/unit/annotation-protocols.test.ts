@@ -36,7 +36,13 @@ describe("buildQuestions", () => {
     [[{ id: "a", type: "single_choice", prompt: "x", options: ["Yes", "yes"] }], /\(a\)\.options: "yes" is listed twice/],
     [[{ id: "a", type: "number", prompt: "x", min: 5, max: 1 }], /\(a\): min \(5\) is above max \(1\)/],
     [[{ id: "a", type: "text", prompt: "" }], /\(a\)\.prompt: a question needs a prompt/],
-    [[{ id: "a", type: "text", prompt: "x" }, { id: "a", type: "step_ref", prompt: "y" }], /\[1\] \(a\): the id "a" is used by another question/],
+    [
+      [
+        { id: "a", type: "text", prompt: "x" },
+        { id: "a", type: "step_ref", prompt: "y" },
+      ],
+      /\[1\] \(a\): the id "a" is used by another question/,
+    ],
     [[{ id: "a", type: "text", prompt: "x", colour: 1 }], /\(a\)/],
     ["not a list", /must be a list of questions/],
   ])("rejects %j naming the question", (input, message) => {
@@ -51,11 +57,25 @@ describe("validateAnswers", () => {
     expect(
       validateAnswers(
         questions,
-        { site_state: "normal", problems: ["slow", "popup", "slow"], effort: 7, comment: "  fine  ", answer_step: 2, step_quality: { "0": "useful", "3": "wasted" } },
+        {
+          site_state: "normal",
+          problems: ["slow", "popup", "slow"],
+          effort: 7,
+          comment: "  fine  ",
+          answer_step: 2,
+          step_quality: { "0": "useful", "3": "wasted" },
+        },
         "success",
         4,
       ),
-    ).toEqual({ site_state: "normal", problems: ["popup", "slow"], effort: 7, comment: "fine", answer_step: 2, step_quality: { "0": "useful", "3": "wasted" } });
+    ).toEqual({
+      site_state: "normal",
+      problems: ["popup", "slow"],
+      effort: 7,
+      comment: "fine",
+      answer_step: 2,
+      step_quality: { "0": "useful", "3": "wasted" },
+    });
   });
 
   it("drops questions not asked for the verdict and empty answers", () => {
@@ -124,13 +144,21 @@ describe("labels with questions and protocol rules", () => {
 
   it("answers are validated with the label and refused where no questions are asked", () => {
     const schema = buildLabelSchema({ questions: [{ id: "effort", type: "number", prompt: "Effort", required: true }] });
-    expect(validateLabel(schema, { verdict: "success", answers: { effort: 3 } }, 3)).toEqual({ verdict: "success", category: null, firstFailingStep: null, note: null, answers: { effort: 3 } });
+    expect(validateLabel(schema, { verdict: "success", answers: { effort: 3 } }, 3)).toEqual({
+      verdict: "success",
+      category: null,
+      firstFailingStep: null,
+      note: null,
+      answers: { effort: 3 },
+    });
     expect(() => validateLabel(schema, { verdict: "success" }, 3)).toThrow(/answers\.effort \("Effort"\): an answer is required/);
     expect(() => validateLabel(buildLabelSchema(), { verdict: "success", answers: { effort: 3 } }, 3)).toThrow(/answers: this campaign asks no questions/);
   });
 
   it("schema errors in questions name the question", () => {
-    expect(() => buildLabelSchema({ questions: [{ id: "x", type: "number", prompt: "p", min: 3, max: 1 }] })).toThrow(/labelSchema\.questions\[0\] \(x\): min \(3\) is above max \(1\)/);
+    expect(() => buildLabelSchema({ questions: [{ id: "x", type: "number", prompt: "p", min: 3, max: 1 }] })).toThrow(
+      /labelSchema\.questions\[0\] \(x\): min \(3\) is above max \(1\)/,
+    );
     expect(() => buildLabelSchema({ requireFailureStep: true, firstFailingStep: false })).toThrow(/labelSchema\.requireFailureStep/);
   });
 
@@ -161,7 +189,12 @@ describe("templates", () => {
 
   it("Online-Mind2Web needs 3 annotators and a QA review; WebVoyager is a binary verdict", () => {
     expect(PROTOCOL_TEMPLATES["online-mind2web"].requirements).toEqual({ minAnnotatorsPerItem: 3, qaReview: true });
-    expect(PROTOCOL_TEMPLATES["online-mind2web"].labelSchema).toMatchObject({ allowNotExecutable: true, qaReview: true, requireReasoning: true, requireFailureStep: true });
+    expect(PROTOCOL_TEMPLATES["online-mind2web"].labelSchema).toMatchObject({
+      allowNotExecutable: true,
+      qaReview: true,
+      requireReasoning: true,
+      requireFailureStep: true,
+    });
     expect(PROTOCOL_TEMPLATES.webvoyager.labelSchema).toMatchObject({ allowUnsure: false, allowNotExecutable: false });
   });
 
@@ -227,7 +260,15 @@ describe("protocolCompliance", () => {
   });
 
   it("meets the protocol when every item has its labels and QA", () => {
-    const c = protocolCompliance({ requirements: req, items: [{ labelCount: 3, state: "agreed", qaDone: true }], labelGuidelineVersions: [{ version: 1, labels: 2 }, { version: null, labels: 1 }], guidelineVersion: 1 });
+    const c = protocolCompliance({
+      requirements: req,
+      items: [{ labelCount: 3, state: "agreed", qaDone: true }],
+      labelGuidelineVersions: [
+        { version: 1, labels: 2 },
+        { version: null, labels: 1 },
+      ],
+      guidelineVersion: 1,
+    });
     expect(c.meetsProtocol).toBe(true);
     expect(c.shortfalls).toEqual([]);
     expect(c.guidelineVersions).toEqual([
@@ -238,7 +279,12 @@ describe("protocolCompliance", () => {
   });
 
   it("without a QA requirement, QA does not count against the protocol", () => {
-    const c = protocolCompliance({ requirements: { minAnnotatorsPerItem: 1, qaReview: false }, items: [{ labelCount: 1, state: "agreed", qaDone: false }], labelGuidelineVersions: [{ version: 1, labels: 1 }], guidelineVersion: 1 });
+    const c = protocolCompliance({
+      requirements: { minAnnotatorsPerItem: 1, qaReview: false },
+      items: [{ labelCount: 1, state: "agreed", qaDone: false }],
+      labelGuidelineVersions: [{ version: 1, labels: 1 }],
+      guidelineVersion: 1,
+    });
     expect(c.meetsProtocol).toBe(true);
   });
 });

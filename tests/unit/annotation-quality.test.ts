@@ -22,7 +22,16 @@ describe("annotator quality figures", () => {
   });
 
   it("category use against the pooled use, with the total variation distance", () => {
-    const r = categoryUse(new Map([["a", 3], ["b", 1]]), new Map([["a", 2], ["b", 6]]));
+    const r = categoryUse(
+      new Map([
+        ["a", 3],
+        ["b", 1],
+      ]),
+      new Map([
+        ["a", 2],
+        ["b", 6],
+      ]),
+    );
     expect(r.rows).toEqual([
       { category: "a", own: 0.75, pooled: 0.25 },
       { category: "b", own: 0.25, pooled: 0.75 },

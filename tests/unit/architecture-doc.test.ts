@@ -25,7 +25,9 @@ describe("docs/architecture.md", () => {
   });
 
   it("finds a moved path", () => {
-    const paths = namedPaths("see `server/services/runner/worker.ts` and `db/repositories/live/runs.ts`, not `.all()`, `verdict/layer-imports` or `npm run arch:graph`");
+    const paths = namedPaths(
+      "see `server/services/runner/worker.ts` and `db/repositories/live/runs.ts`, not `.all()`, `verdict/layer-imports` or `npm run arch:graph`",
+    );
     expect(paths).toEqual(["server/services/runner/worker.ts", "db/repositories/live/runs.ts"]);
     expect(paths.filter((p) => !fs.existsSync(path.join(root, p)))).toEqual(["server/services/runner/worker.ts"]);
   });

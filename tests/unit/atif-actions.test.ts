@@ -70,7 +70,13 @@ describe("readAtif", () => {
       doc([
         { step_id: 1, source: "user", message: [{ type: "text", text: "Open the page." }, ...img("a.png")] },
         { step_id: 2, source: "agent", message: "", tool_calls: [{ tool_call_id: "1", function_name: "click", arguments: { x: 1, y: 1 } }] },
-        { step_id: 3, source: "agent", message: "", tool_calls: [{ tool_call_id: "2", function_name: "screenshot", arguments: {} }], observation: { results: [{ source_call_id: "2", content: img("b.png") }] } },
+        {
+          step_id: 3,
+          source: "agent",
+          message: "",
+          tool_calls: [{ tool_call_id: "2", function_name: "screenshot", arguments: {} }],
+          observation: { results: [{ source_call_id: "2", content: img("b.png") }] },
+        },
         { step_id: 4, source: "agent", message: "", tool_calls: [{ tool_call_id: "3", function_name: "done", arguments: { text: "ok" } }] },
       ]),
     );

@@ -11,7 +11,7 @@ describe("parseExperimentLog", () => {
       rec("agent", "INFO", "# Instructions"),
       "",
       "## Goal:",
-      "Click the button in the dialog box labeled \"x\".",
+      'Click the button in the dialog box labeled "x".',
       "Then close it.",
       "",
       "# Currently open tabs",
@@ -21,7 +21,7 @@ describe("parseExperimentLog", () => {
       "# Observation of current step:",
       rec("browsergym.experiments.loop", "INFO", "Agent chose action:"),
       "click('12')",
-      rec("httpx", "INFO", "HTTP Request: POST https://example.test \"HTTP/1.1 200 OK\""),
+      rec("httpx", "INFO", 'HTTP Request: POST https://example.test "HTTP/1.1 200 OK"'),
       rec("browsergym.experiments.loop", "INFO", "action: noop()"),
       rec("browsergym.experiments.loop", "WARNING", "Exception uncaught by agent or environment in task miniwob.click-dialog."),
       "ValueError: boom",
@@ -29,7 +29,7 @@ describe("parseExperimentLog", () => {
     ].join("\n");
     expect(parseExperimentLog(log)).toEqual({
       expName: "GenericAgent-gpt-4o_on_miniwob.click-dialog_28",
-      goal: "Click the button in the dialog box labeled \"x\".\nThen close it.",
+      goal: 'Click the button in the dialog box labeled "x".\nThen close it.',
       actions: ["click('12')", "noop()"],
       // The second action had no prompt logged before it.
       urls: ["http://localhost:8000/miniwob/click-dialog.html", null],
@@ -43,7 +43,11 @@ describe("parseExperimentLog", () => {
       rec("agent", "INFO", `# Goal\n${goal}\n# Action Space`),
       rec("browsergym.experiments.loop", "INFO", `action:\n${action}`),
     ];
-    const log = [...run("first goal", "click('1')"), rec("browsergym.experiments.loop", "WARNING", "Exception uncaught by agent or environment in task x."), ...run("second goal", "click('2')")].join("\n");
+    const log = [
+      ...run("first goal", "click('1')"),
+      rec("browsergym.experiments.loop", "WARNING", "Exception uncaught by agent or environment in task x."),
+      ...run("second goal", "click('2')"),
+    ].join("\n");
     expect(parseExperimentLog(log)).toEqual({ expName: "A_on_miniwob.x_1", goal: "second goal", actions: ["click('2')"], urls: [null], crash: null });
   });
 
@@ -55,7 +59,10 @@ describe("parseExperimentLog", () => {
 describe("splitLoggedAction", () => {
   it("takes the fenced calls of a prose answer and keeps the prose as the thought", () => {
     expect(splitLoggedAction("I will search.\n\n```fill('112', 'x')```\n")).toEqual({ thought: "I will search.", code: "fill('112', 'x')" });
-    expect(splitLoggedAction("Two steps.\n```python\nclick('1')\n```\nthen\n```click('2')```")).toEqual({ thought: "Two steps.", code: "click('1')\nclick('2')" });
+    expect(splitLoggedAction("Two steps.\n```python\nclick('1')\n```\nthen\n```click('2')```")).toEqual({
+      thought: "Two steps.",
+      code: "click('1')\nclick('2')",
+    });
     expect(splitLoggedAction("  click('a51')\n")).toEqual({ thought: null, code: "click('a51')" });
   });
 });
@@ -63,9 +70,15 @@ describe("splitLoggedAction", () => {
 describe("parseExpDirName", () => {
   it("reads BrowserGym's folder names, AgentLab's re-run index and names users extended after the seed", () => {
     expect(parseExpDirName("2024-12-18_12-51-50_DemoAgentArgs_on_workarena.servicenow.knowledge-base-search_5")).toEqual({
-      date: "2024-12-18_12-51-50", agent: "DemoAgentArgs", task: "workarena.servicenow.knowledge-base-search", seed: 5,
+      date: "2024-12-18_12-51-50",
+      agent: "DemoAgentArgs",
+      task: "workarena.servicenow.knowledge-base-search",
+      seed: 5,
     });
-    expect(parseExpDirName("2024-08-01_10-20-52_GenericAgent_on_miniwob.ascending-numbers_64_e6d2d5")).toMatchObject({ task: "miniwob.ascending-numbers", seed: 64 });
+    expect(parseExpDirName("2024-08-01_10-20-52_GenericAgent_on_miniwob.ascending-numbers_64_e6d2d5")).toMatchObject({
+      task: "miniwob.ascending-numbers",
+      seed: 64,
+    });
     expect(parseExpDirName("2024-12-18_12-51-50_DemoAgentArgs_on_webarena.310_0 (copy)")).toMatchObject({ task: "webarena.310", seed: 0 });
     expect(parseExpDirName("2024-12-18_12-51-50_DemoAgentArgs_on_webarena.310_3-rerun_final")).toMatchObject({ task: "webarena.310", seed: 3 });
     expect(parseExpDirName("my best run")).toBeNull();

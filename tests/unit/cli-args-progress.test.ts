@@ -19,7 +19,10 @@ describe("progress bar", () => {
   it("draws nothing when stderr is not a terminal, or with --json", () => {
     const write = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     try {
-      for (const [cli, enabled] of [[io(false), true], [io(true), false]] as const) {
+      for (const [cli, enabled] of [
+        [io(false), true],
+        [io(true), false],
+      ] as const) {
         const bar = createProgressBar(cli, "Importing", { enabled });
         bar.update(1, 10, "a");
         bar.update(10, 10, "b", true);

@@ -142,12 +142,19 @@ describe("compare ids", () => {
   });
 
   it("names which trajectory is of which task", () => {
-    expect(differentTasksProblem([
-      { id: 1, taskId: 10, taskName: "shop--1" },
-      { id: 2, taskId: 10, taskName: "shop--1" },
-      { id: 3, taskId: 11, taskName: "shop--2" },
-    ])).toBe("These trajectories are of different tasks: #1, #2 are task shop--1; #3 is task shop--2. Side by side compares attempts at one task.");
-    expect(differentTasksProblem([{ id: 1, taskId: 10, taskName: "t" }, { id: 2, taskId: 10, taskName: "t" }])).toBeNull();
+    expect(
+      differentTasksProblem([
+        { id: 1, taskId: 10, taskName: "shop--1" },
+        { id: 2, taskId: 10, taskName: "shop--1" },
+        { id: 3, taskId: 11, taskName: "shop--2" },
+      ]),
+    ).toBe("These trajectories are of different tasks: #1, #2 are task shop--1; #3 is task shop--2. Side by side compares attempts at one task.");
+    expect(
+      differentTasksProblem([
+        { id: 1, taskId: 10, taskName: "t" },
+        { id: 2, taskId: 10, taskName: "t" },
+      ]),
+    ).toBeNull();
   });
 
   it("puts the starting trajectory first among its task's attempts", () => {
@@ -163,7 +170,7 @@ describe("compare keys", () => {
     expect(compareCommandForKey({ key: "k" }, null)).toBe("prev");
     expect(compareCommandForKey({ key: "s" }, null)).toBe("byStep");
     expect(compareCommandForKey({ key: "u" }, null)).toBe("byUrl");
-    expect(compareCommandForKey({ key: "?" , shiftKey: true }, null)).toBe("toggleHelp");
+    expect(compareCommandForKey({ key: "?", shiftKey: true }, null)).toBe("toggleHelp");
     expect(compareCommandForKey({ key: "u" }, { tagName: "INPUT", type: "text" })).toBeNull();
     expect(compareCommandForKey({ key: "s", ctrlKey: true }, null)).toBeNull();
     expect(compareCommandForKey({ key: "S", shiftKey: true }, null)).toBeNull();

@@ -7,7 +7,12 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, ENV_TABLE_END, ENV_TABLE_START, ENVIRONMENT_VARIABLES, environmentTableMarkdown, loadConfig, readEnvironment } from "../../server/config";
 
-const S3 = { VERDICT_S3_ENDPOINT: "http://minio:9000", VERDICT_S3_BUCKET: "verdict-shots", VERDICT_S3_ACCESS_KEY_ID: "id", VERDICT_S3_SECRET_ACCESS_KEY: "secret" };
+const S3 = {
+  VERDICT_S3_ENDPOINT: "http://minio:9000",
+  VERDICT_S3_BUCKET: "verdict-shots",
+  VERDICT_S3_ACCESS_KEY_ID: "id",
+  VERDICT_S3_SECRET_ACCESS_KEY: "secret",
+};
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -26,7 +31,16 @@ describe("configuration defaults", () => {
     expect(c.dbPath).toBe(path.resolve("data", "verdict.db"));
     expect(c.chromiumPath).toBe("/usr/bin/chromium");
     expect(c.maxBodyBytes).toBe(1024 * 1024);
-    expect(c.importLimits).toEqual({ maxUploadBytes: 1024 ** 3, zipMaxEntries: 100_000, zipMaxTotalBytes: 4096 * 1024 ** 2, zipMaxEntryBytes: 512 * 1024 ** 2, zipMaxRatio: 100, manifestMaxBytes: 64 * 1024 ** 2, queuedBytesPerUser: 2048 * 1024 ** 2, queuedBytesTotal: 8192 * 1024 ** 2 });
+    expect(c.importLimits).toEqual({
+      maxUploadBytes: 1024 ** 3,
+      zipMaxEntries: 100_000,
+      zipMaxTotalBytes: 4096 * 1024 ** 2,
+      zipMaxEntryBytes: 512 * 1024 ** 2,
+      zipMaxRatio: 100,
+      manifestMaxBytes: 64 * 1024 ** 2,
+      queuedBytesPerUser: 2048 * 1024 ** 2,
+      queuedBytesTotal: 8192 * 1024 ** 2,
+    });
     expect(c.trustedOrigins).toEqual([]);
     expect(c.objectStorage).toBeUndefined();
     expect(c.remoteBrowser).toBeUndefined();
@@ -35,7 +49,11 @@ describe("configuration defaults", () => {
   });
 
   it("blank values count as unset", () => {
-    expect(loadConfig({ VERDICT_S3_BUCKET: " ", CHROMIUM_PATH: "", VERDICT_MAX_BODY_BYTES: "" })).toMatchObject({ objectStorage: undefined, chromiumPath: "/usr/bin/chromium", maxBodyBytes: 1024 * 1024 });
+    expect(loadConfig({ VERDICT_S3_BUCKET: " ", CHROMIUM_PATH: "", VERDICT_MAX_BODY_BYTES: "" })).toMatchObject({
+      objectStorage: undefined,
+      chromiumPath: "/usr/bin/chromium",
+      maxBodyBytes: 1024 * 1024,
+    });
   });
 
   it("an S3 endpoint and bucket give path-style addressing, us-east-1 and a normalised prefix", () => {
@@ -50,7 +68,13 @@ describe("configuration defaults", () => {
       presign: false,
     });
     // AWS itself: no endpoint, virtual-host addressing, the SDK's own credentials.
-    expect(loadConfig({ VERDICT_S3_BUCKET: "verdict-shots", VERDICT_S3_REGION: "eu-west-1", VERDICT_S3_PRESIGN: "1" }).objectStorage).toMatchObject({ endpoint: undefined, forcePathStyle: false, region: "eu-west-1", accessKeyId: undefined, presign: true });
+    expect(loadConfig({ VERDICT_S3_BUCKET: "verdict-shots", VERDICT_S3_REGION: "eu-west-1", VERDICT_S3_PRESIGN: "1" }).objectStorage).toMatchObject({
+      endpoint: undefined,
+      forcePathStyle: false,
+      region: "eu-west-1",
+      accessKeyId: undefined,
+      presign: true,
+    });
     expect(loadConfig({ ...S3, VERDICT_S3_FORCE_PATH_STYLE: "0" }).objectStorage?.forcePathStyle).toBe(false);
   });
 
@@ -59,7 +83,9 @@ describe("configuration defaults", () => {
       remoteBrowser: { wsEndpoint: "ws://browsers:3000/pw", protocol: "playwright" },
       runnerProxyHost: "10.0.0.7",
     });
-    expect(loadConfig({ VERDICT_BROWSER_WS: "wss://b.example/", VERDICT_BROWSER_WS_PROTOCOL: "cdp", VERDICT_RUNNER_PROXY_HOST: "w1" }).remoteBrowser?.protocol).toBe("cdp");
+    expect(
+      loadConfig({ VERDICT_BROWSER_WS: "wss://b.example/", VERDICT_BROWSER_WS_PROTOCOL: "cdp", VERDICT_RUNNER_PROXY_HOST: "w1" }).remoteBrowser?.protocol,
+    ).toBe("cdp");
   });
 });
 
@@ -74,14 +100,20 @@ describe("configuration errors name the variable and the problem", () => {
     [{ ...S3, VERDICT_S3_PREFIX: "/shots" }, 'VERDICT_S3_PREFIX must not start with "/" or contain spaces, got "/shots"'],
     [{ ...S3, VERDICT_S3_PRESIGN: "sometimes" }, 'VERDICT_S3_PRESIGN must be 1 or 0 (true/false, yes/no), got "sometimes"'],
     [{ VERDICT_BROWSER_WS: "ws://browsers:3000/" }, "VERDICT_RUNNER_PROXY_HOST is required when VERDICT_BROWSER_WS is set"],
-    [{ VERDICT_BROWSER_WS: "http://browsers:3000/", VERDICT_RUNNER_PROXY_HOST: "w1" }, 'VERDICT_BROWSER_WS must be a ws or wss URL such as ws://browsers:3000/playwright, got "http://browsers:3000/"'],
+    [
+      { VERDICT_BROWSER_WS: "http://browsers:3000/", VERDICT_RUNNER_PROXY_HOST: "w1" },
+      'VERDICT_BROWSER_WS must be a ws or wss URL such as ws://browsers:3000/playwright, got "http://browsers:3000/"',
+    ],
     [{ VERDICT_BROWSER_WS_PROTOCOL: "selenium" }, 'VERDICT_BROWSER_WS_PROTOCOL must be playwright or cdp, got "selenium"'],
     [{ VERDICT_ZIP_MAX_RATIO: "lots" }, 'VERDICT_ZIP_MAX_RATIO must be a positive number, got "lots"'],
     [{ VERDICT_MAX_BODY_BYTES: "12" }, 'VERDICT_MAX_BODY_BYTES must be a whole number of bytes, at least 1024, got "12"'],
     [{ VERDICT_BUSY_TIMEOUT_MS: "-1" }, 'VERDICT_BUSY_TIMEOUT_MS must be a whole number of milliseconds, at least 0, got "-1"'],
     [{ PORT: "70000" }, 'PORT must be a TCP port (1–65535), got "70000"'],
     [{ VERDICT_RUNNER_CONCURRENCY: "0" }, 'VERDICT_RUNNER_CONCURRENCY must be a whole number of runs, at least 1, got "0"'],
-    [{ VERDICT_TRUSTED_ORIGINS: "https://a.example, not a url" }, 'VERDICT_TRUSTED_ORIGINS "not a url" is not a URL (expected e.g. https://verdict.example.org)'],
+    [
+      { VERDICT_TRUSTED_ORIGINS: "https://a.example, not a url" },
+      'VERDICT_TRUSTED_ORIGINS "not a url" is not a URL (expected e.g. https://verdict.example.org)',
+    ],
     [{ VERDICT_BASE_URL: "ftp://x" }, 'VERDICT_BASE_URL must be a http or https URL such as https://verdict.example.org, got "ftp://x"'],
   ])("%j", (env, message) => {
     expect(problems(env as Record<string, string>)).toEqual([expect.stringContaining(message)]);
@@ -90,7 +122,11 @@ describe("configuration errors name the variable and the problem", () => {
 
   it("reports every problem at once, one line each", () => {
     const env = { VERDICT_S3_ENDPOINT: "nope", PORT: "x", VERDICT_ZIP_MAX_RATIO: "lots" };
-    expect(problems(env)).toEqual([expect.stringMatching(/^PORT /), expect.stringMatching(/^VERDICT_ZIP_MAX_RATIO /), expect.stringMatching(/^VERDICT_S3_ENDPOINT /)]);
+    expect(problems(env)).toEqual([
+      expect.stringMatching(/^PORT /),
+      expect.stringMatching(/^VERDICT_ZIP_MAX_RATIO /),
+      expect.stringMatching(/^VERDICT_S3_ENDPOINT /),
+    ]);
     expect(() => readEnvironment(env)).toThrow(/^3 configuration problems:\n {2}/);
   });
 });
@@ -107,7 +143,13 @@ describe("the table of variables in docs/configuration.md", () => {
 
   it("is the only list: the README and the pages under docs/ name no product variable the schema does not know", () => {
     const root = path.resolve(__dirname, "..", "..");
-    const pages = ["README.md", ...fs.readdirSync(path.join(root, "docs"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".md")).map((f) => path.join("docs", f))];
+    const pages = [
+      "README.md",
+      ...fs
+        .readdirSync(path.join(root, "docs"), { recursive: true, encoding: "utf8" })
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => path.join("docs", f)),
+    ];
     expect(pages.length).toBeGreaterThan(10);
     const known = new Set(ENVIRONMENT_VARIABLES.map((v) => v.name));
     // Test-only switches, the test run's build switch, the example scripts' token (docs/guide/examples/), and

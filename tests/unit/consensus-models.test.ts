@@ -23,11 +23,51 @@ import {
  * is one patient: observer 1's three ratings (they examined every patient three times), then observers 2, 3, 4, 5.
  */
 const ANAESTHESIA_TABLE = [
-  "111 1111", "333 4334", "112 2122", "222 3121", "222 3222", "222 3322", "122 2111", "333 3433", "222 2223",
-  "232 2223", "444 4444", "222 3343", "111 1111", "222 3212", "121 1111", "111 2111", "111 1111", "111 1111",
-  "222 2221", "222 1322", "222 2222", "222 2221", "222 3222", "221 2222", "111 1111", "111 1111", "232 2222",
-  "111 1111", "111 1111", "112 1121", "111 1111", "333 3233", "111 1111", "222 2222", "222 3232", "433 4343",
-  "221 2232", "232 3233", "333 3432", "111 1111", "111 1111", "121 2111", "232 2222", "121 1111", "222 2222",
+  "111 1111",
+  "333 4334",
+  "112 2122",
+  "222 3121",
+  "222 3222",
+  "222 3322",
+  "122 2111",
+  "333 3433",
+  "222 2223",
+  "232 2223",
+  "444 4444",
+  "222 3343",
+  "111 1111",
+  "222 3212",
+  "121 1111",
+  "111 2111",
+  "111 1111",
+  "111 1111",
+  "222 2221",
+  "222 1322",
+  "222 2222",
+  "222 2221",
+  "222 3222",
+  "221 2222",
+  "111 1111",
+  "111 1111",
+  "232 2222",
+  "111 1111",
+  "111 1111",
+  "112 1121",
+  "111 1111",
+  "333 3233",
+  "111 1111",
+  "222 2222",
+  "222 3232",
+  "433 4343",
+  "221 2232",
+  "232 3233",
+  "333 3432",
+  "111 1111",
+  "111 1111",
+  "121 2111",
+  "232 2222",
+  "121 1111",
+  "222 2222",
 ];
 
 function anaesthesiaLabels(): ConsensusLabels {
@@ -139,7 +179,20 @@ describe("Dawid–Skene on hand-worked examples", () => {
     // Item 0: A says 0, B says 0. Item 1: A says 0, B says 1. Start T = [1, 0] and [½, ½].
     // M-step: p = [¾, ¼]; π_A = [[1, 0], [1, 0]]; π_B = [[⅔, ⅓], [0, 1]].
     // E-step: item 0 → ¾·1·⅔ = ½ vs ¼·1·0 = 0; item 1 → ¾·1·⅓ = ¼ vs ¼·1·1 = ¼. Log-likelihood ln ½ + ln ½.
-    const fit = dawidSkene(labelsOf([[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 1, 1]], 2, 2, 2), { smoothing: 0, maxIterations: 1 });
+    const fit = dawidSkene(
+      labelsOf(
+        [
+          [0, 0, 0],
+          [0, 1, 0],
+          [1, 0, 0],
+          [1, 1, 1],
+        ],
+        2,
+        2,
+        2,
+      ),
+      { smoothing: 0, maxIterations: 1 },
+    );
     expect(Array.from(fit.classPrior)).toEqual([0.75, 0.25]);
     expect(Array.from(fit.confusion)).toEqual([1, 0, 1, 0, 2 / 3, 1 / 3, 0, 1].map((x) => expect.closeTo(x, 12)));
     expect(Array.from(fit.posterior)).toEqual([1, 0, 0.5, 0.5].map((x) => expect.closeTo(x, 12)));
@@ -202,7 +255,20 @@ describe("MACE", () => {
     // M-step: θ_A = θ_B = ½; ξ_A = [1, 0]; ξ_B = [⅓, ⅔].
     // E-step: item 0 → class 0: 1·⅔, class 1: ½·⅙ = 1/12 → 8/9; item 1 → class 0: 1·⅓, class 1: ½·⅚ = 5/12 → 4/9.
     // Log-likelihood: 2·ln(½·¾) = 2·ln ⅜.
-    const fit = mace(labelsOf([[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 1, 1]], 2, 2, 2), { smoothing: 0, maxIterations: 1, restarts: 1 });
+    const fit = mace(
+      labelsOf(
+        [
+          [0, 0, 0],
+          [0, 1, 0],
+          [1, 0, 0],
+          [1, 1, 1],
+        ],
+        2,
+        2,
+        2,
+      ),
+      { smoothing: 0, maxIterations: 1, restarts: 1 },
+    );
     expect(fit.competence).toEqual([expect.closeTo(0.5, 12), expect.closeTo(0.5, 12)]);
     expect(Array.from(fit.posterior)).toEqual([8 / 9, 1 / 9, 4 / 9, 5 / 9].map((x) => expect.closeTo(x, 12)));
     expect(fit.logLikelihood).toEqual([expect.closeTo(2 * Math.log(3 / 8), 12)]);
@@ -243,7 +309,15 @@ describe("MACE", () => {
 
 describe("consensus input", () => {
   it("names the field and entry of an out-of-range label", () => {
-    const bad = labelsOf([[0, 0, 0], [0, 1, 2]], 1, 2, 2);
+    const bad = labelsOf(
+      [
+        [0, 0, 0],
+        [0, 1, 2],
+      ],
+      1,
+      2,
+      2,
+    );
     expect(() => dawidSkene(bad)).toThrow(AgreementInputError);
     expect(() => dawidSkene(bad)).toThrow("label[1] is 2, outside 0 … 1");
     expect(() => mace({ ...bad, annotator: Int32Array.of(0) })).toThrow("same length");
@@ -268,7 +342,21 @@ describe("consensus input", () => {
 
   it("groups trajectories by the same labels from the same annotators, in any order", () => {
     // Items 0 and 1: A says 0, B says 1 (given in either order); item 2: A says 1, B says 0; item 3: nobody.
-    const p = labelPatterns(labelsOf([[0, 0, 0], [0, 1, 1], [1, 1, 1], [1, 0, 0], [2, 0, 1], [2, 1, 0]], 4, 2, 2));
+    const p = labelPatterns(
+      labelsOf(
+        [
+          [0, 0, 0],
+          [0, 1, 1],
+          [1, 1, 1],
+          [1, 0, 0],
+          [2, 0, 1],
+          [2, 1, 0],
+        ],
+        4,
+        2,
+        2,
+      ),
+    );
     expect(p.count).toBe(2);
     expect(Array.from(p.itemPattern)).toEqual([0, 0, 1, MISSING]);
     expect(Array.from(p.weight)).toEqual([2, 1]);
@@ -293,7 +381,22 @@ describe("consensus input", () => {
   });
 
   it("finds no majority on a tie", () => {
-    expect(Array.from(majorityClasses(labelsOf([[0, 0, 0], [0, 1, 1], [1, 0, 1]], 3, 2, 2)))).toEqual([MISSING, 1, MISSING]);
+    expect(
+      Array.from(
+        majorityClasses(
+          labelsOf(
+            [
+              [0, 0, 0],
+              [0, 1, 1],
+              [1, 0, 1],
+            ],
+            3,
+            2,
+            2,
+          ),
+        ),
+      ),
+    ).toEqual([MISSING, 1, MISSING]);
   });
 });
 
@@ -317,7 +420,20 @@ describe("consolidated label from a chosen model", () => {
   });
 
   it("gives the majority's vote share as its confidence", () => {
-    const c = consolidatedLabels(labelsOf([[0, 0, 1], [0, 1, 1], [0, 2, 0], [1, 0, 0]], 3, 3, 2), "majority");
+    const c = consolidatedLabels(
+      labelsOf(
+        [
+          [0, 0, 1],
+          [0, 1, 1],
+          [0, 2, 0],
+          [1, 0, 0],
+        ],
+        3,
+        3,
+        2,
+      ),
+      "majority",
+    );
     expect(Array.from(c.label)).toEqual([1, 0, MISSING]);
     expect(Array.from(c.confidence)).toEqual([2 / 3, 1, 0]);
   });

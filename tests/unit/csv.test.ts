@@ -3,19 +3,61 @@ import { CsvError, formatCsv, parseCsv, parseCsvRecords, parseCsvTable } from "@
 
 describe("parseCsv", () => {
   const cases: { name: string; text: string; records: string[][] }[] = [
-    { name: "plain LF", text: "a,b\n1,2\n", records: [["a", "b"], ["1", "2"]] },
-    { name: "CRLF", text: "a,b\r\n1,2\r\n", records: [["a", "b"], ["1", "2"]] },
-    { name: "lone CR", text: "a,b\r1,2", records: [["a", "b"], ["1", "2"]] },
-    { name: "no final line break", text: "a,b\n1,2", records: [["a", "b"], ["1", "2"]] },
+    {
+      name: "plain LF",
+      text: "a,b\n1,2\n",
+      records: [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    },
+    {
+      name: "CRLF",
+      text: "a,b\r\n1,2\r\n",
+      records: [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    },
+    {
+      name: "lone CR",
+      text: "a,b\r1,2",
+      records: [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    },
+    {
+      name: "no final line break",
+      text: "a,b\n1,2",
+      records: [
+        ["a", "b"],
+        ["1", "2"],
+      ],
+    },
     { name: "mixed line ends", text: "a\r\nb\nc\r\n", records: [["a"], ["b"], ["c"]] },
-    { name: "empty fields", text: ",,\n,x,", records: [["", "", ""], ["", "x", ""]] },
+    {
+      name: "empty fields",
+      text: ",,\n,x,",
+      records: [
+        ["", "", ""],
+        ["", "x", ""],
+      ],
+    },
     { name: "trailing delimiter at end of file", text: "a,", records: [["a", ""]] },
     { name: "whitespace is kept", text: " a , b\t\n", records: [[" a ", " b\t"]] },
     { name: "quoted delimiter", text: '"a,b",c', records: [["a,b", "c"]] },
     { name: "escaped quotes", text: '"say ""hi""",""""', records: [['say "hi"', '"']] },
     { name: "empty quoted field", text: '"",x', records: [["", "x"]] },
     { name: "line breaks inside quotes are kept verbatim", text: '"l1\r\nl2\nl3",z\r\n', records: [["l1\r\nl2\nl3", "z"]] },
-    { name: "BOM is dropped", text: "\uFEFFitem,label\n1,ok\n", records: [["item", "label"], ["1", "ok"]] },
+    {
+      name: "BOM is dropped",
+      text: "\uFEFFitem,label\n1,ok\n",
+      records: [
+        ["item", "label"],
+        ["1", "ok"],
+      ],
+    },
     { name: "BOM only in the first field", text: "\uFEFF\uFEFFx", records: [["\uFEFFx"]] },
     { name: "blank line is a record with one empty field", text: "a\n\nb\n", records: [["a"], [""], ["b"]] },
     { name: "unicode", text: "✅ 成功,😀\n", records: [["✅ 成功", "😀"]] },
@@ -29,7 +71,10 @@ describe("parseCsv", () => {
   }
 
   it("supports another delimiter", () => {
-    expect(parseCsv("a;b,c\n\"x;y\";z", { delimiter: ";" })).toEqual([["a", "b,c"], ["x;y", "z"]]);
+    expect(parseCsv('a;b,c\n"x;y";z', { delimiter: ";" })).toEqual([
+      ["a", "b,c"],
+      ["x;y", "z"],
+    ]);
     expect(parseCsv("a\tb", { delimiter: "\t" })).toEqual([["a", "b"]]);
     expect(() => parseCsv("a", { delimiter: '"' })).toThrow(/delimiter/);
   });
@@ -95,7 +140,10 @@ describe("parseCsvTable", () => {
   it("splits header and rows, skipping blank lines", () => {
     const t = parseCsvTable("item,rater,label\r\n1,ann,yes\r\n\r\n2,bob,\r\n");
     expect(t.header).toEqual(["item", "rater", "label"]);
-    expect(t.rows).toEqual([["1", "ann", "yes"], ["2", "bob", ""]]);
+    expect(t.rows).toEqual([
+      ["1", "ann", "yes"],
+      ["2", "bob", ""],
+    ]);
     expect(t.lines).toEqual([2, 4]);
   });
   it("rejects rows with the wrong number of fields, naming the line", () => {

@@ -28,6 +28,8 @@ describe("VERDICT_DATABASE_URL", () => {
 
   it("refuses other schemes and a path that contradicts VERDICT_DB", () => {
     expect(() => loadConfig({ VERDICT_DATABASE_URL: "mysql://db/verdict" })).toThrow('VERDICT_DATABASE_URL has an unsupported scheme "mysql:"');
-    expect(() => loadConfig({ VERDICT_DATABASE_URL: "/a/one.db", VERDICT_DB: "/a/two.db" })).toThrow("VERDICT_DATABASE_URL (/a/one.db) and VERDICT_DB (/a/two.db) name different SQLite files");
+    expect(() => loadConfig({ VERDICT_DATABASE_URL: "/a/one.db", VERDICT_DB: "/a/two.db" })).toThrow(
+      "VERDICT_DATABASE_URL (/a/one.db) and VERDICT_DB (/a/two.db) name different SQLite files",
+    );
   });
 });

@@ -75,15 +75,18 @@ function parseEnvFile(text: string, commented: boolean): Env {
 
 /** Compose's substitution: `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?error}`, `${NAME?error}`, `$$`. */
 function substitute(text: string, vars: Env): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, braced?: string, op?: string, arg?: string, bare?: string) => {
-    if (whole === "$$") return "$";
-    const name = (braced ?? bare)!;
-    const value = vars[name];
-    const missing = op?.startsWith(":") ? value === undefined || value === "" : value === undefined;
-    if (op?.endsWith("-")) return missing ? arg! : value!;
-    if (op?.endsWith("?") && missing) throw new Error(`compose refuses to start: ${name}: ${arg}`);
-    return value ?? "";
-  });
+  return text.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (whole, braced?: string, op?: string, arg?: string, bare?: string) => {
+      if (whole === "$$") return "$";
+      const name = (braced ?? bare)!;
+      const value = vars[name];
+      const missing = op?.startsWith(":") ? value === undefined || value === "" : value === undefined;
+      if (op?.endsWith("-")) return missing ? arg! : value!;
+      if (op?.endsWith("?") && missing) throw new Error(`compose refuses to start: ${name}: ${arg}`);
+      return value ?? "";
+    },
+  );
 }
 
 function substituteAll<T>(value: T, vars: Env): T {
@@ -227,7 +230,12 @@ function databaseMismatches(d: Deployment, vars = filledEnv(d)): string[] {
   const [pgName, pg] = onlyService(compose, "postgres", (s) => /^postgres(:|$)/.test(s.image ?? ""));
   const pgEnv = environmentOf(pg);
   const port = flagValue(commandOf(pg), "-p") ?? pgEnv.PGPORT ?? "5432";
-  const expected = { host: `${pgName}:${port}`, database: pgEnv.POSTGRES_DB ?? pgEnv.POSTGRES_USER ?? "postgres", user: pgEnv.POSTGRES_USER ?? "postgres", password: pgEnv.POSTGRES_PASSWORD };
+  const expected = {
+    host: `${pgName}:${port}`,
+    database: pgEnv.POSTGRES_DB ?? pgEnv.POSTGRES_USER ?? "postgres",
+    user: pgEnv.POSTGRES_USER ?? "postgres",
+    password: pgEnv.POSTGRES_PASSWORD,
+  };
   const problems: string[] = [];
   for (const [name] of servicesWhere(compose, (s) => isWeb(s) || isWorker(s) || isMigrate(s))) {
     const url = loadConfig(processEnv(d, compose, name)).postgresUrl;
@@ -236,9 +244,17 @@ function databaseMismatches(d: Deployment, vars = filledEnv(d)): string[] {
       continue;
     }
     const u = new URL(url);
-    const got = { host: hostPort(url, 5432), database: decodeURIComponent(u.pathname.slice(1)), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) };
+    const got = {
+      host: hostPort(url, 5432),
+      database: decodeURIComponent(u.pathname.slice(1)),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+    };
     for (const key of Object.keys(expected) as (keyof typeof expected)[]) {
-      if (got[key] !== expected[key]) problems.push(`${name}: VERDICT_DATABASE_URL's ${key} is ${JSON.stringify(key === "password" ? "…" : got[key])}, the ${pgName} service's is ${JSON.stringify(key === "password" ? "another" : expected[key])}`);
+      if (got[key] !== expected[key])
+        problems.push(
+          `${name}: VERDICT_DATABASE_URL's ${key} is ${JSON.stringify(key === "password" ? "…" : got[key])}, the ${pgName} service's is ${JSON.stringify(key === "password" ? "another" : expected[key])}`,
+        );
     }
   }
   return problems;
@@ -254,8 +270,16 @@ function storageMismatches(d: Deployment, vars = filledEnv(d)): string[] {
   const script = substitute(commandOf(buckets).join("\n"), environmentOf(buckets));
   const aliases = new Map([...script.matchAll(/mc alias set (\S+) (\S+)/g)].map(([, alias, url]) => [alias!, hostPort(url!.replace(/"/g, ""), 80)]));
   const made = [...script.matchAll(/mc mb (?:--\S+ )*"?([^/\s"]+)\/([^"\s]+)"?/g)].map(([, alias, bucket]) => ({ at: aliases.get(alias!), bucket }));
-  const users = [...script.matchAll(/mc admin user add (\S+) "?([^"\s]+)"? "?([^"\s]+)"?/g)].map(([, alias, id, secret]) => ({ at: aliases.get(alias!), id, secret }));
-  const attached = [...script.matchAll(/mc admin policy attach (\S+) (\S+) --user "?([^"\s]+)"?/g)].map(([, alias, policy, id]) => ({ at: aliases.get(alias!), policy, id }));
+  const users = [...script.matchAll(/mc admin user add (\S+) "?([^"\s]+)"? "?([^"\s]+)"?/g)].map(([, alias, id, secret]) => ({
+    at: aliases.get(alias!),
+    id,
+    secret,
+  }));
+  const attached = [...script.matchAll(/mc admin policy attach (\S+) (\S+) --user "?([^"\s]+)"?/g)].map(([, alias, policy, id]) => ({
+    at: aliases.get(alias!),
+    policy,
+    id,
+  }));
   const problems: string[] = [];
   for (const [name] of servicesWhere(compose, (s) => isWeb(s) || isWorker(s))) {
     const store = loadConfig(processEnv(d, compose, name)).objectStorage;
@@ -264,15 +288,20 @@ function storageMismatches(d: Deployment, vars = filledEnv(d)): string[] {
       continue;
     }
     const endpoint = hostPort(store.endpoint, 80);
-    if (endpoint !== `${minioName}:${minioPort}`) problems.push(`${name}: VERDICT_S3_ENDPOINT is ${endpoint}, the ${minioName} service listens on ${minioName}:${minioPort}`);
-    if (!made.some((m) => m.at === endpoint && m.bucket === store.bucket)) problems.push(`${name}: bucket ${store.bucket} at ${endpoint} is not created by ${bucketsName}`);
+    if (endpoint !== `${minioName}:${minioPort}`)
+      problems.push(`${name}: VERDICT_S3_ENDPOINT is ${endpoint}, the ${minioName} service listens on ${minioName}:${minioPort}`);
+    if (!made.some((m) => m.at === endpoint && m.bucket === store.bucket))
+      problems.push(`${name}: bucket ${store.bucket} at ${endpoint} is not created by ${bucketsName}`);
     const user = users.find((u) => u.at === endpoint && u.id === store.accessKeyId);
     if (!user) problems.push(`${name}: the access key ${store.accessKeyId} is not a user ${bucketsName} creates`);
-    else if (user.secret !== store.secretAccessKey) problems.push(`${name}: VERDICT_S3_SECRET_ACCESS_KEY is not the secret ${bucketsName} gives ${store.accessKeyId}`);
-    if (!attached.some((a) => a.at === endpoint && a.id === store.accessKeyId && a.policy === "readwrite")) problems.push(`${name}: ${bucketsName} gives ${store.accessKeyId} no read-write policy`);
+    else if (user.secret !== store.secretAccessKey)
+      problems.push(`${name}: VERDICT_S3_SECRET_ACCESS_KEY is not the secret ${bucketsName} gives ${store.accessKeyId}`);
+    if (!attached.some((a) => a.at === endpoint && a.id === store.accessKeyId && a.policy === "readwrite"))
+      problems.push(`${name}: ${bucketsName} gives ${store.accessKeyId} no read-write policy`);
   }
   const bucketsNeeds = dependsOn(buckets)[minioName];
-  if (bucketsNeeds !== "service_healthy" || !minio.healthcheck) problems.push(`${bucketsName}: must wait for ${minioName} to be healthy (a healthcheck and depends_on condition service_healthy)`);
+  if (bucketsNeeds !== "service_healthy" || !minio.healthcheck)
+    problems.push(`${bucketsName}: must wait for ${minioName} to be healthy (a healthcheck and depends_on condition service_healthy)`);
   return problems;
 }
 
@@ -283,12 +312,17 @@ function sharingMismatches(d: Deployment, vars = filledEnv(d)): string[] {
   const problems: string[] = [];
   const [firstName, first] = verdict[0]!;
   for (const [name, s] of verdict) {
-    if (s.image !== first.image || JSON.stringify(s.build) !== JSON.stringify(first.build)) problems.push(`${name}: image ${s.image} differs from ${firstName}'s ${first.image}`);
+    if (s.image !== first.image || JSON.stringify(s.build) !== JSON.stringify(first.build))
+      problems.push(`${name}: image ${s.image} differs from ${firstName}'s ${first.image}`);
   }
-  const secrets = new Map(servicesWhere(compose, (s) => isWeb(s) || isWorker(s)).map(([name]) => [name, environmentOf(compose.services[name]).VERDICT_AUTH_SECRET]));
+  const secrets = new Map(
+    servicesWhere(compose, (s) => isWeb(s) || isWorker(s)).map(([name]) => [name, environmentOf(compose.services[name]).VERDICT_AUTH_SECRET]),
+  );
   const distinct = new Set(secrets.values());
   if (distinct.size !== 1 || [...distinct][0] === undefined || [...distinct][0] === "") {
-    problems.push(`web servers and workers must share one VERDICT_AUTH_SECRET (${[...secrets].map(([n, v]) => `${n}: ${v ? "set" : "unset"}`).join(", ")}${distinct.size > 1 ? "; they differ" : ""})`);
+    problems.push(
+      `web servers and workers must share one VERDICT_AUTH_SECRET (${[...secrets].map(([n, v]) => `${n}: ${v ? "set" : "unset"}`).join(", ")}${distinct.size > 1 ? "; they differ" : ""})`,
+    );
   }
   return problems;
 }
@@ -327,14 +361,22 @@ function loadBalancerProblems(d: Deployment, vars = filledEnv(d)): string[] {
   if (lbNetwork && lbAddress) {
     // Docker hands out addresses of the subnet to containers started earlier unless ip_range keeps them elsewhere.
     const ipam = compose.networks?.[lbNetwork]?.ipam?.config?.[0];
-    if (!ipam?.subnet || !inRange(lbAddress, ipam.subnet)) problems.push(`${lbName}: ${lbAddress} is not in the ${lbNetwork} network's subnet (${ipam?.subnet ?? "none"})`);
-    if (!ipam?.ip_range || inRange(lbAddress, ipam.ip_range)) problems.push(`${lbName}: ${lbAddress} may be given to another container first; keep the ${lbNetwork} network's ip_range (${ipam?.ip_range ?? "none"}) clear of it`);
+    if (!ipam?.subnet || !inRange(lbAddress, ipam.subnet))
+      problems.push(`${lbName}: ${lbAddress} is not in the ${lbNetwork} network's subnet (${ipam?.subnet ?? "none"})`);
+    if (!ipam?.ip_range || inRange(lbAddress, ipam.ip_range))
+      problems.push(
+        `${lbName}: ${lbAddress} may be given to another container first; keep the ${lbNetwork} network's ip_range (${ipam?.ip_range ?? "none"}) clear of it`,
+      );
   }
   for (const [name, s] of webs) {
     const port = flagValue(commandOf(s), "-p") ?? flagValue(commandOf(s), "--port") ?? String(readEnvironment(processEnv(d, compose, name)).PORT);
-    if (!upstreams.has(`${name}:${port}`)) problems.push(`Caddyfile: reverse_proxy does not name ${name}:${port} (it names ${[...upstreams].join(" ") || "nothing"})`);
+    if (!upstreams.has(`${name}:${port}`))
+      problems.push(`Caddyfile: reverse_proxy does not name ${name}:${port} (it names ${[...upstreams].join(" ") || "nothing"})`);
     const trusted = loadConfig(processEnv(d, compose, name)).trustedProxies ?? [];
-    if (!lbAddress || !trusted.includes(lbAddress)) problems.push(`${name}: VERDICT_TRUSTED_PROXIES (${trusted.join(",") || "none"}) must name ${lbName}'s fixed address (${lbAddress ?? "none set"}), or sign-in limits count every visitor as one`);
+    if (!lbAddress || !trusted.includes(lbAddress))
+      problems.push(
+        `${name}: VERDICT_TRUSTED_PROXIES (${trusted.join(",") || "none"}) must name ${lbName}'s fixed address (${lbAddress ?? "none set"}), or sign-in limits count every visitor as one`,
+      );
   }
   for (const upstream of upstreams) {
     if (!webs.some(([name]) => upstream.startsWith(`${name}:`))) problems.push(`Caddyfile: ${upstream} is not a web server of the compose file`);
@@ -348,8 +390,10 @@ function imageProblems(d: Deployment, vars = filledEnv(d)): string[] {
   const stage = dockerfileFinalStage(d.dockerfile);
   const problems: string[] = [];
   if (!/^node:20[.\w-]*-bookworm/.test(stage.from)) problems.push(`Dockerfile: the image is built FROM ${stage.from}, not Node 20 on Debian bookworm`);
-  if (!stage.runs.some((r) => /apt-get install\b[^;&|]*\schromium(\s|$)/.test(r))) problems.push("Dockerfile: the final stage does not apt-get install chromium");
-  if (!stage.user || /^(root|0)(:|$)/.test(stage.user)) problems.push(`Dockerfile: the final stage runs as ${stage.user ?? "root"}; Chromium keeps its sandbox only as a non-root user`);
+  if (!stage.runs.some((r) => /apt-get install\b[^;&|]*\schromium(\s|$)/.test(r)))
+    problems.push("Dockerfile: the final stage does not apt-get install chromium");
+  if (!stage.user || /^(root|0)(:|$)/.test(stage.user))
+    problems.push(`Dockerfile: the final stage runs as ${stage.user ?? "root"}; Chromium keeps its sandbox only as a non-root user`);
   for (const [name] of servicesWhere(compose, (s) => isWorker(s) || isBrowserServer(s))) {
     const chromium = loadConfig(processEnv(d, compose, name)).chromiumPath;
     if (chromium !== DEBIAN_CHROMIUM) problems.push(`${name}: CHROMIUM_PATH is ${chromium}, Debian's chromium is ${DEBIAN_CHROMIUM}`);
@@ -391,7 +435,8 @@ function secretProblems(d: Deployment): string[] {
   for (const name of Object.keys(d.envExample).filter((n) => /PASSWORD|SECRET/.test(n))) {
     const uses = [...text.matchAll(new RegExp(`\\$\\{${name}([^}]*)\\}`, "g"))];
     if (uses.length === 0) problems.push(`.env.example: ${name} is not used by the compose file`);
-    for (const [use, rest] of uses) if (!rest!.startsWith(":?")) problems.push(`docker-compose.yml: ${use} must be \${${name}:?…} so Compose refuses to start without it`);
+    for (const [use, rest] of uses)
+      if (!rest!.startsWith(":?")) problems.push(`docker-compose.yml: ${use} must be \${${name}:?…} so Compose refuses to start without it`);
   }
   return problems;
 }
@@ -407,12 +452,16 @@ function remoteBrowserProblems(d: Deployment): string[] {
   const command = commandOf(browser);
   const listens = `${browserName}:${flagValue(command, "--port") ?? "3000"}${flagValue(command, "--path") ?? "/playwright"}`;
   const u = new URL(ws);
-  if (`${u.hostname}:${u.port}${u.pathname}` !== listens) problems.push(`.env.example: VERDICT_BROWSER_WS ${ws} is not where ${browserName} listens (${listens})`);
+  if (`${u.hostname}:${u.port}${u.pathname}` !== listens)
+    problems.push(`.env.example: VERDICT_BROWSER_WS ${ws} is not where ${browserName} listens (${listens})`);
   for (const [name] of servicesWhere(compose, isWorker)) {
     try {
       const config = loadConfig(processEnv(d, compose, name));
       if (config.remoteBrowser?.wsEndpoint !== ws) problems.push(`${name}: does not take VERDICT_BROWSER_WS from .env`);
-      if (config.runnerProxyHost !== name) problems.push(`${name}: VERDICT_RUNNER_PROXY_HOST is ${config.runnerProxyHost ?? "unset"}; the browser server reaches this worker's egress proxy as ${name}`);
+      if (config.runnerProxyHost !== name)
+        problems.push(
+          `${name}: VERDICT_RUNNER_PROXY_HOST is ${config.runnerProxyHost ?? "unset"}; the browser server reaches this worker's egress proxy as ${name}`,
+        );
     } catch (e) {
       problems.push(`${name}: ${(e as Error).message}`);
     }
@@ -446,7 +495,9 @@ describe("the team deployment example (deploy/)", () => {
     (broken.compose.services["web-2"]!.environment as Env).VERDICT_MAX_BODY_BYTES = "1 MB";
     expect(rejectedConfigurations(broken)).toEqual([expect.stringMatching(/^web-2: VERDICT_MAX_BODY_BYTES must be a whole number/)]);
     // A short auth secret is refused when the server signs its first session.
-    expect(rejectedConfigurations(deployment, filledEnv(deployment, { VERDICT_AUTH_SECRET: "too-short" }))).toContainEqual(expect.stringMatching(/VERDICT_AUTH_SECRET is 9 characters/));
+    expect(rejectedConfigurations(deployment, filledEnv(deployment, { VERDICT_AUTH_SECRET: "too-short" }))).toContainEqual(
+      expect.stringMatching(/VERDICT_AUTH_SECRET is 9 characters/),
+    );
   });
 
   it("points VERDICT_DATABASE_URL at the postgres service's host, port, database, user and password", () => {
@@ -454,7 +505,9 @@ describe("the team deployment example (deploy/)", () => {
     const broken = copy();
     const env = broken.compose.services["worker-1"]!.environment as Env;
     env.VERDICT_DATABASE_URL = env.VERDICT_DATABASE_URL!.replace("@postgres:5432/verdict", "@db:5433/verdict");
-    expect(databaseMismatches(broken)).toEqual([expect.stringMatching(/^worker-1: VERDICT_DATABASE_URL's host is "db:5433", the postgres service's is "postgres:5432"/)]);
+    expect(databaseMismatches(broken)).toEqual([
+      expect.stringMatching(/^worker-1: VERDICT_DATABASE_URL's host is "db:5433", the postgres service's is "postgres:5432"/),
+    ]);
     const renamed = copy();
     (renamed.compose.services.postgres!.environment as Env).POSTGRES_DB = "lab";
     expect(databaseMismatches(renamed).length).toBe(servicesWhere(deployment.compose, (s) => isWeb(s) || isWorker(s) || isMigrate(s)).length);
@@ -506,7 +559,9 @@ describe("the team deployment example (deploy/)", () => {
     expect(loadBalancerProblems(otherPort)).toContainEqual(expect.stringMatching(/^Caddyfile: reverse_proxy does not name web-1:3001/));
     const shared = copy();
     shared.compose.networks!.verdict!.ipam!.config![0]!.ip_range = "172.29.250.0/25";
-    expect(loadBalancerProblems(shared)).toEqual(["caddy: 172.29.250.10 may be given to another container first; keep the verdict network's ip_range (172.29.250.0/25) clear of it"]);
+    expect(loadBalancerProblems(shared)).toEqual([
+      "caddy: 172.29.250.10 may be given to another container first; keep the verdict network's ip_range (172.29.250.0/25) clear of it",
+    ]);
     const untrusted = copy();
     (untrusted.compose.services["web-1"]!.environment as Env).VERDICT_TRUSTED_PROXIES = "";
     expect(loadBalancerProblems(untrusted)).toEqual([expect.stringMatching(/^web-1: VERDICT_TRUSTED_PROXIES \(none\) must name caddy's fixed address/)]);
@@ -540,20 +595,26 @@ describe("the team deployment example (deploy/)", () => {
 
   it("commits no secret, and Compose refuses to start until each is filled in", () => {
     expect(secretProblems(deployment)).toEqual([]);
-    expect(() => substituteAll(deployment.compose, deployment.envExample)).toThrow(/compose refuses to start: (POSTGRES_PASSWORD|VERDICT_AUTH_SECRET|MINIO_ROOT_PASSWORD|VERDICT_S3_SECRET_ACCESS_KEY)/);
+    expect(() => substituteAll(deployment.compose, deployment.envExample)).toThrow(
+      /compose refuses to start: (POSTGRES_PASSWORD|VERDICT_AUTH_SECRET|MINIO_ROOT_PASSWORD|VERDICT_S3_SECRET_ACCESS_KEY)/,
+    );
     const committed = copy();
     committed.envExample.POSTGRES_PASSWORD = "hunter2hunter2";
     expect(secretProblems(committed)).toEqual([".env.example: POSTGRES_PASSWORD holds a value; leave secrets blank"]);
     const optional = copy();
     (optional.compose.services["worker-1"]!.environment as Env).VERDICT_AUTH_SECRET = "${VERDICT_AUTH_SECRET:-}";
-    expect(secretProblems(optional)).toEqual(["docker-compose.yml: ${VERDICT_AUTH_SECRET:-} must be ${VERDICT_AUTH_SECRET:?…} so Compose refuses to start without it"]);
+    expect(secretProblems(optional)).toEqual([
+      "docker-compose.yml: ${VERDICT_AUTH_SECRET:-} must be ${VERDICT_AUTH_SECRET:?…} so Compose refuses to start without it",
+    ]);
   });
 
   it("wires the optional browser server: workers reach it, and it reaches each worker's egress proxy by name", () => {
     expect(remoteBrowserProblems(deployment)).toEqual([]);
     const wrongPath = copy();
     wrongPath.envExampleCommented.VERDICT_BROWSER_WS = "ws://browsers:3000/";
-    expect(remoteBrowserProblems(wrongPath)).toEqual([expect.stringMatching(/^\.env\.example: VERDICT_BROWSER_WS ws:\/\/browsers:3000\/ is not where browsers listens \(browsers:3000\/playwright\)/)]);
+    expect(remoteBrowserProblems(wrongPath)).toEqual([
+      expect.stringMatching(/^\.env\.example: VERDICT_BROWSER_WS ws:\/\/browsers:3000\/ is not where browsers listens \(browsers:3000\/playwright\)/),
+    ]);
     const sameProxy = copy();
     (sameProxy.compose.services["worker-2"]!.environment as Env).VERDICT_RUNNER_PROXY_HOST = "worker-1";
     expect(remoteBrowserProblems(sameProxy)).toEqual([expect.stringMatching(/^worker-2: VERDICT_RUNNER_PROXY_HOST is worker-1/)]);

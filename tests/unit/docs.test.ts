@@ -37,7 +37,10 @@ function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   for (const m of prose(markdown.replace(/`([^`\n]*)`/g, "$1")).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
     const text = m[1]!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1");
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, "").replace(/\s/g, "-");
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, "")
+      .replace(/\s/g, "-");
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     anchors.add(n === 0 ? base : `${base}-${n}`);
@@ -83,7 +86,10 @@ describe("README.md", () => {
 
   it("keeps the two commands: one installs, builds and starts the dashboard with demo data; npm test checks everything", () => {
     const blocks = [...readme.matchAll(/^```(?:bash|sh)\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-    const commands = blocks.flatMap((b) => b.split("\n")).map((line) => line.replace(/#.*$/, "").trim()).filter(Boolean);
+    const commands = blocks
+      .flatMap((b) => b.split("\n"))
+      .map((line) => line.replace(/#.*$/, "").trim())
+      .filter(Boolean);
     expect(commands.slice(0, 2)).toEqual(["./scripts/start.sh", "npm test"]);
     expect(fs.existsSync(path.join(root, "scripts/start.sh"))).toBe(true);
   });

@@ -19,7 +19,9 @@ async function lint(code: string) {
 
 describe("client/server import boundary", () => {
   it("rejects value imports of db/ and server services from a 'use client' file", async () => {
-    const messages = await lint(`"use client";\nimport { getTrajectoryDetail } from "@/db/repositories/trajectories";\nimport { runImport } from "../server/services/ingest";\nexport const x = [getTrajectoryDetail, runImport];\n`);
+    const messages = await lint(
+      `"use client";\nimport { getTrajectoryDetail } from "@/db/repositories/trajectories";\nimport { runImport } from "../server/services/ingest";\nexport const x = [getTrajectoryDetail, runImport];\n`,
+    );
     expect(messages).toHaveLength(2);
     expect(messages[0]!.message).toContain("@/db/repositories/trajectories");
   });

@@ -26,23 +26,32 @@ async function lint(file: string, code: string) {
 
 describe("layer imports", () => {
   it("routers and CLI commands reach data only through services", async () => {
-    expect(await lint("server/api/routers/_check.ts", `import { listVerdicts } from "../../../db/repositories/evaluation";\nexport const x = listVerdicts;\n`)).toEqual([
-      expect.stringContaining("The api floor may not import '../../../db/repositories/evaluation': routers call services"),
-    ]);
+    expect(
+      await lint("server/api/routers/_check.ts", `import { listVerdicts } from "../../../db/repositories/evaluation";\nexport const x = listVerdicts;\n`),
+    ).toEqual([expect.stringContaining("The api floor may not import '../../../db/repositories/evaluation': routers call services")]);
     expect(await lint("server/cli/commands/_check.ts", `import { ROLES } from "../../../db/schema/index";\nexport const x = ROLES;\n`)).toHaveLength(1);
-    expect(await lint("server/api/routers/_check.ts", `import { listTrajectoryPage } from "../../services/trajectory-views";\nexport const x = listTrajectoryPage;\n`)).toEqual([]);
+    expect(
+      await lint(
+        "server/api/routers/_check.ts",
+        `import { listTrajectoryPage } from "../../services/trajectory-views";\nexport const x = listTrajectoryPage;\n`,
+      ),
+    ).toEqual([]);
   });
 
   it("no arrow points up: services may not import routers or the CLI, db may not import services", async () => {
     expect(await lint("server/services/_check.ts", `import { appRouter } from "../api/root";\nexport const x = appRouter;\n`)).toHaveLength(1);
     expect(await lint("server/services/_check.ts", `export { importCommand } from "../cli/commands/import";\n`)).toHaveLength(1);
-    expect(await lint("db/repositories/_check.ts", `import { runImport } from "@/server/services/imports/ingest";\nexport const x = runImport;\n`)).toHaveLength(1);
+    expect(
+      await lint("db/repositories/_check.ts", `import { runImport } from "@/server/services/imports/ingest";\nexport const x = runImport;\n`),
+    ).toHaveLength(1);
     expect(await lint("server/importers/_check.ts", `export async function f() { return import("../services/ingest"); }\n`)).toHaveLength(1);
   });
 
   it("the domain is pure: no I/O modules, no other layer; hashing is allowed", async () => {
     expect(await lint("server/domain/_check.ts", `import fs from "node:fs";\nexport const x = fs;\n`)).toHaveLength(1);
-    expect(await lint("server/domain/_check.ts", `import { getSteps } from "../../db/repositories/trajectories";\nexport const x = getSteps;\n`)).toHaveLength(1);
+    expect(await lint("server/domain/_check.ts", `import { getSteps } from "../../db/repositories/trajectories";\nexport const x = getSteps;\n`)).toHaveLength(
+      1,
+    );
     expect(await lint("server/domain/_check.ts", `import crypto from "node:crypto";\nexport const x = crypto;\n`)).toEqual([]);
   });
 
@@ -62,12 +71,18 @@ describe("the floors of scripts/architecture/model.mjs", () => {
   });
 
   it("services are given demo content by the commands that seed it; scripts call services, not repositories or tests", async () => {
-    expect(await lint("server/services/live/_check.ts", `import { DEMO_TASKS } from "../../demo-sites/demo-trajectories";\nexport const x = DEMO_TASKS;\n`)).toEqual([
-      expect.stringContaining("The services floor may not import '../../demo-sites/demo-trajectories'"),
-    ]);
-    expect(await lint("scripts/bench/_check.ts", `import { getSteps } from "../../db/repositories/trajectories";\nexport const x = getSteps;\n`)).toHaveLength(1);
-    expect(await lint("scripts/bench/_check.ts", `import { startFakeOpenAI } from "../../tests/helpers/fake-openai";\nexport const x = startFakeOpenAI;\n`)).toHaveLength(1);
-    expect(await lint("server/cli/commands/_check.ts", `import { DEMO_TASKS } from "../../demo-sites/demo-trajectories";\nexport const x = DEMO_TASKS;\n`)).toEqual([]);
+    expect(
+      await lint("server/services/live/_check.ts", `import { DEMO_TASKS } from "../../demo-sites/demo-trajectories";\nexport const x = DEMO_TASKS;\n`),
+    ).toEqual([expect.stringContaining("The services floor may not import '../../demo-sites/demo-trajectories'")]);
+    expect(await lint("scripts/bench/_check.ts", `import { getSteps } from "../../db/repositories/trajectories";\nexport const x = getSteps;\n`)).toHaveLength(
+      1,
+    );
+    expect(
+      await lint("scripts/bench/_check.ts", `import { startFakeOpenAI } from "../../tests/helpers/fake-openai";\nexport const x = startFakeOpenAI;\n`),
+    ).toHaveLength(1);
+    expect(
+      await lint("server/cli/commands/_check.ts", `import { DEMO_TASKS } from "../../demo-sites/demo-trajectories";\nexport const x = DEMO_TASKS;\n`),
+    ).toEqual([]);
   });
 
   it("no arrow runs up even where no FORBIDDEN rule names the floor: the composition root stands below services", async () => {
@@ -75,7 +90,9 @@ describe("the floors of scripts/architecture/model.mjs", () => {
       expect.stringContaining("The root floor may not import './services/jobs/_nothing'"),
     ]);
     // The root closed the job queue itself once; now closing the database stops what runs on it.
-    expect(await lint("server/context.ts", `import { closeQueueFor } from "./services/jobs/installation-queue";\nexport const y = closeQueueFor;\n`)).toHaveLength(1);
+    expect(
+      await lint("server/context.ts", `import { closeQueueFor } from "./services/jobs/installation-queue";\nexport const y = closeQueueFor;\n`),
+    ).toHaveLength(1);
   });
 
   it("an import recorded to be removed passes, and a recorded import the file no longer makes is reported", async () => {
@@ -117,14 +134,19 @@ describe("the environment is read by the configuration and the entry points only
   });
 
   it("lets the configuration schema, the composition root and the entry points read it", async () => {
-    for (const file of ["server/config.ts", "server/context.ts", "scripts/worker.ts", "instrumentation.ts"]) expect(await envMessages(file, reads), file).toEqual([]);
+    for (const file of ["server/config.ts", "server/context.ts", "scripts/worker.ts", "instrumentation.ts"])
+      expect(await envMessages(file, reads), file).toEqual([]);
   });
 
   it("lists only files that still read it, so the list of reads to remove only shrinks", () => {
     const config = fs.readFileSync(path.join(root, "eslint.config.mjs"), "utf8");
     const list = JSON.parse(/const ENVIRONMENT_READS_TO_REMOVE = (\[[^\]]*\]);/.exec(config)![1]!.replace(/,\s*\]/, "]")) as string[];
     expect(list.length).toBeGreaterThan(0);
-    const code = (file: string) => fs.readFileSync(path.join(root, file), "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:])\/\/.*$/gm, "$1");
+    const code = (file: string) =>
+      fs
+        .readFileSync(path.join(root, file), "utf8")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/(^|[^:])\/\/.*$/gm, "$1");
     expect(list.filter((file) => !/\bprocess\.env\b/.test(code(file)))).toEqual([]);
   });
 });

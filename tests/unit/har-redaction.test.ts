@@ -16,7 +16,10 @@ describe("a live run's HAR keeps no credentials (security review 2, L1)", () => 
               ],
               cookies: [{ name: "labsession", value: "SUPERSECRET-COOKIE-VALUE" }],
             },
-            response: { headers: [{ name: "set-cookie", value: "labsession=NEW-SECRET; HttpOnly" }], cookies: [{ name: "labsession", value: "NEW-SECRET", httpOnly: true }] },
+            response: {
+              headers: [{ name: "set-cookie", value: "labsession=NEW-SECRET; HttpOnly" }],
+              cookies: [{ name: "labsession", value: "NEW-SECRET", httpOnly: true }],
+            },
           },
           { request: {}, response: null },
         ],

@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { answerKeyTokens, evaluateAnswerGrounded, normaliseNumber } from "../../server/domain/evaluation/heuristics/answer-grounded";
-import { DHASH_HEIGHT, DHASH_WIDTH, dHashFromGrey, hammingDistance, NEAR_IDENTICAL_MAX_BITS, nearIdenticalScreens } from "../../server/domain/evaluation/heuristics/dhash";
+import {
+  DHASH_HEIGHT,
+  DHASH_WIDTH,
+  dHashFromGrey,
+  hammingDistance,
+  NEAR_IDENTICAL_MAX_BITS,
+  nearIdenticalScreens,
+} from "../../server/domain/evaluation/heuristics/dhash";
 import { evaluateGrounding } from "../../server/domain/evaluation/heuristics/grounding";
 import { evaluateLoop } from "../../server/domain/evaluation/heuristics/loop";
 import { evaluateNoAnswer } from "../../server/domain/evaluation/heuristics/no-answer";
@@ -114,7 +121,12 @@ describe("heuristic: loop", () => {
   });
 
   it("reports the earliest signal when several fire", () => {
-    const steps = [step(0, click("1"), { screenshotHash: "x" }), step(1, click("2"), { screenshotHash: "x" }), step(2, click("2"), { screenshotHash: "x" }), step(3, click("2"))];
+    const steps = [
+      step(0, click("1"), { screenshotHash: "x" }),
+      step(1, click("2"), { screenshotHash: "x" }),
+      step(2, click("2"), { screenshotHash: "x" }),
+      step(3, click("2")),
+    ];
     const v = evaluateLoop(traj(steps));
     expect(v.step).toBe(2);
     expect(v.facts?.signals).toEqual([
@@ -126,7 +138,9 @@ describe("heuristic: loop", () => {
 
 describe("heuristic: grounding", () => {
   it("fires on the first step whose target is not among its elements", () => {
-    const v = evaluateGrounding(traj([step(0, click("1"), { elements: [el("1")] }), step(1, click("7"), { elements: [el("1"), el("2")] }), step(2, click("9"), { elements: [] })]));
+    const v = evaluateGrounding(
+      traj([step(0, click("1"), { elements: [el("1")] }), step(1, click("7"), { elements: [el("1"), el("2")] }), step(2, click("9"), { elements: [] })]),
+    );
     expect(v).toMatchObject({ verdict: "failure", step: 1, facts: { flag: "missing-label", target: "7" } });
     expect(v.reason).toMatch(/step 2: Target \[7\] is not among the 2 elements/);
   });
@@ -162,16 +176,24 @@ describe("heuristic: grounding", () => {
 
 describe("heuristic: answer grounded", () => {
   const shop = (answerText: string, elementTexts: string[], url = "https://shop.example/kettles?colour=blue") =>
-    traj([step(0, click("1"), { url, elements: elementTexts.map((t, i) => el(String(i), t)) }), step(1, answer(answerText), { url, elements: [] })], { finalAnswer: answerText });
+    traj([step(0, click("1"), { url, elements: elementTexts.map((t, i) => el(String(i), t)) }), step(1, answer(answerText), { url, elements: [] })], {
+      finalAnswer: answerText,
+    });
 
   it("takes numbers and content words beyond the intent as key tokens", () => {
-    expect(answerKeyTokens("The blue kettle costs $1,299.00 at Argos", "Find the price of the blue kettle")).toEqual({ words: ["costs", "argos"], numbers: ["1299"] });
+    expect(answerKeyTokens("The blue kettle costs $1,299.00 at Argos", "Find the price of the blue kettle")).toEqual({
+      words: ["costs", "argos"],
+      numbers: ["1299"],
+    });
     expect(normaliseNumber("1,299.00")).toBe("1299");
     expect(normaliseNumber("12,000")).toBe("12000");
   });
 
   it("passes when a key token is on a page (numbers compare as numbers)", () => {
-    expect(evaluateAnswerGrounded(shop("It costs 1299", ["Blue kettle £1,299.00", "Add to cart"]))).toMatchObject({ verdict: "success", facts: { matchedToken: "1299", matchedStep: 0 } });
+    expect(evaluateAnswerGrounded(shop("It costs 1299", ["Blue kettle £1,299.00", "Add to cart"]))).toMatchObject({
+      verdict: "success",
+      facts: { matchedToken: "1299", matchedStep: 0 },
+    });
     expect(evaluateAnswerGrounded(shop("Sold by Argos", ["Seller: ARGOS Ltd"])).verdict).toBe("success");
   });
 
@@ -203,8 +225,16 @@ describe("heuristic: answer grounded", () => {
 describe("heuristic: no answer / step limit", () => {
   const two = [step(0, click("1")), step(1, click("2"))];
   it("fires on the last step at the step limit or without an answer", () => {
-    expect(evaluateNoAnswer(traj(two, { outcome: "step_limit", finalAnswer: null }))).toMatchObject({ verdict: "failure", step: 1, reason: "Stopped by the step limit at step 2." });
-    expect(evaluateNoAnswer(traj(two, { outcome: "error", finalAnswer: "  " }))).toMatchObject({ verdict: "failure", step: 1, facts: { outcome: "error", answered: false } });
+    expect(evaluateNoAnswer(traj(two, { outcome: "step_limit", finalAnswer: null }))).toMatchObject({
+      verdict: "failure",
+      step: 1,
+      reason: "Stopped by the step limit at step 2.",
+    });
+    expect(evaluateNoAnswer(traj(two, { outcome: "error", finalAnswer: "  " }))).toMatchObject({
+      verdict: "failure",
+      step: 1,
+      facts: { outcome: "error", answered: false },
+    });
     expect(evaluateNoAnswer(traj([], { outcome: "unknown", finalAnswer: null }))).toMatchObject({ verdict: "failure", step: null });
   });
 

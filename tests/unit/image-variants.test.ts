@@ -29,11 +29,11 @@ describe("parseVariantRequest", () => {
   });
 
   it.each([
-    ["w=abc", "w must be a positive integer width in pixels, got \"abc\""],
-    ["w=0", "w must be a positive integer width in pixels, got \"0\""],
-    ["w=-5", "w must be a positive integer width in pixels, got \"-5\""],
-    ["f=png", "f must be one of webp, avif, got \"png\""],
-    ["w=100&f=../../etc", "f must be one of webp, avif, got \"../../etc\""],
+    ["w=abc", 'w must be a positive integer width in pixels, got "abc"'],
+    ["w=0", 'w must be a positive integer width in pixels, got "0"'],
+    ["w=-5", 'w must be a positive integer width in pixels, got "-5"'],
+    ["f=png", 'f must be one of webp, avif, got "png"'],
+    ["w=100&f=../../etc", 'f must be one of webp, avif, got "../../etc"'],
   ])("rejects %j", (q, error) => {
     expect(p(q)).toEqual({ ok: false, error });
   });

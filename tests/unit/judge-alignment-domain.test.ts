@@ -130,10 +130,15 @@ describe("prompt versions", () => {
   });
 
   it("replaces the criteria with the rubric and puts the examples right after them", () => {
-    const v = applyPromptVersion(system, { rubric: "An estimate ('about', 'around') is not an answer.\n- Prices must be shown on a page.", examples: [example] });
+    const v = applyPromptVersion(system, {
+      rubric: "An estimate ('about', 'around') is not an answer.\n- Prices must be shown on a page.",
+      examples: [example],
+    });
     expect(v).not.toContain("The screenshots are your evidence");
     expect(v).toContain("- An estimate ('about', 'around') is not an answer.\n- Prices must be shown on a page.\n\nExamples people judged.");
-    expect(v).toContain("<example>\nTask: Find the price of the red kettle\nFinal answer reported by the agent: About $20\nHuman verdict: FAILURE\nWhy: The answer is a guess: no page shows the price\n</example>");
+    expect(v).toContain(
+      "<example>\nTask: Find the price of the red kettle\nFinal answer reported by the agent: About $20\nHuman verdict: FAILURE\nWhy: The answer is a guess: no page shows the price\n</example>",
+    );
     // The answer format stays at the end.
     expect(v.trimEnd().endsWith("The verdict line comes last and holds exactly one of the two words.")).toBe(true);
     // No rubric: the protocol's criteria stay; no examples: the prompt is unchanged.
@@ -187,7 +192,10 @@ describe("the leakage guard", () => {
     // " abcd " has the trigrams " ab", "abc", "bcd", "cd "; " abce " shares the first two of its four: 2·2 / 8.
     expect(intentSimilarity("ABCD", "abce")).toBe(0.5);
     expect(intentSimilarity("Add a red kettle!", "add a red kettle")).toBe(1);
-    const reworded = intentSimilarity("Find a recipe for vegetarian lasagna with more than 100 reviews", "Find a recipe for vegetarian lasagna with over 100 reviews");
+    const reworded = intentSimilarity(
+      "Find a recipe for vegetarian lasagna with more than 100 reviews",
+      "Find a recipe for vegetarian lasagna with over 100 reviews",
+    );
     const otherDish = intentSimilarity("Find a recipe for vegetarian lasagna with over 100 reviews", "Find a recipe for chocolate cake with over 100 reviews");
     expect(reworded).toBeGreaterThanOrEqual(NEAR_DUPLICATE_SIMILARITY);
     expect(otherDish).toBeLessThan(NEAR_DUPLICATE_SIMILARITY);
@@ -214,23 +222,37 @@ describe("the leakage guard", () => {
       [4, "near-duplicate task", "Allrecipes--4"],
     ]);
     expect(describeLeak(leaks[1]!)).toBe('example trajectory 3 (task "Amazon--7"): its task "Amazon--7" is in the held-out part (trajectory 2)');
-    expect(describeLeak(leaks[2]!)).toMatch(/^example trajectory 4 \(task "Allrecipes--9"\): its intent is a near-duplicate \(similarity 0\.86 ≥ 0\.8\) of held-out task "Allrecipes--4" \(trajectory 1\)/);
+    expect(describeLeak(leaks[2]!)).toMatch(
+      /^example trajectory 4 \(task "Allrecipes--9"\): its intent is a near-duplicate \(similarity 0\.86 ≥ 0\.8\) of held-out task "Allrecipes--4" \(trajectory 1\)/,
+    );
   });
 });
 
 describe("the judge model's rubric suggestion", () => {
   it("shows the criteria and every disagreement with people's notes", () => {
     const m = rubricSuggestionMessages("- Believe the screenshots.", [
-      { trajectoryId: 1, taskId: 1, taskExternalId: "t1", intent: "Find the kettle price", finalAnswer: "about $20", humanVerdict: "failure", humanNotes: ["a guess"], judgeVerdict: "success", judgeRationale: "It answered." },
+      {
+        trajectoryId: 1,
+        taskId: 1,
+        taskExternalId: "t1",
+        intent: "Find the kettle price",
+        finalAnswer: "about $20",
+        humanVerdict: "failure",
+        humanNotes: ["a guess"],
+        judgeVerdict: "success",
+        judgeRationale: "It answered.",
+      },
     ]);
     expect(m.system).toContain('Answer with a line "Revised criteria:"');
     expect(m.user).toContain("The judge's current criteria:\n- Believe the screenshots.");
-    expect(m.user).toContain("Case 1\nTask: Find the kettle price\nFinal answer reported by the agent: about $20\nThe judge said: SUCCESS because: It answered.\nPeople said: FAILURE\nPeople's notes: a guess");
+    expect(m.user).toContain(
+      "Case 1\nTask: Find the kettle price\nFinal answer reported by the agent: about $20\nThe judge said: SUCCESS because: It answered.\nPeople said: FAILURE\nPeople's notes: a guess",
+    );
   });
 
   it("reads the criteria after the marker, keeps an unmarked reply whole with a warning, refuses an empty one", () => {
     expect(parseRubricSuggestion("Thinking...\nRevised criteria:\n- One\n- Two\n")).toEqual({ rubric: "- One\n- Two", warning: null });
-    expect(parseRubricSuggestion("- Only this")).toMatchObject({ rubric: "- Only this", warning: expect.stringContaining("no \"Revised criteria:\" line") });
+    expect(parseRubricSuggestion("- Only this")).toMatchObject({ rubric: "- Only this", warning: expect.stringContaining('no "Revised criteria:" line') });
     expect(() => parseRubricSuggestion("  ")).toThrow(/empty/);
     expect(() => parseRubricSuggestion("Revised criteria:")).toThrow(/no criteria after it/);
   });

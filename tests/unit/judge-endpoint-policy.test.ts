@@ -28,7 +28,9 @@ describe("judge key sources", () => {
     }
     const r = judgeKeyEnvSchema.safeParse("VERDICT_DB");
     expect(r.success).toBe(false);
-    expect(r.error!.issues[0]!.message).toMatch(/apiKeyEnv "VERDICT_DB" is not an allowed key source: use VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or .*VERDICT_JUDGE_KEY_<SUFFIX>/);
+    expect(r.error!.issues[0]!.message).toMatch(
+      /apiKeyEnv "VERDICT_DB" is not an allowed key source: use VERDICT_JUDGE_API_KEY, OPENAI_API_KEY or .*VERDICT_JUDGE_KEY_<SUFFIX>/,
+    );
   });
 });
 
@@ -36,7 +38,9 @@ describe("judge endpoint host policy", () => {
   it("allows api.openai.com and the host of VERDICT_JUDGE_BASE_URL by default, and nothing else", () => {
     expect(refusal("https://api.openai.com/v1")).toBeNull();
     expect(refusal("https://judge.example.org/v1", { defaultBaseUrl: "https://judge.example.org/openai/v1" })).toBeNull();
-    expect(refusal("https://evil.example.net/v1")).toMatch(/^judge endpoint host evil\.example\.net is not on the admins' allowlist \(api\.openai\.com\); an admin can add it to VERDICT_JUDGE_ALLOWED_HOSTS$/);
+    expect(refusal("https://evil.example.net/v1")).toMatch(
+      /^judge endpoint host evil\.example\.net is not on the admins' allowlist \(api\.openai\.com\); an admin can add it to VERDICT_JUDGE_ALLOWED_HOSTS$/,
+    );
     // Exact host names: a look-alike or a subdomain is another host.
     expect(refusal("https://api.openai.com.evil.net/v1")).not.toBeNull();
     expect(refusal("https://x.api.openai.com/v1")).not.toBeNull();
@@ -52,7 +56,9 @@ describe("judge endpoint host policy", () => {
       'VERDICT_JUDGE_ALLOWED_HOSTS entry "*.wild.example" is not a host or host:port',
       'VERDICT_JUDGE_ALLOWED_HOSTS entry "bad host" is not a host or host:port',
     ]);
-    expect(judgeHostPolicy({ allowLoopback: "maybe" }).problems).toEqual(['VERDICT_JUDGE_ALLOW_LOOPBACK: "maybe" is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434']);
+    expect(judgeHostPolicy({ allowLoopback: "maybe" }).problems).toEqual([
+      'VERDICT_JUDGE_ALLOW_LOOPBACK: "maybe" is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434',
+    ]);
   });
 
   it("adds what admins saved through the admin API to the environment's settings", () => {
@@ -71,7 +77,9 @@ describe("judge endpoint host policy", () => {
   it("refuses loopback unless an admin listed the local server's port or host", () => {
     for (const url of ["http://127.0.0.1:9998/v1", "http://localhost:11434/v1", "http://[::1]:8000/v1", "http://127.9.9.9/v1"]) {
       const port = new URL(url).port || "80";
-      expect(refusal(url)).toMatch(/is a loopback address on a port an admin has not allowed; an admin lists the local judge servers' ports in VERDICT_JUDGE_ALLOW_LOOPBACK/);
+      expect(refusal(url)).toMatch(
+        /is a loopback address on a port an admin has not allowed; an admin lists the local judge servers' ports in VERDICT_JUDGE_ALLOW_LOOPBACK/,
+      );
       expect(refusal(url, { allowLoopback: `${port}, 1234` })).toBeNull();
       // Security review 2, N7: a port list, so the other ports of the machine (the web app, other services) stay closed.
       expect(refusal(url, { allowLoopback: "3300" })).toMatch(/loopback address on a port an admin has not allowed/);
@@ -82,7 +90,13 @@ describe("judge endpoint host policy", () => {
   });
 
   it("refuses private, link-local and metadata addresses unless listed, even when loopback is allowed", () => {
-    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://10.0.0.5:8000/v1", "http://[fd00:ec2::254]/", "http://192.168.1.20/v1", "http://[::ffff:169.254.169.254]/"]) {
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://10.0.0.5:8000/v1",
+      "http://[fd00:ec2::254]/",
+      "http://192.168.1.20/v1",
+      "http://[::ffff:169.254.169.254]/",
+    ]) {
       expect(refusal(url, { allowLoopback: "80, 8000" })).toMatch(/is a (private or link-local address; only an admin can allow it|cloud metadata service)/);
     }
     expect(refusal("http://10.0.0.5:8000/v1", { allowedHosts: "10.0.0.5:8000" })).toBeNull();
@@ -97,7 +111,13 @@ describe("judge endpoint host policy", () => {
   });
 
   it("never allows a cloud metadata service, even when an admin lists it", () => {
-    for (const url of ["http://169.254.169.254/latest/", "http://[fd00:ec2::254]/", "http://100.100.100.200/", "http://[::ffff:a9fe:a9fe]/", "http://[64:ff9b::6464:64c8]/"]) {
+    for (const url of [
+      "http://169.254.169.254/latest/",
+      "http://[fd00:ec2::254]/",
+      "http://100.100.100.200/",
+      "http://[::ffff:a9fe:a9fe]/",
+      "http://[64:ff9b::6464:64c8]/",
+    ]) {
       const host = new URL(url).host;
       expect(refusal(url, { allowedHosts: host }), url).toMatch(/is a cloud metadata service/);
     }
@@ -111,7 +131,9 @@ describe("judge endpoint host policy", () => {
   it("checks resolved addresses: public only for default hosts, loopback when allowed, anything for hosts an admin listed", () => {
     const openai = new URL("https://api.openai.com/v1");
     expect(resolvedAddressRefusal(openai, ["162.159.140.245", "2606:4700::6812:1"], policyOf({}))).toBeNull();
-    expect(resolvedAddressRefusal(openai, ["162.159.140.245", "127.0.0.1"], policyOf({}))).toMatch(/resolves to a loopback address, which an admin has not allowed/);
+    expect(resolvedAddressRefusal(openai, ["162.159.140.245", "127.0.0.1"], policyOf({}))).toMatch(
+      /resolves to a loopback address, which an admin has not allowed/,
+    );
     expect(resolvedAddressRefusal(openai, ["169.254.169.254"], policyOf({ allowLoopback: "443" }))).toMatch(/resolves to a cloud metadata service/);
     expect(resolvedAddressRefusal(openai, ["10.9.9.9"], policyOf({ allowLoopback: "443" }))).toMatch(/private, link-local or reserved address/);
     expect(resolvedAddressRefusal(openai, ["::1"], policyOf({ allowLoopback: "443" }))).toBeNull();
@@ -129,14 +151,22 @@ describe("judge endpoint host policy", () => {
 });
 
 describe("review 2, N7: each key goes only to the endpoint an admin bound it to", () => {
-  const env = { VERDICT_JUDGE_BASE_URL: "http://vllm.lab:8000/v1", VERDICT_JUDGE_KEY_PROD: "k", VERDICT_JUDGE_KEY_PROD_URL: "https://gateway.lab/anthropic/v1" };
+  const env = {
+    VERDICT_JUDGE_BASE_URL: "http://vllm.lab:8000/v1",
+    VERDICT_JUDGE_KEY_PROD: "k",
+    VERDICT_JUDGE_KEY_PROD_URL: "https://gateway.lab/anthropic/v1",
+  };
   it("reads the binding of each key source", () => {
     expect(keyDestination("OPENAI_API_KEY", env)).toEqual({ url: "https://api.openai.com/v1" });
     expect(keyDestination("VERDICT_JUDGE_API_KEY", env)).toEqual({ url: "http://vllm.lab:8000/v1" });
     expect(keyDestination("VERDICT_JUDGE_API_KEY", {})).toEqual({ url: "https://api.openai.com/v1" });
     expect(keyDestination("VERDICT_JUDGE_KEY_PROD", env)).toEqual({ url: "https://gateway.lab/anthropic/v1" });
-    expect(keyDestination("VERDICT_JUDGE_KEY_TEAM", env)).toEqual({ problem: "VERDICT_JUDGE_KEY_TEAM is sent only to the endpoint an admin declares for it in VERDICT_JUDGE_KEY_TEAM_URL, which is not set" });
-    expect(keyDestination("VERDICT_JUDGE_KEY_X", { VERDICT_JUDGE_KEY_X_URL: "file:///etc/passwd" })).toMatchObject({ problem: expect.stringMatching(/is not an http\(s\) URL/) });
+    expect(keyDestination("VERDICT_JUDGE_KEY_TEAM", env)).toEqual({
+      problem: "VERDICT_JUDGE_KEY_TEAM is sent only to the endpoint an admin declares for it in VERDICT_JUDGE_KEY_TEAM_URL, which is not set",
+    });
+    expect(keyDestination("VERDICT_JUDGE_KEY_X", { VERDICT_JUDGE_KEY_X_URL: "file:///etc/passwd" })).toMatchObject({
+      problem: expect.stringMatching(/is not an http\(s\) URL/),
+    });
     // The URL variable itself is not a key source.
     expect(isAllowedKeyEnv("VERDICT_JUDGE_KEY_PROD_URL")).toBe(false);
   });
@@ -144,7 +174,14 @@ describe("review 2, N7: each key goes only to the endpoint an admin bound it to"
     const bound = "https://gateway.lab/anthropic/v1";
     expect(keyMayGoTo(bound, new URL("https://gateway.lab/anthropic/v1"))).toBe(true);
     expect(keyMayGoTo(bound, new URL("https://GATEWAY.lab:443/anthropic/v1/"))).toBe(true);
-    for (const other of ["http://gateway.lab/anthropic/v1", "https://gateway.lab:8443/anthropic/v1", "https://gateway.lab/other/v1", "https://gateway.lab/anthropic", "https://gateway.lab.evil/anthropic/v1", "http://127.0.0.1:9998/v1"]) {
+    for (const other of [
+      "http://gateway.lab/anthropic/v1",
+      "https://gateway.lab:8443/anthropic/v1",
+      "https://gateway.lab/other/v1",
+      "https://gateway.lab/anthropic",
+      "https://gateway.lab.evil/anthropic/v1",
+      "http://127.0.0.1:9998/v1",
+    ]) {
       expect(keyMayGoTo(bound, new URL(other)), other).toBe(false);
     }
   });

@@ -3,7 +3,13 @@
  * apart) and judging without the agent's final answer; both change the recorded prompt version.
  */
 import { describe, expect, it } from "vitest";
-import { buildJudgePrompt, effectivePromptVersion, parseEffectivePromptVersion, parseFailureStep, type JudgeInput } from "../../server/domain/evaluation/judge-protocol";
+import {
+  buildJudgePrompt,
+  effectivePromptVersion,
+  parseEffectivePromptVersion,
+  parseFailureStep,
+  type JudgeInput,
+} from "../../server/domain/evaluation/judge-protocol";
 
 const steps = [10, 11, 12, 13];
 const input: JudgeInput = {
@@ -14,16 +20,32 @@ const input: JudgeInput = {
 
 describe("first failing step", () => {
   it("maps the position the prompt gave back to the step's stored index", () => {
-    expect(parseFailureStep("Reasoning: wrong date.\nFirst failing step: 2\nVerdict: FAILURE", "failure", steps)).toEqual({ status: "given", stepIndex: 11, position: 2 });
+    expect(parseFailureStep("Reasoning: wrong date.\nFirst failing step: 2\nVerdict: FAILURE", "failure", steps)).toEqual({
+      status: "given",
+      stepIndex: 11,
+      position: 2,
+    });
     expect(parseFailureStep("**First failing step:** 4.\nVerdict: FAILURE", "failure", steps)).toEqual({ status: "given", stepIndex: 13, position: 4 });
   });
 
   it("keeps a failure without a usable step apart instead of guessing", () => {
-    expect(parseFailureStep("It went wrong at step 2.\nVerdict: FAILURE", "failure", steps)).toMatchObject({ status: "unparseable", problem: expect.stringMatching(/no 'First failing step:' line/) });
-    expect(parseFailureStep("First failing step: 7\nVerdict: FAILURE", "failure", steps)).toMatchObject({ status: "unparseable", problem: expect.stringMatching(/outside 1–4/) });
-    expect(parseFailureStep("First failing step: two\nVerdict: FAILURE", "failure", steps)).toMatchObject({ status: "unparseable", problem: expect.stringMatching(/not a step number/) });
+    expect(parseFailureStep("It went wrong at step 2.\nVerdict: FAILURE", "failure", steps)).toMatchObject({
+      status: "unparseable",
+      problem: expect.stringMatching(/no 'First failing step:' line/),
+    });
+    expect(parseFailureStep("First failing step: 7\nVerdict: FAILURE", "failure", steps)).toMatchObject({
+      status: "unparseable",
+      problem: expect.stringMatching(/outside 1–4/),
+    });
+    expect(parseFailureStep("First failing step: two\nVerdict: FAILURE", "failure", steps)).toMatchObject({
+      status: "unparseable",
+      problem: expect.stringMatching(/not a step number/),
+    });
     expect(parseFailureStep("First failing step: 0\nVerdict: FAILURE", "failure", steps)).toMatchObject({ status: "unparseable" });
-    expect(parseFailureStep("First failing step: 1\nFirst failing step: 3\nVerdict: FAILURE", "failure", steps)).toMatchObject({ status: "unparseable", problem: expect.stringMatching(/conflicting/) });
+    expect(parseFailureStep("First failing step: 1\nFirst failing step: 3\nVerdict: FAILURE", "failure", steps)).toMatchObject({
+      status: "unparseable",
+      problem: expect.stringMatching(/conflicting/),
+    });
   });
 
   it("is not asked of a success", () => {
@@ -55,14 +77,23 @@ describe("judging without the final answer", () => {
       ...input,
       steps: [
         ...input.steps.slice(0, -1),
-        { index: 13, url: null, thought: null, actionRaw: "ANSWER; The cheapest flight costs $99", action: { type: "answer", value: "The cheapest flight costs $99" }, hasScreenshot: true },
+        {
+          index: 13,
+          url: null,
+          thought: null,
+          actionRaw: "ANSWER; The cheapest flight costs $99",
+          action: { type: "answer", value: "The cheapest flight costs $99" },
+          hasScreenshot: true,
+        },
       ],
     };
     const head = (p: ReturnType<typeof buildJudgePrompt>) => (p.parts[0] as { text: string }).text;
     const without = head(buildJudgePrompt(answered, 2, { includeActionHistory: true, includeThoughts: false, withoutFinalAnswer: true }));
     expect(without).not.toContain("$99");
     expect(without).toContain("Step 4: ANSWER (not shown)");
-    expect(head(buildJudgePrompt(answered, 2, { includeActionHistory: true, includeThoughts: false }))).toContain("Step 4: ANSWER; The cheapest flight costs $99");
+    expect(head(buildJudgePrompt(answered, 2, { includeActionHistory: true, includeThoughts: false }))).toContain(
+      "Step 4: ANSWER; The cheapest flight costs $99",
+    );
   });
 });
 
@@ -70,7 +101,12 @@ describe("effective prompt version", () => {
   it("adds a suffix per prompt-changing option and reads it back", () => {
     expect(effectivePromptVersion("verdict-judge-v1", {})).toBe("verdict-judge-v1");
     expect(effectivePromptVersion("verdict-judge-v1", { askFirstFailingStep: true, withoutFinalAnswer: true })).toBe("verdict-judge-v1+first-step+no-answer");
-    expect(parseEffectivePromptVersion("verdict-judge-v1+no-answer")).toEqual({ version: "verdict-judge-v1", askFirstFailingStep: false, withoutFinalAnswer: true, askCitations: false });
+    expect(parseEffectivePromptVersion("verdict-judge-v1+no-answer")).toEqual({
+      version: "verdict-judge-v1",
+      askFirstFailingStep: false,
+      withoutFinalAnswer: true,
+      askCitations: false,
+    });
     expect(parseEffectivePromptVersion("v1+other")).toBeNull();
   });
 });

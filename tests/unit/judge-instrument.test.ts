@@ -5,7 +5,14 @@
  * ties, competition ranks, and calibration (reliability bins, ECE, Brier) of a vote-share confidence.
  */
 import { describe, expect, it } from "vitest";
-import { CalibrationCounter, clusteredErrorRates, competitionRanks, kendallTauB, TASK_SLOTS, voteShare } from "../../server/domain/analytics/evaluator-measures";
+import {
+  CalibrationCounter,
+  clusteredErrorRates,
+  competitionRanks,
+  kendallTauB,
+  TASK_SLOTS,
+  voteShare,
+} from "../../server/domain/analytics/evaluator-measures";
 
 function tasks(...rows: [number, number, number, number][]): Float64Array {
   return Float64Array.from(rows.flat());
@@ -92,7 +99,10 @@ describe("error rates with a bootstrap over tasks", () => {
   it("with a memo, gives back an earlier result for the same input and draws again only for a changed one, equal to a fresh run", () => {
     const store = new Map<string, ReturnType<typeof clusteredErrorRates>>();
     let hits = 0;
-    const memo = { get: (k: string) => (store.has(k) ? (hits++, store.get(k)) : undefined), set: (k: string, v: ReturnType<typeof clusteredErrorRates>) => void store.set(k, v) };
+    const memo = {
+      get: (k: string) => (store.has(k) ? (hits++, store.get(k)) : undefined),
+      set: (k: string, v: ReturnType<typeof clusteredErrorRates>) => void store.set(k, v),
+    };
     const data = tasks([3, 1, 2, 4], [1, 0, 0, 5], [2, 2, 1, 1], [0, 1, 3, 0], [4, 0, 0, 2]);
     const settings = { replicates: 400, seed: 5 };
     const first = clusteredErrorRates(data, settings, memo);

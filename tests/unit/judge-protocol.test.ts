@@ -46,7 +46,10 @@ describe("buildJudgePrompt", () => {
       { type: "image", stepIndex: 12 },
       { type: "image", stepIndex: 13 },
     ]);
-    const text = p.parts.filter((x) => x.type === "text").map((x) => (x as { text: string }).text).join("\n");
+    const text = p.parts
+      .filter((x) => x.type === "text")
+      .map((x) => (x as { text: string }).text)
+      .join("\n");
     expect(text).toMatch(/^Task: Find the cheapest kettle\n\nFinal answer reported by the agent: \$19/);
     expect(text).toContain("Screenshots of the last 2 steps (of 4), oldest first:");
     expect(text).toContain("Step 3 of 4 (page: https://s.test/2):");

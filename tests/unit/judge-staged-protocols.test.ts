@@ -16,7 +16,14 @@ import {
 const input: JudgeInput = {
   intent: "Find a hotel in Lyon under $100",
   finalAnswer: "Hotel Rhône",
-  steps: [0, 1, 2].map((i) => ({ index: i * 2, url: `https://x.test/${i}`, thought: null, actionRaw: i === 2 ? "ANSWER; Hotel Rhône" : `Click [${i}]`, action: { type: i === 2 ? "answer" : "click" } as never, hasScreenshot: i !== 1 })),
+  steps: [0, 1, 2].map((i) => ({
+    index: i * 2,
+    url: `https://x.test/${i}`,
+    thought: null,
+    actionRaw: i === 2 ? "ANSWER; Hotel Rhône" : `Click [${i}]`,
+    action: { type: i === 2 ? "answer" : "click" } as never,
+    hasScreenshot: i !== 1,
+  })),
 };
 
 describe("protocols", () => {
@@ -128,13 +135,21 @@ describe("the outcome call", () => {
     const prompt = buildRubricOutcomePrompt(input, criteria, 1, {});
     expect((prompt.parts[0] as { text: string }).text).toContain("Criteria:\n1. [outcome] in Lyon\n2. [process] no repeats");
     expect(prompt.stepIndices).toEqual([4]);
-    const r = parseRubricOutcome("Reasoning: x\nCriterion 1: FAIL\nCriterion 2: PASS\nProcess: PASS\nFailure cause: UNCONTROLLABLE\nVerdict: FAILURE", criteria);
+    const r = parseRubricOutcome(
+      "Reasoning: x\nCriterion 1: FAIL\nCriterion 2: PASS\nProcess: PASS\nFailure cause: UNCONTROLLABLE\nVerdict: FAILURE",
+      criteria,
+    );
     expect(r).toMatchObject({ verdict: "failure", process: "met", failureCause: "uncontrollable", problems: [] });
     expect(r.criteria.map((c) => [c.kind, c.result])).toEqual([
       ["outcome", "not_met"],
       ["process", "met"],
     ]);
-    expect(parseRubricOutcome("Verdict: SUCCESS", criteria).problems).toEqual(["no grade for criterion 1", "no grade for criterion 2", "no 'Process:' line", "no 'Failure cause:' line"]);
+    expect(parseRubricOutcome("Verdict: SUCCESS", criteria).problems).toEqual([
+      "no grade for criterion 1",
+      "no grade for criterion 2",
+      "no 'Process:' line",
+      "no 'Failure cause:' line",
+    ]);
   });
 });
 
@@ -145,7 +160,11 @@ describe("citations", () => {
     { index: 2, sent: null, stored: null },
   ];
   it("reads steps, optional boxes and notes from Evidence lines", () => {
-    expect(parseCitations("Reasoning: x\nEvidence: step 2 [10, 20, 110, 60] — the price\n**Evidence:** Step 1 — search\nEvidence: the end\nEvidence: step 2 [1, 2] — half a box")).toEqual([
+    expect(
+      parseCitations(
+        "Reasoning: x\nEvidence: step 2 [10, 20, 110, 60] — the price\n**Evidence:** Step 1 — search\nEvidence: the end\nEvidence: step 2 [1, 2] — half a box",
+      ),
+    ).toEqual([
       { position: 1, stepNumber: 2, box: [10, 20, 110, 60], note: "the price", problem: null },
       { position: 2, stepNumber: 1, box: null, note: "search", problem: null },
       { position: 3, stepNumber: null, box: null, note: "the end", problem: "no step number" },
@@ -154,7 +173,12 @@ describe("citations", () => {
   });
 
   it("flags steps that do not exist and boxes that cannot be checked; scales good boxes to the stored screenshot", () => {
-    const checked = checkCitations(parseCitations("Evidence: step 2 [10, 20, 110, 60]\nEvidence: step 4\nEvidence: step 0\nEvidence: step 2 [600, 0, 700, 10]\nEvidence: step 1 [0, 0, 5, 5]\nEvidence: step 2 [50, 50, 40, 60]"), steps);
+    const checked = checkCitations(
+      parseCitations(
+        "Evidence: step 2 [10, 20, 110, 60]\nEvidence: step 4\nEvidence: step 0\nEvidence: step 2 [600, 0, 700, 10]\nEvidence: step 1 [0, 0, 5, 5]\nEvidence: step 2 [50, 50, 40, 60]",
+      ),
+      steps,
+    );
     expect(checked.map((c) => [c.stepIndex, c.storedBox, c.problem])).toEqual([
       [1, [20, 40, 220, 120], null],
       [null, null, "step 4 does not exist (the trajectory has 3 steps)"],

@@ -39,7 +39,9 @@ describe("errors shown in the judge forms", () => {
   });
 
   it("keeps a service's own refusal as worded", () => {
-    const e = Object.assign(new Error('judge configuration field "baseUrl": judge endpoint 10.0.0.1 is a private or link-local address'), { data: { zodError: null } });
+    const e = Object.assign(new Error('judge configuration field "baseUrl": judge endpoint 10.0.0.1 is a private or link-local address'), {
+      data: { zodError: null },
+    });
     expect(errorText(e)).toBe('judge configuration field "baseUrl": judge endpoint 10.0.0.1 is a private or link-local address');
   });
 });

@@ -6,7 +6,16 @@
  */
 import { describe, expect, it } from "vitest";
 import { compareOnItems, judgeOnItems } from "../../server/domain/evaluation/judge-comparison";
-import { kappaChangeNote, kappaChangeText, kappaText, rateText, stressFlipChart, stressKappaChart, versionSummary, type StressReport } from "../../app/(evaluation)/judges/_lib/improvement";
+import {
+  kappaChangeNote,
+  kappaChangeText,
+  kappaText,
+  rateText,
+  stressFlipChart,
+  stressKappaChart,
+  versionSummary,
+  type StressReport,
+} from "../../app/(evaluation)/judges/_lib/improvement";
 
 const human = ["success", "success", "success", "success", "success", "success", "failure", "failure", "failure", "failure"] as const;
 const before = ["success", "success", "success", "success", "failure", "failure", "success", "success", "failure", "failure"];
@@ -18,7 +27,17 @@ function report(): StressReport {
   const { flips, ...comparison } = compareOnItems(items.map((it, i) => ({ ...it, a: before[i]!, b: "failure" })));
   return {
     base: { variant: "", promptVersion: "v1", measures: base },
-    perturbations: [{ perturbation: "no-answer", label: "final answer removed", variant: "no-answer", promptVersion: "v1+no-answer", measures: after, comparison, flipped: flips.map(() => ({})) }],
+    perturbations: [
+      {
+        perturbation: "no-answer",
+        label: "final answer removed",
+        variant: "no-answer",
+        promptVersion: "v1+no-answer",
+        measures: after,
+        comparison,
+        flipped: flips.map(() => ({})),
+      },
+    ],
   } as unknown as StressReport;
 }
 

@@ -23,7 +23,11 @@ describe("labelFileKind", () => {
     ["gzip", bytes(0x1f, 0x8b, 0x08), /gzip-compressed/],
     ["a PNG", bytes(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a), /an image/],
     ["UTF-16 text", bytes(0xff, 0xfe, 0x61, 0x00), /UTF-16 text/],
-    ["an ODS", new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new TextEncoder().encode("mimetypeapplication/vnd.oasis.opendocument.spreadsheet")]), /OpenDocument spreadsheet \(\.ods\)/],
+    [
+      "an ODS",
+      new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new TextEncoder().encode("mimetypeapplication/vnd.oasis.opendocument.spreadsheet")]),
+      /OpenDocument spreadsheet \(\.ods\)/,
+    ],
     ["another zip", new Uint8Array([0x50, 0x4b, 0x03, 0x04, ...new TextEncoder().encode("labels.csv")]), /a zip archive/],
     ["binary", new Uint8Array([0x01, 0x00, 0x02, 0x00]), /a binary file/],
   ])("names %s and what to do instead", (_, b, type) => {
@@ -59,23 +63,49 @@ describe("readWorkbookTable", () => {
 
   it("wants --sheet when several sheets hold data, and names them when the one asked for is not there", async () => {
     const b = await workbook((wb) => {
-      wb.addWorksheet("Round 1").addRows([["t", "v"], ["a", "1"]]);
-      wb.addWorksheet("Round 2").addRows([["t", "v"], ["a", "0"], ["b", "1"]]);
+      wb.addWorksheet("Round 1").addRows([
+        ["t", "v"],
+        ["a", "1"],
+      ]);
+      wb.addWorksheet("Round 2").addRows([
+        ["t", "v"],
+        ["a", "0"],
+        ["b", "1"],
+      ]);
     });
-    await expect(readWorkbookTable(b, "s.xlsx")).rejects.toThrow(`s.xlsx: the workbook has 2 sheets with data ("Round 1" (2 rows), "Round 2" (3 rows)); choose one with --sheet`);
-    expect((await readWorkbookTable(b, "s.xlsx", "Round 2")).rows).toEqual([["a", "0"], ["b", "1"]]);
+    await expect(readWorkbookTable(b, "s.xlsx")).rejects.toThrow(
+      `s.xlsx: the workbook has 2 sheets with data ("Round 1" (2 rows), "Round 2" (3 rows)); choose one with --sheet`,
+    );
+    expect((await readWorkbookTable(b, "s.xlsx", "Round 2")).rows).toEqual([
+      ["a", "0"],
+      ["b", "1"],
+    ]);
     expect((await readWorkbookTable(b, "s.xlsx", "round 1")).sheet).toBe("Round 1");
     expect((await readWorkbookTable(b, "s.xlsx", "2")).sheet).toBe("Round 2");
-    await expect(readWorkbookTable(b, "s.xlsx", "Round 3")).rejects.toThrow(`s.xlsx: no sheet "Round 3"; the workbook has "Round 1" (2 rows), "Round 2" (3 rows)`);
+    await expect(readWorkbookTable(b, "s.xlsx", "Round 3")).rejects.toThrow(
+      `s.xlsx: no sheet "Round 3"; the workbook has "Round 1" (2 rows), "Round 2" (3 rows)`,
+    );
   });
 
   it.each([
-    ["a formula without a saved value", (wb: ExcelJS.Workbook) => {
-      const ws = wb.addWorksheet("S");
-      ws.addRow(["t", "v"]);
-      ws.addRow(["a", { formula: "1+1" }]);
-    }, /s\.xlsx, sheet "S", cell B2 holds a formula with no saved value/],
-    ["a header naming a column twice", (wb: ExcelJS.Workbook) => wb.addWorksheet("S").addRows([["t", "v", "t"], ["a", "1", "b"]]), /the header names "t" twice \(columns A and C\)/],
+    [
+      "a formula without a saved value",
+      (wb: ExcelJS.Workbook) => {
+        const ws = wb.addWorksheet("S");
+        ws.addRow(["t", "v"]);
+        ws.addRow(["a", { formula: "1+1" }]);
+      },
+      /s\.xlsx, sheet "S", cell B2 holds a formula with no saved value/,
+    ],
+    [
+      "a header naming a column twice",
+      (wb: ExcelJS.Workbook) =>
+        wb.addWorksheet("S").addRows([
+          ["t", "v", "t"],
+          ["a", "1", "b"],
+        ]),
+      /the header names "t" twice \(columns A and C\)/,
+    ],
     ["an empty workbook", (wb: ExcelJS.Workbook) => wb.addWorksheet("S"), /every sheet is empty/],
   ])("refuses %s, naming where", async (_, build, message) => {
     const b = await workbook(build);

@@ -9,7 +9,11 @@ describe("scaleFactors", () => {
   it.each([
     [natural, half, { x: 0.5, y: 0.5 }],
     [natural, { width: 1000, height: 800 }, { x: 1, y: 1 }],
-    [{ width: 1024, height: 768 }, { width: 2048, height: 1536 }, { x: 2, y: 2 }],
+    [
+      { width: 1024, height: 768 },
+      { width: 2048, height: 1536 },
+      { x: 2, y: 2 },
+    ],
     // Non-uniform display (a stretched image) still maps each axis independently.
     [natural, { width: 250, height: 800 }, { x: 0.25, y: 1 }],
     [{ width: 0, height: 800 }, half, { x: 0, y: 0 }],
@@ -85,9 +89,7 @@ describe("layoutOverlay: boxes and target", () => {
   });
 
   it("names the label and the element count in the grounding message", () => {
-    expect(lay({ type: "type", target: "9", value: "x" }).grounding?.message).toBe(
-      "Target [9] is not among the 4 elements recorded for this step",
-    );
+    expect(lay({ type: "type", target: "9", value: "x" }).grounding?.message).toBe("Target [9] is not among the 4 elements recorded for this step");
   });
 });
 
@@ -99,9 +101,7 @@ describe("layoutOverlay: action marks", () => {
   });
 
   it("coordinate click: crosshair at the scaled point, no box", () => {
-    expect(lay({ type: "click", coords: [400, 300] }, null).marks).toEqual([
-      { kind: "click", point: { x: 200, y: 150 }, rect: null, variant: "click" },
-    ]);
+    expect(lay({ type: "click", coords: [400, 300] }, null).marks).toEqual([{ kind: "click", point: { x: 200, y: 150 }, rect: null, variant: "click" }]);
   });
 
   it("click whose target has no box and no coordinates: a badge naming the mark", () => {
@@ -125,9 +125,7 @@ describe("layoutOverlay: action marks", () => {
   });
 
   it("window scroll points from the centre of the image", () => {
-    expect(lay({ type: "scroll", direction: "up" }).marks).toEqual([
-      { kind: "scroll", direction: "up", anchor: { x: 250, y: 200 }, rect: null },
-    ]);
+    expect(lay({ type: "scroll", direction: "up" }).marks).toEqual([{ kind: "scroll", direction: "up", anchor: { x: 250, y: 200 }, rect: null }]);
   });
 
   it("a scroll with a recorded delta draws an arrow as long as the delta at display scale, from its point", () => {
@@ -168,9 +166,7 @@ describe("layoutOverlay: action marks", () => {
 
   it("answer and infeasible report become an answer banner", () => {
     expect(lay({ type: "answer", value: "6 out of 6" }).marks).toEqual([{ kind: "answer", text: "6 out of 6", infeasible: false }]);
-    expect(lay({ type: "report_infeasible", value: "no such item" }).marks).toEqual([
-      { kind: "answer", text: "no such item", infeasible: true },
-    ]);
+    expect(lay({ type: "report_infeasible", value: "no such item" }).marks).toEqual([{ kind: "answer", text: "no such item", infeasible: true }]);
   });
 
   it("unparsed actions draw nothing", () => {

@@ -60,7 +60,12 @@ describe("the packed step index", () => {
   });
 
   it("round-trips screenshots, sizes, actions, errors and loop marks per step", () => {
-    const actions = [{ type: "click" as const, target: "3" }, { type: "click" as const, target: "3" }, { type: "scroll" as const, direction: "down" as const }, { type: "answer" as const, value: "x" }];
+    const actions = [
+      { type: "click" as const, target: "3" },
+      { type: "click" as const, target: "3" },
+      { type: "scroll" as const, direction: "down" as const },
+      { type: "answer" as const, value: "x" },
+    ];
     const urls = ["https://a.test/", "https://b.test/", "https://a.test/", "https://a.test/"];
     const loops = detectLoops(actions.map((a, i) => ({ action: a, url: urls[i]!, screenshotHash: null })));
     const packed = packStepIndex([

@@ -1,7 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { qaCommandForKey, qaDecisionFor } from "../../server/domain/annotation/qa-keys";
 
-const key = (k: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean; repeat: boolean }> = {}) => ({ key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, repeat: false, ...mods });
+const key = (k: string, mods: Partial<{ ctrlKey: boolean; metaKey: boolean; altKey: boolean; shiftKey: boolean; repeat: boolean }> = {}) => ({
+  key: k,
+  ctrlKey: false,
+  metaKey: false,
+  altKey: false,
+  shiftKey: false,
+  repeat: false,
+  ...mods,
+});
 const opts = { categories: 3, allowNotExecutable: true };
 
 describe("the QA page's keys", () => {

@@ -80,10 +80,12 @@ describe("reveal measures", () => {
     };
     const exact = (stage: "before" | "after") => {
       const values: number[] = [];
-      for (const a of tasks) for (const b of tasks) for (const c of tasks) {
-        const k = kappa([...a[stage], ...b[stage], ...c[stage]]);
-        if (k !== null) values.push(k);
-      }
+      for (const a of tasks)
+        for (const b of tasks)
+          for (const c of tasks) {
+            const k = kappa([...a[stage], ...b[stage], ...c[stage]]);
+            if (k !== null) values.push(k);
+          }
       // Every resample has probability 1/27 > 2.5 %: the 2.5th and 97.5th percentiles are the extremes.
       return [Math.min(...values), Math.max(...values)] as const;
     };
@@ -114,7 +116,10 @@ describe("reveal measures", () => {
 
   it("resamples whole tasks: identical tasks give the same κ in every resample, which is no interval", () => {
     // Each task: one agreeing success pair and one agreeing failure pair blind; the failure flips to success after.
-    const same = ["a", "b", "c"].flatMap((t) => [pair(t, "success", ["success", null], ["success", null]), pair(t, "failure", ["failure", null], ["success", null])]);
+    const same = ["a", "b", "c"].flatMap((t) => [
+      pair(t, "success", ["success", null], ["success", null]),
+      pair(t, "failure", ["failure", null], ["success", null]),
+    ]);
     const r = revealMeasures(same, { replicates: 200 });
     expect(r.kappaBefore.estimate.kappa).toBe(1);
     expect(r.kappaBefore.low).toBeNull();
@@ -122,7 +127,9 @@ describe("reveal measures", () => {
     // After: table [[3,3],[0,0]]: P_o = 1/2, P_e = 1/2, κ = 0 in every resample.
     expect(r.kappaAfter.estimate.kappa).toBe(0);
     expect(r.kappaAfter.low).toBeNull();
-    expect(r.intervalReason).toBe("every resample of the tasks gives the same value for κ before the reveal, κ after the reveal and the change in κ, so these have no interval");
+    expect(r.intervalReason).toBe(
+      "every resample of the tasks gives the same value for κ before the reveal, κ after the reveal and the change in κ, so these have no interval",
+    );
     expect(r.kappaChange.estimate).toBe(-1);
     expect(r.flipAway.successes).toBe(3);
   });

@@ -24,10 +24,16 @@ describe("the campaign Human agreement opens on", () => {
 describe("Compare by URL without URLs", () => {
   const steps = (urls: (string | null)[]): StepSignature[] => urls.map((url, i) => ({ url, action: `click ${i}` }));
   it("is off when no attempt recorded a URL", () => {
-    expect(missingUrls([steps([null, null]), steps([null])])).toEqual({ text: "No URLs were recorded for these attempts: By URL has nothing to align by.", none: true });
+    expect(missingUrls([steps([null, null]), steps([null])])).toEqual({
+      text: "No URLs were recorded for these attempts: By URL has nothing to align by.",
+      none: true,
+    });
   });
   it("names the attempts without URLs when others have some", () => {
-    expect(missingUrls([steps(["https://a.test/"]), steps([null]), steps([null, null])])).toEqual({ text: "Attempts B, C recorded no URLs: By URL aligns only the pages of the others.", none: false });
+    expect(missingUrls([steps(["https://a.test/"]), steps([null]), steps([null, null])])).toEqual({
+      text: "Attempts B, C recorded no URLs: By URL aligns only the pages of the others.",
+      none: false,
+    });
     expect(missingUrls([steps(["https://a.test/"]), steps([null, "https://a.test/x"])])).toBeNull();
   });
 });

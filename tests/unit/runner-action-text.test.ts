@@ -57,7 +57,11 @@ describe("parseLiveAction: both seed grammars and the runner's extensions", () =
 describe("parsePolicyReply", () => {
   it("splits reasoning and action on the last Action: line", () => {
     const r = parsePolicyReply("Reasoning: the search box is [5].\nAction: type [5] [shakshuka]");
-    expect(r).toEqual({ thought: "the search box is [5].", actionRaw: "type [5] [shakshuka]", action: { type: "type", target: "5", value: "shakshuka", submit: true } });
+    expect(r).toEqual({
+      thought: "the search box is [5].",
+      actionRaw: "type [5] [shakshuka]",
+      action: { type: "type", target: "5", value: "shakshuka", submit: true },
+    });
   });
 
   it("accepts WebVoyager's Thought:/Action: and markdown bold labels, and drops commentary after a blank line", () => {

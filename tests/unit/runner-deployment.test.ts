@@ -23,7 +23,14 @@ const profile = deploymentProfileInputSchema.parse({
     {
       placeholder: "__REDDIT__",
       url: "http://10.0.0.5:9999/",
-      login: { kind: "recipe", url: "http://10.0.0.5:9999/login", usernameSelector: "#user", passwordSelector: "#pass", username: "MarvelsGrantMan136", password: "test1234" },
+      login: {
+        kind: "recipe",
+        url: "http://10.0.0.5:9999/login",
+        usernameSelector: "#user",
+        passwordSelector: "#pass",
+        username: "MarvelsGrantMan136",
+        password: "test1234",
+      },
       reset: { url: "http://10.0.0.9:7000/reset/reddit" },
     },
     { placeholder: "__HOMEPAGE__", url: "http://10.0.0.5:4399" },
@@ -48,7 +55,9 @@ describe("deployment profiles", () => {
       name: "meta",
       sites: [{ placeholder: "__REDDIT__", url: "http://10.0.0.5:9999/", reset: { url: "http://169.254.169.254/latest/api/token" } }],
     });
-    expect(deploymentProfileProblems(meta)).toEqual(["sites[0] (__REDDIT__).reset.url: 169.254.169.254 is a cloud metadata service (AWS, GCP, Azure, OpenStack, Oracle, DigitalOcean, Hetzner instance metadata), which runs never reach"]);
+    expect(deploymentProfileProblems(meta)).toEqual([
+      "sites[0] (__REDDIT__).reset.url: 169.254.169.254 is a cloud metadata service (AWS, GCP, Azure, OpenStack, Oracle, DigitalOcean, Hetzner instance metadata), which runs never reach",
+    ]);
   });
 
   it("names the field of a bad entry", () => {
@@ -56,9 +65,18 @@ describe("deployment profiles", () => {
     expect(bad.success).toBe(false);
     expect(JSON.stringify(bad.error!.issues)).toContain("url must be an http(s) URL");
     expect(deploymentProfileInputSchema.safeParse({ name: "x", sites: [{ placeholder: "__BLOG__", url: "http://a" }] }).success).toBe(false);
-    const twice = deploymentProfileInputSchema.parse({ name: "x", sites: [{ placeholder: "__MAP__", url: "http://a" }, { placeholder: "__MAP__", url: "http://b" }] });
+    const twice = deploymentProfileInputSchema.parse({
+      name: "x",
+      sites: [
+        { placeholder: "__MAP__", url: "http://a" },
+        { placeholder: "__MAP__", url: "http://b" },
+      ],
+    });
     expect(deploymentProfileProblems(twice)).toEqual(["sites[1].placeholder: __MAP__ is listed twice"]);
-    const state = deploymentProfileInputSchema.parse({ name: "x", sites: [{ placeholder: "__MAP__", url: "http://a", login: { kind: "storageState", state: "{}" } }] });
+    const state = deploymentProfileInputSchema.parse({
+      name: "x",
+      sites: [{ placeholder: "__MAP__", url: "http://a", login: { kind: "storageState", state: "{}" } }],
+    });
     expect(deploymentProfileProblems(state)).toEqual(['sites[0] (__MAP__).login.state: the "cookies" array is missing']);
   });
 
@@ -78,7 +96,11 @@ describe("a task's config against a profile", () => {
   it("substitutes placeholders in start URLs and eval configs, and names the ones the profile lacks", () => {
     expect(substituteSites("__REDDIT__/f/food", urls)).toEqual({ text: "http://10.0.0.5:9999/f/food", unresolved: [] });
     expect(substituteSites("__SHOPPING__/cart", urls)).toEqual({ text: "__SHOPPING__/cart", unresolved: ["__SHOPPING__"] });
-    const ev = { eval_types: ["url_match"], reference_url: "__REDDIT__/f/food/1 |OR| __REDDIT__/f/food/2", program_html: [{ url: "__REDDIT__/u/x", locator: "" }] };
+    const ev = {
+      eval_types: ["url_match"],
+      reference_url: "__REDDIT__/f/food/1 |OR| __REDDIT__/f/food/2",
+      program_html: [{ url: "__REDDIT__/u/x", locator: "" }],
+    };
     expect(substituteSitesDeep(ev, urls)).toEqual({
       eval_types: ["url_match"],
       reference_url: "http://10.0.0.5:9999/f/food/1 |OR| http://10.0.0.5:9999/f/food/2",
@@ -92,7 +114,11 @@ describe("a task's config against a profile", () => {
     expect(loginSitesOfStorageState("./.auth/gitlab.reddit_state.json")).toEqual(["__GITLAB__", "__REDDIT__"]);
     expect(loginSitesOfStorageState(null)).toEqual([]);
     expect(
-      sitesOfTask({ startUrl: "__CLASSIFIEDS__/", evaluatorConfig: { reference_url: "__WIKIPEDIA__/x" }, extra: { storage_state: "./.auth/reddit_state.json" } }).sort(),
+      sitesOfTask({
+        startUrl: "__CLASSIFIEDS__/",
+        evaluatorConfig: { reference_url: "__WIKIPEDIA__/x" },
+        extra: { storage_state: "./.auth/reddit_state.json" },
+      }).sort(),
     ).toEqual(["__CLASSIFIEDS__", "__REDDIT__", "__WIKIPEDIA__"]);
   });
 
@@ -102,6 +128,8 @@ describe("a task's config against a profile", () => {
     expect(inputImageUrl("environment_docker/webarena-homepage/static/input_images/reddit/task_0/input_0.png", urls)).toEqual({
       url: "http://10.0.0.5:4399/static/input_images/reddit/task_0/input_0.png",
     });
-    expect(inputImageUrl("/home/me/input_0.png", urls)).toEqual({ error: "input image /home/me/input_0.png: not an http(s) URL nor a path under webarena-homepage/static/" });
+    expect(inputImageUrl("/home/me/input_0.png", urls)).toEqual({
+      error: "input image /home/me/input_0.png: not an http(s) URL nor a path under webarena-homepage/static/",
+    });
   });
 });

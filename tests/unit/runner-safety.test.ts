@@ -211,7 +211,11 @@ describe("egress rules (what the runner's proxy lets the browser connect to)", (
     expect(metadataService("100.100.100.200")).toBe("Alibaba Cloud metadata");
     expect(metadataService("fd00:ec2::254")).toBe("AWS IPv6 instance metadata");
     expect(metadataService("example.com")).toBeNull();
-    expect(parseDestinationList("wiki.lab:8080, 169.254.169.254:80")).toEqual({ destinations: ["wiki.lab:8080"], invalid: [], metadata: ["169.254.169.254:80"] });
+    expect(parseDestinationList("wiki.lab:8080, 169.254.169.254:80")).toEqual({
+      destinations: ["wiki.lab:8080"],
+      invalid: [],
+      metadata: ["169.254.169.254:80"],
+    });
   });
 
   it("names WebSocket origins with their default ports, as the demo-site exceptions are written", () => {
@@ -220,7 +224,15 @@ describe("egress rules (what the runner's proxy lets the browser connect to)", (
   });
 
   it("parses allowed destinations, which need a port", () => {
-    expect(parseDestinationList("wiki.internal:8080, 10.0.0.5:443\nhttp://intranet:81/x")).toEqual({ destinations: ["wiki.internal:8080", "10.0.0.5:443", "intranet:81"], invalid: [], metadata: [] });
-    expect(parseDestinationList("wiki.internal *.corp:80 bad!host:1")).toEqual({ destinations: [], invalid: ["bad!host:1", "wiki.internal", "*.corp:80"], metadata: [] });
+    expect(parseDestinationList("wiki.internal:8080, 10.0.0.5:443\nhttp://intranet:81/x")).toEqual({
+      destinations: ["wiki.internal:8080", "10.0.0.5:443", "intranet:81"],
+      invalid: [],
+      metadata: [],
+    });
+    expect(parseDestinationList("wiki.internal *.corp:80 bad!host:1")).toEqual({
+      destinations: [],
+      invalid: ["bad!host:1", "wiki.internal", "*.corp:80"],
+      metadata: [],
+    });
   });
 });

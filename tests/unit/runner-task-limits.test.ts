@@ -16,7 +16,9 @@ describe("per-task step and time limits", () => {
   it("names the field and the value a task file got wrong", () => {
     expect(readTaskLimits({ max_steps: 2.5 })).toEqual({ error: 'field "max_steps" must be a whole number from 1 to 1000, not 2.5' });
     expect(readTaskLimits({ max_steps: "10" })).toEqual({ error: 'field "max_steps" must be a whole number from 1 to 1000, not "10"' });
-    expect(readTaskLimits({ time_limit_seconds: 0 })).toEqual({ error: 'field "time_limit_seconds" must be a number of seconds above 0 and at most 86400, not 0' });
+    expect(readTaskLimits({ time_limit_seconds: 0 })).toEqual({
+      error: 'field "time_limit_seconds" must be a number of seconds above 0 and at most 86400, not 0',
+    });
   });
 });
 

@@ -65,9 +65,52 @@ describe("seededSample", () => {
 describe("allocateStrata", () => {
   it("gives the remainder to the largest fractions, ties by name", () => {
     // 3 of 9 over three strata of 3 each: one each. 2 of 9: the remainder goes to the first names.
-    expect(allocateStrata(new Map([["b", 3], ["a", 3], ["c", 3]]), 3)).toEqual(new Map([["a", 1], ["b", 1], ["c", 1]]));
-    expect(allocateStrata(new Map([["b", 3], ["a", 3], ["c", 3]]), 2)).toEqual(new Map([["a", 1], ["b", 1], ["c", 0]]));
-    expect(allocateStrata(new Map([["x", 1], ["y", 99]]), 10)).toEqual(new Map([["x", 0], ["y", 10]]));
+    expect(
+      allocateStrata(
+        new Map([
+          ["b", 3],
+          ["a", 3],
+          ["c", 3],
+        ]),
+        3,
+      ),
+    ).toEqual(
+      new Map([
+        ["a", 1],
+        ["b", 1],
+        ["c", 1],
+      ]),
+    );
+    expect(
+      allocateStrata(
+        new Map([
+          ["b", 3],
+          ["a", 3],
+          ["c", 3],
+        ]),
+        2,
+      ),
+    ).toEqual(
+      new Map([
+        ["a", 1],
+        ["b", 1],
+        ["c", 0],
+      ]),
+    );
+    expect(
+      allocateStrata(
+        new Map([
+          ["x", 1],
+          ["y", 99],
+        ]),
+        10,
+      ),
+    ).toEqual(
+      new Map([
+        ["x", 0],
+        ["y", 10],
+      ]),
+    );
     expect(allocateStrata(new Map([["x", 2]]), 5)).toEqual(new Map([["x", 2]]));
   });
 });

@@ -33,10 +33,17 @@ describe("without PostgreSQL binaries", () => {
 });
 
 describe("without ../shared, Chromium, the browser user or python3", () => {
-  const away = { VERDICT_SHARED_DIR: "/nonexistent/shared", CHROMIUM_PATH: "/nonexistent/chromium", VERDICT_BROWSER_USER: "no-such-browser-user", PATH: "/nonexistent" };
+  const away = {
+    VERDICT_SHARED_DIR: "/nonexistent/shared",
+    CHROMIUM_PATH: "/nonexistent/chromium",
+    VERDICT_BROWSER_USER: "no-such-browser-user",
+    PATH: "/nonexistent",
+  };
 
   it("tests skip with the reason and the fix on a developer machine", () => {
-    expect(sharedSkipReason(["agreement"], env(away))).toMatch(/\.\.\/shared\/agreement is absent \(looked at \/nonexistent\/shared\/agreement; .*VERDICT_SHARED_DIR\)/);
+    expect(sharedSkipReason(["agreement"], env(away))).toMatch(
+      /\.\.\/shared\/agreement is absent \(looked at \/nonexistent\/shared\/agreement; .*VERDICT_SHARED_DIR\)/,
+    );
     expect(chromiumSkipReason(env(away))).toBe("no Chromium at /nonexistent/chromium (apt-get install -y chromium, or set CHROMIUM_PATH)");
     expect(browserUserSkipReason(env(away), 0)).toMatch(/as root without the browser user "no-such-browser-user" \(create it with scripts\/browser-user\.sh\)/);
     expect(browserUserSkipReason(env(away), 1000)).toBeNull();

@@ -14,7 +14,9 @@ import {
 describe("parseTrajectoryListParams", () => {
   it("reads every filter from its URL key", () => {
     const q = parseTrajectoryListParams(
-      new URLSearchParams("set=2&run=3&task=9&site=Amazon&model=gpt-4o&outcome=answered&minSteps=2&maxSteps=10&answer=yes&q=salmon&sort=steps&dir=asc&page=4&size=100"),
+      new URLSearchParams(
+        "set=2&run=3&task=9&site=Amazon&model=gpt-4o&outcome=answered&minSteps=2&maxSteps=10&answer=yes&q=salmon&sort=steps&dir=asc&page=4&size=100",
+      ),
     );
     expect(q).toEqual({
       taskSetId: 2,
@@ -85,7 +87,9 @@ describe("trajectoryListSearch", () => {
 describe("triage parameters", () => {
   it("reads labels, states, the chosen evaluator, its verdict, agreement, rule and a sample", () => {
     const q = parseTrajectoryListParams(
-      new URLSearchParams("human=failure&state=disputed&category=hallucination&ev=judge:3|1|v2&verdict=success&agree=disagree&rule=none&sample=5&seed=42&strata=run&sort=verdict"),
+      new URLSearchParams(
+        "human=failure&state=disputed&category=hallucination&ev=judge:3|1|v2&verdict=success&agree=disagree&rule=none&sample=5&seed=42&strata=run&sort=verdict",
+      ),
     );
     expect(q).toMatchObject({
       human: "failure",
@@ -108,7 +112,15 @@ describe("triage parameters", () => {
 
   it("drops a verdict, an agreement or a verdict sort that names no evaluator, and unknown values", () => {
     const q = parseTrajectoryListParams({ verdict: "success", agree: "agree", sort: "verdict", human: "maybe", state: "closed", rule: "pass", ev: "judge:3" });
-    expect(q).toMatchObject({ evaluator: undefined, verdict: undefined, agreement: undefined, sort: "id", human: undefined, state: undefined, rule: undefined });
+    expect(q).toMatchObject({
+      evaluator: undefined,
+      verdict: undefined,
+      agreement: undefined,
+      sort: "id",
+      human: undefined,
+      state: undefined,
+      rule: undefined,
+    });
     expect(usesTriage(q)).toBe(false);
   });
 

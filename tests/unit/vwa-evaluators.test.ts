@@ -203,8 +203,12 @@ describe("url_match", () => {
     const fallback = evaluateUrlMatch({ referenceUrl: ref, urlNote: "GOLD in PRED", finalUrl: final });
     expect(fallback.status).toBe("pass");
     expect(fallback.checks[0]!.note).toMatch(/site URL unknown for __REDDIT__/);
-    expect(evaluateUrlMatch({ referenceUrl: ref, urlNote: "GOLD in PRED", finalUrl: final, siteUrls: { REDDIT: "http://10.0.0.5:9999/" } }).status).toBe("pass");
-    expect(evaluateUrlMatch({ referenceUrl: ref, urlNote: "GOLD in PRED", finalUrl: final, siteUrls: { __REDDIT__: "http://other:9999" } }).status).toBe("fail");
+    expect(evaluateUrlMatch({ referenceUrl: ref, urlNote: "GOLD in PRED", finalUrl: final, siteUrls: { REDDIT: "http://10.0.0.5:9999/" } }).status).toBe(
+      "pass",
+    );
+    expect(evaluateUrlMatch({ referenceUrl: ref, urlNote: "GOLD in PRED", finalUrl: final, siteUrls: { __REDDIT__: "http://other:9999" } }).status).toBe(
+      "fail",
+    );
     expect(resolvePlaceholders("__A__/x __B__", { A: "http://a" }, null)).toEqual({ text: "http://a/x __B__", unresolved: ["__B__"], fellBack: [] });
   });
 });
@@ -350,9 +354,7 @@ describe.skipIf(!configDir)("all 910 VisualWebArena task configs (skipped: ../sh
   const sites = ["classifieds", "reddit", "shopping"];
   const tasks = configDir
     ? sites.flatMap((s) =>
-        (JSON.parse(fs.readFileSync(path.join(configDir, "vwa", `test_${s}.raw.json`), "utf8")) as RawVwaTask[]).map(
-          (t) => ({ ...t, site: s }),
-        ),
+        (JSON.parse(fs.readFileSync(path.join(configDir, "vwa", `test_${s}.raw.json`), "utf8")) as RawVwaTask[]).map((t) => ({ ...t, site: s })),
       )
     : [];
 
@@ -366,7 +368,13 @@ describe.skipIf(!configDir)("all 910 VisualWebArena task configs (skipped: ../sh
   });
 
   it("an answer and URL built from each offline task's own references passes; an empty answer and a wrong URL fail", async () => {
-    const siteUrls = { REDDIT: "http://127.0.0.1:9999", SHOPPING: "http://127.0.0.1:7770", CLASSIFIEDS: "http://127.0.0.1:9980", WIKIPEDIA: "http://127.0.0.1:8888", HOMEPAGE: "http://127.0.0.1:4399" };
+    const siteUrls = {
+      REDDIT: "http://127.0.0.1:9999",
+      SHOPPING: "http://127.0.0.1:7770",
+      CLASSIFIEDS: "http://127.0.0.1:9980",
+      WIKIPEDIA: "http://127.0.0.1:8888",
+      HOMEPAGE: "http://127.0.0.1:4399",
+    };
     const fuzzy: FuzzyMatcher = async () => ({ match: false, raw: "Match: NO" });
     let checked = 0;
     for (const t of tasks) {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { actionFromRepr, configValue, parseRenderHtml, parseSomObservation, parseVwaErrorFile, parseVwaLog, trimTrailingClosers } from "../../server/importers/vwa-render";
+import {
+  actionFromRepr,
+  configValue,
+  parseRenderHtml,
+  parseSomObservation,
+  parseVwaErrorFile,
+  parseVwaLog,
+  trimTrailingClosers,
+} from "../../server/importers/vwa-render";
 
 describe("parseRenderHtml: tolerant extraction keyed on class markers", () => {
   const html =
@@ -33,7 +41,14 @@ describe("parseRenderHtml: tolerant extraction keyed on class markers", () => {
       actionObject: "{'action_type': <ActionTypes.CLICK: 6>, 'element_id': '1'}",
       parsedAction: "click [1] where [1]",
     });
-    expect(r.steps[1]).toMatchObject({ url: "about:blank", observation: "", imageBase64: null, rawPrediction: null, actionObject: null, parsedAction: "stop [done]" });
+    expect(r.steps[1]).toMatchObject({
+      url: "about:blank",
+      observation: "",
+      imageBase64: null,
+      rawPrediction: null,
+      actionObject: null,
+      parsedAction: "stop [done]",
+    });
   });
 
   it("gives no steps and no config for text that is not a render", () => {
@@ -130,7 +145,7 @@ describe("parseVwaErrorFile: error.txt blocks", () => {
   it("pairs each config file with its unhandled error and skips the traceback", () => {
     const text =
       "[Config file]: config_files/8.json\n[Unhandled Error] KeyError('action_type')\nTraceback (most recent call last):\n  File \"run.py\", line 312\nKeyError: 'action_type'\n" +
-      "[Config file]: /tmp/tmp7baqjiwm/11.json\n[Unhandled Error] LookupError(\"\\n***\\n  Resource punkt not found.\")\n" +
+      '[Config file]: /tmp/tmp7baqjiwm/11.json\n[Unhandled Error] LookupError("\\n***\\n  Resource punkt not found.")\n' +
       "[Config file]: config_files/9.json\n";
     expect(parseVwaErrorFile(text)).toEqual([
       { configFile: "config_files/8.json", error: "KeyError('action_type')", line: 2 },

@@ -120,7 +120,11 @@ describe("which task folder each block judged", () => {
     const { assigned, unmatched } = assignAutoEvalBlocks([{ dir: "results/gone/taskX--1" }], [...folders("a", ["X--1"]), ...folders("b", ["X--1"])]);
     expect(assigned.size).toBe(0);
     expect(unmatched).toEqual([
-      { block: "results/gone/taskX--1", reason: "the run folder gone it names is not in this import, and its task folder is in several runs that hold as many of this log's tasks (a, b); import one of them with this log" },
+      {
+        block: "results/gone/taskX--1",
+        reason:
+          "the run folder gone it names is not in this import, and its task folder is in several runs that hold as many of this log's tasks (a, b); import one of them with this log",
+      },
     ]);
   });
 
@@ -143,16 +147,31 @@ describe("evaluator names from log file names", () => {
 
   it("logs of one judge over different folders are one evaluator; over the same folders, runs told apart by number", () => {
     const set = (...xs: string[]) => new Set(xs);
-    expect(nameAutoEvalLogs([{ fileName: "evaluation.log", k: "15", folders: set("a/1") }, { fileName: "evaluation.log", k: "15", folders: set("b/1") }])).toEqual([
+    expect(
+      nameAutoEvalLogs([
+        { fileName: "evaluation.log", k: "15", folders: set("a/1") },
+        { fileName: "evaluation.log", k: "15", folders: set("b/1") },
+      ]),
+    ).toEqual([
       { evaluator: "webvoyager:auto_eval", run: "" },
       { evaluator: "webvoyager:auto_eval", run: "" },
     ]);
-    expect(nameAutoEvalLogs([{ fileName: "evaluation.log", k: "15", folders: set("a/1") }, { fileName: "evaluation.log", k: "15", folders: set("a/1") }])).toEqual([
+    expect(
+      nameAutoEvalLogs([
+        { fileName: "evaluation.log", k: "15", folders: set("a/1") },
+        { fileName: "evaluation.log", k: "15", folders: set("a/1") },
+      ]),
+    ).toEqual([
       { evaluator: "webvoyager:auto_eval", run: "run:evaluation.log" },
       { evaluator: "webvoyager:auto_eval", run: "run:evaluation.log #2" },
     ]);
     // Another screenshot window is another judge setting, not a run.
-    expect(nameAutoEvalLogs([{ fileName: "evaluation.log", k: "15", folders: set("a/1") }, { fileName: "evaluation.log", k: "3", folders: set("a/1") }])).toEqual([
+    expect(
+      nameAutoEvalLogs([
+        { fileName: "evaluation.log", k: "15", folders: set("a/1") },
+        { fileName: "evaluation.log", k: "3", folders: set("a/1") },
+      ]),
+    ).toEqual([
       { evaluator: "webvoyager:auto_eval", run: "" },
       { evaluator: "webvoyager:auto_eval", run: "" },
     ]);

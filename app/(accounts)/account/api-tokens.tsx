@@ -33,7 +33,11 @@ export function ApiTokens({ tokens }: { tokens: Token[] }) {
     setError(null);
     setCopied(false);
     try {
-      const r = await create.mutateAsync({ name: String(f.get("name") ?? ""), scope: f.get("scope") === "read-write" ? "read-write" : "read", days: Number(f.get("days")) });
+      const r = await create.mutateAsync({
+        name: String(f.get("name") ?? ""),
+        scope: f.get("scope") === "read-write" ? "read-write" : "read",
+        days: Number(f.get("days")),
+      });
       setMade({ name: r.listing.name, token: r.token });
       form.reset();
       router.refresh();
@@ -58,8 +62,9 @@ export function ApiTokens({ tokens }: { tokens: Token[] }) {
       <section className="panel flex flex-col gap-3 p-4">
         <h2 className="text-[13px] font-semibold text-zinc-900">API tokens</h2>
         <p className="max-w-3xl text-[12.5px] text-zinc-600">
-          Scripts, notebooks and CI use a token to push results, read trajectories with their verdicts and labels, and post verdicts of their own
-          (<code>Authorization: Bearer …</code>, see the API guide in docs/guide/api.md). A token acts as you, with your role; a read token cannot change anything.
+          Scripts, notebooks and CI use a token to push results, read trajectories with their verdicts and labels, and post verdicts of their own (
+          <code>Authorization: Bearer …</code>, see the API guide in docs/guide/api.md). A token acts as you, with your role; a read token cannot change
+          anything.
         </p>
         <form onSubmit={onCreate} className="flex flex-wrap items-end gap-3 text-[12.5px]">
           <label className="flex flex-col gap-1">

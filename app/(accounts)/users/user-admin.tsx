@@ -40,7 +40,12 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
     const f = new FormData(form);
     const password = String(f.get("password") ?? "");
     await run(async () => {
-      const r = await create.mutateAsync({ email: String(f.get("email")), name: String(f.get("name")), role: f.get("role") as (typeof ROLES)[number], password: password || undefined });
+      const r = await create.mutateAsync({
+        email: String(f.get("email")),
+        name: String(f.get("name")),
+        role: f.get("role") as (typeof ROLES)[number],
+        password: password || undefined,
+      });
       form.reset();
       return r.generatedPassword
         ? { text: `Created ${r.user.email}. Their password (shown once):`, copy: r.generatedPassword }
@@ -55,16 +60,26 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
     await run(async () => {
       const r = await invite.mutateAsync({ email: String(f.get("email")), role: f.get("role") as (typeof ROLES)[number] });
       form.reset();
-      return { text: `Invitation for ${r.email} (${r.role}), valid until ${formatDate(r.expiresAt)}. Send them this link:`, copy: `${window.location.origin}${r.path}` };
+      return {
+        text: `Invitation for ${r.email} (${r.role}), valid until ${formatDate(r.expiresAt)}. Send them this link:`,
+        copy: `${window.location.origin}${r.path}`,
+      };
     });
   }
 
   return (
     <div className="flex flex-col gap-4 px-6 py-4">
       {message && (
-        <div role="status" className={`rounded-md border px-3 py-2 text-[12.5px] ${message.tone === "ok" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-800"}`}>
+        <div
+          role="status"
+          className={`rounded-md border px-3 py-2 text-[12.5px] ${message.tone === "ok" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-800"}`}
+        >
           {message.text}
-          {message.copy && <code className="mt-1 block font-mono text-[12.5px] break-all select-all" data-testid="copy-value">{message.copy}</code>}
+          {message.copy && (
+            <code className="mt-1 block font-mono text-[12.5px] break-all select-all" data-testid="copy-value">
+              {message.copy}
+            </code>
+          )}
         </div>
       )}
       <section className="panel overflow-x-auto">
@@ -138,13 +153,18 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
                     className="btn"
                     onClick={() => {
                       const pw = window.prompt(`New password for ${u.email} (at least 8 characters)`);
-                      if (pw) void run(async () => (await setPassword.mutateAsync({ userId: u.id, password: pw }), { text: `Password of ${u.email} changed.` }));
+                      if (pw)
+                        void run(async () => (await setPassword.mutateAsync({ userId: u.id, password: pw }), { text: `Password of ${u.email} changed.` }));
                     }}
                   >
                     Set password
                   </button>
                   {u.id !== me && (
-                    <button type="button" className="btn" onClick={() => run(async () => void (await setDeactivated.mutateAsync({ userId: u.id, deactivated: !u.banned })))}>
+                    <button
+                      type="button"
+                      className="btn"
+                      onClick={() => run(async () => void (await setDeactivated.mutateAsync({ userId: u.id, deactivated: !u.banned })))}
+                    >
                       {u.banned ? "Reactivate" : "Deactivate"}
                     </button>
                   )}
@@ -194,7 +214,10 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
               {invitations.map((i) => (
                 <li key={i.id} className="flex items-center justify-between gap-2">
                   <span>
-                    {i.email} <span className="text-zinc-500">({i.role}, until {formatDate(i.expiresAt)})</span>
+                    {i.email}{" "}
+                    <span className="text-zinc-500">
+                      ({i.role}, until {formatDate(i.expiresAt)})
+                    </span>
                   </span>
                   <button type="button" className="btn" onClick={() => run(async () => void (await cancelInvitation.mutateAsync({ id: i.id })))}>
                     Revoke

@@ -20,7 +20,11 @@ export default async function AnnotatePage() {
         <EmptyState title="You are not in any labelling campaign">
           {hasRole(user, "researcher") ? (
             <>
-              Create one on the <Link className="link" href="/campaigns">Campaigns</Link> page and add yourself as an annotator.
+              Create one on the{" "}
+              <Link className="link" href="/campaigns">
+                Campaigns
+              </Link>{" "}
+              page and add yourself as an annotator.
             </>
           ) : (
             "A researcher adds you to a campaign; it then appears here."
@@ -35,7 +39,8 @@ export default async function AnnotatePage() {
                 {c.blind && <span className="rounded bg-zinc-100 px-1.5 py-px text-2xs font-medium text-zinc-600">blind</span>}
               </div>
               <p className="text-[12px] text-zinc-500">
-                {formatCount(c.items)} trajector{c.items === 1 ? "y" : "ies"} · {c.annotatorsPerItem} annotator{c.annotatorsPerItem === 1 ? "" : "s"} per trajectory · {formatCount(c.myLabels)} labelled by you
+                {formatCount(c.items)} trajector{c.items === 1 ? "y" : "ies"} · {c.annotatorsPerItem} annotator{c.annotatorsPerItem === 1 ? "" : "s"} per
+                trajectory · {formatCount(c.myLabels)} labelled by you
               </p>
               <div className="mt-auto flex items-center justify-between gap-2 pt-1">
                 <span className="text-[12.5px] text-zinc-700 tabular-nums">

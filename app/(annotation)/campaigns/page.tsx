@@ -24,8 +24,12 @@ export default async function CampaignsPage() {
       />
       {campaigns.length === 0 ? (
         <EmptyState title="No campaign yet">
-          Pick trajectories on the <Link className="link" href="/trajectories">Trajectories</Link> page with its filters, then “New campaign from these filters”, or
-          start from all trajectories with “New campaign”. Labels made elsewhere can be imported with <code className="font-mono">npm run cli -- labels import</code>.
+          Pick trajectories on the{" "}
+          <Link className="link" href="/trajectories">
+            Trajectories
+          </Link>{" "}
+          page with its filters, then “New campaign from these filters”, or start from all trajectories with “New campaign”. Labels made elsewhere can be
+          imported with <code className="font-mono">npm run cli -- labels import</code>.
         </EmptyState>
       ) : (
         <div className="px-6 py-4">

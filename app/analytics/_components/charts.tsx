@@ -95,13 +95,26 @@ export function RateChart({ model }: { model: RateChartModel }) {
   const open = useOpen();
   const proportion = model.scale === "proportion";
   // κ below 0 (or an interval reaching below) widens the axis to −1; otherwise 0–1 keeps bars comparable.
-  const negative = !proportion && model.data.some((d) => model.series.some((s) => typeof d[s.key] === "number" && (d[s.key] as number) - ((d[`${s.key}_err`] as [number, number])?.[0] ?? 0) < 0));
+  const negative =
+    !proportion &&
+    model.data.some((d) =>
+      model.series.some((s) => typeof d[s.key] === "number" && (d[s.key] as number) - ((d[`${s.key}_err`] as [number, number])?.[0] ?? 0) < 0),
+    );
   const domain: [number, number] = negative ? [-1, 1] : [0, 1];
   const ticks = proportion ? [0, 0.25, 0.5, 0.75, 1] : negative ? [-1, -0.5, 0, 0.5, 1] : [0, 0.2, 0.4, 0.6, 0.8, 1];
-  const valueAxis = { type: "number" as const, domain, ticks, tickFormatter: proportion ? percentTick : (v: number) => v.toFixed(1), tick: AXIS, allowDataOverflow: true };
+  const valueAxis = {
+    type: "number" as const,
+    domain,
+    ticks,
+    tickFormatter: proportion ? percentTick : (v: number) => v.toFixed(1),
+    tick: AXIS,
+    allowDataOverflow: true,
+  };
   const categoryAxis = { type: "category" as const, dataKey: "label", tick: AXIS, interval: 0 as const };
   const legend = model.series.length > 1 ? <Legend wrapperStyle={{ fontSize: 11.5 }} itemSorter={null} /> : null;
-  const tooltip = <Tooltip content={(p) => <ChartTooltip {...(p as TooltipContentProps<number, string>)} series={model.series} />} cursor={{ fill: "#f4f4f5" }} />;
+  const tooltip = (
+    <Tooltip content={(p) => <ChartTooltip {...(p as TooltipContentProps<number, string>)} series={model.series} />} cursor={{ fill: "#f4f4f5" }} />
+  );
 
   if (model.kind === "lines") {
     return (
@@ -133,7 +146,12 @@ export function RateChart({ model }: { model: RateChartModel }) {
   }
   return (
     <ResponsiveContainer width="100%" height={chartHeight(model)}>
-      <BarChart data={model.data} layout={model.horizontal ? "vertical" : "horizontal"} margin={{ top: 8, right: 16, bottom: 4, left: rotate(model.data) ? 24 : 0 }} barCategoryGap="18%">
+      <BarChart
+        data={model.data}
+        layout={model.horizontal ? "vertical" : "horizontal"}
+        margin={{ top: 8, right: 16, bottom: 4, left: rotate(model.data) ? 24 : 0 }}
+        barCategoryGap="18%"
+      >
         <CartesianGrid stroke="#f4f4f5" horizontal={!model.horizontal} vertical={!!model.horizontal} />
         {model.horizontal ? (
           <>
@@ -150,8 +168,20 @@ export function RateChart({ model }: { model: RateChartModel }) {
         {tooltip}
         {legend}
         {model.series.map((s) => (
-          <Bar key={s.key} dataKey={s.key} name={s.label} fill={s.color} isAnimationActive={false} cursor="pointer" onClick={(d) => open(d.payload as Datum, s.key)} maxBarSize={36} minPointSize={2}>
-            {hasIntervals(model.data, s.key) && <ErrorBar dataKey={`${s.key}_err`} width={4} stroke="#3f3f46" strokeWidth={1.2} direction={model.horizontal ? "x" : "y"} />}
+          <Bar
+            key={s.key}
+            dataKey={s.key}
+            name={s.label}
+            fill={s.color}
+            isAnimationActive={false}
+            cursor="pointer"
+            onClick={(d) => open(d.payload as Datum, s.key)}
+            maxBarSize={36}
+            minPointSize={2}
+          >
+            {hasIntervals(model.data, s.key) && (
+              <ErrorBar dataKey={`${s.key}_err`} width={4} stroke="#3f3f46" strokeWidth={1.2} direction={model.horizontal ? "x" : "y"} />
+            )}
           </Bar>
         ))}
       </BarChart>
@@ -167,7 +197,12 @@ export function CountChart({ model }: { model: CountChartModel }) {
   const categoryAxis = { type: "category" as const, dataKey: "label", tick: AXIS, interval: 0 as const };
   return (
     <ResponsiveContainer width="100%" height={chartHeight({ ...model, series: stacked ? [model.series[0]!] : model.series })}>
-      <BarChart data={model.data} layout={model.horizontal ? "vertical" : "horizontal"} margin={{ top: 8, right: 16, bottom: 4, left: rotate(model.data) ? 24 : 0 }} barCategoryGap="18%">
+      <BarChart
+        data={model.data}
+        layout={model.horizontal ? "vertical" : "horizontal"}
+        margin={{ top: 8, right: 16, bottom: 4, left: rotate(model.data) ? 24 : 0 }}
+        barCategoryGap="18%"
+      >
         <CartesianGrid stroke="#f4f4f5" horizontal={!model.horizontal} vertical={!!model.horizontal} />
         {model.horizontal ? (
           <>

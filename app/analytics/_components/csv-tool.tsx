@@ -93,7 +93,13 @@ export function CsvAgreementTool() {
         <div className="flex flex-wrap items-center gap-3">
           <label className="btn cursor-pointer">
             Choose a CSV file…
-            <input type="file" accept=".csv,.tsv,text/csv,text/plain" className="sr-only" data-testid="csv-file" onChange={(e) => void load(e.target.files?.[0])} />
+            <input
+              type="file"
+              accept=".csv,.tsv,text/csv,text/plain"
+              className="sr-only"
+              data-testid="csv-file"
+              onChange={(e) => void load(e.target.files?.[0])}
+            />
           </label>
           {file && (
             <span className="text-[12px] text-zinc-600">
@@ -112,7 +118,8 @@ export function CsvAgreementTool() {
           </label>
         </div>
         <p className="mt-2 text-[11.5px] text-zinc-500">
-          One row per rating: which item, which rater, which label. Labels are compared exactly as written (no trimming or case folding). The file is sent to this server only.
+          One row per rating: which item, which rater, which label. Labels are compared exactly as written (no trimming or case folding). The file is sent to
+          this server only.
         </p>
         {(readError || preview?.error) && (
           <p role="alert" className="mt-2 font-mono text-[12px] text-rose-700">
@@ -137,7 +144,14 @@ export function CsvAgreementTool() {
             <ColumnSelect title="Label" columns={header} value={label} onChange={setLabel} />
             <label className="flex flex-col text-[12px]">
               <span className="section-title mb-1">Min. shared items for pairwise κ</span>
-              <input aria-label="Minimum shared items" type="number" min={1} className="field w-24" value={minShared} onChange={(e) => setMinShared(Math.max(1, Number(e.target.value) || 1))} />
+              <input
+                aria-label="Minimum shared items"
+                type="number"
+                min={1}
+                className="field w-24"
+                value={minShared}
+                onChange={(e) => setMinShared(Math.max(1, Number(e.target.value) || 1))}
+              />
             </label>
             <button type="button" className="btn btn-on" disabled={!ready || computing} onClick={run}>
               {computing ? "Computing…" : "Compute agreement"}
@@ -168,7 +182,11 @@ export function CsvAgreementTool() {
               </tbody>
             </table>
           </div>
-          {file && ready && <pre className="border-t border-zinc-100 px-3 py-2 font-mono text-[11.5px] text-zinc-500">Same as: {cliCommand(file.name, item, rater, label, delimiter, minShared)}</pre>}
+          {file && ready && (
+            <pre className="border-t border-zinc-100 px-3 py-2 font-mono text-[11.5px] text-zinc-500">
+              Same as: {cliCommand(file.name, item, rater, label, delimiter, minShared)}
+            </pre>
+          )}
         </section>
       )}
 
@@ -188,7 +206,12 @@ export function CsvAgreementTool() {
           <StatCards cards={report.cards} />
           <IntervalNote />
           <div className="grid gap-4 xl:grid-cols-2">
-            <TablePanel id="csv-pairwise" title="Cohen κ per rater pair" description={`Pairs sharing at least ${result!.report.minSharedItems} items.`} table={report.pairwise} />
+            <TablePanel
+              id="csv-pairwise"
+              title="Cohen κ per rater pair"
+              description={`Pairs sharing at least ${result!.report.minSharedItems} items.`}
+              table={report.pairwise}
+            />
             {report.matrix && (
               <section className="panel px-3 py-2" aria-label="Pairwise matrix">
                 <div className="section-title mb-2">Rater × rater κ</div>

@@ -31,7 +31,19 @@ function CellContent({ cell }: { cell: Cell }) {
 
 /** Headers are upper-cased; κ and α must stay lower-case (Κ and Α read as K and A). */
 function HeaderText({ text }: { text: string }) {
-  return <>{text.split(/([κα])/).map((part, i) => (i % 2 ? <span key={i} className="normal-case">{part}</span> : part))}</>;
+  return (
+    <>
+      {text.split(/([κα])/).map((part, i) =>
+        i % 2 ? (
+          <span key={i} className="normal-case">
+            {part}
+          </span>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
 }
 
 export function DataTable({ table, maxHeight }: { table: TableModel; maxHeight?: number }) {

@@ -27,9 +27,14 @@ export function NoTrajectories() {
 export function NoEvaluations() {
   return (
     <EmptyState title="No verdicts or human labels yet">
-      <p>Success rates appear once trajectories have been judged or labelled. Run an LMM judge batch or the benchmark&apos;s rule checks, or import labels into a campaign:</p>
+      <p>
+        Success rates appear once trajectories have been judged or labelled. Run an LMM judge batch or the benchmark&apos;s rule checks, or import labels into a
+        campaign:
+      </p>
       <Commands lines={[...JUDGE_COMMANDS, ...CAMPAIGN_COMMANDS.slice(0, 1)]} />
-      <p className="mt-2">Verdicts imported with trajectories (WebVoyager auto_eval logs, BrowserGym rewards, AgentRewardBench judges) count as evaluators too.</p>
+      <p className="mt-2">
+        Verdicts imported with trajectories (WebVoyager auto_eval logs, BrowserGym rewards, AgentRewardBench judges) count as evaluators too.
+      </p>
     </EmptyState>
   );
 }
@@ -37,7 +42,10 @@ export function NoEvaluations() {
 export function NoEvaluators() {
   return (
     <EmptyState title="No automatic verdicts yet">
-      <p>Judge agreement compares each automatic evaluator with the consolidated human label. Run a judge batch (several k values give the k-table) or the rule checks:</p>
+      <p>
+        Judge agreement compares each automatic evaluator with the consolidated human label. Run a judge batch (several k values give the k-table) or the rule
+        checks:
+      </p>
       <Commands lines={JUDGE_COMMANDS} />
     </EmptyState>
   );
@@ -47,11 +55,16 @@ export function NoReference() {
   return (
     <EmptyState title="No consolidated human labels yet">
       <p>
-        Agreement needs a human reference: a campaign&apos;s consolidated labels (unanimous, or settled by an adjudicator). Label trajectories in a campaign, or import labels made elsewhere:
+        Agreement needs a human reference: a campaign&apos;s consolidated labels (unanimous, or settled by an adjudicator). Label trajectories in a campaign, or
+        import labels made elsewhere:
       </p>
       <Commands lines={CAMPAIGN_COMMANDS} />
       <p className="mt-2">
-        The evaluators are listed below with their verdicts, without agreement figures. See also <Link className="link" href="/analytics/humans">human agreement</Link>.
+        The evaluators are listed below with their verdicts, without agreement figures. See also{" "}
+        <Link className="link" href="/analytics/humans">
+          human agreement
+        </Link>
+        .
       </p>
     </EmptyState>
   );
@@ -60,10 +73,17 @@ export function NoReference() {
 export function NoCampaigns() {
   return (
     <EmptyState title="No annotation campaigns yet">
-      <p>Human agreement is computed per campaign from the annotators&apos; own labels (before adjudication). Create a campaign and label, or import labels made elsewhere:</p>
+      <p>
+        Human agreement is computed per campaign from the annotators&apos; own labels (before adjudication). Create a campaign and label, or import labels made
+        elsewhere:
+      </p>
       <Commands lines={CAMPAIGN_COMMANDS} />
       <p className="mt-2">
-        Labels from a spreadsheet that do not belong to trajectories here can be checked on the <Link className="link" href="/analytics/csv">CSV agreement</Link> page.
+        Labels from a spreadsheet that do not belong to trajectories here can be checked on the{" "}
+        <Link className="link" href="/analytics/csv">
+          CSV agreement
+        </Link>{" "}
+        page.
       </p>
     </EmptyState>
   );

@@ -58,10 +58,20 @@ export function Figure({
           {controls}
           {chart && (
             <div role="group" aria-label="View" className="flex">
-              <button type="button" className={`btn rounded-r-none ${view === "chart" ? "btn-on" : ""}`} aria-pressed={view === "chart"} onClick={() => setView("chart")}>
+              <button
+                type="button"
+                className={`btn rounded-r-none ${view === "chart" ? "btn-on" : ""}`}
+                aria-pressed={view === "chart"}
+                onClick={() => setView("chart")}
+              >
                 Chart
               </button>
-              <button type="button" className={`btn -ml-px rounded-l-none ${view === "table" ? "btn-on" : ""}`} aria-pressed={view === "table"} onClick={() => setView("table")}>
+              <button
+                type="button"
+                className={`btn -ml-px rounded-l-none ${view === "table" ? "btn-on" : ""}`}
+                aria-pressed={view === "table"}
+                onClick={() => setView("table")}
+              >
                 Table
               </button>
             </div>
@@ -75,6 +85,18 @@ export function Figure({
 }
 
 /** A table with a title and CSV export, without a chart. */
-export function TablePanel({ id, title, description, table, controls }: { id: string; title: string; description?: ReactNode; table: TableModel; controls?: ReactNode }) {
+export function TablePanel({
+  id,
+  title,
+  description,
+  table,
+  controls,
+}: {
+  id: string;
+  title: string;
+  description?: ReactNode;
+  table: TableModel;
+  controls?: ReactNode;
+}) {
   return <Figure id={id} title={title} description={description} chart={null} table={table} controls={controls} />;
 }

@@ -19,11 +19,28 @@ export interface AnalyticsOptions {
   annotators: { key: string; name: string; campaigns: number[] }[];
 }
 
-function Select({ label, value, onChange, options, allLabel }: { label: string; value: string; onChange: (v: string) => void; options: [string, string][]; allLabel?: string }) {
+function Select({
+  label,
+  value,
+  onChange,
+  options,
+  allLabel,
+}: {
+  label: string;
+  value: string;
+  onChange: (v: string) => void;
+  options: [string, string][];
+  allLabel?: string;
+}) {
   return (
     <label className="flex items-center gap-1 text-[12px] text-zinc-500">
       <span className="sr-only">{label}</span>
-      <select aria-label={label} className={`field max-w-56 ${value ? "border-indigo-300 bg-indigo-50/50" : ""}`} value={value} onChange={(e) => onChange(e.target.value)}>
+      <select
+        aria-label={label}
+        className={`field max-w-56 ${value ? "border-indigo-300 bg-indigo-50/50" : ""}`}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      >
         {allLabel !== undefined && <option value="">{allLabel}</option>}
         {options.map(([v, text]) => (
           <option key={v} value={v}>
@@ -55,7 +72,13 @@ export function AnalyticsFilterBar({
   const scoped = params.taskSetId !== undefined || params.runId !== undefined || params.site !== undefined;
   return (
     <div role="search" aria-label="Analytics filters" className="flex flex-wrap items-center gap-2">
-      <Select label="Task set" value={params.taskSetId?.toString() ?? ""} allLabel="All task sets" onChange={(v) => go({ taskSetId: v ? Number(v) : undefined })} options={options.taskSets.map((s) => [String(s.id), s.name])} />
+      <Select
+        label="Task set"
+        value={params.taskSetId?.toString() ?? ""}
+        allLabel="All task sets"
+        onChange={(v) => go({ taskSetId: v ? Number(v) : undefined })}
+        options={options.taskSets.map((s) => [String(s.id), s.name])}
+      />
       <Select
         label="Agent run"
         value={params.runId?.toString() ?? ""}
@@ -63,7 +86,13 @@ export function AnalyticsFilterBar({
         onChange={(v) => go({ runId: v ? Number(v) : undefined })}
         options={options.runs.map((r) => [String(r.id), r.model ? `${r.name} · ${r.model}` : r.name])}
       />
-      <Select label="Site" value={params.site === null ? NO_SITE : (params.site ?? "")} allLabel="All sites" onChange={(v) => go({ site: v === "" ? undefined : v === NO_SITE ? null : v })} options={siteOptions} />
+      <Select
+        label="Site"
+        value={params.site === null ? NO_SITE : (params.site ?? "")}
+        allLabel="All sites"
+        onChange={(v) => go({ site: v === "" ? undefined : v === NO_SITE ? null : v })}
+        options={siteOptions}
+      />
       {show.campaign && (
         <Select
           label="Human reference"
@@ -83,7 +112,12 @@ export function AnalyticsFilterBar({
             ["majority", "Against: majority of annotators"],
             // Annotators of the chosen campaign (of any, with none chosen), and the one in use in any case.
             ...options.annotators
-              .filter((a) => params.campaignId === undefined || a.campaigns.includes(params.campaignId) || (params.reference?.kind === "annotator" && params.reference.annotator === a.key))
+              .filter(
+                (a) =>
+                  params.campaignId === undefined ||
+                  a.campaigns.includes(params.campaignId) ||
+                  (params.reference?.kind === "annotator" && params.reference.annotator === a.key),
+              )
               .map((a): [string, string] => [`annotator:${a.key}`, `Against: ${a.name}`]),
           ]}
         />
@@ -118,7 +152,9 @@ export function AnalyticsFilterBar({
           allLabel="No split"
           onChange={(v) => go({ by: v || undefined })}
           // A key with a single value splits nothing; one with hundreds is an identifier, not a group.
-          options={options.splitKeys.filter((k) => (k.values > 1 && k.values <= 200) || k.key === params.by).map((k): [string, string] => [k.key, `Split by ${k.label} (${k.values})`])}
+          options={options.splitKeys
+            .filter((k) => (k.values > 1 && k.values <= 200) || k.key === params.by)
+            .map((k): [string, string] => [k.key, `Split by ${k.label} (${k.values})`])}
         />
       )}
       {scoped && (

@@ -42,7 +42,12 @@ export function HeatMatrix({ model, label }: { model: MatrixModel; label: string
                   {cell === null ? (
                     <span className="block px-2 py-2 text-zinc-500">—</span>
                   ) : cell.href ? (
-                    <Link href={cell.href} title={cell.title} className="block rounded-md px-2 py-1.5 hover:ring-2 hover:ring-indigo-300" style={shadeStyle(cell.shade, cell.tone)}>
+                    <Link
+                      href={cell.href}
+                      title={cell.title}
+                      className="block rounded-md px-2 py-1.5 hover:ring-2 hover:ring-indigo-300"
+                      style={shadeStyle(cell.shade, cell.tone)}
+                    >
                       <span className="block font-semibold">{cell.text}</span>
                       {cell.sub && <span className="block text-2xs opacity-80">{cell.sub}</span>}
                     </Link>

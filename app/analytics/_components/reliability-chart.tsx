@@ -20,9 +20,25 @@ export function ReliabilityChart({ model }: { model: ReliabilityModel }) {
     <ResponsiveContainer width="100%" height={320}>
       <ScatterChart margin={{ top: 8, right: 24, bottom: 16, left: 0 }}>
         <CartesianGrid stroke="#f4f4f5" />
-        <XAxis type="number" dataKey="x" domain={[0, 1]} ticks={[0, 0.2, 0.4, 0.6, 0.8, 1]} tickFormatter={percent} tick={AXIS} label={{ value: "Judge confidence in success (vote share)", position: "insideBottom", offset: -8, fontSize: 11, fill: "#a1a1aa" }} />
+        <XAxis
+          type="number"
+          dataKey="x"
+          domain={[0, 1]}
+          ticks={[0, 0.2, 0.4, 0.6, 0.8, 1]}
+          tickFormatter={percent}
+          tick={AXIS}
+          label={{ value: "Judge confidence in success (vote share)", position: "insideBottom", offset: -8, fontSize: 11, fill: "#a1a1aa" }}
+        />
         <YAxis type="number" dataKey="y" domain={[0, 1]} ticks={[0, 0.25, 0.5, 0.75, 1]} tickFormatter={percent} tick={AXIS} width={44} />
-        <ReferenceLine segment={[{ x: 0, y: 0 }, { x: 1, y: 1 }]} stroke="#a1a1aa" strokeDasharray="4 3" ifOverflow="hidden" />
+        <ReferenceLine
+          segment={[
+            { x: 0, y: 0 },
+            { x: 1, y: 1 },
+          ]}
+          stroke="#a1a1aa"
+          strokeDasharray="4 3"
+          ifOverflow="hidden"
+        />
         <Tooltip content={(p) => <PointTooltip {...(p as TooltipContentProps<number, string>)} />} />
         <Legend wrapperStyle={{ fontSize: 11.5 }} verticalAlign="top" />
         {model.series.map((s) => (

@@ -8,15 +8,40 @@ import { categoryFlipTable, revealSummaryTable, type RevealResult } from "../_li
 import { TablePanel } from "./figure";
 
 /** One estimate with its interval on a fixed scale [min, max], as a dot on a bar. */
-function IntervalRow({ label, value, low, high, min, max, text, color }: { label: string; value: number | null; low: number | null; high: number | null; min: number; max: number; text: string; color: string }) {
+function IntervalRow({
+  label,
+  value,
+  low,
+  high,
+  min,
+  max,
+  text,
+  color,
+}: {
+  label: string;
+  value: number | null;
+  low: number | null;
+  high: number | null;
+  min: number;
+  max: number;
+  text: string;
+  color: string;
+}) {
   const pos = (v: number) => `${(((Math.max(min, Math.min(max, v)) - min) / (max - min)) * 100).toFixed(2)}%`;
   return (
     <div className="grid grid-cols-[7.5rem_1fr_9rem] items-center gap-2 text-[11.5px]">
       <span className="text-zinc-600">{label}</span>
       <div className="relative h-4 rounded bg-zinc-100" role="img" aria-label={`${label}: ${text}`}>
         {min < 0 && <div className="absolute top-0 bottom-0 w-px bg-zinc-300" style={{ left: pos(0) }} />}
-        {low !== null && high !== null && <div className="absolute top-1.5 h-1 rounded" style={{ left: pos(low), width: `calc(${pos(high)} - ${pos(low)})`, background: color, opacity: 0.35 }} />}
-        {value !== null && <div className="absolute top-0.5 size-3 -translate-x-1/2 rounded-full border border-white" style={{ left: pos(value), background: color }} />}
+        {low !== null && high !== null && (
+          <div
+            className="absolute top-1.5 h-1 rounded"
+            style={{ left: pos(low), width: `calc(${pos(high)} - ${pos(low)})`, background: color, opacity: 0.35 }}
+          />
+        )}
+        {value !== null && (
+          <div className="absolute top-0.5 size-3 -translate-x-1/2 rounded-full border border-white" style={{ left: pos(value), background: color }} />
+        )}
       </div>
       <span className="text-right text-zinc-700 tabular-nums">{text}</span>
     </div>
@@ -31,8 +56,9 @@ export function RevealSection({ result, campaignId }: { result: RevealResult; ca
           Blind → reveal → revise: does seeing the evaluator move the humans?
         </h2>
         <p className="mt-0.5 text-[12px] text-zinc-600">
-          In campaigns that reveal an evaluator after each blind label, annotators kept or revised their label with a reason. A high <b>flip toward</b> with a low <b>flip away</b> means people defer to
-          the evaluator; κ after the reveal then overstates how well it agrees with independent humans, so compare evaluators on κ <i>before</i>. Rates on fewer than 10 pairs are greyed: read their interval.
+          In campaigns that reveal an evaluator after each blind label, annotators kept or revised their label with a reason. A high <b>flip toward</b> with a
+          low <b>flip away</b> means people defer to the evaluator; κ after the reveal then overstates how well it agrees with independent humans, so compare
+          evaluators on κ <i>before</i>. Rates on fewer than 10 pairs are greyed: read their interval.
           {campaignId !== undefined && (
             <>
               {" "}
@@ -48,7 +74,8 @@ export function RevealSection({ result, campaignId }: { result: RevealResult; ca
         </p>
         {result.evaluators.length === 0 ? (
           <p className="mt-2 rounded-md bg-zinc-50 px-2 py-1.5 text-[12px] text-zinc-600" data-testid="reveal-empty">
-            No reveal recorded{campaignId !== undefined ? " in this campaign" : ""} yet. Create a campaign with “Reveal an evaluator after the blind label”; its annotators&apos; kept and revised labels show here.
+            No reveal recorded{campaignId !== undefined ? " in this campaign" : ""} yet. Create a campaign with “Reveal an evaluator after the blind label”; its
+            annotators&apos; kept and revised labels show here.
           </p>
         ) : (
           <div className="mt-2 flex flex-col gap-3" data-testid="reveal-chart">
@@ -63,10 +90,46 @@ export function RevealSection({ result, campaignId }: { result: RevealResult; ca
                       {m.evaluatorUndecided > 0 && ` · ${m.evaluatorUndecided} with no success/failure verdict left out`}
                     </span>
                   </div>
-                  <IntervalRow label="Flip toward" value={m.flipToward.estimate} low={m.flipToward.low} high={m.flipToward.high} min={0} max={1} color="#4f46e5" text={`${fmtPercent(m.flipToward.estimate)} (${m.flipToward.successes}/${m.flipToward.n})`} />
-                  <IntervalRow label="Flip away" value={m.flipAway.estimate} low={m.flipAway.low} high={m.flipAway.high} min={0} max={1} color="#e11d48" text={`${fmtPercent(m.flipAway.estimate)} (${m.flipAway.successes}/${m.flipAway.n})`} />
-                  <IntervalRow label="κ before reveal" value={m.kappaBefore.estimate.kappa} low={m.kappaBefore.low} high={m.kappaBefore.high} min={-1} max={1} color="#52525b" text={fmtCoef(m.kappaBefore.estimate.kappa)} />
-                  <IntervalRow label="κ after reveal" value={m.kappaAfter.estimate.kappa} low={m.kappaAfter.low} high={m.kappaAfter.high} min={-1} max={1} color="#0891b2" text={fmtCoef(m.kappaAfter.estimate.kappa)} />
+                  <IntervalRow
+                    label="Flip toward"
+                    value={m.flipToward.estimate}
+                    low={m.flipToward.low}
+                    high={m.flipToward.high}
+                    min={0}
+                    max={1}
+                    color="#4f46e5"
+                    text={`${fmtPercent(m.flipToward.estimate)} (${m.flipToward.successes}/${m.flipToward.n})`}
+                  />
+                  <IntervalRow
+                    label="Flip away"
+                    value={m.flipAway.estimate}
+                    low={m.flipAway.low}
+                    high={m.flipAway.high}
+                    min={0}
+                    max={1}
+                    color="#e11d48"
+                    text={`${fmtPercent(m.flipAway.estimate)} (${m.flipAway.successes}/${m.flipAway.n})`}
+                  />
+                  <IntervalRow
+                    label="κ before reveal"
+                    value={m.kappaBefore.estimate.kappa}
+                    low={m.kappaBefore.low}
+                    high={m.kappaBefore.high}
+                    min={-1}
+                    max={1}
+                    color="#52525b"
+                    text={fmtCoef(m.kappaBefore.estimate.kappa)}
+                  />
+                  <IntervalRow
+                    label="κ after reveal"
+                    value={m.kappaAfter.estimate.kappa}
+                    low={m.kappaAfter.low}
+                    high={m.kappaAfter.high}
+                    min={-1}
+                    max={1}
+                    color="#0891b2"
+                    text={fmtCoef(m.kappaAfter.estimate.kappa)}
+                  />
                   {m.intervalReason && <p className="text-2xs text-zinc-500">κ intervals: {m.intervalReason}.</p>}
                 </div>
               );
@@ -82,7 +145,12 @@ export function RevealSection({ result, campaignId }: { result: RevealResult; ca
             description="Flip rates with 95% Wilson intervals; κ (humans vs the evaluator, success/failure) on the same pairs at both stages, with 95% percentile bootstrap intervals that resample tasks."
             table={revealSummaryTable(result)}
           />
-          <TablePanel id="reveal-flips" title="Which labels flipped after the reveal" description="Every kept-or-revised label whose verdict or error category changed, counted by blind → informed." table={categoryFlipTable(result)} />
+          <TablePanel
+            id="reveal-flips"
+            title="Which labels flipped after the reveal"
+            description="Every kept-or-revised label whose verdict or error category changed, counted by blind → informed."
+            table={categoryFlipTable(result)}
+          />
         </>
       )}
     </section>

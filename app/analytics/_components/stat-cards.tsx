@@ -6,14 +6,30 @@ import type { StatCard } from "../_lib/judges";
 
 /** Section titles are upper-cased; κ and α must stay lower-case (Κ and Α read as K and A). */
 function Title({ text }: { text: string }) {
-  return <>{text.split(/([κα])/).map((part, i) => (i % 2 ? <span key={i} className="normal-case">{part}</span> : part))}</>;
+  return (
+    <>
+      {text.split(/([κα])/).map((part, i) =>
+        i % 2 ? (
+          <span key={i} className="normal-case">
+            {part}
+          </span>
+        ) : (
+          part
+        ),
+      )}
+    </>
+  );
 }
 
 export function StatCards({ cards }: { cards: StatCard[] }) {
   return (
     <div className="grid grid-cols-[repeat(auto-fill,minmax(10.5rem,1fr))] gap-2">
       {cards.map((c) => (
-        <div key={c.key} data-stat={c.key} className={`min-w-0 rounded-lg border bg-white px-3 py-2 ${c.tone === "warn" ? "border-amber-300" : "border-zinc-200"}`}>
+        <div
+          key={c.key}
+          data-stat={c.key}
+          className={`min-w-0 rounded-lg border bg-white px-3 py-2 ${c.tone === "warn" ? "border-amber-300" : "border-zinc-200"}`}
+        >
           <div className="section-title truncate" title={c.label}>
             <Title text={c.label} />
           </div>
@@ -26,7 +42,11 @@ export function StatCards({ cards }: { cards: StatCard[] }) {
               c.value
             )}
           </div>
-          {c.detail && <div className="truncate text-2xs text-zinc-500" title={c.title ? `${c.detail}\n${c.title}` : c.detail}>{c.detail}</div>}
+          {c.detail && (
+            <div className="truncate text-2xs text-zinc-500" title={c.title ? `${c.detail}\n${c.title}` : c.detail}>
+              {c.detail}
+            </div>
+          )}
         </div>
       ))}
     </div>

@@ -19,7 +19,10 @@ export function StepTimeline({ trajectoryId, stepCount, marks }: { trajectoryId:
       <Link href={`/trajectories/${trajectoryId}?panel=evaluations`} className="w-16 shrink-0 font-mono text-[12px] text-indigo-700 hover:underline">
         #{trajectoryId}
       </Link>
-      <div className="relative h-5 flex-1 rounded-sm bg-zinc-100" aria-label={`${stepCount} steps; ${marks.map((m) => `${m.label}: step ${m.step + 1}`).join(", ")}`}>
+      <div
+        className="relative h-5 flex-1 rounded-sm bg-zinc-100"
+        aria-label={`${stepCount} steps; ${marks.map((m) => `${m.label}: step ${m.step + 1}`).join(", ")}`}
+      >
         {Array.from({ length: n }, (_, i) => (
           <span key={i} className="absolute top-0 h-full border-l border-white" style={{ left: `${(i / n) * 100}%` }} />
         ))}
@@ -28,7 +31,11 @@ export function StepTimeline({ trajectoryId, stepCount, marks }: { trajectoryId:
             key={m.key}
             data-mark={m.key}
             title={`${m.label}: step ${m.step + 1}`}
-            className={m.key === "human" ? "absolute top-0 h-full w-[3px] -translate-x-1/2 rounded-sm" : "absolute size-2.5 -translate-x-1/2 rounded-full ring-1 ring-white"}
+            className={
+              m.key === "human"
+                ? "absolute top-0 h-full w-[3px] -translate-x-1/2 rounded-sm"
+                : "absolute size-2.5 -translate-x-1/2 rounded-full ring-1 ring-white"
+            }
             style={{ left: left(m.step), background: m.color, ...(m.key === "human" ? {} : { top: `${2 + (i % 3) * 4}px` }) }}
           />
         ))}

@@ -45,9 +45,23 @@ export function prepareAnnotatorQuality(q: AnnotatorQualityResult): AnnotatorQua
   const cards: StatCard[] = [
     { key: "annotators", label: "Annotators", value: fmtCount(q.annotators.length) },
     { key: "labels", label: "Labels", value: fmtCount(q.annotators.reduce((s, a) => s + a.labels, 0)) },
-    { key: "too-fast", label: `Faster than ${fmtSeconds(q.tooFastMs)}`, value: fmtCount(tooFast), detail: timed ? `${fmtPercent(tooFast / timed)} of timed labels` : "no timed labels", tone: tooFast > 0 ? "warn" : undefined },
+    {
+      key: "too-fast",
+      label: `Faster than ${fmtSeconds(q.tooFastMs)}`,
+      value: fmtCount(tooFast),
+      detail: timed ? `${fmtPercent(tooFast / timed)} of timed labels` : "no timed labels",
+      tone: tooFast > 0 ? "warn" : undefined,
+    },
     ...(q.campaignId !== null
-      ? [{ key: "gold-flags", label: "Gold flags", value: fmtCount(flagged.length), detail: flagged.map((a) => `${a.name}: ${a.gold!.status}`).join(", ") || "none", tone: flagged.length ? ("warn" as const) : undefined }]
+      ? [
+          {
+            key: "gold-flags",
+            label: "Gold flags",
+            value: fmtCount(flagged.length),
+            detail: flagged.map((a) => `${a.name}: ${a.gold!.status}`).join(", ") || "none",
+            tone: flagged.length ? ("warn" as const) : undefined,
+          },
+        ]
       : []),
   ];
 
@@ -59,12 +73,36 @@ export function prepareAnnotatorQuality(q: AnnotatorQualityResult): AnnotatorQua
       { key: "labels", label: "Labels", numeric: true },
       { key: "median", label: "Median time", numeric: true, csv: ["median_time_ms", "p25_time_ms", "p75_time_ms"] },
       { key: "fast", label: "Too fast", numeric: true, title: `Labels made in less than ${fmtSeconds(q.tooFastMs)}`, csv: ["too_fast", "timed"] },
-      { key: "steps", label: "Steps opened", numeric: true, title: "Median steps opened per label, and share of the trajectory's steps", csv: ["median_steps_opened", "median_share_opened"] },
-      { key: "consensus", label: "Agrees with consensus", numeric: true, title: "Share of the annotator's success/failure labels that match the consensus (95 % Wilson interval)", csv: ["agree_with_consensus", "consensus_low", "consensus_high", "consensus_n"] },
-      { key: "categories", label: "Category use vs peers", numeric: true, title: "Total variation distance between the annotator's error categories and everyone's (0 = same use)", csv: ["category_distance"] },
+      {
+        key: "steps",
+        label: "Steps opened",
+        numeric: true,
+        title: "Median steps opened per label, and share of the trajectory's steps",
+        csv: ["median_steps_opened", "median_share_opened"],
+      },
+      {
+        key: "consensus",
+        label: "Agrees with consensus",
+        numeric: true,
+        title: "Share of the annotator's success/failure labels that match the consensus (95 % Wilson interval)",
+        csv: ["agree_with_consensus", "consensus_low", "consensus_high", "consensus_n"],
+      },
+      {
+        key: "categories",
+        label: "Category use vs peers",
+        numeric: true,
+        title: "Total variation distance between the annotator's error categories and everyone's (0 = same use)",
+        csv: ["category_distance"],
+      },
       ...(q.campaignId !== null
         ? [
-            { key: "gold", label: "Gold accuracy", numeric: true, title: "Right answers on gold items (95 % Wilson interval)", csv: ["gold_accuracy", "gold_low", "gold_high", "gold_answered"] },
+            {
+              key: "gold",
+              label: "Gold accuracy",
+              numeric: true,
+              title: "Right answers on gold items (95 % Wilson interval)",
+              csv: ["gold_accuracy", "gold_low", "gold_high", "gold_answered"],
+            },
             { key: "status", label: "Gold status" },
           ]
         : []),
@@ -74,14 +112,24 @@ export function prepareAnnotatorQuality(q: AnnotatorQualityResult): AnnotatorQua
       cells: {
         name: { text: a.name },
         labels: { text: fmtCount(a.labels), csv: [String(a.labels)] },
-        median: { text: fmtSeconds(a.time.medianMs), title: `quartiles ${fmtSeconds(a.time.p25Ms)} – ${fmtSeconds(a.time.p75Ms)}`, csv: [csvNumber(a.time.medianMs), csvNumber(a.time.p25Ms), csvNumber(a.time.p75Ms)] },
-        fast: { text: a.time.timed ? `${fmtCount(a.time.tooFast)} of ${fmtCount(a.time.timed)}` : "–", tone: a.time.tooFast ? "warn" : "muted", csv: [String(a.time.tooFast), String(a.time.timed)] },
+        median: {
+          text: fmtSeconds(a.time.medianMs),
+          title: `quartiles ${fmtSeconds(a.time.p25Ms)} – ${fmtSeconds(a.time.p75Ms)}`,
+          csv: [csvNumber(a.time.medianMs), csvNumber(a.time.p25Ms), csvNumber(a.time.p75Ms)],
+        },
+        fast: {
+          text: a.time.timed ? `${fmtCount(a.time.tooFast)} of ${fmtCount(a.time.timed)}` : "–",
+          tone: a.time.tooFast ? "warn" : "muted",
+          csv: [String(a.time.tooFast), String(a.time.timed)],
+        },
         steps: {
           text: a.steps.medianOpened === null ? "–" : `${fmtCoef(a.steps.medianOpened, 1)} (${fmtPercent(a.steps.medianShare, 0)})`,
           csv: [csvNumber(a.steps.medianOpened), csvNumber(a.steps.medianShare)],
         },
         consensus: {
-          text: a.consensus.n ? `${fmtPercent(a.consensus.estimate)} ${fmtPercentInterval(a.consensus.low, a.consensus.high)} n=${fmtCount(a.consensus.n)}` : "–",
+          text: a.consensus.n
+            ? `${fmtPercent(a.consensus.estimate)} ${fmtPercentInterval(a.consensus.low, a.consensus.high)} n=${fmtCount(a.consensus.n)}`
+            : "–",
           csv: [csvNumber(a.consensus.estimate), csvNumber(a.consensus.low), csvNumber(a.consensus.high), String(a.consensus.n)],
         },
         categories: { text: a.categories.distance === null ? "–" : fmtCoef(a.categories.distance, 2), csv: [csvNumber(a.categories.distance)] },
@@ -121,6 +169,13 @@ export function prepareAnnotatorQuality(q: AnnotatorQualityResult): AnnotatorQua
     })),
   };
 
-  const charts = q.annotators.map((a) => ({ key: a.key, name: a.name, drift: a.drift, histogram: a.time.histogram, categories: a.categories.rows, tooFastMs: q.tooFastMs }));
+  const charts = q.annotators.map((a) => ({
+    key: a.key,
+    name: a.name,
+    drift: a.drift,
+    histogram: a.time.histogram,
+    categories: a.categories.rows,
+    tooFastMs: q.tooFastMs,
+  }));
   return { empty: q.annotators.length === 0, cards, annotators, pairs, charts };
 }

@@ -79,7 +79,12 @@ export function prepareCsvReport(r: CsvAgreementResult): CsvReportView {
       detail: rep.krippendorff.reason ?? `nominal · 95% CI ${fmtInterval(rep.krippendorff.interval)}`,
       title: rep.krippendorff.reason ? undefined : intervalTitle(rep.krippendorff.interval),
     },
-    { key: "percent", label: "Pairwise agreement", value: fmtPercent(rep.percentAgreement.value), detail: rep.percentAgreement.reason ?? "mean over items with ≥ 2 ratings" },
+    {
+      key: "percent",
+      label: "Pairwise agreement",
+      value: fmtPercent(rep.percentAgreement.value),
+      detail: rep.percentAgreement.reason ?? "mean over items with ≥ 2 ratings",
+    },
     {
       key: "fleiss",
       label: "Fleiss κ",
@@ -128,7 +133,12 @@ export function prepareCsvReport(r: CsvAgreementResult): CsvReportView {
           if (a === b) return null;
           const p = find(a, b);
           if (!p) return { text: "·", shade: 0, title: `fewer than ${rep.minSharedItems} shared items` };
-          return { text: fmtCoef(p.kappa), sub: `n ${fmtCount(p.sharedItems)}`, shade: p.kappa === null ? 0 : Math.max(0, p.kappa), title: p.reason ?? `κ ${fmtCoef(p.kappa)} ${fmtInterval(p.interval)}` };
+          return {
+            text: fmtCoef(p.kappa),
+            sub: `n ${fmtCount(p.sharedItems)}`,
+            shade: p.kappa === null ? 0 : Math.max(0, p.kappa),
+            title: p.reason ?? `κ ${fmtCoef(p.kappa)} ${fmtInterval(p.interval)}`,
+          };
         }),
       ),
     };

@@ -52,7 +52,12 @@ function groupFigure(id: string, title: string, x: string, e: ErrorAnalysisResul
         { key: "group", label: x },
         { key: "labelled", label: "Labelled", numeric: true },
         { key: "failures", label: "Failures", numeric: true },
-        ...e.categoryOrder.map((c, i) => ({ key: `c${i}`, label: categoryLabel(c), numeric: true, csv: [`${categoryLabel(c)} count`, `${categoryLabel(c)} share`] })),
+        ...e.categoryOrder.map((c, i) => ({
+          key: `c${i}`,
+          label: categoryLabel(c),
+          numeric: true,
+          csv: [`${categoryLabel(c)} count`, `${categoryLabel(c)} share`],
+        })),
       ],
       rows: groups.map((g) => ({
         key: g.key,
@@ -63,7 +68,12 @@ function groupFigure(id: string, title: string, x: string, e: ErrorAnalysisResul
           ...Object.fromEntries(
             g.categories.map((c, i) => [
               `c${i}`,
-              { text: c.count ? `${fmtCount(c.count)} (${fmtPercent(c.share, 0)})` : "–", csv: [String(c.count), csvNumber(c.share)], href: c.count ? selectionHref(c.sel) : undefined, tone: c.count ? undefined : "muted" },
+              {
+                text: c.count ? `${fmtCount(c.count)} (${fmtPercent(c.share, 0)})` : "–",
+                csv: [String(c.count), csvNumber(c.share)],
+                href: c.count ? selectionHref(c.sel) : undefined,
+                tone: c.count ? undefined : "muted",
+              },
             ]),
           ),
         },
@@ -73,14 +83,33 @@ function groupFigure(id: string, title: string, x: string, e: ErrorAnalysisResul
   };
 }
 
-function binFigure(id: string, title: string, description: string, x: string, bins: ErrorAnalysisResult["firstFailingStep"]["byIndex"]): FigureModel<CountChartModel> {
+function binFigure(
+  id: string,
+  title: string,
+  description: string,
+  x: string,
+  bins: ErrorAnalysisResult["firstFailingStep"]["byIndex"],
+): FigureModel<CountChartModel> {
   const k = seriesKey(0);
   const total = bins.reduce((a, b) => a + b.count, 0);
   return {
     id,
     title,
     description,
-    chart: total ? { kind: "bars", x, series: [{ key: k, label: "Failures", color: PALETTE[3]! }], data: bins.map((b) => ({ label: b.label, [k]: b.count, [`${k}_n`]: b.count, [`${k}_text`]: `${b.count} failures`, [`${k}_href`]: b.count ? selectionHref(b.sel) : "" })) } : null,
+    chart: total
+      ? {
+          kind: "bars",
+          x,
+          series: [{ key: k, label: "Failures", color: PALETTE[3]! }],
+          data: bins.map((b) => ({
+            label: b.label,
+            [k]: b.count,
+            [`${k}_n`]: b.count,
+            [`${k}_text`]: `${b.count} failures`,
+            [`${k}_href`]: b.count ? selectionHref(b.sel) : "",
+          })),
+        }
+      : null,
     table: {
       name: title,
       columns: [
@@ -147,7 +176,13 @@ export function prepareErrors(e: ErrorAnalysisResult): ErrorsView {
       "Step",
       e.firstFailingStep.byIndex,
     ),
-    byDecile: binFigure("by-decile", "First failing step, relative", "Where the first failing step sits within its trajectory, in tenths of the trajectory's length.", "Part of the trajectory", e.firstFailingStep.byDecile),
+    byDecile: binFigure(
+      "by-decile",
+      "First failing step, relative",
+      "Where the first failing step sits within its trajectory, in tenths of the trajectory's length.",
+      "Part of the trajectory",
+      e.firstFailingStep.byDecile,
+    ),
     positions: {
       name: "first failing step position per category",
       columns: [

@@ -73,20 +73,37 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
   const names = new Map(h.annotators.map((a) => [a.key, a.name]));
   const lv = level === "verdict" ? h.verdict : h.combined;
   const cards: StatCard[] = [
-    { key: "items", label: "Labelled", value: `${fmtCount(h.labelledItems)} / ${fmtCount(h.campaign.items)}`, detail: `${fmtCount(h.pairableItems)} with ≥ 2 success/failure labels`, href: selectionHref(h.sel) },
-    { key: "labels", label: "Labels", value: fmtCount(h.labels), detail: `${h.annotators.length} annotator${h.annotators.length === 1 ? "" : "s"}${h.unsureLabels ? ` · ${fmtCount(h.unsureLabels)} unsure (left out)` : ""}` },
+    {
+      key: "items",
+      label: "Labelled",
+      value: `${fmtCount(h.labelledItems)} / ${fmtCount(h.campaign.items)}`,
+      detail: `${fmtCount(h.pairableItems)} with ≥ 2 success/failure labels`,
+      href: selectionHref(h.sel),
+    },
+    {
+      key: "labels",
+      label: "Labels",
+      value: fmtCount(h.labels),
+      detail: `${h.annotators.length} annotator${h.annotators.length === 1 ? "" : "s"}${h.unsureLabels ? ` · ${fmtCount(h.unsureLabels)} unsure (left out)` : ""}`,
+    },
     {
       key: "alpha",
       label: "Krippendorff α",
       value: fmtCoef(lv.alpha.alpha),
-      detail: lv.alpha.alpha === null ? (lv.alpha.reason ?? undefined) : `95% CI ${fmtInterval(lv.alpha.interval)} · ${fmtCount(lv.alpha.pairableUnits)} pairable trajectories`,
+      detail:
+        lv.alpha.alpha === null
+          ? (lv.alpha.reason ?? undefined)
+          : `95% CI ${fmtInterval(lv.alpha.interval)} · ${fmtCount(lv.alpha.pairableUnits)} pairable trajectories`,
       title: lv.alpha.alpha === null ? undefined : intervalTitle(lv.alpha.interval),
     },
     {
       key: "fleiss",
       label: "Fleiss κ",
       value: fmtCoef(lv.fleiss.kappa),
-      detail: lv.fleiss.kappa === null ? (lv.fleiss.reason ?? undefined) : `95% CI ${fmtInterval(lv.fleiss.interval)} · ${lv.fleiss.ratingsPerItem} ratings per trajectory`,
+      detail:
+        lv.fleiss.kappa === null
+          ? (lv.fleiss.reason ?? undefined)
+          : `95% CI ${fmtInterval(lv.fleiss.interval)} · ${lv.fleiss.ratingsPerItem} ratings per trajectory`,
       title: lv.fleiss.kappa === null ? undefined : intervalTitle(lv.fleiss.interval),
     },
     { key: "percent", label: "Pair agreement", value: fmtPercent(lv.percent.value), detail: "Fleiss' P̄: agreeing annotator pairs per trajectory" },
@@ -94,7 +111,10 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
       key: "category",
       label: "α, error category",
       value: fmtCoef(h.failureCategory.alpha),
-      detail: h.failureCategory.alpha === null ? (h.failureCategory.reason ?? undefined) : `95% CI ${fmtInterval(h.failureCategory.interval)} · ${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
+      detail:
+        h.failureCategory.alpha === null
+          ? (h.failureCategory.reason ?? undefined)
+          : `95% CI ${fmtInterval(h.failureCategory.interval)} · ${fmtCount(h.failureCategory.pairableUnits)} trajectories with ≥ 2 categorised failures`,
       title: h.failureCategory.alpha === null ? undefined : intervalTitle(h.failureCategory.interval),
     },
   ];
@@ -117,7 +137,10 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
           sub: `n ${fmtCount(p.shared)} · ${fmtPercent(p.agreement, 0)}`,
           shade: p.kappa === null || p.fewShared ? 0 : Math.max(0, p.kappa),
           href: selectionHref(p.sel),
-          title: p.kappa === null ? (p.reason ?? "not defined") : `κ ${fmtCoef(p.kappa)} ${fmtInterval(p.interval)} on ${p.shared} shared trajectories${p.fewShared ? " (few shared: read with care)" : ""}`,
+          title:
+            p.kappa === null
+              ? (p.reason ?? "not defined")
+              : `κ ${fmtCoef(p.kappa)} ${fmtInterval(p.interval)} on ${p.shared} shared trajectories${p.fewShared ? " (few shared: read with care)" : ""}`,
         };
       }),
     ),
@@ -140,7 +163,13 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
         cells: {
           a: { text: names.get(p.a) ?? p.a },
           b: { text: names.get(p.b) ?? p.b },
-          shared: { text: fmtCount(p.shared), csv: [String(p.shared)], href: selectionHref(p.sel), tone: p.fewShared ? "warn" : undefined, title: p.fewShared ? "fewer than 10 shared trajectories" : undefined },
+          shared: {
+            text: fmtCount(p.shared),
+            csv: [String(p.shared)],
+            href: selectionHref(p.sel),
+            tone: p.fewShared ? "warn" : undefined,
+            title: p.fewShared ? "fewer than 10 shared trajectories" : undefined,
+          },
           agreement: { text: fmtPercent(p.agreement), csv: [csvNumber(p.agreement)] },
           kappa: {
             text: `${fmtCoef(p.kappa)} ${p.kappa === null ? "" : fmtInterval(p.interval)}`.trim(),
@@ -158,7 +187,8 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
   const perCategory: FigureModel<RateChartModel> = {
     id: "per-category",
     title: "Agreement per label",
-    description: "Specific agreement: of the annotator pairs in which one gave the label, the share in which the other gave it too (trajectories with ≥ 2 labels).",
+    description:
+      "Specific agreement: of the annotator pairs in which one gave the label, the share in which the other gave it too (trajectories with ≥ 2 labels).",
     chart: h.perCategory.some((c) => c.value !== null)
       ? {
           kind: "bars",
@@ -229,11 +259,21 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
     rows: h.disputed.map((d) => ({
       key: String(d.itemId),
       cells: {
-        id: { text: `#${d.trajectoryId}`, href: `/trajectories/${d.trajectoryId}?panel=evaluations`, mono: true, csv: [String(d.trajectoryId)], title: "Open in the player, with the evaluations beside it" },
+        id: {
+          text: `#${d.trajectoryId}`,
+          href: `/trajectories/${d.trajectoryId}?panel=evaluations`,
+          mono: true,
+          csv: [String(d.trajectoryId)],
+          title: "Open in the player, with the evaluations beside it",
+        },
         task: { text: d.externalTaskId, title: d.intent, mono: true },
         site: { text: d.site ?? "–" },
         run: { text: d.runName },
-        labels: { text: d.labels.map((l) => `${l.annotator}: ${l.verdict}${l.category ? ` (${l.category})` : ""}${l.firstFailingStep !== null ? ` @${l.firstFailingStep}` : ""}`).join(" · ") },
+        labels: {
+          text: d.labels
+            .map((l) => `${l.annotator}: ${l.verdict}${l.category ? ` (${l.category})` : ""}${l.firstFailingStep !== null ? ` @${l.firstFailingStep}` : ""}`)
+            .join(" · "),
+        },
         verdict: { text: fmtPercent(d.verdictAgreement, 0), csv: [csvNumber(d.verdictAgreement)] },
       },
     })),
@@ -272,7 +312,12 @@ export function prepareConsensus(c: HumanConsensusResult): ConsensusView {
   const fitDetail = (m: { iterations: number; converged: boolean; uncertain: number }) =>
     `${fmtCount(m.uncertain)} below 90% posterior · ${m.converged ? `converged in ${m.iterations} iterations` : `stopped after ${m.iterations} iterations without converging`}`;
   const cards: StatCard[] = [
-    { key: "no-majority", label: "No majority", value: fmtCount(c.noMajority), detail: `of ${fmtCount(c.items)} trajectories with success/failure labels: tied votes` },
+    {
+      key: "no-majority",
+      label: "No majority",
+      value: fmtCount(c.noMajority),
+      detail: `of ${fmtCount(c.items)} trajectories with success/failure labels: tied votes`,
+    },
     {
       key: "dawid-skene",
       label: "Dawid–Skene ≠ majority",
@@ -280,7 +325,13 @@ export function prepareConsensus(c: HumanConsensusResult): ConsensusView {
       detail: fitDetail(c.dawidSkene),
       tone: c.dawidSkene.converged ? undefined : "warn",
     },
-    { key: "mace", label: "MACE ≠ majority", value: fmtCount(c.mace.differFromMajority), detail: fitDetail(c.mace), tone: c.mace.converged ? undefined : "warn" },
+    {
+      key: "mace",
+      label: "MACE ≠ majority",
+      value: fmtCount(c.mace.differFromMajority),
+      detail: fitDetail(c.mace),
+      tone: c.mace.converged ? undefined : "warn",
+    },
   ];
 
   const annotators: TableModel = {
@@ -288,7 +339,12 @@ export function prepareConsensus(c: HumanConsensusResult): ConsensusView {
     columns: [
       { key: "name", label: "Annotator" },
       { key: "labels", label: "Labels", numeric: true, title: "Success/failure labels (unsure ones are left out)" },
-      { key: "majority", label: "Agrees with majority", numeric: true, title: "Share of their labels equal to the majority vote, on trajectories that have one" },
+      {
+        key: "majority",
+        label: "Agrees with majority",
+        numeric: true,
+        title: "Share of their labels equal to the majority vote, on trajectories that have one",
+      },
       { key: "accuracy", label: "Dawid–Skene accuracy", numeric: true, title: "Estimated probability that this annotator's label is the true one" },
       { key: "competence", label: "MACE competence", numeric: true, title: "Estimated probability that a label reflects the trajectory rather than a habit" },
       { key: "habit", label: "MACE habit", title: "What this annotator answers when not paying attention, and its share of those answers" },
@@ -339,7 +395,10 @@ export function prepareConsensus(c: HumanConsensusResult): ConsensusView {
  * is often one just created, whose empty page read as "my labels are lost"), else the newest. Campaigns come oldest
  * first.
  */
-export function chooseHumansCampaign<C extends { id: number; labels: number }>(campaigns: readonly C[], asked: number | undefined): { campaign: C; fallback: boolean } | null {
+export function chooseHumansCampaign<C extends { id: number; labels: number }>(
+  campaigns: readonly C[],
+  asked: number | undefined,
+): { campaign: C; fallback: boolean } | null {
   const picked = campaigns.find((c) => c.id === asked);
   if (picked) return { campaign: picked, fallback: false };
   const withLabels = campaigns.filter((c) => c.labels > 0);

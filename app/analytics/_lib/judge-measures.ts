@@ -14,7 +14,10 @@ import type { Cell, Column, Row, TableModel } from "./table";
 /** "20.0% [0.0, 50.0] · 1/5"; CSV: rate, low, high, errors, of. */
 function errorRateCell(r: ErrorRate): Cell {
   return {
-    text: r.estimate === null ? "–" : `${fmtPercent(r.estimate)} ${fmtPercentInterval(r.low, r.high)} · ${fmtCount(r.errors)}/${fmtCount(r.of)}`.replace(/\s+/g, " "),
+    text:
+      r.estimate === null
+        ? "–"
+        : `${fmtPercent(r.estimate)} ${fmtPercentInterval(r.low, r.high)} · ${fmtCount(r.errors)}/${fmtCount(r.of)}`.replace(/\s+/g, " "),
     csv: [csvNumber(r.estimate), csvNumber(r.low), csvNumber(r.high), String(r.errors), String(r.of)],
     tone: r.estimate === null ? "muted" : undefined,
   };
@@ -39,10 +42,33 @@ function gapCell(g: SuccessGap): Cell {
 
 const ERROR_COLUMNS: Column[] = [
   { key: "n", label: "n", numeric: true, title: "Trajectories with a human success/failure label and a counted verdict" },
-  { key: "tasks", label: "Tasks", numeric: true, title: "Tasks those trajectories belong to: the clusters the intervals account for (the gap's bootstrap resamples them)" },
-  { key: "fpr", label: "False-positive rate [95% CI]", numeric: true, title: "Evaluator says success where humans say failure, over human failures", csv: ["fpr", "fpr_ci_low", "fpr_ci_high", "false_positives", "human_failures"] },
-  { key: "fnr", label: "False-negative rate [95% CI]", numeric: true, title: "Evaluator says failure where humans say success, over human successes", csv: ["fnr", "fnr_ci_low", "fnr_ci_high", "false_negatives", "human_successes"] },
-  { key: "gap", label: "Success-rate gap [95% CI]", numeric: true, title: "Evaluator's success rate minus the humans' on the same trajectories (paired)", csv: ["gap", "gap_ci_low", "gap_ci_high", "evaluator_success_rate", "human_success_rate"] },
+  {
+    key: "tasks",
+    label: "Tasks",
+    numeric: true,
+    title: "Tasks those trajectories belong to: the clusters the intervals account for (the gap's bootstrap resamples them)",
+  },
+  {
+    key: "fpr",
+    label: "False-positive rate [95% CI]",
+    numeric: true,
+    title: "Evaluator says success where humans say failure, over human failures",
+    csv: ["fpr", "fpr_ci_low", "fpr_ci_high", "false_positives", "human_failures"],
+  },
+  {
+    key: "fnr",
+    label: "False-negative rate [95% CI]",
+    numeric: true,
+    title: "Evaluator says failure where humans say success, over human successes",
+    csv: ["fnr", "fnr_ci_low", "fnr_ci_high", "false_negatives", "human_successes"],
+  },
+  {
+    key: "gap",
+    label: "Success-rate gap [95% CI]",
+    numeric: true,
+    title: "Evaluator's success rate minus the humans' on the same trajectories (paired)",
+    csv: ["gap", "gap_ci_low", "gap_ci_high", "evaluator_success_rate", "human_success_rate"],
+  },
 ];
 
 function errorCells(e: EvaluatorMeasures["errors"]): Record<string, Cell> {
@@ -110,7 +136,13 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
       columns: [
         { key: "evaluator", label: "Evaluator" },
         ...ERROR_COLUMNS,
-        { key: "unparseable", label: "Unparseable [95% CI]", numeric: true, title: "Verdicts whose reply could not be parsed, of all verdicts in scope (and of sampled replies)", csv: ["unparseable_rate", "unparseable_ci_low", "unparseable_ci_high", "unparseable", "verdicts", "unparseable_samples", "samples"] },
+        {
+          key: "unparseable",
+          label: "Unparseable [95% CI]",
+          numeric: true,
+          title: "Verdicts whose reply could not be parsed, of all verdicts in scope (and of sampled replies)",
+          csv: ["unparseable_rate", "unparseable_ci_low", "unparseable_ci_high", "unparseable", "verdicts", "unparseable_samples", "samples"],
+        },
       ],
       rows: m.evaluators.map((e, i): Row => {
         const u = e.unparseable;
@@ -121,7 +153,15 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
             ...errorCells(e.errors),
             unparseable: {
               text: `${fmtPercent(u.rate.estimate)} ${fmtPercentInterval(u.rate.low, u.rate.high)} · ${fmtCount(u.unparseable)}/${fmtCount(u.verdicts)}${u.samples ? ` · samples ${fmtCount(u.unparseableSamples)}/${fmtCount(u.samples)}` : ""}`,
-              csv: [csvNumber(u.rate.estimate), csvNumber(u.rate.low), csvNumber(u.rate.high), String(u.unparseable), String(u.verdicts), String(u.unparseableSamples), String(u.samples)],
+              csv: [
+                csvNumber(u.rate.estimate),
+                csvNumber(u.rate.low),
+                csvNumber(u.rate.high),
+                String(u.unparseable),
+                String(u.verdicts),
+                String(u.unparseableSamples),
+                String(u.samples),
+              ],
               tone: u.unparseable ? "warn" : "muted",
             },
           },
@@ -135,7 +175,11 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
     name: "judge error rates per site and agent run",
     columns: [{ key: "evaluator", label: "Evaluator" }, { key: "split", label: "Split" }, { key: "group", label: "Group" }, ...ERROR_COLUMNS],
     rows: m.evaluators.flatMap((e) =>
-      [...(e.bySplit ?? []).map((s) => ({ kind: e.splitTitle ?? "split", s })), ...e.bySite.map((s) => ({ kind: "site", s })), ...e.byRun.map((s) => ({ kind: "agent run", s }))].map(({ kind, s }) => ({
+      [
+        ...(e.bySplit ?? []).map((s) => ({ kind: e.splitTitle ?? "split", s })),
+        ...e.bySite.map((s) => ({ kind: "site", s })),
+        ...e.byRun.map((s) => ({ kind: "agent run", s })),
+      ].map(({ kind, s }) => ({
         key: `${e.info.id}|${kind}|${s.key}`,
         cells: { evaluator: { text: e.info.label }, split: { text: kind, tone: "muted" as const }, group: { text: s.label }, ...errorCells(s.errors) },
       })),
@@ -155,7 +199,14 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
             key: seriesKey(i),
             label: `${e.info.label} (ECE ${fmtCoef(e.calibration!.ece)})`,
             color: PALETTE[i % PALETTE.length]!,
-            points: e.calibration!.bins.filter((b) => b.n > 0).map((b) => ({ x: b.meanConfidence!, y: b.observed!, n: b.n, text: `confidence ${fmtPercent(b.meanConfidence)} → humans ${fmtPercent(b.observed)} success, n = ${fmtCount(b.n)}` })),
+            points: e
+              .calibration!.bins.filter((b) => b.n > 0)
+              .map((b) => ({
+                x: b.meanConfidence!,
+                y: b.observed!,
+                n: b.n,
+                text: `confidence ${fmtPercent(b.meanConfidence)} → humans ${fmtPercent(b.observed)} success, n = ${fmtCount(b.n)}`,
+              })),
           })),
         }
       : null,
@@ -194,8 +245,19 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
 
   const rankColumns: Column[] = [
     { key: "run", label: "Agent run" },
-    { key: "human", label: "Humans", numeric: true, title: "Rank by the consolidated human success rate", csv: ["human_rank", "human_success_rate", "human_n"] },
-    ...m.evaluators.map((e) => ({ key: e.info.id, label: e.info.label, numeric: true, csv: [`${e.info.label} rank`, `${e.info.label} success rate`, `${e.info.label} n`] })),
+    {
+      key: "human",
+      label: "Humans",
+      numeric: true,
+      title: "Rank by the consolidated human success rate",
+      csv: ["human_rank", "human_success_rate", "human_n"],
+    },
+    ...m.evaluators.map((e) => ({
+      key: e.info.id,
+      label: e.info.label,
+      numeric: true,
+      csv: [`${e.info.label} rank`, `${e.info.label} success rate`, `${e.info.label} n`],
+    })),
   ];
   const rankCell = (c: { rank: number | null; rate: number | null; n: number }, human?: number | null): Cell => ({
     text: c.rank === null ? "–" : `#${c.rank} · ${fmtPercent(c.rate)}`,
@@ -207,12 +269,14 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
     name: "agent ranking per evaluator",
     columns: rankColumns,
     rows: [
-      ...m.ranking.runs.map(
-        (r): Row => ({
-          key: String(r.runId),
-          cells: { run: { text: r.name }, human: { ...rankCell(r.human), tone: "strong" }, ...Object.fromEntries(m.evaluators.map((e) => [e.info.id, rankCell(r.evaluators[e.info.id]!, r.human.rank)])) },
-        }),
-      ),
+      ...m.ranking.runs.map((r): Row => ({
+        key: String(r.runId),
+        cells: {
+          run: { text: r.name },
+          human: { ...rankCell(r.human), tone: "strong" },
+          ...Object.fromEntries(m.evaluators.map((e) => [e.info.id, rankCell(r.evaluators[e.info.id]!, r.human.rank)])),
+        },
+      })),
       {
         key: "tau",
         cells: {
@@ -221,7 +285,12 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
           ...Object.fromEntries(
             m.ranking.tau.map((t) => [
               t.id,
-              { text: t.tau.tau === null ? `– (${t.tau.reason})` : `τ ${fmtCoef(t.tau.tau)}`, csv: [csvNumber(t.tau.tau), "", String(t.tau.n)], title: `concordant ${t.tau.concordant}, discordant ${t.tau.discordant}, ties ${t.tau.tiesX}/${t.tau.tiesY}/${t.tau.tiesBoth}`, tone: "strong" as const },
+              {
+                text: t.tau.tau === null ? `– (${t.tau.reason})` : `τ ${fmtCoef(t.tau.tau)}`,
+                csv: [csvNumber(t.tau.tau), "", String(t.tau.n)],
+                title: `concordant ${t.tau.concordant}, discordant ${t.tau.discordant}, ties ${t.tau.tiesX}/${t.tau.tiesY}/${t.tau.tiesBoth}`,
+                tone: "strong" as const,
+              },
             ]),
           ),
         },
@@ -238,8 +307,18 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
           { key: "k", label: "k" },
           { key: "kappaWith", label: "κ with answer", numeric: true },
           { key: "kappaWithout", label: "κ without", numeric: true },
-          { key: "fprWith", label: "FPR with answer", numeric: true, csv: ["fpr_with", "fpr_with_ci_low", "fpr_with_ci_high", "fp_with", "human_failures_with"] },
-          { key: "fprWithout", label: "FPR without", numeric: true, csv: ["fpr_without", "fpr_without_ci_low", "fpr_without_ci_high", "fp_without", "human_failures_without"] },
+          {
+            key: "fprWith",
+            label: "FPR with answer",
+            numeric: true,
+            csv: ["fpr_with", "fpr_with_ci_low", "fpr_with_ci_high", "fp_with", "human_failures_with"],
+          },
+          {
+            key: "fprWithout",
+            label: "FPR without",
+            numeric: true,
+            csv: ["fpr_without", "fpr_without_ci_low", "fpr_without_ci_high", "fp_without", "human_failures_without"],
+          },
         ],
         rows: m.hygiene.map((h, i) => ({
           key: `${i}`,
@@ -264,7 +343,11 @@ export function failureStepTable(r: FailureStepResult): TableModel {
     pairs: { text: fmtCount(a.pairs), csv: [String(a.pairs)] },
     exact: { text: a.pairs ? `${fmtPercent(a.exactRate)} · ${fmtCount(a.exact)}` : "–", csv: [csvNumber(a.exactRate), String(a.exact)] },
     within: { text: a.pairs ? `${fmtPercent(a.withinOneRate)} · ${fmtCount(a.withinOne)}` : "–", csv: [csvNumber(a.withinOneRate), String(a.withinOne)] },
-    offset: { text: signed && a.meanOffset !== null ? `${a.meanOffset > 0 ? "+" : ""}${a.meanOffset.toFixed(2)}` : "–", csv: [signed ? csvNumber(a.meanOffset) : ""], title: signed ? "Evaluator's step minus the human's: positive = the evaluator places the failure later" : "Pairs of annotators have no direction" },
+    offset: {
+      text: signed && a.meanOffset !== null ? `${a.meanOffset > 0 ? "+" : ""}${a.meanOffset.toFixed(2)}` : "–",
+      csv: [signed ? csvNumber(a.meanOffset) : ""],
+      title: signed ? "Evaluator's step minus the human's: positive = the evaluator places the failure later" : "Pairs of annotators have no direction",
+    },
     absolute: { text: a.meanAbsoluteOffset === null ? "–" : a.meanAbsoluteOffset.toFixed(2), csv: [csvNumber(a.meanAbsoluteOffset)] },
   });
   return {
@@ -276,11 +359,26 @@ export function failureStepTable(r: FailureStepResult): TableModel {
       { key: "within", label: "Within ±1 step", numeric: true, csv: ["within_one_rate", "within_one"] },
       { key: "offset", label: "Mean offset", numeric: true },
       { key: "absolute", label: "Mean |offset|", numeric: true },
-      { key: "without", label: "Failures without a step", numeric: true, title: "Evaluator failures on human failures with a step, where the evaluator gave no (parseable) step" },
+      {
+        key: "without",
+        label: "Failures without a step",
+        numeric: true,
+        title: "Evaluator failures on human failures with a step, where the evaluator gave no (parseable) step",
+      },
     ],
     rows: [
-      { key: "humans", cells: { rater: { text: "Humans (annotator pairs)", tone: "strong" }, ...cells(r.humans, false), without: { text: "–", tone: "muted" } } },
-      ...r.evaluators.map((e) => ({ key: e.info.id, cells: { rater: { text: `${e.info.label} vs humans` }, ...cells(e.agreement, true), without: { text: fmtCount(e.withoutStep), csv: [String(e.withoutStep)], tone: e.withoutStep ? ("warn" as const) : ("muted" as const) } } })),
+      {
+        key: "humans",
+        cells: { rater: { text: "Humans (annotator pairs)", tone: "strong" }, ...cells(r.humans, false), without: { text: "–", tone: "muted" } },
+      },
+      ...r.evaluators.map((e) => ({
+        key: e.info.id,
+        cells: {
+          rater: { text: `${e.info.label} vs humans` },
+          ...cells(e.agreement, true),
+          without: { text: fmtCount(e.withoutStep), csv: [String(e.withoutStep)], tone: e.withoutStep ? ("warn" as const) : ("muted" as const) },
+        },
+      })),
     ],
     empty: "No first failing steps marked.",
   };

@@ -40,11 +40,29 @@ export const AGREEMENT_COLUMNS: Column[] = [
   { key: "precision", label: "Precision", numeric: true, title: "Of the trajectories the evaluator called a success, the share humans call a success" },
   { key: "recall", label: "Recall", numeric: true, title: "Of the human successes, the share the evaluator calls a success" },
   { key: "f1", label: "F1", numeric: true },
-  { key: "judgeRate", label: "Evaluator SR", numeric: true, title: "Success rate the evaluator gives on the compared trajectories", csv: ["evaluator_success_rate", "evaluator_sr_ci_low", "evaluator_sr_ci_high"] },
-  { key: "humanRate", label: "Human SR", numeric: true, title: "Success rate of the human label on the same trajectories", csv: ["human_success_rate", "human_sr_ci_low", "human_sr_ci_high"] },
+  {
+    key: "judgeRate",
+    label: "Evaluator SR",
+    numeric: true,
+    title: "Success rate the evaluator gives on the compared trajectories",
+    csv: ["evaluator_success_rate", "evaluator_sr_ci_low", "evaluator_sr_ci_high"],
+  },
+  {
+    key: "humanRate",
+    label: "Human SR",
+    numeric: true,
+    title: "Success rate of the human label on the same trajectories",
+    csv: ["human_success_rate", "human_sr_ci_low", "human_sr_ci_high"],
+  },
   { key: "unparseable", label: "Unparseable", numeric: true },
   { key: "notEvaluable", label: "Not evaluable", numeric: true },
-  { key: "noReference", label: "No human label", numeric: true, title: "Verdicts on trajectories without a consolidated label, or with an unsure one", csv: ["no_human_label", "human_unsure"] },
+  {
+    key: "noReference",
+    label: "No human label",
+    numeric: true,
+    title: "Verdicts on trajectories without a consolidated label, or with an unsure one",
+    csv: ["no_human_label", "human_unsure"],
+  },
 ];
 
 /** Cells for AGREEMENT_COLUMNS. */
@@ -58,11 +76,19 @@ export function agreementCells(s: AgreementStats): Record<string, Cell> {
       // Undefined: the short reason reads better than a bare dash.
       text: k.kappa === null ? `${fmtCoef(null)}${k.reason ? ` (${k.reason})` : ""}` : `${fmtCoef(k.kappa)} ${ci}`.trim(),
       csv: [csvNumber(k.kappa), csvNumber(k.interval.low), csvNumber(k.interval.high)],
-      title: k.kappa === null ? (k.reason ?? "not defined") : `${intervalTitle(k.interval)}. SE ${fmtCoef(k.stdKappa, 4)}; z ${fmtCoef(k.z, 2)}, p ${fmtP(k.pTwoSided)}`,
+      title:
+        k.kappa === null
+          ? (k.reason ?? "not defined")
+          : `${intervalTitle(k.interval)}. SE ${fmtCoef(k.stdKappa, 4)}; z ${fmtCoef(k.z, 2)}, p ${fmtP(k.pTwoSided)}`,
       tone: k.kappa === null ? "muted" : undefined,
     },
     pabak: { text: fmtCoef(s.prevalence.pabak), csv: [csvNumber(s.prevalence.pabak)] },
-    pi: { text: fmtCoef(s.prevalence.prevalenceIndex), csv: [csvNumber(s.prevalence.prevalenceIndex)], tone: s.prevalence.skewed ? "warn" : undefined, title: s.prevalence.warning ?? undefined },
+    pi: {
+      text: fmtCoef(s.prevalence.prevalenceIndex),
+      csv: [csvNumber(s.prevalence.prevalenceIndex)],
+      tone: s.prevalence.skewed ? "warn" : undefined,
+      title: s.prevalence.warning ?? undefined,
+    },
     bi: { text: fmtCoef(s.prevalence.biasIndex), csv: [csvNumber(s.prevalence.biasIndex)] },
     precision: { text: fmtCoef(s.metrics.precision), csv: [csvNumber(s.metrics.precision)] },
     recall: { text: fmtCoef(s.metrics.recall), csv: [csvNumber(s.metrics.recall)] },
@@ -75,7 +101,12 @@ export function agreementCells(s: AgreementStats): Record<string, Cell> {
       text: `${fmtPercent(s.humanSuccess.estimate)} ${fmtPercentInterval(s.humanSuccess.low, s.humanSuccess.high)}`.trim(),
       csv: [csvNumber(s.humanSuccess.estimate), csvNumber(s.humanSuccess.low), csvNumber(s.humanSuccess.high)],
     },
-    unparseable: { text: fmtCount(s.unparseable), csv: [String(s.unparseable)], href: s.unparseable ? selectionHref(s.unparseableSel) : undefined, tone: s.unparseable ? "warn" : "muted" },
+    unparseable: {
+      text: fmtCount(s.unparseable),
+      csv: [String(s.unparseable)],
+      href: s.unparseable ? selectionHref(s.unparseableSel) : undefined,
+      tone: s.unparseable ? "warn" : "muted",
+    },
     notEvaluable: { text: fmtCount(s.notEvaluable), csv: [String(s.notEvaluable)], tone: s.notEvaluable ? undefined : "muted" },
     noReference: {
       text: `${fmtCount(s.noReference)}${s.unsureReference ? ` + ${fmtCount(s.unsureReference)} unsure` : ""}`,
@@ -126,12 +157,20 @@ function kappaInGroupCell(s: AgreementStats): Cell {
 }
 
 export function prepareJudgeList(list: JudgeListResult, search: string): JudgeListView {
-  const rows = list.judges.map((j) => ({ label: j.info.label, stats: j.stats, href: judgePageHref(j.info.identity.key, j.info.identity, search), kind: j.info.kind }));
+  const rows = list.judges.map((j) => ({
+    label: j.info.label,
+    stats: j.stats,
+    href: judgePageHref(j.info.identity.key, j.info.identity, search),
+    kind: j.info.kind,
+  }));
   const against = list.reference.description;
   const table: TableModel = {
     name: `judge agreement with ${against}`,
     columns: [{ key: "evaluator", label: "Evaluator" }, { key: "kind", label: "Kind" }, ...AGREEMENT_COLUMNS],
-    rows: rows.map((r, i): Row => ({ key: `${i}`, cells: { evaluator: { text: r.label, href: r.href }, kind: { text: r.kind, tone: "muted" }, ...agreementCells(r.stats) } })),
+    rows: rows.map((r, i): Row => ({
+      key: `${i}`,
+      cells: { evaluator: { text: r.label, href: r.href }, kind: { text: r.kind, tone: "muted" }, ...agreementCells(r.stats) },
+    })),
     empty: "No evaluator has verdicts in this scope.",
   };
   return {
@@ -160,13 +199,20 @@ function judgeSplitTable(list: JudgeListResult): TableModel {
     name: `judge agreement by ${list.split!.title}`,
     columns: [
       { key: "group", label: list.split!.title },
-      ...list.judges.map((j, i) => ({ key: `j${i}`, label: j.info.label, numeric: true, csv: [`${j.info.label} kappa`, `${j.info.label} ci_low`, `${j.info.label} ci_high`, `${j.info.label} n`, `${j.info.label} agreement`] })),
+      ...list.judges.map((j, i) => ({
+        key: `j${i}`,
+        label: j.info.label,
+        numeric: true,
+        csv: [`${j.info.label} kappa`, `${j.info.label} ci_low`, `${j.info.label} ci_high`, `${j.info.label} n`, `${j.info.label} agreement`],
+      })),
     ],
     rows: [...groups].map(([key, label]) => ({
       key,
       cells: {
         group: { text: label },
-        ...Object.fromEntries(byJudge.map((m, i) => [`j${i}`, m.has(key) ? kappaInGroupCell(m.get(key)!) : { text: "–", tone: "muted" as const, csv: ["", "", "", "0", ""] }])),
+        ...Object.fromEntries(
+          byJudge.map((m, i) => [`j${i}`, m.has(key) ? kappaInGroupCell(m.get(key)!) : { text: "–", tone: "muted" as const, csv: ["", "", "", "0", ""] }]),
+        ),
       },
     })),
     empty: "No evaluator has verdicts in any group.",
@@ -225,7 +271,10 @@ function confusionOf(s: AgreementStats, evaluator: string, human = "Human (conso
     columns: [{ key: "human", label: "Human \\ evaluator" }, ...labels.map((l) => ({ key: l, label: l, numeric: true }))],
     rows: s.confusion.map((row, i) => ({
       key: labels[i]!,
-      cells: { human: { text: labels[i]! }, ...Object.fromEntries(row.map((c) => [c.judge, { text: fmtCount(c.count), csv: [String(c.count)], href: c.count ? selectionHref(c.sel) : undefined }])) },
+      cells: {
+        human: { text: labels[i]! },
+        ...Object.fromEntries(row.map((c) => [c.judge, { text: fmtCount(c.count), csv: [String(c.count)], href: c.count ? selectionHref(c.sel) : undefined }])),
+      },
     })),
   };
   return { matrix, table };
@@ -234,7 +283,12 @@ function confusionOf(s: AgreementStats, evaluator: string, human = "Human (conso
 export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeDetailView {
   const s = d.overall;
   const k = s.kappa;
-  const humanTitle = d.reference.spec.kind === "consolidated" ? "Human (consolidated)" : d.reference.spec.kind === "majority" ? "Human (majority)" : `Human (${d.reference.description.replace(/'s labels$/, "")})`;
+  const humanTitle =
+    d.reference.spec.kind === "consolidated"
+      ? "Human (consolidated)"
+      : d.reference.spec.kind === "majority"
+        ? "Human (majority)"
+        : `Human (${d.reference.description.replace(/'s labels$/, "")})`;
   const { matrix, table } = confusionOf(s, d.selected.label, humanTitle);
   const cards: StatCard[] = [
     { key: "n", label: "Compared", value: fmtCount(s.n), detail: "trajectories with both labels", href: s.n ? selectionHref(s.sel) : undefined },
@@ -243,16 +297,37 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
       key: "kappa",
       label: "Cohen κ",
       value: fmtCoef(k.kappa),
-      detail: k.kappa === null ? (k.reason ?? undefined) : `95% CI ${fmtInterval(k.interval)}${s.bootstrap ? ` · bootstrap ${fmtCoefInterval(s.bootstrap.low, s.bootstrap.high)}` : ""}`,
+      detail:
+        k.kappa === null
+          ? (k.reason ?? undefined)
+          : `95% CI ${fmtInterval(k.interval)}${s.bootstrap ? ` · bootstrap ${fmtCoefInterval(s.bootstrap.low, s.bootstrap.high)}` : ""}`,
       title: k.kappa === null ? undefined : intervalTitle(k.interval),
     },
     { key: "z", label: "z (κ = 0)", value: fmtCoef(k.z, 2), detail: `p ${fmtP(k.pTwoSided)}` },
-    { key: "pabak", label: "PABAK", value: fmtCoef(s.prevalence.pabak), detail: `PI ${fmtCoef(s.prevalence.prevalenceIndex)} · BI ${fmtCoef(s.prevalence.biasIndex)}`, tone: s.prevalence.skewed ? "warn" : undefined },
+    {
+      key: "pabak",
+      label: "PABAK",
+      value: fmtCoef(s.prevalence.pabak),
+      detail: `PI ${fmtCoef(s.prevalence.prevalenceIndex)} · BI ${fmtCoef(s.prevalence.biasIndex)}`,
+      tone: s.prevalence.skewed ? "warn" : undefined,
+    },
     { key: "f1", label: "F1 of success", value: fmtCoef(s.metrics.f1), detail: `P ${fmtCoef(s.metrics.precision)} · R ${fmtCoef(s.metrics.recall)}` },
-    { key: "unparseable", label: "Unparseable", value: fmtCount(s.unparseable), detail: "counted apart", href: s.unparseable ? selectionHref(s.unparseableSel) : undefined, tone: s.unparseable ? "warn" : undefined },
+    {
+      key: "unparseable",
+      label: "Unparseable",
+      value: fmtCount(s.unparseable),
+      detail: "counted apart",
+      href: s.unparseable ? selectionHref(s.unparseableSel) : undefined,
+      tone: s.unparseable ? "warn" : undefined,
+    },
   ];
 
-  const settingRows = d.settings.map((x) => ({ label: x.info.label, stats: x.stats, href: judgePageHref(d.evaluatorKey, x.info.identity, search), identity: x.info.identity }));
+  const settingRows = d.settings.map((x) => ({
+    label: x.info.label,
+    stats: x.stats,
+    href: judgePageHref(d.evaluatorKey, x.info.identity, search),
+    identity: x.info.identity,
+  }));
   const kTable: FigureModel<RateChartModel> | null =
     d.settings.length > 1
       ? {
@@ -263,7 +338,10 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
           table: {
             name: `k-table ${d.name}`,
             columns: [{ key: "k", label: "k" }, { key: "pv", label: "Prompt" }, ...AGREEMENT_COLUMNS],
-            rows: settingRows.map((r, i) => ({ key: `${i}`, cells: { k: { text: r.identity.k || "–", href: r.href }, pv: { text: r.identity.pv || "–", tone: "muted" }, ...agreementCells(r.stats) } })),
+            rows: settingRows.map((r, i) => ({
+              key: `${i}`,
+              cells: { k: { text: r.identity.k || "–", href: r.href }, pv: { text: r.identity.pv || "–", tone: "muted" }, ...agreementCells(r.stats) },
+            })),
           },
         }
       : null;
@@ -297,7 +375,12 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
 
   return {
     title: d.name,
-    settings: settingRows.map((r) => ({ key: `${r.identity.k}|${r.identity.pv}`, label: r.label, href: r.href, current: r.identity.k === d.selected.identity.k && r.identity.pv === d.selected.identity.pv })),
+    settings: settingRows.map((r) => ({
+      key: `${r.identity.k}|${r.identity.pv}`,
+      label: r.label,
+      href: r.href,
+      current: r.identity.k === d.selected.identity.k && r.identity.pv === d.selected.identity.pv,
+    })),
     cards,
     skewWarning: s.prevalence.warning,
     confusion: matrix,
@@ -320,18 +403,33 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
           id: "by-split",
           title: `Agreement by ${d.split.title}`,
           description: `κ with its 95% interval on the trajectories of each ${d.split.title} group.`,
-          chart: kappaChart(d.split.title, d.split.rows.map((r) => ({ label: r.label, stats: r.stats, href: selectionHref(r.stats.sel) }))),
+          chart: kappaChart(
+            d.split.title,
+            d.split.rows.map((r) => ({ label: r.label, stats: r.stats, href: selectionHref(r.stats.sel) })),
+          ),
           table: splitTable(`agreement by ${d.split.title} ${d.selected.label}`, d.split.title, d.split.rows),
         }
       : null,
     byReference: {
       name: `agreement per reference ${d.selected.label}`,
-      columns: [{ key: "reference", label: "Reference" }, { key: "ties", label: "Ties", numeric: true, title: "Trajectories whose annotators split evenly: no majority, counted apart" }, ...AGREEMENT_COLUMNS],
+      columns: [
+        { key: "reference", label: "Reference" },
+        { key: "ties", label: "Ties", numeric: true, title: "Trajectories whose annotators split evenly: no majority, counted apart" },
+        ...AGREEMENT_COLUMNS,
+      ],
       rows: d.byReference.map((r) => ({
         key: r.key,
         cells: {
-          reference: { text: `${r.label}${r.current ? " (in use)" : ""}`, tone: r.current ? "strong" : undefined, href: judgePageHref(d.evaluatorKey, d.selected.identity, withRef(search, r.key)) },
-          ties: { text: r.spec.kind === "majority" ? fmtCount(r.stats.tieReference) : "–", csv: [String(r.stats.tieReference)], tone: r.stats.tieReference ? "warn" : "muted" },
+          reference: {
+            text: `${r.label}${r.current ? " (in use)" : ""}`,
+            tone: r.current ? "strong" : undefined,
+            href: judgePageHref(d.evaluatorKey, d.selected.identity, withRef(search, r.key)),
+          },
+          ties: {
+            text: r.spec.kind === "majority" ? fmtCount(r.stats.tieReference) : "–",
+            csv: [String(r.stats.tieReference)],
+            tone: r.stats.tieReference ? "warn" : "muted",
+          },
           ...agreementCells(r.stats),
         },
       })),
@@ -340,7 +438,8 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
     byCategory: {
       id: "by-category",
       title: "Human failures per error category",
-      description: "For the failures humans put in each category: how many the evaluator also calls a failure (κ is undefined inside one category, since every human label there is a failure).",
+      description:
+        "For the failures humans put in each category: how many the evaluator also calls a failure (κ is undefined inside one category, since every human label there is a failure).",
       chart: categoryChart,
       table: {
         name: `human failures per category ${d.selected.label}`,
@@ -358,7 +457,12 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
             category: { text: c.category ?? "(no category)" },
             n: { text: fmtCount(c.n), csv: [String(c.n)], href: c.n ? selectionHref(c.sel) : undefined },
             caught: { text: fmtCount(c.caught), csv: [String(c.caught)], href: c.caught ? selectionHref(c.caughtSel) : undefined },
-            missed: { text: fmtCount(c.missed), csv: [String(c.missed)], href: c.missed ? selectionHref(c.missedSel) : undefined, tone: c.missed ? "bad" : undefined },
+            missed: {
+              text: fmtCount(c.missed),
+              csv: [String(c.missed)],
+              href: c.missed ? selectionHref(c.missedSel) : undefined,
+              tone: c.missed ? "bad" : undefined,
+            },
             rate: {
               text: `${fmtPercent(c.caughtRate.estimate)} ${fmtPercentInterval(c.caughtRate.low, c.caughtRate.high)}`.trim(),
               csv: [csvNumber(c.caughtRate.estimate), csvNumber(c.caughtRate.low), csvNumber(c.caughtRate.high)],
@@ -411,14 +515,29 @@ export function disagreementTable(rows: DisagreementRowLike[], name: string): Ta
     rows: rows.map((r) => ({
       key: String(r.trajectoryId),
       cells: {
-        id: { text: `#${r.trajectoryId}`, href: `/trajectories/${r.trajectoryId}?panel=evaluations`, mono: true, csv: [String(r.trajectoryId)], title: "Open in the player, with the evaluations beside it" },
+        id: {
+          text: `#${r.trajectoryId}`,
+          href: `/trajectories/${r.trajectoryId}?panel=evaluations`,
+          mono: true,
+          csv: [String(r.trajectoryId)],
+          title: "Open in the player, with the evaluations beside it",
+        },
         task: { text: r.externalTaskId, title: r.intent, mono: true },
         site: { text: r.site ?? "–" },
         run: { text: r.runName },
         human: { text: r.human === "failure" && r.humanCategory ? `failure (${r.humanCategory})` : r.human, tone: r.human === "success" ? "good" : "bad" },
         judge: { text: r.judge, tone: r.judge === "success" ? "good" : r.judge === "failure" ? "bad" : "warn" },
-        rationale: { text: r.rationale ? (r.rationale.length > 240 ? `${r.rationale.slice(0, 240)}…` : r.rationale) : "–", csv: [r.rationale ?? ""], title: r.rationale ?? undefined, tone: r.rationale ? undefined : "muted" },
-        compare: { text: "Compare attempts", href: `/compare?of=${r.trajectoryId}`, title: "This trajectory beside the other attempts at its task, step by step" },
+        rationale: {
+          text: r.rationale ? (r.rationale.length > 240 ? `${r.rationale.slice(0, 240)}…` : r.rationale) : "–",
+          csv: [r.rationale ?? ""],
+          title: r.rationale ?? undefined,
+          tone: r.rationale ? undefined : "muted",
+        },
+        compare: {
+          text: "Compare attempts",
+          href: `/compare?of=${r.trajectoryId}`,
+          title: "This trajectory beside the other attempts at its task, step by step",
+        },
       },
     })),
     empty: "No disagreements.",

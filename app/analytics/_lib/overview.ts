@@ -42,22 +42,32 @@ export interface OverviewView {
 function groupTable(name: string, groupLabel: string, rows: RateRow[], columns: { id: string; label: string }[]): TableModel {
   return {
     name,
-    columns: [{ key: "group", label: groupLabel }, { key: "trajectories", label: "Trajectories", numeric: true }, ...columns.map((c) => rateColumn(c.id, c.label))],
-    rows: rows.map(
-      (r): Row => ({
-        key: r.key,
-        cells: {
-          group: { text: r.label, href: selectionHref(r.sel) },
-          trajectories: { text: fmtCount(r.trajectories), csv: [String(r.trajectories)], href: selectionHref(r.sel) },
-          ...Object.fromEntries(columns.map((c) => [c.id, rateCellView(r.cells[c.id])])),
-        },
-      }),
-    ),
+    columns: [
+      { key: "group", label: groupLabel },
+      { key: "trajectories", label: "Trajectories", numeric: true },
+      ...columns.map((c) => rateColumn(c.id, c.label)),
+    ],
+    rows: rows.map((r): Row => ({
+      key: r.key,
+      cells: {
+        group: { text: r.label, href: selectionHref(r.sel) },
+        trajectories: { text: fmtCount(r.trajectories), csv: [String(r.trajectories)], href: selectionHref(r.sel) },
+        ...Object.fromEntries(columns.map((c) => [c.id, rateCellView(r.cells[c.id])])),
+      },
+    })),
     empty: "No trajectories in this scope.",
   };
 }
 
-function rateFigure(id: string, title: string, description: string, groupLabel: string, kind: "bars" | "lines", rows: RateRow[], columns: { id: string; label: string }[]): FigureModel<RateChartModel> {
+function rateFigure(
+  id: string,
+  title: string,
+  description: string,
+  groupLabel: string,
+  kind: "bars" | "lines",
+  rows: RateRow[],
+  columns: { id: string; label: string }[],
+): FigureModel<RateChartModel> {
   return { id, title, description, chart: rateChart(kind, groupLabel, rows, columns), table: groupTable(title, groupLabel, rows, columns) };
 }
 
@@ -87,7 +97,9 @@ export function prepareOverview(o: OverviewResult, policyNote = true): OverviewV
       const groups = sites.map((s) => ({
         key: s.key,
         label: s.label,
-        cells: Object.fromEntries(runs.map((r) => [r.id, o.bySiteRun.find((x) => x.site === s.site && x.runId === r.runId)?.cells[c.id]]).filter(([, v]) => v !== undefined)),
+        cells: Object.fromEntries(
+          runs.map((r) => [r.id, o.bySiteRun.find((x) => x.site === s.site && x.runId === r.runId)?.cells[c.id]]).filter(([, v]) => v !== undefined),
+        ),
       }));
       const table: TableModel = {
         name: `success per site and run, ${c.label}`,
@@ -101,7 +113,18 @@ export function prepareOverview(o: OverviewResult, policyNote = true): OverviewV
       return {
         id: c.id,
         label: c.label,
-        figure: { id: `site-run:${c.id}`, title: c.label, chart: rateChart("bars", "Site", groups, runs.map((r) => ({ id: r.id, label: r.label })), "-"), table },
+        figure: {
+          id: `site-run:${c.id}`,
+          title: c.label,
+          chart: rateChart(
+            "bars",
+            "Site",
+            groups,
+            runs.map((r) => ({ id: r.id, label: r.label })),
+            "-",
+          ),
+          table,
+        },
       };
     }),
   };
@@ -111,7 +134,15 @@ export function prepareOverview(o: OverviewResult, policyNote = true): OverviewV
     empty,
     subtitle: `${fmtCount(o.trajectories)} trajector${o.trajectories === 1 ? "y" : "ies"} in scope · ${o.columns.length} evaluator${o.columns.length === 1 ? "" : "s"}`,
     totals,
-    bySite: rateFigure("by-site", "Success rate per site", `Each evaluator's success rate over the trajectories it judged on each site.${why}`, "Site", "bars", o.bySite, columns),
+    bySite: rateFigure(
+      "by-site",
+      "Success rate per site",
+      `Each evaluator's success rate over the trajectories it judged on each site.${why}`,
+      "Site",
+      "bars",
+      o.bySite,
+      columns,
+    ),
     siteRun,
     byRun: rateFigure("by-run", "Success rate per agent run", `Each evaluator's success rate per agent run.${why}`, "Agent run", "bars", o.byRun, columns),
     byDifficulty: rateFigure(
@@ -124,7 +155,15 @@ export function prepareOverview(o: OverviewResult, policyNote = true): OverviewV
       columns,
     ),
     split: o.split
-      ? rateFigure("by-split", `Success rate by ${o.split.title}`, `Each evaluator's success rate per ${o.split.title} group.${why}`, o.split.title, "bars", o.split.rows, columns)
+      ? rateFigure(
+          "by-split",
+          `Success rate by ${o.split.title}`,
+          `Each evaluator's success rate per ${o.split.title} group.${why}`,
+          o.split.title,
+          "bars",
+          o.split.rows,
+          columns,
+        )
       : null,
     byLength: rateFigure(
       "by-length",

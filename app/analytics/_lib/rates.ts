@@ -61,7 +61,13 @@ export interface RateGroup {
 }
 
 /** A chart with one x position per group and one series per column. */
-export function rateChart(kind: "bars" | "lines", x: string, groups: RateGroup[], columns: { id: string; label: string }[], humanId = "human"): RateChartModel | null {
+export function rateChart(
+  kind: "bars" | "lines",
+  x: string,
+  groups: RateGroup[],
+  columns: { id: string; label: string }[],
+  humanId = "human",
+): RateChartModel | null {
   if (groups.length === 0 || columns.length === 0) return null;
   const series: SeriesModel[] = columns.map((c, i) => ({ key: seriesKey(i), label: c.label, color: seriesColor(c.id, i, humanId) }));
   const data = groups.map((g) => {

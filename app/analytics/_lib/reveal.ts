@@ -29,10 +29,34 @@ export function revealSummaryTable(r: RevealResult): TableModel {
     columns: [
       { key: "evaluator", label: "Evaluator shown" },
       { key: "pairs", label: "Revealed · decided · revised", numeric: true, csv: ["revealed", "decided", "revised"] },
-      { key: "toward", label: "Flip toward", numeric: true, title: "Of blind labels that disagreed with the evaluator, the share changed to its verdict (95% Wilson)", csv: ["toward", "toward_low", "toward_high", "toward_flips", "toward_of"] },
-      { key: "away", label: "Flip away", numeric: true, title: "Of blind labels that agreed with the evaluator, the share changed away from it (95% Wilson)", csv: ["away", "away_low", "away_high", "away_flips", "away_of"] },
-      { key: "before", label: "κ before", numeric: true, title: "Cohen's κ, humans' blind labels vs the evaluator (95% bootstrap over tasks)", csv: ["kappa_before", "kappa_before_low", "kappa_before_high"] },
-      { key: "after", label: "κ after", numeric: true, title: "Cohen's κ, humans' informed labels vs the evaluator, same pairs", csv: ["kappa_after", "kappa_after_low", "kappa_after_high"] },
+      {
+        key: "toward",
+        label: "Flip toward",
+        numeric: true,
+        title: "Of blind labels that disagreed with the evaluator, the share changed to its verdict (95% Wilson)",
+        csv: ["toward", "toward_low", "toward_high", "toward_flips", "toward_of"],
+      },
+      {
+        key: "away",
+        label: "Flip away",
+        numeric: true,
+        title: "Of blind labels that agreed with the evaluator, the share changed away from it (95% Wilson)",
+        csv: ["away", "away_low", "away_high", "away_flips", "away_of"],
+      },
+      {
+        key: "before",
+        label: "κ before",
+        numeric: true,
+        title: "Cohen's κ, humans' blind labels vs the evaluator (95% bootstrap over tasks)",
+        csv: ["kappa_before", "kappa_before_low", "kappa_before_high"],
+      },
+      {
+        key: "after",
+        label: "κ after",
+        numeric: true,
+        title: "Cohen's κ, humans' informed labels vs the evaluator, same pairs",
+        csv: ["kappa_after", "kappa_after_low", "kappa_after_high"],
+      },
       { key: "change", label: "κ change", numeric: true, csv: ["kappa_change", "kappa_change_low", "kappa_change_high"] },
       { key: "n", label: "κ pairs · tasks", numeric: true, csv: ["kappa_pairs", "kappa_tasks"] },
     ],
@@ -42,15 +66,22 @@ export function revealSummaryTable(r: RevealResult): TableModel {
         key: e.evaluatorId,
         cells: {
           evaluator: textCell(e.evaluatorName, { title: `${e.evaluatorId} · ${e.annotators} annotator${e.annotators === 1 ? "" : "s"}` }),
-          pairs: textCell(`${fmtCount(m.revealed)} · ${fmtCount(m.decided)} · ${fmtCount(m.revised)}`, { csv: [String(m.revealed), String(m.decided), String(m.revised)] }),
+          pairs: textCell(`${fmtCount(m.revealed)} · ${fmtCount(m.decided)} · ${fmtCount(m.revised)}`, {
+            csv: [String(m.revealed), String(m.decided), String(m.revised)],
+          }),
           toward: rate(m.flipToward),
           away: rate(m.flipAway),
           before: kappa(m.kappaBefore),
           after: kappa(m.kappaAfter),
-          change: textCell(m.kappaChange.estimate === null ? "–" : `${m.kappaChange.estimate >= 0 ? "+" : ""}${fmtCoef(m.kappaChange.estimate)} ${fmtCoefInterval(m.kappaChange.low, m.kappaChange.high)}`, {
-            csv: [csvNumber(m.kappaChange.estimate), csvNumber(m.kappaChange.low), csvNumber(m.kappaChange.high)],
-            title: m.intervalReason ?? undefined,
-          }),
+          change: textCell(
+            m.kappaChange.estimate === null
+              ? "–"
+              : `${m.kappaChange.estimate >= 0 ? "+" : ""}${fmtCoef(m.kappaChange.estimate)} ${fmtCoefInterval(m.kappaChange.low, m.kappaChange.high)}`,
+            {
+              csv: [csvNumber(m.kappaChange.estimate), csvNumber(m.kappaChange.low), csvNumber(m.kappaChange.high)],
+              title: m.intervalReason ?? undefined,
+            },
+          ),
           n: textCell(`${fmtCount(m.kappaPairs)} · ${fmtCount(m.kappaTasks)}`, { csv: [String(m.kappaPairs), String(m.kappaTasks)] }),
         },
       };

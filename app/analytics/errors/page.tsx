@@ -14,7 +14,15 @@ import { EmptyState } from "../../_components/ui";
 export const metadata: Metadata = { title: "Error analysis" };
 
 function CountFigure({ figure }: { figure: FigureModel<CountChartModel> }) {
-  return <Figure id={figure.id} title={figure.title} description={figure.description} chart={figure.chart ? <CountChart model={figure.chart} /> : null} table={figure.table} />;
+  return (
+    <Figure
+      id={figure.id}
+      title={figure.title}
+      description={figure.description}
+      chart={figure.chart ? <CountChart model={figure.chart} /> : null}
+      table={figure.table}
+    />
+  );
 }
 
 export default async function ErrorsPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -44,7 +52,12 @@ export default async function ErrorsPage({ searchParams }: { searchParams: Promi
           <>
             <div className="grid gap-4 xl:grid-cols-2">
               <CountFigure figure={view.distribution} />
-              <TablePanel id="positions" title="Where each category's first failing step falls" description="Mean tenth of the trajectory in which the first failing step lies (1 = first tenth)." table={view.positions} />
+              <TablePanel
+                id="positions"
+                title="Where each category's first failing step falls"
+                description="Mean tenth of the trajectory in which the first failing step lies (1 = first tenth)."
+                table={view.positions}
+              />
             </div>
             {view.split && <CountFigure figure={view.split} />}
             <CountFigure figure={view.bySite} />

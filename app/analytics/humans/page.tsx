@@ -46,8 +46,17 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
           <nav aria-label="Campaign" className="flex flex-wrap items-center gap-1">
             <span className="section-title mr-1">Campaign</span>
             {campaigns.map((c) => (
-              <Link key={c.id} href={href({ campaign: c.id })} aria-current={c.id === campaign.id ? "page" : undefined} className={`btn ${c.id === campaign.id ? "btn-on" : ""}`}>
-                {c.name} <span className="text-zinc-400 tabular-nums" title={`${fmtCount(c.items)} trajectories, ${fmtCount(c.labels)} labels`}>{`${fmtCount(c.labels)} label${c.labels === 1 ? "" : "s"}`}</span>
+              <Link
+                key={c.id}
+                href={href({ campaign: c.id })}
+                aria-current={c.id === campaign.id ? "page" : undefined}
+                className={`btn ${c.id === campaign.id ? "btn-on" : ""}`}
+              >
+                {c.name}{" "}
+                <span
+                  className="text-zinc-400 tabular-nums"
+                  title={`${fmtCount(c.items)} trajectories, ${fmtCount(c.labels)} labels`}
+                >{`${fmtCount(c.labels)} label${c.labels === 1 ? "" : "s"}`}</span>
               </Link>
             ))}
           </nav>
@@ -56,10 +65,20 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
           </Link>
           <nav aria-label="Level" className="ml-auto flex items-center gap-1">
             <span className="section-title mr-1">Agreement on</span>
-            <Link href={href({ level: "label" })} aria-current={level === "label" ? "page" : undefined} className={`btn ${level === "label" ? "btn-on" : ""}`} title="Success, or failure with its error category">
+            <Link
+              href={href({ level: "label" })}
+              aria-current={level === "label" ? "page" : undefined}
+              className={`btn ${level === "label" ? "btn-on" : ""}`}
+              title="Success, or failure with its error category"
+            >
               verdict + category
             </Link>
-            <Link href={href({ level: "verdict" })} aria-current={level === "verdict" ? "page" : undefined} className={`btn ${level === "verdict" ? "btn-on" : ""}`} title="Success or failure only">
+            <Link
+              href={href({ level: "verdict" })}
+              aria-current={level === "verdict" ? "page" : undefined}
+              className={`btn ${level === "verdict" ? "btn-on" : ""}`}
+              title="Success or failure only"
+            >
               verdict only
             </Link>
           </nav>
@@ -80,7 +99,13 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
                 chart={<HeatMatrix model={view.matrix} label="pairwise" />}
                 table={view.pairs}
               />
-              <Figure id={view.perCategory.id} title={view.perCategory.title} description={view.perCategory.description} chart={view.perCategory.chart ? <RateChart model={view.perCategory.chart} /> : null} table={view.perCategory.table} />
+              <Figure
+                id={view.perCategory.id}
+                title={view.perCategory.title}
+                description={view.perCategory.description}
+                chart={view.perCategory.chart ? <RateChart model={view.perCategory.chart} /> : null}
+                table={view.perCategory.table}
+              />
             </div>
             <TablePanel
               id="disputed"
@@ -101,8 +126,8 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
                 Adjudications and QA reviews ({fmtCount(result.decisions.decisions)})
               </h2>
               <p className="text-2xs text-zinc-500">
-                Why labels disagreed, as the adjudicator or QA reviewer recorded it, and how sure they were. {fmtCount(result.decisions.adjudicated)} adjudicated ·{" "}
-                {fmtCount(result.decisions.qaConfirmed)} confirmed in QA · {fmtCount(result.decisions.qaCorrected)} corrected in QA.
+                Why labels disagreed, as the adjudicator or QA reviewer recorded it, and how sure they were. {fmtCount(result.decisions.adjudicated)}{" "}
+                adjudicated · {fmtCount(result.decisions.qaConfirmed)} confirmed in QA · {fmtCount(result.decisions.qaCorrected)} corrected in QA.
               </p>
               <div className="grid gap-4 md:grid-cols-2">
                 <table className="table-dense">
@@ -176,7 +201,15 @@ function humansHref(current: { campaign: number; level: AgreementLevel; by: stri
 }
 
 /** The split choices: none, or any key with a few values (a task attribute, site, run…). */
-function SplitNav({ keys, by, href }: { keys: { key: string; label: string; values: number }[]; by: string | undefined; href: (key: string | null) => string }) {
+function SplitNav({
+  keys,
+  by,
+  href,
+}: {
+  keys: { key: string; label: string; values: number }[];
+  by: string | undefined;
+  href: (key: string | null) => string;
+}) {
   if (keys.length === 0) return null;
   return (
     <nav aria-label="Split by" className="flex flex-wrap items-center gap-1">

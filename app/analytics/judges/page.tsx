@@ -57,7 +57,13 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
                 </ul>
               </div>
             )}
-            <Figure id={view.chart.id} title={view.chart.title} description={view.chart.description} chart={view.chart.chart ? <RateChart model={view.chart.chart} /> : null} table={view.chart.table} />
+            <Figure
+              id={view.chart.id}
+              title={view.chart.title}
+              description={view.chart.description}
+              chart={view.chart.chart ? <RateChart model={view.chart.chart} /> : null}
+              table={view.chart.table}
+            />
             <TablePanel
               id="judges-table"
               title="Every evaluator setting against the human label"
@@ -65,7 +71,9 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               table={view.chart.table}
             />
             {view.split && (
-              <TablePanel id="judges-split" title={`Agreement by ${list.split!.title}`}
+              <TablePanel
+                id="judges-split"
+                title={`Agreement by ${list.split!.title}`}
                 description={`Each evaluator setting's Cohen κ [95% interval] · n against ${list.reference.description}, per ${list.split!.title} group. Each cell lists its trajectories.`}
                 table={view.split}
               />
@@ -77,19 +85,20 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               </h2>
               <ul className="mt-1 list-disc space-y-0.5 pl-5">
                 <li>
-                  <b>False-positive rate</b> is what inflates a leaderboard: a judge that passes failed trajectories reports agents better than they are. Trust it for success rates only when the whole interval
-                  is low.
+                  <b>False-positive rate</b> is what inflates a leaderboard: a judge that passes failed trajectories reports agents better than they are. Trust
+                  it for success rates only when the whole interval is low.
                 </li>
                 <li>
-                  <b>Success-rate gap</b> is the error a reported success rate carries. If its interval does not include 0, the judge is biased on these agents; per site and per run it can differ.
+                  <b>Success-rate gap</b> is the error a reported success rate carries. If its interval does not include 0, the judge is biased on these agents;
+                  per site and per run it can differ.
                 </li>
                 <li>
-                  <b>Intervals count tasks</b>, not only trajectories: trajectories of one task fail together. Error rates use Wilson intervals with the tasks&apos; effective sample size, the gap
-                  resamples whole tasks. Few tasks make wide intervals, and that width is honest.
+                  <b>Intervals count tasks</b>, not only trajectories: trajectories of one task fail together. Error rates use Wilson intervals with the
+                  tasks&apos; effective sample size, the gap resamples whole tasks. Few tasks make wide intervals, and that width is honest.
                 </li>
                 <li>
-                  <b>Kendall τ</b> says whether the judge orders agents as humans do; with few runs, one swap moves τ a lot. <b>Calibration</b> (judges sampled several times) says whether its confidence can
-                  route the unsure items to humans.
+                  <b>Kendall τ</b> says whether the judge orders agents as humans do; with few runs, one swap moves τ a lot. <b>Calibration</b> (judges sampled
+                  several times) says whether its confidence can route the unsure items to humans.
                 </li>
               </ul>
             </section>
@@ -108,7 +117,12 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
                 table={instrument.hygiene}
               />
             )}
-            <TablePanel id="error-splits" title="Error rates per site and per agent run" description="The same measures on each site's and each agent run's trajectories, with intervals counting the tasks of that group." table={instrument.splits} />
+            <TablePanel
+              id="error-splits"
+              title="Error rates per site and per agent run"
+              description="The same measures on each site's and each agent run's trajectories, with intervals counting the tasks of that group."
+              table={instrument.splits}
+            />
             <TablePanel
               id="ranking"
               title="Agent ranking under each evaluator"
@@ -152,7 +166,11 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
                       stepCount={item.stepCount}
                       marks={[
                         { key: "human", label: "Humans", step: item.human, color: "#27272a" },
-                        ...steps.evaluators.flatMap((e, i) => (item.evaluators[e.info.id] === undefined ? [] : [{ key: e.info.id, label: e.info.label, step: item.evaluators[e.info.id]!, color: PALETTE[i % PALETTE.length]! }])),
+                        ...steps.evaluators.flatMap((e, i) =>
+                          item.evaluators[e.info.id] === undefined
+                            ? []
+                            : [{ key: e.info.id, label: e.info.label, step: item.evaluators[e.info.id]!, color: PALETTE[i % PALETTE.length]! }],
+                        ),
                       ]}
                     />
                   ))}

@@ -89,7 +89,15 @@ export default async function DrillPage({ searchParams }: { searchParams: Promis
             </table>
           )}
         </div>
-        {d.pageCount > 1 && <Pagination page={d.page} pageCount={d.pageCount} total={d.total} pageSize={d.pageSize} href={(p) => `/analytics/trajectories?sel=${selText}&page=${p}`} />}
+        {d.pageCount > 1 && (
+          <Pagination
+            page={d.page}
+            pageCount={d.pageCount}
+            total={d.total}
+            pageSize={d.pageSize}
+            href={(p) => `/analytics/trajectories?sel=${selText}&page=${p}`}
+          />
+        )}
       </div>
     </>
   );

@@ -16,7 +16,9 @@ function isTokenRequest(req: Request): boolean {
   return /^Bearer\s/i.test(req.headers.get("authorization") ?? "") && !req.headers.has("cookie");
 }
 
-export function guardedRoute<Rest extends unknown[]>(handler: (req: Request, ...rest: Rest) => Promise<Response>): (req: Request, ...rest: Rest) => Promise<Response> {
+export function guardedRoute<Rest extends unknown[]>(
+  handler: (req: Request, ...rest: Rest) => Promise<Response>,
+): (req: Request, ...rest: Rest) => Promise<Response> {
   return async (req, ...rest) => {
     const config = getAppContext().config;
     if (isTokenRequest(req)) {

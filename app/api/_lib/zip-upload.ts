@@ -38,7 +38,9 @@ export async function receiveZipUpload(req: Request, user: { userId: string; rol
   if (!hasRole(user, "researcher")) return json(403, { error: "Importing is for researchers and admins" });
   const limit = (app.config.importLimits ?? importLimitsFromEnv({} as NodeJS.ProcessEnv)).maxUploadBytes;
   const tooLarge = (size?: number) =>
-    json(413, { error: `${size ? `The file is ${mb(size)}; u` : "U"}ploads are limited to ${mb(limit)} (VERDICT_IMPORT_MAX_UPLOAD_MB). Larger sources can be imported with the CLI.` });
+    json(413, {
+      error: `${size ? `The file is ${mb(size)}; u` : "U"}ploads are limited to ${mb(limit)} (VERDICT_IMPORT_MAX_UPLOAD_MB). Larger sources can be imported with the CLI.`,
+    });
   const declared = Number(req.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > limit) return tooLarge(declared);
   const url = new URL(req.url);
@@ -57,7 +59,15 @@ export async function receiveZipUpload(req: Request, user: { userId: string; rol
   }
   let answer: Response | undefined;
   try {
-    answer = await receive(app, req, { name, file: await newUploadPath(app), limit, receipt, tooLarge, format: url.searchParams.get("format") ?? undefined, userId: user.userId });
+    answer = await receive(app, req, {
+      name,
+      file: await newUploadPath(app),
+      limit,
+      receipt,
+      tooLarge,
+      format: url.searchParams.get("format") ?? undefined,
+      userId: user.userId,
+    });
     return answer;
   } finally {
     receipt.end(answer?.status === 202);

@@ -134,7 +134,10 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented) return;
       const t = e.target as HTMLElement | null;
-      const cmd = compareCommandForKey(e, t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null);
+      const cmd = compareCommandForKey(
+        e,
+        t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null,
+      );
       if (!cmd) return;
       // With the help or a zoom open only closing does anything, so a stray key cannot move the columns underneath.
       if ((help || zoom !== null) && cmd !== "toggleHelp" && cmd !== "close") return;
@@ -184,14 +187,17 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
         </p>
       )}
       <Lanes rows={alignment.rows} columns={datas.length} divergence={alignment.divergence} current={current} onSelect={setRow} />
-      <div
-        className={`grid min-h-0 flex-1 gap-px overflow-y-auto bg-zinc-200 ${GRID[datas.length] ?? "grid-cols-2"}`}
-        data-testid="compare-grid"
-      >
+      <div className={`grid min-h-0 flex-1 gap-px overflow-y-auto bg-zinc-200 ${GRID[datas.length] ?? "grid-cols-2"}`} data-testid="compare-grid">
         {datas.map((d, t) => {
           const position = cells[t] ?? null;
           return (
-            <section key={d.trajectory.id} aria-label={`Column ${COLUMN_NAMES[t]}: trajectory ${d.trajectory.id}`} className="flex min-h-0 min-w-0 flex-col bg-white" data-testid="compare-column" data-trajectory={d.trajectory.id}>
+            <section
+              key={d.trajectory.id}
+              aria-label={`Column ${COLUMN_NAMES[t]}: trajectory ${d.trajectory.id}`}
+              className="flex min-h-0 min-w-0 flex-col bg-white"
+              data-testid="compare-column"
+              data-trajectory={d.trajectory.id}
+            >
               <ColumnHeader data={d} name={COLUMN_NAMES[t]!} />
               <ColumnStep
                 trajectoryId={d.trajectory.id}
@@ -214,7 +220,15 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
         })}
       </div>
       {zoom !== null && zoomStep && (
-        <ZoomView step={zoomStep} showRaw={false} showSom={showSom} showAction={showAction} position={(cells[zoom] ?? 0) + 1} count={indexes[zoom]!.length} onClose={() => setZoom(null)} />
+        <ZoomView
+          step={zoomStep}
+          showRaw={false}
+          showSom={showSom}
+          showAction={showAction}
+          position={(cells[zoom] ?? 0) + 1}
+          count={indexes[zoom]!.length}
+          onClose={() => setZoom(null)}
+        />
       )}
       {help && (
         <ShortcutsHelp
@@ -396,7 +410,13 @@ function Controls({
           on={mode === "url" && !urlsNone}
           onClick={() => run("byUrl")}
           disabled={urlsNone}
-          title={urlsNone ? urlProblem!.text : approximate ? "Too many pages to match exactly: aligned by step order (u)" : "Align by the URLs visited; a page one attempt skipped shows a gap (u)"}
+          title={
+            urlsNone
+              ? urlProblem!.text
+              : approximate
+                ? "Too many pages to match exactly: aligned by step order (u)"
+                : "Align by the URLs visited; a page one attempt skipped shows a gap (u)"
+          }
           testId="mode-url"
         >
           By URL
@@ -408,19 +428,51 @@ function Controls({
         </span>
       )}
       {mode === "url" && effectiveMode !== "url" && !complete && <span className="text-2xs text-zinc-500">Loading every step&apos;s URL…</span>}
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("first")} disabled={current === 0} title="First step (Home)" aria-label="First step">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("first")}
+        disabled={current === 0}
+        title="First step (Home)"
+        aria-label="First step"
+      >
         ⇤
       </button>
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("prev")} disabled={current === 0} title="Previous step (← or k)" aria-label="Previous step">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("prev")}
+        disabled={current === 0}
+        title="Previous step (← or k)"
+        aria-label="Previous step"
+      >
         ‹
       </button>
       <span className="min-w-[96px] text-center text-zinc-700 tabular-nums" data-testid="compare-counter" aria-live="polite">
         {effectiveMode === "url" ? "Row" : "Step"} <strong className="text-zinc-900">{count ? current + 1 : 0}</strong> of {count}
       </span>
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("next")} disabled={current >= count - 1} title="Next step (→ or j)" aria-label="Next step">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("next")}
+        disabled={current >= count - 1}
+        title="Next step (→ or j)"
+        aria-label="Next step"
+      >
         ›
       </button>
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("last")} disabled={current >= count - 1} title="Last step (End)" aria-label="Last step">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("last")}
+        disabled={current >= count - 1}
+        title="Last step (End)"
+        aria-label="Last step"
+      >
         ⇥
       </button>
       <button
@@ -432,7 +484,11 @@ function Controls({
         title="Go to where the attempts first differ: another page, another action, or one has no step there (d)"
         data-testid="divergence"
       >
-        {!complete ? "Checking where they differ…" : divergence === null ? "No difference" : `First difference: ${effectiveMode === "url" ? "row" : "step"} ${divergence + 1}`}
+        {!complete
+          ? "Checking where they differ…"
+          : divergence === null
+            ? "No difference"
+            : `First difference: ${effectiveMode === "url" ? "row" : "step"} ${divergence + 1}`}
       </button>
       <Toggle on={showSom} onClick={() => run("toggleOverlay")} title="Set-of-Marks boxes (o)" testId="toggle-som">
         SoM
@@ -440,7 +496,14 @@ function Controls({
       <Toggle on={showAction} onClick={() => run("toggleAction")} title="Action overlay (a)" testId="toggle-action">
         Action
       </Toggle>
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("toggleHelp")} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("toggleHelp")}
+        title="Keyboard shortcuts (?)"
+        aria-label="Keyboard shortcuts"
+      >
         ?
       </button>
     </div>
@@ -460,9 +523,32 @@ function useAlignment(steps: (PlayerStepData | undefined)[][], indexes: StepInde
   return { signatures, urlProblem, effectiveMode, alignment };
 }
 
-function Toggle({ on, onClick, title, children, testId, disabled }: { on: boolean; onClick: () => void; title: string; children: string; testId: string; disabled?: boolean }) {
+function Toggle({
+  on,
+  onClick,
+  title,
+  children,
+  testId,
+  disabled,
+}: {
+  on: boolean;
+  onClick: () => void;
+  title: string;
+  children: string;
+  testId: string;
+  disabled?: boolean;
+}) {
   return (
-    <button type="button" className={`btn ${on ? "btn-on" : ""}`} aria-pressed={on} onMouseDown={(e) => e.preventDefault()} onClick={onClick} title={title} data-testid={testId} disabled={disabled}>
+    <button
+      type="button"
+      className={`btn ${on ? "btn-on" : ""}`}
+      aria-pressed={on}
+      onMouseDown={(e) => e.preventDefault()}
+      onClick={onClick}
+      title={title}
+      data-testid={testId}
+      disabled={disabled}
+    >
       {children}
     </button>
   );
@@ -475,7 +561,19 @@ const LANE_CELLS_UP_TO = 400;
  * One lane per column: a cell per row, filled where the column has a step and empty at a gap, the first
  * difference in rose. The playhead is drawn on top, so stepping does not redraw the cells.
  */
-const Lanes = memo(function Lanes({ rows, columns, divergence, current, onSelect }: { rows: AlignmentRow[]; columns: number; divergence: number | null; current: number; onSelect: (row: number) => void }) {
+const Lanes = memo(function Lanes({
+  rows,
+  columns,
+  divergence,
+  current,
+  onSelect,
+}: {
+  rows: AlignmentRow[];
+  columns: number;
+  divergence: number | null;
+  current: number;
+  onSelect: (row: number) => void;
+}) {
   if (rows.length === 0) return null;
   const at = (r: number) => `${(r / rows.length) * 100}%`;
   return (
@@ -484,17 +582,41 @@ const Lanes = memo(function Lanes({ rows, columns, divergence, current, onSelect
         {Array.from({ length: columns }, (_, t) => (
           <LaneCells key={t} rows={rows} column={t} divergence={divergence} onSelect={onSelect} />
         ))}
-        {divergence !== null && <span aria-hidden className="pointer-events-none absolute -top-0.5 -bottom-0.5 w-0.5 bg-rose-500" style={{ left: at(divergence) }} data-testid="divergence-mark" />}
-        <span aria-hidden className="pointer-events-none absolute -top-1 -bottom-1 rounded-sm ring-2 ring-indigo-500" style={{ left: at(current), width: `max(4px, ${100 / rows.length}%)` }} />
+        {divergence !== null && (
+          <span
+            aria-hidden
+            className="pointer-events-none absolute -top-0.5 -bottom-0.5 w-0.5 bg-rose-500"
+            style={{ left: at(divergence) }}
+            data-testid="divergence-mark"
+          />
+        )}
+        <span
+          aria-hidden
+          className="pointer-events-none absolute -top-1 -bottom-1 rounded-sm ring-2 ring-indigo-500"
+          style={{ left: at(current), width: `max(4px, ${100 / rows.length}%)` }}
+        />
       </div>
     </div>
   );
 });
 
-const LaneCells = memo(function LaneCells({ rows, column, divergence, onSelect }: { rows: AlignmentRow[]; column: number; divergence: number | null; onSelect: (row: number) => void }) {
+const LaneCells = memo(function LaneCells({
+  rows,
+  column,
+  divergence,
+  onSelect,
+}: {
+  rows: AlignmentRow[];
+  column: number;
+  divergence: number | null;
+  onSelect: (row: number) => void;
+}) {
   const present = rows.filter((r) => r[column] !== null).length;
   return (
-    <div className="relative flex h-2.5 items-stretch" title={`Column ${COLUMN_NAMES[column]}: ${present} step${present === 1 ? "" : "s"}, ${rows.length - present} gap${rows.length - present === 1 ? "" : "s"}`}>
+    <div
+      className="relative flex h-2.5 items-stretch"
+      title={`Column ${COLUMN_NAMES[column]}: ${present} step${present === 1 ? "" : "s"}, ${rows.length - present} gap${rows.length - present === 1 ? "" : "s"}`}
+    >
       <span className="absolute -left-5 text-[10px] leading-[10px] font-semibold text-zinc-500">{COLUMN_NAMES[column]}</span>
       {rows.length <= LANE_CELLS_UP_TO ? (
         rows.map((r, i) => (
@@ -577,15 +699,30 @@ function Verdicts({ trajectoryId, hidden }: { trajectoryId: number; hidden: bool
     );
   else {
     const items = [
-      ...data.consolidated.map((c) => ({ key: `c${c.campaignId}`, who: "Humans", verdict: c.verdict, title: `Consolidated label, ${c.campaignName}${c.category ? `: ${c.category}` : ""}` })),
-      ...data.verdicts.map((v) => ({ key: `v${v.id}`, who: v.evaluatorName, verdict: v.verdict, title: `${v.kind === "rule" ? "Rule" : v.origin === "import" ? "Imported verdict" : "Judge"} ${v.evaluatorName}${v.rationale ? `: ${v.rationale.slice(0, 300)}` : ""}` })),
+      ...data.consolidated.map((c) => ({
+        key: `c${c.campaignId}`,
+        who: "Humans",
+        verdict: c.verdict,
+        title: `Consolidated label, ${c.campaignName}${c.category ? `: ${c.category}` : ""}`,
+      })),
+      ...data.verdicts.map((v) => ({
+        key: `v${v.id}`,
+        who: v.evaluatorName,
+        verdict: v.verdict,
+        title: `${v.kind === "rule" ? "Rule" : v.origin === "import" ? "Imported verdict" : "Judge"} ${v.evaluatorName}${v.rationale ? `: ${v.rationale.slice(0, 300)}` : ""}`,
+      })),
     ];
     const labels = data.labels.length;
     body =
       items.length || labels ? (
         <>
           {items.map((it) => (
-            <span key={it.key} className={`inline-flex max-w-full min-w-0 items-center gap-1 rounded px-1.5 py-px text-2xs ring-1 ring-inset ${PILL[it.verdict] ?? "bg-zinc-100 text-zinc-700 ring-zinc-500/20"}`} title={it.title} data-testid="compare-verdict">
+            <span
+              key={it.key}
+              className={`inline-flex max-w-full min-w-0 items-center gap-1 rounded px-1.5 py-px text-2xs ring-1 ring-inset ${PILL[it.verdict] ?? "bg-zinc-100 text-zinc-700 ring-zinc-500/20"}`}
+              title={it.title}
+              data-testid="compare-verdict"
+            >
               <span className="min-w-0 truncate">{it.who}</span>
               <strong className="shrink-0 font-semibold">{it.verdict.replace("_", " ")}</strong>
             </span>
@@ -651,7 +788,9 @@ const ColumnStep = memo(function ColumnStep({
           <span data-testid="compare-step">—</span>
           {diverges && <DivergenceBadge />}
         </div>
-        <div className="m-3 grid flex-1 place-items-center rounded-md border-2 border-dashed border-zinc-300 p-4 text-center text-[12.5px] text-zinc-500">{gap}</div>
+        <div className="m-3 grid flex-1 place-items-center rounded-md border-2 border-dashed border-zinc-300 p-4 text-center text-[12.5px] text-zinc-500">
+          {gap}
+        </div>
       </div>
     );
   }
@@ -662,11 +801,26 @@ const ColumnStep = memo(function ColumnStep({
           Step <strong className="text-zinc-900">{position + 1}</strong> of {count}
         </span>
         {diverges && <DivergenceBadge />}
-        <Link className="ml-auto text-2xs text-indigo-700 hover:underline" href={`/trajectories/${trajectoryId}?step=${position + 1}`} title="Open this step in the player">
+        <Link
+          className="ml-auto text-2xs text-indigo-700 hover:underline"
+          href={`/trajectories/${trajectoryId}?step=${position + 1}`}
+          title="Open this step in the player"
+        >
           Open in player
         </Link>
       </div>
-      <StepStage step={step} pending={pending} showRaw={false} showSom={showSom} showAction={showAction} analysis={analysis} isLast={position === count - 1} neighbours={ahead.current} onZoom={zoom} onVariantWidth={variantWidth} />
+      <StepStage
+        step={step}
+        pending={pending}
+        showRaw={false}
+        showSom={showSom}
+        showAction={showAction}
+        analysis={analysis}
+        isLast={position === count - 1}
+        neighbours={ahead.current}
+        onZoom={zoom}
+        onVariantWidth={variantWidth}
+      />
       <div className="max-h-32 shrink-0 overflow-y-auto border-t border-zinc-200 px-3 py-2 text-[12px]">
         {pending ? (
           <p className="text-zinc-500">Loading step details…</p>
@@ -695,7 +849,11 @@ const ColumnStep = memo(function ColumnStep({
 
 function DivergenceBadge() {
   return (
-    <span className="rounded bg-rose-600 px-1.5 py-px text-2xs font-semibold text-white" data-testid="divergence-badge" title="The attempts first differ here: another page, another action, or one has no step here">
+    <span
+      className="rounded bg-rose-600 px-1.5 py-px text-2xs font-semibold text-white"
+      data-testid="divergence-badge"
+      title="The attempts first differ here: another page, another action, or one has no step here"
+    >
       first difference
     </span>
   );

@@ -92,11 +92,13 @@ function matchVisits(columns: Column[], visits: Visit[]): [number, number][] {
   const same = (c: Column, v: Visit) => v.url !== null && c.urls.has(v.url);
   for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--) {
-      table[i * width + j] = same(columns[i]!, visits[j]!) ? table[(i + 1) * width + j + 1]! + 1 : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!);
+      table[i * width + j] = same(columns[i]!, visits[j]!)
+        ? table[(i + 1) * width + j + 1]! + 1
+        : Math.max(table[(i + 1) * width + j]!, table[i * width + j + 1]!);
     }
   }
   const pairs: [number, number][] = [];
-  for (let i = 0, j = 0; i < n && j < m; ) {
+  for (let i = 0, j = 0; i < n && j < m;) {
     if (same(columns[i]!, visits[j]!)) {
       pairs.push([i, j]);
       i++;
@@ -183,9 +185,15 @@ const COLUMN_LETTERS = ["A", "B", "C", "D"];
  * Attempts that recorded no page URL at any step (WebVoyager keeps none): aligning by URL would make each of their
  * steps a visit of its own, so the page says so, and with no URL at all the mode is off.
  */
-export function missingUrls(signatures: readonly (readonly StepSignature[])[], names: readonly string[] = COLUMN_LETTERS): { text: string; none: boolean } | null {
+export function missingUrls(
+  signatures: readonly (readonly StepSignature[])[],
+  names: readonly string[] = COLUMN_LETTERS,
+): { text: string; none: boolean } | null {
   const without = signatures.flatMap((list, t) => (list.some((s) => s.url) ? [] : [names[t] ?? String(t + 1)]));
   if (!without.length) return null;
   if (without.length === signatures.length) return { text: "No URLs were recorded for these attempts: By URL has nothing to align by.", none: true };
-  return { text: `${without.length === 1 ? "Attempt" : "Attempts"} ${without.join(", ")} recorded no URLs: By URL aligns only the pages of the others.`, none: false };
+  return {
+    text: `${without.length === 1 ? "Attempt" : "Attempts"} ${without.join(", ")} recorded no URLs: By URL aligns only the pages of the others.`,
+    none: false,
+  };
 }

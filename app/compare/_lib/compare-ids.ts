@@ -24,7 +24,10 @@ export function parseCompareIds(raw: string | string[] | undefined): ParsedIds {
     return { ok: false, problem: `Only one trajectory given (#${ids[0]}): side by side needs ${MIN_COMPARED} to ${MAX_COMPARED} attempts at the same task.` };
   }
   if (ids.length > MAX_COMPARED) {
-    return { ok: false, problem: `${ids.length} trajectories given (${ids.map((i) => `#${i}`).join(", ")}): side by side shows at most ${MAX_COMPARED}. Drop ${ids.length - MAX_COMPARED}.` };
+    return {
+      ok: false,
+      problem: `${ids.length} trajectories given (${ids.map((i) => `#${i}`).join(", ")}): side by side shows at most ${MAX_COMPARED}. Drop ${ids.length - MAX_COMPARED}.`,
+    };
   }
   return { ok: true, ids };
 }

@@ -18,8 +18,12 @@ export function LiveRunList() {
   if (runs.length === 0) {
     return (
       <EmptyState title="No live runs yet" command="npm run cli -- run --tasks demo --policy scripted">
-        Start one with <Link className="link" href="/live/new">New run</Link>, or from the command line. Runs are carried out by a
-        worker process (<code className="font-mono">npm run worker</code>); the quick start launches one with the web server.
+        Start one with{" "}
+        <Link className="link" href="/live/new">
+          New run
+        </Link>
+        , or from the command line. Runs are carried out by a worker process (<code className="font-mono">npm run worker</code>); the quick start launches one
+        with the web server.
       </EmptyState>
     );
   }

@@ -98,7 +98,9 @@ export function LiveRunView({ id }: { id: number }) {
               Rules (live page): <strong>{data.successRate.successes}</strong> of {data.successRate.n} succeeded
               {data.successRate.n > 0 && ` (${Math.round((100 * data.successRate.successes) / data.successRate.n)}%)`}
               <span className="text-zinc-500">
-                {" "}· not counted: {data.successRate.infraErrors} infrastructure error{data.successRate.infraErrors === 1 ? "" : "s"}, {data.successRate.blocked} blocked
+                {" "}
+                · not counted: {data.successRate.infraErrors} infrastructure error{data.successRate.infraErrors === 1 ? "" : "s"}, {data.successRate.blocked}{" "}
+                blocked
               </span>
             </p>
           )}
@@ -112,7 +114,10 @@ export function LiveRunView({ id }: { id: number }) {
               <Setting label="Deployment" value={data.deployment ? data.deployment.name : "none"} />
               <Setting label="Step limit" value={`${s.maxSteps} unless the task file sets one`} />
               <Setting label="Concurrency" value={s.concurrency} />
-              <Setting label="Step / run timeout" value={`${Math.round(s.stepTimeoutMs / 1000)} s / ${Math.round(s.runTimeoutMs / 60000)} min (or the task file's)`} />
+              <Setting
+                label="Step / run timeout"
+                value={`${Math.round(s.stepTimeoutMs / 1000)} s / ${Math.round(s.runTimeoutMs / 60000)} min (or the task file's)`}
+              />
               <Setting label="May reach" value={reachText(s, data.deployment)} testId="run-reach" />
               <Setting label="Private network" value={privateNetworkText(s, data.deployment)} />
               <Setting
@@ -166,7 +171,19 @@ export function LiveRunView({ id }: { id: number }) {
                       value={t.progress}
                       label={`${t.externalId} progress`}
                       size="sm"
-                      tone={t.outcome === "answered" ? "zinc" : t.outcome === "error" ? "rose" : t.outcome === "step_limit" || t.outcome === "time_limit" || t.outcome === "blocked" ? "amber" : t.outcome === "infra_error" ? "zinc" : t.finished ? "zinc" : "indigo"}
+                      tone={
+                        t.outcome === "answered"
+                          ? "zinc"
+                          : t.outcome === "error"
+                            ? "rose"
+                            : t.outcome === "step_limit" || t.outcome === "time_limit" || t.outcome === "blocked"
+                              ? "amber"
+                              : t.outcome === "infra_error"
+                                ? "zinc"
+                                : t.finished
+                                  ? "zinc"
+                                  : "indigo"
+                      }
                     />
                   </td>
                   <td className="max-w-sm">
@@ -186,12 +203,7 @@ export function LiveRunView({ id }: { id: number }) {
                       </Link>
                     )}
                     {!t.finished && (
-                      <button
-                        type="button"
-                        className="btn ml-1.5"
-                        title="Cancel this task"
-                        onClick={() => cancel.mutate({ runId: id, taskId: t.taskId })}
-                      >
+                      <button type="button" className="btn ml-1.5" title="Cancel this task" onClick={() => cancel.mutate({ runId: id, taskId: t.taskId })}>
                         Cancel
                       </button>
                     )}
@@ -232,7 +244,10 @@ function reachText(s: RunSettings, deployment: RunDeployment): string {
 
 function privateNetworkText(s: RunSettings, deployment: RunDeployment): string {
   // Runs started before private networks became the admins' to open say so; their settings keep the switch.
-  const opened = (s as RunSettings & { allowPrivateNetwork?: boolean }).allowPrivateNetwork === true ? " (this run was started with the private network open, a setting that no longer exists)" : "";
+  const opened =
+    (s as RunSettings & { allowPrivateNetwork?: boolean }).allowPrivateNetwork === true
+      ? " (this run was started with the private network open, a setting that no longer exists)"
+      : "";
   if (deployment) return `only the profile's ${deployment.destinations.join(", ")}; other private addresses refused${opened}`;
   return `refused, except the demo sites and the destinations an admin allowed${opened}`;
 }

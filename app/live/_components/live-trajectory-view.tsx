@@ -84,7 +84,11 @@ export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; tra
         ) : (
           <>
             <OutcomeBadge outcome={data.trajectory.outcome} />
-            {data.trajectory.outcomeDetail && <span className="max-w-96 truncate text-zinc-500" title={data.trajectory.outcomeDetail}>{data.trajectory.outcomeDetail}</span>}
+            {data.trajectory.outcomeDetail && (
+              <span className="max-w-96 truncate text-zinc-500" title={data.trajectory.outcomeDetail}>
+                {data.trajectory.outcomeDetail}
+              </span>
+            )}
             {/* Labelling happens in campaigns; this opens the same trajectory in the full player. */}
             <Link className="btn btn-on" href={`/trajectories/${trajectoryId}`} data-testid="open-player">
               Open in player

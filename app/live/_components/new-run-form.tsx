@@ -17,10 +17,7 @@ import { Field } from "./bits";
 type FormOptions = inferRouterOutputs<AppRouter>["liveRuns"]["formOptions"];
 type StartInput = inferRouterInputs<AppRouter>["liveRuns"]["start"];
 
-export type NewRunPreset =
-  | { source: "demo" }
-  | { source: "taskSet"; taskSetId: number }
-  | { source: "trajectories"; filter: string };
+export type NewRunPreset = { source: "demo" } | { source: "taskSet"; taskSetId: number } | { source: "trajectories"; filter: string };
 
 type Source = NewRunPreset["source"];
 
@@ -81,7 +78,8 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
   );
 
   const previewInput = useDeferredValue({ tasks, policy, deploymentProfileId: profileId });
-  const previewEnabled = !(previewInput.tasks.from === "taskSet" && !previewInput.tasks.taskSetId) && !(previewInput.policy.kind === "vlm" && !previewInput.policy.judgeConfigId);
+  const previewEnabled =
+    !(previewInput.tasks.from === "taskSet" && !previewInput.tasks.taskSetId) && !(previewInput.policy.kind === "vlm" && !previewInput.policy.judgeConfigId);
   const preview = useQuery({ ...trpc.liveRuns.preview.queryOptions(previewInput), enabled: previewEnabled, staleTime: 5_000, retry: false });
 
   const start = useMutation(
@@ -103,7 +101,10 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
         runTimeoutMs: Math.round(numberOr(runTimeout, LIVE_RUN_DEFAULTS.runTimeoutMs / 60_000) * 60_000),
         viewport: viewportMatch ? { width: Number(viewportMatch[1]), height: Number(viewportMatch[2]) } : { ...LIVE_RUN_DEFAULTS.viewport },
         allowedHosts: hosts.split(/[\s,]+/).filter(Boolean),
-        blockedTexts: blocked.split("\n").map((l) => l.trim()).filter(Boolean),
+        blockedTexts: blocked
+          .split("\n")
+          .map((l) => l.trim())
+          .filter(Boolean),
         allowDownloads: downloads,
         historyScreenshots: numberOr(history, LIVE_RUN_DEFAULTS.historyScreenshots),
         deploymentProfileId: profileId,
@@ -225,8 +226,7 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
         {policyKind === "scripted" ? (
           <div className="flex flex-col gap-2">
             <p className="rounded-md border border-amber-200 bg-amber-50 px-3 py-2 text-[12px] text-amber-900">
-              A scripted policy replays a fixed list of actions; nothing is decided by a model. Its runs are labelled
-              “scripted” everywhere.
+              A scripted policy replays a fixed list of actions; nothing is decided by a model. Its runs are labelled “scripted” everywhere.
             </p>
             <div className="flex flex-wrap gap-4 text-[12px]">
               <label className="flex items-center gap-1.5">
@@ -261,15 +261,19 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
           </div>
         ) : options.policies.length === 0 ? (
           <p className="text-[12px] text-zinc-600">
-            No endpoint is configured yet. A VLM policy uses a judge configuration's endpoint settings (base URL, model, key kept on the server):
-            create one with <code className="font-mono">npm run cli -- judge-config create …</code>.
+            No endpoint is configured yet. A VLM policy uses a judge configuration's endpoint settings (base URL, model, key kept on the server): create one
+            with <code className="font-mono">npm run cli -- judge-config create …</code>.
           </p>
         ) : (
           <div className="grid gap-3 sm:grid-cols-[1fr_10rem]">
             <Field
               label="Endpoint configuration"
               htmlFor="judge-config"
-              hint={selectedConfig ? `${selectedConfig.model} at ${selectedConfig.baseUrl ?? "the OpenAI API"} · key ${selectedConfig.apiKeySource} · prompt ${options.promptVersion}` : undefined}
+              hint={
+                selectedConfig
+                  ? `${selectedConfig.model} at ${selectedConfig.baseUrl ?? "the OpenAI API"} · key ${selectedConfig.apiKeySource} · prompt ${options.promptVersion}`
+                  : undefined
+              }
             >
               <select id="judge-config" className="field" value={judgeConfigId ?? ""} onChange={(e) => setJudgeConfigId(Number(e.target.value) || null)}>
                 {options.policies.map((c) => (
@@ -310,7 +314,14 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
             <input id="infra-retries" className="field" inputMode="numeric" value={infraRetries} onChange={(e) => setInfraRetries(e.target.value)} />
           </Field>
           <Field label="Tasks per host" htmlFor="host-concurrency" hint="empty = no limit">
-            <input id="host-concurrency" className="field" inputMode="numeric" value={hostConcurrency} onChange={(e) => setHostConcurrency(e.target.value)} placeholder="no limit" />
+            <input
+              id="host-concurrency"
+              className="field"
+              inputMode="numeric"
+              value={hostConcurrency}
+              onChange={(e) => setHostConcurrency(e.target.value)}
+              placeholder="no limit"
+            />
           </Field>
         </div>
         <div className="flex flex-wrap gap-5 text-[12px]">
@@ -340,14 +351,23 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
             <input id="run-timeout" className="field" inputMode="decimal" value={runTimeout} onChange={(e) => setRunTimeout(e.target.value)} />
           </Field>
           <Field label="Viewport" htmlFor="viewport" hint={viewportMatch ? undefined : "width×height, e.g. 1280x800"}>
-            <input id="viewport" className={`field font-mono ${viewportMatch ? "" : "border-rose-400"}`} value={viewport} onChange={(e) => setViewport(e.target.value)} />
+            <input
+              id="viewport"
+              className={`field font-mono ${viewportMatch ? "" : "border-rose-400"}`}
+              value={viewport}
+              onChange={(e) => setViewport(e.target.value)}
+            />
           </Field>
         </div>
       </Section>
 
       <Section title="5 · Safety">
         <div className="grid gap-3 sm:grid-cols-2">
-          <Field label="Allowed hosts" htmlFor="hosts" hint="Empty: each task's start URL host (with its subdomains). Navigation elsewhere is blocked and recorded as a step error.">
+          <Field
+            label="Allowed hosts"
+            htmlFor="hosts"
+            hint="Empty: each task's start URL host (with its subdomains). Navigation elsewhere is blocked and recorded as a step error."
+          >
             <textarea id="hosts" className="field h-20 py-1.5 font-mono" value={hosts} onChange={(e) => setHosts(e.target.value)} placeholder="example.com" />
           </Field>
           <Field
@@ -359,12 +379,18 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
               </button>
             }
           >
-            <textarea id="blocked" className="field h-20 py-1.5" value={blocked} onChange={(e) => setBlocked(e.target.value)} placeholder={"Place order\nDelete\nSign in"} />
+            <textarea
+              id="blocked"
+              className="field h-20 py-1.5"
+              value={blocked}
+              onChange={(e) => setBlocked(e.target.value)}
+              placeholder={"Place order\nDelete\nSign in"}
+            />
           </Field>
         </div>
         <p className="text-[12px] text-zinc-600" data-testid="private-network-note">
-          Private and loopback addresses: only the demo sites, the destinations an admin allowed and the sites of the chosen deployment profile. Cloud
-          metadata services never.
+          Private and loopback addresses: only the demo sites, the destinations an admin allowed and the sites of the chosen deployment profile. Cloud metadata
+          services never.
         </p>
         <div className="flex flex-wrap gap-5 text-[12px]">
           <label className="flex items-center gap-1.5">
@@ -384,7 +410,12 @@ export function NewRunForm({ options, preset }: { options: FormOptions; preset: 
               {start.error.message}
             </span>
           )}
-          <button type="submit" className="btn btn-on h-8 px-4" disabled={start.isPending || !p || p.count === 0 || blockers > 0 || !viewportMatch} data-testid="start-run">
+          <button
+            type="submit"
+            className="btn btn-on h-8 px-4"
+            disabled={start.isPending || !p || p.count === 0 || blockers > 0 || !viewportMatch}
+            data-testid="start-run"
+          >
             {start.isPending ? "Starting…" : p ? `Start run on ${p.count} task${p.count === 1 ? "" : "s"}` : "Start run"}
           </button>
         </div>

@@ -21,7 +21,15 @@ const EXAMPLE = JSON.stringify(
       {
         placeholder: "__REDDIT__",
         url: "http://10.0.0.5:9999",
-        login: { kind: "recipe", url: "http://10.0.0.5:9999/login", usernameSelector: "#login_username", passwordSelector: "#login_password", submitSelector: "button[type=submit]", username: "MarvelsGrantMan136", password: "…" },
+        login: {
+          kind: "recipe",
+          url: "http://10.0.0.5:9999/login",
+          usernameSelector: "#login_username",
+          passwordSelector: "#login_password",
+          submitSelector: "button[type=submit]",
+          username: "MarvelsGrantMan136",
+          password: "…",
+        },
         reset: { method: "POST", url: "http://10.0.0.5:7000/reset/reddit" },
       },
       { placeholder: "__HOMEPAGE__", url: "http://10.0.0.5:4399" },
@@ -41,7 +49,16 @@ function editable(p: Profile): string {
         placeholder: s.placeholder,
         url: s.url,
         ...(s.login?.kind === "recipe"
-          ? { login: { kind: "recipe", url: s.login.url, usernameSelector: s.login.usernameSelector, passwordSelector: s.login.passwordSelector, submitSelector: s.login.submitSelector, username: s.login.username } }
+          ? {
+              login: {
+                kind: "recipe",
+                url: s.login.url,
+                usernameSelector: s.login.usernameSelector,
+                passwordSelector: s.login.passwordSelector,
+                submitSelector: s.login.submitSelector,
+                username: s.login.username,
+              },
+            }
           : s.login
             ? { login: { kind: "storageState" } }
             : {}),
@@ -131,7 +148,10 @@ export function DeploymentProfiles({ initial }: { initial: Profile[] }) {
                   <button
                     type="button"
                     className="btn border-rose-300 text-rose-700"
-                    onClick={() => window.confirm(`Delete the profile ${p.name}? Runs already started keep its URLs but cannot sign in again.`) && remove.mutate({ id: p.id })}
+                    onClick={() =>
+                      window.confirm(`Delete the profile ${p.name}? Runs already started keep its URLs but cannot sign in again.`) &&
+                      remove.mutate({ id: p.id })
+                    }
                   >
                     Delete
                   </button>
@@ -145,11 +165,17 @@ export function DeploymentProfiles({ initial }: { initial: Profile[] }) {
       <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Profile editor">
         <h2 className="section-title">{editing ? "Edit profile" : "New profile"}</h2>
         <p className="text-[12px] text-zinc-600">
-          Placeholders: {SITE_PLACEHOLDERS.join(", ")}. A login is a recipe (the login page, the two field selectors, an optional submit button, the
-          account) or a Playwright storage-state file; a reset hook is called (POST or GET) before every task that uses the site. Passwords and storage
-          states are stored encrypted and never shown again: leave them out to keep the stored ones.
+          Placeholders: {SITE_PLACEHOLDERS.join(", ")}. A login is a recipe (the login page, the two field selectors, an optional submit button, the account) or
+          a Playwright storage-state file; a reset hook is called (POST or GET) before every task that uses the site. Passwords and storage states are stored
+          encrypted and never shown again: leave them out to keep the stored ones.
         </p>
-        <textarea className="field h-80 py-1.5 font-mono text-[12px]" value={text} onChange={(e) => setText(e.target.value)} aria-label="Profile JSON" data-testid="profile-json" />
+        <textarea
+          className="field h-80 py-1.5 font-mono text-[12px]"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          aria-label="Profile JSON"
+          data-testid="profile-json"
+        />
         <div className="flex flex-wrap items-center gap-2 text-[12px]">
           <span>Attach a storage-state file to</span>
           <select className="field w-48" value={stateFor} onChange={(e) => setStateFor(e.target.value)} aria-label="Site for the storage-state file">
@@ -157,7 +183,12 @@ export function DeploymentProfiles({ initial }: { initial: Profile[] }) {
               <option key={p}>{p}</option>
             ))}
           </select>
-          <input type="file" accept="application/json,.json" onChange={(e) => e.target.files?.[0] && void attachState(e.target.files[0])} aria-label="Storage-state file" />
+          <input
+            type="file"
+            accept="application/json,.json"
+            onChange={(e) => e.target.files?.[0] && void attachState(e.target.files[0])}
+            aria-label="Storage-state file"
+          />
         </div>
         {problem && (
           <p role="alert" className="text-[12px] text-rose-700">

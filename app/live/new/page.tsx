@@ -18,13 +18,20 @@ export default async function NewLiveRunPage({ searchParams }: Props) {
   const set = Number(first(sp.set));
   const preset: NewRunPreset =
     first(sp.from) === "trajectories"
-      ? { source: "trajectories", filter: new URLSearchParams(Object.entries(sp).flatMap(([k, v]) => (k === "from" || v === undefined ? [] : [[k, first(v)!]]))).toString() }
+      ? {
+          source: "trajectories",
+          filter: new URLSearchParams(Object.entries(sp).flatMap(([k, v]) => (k === "from" || v === undefined ? [] : [[k, first(v)!]]))).toString(),
+        }
       : Number.isInteger(set) && set > 0
         ? { source: "taskSet", taskSetId: set }
         : { source: "demo" };
   return (
     <>
-      <PageHeader crumbs={[{ href: "/live", label: "Live runs" }]} title="New live run" subtitle="Choose tasks, a policy, limits and safety rules; a worker picks the run up at once" />
+      <PageHeader
+        crumbs={[{ href: "/live", label: "Live runs" }]}
+        title="New live run"
+        subtitle="Choose tasks, a policy, limits and safety rules; a worker picks the run up at once"
+      />
       <NewRunForm options={options} preset={preset} />
     </>
   );

@@ -86,7 +86,10 @@ type Overview = Awaited<ReturnType<Caller["analytics"]["overview"]>>;
  * imported verdicts). A researcher still labelling some trajectories blind is refused by the analytics router;
  * the page then says why instead of showing verdicts.
  */
-async function successRatesByEvaluator(caller: Caller, runId: number): Promise<{ columns: Overview["columns"]; notCounted: Overview["notCounted"] } | { refused: string }> {
+async function successRatesByEvaluator(
+  caller: Caller,
+  runId: number,
+): Promise<{ columns: Overview["columns"]; notCounted: Overview["notCounted"] } | { refused: string }> {
   try {
     const overview = await caller.analytics.overview({ scope: { runId } });
     return { columns: overview.columns, notCounted: overview.notCounted };
@@ -110,7 +113,8 @@ function SuccessRates({ rates, runId }: { rates: Awaited<ReturnType<typeof succe
       {!("refused" in rates) && (rates.notCounted.infraErrors > 0 || rates.notCounted.blocked > 0) && (
         <p className="px-3 pt-1 text-2xs text-zinc-600" data-testid="rates-not-counted">
           Not counted in any rate: {rates.notCounted.infraErrors} infrastructure error{rates.notCounted.infraErrors === 1 ? "" : "s"} (reset, login or browser
-          failures) and {rates.notCounted.blocked} {rates.notCounted.blocked === 1 ? "trajectory" : "trajectories"} blocked by a CAPTCHA, bot check or consent wall.
+          failures) and {rates.notCounted.blocked} {rates.notCounted.blocked === 1 ? "trajectory" : "trajectories"} blocked by a CAPTCHA, bot check or consent
+          wall.
         </p>
       )}
       {"refused" in rates ? (

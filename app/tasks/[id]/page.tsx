@@ -76,7 +76,9 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
         <section className="flex min-w-0 flex-col gap-3">
           <div className="panel px-3 py-2">
             <div className="mb-1 flex items-baseline gap-2">
-              <div className="section-title">{formatCount(trajectories.length)} trajector{trajectories.length === 1 ? "y" : "ies"}</div>
+              <div className="section-title">
+                {formatCount(trajectories.length)} trajector{trajectories.length === 1 ? "y" : "ies"}
+              </div>
               {trajectories.length >= 2 && (
                 <Link
                   className="link ml-auto text-[12px]"

@@ -88,7 +88,12 @@ export function BehaviourSearch({ query, error, researcher }: { query: Trajector
         </button>
       </form>
       {error && (
-        <p id="behaviour-search-error" role="alert" className="rounded-md border border-rose-200 bg-rose-50 px-2.5 py-1.5 text-[12.5px] text-rose-900" data-testid="search-error">
+        <p
+          id="behaviour-search-error"
+          role="alert"
+          className="rounded-md border border-rose-200 bg-rose-50 px-2.5 py-1.5 text-[12.5px] text-rose-900"
+          data-testid="search-error"
+        >
           {error}
         </p>
       )}
@@ -109,8 +114,8 @@ export function BehaviourSearch({ query, error, researcher }: { query: Trajector
             </tbody>
           </table>
           <p className="mt-1.5 text-zinc-500">
-            Words match whole words, any case, without stemming; punctuation separates words (url:shop.com/cart is the phrase &ldquo;shop com cart&rdquo;). Results are sorted by how
-            many places match; each row shows where, and opens the player at that step.
+            Words match whole words, any case, without stemming; punctuation separates words (url:shop.com/cart is the phrase &ldquo;shop com cart&rdquo;).
+            Results are sorted by how many places match; each row shows where, and opens the player at that step.
           </p>
         </div>
       )}

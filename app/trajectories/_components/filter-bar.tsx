@@ -30,9 +30,14 @@ export interface FilterOptions {
 }
 
 const OUTCOME_NAMES: Record<string, string> = { step_limit: "step limit", time_limit: "time limit" };
-const GRADE_NAMES: Record<string, string> = { not_evaluable: "not evaluable", none: "none yet", no_human: "no human verdict", disagree: "humans disagree", agree: "humans agree" };
+const GRADE_NAMES: Record<string, string> = {
+  not_evaluable: "not evaluable",
+  none: "none yet",
+  no_human: "no human verdict",
+  disagree: "humans disagree",
+  agree: "humans agree",
+};
 const gradeOptions = (values: readonly string[]): [string, string][] => values.map((v) => [v, GRADE_NAMES[v] ?? v]);
-
 
 export function FilterBar({ query, options, triage = false }: { query: TrajectoryListQuery; options: FilterOptions; triage?: boolean }) {
   const router = useRouter();
@@ -59,9 +64,12 @@ export function FilterBar({ query, options, triage = false }: { query: Trajector
     if (debounce.current) clearTimeout(debounce.current);
     debounce.current = setTimeout(() => go({ q: v.trim() || undefined }), 350);
   };
-  useEffect(() => () => {
-    if (debounce.current) clearTimeout(debounce.current);
-  }, []);
+  useEffect(
+    () => () => {
+      if (debounce.current) clearTimeout(debounce.current);
+    },
+    [],
+  );
 
   const num = (s: string) => (/^\d+$/.test(s.trim()) ? Number(s.trim()) : undefined);
   const active = activeFilterCount(query);
@@ -140,25 +148,57 @@ export function FilterBar({ query, options, triage = false }: { query: Trajector
       </span>
       {triage && (
         <>
-          <Select label="Human label" value={query.human ?? ""} onChange={(v) => go({ human: (v || undefined) as TrajectoryListQuery["human"] })} options={gradeOptions(HUMAN_LABEL_FILTERS)} />
-          <Select label="Item state" value={query.state ?? ""} onChange={(v) => go({ state: (v || undefined) as TrajectoryListQuery["state"] })} options={gradeOptions(ITEM_STATE_FILTERS)} />
+          <Select
+            label="Human label"
+            value={query.human ?? ""}
+            onChange={(v) => go({ human: (v || undefined) as TrajectoryListQuery["human"] })}
+            options={gradeOptions(HUMAN_LABEL_FILTERS)}
+          />
+          <Select
+            label="Item state"
+            value={query.state ?? ""}
+            onChange={(v) => go({ state: (v || undefined) as TrajectoryListQuery["state"] })}
+            options={gradeOptions(ITEM_STATE_FILTERS)}
+          />
           {!!options.categories?.length && (
-            <Select label="Category" value={query.category ?? ""} onChange={(v) => go({ category: v || undefined })} options={options.categories.map((c) => [c, c])} />
+            <Select
+              label="Category"
+              value={query.category ?? ""}
+              onChange={(v) => go({ category: v || undefined })}
+              options={options.categories.map((c) => [c, c])}
+            />
           )}
-          <Select label="Rule" value={query.rule ?? ""} onChange={(v) => go({ rule: (v || undefined) as TrajectoryListQuery["rule"] })} options={gradeOptions(RULE_FILTERS)} />
+          <Select
+            label="Rule"
+            value={query.rule ?? ""}
+            onChange={(v) => go({ rule: (v || undefined) as TrajectoryListQuery["rule"] })}
+            options={gradeOptions(RULE_FILTERS)}
+          />
           <Select
             label="Evaluator"
             emptyText="Evaluator: none"
             value={query.evaluator ?? ""}
             // A verdict or agreement is about one evaluator: they go when it changes, and so does a sort by it.
-            onChange={(v) => go({ evaluator: v || undefined, verdict: undefined, agreement: undefined, ...(query.sort === "verdict" ? { sort: "id" as const } : {}) })}
+            onChange={(v) =>
+              go({ evaluator: v || undefined, verdict: undefined, agreement: undefined, ...(query.sort === "verdict" ? { sort: "id" as const } : {}) })
+            }
             options={(options.evaluators ?? []).map((e) => [e.ref, evaluatorLabel(e)])}
             wide
           />
           {evaluator && (
             <>
-              <Select label="Verdict" value={query.verdict ?? ""} onChange={(v) => go({ verdict: (v || undefined) as TrajectoryListQuery["verdict"] })} options={gradeOptions(VERDICT_FILTERS)} />
-              <Select label="Agreement" value={query.agreement ?? ""} onChange={(v) => go({ agreement: (v || undefined) as TrajectoryListQuery["agreement"] })} options={gradeOptions(AGREEMENT_FILTERS)} />
+              <Select
+                label="Verdict"
+                value={query.verdict ?? ""}
+                onChange={(v) => go({ verdict: (v || undefined) as TrajectoryListQuery["verdict"] })}
+                options={gradeOptions(VERDICT_FILTERS)}
+              />
+              <Select
+                label="Agreement"
+                value={query.agreement ?? ""}
+                onChange={(v) => go({ agreement: (v || undefined) as TrajectoryListQuery["agreement"] })}
+                options={gradeOptions(AGREEMENT_FILTERS)}
+              />
             </>
           )}
         </>
@@ -179,7 +219,9 @@ export function FilterBar({ query, options, triage = false }: { query: Trajector
             setMinSteps("");
             setMaxSteps("");
             // The chosen evaluator is a column, not a filter: it stays.
-            startTransition(() => router.push(`${pathname}${trajectoryListSearch({ sort: query.sort, dir: query.dir, pageSize: query.pageSize, evaluator: query.evaluator })}`));
+            startTransition(() =>
+              router.push(`${pathname}${trajectoryListSearch({ sort: query.sort, dir: query.dir, pageSize: query.pageSize, evaluator: query.evaluator })}`),
+            );
           }}
         >
           Clear {active} filter{active === 1 ? "" : "s"}
@@ -210,7 +252,12 @@ function Select({
   wide?: boolean;
 }) {
   return (
-    <select aria-label={label} className={`field ${wide ? "max-w-64" : "max-w-48"} ${value && !noEmpty ? "border-indigo-300 bg-indigo-50/50" : ""}`} value={value} onChange={(e) => onChange(e.target.value)}>
+    <select
+      aria-label={label}
+      className={`field ${wide ? "max-w-64" : "max-w-48"} ${value && !noEmpty ? "border-indigo-300 bg-indigo-50/50" : ""}`}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+    >
       {!noEmpty && <option value="">{emptyText ?? `${label}: all`}</option>}
       {options.map(([v, text]) => (
         <option key={v} value={v}>

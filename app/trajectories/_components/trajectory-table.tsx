@@ -95,7 +95,19 @@ function TaskCell({ r, terms }: { r: TrajectoryListRow; terms: string[] }) {
   );
 }
 
-function SortHeader({ query, sort, children, className, title }: { query: TrajectoryListQuery; sort: TrajectorySortKey; children: string; className?: string; title?: string }) {
+function SortHeader({
+  query,
+  sort,
+  children,
+  className,
+  title,
+}: {
+  query: TrajectoryListQuery;
+  sort: TrajectorySortKey;
+  children: string;
+  className?: string;
+  title?: string;
+}) {
   const active = query.sort === sort;
   // A first click sorts the natural way for the column (text ascending, numbers and dates descending; grades
   // failures first, which is what triage looks for).
@@ -103,7 +115,10 @@ function SortHeader({ query, sort, children, className, title }: { query: Trajec
   const dir = active ? (query.dir === "asc" ? "desc" : "asc") : firstDir;
   return (
     <th className={className} aria-sort={active ? (query.dir === "asc" ? "ascending" : "descending") : undefined} title={title}>
-      <Link href={`/trajectories${trajectoryListSearch({ ...query, sort, dir, page: 1 })}`} className={`inline-flex items-center gap-0.5 hover:text-zinc-800 ${active ? "text-zinc-800" : ""}`}>
+      <Link
+        href={`/trajectories${trajectoryListSearch({ ...query, sort, dir, page: 1 })}`}
+        className={`inline-flex items-center gap-0.5 hover:text-zinc-800 ${active ? "text-zinc-800" : ""}`}
+      >
         {children}
         <span aria-hidden className="w-2.5 text-center">
           {active ? (query.dir === "asc" ? "▲" : "▼") : ""}
@@ -147,7 +162,9 @@ function RuleCell({ t }: { t: TriageColumns }) {
   const flags = t.flags.map((f) => f.replace(/^Heuristic:\s*/i, ""));
   return (
     <td className="min-w-0">
-      <div className="truncate">{t.rules.length ? t.rules.map((r) => <Grade key={r.name} value={r.verdict} title={r.name} />) : <span className="text-zinc-400">–</span>}</div>
+      <div className="truncate">
+        {t.rules.length ? t.rules.map((r) => <Grade key={r.name} value={r.verdict} title={r.name} />) : <span className="text-zinc-400">–</span>}
+      </div>
       {flags.length > 0 && (
         <div className="truncate text-2xs text-amber-700" title={`Heuristics that flag this trajectory: ${flags.join(", ")}`}>
           {flags.join(", ")}
@@ -217,7 +234,10 @@ export function TrajectoryTable({
     if (!triage) return;
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement | null;
-      const command = listCommandForKey(e, t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null);
+      const command = listCommandForKey(
+        e,
+        t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null,
+      );
       if (!command) return;
       if (help && command !== "toggleHelp" && command !== "close") return;
       if (command === "toggleHelp") setHelp((h) => !h);
@@ -271,7 +291,11 @@ export function TrajectoryTable({
       )}
       <div className="panel overflow-x-auto">
         {/* A minimum width keeps the Task column readable on narrow windows; the panel scrolls sideways instead. */}
-        <table className={`table-dense table-fixed ${triage ? "min-w-[1100px]" : "min-w-[960px]"}`} data-testid="trajectory-table" aria-multiselectable={triage || undefined}>
+        <table
+          className={`table-dense table-fixed ${triage ? "min-w-[1100px]" : "min-w-[960px]"}`}
+          data-testid="trajectory-table"
+          aria-multiselectable={triage || undefined}
+        >
           <colgroup>
             {triage && <col className="w-9" />}
             <col className="w-16" />
@@ -355,7 +379,11 @@ export function TrajectoryTable({
                   </td>
                 )}
                 <td className="font-mono text-zinc-500 tabular-nums">
-                  <Link href={`/trajectories/${r.id}`} className="after:absolute after:inset-0 hover:text-indigo-700" aria-label={`Open trajectory ${r.id}: ${r.externalTaskId}`}>
+                  <Link
+                    href={`/trajectories/${r.id}`}
+                    className="after:absolute after:inset-0 hover:text-indigo-700"
+                    aria-label={`Open trajectory ${r.id}: ${r.externalTaskId}`}
+                  >
                     {r.id}
                   </Link>
                 </td>
@@ -399,7 +427,9 @@ export function TrajectoryTable({
                     <span className="text-zinc-400">–</span>
                   )}
                 </td>
-                <td className={`whitespace-nowrap pr-3 text-zinc-500 tabular-nums ${triage ? "max-2xl:hidden" : "max-xl:hidden"}`}>{formatDate(r.updatedAt)}</td>
+                <td className={`whitespace-nowrap pr-3 text-zinc-500 tabular-nums ${triage ? "max-2xl:hidden" : "max-xl:hidden"}`}>
+                  {formatDate(r.updatedAt)}
+                </td>
               </tr>
             ))}
           </tbody>

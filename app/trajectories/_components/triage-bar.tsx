@@ -71,14 +71,21 @@ export function TriageBar({
     if (sampleProblem || tooMany) return;
     // A sample of the hand-picked rows, or else of everything the filters select (a previous sample is redrawn).
     const from: Filter = picked.length ? { ...plain, ids: picked } : plain;
-    router.push(`/trajectories${trajectoryListSearch({ ...from, sample: sizeNumber, seed: seedNumber, strata: strata ? (strata as "run" | "site") : undefined })}`);
+    router.push(
+      `/trajectories${trajectoryListSearch({ ...from, sample: sizeNumber, seed: seedNumber, strata: strata ? (strata as "run" | "site") : undefined })}`,
+    );
   };
 
   const campaignFilter: Filter | null = hasSelection ? selectionFilter : query.sample !== undefined ? filter : null;
   const campaignText = hasSelection ? `New campaign from selection (${formatCount(selectedCount)})` : "New campaign from this sample";
 
   return (
-    <div className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded-md border border-zinc-200 bg-zinc-50 px-3 py-1.5 text-[12.5px]" data-testid="triage-bar" role="group" aria-label="Selection and sampling">
+    <div
+      className="flex flex-wrap items-center gap-x-3 gap-y-2 rounded-md border border-zinc-200 bg-zinc-50 px-3 py-1.5 text-[12.5px]"
+      data-testid="triage-bar"
+      role="group"
+      aria-label="Selection and sampling"
+    >
       <span className="flex items-center gap-2" data-testid="selection-status">
         {selection.kind === "all" ? (
           <span>
@@ -129,7 +136,12 @@ export function TriageBar({
             </option>
           ))}
         </select>
-        <button type="submit" className="btn" disabled={!!sampleProblem || tooMany} title={sampleProblem ?? `A seeded random sample of ${picked.length ? "the selected rows" : "what the filters select"}`}>
+        <button
+          type="submit"
+          className="btn"
+          disabled={!!sampleProblem || tooMany}
+          title={sampleProblem ?? `A seeded random sample of ${picked.length ? "the selected rows" : "what the filters select"}`}
+        >
           Sample {Number.isFinite(sizeNumber) ? formatCount(sizeNumber) : ""} {picked.length ? "of selection" : ""}
         </button>
         {sampleProblem && size !== "" && seed !== "" && (
@@ -150,7 +162,12 @@ export function TriageBar({
             </Link>
           ))}
         {picked.length === 1 && selection.kind === "ids" && (
-          <Link className="btn" href={`/trajectories/${picked[0]}?gold=1`} title="Open this trajectory with the gold form: its known answer in a campaign it is part of" data-testid="gold-from-selection">
+          <Link
+            className="btn"
+            href={`/trajectories/${picked[0]}?gold=1`}
+            title="Open this trajectory with the gold form: its known answer in a campaign it is part of"
+            data-testid="gold-from-selection"
+          >
             Mark gold…
           </Link>
         )}

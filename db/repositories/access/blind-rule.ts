@@ -76,7 +76,10 @@ export function browsableByIdSql(idColumn: SQL | { getSQL(): SQL }, taskIdColumn
 /** True when the blind rule hides the trajectory's agent (and id) from the user: see `browsableByIdSql`. */
 export async function isAgentHiddenFor(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
   if (await isBlindedFor(db, userId, trajectoryId)) return true;
-  const row = await rawGet(db, sql`select 1 as one from trajectories t where t.id = ${trajectoryId} and t.task_id in ${tasksStillLabelledBlindSql(userId)} limit 1`);
+  const row = await rawGet(
+    db,
+    sql`select 1 as one from trajectories t where t.id = ${trajectoryId} and t.task_id in ${tasksStillLabelledBlindSql(userId)} limit 1`,
+  );
   return !!row;
 }
 
@@ -185,7 +188,10 @@ export function annotatorTrajectoryIdsSql(userId: string): SQL {
 
 /** Trajectory ids in the campaigns a user labels in (what an annotator may browse), ascending. */
 export async function annotatorTrajectoryIds(db: Db, userId: string): Promise<number[]> {
-  const rows = await rawAll<{ trajectory_id: number }>(db, sql`select distinct trajectory_id from ${annotatorTrajectoryIdsSql(userId)} a order by trajectory_id`);
+  const rows = await rawAll<{ trajectory_id: number }>(
+    db,
+    sql`select distinct trajectory_id from ${annotatorTrajectoryIdsSql(userId)} a order by trajectory_id`,
+  );
   return rows.map((r) => Number(r.trajectory_id));
 }
 

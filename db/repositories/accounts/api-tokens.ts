@@ -72,7 +72,14 @@ export async function getApiToken(db: Db, id: number): Promise<ApiTokenRow | und
 /** Marks a token revoked (once: the first revocation's time is kept). True when this call revoked it. */
 export async function revokeApiToken(db: Db, id: number, at: Date): Promise<boolean> {
   const { apiTokens } = tablesOf(db);
-  return affectedRows(await db.update(apiTokens).set({ revokedAt: at }).where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))) > 0;
+  return (
+    affectedRows(
+      await db
+        .update(apiTokens)
+        .set({ revokedAt: at })
+        .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt))),
+    ) > 0
+  );
 }
 
 /**

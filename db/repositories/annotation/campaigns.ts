@@ -44,7 +44,16 @@ export async function updateCampaign(db: Db, id: number, patch: Partial<Campaign
 
 export async function getCampaign(db: Db, id: number): Promise<CampaignRow | undefined> {
   const { annotationCampaigns } = tablesOf(db);
-  const rows = await executePrepared(db, "getCampaign", () => db.select().from(annotationCampaigns).where(eq(annotationCampaigns.id, P("id"))), { id });
+  const rows = await executePrepared(
+    db,
+    "getCampaign",
+    () =>
+      db
+        .select()
+        .from(annotationCampaigns)
+        .where(eq(annotationCampaigns.id, P("id"))),
+    { id },
+  );
   return rows[0];
 }
 
@@ -63,7 +72,12 @@ function lockedOnPostgres<Q>(db: Db, query: Q, of?: object): Q {
  * The campaign and whether the user annotates it, in one query (both are checked before every label write).
  * `lock`: the campaign row locked until the transaction ends, so annotators' queue reads of one campaign take turns.
  */
-export async function getCampaignForMember(db: Db, campaignId: number, userId: string, lock = false): Promise<{ campaign: CampaignRow; isAnnotator: boolean } | undefined> {
+export async function getCampaignForMember(
+  db: Db,
+  campaignId: number,
+  userId: string,
+  lock = false,
+): Promise<{ campaign: CampaignRow; isAnnotator: boolean } | undefined> {
   const { annotationCampaigns, campaignAnnotators } = tablesOf(db);
   const build = () =>
     db
@@ -159,11 +173,22 @@ export async function listCampaignsOfAnnotator(db: Db, userId: string): Promise<
  * Adds trajectories to a campaign; ones already in it are left alone. New items take the numbers after the
  * campaign's highest, in the order `orderNumbers` puts them (the service shuffles them). Returns how many were added.
  */
-export async function insertCampaignItems(db: Db, campaignId: number, trajectoryIds: number[], orderNumbers: (numbers: number[]) => number[] = (n) => n): Promise<number> {
+export async function insertCampaignItems(
+  db: Db,
+  campaignId: number,
+  trajectoryIds: number[],
+  orderNumbers: (numbers: number[]) => number[] = (n) => n,
+): Promise<number> {
   const { campaignItems } = tablesOf(db);
   // Called inside the service's transaction: one query after the other.
   const presentRows = await db.select({ t: campaignItems.trajectoryId }).from(campaignItems).where(eq(campaignItems.campaignId, campaignId));
-  const highest = await first(db.select({ n: max(campaignItems.itemNo) }).from(campaignItems).where(eq(campaignItems.campaignId, campaignId)).limit(1));
+  const highest = await first(
+    db
+      .select({ n: max(campaignItems.itemNo) })
+      .from(campaignItems)
+      .where(eq(campaignItems.campaignId, campaignId))
+      .limit(1),
+  );
   const present = new Set(presentRows.map((r) => r.t));
   const fresh = [...new Set(trajectoryIds)].filter((t) => !present.has(t));
   const firstNo = Number(highest?.n ?? 0) + 1;
@@ -250,10 +275,19 @@ export async function getItemByTrajectory(db: Db, campaignId: number, trajectory
   return rows[0];
 }
 
-export async function campaignItemIds(db: Db, campaignId: number): Promise<{ id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt: Date | null }[]> {
+export async function campaignItemIds(
+  db: Db,
+  campaignId: number,
+): Promise<{ id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt: Date | null }[]> {
   const { campaignItems } = tablesOf(db);
   return db
-    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, state: campaignItems.state, labelCount: campaignItems.labelCount, qaReviewedAt: campaignItems.qaReviewedAt })
+    .select({
+      id: campaignItems.id,
+      trajectoryId: campaignItems.trajectoryId,
+      state: campaignItems.state,
+      labelCount: campaignItems.labelCount,
+      qaReviewedAt: campaignItems.qaReviewedAt,
+    })
     .from(campaignItems)
     .where(eq(campaignItems.campaignId, campaignId))
     .orderBy(asc(campaignItems.id));
@@ -298,7 +332,14 @@ export async function complianceItems(db: Db, campaignId: number): Promise<{ lab
  * Items of a campaign in the given states, with task context, oldest first (disputed ones first with
  * `disputedFirst`, the QA queue under the disputed-first strategy); for the adjudication and QA queues.
  */
-export async function listItemsInStates(db: Db, campaignId: number, states: ItemState[], page: { offset: number; limit: number }, qa?: "pending" | "done", disputedFirst = false) {
+export async function listItemsInStates(
+  db: Db,
+  campaignId: number,
+  states: ItemState[],
+  page: { offset: number; limit: number },
+  qa?: "pending" | "done",
+  disputedFirst = false,
+) {
   const { campaignItems, trajectories, tasks, agentRuns } = tablesOf(db);
   const where = and(
     eq(campaignItems.campaignId, campaignId),
@@ -349,7 +390,9 @@ export async function addCampaignAnnotators(db: Db, campaignId: number, userIds:
 export async function removeCampaignAnnotators(db: Db, campaignId: number, userIds: string[]): Promise<number> {
   if (!userIds.length) return 0;
   const { campaignAnnotators } = tablesOf(db);
-  return affectedRows(await db.delete(campaignAnnotators).where(and(eq(campaignAnnotators.campaignId, campaignId), inArray(campaignAnnotators.userId, userIds))));
+  return affectedRows(
+    await db.delete(campaignAnnotators).where(and(eq(campaignAnnotators.campaignId, campaignId), inArray(campaignAnnotators.userId, userIds))),
+  );
 }
 
 export async function isCampaignAnnotator(db: Db, campaignId: number, userId: string): Promise<boolean> {
@@ -391,7 +434,9 @@ export async function addQaReviewers(db: Db, campaignId: number, userIds: string
 export async function removeQaReviewers(db: Db, campaignId: number, userIds: string[]): Promise<number> {
   if (!userIds.length) return 0;
   const { campaignQaReviewers } = tablesOf(db);
-  return affectedRows(await db.delete(campaignQaReviewers).where(and(eq(campaignQaReviewers.campaignId, campaignId), inArray(campaignQaReviewers.userId, userIds))));
+  return affectedRows(
+    await db.delete(campaignQaReviewers).where(and(eq(campaignQaReviewers.campaignId, campaignId), inArray(campaignQaReviewers.userId, userIds))),
+  );
 }
 
 export async function isQaReviewer(db: Db, campaignId: number, userId: string): Promise<boolean> {
@@ -496,14 +541,24 @@ export async function annotatorProgress(db: Db, campaignId: number, nowMs: numbe
 // ---------------------------------------------------------------- the queue (reservations)
 
 /** The item a user holds a live reservation on and has not labelled yet, if any (oldest first). */
-export async function findLiveReservation(db: Db, campaignId: number, userId: string, nowMs: number): Promise<{ itemId: number; trajectoryId: number; reservedAt: Date; expiresAt: Date } | undefined> {
+export async function findLiveReservation(
+  db: Db,
+  campaignId: number,
+  userId: string,
+  nowMs: number,
+): Promise<{ itemId: number; trajectoryId: number; reservedAt: Date; expiresAt: Date } | undefined> {
   const { reservations, campaignItems, labels } = tablesOf(db);
   const rows = await executePrepared(
     db,
     "findLiveReservation",
     () =>
       db
-        .select({ itemId: reservations.itemId, trajectoryId: campaignItems.trajectoryId, reservedAt: reservations.reservedAt, expiresAt: reservations.expiresAt })
+        .select({
+          itemId: reservations.itemId,
+          trajectoryId: campaignItems.trajectoryId,
+          reservedAt: reservations.reservedAt,
+          expiresAt: reservations.expiresAt,
+        })
         .from(reservations)
         .innerJoin(campaignItems, eq(campaignItems.id, reservations.itemId))
         .where(
@@ -589,7 +644,10 @@ export async function liveReservationCounts(db: Db, campaignId: number, exceptUs
   return new Map(rows.map((r) => [r.itemId, Number(r.n)]));
 }
 
-export async function upsertReservation(db: Db, v: { campaignId: number; itemId: number; userId: string; status: "active" | "skipped"; reservedAt: Date; expiresAt: Date }): Promise<void> {
+export async function upsertReservation(
+  db: Db,
+  v: { campaignId: number; itemId: number; userId: string; status: "active" | "skipped"; reservedAt: Date; expiresAt: Date },
+): Promise<void> {
   const { reservations } = tablesOf(db);
   await db
     .insert(reservations)
@@ -624,7 +682,9 @@ export async function deleteReservation(db: Db, itemId: number, userId: string):
 /** Ends a user's live reservations in a campaign (e.g. on leaving the queue). */
 export async function releaseReservations(db: Db, campaignId: number, userId: string): Promise<number> {
   const { reservations } = tablesOf(db);
-  return affectedRows(await db.delete(reservations).where(and(eq(reservations.campaignId, campaignId), eq(reservations.userId, userId), eq(reservations.status, "active"))));
+  return affectedRows(
+    await db.delete(reservations).where(and(eq(reservations.campaignId, campaignId), eq(reservations.userId, userId), eq(reservations.status, "active"))),
+  );
 }
 
 /**
@@ -659,14 +719,27 @@ export async function existingTrajectoryIds(db: Db, ids: number[]): Promise<Set<
   const { trajectories } = tablesOf(db);
   const out = new Set<number>();
   for (let i = 0; i < ids.length; i += CHUNK) {
-    for (const r of await db.select({ id: trajectories.id }).from(trajectories).where(inArray(trajectories.id, ids.slice(i, i + CHUNK)))) out.add(r.id);
+    for (const r of await db
+      .select({ id: trajectories.id })
+      .from(trajectories)
+      .where(inArray(trajectories.id, ids.slice(i, i + CHUNK))))
+      out.add(r.id);
   }
   return out;
 }
 
 export async function trajectoryStepCount(db: Db, trajectoryId: number): Promise<number | undefined> {
   const { trajectories } = tablesOf(db);
-  const rows = await executePrepared(db, "trajectoryStepCount", () => db.select({ n: trajectories.stepCount }).from(trajectories).where(eq(trajectories.id, P("id"))), { id: trajectoryId });
+  const rows = await executePrepared(
+    db,
+    "trajectoryStepCount",
+    () =>
+      db
+        .select({ n: trajectories.stepCount })
+        .from(trajectories)
+        .where(eq(trajectories.id, P("id"))),
+    { id: trajectoryId },
+  );
   return rows[0]?.n;
 }
 

@@ -5,7 +5,12 @@
 import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import { first, tablesOf, type Db } from "../../database";
 import type { ConsolidatedLabelRow, LabelRevisionRow, LabelRow } from "../../schema/index";
-import type { consolidatedLabels as ConsolidatedTable, consolidationEvents as EventsTable, labelRevisions as RevisionsTable, labels as LabelsTable } from "../../schema/index";
+import type {
+  consolidatedLabels as ConsolidatedTable,
+  consolidationEvents as EventsTable,
+  labelRevisions as RevisionsTable,
+  labels as LabelsTable,
+} from "../../schema/index";
 import { executePrepared } from "../prepared";
 import { userAnnotatorKey } from "./campaigns";
 
@@ -31,7 +36,16 @@ export async function getLabelByKey(db: Db, itemId: number, annotatorKey: string
 
 export async function getLabel(db: Db, id: number): Promise<LabelRow | undefined> {
   const { labels } = tablesOf(db);
-  const rows = await executePrepared(db, "getLabel", () => db.select().from(labels).where(eq(labels.id, P("id"))), { id });
+  const rows = await executePrepared(
+    db,
+    "getLabel",
+    () =>
+      db
+        .select()
+        .from(labels)
+        .where(eq(labels.id, P("id"))),
+    { id },
+  );
   return rows[0];
 }
 
@@ -150,7 +164,16 @@ export async function getRevision(db: Db, id: number): Promise<LabelRevisionRow 
 
 export async function getRevisionByKey(db: Db, idempotencyKey: string): Promise<LabelRevisionRow | undefined> {
   const { labelRevisions } = tablesOf(db);
-  const rows = await executePrepared(db, "getRevisionByKey", () => db.select().from(labelRevisions).where(eq(labelRevisions.idempotencyKey, P("key"))), { key: idempotencyKey });
+  const rows = await executePrepared(
+    db,
+    "getRevisionByKey",
+    () =>
+      db
+        .select()
+        .from(labelRevisions)
+        .where(eq(labelRevisions.idempotencyKey, P("key"))),
+    { key: idempotencyKey },
+  );
   return rows[0];
 }
 
@@ -211,7 +234,16 @@ export async function itemHistory(db: Db, itemId: number): Promise<LabelRevision
 
 export async function getConsolidated(db: Db, itemId: number): Promise<ConsolidatedLabelRow | undefined> {
   const { consolidatedLabels } = tablesOf(db);
-  const rows = await executePrepared(db, "getConsolidated", () => db.select().from(consolidatedLabels).where(eq(consolidatedLabels.itemId, P("itemId"))), { itemId });
+  const rows = await executePrepared(
+    db,
+    "getConsolidated",
+    () =>
+      db
+        .select()
+        .from(consolidatedLabels)
+        .where(eq(consolidatedLabels.itemId, P("itemId"))),
+    { itemId },
+  );
   return rows[0];
 }
 
@@ -281,7 +313,12 @@ export async function decisionTallies(db: Db, campaignIds: number[]) {
       n: count(),
     })
     .from(consolidatedLabels)
-    .where(and(inArray(consolidatedLabels.campaignId, campaignIds), sql`(${consolidatedLabels.method} = 'adjudicated' or ${consolidatedLabels.qaDecision} is not null)`))
+    .where(
+      and(
+        inArray(consolidatedLabels.campaignId, campaignIds),
+        sql`(${consolidatedLabels.method} = 'adjudicated' or ${consolidatedLabels.qaDecision} is not null)`,
+      ),
+    )
     .groupBy(consolidatedLabels.method, consolidatedLabels.qaDecision, consolidatedLabels.confidence, consolidatedLabels.disagreementSource);
 }
 
@@ -301,7 +338,10 @@ export async function consolidationHistory(db: Db, itemId: number) {
 export async function exportLabelRows(db: Db, campaignId: number) {
   const { labels, labelRevisions, campaignItems, trajectories, tasks, taskSets, agentRuns } = tablesOf(db);
   // True when a submit that is still in effect on the label was made after its annotator had seen evaluations.
-  const afterReveal = sql<boolean>`exists (select 1 from ${labelRevisions} r where r.label_id = ${labels.id} and r.action = 'submit' and r.after_reveal and r.undone_by_revision_id is null)`.mapWith(Boolean);
+  const afterReveal =
+    sql<boolean>`exists (select 1 from ${labelRevisions} r where r.label_id = ${labels.id} and r.action = 'submit' and r.after_reveal and r.undone_by_revision_id is null)`.mapWith(
+      Boolean,
+    );
   return db
     .select({
       label: labels,

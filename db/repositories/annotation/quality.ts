@@ -14,13 +14,25 @@ import { userAnnotatorKey } from "./campaigns";
 const order = (salt: number) => sql`((((ci.id | ${salt}) - (ci.id & ${salt})) * 2654435761) % 4294967296)`;
 
 /** The user has no active label on item `ci`. */
-const notLabelledBy = (userId: string) => sql`not exists (select 1 from labels m where m.item_id = ci.id and m.annotator_key = ${userAnnotatorKey(userId)} and m.status = 'active')`;
+const notLabelledBy = (userId: string) =>
+  sql`not exists (select 1 from labels m where m.item_id = ci.id and m.annotator_key = ${userAnnotatorKey(userId)} and m.status = 'active')`;
 
 // ---------------------------------------------------------------- gold items
 
 export async function upsertGoldItem(
   db: Db,
-  v: { itemId: number; campaignId: number; verdict: LabelVerdict; category: string | null; firstFailingStep: number | null; answers: LabelAnswers | null; source: GoldSource; note: string | null; createdBy: string | null; createdAt: Date },
+  v: {
+    itemId: number;
+    campaignId: number;
+    verdict: LabelVerdict;
+    category: string | null;
+    firstFailingStep: number | null;
+    answers: LabelAnswers | null;
+    source: GoldSource;
+    note: string | null;
+    createdBy: string | null;
+    createdAt: Date;
+  },
 ): Promise<void> {
   const { goldItems } = tablesOf(db);
   await db
@@ -28,7 +40,16 @@ export async function upsertGoldItem(
     .values(v)
     .onConflictDoUpdate({
       target: goldItems.itemId,
-      set: { verdict: v.verdict, category: v.category, firstFailingStep: v.firstFailingStep, answers: v.answers, source: v.source, note: v.note, createdBy: v.createdBy, createdAt: v.createdAt },
+      set: {
+        verdict: v.verdict,
+        category: v.category,
+        firstFailingStep: v.firstFailingStep,
+        answers: v.answers,
+        source: v.source,
+        note: v.note,
+        createdBy: v.createdBy,
+        createdAt: v.createdAt,
+      },
     });
 }
 
@@ -85,7 +106,12 @@ export async function goldItemIds(db: Db, campaignId: number): Promise<Set<numbe
  * The user's next gold item: one they have no active label on, in their own shuffled order; items they skipped
  * only when no other is left.
  */
-export async function nextGoldCandidate(db: Db, campaignId: number, userId: string, salt: number): Promise<{ itemId: number; trajectoryId: number } | undefined> {
+export async function nextGoldCandidate(
+  db: Db,
+  campaignId: number,
+  userId: string,
+  salt: number,
+): Promise<{ itemId: number; trajectoryId: number } | undefined> {
   const row = await rawGet<{ itemId: number; trajectoryId: number }>(
     db,
     sql`select ci.id as "itemId", ci.trajectory_id as "trajectoryId"

@@ -25,7 +25,14 @@ export async function setRevealDecision(
   v: Pick<LabelRevealRow, "decision" | "informedVerdict" | "informedCategory" | "informedFirstFailingStep" | "reason" | "decidedAt">,
 ): Promise<boolean> {
   const { labelReveals } = tablesOf(db);
-  return affectedRows(await db.update(labelReveals).set(v).where(and(eq(labelReveals.id, id), isNull(labelReveals.decision)))) > 0;
+  return (
+    affectedRows(
+      await db
+        .update(labelReveals)
+        .set(v)
+        .where(and(eq(labelReveals.id, id), isNull(labelReveals.decision))),
+    ) > 0
+  );
 }
 
 /** A campaign's reveals (every campaign's when none is given) with each trajectory's task and agent, in item order. */

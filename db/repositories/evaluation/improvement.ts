@@ -59,7 +59,12 @@ export async function listAlignments(db: Db, limit = 100) {
         .groupBy(judgePromptVersions.alignmentId)
     : [];
   const versionCount = new Map(versions.map((v) => [v.alignmentId, Number(v.n)]));
-  return rows.map(({ calibrationIds, heldOutIds, ...r }) => ({ ...r, calibration: calibrationIds.length, heldOut: heldOutIds.length, versions: versionCount.get(r.id) ?? 0 }));
+  return rows.map(({ calibrationIds, heldOutIds, ...r }) => ({
+    ...r,
+    calibration: calibrationIds.length,
+    heldOut: heldOutIds.length,
+    versions: versionCount.get(r.id) ?? 0,
+  }));
 }
 
 // ---- prompt versions ----
@@ -93,7 +98,13 @@ export async function listPromptVersions(db: Db, alignmentId: number): Promise<J
 /** The number the next version of a study gets (1 for the first). */
 export async function nextPromptVersionNumber(db: Db, alignmentId: number): Promise<number> {
   const { judgePromptVersions } = tablesOf(db);
-  const row = await first(db.select({ n: max(judgePromptVersions.number) }).from(judgePromptVersions).where(eq(judgePromptVersions.alignmentId, alignmentId)).limit(1));
+  const row = await first(
+    db
+      .select({ n: max(judgePromptVersions.number) })
+      .from(judgePromptVersions)
+      .where(eq(judgePromptVersions.alignmentId, alignmentId))
+      .limit(1),
+  );
   return Number(row?.n ?? 0) + 1;
 }
 
@@ -221,7 +232,12 @@ export async function judgeVerdictsUnder(db: Db, evaluatorKey: string, k: string
   for (let i = 0; i < trajectoryIds.length; i += 500) {
     out.push(
       ...(await db
-        .select({ trajectoryId: evaluatorVerdicts.trajectoryId, promptVersion: evaluatorVerdicts.promptVersion, verdict: evaluatorVerdicts.verdict, rationale: evaluatorVerdicts.rationale })
+        .select({
+          trajectoryId: evaluatorVerdicts.trajectoryId,
+          promptVersion: evaluatorVerdicts.promptVersion,
+          verdict: evaluatorVerdicts.verdict,
+          rationale: evaluatorVerdicts.rationale,
+        })
         .from(evaluatorVerdicts)
         .where(
           and(

@@ -29,9 +29,17 @@ export async function evidenceOfVerdicts(db: Db, verdictIds: number[]): Promise<
   if (verdictIds.length === 0) return out;
   const { verdictCriteria, verdictCitations } = tablesOf(db);
   const entry = (id: number) => out.get(id) ?? out.set(id, { criteria: [], citations: [] }).get(id)!;
-  const criteria = await db.select().from(verdictCriteria).where(inArray(verdictCriteria.verdictId, verdictIds)).orderBy(asc(verdictCriteria.verdictId), asc(verdictCriteria.position));
+  const criteria = await db
+    .select()
+    .from(verdictCriteria)
+    .where(inArray(verdictCriteria.verdictId, verdictIds))
+    .orderBy(asc(verdictCriteria.verdictId), asc(verdictCriteria.position));
   for (const c of criteria) entry(c.verdictId).criteria.push(c);
-  const citations = await db.select().from(verdictCitations).where(inArray(verdictCitations.verdictId, verdictIds)).orderBy(asc(verdictCitations.verdictId), asc(verdictCitations.position));
+  const citations = await db
+    .select()
+    .from(verdictCitations)
+    .where(inArray(verdictCitations.verdictId, verdictIds))
+    .orderBy(asc(verdictCitations.verdictId), asc(verdictCitations.position));
   for (const c of citations) entry(c.verdictId).citations.push(c);
   return out;
 }

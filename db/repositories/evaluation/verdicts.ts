@@ -32,7 +32,10 @@ export async function insertJudgeConfig(db: Db, v: JudgeConfigValues): Promise<n
 
 export async function updateJudgeConfig(db: Db, id: number, patch: Partial<JudgeConfigValues>): Promise<void> {
   const { judgeConfigs } = tablesOf(db);
-  await db.update(judgeConfigs).set({ ...patch, updatedAt: new Date() }).where(eq(judgeConfigs.id, id));
+  await db
+    .update(judgeConfigs)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(judgeConfigs.id, id));
 }
 
 export async function deleteJudgeConfig(db: Db, id: number): Promise<boolean> {
@@ -42,13 +45,25 @@ export async function deleteJudgeConfig(db: Db, id: number): Promise<boolean> {
 
 export async function getJudgeConfig(db: Db, id: number): Promise<PublicJudgeConfig | undefined> {
   const t = tablesOf(db);
-  const row = await first(db.select({ ...getTableColumns(t), storedKey: hasStoredKey(t) }).from(t.judgeConfigs).where(eq(t.judgeConfigs.id, id)).limit(1));
+  const row = await first(
+    db
+      .select({ ...getTableColumns(t), storedKey: hasStoredKey(t) })
+      .from(t.judgeConfigs)
+      .where(eq(t.judgeConfigs.id, id))
+      .limit(1),
+  );
   return row ? withKeyFlag(row) : undefined;
 }
 
 export async function getJudgeConfigByName(db: Db, name: string): Promise<PublicJudgeConfig | undefined> {
   const t = tablesOf(db);
-  const row = await first(db.select({ ...getTableColumns(t), storedKey: hasStoredKey(t) }).from(t.judgeConfigs).where(eq(t.judgeConfigs.name, name)).limit(1));
+  const row = await first(
+    db
+      .select({ ...getTableColumns(t), storedKey: hasStoredKey(t) })
+      .from(t.judgeConfigs)
+      .where(eq(t.judgeConfigs.name, name))
+      .limit(1),
+  );
   return row ? withKeyFlag(row) : undefined;
 }
 
@@ -226,7 +241,15 @@ export async function upsertVerdicts(db: Db, rows: VerdictValues[]): Promise<voi
   const now = new Date();
   const excluded = (column: string) => sql.raw(`excluded.${column}`);
   for (let i = 0; i < rows.length; i += 200) {
-    const values = rows.slice(i, i + 200).map((v) => ({ ...nullFill(v), trajectoryId: v.trajectoryId, evaluatorKey: v.evaluatorKey, k: v.k ?? "", promptVersion: v.promptVersion ?? "", createdAt: now, updatedAt: now }));
+    const values = rows.slice(i, i + 200).map((v) => ({
+      ...nullFill(v),
+      trajectoryId: v.trajectoryId,
+      evaluatorKey: v.evaluatorKey,
+      k: v.k ?? "",
+      promptVersion: v.promptVersion ?? "",
+      createdAt: now,
+      updatedAt: now,
+    }));
     await db
       .insert(evaluatorVerdicts)
       .values(values)
@@ -269,13 +292,13 @@ export async function findVerdict(db: Db, id: VerdictIdentity): Promise<Evaluato
   return first(
     db
       .select()
-    .from(evaluatorVerdicts)
-    .where(
-      and(
-        eq(evaluatorVerdicts.trajectoryId, id.trajectoryId),
-        eq(evaluatorVerdicts.evaluatorKey, id.evaluatorKey),
-        eq(evaluatorVerdicts.k, id.k),
-        eq(evaluatorVerdicts.promptVersion, id.promptVersion),
+      .from(evaluatorVerdicts)
+      .where(
+        and(
+          eq(evaluatorVerdicts.trajectoryId, id.trajectoryId),
+          eq(evaluatorVerdicts.evaluatorKey, id.evaluatorKey),
+          eq(evaluatorVerdicts.k, id.k),
+          eq(evaluatorVerdicts.promptVersion, id.promptVersion),
         ),
       )
       .limit(1),
@@ -398,7 +421,13 @@ export async function listEvaluatorSummaries(db: Db) {
     })
     .from(evaluatorVerdicts)
     .groupBy(evaluatorVerdicts.evaluatorKey, evaluatorVerdicts.kind, evaluatorVerdicts.origin, evaluatorVerdicts.k, evaluatorVerdicts.promptVersion)
-    .orderBy(asc(evaluatorVerdicts.evaluatorKey), asc(evaluatorVerdicts.k), asc(evaluatorVerdicts.promptVersion), asc(evaluatorVerdicts.kind), asc(evaluatorVerdicts.origin));
+    .orderBy(
+      asc(evaluatorVerdicts.evaluatorKey),
+      asc(evaluatorVerdicts.k),
+      asc(evaluatorVerdicts.promptVersion),
+      asc(evaluatorVerdicts.kind),
+      asc(evaluatorVerdicts.origin),
+    );
 }
 
 export async function deleteVerdicts(db: Db, f: VerdictFilter): Promise<number> {
@@ -454,13 +483,18 @@ export async function listJudgeRunVerdicts(db: Db, evaluatorKey?: string) {
       verdict: evaluatorVerdicts.verdict,
     })
     .from(evaluatorVerdicts)
-    .where(and(sql`${evaluatorVerdicts.promptVersion} like 'run:%'`, evaluatorKey === undefined ? undefined : eq(evaluatorVerdicts.evaluatorKey, evaluatorKey)));
+    .where(
+      and(sql`${evaluatorVerdicts.promptVersion} like 'run:%'`, evaluatorKey === undefined ? undefined : eq(evaluatorVerdicts.evaluatorKey, evaluatorKey)),
+    );
 }
 
 /** The verdicts an import stored for a trajectory (what its sources carried). */
 export async function importedVerdictsOf(db: Db, trajectoryId: number): Promise<EvaluatorVerdictRow[]> {
   const { evaluatorVerdicts } = tablesOf(db);
-  return db.select().from(evaluatorVerdicts).where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")));
+  return db
+    .select()
+    .from(evaluatorVerdicts)
+    .where(and(eq(evaluatorVerdicts.trajectoryId, trajectoryId), eq(evaluatorVerdicts.origin, "import")));
 }
 
 export async function replaceImportedVerdicts(db: Db, trajectoryId: number, verdicts: VerdictValues[]): Promise<void> {

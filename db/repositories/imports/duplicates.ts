@@ -48,7 +48,14 @@ export async function holdingsOf(db: Db, ids: number[]): Promise<Map<number, Tra
     .where(inArray(trajectories.id, ids));
   for (const b of base) out.set(b.id, { ...b, items: [], verdicts: [], labels: 0 });
   const items = await db
-    .select({ id: campaignItems.id, trajectoryId: campaignItems.trajectoryId, campaignId: campaignItems.campaignId, state: campaignItems.state, qaReviewedAt: campaignItems.qaReviewedAt, gold: goldItems.itemId })
+    .select({
+      id: campaignItems.id,
+      trajectoryId: campaignItems.trajectoryId,
+      campaignId: campaignItems.campaignId,
+      state: campaignItems.state,
+      qaReviewedAt: campaignItems.qaReviewedAt,
+      gold: goldItems.itemId,
+    })
     .from(campaignItems)
     .leftJoin(goldItems, eq(goldItems.itemId, campaignItems.id))
     .where(inArray(campaignItems.trajectoryId, ids))
@@ -68,10 +75,22 @@ export async function holdingsOf(db: Db, ids: number[]): Promise<Map<number, Tra
       annotators: itemLabels.filter((l) => l.itemId === i.id).map((l) => l.annotatorKey),
     });
   }
-  const labelCounts = await db.select({ trajectoryId: labels.trajectoryId, n: count() }).from(labels).where(inArray(labels.trajectoryId, ids)).groupBy(labels.trajectoryId);
+  const labelCounts = await db
+    .select({ trajectoryId: labels.trajectoryId, n: count() })
+    .from(labels)
+    .where(inArray(labels.trajectoryId, ids))
+    .groupBy(labels.trajectoryId);
   for (const c of labelCounts) out.get(c.trajectoryId)!.labels = Number(c.n);
   const verdicts = await db
-    .select({ id: evaluatorVerdicts.id, trajectoryId: evaluatorVerdicts.trajectoryId, evaluatorKey: evaluatorVerdicts.evaluatorKey, evaluatorName: evaluatorVerdicts.evaluatorName, k: evaluatorVerdicts.k, promptVersion: evaluatorVerdicts.promptVersion, verdict: evaluatorVerdicts.verdict })
+    .select({
+      id: evaluatorVerdicts.id,
+      trajectoryId: evaluatorVerdicts.trajectoryId,
+      evaluatorKey: evaluatorVerdicts.evaluatorKey,
+      evaluatorName: evaluatorVerdicts.evaluatorName,
+      k: evaluatorVerdicts.k,
+      promptVersion: evaluatorVerdicts.promptVersion,
+      verdict: evaluatorVerdicts.verdict,
+    })
     .from(evaluatorVerdicts)
     .where(inArray(evaluatorVerdicts.trajectoryId, ids))
     .orderBy(asc(evaluatorVerdicts.id));
@@ -112,7 +131,8 @@ export async function moveEvaluationReveals(db: Db, fromTrajectoryId: number, to
   const { evaluationReveals } = tablesOf(db);
   const seen = await db.select({ userId: evaluationReveals.userId }).from(evaluationReveals).where(eq(evaluationReveals.trajectoryId, toTrajectoryId));
   const already = seen.map((s) => s.userId);
-  if (already.length) await db.delete(evaluationReveals).where(and(eq(evaluationReveals.trajectoryId, fromTrajectoryId), inArray(evaluationReveals.userId, already)));
+  if (already.length)
+    await db.delete(evaluationReveals).where(and(eq(evaluationReveals.trajectoryId, fromTrajectoryId), inArray(evaluationReveals.userId, already)));
   await db.update(evaluationReveals).set({ trajectoryId: toTrajectoryId }).where(eq(evaluationReveals.trajectoryId, fromTrajectoryId));
 }
 

@@ -32,7 +32,10 @@ export async function insertDeploymentProfile(db: Db, v: { name: string; descrip
 
 export async function updateDeploymentProfile(db: Db, id: number, v: { description: string | null; sites: StoredDeploymentSite[] }): Promise<void> {
   const { deploymentProfiles } = tablesOf(db);
-  await db.update(deploymentProfiles).set({ ...v, updatedAt: new Date() }).where(eq(deploymentProfiles.id, id));
+  await db
+    .update(deploymentProfiles)
+    .set({ ...v, updatedAt: new Date() })
+    .where(eq(deploymentProfiles.id, id));
 }
 
 export async function deleteDeploymentProfile(db: Db, id: number): Promise<boolean> {

@@ -110,13 +110,7 @@ export interface ScreenshotValues {
  * Adds one recorded step (its screenshot files are already in the store). A short transaction of database work
  * only: the browser and the model are never waited on inside it.
  */
-export async function appendLiveStep(
-  db: Db,
-  lease: LeaseRef,
-  trajectoryId: number,
-  step: StepValues,
-  images: ScreenshotValues[],
-): Promise<void> {
+export async function appendLiveStep(db: Db, lease: LeaseRef, trajectoryId: number, step: StepValues, images: ScreenshotValues[]): Promise<void> {
   const { screenshots, steps, trajectories } = tablesOf(db);
   await withTransaction(db, async () => {
     if (!(await holdsLease(db, lease.jobId, lease.owner))) throw new LeaseLostError(lease.jobId);
@@ -185,11 +179,7 @@ export async function reconcileLiveTrajectories(db: Db): Promise<number> {
     .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
     .innerJoin(
       jobs,
-      and(
-        sql`${jobs.groupKey} = ${groupKeyOfRun(agentRuns.id)}`,
-        sql`${payloadTaskId(db)} = ${trajectories.taskId}`,
-        eq(jobs.type, LIVE_JOB_TYPE),
-      ),
+      and(sql`${jobs.groupKey} = ${groupKeyOfRun(agentRuns.id)}`, sql`${payloadTaskId(db)} = ${trajectories.taskId}`, eq(jobs.type, LIVE_JOB_TYPE)),
     )
     .where(
       and(
@@ -211,7 +201,8 @@ export async function reconcileLiveTrajectories(db: Db): Promise<number> {
       continue;
     }
     const outcome = s.status === "cancelled" ? "cancelled" : "error";
-    const detail = s.status === "succeeded" ? "the job ended without recording an outcome" : (s.error ?? (outcome === "cancelled" ? "cancelled" : "the job failed"));
+    const detail =
+      s.status === "succeeded" ? "the job ended without recording an outcome" : (s.error ?? (outcome === "cancelled" ? "cancelled" : "the job failed"));
     changed += affectedRows(await db.update(trajectories).set({ outcome, outcomeDetail: detail, updatedAt: now }).where(stillRunning));
   }
   return changed;
@@ -287,16 +278,19 @@ export async function liveRunTaskRows(db: Db, runId: number, verdictKey: string)
       outcomeDetail: trajectories.outcomeDetail,
       stepCount: trajectories.stepCount,
       finalAnswer: trajectories.finalAnswer,
-      lastScreenshot: sql<string | null>`(select ${steps.screenshotHash} from ${steps} where ${steps.trajectoryId} = ${trajectories.id} order by ${steps.index} desc limit 1)`,
-      verdict: sql<string | null>`(select ${evaluatorVerdicts.verdict} from ${evaluatorVerdicts} where ${evaluatorVerdicts.trajectoryId} = ${trajectories.id} and ${evaluatorVerdicts.evaluatorKey} = ${verdictKey} order by ${evaluatorVerdicts.id} desc limit 1)`,
-      verdictRationale: sql<string | null>`(select ${evaluatorVerdicts.rationale} from ${evaluatorVerdicts} where ${evaluatorVerdicts.trajectoryId} = ${trajectories.id} and ${evaluatorVerdicts.evaluatorKey} = ${verdictKey} order by ${evaluatorVerdicts.id} desc limit 1)`,
+      lastScreenshot: sql<
+        string | null
+      >`(select ${steps.screenshotHash} from ${steps} where ${steps.trajectoryId} = ${trajectories.id} order by ${steps.index} desc limit 1)`,
+      verdict: sql<
+        string | null
+      >`(select ${evaluatorVerdicts.verdict} from ${evaluatorVerdicts} where ${evaluatorVerdicts.trajectoryId} = ${trajectories.id} and ${evaluatorVerdicts.evaluatorKey} = ${verdictKey} order by ${evaluatorVerdicts.id} desc limit 1)`,
+      verdictRationale: sql<
+        string | null
+      >`(select ${evaluatorVerdicts.rationale} from ${evaluatorVerdicts} where ${evaluatorVerdicts.trajectoryId} = ${trajectories.id} and ${evaluatorVerdicts.evaluatorKey} = ${verdictKey} order by ${evaluatorVerdicts.id} desc limit 1)`,
     })
     .from(jobs)
     .innerJoin(tasks, sql`${tasks.id} = ${payloadTaskId(db)}`)
-    .leftJoin(
-      trajectories,
-      and(eq(trajectories.runId, runId), eq(trajectories.taskId, tasks.id), eq(trajectories.attempt, 0)),
-    )
+    .leftJoin(trajectories, and(eq(trajectories.runId, runId), eq(trajectories.taskId, tasks.id), eq(trajectories.attempt, 0)))
     .where(and(eq(jobs.groupKey, liveGroupKey(runId)), eq(jobs.type, LIVE_JOB_TYPE)))
     .orderBy(asc(jobs.id));
 }
@@ -332,7 +326,12 @@ export async function trajectoryPulse(db: Db, trajectoryId: number) {
   const { trajectories } = tablesOf(db);
   return first(
     db
-      .select({ stepCount: trajectories.stepCount, outcome: trajectories.outcome, outcomeDetail: trajectories.outcomeDetail, updatedAt: trajectories.updatedAt })
+      .select({
+        stepCount: trajectories.stepCount,
+        outcome: trajectories.outcome,
+        outcomeDetail: trajectories.outcomeDetail,
+        updatedAt: trajectories.updatedAt,
+      })
       .from(trajectories)
       .where(eq(trajectories.id, trajectoryId))
       .limit(1),

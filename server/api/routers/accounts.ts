@@ -65,7 +65,9 @@ export const accountsRouter = createTRPCRouter({
   }),
 
   /** Annotator picker for campaigns (researchers need it too): names and roles only. */
-  directory: researcherProcedure.query(async ({ ctx }) => (await listAccounts(ctx)).filter((u) => !u.banned).map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role }))),
+  directory: researcherProcedure.query(async ({ ctx }) =>
+    (await listAccounts(ctx)).filter((u) => !u.banned).map((u) => ({ id: u.id, name: u.name, email: u.email, role: u.role })),
+  ),
 
   create: adminProcedure
     .input(z.object({ email, name, role: z.enum(ROLES), password: password.optional() }))

@@ -108,7 +108,9 @@ export const analyticsRouter = createTRPCRouter({
 
   campaigns: researcherProcedure.query(async ({ ctx }) => await campaignList(ctx.db)),
 
-  humans: researcherProcedure.input(z.object({ campaignId: id, by: judgeOptions.by })).query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId, input.by)),
+  humans: researcherProcedure
+    .input(z.object({ campaignId: id, by: judgeOptions.by }))
+    .query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId, input.by)),
 
   humanConsensus: researcherProcedure
     .input(z.object({ campaignId: id, level: z.enum(["verdict", "label"]).default("label") }))
@@ -126,7 +128,9 @@ export const analyticsRouter = createTRPCRouter({
     .input(
       z.object({
         fileName: z.string().min(1).max(300),
-        text: z.string().max(MAX_CSV_CHARS, `the CSV is larger than ${MAX_CSV_CHARS / 1_000_000} MB of text; use npm run cli -- agreement csv for files this big`),
+        text: z
+          .string()
+          .max(MAX_CSV_CHARS, `the CSV is larger than ${MAX_CSV_CHARS / 1_000_000} MB of text; use npm run cli -- agreement csv for files this big`),
         itemColumns: z.array(z.string()).min(1, "pick at least one item column").max(20),
         raterColumn: z.string(),
         labelColumn: z.string(),

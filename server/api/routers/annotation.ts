@@ -150,8 +150,17 @@ export const campaignsRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => setCampaignAnnotators(ctx.db, ctx.actor, input.id, input)),
 
   adjudicationQueue: researcherProcedure
-    .input(z.object({ id, states: z.array(z.enum(ITEM_STATES)).optional(), page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
-    .query(({ ctx, input }) => adjudicationQueue(ctx.db, ctx.actor, { campaignId: input.id, states: input.states, page: input.page, pageSize: input.pageSize })),
+    .input(
+      z.object({
+        id,
+        states: z.array(z.enum(ITEM_STATES)).optional(),
+        page: z.number().int().positive().default(1),
+        pageSize: z.number().int().positive().max(500).default(50),
+      }),
+    )
+    .query(({ ctx, input }) =>
+      adjudicationQueue(ctx.db, ctx.actor, { campaignId: input.id, states: input.states, page: input.page, pageSize: input.pageSize }),
+    ),
 
   review: researcherProcedure.input(z.object({ id, trajectoryId: id })).query(({ ctx, input }) => itemReview(ctx.db, ctx.actor, input.id, input.trajectoryId)),
 
@@ -171,7 +180,14 @@ export const campaignsRouter = createTRPCRouter({
 
   /** QA stage: researchers, and annotators designated as the campaign's QA reviewers (checked by the service). */
   qaQueue: authedProcedure
-    .input(z.object({ id, status: z.enum(["pending", "done"]).default("pending"), page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
+    .input(
+      z.object({
+        id,
+        status: z.enum(["pending", "done"]).default("pending"),
+        page: z.number().int().positive().default(1),
+        pageSize: z.number().int().positive().max(500).default(50),
+      }),
+    )
     .query(({ ctx, input }) => qaQueue(ctx.db, ctx.actor, { campaignId: input.id, status: input.status, page: input.page, pageSize: input.pageSize })),
 
   qaReview: authedProcedure.input(z.object({ id, trajectoryId: id })).query(({ ctx, input }) => qaItemReview(ctx.db, ctx.actor, input.id, input.trajectoryId)),
@@ -204,7 +220,9 @@ export const campaignsRouter = createTRPCRouter({
     .input(z.object({ id, format: z.enum(["csv", "jsonl"]) }))
     .query(({ ctx, input }) => exportRevealStages(ctx.db, ctx.actor, input.id, input.format)),
 
-  importPresets: researcherProcedure.query(() => Object.entries(LABEL_IMPORT_PRESETS).map(([name, p]) => ({ name, description: p.description, mapping: p.mapping }))),
+  importPresets: researcherProcedure.query(() =>
+    Object.entries(LABEL_IMPORT_PRESETS).map(([name, p]) => ({ name, description: p.description, mapping: p.mapping })),
+  ),
 
   /** Queued for a worker (the CSV or workbook is parsed there); the page polls importLabelsJob for the report. */
   importLabels: researcherProcedure
@@ -212,7 +230,10 @@ export const campaignsRouter = createTRPCRouter({
       z
         .object({
           csv: z.string().max(10_000_000, "the CSV is larger than 10 MB of text; use npm run cli -- labels import for files this big").optional(),
-          xlsxBase64: z.base64("the workbook was not sent as base64").max(12_000_000, "the workbook is larger than 9 MB; use npm run cli -- labels import for files this big").optional(),
+          xlsxBase64: z
+            .base64("the workbook was not sent as base64")
+            .max(12_000_000, "the workbook is larger than 9 MB; use npm run cli -- labels import for files this big")
+            .optional(),
           sheet: z.string().min(1).max(200).optional(),
           source: z.string().max(300),
           mapping: labelImportMappingSchema,
@@ -244,9 +265,13 @@ export const labellingRouter = createTRPCRouter({
 
   next: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => nextItem(ctx.db, ctx.actor, input.campaignId)),
 
-  skip: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).mutation(({ ctx, input }) => skipItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  skip: authedProcedure
+    .input(z.object({ campaignId: id, itemNo: id }))
+    .mutation(({ ctx, input }) => skipItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
-  release: authedProcedure.input(z.object({ campaignId: id })).mutation(async ({ ctx, input }) => ({ released: await releaseAssignments(ctx.db, ctx.actor, input.campaignId) })),
+  release: authedProcedure
+    .input(z.object({ campaignId: id }))
+    .mutation(async ({ ctx, input }) => ({ released: await releaseAssignments(ctx.db, ctx.actor, input.campaignId) })),
 
   submit: authedProcedure
     .input(
@@ -258,7 +283,12 @@ export const labellingRouter = createTRPCRouter({
         firstFailingStep: z.number().int().nonnegative().nullable().optional(),
         note: z.string().max(10_000).nullable().optional(),
         answers: z.record(z.string(), z.unknown()).optional(),
-        timeSpentMs: z.number().nonnegative().max(7 * 24 * 3_600_000).nullable().optional(),
+        timeSpentMs: z
+          .number()
+          .nonnegative()
+          .max(7 * 24 * 3_600_000)
+          .nullable()
+          .optional(),
         stepsViewed: z.array(z.number().int().nonnegative()).max(10_000).nullable().optional(),
         idempotencyKey: z.string().min(8).max(128),
         baseRevision: z.number().int().positive().nullable().optional(),
@@ -274,7 +304,9 @@ export const labellingRouter = createTRPCRouter({
    * Blind → reveal → revise: after the blind submit, the campaign's evaluator on the item (refused before it). A
    * mutation: the first call records the reveal, which makes the blind label final.
    */
-  reveal: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).mutation(({ ctx, input }) => revealItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  reveal: authedProcedure
+    .input(z.object({ campaignId: id, itemNo: id }))
+    .mutation(({ ctx, input }) => revealItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** Keep or revise the label after the reveal, with a reason (the informed stage; recorded once). */
   decideReveal: authedProcedure
@@ -292,14 +324,25 @@ export const labellingRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => decideReveal(ctx.db, ctx.actor, input)),
 
   /** The annotator's own label on an item, its history, and what "undo" would revert. */
-  mine: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => myItemLabel(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  mine: authedProcedure
+    .input(z.object({ campaignId: id, itemNo: id }))
+    .query(({ ctx, input }) => myItemLabel(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** The item's trajectory as the player shows it, with what the blind rule hides taken out. */
-  item: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => itemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  item: authedProcedure
+    .input(z.object({ campaignId: id, itemNo: id }))
+    .query(({ ctx, input }) => itemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** Full details of a window of the item's steps (the player pages long trajectories; see itemStepWindow). */
   itemSteps: authedProcedure
-    .input(z.object({ campaignId: id, itemNo: id, from: z.number().int().nonnegative(), count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW) }))
+    .input(
+      z.object({
+        campaignId: id,
+        itemNo: id,
+        from: z.number().int().nonnegative(),
+        count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW),
+      }),
+    )
     .query(({ ctx, input }) => itemStepWindow(ctx.db, ctx.actor, input)),
 
   /** Encode an item's screenshots at the width the player shows them, starting from the current step. */
@@ -340,17 +383,33 @@ export const qaRouter = createTRPCRouter({
 
   /** Items waiting for QA (disputed first under that strategy), with their labels in brief. */
   queue: authedProcedure
-    .input(z.object({ campaignId: id, status: z.enum(["pending", "done"]).default("pending"), page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
+    .input(
+      z.object({
+        campaignId: id,
+        status: z.enum(["pending", "done"]).default("pending"),
+        page: z.number().int().positive().default(1),
+        pageSize: z.number().int().positive().max(500).default(50),
+      }),
+    )
     .query(({ ctx, input }) => qaQueue(ctx.db, ctx.actor, input)),
 
   /** One item's labels side by side and its consolidated label. */
   item: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => qaItem(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   /** The item's trajectory for the player (agent hidden from annotators). */
-  trajectory: authedProcedure.input(z.object({ campaignId: id, itemNo: id })).query(({ ctx, input }) => qaItemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
+  trajectory: authedProcedure
+    .input(z.object({ campaignId: id, itemNo: id }))
+    .query(({ ctx, input }) => qaItemTrajectory(ctx.db, ctx.actor, input.campaignId, input.itemNo)),
 
   steps: authedProcedure
-    .input(z.object({ campaignId: id, itemNo: id, from: z.number().int().nonnegative(), count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW) }))
+    .input(
+      z.object({
+        campaignId: id,
+        itemNo: id,
+        from: z.number().int().nonnegative(),
+        count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW),
+      }),
+    )
     .query(({ ctx, input }) => qaItemStepWindow(ctx.db, ctx.actor, input)),
 
   warmImages: authedProcedure

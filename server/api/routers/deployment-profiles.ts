@@ -19,7 +19,9 @@ export const deploymentProfilesRouter = createTRPCRouter({
   list: adminProcedure.query(async ({ ctx }) => listDeploymentProfiles(ctx.db)),
   byId: adminProcedure.input(z.object({ id })).query(async ({ ctx, input }) => getDeploymentProfile(ctx.db, input.id)),
   create: adminProcedure.input(deploymentProfileInputSchema).mutation(async ({ ctx, input }) => createDeploymentProfile(ctx.db, input)),
-  update: adminProcedure.input(z.object({ id, profile: deploymentProfileInputSchema })).mutation(async ({ ctx, input }) => updateDeploymentProfile(ctx.db, input.id, input.profile)),
+  update: adminProcedure
+    .input(z.object({ id, profile: deploymentProfileInputSchema }))
+    .mutation(async ({ ctx, input }) => updateDeploymentProfile(ctx.db, input.id, input.profile)),
   delete: adminProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
     await deleteDeploymentProfile(ctx.db, input.id);
     return { deleted: input.id };

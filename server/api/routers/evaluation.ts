@@ -163,12 +163,10 @@ export const judgeRouter = createTRPCRouter({
     update: researcherProcedure
       .input(z.object({ id, patch: configFields }))
       .mutation(async ({ ctx, input }) => await updateJudgeConfig(ctx.db, input.id, input.patch, runtimeEnvironment())),
-    setApiKey: researcherProcedure
-      .input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() }))
-      .mutation(async ({ ctx, input }) => {
-        await setStoredApiKey(ctx.db, input.id, input.apiKey);
-        return { apiKeySource: toView(await requireJudgeConfig(ctx.db, input.id)).apiKeySource };
-      }),
+    setApiKey: researcherProcedure.input(z.object({ id, apiKey: z.string().min(1).max(500).nullable() })).mutation(async ({ ctx, input }) => {
+      await setStoredApiKey(ctx.db, input.id, input.apiKey);
+      return { apiKeySource: toView(await requireJudgeConfig(ctx.db, input.id)).apiKeySource };
+    }),
     remove: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
       await deleteJudgeConfig(ctx.db, input.id);
       return { removed: input.id };
@@ -189,10 +187,15 @@ export const judgeRouter = createTRPCRouter({
           allowLoopback: z
             .boolean()
             .optional()
-            .refine((v) => v !== true, "allowLoopback (every port of this machine) no longer exists: list each local judge server as a host, e.g. 127.0.0.1:8000"),
+            .refine(
+              (v) => v !== true,
+              "allowLoopback (every port of this machine) no longer exists: list each local judge server as a host, e.g. 127.0.0.1:8000",
+            ),
         }),
       )
-      .mutation(async ({ ctx, input }) => await saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), { allowedHosts: input.allowedHosts }, ctx.actor.userId)),
+      .mutation(
+        async ({ ctx, input }) => await saveJudgeEndpointSettingsFor(ctx.db, runtimeEnvironment(), { allowedHosts: input.allowedHosts }, ctx.actor.userId),
+      ),
   }),
 
   batches: createTRPCRouter({
@@ -260,7 +263,16 @@ export const judgeRouter = createTRPCRouter({
       }),
     split: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
       const a = await requireAlignment(ctx.db, input.id);
-      return { id: a.id, name: a.name, seed: a.seed, heldOutShare: a.heldOutShare, calibrationIds: a.calibrationIds, heldOutIds: a.heldOutIds, strata: a.strata, leftOut: a.leftOut };
+      return {
+        id: a.id,
+        name: a.name,
+        seed: a.seed,
+        heldOutShare: a.heldOutShare,
+        calibrationIds: a.calibrationIds,
+        heldOutIds: a.heldOutIds,
+        strata: a.strata,
+        leftOut: a.leftOut,
+      };
     }),
     /** The split item by item (part, people's label, site, task): the study page's table and CSV export. */
     splitItems: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await alignmentSplitItems(ctx.db, input.id)),
@@ -294,7 +306,9 @@ export const judgeRouter = createTRPCRouter({
         return await createPromptVersion(ctx.db, studyId, { ...req, createdBy: ctx.actor.userId });
       }),
     /** The judge model's proposal; nothing is stored (createVersion with rubricSource judge-model saves it). */
-    suggest: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await suggestRubric({ db: ctx.db, env: runtimeEnvironment() }, input.id)),
+    suggest: evaluationsProcedure
+      .input(z.object({ id }))
+      .mutation(async ({ ctx, input }) => await suggestRubric({ db: ctx.db, env: runtimeEnvironment() }, input.id)),
     estimateRun: evaluationsProcedure
       .input(z.object({ id, version: z.number().int().positive().default(1), concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4) }))
       .query(async ({ ctx, input }) => await estimateAlignmentRun(ctx.db, input.id, input.version, input.concurrency)),
@@ -325,7 +339,9 @@ export const judgeRouter = createTRPCRouter({
      * The player's evaluations panel: verdicts with the steps each judge saw, rule config, labels with history and
      * consolidated labels. Same blind rule as above, answered as `hidden` so the panel can say why it is empty.
      */
-    panel: authedProcedure.input(z.object({ trajectoryId: id })).query(async ({ ctx, input }) => await trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
+    panel: authedProcedure
+      .input(z.object({ trajectoryId: id }))
+      .query(async ({ ctx, input }) => await trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
     /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
     evaluators: evaluationsProcedure.query(async ({ ctx }) => await evaluatorSummaries(ctx.db)),
     /** A verdict from an evaluator outside Verdict (the push API's POST /api/v1/trajectories/<id>/verdicts). */
@@ -338,7 +354,10 @@ export const judgeRouter = createTRPCRouter({
         z.object({
           selection,
           force: z.boolean().default(false),
-          fuzzyConfig: z.union([id, z.string().min(1)]).nullable().default(null),
+          fuzzyConfig: z
+            .union([id, z.string().min(1)])
+            .nullable()
+            .default(null),
           siteUrls: z.record(z.string().regex(/^[A-Z_]+$/), z.string().url()).default({}),
         }),
       )
@@ -350,4 +369,3 @@ export const judgeRouter = createTRPCRouter({
       ),
   }),
 });
-

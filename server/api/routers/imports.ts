@@ -32,10 +32,8 @@ export const importsRouter = createTRPCRouter({
 
   dedupe: adminProcedure.mutation(async ({ ctx }) => dedupeTrajectories(ctx.db, ctx.actor)),
 
-  startFromPath: adminProcedure
-    .input(z.object({ path: z.string().max(4096), format: z.string().max(64).optional() }))
-    .mutation(async ({ ctx, input }) => {
-      const real = await resolveServerPath(ctx, input.path);
-      return { jobId: await startImport(ctx, { kind: "path", path: real }, { format: input.format, requestedBy: ctx.session?.userId ?? null }) };
-    }),
+  startFromPath: adminProcedure.input(z.object({ path: z.string().max(4096), format: z.string().max(64).optional() })).mutation(async ({ ctx, input }) => {
+    const real = await resolveServerPath(ctx, input.path);
+    return { jobId: await startImport(ctx, { kind: "path", path: real }, { format: input.format, requestedBy: ctx.session?.userId ?? null }) };
+  }),
 });

@@ -55,7 +55,14 @@ export const qualityRouter = createTRPCRouter({
     .mutation(async ({ ctx, input }) => {
       const { campaignId, ...patch } = input;
       const c = await updateQualitySettings(ctx.db, ctx.actor, campaignId, patch);
-      return { id: c.id, assignmentStrategy: c.assignmentStrategy, goldRate: c.goldRate, goldWarnBelow: c.goldWarnBelow, goldBlockBelow: c.goldBlockBelow, goldMinAnswered: c.goldMinAnswered };
+      return {
+        id: c.id,
+        assignmentStrategy: c.assignmentStrategy,
+        goldRate: c.goldRate,
+        goldWarnBelow: c.goldWarnBelow,
+        goldBlockBelow: c.goldBlockBelow,
+        goldMinAnswered: c.goldMinAnswered,
+      };
     }),
 
   /** The annotator quality view, for one campaign or (campaignId null) across all. */
@@ -72,7 +79,9 @@ export const qualityRouter = createTRPCRouter({
 
   formats: researcherProcedure.query(() => LABEL_FORMATS.map((f) => ({ format: f, description: LABEL_FORMAT_DESCRIPTIONS[f] }))),
 
-  exportLabels: researcherProcedure.input(z.object({ campaignId: id, format: z.enum(LABEL_FORMATS) })).query(({ ctx, input }) => exportLabelsAs(ctx.db, ctx.actor, input.campaignId, input.format)),
+  exportLabels: researcherProcedure
+    .input(z.object({ campaignId: id, format: z.enum(LABEL_FORMATS) }))
+    .query(({ ctx, input }) => exportLabelsAs(ctx.db, ctx.actor, input.campaignId, input.format)),
 
   importLabels: researcherProcedure
     .input(

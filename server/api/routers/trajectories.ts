@@ -6,7 +6,14 @@
 import { z } from "zod";
 import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
 import { trajectoryListInput, usesTriage } from "../../domain/trajectory-list-query";
-import { getStepWindow, getTrajectoryForPlayer, listTrajectoryPage, trajectoryFilterOptions, triageFilterOptions, warmTrajectoryImages } from "../../services/trajectory-views";
+import {
+  getStepWindow,
+  getTrajectoryForPlayer,
+  listTrajectoryPage,
+  trajectoryFilterOptions,
+  triageFilterOptions,
+  warmTrajectoryImages,
+} from "../../services/trajectory-views";
 import { assertMayTriage, assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/annotation";
 import { resolveStepLink } from "../../services/trajectories/step-links";
 import { authedProcedure, createTRPCRouter } from "../trpc";
@@ -41,7 +48,13 @@ export const trajectoriesRouter = createTRPCRouter({
   }),
   /** Full details of a window of steps from position `from` (byId carries the first window and the index of all). */
   steps: authedProcedure
-    .input(z.object({ id: z.number().int().positive(), from: z.number().int().nonnegative(), count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW) }))
+    .input(
+      z.object({
+        id: z.number().int().positive(),
+        from: z.number().int().nonnegative(),
+        count: z.number().int().positive().max(MAX_STEP_WINDOW).default(STEP_WINDOW),
+      }),
+    )
     .query(async ({ ctx, input }) => {
       await assertTrajectoryBrowsable(ctx.db, ctx.actor, input.id);
       return getStepWindow(ctx.db, input.id, input.from, input.count);

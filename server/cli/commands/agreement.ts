@@ -23,7 +23,8 @@ import { computeVectorCase, vectorCases, type VectorResult } from "../../domain/
 
 const CSV_USAGE =
   "npm run cli -- agreement csv <file> [--item <col>[,<col>…] --rater <col> --label <col>] [--where COL=VALUE]… [--json] [--delimiter <char>] [--min-shared <n>]";
-const JUDGES_USAGE = "npm run cli -- agreement judges --campaign ID [--reference consolidated|majority|annotator:NAME] [--by FIELD] [--unparseable exclude|failure] [--json]";
+const JUDGES_USAGE =
+  "npm run cli -- agreement judges --campaign ID [--reference consolidated|majority|annotator:NAME] [--by FIELD] [--unparseable exclude|failure] [--json]";
 const VECTORS_USAGE = "npm run cli -- agreement-vectors <vectors.json> --out <results.json> [--json]";
 
 function readUtf8(file: string): string {
@@ -100,7 +101,8 @@ function reportJson(read: RatingTableRead, report: RatingsAgreementReport): Reco
 
 function printReport(io: CliIO, file: string, read: RatingTableRead, report: RatingsAgreementReport): void {
   const lines: string[] = [];
-  if (read.layout === "verdict-export") lines.push(`${file}: a Verdict label export; the ratings are the annotators' verdicts (item_id, annotator_name, verdict)`);
+  if (read.layout === "verdict-export")
+    lines.push(`${file}: a Verdict label export; the ratings are the annotators' verdicts (item_id, annotator_name, verdict)`);
   if (read.filteredOut) lines.push(`  ${read.filteredOut} of ${read.rows} rows left out by --where`);
   for (const l of read.leftOut) lines.push(`  left out: ${l.rows} ${l.reason}`);
   lines.push(`${file}: ${report.ratings} ratings of ${report.items} items by ${report.raters} raters; ${report.pairableItems} items have ≥ 2 ratings`);
@@ -119,7 +121,14 @@ function printReport(io: CliIO, file: string, read: RatingTableRead, report: Rat
     lines.push(`Cohen's κ per rater pair (pairs sharing ≥ ${report.minSharedItems} items):`);
     lines.push(
       ...formatTable(
-        [{ header: "rater A" }, { header: "rater B" }, { header: "shared", align: "right" }, { header: "agree", align: "right" }, { header: "κ", align: "right" }, { header: "95% CI" }],
+        [
+          { header: "rater A" },
+          { header: "rater B" },
+          { header: "shared", align: "right" },
+          { header: "agree", align: "right" },
+          { header: "κ", align: "right" },
+          { header: "95% CI" },
+        ],
         report.pairwise.map((p) => [
           p.raterA,
           p.raterB,
@@ -161,7 +170,9 @@ async function runCsv(argv: string[], io: CliIO): Promise<number> {
   const labelSpec = flagString(args, "label");
   const named = [itemSpec, raterSpec, labelSpec].filter((v) => v !== undefined).length;
   if (named > 0 && named < 3) {
-    throw new UsageError(`--item, --rater and --label go together (missing ${[itemSpec === undefined && "--item", raterSpec === undefined && "--rater", labelSpec === undefined && "--label"].filter(Boolean).join(", ")}); without any of them the file must be a Verdict label export`);
+    throw new UsageError(
+      `--item, --rater and --label go together (missing ${[itemSpec === undefined && "--item", raterSpec === undefined && "--rater", labelSpec === undefined && "--label"].filter(Boolean).join(", ")}); without any of them the file must be a Verdict label export`,
+    );
   }
   const delimiter = flagString(args, "delimiter") ?? ",";
   if (delimiter.length !== 1) throw new UsageError(`--delimiter must be a single character, got ${JSON.stringify(delimiter)}`);
@@ -175,14 +186,17 @@ async function runCsv(argv: string[], io: CliIO): Promise<number> {
   try {
     const where = (args.repeated.get("where") ?? []).map(parseWhere);
     // A name that is itself a header column wins over splitting --item at commas.
-    const columns = itemSpec !== undefined ? { item: table.header.includes(itemSpec) ? [itemSpec] : itemSpec.split(","), rater: raterSpec!, label: labelSpec! } : undefined;
+    const columns =
+      itemSpec !== undefined ? { item: table.header.includes(itemSpec) ? [itemSpec] : itemSpec.split(","), rater: raterSpec!, label: labelSpec! } : undefined;
     read = readRatingTable(table, { file: name, columns, where, rolePrefix: "--" });
   } catch (e) {
     if (e instanceof AgreementInputError) throw new UsageError(e.message);
     throw e;
   }
   if (read.records.length === 0) {
-    const why = [read.filteredOut ? `${read.filteredOut} left out by --where` : "", ...read.leftOut.map((l) => `${l.rows} ${l.reason}`)].filter(Boolean).join("; ");
+    const why = [read.filteredOut ? `${read.filteredOut} left out by --where` : "", ...read.leftOut.map((l) => `${l.rows} ${l.reason}`)]
+      .filter(Boolean)
+      .join("; ");
     throw new Error(`${file}: no rating rows${why ? ` (${why})` : " after the header"}`);
   }
   const report = analyzeRatings(read.records, { minSharedItems: minShared });
@@ -211,9 +225,11 @@ async function runJudges(argv: string[], io: CliIO): Promise<number> {
   if (args.positionals.length) throw new UsageError(`unexpected argument ${JSON.stringify(args.positionals[0])}`);
   const campaignText = flagString(args, "campaign");
   if (campaignText === undefined) throw new UsageError("--campaign ID is required: the campaign whose labels are the human reference");
-  if (!/^\d{1,9}$/.test(campaignText) || Number(campaignText) < 1) throw new UsageError(`--campaign must be a campaign id, got ${JSON.stringify(campaignText)}`);
+  if (!/^\d{1,9}$/.test(campaignText) || Number(campaignText) < 1)
+    throw new UsageError(`--campaign must be a campaign id, got ${JSON.stringify(campaignText)}`);
   const unparseable = flagString(args, "unparseable") ?? "exclude";
-  if (unparseable !== "exclude" && unparseable !== "failure") throw new UsageError(`--unparseable must be exclude or failure, got ${JSON.stringify(unparseable)}`);
+  if (unparseable !== "exclude" && unparseable !== "failure")
+    throw new UsageError(`--unparseable must be exclude or failure, got ${JSON.stringify(unparseable)}`);
   let reference: ReferenceSpec;
   try {
     reference = parseReferenceSpec(flagString(args, "reference") ?? "consolidated");
@@ -254,7 +270,9 @@ async function runJudges(argv: string[], io: CliIO): Promise<number> {
     return 0;
   }
   const lines: string[] = [];
-  lines.push(`Campaign #${list.campaignId}: against ${list.reference.description}; ${list.reference.labels} trajectories with success or failure${list.reference.ties ? `, ${list.reference.ties} tied majorities counted apart` : ""}${list.reference.unsure ? `, ${list.reference.unsure} unsure` : ""}`);
+  lines.push(
+    `Campaign #${list.campaignId}: against ${list.reference.description}; ${list.reference.labels} trajectories with success or failure${list.reference.ties ? `, ${list.reference.ties} tied majorities counted apart` : ""}${list.reference.unsure ? `, ${list.reference.unsure} unsure` : ""}`,
+  );
   if (list.judges.length === 0) lines.push("No evaluator has verdicts on these trajectories.");
   const rows: string[][] = [];
   const push = (name: string, s: AgreementStats) =>
@@ -264,7 +282,12 @@ async function runJudges(argv: string[], io: CliIO): Promise<number> {
     for (const g of j.groups ?? []) push(`  ${list.split!.title} = ${g.label}`, g.stats);
   }
   if (rows.length) {
-    lines.push(...formatTable([{ header: "evaluator" }, { header: "n", align: "right" }, { header: "agree", align: "right" }, { header: "κ", align: "right" }, { header: "95% CI" }], rows));
+    lines.push(
+      ...formatTable(
+        [{ header: "evaluator" }, { header: "n", align: "right" }, { header: "agree", align: "right" }, { header: "κ", align: "right" }, { header: "95% CI" }],
+        rows,
+      ),
+    );
   }
   io.stdout(lines.join("\n") + "\n");
   return 0;
@@ -278,7 +301,11 @@ export const agreementCommand: CliCommand = {
     const [sub, ...rest] = argv;
     if (sub === "csv") return runCsv(rest, io);
     if (sub === "judges") return runJudges(rest, io);
-    throw new UsageError(sub ? `unknown agreement source ${JSON.stringify(sub)} (csv or judges)` : "missing the source: agreement csv <file> … or agreement judges --campaign ID …");
+    throw new UsageError(
+      sub
+        ? `unknown agreement source ${JSON.stringify(sub)} (csv or judges)`
+        : "missing the source: agreement csv <file> … or agreement judges --campaign ID …",
+    );
   },
 };
 
@@ -322,7 +349,10 @@ export const agreementVectorsCommand: CliCommand = {
     fs.writeFileSync(out, JSON.stringify(results, null, 1) + "\n");
     const summary = { cases: cases.length, ...tally, out, ms: Math.round(ms * 10) / 10 };
     if (flagBool(args, "json")) io.stdout(JSON.stringify(summary) + "\n");
-    else io.stderr(`${file}: ${cases.length} cases (${tally.values} values, ${tally.undefined} undefined, ${tally.errors} rejected as invalid) in ${summary.ms} ms → ${out}\n`);
+    else
+      io.stderr(
+        `${file}: ${cases.length} cases (${tally.values} values, ${tally.undefined} undefined, ${tally.errors} rejected as invalid) in ${summary.ms} ms → ${out}\n`,
+      );
     return 0;
   },
 };

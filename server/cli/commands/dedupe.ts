@@ -15,8 +15,11 @@ export const DEDUPE_EXIT = { ok: 0, someLeft: 3 } as const;
 function describe(r: DedupeReport): string {
   const lines: string[] = [];
   const would = r.dryRun ? "would be " : "";
-  if (!r.groups.length) return `${r.dryRun ? "Dry run: " : ""}no trajectory is stored twice.${r.identitiesComputed ? ` (${r.identitiesComputed} rows from earlier versions got identity hashes.)` : ""}\n`;
-  lines.push(`${r.dryRun ? "Dry run (nothing written): " : ""}${r.groups.length} trajector${r.groups.length === 1 ? "y is" : "ies are"} stored more than once; ${r.merged} cop${r.merged === 1 ? "y" : "ies"} ${would}merged, ${r.left} left.`);
+  if (!r.groups.length)
+    return `${r.dryRun ? "Dry run: " : ""}no trajectory is stored twice.${r.identitiesComputed ? ` (${r.identitiesComputed} rows from earlier versions got identity hashes.)` : ""}\n`;
+  lines.push(
+    `${r.dryRun ? "Dry run (nothing written): " : ""}${r.groups.length} trajector${r.groups.length === 1 ? "y is" : "ies are"} stored more than once; ${r.merged} cop${r.merged === 1 ? "y" : "ies"} ${would}merged, ${r.left} left.`,
+  );
   lines.push(
     `  moved to the kept trajectories: ${r.moved.labels} labels (${r.moved.items} campaign items, ${r.moved.itemsFolded} folded into the kept one's item), ${r.moved.verdicts} verdicts (${r.moved.verdictsSame} the same as the kept one's); ${r.runsRemoved} run${r.runsRemoved === 1 ? "" : "s"} ${would}removed with ${r.runsRemoved === 1 ? "its" : "their"} last trajectory`,
   );
@@ -26,7 +29,9 @@ function describe(r: DedupeReport): string {
     for (const m of g.merged) rows.push([r.dryRun ? "merge" : "merged", String(m.id), String(m.runId), m.run, m.source ?? ""]);
     for (const l of g.left) rows.push(["left", String(l.id), String(l.runId), l.run, `${l.source ?? ""} — ${l.reasons.join("; ")}`]);
   }
-  lines.push(...formatTable([{ header: "" }, { header: "id", align: "right" }, { header: "run id", align: "right" }, { header: "run" }, { header: "source" }], rows));
+  lines.push(
+    ...formatTable([{ header: "" }, { header: "id", align: "right" }, { header: "run id", align: "right" }, { header: "run" }, { header: "source" }], rows),
+  );
   if (r.left) lines.push(`Copies left keep their labels and verdicts; settle the clash named (withdraw a label, adjudicate) and run dedupe again.`);
   return lines.join("\n") + "\n";
 }

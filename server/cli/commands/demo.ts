@@ -72,7 +72,11 @@ export const demoCommand: CliCommand = {
         `Recorded ${summary.trajectories} demo trajectories (${summary.steps} steps) in ${secs}s`,
         `  bundle: ${report.bundleDir}`,
         `  imported: ${summary.created} created, ${summary.updated} updated, ${summary.unchanged} unchanged; ${summary.screenshotsAdded} screenshots added`,
-        ...(report.rules ? [`  rule checks (string_match): ${report.rules.byVerdict.success} success, ${report.rules.byVerdict.failure} failure, ${report.rules.byVerdict.not_evaluable} not evaluable`] : []),
+        ...(report.rules
+          ? [
+              `  rule checks (string_match): ${report.rules.byVerdict.success} success, ${report.rules.byVerdict.failure} failure, ${report.rules.byVerdict.not_evaluable} not evaluable`,
+            ]
+          : []),
       ].join("\n") + "\n",
     );
     return 0;

@@ -55,7 +55,12 @@ export function readProfileFile(file: string, resolved = file): DeploymentProfil
 function describe(p: DeploymentProfileView): string {
   const lines = [`${p.id}  ${p.name}${p.description ? ` · ${p.description}` : ""}`, `    allowed destinations: ${p.destinations.join(", ")}`];
   for (const s of p.sites) {
-    const login = s.login?.kind === "recipe" ? `login recipe at ${s.login.url} as ${s.login.username}` : s.login ? `storage state (${s.login.cookies} cookies)` : "no login";
+    const login =
+      s.login?.kind === "recipe"
+        ? `login recipe at ${s.login.url} as ${s.login.username}`
+        : s.login
+          ? `storage state (${s.login.cookies} cookies)`
+          : "no login";
     lines.push(`    ${s.placeholder.padEnd(20)} ${s.url}  · ${login}${s.reset ? ` · reset ${s.reset.method} ${s.reset.url}` : ""}`);
   }
   return lines.join("\n");

@@ -12,7 +12,8 @@ export const gcScreenshotsCommand: CliCommand = {
     const hoursText = flagString(args, "min-age-hours");
     const hours = hoursText === undefined ? DEFAULT_GC_MIN_AGE_MS / 3_600_000 : Number(hoursText);
     // Younger objects may belong to an import still running: its rows are not committed yet.
-    if (!Number.isFinite(hours) || hours < 1) throw new UsageError("--min-age-hours is a number of hours, at least 1 (objects of imports still running must stay)");
+    if (!Number.isFinite(hours) || hours < 1)
+      throw new UsageError("--min-age-hours is a number of hours, at least 1 (objects of imports still running must stay)");
     const ctx = getAppContext(io.env);
     const dryRun = flagBool(args, "dry-run");
     const report = await collectUnreferencedObjects(ctx, { minAgeMs: hours * 3_600_000, dryRun });

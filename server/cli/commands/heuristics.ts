@@ -26,7 +26,10 @@ export const heuristicsCommand: CliCommand = {
     const started = Date.now();
     let report;
     try {
-      report = await evaluateHeuristicVerdicts({ db: ctx.db, store: ctx.store }, { trajectoryIds: ids, force: flagBool(args, "force"), onProgress: (d, t) => bar.update(d, t) });
+      report = await evaluateHeuristicVerdicts(
+        { db: ctx.db, store: ctx.store },
+        { trajectoryIds: ids, force: flagBool(args, "force"), onProgress: (d, t) => bar.update(d, t) },
+      );
     } finally {
       bar.finish();
     }
@@ -41,7 +44,8 @@ export const heuristicsCommand: CliCommand = {
           const c = report.byEvaluator[h.key]!;
           return `  ${h.key.padEnd(26)} ${c.failure} fired, ${c.success} no evidence, ${c.not_evaluable} not evaluable`;
         }),
-        `  screenshots hashed: ${report.screenshotsHashed}` + (report.unreadableScreenshots ? ` (${report.unreadableScreenshots} unreadable, compared by bytes only)` : ""),
+        `  screenshots hashed: ${report.screenshotsHashed}` +
+          (report.unreadableScreenshots ? ` (${report.unreadableScreenshots} unreadable, compared by bytes only)` : ""),
       ];
       io.stderr(lines.join("\n") + "\n");
     }

@@ -2,7 +2,19 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import { importLimitsFromEnv } from "../../config";
 import { getAppContext, type AppContext } from "../../context";
-import { cliUnpackDir, getImporter, ImportError, IMPORTERS, ImportRefusedError, isZipFile, openZipSource, runImport, uploadWhere, zipPathNamer, type ImportReport } from "../../services/imports";
+import {
+  cliUnpackDir,
+  getImporter,
+  ImportError,
+  IMPORTERS,
+  ImportRefusedError,
+  isZipFile,
+  openZipSource,
+  runImport,
+  uploadWhere,
+  zipPathNamer,
+  type ImportReport,
+} from "../../services/imports";
 import { judgeRunConsistencies, type JudgeConsistencyView } from "../../services/analytics/judge-consistency";
 import { warmingSettled } from "../../services/images";
 import { warmFirstViews } from "../../services/trajectory-views";
@@ -81,12 +93,20 @@ function humanReport(report: ImportReport, input: string, secs: string, consiste
   lines.push(`  screenshots added: ${report.screenshotsAdded}`);
   if (report.verdicts || report.evaluatorLogs.length) {
     const taken = report.evaluatorLogs.reduce((n, l) => n + l.matched, 0);
-    lines.push(`  evaluator verdicts stored: ${report.verdicts}${report.evaluatorLogs.length ? `; evaluator logs: ${report.evaluatorLogs.length} (${taken} verdicts matched a trajectory)` : ""}`);
+    lines.push(
+      `  evaluator verdicts stored: ${report.verdicts}${report.evaluatorLogs.length ? `; evaluator logs: ${report.evaluatorLogs.length} (${taken} verdicts matched a trajectory)` : ""}`,
+    );
     lines.push(...logLines(report));
   }
   for (const c of consistency) {
-    const pairs = c.pairs.map((p) => `${p.a.replace(/^run:/, "")} vs ${p.b.replace(/^run:/, "")}: κ ${num(p.kappa)}${p.kappa === null && p.kappaReason ? ` (${p.kappaReason})` : ""}`).join("; ");
-    lines.push(`  run-to-run consistency of ${c.evaluatorName}${c.k ? ` (k = ${c.k})` : ""}: ${c.runs.length} runs, ${c.items} trajectories judged by all, flip rate ${pct(c.flipRate)} (${c.flips}), Fleiss κ ${num(c.fleissKappa)}; ${pairs}`);
+    const pairs = c.pairs
+      .map(
+        (p) => `${p.a.replace(/^run:/, "")} vs ${p.b.replace(/^run:/, "")}: κ ${num(p.kappa)}${p.kappa === null && p.kappaReason ? ` (${p.kappaReason})` : ""}`,
+      )
+      .join("; ");
+    lines.push(
+      `  run-to-run consistency of ${c.evaluatorName}${c.k ? ` (k = ${c.k})` : ""}: ${c.runs.length} runs, ${c.items} trajectories judged by all, flip rate ${pct(c.flipRate)} (${c.flips}), Fleiss κ ${num(c.fleissKappa)}; ${pairs}`,
+    );
   }
   for (const s of report.sources) lines.push(`  read: ${s.path} (${s.role})`);
   if (report.warnings.length) {
@@ -200,7 +220,8 @@ async function importMain(argv: string[], io: CliIO, json: boolean): Promise<num
   const format = flagString(args, "format");
   const screenshotsFlag = flagString(args, "screenshots");
   const screenshotsDir = screenshotsFlag === undefined ? undefined : userPath(io, screenshotsFlag);
-  if (screenshotsDir !== undefined && !(fs.existsSync(screenshotsDir) && fs.statSync(screenshotsDir).isDirectory())) throw new UsageError(`--screenshots ${screenshotsFlag}: no such folder`);
+  if (screenshotsDir !== undefined && !(fs.existsSync(screenshotsDir) && fs.statSync(screenshotsDir).isDirectory()))
+    throw new UsageError(`--screenshots ${screenshotsFlag}: no such folder`);
   const ctx = getAppContext(io.env);
   const source = await zipSourceOf(ctx, userPath(io, input), input, format);
   const bar = createProgressBar(io, "Importing", { enabled: !json });

@@ -25,17 +25,35 @@ export const judgeConsistencyCommand: CliCommand = {
       return 0;
     }
     if (!views.length) {
-      io.stdout("No judge has several runs stored. Import several auto-evaluation logs of one judge (gpt4o_run1.log, gpt4o_run2.log, …) with the trajectories they judged.\n");
+      io.stdout(
+        "No judge has several runs stored. Import several auto-evaluation logs of one judge (gpt4o_run1.log, gpt4o_run2.log, …) with the trajectories they judged.\n",
+      );
       return 0;
     }
     const lines: string[] = [];
     for (const v of views) {
       lines.push(`${v.evaluatorName}${v.k ? ` (k = ${v.k})` : ""}: ${v.runs.length} runs, ${v.items} trajectories judged success or failure by all`);
-      lines.push(`  flip rate ${pct(v.flipRate)} (${v.flips} of ${v.items}); Fleiss κ ${num(v.fleissKappa)}${v.fleissKappa === null && v.fleissReason ? ` (${v.fleissReason})` : ""}${v.leftOut ? `; ${v.leftOut} left out (not judged success or failure by every run)` : ""}`);
+      lines.push(
+        `  flip rate ${pct(v.flipRate)} (${v.flips} of ${v.items}); Fleiss κ ${num(v.fleissKappa)}${v.fleissKappa === null && v.fleissReason ? ` (${v.fleissReason})` : ""}${v.leftOut ? `; ${v.leftOut} left out (not judged success or failure by every run)` : ""}`,
+      );
       lines.push(
         ...formatTable(
-          [{ header: "run A" }, { header: "run B" }, { header: "n", align: "right" }, { header: "flips", align: "right" }, { header: "κ", align: "right" }, { header: "95% CI" }],
-          v.pairs.map((p) => [p.a.replace(/^run:/, ""), p.b.replace(/^run:/, ""), String(p.n), String(p.flips), num(p.kappa), p.kappa === null ? (p.kappaReason ?? "") : p.ciLow === null ? (p.intervalNote ?? "no interval") : `[${num(p.ciLow)}, ${num(p.ciHigh)}]`]),
+          [
+            { header: "run A" },
+            { header: "run B" },
+            { header: "n", align: "right" },
+            { header: "flips", align: "right" },
+            { header: "κ", align: "right" },
+            { header: "95% CI" },
+          ],
+          v.pairs.map((p) => [
+            p.a.replace(/^run:/, ""),
+            p.b.replace(/^run:/, ""),
+            String(p.n),
+            String(p.flips),
+            num(p.kappa),
+            p.kappa === null ? (p.kappaReason ?? "") : p.ciLow === null ? (p.intervalNote ?? "no interval") : `[${num(p.ciLow)}, ${num(p.ciHigh)}]`,
+          ]),
         ),
       );
       lines.push("");

@@ -26,12 +26,16 @@ export function criteriaText(r: CriteriaReport): string {
     `  outcome (the verdict): ${measureText(r.outcome)}`,
   ];
   for (const k of r.byKind) {
-    lines.push(`  ${KIND_NAMES[k.kind]}: ${k.met} of ${k.criteria} met${k.unparseable ? `, ${k.unparseable} unreadable` : ""} on ${k.items} item(s); all met vs people: ${measureText(k.againstHuman)}`);
+    lines.push(
+      `  ${KIND_NAMES[k.kind]}: ${k.met} of ${k.criteria} met${k.unparseable ? `, ${k.unparseable} unreadable` : ""} on ${k.items} item(s); all met vs people: ${measureText(k.againstHuman)}`,
+    );
   }
   if (r.process) lines.push(`  process as a whole vs people: ${measureText(r.process)}`);
   lines.push(`  citations: ${r.citations.citations} in ${r.citations.verdicts} verdict(s), ${r.citations.unverifiable} unverifiable`);
   for (const d of r.disagreements) {
-    lines.push(`  disagreement: trajectory ${d.trajectoryId}: judge ${d.verdict}, people ${d.human}${d.notMet.length ? `; not met: ${d.notMet.map((c) => c.text).join("; ")}` : ""}`);
+    lines.push(
+      `  disagreement: trajectory ${d.trajectoryId}: judge ${d.verdict}, people ${d.human}${d.notMet.length ? `; not met: ${d.notMet.map((c) => c.text).join("; ")}` : ""}`,
+    );
   }
   return lines.join("\n") + "\n";
 }

@@ -35,7 +35,14 @@ import {
 } from "../../services/evaluation/judge-configs";
 import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
 import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
-import { createStressTest, listStressTests, planStressTest, requireStressTest, stressTestReport, type StressTestReport } from "../../services/evaluation/stress-tests";
+import {
+  createStressTest,
+  listStressTests,
+  planStressTest,
+  requireStressTest,
+  stressTestReport,
+  type StressTestReport,
+} from "../../services/evaluation/stress-tests";
 import { PERTURBATION_KINDS, type PerturbationKind } from "../../domain/evaluation/prompt-variants";
 import {
   alignmentVersions,
@@ -82,7 +89,10 @@ export async function selection(args: ParsedArgs, db: Parameters<typeof trajecto
     return { ids: await trajectoryIdsOf(db, { runId: Number(run) }), label: `run ${run}` };
   }
   if (ids !== undefined) {
-    const list = ids.split(",").map((s) => s.trim()).filter(Boolean);
+    const list = ids
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (!list.length || list.some((s) => !/^\d+$/.test(s))) throw new UsageError("--ids takes trajectory ids separated by commas");
     return { ids: list.map(Number), label: `ids ${list.length}` };
   }
@@ -142,7 +152,11 @@ async function runWithProgress(
   if (!summary) {
     if (result.batch.status !== "succeeded") io.stderr(`Batch ${batchId} ${result.batch.status}: resume with ${resumeHint}\n`);
   } else if (json) {
-    io.stdout(JSON.stringify(summaryJson(result, { seconds: Number(seconds.toFixed(2)), verdictsPerSecond: seconds > 0 ? Number((calls / seconds).toFixed(2)) : null })) + "\n");
+    io.stdout(
+      JSON.stringify(
+        summaryJson(result, { seconds: Number(seconds.toFixed(2)), verdictsPerSecond: seconds > 0 ? Number((calls / seconds).toFixed(2)) : null }),
+      ) + "\n",
+    );
   } else {
     const v = result.verdicts.byVerdict;
     io.stderr(
@@ -152,9 +166,7 @@ async function runWithProgress(
         `  verdicts: ${v.success} success, ${v.failure} failure, ${v.unparseable} unparseable`,
         `  tokens: ${result.verdicts.inputTokens} in, ${result.verdicts.outputTokens} out; cost ${money(result.verdicts.costUsd)}`,
         ...result.jobs.errors.map((e) => `  error ×${e.n}: ${e.error}`),
-        ...(result.batch.status === "failed" || result.batch.status === "cancelled"
-          ? [`  Resume with: ${resumeHint}`]
-          : []),
+        ...(result.batch.status === "failed" || result.batch.status === "cancelled" ? [`  Resume with: ${resumeHint}`] : []),
       ].join("\n") + "\n",
     );
   }
@@ -275,8 +287,24 @@ export const judgeBatchCommand: CliCommand = {
 };
 
 const CONFIG_VALUE_FLAGS = [
-  "name", "base-url", "model", "api-key-env", "store-key-from-env", "temperature", "seed", "max-tokens", "timeout-ms",
-  "retries", "screenshots", "detail", "max-image-side", "price-in", "price-out", "from-env", "protocol", "threshold",
+  "name",
+  "base-url",
+  "model",
+  "api-key-env",
+  "store-key-from-env",
+  "temperature",
+  "seed",
+  "max-tokens",
+  "timeout-ms",
+  "retries",
+  "screenshots",
+  "detail",
+  "max-image-side",
+  "price-in",
+  "price-out",
+  "from-env",
+  "protocol",
+  "threshold",
 ];
 
 export const judgeConfigCommand: CliCommand = {
@@ -347,7 +375,8 @@ export const judgeConfigCommand: CliCommand = {
     if (detail !== undefined && !["auto", "low", "high"].includes(detail)) throw new UsageError("--detail is auto, low or high");
     if (seedText !== undefined && seedText !== "none" && !/^-?\d+$/.test(seedText)) throw new UsageError("--seed is a whole number or none");
     const protocol = flagString(args, "protocol");
-    if (protocol !== undefined && !JUDGE_PROTOCOLS.some((p) => p.id === protocol)) throw new UsageError(`--protocol is one of ${JUDGE_PROTOCOLS.map((p) => p.id).join(", ")}`);
+    if (protocol !== undefined && !JUDGE_PROTOCOLS.some((p) => p.id === protocol))
+      throw new UsageError(`--protocol is one of ${JUDGE_PROTOCOLS.map((p) => p.id).join(", ")}`);
     if (flagString(args, "threshold") !== undefined && protocol !== "key-points") throw new UsageError("--threshold applies to --protocol key-points only");
     const input: JudgeConfigInput = {
       name: flagString(args, "name") ?? "",
@@ -404,7 +433,13 @@ export const evaluateRulesCommand: CliCommand = {
     try {
       report = await evaluateRuleVerdicts(
         { db: ctx.db, env: io.env },
-        { trajectoryIds: ids, force: flagBool(args, "force"), fuzzyConfig: flagString(args, "fuzzy-config") ?? null, siteUrls, onProgress: (d, t) => bar.update(d, t) },
+        {
+          trajectoryIds: ids,
+          force: flagBool(args, "force"),
+          fuzzyConfig: flagString(args, "fuzzy-config") ?? null,
+          siteUrls,
+          onProgress: (d, t) => bar.update(d, t),
+        },
       );
     } finally {
       bar.finish();
@@ -427,7 +462,12 @@ function pct(v: number | null): string {
 
 function kappaText(k: { kappa: number | null; reason: string | null; interval: { low: number | null; high: number | null; note: string | null } }): string {
   if (k.kappa === null) return `undefined (${k.reason})`;
-  const ci = k.interval.low !== null && k.interval.high !== null ? ` [${k.interval.low.toFixed(3)}, ${k.interval.high.toFixed(3)}]` : k.interval.note ? ` (${k.interval.note})` : "";
+  const ci =
+    k.interval.low !== null && k.interval.high !== null
+      ? ` [${k.interval.low.toFixed(3)}, ${k.interval.high.toFixed(3)}]`
+      : k.interval.note
+        ? ` (${k.interval.note})`
+        : "";
   return `${k.kappa.toFixed(3)}${ci}`;
 }
 
@@ -448,14 +488,22 @@ function stressReportText(r: StressTestReport): string {
   for (const p of r.perturbations) {
     const c = p.comparison;
     const change = c.kappaChange.estimate === null ? "–" : `${c.kappaChange.estimate >= 0 ? "+" : ""}${c.kappaChange.estimate.toFixed(3)}`;
-    const changeCi = c.kappaChange.low !== null && c.kappaChange.high !== null ? ` [${c.kappaChange.low.toFixed(3)}, ${c.kappaChange.high.toFixed(3)}]` : c.kappaChange.note ? ` (${c.kappaChange.note})` : "";
+    const changeCi =
+      c.kappaChange.low !== null && c.kappaChange.high !== null
+        ? ` [${c.kappaChange.low.toFixed(3)}, ${c.kappaChange.high.toFixed(3)}]`
+        : c.kappaChange.note
+          ? ` (${c.kappaChange.note})`
+          : "";
     lines.push(
       "",
       `  ${p.label} (${p.perturbation}):`,
-      `    flip rate ${rateText(c.flipRate, `${c.flipRate.successes}/${c.n}`)}: ${c.nowRight} now right, ${c.nowWrong} now wrong` + (c.leftOut ? `; ${c.leftOut} item(s) without both verdicts left out` : ""),
+      `    flip rate ${rateText(c.flipRate, `${c.flipRate.successes}/${c.n}`)}: ${c.nowRight} now right, ${c.nowWrong} now wrong` +
+        (c.leftOut ? `; ${c.leftOut} item(s) without both verdicts left out` : ""),
       `    κ ${kappaText(c.kappaA)} → ${kappaText(c.kappaB)}, change ${change}${changeCi}`,
       `    FPR ${rateText(p.measures.errors.falsePositive)}, FNR ${rateText(p.measures.errors.falseNegative)}`,
-      ...p.flipped.map((f) => `    flipped: trajectory ${f.trajectoryId} (task ${f.taskExternalId}) ${f.before} → ${f.after}, people said ${f.human}: ${f.direction}`),
+      ...p.flipped.map(
+        (f) => `    flipped: trajectory ${f.trajectoryId} (task ${f.taskExternalId}) ${f.before} → ${f.after}, people said ${f.human}: ${f.direction}`,
+      ),
     );
   }
   for (const s of st.skipped) lines.push("", `  not run: ${s.perturbation}: ${s.reason}`);
@@ -482,7 +530,11 @@ export const judgeStressCommand: CliCommand = {
       const rows = await listStressTests(ctx.db);
       if (json) io.stdout(JSON.stringify({ stressTests: rows }) + "\n");
       else if (!rows.length) io.stderr("No stress tests yet.\n");
-      else for (const r of rows) io.stdout(`#${r.id} ${r.configName} on ${r.campaignName} k=${r.k} seed ${r.seed}: ${r.perturbations.join(", ")}; ${r.trajectories} trajectories; batch ${r.batchId ?? "–"} ${r.batchStatus ?? ""}\n`);
+      else
+        for (const r of rows)
+          io.stdout(
+            `#${r.id} ${r.configName} on ${r.campaignName} k=${r.k} seed ${r.seed}: ${r.perturbations.join(", ")}; ${r.trajectories} trajectories; batch ${r.batchId ?? "–"} ${r.batchStatus ?? ""}\n`,
+          );
       return 0;
     }
     if (action === "report") {
@@ -514,8 +566,13 @@ export const judgeStressCommand: CliCommand = {
       throw new UsageError((e as Error).message);
     }
     const perturbText = flagString(args, "perturb");
-    const perturbations = perturbText?.split(",").map((s) => s.trim()).filter(Boolean) as PerturbationKind[] | undefined;
-    for (const p of perturbations ?? []) if (!PERTURBATION_KINDS.includes(p)) throw new UsageError(`--perturb: unknown perturbation ${JSON.stringify(p)}; choose from ${PERTURBATION_KINDS.join(", ")}`);
+    const perturbations = perturbText
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean) as PerturbationKind[] | undefined;
+    for (const p of perturbations ?? [])
+      if (!PERTURBATION_KINDS.includes(p))
+        throw new UsageError(`--perturb: unknown perturbation ${JSON.stringify(p)}; choose from ${PERTURBATION_KINDS.join(", ")}`);
     const request = {
       config: /^\d+$/.test(configRef) ? Number(configRef) : configRef,
       campaign,
@@ -544,7 +601,9 @@ function stressPlanText(plan: Awaited<ReturnType<typeof planStressTest>>): strin
     [
       `Judge ${plan.configName} on ${plan.trajectoryIds.length} labelled item(s) of campaign ${plan.campaignName}, k=${plan.k}, seed ${plan.seed}` +
         (plan.leftOut.length ? ` (${plan.leftOut.length} item(s) without a success or failure label left out)` : ""),
-      ...e.perVariant.map((v) => `  ${v.variant || "unperturbed"}: ${v.calls} call(s), ${v.images} image(s)${v.existing ? `, ${v.existing} verdict(s) already stored` : ""}`),
+      ...e.perVariant.map(
+        (v) => `  ${v.variant || "unperturbed"}: ${v.calls} call(s), ${v.images} image(s)${v.existing ? `, ${v.existing} verdict(s) already stored` : ""}`,
+      ),
       ...plan.skipped.map((s) => `  not run: ${s.perturbation}: ${s.reason}`),
       `  in all ${e.calls} call(s), about ${e.inputTokens} input + ${e.outputTokens} output tokens; estimated cost ${money(e.costUsd)}`,
     ].join("\n") + "\n"
@@ -578,9 +637,17 @@ function versionsText(view: AlignmentView, withDiff: boolean): string {
     const c = r.comparedWithParent;
     if (c) {
       const change = c.kappaChange.estimate === null ? "–" : `${c.kappaChange.estimate >= 0 ? "+" : ""}${c.kappaChange.estimate.toFixed(3)}`;
-      const ci = c.kappaChange.low !== null && c.kappaChange.high !== null ? ` [${c.kappaChange.low.toFixed(3)}, ${c.kappaChange.high.toFixed(3)}]` : c.kappaChange.note ? ` (${c.kappaChange.note})` : "";
-      lines.push(`    against v${c.parentNumber}: κ change ${change}${ci}; ${c.flipRate.successes} of ${c.n} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`);
-      for (const f of c.flipped) lines.push(`      flipped: trajectory ${f.trajectoryId} (task ${f.taskExternalId}) ${f.before} → ${f.after}, people said ${f.human}: ${f.direction}`);
+      const ci =
+        c.kappaChange.low !== null && c.kappaChange.high !== null
+          ? ` [${c.kappaChange.low.toFixed(3)}, ${c.kappaChange.high.toFixed(3)}]`
+          : c.kappaChange.note
+            ? ` (${c.kappaChange.note})`
+            : "";
+      lines.push(
+        `    against v${c.parentNumber}: κ change ${change}${ci}; ${c.flipRate.successes} of ${c.n} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`,
+      );
+      for (const f of c.flipped)
+        lines.push(`      flipped: trajectory ${f.trajectoryId} (task ${f.taskExternalId}) ${f.before} → ${f.after}, people said ${f.human}: ${f.direction}`);
     }
     if (withDiff && r.diff) for (const d of r.diff) if (d.op !== "same") lines.push(`    ${d.op === "added" ? "+" : "-"} ${d.text}`);
   }
@@ -610,7 +677,17 @@ export const judgeAlignCommand: CliCommand = {
     const out = (value: unknown, text: string) => io.stdout(json ? JSON.stringify(value) + "\n" : text);
     if (action === "list") {
       const rows = await listAlignments(ctx.db);
-      out({ studies: rows }, rows.length ? rows.map((r) => `#${r.id} ${r.name}: ${r.configName} on ${r.campaignName}, k=${r.k}; ${r.calibration} calibration, ${r.heldOut} held out; ${r.versions} version(s)\n`).join("") : "No alignment studies yet.\n");
+      out(
+        { studies: rows },
+        rows.length
+          ? rows
+              .map(
+                (r) =>
+                  `#${r.id} ${r.name}: ${r.configName} on ${r.campaignName}, k=${r.k}; ${r.calibration} calibration, ${r.heldOut} held out; ${r.versions} version(s)\n`,
+              )
+              .join("")
+          : "No alignment studies yet.\n",
+      );
       return 0;
     }
     if (action === "create") {
@@ -620,30 +697,49 @@ export const judgeAlignCommand: CliCommand = {
       const kText = flagString(args, "k");
       if (!name || !config || !campaign || !kText) throw new UsageError("create needs --name, --config, --campaign and --k");
       const share = flagString(args, "held-out");
-      if (share !== undefined && !(Number(share) > 0 && Number(share) < 1)) throw new UsageError("--held-out is the share of items held out, between 0 and 1 (e.g. 0.5)");
+      if (share !== undefined && !(Number(share) > 0 && Number(share) < 1))
+        throw new UsageError("--held-out is the share of items held out, between 0 and 1 (e.g. 0.5)");
       let k;
       try {
         k = parseK(kText);
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
-      const { alignment: a } = await createAlignment(ctx.db, { name, config: /^\d+$/.test(config) ? Number(config) : config, campaign, k, heldOutShare: share === undefined ? undefined : Number(share), seed: intFlag(args, "seed", 0, 4_294_967_295) });
+      const { alignment: a } = await createAlignment(ctx.db, {
+        name,
+        config: /^\d+$/.test(config) ? Number(config) : config,
+        campaign,
+        k,
+        heldOutShare: share === undefined ? undefined : Number(share),
+        seed: intFlag(args, "seed", 0, 4_294_967_295),
+      });
       out(
         a,
         [
           `Alignment study ${a.name} (#${a.id}): ${a.calibrationIds.length} calibration item(s), ${a.heldOutIds.length} held out (share ${a.heldOutShare}, seed ${a.seed}), stratified by human label and site:`,
-          ...a.strata.map((s) => `  ${s.human.padEnd(7)} ${(s.site ?? "(no site)").padEnd(20)} ${s.items} item(s): ${s.calibration} calibration, ${s.heldOut} held out`),
-          ...(a.leftOut.length ? [`  left out: ${a.leftOut.length} item(s) without a success or failure label (${[...new Set(a.leftOut.map((l) => l.reason))].join(", ")})`] : []),
+          ...a.strata.map(
+            (s) => `  ${s.human.padEnd(7)} ${(s.site ?? "(no site)").padEnd(20)} ${s.items} item(s): ${s.calibration} calibration, ${s.heldOut} held out`,
+          ),
+          ...(a.leftOut.length
+            ? [`  left out: ${a.leftOut.length} item(s) without a success or failure label (${[...new Set(a.leftOut.map((l) => l.reason))].join(", ")})`]
+            : []),
           `Next: npm run cli -- judge-align run ${a.id} --dry-run`,
         ].join("\n") + "\n",
       );
       return 0;
     }
-    if (!study) throw new UsageError(action ? `${action} needs a study (name or id)` : "choose an action: create, split, run, disagreements, version, versions, list");
+    if (!study)
+      throw new UsageError(action ? `${action} needs a study (name or id)` : "choose an action: create, split, run, disagreements, version, versions, list");
     if (action === "split") {
       const a = await requireAlignment(ctx.db, study);
-      const rows = [...a.calibrationIds.map((id) => ({ trajectoryId: id, part: "calibration" })), ...a.heldOutIds.map((id) => ({ trajectoryId: id, part: "held-out" }))];
-      out({ study: a.name, seed: a.seed, heldOutShare: a.heldOutShare, strata: a.strata, items: rows, leftOut: a.leftOut }, ["trajectory_id,part", ...rows.map((r) => `${r.trajectoryId},${r.part}`)].join("\n") + "\n");
+      const rows = [
+        ...a.calibrationIds.map((id) => ({ trajectoryId: id, part: "calibration" })),
+        ...a.heldOutIds.map((id) => ({ trajectoryId: id, part: "held-out" })),
+      ];
+      out(
+        { study: a.name, seed: a.seed, heldOutShare: a.heldOutShare, strata: a.strata, items: rows, leftOut: a.leftOut },
+        ["trajectory_id,part", ...rows.map((r) => `${r.trajectoryId},${r.part}`)].join("\n") + "\n",
+      );
       return 0;
     }
     if (action === "run") {
@@ -651,11 +747,17 @@ export const judgeAlignCommand: CliCommand = {
       const concurrency = intFlag(args, "concurrency", 1, 64) ?? 4;
       if (flagBool(args, "dry-run")) {
         const e = await estimateAlignmentRun(ctx.db, study, version, concurrency);
-        out({ dryRun: true, version, estimate: e }, `Version ${version} on ${e.trajectories} item(s): ${e.calls} call(s) (${e.existing} verdict(s) already stored), ${e.images} image(s), about ${e.inputTokens} input + ${e.outputTokens} output tokens; estimated cost ${money(e.costUsd)}\n`);
+        out(
+          { dryRun: true, version, estimate: e },
+          `Version ${version} on ${e.trajectories} item(s): ${e.calls} call(s) (${e.existing} verdict(s) already stored), ${e.images} image(s), about ${e.inputTokens} input + ${e.outputTokens} output tokens; estimated cost ${money(e.costUsd)}\n`,
+        );
         return 0;
       }
       const { batch, estimate } = await startAlignmentRun(ctx.db, study, version, concurrency);
-      if (!json) io.stderr(`Batch ${batch.id}: version ${version} on ${estimate.trajectories} item(s), ${estimate.calls} call(s) (${estimate.existing} already stored), estimated cost ${money(estimate.costUsd)}\n`);
+      if (!json)
+        io.stderr(
+          `Batch ${batch.id}: version ${version} on ${estimate.trajectories} item(s), ${estimate.calls} call(s) (${estimate.existing} already stored), estimated cost ${money(estimate.costUsd)}\n`,
+        );
       return runWithProgress(io, batch.id, json);
     }
     if (action === "disagreements") {
@@ -664,7 +766,10 @@ export const judgeAlignCommand: CliCommand = {
         d,
         [
           `${d.disagreements.length} disagreement(s) among ${d.judged} judged calibration item(s)${d.missing ? `; ${d.missing} not judged yet (judge-align run ${study})` : ""}:`,
-          ...d.disagreements.map((x) => `  trajectory ${x.trajectoryId} (task ${x.taskExternalId}): judge ${x.judge}, people ${x.human}${x.notes.length ? ` — ${x.notes.join(" / ")}` : ""}\n    ${x.intent}`),
+          ...d.disagreements.map(
+            (x) =>
+              `  trajectory ${x.trajectoryId} (task ${x.taskExternalId}): judge ${x.judge}, people ${x.human}${x.notes.length ? ` — ${x.notes.join(" / ")}` : ""}\n    ${x.intent}`,
+          ),
         ].join("\n") + "\n",
       );
       return 0;
@@ -683,21 +788,34 @@ export const judgeAlignCommand: CliCommand = {
         note: flagString(args, "note") ?? null,
         parentNumber: intFlag(args, "parent", 1, 1_000_000),
       });
-      out(v, `Version ${v.number} (#${v.id}): ${v.rubric !== null ? "its own criteria" : "the protocol's criteria"}, ${v.examples.length} example(s). Next: npm run cli -- judge-align run ${study} --version ${v.number}\n`);
+      out(
+        v,
+        `Version ${v.number} (#${v.id}): ${v.rubric !== null ? "its own criteria" : "the protocol's criteria"}, ${v.examples.length} example(s). Next: npm run cli -- judge-align run ${study} --version ${v.number}\n`,
+      );
       return 0;
     }
     if (action === "suggest") {
       const save = flagString(args, "save");
-      if (save && flagBool(args, "accept")) throw new UsageError("--save and --accept exclude each other: save to edit the criteria first, or accept them as they are");
+      if (save && flagBool(args, "accept"))
+        throw new UsageError("--save and --accept exclude each other: save to edit the criteria first, or accept them as they are");
       const s = await suggestRubric({ db: ctx.db, env: io.env }, study);
       const { cases, ...suggestion } = s;
       if (save) fs.writeFileSync(path.resolve(io.cwd ?? process.cwd(), save), suggestion.rubric + "\n");
-      const version = flagBool(args, "accept") ? await createPromptVersion(ctx.db, study, { rubric: suggestion.rubric, rubricSource: "judge-model", suggestion, note: `criteria proposed by the judge model from ${cases} disagreement(s)` }) : null;
+      const version = flagBool(args, "accept")
+        ? await createPromptVersion(ctx.db, study, {
+            rubric: suggestion.rubric,
+            rubricSource: "judge-model",
+            suggestion,
+            note: `criteria proposed by the judge model from ${cases} disagreement(s)`,
+          })
+        : null;
       out(
         { ...s, version },
         [
           `The judge model (${suggestion.model ?? "unknown model"}) proposes, from ${cases} calibration disagreement(s)` +
-            (suggestion.inputTokens != null ? ` (${suggestion.inputTokens} + ${suggestion.outputTokens ?? "?"} tokens, cost ${money(suggestion.costUsd)})` : "") +
+            (suggestion.inputTokens != null
+              ? ` (${suggestion.inputTokens} + ${suggestion.outputTokens ?? "?"} tokens, cost ${money(suggestion.costUsd)})`
+              : "") +
             ":",
           ...(suggestion.warning ? [`  warning: ${suggestion.warning}`] : []),
           suggestion.rubric,

@@ -16,7 +16,9 @@ import type { CliCommand } from "../types";
 const USAGE = [
   "npm run cli -- labels export <campaign-id> [--format csv|jsonl|<format>] [--out <file>] [--as <email>] [--json]",
   "       npm run cli -- labels import <file.csv|file.xlsx> (--campaign <id> | --new-campaign <name> [--annotators-per-item N])",
-  "                                   [--preset " + Object.keys(LABEL_IMPORT_PRESETS).join("|") + "] [--mapping <mapping.json>] [--sheet <name|N>] [--dry-run] [--as <email>] [--json]",
+  "                                   [--preset " +
+    Object.keys(LABEL_IMPORT_PRESETS).join("|") +
+    "] [--mapping <mapping.json>] [--sheet <name|N>] [--dry-run] [--as <email>] [--json]",
   "       npm run cli -- labels import <file> --format <format> (--campaign <id> | --new-campaign <name>) [--annotator <name>] [--dry-run] [--as <email>] [--json]",
   "       npm run cli -- labels campaigns [--json]",
   "",
@@ -24,10 +26,10 @@ const USAGE = [
   FORMATS_HELP,
   "--annotator: Online-Mind2Web only, who the file's labels are attributed to (it names no annotators).",
   "",
-  "A mapping file is JSON: {\"annotator\": \"col\", \"verdict\": \"col\", \"verdictValues\": {\"Yes\": \"success\", …},",
-  "  \"trajectoryId\": \"col\" | \"taskId\": \"col\", \"model\": \"col\", \"benchmark\": \"col\", \"category\": \"col\", \"note\": \"col\", …}",
+  'A mapping file is JSON: {"annotator": "col", "verdict": "col", "verdictValues": {"Yes": "success", …},',
+  '  "trajectoryId": "col" | "taskId": "col", "model": "col", "benchmark": "col", "category": "col", "note": "col", …}',
   "A wide table (several annotators on one row) maps each annotator's columns instead of annotator/verdict:",
-  "  \"labels\": [{\"annotator\": \"Evaluator1\", \"verdict\": \"Overall1\"}, {\"annotatorName\": \"Carol\", \"verdict\": \"Carol\"}, …]",
+  '  "labels": [{"annotator": "Evaluator1", "verdict": "Overall1"}, {"annotatorName": "Carol", "verdict": "Carol"}, …]',
   "Exit 3 when some rows match no trajectory (--json lists every one), as a partial trajectory import does.",
 ].join("\n");
 
@@ -63,9 +65,23 @@ export const labelsCommand: CliCommand = {
     const app = getAppContext(io.env);
 
     if (sub === "campaigns") {
-      const rows = (await listAllCampaigns(app.db)).map((c) => ({ id: c.id, name: c.name, status: c.status, origin: c.origin, annotatorsPerItem: c.annotatorsPerItem, blind: c.blind }));
+      const rows = (await listAllCampaigns(app.db)).map((c) => ({
+        id: c.id,
+        name: c.name,
+        status: c.status,
+        origin: c.origin,
+        annotatorsPerItem: c.annotatorsPerItem,
+        blind: c.blind,
+      }));
       if (json) io.stdout(JSON.stringify({ campaigns: rows }) + "\n");
-      else io.stdout((rows.length ? rows.map((r) => `${String(r.id).padStart(4)}  ${r.name}  (${r.status}, ${r.origin}, k=${r.annotatorsPerItem}${r.blind ? ", blind" : ""})`).join("\n") : "No campaigns.") + "\n");
+      else
+        io.stdout(
+          (rows.length
+            ? rows
+                .map((r) => `${String(r.id).padStart(4)}  ${r.name}  (${r.status}, ${r.origin}, k=${r.annotatorsPerItem}${r.blind ? ", blind" : ""})`)
+                .join("\n")
+            : "No campaigns.") + "\n",
+        );
       return 0;
     }
 
@@ -124,6 +140,8 @@ export const labelsCommand: CliCommand = {
       io.stdout(describeImport(report, args));
       return labelImportExit(report);
     }
-    throw new UsageError(sub ? `unknown labels command ${JSON.stringify(sub)}; known: export, import, campaigns` : "which labels command? export, import or campaigns");
+    throw new UsageError(
+      sub ? `unknown labels command ${JSON.stringify(sub)}; known: export, import, campaigns` : "which labels command? export, import or campaigns",
+    );
   },
 };

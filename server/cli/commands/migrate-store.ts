@@ -34,15 +34,20 @@ export const migrateStoreCommand: CliCommand = {
     if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
     const to = flagString(args, "to");
     if (!to) throw new UsageError("--to postgres://… is required (the PostgreSQL database to copy into)");
-    if (!/^postgres(ql)?:\/\//i.test(to.trim())) throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${JSON.stringify(redactPostgresUrl(to))}`);
+    if (!/^postgres(ql)?:\/\//i.test(to.trim()))
+      throw new UsageError(`--to must be a postgres:// or postgresql:// URL, got ${JSON.stringify(redactPostgresUrl(to))}`);
     const json = flagBool(args, "json");
     const config = loadConfig(io.env);
     if (config.postgresUrl) {
-      throw new UsageError("VERDICT_DATABASE_URL is set, so this installation already uses PostgreSQL; migrate-store copies from the SQLite file (VERDICT_DB): run it without VERDICT_DATABASE_URL");
+      throw new UsageError(
+        "VERDICT_DATABASE_URL is set, so this installation already uses PostgreSQL; migrate-store copies from the SQLite file (VERDICT_DB): run it without VERDICT_DATABASE_URL",
+      );
     }
     const filesToBucket = flagBool(args, "files-to-bucket");
     if (filesToBucket && !config.objectStorage) {
-      throw new UsageError("--files-to-bucket needs the bucket: set VERDICT_S3_BUCKET (and VERDICT_S3_ENDPOINT and the credentials for MinIO, R2 or another S3-compatible store)");
+      throw new UsageError(
+        "--files-to-bucket needs the bucket: set VERDICT_S3_BUCKET (and VERDICT_S3_ENDPOINT and the credentials for MinIO, R2 or another S3-compatible store)",
+      );
     }
     const ctx = getAppContext(io.env);
     let files: (ObjectCopyReport & { from: string; to: string }) | null = null;

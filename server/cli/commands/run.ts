@@ -102,7 +102,24 @@ export const runCommand: CliCommand = {
   usage: USAGE,
   async run(argv, io) {
     const args = parseArgs(argv, {
-      valueFlags: ["tasks", "policy", "script", "limit", "name", "max-steps", "concurrency", "history", "step-timeout", "run-timeout", "viewport", "allow-hosts", "block-texts", "profile", "infra-retries", "host-concurrency"],
+      valueFlags: [
+        "tasks",
+        "policy",
+        "script",
+        "limit",
+        "name",
+        "max-steps",
+        "concurrency",
+        "history",
+        "step-timeout",
+        "run-timeout",
+        "viewport",
+        "allow-hosts",
+        "block-texts",
+        "profile",
+        "infra-retries",
+        "host-concurrency",
+      ],
       boolFlags: ["json", "allow-private", "allow-downloads", "detach", "no-har", "no-blocking-check"],
     });
     if (args.positionals.length) throw new UsageError(`unexpected arguments: ${args.positionals.join(" ")}`);
@@ -133,7 +150,10 @@ export const runCommand: CliCommand = {
         stepTimeoutMs: stepTimeout === undefined ? undefined : stepTimeout * 1000,
         runTimeoutMs: runTimeout === undefined ? undefined : runTimeout * 1000,
         viewport: viewport ? { width: Number(viewport[1]), height: Number(viewport[2]) } : undefined,
-        allowedHosts: (flagString(args, "allow-hosts") ?? "").split(",").map((h) => h.trim()).filter(Boolean),
+        allowedHosts: (flagString(args, "allow-hosts") ?? "")
+          .split(",")
+          .map((h) => h.trim())
+          .filter(Boolean),
         blockedTexts: parseTextList((flagString(args, "block-texts") ?? "").split("|")),
         allowDownloads: flagBool(args, "allow-downloads"),
         deploymentProfileId: profileFlag === undefined ? null : (await findDeploymentProfile(ctx.db, profileFlag)).id,
@@ -207,17 +227,36 @@ export const runCommand: CliCommand = {
       finalAnswer: t.finalAnswer,
     }));
     if (json) {
-      io.stdout(JSON.stringify({ runId, status: d.status, policy: d.policy.label, counts: d.counts, answered: d.answered, successRate: d.successRate, steps: d.steps, seconds: Number(seconds.toFixed(2)), trajectories: rows }) + "\n");
+      io.stdout(
+        JSON.stringify({
+          runId,
+          status: d.status,
+          policy: d.policy.label,
+          counts: d.counts,
+          answered: d.answered,
+          successRate: d.successRate,
+          steps: d.steps,
+          seconds: Number(seconds.toFixed(2)),
+          trajectories: rows,
+        }) + "\n",
+      );
     } else {
       io.stderr(
         [
           `Run ${runId} ${d.status} in ${seconds.toFixed(1)}s: ${d.answered} of ${d.counts.total} answered, ${d.steps} steps (${d.policy.label})`,
           ...(d.successRate.n || d.successRate.infraErrors || d.successRate.blocked
-            ? [`  rules: ${d.successRate.successes} of ${d.successRate.n} succeeded; apart: ${d.successRate.infraErrors} infrastructure error(s), ${d.successRate.blocked} blocked`]
+            ? [
+                `  rules: ${d.successRate.successes} of ${d.successRate.n} succeeded; apart: ${d.successRate.infraErrors} infrastructure error(s), ${d.successRate.blocked} blocked`,
+              ]
             : []),
           ...formatTable(
             [{ header: "task" }, { header: "outcome" }, { header: "steps", align: "right" }, { header: "answer" }],
-            rows.map((r) => [r.externalId, String(r.outcome ?? r.job), String(r.steps), r.finalAnswer ? JSON.stringify(r.finalAnswer) : (r.outcomeDetail ?? "")]),
+            rows.map((r) => [
+              r.externalId,
+              String(r.outcome ?? r.job),
+              String(r.steps),
+              r.finalAnswer ? JSON.stringify(r.finalAnswer) : (r.outcomeDetail ?? ""),
+            ]),
             { header: false },
           ),
           `  trajectories: /trajectories?run=${runId}`,

@@ -15,7 +15,11 @@ export const statsCommand: CliCommand = {
       io.stdout(JSON.stringify(s) + "\n");
     } else {
       io.stdout(
-        [`Database: ${describeDatabase(ctx.config)}`, `Data folder: ${ctx.config.dataDir}`, ...Object.entries(s).map(([k, v]) => `  ${k.padEnd(12)} ${v}`)].join("\n") + "\n",
+        [
+          `Database: ${describeDatabase(ctx.config)}`,
+          `Data folder: ${ctx.config.dataDir}`,
+          ...Object.entries(s).map(([k, v]) => `  ${k.padEnd(12)} ${v}`),
+        ].join("\n") + "\n",
       );
     }
     return 0;

@@ -33,9 +33,16 @@ export const stepBudgetCommand: CliCommand = {
       io.stdout("No trajectories in scope.\n");
       return 0;
     }
-    const budgets = ks ? result.curves[0]!.points.map((p) => p.k) : [...new Set(result.curves.flatMap((c) => c.points.filter((p, i, all) => i === all.length - 1 || p.k % 5 === 0).map((p) => p.k)))].sort((a, b) => a - b);
+    const budgets = ks
+      ? result.curves[0]!.points.map((p) => p.k)
+      : [...new Set(result.curves.flatMap((c) => c.points.filter((p, i, all) => i === all.length - 1 || p.k % 5 === 0).map((p) => p.k)))].sort((a, b) => a - b);
     const lines = formatTable(
-      [{ header: by }, { header: "n", align: "right" }, ...budgets.map((k) => ({ header: `k=${k}`, align: "right" as const })), { header: "steps/success", align: "right" }],
+      [
+        { header: by },
+        { header: "n", align: "right" },
+        ...budgets.map((k) => ({ header: `k=${k}`, align: "right" as const })),
+        { header: "steps/success", align: "right" },
+      ],
       result.curves.map((c) => [
         c.group,
         String(c.n),

@@ -48,7 +48,12 @@ export const tokenCommand: CliCommand = {
         const user = await owner();
         const daysText = flagString(args, "days");
         const days = daysText === undefined ? undefined : Number(daysText);
-        const made = await createApiToken(app, "command line", { ownerId: user.id, name: need(flagString(args, "name"), "name"), scope: flagString(args, "scope") ?? "read", days });
+        const made = await createApiToken(app, "command line", {
+          ownerId: user.id,
+          name: need(flagString(args, "name"), "name"),
+          scope: flagString(args, "scope") ?? "read",
+          days,
+        });
         out(
           { token: made.token, ...made.listing },
           `Token ${made.listing.id} "${made.listing.name}" for ${user.email} (${made.listing.scope}, expires ${day(made.listing.expiresAt)} UTC):\n${made.token}\nShown once: store it now.`,
@@ -63,7 +68,14 @@ export const tokenCommand: CliCommand = {
           tokens.length
             ? formatTable(
                 [{ header: "id" }, { header: "name" }, { header: "scope" }, { header: "expires" }, { header: "last used" }, { header: "state" }],
-                tokens.map((t) => [String(t.id), t.name, t.scope, day(t.expiresAt), day(t.lastUsedAt), t.revokedAt ? "revoked" : t.expiresAt < new Date() ? "expired" : "active"]),
+                tokens.map((t) => [
+                  String(t.id),
+                  t.name,
+                  t.scope,
+                  day(t.expiresAt),
+                  day(t.lastUsedAt),
+                  t.revokedAt ? "revoked" : t.expiresAt < new Date() ? "expired" : "active",
+                ]),
                 { indent: "" },
               ).join("\n")
             : `${user.email} has no API tokens`,

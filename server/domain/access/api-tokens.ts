@@ -55,7 +55,7 @@ export function secretMatches(secret: string, storedHash: string, compare: (a: B
 
 /** Why a token with this name, scope and lifetime cannot be made, or null when it can. */
 export function tokenRequestProblem(input: { name: string; scope: string; days: number }): string | null {
-  if (!input.name.trim()) return "a token needs a name (what it is for, e.g. \"nightly CI\")";
+  if (!input.name.trim()) return 'a token needs a name (what it is for, e.g. "nightly CI")';
   if (input.name.length > MAX_TOKEN_NAME_LENGTH) return `token names are at most ${MAX_TOKEN_NAME_LENGTH} characters`;
   if (!(API_TOKEN_SCOPES as readonly string[]).includes(input.scope)) return `scope must be one of ${API_TOKEN_SCOPES.join(", ")}`;
   if (!Number.isInteger(input.days) || input.days < 1 || input.days > MAX_TOKEN_DAYS) return `a token lasts from 1 to ${MAX_TOKEN_DAYS} days`;
@@ -74,7 +74,7 @@ export function scopeAllowsWrites(scope: ApiTokenScope): boolean {
 export function bearerFromHeader(header: string | null): { token: string } | { problem: string } | null {
   if (header === null) return null;
   const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-  if (!m) return { problem: "The Authorization header must read \"Bearer <token>\"" };
+  if (!m) return { problem: 'The Authorization header must read "Bearer <token>"' };
   return { token: m[1]! };
 }
 

@@ -49,7 +49,8 @@ export function browserUseActionName(action: unknown): { name: string; params: R
 
 /** What a reading action did, for the step line ("extract: prices of the first three results"). */
 function described(name: string, p: Record<string, unknown>): string {
-  const detail = str(p.query) ?? str(p.goal) ?? str(p.text) ?? str(p.file_name) ?? str(p.pattern) ?? str(p.selector) ?? (p.index !== undefined ? `[${str(p.index)}]` : null);
+  const detail =
+    str(p.query) ?? str(p.goal) ?? str(p.text) ?? str(p.file_name) ?? str(p.pattern) ?? str(p.selector) ?? (p.index !== undefined ? `[${str(p.index)}]` : null);
   return detail ? `${name}: ${detail}` : name;
 }
 
@@ -151,8 +152,10 @@ export function parseBrowserUseAction(action: unknown): ParsedAction {
     case "upload_file":
       return { type: "upload", target, value: str(p.path) ?? str(p.file_path) };
     case "drag_drop": {
-      const from = num(p.coord_source_x) !== null && num(p.coord_source_y) !== null ? ([num(p.coord_source_x)!, num(p.coord_source_y)!] as [number, number]) : null;
-      const to = num(p.coord_target_x) !== null && num(p.coord_target_y) !== null ? ([num(p.coord_target_x)!, num(p.coord_target_y)!] as [number, number]) : null;
+      const from =
+        num(p.coord_source_x) !== null && num(p.coord_source_y) !== null ? ([num(p.coord_source_x)!, num(p.coord_source_y)!] as [number, number]) : null;
+      const to =
+        num(p.coord_target_x) !== null && num(p.coord_target_y) !== null ? ([num(p.coord_target_x)!, num(p.coord_target_y)!] as [number, number]) : null;
       const a: ParsedAction = { type: "drag", target: str(p.element_source), value: str(p.element_target) };
       if (from) a.coords = from;
       if (to) a.to = to;

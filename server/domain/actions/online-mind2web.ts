@@ -53,7 +53,10 @@ const RULES: Rule[] = [
     return m ? { type: "drag", coords: point(m, 1), to: point(m, 3) } : null;
   },
   (s) => {
-    const m = new RegExp(String.raw`^scroll\s*\(\s*(?:delta_?x|dx|x)\s*[=:]\s*(${NUM})\s*,\s*(?:delta_?y|dy|y)\s*[=:]\s*(${NUM})\s*\)(?:\s*at\s*${POINT})?`, "i").exec(s);
+    const m = new RegExp(
+      String.raw`^scroll\s*\(\s*(?:delta_?x|dx|x)\s*[=:]\s*(${NUM})\s*,\s*(?:delta_?y|dy|y)\s*[=:]\s*(${NUM})\s*\)(?:\s*at\s*${POINT})?`,
+      "i",
+    ).exec(s);
     if (!m) return null;
     const dx = Number(m[1]);
     const dy = Number(m[2]);
@@ -91,7 +94,8 @@ const RULES: Rule[] = [
   },
   (s) => {
     // Type "text" [at (x, y) | into <element>] [and press Enter]; unquoted text runs to the end (or to " at (x, y)").
-    const quoted = /^type(?:\s+text)?\s*[:;]?\s*("(?:[^"\\]|\\.)*"|'[^']*'|“[^”]*”)(?:\s+(?:at|into|in|on)\s+([\s\S]+?))?(\s+and\s+(?:press|hit)\s+enter)?\s*$/i.exec(s);
+    const quoted =
+      /^type(?:\s+text)?\s*[:;]?\s*("(?:[^"\\]|\\.)*"|'[^']*'|“[^”]*”)(?:\s+(?:at|into|in|on)\s+([\s\S]+?))?(\s+and\s+(?:press|hit)\s+enter)?\s*$/i.exec(s);
     const plain = quoted ? null : new RegExp(String.raw`^type(?:\s+text)?\s*[:;]?\s*([\s\S]*?)(?:\s+at\s+${POINT})?\s*$`, "i").exec(s);
     const m = quoted ?? plain;
     if (!m) return null;
@@ -171,7 +175,8 @@ export function parseMind2WebEntry(entry: unknown): Mind2WebActionEntry {
     }
     return { action: { type: "unparsed", value: JSON.stringify(entry), parseError: "an action object Verdict does not know" }, failure: null };
   }
-  if (typeof entry !== "string") return { action: { type: "unparsed", value: entry === undefined ? null : JSON.stringify(entry), parseError: "not an action string" }, failure: null };
+  if (typeof entry !== "string")
+    return { action: { type: "unparsed", value: entry === undefined ? null : JSON.stringify(entry), parseError: "not an action string" }, failure: null };
   return parseMind2WebText(entry);
 }
 

@@ -156,9 +156,7 @@ function tokenize(src: string): Token[] {
       i = end;
       continue;
     }
-    const num = /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?)/.exec(
-      src.slice(i),
-    );
+    const num = /^(?:0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+|(?:\d[\d_]*\.?[\d_]*|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?)/.exec(src.slice(i));
     if (num && num[0] !== "") {
       const text = num[0];
       const clean = text.replace(/_/g, "");

@@ -19,7 +19,15 @@ const ANSWER = /ANSWER[\s*`]*[;:]?\s*([\s\S]*)$/i;
  * canonical keyword. WebVoyager's own prompt spells them "Click", "ANSWER"…, but many fork prompts do not.
  */
 const KEYWORD = /^(Click|Type|Scroll|Wait|Go[ _]?Back|Google|ANSWER)(?![A-Za-z])/i;
-const CANONICAL: Record<string, string> = { click: "Click", type: "Type", scroll: "Scroll", wait: "Wait", goback: "GoBack", google: "Google", answer: "ANSWER" };
+const CANONICAL: Record<string, string> = {
+  click: "Click",
+  type: "Type",
+  scroll: "Scroll",
+  wait: "Wait",
+  goback: "GoBack",
+  google: "Google",
+  answer: "ANSWER",
+};
 
 /** Strips one pair of brackets that the prompt's `[Content]` placeholder invites models to copy. */
 function unbracket(s: string): string {

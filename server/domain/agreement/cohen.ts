@@ -31,7 +31,17 @@
  * deletion of incomplete pairs, as R's irr/psych do via na.omit); the number dropped is reported.
  */
 import { AgreementInputError, LabelCodec, MISSING, encodeLabels, type Label } from "./labels";
-import { bootstrapCoefficient, INTERVAL_LEVEL, LARGE_SAMPLE_MIN_ITEMS, MIN_ITEMS_FOR_INTERVAL, noInterval, quantileSorted, tooFewItems, type CoefficientInterval, type IntervalOptions } from "./interval";
+import {
+  bootstrapCoefficient,
+  INTERVAL_LEVEL,
+  LARGE_SAMPLE_MIN_ITEMS,
+  MIN_ITEMS_FOR_INTERVAL,
+  noInterval,
+  quantileSorted,
+  tooFewItems,
+  type CoefficientInterval,
+  type IntervalOptions,
+} from "./interval";
 import { twoSidedP, Z_95 } from "./normal";
 import { wilsonInterval } from "./proportion";
 import { createRng, multinomialSample } from "./random";
@@ -149,7 +159,8 @@ function validateTable(counts: ArrayLike<number>, k: number): void {
   if (counts.length !== k * k) throw new AgreementInputError(`a ${k}×${k} table needs ${k * k} counts, got ${counts.length}`);
   for (let i = 0; i < counts.length; i++) {
     const v = counts[i]!;
-    if (!Number.isInteger(v) || v < 0) throw new AgreementInputError(`table counts must be non-negative integers, got ${v} at row ${Math.floor(i / k)}, column ${i % k}`);
+    if (!Number.isInteger(v) || v < 0)
+      throw new AgreementInputError(`table counts must be non-negative integers, got ${v} at row ${Math.floor(i / k)}, column ${i % k}`);
   }
 }
 
@@ -158,7 +169,12 @@ function validateTable(counts: ArrayLike<number>, k: number): void {
  * columns must be in category order. `intervalOptions` sets the bootstrap (resamples, seed) where one is needed;
  * `false` leaves the interval out (for callers that compute κ inside a resampling loop of their own).
  */
-export function kappaFromCounts(counts: ArrayLike<number>, k: number, weighting: KappaWeighting = "none", intervalOptions: IntervalOptions | false = {}): KappaEstimate {
+export function kappaFromCounts(
+  counts: ArrayLike<number>,
+  k: number,
+  weighting: KappaWeighting = "none",
+  intervalOptions: IntervalOptions | false = {},
+): KappaEstimate {
   if (!WEIGHTINGS.includes(weighting)) throw new AgreementInputError(`weighting must be one of ${WEIGHTINGS.join(", ")}, got ${JSON.stringify(weighting)}`);
   validateTable(counts, k);
   const rows = new Array<number>(k).fill(0);
@@ -285,11 +301,16 @@ export function kappaFromCounts(counts: ArrayLike<number>, k: number, weighting:
 }
 
 /** κ from a table given as rows (rows = rater a). */
-export function kappaFromTable(table: readonly (readonly number[])[], weighting: KappaWeighting = "none", intervalOptions: IntervalOptions | false = {}): KappaEstimate {
+export function kappaFromTable(
+  table: readonly (readonly number[])[],
+  weighting: KappaWeighting = "none",
+  intervalOptions: IntervalOptions | false = {},
+): KappaEstimate {
   const k = table.length;
   const flat = new Float64Array(k * k);
   table.forEach((row, i) => {
-    if (!Array.isArray(row) || row.length !== k) throw new AgreementInputError(`table must be square: row ${i} has ${Array.isArray(row) ? row.length : "no"} cells, expected ${k}`);
+    if (!Array.isArray(row) || row.length !== k)
+      throw new AgreementInputError(`table must be square: row ${i} has ${Array.isArray(row) ? row.length : "no"} cells, expected ${k}`);
     row.forEach((v, j) => (flat[i * k + j] = v));
   });
   return kappaFromCounts(flat, k, weighting, intervalOptions);
@@ -343,7 +364,17 @@ function kappaInterval(
   const { n } = e;
   if (n < MIN_ITEMS_FOR_INTERVAL) return tooFewItems(n);
   if (n >= LARGE_SAMPLE_MIN_ITEMS && e.stdKappa > 0 && e.waldLow >= -1 && e.waldHigh <= 1) {
-    return { method: "large-sample", low: e.waldLow, high: e.waldHigh, level: INTERVAL_LEVEL, n, replicates: null, seed: null, undefinedReplicates: null, note: null };
+    return {
+      method: "large-sample",
+      low: e.waldLow,
+      high: e.waldHigh,
+      level: INTERVAL_LEVEL,
+      n,
+      replicates: null,
+      seed: null,
+      undefinedReplicates: null,
+      note: null,
+    };
   }
   const why =
     n < LARGE_SAMPLE_MIN_ITEMS
@@ -423,7 +454,8 @@ export function cohenKappa(a: readonly Label[], b: readonly Label[], options: Co
   const weighting = options.weighting ?? "none";
   if (!WEIGHTINGS.includes(weighting)) throw new AgreementInputError(`weighting must be one of ${WEIGHTINGS.join(", ")}, got ${JSON.stringify(weighting)}`);
   if (!Array.isArray(a) || !Array.isArray(b)) throw new AgreementInputError("both raters' labels must be arrays");
-  if (a.length !== b.length) throw new AgreementInputError(`the two raters' label vectors differ in length (${a.length} vs ${b.length}): item i must be rated by a[i] and b[i]`);
+  if (a.length !== b.length)
+    throw new AgreementInputError(`the two raters' label vectors differ in length (${a.length} vs ${b.length}): item i must be rated by a[i] and b[i]`);
   if (weighting !== "none" && !options.categories) throw new AgreementInputError(`${weighting} weighted κ needs the ordered list of categories`);
 
   const codec = new LabelCodec(options.categories, { frozen: options.categories !== undefined });

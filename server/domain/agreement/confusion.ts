@@ -30,7 +30,8 @@ export interface BinaryMetrics {
 
 export function confusionMatrix(reference: readonly Label[], predicted: readonly Label[], categories?: readonly string[]): ConfusionMatrix {
   if (!Array.isArray(reference) || !Array.isArray(predicted)) throw new AgreementInputError("reference and predicted labels must be arrays");
-  if (reference.length !== predicted.length) throw new AgreementInputError(`reference and predicted labels differ in length (${reference.length} vs ${predicted.length})`);
+  if (reference.length !== predicted.length)
+    throw new AgreementInputError(`reference and predicted labels differ in length (${reference.length} vs ${predicted.length})`);
   const codec = new LabelCodec(categories, { frozen: categories !== undefined });
   const ref = encodeLabels(reference, codec, "reference");
   const pred = encodeLabels(predicted, codec, "predicted");

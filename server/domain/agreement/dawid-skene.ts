@@ -14,7 +14,17 @@
  * inverted and their labels still count as evidence. A class nobody used gets prior 0 (plus smoothing) and, with no
  * evidence at all about it, a uniform confusion row.
  */
-import { grouped, hasConverged, itemPosteriors, normaliseLogPosterior, mostLikelyClasses, resolveEmOptions, type ConsensusLabels, type EmOptions, type GroupedConsensusLabels } from "./consensus";
+import {
+  grouped,
+  hasConverged,
+  itemPosteriors,
+  normaliseLogPosterior,
+  mostLikelyClasses,
+  resolveEmOptions,
+  type ConsensusLabels,
+  type EmOptions,
+  type GroupedConsensusLabels,
+} from "./consensus";
 
 export interface DawidSkeneResult {
   items: number;

@@ -46,7 +46,12 @@ function undefinedResult(base: Pick<FleissKappaResult, "items" | "ratingsPerItem
  * Fleiss' κ from per-item summaries: the number of ratings m_i of each item, Σ_i Σ_c n_ic² over all items, and the
  * category totals Σ_i n_ic (in `categories` order). Lets callers with sparse data skip the dense items × k table.
  */
-export function fleissKappaFromSummaries(ratingsPerItem: ArrayLike<number>, sumOfSquaredCounts: number, categoryTotals: readonly number[], categories: readonly string[]): FleissKappaResult {
+export function fleissKappaFromSummaries(
+  ratingsPerItem: ArrayLike<number>,
+  sumOfSquaredCounts: number,
+  categoryTotals: readonly number[],
+  categories: readonly string[],
+): FleissKappaResult {
   const labels = categories.slice();
   const N = ratingsPerItem.length;
   if (N === 0) return undefinedResult({ items: 0, ratingsPerItem: null, categories: labels }, "no items");
@@ -103,7 +108,8 @@ export function fleissKappaFromCounts(counts: readonly (readonly number[])[], ca
   const totals = new Array<number>(k).fill(0);
   let sumSquares = 0;
   counts.forEach((row, i) => {
-    if (!Array.isArray(row) || row.length !== k) throw new AgreementInputError(`counts row ${i} has ${Array.isArray(row) ? row.length : "no"} cells, expected ${k} (one per category)`);
+    if (!Array.isArray(row) || row.length !== k)
+      throw new AgreementInputError(`counts row ${i} has ${Array.isArray(row) ? row.length : "no"} cells, expected ${k} (one per category)`);
     let m = 0;
     row.forEach((v, c) => {
       if (!Number.isInteger(v) || v < 0) throw new AgreementInputError(`counts[${i}][${c}] must be a non-negative integer, got ${JSON.stringify(v)}`);

@@ -121,7 +121,14 @@ export interface IntervalMemo {
 
 type Selected = ReturnType<ItemPatterns["select"]>;
 
-function remembered(memo: IntervalMemo | undefined, what: string, selected: Selected, undefinedReason: string | null, options: IntervalOptions, draw: () => CoefficientInterval): CoefficientInterval {
+function remembered(
+  memo: IntervalMemo | undefined,
+  what: string,
+  selected: Selected,
+  undefinedReason: string | null,
+  options: IntervalOptions,
+  draw: () => CoefficientInterval,
+): CoefficientInterval {
   if (!memo) return draw();
   const key = `${what}|${options.replicates ?? ""}|${options.seed ?? ""}|${undefinedReason ?? ""}|${selected.weights.length}|${selected.counts.join(",")}|${selected.weights.join(",")}`;
   const known = memo.get(key);

@@ -99,11 +99,25 @@ export class KrippendorffAccumulator {
   result(categories: string[]): KrippendorffResult {
     const n = this.pairableValues;
     const base = { pairableUnits: this.pairableUnits, pairableValues: n, categories };
-    if (n === 0) return { ...base, alpha: null, reason: "no unit has two or more values, so nothing is pairable (n = 0)", observedDisagreement: null, expectedDisagreement: null };
+    if (n === 0)
+      return {
+        ...base,
+        alpha: null,
+        reason: "no unit has two or more values, so nothing is pairable (n = 0)",
+        observedDisagreement: null,
+        expectedDisagreement: null,
+      };
     let sumNc2 = 0;
     for (const t of this.valueTotals) sumNc2 += t * t;
     const expectedMass = n * n - sumNc2; // n (n − 1) D_e
-    if (expectedMass === 0) return { ...base, alpha: null, reason: "only one value occurs among the pairable values (D_e = 0): α is 0/0", observedDisagreement: null, expectedDisagreement: null };
+    if (expectedMass === 0)
+      return {
+        ...base,
+        alpha: null,
+        reason: "only one value occurs among the pairable values (D_e = 0): α is 0/0",
+        observedDisagreement: null,
+        expectedDisagreement: null,
+      };
     let observedMass = 0; // n − Σ o_cc = n D_o
     for (let m = 2; m < this.disagreementByM.length; m++) if (this.disagreementByM[m]) observedMass += this.disagreementByM[m]! / (m - 1);
     return {
@@ -125,7 +139,8 @@ export function krippendorffAlphaNominal(reliabilityData: readonly (readonly Lab
   const units = coders === 0 ? 0 : (reliabilityData[0]?.length ?? 0);
   reliabilityData.forEach((row, c) => {
     if (!Array.isArray(row)) throw new AgreementInputError(`reliability data row ${c} must be an array of labels`);
-    if (row.length !== units) throw new AgreementInputError(`reliability data rows must all have one entry per unit: row 0 has ${units}, row ${c} has ${row.length}`);
+    if (row.length !== units)
+      throw new AgreementInputError(`reliability data rows must all have one entry per unit: row 0 has ${units}, row ${c} has ${row.length}`);
   });
   const codec = new LabelCodec();
   const acc = new KrippendorffAccumulator();

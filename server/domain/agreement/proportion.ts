@@ -29,7 +29,8 @@ export interface ProportionInterval {
 
 export function wilsonInterval(successes: number, n: number, z: number = Z_95): ProportionInterval {
   if (!Number.isInteger(n) || n < 0) throw new AgreementInputError(`n must be a non-negative integer, got ${n}`);
-  if (!Number.isInteger(successes) || successes < 0 || successes > n) throw new AgreementInputError(`successes must be an integer from 0 to n = ${n}, got ${successes}`);
+  if (!Number.isInteger(successes) || successes < 0 || successes > n)
+    throw new AgreementInputError(`successes must be an integer from 0 to n = ${n}, got ${successes}`);
   if (!(z > 0) || !Number.isFinite(z)) throw new AgreementInputError(`z must be a positive number, got ${z}`);
   if (n === 0) return { successes, n, estimate: null, low: null, high: null, z };
   const p = successes / n;
@@ -63,7 +64,12 @@ export interface ClusteredProportionInterval extends ProportionInterval {
  * Wilson interval of x/n where the units come in clusters: `successes[c]` of `totals[c]` in cluster c (clusters with
  * a total of 0 take no part), with each cluster of the same counts repeated `multiplicity[c]` times (default once).
  */
-export function clusteredWilsonInterval(successes: ArrayLike<number>, totals: ArrayLike<number>, multiplicity?: ArrayLike<number>, z: number = Z_95): ClusteredProportionInterval {
+export function clusteredWilsonInterval(
+  successes: ArrayLike<number>,
+  totals: ArrayLike<number>,
+  multiplicity?: ArrayLike<number>,
+  z: number = Z_95,
+): ClusteredProportionInterval {
   let x = 0;
   let n = 0;
   let clusters = 0;

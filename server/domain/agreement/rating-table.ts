@@ -59,8 +59,12 @@ export interface RatingTableRead {
 
 function columnIndex(header: readonly string[], name: string, role: string, file: string): number {
   const first = header.indexOf(name);
-  if (first < 0) throw new AgreementInputError(`${role}: column ${JSON.stringify(name)} is not in the header of ${file}; the columns are ${header.map((h) => JSON.stringify(h)).join(", ")}`);
-  if (header.indexOf(name, first + 1) >= 0) throw new AgreementInputError(`${role}: the header of ${file} has more than one column named ${JSON.stringify(name)}`);
+  if (first < 0)
+    throw new AgreementInputError(
+      `${role}: column ${JSON.stringify(name)} is not in the header of ${file}; the columns are ${header.map((h) => JSON.stringify(h)).join(", ")}`,
+    );
+  if (header.indexOf(name, first + 1) >= 0)
+    throw new AgreementInputError(`${role}: the header of ${file} has more than one column named ${JSON.stringify(name)}`);
   return first;
 }
 
@@ -68,13 +72,18 @@ function columnIndex(header: readonly string[], name: string, role: string, file
  * `rolePrefix` goes before the role in messages about a missing column ("--" for the CLI's flags: "--rater: column
  * …"; "" for the dashboard's pickers).
  */
-export function readRatingTable(table: CsvTable, options: { file: string; columns?: RatingColumns; where?: WhereCondition[]; rolePrefix?: string }): RatingTableRead {
+export function readRatingTable(
+  table: CsvTable,
+  options: { file: string; columns?: RatingColumns; where?: WhereCondition[]; rolePrefix?: string },
+): RatingTableRead {
   const { header, rows } = table;
   const file = options.file;
   const where = (options.where ?? []).map((w) => ({ ...w, index: columnIndex(header, w.column, `--where ${w.column}${w.op}${w.value}`, file) }));
   const exportLayout = isVerdictLabelExport(header);
   if (!options.columns && !exportLayout) {
-    throw new AgreementInputError(`${file}: name the item, rater and label columns (--item, --rater, --label); the file is not a Verdict label export (it lacks ${EXPORT_COLUMNS.filter((c) => !header.includes(c)).join(", ")})`);
+    throw new AgreementInputError(
+      `${file}: name the item, rater and label columns (--item, --rater, --label); the file is not a Verdict label export (it lacks ${EXPORT_COLUMNS.filter((c) => !header.includes(c)).join(", ")})`,
+    );
   }
   const kept: number[] = [];
   for (let r = 0; r < rows.length; r++) {
@@ -94,7 +103,11 @@ export function readRatingTable(table: CsvTable, options: { file: string; column
       // A consolidated label is the campaign's outcome: counted as a rater it inflates agreement.
       const kind = header.indexOf("kind");
       rowsToRead = kept.filter((r) => rows[r]![kind] !== "consolidated");
-      if (rowsToRead.length < kept.length) leftOut.push({ reason: "consolidated labels (the campaign's outcome, not a rater; add --where kind=consolidated to see them)", rows: kept.length - rowsToRead.length });
+      if (rowsToRead.length < kept.length)
+        leftOut.push({
+          reason: "consolidated labels (the campaign's outcome, not a rater; add --where kind=consolidated to see them)",
+          rows: kept.length - rowsToRead.length,
+        });
     }
     const records = rowsToRead.map((r) => {
       const fields = rows[r]!;
@@ -120,7 +133,8 @@ export function readRatingTable(table: CsvTable, options: { file: string; column
     else annotations.push(r);
   }
   if (consolidated) leftOut.push({ reason: "consolidated labels (the campaign's outcome, not a rater)", rows: consolidated });
-  if (undecided) leftOut.push({ reason: "annotations without a success or failure verdict (unsure), as the Human agreement page leaves them out", rows: undecided });
+  if (undecided)
+    leftOut.push({ reason: "annotations without a success or failure verdict (unsure), as the Human agreement page leaves them out", rows: undecided });
   // An annotator is their id; the name stands for them unless two ids share it.
   const idsOfName = new Map<string, Set<string>>();
   for (const r of annotations) {

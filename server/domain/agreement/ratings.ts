@@ -126,7 +126,9 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
         const ty = order[y]!;
         if (raterOf[ty] === raterOf[tx]) {
           const where = [sourceOf[ty], sourceOf[tx]].filter(Boolean).join(" and ");
-          throw new AgreementInputError(`rater ${JSON.stringify(raterNames[raterOf[tx]!])} labelled item ${JSON.stringify(itemNames[i])} more than once${where ? ` (${where})` : ""}`);
+          throw new AgreementInputError(
+            `rater ${JSON.stringify(raterNames[raterOf[tx]!])} labelled item ${JSON.stringify(itemNames[i])} more than once${where ? ` (${where})` : ""}`,
+          );
         }
       }
       const c = labelOf[tx]!;

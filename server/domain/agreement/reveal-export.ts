@@ -117,12 +117,17 @@ function rowFrom(get: (column: string) => string, where: string, fromCsv: boolea
   const stage = required("stage");
   if (stage !== "blind" && stage !== "informed") throw new RevealFileError(`${where}: column stage must be blind or informed, got ${JSON.stringify(stage)}`);
   const decision = text("decision");
-  if (decision !== null && decision !== "keep" && decision !== "revise") throw new RevealFileError(`${where}: column decision must be keep, revise or empty, got ${JSON.stringify(decision)}`);
+  if (decision !== null && decision !== "keep" && decision !== "revise")
+    throw new RevealFileError(`${where}: column decision must be keep, revise or empty, got ${JSON.stringify(decision)}`);
   if (stage === "informed" && decision === null) throw new RevealFileError(`${where}: an informed row needs its decision (keep or revise)`);
   const at = required("at");
   if (Number.isNaN(Date.parse(at))) throw new RevealFileError(`${where}: column at must be a date and time (ISO 8601), got ${JSON.stringify(at)}`);
   return {
-    trajectoryId: whole("trajectory", 1) ?? (() => { throw new RevealFileError(`${where}: column trajectory is empty`); })(),
+    trajectoryId:
+      whole("trajectory", 1) ??
+      (() => {
+        throw new RevealFileError(`${where}: column trajectory is empty`);
+      })(),
     itemNo: whole("item", 1) ?? 0,
     reviewer: required("reviewer"),
     stage,
@@ -168,12 +173,16 @@ export function parseRevealStages(text: string, format: "csv" | "jsonl", source:
     if (!rec || typeof rec !== "object" || Array.isArray(rec)) throw new RevealFileError(`${where}: expected a JSON object`);
     const obj = rec as Record<string, unknown>;
     rows.push(
-      rowFrom((c) => {
-        const v = obj[c];
-        if (v === null || v === undefined) return "";
-        if (typeof v !== "string") throw new RevealFileError(`${where}: ${c} must be a string or null, got ${JSON.stringify(v)}`);
-        return v;
-      }, where, false),
+      rowFrom(
+        (c) => {
+          const v = obj[c];
+          if (v === null || v === undefined) return "";
+          if (typeof v !== "string") throw new RevealFileError(`${where}: ${c} must be a string or null, got ${JSON.stringify(v)}`);
+          return v;
+        },
+        where,
+        false,
+      ),
     );
   });
   return rows;

@@ -121,7 +121,14 @@ export function revealMeasures(pairs: readonly RevealPair[], settings: RevealBoo
       const key = JSON.stringify([p.blindVerdict, p.blindCategory ?? null, p.informedVerdict, p.informedCategory ?? null]);
       const f = flips.get(key);
       if (f) f.count++;
-      else flips.set(key, { fromVerdict: p.blindVerdict, fromCategory: p.blindCategory ?? null, toVerdict: p.informedVerdict, toCategory: p.informedCategory ?? null, count: 1 });
+      else
+        flips.set(key, {
+          fromVerdict: p.blindVerdict,
+          fromCategory: p.blindCategory ?? null,
+          toVerdict: p.informedVerdict,
+          toCategory: p.informedCategory ?? null,
+          count: 1,
+        });
     }
     const e = binaryIndex(p.evaluator);
     if (e < 0) {

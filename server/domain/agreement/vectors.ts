@@ -74,7 +74,8 @@ export function computeVectorCase(c: VectorCase): VectorResult {
     switch (c.kind) {
       case "cohen":
       case "cohen_weighted": {
-        if (c.kind === "cohen_weighted" && input.weights === undefined) throw new AgreementInputError('input.weights is required for cohen_weighted ("linear" or "quadratic")');
+        if (c.kind === "cohen_weighted" && input.weights === undefined)
+          throw new AgreementInputError('input.weights is required for cohen_weighted ("linear" or "quadratic")');
         const weighting = weightingOf(input.weights);
         const r = cohenKappa(labelArray(input.a, "a"), labelArray(input.b, "b"), { weighting, categories: stringList(input.categories, "categories") });
         const out: CohenVectorResult = {

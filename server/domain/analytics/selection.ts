@@ -17,9 +17,7 @@ export type DifficultyDimension = (typeof DIFFICULTY_DIMENSIONS)[number];
 
 const id = z.number().int().positive();
 const shortText = z.string().max(500);
-const range = z
-  .object({ min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional() })
-  .strict();
+const range = z.object({ min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional() }).strict();
 
 export const evaluatorIdentitySchema = z
   .object({
@@ -35,13 +33,22 @@ export const selectionSchema = z
     taskSetId: id.optional(),
     runId: id.optional(),
     site: shortText.nullable().optional(),
-    difficulty: z.object({ dim: z.enum(DIFFICULTY_DIMENSIONS), value: shortText.nullable() }).strict().optional(),
+    difficulty: z
+      .object({ dim: z.enum(DIFFICULTY_DIMENSIONS), value: shortText.nullable() })
+      .strict()
+      .optional(),
     /** A task attribute (a field the source's task file carried) has this value; `value: null` = tasks without it. */
-    attribute: z.object({ name: z.string().min(1).max(100), value: z.string().max(200).nullable() }).strict().optional(),
+    attribute: z
+      .object({ name: z.string().min(1).max(100), value: z.string().max(200).nullable() })
+      .strict()
+      .optional(),
     /** Step count within [min, max]. */
     steps: range.optional(),
     /** An evaluator's verdict on the trajectory is one of `verdicts`. */
-    evaluator: evaluatorIdentitySchema.extend({ verdicts: z.array(z.enum(VERDICT_VALUES)).min(1).max(4) }).strict().optional(),
+    evaluator: evaluatorIdentitySchema
+      .extend({ verdicts: z.array(z.enum(VERDICT_VALUES)).min(1).max(4) })
+      .strict()
+      .optional(),
     /**
      * The consolidated human label (of `campaignId`, else the latest campaign's) matches. `category: null` means
      * "a failure without a category"; `step` is the first failing step's index, `position` its decile 1–10 of the
@@ -172,7 +179,12 @@ export function describeSelection(sel: Selection, names: SelectionNames = {}): s
     const r = sel.reference;
     const campaign = r.campaignId !== undefined ? ` in ${names.campaign?.(r.campaignId) ?? `campaign #${r.campaignId}`}` : "";
     const verdicts = r.verdicts ? listWords(r.verdicts) : "labelled";
-    const source = r.source?.kind === "majority" ? "majority of the annotators" : r.source?.kind === "annotator" ? `label of ${names.annotator?.(r.source.annotator) ?? r.source.annotator}` : "consolidated human label";
+    const source =
+      r.source?.kind === "majority"
+        ? "majority of the annotators"
+        : r.source?.kind === "annotator"
+          ? `label of ${names.annotator?.(r.source.annotator) ?? r.source.annotator}`
+          : "consolidated human label";
     let text = `${source}${campaign}: ${verdicts}`;
     if (r.category !== undefined) text += r.category === null ? ", no error category" : `, category ${r.category}`;
     if (r.step) text += `, first failing step ${rangeText(r.step)}`;

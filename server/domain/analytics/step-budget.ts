@@ -60,7 +60,8 @@ export function budgetsFor(items: readonly BudgetItem[], ks?: readonly number[])
 /** One group's curve at the given budgets. */
 export function budgetCurve(group: string, items: readonly BudgetItem[], ks: readonly number[]): BudgetCurve {
   const counted = items.filter((i) => i.success !== null);
-  for (const i of counted) if (!Number.isInteger(i.steps) || i.steps < 0) throw new BudgetInputError(`steps must be a non-negative whole number, got ${i.steps}`);
+  for (const i of counted)
+    if (!Number.isInteger(i.steps) || i.steps < 0) throw new BudgetInputError(`steps must be a non-negative whole number, got ${i.steps}`);
   const successSteps = counted.filter((i) => i.success).map((i) => i.steps);
   const n = counted.length;
   const totalSteps = counted.reduce((s, i) => s + i.steps, 0);

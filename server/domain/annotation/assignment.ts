@@ -105,7 +105,7 @@ export function pickCandidate(
       return open.reduce((best, c) => (c.order < best.order ? c : best));
     case "disputed_first": {
       const disagree = (c: QueueCandidate) => (c.disputed || (c.verdicts ?? 0) > 1 ? 0 : 1);
-      return open.reduce((best, c) => (disagree(c) - disagree(best) || byCoverage(c, best)) < 0 ? c : best);
+      return open.reduce((best, c) => ((disagree(c) - disagree(best) || byCoverage(c, best)) < 0 ? c : best));
     }
     case "by_site":
     case "by_run": {
@@ -113,7 +113,7 @@ export function pickCandidate(
         const s = strata?.get(c.stratum ?? "");
         return s && s.items > 0 ? s.labels / (s.items * needed) : 0;
       };
-      return open.reduce((best, c) => (share(c) - share(best) || byCoverage(c, best)) < 0 ? c : best);
+      return open.reduce((best, c) => ((share(c) - share(best) || byCoverage(c, best)) < 0 ? c : best));
     }
   }
 }

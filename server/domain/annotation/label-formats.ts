@@ -64,7 +64,10 @@ export function buildMind2WebHumanLabels(entries: readonly Mind2WebEntry[]): { r
     let rec = byTask.get(e.taskId);
     if (!rec) byTask.set(e.taskId, (rec = { task_id: e.taskId, confirmed_task: e.task }));
     const key = mind2webAgentKey(e.agent);
-    if (key in rec) throw new LabelImportError(`task ${JSON.stringify(e.taskId)} has two trajectories of agents named ${JSON.stringify(e.agent)} (column ${key}); Online-Mind2Web holds one label per task and agent`);
+    if (key in rec)
+      throw new LabelImportError(
+        `task ${JSON.stringify(e.taskId)} has two trajectories of agents named ${JSON.stringify(e.agent)} (column ${key}); Online-Mind2Web holds one label per task and agent`,
+      );
     rec[key] = value;
   }
   return { records: [...byTask.values()], left };
@@ -117,7 +120,8 @@ export function readMind2WebHumanLabels(text: string, source: string, annotator:
   parsed.forEach((entry, i) => {
     const line = lines[i] ?? 1;
     const at = (field: string) => `${source}: line ${line} (task ${i + 1}), field ${JSON.stringify(field)}`;
-    if (!entry || typeof entry !== "object" || Array.isArray(entry)) throw new LabelImportError(`${source}: line ${line} (task ${i + 1}): expected an object with task_id and <agent>_human_label fields`);
+    if (!entry || typeof entry !== "object" || Array.isArray(entry))
+      throw new LabelImportError(`${source}: line ${line} (task ${i + 1}): expected an object with task_id and <agent>_human_label fields`);
     const rec = entry as Record<string, unknown>;
     if (typeof rec.task_id !== "string" || !rec.task_id.trim()) throw new LabelImportError(`${at("task_id")}: missing or not a string`);
     for (const [k, v] of Object.entries(rec)) {
@@ -125,7 +129,8 @@ export function readMind2WebHumanLabels(text: string, source: string, annotator:
       const agent = k.slice(0, -MIND2WEB_SUFFIX.length);
       if (!agent) throw new LabelImportError(`${at(k)}: the field names no agent`);
       const label = typeof v === "number" ? String(v) : v;
-      if (label !== "0" && label !== "1" && label !== "2") throw new LabelImportError(`${at(k)}: ${JSON.stringify(v)} is not a label; use "0" (failure), "1" (success) or "2" (not executable)`);
+      if (label !== "0" && label !== "1" && label !== "2")
+        throw new LabelImportError(`${at(k)}: ${JSON.stringify(v)} is not a label; use "0" (failure), "1" (success) or "2" (not executable)`);
       table.rows.push([rec.task_id.trim(), agent, label, annotator]);
       table.lines.push(line);
     }
@@ -203,7 +208,17 @@ export interface CuaRow {
 export function cuaVerifierCsv(rows: readonly CuaRow[]): string {
   const records: string[][] = [[...CUA_COLUMNS]];
   for (const r of rows) {
-    records.push([String(r.trajectoryId), r.reviewer, r.stage, r.verdict, r.reasoning ?? "", r.taskId, r.agent, r.category ?? "", r.failureStepNumber === null ? "" : String(r.failureStepNumber)]);
+    records.push([
+      String(r.trajectoryId),
+      r.reviewer,
+      r.stage,
+      r.verdict,
+      r.reasoning ?? "",
+      r.taskId,
+      r.agent,
+      r.category ?? "",
+      r.failureStepNumber === null ? "" : String(r.failureStepNumber),
+    ]);
   }
   return formatCsv(records);
 }

@@ -160,48 +160,64 @@ export interface LabelImportMapping {
  * A mapping as the API and the CLI accept it (the dashboard's import form sends one, `labels import --mapping` reads
  * one from a file): the same rules for both, so a file the CLI takes is one the form would take.
  */
-export const labelImportMappingSchema = z.object({
-  annotator: z.string().min(1).optional(),
-  verdict: z.string().min(1).optional(),
-  labels: z
-    .array(
-      z
-        .object({
-          annotator: z.string().min(1).optional(),
-          annotatorName: z.string().trim().min(1).optional(),
-          verdict: z.string().min(1),
-          category: z.string().optional(),
-          firstFailingStep: z.string().optional(),
-          note: z.string().optional(),
-        })
-        .strict(),
-    )
-    .min(1)
-    .max(100)
-    .optional(),
-  verdictValues: z.record(z.string(), z.enum(LABEL_VERDICTS).nullable()).optional(),
-  trajectoryId: z.string().optional(),
-  taskId: z.string().optional(),
-  model: z.string().optional(),
-  benchmark: z.string().optional(),
-  category: z.string().optional(),
-  firstFailingStep: z.string().optional(),
-  firstFailingStepIs: z.enum(["number", "index"]).optional(),
-  note: z.string().optional(),
-  where: z.object({ column: z.string(), equals: z.string() }).optional(),
-  whereNot: z.object({ column: z.string(), equals: z.string() }).optional(),
-  normalizeTaskIds: z.boolean().optional(),
-})
+export const labelImportMappingSchema = z
+  .object({
+    annotator: z.string().min(1).optional(),
+    verdict: z.string().min(1).optional(),
+    labels: z
+      .array(
+        z
+          .object({
+            annotator: z.string().min(1).optional(),
+            annotatorName: z.string().trim().min(1).optional(),
+            verdict: z.string().min(1),
+            category: z.string().optional(),
+            firstFailingStep: z.string().optional(),
+            note: z.string().optional(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(100)
+      .optional(),
+    verdictValues: z.record(z.string(), z.enum(LABEL_VERDICTS).nullable()).optional(),
+    trajectoryId: z.string().optional(),
+    taskId: z.string().optional(),
+    model: z.string().optional(),
+    benchmark: z.string().optional(),
+    category: z.string().optional(),
+    firstFailingStep: z.string().optional(),
+    firstFailingStepIs: z.enum(["number", "index"]).optional(),
+    note: z.string().optional(),
+    where: z.object({ column: z.string(), equals: z.string() }).optional(),
+    whereNot: z.object({ column: z.string(), equals: z.string() }).optional(),
+    normalizeTaskIds: z.boolean().optional(),
+  })
   .superRefine((m, ctx) => {
     if (m.labels === undefined) {
-      if (m.annotator === undefined) ctx.addIssue({ code: "custom", path: ["annotator"], message: "the annotator column is required (or labels: [{annotator, verdict}, …] for several annotators on a row)" });
-      if (m.verdict === undefined) ctx.addIssue({ code: "custom", path: ["verdict"], message: "the verdict column is required (or labels: [{annotator, verdict}, …] for several annotators on a row)" });
+      if (m.annotator === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["annotator"],
+          message: "the annotator column is required (or labels: [{annotator, verdict}, …] for several annotators on a row)",
+        });
+      if (m.verdict === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["verdict"],
+          message: "the verdict column is required (or labels: [{annotator, verdict}, …] for several annotators on a row)",
+        });
       return;
     }
-    if (m.annotator !== undefined || m.verdict !== undefined) ctx.addIssue({ code: "custom", path: ["labels"], message: "give annotator/verdict (one label a row) or labels (several on a row), not both" });
+    if (m.annotator !== undefined || m.verdict !== undefined)
+      ctx.addIssue({ code: "custom", path: ["labels"], message: "give annotator/verdict (one label a row) or labels (several on a row), not both" });
     m.labels.forEach((p, i) => {
       if ((p.annotator === undefined) === (p.annotatorName === undefined)) {
-        ctx.addIssue({ code: "custom", path: ["labels", i, "annotator"], message: "give the column naming the annotator (annotator) or the annotator's name (annotatorName), one of them" });
+        ctx.addIssue({
+          code: "custom",
+          path: ["labels", i, "annotator"],
+          message: "give the column naming the annotator (annotator) or the annotator's name (annotatorName), one of them",
+        });
       }
     });
   }) satisfies z.ZodType<LabelImportMapping>;
@@ -249,9 +265,7 @@ export function normalizeTaskId(id: string): string {
   return id.trim().replace(/\.(resized|improved)(?=\.)/g, "");
 }
 
-export type ImportTrajectoryKey =
-  | { kind: "id"; trajectoryId: number }
-  | { kind: "task"; taskId: string; model: string | null; benchmark: string | null };
+export type ImportTrajectoryKey = { kind: "id"; trajectoryId: number } | { kind: "task"; taskId: string; model: string | null; benchmark: string | null };
 
 export interface ImportedLabelRow {
   line: number;
@@ -293,7 +307,10 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
   const col = (name: string | undefined, what: string): number | null => {
     if (name === undefined) return null;
     const i = table.header.indexOf(name);
-    if (i < 0) throw new LabelImportError(`${source}: the ${what} column ${JSON.stringify(name)} is not in the header (${table.header.map((h) => JSON.stringify(h)).join(", ")})`);
+    if (i < 0)
+      throw new LabelImportError(
+        `${source}: the ${what} column ${JSON.stringify(name)} is not in the header (${table.header.map((h) => JSON.stringify(h)).join(", ")})`,
+      );
     return i;
   };
   if (mapping.trajectoryId === undefined && mapping.taskId === undefined) {
@@ -309,7 +326,9 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
   const pairs = (mapping.labels ?? [{ annotator: mapping.annotator!, verdict: mapping.verdict! }]).map((p, i) => {
     const what = (field: string) => (wide ? `labels[${i}].${field}` : field);
     if (wide && (p.annotator === undefined) === (p.annotatorName === undefined)) {
-      throw new LabelImportError(`${source}: ${what("annotator")}: give the column naming the annotator (annotator) or the annotator's name (annotatorName), one of them`);
+      throw new LabelImportError(
+        `${source}: ${what("annotator")}: give the column naming the annotator (annotator) or the annotator's name (annotatorName), one of them`,
+      );
     }
     return {
       annotatorCol: col(p.annotator, what("annotator")),
@@ -330,11 +349,16 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
   const whereCol = mapping.where ? col(mapping.where.column, "where") : null;
   const whereNotCol = mapping.whereNot ? col(mapping.whereNot.column, "whereNot") : null;
   if (mapping.firstFailingStepIs !== undefined && mapping.firstFailingStepIs !== "number" && mapping.firstFailingStepIs !== "index") {
-    throw new LabelImportError(`${source}: firstFailingStepIs is ${JSON.stringify(mapping.firstFailingStepIs)}; use "number" (1 = first step) or "index" (0 = first step)`);
+    throw new LabelImportError(
+      `${source}: firstFailingStepIs is ${JSON.stringify(mapping.firstFailingStepIs)}; use "number" (1 = first step) or "index" (0 = first step)`,
+    );
   }
   const words = mapping.verdictValues ?? DEFAULT_VERDICT_WORDS;
   for (const [word, v] of Object.entries(words)) {
-    if (v !== null && !LABEL_VERDICTS.includes(v)) throw new LabelImportError(`${source}: verdictValues maps ${JSON.stringify(word)} to ${JSON.stringify(v)}, which is not one of ${LABEL_VERDICTS.join(", ")} (or null to skip)`);
+    if (v !== null && !LABEL_VERDICTS.includes(v))
+      throw new LabelImportError(
+        `${source}: verdictValues maps ${JSON.stringify(word)} to ${JSON.stringify(v)}, which is not one of ${LABEL_VERDICTS.join(", ")} (or null to skip)`,
+      );
   }
 
   const rows: ImportedLabelRow[] = [];
@@ -356,7 +380,8 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
       if (trajectoryCol !== null) {
         const raw = fields[trajectoryCol]!.trim();
         const id = Number(raw);
-        if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0) throw new LabelImportError(`${at(mapping.trajectoryId!)}: ${JSON.stringify(raw)} is not a trajectory id`);
+        if (!/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id <= 0)
+          throw new LabelImportError(`${at(mapping.trajectoryId!)}: ${JSON.stringify(raw)} is not a trajectory id`);
         key = { kind: "id", trajectoryId: id };
       } else {
         const taskId = fields[taskCol!]!.trim();
@@ -376,11 +401,21 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
       const named = pair.annotatorName ?? fields[pair.annotatorCol!]!.trim();
       // A wide row where an annotator gave no verdict (fewer evaluators on this item) is one label fewer, said so.
       if (wide && word.trim() === "") {
-        skipped.push({ line, reason: named ? `${JSON.stringify(pair.verdictColumn)} is empty for annotator ${JSON.stringify(named)}` : `${JSON.stringify(pair.verdictColumn)} is empty` });
+        skipped.push({
+          line,
+          reason: named
+            ? `${JSON.stringify(pair.verdictColumn)} is empty for annotator ${JSON.stringify(named)}`
+            : `${JSON.stringify(pair.verdictColumn)} is empty`,
+        });
         continue;
       }
       const verdict = lookupVerdict(word, words);
-      if (verdict === undefined) throw new LabelImportError(`${at(pair.verdictColumn)}: verdict ${JSON.stringify(word)} is not mapped (known: ${Object.keys(words).map((w) => JSON.stringify(w)).join(", ")})`);
+      if (verdict === undefined)
+        throw new LabelImportError(
+          `${at(pair.verdictColumn)}: verdict ${JSON.stringify(word)} is not mapped (known: ${Object.keys(words)
+            .map((w) => JSON.stringify(w))
+            .join(", ")})`,
+        );
       if (verdict === null) {
         skipped.push({ line, reason: `verdict ${JSON.stringify(word)} is mapped to skip` });
         continue;
@@ -392,8 +427,12 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
         const raw = fields[pair.stepCol]!.trim();
         if (raw !== "") {
           const zeroBased = mapping.firstFailingStepIs === "index";
-          if (!/^\d+$/.test(raw)) throw new LabelImportError(`${at(pair.stepColumn!)}: ${JSON.stringify(raw)} is not a step ${zeroBased ? "index (0 = first step)" : "number (1 = first step)"}`);
-          if (!zeroBased && Number(raw) === 0) throw new LabelImportError(`${at(pair.stepColumn!)}: step numbers start at 1 (set "firstFailingStepIs": "index" for 0-based files)`);
+          if (!/^\d+$/.test(raw))
+            throw new LabelImportError(
+              `${at(pair.stepColumn!)}: ${JSON.stringify(raw)} is not a step ${zeroBased ? "index (0 = first step)" : "number (1 = first step)"}`,
+            );
+          if (!zeroBased && Number(raw) === 0)
+            throw new LabelImportError(`${at(pair.stepColumn!)}: step numbers start at 1 (set "firstFailingStepIs": "index" for 0-based files)`);
           firstFailingStep = zeroBased ? Number(raw) : Number(raw) - 1;
         }
       }

@@ -32,7 +32,11 @@ export const LABEL_SHORTCUTS: { keys: string[]; description: string }[] = [
   { keys: ["u"], description: "Undo your last submit" },
 ];
 
-export function labelCommandForKey(e: KeyLike, target: TargetLike | null | undefined, opts: { categories: number; allowUnsure: boolean; allowNotExecutable?: boolean }): LabelCommand | null {
+export function labelCommandForKey(
+  e: KeyLike,
+  target: TargetLike | null | undefined,
+  opts: { categories: number; allowUnsure: boolean; allowNotExecutable?: boolean },
+): LabelCommand | null {
   if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
     return e.repeat ? null : { kind: "submitAndNext" };
   }

@@ -24,12 +24,7 @@ export type ItemState = (typeof ITEM_STATES)[number];
 
 export type ConsolidationMethod = "unanimous" | "adjudicated";
 
-export const WEBVOYAGER_ERROR_CATEGORIES = [
-  "navigation stuck",
-  "visual grounding issue",
-  "hallucination",
-  "prompt misalignment",
-] as const;
+export const WEBVOYAGER_ERROR_CATEGORIES = ["navigation stuck", "visual grounding issue", "hallucination", "prompt misalignment"] as const;
 
 export const DEFAULT_ERROR_CATEGORIES: readonly string[] = [...WEBVOYAGER_ERROR_CATEGORIES, "other"];
 
@@ -181,7 +176,10 @@ export function validateLabel(schema: LabelSchema, input: LabelInput, stepCount:
     firstFailingStep = null;
   }
   if (category !== null && !schema.categories.includes(category)) {
-    throw new LabelValidationError("category", `${JSON.stringify(category)} is not one of this campaign's categories (${schema.categories.map((c) => JSON.stringify(c)).join(", ")})`);
+    throw new LabelValidationError(
+      "category",
+      `${JSON.stringify(category)} is not one of this campaign's categories (${schema.categories.map((c) => JSON.stringify(c)).join(", ")})`,
+    );
   }
   if (verdict === "failure" && schema.requireCategory && category === null) {
     throw new LabelValidationError("category", "a failure needs an error category");
@@ -247,9 +245,7 @@ export function diffLabelValues(before: LabelValues | null, after: LabelValues |
 }
 
 export type Consolidation =
-  | { state: "open"; labelled: number; needed: number }
-  | { state: "agreed"; values: LabelValues }
-  | { state: "disputed"; reason: string };
+  { state: "open"; labelled: number; needed: number } | { state: "agreed"; values: LabelValues } | { state: "disputed"; reason: string };
 
 /**
  * The consolidated outcome of one trajectory's labels. Until `needed` labels exist the item stays open. Then it
@@ -266,7 +262,8 @@ export function consolidate(values: readonly LabelValues[], needed: number, sche
   const verdicts = new Set(values.map((v) => v.verdict));
   if (verdicts.size > 1) return { state: "disputed", reason: "verdicts differ" };
   const verdict = values[0]!.verdict;
-  if (verdict === "success" || verdict === "not_executable") return { state: "agreed", values: { verdict, category: null, firstFailingStep: null, note: null } };
+  if (verdict === "success" || verdict === "not_executable")
+    return { state: "agreed", values: { verdict, category: null, firstFailingStep: null, note: null } };
 
   const categories = values.map((v) => v.category);
   let category: string | null;

@@ -9,10 +9,7 @@
 import ExcelJS from "exceljs";
 import type { CsvTable } from "../csv";
 
-export type LabelFileKind =
-  | { kind: "text" }
-  | { kind: "xlsx" }
-  | { kind: "unsupported"; type: string; advice: string };
+export type LabelFileKind = { kind: "text" } | { kind: "xlsx" } | { kind: "unsupported"; type: string; advice: string };
 
 const SAVE_AS = "save it as .xlsx or as CSV (UTF-8) and import that";
 
@@ -26,23 +23,29 @@ export function labelFileKind(bytes: Uint8Array): LabelFileKind {
     // A zip's entry names are stored in plain bytes; which ones it holds says what made it.
     const names = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
     if (names.includes("xl/workbook.xml")) return { kind: "xlsx" };
-    if (names.includes("application/vnd.oasis.opendocument.spreadsheet")) return { kind: "unsupported", type: "an OpenDocument spreadsheet (.ods)", advice: SAVE_AS };
-    if (names.includes("word/document.xml")) return { kind: "unsupported", type: "a Word document (.docx)", advice: "put the labels in a spreadsheet or a CSV file" };
-    if (names.includes("Index/Document.iwa")) return { kind: "unsupported", type: "an Apple Numbers file", advice: "export it from Numbers as Excel (.xlsx) or CSV" };
+    if (names.includes("application/vnd.oasis.opendocument.spreadsheet"))
+      return { kind: "unsupported", type: "an OpenDocument spreadsheet (.ods)", advice: SAVE_AS };
+    if (names.includes("word/document.xml"))
+      return { kind: "unsupported", type: "a Word document (.docx)", advice: "put the labels in a spreadsheet or a CSV file" };
+    if (names.includes("Index/Document.iwa"))
+      return { kind: "unsupported", type: "an Apple Numbers file", advice: "export it from Numbers as Excel (.xlsx) or CSV" };
     return { kind: "unsupported", type: "a zip archive", advice: "unpack it and import the label file inside" };
   }
   if (startsWith(bytes, [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1])) {
     return { kind: "unsupported", type: "an Excel 97–2003 workbook (.xls) or another old Office file", advice: SAVE_AS };
   }
-  if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46])) return { kind: "unsupported", type: "a PDF document", advice: "import the spreadsheet or CSV the table came from" };
+  if (startsWith(bytes, [0x25, 0x50, 0x44, 0x46]))
+    return { kind: "unsupported", type: "a PDF document", advice: "import the spreadsheet or CSV the table came from" };
   if (startsWith(bytes, [0x1f, 0x8b])) return { kind: "unsupported", type: "a gzip-compressed file", advice: "unpack it first" };
-  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47]) || startsWith(bytes, [0xff, 0xd8, 0xff])) return { kind: "unsupported", type: "an image", advice: "import the spreadsheet or CSV the labels are in" };
+  if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47]) || startsWith(bytes, [0xff, 0xd8, 0xff]))
+    return { kind: "unsupported", type: "an image", advice: "import the spreadsheet or CSV the labels are in" };
   if (startsWith(bytes, [0xff, 0xfe]) || startsWith(bytes, [0xfe, 0xff])) {
     // Excel's "Unicode Text" export: UTF-16, tab-separated.
-    return { kind: "unsupported", type: "UTF-16 text (as Excel's \"Unicode Text\" writes it)", advice: SAVE_AS };
+    return { kind: "unsupported", type: 'UTF-16 text (as Excel\'s "Unicode Text" writes it)', advice: SAVE_AS };
   }
   const head = bytes.subarray(0, 8192);
-  if (head.includes(0)) return { kind: "unsupported", type: "a binary file (not text, not a workbook)", advice: "import the spreadsheet (.xlsx) or CSV file the labels are in" };
+  if (head.includes(0))
+    return { kind: "unsupported", type: "a binary file (not text, not a workbook)", advice: "import the spreadsheet (.xlsx) or CSV file the labels are in" };
   return { kind: "text" };
 }
 
@@ -67,7 +70,8 @@ function cellText(value: ExcelJS.CellValue, where: () => string): string {
   if ("error" in value) return value.error;
   if ("formula" in value || "sharedFormula" in value) {
     const result = (value as ExcelJS.CellFormulaValue).result;
-    if (result === undefined) throw new WorkbookError(`${where()} holds a formula with no saved value; open the workbook in a spreadsheet program, save it, and import it again`);
+    if (result === undefined)
+      throw new WorkbookError(`${where()} holds a formula with no saved value; open the workbook in a spreadsheet program, save it, and import it again`);
     return cellText(result as ExcelJS.CellValue, where);
   }
   if ("text" in value) return typeof value.text === "string" ? value.text : cellText(value.text as ExcelJS.CellValue, where);
@@ -103,7 +107,8 @@ export async function readWorkbookTable(bytes: Uint8Array, source: string, sheet
   } else {
     const withData = sheets.filter((s) => s.actualRowCount > 0);
     if (withData.length === 0) throw new WorkbookError(`${source}: every sheet is empty`);
-    if (withData.length > 1) throw new WorkbookError(`${source}: the workbook has ${withData.length} sheets with data (${described()}); choose one ${chooseSheet}`);
+    if (withData.length > 1)
+      throw new WorkbookError(`${source}: the workbook has ${withData.length} sheets with data (${described()}); choose one ${chooseSheet}`);
     ws = withData[0]!;
   }
   const name = ws.name;
@@ -125,7 +130,10 @@ export async function readWorkbookTable(bytes: Uint8Array, source: string, sheet
       header.forEach((h, i) => {
         if (h === "") return;
         const first = seen.get(h);
-        if (first !== undefined) throw new WorkbookError(`${source}, sheet ${JSON.stringify(name)}: the header names ${JSON.stringify(h)} twice (columns ${columnLetter(first)} and ${columnLetter(i)})`);
+        if (first !== undefined)
+          throw new WorkbookError(
+            `${source}, sheet ${JSON.stringify(name)}: the header names ${JSON.stringify(h)} twice (columns ${columnLetter(first)} and ${columnLetter(i)})`,
+          );
         seen.set(h, i);
       });
       return;

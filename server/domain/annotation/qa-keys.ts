@@ -35,7 +35,11 @@ export const QA_SHORTCUTS: { keys: string[]; description: string }[] = [
   { keys: ["Ctrl/⌘", "Enter"], description: "Record the review and go to the next item" },
 ];
 
-export function qaCommandForKey(e: KeyLike, target: TargetLike | null | undefined, opts: { categories: number; allowNotExecutable: boolean }): QaCommand | null {
+export function qaCommandForKey(
+  e: KeyLike,
+  target: TargetLike | null | undefined,
+  opts: { categories: number; allowNotExecutable: boolean },
+): QaCommand | null {
   if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) return e.repeat ? null : { kind: "submitAndNext" };
   if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return null;
   if (isTypingTarget(target)) return null;
@@ -77,6 +81,9 @@ export function qaDecisionFor(
   form: { verdict: string | null; category: string | null; firstFailingStep: number | null },
 ): "confirmed" | "corrected" {
   if (!consolidated) return "corrected";
-  const same = consolidated.verdict === form.verdict && (consolidated.category ?? null) === (form.category ?? null) && (consolidated.firstFailingStep ?? null) === (form.firstFailingStep ?? null);
+  const same =
+    consolidated.verdict === form.verdict &&
+    (consolidated.category ?? null) === (form.category ?? null) &&
+    (consolidated.firstFailingStep ?? null) === (form.firstFailingStep ?? null);
   return same ? "confirmed" : "corrected";
 }

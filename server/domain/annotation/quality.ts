@@ -25,7 +25,8 @@ export function timeHistogram(ms: readonly number[]): { label: string; count: nu
   }
   const fmt = (s: number) => (s < 60 ? `${s} s` : `${s / 60} min`);
   return counts.map((count, b) => ({
-    label: b === 0 ? `< ${fmt(TIME_BINS_S[0])}` : b === TIME_BINS_S.length ? `≥ ${fmt(TIME_BINS_S[b - 1]!)}` : `${fmt(TIME_BINS_S[b - 1]!)}–${fmt(TIME_BINS_S[b]!)}`,
+    label:
+      b === 0 ? `< ${fmt(TIME_BINS_S[0])}` : b === TIME_BINS_S.length ? `≥ ${fmt(TIME_BINS_S[b - 1]!)}` : `${fmt(TIME_BINS_S[b - 1]!)}–${fmt(TIME_BINS_S[b]!)}`,
     count,
   }));
 }
@@ -49,7 +50,10 @@ export function rollingAgreement(outcomes: readonly (0 | 1)[], window: number): 
  * Shares of each category among an annotator's failure labels next to the pooled shares of all annotators, and the
  * total variation distance between the two (half the sum of absolute differences: 0 = same use, 1 = disjoint).
  */
-export function categoryUse(own: ReadonlyMap<string, number>, pooled: ReadonlyMap<string, number>): { rows: { category: string; own: number; pooled: number }[]; distance: number | null } {
+export function categoryUse(
+  own: ReadonlyMap<string, number>,
+  pooled: ReadonlyMap<string, number>,
+): { rows: { category: string; own: number; pooled: number }[]; distance: number | null } {
   const ownTotal = [...own.values()].reduce((a, b) => a + b, 0);
   const pooledTotal = [...pooled.values()].reduce((a, b) => a + b, 0);
   const categories = [...new Set([...pooled.keys(), ...own.keys()])].sort();

@@ -46,9 +46,7 @@ export type LabelAnswers = Record<string, AnswerValue | PerStepAnswer>;
 
 const option = z.string().trim().min(1, "an option cannot be empty").max(120, "an option is at most 120 characters");
 const base = {
-  id: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,39}$/, "an id is 1–40 lower-case letters, digits or _, starting with a letter"),
+  id: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, "an id is 1–40 lower-case letters, digits or _, starting with a letter"),
   prompt: z.string().trim().min(1, "a question needs a prompt").max(500, "a prompt is at most 500 characters"),
   required: z.boolean().default(false),
   perStep: z.boolean().default(false),
@@ -197,7 +195,8 @@ export function validateAnswers(questions: readonly Question[], input: unknown, 
     const steps = Object.keys(raw as object)
       .map((k) => {
         const n = Number(k);
-        if (!/^\d+$/.test(k) || n >= Math.max(stepCount, 1)) throw new QuestionError(`${label(q)}[${k}]`, `is not a step of this trajectory (0 to ${Math.max(stepCount - 1, 0)})`);
+        if (!/^\d+$/.test(k) || n >= Math.max(stepCount, 1))
+          throw new QuestionError(`${label(q)}[${k}]`, `is not a step of this trajectory (0 to ${Math.max(stepCount - 1, 0)})`);
         return n;
       })
       .sort((a, b) => a - b);

@@ -34,7 +34,14 @@ export function splitTaskFields(row: Record<string, unknown>, readByImporter: Re
   let count = 0;
   for (const [name, value] of Object.entries(row)) {
     if (readByImporter.has(name) || value === null || value === undefined) continue;
-    const text = typeof value === "string" ? value : typeof value === "number" && Number.isFinite(value) ? String(value) : typeof value === "boolean" ? String(value) : null;
+    const text =
+      typeof value === "string"
+        ? value
+        : typeof value === "number" && Number.isFinite(value)
+          ? String(value)
+          : typeof value === "boolean"
+            ? String(value)
+            : null;
     if (text !== null && text.length <= MAX_ATTRIBUTE_VALUE && name.length > 0 && name.length <= MAX_ATTRIBUTE_NAME && count < MAX_ATTRIBUTES) {
       attributes[name] = text;
       count++;

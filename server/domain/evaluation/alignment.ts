@@ -61,13 +61,21 @@ export function splitForAlignment(candidates: readonly SplitCandidate[], heldOut
   const byId = new Map<number, SplitCandidate>();
   for (const c of candidates) {
     const seen = byId.get(c.trajectoryId);
-    if (seen && (seen.human !== c.human || seen.site !== c.site)) throw new AlignmentInputError(`trajectory ${c.trajectoryId} appears twice with different labels or sites`);
+    if (seen && (seen.human !== c.human || seen.site !== c.site))
+      throw new AlignmentInputError(`trajectory ${c.trajectoryId} appears twice with different labels or sites`);
     byId.set(c.trajectoryId, c);
   }
   const items = [...byId.values()];
   if (items.length < 2) throw new AlignmentInputError(`a split needs at least 2 labelled items (success or failure), got ${items.length}`);
   const want = Math.min(items.length - 1, Math.max(1, Math.round(items.length * heldOutShare)));
-  const held = new Set(seededSample(items.map((c) => ({ id: c.trajectoryId, stratum: stratumKey(c) })), want, seed, { stratified: true }));
+  const held = new Set(
+    seededSample(
+      items.map((c) => ({ id: c.trajectoryId, stratum: stratumKey(c) })),
+      want,
+      seed,
+      { stratified: true },
+    ),
+  );
   const strata = new Map<string, SplitStratum>();
   for (const c of items) {
     const key = stratumKey(c);
@@ -81,7 +89,9 @@ export function splitForAlignment(candidates: readonly SplitCandidate[], heldOut
   return {
     calibration: ids.filter((id) => !held.has(id)),
     heldOut: ids.filter((id) => held.has(id)),
-    strata: [...strata.values()].sort((a, b) => (a.human !== b.human ? (a.human === "success" ? -1 : 1) : (a.site ?? "\uffff").localeCompare(b.site ?? "\uffff"))),
+    strata: [...strata.values()].sort((a, b) =>
+      a.human !== b.human ? (a.human === "success" ? -1 : 1) : (a.site ?? "\uffff").localeCompare(b.site ?? "\uffff"),
+    ),
   };
 }
 

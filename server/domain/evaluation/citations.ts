@@ -100,15 +100,31 @@ export function checkCitations(citations: ParsedCitation[], steps: CitableStep[]
     if (c.stepNumber === null) return { ...c, stepIndex: null, storedBox: null };
     const step = c.stepNumber >= 1 ? steps[c.stepNumber - 1] : undefined;
     if (!step) {
-      return { ...c, stepIndex: null, storedBox: null, problem: c.problem ?? `step ${c.stepNumber} does not exist (the trajectory has ${steps.length} step${steps.length === 1 ? "" : "s"})` };
+      return {
+        ...c,
+        stepIndex: null,
+        storedBox: null,
+        problem: c.problem ?? `step ${c.stepNumber} does not exist (the trajectory has ${steps.length} step${steps.length === 1 ? "" : "s"})`,
+      };
     }
     if (!c.box || c.problem) return { ...c, stepIndex: step.index, storedBox: null };
     const [x1, y1, x2, y2] = c.box;
     if (!(x1 < x2 && y1 < y2)) return { ...c, stepIndex: step.index, storedBox: null, problem: `box ${formatBox(c.box)} is empty or reversed` };
-    if (!step.sent) return { ...c, stepIndex: step.index, storedBox: null, problem: `box ${formatBox(c.box)} on step ${c.stepNumber}, whose screenshot the judge was not sent` };
+    if (!step.sent)
+      return {
+        ...c,
+        stepIndex: step.index,
+        storedBox: null,
+        problem: `box ${formatBox(c.box)} on step ${c.stepNumber}, whose screenshot the judge was not sent`,
+      };
     const { width, height } = step.sent;
     if (x1 < 0 || y1 < 0 || x2 > width || y2 > height) {
-      return { ...c, stepIndex: step.index, storedBox: null, problem: `box ${formatBox(c.box)} lies outside the ${width}×${height} screenshot of step ${c.stepNumber}` };
+      return {
+        ...c,
+        stepIndex: step.index,
+        storedBox: null,
+        problem: `box ${formatBox(c.box)} lies outside the ${width}×${height} screenshot of step ${c.stepNumber}`,
+      };
     }
     const stored = step.stored ?? step.sent;
     const fx = stored.width / width;

@@ -44,7 +44,12 @@ export interface CriteriaAgreement {
   /** Rubric: the process as a whole (met = success) against the human outcome; null without process grades. */
   process: JudgeOnItems | null;
   /** Items where verdict and people disagree, with the criteria the judge graded not met (or could not read). */
-  disagreements: { trajectoryId: number; human: "success" | "failure"; verdict: string; notMet: { kind: CriterionKind; text: string; result: CriterionResult }[] }[];
+  disagreements: {
+    trajectoryId: number;
+    human: "success" | "failure";
+    verdict: string;
+    notMet: { kind: CriterionKind; text: string; result: CriterionResult }[];
+  }[];
 }
 
 export function criteriaAgreement(items: LabelledVerdict[], rows: CriterionRow[]): CriteriaAgreement {
@@ -65,12 +70,26 @@ export function criteriaAgreement(items: LabelledVerdict[], rows: CriterionRow[]
       met: all.filter((r) => r.result === "met").length,
       notMet: all.filter((r) => r.result === "not_met").length,
       unparseable: all.filter((r) => r.result === "unparseable").length,
-      againstHuman: judgeOnItems(judged.map(({ it, own }) => ({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.human, verdict: own.every((r) => r.result === "met") ? "success" : "failure" }))),
+      againstHuman: judgeOnItems(
+        judged.map(({ it, own }) => ({
+          trajectoryId: it.trajectoryId,
+          taskId: it.taskId,
+          human: it.human,
+          verdict: own.every((r) => r.result === "met") ? "success" : "failure",
+        })),
+      ),
     };
   });
   const withProcess = items.filter((it) => it.process !== null);
   const process = withProcess.length
-    ? judgeOnItems(withProcess.map((it) => ({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.human, verdict: it.process === "met" ? "success" : it.process === "not_met" ? "failure" : "unparseable" })))
+    ? judgeOnItems(
+        withProcess.map((it) => ({
+          trajectoryId: it.trajectoryId,
+          taskId: it.taskId,
+          human: it.human,
+          verdict: it.process === "met" ? "success" : it.process === "not_met" ? "failure" : "unparseable",
+        })),
+      )
     : null;
   const disagreements = items
     .filter((it) => (it.verdict === "success" || it.verdict === "failure") && it.verdict !== it.human)

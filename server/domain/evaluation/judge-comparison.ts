@@ -172,7 +172,8 @@ export function compareOnItems(items: readonly PairedItem[], settings: Compariso
     const a = oa === "success" ? 0 : 1;
     const b = ob === "success" ? 0 : 1;
     patterns[h * 4 + a * 2 + b]!++;
-    if (a !== b) flips.push({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.human, a: it.a!, b: it.b!, direction: b === h ? "now right" : "now wrong" });
+    if (a !== b)
+      flips.push({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.human, a: it.a!, b: it.b!, direction: b === h ? "now right" : "now wrong" });
   }
   const tableOf = (which: "a" | "b", w: ArrayLike<number>): [number, number, number, number] => {
     const t: [number, number, number, number] = [0, 0, 0, 0];
@@ -186,8 +187,22 @@ export function compareOnItems(items: readonly PairedItem[], settings: Compariso
   const ta = tableOf("a", patterns);
   const tb = tableOf("b", patterns);
   const n = ta[0] + ta[1] + ta[2] + ta[3];
-  const kappaA = kappaFromTable([[ta[0], ta[1]], [ta[2], ta[3]]], "none", { replicates, seed });
-  const kappaB = kappaFromTable([[tb[0], tb[1]], [tb[2], tb[3]]], "none", { replicates, seed });
+  const kappaA = kappaFromTable(
+    [
+      [ta[0], ta[1]],
+      [ta[2], ta[3]],
+    ],
+    "none",
+    { replicates, seed },
+  );
+  const kappaB = kappaFromTable(
+    [
+      [tb[0], tb[1]],
+      [tb[2], tb[3]],
+    ],
+    "none",
+    { replicates, seed },
+  );
   const estimate = kappaA.kappa !== null && kappaB.kappa !== null ? kappaB.kappa - kappaA.kappa : null;
   const change: KappaChange = { estimate, low: null, high: null, level: INTERVAL_LEVEL, replicates, seed, undefinedReplicates: 0, note: null };
   if (estimate === null) change.note = `no interval: κ is undefined ${kappaA.kappa === null ? `before (${kappaA.reason})` : `after (${kappaB.reason})`}`;

@@ -77,7 +77,12 @@ export function keyMayGoTo(bound: string, endpoint: URL): boolean {
   } catch {
     return false;
   }
-  if (b.protocol !== endpoint.protocol || b.hostname.toLowerCase().replace(/\.$/, "") !== endpoint.hostname.toLowerCase().replace(/\.$/, "") || portOf(b) !== portOf(endpoint)) return false;
+  if (
+    b.protocol !== endpoint.protocol ||
+    b.hostname.toLowerCase().replace(/\.$/, "") !== endpoint.hostname.toLowerCase().replace(/\.$/, "") ||
+    portOf(b) !== portOf(endpoint)
+  )
+    return false;
   const want = pathSegments(b);
   const have = pathSegments(endpoint);
   return want.every((seg, i) => have[i] === seg);
@@ -88,7 +93,8 @@ export const judgeKeyEnvSchema = z
   .string()
   .trim()
   .superRefine((name, ctx) => {
-    if (!isAllowedKeyEnv(name)) ctx.addIssue({ code: "custom", message: `apiKeyEnv ${JSON.stringify(name)} is not an allowed key source: use ${KEY_ENV_RULE}` });
+    if (!isAllowedKeyEnv(name))
+      ctx.addIssue({ code: "custom", message: `apiKeyEnv ${JSON.stringify(name)} is not an allowed key source: use ${KEY_ENV_RULE}` });
   });
 
 // ---- host policy ----
@@ -155,7 +161,9 @@ export function parseLoopbackPorts(text: string | undefined): PortSet | { proble
     const lo = Number(m?.[1]);
     const hi = m?.[2] === undefined ? lo : Number(m[2]);
     if (!m || lo < 2 || hi > 65535 || hi < lo) {
-      return { problem: `VERDICT_JUDGE_ALLOW_LOOPBACK: ${JSON.stringify(part)} is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434` };
+      return {
+        problem: `VERDICT_JUDGE_ALLOW_LOOPBACK: ${JSON.stringify(part)} is not a TCP port (2–65535) or range (8000-8010); list ports such as 8000,11434`,
+      };
     }
     ranges.push([lo, hi]);
   }

@@ -149,10 +149,17 @@ export function effectivePromptVersion(version: string, options: Pick<JudgeOptio
 }
 
 /** The configuration version and options an effective prompt version stands for (null for a foreign string). */
-export function parseEffectivePromptVersion(v: string): { version: string; askFirstFailingStep: boolean; withoutFinalAnswer: boolean; askCitations: boolean } | null {
+export function parseEffectivePromptVersion(
+  v: string,
+): { version: string; askFirstFailingStep: boolean; withoutFinalAnswer: boolean; askCitations: boolean } | null {
   const [version, ...suffixes] = v.split("+");
   if (!version || suffixes.some((x) => x !== "first-step" && x !== "no-answer" && x !== "cite")) return null;
-  return { version, askFirstFailingStep: suffixes.includes("first-step"), withoutFinalAnswer: suffixes.includes("no-answer"), askCitations: suffixes.includes("cite") };
+  return {
+    version,
+    askFirstFailingStep: suffixes.includes("first-step"),
+    withoutFinalAnswer: suffixes.includes("no-answer"),
+    askCitations: suffixes.includes("cite"),
+  };
 }
 
 const FIRST_STEP_INSTRUCTIONS = [
@@ -344,6 +351,7 @@ export function parseFailureStep(reply: string | null | undefined, verdict: Verd
   const text = values[0]!;
   if (!/^\d+$/.test(text)) return { status: "unparseable", problem: `first failing step ${JSON.stringify(text)} is not a step number` };
   const position = Number(text);
-  if (position < 1 || position > stepIndices.length) return { status: "unparseable", problem: `first failing step ${position} is outside 1–${stepIndices.length}` };
+  if (position < 1 || position > stepIndices.length)
+    return { status: "unparseable", problem: `first failing step ${position} is outside 1–${stepIndices.length}` };
   return { status: "given", stepIndex: stepIndices[position - 1]!, position };
 }

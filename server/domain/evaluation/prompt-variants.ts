@@ -22,11 +22,7 @@ import type { JudgeK, JudgeOptions } from "./verdicts";
 export const PERTURBATION_KINDS = ["shuffle", "subset", "no-answer", "no-history"] as const;
 export type PerturbationKind = (typeof PERTURBATION_KINDS)[number];
 
-export type Perturbation =
-  | { kind: "shuffle"; seed: number }
-  | { kind: "subset"; k: number; seed: number }
-  | { kind: "no-answer" }
-  | { kind: "no-history" };
+export type Perturbation = { kind: "shuffle"; seed: number } | { kind: "subset"; k: number; seed: number } | { kind: "no-answer" } | { kind: "no-history" };
 
 export interface JudgeVariant {
   /** A stored prompt version (judge_prompt_versions.id); absent = the configuration's own prompt. */
@@ -70,7 +66,8 @@ export function formatVariant(v: JudgeVariant): string {
 const MAX_SEED = 4_294_967_295;
 
 function checkSeed(seed: number, text: string): number {
-  if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED) throw new VariantError(`variant ${JSON.stringify(text)}: the seed must be a whole number from 0 to ${MAX_SEED}`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > MAX_SEED)
+    throw new VariantError(`variant ${JSON.stringify(text)}: the seed must be a whole number from 0 to ${MAX_SEED}`);
   return seed;
 }
 
@@ -81,7 +78,8 @@ export function parseVariant(text: string): JudgeVariant {
   for (const token of text.split("+")) {
     let m: RegExpExecArray | null;
     if ((m = /^pv(\d{1,12})$/.exec(token))) {
-      if (out.promptVersionId !== undefined || out.perturbation) throw new VariantError(`variant ${JSON.stringify(text)}: a prompt version comes first and once`);
+      if (out.promptVersionId !== undefined || out.perturbation)
+        throw new VariantError(`variant ${JSON.stringify(text)}: a prompt version comes first and once`);
       out.promptVersionId = Number(m[1]);
       continue;
     }
@@ -92,7 +90,10 @@ export function parseVariant(text: string): JudgeVariant {
       if (k < 1) throw new VariantError(`variant ${JSON.stringify(text)}: a subset keeps at least 1 screenshot`);
       out.perturbation = { kind: "subset", k, seed: checkSeed(Number(m[2]), text) };
     } else if (token === "no-answer" || token === "no-history") out.perturbation = { kind: token };
-    else throw new VariantError(`variant ${JSON.stringify(text)}: ${JSON.stringify(token)} is not a prompt version (pvN) or a perturbation (shuffle-sN, subsetK-sN, no-answer, no-history)`);
+    else
+      throw new VariantError(
+        `variant ${JSON.stringify(text)}: ${JSON.stringify(token)} is not a prompt version (pvN) or a perturbation (shuffle-sN, subsetK-sN, no-answer, no-history)`,
+      );
   }
   return out;
 }
@@ -189,7 +190,12 @@ export function perturbScreenshots(prompt: JudgePrompt, p: Perturbation | undefi
   if (p.kind === "shuffle") units = shuffle(split.units, rng);
   else {
     if (p.k >= split.units.length) return prompt;
-    const keep = new Set(shuffle(split.units.map((_, i) => i), rng).slice(0, p.k));
+    const keep = new Set(
+      shuffle(
+        split.units.map((_, i) => i),
+        rng,
+      ).slice(0, p.k),
+    );
     units = split.units.filter((_, i) => keep.has(i));
     const total = split.units.length;
     before = before.map((part, i) =>
@@ -270,10 +276,7 @@ export function normaliseRubric(rubric: string): string {
 }
 
 function renderExamples(examples: FewShotExample[]): string {
-  const lines = [
-    "",
-    "Examples people judged. Their verdict is the right one; a judge had got them wrong. Apply the same standard:",
-  ];
+  const lines = ["", "Examples people judged. Their verdict is the right one; a judge had got them wrong. Apply the same standard:"];
   // Each example in its own tags, so that a model tells the examples apart from the case it is asked about.
   for (const e of examples) {
     lines.push("<example>", `Task: ${clip(e.intent)}`);

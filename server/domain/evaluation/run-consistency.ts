@@ -58,7 +58,9 @@ export function judgeRunConsistency(runs: JudgeRun[]): JudgeRunConsistency {
     for (let j = i + 1; j < runs.length; j++) {
       const a = runs[i]!;
       const b = runs[j]!;
-      const ids = [...a.verdicts.keys()].filter((id) => DECIDED.has(String(a.verdicts.get(id))) && DECIDED.has(String(b.verdicts.get(id)))).sort((x, y) => x - y);
+      const ids = [...a.verdicts.keys()]
+        .filter((id) => DECIDED.has(String(a.verdicts.get(id))) && DECIDED.has(String(b.verdicts.get(id))))
+        .sort((x, y) => x - y);
       const va = ids.map((id) => String(a.verdicts.get(id)));
       const vb = ids.map((id) => String(b.verdicts.get(id)));
       const pairFlips = ids.filter((_, k) => va[k] !== vb[k]).length;
@@ -77,7 +79,13 @@ export function judgeRunConsistency(runs: JudgeRun[]): JudgeRunConsistency {
       });
     }
   }
-  const fleiss = common.length && runs.length >= 2 ? fleissKappa(common.map((id) => runs.map((r) => String(r.verdicts.get(id)))), ["success", "failure"]) : null;
+  const fleiss =
+    common.length && runs.length >= 2
+      ? fleissKappa(
+          common.map((id) => runs.map((r) => String(r.verdicts.get(id)))),
+          ["success", "failure"],
+        )
+      : null;
   return {
     runs: runs.map((r) => r.run),
     items: common.length,

@@ -271,7 +271,14 @@ function screenshotParts(input: JudgeInput, stepIndices: number[]): PromptPart[]
  * The outcome call of the key-point protocol: the case with the whole action history (WebJudge always shows it),
  * the key points, and the kept screenshots, or a line saying none reached the threshold.
  */
-export function buildKeyPointOutcomePrompt(input: JudgeInput, keyPoints: Criterion[], kept: number[], threshold: number, scored: number, options: OutcomeOptions): OutcomePrompt {
+export function buildKeyPointOutcomePrompt(
+  input: JudgeInput,
+  keyPoints: Criterion[],
+  kept: number[],
+  threshold: number,
+  scored: number,
+  options: OutcomeOptions,
+): OutcomePrompt {
   let head = describeCase(input, { ...options, includeThoughts: !!options.includeThoughts, includeActionHistory: true });
   head += `\nKey points:\n${numbered(keyPoints, false)}\n`;
   head +=
@@ -280,7 +287,11 @@ export function buildKeyPointOutcomePrompt(input: JudgeInput, keyPoints: Criteri
       : `\nThe ${kept.length} of ${scored} screenshots scored ${threshold} or more for relevance, oldest first:`;
   return {
     system: outcomeSystem(KEY_POINT_OUTCOME_SYSTEM, options),
-    parts: [{ type: "text", text: head }, ...screenshotParts(input, kept), { type: "text", text: "Was the task accomplished? Grade each key point, cite your evidence, then give the verdict line." }],
+    parts: [
+      { type: "text", text: head },
+      ...screenshotParts(input, kept),
+      { type: "text", text: "Was the task accomplished? Grade each key point, cite your evidence, then give the verdict line." },
+    ],
     stepIndices: kept,
   };
 }
@@ -290,16 +301,28 @@ export function buildRubricOutcomePrompt(input: JudgeInput, criteria: Criterion[
   const stepIndices = selectScreenshotSteps(input.steps, k);
   let head = describeCase(input, { ...options, includeThoughts: !!options.includeThoughts, includeActionHistory: true });
   head += `\nCriteria:\n${numbered(criteria, true)}\n`;
-  head += stepIndices.length === 0 ? "\nNo screenshots were recorded for this trajectory.\n" : `\nScreenshots of ${stepIndices.length} step${stepIndices.length === 1 ? "" : "s"}, oldest first:`;
+  head +=
+    stepIndices.length === 0
+      ? "\nNo screenshots were recorded for this trajectory.\n"
+      : `\nScreenshots of ${stepIndices.length} step${stepIndices.length === 1 ? "" : "s"}, oldest first:`;
   return {
     system: outcomeSystem(RUBRIC_OUTCOME_SYSTEM, options),
-    parts: [{ type: "text", text: head }, ...screenshotParts(input, stepIndices), { type: "text", text: "Grade each criterion, the process and the failure cause, cite your evidence, then give the verdict line." }],
+    parts: [
+      { type: "text", text: head },
+      ...screenshotParts(input, stepIndices),
+      { type: "text", text: "Grade each criterion, the process and the failure cause, cite your evidence, then give the verdict line." },
+    ],
     stepIndices,
   };
 }
 
 /** "Key point 2: NOT MET", "Criterion 1: PASS": the grade of each listed item, strictly. */
-function gradeLines(reply: string, label: "key point" | "criterion", count: number, words: { met: RegExp; notMet: RegExp }): { results: CriterionResult[]; problems: string[] } {
+function gradeLines(
+  reply: string,
+  label: "key point" | "criterion",
+  count: number,
+  words: { met: RegExp; notMet: RegExp },
+): { results: CriterionResult[]; problems: string[] } {
   const found = new Map<number, Set<CriterionResult>>();
   const line = new RegExp(`^[\\s*_#>\`-]*${label}\\s+(\\d+)[\\s*_\`]*:[\\s*_\`]*(.+?)[\\s*_\`.]*$`, "i");
   for (const raw of reply.replace(/\r\n?/g, "\n").split("\n")) {
@@ -382,11 +405,13 @@ export function parseRubricOutcome(reply: string | null | undefined, criteria: C
   const base = parseJudgeReply(text);
   const { results, problems } = gradeLines(text, "criterion", criteria.length, PASS_WORDS);
   const processLines = new Set(singleLine(text, "process"));
-  const process: CriterionResult = processLines.size !== 1 ? "unparseable" : ({ PASS: "met", FAIL: "not_met" } as Record<string, CriterionResult>)[[...processLines][0]!] ?? "unparseable";
+  const process: CriterionResult =
+    processLines.size !== 1 ? "unparseable" : (({ PASS: "met", FAIL: "not_met" } as Record<string, CriterionResult>)[[...processLines][0]!] ?? "unparseable");
   if (process === "unparseable") problems.push(processLines.size === 0 ? "no 'Process:' line" : "process grade not readable");
   const causeLines = new Set(singleLine(text, "failure cause"));
   const causeWord = causeLines.size === 1 ? [...causeLines][0]! : "";
-  const failureCause = causeWord === "CONTROLLABLE" ? "controllable" : causeWord === "UNCONTROLLABLE" ? "uncontrollable" : causeWord === "NONE" ? "none" : "unparseable";
+  const failureCause =
+    causeWord === "CONTROLLABLE" ? "controllable" : causeWord === "UNCONTROLLABLE" ? "uncontrollable" : causeWord === "NONE" ? "none" : "unparseable";
   if (failureCause === "unparseable") problems.push(causeLines.size === 0 ? "no 'Failure cause:' line" : "failure cause not readable");
   return {
     verdict: base.verdict,

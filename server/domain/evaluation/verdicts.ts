@@ -51,7 +51,10 @@ export function parseK(text: string): JudgeK {
 
 /** Parses "1,3,full" into distinct k values, in the order given. */
 export function parseKList(text: string): JudgeK[] {
-  const parts = text.split(",").map((p) => p.trim()).filter((p) => p !== "");
+  const parts = text
+    .split(",")
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
   if (parts.length === 0) throw new Error(`k list is empty (expected e.g. "1,3,full")`);
   const out: JudgeK[] = [];
   for (const p of parts) {

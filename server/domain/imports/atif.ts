@@ -19,7 +19,16 @@
  * Pure: paths are returned as written; the importer resolves and reads them.
  */
 import { z } from "zod";
-import { bundleRunSchema, bundleStepSchema, bundleTaskSchema, bundleVerdictSchema, parsedActionSchema, somElementSchema, type BundleImage, type BundleTrajectory } from "./bundle";
+import {
+  bundleRunSchema,
+  bundleStepSchema,
+  bundleTaskSchema,
+  bundleVerdictSchema,
+  parsedActionSchema,
+  somElementSchema,
+  type BundleImage,
+  type BundleTrajectory,
+} from "./bundle";
 import { OUTCOMES, type Outcome, type ParsedAction, type ScrollDirection, type SomElement } from "../types";
 
 export const ATIF_SCHEMA_VERSION = "ATIF-v1.6";
@@ -44,7 +53,10 @@ export const atifStepSchema = z
     message: content,
     reasoning_content: z.string().nullish(),
     tool_calls: z.array(toolCall).nullish(),
-    observation: z.object({ results: z.array(z.object({ source_call_id: z.string().nullish(), content }).passthrough()) }).passthrough().nullish(),
+    observation: z
+      .object({ results: z.array(z.object({ source_call_id: z.string().nullish(), content }).passthrough()) })
+      .passthrough()
+      .nullish(),
     extra: record.nullish(),
   })
   .passthrough();
@@ -53,7 +65,10 @@ export const atifTrajectorySchema = z
   .object({
     schema_version: z.string().regex(ATIF_VERSION, 'must be "ATIF-v1.<n>"'),
     session_id: z.string().nullish(),
-    agent: z.object({ name: z.string().nullish(), version: z.string().nullish(), model_name: z.string().nullish(), extra: record.nullish() }).passthrough().nullish(),
+    agent: z
+      .object({ name: z.string().nullish(), version: z.string().nullish(), model_name: z.string().nullish(), extra: record.nullish() })
+      .passthrough()
+      .nullish(),
     steps: z.array(atifStepSchema),
     notes: z.string().nullish(),
     final_metrics: record.nullish(),
@@ -145,7 +160,8 @@ function imagesOf(c: AtifContent): AtifImageRef[] {
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() ? v : typeof v === "number" ? String(v) : null);
-const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown): number | null =>
+  typeof v === "number" && Number.isFinite(v) ? v : typeof v === "string" && v.trim() && Number.isFinite(Number(v)) ? Number(v) : null;
 
 /** A point the arguments name: x/y, coordinate/coordinates [x, y], or a position object. */
 function pointOf(args: Record<string, unknown>): [number, number] | null {
@@ -219,8 +235,15 @@ function directionOf(name: string, args: Record<string, unknown>): ScrollDirecti
 
 /** `computer_click`, `browser.click`, `mcp__playwright__browser_click` → `click`. */
 function baseName(functionName: string): string {
-  const last = functionName.split(/__|\.|\//).filter(Boolean).at(-1) ?? functionName;
-  return last.toLowerCase().replace(/^(computer|browser|page|web|mouse_?|keyboard_?)_(?=.)/, "").replace(/-/g, "_");
+  const last =
+    functionName
+      .split(/__|\.|\//)
+      .filter(Boolean)
+      .at(-1) ?? functionName;
+  return last
+    .toLowerCase()
+    .replace(/^(computer|browser|page|web|mouse_?|keyboard_?)_(?=.)/, "")
+    .replace(/-/g, "_");
 }
 
 /**
@@ -241,27 +264,35 @@ export function toolCallAction(functionName: string, args: Record<string, unknow
     const submit = args.submit === true || args.press_enter === true || args.enter === true;
     return { type: "type", ...at, value: text() ?? "", ...(submit ? { submit: true } : {}) };
   }
-  if (/^(key|keys|press|press_key|keypress|hotkey|key_press|send_keys)$/.test(name)) return { type: "press", ...at, value: valueOf(args, ["key", "keys", "text", "combo", "value"]) };
+  if (/^(key|keys|press|press_key|keypress|hotkey|key_press|send_keys)$/.test(name))
+    return { type: "press", ...at, value: valueOf(args, ["key", "keys", "text", "combo", "value"]) };
   if (/^(scroll|scroll_up|scroll_down|scroll_left|scroll_right|scroll_page|scroll_at)$/.test(name)) {
     const delta = deltaOf(args);
     return { type: "scroll", ...at, direction: directionOf(name, args), ...(delta ? { delta } : {}) };
   }
-  if (/^(navigate|goto|go_to|go_to_url|open_url|visit|open|navigate_to|load_url)$/.test(name)) return { type: "goto", value: valueOf(args, ["url", "href", "link", "value"]) };
+  if (/^(navigate|goto|go_to|go_to_url|open_url|visit|open|navigate_to|load_url)$/.test(name))
+    return { type: "goto", value: valueOf(args, ["url", "href", "link", "value"]) };
   if (/^(back|go_back|navigate_back|history_back)$/.test(name)) return { type: "go_back" };
   if (/^(forward|go_forward|navigate_forward)$/.test(name)) return { type: "go_forward" };
-  if (/^(wait|sleep|pause|noop)$/.test(name)) return { type: "wait", ...(valueOf(args, ["seconds", "ms", "duration", "time"]) !== null ? { value: valueOf(args, ["seconds", "ms", "duration", "time"]) } : {}) };
+  if (/^(wait|sleep|pause|noop)$/.test(name))
+    return {
+      type: "wait",
+      ...(valueOf(args, ["seconds", "ms", "duration", "time"]) !== null ? { value: valueOf(args, ["seconds", "ms", "duration", "time"]) } : {}),
+    };
   if (/^(hover|mouse_move|move|move_mouse|mouse_over)$/.test(name)) return { type: "hover", ...at };
   if (/^(drag|left_click_drag|drag_and_drop|drag_to|mouse_drag)$/.test(name)) {
     const to = endOf(args);
     return { type: "drag", ...at, ...(to ? { to } : {}) };
   }
-  if (/^(select|select_option|select_dropdown_option|choose_option)$/.test(name)) return { type: "select", ...at, value: valueOf(args, ["option", "options", "value", "text", "label"]) };
+  if (/^(select|select_option|select_dropdown_option|choose_option)$/.test(name))
+    return { type: "select", ...at, value: valueOf(args, ["option", "options", "value", "text", "label"]) };
   if (/^(clear|clear_input)$/.test(name)) return { type: "clear", ...at };
   if (/^(upload|upload_file|set_input_files)$/.test(name)) return { type: "upload", ...at, value: valueOf(args, ["file", "path", "files"]) };
   if (/^(new_tab|open_tab)$/.test(name)) return { type: "new_tab", ...(valueOf(args, ["url"]) !== null ? { value: valueOf(args, ["url"]) } : {}) };
   if (/^(close_tab|tab_close)$/.test(name)) return { type: "close_tab" };
   if (/^(switch_tab|tab_focus|focus_tab|select_tab)$/.test(name)) return { type: "tab_focus", value: valueOf(args, ["index", "tab", "tab_id", "page_id"]) };
-  if (/^(search|google|web_search|search_google|search_engine)$/.test(name)) return { type: "search_engine", value: valueOf(args, ["query", "q", "text", "value"]) };
+  if (/^(search|google|web_search|search_google|search_engine)$/.test(name))
+    return { type: "search_engine", value: valueOf(args, ["query", "q", "text", "value"]) };
   if (/^(screenshot|take_screenshot|capture|observe|get_screenshot)$/.test(name)) return { type: "noop", value: "screenshot" };
   if (/^(answer|done|finish|final_answer|submit|stop|send_msg_to_user|respond|reply|terminate|complete|complete_task|task_complete|report)$/.test(name)) {
     return { type: "answer", value: valueOf(args, ["text", "answer", "message", "content", "result", "response", "value"]) };
@@ -291,7 +322,10 @@ export function readAtif(doc: AtifTrajectory): AtifReading {
   if (rootExtra !== undefined) {
     const parsed = trajectoryExtraSchema.safeParse(rootExtra);
     if (parsed.success) verdict = parsed.data;
-    else warnings.push(`extra.${ATIF_EXTRA_KEY} is not Verdict's (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}); read as plain ATIF`);
+    else
+      warnings.push(
+        `extra.${ATIF_EXTRA_KEY} is not Verdict's (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}); read as plain ATIF`,
+      );
   }
 
   let intent: string | null = null;
@@ -372,7 +406,9 @@ function agentStep(s: AtifStep, index: number, shown: AtifImageRef | null, isLas
         durationMs: e.durationMs,
       };
     }
-    warnings.push(`step ${s.step_id ?? index + 1}: extra.${ATIF_EXTRA_KEY} is not Verdict's (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}); read as plain ATIF`);
+    warnings.push(
+      `step ${s.step_id ?? index + 1}: extra.${ATIF_EXTRA_KEY} is not Verdict's (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}); read as plain ATIF`,
+    );
   }
   const calls = s.tool_calls ?? [];
   const message = textOf(s.message).trim() || null;
@@ -508,7 +544,12 @@ export function toAtif(
   return {
     schema_version: ATIF_SCHEMA_VERSION,
     session_id: opts.sessionId,
-    agent: { name: t.run.agentName, version: "unknown", ...(t.run.model ? { model_name: t.run.model } : {}), extra: { run: t.run.name, source_system: t.run.sourceSystem } },
+    agent: {
+      name: t.run.agentName,
+      version: "unknown",
+      ...(t.run.model ? { model_name: t.run.model } : {}),
+      extra: { run: t.run.name, source_system: t.run.sourceSystem },
+    },
     steps,
     notes: `Exported by ${opts.generator}. Screenshots are image content parts with paths relative to this file: the first with the task, each later one in the observation of the step before it. extra.${ATIF_EXTRA_KEY} holds what ATIF has no field for (parsed actions, Set-of-Marks boxes, unmarked screenshots, the run, verdicts).`,
     final_metrics: { total_steps: steps.length },

@@ -78,10 +78,7 @@ export const bundleTaskSchema = z.object({
   inputImages: z.array(z.string()).default([]),
   referenceAnswers: z.array(z.object({ kind: z.string(), text: z.string() })).default([]),
   evaluatorConfig: z.unknown().optional(),
-  difficulty: z
-    .object({ overall: z.string().nullish(), reasoning: z.string().nullish(), visual: z.string().nullish() })
-    .nullable()
-    .default(null),
+  difficulty: z.object({ overall: z.string().nullish(), reasoning: z.string().nullish(), visual: z.string().nullish() }).nullable().default(null),
   tags: z.array(z.string()).default([]),
   extra: z.record(z.string(), z.unknown()).nullable().default(null),
   /** The source's own task fields (a fork's `ques_group`, `lang`…), as text: analytics split views by them. */
@@ -152,9 +149,7 @@ export type BundleVerdict = z.infer<typeof bundleVerdictSchema>;
 /** Human-readable list of zod issues: "trajectories[0].steps[2].action.type: Invalid option …". */
 export function describeZodIssues(error: z.ZodError, max = 5): string {
   const lines = error.issues.slice(0, max).map((i) => {
-    const where = i.path
-      .map((p, n) => (typeof p === "number" ? `[${p}]` : n === 0 ? String(p) : `.${String(p)}`))
-      .join("");
+    const where = i.path.map((p, n) => (typeof p === "number" ? `[${p}]` : n === 0 ? String(p) : `.${String(p)}`)).join("");
     return `${where || "(root)"}: ${i.message}`;
   });
   if (error.issues.length > max) lines.push(`… and ${error.issues.length - max} more`);

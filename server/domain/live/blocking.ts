@@ -29,10 +29,18 @@ export interface Blocking {
 /** CSS selectors the collector tests; each is a widget or page of a known CAPTCHA, bot-check or consent vendor. */
 export const CAPTCHA_SELECTORS = [".g-recaptcha", "#recaptcha", ".h-captcha", ".cf-turnstile", "#px-captcha", "#captcha", "[name='captcha']"];
 export const BOT_CHECK_SELECTORS = ["#challenge-form", "#challenge-running", "#cf-challenge-running", "#cf-wrapper .cf-error-details"];
-export const CONSENT_SELECTORS = ["#onetrust-banner-sdk", "#CybotCookiebotDialog", ".qc-cmp2-container", "[id^='sp_message_container']", ".fc-consent-root", "#usercentrics-root"];
+export const CONSENT_SELECTORS = [
+  "#onetrust-banner-sdk",
+  "#CybotCookiebotDialog",
+  ".qc-cmp2-container",
+  "[id^='sp_message_container']",
+  ".fc-consent-root",
+  "#usercentrics-root",
+];
 export const BLOCKING_MARKER_SELECTORS = [...CAPTCHA_SELECTORS, ...BOT_CHECK_SELECTORS, ...CONSENT_SELECTORS];
 
-const CAPTCHA_FRAMES = /(google\.com\/recaptcha|recaptcha\.net|hcaptcha\.com|challenges\.cloudflare\.com|arkoselabs\.com|funcaptcha\.com|geo\.captcha-delivery\.com)/i;
+const CAPTCHA_FRAMES =
+  /(google\.com\/recaptcha|recaptcha\.net|hcaptcha\.com|challenges\.cloudflare\.com|arkoselabs\.com|funcaptcha\.com|geo\.captcha-delivery\.com)/i;
 
 const CAPTCHA_TEXTS = [
   /\bi['’]?m not a robot\b/i,
@@ -44,7 +52,14 @@ const CAPTCHA_TEXTS = [
   /\btype the (?:characters|text) (?:you see )?in the image\b/i,
 ];
 
-const BOT_CHECK_TITLES = [/^just a moment\.{0,3}$/i, /attention required!? \| cloudflare/i, /^access denied$/i, /^pardon our interruption/i, /^are you a robot\??$/i, /^robot check$/i];
+const BOT_CHECK_TITLES = [
+  /^just a moment\.{0,3}$/i,
+  /attention required!? \| cloudflare/i,
+  /^access denied$/i,
+  /^pardon our interruption/i,
+  /^are you a robot\??$/i,
+  /^robot check$/i,
+];
 
 const BOT_CHECK_TEXTS = [
   /\bchecking (?:if the site connection is secure|your browser before accessing)\b/i,
@@ -95,7 +110,12 @@ export function detectBlocking(page: PageSnapshot): Blocking | null {
     for (const r of consentTexts) rest = rest.replace(new RegExp(r.source, "gi"), " ");
     const strong = /before you continue to/i.test(text) || /before you continue/i.test(title);
     if (strong || (consentTexts.length > 0 && words(rest) < CONSENT_WALL_MAX_OTHER_WORDS)) {
-      return { kind: "consent_wall", evidence: consentMarker ? `a consent dialog (${consentMarker}) covering a page with little else` : `the page shows only a consent request: "${quote(text, consentTexts[0]!)}"` };
+      return {
+        kind: "consent_wall",
+        evidence: consentMarker
+          ? `a consent dialog (${consentMarker}) covering a page with little else`
+          : `the page shows only a consent request: "${quote(text, consentTexts[0]!)}"`,
+      };
     }
   }
   return null;

@@ -111,10 +111,15 @@ export function deploymentProfileProblems(p: DeploymentProfileParsed): string[] 
   p.sites.forEach((s, i) => {
     if (seen.has(s.placeholder)) problems.push(`sites[${i}].placeholder: ${s.placeholder} is listed twice`);
     seen.add(s.placeholder);
-    const urls: [string, string | undefined][] = [["url", s.url], ["login.url", s.login?.kind === "recipe" ? s.login.url : undefined], ["reset.url", s.reset?.url]];
+    const urls: [string, string | undefined][] = [
+      ["url", s.url],
+      ["login.url", s.login?.kind === "recipe" ? s.login.url : undefined],
+      ["reset.url", s.reset?.url],
+    ];
     for (const [field, url] of urls) {
       const service = url ? metadataService(new URL(url).hostname) : null;
-      if (service) problems.push(`sites[${i}] (${s.placeholder}).${field}: ${new URL(url!).host} is a cloud metadata service (${service}), which runs never reach`);
+      if (service)
+        problems.push(`sites[${i}] (${s.placeholder}).${field}: ${new URL(url!).host} is a cloud metadata service (${service}), which runs never reach`);
     }
     if (s.login?.kind === "storageState" && s.login.state !== undefined) {
       const err = storageStateProblem(s.login.state);

@@ -52,9 +52,7 @@ export interface PromptImagePart {
 }
 
 export type PromptMessage =
-  | { role: "system"; content: string }
-  | { role: "user"; content: (PromptTextPart | PromptImagePart)[] }
-  | { role: "assistant"; content: string };
+  { role: "system"; content: string } | { role: "user"; content: (PromptTextPart | PromptImagePart)[] } | { role: "assistant"; content: string };
 
 export interface PromptPastStep {
   index: number;
@@ -126,7 +124,10 @@ export function buildPolicyMessages(input: PromptInput): PromptMessage[] {
   // The task's own images belong to the task: they come right after its text, before any page.
   const taskImages = (): (PromptTextPart | PromptImagePart)[] =>
     inputImages.length
-      ? [text(`The task comes with ${inputImages.length === 1 ? "this image" : `these ${inputImages.length} images`}:`), ...inputImages.map((u) => image(u, input.imageDetail))]
+      ? [
+          text(`The task comes with ${inputImages.length === 1 ? "this image" : `these ${inputImages.length} images`}:`),
+          ...inputImages.map((u) => image(u, input.imageDetail)),
+        ]
       : [];
 
   input.history.forEach((step, i) => {

@@ -110,15 +110,7 @@ function ipv6Groups(s: string): number[] | null {
 }
 
 /** Why an address is not on the public internet: the label a refusal names ("blocked … (loopback)"). */
-export type AddressKind =
-  | "unspecified"
-  | "loopback"
-  | "private"
-  | "carrier-grade NAT"
-  | "link-local"
-  | "unique-local"
-  | "multicast"
-  | "reserved";
+export type AddressKind = "unspecified" | "loopback" | "private" | "carrier-grade NAT" | "link-local" | "unique-local" | "multicast" | "reserved";
 
 function v4Kind([a, b, c]: number[]): AddressKind | null {
   if (a === 0) return "unspecified"; // "this network"; 0.0.0.0 reaches the machine itself on Linux
@@ -248,7 +240,8 @@ export interface EgressRules {
 export function egressRefusal(host: string, port: number, address: string, rules: EgressRules): string | null {
   const name = canonicalAddress(host.replace(/\.$/, ""));
   const addr = canonicalAddress(address);
-  if (metadataService(address) ?? metadataService(host)) return name === addr || !isIpLiteral(address) ? "cloud metadata service" : `resolves to ${address}, cloud metadata service`;
+  if (metadataService(address) ?? metadataService(host))
+    return name === addr || !isIpLiteral(address) ? "cloud metadata service" : `resolves to ${address}, cloud metadata service`;
   const explicitlyAllowed = rules.allowedDestinations.some((entry) => {
     const e = splitHostPort(entry.toLowerCase());
     if (e.port === null || Number(e.port) !== port) return false;

@@ -28,7 +28,12 @@ export const liveRunSettingsSchema = z.object({
   /** Tasks of this run that may run at once, across all workers. */
   concurrency: z.number().int().min(1).max(16).default(LIVE_RUN_DEFAULTS.concurrency),
   stepTimeoutMs: z.number().int().min(1_000).max(600_000).default(LIVE_RUN_DEFAULTS.stepTimeoutMs),
-  runTimeoutMs: z.number().int().min(5_000).max(6 * 3_600_000).default(LIVE_RUN_DEFAULTS.runTimeoutMs),
+  runTimeoutMs: z
+    .number()
+    .int()
+    .min(5_000)
+    .max(6 * 3_600_000)
+    .default(LIVE_RUN_DEFAULTS.runTimeoutMs),
   /** Host allowlist (see server/domain/live/safety.ts); empty = each task's start URL host. */
   allowedHosts: z.array(z.string().min(1).max(300)).max(100).default([]),
   /**
@@ -44,9 +49,7 @@ export const liveRunSettingsSchema = z.object({
   /** Element texts the agent may not click or type into ("Place order", "Delete", …). */
   blockedTexts: z.array(z.string().min(1).max(200)).max(100).default([]),
   allowDownloads: z.boolean().default(false),
-  viewport: z
-    .object({ width: z.number().int().min(320).max(3840), height: z.number().int().min(240).max(2160) })
-    .default({ ...LIVE_RUN_DEFAULTS.viewport }),
+  viewport: z.object({ width: z.number().int().min(320).max(3840), height: z.number().int().min(240).max(2160) }).default({ ...LIVE_RUN_DEFAULTS.viewport }),
   historyScreenshots: z.number().int().min(1).max(10).default(LIVE_RUN_DEFAULTS.historyScreenshots),
   /**
    * A lab's deployment of the benchmark sites (admin-made, server/domain/live/deployment.ts): its placeholders are
@@ -91,9 +94,7 @@ export function parseActionLines(text: string): string[] {
 }
 
 /** The policy a job replays or asks, after the scripts were resolved per task. */
-export type JobPolicy =
-  | { kind: "scripted"; label: string; script: { thought?: string; action: string }[] }
-  | { kind: "vlm"; judgeConfigId: number };
+export type JobPolicy = { kind: "scripted"; label: string; script: { thought?: string; action: string }[] } | { kind: "vlm"; judgeConfigId: number };
 
 /** The payload of one `runner.task` job. */
 export interface LiveTaskPayload {

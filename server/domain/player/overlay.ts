@@ -194,7 +194,15 @@ export function layoutOverlay(input: OverlayInput): OverlayLayout {
       if (isTarget && targetStatus === "missing") targetStatus = "offscreen";
       continue;
     }
-    boxes.push({ label: el.label, tag: el.tag ?? null, text: el.text ?? null, rect: projected.rect, clipped: projected.clipped, targeted: isTarget, ...(el.xpath ? { xpath: el.xpath } : {}) });
+    boxes.push({
+      label: el.label,
+      tag: el.tag ?? null,
+      text: el.text ?? null,
+      rect: projected.rect,
+      clipped: projected.clipped,
+      targeted: isTarget,
+      ...(el.xpath ? { xpath: el.xpath } : {}),
+    });
     if (isTarget && targetRect === null) {
       targetStatus = "found";
       targetRect = projected.rect;

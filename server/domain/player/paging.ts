@@ -37,12 +37,7 @@ export function stepWindowProblem(from: number, count: number, stepCount: number
  * The aligned windows the player needs for the step on screen, most urgent first: the current step's window, then
  * the one ahead (or behind) when the playhead is within `margin` of that edge. Windows already loaded are left out.
  */
-export function windowsToFetch(
-  current: number,
-  stepCount: number,
-  loaded: ReadonlySet<number>,
-  opts: { size?: number; margin?: number } = {},
-): number[] {
+export function windowsToFetch(current: number, stepCount: number, loaded: ReadonlySet<number>, opts: { size?: number; margin?: number } = {}): number[] {
   const size = opts.size ?? STEP_WINDOW;
   const margin = opts.margin ?? PREFETCH_MARGIN;
   if (stepCount <= 0) return [];
@@ -187,7 +182,12 @@ const NO_LOOP: LoopMarks = { repeatedAction: false, repeatRun: 1, revisitedUrl: 
 /** The index back as one entry per step (the URL of loop marks is not carried: the step's details have it). */
 export function unpackStepIndex(p: PackedStepIndex): StepIndexEntry[] {
   const errors = new Set(p.errors);
-  const loops = new Map(p.loops.map(([i, bits, run, first]) => [i, { repeatedAction: !!(bits & 1), repeatRun: run, revisitedUrl: !!(bits & 2), firstSeenAt: first < 0 ? null : first, sameScreen: !!(bits & 4), url: null }]));
+  const loops = new Map(
+    p.loops.map(([i, bits, run, first]) => [
+      i,
+      { repeatedAction: !!(bits & 1), repeatRun: run, revisitedUrl: !!(bits & 2), firstSeenAt: first < 0 ? null : first, sameScreen: !!(bits & 4), url: null },
+    ]),
+  );
   const out: StepIndexEntry[] = [];
   for (let i = 0; i < p.count; i++) {
     const packed = p.shots[i] ?? "";

@@ -154,7 +154,8 @@ function textClause(t: RawToken, field: SearchField | null): TextClause {
  * punctuation or one with too many clauses.
  */
 export function parseSearchQuery(input: string): SearchQuery {
-  if (input.length > MAX_QUERY_LENGTH) throw new SearchSyntaxError(`the search is ${input.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`, MAX_QUERY_LENGTH);
+  if (input.length > MAX_QUERY_LENGTH)
+    throw new SearchSyntaxError(`the search is ${input.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`, MAX_QUERY_LENGTH);
   const query: SearchQuery = { text: [], verdicts: [] };
   let i = 0;
   while (i < input.length) {
@@ -170,7 +171,8 @@ export function parseSearchQuery(input: string): SearchQuery {
       if (!field) throw new SearchSyntaxError(`${token.name}: is not a field you can search; the fields are ${fieldNames()}`, token.start);
       query.text.push(textClause(token, field));
     } else query.text.push(textClause(token, null));
-    if (query.text.length + query.verdicts.length > MAX_CLAUSES) throw new SearchSyntaxError(`the search has more than ${MAX_CLAUSES} parts; search for fewer words at once`, token.start);
+    if (query.text.length + query.verdicts.length > MAX_CLAUSES)
+      throw new SearchSyntaxError(`the search has more than ${MAX_CLAUSES} parts; search for fewer words at once`, token.start);
   }
   if (!query.text.length && !query.verdicts.length) throw new SearchSyntaxError("the search is empty", 0);
   return query;

@@ -12,7 +12,15 @@ import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/database";
 import { userAnnotatorKey, isCampaignAnnotator } from "../../../db/repositories/annotation/campaigns";
 import { labelsOfTrajectory } from "../../../db/repositories/annotation/labels";
-import { blindedTrajectoryIds, isAgentHiddenFor, isBlindedFor, labelsInBlindCampaign, recordReveal, isInAnnotatorCampaigns, visibleToUserSql } from "../../../db/repositories/access/blind-rule";
+import {
+  blindedTrajectoryIds,
+  isAgentHiddenFor,
+  isBlindedFor,
+  labelsInBlindCampaign,
+  recordReveal,
+  isInAnnotatorCampaigns,
+  visibleToUserSql,
+} from "../../../db/repositories/access/blind-rule";
 import { hasRole, type Actor } from "../../domain/access/actor";
 import type { PlayerTrajectory } from "../trajectory-views";
 import { AppError } from "../../errors";
@@ -20,7 +28,10 @@ import { AppError } from "../../errors";
 export class BlindError extends AppError {
   // No trajectory id in the message: annotators must not learn which id an item of theirs has.
   constructor() {
-    super("FORBIDDEN", "This trajectory is in your blind labelling queue: its evaluations and other people's labels are hidden until you submit your own label");
+    super(
+      "FORBIDDEN",
+      "This trajectory is in your blind labelling queue: its evaluations and other people's labels are hidden until you submit your own label",
+    );
     this.name = "BlindError";
   }
 }
@@ -30,11 +41,12 @@ export async function assertMayViewEvaluations(db: Db, userId: string, trajector
   if (await isBlindedFor(db, userId, trajectoryId)) throw new BlindError();
   // Noted for anyone who labels the trajectory somewhere, labelled yet or not (a campaign made non-blind, or one
   // they join later): any label they submit afterwards is flagged as made after seeing evaluations.
-  if (await labelsInBlindCampaign(db, userId, trajectoryId) || await isInAnnotatorCampaigns(db, userId, trajectoryId)) await recordReveal(db, userId, trajectoryId);
+  if ((await labelsInBlindCampaign(db, userId, trajectoryId)) || (await isInAnnotatorCampaigns(db, userId, trajectoryId)))
+    await recordReveal(db, userId, trajectoryId);
 }
 
 export async function mayViewEvaluations(db: Db, userId: string, trajectoryId: number): Promise<boolean> {
-  return !await isBlindedFor(db, userId, trajectoryId);
+  return !(await isBlindedFor(db, userId, trajectoryId));
 }
 
 export interface EvaluationFilter {

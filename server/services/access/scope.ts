@@ -15,7 +15,14 @@
  * trajectories of the same task would know, by elimination, which agent made the one they are labelling.
  */
 import type { Db } from "../../../db/database";
-import { isAgentHiddenFor, isInAnnotatorCampaigns, labellingBlindCount, screenshotInAnnotatorCampaigns, taskInAnnotatorCampaigns, taskLabelledBlindBy } from "../../../db/repositories/access/blind-rule";
+import {
+  isAgentHiddenFor,
+  isInAnnotatorCampaigns,
+  labellingBlindCount,
+  screenshotInAnnotatorCampaigns,
+  taskInAnnotatorCampaigns,
+  taskLabelledBlindBy,
+} from "../../../db/repositories/access/blind-rule";
 import type { TrajectoryFilter } from "../../../db/repositories/trajectories";
 import { screenshotInQaItems } from "../../../db/repositories/annotation/campaigns";
 import { hasRole, type Actor } from "../../domain/access/actor";
@@ -25,7 +32,7 @@ import { scopeSearch } from "../trajectories/search";
 
 /** True when the actor sees the whole catalog (researchers and admins with nothing to label blind). */
 export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
-  return hasRole(actor, "researcher") && await labellingBlindCount(db, actor.userId) === 0;
+  return hasRole(actor, "researcher") && (await labellingBlindCount(db, actor.userId)) === 0;
 }
 
 /**
@@ -38,7 +45,10 @@ export async function scopeTrajectoryFilter<F extends TrajectoryFilter & { searc
   const scoped = { ...filter, visibleToAnnotator: actor.userId, notBlindFor: actor.userId };
   if (!filter.search) return scoped;
   const labellingBlind = await labellingBlindCount(db, actor.userId);
-  return { ...scoped, textSearch: scopeSearch(filter.search, { wholeCatalog: false, userId: actor.userId, researcher: hasRole(actor, "researcher"), labellingBlind }) };
+  return {
+    ...scoped,
+    textSearch: scopeSearch(filter.search, { wholeCatalog: false, userId: actor.userId, researcher: hasRole(actor, "researcher"), labellingBlind }),
+  };
 }
 
 /**
@@ -49,7 +59,10 @@ export async function assertMayTriage(db: Db, actor: Actor): Promise<void> {
   if (!hasRole(actor, "researcher")) throw new AppError("FORBIDDEN", "Filtering trajectories by labels and verdicts is for researchers and admins");
   const blind = await labellingBlindCount(db, actor.userId);
   if (blind) {
-    throw new AppError("FORBIDDEN", `You are labelling ${blind} trajector${blind === 1 ? "y" : "ies"} blind; labels and verdicts in the trajectory list open once you have labelled them`);
+    throw new AppError(
+      "FORBIDDEN",
+      `You are labelling ${blind} trajector${blind === 1 ? "y" : "ies"} blind; labels and verdicts in the trajectory list open once you have labelled them`,
+    );
   }
 }
 
@@ -84,10 +97,14 @@ export async function assertSeesWholeCatalog(db: Db, actor: Actor, what: string)
  */
 export async function taskForViewer(db: Db, actor: Actor, taskId: number) {
   if (await seesWholeCatalog(db, actor)) return await taskOverview(db, taskId);
-  if (!await taskInAnnotatorCampaigns(db, actor.userId, taskId)) throw new AppError("FORBIDDEN", `Task ${taskId} is not in any of your labelling campaigns`);
+  if (!(await taskInAnnotatorCampaigns(db, actor.userId, taskId))) throw new AppError("FORBIDDEN", `Task ${taskId} is not in any of your labelling campaigns`);
   const overview = await taskOverview(db, taskId, { visibleToAnnotator: actor.userId, notBlindFor: actor.userId });
   const blindOnIt = await taskLabelledBlindBy(db, actor.userId, taskId);
-  return { ...overview, task: { ...overview.task, evaluatorConfig: null, referenceAnswers: blindOnIt ? [] : overview.task.referenceAnswers }, referenceWithheld: blindOnIt };
+  return {
+    ...overview,
+    task: { ...overview.task, evaluatorConfig: null, referenceAnswers: blindOnIt ? [] : overview.task.referenceAnswers },
+    referenceWithheld: blindOnIt,
+  };
 }
 
 /**
@@ -98,5 +115,5 @@ export async function taskForViewer(db: Db, actor: Actor, taskId: number) {
  * a known image is in it.
  */
 export async function mayFetchScreenshot(db: Db, actor: Pick<Actor, "userId" | "role">, hash: string): Promise<boolean> {
-  return hasRole(actor, "researcher") || await screenshotInAnnotatorCampaigns(db, actor.userId, hash) || await screenshotInQaItems(db, actor.userId, hash);
+  return hasRole(actor, "researcher") || (await screenshotInAnnotatorCampaigns(db, actor.userId, hash)) || (await screenshotInQaItems(db, actor.userId, hash));
 }

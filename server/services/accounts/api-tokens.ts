@@ -130,7 +130,12 @@ function overRequestBudget(tokenId: number, now: number): boolean {
  */
 export async function authenticateBearer(app: App, req: { url: string; headers: Headers }, now = new Date()): Promise<BearerOutcome | null> {
   if (tokenInQuery(req.url)) {
-    return { refusal: { status: 400, message: "API tokens are accepted only in the Authorization header (Bearer), never in the URL. Revoke a token that was sent in one." } };
+    return {
+      refusal: {
+        status: 400,
+        message: "API tokens are accepted only in the Authorization header (Bearer), never in the URL. Revoke a token that was sent in one.",
+      },
+    };
   }
   const bearer = bearerFromHeader(req.headers.get("authorization"));
   if (bearer === null) return null;

@@ -12,7 +12,17 @@
 import type { Db } from "../../../db/database";
 import { listCampaigns } from "../../../db/repositories/annotation/campaigns";
 import { qualityLabelRows, type QualityLabelRow } from "../../../db/repositories/annotation/quality";
-import { dawidSkene, groupConsensusLabels, kappaFromCounts, mace, majorityClasses, MISSING, wilsonInterval, type KappaEstimate, type ProportionInterval } from "../../domain/agreement";
+import {
+  dawidSkene,
+  groupConsensusLabels,
+  kappaFromCounts,
+  mace,
+  majorityClasses,
+  MISSING,
+  wilsonInterval,
+  type KappaEstimate,
+  type ProportionInterval,
+} from "../../domain/agreement";
 import { categoryUse, quantile, rollingAgreement, timeHistogram } from "../../domain/annotation/quality";
 import type { GoldStatus } from "../../domain/annotation/assignment";
 import { NotFoundError, ValidationError } from "../../errors";
@@ -84,7 +94,14 @@ function consensusOfCampaign(rows: readonly QualityLabelRow[], keys: readonly st
   }
   const out = new Map<number, number>();
   if (!itemIds.length) return out;
-  const grouped = groupConsensusLabels({ items: itemIds.length, annotators: keys.length, classes: 2, item: Int32Array.from(item), annotator: Int32Array.from(annotator), label: Int32Array.from(label) });
+  const grouped = groupConsensusLabels({
+    items: itemIds.length,
+    annotators: keys.length,
+    classes: 2,
+    item: Int32Array.from(item),
+    annotator: Int32Array.from(annotator),
+    label: Int32Array.from(label),
+  });
   const classes = model === "majority" ? majorityClasses(grouped) : model === "dawid_skene" ? dawidSkene(grouped).label : mace(grouped).label;
   itemIds.forEach((id, x) => {
     if (classes[x] !== MISSING) out.set(id, classes[x]!);
@@ -93,9 +110,11 @@ function consensusOfCampaign(rows: readonly QualityLabelRow[], keys: readonly st
 }
 
 export async function annotatorQuality(db: Db, q: QualityQuery): Promise<AnnotatorQualityResult> {
-  if (!(CONSENSUS_MODELS as readonly string[]).includes(q.model)) throw new ValidationError(`model: one of ${CONSENSUS_MODELS.join(", ")}, got ${JSON.stringify(q.model)}`);
+  if (!(CONSENSUS_MODELS as readonly string[]).includes(q.model))
+    throw new ValidationError(`model: one of ${CONSENSUS_MODELS.join(", ")}, got ${JSON.stringify(q.model)}`);
   if (!Number.isFinite(q.tooFastMs) || q.tooFastMs < 0) throw new ValidationError(`tooFastMs: a non-negative number of milliseconds, got ${q.tooFastMs}`);
-  if (!Number.isInteger(q.window) || q.window < 1 || q.window > 1000) throw new ValidationError(`window: a whole number of labels from 1 to 1000, got ${q.window}`);
+  if (!Number.isInteger(q.window) || q.window < 1 || q.window > 1000)
+    throw new ValidationError(`window: a whole number of labels from 1 to 1000, got ${q.window}`);
   const campaigns = await listCampaigns(db);
   if (q.campaignId !== null && !campaigns.some((c) => c.id === q.campaignId)) throw new NotFoundError("campaign", q.campaignId);
   const rows = await qualityLabelRows(db, q.campaignId);
@@ -148,14 +167,30 @@ export async function annotatorQuality(db: Db, q: QualityQuery): Promise<Annotat
   const pooledCategories = new Map<string, number>();
   for (const r of rows) if (r.verdict === "failure" && r.category) pooledCategories.set(r.category, (pooledCategories.get(r.category) ?? 0) + 1);
 
-  const gold = q.campaignId !== null ? new Map((await goldStandings(db, campaigns.find((c) => c.id === q.campaignId)!)).map((g) => [g.annotatorKey, g])) : null;
+  const gold =
+    q.campaignId !== null
+      ? new Map(
+          (
+            await goldStandings(
+              db,
+              campaigns.find((c) => c.id === q.campaignId)!,
+            )
+          ).map((g) => [g.annotatorKey, g]),
+        )
+      : null;
 
   const annotators: AnnotatorQuality[] = keys.map((key) => {
     const mine = rows.filter((r) => r.annotatorKey === key);
-    const times = mine.map((r) => r.timeSpentMs).filter((t): t is number => t !== null).sort((a, b) => a - b);
+    const times = mine
+      .map((r) => r.timeSpentMs)
+      .filter((t): t is number => t !== null)
+      .sort((a, b) => a - b);
     const opened = mine.filter((r) => r.stepsViewed !== null);
     const openedCounts = opened.map((r) => r.stepsViewed!).sort((a, b) => a - b);
-    const shares = opened.filter((r) => r.stepCount > 0).map((r) => r.stepsViewed! / r.stepCount).sort((a, b) => a - b);
+    const shares = opened
+      .filter((r) => r.stepCount > 0)
+      .map((r) => r.stepsViewed! / r.stepCount)
+      .sort((a, b) => a - b);
     const outcomes: (0 | 1)[] = [];
     for (const r of mine) {
       if (r.gold) continue;
@@ -189,6 +224,13 @@ export async function annotatorQuality(db: Db, q: QualityQuery): Promise<Annotat
   });
 
   annotators.sort((a, b) => a.name.localeCompare(b.name) || a.key.localeCompare(b.key));
-  return { campaigns: campaigns.map((c) => ({ id: c.id, name: c.name })), campaignId: q.campaignId, model: q.model, tooFastMs: q.tooFastMs, window: q.window, annotators, pairs };
+  return {
+    campaigns: campaigns.map((c) => ({ id: c.id, name: c.name })),
+    campaignId: q.campaignId,
+    model: q.model,
+    tooFastMs: q.tooFastMs,
+    window: q.window,
+    annotators,
+    pairs,
+  };
 }
-

@@ -50,9 +50,17 @@ export function csvAgreement(input: CsvAgreementInput): CsvAgreementResult {
     if (e instanceof AgreementInputError) throw new ValidationError(e.message);
     throw e;
   }
-  if (read.records.length === 0) throw new ValidationError(`${input.fileName}: no rating rows after the header${read.leftOut.length ? ` (${read.leftOut.map((l) => `${l.rows} ${l.reason}`).join("; ")})` : ""}`);
+  if (read.records.length === 0)
+    throw new ValidationError(
+      `${input.fileName}: no rating rows after the header${read.leftOut.length ? ` (${read.leftOut.map((l) => `${l.rows} ${l.reason}`).join("; ")})` : ""}`,
+    );
   try {
-    return { fileName: input.fileName, rows: read.records.length, leftOut: read.leftOut, report: analyzeRatings(read.records, { minSharedItems: input.minSharedItems ?? DEFAULT_MIN_SHARED_ITEMS }) };
+    return {
+      fileName: input.fileName,
+      rows: read.records.length,
+      leftOut: read.leftOut,
+      report: analyzeRatings(read.records, { minSharedItems: input.minSharedItems ?? DEFAULT_MIN_SHARED_ITEMS }),
+    };
   } catch (e) {
     throw new ValidationError(`${input.fileName}: ${(e as Error).message}`);
   }

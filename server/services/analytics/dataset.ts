@@ -54,7 +54,12 @@ export interface TrajectoryFacts {
 }
 
 export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
-  const [t, tr, notAttemptedRows, taskAttributes] = await Promise.all([loadTaskColumns(db), loadTrajectoryColumns(db), notAttemptedTrajectories(db), loadTaskAttributes(db)]);
+  const [t, tr, notAttemptedRows, taskAttributes] = await Promise.all([
+    loadTaskColumns(db),
+    loadTrajectoryColumns(db),
+    notAttemptedTrajectories(db),
+    loadTaskAttributes(db),
+  ]);
   let maxTask = 0;
   for (const v of t.col.id) if (v > maxTask) maxTask = v;
   const taskRow = new Int32Array(maxTask + 1).fill(-1);
@@ -99,7 +104,9 @@ export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
       }
     }
   }
-  const attributes = new Map([...building.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, a]) => [name, { values: a.values, code: a.code }]));
+  const attributes = new Map(
+    [...building.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, a]) => [name, { values: a.values, code: a.code }]),
+  );
   return {
     notAttempted,
     attributes,
@@ -256,7 +263,9 @@ export async function loadVerdictSets(db: Db, facts: TrajectoryFacts, evaluatorK
   const nk = v.dict.k.length;
   const np = v.dict.promptVersion.length;
   // One group per (key, k, prompt version) code combination, found by arithmetic instead of a string key per row.
-  const groups: ({ identity: EvaluatorIdentity; rows: number[]; verdict: number[]; samples: number[]; successes: number[]; failures: number[]; step: number[] } | undefined)[] = [];
+  const groups: (
+    { identity: EvaluatorIdentity; rows: number[]; verdict: number[]; samples: number[]; successes: number[]; failures: number[]; step: number[] } | undefined
+  )[] = [];
   for (let i = 0; i < v.length; i++) {
     const r = facts.rowOf(v.col.trajectoryId[i]!);
     if (r < 0) continue;
@@ -554,7 +563,13 @@ export async function getVerdictSets(db: Db, evaluatorKey?: string): Promise<Ver
   if (all && all.stamp === stampOf(await tableVersions(db), VERDICT_TABLES)) {
     return ((await all.value) as VerdictSet[]).filter((s) => s.identity.key === evaluatorKey);
   }
-  return cached(db, `verdicts:${evaluatorKey}`, VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db), evaluatorKey), verdictPatch(db, evaluatorKey));
+  return cached(
+    db,
+    `verdicts:${evaluatorKey}`,
+    VERDICT_TABLES,
+    async () => loadVerdictSets(db, await getFacts(db), evaluatorKey),
+    verdictPatch(db, evaluatorKey),
+  );
 }
 
 export type CampaignLabelColumns = Awaited<ReturnType<typeof loadCampaignLabelColumns>>;

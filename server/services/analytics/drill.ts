@@ -9,18 +9,7 @@ import { describeSelection, type Selection } from "../../domain/analytics/select
 import { formatIdList, MAX_IDS } from "../../domain/trajectory-list-query";
 import { evaluatorNameLookup, runNames } from "./common";
 import { getReferenceFor } from "./references";
-import {
-  getCampaignLabels,
-  getFacts,
-  getVerdictSets,
-  REF_FAILURE,
-  REF_SUCCESS,
-  REF_UNSURE,
-  sameIdentity,
-  scopeMask,
-  scopeOf,
-  VERDICT_CODES,
-} from "./dataset";
+import { getCampaignLabels, getFacts, getVerdictSets, REF_FAILURE, REF_SUCCESS, REF_UNSURE, sameIdentity, scopeMask, scopeOf, VERDICT_CODES } from "./dataset";
 
 /** Facts rows matching a selection, ascending by trajectory id. */
 export async function selectionRows(db: Db, sel: Selection): Promise<Int32Array> {
@@ -59,7 +48,9 @@ export async function selectionRows(db: Db, sel: Selection): Promise<Int32Array>
   if (sel.reference) {
     const c = sel.reference;
     const ref = await getReferenceFor(db, c.campaignId, c.source);
-    const codes = new Set<number>((c.verdicts ?? ["success", "failure", "unsure"]).map((v) => (v === "success" ? REF_SUCCESS : v === "failure" ? REF_FAILURE : REF_UNSURE)));
+    const codes = new Set<number>(
+      (c.verdicts ?? ["success", "failure", "unsure"]).map((v) => (v === "success" ? REF_SUCCESS : v === "failure" ? REF_FAILURE : REF_UNSURE)),
+    );
     const category = c.category === undefined ? undefined : c.category === null ? -1 : ref.categories.indexOf(c.category);
     for (let r = 0; r < facts.n; r++) {
       if (!mask[r]) continue;
@@ -139,7 +130,10 @@ export async function drillDown(db: Db, input: DrillInput) {
   const sets = new Map((await listTaskSetNames(db)).map((s) => [s.id, s.name]));
   const campaigns = new Map((await listCampaignHeads(db)).map((c) => [c.id, c.name]));
   const nameOf = await evaluatorNameLookup(db);
-  const users = await userNames(db, (input.sel.campaign?.annotators ?? []).filter((k) => k.startsWith("user:")).map((k) => k.slice(5)));
+  const users = await userNames(
+    db,
+    (input.sel.campaign?.annotators ?? []).filter((k) => k.startsWith("user:")).map((k) => k.slice(5)),
+  );
   const description = describeSelection(input.sel, {
     run: (id) => runs.get(id),
     taskSet: (id) => sets.get(id),

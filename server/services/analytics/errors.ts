@@ -77,7 +77,10 @@ export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<
   const ref = await getReference(db, input.campaignId);
   const base = scopeSelection(input.scope);
   const K = ref.categories.length + 1; // slot 0 = no category
-  const refCond = (extra: NonNullable<Selection["reference"]>): Selection["reference"] => ({ ...(input.campaignId !== undefined ? { campaignId: input.campaignId } : {}), ...extra });
+  const refCond = (extra: NonNullable<Selection["reference"]>): Selection["reference"] => ({
+    ...(input.campaignId !== undefined ? { campaignId: input.campaignId } : {}),
+    ...extra,
+  });
   const categoryName = (slot: number): string | null => (slot === 0 ? null : ref.categories[slot - 1]!);
 
   const runs = await runNames(db);
@@ -201,7 +204,11 @@ export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<
     overall: categoriesOf(overall, 0, failures, {}),
     bySite,
     byRun,
-    split: split && { by: split.by, title: split.title, rows: split.groups.flatMap((g, i) => (splitLabelled[i] ? [groupRow(g.key, g.label, g.sel, splitCounts, i * K, splitLabelled[i]!)] : [])) },
+    split: split && {
+      by: split.by,
+      title: split.title,
+      rows: split.groups.flatMap((g, i) => (splitLabelled[i] ? [groupRow(g.key, g.label, g.sel, splitCounts, i * K, splitLabelled[i]!)] : [])),
+    },
     firstFailingStep: {
       marked: marked.length,
       byIndex,

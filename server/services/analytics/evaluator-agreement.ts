@@ -156,7 +156,8 @@ function splitRows(split: Split, set: VerdictSet, ref: Reference, mask: Uint8Arr
   const rows: SplitRow[] = [];
   split.groups.forEach((g, i) => {
     const stats = statsFromCounts(counts, i, set.identity, ctx, g.sel);
-    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference + stats.tieReference > 0) rows.push({ key: g.key, label: g.label, stats });
+    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference + stats.tieReference > 0)
+      rows.push({ key: g.key, label: g.label, stats });
   });
   return rows;
 }
@@ -302,7 +303,16 @@ export async function judgeAgreementList(db: Db, input: JudgeAgreementInput): Pr
   const split = input.by ? await splitFacts(db, facts, resolveSplitKey(facts, input.by)) : null;
   const judges: JudgeSummary[] = [];
   for (const { set, info } of await evaluatorsInScope(db, await getVerdictSets(db), mask)) {
-    const summary: JudgeSummary = { info, stats: statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, ctx, {}) };
+    const summary: JudgeSummary = {
+      info,
+      stats: statsFromCounts(
+        countPairs(set, ref, mask, () => 0, 1),
+        0,
+        set.identity,
+        ctx,
+        {},
+      ),
+    };
     if (split) summary.groups = splitRows(split, set, ref, mask, ctx);
     judges.push(summary);
   }
@@ -391,15 +401,33 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
   const all = await evaluatorsInScope(db, await getVerdictSets(db, input.evaluatorKey), mask);
   if (all.length === 0) throw new NotFoundError("evaluator with verdicts in this scope", input.evaluatorKey);
   const chosen =
-    all.find((x) => (input.k === undefined || x.set.identity.k === input.k) && (input.promptVersion === undefined || x.set.identity.pv === input.promptVersion)) ??
+    all.find(
+      (x) => (input.k === undefined || x.set.identity.k === input.k) && (input.promptVersion === undefined || x.set.identity.pv === input.promptVersion),
+    ) ??
     (() => {
       throw new NotFoundError("setting of this evaluator", `${input.evaluatorKey} k=${input.k ?? "*"} prompt=${input.promptVersion ?? "*"}`);
     })();
   const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable, reference: reference.spec };
   const { set, info } = chosen;
 
-  const settings = all.map((x) => ({ info: x.info, stats: statsFromCounts(countPairs(x.set, ref, mask, () => 0, 1), 0, x.set.identity, ctx, {}) }));
-  const overall = statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, ctx, {}, input.bootstrap);
+  const settings = all.map((x) => ({
+    info: x.info,
+    stats: statsFromCounts(
+      countPairs(x.set, ref, mask, () => 0, 1),
+      0,
+      x.set.identity,
+      ctx,
+      {},
+    ),
+  }));
+  const overall = statsFromCounts(
+    countPairs(set, ref, mask, () => 0, 1),
+    0,
+    set.identity,
+    ctx,
+    {},
+    input.bootstrap,
+  );
 
   // Per site: group = site code + 1 (0 = no site).
   const siteCounts = countPairs(set, ref, mask, (r) => facts.site[r]! + 1, facts.sites.length + 1);
@@ -417,7 +445,8 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
   const byRun: SplitRow[] = [];
   runs.forEach((run, g) => {
     const stats = statsFromCounts(runCounts, g, set.identity, ctx, { runId: run.id });
-    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference + stats.tieReference > 0) byRun.push({ key: `run:${run.id}`, label: run.name, stats });
+    if (stats.n + stats.unparseable + stats.notEvaluable + stats.unsureReference + stats.noReference + stats.tieReference > 0)
+      byRun.push({ key: `run:${run.id}`, label: run.name, stats });
   });
 
   // Per human error category, over human failures: group = category code + 1 (0 = no category).
@@ -481,9 +510,18 @@ async function referenceRows(db: Db, input: JudgeDetailInput, set: VerdictSet, m
   const rows: ReferenceRow[] = [];
   for (const { label, spec } of specs) {
     const ref = await getReferenceFor(db, input.campaignId, spec);
-    const stats = statsFromCounts(countPairs(set, ref, mask, () => 0, 1), 0, set.identity, { ...ctx, reference: spec }, {});
-    const isCurrent = formatReferenceSpec(spec) === current || (spec.kind === "annotator" && ctx.reference.kind === "annotator" && ref.annotatorName === ctx.reference.annotator);
-    if (stats.n + stats.tieReference + stats.unsureReference > 0 || isCurrent) rows.push({ key: formatReferenceSpec(spec), label, spec, current: isCurrent, stats });
+    const stats = statsFromCounts(
+      countPairs(set, ref, mask, () => 0, 1),
+      0,
+      set.identity,
+      { ...ctx, reference: spec },
+      {},
+    );
+    const isCurrent =
+      formatReferenceSpec(spec) === current ||
+      (spec.kind === "annotator" && ctx.reference.kind === "annotator" && ref.annotatorName === ctx.reference.annotator);
+    if (stats.n + stats.tieReference + stats.unsureReference > 0 || isCurrent)
+      rows.push({ key: formatReferenceSpec(spec), label, spec, current: isCurrent, stats });
   }
   return rows;
 }
@@ -541,9 +579,16 @@ export async function judgeDisagreements(db: Db, input: DisagreementInput) {
   hits.sort((a, b) => a.id - b.id);
   const total = hits.length;
   const pageHits = hits.slice((input.page - 1) * input.pageSize, input.page * input.pageSize);
-  const details = await trajectoryRows(db, pageHits.map((h) => h.id));
+  const details = await trajectoryRows(
+    db,
+    pageHits.map((h) => h.id),
+  );
   const byId = new Map(details.map((d) => [d.id, d]));
-  const verdicts = await verdictDetails(db, { evaluatorKey: input.identity.key, k: input.identity.k, promptVersion: input.identity.pv }, pageHits.map((h) => h.id));
+  const verdicts = await verdictDetails(
+    db,
+    { evaluatorKey: input.identity.key, k: input.identity.k, promptVersion: input.identity.pv },
+    pageHits.map((h) => h.id),
+  );
   const rows: DisagreementRow[] = pageHits.flatMap((h) => {
     const d = byId.get(h.id);
     if (!d) return [];

@@ -156,7 +156,14 @@ function outcome(v: number, policy: UnparseablePolicy): number {
 }
 
 /** Per-task counts of the compared pairs, per group (group -1 = not counted). */
-function taskCountsByGroup(set: VerdictSet, ref: Reference, mask: Uint8Array, tasks: { of: Int32Array; tasks: number }, group: (r: number) => number, policy: UnparseablePolicy): Map<number, Float64Array> {
+function taskCountsByGroup(
+  set: VerdictSet,
+  ref: Reference,
+  mask: Uint8Array,
+  tasks: { of: Int32Array; tasks: number },
+  group: (r: number) => number,
+  policy: UnparseablePolicy,
+): Map<number, Float64Array> {
   const out = new Map<number, Float64Array>();
   for (let i = 0; i < set.rows.length; i++) {
     const r = set.rows[i]!;
@@ -190,7 +197,14 @@ function unparseableFigure(set: VerdictSet, mask: Uint8Array): UnparseableFigure
       unparseableSamples += Math.max(0, k - set.sampleSuccesses[i]! - set.sampleFailures[i]!);
     }
   }
-  return { verdicts, unparseable, rate: wilsonInterval(unparseable, verdicts), samples, unparseableSamples, sampleRate: wilsonInterval(unparseableSamples, samples) };
+  return {
+    verdicts,
+    unparseable,
+    rate: wilsonInterval(unparseable, verdicts),
+    samples,
+    unparseableSamples,
+    sampleRate: wilsonInterval(unparseableSamples, samples),
+  };
 }
 
 function calibrationOf(set: VerdictSet, ref: Reference, mask: Uint8Array): { calibration: Calibration | null; note: string | null } {
@@ -211,7 +225,12 @@ function calibrationOf(set: VerdictSet, ref: Reference, mask: Uint8Array): { cal
   }
   const calibration = counter.result();
   if (calibration.n === 0) {
-    return { calibration: null, note: single ? "one sample per item: run a batch with samples ≥ 2 (temperature > 0) to measure calibration" : "no item with a human label and several samples" };
+    return {
+      calibration: null,
+      note: single
+        ? "one sample per item: run a batch with samples ≥ 2 (temperature > 0) to measure calibration"
+        : "no item with a human label and several samples",
+    };
   }
   return { calibration, note: single ? `${single} compared item${single === 1 ? "" : "s"} had a single sample and are left out` : null };
 }
@@ -280,15 +299,31 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
     const overall = taskCountsByGroup(set, ref, mask, tasks, () => 0, policy).get(0) ?? new Float64Array(0);
     const siteCounts = taskCountsByGroup(set, ref, mask, tasks, (r) => facts.site[r]! + 1, policy);
     const bySite: SplitErrors[] = [...siteCounts.entries()]
-      .map(([g, counts]) => ({ key: `site:${g === 0 ? "" : facts.sites[g - 1]}`, label: g === 0 ? "(no site)" : facts.sites[g - 1]!, errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP, memo) }))
+      .map(([g, counts]) => ({
+        key: `site:${g === 0 ? "" : facts.sites[g - 1]}`,
+        label: g === 0 ? "(no site)" : facts.sites[g - 1]!,
+        errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP, memo),
+      }))
       .sort((a, b) => (a.label === "(no site)" ? 1 : b.label === "(no site)" ? -1 : a.label.localeCompare(b.label)));
     const runCounts = taskCountsByGroup(set, ref, mask, tasks, runOf, policy);
-    const byRun: SplitErrors[] = [...runCounts.entries()].sort((a, b) => a[0] - b[0]).map(([g, counts]) => ({ key: `run:${runs[g]!.id}`, label: runs[g]!.name, errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP, memo) }));
+    const byRun: SplitErrors[] = [...runCounts.entries()]
+      .sort((a, b) => a[0] - b[0])
+      .map(([g, counts]) => ({ key: `run:${runs[g]!.id}`, label: runs[g]!.name, errors: clusteredErrorRates(counts, MEASURE_BOOTSTRAP, memo) }));
     const cal = calibrationOf(set, ref, mask);
-    const measures: EvaluatorMeasures = { info, errors: clusteredErrorRates(overall, MEASURE_BOOTSTRAP, memo), bySite, byRun, unparseable: unparseableFigure(set, mask), calibration: cal.calibration, calibrationNote: cal.note };
+    const measures: EvaluatorMeasures = {
+      info,
+      errors: clusteredErrorRates(overall, MEASURE_BOOTSTRAP, memo),
+      bySite,
+      byRun,
+      unparseable: unparseableFigure(set, mask),
+      calibration: cal.calibration,
+      calibrationNote: cal.note,
+    };
     if (split) {
       const counts = taskCountsByGroup(set, ref, mask, tasks, (r) => split.group[r]!, policy);
-      measures.bySplit = [...counts.entries()].sort((a, b) => a[0] - b[0]).map(([g, c]) => ({ key: split.groups[g]!.key, label: split.groups[g]!.label, errors: clusteredErrorRates(c, MEASURE_BOOTSTRAP, memo) }));
+      measures.bySplit = [...counts.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([g, c]) => ({ key: split.groups[g]!.key, label: split.groups[g]!.label, errors: clusteredErrorRates(c, MEASURE_BOOTSTRAP, memo) }));
       measures.splitTitle = split.title;
     }
     return measures;
@@ -304,7 +339,12 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
     humanCounts[g * 2]! += h === REF_SUCCESS ? 1 : 0;
     humanCounts[g * 2 + 1]!++;
   }
-  const rows: RankRow[] = runs.map((run, g) => ({ runId: run.id, name: run.name, human: rankCell(humanCounts[g * 2]!, humanCounts[g * 2 + 1]!), evaluators: {} }));
+  const rows: RankRow[] = runs.map((run, g) => ({
+    runId: run.id,
+    name: run.name,
+    human: rankCell(humanCounts[g * 2]!, humanCounts[g * 2 + 1]!),
+    evaluators: {},
+  }));
   for (const { set, info } of settings) {
     const c = new Float64Array(runs.length * 2);
     for (let i = 0; i < set.rows.length; i++) {
@@ -321,7 +361,8 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
   // Only runs that someone rated take part.
   const ranked = rows.filter((row) => row.human.n > 0 || Object.values(row.evaluators).some((e) => e.n > 0));
   competitionRanks(ranked.map((row) => row.human.rate)).forEach((rank, i) => (ranked[i]!.human.rank = rank));
-  for (const { info } of settings) competitionRanks(ranked.map((row) => row.evaluators[info.id]!.rate)).forEach((rank, i) => (ranked[i]!.evaluators[info.id]!.rank = rank));
+  for (const { info } of settings)
+    competitionRanks(ranked.map((row) => row.evaluators[info.id]!.rate)).forEach((rank, i) => (ranked[i]!.evaluators[info.id]!.rank = rank));
   const tau = settings.map(({ info }) => ({
     id: info.id,
     label: info.label,
@@ -331,7 +372,15 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
     ),
   }));
 
-  return { scope: input.scope, campaignId: input.campaignId ?? null, unparseable: policy, bootstrap: MEASURE_BOOTSTRAP, evaluators, hygiene: await hygienePairs(db, evaluators), ranking: { runs: ranked, tau } };
+  return {
+    scope: input.scope,
+    campaignId: input.campaignId ?? null,
+    unparseable: policy,
+    bootstrap: MEASURE_BOOTSTRAP,
+    evaluators,
+    hygiene: await hygienePairs(db, evaluators),
+    ranking: { runs: ranked, tau },
+  };
 }
 
 /** The measures of every evaluator setting in scope; recomputed only after a write to the tables they come from. */

@@ -8,7 +8,18 @@
 import type { Db } from "../../../db/database";
 import { NULL_INT } from "../../../db/repositories/analytics";
 import { evaluatorsInScope, type EvaluatorInfo } from "./common";
-import { cachedAnalytics, getCampaignLabels, getFacts, getReference, getVerdictSets, JUDGE_MEASURE_TABLES, REF_FAILURE, scopeMask, V_FAILURE, type Scope } from "./dataset";
+import {
+  cachedAnalytics,
+  getCampaignLabels,
+  getFacts,
+  getReference,
+  getVerdictSets,
+  JUDGE_MEASURE_TABLES,
+  REF_FAILURE,
+  scopeMask,
+  V_FAILURE,
+  type Scope,
+} from "./dataset";
 
 export interface StepAgreement {
   /** Pairs where both gave a step. */

@@ -9,7 +9,14 @@
  * label still counts as disputed.
  */
 import type { Db } from "../../../db/database";
-import { campaignItemCount, campaignItemCounts, campaignLabelCounts, labelsOfItems, listCampaignHeads, trajectoryRows } from "../../../db/repositories/analytics";
+import {
+  campaignItemCount,
+  campaignItemCounts,
+  campaignLabelCounts,
+  labelsOfItems,
+  listCampaignHeads,
+  trajectoryRows,
+} from "../../../db/repositories/analytics";
 import { goldItemIds } from "../../../db/repositories/annotation/quality";
 import {
   dawidSkene,
@@ -55,7 +62,14 @@ export interface CampaignListEntry {
 
 export async function campaignList(db: Db): Promise<CampaignListEntry[]> {
   const [counts, labels] = await Promise.all([campaignItemCounts(db), campaignLabelCounts(db)]);
-  return (await listCampaignHeads(db)).map((c) => ({ id: c.id, name: c.name, status: c.status, annotatorsPerItem: c.annotatorsPerItem, items: counts.get(c.id) ?? 0, labels: labels.get(c.id) ?? 0 }));
+  return (await listCampaignHeads(db)).map((c) => ({
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    annotatorsPerItem: c.annotatorsPerItem,
+    items: counts.get(c.id) ?? 0,
+    labels: labels.get(c.id) ?? 0,
+  }));
 }
 
 export interface LevelAgreement {
@@ -264,7 +278,12 @@ function levelFromItemCounts(counts: Int32Array, k: number, items: readonly numb
   }
   const a = alpha.result(categories);
   const f = fleissKappaFromSummaries(m, sumSquares, totals, categories);
-  return { categories, alpha: { ...a, interval: krippendorffAlphaInterval(patterns, a, {}, memo) }, fleiss: { ...f, interval: fleissKappaInterval(patterns, f, {}, memo) }, percent: percent.meanPairwise() };
+  return {
+    categories,
+    alpha: { ...a, interval: krippendorffAlphaInterval(patterns, a, {}, memo) },
+    fleiss: { ...f, interval: fleissKappaInterval(patterns, f, {}, memo) },
+    percent: percent.meanPairwise(),
+  };
 }
 
 export interface HumanSplitRow {
@@ -283,7 +302,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
   // Gold items are left out of agreement: every annotator labels them, so they would count one trajectory as many
   // times as there are annotators; they are measured against their known answer instead (annotator quality view).
   const gold = await goldItemIds(db, campaignId);
-  const items = await campaignItemCount(db, campaignId) - gold.size;
+  const items = (await campaignItemCount(db, campaignId)) - gold.size;
   const l = await getCampaignLabels(db, campaignId);
   const g = groupByItem(l, gold);
   const R = l.dict.annotatorKey.length;
@@ -424,7 +443,13 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
     }
   }
   const perItemRatings = fleissM.subarray(0, fleissItems);
-  const level = (categories: string[], alpha: KrippendorffResult, fleiss: FleissKappaResult, patterns: ItemPatterns, percent: LevelAgreement["percent"]): LevelAgreement => ({
+  const level = (
+    categories: string[],
+    alpha: KrippendorffResult,
+    fleiss: FleissKappaResult,
+    patterns: ItemPatterns,
+    percent: LevelAgreement["percent"],
+  ): LevelAgreement => ({
     categories,
     alpha: { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha, {}, memo) },
     fleiss: { ...fleiss, interval: fleissKappaInterval(patterns, fleiss, {}, memo) },
@@ -560,7 +585,16 @@ function withAlphaInterval<A extends Parameters<typeof krippendorffAlphaInterval
 /** Human agreement per group of a split (site, run, any task attribute): both levels over each group's items. */
 async function splitHumanAgreement(
   db: Db,
-  a: { l: CampaignLabelColumns; g: Grouped; by: string; campaignId: number; itemVerdictCounts: Int32Array; itemCombinedCounts: Int32Array; KC: number; combinedNames: string[] },
+  a: {
+    l: CampaignLabelColumns;
+    g: Grouped;
+    by: string;
+    campaignId: number;
+    itemVerdictCounts: Int32Array;
+    itemCombinedCounts: Int32Array;
+    KC: number;
+    combinedNames: string[];
+  },
 ): Promise<NonNullable<HumanAgreementResult["split"]>> {
   const { l, g, by, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames } = a;
   const memo = intervalMemoFor(db);
@@ -665,7 +699,8 @@ export async function humanConsensus(db: Db, campaignId: number, level: Consensu
   const gold = await goldItemIds(db, campaignId);
   const R = l.dict.annotatorKey.length;
   const verdictWord = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : -1));
-  const classes = level === "verdict" ? ["success", "failure"] : ["success", combinedLabel("failure", null), ...l.dict.category.map((c) => combinedLabel("failure", c))];
+  const classes =
+    level === "verdict" ? ["success", "failure"] : ["success", combinedLabel("failure", null), ...l.dict.category.map((c) => combinedLabel("failure", c))];
   const K = classes.length;
 
   // Decided labels only, items numbered densely in order of first appearance.
@@ -697,7 +732,14 @@ export async function humanConsensus(db: Db, campaignId: number, level: Consensu
     label[n] = byVerdictOnly || v === 0 ? v : c < 0 ? 1 : 2 + c;
     n++;
   }
-  const data: ConsensusLabels = { items: itemIds.length, annotators: R, classes: K, item: item.subarray(0, n), annotator: annotator.subarray(0, n), label: label.subarray(0, n) };
+  const data: ConsensusLabels = {
+    items: itemIds.length,
+    annotators: R,
+    classes: K,
+    item: item.subarray(0, n),
+    annotator: annotator.subarray(0, n),
+    label: label.subarray(0, n),
+  };
   const labels = groupConsensusLabels(data);
   const majority = majorityClasses(labels);
   const ds = dawidSkene(labels);
@@ -754,9 +796,20 @@ export async function humanConsensus(db: Db, campaignId: number, level: Consensu
     departing.push(x);
     confidence.push(Math.max(ds.posterior[x * K + ds.label[x]!]!, mc.posterior[x * K + mc.label[x]!]!));
   }
-  const order = smallest(departing.length, CONSENSUS_ITEMS_LIMIT, (p, q) => confidence[q]! - confidence[p]! || itemIds[departing[p]!]! - itemIds[departing[q]!]!);
+  const order = smallest(
+    departing.length,
+    CONSENSUS_ITEMS_LIMIT,
+    (p, q) => confidence[q]! - confidence[p]! || itemIds[departing[p]!]! - itemIds[departing[q]!]!,
+  );
   const shown = order.map((d) => departing[d]!);
-  const rows = new Map((await trajectoryRows(db, shown.map((x) => trajectoryOf[x]!))).map((r) => [r.id, r]));
+  const rows = new Map(
+    (
+      await trajectoryRows(
+        db,
+        shown.map((x) => trajectoryOf[x]!),
+      )
+    ).map((r) => [r.id, r]),
+  );
   const labelRows = await labelsOfItems(
     db,
     shown.map((x) => itemIds[x]!),

@@ -12,12 +12,29 @@ import { annotatorsByCampaign } from "./references";
 import { splitKeyOptions } from "./splits";
 
 export { analyticsOverview, HUMAN_EVALUATOR_ID, type OverviewInput, type OverviewResult, type OverviewColumn, type RateRow } from "./overview";
-export { judgeAgreementList, judgeAgreementDetail, judgeDisagreements, type AgreementStats, type JudgeDetailResult, type JudgeListResult, type ReferenceRow, type SplitRow } from "./evaluator-agreement";
+export {
+  judgeAgreementList,
+  judgeAgreementDetail,
+  judgeDisagreements,
+  type AgreementStats,
+  type JudgeDetailResult,
+  type JudgeListResult,
+  type ReferenceRow,
+  type SplitRow,
+} from "./evaluator-agreement";
 export { referenceAnnotators, resolveAnnotator } from "./references";
 export { resolveSplitKey, splitKeyOptions, type SplitKeyOption } from "./splits";
 export { failureStepAgreement, type FailureStepResult, type StepAgreement } from "./failure-steps";
 export { judgeMeasures, type JudgeMeasuresResult, type EvaluatorMeasures, type SplitErrors, type RankRow } from "./evaluator-measures";
-export { humanAgreement, humanConsensus, campaignList, type HumanAgreementResult, type HumanConsensusResult, type HumanSplitRow, type CampaignListEntry } from "./humans";
+export {
+  humanAgreement,
+  humanConsensus,
+  campaignList,
+  type HumanAgreementResult,
+  type HumanConsensusResult,
+  type HumanSplitRow,
+  type CampaignListEntry,
+} from "./humans";
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
 export { stepBudgets, BUDGET_GROUPINGS, type BudgetGrouping, type StepBudgetInput } from "./step-budget";
 export { drillDown, selectionRows } from "./drill";

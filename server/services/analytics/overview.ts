@@ -213,14 +213,26 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
     if (hasHuman) {
       const counts = countReference(ref, g.group, g.keys.length);
       g.keys.forEach((_, i) => {
-        out[i]![HUMAN_EVALUATOR_ID] = rateCell(counts, i * COUNT_SLOTS, "exclude", humanSel(extraOf(i), ["success", "failure"]), humanSel(extraOf(i), ["success"]));
+        out[i]![HUMAN_EVALUATOR_ID] = rateCell(
+          counts,
+          i * COUNT_SLOTS,
+          "exclude",
+          humanSel(extraOf(i), ["success", "failure"]),
+          humanSel(extraOf(i), ["success"]),
+        );
       });
     }
     for (const { set, info } of active) {
       const counts = new Float64Array(g.keys.length * COUNT_SLOTS);
       countVerdictsByGroup(set, g.group, counts);
       g.keys.forEach((_, i) => {
-        out[i]![info.id] = rateCell(counts, i * COUNT_SLOTS, policy, judgeSel(set, extraOf(i), countedVerdicts(policy)), judgeSel(set, extraOf(i), ["success"]));
+        out[i]![info.id] = rateCell(
+          counts,
+          i * COUNT_SLOTS,
+          policy,
+          judgeSel(set, extraOf(i), countedVerdicts(policy)),
+          judgeSel(set, extraOf(i), ["success"]),
+        );
       });
     }
     return out;
@@ -238,7 +250,10 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
   const rowsFor = (g: Grouping, describe: (key: number) => Described): RateRow[] => {
     const described = g.keys.map(describe);
     const cells = cellsFor(g, (i) => described[i]!.extra);
-    const rows = described.map((d, i) => ({ d, row: { key: d.key, label: d.label, trajectories: g.sizes[i]!, sel: { ...base, ...d.extra }, cells: cells[i]! } as RateRow }));
+    const rows = described.map((d, i) => ({
+      d,
+      row: { key: d.key, label: d.label, trajectories: g.sizes[i]!, sel: { ...base, ...d.extra }, cells: cells[i]! } as RateRow,
+    }));
     rows.sort((a, b) => compareKeys(a.d.order, b.d.order));
     return rows.map(({ d, row }) => {
       if (d.site !== undefined) row.site = d.site;
@@ -291,7 +306,14 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
 
   // Groups keep the split's own order (by label, "not given" last).
   const s = input.by ? await splitFacts(db, facts, resolveSplitKey(facts, input.by)) : null;
-  const split = s && { by: s.by, title: s.title, rows: rowsFor(makeGrouping(facts, mask, (r) => s.group[r]!), (i) => ({ key: s.groups[i]!.key, label: s.groups[i]!.label, extra: s.groups[i]!.sel, order: [i] })) };
+  const split = s && {
+    by: s.by,
+    title: s.title,
+    rows: rowsFor(
+      makeGrouping(facts, mask, (r) => s.group[r]!),
+      (i) => ({ key: s.groups[i]!.key, label: s.groups[i]!.label, extra: s.groups[i]!.sel, order: [i] }),
+    ),
+  };
 
   // Column totals over the whole scope.
   const allG: Grouping = { group: Int32Array.from(mask, (m) => (m ? 0 : -1)), keys: [0], sizes: [inScope] };

@@ -80,7 +80,9 @@ export async function annotatorsByCampaign(db: Db): Promise<{ key: string; name:
   for (const r of rows) (campaigns.get(r.annotatorKey) ?? campaigns.set(r.annotatorKey, []).get(r.annotatorKey)!).push(r.campaignId);
   const keys = [...campaigns.keys()];
   const names = await annotatorDisplayNames(db, keys);
-  return keys.map((key, i) => ({ key, name: names[i]!, campaigns: campaigns.get(key)! })).sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : 1));
+  return keys
+    .map((key, i) => ({ key, name: names[i]!, campaigns: campaigns.get(key)! }))
+    .sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : 1));
 }
 
 /** The annotator a reference names: by the name Verdict shows, or by their key; an error lists who there is. */
@@ -91,11 +93,21 @@ export async function resolveAnnotator(db: Db, campaignId: number | undefined, n
   const byName = all.filter((a) => a.name === name);
   if (byName.length === 1) return byName[0]!;
   const where = campaignId === undefined ? "any campaign" : `campaign #${campaignId}`;
-  if (byName.length > 1) throw new ValidationError(`${byName.length} annotators in ${where} are called ${JSON.stringify(name)}; name one by key: ${byName.map((a) => a.key).join(", ")}`);
-  throw new ValidationError(`no annotator ${JSON.stringify(name)} has labels in ${where}; the annotators are ${all.map((a) => JSON.stringify(a.name)).join(", ") || "(none)"}`);
+  if (byName.length > 1)
+    throw new ValidationError(
+      `${byName.length} annotators in ${where} are called ${JSON.stringify(name)}; name one by key: ${byName.map((a) => a.key).join(", ")}`,
+    );
+  throw new ValidationError(
+    `no annotator ${JSON.stringify(name)} has labels in ${where}; the annotators are ${all.map((a) => JSON.stringify(a.name)).join(", ") || "(none)"}`,
+  );
 }
 
-async function loadLabelReference(db: Db, facts: TrajectoryFacts, campaignId: number | undefined, spec: Exclude<ReferenceSpec, { kind: "consolidated" }>): Promise<Reference> {
+async function loadLabelReference(
+  db: Db,
+  facts: TrajectoryFacts,
+  campaignId: number | undefined,
+  spec: Exclude<ReferenceSpec, { kind: "consolidated" }>,
+): Promise<Reference> {
   const n = facts.n;
   const verdict = new Int8Array(n).fill(REF_NONE);
   const category = new Int32Array(n).fill(-1);
@@ -146,7 +158,8 @@ async function loadLabelReference(db: Db, facts: TrajectoryFacts, campaignId: nu
     if (annotator) continue;
     for (const r of touched) {
       const outcome = majorityOutcome(successes[r]!, failures[r]!, undecided[r]!);
-      verdict[r] = outcome === "success" ? REF_SUCCESS : outcome === "failure" ? REF_FAILURE : outcome === "tie" ? REF_TIE : outcome === "unsure" ? REF_UNSURE : REF_NONE;
+      verdict[r] =
+        outcome === "success" ? REF_SUCCESS : outcome === "failure" ? REF_FAILURE : outcome === "tie" ? REF_TIE : outcome === "unsure" ? REF_UNSURE : REF_NONE;
     }
     // A failure majority's category: the most frequent among its failure labels (none on a tie between categories),
     // tallied in one flat array over the failure majorities of this campaign (no per-row lists, no sort).

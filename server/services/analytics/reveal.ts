@@ -22,7 +22,10 @@ export interface RevealAgreementResult {
   evaluators: RevealEvaluatorMeasures[];
 }
 
-export async function revealAgreement(db: Db, input: { campaignId?: number; bootstrap?: { replicates?: number; seed?: number } }): Promise<RevealAgreementResult> {
+export async function revealAgreement(
+  db: Db,
+  input: { campaignId?: number; bootstrap?: { replicates?: number; seed?: number } },
+): Promise<RevealAgreementResult> {
   const rows = await revealRowsOfCampaign(db, input.campaignId);
   const groups = new Map<string, typeof rows>();
   for (const r of rows) {

@@ -84,26 +84,61 @@ function codeSplit(by: string, title: string, code: Int32Array, n: number, label
 /** The split of the facts rows by a resolved key (resolveSplitKey). */
 export async function splitFacts(db: Db, facts: TrajectoryFacts, by: string): Promise<Split> {
   if (by === "site") {
-    return codeSplit(by, "site", facts.site, facts.n, (c) => facts.sites[c]!, (c) => ({ site: c < 0 ? null : facts.sites[c]! }));
+    return codeSplit(
+      by,
+      "site",
+      facts.site,
+      facts.n,
+      (c) => facts.sites[c]!,
+      (c) => ({ site: c < 0 ? null : facts.sites[c]! }),
+    );
   }
   if (by === "run") {
     const names = new Map((await runNames(db)).map((r) => [r.id, r.name]));
-    return codeSplit(by, "agent run", facts.runId, facts.n, (id) => names.get(id) ?? `run ${id}`, (id) => ({ runId: id }));
+    return codeSplit(
+      by,
+      "agent run",
+      facts.runId,
+      facts.n,
+      (id) => names.get(id) ?? `run ${id}`,
+      (id) => ({ runId: id }),
+    );
   }
   if (by === "task-set") {
     const names = new Map((await listTaskSetNames(db)).map((s) => [s.id, s.name]));
-    return codeSplit(by, "task set", facts.taskSetId, facts.n, (id) => names.get(id) ?? `task set ${id}`, (id) => (id < 0 ? {} : { taskSetId: id }));
+    return codeSplit(
+      by,
+      "task set",
+      facts.taskSetId,
+      facts.n,
+      (id) => names.get(id) ?? `task set ${id}`,
+      (id) => (id < 0 ? {} : { taskSetId: id }),
+    );
   }
   if (by.startsWith("difficulty:")) {
     const dim = by.slice(11) as DifficultyDimension;
     const values = facts.difficultyValues[dim];
-    return codeSplit(by, `${dim} difficulty`, facts.difficulty[dim], facts.n, (c) => values[c]!, (c) => ({ difficulty: { dim, value: c < 0 ? null : values[c]! } }));
+    return codeSplit(
+      by,
+      `${dim} difficulty`,
+      facts.difficulty[dim],
+      facts.n,
+      (c) => values[c]!,
+      (c) => ({ difficulty: { dim, value: c < 0 ? null : values[c]! } }),
+    );
   }
   if (by.startsWith("attr:")) {
     const name = by.slice(5);
     const a = facts.attributes.get(name);
     if (!a) throw new ValidationError(`no task carries the attribute ${JSON.stringify(name)}`);
-    return codeSplit(by, name, a.code, facts.n, (c) => a.values[c]!, (c) => ({ attribute: { name, value: c < 0 ? null : a.values[c]! } }));
+    return codeSplit(
+      by,
+      name,
+      a.code,
+      facts.n,
+      (c) => a.values[c]!,
+      (c) => ({ attribute: { name, value: c < 0 ? null : a.values[c]! } }),
+    );
   }
   throw new ValidationError(`unknown split key ${JSON.stringify(by)}`);
 }

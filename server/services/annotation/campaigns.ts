@@ -5,7 +5,28 @@
  */
 import type { Db } from "../../../db/database";
 import { getUsers } from "../../../db/repositories/accounts/users";
-import { type CampaignCounts, addCampaignAnnotators, annotatorProgress, campaignAnnotatorList, campaignCounts, campaignItemIds, existingTrajectoryIds, addQaReviewers, complianceItems, getCampaign, getCampaignByName, qaReviewerList, removeQaReviewers, insertCampaign, insertCampaignItems, isCampaignAnnotator, listCampaigns, listCampaignsOfAnnotator, removeCampaignAnnotators, updateCampaign } from "../../../db/repositories/annotation/campaigns";
+import {
+  type CampaignCounts,
+  addCampaignAnnotators,
+  annotatorProgress,
+  campaignAnnotatorList,
+  campaignCounts,
+  campaignItemIds,
+  existingTrajectoryIds,
+  addQaReviewers,
+  complianceItems,
+  getCampaign,
+  getCampaignByName,
+  qaReviewerList,
+  removeQaReviewers,
+  insertCampaign,
+  insertCampaignItems,
+  isCampaignAnnotator,
+  listCampaigns,
+  listCampaignsOfAnnotator,
+  removeCampaignAnnotators,
+  updateCampaign,
+} from "../../../db/repositories/annotation/campaigns";
 import { labelGuidelineVersionCounts, ownLabelCounts } from "../../../db/repositories/annotation/labels";
 import { campaignsLabellingBlind } from "../../../db/repositories/access/blind-rule";
 import { DEFAULT_SAMPLE_SEED, matchingTrajectoryIds, type SelectionFilter } from "../trajectory-views";
@@ -64,10 +85,16 @@ function checkSettings(input: { annotatorsPerItem?: number; reservationMinutes?:
     if (!input.name.trim()) throw new ValidationError("name: cannot be empty");
     if (input.name.length > 200) throw new ValidationError("name: at most 200 characters");
   }
-  if (input.annotatorsPerItem !== undefined && (!Number.isInteger(input.annotatorsPerItem) || input.annotatorsPerItem < 1 || input.annotatorsPerItem > MAX_ANNOTATORS_PER_ITEM)) {
+  if (
+    input.annotatorsPerItem !== undefined &&
+    (!Number.isInteger(input.annotatorsPerItem) || input.annotatorsPerItem < 1 || input.annotatorsPerItem > MAX_ANNOTATORS_PER_ITEM)
+  ) {
     throw new ValidationError(`annotatorsPerItem: a whole number from 1 to ${MAX_ANNOTATORS_PER_ITEM}, got ${input.annotatorsPerItem}`);
   }
-  if (input.reservationMinutes !== undefined && (!Number.isInteger(input.reservationMinutes) || input.reservationMinutes < 1 || input.reservationMinutes > 24 * 60)) {
+  if (
+    input.reservationMinutes !== undefined &&
+    (!Number.isInteger(input.reservationMinutes) || input.reservationMinutes < 1 || input.reservationMinutes > 24 * 60)
+  ) {
     throw new ValidationError(`reservationMinutes: a whole number of minutes from 1 to 1440, got ${input.reservationMinutes}`);
   }
 }
@@ -93,12 +120,16 @@ export async function resolveSelection(db: Db, input: { trajectoryIds?: number[]
     const unique = [...new Set(input.trajectoryIds)];
     const found = await existingTrajectoryIds(db, unique);
     const missing = unique.filter((id) => !found.has(id));
-    if (missing.length) throw new ValidationError(`trajectoryIds: no trajectory with id ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ` (and ${missing.length - 10} more)` : ""}`);
+    if (missing.length)
+      throw new ValidationError(
+        `trajectoryIds: no trajectory with id ${missing.slice(0, 10).join(", ")}${missing.length > 10 ? ` (and ${missing.length - 10} more)` : ""}`,
+      );
     return unique;
   }
   if (input.filter) {
     const ids = await matchingTrajectoryIds(db, input.filter);
-    if (ids.length > MAX_CAMPAIGN_ITEMS) throw new ValidationError(`the filter selects ${ids.length} trajectories; a campaign holds at most ${MAX_CAMPAIGN_ITEMS}`);
+    if (ids.length > MAX_CAMPAIGN_ITEMS)
+      throw new ValidationError(`the filter selects ${ids.length} trajectories; a campaign holds at most ${MAX_CAMPAIGN_ITEMS}`);
     return ids;
   }
   throw new ValidationError("a campaign needs a selection: trajectoryIds or a filter");
@@ -199,7 +230,8 @@ export async function updateCampaignSettings(db: Db, actor: Actor, id: number, p
       throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; another researcher or an admin can lift its blind`);
     }
     // The reveal is measured against a blind first label: lifting the blind would let the evaluator be seen first.
-    if (patch.blind === false && c.revealEvaluator) throw new ValidationError("blind: this campaign reveals an evaluator after the blind label, so it stays blind");
+    if (patch.blind === false && c.revealEvaluator)
+      throw new ValidationError("blind: this campaign reveals an evaluator after the blind label, so it stays blind");
     if (patch.reservationMinutes !== undefined) next.reservationMinutes = patch.reservationMinutes;
     if (patch.status !== undefined) {
       if (patch.status !== "active" && patch.status !== "closed") throw new ValidationError(`status: active or closed, got ${JSON.stringify(patch.status)}`);
@@ -218,7 +250,12 @@ export async function updateCampaignSettings(db: Db, actor: Actor, id: number, p
   });
 }
 
-export async function addTrajectoriesToCampaign(db: Db, actor: Actor, id: number, selection: { trajectoryIds?: number[]; filter?: SelectionFilter }): Promise<{ added: number }> {
+export async function addTrajectoriesToCampaign(
+  db: Db,
+  actor: Actor,
+  id: number,
+  selection: { trajectoryIds?: number[]; filter?: SelectionFilter },
+): Promise<{ added: number }> {
   requireRole(actor, "researcher", "change campaigns");
   const ids = await resolveSelection(db, selection);
   return withTransaction(db, async () => {
@@ -227,7 +264,12 @@ export async function addTrajectoriesToCampaign(db: Db, actor: Actor, id: number
   });
 }
 
-export async function setCampaignAnnotators(db: Db, actor: Actor, id: number, change: { add?: string[]; remove?: string[] }): Promise<{ added: number; removed: number }> {
+export async function setCampaignAnnotators(
+  db: Db,
+  actor: Actor,
+  id: number,
+  change: { add?: string[]; remove?: string[] },
+): Promise<{ added: number; removed: number }> {
   requireRole(actor, "researcher", "choose annotators");
   const add = await checkAnnotators(db, change.add ?? []);
   return withTransaction(db, async () => {
@@ -241,7 +283,12 @@ export async function setCampaignAnnotators(db: Db, actor: Actor, id: number, ch
 }
 
 /** Chooses the campaign's designated QA reviewers (researchers and admins may always review). */
-export async function setCampaignQaReviewers(db: Db, actor: Actor, id: number, change: { add?: string[]; remove?: string[] }): Promise<{ added: number; removed: number }> {
+export async function setCampaignQaReviewers(
+  db: Db,
+  actor: Actor,
+  id: number,
+  change: { add?: string[]; remove?: string[] },
+): Promise<{ added: number; removed: number }> {
   requireRole(actor, "researcher", "choose QA reviewers");
   const add = await checkAnnotators(db, change.add ?? []);
   return withTransaction(db, async () => {
@@ -297,8 +344,15 @@ export interface CampaignSummary {
 export async function listCampaignSummaries(db: Db, actor: Actor): Promise<CampaignSummary[]> {
   const researcher = hasRole(actor, "researcher");
   const rows = researcher ? await listCampaigns(db) : await listCampaignsOfAnnotator(db, actor.userId);
-  const counts = await campaignCounts(db, rows.map((r) => r.id));
-  const mine = await ownLabelCounts(db, actor.userId, rows.map((r) => r.id));
+  const counts = await campaignCounts(
+    db,
+    rows.map((r) => r.id),
+  );
+  const mine = await ownLabelCounts(
+    db,
+    actor.userId,
+    rows.map((r) => r.id),
+  );
   const labellingBlind = researcher ? await campaignsLabellingBlind(db, actor.userId) : null;
   return rows.map((c) => {
     const restricted = !labellingBlind || labellingBlind.has(c.id);
@@ -377,10 +431,14 @@ export async function campaignOverview(db: Db, actor: Actor, id: number, nowMs =
     annotators: perAnnotator,
     warnings: [
       ...(annotators.length < c.annotatorsPerItem && c.origin === "native"
-        ? [`${annotators.length} annotator${annotators.length === 1 ? "" : "s"} for ${c.annotatorsPerItem} labels per trajectory: items cannot be completed until more annotators are added`]
+        ? [
+            `${annotators.length} annotator${annotators.length === 1 ? "" : "s"} for ${c.annotatorsPerItem} labels per trajectory: items cannot be completed until more annotators are added`,
+          ]
         : []),
       ...(c.templateId && c.annotatorsPerItem < requirementsOf(c.templateId, c.annotatorsPerItem, false).minAnnotatorsPerItem
-        ? [`${c.annotatorsPerItem} annotator${c.annotatorsPerItem === 1 ? "" : "s"} per trajectory is below the ${getTemplate(c.templateId).name} protocol's ${requirementsOf(c.templateId, c.annotatorsPerItem, false).minAnnotatorsPerItem}`]
+        ? [
+            `${c.annotatorsPerItem} annotator${c.annotatorsPerItem === 1 ? "" : "s"} per trajectory is below the ${getTemplate(c.templateId).name} protocol's ${requirementsOf(c.templateId, c.annotatorsPerItem, false).minAnnotatorsPerItem}`,
+          ]
         : []),
     ],
   };
@@ -389,7 +447,7 @@ export async function campaignOverview(db: Db, actor: Actor, id: number, nowMs =
 /** Only the campaign's annotators (and researchers/admins) may see it at all. */
 export async function assertCampaignVisible(db: Db, actor: Actor, c: CampaignRow): Promise<void> {
   if (hasRole(actor, "researcher")) return;
-  if (!await isCampaignAnnotator(db, c.id, actor.userId)) throw new AppError("FORBIDDEN", "You are not an annotator of this campaign");
+  if (!(await isCampaignAnnotator(db, c.id, actor.userId))) throw new AppError("FORBIDDEN", "You are not an annotator of this campaign");
 }
 
 /** Every campaign, for the command line (which acts with an admin's rights). */

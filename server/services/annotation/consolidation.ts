@@ -8,7 +8,16 @@
 import { isDeepStrictEqual } from "node:util";
 import type { Db } from "../../../db/database";
 import { getItemByTrajectory, listItemsInStates, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/annotation/campaigns";
-import { activeLabelsOfItem, activeLabelsOfItems, consolidationHistory, deleteConsolidated, getConsolidated, insertConsolidationEvent, itemHistory, labelsOfItem } from "../../../db/repositories/annotation/labels";
+import {
+  activeLabelsOfItem,
+  activeLabelsOfItems,
+  consolidationHistory,
+  deleteConsolidated,
+  getConsolidated,
+  insertConsolidationEvent,
+  itemHistory,
+  labelsOfItem,
+} from "../../../db/repositories/annotation/labels";
 import { upsertConsolidated } from "../../../db/repositories/annotation/labels";
 import { isGoldItem } from "../../../db/repositories/annotation/quality";
 import type { CampaignItemRow, CampaignRow, LabelRow } from "../../../db/schema/index";
@@ -81,7 +90,12 @@ export async function saveConsolidatedLabel(
  * Re-evaluates one item from its active labels (call inside the transaction that changed them). Adjudicated
  * items keep their decision. Writes an event only when the state or the consolidated label changes.
  */
-export async function recomputeItem(db: Db, campaign: CampaignRow, item: { id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt?: Date | null }, at: Date): Promise<ItemState> {
+export async function recomputeItem(
+  db: Db,
+  campaign: CampaignRow,
+  item: { id: number; trajectoryId: number; state: ItemState; labelCount: number; qaReviewedAt?: Date | null },
+  at: Date,
+): Promise<ItemState> {
   const active = await activeLabelsOfItem(db, item.id);
   // A decision stands: an adjudicated item, or one a QA reviewer confirmed, keeps its consolidated label when the
   // campaign's settings (k, agreement rule) change.
@@ -98,7 +112,14 @@ export async function recomputeItem(db: Db, campaign: CampaignRow, item: { id: n
       await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values: result.values, basedOn, decision: null, at });
     }
     if (valuesChanged || item.state !== "agreed") {
-      await insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "agreed", values: result.values, method: "unanimous", createdAt: at });
+      await insertConsolidationEvent(db, {
+        campaignId: campaign.id,
+        itemId: item.id,
+        state: "agreed",
+        values: result.values,
+        method: "unanimous",
+        createdAt: at,
+      });
     }
   } else if (previous) {
     await deleteConsolidated(db, item.id);
@@ -133,11 +154,15 @@ export interface AdjudicationInput {
 }
 
 /** Confidence and disagreement source of a decision, checked; either may be left out (null). */
-export function decisionMeta(input: { confidence?: string | null; disagreementSource?: string | null }): { confidence: DecisionConfidence | null; disagreementSource: DisagreementSource | null } {
+export function decisionMeta(input: { confidence?: string | null; disagreementSource?: string | null }): {
+  confidence: DecisionConfidence | null;
+  disagreementSource: DisagreementSource | null;
+} {
   try {
     return {
       confidence: input.confidence === undefined || input.confidence === null ? null : parseConfidence(input.confidence),
-      disagreementSource: input.disagreementSource === undefined || input.disagreementSource === null ? null : parseDisagreementSource(input.disagreementSource),
+      disagreementSource:
+        input.disagreementSource === undefined || input.disagreementSource === null ? null : parseDisagreementSource(input.disagreementSource),
     };
   } catch (e) {
     throw new ValidationError((e as Error).message);
@@ -168,7 +193,7 @@ export async function adjudicate(db: Db, actor: Actor, input: AdjudicationInput,
     if (!active.length) throw new ConflictError(`Trajectory ${input.trajectoryId} has no labels yet; there is nothing to adjudicate`);
     let values: LabelValues;
     try {
-      values = validateLabel(campaign.labelSchema, { ...input, note: reason }, await trajectoryStepCount(db, item.trajectoryId) ?? 0);
+      values = validateLabel(campaign.labelSchema, { ...input, note: reason }, (await trajectoryStepCount(db, item.trajectoryId)) ?? 0);
     } catch (e) {
       if (e instanceof LabelValidationError) throw new ValidationError(e.message);
       throw e;
@@ -206,7 +231,16 @@ export async function reopenItem(db: Db, actor: Actor, input: { campaignId: numb
     await deleteConsolidated(db, item.id);
     // A reopened item is decided again, so its QA review (if any) no longer holds.
     await setItemQaReviewed(db, item.id, null);
-    await insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "open", values: null, actorId: actor.userId, actorName: actor.name, reason: input.reason || "reopened", createdAt: at });
+    await insertConsolidationEvent(db, {
+      campaignId: campaign.id,
+      itemId: item.id,
+      state: "open",
+      values: null,
+      actorId: actor.userId,
+      actorName: actor.name,
+      reason: input.reason || "reopened",
+      createdAt: at,
+    });
     await setItemState(db, item.id, "open");
     const state = await recomputeItem(db, campaign, { ...item, state: "open" }, at);
     return { itemId: item.id, state };
@@ -223,7 +257,10 @@ export async function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: n
   // A researcher who also labels blind in this campaign does not get the labels of trajectories still ahead of them.
   const visible = await visibleEvaluationFilter(db, actor.userId);
   const byItem = new Map<number, LabelRow[]>();
-  for (const l of await activeLabelsOfItems(db, rows.map((r) => r.itemId))) {
+  for (const l of await activeLabelsOfItems(
+    db,
+    rows.map((r) => r.itemId),
+  )) {
     const list = byItem.get(l.itemId) ?? [];
     list.push(l);
     byItem.set(l.itemId, list);
@@ -236,7 +273,12 @@ export async function adjudicationQueue(db: Db, actor: Actor, q: { campaignId: n
     items: rows.map((r) => ({
       ...r,
       labels: visible.isVisible(r.trajectoryId)
-        ? (byItem.get(r.itemId) ?? []).map((l) => ({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep }))
+        ? (byItem.get(r.itemId) ?? []).map((l) => ({
+            annotatorName: l.annotatorName,
+            verdict: l.verdict,
+            category: l.category,
+            firstFailingStep: l.firstFailingStep,
+          }))
         : [],
       hiddenByBlind: !visible.isVisible(r.trajectoryId),
     })),
@@ -294,7 +336,7 @@ export async function reviewOfItem(db: Db, campaign: CampaignRow, item: Campaign
         updatedAt: l.updatedAt,
       };
     }),
-    consolidated: await getConsolidated(db, item.id) ?? null,
+    consolidated: (await getConsolidated(db, item.id)) ?? null,
     labelHistory: history.map((h) => ({
       id: h.id,
       labelId: h.labelId,

@@ -12,10 +12,24 @@
 import type { Db } from "../../../db/database";
 import { getItemByTrajectory, setItemState, trajectoryStepCount, updateCampaign } from "../../../db/repositories/annotation/campaigns";
 import { activeLabelsOfItem, getConsolidated, insertConsolidationEvent } from "../../../db/repositories/annotation/labels";
-import { campaignsOfTrajectory, deleteGoldItem, getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation/quality";
+import {
+  campaignsOfTrajectory,
+  deleteGoldItem,
+  getGoldItem,
+  goldAnswers,
+  goldItemsOfCampaign,
+  upsertGoldItem,
+} from "../../../db/repositories/annotation/quality";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
-import { ASSIGNMENT_STRATEGIES, goldStanding, isGoldCorrect, type AssignmentStrategy, type GoldStanding, type GoldThresholds } from "../../domain/annotation/assignment";
+import {
+  ASSIGNMENT_STRATEGIES,
+  goldStanding,
+  isGoldCorrect,
+  type AssignmentStrategy,
+  type GoldStanding,
+  type GoldThresholds,
+} from "../../domain/annotation/assignment";
 import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { requireCampaign } from "./campaigns";
@@ -44,7 +58,8 @@ export function qualitySettingsOf(c: CampaignRow) {
 
 function share(v: number | null | undefined, field: string): void {
   if (v === null || v === undefined) return;
-  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1) throw new ValidationError(`${field}: a share from 0 to 1 (0.1 = 10 %), got ${JSON.stringify(v)}`);
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || v > 1)
+    throw new ValidationError(`${field}: a share from 0 to 1 (0.1 = 10 %), got ${JSON.stringify(v)}`);
 }
 
 /** Changes a campaign's assignment strategy, gold rate and thresholds (researchers). */
@@ -64,7 +79,8 @@ export async function updateQualitySettings(db: Db, actor: Actor, campaignId: nu
     const c = await requireCampaign(db, campaignId);
     const warn = patch.goldWarnBelow !== undefined ? patch.goldWarnBelow : c.goldWarnBelow;
     const block = patch.goldBlockBelow !== undefined ? patch.goldBlockBelow : c.goldBlockBelow;
-    if (warn !== null && block !== null && block > warn) throw new ValidationError(`goldBlockBelow (${block}) is above goldWarnBelow (${warn}): annotators would be blocked before anyone is warned`);
+    if (warn !== null && block !== null && block > warn)
+      throw new ValidationError(`goldBlockBelow (${block}) is above goldWarnBelow (${warn}): annotators would be blocked before anyone is warned`);
     const next: Partial<CampaignRow> = {};
     for (const k of ["assignmentStrategy", "goldRate", "goldWarnBelow", "goldBlockBelow", "goldMinAnswered"] as const) {
       if (patch[k] !== undefined) (next as Record<string, unknown>)[k] = patch[k];
@@ -124,14 +140,51 @@ async function checkedGoldAnswer(db: Db, campaign: CampaignRow, trajectoryId: nu
   return values;
 }
 
-async function setGold(db: Db, actor: Actor, campaign: CampaignRow, item: { id: number; trajectoryId: number }, answer: GoldAnswer, source: "marked" | "unanimous" | "adjudicated", note: string | null, at: Date) {
+async function setGold(
+  db: Db,
+  actor: Actor,
+  campaign: CampaignRow,
+  item: { id: number; trajectoryId: number },
+  answer: GoldAnswer,
+  source: "marked" | "unanimous" | "adjudicated",
+  note: string | null,
+  at: Date,
+) {
   const values = await checkedGoldAnswer(db, campaign, item.trajectoryId, answer, source !== "marked");
   const answers = values.answers && Object.keys(values.answers).length ? values.answers : null;
-  await upsertGoldItem(db, { itemId: item.id, campaignId: campaign.id, verdict: values.verdict, category: values.category, firstFailingStep: values.firstFailingStep, answers, source, note, createdBy: actor.userId, createdAt: at });
+  await upsertGoldItem(db, {
+    itemId: item.id,
+    campaignId: campaign.id,
+    verdict: values.verdict,
+    category: values.category,
+    firstFailingStep: values.firstFailingStep,
+    answers,
+    source,
+    note,
+    createdBy: actor.userId,
+    createdAt: at,
+  });
   const reason = "known answer";
-  await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values, basedOn: basedOnOf(await activeLabelsOfItem(db, item.id)), decision: { actor, reason }, at });
+  await saveConsolidatedLabel(db, {
+    campaignId: campaign.id,
+    item,
+    values,
+    basedOn: basedOnOf(await activeLabelsOfItem(db, item.id)),
+    decision: { actor, reason },
+    at,
+  });
   await setItemState(db, item.id, "adjudicated");
-  await insertConsolidationEvent(db, { campaignId: campaign.id, itemId: item.id, state: "adjudicated", values, method: "adjudicated", actorId: actor.userId, actorName: actor.name, reason, createdAt: at });
+  await insertConsolidationEvent(db, {
+    campaignId: campaign.id,
+    itemId: item.id,
+    state: "adjudicated",
+    values,
+    method: "adjudicated",
+    actorId: actor.userId,
+    actorName: actor.name,
+    reason,
+    createdAt: at,
+  });
 }
 
 /**
@@ -156,7 +209,12 @@ export async function markGold(db: Db, actor: Actor, input: MarkGoldInput, now =
  * Promotes items whose labels settled them to gold, their consolidated label as the answer: unanimous (agreed)
  * items, adjudicated ones, or both. Items already gold are left as they are. Returns how many were promoted.
  */
-export async function promoteGold(db: Db, actor: Actor, input: { campaignId: number; trajectoryIds: number[] }, now = Date.now()): Promise<{ promoted: number }> {
+export async function promoteGold(
+  db: Db,
+  actor: Actor,
+  input: { campaignId: number; trajectoryIds: number[] },
+  now = Date.now(),
+): Promise<{ promoted: number }> {
   requireRole(actor, "researcher", "promote gold items");
   return withTransaction(db, async () => {
     const campaign = await requireCampaign(db, input.campaignId);
@@ -170,7 +228,16 @@ export async function promoteGold(db: Db, actor: Actor, input: { campaignId: num
       }
       const c = await getConsolidated(db, item.id);
       if (!c) throw new ConflictError(`Trajectory ${trajectoryId} has no consolidated label to promote`);
-      await setGold(db, actor, campaign, item, { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, note: null }, item.state === "agreed" ? "unanimous" : "adjudicated", null, new Date(now));
+      await setGold(
+        db,
+        actor,
+        campaign,
+        item,
+        { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, note: null },
+        item.state === "agreed" ? "unanimous" : "adjudicated",
+        null,
+        new Date(now),
+      );
       promoted++;
     }
     return { promoted };
@@ -216,14 +283,21 @@ export async function goldStandings(db: Db, campaign: CampaignRow): Promise<Anno
     by.set(r.annotatorKey, e);
   }
   const t = thresholdsOf(campaign);
-  return [...by].map(([annotatorKey, e]) => ({ annotatorKey, name: e.name, ...goldStanding(e.correct, e.answered, t) })).sort((a, b) => a.name.localeCompare(b.name));
+  return [...by]
+    .map(([annotatorKey, e]) => ({ annotatorKey, name: e.name, ...goldStanding(e.correct, e.answered, t) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** The campaign's gold items and every annotator's accuracy on them (researchers). */
 export async function campaignGold(db: Db, actor: Actor, campaignId: number) {
   requireRole(actor, "researcher", "see gold items");
   const campaign = await requireCampaign(db, campaignId);
-  return { settings: qualitySettingsOf(campaign), schema: goldFormSchemaOf(campaign), items: await goldItemsOfCampaign(db, campaignId), annotators: await goldStandings(db, campaign) };
+  return {
+    settings: qualitySettingsOf(campaign),
+    schema: goldFormSchemaOf(campaign),
+    items: await goldItemsOfCampaign(db, campaignId),
+    annotators: await goldStandings(db, campaign),
+  };
 }
 
 /** What the gold form asks in a campaign: the parts of its label schema a known answer is given in. */

@@ -6,7 +6,14 @@
  */
 import type { Db } from "../../../db/database";
 import { shuffleNumbers } from "./item-numbers";
-import { getCampaignByName, getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems, trajectoryIdentities } from "../../../db/repositories/annotation/campaigns";
+import {
+  getCampaignByName,
+  getItemByTrajectory,
+  importedAnnotatorKey,
+  insertCampaign,
+  insertCampaignItems,
+  trajectoryIdentities,
+} from "../../../db/repositories/annotation/campaigns";
 import { exportConsolidatedRows, exportLabelRows, getLabelByKey, insertLabel, insertRevision, updateLabel } from "../../../db/repositories/annotation/labels";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
@@ -138,12 +145,21 @@ export async function campaignLabelRows(db: Db, campaignId: number): Promise<Lab
   return rows;
 }
 
-export async function exportCampaignLabels(db: Db, actor: Actor, campaignId: number, format: "csv" | "jsonl"): Promise<{ fileName: string; contentType: string; body: string }> {
+export async function exportCampaignLabels(
+  db: Db,
+  actor: Actor,
+  campaignId: number,
+  format: "csv" | "jsonl",
+): Promise<{ fileName: string; contentType: string; body: string }> {
   requireRole(actor, "researcher", "export labels");
   const campaign = await requireCampaign(db, campaignId);
   await assertNotLabellingBlind(db, actor.userId);
   const rows = await campaignLabelRows(db, campaignId);
-  const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
+  const slug =
+    campaign.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
   const questionIds = (campaign.labelSchema.questions ?? []).map((q) => q.id);
   return format === "csv"
     ? { fileName: `${slug}-labels.csv`, contentType: "text/csv; charset=utf-8", body: labelExportCsv(rows, { questionIds }) }
@@ -198,7 +214,7 @@ interface Identity {
 }
 
 async function matcher(db: Db, normalize: boolean) {
-  const all = await trajectoryIdentities(db) as Identity[];
+  const all = (await trajectoryIdentities(db)) as Identity[];
   const byId = new Map(all.map((t) => [t.id, t]));
   const byTask = new Map<string, Identity[]>();
   for (const t of all) {
@@ -220,7 +236,10 @@ async function matcher(db: Db, normalize: boolean) {
     if (model) candidates = candidates.filter((t) => spelled(t.model) || spelled(t.agentName) || spelled(t.runName));
     const what = `task ${JSON.stringify(taskId)}${model ? ` by ${JSON.stringify(model)}` : ""}${benchmark ? ` in ${JSON.stringify(benchmark)}` : ""}`;
     if (candidates.length === 0) return { problem: `no trajectory of ${what}` };
-    if (candidates.length > 1) return { problem: `${candidates.length} trajectories of ${what} (ids ${candidates.map((c) => c.id).join(", ")}); add a model or benchmark column to the mapping` };
+    if (candidates.length > 1)
+      return {
+        problem: `${candidates.length} trajectories of ${what} (ids ${candidates.map((c) => c.id).join(", ")}); add a model or benchmark column to the mapping`,
+      };
     return { trajectory: candidates[0]! };
   };
 }
@@ -230,7 +249,10 @@ function schemaForImport(rows: ImportedLabelRow[], requested: Partial<LabelSchem
   const used = [...new Set(rows.map((r) => r.category).filter((c): c is string => c !== null))];
   const base = requested?.categories ?? [...DEFAULT_ERROR_CATEGORIES];
   const categories = [...base, ...used.filter((c) => !base.includes(c))];
-  if (categories.length > MAX_CATEGORIES) throw new ValidationError(`${source}: the file uses ${used.length} categories; with the schema's they exceed ${MAX_CATEGORIES}: give labelSchema.categories explicitly`);
+  if (categories.length > MAX_CATEGORIES)
+    throw new ValidationError(
+      `${source}: the file uses ${used.length} categories; with the schema's they exceed ${MAX_CATEGORIES}: give labelSchema.categories explicitly`,
+    );
   try {
     return buildLabelSchema({
       requireCategory: false,
@@ -288,7 +310,13 @@ export async function importLabelsFile(
 }
 
 /** Imports labels from a table already read from a file (CSV, or a JSON format turned into rows: label-formats.ts). */
-export async function importLabelTable(db: Db, actor: Actor, table: CsvTable, req: Omit<LabelImportRequest, "csv">, now = Date.now()): Promise<LabelImportReport> {
+export async function importLabelTable(
+  db: Db,
+  actor: Actor,
+  table: CsvTable,
+  req: Omit<LabelImportRequest, "csv">,
+  now = Date.now(),
+): Promise<LabelImportReport> {
   requireRole(actor, "researcher", "import labels");
   let rowsRead;
   try {
@@ -310,7 +338,10 @@ export async function importLabelTable(db: Db, actor: Actor, table: CsvTable, re
     }
     const pair = `${m.trajectory.id}\u0000${row.annotator}`;
     const firstLine = seen.get(pair);
-    if (firstLine !== undefined) throw new ValidationError(`${req.source}: line ${row.line} labels trajectory ${m.trajectory.id} again for annotator ${JSON.stringify(row.annotator)} (first on line ${firstLine})`);
+    if (firstLine !== undefined)
+      throw new ValidationError(
+        `${req.source}: line ${row.line} labels trajectory ${m.trajectory.id} again for annotator ${JSON.stringify(row.annotator)} (first on line ${firstLine})`,
+      );
     seen.set(pair, row.line);
     matched.push({ row, trajectory: m.trajectory });
   }
@@ -345,7 +376,11 @@ export async function importLabelTable(db: Db, actor: Actor, table: CsvTable, re
       const id = await insertCampaign(db, {
         name,
         instructions: req.campaign.instructions ?? "",
-        labelSchema: schemaForImport(matched.map((m) => m.row), req.campaign.labelSchema, req.source),
+        labelSchema: schemaForImport(
+          matched.map((m) => m.row),
+          req.campaign.labelSchema,
+          req.source,
+        ),
         annotatorsPerItem: k,
         // Imported labels were made elsewhere; nobody labels here, so nothing needs hiding.
         blind: false,
@@ -368,10 +403,14 @@ export async function importLabelTable(db: Db, actor: Actor, table: CsvTable, re
         throw e;
       }
       const item = (await getItemByTrajectory(db, campaign.id, trajectory.id))!;
-      if (item.state === "adjudicated") throw new ConflictError(`${req.source}: line ${row.line}: trajectory ${trajectory.id} is already adjudicated in this campaign`);
+      if (item.state === "adjudicated")
+        throw new ConflictError(`${req.source}: line ${row.line}: trajectory ${trajectory.id} is already adjudicated in this campaign`);
       const key = importedAnnotatorKey(row.annotator);
       const existing = await getLabelByKey(db, item.id, key);
-      const before = existing && existing.status === "active" ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note } : null;
+      const before =
+        existing && existing.status === "active"
+          ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note }
+          : null;
       const changes = diffLabelValues(before, values);
       if (existing && existing.status === "active" && changes.length === 0) {
         tally.unchanged++;

@@ -21,7 +21,14 @@ import {
   type CuaRow,
   type LabelFormat,
 } from "../../domain/annotation/label-formats";
-import { LABEL_EXPORT_COLUMNS, LABEL_IMPORT_PRESETS, LabelImportError, labelExportCsv, labelExportJsonl, type LabelImportMapping } from "../../domain/annotation/label-io";
+import {
+  LABEL_EXPORT_COLUMNS,
+  LABEL_IMPORT_PRESETS,
+  LabelImportError,
+  labelExportCsv,
+  labelExportJsonl,
+  type LabelImportMapping,
+} from "../../domain/annotation/label-io";
 import type { LabelVerdict } from "../../domain/annotation/label-schema";
 import { ValidationError } from "../../errors";
 import { assertNotLabellingBlind } from "../access/blind";
@@ -37,7 +44,8 @@ export interface LabelFile {
 }
 
 function checkFormat(format: string): LabelFormat {
-  if (!(LABEL_FORMATS as readonly string[]).includes(format)) throw new ValidationError(`format: one of ${LABEL_FORMATS.join(", ")}, got ${JSON.stringify(format)}`);
+  if (!(LABEL_FORMATS as readonly string[]).includes(format))
+    throw new ValidationError(`format: one of ${LABEL_FORMATS.join(", ")}, got ${JSON.stringify(format)}`);
   return format as LabelFormat;
 }
 
@@ -49,7 +57,11 @@ export async function exportLabelsAs(db: Db, actor: Actor, campaignId: number, f
   const format = checkFormat(formatName);
   const campaign = await requireCampaign(db, campaignId);
   await assertNotLabellingBlind(db, actor.userId);
-  const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
+  const slug =
+    campaign.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
   const rows = await campaignLabelRows(db, campaignId);
   const annotations = rows.filter((r) => r.kind === "annotation");
   switch (format) {
@@ -59,17 +71,34 @@ export async function exportLabelsAs(db: Db, actor: Actor, campaignId: number, f
       return { fileName: `${slug}-labels.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: labelExportJsonl(rows), leftOut: 0 };
     case "online-mind2web": {
       const consolidated = rows.filter((r) => r.kind === "consolidated");
-      const intents = new Map((await trajectoryRows(db, consolidated.map((r) => r.trajectory_id as number))).map((t) => [t.id, t.intent]));
+      const intents = new Map(
+        (
+          await trajectoryRows(
+            db,
+            consolidated.map((r) => r.trajectory_id as number),
+          )
+        ).map((t) => [t.id, t.intent]),
+      );
       let built;
       try {
         built = buildMind2WebHumanLabels(
-          consolidated.map((r) => ({ taskId: str(r.task_id), task: intents.get(r.trajectory_id as number) ?? "", agent: str(r.agent), verdict: r.verdict as LabelVerdict })),
+          consolidated.map((r) => ({
+            taskId: str(r.task_id),
+            task: intents.get(r.trajectory_id as number) ?? "",
+            agent: str(r.agent),
+            verdict: r.verdict as LabelVerdict,
+          })),
         );
       } catch (e) {
         if (e instanceof LabelImportError) throw new ValidationError(e.message);
         throw e;
       }
-      return { fileName: "human_label.json", contentType: "application/json; charset=utf-8", body: mind2webHumanLabelJson(built.records), leftOut: built.left.length };
+      return {
+        fileName: "human_label.json",
+        contentType: "application/json; charset=utf-8",
+        body: mind2webHumanLabelJson(built.records),
+        leftOut: built.left.length,
+      };
     }
     case "agentrewardbench": {
       const { csv, left } = arbAnnotationsCsv(
@@ -147,5 +176,11 @@ export async function importLabelsAs(db: Db, actor: Actor, req: FormatImportRequ
     if (e instanceof LabelImportError || e instanceof CsvError) throw new ValidationError(e.message);
     throw e;
   }
-  return await importLabelTable(db, actor, table, { source: req.source, campaign: req.campaign, dryRun: req.dryRun, unmatchedLimit: req.unmatchedLimit, mapping }, now);
+  return await importLabelTable(
+    db,
+    actor,
+    table,
+    { source: req.source, campaign: req.campaign, dryRun: req.dryRun, unmatchedLimit: req.unmatchedLimit, mapping },
+    now,
+  );
 }

@@ -24,7 +24,11 @@ export function labelImportJobHandler(ctx: AppContext): JobHandler {
       const text = await readUploadedText(ctx.config, file);
       if (text === null) throw new ValidationError(`${req.source}: the uploaded file is no longer there; upload it again`);
       if (encoding === "xlsx-base64") {
-        const table = await runInThread("workbook-table", { base64: text, source: req.source, sheet, chooseSheet: "in the Sheet field" }, { signal, what: req.source });
+        const table = await runInThread(
+          "workbook-table",
+          { base64: text, source: req.source, sheet, chooseSheet: "in the Sheet field" },
+          { signal, what: req.source },
+        );
         signal.throwIfAborted();
         const report = await importLabelTable(ctx.db, actor, table, { ...req, source: `${req.source} (sheet ${JSON.stringify(table.sheet)})` });
         return { ...report, sheet: table.sheet };

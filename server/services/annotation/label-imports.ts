@@ -16,7 +16,8 @@ import type { LabelImportReport, LabelImportRequest } from "./io";
 export const LABEL_IMPORT_JOB_TYPE = "labels.import-csv";
 
 /** What the campaign page sends: the file as CSV text, or a workbook's bytes as base64 with the sheet to read. */
-export type DashboardLabelImportRequest = Omit<LabelImportRequest, "csv"> & ({ csv: string; xlsxBase64?: undefined; sheet?: undefined } | { xlsxBase64: string; sheet?: string; csv?: undefined });
+export type DashboardLabelImportRequest = Omit<LabelImportRequest, "csv"> &
+  ({ csv: string; xlsxBase64?: undefined; sheet?: undefined } | { xlsxBase64: string; sheet?: string; csv?: undefined });
 
 export interface LabelImportJobPayload extends RequestedJobPayload, Omit<LabelImportRequest, "csv"> {
   file: StagedText;

@@ -14,10 +14,45 @@
  *   the item just ends up with one label more than needed.
  */
 import type { Db } from "../../../db/database";
-import { deleteReservation, findLiveReservation, getItemByNumber, getItemByTrajectory, getCampaignForMember, isCampaignAnnotator, lockItemForLabel, liveReservationCounts, nextCandidates, releaseReservations, remainingForUser, upsertReservation, userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
-import { getLabel, getLabelByKey, getRevision, getRevisionByKey, getRevisionOfLabel, insertLabel, insertRevision, labelHistory, labelsOfUser, lastUndoableSubmit, markRevisionUndone, updateLabel } from "../../../db/repositories/annotation/labels";
+import {
+  deleteReservation,
+  findLiveReservation,
+  getItemByNumber,
+  getItemByTrajectory,
+  getCampaignForMember,
+  isCampaignAnnotator,
+  lockItemForLabel,
+  liveReservationCounts,
+  nextCandidates,
+  releaseReservations,
+  remainingForUser,
+  upsertReservation,
+  userAnnotatorKey,
+} from "../../../db/repositories/annotation/campaigns";
+import {
+  getLabel,
+  getLabelByKey,
+  getRevision,
+  getRevisionByKey,
+  getRevisionOfLabel,
+  insertLabel,
+  insertRevision,
+  labelHistory,
+  labelsOfUser,
+  lastUndoableSubmit,
+  markRevisionUndone,
+  updateLabel,
+} from "../../../db/repositories/annotation/labels";
 import { hasRevealed } from "../../../db/repositories/access/blind-rule";
-import { goldItemIds, isGoldItem, labelTurnsOfUser, goldRemainingForUser, nextGoldCandidate, strataCoverage, strategyCandidates } from "../../../db/repositories/annotation/quality";
+import {
+  goldItemIds,
+  isGoldItem,
+  labelTurnsOfUser,
+  goldRemainingForUser,
+  nextGoldCandidate,
+  strataCoverage,
+  strategyCandidates,
+} from "../../../db/repositories/annotation/quality";
 import type { CampaignItemRow, CampaignRow, LabelRevisionRow, LabelRow } from "../../../db/schema/index";
 import type { Actor } from "../../domain/access/actor";
 import {
@@ -104,13 +139,26 @@ async function pickByStrategy(db: Db, campaign: CampaignRow, userId: string, now
   const strata = stratum ? await strataCoverage(db, campaign.id, stratum) : undefined;
   const salt = queueOrderSalt(userId);
   for (const skipped of [false, true]) {
-    const query = { campaignId: campaign.id, userId, needed: campaign.annotatorsPerItem, salt, skipped, stratum, withDisputed: strategy === "disputed_first", withVerdicts: strategy === "disputed_first" };
+    const query = {
+      campaignId: campaign.id,
+      userId,
+      needed: campaign.annotatorsPerItem,
+      salt,
+      skipped,
+      stratum,
+      withDisputed: strategy === "disputed_first",
+      withVerdicts: strategy === "disputed_first",
+    };
     if (strategy === "random") {
       // The annotator's own order alone decides: read it a page at a time and stop at the first item not full.
       const pageSize = 64;
       for (let offset = 0; ; offset += pageSize) {
         const page = await strategyCandidates(db, { ...query, page: { offset, limit: pageSize } });
-        const best = pickCandidate("random", page.map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })), campaign.annotatorsPerItem);
+        const best = pickCandidate(
+          "random",
+          page.map((r) => ({ ...r, disputed: false, reserved: reserved.get(r.itemId) ?? 0 })),
+          campaign.annotatorsPerItem,
+        );
         if (best) return { itemId: best.itemId, trajectoryId: best.trajectoryId };
         if (page.length < pageSize) break;
       }
@@ -144,7 +192,7 @@ async function pickByStratum(
   const share = (s: StratumCoverage) => (s.items > 0 ? s.labels / (s.items * needed) : 0);
   const ordered = [...strata.entries()].sort((a, b) => share(a[1]) - share(b[1]));
   const pageSize = 64;
-  for (let i = 0; i < ordered.length; ) {
+  for (let i = 0; i < ordered.length;) {
     let j = i;
     while (j < ordered.length && share(ordered[j]![1]) === share(ordered[i]![1])) j++;
     const bests: QueueCandidate[] = [];
@@ -193,7 +241,10 @@ async function pickNext(db: Db, campaign: CampaignRow, userId: string, now: numb
     const gold = await nextGoldCandidate(db, campaign.id, userId, salt);
     if (gold) return gold;
   }
-  const regular = campaign.assignmentStrategy === "least_covered" || !campaign.assignmentStrategy ? await pickItem(db, campaign.id, userId, campaign.annotatorsPerItem, now) : await pickByStrategy(db, campaign, userId, now);
+  const regular =
+    campaign.assignmentStrategy === "least_covered" || !campaign.assignmentStrategy
+      ? await pickItem(db, campaign.id, userId, campaign.annotatorsPerItem, now)
+      : await pickByStrategy(db, campaign, userId, now);
   if (regular) return regular;
   return await nextGoldCandidate(db, campaign.id, userId, salt);
 }
@@ -214,40 +265,44 @@ export interface Assignment {
  */
 export async function nextAssignment(db: Db, actor: Actor, campaignId: number, clock: Clock = {}): Promise<Assignment | null> {
   const now = clock.now ?? Date.now();
-  const assignment = await withTransaction(db, async (): Promise<Assignment | null | "blocked"> => {
-    const campaign = await requireLabellingAllowed(db, actor, campaignId, true);
-    if (await isBlockedInCampaign(db, campaign, actor.userId)) {
-      // Their reservations go back to the others; refused only once that is stored (a throw here would undo it).
-      await releaseReservations(db, campaignId, actor.userId);
-      return "blocked";
-    }
-    const ttl = campaign.reservationMinutes * 60_000;
-    const held = await findLiveReservation(db, campaignId, actor.userId, now);
-    const expiresAt = new Date(now + ttl);
-    if (held) {
-      await upsertReservation(db, { campaignId, itemId: held.itemId, userId: actor.userId, status: "active", reservedAt: held.reservedAt, expiresAt });
+  const assignment = await withTransaction(
+    db,
+    async (): Promise<Assignment | null | "blocked"> => {
+      const campaign = await requireLabellingAllowed(db, actor, campaignId, true);
+      if (await isBlockedInCampaign(db, campaign, actor.userId)) {
+        // Their reservations go back to the others; refused only once that is stored (a throw here would undo it).
+        await releaseReservations(db, campaignId, actor.userId);
+        return "blocked";
+      }
+      const ttl = campaign.reservationMinutes * 60_000;
+      const held = await findLiveReservation(db, campaignId, actor.userId, now);
+      const expiresAt = new Date(now + ttl);
+      if (held) {
+        await upsertReservation(db, { campaignId, itemId: held.itemId, userId: actor.userId, status: "active", reservedAt: held.reservedAt, expiresAt });
+        return {
+          campaignId,
+          itemId: held.itemId,
+          trajectoryId: held.trajectoryId,
+          reservedAt: held.reservedAt,
+          expiresAt,
+          resumed: true,
+        };
+      }
+      const picked = await pickNext(db, campaign, actor.userId, now);
+      if (!picked) return null;
+      const reservedAt = new Date(now);
+      await upsertReservation(db, { campaignId, itemId: picked.itemId, userId: actor.userId, status: "active", reservedAt, expiresAt });
       return {
         campaignId,
-        itemId: held.itemId,
-        trajectoryId: held.trajectoryId,
-        reservedAt: held.reservedAt,
+        itemId: picked.itemId,
+        trajectoryId: picked.trajectoryId,
+        reservedAt,
         expiresAt,
-        resumed: true,
+        resumed: false,
       };
-    }
-    const picked = await pickNext(db, campaign, actor.userId, now);
-    if (!picked) return null;
-    const reservedAt = new Date(now);
-    await upsertReservation(db, { campaignId, itemId: picked.itemId, userId: actor.userId, status: "active", reservedAt, expiresAt });
-    return {
-      campaignId,
-      itemId: picked.itemId,
-      trajectoryId: picked.trajectoryId,
-      reservedAt,
-      expiresAt,
-      resumed: false,
-    };
-  }, LABEL_WRITE_TRANSACTION);
+    },
+    LABEL_WRITE_TRANSACTION,
+  );
   if (assignment === "blocked") throw new AppError("FORBIDDEN", BLOCKED_MESSAGE);
   return assignment;
 }
@@ -255,12 +310,23 @@ export async function nextAssignment(db: Db, actor: Actor, campaignId: number, c
 /** Puts the current trajectory back and keeps it out of this annotator's queue until everything else is done. */
 export async function skipAssignment(db: Db, actor: Actor, campaignId: number, trajectoryId: number, clock: Clock = {}): Promise<void> {
   const now = clock.now ?? Date.now();
-  await withTransaction(db, async () => {
-    await requireLabellingAllowed(db, actor, campaignId);
-    const item = await getItemByTrajectory(db, campaignId, trajectoryId);
-    if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
-    await upsertReservation(db, { campaignId, itemId: item.id, userId: actor.userId, status: "skipped", reservedAt: new Date(now), expiresAt: new Date(now) });
-  }, LABEL_WRITE_TRANSACTION);
+  await withTransaction(
+    db,
+    async () => {
+      await requireLabellingAllowed(db, actor, campaignId);
+      const item = await getItemByTrajectory(db, campaignId, trajectoryId);
+      if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
+      await upsertReservation(db, {
+        campaignId,
+        itemId: item.id,
+        userId: actor.userId,
+        status: "skipped",
+        reservedAt: new Date(now),
+        expiresAt: new Date(now),
+      });
+    },
+    LABEL_WRITE_TRANSACTION,
+  );
 }
 
 /** Gives up the annotator's live reservations in a campaign (leaving the queue). */
@@ -271,7 +337,8 @@ export async function releaseAssignments(db: Db, actor: Actor, campaignId: numbe
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9_.:-]{8,128}$/;
 
 function checkKey(key: string): void {
-  if (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key)) throw new ValidationError("idempotencyKey: 8–128 characters of letters, digits and _ . : - (e.g. a UUID)");
+  if (typeof key !== "string" || !IDEMPOTENCY_KEY.test(key))
+    throw new ValidationError("idempotencyKey: 8–128 characters of letters, digits and _ . : - (e.g. a UUID)");
 }
 
 export interface SubmitLabelInput {
@@ -368,90 +435,108 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
     throw new ValidationError("timeSpentMs: a non-negative number of milliseconds");
   }
   const now = clock.now ?? Date.now();
-  return withTransaction(db, async () => {
-    // The item first: a second submit with the same key waits here until the first is stored, then replays it.
-    const locked = await lockItemForLabel(db, input.campaignId, input.trajectoryId);
-    const replayed = await replay(db, actor, input.idempotencyKey, "submit");
-    if (replayed) return replayed;
+  return withTransaction(
+    db,
+    async () => {
+      // The item first: a second submit with the same key waits here until the first is stored, then replays it.
+      const locked = await lockItemForLabel(db, input.campaignId, input.trajectoryId);
+      const replayed = await replay(db, actor, input.idempotencyKey, "submit");
+      if (replayed) return replayed;
 
-    const campaign = await requireLabellingAllowed(db, actor, input.campaignId);
-    if (!locked) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
-    const { item, stepCount } = locked;
-    // Gold items are frozen like adjudicated ones but stay open to every annotator's label.
-    await assertLabelsMayChange(db, item, actor);
-    let values: LabelValues;
-    try {
-      values = validateLabel(campaign.labelSchema, input, stepCount);
-    } catch (e) {
-      if (e instanceof LabelValidationError) throw new ValidationError(e.message);
-      throw e;
-    }
-    const steps = cleanSteps(input.stepsViewed, stepCount);
-    const spent = input.timeSpentMs === undefined || input.timeSpentMs === null ? null : Math.round(input.timeSpentMs);
-    const at = new Date(now);
-    const key = userAnnotatorKey(actor.userId);
-    const existing = await getLabelByKey(db, item.id, key);
-    if (existing) await assertBlindLabelOpen(db, existing.id);
-    if (existing && existing.status === "active" && input.baseRevision !== undefined && input.baseRevision !== null && input.baseRevision !== existing.revision) {
-      throw new ConflictError(`Your label on ${itemName(item)} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`);
-    }
-    const before: LabelValues | null =
-      existing && existing.status === "active"
-        ? { verdict: existing.verdict, category: existing.category, firstFailingStep: existing.firstFailingStep, note: existing.note, ...(existing.answers ? { answers: existing.answers } : {}) }
-        : null;
-    let label: LabelRow;
-    if (!existing) {
-      label = await insertLabel(db, {
+      const campaign = await requireLabellingAllowed(db, actor, input.campaignId);
+      if (!locked) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, input.trajectoryId);
+      const { item, stepCount } = locked;
+      // Gold items are frozen like adjudicated ones but stay open to every annotator's label.
+      await assertLabelsMayChange(db, item, actor);
+      let values: LabelValues;
+      try {
+        values = validateLabel(campaign.labelSchema, input, stepCount);
+      } catch (e) {
+        if (e instanceof LabelValidationError) throw new ValidationError(e.message);
+        throw e;
+      }
+      const steps = cleanSteps(input.stepsViewed, stepCount);
+      const spent = input.timeSpentMs === undefined || input.timeSpentMs === null ? null : Math.round(input.timeSpentMs);
+      const at = new Date(now);
+      const key = userAnnotatorKey(actor.userId);
+      const existing = await getLabelByKey(db, item.id, key);
+      if (existing) await assertBlindLabelOpen(db, existing.id);
+      if (
+        existing &&
+        existing.status === "active" &&
+        input.baseRevision !== undefined &&
+        input.baseRevision !== null &&
+        input.baseRevision !== existing.revision
+      ) {
+        throw new ConflictError(
+          `Your label on ${itemName(item)} changed since you opened it (revision ${existing.revision}, you had ${input.baseRevision}); reload it`,
+        );
+      }
+      const before: LabelValues | null =
+        existing && existing.status === "active"
+          ? {
+              verdict: existing.verdict,
+              category: existing.category,
+              firstFailingStep: existing.firstFailingStep,
+              note: existing.note,
+              ...(existing.answers ? { answers: existing.answers } : {}),
+            }
+          : null;
+      let label: LabelRow;
+      if (!existing) {
+        label = await insertLabel(db, {
+          campaignId: campaign.id,
+          itemId: item.id,
+          trajectoryId: item.trajectoryId,
+          annotatorKey: key,
+          userId: actor.userId,
+          annotatorName: actor.name,
+          origin: "verdict",
+          status: "active",
+          ...values,
+          answers: values.answers ?? null,
+          guidelineVersion: campaign.guidelineVersion,
+          timeSpentMs: spent,
+          stepsViewed: steps,
+          revision: 1,
+          createdAt: at,
+          updatedAt: at,
+        });
+      } else {
+        label = await updateLabel(db, existing.id, {
+          status: "active",
+          ...values,
+          answers: values.answers ?? null,
+          guidelineVersion: campaign.guidelineVersion,
+          annotatorName: actor.name,
+          timeSpentMs: spent === null ? existing.timeSpentMs : (existing.timeSpentMs ?? 0) + spent,
+          stepsViewed: mergeStepsViewed(existing.stepsViewed, steps),
+          revision: existing.revision + 1,
+        });
+      }
+      const rev = await insertRevision(db, {
+        labelId: label.id,
         campaignId: campaign.id,
-        itemId: item.id,
-        trajectoryId: item.trajectoryId,
-        annotatorKey: key,
-        userId: actor.userId,
-        annotatorName: actor.name,
-        origin: "verdict",
+        revision: label.revision,
+        action: "submit",
+        actorId: actor.userId,
+        actorName: actor.name,
         status: "active",
-        ...values,
-        answers: values.answers ?? null,
+        values,
+        changes: diffLabelValues(before, values),
         guidelineVersion: campaign.guidelineVersion,
         timeSpentMs: spent,
         stepsViewed: steps,
-        revision: 1,
+        afterReveal: await hasRevealed(db, actor.userId, item.trajectoryId),
+        idempotencyKey: input.idempotencyKey,
         createdAt: at,
-        updatedAt: at,
       });
-    } else {
-      label = await updateLabel(db, existing.id, {
-        status: "active",
-        ...values,
-        answers: values.answers ?? null,
-        guidelineVersion: campaign.guidelineVersion,
-        annotatorName: actor.name,
-        timeSpentMs: spent === null ? existing.timeSpentMs : (existing.timeSpentMs ?? 0) + spent,
-        stepsViewed: mergeStepsViewed(existing.stepsViewed, steps),
-        revision: existing.revision + 1,
-      });
-    }
-    const rev = await insertRevision(db, {
-      labelId: label.id,
-      campaignId: campaign.id,
-      revision: label.revision,
-      action: "submit",
-      actorId: actor.userId,
-      actorName: actor.name,
-      status: "active",
-      values,
-      changes: diffLabelValues(before, values),
-      guidelineVersion: campaign.guidelineVersion,
-      timeSpentMs: spent,
-      stepsViewed: steps,
-      afterReveal: await hasRevealed(db, actor.userId, item.trajectoryId),
-      idempotencyKey: input.idempotencyKey,
-      createdAt: at,
-    });
-    await deleteReservation(db, item.id, actor.userId);
-    const itemState = await recomputeItem(db, campaign, item, at);
-    return await resultOf(db, rev, label, false, itemState);
-  }, LABEL_WRITE_TRANSACTION);
+      await deleteReservation(db, item.id, actor.userId);
+      const itemState = await recomputeItem(db, campaign, item, at);
+      return await resultOf(db, rev, label, false, itemState);
+    },
+    LABEL_WRITE_TRANSACTION,
+  );
 }
 
 export interface UndoInput {
@@ -468,75 +553,86 @@ export interface UndoInput {
 export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}): Promise<LabelResult> {
   checkKey(input.idempotencyKey);
   const now = clock.now ?? Date.now();
-  return withTransaction(db, async () => {
-    // The campaign locked first: a withdrawn label gives its slot back as a reservation, which the queue must see
-    // whole; a second undo with the same key waits here, then replays the first (also once the campaign closed).
-    const member = await getCampaignForMember(db, input.campaignId, actor.userId, true);
-    const replayed = await replay(db, actor, input.idempotencyKey, "undo");
-    if (replayed) return replayed;
-    const campaign = labellingAllowed(member, input.campaignId);
+  return withTransaction(
+    db,
+    async () => {
+      // The campaign locked first: a withdrawn label gives its slot back as a reservation, which the queue must see
+      // whole; a second undo with the same key waits here, then replays the first (also once the campaign closed).
+      const member = await getCampaignForMember(db, input.campaignId, actor.userId, true);
+      const replayed = await replay(db, actor, input.idempotencyKey, "undo");
+      if (replayed) return replayed;
+      const campaign = labellingAllowed(member, input.campaignId);
 
-    let target: LabelRevisionRow | undefined;
-    if (input.revisionId !== undefined && input.revisionId !== null) {
-      target = await getRevision(db, input.revisionId);
-      if (!target || target.campaignId !== campaign.id || target.actorId !== actor.userId || target.action !== "submit") {
-        throw new NotFoundError("submit of yours in this campaign", input.revisionId);
+      let target: LabelRevisionRow | undefined;
+      if (input.revisionId !== undefined && input.revisionId !== null) {
+        target = await getRevision(db, input.revisionId);
+        if (!target || target.campaignId !== campaign.id || target.actorId !== actor.userId || target.action !== "submit") {
+          throw new NotFoundError("submit of yours in this campaign", input.revisionId);
+        }
+        if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
+      } else {
+        target = await lastUndoableSubmit(db, campaign.id, actor.userId);
+        if (!target) throw new AppError("PRECONDITION_FAILED", "Nothing to undo: you have no submit in this campaign that is not undone");
       }
+      // Then the item, and the label as it is once no other write to it is under way.
+      const { item } = (await lockItemForLabel(db, campaign.id, (await getLabel(db, target.labelId))!.trajectoryId))!;
+      target = (await getRevision(db, target.id))!;
       if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
-    } else {
-      target = await lastUndoableSubmit(db, campaign.id, actor.userId);
-      if (!target) throw new AppError("PRECONDITION_FAILED", "Nothing to undo: you have no submit in this campaign that is not undone");
-    }
-    // Then the item, and the label as it is once no other write to it is under way.
-    const { item } = (await lockItemForLabel(db, campaign.id, (await getLabel(db, target.labelId))!.trajectoryId))!;
-    target = (await getRevision(db, target.id))!;
-    if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
-    const label = (await getLabel(db, target.labelId))!;
-    await assertBlindLabelOpen(db, label.id);
-    // Later revisions are fine only if they were themselves undone (submits) or are those undos: then the label
-    // is exactly as `target` left it. Any live later change means a newer submit won; reverting `target` would
-    // throw that newer label away.
-    const later = (await labelHistory(db, label.id)).filter((r) => r.revision > target.revision);
-    if (later.some((r) => !(r.action === "undo" || (r.action === "submit" && r.undoneByRevisionId !== null)))) {
-      throw new ConflictError(`Your label on ${itemName(item)} changed after that submit (now revision ${label.revision}); undo the latest change instead`);
-    }
-    await assertLabelsMayChange(db, item, actor);
+      const label = (await getLabel(db, target.labelId))!;
+      await assertBlindLabelOpen(db, label.id);
+      // Later revisions are fine only if they were themselves undone (submits) or are those undos: then the label
+      // is exactly as `target` left it. Any live later change means a newer submit won; reverting `target` would
+      // throw that newer label away.
+      const later = (await labelHistory(db, label.id)).filter((r) => r.revision > target.revision);
+      if (later.some((r) => !(r.action === "undo" || (r.action === "submit" && r.undoneByRevisionId !== null)))) {
+        throw new ConflictError(`Your label on ${itemName(item)} changed after that submit (now revision ${label.revision}); undo the latest change instead`);
+      }
+      await assertLabelsMayChange(db, item, actor);
 
-    const previous = target.revision > 1 ? await getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
-    const status = previous ? previous.status : "withdrawn";
-    const values = previous ? previous.values : target.values;
-    const at = new Date(now);
-    const updated = await updateLabel(db, label.id, {
-      status,
-      ...values,
-      answers: values.answers ?? null,
-      // Back to the guideline version the restored revision was made under.
-      guidelineVersion: previous ? previous.guidelineVersion : label.guidelineVersion,
-      timeSpentMs: label.timeSpentMs === null ? null : Math.max(0, label.timeSpentMs - (target.timeSpentMs ?? 0)),
-      revision: label.revision + 1,
-    });
-    const before = label.status === "active" ? target.values : null;
-    const rev = await insertRevision(db, {
-      labelId: label.id,
-      campaignId: campaign.id,
-      revision: updated.revision,
-      action: "undo",
-      actorId: actor.userId,
-      actorName: actor.name,
-      status,
-      values,
-      changes: diffLabelValues(before, status === "active" ? values : null),
-      undoesRevisionId: target.id,
-      idempotencyKey: input.idempotencyKey,
-      createdAt: at,
-    });
-    await markRevisionUndone(db, target.id, rev.id);
-    if (status === "withdrawn") {
-      await upsertReservation(db, { campaignId: campaign.id, itemId: item.id, userId: actor.userId, status: "active", reservedAt: at, expiresAt: new Date(now + campaign.reservationMinutes * 60_000) });
-    }
-    const itemState = await recomputeItem(db, campaign, item, at);
-    return await resultOf(db, rev, updated, false, itemState);
-  }, LABEL_WRITE_TRANSACTION);
+      const previous = target.revision > 1 ? await getRevisionOfLabel(db, label.id, target.revision - 1) : undefined;
+      const status = previous ? previous.status : "withdrawn";
+      const values = previous ? previous.values : target.values;
+      const at = new Date(now);
+      const updated = await updateLabel(db, label.id, {
+        status,
+        ...values,
+        answers: values.answers ?? null,
+        // Back to the guideline version the restored revision was made under.
+        guidelineVersion: previous ? previous.guidelineVersion : label.guidelineVersion,
+        timeSpentMs: label.timeSpentMs === null ? null : Math.max(0, label.timeSpentMs - (target.timeSpentMs ?? 0)),
+        revision: label.revision + 1,
+      });
+      const before = label.status === "active" ? target.values : null;
+      const rev = await insertRevision(db, {
+        labelId: label.id,
+        campaignId: campaign.id,
+        revision: updated.revision,
+        action: "undo",
+        actorId: actor.userId,
+        actorName: actor.name,
+        status,
+        values,
+        changes: diffLabelValues(before, status === "active" ? values : null),
+        undoesRevisionId: target.id,
+        idempotencyKey: input.idempotencyKey,
+        createdAt: at,
+      });
+      await markRevisionUndone(db, target.id, rev.id);
+      if (status === "withdrawn") {
+        await upsertReservation(db, {
+          campaignId: campaign.id,
+          itemId: item.id,
+          userId: actor.userId,
+          status: "active",
+          reservedAt: at,
+          expiresAt: new Date(now + campaign.reservationMinutes * 60_000),
+        });
+      }
+      const itemState = await recomputeItem(db, campaign, item, at);
+      return await resultOf(db, rev, updated, false, itemState);
+    },
+    LABEL_WRITE_TRANSACTION,
+  );
 }
 
 /**
@@ -554,7 +650,8 @@ function itemStateFor(campaign: CampaignRow, state: ItemState, labelledByViewer:
 /** The annotator's own label on a trajectory of a campaign (for the label panel), with its history. */
 export async function myLabel(db: Db, actor: Actor, campaignId: number, trajectoryId: number) {
   const campaign = await requireCampaign(db, campaignId);
-  if (!await isCampaignAnnotator(db, campaignId, actor.userId)) throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
+  if (!(await isCampaignAnnotator(db, campaignId, actor.userId)))
+    throw new AppError("FORBIDDEN", `You are not an annotator of campaign ${JSON.stringify(campaign.name)}`);
   const item = await getItemByTrajectory(db, campaignId, trajectoryId);
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaignId}`, trajectoryId);
   const label = await getLabelByKey(db, item.id, userAnnotatorKey(actor.userId));
@@ -562,7 +659,17 @@ export async function myLabel(db: Db, actor: Actor, campaignId: number, trajecto
   return {
     itemState: itemStateFor(campaign, item.state, !!label && label.status === "active", await isGoldItem(db, item.id)),
     label: label && label.status === "active" ? label : null,
-    history: label ? (await labelHistory(db, label.id)).map((r) => ({ revision: r.revision, action: r.action, values: r.values, status: r.status, changes: r.changes, createdAt: r.createdAt, undone: r.undoneByRevisionId !== null })) : [],
+    history: label
+      ? (await labelHistory(db, label.id)).map((r) => ({
+          revision: r.revision,
+          action: r.action,
+          values: r.values,
+          status: r.status,
+          changes: r.changes,
+          createdAt: r.createdAt,
+          undone: r.undoneByRevisionId !== null,
+        }))
+      : [],
     /** The revision "undo" would revert now (any trajectory of the campaign), so the UI can say what it undoes. */
     undoable: lastSubmit ? { revisionId: lastSubmit.id, trajectoryId: (await getLabel(db, lastSubmit.labelId))!.trajectoryId } : null,
   };
@@ -574,7 +681,10 @@ export async function myCampaigns(db: Db, actor: Actor) {
   return Promise.all(
     native.map(async (c) => ({
       ...c,
-      remaining: c.status === "active" ? (await remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem)) + (await goldRemainingForUser(db, c.id, actor.userId)) : 0,
+      remaining:
+        c.status === "active"
+          ? (await remainingForUser(db, c.id, actor.userId, c.annotatorsPerItem)) + (await goldRemainingForUser(db, c.id, actor.userId))
+          : 0,
     })),
   );
 }
@@ -612,7 +722,9 @@ async function annotatorResult(db: Db, r: LabelResult, campaign: CampaignRow, it
 
 export async function nextItem(db: Db, actor: Actor, campaignId: number, clock: Clock = {}) {
   const a = await nextAssignment(db, actor, campaignId, clock);
-  return a ? { campaignId, itemNo: await itemNoOf(db, campaignId, a.trajectoryId), reservedAt: a.reservedAt, expiresAt: a.expiresAt, resumed: a.resumed } : null;
+  return a
+    ? { campaignId, itemNo: await itemNoOf(db, campaignId, a.trajectoryId), reservedAt: a.reservedAt, expiresAt: a.expiresAt, resumed: a.resumed }
+    : null;
 }
 
 export async function skipItem(db: Db, actor: Actor, campaignId: number, itemNo: number, clock: Clock = {}): Promise<void> {
@@ -640,7 +752,15 @@ export async function myItemLabel(db: Db, actor: Actor, campaignId: number, item
   return {
     itemState: mine.itemState,
     label: l
-      ? { revision: l.revision, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note, answers: l.answers ?? {}, guidelineVersion: l.guidelineVersion }
+      ? {
+          revision: l.revision,
+          verdict: l.verdict,
+          category: l.category,
+          firstFailingStep: l.firstFailingStep,
+          note: l.note,
+          answers: l.answers ?? {},
+          guidelineVersion: l.guidelineVersion,
+        }
       : null,
     history: mine.history,
     undoable: mine.undoable ? { revisionId: mine.undoable.revisionId, itemNo: await itemNoOf(db, campaignId, mine.undoable.trajectoryId) } : null,
@@ -663,7 +783,11 @@ export async function itemStepWindow(db: Db, actor: Actor, q: { campaignId: numb
 }
 
 /** Queues the item's screenshots at the player's width (see warmTrajectoryImages). */
-export async function warmItemImages(deps: ImageDeps, actor: Actor, q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean }): Promise<number> {
+export async function warmItemImages(
+  deps: ImageDeps,
+  actor: Actor,
+  q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean },
+): Promise<number> {
   const { item } = await requireItem(deps.db, actor, q.campaignId, q.itemNo);
   return await warmTrajectoryImages(deps, { id: item.trajectoryId, width: q.width, fromStep: q.fromStep, raw: q.raw });
 }

@@ -12,9 +12,26 @@
  * never learn which agent made a trajectory, and address items by campaign-local number, as when labelling.
  */
 import type { Db } from "../../../db/database";
-import { activeLabelsOfItems, getConsolidated, insertConsolidationEvent, upsertConsolidated, activeLabelsOfItem } from "../../../db/repositories/annotation/labels";
+import {
+  activeLabelsOfItems,
+  getConsolidated,
+  insertConsolidationEvent,
+  upsertConsolidated,
+  activeLabelsOfItem,
+} from "../../../db/repositories/annotation/labels";
 import { blindedOutsideCampaign, recordReveal } from "../../../db/repositories/access/blind-rule";
-import { getItemByNumber, getItemByTrajectory, isQaReviewer, isQaReviewerAnywhere, listCampaignsOfQaReviewer, listItemsInStates, qaPendingCounts, setItemQaReviewed, setItemState, trajectoryStepCount } from "../../../db/repositories/annotation/campaigns";
+import {
+  getItemByNumber,
+  getItemByTrajectory,
+  isQaReviewer,
+  isQaReviewerAnywhere,
+  listCampaignsOfQaReviewer,
+  listItemsInStates,
+  qaPendingCounts,
+  setItemQaReviewed,
+  setItemState,
+  trajectoryStepCount,
+} from "../../../db/repositories/annotation/campaigns";
 import type { ImageDeps } from "../images";
 import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
 import type { CampaignItemRow, CampaignRow } from "../../../db/schema/index";
@@ -30,12 +47,12 @@ import { LABELLING_TRANSACTION } from "./transactions";
 
 /** Researchers and admins, or an annotator designated as this campaign's QA reviewer. */
 export async function mayQaReview(db: Db, actor: Actor, campaignId: number): Promise<boolean> {
-  return hasRole(actor, "researcher") || await isQaReviewer(db, campaignId, actor.userId);
+  return hasRole(actor, "researcher") || (await isQaReviewer(db, campaignId, actor.userId));
 }
 
 async function requireQaReviewer(db: Db, actor: Actor, campaignId: number): Promise<CampaignRow> {
   const campaign = await requireCampaign(db, campaignId);
-  if (!await mayQaReview(db, actor, campaignId)) throw new AppError("FORBIDDEN", `You are not a QA reviewer of campaign ${JSON.stringify(campaign.name)}`);
+  if (!(await mayQaReview(db, actor, campaignId))) throw new AppError("FORBIDDEN", `You are not a QA reviewer of campaign ${JSON.stringify(campaign.name)}`);
   return campaign;
 }
 
@@ -49,7 +66,10 @@ async function requireQaItem(db: Db, campaign: CampaignRow, trajectoryId: number
   const item = await getItemByTrajectory(db, campaign.id, trajectoryId);
   if (!item) throw new NotFoundError(`trajectory in campaign ${campaign.id}`, trajectoryId);
   // Items are named by number: QA reviewers may be annotators, who never learn trajectory ids.
-  if (item.state === "open") throw new ConflictError(`Item ${item.itemNo} is still being labelled (${item.labelCount} of ${campaign.annotatorsPerItem} labels); QA opens once it has all its labels`);
+  if (item.state === "open")
+    throw new ConflictError(
+      `Item ${item.itemNo} is still being labelled (${item.labelCount} of ${campaign.annotatorsPerItem} labels); QA opens once it has all its labels`,
+    );
   return item;
 }
 
@@ -64,11 +84,21 @@ export async function qaQueue(db: Db, actor: Actor, q: { campaignId: number; sta
   // A campaign without a QA stage has nothing to review: an empty queue that says so.
   if (!qaStage) return { campaign: { id: campaign.id, name: campaign.name }, qaStage, status, disputedFirst: false, total: 0, page, pageSize, items: [] };
   const disputedFirst = campaign.assignmentStrategy === "disputed_first";
-  const { rows, total } = await listItemsInStates(db, campaign.id, ["agreed", "disputed", "adjudicated"], { offset: (page - 1) * pageSize, limit: pageSize }, status, disputedFirst);
+  const { rows, total } = await listItemsInStates(
+    db,
+    campaign.id,
+    ["agreed", "disputed", "adjudicated"],
+    { offset: (page - 1) * pageSize, limit: pageSize },
+    status,
+    disputedFirst,
+  );
   // Items the reviewer still labels blind in another campaign: listed, but without their labels (they cannot open them).
   const blinded = new Set(await blindedOutsideCampaign(db, actor.userId, campaign.id));
   const byItem = new Map<number, { annotatorName: string; verdict: string; category: string | null; firstFailingStep: number | null }[]>();
-  for (const l of await activeLabelsOfItems(db, rows.filter((r) => !blinded.has(r.trajectoryId)).map((r) => r.itemId))) {
+  for (const l of await activeLabelsOfItems(
+    db,
+    rows.filter((r) => !blinded.has(r.trajectoryId)).map((r) => r.itemId),
+  )) {
     const list = byItem.get(l.itemId) ?? [];
     list.push({ annotatorName: l.annotatorName, verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep });
     byItem.set(l.itemId, list);
@@ -130,15 +160,28 @@ export async function isDesignatedQaReviewer(db: Db, actor: Actor): Promise<bool
 /** The campaigns a user reviews QA for (designated reviewers), with how many items wait for their review. */
 export async function myQaCampaigns(db: Db, actor: Actor) {
   const campaigns = await listCampaignsOfQaReviewer(db, actor.userId);
-  const pending = await qaPendingCounts(db, campaigns.map((c) => c.id));
-  return campaigns.map((c) => ({ id: c.id, name: c.name, status: c.status, qaStage: c.labelSchema.qaReview ?? false, templateId: c.templateId, pending: pending.get(c.id) ?? 0 }));
+  const pending = await qaPendingCounts(
+    db,
+    campaigns.map((c) => c.id),
+  );
+  return campaigns.map((c) => ({
+    id: c.id,
+    name: c.name,
+    status: c.status,
+    qaStage: c.labelSchema.qaReview ?? false,
+    templateId: c.templateId,
+    pending: pending.get(c.id) ?? 0,
+  }));
 }
 
 async function requireQaItemByNumber(db: Db, actor: Actor, campaignId: number, itemNo: number) {
   const campaign = await requireQaCampaign(db, actor, campaignId);
   const byNumber = await getItemByNumber(db, campaignId, itemNo);
   if (!byNumber) throw new NotFoundError(`item of campaign ${campaignId}`, itemNo);
-  if (byNumber.state === "open") throw new ConflictError(`Item ${itemNo} is still being labelled (${byNumber.labelCount} of ${campaign.annotatorsPerItem} labels); QA opens once it has all its labels`);
+  if (byNumber.state === "open")
+    throw new ConflictError(
+      `Item ${itemNo} is still being labelled (${byNumber.labelCount} of ${campaign.annotatorsPerItem} labels); QA opens once it has all its labels`,
+    );
   await assertMayQaSee(db, actor, byNumber);
   return { campaign, item: byNumber };
 }
@@ -199,7 +242,11 @@ export async function qaItemStepWindow(db: Db, actor: Actor, q: { campaignId: nu
 }
 
 /** Queues the item's screenshots at the QA player's width. */
-export async function warmQaItemImages(deps: ImageDeps, actor: Actor, q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean }): Promise<number> {
+export async function warmQaItemImages(
+  deps: ImageDeps,
+  actor: Actor,
+  q: { campaignId: number; itemNo: number; width: number; fromStep: number; raw: boolean },
+): Promise<number> {
   const { item } = await requireQaItemByNumber(deps.db, actor, q.campaignId, q.itemNo);
   return await warmTrajectoryImages(deps, { id: item.trajectoryId, width: q.width, fromStep: q.fromStep, raw: q.raw });
 }
@@ -210,7 +257,12 @@ export async function submitQaItemReview(db: Db, actor: Actor, input: Omit<QaRev
   const { item } = await requireQaItemByNumber(db, actor, input.campaignId, itemNo);
   const r = await submitQaReview(db, actor, { ...rest, trajectoryId: item.trajectoryId }, now);
   const c = r.consolidated;
-  return { itemNo, qaStatus: r.qaStatus, decision: r.decision, consolidated: { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, method: c.method } };
+  return {
+    itemNo,
+    qaStatus: r.qaStatus,
+    decision: r.decision,
+    consolidated: { verdict: c.verdict, category: c.category, firstFailingStep: c.firstFailingStep, method: c.method },
+  };
 }
 
 export interface QaReviewInput {
@@ -232,51 +284,71 @@ export interface QaReviewInput {
  * Either way the item is QA done and its labels are frozen.
  */
 export async function submitQaReview(db: Db, actor: Actor, input: QaReviewInput, now = Date.now()) {
-  if (!(QA_DECISIONS as readonly string[]).includes(input.decision)) throw new ValidationError(`decision: one of ${QA_DECISIONS.join(", ")}, got ${JSON.stringify(input.decision)}`);
+  if (!(QA_DECISIONS as readonly string[]).includes(input.decision))
+    throw new ValidationError(`decision: one of ${QA_DECISIONS.join(", ")}, got ${JSON.stringify(input.decision)}`);
   const reason = decisionReason(input.reason);
   const meta = decisionMeta(input);
-  if (input.decision === "corrected" && !meta.disagreementSource) throw new ValidationError("disagreementSource: say where the labels went wrong (guideline_gap, ambiguous_task, annotator_error, edge_case)");
-  return withTransaction(db, async () => {
-    const campaign = await requireQaCampaign(db, actor, input.campaignId);
-    const item = await requireQaItem(db, campaign, input.trajectoryId);
-    if (item.qaReviewedAt) throw new ConflictError(`Item ${item.itemNo} already had its QA review`);
-    const current = await getConsolidated(db, item.id);
-    const active = await activeLabelsOfItem(db, item.id);
-    const at = new Date(now);
-    let values: LabelValues;
-    if (input.decision === "confirmed") {
-      if (!current) throw new ConflictError(`Item ${item.itemNo} has no consolidated label to confirm (its annotators disagree); correct it with the label it should have`);
-      values = { verdict: current.verdict, category: current.category, firstFailingStep: current.firstFailingStep, note: null };
-      // Confirming keeps the label and who decided it; the review adds the reviewer's confidence and name.
-      const { id: _id, updatedAt: _updatedAt, ...kept } = current;
-      await upsertConsolidated(db, { ...kept, ...meta, qaDecision: "confirmed", qaReviewerName: actor.name });
-    } else {
-      try {
-        values = validateLabel(campaign.labelSchema, { verdict: input.verdict ?? "", category: input.category, firstFailingStep: input.firstFailingStep, note: reason }, await trajectoryStepCount(db, item.trajectoryId) ?? 0);
-      } catch (e) {
-        if (e instanceof LabelValidationError) throw new ValidationError(e.message);
-        throw e;
+  if (input.decision === "corrected" && !meta.disagreementSource)
+    throw new ValidationError("disagreementSource: say where the labels went wrong (guideline_gap, ambiguous_task, annotator_error, edge_case)");
+  return withTransaction(
+    db,
+    async () => {
+      const campaign = await requireQaCampaign(db, actor, input.campaignId);
+      const item = await requireQaItem(db, campaign, input.trajectoryId);
+      if (item.qaReviewedAt) throw new ConflictError(`Item ${item.itemNo} already had its QA review`);
+      const current = await getConsolidated(db, item.id);
+      const active = await activeLabelsOfItem(db, item.id);
+      const at = new Date(now);
+      let values: LabelValues;
+      if (input.decision === "confirmed") {
+        if (!current)
+          throw new ConflictError(
+            `Item ${item.itemNo} has no consolidated label to confirm (its annotators disagree); correct it with the label it should have`,
+          );
+        values = { verdict: current.verdict, category: current.category, firstFailingStep: current.firstFailingStep, note: null };
+        // Confirming keeps the label and who decided it; the review adds the reviewer's confidence and name.
+        const { id: _id, updatedAt: _updatedAt, ...kept } = current;
+        await upsertConsolidated(db, { ...kept, ...meta, qaDecision: "confirmed", qaReviewerName: actor.name });
+      } else {
+        try {
+          values = validateLabel(
+            campaign.labelSchema,
+            { verdict: input.verdict ?? "", category: input.category, firstFailingStep: input.firstFailingStep, note: reason },
+            (await trajectoryStepCount(db, item.trajectoryId)) ?? 0,
+          );
+        } catch (e) {
+          if (e instanceof LabelValidationError) throw new ValidationError(e.message);
+          throw e;
+        }
+        if (values.verdict === "unsure") throw new ValidationError("verdict: a QA correction must decide (success, failure or not executable)");
+        await saveConsolidatedLabel(db, {
+          campaignId: campaign.id,
+          item,
+          values,
+          basedOn: basedOnOf(active),
+          decision: { actor, reason, ...meta, qaDecision: "corrected" },
+          at,
+        });
+        values = { ...values, note: null };
+        await setItemState(db, item.id, "adjudicated");
       }
-      if (values.verdict === "unsure") throw new ValidationError("verdict: a QA correction must decide (success, failure or not executable)");
-      await saveConsolidatedLabel(db, { campaignId: campaign.id, item, values, basedOn: basedOnOf(active), decision: { actor, reason, ...meta, qaDecision: "corrected" }, at });
-      values = { ...values, note: null };
-      await setItemState(db, item.id, "adjudicated");
-    }
-    await setItemQaReviewed(db, item.id, at);
-    await insertConsolidationEvent(db, {
-      campaignId: campaign.id,
-      itemId: item.id,
-      state: input.decision === "corrected" ? "adjudicated" : item.state,
-      values,
-      method: input.decision === "corrected" ? "adjudicated" : (current?.method ?? null),
-      actorId: actor.userId,
-      actorName: actor.name,
-      reason,
-      stage: "qa",
-      qaDecision: input.decision,
-      ...meta,
-      createdAt: at,
-    });
-    return { itemId: item.id, qaStatus: "done" as const, decision: input.decision, consolidated: (await getConsolidated(db, item.id))! };
-  }, LABELLING_TRANSACTION);
+      await setItemQaReviewed(db, item.id, at);
+      await insertConsolidationEvent(db, {
+        campaignId: campaign.id,
+        itemId: item.id,
+        state: input.decision === "corrected" ? "adjudicated" : item.state,
+        values,
+        method: input.decision === "corrected" ? "adjudicated" : (current?.method ?? null),
+        actorId: actor.userId,
+        actorName: actor.name,
+        reason,
+        stage: "qa",
+        qaDecision: input.decision,
+        ...meta,
+        createdAt: at,
+      });
+      return { itemId: item.id, qaStatus: "done" as const, decision: input.decision, consolidated: (await getConsolidated(db, item.id))! };
+    },
+    LABELLING_TRANSACTION,
+  );
 }

@@ -51,12 +51,21 @@ export async function revealStageRows(db: Db, campaignId: number): Promise<Revea
   return out;
 }
 
-export async function exportRevealStages(db: Db, actor: Actor, campaignId: number, format: "csv" | "jsonl"): Promise<{ fileName: string; contentType: string; body: string }> {
+export async function exportRevealStages(
+  db: Db,
+  actor: Actor,
+  campaignId: number,
+  format: "csv" | "jsonl",
+): Promise<{ fileName: string; contentType: string; body: string }> {
   requireRole(actor, "researcher", "export labels");
   const campaign = await requireCampaign(db, campaignId);
   await assertNotLabellingBlind(db, actor.userId);
   const rows = await revealStageRows(db, campaignId);
-  const slug = campaign.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
+  const slug =
+    campaign.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || `campaign-${campaign.id}`;
   return format === "csv"
     ? { fileName: `${slug}-reveal-stages.csv`, contentType: "text/csv; charset=utf-8", body: revealStagesCsv(rows) }
     : { fileName: `${slug}-reveal-stages.jsonl`, contentType: "application/x-ndjson; charset=utf-8", body: revealStagesJsonl(rows) };

@@ -24,7 +24,15 @@ import {
   listPromptVersions,
   nextPromptVersionNumber,
 } from "../../../db/repositories/evaluation/improvement";
-import type { CampaignRow, JudgeAlignmentRow, JudgeBatchRow, JudgePromptVersionRow, LeftOutItem, RubricSource, RubricSuggestionRecord } from "../../../db/schema/index";
+import type {
+  CampaignRow,
+  JudgeAlignmentRow,
+  JudgeBatchRow,
+  JudgePromptVersionRow,
+  LeftOutItem,
+  RubricSource,
+  RubricSuggestionRecord,
+} from "../../../db/schema/index";
 import type { UnparseablePolicy } from "../../domain/analytics/measures";
 import {
   AlignmentInputError,
@@ -110,7 +118,16 @@ export async function createAlignment(db: Db, req: AlignmentRequest): Promise<{ 
       leftOut,
       createdBy: req.createdBy ?? null,
     });
-    await insertPromptVersion(db, { alignmentId: id, number: 1, parentId: null, rubric: null, rubricSource: "protocol", examples: [], note: "the configuration's own prompt", createdBy: req.createdBy ?? null });
+    await insertPromptVersion(db, {
+      alignmentId: id,
+      number: 1,
+      parentId: null,
+      rubric: null,
+      rubricSource: "protocol",
+      examples: [],
+      note: "the configuration's own prompt",
+      createdBy: req.createdBy ?? null,
+    });
     return { alignment: (await getAlignment(db, id))!, versions: await listPromptVersions(db, id) };
   });
 }
@@ -158,7 +175,12 @@ export async function estimateAlignmentRun(db: Db, ref: number | string, version
 }
 
 /** Creates the batch that runs a version (queued: a worker, runJudgeBatch or the CLI runs it). */
-export async function startAlignmentRun(db: Db, ref: number | string, versionNumber: number, concurrency = 4): Promise<{ batch: JudgeBatchRow; estimate: BatchEstimate }> {
+export async function startAlignmentRun(
+  db: Db,
+  ref: number | string,
+  versionNumber: number,
+  concurrency = 4,
+): Promise<{ batch: JudgeBatchRow; estimate: BatchEstimate }> {
   const a = await requireAlignment(db, ref);
   return createJudgeBatch(db, await runRequest(db, a, versionNumber, concurrency));
 }
@@ -175,7 +197,20 @@ interface StudyItem {
 
 async function studyItems(db: Db, a: JudgeAlignmentRow): Promise<Map<number, StudyItem>> {
   const rows = await campaignItemsWithLabels(db, a.campaignId);
-  return new Map(rows.map((r) => [r.trajectoryId, { trajectoryId: r.trajectoryId, taskId: r.taskId, taskExternalId: r.taskExternalId, intent: r.intent, finalAnswer: r.finalAnswer, human: humanOf(r.verdict), reason: r.reason }]));
+  return new Map(
+    rows.map((r) => [
+      r.trajectoryId,
+      {
+        trajectoryId: r.trajectoryId,
+        taskId: r.taskId,
+        taskExternalId: r.taskExternalId,
+        intent: r.intent,
+        finalAnswer: r.finalAnswer,
+        human: humanOf(r.verdict),
+        reason: r.reason,
+      },
+    ]),
+  );
 }
 
 export interface DisagreementItem {
@@ -260,10 +295,15 @@ export async function createPromptVersion(db: Db, ref: number | string, req: Ver
     const leaks = findLeaks(ids.map(refOf), a.heldOutIds.map(refOf));
     if (leaks.length) throw new ValidationError(`leakage: ${leaks.map(describeLeak).join("; ")}. Choose examples whose tasks are not in the held-out part.`);
     const outside = ids.filter((id) => !a.calibrationIds.includes(id));
-    if (outside.length) throw new ValidationError(`trajectories ${outside.join(", ")} are not in the study's calibration part (left out of the split: no success or failure label)`);
+    if (outside.length)
+      throw new ValidationError(
+        `trajectories ${outside.join(", ")} are not in the study's calibration part (left out of the split: no success or failure label)`,
+      );
     const config = await requireJudgeConfig(db, a.judgeConfigId);
     const base = await resolveJudgeVariant(db, config, "");
-    const judged = new Map((await judgeVerdictsUnder(db, judgeEvaluatorKey(config.id), a.k, [base.promptVersion], ids)).map((v) => [v.trajectoryId, v.verdict]));
+    const judged = new Map(
+      (await judgeVerdictsUnder(db, judgeEvaluatorKey(config.id), a.k, [base.promptVersion], ids)).map((v) => [v.trajectoryId, v.verdict]),
+    );
     const notes = await labelNotes(db, a.campaignId, ids);
     examples = ids.map((id) => {
       const it = items.get(id)!;
@@ -284,7 +324,7 @@ export async function createPromptVersion(db: Db, ref: number | string, req: Ver
   if (rubric === parent.rubric && JSON.stringify(examples) === JSON.stringify(parent.examples)) {
     throw new ValidationError(`the new version would ask exactly as version ${parent.number} does: change the rubric or the examples`);
   }
-  const rubricSource: RubricSource = req.rubric !== undefined ? (req.rubric === null ? "protocol" : req.rubricSource ?? "researcher") : parent.rubricSource;
+  const rubricSource: RubricSource = req.rubric !== undefined ? (req.rubric === null ? "protocol" : (req.rubricSource ?? "researcher")) : parent.rubricSource;
   return withTransaction(db, async () => {
     const number = await nextPromptVersionNumber(db, a.id);
     const id = await insertPromptVersion(db, {
@@ -305,7 +345,8 @@ export async function createPromptVersion(db: Db, ref: number | string, req: Ver
 /** The system prompt a version sends (the same for every item: the case goes in the user message). */
 async function systemPromptOf(db: Db, a: JudgeAlignmentRow, v: JudgePromptVersionRow | null): Promise<string> {
   const config = await requireJudgeConfig(db, a.judgeConfigId);
-  if (!isJudgePromptVersion(config.promptVersion)) throw new ValidationError(`judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
+  if (!isJudgePromptVersion(config.promptVersion))
+    throw new ValidationError(`judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
   const base = await resolveJudgeVariant(db, config, "");
   const system = buildJudgePrompt({ intent: "", finalAnswer: null, steps: [] }, parseK(a.k), base.askedOptions, config.promptVersion).system;
   return v && v.number > 1 ? applyPromptVersion(system, { rubric: v.rubric, examples: v.examples }) : system;
@@ -316,17 +357,33 @@ async function systemPromptOf(db: Db, a: JudgeAlignmentRow, v: JudgePromptVersio
  * items are never shown to it). Nothing is stored: the researcher reads, edits and saves the rubric as a version
  * (`createPromptVersion` with `suggestion`). Needs version 1's verdicts on the calibration part.
  */
-export async function suggestRubric(deps: Pick<JudgeDeps, "db" | "env" | "clientFactory" | "retryPolicy">, ref: number | string): Promise<RubricSuggestionRecord & { cases: number }> {
+export async function suggestRubric(
+  deps: Pick<JudgeDeps, "db" | "env" | "clientFactory" | "retryPolicy">,
+  ref: number | string,
+): Promise<RubricSuggestionRecord & { cases: number }> {
   const { db } = deps;
   const a = await requireAlignment(db, ref);
   const { disagreements, missing, judged } = await calibrationDisagreements(db, a.id);
   if (judged === 0) throw new ValidationError(`study ${a.name}: version 1 has no verdicts on the calibration part yet; run it first (judge-align run ${a.id})`);
-  if (disagreements.length === 0) throw new ValidationError(`study ${a.name}: the judge agrees with people on every judged calibration item${missing ? ` (${missing} not judged yet)` : ""}; there is nothing to learn from`);
+  if (disagreements.length === 0)
+    throw new ValidationError(
+      `study ${a.name}: the judge agrees with people on every judged calibration item${missing ? ` (${missing} not judged yet)` : ""}; there is nothing to learn from`,
+    );
   const versions = await listPromptVersions(db, a.id);
   const current = criteriaBlock(await systemPromptOf(db, a, versions[versions.length - 1]!))?.text ?? "(none)";
   const { system, user } = rubricSuggestionMessages(
     current,
-    disagreements.map((d) => ({ trajectoryId: d.trajectoryId, taskId: 0, taskExternalId: d.taskExternalId, intent: d.intent, finalAnswer: d.finalAnswer, humanVerdict: d.human, humanNotes: d.notes, judgeVerdict: d.judge, judgeRationale: d.rationale })),
+    disagreements.map((d) => ({
+      trajectoryId: d.trajectoryId,
+      taskId: 0,
+      taskExternalId: d.taskExternalId,
+      intent: d.intent,
+      finalAnswer: d.finalAnswer,
+      humanVerdict: d.human,
+      humanNotes: d.notes,
+      judgeVerdict: d.judge,
+      judgeRationale: d.rationale,
+    })),
   );
   const config = await requireJudgeConfig(db, a.judgeConfigId);
   const endpoint = await judgeEndpointOf(db, config, deps.env);
@@ -356,7 +413,10 @@ export async function suggestRubric(deps: Pick<JudgeDeps, "db" | "env" | "client
     model: result.model,
     inputTokens: result.inputTokens,
     outputTokens: result.outputTokens,
-    costUsd: costUsd({ input: result.inputTokens, output: result.outputTokens }, { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok }),
+    costUsd: costUsd(
+      { input: result.inputTokens, output: result.outputTokens },
+      { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok },
+    ),
     cases: disagreements.length,
   };
 }
@@ -367,7 +427,12 @@ export interface VersionResult {
   /** On the held-out part. */
   measures: JudgeOnItems;
   /** Against the version it builds on, on the held-out items both decided (null for version 1). */
-  comparedWithParent: (Omit<Comparison, "flips"> & { parentNumber: number; flipped: { trajectoryId: number; taskExternalId: string; human: HumanVerdict; before: string; after: string; direction: string }[] }) | null;
+  comparedWithParent:
+    | (Omit<Comparison, "flips"> & {
+        parentNumber: number;
+        flipped: { trajectoryId: number; taskExternalId: string; human: HumanVerdict; before: string; after: string; direction: string }[];
+      })
+    | null;
   /** The system prompt's lines against the parent's (null for version 1). */
   diff: DiffLine[] | null;
 }
@@ -395,7 +460,13 @@ export async function alignmentVersions(db: Db, ref: number | string, opts: { po
   });
   const versions = await listPromptVersions(db, a.id);
   const resolved = await Promise.all(versions.map((v) => resolveJudgeVariant(db, config, variantOfVersion(v))));
-  const rows = await judgeVerdictsUnder(db, judgeEvaluatorKey(config.id), a.k, resolved.map((r) => r.promptVersion), held.map((h) => h.trajectoryId));
+  const rows = await judgeVerdictsUnder(
+    db,
+    judgeEvaluatorKey(config.id),
+    a.k,
+    resolved.map((r) => r.promptVersion),
+    held.map((h) => h.trajectoryId),
+  );
   const verdictOf = new Map(rows.map((r) => [`${r.promptVersion}\u0000${r.trajectoryId}`, r.verdict]));
   const under = (pv: string, id: number) => verdictOf.get(`${pv}\u0000${id}`) ?? null;
   const baseSystem = await systemPromptOf(db, a, null);
@@ -414,16 +485,36 @@ export async function alignmentVersions(db: Db, ref: number | string, opts: { po
       let comparedWithParent: VersionResult["comparedWithParent"] = null;
       if (parent) {
         const { flips, ...c } = compareOnItems(
-          held.map((h) => ({ trajectoryId: h.trajectoryId, taskId: h.taskId, human: h.human, a: under(parent.pv, h.trajectoryId), b: under(pv, h.trajectoryId) })),
+          held.map((h) => ({
+            trajectoryId: h.trajectoryId,
+            taskId: h.taskId,
+            human: h.human,
+            a: under(parent.pv, h.trajectoryId),
+            b: under(pv, h.trajectoryId),
+          })),
           { policy },
         );
         const ext = new Map(held.map((h) => [h.trajectoryId, h.taskExternalId]));
-        comparedWithParent = { ...c, parentNumber: parent.v.number, flipped: flips.map((f) => ({ trajectoryId: f.trajectoryId, taskExternalId: ext.get(f.trajectoryId)!, human: f.human, before: f.a, after: f.b, direction: f.direction })) };
+        comparedWithParent = {
+          ...c,
+          parentNumber: parent.v.number,
+          flipped: flips.map((f) => ({
+            trajectoryId: f.trajectoryId,
+            taskExternalId: ext.get(f.trajectoryId)!,
+            human: f.human,
+            before: f.a,
+            after: f.b,
+            direction: f.direction,
+          })),
+        };
       }
       return {
         version: v,
         promptVersion: pv,
-        measures: judgeOnItems(held.map((h) => ({ ...h, verdict: under(pv, h.trajectoryId) })), { policy }),
+        measures: judgeOnItems(
+          held.map((h) => ({ ...h, verdict: under(pv, h.trajectoryId) })),
+          { policy },
+        ),
         comparedWithParent,
         diff: parent ? diffLines(systemOf(parent.v), systemOf(v)) : null,
       };
@@ -470,7 +561,13 @@ export interface VersionComparison {
 }
 
 /** Any two versions of a study side by side: the prompt diff and the held-out items whose verdict flipped. */
-export async function compareAlignmentVersions(db: Db, ref: number | string, aNumber: number, bNumber: number, opts: { policy?: UnparseablePolicy } = {}): Promise<VersionComparison> {
+export async function compareAlignmentVersions(
+  db: Db,
+  ref: number | string,
+  aNumber: number,
+  bNumber: number,
+  opts: { policy?: UnparseablePolicy } = {},
+): Promise<VersionComparison> {
   const a = await requireAlignment(db, ref);
   const config = await requireJudgeConfig(db, a.judgeConfigId);
   const va = await requireVersion(db, a, aNumber);
@@ -481,11 +578,23 @@ export async function compareAlignmentVersions(db: Db, ref: number | string, aNu
     return it?.human ? [{ ...it, human: it.human }] : [];
   });
   const [ra, rb] = await Promise.all([resolveJudgeVariant(db, config, variantOfVersion(va)), resolveJudgeVariant(db, config, variantOfVersion(vb))]);
-  const rows = await judgeVerdictsUnder(db, judgeEvaluatorKey(config.id), a.k, [ra!.promptVersion, rb!.promptVersion], held.map((h) => h.trajectoryId));
+  const rows = await judgeVerdictsUnder(
+    db,
+    judgeEvaluatorKey(config.id),
+    a.k,
+    [ra!.promptVersion, rb!.promptVersion],
+    held.map((h) => h.trajectoryId),
+  );
   const verdictOf = new Map(rows.map((r) => [`${r.promptVersion}\u0000${r.trajectoryId}`, r.verdict]));
   const under = (pv: string, id: number) => verdictOf.get(`${pv}\u0000${id}`) ?? null;
   const { flips, ...comparison } = compareOnItems(
-    held.map((h) => ({ trajectoryId: h.trajectoryId, taskId: h.taskId, human: h.human, a: under(ra!.promptVersion, h.trajectoryId), b: under(rb!.promptVersion, h.trajectoryId) })),
+    held.map((h) => ({
+      trajectoryId: h.trajectoryId,
+      taskId: h.taskId,
+      human: h.human,
+      a: under(ra!.promptVersion, h.trajectoryId),
+      b: under(rb!.promptVersion, h.trajectoryId),
+    })),
     { policy: opts.policy ?? "failure" },
   );
   const byId = new Map(held.map((h) => [h.trajectoryId, h]));
@@ -498,7 +607,15 @@ export async function compareAlignmentVersions(db: Db, ref: number | string, aNu
     comparison,
     flipped: flips.map((f) => {
       const it = byId.get(f.trajectoryId)!;
-      return { trajectoryId: f.trajectoryId, taskExternalId: it.taskExternalId, intent: it.intent, human: f.human, before: f.a, after: f.b, direction: f.direction };
+      return {
+        trajectoryId: f.trajectoryId,
+        taskExternalId: it.taskExternalId,
+        intent: it.intent,
+        human: f.human,
+        before: f.a,
+        after: f.b,
+        direction: f.direction,
+      };
     }),
   };
 }

@@ -29,13 +29,17 @@ export interface CriteriaReport extends CriteriaAgreement {
 export async function criteriaReport(db: Db, req: { config: number | string; campaign: number | string; k: JudgeK }): Promise<CriteriaReport> {
   const config = await requireJudgeConfig(db, req.config);
   if (!isStagedVersion(config.promptVersion)) {
-    throw new ValidationError(`judge configuration ${config.name} uses the ${protocolOfVersion(config.promptVersion)} protocol, which grades no criteria: choose a key-points or rubric configuration`);
+    throw new ValidationError(
+      `judge configuration ${config.name} uses the ${protocolOfVersion(config.promptVersion)} protocol, which grades no criteria: choose a key-points or rubric configuration`,
+    );
   }
   const campaign = await requireCampaignRef(db, req.campaign);
   const k = formatK(req.k);
   const evaluatorKey = judgeEvaluatorKey(config.id);
   const setting = { evaluatorKey, k, promptVersion: config.promptVersion };
-  const verdicts = new Map((await listVerdicts(db, { evaluatorKey, k })).filter((v) => v.promptVersion === config.promptVersion).map((v) => [v.trajectoryId, v]));
+  const verdicts = new Map(
+    (await listVerdicts(db, { evaluatorKey, k })).filter((v) => v.promptVersion === config.promptVersion).map((v) => [v.trajectoryId, v]),
+  );
   const items: LabelledVerdict[] = [];
   let leftOut = 0;
   for (const it of await campaignItemsWithLabels(db, campaign.id)) {

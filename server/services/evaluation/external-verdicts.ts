@@ -30,7 +30,11 @@ export const externalVerdictInput = z.object({
   /** 0-based index of the first step the evaluator says went wrong. */
   firstFailingStep: z.number().int().nonnegative().nullable().default(null),
   /** How many last screenshots the evaluator saw ("1", "3", "full"); empty when that does not apply. */
-  k: z.string().max(20).regex(/^(|full|[1-9]\d{0,3})$/, 'k: a positive number, "full", or empty').default(""),
+  k: z
+    .string()
+    .max(20)
+    .regex(/^(|full|[1-9]\d{0,3})$/, 'k: a positive number, "full", or empty')
+    .default(""),
   promptVersion: z.string().trim().max(100).default(""),
   model: z.string().trim().max(200).nullable().default(null),
   /** A key of the client's choosing (e.g. a run id + trajectory): a retry with the same key changes nothing. */
@@ -45,15 +49,26 @@ export interface RecordedVerdict {
   evaluatorKey: string;
 }
 
-function sameContent(stored: { verdict: string; score: number | null; rationale: string | null; firstFailingStep: number | null; model: string | null }, v: ExternalVerdictInput): boolean {
-  return stored.verdict === v.verdict && stored.score === v.score && stored.rationale === v.rationale && stored.firstFailingStep === v.firstFailingStep && stored.model === v.model;
+function sameContent(
+  stored: { verdict: string; score: number | null; rationale: string | null; firstFailingStep: number | null; model: string | null },
+  v: ExternalVerdictInput,
+): boolean {
+  return (
+    stored.verdict === v.verdict &&
+    stored.score === v.score &&
+    stored.rationale === v.rationale &&
+    stored.firstFailingStep === v.firstFailingStep &&
+    stored.model === v.model
+  );
 }
 
 export async function recordExternalVerdict(db: Db, v: ExternalVerdictInput, postedBy: string): Promise<RecordedVerdict> {
   const head = await getTrajectoryHead(db, v.trajectoryId);
   if (!head) throw new NotFoundError("trajectory", v.trajectoryId);
   if (v.firstFailingStep !== null && v.firstFailingStep >= head.trajectory.stepCount) {
-    throw new ValidationError(`firstFailingStep: trajectory ${v.trajectoryId} has ${head.trajectory.stepCount} steps (0 to ${head.trajectory.stepCount - 1}), not ${v.firstFailingStep + 1}`);
+    throw new ValidationError(
+      `firstFailingStep: trajectory ${v.trajectoryId} has ${head.trajectory.stepCount} steps (0 to ${head.trajectory.stepCount - 1}), not ${v.firstFailingStep + 1}`,
+    );
   }
   const evaluatorKey = `${EXTERNAL_EVALUATOR_PREFIX}${v.evaluator}`;
   const identity = { trajectoryId: v.trajectoryId, evaluatorKey, k: v.k, promptVersion: v.promptVersion };

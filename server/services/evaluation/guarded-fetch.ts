@@ -73,9 +73,7 @@ export function guardedFetch(policy: JudgeHostPolicy): typeof fetch {
           const status = res.statusCode ?? 500;
           const noBody = status === 204 || status === 205 || status === 304 || init.method === "HEAD";
           if (noBody) res.resume();
-          resolve(
-            new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream), { status, statusText: res.statusMessage ?? "", headers: out }),
-          );
+          resolve(new Response(noBody ? null : (Readable.toWeb(res) as ReadableStream), { status, statusText: res.statusMessage ?? "", headers: out }));
         },
       );
       req.on("error", (e) => reject((e as { cause?: unknown }).cause instanceof EndpointRefusedError ? (e as { cause: Error }).cause : e));

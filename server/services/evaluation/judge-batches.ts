@@ -91,9 +91,10 @@ function checkRequest(req: BatchRequest): void {
   }
   if (req.trajectoryIds.length === 0) throw new ValidationError("the selection holds no trajectories");
   const samples = req.samples ?? 1;
-  if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES) throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
+  if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES)
+    throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
   const variants = req.variants ?? [""];
-  if (variants.length === 0) throw new ValidationError("a judge batch needs at least one variant (\"\" for the configuration's own prompt)");
+  if (variants.length === 0) throw new ValidationError('a judge batch needs at least one variant ("" for the configuration\'s own prompt)');
   if (new Set(variants).size !== variants.length) throw new ValidationError(`a variant is listed twice: ${variants.map((v) => JSON.stringify(v)).join(", ")}`);
 }
 
@@ -106,7 +107,11 @@ interface PlannedPair {
 type CallCost = { calls: number; images: number; inputTokens: number };
 
 /** A one-call prompt asked `samples` times: every sample is a full call with the same images. */
-function oneCallCost(prompt: { system: string; parts: PromptPart[]; stepIndices: number[] }, imageTokens: (stepIndex: number) => number, samples: number): CallCost {
+function oneCallCost(
+  prompt: { system: string; parts: PromptPart[]; stepIndices: number[] },
+  imageTokens: (stepIndex: number) => number,
+  samples: number,
+): CallCost {
   let tokens = estimateTextTokens(prompt.system);
   for (const part of prompt.parts) tokens += part.type === "text" ? estimateTextTokens(part.text) : imageTokens(part.stepIndex);
   return { calls: samples, images: prompt.stepIndices.length * samples, inputTokens: tokens * samples };
@@ -117,7 +122,13 @@ function oneCallCost(prompt: { system: string; parts: PromptPart[]; stepIndices:
  * call. How many screenshots the key-point outcome call keeps is known only after scoring, so the estimate counts
  * them all (an upper bound).
  */
-function stagedCallCost(input: JudgeInput, k: JudgeK, version: StagedPromptVersion, options: JudgeOptions, imageTokens: (stepIndex: number) => number): CallCost {
+function stagedCallCost(
+  input: JudgeInput,
+  k: JudgeK,
+  version: StagedPromptVersion,
+  options: JudgeOptions,
+  imageTokens: (stepIndex: number) => number,
+): CallCost {
   const window = selectScreenshotSteps(input.steps, k);
   const windowTokens = window.reduce((n, i) => n + imageTokens(i), 0);
   const caseTokens = estimateTextTokens(describeCase(input, { ...options, includeActionHistory: true }));
@@ -134,9 +145,12 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
   if (!isJudgePromptVersion(config.promptVersion)) throw new ValidationError(`unknown prompt version ${config.promptVersion}`);
   const samples = req.samples ?? 1;
   if (samples > 1 && !(config.temperature > 0)) {
-    throw new ValidationError(`samples: judge configuration ${config.name} has temperature 0, so ${samples} samples would all give the same reply; set its temperature above 0 first`);
+    throw new ValidationError(
+      `samples: judge configuration ${config.name} has temperature 0, so ${samples} samples would all give the same reply; set its temperature above 0 first`,
+    );
   }
-  if (samples > 1 && isStagedVersion(config.promptVersion)) throw new ValidationError(`samples: judge configuration ${config.name} uses a staged protocol, which is asked once per trajectory`);
+  if (samples > 1 && isStagedVersion(config.promptVersion))
+    throw new ValidationError(`samples: judge configuration ${config.name} uses a staged protocol, which is asked once per trajectory`);
   const variants: ResolvedVariant[] = [];
   for (const text of req.variants ?? [""]) variants.push(await resolveJudgeVariant(db, config, text));
   const options = variants[0]!.configOptions;
@@ -193,8 +207,7 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
     }
   }
   if (config.priceInputPerMTok != null && config.priceOutputPerMTok != null) {
-    estimate.costUsd =
-      (estimate.inputTokens * config.priceInputPerMTok + estimate.outputTokens * config.priceOutputPerMTok) / 1_000_000;
+    estimate.costUsd = (estimate.inputTokens * config.priceInputPerMTok + estimate.outputTokens * config.priceOutputPerMTok) / 1_000_000;
   }
   return estimate;
 }
@@ -453,7 +466,8 @@ export async function runJudgeWorker(deps: JudgeDeps, opts: JudgeWorkerOptions):
         const p = job.payload as JudgeJobPayload;
         const batch = await requireBatch(db, p.batchId);
         // The first call a worker takes marks the batch as running (the web server only created it).
-        if (batch.status === "pending") await updateJudgeBatch(db, batch.id, { status: "running", startedAt: batch.startedAt ?? new Date(), finishedAt: null, error: null });
+        if (batch.status === "pending")
+          await updateJudgeBatch(db, batch.id, { status: "running", startedAt: batch.startedAt ?? new Date(), finishedAt: null, error: null });
         const config = await requireJudgeConfig(db, batch.judgeConfigId);
         return judgeJob(runDeps, job, signal, batch, config);
       },

@@ -41,7 +41,13 @@ import {
   updateJudgeConfig as updateConfigRow,
   type PublicJudgeConfig,
 } from "../../../db/repositories/evaluation/verdicts";
-import { CURRENT_JUDGE_PROMPT_VERSION, isJudgePromptVersion, JUDGE_PROTOCOLS, protocolOfVersion, type JudgeProtocolId } from "../../domain/evaluation/judge-protocol";
+import {
+  CURRENT_JUDGE_PROMPT_VERSION,
+  isJudgePromptVersion,
+  JUDGE_PROTOCOLS,
+  protocolOfVersion,
+  type JudgeProtocolId,
+} from "../../domain/evaluation/judge-protocol";
 import { DEFAULT_JUDGE_OPTIONS, type JudgeOptions } from "../../domain/evaluation/verdicts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 
@@ -178,7 +184,8 @@ function checkNumbers(v: JudgeConfigInput): void {
   };
   if (v.temperature !== undefined && !(v.temperature >= 0 && v.temperature <= 2)) bad("temperature", "must be between 0 and 2");
   if (v.seed != null && !Number.isInteger(v.seed)) bad("seed", "must be a whole number");
-  if (v.maxOutputTokens !== undefined && !(Number.isInteger(v.maxOutputTokens) && v.maxOutputTokens >= 16)) bad("maxOutputTokens", "must be a whole number ≥ 16");
+  if (v.maxOutputTokens !== undefined && !(Number.isInteger(v.maxOutputTokens) && v.maxOutputTokens >= 16))
+    bad("maxOutputTokens", "must be a whole number ≥ 16");
   if (v.timeoutMs !== undefined && !(Number.isInteger(v.timeoutMs) && v.timeoutMs >= 100)) bad("timeoutMs", "must be a whole number of milliseconds ≥ 100");
   if (v.maxRetries !== undefined && !(Number.isInteger(v.maxRetries) && v.maxRetries >= 0 && v.maxRetries <= 20)) bad("maxRetries", "must be 0–20");
   for (const f of ["priceInputPerMTok", "priceOutputPerMTok"] as const) {
@@ -212,7 +219,7 @@ export async function createJudgeConfig(db: Db, given: JudgeConfigInput, env: En
   if (await getJudgeConfigByName(db, name)) throw new ConflictError(`A judge configuration named ${JSON.stringify(name)} already exists`);
   const model = nonEmpty(input.model) ?? nonEmpty(env.VERDICT_JUDGE_MODEL);
   if (!model) throw new ValidationError('judge configuration needs a "model" (or set VERDICT_JUDGE_MODEL)');
-  const baseUrl = input.baseUrl !== undefined ? nonEmpty(input.baseUrl) ?? null : nonEmpty(env.VERDICT_JUDGE_BASE_URL) ?? null;
+  const baseUrl = input.baseUrl !== undefined ? (nonEmpty(input.baseUrl) ?? null) : (nonEmpty(env.VERDICT_JUDGE_BASE_URL) ?? null);
   const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...(input.options ?? {}) };
   checkNumbers({ ...input, baseUrl });
   checkOptions(options);
@@ -276,7 +283,7 @@ export async function updateJudgeConfig(db: Db, id: number, given: Omit<Partial<
   const options = patch.options ? { ...DEFAULT_JUDGE_OPTIONS, ...current.options, ...patch.options } : undefined;
   if (options) checkOptions(options);
   if (patch.apiKeyEnv !== undefined) checkKeyEnv(patch.apiKeyEnv);
-  const newBaseUrl = patch.baseUrl !== undefined ? nonEmpty(patch.baseUrl) ?? null : current.baseUrl;
+  const newBaseUrl = patch.baseUrl !== undefined ? (nonEmpty(patch.baseUrl) ?? null) : current.baseUrl;
   const baseUrlChanged = newBaseUrl !== current.baseUrl;
   if (baseUrlChanged) await checkEndpointAllowed(db, newBaseUrl, env);
   if (baseUrlChanged || patch.apiKeyEnv !== undefined) checkKeyBinding(patch.apiKeyEnv !== undefined ? patch.apiKeyEnv : current.apiKeyEnv, newBaseUrl, env);

@@ -5,7 +5,15 @@
  */
 import type { Db } from "../../../db/database";
 import { getJudgeEndpointSettings, saveJudgeEndpointSettings } from "../../../db/repositories/evaluation/verdicts";
-import { allowedHostText, judgeHostPolicy, OPENAI_API_HOST, parseAllowedHosts, parseLoopbackPorts, portSetText, type JudgeHostPolicy } from "../../domain/evaluation/judge-endpoint-policy";
+import {
+  allowedHostText,
+  judgeHostPolicy,
+  OPENAI_API_HOST,
+  parseAllowedHosts,
+  parseLoopbackPorts,
+  portSetText,
+  type JudgeHostPolicy,
+} from "../../domain/evaluation/judge-endpoint-policy";
 import { ValidationError } from "../../errors";
 import type { Env } from "./judge-configs";
 
@@ -45,12 +53,11 @@ export async function judgeEndpointSettingsView(db: Db, env: Env): Promise<Judge
   return {
     saved,
     environment: { defaultHost, allowedHosts: env.VERDICT_JUDGE_ALLOWED_HOSTS ?? "", loopbackPorts: "ranges" in loopback ? portSetText(loopback) : [] },
-    effective: [
-      ...new Set([OPENAI_API_HOST, ...policy.hosts.map(allowedHostText)]),
-      ...portSetText(policy.loopbackPorts).map((p) => `loopback:${p}`),
-    ],
+    effective: [...new Set([OPENAI_API_HOST, ...policy.hosts.map(allowedHostText)]), ...portSetText(policy.loopbackPorts).map((p) => `loopback:${p}`)],
     notices: everyLoopbackPort
-      ? ["Judges may no longer call every port of this machine (a setting saved by an earlier version): list each local judge server as a host, e.g. 127.0.0.1:8000"]
+      ? [
+          "Judges may no longer call every port of this machine (a setting saved by an earlier version): list each local judge server as a host, e.g. 127.0.0.1:8000",
+        ]
       : [],
   };
 }

@@ -45,7 +45,9 @@ export async function resolveJudgeVariant(db: Db, config: PublicJudgeConfig, tex
   const configOptions: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
   if (text !== "" && isStagedVersion(config.promptVersion)) {
     // Perturbations and prompt versions rewrite the one-call WebVoyager prompt; the staged protocols ask in several.
-    throw new ValidationError(`judge configuration ${config.name} uses the ${protocolOfVersion(config.promptVersion)} protocol: stress tests and prompt versions work with the webvoyager protocol only`);
+    throw new ValidationError(
+      `judge configuration ${config.name} uses the ${protocolOfVersion(config.promptVersion)} protocol: stress tests and prompt versions work with the webvoyager protocol only`,
+    );
   }
   if (variant.perturbation) {
     const why = perturbationInapplicable(variant.perturbation, configOptions);
@@ -55,7 +57,8 @@ export async function resolveJudgeVariant(db: Db, config: PublicJudgeConfig, tex
   if (variant.promptVersionId !== undefined) {
     const row = await getPromptVersion(db, variant.promptVersionId);
     if (!row) throw new NotFoundError("prompt version", variant.promptVersionId);
-    if (row.judgeConfigId !== config.id) throw new ValidationError(`prompt version ${row.id} belongs to another judge configuration's alignment study, not to ${config.name}`);
+    if (row.judgeConfigId !== config.id)
+      throw new ValidationError(`prompt version ${row.id} belongs to another judge configuration's alignment study, not to ${config.name}`);
     version = { id: row.id, number: row.number, rubric: row.rubric, examples: row.examples };
   }
   return {

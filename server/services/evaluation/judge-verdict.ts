@@ -27,7 +27,15 @@ import { buildVariantPrompt } from "../../domain/evaluation/prompt-variants";
 import { formatK, type JudgeK, type JudgeOptions, type VerdictValue } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
-import { createJudgeClient, type ChatMessage, type ContentPart, type JudgeCallResult, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "./judge-client";
+import {
+  createJudgeClient,
+  type ChatMessage,
+  type ContentPart,
+  type JudgeCallResult,
+  type JudgeClient,
+  type JudgeEndpoint,
+  type RetryPolicy,
+} from "./judge-client";
 import { endpointErrorText, judgeEvaluatorKey, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./judge-configs";
 import { prepareScreenshot } from "./images";
 import { resolveJudgeVariant, type VariantCache } from "./judge-variants";
@@ -117,7 +125,7 @@ export interface JudgeOutcome {
 
 /** The screenshot a judge sees for a step under the configured preference; the other one when only it exists. */
 export function screenshotFor(step: Pick<StepRow, "screenshotHash" | "rawScreenshotHash">, pref: JudgeOptions["screenshots"]): string | null {
-  return pref === "raw" ? step.rawScreenshotHash ?? step.screenshotHash : step.screenshotHash ?? step.rawScreenshotHash;
+  return pref === "raw" ? (step.rawScreenshotHash ?? step.screenshotHash) : (step.screenshotHash ?? step.rawScreenshotHash);
 }
 
 export function judgeStepsOf(steps: StepRow[], pref: JudgeOptions["screenshots"]): JudgeStep[] {
@@ -134,7 +142,13 @@ export function judgeStepsOf(steps: StepRow[], pref: JudgeOptions["screenshots"]
 type Sent = Record<string, unknown> & { step: number; sentWidth: number; sentHeight: number };
 
 /** Turns prompt parts into message content: image placeholders become the step's screenshot as a data URL. */
-async function contentOf(deps: JudgeDeps, data: TrajectoryData, options: JudgeOptions, trajectoryId: number, parts: PromptPart[]): Promise<{ content: ContentPart[]; sent: Sent[] }> {
+async function contentOf(
+  deps: JudgeDeps,
+  data: TrajectoryData,
+  options: JudgeOptions,
+  trajectoryId: number,
+  parts: PromptPart[],
+): Promise<{ content: ContentPart[]; sent: Sent[] }> {
   const stepByIndex = new Map(data.detail.steps.map((s) => [s.index, s]));
   const content: ContentPart[] = [];
   const sent: Sent[] = [];
@@ -170,7 +184,10 @@ async function callOnce(client: JudgeClient, messages: ChatMessage[], apiKey: st
 
 /** What a judge call path hands back to be stored: the verdict's fields and its evidence. */
 interface Judged {
-  values: Omit<VerdictValues, "trajectoryId" | "evaluatorKey" | "k" | "promptVersion" | "kind" | "origin" | "evaluatorName" | "judgeConfigId" | "batchId" | "costUsd" | "details"> & { details: Record<string, unknown> };
+  values: Omit<
+    VerdictValues,
+    "trajectoryId" | "evaluatorKey" | "k" | "promptVersion" | "kind" | "origin" | "evaluatorName" | "judgeConfigId" | "batchId" | "costUsd" | "details"
+  > & { details: Record<string, unknown> };
   criteria: CriterionValues[];
   citations: CitationValues[];
 }
@@ -194,13 +211,28 @@ function citationsOf(ctx: CallContext, reply: string, sent: { step: number; sent
     const meta = hash ? ctx.data.shots.get(hash) : undefined;
     return { index: s.index, sent: sentByStep.get(s.index) ?? null, stored: meta ? { width: meta.width, height: meta.height } : null };
   });
-  return checkCitations(parseCitations(reply), steps).map((c) => ({ position: c.position, stepNumber: c.stepNumber, stepIndex: c.stepIndex, box: c.storedBox, note: c.note, problem: c.problem }));
+  return checkCitations(parseCitations(reply), steps).map((c) => ({
+    position: c.position,
+    stepNumber: c.stepNumber,
+    stepIndex: c.stepIndex,
+    box: c.storedBox,
+    note: c.note,
+    problem: c.problem,
+  }));
 }
 
 /** The WebVoyager protocol: one prompt, asked once per sample; the verdict is the samples' majority. */
 async function judgeInOneCall(ctx: CallContext, input: JudgeInput): Promise<Judged> {
   const { req, resolved, options, data } = ctx;
-  const prompt = buildVariantPrompt(input, req.k, resolved.variant, options, resolved.version, ctx.config.promptVersion as JudgePromptVersion, req.trajectoryId);
+  const prompt = buildVariantPrompt(
+    input,
+    req.k,
+    resolved.variant,
+    options,
+    resolved.version,
+    ctx.config.promptVersion as JudgePromptVersion,
+    req.trajectoryId,
+  );
   const { content, sent } = await contentOf(ctx.deps, data, options, req.trajectoryId, prompt.parts);
   const messages: ChatMessage[] = [
     { role: "system", content: prompt.system },
@@ -219,7 +251,13 @@ async function judgeInOneCall(ctx: CallContext, input: JudgeInput): Promise<Judg
   const shown = replies.find((r) => r.parsed.verdict === vote.verdict) ?? replies[0]!;
   const problem = vote.problem ?? shown.parsed.problem;
   // Asked for, the first failing step is parsed strictly from the reply shown; a failure without one is kept apart.
-  const failureStep = options.askFirstFailingStep ? parseFailureStep(shown.raw, vote.verdict, data.detail.steps.map((s) => s.index)) : null;
+  const failureStep = options.askFirstFailingStep
+    ? parseFailureStep(
+        shown.raw,
+        vote.verdict,
+        data.detail.steps.map((s) => s.index),
+      )
+    : null;
   const usage = sumUsage(replies.map((r) => r.result));
   return {
     values: {
@@ -235,7 +273,17 @@ async function judgeInOneCall(ctx: CallContext, input: JudgeInput): Promise<Judg
         finishReason: shown.result.finishReason,
         ...(problem ? { problem } : {}),
         ...(failureStep && failureStep.status !== "not-applicable" ? { failureStep } : {}),
-        ...(samples > 1 ? { samples: replies.map((r) => ({ verdict: r.parsed.verdict, rationale: r.parsed.rationale, rawReply: r.raw, finishReason: r.result.finishReason, ...(r.parsed.problem ? { problem: r.parsed.problem } : {}) })) } : {}),
+        ...(samples > 1
+          ? {
+              samples: replies.map((r) => ({
+                verdict: r.parsed.verdict,
+                rationale: r.parsed.rationale,
+                rawReply: r.raw,
+                finishReason: r.result.finishReason,
+                ...(r.parsed.problem ? { problem: r.parsed.problem } : {}),
+              })),
+            }
+          : {}),
       },
       firstFailingStep: failureStep?.status === "given" ? failureStep.stepIndex : null,
       ...(samples > 1 ? { sampleCount: samples, sampleSuccesses: vote.successes, sampleFailures: vote.failures } : {}),
@@ -250,17 +298,33 @@ async function judgeInOneCall(ctx: CallContext, input: JudgeInput): Promise<Judg
 /** A staged protocol (key points, rubric): several calls; the criteria graded on the way are kept with the verdict. */
 async function judgeInStages(ctx: CallContext, input: JudgeInput, version: StagedPromptVersion): Promise<Judged> {
   const { req, options, data } = ctx;
-  if ((req.samples ?? 1) > 1) throw new ValidationError(`judge configuration ${ctx.config.name} uses a staged protocol, which is asked once per trajectory: samples must be 1`);
+  if ((req.samples ?? 1) > 1)
+    throw new ValidationError(`judge configuration ${ctx.config.name} uses a staged protocol, which is asked once per trajectory: samples must be 1`);
   const images: Sent[] = [];
   const ask: Ask = async (system, parts) => {
     const { content, sent } = await contentOf(ctx.deps, data, options, req.trajectoryId, parts);
     images.push(...sent);
-    const { reply, refusal, result } = await callOnce(ctx.client, [{ role: "system", content: system }, { role: "user", content }], ctx.apiKey, req.signal);
+    const { reply, refusal, result } = await callOnce(
+      ctx.client,
+      [
+        { role: "system", content: system },
+        { role: "user", content },
+      ],
+      ctx.apiKey,
+      req.signal,
+    );
     return { raw: reply ?? refusal ?? "", refused: reply == null && !!refusal, result, images: sent };
   };
   const out = await runStagedProtocol({ version, input, k: req.k, options, ask });
   const last = out.calls[out.calls.length - 1]!.result;
-  const failureStep = options.askFirstFailingStep && out.stages.at(-1)?.stage === "outcome" ? parseFailureStep(out.rawReply, out.verdict, data.detail.steps.map((s) => s.index)) : null;
+  const failureStep =
+    options.askFirstFailingStep && out.stages.at(-1)?.stage === "outcome"
+      ? parseFailureStep(
+          out.rawReply,
+          out.verdict,
+          data.detail.steps.map((s) => s.index),
+        )
+      : null;
   return {
     values: {
       stepIndices: out.stepIndices,
@@ -336,14 +400,21 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       })();
   if (!data) throw new NotFoundError("trajectory", req.trajectoryId);
   const samples = req.samples ?? 1;
-  if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES) throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
+  if (!Number.isInteger(samples) || samples < 1 || samples > MAX_JUDGE_SAMPLES)
+    throw new ValidationError(`samples must be a whole number from 1 to ${MAX_JUDGE_SAMPLES}, got ${samples}`);
   if (samples > 1 && !(config.temperature > 0)) {
-    throw new ValidationError(`Judge configuration ${config.name} has temperature 0: asking it ${samples} times gives the same reply each time; set a temperature above 0 to sample`);
+    throw new ValidationError(
+      `Judge configuration ${config.name} has temperature 0: asking it ${samples} times gives the same reply each time; set a temperature above 0 to sample`,
+    );
   }
   const endpoint = await judgeEndpointOf(db, config, deps.env);
   const client = (deps.clientFactory ?? createJudgeClient)(endpoint, deps.retryPolicy);
   const ctx: CallContext = { deps, req, config, resolved, data, options, client, apiKey: endpoint.apiKey };
-  const input: JudgeInput = { intent: data.detail.task.intent, finalAnswer: data.detail.trajectory.finalAnswer, steps: judgeStepsOf(data.detail.steps, options.screenshots) };
+  const input: JudgeInput = {
+    intent: data.detail.task.intent,
+    finalAnswer: data.detail.trajectory.finalAnswer,
+    steps: judgeStepsOf(data.detail.steps, options.screenshots),
+  };
   const judged = isStagedVersion(config.promptVersion) ? await judgeInStages(ctx, input, config.promptVersion) : await judgeInOneCall(ctx, input);
   const values: VerdictValues = {
     ...identity,
@@ -394,5 +465,10 @@ export function majorityOf(verdicts: VerdictValue[]): { verdict: VerdictValue; s
   if (verdicts.length === 1) return { verdict: verdicts[0]!, successes, failures, problem: null };
   if (successes > failures) return { verdict: "success", successes, failures, problem: null };
   if (failures > successes) return { verdict: "failure", successes, failures, problem: null };
-  return { verdict: "unparseable", successes, failures, problem: successes ? `samples split evenly: ${successes} success, ${failures} failure` : "no sample could be parsed" };
+  return {
+    verdict: "unparseable",
+    successes,
+    failures,
+    problem: successes ? `samples split evenly: ${successes} success, ${failures} failure` : "no sample could be parsed",
+  };
 }

@@ -54,7 +54,10 @@ export function describeEvaluation(e: VwaEvaluation): string {
     if (t.status === "not_evaluable") return `${t.type}: not evaluable (${t.reason})`;
     const failed = t.checks
       .filter((c) => c.passed === false)
-      .map((c) => `${c.check}${c.reference !== undefined ? ` ${JSON.stringify(c.reference)}` : ""}${c.observed !== undefined ? ` vs ${JSON.stringify(c.observed)}` : ""}`)
+      .map(
+        (c) =>
+          `${c.check}${c.reference !== undefined ? ` ${JSON.stringify(c.reference)}` : ""}${c.observed !== undefined ? ` vs ${JSON.stringify(c.observed)}` : ""}`,
+      )
       .join("; ");
     return `${t.type}: fail (${failed})`;
   };

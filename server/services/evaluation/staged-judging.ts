@@ -88,7 +88,14 @@ async function planStage(version: StagedPromptVersion, intent: string, ask: Ask,
   return { reply, parsed };
 }
 
-async function scoreScreenshots(input: JudgeInput, k: JudgeK, keyPoints: Criterion[], ask: Ask, calls: AskResult[], stages: StagedOutcome["stages"]): Promise<RelevanceScore[]> {
+async function scoreScreenshots(
+  input: JudgeInput,
+  k: JudgeK,
+  keyPoints: Criterion[],
+  ask: Ask,
+  calls: AskResult[],
+  stages: StagedOutcome["stages"],
+): Promise<RelevanceScore[]> {
   const scores: RelevanceScore[] = [];
   for (const stepIndex of relevanceCandidates(input, k)) {
     const prompt = buildRelevancePrompt(input, keyPoints, stepIndex);
@@ -101,7 +108,13 @@ async function scoreScreenshots(input: JudgeInput, k: JudgeK, keyPoints: Criteri
   return scores;
 }
 
-export async function runStagedProtocol(args: { version: StagedPromptVersion; input: JudgeInput; k: JudgeK; options: JudgeOptions; ask: Ask }): Promise<StagedOutcome> {
+export async function runStagedProtocol(args: {
+  version: StagedPromptVersion;
+  input: JudgeInput;
+  k: JudgeK;
+  options: JudgeOptions;
+  ask: Ask;
+}): Promise<StagedOutcome> {
   const { version, input, k, options, ask } = args;
   const calls: AskResult[] = [];
   const stages: StagedOutcome["stages"] = [];
@@ -125,7 +138,14 @@ export async function runStagedProtocol(args: { version: StagedPromptVersion; in
   calls.push(reply);
   stages.push({ stage: "outcome", reply: reply.raw });
   const parsed: ParsedStagedReply = reply.refused
-    ? { verdict: "unparseable", rationale: reply.raw, criteria: items.map((c, i) => ({ ...c, position: i + 1, result: "unparseable" })), process: null, failureCause: null, problems: ["the model refused"] }
+    ? {
+        verdict: "unparseable",
+        rationale: reply.raw,
+        criteria: items.map((c, i) => ({ ...c, position: i + 1, result: "unparseable" })),
+        process: null,
+        failureCause: null,
+        problems: ["the model refused"],
+      }
     : version === KEY_POINTS_VERSION
       ? parseKeyPointOutcome(reply.raw, items)
       : parseRubricOutcome(reply.raw, items);

@@ -23,7 +23,15 @@ import {
 import type { CampaignRow, JudgeBatchRow, JudgeStressTestRow } from "../../../db/schema/index";
 import type { UnparseablePolicy } from "../../domain/analytics/measures";
 import { compareOnItems, judgeOnItems, type Comparison, type JudgeOnItems } from "../../domain/evaluation/judge-comparison";
-import { formatVariant, parseVariant, PERTURBATION_KINDS, PERTURBATION_LABELS, perturbationInapplicable, type Perturbation, type PerturbationKind } from "../../domain/evaluation/prompt-variants";
+import {
+  formatVariant,
+  parseVariant,
+  PERTURBATION_KINDS,
+  PERTURBATION_LABELS,
+  perturbationInapplicable,
+  type Perturbation,
+  type PerturbationKind,
+} from "../../domain/evaluation/prompt-variants";
 import { formatK, parseK, type JudgeK } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import { createJudgeBatch, estimateJudgeBatch, judgeBatchProgress, type BatchEstimate, type BatchProgress } from "./judge-batches";
@@ -96,7 +104,8 @@ export async function planStressTest(db: Db, req: StressTestRequest): Promise<St
   if (!Number.isInteger(subsetK) || subsetK < 1) throw new ValidationError(`subset k: a whole number of screenshots from 1, got ${subsetK}`);
   const kinds = req.perturbations ?? [...PERTURBATION_KINDS];
   if (kinds.length === 0) throw new ValidationError(`choose at least one perturbation (${PERTURBATION_KINDS.join(", ")})`);
-  for (const kind of kinds) if (!PERTURBATION_KINDS.includes(kind)) throw new ValidationError(`unknown perturbation ${JSON.stringify(kind)}: one of ${PERTURBATION_KINDS.join(", ")}`);
+  for (const kind of kinds)
+    if (!PERTURBATION_KINDS.includes(kind)) throw new ValidationError(`unknown perturbation ${JSON.stringify(kind)}: one of ${PERTURBATION_KINDS.join(", ")}`);
 
   const base = req.promptVersionId != null ? formatVariant({ promptVersionId: req.promptVersionId }) : "";
   const resolvedBase = await resolveJudgeVariant(db, config, base);
@@ -107,11 +116,15 @@ export async function planStressTest(db: Db, req: StressTestRequest): Promise<St
     const text = formatVariant({ perturbation: p });
     let why = perturbationInapplicable(p, resolvedBase.configOptions);
     if (!why && kind === "shuffle" && req.k === 1) why = "k = 1 shows one screenshot: there is no order to shuffle";
-    if (!why && kind === "subset" && typeof req.k === "number" && req.k <= subsetK) why = `k = ${req.k} already shows at most ${subsetK} screenshot(s): a subset of ${subsetK} is no smaller`;
+    if (!why && kind === "subset" && typeof req.k === "number" && req.k <= subsetK)
+      why = `k = ${req.k} already shows at most ${subsetK} screenshot(s): a subset of ${subsetK} is no smaller`;
     if (why) skipped.push({ perturbation: text, reason: why });
     else perturbations.push({ perturbation: text, label: PERTURBATION_LABELS[kind], variant: formatVariant({ ...parseVariant(base), perturbation: p }) });
   }
-  if (perturbations.length === 0) throw new ValidationError(`no perturbation changes anything for judge configuration ${config.name}: ${skipped.map((s) => `${s.perturbation} (${s.reason})`).join("; ")}`);
+  if (perturbations.length === 0)
+    throw new ValidationError(
+      `no perturbation changes anything for judge configuration ${config.name}: ${skipped.map((s) => `${s.perturbation} (${s.reason})`).join("; ")}`,
+    );
 
   const items = await campaignItemsWithLabels(db, campaign.id);
   const trajectoryIds: number[] = [];
@@ -120,7 +133,8 @@ export async function planStressTest(db: Db, req: StressTestRequest): Promise<St
     if (labelOf(it.verdict)) trajectoryIds.push(it.trajectoryId);
     else leftOut.push({ trajectoryId: it.trajectoryId, reason: it.verdict ? `consolidated label ${it.verdict}` : "no consolidated label yet" });
   }
-  if (trajectoryIds.length === 0) throw new ValidationError(`campaign ${campaign.name} has no item with a consolidated success or failure to compare the judge with`);
+  if (trajectoryIds.length === 0)
+    throw new ValidationError(`campaign ${campaign.name} has no item with a consolidated success or failure to compare the judge with`);
   const estimate = await estimateJudgeBatch(db, {
     config: config.id,
     trajectoryIds,
@@ -147,7 +161,10 @@ export async function planStressTest(db: Db, req: StressTestRequest): Promise<St
 }
 
 /** Records the stress test and creates its judge batch (queued; a worker, `runJudgeBatch` or the CLI runs it). */
-export async function createStressTest(db: Db, req: StressTestRequest): Promise<{ stressTest: JudgeStressTestRow; batch: JudgeBatchRow; plan: StressTestPlan }> {
+export async function createStressTest(
+  db: Db,
+  req: StressTestRequest,
+): Promise<{ stressTest: JudgeStressTestRow; batch: JudgeBatchRow; plan: StressTestPlan }> {
   const plan = await planStressTest(db, req);
   return withTransaction(db, async () => {
     const { batch } = await createJudgeBatch(db, {
@@ -256,7 +273,13 @@ export async function stressTestReport(db: Db, id: number, opts: { policy?: Unpa
     const r = resolved[i + 1]!;
     const kind = parseVariant(p).perturbation!.kind;
     const { flips, ...comparison } = compareOnItems(
-      items.map((it) => ({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.human, a: under(basePv, it.trajectoryId), b: under(r.promptVersion, it.trajectoryId) })),
+      items.map((it) => ({
+        trajectoryId: it.trajectoryId,
+        taskId: it.taskId,
+        human: it.human,
+        a: under(basePv, it.trajectoryId),
+        b: under(r.promptVersion, it.trajectoryId),
+      })),
       { policy },
     );
     return {
@@ -264,11 +287,22 @@ export async function stressTestReport(db: Db, id: number, opts: { policy?: Unpa
       label: PERTURBATION_LABELS[kind],
       variant: r.text,
       promptVersion: r.promptVersion,
-      measures: judgeOnItems(items.map((it) => ({ ...it, verdict: under(r.promptVersion, it.trajectoryId) })), { policy }),
+      measures: judgeOnItems(
+        items.map((it) => ({ ...it, verdict: under(r.promptVersion, it.trajectoryId) })),
+        { policy },
+      ),
       comparison,
       flipped: flips.map((f) => {
         const it = byId.get(f.trajectoryId)!;
-        return { trajectoryId: f.trajectoryId, taskExternalId: it.taskExternalId, intent: it.intent, human: f.human, before: f.a, after: f.b, direction: f.direction };
+        return {
+          trajectoryId: f.trajectoryId,
+          taskExternalId: it.taskExternalId,
+          intent: it.intent,
+          human: f.human,
+          before: f.a,
+          after: f.b,
+          direction: f.direction,
+        };
       }),
     };
   });
@@ -280,7 +314,14 @@ export async function stressTestReport(db: Db, id: number, opts: { policy?: Unpa
     policy,
     items: items.length,
     labelsGone,
-    base: { variant: base, promptVersion: basePv, measures: judgeOnItems(items.map((it) => ({ ...it, verdict: under(basePv, it.trajectoryId) })), { policy }) },
+    base: {
+      variant: base,
+      promptVersion: basePv,
+      measures: judgeOnItems(
+        items.map((it) => ({ ...it, verdict: under(basePv, it.trajectoryId) })),
+        { policy },
+      ),
+    },
     perturbations,
   };
 }

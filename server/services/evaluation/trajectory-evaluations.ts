@@ -46,7 +46,10 @@ export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId:
   };
 
   const rows = await listVerdicts(db, { trajectoryId });
-  const evidence = await evidenceOfVerdicts(db, rows.filter((v) => v.kind === "judge").map((v) => v.id));
+  const evidence = await evidenceOfVerdicts(
+    db,
+    rows.filter((v) => v.kind === "judge").map((v) => v.id),
+  );
   const positionOf = new Map(detail.steps.map((s, i) => [s.index, i]));
   const verdicts = [];
   for (const v of rows) {
@@ -112,24 +115,24 @@ export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId:
     // A gold item's consolidated label is its known answer: annotators must not learn which items are gold.
     if (!(await mayOpenCampaign(c.campaignId)) || (!researcher && (await isGoldItem(db, c.itemId)))) continue;
     consolidated.push({
-        campaignId: c.campaignId,
-        campaignName,
-        itemState,
-        verdict: c.verdict,
-        category: c.category,
-        firstFailingStep: c.firstFailingStep,
-        method: c.method,
-        adjudicatorName: c.adjudicatorName,
-        reason: c.reason,
-        updatedAt: c.updatedAt,
-        history: (await consolidationHistory(db, c.itemId)).map((e) => ({
-          state: e.state,
-          values: e.values,
-          method: e.method,
-          actorName: e.actorName,
-          reason: e.reason,
-          createdAt: e.createdAt,
-        })),
+      campaignId: c.campaignId,
+      campaignName,
+      itemState,
+      verdict: c.verdict,
+      category: c.category,
+      firstFailingStep: c.firstFailingStep,
+      method: c.method,
+      adjudicatorName: c.adjudicatorName,
+      reason: c.reason,
+      updatedAt: c.updatedAt,
+      history: (await consolidationHistory(db, c.itemId)).map((e) => ({
+        state: e.state,
+        values: e.values,
+        method: e.method,
+        actorName: e.actorName,
+        reason: e.reason,
+        createdAt: e.createdAt,
+      })),
     });
   }
 
@@ -151,12 +154,16 @@ export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId:
 export function evidenceView(e: VerdictEvidence | undefined, details: Record<string, unknown> | null, positionOf: Map<number, number>) {
   const d = details ?? {};
   const relevance = Array.isArray(d.relevance)
-    ? (d.relevance as { stepIndex: number; score: number | null; problem: string | null }[]).map((r) => ({ position: positionOf.get(r.stepIndex) ?? null, score: r.score, problem: r.problem }))
+    ? (d.relevance as { stepIndex: number; score: number | null; problem: string | null }[]).map((r) => ({
+        position: positionOf.get(r.stepIndex) ?? null,
+        score: r.score,
+        problem: r.problem,
+      }))
     : null;
   const citations = (e?.citations ?? []).map((c) => ({
     position: c.position,
     stepNumber: c.stepNumber,
-    playerPosition: c.stepIndex === null ? null : positionOf.get(c.stepIndex) ?? null,
+    playerPosition: c.stepIndex === null ? null : (positionOf.get(c.stepIndex) ?? null),
     box: c.box,
     note: c.note,
     problem: c.problem,

@@ -71,7 +71,10 @@ function clashes(keep: TrajectoryHoldings, copy: TrajectoryHoldings): string[] {
     const other = keep.items.find((i) => i.campaignId === item.campaignId);
     if (!other) continue;
     const both = item.annotators.filter((a) => other.annotators.includes(a));
-    if (both.length) reasons.push(`campaign ${item.campaignId}: ${both.length === 1 ? "an annotator" : `${both.length} annotators`} labelled both copies (${both.join(", ")})`);
+    if (both.length)
+      reasons.push(
+        `campaign ${item.campaignId}: ${both.length === 1 ? "an annotator" : `${both.length} annotators`} labelled both copies (${both.join(", ")})`,
+      );
     for (const [i, which] of [
       [item, "the copy's"],
       [other, "the kept trajectory's"],
@@ -94,7 +97,15 @@ export async function dedupeTrajectories(db: Db, actor: Actor, options: { dryRun
   const dryRun = options.dryRun ?? false;
   const at = new Date(options.now ?? Date.now());
   const run = async (): Promise<DedupeReport> => {
-    const report: DedupeReport = { dryRun, identitiesComputed: 0, groups: [], merged: 0, left: 0, moved: { items: 0, itemsFolded: 0, labels: 0, verdicts: 0, verdictsSame: 0 }, runsRemoved: 0 };
+    const report: DedupeReport = {
+      dryRun,
+      identitiesComputed: 0,
+      groups: [],
+      merged: 0,
+      left: 0,
+      moved: { items: 0, itemsFolded: 0, labels: 0, verdicts: 0, verdictsSame: 0 },
+      runsRemoved: 0,
+    };
     report.identitiesComputed = (await ensureTrajectoryIdentities(db)).rows;
     const formats = IMPORTERS.map((i) => i.format);
     const touchedItems = new Set<number>();

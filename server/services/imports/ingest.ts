@@ -23,7 +23,16 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { dialectOf, withTransaction, type Db } from "../../../db/database";
-import { createRunWithFreeKey, deleteRunIfEmpty, ensureTaskCreated, ensureTaskSet, findRunByKey, refreshRunDetails, upsertTask, type TaskValues } from "../../../db/repositories/catalog";
+import {
+  createRunWithFreeKey,
+  deleteRunIfEmpty,
+  ensureTaskCreated,
+  ensureTaskSet,
+  findRunByKey,
+  refreshRunDetails,
+  upsertTask,
+  type TaskValues,
+} from "../../../db/repositories/catalog";
 import { insertMissingScreenshots } from "../../../db/repositories/screenshots";
 import { importedVerdictsOf, replaceImportedVerdicts, upsertVerdict } from "../../../db/repositories/evaluation/verdicts";
 import { instanceId } from "../../../db/repositories/instance";
@@ -44,9 +53,26 @@ import {
   type TrajectoryValues,
 } from "../../../db/repositories/trajectories";
 import { readImageInfo } from "../../domain/image-info";
-import { canonicalHash, identityStep, isDistinctive, sameVerdict, trajectoryContentHash, trajectorySourceIdentity, type IdentityVerdict } from "../../domain/imports/identity";
+import {
+  canonicalHash,
+  identityStep,
+  isDistinctive,
+  sameVerdict,
+  trajectoryContentHash,
+  trajectorySourceIdentity,
+  type IdentityVerdict,
+} from "../../domain/imports/identity";
 import { detectImporter, getImporter } from "../../importers/registry";
-import { ImportError, type EvaluatorLogReport, type ImageRef, type Importer, type ImportTask, type ImportTrajectory, type ImportVerdict, type RenamedFolder } from "../../importers/types";
+import {
+  ImportError,
+  type EvaluatorLogReport,
+  type ImageRef,
+  type Importer,
+  type ImportTask,
+  type ImportTrajectory,
+  type ImportVerdict,
+  type RenamedFolder,
+} from "../../importers/types";
 import { ensureTrajectoryIdentities } from "./identity-backfill";
 import { sha256, type ScreenshotBatch, type ScreenshotStore } from "../../storage/screenshot-store";
 
@@ -266,7 +292,9 @@ export function pathShower(input: string, shownAs?: ImportRequest["shownAs"], re
   if (!base) {
     const isDir = fs.statSync(abs, { throwIfNoEntry: false })?.isDirectory() ?? false;
     // A folder by its own name ("results/run1/taskA"); a single file by its name alone ("render_3.html").
-    base = isDir ? { dir: abs, label: renamed && path.resolve(renamed.dir) === abs ? renamed.name : path.basename(abs) } : { dir: path.dirname(abs), label: "" };
+    base = isDir
+      ? { dir: abs, label: renamed && path.resolve(renamed.dir) === abs ? renamed.name : path.basename(abs) }
+      : { dir: path.dirname(abs), label: "" };
   }
   const dirs = new Set([path.resolve(base.dir)]);
   try {
@@ -407,7 +435,10 @@ async function importShown(deps: IngestDeps, req: ImportRequest, shown: (text: s
           report.evaluatorLogs.push(log);
           if (log.blocks > 0 && log.matched === 0) {
             const first = log.unmatched[0];
-            report.warnings.push({ path: log.file, message: `none of its ${log.blocks} blocks matched a trajectory of this import${first ? ` (${first.block}: ${first.reason})` : ""}` });
+            report.warnings.push({
+              path: log.file,
+              message: `none of its ${log.blocks} blocks matched a trajectory of this import${first ? ` (${first.block}: ${first.reason})` : ""}`,
+            });
           }
           continue;
         } else if (item.kind === "skipped") {
@@ -421,7 +452,12 @@ async function importShown(deps: IngestDeps, req: ImportRequest, shown: (text: s
             skip(e.file, e.problem);
           }
         } else {
-          const prepared = prepareTrajectory(item.trajectory, { format: importer.format, load, stage, keptImageBytes: req.keptImageBytes ?? DEFAULT_KEPT_IMAGE_BYTES });
+          const prepared = prepareTrajectory(item.trajectory, {
+            format: importer.format,
+            load,
+            stage,
+            keptImageBytes: req.keptImageBytes ?? DEFAULT_KEPT_IMAGE_BYTES,
+          });
           prepared.catch(() => {}); // handled when settled below; avoids an unhandled rejection meanwhile
           inflight.push({ prepared });
           if (inflight.length >= PREPARE_WINDOW) {
@@ -496,7 +532,12 @@ async function fileDigest(file: string): Promise<string> {
 
 async function prepareTrajectory(
   traj: ImportTrajectory,
-  images: { format: string; load: (ref: ImageRef | null) => Promise<LoadedImage | null>; stage: (image: LoadedImage | null) => Promise<string | null>; keptImageBytes: number },
+  images: {
+    format: string;
+    load: (ref: ImageRef | null) => Promise<LoadedImage | null>;
+    stage: (image: LoadedImage | null) => Promise<string | null>;
+    keptImageBytes: number;
+  },
 ): Promise<PendingTrajectory> {
   checkTask(traj.task, traj.sourcePath);
   if (!traj.run.runKey) throw new ImportError(traj.sourcePath, "trajectory has no run");
@@ -557,7 +598,13 @@ async function prepareTrajectory(
   const tv = taskValues(traj.task);
   const identitySteps = steps.map(identityStep);
   const head = { runKey: traj.run.runKey, taskSet: traj.task.taskSet.name, externalTaskId: traj.task.externalId, attempt: traj.attempt };
-  const contentHash = trajectoryContentHash({ ...head, finalAnswer: traj.finalAnswer, outcome: traj.outcome, outcomeDetail: traj.outcomeDetail, steps: identitySteps });
+  const contentHash = trajectoryContentHash({
+    ...head,
+    finalAnswer: traj.finalAnswer,
+    outcome: traj.outcome,
+    outcomeDetail: traj.outcomeDetail,
+    steps: identitySteps,
+  });
   let identity: string | null = null;
   if (traj.sourceFiles?.length) {
     const fileDigests: string[] = [];
@@ -791,7 +838,11 @@ class Committer {
   }
 
   /** The trajectory stored already that this one is, if any (see the module comment), and how it was found. */
-  private async findStored(p: PendingTrajectory, taskId: number, binding: RunBinding | undefined): Promise<{ stored: StoredTrajectoryRef; evidence: boolean } | null> {
+  private async findStored(
+    p: PendingTrajectory,
+    taskId: number,
+    binding: RunBinding | undefined,
+  ): Promise<{ stored: StoredTrajectoryRef; evidence: boolean } | null> {
     const { db } = this;
     const { traj } = p;
     // The same files: whatever Verdict makes of them now. (A transcript of a task that crashed at once can be the same

@@ -182,12 +182,7 @@ export async function runImportWorker(ctx: AppContext, opts: ImportWorkerOptions
 }
 
 /** The job's work: extract when needed, import, clean up the upload. */
-export async function runImportJob(
-  ctx: AppContext,
-  job: JobRow,
-  signal: AbortSignal,
-  reportProgress: (p: ImportJobProgress) => void,
-): Promise<ImportReport> {
+export async function runImportJob(ctx: AppContext, job: JobRow, signal: AbortSignal, reportProgress: (p: ImportJobProgress) => void): Promise<ImportReport> {
   const payload = job.payload as ImportJobPayload;
   const cleanup: string[] = [];
   // Copies of a staged upload on this machine: removed whatever happens, the staged object stays until the end.
@@ -252,7 +247,10 @@ export async function runImportJob(
     finished = true;
     // Encode what the first view of each new trajectory shows, in the background: whoever opens one from the
     // report finds its screenshot ready.
-    await warmFirstViews(ctx, report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id));
+    await warmFirstViews(
+      ctx,
+      report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id),
+    );
     // Paths in the report are already as the person knows them (inside their zip, or below the import root).
     return report;
   } catch (e) {
@@ -296,7 +294,13 @@ interface RefusedImport {
 }
 
 function isSkippedList(v: unknown): v is RefusedImport["skipped"] {
-  return Array.isArray(v) && v.every((x) => typeof x === "object" && x !== null && typeof (x as { path?: unknown }).path === "string" && typeof (x as { reason?: unknown }).reason === "string");
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (x) =>
+        typeof x === "object" && x !== null && typeof (x as { path?: unknown }).path === "string" && typeof (x as { reason?: unknown }).reason === "string",
+    )
+  );
 }
 
 /** A job result that lists skipped files: a refused import's, or (before refusals were failed jobs) a succeeded job's `{ failure, skipped }`. */
@@ -324,9 +328,10 @@ function view(job: JobRow, importRoot: string | undefined): ImportJobView {
   let error: string | null = null;
   if (legacyRefusal) error = refusal!.failure!;
   else if (job.status === "failed") {
-    error = job.error && LOST_WORKER.test(job.error)
-      ? "The worker running this import stopped before it finished (it may have run out of memory; its log says why). Trajectories it had committed stay; import the file again to finish (what is already here is skipped)."
-      : (job.error ?? "The import failed");
+    error =
+      job.error && LOST_WORKER.test(job.error)
+        ? "The worker running this import stopped before it finished (it may have run out of memory; its log says why). Trajectories it had committed stay; import the file again to finish (what is already here is skipped)."
+        : (job.error ?? "The import failed");
   } else if (job.status === "cancelled") error = job.error ?? "The import was cancelled";
   return {
     id: job.id,
@@ -352,4 +357,3 @@ export async function importJobStatus(ctx: AppContext, id: number): Promise<Impo
 export async function recentImports(ctx: AppContext, limit = 10): Promise<ImportJobView[]> {
   return (await listRecentJobsOfType(ctx.db, IMPORT_JOB_TYPE, limit)).map((job) => view(job, ctx.config.importRoot));
 }
-

@@ -13,7 +13,10 @@ import { DatabaseJobQueue } from "./database-queue";
 import type { JobQueue } from "./job-queue";
 import { openPgBossJobQueue } from "./pgboss-queue";
 
-export async function createJobQueue(config: Pick<VerdictConfig, "dbPath" | "postgresUrl" | "migrationsDir">, options: { db?: Db; maxConnections?: number } = {}): Promise<JobQueue> {
+export async function createJobQueue(
+  config: Pick<VerdictConfig, "dbPath" | "postgresUrl" | "migrationsDir">,
+  options: { db?: Db; maxConnections?: number } = {},
+): Promise<JobQueue> {
   if (config.postgresUrl) return openPgBossJobQueue(config.postgresUrl, { maxConnections: options.maxConnections });
   if (options.db) return new DatabaseJobQueue(options.db);
   const db = openDatabase(config.dbPath, { migrationsDir: config.migrationsDir });

@@ -38,7 +38,12 @@ export async function enqueueRequestedJob<P extends RequestedJobPayload>(ctx: Pi
 }
 
 /** The job `id` of `type` as its requester sees it; NotFound for anyone else and for other kinds of job. */
-export async function requestedJob<Result>(ctx: Pick<AppContext, "db">, actor: Pick<Actor, "userId" | "role">, type: string, id: number): Promise<RequestedJobView<Result>> {
+export async function requestedJob<Result>(
+  ctx: Pick<AppContext, "db">,
+  actor: Pick<Actor, "userId" | "role">,
+  type: string,
+  id: number,
+): Promise<RequestedJobView<Result>> {
   const job = await getJob(ctx.db, id);
   const payload = job?.payload as Partial<RequestedJobPayload> | undefined;
   if (!job || job.type !== type || (payload?.requestedBy !== actor.userId && actor.role !== "admin")) throw new NotFoundError("job", id);

@@ -30,7 +30,10 @@ export interface JobWorkerOptions {
   ctx: AppContext;
   /** The process environment (judge keys, the runner's allowed destinations are named in it). */
   env: NodeJS.ProcessEnv;
-  settings: Pick<VerdictEnvironment, "VERDICT_WORKER_JOBS" | "VERDICT_WORKER_JUDGE_CONCURRENCY" | "VERDICT_RUNNER_CONCURRENCY" | "VERDICT_RUNNER_LEASE_MS" | "VERDICT_RUNNER_HEADLESS">;
+  settings: Pick<
+    VerdictEnvironment,
+    "VERDICT_WORKER_JOBS" | "VERDICT_WORKER_JUDGE_CONCURRENCY" | "VERDICT_RUNNER_CONCURRENCY" | "VERDICT_RUNNER_LEASE_MS" | "VERDICT_RUNNER_HEADLESS"
+  >;
   /** Stops every lane; running jobs go back to the queue. */
   signal: AbortSignal;
   log: (line: string) => void;

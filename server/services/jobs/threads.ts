@@ -53,7 +53,9 @@ export function runInThread<K extends ThreadTask>(
       settle(() =>
         reject(
           e.code === "ERR_WORKER_OUT_OF_MEMORY"
-            ? new ValidationError(`${opts.what ?? "the file"} needs more than the ${maxHeapMb} MB of memory a job thread has; use the command line for files this large`)
+            ? new ValidationError(
+                `${opts.what ?? "the file"} needs more than the ${maxHeapMb} MB of memory a job thread has; use the command line for files this large`,
+              )
             : e,
         ),
       );

@@ -142,7 +142,9 @@ const TROUBLE_MAX_WAIT_MS = 5_000;
 function abort(a: ActiveJob, reason: StopReason): void {
   if (a.reason) return;
   a.reason = reason;
-  a.controller.abort(new JobInterrupted(reason, `job ${a.job.id} ${reason === "cancel" ? "cancelled" : reason === "lost" ? "lease lost" : "interrupted: worker stopping"}`));
+  a.controller.abort(
+    new JobInterrupted(reason, `job ${a.job.id} ${reason === "cancel" ? "cancelled" : reason === "lost" ? "lease lost" : "interrupted: worker stopping"}`),
+  );
 }
 
 /** Waits `ms`, or less when the function handed to `setWake` is called (work ended, a stop); `null` once it is spent. */

@@ -25,10 +25,7 @@ export function browserNetworkTable(uid: number): string {
   return `verdict_browser_${uid}`;
 }
 
-export type BrowserNetworkState =
-  | { kind: "in-place"; detail: string }
-  | { kind: "missing"; detail: string }
-  | { kind: "unknown"; detail: string };
+export type BrowserNetworkState = { kind: "in-place"; detail: string } | { kind: "missing"; detail: string } | { kind: "unknown"; detail: string };
 
 /** Whether the rules for `uid` are installed and let exactly `ports` through. */
 export function browserNetworkState(uid: number, ports: PortRange = DEFAULT_RUNNER_PROXY_PORTS): BrowserNetworkState {
@@ -45,7 +42,10 @@ export function browserNetworkState(uid: number, ports: PortRange = DEFAULT_RUNN
   if (!text.includes(allow) || !new RegExp(`meta skuid ${uid} (counter packets \\d+ bytes \\d+ )?drop`).test(text)) {
     return { kind: "missing", detail: `nft table inet ${table} does not hold the rules for ports ${ports.from}-${ports.to}` };
   }
-  return { kind: "in-place", detail: `the browser user (uid ${uid}) may open TCP connections to 127.0.0.1:${ports.from}-${ports.to} only (nft table inet ${table})` };
+  return {
+    kind: "in-place",
+    detail: `the browser user (uid ${uid}) may open TCP connections to 127.0.0.1:${ports.from}-${ports.to} only (nft table inet ${table})`,
+  };
 }
 
 /**

@@ -47,12 +47,23 @@ function storedSites(box: SecretBox, name: string, sites: ReturnType<typeof pars
     const before = previous.find((p) => p.placeholder === s.placeholder)?.login ?? null;
     let login: StoredDeploymentSite["login"] = null;
     if (s.login?.kind === "recipe") {
-      const passwordSealed = s.login.password !== undefined ? box.seal(s.login.password, secretContext(name, s.placeholder, "password")) : before?.kind === "recipe" ? before.passwordSealed : null;
-      if (!passwordSealed) throw new ValidationError(`deployment profile sites[${i}] (${s.placeholder}).login.password: a login recipe needs the account's password`);
+      const passwordSealed =
+        s.login.password !== undefined
+          ? box.seal(s.login.password, secretContext(name, s.placeholder, "password"))
+          : before?.kind === "recipe"
+            ? before.passwordSealed
+            : null;
+      if (!passwordSealed)
+        throw new ValidationError(`deployment profile sites[${i}] (${s.placeholder}).login.password: a login recipe needs the account's password`);
       const { password: _p, ...rest } = s.login;
       login = { ...rest, submitSelector: s.login.submitSelector ?? null, passwordSealed };
     } else if (s.login?.kind === "storageState") {
-      const stateSealed = s.login.state !== undefined ? box.seal(s.login.state, secretContext(name, s.placeholder, "storage-state")) : before?.kind === "storageState" ? before.stateSealed : null;
+      const stateSealed =
+        s.login.state !== undefined
+          ? box.seal(s.login.state, secretContext(name, s.placeholder, "storage-state"))
+          : before?.kind === "storageState"
+            ? before.stateSealed
+            : null;
       if (!stateSealed) throw new ValidationError(`deployment profile sites[${i}] (${s.placeholder}).login.state: upload the Playwright storage-state file`);
       login = { kind: "storageState", stateSealed };
     }
@@ -179,12 +190,18 @@ export async function deploymentRuntime(db: Db, id: number): Promise<Map<string,
     let login: SiteLogin | null = null;
     if (s.login?.kind === "recipe") {
       const password = box.open(s.login.passwordSealed, secretContext(row.name, s.placeholder, "password"));
-      if (password === null) throw new Error(`deployment profile "${row.name}" ${s.placeholder}: the stored password cannot be opened (sealed with another auth secret); enter it again`);
+      if (password === null)
+        throw new Error(
+          `deployment profile "${row.name}" ${s.placeholder}: the stored password cannot be opened (sealed with another auth secret); enter it again`,
+        );
       const { passwordSealed: _sealed, ...rest } = s.login;
       login = { ...rest, password };
     } else if (s.login?.kind === "storageState") {
       const state = box.open(s.login.stateSealed, secretContext(row.name, s.placeholder, "storage-state"));
-      if (state === null) throw new Error(`deployment profile "${row.name}" ${s.placeholder}: the stored storage state cannot be opened (sealed with another auth secret); upload it again`);
+      if (state === null)
+        throw new Error(
+          `deployment profile "${row.name}" ${s.placeholder}: the stored storage state cannot be opened (sealed with another auth secret); upload it again`,
+        );
       login = { kind: "storageState", state: parseStorageState(state) };
     }
     out.set(s.placeholder, { placeholder: s.placeholder, url: s.url, login, reset: s.reset });

@@ -67,7 +67,8 @@ export async function requestUnderPolicy(rawUrl: string, o: PolicyRequestOptions
   if ("refusal" in checked) throw new InfraFailure(`refused: ${checked.refusal}`);
   const lookup: LookupFunction = (_host, opts, cb) => {
     const family = checked.address.includes(":") ? 6 : 4;
-    if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: checked.address, family }]);
+    if ((opts as { all?: boolean }).all)
+      (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: checked.address, family }]);
     else cb(null, checked.address, family);
   };
   const lib = url.protocol === "https:" ? https : http;
@@ -166,7 +167,11 @@ export class LoginCache {
   }
 
   get(runId: number, profileId: number, site: SiteRuntime, make: () => Promise<StorageState>): Promise<StorageState> {
-    const fingerprint = crypto.createHash("sha256").update(JSON.stringify([site.url, site.login])).digest("hex").slice(0, 16);
+    const fingerprint = crypto
+      .createHash("sha256")
+      .update(JSON.stringify([site.url, site.login]))
+      .digest("hex")
+      .slice(0, 16);
     const key = `${runId}|${profileId}|${site.placeholder}|${fingerprint}`;
     let p = this.states.get(key);
     if (!p) {

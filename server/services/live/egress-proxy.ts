@@ -78,7 +78,17 @@ export async function systemResolveHost(host: string): Promise<string[]> {
 type Decision = { address: string } | { refusal: EgressRefusalEvent };
 
 /** Hop-by-hop headers and the proxy's own: never forwarded. */
-const HOP_HEADERS = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authorization", "proxy-authenticate", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_HEADERS = new Set([
+  "connection",
+  "proxy-connection",
+  "keep-alive",
+  "proxy-authorization",
+  "proxy-authenticate",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 function forwardedHeaders(raw: string[]): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

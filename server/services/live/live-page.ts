@@ -14,7 +14,6 @@ import type { LivePage } from "../../domain/evaluation/vwa/evaluate";
 
 const MAX_IMAGES = 20;
 
-
 function isLast(url: string): boolean {
   return url.trim() === "" || url.trim().toLowerCase() === "last";
 }

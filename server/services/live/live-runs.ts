@@ -158,7 +158,9 @@ export async function previewLiveRun(deps: LiveRunDeps, req: Pick<LiveRunRequest
 function normaliseSettings(s: LiveRunSettings): LiveRunSettings {
   const hosts = parseHostList(s.allowedHosts);
   if (hosts.invalid.length) {
-    throw new ValidationError(`settings.allowedHosts: ${hosts.invalid.map((h) => JSON.stringify(h)).join(", ")} ${hosts.invalid.length === 1 ? "is not a host name" : "are not host names"}`);
+    throw new ValidationError(
+      `settings.allowedHosts: ${hosts.invalid.map((h) => JSON.stringify(h)).join(", ")} ${hosts.invalid.length === 1 ? "is not a host name" : "are not host names"}`,
+    );
   }
   return { ...s, allowedHosts: hosts.hosts, blockedTexts: parseTextList(s.blockedTexts) };
 }
@@ -173,12 +175,18 @@ export async function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, start
   const starts = tasks.map((t) => ({ t, ...startUrlFor(t, deployment) }));
   const placeholderProblems = starts.filter((s) => s.problem);
   if (placeholderProblems.length) {
-    const eg = placeholderProblems.slice(0, 3).map((s) => `${s.t.externalId}: ${s.problem}`).join("; ");
+    const eg = placeholderProblems
+      .slice(0, 3)
+      .map((s) => `${s.t.externalId}: ${s.problem}`)
+      .join("; ");
     throw new ValidationError(`${placeholderProblems.length} of the ${tasks.length} selected tasks name sites the run cannot reach (${eg})`);
   }
   const noStart = starts.filter((s) => !usableStartUrl(s.url)).map((s) => s.t);
   if (noStart.length) {
-    const eg = noStart.slice(0, 3).map((t) => `${t.externalId}: ${JSON.stringify(t.startUrl)}`).join("; ");
+    const eg = noStart
+      .slice(0, 3)
+      .map((t) => `${t.externalId}: ${JSON.stringify(t.startUrl)}`)
+      .join("; ");
     throw new ValidationError(`${noStart.length} of the ${tasks.length} selected tasks have no usable http(s) start URL (${eg})`);
   }
 
@@ -193,7 +201,10 @@ export async function startLiveRun(deps: LiveRunDeps, req: LiveRunRequest, start
       const missing = tasks.filter((t) => !demoScriptFor(t.externalId));
       if (missing.length) {
         throw new ValidationError(
-          `no demo script for ${missing.length} task(s) (${missing.slice(0, 3).map((t) => t.externalId).join(", ")}): demo scripts exist only for the demo tasks; give an action list or use a VLM policy`,
+          `no demo script for ${missing.length} task(s) (${missing
+            .slice(0, 3)
+            .map((t) => t.externalId)
+            .join(", ")}): demo scripts exist only for the demo tasks; give an action list or use a VLM policy`,
         );
       }
       config = { kind: "scripted", source: "demo", label: "demo scripts" };
@@ -320,7 +331,10 @@ export async function liveRunDetail(deps: LiveRunDeps, runId: number) {
   if (!run) throw new NotFoundError("live run", runId);
   await reconcileLiveTrajectories(db);
   const config = (run.config ?? null) as LiveRunConfig | null;
-  const runLimits = { maxSteps: config?.settings.maxSteps ?? LIVE_RUN_DEFAULTS.maxSteps, runTimeoutMs: config?.settings.runTimeoutMs ?? LIVE_RUN_DEFAULTS.runTimeoutMs };
+  const runLimits = {
+    maxSteps: config?.settings.maxSteps ?? LIVE_RUN_DEFAULTS.maxSteps,
+    runTimeoutMs: config?.settings.runTimeoutMs ?? LIVE_RUN_DEFAULTS.runTimeoutMs,
+  };
   const tasks: LiveTaskView[] = (await liveRunTaskRows(db, runId, LIVE_RULES_EVALUATOR_KEY)).map((r) => {
     const finished = r.status === "succeeded" || r.status === "failed" || r.status === "cancelled";
     const steps = r.stepCount ?? 0;

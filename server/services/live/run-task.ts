@@ -176,7 +176,8 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   const limits = effectiveLimits(taskLimitsOf(task.extra), settings);
 
   // Kept on the finished trajectory too: a reviewer should know the run they see is a second try.
-  const restartNote = job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
+  const restartNote =
+    job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
   const { id: trajectoryId } = await startLiveTrajectory(db, lease, { runId: payload.runId, taskId: task.id, outcomeDetail: restartNote });
   const bundleDir = liveBundleDir(deps.dataDir, payload.runId, trajectoryId);
   await fsp.rm(bundleDir, { recursive: true, force: true });
@@ -255,7 +256,13 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     await batch.publish();
     const values = stepValues(step, images[0]!.hash, images[1]!.hash);
     try {
-      await appendLiveStep(db, lease, trajectoryId, values, images.map(({ data: _data, ...row }) => row));
+      await appendLiveStep(
+        db,
+        lease,
+        trajectoryId,
+        values,
+        images.map(({ data: _data, ...row }) => row),
+      );
     } catch (e) {
       if (e instanceof LeaseLostError) leaseLost = true;
       throw e;
@@ -309,7 +316,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         policyUsage = vlm.usage;
       }
       if (settings.hostConcurrency) {
-        releaseHost = await deps.hostSlots?.acquire(new URL(startUrl!).hostname, settings.hostConcurrency, job.signal) ?? null;
+        releaseHost = (await deps.hostSlots?.acquire(new URL(startUrl!).hostname, settings.hostConcurrency, job.signal)) ?? null;
       }
       // This run's own egress proxy: its rules are the run's (the private destinations an admin declared).
       egress = await EgressProxy.start({
@@ -367,9 +374,21 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
         if (loginSites.length) {
           // The login's own context gets a proxy of its own, with the run's rules: what it refuses (the browser's
           // background requests on a login page) is not the agent's doing and stays out of the steps.
-          const loginProxy = await EgressProxy.start({ rules: egressRules, resolveHost: deps.resolveHost, host: deps.remoteProxyHost, requireCredentials: deps.remoteProxyHost !== undefined, onRefusal: (r) => deps.log?.(`login for trajectory ${trajectoryId}: ${r.message}`) });
+          const loginProxy = await EgressProxy.start({
+            rules: egressRules,
+            resolveHost: deps.resolveHost,
+            host: deps.remoteProxyHost,
+            requireCredentials: deps.remoteProxyHost !== undefined,
+            onRefusal: (r) => deps.log?.(`login for trajectory ${trajectoryId}: ${r.message}`),
+          });
           try {
-            storageState = await storageStateFor(loginSites, { runId: payload.runId, profileId: plan!.profileId, cache: deps.logins ?? new LoginCache(), browser, proxy: loginProxy.settings });
+            storageState = await storageStateFor(loginSites, {
+              runId: payload.runId,
+              profileId: plan!.profileId,
+              cache: deps.logins ?? new LoginCache(),
+              browser,
+              proxy: loginProxy.settings,
+            });
           } finally {
             await loginProxy.close();
           }
@@ -487,7 +506,16 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
   if (interruptedBy === "stop") {
     // The worker is shutting down: the job goes back to the queue and its next attempt starts over.
     await setRunningDetail(db, trajectoryId, "interrupted: the worker stopped; queued to start again");
-    return { trajectoryId, outcome: "running", outcomeDetail: null, finalAnswer: null, steps: stored.length, bundleDir, ruleVerdict, policyUsage: policyUsage?.() ?? null };
+    return {
+      trajectoryId,
+      outcome: "running",
+      outcomeDetail: null,
+      finalAnswer: null,
+      steps: stored.length,
+      bundleDir,
+      ruleVerdict,
+      policyUsage: policyUsage?.() ?? null,
+    };
   }
   if (interruptedBy === "lost") throw new LeaseLostError(lease.jobId);
 
@@ -570,11 +598,15 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       return;
     }
     if (!pointed) {
-      log(`trajectory ${trajectoryId}: its bundle was uploaded to ${target}, but the job was taken back meanwhile; the folder ${bundleDir} is left to the task's next attempt`);
+      log(
+        `trajectory ${trajectoryId}: its bundle was uploaded to ${target}, but the job was taken back meanwhile; the folder ${bundleDir} is left to the task's next attempt`,
+      );
       return;
     }
     bundleLocation = target;
-    await fsp.rm(bundleDir, { recursive: true, force: true }).catch((e: unknown) => log(`trajectory ${trajectoryId}: its bundle is in ${target}, but the folder ${bundleDir} could not be removed: ${firstLine(e)}`));
+    await fsp
+      .rm(bundleDir, { recursive: true, force: true })
+      .catch((e: unknown) => log(`trajectory ${trajectoryId}: its bundle is in ${target}, but the folder ${bundleDir} could not be removed: ${firstLine(e)}`));
     // The run's folder goes too once its last trajectory has moved (it fails, harmlessly, while others are in it).
     await fsp.rmdir(path.dirname(bundleDir)).catch(() => {});
   }

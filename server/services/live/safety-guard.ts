@@ -21,15 +21,7 @@ import path from "node:path";
 import type { BrowserContext, Download, Page, Route, Request, WebSocketRoute } from "playwright";
 import type { ActionGuard } from "../../browser/recorder";
 import { settlePage } from "../../browser/settle";
-import {
-  actionNavigationTarget,
-  blockedElementText,
-  hostAllowed,
-  isIpLiteral,
-  isLoopbackName,
-  isPrivateAddress,
-  originKey,
-} from "../../domain/live/safety";
+import { actionNavigationTarget, blockedElementText, hostAllowed, isIpLiteral, isLoopbackName, isPrivateAddress, originKey } from "../../domain/live/safety";
 
 import { systemResolveHost, type HostResolver } from "./egress-proxy";
 
@@ -60,7 +52,12 @@ function describeAllowlist(hosts: string[]): string {
 }
 
 function safeFileName(name: string): string {
-  return name.replace(/[^\w.-]+/g, "_").replace(/^\.+/, "").slice(0, 120) || "download";
+  return (
+    name
+      .replace(/[^\w.-]+/g, "_")
+      .replace(/^\.+/, "")
+      .slice(0, 120) || "download"
+  );
 }
 
 export class RunSafety {
@@ -267,7 +264,11 @@ export class RunSafety {
         const mayNavigate = ["click", "dblclick", "press", "type", "select"].includes(action.type);
         // A link's navigation request can come well after the click on a busy machine, once the network looked quiet:
         // wait a little for it (a link to an anchor on the page starts none, so the wait is bounded).
-        for (let waited = 0; this.stepClicksLink && !page.isClosed() && this.navigationRequestAt < stepStarted && waited < LINK_NAVIGATION_WAIT_MS; waited += 25) {
+        for (
+          let waited = 0;
+          this.stepClicksLink && !page.isClosed() && this.navigationRequestAt < stepStarted && waited < LINK_NAVIGATION_WAIT_MS;
+          waited += 25
+        ) {
           await new Promise((r) => setTimeout(r, 25));
         }
         if (!page.isClosed()) await settlePage(page, { capMs: 3_000, quietMs: mayNavigate ? 120 : 50 }).catch(() => null);

@@ -130,9 +130,10 @@ export function browserPool(launch: () => Promise<Browser>) {
         const launching = launch();
         current = launching;
         launching.then(
-          (b) => b.on("disconnected", () => {
-            if (current === launching) current = null;
-          }),
+          (b) =>
+            b.on("disconnected", () => {
+              if (current === launching) current = null;
+            }),
           () => {
             if (current === launching) current = null;
           },
@@ -156,10 +157,14 @@ export function allowedDestinationsFromEnv(env: Readonly<Record<string, string |
   if (!raw) return [];
   const { destinations, invalid, metadata } = parseDestinationList(raw);
   if (invalid.length) {
-    throw new Error(`${ALLOWED_DESTINATIONS_ENV}: ${invalid.map((e) => JSON.stringify(e)).join(", ")} ${invalid.length === 1 ? "is not a" : "are not"} host:port (a port is required, no wildcards)`);
+    throw new Error(
+      `${ALLOWED_DESTINATIONS_ENV}: ${invalid.map((e) => JSON.stringify(e)).join(", ")} ${invalid.length === 1 ? "is not a" : "are not"} host:port (a port is required, no wildcards)`,
+    );
   }
   if (metadata.length) {
-    throw new Error(`${ALLOWED_DESTINATIONS_ENV}: ${metadata.map((e) => JSON.stringify(e)).join(", ")} ${metadata.length === 1 ? "is a cloud metadata service" : "are cloud metadata services"}, which runs never reach; remove ${metadata.length === 1 ? "it" : "them"}`);
+    throw new Error(
+      `${ALLOWED_DESTINATIONS_ENV}: ${metadata.map((e) => JSON.stringify(e)).join(", ")} ${metadata.length === 1 ? "is a cloud metadata service" : "are cloud metadata services"}, which runs never reach; remove ${metadata.length === 1 ? "it" : "them"}`,
+    );
   }
   return destinations;
 }
@@ -219,7 +224,14 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
     opts.launch ??
     (remote
       ? () => connectRemoteBrowser(remote)
-      : (o: { egressProxy: string }) => launchChromium({ executablePath: ctx.config.chromiumPath, headless: opts.headless ?? true, egressProxy: o.egressProxy, env: { ...runtimeEnvironment(), ...opts.env }, warn: opts.log }));
+      : (o: { egressProxy: string }) =>
+          launchChromium({
+            executablePath: ctx.config.chromiumPath,
+            headless: opts.headless ?? true,
+            egressProxy: o.egressProxy,
+            env: { ...runtimeEnvironment(), ...opts.env },
+            warn: opts.log,
+          }));
   const browsers = browserPool(() => launch({ egressProxy: egress.url }));
   const deps: RunnerDeps = {
     db: ctx.db,
@@ -241,14 +253,16 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
   // One sweep at a time: a slow database must not stack sweeps on top of each other.
   let sweeping: Promise<void> | null = null;
   const reconcile = (): Promise<void> => {
-    sweeping ??= reconcileLiveTrajectories(ctx.db).then(
-      () => {},
-      () => {
-        // A busy database delays the sweep to the next tick.
-      },
-    ).finally(() => {
-      sweeping = null;
-    });
+    sweeping ??= reconcileLiveTrajectories(ctx.db)
+      .then(
+        () => {},
+        () => {
+          // A busy database delays the sweep to the next tick.
+        },
+      )
+      .finally(() => {
+        sweeping = null;
+      });
     return sweeping;
   };
   // A run's signed-in sessions live as long as the run: once none of its tasks is queued or running (here or in

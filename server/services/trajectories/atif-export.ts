@@ -88,7 +88,12 @@ export async function exportAtif(
 }
 
 /** Writes the ATIF files and their screenshots as a zip to `stream`. */
-export async function writeZip(store: ScreenshotStore, docs: { name: string; body: string }[], images: Map<string, string>, stream: NodeJS.WritableStream): Promise<void> {
+export async function writeZip(
+  store: ScreenshotStore,
+  docs: { name: string; body: string }[],
+  images: Map<string, string>,
+  stream: NodeJS.WritableStream,
+): Promise<void> {
   const zip = new yazl.ZipFile();
   for (const d of docs) zip.addBuffer(Buffer.from(d.body), d.name);
   // Screenshots are already compressed: stored, not deflated again.
@@ -105,7 +110,11 @@ export async function writeZip(store: ScreenshotStore, docs: { name: string; bod
 }
 
 /** One trajectory's ATIF export as zip bytes, for a download. */
-export async function atifDownload(deps: { db: Db; store: ScreenshotStore }, id: number, opts: { withVerdicts: boolean }): Promise<{ fileName: string; body: Buffer }> {
+export async function atifDownload(
+  deps: { db: Db; store: ScreenshotStore },
+  id: number,
+  opts: { withVerdicts: boolean },
+): Promise<{ fileName: string; body: Buffer }> {
   if (!(await getTrajectoryHead(deps.db, id))) throw new NotFoundError("trajectory", id);
   const images = new Map<string, string>();
   const doc = await trajectoryToAtif(deps.db, id, images, opts);

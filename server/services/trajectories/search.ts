@@ -11,7 +11,15 @@
 import type { Db } from "../../../db/database";
 import { userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
 import { searchHits, type ScopedSearch } from "../../../db/repositories/search";
-import { highlightSnippet, parseSearchQuery, positiveClauses, SearchSyntaxError, type SearchField, type SearchHit, type SearchQuery } from "../../domain/trajectories/search-query";
+import {
+  highlightSnippet,
+  parseSearchQuery,
+  positiveClauses,
+  SearchSyntaxError,
+  type SearchField,
+  type SearchHit,
+  type SearchQuery,
+} from "../../domain/trajectories/search-query";
 import { AppError, ValidationError } from "../../errors";
 
 export type { ScopedSearch } from "../../../db/repositories/search";
@@ -34,9 +42,7 @@ export type SearchViewer = { wholeCatalog: true } | { wholeCatalog: false; userI
 export function scopeSearch(text: string, viewer: SearchViewer): ScopedSearch {
   const query = parseSearch(text);
   if (viewer.wholeCatalog) return { query, rationales: true };
-  const asks = [
-    ...new Set([...query.verdicts.map((v) => `${v.source}:`), ...query.text.filter((c) => c.field === "rationale").map(() => "rationale:")]),
-  ];
+  const asks = [...new Set([...query.verdicts.map((v) => `${v.source}:`), ...query.text.filter((c) => c.field === "rationale").map(() => "rationale:")])];
   if (asks.length) {
     const why = viewer.researcher
       ? `you are labelling ${viewer.labellingBlind} trajector${viewer.labellingBlind === 1 ? "y" : "ies"} blind; they open once you have labelled them`
@@ -45,7 +51,6 @@ export function scopeSearch(text: string, viewer: SearchViewer): ScopedSearch {
   }
   return { query, notesOf: userAnnotatorKey(viewer.userId), rationales: false };
 }
-
 
 /** The hits of each listed trajectory, with the matched words marked. */
 export async function hitsOf(db: Db, trajectoryIds: readonly number[], scope: ScopedSearch): Promise<Map<number, SearchHit[]>> {

@@ -21,7 +21,8 @@ export async function resolveStepLink(db: Db, actor: Actor, link: { key: string;
   const linkedRow = head ? { id: head.trajectory.id, contentHash: head.trajectory.contentHash } : null;
   const target = pickLinkTarget(linkedRow, rowWithContent, link.key);
   if (target === null) {
-    if (await seesWholeCatalog(db, actor)) throw new AppError("NOT_FOUND", "This link leads to a trajectory that is no longer stored here (it was deleted and not imported again).");
+    if (await seesWholeCatalog(db, actor))
+      throw new AppError("NOT_FOUND", "This link leads to a trajectory that is no longer stored here (it was deleted and not imported again).");
     throw new AppError("FORBIDDEN", NOT_BROWSABLE_MESSAGE);
   }
   await assertTrajectoryBrowsable(db, actor, target);

@@ -37,7 +37,11 @@ export function AcceptInvitationForm({ token, email, defaultName }: { token: str
         Password again
         <input name="confirm" type="password" minLength={8} required autoComplete="new-password" className="field h-8 text-[13px]" />
       </label>
-      {error && <p role="alert" className="text-rose-700">{error}</p>}
+      {error && (
+        <p role="alert" className="text-rose-700">
+          {error}
+        </p>
+      )}
       <button type="submit" className="btn btn-on h-8 justify-center" disabled={accept.isPending}>
         Create my account
       </button>

@@ -13,7 +13,8 @@ export default async function InvitationPage({ params }: { params: Promise<{ tok
     invitation = await (await api()).accounts.invitation({ token });
   } catch (e) {
     // A token of the wrong length fails the input check, whose message is for developers: say what the link is.
-    const message = e instanceof TRPCError && e.code === "BAD_REQUEST" ? "This invitation link is not valid: it is not a whole invitation link" : (e as Error).message;
+    const message =
+      e instanceof TRPCError && e.code === "BAD_REQUEST" ? "This invitation link is not valid: it is not a whole invitation link" : (e as Error).message;
     return <ErrorPanel title="Invitation not valid" message={message} />;
   }
   return (

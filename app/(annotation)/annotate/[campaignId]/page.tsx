@@ -23,7 +23,12 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
   const campaign = await orNotFound(caller.labelling.campaign({ id: campaignId }));
   const reviewOnly = (await searchParams).review !== undefined;
   if (!campaign.isAnnotator) {
-    return <ErrorPanel title="You are not an annotator of this campaign" message="Ask a researcher to add you; researchers follow progress on the campaign's page." />;
+    return (
+      <ErrorPanel
+        title="You are not an annotator of this campaign"
+        message="Ask a researcher to add you; researchers follow progress on the campaign's page."
+      />
+    );
   }
   if (campaign.status === "active" && !reviewOnly) {
     let next;
@@ -42,7 +47,13 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
       <PageHeader
         title={campaign.name}
         crumbs={[{ href: "/annotate", label: "Annotate" }]}
-        subtitle={campaign.status === "active" ? (reviewOnly ? "Your labels in this campaign" : "Nothing left for you to label here: thank you!") : "This campaign is closed."}
+        subtitle={
+          campaign.status === "active"
+            ? reviewOnly
+              ? "Your labels in this campaign"
+              : "Nothing left for you to label here: thank you!"
+            : "This campaign is closed."
+        }
         actions={
           reviewOnly && campaign.status === "active" ? (
             <Link className="btn btn-on" href={`/annotate/${campaignId}`}>

@@ -42,7 +42,13 @@ function newKey(): string {
 function savedDraft(mine: MyLabel): Draft | null {
   const l = mine.label;
   return l
-    ? { verdict: l.verdict, category: l.category, firstFailingStep: l.firstFailingStep, note: l.note ?? "", ...(Object.keys(l.answers ?? {}).length ? { answers: l.answers as Record<string, unknown> } : {}) }
+    ? {
+        verdict: l.verdict,
+        category: l.category,
+        firstFailingStep: l.firstFailingStep,
+        note: l.note ?? "",
+        ...(Object.keys(l.answers ?? {}).length ? { answers: l.answers as Record<string, unknown> } : {}),
+      }
     : null;
 }
 
@@ -52,7 +58,13 @@ const UNSAVED_WARNING = "Your label for this trajectory is not submitted. Leave 
  * Where the form starts: values an undo put back, else this user's draft if it differs from the stored label,
  * else the stored label. `restoredAt` says when a restored draft was written.
  */
-function initialState(draftKey: string | null, campaign: LabelCampaign, itemNo: number, mine: MyLabel, stepCount: number): { draft: Draft; restoredAt: number | null } {
+function initialState(
+  draftKey: string | null,
+  campaign: LabelCampaign,
+  itemNo: number,
+  mine: MyLabel,
+  stepCount: number,
+): { draft: Draft; restoredAt: number | null } {
   const fromUndo = undoneValues(campaign.id, itemNo);
   if (fromUndo !== null) return { draft: fromUndo, restoredAt: null };
   const saved = savedDraft(mine);
@@ -71,7 +83,13 @@ function undoneValues(campaignId: number, itemNo: number): Draft | null {
       window.sessionStorage.removeItem(restoreKey(campaignId, itemNo));
       try {
         const v = JSON.parse(saved) as Partial<Draft>;
-        return { verdict: v.verdict ?? null, category: v.category ?? null, firstFailingStep: v.firstFailingStep ?? null, note: v.note ?? "", ...(v.answers ? { answers: v.answers } : {}) };
+        return {
+          verdict: v.verdict ?? null,
+          category: v.category ?? null,
+          firstFailingStep: v.firstFailingStep ?? null,
+          note: v.note ?? "",
+          ...(v.answers ? { answers: v.answers } : {}),
+        };
       } catch {
         // A malformed entry is ignored: start from the draft or the stored label.
       }
@@ -105,14 +123,7 @@ function useVisibleTime() {
   };
 }
 
-export function LabelPanel(props: {
-  campaign: LabelCampaign;
-  itemNo: number;
-  mine: MyLabel;
-  current: number;
-  count: number;
-  go: (index: number) => void;
-}) {
+export function LabelPanel(props: { campaign: LabelCampaign; itemNo: number; mine: MyLabel; current: number; count: number; go: (index: number) => void }) {
   const { campaign, itemNo, mine, current, count, go } = props;
   const schema = campaign.labelSchema;
   const trpc = useTRPC();
@@ -260,7 +271,24 @@ export function LabelPanel(props: {
         setStatus({ tone: "error", text: (e as Error).message });
       }
     },
-    [busy, locked, missing, submitM, campaign.id, campaign.reveal, itemNo, draft, draftKey, time, mine.label?.revision, current, queryClient, trpc, goNext, questions],
+    [
+      busy,
+      locked,
+      missing,
+      submitM,
+      campaign.id,
+      campaign.reveal,
+      itemNo,
+      draft,
+      draftKey,
+      time,
+      mine.label?.revision,
+      current,
+      queryClient,
+      trpc,
+      goNext,
+      questions,
+    ],
   );
 
   const undo = useCallback(async () => {
@@ -272,7 +300,10 @@ export function LabelPanel(props: {
     try {
       const r = await undoM.mutateAsync({ campaignId: campaign.id, revisionId: mine.undoable.revisionId, idempotencyKey: newKey() });
       // Reopen the trajectory whose submit was undone, with the undone values in the form to fix them.
-      window.sessionStorage.setItem(restoreKey(campaign.id, r.itemNo), JSON.stringify(r.status === "withdrawn" ? r.values : { ...r.values, note: r.values.note ?? "" }));
+      window.sessionStorage.setItem(
+        restoreKey(campaign.id, r.itemNo),
+        JSON.stringify(r.status === "withdrawn" ? r.values : { ...r.values, note: r.values.note ?? "" }),
+      );
       await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey() });
       if (r.itemNo === itemNo) {
         setDraftState(undoneValues(campaign.id, itemNo) ?? EMPTY_DRAFT);
@@ -313,7 +344,11 @@ export function LabelPanel(props: {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented) return;
-      const cmd = labelCommandForKey(e, e.target as HTMLElement | null, { categories: schema.categories.length, allowUnsure: schema.allowUnsure, allowNotExecutable: schema.allowNotExecutable ?? false });
+      const cmd = labelCommandForKey(e, e.target as HTMLElement | null, {
+        categories: schema.categories.length,
+        allowUnsure: schema.allowUnsure,
+        allowNotExecutable: schema.allowNotExecutable ?? false,
+      });
       if (!cmd) return;
       if (locked && cmd.kind !== "undo" && cmd.kind !== "guidelines") return;
       e.preventDefault();
@@ -323,7 +358,9 @@ export function LabelPanel(props: {
           break;
         case "verdict":
           setDraft((d) =>
-            cmd.verdict === "success" || cmd.verdict === "not_executable" ? { ...d, verdict: cmd.verdict, category: null, firstFailingStep: null } : { ...d, verdict: cmd.verdict },
+            cmd.verdict === "success" || cmd.verdict === "not_executable"
+              ? { ...d, verdict: cmd.verdict, category: null, firstFailingStep: null }
+              : { ...d, verdict: cmd.verdict },
           );
           break;
         case "category":
@@ -353,7 +390,9 @@ export function LabelPanel(props: {
       type="button"
       disabled={locked}
       aria-pressed={draft.verdict === v}
-      onClick={() => setDraft((d) => (v === "success" || v === "not_executable" ? { ...d, verdict: v, category: null, firstFailingStep: null } : { ...d, verdict: v }))}
+      onClick={() =>
+        setDraft((d) => (v === "success" || v === "not_executable" ? { ...d, verdict: v, category: null, firstFailingStep: null } : { ...d, verdict: v }))
+      }
       className={`flex h-9 flex-1 items-center justify-center gap-2 rounded-md border text-[13px] font-semibold ${
         draft.verdict === v ? on : "border-zinc-300 bg-white text-zinc-700 hover:bg-zinc-50"
       }`}
@@ -395,7 +434,13 @@ export function LabelPanel(props: {
       )}
 
       {campaign.instructions && (
-        <button type="button" className="btn h-7 justify-between text-[12px]" aria-expanded={showGuidelines} onClick={() => setShowGuidelines((v) => !v)} data-testid="guidelines-toggle">
+        <button
+          type="button"
+          className="btn h-7 justify-between text-[12px]"
+          aria-expanded={showGuidelines}
+          onClick={() => setShowGuidelines((v) => !v)}
+          data-testid="guidelines-toggle"
+        >
           <span>
             Guidelines <span className="text-zinc-500">v{campaign.guidelineVersion}</span>
           </span>
@@ -403,12 +448,16 @@ export function LabelPanel(props: {
         </button>
       )}
       {showGuidelines && campaign.instructions && (
-        <div role="dialog" aria-label="Guidelines" className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/40 p-6" onClick={() => setShowGuidelines(false)} data-testid="guidelines">
+        <div
+          role="dialog"
+          aria-label="Guidelines"
+          className="fixed inset-0 z-50 flex items-start justify-center bg-zinc-900/40 p-6"
+          onClick={() => setShowGuidelines(false)}
+          data-testid="guidelines"
+        >
           <div className="panel max-h-[85vh] w-full max-w-2xl overflow-y-auto px-5 py-4 shadow-lg" onClick={(e) => e.stopPropagation()}>
             <div className="mb-2 flex items-center justify-between">
-              <span className="section-title">
-                Guidelines · version {campaign.guidelineVersion}
-              </span>
+              <span className="section-title">Guidelines · version {campaign.guidelineVersion}</span>
               <button type="button" className="btn h-7" onClick={() => setShowGuidelines(false)}>
                 Close <kbd className="kbd">g</kbd>
               </button>
@@ -440,11 +489,12 @@ export function LabelPanel(props: {
 
       {schema.categories.length > 0 && (
         <fieldset disabled={locked || draft.verdict !== "failure"} className="flex flex-col gap-0.5 disabled:opacity-50">
-          <legend className="mb-1 text-[12px] font-medium text-zinc-700">
-            Error category{schema.requireCategory ? "" : " (optional)"}
-          </legend>
+          <legend className="mb-1 text-[12px] font-medium text-zinc-700">Error category{schema.requireCategory ? "" : " (optional)"}</legend>
           {schema.categories.map((c, i) => (
-            <label key={c} className={`flex cursor-pointer items-center gap-2 rounded px-1.5 py-1 text-[12.5px] ${draft.category === c ? "bg-rose-50 text-rose-900" : "hover:bg-zinc-50"}`}>
+            <label
+              key={c}
+              className={`flex cursor-pointer items-center gap-2 rounded px-1.5 py-1 text-[12.5px] ${draft.category === c ? "bg-rose-50 text-rose-900" : "hover:bg-zinc-50"}`}
+            >
               <input type="radio" name="category" className="accent-rose-600" checked={draft.category === c} onChange={() => chooseCategory(c)} />
               <kbd className="kbd">{i + 1}</kbd>
               {c}
@@ -528,7 +578,13 @@ export function LabelPanel(props: {
       />
 
       <div className="flex flex-col gap-1.5">
-        <button type="button" className="btn btn-on h-9 justify-center text-[13px]" disabled={locked || busy} onClick={() => void submit(true)} data-testid="submit-next">
+        <button
+          type="button"
+          className="btn btn-on h-9 justify-center text-[13px]"
+          disabled={locked || busy}
+          onClick={() => void submit(true)}
+          data-testid="submit-next"
+        >
           Submit &amp; next <kbd className="kbd">Ctrl</kbd>
           <kbd className="kbd">Enter</kbd>
         </button>
@@ -536,7 +592,13 @@ export function LabelPanel(props: {
           <button type="button" className="btn flex-1 justify-center" disabled={locked || busy} onClick={() => void submit(false)}>
             Save
           </button>
-          <button type="button" className="btn flex-1 justify-center" disabled={locked || busy || !!mine.label} onClick={() => void skip()} title="Put it back and label it last">
+          <button
+            type="button"
+            className="btn flex-1 justify-center"
+            disabled={locked || busy || !!mine.label}
+            onClick={() => void skip()}
+            title="Put it back and label it last"
+          >
             Skip
           </button>
           <button
@@ -550,7 +612,11 @@ export function LabelPanel(props: {
           </button>
         </div>
         {status && (
-          <p role="status" data-testid="label-status" className={`text-[12px] ${status.tone === "error" ? "text-rose-700" : status.tone === "ok" ? "text-emerald-700" : "text-zinc-500"}`}>
+          <p
+            role="status"
+            data-testid="label-status"
+            className={`text-[12px] ${status.tone === "error" ? "text-rose-700" : status.tone === "ok" ? "text-emerald-700" : "text-zinc-500"}`}
+          >
             {status.text}
           </p>
         )}

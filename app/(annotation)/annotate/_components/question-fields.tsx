@@ -13,7 +13,21 @@ function isAsked(q: Question, verdict: string | null): boolean {
   return q.when === "always" || q.when === verdict;
 }
 
-function ValueInput({ q, value, onChange, disabled, stepCount, name }: { q: Question; value: unknown; onChange: (v: unknown) => void; disabled: boolean; stepCount: number; name: string }) {
+function ValueInput({
+  q,
+  value,
+  onChange,
+  disabled,
+  stepCount,
+  name,
+}: {
+  q: Question;
+  value: unknown;
+  onChange: (v: unknown) => void;
+  disabled: boolean;
+  stepCount: number;
+  name: string;
+}) {
   switch (q.type) {
     case "single_choice":
       return (

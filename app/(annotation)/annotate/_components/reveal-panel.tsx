@@ -24,7 +24,13 @@ const VERDICT_TONE: Record<string, string> = {
 };
 
 function VerdictChip({ verdict }: { verdict: string }) {
-  return <span className={`inline-flex rounded border px-1.5 py-0.5 text-[12px] font-semibold ${VERDICT_TONE[verdict] ?? "border-zinc-300 bg-zinc-50 text-zinc-700"}`}>{verdict.replace("_", " ")}</span>;
+  return (
+    <span
+      className={`inline-flex rounded border px-1.5 py-0.5 text-[12px] font-semibold ${VERDICT_TONE[verdict] ?? "border-zinc-300 bg-zinc-50 text-zinc-700"}`}
+    >
+      {verdict.replace("_", " ")}
+    </span>
+  );
 }
 
 function describe(v: { verdict: string; category: string | null; firstFailingStep: number | null }): string {
@@ -230,7 +236,13 @@ export function RevealPanel(props: { campaign: LabelCampaign; itemNo: number; mi
                       title={`Step ${s.step + 1}`}
                       className={`relative overflow-hidden rounded border ${s.step === current ? "border-indigo-500 ring-1 ring-indigo-400" : "border-zinc-300"}`}
                     >
-                      <img src={stepImageUrl(s.hash, 72)} alt={`Step ${s.step + 1}`} width={72} height={45} className="block h-[45px] w-[72px] object-cover object-top" />
+                      <img
+                        src={stepImageUrl(s.hash, 72)}
+                        alt={`Step ${s.step + 1}`}
+                        width={72}
+                        height={45}
+                        className="block h-[45px] w-[72px] object-cover object-top"
+                      />
                       <span className="absolute right-0 bottom-0 bg-zinc-900/70 px-1 text-2xs text-white tabular-nums">{s.step + 1}</span>
                     </button>
                   ))}
@@ -246,10 +258,20 @@ export function RevealPanel(props: { campaign: LabelCampaign; itemNo: number; mi
           ) : (
             <div className="flex flex-col gap-2" data-testid="reveal-decision">
               <div className="flex gap-2" role="group" aria-label="Keep or revise">
-                <button type="button" aria-pressed={decision === "keep"} onClick={() => choose("keep")} className={`btn h-9 flex-1 justify-center ${decision === "keep" ? "btn-on" : ""}`}>
+                <button
+                  type="button"
+                  aria-pressed={decision === "keep"}
+                  onClick={() => choose("keep")}
+                  className={`btn h-9 flex-1 justify-center ${decision === "keep" ? "btn-on" : ""}`}
+                >
                   Keep <kbd className="kbd">c</kbd>
                 </button>
-                <button type="button" aria-pressed={decision === "revise"} onClick={() => choose("revise")} className={`btn h-9 flex-1 justify-center ${decision === "revise" ? "btn-on" : ""}`}>
+                <button
+                  type="button"
+                  aria-pressed={decision === "revise"}
+                  onClick={() => choose("revise")}
+                  className={`btn h-9 flex-1 justify-center ${decision === "revise" ? "btn-on" : ""}`}
+                >
                   Revise <kbd className="kbd">v</kbd>
                 </button>
               </div>
@@ -277,7 +299,11 @@ export function RevealPanel(props: { campaign: LabelCampaign; itemNo: number; mi
                   {verdict === "failure" && categories.length > 0 && (
                     <label className="flex flex-col gap-0.5 text-[12px] text-zinc-700">
                       Error category (1–{Math.min(9, categories.length)})
-                      <select value={category ?? ""} onChange={(e) => setCategory(e.target.value || null)} className="rounded border border-zinc-300 px-1 py-0.5 text-[12.5px]">
+                      <select
+                        value={category ?? ""}
+                        onChange={(e) => setCategory(e.target.value || null)}
+                        className="rounded border border-zinc-300 px-1 py-0.5 text-[12.5px]"
+                      >
                         <option value="">none</option>
                         {categories.map((c, i) => (
                           <option key={c} value={c}>
@@ -321,7 +347,13 @@ export function RevealPanel(props: { campaign: LabelCampaign; itemNo: number; mi
         </>
       )}
 
-      <button type="button" className="btn btn-on h-9 justify-center text-[13px]" disabled={busy || (!view && !error)} onClick={() => void confirm()} data-testid="reveal-confirm">
+      <button
+        type="button"
+        className="btn btn-on h-9 justify-center text-[13px]"
+        disabled={busy || (!view && !error)}
+        onClick={() => void confirm()}
+        data-testid="reveal-confirm"
+      >
         {view?.status === "revealed" && !decided ? "Record decision" : "Next trajectory"} <kbd className="kbd">Ctrl</kbd>
         <kbd className="kbd">Enter</kbd>
       </button>

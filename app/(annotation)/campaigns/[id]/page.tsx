@@ -52,7 +52,10 @@ function ProtocolCompliance({ id, compliance: p }: { id: number; compliance: Com
                 {b.labels} label{b.labels === 1 ? "" : "s"}
               </span>
               <div className="h-1.5 flex-1 overflow-hidden rounded-full bg-zinc-100">
-                <div className={`h-full ${b.labels < p.requirements.minAnnotatorsPerItem ? "bg-amber-400" : "bg-emerald-500"}`} style={{ width: `${(100 * b.items) / max}%` }} />
+                <div
+                  className={`h-full ${b.labels < p.requirements.minAnnotatorsPerItem ? "bg-amber-400" : "bg-emerald-500"}`}
+                  style={{ width: `${(100 * b.items) / max}%` }}
+                />
               </div>
               <span className="w-14 text-right tabular-nums">{formatCount(b.items)}</span>
             </div>
@@ -61,8 +64,8 @@ function ProtocolCompliance({ id, compliance: p }: { id: number; compliance: Com
         <div className="flex flex-col gap-1 text-[12.5px]">
           <span className="font-medium text-zinc-700">QA review{p.qa.required ? " (required)" : " (not required)"}</span>
           <span>
-            <strong className="tabular-nums">{formatCount(p.qa.done)}</strong> done · <strong className="tabular-nums">{formatCount(p.qa.pending)}</strong> pending ·{" "}
-            <span className="tabular-nums">{formatCount(p.qa.notReady)}</span> still being labelled
+            <strong className="tabular-nums">{formatCount(p.qa.done)}</strong> done · <strong className="tabular-nums">{formatCount(p.qa.pending)}</strong>{" "}
+            pending · <span className="tabular-nums">{formatCount(p.qa.notReady)}</span> still being labelled
           </span>
           {p.qa.pending > 0 && (
             <Link className="link" href={`/campaigns/${id}/adjudicate?state=qa`}>
@@ -80,7 +83,8 @@ function ProtocolCompliance({ id, compliance: p }: { id: number; compliance: Com
           {p.guidelineVersions.length === 0 && <span className="text-zinc-500">No label yet.</span>}
           {p.guidelineVersions.map((v) => (
             <span key={String(v.version)}>
-              {v.version === null ? "not recorded" : `v${v.version}`}: <span className="tabular-nums">{formatCount(v.labels)}</span> label{v.labels === 1 ? "" : "s"}
+              {v.version === null ? "not recorded" : `v${v.version}`}: <span className="tabular-nums">{formatCount(v.labels)}</span> label
+              {v.labels === 1 ? "" : "s"}
             </span>
           ))}
           {p.labelsOnOlderGuidelines > 0 && <span className="text-amber-700">{formatCount(p.labelsOnOlderGuidelines)} made under older guidelines</span>}
@@ -117,13 +121,28 @@ export default async function CampaignPage({ params }: Props) {
             <details className="relative">
               <summary className="btn cursor-pointer list-none">Benchmark formats ▾</summary>
               <div className="absolute right-0 z-10 mt-1 flex w-72 flex-col gap-1 rounded-md border border-zinc-200 bg-white p-2 shadow-md">
-                <a className="btn justify-start" href={`/api/campaigns/${id}/labels?format=online-mind2web`} download title="0 / 1 / 2 per task and agent (consolidated labels)">
+                <a
+                  className="btn justify-start"
+                  href={`/api/campaigns/${id}/labels?format=online-mind2web`}
+                  download
+                  title="0 / 1 / 2 per task and agent (consolidated labels)"
+                >
                   Online-Mind2Web human_label.json
                 </a>
-                <a className="btn justify-start" href={`/api/campaigns/${id}/labels?format=agentrewardbench`} download title="One row per annotator and trajectory">
+                <a
+                  className="btn justify-start"
+                  href={`/api/campaigns/${id}/labels?format=agentrewardbench`}
+                  download
+                  title="One row per annotator and trajectory"
+                >
                   AgentRewardBench annotations.csv
                 </a>
-                <a className="btn justify-start" href={`/api/campaigns/${id}/labels?format=cuaverifierbench`} download title="trajectory, reviewer, stage, verdict, reasoning">
+                <a
+                  className="btn justify-start"
+                  href={`/api/campaigns/${id}/labels?format=cuaverifierbench`}
+                  download
+                  title="trajectory, reviewer, stage, verdict, reasoning"
+                >
                   CUAVerifierBench table (CSV)
                 </a>
               </div>
@@ -206,7 +225,9 @@ export default async function CampaignPage({ params }: Props) {
 
         <div className="grid gap-4 lg:grid-cols-2">
           <AnnotatorPicker campaignId={id} people={people} members={o.annotators.filter((a) => a.member && a.userId).map((a) => a.userId!)} />
-          <CampaignActions campaign={{ id, status: c.status, blind: c.blind, annotatorsPerItem: c.annotatorsPerItem, reservationMinutes: c.reservationMinutes }} />
+          <CampaignActions
+            campaign={{ id, status: c.status, blind: c.blind, annotatorsPerItem: c.annotatorsPerItem, reservationMinutes: c.reservationMinutes }}
+          />
         </div>
         <QualityPanel campaignId={id} />
         <ImportLabelsForm campaignId={id} />

@@ -56,7 +56,11 @@ export function AnnotatorPicker({ campaignId, people, members }: { campaignId: n
   );
 }
 
-export function CampaignActions({ campaign }: { campaign: { id: number; status: string; blind: boolean; annotatorsPerItem: number; reservationMinutes: number } }) {
+export function CampaignActions({
+  campaign,
+}: {
+  campaign: { id: number; status: string; blind: boolean; annotatorsPerItem: number; reservationMinutes: number };
+}) {
   const trpc = useTRPC();
   const update = useMutation(trpc.campaigns.update.mutationOptions());
   const { error, run } = useRefreshAfter();
@@ -84,7 +88,12 @@ export function CampaignActions({ campaign }: { campaign: { id: number; status: 
         </button>
       </div>
       <div className="flex flex-wrap gap-2">
-        <button type="button" className="btn" disabled={update.isPending} onClick={() => run(() => update.mutateAsync({ id: campaign.id, blind: !campaign.blind }))}>
+        <button
+          type="button"
+          className="btn"
+          disabled={update.isPending}
+          onClick={() => run(() => update.mutateAsync({ id: campaign.id, blind: !campaign.blind }))}
+        >
           {campaign.blind ? "Turn blind labelling off" : "Make labelling blind"}
         </button>
         <button
@@ -255,8 +264,16 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
         )}
       </form>
       {job.data?.status === "queued" && <WaitingForWorker since={job.data.createdAt} what="this import" />}
-      {report && <p className="mt-1 text-[12px] text-emerald-700" data-testid="label-import-report">{report}</p>}
-      {shownError && <p className="mt-1 text-[12px] text-rose-700" role="alert">{shownError}</p>}
+      {report && (
+        <p className="mt-1 text-[12px] text-emerald-700" data-testid="label-import-report">
+          {report}
+        </p>
+      )}
+      {shownError && (
+        <p className="mt-1 text-[12px] text-rose-700" role="alert">
+          {shownError}
+        </p>
+      )}
     </section>
   );
 }

@@ -118,7 +118,14 @@ export function GoldForm({
       <div className="flex flex-wrap items-start gap-2">
         {trajectoryId === undefined && (
           <Field label="Trajectory id" name="trajectory" error={errors.trajectory} required>
-            <input name="trajectory" type="number" min={1} className="field w-28" aria-invalid={!!errors.trajectory} aria-describedby={errors.trajectory ? "gold-error-trajectory" : undefined} />
+            <input
+              name="trajectory"
+              type="number"
+              min={1}
+              className="field w-28"
+              aria-invalid={!!errors.trajectory}
+              aria-describedby={errors.trajectory ? "gold-error-trajectory" : undefined}
+            />
           </Field>
         )}
         <Field label="Known answer" name="verdict" error={errors.verdict}>
@@ -141,7 +148,12 @@ export function GoldForm({
           </Field>
         )}
         {asksStep && (
-          <Field label={schema.requireFailureStep ? "Failure point (step)" : "First failing step (optional)"} name="firstFailingStep" error={errors.firstFailingStep} required={schema.requireFailureStep}>
+          <Field
+            label={schema.requireFailureStep ? "Failure point (step)" : "First failing step (optional)"}
+            name="firstFailingStep"
+            error={errors.firstFailingStep}
+            required={schema.requireFailureStep}
+          >
             {knownSteps > 0 ? (
               <select name="firstFailingStep" className="field h-8 w-32" defaultValue={String(initialStep + 1)} aria-invalid={!!errors.firstFailingStep}>
                 {!schema.requireFailureStep && <option value="">none</option>}
@@ -156,7 +168,12 @@ export function GoldForm({
             )}
           </Field>
         )}
-        <Field label={schema.requireReasoning && failure ? "Reasoning (why it failed)" : "Note"} name="note" error={errors.note} required={schema.requireReasoning && failure}>
+        <Field
+          label={schema.requireReasoning && failure ? "Reasoning (why it failed)" : "Note"}
+          name="note"
+          error={errors.note}
+          required={schema.requireReasoning && failure}
+        >
           <input name="note" className="field w-64" aria-invalid={!!errors.note} />
         </Field>
       </div>
@@ -165,10 +182,26 @@ export function GoldForm({
           {perStep && (
             <label className="flex items-center gap-1 text-[12px] text-zinc-700">
               Per-step answers for step
-              <input type="number" min={1} max={knownSteps || undefined} className="field h-7 w-20" value={questionStep + 1} onChange={(e) => setQuestionStep(Math.max(0, Number(e.target.value) - 1))} />
+              <input
+                type="number"
+                min={1}
+                max={knownSteps || undefined}
+                className="field h-7 w-20"
+                value={questionStep + 1}
+                onChange={(e) => setQuestionStep(Math.max(0, Number(e.target.value) - 1))}
+              />
             </label>
           )}
-          <QuestionFields questions={schema.questions} verdict={verdict} answers={answers} onChange={setAnswers} disabled={false} stepCount={knownSteps || UNKNOWN_LENGTH_STEPS} current={questionStep} go={setQuestionStep} />
+          <QuestionFields
+            questions={schema.questions}
+            verdict={verdict}
+            answers={answers}
+            onChange={setAnswers}
+            disabled={false}
+            stepCount={knownSteps || UNKNOWN_LENGTH_STEPS}
+            current={questionStep}
+            go={setQuestionStep}
+          />
           {answerErrors.map(([k, text]) => (
             <FieldError key={k} id={`gold-error-${k}`} text={text} />
           ))}

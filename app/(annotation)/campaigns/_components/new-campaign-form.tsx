@@ -11,7 +11,19 @@ type Filter = NonNullable<inferRouterInputs<AppRouter>["campaigns"]["create"]["f
 type Person = inferRouterOutputs<AppRouter>["accounts"]["directory"][number];
 type Template = inferRouterOutputs<AppRouter>["campaigns"]["templates"][number];
 
-export function NewCampaignForm({ filter, count, people, templates, evaluators = [] }: { filter: Filter; count: number; people: Person[]; templates: Template[]; evaluators?: EvaluatorChoice[] }) {
+export function NewCampaignForm({
+  filter,
+  count,
+  people,
+  templates,
+  evaluators = [],
+}: {
+  filter: Filter;
+  count: number;
+  people: Person[];
+  templates: Template[];
+  evaluators?: EvaluatorChoice[];
+}) {
   const trpc = useTRPC();
   const router = useRouter();
   const create = useMutation(trpc.campaigns.create.mutationOptions());
@@ -89,8 +101,18 @@ export function NewCampaignForm({ filter, count, people, templates, evaluators =
         <h2 className="section-title">Protocol</h2>
         <div className="grid gap-2 sm:grid-cols-2" role="radiogroup" aria-label="Protocol template">
           {templates.map((t) => (
-            <label key={t.id} className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${t.id === templateId ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}>
-              <input type="radio" name="template" value={t.id} checked={t.id === templateId} onChange={() => setTemplateId(t.id)} className="mt-0.5 accent-indigo-600" />
+            <label
+              key={t.id}
+              className={`flex cursor-pointer items-start gap-2 rounded-md border px-2.5 py-2 text-[12.5px] ${t.id === templateId ? "border-indigo-400 bg-indigo-50" : "border-zinc-200"}`}
+            >
+              <input
+                type="radio"
+                name="template"
+                value={t.id}
+                checked={t.id === templateId}
+                onChange={() => setTemplateId(t.id)}
+                className="mt-0.5 accent-indigo-600"
+              />
               <span>
                 <span className="font-medium">{t.name}</span> <span className="text-2xs text-zinc-500">v{t.version}</span>
                 <span className="block text-2xs text-zinc-600">{t.summary}</span>
@@ -98,81 +120,99 @@ export function NewCampaignForm({ filter, count, people, templates, evaluators =
             </label>
           ))}
         </div>
-        <p className="text-2xs text-zinc-500">The campaign keeps its own copy of the template: everything below can be edited, and the campaign page reports how far it meets the protocol.</p>
+        <p className="text-2xs text-zinc-500">
+          The campaign keeps its own copy of the template: everything below can be edited, and the campaign page reports how far it meets the protocol.
+        </p>
       </section>
 
       {/* Keyed by template so choosing another one resets every field to that template's values. */}
       <div key={template.id} className="flex flex-col gap-4">
-      <section className="panel flex flex-col gap-3 px-4 py-3">
-        <h2 className="section-title">Campaign</h2>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Name
-          <input name="name" required maxLength={200} className="field h-8 text-[13px]" placeholder="e.g. WebVoyager GPT-4V, human evaluation" />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Guidelines for annotators (markdown; shown on the labelling page with the key g)
-          <textarea
-            name="instructions"
-            rows={8}
-            className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-            defaultValue={template.guidelines}
-          />
-        </label>
-        <div className="grid grid-cols-2 gap-3">
+        <section className="panel flex flex-col gap-3 px-4 py-3">
+          <h2 className="section-title">Campaign</h2>
           <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-            Annotators per trajectory
-            <input name="k" type="number" min={1} max={20} defaultValue={template.annotatorsPerItem} className="field h-8" />
+            Name
+            <input name="name" required maxLength={200} className="field h-8 text-[13px]" placeholder="e.g. WebVoyager GPT-4V, human evaluation" />
           </label>
           <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-            Reservation (minutes)
-            <input name="reservation" type="number" min={1} max={1440} defaultValue={30} className="field h-8" />
+            Guidelines for annotators (markdown; shown on the labelling page with the key g)
+            <textarea
+              name="instructions"
+              rows={8}
+              className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+              defaultValue={template.guidelines}
+            />
           </label>
-        </div>
-        {check("blind", "Blind labelling", "Annotators see no judge verdict, rule result or other label of a trajectory until they have submitted theirs (enforced by the server).")}
-        <RevealEvaluatorField evaluators={evaluators} />
-      </section>
+          <div className="grid grid-cols-2 gap-3">
+            <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+              Annotators per trajectory
+              <input name="k" type="number" min={1} max={20} defaultValue={template.annotatorsPerItem} className="field h-8" />
+            </label>
+            <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+              Reservation (minutes)
+              <input name="reservation" type="number" min={1} max={1440} defaultValue={30} className="field h-8" />
+            </label>
+          </div>
+          {check(
+            "blind",
+            "Blind labelling",
+            "Annotators see no judge verdict, rule result or other label of a trajectory until they have submitted theirs (enforced by the server).",
+          )}
+          <RevealEvaluatorField evaluators={evaluators} />
+        </section>
 
-      <section className="panel flex flex-col gap-3 px-4 py-3">
-        <h2 className="section-title">Label schema</h2>
-        <p className="text-[12px] text-zinc-600">Verdict: success or failure (and, if allowed, not executable or unsure). Failures get an error category from this list (keys 1–9 pick them, in this order).</p>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Error categories, one per line (at most 9)
-          <textarea
-            name="categories"
-            rows={5}
-            defaultValue={schema.categories.join("\n")}
-            className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-          />
-        </label>
-        <div className="grid gap-2 sm:grid-cols-2">
-          {check("requireCategory", "A failure needs a category", "Otherwise the category is optional.", schema.requireCategory)}
-          {check("firstFailingStep", "Ask for the first failing step", "`f` marks the step on screen.", schema.firstFailingStep)}
-          {check("requireFailureStep", "A failure needs its failure point", "The first failing step becomes required for failures.", schema.requireFailureStep ?? false)}
-          {check("note", "Free-text note", "Shown to the adjudicator next to the label.", schema.note)}
-          {check("requireReasoning", "A failure needs reasoning", "The note becomes required for failures.", schema.requireReasoning ?? false)}
-          {check("allowUnsure", "Allow “unsure”", "Kept as its own value and left out of κ; unsure items go to adjudication.", schema.allowUnsure)}
-          {check("allowNotExecutable", "Allow “not executable”", "Online-Mind2Web's 2: CAPTCHA, site down, task no longer possible.", schema.allowNotExecutable ?? false)}
-          {check("qaReview", "QA review stage", "Once an item has its labels, a QA reviewer confirms or corrects it.", schema.qaReview ?? false)}
-        </div>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Custom questions (JSON list; types single_choice, multiple_choice, number, text, step_ref; any may be perStep)
-          <textarea
-            name="questions"
-            rows={4}
-            defaultValue={schema.questions?.length ? JSON.stringify(schema.questions, null, 1) : ""}
-            placeholder='[{"id": "blocker", "type": "single_choice", "prompt": "What blocked the agent?", "options": ["captcha", "login", "none"], "required": true}]'
-            className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[11.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-          />
-        </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-          Consolidated automatically when the annotators agree on
-          <select name="agreementOn" className="field h-8" defaultValue={schema.agreementOn}>
-            <option value="verdict_and_category">the verdict and, for failures, the category</option>
-            <option value="verdict">the verdict only (category: majority, if any)</option>
-          </select>
-        </label>
-      </section>
-
+        <section className="panel flex flex-col gap-3 px-4 py-3">
+          <h2 className="section-title">Label schema</h2>
+          <p className="text-[12px] text-zinc-600">
+            Verdict: success or failure (and, if allowed, not executable or unsure). Failures get an error category from this list (keys 1–9 pick them, in this
+            order).
+          </p>
+          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+            Error categories, one per line (at most 9)
+            <textarea
+              name="categories"
+              rows={5}
+              defaultValue={schema.categories.join("\n")}
+              className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+            />
+          </label>
+          <div className="grid gap-2 sm:grid-cols-2">
+            {check("requireCategory", "A failure needs a category", "Otherwise the category is optional.", schema.requireCategory)}
+            {check("firstFailingStep", "Ask for the first failing step", "`f` marks the step on screen.", schema.firstFailingStep)}
+            {check(
+              "requireFailureStep",
+              "A failure needs its failure point",
+              "The first failing step becomes required for failures.",
+              schema.requireFailureStep ?? false,
+            )}
+            {check("note", "Free-text note", "Shown to the adjudicator next to the label.", schema.note)}
+            {check("requireReasoning", "A failure needs reasoning", "The note becomes required for failures.", schema.requireReasoning ?? false)}
+            {check("allowUnsure", "Allow “unsure”", "Kept as its own value and left out of κ; unsure items go to adjudication.", schema.allowUnsure)}
+            {check(
+              "allowNotExecutable",
+              "Allow “not executable”",
+              "Online-Mind2Web's 2: CAPTCHA, site down, task no longer possible.",
+              schema.allowNotExecutable ?? false,
+            )}
+            {check("qaReview", "QA review stage", "Once an item has its labels, a QA reviewer confirms or corrects it.", schema.qaReview ?? false)}
+          </div>
+          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+            Custom questions (JSON list; types single_choice, multiple_choice, number, text, step_ref; any may be perStep)
+            <textarea
+              name="questions"
+              rows={4}
+              defaultValue={schema.questions?.length ? JSON.stringify(schema.questions, null, 1) : ""}
+              placeholder='[{"id": "blocker", "type": "single_choice", "prompt": "What blocked the agent?", "options": ["captcha", "login", "none"], "required": true}]'
+              className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[11.5px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+            />
+          </label>
+          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+            Consolidated automatically when the annotators agree on
+            <select name="agreementOn" className="field h-8" defaultValue={schema.agreementOn}>
+              <option value="verdict_and_category">the verdict and, for failures, the category</option>
+              <option value="verdict">the verdict only (category: majority, if any)</option>
+            </select>
+          </label>
+        </section>
       </div>
 
       <section className="panel flex flex-col gap-2 px-4 py-3">
@@ -205,7 +245,9 @@ export function NewCampaignForm({ filter, count, people, templates, evaluators =
 
       <section className="panel flex flex-col gap-2 px-4 py-3">
         <h2 className="section-title">QA reviewers ({qaReviewers.size})</h2>
-        <p className="text-2xs text-zinc-500">Researchers and admins can always do the QA review; tick annotators who should too. They see an item&apos;s labels only once its labelling is over.</p>
+        <p className="text-2xs text-zinc-500">
+          Researchers and admins can always do the QA review; tick annotators who should too. They see an item&apos;s labels only once its labelling is over.
+        </p>
         <div className="grid gap-1 sm:grid-cols-2">
           {people
             .filter((p) => p.role === "annotator")

@@ -69,13 +69,33 @@ export function QualityPanel({ campaignId }: { campaignId: number }) {
           Gold rate %
           <input name="rate" type="number" min={0} max={100} step={1} defaultValue={Math.round(s.goldRate * 100)} className="field w-20" />
         </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title="Warn the researcher when accuracy on gold falls below this (empty: never)">
+        <label
+          className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700"
+          title="Warn the researcher when accuracy on gold falls below this (empty: never)"
+        >
           Warn below %
-          <input name="warn" type="number" min={0} max={100} defaultValue={s.goldWarnBelow === null ? "" : Math.round(s.goldWarnBelow * 100)} className="field w-20" />
+          <input
+            name="warn"
+            type="number"
+            min={0}
+            max={100}
+            defaultValue={s.goldWarnBelow === null ? "" : Math.round(s.goldWarnBelow * 100)}
+            className="field w-20"
+          />
         </label>
-        <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title="Stop handing trajectories to an annotator below this (empty: never)">
+        <label
+          className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700"
+          title="Stop handing trajectories to an annotator below this (empty: never)"
+        >
           Block below %
-          <input name="block" type="number" min={0} max={100} defaultValue={s.goldBlockBelow === null ? "" : Math.round(s.goldBlockBelow * 100)} className="field w-20" />
+          <input
+            name="block"
+            type="number"
+            min={0}
+            max={100}
+            defaultValue={s.goldBlockBelow === null ? "" : Math.round(s.goldBlockBelow * 100)}
+            className="field w-20"
+          />
         </label>
         <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700" title="Gold answers needed before the thresholds apply">
           After
@@ -116,7 +136,9 @@ export function QualityPanel({ campaignId }: { campaignId: number }) {
                 {g.verdict.replace("_", " ")}
                 {g.category ? ` · ${g.category}` : ""}
                 {g.firstFailingStep !== null ? ` · from step ${g.firstFailingStep + 1}` : ""}
-                {g.answers ? <span className="text-zinc-500">{` · ${Object.keys(g.answers).length} answer${Object.keys(g.answers).length === 1 ? "" : "s"}`}</span> : null}
+                {g.answers ? (
+                  <span className="text-zinc-500">{` · ${Object.keys(g.answers).length} answer${Object.keys(g.answers).length === 1 ? "" : "s"}`}</span>
+                ) : null}
               </td>
               <td className="text-zinc-500">{g.source}</td>
               <td>
@@ -195,7 +217,13 @@ export function QualityPanel({ campaignId }: { campaignId: number }) {
                 {pct(a.accuracy.low)} – {pct(a.accuracy.high)}
               </td>
               <td className={a.status === "blocked" ? "font-medium text-rose-700" : a.status === "warn" ? "text-amber-700" : "text-zinc-500"}>
-                {a.status === "blocked" ? "blocked: gets no more trajectories" : a.status === "warn" ? "below the warning threshold" : a.status === "too_few" ? "too few answers yet" : "ok"}
+                {a.status === "blocked"
+                  ? "blocked: gets no more trajectories"
+                  : a.status === "warn"
+                    ? "below the warning threshold"
+                    : a.status === "too_few"
+                      ? "too few answers yet"
+                      : "ok"}
               </td>
             </tr>
           ))}

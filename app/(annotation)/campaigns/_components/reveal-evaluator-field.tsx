@@ -25,8 +25,8 @@ export function RevealEvaluatorField({ evaluators }: { evaluators: EvaluatorChoi
         })}
       </select>
       <span className="text-2xs font-normal text-zinc-500">
-        After each blind submit, the annotator sees this evaluator&apos;s verdict, rationale and the screenshots it was sent, and keeps or revises their label with a reason. Both labels are kept;
-        the blind one is final and is the one consolidated. Needs blind labelling.
+        After each blind submit, the annotator sees this evaluator&apos;s verdict, rationale and the screenshots it was sent, and keeps or revises their label
+        with a reason. Both labels are kept; the blind one is final and is the one consolidated. Needs blind labelling.
       </span>
     </label>
   );

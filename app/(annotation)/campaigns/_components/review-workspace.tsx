@@ -47,10 +47,15 @@ function seconds(ms: number | null): string {
 
 function LabelCard({ label, stepCount, onTake }: { label: ReviewLabel; stepCount: number; onTake: () => void }) {
   return (
-    <article className={`flex min-w-56 flex-1 flex-col gap-1 rounded-lg border bg-white px-3 py-2 ${label.status === "withdrawn" ? "border-dashed opacity-60" : "border-zinc-200"}`} data-testid="review-label">
+    <article
+      className={`flex min-w-56 flex-1 flex-col gap-1 rounded-lg border bg-white px-3 py-2 ${label.status === "withdrawn" ? "border-dashed opacity-60" : "border-zinc-200"}`}
+      data-testid="review-label"
+    >
       <header className="flex items-center justify-between gap-2">
         <span className="truncate text-[12.5px] font-semibold text-zinc-900">{label.annotatorName}</span>
-        <span className={`rounded px-1.5 py-px text-2xs font-semibold ring-1 ring-inset ${VERDICT_STYLE[label.verdict] ?? ""}`}>{label.status === "withdrawn" ? "withdrawn" : label.verdict}</span>
+        <span className={`rounded px-1.5 py-px text-2xs font-semibold ring-1 ring-inset ${VERDICT_STYLE[label.verdict] ?? ""}`}>
+          {label.status === "withdrawn" ? "withdrawn" : label.verdict}
+        </span>
       </header>
       <dl className="grid grid-cols-[auto_1fr] gap-x-2 text-[12px]">
         <dt className="text-zinc-500">Category</dt>
@@ -66,7 +71,11 @@ function LabelCard({ label, stepCount, onTake }: { label: ReviewLabel; stepCount
         <dt className="text-zinc-500">Revisions</dt>
         <dd>
           {label.revision}
-          {label.revisedAfterReveal && <span className="ml-1 text-amber-700" title="Revised after seeing other labels or verdicts">· after reveal</span>}
+          {label.revisedAfterReveal && (
+            <span className="ml-1 text-amber-700" title="Revised after seeing other labels or verdicts">
+              · after reveal
+            </span>
+          )}
         </dd>
       </dl>
       {Object.keys(label.answers ?? {}).length > 0 && (
@@ -89,7 +98,16 @@ function LabelCard({ label, stepCount, onTake }: { label: ReviewLabel; stepCount
   );
 }
 
-function DecisionPanel(props: { review: Review; decision: Decision; setDecision: (d: Decision) => void; current: number; count: number; go: (i: number) => void; campaignId: number; trajectoryId: number }) {
+function DecisionPanel(props: {
+  review: Review;
+  decision: Decision;
+  setDecision: (d: Decision) => void;
+  current: number;
+  count: number;
+  go: (i: number) => void;
+  campaignId: number;
+  trajectoryId: number;
+}) {
   const { review, decision, setDecision, current, count, go, campaignId, trajectoryId } = props;
   const trpc = useTRPC();
   const router = useRouter();
@@ -117,7 +135,9 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
         confidence: decision.confidence,
         disagreementSource: decision.disagreementSource,
       });
-      const queue = await queryClient.fetchQuery(trpc.campaigns.adjudicationQueue.queryOptions({ id: campaignId, states: ["disputed"], page: 1, pageSize: 1 }, { staleTime: 0 }));
+      const queue = await queryClient.fetchQuery(
+        trpc.campaigns.adjudicationQueue.queryOptions({ id: campaignId, states: ["disputed"], page: 1, pageSize: 1 }, { staleTime: 0 }),
+      );
       const next = queue.items[0];
       router.push(next ? `/campaigns/${campaignId}/review/${next.trajectoryId}` : `/campaigns/${campaignId}/adjudicate?state=adjudicated`);
       router.refresh();
@@ -144,7 +164,9 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
         confidence: decision.confidence,
         disagreementSource: decision.disagreementSource,
       });
-      const queue = await queryClient.fetchQuery(trpc.campaigns.qaQueue.queryOptions({ id: campaignId, status: "pending", page: 1, pageSize: 1 }, { staleTime: 0 }));
+      const queue = await queryClient.fetchQuery(
+        trpc.campaigns.qaQueue.queryOptions({ id: campaignId, status: "pending", page: 1, pageSize: 1 }, { staleTime: 0 }),
+      );
       const next = queue.items[0];
       router.push(next ? `/campaigns/${campaignId}/review/${next.trajectoryId}` : `/campaigns/${campaignId}/adjudicate?state=qa`);
       router.refresh();
@@ -188,7 +210,13 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
           <legend className="mb-1 text-[12px] font-medium text-zinc-700">Error category</legend>
           {schema.categories.map((c) => (
             <label key={c} className="flex items-center gap-2 rounded px-1.5 py-0.5 text-[12.5px]">
-              <input type="radio" name="decision-category" className="accent-rose-600" checked={decision.category === c} onChange={() => setDecision({ ...decision, category: c })} />
+              <input
+                type="radio"
+                name="decision-category"
+                className="accent-rose-600"
+                checked={decision.category === c}
+                onChange={() => setDecision({ ...decision, category: c })}
+              />
               {c}
             </label>
           ))}
@@ -231,7 +259,12 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
       <div className="grid grid-cols-2 gap-2">
         <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
           Your confidence
-          <select className="field h-8" value={decision.confidence ?? ""} onChange={(e) => setDecision({ ...decision, confidence: (e.target.value || null) as Decision["confidence"] })} data-testid="decision-confidence">
+          <select
+            className="field h-8"
+            value={decision.confidence ?? ""}
+            onChange={(e) => setDecision({ ...decision, confidence: (e.target.value || null) as Decision["confidence"] })}
+            data-testid="decision-confidence"
+          >
             <option value="">–</option>
             {CONFIDENCES.map((c) => (
               <option key={c} value={c}>
@@ -269,12 +302,24 @@ function DecisionPanel(props: { review: Review; decision: Decision; setDecision:
           >
             Confirm consolidated label &amp; next
           </button>
-          <button type="button" className="btn h-9 justify-center" disabled={!ready || !decision.disagreementSource || qaSubmit.isPending} onClick={() => void qa("corrected")} data-testid="qa-correct">
+          <button
+            type="button"
+            className="btn h-9 justify-center"
+            disabled={!ready || !decision.disagreementSource || qaSubmit.isPending}
+            onClick={() => void qa("corrected")}
+            data-testid="qa-correct"
+          >
             Correct to the label above &amp; next
           </button>
         </div>
       ) : (
-        <button type="button" className="btn btn-on h-9 justify-center" disabled={!ready || adjudicate.isPending} onClick={() => void decide()} data-testid="adjudicate">
+        <button
+          type="button"
+          className="btn btn-on h-9 justify-center"
+          disabled={!ready || adjudicate.isPending}
+          onClick={() => void decide()}
+          data-testid="adjudicate"
+        >
           Set consolidated label &amp; next
         </button>
       )}
@@ -361,7 +406,16 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
         evaluationsOpen
         sidePanel={(p) => (
           <>
-            <DecisionPanel review={review} decision={decision} setDecision={setDecision} current={p.current} count={p.count} go={p.go} campaignId={campaignId} trajectoryId={trajectoryId} />
+            <DecisionPanel
+              review={review}
+              decision={decision}
+              setDecision={setDecision}
+              current={p.current}
+              count={p.count}
+              go={p.go}
+              campaignId={campaignId}
+              trajectoryId={trajectoryId}
+            />
             <ReviewHistory review={review} />
           </>
         )}
@@ -372,26 +426,26 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
 
 function ReviewHistory({ review }: { review: Review }) {
   return (
-      <details className="border-t border-zinc-200 bg-white px-3 py-2 text-[12px] text-zinc-600">
-        <summary className="cursor-pointer">History ({review.labelHistory.length + review.consolidationHistory.length})</summary>
-        <ol className="mt-1 flex flex-col gap-0.5">
-          {[
-            ...review.labelHistory.map((h) => ({
-              at: new Date(h.createdAt).getTime(),
-              text: `${h.actorName} ${h.action === "undo" ? "undid a submit" : h.action === "import" ? "imported" : h.revision === 1 ? "labelled" : "revised"}: ${h.status === "withdrawn" ? "withdrawn" : `${h.values.verdict}${h.values.category ? ` · ${h.values.category}` : ""}`}${h.changes.length && h.revision > 1 ? ` (${h.changes.map((c) => c.field).join(", ")})` : ""}${h.afterReveal ? " — after seeing evaluations" : ""}`,
-            })),
-            ...review.consolidationHistory.map((e) => ({
-              at: new Date(e.createdAt).getTime(),
-              text: `${e.actorName ?? "automatically"}: ${e.state}${e.values ? ` → ${e.values.verdict}${e.values.category ? ` · ${e.values.category}` : ""}` : ""}${e.reason ? ` (${e.reason})` : ""}`,
-            })),
-          ]
-            .sort((a, b) => a.at - b.at)
-            .map((h, i) => (
-              <li key={i}>
-                <span className="text-zinc-400 tabular-nums">{new Date(h.at).toISOString().slice(0, 19).replace("T", " ")}</span> {h.text}
-              </li>
-            ))}
-        </ol>
-      </details>
+    <details className="border-t border-zinc-200 bg-white px-3 py-2 text-[12px] text-zinc-600">
+      <summary className="cursor-pointer">History ({review.labelHistory.length + review.consolidationHistory.length})</summary>
+      <ol className="mt-1 flex flex-col gap-0.5">
+        {[
+          ...review.labelHistory.map((h) => ({
+            at: new Date(h.createdAt).getTime(),
+            text: `${h.actorName} ${h.action === "undo" ? "undid a submit" : h.action === "import" ? "imported" : h.revision === 1 ? "labelled" : "revised"}: ${h.status === "withdrawn" ? "withdrawn" : `${h.values.verdict}${h.values.category ? ` · ${h.values.category}` : ""}`}${h.changes.length && h.revision > 1 ? ` (${h.changes.map((c) => c.field).join(", ")})` : ""}${h.afterReveal ? " — after seeing evaluations" : ""}`,
+          })),
+          ...review.consolidationHistory.map((e) => ({
+            at: new Date(e.createdAt).getTime(),
+            text: `${e.actorName ?? "automatically"}: ${e.state}${e.values ? ` → ${e.values.verdict}${e.values.category ? ` · ${e.values.category}` : ""}` : ""}${e.reason ? ` (${e.reason})` : ""}`,
+          })),
+        ]
+          .sort((a, b) => a.at - b.at)
+          .map((h, i) => (
+            <li key={i}>
+              <span className="text-zinc-400 tabular-nums">{new Date(h.at).toISOString().slice(0, 19).replace("T", " ")}</span> {h.text}
+            </li>
+          ))}
+      </ol>
+    </details>
   );
 }

@@ -17,7 +17,12 @@ export default async function NewCampaignPage({ searchParams }: Props) {
   if (!allowed) return <ResearchersOnly />;
   const { sort: _s, dir: _d, page: _p, pageSize: _z, ...filter } = parseTrajectoryListParams(await searchParams);
   const caller = await api();
-  const [preview, people, templates, evaluators] = await Promise.all([caller.campaigns.previewSelection({ filter }), caller.accounts.directory(), caller.campaigns.templates(), caller.judge.verdicts.evaluators()]);
+  const [preview, people, templates, evaluators] = await Promise.all([
+    caller.campaigns.previewSelection({ filter }),
+    caller.accounts.directory(),
+    caller.campaigns.templates(),
+    caller.judge.verdicts.evaluators(),
+  ]);
   const listLink = `/trajectories${trajectoryListSearch(filter)}`;
   return (
     <>
@@ -31,7 +36,9 @@ export default async function NewCampaignPage({ searchParams }: Props) {
             </strong>{" "}
             trajector{preview.count === 1 ? "y" : "ies"}: {preview.description}.{" "}
             <Link className="link" href={listLink}>
-              {activeFilterCount({ ...filter, sort: "id", dir: "desc", page: 1, pageSize: 50 }) ? "Change the filters" : "Narrow it down with the trajectory list's filters"}
+              {activeFilterCount({ ...filter, sort: "id", dir: "desc", page: 1, pageSize: 50 })
+                ? "Change the filters"
+                : "Narrow it down with the trajectory list's filters"}
             </Link>
           </p>
         </section>

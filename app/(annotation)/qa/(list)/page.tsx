@@ -18,7 +18,11 @@ export default async function QaHomePage() {
         <EmptyState title="You are not a QA reviewer of any campaign">
           {hasRole(user, "researcher") ? (
             <>
-              Researchers review QA from a campaign&apos;s <Link className="link" href="/campaigns">adjudication page</Link>.
+              Researchers review QA from a campaign&apos;s{" "}
+              <Link className="link" href="/campaigns">
+                adjudication page
+              </Link>
+              .
             </>
           ) : (
             "A researcher designates QA reviewers on the campaign's page; the campaign then appears here."

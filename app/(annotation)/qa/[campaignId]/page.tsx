@@ -57,7 +57,9 @@ export default async function QaQueuePage({ params, searchParams }: Props) {
           <EmptyState title="This campaign has no QA stage">A researcher turns the QA stage on in the campaign&apos;s protocol.</EmptyState>
         ) : queue.items.length === 0 ? (
           <EmptyState title={status === "pending" ? "Nothing waiting for QA" : "No item reviewed yet"}>
-            {status === "pending" ? "Items appear here once all their annotators have labelled them." : "Items you and other reviewers approve or correct appear here."}
+            {status === "pending"
+              ? "Items appear here once all their annotators have labelled them."
+              : "Items you and other reviewers approve or correct appear here."}
           </EmptyState>
         ) : (
           <div className="panel overflow-x-auto" data-testid="qa-queue">
@@ -114,7 +116,13 @@ export default async function QaQueuePage({ params, searchParams }: Props) {
           </div>
         )}
         {queue.total > queue.pageSize && (
-          <Pagination page={page} pageCount={Math.ceil(queue.total / queue.pageSize)} total={queue.total} pageSize={queue.pageSize} href={(p) => `/qa/${campaignId}?status=${status}&page=${p}`} />
+          <Pagination
+            page={page}
+            pageCount={Math.ceil(queue.total / queue.pageSize)}
+            total={queue.total}
+            pageSize={queue.pageSize}
+            href={(p) => `/qa/${campaignId}?status=${status}&page=${p}`}
+          />
         )}
         <p className="text-2xs text-zinc-500">
           {formatCount(queue.total)} item{queue.total === 1 ? "" : "s"}

@@ -11,7 +11,13 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useRef, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { DECISION_CONFIDENCES, DISAGREEMENT_SOURCES, DISAGREEMENT_SOURCE_NAMES, type DecisionConfidence, type DisagreementSource } from "@/server/domain/annotation/protocols";
+import {
+  DECISION_CONFIDENCES,
+  DISAGREEMENT_SOURCES,
+  DISAGREEMENT_SOURCE_NAMES,
+  type DecisionConfidence,
+  type DisagreementSource,
+} from "@/server/domain/annotation/protocols";
 import { qaCommandForKey, qaDecisionFor, QA_SHORTCUTS } from "@/server/domain/annotation/qa-keys";
 import { GuidelinesText } from "../../../_components/guidelines";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
@@ -67,7 +73,8 @@ export function QaWorkspace({ campaignId, itemNo }: { campaignId: number; itemNo
           </Link>
           <span>·</span>
           <span data-testid="qa-item-state">
-            Item #{review.item.itemNo}: {review.labels.length} label{review.labels.length === 1 ? "" : "s"}, {review.item.state === "disputed" ? "the annotators disagree" : review.item.state}
+            Item #{review.item.itemNo}: {review.labels.length} label{review.labels.length === 1 ? "" : "s"},{" "}
+            {review.item.state === "disputed" ? "the annotators disagree" : review.item.state}
           </span>
         </div>
         <div className="flex gap-2 overflow-x-auto pb-1" data-testid="qa-labels">
@@ -75,7 +82,9 @@ export function QaWorkspace({ campaignId, itemNo }: { campaignId: number; itemNo
             <article key={i} className="flex min-w-52 flex-1 flex-col gap-1 rounded-lg border border-zinc-200 bg-white px-3 py-2" data-testid="qa-label">
               <header className="flex items-center justify-between gap-2">
                 <span className="truncate text-[12.5px] font-semibold text-zinc-900">{l.annotatorName}</span>
-                <span className={`rounded px-1.5 py-px text-2xs font-semibold ring-1 ring-inset ${VERDICT_STYLE[l.verdict] ?? ""}`}>{verdictName(l.verdict)}</span>
+                <span className={`rounded px-1.5 py-px text-2xs font-semibold ring-1 ring-inset ${VERDICT_STYLE[l.verdict] ?? ""}`}>
+                  {verdictName(l.verdict)}
+                </span>
               </header>
               <dl className="grid grid-cols-[auto_1fr] gap-x-2 text-[12px]">
                 <dt className="text-zinc-500">Failure type</dt>
@@ -104,7 +113,21 @@ export function QaWorkspace({ campaignId, itemNo }: { campaignId: number; itemNo
   );
 }
 
-function QaPanel({ review, campaignId, itemNo, current, count, go }: { review: QaItem; campaignId: number; itemNo: number; current: number; count: number; go: (i: number) => void }) {
+function QaPanel({
+  review,
+  campaignId,
+  itemNo,
+  current,
+  count,
+  go,
+}: {
+  review: QaItem;
+  campaignId: number;
+  itemNo: number;
+  current: number;
+  count: number;
+  go: (i: number) => void;
+}) {
   const trpc = useTRPC();
   const router = useRouter();
   const queryClient = useQueryClient();
@@ -137,7 +160,13 @@ function QaPanel({ review, campaignId, itemNo, current, count, go }: { review: Q
         campaignId,
         itemNo,
         decision,
-        ...(decision === "corrected" ? { verdict: form.verdict!, category: form.verdict === "failure" ? form.category : null, firstFailingStep: form.verdict === "failure" ? form.firstFailingStep : null } : {}),
+        ...(decision === "corrected"
+          ? {
+              verdict: form.verdict!,
+              category: form.verdict === "failure" ? form.category : null,
+              firstFailingStep: form.verdict === "failure" ? form.firstFailingStep : null,
+            }
+          : {}),
         reason: form.reason,
         confidence: form.confidence,
         disagreementSource: form.disagreementSource,
@@ -154,7 +183,10 @@ function QaPanel({ review, campaignId, itemNo, current, count, go }: { review: Q
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.defaultPrevented) return;
-      const cmd = qaCommandForKey(e, e.target as HTMLElement | null, { categories: schema.categories.length, allowNotExecutable: schema.allowNotExecutable ?? false });
+      const cmd = qaCommandForKey(e, e.target as HTMLElement | null, {
+        categories: schema.categories.length,
+        allowNotExecutable: schema.allowNotExecutable ?? false,
+      });
       if (!cmd) return;
       if (done && cmd.kind !== "guidelines") return;
       e.preventDefault();
@@ -266,7 +298,13 @@ function QaPanel({ review, campaignId, itemNo, current, count, go }: { review: Q
           <legend className="mb-1 text-[12px] font-medium text-zinc-700">Failure type</legend>
           {schema.categories.map((cat, i) => (
             <label key={cat} className="flex items-center gap-2 rounded px-1.5 py-0.5 text-[12.5px]">
-              <input type="radio" name="qa-category" className="accent-rose-600" checked={form.category === cat} onChange={() => setForm((f) => ({ ...f, category: cat }))} />
+              <input
+                type="radio"
+                name="qa-category"
+                className="accent-rose-600"
+                checked={form.category === cat}
+                onChange={() => setForm((f) => ({ ...f, category: cat }))}
+              />
               {i < 9 && <kbd className="kbd">{i + 1}</kbd>}
               {cat}
             </label>
@@ -320,7 +358,13 @@ function QaPanel({ review, campaignId, itemNo, current, count, go }: { review: Q
           <span>
             Confidence <kbd className="kbd">c</kbd>
           </span>
-          <select className="field h-8" disabled={done} value={form.confidence ?? ""} onChange={(e) => setForm((f) => ({ ...f, confidence: (e.target.value || null) as DecisionConfidence | null }))} data-testid="qa-confidence">
+          <select
+            className="field h-8"
+            disabled={done}
+            value={form.confidence ?? ""}
+            onChange={(e) => setForm((f) => ({ ...f, confidence: (e.target.value || null) as DecisionConfidence | null }))}
+            data-testid="qa-confidence"
+          >
             <option value="">–</option>
             {DECISION_CONFIDENCES.map((v) => (
               <option key={v} value={v}>
@@ -333,7 +377,13 @@ function QaPanel({ review, campaignId, itemNo, current, count, go }: { review: Q
           <span>
             Disagreement source <kbd className="kbd">d</kbd>
           </span>
-          <select className="field h-8" disabled={done} value={form.disagreementSource ?? ""} onChange={(e) => setForm((f) => ({ ...f, disagreementSource: (e.target.value || null) as DisagreementSource | null }))} data-testid="qa-source">
+          <select
+            className="field h-8"
+            disabled={done}
+            value={form.disagreementSource ?? ""}
+            onChange={(e) => setForm((f) => ({ ...f, disagreementSource: (e.target.value || null) as DisagreementSource | null }))}
+            data-testid="qa-source"
+          >
             <option value="">–</option>
             {DISAGREEMENT_SOURCES.map((v) => (
               <option key={v} value={v}>

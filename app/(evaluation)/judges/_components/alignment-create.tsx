@@ -25,25 +25,32 @@ export function AlignmentCreate() {
   const create = useMutation(trpc.judge.alignment.create.mutationOptions({ onSuccess: (r) => router.push(`/judges/alignment/${r.alignment.id}`) }));
   const f = useId();
   const shareValue = Number(share);
-  const problem =
-    !name.trim()
-      ? "Name the study."
-      : configId === null
-        ? "Create a judge configuration first."
-        : campaignId === null
-          ? "Label a campaign first: the split needs people's labels."
-          : !(shareValue > 0 && shareValue < 1)
-            ? "The held-out share is a number between 0 and 1."
-            : !/^\d+$/.test(seed)
-              ? "The seed is a whole number from 0."
-              : null;
+  const problem = !name.trim()
+    ? "Name the study."
+    : configId === null
+      ? "Create a judge configuration first."
+      : campaignId === null
+        ? "Label a campaign first: the split needs people's labels."
+        : !(shareValue > 0 && shareValue < 1)
+          ? "The held-out share is a number between 0 and 1."
+          : !/^\d+$/.test(seed)
+            ? "The seed is a whole number from 0."
+            : null;
   return (
     <form
       className="panel grid gap-3 px-4 py-3 sm:grid-cols-3 lg:grid-cols-6"
       aria-label="New alignment study"
       onSubmit={(ev) => {
         ev.preventDefault();
-        if (problem === null) create.mutate({ name: name.trim(), config: configId!, campaign: campaignId!, k: k === "full" ? "full" : Number(k), heldOutShare: shareValue, seed: Number(seed) });
+        if (problem === null)
+          create.mutate({
+            name: name.trim(),
+            config: configId!,
+            campaign: campaignId!,
+            k: k === "full" ? "full" : Number(k),
+            heldOutShare: shareValue,
+            seed: Number(seed),
+          });
       }}
     >
       <h2 className="section-title sm:col-span-3 lg:col-span-6">New study</h2>
@@ -51,7 +58,13 @@ export function AlignmentCreate() {
         <input id={`${f}-name`} className="field" maxLength={200} value={name} onChange={(ev) => setName(ev.target.value)} data-testid="study-name" />
       </Field>
       <Field label="Judge configuration" htmlFor={`${f}-config`}>
-        <select id={`${f}-config`} className="field" value={configId ?? ""} onChange={(ev) => setConfigId(Number(ev.target.value) || null)} data-testid="study-config">
+        <select
+          id={`${f}-config`}
+          className="field"
+          value={configId ?? ""}
+          onChange={(ev) => setConfigId(Number(ev.target.value) || null)}
+          data-testid="study-config"
+        >
           {configs.map((c) => (
             <option key={c.id} value={c.id}>
               {c.name}
@@ -60,7 +73,13 @@ export function AlignmentCreate() {
         </select>
       </Field>
       <Field label="Labelled campaign" htmlFor={`${f}-campaign`}>
-        <select id={`${f}-campaign`} className="field" value={campaignId ?? ""} onChange={(ev) => setCampaignId(Number(ev.target.value) || null)} data-testid="study-campaign">
+        <select
+          id={`${f}-campaign`}
+          className="field"
+          value={campaignId ?? ""}
+          onChange={(ev) => setCampaignId(Number(ev.target.value) || null)}
+          data-testid="study-campaign"
+        >
           {campaigns.map((c) => (
             <option key={c.id} value={c.id}>
               {c.name} ({formatCount(c.items)} items)
@@ -87,7 +106,11 @@ export function AlignmentCreate() {
         <button type="submit" className="btn btn-on" disabled={problem !== null || create.isPending} data-testid="create-study">
           {create.isPending ? "Splitting…" : "Create study and split"}
         </button>
-        <span className={`text-[12px] ${create.isError ? "text-rose-700" : "text-zinc-500"}`} role={create.isError ? "alert" : undefined} data-testid="study-problem">
+        <span
+          className={`text-[12px] ${create.isError ? "text-rose-700" : "text-zinc-500"}`}
+          role={create.isError ? "alert" : undefined}
+          data-testid="study-problem"
+        >
           {create.isError ? errorText(create.error) : problem}
         </span>
       </div>

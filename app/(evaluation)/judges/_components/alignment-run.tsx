@@ -46,7 +46,11 @@ export function AlignmentRun({ view }: { view: AlignmentView }) {
     <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Run a version">
       <h2 className="section-title">Run a version</h2>
       <div className="flex flex-wrap items-end gap-3">
-        <Field label="Version" htmlFor={`${f}-v`} hint={version === 1 ? "Asked about every item (the calibration part's disagreements come from it)" : "Asked about the held-out part only"}>
+        <Field
+          label="Version"
+          htmlFor={`${f}-v`}
+          hint={version === 1 ? "Asked about every item (the calibration part's disagreements come from it)" : "Asked about the held-out part only"}
+        >
           <select id={`${f}-v`} className="field w-32" value={version} onChange={(ev) => setVersion(Number(ev.target.value))} data-testid="run-version">
             {versions.map((n) => (
               <option key={n} value={n}>

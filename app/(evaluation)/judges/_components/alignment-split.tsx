@@ -25,10 +25,16 @@ export function AlignmentSplit({ id }: { id: number }) {
     <section className="panel" aria-label="Split">
       <div className="flex flex-wrap items-center justify-between gap-2 border-b border-zinc-200 px-3 py-2">
         <h2 className="section-title" data-testid="split-summary">
-          Split · {formatCount(calibration)} calibration · {formatCount(s.items.length - calibration)} held out · seed {s.seed} · held-out share {s.heldOutShare}
+          Split · {formatCount(calibration)} calibration · {formatCount(s.items.length - calibration)} held out · seed {s.seed} · held-out share{" "}
+          {s.heldOutShare}
           {s.leftOut.length > 0 && ` · ${formatCount(s.leftOut.length)} left out`}
         </h2>
-        <button type="button" className="btn" data-testid="export-split" onClick={() => download(`alignment-${s.name.replace(/[^\w.-]+/g, "_")}-split.csv`, s.csv)}>
+        <button
+          type="button"
+          className="btn"
+          data-testid="export-split"
+          onClick={() => download(`alignment-${s.name.replace(/[^\w.-]+/g, "_")}-split.csv`, s.csv)}
+        >
           Download CSV
         </button>
       </div>

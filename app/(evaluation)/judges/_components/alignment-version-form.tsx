@@ -51,7 +51,17 @@ export function AlignmentVersionForm({ view }: { view: AlignmentView }) {
   );
   const rubricChanged = useRubric ? rubric.trim() !== (latest.rubric ?? "").trim() : latest.rubric !== null;
   const source = suggestion ? (rubric.trim() === suggestion.rubric.trim() ? "judge-model" : "judge-model-edited") : "researcher";
-  const record = suggestion ? { reply: suggestion.reply, rubric: suggestion.rubric, warning: suggestion.warning, model: suggestion.model, inputTokens: suggestion.inputTokens, outputTokens: suggestion.outputTokens, costUsd: suggestion.costUsd } : null;
+  const record = suggestion
+    ? {
+        reply: suggestion.reply,
+        rubric: suggestion.rubric,
+        warning: suggestion.warning,
+        model: suggestion.model,
+        inputTokens: suggestion.inputTokens,
+        outputTokens: suggestion.outputTokens,
+        costUsd: suggestion.costUsd,
+      }
+    : null;
   const submit = () =>
     create.mutate({
       id,
@@ -91,7 +101,14 @@ export function AlignmentVersionForm({ view }: { view: AlignmentView }) {
         {suggestion && <SuggestionNote suggestion={suggestion} edited={source === "judge-model-edited"} />}
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        <input aria-label="Note" className="field w-80" placeholder="Note (what this version tries)" maxLength={2000} value={note} onChange={(ev) => setNote(ev.target.value)} />
+        <input
+          aria-label="Note"
+          className="field w-80"
+          placeholder="Note (what this version tries)"
+          maxLength={2000}
+          value={note}
+          onChange={(ev) => setNote(ev.target.value)}
+        />
         <button type="button" className="btn btn-on" disabled={create.isPending} onClick={submit} data-testid="create-version">
           {create.isPending ? "Saving…" : "Create version"}
         </button>
@@ -126,7 +143,9 @@ function ExamplePicker({ id, chosen, onChange }: { id: number; chosen: Set<numbe
   const { data: split } = useSuspenseQuery(trpc.judge.alignment.splitItems.queryOptions({ id }));
   const { data: d } = useSuspenseQuery(trpc.judge.alignment.disagreements.queryOptions({ id }));
   const disagreement = new Map<number, Disagreement>(d.disagreements.map((x) => [x.trajectoryId, x]));
-  const calibration = split.items.filter((i) => i.part === "calibration").sort((a, b) => Number(disagreement.has(b.trajectoryId)) - Number(disagreement.has(a.trajectoryId)));
+  const calibration = split.items
+    .filter((i) => i.part === "calibration")
+    .sort((a, b) => Number(disagreement.has(b.trajectoryId)) - Number(disagreement.has(a.trajectoryId)));
   const toggle = (tid: number, on: boolean) => {
     const next = new Set(chosen);
     if (on) next.add(tid);
@@ -158,7 +177,12 @@ function ExamplePicker({ id, chosen, onChange }: { id: number; chosen: Set<numbe
               return (
                 <tr key={i.trajectoryId} className={x ? "bg-amber-50/60" : undefined} data-testid={x ? "disagreement" : "calibration-item"}>
                   <td>
-                    <input type="checkbox" aria-label={`Use trajectory ${i.trajectoryId} as an example`} checked={chosen.has(i.trajectoryId)} onChange={(ev) => toggle(i.trajectoryId, ev.target.checked)} />
+                    <input
+                      type="checkbox"
+                      aria-label={`Use trajectory ${i.trajectoryId} as an example`}
+                      checked={chosen.has(i.trajectoryId)}
+                      onChange={(ev) => toggle(i.trajectoryId, ev.target.checked)}
+                    />
                   </td>
                   <td>
                     <Link className="link" href={`/trajectories/${i.trajectoryId}`}>
@@ -169,7 +193,11 @@ function ExamplePicker({ id, chosen, onChange }: { id: number; chosen: Set<numbe
                   <td>{i.human ?? "–"}</td>
                   <td className={x ? "text-rose-700" : "text-zinc-500"}>{x ? x.judge : "agrees or not judged"}</td>
                   <td className="max-w-md text-[12px] text-zinc-600">
-                    {x?.notes.map((n) => <span key={n} className="block">“{n}”</span>)}
+                    {x?.notes.map((n) => (
+                      <span key={n} className="block">
+                        “{n}”
+                      </span>
+                    ))}
                     {x?.rationale && <span className="block text-zinc-500">Judge: {x.rationale}</span>}
                   </td>
                 </tr>

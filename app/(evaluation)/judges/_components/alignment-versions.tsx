@@ -56,7 +56,9 @@ export function AlignmentVersions({ view }: { view: AlignmentView }) {
                   <td className="tabular-nums">{rateText(m.errors.falseNegative)}</td>
                   <td className="tabular-nums">{rateText(m.errors.gap)}</td>
                   <td className="text-[12px] tabular-nums" data-testid="version-change">
-                    {c ? `v${c.parentNumber}: κ ${kappaChangeText(c.kappaChange)} · ${c.flipped.length} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)` : "–"}
+                    {c
+                      ? `v${c.parentNumber}: κ ${kappaChangeText(c.kappaChange)} · ${c.flipped.length} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`
+                      : "–"}
                   </td>
                 </tr>
               );
@@ -71,8 +73,8 @@ export function AlignmentVersions({ view }: { view: AlignmentView }) {
         </div>
       )}
       <p className="border-t border-zinc-100 px-3 py-2 text-2xs text-zinc-500">
-        κ: the analytics pages&apos; interval rules (none under 10 items). FPR/FNR: task-clustered Wilson intervals; rate gap: bootstrap over tasks. Change in κ:
-        paired bootstrap over the items both versions decided.
+        κ: the analytics pages&apos; interval rules (none under 10 items). FPR/FNR: task-clustered Wilson intervals; rate gap: bootstrap over tasks. Change in
+        κ: paired bootstrap over the items both versions decided.
       </p>
       {view.versions.length > 1 && <VersionCompare view={view} />}
     </section>
@@ -87,7 +89,13 @@ function VersionCompare({ view }: { view: AlignmentView }) {
   const [b, setB] = useState(last.version.number);
   const compare = useQuery({ ...trpc.judge.alignment.compare.queryOptions({ id: view.alignment.id, a, b }), enabled: a !== b });
   const pick = (value: number, set: (n: number) => void, label: string) => (
-    <select aria-label={label} className="field w-24" value={value} onChange={(ev) => set(Number(ev.target.value))} data-testid={`compare-${label === "From version" ? "a" : "b"}`}>
+    <select
+      aria-label={label}
+      className="field w-24"
+      value={value}
+      onChange={(ev) => set(Number(ev.target.value))}
+      data-testid={`compare-${label === "From version" ? "a" : "b"}`}
+    >
       {numbers.map((n) => (
         <option key={n} value={n}>
           v{n}
@@ -149,7 +157,12 @@ function PromptDiff({ lines }: { lines: { op: string; text: string }[] }) {
     out.push({ key: String(i), op: l.op, text: l.text });
   });
   if (folded) out.push({ key: "end", op: "fold", text: `… ${folded} unchanged line${folded === 1 ? "" : "s"}` });
-  const style: Record<string, string> = { added: "bg-emerald-50 text-emerald-900", removed: "bg-rose-50 text-rose-900 line-through decoration-rose-300", fold: "text-zinc-400 italic", same: "text-zinc-600" };
+  const style: Record<string, string> = {
+    added: "bg-emerald-50 text-emerald-900",
+    removed: "bg-rose-50 text-rose-900 line-through decoration-rose-300",
+    fold: "text-zinc-400 italic",
+    same: "text-zinc-600",
+  };
   const mark: Record<string, string> = { added: "+", removed: "−", fold: " ", same: " " };
   return (
     <pre className="max-h-96 overflow-auto rounded-md border border-zinc-200 bg-white py-1 font-mono text-[11.5px] leading-5" data-testid="prompt-diff">

@@ -70,7 +70,15 @@ export function BatchForm({
 
   const input: BatchInput | null =
     problem === null
-      ? { config: configId!, selection: { filter }, kValues, concurrency: Number(concurrency), samples: Number(samples), force, selectionLabel: label.trim().slice(0, 200) || undefined }
+      ? {
+          config: configId!,
+          selection: { filter },
+          kValues,
+          concurrency: Number(concurrency),
+          samples: Number(samples),
+          force,
+          selectionLabel: label.trim().slice(0, 200) || undefined,
+        }
       : null;
   const inputKey = input ? JSON.stringify(input) : null;
   // The estimate shown always belongs to the form as it is now: changing anything asks for a new dry run.
@@ -133,7 +141,13 @@ export function BatchForm({
           htmlFor={`${f}-config`}
           hint={selected ? `${selected.model} at ${selected.baseUrl ?? "the OpenAI API"} · ${selected.options.screenshots} screenshots` : undefined}
         >
-          <select id={`${f}-config`} className="field" value={configId ?? ""} onChange={(ev) => setConfigId(Number(ev.target.value) || null)} data-testid="config-select">
+          <select
+            id={`${f}-config`}
+            className="field"
+            value={configId ?? ""}
+            onChange={(ev) => setConfigId(Number(ev.target.value) || null)}
+            data-testid="config-select"
+          >
             {configs.map((c) => (
               <option key={c.id} value={c.id}>
                 {c.name}
@@ -144,8 +158,19 @@ export function BatchForm({
         <Field label="Concurrency" htmlFor={`${f}-conc`} hint="Calls in flight at once (1–64)">
           <input id={`${f}-conc`} className="field" inputMode="numeric" value={concurrency} onChange={(ev) => setConcurrency(ev.target.value)} />
         </Field>
-        <Field label="Samples per item" htmlFor={`${f}-samples`} hint="Ask several times (needs temperature > 0): the vote share becomes the judge's confidence, for calibration on the judge agreement page">
-          <input id={`${f}-samples`} className="field" inputMode="numeric" value={samples} onChange={(ev) => setSamples(ev.target.value)} data-testid="samples-input" />
+        <Field
+          label="Samples per item"
+          htmlFor={`${f}-samples`}
+          hint="Ask several times (needs temperature > 0): the vote share becomes the judge's confidence, for calibration on the judge agreement page"
+        >
+          <input
+            id={`${f}-samples`}
+            className="field"
+            inputMode="numeric"
+            value={samples}
+            onChange={(ev) => setSamples(ev.target.value)}
+            data-testid="samples-input"
+          />
         </Field>
         <fieldset className="flex flex-col gap-1">
           <legend className="text-[12px] font-medium text-zinc-700">k values (final screenshots the judge sees)</legend>

@@ -20,8 +20,8 @@ export function BatchList() {
       </h2>
       {batches.length === 0 ? (
         <EmptyState title="No batches yet">
-          A batch grades a selection of trajectories with one configuration, for one or more k values (how many final screenshots the judge sees).
-          Start one from “New batch”, or from a filtered trajectory list with “Judge these”.
+          A batch grades a selection of trajectories with one configuration, for one or more k values (how many final screenshots the judge sees). Start one
+          from “New batch”, or from a filtered trajectory list with “Judge these”.
         </EmptyState>
       ) : (
         <div className="overflow-x-auto">

@@ -30,7 +30,11 @@ export function BatchProgressView({ id }: { id: number }) {
     },
   });
   const { data: configs } = useSuspenseQuery(trpc.judge.configs.list.queryOptions());
-  const refresh = () => Promise.all([queryClient.invalidateQueries(trpc.judge.batches.progress.queryFilter({ id })), queryClient.invalidateQueries(trpc.judge.batches.list.queryFilter())]);
+  const refresh = () =>
+    Promise.all([
+      queryClient.invalidateQueries(trpc.judge.batches.progress.queryFilter({ id })),
+      queryClient.invalidateQueries(trpc.judge.batches.list.queryFilter()),
+    ]);
   const failedCount = data.jobs.counts.failed;
   const failures = useQuery({ ...trpc.judge.batches.failures.queryOptions({ id, limit: FAILURE_ROWS }), enabled: failedCount > 0 });
   // The list follows the progress poll: reread it whenever the number of failed calls changes.
@@ -64,7 +68,8 @@ export function BatchProgressView({ id }: { id: number }) {
                 data-testid="cancel-batch"
                 disabled={cancel.isPending}
                 onClick={() => {
-                  if (!window.confirm("Cancel this batch? Calls not yet made are not made; verdicts already received are kept. You can resume it later.")) return;
+                  if (!window.confirm("Cancel this batch? Calls not yet made are not made; verdicts already received are kept. You can resume it later."))
+                    return;
                   cancel.mutate({ id });
                 }}
               >

@@ -26,7 +26,11 @@ export function EstimateFigures({ estimate: e, rows, testIdPrefix = "est" }: { e
         <Figure label="Already judged (kept)" value={formatCount(e.existing)} testId={`${testIdPrefix}-existing`} />
         <Figure label="Input tokens (est.)" value={formatCount(e.inputTokens)} />
         <Figure label="Output tokens (est.)" value={formatCount(e.outputTokens)} />
-        <Figure label="Cost (est.)" value={e.costUsd === null ? "no prices set" : `$${e.costUsd.toFixed(e.costUsd < 1 ? 4 : 2)}`} testId={`${testIdPrefix}-cost`} />
+        <Figure
+          label="Cost (est.)"
+          value={e.costUsd === null ? "no prices set" : `$${e.costUsd.toFixed(e.costUsd < 1 ? 4 : 2)}`}
+          testId={`${testIdPrefix}-cost`}
+        />
       </dl>
       {rows && rows.length > 1 && (
         <table className="table-dense max-w-xl" data-testid={`${testIdPrefix}-ways`}>

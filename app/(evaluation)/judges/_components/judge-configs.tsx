@@ -139,7 +139,12 @@ function KeyCell({ id, name, source }: { id: number; name: string; source: strin
         Cancel
       </button>
       {source === "stored" && (
-        <button type="button" className="btn" onClick={() => save.mutate({ id, apiKey: null })} title="Delete the stored key; the environment's key is used again">
+        <button
+          type="button"
+          className="btn"
+          onClick={() => save.mutate({ id, apiKey: null })}
+          title="Delete the stored key; the environment's key is used again"
+        >
           Remove
         </button>
       )}
@@ -160,7 +165,13 @@ function ProtocolFields({ id, value, onChange }: { id: string; value: ProtocolCh
   return (
     <>
       <Field label="Protocol" htmlFor={`${id}-protocol`} hint={chosen.summary}>
-        <select id={`${id}-protocol`} className="field" value={value.protocol} onChange={(e) => onChange({ ...value, protocol: e.target.value as JudgeProtocolId })} data-testid="config-protocol-select">
+        <select
+          id={`${id}-protocol`}
+          className="field"
+          value={value.protocol}
+          onChange={(e) => onChange({ ...value, protocol: e.target.value as JudgeProtocolId })}
+          data-testid="config-protocol-select"
+        >
           {JUDGE_PROTOCOLS.map((p) => (
             <option key={p.id} value={p.id}>
               {p.name}
@@ -170,11 +181,20 @@ function ProtocolFields({ id, value, onChange }: { id: string; value: ProtocolCh
       </Field>
       {value.protocol === "key-points" ? (
         <Field label="Relevance threshold (1–5)" htmlFor={`${id}-threshold`} hint="screenshots scored at least this are shown for the outcome; WebJudge uses 3">
-          <input id={`${id}-threshold`} className="field" inputMode="numeric" value={value.threshold} onChange={(e) => onChange({ ...value, threshold: e.target.value })} />
+          <input
+            id={`${id}-threshold`}
+            className="field"
+            inputMode="numeric"
+            value={value.threshold}
+            onChange={(e) => onChange({ ...value, threshold: e.target.value })}
+          />
         </Field>
       ) : value.protocol === "webvoyager" ? (
         <div className="flex items-center text-[12px] text-zinc-700">
-          <label className="flex items-center gap-2" title="The judge cites the steps (and regions) its verdict rests on; the player links them. The staged protocols always ask.">
+          <label
+            className="flex items-center gap-2"
+            title="The judge cites the steps (and regions) its verdict rests on; the player links them. The staged protocols always ask."
+          >
             <input type="checkbox" checked={value.cite} onChange={(e) => onChange({ ...value, cite: e.target.checked })} /> Ask the judge to cite steps
           </label>
         </div>
@@ -249,15 +269,38 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
       }}
     >
       <Field label="Name" htmlFor={`${f}-name`}>
-        <input id={`${f}-name`} className="field" required value={name} onChange={(e) => setName(e.target.value)} autoFocus placeholder="gpt-4o, marked screenshots" />
+        <input
+          id={`${f}-name`}
+          className="field"
+          required
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          autoFocus
+          placeholder="gpt-4o, marked screenshots"
+        />
       </Field>
       <Field label="Model" htmlFor={`${f}-model`} hint="empty = VERDICT_JUDGE_MODEL">
         <input id={`${f}-model`} className="field font-mono" value={model} onChange={(e) => setModel(e.target.value)} placeholder="gpt-4o" />
       </Field>
-      <Field label="Endpoint base URL" htmlFor={`${f}-url`} hint="OpenAI-compatible, ending in /v1; empty = the OpenAI API. Admins decide which hosts are allowed.">
-        <input id={`${f}-url`} className="field font-mono" type="url" value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} placeholder="https://api.openai.com/v1" />
+      <Field
+        label="Endpoint base URL"
+        htmlFor={`${f}-url`}
+        hint="OpenAI-compatible, ending in /v1; empty = the OpenAI API. Admins decide which hosts are allowed."
+      >
+        <input
+          id={`${f}-url`}
+          className="field font-mono"
+          type="url"
+          value={baseUrl}
+          onChange={(e) => setBaseUrl(e.target.value)}
+          placeholder="https://api.openai.com/v1"
+        />
       </Field>
-      <Field label="API key" htmlFor={`${f}-key`} hint="Write-only: stored encrypted for this endpoint, never shown again. Empty = the server's environment key.">
+      <Field
+        label="API key"
+        htmlFor={`${f}-key`}
+        hint="Write-only: stored encrypted for this endpoint, never shown again. Empty = the server's environment key."
+      >
         <input id={`${f}-key`} className="field" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
       </Field>
       <ProtocolFields id={f} value={protocol} onChange={setProtocol} />
@@ -282,13 +325,21 @@ function NewConfigForm({ onDone }: { onDone: () => void }) {
           <input type="checkbox" checked={history} onChange={(e) => setHistory(e.target.checked)} /> Include the action history
         </label>
         <label className="flex items-center gap-2">
-          <input type="checkbox" checked={history && thoughts} disabled={!history} onChange={(e) => setThoughts(e.target.checked)} /> Include the agent’s thoughts
+          <input type="checkbox" checked={history && thoughts} disabled={!history} onChange={(e) => setThoughts(e.target.checked)} /> Include the agent’s
+          thoughts
         </label>
-        <label className="flex items-center gap-2" title="When the judge says failure it also names the first step that went wrong; compared with humans on the judge agreement page">
+        <label
+          className="flex items-center gap-2"
+          title="When the judge says failure it also names the first step that went wrong; compared with humans on the judge agreement page"
+        >
           <input type="checkbox" checked={askStep} onChange={(e) => setAskStep(e.target.checked)} data-testid="ask-first-step" /> Ask for the first failing step
         </label>
-        <label className="flex items-center gap-2" title="Online-Mind2Web's hygiene check: the judge decides from actions and screenshots only; compare with the same judge given the answer">
-          <input type="checkbox" checked={noAnswer} onChange={(e) => setNoAnswer(e.target.checked)} data-testid="without-answer" /> Without the agent’s final answer
+        <label
+          className="flex items-center gap-2"
+          title="Online-Mind2Web's hygiene check: the judge decides from actions and screenshots only; compare with the same judge given the answer"
+        >
+          <input type="checkbox" checked={noAnswer} onChange={(e) => setNoAnswer(e.target.checked)} data-testid="without-answer" /> Without the agent’s final
+          answer
         </label>
       </div>
       <Field label="Temperature" htmlFor={`${f}-temp`}>

@@ -78,7 +78,8 @@ export function RunProgress({ batchId, onProgress }: { batchId: number; onProgre
               data-testid="cancel-run"
               disabled={cancel.isPending}
               onClick={() => {
-                if (window.confirm("Cancel? Calls not yet made are not made; verdicts already received are kept, and you can resume.")) cancel.mutate({ id: batch.id });
+                if (window.confirm("Cancel? Calls not yet made are not made; verdicts already received are kept, and you can resume."))
+                  cancel.mutate({ id: batch.id });
               }}
             >
               Cancel

@@ -58,11 +58,23 @@ export function StressForm() {
                 : null;
   const input: StressInput | null =
     problem === null
-      ? { config: configId!, campaign: campaignId!, k: k === "full" ? "full" : Number(k), perturbations: chosen, subsetK: Number(subsetK), seed: Number(seed), concurrency: Number(concurrency) }
+      ? {
+          config: configId!,
+          campaign: campaignId!,
+          k: k === "full" ? "full" : Number(k),
+          perturbations: chosen,
+          subsetK: Number(subsetK),
+          seed: Number(seed),
+          concurrency: Number(concurrency),
+        }
       : null;
   const inputKey = input ? JSON.stringify(input) : null;
   // The plan shown always belongs to the form as it is: any change asks for a new dry run.
-  const plan = useQuery({ ...trpc.judge.stress.estimate.queryOptions(input ?? ({} as StressInput)), enabled: input !== null && dryRunFor === inputKey, retry: false });
+  const plan = useQuery({
+    ...trpc.judge.stress.estimate.queryOptions(input ?? ({} as StressInput)),
+    enabled: input !== null && dryRunFor === inputKey,
+    retry: false,
+  });
   const p = dryRunFor === inputKey ? plan.data : undefined;
   const start = useMutation(trpc.judge.stress.start.mutationOptions({ onSuccess: (r) => router.push(`/judges/stress/${r.stressTestId}`) }));
 
@@ -78,7 +90,13 @@ export function StressForm() {
       <section className="panel grid gap-3 px-4 py-3 sm:grid-cols-2 lg:grid-cols-4" aria-label="What to stress">
         <h2 className="section-title sm:col-span-2 lg:col-span-4">1 · Judge and labelled items</h2>
         <Field label="Judge configuration" htmlFor={`${f}-config`}>
-          <select id={`${f}-config`} className="field" value={configId ?? ""} onChange={(ev) => setConfigId(Number(ev.target.value) || null)} data-testid="stress-config">
+          <select
+            id={`${f}-config`}
+            className="field"
+            value={configId ?? ""}
+            onChange={(ev) => setConfigId(Number(ev.target.value) || null)}
+            data-testid="stress-config"
+          >
             {configs.map((c) => (
               <option key={c.id} value={c.id}>
                 {c.name}
@@ -87,7 +105,13 @@ export function StressForm() {
           </select>
         </Field>
         <Field label="Labelled campaign" htmlFor={`${f}-campaign`} hint="Its items with a consolidated success or failure">
-          <select id={`${f}-campaign`} className="field" value={campaignId ?? ""} onChange={(ev) => setCampaignId(Number(ev.target.value) || null)} data-testid="stress-campaign">
+          <select
+            id={`${f}-campaign`}
+            className="field"
+            value={campaignId ?? ""}
+            onChange={(ev) => setCampaignId(Number(ev.target.value) || null)}
+            data-testid="stress-campaign"
+          >
             {campaigns.map((c) => (
               <option key={c.id} value={c.id}>
                 {c.name} ({formatCount(c.items)} items)
@@ -115,7 +139,12 @@ export function StressForm() {
           <legend className="sr-only">Perturbations</legend>
           {PERTURBATION_KINDS.map((kind) => (
             <label key={kind} className="flex items-center gap-2 text-[13px]">
-              <input type="checkbox" checked={kinds[kind]} onChange={(ev) => setKinds({ ...kinds, [kind]: ev.target.checked })} data-testid={`perturb-${kind}`} />
+              <input
+                type="checkbox"
+                checked={kinds[kind]}
+                onChange={(ev) => setKinds({ ...kinds, [kind]: ev.target.checked })}
+                data-testid={`perturb-${kind}`}
+              />
               {PERTURBATION_LABELS[kind]}
             </label>
           ))}
@@ -176,10 +205,13 @@ function PlanView({ plan }: { plan: Plan }) {
     <div className="flex flex-col gap-2">
       <p className="text-zinc-700">
         {formatCount(plan.trajectoryIds.length)} labelled item{plan.trajectoryIds.length === 1 ? "" : "s"} of {plan.campaignName}
-        {plan.leftOut.length > 0 && ` (${formatCount(plan.leftOut.length)} left out: no consolidated success or failure)`}, asked {plan.perturbations.length + 1} ways at k ={" "}
-        {plan.k}.
+        {plan.leftOut.length > 0 && ` (${formatCount(plan.leftOut.length)} left out: no consolidated success or failure)`}, asked{" "}
+        {plan.perturbations.length + 1} ways at k = {plan.k}.
       </p>
-      <EstimateFigures estimate={plan.estimate} rows={plan.estimate.perVariant.map((v) => ({ key: v.variant, label: label(v.variant), calls: v.calls, images: v.images, existing: v.existing }))} />
+      <EstimateFigures
+        estimate={plan.estimate}
+        rows={plan.estimate.perVariant.map((v) => ({ key: v.variant, label: label(v.variant), calls: v.calls, images: v.images, existing: v.existing }))}
+      />
       {plan.skipped.length > 0 && (
         <ul className="text-[12px] text-amber-800" data-testid="stress-skipped">
           {plan.skipped.map((s) => (

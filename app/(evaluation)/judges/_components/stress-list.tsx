@@ -15,8 +15,8 @@ export function StressList() {
   if (tests.length === 0) {
     return (
       <EmptyState title="No stress tests yet" command="npm run cli -- judge-stress --config <name> --campaign <name> --k full --dry-run">
-        A stress test asks a judge about a labelled campaign again with its screenshots shuffled, a random subset of them, the agent&apos;s answer removed
-        or the action history removed, and reports how often its verdict flips and how κ against people changes. Start one with “New stress test”.
+        A stress test asks a judge about a labelled campaign again with its screenshots shuffled, a random subset of them, the agent&apos;s answer removed or
+        the action history removed, and reports how often its verdict flips and how κ against people changes. Start one with “New stress test”.
       </EmptyState>
     );
   }

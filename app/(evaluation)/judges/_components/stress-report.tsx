@@ -42,7 +42,10 @@ export function StressReportView({ id }: { id: number }) {
             <Def label="κ against people" value={kappaText(base.kappa)} testId="base-kappa" />
             <Def label="False-positive rate" value={rateText(base.errors.falsePositive)} />
             <Def label="False-negative rate" value={rateText(base.errors.falseNegative)} />
-            <Def label="Judged" value={`${formatCount(base.n)} of ${formatCount(base.items)}${base.missing ? ` (${formatCount(base.missing)} not yet)` : ""}`} />
+            <Def
+              label="Judged"
+              value={`${formatCount(base.n)} of ${formatCount(base.items)}${base.missing ? ` (${formatCount(base.missing)} not yet)` : ""}`}
+            />
           </dl>
           {st.skipped.length > 0 && (
             <ul className="mt-2 text-[12px] text-zinc-600">
@@ -138,16 +141,16 @@ function FlippedItems({ perturbation: p }: { perturbation: StressReport["perturb
       <h2 className="section-title border-b border-zinc-200 px-3 py-2">
         Flipped with {p.label} ({formatCount(p.flipped.length)})
       </h2>
-      {p.flipped.length === 0 ? (
-        <p className="px-3 py-2 text-[12px] text-zinc-500">No verdict changed.</p>
-      ) : (
-        <FlipTable rows={p.flipped} />
-      )}
+      {p.flipped.length === 0 ? <p className="px-3 py-2 text-[12px] text-zinc-500">No verdict changed.</p> : <FlipTable rows={p.flipped} />}
     </section>
   );
 }
 
-export function FlipTable({ rows }: { rows: { trajectoryId: number; taskExternalId: string; intent?: string; human: string; before: string; after: string; direction: string }[] }) {
+export function FlipTable({
+  rows,
+}: {
+  rows: { trajectoryId: number; taskExternalId: string; intent?: string; human: string; before: string; after: string; direction: string }[];
+}) {
   return (
     <div className="overflow-x-auto">
       <table className="table-dense">
@@ -170,7 +173,11 @@ export function FlipTable({ rows }: { rows: { trajectoryId: number; taskExternal
               </td>
               <td className="max-w-md text-[12px]">
                 <span className="font-mono text-zinc-500">{f.taskExternalId}</span>
-                {f.intent && <span className="block truncate text-zinc-700" title={f.intent}>{f.intent}</span>}
+                {f.intent && (
+                  <span className="block truncate text-zinc-700" title={f.intent}>
+                    {f.intent}
+                  </span>
+                )}
               </td>
               <td>{f.human}</td>
               <td className="font-mono text-[12px]">

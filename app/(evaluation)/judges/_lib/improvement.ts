@@ -99,7 +99,14 @@ export function versionsKappaChart(view: AlignmentView): RateChartModel {
 /** How a version differs from what it builds on, in a few words. */
 export function versionSummary(v: AlignmentView["versions"][number]["version"]): string {
   if (v.number === 1) return "the configuration's own prompt";
-  const rubric = v.rubric === null ? "protocol's criteria" : v.rubricSource === "judge-model" ? "rubric by the judge model" : v.rubricSource === "judge-model-edited" ? "judge model's rubric, edited" : "researcher's rubric";
+  const rubric =
+    v.rubric === null
+      ? "protocol's criteria"
+      : v.rubricSource === "judge-model"
+        ? "rubric by the judge model"
+        : v.rubricSource === "judge-model-edited"
+          ? "judge model's rubric, edited"
+          : "researcher's rubric";
   return `${rubric} · ${v.examples.length} example${v.examples.length === 1 ? "" : "s"}`;
 }
 

@@ -246,7 +246,12 @@ function RunningJob({ job }: { job: JobView }) {
       </div>
     );
   }
-  if (p.phase === "extracting") return <div className="mt-2"><ProgressBar fraction={null} label="Unpacking the archive…" /></div>;
+  if (p.phase === "extracting")
+    return (
+      <div className="mt-2">
+        <ProgressBar fraction={null} label="Unpacking the archive…" />
+      </div>
+    );
   const fraction = p.total ? Math.min(1, p.done / p.total) : null;
   const label = p.total ? `${formatCount(p.done)} of ${formatCount(p.total)} read — ${p.label}` : `${formatCount(p.done)} read — ${p.label}`;
   return (
@@ -283,7 +288,12 @@ function SkippedList({ skipped }: { skipped: Report["skipped"] }) {
 /** "30 success, 11 failure" in a fixed order. */
 function verdictCounts(counts: Record<string, number>): string {
   const order = ["success", "failure", "unparseable", "not_evaluable"];
-  return order.filter((k) => counts[k]).map((k) => `${counts[k]} ${k.replace("_", " ")}`).join(", ") || "no verdicts";
+  return (
+    order
+      .filter((k) => counts[k])
+      .map((k) => `${counts[k]} ${k.replace("_", " ")}`)
+      .join(", ") || "no verdicts"
+  );
 }
 
 /** Each file of verdicts the import read: how many of its blocks matched a trajectory, and why the others did not. */
@@ -341,7 +351,8 @@ function ImportReportView({ report }: { report: Report }) {
         Tasks: {t.created} created, {t.updated} updated, {t.unchanged} unchanged · screenshots added: {formatCount(report.screenshotsAdded)}
         {runs.length > 0 && (
           <>
-            {" "}· runs:{" "}
+            {" "}
+            · runs:{" "}
             {runs.map((r, i) => (
               <span key={r}>
                 {i > 0 && ", "}
@@ -401,7 +412,11 @@ function ImportReportView({ report }: { report: Report }) {
                   <td className="text-right tabular-nums">{tr.steps}</td>
                   <td>
                     {tr.status}
-                    {tr.warnings.length > 0 && <span className="ml-1 text-amber-800">· {tr.warnings.length} warning{tr.warnings.length > 1 ? "s" : ""}</span>}
+                    {tr.warnings.length > 0 && (
+                      <span className="ml-1 text-amber-800">
+                        · {tr.warnings.length} warning{tr.warnings.length > 1 ? "s" : ""}
+                      </span>
+                    )}
                   </td>
                 </tr>
               ))}

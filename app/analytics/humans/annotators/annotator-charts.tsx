@@ -36,7 +36,16 @@ export function AnnotatorChartGrid({ charts, window }: { charts: AnnotatorCharts
               <div className="section-title mb-1">Time per item</div>
               <ResponsiveContainer width="100%" height={110}>
                 <BarChart data={c.histogram} margin={{ top: 4, right: 4, bottom: 0, left: -8 }}>
-                  <XAxis dataKey="label" tick={{ ...AXIS, fontSize: 9 }} tickLine={false} axisLine={false} interval={0} angle={-35} textAnchor="end" height={44} />
+                  <XAxis
+                    dataKey="label"
+                    tick={{ ...AXIS, fontSize: 9 }}
+                    tickLine={false}
+                    axisLine={false}
+                    interval={0}
+                    angle={-35}
+                    textAnchor="end"
+                    height={44}
+                  />
                   <YAxis allowDecimals={false} tick={AXIS} tickLine={false} axisLine={false} />
                   <Tooltip />
                   <Bar dataKey="count" name="labels" fill="#0d9488" isAnimationActive={false} />

@@ -40,7 +40,12 @@ export default async function AnnotatorQualityPage({ searchParams }: { searchPar
   const result = await caller.quality.annotators({ campaignId: campaign?.id ?? null, model, tooFastMs: fastS * 1000, window });
   const view = prepareAnnotatorQuality(result);
   const href = (patch: { campaign?: number | "all"; model?: Model }) => {
-    const q = new URLSearchParams({ campaign: String(patch.campaign ?? campaign?.id ?? "all"), model: patch.model ?? model, fast: String(fastS), window: String(window) });
+    const q = new URLSearchParams({
+      campaign: String(patch.campaign ?? campaign?.id ?? "all"),
+      model: patch.model ?? model,
+      fast: String(fastS),
+      window: String(window),
+    });
     return `/analytics/humans/annotators?${q.toString()}`;
   };
 
@@ -58,7 +63,12 @@ export default async function AnnotatorQualityPage({ searchParams }: { searchPar
               All campaigns
             </Link>
             {campaigns.map((c) => (
-              <Link key={c.id} href={href({ campaign: c.id })} aria-current={c.id === campaign?.id ? "page" : undefined} className={`btn ${c.id === campaign?.id ? "btn-on" : ""}`}>
+              <Link
+                key={c.id}
+                href={href({ campaign: c.id })}
+                aria-current={c.id === campaign?.id ? "page" : undefined}
+                className={`btn ${c.id === campaign?.id ? "btn-on" : ""}`}
+              >
                 {c.name}
               </Link>
             ))}
@@ -66,7 +76,12 @@ export default async function AnnotatorQualityPage({ searchParams }: { searchPar
           <nav aria-label="Consensus model" className="ml-auto flex items-center gap-1">
             <span className="section-title mr-1">Consensus</span>
             {MODELS.map((m) => (
-              <Link key={m.key} href={href({ model: m.key })} aria-current={m.key === model ? "page" : undefined} className={`btn ${m.key === model ? "btn-on" : ""}`}>
+              <Link
+                key={m.key}
+                href={href({ model: m.key })}
+                aria-current={m.key === model ? "page" : undefined}
+                className={`btn ${m.key === model ? "btn-on" : ""}`}
+              >
                 {m.label}
               </Link>
             ))}
@@ -104,7 +119,12 @@ export default async function AnnotatorQualityPage({ searchParams }: { searchPar
               }
               table={view.annotators}
             />
-            <TablePanel id="annotator-pairs" title="Annotator × annotator Cohen κ" description="On success/failure labels of the trajectories both labelled, with the 95 % interval; pale below 10 shared." table={view.pairs} />
+            <TablePanel
+              id="annotator-pairs"
+              title="Annotator × annotator Cohen κ"
+              description="On success/failure labels of the trajectories both labelled, with the 95 % interval; pale below 10 shared."
+              table={view.pairs}
+            />
             <AnnotatorChartGrid charts={view.charts} window={window} />
           </>
         )}

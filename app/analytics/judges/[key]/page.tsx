@@ -31,7 +31,13 @@ function withParams(href: string, extra: Record<string, string | number | undefi
   return `${path}${q ? `?${q}` : ""}`;
 }
 
-export default async function JudgePage({ params: routeParams, searchParams }: { params: Promise<{ key: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function JudgePage({
+  params: routeParams,
+  searchParams,
+}: {
+  params: Promise<{ key: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const key = decodeURIComponent((await routeParams).key);
   const sp = await searchParams;
   const params = parseAnalyticsParams(sp);
@@ -46,7 +52,17 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
   const common = { scope: scopeOfParams(params), campaignId: params.campaignId, unparseable: params.unparseable };
   const [options, detail] = await Promise.all([
     caller.analytics.options(),
-    orNotFound(caller.analytics.judge({ ...common, reference: params.reference, by: params.by, evaluatorKey: key, k, promptVersion: pv, bootstrap: bootstrap ? { replicates: 2000, seed: 1 } : undefined })),
+    orNotFound(
+      caller.analytics.judge({
+        ...common,
+        reference: params.reference,
+        by: params.by,
+        evaluatorKey: key,
+        k,
+        promptVersion: pv,
+        bootstrap: bootstrap ? { replicates: 2000, seed: 1 } : undefined,
+      }),
+    ),
   ]);
   const identity = detail.selected.identity;
   const disagreements = await caller.analytics.disagreements({ ...common, reference: params.reference, identity, kind, page, pageSize: 50 });
@@ -56,9 +72,15 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
   const here = (extra: Record<string, string | number | undefined>) => withParams(pageHref, extra);
   const keep = { k: identity.k || undefined, pv: identity.pv || undefined };
   const s = detail.overall;
-  const kindCounts: Record<Kind, number> = { all: s.falseSuccess + s.falseFailure, false_success: s.falseSuccess, false_failure: s.falseFailure, unparseable: s.unparseable };
+  const kindCounts: Record<Kind, number> = {
+    all: s.falseSuccess + s.falseFailure,
+    false_success: s.falseSuccess,
+    false_failure: s.falseFailure,
+    unparseable: s.unparseable,
+  };
   // disagreementSel: [human success & evaluator failure, human failure & evaluator success].
-  const listSel = kind === "false_failure" ? s.disagreementSel[0] : kind === "false_success" ? s.disagreementSel[1] : kind === "unparseable" ? s.unparseableSel : null;
+  const listSel =
+    kind === "false_failure" ? s.disagreementSel[0] : kind === "false_success" ? s.disagreementSel[1] : kind === "unparseable" ? s.unparseableSel : null;
 
   return (
     <>
@@ -67,7 +89,11 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
         title={view.title}
         subtitle={`${detail.kind} · ${key}${identity.pv ? ` · prompt ${identity.pv}` : ""} · ${view.reference}`}
         actions={
-          <Link className={`btn ${bootstrap ? "btn-on" : ""}`} href={bootstrap ? here({}) : here({ bootstrap: 1 })} title="Percentile bootstrap interval for κ (2,000 resamples)">
+          <Link
+            className={`btn ${bootstrap ? "btn-on" : ""}`}
+            href={bootstrap ? here({}) : here({ bootstrap: 1 })}
+            title="Percentile bootstrap interval for κ (2,000 resamples)"
+          >
             {bootstrap ? "Bootstrap CI: on" : "Add bootstrap CI"}
           </Link>
         }
@@ -110,9 +136,32 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
           description="The same setting against the consolidated label, the majority of the annotators (tied trajectories counted apart, never broken by a guess) and each annotator alone. Click one to use it on this page."
           table={view.byReference}
         />
-        {view.split && <Figure id={view.split.id} title={view.split.title} description={view.split.description} chart={view.split.chart ? <RateChart model={view.split.chart} /> : null} table={view.split.table} />}
-        {view.kTable && <Figure id={view.kTable.id} title={view.kTable.title} description={view.kTable.description} chart={view.kTable.chart ? <RateChart model={view.kTable.chart} /> : null} table={view.kTable.table} defaultView="table" />}
-        <Figure id={view.bySite.id} title={view.bySite.title} description={view.bySite.description} chart={view.bySite.chart ? <RateChart model={view.bySite.chart} /> : null} table={view.bySite.table} />
+        {view.split && (
+          <Figure
+            id={view.split.id}
+            title={view.split.title}
+            description={view.split.description}
+            chart={view.split.chart ? <RateChart model={view.split.chart} /> : null}
+            table={view.split.table}
+          />
+        )}
+        {view.kTable && (
+          <Figure
+            id={view.kTable.id}
+            title={view.kTable.title}
+            description={view.kTable.description}
+            chart={view.kTable.chart ? <RateChart model={view.kTable.chart} /> : null}
+            table={view.kTable.table}
+            defaultView="table"
+          />
+        )}
+        <Figure
+          id={view.bySite.id}
+          title={view.bySite.title}
+          description={view.bySite.description}
+          chart={view.bySite.chart ? <RateChart model={view.bySite.chart} /> : null}
+          table={view.bySite.table}
+        />
         <Figure
           id={view.byCategory.id}
           title={view.byCategory.title}
@@ -129,7 +178,12 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
           controls={
             <nav aria-label="Kind" className="flex flex-wrap gap-1">
               {KINDS.map((x) => (
-                <Link key={x.kind} href={here({ dkind: x.kind === "all" ? undefined : x.kind })} aria-current={x.kind === kind ? "page" : undefined} className={`btn ${x.kind === kind ? "btn-on" : ""}`}>
+                <Link
+                  key={x.kind}
+                  href={here({ dkind: x.kind === "all" ? undefined : x.kind })}
+                  aria-current={x.kind === kind ? "page" : undefined}
+                  className={`btn ${x.kind === kind ? "btn-on" : ""}`}
+                >
                   {x.label} <span className="tabular-nums text-zinc-500">{fmtCount(kindCounts[x.kind])}</span>
                 </Link>
               ))}
@@ -142,7 +196,13 @@ export default async function JudgePage({ params: routeParams, searchParams }: {
           }
         />
         {disagreements.total > disagreements.pageSize && (
-          <Pagination page={disagreements.page} pageCount={disagreements.pageCount} total={disagreements.total} pageSize={disagreements.pageSize} href={(p) => here({ dkind: kind === "all" ? undefined : kind, dpage: p })} />
+          <Pagination
+            page={disagreements.page}
+            pageCount={disagreements.pageCount}
+            total={disagreements.total}
+            pageSize={disagreements.pageSize}
+            href={(p) => here({ dkind: kind === "all" ? undefined : kind, dpage: p })}
+          />
         )}
       </div>
     </>

@@ -35,7 +35,14 @@ const RPC_CODES = { BAD_REQUEST: -32600, UNAUTHORIZED: -32001, FORBIDDEN: -32003
  * A refusal in tRPC's own error format (one entry per call of a batch), so the browser shows the message like any
  * other refusal instead of failing to read the answer. The connection is closed: the body is not read.
  */
-function trpcRefusal(req: Request, paths: string[], code: keyof typeof RPC_CODES, status: number, message: string, extra: Record<string, unknown> = {}): Response {
+function trpcRefusal(
+  req: Request,
+  paths: string[],
+  code: keyof typeof RPC_CODES,
+  status: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+): Response {
   const envelope = (path: string) => ({ error: { json: { message, code: RPC_CODES[code], data: { code, httpStatus: status, path, ...extra } } } });
   const batch = new URL(req.url).searchParams.get("batch") === "1";
   return new Response(JSON.stringify(batch ? paths.map(envelope) : envelope(paths[0] ?? "")) + "\n", {

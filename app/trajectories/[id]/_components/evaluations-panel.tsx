@@ -46,7 +46,10 @@ export function useEvaluations(trajectoryId: number, open: boolean, stepCount: n
   const query = useQuery({ ...trpc.judge.verdicts.panel.queryOptions({ trajectoryId }), enabled: open && !blindItem });
   const [chosenId, setChosenId] = useState<number | null>(null);
   const data = blindItem ? EVALUATIONS_HIDDEN : query.data;
-  const withWindow = useMemo(() => (data && !data.hidden ? data.verdicts.filter((v) => v.window.kind === "steps" && v.window.positions.length > 0) : []), [data]);
+  const withWindow = useMemo(
+    () => (data && !data.hidden ? data.verdicts.filter((v) => v.window.kind === "steps" && v.window.positions.length > 0) : []),
+    [data],
+  );
   const chosen = withWindow.find((v) => v.id === chosenId) ?? withWindow[0] ?? null;
   const marks = useMemo<EvaluationMark[] | undefined>(() => {
     if (!open || withWindow.length === 0) return undefined;
@@ -91,7 +94,13 @@ export const EvaluationsPanel = memo(function EvaluationsPanel({
     <div className="flex flex-col gap-3 p-4" data-testid="evaluations-panel">
       <div className="flex items-baseline justify-between">
         <h2 className="text-[13px] font-semibold text-zinc-900">Evaluations</h2>
-        <button type="button" className="text-2xs text-zinc-500 hover:text-zinc-800" onMouseDown={(e) => e.preventDefault()} onClick={onClose} title="Back to the step details (e)">
+        <button
+          type="button"
+          className="text-2xs text-zinc-500 hover:text-zinc-800"
+          onMouseDown={(e) => e.preventDefault()}
+          onClick={onClose}
+          title="Back to the step details (e)"
+        >
           Step details ✕
         </button>
       </div>
@@ -114,7 +123,19 @@ export const EvaluationsPanel = memo(function EvaluationsPanel({
 
 type Cite = (position: number, box: CitationBox | null) => void;
 
-function Shown({ data, chosenId, choose, go, cite }: { data: Shown; chosenId: number | null; choose: (id: number) => void; go: (p: number) => void; cite: Cite }) {
+function Shown({
+  data,
+  chosenId,
+  choose,
+  go,
+  cite,
+}: {
+  data: Shown;
+  chosenId: number | null;
+  choose: (id: number) => void;
+  go: (p: number) => void;
+  cite: Cite;
+}) {
   const judges = data.verdicts.filter((v) => v.kind === "judge" && v.origin === "verdict");
   const rules = data.verdicts.filter((v) => v.kind === "rule" && v.origin === "verdict");
   const imported = data.verdicts.filter((v) => v.origin === "import");
@@ -178,7 +199,10 @@ const PILL: Record<string, string> = {
 
 function VerdictPill({ verdict }: { verdict: string }) {
   return (
-    <span className={`shrink-0 rounded px-1.5 py-px text-2xs font-medium ring-1 ring-inset ${PILL[verdict] ?? "bg-zinc-100 text-zinc-700 ring-zinc-500/20"}`} data-testid="verdict-pill">
+    <span
+      className={`shrink-0 rounded px-1.5 py-px text-2xs font-medium ring-1 ring-inset ${PILL[verdict] ?? "bg-zinc-100 text-zinc-700 ring-zinc-500/20"}`}
+      data-testid="verdict-pill"
+    >
       {verdict.replace("_", " ")}
     </span>
   );
@@ -186,7 +210,13 @@ function VerdictPill({ verdict }: { verdict: string }) {
 
 function StepLink({ position, go }: { position: number; go: (p: number) => void }) {
   return (
-    <button type="button" className="link tabular-nums" onMouseDown={(e) => e.preventDefault()} onClick={() => go(position)} title={`Go to step ${position + 1}`}>
+    <button
+      type="button"
+      className="link tabular-nums"
+      onMouseDown={(e) => e.preventDefault()}
+      onClick={() => go(position)}
+      title={`Go to step ${position + 1}`}
+    >
       {position + 1}
     </button>
   );
@@ -209,12 +239,28 @@ function Raw({ summary, text }: { summary: string; text: string }) {
   return (
     <details className="min-w-0">
       <summary className="cursor-pointer text-zinc-500 select-none hover:text-zinc-800">{summary}</summary>
-      <pre className="mt-1 max-h-48 overflow-auto rounded-md bg-zinc-900 px-2 py-1.5 font-mono text-[11px] break-words whitespace-pre-wrap text-zinc-100">{text}</pre>
+      <pre className="mt-1 max-h-48 overflow-auto rounded-md bg-zinc-900 px-2 py-1.5 font-mono text-[11px] break-words whitespace-pre-wrap text-zinc-100">
+        {text}
+      </pre>
     </details>
   );
 }
 
-function VerdictCard({ v, chosen, choose, go, cite, ruleConfig }: { v: VerdictView; chosen: boolean; choose: (id: number) => void; go: (p: number) => void; cite?: Cite; ruleConfig?: unknown }) {
+function VerdictCard({
+  v,
+  chosen,
+  choose,
+  go,
+  cite,
+  ruleConfig,
+}: {
+  v: VerdictView;
+  chosen: boolean;
+  choose: (id: number) => void;
+  go: (p: number) => void;
+  cite?: Cite;
+  ruleConfig?: unknown;
+}) {
   const seen = v.window.kind === "steps" ? v.window.positions : null;
   return (
     <Card testId="evaluation-verdict" chosen={chosen} onClick={seen?.length ? () => choose(v.id) : undefined}>
@@ -230,7 +276,11 @@ function VerdictCard({ v, chosen, choose, go, cite, ruleConfig }: { v: VerdictVi
         {!v.config && v.model && <span className="font-mono">{v.model}</span>}
         {/* An imported judge's window is its recorded steps, or unknown: never "no screenshots" for want of a k. */}
         {v.kind === "judge" && !(v.origin === "import" && !v.k) && <span>{describeK(v.k)}</span>}
-        {v.promptVersion && <span>{v.kind === "rule" ? "rules" : "prompt"} {v.promptVersion}</span>}
+        {v.promptVersion && (
+          <span>
+            {v.kind === "rule" ? "rules" : "prompt"} {v.promptVersion}
+          </span>
+        )}
         {v.score !== null && <span>score {v.score}</span>}
         {v.origin === "import" && <span>imported</span>}
       </div>
@@ -280,7 +330,12 @@ function JudgeEvidence({ details, go }: { details: Record<string, unknown> | nul
     ? details.screenshots
         .map((x) => (x && typeof x === "object" ? (x as { step?: unknown; score?: unknown; reasoning?: unknown }) : null))
         .filter((x) => x !== null)
-        .map((x, i) => ({ i, step: typeof x.step === "number" ? x.step : null, score: typeof x.score === "number" ? x.score : null, reasoning: typeof x.reasoning === "string" ? x.reasoning : null }))
+        .map((x, i) => ({
+          i,
+          step: typeof x.step === "number" ? x.step : null,
+          score: typeof x.score === "number" ? x.score : null,
+          reasoning: typeof x.reasoning === "string" ? x.reasoning : null,
+        }))
     : [];
   if (!keyPoints.length && !shots.length) return null;
   return (
@@ -335,7 +390,12 @@ function ResultMark({ result, pass }: { result: string; pass?: boolean }) {
   return <span className={`shrink-0 text-2xs font-semibold ${r.className}`}>{text}</span>;
 }
 
-const CAUSE: Record<string, string> = { controllable: "controllable", uncontrollable: "uncontrollable (the environment)", none: "none", unparseable: "unreadable" };
+const CAUSE: Record<string, string> = {
+  controllable: "controllable",
+  uncontrollable: "uncontrollable (the environment)",
+  none: "none",
+  unparseable: "unreadable",
+};
 
 /**
  * What a staged protocol graded on its way to the verdict: key points met or not (with each screenshot's relevance
@@ -375,8 +435,19 @@ function GradedCriteria({ v, go }: { v: VerdictView; go: (p: number) => void }) 
           </summary>
           <ul className="mt-1 flex flex-wrap gap-x-3 gap-y-0.5 text-2xs text-zinc-600" data-testid="verdict-relevance">
             {v.relevance.map((r, i) => (
-              <li key={i} className={v.threshold !== null && r.score !== null && r.score >= v.threshold ? "font-semibold text-zinc-900" : undefined} title={r.problem ?? undefined}>
-                {r.position !== null ? <>step <StepLink position={r.position} go={go} /></> : "a removed step"}: {r.score ?? "?"}
+              <li
+                key={i}
+                className={v.threshold !== null && r.score !== null && r.score >= v.threshold ? "font-semibold text-zinc-900" : undefined}
+                title={r.problem ?? undefined}
+              >
+                {r.position !== null ? (
+                  <>
+                    step <StepLink position={r.position} go={go} />
+                  </>
+                ) : (
+                  "a removed step"
+                )}
+                : {r.score ?? "?"}
               </li>
             ))}
           </ul>
@@ -436,7 +507,17 @@ function Citations({ v, cite }: { v: VerdictView; cite: Cite }) {
   );
 }
 
-function LabelFields({ verdict, category, firstFailingStep, go }: { verdict: string; category: string | null; firstFailingStep: number | null; go: (p: number) => void }) {
+function LabelFields({
+  verdict,
+  category,
+  firstFailingStep,
+  go,
+}: {
+  verdict: string;
+  category: string | null;
+  firstFailingStep: number | null;
+  go: (p: number) => void;
+}) {
   return (
     <div className="flex min-w-0 flex-wrap items-center gap-x-2 gap-y-0.5">
       <VerdictPill verdict={verdict} />
@@ -472,7 +553,8 @@ function LabelCard({ l, go }: { l: LabelView; go: (p: number) => void }) {
           <ol className="mt-1 flex flex-col gap-0.5 text-2xs text-zinc-600">
             {l.history.map((h) => (
               <li key={h.revision} className={h.undone ? "line-through" : undefined}>
-                r{h.revision} {formatDate(h.createdAt)} {h.actorName}: {h.status === "withdrawn" ? "withdrawn" : `${h.values.verdict}${h.values.category ? ` · ${h.values.category}` : ""}`}
+                r{h.revision} {formatDate(h.createdAt)} {h.actorName}:{" "}
+                {h.status === "withdrawn" ? "withdrawn" : `${h.values.verdict}${h.values.category ? ` · ${h.values.category}` : ""}`}
                 {h.changedFields.length > 0 && h.revision > 1 ? ` (${h.changedFields.join(", ")})` : ""}
                 {h.afterReveal ? " — after seeing evaluations" : ""}
               </li>
@@ -489,7 +571,8 @@ function ConsolidatedCard({ c, go }: { c: ConsolidatedView; go: (p: number) => v
     <Card testId="evaluation-consolidated">
       <LabelFields verdict={c.verdict} category={c.category} firstFailingStep={c.firstFailingStep} go={go} />
       <span className="text-2xs text-zinc-500">
-        {c.method === "adjudicated" ? (c.adjudicatorName ? `Adjudicated by ${c.adjudicatorName}` : "Adjudicated") : "Annotators agreed"} · {formatDate(c.updatedAt)}
+        {c.method === "adjudicated" ? (c.adjudicatorName ? `Adjudicated by ${c.adjudicatorName}` : "Adjudicated") : "Annotators agreed"} ·{" "}
+        {formatDate(c.updatedAt)}
       </span>
       {c.reason && <p className="break-words whitespace-pre-wrap text-zinc-700">{c.reason}</p>}
       <span className="truncate text-2xs text-zinc-500" title={c.campaignName}>

@@ -163,9 +163,7 @@ const FilmstripCell = memo(function FilmstripCell({
               className="block w-full object-cover object-top"
             />
           )}
-          <span className="absolute top-0.5 left-0.5 rounded-sm bg-zinc-900/75 px-1 font-mono text-[10px] leading-3.5 text-white tabular-nums">
-            {i + 1}
-          </span>
+          <span className="absolute top-0.5 left-0.5 rounded-sm bg-zinc-900/75 px-1 font-mono text-[10px] leading-3.5 text-white tabular-nums">{i + 1}</span>
           <span className="absolute top-0.5 right-0.5 flex gap-0.5">
             {loop && (
               <span className="rounded-sm bg-amber-400 px-1 text-[10px] leading-3.5 font-bold text-amber-950" data-testid="loop-marker">
@@ -189,9 +187,7 @@ const FilmstripCell = memo(function FilmstripCell({
           )}
           {seen?.chosen && <span className="absolute inset-x-0 bottom-0 h-[3px] bg-violet-500" data-testid="judge-chosen-mark" />}
         </span>
-        <span className={`truncate px-0.5 font-mono text-[10.5px] leading-4 ${isCurrent ? "text-indigo-800" : "text-zinc-600"}`}>
-          {entry.action}
-        </span>
+        <span className={`truncate px-0.5 font-mono text-[10.5px] leading-4 ${isCurrent ? "text-indigo-800" : "text-zinc-600"}`}>{entry.action}</span>
       </button>
     </li>
   );

@@ -18,7 +18,10 @@ export function useGoldDialog(access: GoldAccess | undefined, trajectoryId: numb
   const [shown, setShown] = useState(access === "open");
   const open = useCallback(() => setShown(true), []);
   const allowed = !!access && trajectoryId !== 0;
-  return { open: allowed ? open : undefined, dialog: allowed && shown ? <GoldDialog trajectoryId={trajectoryId} step={step} onClose={() => setShown(false)} /> : null };
+  return {
+    open: allowed ? open : undefined,
+    dialog: allowed && shown ? <GoldDialog trajectoryId={trajectoryId} step={step} onClose={() => setShown(false)} /> : null,
+  };
 }
 
 export function GoldDialog({ trajectoryId, step, onClose }: { trajectoryId: number; step: number; onClose: () => void }) {
@@ -86,7 +89,15 @@ export function GoldDialog({ trajectoryId, step, onClose }: { trajectoryId: numb
                 {campaign.gold.firstFailingStep !== null ? `, from step ${campaign.gold.firstFailingStep + 1}` : ""}); marking again replaces the answer.
               </p>
             )}
-            <GoldForm key={campaign.id} campaignId={campaign.id} schema={campaign.schema} trajectoryId={trajectoryId} stepCount={choices.data.stepCount} initialStep={step} onMarked={() => choices.refetch()} />
+            <GoldForm
+              key={campaign.id}
+              campaignId={campaign.id}
+              schema={campaign.schema}
+              trajectoryId={trajectoryId}
+              stepCount={choices.data.stepCount}
+              initialStep={step}
+              onMarked={() => choices.refetch()}
+            />
             <Link className="link text-2xs" href={`/campaigns/${campaign.id}`}>
               This campaign&apos;s gold items and annotators&apos; accuracy →
             </Link>

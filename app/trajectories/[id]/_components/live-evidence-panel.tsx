@@ -42,10 +42,24 @@ export function LiveEvidencePanel({ trajectoryId, step }: { trajectoryId: number
   return (
     <div className="flex flex-col gap-2 border-t border-zinc-200 p-4 text-[12px]" data-testid="live-evidence">
       <div className="flex gap-1.5" role="tablist" aria-label="Live run evidence">
-        <button type="button" role="tab" aria-selected={open === "network"} className={`btn ${open === "network" ? "btn-on" : ""}`} onClick={() => setOpen(open === "network" ? null : "network")} data-testid="tab-network">
+        <button
+          type="button"
+          role="tab"
+          aria-selected={open === "network"}
+          className={`btn ${open === "network" ? "btn-on" : ""}`}
+          onClick={() => setOpen(open === "network" ? null : "network")}
+          data-testid="tab-network"
+        >
           Network{network ? ` (${network.total})` : ""}
         </button>
-        <button type="button" role="tab" aria-selected={open === "prompt"} className={`btn ${open === "prompt" ? "btn-on" : ""}`} onClick={() => setOpen(open === "prompt" ? null : "prompt")} data-testid="tab-prompt">
+        <button
+          type="button"
+          role="tab"
+          aria-selected={open === "prompt"}
+          className={`btn ${open === "prompt" ? "btn-on" : ""}`}
+          onClick={() => setOpen(open === "prompt" ? null : "prompt")}
+          data-testid="tab-prompt"
+        >
           Prompt
         </button>
       </div>
@@ -90,7 +104,11 @@ export function LiveEvidencePanel({ trajectoryId, step }: { trajectoryId: number
             </table>
           )}
           {network && network.total > network.requests.length && <p className="mt-1 text-zinc-500">… {network.total - network.requests.length} more</p>}
-          {network && <p className="mt-1 truncate font-mono text-2xs text-zinc-400" title={network.harHash}>HAR sha256 {network.harHash.slice(0, 16)}… · {network.harEntries} requests in all</p>}
+          {network && (
+            <p className="mt-1 truncate font-mono text-2xs text-zinc-400" title={network.harHash}>
+              HAR sha256 {network.harHash.slice(0, 16)}… · {network.harEntries} requests in all
+            </p>
+          )}
         </div>
       )}
       {open === "prompt" && (

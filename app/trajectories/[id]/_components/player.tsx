@@ -126,8 +126,8 @@ export function TrajectoryPlayer({
       (qa
         ? trpc.qa.steps.queryOptions({ campaignId, itemNo, from: windowStart(Math.max(0, initialStep - 1)) })
         : itemNo
-        ? trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from: windowStart(Math.max(0, initialStep - 1)) })
-        : trpc.trajectories.steps.queryOptions({ id: trajectoryId, from: windowStart(Math.max(0, initialStep - 1)) })
+          ? trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from: windowStart(Math.max(0, initialStep - 1)) })
+          : trpc.trajectories.steps.queryOptions({ id: trajectoryId, from: windowStart(Math.max(0, initialStep - 1)) })
       ).queryKey,
     ),
   );
@@ -279,12 +279,15 @@ export function PlayerView({
 
   // Loop marks come with the index (computed on the server like the loop heuristic's); grounding needs the step's
   // elements, so it is known for the steps whose details have been fetched.
-  const analysisAt = useCallback((i: number): StepAnalysis | undefined => {
-    const entry = index[i];
-    if (!entry) return undefined;
-    const full = stepAt(i);
-    return { loops: entry.loops, grounding: full ? groundingOf(full) : null };
-  }, [index, stepAt]);
+  const analysisAt = useCallback(
+    (i: number): StepAnalysis | undefined => {
+      const entry = index[i];
+      if (!entry) return undefined;
+      const full = stepAt(i);
+      return { loops: entry.loops, grounding: full ? groundingOf(full) : null };
+    },
+    [index, stepAt],
+  );
   const currentAnalysis = useMemo(() => analysisAt(current), [analysisAt, current]);
 
   const { cited, cite } = useCitedRegion(initialRegion, clampStep(initialStep - 1, Math.max(1, n)), n, setCurrent);
@@ -392,12 +395,20 @@ export function PlayerView({
     // A fixed height, not flex-1 alone: as a flex item with a zero basis the player grew to its tallest column
     // (the label panel), pushing the screenshot down and the filmstrip below the fold.
     <div className={`flex min-h-0 flex-col ${fill === "viewport" ? "flex-1 lg:h-[calc(100dvh-2.75rem)] lg:flex-none" : "flex-1"}`} data-testid="player">
-      <PlayerHeader data={data} back={back} showEvaluations={showEvaluations} onToggleEvaluations={toggleEvaluations} download={download} stepLink={linkable && "linkKey" in data.trajectory ? stepLinkPath({ key: String(data.trajectory.linkKey), id: data.trajectory.id }, current + 1) : undefined} gold={gold} current={current} />
+      <PlayerHeader
+        data={data}
+        back={back}
+        showEvaluations={showEvaluations}
+        onToggleEvaluations={toggleEvaluations}
+        download={download}
+        stepLink={
+          linkable && "linkKey" in data.trajectory ? stepLinkPath({ key: String(data.trajectory.linkKey), id: data.trajectory.id }, current + 1) : undefined
+        }
+        gold={gold}
+        current={current}
+      />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
-        <aside
-          aria-label="Task"
-          className="shrink-0 border-zinc-200 bg-white lg:w-[280px] lg:overflow-y-auto lg:border-r 2xl:w-[360px]"
-        >
+        <aside aria-label="Task" className="shrink-0 border-zinc-200 bg-white lg:w-[280px] lg:overflow-y-auto lg:border-r 2xl:w-[360px]">
           <TaskPanel data={data} />
         </aside>
 
@@ -444,10 +455,7 @@ export function PlayerView({
           )}
         </section>
 
-        <aside
-          aria-label="Step details"
-          className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]"
-        >
+        <aside aria-label="Step details" className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]">
           {panel && sidePanelFirst && <div className="border-b border-zinc-200">{panel}</div>}
           {showEvaluations ? (
             <EvaluationsPanel state={evaluations} go={go} cite={cite} onClose={closeEvaluations} />
@@ -459,7 +467,9 @@ export function PlayerView({
               <>
                 <StepDetails step={step} position={current + 1} count={n} analysis={currentAnalysis!} showingRaw={showRaw} />
                 {/* Live runs' network log and prompts; a blind item (id 0) never asks. */}
-                {data.trajectory.sourceFormat === "verdict-runner" && data.trajectory.id !== 0 && <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} />}
+                {data.trajectory.sourceFormat === "verdict-runner" && data.trajectory.id !== 0 && (
+                  <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} />
+                )}
               </>
             ))
           )}
@@ -615,7 +625,11 @@ const PlayerHeader = memo(function PlayerHeader({
         )}
         <span>·</span>
         {data.agentHidden ? (
-          <span className="truncate text-zinc-400 italic" title="Which agent made this trajectory is hidden until you have labelled it" data-testid="agent-hidden">
+          <span
+            className="truncate text-zinc-400 italic"
+            title="Which agent made this trajectory is hidden until you have labelled it"
+            data-testid="agent-hidden"
+          >
             {run.name}
           </span>
         ) : (
@@ -645,7 +659,13 @@ const PlayerHeader = memo(function PlayerHeader({
         {stepLink && <CopyStepLink path={stepLink} />}
         {gold.dialog}
         {gold.open && (
-          <button type="button" className="rounded px-1.5 py-0.5 text-zinc-500 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 hover:text-zinc-800" onClick={gold.open} title="Mark this trajectory as gold (its known answer) in a campaign" data-testid="mark-gold">
+          <button
+            type="button"
+            className="rounded px-1.5 py-0.5 text-zinc-500 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 hover:text-zinc-800"
+            onClick={gold.open}
+            title="Mark this trajectory as gold (its known answer) in a campaign"
+            data-testid="mark-gold"
+          >
             Gold…
           </button>
         )}
@@ -697,19 +717,51 @@ function Toolbar(props: {
   const noFocus = (e: React.MouseEvent) => e.preventDefault();
   return (
     <div role="toolbar" aria-label="Player controls" className="flex h-10 shrink-0 items-center gap-1.5 border-b border-zinc-200 bg-white px-3">
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("first")} disabled={current === 0} title="First step (Home)" aria-label="First step">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("first")}
+        disabled={current === 0}
+        title="First step (Home)"
+        aria-label="First step"
+      >
         <Icon name="first" />
       </button>
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("prev")} disabled={current === 0} title="Previous step (← or k)" aria-label="Previous step">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("prev")}
+        disabled={current === 0}
+        title="Previous step (← or k)"
+        aria-label="Previous step"
+      >
         <Icon name="prev" />
       </button>
       <span className="min-w-[92px] text-center text-[12px] text-zinc-700 tabular-nums" data-testid="step-counter" aria-live="polite">
         Step <strong className="text-zinc-900">{current + 1}</strong> of {count}
       </span>
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("next")} disabled={current >= count - 1} title="Next step (→ or j)" aria-label="Next step">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("next")}
+        disabled={current >= count - 1}
+        title="Next step (→ or j)"
+        aria-label="Next step"
+      >
         <Icon name="next" />
       </button>
-      <button type="button" className="btn btn-icon" onMouseDown={noFocus} onClick={() => run("last")} disabled={current >= count - 1} title="Last step (End)" aria-label="Last step">
+      <button
+        type="button"
+        className="btn btn-icon"
+        onMouseDown={noFocus}
+        onClick={() => run("last")}
+        disabled={current >= count - 1}
+        title="Last step (End)"
+        aria-label="Last step"
+      >
         <Icon name="last" />
       </button>
       <span className="mx-1 h-5 w-px bg-zinc-200" />
@@ -725,23 +777,48 @@ function Toolbar(props: {
       >
         <Icon name={playing ? "pause" : "play"} />
       </button>
-      <button type="button" className="btn tabular-nums" onMouseDown={noFocus} onClick={() => run(speed >= 4 ? "slower" : "faster")} title="Playback speed (- / +)" data-testid="speed">
+      <button
+        type="button"
+        className="btn tabular-nums"
+        onMouseDown={noFocus}
+        onClick={() => run(speed >= 4 ? "slower" : "faster")}
+        title="Playback speed (- / +)"
+        data-testid="speed"
+      >
         {speed}×
       </button>
       <span className="mx-1 h-5 w-px bg-zinc-200" />
-      <Toggle on={props.showSom} onClick={() => run("toggleOverlay")} title={props.hasBoxes ? "Set-of-Marks boxes (o)" : "This step has no stored boxes (o)"} testId="toggle-som">
+      <Toggle
+        on={props.showSom}
+        onClick={() => run("toggleOverlay")}
+        title={props.hasBoxes ? "Set-of-Marks boxes (o)" : "This step has no stored boxes (o)"}
+        testId="toggle-som"
+      >
         SoM
       </Toggle>
       <Toggle on={props.showAction} onClick={() => run("toggleAction")} title="Action overlay (a)" testId="toggle-action">
         Action
       </Toggle>
-      <Toggle on={props.showRaw} onClick={() => run("toggleRaw")} disabled={!props.canRaw} title={props.canRaw ? "Raw (unmarked) screenshot (r)" : "No raw screenshot for this step"} testId="toggle-raw">
+      <Toggle
+        on={props.showRaw}
+        onClick={() => run("toggleRaw")}
+        disabled={!props.canRaw}
+        title={props.canRaw ? "Raw (unmarked) screenshot (r)" : "No raw screenshot for this step"}
+        testId="toggle-raw"
+      >
         Raw
       </Toggle>
       <button type="button" className="btn" onMouseDown={noFocus} onClick={() => run("toggleZoom")} title="Zoom to full resolution (z)">
         Zoom
       </button>
-      <button type="button" className="btn btn-icon ml-auto" onMouseDown={noFocus} onClick={() => run("toggleHelp")} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+      <button
+        type="button"
+        className="btn btn-icon ml-auto"
+        onMouseDown={noFocus}
+        onClick={() => run("toggleHelp")}
+        title="Keyboard shortcuts (?)"
+        aria-label="Keyboard shortcuts"
+      >
         ?
       </button>
     </div>
@@ -778,7 +855,21 @@ function Icon({ name }: { name: keyof typeof ICON_PATHS }) {
   );
 }
 
-function Toggle({ on, onClick, title, children, disabled, testId }: { on: boolean; onClick: () => void; title: string; children: ReactNode; disabled?: boolean; testId: string }) {
+function Toggle({
+  on,
+  onClick,
+  title,
+  children,
+  disabled,
+  testId,
+}: {
+  on: boolean;
+  onClick: () => void;
+  title: string;
+  children: ReactNode;
+  disabled?: boolean;
+  testId: string;
+}) {
   return (
     <button
       type="button"

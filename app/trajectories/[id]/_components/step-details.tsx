@@ -58,7 +58,10 @@ export function StepDetails({
         {step.actionRaw && (
           <details className="mt-1.5 text-[12px]" open={action.type === "unparsed" || hasHighlight(step.actionRaw, terms)}>
             <summary className="cursor-pointer text-zinc-500 select-none hover:text-zinc-800">Raw action</summary>
-            <pre className="mt-1 max-h-40 overflow-auto rounded-md bg-zinc-900 px-2 py-1.5 font-mono text-[11.5px] break-words whitespace-pre-wrap text-zinc-100" data-testid="raw-action">
+            <pre
+              className="mt-1 max-h-40 overflow-auto rounded-md bg-zinc-900 px-2 py-1.5 font-mono text-[11.5px] break-words whitespace-pre-wrap text-zinc-100"
+              data-testid="raw-action"
+            >
               <HighlightedText text={step.actionRaw} terms={terms} />
             </pre>
           </details>
@@ -94,9 +97,15 @@ export function StepDetails({
       )}
 
       <Section title="Page">
-        <p className="font-mono text-[11.5px] break-all text-zinc-700">{step.url ? <HighlightedText text={step.url} terms={terms} /> : <span className="font-sans text-zinc-400">URL not recorded</span>}</p>
+        <p className="font-mono text-[11.5px] break-all text-zinc-700">
+          {step.url ? <HighlightedText text={step.url} terms={terms} /> : <span className="font-sans text-zinc-400">URL not recorded</span>}
+        </p>
         <p className="mt-1 text-[12px] text-zinc-500">
-          {step.marksBurnedIn ? (showingRaw ? "Showing the raw screenshot; the marked one has the marks burned in." : "Set-of-Marks are burned into this screenshot.") : "Screenshot without burned-in marks."}
+          {step.marksBurnedIn
+            ? showingRaw
+              ? "Showing the raw screenshot; the marked one has the marks burned in."
+              : "Set-of-Marks are burned into this screenshot."
+            : "Screenshot without burned-in marks."}
           {step.screenshot && ` ${step.screenshot.width}×${step.screenshot.height}.`}
         </p>
       </Section>

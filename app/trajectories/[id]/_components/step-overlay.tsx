@@ -161,7 +161,9 @@ function Mark({ mark, display, drawTargetBox }: { mark: ActionMark; display: Siz
             style={{
               top,
               bottom,
-              ...(alignRight ? { right: Math.max(4, display.width - (mark.rect ? mark.rect.x + mark.rect.width : mark.anchor.x)) } : { left: Math.max(4, mark.anchor.x) }),
+              ...(alignRight
+                ? { right: Math.max(4, display.width - (mark.rect ? mark.rect.x + mark.rect.width : mark.anchor.x)) }
+                : { left: Math.max(4, mark.anchor.x) }),
             }}
             title={mark.text}
           >
@@ -174,7 +176,8 @@ function Mark({ mark, display, drawTargetBox }: { mark: ActionMark; display: Siz
     case "drag":
       return <DragMark from={mark.from} to={mark.to} display={display} />;
     case "scroll":
-      if (mark.distance !== undefined) return <ScrollPath anchor={mark.anchor} direction={mark.direction} distance={mark.distance} label={mark.label ?? null} />;
+      if (mark.distance !== undefined)
+        return <ScrollPath anchor={mark.anchor} direction={mark.direction} distance={mark.distance} label={mark.label ?? null} />;
       return (
         <svg
           data-testid="action-scroll"
@@ -240,7 +243,17 @@ function DragMark({ from, to, display }: { from: { x: number; y: number }; to: {
 }
 
 /** A scroll whose distance is known: an arrow from where it happened, as long as the page moved, and the amount. */
-function ScrollPath({ anchor, direction, distance, label }: { anchor: { x: number; y: number }; direction: keyof typeof UNIT; distance: number; label: string | null }) {
+function ScrollPath({
+  anchor,
+  direction,
+  distance,
+  label,
+}: {
+  anchor: { x: number; y: number };
+  direction: keyof typeof UNIT;
+  distance: number;
+  label: string | null;
+}) {
   // Very short scrolls still get a visible arrow; the label tells the real amount.
   const length = Math.max(28, distance);
   const [ux, uy] = UNIT[direction];
@@ -261,7 +274,15 @@ function ScrollPath({ anchor, direction, distance, label }: { anchor: { x: numbe
         <path d="M0 -8 L13 10 H-13 Z" transform="translate(0 -4)" fill="#f43f5e" stroke="white" strokeWidth="2.5" strokeLinejoin="round" />
       </g>
       {label && (
-        <text x={uy !== 0 ? 12 : 0} y={uy !== 0 ? end.y / 2 : -14} className="text-[11px] font-semibold" fill="#be123c" stroke="white" strokeWidth="3" paintOrder="stroke">
+        <text
+          x={uy !== 0 ? 12 : 0}
+          y={uy !== 0 ? end.y / 2 : -14}
+          className="text-[11px] font-semibold"
+          fill="#be123c"
+          stroke="white"
+          strokeWidth="3"
+          paintOrder="stroke"
+        >
           {label}
         </text>
       )}

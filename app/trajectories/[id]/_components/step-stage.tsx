@@ -155,9 +155,16 @@ export function StepStage({
                   className="block size-full select-none"
                 />
               )}
-              {display.width > 0 && !pending && <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} labels={!(step.marksBurnedIn && !showRaw)} />}
+              {display.width > 0 && !pending && (
+                <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} labels={!(step.marksBurnedIn && !showRaw)} />
+              )}
               {region && display.width > 0 && <CitedRegion region={region} natural={natural} display={display} />}
-              {loading && <span className="absolute top-2 right-2 size-3 animate-spin rounded-full border-2 border-indigo-400 border-t-transparent" aria-label="Loading image" />}
+              {loading && (
+                <span
+                  className="absolute top-2 right-2 size-3 animate-spin rounded-full border-2 border-indigo-400 border-t-transparent"
+                  aria-label="Loading image"
+                />
+              )}
             </div>
           ) : (
             <div className="grid aspect-[4/3] w-full max-w-xl place-items-center rounded-md border border-dashed border-zinc-300 bg-white text-zinc-500">
@@ -221,7 +228,11 @@ function StatusLine({
         </span>
       )}
       {fullPage && (
-        <span data-testid="full-page-notice" className="rounded bg-zinc-200 px-1.5 py-px text-2xs font-medium text-zinc-700" title="The screenshot is taller than the page's window: scroll it, or press z to zoom">
+        <span
+          data-testid="full-page-notice"
+          className="rounded bg-zinc-200 px-1.5 py-px text-2xs font-medium text-zinc-700"
+          title="The screenshot is taller than the page's window: scroll it, or press z to zoom"
+        >
           Full-page screenshot · scroll
         </span>
       )}
@@ -232,7 +243,15 @@ function StatusLine({
 }
 
 /** The region a judge cited, scaled from the screenshot's pixels to the size it is shown at. */
-function CitedRegion({ region, natural, display }: { region: readonly [number, number, number, number]; natural: { width: number; height: number }; display: { width: number; height: number } }) {
+function CitedRegion({
+  region,
+  natural,
+  display,
+}: {
+  region: readonly [number, number, number, number];
+  natural: { width: number; height: number };
+  display: { width: number; height: number };
+}) {
   const fx = display.width / natural.width;
   const fy = display.height / natural.height;
   const [x1, y1, x2, y2] = region;

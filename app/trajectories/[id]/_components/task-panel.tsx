@@ -46,7 +46,15 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
           {task.difficulty?.overall && (
             <>
               <dt className="text-zinc-500">Difficulty</dt>
-              <dd>{[task.difficulty.overall, task.difficulty.visual && `visual ${task.difficulty.visual}`, task.difficulty.reasoning && `reasoning ${task.difficulty.reasoning}`].filter(Boolean).join(" · ")}</dd>
+              <dd>
+                {[
+                  task.difficulty.overall,
+                  task.difficulty.visual && `visual ${task.difficulty.visual}`,
+                  task.difficulty.reasoning && `reasoning ${task.difficulty.reasoning}`,
+                ]
+                  .filter(Boolean)
+                  .join(" · ")}
+              </dd>
             </>
           )}
         </dl>
@@ -81,7 +89,9 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
           <ul className="flex flex-col gap-1.5" data-testid="reference-answers">
             {task.referenceAnswers.map((r, i) => (
               <li key={i} className="flex items-start gap-2">
-                <span className={`mt-px shrink-0 rounded px-1.5 py-px text-2xs font-medium ${KIND_STYLE[r.kind] ?? "bg-zinc-100 text-zinc-700"}`}>{r.kind.replace(/_/g, " ")}</span>
+                <span className={`mt-px shrink-0 rounded px-1.5 py-px text-2xs font-medium ${KIND_STYLE[r.kind] ?? "bg-zinc-100 text-zinc-700"}`}>
+                  {r.kind.replace(/_/g, " ")}
+                </span>
                 <span className="min-w-0 break-words text-zinc-800">{r.text}</span>
               </li>
             ))}
@@ -104,7 +114,8 @@ export const TaskPanel = memo(function TaskPanel({ data }: { data: PlayerData })
           </p>
         ) : (
           <p className="text-zinc-500" data-testid="final-answer">
-            No final answer ({trajectory.outcome.replace("_", " ")}{trajectory.outcomeDetail ? `: ${trajectory.outcomeDetail}` : ""}).
+            No final answer ({trajectory.outcome.replace("_", " ")}
+            {trajectory.outcomeDetail ? `: ${trajectory.outcomeDetail}` : ""}).
           </p>
         )}
       </Section>

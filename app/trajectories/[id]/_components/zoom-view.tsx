@@ -61,7 +61,14 @@ export function ZoomView({
   }, []);
 
   return (
-    <div ref={dialogRef} role="dialog" aria-modal="true" aria-label="Zoomed screenshot" className="fixed inset-0 z-50 flex flex-col bg-zinc-950/95 outline-none" data-testid="zoom-view">
+    <div
+      ref={dialogRef}
+      role="dialog"
+      aria-modal="true"
+      aria-label="Zoomed screenshot"
+      className="fixed inset-0 z-50 flex flex-col bg-zinc-950/95 outline-none"
+      data-testid="zoom-view"
+    >
       <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-800 px-4 text-[12px] text-zinc-300">
         <span className="font-medium text-white">
           Step {position} of {count}
@@ -91,7 +98,12 @@ export function ZoomView({
           >
             Original ↗
           </a>
-          <button type="button" onClick={onClose} className="h-7 rounded-md bg-zinc-800 px-2.5 text-[12px] font-medium text-zinc-200 hover:bg-zinc-700" aria-label="Close zoom">
+          <button
+            type="button"
+            onClick={onClose}
+            className="h-7 rounded-md bg-zinc-800 px-2.5 text-[12px] font-medium text-zinc-200 hover:bg-zinc-700"
+            aria-label="Close zoom"
+          >
             Close ✕
           </button>
         </div>

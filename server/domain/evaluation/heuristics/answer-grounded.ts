@@ -124,7 +124,8 @@ export function evaluateAnswerGrounded(t: HeuristicTrajectory): HeuristicVerdict
   if (!answer) return { verdict: "not_evaluable", step: null, reason: "No final answer to check (see the no-answer heuristic)." };
   // URLs alone say too little of what was on screen: without any element text the check would fire on most answers.
   const hasText = t.steps.some((s) => s.elements?.some((e) => e.text));
-  if (!hasText) return { verdict: "not_evaluable", step: null, reason: "No step recorded the text of its elements, so the answer cannot be looked for on the pages." };
+  if (!hasText)
+    return { verdict: "not_evaluable", step: null, reason: "No step recorded the text of its elements, so the answer cannot be looked for on the pages." };
   const keys = answerKeyTokens(answer, t.intent);
   const all = [...keys.words, ...keys.numbers];
   if (!all.length) return { verdict: "success", step: null, reason: "The answer has no key tokens beyond the task's own words." };
@@ -132,14 +133,22 @@ export function evaluateAnswerGrounded(t: HeuristicTrajectory): HeuristicVerdict
   for (const s of t.steps) {
     const hit = (s.url ? find(urlText(s.url)) : null) ?? find(elementText(s.elements));
     if (hit !== null) {
-      return { verdict: "success", step: null, reason: `The answer's "${hit}" appears at ${stepName(s.index)}.`, facts: { matchedToken: hit, matchedStep: s.index } };
+      return {
+        verdict: "success",
+        step: null,
+        reason: `The answer's "${hit}" appears at ${stepName(s.index)}.`,
+        facts: { matchedToken: hit, matchedStep: s.index },
+      };
     }
   }
   const answerStep = answeringStep(t);
   return {
     verdict: "failure",
     step: answerStep,
-    reason: `None of the answer's key tokens (${all.slice(0, 8).map((x) => `"${x}"`).join(", ")}${all.length > 8 ? ", …" : ""}) appears in any element text or URL.`,
+    reason: `None of the answer's key tokens (${all
+      .slice(0, 8)
+      .map((x) => `"${x}"`)
+      .join(", ")}${all.length > 8 ? ", …" : ""}) appears in any element text or URL.`,
     facts: { keyTokens: all },
   };
 }

@@ -16,11 +16,20 @@ export function evaluateGrounding(t: HeuristicTrajectory): HeuristicVerdict {
     checked++;
     const flag = stepGrounding({ natural: s.screenshotSize ?? NO_SIZE, elements: s.elements, action: s.action });
     if (flag) {
-      return { verdict: "failure", step: s.index, reason: `Grounding mismatch at ${stepName(s.index)}: ${flag.message}.`, facts: { flag: flag.kind, target: s.action.target ?? null } };
+      return {
+        verdict: "failure",
+        step: s.index,
+        reason: `Grounding mismatch at ${stepName(s.index)}: ${flag.message}.`,
+        facts: { flag: flag.kind, target: s.action.target ?? null },
+      };
     }
   }
   if (checked === 0) return { verdict: "not_evaluable", step: null, reason: "No step recorded its Set-of-Marks elements, so targets cannot be checked." };
-  return { verdict: "success", step: null, reason: `Every action target was found among its step's elements (${checked} step${checked === 1 ? "" : "s"} with elements).` };
+  return {
+    verdict: "success",
+    step: null,
+    reason: `Every action target was found among its step's elements (${checked} step${checked === 1 ? "" : "s"} with elements).`,
+  };
 }
 
 export const GROUNDING_HEURISTIC: HeuristicEvaluator = {

@@ -13,7 +13,12 @@ export function evaluateNoAnswer(t: HeuristicTrajectory): HeuristicVerdict {
     return { verdict: "failure", step: last, reason: `Stopped by the step limit${at}.`, facts: { outcome: t.outcome, answered: !!t.finalAnswer?.trim() } };
   }
   if (!t.finalAnswer?.trim()) {
-    return { verdict: "failure", step: last, reason: `Ended without a final answer${at} (outcome ${t.outcome}).`, facts: { outcome: t.outcome, answered: false } };
+    return {
+      verdict: "failure",
+      step: last,
+      reason: `Ended without a final answer${at} (outcome ${t.outcome}).`,
+      facts: { outcome: t.outcome, answered: false },
+    };
   }
   return { verdict: "success", step: null, reason: "The agent gave a final answer." };
 }

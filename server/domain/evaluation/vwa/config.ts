@@ -97,14 +97,14 @@ export class VwaConfigError extends Error {
  */
 export function parseVwaEvalConfig(raw: unknown, where: string): VwaEvalConfig {
   if (raw == null) throw new VwaConfigError(where, "", "is missing");
-  const obj =
-    typeof raw === "object" && !Array.isArray(raw) && "eval" in raw && !("eval_types" in raw)
-      ? (raw as { eval: unknown }).eval
-      : raw;
+  const obj = typeof raw === "object" && !Array.isArray(raw) && "eval" in raw && !("eval_types" in raw) ? (raw as { eval: unknown }).eval : raw;
   const parsed = vwaEvalConfigSchema.safeParse(obj);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : String(p))).join(".").replace(/\.\[/g, "[");
+    const field = issue.path
+      .map((p) => (typeof p === "number" ? `[${p}]` : String(p)))
+      .join(".")
+      .replace(/\.\[/g, "[");
     throw new VwaConfigError(where, field, issue.message);
   }
   return parsed.data;

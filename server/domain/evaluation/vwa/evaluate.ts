@@ -10,15 +10,7 @@
 import { parseVwaEvalConfig, type VwaEvalConfig, type VwaEvalType, type VwaPageImageQuery } from "./config";
 import type { FuzzyMatcher } from "./fuzzy-prompt";
 import { summarise, type CheckDetail, type EvalTypeResult } from "./results";
-import {
-  OR_SEPARATOR,
-  compareInequality,
-  evaluateStringMatch,
-  exactMatch,
-  mustExclude,
-  mustInclude,
-  parseInteger,
-} from "./string-match";
+import { OR_SEPARATOR, compareInequality, evaluateStringMatch, exactMatch, mustExclude, mustInclude, parseInteger } from "./string-match";
 import { evaluateUrlMatch, resolvePlaceholders } from "./url-match";
 
 /** Stored with every rule verdict; bump when a check's behaviour changes. */
@@ -79,10 +71,7 @@ const LIVE_ONLY: Record<"program_html" | "page_image_query", string> = {
 // ---- program_html ----
 
 /** VWA checks only the first of these keys present in required_contents. */
-function checkRequiredContents(
-  required: unknown,
-  content: string,
-): { checks: CheckDetail[]; fuzzy: string[] } {
+function checkRequiredContents(required: unknown, content: string): { checks: CheckDetail[]; fuzzy: string[] } {
   const rc = (required && typeof required === "object" && !Array.isArray(required) ? required : {}) as Record<string, unknown>;
   const checks: CheckDetail[] = [];
   if (typeof rc.exact_match === "string") {
@@ -117,11 +106,7 @@ function checkRequiredContents(
   return { checks, fuzzy: [] };
 }
 
-async function evaluateProgramHtml(
-  config: VwaEvalConfig,
-  facts: VwaTrajectoryFacts,
-  deps: VwaEvaluatorDeps,
-): Promise<EvalTypeResult> {
+async function evaluateProgramHtml(config: VwaEvalConfig, facts: VwaTrajectoryFacts, deps: VwaEvaluatorDeps): Promise<EvalTypeResult> {
   const entries = config.program_html ?? [];
   if (!deps.live?.locate) {
     return summarise("program_html", [{ check: "program_html", passed: null, note: LIVE_ONLY.program_html }]);
@@ -146,7 +131,13 @@ async function evaluateProgramHtml(
         continue;
       }
       const r = await deps.fuzzy({ kind: "semantic", intent: facts.intent, reference, prediction: content });
-      checks.push({ check: "fuzzy_match", reference, observed: content.slice(0, 500), passed: r.match, note: r.match === null ? "judge reply unparseable" : undefined });
+      checks.push({
+        check: "fuzzy_match",
+        reference,
+        observed: content.slice(0, 500),
+        passed: r.match,
+        note: r.match === null ? "judge reply unparseable" : undefined,
+      });
     }
   }
   return summarise("program_html", checks, "program_html lists no checks");
@@ -240,32 +231,33 @@ export function buildVwaEvaluator(rawConfig: unknown, where: string): VwaEvaluat
   };
 }
 
-async function evaluateVwa(
-  config: VwaEvalConfig,
-  types: VwaEvalType[],
-  facts: VwaTrajectoryFacts,
-  deps: VwaEvaluatorDeps,
-): Promise<VwaEvaluation> {
+async function evaluateVwa(config: VwaEvalConfig, types: VwaEvalType[], facts: VwaTrajectoryFacts, deps: VwaEvaluatorDeps): Promise<VwaEvaluation> {
   const results = new Map<VwaEvalType, EvalTypeResult>();
   // Deterministic checks first, so LLM calls can be skipped once the score is already 0.
   if (types.includes("url_match")) {
-    results.set("url_match", evaluateUrlMatch({
-      referenceUrl: config.reference_url ?? "",
-      urlNote: config.url_note,
-      finalUrl: facts.finalUrl,
-      siteUrls: deps.siteUrls,
-    }));
+    results.set(
+      "url_match",
+      evaluateUrlMatch({
+        referenceUrl: config.reference_url ?? "",
+        urlNote: config.url_note,
+        finalUrl: facts.finalUrl,
+        siteUrls: deps.siteUrls,
+      }),
+    );
   }
   if (types.includes("string_match")) {
     const reference = config.reference_answers && !Array.isArray(config.reference_answers) ? config.reference_answers : {};
-    results.set("string_match", await evaluateStringMatch({
-      intent: facts.intent,
-      finalAnswer: facts.finalAnswer,
-      reference,
-      stringNote: config.string_note,
-      fuzzy: deps.fuzzy,
-      alreadyFailed: results.get("url_match")?.status === "fail",
-    }));
+    results.set(
+      "string_match",
+      await evaluateStringMatch({
+        intent: facts.intent,
+        finalAnswer: facts.finalAnswer,
+        reference,
+        stringNote: config.string_note,
+        fuzzy: deps.fuzzy,
+        alreadyFailed: results.get("url_match")?.status === "fail",
+      }),
+    );
   }
   if (types.includes("program_html")) results.set("program_html", await evaluateProgramHtml(config, facts, deps));
   if (types.includes("page_image_query")) results.set("page_image_query", await evaluatePageImageQuery(config, deps));

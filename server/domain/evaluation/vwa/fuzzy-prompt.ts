@@ -6,8 +6,7 @@
  */
 
 export type FuzzyMatchRequest =
-  | { kind: "semantic"; intent: string; reference: string; prediction: string }
-  | { kind: "unachievable"; intent: string; reason: string; prediction: string };
+  { kind: "semantic"; intent: string; reference: string; prediction: string } | { kind: "unachievable"; intent: string; reason: string; prediction: string };
 
 export interface FuzzyMatchResult {
   /** Null when the judge's reply could not be read as YES or NO. */
@@ -27,7 +26,7 @@ export function buildFuzzyMatchPrompt(req: FuzzyMatchRequest): { system: string;
         "candidate says the same thing as the reference. Wording, formatting, units written differently and extra",
         "harmless detail do not matter; a different fact, a missing part of the reference, or hedging between",
         "several answers does. The string N/A means the question cannot be answered.",
-        "End with a line that is exactly \"Match: YES\" or \"Match: NO\".",
+        'End with a line that is exactly "Match: YES" or "Match: NO".',
       ].join(" "),
       user: `Question: ${req.intent}\nReference answer: ${req.reference}\nCandidate answer: ${req.prediction}`,
     };
@@ -37,7 +36,7 @@ export function buildFuzzyMatchPrompt(req: FuzzyMatchRequest): { system: string;
       "A task was given to an agent, but the task cannot be accomplished, for a known reason. The agent gave up and",
       "reported its own reason. Decide whether the agent's reason agrees with the known reason, even if it says so",
       "only implicitly or in other words. A reason that points at something else, or no reason at all, does not agree.",
-      "End with a line that is exactly \"Match: YES\" or \"Match: NO\".",
+      'End with a line that is exactly "Match: YES" or "Match: NO".',
     ].join(" "),
     user: `Task: ${req.intent}\nKnown reason it cannot be done: ${req.reason}\nAgent's reported reason: ${req.prediction}`,
   };

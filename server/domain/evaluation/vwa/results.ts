@@ -34,7 +34,13 @@ export function summarise(type: VwaEvalType, checks: CheckDetail[], fallbackReas
   if (checks.some((c) => c.passed === false)) return { type, status: "fail", score: 0, checks };
   const undecided = checks.filter((c) => c.passed === null);
   if (undecided.length > 0 || checks.length === 0) {
-    const reason = undecided.map((c) => c.note).filter(Boolean).join("; ") || fallbackReason || "nothing to check";
+    const reason =
+      undecided
+        .map((c) => c.note)
+        .filter(Boolean)
+        .join("; ") ||
+      fallbackReason ||
+      "nothing to check";
     return { type, status: "not_evaluable", score: null, checks, reason };
   }
   return { type, status: "pass", score: 1, checks };

@@ -8,9 +8,7 @@
  * followed by white space as a sentence end unless the word looks like an abbreviation or an initial.
  */
 
-const ABBREVIATIONS = new Set([
-  "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "inc", "ltd", "co", "corp", "no", "fig", "approx", "dept",
-]);
+const ABBREVIATIONS = new Set(["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "inc", "ltd", "co", "corp", "no", "fig", "approx", "dept"]);
 
 /** Splits text into "sentences" at full stops / ? / ! that end a word and are followed by white space. */
 function splitSentences(text: string): string[] {
@@ -22,8 +20,7 @@ function splitSentences(text: string): string[] {
     const word = m[1]!.replace(/^[("'`[{<]+/, "");
     const punct = m[2]!;
     const end = m.index + m[0].length;
-    const isAbbrev =
-      punct === "." && (/^([a-z]\.)+[a-z]$/i.test(word) || /^[a-z]$/i.test(word) || ABBREVIATIONS.has(word.toLowerCase()));
+    const isAbbrev = punct === "." && (/^([a-z]\.)+[a-z]$/i.test(word) || /^[a-z]$/i.test(word) || ABBREVIATIONS.has(word.toLowerCase()));
     if (!isAbbrev) {
       out.push(text.slice(start, end));
       start = end;

@@ -67,9 +67,7 @@ export function evaluateUrlMatch(input: UrlMatchInput): EvalTypeResult {
     ]);
   }
   if (rule !== "EXACT" && rule !== "GOLD in PRED") {
-    return summarise("url_match", [
-      { check: "url", reference: input.referenceUrl, passed: null, note: `unknown url_note ${JSON.stringify(rule)}` },
-    ]);
+    return summarise("url_match", [{ check: "url", reference: input.referenceUrl, passed: null, note: `unknown url_note ${JSON.stringify(rule)}` }]);
   }
   const pred = cleanUrl(input.finalUrl);
   const origin = urlOrigin(input.finalUrl);
@@ -85,9 +83,7 @@ export function evaluateUrlMatch(input: UrlMatchInput): EvalTypeResult {
     reference: refs.join(OR_SEPARATOR),
     observed: pred,
     passed,
-    note:
-      `rule ${rule}` +
-      (fellBack.size ? `; site URL unknown for ${[...fellBack].join(", ")}: compared after the final page's origin` : ""),
+    note: `rule ${rule}` + (fellBack.size ? `; site URL unknown for ${[...fellBack].join(", ")}: compared after the final page's origin` : ""),
   };
   return summarise("url_match", [check]);
 }

@@ -39,7 +39,11 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
   // The QA stage lists items whose labelling is over and that no QA reviewer has checked yet.
   const queue =
     state === "qa"
-      ? await orNotFound(caller.campaigns.qaQueue({ id, status: "pending", page, pageSize: 50 }).then((q) => ({ ...q, items: q.items.map((i) => ({ ...i, itemId: i.trajectoryId })) })))
+      ? await orNotFound(
+          caller.campaigns
+            .qaQueue({ id, status: "pending", page, pageSize: 50 })
+            .then((q) => ({ ...q, items: q.items.map((i) => ({ ...i, itemId: i.trajectoryId })) })),
+        )
       : await orNotFound(caller.campaigns.adjudicationQueue({ id, states: [state], page, pageSize: 50 }));
   return (
     <>
@@ -62,7 +66,11 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
         <div className="panel overflow-x-auto" data-testid="adjudication-queue">
           {queue.items.length === 0 ? (
             <p className="px-4 py-10 text-center text-zinc-500">
-              {state === "disputed" ? "No disagreement waiting: every complete item agrees or was decided." : state === "qa" ? "No item waiting for its QA review." : "Nothing here."}
+              {state === "disputed"
+                ? "No disagreement waiting: every complete item agrees or was decided."
+                : state === "qa"
+                  ? "No item waiting for its QA review."
+                  : "Nothing here."}
             </p>
           ) : (
             <table className="table-dense">
@@ -110,9 +118,17 @@ export default async function AdjudicationQueuePage({ params, searchParams }: Pr
           )}
         </div>
         {queue.total > queue.pageSize && (
-          <Pagination page={page} pageCount={Math.ceil(queue.total / queue.pageSize)} total={queue.total} pageSize={queue.pageSize} href={(p) => `/campaigns/${id}/adjudicate?state=${state}&page=${p}`} />
+          <Pagination
+            page={page}
+            pageCount={Math.ceil(queue.total / queue.pageSize)}
+            total={queue.total}
+            pageSize={queue.pageSize}
+            href={(p) => `/campaigns/${id}/adjudicate?state=${state}&page=${p}`}
+          />
         )}
-        <p className="text-2xs text-zinc-500">{formatCount(queue.total)} item{queue.total === 1 ? "" : "s"}</p>
+        <p className="text-2xs text-zinc-500">
+          {formatCount(queue.total)} item{queue.total === 1 ? "" : "s"}
+        </p>
       </div>
     </>
   );

@@ -73,9 +73,9 @@ function Summary({ report }: { report: Report }) {
       </div>
       <p className="text-[12.5px] text-zinc-700">
         The merge {would} {plural(report.moved.labels, "label", "labels")} ({plural(report.moved.items, "campaign item", "campaign items")} moved,{" "}
-        {plural(report.moved.itemsFolded, "item", "items")} folded into the kept trajectory&apos;s item of the same campaign, whose consolidated label is worked out
-        again) and {plural(report.moved.verdicts, "verdict", "verdicts")} to the kept trajectories; {plural(report.moved.verdictsSame, "verdict", "verdicts")} the kept
-        trajectory already had {report.dryRun ? "would be" : "were"} dropped as the same.
+        {plural(report.moved.itemsFolded, "item", "items")} folded into the kept trajectory&apos;s item of the same campaign, whose consolidated label is worked
+        out again) and {plural(report.moved.verdicts, "verdict", "verdicts")} to the kept trajectories;{" "}
+        {plural(report.moved.verdictsSame, "verdict", "verdicts")} the kept trajectory already had {report.dryRun ? "would be" : "were"} dropped as the same.
       </p>
     </div>
   );
@@ -91,7 +91,9 @@ export function DuplicatesWorkspace({ plan }: { plan: Report }) {
   if (!plan.groups.length && !done) {
     return (
       <section className="panel px-4 py-3" data-testid="duplicates">
-        <p className="text-[13px] text-zinc-700">No trajectory is stored twice. Imports recognise trajectories by their content, so new imports do not make copies.</p>
+        <p className="text-[13px] text-zinc-700">
+          No trajectory is stored twice. Imports recognise trajectories by their content, so new imports do not make copies.
+        </p>
       </section>
     );
   }
@@ -123,7 +125,9 @@ export function DuplicatesWorkspace({ plan }: { plan: Report }) {
           </p>
         )}
         {report.left > 0 && (
-          <p className="text-[12px] text-zinc-600">Copies left keep their labels and verdicts. Settle the clash named (withdraw a label, adjudicate) and merge again.</p>
+          <p className="text-[12px] text-zinc-600">
+            Copies left keep their labels and verdicts. Settle the clash named (withdraw a label, adjudicate) and merge again.
+          </p>
         )}
       </div>
       <GroupsTable report={report} />

@@ -22,7 +22,8 @@ async function exportLabels(req: Request, { params }: { params: Promise<{ id: st
   if (!/^\d{1,9}$/.test(raw)) return text(400, `campaign id: expected a number, got ${JSON.stringify(raw)}`);
   const format = new URL(req.url).searchParams.get("format") ?? "csv";
   const benchmark = format !== "csv" && format !== "jsonl";
-  if (benchmark && !(LABEL_FORMATS as readonly string[]).includes(format)) return text(400, `format: csv, jsonl or one of ${LABEL_FORMATS.join(", ")}, got ${JSON.stringify(format)}`);
+  if (benchmark && !(LABEL_FORMATS as readonly string[]).includes(format))
+    return text(400, `format: csv, jsonl or one of ${LABEL_FORMATS.join(", ")}, got ${JSON.stringify(format)}`);
   try {
     const actor = { userId: user.userId, name: user.name, role: user.role };
     const file = benchmark ? await exportLabelsAs(app.db, actor, Number(raw), format) : await exportCampaignLabels(app.db, actor, Number(raw), format);
