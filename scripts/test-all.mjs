@@ -126,6 +126,7 @@ async function main() {
       );
       const typed = (await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."])) && routeTypes;
       await stage("lint", bin("eslint"), ["."]);
+      await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
       if (!buildNeeded) return;
       // Only when .next is missing or older than the sources (a clean clone always builds); without Next's own
       // type-check pass when the typecheck stage passed (next.config.js).
