@@ -128,7 +128,7 @@ async function main() {
       await stage("lint", bin("eslint"), ["."]);
       await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
       if (!buildNeeded) return;
-      // Only when .next is missing or older than the sources (a clean clone always builds); without Next's own
+      // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
       // type-check pass when the typecheck stage passed (next.config.js).
       built = await stage("build (next build, unless current)", process.execPath, [path.join(root, "tests", "e2e", "build-if-stale.mjs")], {
         NEXT_TELEMETRY_DISABLED: "1",

@@ -3,8 +3,8 @@
  * folder that tests/e2e/global-setup.ts fills through the CLI importer. Debian's chromium (CHROMIUM_PATH or
  * /usr/bin/chromium); `npx playwright install` is not needed.
  *
- * The app is built once per run, by tests/e2e/build-if-stale.mjs, only when .next is missing or older than the
- * sources (`npm test` builds right before, so that check passes). VERDICT_E2E_SKIP_BUILD=1 skips the check.
+ * The app is built once per run, by tests/e2e/build-if-stale.mjs, only when .next is missing or a source changed
+ * since that build started (`npm test` builds right before, so that check passes). VERDICT_E2E_SKIP_BUILD=1 skips the check.
  */
 import { defineConfig, devices } from "@playwright/test";
 import { spawnSync } from "node:child_process";

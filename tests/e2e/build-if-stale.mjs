@@ -1,14 +1,26 @@
 #!/usr/bin/env node
 /**
- * Builds the app for the e2e run only when needed: no .next/BUILD_ID, or a source file newer than it.
- * VERDICT_E2E_SKIP_BUILD=1 trusts whatever build is there.
+ * Builds the app for the e2e run only when needed, so an unchanged tree reuses its build.
+ *
+ * A build is reused only when this script made it and no source changed since the build *started*: it writes
+ * `.next/verdict-build.json` (the build's id and the time it started) after a successful `next build`. The build's
+ * own BUILD_ID is written at its end, so comparing sources with BUILD_ID's time would take a file edited while the
+ * build ran (which the build may never have read) as built. A build made some other way (a plain `next build`,
+ * whose start is unknown) is rebuilt; VERDICT_E2E_SKIP_BUILD=1 trusts whatever build is there.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..", "..");
-const buildId = path.join(root, ".next", "BUILD_ID");
+const defaultRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** What the build reads: these folders and files of the repository. */
+const SOURCE_DIRS = ["app", "server", "db"];
+const SOURCE_FILES = ["next.config.js", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts", "instrumentation.ts"];
+const STAMP = "verdict-build.json";
+/** File systems stamp times from a coarse clock that can lag Date.now(): a change this close before the start counts as after it. */
+const CLOCK_SLACK_MS = 1000;
 
 function newestMtime(dir) {
   let newest = 0;
@@ -31,19 +43,63 @@ function newestMtime(dir) {
   return newest;
 }
 
-if (process.env.VERDICT_E2E_SKIP_BUILD === "1") process.exit(0);
-const built = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
-const sources = Math.max(
-  ...["app", "server", "db"].map((d) => newestMtime(path.join(root, d))),
-  ...["next.config.js", "package.json", "package-lock.json", "tsconfig.json", "proxy.ts", "instrumentation.ts"].map((f) =>
-    fs.existsSync(path.join(root, f)) ? fs.statSync(path.join(root, f)).mtimeMs : 0,
-  ),
-);
-if (built && built >= sources) process.exit(0);
-process.stderr.write(built ? "e2e: sources changed since the last build; rebuilding…\n" : "e2e: no build found; building…\n");
-const r = spawnSync(process.execPath, [path.join(root, "node_modules", "next", "dist", "bin", "next"), "build"], {
-  cwd: root,
-  stdio: ["ignore", 2, 2],
-  env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-});
-process.exit(r.status ?? 1);
+/** The latest modification time (ms) of anything the build reads. */
+export function newestSourceMtime(root = defaultRoot) {
+  return Math.max(
+    0,
+    ...SOURCE_DIRS.map((d) => newestMtime(path.join(root, d))),
+    ...SOURCE_FILES.map((f) => (fs.existsSync(path.join(root, f)) ? fs.statSync(path.join(root, f)).mtimeMs : 0)),
+  );
+}
+
+function readBuildId(root) {
+  try {
+    return fs.readFileSync(path.join(root, ".next", "BUILD_ID"), "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why the build in `root` cannot be reused, or null when it can: there is a build, this script recorded when it
+ * started, it is still the build in .next, and every source is older than that start.
+ */
+export function staleReason(root = defaultRoot) {
+  const buildId = readBuildId(root);
+  if (!buildId) return "no build found";
+  let stamp;
+  try {
+    stamp = JSON.parse(fs.readFileSync(path.join(root, ".next", STAMP), "utf8"));
+  } catch {
+    return "the build's start time is unknown (not built by this script)";
+  }
+  if (stamp.buildId !== buildId || typeof stamp.startedAtMs !== "number") return "the build's start time is unknown (not built by this script)";
+  if (newestSourceMtime(root) >= stamp.startedAtMs - CLOCK_SLACK_MS) return "sources changed since the last build started";
+  return null;
+}
+
+/** Records that the build now in `root`'s .next started at `startedAtMs` (after it succeeded). */
+export function recordBuild(root, startedAtMs) {
+  const buildId = readBuildId(root);
+  if (!buildId) throw new Error("next build succeeded but left no .next/BUILD_ID");
+  fs.writeFileSync(path.join(root, ".next", STAMP), JSON.stringify({ buildId, startedAtMs }) + "\n");
+}
+
+function main() {
+  if (process.env.VERDICT_E2E_SKIP_BUILD === "1") return 0;
+  const why = staleReason(defaultRoot);
+  if (!why) return 0;
+  process.stderr.write(`e2e: ${why}; building…\n`);
+  // Taken before the build reads anything: a file changed from here on is newer than the recorded start.
+  const startedAtMs = Date.now();
+  const r = spawnSync(process.execPath, [path.join(defaultRoot, "node_modules", "next", "dist", "bin", "next"), "build"], {
+    cwd: defaultRoot,
+    stdio: ["ignore", 2, 2],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (r.status !== 0) return r.status ?? 1;
+  recordBuild(defaultRoot, startedAtMs);
+  return 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) process.exit(main());
