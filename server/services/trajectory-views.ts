@@ -3,6 +3,7 @@
  * never needs a second round trip (screenshot sizes come with the steps so the overlay can be laid out
  * before any image has loaded).
  */
+import { LRUCache } from "lru-cache";
 import { linkKeyOf } from "../domain/trajectories/step-links";
 import type { Db } from "../../db/database";
 import {
@@ -114,8 +115,7 @@ export interface StepWindow {
 /** Steps read per slice while building an index; between slices other requests get the event loop. */
 const INDEX_SLICE = 250;
 /** Recently built indexes: reopening a long trajectory (or its labelling item) does not rebuild its index. */
-const indexCache = new Map<string, JsonText<PackedStepIndex>>();
-const INDEX_CACHE_SIZE = 16;
+const indexCache = new LRUCache<string, JsonText<PackedStepIndex>>({ max: 16 });
 /** A number per open database, so that two installations in one process (tests) never share cached indexes. */
 const databaseKeys = new WeakMap<Db, number>();
 let nextDatabaseKey = 0;
@@ -158,7 +158,6 @@ async function stepIndexOf(db: Db, t: { id: number; updatedAt: Date }): Promise<
   }
   const packed = toJsonText(packer.result());
   indexCache.set(key, packed);
-  if (indexCache.size > INDEX_CACHE_SIZE) indexCache.delete(indexCache.keys().next().value!);
   return packed;
 }
 

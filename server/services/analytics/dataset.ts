@@ -9,6 +9,7 @@
  * only what depends on the table written (a new label reloads that campaign's labels, not the trajectories or the
  * verdicts).
  */
+import { LRUCache } from "lru-cache";
 import type { Db } from "../../../db/database";
 import {
   loadCampaignLabelColumns,
@@ -488,43 +489,29 @@ export async function clearAnalyticsCache(db: Db): Promise<void> {
   intervalMemos.delete(db);
 }
 
-const MAX_BOOTSTRAPS = 4000;
-const bootstrapMemos = new WeakMap<object, Map<string, InstrumentErrors>>();
-
 /**
- * Bootstrap results of this database's measures by their input (see BootstrapMemo): after a write, only the splits
- * whose counts it changed are drawn again. Bounded, oldest first out; results are a few hundred bytes each.
+ * Bootstrap results and drawn intervals of this database's measures, by their input (BootstrapMemo, IntervalMemo):
+ * after a write, only the splits whose counts it changed are drawn again. Bounded, least recently used out; each
+ * result is a few hundred bytes.
  */
-export function bootstrapMemoFor(db: Db): BootstrapMemo {
-  let memo = bootstrapMemos.get(db);
-  if (!memo) bootstrapMemos.set(db, (memo = new Map()));
-  const entries = memo;
-  return {
-    get: (key) => entries.get(key),
-    set: (key, value) => {
-      entries.set(key, value);
-      if (entries.size > MAX_BOOTSTRAPS) entries.delete(entries.keys().next().value!);
-    },
-  };
+const MAX_MEMOISED_DRAWS = 4000;
+const bootstrapMemos = new WeakMap<object, LRUCache<string, InstrumentErrors>>();
+const intervalMemos = new WeakMap<object, LRUCache<string, CoefficientInterval>>();
+
+function memoOf<T extends object>(memos: WeakMap<object, LRUCache<string, T>>, db: Db): LRUCache<string, T> {
+  let memo = memos.get(db);
+  if (!memo) memos.set(db, (memo = new LRUCache<string, T>({ max: MAX_MEMOISED_DRAWS })));
+  return memo;
 }
 
-const intervalMemos = new WeakMap<object, Map<string, CoefficientInterval>>();
+/** Bootstrap results of this database's judge measures (clustered error rates) by their input. */
+export function bootstrapMemoFor(db: Db): BootstrapMemo {
+  return memoOf(bootstrapMemos, db);
+}
 
-/**
- * Fleiss' κ and α intervals of this database's human agreement views by their input (IntervalMemo): after a label,
- * only the groups of a split whose counts it changed are drawn again. Bounded like the bootstrap memo.
- */
+/** Fleiss' κ and α intervals of this database's human agreement views by their input. */
 export function intervalMemoFor(db: Db): IntervalMemo {
-  let memo = intervalMemos.get(db);
-  if (!memo) intervalMemos.set(db, (memo = new Map()));
-  const entries = memo;
-  return {
-    get: (key) => entries.get(key),
-    set: (key, value) => {
-      entries.set(key, value);
-      if (entries.size > MAX_BOOTSTRAPS) entries.delete(entries.keys().next().value!);
-    },
-  };
+  return memoOf(intervalMemos, db);
 }
 
 export async function getFacts(db: Db): Promise<TrajectoryFacts> {

@@ -10,6 +10,7 @@
  * the status and, for OpenAI-style errors, the error code, never the endpoint's response body: an endpoint that is
  * really an internal service must not have its replies read back through batch errors.
  */
+import { LRUCache } from "lru-cache";
 import http from "node:http";
 import OpenAI from "openai";
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from "openai/resources/chat/completions";
@@ -156,8 +157,7 @@ export interface JudgeClient {
  * SDK clients are reused per (base URL, key, timeout): a fresh client pays tens to hundreds of milliseconds of
  * set-up and a new connection on its first request, which at batch scale costs a large share of throughput.
  */
-const sdkClients = new Map<string, OpenAI>();
-const MAX_CACHED_CLIENTS = 16;
+const sdkClients = new LRUCache<string, OpenAI>({ max: 16 });
 
 function sdkFor(endpoint: JudgeEndpoint): OpenAI {
   const key = JSON.stringify([endpoint.baseUrl, endpoint.apiKey, endpoint.timeoutMs, endpoint.hostPolicy]);
@@ -171,7 +171,6 @@ function sdkFor(endpoint: JudgeEndpoint): OpenAI {
       maxRetries: 0,
       fetch: guardedFetch(endpoint.hostPolicy),
     });
-    if (sdkClients.size >= MAX_CACHED_CLIENTS) sdkClients.delete(sdkClients.keys().next().value!);
     sdkClients.set(key, sdk);
   }
   return sdk;

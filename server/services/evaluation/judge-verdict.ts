@@ -6,6 +6,7 @@
  * latency, cost, attempts). A call that fails for good stores nothing, so a later run retries it; an unparseable
  * reply is stored as "unparseable", never as a guess.
  */
+import { LRUCache } from "lru-cache";
 import { withTransaction, type Db } from "../../../db/database";
 import { findVerdict, upsertVerdict, type PublicJudgeConfig, type VerdictValues } from "../../../db/repositories/evaluation/verdicts";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
@@ -62,21 +63,18 @@ type TrajectoryData = { detail: NonNullable<Awaited<ReturnType<typeof getTraject
 
 /** A small least-recently-used cache of trajectories for one batch run. */
 export class TrajectoryCache {
-  private readonly entries = new Map<number, TrajectoryData>();
-  constructor(private readonly capacity = 32) {}
+  private readonly entries: LRUCache<number, TrajectoryData>;
+  constructor(capacity = 32) {
+    this.entries = new LRUCache({ max: capacity });
+  }
 
   async get(db: Db, trajectoryId: number): Promise<TrajectoryData | undefined> {
     const hit = this.entries.get(trajectoryId);
-    if (hit) {
-      this.entries.delete(trajectoryId);
-      this.entries.set(trajectoryId, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const detail = await getTrajectoryDetail(db, trajectoryId);
     if (!detail) return undefined;
     const data = { detail, shots: await getStepScreenshots(db, trajectoryId) };
     this.entries.set(trajectoryId, data);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
     return data;
   }
 }

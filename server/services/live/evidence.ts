@@ -3,6 +3,7 @@
  * during the step (from the trajectory's HAR, placed on steps by their start times), the tabs that were open, and the
  * exact prompt the policy sent. Researchers only: the router keeps it from anyone labelling blind.
  */
+import { LRUCache } from "lru-cache";
 import type { Db } from "../../../db/database";
 import { stepEvidenceAt, stepEvidenceOf, trajectoryHarOf } from "../../../db/repositories/live/evidence";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
@@ -25,7 +26,7 @@ interface HarEntry {
 }
 
 const MAX_REQUESTS_SHOWN = 300;
-const parsed = new Map<string, NetworkRequest[]>();
+const parsed = new LRUCache<string, NetworkRequest[]>({ max: 20 });
 
 async function harRequests(store: ScreenshotStore, hash: string): Promise<NetworkRequest[]> {
   const cached = parsed.get(hash);
@@ -44,7 +45,6 @@ async function harRequests(store: ScreenshotStore, hash: string): Promise<Networ
     };
   });
   out.sort((a, b) => a.startedAt - b.startedAt);
-  if (parsed.size > 20) parsed.delete(parsed.keys().next().value!);
   parsed.set(hash, out);
   return out;
 }
