@@ -186,6 +186,26 @@ describeEachBackend("labels import: workbooks, wide tables, unmatched rows", (ba
     expect(names).not.toContain("Fmt");
   }, 300_000);
 
+  it("refuses a chosen sheet, or a CSV, that has its header and no rows: nothing to import is said, not reported as done", async () => {
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet("Human evaluation").addRow(["Task", "Evaluator1", "Overall1", "Evaluator2", "Overall2", "Carol"]);
+    const book = write("header-only.xlsx", new Uint8Array(await wb.xlsx.writeBuffer()));
+    const mapping = write("wide-empty.json", JSON.stringify(wideMapping));
+    for (const dryRun of [["--dry-run"], []]) {
+      const run = await cli(["labels", "import", book, "--mapping", mapping, "--sheet", "1", "--new-campaign", "Empty sheet", ...dryRun]);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`header-only.xlsx (sheet "Human evaluation") has a header row and no rows below it: there is nothing to import`);
+    }
+    const csv = write("header-only.csv", "annotator,task,verdict\n");
+    const csvMapping = write("header-only.json", JSON.stringify({ annotator: "annotator", verdict: "verdict", taskId: "task" }));
+    const fromCsv = await cli(["labels", "import", csv, "--mapping", csvMapping, "--new-campaign", "Empty csv"]);
+    expect(fromCsv.code).toBe(1);
+    expect(fromCsv.stderr).toContain("header-only.csv has a header row and no rows below it");
+    const names = JSON.parse((await cli(["labels", "campaigns", "--json"])).stdout).campaigns.map((c: { name: string }) => c.name);
+    expect(names).not.toContain("Empty sheet");
+    expect(names).not.toContain("Empty csv");
+  }, 300_000);
+
   it("takes the workbook from the campaign page: a worker reads the chosen sheet with the wide mapping, as the command line does", async () => {
     const researcher = await callerWithRole(ctx, "researcher");
     const xlsxBase64 = Buffer.from(await studyWorkbook()).toString("base64");

@@ -361,6 +361,10 @@ export function readLabelRows(table: CsvTable, mapping: LabelImportMapping, sour
       );
   }
 
+  if (table.rows.length === 0) {
+    // A header alone is usually the wrong sheet or an export cut short; "0 labels imported" would read as done.
+    throw new LabelImportError(`${source} has a header row and no rows below it: there is nothing to import`);
+  }
   const rows: ImportedLabelRow[] = [];
   const skipped: LabelRowsRead["skipped"] = [];
   table.rows.forEach((fields, r) => {
