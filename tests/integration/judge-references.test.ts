@@ -200,6 +200,20 @@ describeEachBackend("judge references and splits by task attribute", (backend) =
     );
   });
 
+  it("counts a campaign's split keys over its own trajectories: another campaign's tasks without the attribute add no '(not given)' group", async () => {
+    // Two trajectories outside the campaign, of tasks that carry no attributes.
+    await seedTrajectories(ctx.db, 2, { taskSet: "Other set", taskIds: ["other-1", "other-2"] });
+    const lang = (o: Awaited<ReturnType<typeof analyticsOptions>>) => o.splitKeys.find((k) => k.key === "attr:lang");
+    expect(lang(await analyticsOptions(ctx.db))).toEqual({ key: "attr:lang", label: "lang", values: 3 });
+    expect(lang(await analyticsOptions(ctx.db, { campaignId }))).toEqual({ key: "attr:lang", label: "lang", values: 2 });
+    // The campaign's own split has exactly those two groups.
+    const split = (await humanAgreement(ctx.db, campaignId, "lang")).split!;
+    expect(split.rows.map((r) => [r.label, r.items])).toEqual([
+      ["en", 6],
+      ["zh", 6],
+    ]);
+  });
+
   it("npm run cli -- agreement judges prints each evaluator's n, agreement, κ and interval, per group with --by", async () => {
     const env =
       backend === "postgres"

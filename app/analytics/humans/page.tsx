@@ -30,7 +30,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
   const asked = positiveInt(getParam(sp, "campaign"));
   const { campaign } = chooseHumansCampaign(campaigns, asked)!;
   const level: AgreementLevel = getParam(sp, "level") === "verdict" ? "verdict" : "label";
-  const options = await caller.analytics.options();
+  const options = await caller.analytics.options({ campaignId: campaign.id });
   const by = getParam(sp, "by")?.slice(0, 200) || undefined;
   const result = await caller.analytics.humans({ campaignId: campaign.id, by });
   const view = prepareHumans(result, level);

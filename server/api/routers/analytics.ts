@@ -61,7 +61,9 @@ const judgeOptions = {
 export const MAX_CSV_CHARS = 10_000_000;
 
 export const analyticsRouter = createTRPCRouter({
-  options: researcherProcedure.query(async ({ ctx }) => await analyticsOptions(ctx.db)),
+  options: researcherProcedure
+    .input(z.object({ campaignId: id.optional() }).optional())
+    .query(async ({ ctx, input }) => await analyticsOptions(ctx.db, { campaignId: input?.campaignId })),
 
   overview: researcherProcedure
     .input(z.object({ ...common, difficulty: z.enum(DIFFICULTY_DIMENSIONS).default("overall"), by: judgeOptions.by }))

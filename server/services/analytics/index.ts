@@ -6,7 +6,7 @@
 import type { Db } from "../../../db/database";
 import { listTaskSetNames } from "../../../db/repositories/analytics";
 import { runNames } from "./common";
-import { getFacts } from "./dataset";
+import { getCampaignLabels, getFacts, type TrajectoryFacts } from "./dataset";
 import { campaignList } from "./humans";
 import { annotatorsByCampaign } from "./references";
 import { splitKeyOptions } from "./splits";
@@ -43,8 +43,19 @@ export { revealAgreement, type RevealAgreementResult, type RevealEvaluatorMeasur
 export { clearAnalyticsCache, type Scope } from "./dataset";
 export type { RateCell } from "./common";
 
-/** Choices for the analytics filter bar. */
-export async function analyticsOptions(db: Db) {
+/** The facts rows of a campaign's labelled trajectories (what its human agreement views are computed over). */
+async function campaignRows(db: Db, facts: TrajectoryFacts, campaignId: number): Promise<Int32Array> {
+  const ids = (await getCampaignLabels(db, campaignId)).col.trajectoryId;
+  const rows = new Set<number>();
+  for (const id of ids) {
+    const r = facts.rowOf(id);
+    if (r >= 0) rows.add(r);
+  }
+  return Int32Array.from(rows);
+}
+
+/** Choices for the analytics filter bar; split keys counted over one campaign's trajectories when `campaignId` is given. */
+export async function analyticsOptions(db: Db, scope: { campaignId?: number } = {}) {
   const facts = await getFacts(db);
   const sites = [...facts.sites].sort((a, b) => a.localeCompare(b));
   let noSite = false;
@@ -57,7 +68,7 @@ export async function analyticsOptions(db: Db) {
     hasTrajectoriesWithoutSite: noSite,
     campaigns: await campaignList(db),
     /** What views can be split by: site, run, task set, difficulty dimensions and the task attributes sources carried. */
-    splitKeys: splitKeyOptions(facts),
+    splitKeys: splitKeyOptions(facts, scope.campaignId === undefined ? undefined : await campaignRows(db, facts, scope.campaignId)),
     /** Annotators with labels, and the campaigns they labelled in, for "against annotator X" references. */
     annotators: await annotatorsByCampaign(db),
   };

@@ -39,11 +39,16 @@ export interface SplitKeyOption {
 
 const NOT_GIVEN = "(not given)";
 
-/** Every key a view can be split by, with the number of groups each gives. */
-export function splitKeyOptions(facts: TrajectoryFacts): SplitKeyOption[] {
+/**
+ * Every key a view can be split by, with the number of groups each gives among `rows` (facts rows; all of them when
+ * not given). A view of one campaign counts its own trajectories: a "not given" group that only other campaigns'
+ * trajectories have would be a split the view cannot show.
+ */
+export function splitKeyOptions(facts: TrajectoryFacts, rows?: Int32Array): SplitKeyOption[] {
   const distinct = (code: Int32Array) => {
     const seen = new Set<number>();
-    for (let r = 0; r < facts.n; r++) seen.add(code[r]!);
+    if (rows) for (const r of rows) seen.add(code[r]!);
+    else for (let r = 0; r < facts.n; r++) seen.add(code[r]!);
     return seen.size;
   };
   const out: SplitKeyOption[] = [
