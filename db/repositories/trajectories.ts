@@ -691,8 +691,11 @@ export async function listTrajectoriesPage(
   return { rows: ids.map((id) => byId.get(id)!).filter(Boolean), total };
 }
 
-/** How many trajectories there are in all (within what a viewer may browse): the "of N" in "312 of 4,901 match". */
-export async function countTrajectories(db: Db, scope: Pick<TrajectoryFilter, "visibleToAnnotator" | "notBlindFor"> = {}): Promise<number> {
+/**
+ * How many trajectories there are in all (within what a viewer may browse): the "of N" in "312 of 4,901 match"; or
+ * how many a filter selects.
+ */
+export async function countTrajectories(db: Db, scope: TrajectoryFilter = {}): Promise<number> {
   const { trajectories } = tablesOf(db);
   const row = await first(
     db

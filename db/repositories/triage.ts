@@ -32,6 +32,8 @@ export interface TriageFilter {
   verdict?: "success" | "failure" | "unparseable" | "not_evaluable" | "none";
   agreement?: "agree" | "disagree" | "no_human";
   rule?: "success" | "failure" | "not_evaluable" | "none";
+  /** Trajectories of tasks flagged in the validity ledger: left out, kept (absent) or alone. */
+  flagged?: "exclude" | "include" | "only";
 }
 
 /** The evaluator a filter names; a malformed one is an error, not a silently dropped filter. */
@@ -100,8 +102,13 @@ export function triageConditions(f: TriageFilter): SQL[] {
   }
   if (f.rule === "none") conds.push(sql`${ID} not in ${ruleIds()}`);
   else if (f.rule) conds.push(sql`${ID} in ${ruleIds(f.rule)}`);
+  if (f.flagged === "exclude") conds.push(sql`trajectories.task_id not in ${FLAGGED_TASK_IDS}`);
+  else if (f.flagged === "only") conds.push(sql`trajectories.task_id in ${FLAGGED_TASK_IDS}`);
   return conds;
 }
+
+/** Tasks whose newest revision in the validity ledger flags them (db/repositories/catalog/task-flags.ts). */
+const FLAGGED_TASK_IDS = sql`(select f.task_id from task_flags f where f.id in (select max(id) from task_flags group by task_id) and f.status <> 'valid')`;
 
 /**
  * The sort key for the human label or the chosen evaluator's verdict: failures first when ascending, then unsure or

@@ -17,7 +17,8 @@ export const changeCounters = sqliteTable("change_counters", {
 
 /** The tables with counters, and the columns whose updates count (inserts and deletes always count). */
 export const COUNTED_TABLES = {
-  tasks: ["site", "task_set_id", "difficulty"],
+  // Attributes split every view (server/services/analytics/splits.ts): a re-import that changes them must count.
+  tasks: ["site", "task_set_id", "difficulty", "attributes"],
   trajectories: ["run_id", "task_id", "step_count"],
   evaluator_verdicts: [
     "trajectory_id",
@@ -32,6 +33,8 @@ export const COUNTED_TABLES = {
   ],
   labels: ["campaign_id", "status", "annotator_key", "verdict", "category", "item_id", "trajectory_id", "first_failing_step"],
   consolidated_labels: ["campaign_id", "verdict", "category", "trajectory_id", "first_failing_step"],
+  // Revisions are only inserted; the update trigger is there for a hand edit of the ledger.
+  task_flags: ["task_id", "status"],
 } as const;
 
 export type CountedTable = keyof typeof COUNTED_TABLES;

@@ -11,3 +11,4 @@ export * from "./changes";
 export * from "./instance";
 export * from "./runner";
 export * from "./search";
+export * from "./validity";

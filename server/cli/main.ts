@@ -7,6 +7,7 @@ import { importCommand } from "./commands/import";
 import { exportCommand } from "./commands/export";
 import { statsCommand } from "./commands/stats";
 import { stepBudgetCommand } from "./commands/step-budget";
+import { taskValidityCommand } from "./commands/task-validity";
 import { migrateCommand } from "./commands/migrate";
 import { migrateStoreCommand } from "./commands/migrate-store";
 import { agreementCommand, agreementVectorsCommand } from "./commands/agreement";
@@ -50,6 +51,7 @@ export const COMMANDS: CliCommand[] = [
   deploymentProfileCommand,
   gcScreenshotsCommand,
   stepBudgetCommand,
+  taskValidityCommand,
 ];
 
 function help(io: CliIO): void {

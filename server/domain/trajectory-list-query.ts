@@ -28,6 +28,11 @@ export const VERDICT_FILTERS = ["success", "failure", "unparseable", "not_evalua
 export const RULE_FILTERS = ["success", "failure", "not_evaluable", "none"] as const;
 /** Humans' consolidated success/failure against the chosen evaluator's success/failure. */
 export const AGREEMENT_FILTERS = ["agree", "disagree", "no_human"] as const;
+/**
+ * Trajectories of tasks flagged in the task validity ledger: left out of a researcher's list (`exclude`, the default) unless `include`d;
+ * `only` lists just them.
+ */
+export const FLAGGED_FILTERS = ["exclude", "include", "only"] as const;
 /** A sample can be drawn in proportion from each run or each site. */
 export const SAMPLE_STRATA = ["run", "site"] as const;
 /** Largest random sample the list draws (a campaign of more is made from the filter itself). */
@@ -91,6 +96,7 @@ export const trajectoryListInput = z.object({
   verdict: z.enum(VERDICT_FILTERS).optional(),
   agreement: z.enum(AGREEMENT_FILTERS).optional(),
   rule: z.enum(RULE_FILTERS).optional(),
+  flagged: z.enum(FLAGGED_FILTERS).optional(),
   /** A seeded random sample of `sample` trajectories among those the filters select (optionally stratified). */
   sample: z.number().int().positive().max(MAX_SAMPLE).optional(),
   seed: z.number().int().nonnegative().max(MAX_SEED).optional(),
@@ -125,6 +131,7 @@ const URL_KEYS = {
   verdict: "verdict",
   agreement: "agree",
   rule: "rule",
+  flagged: "flagged",
   sample: "sample",
   seed: "seed",
   strata: "strata",
@@ -195,6 +202,7 @@ export function parseTrajectoryListParams(sp: SearchParamsLike): TrajectoryListQ
     verdict: hasEvaluator ? oneOf(VERDICT_FILTERS, getParam(sp, URL_KEYS.verdict)) : undefined,
     agreement: hasEvaluator ? oneOf(AGREEMENT_FILTERS, getParam(sp, URL_KEYS.agreement)) : undefined,
     rule: oneOf(RULE_FILTERS, getParam(sp, URL_KEYS.rule)),
+    flagged: oneOf(FLAGGED_FILTERS, getParam(sp, URL_KEYS.flagged)),
     sample,
     seed: sample !== undefined && seed !== undefined && seed <= MAX_SEED ? seed : undefined,
     strata: sample !== undefined ? oneOf(SAMPLE_STRATA, getParam(sp, URL_KEYS.strata)) : undefined,
@@ -265,6 +273,7 @@ export const TRIAGE_KEYS = [
   "verdict",
   "agreement",
   "rule",
+  "flagged",
 ] as const satisfies readonly (keyof TrajectoryListQuery)[];
 
 export function usesTriage(q: Partial<TrajectoryListQuery>): boolean {

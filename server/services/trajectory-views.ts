@@ -18,6 +18,7 @@ import {
   sitesOfSet,
 } from "../../db/repositories/catalog";
 import { consolidatedCategories, triageColumnsOf, type TriageColumns } from "../../db/repositories/triage";
+import { currentFlagsOf } from "../../db/repositories/catalog/task-flags";
 import { listEvaluatorSummaries } from "../../db/repositories/evaluation/verdicts";
 import {
   countTrajectories,
@@ -307,7 +308,9 @@ async function drawSample(db: Db, filter: TrajectoryFilter, spec: Required<Pick<
  * and judge batches made "from the list" take exactly these. More than `limit`: a ValidationError naming the count.
  */
 export async function matchingTrajectoryIds(db: Db, selection: SelectionFilter, limit = 1_000_000): Promise<number[]> {
-  const { sample, seed, strata, search, ...rest } = selection;
+  const { sample, seed, strata, search, ...asked } = selection;
+  // As the researcher's list showed it: trajectories of flagged tasks left out unless included.
+  const rest: TrajectoryFilter = { ...asked, flagged: asked.flagged === "include" ? undefined : (asked.flagged ?? "exclude") };
   // Campaigns and judge batches are made by researchers, who search everything.
   const filter: TrajectoryFilter = search && !rest.textSearch ? { ...rest, textSearch: scopeSearch(search, { wholeCatalog: true }) } : rest;
   checkTriageFilter(filter);
@@ -316,8 +319,28 @@ export async function matchingTrajectoryIds(db: Db, selection: SelectionFilter, 
   return ids;
 }
 
-/** A list row with, for researchers, its triage columns, and with a search, where the search matched it. */
-export type TriagedRow<R> = R & { triage?: TriageColumns; hits?: SearchHit[] };
+/**
+ * A list row with, for researchers, its triage columns and its task's flag in the validity ledger, and with a
+ * search, where the search matched it.
+ */
+export type TriagedRow<R> = R & { triage?: TriageColumns; hits?: SearchHit[]; taskFlag?: { status: string; reason: string } };
+
+/**
+ * The list's filter on the validity ledger, for researchers: trajectories of flagged tasks are left out unless the
+ * query includes them, and the page says how many were. Annotators never see flags: no filter, no count.
+ */
+async function ledgerFilter(db: Db, filter: TrajectoryFilter, triage: boolean) {
+  if (!triage) return { filter: { ...filter, flagged: undefined }, flaggedHidden: null };
+  if (filter.flagged === "include") return { filter: { ...filter, flagged: undefined }, flaggedHidden: null };
+  if (filter.flagged === "only") return { filter, flaggedHidden: null };
+  return { filter: { ...filter, flagged: "exclude" as const }, flaggedHidden: await countTrajectories(db, { ...filter, flagged: "only" }) };
+}
+
+/** The current flag of each row's task, for researchers' rows (none for a task without a flag or cleared). */
+async function taskFlagsOf(db: Db, taskIds: number[]): Promise<Map<number, { status: string; reason: string }>> {
+  const flags = await currentFlagsOf(db, [...new Set(taskIds)]);
+  return new Map(flags.filter((f) => f.status !== "valid").map((f) => [f.taskId, { status: f.status, reason: f.reason }]));
+}
 
 /**
  * One page of the list. With `triage` (researchers and admins), each row also carries its human label, item state,
@@ -325,8 +348,9 @@ export type TriagedRow<R> = R & { triage?: TriageColumns; hits?: SearchHit[] };
  * scope, for "312 of 4,901 match"; `sample` says what a sample was drawn from and with which seed.
  */
 export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: { triage?: boolean } = {}) {
-  const { sort, dir, page, pageSize, sample, seed, strata, search: _search, ...filter } = q;
-  checkTriageFilter(filter);
+  const { sort, dir, page, pageSize, sample, seed, strata, search: _search, ...asked } = q;
+  checkTriageFilter(asked);
+  const { filter, flaggedHidden } = await ledgerFilter(db, asked, opts.triage === true);
   let pageFilter: TrajectoryFilter = filter;
   let drawn: { size: number; seed: number; strata: "run" | "site" | null; from: number } | null = null;
   if (sample !== undefined) {
@@ -344,6 +368,12 @@ export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: {
       )
     : undefined;
   const all = await countTrajectories(db, { visibleToAnnotator: filter.visibleToAnnotator, notBlindFor: filter.notBlindFor });
+  const flags = opts.triage
+    ? await taskFlagsOf(
+        db,
+        rows.map((r) => r.taskId),
+      )
+    : undefined;
   const hits = filter.textSearch
     ? await hitsOf(
         db,
@@ -352,8 +382,14 @@ export async function listTrajectoryPage(db: Db, q: TrajectoryListQuery, opts: {
       )
     : undefined;
   return {
-    rows: rows.map((r): TriagedRow<typeof r> => ({ ...r, ...(columns ? { triage: columns.get(r.id) } : {}), ...(hits ? { hits: hits.get(r.id) ?? [] } : {}) })),
+    rows: rows.map((r): TriagedRow<typeof r> => ({
+      ...r,
+      ...(columns ? { triage: columns.get(r.id) } : {}),
+      ...(hits ? { hits: hits.get(r.id) ?? [] } : {}),
+      ...(flags?.has(r.taskId) ? { taskFlag: flags.get(r.taskId) } : {}),
+    })),
     total,
+    flaggedHidden,
     all,
     sample: drawn,
     page,

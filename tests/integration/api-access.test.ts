@@ -32,6 +32,8 @@ const POLICY: [RegExp, Access][] = [
   [/^campaigns\./, "researcher"],
   [/^labelling\./, "signedIn"],
   [/^(taskSets|runs)\./, "researcher"],
+  // The task validity ledger: researchers and admins flag tasks; annotators never see flags.
+  [/^tasks\.(validity|flag)$/, "researcher"],
   [/^(trajectories|tasks)\./, "signedIn"],
   [/^judge\.verdicts\.(forTrajectory|panel)$/, "signedIn"],
   [/^judge\.endpointSettings\./, "admin"],

@@ -74,6 +74,13 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       expect(await step(() => run(sql`update tasks set site = 'Elsewhere' where id = (select task_id from trajectories where id = ${fx.ids.T2})`))).toEqual([
         "tasks",
       ]);
+      // Attributes split every view: a re-import that changes them must make the cached splits stale.
+      const taskOfT2 = sql`(select task_id from trajectories where id = ${fx.ids.T2})`;
+      expect(await step(() => run(sql`update tasks set attributes = '{"lang":"de"}' where id = ${taskOfT2}`))).toEqual(["tasks"]);
+      // A flag in the validity ledger changes which trajectories count.
+      expect(await step(() => run(sql`insert into task_flags (task_id, status, reason, user_name) values (${taskOfT2}, 'broken', 'gone', 'R')`))).toEqual([
+        "task_flags",
+      ]);
       expect(await step(() => run(sql`update evaluator_verdicts set rationale = 'why' where evaluator_key = ${fx.judgeKey}`))).toEqual([]);
       // Judge measures read the sample counts and first failing steps: updates of those count too.
       expect(await step(() => run(sql`update evaluator_verdicts set sample_count = 3 where evaluator_key = ${fx.judgeKey}`))).toEqual(["evaluator_verdicts"]);

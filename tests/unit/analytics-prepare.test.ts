@@ -139,6 +139,7 @@ function overview(): OverviewResult {
   const h = (s: number, n: number, site: string, runId?: number) => cell(s, n, { sel: { site, runId } });
   return {
     scope: {},
+    flagged: { tasks: 0, trajectories: 0, included: false },
     campaignId: null,
     unparseable: "exclude",
     difficulty: "overall",
@@ -286,6 +287,7 @@ describe("judge agreement", () => {
       referenceLabels: 40,
       reference: { spec: { kind: "majority" as const }, description: "the majority of the annotators", labels: 40, ties: 2, unsure: 0 },
       split: { by: "attr:lang", title: "lang" },
+      flagged: { tasks: 0, trajectories: 0, included: false },
       judges: [
         judge("j1", [{ key: "attr:lang=en", label: "en", kappa: 0.5 }]),
         judge("j2", [

@@ -38,6 +38,8 @@ export const analyticsScopeInput = z
     taskSetId: id.optional(),
     runId: id.optional(),
     site: z.string().max(500).nullable().optional(),
+    /** Count trajectories of tasks flagged in the validity ledger too; left out by default. */
+    includeFlagged: z.boolean().optional(),
   })
   .strict();
 
@@ -111,8 +113,8 @@ export const analyticsRouter = createTRPCRouter({
   campaigns: researcherProcedure.query(async ({ ctx }) => await campaignList(ctx.db)),
 
   humans: researcherProcedure
-    .input(z.object({ campaignId: id, by: judgeOptions.by }))
-    .query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId, input.by)),
+    .input(z.object({ campaignId: id, by: judgeOptions.by, includeFlagged: z.boolean().optional() }))
+    .query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId, input.by, { includeFlagged: input.includeFlagged })),
 
   humanConsensus: researcherProcedure
     .input(z.object({ campaignId: id, level: z.enum(["verdict", "label"]).default("label") }))

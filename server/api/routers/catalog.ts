@@ -6,6 +6,8 @@
 import { z } from "zod";
 import { runList, runOverview, taskSetList, taskSetOverview } from "../../services/trajectory-views";
 import { assertSeesWholeCatalog, taskForViewer } from "../../services/annotation";
+import { flagTask, taskValidity } from "../../services/catalog";
+import { taskFlagInputSchema } from "../../domain/catalog/task-validity";
 import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
 const byId = z.object({ id: z.number().int().positive() });
@@ -32,6 +34,12 @@ export const taskSetsRouter = createTRPCRouter({
 
 export const tasksRouter = createTRPCRouter({
   byId: authedProcedure.input(byId).query(async ({ ctx, input }) => taskForViewer(ctx.db, ctx.actor, input.id)),
+
+  /** A task's validity ledger: every revision, oldest first, and the current one (researchers and admins). */
+  validity: researcherProcedure.input(byId).query(async ({ ctx, input }) => taskValidity(ctx.db, ctx.actor, input.id)),
+
+  /** Flags a task broken, outdated, ambiguous or with a wrong reference, or clears it (`valid`): a new revision. */
+  flag: researcherProcedure.input(taskFlagInputSchema).mutation(async ({ ctx, input }) => flagTask(ctx.db, ctx.actor, input)),
 });
 
 export const runsRouter = createTRPCRouter({

@@ -33,6 +33,8 @@ export const selectionSchema = z
     taskSetId: id.optional(),
     runId: id.optional(),
     site: shortText.nullable().optional(),
+    /** Trajectories of tasks flagged in the validity ledger count too (they are left out unless this is true). */
+    includeFlagged: z.boolean().optional(),
     difficulty: z
       .object({ dim: z.enum(DIFFICULTY_DIMENSIONS), value: shortText.nullable() })
       .strict()

@@ -24,6 +24,7 @@ import {
   verdictsChangedSince,
   type ChangedVerdict,
 } from "../../../db/repositories/analytics";
+import { flaggedTasks } from "../../../db/repositories/catalog/task-flags";
 import { VERDICT_REMOVALS_COUNTER, type ChangeCounter, type CountedTable } from "../../../db/schema/changes";
 import type { ReferenceSpec } from "../../domain/analytics/reference";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
@@ -48,6 +49,11 @@ export interface TrajectoryFacts {
   /** 1 = infrastructure error, 2 = blocked: not the agent's attempt, left out of every scope and counted apart. */
   notAttempted: Uint8Array;
   /**
+   * 1 = the trajectory's task is flagged in the validity ledger (broken, outdated, ambiguous, wrong reference): left
+   * out of every scope unless the scope includes flagged tasks, and counted apart.
+   */
+  flagged: Uint8Array;
+  /**
    * Task attributes (the source's own task fields, e.g. `lang`), by name: each row's value as a code into `values`,
    * -1 when its task does not carry the attribute. Names in code-unit order.
    */
@@ -55,11 +61,12 @@ export interface TrajectoryFacts {
 }
 
 export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
-  const [t, tr, notAttemptedRows, taskAttributes] = await Promise.all([
+  const [t, tr, notAttemptedRows, taskAttributes, flags] = await Promise.all([
     loadTaskColumns(db),
     loadTrajectoryColumns(db),
     notAttemptedTrajectories(db),
     loadTaskAttributes(db),
+    flaggedTasks(db),
   ]);
   let maxTask = 0;
   for (const v of t.col.id) if (v > maxTask) maxTask = v;
@@ -78,6 +85,9 @@ export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
     for (const d of DIFFICULTY_DIMENSIONS) difficulty[d][r] = row >= 0 ? t.col[d][row]! : -1;
     if (tr.col.id[r]! > maxId) maxId = tr.col.id[r]!;
   }
+  const flaggedTask = new Set(flags.map((f) => f.taskId));
+  const flagged = new Uint8Array(n);
+  if (flaggedTask.size) for (let r = 0; r < n; r++) if (flaggedTask.has(tr.col.taskId[r]!)) flagged[r] = 1;
   const index = new Int32Array(maxId + 1).fill(-1);
   tr.col.id.forEach((v, r) => (index[v] = r));
   const notAttempted = new Uint8Array(n);
@@ -110,6 +120,7 @@ export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
   );
   return {
     notAttempted,
+    flagged,
     attributes,
     n,
     id: tr.col.id,
@@ -130,6 +141,8 @@ export interface Scope {
   runId?: number;
   /** null = tasks without a site. */
   site?: string | null;
+  /** Count trajectories of tasks flagged in the validity ledger too (left out by default). */
+  includeFlagged?: boolean;
 }
 
 /** 1 for rows inside the scope. */
@@ -137,6 +150,8 @@ export function scopeMask(facts: TrajectoryFacts, scope: Scope): Uint8Array {
   const mask = new Uint8Array(facts.n).fill(1);
   // An infrastructure error or a blocked page is not the agent's success or failure.
   for (let r = 0; r < facts.n; r++) if (facts.notAttempted[r]) mask[r] = 0;
+  // A flagged task (broken, outdated, ambiguous, wrong reference) says nothing about the agent or the judge.
+  if (!scope.includeFlagged) for (let r = 0; r < facts.n; r++) if (facts.flagged[r]) mask[r] = 0;
   if (scope.taskSetId !== undefined) for (let r = 0; r < facts.n; r++) if (facts.taskSetId[r] !== scope.taskSetId) mask[r] = 0;
   if (scope.runId !== undefined) for (let r = 0; r < facts.n; r++) if (facts.runId[r] !== scope.runId) mask[r] = 0;
   if (scope.site !== undefined) {
@@ -164,8 +179,37 @@ export function notAttemptedInScope(facts: TrajectoryFacts, scope: Scope): { inf
   return out;
 }
 
+export interface FlaggedCount {
+  tasks: number;
+  trajectories: number;
+  /** The scope counts them (the toggle is off); otherwise they are left out. */
+  included: boolean;
+}
+
+/**
+ * What the validity ledger takes out of a scope: the flagged tasks and their trajectories that would otherwise count
+ * (attempted, inside the scope's set, run and site), or would be taken out had the scope not included them.
+ */
+export function flaggedInScope(facts: TrajectoryFacts, scope: Scope): FlaggedCount {
+  const inScope = scopeMask(facts, { ...scope, includeFlagged: true });
+  const tasks = new Set<number>();
+  let trajectories = 0;
+  for (let r = 0; r < facts.n; r++) {
+    if (!inScope[r] || !facts.flagged[r]) continue;
+    trajectories++;
+    tasks.add(facts.taskId[r]!);
+  }
+  return { tasks: tasks.size, trajectories, included: scope.includeFlagged === true };
+}
+
+/** Both counts of what a scope leaves out: trajectories the agent never got to try, and flagged tasks. */
+export function leftOutOfScope(facts: TrajectoryFacts, scope: Scope): { notCounted: { infraErrors: number; blocked: number }; flagged: FlaggedCount } {
+  return { notCounted: notAttemptedInScope(facts, scope), flagged: flaggedInScope(facts, scope) };
+}
+
 export function scopeOf(sel: Selection): Scope {
   const s: Scope = {};
+  if (sel.includeFlagged) s.includeFlagged = true;
   if (sel.taskSetId !== undefined) s.taskSetId = sel.taskSetId;
   if (sel.runId !== undefined) s.runId = sel.runId;
   if (sel.site !== undefined) s.site = sel.site;
@@ -411,7 +455,7 @@ export function evaluatorKindOf(key: string): EvaluatorKind {
 const MAX_CACHED = 12;
 
 /** What each kind of cached data is read from; rows are facts rows, so everything indexed by them depends on facts. */
-const FACTS_TABLES: CountedTable[] = ["tasks", "trajectories"];
+const FACTS_TABLES: CountedTable[] = ["tasks", "trajectories", "task_flags"];
 const REFERENCE_TABLES: CountedTable[] = [...FACTS_TABLES, "consolidated_labels"];
 const VERDICT_TABLES: CountedTable[] = [...FACTS_TABLES, "evaluator_verdicts"];
 const LABEL_TABLES: CountedTable[] = ["labels"];

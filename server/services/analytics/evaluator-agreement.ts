@@ -39,6 +39,7 @@ import {
   REF_SUCCESS,
   REF_TIE,
   REF_UNSURE,
+  flaggedInScope,
   sameIdentity,
   scopeMask,
   scopeSelection,
@@ -46,6 +47,7 @@ import {
   V_NOT_EVALUABLE,
   V_SUCCESS,
   V_UNPARSEABLE,
+  type FlaggedCount,
   type Reference,
   type Scope,
   type VerdictSet,
@@ -292,6 +294,8 @@ export interface JudgeListResult {
   /** The split asked for (`by`), resolved, with its title; null when none. */
   split: { by: string; title: string } | null;
   judges: JudgeSummary[];
+  /** Tasks flagged in the validity ledger and their trajectories, left out unless the scope includes them. */
+  flagged: FlaggedCount;
 }
 
 /** Every evaluator setting with verdicts in scope, against the human reference (and per group of a split). */
@@ -324,6 +328,7 @@ export async function judgeAgreementList(db: Db, input: JudgeAgreementInput): Pr
     reference,
     split: split ? { by: split.by, title: split.title } : null,
     judges,
+    flagged: flaggedInScope(facts, input.scope),
   };
 }
 
@@ -364,6 +369,8 @@ export interface JudgeDetailInput extends JudgeAgreementInput {
 
 export interface JudgeDetailResult {
   scope: Scope;
+  /** Tasks flagged in the validity ledger and their trajectories, left out unless the scope includes them. */
+  flagged: FlaggedCount;
   campaignId: number | null;
   unparseable: UnparseablePolicy;
   evaluatorKey: string;
@@ -478,6 +485,7 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
 
   return {
     scope: input.scope,
+    flagged: flaggedInScope(facts, input.scope),
     campaignId: input.campaignId ?? null,
     unparseable: input.unparseable,
     evaluatorKey: input.evaluatorKey,

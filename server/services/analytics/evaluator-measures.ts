@@ -385,6 +385,6 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
 
 /** The measures of every evaluator setting in scope; recomputed only after a write to the tables they come from. */
 export async function judgeMeasures(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasuresResult> {
-  const key = `judge-measures:${JSON.stringify([input.scope.taskSetId ?? null, input.scope.runId ?? null, input.scope.site === undefined ? "*" : input.scope.site, input.campaignId ?? null, input.unparseable, input.by ?? null])}`;
+  const key = `judge-measures:${JSON.stringify([input.scope.taskSetId ?? null, input.scope.runId ?? null, input.scope.site === undefined ? "*" : input.scope.site, input.campaignId ?? null, input.unparseable, input.by ?? null, input.scope.includeFlagged === true])}`;
   return cachedAnalytics(db, key, JUDGE_MEASURE_TABLES, () => compute(db, input));
 }

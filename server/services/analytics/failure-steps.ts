@@ -145,7 +145,7 @@ async function compute(db: Db, scope: Scope, campaignId: number | undefined): Pr
 }
 
 export async function failureStepAgreement(db: Db, input: { scope: Scope; campaignId?: number }): Promise<FailureStepResult> {
-  const key = `failure-steps:${JSON.stringify([input.scope.taskSetId ?? null, input.scope.runId ?? null, input.scope.site === undefined ? "*" : input.scope.site, input.campaignId ?? null])}`;
+  const key = `failure-steps:${JSON.stringify([input.scope.taskSetId ?? null, input.scope.runId ?? null, input.scope.site === undefined ? "*" : input.scope.site, input.campaignId ?? null, input.scope.includeFlagged === true])}`;
   // Human pairs come from the campaign labels as well.
   return cachedAnalytics(db, key, [...JUDGE_MEASURE_TABLES, "labels"], () => compute(db, input.scope, input.campaignId));
 }

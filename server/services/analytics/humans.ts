@@ -43,7 +43,7 @@ import { NotFoundError } from "../../errors";
 import { decisionTallies } from "../../../db/repositories/annotation/labels";
 import { tallyDecisions, type DecisionTally } from "../../domain/annotation/protocols";
 import { annotatorDisplayNames } from "./common";
-import { getCampaignLabels, getFacts, intervalMemoFor, type CampaignLabelColumns } from "./dataset";
+import { getCampaignLabels, getFacts, intervalMemoFor, type CampaignLabelColumns, type FlaggedCount } from "./dataset";
 import { resolveSplitKey, splitFacts } from "./splits";
 
 /** Pairs sharing fewer items than this are shown with their n but flagged (the CLI's matrix hides them). */
@@ -139,6 +139,8 @@ export interface HumanAgreementResult {
   disputedSel: Selection;
   /** α and Fleiss' κ per group of the split asked for (`by`); null when none. */
   split: { by: string; title: string; rows: HumanSplitRow[] } | null;
+  /** Labelled items whose task is flagged in the validity ledger (trajectories = items), left out unless included. */
+  flagged: FlaggedCount;
 }
 
 interface Grouped {
@@ -296,15 +298,34 @@ export interface HumanSplitRow {
   sel: Selection;
 }
 
-export async function humanAgreement(db: Db, campaignId: number, by?: string): Promise<HumanAgreementResult> {
+/**
+ * Items of a campaign left out of its agreement figures. Gold items: every annotator labels them, so they would count
+ * one trajectory as many times as there are annotators; they are measured against their known answer instead
+ * (annotator quality view). Items whose task is flagged in the validity ledger, unless asked to include them.
+ */
+async function itemsLeftOut(db: Db, l: CampaignLabelColumns, campaignId: number, includeFlagged: boolean) {
+  const gold = await goldItemIds(db, campaignId);
+  const facts = await getFacts(db);
+  const flaggedItems = new Set<number>();
+  const flaggedTasks = new Set<number>();
+  for (let i = 0; i < l.length; i++) {
+    const r = facts.rowOf(l.col.trajectoryId[i]!);
+    if (r < 0 || !facts.flagged[r] || gold.has(l.col.itemId[i]!)) continue;
+    flaggedItems.add(l.col.itemId[i]!);
+    flaggedTasks.add(facts.taskId[r]!);
+  }
+  const excluded = includeFlagged ? gold : new Set([...gold, ...flaggedItems]);
+  const flagged: FlaggedCount = { tasks: flaggedTasks.size, trajectories: flaggedItems.size, included: includeFlagged };
+  const base: Selection = includeFlagged ? { includeFlagged: true } : {};
+  return { excluded, items: (await campaignItemCount(db, campaignId)) - excluded.size, flagged, base };
+}
+
+export async function humanAgreement(db: Db, campaignId: number, by?: string, options: { includeFlagged?: boolean } = {}): Promise<HumanAgreementResult> {
   const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
-  // Gold items are left out of agreement: every annotator labels them, so they would count one trajectory as many
-  // times as there are annotators; they are measured against their known answer instead (annotator quality view).
-  const gold = await goldItemIds(db, campaignId);
-  const items = (await campaignItemCount(db, campaignId)) - gold.size;
   const l = await getCampaignLabels(db, campaignId);
-  const g = groupByItem(l, gold);
+  const { excluded, items, flagged, base } = await itemsLeftOut(db, l, campaignId, options.includeFlagged === true);
+  const g = groupByItem(l, excluded);
   const R = l.dict.annotatorKey.length;
   const annotatorNames = await annotatorDisplayNames(db, l.dict.annotatorKey);
   const memo = intervalMemoFor(db);
@@ -456,7 +477,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
     percent,
   });
 
-  const campaignSel: Selection = { campaign: { campaignId } };
+  const campaignSel: Selection = { ...base, campaign: { campaignId } };
   const pairCells = (tables: PairTables, k: number, level: "verdict" | "label"): PairCell[] => {
     const out: PairCell[] = [];
     for (let a = 0; a < R; a++) {
@@ -526,7 +547,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
     ];
   });
 
-  const split = by ? await splitHumanAgreement(db, { l, g, by, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames }) : null;
+  const split = by ? await splitHumanAgreement(db, { l, g, by, base, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames }) : null;
 
   return {
     campaign: {
@@ -563,8 +584,9 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string): P
     disputedTotal: disputedCount,
     disputed,
     sel: campaignSel,
-    disputedSel: { campaign: { campaignId, disagree: true } },
+    disputedSel: { ...base, campaign: { campaignId, disagree: true } },
     split,
+    flagged,
   };
 }
 
@@ -589,6 +611,7 @@ async function splitHumanAgreement(
     l: CampaignLabelColumns;
     g: Grouped;
     by: string;
+    base: Selection;
     campaignId: number;
     itemVerdictCounts: Int32Array;
     itemCombinedCounts: Int32Array;
@@ -596,7 +619,7 @@ async function splitHumanAgreement(
     combinedNames: string[];
   },
 ): Promise<NonNullable<HumanAgreementResult["split"]>> {
-  const { l, g, by, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames } = a;
+  const { l, g, by, base, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames } = a;
   const memo = intervalMemoFor(db);
   const facts = await getFacts(db);
   const groups = await splitFacts(db, facts, resolveSplitKey(facts, by));
@@ -618,7 +641,7 @@ async function splitHumanAgreement(
               items: members[i]!.length,
               verdict: levelFromItemCounts(itemVerdictCounts, 2, members[i]!, ["success", "failure"], memo),
               combined: levelFromItemCounts(itemCombinedCounts, KC, members[i]!, combinedNames, memo),
-              sel: { ...group.sel, campaign: { campaignId } },
+              sel: { ...base, ...group.sel, campaign: { campaignId } },
             },
           ]
         : [],

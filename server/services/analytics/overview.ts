@@ -36,7 +36,8 @@ import {
   REF_SUCCESS,
   REF_UNSURE,
   scopeMask,
-  notAttemptedInScope,
+  leftOutOfScope,
+  type FlaggedCount,
   scopeSelection,
   type Reference,
   type Scope,
@@ -84,6 +85,8 @@ export interface OverviewResult {
   trajectories: number;
   /** Trajectories of the scope left out of every rate: infrastructure errors and pages that blocked the agent. */
   notCounted: { infraErrors: number; blocked: number };
+  /** Tasks flagged in the validity ledger and their trajectories: left out unless the scope includes them. */
+  flagged: FlaggedCount;
   columns: OverviewColumn[];
   runs: RunName[];
   bySite: RateRow[];
@@ -328,7 +331,7 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
     unparseable: policy,
     difficulty: input.difficulty,
     trajectories: inScope,
-    notCounted: notAttemptedInScope(facts, input.scope),
+    ...leftOutOfScope(facts, input.scope),
     columns,
     runs,
     bySite,

@@ -1,0 +1,54 @@
+/**
+ * The task validity ledger's vocabulary and its export: what a researcher can say about a task, and the ledger as
+ * CSV or JSON. A task's state is its newest revision; `valid` clears an earlier flag.
+ */
+import { z } from "zod";
+import { formatCsv } from "../csv";
+
+export const TASK_FLAG_STATUSES = ["broken", "outdated", "ambiguous", "wrong_reference", "valid"] as const;
+export type TaskFlagStatus = (typeof TASK_FLAG_STATUSES)[number];
+
+export const TASK_FLAG_LABELS: Record<TaskFlagStatus, string> = {
+  broken: "Broken",
+  outdated: "Outdated",
+  ambiguous: "Ambiguous",
+  wrong_reference: "Wrong reference",
+  valid: "Valid (flag cleared)",
+};
+
+/** A revision as a researcher writes it. The evidence must be a web link, so it can be opened from the ledger. */
+export const taskFlagInputSchema = z
+  .object({
+    taskId: z.number().int().positive(),
+    status: z.enum(TASK_FLAG_STATUSES),
+    reason: z.string().trim().min(1, "Say why: a reason is required").max(2000),
+    evidenceUrl: z
+      .string()
+      .trim()
+      .max(2000)
+      .refine((s) => s === "" || /^https?:\/\/\S+$/i.test(s), "The evidence must be an http(s) link")
+      .optional(),
+  })
+  .strict();
+export type TaskFlagInput = z.infer<typeof taskFlagInputSchema>;
+
+export interface LedgerEntry {
+  taskSet: string;
+  benchmark: string;
+  taskId: number;
+  externalId: string;
+  revision: number;
+  status: string;
+  reason: string;
+  evidenceUrl: string | null;
+  by: string;
+  at: string;
+  current: boolean;
+}
+
+const COLUMNS: (keyof LedgerEntry)[] = ["taskSet", "benchmark", "taskId", "externalId", "revision", "status", "reason", "evidenceUrl", "by", "at", "current"];
+
+/** The ledger as CSV, one revision a line, a header naming the fields as the JSON export does. */
+export function ledgerCsv(entries: readonly LedgerEntry[]): string {
+  return formatCsv([COLUMNS, ...entries.map((e) => COLUMNS.map((c) => (e[c] === null ? "" : String(e[c]))))]);
+}
