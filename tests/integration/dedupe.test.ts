@@ -12,6 +12,10 @@ import { runCli } from "../../server/cli/main";
 import { importLabelsCsv } from "../../server/services/annotation";
 import { runImport } from "../../server/services/imports/ingest";
 import { dedupeTrajectories } from "../../server/services/imports/dedupe";
+import { dedupeJobHandler } from "../../server/services/imports/dedupe-job";
+import { DEDUPE_JOB_TYPE } from "../../server/services/imports/dedupe-jobs";
+import { runWorker } from "../../server/services/jobs/worker";
+import { getJob } from "../../db/repositories/jobs";
 import { collectStats } from "../../server/services/stats";
 import type { Actor } from "../../server/domain/access/actor";
 import { makeActor } from "../helpers/annotation-fixture";
@@ -191,18 +195,45 @@ describeEachBackend("dedupe", (backend) => {
     await expect(dedupeTrajectories(ctx.db, annotator, { dryRun: true })).rejects.toThrow(/merge duplicate trajectories/);
   }, 300_000);
 
-  it("the dashboard's procedures: admins see the dry run and merge; researchers are refused", async () => {
+  it("the dashboard's procedures queue the dry run and the merge for a worker: admins see and merge, researchers are refused", async () => {
     const { a, b } = await storedTwice();
     const researcher = await callerWithRole(ctx, "researcher");
-    await expect(researcher.imports.duplicates()).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(researcher.imports.dedupe()).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(researcher.imports.dedupe({ dryRun: true })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(researcher.imports.dedupe({ dryRun: false })).rejects.toMatchObject({ code: "FORBIDDEN" });
     const adminCaller = await callerWithRole(ctx, "admin");
-    const plan = await adminCaller.imports.duplicates();
+    const throughWorker = async (dryRun: boolean) => {
+      const before = (await collectStats(ctx.db)).trajectories;
+      const { jobId } = await adminCaller.imports.dedupe({ dryRun });
+      // Queued, not done in the request: nothing has changed until a worker takes it.
+      expect(await adminCaller.imports.dedupeJob({ id: jobId })).toMatchObject({ status: "queued", result: null });
+      expect((await collectStats(ctx.db)).trajectories).toBe(before);
+      await runWorker({ db: ctx.db, handlers: { [DEDUPE_JOB_TYPE]: dedupeJobHandler(ctx) }, concurrency: 1, untilIdle: true });
+      const job = await adminCaller.imports.dedupeJob({ id: jobId });
+      expect(job.status, job.error ?? "").toBe("succeeded");
+      // Only the admins read it: a researcher's poll finds no such job.
+      await expect(researcher.imports.dedupeJob({ id: jobId })).rejects.toMatchObject({ code: "FORBIDDEN" });
+      return job.result!;
+    };
+    const plan = await throughWorker(true);
     expect(plan).toMatchObject({ dryRun: true, merged: 3, left: 0 });
     expect(plan.groups[0]).toMatchObject({ kept: { id: a["Shop--1"] }, merged: [{ id: b["Shop--1"] }] });
     expect((await collectStats(ctx.db)).trajectories).toBe(6);
-    expect(await adminCaller.imports.dedupe()).toMatchObject({ dryRun: false, merged: 3 });
+    expect(await throughWorker(false)).toMatchObject({ dryRun: false, merged: 3 });
     expect((await collectStats(ctx.db)).trajectories).toBe(3);
-    expect((await adminCaller.imports.duplicates()).groups).toEqual([]);
+    expect((await throughWorker(true)).groups).toEqual([]);
+  }, 300_000);
+
+  it("a merge queued by an admin who is no longer one merges nothing", async () => {
+    await storedTwice();
+    const adminCaller = await callerWithRole(ctx, "admin");
+    const { jobId } = await adminCaller.imports.dedupe({ dryRun: false });
+    const job = await getJob(ctx.db, jobId);
+    const requestedBy = (job!.payload as { requestedBy: string }).requestedBy;
+    await rawRun(ctx.db, sql`update users set role = 'researcher' where id = ${requestedBy}`);
+    await runWorker({ db: ctx.db, handlers: { [DEDUPE_JOB_TYPE]: dedupeJobHandler(ctx) }, concurrency: 1, untilIdle: true });
+    const after = await getJob(ctx.db, jobId);
+    expect(after!.status).toBe("failed");
+    expect(after!.error).toMatch(/merge duplicate trajectories/);
+    expect((await collectStats(ctx.db)).trajectories).toBe(6);
   }, 300_000);
 });

@@ -1,12 +1,12 @@
 /**
  * Imports from the dashboard: what the Import page offers, an admin's import of a server path, and the status of
  * an import job (polled by the page for its progress bar and report), and an admin's merge of trajectories earlier
- * imports stored twice (a dry run to look first). Uploads go through POST /api/imports.
+ * imports stored twice (a dry run to look first), both run by a worker. Uploads go through POST /api/imports.
  */
 import { z } from "zod";
 import { importLimitsFromEnv } from "../../config";
 import { hasRole } from "../../domain/access/actor";
-import { dedupeTrajectories, importJobStatus, IMPORTERS, recentImports, resolveServerPath, startImport } from "../../services/imports";
+import { dedupeJob, importJobStatus, IMPORTERS, recentImports, resolveServerPath, startDedupe, startImport } from "../../services/imports";
 import { adminProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
 export const importsRouter = createTRPCRouter({
@@ -27,10 +27,11 @@ export const importsRouter = createTRPCRouter({
 
   status: researcherProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => importJobStatus(ctx, input.id)),
 
-  /** What `dedupe` would merge and leave, worked out and rolled back. */
-  duplicates: adminProcedure.query(async ({ ctx }) => dedupeTrajectories(ctx.db, ctx.actor, { dryRun: true })),
+  /** Queues a worker's dry run (what a merge would do, rolled back) or the merge of duplicate trajectories. */
+  dedupe: adminProcedure.input(z.object({ dryRun: z.boolean() })).mutation(async ({ ctx, input }) => ({ jobId: await startDedupe(ctx, ctx.actor, input) })),
 
-  dedupe: adminProcedure.mutation(async ({ ctx }) => dedupeTrajectories(ctx.db, ctx.actor)),
+  /** A queued dry run or merge, polled by the duplicates page: its status, then its report or why it failed. */
+  dedupeJob: adminProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => dedupeJob(ctx, ctx.actor, input.id)),
 
   startFromPath: adminProcedure.input(z.object({ path: z.string().max(4096), format: z.string().max(64).optional() })).mutation(async ({ ctx, input }) => {
     const real = await resolveServerPath(ctx, input.path);

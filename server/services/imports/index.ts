@@ -8,3 +8,4 @@ export { ImportRefusedError, runImport, type ImportReport } from "./ingest";
 export { cliUnpackDir, isZipFile, openZipSource, zipPathNamer } from "./zip-source";
 export { importJobStatus, newUploadPath, recentImports, resolveServerPath, startImport, uploadWhere } from "./jobs";
 export { dedupeTrajectories, type DedupeReport } from "./dedupe";
+export { dedupeJob, startDedupe, DEDUPE_JOB_TYPE } from "./dedupe-jobs";

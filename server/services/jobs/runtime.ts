@@ -6,7 +6,8 @@
  * - `judge`: judge calls of every batch (VERDICT_WORKER_JUDGE_CONCURRENCY at once; each batch also keeps to its own
  *   concurrency across all workers);
  * - `uploads`: work on what people uploaded: trajectory imports one at a time, and beside them, one at a time, the
- *   CSV files of agreement analyses and label imports (parsed in a thread of their own: ./threads.ts).
+ *   CSV files of agreement analyses and label imports (parsed in a thread of their own: ./threads.ts), and admins'
+ *   merges of duplicate trajectories.
  *
  * Lanes share the process but not their slots, so a long import never holds up a live run. A lane that fails stops
  * the others: the process ends, its running jobs go back to the queue, and whoever supervises it (the quick start's
@@ -21,6 +22,8 @@ import { CSV_AGREEMENT_JOB_TYPE } from "../analytics/csv-agreement";
 import { csvAgreementJobHandler } from "../analytics/csv-agreement-job";
 import { labelImportJobHandler } from "../annotation/label-import-job";
 import { LABEL_IMPORT_JOB_TYPE } from "../annotation/label-imports";
+import { dedupeJobHandler } from "../imports/dedupe-job";
+import { DEDUPE_JOB_TYPE } from "../imports/dedupe-jobs";
 import { runImportWorker } from "../imports/jobs";
 import { runJudgeWorker } from "../evaluation/judge-batches";
 import { runRunnerWorker } from "../live/worker";
@@ -107,7 +110,11 @@ export async function runJobWorker(opts: JobWorkerOptions): Promise<JobWorkerSum
       lane("uploads", () =>
         runWorker({
           db: ctx.db,
-          handlers: { [CSV_AGREEMENT_JOB_TYPE]: csvAgreementJobHandler(ctx), [LABEL_IMPORT_JOB_TYPE]: labelImportJobHandler(ctx) },
+          handlers: {
+            [CSV_AGREEMENT_JOB_TYPE]: csvAgreementJobHandler(ctx),
+            [LABEL_IMPORT_JOB_TYPE]: labelImportJobHandler(ctx),
+            [DEDUPE_JOB_TYPE]: dedupeJobHandler(ctx),
+          },
           concurrency: 1,
           signal: stop.signal,
           leaseMs: 30_000,

@@ -1,16 +1,14 @@
 import type { Metadata } from "next";
 import { ErrorPanel, PageHeader } from "../../../_components/ui";
 import { requirePageRole } from "../../../_lib/session";
-import { api } from "../../../_trpc/server";
 import { DuplicatesWorkspace } from "./_components/duplicates-workspace";
 
 export const metadata: Metadata = { title: "Duplicate trajectories" };
 
-/** Admins merge trajectories earlier imports stored twice; the page opens on what a merge would do. */
+/** Admins merge trajectories earlier imports stored twice; the page opens on what a merge would do (a worker works it out). */
 export default async function DuplicatesPage() {
   const { allowed } = await requirePageRole("admin");
   if (!allowed) return <ErrorPanel title="Admins only" message="Merging duplicate trajectories changes every campaign that holds them, so it is for admins." />;
-  const plan = await (await api()).imports.duplicates();
   return (
     <>
       <PageHeader
@@ -19,7 +17,7 @@ export default async function DuplicatesPage() {
         crumbs={[{ href: "/import", label: "Import" }]}
       />
       <div className="flex w-full flex-col gap-4 px-6 py-4">
-        <DuplicatesWorkspace plan={plan} />
+        <DuplicatesWorkspace />
       </div>
     </>
   );

@@ -1,19 +1,40 @@
 "use client";
 /**
- * The duplicates page: what a merge would do (worked out on the server and rolled back), each group of copies with
- * the one kept, those merged into it and those left with why, and the button that merges; afterwards the same
- * table says what was done.
+ * The duplicates page: what a merge would do (worked out by a worker and rolled back), each group of copies with
+ * the one kept, those merged into it and those left with why, and the button that merges (another worker job);
+ * afterwards the same table says what was done. Both read every imported trajectory, so neither runs in the web
+ * request: the page queues them and polls.
  */
-import { useMutation } from "@tanstack/react-query";
+import { useMutation, useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
-import { useRouter } from "next/navigation";
-import { useState } from "react";
+import { useEffect, useRef } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../../_trpc/client";
 import { formatCount, Stat } from "../../../../_components/ui";
+import { WaitingForWorker } from "../../../../_components/waiting-for-worker";
 
-type Report = inferRouterOutputs<AppRouter>["imports"]["duplicates"];
+type Report = NonNullable<inferRouterOutputs<AppRouter>["imports"]["dedupeJob"]["result"]>;
+
+/** A dry run or a merge as a worker job: started by `start`, polled until it has ended. */
+function useDedupeJob() {
+  const trpc = useTRPC();
+  const start = useMutation(trpc.imports.dedupe.mutationOptions());
+  const jobId = start.data?.jobId ?? null;
+  const unfinished = (data: { status: string } | undefined) => data === undefined || data.status === "queued" || data.status === "running";
+  const job = useQuery({
+    ...trpc.imports.dedupeJob.queryOptions({ id: jobId ?? 0 }),
+    enabled: jobId !== null,
+    refetchInterval: (q) => (unfinished(q.state.data) ? 500 : false),
+  });
+  return {
+    start,
+    working: start.isPending || (jobId !== null && unfinished(job.data)),
+    report: job.data?.result ?? null,
+    failure: start.error?.message ?? job.error?.message ?? job.data?.error ?? null,
+    queuedSince: job.data?.status === "queued" ? job.data.createdAt : null,
+  };
+}
 
 const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
 
@@ -81,14 +102,39 @@ function Summary({ report }: { report: Report }) {
   );
 }
 
-export function DuplicatesWorkspace({ plan }: { plan: Report }) {
-  const trpc = useTRPC();
-  const router = useRouter();
-  const merge = useMutation(trpc.imports.dedupe.mutationOptions());
-  const [done, setDone] = useState<Report | null>(null);
-  const report = done ?? plan;
+export function DuplicatesWorkspace() {
+  const plan = useDedupeJob();
+  const merge = useDedupeJob();
+  const asked = useRef(false);
+  const startPlan = plan.start.mutate;
+  useEffect(() => {
+    // Once per visit (React runs effects twice in development).
+    if (asked.current) return;
+    asked.current = true;
+    startPlan({ dryRun: true });
+  }, [startPlan]);
 
-  if (!plan.groups.length && !done) {
+  const done = merge.report;
+  const report = done ?? plan.report;
+  const failure = merge.failure ?? plan.failure;
+  if (!report) {
+    const queuedSince = plan.queuedSince ?? merge.queuedSince;
+    return (
+      <section className="panel px-4 py-3" data-testid="duplicates" aria-busy={!failure}>
+        {failure ? (
+          <p role="alert" className="text-[12.5px] text-rose-700">
+            {failure}
+          </p>
+        ) : (
+          <p role="status" className="text-[13px] text-zinc-700">
+            Working out what a merge would do: every imported trajectory is compared by its content…
+          </p>
+        )}
+        {queuedSince && <WaitingForWorker since={queuedSince} what="this comparison" />}
+      </section>
+    );
+  }
+  if (!report.groups.length && !done) {
     return (
       <section className="panel px-4 py-3" data-testid="duplicates">
         <p className="text-[13px] text-zinc-700">
@@ -103,25 +149,13 @@ export function DuplicatesWorkspace({ plan }: { plan: Report }) {
       <Summary report={report} />
       <div className="flex flex-wrap items-center gap-3">
         {!done && (
-          <button
-            type="button"
-            className="btn btn-on"
-            disabled={merge.isPending || plan.merged === 0}
-            onClick={() =>
-              merge.mutate(undefined, {
-                onSuccess: (r) => {
-                  setDone(r);
-                  router.refresh();
-                },
-              })
-            }
-          >
-            {merge.isPending ? "Merging…" : `Merge ${plural(plan.merged, "copy", "copies")}`}
+          <button type="button" className="btn btn-on" disabled={merge.working || report.merged === 0} onClick={() => merge.start.mutate({ dryRun: false })}>
+            {merge.working ? "Merging…" : `Merge ${plural(report.merged, "copy", "copies")}`}
           </button>
         )}
-        {merge.error && (
+        {failure && (
           <p role="alert" className="text-[12.5px] text-rose-700">
-            {merge.error.message}
+            {failure}
           </p>
         )}
         {report.left > 0 && (
@@ -130,6 +164,7 @@ export function DuplicatesWorkspace({ plan }: { plan: Report }) {
           </p>
         )}
       </div>
+      {merge.queuedSince && <WaitingForWorker since={merge.queuedSince} what="the merge" />}
       <GroupsTable report={report} />
     </section>
   );
