@@ -1,5 +1,5 @@
 /**
- * The app's route handlers (auth, tRPC, screenshots, imports, health) behind a real HTTP server on 127.0.0.1, for
+ * The app's route handlers (auth, tRPC, screenshots, imports, health, MCP) behind a real HTTP server on 127.0.0.1, for
  * tests that need the HTTP layer itself: body limits, headers, client addresses, status codes. Requests are handed to the same
  * exported GET/POST functions Next calls; the installation is the one VERDICT_DB / VERDICT_DATA_DIR name, read on
  * every request as in the web server. The server also installs the client-address stamp, as instrumentation.ts
@@ -11,6 +11,7 @@ import { Readable } from "node:stream";
 import * as authRoute from "../../app/api/auth/[...all]/route";
 import * as healthRoute from "../../app/api/health/route";
 import * as importsRoute from "../../app/api/imports/route";
+import * as mcpRoute from "../../app/api/mcp/route";
 import * as screenshotRoute from "../../app/api/screenshots/[hash]/route";
 import * as trpcRoute from "../../app/api/trpc/[trpc]/route";
 import * as v1ImportRoute from "../../app/api/v1/imports/[id]/route";
@@ -33,6 +34,8 @@ async function dispatch(req: Request): Promise<Response> {
   if (pathname.startsWith("/api/trpc/")) return trpcRoute[method](req);
   if (pathname === "/api/health" && method === "GET") return healthRoute.GET(req);
   if (pathname === "/api/imports" && method === "POST") return importsRoute.POST(req);
+  // Next answers 405 for a method a route does not export (the MCP route has no GET stream).
+  if (pathname === "/api/mcp") return method === "POST" ? mcpRoute.POST(req) : new Response(null, { status: 405, headers: { Allow: "POST" } });
   const v1 = v1Dispatch(req, pathname, method);
   if (v1) return v1;
   const shot = /^\/api\/screenshots\/([^/]+)$/.exec(pathname);
