@@ -22,7 +22,6 @@ import type { BearerIdentity } from "../services/accounts/api-tokens";
 import { hasRole, type Actor } from "../domain/access/actor";
 import { getAppContext, type AppContext } from "../context";
 import { AppError, ValidationError } from "../errors";
-import { ImportError } from "../services/imports";
 
 /** Who is asking: the signed-in user of the request, from better-auth's session cookie. */
 export interface RequestSession {
@@ -84,7 +83,7 @@ const t = initTRPC
           ...shape.data,
           // Field-level detail for forms; null for anything that was not an input validation failure.
           zodError: cause instanceof ZodError ? z.flattenError(cause) : null,
-          domainError: cause instanceof AppError ? cause.name : cause instanceof ImportError ? "ImportError" : null,
+          domainError: cause instanceof AppError ? cause.name : null,
           // The form field a refused value belongs to, where the service named one (shown beside that field).
           field: cause instanceof ValidationError ? (cause.field ?? null) : null,
           // Nothing was written; the same call can be sent again (the browser does so with backoff).
@@ -106,8 +105,6 @@ const domainErrors = t.middleware(async ({ next }) => {
     const cause = res.error.cause;
     if (cause instanceof AppError) {
       res.error = new TRPCError({ code: cause.code, message: cause.message, cause });
-    } else if (cause instanceof ImportError) {
-      res.error = new TRPCError({ code: "BAD_REQUEST", message: cause.message, cause });
     } else if (isDatabaseBusy(cause)) {
       res.error = new TRPCError({ code: "SERVICE_UNAVAILABLE", message: DATABASE_BUSY_MESSAGE, cause });
     } else if (res.error.code === "INTERNAL_SERVER_ERROR" && process.env.NODE_ENV === "production") {

@@ -14,10 +14,11 @@
  * alone: they cannot be formulas and analysis needs them as numbers. Pipelines that want the text exactly as
  * stored ask for `raw`.
  */
+import { ValidationError } from "../errors";
 import { parse, CsvError as ParserError } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 
-export class CsvError extends Error {
+export class CsvError extends ValidationError {
   constructor(
     message: string,
     /** 1-based line the problem was found on. */

@@ -4,6 +4,7 @@
  * sorted by id before the seeded shuffle. A stratified sample draws from each stratum (run, site) in proportion to
  * its size, so a small run is not left out by chance.
  */
+import { ValidationError } from "../errors";
 import { createRng } from "./agreement/random";
 
 export interface SampleCandidate {
@@ -12,7 +13,7 @@ export interface SampleCandidate {
   stratum?: string | null;
 }
 
-export class SampleInputError extends Error {
+export class SampleInputError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "SampleInputError";

@@ -5,6 +5,7 @@
  * Importers stream: they yield one trajectory at a time and read images lazily through `ImageRef.read()`,
  * so a source of any size is never held in memory whole.
  */
+import { AppError } from "../errors";
 import type { Outcome, ParsedAction, ReferenceAnswer, SomElement, TaskAttributes, TaskDifficulty } from "../domain/types";
 
 /** An image the importer found; read on demand. `origin` names it in error messages (file path, zip entry…). */
@@ -189,12 +190,12 @@ export interface Importer {
 }
 
 /** A problem with the input: always names the file (or entry) and what is wrong with it. */
-export class ImportError extends Error {
+export class ImportError extends AppError {
   constructor(
     readonly file: string,
     readonly problem: string,
   ) {
-    super(`${file}: ${problem}`);
+    super("BAD_REQUEST", `${file}: ${problem}`);
     this.name = "ImportError";
   }
 }

@@ -45,7 +45,7 @@ import { FIRST_VIEW_THUMBNAILS, FIRST_VIEW_WIDTHS, snapVariantWidth, THUMBNAIL_W
 import { shortAction } from "../domain/player/action-text";
 import { createLoopDetector } from "../domain/player/loops";
 import { createStepIndexPacker, STEP_WINDOW, stepWindowProblem, toJsonText, type JsonText, type PackedStepIndex } from "../domain/player/paging";
-import { SampleInputError, seededSample } from "../domain/sampling";
+import { seededSample } from "../domain/sampling";
 import { formatEvaluatorRef } from "../domain/trajectory-list-query";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
@@ -294,13 +294,8 @@ function checkTriageFilter(f: TrajectoryFilter): void {
 /** The ids of a seeded sample of what `filter` selects, ascending, and how many it was drawn from. */
 async function drawSample(db: Db, filter: TrajectoryFilter, spec: Required<Pick<SampleSpec, "sample">> & SampleSpec) {
   const candidates = await sampleCandidates(db, filter, spec.strata);
-  try {
-    const ids = seededSample(candidates, spec.sample, spec.seed ?? DEFAULT_SAMPLE_SEED, { stratified: spec.strata !== undefined });
-    return { ids, from: candidates.length };
-  } catch (e) {
-    if (e instanceof SampleInputError) throw new ValidationError(e.message);
-    throw e;
-  }
+  const ids = seededSample(candidates, spec.sample, spec.seed ?? DEFAULT_SAMPLE_SEED, { stratified: spec.strata !== undefined });
+  return { ids, from: candidates.length };
 }
 
 /**

@@ -8,6 +8,7 @@
  * The statistics encode labels to dense integer codes once (0, 1, 2, … in order of first appearance, or in the order
  * of a given category list) and then count in typed arrays; that is what makes a million label pairs cheap.
  */
+import { ValidationError } from "../../errors";
 
 export type Label = string | null;
 
@@ -15,7 +16,7 @@ export type Label = string | null;
 export const MISSING = -1;
 
 /** Invalid input to an agreement statistic (as opposed to an undefined value, which is reported as null). */
-export class AgreementInputError extends Error {
+export class AgreementInputError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "AgreementInputError";

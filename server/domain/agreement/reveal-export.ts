@@ -7,6 +7,7 @@
  *
  * Step numbers are 1-based (`failure_step_number`), as in the other label files.
  */
+import { ValidationError } from "../../errors";
 import { CsvError, formatCsv, parseCsvTable } from "../csv";
 
 export const REVEAL_STAGE_COLUMNS = [
@@ -51,7 +52,7 @@ export interface RevealStageRow {
   at: string;
 }
 
-export class RevealFileError extends Error {
+export class RevealFileError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "RevealFileError";

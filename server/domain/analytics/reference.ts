@@ -11,6 +11,7 @@
  *   among its failure labels, when one is more frequent than every other;
  * - annotator:NAME: that annotator's own label (name as shown in Verdict, or the annotator key).
  */
+import { ValidationError } from "../../errors";
 import { z } from "zod";
 
 export type ReferenceSpec = { kind: "consolidated" } | { kind: "majority" } | { kind: "annotator"; annotator: string };
@@ -23,7 +24,7 @@ export const referenceSpecSchema = z.discriminatedUnion("kind", [
 
 export const CONSOLIDATED: ReferenceSpec = { kind: "consolidated" };
 
-export class ReferenceSpecError extends Error {
+export class ReferenceSpecError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "ReferenceSpecError";

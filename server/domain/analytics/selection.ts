@@ -7,6 +7,7 @@
  * Conditions combine with AND. Absent fields do not constrain. `site: null` means "tasks without a site".
  * Links carry it as base64url-encoded JSON (`?sel=…`).
  */
+import { ValidationError } from "../../errors";
 import { z } from "zod";
 import { LABEL_VERDICTS } from "../annotation/label-schema";
 import { VERDICT_VALUES } from "../evaluation/verdicts";
@@ -116,7 +117,7 @@ export function encodeSelection(sel: Selection): string {
   return toBase64Url(JSON.stringify(compact(sel)));
 }
 
-export class SelectionError extends Error {
+export class SelectionError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "SelectionError";

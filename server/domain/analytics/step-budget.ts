@@ -9,6 +9,7 @@
  * success (every step spent, failures included, divided by the successes: what one success costs) and the mean
  * steps of the successes themselves.
  */
+import { ValidationError } from "../../errors";
 import { wilsonInterval, type ProportionInterval } from "../agreement/proportion";
 
 export interface BudgetItem {
@@ -40,7 +41,7 @@ export interface BudgetCurve {
   saturatesAt: number | null;
 }
 
-export class BudgetInputError extends Error {
+export class BudgetInputError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "BudgetInputError";

@@ -6,6 +6,7 @@
  * Identity: an exported row carries Verdict's trajectory id (stable, joins to the trajectory list and bundles)
  * plus the task's benchmark id and the run's model, so the same file can be matched back either way.
  */
+import { ValidationError } from "../../errors";
 import { z } from "zod";
 import { formatCsv, type CsvTable, type CsvWriteOptions } from "../csv";
 import { LABEL_VERDICTS, type LabelVerdict } from "./label-schema";
@@ -283,7 +284,7 @@ export interface LabelRowsRead {
   skipped: { line: number; reason: string }[];
 }
 
-export class LabelImportError extends Error {
+export class LabelImportError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "LabelImportError";

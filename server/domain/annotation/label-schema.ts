@@ -8,6 +8,7 @@
  * "unsure" is a value of its own (AgentRewardBench keeps it and leaves it out of agreement statistics); a campaign
  * may allow it.
  */
+import { ValidationError } from "../../errors";
 import { z } from "zod";
 import { buildQuestions, QuestionError, validateAnswers, type LabelAnswers, type Question } from "./questions";
 
@@ -105,12 +106,12 @@ export const labelSchemaInput = z
   })
   .strict();
 
-export class LabelValidationError extends Error {
+export class LabelValidationError extends ValidationError {
   constructor(
-    readonly field: string,
+    override readonly field: string,
     message: string,
   ) {
-    super(`${field}: ${message}`);
+    super(`${field}: ${message}`, field);
     this.name = "LabelValidationError";
   }
 }

@@ -6,6 +6,7 @@
  * A sheet becomes the same table a CSV does (header row, rows, and each row's number as the spreadsheet shows it),
  * so one mapping reads either.
  */
+import { ValidationError } from "../../errors";
 import ExcelJS from "exceljs";
 import type { CsvTable } from "../csv";
 
@@ -49,7 +50,7 @@ export function labelFileKind(bytes: Uint8Array): LabelFileKind {
   return { kind: "text" };
 }
 
-export class WorkbookError extends Error {
+export class WorkbookError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "WorkbookError";

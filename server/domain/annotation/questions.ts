@@ -7,6 +7,7 @@
  * questions on every submit; errors name the question so the annotator (or the script calling the API) knows
  * which answer to fix.
  */
+import { ValidationError } from "../../errors";
 import { z } from "zod";
 
 export const QUESTION_TYPES = ["single_choice", "multiple_choice", "number", "text", "step_ref"] as const;
@@ -71,12 +72,12 @@ export const questionInput = z.discriminatedUnion("type", [
 ]);
 export type QuestionInput = z.input<typeof questionInput>;
 
-export class QuestionError extends Error {
+export class QuestionError extends ValidationError {
   constructor(
-    readonly field: string,
+    override readonly field: string,
     message: string,
   ) {
-    super(`${field}: ${message}`);
+    super(`${field}: ${message}`, field);
     this.name = "QuestionError";
   }
 }

@@ -16,6 +16,7 @@
  * 0.83); templated tasks about another entity mostly stay below ("vegetarian lasagna" / "chocolate cake": 0.67).
  * The guard errs on the side of refusing: the researcher picks another example.
  */
+import { ValidationError } from "../../errors";
 import { seededSample } from "../sampling";
 import type { FewShotExample } from "./prompt-variants";
 
@@ -42,7 +43,7 @@ export interface AlignmentSplit {
   strata: SplitStratum[];
 }
 
-export class AlignmentInputError extends Error {
+export class AlignmentInputError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "AlignmentInputError";

@@ -14,6 +14,7 @@
  *
  * Pure: the judge service resolves a version's rubric and examples from the database and applies them here.
  */
+import { ValidationError } from "../../errors";
 import { createRng } from "../agreement/random";
 import { streamSeed } from "../sampling";
 import { buildJudgePrompt, type JudgeInput, type JudgePrompt, type JudgePromptVersion, type PromptPart } from "./judge-protocol";
@@ -30,7 +31,7 @@ export interface JudgeVariant {
   perturbation?: Perturbation;
 }
 
-export class VariantError extends Error {
+export class VariantError extends ValidationError {
   constructor(message: string) {
     super(message);
     this.name = "VariantError";

@@ -14,6 +14,7 @@
  * Words are compared as the full-text indexes store them: lower case, split at every character that is neither a
  * letter nor a digit ("checkout.com/cart" is the phrase "checkout com cart"), without stemming.
  */
+import { ValidationError } from "../../errors";
 
 /** The kinds of text a trajectory holds, as search entries store them (db/schema search_entries.field). */
 export const SEARCH_FIELDS = ["intent", "thought", "action", "element", "url", "answer", "error", "note", "rationale"] as const;
@@ -64,7 +65,7 @@ export interface SearchQuery {
 export const MAX_CLAUSES = 16;
 export const MAX_QUERY_LENGTH = 500;
 
-export class SearchSyntaxError extends Error {
+export class SearchSyntaxError extends ValidationError {
   constructor(
     message: string,
     /** 0-based position in the query where the problem starts. */

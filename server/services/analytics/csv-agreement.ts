@@ -6,7 +6,7 @@
  * worker parses and analyses it in a thread of its own (./csv-agreement-job.ts), and the page polls for the result
  * (csvAgreementJob). Parsing a large file holds a CPU for seconds; that must never be the web server's.
  */
-import { AgreementInputError, analyzeRatings, DEFAULT_MIN_SHARED_ITEMS, readRatingTable, type RatingsAgreementReport } from "../../domain/agreement";
+import { analyzeRatings, DEFAULT_MIN_SHARED_ITEMS, readRatingTable, type RatingsAgreementReport } from "../../domain/agreement";
 import { CsvError, parseCsvTable } from "../../domain/csv";
 import type { Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
@@ -43,13 +43,7 @@ export function csvAgreement(input: CsvAgreementInput): CsvAgreementResult {
     throw e;
   }
   if (input.itemColumns.length === 0) throw new ValidationError("item: pick at least one column that identifies the rated item");
-  let read;
-  try {
-    read = readRatingTable(table, { file: input.fileName, columns: { item: input.itemColumns, rater: input.raterColumn, label: input.labelColumn } });
-  } catch (e) {
-    if (e instanceof AgreementInputError) throw new ValidationError(e.message);
-    throw e;
-  }
+  const read = readRatingTable(table, { file: input.fileName, columns: { item: input.itemColumns, rater: input.raterColumn, label: input.labelColumn } });
   if (read.records.length === 0)
     throw new ValidationError(
       `${input.fileName}: no rating rows after the header${read.leftOut.length ? ` (${read.leftOut.map((l) => `${l.rows} ${l.reason}`).join("; ")})` : ""}`,

@@ -5,8 +5,7 @@
  * blocked pages) are left out, as in every success rate.
  */
 import type { Db } from "../../../db/database";
-import { budgetCurves, BudgetInputError, type BudgetCurve, type BudgetItem } from "../../domain/analytics/step-budget";
-import { ValidationError } from "../../errors";
+import { budgetCurves, type BudgetCurve, type BudgetItem } from "../../domain/analytics/step-budget";
 import { runNames } from "./common";
 import { getFacts, getReference, REF_FAILURE, REF_SUCCESS, scopeMask, type Scope } from "./dataset";
 
@@ -34,10 +33,5 @@ export async function stepBudgets(db: Db, input: StepBudgetInput): Promise<{ by:
       input.by === "run" ? (runName.get(facts.runId[r]!) ?? `run ${facts.runId[r]}`) : facts.site[r]! < 0 ? "(no site)" : facts.sites[facts.site[r]!]!;
     items.push({ group, steps: facts.stepCount[r]!, success: v === REF_SUCCESS ? true : v === REF_FAILURE ? false : null });
   }
-  try {
-    return { by: input.by, curves: budgetCurves(items, input.ks) };
-  } catch (e) {
-    if (e instanceof BudgetInputError) throw new ValidationError(e.message);
-    throw e;
-  }
+  return { by: input.by, curves: budgetCurves(items, input.ks) };
 }

@@ -17,12 +17,11 @@ import {
 import { exportConsolidatedRows, exportLabelRows, getLabelByKey, insertLabel, insertRevision, updateLabel } from "../../../db/repositories/annotation/labels";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
-import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
-import { labelFileKind, readWorkbookTable, WorkbookError } from "../../domain/annotation/label-workbook";
+import { parseCsvTable, type CsvTable } from "../../domain/csv";
+import { labelFileKind, readWorkbookTable } from "../../domain/annotation/label-workbook";
 import {
   labelExportCsv,
   labelExportJsonl,
-  LabelImportError,
   normalizeTaskId,
   readLabelRows,
   stepNumber,
@@ -271,13 +270,7 @@ function schemaForImport(rows: ImportedLabelRow[], requested: Partial<LabelSchem
 
 export async function importLabelsCsv(db: Db, actor: Actor, req: LabelImportRequest, now = Date.now()): Promise<LabelImportReport> {
   requireRole(actor, "researcher", "import labels");
-  let table: CsvTable;
-  try {
-    table = parseCsvTable(req.csv, { source: req.source });
-  } catch (e) {
-    if (e instanceof CsvError) throw new ValidationError(e.message);
-    throw e;
-  }
+  const table: CsvTable = parseCsvTable(req.csv, { source: req.source });
   return await importLabelTable(db, actor, table, req, now);
 }
 
@@ -298,13 +291,7 @@ export async function importLabelsFile(
     if (req.sheet !== undefined) throw new ValidationError(`${req.source} is a text file, not a workbook: it has no sheets to choose from`);
     return await importLabelsCsv(db, actor, { ...req, csv: new TextDecoder("utf-8").decode(req.bytes) }, now);
   }
-  let table;
-  try {
-    table = await readWorkbookTable(req.bytes, req.source, req.sheet);
-  } catch (e) {
-    if (e instanceof WorkbookError) throw new ValidationError(e.message);
-    throw e;
-  }
+  const table = await readWorkbookTable(req.bytes, req.source, req.sheet);
   const report = await importLabelTable(db, actor, table, { ...req, source: `${req.source} (sheet ${JSON.stringify(table.sheet)})` }, now);
   return { ...report, sheet: table.sheet };
 }
@@ -318,13 +305,7 @@ export async function importLabelTable(
   now = Date.now(),
 ): Promise<LabelImportReport> {
   requireRole(actor, "researcher", "import labels");
-  let rowsRead;
-  try {
-    rowsRead = readLabelRows(table, req.mapping, req.source);
-  } catch (e) {
-    if (e instanceof LabelImportError) throw new ValidationError(e.message);
-    throw e;
-  }
+  const rowsRead = readLabelRows(table, req.mapping, req.source);
   const match = await matcher(db, req.mapping.normalizeTaskIds ?? false);
   const unmatched: { line: number; reason: string }[] = [];
   const matched: { row: ImportedLabelRow; trajectory: Identity }[] = [];

@@ -7,7 +7,7 @@
 import type { Db } from "../../../db/database";
 import { trajectoryRows } from "../../../db/repositories/analytics";
 import { requireRole, type Actor } from "../../domain/access/actor";
-import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
+import { parseCsvTable, type CsvTable } from "../../domain/csv";
 import {
   arbAnnotationsCsv,
   buildMind2WebHumanLabels,
@@ -21,14 +21,7 @@ import {
   type CuaRow,
   type LabelFormat,
 } from "../../domain/annotation/label-formats";
-import {
-  LABEL_EXPORT_COLUMNS,
-  LABEL_IMPORT_PRESETS,
-  LabelImportError,
-  labelExportCsv,
-  labelExportJsonl,
-  type LabelImportMapping,
-} from "../../domain/annotation/label-io";
+import { LABEL_EXPORT_COLUMNS, LABEL_IMPORT_PRESETS, labelExportCsv, labelExportJsonl, type LabelImportMapping } from "../../domain/annotation/label-io";
 import type { LabelVerdict } from "../../domain/annotation/label-schema";
 import { ValidationError } from "../../errors";
 import { assertNotLabellingBlind } from "../access/blind";
@@ -79,20 +72,14 @@ export async function exportLabelsAs(db: Db, actor: Actor, campaignId: number, f
           )
         ).map((t) => [t.id, t.intent]),
       );
-      let built;
-      try {
-        built = buildMind2WebHumanLabels(
-          consolidated.map((r) => ({
-            taskId: str(r.task_id),
-            task: intents.get(r.trajectory_id as number) ?? "",
-            agent: str(r.agent),
-            verdict: r.verdict as LabelVerdict,
-          })),
-        );
-      } catch (e) {
-        if (e instanceof LabelImportError) throw new ValidationError(e.message);
-        throw e;
-      }
+      const built = buildMind2WebHumanLabels(
+        consolidated.map((r) => ({
+          taskId: str(r.task_id),
+          task: intents.get(r.trajectory_id as number) ?? "",
+          agent: str(r.agent),
+          verdict: r.verdict as LabelVerdict,
+        })),
+      );
       return {
         fileName: "human_label.json",
         contentType: "application/json; charset=utf-8",
@@ -149,32 +136,27 @@ export async function importLabelsAs(db: Db, actor: Actor, req: FormatImportRequ
   const format = checkFormat(req.format);
   let table: CsvTable;
   let mapping: LabelImportMapping;
-  try {
-    switch (format) {
-      case "online-mind2web":
-        table = readMind2WebHumanLabels(req.text, req.source, req.annotator?.trim() || MIND2WEB_DEFAULT_ANNOTATOR);
-        mapping = mind2webImportMapping();
-        break;
-      case "verdict-jsonl":
-        table = readJsonlTable(req.text, req.source, LABEL_EXPORT_COLUMNS);
-        mapping = LABEL_IMPORT_PRESETS.verdict!.mapping;
-        break;
-      case "verdict-csv":
-        table = parseCsvTable(req.text, { source: req.source });
-        mapping = LABEL_IMPORT_PRESETS.verdict!.mapping;
-        break;
-      case "agentrewardbench":
-        table = parseCsvTable(req.text, { source: req.source });
-        mapping = LABEL_IMPORT_PRESETS.agentrewardbench!.mapping;
-        break;
-      case "cuaverifierbench":
-        table = parseCsvTable(req.text, { source: req.source });
-        mapping = cuaImportMapping();
-        break;
-    }
-  } catch (e) {
-    if (e instanceof LabelImportError || e instanceof CsvError) throw new ValidationError(e.message);
-    throw e;
+  switch (format) {
+    case "online-mind2web":
+      table = readMind2WebHumanLabels(req.text, req.source, req.annotator?.trim() || MIND2WEB_DEFAULT_ANNOTATOR);
+      mapping = mind2webImportMapping();
+      break;
+    case "verdict-jsonl":
+      table = readJsonlTable(req.text, req.source, LABEL_EXPORT_COLUMNS);
+      mapping = LABEL_IMPORT_PRESETS.verdict!.mapping;
+      break;
+    case "verdict-csv":
+      table = parseCsvTable(req.text, { source: req.source });
+      mapping = LABEL_IMPORT_PRESETS.verdict!.mapping;
+      break;
+    case "agentrewardbench":
+      table = parseCsvTable(req.text, { source: req.source });
+      mapping = LABEL_IMPORT_PRESETS.agentrewardbench!.mapping;
+      break;
+    case "cuaverifierbench":
+      table = parseCsvTable(req.text, { source: req.source });
+      mapping = cuaImportMapping();
+      break;
   }
   return await importLabelTable(
     db,

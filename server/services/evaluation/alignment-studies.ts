@@ -35,7 +35,6 @@ import type {
 } from "../../../db/schema/index";
 import type { UnparseablePolicy } from "../../domain/analytics/measures";
 import {
-  AlignmentInputError,
   describeLeak,
   diffLines,
   findLeaks,
@@ -399,13 +398,7 @@ export async function suggestRubric(
     throw e;
   }
   const reply = result.content == null ? "" : redactSecret(result.content, endpoint.apiKey);
-  let parsed;
-  try {
-    parsed = parseRubricSuggestion(reply);
-  } catch (e) {
-    if (e instanceof AlignmentInputError) throw new ValidationError(e.message);
-    throw e;
-  }
+  const parsed = parseRubricSuggestion(reply);
   return {
     reply,
     rubric: parsed.rubric,

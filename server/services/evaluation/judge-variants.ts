@@ -14,7 +14,6 @@ import {
   perturbationInapplicable,
   variantOptions,
   variantSuffix,
-  VariantError,
   type JudgeVariant,
   type PromptVersionContent,
 } from "../../domain/evaluation/prompt-variants";
@@ -35,13 +34,7 @@ export interface ResolvedVariant {
 }
 
 export async function resolveJudgeVariant(db: Db, config: PublicJudgeConfig, text: string): Promise<ResolvedVariant> {
-  let variant: JudgeVariant;
-  try {
-    variant = parseVariant(text);
-  } catch (e) {
-    if (e instanceof VariantError) throw new ValidationError(e.message);
-    throw e;
-  }
+  const variant: JudgeVariant = parseVariant(text);
   const configOptions: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
   if (text !== "" && isStagedVersion(config.promptVersion)) {
     // Perturbations and prompt versions rewrite the one-call WebVoyager prompt; the staged protocols ask in several.

@@ -4,30 +4,19 @@
  * takes and returns plain data (copied between threads).
  */
 import { csvAgreement, type CsvAgreementInput, type CsvAgreementResult } from "../analytics/csv-agreement";
-import { CsvError, parseCsvTable, type CsvTable } from "../../domain/csv";
-import { readWorkbookTable, WorkbookError, type SheetTable } from "../../domain/annotation/label-workbook";
-import { ValidationError } from "../../errors";
+import { parseCsvTable, type CsvTable } from "../../domain/csv";
+import { readWorkbookTable, type SheetTable } from "../../domain/annotation/label-workbook";
 
 export const THREAD_TASKS = {
   /** The agreement of a CSV of ratings: parsing and the statistics. */
   "csv-agreement": (input: CsvAgreementInput): CsvAgreementResult => csvAgreement(input),
   /** A CSV read as a header and rows (label imports). */
   "csv-table": (input: { text: string; source: string; delimiter?: string }): CsvTable => {
-    try {
-      return parseCsvTable(input.text, { source: input.source, delimiter: input.delimiter });
-    } catch (e) {
-      if (e instanceof CsvError) throw new ValidationError(e.message);
-      throw e;
-    }
+    return parseCsvTable(input.text, { source: input.source, delimiter: input.delimiter });
   },
   /** One sheet of an .xlsx workbook (sent as base64) read as a header and rows (label imports from the campaign page). */
   "workbook-table": async (input: { base64: string; source: string; sheet?: string; chooseSheet?: string }): Promise<SheetTable> => {
-    try {
-      return await readWorkbookTable(Buffer.from(input.base64, "base64"), input.source, input.sheet, input.chooseSheet);
-    } catch (e) {
-      if (e instanceof WorkbookError) throw new ValidationError(e.message);
-      throw e;
-    }
+    return await readWorkbookTable(Buffer.from(input.base64, "base64"), input.source, input.sheet, input.chooseSheet);
   },
 };
 

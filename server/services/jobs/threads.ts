@@ -4,10 +4,11 @@
  * would hold it for seconds, and the live runs beside it would lose their leases. In a thread the loop stays free,
  * and a file that needs more memory than the limit ends its thread with a readable error instead of the worker.
  *
- * Errors thrown by the task come back as the same kind of error (a ValidationError stays one), by name.
+ * Errors thrown by the task come back as the same kind of error: one of Verdict's own (AppError, such as a
+ * ValidationError or a CsvError) with its code and name, any other as an Error with its name.
  */
 import { Worker } from "node:worker_threads";
-import { ValidationError } from "../../errors";
+import { AppError, HTTP_STATUS, ValidationError, type AppErrorCode } from "../../errors";
 import type { ThreadTask, ThreadTasks } from "./thread-tasks";
 
 /** Heap of one job thread, MB (on top of the worker's own). */
@@ -17,9 +18,13 @@ const entry = new URL("./thread-entry.mjs", import.meta.url);
 const tasksModule = new URL("./thread-tasks.ts", import.meta.url).href;
 
 /** An error the task threw, rebuilt on this side of the thread. */
-function rebuilt(name: string, message: string): Error {
-  if (name === "ValidationError") return new ValidationError(message);
-  const e = new Error(message);
+function rebuilt(name: string, message: string, code: string | undefined): Error {
+  const e =
+    code === "BAD_REQUEST"
+      ? new ValidationError(message)
+      : code !== undefined && code in HTTP_STATUS
+        ? new AppError(code as AppErrorCode, message)
+        : new Error(message);
   e.name = name;
   return e;
 }
@@ -45,8 +50,8 @@ export function runInThread<K extends ThreadTask>(
       settle(() => reject(opts.signal!.reason instanceof Error ? opts.signal!.reason : new Error("stopped")));
     };
     opts.signal?.addEventListener("abort", onAbort);
-    thread.once("message", (m: { ok: true; result: Awaited<ReturnType<ThreadTasks[K]>> } | { ok: false; name: string; message: string }) => {
-      settle(() => (m.ok ? resolve(m.result) : reject(rebuilt(m.name, m.message))));
+    thread.once("message", (m: { ok: true; result: Awaited<ReturnType<ThreadTasks[K]>> } | { ok: false; name: string; message: string; code?: string }) => {
+      settle(() => (m.ok ? resolve(m.result) : reject(rebuilt(m.name, m.message, m.code))));
       void thread.terminate();
     });
     thread.once("error", (e: Error & { code?: string }) => {

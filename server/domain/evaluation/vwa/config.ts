@@ -5,6 +5,7 @@
  * reported with the field that is wrong instead of failing half-way through an evaluation. Fields the checks do
  * not use pass through untouched.
  */
+import { ValidationError } from "../../../errors";
 import { z } from "zod";
 
 export const VWA_EVAL_TYPES = ["string_match", "url_match", "program_html", "page_image_query"] as const;
@@ -81,7 +82,7 @@ export type VwaReferenceAnswers = z.infer<typeof referenceAnswersSchema>;
 export type VwaPageImageQuery = z.infer<typeof pageImageQuerySchema>;
 
 /** A config that cannot be evaluated as written; `where` names the task or file, `field` the offending path. */
-export class VwaConfigError extends Error {
+export class VwaConfigError extends ValidationError {
   constructor(
     readonly where: string,
     readonly field: string,
