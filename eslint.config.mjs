@@ -138,7 +138,7 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/trajectories/_components/trajectory-table.tsx": 281,
   "app/trajectories/[id]/_components/player.tsx": 278,
   "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 275,
-  "server/services/analytics/humans.ts": 271,
+  "server/services/analytics/humans.ts": 269,
   "app/(annotation)/campaigns/_components/review-workspace.tsx": 248,
   "app/analytics/_lib/judge-measures.ts": 242,
   "app/analytics/_lib/humans.ts": 226,
@@ -166,9 +166,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "server/cli/commands/run.ts": 165,
   "app/(evaluation)/judges/_components/judge-configs.tsx": 160,
   "server/importers/webvoyager.ts": 159,
-  "server/services/annotation/io.ts": 158,
-  "server/services/evaluation/judge-verdict.ts": 153,
-  "server/services/jobs/worker.ts": 152,
 };
 /**
  * The environment is read in one place: the configuration schema (server/config.ts) checks every variable once, and

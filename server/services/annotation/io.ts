@@ -296,6 +296,37 @@ export async function importLabelsFile(
   return { ...report, sheet: table.sheet };
 }
 
+/** The campaign an import's labels go to: the one named by id, or a new one made from the rows' labels. */
+async function campaignForImport(
+  db: Db,
+  actor: Actor,
+  req: Omit<LabelImportRequest, "csv">,
+  matched: { row: ImportedLabelRow; trajectory: Identity }[],
+): Promise<CampaignRow> {
+  if ("id" in req.campaign) return await requireCampaign(db, req.campaign.id);
+  const name = req.campaign.name.trim();
+  if (!name) throw new ValidationError("campaign.name: cannot be empty");
+  if (await getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists; import into it by id`);
+  const k = req.campaign.annotatorsPerItem ?? 1;
+  if (!Number.isInteger(k) || k < 1 || k > 20) throw new ValidationError(`campaign.annotatorsPerItem: 1 to 20, got ${k}`);
+  const id = await insertCampaign(db, {
+    name,
+    instructions: req.campaign.instructions ?? "",
+    labelSchema: schemaForImport(
+      matched.map((m) => m.row),
+      req.campaign.labelSchema,
+      req.source,
+    ),
+    annotatorsPerItem: k,
+    // Imported labels were made elsewhere; nobody labels here, so nothing needs hiding.
+    blind: false,
+    origin: "import",
+    selection: { description: `imported from ${req.source}` },
+    createdBy: actor.userId,
+  });
+  return await requireCampaign(db, id);
+}
+
 /** Imports labels from a table already read from a file (CSV, or a JSON format turned into rows: label-formats.ts). */
 export async function importLabelTable(
   db: Db,
@@ -344,33 +375,8 @@ export async function importLabelTable(
   // On PostgreSQL the transaction may run more than once (serialization retries): it counts into a fresh tally
   // each time, and the report takes the tally of the run that committed.
   const run = async (): Promise<{ campaignId: number; itemsAdded: number; created: number; updated: number; unchanged: number }> => {
-    let campaign: CampaignRow;
+    const campaign = await campaignForImport(db, actor, req, matched);
     const tally = { campaignId: 0, itemsAdded: 0, created: 0, updated: 0, unchanged: 0 };
-    if ("id" in req.campaign) {
-      campaign = await requireCampaign(db, req.campaign.id);
-    } else {
-      const name = req.campaign.name.trim();
-      if (!name) throw new ValidationError("campaign.name: cannot be empty");
-      if (await getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists; import into it by id`);
-      const k = req.campaign.annotatorsPerItem ?? 1;
-      if (!Number.isInteger(k) || k < 1 || k > 20) throw new ValidationError(`campaign.annotatorsPerItem: 1 to 20, got ${k}`);
-      const id = await insertCampaign(db, {
-        name,
-        instructions: req.campaign.instructions ?? "",
-        labelSchema: schemaForImport(
-          matched.map((m) => m.row),
-          req.campaign.labelSchema,
-          req.source,
-        ),
-        annotatorsPerItem: k,
-        // Imported labels were made elsewhere; nobody labels here, so nothing needs hiding.
-        blind: false,
-        origin: "import",
-        selection: { description: `imported from ${req.source}` },
-        createdBy: actor.userId,
-      });
-      campaign = await requireCampaign(db, id);
-    }
     tally.campaignId = campaign.id;
     tally.itemsAdded = await insertCampaignItems(db, campaign.id, [...new Set(matched.map((m) => m.trajectory.id))], shuffleNumbers);
     const at = new Date(now);
