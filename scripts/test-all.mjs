@@ -112,8 +112,8 @@ async function main() {
   const chromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
   if (wantE2E && !fs.existsSync(chromium)) failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
   const buildNeeded = wantE2E && fs.existsSync(chromium);
-  // Typecheck, lint and the production build (one core, mostly) run beside vitest, whose single worker spends much
-  // of its time waiting on databases, child processes and browsers; the browser stages follow.
+  // Typecheck, lint and the production build (one core, mostly) run beside vitest, whose workers spend much of their
+  // time waiting on databases, child processes and browsers; the browser stages follow.
   let built = false;
   await Promise.all([
     (async () => {

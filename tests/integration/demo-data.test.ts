@@ -3,11 +3,9 @@
  * bundle is imported, and a second run changes nothing.
  */
 import { closeDatabase } from "../../db/database";
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sqliteClient } from "../../db/database";
 import { listVerdicts } from "../../db/repositories/evaluation/verdicts";
@@ -17,10 +15,9 @@ import { getTrajectoryDetail, trajectoryIds } from "../../db/repositories/trajec
 import { resolveChromiumPath } from "../../server/browser/launch";
 import { createAppContext, type AppContext } from "../../server/context";
 import { DEMO_RUNS, DEMO_TASKS, DEMO_TRAJECTORIES } from "../../server/demo-sites/demo-trajectories";
+import { cliRunner } from "../helpers/cli";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
-const run = promisify(execFile);
-const root = path.resolve(__dirname, "..", "..");
 const chromiumPath = resolveChromiumPath();
 const noChromium = chromiumSkipReason();
 const haveChromium = noChromium === null;
@@ -31,19 +28,9 @@ if (!haveChromium) {
 let dir: string;
 let ctx: AppContext | null = null;
 
-async function cli(args: string[]) {
-  try {
-    const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
-      cwd: root,
-      env: { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "demo.db"), CHROMIUM_PATH: chromiumPath },
-      timeout: 240_000,
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-  }
-}
+// The first call starts scripts/cli.ts (the command's process contract); the later ones run in this process.
+const runCli = cliRunner();
+const cli = (args: string[]) => runCli(args, { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "demo.db"), CHROMIUM_PATH: chromiumPath });
 
 describe.skipIf(!haveChromium)(titled("npm run cli -- demo", noChromium), () => {
   beforeAll(() => {

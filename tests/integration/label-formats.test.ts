@@ -5,11 +5,9 @@
  * naming file, line and field, and the CLI commands end to end.
  */
 import { closeDatabase } from "../../db/database";
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/client";
 import type { Actor } from "../../server/domain/access/actor";
@@ -25,6 +23,7 @@ import {
   MIND2WEB_DEFAULT_ANNOTATOR,
   submitLabel,
 } from "../../server/services/annotation";
+import { cliRunner } from "../helpers/cli";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
 
@@ -237,18 +236,10 @@ describe("CLI", () => {
   afterEach(async () => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("labels import --format online-mind2web and labels export --format online-mind2web give the labels back; the old command names still work and say so", async () => {
-    const run = promisify(execFile);
-    const root = path.resolve(__dirname, "..", "..");
     const env = { ...process.env, VERDICT_DATA_DIR: dir, VERDICT_DB: path.join(dir, "cli.db"), VERDICT_AUTH_SECRET: "" };
-    const cli = async (args: string[]) => {
-      try {
-        const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], { cwd: root, env });
-        return { code: 0, stdout: r.stdout, stderr: r.stderr };
-      } catch (e) {
-        const x = e as { code: number; stdout: string; stderr: string };
-        return { code: x.code, stdout: x.stdout, stderr: x.stderr };
-      }
-    };
+    // Each command's first call starts scripts/cli.ts; its later calls run in this process (tests/helpers/cli.ts).
+    const runCli = cliRunner();
+    const cli = (args: string[]) => runCli(args, env);
     expect(
       (await cli(["user", "add", "--email", "admin@example.org", "--name", "Admin", "--role", "admin", "--password", "admin-password", "--json"])).code,
     ).toBe(0);

@@ -2,11 +2,10 @@
  * Live runs across processes and entry points: a worker killed mid-run (its task starts over elsewhere, or fails
  * with the reason once its attempts are used up), the `run` CLI command, and the liveRuns tRPC router.
  */
-import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
 import { listJobs } from "../../db/repositories/jobs";
@@ -21,6 +20,7 @@ import { taskValues } from "../../server/services/imports/ingest";
 import { liveRunDetail, startLiveRun } from "../../server/services/live/live-runs";
 import { runRunnerWorker } from "../../server/services/live/worker";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
+import { cliRunner } from "../helpers/cli";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { chromiumSkipReason, titled } from "../helpers/requirements";
 
@@ -163,10 +163,11 @@ describeEachBackend("live runs across workers", (backend) => {
     it("fails with the reason when its last attempt's worker dies too", async () => {
       const { runId } = await start({
         tasks: { from: "tasks", taskIds: [await addTask("rec.fail", `${sites.baseUrl}/shop/`)] },
-        // Long enough that worker B cannot finish before the test kills it, even if this process stalls for seconds
-        // on a loaded machine (it is killed after its first step).
-        policy: { kind: "scripted", source: "actions", actions: [...Array(60).fill("wait"), "stop [never]"] },
-        settings: { maxSteps: 70 },
+        // As long as a run may be (100 steps, a second each), so that worker B cannot finish before the test kills it
+        // even if this process stalls for a minute on a loaded machine, as it did once with 60 (it is killed after its
+        // first step either way).
+        policy: { kind: "scripted", source: "actions", actions: [...Array(98).fill("wait"), "stop [never]"] },
+        settings: { maxSteps: 100 },
       });
       const a = await spawnWorker("worker-a");
       await waitFor("a step from worker A", async () => (await task0(runId)).steps >= 1);
@@ -203,19 +204,10 @@ describe.skipIf(!haveChromium)(titled("npm run cli -- run", noChromium), () => {
     ctx = createTestContext("verdict-live-rec-");
   });
   afterEach(cleanUp);
-  const run = promisify(execFile);
-  async function cli(args: string[], env: Record<string, string>) {
-    try {
-      const r = await run(process.execPath, ["--import", "tsx", path.join(root, "scripts", "cli.ts"), ...args], {
-        cwd: root,
-        env: { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: path.join(ctx.dir, "verdict.db"), ...env },
-      });
-      return { code: 0, stdout: r.stdout, stderr: r.stderr };
-    } catch (e) {
-      const err = e as { code: number; stdout: string; stderr: string };
-      return { code: err.code, stdout: err.stdout, stderr: err.stderr };
-    }
-  }
+  // The first call starts scripts/cli.ts (the command's process contract); the later ones run in this process.
+  const runCli = cliRunner();
+  const cli = (args: string[], env: Record<string, string>) =>
+    runCli(args, { ...process.env, VERDICT_DATA_DIR: ctx.dir, VERDICT_DB: path.join(ctx.dir, "verdict.db"), ...env });
 
   it("runs demo tasks with the scripted policy and prints one JSON object", async () => {
     const port = await freePort();
