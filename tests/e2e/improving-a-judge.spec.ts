@@ -223,6 +223,59 @@ test.describe.serial("improving a judge in the dashboard", () => {
     await scrollTo(page, "version-compare");
     await screenshotsAtDesktopSizes(page, "improving-align-compare");
   });
+
+  test("a rubric judge's criteria against people on the judge's analytics page", async ({ page }) => {
+    test.setTimeout(120_000);
+    const created = await trpc<{ id: number }>(page.request, "mutation", "judge.configs.create", {
+      name: `e2e rubric ${stamp}`,
+      model: "fake-judge",
+      baseUrl: fake.baseUrl,
+      promptVersion: "rubric",
+    });
+    expect(created.status).toBe(200);
+    const started = await trpc<{ batchId: number }>(page.request, "mutation", "judge.batches.start", {
+      config: created.data.id,
+      selection: { trajectoryIds: seeded.ids },
+      kValues: [1],
+    });
+    expect(started.status).toBe(200);
+    await expect
+      .poll(
+        async () =>
+          (await trpc<{ jobs: { remaining: number; done: number } }>(page.request, "query", "judge.batches.progress", { id: started.data.batchId })).data.jobs,
+        {
+          timeout: 60_000,
+        },
+      )
+      .toMatchObject({ remaining: 0, done: 10 });
+    await page.goto(`/analytics/judges/${encodeURIComponent(`judge:${created.data.id}`)}?k=1&campaign=${seeded.campaignId}`);
+    // The seeded answers hold none of their tasks' words and the steps show none: every outcome criterion is not met, so
+    // the rubric says failure on all ten; no action repeats, so the process passes on all ten. People: 6 success, 4
+    // failure. Verdict: FNR 6/6, FPR 0/4, κ 0 (a constant judge). The process as a whole: FPR 4/4, FNR 0/6.
+    const measures = page.locator('[data-figure="criteria-measures"]');
+    await expect(measures).toContainText(`Against the consolidated labels of ${seeded.campaignName} (10 labelled items)`);
+    const row = (name: string) => measures.locator("tbody tr").filter({ hasText: name });
+    await expect(row("The verdict")).toContainText("100.0% [");
+    await expect(row("The verdict")).toContainText("(6/6)");
+    await expect(row("The verdict")).toContainText("(0/4)");
+    await expect(row("Every process criterion met")).toContainText("10 met, 0 not met (10 on 10 items)");
+    await expect(row("The process as a whole passed")).toContainText("(4/4)");
+    const perCriterion = page.locator('[data-figure="criteria-per-criterion"] tbody tr');
+    // One process criterion per task (10 tasks) and the outcome criteria; those people disagree with come first.
+    await expect(perCriterion.filter({ hasText: "The agent does not repeat an action without progress" })).toHaveCount(10);
+    await expect(perCriterion.first()).toContainText("0.0% [");
+    const disagreements = page.locator('[data-figure="criteria-disagreements"]');
+    await expect(disagreements).toContainText("Disagreements and the criteria not met (6)");
+    await expect(disagreements.locator("tbody tr")).toHaveCount(6);
+    await page.locator('[data-figure="criteria-measures"]').scrollIntoViewIfNeeded();
+    await screenshotsAtDesktopSizes(page, "improving-criteria-measures");
+    await disagreements.scrollIntoViewIfNeeded();
+    await screenshotsAtDesktopSizes(page, "improving-criteria-disagreements");
+    const link = disagreements.locator("tbody tr").first().getByRole("link");
+    const href = await link.getAttribute("href");
+    await link.click();
+    await expect(page).toHaveURL(new RegExp(`${href!.replace("?", "\\?")}$`));
+  });
 });
 
 test.describe("improving a judge, as an annotator", () => {

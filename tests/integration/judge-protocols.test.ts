@@ -16,6 +16,8 @@ import { createJudgeConfig } from "../../server/services/evaluation/judge-config
 import { judgeTrajectory, type JudgeDeps } from "../../server/services/evaluation/judge-verdict";
 import { criteriaReport } from "../../server/services/evaluation/criteria-report";
 import { importLabelsCsv } from "../../server/services/annotation/io";
+import { createCampaign } from "../../server/services/annotation";
+import { callerAs, testUser } from "../helpers/trpc";
 import { makeActor } from "../helpers/annotation-fixture";
 import { trajectoryEvaluations } from "../../server/services/evaluation/trajectory-evaluations";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
@@ -239,5 +241,63 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     expect(r.citations).toEqual({ verdicts: 2, citations: 2, unverifiable: 0 });
     const wv = await config("plain", "webvoyager");
     await expect(criteriaReport(ctx.db, { config: wv.id, campaign: "Study", k: 1 })).rejects.toThrow(/grades no criteria/);
+  });
+
+  it("the judge page's criteria: each criterion of each task against people, a default campaign, and closed to the blind", async () => {
+    const rhea = await testUser(ctx, "researcher", "Rhea");
+    const api = await callerAs(ctx, rhea);
+    const c = await config("rubric-page", "rubric");
+    const key = `judge:${c.id}`;
+    // No campaign labels anything the judge graded yet: the page's empty state.
+    expect(await api.analytics.judgeCriteria({ evaluatorKey: key, k: "1" })).toEqual({ report: null, protocol: "rubric" });
+    await importLabelsCsv(ctx.db, await makeActor(ctx, "Ray", "researcher"), {
+      csv: `trajectory_id,annotator,verdict\n${hotel.id},Ann,success\n${library.id},Ann,failure\n`,
+      source: "study.csv",
+      mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id" },
+      campaign: { name: "Study", annotatorsPerItem: 1 },
+    });
+    for (const t of [hotel, library]) await judgeTrajectory(deps, { configId: c.id, trajectoryId: t.id, k: 1 });
+    const page = await api.analytics.judgeCriteria({ evaluatorKey: key, k: "1" });
+    const r = page!.report!;
+    expect(r.campaign.name).toBe("Study");
+    // Hotel (people: success): "Find a hotel in Lyon" met, "under $100" and "free parking" not met (k = 1 shows only the
+    // booking summary), the process met. Library (people: failure): its one outcome criterion not met, the process met.
+    // A criterion agrees when met where people said success or not met where they said failure; least agreeing first.
+    const processText = "The agent does not repeat an action without progress";
+    const hotelTask = r.byCriterion.find((x) => x.text === "free parking")!.task;
+    expect(
+      r.byCriterion.map((x) => [x.task === hotelTask ? "hotel" : "library", x.kind, x.text, x.met, x.notMetButSuccess, x.metButFailure, x.agreement.successes]),
+    ).toEqual([
+      ["hotel", "outcome", "free parking", 0, 1, 0, 0],
+      ["hotel", "outcome", "under $100", 0, 1, 0, 0],
+      ["library", "process", processText, 1, 0, 1, 0],
+      ["hotel", "outcome", "Find a hotel in Lyon", 1, 0, 0, 1],
+      ["hotel", "process", processText, 1, 0, 0, 1],
+      ["library", "outcome", "Find the opening hours of the city library", 0, 0, 0, 1],
+    ]);
+    // Wilson 95 % for 0 of 1: [0, 0.793]; for 1 of 1: [0.207, 1].
+    expect(r.byCriterion[0]!.agreement.high).toBeCloseTo(0.793, 3);
+    expect(r.byCriterion[3]!.agreement.low).toBeCloseTo(0.207, 3);
+    expect(r.outcome.table).toEqual([
+      [0, 1],
+      [0, 1],
+    ]);
+    // Another judge's page has no criteria section; an unknown key neither.
+    const wv = await config("plain-page", "webvoyager");
+    expect(await api.analytics.judgeCriteria({ evaluatorKey: `judge:${wv.id}`, k: "1" })).toBeNull();
+    expect(await api.analytics.judgeCriteria({ evaluatorKey: "rules:vwa", k: "1" })).toBeNull();
+    // Annotators never see it, nor a researcher still labelling blind an item of a campaign.
+    await expect(
+      (await callerAs(ctx, await testUser(ctx, "annotator", "Ann Otator"))).analytics.judgeCriteria({ evaluatorKey: key, k: "1" }),
+    ).rejects.toMatchObject({
+      code: "FORBIDDEN",
+    });
+    const blind = await testUser(ctx, "researcher", "Blind Researcher");
+    await createCampaign(
+      ctx.db,
+      { userId: rhea.userId, name: "Rhea", role: "researcher" },
+      { name: "Blind pass", trajectoryIds: [hotel.id], annotatorsPerItem: 1, annotatorIds: [blind.userId] },
+    );
+    await expect((await callerAs(ctx, blind)).analytics.judgeCriteria({ evaluatorKey: key, k: "1" })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });

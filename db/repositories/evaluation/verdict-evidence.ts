@@ -87,3 +87,26 @@ export async function criteriaOfSetting(db: Db, setting: { evaluatorKey: string;
     )
     .orderBy(asc(evaluatorVerdicts.trajectoryId), asc(verdictCriteria.position));
 }
+
+/**
+ * Campaigns whose consolidated labels cover at least one trajectory a setting graded criteria on, newest first: where
+ * a judge's criteria can be scored against people when no campaign is named.
+ */
+export async function campaignsOverCriteriaOf(db: Db, setting: { evaluatorKey: string; k: string; promptVersion: string }): Promise<number[]> {
+  const { verdictCriteria, evaluatorVerdicts, campaignItems, consolidatedLabels } = tablesOf(db);
+  const rows = await db
+    .selectDistinct({ campaignId: campaignItems.campaignId })
+    .from(evaluatorVerdicts)
+    .innerJoin(campaignItems, eq(campaignItems.trajectoryId, evaluatorVerdicts.trajectoryId))
+    .innerJoin(consolidatedLabels, eq(consolidatedLabels.itemId, campaignItems.id))
+    .where(
+      and(
+        eq(evaluatorVerdicts.evaluatorKey, setting.evaluatorKey),
+        eq(evaluatorVerdicts.k, setting.k),
+        eq(evaluatorVerdicts.promptVersion, setting.promptVersion),
+        inArray(consolidatedLabels.verdict, ["success", "failure"]),
+        sql`exists (select 1 from ${verdictCriteria} where ${verdictCriteria.verdictId} = ${evaluatorVerdicts.id})`,
+      ),
+    );
+  return rows.map((r) => r.campaignId).sort((a, b) => b - a);
+}

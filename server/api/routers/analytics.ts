@@ -23,6 +23,7 @@ import {
   revealAgreement,
 } from "../../services/analytics";
 import { assertNotLabellingBlind } from "../../services/annotation";
+import { judgeCriteriaOfSetting } from "../../services/evaluation/criteria-report";
 import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
 
 /** Analytics show judge verdicts and human labels per trajectory: closed to anyone still labelling blind. */
@@ -96,6 +97,11 @@ export const analyticsRouter = createTRPCRouter({
       }),
     )
     .query(async ({ ctx, input }) => await judgeAgreementDetail(ctx.db, input)),
+
+  /** A key-point or rubric judge's criteria against people: per kind, per criterion, the disagreements (null for other evaluators). */
+  judgeCriteria: researcherProcedure
+    .input(z.object({ evaluatorKey: z.string().min(1).max(500), k: z.string().max(50), campaignId: common.campaignId }))
+    .query(async ({ ctx, input }) => await judgeCriteriaOfSetting(ctx.db, input)),
 
   disagreements: researcherProcedure
     .input(

@@ -1,15 +1,18 @@
 /**
  * A staged judge's criteria against a labelled campaign's consolidated labels (server/domain/evaluation/
- * criteria-agreement.ts), with how many of its citations could not be checked. For `judge-criteria` and the API.
+ * criteria-agreement.ts), with how many of its citations could not be checked. For `judge-criteria` and the judge's
+ * analytics page.
  */
 import type { Db } from "../../../db/database";
 import { campaignItemsWithLabels } from "../../../db/repositories/evaluation/improvement";
-import { citationTotals, criteriaOfSetting } from "../../../db/repositories/evaluation/verdict-evidence";
+import { getCampaign } from "../../../db/repositories/annotation/campaigns";
+import { getJudgeConfig, type PublicJudgeConfig } from "../../../db/repositories/evaluation/verdicts";
+import { campaignsOverCriteriaOf, citationTotals, criteriaOfSetting } from "../../../db/repositories/evaluation/verdict-evidence";
 import { listVerdicts } from "../../../db/repositories/evaluation/verdicts";
 import { criteriaAgreement, type CriteriaAgreement, type LabelledVerdict } from "../../domain/evaluation/criteria-agreement";
 import { protocolOfVersion } from "../../domain/evaluation/judge-protocol";
 import { isStagedVersion } from "../../domain/evaluation/staged-protocols";
-import { formatK, type CriterionResult, type JudgeK } from "../../domain/evaluation/verdicts";
+import { formatK, parseK, type CriterionResult, type JudgeK } from "../../domain/evaluation/verdicts";
 import { ValidationError } from "../../errors";
 import { judgeEvaluatorKey, requireJudgeConfig } from "./judge-configs";
 import { requireCampaignRef } from "./stress-tests";
@@ -33,8 +36,33 @@ export async function criteriaReport(db: Db, req: { config: number | string; cam
       `judge configuration ${config.name} uses the ${protocolOfVersion(config.promptVersion)} protocol, which grades no criteria: choose a key-points or rubric configuration`,
     );
   }
-  const campaign = await requireCampaignRef(db, req.campaign);
-  const k = formatK(req.k);
+  return await scoreCriteria(db, config, await requireCampaignRef(db, req.campaign), formatK(req.k));
+}
+
+/**
+ * The criteria report of one setting on the judge's analytics page (`judge:<config id>`, k): against the named
+ * campaign, else the newest campaign whose consolidated labels cover a trajectory the setting graded criteria on.
+ * Null when the evaluator is no key-point or rubric judge configuration (there are no criteria to score); `campaign`
+ * null when no labelled trajectory has criteria yet (the page's empty state).
+ */
+export async function judgeCriteriaOfSetting(
+  db: Db,
+  req: { evaluatorKey: string; k: string; campaignId?: number },
+): Promise<{ report: CriteriaReport | null; protocol: string } | null> {
+  const configId = /^judge:(\d+)$/.exec(req.evaluatorKey)?.[1];
+  if (!configId || !req.k) return null;
+  const config = await getJudgeConfig(db, Number(configId));
+  if (!config || !isStagedVersion(config.promptVersion)) return null;
+  const protocol = protocolOfVersion(config.promptVersion);
+  const k = formatK(parseK(req.k));
+  const setting = { evaluatorKey: req.evaluatorKey, k, promptVersion: config.promptVersion };
+  const campaignId = req.campaignId ?? (await campaignsOverCriteriaOf(db, setting))[0];
+  const campaign = campaignId === undefined ? undefined : await getCampaign(db, campaignId);
+  if (!campaign) return { report: null, protocol };
+  return { report: await scoreCriteria(db, config, campaign, k), protocol };
+}
+
+async function scoreCriteria(db: Db, config: PublicJudgeConfig, campaign: { id: number; name: string }, k: string): Promise<CriteriaReport> {
   const evaluatorKey = judgeEvaluatorKey(config.id);
   const setting = { evaluatorKey, k, promptVersion: config.promptVersion };
   const verdicts = new Map(
@@ -49,7 +77,14 @@ export async function criteriaReport(db: Db, req: { config: number | string; cam
     }
     const v = verdicts.get(it.trajectoryId);
     const process = (v?.details as { process?: CriterionResult } | null)?.process ?? null;
-    items.push({ trajectoryId: it.trajectoryId, taskId: it.taskId, human: it.verdict, verdict: v?.verdict ?? null, process });
+    items.push({
+      trajectoryId: it.trajectoryId,
+      taskId: it.taskId,
+      taskExternalId: it.taskExternalId,
+      human: it.verdict,
+      verdict: v?.verdict ?? null,
+      process,
+    });
   }
   const labelled = new Set(items.map((i) => i.trajectoryId));
   const rows = (await criteriaOfSetting(db, setting)).filter((r) => labelled.has(r.trajectoryId));

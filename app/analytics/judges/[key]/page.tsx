@@ -5,6 +5,7 @@ import { PageHeader, Pagination } from "../../../_components/ui";
 import { api, orNotFound } from "../../../_trpc/server";
 import { RateChart } from "../../_components/charts";
 import { Figure, TablePanel } from "../../_components/figure";
+import { CriteriaSection } from "../../_components/criteria-section";
 import { AnalyticsFilterBar } from "../../_components/filter-bar";
 import { HeatMatrix } from "../../_components/heat-matrix";
 import { IntervalNote } from "../../_components/interval-note";
@@ -29,6 +30,10 @@ function withParams(href: string, extra: Record<string, string | number | undefi
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) sp.set(k, String(v));
   const q = sp.toString();
   return `${path}${q ? `?${q}` : ""}`;
+}
+
+function kindCountsOf(s: { falseSuccess: number; falseFailure: number; unparseable: number }): Record<Kind, number> {
+  return { all: s.falseSuccess + s.falseFailure, false_success: s.falseSuccess, false_failure: s.falseFailure, unparseable: s.unparseable };
 }
 
 export default async function JudgePage({
@@ -72,12 +77,7 @@ export default async function JudgePage({
   const here = (extra: Record<string, string | number | undefined>) => withParams(pageHref, extra);
   const keep = { k: identity.k || undefined, pv: identity.pv || undefined };
   const s = detail.overall;
-  const kindCounts: Record<Kind, number> = {
-    all: s.falseSuccess + s.falseFailure,
-    false_success: s.falseSuccess,
-    false_failure: s.falseFailure,
-    unparseable: s.unparseable,
-  };
+  const kindCounts = kindCountsOf(s);
   // disagreementSel: [human success & evaluator failure, human failure & evaluator success].
   const listSel =
     kind === "false_failure" ? s.disagreementSel[0] : kind === "false_success" ? s.disagreementSel[1] : kind === "unparseable" ? s.unparseableSel : null;
@@ -170,6 +170,7 @@ export default async function JudgePage({
           table={view.byCategory.table}
         />
         <TablePanel id="by-run" title="Agreement per agent run" table={view.byRun} />
+        <CriteriaSection evaluatorKey={key} k={identity.k} campaignId={params.campaignId} />
         <TablePanel
           id="disagreements"
           title={`${KINDS.find((x) => x.kind === kind)!.label} (${fmtCount(disagreements.total)})`}
