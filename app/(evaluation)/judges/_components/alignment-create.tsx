@@ -6,10 +6,10 @@
 import { useMutation, useSuspenseQuery } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field } from "../../../live/_components/bits";
 import { errorText } from "../_lib/error-text";
+import { CampaignPicker, ConfigPicker } from "./judge-pickers";
 
 export function AlignmentCreate() {
   const trpc = useTRPC();
@@ -57,36 +57,8 @@ export function AlignmentCreate() {
       <Field label="Name" htmlFor={`${f}-name`}>
         <input id={`${f}-name`} className="field" maxLength={200} value={name} onChange={(ev) => setName(ev.target.value)} data-testid="study-name" />
       </Field>
-      <Field label="Judge configuration" htmlFor={`${f}-config`}>
-        <select
-          id={`${f}-config`}
-          className="field"
-          value={configId ?? ""}
-          onChange={(ev) => setConfigId(Number(ev.target.value) || null)}
-          data-testid="study-config"
-        >
-          {configs.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Labelled campaign" htmlFor={`${f}-campaign`}>
-        <select
-          id={`${f}-campaign`}
-          className="field"
-          value={campaignId ?? ""}
-          onChange={(ev) => setCampaignId(Number(ev.target.value) || null)}
-          data-testid="study-campaign"
-        >
-          {campaigns.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name} ({formatCount(c.items)} items)
-            </option>
-          ))}
-        </select>
-      </Field>
+      <ConfigPicker id={`${f}-config`} options={configs} value={configId} onChange={setConfigId} testId="study-config" />
+      <CampaignPicker id={`${f}-campaign`} options={campaigns} value={campaignId} onChange={setCampaignId} testId="study-campaign" />
       <Field label="k" htmlFor={`${f}-k`} hint="Final screenshots shown">
         <select id={`${f}-k`} className="field" value={k} onChange={(ev) => setK(ev.target.value)} data-testid="study-k">
           {["1", "2", "3", "full"].map((x) => (

@@ -5,7 +5,7 @@
  * tokens, dollars) without creating anything; "Start" creates it and opens its progress page.
  */
 import { useMutation, useQuery, useSuspenseQuery } from "@tanstack/react-query";
-import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
+import type { inferRouterInputs } from "@trpc/server";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState } from "react";
@@ -15,9 +15,10 @@ import { useTRPC } from "../../../_trpc/client";
 import { Field } from "../../../live/_components/bits";
 import { parseKText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
+import { EstimateFigures } from "./estimate-figures";
+import { ConfigPicker } from "./judge-pickers";
 
 type BatchInput = inferRouterInputs<AppRouter>["judge"]["batches"]["start"];
-type Estimate = inferRouterOutputs<AppRouter>["judge"]["batches"]["estimate"];
 type Filter = Extract<BatchInput["selection"], { filter: unknown }>["filter"];
 
 /** The k values WebVoyager's paper compares; others can be typed in. */
@@ -136,25 +137,15 @@ export function BatchForm({
 
       <section className="panel grid gap-3 px-4 py-3 sm:grid-cols-2" aria-label="Judge">
         <h2 className="section-title sm:col-span-2">2 · Judge</h2>
-        <Field
+        <ConfigPicker
+          id={`${f}-config`}
           label="Configuration"
-          htmlFor={`${f}-config`}
           hint={selected ? `${selected.model} at ${selected.baseUrl ?? "the OpenAI API"} · ${selected.options.screenshots} screenshots` : undefined}
-        >
-          <select
-            id={`${f}-config`}
-            className="field"
-            value={configId ?? ""}
-            onChange={(ev) => setConfigId(Number(ev.target.value) || null)}
-            data-testid="config-select"
-          >
-            {configs.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </Field>
+          options={configs}
+          value={configId}
+          onChange={setConfigId}
+          testId="config-select"
+        />
         <Field label="Concurrency" htmlFor={`${f}-conc`} hint="Calls in flight at once (1–64)">
           <input id={`${f}-conc`} className="field" inputMode="numeric" value={concurrency} onChange={(ev) => setConcurrency(ev.target.value)} />
         </Field>
@@ -206,7 +197,14 @@ export function BatchForm({
           ) : !e ? (
             <span className="text-zinc-500">Estimating…</span>
           ) : (
-            <EstimateView estimate={e} />
+            <EstimateFigures
+              estimate={e}
+              itemsName="trajectories"
+              extra={[{ label: "Pairs", value: `${formatCount(e.pairs)} (trajectories × k)` }]}
+              rows={e.perK.map((p) => ({ key: p.k, label: p.k, calls: p.calls, images: p.images }))}
+              rowHeader="k"
+              rowsAlways
+            />
           )}
         </div>
         <div className="flex flex-wrap items-center gap-2">
@@ -231,51 +229,5 @@ export function BatchForm({
         </div>
       </section>
     </form>
-  );
-}
-
-function EstimateView({ estimate: e }: { estimate: Estimate }) {
-  return (
-    <div className="flex flex-col gap-2">
-      <dl className="grid grid-cols-2 gap-x-6 gap-y-1 sm:grid-cols-4">
-        <Figure label="Trajectories" value={formatCount(e.trajectories)} testId="est-trajectories" />
-        <Figure label="Calls" value={formatCount(e.calls)} testId="est-calls" />
-        <Figure label="Images" value={formatCount(e.images)} testId="est-images" />
-        <Figure label="Already judged (kept)" value={formatCount(e.existing)} />
-        <Figure label="Input tokens (est.)" value={formatCount(e.inputTokens)} />
-        <Figure label="Output tokens (est.)" value={formatCount(e.outputTokens)} />
-        <Figure label="Cost (est.)" value={e.costUsd === null ? "no prices set" : `$${e.costUsd.toFixed(e.costUsd < 1 ? 4 : 2)}`} testId="est-cost" />
-        <Figure label="Pairs" value={`${formatCount(e.pairs)} (trajectories × k)`} />
-      </dl>
-      <table className="table-dense max-w-md">
-        <thead>
-          <tr>
-            <th>k</th>
-            <th className="text-right">Calls</th>
-            <th className="text-right">Images</th>
-          </tr>
-        </thead>
-        <tbody>
-          {e.perK.map((p) => (
-            <tr key={p.k}>
-              <td className="font-mono">{p.k}</td>
-              <td className="text-right tabular-nums">{formatCount(p.calls)}</td>
-              <td className="text-right tabular-nums">{formatCount(p.images)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function Figure({ label, value, testId }: { label: string; value: string; testId?: string }) {
-  return (
-    <div>
-      <dt className="section-title">{label}</dt>
-      <dd className="text-zinc-900 tabular-nums" data-testid={testId}>
-        {value}
-      </dd>
-    </div>
   );
 }

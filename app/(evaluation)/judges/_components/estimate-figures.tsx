@@ -1,28 +1,57 @@
 /**
- * A dry run's figures (calls, images, tokens, cost) with a row per way of asking: shared by the stress-test form
- * and the alignment runs. Nothing is sent to produce them.
+ * A dry run's figures (items, calls, images, kept verdicts, tokens, cost) and a table of calls per row (per k value
+ * for a batch, per way of asking for a stress test): shared by the batch form, the stress-test form and the
+ * alignment runs. Nothing is sent to produce them.
  */
-import type { inferRouterOutputs } from "@trpc/server";
-import type { AppRouter } from "@/server/api/root";
 import { formatCount } from "../../../_components/ui";
 
-type Estimate = inferRouterOutputs<AppRouter>["judge"]["alignment"]["estimateRun"];
+/** What every dry run of a judge answers (a batch's estimate; stress tests and alignment runs reuse it). */
+export interface EstimateLike {
+  trajectories: number;
+  calls: number;
+  images: number;
+  existing: number;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number | null;
+}
 
 export interface EstimateRow {
   key: string;
   label: string;
   calls: number;
   images: number;
-  existing: number;
+  /** Verdicts already stored and kept; the column is left out when no row has it. */
+  existing?: number;
 }
 
-export function EstimateFigures({ estimate: e, rows, testIdPrefix = "est" }: { estimate: Estimate; rows?: EstimateRow[]; testIdPrefix?: string }) {
+export function EstimateFigures({
+  estimate: e,
+  itemsName = "items",
+  testIdPrefix = "est",
+  extra = [],
+  rows,
+  rowHeader = "Way of asking",
+  rowsAlways = false,
+}: {
+  estimate: EstimateLike;
+  /** How the items are named ("Items" or "Trajectories"), and their figure's test id. */
+  itemsName?: "items" | "trajectories";
+  testIdPrefix?: string;
+  /** Figures after the common ones. */
+  extra?: { label: string; value: string }[];
+  rows?: EstimateRow[];
+  rowHeader?: string;
+  /** Show the rows' table even with one row (a batch's single k). */
+  rowsAlways?: boolean;
+}) {
+  const withKept = rows?.some((r) => r.existing !== undefined) ?? false;
   return (
     <div className="flex flex-col gap-2">
       <dl className="grid grid-cols-2 gap-x-6 gap-y-1 sm:grid-cols-4">
-        <Figure label="Items" value={formatCount(e.trajectories)} testId={`${testIdPrefix}-items`} />
+        <Figure label={itemsName === "items" ? "Items" : "Trajectories"} value={formatCount(e.trajectories)} testId={`${testIdPrefix}-${itemsName}`} />
         <Figure label="Calls" value={formatCount(e.calls)} testId={`${testIdPrefix}-calls`} />
-        <Figure label="Images" value={formatCount(e.images)} />
+        <Figure label="Images" value={formatCount(e.images)} testId={`${testIdPrefix}-images`} />
         <Figure label="Already judged (kept)" value={formatCount(e.existing)} testId={`${testIdPrefix}-existing`} />
         <Figure label="Input tokens (est.)" value={formatCount(e.inputTokens)} />
         <Figure label="Output tokens (est.)" value={formatCount(e.outputTokens)} />
@@ -31,15 +60,18 @@ export function EstimateFigures({ estimate: e, rows, testIdPrefix = "est" }: { e
           value={e.costUsd === null ? "no prices set" : `$${e.costUsd.toFixed(e.costUsd < 1 ? 4 : 2)}`}
           testId={`${testIdPrefix}-cost`}
         />
+        {extra.map((x) => (
+          <Figure key={x.label} label={x.label} value={x.value} />
+        ))}
       </dl>
-      {rows && rows.length > 1 && (
+      {rows && (rows.length > 1 || (rowsAlways && rows.length > 0)) && (
         <table className="table-dense max-w-xl" data-testid={`${testIdPrefix}-ways`}>
           <thead>
             <tr>
-              <th>Way of asking</th>
+              <th>{rowHeader}</th>
               <th className="text-right">Calls</th>
               <th className="text-right">Images</th>
-              <th className="text-right">Kept</th>
+              {withKept && <th className="text-right">Kept</th>}
             </tr>
           </thead>
           <tbody>
@@ -48,7 +80,7 @@ export function EstimateFigures({ estimate: e, rows, testIdPrefix = "est" }: { e
                 <td>{r.label}</td>
                 <td className="text-right tabular-nums">{formatCount(r.calls)}</td>
                 <td className="text-right tabular-nums">{formatCount(r.images)}</td>
-                <td className="text-right tabular-nums">{formatCount(r.existing)}</td>
+                {withKept && <td className="text-right tabular-nums">{formatCount(r.existing ?? 0)}</td>}
               </tr>
             ))}
           </tbody>

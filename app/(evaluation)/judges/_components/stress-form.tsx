@@ -16,6 +16,7 @@ import { useTRPC } from "../../../_trpc/client";
 import { Field } from "../../../live/_components/bits";
 import { errorText } from "../_lib/error-text";
 import { EstimateFigures } from "./estimate-figures";
+import { CampaignPicker, ConfigPicker } from "./judge-pickers";
 
 type StressInput = inferRouterInputs<AppRouter>["judge"]["stress"]["start"];
 type Plan = inferRouterOutputs<AppRouter>["judge"]["stress"]["estimate"];
@@ -89,36 +90,15 @@ export function StressForm() {
     >
       <section className="panel grid gap-3 px-4 py-3 sm:grid-cols-2 lg:grid-cols-4" aria-label="What to stress">
         <h2 className="section-title sm:col-span-2 lg:col-span-4">1 · Judge and labelled items</h2>
-        <Field label="Judge configuration" htmlFor={`${f}-config`}>
-          <select
-            id={`${f}-config`}
-            className="field"
-            value={configId ?? ""}
-            onChange={(ev) => setConfigId(Number(ev.target.value) || null)}
-            data-testid="stress-config"
-          >
-            {configs.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Labelled campaign" htmlFor={`${f}-campaign`} hint="Its items with a consolidated success or failure">
-          <select
-            id={`${f}-campaign`}
-            className="field"
-            value={campaignId ?? ""}
-            onChange={(ev) => setCampaignId(Number(ev.target.value) || null)}
-            data-testid="stress-campaign"
-          >
-            {campaigns.map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name} ({formatCount(c.items)} items)
-              </option>
-            ))}
-          </select>
-        </Field>
+        <ConfigPicker id={`${f}-config`} options={configs} value={configId} onChange={setConfigId} testId="stress-config" />
+        <CampaignPicker
+          id={`${f}-campaign`}
+          hint="Its items with a consolidated success or failure"
+          options={campaigns}
+          value={campaignId}
+          onChange={setCampaignId}
+          testId="stress-campaign"
+        />
         <Field label="k (final screenshots shown)" htmlFor={`${f}-k`}>
           <select id={`${f}-k`} className="field" value={k} onChange={(ev) => setK(ev.target.value)} data-testid="stress-k">
             {K_CHOICES.map((x) => (
