@@ -222,6 +222,20 @@ test.describe.serial("improving a judge in the dashboard", () => {
     await screenshotsAtDesktopSizes(page, "improving-align-versions");
     await scrollTo(page, "version-compare");
     await screenshotsAtDesktopSizes(page, "improving-align-compare");
+
+    // "Stress this version": the stress form opens on the study's judge, campaign and k, asking with version 2. At k = 1
+    // only "answer removed" changes anything (one screenshot: nothing to shuffle or subset; no history shown): 2 ways ×
+    // 10 items, of which version 2's 5 held-out verdicts are kept: 15 calls.
+    await page.getByTestId("version-2").getByTestId("stress-version").click();
+    await expect(page).toHaveURL(new RegExp(`/judges/stress/new\\?study=${studyId}&version=2$`));
+    await expect(page.getByTestId("stress-config").locator("option:checked")).toHaveText(configName);
+    await expect(page.getByTestId("stress-campaign").locator("option:checked")).toHaveText(`${seeded.campaignName} (10 items)`);
+    await expect(page.getByTestId("stress-k")).toHaveValue("1");
+    await expect(page.getByTestId("stress-prompt")).toHaveText(`Asks with v2 of the alignment study e2e study ${stamp}.`);
+    await page.getByTestId("stress-dry-run").click();
+    await expect(page.getByTestId("est-calls")).toHaveText("15");
+    await expect(page.getByTestId("est-existing")).toHaveText("5");
+    await screenshotsAtDesktopSizes(page, "improving-stress-this-version");
   });
 
   test("a rubric judge's criteria against people on the judge's analytics page", async ({ page }) => {

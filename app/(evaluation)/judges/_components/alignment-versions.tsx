@@ -6,6 +6,7 @@
  * verdict changed between them, each opening the player.
  */
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState } from "react";
 import { formatCount } from "../../../_components/ui";
 import { RateChart } from "../../../analytics/_components/charts";
@@ -32,6 +33,9 @@ export function AlignmentVersions({ view }: { view: AlignmentView }) {
               <th>FNR</th>
               <th>Rate gap (judge − people)</th>
               <th>Against its parent</th>
+              <th>
+                <span className="sr-only">Stress test</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -59,6 +63,16 @@ export function AlignmentVersions({ view }: { view: AlignmentView }) {
                     {c
                       ? `v${c.parentNumber}: κ ${kappaChangeText(c.kappaChange)} · ${c.flipped.length} flipped (${c.nowRight} now right, ${c.nowWrong} now wrong)`
                       : "–"}
+                  </td>
+                  <td>
+                    <Link
+                      className="btn whitespace-nowrap"
+                      href={`/judges/stress/new?study=${view.alignment.id}&version=${v.version.number}`}
+                      title={`A stress test of the judge asking with v${v.version.number}, on the study's campaign at k = ${view.alignment.k}`}
+                      data-testid="stress-version"
+                    >
+                      Stress this version
+                    </Link>
                   </td>
                 </tr>
               );

@@ -27,14 +27,25 @@ function whole(text: string, min: number, max: number): number | null {
   return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : null;
 }
 
-export function StressForm() {
+/** What "Stress this version" opens the form with: the study's configuration, campaign and k, and its prompt version. */
+export interface StressPreset {
+  configId: number;
+  campaignId: number;
+  k: string;
+  /** null: the configuration's own prompt. */
+  promptVersion: { id: number; label: string } | null;
+}
+
+export function StressForm({ preset }: { preset?: StressPreset }) {
   const trpc = useTRPC();
   const router = useRouter();
   const { data: configs } = useSuspenseQuery(trpc.judge.configs.list.queryOptions());
   const { data: campaigns } = useSuspenseQuery(trpc.campaigns.list.queryOptions());
-  const [configId, setConfigId] = useState<number | null>(configs[0]?.id ?? null);
-  const [campaignId, setCampaignId] = useState<number | null>(campaigns[0]?.id ?? null);
-  const [k, setK] = useState<string>("full");
+  const [configId, setConfigId] = useState<number | null>(preset?.configId ?? configs[0]?.id ?? null);
+  const [campaignId, setCampaignId] = useState<number | null>(preset?.campaignId ?? campaigns[0]?.id ?? null);
+  const [k, setK] = useState<string>(preset?.k ?? "full");
+  // A prompt version belongs to its configuration: choosing another configuration drops it.
+  const promptVersion = preset?.promptVersion && configId === preset.configId ? preset.promptVersion : null;
   const [kinds, setKinds] = useState<Record<PerturbationKind, boolean>>({ shuffle: true, subset: true, "no-answer": true, "no-history": true });
   const [subsetK, setSubsetK] = useState("2");
   const [seed, setSeed] = useState("1");
@@ -66,6 +77,7 @@ export function StressForm() {
           perturbations: chosen,
           subsetK: Number(subsetK),
           seed: Number(seed),
+          promptVersionId: promptVersion?.id ?? null,
           concurrency: Number(concurrency),
         }
       : null;
@@ -101,7 +113,7 @@ export function StressForm() {
         />
         <Field label="k (final screenshots shown)" htmlFor={`${f}-k`}>
           <select id={`${f}-k`} className="field" value={k} onChange={(ev) => setK(ev.target.value)} data-testid="stress-k">
-            {K_CHOICES.map((x) => (
+            {[...new Set([...K_CHOICES, k])].map((x) => (
               <option key={x} value={x}>
                 {x === "full" ? "full trajectory" : `k = ${x}`}
               </option>
@@ -111,6 +123,9 @@ export function StressForm() {
         <Field label="Concurrency" htmlFor={`${f}-conc`} hint="Calls in flight at once (1–64)">
           <input id={`${f}-conc`} className="field" inputMode="numeric" value={concurrency} onChange={(ev) => setConcurrency(ev.target.value)} />
         </Field>
+        <p className="text-[12px] text-zinc-600 sm:col-span-2 lg:col-span-4" data-testid="stress-prompt">
+          Asks with {promptVersion ? promptVersion.label : "the configuration's own prompt"}.
+        </p>
       </section>
 
       <section className="panel grid gap-3 px-4 py-3 sm:grid-cols-2 lg:grid-cols-4" aria-label="Perturbations">
