@@ -103,9 +103,10 @@ export function parseVariant(text: string): JudgeVariant {
  * Why a perturbation changes nothing for a configuration with these options (so a stress test must not spend calls
  * on it), or null when it applies.
  */
-export function perturbationInapplicable(p: Perturbation, options: JudgeOptions): string | null {
+export function perturbationInapplicable(p: Perturbation, options: JudgeOptions, staged = false): string | null {
   if (p.kind === "no-answer" && options.withoutFinalAnswer) return "the configuration already leaves the final answer out";
-  if (p.kind === "no-history" && !options.includeActionHistory) return "the configuration does not show the action history";
+  // The staged protocols (key points, rubric) always show the action history, whatever the option says.
+  if (p.kind === "no-history" && !options.includeActionHistory && !staged) return "the configuration does not show the action history";
   return null;
 }
 
@@ -181,7 +182,7 @@ const WINDOW_LINE = /\nScreenshots of (all \d+ recorded steps|the last \d+ steps
  * line announcing the screenshots says so). Other perturbations change the options, not the screenshots.
  * `stepIndices` follows the order the screenshots are sent in.
  */
-export function perturbScreenshots(prompt: JudgePrompt, p: Perturbation | undefined, trajectoryId: number): JudgePrompt {
+export function perturbScreenshots<P extends Pick<JudgePrompt, "parts" | "stepIndices">>(prompt: P, p: Perturbation | undefined, trajectoryId: number): P {
   if (!p || (p.kind !== "shuffle" && p.kind !== "subset")) return prompt;
   const split = shotUnits(prompt.parts);
   if (!split || split.units.length < 2) return prompt;
@@ -210,6 +211,21 @@ export function perturbScreenshots(prompt: JudgePrompt, p: Perturbation | undefi
     parts: [...before, ...units.flatMap((u) => u.parts), ...split.after],
     stepIndices: units.map((u) => u.stepIndex),
   };
+}
+
+/**
+ * The steps a random subset keeps, in their order (the staged protocols pick them before asking: the key-point
+ * protocol scores only these screenshots, the rubric grades with only these). Other perturbations keep every step.
+ */
+export function subsetOfSteps(stepIndices: number[], p: Perturbation | undefined, trajectoryId: number): number[] {
+  if (p?.kind !== "subset" || p.k >= stepIndices.length) return stepIndices;
+  const keep = new Set(
+    shuffle(
+      stepIndices.map((_, i) => i),
+      itemRng(p.seed, trajectoryId),
+    ).slice(0, p.k),
+  );
+  return stepIndices.filter((_, i) => keep.has(i));
 }
 
 // ---- prompt versions: a rubric and few-shot examples ----

@@ -242,7 +242,22 @@ const FIRST_STEP_LINE = [
   "First failing step: <number>",
 ].join("\n");
 
-type OutcomeOptions = Partial<Pick<JudgeOptions, "includeThoughts" | "withoutFinalAnswer" | "askFirstFailingStep">>;
+type OutcomeOptions = Partial<Pick<JudgeOptions, "includeThoughts" | "withoutFinalAnswer" | "askFirstFailingStep">> & {
+  /** A stress test's "action history removed": the outcome call shows neither actions nor thoughts. */
+  withoutActionHistory?: boolean;
+};
+
+/** The outcome call's system prompt (what an alignment study's prompt versions change and compare). */
+export function stagedOutcomeSystem(version: StagedPromptVersion, options: OutcomeOptions): string {
+  return outcomeSystem(version === KEY_POINTS_VERSION ? KEY_POINT_OUTCOME_SYSTEM : RUBRIC_OUTCOME_SYSTEM, options);
+}
+
+function caseText(input: JudgeInput, options: OutcomeOptions): string {
+  // The staged protocols show the action history (WebJudge always does; process criteria are about it), unless a
+  // stress test takes it away.
+  const history = !options.withoutActionHistory;
+  return describeCase(input, { ...options, includeThoughts: history && !!options.includeThoughts, includeActionHistory: history });
+}
 
 export interface OutcomePrompt extends StagePrompt {
   /** Step indices whose screenshots the prompt holds, oldest first. */
@@ -279,7 +294,7 @@ export function buildKeyPointOutcomePrompt(
   scored: number,
   options: OutcomeOptions,
 ): OutcomePrompt {
-  let head = describeCase(input, { ...options, includeThoughts: !!options.includeThoughts, includeActionHistory: true });
+  let head = caseText(input, options);
   head += `\nKey points:\n${numbered(keyPoints, false)}\n`;
   head +=
     kept.length === 0
@@ -296,10 +311,13 @@ export function buildKeyPointOutcomePrompt(
   };
 }
 
-/** The grading call of the rubric protocol: the case with the action history (process criteria are about it), the criteria and the last k screenshots. */
-export function buildRubricOutcomePrompt(input: JudgeInput, criteria: Criterion[], k: JudgeK, options: OutcomeOptions): OutcomePrompt {
-  const stepIndices = selectScreenshotSteps(input.steps, k);
-  let head = describeCase(input, { ...options, includeThoughts: !!options.includeThoughts, includeActionHistory: true });
+/**
+ * The grading call of the rubric protocol: the case with the action history (process criteria are about it), the
+ * criteria and the last k screenshots (or the steps given, for a stress test's random subset).
+ */
+export function buildRubricOutcomePrompt(input: JudgeInput, criteria: Criterion[], k: JudgeK | number[], options: OutcomeOptions): OutcomePrompt {
+  const stepIndices = Array.isArray(k) ? k : selectScreenshotSteps(input.steps, k);
+  let head = caseText(input, options);
   head += `\nCriteria:\n${numbered(criteria, true)}\n`;
   head +=
     stepIndices.length === 0

@@ -48,6 +48,7 @@ import {
 import { formatCsv } from "../../domain/csv";
 import { compareOnItems, judgeOnItems, type Comparison, type JudgeOnItems } from "../../domain/evaluation/judge-comparison";
 import { buildJudgePrompt, costUsd, isJudgePromptVersion } from "../../domain/evaluation/judge-protocol";
+import { isStagedVersion, stagedOutcomeSystem } from "../../domain/evaluation/staged-protocols";
 import { applyPromptVersion, criteriaBlock, formatVariant, normaliseRubric, type FewShotExample } from "../../domain/evaluation/prompt-variants";
 import { formatK, parseK, type JudgeK } from "../../domain/evaluation/verdicts";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
@@ -347,7 +348,10 @@ async function systemPromptOf(db: Db, a: JudgeAlignmentRow, v: JudgePromptVersio
   if (!isJudgePromptVersion(config.promptVersion))
     throw new ValidationError(`judge configuration ${config.name} uses unknown prompt version ${config.promptVersion}`);
   const base = await resolveJudgeVariant(db, config, "");
-  const system = buildJudgePrompt({ intent: "", finalAnswer: null, steps: [] }, parseK(a.k), base.askedOptions, config.promptVersion).system;
+  // A staged protocol decides in its outcome call: a version's rubric and examples go there (staged-judging.ts).
+  const system = isStagedVersion(config.promptVersion)
+    ? stagedOutcomeSystem(config.promptVersion, base.askedOptions)
+    : buildJudgePrompt({ intent: "", finalAnswer: null, steps: [] }, parseK(a.k), base.askedOptions, config.promptVersion).system;
   return v && v.number > 1 ? applyPromptVersion(system, { rubric: v.rubric, examples: v.examples }) : system;
 }
 

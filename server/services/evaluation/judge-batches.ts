@@ -32,7 +32,7 @@ import {
 } from "../../domain/evaluation/judge-protocol";
 import { isStagedVersion, stagedCallCount, type StagedPromptVersion } from "../../domain/evaluation/staged-protocols";
 import { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayload } from "../../domain/evaluation/judge-jobs";
-import { buildVariantPrompt } from "../../domain/evaluation/prompt-variants";
+import { applyPromptVersion, buildVariantPrompt, subsetOfSteps, variantWindow } from "../../domain/evaluation/prompt-variants";
 import { formatK, parseK, type JudgeK, type JudgeOptions } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import { cancelGroup, enqueueJobs, groupProgress, isJobHeld, jobsOfGroup, resumeGroup, type GroupProgress } from "../jobs/queue";
@@ -119,8 +119,9 @@ function oneCallCost(
 
 /**
  * A staged protocol: the listing call, one relevance call per screenshot in the window (key points), and the outcome
- * call. How many screenshots the key-point outcome call keeps is known only after scoring, so the estimate counts
- * them all (an upper bound).
+ * call, all again for each sample. How many screenshots the key-point outcome call keeps is known only after
+ * scoring, so the estimate counts them all (an upper bound). A random subset narrows the window; a prompt version
+ * adds its rubric and examples to the outcome call.
  */
 function stagedCallCost(
   input: JudgeInput,
@@ -128,14 +129,19 @@ function stagedCallCost(
   version: StagedPromptVersion,
   options: JudgeOptions,
   imageTokens: (stepIndex: number) => number,
+  asked: { variant: ResolvedVariant; trajectoryId: number; samples: number },
 ): CallCost {
-  const window = selectScreenshotSteps(input.steps, k);
+  const { variant, version: content } = asked.variant;
+  const window = subsetOfSteps(selectScreenshotSteps(input.steps, variantWindow(k, variant)), variant.perturbation, asked.trajectoryId);
   const windowTokens = window.reduce((n, i) => n + imageTokens(i), 0);
   const caseTokens = estimateTextTokens(describeCase(input, { ...options, includeActionHistory: true }));
   const calls = stagedCallCount(version, window.length);
   const relevanceCalls = calls - 2;
-  const inputTokens = 2 * estimateTextTokens(input.intent) + 400 + relevanceCalls * 300 + windowTokens * (relevanceCalls > 0 ? 2 : 1) + caseTokens + 600;
-  return { calls, images: window.length + (relevanceCalls > 0 ? window.length : 0), inputTokens };
+  const versionTokens = content ? estimateTextTokens(applyPromptVersion("", content)) : 0;
+  const inputTokens =
+    2 * estimateTextTokens(input.intent) + 400 + relevanceCalls * 300 + windowTokens * (relevanceCalls > 0 ? 2 : 1) + caseTokens + 600 + versionTokens;
+  const images = window.length + (relevanceCalls > 0 ? window.length : 0);
+  return { calls: calls * asked.samples, images: images * asked.samples, inputTokens: inputTokens * asked.samples };
 }
 
 /** Works out which (trajectory, k) pairs need a call and what they will cost, from stored metadata only. */
@@ -149,8 +155,6 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
       `samples: judge configuration ${config.name} has temperature 0, so ${samples} samples would all give the same reply; set its temperature above 0 first`,
     );
   }
-  if (samples > 1 && isStagedVersion(config.promptVersion))
-    throw new ValidationError(`samples: judge configuration ${config.name} uses a staged protocol, which is asked once per trajectory`);
   const variants: ResolvedVariant[] = [];
   for (const text of req.variants ?? [""]) variants.push(await resolveJudgeVariant(db, config, text));
   const options = variants[0]!.configOptions;
@@ -190,7 +194,7 @@ export async function estimateJudgeBatch(db: Db, req: BatchRequest): Promise<Bat
     const input = { intent: detail.task.intent, finalAnswer: detail.trajectory.finalAnswer, steps };
     for (const { v, k } of todo) {
       const cost = isStagedVersion(config.promptVersion)
-        ? stagedCallCost(input, k, config.promptVersion, options, imageTokens)
+        ? stagedCallCost(input, k, config.promptVersion, options, imageTokens, { variant: v, trajectoryId: id, samples })
         : oneCallCost(buildVariantPrompt(input, k, v.variant, options, v.version, config.promptVersion, id), imageTokens, samples);
       const kText = formatK(k);
       const perK = estimate.perK.find((p) => p.k === kText)!;

@@ -7,7 +7,7 @@
 import type { Db } from "../../../db/database";
 import { getPromptVersion } from "../../../db/repositories/evaluation/improvement";
 import type { PublicJudgeConfig } from "../../../db/repositories/evaluation/verdicts";
-import { effectivePromptVersion, protocolOfVersion } from "../../domain/evaluation/judge-protocol";
+import { effectivePromptVersion } from "../../domain/evaluation/judge-protocol";
 import { isStagedVersion } from "../../domain/evaluation/staged-protocols";
 import {
   parseVariant,
@@ -36,14 +36,8 @@ export interface ResolvedVariant {
 export async function resolveJudgeVariant(db: Db, config: PublicJudgeConfig, text: string): Promise<ResolvedVariant> {
   const variant: JudgeVariant = parseVariant(text);
   const configOptions: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...config.options };
-  if (text !== "" && isStagedVersion(config.promptVersion)) {
-    // Perturbations and prompt versions rewrite the one-call WebVoyager prompt; the staged protocols ask in several.
-    throw new ValidationError(
-      `judge configuration ${config.name} uses the ${protocolOfVersion(config.promptVersion)} protocol: stress tests and prompt versions work with the webvoyager protocol only`,
-    );
-  }
   if (variant.perturbation) {
-    const why = perturbationInapplicable(variant.perturbation, configOptions);
+    const why = perturbationInapplicable(variant.perturbation, configOptions, isStagedVersion(config.promptVersion));
     if (why) throw new ValidationError(`variant ${JSON.stringify(text)} changes nothing for judge configuration ${config.name}: ${why}`);
   }
   let version: ResolvedVariant["version"] = null;

@@ -40,7 +40,7 @@ import {
 import { endpointErrorText, judgeEvaluatorKey, redactSecret, requireJudgeConfig, judgeEndpointOf, type Env } from "./judge-configs";
 import { prepareScreenshot } from "./images";
 import { resolveJudgeVariant, type VariantCache } from "./judge-variants";
-import { runStagedProtocol, type Ask } from "./staged-judging";
+import { runStagedProtocol, type Ask, type StagedOutcome } from "./staged-judging";
 
 export interface JudgeDeps {
   db: Db;
@@ -295,9 +295,7 @@ async function judgeInOneCall(ctx: CallContext, input: JudgeInput): Promise<Judg
 
 /** A staged protocol (key points, rubric): several calls; the criteria graded on the way are kept with the verdict. */
 async function judgeInStages(ctx: CallContext, input: JudgeInput, version: StagedPromptVersion): Promise<Judged> {
-  const { req, options, data } = ctx;
-  if ((req.samples ?? 1) > 1)
-    throw new ValidationError(`judge configuration ${ctx.config.name} uses a staged protocol, which is asked once per trajectory: samples must be 1`);
+  const { req, options, data, resolved } = ctx;
   const images: Sent[] = [];
   const ask: Ask = async (system, parts) => {
     const { content, sent } = await contentOf(ctx.deps, data, options, req.trajectoryId, parts);
@@ -313,39 +311,51 @@ async function judgeInStages(ctx: CallContext, input: JudgeInput, version: Stage
     );
     return { raw: reply ?? refusal ?? "", refused: reply == null && !!refusal, result, images: sent };
   };
-  const out = await runStagedProtocol({ version, input, k: req.k, options, ask });
+  const variant = { variant: resolved.variant, version: resolved.version, trajectoryId: req.trajectoryId };
+  // Samples: the whole protocol is run again each time (its key points and criteria are drawn again too), one run after
+  // another; the verdict is the majority, and the criteria, citations and reply kept are those of the first run that
+  // says what the majority says.
+  const samples = req.samples ?? 1;
+  const runs: StagedOutcome[] = [];
+  for (let i = 0; i < samples; i++) runs.push(await runStagedProtocol({ version, input, k: req.k, options: resolved.askedOptions, ask, variant }));
+  const vote = majorityOf(runs.map((r) => r.verdict));
+  const out = runs.find((r) => r.verdict === vote.verdict) ?? runs[0]!;
+  const allCalls = runs.flatMap((r) => r.calls);
   const last = out.calls[out.calls.length - 1]!.result;
   const failureStep =
     options.askFirstFailingStep && out.stages.at(-1)?.stage === "outcome"
       ? parseFailureStep(
           out.rawReply,
-          out.verdict,
+          vote.verdict,
           data.detail.steps.map((s) => s.index),
         )
       : null;
+  const problems = [...(vote.problem ? [vote.problem] : []), ...out.problems];
   return {
     values: {
       stepIndices: out.stepIndices,
-      verdict: out.verdict,
-      score: scoreOf(out.verdict),
+      verdict: vote.verdict,
+      score: scoreOf(vote.verdict),
       rationale: out.rationale,
       rawReply: out.rawReply,
       details: {
         images,
-        calls: out.calls.length,
-        attempts: out.calls.reduce((n, c) => n + c.result.attempts, 0),
-        retried: out.calls.flatMap((c) => c.result.retried.map((x) => redactSecret(x, ctx.apiKey))),
+        calls: allCalls.length,
+        attempts: allCalls.reduce((n, c) => n + c.result.attempts, 0),
+        retried: allCalls.flatMap((c) => c.result.retried.map((x) => redactSecret(x, ctx.apiKey))),
         finishReason: last.finishReason,
         stages: out.stages,
         ...(out.relevance ? { relevance: out.relevance, threshold: out.threshold } : {}),
         ...(out.process ? { process: out.process } : {}),
         ...(out.failureCause ? { failureCause: out.failureCause } : {}),
-        ...(out.problems.length ? { problem: out.problems.join("; ") } : {}),
+        ...(problems.length ? { problem: problems.join("; ") } : {}),
         ...(failureStep && failureStep.status !== "not-applicable" ? { failureStep } : {}),
+        ...(samples > 1 ? { samples: runs.map((r) => ({ verdict: r.verdict, rationale: r.rationale, rawReply: r.rawReply, calls: r.calls.length })) } : {}),
       },
       firstFailingStep: failureStep?.status === "given" ? failureStep.stepIndex : null,
+      ...(samples > 1 ? { sampleCount: samples, sampleSuccesses: vote.successes, sampleFailures: vote.failures } : {}),
       model: last.model,
-      ...sumUsage(out.calls.map((c) => c.result)),
+      ...sumUsage(allCalls.map((c) => c.result)),
     },
     criteria: out.criteria.map((c) => ({ position: c.position, kind: c.kind, text: c.text, result: c.result })),
     citations: out.stages.at(-1)?.stage === "outcome" ? citationsOf(ctx, out.rawReply, out.outcomeImages) : [],

@@ -17,14 +17,21 @@ import {
   parseKeyPointOutcome,
   parseRelevanceScore,
   parseRubricOutcome,
-  relevanceCandidates,
   type Criterion,
   type GradedCriterion,
   type ParsedStagedReply,
   type RelevanceScore,
   type StagedPromptVersion,
 } from "../../domain/evaluation/staged-protocols";
-import type { JudgeInput, PromptPart } from "../../domain/evaluation/judge-protocol";
+import { selectScreenshotSteps, type JudgeInput, type PromptPart } from "../../domain/evaluation/judge-protocol";
+import {
+  applyPromptVersion,
+  perturbScreenshots,
+  subsetOfSteps,
+  variantWindow,
+  type JudgeVariant,
+  type PromptVersionContent,
+} from "../../domain/evaluation/prompt-variants";
 import type { JudgeK, JudgeOptions, VerdictValue } from "../../domain/evaluation/verdicts";
 import type { JudgeCallResult } from "./judge-client";
 
@@ -90,14 +97,14 @@ async function planStage(version: StagedPromptVersion, intent: string, ask: Ask,
 
 async function scoreScreenshots(
   input: JudgeInput,
-  k: JudgeK,
+  candidates: number[],
   keyPoints: Criterion[],
   ask: Ask,
   calls: AskResult[],
   stages: StagedOutcome["stages"],
 ): Promise<RelevanceScore[]> {
   const scores: RelevanceScore[] = [];
-  for (const stepIndex of relevanceCandidates(input, k)) {
+  for (const stepIndex of candidates) {
     const prompt = buildRelevancePrompt(input, keyPoints, stepIndex);
     const reply = await ask(prompt.system, prompt.parts);
     calls.push(reply);
@@ -108,14 +115,32 @@ async function scoreScreenshots(
   return scores;
 }
 
+/**
+ * A stress test's perturbation or an alignment study's prompt version, for the staged protocols: a random subset
+ * picks the screenshots before any is scored or shown; a shuffle reorders the outcome call's screenshots; the answer
+ * or the history removed leave the outcome call without them (the options say which); a prompt version's rubric
+ * and examples go into the outcome call's system prompt, where the verdict is decided.
+ */
+export interface StagedVariant {
+  variant: JudgeVariant;
+  version: PromptVersionContent | null;
+  trajectoryId: number;
+}
+
 export async function runStagedProtocol(args: {
   version: StagedPromptVersion;
   input: JudgeInput;
   k: JudgeK;
+  /** The options asked with (a variant's answer or history removal already applied). */
   options: JudgeOptions;
   ask: Ask;
+  variant?: StagedVariant;
 }): Promise<StagedOutcome> {
-  const { version, input, k, options, ask } = args;
+  const { version, input, k, ask } = args;
+  const v = args.variant;
+  const perturbation = v?.variant.perturbation;
+  const options = { ...args.options, withoutActionHistory: perturbation?.kind === "no-history" };
+  const window = subsetOfSteps(selectScreenshotSteps(input.steps, variantWindow(k, v?.variant ?? {})), perturbation, v?.trajectoryId ?? 0);
   const calls: AskResult[] = [];
   const stages: StagedOutcome["stages"] = [];
   const plan = await planStage(version, input.intent, ask, calls, stages);
@@ -128,12 +153,14 @@ export async function runStagedProtocol(args: {
   let prompt;
   if (version === KEY_POINTS_VERSION) {
     threshold = checkThreshold(options.relevanceThreshold ?? DEFAULT_RELEVANCE_THRESHOLD);
-    relevance = await scoreScreenshots(input, k, items, ask, calls, stages);
+    relevance = await scoreScreenshots(input, window, items, ask, calls, stages);
     for (const s of relevance) if (s.problem) problems.push(`relevance of step index ${s.stepIndex}: ${s.problem}`);
     prompt = buildKeyPointOutcomePrompt(input, items, keptScreenshots(relevance, threshold), threshold, relevance.length, options);
   } else {
-    prompt = buildRubricOutcomePrompt(input, items, k, options);
+    prompt = buildRubricOutcomePrompt(input, items, window, options);
   }
+  if (v) prompt = perturbScreenshots(prompt, perturbation, v.trajectoryId);
+  if (v?.version) prompt = { ...prompt, system: applyPromptVersion(prompt.system, v.version) };
   const reply = await ask(prompt.system, prompt.parts);
   calls.push(reply);
   stages.push({ stage: "outcome", reply: reply.raw });

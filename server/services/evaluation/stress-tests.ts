@@ -32,6 +32,7 @@ import {
   type Perturbation,
   type PerturbationKind,
 } from "../../domain/evaluation/prompt-variants";
+import { isStagedVersion } from "../../domain/evaluation/staged-protocols";
 import { formatK, parseK, type JudgeK } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
 import { createJudgeBatch, estimateJudgeBatch, judgeBatchProgress, type BatchEstimate, type BatchProgress } from "./judge-batches";
@@ -114,7 +115,7 @@ export async function planStressTest(db: Db, req: StressTestRequest): Promise<St
   for (const kind of [...new Set(kinds)]) {
     const p = perturbationOf(kind, seed, subsetK);
     const text = formatVariant({ perturbation: p });
-    let why = perturbationInapplicable(p, resolvedBase.configOptions);
+    let why = perturbationInapplicable(p, resolvedBase.configOptions, isStagedVersion(config.promptVersion));
     if (!why && kind === "shuffle" && req.k === 1) why = "k = 1 shows one screenshot: there is no order to shuffle";
     if (!why && kind === "subset" && typeof req.k === "number" && req.k <= subsetK)
       why = `k = ${req.k} already shows at most ${subsetK} screenshot(s): a subset of ${subsetK} is no smaller`;
