@@ -15,6 +15,9 @@ import { createJudgeBatch, estimateJudgeBatch, runJudgeBatch } from "../../serve
 import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { judgeTrajectory, type JudgeDeps } from "../../server/services/evaluation/judge-verdict";
 import { criteriaReport } from "../../server/services/evaluation/criteria-report";
+import { createStressTest, stressTestReport } from "../../server/services/evaluation/stress-tests";
+import { alignmentVersions, createAlignment, createPromptVersion } from "../../server/services/evaluation/alignment-studies";
+import { subsetOfSteps } from "../../server/domain/evaluation/prompt-variants";
 import { importLabelsCsv } from "../../server/services/annotation/io";
 import { createCampaign } from "../../server/services/annotation";
 import { callerAs, testUser } from "../helpers/trpc";
@@ -193,9 +196,14 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     const progress = await runJudgeBatch(deps, batch.id, { pollMs: 10 });
     expect(progress.batch.succeeded).toBe(2);
     expect(fake.requests).toHaveLength(10);
-    await expect(createJudgeBatch(ctx.db, { ...req, variants: ["no-answer"] })).rejects.toThrow(
-      /changes nothing for judge configuration/,
-    );
+    // Stress variants: a random subset of 1 scores one screenshot (1 + 1 + 1 calls a trajectory); the history removed
+    // changes only what the outcome call shows (hotel 6, library 4).
+    const variants = await estimateJudgeBatch(ctx.db, { ...req, variants: ["", "subset1-s1", "no-history"] });
+    expect(variants.perVariant.map((v) => [v.variant, v.calls, v.existing])).toEqual([
+      ["", 0, 2],
+      ["subset1-s1", 6, 0],
+      ["no-history", 10, 0],
+    ]);
   });
 
   it("scores the rubric's criteria against the people's outcome: the verdict, each kind all met, the process, the disagreements", async () => {
@@ -299,5 +307,88 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
       { name: "Blind pass", trajectoryIds: [hotel.id], annotatorsPerItem: 1, annotatorIds: [blind.userId] },
     );
     await expect((await callerAs(ctx, blind)).analytics.judgeCriteria({ evaluatorKey: key, k: "1" })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
+  const labelStudy = async () =>
+    importLabelsCsv(ctx.db, await makeActor(ctx, "Ray", "researcher"), {
+      csv: `trajectory_id,annotator,verdict\n${hotel.id},Ann,success\n${library.id},Ann,failure\n`,
+      source: "study.csv",
+      mapping: { annotator: "annotator", verdict: "verdict", trajectoryId: "trajectory_id" },
+      campaign: { name: "Study", annotatorsPerItem: 1 },
+    });
+  const userTexts = (r: (typeof fake.requests)[number]) => r.texts.slice(1).join("\n");
+
+  it("stress-tests a rubric judge: every perturbation applies, the subset and the removed history reach the outcome call", async () => {
+    await labelStudy();
+    const c = await config("rubric-stress", "rubric");
+    const { stressTest, plan, batch } = await createStressTest(ctx.db, { config: c.id, campaign: "Study", k: "full", seed: 1 });
+    // The rubric always shows the action history, so "history removed" applies too: 5 ways × 2 items × 2 calls.
+    expect(plan.skipped).toEqual([]);
+    expect(plan.estimate.calls).toBe(20);
+    await runJudgeBatch(deps, batch.id, { pollMs: 10 });
+    expect(fake.requests).toHaveLength(20);
+    // Outcome calls (the second of each pair) sent with the history show the agent's actions; the one without, none.
+    const outcomes = fake.requests.filter((r) => r.texts[0]!.includes("against a rubric"));
+    expect(outcomes).toHaveLength(10);
+    expect(outcomes.filter((r) => /Click \[1\]/.test(userTexts(r)))).toHaveLength(8);
+    // The subset of 2 keeps the hotel's step 3 (its price and parking) or not: the hotel's verdict follows.
+    const kept = subsetOfSteps([0, 1, 2, 3], { kind: "subset", k: 2, seed: 1 }, hotel.id);
+    const report = await stressTestReport(ctx.db, stressTest.id);
+    // Unperturbed: the hotel succeeds (k = full shows step 3), the library fails: κ 1 against people.
+    expect(report.base.measures.table).toEqual([
+      [1, 0],
+      [0, 1],
+    ]);
+    const flips = Object.fromEntries(report.perturbations.map((p) => [p.perturbation, p.flipped.map((f) => f.trajectoryId)]));
+    expect(flips).toEqual({
+      "shuffle-s1": [],
+      "subset2-s1": kept.includes(2) ? [] : [hotel.id],
+      "no-answer": [],
+      "no-history": [],
+    });
+    const shuffled = (await findVerdict(ctx.db, {
+      trajectoryId: hotel.id,
+      evaluatorKey: `judge:${c.id}`,
+      k: "full",
+      promptVersion: "verdict-rubric-v1+shuffle-s1",
+    }))!;
+    // The shuffle reorders the four screenshots; each keeps its caption.
+    expect([...shuffled.stepIndices!].sort()).toEqual([0, 1, 2, 3]);
+  });
+
+  it("an alignment version of a rubric judge: its rubric goes into the outcome call and changes the verdict", async () => {
+    await labelStudy();
+    const c = await config("rubric-aligned", "rubric");
+    const { alignment } = await createAlignment(ctx.db, { name: "staged study", config: c.id, campaign: "Study", k: "full", heldOutShare: 0.5, seed: 1 });
+    const v2 = await createPromptVersion(ctx.db, alignment.id, {
+      rubric: 'Answers that name "Rhône" are a FAILURE: that hotel has no free parking.',
+      rubricSource: "researcher",
+    });
+    const one = await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: "full" });
+    const two = await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: "full", variant: `pv${v2.id}` });
+    // v1: every outcome criterion shown at k = full, success; v2's rule names the hotel of the answer: failure.
+    expect([one.verdict, two.verdict]).toEqual(["success", "failure"]);
+    // The rule is in the outcome call's system prompt only (4 calls: criteria and outcome, twice).
+    expect(fake.requests).toHaveLength(4);
+    expect(fake.requests.map((r) => r.texts[0]!.includes('"Rhône"'))).toEqual([false, false, false, true]);
+    const view = await alignmentVersions(ctx.db, alignment.id);
+    expect(view.versions.map((v) => v.version.number)).toEqual([1, 2]);
+    expect(view.versions[1]!.promptVersion).toBe(`verdict-rubric-v1+pv${v2.id}`);
+  });
+
+  it("samples a key-point judge: the whole protocol again per sample, the majority kept with its criteria", async () => {
+    const c = await createJudgeConfig(
+      ctx.db,
+      { name: "kp-sampled", baseUrl: fake.baseUrl, model: "m", promptVersion: "key-points", temperature: 0.7 },
+      LOCAL_JUDGE_ENV,
+    );
+    const req = { config: c.id, trajectoryIds: [hotel.id], kValues: ["full" as const], concurrency: 1, samples: 3 };
+    // 3 × (1 + 4 + 1) calls.
+    expect((await estimateJudgeBatch(ctx.db, req)).calls).toBe(18);
+    await judgeTrajectory(deps, { configId: c.id, trajectoryId: hotel.id, k: "full", samples: 3 });
+    expect(fake.requests).toHaveLength(18);
+    const v = (await findVerdict(ctx.db, { trajectoryId: hotel.id, evaluatorKey: `judge:${c.id}`, k: "full", promptVersion: "verdict-keypoints-v1" }))!;
+    expect([v.verdict, v.sampleCount, v.sampleSuccesses, v.sampleFailures]).toEqual(["success", 3, 3, 0]);
+    expect((await evidenceOfVerdicts(ctx.db, [v.id])).get(v.id)!.criteria).toHaveLength(3);
   });
 });
