@@ -391,4 +391,33 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     expect([v.verdict, v.sampleCount, v.sampleSuccesses, v.sampleFailures]).toEqual(["success", 3, 3, 0]);
     expect((await evidenceOfVerdicts(ctx.db, [v.id])).get(v.id)!.criteria).toHaveLength(3);
   });
+
+  it("stress-tests the campaign's items a list filter selects, through the API", async () => {
+    await labelStudy();
+    const c = await config("rubric-selected", "rubric");
+    const api = await callerAs(ctx, await testUser(ctx, "researcher", "Rhea"));
+    // The list filter "people said success" selects the hotel only: 5 ways × 1 item × 2 calls; the library is outside.
+    const plan = await api.judge.stress.estimate({
+      config: c.id,
+      campaign: "Study",
+      k: "full",
+      filter: { human: "success" },
+      selectionLabel: "people: success",
+    });
+    expect([plan.trajectoryIds, plan.outsideSelection, plan.estimate.calls]).toEqual([[hotel.id], 1, 10]);
+    const started = await api.judge.stress.start({
+      config: c.id,
+      campaign: "Study",
+      k: "full",
+      filter: { human: "success" },
+      selectionLabel: "people: success",
+    });
+    const report = await api.judge.stress.report({ id: started.stressTestId });
+    expect(report.stressTest.trajectoryIds).toEqual([hotel.id]);
+    expect((await api.judge.batches.progress({ id: started.batchId })).batch.selectionLabel).toBe("stress test on campaign Study, people: success");
+    // A filter that selects none of the campaign's labelled items is refused with the reason.
+    await expect(api.judge.stress.estimate({ config: c.id, campaign: "Study", k: "full", filter: { q: "no such words anywhere" } })).rejects.toThrow(
+      /no item with a consolidated success or failure among the selected trajectories/,
+    );
+  });
 });

@@ -100,11 +100,11 @@ const configFields = z.object({
 
 const kValue = z.union([z.number().int().positive().max(1000), z.literal("full")]);
 
-/** A selection: explicit ids, or the trajectory list's filters (what the browser shows). */
-const selection = z.union([
-  z.object({ trajectoryIds: z.array(id).min(1).max(1_000_000) }),
-  z.object({ filter: trajectoryListInput.omit({ sort: true, dir: true, page: true, pageSize: true }) }),
-]);
+/** The trajectory list's filters (what the browser shows), without its order and paging. */
+const listFilter = trajectoryListInput.omit({ sort: true, dir: true, page: true, pageSize: true });
+
+/** A selection: explicit ids, or the trajectory list's filters. */
+const selection = z.union([z.object({ trajectoryIds: z.array(id).min(1).max(1_000_000) }), z.object({ filter: listFilter })]);
 
 const batchInput = z.object({
   config: z.union([id, z.string().min(1)]),
@@ -126,7 +126,16 @@ const stressInput = z.object({
   seed: z.number().int().min(0).max(4_294_967_295).optional(),
   promptVersionId: id.nullable().optional(),
   concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4),
+  /** Only the campaign's items the trajectory list's filters select (a search, a run, a site…). */
+  filter: listFilter.optional(),
+  selectionLabel: z.string().max(200).optional(),
 });
+
+/** A stress test's request: the list filter, when given, resolved to the trajectories it selects. */
+async function stressRequest(ctx: TrpcContext, input: z.infer<typeof stressInput>) {
+  const { filter, ...rest } = input;
+  return { ...rest, onlyTrajectoryIds: filter ? await matchingTrajectoryIds(ctx.db, filter) : undefined };
+}
 
 async function resolveSelection(ctx: TrpcContext, s: z.infer<typeof selection>): Promise<number[]> {
   // From the list's filters: the same trajectories the list shows, a seeded sample included.
@@ -232,10 +241,10 @@ export const judgeRouter = createTRPCRouter({
   stress: createTRPCRouter({
     list: evaluationsProcedure.query(async ({ ctx }) => await listStressTests(ctx.db)),
     /** What a stress test would ask and cost; nothing is created or sent. */
-    estimate: evaluationsProcedure.input(stressInput).query(async ({ ctx, input }) => await planStressTest(ctx.db, input)),
+    estimate: evaluationsProcedure.input(stressInput).query(async ({ ctx, input }) => await planStressTest(ctx.db, await stressRequest(ctx, input))),
     start: evaluationsProcedure.input(stressInput).mutation(async ({ ctx, input }) => {
       // Queued only, like a batch: the workers make the calls.
-      const { stressTest, batch, plan } = await createStressTest(ctx.db, { ...input, createdBy: ctx.actor.userId });
+      const { stressTest, batch, plan } = await createStressTest(ctx.db, { ...(await stressRequest(ctx, input)), createdBy: ctx.actor.userId });
       return { stressTestId: stressTest.id, batchId: batch.id, plan };
     }),
     report: evaluationsProcedure

@@ -53,6 +53,10 @@ export interface StressTestRequest {
   seed?: number;
   /** Stress this prompt version of the configuration's alignment study instead of its own prompt. */
   promptVersionId?: number | null;
+  /** Only the campaign's items among these trajectories (a list filter's); absent: the whole campaign. */
+  onlyTrajectoryIds?: number[];
+  /** How the selection is named in the batch's label ("list filter ?site=shop"). */
+  selectionLabel?: string | null;
   concurrency?: number;
   createdBy?: string | null;
 }
@@ -68,6 +72,8 @@ export interface StressTestPlan {
   trajectoryIds: number[];
   /** Campaign items left out, and why. */
   leftOut: { trajectoryId: number; reason: string }[];
+  /** Campaign items outside the selection (0 without one). */
+  outsideSelection: number;
   /** The unperturbed way of asking ("" = the configuration's own prompt, "pv12" = a prompt version). */
   base: string;
   perturbations: { perturbation: string; label: string; variant: string }[];
@@ -130,12 +136,17 @@ export async function planStressTest(db: Db, req: StressTestRequest): Promise<St
   const items = await campaignItemsWithLabels(db, campaign.id);
   const trajectoryIds: number[] = [];
   const leftOut: StressTestPlan["leftOut"] = [];
+  const within = req.onlyTrajectoryIds ? new Set(req.onlyTrajectoryIds) : null;
+  let outsideSelection = 0;
   for (const it of items) {
-    if (labelOf(it.verdict)) trajectoryIds.push(it.trajectoryId);
+    if (within && !within.has(it.trajectoryId)) outsideSelection++;
+    else if (labelOf(it.verdict)) trajectoryIds.push(it.trajectoryId);
     else leftOut.push({ trajectoryId: it.trajectoryId, reason: it.verdict ? `consolidated label ${it.verdict}` : "no consolidated label yet" });
   }
   if (trajectoryIds.length === 0)
-    throw new ValidationError(`campaign ${campaign.name} has no item with a consolidated success or failure to compare the judge with`);
+    throw new ValidationError(
+      `campaign ${campaign.name} has no item with a consolidated success or failure${within ? " among the selected trajectories" : ""} to compare the judge with`,
+    );
   const estimate = await estimateJudgeBatch(db, {
     config: config.id,
     trajectoryIds,
@@ -154,6 +165,7 @@ export async function planStressTest(db: Db, req: StressTestRequest): Promise<St
     seed,
     trajectoryIds,
     leftOut,
+    outsideSelection,
     base,
     perturbations,
     skipped,
@@ -174,7 +186,7 @@ export async function createStressTest(
       kValues: [req.k],
       concurrency: req.concurrency ?? DEFAULT_CONCURRENCY,
       variants: [plan.base, ...plan.perturbations.map((p) => p.variant)],
-      selectionLabel: `stress test on campaign ${plan.campaignName}`,
+      selectionLabel: `stress test on campaign ${plan.campaignName}${req.selectionLabel ? `, ${req.selectionLabel}` : ""}`.slice(0, 200),
     });
     const id = await insertStressTest(db, {
       judgeConfigId: plan.configId,
