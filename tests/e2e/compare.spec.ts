@@ -241,6 +241,30 @@ test.describe("side by side", () => {
     await expect(page.getByTestId("shortcuts-help")).toHaveCount(0);
   });
 
+  test.describe("links", () => {
+    test.use({ permissions: ["clipboard-read", "clipboard-write"] });
+
+    test("each column copies a stable link to its step on screen, and the link opens the player there", async ({ page }) => {
+      await page.goto(`/compare?ids=${ids["cmp-alpha"]},${ids["cmp-beta"]}`);
+      await settled(page);
+      await pressToStep(page, "ArrowRight", "cmp-beta", "Step 2 of 4");
+      await expect(page.getByTestId("copy-step-link")).toHaveCount(2);
+      const button = column(page, "cmp-beta").getByTestId("copy-step-link");
+      await button.click();
+      await expect(button).toHaveText("Link copied");
+      const link = new URL(await page.evaluate(() => navigator.clipboard.readText()));
+      expect(link.pathname).toMatch(/^\/t\/[0-9a-f]{64}$/);
+      expect(Object.fromEntries(link.searchParams)).toEqual({ id: String(ids["cmp-beta"]), step: "2" });
+      // The columns' buttons do not take the player's l key: one press would copy every column in turn.
+      await page.evaluate(() => navigator.clipboard.writeText(""));
+      await page.keyboard.press("l");
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("");
+      await page.goto(link.toString());
+      await expect(page).toHaveURL(new RegExp(`/trajectories/${ids["cmp-beta"]}\\?step=2$`));
+      await expect(page.getByTestId("step-counter")).toHaveText("Step 2 of 4");
+    });
+  });
+
   test("identical attempts show no difference", async ({ page }) => {
     await page.goto(`/compare?ids=${ids["cmp-alpha"]},${ids["cmp-delta"]}`);
     await settled(page);

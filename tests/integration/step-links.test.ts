@@ -11,7 +11,8 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { deleteTrajectory, setTrajectoryHashes } from "../../db/repositories/trajectories";
 import { importJobStatus, startImport } from "../../server/services/imports/jobs";
 import { NOT_BROWSABLE_MESSAGE } from "../../server/services/access/scope";
-import { linkKeyOf, pickLinkTarget, stepLinkPath, parseRegion } from "../../server/domain/trajectories/step-links";
+import { parseRegionParam } from "../../server/domain/evaluation/citations";
+import { linkKeyOf, pickLinkTarget, stepLinkPath, parseRegion, regionCorners, regionOfCorners } from "../../server/domain/trajectories/step-links";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { callerWithRole } from "../helpers/trpc";
@@ -39,6 +40,13 @@ it("picks the linked row while it holds the content, else the row holding it, el
   expect(stepLinkPath({ key, id: 4 }, 3, { x: 10, y: 20, width: 30, height: 40 })).toBe(`/t/${key}?id=4&step=3&region=10%2C20%2C30%2C40`);
   expect(parseRegion("10,20,30,40")).toEqual({ x: 10, y: 20, width: 30, height: 40 });
   expect([parseRegion("10,20,0,40"), parseRegion("-1,2,3,4"), parseRegion("1,2,3"), parseRegion(null)]).toEqual([null, null, null, null]);
+});
+
+it("hands a link's region (x,y,w,h) to the player as the corners it draws by, and back", () => {
+  expect(regionCorners({ x: 10, y: 20, width: 30, height: 40 })).toEqual([10, 20, 40, 60]);
+  expect(regionOfCorners([10, 20, 40, 60])).toEqual({ x: 10, y: 20, width: 30, height: 40 });
+  // The player's own reading of a corners region accepts what the link page hands it.
+  expect(parseRegionParam(regionCorners(parseRegion("300,200,50,40")!).join(","))).toEqual([300, 200, 350, 240]);
 });
 
 describeEachBackend("stable step links", (backend) => {

@@ -14,11 +14,13 @@ import Link from "next/link";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { describeAction } from "@/server/domain/player/action-text";
 import { fromJsonText, STEP_WINDOW, unpackStepIndex, type StepIndexEntry } from "@/server/domain/player/paging";
+import { stepLinkPath } from "@/server/domain/trajectories/step-links";
 import { ShortcutsHelp } from "../../_components/shortcuts-help";
 import { OutcomeBadge } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import type { PlayerData, PlayerStepData, StepAnalysis } from "../../trajectories/[id]/_components/player";
 import { groundingOf } from "../../trajectories/[id]/_components/step-grounding";
+import { CopyStepLink } from "../../trajectories/[id]/_components/copy-step-link";
 import { StepStage } from "../../trajectories/[id]/_components/step-stage";
 import { ZoomView } from "../../trajectories/[id]/_components/zoom-view";
 import { align, missingUrls, rowForStep, type Alignment, type AlignmentRow, type StepSignature, type SyncMode } from "../_lib/alignment";
@@ -198,7 +200,7 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
               data-testid="compare-column"
               data-trajectory={d.trajectory.id}
             >
-              <ColumnHeader data={d} name={COLUMN_NAMES[t]!} />
+              <ColumnHeader data={d} name={COLUMN_NAMES[t]!} position={position} />
               <ColumnStep
                 trajectoryId={d.trajectory.id}
                 step={position === null ? undefined : stepOrPlaceholder(steps[t]!, indexes[t]!, position)}
@@ -639,8 +641,10 @@ const LaneCells = memo(function LaneCells({
 });
 
 /** Run, agent and model (hidden when the blind rule hides them), outcome, and every evaluation's verdict. */
-const ColumnHeader = memo(function ColumnHeader({ data, name }: { data: PlayerData; name: string }) {
+const ColumnHeader = memo(function ColumnHeader({ data, name, position }: { data: PlayerData; name: string; position: number | null }) {
   const { trajectory: t, run } = data;
+  // The same stable link as the player's "Copy link", to this column's step on screen (none while it has no step here).
+  const stepLink = position === null ? null : stepLinkPath({ key: t.linkKey, id: t.id }, position + 1);
   return (
     <header className="flex shrink-0 flex-col gap-1 border-b border-zinc-200 px-3 py-1.5 text-[12px]" data-testid="compare-header">
       <div className="flex min-w-0 items-center gap-2">
@@ -669,6 +673,13 @@ const ColumnHeader = memo(function ColumnHeader({ data, name }: { data: PlayerDa
           <span className="text-2xs text-zinc-500 tabular-nums">
             {t.stepCount} step{t.stepCount === 1 ? "" : "s"}
           </span>
+          {stepLink && (
+            <CopyStepLink
+              path={stepLink}
+              keyboard={false}
+              title={`Copy a link to step ${position! + 1} of #${t.id}; it keeps working after the run is imported again`}
+            />
+          )}
         </span>
       </div>
       <Verdicts trajectoryId={t.id} hidden={data.agentHidden} />

@@ -39,6 +39,18 @@ export function formatRegion(r: StepRegion): string {
 }
 
 /**
+ * The player draws regions by their corners (`?region=x1,y1,x2,y2`, as judges' citations give them): a link's
+ * region as those corners, and back.
+ */
+export function regionCorners(r: StepRegion): [number, number, number, number] {
+  return [r.x, r.y, r.x + r.width, r.y + r.height];
+}
+
+export function regionOfCorners([x1, y1, x2, y2]: readonly [number, number, number, number]): StepRegion {
+  return { x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+}
+
+/**
  * Where a link leads: the row it was made on while that row still holds the linked content; otherwise the row that
  * holds the content now (the trajectory was deleted and imported again, or merged into its duplicate); otherwise the
  * row it was made on, changed in place by a later import; otherwise nowhere.

@@ -12,7 +12,7 @@ import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { BASE_STEP_MS, commandForKey, nextSpeed, SHORTCUTS, type PlayerCommand } from "@/server/domain/player/keyboard";
-import { stepLinkPath } from "@/server/domain/trajectories/step-links";
+import { regionOfCorners, stepLinkPath } from "@/server/domain/trajectories/step-links";
 import { CopyStepLink } from "./copy-step-link";
 import type { LoopMarks } from "@/server/domain/player/loops";
 import type { GroundingFlag } from "@/server/domain/player/overlay";
@@ -173,6 +173,12 @@ export function TrajectoryPlayer({
 
 function clampStep(i: number, n: number): number {
   return Math.max(0, Math.min(n - 1, i));
+}
+
+/** The stable link to the step on screen, with the region drawn on it (none for data without a link key). */
+function stepLinkOf(data: PlayerData, current: number, region: CitationBox | null): string | undefined {
+  if (!("linkKey" in data.trajectory)) return undefined;
+  return stepLinkPath({ key: String(data.trajectory.linkKey), id: data.trajectory.id }, current + 1, region && regionOfCorners(region));
 }
 
 /**
@@ -401,9 +407,7 @@ export function PlayerView({
         showEvaluations={showEvaluations}
         onToggleEvaluations={toggleEvaluations}
         download={download}
-        stepLink={
-          linkable && "linkKey" in data.trajectory ? stepLinkPath({ key: String(data.trajectory.linkKey), id: data.trajectory.id }, current + 1) : undefined
-        }
+        stepLink={linkable ? stepLinkOf(data, current, region) : undefined}
         gold={gold}
         current={current}
       />
