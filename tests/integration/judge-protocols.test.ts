@@ -309,6 +309,22 @@ describeEachBackend("key-point and rubric judging with citations", (backend) => 
     await expect((await callerAs(ctx, blind)).analytics.judgeCriteria({ evaluatorKey: key, k: "1" })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
+  it("the judge page's criteria find the verdicts of a judge asked without the final answer, stored under …+no-answer", async () => {
+    const api = await callerAs(ctx, await testUser(ctx, "researcher", "Rhea"));
+    const c = await config("rubric-no-answer", "rubric", { withoutFinalAnswer: true });
+    await labelStudy();
+    for (const t of [hotel, library]) await judgeTrajectory(deps, { configId: c.id, trajectoryId: t.id, k: 1 });
+    const stored = await findVerdict(ctx.db, { trajectoryId: hotel.id, evaluatorKey: `judge:${c.id}`, k: "1", promptVersion: "verdict-rubric-v1+no-answer" });
+    expect(stored).toBeTruthy();
+    const r = (await api.analytics.judgeCriteria({ evaluatorKey: `judge:${c.id}`, k: "1" }))!.report!;
+    expect(r.promptVersion).toBe("verdict-rubric-v1+no-answer");
+    expect(r.campaign.name).toBe("Study");
+    // Both labelled trajectories have their verdict and criteria: none missing, the hotel's three outcome criteria and
+    // the library's one, and each task's process criterion.
+    expect(r.missing).toBe(0);
+    expect(r.byCriterion).toHaveLength(6);
+  });
+
   const labelStudy = async () =>
     importLabelsCsv(ctx.db, await makeActor(ctx, "Ray", "researcher"), {
       csv: `trajectory_id,annotator,verdict\n${hotel.id},Ann,success\n${library.id},Ann,failure\n`,

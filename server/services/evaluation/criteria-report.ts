@@ -10,7 +10,7 @@ import { getJudgeConfig, type PublicJudgeConfig } from "../../../db/repositories
 import { campaignsOverCriteriaOf, citationTotals, criteriaOfSetting } from "../../../db/repositories/evaluation/verdict-evidence";
 import { listVerdicts } from "../../../db/repositories/evaluation/verdicts";
 import { criteriaAgreement, type CriteriaAgreement, type LabelledVerdict } from "../../domain/evaluation/criteria-agreement";
-import { protocolOfVersion } from "../../domain/evaluation/judge-protocol";
+import { effectivePromptVersion, protocolOfVersion } from "../../domain/evaluation/judge-protocol";
 import { isStagedVersion } from "../../domain/evaluation/staged-protocols";
 import { formatK, parseK, type CriterionResult, type JudgeK } from "../../domain/evaluation/verdicts";
 import { ValidationError } from "../../errors";
@@ -40,6 +40,14 @@ export async function criteriaReport(db: Db, req: { config: number | string; cam
 }
 
 /**
+ * The prompt version this configuration's own verdicts carry: its version with a suffix per option that changes the
+ * prompt (a judge asked for the first failing step, or shown no final answer, records "…+first-step", "…+no-answer").
+ */
+function storedPromptVersion(config: PublicJudgeConfig): string {
+  return effectivePromptVersion(config.promptVersion, config.options);
+}
+
+/**
  * The criteria report of one setting on the judge's analytics page (`judge:<config id>`, k): against the named
  * campaign, else the newest campaign whose consolidated labels cover a trajectory the setting graded criteria on.
  * Null when the evaluator is no key-point or rubric judge configuration (there are no criteria to score); `campaign`
@@ -55,7 +63,7 @@ export async function judgeCriteriaOfSetting(
   if (!config || !isStagedVersion(config.promptVersion)) return null;
   const protocol = protocolOfVersion(config.promptVersion);
   const k = formatK(parseK(req.k));
-  const setting = { evaluatorKey: req.evaluatorKey, k, promptVersion: config.promptVersion };
+  const setting = { evaluatorKey: req.evaluatorKey, k, promptVersion: storedPromptVersion(config) };
   const campaignId = req.campaignId ?? (await campaignsOverCriteriaOf(db, setting))[0];
   const campaign = campaignId === undefined ? undefined : await getCampaign(db, campaignId);
   if (!campaign) return { report: null, protocol };
@@ -64,10 +72,9 @@ export async function judgeCriteriaOfSetting(
 
 async function scoreCriteria(db: Db, config: PublicJudgeConfig, campaign: { id: number; name: string }, k: string): Promise<CriteriaReport> {
   const evaluatorKey = judgeEvaluatorKey(config.id);
-  const setting = { evaluatorKey, k, promptVersion: config.promptVersion };
-  const verdicts = new Map(
-    (await listVerdicts(db, { evaluatorKey, k })).filter((v) => v.promptVersion === config.promptVersion).map((v) => [v.trajectoryId, v]),
-  );
+  const promptVersion = storedPromptVersion(config);
+  const setting = { evaluatorKey, k, promptVersion };
+  const verdicts = new Map((await listVerdicts(db, { evaluatorKey, k })).filter((v) => v.promptVersion === promptVersion).map((v) => [v.trajectoryId, v]));
   const items: LabelledVerdict[] = [];
   let leftOut = 0;
   for (const it of await campaignItemsWithLabels(db, campaign.id)) {
@@ -88,12 +95,12 @@ async function scoreCriteria(db: Db, config: PublicJudgeConfig, campaign: { id: 
   }
   const labelled = new Set(items.map((i) => i.trajectoryId));
   const rows = (await criteriaOfSetting(db, setting)).filter((r) => labelled.has(r.trajectoryId));
-  const cites = (await citationTotals(db, evaluatorKey)).find((c) => c.k === k && c.promptVersion === config.promptVersion);
+  const cites = (await citationTotals(db, evaluatorKey)).find((c) => c.k === k && c.promptVersion === promptVersion);
   return {
     config: { id: config.id, name: config.name, protocol: protocolOfVersion(config.promptVersion) },
     campaign: { id: campaign.id, name: campaign.name },
     k,
-    promptVersion: config.promptVersion,
+    promptVersion,
     leftOut,
     missing: items.filter((i) => i.verdict === null).length,
     citations: { verdicts: cites?.verdicts ?? 0, citations: cites?.citations ?? 0, unverifiable: cites?.unverifiable ?? 0 },
