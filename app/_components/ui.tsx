@@ -110,7 +110,8 @@ export function ErrorPanel({ title, message, children }: { title: string; messag
   return (
     <div role="alert" className="mx-auto my-12 max-w-xl rounded-lg border border-rose-200 bg-rose-50 px-6 py-5">
       <h2 className="text-sm font-semibold text-rose-800">{title}</h2>
-      {message && <p className="mt-1 font-mono text-[12px] break-words whitespace-pre-wrap text-rose-700">{message}</p>}
+      {/* Sentences, not code: a monospace message read as a crash (review 2, #21). */}
+      {message && <p className="mt-1 text-[12.5px] break-words whitespace-pre-wrap text-rose-700">{message}</p>}
       {children && <div className="mt-3">{children}</div>}
     </div>
   );

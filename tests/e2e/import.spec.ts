@@ -72,6 +72,11 @@ test.describe("Import page (researcher)", () => {
     await expect(rows.nth(0)).toContainText("Upload--1");
     await expect(rows.nth(1)).toContainText("Upload--3");
 
+    // The report names its runs (review 2, #9), and the archive is no longer chosen: a second click cannot upload it
+    // again by accident (#24).
+    await expect(report.getByTestId("report-run").first()).not.toHaveText(/^run \d+$/);
+    await expect(page.getByRole("button", { name: "Upload and import" })).toBeDisabled();
+    await expect(page.getByLabel("Archive")).toHaveValue("");
     // The recent imports list catches up with the finished import.
     await expect(page.getByText("2 created, 1 skipped")).toBeVisible();
     for (const size of VIEWPORTS) {
@@ -119,9 +124,13 @@ test.describe("Import page (researcher)", () => {
 test.describe("Import page (annotator)", () => {
   test.use({ storageState: storageStateOf("annotator1") });
 
-  test("is refused, in the page and on the upload route", async ({ page }) => {
-    await page.goto("/import");
-    await expect(page.getByRole("alert").filter({ hasText: "Researchers only" })).toContainText("Importing trajectories is for researchers and admins");
+  test("is refused with the standard 403 page, and on the upload route", async ({ page }) => {
+    // The standard 403 page, as for every other page an annotator may not open (review 2, #21).
+    const response = await page.goto("/import");
+    expect(response?.status()).toBe(403);
+    await expect(page.getByTestId("forbidden")).toContainText("This page is for researchers and admins");
+    await expect(page.getByRole("link", { name: "Go to your labelling queues" })).toBeVisible();
+    await expect(page.getByTestId("forbidden").locator(".font-mono")).toHaveCount(0);
     await expect(page.getByRole("link", { name: "Import", exact: true })).toHaveCount(0);
     const res = await page.request.post("/api/imports?name=a.zip", { data: "PK\x03\x04", headers: { "Content-Type": "application/zip" } });
     expect(res.status()).toBe(403);

@@ -91,6 +91,8 @@ test("start a run on the demo sites, watch its steps arrive, then play it back",
   await expect(page.getByTestId("scripted-badge")).toBeVisible();
   const row = page.getByTestId("task-demo.recipes--1");
   await expect(row).toBeVisible();
+  // Watch names its task, so a screen reader's list of links tells the tasks apart (review 2, #17).
+  await expect(row.getByRole("link", { name: /^(Watch|Replay) demo\.recipes--1$/ })).toBeVisible({ timeout: 60_000 });
   await row.getByTestId("watch").click({ timeout: 60_000 });
 
   // The live player: the count of recorded steps grows while the page only listens.
@@ -108,10 +110,13 @@ test("start a run on the demo sites, watch its steps arrive, then play it back",
   await expect(page.getByTestId("open-player")).toBeVisible({ timeout: 60_000 });
   await expect(page.getByTestId("live-step-count")).toHaveText("7 / 15 steps");
   await expect(page.getByTestId("live-bar")).toContainText("answered");
-  await expect(page.getByTestId("step-counter")).toHaveText("Step 1 of 7");
+  // Followed to its end, the view stays on the last step instead of jumping back to step 1 (review 2, #16).
+  await expect(page.getByTestId("step-counter")).toHaveText("Step 7 of 7");
   await screenshotAt(page, "live-player-finished", VIEWPORTS[0]);
 
   // Play it back from the start to the answer.
+  await page.keyboard.press("Home");
+  await expect(page.getByTestId("step-counter")).toHaveText("Step 1 of 7");
   await page.getByTestId("play").click();
   await expect(page.getByTestId("step-counter")).toHaveText("Step 7 of 7", { timeout: 30_000 });
   await expect(page.getByTestId("parsed-action")).toContainText("45 minutes");
@@ -127,5 +132,7 @@ test("start a run on the demo sites, watch its steps arrive, then play it back",
   const runRow = page.getByTestId("live-runs").getByRole("row", { name: /e2e live run/ });
   await expect(runRow).toContainText("1 of 1 tasks done");
   await expect(runRow).toContainText("finished");
+  // Runs are told apart by number (an unnamed run is named by its policy and task set only), review 2, #17.
+  await expect(runRow.getByTestId("live-run-name")).toContainText(/^#\d+/);
   await screenshotAt(page, "live-list", VIEWPORTS[0]);
 });

@@ -97,6 +97,21 @@ describeEachBackend("annotation hot path", (backend) => {
     return out;
   }
 
+  it("describes a selection by filter with the task set and run named, not their ids (review 2, #13)", async () => {
+    const ids = await trajectories(4);
+    const setName = `Set ${seq}`;
+    const { trajectories: t, tasks } = tablesOf(db);
+    const row = await first(
+      db.select({ runId: t.runId, taskSetId: tasks.taskSetId }).from(t).innerJoin(tasks, eq(tasks.id, t.taskId)).where(eq(t.id, ids[0]!)),
+    );
+    const c = await createCampaign(db, researcher, {
+      name: `By filter ${++seq}`,
+      filter: { taskSetId: row!.taskSetId, runId: row!.runId, sample: 1, seed: 7 },
+      annotatorsPerItem: 1,
+    });
+    expect(c.selection.description).toBe(`random sample of 1 (seed 7) of task set “${setName}”, run “Run 0”`);
+  });
+
   it("hands the last slot to exactly one of many annotators asking at once", async () => {
     const [t] = await trajectories(1);
     const crowd = await people(6);

@@ -1,10 +1,11 @@
 /**
  * Choices the pages make for the user (UI review 2): which campaign Human agreement opens on (#6), and when Compare
- * says that no URLs were recorded for aligning by URL (#11).
+ * says that no URLs were recorded for aligning by URL (#11); how runs sharing a long path are told apart (#9).
  */
 import { describe, expect, it } from "vitest";
 import { chooseHumansCampaign } from "@/app/analytics/_lib/humans";
 import { missingUrls, type StepSignature } from "@/app/compare/_lib/alignment";
+import { runLabels } from "@/server/domain/catalog/run-labels";
 
 const campaign = (id: number, labels: number) => ({ id, name: `C${id}`, labels });
 
@@ -35,5 +36,28 @@ describe("Compare by URL without URLs", () => {
       none: false,
     });
     expect(missingUrls([steps(["https://a.test/"]), steps([null, "https://a.test/x"])])).toBeNull();
+  });
+});
+
+describe("run labels side by side (#9)", () => {
+  it("leave out the path segments every name shares, so the differing timestamps show first", () => {
+    const names = ["webvoyager-gndd1221/results/20250513_041207", "webvoyager-gndd1221/results/20250514_101500", "webvoyager-gndd1221/results/20250514_101500"];
+    expect([...runLabels(names)]).toEqual([
+      ["webvoyager-gndd1221/results/20250513_041207", "…/20250513_041207"],
+      ["webvoyager-gndd1221/results/20250514_101500", "…/20250514_101500"],
+    ]);
+  });
+  it("keep a differing middle segment and the whole of a name that is the shared prefix's last segment", () => {
+    const labels = runLabels(["fork/a/run-1", "fork/b/run-1", "fork/run"]);
+    expect(labels.get("fork/a/run-1")).toBe("…/a/run-1");
+    expect(labels.get("fork/b/run-1")).toBe("…/b/run-1");
+    expect(labels.get("fork/run")).toBe("…/run");
+  });
+  it("keep names as they are when one stands alone, none is a path, or nothing is shared", () => {
+    expect(runLabels(["webvoyager-gndd1221/results/20250513_041207"]).get("webvoyager-gndd1221/results/20250513_041207")).toBe(
+      "webvoyager-gndd1221/results/20250513_041207",
+    );
+    expect([...runLabels(["Scripted (demo scripts)", "GPT-4V run"]).values()]).toEqual(["Scripted (demo scripts)", "GPT-4V run"]);
+    expect([...runLabels(["a/x", "b/x"]).values()]).toEqual(["a/x", "b/x"]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { effectiveLimits, readTaskLimits, taskLimitFields, taskLimitsOf } from "../../server/domain/live/task-limits";
+import { effectiveLimits, liveTaskProgress, readTaskLimits, taskLimitFields, taskLimitsOf } from "../../server/domain/live/task-limits";
 import { LoginCache } from "../../server/services/live/deployment-runtime";
 import type { SiteRuntime } from "../../server/services/live/deployment-profiles";
 
@@ -48,5 +48,19 @@ describe("the once-per-run login cache", () => {
     expect((await cache.get(1, 7, site("one"), state("again"))).cookies).toEqual([{ name: "again" }]);
     cache.clear();
     expect(cache.size).toBe(0);
+  });
+});
+
+describe("a live task's progress bar (review 2, #17)", () => {
+  it("is empty for a task cancelled at step 0, and the steps' share for one cancelled later", () => {
+    expect(liveTaskProgress("cancelled", 0, 15)).toBe(0);
+    expect(liveTaskProgress("cancelled", 6, 15)).toBe(0.4);
+  });
+  it("is full for a task that ran to its end, short of full while running, and empty while queued", () => {
+    expect(liveTaskProgress("succeeded", 3, 15)).toBe(1);
+    expect(liveTaskProgress("failed", 0, 15)).toBe(1);
+    expect(liveTaskProgress("running", 15, 15)).toBe(0.99);
+    expect(liveTaskProgress("running", 3, 15)).toBe(0.2);
+    expect(liveTaskProgress("queued", 0, 15)).toBe(0);
   });
 });

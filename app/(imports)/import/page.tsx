@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { ErrorPanel, PageHeader } from "../../_components/ui";
-import { requirePageRole } from "../../_lib/session";
+import { PageHeader } from "../../_components/ui";
+import { forbidUnlessRole } from "../../_lib/session";
 import { api } from "../../_trpc/server";
 import { ImportWorkspace } from "./_components/import-workspace";
 
@@ -10,10 +10,8 @@ export const metadata: Metadata = { title: "Import" };
 type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function ImportPage({ searchParams }: Props) {
-  const { allowed } = await requirePageRole("researcher");
-  if (!allowed) {
-    return <ErrorPanel title="Researchers only" message="Importing trajectories is for researchers and admins. Your labelling queues are under Annotate." />;
-  }
+  // The same 403 page as every other page a role may not open (HTTP 403, a way back to the annotator's queues).
+  await forbidUnlessRole("researcher");
   const raw = (await searchParams).job;
   const job = Number(Array.isArray(raw) ? raw[0] : raw);
   const caller = await api();

@@ -46,7 +46,9 @@ export function LiveRunList() {
             {runs.map((r) => (
               <tr key={r.id}>
                 <td className="max-w-80">
-                  <Link className="link font-medium break-words" href={`/live/${r.id}`}>
+                  {/* Runs left unnamed share their policy and task set as a name: the number and start time tell them apart. */}
+                  <Link className="link font-medium break-words" href={`/live/${r.id}`} data-testid="live-run-name">
+                    <span className="mr-1 text-zinc-500 tabular-nums">#{r.id}</span>
                     {r.name}
                   </Link>
                   <div className="text-2xs text-zinc-500">{r.selection}</div>

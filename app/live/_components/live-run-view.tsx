@@ -196,18 +196,7 @@ export function LiveRunView({ id }: { id: number }) {
                       <div className="mt-0.5 text-2xs break-words text-zinc-500">{t.outcomeDetail ?? t.jobError}</div>
                     )}
                   </td>
-                  <td className="text-right whitespace-nowrap">
-                    {t.trajectoryId && (
-                      <Link className="btn" href={`/live/${id}/${t.trajectoryId}`} data-testid="watch">
-                        {t.finished ? "Replay" : "Watch"}
-                      </Link>
-                    )}
-                    {!t.finished && (
-                      <button type="button" className="btn ml-1.5" title="Cancel this task" onClick={() => cancel.mutate({ runId: id, taskId: t.taskId })}>
-                        Cancel
-                      </button>
-                    )}
-                  </td>
+                  <TaskActions runId={id} task={t} onCancel={() => cancel.mutate({ runId: id, taskId: t.taskId })} />
                 </tr>
               ))}
             </tbody>
@@ -250,4 +239,30 @@ function privateNetworkText(s: RunSettings, deployment: RunDeployment): string {
       : "";
   if (deployment) return `only the profile's ${deployment.destinations.join(", ")}; other private addresses refused${opened}`;
   return `refused, except the demo sites and the destinations an admin allowed${opened}`;
+}
+
+/** Watch (or replay) and cancel one task, each named with the task it acts on (screen readers list many of them). */
+function TaskActions({
+  runId,
+  task: t,
+  onCancel,
+}: {
+  runId: number;
+  task: { trajectoryId: number | null; finished: boolean; externalId: string };
+  onCancel: () => void;
+}) {
+  return (
+    <td className="text-right whitespace-nowrap">
+      {t.trajectoryId && (
+        <Link className="btn" href={`/live/${runId}/${t.trajectoryId}`} data-testid="watch" aria-label={`${t.finished ? "Replay" : "Watch"} ${t.externalId}`}>
+          {t.finished ? "Replay" : "Watch"}
+        </Link>
+      )}
+      {!t.finished && (
+        <button type="button" className="btn ml-1.5" title="Cancel this task" aria-label={`Cancel ${t.externalId}`} onClick={onCancel}>
+          Cancel
+        </button>
+      )}
+    </td>
+  );
 }

@@ -21,6 +21,13 @@ export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; tra
   const { data: run } = useSuspenseQuery(trpc.liveRuns.byId.queryOptions({ id: runId }));
   const running = data.trajectory.outcome === "running";
   const [follow, setFollow] = useState(true);
+  // Ended while followed: the player stays on the last step rather than starting over at step 1.
+  const [endedWhileFollowing, setEndedWhileFollowing] = useState(false);
+  const [wasRunning, setWasRunning] = useState(running);
+  if (wasRunning !== running) {
+    setWasRunning(running);
+    if (!running && follow) setEndedWhileFollowing(true);
+  }
   const sub = useSubscription(
     trpc.liveRuns.watchTrajectory.subscriptionOptions(
       { id: trajectoryId },
@@ -103,7 +110,12 @@ export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; tra
       ) : (
         // The player fills the viewport below the top bar; this bar takes the 2.5rem more.
         <div className="flex min-h-0 flex-1 flex-col lg:[&>div]:h-[calc(100dvh-5.5rem)]">
-          <PlayerView key={running && follow ? `live-${n}` : "still"} data={data} initialStep={running && follow ? n : 1} loadWindow={loadWindow} />
+          <PlayerView
+            key={running && follow ? `live-${n}` : endedWhileFollowing ? "ended" : "still"}
+            data={data}
+            initialStep={(running && follow) || endedWhileFollowing ? n : 1}
+            loadWindow={loadWindow}
+          />
         </div>
       )}
     </div>

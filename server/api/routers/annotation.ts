@@ -17,7 +17,7 @@ import {
   campaignForAnnotator,
   campaignOverview,
   createCampaign,
-  describeFilter,
+  describeFilterNamed,
   exportCampaignLabels,
   exportRevealStages,
   decideReveal,
@@ -93,7 +93,7 @@ export const campaignsRouter = createTRPCRouter({
   previewSelection: researcherProcedure.input(selection).query(async ({ ctx, input }) => {
     if (input.filter && usesTriage(input.filter)) await assertMayTriage(ctx.db, ctx.actor);
     const ids = await resolveSelection(ctx.db, input);
-    return { count: ids.length, description: input.filter ? describeFilter(input.filter) : `${ids.length} chosen trajectories` };
+    return { count: ids.length, description: input.filter ? await describeFilterNamed(ctx.db, input.filter) : `${ids.length} chosen trajectories` };
   }),
 
   /** The protocol templates a campaign can start from, with their schema and guidelines. */

@@ -67,3 +67,15 @@ export function effectiveLimits(task: TaskLimits, run: { maxSteps: number; runTi
     timeLimitMs: task.timeLimitSeconds !== null ? Math.round(task.timeLimitSeconds * 1000) : run.runTimeoutMs,
   };
 }
+
+/**
+ * How far a live task's bar is filled (0–1): a task that ran to its end is full; a cancelled one shows the steps it
+ * took of its limit (cancelled at step 0: empty, not full); a running one its steps so far, short of full; a queued
+ * one nothing.
+ */
+export function liveTaskProgress(status: string, steps: number, maxSteps: number): number {
+  const share = maxSteps > 0 ? Math.min(1, steps / maxSteps) : 0;
+  if (status === "succeeded" || status === "failed") return 1;
+  if (status === "cancelled") return share;
+  return status === "running" ? Math.min(0.99, share) : 0;
+}

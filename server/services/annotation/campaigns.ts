@@ -5,6 +5,7 @@
  */
 import type { Db } from "../../../db/database";
 import { getUsers } from "../../../db/repositories/accounts/users";
+import { getRun, getTask, getTaskSet } from "../../../db/repositories/catalog";
 import {
   type CampaignCounts,
   addCampaignAnnotators,
@@ -99,19 +100,43 @@ function checkSettings(input: { annotatorsPerItem?: number; reservationMinutes?:
   }
 }
 
-/** Human description of a trajectory-list filter: "site = Allrecipes, model = gpt-4o". */
-export function describeFilter(f: SelectionFilter): string {
+/** The names of the task set, run and task a filter names by id, where they exist. */
+export interface FilterNames {
+  taskSetId?: string;
+  runId?: string;
+  taskId?: string;
+}
+
+const NAMED_KEYS: Record<keyof FilterNames, string> = { taskSetId: "task set", runId: "run", taskId: "task" };
+
+/**
+ * Human description of a trajectory-list filter: "task set “demo task set”, site = Allrecipes, model = gpt-4o"; ids
+ * whose names are not given stay ids ("taskSetId = 2").
+ */
+export function describeFilter(f: SelectionFilter, names: FilterNames = {}): string {
   const parts: string[] = [];
   const { sample, seed, strata, ...rest } = f;
   for (const [k, v] of Object.entries(rest)) {
     if (v === undefined || v === null || v === "") continue;
+    const name = names[k as keyof FilterNames];
     if (k === "ids") parts.push(`${(v as number[]).length} chosen trajectories`);
     else if (k === "q") parts.push(`text contains ${JSON.stringify(v)}`);
+    else if (name !== undefined) parts.push(`${NAMED_KEYS[k as keyof FilterNames]} “${name}”`);
     else parts.push(`${k} = ${String(v)}`);
   }
   const what = parts.length ? parts.join(", ") : "all trajectories";
   if (sample === undefined) return what;
   return `random sample of ${sample}${strata ? ` by ${strata}` : ""} (seed ${seed ?? DEFAULT_SAMPLE_SEED}) of ${what}`;
+}
+
+/** describeFilter with the task set, run and task the filter names by id looked up (a campaign's selection, its preview). */
+export async function describeFilterNamed(db: Db, f: SelectionFilter): Promise<string> {
+  const [taskSet, run, task] = await Promise.all([
+    f.taskSetId === undefined ? undefined : getTaskSet(db, f.taskSetId),
+    f.runId === undefined ? undefined : getRun(db, f.runId),
+    f.taskId === undefined ? undefined : getTask(db, f.taskId),
+  ]);
+  return describeFilter(f, { taskSetId: taskSet?.name, runId: run?.name, taskId: task?.task.externalId });
 }
 
 /** Trajectory ids a filter (or the seeded sample of it) selects, in the list's id order. */
@@ -167,7 +192,7 @@ export async function createCampaign(db: Db, actor: Actor, input: CampaignInput)
   const revealEvaluator = checkRevealEvaluator(input.revealEvaluator, input.blind ?? true);
   const selection: CampaignSelection = input.trajectoryIds
     ? { description: input.selectionDescription ?? `${trajectoryIds.length} chosen trajectories` }
-    : { description: input.selectionDescription ?? describeFilter(input.filter!), filter: input.filter as Record<string, unknown> };
+    : { description: input.selectionDescription ?? (await describeFilterNamed(db, input.filter!)), filter: input.filter as Record<string, unknown> };
   return withTransaction(db, async () => {
     if (await getCampaignByName(db, name)) throw new ConflictError(`A campaign named ${JSON.stringify(name)} already exists`);
     const id = await insertCampaign(db, {

@@ -26,7 +26,7 @@ import { LIVE_JOB_TYPE, liveGroupKey } from "../../domain/live/live-jobs";
 import { RUNNER_PROMPT_VERSION } from "../../domain/live/policy-prompt";
 import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME } from "../../domain/live/settings";
 import { parseHostList, parseTextList } from "../../domain/live/safety";
-import { effectiveLimits, taskLimitsOf } from "../../domain/live/task-limits";
+import { effectiveLimits, taskLimitsOf, liveTaskProgress } from "../../domain/live/task-limits";
 import {
   LIVE_RUN_DEFAULTS,
   MAX_TASKS_PER_RUN,
@@ -361,13 +361,14 @@ export async function liveRunDetail(deps: LiveRunDeps, runId: number) {
       finalAnswer: r.finalAnswer,
       lastScreenshot: r.lastScreenshot,
       verdict: r.verdict ? { evaluatorName: LIVE_RULES_EVALUATOR_NAME, verdict: r.verdict, rationale: r.verdictRationale } : null,
-      progress: finished ? 1 : r.status === "running" ? Math.min(0.99, steps / maxSteps) : 0,
+      progress: liveTaskProgress(r.status, steps, maxSteps),
       finished,
     };
   });
   const counts = { total: tasks.length, queued: 0, running: 0, succeeded: 0, failed: 0, cancelled: 0 };
   for (const t of tasks) counts[t.jobStatus as keyof typeof counts]++;
-  const progress = tasks.length ? tasks.reduce((s, t) => s + t.progress, 0) / tasks.length : 0;
+  // The run's bar counts each ended task as done, cancelled or not.
+  const progress = tasks.length ? tasks.reduce((s, t) => s + (t.finished ? 1 : t.progress), 0) / tasks.length : 0;
   // The agent's success rate counts only trajectories the agent could attempt: infrastructure errors and pages that
   // blocked it are shown apart.
   const infraErrors = tasks.filter((t) => t.outcome === "infra_error").length;

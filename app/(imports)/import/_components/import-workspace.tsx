@@ -11,6 +11,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
+import { runLabels } from "@/server/domain/catalog/run-labels";
 import { useTRPC } from "../../../_trpc/client";
 import { formatCount, formatDate, Stat } from "../../../_components/ui";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
@@ -106,8 +107,12 @@ export function ImportWorkspace({ options, recent, initialJobId }: { options: Op
     }
     setError(null);
     setUploading(0);
+    const form = e.currentTarget as HTMLFormElement;
     try {
       follow(await uploadZip(file, format, setUploading));
+      // The archive is in: clear the choice, so a second click cannot upload it again by accident.
+      form.reset();
+      setFile(null);
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -195,7 +200,8 @@ export function ImportWorkspace({ options, recent, initialJobId }: { options: Op
 
       {jobId !== null && <ImportJob id={jobId} />}
 
-      <RecentImports recent={recentQ.data} current={jobId} onOpen={follow} />
+      {/* Nothing to say about earlier imports while the first one is under way above. */}
+      {(recentQ.data.length > 0 || (jobId === null && uploading === null)) && <RecentImports recent={recentQ.data} current={jobId} onOpen={follow} />}
     </div>
   );
 }
@@ -332,8 +338,18 @@ function EvaluatorLogsView({ report }: { report: Report }) {
   );
 }
 
+/** The report's runs by name, less the path prefix they share (run ids until the names arrive). */
+function useRunLabels(runIds: number[]): (id: number) => string {
+  const trpc = useTRPC();
+  const { data } = useQuery({ ...trpc.runs.list.queryOptions(), enabled: runIds.length > 0 });
+  const names = new Map((data ?? []).filter((r) => runIds.includes(r.id)).map((r) => [r.id, r.name]));
+  const labels = runLabels([...names.values()]);
+  return (id) => labels.get(names.get(id) ?? "") ?? `run ${id}`;
+}
+
 function ImportReportView({ report }: { report: Report }) {
   const runs = [...new Set(report.trajectories.map((t) => t.runId))];
+  const runLabel = useRunLabels(runs);
   const t = report.tasks;
   return (
     <div className="mt-2 flex flex-col gap-3" data-testid="import-report">
@@ -356,8 +372,8 @@ function ImportReportView({ report }: { report: Report }) {
             {runs.map((r, i) => (
               <span key={r}>
                 {i > 0 && ", "}
-                <Link className="link" href={`/runs/${r}`}>
-                  run {r}
+                <Link className="link" href={`/runs/${r}`} data-testid="report-run">
+                  {runLabel(r)}
                 </Link>
               </span>
             ))}
@@ -406,7 +422,7 @@ function ImportReportView({ report }: { report: Report }) {
                   <td className="font-mono">{tr.externalTaskId}</td>
                   <td>
                     <Link className="link" href={`/runs/${tr.runId}`}>
-                      run {tr.runId}
+                      {runLabel(tr.runId)}
                     </Link>
                   </td>
                   <td className="text-right tabular-nums">{tr.steps}</td>
