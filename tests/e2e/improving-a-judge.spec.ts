@@ -236,6 +236,15 @@ test.describe.serial("improving a judge in the dashboard", () => {
     await expect(page.getByTestId("est-calls")).toHaveText("15");
     await expect(page.getByTestId("est-existing")).toHaveText("5");
     await screenshotsAtDesktopSizes(page, "improving-stress-this-version");
+    // Only what a list filter selects: people's successes (pairs B, D, E: 6 items, 3 of them held out with version 2's
+    // verdicts kept): 6 + 6 ways, 3 kept, 9 calls.
+    await page.getByTestId("stress-filter").fill(`/trajectories?human=success`);
+    await page.getByTestId("stress-dry-run").click();
+    await expect(page.getByTestId("est-items")).toHaveText("6");
+    await expect(page.getByTestId("est-calls")).toHaveText("9");
+    await expect(page.getByTestId("est-existing")).toHaveText("3");
+    await expect(page.getByTestId("stress-estimate")).toContainText("selected by the list filter (4 outside it)");
+    await screenshotsAtDesktopSizes(page, "improving-stress-list-filter");
   });
 
   test("a rubric judge's criteria against people on the judge's analytics page", async ({ page }) => {

@@ -10,6 +10,7 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
+import { parseTrajectoryListParams, trajectoryListSearch } from "@/server/domain/trajectory-list-query";
 import { PERTURBATION_KINDS, PERTURBATION_LABELS, type PerturbationKind } from "@/server/domain/evaluation/prompt-variants";
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
@@ -23,6 +24,18 @@ type Plan = inferRouterOutputs<AppRouter>["judge"]["stress"]["estimate"];
 
 const K_CHOICES = ["1", "2", "3", "full"] as const;
 
+/**
+ * The list filter pasted into the form (the list's address, or its query "?site=shop&human=success"): its filters
+ * without order and paging, and the query they make again; null when it selects nothing in particular.
+ */
+function listFilterOf(text: string): { filter: StressInput["filter"]; search: string } | null {
+  const query = text.includes("?") ? text.slice(text.indexOf("?") + 1) : text;
+  const { sort: _sort, dir: _dir, page: _page, pageSize: _size, ...all } = parseTrajectoryListParams(Object.fromEntries(new URLSearchParams(query.trim())));
+  const filter = Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as StressInput["filter"];
+  const search = trajectoryListSearch(filter ?? {});
+  return search ? { filter, search } : null;
+}
+
 function whole(text: string, min: number, max: number): number | null {
   return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : null;
 }
@@ -34,6 +47,24 @@ export interface StressPreset {
   k: string;
   /** null: the configuration's own prompt. */
   promptVersion: { id: number; label: string } | null;
+}
+
+/** What keeps the form from a dry run, or null. */
+function formProblem(f: { configId: number | null; campaignId: number | null; perturbations: number; subsetK: string; seed: string; concurrency: string }) {
+  const { configId, campaignId, subsetK, seed, concurrency } = f;
+  return configId === null
+    ? "Create a judge configuration first (on the Judges page)."
+    : campaignId === null
+      ? "A stress test compares the judge with people: label a campaign first."
+      : f.perturbations === 0
+        ? "Choose at least one perturbation."
+        : whole(subsetK, 1, 1000) === null
+          ? "Subset k must be a whole number of screenshots from 1."
+          : whole(seed, 0, 4_294_967_295) === null
+            ? "The seed must be a whole number from 0."
+            : whole(concurrency, 1, 64) === null
+              ? "Concurrency must be a whole number from 1 to 64."
+              : null;
 }
 
 export function StressForm({ preset }: { preset?: StressPreset }) {
@@ -50,24 +81,13 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
   const [subsetK, setSubsetK] = useState("2");
   const [seed, setSeed] = useState("1");
   const [concurrency, setConcurrency] = useState("4");
+  const [listText, setListText] = useState("");
   const [dryRunFor, setDryRunFor] = useState<string | null>(null);
   const f = useId();
 
   const chosen = PERTURBATION_KINDS.filter((p) => kinds[p]);
-  const problem =
-    configId === null
-      ? "Create a judge configuration first (on the Judges page)."
-      : campaignId === null
-        ? "A stress test compares the judge with people: label a campaign first."
-        : chosen.length === 0
-          ? "Choose at least one perturbation."
-          : whole(subsetK, 1, 1000) === null
-            ? "Subset k must be a whole number of screenshots from 1."
-            : whole(seed, 0, 4_294_967_295) === null
-              ? "The seed must be a whole number from 0."
-              : whole(concurrency, 1, 64) === null
-                ? "Concurrency must be a whole number from 1 to 64."
-                : null;
+  const list = listFilterOf(listText);
+  const problem = formProblem({ configId, campaignId, perturbations: chosen.length, subsetK, seed, concurrency });
   const input: StressInput | null =
     problem === null
       ? {
@@ -79,6 +99,7 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
           seed: Number(seed),
           promptVersionId: promptVersion?.id ?? null,
           concurrency: Number(concurrency),
+          ...(list ? { filter: list.filter, selectionLabel: `list filter ${list.search}` } : {}),
         }
       : null;
   const inputKey = input ? JSON.stringify(input) : null;
@@ -122,6 +143,24 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
         </Field>
         <Field label="Concurrency" htmlFor={`${f}-conc`} hint="Calls in flight at once (1–64)">
           <input id={`${f}-conc`} className="field" inputMode="numeric" value={concurrency} onChange={(ev) => setConcurrency(ev.target.value)} />
+        </Field>
+        <Field
+          label="Only what a list filter selects (optional)"
+          htmlFor={`${f}-list`}
+          hint={
+            list
+              ? `The campaign's items among the trajectories ${list.search} selects`
+              : "Paste the trajectory list's address or query; empty: the whole campaign"
+          }
+        >
+          <input
+            id={`${f}-list`}
+            className="field font-mono"
+            placeholder="?site=shop&human=success"
+            value={listText}
+            onChange={(ev) => setListText(ev.target.value)}
+            data-testid="stress-filter"
+          />
         </Field>
         <p className="text-[12px] text-zinc-600 sm:col-span-2 lg:col-span-4" data-testid="stress-prompt">
           Asks with {promptVersion ? promptVersion.label : "the configuration's own prompt"}.
@@ -200,6 +239,7 @@ function PlanView({ plan }: { plan: Plan }) {
     <div className="flex flex-col gap-2">
       <p className="text-zinc-700">
         {formatCount(plan.trajectoryIds.length)} labelled item{plan.trajectoryIds.length === 1 ? "" : "s"} of {plan.campaignName}
+        {plan.outsideSelection > 0 && ` selected by the list filter (${formatCount(plan.outsideSelection)} outside it)`}
         {plan.leftOut.length > 0 && ` (${formatCount(plan.leftOut.length)} left out: no consolidated success or failure)`}, asked{" "}
         {plan.perturbations.length + 1} ways at k = {plan.k}.
       </p>
