@@ -40,7 +40,7 @@ const POLICY: [RegExp, Access][] = [
   [/^(judge|analytics|liveRuns)\./, "researcher"],
   // Gold items and annotator quality: researchers only (annotators must not learn which items are gold).
   [/^quality\./, "researcher"],
-  [/^imports\.(startFromPath|duplicates|dedupe)$/, "admin"],
+  [/^imports\.(startFromPath|dedupe|dedupeJob)$/, "admin"],
   // A deployment profile is an allowance to reach private addresses.
   [/^deploymentProfiles\./, "admin"],
   [/^imports\./, "researcher"],
