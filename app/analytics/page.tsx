@@ -50,7 +50,12 @@ export default async function AnalyticsOverviewPage({ searchParams }: { searchPa
     <>
       <PageHeader title="Success rates" subtitle={view.subtitle} />
       <div className="flex flex-col gap-4 px-6 py-3">
-        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, unparseable: true, difficulty: true, by: true }} />
+        <AnalyticsFilterBar
+          params={params}
+          options={options}
+          show={{ campaign: true, unparseable: true, difficulty: true, by: true }}
+          flagged={overview.flagged}
+        />
         {(overview.notCounted.infraErrors > 0 || overview.notCounted.blocked > 0) && (
           <p className="text-[12px] text-zinc-600" data-testid="rates-not-counted">
             Not counted in any rate below: {overview.notCounted.infraErrors} live-run trajectories that ended in an infrastructure error and{" "}

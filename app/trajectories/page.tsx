@@ -120,6 +120,7 @@ async function TrajectoryList({ searchParams }: Props) {
               </Link>
             </p>
           )}
+          <FlaggedListNote query={query} hidden={list.flaggedHidden} triage={list.triage} />
           {searchError ? (
             <div className="panel flex flex-col items-center gap-2 px-4 py-10 text-center text-zinc-500" data-testid="list-empty">
               <p className="font-medium text-zinc-700">The search could not be run</p>
@@ -162,5 +163,42 @@ async function TrajectoryList({ searchParams }: Props) {
         </div>
       )}
     </>
+  );
+}
+
+/**
+ * What the validity ledger does to the list (researchers): how many trajectories of flagged tasks it leaves out, with
+ * links to show them or only them; or, when they are shown, a way back.
+ */
+function FlaggedListNote({ query, hidden, triage }: { query: ReturnType<typeof parseTrajectoryListParams>; hidden: number | null; triage: boolean }) {
+  const href = (flagged: typeof query.flagged) => `/trajectories${trajectoryListSearch({ ...query, flagged, page: 1 })}`;
+  if (!triage || (hidden === 0 && !query.flagged)) return null;
+  return (
+    <p className="text-[12.5px] text-amber-900" data-testid="flagged-list-note">
+      {query.flagged === "only"
+        ? "Only trajectories of tasks flagged in the task validity ledger. "
+        : query.flagged === "include"
+          ? "Trajectories of flagged tasks are listed (marked ⚑); analytics leave them out by default. "
+          : `${formatCount(hidden ?? 0)} trajector${hidden === 1 ? "y" : "ies"} of tasks flagged in the task validity ledger left out. `}
+      {query.flagged !== "include" && (
+        <Link className="link" href={href("include")} data-testid="flagged-show">
+          Show them
+        </Link>
+      )}
+      {query.flagged !== "include" && query.flagged !== "only" && " · "}
+      {query.flagged !== "only" && (
+        <Link className="link" href={href("only")}>
+          Only them
+        </Link>
+      )}
+      {query.flagged && (
+        <>
+          {" · "}
+          <Link className="link" href={href(undefined)}>
+            Leave them out
+          </Link>
+        </>
+      )}
+    </p>
   );
 }

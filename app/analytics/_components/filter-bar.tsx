@@ -8,6 +8,7 @@ import { usePathname, useRouter } from "next/navigation";
 import { useTransition } from "react";
 import { formatReferenceSpec, parseReferenceSpec } from "@/server/domain/analytics/reference";
 import { analyticsSearch, NO_SITE, type AnalyticsParams } from "../_lib/params";
+import { FlaggedNote, type FlaggedCount } from "./flagged-note";
 
 export interface AnalyticsOptions {
   taskSets: { id: number; name: string }[];
@@ -57,11 +58,14 @@ export function AnalyticsFilterBar({
   options,
   show = {},
   keep = {},
+  flagged,
 }: {
   params: AnalyticsParams;
   options: AnalyticsOptions;
   show?: { campaign?: boolean; unparseable?: boolean; difficulty?: boolean; reference?: boolean; by?: boolean };
   keep?: Record<string, string | undefined>;
+  /** What the view left out for the validity ledger: shown under the filters with its toggle. */
+  flagged?: FlaggedCount;
 }) {
   const router = useRouter();
   const pathname = usePathname();
@@ -165,6 +169,11 @@ export function AnalyticsFilterBar({
       <span aria-live="polite" className={`text-2xs text-indigo-600 transition-opacity ${pending ? "opacity-100" : "opacity-0"}`}>
         Updating…
       </span>
+      {flagged && (
+        <div className="basis-full">
+          <FlaggedNote flagged={flagged} />
+        </div>
+      )}
     </div>
   );
 }

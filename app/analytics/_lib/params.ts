@@ -20,9 +20,14 @@ export interface AnalyticsParams {
   by?: string;
   /** Human reference of the judge views (`ref=majority`, `ref=annotator:Ann`); absent = the consolidated label. */
   reference?: ReferenceSpec;
+  /** Count trajectories of tasks flagged in the validity ledger too (`flagged=include`); left out by default. */
+  includeFlagged?: boolean;
 }
 
 export type SearchParamsLike = URLSearchParams | Record<string, string | string[] | undefined>;
+
+/** URL parameter of the flagged-tasks toggle (`flagged=include` counts them; the trajectory list uses the same). */
+export const FLAGGED_PARAM = "flagged";
 
 /** URL value standing for "tasks without a site". */
 export const NO_SITE = "(none)";
@@ -59,6 +64,7 @@ export function parseAnalyticsParams(sp: SearchParamsLike): AnalyticsParams {
     campaignId: positiveInt(getParam(sp, "campaign")),
     unparseable: getParam(sp, "unparseable") === "failure" ? "failure" : "exclude",
     difficulty: (DIFFICULTY_DIMENSIONS as readonly string[]).includes(dim ?? "") ? (dim as DifficultyDimension) : "overall",
+    includeFlagged: getParam(sp, FLAGGED_PARAM) === "include" ? true : undefined,
   };
 }
 
@@ -73,14 +79,16 @@ export function analyticsSearch(p: Partial<AnalyticsParams>, extra: Record<strin
   if (p.difficulty !== undefined && p.difficulty !== "overall") out.set("dim", p.difficulty);
   if (p.by) out.set("by", p.by);
   if (p.reference && p.reference.kind !== "consolidated") out.set("ref", formatReferenceSpec(p.reference));
+  if (p.includeFlagged) out.set(FLAGGED_PARAM, "include");
   for (const [k, v] of Object.entries(extra)) if (v !== undefined && v !== "") out.set(k, String(v));
   const s = out.toString();
   return s ? `?${s}` : "";
 }
 
 /** The scope part (what the services call Scope). */
-export function scopeOfParams(p: AnalyticsParams): { taskSetId?: number; runId?: number; site?: string | null } {
-  const s: { taskSetId?: number; runId?: number; site?: string | null } = {};
+export function scopeOfParams(p: AnalyticsParams): { taskSetId?: number; runId?: number; site?: string | null; includeFlagged?: boolean } {
+  const s: { taskSetId?: number; runId?: number; site?: string | null; includeFlagged?: boolean } = {};
+  if (p.includeFlagged) s.includeFlagged = true;
   if (p.taskSetId !== undefined) s.taskSetId = p.taskSetId;
   if (p.runId !== undefined) s.runId = p.runId;
   if (p.site !== undefined) s.site = p.site;

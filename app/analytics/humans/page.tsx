@@ -10,7 +10,8 @@ import { IntervalNote } from "../_components/interval-note";
 import { StatCards } from "../_components/stat-cards";
 import { fmtCount } from "../_lib/format";
 import { chooseHumansCampaign, prepareConsensus, prepareHumans, type AgreementLevel, type HumanView } from "../_lib/humans";
-import { getParam, positiveInt } from "../_lib/params";
+import { FLAGGED_PARAM, getParam, positiveInt } from "../_lib/params";
+import { FlaggedNote, type FlaggedCount } from "../_components/flagged-note";
 import { EmptyState } from "../../_components/ui";
 
 export const metadata: Metadata = { title: "Human agreement" };
@@ -32,10 +33,10 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
   const level: AgreementLevel = getParam(sp, "level") === "verdict" ? "verdict" : "label";
   const options = await caller.analytics.options({ campaignId: campaign.id });
   const by = getParam(sp, "by")?.slice(0, 200) || undefined;
-  const result = await caller.analytics.humans({ campaignId: campaign.id, by });
+  const result = await caller.analytics.humans({ campaignId: campaign.id, by, includeFlagged: getParam(sp, FLAGGED_PARAM) === "include" });
   const view = prepareHumans(result, level);
   const consensus = prepareConsensus(await caller.analytics.humanConsensus({ campaignId: campaign.id, level }));
-  const href = (patch: HumansViewPatch) => humansHref({ campaign: campaign.id, level, by }, patch);
+  const href = (patch: HumansViewPatch) => humansHref({ campaign: campaign.id, level, by, includeFlagged: result.flagged.included }, patch);
   const splitKeys = options.splitKeys.filter((k) => (k.values > 1 && k.values <= 200) || k.key === by);
 
   return (
@@ -83,7 +84,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
             </Link>
           </nav>
         </div>
-        <SplitNav keys={splitKeys} by={by} href={(key) => href({ by: key })} />
+        <SplitNav keys={splitKeys} by={by} href={(key) => href({ by: key })} flagged={result.flagged} />
         {view.empty === "no-labels" ? (
           <NoLabelsYet campaignId={campaign.id} elsewhere={campaigns.some((c) => c.labels > 0)} />
         ) : (
@@ -192,37 +193,44 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
 type HumansViewPatch = { campaign?: number; level?: AgreementLevel; by?: string | null };
 
 /** The page's own link with some of its choices changed (`by: null` drops the split). */
-function humansHref(current: { campaign: number; level: AgreementLevel; by: string | undefined }, patch: HumansViewPatch): string {
+function humansHref(current: { campaign: number; level: AgreementLevel; by: string | undefined; includeFlagged: boolean }, patch: HumansViewPatch): string {
   const q = new URLSearchParams({ campaign: String(patch.campaign ?? current.campaign) });
+  if (current.includeFlagged) q.set(FLAGGED_PARAM, "include");
   if ((patch.level ?? current.level) === "verdict") q.set("level", "verdict");
   const splitBy = patch.by === null ? undefined : (patch.by ?? current.by);
   if (splitBy) q.set("by", splitBy);
   return `/analytics/humans?${q.toString()}`;
 }
 
-/** The split choices: none, or any key with a few values (a task attribute, site, run…). */
+/** The split choices (none, or any key with a few values: a task attribute, site, run…) and the flagged-tasks toggle. */
 function SplitNav({
   keys,
   by,
   href,
+  flagged,
 }: {
   keys: { key: string; label: string; values: number }[];
   by: string | undefined;
   href: (key: string | null) => string;
+  flagged: FlaggedCount;
 }) {
-  if (keys.length === 0) return null;
   return (
-    <nav aria-label="Split by" className="flex flex-wrap items-center gap-1">
-      <span className="section-title mr-1">Split by</span>
-      <Link href={href(null)} aria-current={!by ? "page" : undefined} className={`btn ${!by ? "btn-on" : ""}`}>
-        none
-      </Link>
-      {keys.map((k) => (
-        <Link key={k.key} href={href(k.key)} aria-current={by === k.key ? "page" : undefined} className={`btn ${by === k.key ? "btn-on" : ""}`}>
-          {k.label} <span className="tabular-nums text-zinc-400">{k.values}</span>
-        </Link>
-      ))}
-    </nav>
+    <>
+      {keys.length > 0 && (
+        <nav aria-label="Split by" className="flex flex-wrap items-center gap-1">
+          <span className="section-title mr-1">Split by</span>
+          <Link href={href(null)} aria-current={!by ? "page" : undefined} className={`btn ${!by ? "btn-on" : ""}`}>
+            none
+          </Link>
+          {keys.map((k) => (
+            <Link key={k.key} href={href(k.key)} aria-current={by === k.key ? "page" : undefined} className={`btn ${by === k.key ? "btn-on" : ""}`}>
+              {k.label} <span className="tabular-nums text-zinc-400">{k.values}</span>
+            </Link>
+          ))}
+        </nav>
+      )}
+      <FlaggedNote flagged={flagged} unit="items" />
+    </>
   );
 }
 

@@ -41,7 +41,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
     <>
       <PageHeader title="Judge agreement" subtitle={view.subtitle} />
       <div className="flex flex-col gap-4 px-6 py-3">
-        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, reference: true, unparseable: true, by: true }} />
+        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, reference: true, unparseable: true, by: true }} flagged={list.flagged} />
         {view.empty === "no-evaluators" ? (
           <NoEvaluators />
         ) : (

@@ -4,6 +4,9 @@ import { notFound } from "next/navigation";
 import { formatCount, OutcomeBadge, OutcomeBar, PageHeader } from "../../_components/ui";
 import { WebLink } from "../../_components/web-link";
 import { api, orNotFound } from "../../_trpc/server";
+import { currentUser } from "../../_lib/session";
+import { hasRole } from "@/server/domain/access/actor";
+import { TaskFlagButton } from "../../trajectories/[id]/_components/task-flag-dialog";
 
 export const metadata: Metadata = { title: "Task" };
 
@@ -15,6 +18,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
   const { task, taskSet, outcomes, trajectories } = overview;
   // Withheld, not absent: an annotator labelling one of the task's trajectories blind must not read "none".
   const withheld = "referenceWithheld" in overview && overview.referenceWithheld;
+  const user = await currentUser();
   return (
     <>
       <PageHeader
@@ -24,6 +28,7 @@ export default async function TaskPage({ params }: { params: Promise<{ id: strin
         ]}
         title={<span className="font-mono">{task.externalId}</span>}
         subtitle={task.site ?? undefined}
+        actions={user && hasRole(user, "researcher") ? <TaskFlagButton taskId={task.id} /> : undefined}
       />
       <div className="grid gap-4 px-6 py-4 xl:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]">
         <section className="panel flex flex-col gap-3 p-4">

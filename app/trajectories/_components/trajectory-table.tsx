@@ -38,6 +38,8 @@ export interface TrajectoryListRow {
   agentHidden?: boolean;
   /** Labels and verdicts, for researchers and admins. */
   triage?: TriageColumns;
+  /** The task's flag in the validity ledger, for researchers and admins. */
+  taskFlag?: { status: string; reason: string };
   /** Where a behaviour search matched this trajectory. */
   hits?: SearchHit[];
 }
@@ -85,6 +87,15 @@ function TaskCell({ r, terms }: { r: TrajectoryListRow; terms: string[] }) {
       <div className="flex min-w-0 items-baseline gap-2">
         <span className="shrink-0 font-mono text-[12px] font-medium text-zinc-900">{r.externalTaskId}</span>
         {r.attempt > 0 && <span className="shrink-0 text-2xs text-zinc-500">attempt {r.attempt + 1}</span>}
+        {r.taskFlag && (
+          <span
+            className="shrink-0 rounded bg-amber-50 px-1 text-2xs text-amber-800 ring-1 ring-amber-200 ring-inset"
+            title={`Task flagged (${r.taskFlag.status.replace("_", " ")}): ${r.taskFlag.reason}. Left out of analytics.`}
+            data-testid="task-flag-badge"
+          >
+            ⚑ {r.taskFlag.status.replace("_", " ")}
+          </span>
+        )}
         <span className="truncate text-2xs text-zinc-400">{r.taskSetName}</span>
       </div>
       <div className="line-clamp-1 text-zinc-600" title={r.intent}>

@@ -161,16 +161,7 @@ export function TriageBar({
               Compare selected
             </Link>
           ))}
-        {picked.length === 1 && selection.kind === "ids" && (
-          <Link
-            className="btn"
-            href={`/trajectories/${picked[0]}?gold=1`}
-            title="Open this trajectory with the gold form: its known answer in a campaign it is part of"
-            data-testid="gold-from-selection"
-          >
-            Mark gold…
-          </Link>
-        )}
+        {picked.length === 1 && selection.kind === "ids" && <OneRowActions id={picked[0]!} />}
         {campaignFilter && !tooMany ? (
           <Link className="btn btn-on" href={`/campaigns/new${trajectoryListSearch(campaignFilter)}`} data-testid="campaign-from-selection">
             {campaignText}
@@ -183,5 +174,29 @@ export function TriageBar({
         </button>
       </span>
     </div>
+  );
+}
+
+/** With one row picked: open it with the gold form, or with its task's validity form. */
+function OneRowActions({ id }: { id: number }) {
+  return (
+    <>
+      <Link
+        className="btn"
+        href={`/trajectories/${id}?gold=1`}
+        title="Open this trajectory with the gold form: its known answer in a campaign it is part of"
+        data-testid="gold-from-selection"
+      >
+        Mark gold…
+      </Link>
+      <Link
+        className="btn"
+        href={`/trajectories/${id}?flag=1`}
+        title="Open this trajectory with its task's validity form: flag the task broken, outdated, ambiguous or with a wrong reference"
+        data-testid="flag-from-selection"
+      >
+        Flag task…
+      </Link>
+    </>
   );
 }

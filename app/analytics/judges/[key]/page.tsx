@@ -35,6 +35,7 @@ function withParams(href: string, extra: Record<string, string | number | undefi
 function kindCountsOf(s: { falseSuccess: number; falseFailure: number; unparseable: number }): Record<Kind, number> {
   return { all: s.falseSuccess + s.falseFailure, false_success: s.falseSuccess, false_failure: s.falseFailure, unparseable: s.unparseable };
 }
+const JUDGE_FILTERS = { campaign: true, reference: true, unparseable: true, by: true };
 
 export default async function JudgePage({
   params: routeParams,
@@ -99,7 +100,7 @@ export default async function JudgePage({
         }
       />
       <div className="flex flex-col gap-4 px-6 py-3">
-        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, reference: true, unparseable: true, by: true }} keep={keep} />
+        <AnalyticsFilterBar params={params} options={options} show={JUDGE_FILTERS} keep={keep} flagged={detail.flagged} />
         {view.settings.length > 1 && (
           <nav aria-label="Settings" className="flex flex-wrap items-center gap-1">
             <span className="section-title mr-1">Setting</span>

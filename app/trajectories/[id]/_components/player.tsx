@@ -22,6 +22,7 @@ import { ShortcutsHelp } from "../../../_components/shortcuts-help";
 import { useTRPC } from "../../../_trpc/client";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
 import { useGoldDialog, type GoldAccess } from "./gold-dialog";
+import { useTaskFlagDialog } from "./task-flag-dialog";
 import { LiveEvidencePanel } from "./live-evidence-panel";
 import { Filmstrip } from "./filmstrip";
 import { StepDetails } from "./step-details";
@@ -607,6 +608,8 @@ const PlayerHeader = memo(function PlayerHeader({
 }) {
   const { trajectory: t, task, run, taskSet } = data;
   const gold = useGoldDialog(goldAccess, t.id, current);
+  // Whoever may mark gold (researchers on a trajectory page) may flag its task too.
+  const flagTask = useTaskFlagDialog(goldAccess !== undefined && !data.agentHidden && t.id !== 0, task.id);
   return (
     <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
       <Link href={back?.href ?? "/trajectories"} className="max-w-64 shrink-0 truncate text-zinc-500 hover:text-zinc-800" data-testid="player-back">
@@ -661,6 +664,8 @@ const PlayerHeader = memo(function PlayerHeader({
           </a>
         )}
         {stepLink && <CopyStepLink path={stepLink} />}
+        {flagTask.dialog}
+        {flagTask.button}
         {gold.dialog}
         {gold.open && (
           <button
