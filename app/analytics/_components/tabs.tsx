@@ -11,11 +11,12 @@ const TABS = [
   { href: "/analytics/humans", label: "Human agreement" },
   { href: "/analytics/humans/annotators", label: "Annotator quality" },
   { href: "/analytics/errors", label: "Error analysis" },
+  { href: "/analytics/step-budget", label: "Step budgets" },
   { href: "/analytics/csv", label: "CSV agreement" },
 ];
 
 /** Filters every view understands; page-specific ones (k, page, level) stay behind. */
-const SHARED = ["set", "run", "site", "campaign", "unparseable"];
+const SHARED = ["set", "run", "site", "campaign", "unparseable", "flagged"];
 
 export function AnalyticsTabs() {
   const pathname = usePathname();

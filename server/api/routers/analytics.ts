@@ -21,6 +21,8 @@ import {
   judgeMeasures,
   failureStepAgreement,
   revealAgreement,
+  stepBudgets,
+  BUDGET_GROUPINGS,
 } from "../../services/analytics";
 import { assertNotLabellingBlind } from "../../services/annotation";
 import { judgeCriteriaOfSetting } from "../../services/evaluation/criteria-report";
@@ -115,6 +117,11 @@ export const analyticsRouter = createTRPCRouter({
       }),
     )
     .query(async ({ ctx, input }) => await judgeDisagreements(ctx.db, input)),
+
+  /** Success had every trajectory been stopped after k steps, per agent run or site, with Wilson intervals. */
+  stepBudget: researcherProcedure
+    .input(z.object({ scope: common.scope, campaignId: common.campaignId, by: z.enum(BUDGET_GROUPINGS).default("run") }))
+    .query(async ({ ctx, input }) => await stepBudgets(ctx.db, input)),
 
   campaigns: researcherProcedure.query(async ({ ctx }) => await campaignList(ctx.db)),
 

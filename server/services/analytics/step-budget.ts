@@ -7,7 +7,7 @@
 import type { Db } from "../../../db/database";
 import { budgetCurves, type BudgetCurve, type BudgetItem } from "../../domain/analytics/step-budget";
 import { runNames } from "./common";
-import { getFacts, getReference, REF_FAILURE, REF_SUCCESS, scopeMask, type Scope } from "./dataset";
+import { flaggedInScope, getFacts, getReference, REF_FAILURE, REF_SUCCESS, scopeMask, type FlaggedCount, type Scope } from "./dataset";
 
 export const BUDGET_GROUPINGS = ["run", "site"] as const;
 export type BudgetGrouping = (typeof BUDGET_GROUPINGS)[number];
@@ -20,7 +20,7 @@ export interface StepBudgetInput {
   ks?: number[];
 }
 
-export async function stepBudgets(db: Db, input: StepBudgetInput): Promise<{ by: BudgetGrouping; curves: BudgetCurve[] }> {
+export async function stepBudgets(db: Db, input: StepBudgetInput): Promise<{ by: BudgetGrouping; curves: BudgetCurve[]; flagged: FlaggedCount }> {
   const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
   const ref = await getReference(db, input.campaignId);
@@ -33,5 +33,5 @@ export async function stepBudgets(db: Db, input: StepBudgetInput): Promise<{ by:
       input.by === "run" ? (runName.get(facts.runId[r]!) ?? `run ${facts.runId[r]}`) : facts.site[r]! < 0 ? "(no site)" : facts.sites[facts.site[r]!]!;
     items.push({ group, steps: facts.stepCount[r]!, success: v === REF_SUCCESS ? true : v === REF_FAILURE ? false : null });
   }
-  return { by: input.by, curves: budgetCurves(items, input.ks) };
+  return { by: input.by, curves: budgetCurves(items, input.ks), flagged: flaggedInScope(facts, input.scope) };
 }

@@ -1,0 +1,91 @@
+/**
+ * The step-budget view's model: one line per agent run (or site) of the success rate had every trajectory been
+ * stopped after k steps, with its Wilson interval as error bars, and the table beside it (n, successes, final rate,
+ * steps per success, mean steps of the successes, the budget where the curve stops rising).
+ */
+import type { BudgetCurve } from "@/server/domain/analytics/step-budget";
+import { errorDistances, PALETTE, seriesKey, type Datum, type RateChartModel } from "./charts";
+import { textCell, type TableModel } from "./table";
+
+export interface StepBudgetRow {
+  group: string;
+  n: number;
+  successes: number;
+  rate: number | null;
+  low: number | null;
+  high: number | null;
+  stepsPerSuccess: number | null;
+  meanStepsOfSuccesses: number | null;
+  saturatesAt: number | null;
+}
+
+/** Budgets drawn: every k up to 30, then every fifth, and the last (a long tail stays readable). */
+function drawnBudgets(ks: number[]): number[] {
+  const last = ks[ks.length - 1];
+  return ks.filter((k) => k <= 30 || k % 5 === 0 || k === last);
+}
+
+export function prepareStepBudget(curves: BudgetCurve[], by: "run" | "site"): { chart: RateChartModel | null; rows: StepBudgetRow[] } {
+  const rows = curves.map((c): StepBudgetRow => {
+    const end = c.points[c.points.length - 1];
+    return {
+      group: c.group,
+      n: c.n,
+      successes: c.successes,
+      rate: end?.estimate ?? null,
+      low: end?.low ?? null,
+      high: end?.high ?? null,
+      stepsPerSuccess: c.stepsPerSuccess,
+      meanStepsOfSuccesses: c.meanStepsOfSuccesses,
+      saturatesAt: c.saturatesAt,
+    };
+  });
+  const ks = drawnBudgets(curves[0]?.points.map((p) => p.k) ?? []);
+  if (!ks.length) return { chart: null, rows };
+  const series = curves.map((c, i) => ({ key: seriesKey(i), label: c.group, color: PALETTE[i % PALETTE.length]! }));
+  const data = ks.map((k): Datum => {
+    const d: Datum = { label: String(k) };
+    curves.forEach((c, i) => {
+      const p = c.points.find((q) => q.k === k);
+      const key = seriesKey(i);
+      d[key] = p?.estimate ?? null;
+      d[`${key}_err`] = p ? errorDistances(p.estimate, p.low, p.high) : [0, 0];
+      d[`${key}_n`] = p?.n ?? 0;
+      d[`${key}_text`] = p ? `${p.successes}/${p.n} within ${k} step${k === 1 ? "" : "s"}` : "";
+    });
+    return d;
+  });
+  return { chart: { kind: "lines", x: `Step limit k (${by === "run" ? "per agent run" : "per site"})`, series, data, scale: "proportion" }, rows };
+}
+
+const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
+const num = (v: number | null) => (v === null ? "–" : v.toFixed(1));
+
+/** The curves' table: what the chart's last points say, with the cost of a success. */
+export function stepBudgetTable(rows: StepBudgetRow[], by: "run" | "site"): TableModel {
+  return {
+    name: `step-budget-by-${by}`,
+    empty: "No trajectory in scope has a success or failure label.",
+    columns: [
+      { key: "group", label: by === "run" ? "Agent run" : "Site" },
+      { key: "n", label: "Labelled", numeric: true },
+      { key: "rate", label: "Success (no limit)", numeric: true, csv: ["rate", "low", "high", "successes"] },
+      { key: "perSuccess", label: "Steps per success", numeric: true, title: "Every step spent, failures included, divided by the successes" },
+      { key: "mean", label: "Mean steps of a success", numeric: true },
+      { key: "saturates", label: "Reaches its rate at k", numeric: true, title: "The smallest limit at which every success fits" },
+    ],
+    rows: rows.map((r) => ({
+      key: r.group,
+      cells: {
+        group: textCell(r.group),
+        n: textCell(String(r.n)),
+        rate: textCell(`${pct(r.rate)} ${r.low === null ? "" : `[${(r.low * 100).toFixed(1)}, ${(r.high! * 100).toFixed(1)}]`} · ${r.successes}/${r.n}`, {
+          csv: [String(r.rate ?? ""), String(r.low ?? ""), String(r.high ?? ""), String(r.successes)],
+        }),
+        perSuccess: textCell(num(r.stepsPerSuccess)),
+        mean: textCell(num(r.meanStepsOfSuccesses)),
+        saturates: textCell(r.saturatesAt === null ? "–" : String(r.saturatesAt)),
+      },
+    })),
+  };
+}
