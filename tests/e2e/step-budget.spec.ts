@@ -43,7 +43,7 @@ test.describe("step budgets", () => {
     await page.getByRole("link", { name: "Step budgets" }).click();
     await expect(page.getByRole("heading", { name: "Step budgets" })).toBeVisible();
     const figure = page.locator('section[data-figure="step-budget"]');
-    await expect(figure.locator(".recharts-surface")).toBeVisible();
+    await expect(figure.getByRole("application")).toBeVisible();
     await expect(figure.locator(".recharts-line")).toHaveCount(api.curves.length);
     await screenshotsAtDesktopSizes(page, "step-budget-runs");
     await figure.getByRole("button", { name: "Table", exact: true }).click();
@@ -54,6 +54,8 @@ test.describe("step budgets", () => {
     await page.getByRole("link", { name: "site", exact: true }).click();
     await expect(page).toHaveURL(/budget=site/);
     const bySite = await query<Curves>(page.request, "analytics.stepBudget", { by: "site" });
+    // The figure keeps the view chosen (the table) across the split's change: back to the chart.
+    await figure.getByRole("button", { name: "Chart", exact: true }).click();
     await expect(page.locator('section[data-figure="step-budget"] .recharts-line')).toHaveCount(bySite.curves.length);
     await screenshotsAtDesktopSizes(page, "step-budget-sites");
   });

@@ -6,7 +6,7 @@
  * offers the ledger as a download. Shown once any task in scope is flagged.
  */
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
-import { useTransition } from "react";
+import { useOptimistic, useTransition } from "react";
 import { FLAGGED_PARAM } from "../_lib/params";
 
 export interface FlaggedCount {
@@ -22,13 +22,18 @@ export function FlaggedNote({ flagged, unit = "trajectories" }: { flagged: Flagg
   const pathname = usePathname();
   const sp = useSearchParams();
   const [pending, startTransition] = useTransition();
+  // The box answers the click at once; the figures follow when the page has loaded with the new choice.
+  const [included, setIncluded] = useOptimistic(flagged.included);
   if (flagged.tasks === 0) return null;
   const toggle = (leaveOut: boolean) => {
     const next = new URLSearchParams(sp.toString());
     if (leaveOut) next.delete(FLAGGED_PARAM);
     else next.set(FLAGGED_PARAM, "include");
     const q = next.toString();
-    startTransition(() => router.push(`${pathname}${q ? `?${q}` : ""}`));
+    startTransition(() => {
+      setIncluded(!leaveOut);
+      router.push(`${pathname}${q ? `?${q}` : ""}`);
+    });
   };
   const what = `${plural(flagged.trajectories, unit === "items" ? "item" : "trajectory", unit === "items" ? "items" : "trajectories")} of ${plural(flagged.tasks, "flagged task", "flagged tasks")}`;
   return (
@@ -38,7 +43,7 @@ export function FlaggedNote({ flagged, unit = "trajectories" }: { flagged: Flagg
       data-included={flagged.included ? "yes" : "no"}
     >
       <label className="flex items-center gap-1.5 font-medium">
-        <input type="checkbox" checked={!flagged.included} disabled={pending} onChange={(e) => toggle(e.target.checked)} data-testid="flagged-toggle" />
+        <input type="checkbox" checked={!included} disabled={pending} onChange={(e) => toggle(e.target.checked)} data-testid="flagged-toggle" />
         Leave out flagged tasks
       </label>
       <span data-testid="flagged-count">
