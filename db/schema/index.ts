@@ -12,3 +12,4 @@ export * from "./instance";
 export * from "./runner";
 export * from "./search";
 export * from "./validity";
+export * from "./clusters";

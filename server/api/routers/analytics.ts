@@ -23,7 +23,14 @@ import {
   revealAgreement,
   stepBudgets,
   BUDGET_GROUPINGS,
+  clusterRun,
+  clusterRuns,
+  failureClustersJob,
+  mergeClusterPair,
+  renameCluster,
+  startFailureClusters,
 } from "../../services/analytics";
+import { clusterSliceInput } from "../../domain/analytics/cluster-slice";
 import { assertNotLabellingBlind } from "../../services/annotation";
 import { judgeCriteriaOfSetting } from "../../services/evaluation/criteria-report";
 import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
@@ -160,4 +167,16 @@ export const analyticsRouter = createTRPCRouter({
 
   /** The analysis started by csvAgreement, for the person who started it: queued, running, its result or why it failed. */
   csvAgreementJob: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await csvAgreementJob(ctx, ctx.actor, input.id)),
+
+  /** Failure clusters of a list slice, computed by a worker; the page polls clusterJob, then opens the saved run. */
+  clusterStart: researcherProcedure.input(clusterSliceInput).mutation(async ({ ctx, input }) => ({ jobId: await startFailureClusters(ctx, ctx.actor, input) })),
+  clusterJob: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await failureClustersJob(ctx, ctx.actor, input.id)),
+  clusterRuns: researcherProcedure.query(async ({ ctx }) => await clusterRuns(ctx.db, ctx.actor)),
+  clusterRun: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await clusterRun(ctx.db, ctx.actor, input.id)),
+  clusterRename: researcherProcedure
+    .input(z.object({ runId: id, key: id, name: z.string().max(200) }))
+    .mutation(async ({ ctx, input }) => await renameCluster(ctx.db, ctx.actor, input)),
+  clusterMerge: researcherProcedure
+    .input(z.object({ runId: id, into: id, from: id }))
+    .mutation(async ({ ctx, input }) => await mergeClusterPair(ctx.db, ctx.actor, input)),
 });

@@ -38,6 +38,18 @@ export {
 export { errorAnalysis, type ErrorAnalysisResult } from "./errors";
 export { stepBudgets, BUDGET_GROUPINGS, type BudgetGrouping, type StepBudgetInput } from "./step-budget";
 export { drillDown, selectionRows } from "./drill";
+export {
+  clusterRun,
+  clusterRuns,
+  computeFailureClusters,
+  failureClustersJob,
+  mergeClusterPair,
+  renameCluster,
+  saveFailureClusters,
+  startFailureClusters,
+  FAILURE_CLUSTERS_JOB_TYPE,
+  type ClusterRunResult,
+} from "./failure-clusters";
 export { csvAgreement, csvAgreementJob, startCsvAgreement, CSV_AGREEMENT_JOB_TYPE, type CsvAgreementInput, type CsvAgreementResult } from "./csv-agreement";
 export { revealAgreement, type RevealAgreementResult, type RevealEvaluatorMeasures } from "./reveal";
 export { clearAnalyticsCache, type Scope } from "./dataset";

@@ -25,6 +25,8 @@ export interface RequestedJobView<Result> {
   result: Result | null;
   /** Why it failed, in words for the person who started it. */
   error: string | null;
+  /** What the handler last reported while it ran (a progress bar's figures), or null. */
+  progress: unknown;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -52,6 +54,7 @@ export async function requestedJob<Result>(
     status: job.status,
     result: job.status === "succeeded" ? (job.result as Result) : null,
     error: job.status === "failed" ? (job.error ?? "The job failed") : job.status === "cancelled" ? "The job was cancelled" : null,
+    progress: job.progress ?? null,
     createdAt: job.createdAt,
     startedAt: job.startedAt,
     finishedAt: job.finishedAt,

@@ -24,6 +24,8 @@ import { labelImportJobHandler } from "../annotation/label-import-job";
 import { LABEL_IMPORT_JOB_TYPE } from "../annotation/label-imports";
 import { dedupeJobHandler } from "../imports/dedupe-job";
 import { DEDUPE_JOB_TYPE } from "../imports/dedupe-jobs";
+import { failureClustersJobHandler } from "../analytics/failure-clusters-job";
+import { FAILURE_CLUSTERS_JOB_TYPE } from "../analytics/failure-clusters";
 import { runImportWorker } from "../imports/jobs";
 import { runJudgeWorker } from "../evaluation/judge-batches";
 import { runRunnerWorker } from "../live/worker";
@@ -114,6 +116,7 @@ export async function runJobWorker(opts: JobWorkerOptions): Promise<JobWorkerSum
             [CSV_AGREEMENT_JOB_TYPE]: csvAgreementJobHandler(ctx),
             [LABEL_IMPORT_JOB_TYPE]: labelImportJobHandler(ctx),
             [DEDUPE_JOB_TYPE]: dedupeJobHandler(ctx),
+            [FAILURE_CLUSTERS_JOB_TYPE]: failureClustersJobHandler(ctx),
           },
           concurrency: 1,
           signal: stop.signal,
