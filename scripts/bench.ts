@@ -38,6 +38,7 @@ const ENGINE_SECTIONS: Record<string, (engine: BenchEngine) => Promise<BenchFigu
   judge: async (engine) => (await import("./bench/judge")).benchJudge(engine),
   annotation: async (engine) => (await import("./bench/annotation")).benchAnnotation(engine),
   search: async (engine) => (await import("./bench/search")).benchSearch(engine),
+  clusters: async (engine) => (await import("./bench/clusters")).benchClusters(engine),
 };
 
 const ORDER = [
@@ -59,6 +60,7 @@ const ORDER = [
   "triage",
   "judge-measures",
   "search",
+  "clusters",
 ];
 const BASELINE = path.resolve(import.meta.dirname, "..", "docs", "bench", "sqlite-baseline.json");
 
