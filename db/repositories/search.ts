@@ -66,6 +66,10 @@ export function searchConditions(scope: ScopedSearch, dialect: Dialect, evaluato
       conds.push(sql`${ID} in (select v.trajectory_id from evaluator_verdicts v where v.kind = 'judge' and v.verdict = ${v.value})`);
     }
   }
+  for (const c of scope.query.scanners) {
+    const matched = sql`(select sm.trajectory_id from scanner_matches sm where sm.scanner_key = ${c.key})`;
+    conds.push(c.negated ? sql`${ID} not in ${matched}` : sql`${ID} in ${matched}`);
+  }
   return conds;
 }
 

@@ -13,3 +13,4 @@ export * from "./runner";
 export * from "./search";
 export * from "./validity";
 export * from "./clusters";
+export * from "./scanners";

@@ -6,6 +6,7 @@ import { runsRouter, taskSetsRouter, tasksRouter } from "./routers/catalog";
 import { trajectoriesRouter } from "./routers/trajectories";
 import { liveRunsRouter } from "./routers/live-runs";
 import { judgeRouter } from "./routers/evaluation";
+import { scannersRouter } from "./routers/scanners";
 import { accountsRouter } from "./routers/accounts";
 import { campaignsRouter, labellingRouter, qaRouter } from "./routers/annotation";
 import { importsRouter } from "./routers/imports";
@@ -21,6 +22,7 @@ export const appRouter = createTRPCRouter({
   analytics: analyticsRouter,
   liveRuns: liveRunsRouter,
   judge: judgeRouter,
+  scanners: scannersRouter,
   accounts: accountsRouter,
   campaigns: campaignsRouter,
   labelling: labellingRouter,

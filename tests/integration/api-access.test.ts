@@ -38,6 +38,9 @@ const POLICY: [RegExp, Access][] = [
   [/^judge\.verdicts\.(forTrajectory|panel)$/, "signedIn"],
   [/^judge\.endpointSettings\./, "admin"],
   [/^(judge|analytics|liveRuns)\./, "researcher"],
+  // Scanners: researchers write, run and measure them; the player's markers follow the blind per trajectory.
+  [/^scanners\.trajectory$/, "signedIn"],
+  [/^scanners\./, "researcher"],
   // Gold items and annotator quality: researchers only (annotators must not learn which items are gold).
   [/^quality\./, "researcher"],
   [/^imports\.(startFromPath|dedupe|dedupeJob)$/, "admin"],

@@ -8,7 +8,7 @@
 import { TRPCError } from "@trpc/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
-import { agentRuns, evaluatorVerdicts, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
+import { agentRuns, evaluatorVerdicts, scannerMatches, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";
 import { createCampaign, mayFetchScreenshot, mayViewEvaluations, updateCampaignSettings } from "../../server/services/annotation";
@@ -91,6 +91,10 @@ beforeAll(async () => {
       verdict: "failure",
       rationale: SECRETS.judge,
     });
+    // A scanner's finding is an evaluation too: its matched text must not reach a blind annotator either.
+    await ctx.db
+      .insert(scannerMatches)
+      .values({ scannerKey: "captcha", trajectoryId: t, stepIndex: 0, ruleIndex: 0, field: "element", matchedText: SECRETS.judge });
   }
   // Screenshots on every step, so the screenshot rule has something to refuse.
   const allSteps = await ctx.db
@@ -159,6 +163,7 @@ function inputsFor(path: string): unknown[] | undefined {
     "tasks.byId": [...taskIds, outsideTask].map((id) => ({ id })),
     "judge.verdicts.forTrajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
     "judge.verdicts.panel": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
+    "scanners.trajectory": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
     "accounts.session": [undefined],
     "accounts.me": [undefined],
     "accounts.apiTokens.list": [undefined],
@@ -413,6 +418,7 @@ describe("second review, N6: blind items cannot be lined up with trajectory ids,
       "trajectories.warmImages": (id) => api.trajectories.warmImages({ id, width: 640 }),
       "judge.verdicts.forTrajectory": (trajectoryId) => api.judge.verdicts.forTrajectory({ trajectoryId }),
       "judge.verdicts.panel": (trajectoryId) => api.judge.verdicts.panel({ trajectoryId }),
+      "scanners.trajectory": (trajectoryId) => api.scanners.trajectory({ trajectoryId }),
       "labelling.ofTrajectory": (trajectoryId) => api.labelling.ofTrajectory({ trajectoryId }),
     };
     for (const [path, call] of Object.entries(byId)) {

@@ -42,7 +42,17 @@ describe("parseSearchQuery", () => {
         { kind: "verdict", source: "judge", value: "success" },
         { kind: "verdict", source: "human", value: "failure" },
       ],
+      scanners: [],
     });
+  });
+
+  it("reads scanner: filters, negated too, and refuses one that names no scanner", () => {
+    expect(parseSearchQuery("scanner:captcha -scanner:Login_Wall").scanners).toEqual([
+      { kind: "scanner", key: "captcha", negated: false },
+      { kind: "scanner", key: "login_wall", negated: true },
+    ]);
+    expect(syntaxError("scanner:").message).toBe("scanner:… does not name a scanner: write its key, e.g. scanner:captcha or scanner:login_wall");
+    expect(syntaxError("thought:x scanner:'; drop").position).toBe(10);
   });
 
   it("splits words where the indexes do: a URL or a dotted name is a phrase of its words", () => {
@@ -63,7 +73,9 @@ describe("parseSearchQuery", () => {
   it("says what is wrong, where, and how to write it", () => {
     expect(syntaxError(`thought:"captcha`).message).toBe(`the quote at position 9 is never closed: add a " after the phrase`);
     expect(syntaxError(`thought:"captcha`).position).toBe(8);
-    expect(syntaxError("thougt:captcha").message).toMatch(/^thougt: is not a field you can search; the fields are intent:, task:, thought:, .*judge:, human:$/);
+    expect(syntaxError("thougt:captcha").message).toMatch(
+      /^thougt: is not a field you can search; the fields are intent:, task:, thought:, .*judge:, human:, scanner:$/,
+    );
     expect(syntaxError("answer: captcha").message).toBe(`answer: needs something to look for: a word or a "quoted phrase" after it`);
     expect(syntaxError(`note:""`).message).toBe(`note:"" needs something to look for: a word or a "quoted phrase" after it`);
     expect(syntaxError("judge:great").message).toBe("judge:great is not a verdict: write judge:success, judge:failure, judge:unparseable, judge:not_evaluable");

@@ -7,6 +7,7 @@
  *   -login                          trajectories where it does not occur
  *   check*                          any word starting "check"
  *   judge:success  human:failure    a judge's verdict / the consolidated human label
+ *   scanner:captcha                 trajectories where that scanner matched a step (-scanner:… where it did not)
  *
  * Every clause must hold (AND), each anywhere in the trajectory: `thought:captcha url:checkout` finds trajectories
  * where some thought mentions a captcha and some step was on a checkout page, not necessarily the same step.
@@ -56,9 +57,17 @@ export interface VerdictClause {
   value: string;
 }
 
+/** `scanner:<key>`: trajectories where the scanner matched a step (server/domain/evaluation/scanners). */
+export interface ScannerClause {
+  kind: "scanner";
+  key: string;
+  negated: boolean;
+}
+
 export interface SearchQuery {
   text: TextClause[];
   verdicts: VerdictClause[];
+  scanners: ScannerClause[];
 }
 
 /** Clauses one query may hold: each is a subquery, and a pasted paragraph is not a search. */
@@ -126,7 +135,7 @@ function readToken(q: string, start: number): { token: RawToken; end: number } {
 }
 
 function fieldNames(): string {
-  return [...Object.keys(FIELD_NAMES), "judge", "human"].map((n) => `${n}:`).join(", ");
+  return [...Object.keys(FIELD_NAMES), "judge", "human", "scanner"].map((n) => `${n}:`).join(", ");
 }
 
 function verdictClause(t: RawToken): VerdictClause {
@@ -138,6 +147,14 @@ function verdictClause(t: RawToken): VerdictClause {
     throw new SearchSyntaxError(`${source}:${t.value || "…"} is not a verdict: write ${allowed.map((v) => `${source}:${v}`).join(", ")}`, t.start);
   }
   return { kind: "verdict", source, value };
+}
+
+function scannerClause(t: RawToken): ScannerClause {
+  const key = t.value.toLowerCase();
+  if (!/^[a-z][a-z0-9_]{1,39}$/.test(key)) {
+    throw new SearchSyntaxError(`scanner:${t.value || "…"} does not name a scanner: write its key, e.g. scanner:captcha or scanner:login_wall`, t.start);
+  }
+  return { kind: "scanner", key, negated: t.negated };
 }
 
 function textClause(t: RawToken, field: SearchField | null): TextClause {
@@ -157,7 +174,7 @@ function textClause(t: RawToken, field: SearchField | null): TextClause {
 export function parseSearchQuery(input: string): SearchQuery {
   if (input.length > MAX_QUERY_LENGTH)
     throw new SearchSyntaxError(`the search is ${input.length} characters long; at most ${MAX_QUERY_LENGTH} are allowed`, MAX_QUERY_LENGTH);
-  const query: SearchQuery = { text: [], verdicts: [] };
+  const query: SearchQuery = { text: [], verdicts: [], scanners: [] };
   let i = 0;
   while (i < input.length) {
     if (/\s/.test(input[i]!)) {
@@ -167,15 +184,16 @@ export function parseSearchQuery(input: string): SearchQuery {
     const { token, end } = readToken(input, i);
     i = end;
     if (token.name === "judge" || token.name === "human") query.verdicts.push(verdictClause(token));
+    else if (token.name === "scanner") query.scanners.push(scannerClause(token));
     else if (token.name !== null) {
       const field = FIELD_NAMES[token.name];
       if (!field) throw new SearchSyntaxError(`${token.name}: is not a field you can search; the fields are ${fieldNames()}`, token.start);
       query.text.push(textClause(token, field));
     } else query.text.push(textClause(token, null));
-    if (query.text.length + query.verdicts.length > MAX_CLAUSES)
+    if (query.text.length + query.verdicts.length + query.scanners.length > MAX_CLAUSES)
       throw new SearchSyntaxError(`the search has more than ${MAX_CLAUSES} parts; search for fewer words at once`, token.start);
   }
-  if (!query.text.length && !query.verdicts.length) throw new SearchSyntaxError("the search is empty", 0);
+  if (!query.text.length && !query.verdicts.length && !query.scanners.length) throw new SearchSyntaxError("the search is empty", 0);
   return query;
 }
 

@@ -7,7 +7,7 @@
  *   concurrency across all workers);
  * - `uploads`: work on what people uploaded: trajectory imports one at a time, and beside them, one at a time, the
  *   CSV files of agreement analyses and label imports (parsed in a thread of their own: ./threads.ts), and admins'
- *   merges of duplicate trajectories.
+ *   merges of duplicate trajectories and scanner runs.
  *
  * Lanes share the process but not their slots, so a long import never holds up a live run. A lane that fails stops
  * the others: the process ends, its running jobs go back to the queue, and whoever supervises it (the quick start's
@@ -28,6 +28,8 @@ import { failureClustersJobHandler } from "../analytics/failure-clusters-job";
 import { FAILURE_CLUSTERS_JOB_TYPE } from "../analytics/failure-clusters";
 import { runImportWorker } from "../imports/jobs";
 import { runJudgeWorker } from "../evaluation/judge-batches";
+import { scannerRunJobHandler } from "../evaluation/scanner-job";
+import { SCANNER_RUN_JOB_TYPE } from "../evaluation/scanner-jobs";
 import { runRunnerWorker } from "../live/worker";
 import { runWorker, type JobOutcome, type WorkerSummary } from "./worker";
 
@@ -117,6 +119,7 @@ export async function runJobWorker(opts: JobWorkerOptions): Promise<JobWorkerSum
             [LABEL_IMPORT_JOB_TYPE]: labelImportJobHandler(ctx),
             [DEDUPE_JOB_TYPE]: dedupeJobHandler(ctx),
             [FAILURE_CLUSTERS_JOB_TYPE]: failureClustersJobHandler(ctx),
+            [SCANNER_RUN_JOB_TYPE]: scannerRunJobHandler(ctx),
           },
           concurrency: 1,
           signal: stop.signal,

@@ -4,8 +4,8 @@
  *
  * Who searches what: researchers and admins who label nothing blind search everything, judges' rationales and every
  * annotator's notes included, and may filter by verdicts (judge:, human:). Everyone else searches the trajectories
- * they may browse (server/services/access/scope.ts) and, of the notes, only their own; rationale:, judge: and human:
- * are refused outright, and free words never look at rationales or others' notes, so neither the rows nor the counts
+ * they may browse (server/services/access/scope.ts) and, of the notes, only their own; rationale:, judge:, human:
+ * and scanner: are refused outright, and free words never look at rationales or others' notes, so neither the rows nor the counts
  * say whether a word occurs there.
  */
 import type { Db } from "../../../db/database";
@@ -42,7 +42,13 @@ export type SearchViewer = { wholeCatalog: true } | { wholeCatalog: false; userI
 export function scopeSearch(text: string, viewer: SearchViewer): ScopedSearch {
   const query = parseSearch(text);
   if (viewer.wholeCatalog) return { query, rationales: true };
-  const asks = [...new Set([...query.verdicts.map((v) => `${v.source}:`), ...query.text.filter((c) => c.field === "rationale").map(() => "rationale:")])];
+  const asks = [
+    ...new Set([
+      ...query.verdicts.map((v) => `${v.source}:`),
+      ...query.text.filter((c) => c.field === "rationale").map(() => "rationale:"),
+      ...query.scanners.map(() => "scanner:"),
+    ]),
+  ];
   if (asks.length) {
     const why = viewer.researcher
       ? `you are labelling ${viewer.labellingBlind} trajector${viewer.labellingBlind === 1 ? "y" : "ies"} blind; they open once you have labelled them`

@@ -1,0 +1,170 @@
+/**
+ * Scanners and what they found (db/schema/scanners.ts), written once for SQLite and PostgreSQL: researchers'
+ * scanner definitions, one scan row per scanner and trajectory (replaced when scanned again) with its matched
+ * steps, and the human labels precision and recall are measured against.
+ */
+import { and, asc, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import type { ScannerRule } from "../../../server/domain/evaluation/scanners/definitions";
+import type { LabelSchema } from "../../../server/domain/annotation/label-schema";
+import type { LabelAnswers } from "../../../server/domain/annotation/questions";
+import { tablesOf, withTransaction, type Db } from "../../database";
+import type { ScannerRow } from "../../schema/index";
+
+export interface StoredScannerValues {
+  key: string;
+  name: string;
+  description: string;
+  category: string;
+  rules: ScannerRule[];
+  minConsecutive: number;
+}
+
+export async function listStoredScanners(db: Db): Promise<ScannerRow[]> {
+  const { scanners } = tablesOf(db);
+  return db.select().from(scanners).orderBy(asc(scanners.key));
+}
+
+export async function getStoredScanner(db: Db, key: string): Promise<ScannerRow | undefined> {
+  const { scanners } = tablesOf(db);
+  return (await db.select().from(scanners).where(eq(scanners.key, key)))[0];
+}
+
+export async function insertStoredScanner(db: Db, v: StoredScannerValues & { createdBy: string | null }): Promise<void> {
+  const { scanners } = tablesOf(db);
+  await db.insert(scanners).values(v);
+}
+
+/** Replaces a scanner's definition; its earlier results no longer describe it, so they go with the old version. */
+export async function updateStoredScanner(db: Db, key: string, v: Omit<StoredScannerValues, "key">): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const { scanners } = tablesOf(tx);
+    await tx
+      .update(scanners)
+      .set({ ...v, updatedAt: new Date() })
+      .where(eq(scanners.key, key));
+    await deleteScannerResults(tx, key);
+  });
+}
+
+export async function deleteStoredScanner(db: Db, key: string): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const { scanners } = tablesOf(tx);
+    await tx.delete(scanners).where(eq(scanners.key, key));
+    await deleteScannerResults(tx, key);
+  });
+}
+
+async function deleteScannerResults(db: Db, key: string): Promise<void> {
+  const { scannerScans, scannerMatches } = tablesOf(db);
+  await db.delete(scannerMatches).where(eq(scannerMatches.scannerKey, key));
+  await db.delete(scannerScans).where(eq(scannerScans.scannerKey, key));
+}
+
+export interface ScanResult {
+  scannerKey: string;
+  trajectoryId: number;
+  definitionHash: string;
+  problem: string | null;
+  matches: { stepIndex: number; ruleIndex: number; field: string; matchedText: string }[];
+}
+
+/** Stores one scan of one trajectory, replacing the scanner's earlier result there. */
+export async function saveScanResult(db: Db, r: ScanResult): Promise<void> {
+  await withTransaction(db, async (tx) => {
+    const { scannerScans, scannerMatches } = tablesOf(tx);
+    await tx.delete(scannerMatches).where(and(eq(scannerMatches.scannerKey, r.scannerKey), eq(scannerMatches.trajectoryId, r.trajectoryId)));
+    const steps = new Set(r.matches.map((m) => m.stepIndex));
+    const scan = { definitionHash: r.definitionHash, matchCount: steps.size, problem: r.problem, scannedAt: new Date() };
+    await tx
+      .insert(scannerScans)
+      .values({ scannerKey: r.scannerKey, trajectoryId: r.trajectoryId, ...scan })
+      .onConflictDoUpdate({ target: [scannerScans.scannerKey, scannerScans.trajectoryId], set: scan });
+    if (r.matches.length) await tx.insert(scannerMatches).values(r.matches.map((m) => ({ ...m, scannerKey: r.scannerKey, trajectoryId: r.trajectoryId })));
+  });
+}
+
+export interface ScanCounts {
+  scannerKey: string;
+  definitionHash: string;
+  scanned: number;
+  fired: number;
+  problems: number;
+}
+
+/** Per scanner and definition: trajectories scanned, those with a match, those whose scan could not finish. */
+export async function scanCounts(db: Db): Promise<ScanCounts[]> {
+  const { scannerScans: s } = tablesOf(db);
+  const rows = await db
+    .select({
+      scannerKey: s.scannerKey,
+      definitionHash: s.definitionHash,
+      scanned: count(),
+      fired: sql<number>`sum(case when ${s.matchCount} > 0 then 1 else 0 end)`,
+      problems: count(s.problem),
+    })
+    .from(s)
+    .groupBy(s.scannerKey, s.definitionHash);
+  return rows.map((r) => ({ ...r, scanned: Number(r.scanned), fired: Number(r.fired ?? 0), problems: Number(r.problems) }));
+}
+
+/** The scans of one scanner made with its current definition: trajectory, steps matched, problem. */
+export async function scansOf(db: Db, key: string, definitionHash: string) {
+  const { scannerScans: s } = tablesOf(db);
+  return db
+    .select({ trajectoryId: s.trajectoryId, matchCount: s.matchCount, problem: s.problem })
+    .from(s)
+    .where(and(eq(s.scannerKey, key), eq(s.definitionHash, definitionHash)))
+    .orderBy(asc(s.trajectoryId));
+}
+
+/** The steps one scanner matched, with what it matched, for the given trajectories (all when none are given). */
+export async function matchesOf(db: Db, key: string, trajectoryIds?: readonly number[]) {
+  const { scannerMatches: m } = tablesOf(db);
+  const where = trajectoryIds ? and(eq(m.scannerKey, key), inArray(m.trajectoryId, [...trajectoryIds])) : eq(m.scannerKey, key);
+  return db
+    .select({ trajectoryId: m.trajectoryId, stepIndex: m.stepIndex, field: m.field, matchedText: m.matchedText })
+    .from(m)
+    .where(where)
+    .orderBy(asc(m.trajectoryId), asc(m.stepIndex), asc(m.id));
+}
+
+/** Every scanner's matches on one trajectory, in step order (the player's markers). */
+export async function matchesOfTrajectory(db: Db, trajectoryId: number) {
+  const { scannerMatches: m } = tablesOf(db);
+  return db
+    .select({ scannerKey: m.scannerKey, stepIndex: m.stepIndex, field: m.field, matchedText: m.matchedText })
+    .from(m)
+    .where(eq(m.trajectoryId, trajectoryId))
+    .orderBy(asc(m.stepIndex), asc(m.scannerKey), asc(m.id));
+}
+
+/** The consolidated labels' categories of the given trajectories (one row per campaign that settled one). */
+export async function consolidatedCategoriesOf(db: Db, trajectoryIds: readonly number[]) {
+  if (!trajectoryIds.length) return [];
+  const { consolidatedLabels: c } = tablesOf(db);
+  const out: { trajectoryId: number; category: string | null }[] = [];
+  for (let i = 0; i < trajectoryIds.length; i += 1000) {
+    const part = trajectoryIds.slice(i, i + 1000);
+    out.push(...(await db.select({ trajectoryId: c.trajectoryId, category: c.category }).from(c).where(inArray(c.trajectoryId, part))));
+  }
+  return out;
+}
+
+/** Active labels with answers to campaign questions on the given trajectories, with their campaign's schema and step count. */
+export async function labelAnswersOf(db: Db, trajectoryIds: readonly number[]) {
+  if (!trajectoryIds.length) return [];
+  const { labels: l, annotationCampaigns: c, trajectories: t } = tablesOf(db);
+  const out: { trajectoryId: number; answers: LabelAnswers | null; labelSchema: LabelSchema; stepCount: number }[] = [];
+  for (let i = 0; i < trajectoryIds.length; i += 1000) {
+    const part = trajectoryIds.slice(i, i + 1000);
+    out.push(
+      ...(await db
+        .select({ trajectoryId: l.trajectoryId, answers: l.answers, labelSchema: c.labelSchema, stepCount: t.stepCount })
+        .from(l)
+        .innerJoin(c, eq(c.id, l.campaignId))
+        .innerJoin(t, eq(t.id, l.trajectoryId))
+        .where(and(inArray(l.trajectoryId, part), eq(l.status, "active"), isNotNull(l.answers)))),
+    );
+  }
+  return out;
+}
