@@ -4,7 +4,6 @@
  * `npm run cli -- agreement csv` (computed on the server from the exact strings in the file, by a worker: the page
  * starts the job and polls for its result).
  */
-import { useMutation, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { useTRPC } from "../../_trpc/client";
 import { cliCommand, guessColumns, prepareCsvReport, previewCsv } from "../_lib/csv";
@@ -13,6 +12,7 @@ import { IntervalNote } from "./interval-note";
 import { StatCards } from "./stat-cards";
 import { TablePanel } from "./figure";
 import { WaitingForWorker } from "../../_components/waiting-for-worker";
+import { useRequestedJob } from "../../_lib/use-requested-job";
 
 // The server's limit on the CSV's text (analytics.csvAgreement), which leaves room for JSON escaping under its upload
 // body limit (VERDICT_MAX_UPLOAD_BYTES, 12 MiB).
@@ -21,22 +21,8 @@ const MAX_BYTES = 10_000_000;
 /** The analysis as a job: started by `start`, polled until it has ended; its result, or why it failed. */
 function useCsvAgreementJob() {
   const trpc = useTRPC();
-  const start = useMutation(trpc.analytics.csvAgreement.mutationOptions());
-  const jobId = start.data?.jobId ?? null;
-  const unfinished = (data: { status: string } | undefined) => data === undefined || data.status === "queued" || data.status === "running";
-  const job = useQuery({
-    ...trpc.analytics.csvAgreementJob.queryOptions({ id: jobId ?? 0 }),
-    enabled: jobId !== null,
-    refetchInterval: (q) => (unfinished(q.state.data) ? 500 : false),
-  });
-  return {
-    start,
-    computing: start.isPending || (jobId !== null && unfinished(job.data)),
-    result: job.data?.result ?? null,
-    failure: start.error?.message ?? job.error?.message ?? job.data?.error ?? null,
-    /** When the job was queued, while no worker has taken it. */
-    queuedSince: job.data?.status === "queued" ? job.data.createdAt : null,
-  };
+  const job = useRequestedJob(trpc.analytics.csvAgreement.mutationOptions(), (id) => trpc.analytics.csvAgreementJob.queryOptions({ id }));
+  return { ...job, computing: job.working };
 }
 
 export function CsvAgreementTool() {

@@ -10,6 +10,7 @@ import { useEffect, useState, type FormEvent } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../_trpc/client";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
+import { useRequestedJob } from "../../../_lib/use-requested-job";
 
 type Person = inferRouterOutputs<AppRouter>["accounts"]["directory"][number];
 
@@ -152,31 +153,26 @@ function chosenMapping(choice: string, json: string, presets: { name: string; ma
 export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
   const trpc = useTRPC();
   const presets = useQuery(trpc.campaigns.importPresets.queryOptions());
-  const importLabels = useMutation(trpc.campaigns.importLabels.mutationOptions());
+  // The import runs on a worker: the form queues it and polls it until it has ended.
+  const job = useRequestedJob(trpc.campaigns.importLabels.mutationOptions(), (id) => trpc.campaigns.importLabelsJob.queryOptions({ id }));
   const router = useRouter();
-  const [started, setStarted] = useState<{ jobId: number; dryRun: boolean } | null>(null);
   const [error, setError] = useState("");
   const [workbook, setWorkbook] = useState(false);
   const [choice, setChoice] = useState("");
   const [mappingProblem, setMappingProblem] = useState("");
-  // The import runs on a worker: poll it until it has ended.
-  const job = useQuery({
-    ...trpc.campaigns.importLabelsJob.queryOptions({ id: started?.jobId ?? 0 }),
-    enabled: started !== null,
-    refetchInterval: (q) => (q.state.data?.status === "queued" || q.state.data?.status === "running" || q.state.data === undefined ? 500 : false),
-  });
-  const r = job.data?.result ?? null;
+  const dryRun = job.start.variables?.dryRun ?? false;
+  const r = job.result;
   const report = r
-    ? `${started?.dryRun ? "Dry run, nothing written. " : ""}${r.sheet ? `Sheet “${r.sheet}”: ` : ""}${r.rows} rows: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.unmatchedCount} unmatched${
+    ? `${dryRun ? "Dry run, nothing written. " : ""}${r.sheet ? `Sheet “${r.sheet}”: ` : ""}${r.rows} rows: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.unmatchedCount} unmatched${
         r.unmatched.length ? ` (first: line ${r.unmatched[0]!.line}, ${r.unmatched[0]!.reason})` : ""
       }.`
     : "";
-  const running = importLabels.isPending || (started !== null && (job.data === undefined || job.data.status === "queued" || job.data.status === "running"));
-  const shownError = error || job.error?.message || job.data?.error || "";
+  const running = job.working;
+  const shownError = error || job.failure || "";
   const selected = choice || presets.data?.[0]?.name || "";
   useEffect(() => {
-    if (job.data?.status === "succeeded" && !started?.dryRun) router.refresh();
-  }, [job.data?.status, started?.dryRun, router]);
+    if (job.status === "succeeded" && !dryRun) router.refresh();
+  }, [job.status, dryRun, router]);
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
@@ -187,16 +183,15 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
     setMappingProblem("problem" in mapping ? mapping.problem : "");
     if ("problem" in mapping) return;
     setError("");
-    setStarted(null);
+    job.start.reset();
     try {
-      const dryRun = f.get("dryRun") === "on";
+      const dryRunAsked = f.get("dryRun") === "on";
       const sheet = String(f.get("sheet") ?? "").trim();
       // The mapping is checked by the server against its schema, which names what is wrong.
-      const common = { source: file.name, mapping: mapping.mapping as LabelMapping, campaign: { id: campaignId }, dryRun };
-      const { jobId } = await importLabels.mutateAsync(
+      const common = { source: file.name, mapping: mapping.mapping as LabelMapping, campaign: { id: campaignId }, dryRun: dryRunAsked };
+      await job.start.mutateAsync(
         isWorkbookName(file.name) ? { ...common, xlsxBase64: await fileAsBase64(file), ...(sheet ? { sheet } : {}) } : { ...common, csv: await file.text() },
       );
-      setStarted({ jobId, dryRun });
     } catch (err) {
       setError((err as Error).message);
     }
@@ -263,7 +258,7 @@ export function ImportLabelsForm({ campaignId }: { campaignId: number }) {
           </div>
         )}
       </form>
-      {job.data?.status === "queued" && <WaitingForWorker since={job.data.createdAt} what="this import" />}
+      {job.queuedSince && <WaitingForWorker since={job.queuedSince} what="this import" />}
       {report && (
         <p className="mt-1 text-[12px] text-emerald-700" data-testid="label-import-report">
           {report}

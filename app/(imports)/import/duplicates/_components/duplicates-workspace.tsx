@@ -5,7 +5,6 @@
  * afterwards the same table says what was done. Both read every imported trajectory, so neither runs in the web
  * request: the page queues them and polls.
  */
-import { useMutation, useQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useEffect, useRef } from "react";
@@ -13,27 +12,15 @@ import type { AppRouter } from "@/server/api/root";
 import { useTRPC } from "../../../../_trpc/client";
 import { formatCount, Stat } from "../../../../_components/ui";
 import { WaitingForWorker } from "../../../../_components/waiting-for-worker";
+import { useRequestedJob } from "../../../../_lib/use-requested-job";
 
 type Report = NonNullable<inferRouterOutputs<AppRouter>["imports"]["dedupeJob"]["result"]>;
 
 /** A dry run or a merge as a worker job: started by `start`, polled until it has ended. */
 function useDedupeJob() {
   const trpc = useTRPC();
-  const start = useMutation(trpc.imports.dedupe.mutationOptions());
-  const jobId = start.data?.jobId ?? null;
-  const unfinished = (data: { status: string } | undefined) => data === undefined || data.status === "queued" || data.status === "running";
-  const job = useQuery({
-    ...trpc.imports.dedupeJob.queryOptions({ id: jobId ?? 0 }),
-    enabled: jobId !== null,
-    refetchInterval: (q) => (unfinished(q.state.data) ? 500 : false),
-  });
-  return {
-    start,
-    working: start.isPending || (jobId !== null && unfinished(job.data)),
-    report: job.data?.result ?? null,
-    failure: start.error?.message ?? job.error?.message ?? job.data?.error ?? null,
-    queuedSince: job.data?.status === "queued" ? job.data.createdAt : null,
-  };
+  const job = useRequestedJob(trpc.imports.dedupe.mutationOptions(), (id) => trpc.imports.dedupeJob.queryOptions({ id }));
+  return { ...job, report: job.result };
 }
 
 const plural = (n: number, one: string, many: string) => `${formatCount(n)} ${n === 1 ? one : many}`;
