@@ -1,7 +1,7 @@
 /**
  * The task validity ledger (issue 29, item 4) on both engines: flags are revisions kept in order, only researchers
  * and admins write or read them, and every figure of the analytics overview, judge agreement, human agreement and
- * the trajectory list leaves out the flagged task's trajectories (figures worked out by hand on the analytics
+ * the trajectory list (and the error analysis) leaves out the flagged task's trajectories (figures worked out by hand on the analytics
  * fixture, tests/helpers/analytics-fixture.ts), says how many it left out, and comes back when the toggle includes
  * them or the flag is cleared. Nothing clears the analytics cache in between: the ledger's change counter must.
  */
@@ -51,7 +51,9 @@ describeEachBackend("task validity ledger", (backend: TestBackend) => {
     const judges = await api.analytics.judges({ scope });
     const k1 = judges.judges.find((j) => j.info.label === "Fixture judge · k = 1")!.stats;
     const h = await api.analytics.humans({ campaignId: fx.campaignId, ...(includeFlagged === undefined ? {} : { includeFlagged }) });
+    const e = await api.analytics.errors({ scope });
     return {
+      errors: { trajectories: e.trajectories, labelled: e.labelled, failures: e.failures, flagged: e.flagged },
       overview: { trajectories: o.trajectories, successes: human.successes, n: human.n, rate: human.rate, flagged: o.flagged },
       judge: { n: k1.n, agreement: k1.agreement, kappa: k1.kappa.kappa, flagged: judges.flagged },
       humans: {
@@ -78,6 +80,8 @@ describeEachBackend("task validity ledger", (backend: TestBackend) => {
     close(f.judge.kappa, 4 / 7);
     expect([f.humans.labels, f.humans.items, f.humans.pairable]).toEqual([34, 12, 11]);
     close(f.humans.alpha, 256 / 504);
+    // The error analysis counts the 6 human failures among the 11 labelled trajectories (10 decided, 1 unsure).
+    expect(f.errors).toEqual({ trajectories: 12, labelled: 11, failures: 6, flagged: { tasks: 0, trajectories: 0, included: false } });
     const list = await api.trajectories.list({});
     expect([list.total, list.flaggedHidden]).toEqual([12, 0]);
   });
@@ -101,6 +105,8 @@ describeEachBackend("task validity ledger", (backend: TestBackend) => {
     close(f.humans.alpha, 94 / 169);
     close(f.humans.percent, 20 / 27);
     expect(f.humans.flagged).toEqual(left);
+    // The error analysis loses the two failures and says why.
+    expect(f.errors).toEqual({ trajectories: 10, labelled: 9, failures: 4, flagged: left });
     // The drill-downs behind the figures list the same trajectories.
     await expectDrillsMatch(f.raw.o.columns[0]!.total.sel, 8);
     await expectDrillsMatch(f.raw.h.sel, 10);
@@ -122,6 +128,7 @@ describeEachBackend("task validity ledger", (backend: TestBackend) => {
     close(f.judge.kappa, 4 / 7);
     expect([f.humans.labels, f.humans.items]).toEqual([34, 12]);
     close(f.humans.alpha, 256 / 504);
+    expect(f.errors).toEqual({ trajectories: 12, labelled: 11, failures: 6, flagged: { tasks: 1, trajectories: 2, included: true } });
     // A figure's selection carries the toggle, so its drill-down lists the flagged trajectories too.
     expect(f.raw.o.columns[0]!.total.sel.includeFlagged).toBe(true);
     await expectDrillsMatch(f.raw.o.columns[0]!.total.sel, 10);

@@ -43,7 +43,7 @@ export default async function ErrorsPage({ searchParams }: { searchParams: Promi
     <>
       <PageHeader title="Error analysis" subtitle={view.subtitle} />
       <div className="flex flex-col gap-4 px-6 py-3">
-        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, by: true }} />
+        <AnalyticsFilterBar params={params} options={options} show={{ campaign: true, by: true }} flagged={result.flagged} />
         {view.empty === "no-labels" ? (
           <NoReference />
         ) : view.empty === "no-failures" ? (

@@ -9,7 +9,18 @@ import { NULL_INT } from "../../../db/repositories/analytics";
 import { positionDecile, positionDecileLabel } from "../../domain/analytics/measures";
 import type { Selection } from "../../domain/analytics/selection";
 import { runNames } from "./common";
-import { getFacts, getReference, REF_FAILURE, REF_SUCCESS, REF_UNSURE, scopeMask, scopeSelection, type Scope } from "./dataset";
+import {
+  flaggedInScope,
+  getFacts,
+  getReference,
+  REF_FAILURE,
+  REF_SUCCESS,
+  REF_UNSURE,
+  scopeMask,
+  scopeSelection,
+  type FlaggedCount,
+  type Scope,
+} from "./dataset";
 
 export interface ErrorAnalysisInput {
   scope: Scope;
@@ -69,6 +80,8 @@ export interface ErrorAnalysisResult {
     /** Mean decile position per category (1 = first tenth of the trajectory). */
     meanPositionByCategory: { category: string | null; marked: number; meanPosition: number | null }[];
   };
+  /** Tasks flagged in the validity ledger and their trajectories, left out unless the scope includes them. */
+  flagged: FlaggedCount;
 }
 
 export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<ErrorAnalysisResult> {
@@ -167,19 +180,51 @@ export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<
     byRun.push({ ...groupRow(`run:${run.id}`, run.name, { runId: run.id }, runCounts, i * K, runLabelled[i]!), runId: run.id });
   });
 
-  // First failing step: by index (each step up to the largest marked), and by decile of the trajectory.
+  const stepSel = (extra: NonNullable<Selection["reference"]>): Selection => ({ ...base, reference: refCond({ verdicts: ["failure"], ...extra }) });
+  const firstFailingStep = firstFailingSteps(marked, maxStep, facts.stepCount, order, categoryName, stepSel);
+
+  return {
+    scope: input.scope,
+    campaignId: input.campaignId ?? null,
+    trajectories,
+    labelled,
+    successes,
+    failures,
+    unsure,
+    flagged: flaggedInScope(facts, input.scope),
+    categoryOrder: order.map(categoryName),
+    overall: categoriesOf(overall, 0, failures, {}),
+    bySite,
+    byRun,
+    split: split && {
+      by: split.by,
+      title: split.title,
+      rows: split.groups.flatMap((g, i) => (splitLabelled[i] ? [groupRow(g.key, g.label, g.sel, splitCounts, i * K, splitLabelled[i]!)] : [])),
+    },
+    firstFailingStep,
+  };
+}
+
+/** Where the marked first failing steps fall: by step index (up to the largest marked), by decile, and per category. */
+function firstFailingSteps(
+  marked: { r: number; slot: number; step: number }[],
+  maxStep: number,
+  stepCount: ArrayLike<number>,
+  order: number[],
+  categoryName: (slot: number) => string | null,
+  stepSel: (extra: NonNullable<Selection["reference"]>) => Selection,
+): ErrorAnalysisResult["firstFailingStep"] {
   const byIndexCounts = new Float64Array(maxStep + 1);
   const byDecileCounts = new Float64Array(11);
-  const positionSum = new Float64Array(K);
-  const positionN = new Float64Array(K);
+  const positionSum = new Map<number, number>();
+  const positionN = new Map<number, number>();
   for (const m of marked) {
     byIndexCounts[m.step]!++;
-    const decile = positionDecile(m.step, facts.stepCount[m.r]!);
+    const decile = positionDecile(m.step, stepCount[m.r]!);
     byDecileCounts[decile]!++;
-    positionSum[m.slot]! += decile;
-    positionN[m.slot]!++;
+    positionSum.set(m.slot, (positionSum.get(m.slot) ?? 0) + decile);
+    positionN.set(m.slot, (positionN.get(m.slot) ?? 0) + 1);
   }
-  const stepSel = (extra: NonNullable<Selection["reference"]>): Selection => ({ ...base, reference: refCond({ verdicts: ["failure"], ...extra }) });
   const byIndex: StepBin[] = marked.length
     ? Array.from(byIndexCounts, (count, step) => ({ key: `step:${step}`, label: String(step + 1), count, sel: stepSel({ step: { min: step, max: step } }) }))
     : [];
@@ -191,33 +236,13 @@ export async function errorAnalysis(db: Db, input: ErrorAnalysisInput): Promise<
         sel: stepSel({ position: i + 1 }),
       }))
     : [];
-
   return {
-    scope: input.scope,
-    campaignId: input.campaignId ?? null,
-    trajectories,
-    labelled,
-    successes,
-    failures,
-    unsure,
-    categoryOrder: order.map(categoryName),
-    overall: categoriesOf(overall, 0, failures, {}),
-    bySite,
-    byRun,
-    split: split && {
-      by: split.by,
-      title: split.title,
-      rows: split.groups.flatMap((g, i) => (splitLabelled[i] ? [groupRow(g.key, g.label, g.sel, splitCounts, i * K, splitLabelled[i]!)] : [])),
-    },
-    firstFailingStep: {
-      marked: marked.length,
-      byIndex,
-      byDecile,
-      meanPositionByCategory: order.map((slot) => ({
-        category: categoryName(slot),
-        marked: positionN[slot]!,
-        meanPosition: positionN[slot] ? positionSum[slot]! / positionN[slot]! : null,
-      })),
-    },
+    marked: marked.length,
+    byIndex,
+    byDecile,
+    meanPositionByCategory: order.map((slot) => {
+      const n = positionN.get(slot) ?? 0;
+      return { category: categoryName(slot), marked: n, meanPosition: n ? positionSum.get(slot)! / n : null };
+    }),
   };
 }
