@@ -95,6 +95,11 @@ test.describe("task validity ledger", () => {
 
     await page.goto("/analytics/judges");
     await expect(page.getByTestId("flagged-note")).toHaveAttribute("data-included", "no");
+    // The error analysis says what it left out too, with the count the API gives.
+    await page.goto("/analytics/errors");
+    const errorsNote = page.getByTestId("flagged-note");
+    await expect(errorsNote).toHaveAttribute("data-included", "no");
+    await expect(errorsNote.getByTestId("flagged-count")).toContainText(`${after.flagged.trajectories} trajector`);
   });
 
   test("the list leaves flagged tasks out, shows them on request, and clears the flag from a picked row", async ({ page }) => {
