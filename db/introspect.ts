@@ -62,10 +62,16 @@ const quoteSqlite = (name: string) => `"${name.replace(/"/g, '""')}"`;
 /**
  * The behaviour search's full-text index is the one part of the schema each engine builds its own way (migration
  * 0024 / pg 0010): on SQLite an FTS5 table (with its shadow tables) and the triggers feeding it from search_entries,
- * on PostgreSQL a GIN index over a tsvector expression. The catalogues leave them out, so the rest stays comparable
+ * on PostgreSQL a stored tsvector column of each entry's words with a GIN index on it (pg 0018). The catalogues leave them out, so the rest stays comparable
  * and store copies move only real rows (search_entries is filled by its triggers on the target).
  */
-const ENGINE_SPECIFIC_SEARCH = { sqliteTables: /^search_fts($|_)/, sqliteTriggers: /^search_fts_/, postgresIndexes: new Set(["search_entries_body_fts_idx"]) };
+const ENGINE_SPECIFIC_SEARCH = {
+  sqliteTables: /^search_fts($|_)/,
+  sqliteTriggers: /^search_fts_/,
+  postgresIndexes: new Set(["search_entries_body_fts_idx"]),
+  /** The entries' stored words (a generated tsvector column), as `table.column`. */
+  postgresColumns: new Set(["search_entries.body_words"]),
+};
 
 /** SQLite's catalogue, from sqlite_master and the table/index/foreign-key pragmas. */
 export function readSqliteCatalogue(sqlite: Database.Database): Catalogue {
@@ -216,7 +222,7 @@ export async function readPostgresCatalogue(client: pg.Pool | pg.PoolClient | pg
     return {
       name,
       columns: cols.rows
-        .filter((r) => r.table_name === name)
+        .filter((r) => r.table_name === name && !ENGINE_SPECIFIC_SEARCH.postgresColumns.has(`${name}.${r.column_name}`))
         .map((r) => ({
           name: r.column_name,
           type: r.type.toLowerCase(),

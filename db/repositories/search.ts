@@ -3,7 +3,7 @@
  * `trajectories.id [not] in (entries matching it)` beside the list's other conditions, so a search is a filter of the
  * trajectory list like any other (its pages, counts, samples, campaigns and exports included). Matching runs on the
  * engine's own full-text index over search_entries (db/schema/search.ts): FTS5 MATCH on SQLite, a tsquery against
- * the GIN-indexed tsvector on PostgreSQL; both split words the same way, so a query matches the same entries.
+ * the stored, GIN-indexed tsvector on PostgreSQL; both split words the same way, so a query matches the same entries.
  *
  * What a viewer may search is part of every condition: annotators' queries never look at judges' rationales nor at
  * notes other than their own, so a word found only there matches nothing for them, in the list and in its counts.
@@ -23,8 +23,11 @@ export interface ScopedSearch {
   rationales: boolean;
 }
 
-/** The tsvector the PostgreSQL GIN index is built on: spelt exactly as in the index, or the planner cannot use it. */
-const PG_VECTOR = sql.raw(`to_tsvector('simple', regexp_replace(e.body, '[^[:alnum:]]+', ' ', 'g'))`);
+/**
+ * The entry's words on PostgreSQL: a stored tsvector column with the GIN index on it (migration 0018), so a phrase's
+ * order is checked against the stored words rather than by splitting every candidate's text again.
+ */
+const PG_VECTOR = sql.raw(`e.body_words`);
 
 function matchSql(clause: TextClause, dialect: Dialect): SQL {
   if (dialect === "sqlite") return sql`e.id in (select rowid from search_fts where search_fts match ${fts5Match(clause)})`;

@@ -1,6 +1,7 @@
 /**
- * Behaviour search entries on PostgreSQL, as db/schema/search.ts documents them; the GIN full-text index over
- * `body` is in the migration (an expression drizzle does not model).
+ * Behaviour search entries on PostgreSQL, as db/schema/search.ts documents them. Each entry's words are also kept
+ * as a stored tsvector column, `body_words`, with the GIN full-text index on it: both are in the migrations (pg 0010,
+ * 0018), since drizzle does not model tsvector columns; triggers write the rows, so no insert here names it.
  */
 import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
 import { trajectories } from "./core";
