@@ -11,6 +11,7 @@
  *   T5–T10 clean, people said success or "hallucination"             → not fired, negative
  *   T11    blank screenshot at step 2, unlabelled
  *   T12    a CAPTCHA at step 0 and a thought of 40 "a"s, unlabelled  → fired, outside the measure
+ *   T11, T12 also labelled in a campaign on the default categories (no "captcha")   → outside the measure
  * Per trajectory: TP 3, FP 1, FN 1, TN 6 → precision 3/4, recall 3/4, n = 11.
  * Per step (a second campaign asks "fault at this step?" with the option CAPTCHA): T0 step 1; T1 steps 1 and 2;
  * T5 step 0 "none". 9 steps: TP 2, FP 0, FN 1, TN 6 → precision 2/2, recall 2/3, not enough labels (n < 10).
@@ -137,6 +138,23 @@ describeEachBackend("scanners", (backend: TestBackend) => {
       const v = o === "S" ? { verdict: "success" as const, category: null } : { verdict: "failure" as const, category: o };
       await upsertConsolidated(ctx.db, { campaignId, itemId, trajectoryId: T[i]!, ...v, firstFailingStep: null, method: "adjudicated", basedOn: [] });
     }
+    // A campaign on the default schema, whose categories hold no "captcha": its labels say nothing of CAPTCHAs, so
+    // T12 (fired) and T11 stay out of the CAPTCHA measure instead of counting as a false positive and a negative.
+    const plain = await insertCampaign(ctx.db, {
+      name: "Default categories",
+      labelSchema: defaultLabelSchema(),
+      annotatorsPerItem: 1,
+      selection: { description: "2" },
+      origin: "import",
+    });
+    await insertCampaignItems(ctx.db, plain, [T[11]!, T[12]!]);
+    for (const [trajectoryId, v] of [
+      [T[11]!, { verdict: "success" as const, category: null }],
+      [T[12]!, { verdict: "failure" as const, category: "navigation stuck" }],
+    ] as const) {
+      const itemId = (await getItemByTrajectory(ctx.db, plain, trajectoryId))!.id;
+      await upsertConsolidated(ctx.db, { campaignId: plain, itemId, trajectoryId, ...v, firstFailingStep: null, method: "adjudicated", basedOn: [] });
+    }
     const question = {
       id: "fault",
       prompt: "Fault at this step?",
@@ -224,10 +242,12 @@ describeEachBackend("scanners", (backend: TestBackend) => {
     const s = measures.step!;
     expect([s.n, s.truePositives, s.falsePositives, s.falseNegatives, s.trueNegatives, s.enough]).toEqual([9, 2, 0, 1, 6, false]);
     expect(s.recall.estimate).toBeCloseTo(2 / 3, 12);
-    // No one marked blank pages per step, and no labelled trajectory has the category "site down".
+    expect(measures.trajectoryNote).toBeNull();
+    // No one marked blank pages per step, and no campaign offers the category "site down": nothing to measure, said so.
     const blank = await api.scanners.detail({ key: "blank_page" });
     expect(blank.measures.step).toBeNull();
-    expect([blank.measures.trajectory.n, blank.measures.trajectory.positives, blank.measures.trajectory.enough]).toEqual([11, 0, false]);
+    expect([blank.measures.trajectory.n, blank.measures.trajectory.falsePositives, blank.measures.trajectory.enough]).toEqual([0, 0, false]);
+    expect(blank.measures.trajectoryNote).toBe('no campaign asks for "site down": add it to a campaign\'s error categories to measure this scanner');
   });
 
   it("filters the list with scanner: in the search syntax", async () => {

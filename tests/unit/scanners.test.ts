@@ -17,7 +17,7 @@ import {
 } from "../../server/domain/evaluation/scanners/definitions";
 import { checkPattern, PatternRefused, probeTexts } from "../../server/domain/evaluation/scanners/regex-guard";
 import { describeUniformity, uniformity } from "../../server/domain/evaluation/scanners/pixels";
-import { measureScanner, stepLabelsOf } from "../../server/domain/evaluation/scanners/measure";
+import { measureScanner, stepLabelsOf, trajectoryLabelOf } from "../../server/domain/evaluation/scanners/measure";
 import { checkPatternSafe, matchInSandbox, ScanTimeout } from "../../server/services/evaluation/scanner-sandbox";
 import type { ParsedAction } from "../../server/domain/types";
 
@@ -211,6 +211,16 @@ describe("precision and recall against labels", () => {
     const few = measureScanner(items.slice(0, 5));
     expect(few.enough).toBe(false);
     expect(measureScanner([]).precision.estimate).toBeNull();
+  });
+
+  it("counts a trajectory label only where its campaign offered the category", () => {
+    const offered = ["Captcha ", "hallucination"];
+    const label = (verdict: string, category: string | null, cats: string[] = offered) => trajectoryLabelOf({ verdict, category, offered: cats }, "captcha");
+    expect([label("failure", "CAPTCHA"), label("failure", "hallucination"), label("success", null)]).toEqual([true, false, false]);
+    // A failure, unsure or not executable without a category does not say which fault it was.
+    expect([label("failure", null), label("unsure", null), label("not_executable", " ")]).toEqual([null, null, null]);
+    // The default categories hold no "captcha": that campaign's labels say nothing of CAPTCHAs.
+    expect([label("success", null, ["navigation stuck", "other"]), label("failure", "other", ["navigation stuck", "other"])]).toEqual([null, null]);
   });
 
   it("reads step labels from per-step choice questions offering the category", () => {

@@ -5,7 +5,7 @@
  */
 import { and, asc, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { ScannerRule } from "../../../server/domain/evaluation/scanners/definitions";
-import type { LabelSchema } from "../../../server/domain/annotation/label-schema";
+import type { LabelSchema, LabelVerdict } from "../../../server/domain/annotation/label-schema";
 import type { LabelAnswers } from "../../../server/domain/annotation/questions";
 import { tablesOf, withTransaction, type Db } from "../../database";
 import type { ScannerRow } from "../../schema/index";
@@ -138,14 +138,22 @@ export async function matchesOfTrajectory(db: Db, trajectoryId: number) {
     .orderBy(asc(m.stepIndex), asc(m.scannerKey), asc(m.id));
 }
 
-/** The consolidated labels' categories of the given trajectories (one row per campaign that settled one). */
+/**
+ * The consolidated labels of the given trajectories (one row per campaign that settled one), with the error
+ * categories their campaign offered: a label can only name a category its campaign asked about.
+ */
 export async function consolidatedCategoriesOf(db: Db, trajectoryIds: readonly number[]) {
   if (!trajectoryIds.length) return [];
-  const { consolidatedLabels: c } = tablesOf(db);
-  const out: { trajectoryId: number; category: string | null }[] = [];
+  const { consolidatedLabels: c, annotationCampaigns: a } = tablesOf(db);
+  const out: { trajectoryId: number; verdict: LabelVerdict; category: string | null; offered: string[] }[] = [];
   for (let i = 0; i < trajectoryIds.length; i += 1000) {
     const part = trajectoryIds.slice(i, i + 1000);
-    out.push(...(await db.select({ trajectoryId: c.trajectoryId, category: c.category }).from(c).where(inArray(c.trajectoryId, part))));
+    const rows = await db
+      .select({ trajectoryId: c.trajectoryId, verdict: c.verdict, category: c.category, labelSchema: a.labelSchema })
+      .from(c)
+      .innerJoin(a, eq(a.id, c.campaignId))
+      .where(inArray(c.trajectoryId, part));
+    out.push(...rows.map(({ labelSchema, ...r }) => ({ ...r, offered: labelSchema.categories ?? [] })));
   }
   return out;
 }

@@ -37,7 +37,15 @@ import {
   type ScannerDefinition,
   type ScannerInput,
 } from "../../domain/evaluation/scanners/definitions";
-import { measureScanner, sameCategory, stepLabelsOf, type MeasuredItem, type ScannerMeasure } from "../../domain/evaluation/scanners/measure";
+import {
+  measureScanner,
+  notAskedNote,
+  sameCategory,
+  stepLabelsOf,
+  trajectoryLabelOf,
+  type MeasuredItem,
+  type ScannerMeasure,
+} from "../../domain/evaluation/scanners/measure";
 import { BLANK_THUMBNAIL_SIDE, describeUniformity, uniformity, type Uniformity } from "../../domain/evaluation/scanners/pixels";
 import { PatternRefused } from "../../domain/evaluation/scanners/regex-guard";
 import { NotFoundError, ValidationError } from "../../errors";
@@ -249,21 +257,39 @@ export interface ScannerMeasures {
   trajectory: ScannerMeasure;
   /** Null when no scanned trajectory has steps marked by people for this category. */
   step: ScannerMeasure | null;
-  /** Scans whose result is unknown (a problem and no match): left out of both measures. */
+  /** Scans whose result is unknown (a problem and no match, or nothing to read): left out of both measures. */
   unfinished: number;
+  /**
+   * Set when no campaign that labelled a scanned trajectory offers the scanner's category: the trajectory measure is
+   * then empty rather than a precision of 0 (notAskedNote).
+   */
+  trajectoryNote: string | null;
 }
 
-/** Precision and recall of one scanner's current results against people's labels (./measure.ts in the domain). */
+/**
+ * Precision and recall of one scanner's current results against people's labels (./measure.ts in the domain). Only
+ * labels of campaigns whose schema offers the scanner's category count; a scan with a problem and no match is left
+ * out as unfinished.
+ */
 export async function measureAgainstLabels(db: Db, def: ScannerDefinition): Promise<ScannerMeasures> {
   const scans = await scansOf(db, def.key, definitionHash(def));
   const finished = scans.filter((s) => !(s.problem && s.matchCount === 0));
   const ids = finished.map((s) => s.trajectoryId);
   const fired = new Set(finished.filter((s) => s.matchCount > 0).map((s) => s.trajectoryId));
+  const labels = await consolidatedCategoriesOf(db, ids);
   const labelled = new Map<number, boolean>();
-  for (const c of await consolidatedCategoriesOf(db, ids))
-    labelled.set(c.trajectoryId, (labelled.get(c.trajectoryId) ?? false) || sameCategory(c.category, def.category));
+  for (const label of labels) {
+    const positive = trajectoryLabelOf(label, def.category);
+    if (positive !== null) labelled.set(label.trajectoryId, (labelled.get(label.trajectoryId) ?? false) || positive);
+  }
   const trajectoryItems: MeasuredItem[] = [...labelled].map(([id, positive]) => ({ fired: fired.has(id), positive }));
-  return { trajectory: measureScanner(trajectoryItems), step: await stepMeasure(db, def, ids), unfinished: scans.length - finished.length };
+  const asked = labels.some((l) => l.offered.some((o) => sameCategory(o, def.category)));
+  return {
+    trajectory: measureScanner(trajectoryItems),
+    step: await stepMeasure(db, def, ids),
+    unfinished: scans.length - finished.length,
+    trajectoryNote: asked ? null : notAskedNote(def.category),
+  };
 }
 
 async function stepMeasure(db: Db, def: ScannerDefinition, ids: number[]): Promise<ScannerMeasure | null> {

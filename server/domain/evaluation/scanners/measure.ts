@@ -2,8 +2,9 @@
  * How far a scanner can be trusted: its precision and recall against people's labels, with Wilson 95% intervals
  * (../../agreement/proportion.ts).
  *
- * - Per trajectory: among the trajectories that were scanned and that people labelled, a trajectory is positive when
- *   a consolidated label gave it the scanner's error category, and the scanner "fired" when it matched any step.
+ * - Per trajectory: among the trajectories that were scanned and that people labelled in a campaign offering the
+ *   scanner's error category, a trajectory is positive when a consolidated label gave it that category, and the
+ *   scanner "fired" when it matched any step (trajectoryLabelOf).
  *   Precision = fired and positive / fired; recall = fired and positive / positive.
  * - Per step, where people marked steps (a per-step question of the campaign offering the category as an answer):
  *   every step of such a trajectory is one item, positive when someone chose the category for that step.
@@ -64,6 +65,23 @@ export function measureScanner(items: readonly MeasuredItem[]): ScannerMeasure {
 /** Whether a label's category names the scanner's category: compared without case and surrounding spaces. */
 export function sameCategory(a: string | null | undefined, b: string): boolean {
   return !!a && a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
+/**
+ * What one consolidated label says of a trajectory for a category: positive when it names the category, negative
+ * when its campaign offered the category and the label is a success or names another category, and nothing (null)
+ * otherwise: a campaign that never offered the category could not have named it, and a failure, "unsure" or "not
+ * executable" without a category does not say which fault it was.
+ */
+export function trajectoryLabelOf(label: { verdict: string; category: string | null; offered: readonly string[] }, category: string): boolean | null {
+  if (!label.offered.some((o) => sameCategory(o, category))) return null;
+  if (sameCategory(label.category, category)) return true;
+  return label.verdict === "success" || !!label.category?.trim() ? false : null;
+}
+
+/** The page's note when no campaign's label schema offers the category, so there is nothing to measure against. */
+export function notAskedNote(category: string): string {
+  return `no campaign asks for "${category.trim()}": add it to a campaign's error categories to measure this scanner`;
 }
 
 /**
