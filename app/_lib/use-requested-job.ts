@@ -35,12 +35,13 @@ export function useRequestedJob<Variables, Job extends RequestedJobState, StartE
   const job = useQuery({
     ...jobOptions(jobId ?? 0),
     enabled: jobId !== null,
-    refetchInterval: (q) => (unfinished(q.state.data) ? POLL_MS : false),
+    // A job that cannot be read (gone, or the server refused) is not polled again: its error is shown instead.
+    refetchInterval: (q) => (q.state.status !== "error" && unfinished(q.state.data) ? POLL_MS : false),
   });
   return {
     start,
     /** The job has been asked for and has not ended. */
-    working: start.isPending || (jobId !== null && unfinished(job.data)),
+    working: start.isPending || (jobId !== null && !job.isError && unfinished(job.data)),
     status: jobId === null ? null : (job.data?.status ?? "queued"),
     result: (job.data?.result ?? null) as Job["result"] | null,
     failure: start.error?.message ?? job.error?.message ?? job.data?.error ?? null,

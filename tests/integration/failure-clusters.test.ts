@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failureTexts } from "../../db/repositories/analytics/failure-clusters";
+import { parseEvaluatorRef } from "../../server/domain/trajectory-list-query";
 import { FAILURE_CLUSTERS_JOB_TYPE } from "../../server/services/analytics";
 import { computeFailureClusters } from "../../server/services/analytics/failure-clusters";
 import { failureClustersJobHandler } from "../../server/services/analytics/failure-clusters-job";
@@ -27,15 +28,21 @@ describeEachBackend("failure clusters", (backend) => {
 
   const names = (ids: readonly number[]) => ids.map((id) => Object.entries(fx.ids).find(([, v]) => v === id)![0]).sort();
 
-  it("reads notes, rationales, answers and the last three steps, never the earlier ones", async () => {
+  it("reads notes, answers and the last three steps, never the earlier ones, and only the chosen judge setting's rationale", async () => {
     const rows = await failureTexts(ctx.db, [fx.ids.C1!], { lastSteps: 3 });
     expect([...new Set(rows.map((r) => r.stepIndex))]).toEqual([null, 2, 3, 4]);
     expect(rows.some((r) => r.body.includes("zebra"))).toBe(false);
-    expect(rows.filter((r) => r.field === "rationale").map((r) => r.body)).toEqual(["The agent was stopped by a captcha and never reached the answer"]);
     expect(rows.filter((r) => r.field === "answer").map((r) => r.body)).toEqual(["cannot finish"]);
-    expect(await failureTexts(ctx.db, [fx.ids.C1!], { lastSteps: 3, rationaleOf: "judge:999" }).then((r) => r.filter((x) => x.field === "rationale"))).toEqual(
-      [],
-    );
+    // Human failures are grouped by what people and the trajectory say: no judge's rationale comes in.
+    expect(rows.filter((r) => r.field === "rationale")).toEqual([]);
+    const judge = parseEvaluatorRef(fx.evaluator)!;
+    const rationales = async (of: { key: string; k: string; pv: string }) =>
+      (await failureTexts(ctx.db, [fx.ids.C1!], { lastSteps: 3, rationaleOf: of })).filter((x) => x.field === "rationale").map((x) => x.body);
+    expect(await rationales(judge)).toEqual(["The agent was stopped by a captcha and never reached the answer"]);
+    // The same judge at another k or prompt version, or another judge, contributes nothing.
+    expect(await rationales({ ...judge, k: judge.k === "5" ? "6" : "5" })).toEqual([]);
+    expect(await rationales({ ...judge, pv: `${judge.pv}-other` })).toEqual([]);
+    expect(await rationales({ ...judge, key: "judge:999" })).toEqual([]);
   });
 
   it("groups the human failures into their three kinds, with terms, shares and the success left out", async () => {
@@ -76,6 +83,11 @@ describeEachBackend("failure clusters", (backend) => {
     const searched = await computeFailureClusters(ctx.db, { filter: { search: "thought:timeout" }, basis: "human" });
     expect(names(searched.clusters.flatMap((c) => c.members))).toEqual(["O1", "O2", "O3"]);
     await expect(computeFailureClusters(ctx.db, { filter: {}, basis: "judge" })).rejects.toThrow("basis judge: choose the evaluator (ev)");
+    // A slice with more failures than one run groups is refused with the figure, never cut short without a word.
+    await expect(computeFailureClusters(ctx.db, { filter: {}, basis: "human" }, undefined, 8)).rejects.toThrow(
+      "this slice has more than 8 failures, more than one run groups: narrow it",
+    );
+    expect((await computeFailureClusters(ctx.db, { filter: {}, basis: "human" }, undefined, 9)).documents).toBe(9);
     await expect(computeFailureClusters(ctx.db, { filter: { human: "success" }, basis: "human" })).rejects.toThrow(
       "the slice asks for human: success; failures by human need human: failure",
     );

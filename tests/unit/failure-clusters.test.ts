@@ -137,6 +137,10 @@ describe("clusters", () => {
     expect(clusterDocuments(threeKinds(), { k: 1 }).clusters[0]!.members).toHaveLength(9);
     expect(() => clusterDocuments(threeKinds(), { k: 0 })).toThrow(/k: write a whole number/);
     expect(() => clusterDocuments(threeKinds(), { k: 13 })).toThrow(/k: write a whole number/);
+    expect(r.requestedK).toBeUndefined();
+    // More clusters asked for than documents: k becomes the number of documents, and the run says what was asked.
+    const three = clusterDocuments(threeKinds().slice(0, 3), { k: 5 });
+    expect(three).toMatchObject({ k: 3, chosenBy: "given", requestedK: 5 });
   });
 
   it("keeps too few documents in one cluster and an empty input empty", () => {

@@ -24,13 +24,22 @@ export interface FailureTextRow {
 }
 
 /**
- * The text of each trajectory that says what went wrong: its answer and error, every annotator's note, judges'
- * rationales (only `rationaleOf`'s when given: the evaluator key the failures were chosen by), and the thoughts,
- * actions, URLs and errors of its last `lastSteps` steps. Ordered by trajectory, step (its own text first) and entry.
+ * The text of each trajectory that says what went wrong: its answer and error, every annotator's note, the rationale
+ * of one evaluator setting (`rationaleOf`: the judge the failures were chosen by, at its k and prompt version; none
+ * when not given, so other judges' wording cannot steer the clusters), and the thoughts, actions, URLs and errors of
+ * its last `lastSteps` steps. Ordered by trajectory, step (its own text first) and entry.
  */
-export async function failureTexts(db: Db, ids: readonly number[], opts: { lastSteps: number; rationaleOf?: string }): Promise<FailureTextRow[]> {
+export async function failureTexts(
+  db: Db,
+  ids: readonly number[],
+  opts: { lastSteps: number; rationaleOf?: { key: string; k: string; pv: string } },
+): Promise<FailureTextRow[]> {
   const out: FailureTextRow[] = [];
-  const rationale = opts.rationaleOf === undefined ? sql`e.field = 'rationale'` : sql`(e.field = 'rationale' and e.owner = ${opts.rationaleOf})`;
+  const of = opts.rationaleOf;
+  const rationale =
+    of === undefined
+      ? sql`1 = 0`
+      : sql`(e.field = 'rationale' and e.owner = ${of.key} and e.source_id in (select v.id from evaluator_verdicts v where v.evaluator_key = ${of.key} and v.k = ${of.k} and v.prompt_version = ${of.pv}))`;
   for (const part of chunks(ids)) {
     const list = sql.join(
       part.map((id) => sql`${id}`),

@@ -27,6 +27,7 @@
  */
 import { ValidationError } from "../../errors";
 import { createRng } from "../agreement/random";
+import { searchWords } from "../trajectories/search-query";
 
 /** One failed or disputed trajectory's text, in pieces (a bigram never spans two pieces). */
 export interface ClusterDocument {
@@ -73,6 +74,8 @@ export interface ClusteringResult {
   clusters: ComputedCluster[];
   /** Documents with no term to group them by. */
   unclustered: number[];
+  /** The k asked for, when there were fewer documents to group than that (k is then the number of documents). */
+  requestedK?: number;
   documents: number;
   vocabulary: number;
 }
@@ -99,10 +102,8 @@ const STOP_WORDS = new Set(
 /** The kept tokens of one piece of text, in order (step 1 of the method). */
 export function tokenize(text: string): string[] {
   const out: string[] = [];
-  for (const raw of text
-    .normalize("NFKC")
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)) {
+  // Split as the behaviour search's indexes split, so a cluster's terms are words a search finds.
+  for (const raw of searchWords(text.normalize("NFKC"))) {
     if (raw.length < 2 || STOP_WORDS.has(raw)) continue;
     const digits = /\p{N}/u.test(raw);
     if (digits && /^\p{N}+$/u.test(raw) && raw.length !== 3) continue;
@@ -344,7 +345,8 @@ export function clusterDocuments(input: readonly ClusterDocument[], options: Clu
     vectors.map((_, i) => i),
     terms.length,
   ).mean;
-  const base = { unclustered, documents: docs.length, vocabulary: terms.length };
+  const reduced = options.k !== undefined && options.k > vectors.length ? { requestedK: options.k } : {};
+  const base = { unclustered, documents: docs.length, vocabulary: terms.length, ...reduced };
   const ks = options.k !== undefined ? [Math.min(options.k, vectors.length)] : candidateKs(vectors.length);
   if (!vectors.length) return { ...base, k: 0, chosenBy: "too few", candidates: [], clusters: [] };
   if (!ks.length || ks[0]! < 2) {
