@@ -5,6 +5,7 @@ import { UsageError } from "./args";
 import type { CliCommand, CliIO } from "./types";
 import { importCommand } from "./commands/import";
 import { exportCommand } from "./commands/export";
+import { reportCommand } from "./commands/report";
 import { statsCommand } from "./commands/stats";
 import { stepBudgetCommand } from "./commands/step-budget";
 import { taskValidityCommand } from "./commands/task-validity";
@@ -29,6 +30,7 @@ import { dedupeCommand } from "./commands/dedupe";
 export const COMMANDS: CliCommand[] = [
   importCommand,
   exportCommand,
+  reportCommand,
   statsCommand,
   migrateCommand,
   migrateStoreCommand,
