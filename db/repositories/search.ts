@@ -21,6 +21,8 @@ export interface ScopedSearch {
   notesOf?: string;
   /** Whether judges' rationales are searched (researchers and admins outside any blind). */
   rationales: boolean;
+  /** The current definition hash of each scanner a `scanner:` clause names: only scans made with it count. */
+  scannerHashes?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -69,9 +71,14 @@ export function searchConditions(scope: ScopedSearch, dialect: Dialect, evaluato
       conds.push(sql`${ID} in (select v.trajectory_id from evaluator_verdicts v where v.kind = 'judge' and v.verdict = ${v.value})`);
     }
   }
+  // A scanner's current scans only: `scanner:` where one matched a step, `-scanner:` where one ran to the end and
+  // matched nothing (never scanned, scanned with an older definition or stopped by a problem is neither).
   for (const c of scope.query.scanners) {
-    const matched = sql`(select sm.trajectory_id from scanner_matches sm where sm.scanner_key = ${c.key})`;
-    conds.push(c.negated ? sql`${ID} not in ${matched}` : sql`${ID} in ${matched}`);
+    const hash = scope.scannerHashes?.[c.key];
+    if (hash === undefined) throw new Error(`scanner:${c.key} reached the query without its definition (scopeSearch resolves it)`);
+    const current = sql`ss.scanner_key = ${c.key} and ss.definition_hash = ${hash}`;
+    const result = c.negated ? sql`ss.match_count = 0 and ss.problem is null` : sql`ss.match_count > 0`;
+    conds.push(sql`${ID} in (select ss.trajectory_id from scanner_scans ss where ${current} and ${result})`);
   }
   return conds;
 }

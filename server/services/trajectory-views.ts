@@ -50,7 +50,7 @@ import { formatEvaluatorRef } from "../domain/trajectory-list-query";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
-import { hitsOf, scopeSearch, type SearchHit } from "./trajectories/search";
+import { currentScannerHashes, hitsOf, scopeSearch, type SearchHit } from "./trajectories/search";
 
 export interface ImageMeta {
   hash: string;
@@ -307,7 +307,8 @@ export async function matchingTrajectoryIds(db: Db, selection: SelectionFilter, 
   // As the researcher's list showed it: trajectories of flagged tasks left out unless included.
   const rest: TrajectoryFilter = { ...asked, flagged: asked.flagged === "include" ? undefined : (asked.flagged ?? "exclude") };
   // Campaigns and judge batches are made by researchers, who search everything.
-  const filter: TrajectoryFilter = search && !rest.textSearch ? { ...rest, textSearch: scopeSearch(search, { wholeCatalog: true }) } : rest;
+  const filter: TrajectoryFilter =
+    search && !rest.textSearch ? { ...rest, textSearch: scopeSearch(search, { wholeCatalog: true }, await currentScannerHashes(db)) } : rest;
   checkTriageFilter(filter);
   const ids = sample !== undefined ? (await drawSample(db, filter, { sample, seed, strata })).ids : (await sampleCandidates(db, filter)).map((c) => c.id);
   if (ids.length > limit) throw new ValidationError(`the selection holds ${ids.length} trajectories; at most ${limit} are allowed here`);

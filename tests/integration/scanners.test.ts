@@ -216,8 +216,11 @@ describeEachBackend("scanners", (backend: TestBackend) => {
     expect(job.progress).toEqual({ done: 13, total: 13 });
     expect(job.result!.byScanner).toEqual({
       captcha: { scanned: 13, fired: 5, stepsMatched: 5, problems: 0 },
-      blank_page: { scanned: 13, fired: 1, stepsMatched: 1, problems: 0 },
+      // Only T11 has screenshots: the other twelve scans could not look and say so instead of passing as clean.
+      blank_page: { scanned: 13, fired: 1, stepsMatched: 1, problems: 12 },
     });
+    expect(job.result!.problems.filter((p) => p.scannerKey === "blank_page").map((p) => p.trajectoryId)).toEqual(T.filter((_, i) => i !== 11));
+    expect(new Set(job.result!.problems.map((p) => p.problem))).toEqual(new Set(["nothing to read: this trajectory has no screenshots"]));
     const t0 = await api.scanners.trajectory({ trajectoryId: T[0]! });
     expect(t0).toEqual({
       hidden: false,
@@ -255,7 +258,13 @@ describeEachBackend("scanners", (backend: TestBackend) => {
       (await api.trajectories.list({ search, flagged: "include", pageSize: 100 })).rows.map((r) => r.id).sort((a, b) => a - b);
     expect(await ids("scanner:captcha")).toEqual([T[0], T[1], T[2], T[3], T[12]]);
     expect(await ids("scanner:blank_page")).toEqual([T[11]]);
-    expect(await ids("-scanner:captcha -scanner:blank_page")).toEqual([T[4], T[5], T[6], T[7], T[8], T[9], T[10]]);
+    expect(await ids("-scanner:captcha")).toEqual([T[4], T[5], T[6], T[7], T[8], T[9], T[10], T[11]]);
+    // The blank-page scans of trajectories without screenshots could not look: they are not "clean".
+    expect(await ids("-scanner:blank_page")).toEqual([]);
+    expect(await ids("-scanner:captcha -scanner:blank_page")).toEqual([]);
+    const typo = api.trajectories.list({ search: "scanner:captha" });
+    await expect(typo).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(typo).rejects.toThrow(/^search: scanner:captha names no scanner; the scanners are captcha, login_wall, access_denied, site_down, blank_page,/);
   });
 
   it("stops a slow stored pattern at its time budget and reports the scan instead of calling it clean", async () => {
@@ -269,12 +278,34 @@ describeEachBackend("scanners", (backend: TestBackend) => {
       minConsecutive: 1,
       createdBy: null,
     });
-    const report = await scanTrajectories(ctx, [await requireScanner(ctx.db, "slow")], [T[12]!, T[0]!]);
+    const report = await scanTrajectories(ctx, [await requireScanner(ctx.db, "slow")], [T[12]!, T[4]!]);
     expect(report.problems).toEqual([{ scannerKey: "slow", trajectoryId: T[12], problem: expect.stringMatching(/took longer than 2000 ms/) }]);
     expect(report.byScanner.slow).toEqual({ scanned: 2, fired: 0, stepsMatched: 0, problems: 1 });
     const summary = (await api.scanners.list()).find((s) => s.key === "slow")!;
     expect([summary.scanned, summary.problems]).toEqual([2, 1]);
     expect((await api.scanners.detail({ key: "slow" })).measures.unfinished).toBe(1);
+    // Only T4 was scanned to the end: T12 ran out of time and the rest were never scanned by "slow".
+    const search = async (q: string) => (await api.trajectories.list({ search: q, flagged: "include", pageSize: 100 })).rows.map((r) => r.id);
+    expect(await search("-scanner:slow")).toEqual([T[4]]);
+    expect(await search("scanner:slow")).toEqual([]);
+  });
+
+  it("keeps a text rule that reads fields the trajectory never recorded out of the measures and of -scanner:", async () => {
+    await insertStoredScanner(ctx.db, {
+      key: "errors",
+      name: "Errors",
+      description: "",
+      category: "captcha",
+      rules: [{ kind: "regex", fields: ["error"], pattern: "captcha", flags: "i" }],
+      minConsecutive: 1,
+      createdBy: null,
+    });
+    const report = await scanTrajectories(ctx, [await requireScanner(ctx.db, "errors")], T.slice(0, 11));
+    expect(report.byScanner.errors).toEqual({ scanned: 11, fired: 0, stepsMatched: 0, problems: 11 });
+    expect(report.problems[0]!.problem).toBe("nothing to read: this trajectory has no error text");
+    const { measures } = await api.scanners.detail({ key: "errors" });
+    expect([measures.unfinished, measures.trajectory.n, measures.trajectory.falseNegatives]).toEqual([11, 0, 0]);
+    expect((await api.trajectories.list({ search: "-scanner:errors", flagged: "include", pageSize: 100 })).rows).toEqual([]);
   });
 
   it("creates, edits and deletes a researcher's scanner; an edit drops the old results", async () => {

@@ -81,7 +81,7 @@ describe("hostile scanner definitions", () => {
   it("runs a researcher's pattern in a context that reaches nothing of the server", async () => {
     const api = await callerAs(ctx, researcher);
     // A pattern is data, never code: one that spells out JavaScript only matches those characters.
-    await api.scanners.create(scanner([rule(String.raw`process\.exit\(\)|constructor`)], { key: "inert" }));
+    await api.scanners.create(scanner([rule(String.raw`process\.exit\(\)|constructor`, { fields: ["element", "action"] })], { key: "inert" }));
     const { jobId } = await api.scanners.run({ scannerKeys: ["inert"], filter: { ids } });
     await runWorker({ db: ctx.db, handlers: { [SCANNER_RUN_JOB_TYPE]: scannerRunJobHandler(ctx) }, concurrency: 1, untilIdle: true });
     expect((await api.scanners.job({ id: jobId })).result!.byScanner.inert).toEqual({ scanned: 4, fired: 0, stepsMatched: 0, problems: 0 });

@@ -28,7 +28,7 @@ import { screenshotInQaItems } from "../../../db/repositories/annotation/campaig
 import { hasRole, type Actor } from "../../domain/access/actor";
 import { AppError } from "../../errors";
 import { taskOverview } from "../trajectory-views";
-import { scopeSearch } from "../trajectories/search";
+import { currentScannerHashes, scopeSearch } from "../trajectories/search";
 
 /** True when the actor sees the whole catalog (researchers and admins with nothing to label blind). */
 export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
@@ -41,7 +41,9 @@ export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
  * what the actor may search (server/services/trajectories/search.ts).
  */
 export async function scopeTrajectoryFilter<F extends TrajectoryFilter & { search?: string }>(db: Db, actor: Actor, filter: F): Promise<F> {
-  if (await seesWholeCatalog(db, actor)) return filter.search ? { ...filter, textSearch: scopeSearch(filter.search, { wholeCatalog: true }) } : filter;
+  if (await seesWholeCatalog(db, actor)) {
+    return filter.search ? { ...filter, textSearch: scopeSearch(filter.search, { wholeCatalog: true }, await currentScannerHashes(db)) } : filter;
+  }
   const scoped = { ...filter, visibleToAnnotator: actor.userId, notBlindFor: actor.userId };
   if (!filter.search) return scoped;
   const labellingBlind = await labellingBlindCount(db, actor.userId);

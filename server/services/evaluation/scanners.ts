@@ -4,7 +4,6 @@
  * against people's labels. Researchers and admins write and run them; what they found is an evaluation like a
  * judge's verdict, so the blind hides it from annotators exactly as it hides verdicts.
  */
-import crypto from "node:crypto";
 import sharp from "sharp";
 import type { Db } from "../../../db/database";
 import {
@@ -29,12 +28,14 @@ import {
   BUILT_IN_SCANNERS,
   builtInScanner,
   checkScanner,
+  definitionHash,
   regexRules,
   scannerInput,
   shownMatch,
   stepTexts,
   type RuleHit,
   type ScannerDefinition,
+  type ScannerField,
   type ScannerInput,
 } from "../../domain/evaluation/scanners/definitions";
 import {
@@ -79,14 +80,7 @@ export async function requireScanner(db: Db, key: string): Promise<ScannerDefini
   return fromRow(row);
 }
 
-/** What a scan's results depend on: the rules and the run length. A changed definition makes earlier results stale. */
-export function definitionHash(def: Pick<ScannerDefinition, "rules" | "minConsecutive">): string {
-  return crypto
-    .createHash("sha256")
-    .update(JSON.stringify({ rules: def.rules, minConsecutive: def.minConsecutive }))
-    .digest("hex")
-    .slice(0, 16);
-}
+export { definitionHash };
 
 /** A researcher's scanner checked in full (schema, static pattern guard, probe); refusals name the field. */
 function validated(input: unknown): ScannerDefinition {
@@ -194,10 +188,29 @@ async function pixelHits(def: ScannerDefinition, detail: Detail, pixels: Screens
   return { hits, unreadable };
 }
 
+/**
+ * Why a scanner cannot see what it looks for in this trajectory, or null when one of its rules can: a pixel rule
+ * needs screenshots, a text rule one of the fields it reads. Such a scan is not "nothing found": it is stored with
+ * this problem and left out of the measures and of `-scanner:`.
+ */
+function nothingToRead(def: ScannerDefinition, detail: Detail, texts: readonly { field: ScannerField }[]): string | null {
+  const recorded = new Set(texts.map((t) => t.field));
+  const screenshots = detail.steps.some((s) => s.rawScreenshotHash ?? s.screenshotHash);
+  const missing = new Set<string>();
+  for (const rule of def.rules) {
+    if (rule.kind === "blank_screenshot" ? screenshots : rule.fields.some((f) => recorded.has(f))) return null;
+    if (rule.kind === "blank_screenshot") missing.add("screenshots");
+    else missing.add(`${rule.fields.join(" or ")} text`);
+  }
+  return `nothing to read: this trajectory has no ${[...missing].join(", no ")}`;
+}
+
 /** One scanner over one stored trajectory: its matches, or why the scan could not finish. */
 async function scanOne(def: ScannerDefinition, detail: Detail, pixels: ScreenshotUniformity): Promise<{ hits: RuleHit[]; problem: string | null }> {
   const last = detail.steps.length - 1;
   const texts = detail.steps.flatMap((s, i) => stepTexts(s, detail.trajectory.finalAnswer, i === last).map((t) => ({ ...t, stepIndex: s.index })));
+  const blind = nothingToRead(def, detail, texts);
+  if (blind) return { hits: [], problem: blind };
   let textHits: RuleHit[];
   try {
     textHits = matchInSandbox(regexRules(def), texts);

@@ -10,7 +10,9 @@
  */
 import type { Db } from "../../../db/database";
 import { userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
+import { listStoredScanners } from "../../../db/repositories/evaluation/scanners";
 import { searchHits, type ScopedSearch } from "../../../db/repositories/search";
+import { BUILT_IN_SCANNERS, definitionHash } from "../../domain/evaluation/scanners/definitions";
 import {
   highlightSnippet,
   parseSearchQuery,
@@ -38,10 +40,14 @@ export function parseSearch(text: string): SearchQuery {
 /** Who is searching: a viewer of the whole catalog, or someone (an annotator, a researcher labelling blind) who is not. */
 export type SearchViewer = { wholeCatalog: true } | { wholeCatalog: false; userId: string; researcher: boolean; labellingBlind: number };
 
-/** A search as this viewer may run it; FORBIDDEN when it asks for what they may not see. */
-export function scopeSearch(text: string, viewer: SearchViewer): ScopedSearch {
+/**
+ * A search as this viewer may run it; FORBIDDEN when it asks for what they may not see. `scanners` maps each
+ * scanner's key to its current definition hash (currentScannerHashes): a `scanner:` clause naming a key outside it
+ * is refused with the known keys listed.
+ */
+export function scopeSearch(text: string, viewer: SearchViewer, scanners?: ReadonlyMap<string, string>): ScopedSearch {
   const query = parseSearch(text);
-  if (viewer.wholeCatalog) return { query, rationales: true };
+  if (viewer.wholeCatalog) return { query, rationales: true, ...scannerHashesOf(query, scanners) };
   const asks = [
     ...new Set([
       ...query.verdicts.map((v) => `${v.source}:`),
@@ -56,6 +62,25 @@ export function scopeSearch(text: string, viewer: SearchViewer): ScopedSearch {
     throw new AppError("FORBIDDEN", `search: ${asks.join(", ")} search judges' verdicts, rationales or human labels: ${why}`);
   }
   return { query, notesOf: userAnnotatorKey(viewer.userId), rationales: false };
+}
+
+function scannerHashesOf(query: SearchQuery, scanners: ReadonlyMap<string, string> | undefined): Pick<ScopedSearch, "scannerHashes"> {
+  if (!query.scanners.length) return {};
+  const known = scanners ?? new Map<string, string>();
+  const unknown = [...new Set(query.scanners.map((c) => c.key).filter((k) => !known.has(k)))];
+  if (unknown.length) {
+    const names = unknown.map((k) => `scanner:${k}`).join(", ");
+    throw new ValidationError(
+      `search: ${names} ${unknown.length === 1 ? "names no scanner" : "name no scanner"}; the scanners are ${[...known.keys()].join(", ")}`,
+    );
+  }
+  return { scannerHashes: Object.fromEntries(query.scanners.map((c) => [c.key, known.get(c.key)!])) };
+}
+
+/** Every scanner's key with its current definition hash, for scopeSearch. */
+export async function currentScannerHashes(db: Db): Promise<Map<string, string>> {
+  const stored = (await listStoredScanners(db)).map((r) => ({ key: r.key, rules: r.rules, minConsecutive: r.minConsecutive }));
+  return new Map([...BUILT_IN_SCANNERS, ...stored].map((d) => [d.key, definitionHash(d)]));
 }
 
 /** The hits of each listed trajectory, with the matched words marked. */

@@ -15,6 +15,7 @@
 import { z } from "zod";
 import type { ParsedAction, SomElement } from "../../types";
 import { describeAction } from "../../player/action-text";
+import { sha256 } from "../../content-hash";
 import { checkPattern, PatternRefused } from "./regex-guard";
 import { DEFAULT_BLANK_SHARE } from "./pixels";
 
@@ -154,6 +155,11 @@ export const BUILT_IN_SCANNERS: readonly ScannerDefinition[] = [
     builtIn: true,
   },
 ];
+
+/** What a scan's results depend on: the rules and the run length. A changed definition makes earlier results stale. */
+export function definitionHash(def: Pick<ScannerDefinition, "rules" | "minConsecutive">): string {
+  return sha256(Buffer.from(JSON.stringify({ rules: def.rules, minConsecutive: def.minConsecutive }))).slice(0, 16);
+}
 
 export function builtInScanner(key: string): ScannerDefinition | undefined {
   return BUILT_IN_SCANNERS.find((s) => s.key === key);
