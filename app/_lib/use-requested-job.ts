@@ -13,6 +13,7 @@ export interface RequestedJobState {
   result: unknown;
   error: string | null;
   createdAt: unknown;
+  progress?: unknown;
 }
 
 const unfinished = (job: { status: string } | undefined) => job === undefined || job.status === "queued" || job.status === "running";
@@ -23,7 +24,7 @@ const POLL_MS = 500;
 /**
  * `startOptions` queues the job and answers its id; `jobOptions(id)` reads it back. Returns the start mutation (its
  * `variables` are what the job was started with), whether the job is still working, its result, why it failed, and
- * when it was queued while no worker has taken it yet (for WaitingForWorker).
+ * when it was queued while no worker has taken it yet (for WaitingForWorker), and its last reported progress.
  */
 export function useRequestedJob<Variables, Job extends RequestedJobState, StartError extends { message: string }, JobError extends { message: string }>(
   startOptions: UseMutationOptions<{ jobId: number }, StartError, Variables>,
@@ -46,5 +47,7 @@ export function useRequestedJob<Variables, Job extends RequestedJobState, StartE
     result: (job.data?.result ?? null) as Job["result"] | null,
     failure: start.error?.message ?? job.error?.message ?? job.data?.error ?? null,
     queuedSince: (job.data?.status === "queued" ? job.data.createdAt : null) as Job["createdAt"] | null,
+    /** What the job last reported while it ran (a progress bar's figures), or null. */
+    progress: job.data?.progress ?? null,
   };
 }

@@ -78,6 +78,13 @@ async function TrajectoryList({ searchParams }: Props) {
               </Link>
               <Link
                 className="btn"
+                href={`/analytics/clusters${trajectoryListSearch(filters)}`}
+                title="Group the failed or disputed trajectories these filters select by what went wrong"
+              >
+                Cluster failures
+              </Link>
+              <Link
+                className="btn"
                 href={`/campaigns/new${trajectoryListSearch(filters)}`}
                 title="A labelling campaign over every trajectory these filters select"
               >

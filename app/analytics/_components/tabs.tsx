@@ -12,6 +12,7 @@ const TABS = [
   { href: "/analytics/humans/annotators", label: "Annotator quality" },
   { href: "/analytics/errors", label: "Error analysis" },
   { href: "/analytics/step-budget", label: "Step budgets" },
+  { href: "/analytics/clusters", label: "Failure clusters" },
   { href: "/analytics/csv", label: "CSV agreement" },
 ];
 
