@@ -4,7 +4,8 @@
  * the field named) and accepts ordinary patterns; the pixel check tells a blank screenshot from a page; precision
  * and recall come with Wilson intervals and a "not enough labels" state.
  */
-import { describe, expect, it } from "vitest";
+import vm from "node:vm";
+import { describe, expect, it, vi } from "vitest";
 import {
   applyConsecutive,
   builtInScanner,
@@ -18,7 +19,7 @@ import {
 import { checkPattern, PatternRefused, probeTexts } from "../../server/domain/evaluation/scanners/regex-guard";
 import { describeUniformity, uniformity } from "../../server/domain/evaluation/scanners/pixels";
 import { measureScanner, stepLabelsOf, trajectoryLabelOf } from "../../server/domain/evaluation/scanners/measure";
-import { checkPatternSafe, matchInSandbox, ScanTimeout } from "../../server/services/evaluation/scanner-sandbox";
+import { checkPatternSafe, checkPatternsSafe, matchInSandbox, ScanTimeout } from "../../server/services/evaluation/scanner-sandbox";
 import type { ParsedAction } from "../../server/domain/types";
 
 type StepSpec = Partial<Omit<ScannedStep, "index" | "action">> & { action?: ParsedAction; elementText?: string[] };
@@ -148,12 +149,38 @@ describe("the pattern guard", () => {
     expect(refused("a".repeat(301)).message).toBe("rules[2].pattern: the pattern is 301 characters long; at most 300 are allowed");
   });
 
+  it("refuses a bounded repeat of a group holding an optional part statically", () => {
+    for (const p of ["(a?){25}a{25}$", "(?:ab?){3,}c"]) {
+      expect(() => checkPattern(p, "", "rules[0].pattern")).toThrow(
+        /^rules\[0\]\.pattern: the group at position 1 holds an optional part and is itself repeated/,
+      );
+    }
+    expect(() => checkPattern("(?:ab)?c{3}", "", "rules[0].pattern")).not.toThrow();
+  });
+
   it("refuses a pattern the static check lets through but that backtracks on the probe texts", () => {
+    // About 1001^6 / 720 ≈ 10^15 steps on a probe text: no budget of seconds lets it finish, on any machine.
     const slow = String.raw`\w*\w*\w*\w*\w*\w*#`;
     expect(() => checkPattern(slow, "i", "rules[0].pattern")).not.toThrow();
     expect(refused(slow, "i", "rules[0].pattern").message).toMatch(
-      /^rules\[0\]\.pattern: the pattern took longer than 500 ms on a test text of 1001 characters/,
+      /^rules\[0\]\.pattern: the scanner's patterns took longer than 1000 ms together on their test texts, and this one was still running on a text of 1001 characters/,
     );
+  });
+
+  it("probes all of a scanner's patterns in one sandbox run under one budget, naming the slow one", () => {
+    const run = vi.spyOn(vm.Script.prototype, "runInContext");
+    try {
+      const ok = Array.from({ length: 8 }, (_, i) => ({ pattern: `word${i} [a-z]+ \\d{2}`, flags: "i", field: `rules[${i}].pattern` }));
+      checkPatternsSafe(ok);
+      // 8 patterns × their probe texts (over 40 each), one watchdog for all of them.
+      expect(ok.reduce((n, p) => n + probeTexts(p.pattern).length, 0)).toBeGreaterThan(300);
+      expect(run).toHaveBeenCalledTimes(1);
+      const slow = [ok[0]!, { pattern: String.raw`\w*\w*\w*\w*\w*\w*#`, flags: "i", field: "rules[1].pattern" }, ok[2]!];
+      expect(() => checkPatternsSafe(slow)).toThrow(/^rules\[1\]\.pattern: the scanner's patterns took longer than 1000 ms together/);
+      expect(run).toHaveBeenCalledTimes(2);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it("builds probe texts from the pattern's own characters", () => {

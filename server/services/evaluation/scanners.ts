@@ -53,7 +53,7 @@ import { NotFoundError, ValidationError } from "../../errors";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
 import { assertMayViewEvaluations, mayViewEvaluations } from "../access/blind";
 import { assertTrajectoryBrowsable } from "../access/scope";
-import { checkPatternSafe, matchInSandbox, ScanTimeout } from "./scanner-sandbox";
+import { checkPatternsSafe, matchInSandbox, ScanTimeout } from "./scanner-sandbox";
 
 function fromRow(row: ScannerRow): ScannerDefinition {
   return {
@@ -92,9 +92,7 @@ function validated(input: unknown): ScannerDefinition {
   }
   try {
     const def = checkScanner(parsed.data);
-    def.rules.forEach((r, i) => {
-      if (r.kind === "regex") checkPatternSafe(r.pattern, r.flags, `rules[${i}].pattern`);
-    });
+    checkPatternsSafe(def.rules.flatMap((r, i) => (r.kind === "regex" ? [{ pattern: r.pattern, flags: r.flags, field: `rules[${i}].pattern` }] : [])));
     return def;
   } catch (e) {
     if (e instanceof PatternRefused) throw new ValidationError(e.message, e.field);

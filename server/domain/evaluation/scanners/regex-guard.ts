@@ -33,6 +33,8 @@ interface GroupState {
   quantified: boolean;
   /** The group holds a top-level `|`. */
   alternation: boolean;
+  /** Something inside the group is optional (`?`, `{0,1}`): repeated, `(a?){25}` tries every way to split a run. */
+  optional: boolean;
   start: number;
 }
 
@@ -66,11 +68,11 @@ function classEnd(p: string, i: number): number {
 }
 
 /**
- * Refuses the pattern shapes that backtrack exponentially: a repeated group holding a repeated part or an
- * alternation, and backreferences. Lookarounds and bounded repeats of plain characters pass.
+ * Refuses the pattern shapes that backtrack exponentially: a repeated group (bounded repeats included) holding a
+ * repeated part, an optional part or an alternation, and backreferences. Lookarounds and bounded repeats of plain characters pass.
  */
 function checkShape(p: string, field: string): void {
-  const stack: GroupState[] = [{ quantified: false, alternation: false, start: -1 }];
+  const stack: GroupState[] = [{ quantified: false, alternation: false, optional: false, start: -1 }];
   let i = 0;
   while (i < p.length) {
     const c = p[i]!;
@@ -82,15 +84,15 @@ function checkShape(p: string, field: string): void {
     } else if (c === "[") {
       i = classEnd(p, i);
     } else if (c === "(") {
-      stack.push({ quantified: false, alternation: false, start: i });
+      stack.push({ quantified: false, alternation: false, optional: false, start: i });
       i++;
       continue;
     } else if (c === ")") {
       const group = stack.pop();
       if (!group || stack.length === 0) return; // unbalanced: the compiler reports it
       const q = quantifierAt(p, i + 1);
-      if (q.repeats && (group.quantified || group.alternation)) {
-        const what = group.quantified ? "a repeated part" : "alternatives";
+      if (q.repeats && (group.quantified || group.alternation || group.optional)) {
+        const what = group.quantified ? "a repeated part" : group.alternation ? "alternatives" : "an optional part";
         throw new PatternRefused(
           field,
           `the group at position ${group.start + 1} holds ${what} and is itself repeated (like (a+)+ or (a|b)*), which can take exponential time; repeat a character class instead, e.g. [ab]*`,
@@ -98,6 +100,7 @@ function checkShape(p: string, field: string): void {
       }
       const parent = stack[stack.length - 1]!;
       parent.quantified ||= group.quantified || q.repeats;
+      parent.optional ||= group.optional || (q.length > 0 && !q.repeats);
       i += 1 + q.length;
       continue;
     } else if (c === "|") {
@@ -110,6 +113,7 @@ function checkShape(p: string, field: string): void {
     const q = quantifierAt(p, i);
     if (q.length) {
       if (q.repeats) stack[stack.length - 1]!.quantified = true;
+      else stack[stack.length - 1]!.optional = true;
       i += q.length;
     }
   }
