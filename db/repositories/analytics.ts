@@ -243,6 +243,32 @@ export async function loadTaskAttributes(db: Db): Promise<{ id: number; attribut
   return rows.flatMap((r) => (r.attributes ? [{ id: r.id, attributes: r.attributes }] : []));
 }
 
+/**
+ * Per trajectory that has timed steps: the seconds its timed steps took and how many of its steps were timed (a
+ * trajectory counts as timed only when that is all of them).
+ */
+export async function trajectoryStepTimes(db: Db): Promise<{ id: number; seconds: number; timedSteps: number }[]> {
+  const { steps } = tablesOf(db);
+  const rows = await db
+    .select({ id: steps.trajectoryId, ms: sql<number | string>`sum(${steps.durationMs})`, timedSteps: count(steps.durationMs) })
+    .from(steps)
+    .where(isNotNull(steps.durationMs))
+    .groupBy(steps.trajectoryId);
+  return rows.map((r) => ({ id: r.id, seconds: Number(r.ms) / 1000, timedSteps: Number(r.timedSteps) }));
+}
+
+/** Tasks whose source says how many steps a person took on them (Online-Mind2Web's `reference_length`). */
+export async function taskHumanSteps(db: Db): Promise<Map<number, number>> {
+  const { tasks } = tablesOf(db);
+  const rows = await db.select({ id: tasks.id, extra: tasks.extra }).from(tasks).where(isNotNull(tasks.extra));
+  const out = new Map<number, number>();
+  for (const r of rows) {
+    const n = (r.extra as Record<string, unknown> | null)?.reference_length;
+    if (typeof n === "number" && Number.isInteger(n) && n > 0) out.set(r.id, n);
+  }
+  return out;
+}
+
 /** Trajectories (trajectories_steps_idx), grouped by step count and run. */
 export function loadTrajectoryColumns(db: Db) {
   return readGrouped(db, {

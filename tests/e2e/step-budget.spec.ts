@@ -28,7 +28,15 @@ async function query<T>(request: APIRequestContext, proc: string, input: unknown
 }
 
 interface Curves {
-  curves: { group: string; n: number; successes: number; points: { k: number; estimate: number | null }[] }[];
+  curves: {
+    group: string;
+    n: number;
+    successes: number;
+    timed: number;
+    secondsPerSuccess: number | null;
+    versusHuman: { ratio: number; n: number } | null;
+    points: { k: number; estimate: number | null }[];
+  }[];
 }
 
 test.describe("step budgets", () => {
@@ -50,7 +58,14 @@ test.describe("step budgets", () => {
     for (const c of api.curves) {
       await expect(figure.locator(`tr[data-row="${c.group}"] td[data-col="n"]`)).toHaveText(String(c.n));
       await expect(figure.locator(`tr[data-row="${c.group}"] td[data-col="rate"]`)).toContainText(`${c.successes}/${c.n}`);
+      // Time per success is given only when every counted trajectory was timed; otherwise the row says how many were.
+      const seconds = figure.locator(`tr[data-row="${c.group}"] td[data-col="seconds"]`);
+      if (c.secondsPerSuccess !== null) await expect(seconds).toContainText(" s");
+      else if (c.successes > 0) await expect(seconds).toHaveText(c.timed === 0 ? "not timed" : `${c.timed} of ${c.n} timed`);
+      const human = figure.locator(`tr[data-row="${c.group}"] td[data-col="human"]`);
+      await expect(human).toHaveText(c.versusHuman ? new RegExp(`^×${c.versusHuman.ratio.toFixed(2)} · .* \\(${c.versusHuman.n}\\)$`) : "–");
     }
+    await screenshotsAtDesktopSizes(page, "step-budget-table");
     await page.getByRole("link", { name: "site", exact: true }).click();
     await expect(page).toHaveURL(/budget=site/);
     const bySite = await query<Curves>(page.request, "analytics.stepBudget", { by: "site" });

@@ -44,7 +44,55 @@ describe("step-budget curves", () => {
 
   it("has no points without a counted trajectory", () => {
     expect(budgetCurves([{ group: "C", steps: 7, success: null }])).toEqual([
-      { group: "C", n: 0, successes: 0, points: [], stepsPerSuccess: null, meanStepsOfSuccesses: null, saturatesAt: null },
+      {
+        group: "C",
+        n: 0,
+        successes: 0,
+        points: [],
+        stepsPerSuccess: null,
+        meanStepsOfSuccesses: null,
+        saturatesAt: null,
+        timed: 0,
+        secondsPerSuccess: null,
+        versusHuman: null,
+      },
     ]);
+  });
+
+  /*
+   * Time and a person's steps, by hand. Run T: successes of 3 steps (30 s, a person took 2) and 5 steps (50 s, person
+   * unknown), a failure of 8 steps (20 s, person 4: not a success, so not compared), an unlabelled one (untimed: not
+   * counted, so it does not spoil the timing). Seconds per success = (30 + 50 + 20) / 2 = 50; versus a person: one
+   * success, 3 against 2 steps, ratio 1.5.
+   * Run U: the same outcomes with the failure untimed: 2 of 3 counted items timed, so no seconds per success.
+   */
+  it("prices a success in recorded seconds when every counted trajectory was timed, and compares its steps with a person's", () => {
+    const T: BudgetItem[] = [
+      { group: "T", steps: 3, success: true, seconds: 30, humanSteps: 2 },
+      { group: "T", steps: 5, success: true, seconds: 50, humanSteps: null },
+      { group: "T", steps: 8, success: false, seconds: 20, humanSteps: 4 },
+      { group: "T", steps: 9, success: null, seconds: null },
+    ];
+    const U: BudgetItem[] = T.map((i) => ({ ...i, group: "U", seconds: i.success === false ? null : i.seconds }));
+    const [t, u] = budgetCurves([...T, ...U]);
+    expect(t).toMatchObject({ timed: 3, secondsPerSuccess: 50, versusHuman: { n: 1, meanAgentSteps: 3, meanHumanSteps: 2, ratio: 1.5 } });
+    expect(u).toMatchObject({ timed: 2, secondsPerSuccess: null, versusHuman: { n: 1, ratio: 1.5 } });
+    // Two successes against people: the ratio is of the sums (3 + 6) / (2 + 2) = 9/4, not the mean of 1.5 and 3.
+    const two = budgetCurve(
+      "V",
+      [
+        { group: "V", steps: 3, success: true, humanSteps: 2 },
+        { group: "V", steps: 6, success: true, humanSteps: 2 },
+      ],
+      [6],
+    );
+    expect(two.versusHuman).toEqual({ n: 2, meanAgentSteps: 4.5, meanHumanSteps: 2, ratio: 9 / 4 });
+  });
+
+  it("refuses a negative time and a person's step count that is not a positive whole number", () => {
+    expect(() => budgetCurve("X", [{ group: "X", steps: 3, success: true, seconds: -1 }], [3])).toThrow(
+      "a trajectory's time must be a non-negative number of seconds, got -1",
+    );
+    expect(() => budgetCurve("X", [{ group: "X", steps: 3, success: true, humanSteps: 0 }], [3])).toThrow(BudgetInputError);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The step-budget view's model: one line per agent run (or site) of the success rate had every trajectory been
  * stopped after k steps, with its Wilson interval as error bars, and the table beside it (n, successes, final rate,
- * steps per success, mean steps of the successes, the budget where the curve stops rising).
+ * steps per success, mean steps of the successes, the budget where the curve stops rising, seconds per success when
+ * the source timed every step, and a success's steps against a person's on the same tasks).
  */
-import type { BudgetCurve } from "@/server/domain/analytics/step-budget";
+import type { BudgetCurve, VersusHuman } from "@/server/domain/analytics/step-budget";
 import { errorDistances, PALETTE, seriesKey, type Datum, type RateChartModel } from "./charts";
 import { textCell, type TableModel } from "./table";
 
@@ -17,6 +18,9 @@ export interface StepBudgetRow {
   stepsPerSuccess: number | null;
   meanStepsOfSuccesses: number | null;
   saturatesAt: number | null;
+  timed: number;
+  secondsPerSuccess: number | null;
+  versusHuman: VersusHuman | null;
 }
 
 /** Budgets drawn: every k up to 30, then every fifth, and the last (a long tail stays readable). */
@@ -38,6 +42,9 @@ export function prepareStepBudget(curves: BudgetCurve[], by: "run" | "site"): { 
       stepsPerSuccess: c.stepsPerSuccess,
       meanStepsOfSuccesses: c.meanStepsOfSuccesses,
       saturatesAt: c.saturatesAt,
+      timed: c.timed,
+      secondsPerSuccess: c.secondsPerSuccess,
+      versusHuman: c.versusHuman,
     };
   });
   const ks = drawnBudgets(curves[0]?.points.map((p) => p.k) ?? []);
@@ -61,6 +68,27 @@ export function prepareStepBudget(curves: BudgetCurve[], by: "run" | "site"): { 
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 const num = (v: number | null) => (v === null ? "–" : v.toFixed(1));
 
+/** Seconds as people read them: 48 s, 3 min 20 s. */
+function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds.toFixed(seconds < 10 ? 1 : 0)} s`;
+  const m = Math.floor(seconds / 60);
+  return `${m} min ${Math.round(seconds - m * 60)} s`;
+}
+
+function secondsCell(r: StepBudgetRow) {
+  if (r.secondsPerSuccess !== null) return textCell(duration(r.secondsPerSuccess), { csv: [String(r.secondsPerSuccess), String(r.timed)] });
+  // Untimed trajectories would make the price look cheaper than it was: say how many were timed instead.
+  const why = r.successes === 0 ? "–" : r.timed === 0 ? "not timed" : `${r.timed} of ${r.n} timed`;
+  return textCell(why, { csv: ["", String(r.timed)] });
+}
+
+function versusHumanCell(v: VersusHuman | null) {
+  if (!v) return textCell("–", { csv: ["", "", "", ""] });
+  return textCell(`×${v.ratio.toFixed(2)} · ${num(v.meanAgentSteps)} vs ${num(v.meanHumanSteps)} (${v.n})`, {
+    csv: [String(v.ratio), String(v.meanAgentSteps), String(v.meanHumanSteps), String(v.n)],
+  });
+}
+
 /** The curves' table: what the chart's last points say, with the cost of a success. */
 export function stepBudgetTable(rows: StepBudgetRow[], by: "run" | "site"): TableModel {
   return {
@@ -73,6 +101,21 @@ export function stepBudgetTable(rows: StepBudgetRow[], by: "run" | "site"): Tabl
       { key: "perSuccess", label: "Steps per success", numeric: true, title: "Every step spent, failures included, divided by the successes" },
       { key: "mean", label: "Mean steps of a success", numeric: true },
       { key: "saturates", label: "Reaches its rate at k", numeric: true, title: "The smallest limit at which every success fits" },
+      {
+        key: "seconds",
+        label: "Time per success",
+        numeric: true,
+        title: "Recorded seconds of every trajectory, failures included, divided by the successes; only when the source timed every step",
+        csv: ["secondsPerSuccess", "timed"],
+      },
+      {
+        key: "human",
+        label: "Steps vs a person",
+        numeric: true,
+        title:
+          "The successes' steps against the steps a person took on the same tasks (the benchmark's reference length): Σ agent / Σ person, the means, and how many successes had one",
+        csv: ["agentToHumanSteps", "meanAgentSteps", "meanHumanSteps", "comparedSuccesses"],
+      },
     ],
     rows: rows.map((r) => ({
       key: r.group,
@@ -85,6 +128,8 @@ export function stepBudgetTable(rows: StepBudgetRow[], by: "run" | "site"): Tabl
         perSuccess: textCell(num(r.stepsPerSuccess)),
         mean: textCell(num(r.meanStepsOfSuccesses)),
         saturates: textCell(r.saturatesAt === null ? "–" : String(r.saturatesAt)),
+        seconds: secondsCell(r),
+        human: versusHumanCell(r.versusHuman),
       },
     })),
   };

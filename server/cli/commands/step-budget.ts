@@ -42,6 +42,8 @@ export const stepBudgetCommand: CliCommand = {
         { header: "n", align: "right" },
         ...budgets.map((k) => ({ header: `k=${k}`, align: "right" as const })),
         { header: "steps/success", align: "right" },
+        { header: "s/success", align: "right" },
+        { header: "vs person", align: "right" },
       ],
       result.curves.map((c) => [
         c.group,
@@ -51,6 +53,8 @@ export const stepBudgetCommand: CliCommand = {
           return p ? `${pct(p.estimate)} [${pct(p.low)}, ${pct(p.high)}]` : "–";
         }),
         c.stepsPerSuccess === null ? "–" : c.stepsPerSuccess.toFixed(1),
+        c.secondsPerSuccess === null ? (c.timed < c.n ? `${c.timed}/${c.n} timed` : "–") : c.secondsPerSuccess.toFixed(1),
+        c.versusHuman === null ? "–" : `×${c.versusHuman.ratio.toFixed(2)} (${c.versusHuman.n})`,
       ]),
     );
     io.stdout(`Success had each trajectory been stopped after k steps (consolidated human labels; Wilson 95%):\n${lines.join("\n")}\n`);
