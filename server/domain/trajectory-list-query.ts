@@ -287,6 +287,19 @@ export function filterOf(q: TrajectoryListQuery): Omit<TrajectoryListQuery, "sor
 }
 
 /**
+ * A list filter someone pasted (the trajectory list's address, or its query "?site=shop&human=success", with or
+ * without the "?"): its filters without order and paging, and the query they make again (what a batch's label names);
+ * null when it selects nothing in particular. The stress-test form and `judge-stress --filter` read it the same way.
+ */
+export function listFilterFromText(text: string): { filter: ReturnType<typeof filterOf>; search: string } | null {
+  const query = text.includes("?") ? text.slice(text.indexOf("?") + 1) : text;
+  const all = filterOf(parseTrajectoryListParams(Object.fromEntries(new URLSearchParams(query.trim()))));
+  const filter = Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as ReturnType<typeof filterOf>;
+  const search = trajectoryListSearch(filter);
+  return search ? { filter, search } : null;
+}
+
+/**
  * Trajectory ids as URL text: ascending, runs of consecutive ids written as ranges ("3-7,12,20-21"), so the ids
  * behind an analytics figure (often contiguous imports) stay short.
  */

@@ -164,6 +164,21 @@ describeEachBackend("judge stress tests", (backend) => {
     expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, skipped: [], estimate: { calls: 18 } });
     expect(fake.requests).toHaveLength(0);
 
+    // Only what a list filter selects: the first two items (the list's address, as copied from the browser), so
+    // 2 items × 3 ways of asking; the other four are said to be outside it.
+    const two = `http://localhost:3000/trajectories?ids=${seeded[0]!.id},${seeded[1]!.id}&sort=steps`;
+    const filtered = await cli(
+      ["judge-stress", "--config", "shown", "--campaign", "Study", "--k", "full", "--perturb", "no-answer,no-history", "--filter", two, "--dry-run"],
+      env,
+    );
+    expect(filtered.code).toBe(0);
+    expect(filtered.stdout).toMatch(/on 2 labelled item\(s\) of campaign Study.*; 4 item\(s\) outside the list filter left out/);
+    expect(filtered.stdout).toMatch(/in all 6 call\(s\)/);
+    const nothing = await cli(["judge-stress", "--config", "shown", "--campaign", "Study", "--k", "full", "--filter", "?sort=steps", "--dry-run"], env);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain(`--filter "?sort=steps" selects nothing in particular`);
+    expect(fake.requests).toHaveLength(0);
+
     // The endpoint refuses every call about the tallest mountain: the run ends failed, the rest is stored.
     const refuse = (on: boolean) =>
       fake.setResponder((req) =>

@@ -9,8 +9,9 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { trajectoryIdsOf } from "../../services/trajectory-views";
-import { getAppContext } from "../../context";
+import { matchingTrajectoryIds, trajectoryIdsOf } from "../../services/trajectory-views";
+import { listFilterFromText } from "../../domain/trajectory-list-query";
+import { getAppContext, type AppContext } from "../../context";
 import { parseKList } from "../../domain/evaluation/verdicts";
 import { JUDGE_PROTOCOLS } from "../../domain/evaluation/judge-protocol";
 import {
@@ -514,12 +515,12 @@ export const judgeStressCommand: CliCommand = {
   name: "judge-stress",
   summary: "stress-test a judge on a labelled campaign: shuffled screenshots, a random subset, answer or history removed",
   usage:
-    "npm run cli -- judge-stress --config <name> --campaign <name|id> --k <k> [--perturb shuffle,subset,no-answer,no-history] [--subset-k 2] [--seed 1] [--prompt-version ID] [--concurrency 4] [--dry-run] [--json]\n" +
+    "npm run cli -- judge-stress --config <name> --campaign <name|id> --k <k> [--perturb shuffle,subset,no-answer,no-history] [--subset-k 2] [--seed 1] [--prompt-version ID] [--concurrency 4] [--filter <list address or ?query>] [--dry-run] [--json]\n" +
     "       npm run cli -- judge-stress --resume <stress test id> [--json]\n" +
     "       npm run cli -- judge-stress report <id> [--exclude-unparseable] [--json] | list [--json]",
   async run(argv, io) {
     const args = parseArgs(argv, {
-      valueFlags: ["config", "campaign", "k", "perturb", "subset-k", "seed", "prompt-version", "concurrency", "resume"],
+      valueFlags: ["config", "campaign", "k", "perturb", "subset-k", "seed", "prompt-version", "concurrency", "resume", "filter"],
       boolFlags: ["dry-run", "json", "exclude-unparseable"],
     });
     const json = flagBool(args, "json");
@@ -582,6 +583,7 @@ export const judgeStressCommand: CliCommand = {
       seed: intFlag(args, "seed", 0, 4_294_967_295),
       promptVersionId: intFlag(args, "prompt-version", 1, Number.MAX_SAFE_INTEGER) ?? null,
       concurrency: intFlag(args, "concurrency", 1, 64) ?? 4,
+      ...(await stressSelection(ctx.db, flagString(args, "filter"))),
     };
     if (flagBool(args, "dry-run")) {
       const plan = await planStressTest(ctx.db, request);
@@ -595,12 +597,24 @@ export const judgeStressCommand: CliCommand = {
   },
 };
 
+/** `--filter`: only the campaign's items the trajectory list's filter selects, as the stress-test form does. */
+async function stressSelection(db: AppContext["db"], text: string | undefined): Promise<{ onlyTrajectoryIds?: number[]; selectionLabel?: string }> {
+  if (text === undefined) return {};
+  const list = listFilterFromText(text);
+  if (!list)
+    throw new UsageError(
+      `--filter ${JSON.stringify(text)} selects nothing in particular: give the trajectory list's address or its query, e.g. "?site=shop&human=failure"`,
+    );
+  return { onlyTrajectoryIds: await matchingTrajectoryIds(db, list.filter), selectionLabel: `list filter ${list.search}` };
+}
+
 function stressPlanText(plan: Awaited<ReturnType<typeof planStressTest>>): string {
   const e = plan.estimate;
   return (
     [
       `Judge ${plan.configName} on ${plan.trajectoryIds.length} labelled item(s) of campaign ${plan.campaignName}, k=${plan.k}, seed ${plan.seed}` +
-        (plan.leftOut.length ? ` (${plan.leftOut.length} item(s) without a success or failure label left out)` : ""),
+        (plan.leftOut.length ? ` (${plan.leftOut.length} item(s) without a success or failure label left out)` : "") +
+        (plan.outsideSelection ? `; ${plan.outsideSelection} item(s) outside the list filter left out` : ""),
       ...e.perVariant.map(
         (v) => `  ${v.variant || "unperturbed"}: ${v.calls} call(s), ${v.images} image(s)${v.existing ? `, ${v.existing} verdict(s) already stored` : ""}`,
       ),

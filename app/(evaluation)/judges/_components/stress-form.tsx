@@ -10,7 +10,7 @@ import type { inferRouterInputs, inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { parseTrajectoryListParams, trajectoryListSearch } from "@/server/domain/trajectory-list-query";
+import { listFilterFromText } from "@/server/domain/trajectory-list-query";
 import { PERTURBATION_KINDS, PERTURBATION_LABELS, type PerturbationKind } from "@/server/domain/evaluation/prompt-variants";
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
@@ -24,16 +24,9 @@ type Plan = inferRouterOutputs<AppRouter>["judge"]["stress"]["estimate"];
 
 const K_CHOICES = ["1", "2", "3", "full"] as const;
 
-/**
- * The list filter pasted into the form (the list's address, or its query "?site=shop&human=success"): its filters
- * without order and paging, and the query they make again; null when it selects nothing in particular.
- */
+/** The list filter pasted into the form, as the server's input takes it; null when it selects nothing in particular. */
 function listFilterOf(text: string): { filter: StressInput["filter"]; search: string } | null {
-  const query = text.includes("?") ? text.slice(text.indexOf("?") + 1) : text;
-  const { sort: _sort, dir: _dir, page: _page, pageSize: _size, ...all } = parseTrajectoryListParams(Object.fromEntries(new URLSearchParams(query.trim())));
-  const filter = Object.fromEntries(Object.entries(all).filter(([, v]) => v !== undefined)) as StressInput["filter"];
-  const search = trajectoryListSearch(filter ?? {});
-  return search ? { filter, search } : null;
+  return listFilterFromText(text);
 }
 
 function whole(text: string, min: number, max: number): number | null {
