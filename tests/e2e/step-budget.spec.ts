@@ -63,7 +63,7 @@ test.describe("step budgets", () => {
       if (c.secondsPerSuccess !== null) await expect(seconds).toContainText(" s");
       else if (c.successes > 0) await expect(seconds).toHaveText(c.timed === 0 ? "not timed" : `${c.timed} of ${c.n} timed`);
       const human = figure.locator(`tr[data-row="${c.group}"] td[data-col="human"]`);
-      await expect(human).toHaveText(c.versusHuman ? new RegExp(`^×${c.versusHuman.ratio.toFixed(2)} · .* \\(${c.versusHuman.n}\\)$`) : "–");
+      await expect(human).toHaveText(c.versusHuman ? `×${c.versusHuman.ratio.toFixed(2)} (${c.versusHuman.n})` : "–");
     }
     await screenshotsAtDesktopSizes(page, "step-budget-table");
     await page.getByRole("link", { name: "site", exact: true }).click();

@@ -84,7 +84,8 @@ function secondsCell(r: StepBudgetRow) {
 
 function versusHumanCell(v: VersusHuman | null) {
   if (!v) return textCell("–", { csv: ["", "", "", ""] });
-  return textCell(`×${v.ratio.toFixed(2)} · ${num(v.meanAgentSteps)} vs ${num(v.meanHumanSteps)} (${v.n})`, {
+  return textCell(`×${v.ratio.toFixed(2)} (${v.n})`, {
+    title: `${v.n} success${v.n === 1 ? "" : "es"} on tasks with a person's step count: ${num(v.meanAgentSteps)} steps on average against the person's ${num(v.meanHumanSteps)}`,
     csv: [String(v.ratio), String(v.meanAgentSteps), String(v.meanHumanSteps), String(v.n)],
   });
 }
@@ -98,22 +99,22 @@ export function stepBudgetTable(rows: StepBudgetRow[], by: "run" | "site"): Tabl
       { key: "group", label: by === "run" ? "Agent run" : "Site" },
       { key: "n", label: "Labelled", numeric: true },
       { key: "rate", label: "Success (no limit)", numeric: true, csv: ["rate", "low", "high", "successes"] },
-      { key: "perSuccess", label: "Steps per success", numeric: true, title: "Every step spent, failures included, divided by the successes" },
-      { key: "mean", label: "Mean steps of a success", numeric: true },
+      { key: "perSuccess", label: "Steps / success", numeric: true, title: "Every step spent, failures included, divided by the successes" },
+      { key: "mean", label: "Steps of a success", numeric: true, title: "Mean steps of the successes" },
       { key: "saturates", label: "Reaches its rate at k", numeric: true, title: "The smallest limit at which every success fits" },
       {
         key: "seconds",
-        label: "Time per success",
+        label: "Time / success",
         numeric: true,
         title: "Recorded seconds of every trajectory, failures included, divided by the successes; only when the source timed every step",
         csv: ["secondsPerSuccess", "timed"],
       },
       {
         key: "human",
-        label: "Steps vs a person",
+        label: "Vs a person",
         numeric: true,
         title:
-          "The successes' steps against the steps a person took on the same tasks (the benchmark's reference length): Σ agent / Σ person, the means, and how many successes had one",
+          "The successes' steps against the steps a person took on the same tasks (the benchmark's reference length): Σ agent / Σ person, and how many successes had one (the means in the cell's tooltip and the CSV)",
         csv: ["agentToHumanSteps", "meanAgentSteps", "meanHumanSteps", "comparedSuccesses"],
       },
     ],
