@@ -75,7 +75,7 @@ export interface ReportManifest {
   counts: { trajectories: number; steps: number; screenshots: number; humanLabels: number; judgeVerdicts: number };
   published: { labels: ReportOptions["labels"]; judges: string[]; annotatorNames: boolean; agreement: boolean };
   withheld: string[];
-  trajectories: { n: number; file: string; task: string; run: string }[];
+  trajectories: { n: number; file: string; task: string; run: string; steps: number }[];
 }
 
 export interface ReportFiles {
@@ -124,6 +124,12 @@ function judgeRefOf(v: BundleTrajectory["verdicts"][number]): string {
   return formatEvaluatorRef({ key: v.evaluatorKey, k: v.k, pv: v.promptVersion });
 }
 
+/** The judge's name with its k and prompt version when it has them (imported verdicts often have neither). */
+function judgeName(v: BundleTrajectory["verdicts"][number]): string {
+  const parts = [v.k ? `k=${v.k}` : "", v.promptVersion ?? ""].filter(Boolean);
+  return parts.length ? `${v.evaluator} (${parts.join(", ")})` : v.evaluator;
+}
+
 async function evaluationsOf(db: Db, id: number, t: BundleTrajectory, p: Publication) {
   const evaluations: ReportEvaluation[] = [];
   let human: string | null = null;
@@ -140,8 +146,9 @@ async function evaluationsOf(db: Db, id: number, t: BundleTrajectory, p: Publica
   for (const v of t.verdicts) {
     const ref = judgeRefOf(v);
     if (p.judges !== "all" && !p.judges.has(ref)) continue;
-    judged.set(`${v.evaluator} (k=${v.k}, ${v.promptVersion})`, v.verdict);
-    evaluations.push({ source: `${v.evaluator} (k=${v.k}, ${v.promptVersion})`, verdict: v.verdict, detail: v.rationale });
+    const source = judgeName(v);
+    judged.set(source, v.verdict);
+    evaluations.push({ source, verdict: v.verdict, detail: v.rationale });
   }
   return { evaluations, human, judged };
 }
@@ -213,6 +220,7 @@ export async function buildReport(db: Db, actor: Actor, options: ReportOptions, 
   const docs: ReportFiles["docs"] = [];
   const rows: ReportIndex["trajectories"] = [];
   const pairs = new Map<string, { human: (string | null)[]; judge: (string | null)[] }>();
+  const stepCounts: number[] = [];
   const counts = { trajectories: ids.length, steps: 0, screenshots: 0, humanLabels: 0, judgeVerdicts: 0 };
   for (const [i, id] of ids.entries()) {
     const bundle = await trajectoryToBundle(db, id, images);
@@ -227,6 +235,7 @@ export async function buildReport(db: Db, actor: Actor, options: ReportOptions, 
     }
     counts.humanLabels += evaluations.length - judged.size;
     counts.steps += t.steps.length;
+    stepCounts.push(t.steps.length);
     docs.push({ name: trajectoryDataFileName(t.n), body: dataScript("VERDICT_TRAJECTORY", t) });
     docs.push({ name: playerFileName(t.n), body: playerHtml(t, ids.length) });
     const { steps: _steps, ...row } = t;
@@ -250,7 +259,7 @@ export async function buildReport(db: Db, actor: Actor, options: ReportOptions, 
     counts,
     published: { labels: p.labels, judges: p.judges === "all" ? ["all"] : [...p.judges], annotatorNames: names, agreement: agreement !== null },
     withheld: withheldOf(options, blind, names),
-    trajectories: rows.map((r) => ({ n: r.n, file: playerFileName(r.n), task: r.task, run: r.run })),
+    trajectories: rows.map((r) => ({ n: r.n, file: playerFileName(r.n), task: r.task, run: r.run, steps: stepCounts[r.n - 1]! })),
   };
   docs.push(
     { name: "index.html", body: indexHtml(index) },
