@@ -24,6 +24,7 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/agreement", label: "Agreement", ready: false, minRole: "researcher" },
   { href: "/analytics", label: "Analytics", ready: true, minRole: "researcher" },
   { href: "/judges", label: "Judges", ready: true, minRole: "researcher" },
+  { href: "/scanners", label: "Scanners", ready: true, minRole: "researcher" },
   { href: "/live", label: "Live runs", ready: true, minRole: "researcher" },
   { href: "/import", label: "Import", ready: true, minRole: "researcher" },
   { href: "/users", label: "Users", ready: true, minRole: "admin" },

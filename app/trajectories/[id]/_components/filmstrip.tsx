@@ -4,7 +4,8 @@
  * identical screen), grounding flags and step errors. The current step stays scrolled into view.
  *
  * With the evaluations panel open, steps whose screenshots a judge saw carry an eye mark (how many evaluators saw
- * it, named in the tooltip), and those of the verdict chosen in the panel are underlined in violet.
+ * it, named in the tooltip), and those of the verdict chosen in the panel are underlined in violet. Steps a scanner
+ * matched carry an orange ⚠, its name and matched text in the tooltip.
  */
 import { memo, useEffect, useRef, useState } from "react";
 import { screenshotUrl } from "@/server/domain/image-variants";
@@ -13,6 +14,7 @@ import type { StepIndexEntry } from "@/server/domain/player/paging";
 import type { EvaluationMark } from "./evaluations-panel";
 import type { PlayerStepData } from "./player";
 import { groundingOf } from "./step-grounding";
+import { scannerMarkTitle, useScannerMarks, type ScannerMark } from "./scanner-marks";
 
 const THUMB_WIDTH = 112;
 /** One cell's width plus the gap (w-[116px], gap-1.5), and the list's left padding (px-3). */
@@ -32,6 +34,7 @@ export const Filmstrip = memo(function Filmstrip({
   current,
   showThumbnails,
   evaluationMarks,
+  trajectoryId,
   onSelect,
 }: {
   index: StepIndexEntry[];
@@ -39,9 +42,12 @@ export const Filmstrip = memo(function Filmstrip({
   current: number;
   showThumbnails: boolean;
   evaluationMarks?: EvaluationMark[];
+  /** Whose scanners' matches to mark (./scanner-marks.tsx). */
+  trajectoryId: number;
   onSelect: (i: number) => void;
 }) {
   const listRef = useRef<HTMLOListElement>(null);
+  const scannerMarks = useScannerMarks(trajectoryId);
   const n = index.length;
   const virtual = n > RENDER_ALL_UP_TO;
   const [view, setView] = useState({ left: 0, width: 1600 });
@@ -83,6 +89,7 @@ export const Filmstrip = memo(function Filmstrip({
         isCurrent={i === current}
         showThumbnails={showThumbnails}
         mark={evaluationMarks?.[i]}
+        scanner={scannerMarks.get(i)}
         onSelect={onSelect}
       />,
     );
@@ -106,6 +113,7 @@ const FilmstripCell = memo(function FilmstripCell({
   isCurrent,
   showThumbnails,
   mark: seen,
+  scanner,
   onSelect,
 }: {
   entry: StepIndexEntry;
@@ -114,6 +122,7 @@ const FilmstripCell = memo(function FilmstripCell({
   isCurrent: boolean;
   showThumbnails: boolean;
   mark?: EvaluationMark;
+  scanner?: ScannerMark[];
   onSelect: (i: number) => void;
 }) {
   const i = entry.position;
@@ -137,14 +146,15 @@ const FilmstripCell = memo(function FilmstripCell({
         onMouseDown={(e) => e.preventDefault()}
         onClick={() => onSelect(i)}
         aria-current={isCurrent ? "step" : undefined}
-        aria-label={`Step ${i + 1}: ${entry.action}${loop ? ` (loop: ${loopWhy})` : ""}${grounding ? " (grounding flag)" : ""}${seen?.seenBy.length ? ` (screenshot seen by ${seen.seenBy.length} evaluators)` : ""}`}
-        title={`${i + 1}. ${entry.action}${loop ? `\n↻ ${loopWhy}` : ""}${grounding ? `\n⚑ ${grounding.message}` : ""}${error ? `\n✖ ${error}` : hasError ? "\n✖ step error" : ""}${seenBy}`}
+        aria-label={`Step ${i + 1}: ${entry.action}${loop ? ` (loop: ${loopWhy})` : ""}${grounding ? " (grounding flag)" : ""}${seen?.seenBy.length ? ` (screenshot seen by ${seen.seenBy.length} evaluators)` : ""}${scanner?.length ? ` (scanner: ${scanner.map((m) => m.scannerName).join(", ")})` : ""}`}
+        title={`${i + 1}. ${entry.action}${loop ? `\n↻ ${loopWhy}` : ""}${grounding ? `\n⚑ ${grounding.message}` : ""}${error ? `\n✖ ${error}` : hasError ? "\n✖ step error" : ""}${scanner?.length ? `\n${scannerMarkTitle(scanner)}` : ""}${seenBy}`}
         data-testid="filmstrip-step"
         data-position={i}
         data-loop={loop || undefined}
         data-grounding={grounding ? true : undefined}
         data-judge-seen={seen?.seenBy.length || undefined}
         data-judge-chosen={seen?.chosen || undefined}
+        data-scanner={scanner?.map((m) => m.scannerKey).join(" ") || undefined}
         className={`group flex w-[116px] flex-col gap-0.5 rounded-md p-0.5 text-left ${
           isCurrent ? "bg-indigo-50 ring-2 ring-indigo-500" : "ring-1 ring-zinc-200 hover:ring-zinc-400"
         }`}
@@ -172,6 +182,11 @@ const FilmstripCell = memo(function FilmstripCell({
             )}
             {grounding && <span className="rounded-sm bg-rose-600 px-1 text-[10px] leading-3.5 font-bold text-white">⚑</span>}
             {hasError && <span className="rounded-sm bg-rose-900 px-1 text-[10px] leading-3.5 font-bold text-white">✖</span>}
+            {scanner && scanner.length > 0 && (
+              <span className="rounded-sm bg-orange-500 px-1 text-[10px] leading-3.5 font-bold text-white" data-testid="scanner-mark">
+                ⚠
+              </span>
+            )}
           </span>
           {seen && seen.seenBy.length > 0 && (
             <span

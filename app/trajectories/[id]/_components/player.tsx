@@ -25,6 +25,7 @@ import { useGoldDialog, type GoldAccess } from "./gold-dialog";
 import { useTaskFlagDialog } from "./task-flag-dialog";
 import { LiveEvidencePanel } from "./live-evidence-panel";
 import { Filmstrip } from "./filmstrip";
+import { ScannerFindings } from "./scanner-marks";
 import { StepDetails } from "./step-details";
 import { groundingOf } from "./step-grounding";
 import { StepStage } from "./step-stage";
@@ -454,6 +455,7 @@ export function PlayerView({
                 current={current}
                 showThumbnails={firstImageShown}
                 evaluationMarks={evaluations.marks}
+                trajectoryId={data.trajectory.id}
                 onSelect={selectStep}
               />
             </>
@@ -471,6 +473,7 @@ export function PlayerView({
             ) : (
               <>
                 <StepDetails step={step} position={current + 1} count={n} analysis={currentAnalysis!} showingRaw={showRaw} />
+                <ScannerFindings trajectoryId={data.trajectory.id} stepIndex={step.index} />
                 {/* Live runs' network log and prompts; a blind item (id 0) never asks. */}
                 {data.trajectory.sourceFormat === "verdict-runner" && data.trajectory.id !== 0 && (
                   <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} />
