@@ -10,6 +10,9 @@ import { TRPCError } from "@trpc/server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tablesOf } from "../../db/database";
+import { hasRevealed } from "../../db/repositories/access/blind-rule";
+import { getItemByTrajectory, userAnnotatorKey } from "../../db/repositories/annotation/campaigns";
+import { insertLabel } from "../../db/repositories/annotation/labels";
 import { saveScanResult } from "../../db/repositories/evaluation/scanners";
 import { createCampaign } from "../../server/services/annotation";
 import { SCANNER_RUN_JOB_TYPE } from "../../server/services/evaluation/scanner-jobs";
@@ -133,6 +136,25 @@ describe("who may write, run and read scanners", () => {
   });
 });
 
+describe("a researcher who starts labelling blind after queuing a run", () => {
+  it("gets neither the run's findings from the worker nor its job", async () => {
+    const late = await testUser(ctx, "researcher", "Late Blind Researcher");
+    const api = await callerAs(ctx, late);
+    const { jobId } = await api.scanners.run({ scannerKeys: ["captcha"], filter: { ids } });
+    await createCampaign(
+      ctx.db,
+      { userId: researcher.userId, name: researcher.name, role: "researcher" },
+      { name: "Late blind", trajectoryIds: [ids[2]!], annotatorsPerItem: 1, annotatorIds: [late.userId] },
+    );
+    expect((await errorOf(api.scanners.job({ id: jobId }))).message).toMatch(/^You are labelling 1 trajectory blind/);
+    await runWorker({ db: ctx.db, handlers: { [SCANNER_RUN_JOB_TYPE]: scannerRunJobHandler(ctx) }, concurrency: 1, untilIdle: true });
+    const admin = await callerAs(ctx, await testUser(ctx, "admin", "Late Scan Admin"));
+    const job = await admin.scanners.job({ id: jobId });
+    expect([job.status, job.result]).toEqual(["failed", null]);
+    expect(job.error).toMatch(/labelling 1 trajectory blind; scanner runs open once you have labelled them/);
+  });
+});
+
 describe("the blind over scanners' findings", () => {
   it("hides markers from an annotator of a blind campaign and refuses scanner: in their searches", async () => {
     const ann = await testUser(ctx, "annotator", "Blind Scan Annotator");
@@ -148,6 +170,32 @@ describe("the blind over scanners' findings", () => {
     for (const search of ["scanner:captcha", "-scanner:captcha", "thought:x scanner:captcha"]) {
       expect((await errorOf(api.trajectories.list({ search }))).code).toBe("FORBIDDEN");
     }
+  });
+
+  it("shows them once they have labelled the trajectory in the blind campaign, and notes that they saw an evaluation", async () => {
+    const ann = await testUser(ctx, "annotator", "Labelled Scan Annotator");
+    const campaign = await createCampaign(
+      ctx.db,
+      { userId: researcher.userId, name: researcher.name, role: "researcher" },
+      { name: "Blind, labelled", trajectoryIds: [ids[0]!], annotatorsPerItem: 1, annotatorIds: [ann.userId] },
+    );
+    const api = await callerAs(ctx, ann);
+    expect((await errorOf(api.scanners.trajectory({ trajectoryId: ids[0]! }))).code).toBe("FORBIDDEN");
+    const item = (await getItemByTrajectory(ctx.db, campaign.id, ids[0]!))!;
+    await insertLabel(ctx.db, {
+      campaignId: campaign.id,
+      itemId: item.id,
+      trajectoryId: ids[0]!,
+      annotatorKey: userAnnotatorKey(ann.userId),
+      annotatorName: ann.name,
+      origin: "verdict",
+      verdict: "failure",
+      category: null,
+    });
+    expect(await hasRevealed(ctx.db, ann.userId, ids[0]!)).toBe(false);
+    expect((await api.scanners.trajectory({ trajectoryId: ids[0]! })).matches.map((m) => m.matchedText)).toEqual(["SCANNER-FINDING"]);
+    // A label they revise now is flagged as made after seeing an evaluation, as after seeing a judge's verdict.
+    expect(await hasRevealed(ctx.db, ann.userId, ids[0]!)).toBe(true);
   });
 
   it("shows them where the campaign is not blind", async () => {

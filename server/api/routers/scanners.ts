@@ -23,8 +23,8 @@ const evaluationsProcedure = researcherProcedure.use(async ({ ctx, next }) => {
 const definition = z.object({}).passthrough();
 
 export const scannersRouter = createTRPCRouter({
-  list: evaluationsProcedure.query(async ({ ctx }) => await scannerSummaries(ctx.db)),
-  detail: evaluationsProcedure.input(z.object({ key })).query(async ({ ctx, input }) => await scannerDetail(ctx.db, input.key)),
+  list: evaluationsProcedure.query(async ({ ctx }) => await scannerSummaries(ctx.db, ctx.actor)),
+  detail: evaluationsProcedure.input(z.object({ key })).query(async ({ ctx, input }) => await scannerDetail(ctx.db, ctx.actor, input.key)),
   create: researcherProcedure.input(definition).mutation(async ({ ctx, input }) => await createScanner(ctx.db, ctx.actor, input as never)),
   update: researcherProcedure.input(definition).mutation(async ({ ctx, input }) => await updateScanner(ctx.db, ctx.actor, input as never)),
   remove: researcherProcedure.input(z.object({ key })).mutation(async ({ ctx, input }) => {
@@ -34,7 +34,7 @@ export const scannersRouter = createTRPCRouter({
   run: evaluationsProcedure
     .input(z.object({ scannerKeys: z.array(key).min(1).max(50), filter: listFilter.default({}) }))
     .mutation(async ({ ctx, input }) => ({ jobId: await startScannerRun(ctx, ctx.actor, input) })),
-  job: researcherProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => await scannerRunJob(ctx, ctx.actor, input.id)),
+  job: evaluationsProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => await scannerRunJob(ctx, ctx.actor, input.id)),
   trajectory: authedProcedure
     .input(z.object({ trajectoryId: z.number().int().positive() }))
     .query(async ({ ctx, input }) => await trajectoryScannerMatches(ctx.db, ctx.actor, input.trajectoryId)),

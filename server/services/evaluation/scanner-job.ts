@@ -7,6 +7,7 @@ import { getUser } from "../../../db/repositories/accounts/users";
 import type { AppContext } from "../../context";
 import { hasRole } from "../../domain/access/actor";
 import { ValidationError } from "../../errors";
+import { assertSeesWholeCatalog } from "../access/scope";
 import type { JobHandler } from "../jobs/worker";
 import { matchingTrajectoryIds } from "../trajectory-views";
 import type { ScannerRunPayload } from "./scanner-jobs";
@@ -15,11 +16,12 @@ import { requireScanner, scanTrajectories } from "./scanners";
 export function scannerRunJobHandler(ctx: AppContext): JobHandler {
   return async ({ job, signal, reportProgress }) => {
     const { requestedBy, scannerKeys, filter } = job.payload as ScannerRunPayload;
-    // One demoted or deactivated since asking scans nothing.
+    // One demoted or deactivated since asking scans nothing, nor one who started labelling blind since.
     const user = await getUser(ctx.db, requestedBy);
     if (!user || user.banned || !hasRole({ role: user.role }, "researcher")) {
       throw new ValidationError("the account that asked for this run no longer exists, is deactivated or is no longer a researcher");
     }
+    await assertSeesWholeCatalog(ctx.db, { userId: user.id, name: user.name, role: user.role }, "scanner runs");
     const defs = [];
     for (const key of scannerKeys) defs.push(await requireScanner(ctx.db, key));
     const ids = await matchingTrajectoryIds(ctx.db, filter);

@@ -4,7 +4,8 @@
  * a worker (./scanner-job.ts), never in the web request.
  */
 import type { AppContext } from "../../context";
-import { requireRole, type Actor } from "../../domain/access/actor";
+import type { Actor } from "../../domain/access/actor";
+import { assertSeesWholeCatalog } from "../access/scope";
 import { ValidationError } from "../../errors";
 import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
 import type { SelectionFilter } from "../trajectory-views";
@@ -25,7 +26,7 @@ export interface ScannerRunProgress {
 
 /** Queues a run of the given scanners over a slice; resolves to the job's id. Researchers and admins. */
 export async function startScannerRun(ctx: Pick<AppContext, "db">, actor: Actor, input: { scannerKeys: string[]; filter: SelectionFilter }): Promise<number> {
-  requireRole(actor, "researcher", "run scanners");
+  await assertSeesWholeCatalog(ctx.db, actor, "scanner runs");
   const keys = [...new Set(input.scannerKeys)];
   if (!keys.length) throw new ValidationError("scannerKeys: choose at least one scanner", "scannerKeys");
   for (const key of keys) await requireScanner(ctx.db, key);
@@ -39,7 +40,8 @@ export async function scannerRunJob(
   actor: Actor,
   id: number,
 ): Promise<RequestedJobView<ScannerRunReport> & { progress: ScannerRunProgress | null }> {
-  requireRole(actor, "researcher", "run scanners");
+  // Its result holds findings (trajectories matched, problems): closed again if they started labelling blind since.
+  await assertSeesWholeCatalog(ctx.db, actor, "scanner runs");
   const view = await requestedJob<ScannerRunReport>(ctx, actor, SCANNER_RUN_JOB_TYPE, id);
   return { ...view, progress: view.progress as ScannerRunProgress | null };
 }

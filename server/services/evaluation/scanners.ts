@@ -52,7 +52,7 @@ import { PatternRefused } from "../../domain/evaluation/scanners/regex-guard";
 import { NotFoundError, ValidationError } from "../../errors";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
 import { assertMayViewEvaluations, mayViewEvaluations } from "../access/blind";
-import { assertTrajectoryBrowsable } from "../access/scope";
+import { assertSeesWholeCatalog, assertTrajectoryBrowsable } from "../access/scope";
 import { checkPatternsSafe, matchInSandbox, ScanTimeout } from "./scanner-sandbox";
 
 function fromRow(row: ScannerRow): ScannerDefinition {
@@ -332,8 +332,16 @@ export interface ScannerSummary extends ScannerDefinition {
   stale: number;
 }
 
-/** Every scanner with what its current definition found so far. */
-export async function scannerSummaries(db: Db): Promise<ScannerSummary[]> {
+/**
+ * Every scanner with what its current definition found so far. Findings over many trajectories at once: for
+ * researchers and admins, not while they label blind (like judges' batch views).
+ */
+export async function scannerSummaries(db: Db, actor: Actor): Promise<ScannerSummary[]> {
+  await assertSeesWholeCatalog(db, actor, "scanners' findings");
+  return await summariesOf(db);
+}
+
+async function summariesOf(db: Db): Promise<ScannerSummary[]> {
   const counts = await scanCounts(db);
   return (await allScanners(db)).map((def) => {
     const hash = definitionHash(def);
@@ -345,9 +353,10 @@ export async function scannerSummaries(db: Db): Promise<ScannerSummary[]> {
 }
 
 /** One scanner's page: its definition and counts, precision and recall, and the steps it matched (first `limit`). */
-export async function scannerDetail(db: Db, key: string, limit = 200) {
+export async function scannerDetail(db: Db, actor: Actor, key: string, limit = 200) {
+  await assertSeesWholeCatalog(db, actor, "scanners' findings");
   const def = await requireScanner(db, key);
-  const summary = (await scannerSummaries(db)).find((s) => s.key === key)!;
+  const summary = (await summariesOf(db)).find((s) => s.key === key)!;
   const matches = await matchesOf(db, key);
   return {
     scanner: summary,
@@ -364,6 +373,8 @@ export async function scannerDetail(db: Db, key: string, limit = 200) {
  */
 export async function trajectoryScannerMatches(db: Db, actor: Actor, trajectoryId: number) {
   await assertTrajectoryBrowsable(db, actor, trajectoryId);
+  // Today a trajectory whose evaluations are blinded for someone is not browsable by them either, so this answer is
+  // kept only for a browse rule that would one day let such a trajectory open.
   if (!(await mayViewEvaluations(db, actor.userId, trajectoryId))) return { hidden: true, matches: [] };
   const names = new Map((await allScanners(db)).map((s) => [s.key, s.name]));
   const rows = await matchesOfTrajectory(db, trajectoryId);
