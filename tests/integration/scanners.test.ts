@@ -29,13 +29,13 @@ import { saveTrajectory } from "../../db/repositories/trajectories";
 import { insertScreenshotIfMissing } from "../../db/repositories/screenshots";
 import { getItemByTrajectory, importedAnnotatorKey, insertCampaign, insertCampaignItems } from "../../db/repositories/annotation/campaigns";
 import { insertLabel, upsertConsolidated } from "../../db/repositories/annotation/labels";
-import { insertStoredScanner } from "../../db/repositories/evaluation/scanners";
+import { insertStoredScanner, saveScanResult } from "../../db/repositories/evaluation/scanners";
 import { defaultLabelSchema } from "../../server/domain/annotation/label-schema";
 import { sha256 } from "../../server/domain/content-hash";
 import { runWorker } from "../../server/services/jobs/worker";
 import { SCANNER_RUN_JOB_TYPE } from "../../server/services/evaluation/scanner-jobs";
 import { scannerRunJobHandler } from "../../server/services/evaluation/scanner-job";
-import { scanTrajectories, requireScanner } from "../../server/services/evaluation/scanners";
+import { scanTrajectories, requireScanner, scannerDetail } from "../../server/services/evaluation/scanners";
 
 type Spec = { elements?: string[]; thought?: string; screenshot?: string };
 
@@ -318,5 +318,26 @@ describeEachBackend("scanners", (backend: TestBackend) => {
     await api.scanners.remove({ key: "robot" });
     await expect(api.scanners.detail({ key: "robot" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     await expect(api.scanners.remove({ key: "captcha" })).rejects.toThrow(/built in and cannot be deleted/);
+  });
+  it("shows, searches and counts only matches of the scanner's current definition, and limits the detail's list in the query", async () => {
+    const researcherActor = { userId: "scanner-reader", name: "Reader", role: "researcher" as const };
+    const detail = await scannerDetail(ctx.db, researcherActor, "captcha", 2);
+    expect([detail.matches.length, detail.matchCount]).toEqual([2, 5]);
+    expect(detail.matches.map((m) => m.trajectoryId)).toEqual([T[0], T[1]]);
+    // A scan of T5 made with an older definition of the CAPTCHA scanner (before an upgrade changed it).
+    await saveScanResult(ctx.db, {
+      scannerKey: "captcha",
+      trajectoryId: T[5]!,
+      definitionHash: "0ld0ld0ld0ld0ld0",
+      problem: null,
+      matches: [{ stepIndex: 0, ruleIndex: 0, field: "element", matchedText: "old finding" }],
+    });
+    expect((await api.scanners.trajectory({ trajectoryId: T[5]! })).matches).toEqual([]);
+    const listed = async (search: string) => (await api.trajectories.list({ search, flagged: "include", pageSize: 100 })).rows.map((r) => r.id);
+    expect(await listed("scanner:captcha")).not.toContain(T[5]);
+    expect(await listed("-scanner:captcha")).not.toContain(T[5]);
+    const after = await api.scanners.detail({ key: "captcha" });
+    expect([after.matchCount, after.matches.some((m) => m.trajectoryId === T[5])]).toEqual([5, false]);
+    expect(after.scanner.stale).toBe(1);
   });
 });

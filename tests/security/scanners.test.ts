@@ -14,6 +14,7 @@ import { hasRevealed } from "../../db/repositories/access/blind-rule";
 import { getItemByTrajectory, userAnnotatorKey } from "../../db/repositories/annotation/campaigns";
 import { insertLabel } from "../../db/repositories/annotation/labels";
 import { saveScanResult } from "../../db/repositories/evaluation/scanners";
+import { builtInScanner, definitionHash } from "../../server/domain/evaluation/scanners/definitions";
 import { createCampaign } from "../../server/services/annotation";
 import { SCANNER_RUN_JOB_TYPE } from "../../server/services/evaluation/scanner-jobs";
 import { scannerRunJobHandler } from "../../server/services/evaluation/scanner-job";
@@ -35,7 +36,7 @@ beforeAll(async () => {
     await saveScanResult(ctx.db, {
       scannerKey: "captcha",
       trajectoryId: id,
-      definitionHash: "x",
+      definitionHash: definitionHash(builtInScanner("captcha")!),
       problem: null,
       matches: [{ stepIndex: 1, ruleIndex: 0, field: "element", matchedText: "SCANNER-FINDING" }],
     });

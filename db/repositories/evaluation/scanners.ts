@@ -117,23 +117,44 @@ export async function scansOf(db: Db, key: string, definitionHash: string) {
     .orderBy(asc(s.trajectoryId));
 }
 
-/** The steps one scanner matched, with what it matched, for the given trajectories (all when none are given). */
-export async function matchesOf(db: Db, key: string, trajectoryIds?: readonly number[]) {
-  const { scannerMatches: m } = tablesOf(db);
+/** Matches of scans made with `definitionHash` (the scanner's current definition), in the given trajectories when given. */
+function currentMatches(db: Db, key: string, definitionHash: string, trajectoryIds?: readonly number[]) {
+  const { scannerMatches: m, scannerScans: s } = tablesOf(db);
+  const current = and(eq(s.scannerKey, m.scannerKey), eq(s.trajectoryId, m.trajectoryId), eq(s.definitionHash, definitionHash));
   const where = trajectoryIds ? and(eq(m.scannerKey, key), inArray(m.trajectoryId, [...trajectoryIds])) : eq(m.scannerKey, key);
-  return db
-    .select({ trajectoryId: m.trajectoryId, stepIndex: m.stepIndex, field: m.field, matchedText: m.matchedText })
-    .from(m)
-    .where(where)
-    .orderBy(asc(m.trajectoryId), asc(m.stepIndex), asc(m.id));
+  return { m, current, where };
 }
 
-/** Every scanner's matches on one trajectory, in step order (the player's markers). */
-export async function matchesOfTrajectory(db: Db, trajectoryId: number) {
-  const { scannerMatches: m } = tablesOf(db);
-  return db
-    .select({ scannerKey: m.scannerKey, stepIndex: m.stepIndex, field: m.field, matchedText: m.matchedText })
+/**
+ * The steps one scanner's current definition matched, with what it matched, for the given trajectories (all when
+ * none are given), the first `limit` in trajectory and step order when a limit is given.
+ */
+export async function matchesOf(db: Db, key: string, definitionHash: string, opts: { trajectoryIds?: readonly number[]; limit?: number } = {}) {
+  if (opts.trajectoryIds && !opts.trajectoryIds.length) return [];
+  const { m, current, where } = currentMatches(db, key, definitionHash, opts.trajectoryIds);
+  const query = db
+    .select({ trajectoryId: m.trajectoryId, stepIndex: m.stepIndex, field: m.field, matchedText: m.matchedText })
     .from(m)
+    .innerJoin(tablesOf(db).scannerScans, current)
+    .where(where)
+    .orderBy(asc(m.trajectoryId), asc(m.stepIndex), asc(m.id));
+  return opts.limit === undefined ? await query : await query.limit(opts.limit);
+}
+
+/** How many matches (a step and a rule each) the scanner's current definition has stored. */
+export async function matchCountOf(db: Db, key: string, definitionHash: string): Promise<number> {
+  const { m, current, where } = currentMatches(db, key, definitionHash);
+  const [row] = await db.select({ n: count() }).from(m).innerJoin(tablesOf(db).scannerScans, current).where(where);
+  return Number(row?.n ?? 0);
+}
+
+/** Every scanner's matches on one trajectory, in step order, with the definition hash of the scan they came from. */
+export async function matchesOfTrajectory(db: Db, trajectoryId: number) {
+  const { scannerMatches: m, scannerScans: s } = tablesOf(db);
+  return db
+    .select({ scannerKey: m.scannerKey, stepIndex: m.stepIndex, field: m.field, matchedText: m.matchedText, definitionHash: s.definitionHash })
+    .from(m)
+    .innerJoin(s, and(eq(s.scannerKey, m.scannerKey), eq(s.trajectoryId, m.trajectoryId)))
     .where(eq(m.trajectoryId, trajectoryId))
     .orderBy(asc(m.stepIndex), asc(m.scannerKey), asc(m.id));
 }

@@ -13,6 +13,7 @@ import {
   insertStoredScanner,
   labelAnswersOf,
   listStoredScanners,
+  matchCountOf,
   matchesOf,
   matchesOfTrajectory,
   saveScanResult,
@@ -313,7 +314,8 @@ async function stepMeasure(db: Db, def: ScannerDefinition, ids: number[]): Promi
     marked.set(row.trajectoryId, entry);
   }
   if (!marked.size) return null;
-  const matched = new Set((await matchesOf(db, def.key, [...marked.keys()])).map((m) => `${m.trajectoryId}:${m.stepIndex}`));
+  const current = await matchesOf(db, def.key, definitionHash(def), { trajectoryIds: [...marked.keys()] });
+  const matched = new Set(current.map((m) => `${m.trajectoryId}:${m.stepIndex}`));
   const items: MeasuredItem[] = [];
   for (const [id, { stepCount, positives }] of marked) {
     for (let s = 0; s < stepCount; s++) items.push({ fired: matched.has(`${id}:${s}`), positive: positives.has(s) });
@@ -357,13 +359,13 @@ export async function scannerDetail(db: Db, actor: Actor, key: string, limit = 2
   await assertSeesWholeCatalog(db, actor, "scanners' findings");
   const def = await requireScanner(db, key);
   const summary = (await summariesOf(db)).find((s) => s.key === key)!;
-  const matches = await matchesOf(db, key);
+  const hash = definitionHash(def);
   return {
     scanner: summary,
-    hash: definitionHash(def),
+    hash,
     measures: await measureAgainstLabels(db, def),
-    matches: matches.slice(0, limit),
-    matchCount: matches.length,
+    matches: await matchesOf(db, key, hash, { limit }),
+    matchCount: await matchCountOf(db, key, hash),
   };
 }
 
@@ -376,8 +378,13 @@ export async function trajectoryScannerMatches(db: Db, actor: Actor, trajectoryI
   // Today a trajectory whose evaluations are blinded for someone is not browsable by them either, so this answer is
   // kept only for a browse rule that would one day let such a trajectory open.
   if (!(await mayViewEvaluations(db, actor.userId, trajectoryId))) return { hidden: true, matches: [] };
-  const names = new Map((await allScanners(db)).map((s) => [s.key, s.name]));
-  const rows = await matchesOfTrajectory(db, trajectoryId);
+  const scanners = await allScanners(db);
+  const names = new Map(scanners.map((s) => [s.key, s.name]));
+  // Markers of the current definitions only: a scan made before an edit (or a newer built-in) no longer says it.
+  const hashes = new Map(scanners.map((s) => [s.key, definitionHash(s)]));
+  const rows = (await matchesOfTrajectory(db, trajectoryId))
+    .filter((r) => hashes.get(r.scannerKey) === r.definitionHash)
+    .map(({ definitionHash: _hash, ...r }) => r);
   // Someone who labels it (in a campaign that is not blind) has now seen an evaluation of it: noted like a verdict.
   if (rows.length) await assertMayViewEvaluations(db, actor.userId, trajectoryId);
   return { hidden: false, matches: rows.map((r) => ({ ...r, scannerName: names.get(r.scannerKey) ?? r.scannerKey })) };
