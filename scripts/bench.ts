@@ -30,6 +30,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   queue: async () => (await import("./bench/queue")).benchQueue(),
   triage: async () => (await import("./bench/triage")).benchTriage(),
   "judge-measures": async () => (await import("./bench/judge-measures")).benchJudgeMeasures(),
+  report: async () => (await import("./bench/report")).benchReport(),
 };
 
 /** Sections that run on every engine asked for. */
@@ -61,6 +62,7 @@ const ORDER = [
   "judge-measures",
   "search",
   "clusters",
+  "report",
 ];
 const BASELINE = path.resolve(import.meta.dirname, "..", "docs", "bench", "sqlite-baseline.json");
 
