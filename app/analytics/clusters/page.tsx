@@ -51,16 +51,20 @@ async function SavedRun({ caller, id }: { caller: Caller; id: number }) {
   }
   const chosen =
     run.chosenBy === "given"
-      ? "as asked"
+      ? run.requestedK !== undefined
+        ? `(${run.requestedK} asked for, more than the failures with words to group)`
+        : "as asked"
       : run.chosenBy === "too few"
-        ? "too few failures to split"
+        ? "(too few failures to split)"
         : `chosen by silhouette (${run.candidates.map((c) => `k=${c.k}: ${c.silhouette.toFixed(2)}`).join(", ")})`;
   const unclustered = run.unclustered.length && run.unclustered.length <= MAX_IDS ? `/trajectories?ids=${formatIdList(run.unclustered)}&flagged=include` : null;
   return (
     <>
       <SliceLine slice={run.slice} />
       <p className="text-[12.5px] text-zinc-600" data-testid="cluster-summary">
-        {formatCount(run.documents)} failure{run.documents === 1 ? "" : "s"} in {run.clusters.length} cluster{run.clusters.length === 1 ? "" : "s"}, k {chosen}
+        {run.documents === 0
+          ? "No failures in this slice"
+          : `${formatCount(run.documents)} failure${run.documents === 1 ? "" : "s"} in ${run.clusters.length} cluster${run.clusters.length === 1 ? "" : "s"}, k ${chosen}`}
         {run.unclustered.length ? (
           <>
             {"; "}
