@@ -33,7 +33,7 @@ import { insertStoredScanner, saveScanResult } from "../../db/repositories/evalu
 import { defaultLabelSchema } from "../../server/domain/annotation/label-schema";
 import { sha256 } from "../../server/domain/content-hash";
 import { runWorker } from "../../server/services/jobs/worker";
-import { SCANNER_RUN_JOB_TYPE } from "../../server/services/evaluation/scanner-jobs";
+import { SCANNER_RUN_JOB_TYPE, scannerSlice } from "../../server/services/evaluation/scanner-jobs";
 import { scannerRunJobHandler } from "../../server/services/evaluation/scanner-job";
 import { scanTrajectories, requireScanner, scannerDetail } from "../../server/services/evaluation/scanners";
 
@@ -230,6 +230,11 @@ describeEachBackend("scanners", (backend: TestBackend) => {
     expect(t11.matches).toEqual([
       { scannerKey: "blank_page", scannerName: "Blank page", stepIndex: 2, field: "screenshot", matchedText: "100% of the screenshot is one colour (white)" },
     ]);
+  });
+
+  it("refuses a slice larger than one run scans, naming the limit, instead of holding the worker lane for hours", async () => {
+    expect(await scannerSlice(ctx.db, {}, 13)).toHaveLength(13);
+    await expect(scannerSlice(ctx.db, {}, 12)).rejects.toThrow("this slice has more than 12 trajectories, more than one scanner run reads: narrow it");
   });
 
   it("measures precision and recall against labelled trajectories and hand-labelled steps", async () => {

@@ -9,8 +9,7 @@ import { hasRole } from "../../domain/access/actor";
 import { ValidationError } from "../../errors";
 import { assertSeesWholeCatalog } from "../access/scope";
 import type { JobHandler } from "../jobs/worker";
-import { matchingTrajectoryIds } from "../trajectory-views";
-import type { ScannerRunPayload } from "./scanner-jobs";
+import { scannerSlice, type ScannerRunPayload } from "./scanner-jobs";
 import { requireScanner, scanTrajectories } from "./scanners";
 
 export function scannerRunJobHandler(ctx: AppContext): JobHandler {
@@ -24,7 +23,7 @@ export function scannerRunJobHandler(ctx: AppContext): JobHandler {
     await assertSeesWholeCatalog(ctx.db, { userId: user.id, name: user.name, role: user.role }, "scanner runs");
     const defs = [];
     for (const key of scannerKeys) defs.push(await requireScanner(ctx.db, key));
-    const ids = await matchingTrajectoryIds(ctx.db, filter);
+    const ids = await scannerSlice(ctx.db, filter);
     reportProgress({ done: 0, total: ids.length });
     // About a hundred progress writes per run, whatever its size.
     const every = Math.max(1, Math.floor(ids.length / 100));

@@ -8,10 +8,27 @@ import type { Actor } from "../../domain/access/actor";
 import { assertSeesWholeCatalog } from "../access/scope";
 import { ValidationError } from "../../errors";
 import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
-import type { SelectionFilter } from "../trajectory-views";
+import { matchingTrajectoryIds, type SelectionFilter } from "../trajectory-views";
 import { requireScanner, type ScannerRunReport } from "./scanners";
 
 export const SCANNER_RUN_JOB_TYPE = "evaluation.scanners";
+/**
+ * Most trajectories one run scans. A run holds the worker lane that label imports, CSV agreement and dedupe also wait
+ * in, so a larger slice is refused with this figure (scan it in parts) rather than queued for hours.
+ */
+export const MAX_SCANNED_TRAJECTORIES = 20_000;
+
+/** The slice's trajectories, or a refusal naming the limit when they are more than one run scans. */
+export async function scannerSlice(db: AppContext["db"], filter: SelectionFilter, most = MAX_SCANNED_TRAJECTORIES): Promise<number[]> {
+  const ids = await matchingTrajectoryIds(db, filter, most + 1);
+  if (ids.length > most) {
+    throw new ValidationError(
+      `this slice has more than ${most.toLocaleString("en")} trajectories, more than one scanner run reads: narrow it (a run, a site, a search) and scan each part`,
+      "filter",
+    );
+  }
+  return ids;
+}
 
 export interface ScannerRunPayload extends RequestedJobPayload {
   scannerKeys: string[];
@@ -30,6 +47,7 @@ export async function startScannerRun(ctx: Pick<AppContext, "db">, actor: Actor,
   const keys = [...new Set(input.scannerKeys)];
   if (!keys.length) throw new ValidationError("scannerKeys: choose at least one scanner", "scannerKeys");
   for (const key of keys) await requireScanner(ctx.db, key);
+  await scannerSlice(ctx.db, input.filter);
   const payload: ScannerRunPayload = { requestedBy: actor.userId, uploadBytes: 0, scannerKeys: keys, filter: input.filter };
   return await enqueueRequestedJob(ctx, SCANNER_RUN_JOB_TYPE, payload);
 }
