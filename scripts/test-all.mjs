@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm test`: typecheck (with Next's route types), lint and the production build beside the unit + integration
- * tests (vitest), then browser e2e (Playwright + Debian chromium) on that build, on SQLite and then, for the flows
- * teams use, on PostgreSQL (scripts/e2e-postgres.ts). Prints each stage's wall time and CPU time, lists every skipped test with its reason, and
+ * tests (vitest, a worker per core), then browser e2e (Playwright + Debian chromium) on that build, on SQLite in two
+ * shards side by side and, for the flows teams use, on PostgreSQL (scripts/e2e-postgres.ts). Prints each stage's wall time and CPU time, lists every skipped test with its reason, and
  * ends with one summary line "Tests: N passed, N failed, N skipped".
  *
  * Under CI (`CI` set) a skipped test fails the run unless tests/skip-allowlist.json allows it: .ci/run provides
@@ -11,6 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 
@@ -41,6 +42,18 @@ try {
 fs.writeFileSync(cpuFile, JSON.stringify({ cpu }));
 process.exit(r.status ?? 1);
 `;
+
+/** A TCP port free on 127.0.0.1 right now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 let stageNo = 0;
 function stage(label, cmd, args, env = {}) {
@@ -148,19 +161,44 @@ async function main() {
 
   if (wantE2E) {
     if (built) {
-      const pwJson = path.join(out, "playwright.json");
-      await stage("browser e2e (playwright + chromium)", bin("playwright"), ["test", "--config", "tests/playwright.config.ts", "--reporter=list,json"], {
-        PLAYWRIGHT_JSON_OUTPUT_NAME: pwJson,
-        VERDICT_E2E_SKIP_BUILD: "1",
-      });
-      readPlaywright(pwJson);
-      // Labelling, judge batches and imports again with the app on PostgreSQL.
-      const pgJson = path.join(out, "playwright-postgres.json");
-      await stage("browser e2e on PostgreSQL", process.execPath, ["--import", "tsx", path.join(root, "scripts", "e2e-postgres.ts"), "--reporter=list,json"], {
-        PLAYWRIGHT_JSON_OUTPUT_NAME: pgJson,
-        VERDICT_E2E_SKIP_BUILD: "1",
-      });
-      readPlaywright(pgJson);
+      // The specs in two shards side by side, one per core (Playwright's --shard, whole spec files in their order),
+      // each with its own app server, database and data folder (tests/playwright.config.ts picks them per run) and
+      // its own port for the live runner's demo sites; within a shard the specs run one after another as before
+      // (docs/testing.md). The PostgreSQL run follows the first shard.
+      const shards = os.availableParallelism() >= 2 ? 2 : 1;
+      const shard = async (n) => {
+        const json = path.join(out, `playwright-${n}.json`);
+        const ok = await stage(
+          `browser e2e, shard ${n}/${shards} (playwright + chromium)`,
+          bin("playwright"),
+          ["test", "--config", "tests/playwright.config.ts", `--shard=${n}/${shards}`, "--reporter=list,json"],
+          {
+            PLAYWRIGHT_JSON_OUTPUT_NAME: json,
+            VERDICT_E2E_SKIP_BUILD: "1",
+            VERDICT_E2E_OUTPUT: path.join(root, "test-results", shards === 1 ? "e2e" : `e2e-${n}`),
+            VERDICT_DEMO_PORT: String(await freePort()),
+          },
+        );
+        readPlaywright(json);
+        return ok;
+      };
+      const onPostgres = async () => {
+        // Labelling, judge batches and imports again with the app on PostgreSQL.
+        const pgJson = path.join(out, "playwright-postgres.json");
+        await stage("browser e2e on PostgreSQL", process.execPath, ["--import", "tsx", path.join(root, "scripts", "e2e-postgres.ts"), "--reporter=list,json"], {
+          PLAYWRIGHT_JSON_OUTPUT_NAME: pgJson,
+          VERDICT_E2E_SKIP_BUILD: "1",
+          VERDICT_DEMO_PORT: String(await freePort()),
+        });
+        readPlaywright(pgJson);
+      };
+      await Promise.all([
+        (async () => {
+          await shard(1);
+          await onPostgres();
+        })(),
+        ...Array.from({ length: shards - 1 }, (_, i) => shard(i + 2)),
+      ]);
     }
   } else if (inCI) {
     failures.push("VERDICT_TEST_SKIP_E2E=1 under CI: CI runs the browser e2e too");
