@@ -8,6 +8,7 @@
  * Under CI (`CI` set) a skipped test fails the run unless tests/skip-allowlist.json allows it: .ci/run provides
  * everything the tests need, so a skip there hides a broken setup (docs/testing.md).
  * VERDICT_TEST_SKIP_E2E=1 skips the browser stage (for quick local loops only; CI runs everything).
+ * `--e2e-only` runs only the build (when stale) and the browser stages, exactly as the full run does.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -19,6 +20,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..")
 const out = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-test-report-"));
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 const inCI = Boolean(process.env.CI);
+const e2eOnly = process.argv.includes("--e2e-only");
 let passed = 0;
 let failed = 0;
 const failures = [];
@@ -128,35 +130,42 @@ async function main() {
   // Typecheck, lint and the production build (one core, mostly) run beside vitest, whose workers spend much of their
   // time waiting on databases, child processes and browsers; the browser stages follow.
   let built = false;
-  await Promise.all([
-    (async () => {
-      // Next's route types (.next/types) first, so that tsc also checks what each page and route exports.
-      const routeTypes = await stage(
-        "route types (next typegen)",
-        process.execPath,
-        [path.join(root, "node_modules", "next", "dist", "bin", "next"), "typegen"],
-        { NEXT_TELEMETRY_DISABLED: "1" },
-      );
-      const typed = (await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."])) && routeTypes;
-      await stage("lint", bin("eslint"), ["."]);
-      await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
-      if (!buildNeeded) return;
-      // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
-      // type-check pass when the typecheck stage passed (next.config.js).
-      built = await stage("build (next build, unless current)", process.execPath, [path.join(root, "tests", "e2e", "build-if-stale.mjs")], {
-        NEXT_TELEMETRY_DISABLED: "1",
-        VERDICT_BUILD_TYPES_CHECKED: typed ? "1" : "0",
-      });
-    })(),
-    stage("unit + integration (vitest)", bin("vitest"), [
-      "run",
-      "--config",
-      "tests/vitest.config.ts",
-      "--reporter=default",
-      "--reporter=json",
-      `--outputFile.json=${vitestJson}`,
-    ]),
-  ]);
+  const build = (typesChecked) =>
+    // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
+    // type-check pass when the typecheck stage passed (next.config.js).
+    stage("build (next build, unless current)", process.execPath, [path.join(root, "scripts", "build-if-stale.mjs")], {
+      NEXT_TELEMETRY_DISABLED: "1",
+      VERDICT_BUILD_TYPES_CHECKED: typesChecked ? "1" : "0",
+    });
+  if (e2eOnly) {
+    if (inCI) failures.push("--e2e-only under CI: CI runs every stage");
+    built = buildNeeded && (await build(false));
+  } else {
+    await Promise.all([
+      (async () => {
+        // Next's route types (.next/types) first, so that tsc also checks what each page and route exports.
+        const routeTypes = await stage(
+          "route types (next typegen)",
+          process.execPath,
+          [path.join(root, "node_modules", "next", "dist", "bin", "next"), "typegen"],
+          { NEXT_TELEMETRY_DISABLED: "1" },
+        );
+        const typed = (await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."])) && routeTypes;
+        await stage("lint", bin("eslint"), ["."]);
+        await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
+        if (!buildNeeded) return;
+        built = await build(typed);
+      })(),
+      stage("unit + integration (vitest)", bin("vitest"), [
+        "run",
+        "--config",
+        "tests/vitest.config.ts",
+        "--reporter=default",
+        "--reporter=json",
+        `--outputFile.json=${vitestJson}`,
+      ]),
+    ]);
+  }
   readVitest(vitestJson);
 
   if (wantE2E) {
@@ -164,7 +173,7 @@ async function main() {
       // The specs in two shards side by side, one per core (Playwright's --shard, whole spec files in their order),
       // each with its own app server, database and data folder (tests/playwright.config.ts picks them per run) and
       // its own port for the live runner's demo sites; within a shard the specs run one after another as before
-      // (docs/testing.md). The PostgreSQL run follows the first shard.
+      // (docs/testing.md).
       const shards = os.availableParallelism() >= 2 ? 2 : 1;
       const shard = async (n) => {
         const json = path.join(out, `playwright-${n}.json`);
@@ -192,13 +201,10 @@ async function main() {
         });
         readPlaywright(pgJson);
       };
-      await Promise.all([
-        (async () => {
-          await shard(1);
-          await onPostgres();
-        })(),
-        ...Array.from({ length: shards - 1 }, (_, i) => shard(i + 2)),
-      ]);
+      // The PostgreSQL run takes the core of whichever shard ends first.
+      const runs = Array.from({ length: shards }, (_, i) => shard(i + 1));
+      await Promise.race(runs);
+      await Promise.all([...runs, onPostgres()]);
     }
   } else if (inCI) {
     failures.push("VERDICT_TEST_SKIP_E2E=1 under CI: CI runs the browser e2e too");

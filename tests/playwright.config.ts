@@ -3,7 +3,7 @@
  * folder that tests/e2e/global-setup.ts fills through the CLI importer. Debian's chromium (CHROMIUM_PATH or
  * /usr/bin/chromium); `npx playwright install` is not needed.
  *
- * The app is built once per run, by tests/e2e/build-if-stale.mjs, only when .next is missing or a source changed
+ * The app is built once per run, by scripts/build-if-stale.mjs, only when .next is missing or a source changed
  * since that build started (`npm test` builds right before, so that check passes). VERDICT_E2E_SKIP_BUILD=1 skips the check.
  */
 import { defineConfig, devices } from "@playwright/test";
@@ -31,6 +31,13 @@ const dataDir = process.env.VERDICT_E2E_DIR;
 const port = Number(process.env.VERDICT_E2E_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
 const chromiumPath = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+const buildStep = process.env.VERDICT_E2E_SKIP_BUILD === "1" ? "" : "node scripts/build-if-stale.mjs && ";
+/**
+ * How long the server keeps an idle connection open: longer than any test (240 s at most). The specs' API calls
+ * (Playwright's `request`) reuse a kept-alive connection without retrying, so with Node's 5 s default a call made just
+ * as the server closed the idle connection failed with ECONNRESET on a loaded machine; browsers retry such a request.
+ */
+const KEEP_ALIVE_MS = 300_000;
 
 export default defineConfig({
   testDir: "./e2e",
@@ -68,7 +75,7 @@ export default defineConfig({
   webServer: {
     // As the quick start serves: the web server and a worker beside it (scripts/serve.ts), which runs the imports and
     // judge batches the specs start. Live runs are left to the workers the live-run specs start themselves.
-    command: `node tests/e2e/build-if-stale.mjs && node --import tsx scripts/serve.ts -H 127.0.0.1 -p ${port}`,
+    command: `${buildStep}node --import tsx scripts/serve.ts -H 127.0.0.1 -p ${port} --keepAliveTimeout ${KEEP_ALIVE_MS}`,
     cwd: root,
     url: `${baseURL}/trajectories`,
     reuseExistingServer: false,

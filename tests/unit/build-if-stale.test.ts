@@ -1,5 +1,6 @@
 /**
- * tests/e2e/build-if-stale.mjs reuses the production build only when no source changed since that build started.
+ * scripts/build-if-stale.mjs (the quick start's and the e2e's build step) reuses the production build only when no
+ * source changed since that build started.
  * Each case lays out a small tree (sources, .next/BUILD_ID, the script's record) with chosen modification times.
  */
 import fs from "node:fs";
@@ -7,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ES module script without type declarations
-import { recordBuild, staleReason } from "../e2e/build-if-stale.mjs";
+import { recordBuild, staleReason } from "../../scripts/build-if-stale.mjs";
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 0, 10, 12, 0, 0);

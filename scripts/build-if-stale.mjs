@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 /**
- * Builds the app for the e2e run only when needed, so an unchanged tree reuses its build.
+ * Builds the app (`next build`) only when needed, so an unchanged tree reuses its build: the one rule for the quick
+ * start (scripts/start.sh) and the browser e2e (tests/playwright.config.ts, `npm test`).
  *
  * A build is reused only when this script made it and no source changed since the build *started*: it writes
  * `.next/verdict-build.json` (the build's id and the time it started) after a successful `next build`. The build's
  * own BUILD_ID is written at its end, so comparing sources with BUILD_ID's time would take a file edited while the
  * build ran (which the build may never have read) as built. A build made some other way (a plain `next build`,
- * whose start is unknown) is rebuilt; VERDICT_E2E_SKIP_BUILD=1 trusts whatever build is there.
+ * whose start is unknown) is rebuilt once.
+ *
+ *   node scripts/build-if-stale.mjs
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const defaultRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+const defaultRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** What the build reads: these folders and files of the repository. */
 const SOURCE_DIRS = ["app", "server", "db"];
@@ -86,10 +89,9 @@ export function recordBuild(root, startedAtMs) {
 }
 
 function main() {
-  if (process.env.VERDICT_E2E_SKIP_BUILD === "1") return 0;
   const why = staleReason(defaultRoot);
   if (!why) return 0;
-  process.stderr.write(`e2e: ${why}; building…\n`);
+  process.stderr.write(`› Building the dashboard (${why})…\n`);
   // Taken before the build reads anything: a file changed from here on is newer than the recorded start.
   const startedAtMs = Date.now();
   const r = spawnSync(process.execPath, [path.join(defaultRoot, "node_modules", "next", "dist", "bin", "next"), "build"], {
