@@ -36,10 +36,9 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm install --no-audit --no-fund
 fi
 
-if [ ! -f .next/BUILD_ID ] || [ -n "$(find app server db next.config.js package.json -newer .next/BUILD_ID -type f -print -quit 2>/dev/null)" ]; then
-  echo "› Building the dashboard…"
-  NEXT_TELEMETRY_DISABLED=1 npm run -s build
-fi
+# Builds when there is no build or a source changed since the last build *started* (the browser tests' rule too), so
+# an edit made while a build ran is never taken as built.
+node scripts/build-if-stale.mjs
 
 # SQLite is brought up to date whenever it is opened; PostgreSQL (VERDICT_DATABASE_URL=postgres://…) only by this.
 npm run -s cli -- migrate
