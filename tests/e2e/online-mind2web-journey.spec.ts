@@ -166,7 +166,9 @@ test.describe.serial("Online-Mind2Web journey", () => {
       await screenshotsAtDesktopSizes(page, "om2w-journey-qa-home");
       await page.getByTestId(`qa-campaign-${campaignId}`).getByRole("link", { name: "Open the QA queue" }).click();
       await expect(page.getByTestId("qa-queue")).toBeVisible();
-      const row = page.getByTestId("qa-queue-row").filter({ hasText: `#${disputedItemNo}` });
+      // "#1" must not pick "#17": the item number ends where the digits do.
+      const disputedRow = new RegExp(`#${disputedItemNo}(?!\\d)`);
+      const row = page.getByTestId("qa-queue-row").filter({ hasText: disputedRow });
       await expect(row).toContainText("disputed");
       await row.getByRole("link", { name: "Review →" }).click();
       await page.waitForURL(new RegExp(`/qa/${campaignId}/${disputedItemNo}$`));
@@ -196,7 +198,7 @@ test.describe.serial("Online-Mind2Web journey", () => {
       expect((await submitted).ok()).toBe(true);
       await expect(page).not.toHaveURL(new RegExp(`/qa/${campaignId}/${disputedItemNo}(\\?|$)`));
       await page.goto(`/qa/${campaignId}?status=done`);
-      await expect(page.getByTestId("qa-queue-row").filter({ hasText: `#${disputedItemNo}` })).toBeVisible();
+      await expect(page.getByTestId("qa-queue-row").filter({ hasText: disputedRow })).toBeVisible();
       await screenshotsAtDesktopSizes(page, "om2w-journey-qa-queue");
     });
   });
