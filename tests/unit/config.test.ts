@@ -152,9 +152,9 @@ describe("the table of variables in docs/configuration.md", () => {
     ];
     expect(pages.length).toBeGreaterThan(10);
     const known = new Set(ENVIRONMENT_VARIABLES.map((v) => v.name));
-    // Test-only switches, the test run's build switch, the example scripts' token (docs/guide/examples/), and
-    // families written with a placeholder or a wildcard.
-    const outside = (name: string) => /^VERDICT_(TEST_|SHARED_DIR$|BUILD_TYPES_CHECKED$|TOKEN$|JUDGE_KEY_|ZIP_MAX_$|S3_$)/.test(name);
+    // Test-only switches (VERDICT_TEST_*, the browser e2e's VERDICT_E2E_*), the test run's build switch, the example
+    // scripts' token (docs/guide/examples/), and families written with a placeholder or a wildcard.
+    const outside = (name: string) => /^VERDICT_(TEST_|E2E_|SHARED_DIR$|BUILD_TYPES_CHECKED$|TOKEN$|JUDGE_KEY_|ZIP_MAX_$|S3_$)/.test(name);
     const unknown = pages.flatMap((file) => {
       const names = new Set([...fs.readFileSync(path.join(root, file), "utf8").matchAll(/\bVERDICT_[A-Z0-9_]+/g)].map((m) => m[0]));
       return [...names].filter((n) => !known.has(n) && !outside(n)).map((n) => `${file}: ${n}`);
