@@ -166,9 +166,10 @@ test.describe.serial("Online-Mind2Web journey", () => {
       await screenshotsAtDesktopSizes(page, "om2w-journey-qa-home");
       await page.getByTestId(`qa-campaign-${campaignId}`).getByRole("link", { name: "Open the QA queue" }).click();
       await expect(page.getByTestId("qa-queue")).toBeVisible();
-      // "#1" must not pick "#17": the item number ends where the digits do.
-      const disputedRow = new RegExp(`#${disputedItemNo}(?!\\d)`);
-      const row = page.getByTestId("qa-queue-row").filter({ hasText: disputedRow });
+      // The row whose item cell is exactly "#15": matching the row's text would also take "#1" for "#17", or miss
+      // "#15" when the task id after it begins with a digit (the row's text runs its cells together).
+      const itemCell = page.getByText(`#${disputedItemNo}`, { exact: true });
+      const row = page.getByTestId("qa-queue-row").filter({ has: itemCell });
       await expect(row).toContainText("disputed");
       await row.getByRole("link", { name: "Review →" }).click();
       await page.waitForURL(new RegExp(`/qa/${campaignId}/${disputedItemNo}$`));
@@ -198,7 +199,7 @@ test.describe.serial("Online-Mind2Web journey", () => {
       expect((await submitted).ok()).toBe(true);
       await expect(page).not.toHaveURL(new RegExp(`/qa/${campaignId}/${disputedItemNo}(\\?|$)`));
       await page.goto(`/qa/${campaignId}?status=done`);
-      await expect(page.getByTestId("qa-queue-row").filter({ hasText: disputedRow })).toBeVisible();
+      await expect(page.getByTestId("qa-queue-row").filter({ has: itemCell })).toBeVisible();
       await screenshotsAtDesktopSizes(page, "om2w-journey-qa-queue");
     });
   });
