@@ -3,38 +3,11 @@
  * every view opens, shows the numbers the API returns for the same filters, links figures to the trajectories
  * behind them, exports CSV, and is captured at two viewport sizes into test-results/screens/ for a look.
  */
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { spawnSync } from "node:child_process";
+import { expect, test, type Page } from "@playwright/test";
 import fs from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-function seed(mode: "seed" | "clean"): { campaignId: number; judgeKey: string; trajectories: number } {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/analytics-seed.ts", mode], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`analytics-seed ${mode} failed (exit ${r.status}):\n${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-/** A tRPC query over HTTP with the page's session, unwrapped from superjson. */
-async function query<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
-  const res = await request.get(`/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
-  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
-}
-
-async function mutation<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
-  const res = await request.post(`/api/trpc/${proc}`, { data: { json: input } });
-  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
-}
+import { cleanAnalytics, seedAnalytics } from "./scripts";
+import { mutation, query } from "./api";
 
 // The pages' number formats, written out independently of app/analytics/_lib/format.ts.
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
@@ -70,10 +43,10 @@ let seeded: { campaignId: number; judgeKey: string; trajectories: number };
 test.describe("analytics", () => {
   test.describe.configure({ mode: "serial" });
   test.beforeAll(() => {
-    seeded = seed("seed");
+    seeded = seedAnalytics();
   });
   test.afterAll(() => {
-    seed("clean");
+    cleanAnalytics();
   });
 
   test("overview shows the API's success rates and links each figure to its trajectories", async ({ page }) => {

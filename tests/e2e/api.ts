@@ -24,3 +24,18 @@ export async function trpc<T = unknown>(
 export function apiAs(key: E2EAccountKey, baseURL: string): Promise<APIRequestContext> {
   return playwrightRequest.newContext({ baseURL, storageState: storageStateOf(key) });
 }
+
+/** A tRPC query that must succeed (its HTTP status and body name the failure), unwrapped from superjson. */
+export async function query<T>(api: APIRequestContext, path: string, input?: unknown): Promise<T> {
+  const search = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
+  const res = await api.get(`/api/trpc/${path}${search}`);
+  if (!res.ok()) throw new Error(`${path}: HTTP ${res.status()} ${await res.text()}`);
+  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
+}
+
+/** A tRPC mutation that must succeed, unwrapped from superjson. */
+export async function mutation<T>(api: APIRequestContext, path: string, input: unknown): Promise<T> {
+  const res = await api.post(`/api/trpc/${path}`, { data: { json: input } });
+  if (!res.ok()) throw new Error(`${path}: HTTP ${res.status()} ${await res.text()}`);
+  return ((await res.json()) as { result: { data: { json: T } } }).result.data.json;
+}

@@ -6,17 +6,15 @@
  * columns stay readable at 1280×800, 1440×900 and 1920×1080. Screenshots go to test-results/screens/.
  */
 import { expect, request as playwrightRequest, test, type APIRequestContext, type Page } from "@playwright/test";
-import { spawnSync } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { renderPage, shopHome, shopProduct, shopResults, somElements, type PageSpec } from "../fixtures/synthetic-pages";
 import { storageStateOf } from "./accounts";
 import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
+import { cleanAnalytics, runScript, seedAnalytics } from "./scripts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SIZES = [
   { width: 1280, height: 800 },
   { width: 1440, height: 900 },
@@ -100,17 +98,6 @@ async function writeBundle(dir: string): Promise<void> {
   fs.writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ format: "verdict.trajectory-bundle", version: 1, trajectories }));
 }
 
-function cli(...args: string[]): string {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), ...args], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`${args.join(" ")} failed (exit ${r.status}):\n${r.stderr}`);
-  return r.stdout;
-}
-
 /** tRPC over HTTP as the pages do it (superjson wire format, non-batched). */
 async function trpc<T = unknown>(api: APIRequestContext, kind: "query" | "mutation", procedure: string, input: unknown): Promise<T> {
   const res =
@@ -130,7 +117,7 @@ test.beforeAll(async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-compare-e2e-"));
   try {
     await writeBundle(dir);
-    const out = cli("scripts/cli.ts", "import", dir, "--json");
+    const out = runScript("scripts/cli.ts", ["import", dir, "--json"]);
     const report = JSON.parse(out) as { trajectories: { externalTaskId: string; id: number }[] };
     const mine = report.trajectories.filter((t) => t.externalTaskId === TASK);
     expect(mine).toHaveLength(ATTEMPTS.length);
@@ -316,7 +303,7 @@ test.describe("side by side", () => {
     await expect(columns(page)).toHaveCount(4);
 
     // A judge disagreement: its trajectory beside the other attempts at its task.
-    cli("tests/e2e/analytics-seed.ts", "seed");
+    seedAnalytics();
     try {
       await page.goto("/analytics/judges");
       await page
@@ -341,7 +328,7 @@ test.describe("side by side", () => {
         await screenshotAt(page, "compare-from-disagreement", SIZES[0]!);
       } else await expect(page.getByTestId("compare-problem")).toContainText("has only one trajectory you can open");
     } finally {
-      cli("tests/e2e/analytics-seed.ts", "clean");
+      cleanAnalytics();
     }
   });
 

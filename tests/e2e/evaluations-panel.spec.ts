@@ -6,14 +6,11 @@
  * only the message that evaluations are hidden. Screenshots go to test-results/screens/.
  */
 import { expect, test, type Page } from "@playwright/test";
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { storageStateOf } from "./accounts";
 import { trajectoryId } from "./fixtures";
 import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
+import { runScriptJson } from "./scripts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SIZES = [
   { width: 1280, height: 800 },
   { width: 1440, height: 900 },
@@ -21,14 +18,7 @@ const SIZES = [
 ];
 
 function runSeed(script: string, ...args: string[]): unknown {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), `tests/e2e/${script}`, ...args], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`${script} ${args.join(" ")} failed (exit ${r.status}):\n${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return runScriptJson(`tests/e2e/${script}`, args);
 }
 
 let id: number;

@@ -5,23 +5,9 @@
  * annotators get the 403 page. Captured at the three desktop sizes into test-results/screens/.
  */
 import { expect, test, type APIRequestContext } from "@playwright/test";
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { storageStateOf } from "./accounts";
 import { screenshotsAtDesktopSizes } from "./layout";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-function seed(mode: "seed" | "clean"): void {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/analytics-seed.ts", mode], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`analytics-seed ${mode} failed (exit ${r.status}):\n${r.stderr}`);
-}
+import { cleanAnalytics, seedAnalytics } from "./scripts";
 
 interface Run {
   documents: number;
@@ -36,8 +22,8 @@ async function savedRun(request: APIRequestContext, id: number): Promise<Run> {
 
 test.describe("failure clusters", () => {
   test.describe.configure({ mode: "serial" });
-  test.beforeAll(() => seed("seed"));
-  test.afterAll(() => seed("clean"));
+  test.beforeAll(() => seedAnalytics());
+  test.afterAll(() => cleanAnalytics());
 
   test("computes the human failures' clusters through a worker, shows them as the API does, names, merges and opens one as a list", async ({ page }) => {
     await page.goto("/analytics");

@@ -5,23 +5,12 @@
  * the copy left; researchers are refused. Layout checked at 1280×800, 1440×900 and 1920×1080.
  */
 import { expect, test } from "@playwright/test";
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { storageStateOf } from "./accounts";
 import { expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+import { runScriptJson } from "./scripts";
 
 function runSeed(...args: string[]): { a: Record<string, number>; b: Record<string, number> } {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/duplicates-seed.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`duplicates-seed.ts ${args.join(" ")} failed (exit ${r.status}):\n${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return runScriptJson("tests/e2e/duplicates-seed.ts", args);
 }
 
 test.describe("Duplicate trajectories (admin)", () => {

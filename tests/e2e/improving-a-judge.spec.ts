@@ -16,9 +16,6 @@
  * (it proposes the "approximately" rule) and D's calibration twin as an example, and runs on the held-out part only
  * (5 calls). Held out, v1: ss B E, sf D, fs A, ff C → κ = 1/6; v2: A → failure and D → success, both now right → κ 1.
  */
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
 import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { promptReadingResponder } from "../helpers/fake-judge-model";
@@ -26,19 +23,12 @@ import { storageStateOf } from "./accounts";
 import { trpc } from "./api";
 import { IMPROVEMENT_TWINS } from "./improvement-data";
 import { screenshotsAtDesktopSizes } from "./layout";
+import { runScriptJson } from "./scripts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const stamp = Date.now().toString(36);
 
 function seed(): { campaignId: number; campaignName: string; ids: number[] } {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/improvement-seed.ts", stamp], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`improvement-seed.ts failed (exit ${r.status}):\n${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return runScriptJson("tests/e2e/improvement-seed.ts", [stamp]);
 }
 
 /** The judge model: verdicts from the prompt; asked for criteria, it proposes a rule for the guesses it is shown. */

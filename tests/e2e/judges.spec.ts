@@ -10,25 +10,13 @@ import { expect, test, type APIRequestContext, type Page } from "@playwright/tes
 import { startFakeOpenAI, DEFAULT_REPLY, type FakeOpenAI } from "../helpers/fake-openai";
 import { storageStateOf } from "./accounts";
 import { expectCleanLayout, resizeTo, screenshotAt } from "./layout";
+import { mutation, query } from "./api";
 
 const SIZES = [
   { width: 1280, height: 800 },
   { width: 1440, height: 900 },
   { width: 1920, height: 1080 },
 ] as const;
-
-async function query<T>(request: APIRequestContext, proc: string, input?: unknown): Promise<T> {
-  const q = input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify({ json: input }))}`;
-  const res = await request.get(`/api/trpc/${proc}${q}`);
-  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
-}
-
-async function mutation<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
-  const res = await request.post(`/api/trpc/${proc}`, { data: { json: input } });
-  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
-}
 
 async function shoot(page: Page, name: string) {
   for (const size of SIZES) {

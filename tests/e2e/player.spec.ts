@@ -1,9 +1,7 @@
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
 import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 import { loadFixtures, trajectoryId } from "./fixtures";
+import { runScriptJson } from "./scripts";
 
 const counter = (page: Page) => page.getByTestId("step-counter");
 const stepImage = (page: Page) => page.getByTestId("step-image");
@@ -274,15 +272,7 @@ test.describe("trajectory player: layout", () => {
 
 /** Runs tests/e2e/long-trajectory-seed.ts against the e2e database; returns its JSON output. */
 function longSeed(...args: string[]): { id: number; lastHash: string } {
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/long-trajectory-seed.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`long-trajectory-seed.ts ${args.join(" ")} failed (exit ${r.status}):\n${r.stderr}`);
-  return JSON.parse(r.stdout) as { id: number; lastHash: string };
+  return runScriptJson<{ id: number; lastHash: string }>("tests/e2e/long-trajectory-seed.ts", args);
 }
 
 test.describe("trajectory player: a long trajectory, paged", () => {

@@ -10,14 +10,11 @@
  * P_e = 1/2, κ = 0; after: (S,S), (F,F) → κ = 1.
  */
 import { expect, test, type Browser, type Page } from "@playwright/test";
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { storageStateOf } from "./accounts";
 import { loadFixtures } from "./fixtures";
 import { expectCleanLayout, resizeTo, screenshotAt } from "./layout";
+import { runScriptJson } from "./scripts";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const SIZES = [
   { width: 1280, height: 800 },
   { width: 1440, height: 900 },
@@ -27,14 +24,7 @@ const SUCCESS_RATIONALE = "The last screenshot shows the requested result";
 const FAILURE_RATIONALE = "The agent stopped before the task was done";
 
 function seed(args: string[]): { evaluatorId?: string; storageState?: string } {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/reveal-seed.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`reveal-seed ${args[0]} failed (exit ${r.status}):\n${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return runScriptJson("tests/e2e/reveal-seed.ts", args);
 }
 
 async function shoot(page: Page, name: string) {

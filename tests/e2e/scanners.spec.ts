@@ -6,27 +6,13 @@
  * player with its marker and matched text; the list's `scanner:` search. Captured at the three desktop sizes.
  */
 import { expect, test } from "@playwright/test";
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { screenshotsAtDesktopSizes } from "./layout";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-function seed(mode: "seed" | "clean"): void {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/analytics-seed.ts", mode], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`analytics-seed ${mode} failed (exit ${r.status}):\n${r.stderr}`);
-}
+import { cleanAnalytics, seedAnalytics } from "./scripts";
 
 test.describe("scanners", () => {
   test.describe.configure({ mode: "serial" });
-  test.beforeAll(() => seed("seed"));
-  test.afterAll(() => seed("clean"));
+  test.beforeAll(() => seedAnalytics());
+  test.afterAll(() => cleanAnalytics());
 
   test("a researcher writes a scanner, runs it, reads it against labels and finds its matches in the player and the list", async ({ page }) => {
     await page.goto("/scanners");

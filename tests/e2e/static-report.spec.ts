@@ -3,25 +3,16 @@
  * Chromium: the index lists every trajectory, a player shows a step's screenshot with its overlay, and the arrow
  * keys step through it. Checked and captured at the three desktop sizes.
  */
-import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
 import { DESKTOP_SIZES, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+import { runScriptJson } from "./scripts";
 
 function buildReport(out: string): { trajectories: number; steps: number; screenshots: number } {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/cli.ts", "report", "--out", out, "--json"], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir, INIT_CWD: root },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`report failed (exit ${r.status}):\n${r.stderr}`);
-  return JSON.parse(r.stdout) as { trajectories: number; steps: number; screenshots: number };
+  return runScriptJson<{ trajectories: number; steps: number; screenshots: number }>("scripts/cli.ts", ["report", "--out", out, "--json"]);
 }
 
 /** Presses `key` until the player shows `expected` (the first press can come before the script has run). */

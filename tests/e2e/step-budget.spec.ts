@@ -3,29 +3,10 @@
  * line per agent run (or site) of the success rate within k steps, its table matching the API, captured at the three
  * desktop sizes into test-results/screens/.
  */
-import { expect, test, type APIRequestContext } from "@playwright/test";
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { expect, test } from "@playwright/test";
 import { screenshotsAtDesktopSizes } from "./layout";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-function seed(mode: "seed" | "clean"): void {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/analytics-seed.ts", mode], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`analytics-seed ${mode} failed (exit ${r.status}):\n${r.stderr}`);
-}
-
-async function query<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
-  const res = await request.get(`/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
-  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
-}
+import { cleanAnalytics, seedAnalytics } from "./scripts";
+import { query } from "./api";
 
 interface Curves {
   curves: {
@@ -41,8 +22,8 @@ interface Curves {
 
 test.describe("step budgets", () => {
   test.describe.configure({ mode: "serial" });
-  test.beforeAll(() => seed("seed"));
-  test.afterAll(() => seed("clean"));
+  test.beforeAll(() => seedAnalytics());
+  test.afterAll(() => cleanAnalytics());
 
   test("draws success within k steps per run and per site, its table matching the API", async ({ page }) => {
     const api = await query<Curves>(page.request, "analytics.stepBudget", { by: "run" });

@@ -6,28 +6,21 @@
  * (and both split by the fork's `lang`), the same figures from `agreement judges`, and the same Fleiss κ from the
  * campaign's own label export fed to `agreement csv`. Pages are captured at 1280×800, 1440×900 and 1920×1080.
  */
-import { expect, test, type APIRequestContext } from "@playwright/test";
-import { spawnSync } from "node:child_process";
+import { expect, test } from "@playwright/test";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import yazl from "yazl";
 import { STUDY_FIGURES, STUDY_LABEL_MAPPING, STUDY_WIDE_MAPPING, studyLabelsCsv, studyWorkbook, writeStudyFork } from "../helpers/study-fixture";
 import { storageStateOf } from "./accounts";
 import { expectCleanLayout, screenshotsAtDesktopSizes } from "./layout";
+import { spawnScript } from "./scripts";
+import { query } from "./api";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const dir = () => path.join(process.env.VERDICT_E2E_DIR!, "study-journey");
 
 /** `npm run cli -- …` against the e2e database, from the study's folder (paths as the user typed them). */
 function cli(args: string[]): { status: number; stdout: string; stderr: string } {
-  const e2e = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), path.join(root, "scripts", "cli.ts"), ...args], {
-    cwd: dir(),
-    // INIT_CWD is what `npm run cli` sets to the folder the user typed the command in.
-    env: { ...process.env, VERDICT_DB: path.join(e2e, "verdict.db"), VERDICT_DATA_DIR: e2e, INIT_CWD: dir() },
-    encoding: "utf8",
-  });
+  const r = spawnScript("scripts/cli.ts", args, { cwd: dir() });
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -40,12 +33,6 @@ async function zipFolder(folder: string, file: string): Promise<string> {
   zip.end();
   await new Promise<void>((resolve) => zip.outputStream.pipe(fs.createWriteStream(file)).on("close", () => resolve()));
   return file;
-}
-
-async function query<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
-  const res = await request.get(`/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
-  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
 }
 
 /** κ and α as the pages write them: three decimals. */

@@ -5,35 +5,10 @@
  * the three desktop sizes into test-results/screens/. The flag is cleared again at the end (a `valid` revision), so
  * later specs see every task counted.
  */
-import { expect, test, type APIRequestContext } from "@playwright/test";
-import { spawnSync } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { expect, test } from "@playwright/test";
 import { screenshotsAtDesktopSizes } from "./layout";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
-
-function seed(mode: "seed" | "clean"): void {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/analytics-seed.ts", mode], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`analytics-seed ${mode} failed (exit ${r.status}):\n${r.stderr}`);
-}
-
-async function query<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
-  const res = await request.get(`/api/trpc/${proc}?input=${encodeURIComponent(JSON.stringify({ json: input }))}`);
-  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
-}
-
-async function mutation<T>(request: APIRequestContext, proc: string, input: unknown): Promise<T> {
-  const res = await request.post(`/api/trpc/${proc}`, { data: { json: input } });
-  expect(res.ok(), `${proc}: HTTP ${res.status()} ${await res.text()}`).toBe(true);
-  return (await res.json()).result.data.json as T;
-}
+import { cleanAnalytics, seedAnalytics } from "./scripts";
+import { mutation, query } from "./api";
 
 const pct = (v: number | null) => (v === null ? "–" : `${(v * 100).toFixed(1)}%`);
 
@@ -47,11 +22,11 @@ let target: { id: number; taskId: number };
 
 test.describe("task validity ledger", () => {
   test.describe.configure({ mode: "serial" });
-  test.beforeAll(() => seed("seed"));
+  test.beforeAll(() => seedAnalytics());
   test.afterAll(async ({ request }) => {
     // Whatever happened above, the task ends unflagged and the seeded campaign and judge are gone.
     if (target) await mutation(request, "tasks.flag", { taskId: target.taskId, status: "valid", reason: "e2e clean-up" });
-    seed("clean");
+    cleanAnalytics();
   });
 
   test("flagging a task from the player changes every figure; the toggle counts it again", async ({ page }) => {

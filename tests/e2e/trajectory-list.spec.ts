@@ -1,13 +1,10 @@
-import { spawnSync } from "node:child_process";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
 import Database from "better-sqlite3";
 import { storageStateOf } from "./accounts";
 import { expectChildrenApart, expectCleanLayout, resizeTo, screenshotAt, VIEWPORTS } from "./layout";
 import { loadFixtures } from "./fixtures";
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+import { cleanAnalytics, seedAnalytics } from "./scripts";
 
 test.describe("trajectory list", () => {
   test("lists every imported trajectory with its task, run and outcome", async ({ page }) => {
@@ -104,18 +101,6 @@ test.describe("trajectory list", () => {
   }
 });
 
-/** The analytics spec's seeded campaign (consolidated labels) and judge (k = 1, 3) over every e2e trajectory. */
-function seedGrades(mode: "seed" | "clean"): { campaignId: number; judgeKey: string; trajectories: number } {
-  const dir = process.env.VERDICT_E2E_DIR!;
-  const r = spawnSync(process.execPath, [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "tests/e2e/analytics-seed.ts", mode], {
-    cwd: root,
-    env: { ...process.env, VERDICT_DB: path.join(dir, "verdict.db"), VERDICT_DATA_DIR: dir },
-    encoding: "utf8",
-  });
-  if (r.status !== 0) throw new Error(`analytics-seed ${mode} failed (exit ${r.status}):\n${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
 function e2eDb(readonly = true) {
   return new Database(path.join(process.env.VERDICT_E2E_DIR!, "verdict.db"), { readonly });
 }
@@ -135,10 +120,10 @@ test.describe("trajectory list triage", () => {
   let grades: { campaignId: number; judgeKey: string };
 
   test.beforeAll(() => {
-    grades = seedGrades("seed");
+    grades = seedAnalytics();
   });
   test.afterAll(() => {
-    seedGrades("clean");
+    cleanAnalytics();
     const db = e2eDb(false);
     db.pragma("foreign_keys = ON");
     db.prepare("delete from annotation_campaigns where name = ?").run(CAMPAIGN);
