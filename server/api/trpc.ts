@@ -21,6 +21,7 @@ import { scopeAllowsWrites, type ApiTokenScope } from "../domain/access/api-toke
 import type { BearerIdentity } from "../services/accounts/api-tokens";
 import { hasRole, type Actor } from "../domain/access/actor";
 import { getAppContext, type AppContext } from "../context";
+import { assertNotLabellingBlind } from "../services/annotation";
 import { AppError, ValidationError } from "../errors";
 
 /** Who is asking: the signed-in user of the request, from better-auth's session cookie. */
@@ -149,3 +150,12 @@ export const authedProcedure = base.meta({ access: "signedIn" }).use(requireAcce
 export const researcherProcedure = base.meta({ access: "researcher" }).use(requireAccess("researcher"));
 /** Admins. */
 export const adminProcedure = base.meta({ access: "admin" }).use(requireAccess("admin"));
+/**
+ * Researchers and admins who are not labelling blind: for what shows judge verdicts and human labels of many
+ * trajectories at once (analytics, evaluations, scanners), which a researcher still labelling blind could read their
+ * own blind items' answers from.
+ */
+export const sightedResearcherProcedure = researcherProcedure.use(async ({ ctx, next }) => {
+  await assertNotLabellingBlind(ctx.db, ctx.actor.userId);
+  return next();
+});

@@ -31,15 +31,8 @@ import {
   startFailureClusters,
 } from "../../services/analytics";
 import { clusterSliceInput } from "../../domain/analytics/cluster-slice";
-import { assertNotLabellingBlind } from "../../services/annotation";
 import { judgeCriteriaOfSetting } from "../../services/evaluation/criteria-report";
-import { createTRPCRouter, researcherProcedure as researcherOnly } from "../trpc";
-
-/** Analytics show judge verdicts and human labels per trajectory: closed to anyone still labelling blind. */
-const researcherProcedure = researcherOnly.use(async ({ ctx, next }) => {
-  await assertNotLabellingBlind(ctx.db, ctx.actor.userId);
-  return next();
-});
+import { createTRPCRouter, sightedResearcherProcedure } from "../trpc";
 
 const id = z.number().int().positive();
 
@@ -73,28 +66,30 @@ const judgeOptions = {
 export const MAX_CSV_CHARS = 10_000_000;
 
 export const analyticsRouter = createTRPCRouter({
-  options: researcherProcedure
+  options: sightedResearcherProcedure
     .input(z.object({ campaignId: id.optional() }).optional())
     .query(async ({ ctx, input }) => await analyticsOptions(ctx.db, { campaignId: input?.campaignId })),
 
-  overview: researcherProcedure
+  overview: sightedResearcherProcedure
     .input(z.object({ ...common, difficulty: z.enum(DIFFICULTY_DIMENSIONS).default("overall"), by: judgeOptions.by }))
     .query(async ({ ctx, input }) => await analyticsOverview(ctx.db, input)),
 
-  judges: researcherProcedure.input(z.object({ ...common, ...judgeOptions })).query(async ({ ctx, input }) => await judgeAgreementList(ctx.db, input)),
+  judges: sightedResearcherProcedure.input(z.object({ ...common, ...judgeOptions })).query(async ({ ctx, input }) => await judgeAgreementList(ctx.db, input)),
 
   /** False-positive/negative rates and success-rate gap with task-clustered intervals, calibration, agent ranking. */
-  judgeMeasures: researcherProcedure.input(z.object({ ...common, by: judgeOptions.by })).query(async ({ ctx, input }) => await judgeMeasures(ctx.db, input)),
+  judgeMeasures: sightedResearcherProcedure
+    .input(z.object({ ...common, by: judgeOptions.by }))
+    .query(async ({ ctx, input }) => await judgeMeasures(ctx.db, input)),
 
   /** First failing step agreement: annotator pairs, and each evaluator that gives a step against the consolidated one. */
-  failureSteps: researcherProcedure
+  failureSteps: sightedResearcherProcedure
     .input(z.object({ scope: common.scope, campaignId: common.campaignId }))
     .query(async ({ ctx, input }) => await failureStepAgreement(ctx.db, input)),
 
   /** Blind → reveal → revise: flip rates, κ before and after the reveal, category flips, per evaluator shown. */
-  reveal: researcherProcedure.input(z.object({ campaignId: common.campaignId })).query(async ({ ctx, input }) => await revealAgreement(ctx.db, input)),
+  reveal: sightedResearcherProcedure.input(z.object({ campaignId: common.campaignId })).query(async ({ ctx, input }) => await revealAgreement(ctx.db, input)),
 
-  judge: researcherProcedure
+  judge: sightedResearcherProcedure
     .input(
       z.object({
         ...common,
@@ -108,11 +103,11 @@ export const analyticsRouter = createTRPCRouter({
     .query(async ({ ctx, input }) => await judgeAgreementDetail(ctx.db, input)),
 
   /** A key-point or rubric judge's criteria against people: per kind, per criterion, the disagreements (null for other evaluators). */
-  judgeCriteria: researcherProcedure
+  judgeCriteria: sightedResearcherProcedure
     .input(z.object({ evaluatorKey: z.string().min(1).max(500), k: z.string().max(50), campaignId: common.campaignId }))
     .query(async ({ ctx, input }) => await judgeCriteriaOfSetting(ctx.db, input)),
 
-  disagreements: researcherProcedure
+  disagreements: sightedResearcherProcedure
     .input(
       z.object({
         ...common,
@@ -126,29 +121,29 @@ export const analyticsRouter = createTRPCRouter({
     .query(async ({ ctx, input }) => await judgeDisagreements(ctx.db, input)),
 
   /** Success had every trajectory been stopped after k steps, per agent run or site, with Wilson intervals. */
-  stepBudget: researcherProcedure
+  stepBudget: sightedResearcherProcedure
     .input(z.object({ scope: common.scope, campaignId: common.campaignId, by: z.enum(BUDGET_GROUPINGS).default("run") }))
     .query(async ({ ctx, input }) => await stepBudgets(ctx.db, input)),
 
-  campaigns: researcherProcedure.query(async ({ ctx }) => await campaignList(ctx.db)),
+  campaigns: sightedResearcherProcedure.query(async ({ ctx }) => await campaignList(ctx.db)),
 
-  humans: researcherProcedure
+  humans: sightedResearcherProcedure
     .input(z.object({ campaignId: id, by: judgeOptions.by, includeFlagged: z.boolean().optional() }))
     .query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId, input.by, { includeFlagged: input.includeFlagged })),
 
-  humanConsensus: researcherProcedure
+  humanConsensus: sightedResearcherProcedure
     .input(z.object({ campaignId: id, level: z.enum(["verdict", "label"]).default("label") }))
     .query(async ({ ctx, input }) => await humanConsensus(ctx.db, input.campaignId, input.level)),
 
-  errors: researcherProcedure
+  errors: sightedResearcherProcedure
     .input(z.object({ scope: common.scope, campaignId: common.campaignId, by: judgeOptions.by }))
     .query(async ({ ctx, input }) => await errorAnalysis(ctx.db, input)),
 
-  drill: researcherProcedure
+  drill: sightedResearcherProcedure
     .input(z.object({ sel: selectionSchema, page: z.number().int().positive().default(1), pageSize: z.number().int().positive().max(500).default(50) }))
     .query(async ({ ctx, input }) => await drillDown(ctx.db, input)),
 
-  csvAgreement: researcherProcedure
+  csvAgreement: sightedResearcherProcedure
     .input(
       z.object({
         fileName: z.string().min(1).max(300),
@@ -166,17 +161,19 @@ export const analyticsRouter = createTRPCRouter({
     .mutation(async ({ ctx, input }) => ({ jobId: await startCsvAgreement(ctx, ctx.actor, input) })),
 
   /** The analysis started by csvAgreement, for the person who started it: queued, running, its result or why it failed. */
-  csvAgreementJob: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await csvAgreementJob(ctx, ctx.actor, input.id)),
+  csvAgreementJob: sightedResearcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await csvAgreementJob(ctx, ctx.actor, input.id)),
 
   /** Failure clusters of a list slice, computed by a worker; the page polls clusterJob, then opens the saved run. */
-  clusterStart: researcherProcedure.input(clusterSliceInput).mutation(async ({ ctx, input }) => ({ jobId: await startFailureClusters(ctx, ctx.actor, input) })),
-  clusterJob: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await failureClustersJob(ctx, ctx.actor, input.id)),
-  clusterRuns: researcherProcedure.query(async ({ ctx }) => await clusterRuns(ctx.db, ctx.actor)),
-  clusterRun: researcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await clusterRun(ctx.db, ctx.actor, input.id)),
-  clusterRename: researcherProcedure
+  clusterStart: sightedResearcherProcedure
+    .input(clusterSliceInput)
+    .mutation(async ({ ctx, input }) => ({ jobId: await startFailureClusters(ctx, ctx.actor, input) })),
+  clusterJob: sightedResearcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await failureClustersJob(ctx, ctx.actor, input.id)),
+  clusterRuns: sightedResearcherProcedure.query(async ({ ctx }) => await clusterRuns(ctx.db, ctx.actor)),
+  clusterRun: sightedResearcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await clusterRun(ctx.db, ctx.actor, input.id)),
+  clusterRename: sightedResearcherProcedure
     .input(z.object({ runId: id, key: id, name: z.string().max(200) }))
     .mutation(async ({ ctx, input }) => await renameCluster(ctx.db, ctx.actor, input)),
-  clusterMerge: researcherProcedure
+  clusterMerge: sightedResearcherProcedure
     .input(z.object({ runId: id, into: id, from: id }))
     .mutation(async ({ ctx, input }) => await mergeClusterPair(ctx.db, ctx.actor, input)),
 });

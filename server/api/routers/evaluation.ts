@@ -35,7 +35,7 @@ import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
 import { externalVerdictInput, recordExternalVerdict } from "../../services/evaluation/external-verdicts";
 import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluation/trajectory-evaluations";
 import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
-import { assertMayViewEvaluations, assertNotLabellingBlind, assertTrajectoryBrowsable } from "../../services/annotation";
+import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/evaluation/judge-endpoints";
 import { runtimeEnvironment } from "../../config";
 import { PERTURBATION_KINDS } from "../../domain/evaluation/prompt-variants";
@@ -53,19 +53,9 @@ import {
   startAlignmentRun,
   suggestRubric,
 } from "../../services/evaluation/alignment-studies";
-import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
+import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, sightedResearcherProcedure, type TrpcContext } from "../trpc";
 
 const id = z.number().int().positive();
-
-/**
- * Batches, their progress and verdict totals, evaluator summaries and rule runs show (or make) evaluations of many
- * trajectories at once: closed, like analytics, to a researcher still labelling blind, who could otherwise judge
- * their own blind items and read the new evaluator's totals.
- */
-const evaluationsProcedure = researcherProcedure.use(async ({ ctx, next }) => {
-  await assertNotLabellingBlind(ctx.db, ctx.actor.userId);
-  return next();
-});
 
 const options = z
   .object({
@@ -208,14 +198,14 @@ export const judgeRouter = createTRPCRouter({
   }),
 
   batches: createTRPCRouter({
-    list: evaluationsProcedure.query(async ({ ctx }) => await listBatches(ctx.db)),
+    list: sightedResearcherProcedure.query(async ({ ctx }) => await listBatches(ctx.db)),
     /** Calls, tokens and cost before starting; nothing is created. */
-    estimate: evaluationsProcedure.input(batchInput).query(async ({ ctx, input }) => {
+    estimate: sightedResearcherProcedure.input(batchInput).query(async ({ ctx, input }) => {
       const { plan: _plan, ...estimate } = await estimateJudgeBatch(ctx.db, await batchRequest(ctx, input));
       void _plan;
       return estimate;
     }),
-    start: evaluationsProcedure.input(batchInput).mutation(async ({ ctx, input }) => {
+    start: sightedResearcherProcedure.input(batchInput).mutation(async ({ ctx, input }) => {
       // Queued only: the workers make the calls (`npm run worker`; the quick start runs one beside the server).
       const { batch, estimate } = await createJudgeBatch(ctx.db, await batchRequest(ctx, input));
       return { batchId: batch.id, estimate };
@@ -224,38 +214,38 @@ export const judgeRouter = createTRPCRouter({
      * Polled every second by the batch page: the batch's trajectory ids (up to a million) are left out and only
      * counted, so a poll stays small however large the batch.
      */
-    progress: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+    progress: sightedResearcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
       const { batch, ...progress } = await judgeBatchProgress(ctx.db, input.id);
       const { trajectoryIds, ...rest } = batch;
       return { ...progress, batch: { ...rest, trajectoryCount: trajectoryIds.length } };
     }),
     /** Which trajectories and k values failed, and why (the batch page lists them). */
-    failures: evaluationsProcedure
+    failures: sightedResearcherProcedure
       .input(z.object({ id, limit: z.number().int().min(1).max(1000).default(100) }))
       .query(async ({ ctx, input }) => await judgeBatchFailures(ctx.db, input.id, input.limit)),
-    cancel: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await cancelJudgeBatch(ctx.db, input.id)),
-    resume: evaluationsProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await resumeJudgeBatch(ctx.db, input.id)),
+    cancel: sightedResearcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await cancelJudgeBatch(ctx.db, input.id)),
+    resume: sightedResearcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => await resumeJudgeBatch(ctx.db, input.id)),
   }),
 
   /** Stress tests: the judge re-asked with what it is shown perturbed (closed to researchers still labelling blind). */
   stress: createTRPCRouter({
-    list: evaluationsProcedure.query(async ({ ctx }) => await listStressTests(ctx.db)),
+    list: sightedResearcherProcedure.query(async ({ ctx }) => await listStressTests(ctx.db)),
     /** What a stress test would ask and cost; nothing is created or sent. */
-    estimate: evaluationsProcedure.input(stressInput).query(async ({ ctx, input }) => await planStressTest(ctx.db, await stressRequest(ctx, input))),
-    start: evaluationsProcedure.input(stressInput).mutation(async ({ ctx, input }) => {
+    estimate: sightedResearcherProcedure.input(stressInput).query(async ({ ctx, input }) => await planStressTest(ctx.db, await stressRequest(ctx, input))),
+    start: sightedResearcherProcedure.input(stressInput).mutation(async ({ ctx, input }) => {
       // Queued only, like a batch: the workers make the calls.
       const { stressTest, batch, plan } = await createStressTest(ctx.db, { ...(await stressRequest(ctx, input)), createdBy: ctx.actor.userId });
       return { stressTestId: stressTest.id, batchId: batch.id, plan };
     }),
-    report: evaluationsProcedure
+    report: sightedResearcherProcedure
       .input(z.object({ id, unparseable: z.enum(["failure", "exclude"]).default("failure") }))
       .query(async ({ ctx, input }) => await stressTestReport(ctx.db, input.id, { policy: input.unparseable })),
   }),
 
   /** Alignment studies: split, prompt versions from disagreements, κ per version on the held-out part. */
   alignment: createTRPCRouter({
-    list: evaluationsProcedure.query(async ({ ctx }) => await listAlignments(ctx.db)),
-    create: evaluationsProcedure
+    list: sightedResearcherProcedure.query(async ({ ctx }) => await listAlignments(ctx.db)),
+    create: sightedResearcherProcedure
       .input(
         z.object({
           name: z.string().min(1).max(200),
@@ -270,7 +260,7 @@ export const judgeRouter = createTRPCRouter({
         const { alignment, versions } = await createAlignment(ctx.db, { ...input, k: parseK(String(input.k)), createdBy: ctx.actor.userId });
         return { alignment, versions };
       }),
-    split: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
+    split: sightedResearcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => {
       const a = await requireAlignment(ctx.db, input.id);
       return {
         id: a.id,
@@ -284,9 +274,9 @@ export const judgeRouter = createTRPCRouter({
       };
     }),
     /** The split item by item (part, people's label, site, task): the study page's table and CSV export. */
-    splitItems: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await alignmentSplitItems(ctx.db, input.id)),
-    disagreements: evaluationsProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await calibrationDisagreements(ctx.db, input.id)),
-    createVersion: evaluationsProcedure
+    splitItems: sightedResearcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await alignmentSplitItems(ctx.db, input.id)),
+    disagreements: sightedResearcherProcedure.input(z.object({ id })).query(async ({ ctx, input }) => await calibrationDisagreements(ctx.db, input.id)),
+    createVersion: sightedResearcherProcedure
       .input(
         z.object({
           id,
@@ -315,24 +305,24 @@ export const judgeRouter = createTRPCRouter({
         return await createPromptVersion(ctx.db, studyId, { ...req, createdBy: ctx.actor.userId });
       }),
     /** The judge model's proposal; nothing is stored (createVersion with rubricSource judge-model saves it). */
-    suggest: evaluationsProcedure
+    suggest: sightedResearcherProcedure
       .input(z.object({ id }))
       .mutation(async ({ ctx, input }) => await suggestRubric({ db: ctx.db, env: runtimeEnvironment() }, input.id)),
-    estimateRun: evaluationsProcedure
+    estimateRun: sightedResearcherProcedure
       .input(z.object({ id, version: z.number().int().positive().default(1), concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4) }))
       .query(async ({ ctx, input }) => await estimateAlignmentRun(ctx.db, input.id, input.version, input.concurrency)),
-    startRun: evaluationsProcedure
+    startRun: sightedResearcherProcedure
       .input(z.object({ id, version: z.number().int().positive().default(1), concurrency: z.number().int().min(1).max(MAX_BATCH_CONCURRENCY).default(4) }))
       .mutation(async ({ ctx, input }) => {
         // Queued only, like a batch: the workers make the calls.
         const { batch, estimate } = await startAlignmentRun(ctx.db, input.id, input.version, input.concurrency);
         return { batchId: batch.id, estimate };
       }),
-    versions: evaluationsProcedure
+    versions: sightedResearcherProcedure
       .input(z.object({ id, unparseable: z.enum(["failure", "exclude"]).default("failure") }))
       .query(async ({ ctx, input }) => await alignmentVersions(ctx.db, input.id, { policy: input.unparseable })),
     /** Two versions side by side: the prompt diff and the held-out items that flipped from a to b. */
-    compare: evaluationsProcedure
+    compare: sightedResearcherProcedure
       .input(z.object({ id, a: z.number().int().positive(), b: z.number().int().positive(), unparseable: z.enum(["failure", "exclude"]).default("failure") }))
       .query(async ({ ctx, input }) => await compareAlignmentVersions(ctx.db, input.id, input.a, input.b, { policy: input.unparseable })),
   }),
@@ -352,13 +342,15 @@ export const judgeRouter = createTRPCRouter({
       .input(z.object({ trajectoryId: id }))
       .query(async ({ ctx, input }) => await trajectoryEvaluations(ctx.db, ctx.actor, input.trajectoryId)),
     /** Evaluators with verdicts, by k and prompt version: the agreement views' evaluator choices. */
-    evaluators: evaluationsProcedure.query(async ({ ctx }) => await evaluatorSummaries(ctx.db)),
+    evaluators: sightedResearcherProcedure.query(async ({ ctx }) => await evaluatorSummaries(ctx.db)),
     /** A verdict from an evaluator outside Verdict (the push API's POST /api/v1/trajectories/<id>/verdicts). */
-    record: evaluationsProcedure.input(externalVerdictInput).mutation(async ({ ctx, input }) => await recordExternalVerdict(ctx.db, input, ctx.actor.userId)),
+    record: sightedResearcherProcedure
+      .input(externalVerdictInput)
+      .mutation(async ({ ctx, input }) => await recordExternalVerdict(ctx.db, input, ctx.actor.userId)),
   }),
 
   rules: createTRPCRouter({
-    run: evaluationsProcedure
+    run: sightedResearcherProcedure
       .input(
         z.object({
           selection,

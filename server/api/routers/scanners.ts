@@ -5,36 +5,32 @@
  * markers (`trajectory`) follow the blind rule per trajectory, as judges' verdicts do.
  */
 import { z } from "zod";
-import { assertNotLabellingBlind } from "../../services/annotation";
 import { scannerRunJob, startScannerRun } from "../../services/evaluation/scanner-jobs";
 import { createScanner, removeScanner, scannerDetail, scannerSummaries, trajectoryScannerMatches, updateScanner } from "../../services/evaluation/scanners";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
-import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
+import { authedProcedure, createTRPCRouter, researcherProcedure, sightedResearcherProcedure } from "../trpc";
 
 const key = z.string().min(1).max(60);
 const listFilter = trajectoryListInput.omit({ sort: true, dir: true, page: true, pageSize: true });
-
-const evaluationsProcedure = researcherProcedure.use(async ({ ctx, next }) => {
-  await assertNotLabellingBlind(ctx.db, ctx.actor.userId);
-  return next();
-});
 
 /** The definition as the form sends it: checked in full by the service, which names the field it refuses. */
 const definition = z.object({}).passthrough();
 
 export const scannersRouter = createTRPCRouter({
-  list: evaluationsProcedure.query(async ({ ctx }) => await scannerSummaries(ctx.db, ctx.actor)),
-  detail: evaluationsProcedure.input(z.object({ key })).query(async ({ ctx, input }) => await scannerDetail(ctx.db, ctx.actor, input.key)),
+  list: sightedResearcherProcedure.query(async ({ ctx }) => await scannerSummaries(ctx.db, ctx.actor)),
+  detail: sightedResearcherProcedure.input(z.object({ key })).query(async ({ ctx, input }) => await scannerDetail(ctx.db, ctx.actor, input.key)),
   create: researcherProcedure.input(definition).mutation(async ({ ctx, input }) => await createScanner(ctx.db, ctx.actor, input as never)),
   update: researcherProcedure.input(definition).mutation(async ({ ctx, input }) => await updateScanner(ctx.db, ctx.actor, input as never)),
   remove: researcherProcedure.input(z.object({ key })).mutation(async ({ ctx, input }) => {
     await removeScanner(ctx.db, ctx.actor, input.key);
     return { ok: true };
   }),
-  run: evaluationsProcedure
+  run: sightedResearcherProcedure
     .input(z.object({ scannerKeys: z.array(key).min(1).max(50), filter: listFilter.default({}) }))
     .mutation(async ({ ctx, input }) => ({ jobId: await startScannerRun(ctx, ctx.actor, input) })),
-  job: evaluationsProcedure.input(z.object({ id: z.number().int().positive() })).query(async ({ ctx, input }) => await scannerRunJob(ctx, ctx.actor, input.id)),
+  job: sightedResearcherProcedure
+    .input(z.object({ id: z.number().int().positive() }))
+    .query(async ({ ctx, input }) => await scannerRunJob(ctx, ctx.actor, input.id)),
   trajectory: authedProcedure
     .input(z.object({ trajectoryId: z.number().int().positive() }))
     .query(async ({ ctx, input }) => await trajectoryScannerMatches(ctx.db, ctx.actor, input.trajectoryId)),
