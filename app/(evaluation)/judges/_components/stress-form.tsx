@@ -24,11 +24,6 @@ type Plan = inferRouterOutputs<AppRouter>["judge"]["stress"]["estimate"];
 
 const K_CHOICES = ["1", "2", "3", "full"] as const;
 
-/** The list filter pasted into the form, as the server's input takes it; null when it selects nothing in particular. */
-function listFilterOf(text: string): { filter: StressInput["filter"]; search: string } | null {
-  return listFilterFromText(text);
-}
-
 function whole(text: string, min: number, max: number): number | null {
   return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : null;
 }
@@ -79,7 +74,8 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
   const f = useId();
 
   const chosen = PERTURBATION_KINDS.filter((p) => kinds[p]);
-  const list = listFilterOf(listText);
+  // The list filter pasted into the form, as the server takes it; null when it selects nothing in particular.
+  const list = listFilterFromText(listText);
   const problem = formProblem({ configId, campaignId, perturbations: chosen.length, subsetK, seed, concurrency });
   const input: StressInput | null =
     problem === null
