@@ -313,6 +313,58 @@ describeEachBackend("scanners", (backend: TestBackend) => {
     expect((await api.trajectories.list({ search: "-scanner:errors", flagged: "include", pageSize: 100 })).rows).toEqual([]);
   });
 
+  it("does not count a scan as clean when a field it reads was longer than it reads, and still keeps a match found", async () => {
+    await insertStoredScanner(ctx.db, {
+      key: "robot_thought",
+      name: "Robot in thought",
+      description: "",
+      category: "captcha",
+      rules: [{ kind: "regex", fields: ["thought"], pattern: "not a robot", flags: "i" }],
+      minConsecutive: 1,
+      createdBy: null,
+    });
+    const runId = await upsertRun(ctx.db, { runKey: "scanner:long", name: "long", agentName: "agent", model: "m", sourceSystem: "test", config: null });
+    const setId = await ensureTaskSet(ctx.db, { name: "Scanner set", benchmark: "webvoyager" });
+    const ids: number[] = [];
+    for (const [i, thought] of [`${"x".repeat(25_000)} I'm not a robot`, `I'm not a robot ${"x".repeat(25_000)}`].entries()) {
+      const { id: taskId } = await upsertTask(ctx.db, setId, {
+        externalId: `long${i}`,
+        site: "Example",
+        intent: "Long",
+        startUrl: null,
+        contentHash: `long-task-${i}`,
+      });
+      const { id } = await saveTrajectory(ctx.db, {
+        runId,
+        taskId,
+        attempt: 0,
+        finalAnswer: "done",
+        outcome: "answered",
+        outcomeDetail: null,
+        stepCount: 1,
+        sourceFormat: "test",
+        sourcePath: null,
+        contentHash: `long-${i}`,
+        steps: [
+          { index: 0, url: null, thought, actionRaw: "Click [0]", action: { type: "click" as const, target: "0" }, elements: null, screenshotHash: null },
+        ],
+      });
+      ids.push(id);
+    }
+    const report = await scanTrajectories(ctx, [await requireScanner(ctx.db, "robot_thought")], ids);
+    expect(report.byScanner.robot_thought).toEqual({ scanned: 2, fired: 1, stepsMatched: 1, problems: 1 });
+    expect(report.problems).toEqual([
+      {
+        scannerKey: "robot_thought",
+        trajectoryId: ids[0],
+        problem: "read only the first 20,000 characters of 1 field (the longest has 25,016): a match past them would not be seen",
+      },
+    ]);
+    const listed = async (search: string) => (await api.trajectories.list({ search, flagged: "include", pageSize: 100 })).rows.map((r) => r.id);
+    expect(await listed("scanner:robot_thought")).toEqual([ids[1]]);
+    expect(await listed("-scanner:robot_thought")).toEqual([]);
+  });
+
   it("creates, edits and deletes a researcher's scanner; an edit drops the old results", async () => {
     await api.scanners.create({ key: "robot", name: "Robot", category: "captcha", rules: [{ kind: "regex", fields: ["element"], pattern: "not a robot" }] });
     await scanTrajectories(ctx, [await requireScanner(ctx.db, "robot")], T);

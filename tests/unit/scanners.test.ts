@@ -13,6 +13,8 @@ import {
   regexRules,
   scannerInput,
   stepTexts,
+  cutFieldsProblem,
+  type ScannerField,
   type RuleHit,
   type ScannedStep,
 } from "../../server/domain/evaluation/scanners/definitions";
@@ -94,6 +96,23 @@ describe("built-in scanners on hand-made steps", () => {
 
   it("the final answer is read at the last step only", () => {
     expect(firedSteps("captcha", [{}, {}], "I could not finish: a captcha blocked me")).toEqual([1]);
+  });
+
+  it("reads a field up to 20,000 characters and says which fields it cut, only for the fields the rules read", () => {
+    const long = `${"x".repeat(25_000)} I'm not a robot`;
+    expect(firedSteps("captcha", [{ thought: long }])).toEqual([]);
+    const texts = stepTexts(step(0, { thought: long, url: "https://example.test/" }), null, true);
+    expect(texts.map((t) => [t.field, t.text.length, t.fullLength])).toEqual([
+      ["thought", 20_000, 25_016],
+      ["action", 15, undefined],
+      ["url", 21, undefined],
+    ]);
+    const reads = (fields: ScannerField[]) => ({ rules: [{ kind: "regex" as const, fields, pattern: "robot", flags: "" }] });
+    expect(cutFieldsProblem(reads(["thought", "element"]), texts)).toBe(
+      "read only the first 20,000 characters of 1 field (the longest has 25,016): a match past them would not be seen",
+    );
+    expect(cutFieldsProblem(reads(["url"]), texts)).toBeNull();
+    expect(cutFieldsProblem({ rules: [{ kind: "blank_screenshot", minShare: 0.9 }] }, texts)).toBeNull();
   });
 });
 

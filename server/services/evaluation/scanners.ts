@@ -34,6 +34,7 @@ import {
   scannerInput,
   shownMatch,
   stepTexts,
+  cutFieldsProblem,
   type RuleHit,
   type ScannerDefinition,
   type ScannerField,
@@ -219,7 +220,8 @@ async function scanOne(def: ScannerDefinition, detail: Detail, pixels: Screensho
   }
   const { hits: imageHits, unreadable } = await pixelHits(def, detail, pixels);
   const hits = applyConsecutive([...textHits, ...imageHits], def.minConsecutive);
-  const problem = unreadable && !hits.length ? `${unreadable} screenshot${unreadable === 1 ? "" : "s"} could not be read` : null;
+  if (hits.length) return { hits, problem: null };
+  const problem = unreadable ? `${unreadable} screenshot${unreadable === 1 ? "" : "s"} could not be read` : cutFieldsProblem(def, texts);
   return { hits, problem };
 }
 

@@ -232,8 +232,15 @@ function actionText(step: ScannedStep): string {
   return element ? `${base} (${element})` : base;
 }
 
+/** A field's text as a scanner reads it; `fullLength` is set when the text was cut to MAX_FIELD_CHARS. */
+export interface FieldText {
+  field: ScannerField;
+  text: string;
+  fullLength?: number;
+}
+
 /** The texts of a step by field, each cut to MAX_FIELD_CHARS; the final answer belongs to the last step. */
-export function stepTexts(step: ScannedStep, finalAnswer: string | null, isLast: boolean): { field: ScannerField; text: string }[] {
+export function stepTexts(step: ScannedStep, finalAnswer: string | null, isLast: boolean): FieldText[] {
   const elementText = (step.elements ?? [])
     .map((e) => e.text?.trim())
     .filter((t): t is string => !!t)
@@ -246,7 +253,22 @@ export function stepTexts(step: ScannedStep, finalAnswer: string | null, isLast:
     ["error", step.error],
     ["answer", isLast ? finalAnswer : null],
   ];
-  return raw.filter((r): r is [ScannerField, string] => !!r[1]).map(([field, text]) => ({ field, text: text.slice(0, MAX_FIELD_CHARS) }));
+  return raw
+    .filter((r): r is [ScannerField, string] => !!r[1])
+    .map(([field, text]) => (text.length > MAX_FIELD_CHARS ? { field, text: text.slice(0, MAX_FIELD_CHARS), fullLength: text.length } : { field, text }));
+}
+
+/**
+ * Why a scan that found nothing may have missed something, or null: the fields its text rules read that were longer
+ * than MAX_FIELD_CHARS, whose ends the scan never saw. Such a scan is not "clean" either.
+ */
+export function cutFieldsProblem(def: Pick<ScannerDefinition, "rules">, texts: readonly FieldText[]): string | null {
+  const read = new Set(def.rules.flatMap((r) => (r.kind === "regex" ? r.fields : [])));
+  const cut = texts.filter((t) => t.fullLength !== undefined && read.has(t.field));
+  if (!cut.length) return null;
+  const longest = Math.max(...cut.map((t) => t.fullLength!));
+  const fields = cut.length === 1 ? "1 field" : `${cut.length} fields`;
+  return `read only the first ${MAX_FIELD_CHARS.toLocaleString("en-US")} characters of ${fields} (the longest has ${longest.toLocaleString("en-US")}): a match past them would not be seen`;
 }
 
 /** One rule's hit on a step, before minConsecutive is applied. */
