@@ -31,6 +31,7 @@ const SECTIONS: Record<string, () => Promise<BenchFigure[]>> = {
   triage: async () => (await import("./bench/triage")).benchTriage(),
   "judge-measures": async () => (await import("./bench/judge-measures")).benchJudgeMeasures(),
   report: async () => (await import("./bench/report")).benchReport(),
+  pages: async () => (await import("./bench/pages")).benchPages(),
 };
 
 /** Sections that run on every engine asked for. */
@@ -63,6 +64,7 @@ const ORDER = [
   "search",
   "clusters",
   "report",
+  "pages",
 ];
 const BASELINE = path.resolve(import.meta.dirname, "..", "docs", "bench", "sqlite-baseline.json");
 

@@ -1,0 +1,255 @@
+/**
+ * Speed you can feel (issue 30, item 7): every page of the dashboard opened in headless Chromium at 1440×900 against
+ * the built app (`next start`) on the embedded default, with 10,000 trajectories (scripts/bench/analytics-data.ts:
+ * a labelled campaign and two judges) plus 40 imported trajectories of 5 steps with screenshots for the pages that
+ * show steps (player, labelling).
+ *
+ * A page's figure is the time from the start of its navigation to its content: the document loaded, no loading
+ * fallback (`aria-busy`, "Loading…") left in the page's main area, a heading drawn, every chart drawn, and the step's
+ * screenshot decoded where the page shows one. Each page is opened once to warm it (the server's first render of a route loads its
+ * code), then BENCH_PAGES_RUNS times (default 10) in one signed-in browser, as a person moving around the dashboard
+ * would; p95 against the 500 ms target. The first opening is reported too.
+ *
+ * Labelling: an annotator presses `s` then Ctrl+Enter on item after item; the figure is the time from the
+ * Ctrl+Enter key press to the next item ready (its address changed, the label panel drawn, its screenshot decoded,
+ * then one more frame), p95 against 150 ms.
+ *
+ * BENCH_PAGES_SCREENS=<folder> keeps a screenshot of each page at the moment it counted as ready, to check the
+ * readiness rule against what a person would see. Requires a build (`npm run build`).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright";
+import { closeDatabase, tablesOf } from "../../db/database";
+import { loadConfig } from "../../server/config";
+import { createAppContext } from "../../server/context";
+import { createAccount } from "../../server/services/accounts";
+import { createCampaign } from "../../server/services/annotation";
+import { runImport } from "../../server/services/imports/ingest";
+import { generateAnalyticsData } from "./analytics-data";
+import { generateCorpus } from "./import";
+import { startServer } from "./player";
+import { percentile, type BenchFigure } from "./types";
+
+const PAGE_TARGET_MS = 500;
+const SUBMIT_TARGET_MS = 150;
+const IMPORTED = 40;
+const VIEWPORT = { width: 1440, height: 900 };
+const RESEARCHER = { email: "pages-bench@bench.test", name: "Pages bench", role: "researcher", password: "pages-bench-password" } as const;
+const ANNOTATOR = { email: "pages-annotator@bench.test", name: "Pages annotator", role: "annotator", password: "pages-annotator-password" } as const;
+
+/** The page is showing its content (see the file's comment); evaluated in the page on every animation frame. */
+const READY = `(() => {
+  if (document.readyState !== "complete") return false;
+  const main = document.querySelector("main");
+  if (!main || main.querySelector('[aria-busy="true"]')) return false;
+  if (/Loading…|Loading\\.\\.\\./.test(main.innerText)) return false;
+  if (!main.querySelector("h1, h2")) return false;
+  // A chart is drawn once recharts has measured its box.
+  if ([...main.querySelectorAll(".recharts-responsive-container")].some((c) => !c.querySelector("svg.recharts-surface"))) return false;
+  const img = main.querySelector('[data-testid="step-image"]');
+  return !img || (img.complete && img.naturalWidth > 0);
+})()`;
+
+interface Seeded {
+  dataDir: string;
+  campaignId: number;
+  labellingCampaignId: number;
+  judgeKey: string;
+  runId: number;
+  taskSetId: number;
+  taskId: number;
+  importedIds: number[];
+}
+
+async function seed(work: string, trajectories: number): Promise<Seeded> {
+  const dataDir = path.join(work, "data");
+  fs.mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, "verdict.db");
+  const data = await generateAnalyticsData(file, { trajectories });
+  const { agentRuns, taskSets, tasks } = tablesOf(data.db);
+  const runId = (await data.db.select({ id: agentRuns.id }).from(agentRuns).orderBy(agentRuns.id).limit(1))[0]!.id;
+  const taskSetId = (await data.db.select({ id: taskSets.id }).from(taskSets).limit(1))[0]!.id;
+  const taskId = (await data.db.select({ id: tasks.id }).from(tasks).orderBy(tasks.id).limit(1))[0]!.id;
+  await closeDatabase(data.db);
+
+  const app = createAppContext({ ...loadConfig(), dbPath: file, dataDir });
+  const corpus = path.join(work, "corpus");
+  await generateCorpus(corpus, IMPORTED, 5);
+  const report = await runImport(app, { path: corpus, format: "webvoyager" });
+  const importedIds = report.trajectories.map((t) => t.id);
+  if (importedIds.length !== IMPORTED) throw new Error(`the bench corpus imported ${importedIds.length} of ${IMPORTED} trajectories`);
+  const researcher = (await createAccount(app, RESEARCHER)).user;
+  const annotator = (await createAccount(app, ANNOTATOR)).user;
+  const actor = { userId: researcher.id, name: researcher.name, role: "researcher" as const };
+  const labelling = await createCampaign(app.db, actor, {
+    name: "Pages bench labelling",
+    trajectoryIds: importedIds,
+    annotatorIds: [annotator.id],
+    annotatorsPerItem: 1,
+  });
+  await closeDatabase(app.db);
+  return { dataDir, campaignId: data.campaignId, labellingCampaignId: labelling.id, judgeKey: data.judgeKeys[0], runId, taskSetId, taskId, importedIds };
+}
+
+/** The pages a researcher opens, by name and address. */
+function researcherPages(s: Seeded): [string, string][] {
+  return [
+    ["home", "/"],
+    ["trajectory list", "/trajectories"],
+    ["trajectory list, human = failure", "/trajectories?human=failure"],
+    ["player", `/trajectories/${s.importedIds[0]}`],
+    ["runs", "/runs"],
+    ["run", `/runs/${s.runId}`],
+    ["task sets", "/task-sets"],
+    ["task set", `/task-sets/${s.taskSetId}`],
+    ["task", `/tasks/${s.taskId}`],
+    ["campaigns", "/campaigns"],
+    ["campaign", `/campaigns/${s.campaignId}`],
+    ["adjudication", `/campaigns/${s.campaignId}/adjudicate`],
+    ["analytics overview", "/analytics"],
+    ["human agreement", `/analytics/humans?campaign=${s.campaignId}`],
+    ["annotators", `/analytics/humans/annotators?campaign=${s.campaignId}`],
+    ["judges", "/analytics/judges"],
+    ["one judge", `/analytics/judges/${encodeURIComponent(s.judgeKey)}`],
+    ["error analysis", "/analytics/errors"],
+    ["step budget", "/analytics/step-budget"],
+    ["failure clusters", "/analytics/clusters"],
+    ["judge configurations", "/judges"],
+    ["scanners", "/scanners"],
+    ["import", "/import"],
+    ["live runs", "/live"],
+    ["QA", "/qa"],
+  ];
+}
+
+async function signedIn(context: BrowserContext, url: string, account: { email: string; password: string }): Promise<void> {
+  const res = await context.request.post(`${url}/api/auth/sign-in/email`, {
+    headers: { origin: url },
+    data: { email: account.email, password: account.password },
+  });
+  if (!res.ok()) throw new Error(`signing in as ${account.email} failed: HTTP ${res.status()} ${await res.text()}`);
+}
+
+/** Milliseconds from the navigation's start to the page's content. */
+async function openMs(page: Page, url: string): Promise<number> {
+  await page.goto(url, { waitUntil: "commit" });
+  await page.waitForFunction(READY, undefined, { polling: "raf", timeout: 30_000 });
+  return (await page.evaluate("performance.now()")) as number;
+}
+
+async function timePages(context: BrowserContext, url: string, pages: [string, string][], runs: number, screens: string | undefined): Promise<BenchFigure[]> {
+  const page = await context.newPage();
+  const figures: BenchFigure[] = [];
+  for (const [name, address] of pages) {
+    const first = await openMs(page, `${url}${address}`);
+    if (new URL(page.url()).pathname === "/sign-in") throw new Error(`${name}: the bench account was sent to sign in`);
+    if (screens) await page.screenshot({ path: path.join(screens, `${name.replace(/[^a-z0-9]+/gi, "-")}.png`) });
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) times.push(await openMs(page, `${url}${address}`));
+    const p95 = percentile(times, 95);
+    figures.push({
+      name: `${name} (${address.split("?")[0]}): first opening ${first.toFixed(0)} ms, p95`,
+      value: p95,
+      unit: "ms",
+      target: `≤ ${PAGE_TARGET_MS} ms`,
+      ok: p95 <= PAGE_TARGET_MS,
+    });
+  }
+  await page.close();
+  return figures;
+}
+
+/** Installed before the app's code: from each Ctrl+Enter to the next item shown, recorded one frame after. */
+const SUBMIT_PROBE = `
+  window.__submitLatencies = [];
+  window.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" || !(e.ctrlKey || e.metaKey)) return;
+    const start = performance.now();
+    const before = location.pathname;
+    const tick = () => {
+      const img = document.querySelector('[data-testid="step-image"]');
+      const ready = location.pathname !== before && document.querySelector('[data-testid="label-panel"]') && img && img.complete && img.naturalWidth > 0;
+      if (ready) requestAnimationFrame(() => window.__submitLatencies.push(performance.now() - start));
+      else if (performance.now() - start < 10000) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  }, true);
+`;
+
+async function timeLabelling(context: BrowserContext, url: string, campaignId: number, items: number, screens: string | undefined): Promise<BenchFigure[]> {
+  await context.addInitScript(SUBMIT_PROBE);
+  const page = await context.newPage();
+  const first = await openMs(page, `${url}/annotate/${campaignId}`);
+  if (!/\/annotate\/\d+\/\d+$/.test(new URL(page.url()).pathname)) throw new Error(`the labelling page did not open an item: the browser is at ${page.url()}`);
+  if (screens) await page.screenshot({ path: path.join(screens, "labelling.png") });
+  for (let i = 0; i < items; i++) {
+    // A key pressed before the page has hydrated is lost: press `s` until the label panel shows the choice.
+    await page.getByTestId("label-panel").waitFor();
+    const success = page.getByTestId("label-panel").getByRole("button", { name: /^Success/ });
+    for (let tries = 0; (await success.getAttribute("aria-pressed")) !== "true" && tries < 50; tries++) {
+      await page.keyboard.press("s");
+      await page.waitForTimeout(20);
+    }
+    await page.keyboard.press("Control+Enter");
+    await page.waitForFunction(`window.__submitLatencies.length >= ${i + 1}`, undefined, { timeout: 15_000 });
+  }
+  const latencies = (await page.evaluate("window.__submitLatencies")) as number[];
+  await page.close();
+  const p95 = percentile(latencies, 95);
+  return [
+    { name: `labelling page (/annotate/…): first opening`, value: first, unit: "ms", target: `≤ ${PAGE_TARGET_MS} ms`, ok: first <= PAGE_TARGET_MS },
+    {
+      name: `labelling: submit (Ctrl+Enter) to the next item ready, ${latencies.length} items, p95`,
+      value: p95,
+      unit: "ms",
+      target: `≤ ${SUBMIT_TARGET_MS} ms`,
+      ok: p95 <= SUBMIT_TARGET_MS,
+    },
+    { name: "labelling: submit to the next item ready, median", value: percentile(latencies, 50), unit: "ms" },
+  ];
+}
+
+export async function benchPages(): Promise<BenchFigure[]> {
+  const trajectories = Number(process.env.BENCH_PAGES_TRAJECTORIES ?? 10_000);
+  const runs = Number(process.env.BENCH_PAGES_RUNS ?? 10);
+  const screens = process.env.BENCH_PAGES_SCREENS;
+  if (screens) fs.mkdirSync(screens, { recursive: true });
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-bench-pages-"));
+  let server: Awaited<ReturnType<typeof startServer>>["child"] | null = null;
+  try {
+    const t = performance.now();
+    const seeded = await seed(work, trajectories);
+    const figures: BenchFigure[] = [
+      {
+        name: `seed ${trajectories.toLocaleString("en-US")} trajectories with labels and verdicts, ${IMPORTED} imported with screenshots`,
+        value: (performance.now() - t) / 1000,
+        unit: "s",
+      },
+    ];
+    const started = await startServer(seeded.dataDir);
+    server = started.child;
+    const browser = await chromium.launch({
+      executablePath: loadConfig().chromiumPath,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+    try {
+      // The readiness probe is evaluated in the page, which the app's script policy (nonces, no eval) would refuse.
+      const researcher = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, bypassCSP: true });
+      await signedIn(researcher, started.url, RESEARCHER);
+      figures.push(...(await timePages(researcher, started.url, researcherPages(seeded), runs, screens)));
+      await researcher.close();
+      const annotator = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, bypassCSP: true });
+      await signedIn(annotator, started.url, ANNOTATOR);
+      figures.push(...(await timeLabelling(annotator, started.url, seeded.labellingCampaignId, Math.min(30, IMPORTED - 1), screens)));
+      await annotator.close();
+    } finally {
+      await browser.close();
+    }
+    return figures;
+  } finally {
+    server?.kill();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
