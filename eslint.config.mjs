@@ -143,7 +143,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/analytics/_lib/judge-measures.ts": 242,
   "app/analytics/_lib/humans.ts": 226,
   "app/(accounts)/users/user-admin.tsx": 221,
-  "server/importers/online-mind2web.ts": 219,
   "app/(annotation)/campaigns/_components/quality-panel.tsx": 218,
   "app/compare/_components/compare-view.tsx": 213,
   "app/(evaluation)/judges/_components/batch-form.tsx": 210,

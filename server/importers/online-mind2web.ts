@@ -369,22 +369,20 @@ function judgeFileVerdict(
   };
 }
 
-async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Promise<ImportItem> {
+/** The task's result file as a JSON object, refused with the reason when it is missing, an LFS pointer or not an object. */
+async function readResult(dir: string): Promise<{ file: string; r: Record<string, unknown> }> {
   const file = path.join(dir, RESULT);
   if (!fs.existsSync(file))
     throw new ImportError(file, "is missing: the folder looks like an Online-Mind2Web task (its name and screenshots) but has no result");
   const rawHead = await head(file, 200);
   if (isLfsPointer(Buffer.from(rawHead))) throw new ImportError(file, "is a Git LFS pointer file, not the result (the clone was made without `git lfs pull`)");
-  const parsed = await readJsonFile(file);
-  const r = record(parsed);
+  const r = record(await readJsonFile(file));
   if (!r) throw new ImportError(file, "expected a JSON object");
-  const taskId = str(r.task_id)?.trim() ?? path.basename(dir);
-  const listed = run.tasks.get(taskId);
-  const intent = str(r.task) ?? str(r.confirmed_task) ?? str(r.intent) ?? str(r.instruction) ?? listed?.intent ?? null;
-  if (!intent) throw new ImportError(file, `has no task text ("task" or "confirmed_task") and task ${taskId} is not in a task list`);
-  const warnings: string[] = [];
+  return { file, r };
+}
 
-  // ---- steps
+/** The steps the result records, without screenshots yet, and the length of its action history. */
+function stepDrafts(r: Record<string, unknown>, file: string, warnings: string[]): { drafts: StepDraft[]; history: unknown[] } {
   const history = Array.isArray(r.action_history) ? r.action_history : r.action_history === undefined || r.action_history === null ? [] : null;
   if (history === null) throw new ImportError(file, `"action_history" is not a list`);
   const thoughts = Array.isArray(r.thoughts) ? r.thoughts : [];
@@ -422,8 +420,21 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
   }
   if (thoughts.length > history.length && !complete)
     warnings.push(`"thoughts" has ${thoughts.length} entries for ${history.length} actions: the extra ones are not shown`);
+  return { drafts, history };
+}
 
-  // ---- screenshots: named per step, listed, or numbered in a folder
+/** Where the screenshots went: those past the last action, and each folder image's step (negative: an extra shot). */
+interface PlacedShots {
+  folder: Awaited<ReturnType<typeof folderShots>>;
+  extraShots: Shot[];
+  stepOfImage: Map<number, number>;
+}
+
+/**
+ * Gives each step its screenshot: named per step, listed in the result, or numbered in the folder. Every image that
+ * cannot be placed or read is named in a warning.
+ */
+async function placeShots(dir: string, r: Record<string, unknown>, history: unknown[], drafts: StepDraft[], warnings: string[]): Promise<PlacedShots> {
   const folder = await folderShots(dir);
   let lfs = 0;
   let images = 0;
@@ -489,9 +500,25 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
         `${folder.duplicates.length} screenshot${folder.duplicates.length === 1 ? "" : "s"} repeat a number already used and are not shown: ${folder.duplicates.slice(0, 5).join(", ")}`,
       );
   }
+  if (lfs)
+    warnings.push(
+      `${lfs} of ${images} screenshots are Git LFS pointer files, not images (the clone was made without \`git lfs pull\`): the steps are imported without them`,
+    );
+  if (missing.length)
+    warnings.push(`${missing.length} screenshot${missing.length === 1 ? " is" : "s are"} named but not found: ${missing.slice(0, 5).join(", ")}`);
+  return { folder, extraShots, stepOfImage };
+}
 
-  // ---- the end: the answer, and screenshots past the last action
-  const answer = answerOf(r);
+/**
+ * The end of the trajectory: the answer joins a final answer action, and screenshots past the last action become
+ * steps of their own. Returns the step a folder image ended up on (null: not shown).
+ */
+function appendEnd(
+  drafts: StepDraft[],
+  answer: string | null,
+  placed: PlacedShots,
+): { endsWithAnswer: boolean; answerAction: string | null; resolveImageStep: (i: number) => number | null } {
+  const { extraShots, stepOfImage } = placed;
   const lastAction = drafts.length ? drafts[drafts.length - 1]!.action : null;
   const endsWithAnswer = lastAction?.type === "answer";
   if (endsWithAnswer && answer && !lastAction.value) lastAction.value = answer;
@@ -511,14 +538,43 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
     if (s === undefined) return null;
     return s >= 0 ? s : base + (-1 - s);
   };
+  return { endsWithAnswer, answerAction: endsWithAnswer ? (lastAction.value ?? null) : null, resolveImageStep };
+}
 
-  if (lfs)
-    warnings.push(
-      `${lfs} of ${images} screenshots are Git LFS pointer files, not images (the clone was made without \`git lfs pull\`): the steps are imported without them`,
-    );
-  if (missing.length)
-    warnings.push(`${missing.length} screenshot${missing.length === 1 ? " is" : "s are"} named but not found: ${missing.slice(0, 5).join(", ")}`);
+/** The task as the task list names it, or as the result describes it. */
+function taskOfResult(r: Record<string, unknown>, taskId: string, intent: string, listed: ImportTask | undefined, drafts: StepDraft[]): ImportTask {
+  if (listed) return { ...listed };
+  // Without a website in the result or the task list, the first page the agent went to is where the task starts
+  // (the benchmark starts every task on its website).
+  const firstPage = drafts.find((d) => d.action.type === "goto" && /^https?:\/\//i.test(d.action.value ?? ""))?.action.value ?? null;
+  const website = str(r.website) ?? str(r.start_url) ?? str(r.url) ?? firstPage;
+  const level = typeof r.level === "string" ? r.level : null;
+  return {
+    taskSet: ONLINE_MIND2WEB_TASK_SET,
+    externalId: taskId,
+    site: hostOf(website),
+    intent: intent.trim(),
+    startUrl: website,
+    inputImages: [],
+    referenceAnswers: [],
+    evaluatorConfig: null,
+    difficulty: level ? { overall: level, reasoning: null, visual: null } : null,
+    tags: level ? [`level:${level}`] : [],
+    extra: typeof r.reference_length === "number" ? { reference_length: r.reference_length } : null,
+  };
+}
 
+async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Promise<ImportItem> {
+  const { file, r } = await readResult(dir);
+  const taskId = str(r.task_id)?.trim() ?? path.basename(dir);
+  const listed = run.tasks.get(taskId);
+  const intent = str(r.task) ?? str(r.confirmed_task) ?? str(r.intent) ?? str(r.instruction) ?? listed?.intent ?? null;
+  if (!intent) throw new ImportError(file, `has no task text ("task" or "confirmed_task") and task ${taskId} is not in a task list`);
+  const warnings: string[] = [];
+  const { drafts, history } = stepDrafts(r, file, warnings);
+  const placed = await placeShots(dir, r, history, drafts, warnings);
+  const answer = answerOf(r);
+  const { endsWithAnswer, answerAction, resolveImageStep } = appendEnd(drafts, answer, placed);
   const steps: ImportStep[] = drafts.map((d, index) => ({
     index,
     screenshot: d.shot?.image ?? null,
@@ -533,51 +589,29 @@ async function readTask(dir: string, run: RunContext, judges: JudgeFile[]): Prom
     durationMs: d.durationMs ?? null,
   }));
 
-  // ---- verdicts
   const verdicts = resultJudgeVerdicts(r);
   for (const j of judges) {
     const row = j.rows.find((x) => x.taskId === taskId);
-    if (row) verdicts.push(judgeFileVerdict(j, row, resolveImageStep, folder.order.length, (m) => warnings.push(m)));
+    if (row) verdicts.push(judgeFileVerdict(j, row, resolveImageStep, placed.folder.order.length, (m) => warnings.push(m)));
   }
 
-  // Without a website in the result or the task list, the first page the agent went to is where the task starts
-  // (the benchmark starts every task on its website).
-  const firstPage = drafts.find((d) => d.action.type === "goto" && /^https?:\/\//i.test(d.action.value ?? ""))?.action.value ?? null;
-  const website = str(r.website) ?? str(r.start_url) ?? str(r.url) ?? listed?.startUrl ?? firstPage;
   const selfReport = typeof r.self_report_success === "boolean" ? r.self_report_success : null;
   const ended = outcomeOf(r, answer !== null || endsWithAnswer, steps.length);
   const detail = selfReport === null ? ended.detail : `the agent reported ${selfReport ? "success" : "failure"} (its own claim, not a verdict)`;
-  const level = listed?.difficulty?.overall ?? (typeof r.level === "string" ? r.level : null);
-  const task: ImportTask = listed
-    ? { ...listed }
-    : {
-        taskSet: ONLINE_MIND2WEB_TASK_SET,
-        externalId: taskId,
-        site: hostOf(website),
-        intent: intent.trim(),
-        startUrl: website,
-        inputImages: [],
-        referenceAnswers: [],
-        evaluatorConfig: null,
-        difficulty: level ? { overall: level, reasoning: null, visual: null } : null,
-        tags: level ? [`level:${level}`] : [],
-        extra: typeof r.reference_length === "number" ? { reference_length: r.reference_length } : null,
-      };
-  const model = str(r.model) ?? str(r.model_name) ?? str(r.llm);
   return {
     kind: "trajectory",
     trajectory: {
-      task,
+      task: taskOfResult(r, taskId, intent, listed, drafts),
       run: {
         runKey: run.key,
         name: run.name,
         agentName: str(r.agent) ?? str(r.agent_name) ?? run.agentName,
-        model,
+        model: str(r.model) ?? str(r.model_name) ?? str(r.llm),
         sourceSystem: ONLINE_MIND2WEB_FORMAT,
         config: null,
       },
       attempt: 0,
-      finalAnswer: answer ?? (endsWithAnswer ? (lastAction.value ?? null) : null),
+      finalAnswer: answer ?? answerAction,
       outcome: ended.outcome,
       outcomeDetail: detail,
       sourcePath: dir,
