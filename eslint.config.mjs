@@ -164,7 +164,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/trajectories/_components/triage-bar.tsx": 165,
   "server/cli/commands/run.ts": 165,
   "app/(evaluation)/judges/_components/judge-configs.tsx": 160,
-  "server/importers/webvoyager.ts": 159,
 };
 /**
  * The environment is read in one place: the configuration schema (server/config.ts) checks every variable once, and

@@ -442,10 +442,8 @@ interface TranscriptFiles {
   notRead: string[];
 }
 
-async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext, files: TranscriptFiles): Promise<ImportItem> {
-  const { transcript, several } = files;
-  const id = taskIdOf(taskDir, ctx.tasks, transcript, several);
-  const file = path.join(taskDir, transcript.file);
+/** The transcript's chat messages, each with a role; refused with the reason otherwise. */
+async function readMessages(file: string): Promise<Message[]> {
   const saved = await readJsonFile(file);
   // Some forks wrap the transcript in an object ({"messages": [...]}).
   const messages = saved && typeof saved === "object" && !Array.isArray(saved) ? (saved as { messages?: unknown }).messages : saved;
@@ -455,20 +453,26 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext,
       throw new ImportError(file, `message ${i} has no "role"`);
     }
   });
+  return messages as Message[];
+}
 
-  // The task message is the first user message, unless a fork put something of its own before it.
-  const userTexts = (messages as Message[]).filter((m) => m.role === "user").map((m) => messageText(m.content));
-  const taskText = userTexts.find((t) => t.includes("Now given a task:")) ?? userTexts[0] ?? "";
-  const task = taskFrom(id, ctx.tasks.get(id), ctx.refs, taskFromTranscript(taskText), file);
+/** The steps of a transcript (one per agent reply), the observations they acted on, and whether the run died first. */
+interface TranscriptSteps {
+  steps: ImportStep[];
+  turns: ObservationTurn[];
+  /** For each step, the index into `turns` of the observation it acted on (or null). */
+  stepTurn: (number | null)[];
+  diedBeforeReply: boolean;
+}
 
+function stepsOfMessages(messages: Message[]): TranscriptSteps {
   const steps: ImportStep[] = [];
   const turns: ObservationTurn[] = [];
-  /** For each step, the index into `turns` of the observation it acted on (or null). */
   const stepTurn: (number | null)[] = [];
   let everyMessage = 0;
   let knownMessages = 0;
   let pending: { turn: number; elements: SomElement[] | null } | null = null;
-  for (const m of messages as Message[]) {
+  for (const m of messages) {
     if (m.role === "user") {
       everyMessage++;
       const text = messageText(m.content);
@@ -521,7 +525,13 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext,
       error: "the run stopped before the agent replied to this observation",
     });
   }
+  return { steps, turns, stepTurn, diedBeforeReply };
+}
 
+/** Gives each step the screenshot of its observation; returns what could not be placed or was passed over. */
+function placeScreenshots(read: TranscriptSteps, files: TranscriptFiles): string[] {
+  const { transcript, several } = files;
+  const { steps, turns, stepTurn } = read;
   const images = numberedImages(files.shots.names, several ? transcript.tag : null);
   const standardNames = [...images.marked.values()].every((n) => /^screenshot\d+\./i.test(n));
   const shotName = (n: number) => (standardNames ? `screenshot${n}.png` : `the screenshot numbered ${n}`);
@@ -558,25 +568,37 @@ async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext,
   if (several && steps.length && !steps.some((s) => s.screenshot)) {
     warnings.push(`no image in ${path.basename(files.shots.dir)} carries "${transcript.tag}" in its name, so the steps have no images`);
   }
+  return warnings;
+}
 
+/** How the run ended: answered, stopped at its step limit, or unknown with the reason. */
+function endingOf(read: TranscriptSteps, maxSteps: number | null, stepLimit: ReadContext["stepLimit"]): { outcome: Outcome; outcomeDetail: string | null } {
+  const { steps, diedBeforeReply } = read;
+  if (steps.at(-1)?.action.type === "answer") return { outcome: "answered", outcomeDetail: null };
+  if (diedBeforeReply) return { outcome: "unknown", outcomeDetail: "the transcript has no reply from the agent (the run stopped before its first step)" };
+  if (!steps.length) return { outcome: "unknown", outcomeDetail: "the transcript has no observation and no reply (the run stopped before its first step)" };
+  const limit = maxSteps !== null ? { limit: maxSteps, source: `max_steps ${maxSteps} in the task file` } : stepLimit;
+  if (limit && steps.length >= limit.limit) {
+    return { outcome: "step_limit", outcomeDetail: `stopped after ${steps.length} steps without an ANSWER: the step limit (${limit.source})` };
+  }
+  return { outcome: "unknown", outcomeDetail: NO_ANSWER };
+}
+
+async function readTrajectory(taskDir: string, runDir: string, ctx: ReadContext, files: TranscriptFiles): Promise<ImportItem> {
+  const { transcript, several } = files;
+  const id = taskIdOf(taskDir, ctx.tasks, transcript, several);
+  const file = path.join(taskDir, transcript.file);
+  const messages = await readMessages(file);
+  // The task message is the first user message, unless a fork put something of its own before it.
+  const userTexts = messages.filter((m) => m.role === "user").map((m) => messageText(m.content));
+  const taskText = userTexts.find((t) => t.includes("Now given a task:")) ?? userTexts[0] ?? "";
+  const task = taskFrom(id, ctx.tasks.get(id), ctx.refs, taskFromTranscript(taskText), file);
+  const read = stepsOfMessages(messages);
+  const warnings = placeScreenshots(read, files);
+  const { steps } = read;
   const last = steps.at(-1);
   const answered = last?.action.type === "answer";
-  let outcome: Outcome = answered ? "answered" : "unknown";
-  let outcomeDetail: string | null = answered
-    ? null
-    : diedBeforeReply
-      ? "the transcript has no reply from the agent (the run stopped before its first step)"
-      : steps.length
-        ? NO_ANSWER
-        : "the transcript has no observation and no reply (the run stopped before its first step)";
-  if (outcomeDetail === NO_ANSWER) {
-    const own = ctx.tasks.get(id)?.limits.maxSteps ?? null;
-    const limit = own !== null ? { limit: own, source: `max_steps ${own} in the task file` } : ctx.stepLimit;
-    if (limit && steps.length >= limit.limit) {
-      outcome = "step_limit";
-      outcomeDetail = `stopped after ${steps.length} steps without an ANSWER: the step limit (${limit.source})`;
-    }
-  }
+  const { outcome, outcomeDetail } = endingOf(read, ctx.tasks.get(id)?.limits.maxSteps ?? null, ctx.stepLimit);
   return {
     kind: "trajectory",
     trajectory: {
