@@ -155,7 +155,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/analytics/judges/[key]/page.tsx": 177,
   "app/analytics/humans/page.tsx": 173,
   "app/(evaluation)/judges/_components/stress-form.tsx": 172,
-  "server/cli/commands/judge.ts": 170,
   "app/analytics/judges/page.tsx": 168,
   "server/services/analytics/overview.ts": 168,
   "server/domain/agreement/ratings.ts": 166,

@@ -233,6 +233,12 @@ describeEachBackend("the alignment loop", (backend) => {
     expect(text.stdout).toMatch(/against v1: κ change \+0\.449 \(no interval \(n = 5\)\); 1 of 5 flipped \(1 now right, 0 now wrong\)/);
     expect(text.stdout).toContain(`flipped: trajectory ${twin("D", "held-out")} (task `);
     expect(text.stdout).toContain("+ <example>");
+
+    // An action that is not one (a name every object answers to included) is refused with usage, never run.
+    for (const action of ["toString", "constructor", "renumber"]) {
+      const refused = await cli(["judge-align", action, "S1"], env);
+      expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining(`unknown action "${action}"`)]);
+    }
   });
 
   it("asks the judge model for criteria from the calibration disagreements only, and runs them as a version", async () => {

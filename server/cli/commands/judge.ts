@@ -668,6 +668,188 @@ function versionsText(view: AlignmentView, withDiff: boolean): string {
   return lines.join("\n") + "\n";
 }
 
+/** What each judge-align action is handed: the parsed arguments, the app, and how to print. */
+interface AlignCall {
+  args: ReturnType<typeof parseArgs>;
+  io: Parameters<CliCommand["run"]>[1];
+  ctx: ReturnType<typeof getAppContext>;
+  json: boolean;
+  /** The study named on the command line (every action but list and create needs one). */
+  study: string;
+  out: (value: unknown, text: string) => void;
+}
+
+async function alignList({ ctx, out }: AlignCall): Promise<number> {
+  const rows = await listAlignments(ctx.db);
+  out(
+    { studies: rows },
+    rows.length
+      ? rows
+          .map(
+            (r) =>
+              `#${r.id} ${r.name}: ${r.configName} on ${r.campaignName}, k=${r.k}; ${r.calibration} calibration, ${r.heldOut} held out; ${r.versions} version(s)\n`,
+          )
+          .join("")
+      : "No alignment studies yet.\n",
+  );
+  return 0;
+}
+
+async function alignCreate({ args, ctx, out }: AlignCall): Promise<number> {
+  const name = flagString(args, "name");
+  const config = flagString(args, "config");
+  const campaign = flagString(args, "campaign");
+  const kText = flagString(args, "k");
+  if (!name || !config || !campaign || !kText) throw new UsageError("create needs --name, --config, --campaign and --k");
+  const share = flagString(args, "held-out");
+  if (share !== undefined && !(Number(share) > 0 && Number(share) < 1))
+    throw new UsageError("--held-out is the share of items held out, between 0 and 1 (e.g. 0.5)");
+  let k;
+  try {
+    k = parseK(kText);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { alignment: a } = await createAlignment(ctx.db, {
+    name,
+    config: /^\d+$/.test(config) ? Number(config) : config,
+    campaign,
+    k,
+    heldOutShare: share === undefined ? undefined : Number(share),
+    seed: intFlag(args, "seed", 0, 4_294_967_295),
+  });
+  out(
+    a,
+    [
+      `Alignment study ${a.name} (#${a.id}): ${a.calibrationIds.length} calibration item(s), ${a.heldOutIds.length} held out (share ${a.heldOutShare}, seed ${a.seed}), stratified by human label and site:`,
+      ...a.strata.map(
+        (s) => `  ${s.human.padEnd(7)} ${(s.site ?? "(no site)").padEnd(20)} ${s.items} item(s): ${s.calibration} calibration, ${s.heldOut} held out`,
+      ),
+      ...(a.leftOut.length
+        ? [`  left out: ${a.leftOut.length} item(s) without a success or failure label (${[...new Set(a.leftOut.map((l) => l.reason))].join(", ")})`]
+        : []),
+      `Next: npm run cli -- judge-align run ${a.id} --dry-run`,
+    ].join("\n") + "\n",
+  );
+  return 0;
+}
+
+async function alignSplit({ ctx, study, out }: AlignCall): Promise<number> {
+  const a = await requireAlignment(ctx.db, study);
+  const rows = [
+    ...a.calibrationIds.map((id) => ({ trajectoryId: id, part: "calibration" })),
+    ...a.heldOutIds.map((id) => ({ trajectoryId: id, part: "held-out" })),
+  ];
+  out(
+    { study: a.name, seed: a.seed, heldOutShare: a.heldOutShare, strata: a.strata, items: rows, leftOut: a.leftOut },
+    ["trajectory_id,part", ...rows.map((r) => `${r.trajectoryId},${r.part}`)].join("\n") + "\n",
+  );
+  return 0;
+}
+
+async function alignRun({ args, io, ctx, json, study, out }: AlignCall): Promise<number> {
+  const version = intFlag(args, "version", 1, 1_000_000) ?? 1;
+  const concurrency = intFlag(args, "concurrency", 1, 64) ?? 4;
+  if (flagBool(args, "dry-run")) {
+    const e = await estimateAlignmentRun(ctx.db, study, version, concurrency);
+    out(
+      { dryRun: true, version, estimate: e },
+      `Version ${version} on ${e.trajectories} item(s): ${e.calls} call(s) (${e.existing} verdict(s) already stored), ${e.images} image(s), about ${e.inputTokens} input + ${e.outputTokens} output tokens; estimated cost ${money(e.costUsd)}\n`,
+    );
+    return 0;
+  }
+  const { batch, estimate } = await startAlignmentRun(ctx.db, study, version, concurrency);
+  if (!json)
+    io.stderr(
+      `Batch ${batch.id}: version ${version} on ${estimate.trajectories} item(s), ${estimate.calls} call(s) (${estimate.existing} already stored), estimated cost ${money(estimate.costUsd)}\n`,
+    );
+  return runWithProgress(io, batch.id, json);
+}
+
+async function alignDisagreements({ ctx, study, out }: AlignCall): Promise<number> {
+  const d = await calibrationDisagreements(ctx.db, study);
+  out(
+    d,
+    [
+      `${d.disagreements.length} disagreement(s) among ${d.judged} judged calibration item(s)${d.missing ? `; ${d.missing} not judged yet (judge-align run ${study})` : ""}:`,
+      ...d.disagreements.map(
+        (x) =>
+          `  trajectory ${x.trajectoryId} (task ${x.taskExternalId}): judge ${x.judge}, people ${x.human}${x.notes.length ? ` — ${x.notes.join(" / ")}` : ""}\n    ${x.intent}`,
+      ),
+    ].join("\n") + "\n",
+  );
+  return 0;
+}
+
+async function alignVersion({ args, io, ctx, study, out }: AlignCall): Promise<number> {
+  const examplesText = flagString(args, "examples");
+  if (examplesText !== undefined && !/^\d+(,\d+)*$/.test(examplesText)) throw new UsageError("--examples takes trajectory ids separated by commas");
+  const rubricFile = flagString(args, "rubric-file");
+  if (rubricFile && flagBool(args, "keep-criteria")) throw new UsageError("--rubric-file and --keep-criteria exclude each other");
+  const file = rubricFile ? path.resolve(io.cwd ?? process.cwd(), rubricFile) : undefined;
+  if (file && !fs.existsSync(file)) throw new UsageError(`--rubric-file: ${file} does not exist`);
+  const v = await createPromptVersion(ctx.db, study, {
+    examples: examplesText?.split(",").map(Number),
+    rubric: file ? fs.readFileSync(file, "utf8") : flagBool(args, "keep-criteria") ? null : undefined,
+    rubricSource: "researcher",
+    note: flagString(args, "note") ?? null,
+    parentNumber: intFlag(args, "parent", 1, 1_000_000),
+  });
+  out(
+    v,
+    `Version ${v.number} (#${v.id}): ${v.rubric !== null ? "its own criteria" : "the protocol's criteria"}, ${v.examples.length} example(s). Next: npm run cli -- judge-align run ${study} --version ${v.number}\n`,
+  );
+  return 0;
+}
+
+async function alignSuggest({ args, io, ctx, study, out }: AlignCall): Promise<number> {
+  const save = flagString(args, "save");
+  if (save && flagBool(args, "accept"))
+    throw new UsageError("--save and --accept exclude each other: save to edit the criteria first, or accept them as they are");
+  const s = await suggestRubric({ db: ctx.db, env: io.env }, study);
+  const { cases, ...suggestion } = s;
+  if (save) fs.writeFileSync(path.resolve(io.cwd ?? process.cwd(), save), suggestion.rubric + "\n");
+  const version = flagBool(args, "accept")
+    ? await createPromptVersion(ctx.db, study, {
+        rubric: suggestion.rubric,
+        rubricSource: "judge-model",
+        suggestion,
+        note: `criteria proposed by the judge model from ${cases} disagreement(s)`,
+      })
+    : null;
+  out(
+    { ...s, version },
+    [
+      `The judge model (${suggestion.model ?? "unknown model"}) proposes, from ${cases} calibration disagreement(s)` +
+        (suggestion.inputTokens != null ? ` (${suggestion.inputTokens} + ${suggestion.outputTokens ?? "?"} tokens, cost ${money(suggestion.costUsd)})` : "") +
+        ":",
+      ...(suggestion.warning ? [`  warning: ${suggestion.warning}`] : []),
+      suggestion.rubric,
+      version
+        ? `Saved as version ${version.number}. Next: npm run cli -- judge-align run ${study} --version ${version.number}`
+        : save
+          ? `Written to ${save}: edit it, then npm run cli -- judge-align version ${study} --rubric-file ${save}`
+          : "Nothing saved: --accept makes it a version, --save FILE writes it out for editing.",
+    ].join("\n") + "\n",
+  );
+  return 0;
+}
+
+async function alignVersions({ args, ctx, study, out }: AlignCall): Promise<number> {
+  const view = await alignmentVersions(ctx.db, study, { policy: flagBool(args, "exclude-unparseable") ? "exclude" : "failure" });
+  out(view, versionsText(view, flagBool(args, "diff")));
+  return 0;
+}
+
+const ALIGN_ACTIONS: Record<string, (call: AlignCall) => Promise<number>> = {
+  split: alignSplit,
+  run: alignRun,
+  disagreements: alignDisagreements,
+  version: alignVersion,
+  suggest: alignSuggest,
+  versions: alignVersions,
+};
+
 export const judgeAlignCommand: CliCommand = {
   name: "judge-align",
   summary: "align a judge with people: split a labelled campaign, make prompt versions from disagreements, compare κ per version",
@@ -689,165 +871,14 @@ export const judgeAlignCommand: CliCommand = {
     const [action, study, ...extra] = args.positionals;
     if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
     const out = (value: unknown, text: string) => io.stdout(json ? JSON.stringify(value) + "\n" : text);
-    if (action === "list") {
-      const rows = await listAlignments(ctx.db);
-      out(
-        { studies: rows },
-        rows.length
-          ? rows
-              .map(
-                (r) =>
-                  `#${r.id} ${r.name}: ${r.configName} on ${r.campaignName}, k=${r.k}; ${r.calibration} calibration, ${r.heldOut} held out; ${r.versions} version(s)\n`,
-              )
-              .join("")
-          : "No alignment studies yet.\n",
-      );
-      return 0;
-    }
-    if (action === "create") {
-      const name = flagString(args, "name");
-      const config = flagString(args, "config");
-      const campaign = flagString(args, "campaign");
-      const kText = flagString(args, "k");
-      if (!name || !config || !campaign || !kText) throw new UsageError("create needs --name, --config, --campaign and --k");
-      const share = flagString(args, "held-out");
-      if (share !== undefined && !(Number(share) > 0 && Number(share) < 1))
-        throw new UsageError("--held-out is the share of items held out, between 0 and 1 (e.g. 0.5)");
-      let k;
-      try {
-        k = parseK(kText);
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      }
-      const { alignment: a } = await createAlignment(ctx.db, {
-        name,
-        config: /^\d+$/.test(config) ? Number(config) : config,
-        campaign,
-        k,
-        heldOutShare: share === undefined ? undefined : Number(share),
-        seed: intFlag(args, "seed", 0, 4_294_967_295),
-      });
-      out(
-        a,
-        [
-          `Alignment study ${a.name} (#${a.id}): ${a.calibrationIds.length} calibration item(s), ${a.heldOutIds.length} held out (share ${a.heldOutShare}, seed ${a.seed}), stratified by human label and site:`,
-          ...a.strata.map(
-            (s) => `  ${s.human.padEnd(7)} ${(s.site ?? "(no site)").padEnd(20)} ${s.items} item(s): ${s.calibration} calibration, ${s.heldOut} held out`,
-          ),
-          ...(a.leftOut.length
-            ? [`  left out: ${a.leftOut.length} item(s) without a success or failure label (${[...new Set(a.leftOut.map((l) => l.reason))].join(", ")})`]
-            : []),
-          `Next: npm run cli -- judge-align run ${a.id} --dry-run`,
-        ].join("\n") + "\n",
-      );
-      return 0;
-    }
+    const call: AlignCall = { args, io, ctx, json, study: study ?? "", out };
+    if (action === "list") return alignList(call);
+    if (action === "create") return alignCreate(call);
     if (!study)
       throw new UsageError(action ? `${action} needs a study (name or id)` : "choose an action: create, split, run, disagreements, version, versions, list");
-    if (action === "split") {
-      const a = await requireAlignment(ctx.db, study);
-      const rows = [
-        ...a.calibrationIds.map((id) => ({ trajectoryId: id, part: "calibration" })),
-        ...a.heldOutIds.map((id) => ({ trajectoryId: id, part: "held-out" })),
-      ];
-      out(
-        { study: a.name, seed: a.seed, heldOutShare: a.heldOutShare, strata: a.strata, items: rows, leftOut: a.leftOut },
-        ["trajectory_id,part", ...rows.map((r) => `${r.trajectoryId},${r.part}`)].join("\n") + "\n",
-      );
-      return 0;
-    }
-    if (action === "run") {
-      const version = intFlag(args, "version", 1, 1_000_000) ?? 1;
-      const concurrency = intFlag(args, "concurrency", 1, 64) ?? 4;
-      if (flagBool(args, "dry-run")) {
-        const e = await estimateAlignmentRun(ctx.db, study, version, concurrency);
-        out(
-          { dryRun: true, version, estimate: e },
-          `Version ${version} on ${e.trajectories} item(s): ${e.calls} call(s) (${e.existing} verdict(s) already stored), ${e.images} image(s), about ${e.inputTokens} input + ${e.outputTokens} output tokens; estimated cost ${money(e.costUsd)}\n`,
-        );
-        return 0;
-      }
-      const { batch, estimate } = await startAlignmentRun(ctx.db, study, version, concurrency);
-      if (!json)
-        io.stderr(
-          `Batch ${batch.id}: version ${version} on ${estimate.trajectories} item(s), ${estimate.calls} call(s) (${estimate.existing} already stored), estimated cost ${money(estimate.costUsd)}\n`,
-        );
-      return runWithProgress(io, batch.id, json);
-    }
-    if (action === "disagreements") {
-      const d = await calibrationDisagreements(ctx.db, study);
-      out(
-        d,
-        [
-          `${d.disagreements.length} disagreement(s) among ${d.judged} judged calibration item(s)${d.missing ? `; ${d.missing} not judged yet (judge-align run ${study})` : ""}:`,
-          ...d.disagreements.map(
-            (x) =>
-              `  trajectory ${x.trajectoryId} (task ${x.taskExternalId}): judge ${x.judge}, people ${x.human}${x.notes.length ? ` — ${x.notes.join(" / ")}` : ""}\n    ${x.intent}`,
-          ),
-        ].join("\n") + "\n",
-      );
-      return 0;
-    }
-    if (action === "version") {
-      const examplesText = flagString(args, "examples");
-      if (examplesText !== undefined && !/^\d+(,\d+)*$/.test(examplesText)) throw new UsageError("--examples takes trajectory ids separated by commas");
-      const rubricFile = flagString(args, "rubric-file");
-      if (rubricFile && flagBool(args, "keep-criteria")) throw new UsageError("--rubric-file and --keep-criteria exclude each other");
-      const file = rubricFile ? path.resolve(io.cwd ?? process.cwd(), rubricFile) : undefined;
-      if (file && !fs.existsSync(file)) throw new UsageError(`--rubric-file: ${file} does not exist`);
-      const v = await createPromptVersion(ctx.db, study, {
-        examples: examplesText?.split(",").map(Number),
-        rubric: file ? fs.readFileSync(file, "utf8") : flagBool(args, "keep-criteria") ? null : undefined,
-        rubricSource: "researcher",
-        note: flagString(args, "note") ?? null,
-        parentNumber: intFlag(args, "parent", 1, 1_000_000),
-      });
-      out(
-        v,
-        `Version ${v.number} (#${v.id}): ${v.rubric !== null ? "its own criteria" : "the protocol's criteria"}, ${v.examples.length} example(s). Next: npm run cli -- judge-align run ${study} --version ${v.number}\n`,
-      );
-      return 0;
-    }
-    if (action === "suggest") {
-      const save = flagString(args, "save");
-      if (save && flagBool(args, "accept"))
-        throw new UsageError("--save and --accept exclude each other: save to edit the criteria first, or accept them as they are");
-      const s = await suggestRubric({ db: ctx.db, env: io.env }, study);
-      const { cases, ...suggestion } = s;
-      if (save) fs.writeFileSync(path.resolve(io.cwd ?? process.cwd(), save), suggestion.rubric + "\n");
-      const version = flagBool(args, "accept")
-        ? await createPromptVersion(ctx.db, study, {
-            rubric: suggestion.rubric,
-            rubricSource: "judge-model",
-            suggestion,
-            note: `criteria proposed by the judge model from ${cases} disagreement(s)`,
-          })
-        : null;
-      out(
-        { ...s, version },
-        [
-          `The judge model (${suggestion.model ?? "unknown model"}) proposes, from ${cases} calibration disagreement(s)` +
-            (suggestion.inputTokens != null
-              ? ` (${suggestion.inputTokens} + ${suggestion.outputTokens ?? "?"} tokens, cost ${money(suggestion.costUsd)})`
-              : "") +
-            ":",
-          ...(suggestion.warning ? [`  warning: ${suggestion.warning}`] : []),
-          suggestion.rubric,
-          version
-            ? `Saved as version ${version.number}. Next: npm run cli -- judge-align run ${study} --version ${version.number}`
-            : save
-              ? `Written to ${save}: edit it, then npm run cli -- judge-align version ${study} --rubric-file ${save}`
-              : "Nothing saved: --accept makes it a version, --save FILE writes it out for editing.",
-        ].join("\n") + "\n",
-      );
-      return 0;
-    }
-    if (action === "versions") {
-      const view = await alignmentVersions(ctx.db, study, { policy: flagBool(args, "exclude-unparseable") ? "exclude" : "failure" });
-      out(view, versionsText(view, flagBool(args, "diff")));
-      return 0;
-    }
-    throw new UsageError(`unknown action ${JSON.stringify(action)}`);
+    const handler = action && Object.hasOwn(ALIGN_ACTIONS, action) ? ALIGN_ACTIONS[action] : undefined;
+    if (!handler) throw new UsageError(`unknown action ${JSON.stringify(action)}`);
+    return handler(call);
   },
 };
 
