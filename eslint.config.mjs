@@ -161,7 +161,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
   "server/services/imports/ingest.ts": 165,
   "app/trajectories/_components/triage-bar.tsx": 165,
-  "server/cli/commands/run.ts": 165,
   "app/(evaluation)/judges/_components/judge-configs.tsx": 160,
 };
 /**

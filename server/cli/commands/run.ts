@@ -96,6 +96,137 @@ async function policySpec(ctx: AppContext, value: string, scriptFile: string | u
   return { kind: "vlm", judgeConfigId: config.id };
 }
 
+type RunArgs = ReturnType<typeof parseArgs>;
+
+/** The live run the flags ask for, before the schema checks it. */
+async function liveRunRequestOf(args: RunArgs, ctx: AppContext, io: CliIO, tasksFlag: string, policyFlag: string): Promise<LiveRunRequestInput> {
+  const limit = intFlag(args, "limit", 1, 100_000);
+  const stepTimeout = intFlag(args, "step-timeout", 1, 600);
+  const runTimeout = intFlag(args, "run-timeout", 5, 6 * 3600);
+  const viewportFlag = flagString(args, "viewport");
+  const viewport = viewportFlag === undefined ? undefined : /^(\d{3,4})x(\d{3,4})$/.exec(viewportFlag);
+  if (viewport === null) throw new UsageError(`--viewport must look like 1280x800, got ${JSON.stringify(viewportFlag)}`);
+
+  // Gone: where runs may go inside the network is the admins' (VERDICT_RUNNER_ALLOWED_DESTINATIONS, profiles).
+  if (flagBool(args, "allow-private")) throw new UsageError(`--allow-private: ${PRIVATE_NETWORK_REFUSAL.replace(/^allowPrivateNetwork: /, "")}`);
+  const profileFlag = flagString(args, "profile");
+  return {
+    name: flagString(args, "name"),
+    tasks: await taskSelection(ctx, tasksFlag, limit, io),
+    policy: await policySpec(ctx, policyFlag, flagString(args, "script"), io),
+    settings: {
+      maxSteps: intFlag(args, "max-steps", 1, 100),
+      concurrency: intFlag(args, "concurrency", 1, 16),
+      historyScreenshots: intFlag(args, "history", 1, 10),
+      stepTimeoutMs: stepTimeout === undefined ? undefined : stepTimeout * 1000,
+      runTimeoutMs: runTimeout === undefined ? undefined : runTimeout * 1000,
+      viewport: viewport ? { width: Number(viewport[1]), height: Number(viewport[2]) } : undefined,
+      allowedHosts: (flagString(args, "allow-hosts") ?? "")
+        .split(",")
+        .map((h) => h.trim())
+        .filter(Boolean),
+      blockedTexts: parseTextList((flagString(args, "block-texts") ?? "").split("|")),
+      allowDownloads: flagBool(args, "allow-downloads"),
+      deploymentProfileId: profileFlag === undefined ? null : (await findDeploymentProfile(ctx.db, profileFlag)).id,
+      infraRetries: intFlag(args, "infra-retries", 0, 5),
+      hostConcurrency: intFlag(args, "host-concurrency", 1, 16) ?? null,
+      recordHar: !flagBool(args, "no-har"),
+      detectBlocking: !flagBool(args, "no-blocking-check"),
+    },
+  };
+}
+
+/** Carries the run out in this process with a progress bar; Ctrl+C cancels it. */
+async function followRun(ctx: AppContext, io: CliIO, runId: number, concurrency: number): Promise<void> {
+  const deps = { db: ctx.db, env: io.env };
+  const bar = createProgressBar(io, `Run ${runId}`);
+  const stop = new AbortController();
+  const onSigint = () => {
+    io.stderr(`\nCancelling run ${runId}…\n`);
+    Promise.resolve(cancelLiveRun(deps, runId)).catch((e: unknown) => io.stderr(`Could not cancel run ${runId}: ${(e as Error).message}\n`));
+  };
+  process.once("SIGINT", onSigint);
+  let drawing = false;
+  const draw = async () => {
+    // A slow read (a busy database) must not pile up redraws behind it.
+    if (drawing) return;
+    drawing = true;
+    try {
+      const d = await liveRunDetail(deps, runId);
+      const done = d.counts.succeeded + d.counts.failed + d.counts.cancelled;
+      bar.update(done, d.counts.total, `${d.counts.running} running · ${d.steps} steps`);
+    } finally {
+      drawing = false;
+    }
+  };
+  // The progress bar is only a view: a failed redraw is skipped, the next one tries again.
+  const timer = setInterval(() => void draw().catch(() => undefined), 500);
+  try {
+    await runRunnerWorker({
+      ctx,
+      env: io.env,
+      concurrency,
+      groupKey: liveGroupKey(runId),
+      untilIdle: true,
+      signal: stop.signal,
+    });
+  } finally {
+    clearInterval(timer);
+    process.removeListener("SIGINT", onSigint);
+    bar.finish();
+  }
+}
+
+/** What the run did, as JSON or as a table. */
+async function printRunSummary(ctx: AppContext, io: CliIO, runId: number, json: boolean, started: number): Promise<Awaited<ReturnType<typeof liveRunDetail>>> {
+  const deps = { db: ctx.db, env: io.env };
+  const d = await liveRunDetail(deps, runId);
+  const seconds = (Date.now() - started) / 1000;
+  const rows = d.tasks.map((t) => ({
+    taskId: t.taskId,
+    externalId: t.externalId,
+    trajectoryId: t.trajectoryId,
+    job: t.jobStatus,
+    outcome: t.outcome,
+    outcomeDetail: t.outcomeDetail ?? (t.jobStatus === "failed" ? t.jobError : null),
+    steps: t.steps,
+    finalAnswer: t.finalAnswer,
+  }));
+  if (json) {
+    io.stdout(
+      JSON.stringify({
+        runId,
+        status: d.status,
+        policy: d.policy.label,
+        counts: d.counts,
+        answered: d.answered,
+        successRate: d.successRate,
+        steps: d.steps,
+        seconds: Number(seconds.toFixed(2)),
+        trajectories: rows,
+      }) + "\n",
+    );
+  } else {
+    io.stderr(
+      [
+        `Run ${runId} ${d.status} in ${seconds.toFixed(1)}s: ${d.answered} of ${d.counts.total} answered, ${d.steps} steps (${d.policy.label})`,
+        ...(d.successRate.n || d.successRate.infraErrors || d.successRate.blocked
+          ? [
+              `  rules: ${d.successRate.successes} of ${d.successRate.n} succeeded; apart: ${d.successRate.infraErrors} infrastructure error(s), ${d.successRate.blocked} blocked`,
+            ]
+          : []),
+        ...formatTable(
+          [{ header: "task" }, { header: "outcome" }, { header: "steps", align: "right" }, { header: "answer" }],
+          rows.map((r) => [r.externalId, String(r.outcome ?? r.job), String(r.steps), r.finalAnswer ? JSON.stringify(r.finalAnswer) : (r.outcomeDetail ?? "")]),
+          { header: false },
+        ),
+        `  trajectories: /trajectories?run=${runId}`,
+      ].join("\n") + "\n",
+    );
+  }
+  return d;
+}
+
 export const runCommand: CliCommand = {
   name: "run",
   summary: "start a live run (real Chromium) of a policy over tasks, with a progress bar",
@@ -129,45 +260,11 @@ export const runCommand: CliCommand = {
     if (!policyFlag) throw new UsageError("--policy is required");
     const json = flagBool(args, "json");
     const ctx = getAppContext(io.env);
-    const limit = intFlag(args, "limit", 1, 100_000);
-    const stepTimeout = intFlag(args, "step-timeout", 1, 600);
-    const runTimeout = intFlag(args, "run-timeout", 5, 6 * 3600);
-    const viewportFlag = flagString(args, "viewport");
-    const viewport = viewportFlag === undefined ? undefined : /^(\d{3,4})x(\d{3,4})$/.exec(viewportFlag);
-    if (viewport === null) throw new UsageError(`--viewport must look like 1280x800, got ${JSON.stringify(viewportFlag)}`);
-
-    // Gone: where runs may go inside the network is the admins' (VERDICT_RUNNER_ALLOWED_DESTINATIONS, profiles).
-    if (flagBool(args, "allow-private")) throw new UsageError(`--allow-private: ${PRIVATE_NETWORK_REFUSAL.replace(/^allowPrivateNetwork: /, "")}`);
-    const profileFlag = flagString(args, "profile");
-    const request: LiveRunRequestInput = {
-      name: flagString(args, "name"),
-      tasks: await taskSelection(ctx, tasksFlag, limit, io),
-      policy: await policySpec(ctx, policyFlag, flagString(args, "script"), io),
-      settings: {
-        maxSteps: intFlag(args, "max-steps", 1, 100),
-        concurrency: intFlag(args, "concurrency", 1, 16),
-        historyScreenshots: intFlag(args, "history", 1, 10),
-        stepTimeoutMs: stepTimeout === undefined ? undefined : stepTimeout * 1000,
-        runTimeoutMs: runTimeout === undefined ? undefined : runTimeout * 1000,
-        viewport: viewport ? { width: Number(viewport[1]), height: Number(viewport[2]) } : undefined,
-        allowedHosts: (flagString(args, "allow-hosts") ?? "")
-          .split(",")
-          .map((h) => h.trim())
-          .filter(Boolean),
-        blockedTexts: parseTextList((flagString(args, "block-texts") ?? "").split("|")),
-        allowDownloads: flagBool(args, "allow-downloads"),
-        deploymentProfileId: profileFlag === undefined ? null : (await findDeploymentProfile(ctx.db, profileFlag)).id,
-        infraRetries: intFlag(args, "infra-retries", 0, 5),
-        hostConcurrency: intFlag(args, "host-concurrency", 1, 16) ?? null,
-        recordHar: !flagBool(args, "no-har"),
-        detectBlocking: !flagBool(args, "no-blocking-check"),
-      },
-    };
+    const request = await liveRunRequestOf(args, ctx, io, tasksFlag, policyFlag);
     const parsed = liveRunRequestSchema.safeParse(request);
     if (!parsed.success) throw new UsageError(describeZodIssues(parsed.error));
 
-    const deps = { db: ctx.db, env: io.env };
-    const { runId, tasks } = await startLiveRun(deps, parsed.data, null);
+    const { runId, tasks } = await startLiveRun({ db: ctx.db, env: io.env }, parsed.data, null);
     io.stderr(`Live run ${runId}: ${tasks} task${tasks === 1 ? "" : "s"} queued (watch it at /live/${runId})\n`);
 
     if (flagBool(args, "detach")) {
@@ -175,94 +272,9 @@ export const runCommand: CliCommand = {
       else io.stderr("Queued; a running worker (npm run worker) carries it out.\n");
       return 0;
     }
-
     const started = Date.now();
-    const bar = createProgressBar(io, `Run ${runId}`);
-    const stop = new AbortController();
-    const onSigint = () => {
-      io.stderr(`\nCancelling run ${runId}…\n`);
-      Promise.resolve(cancelLiveRun(deps, runId)).catch((e: unknown) => io.stderr(`Could not cancel run ${runId}: ${(e as Error).message}\n`));
-    };
-    process.once("SIGINT", onSigint);
-    let drawing = false;
-    const draw = async () => {
-      // A slow read (a busy database) must not pile up redraws behind it.
-      if (drawing) return;
-      drawing = true;
-      try {
-        const d = await liveRunDetail(deps, runId);
-        const done = d.counts.succeeded + d.counts.failed + d.counts.cancelled;
-        bar.update(done, d.counts.total, `${d.counts.running} running · ${d.steps} steps`);
-      } finally {
-        drawing = false;
-      }
-    };
-    // The progress bar is only a view: a failed redraw is skipped, the next one tries again.
-    const timer = setInterval(() => void draw().catch(() => undefined), 500);
-    try {
-      await runRunnerWorker({
-        ctx,
-        env: io.env,
-        concurrency: parsed.data.settings.concurrency,
-        groupKey: liveGroupKey(runId),
-        untilIdle: true,
-        signal: stop.signal,
-      });
-    } finally {
-      clearInterval(timer);
-      process.removeListener("SIGINT", onSigint);
-      bar.finish();
-    }
-
-    const d = await liveRunDetail(deps, runId);
-    const seconds = (Date.now() - started) / 1000;
-    const rows = d.tasks.map((t) => ({
-      taskId: t.taskId,
-      externalId: t.externalId,
-      trajectoryId: t.trajectoryId,
-      job: t.jobStatus,
-      outcome: t.outcome,
-      outcomeDetail: t.outcomeDetail ?? (t.jobStatus === "failed" ? t.jobError : null),
-      steps: t.steps,
-      finalAnswer: t.finalAnswer,
-    }));
-    if (json) {
-      io.stdout(
-        JSON.stringify({
-          runId,
-          status: d.status,
-          policy: d.policy.label,
-          counts: d.counts,
-          answered: d.answered,
-          successRate: d.successRate,
-          steps: d.steps,
-          seconds: Number(seconds.toFixed(2)),
-          trajectories: rows,
-        }) + "\n",
-      );
-    } else {
-      io.stderr(
-        [
-          `Run ${runId} ${d.status} in ${seconds.toFixed(1)}s: ${d.answered} of ${d.counts.total} answered, ${d.steps} steps (${d.policy.label})`,
-          ...(d.successRate.n || d.successRate.infraErrors || d.successRate.blocked
-            ? [
-                `  rules: ${d.successRate.successes} of ${d.successRate.n} succeeded; apart: ${d.successRate.infraErrors} infrastructure error(s), ${d.successRate.blocked} blocked`,
-              ]
-            : []),
-          ...formatTable(
-            [{ header: "task" }, { header: "outcome" }, { header: "steps", align: "right" }, { header: "answer" }],
-            rows.map((r) => [
-              r.externalId,
-              String(r.outcome ?? r.job),
-              String(r.steps),
-              r.finalAnswer ? JSON.stringify(r.finalAnswer) : (r.outcomeDetail ?? ""),
-            ]),
-            { header: false },
-          ),
-          `  trajectories: /trajectories?run=${runId}`,
-        ].join("\n") + "\n",
-      );
-    }
+    await followRun(ctx, io, runId, parsed.data.settings.concurrency);
+    const d = await printRunSummary(ctx, io, runId, json, started);
     return d.counts.failed > 0 || d.counts.cancelled > 0 ? 1 : 0;
   },
 };
