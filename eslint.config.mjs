@@ -151,7 +151,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/trajectories/_components/filter-bar.tsx": 194,
   "app/(evaluation)/judges/_components/batch-progress.tsx": 193,
   "app/analytics/_components/csv-tool.tsx": 185,
-  "server/browser/recorder.ts": 183,
   "app/analytics/judges/[key]/page.tsx": 177,
   "app/analytics/humans/page.tsx": 173,
   "app/(evaluation)/judges/_components/stress-form.tsx": 172,

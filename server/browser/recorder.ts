@@ -164,7 +164,7 @@ function guarded<T>(work: Promise<T>, ms: number, what: string | { outcome: Outc
 export async function recordTrajectory(options: RecordOptions): Promise<RecordedTrajectory> {
   const task = bundleTaskSchema.parse(options.task);
   const run = bundleRunSchema.parse(options.run);
-  const { session, policy, signal } = options;
+  const { session, signal } = options;
   const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
   const startUrl = options.startUrl !== undefined ? options.startUrl : task.startUrl;
   const parse = options.parseAction ?? parseWebVoyagerAction;
@@ -173,6 +173,7 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
   const timeLimitReached = (index: number) => `reached the time limit (${formatLimit(options.runTimeoutMs!)}) at step ${index} without an answer`;
 
   const steps: RecordedStep[] = [];
+  const stepRun: StepRun = { options, task, startUrl, maxSteps, parse, steps };
   let outcome: Outcome = "unknown";
   let outcomeDetail: string | null = null;
   let finalAnswer: string | null = null;
@@ -199,8 +200,8 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
       const left = runDeadline - performance.now();
       if (left <= 0) throw new RunStop("time_limit", timeLimitReached(index));
       const budget = Math.min(stepTimeout, left);
-      const step: { recorded: RecordedStep; ended: boolean; blocked?: string } = await guarded(
-        runStep(index, lastError),
+      const step: StepResult = await guarded(
+        runStep(stepRun, index, lastError),
         budget,
         budget < stepTimeout
           ? { outcome: "time_limit", message: timeLimitReached(index) }
@@ -234,115 +235,130 @@ export async function recordTrajectory(options: RecordOptions): Promise<Recorded
     }
   }
   return { task, run, attempt: options.attempt ?? 0, finalAnswer, outcome, outcomeDetail, steps };
+}
 
-  async function runStep(index: number, lastError: string | null): Promise<{ recorded: RecordedStep; ended: boolean; blocked?: string }> {
-    const t0 = performance.now();
-    const startedAt = Date.now();
-    const page = session.page;
-    let settled = await settlePage(page, options.settle);
-    const t1 = performance.now();
-    let obs;
-    try {
-      obs = await observePage(page, options.som);
-    } catch (e) {
-      // A navigation that started after the page looked settled replaces the document mid-observation: settle on
-      // the new document and look again, once.
-      if (page.isClosed() || !/Execution context was destroyed|navigat|Cannot find context/i.test(String(e))) throw e;
-      settled = await settlePage(page, options.settle);
-      obs = await observePage(page, options.som);
-    }
-    const t2 = performance.now();
-    const tabs = session.tabs().map((p, i) => ({ index: i, url: p.url(), active: p === page }));
-    const blocked = options.blockedCheck ? await options.blockedCheck(page, index) : null;
-    if (blocked) {
-      // The page refuses the agent: nothing to decide; the step keeps the screenshot as the evidence.
-      return {
-        ended: true,
-        blocked,
-        recorded: {
-          index,
-          startedAt,
-          tabs,
-          prompt: null,
-          screenshot: obs.marked,
-          rawScreenshot: obs.raw,
-          url: obs.url,
-          thought: null,
-          actionRaw: "",
-          action: { type: "noop" },
-          elements: obs.elements,
-          error: blocked,
-          durationMs: Math.round(performance.now() - t0),
-          timings: { settleMs: t1 - t0, observeMs: t2 - t1, policyMs: 0, actionMs: 0, recordMs: 0, settled: settled.settled },
-        },
-      };
-    }
-    const history: PolicyHistoryEntry[] = steps.map((s) => ({
-      index: s.index,
-      url: s.url,
-      thought: s.thought,
-      actionRaw: s.actionRaw,
-      action: s.action,
-      error: s.error,
-    }));
-    let decision;
-    try {
-      decision = await policy.nextAction({
-        task: { externalId: task.externalId, intent: task.intent, startUrl, inputImages: options.inputImages ?? [] },
-        stepIndex: index,
-        maxSteps,
-        url: obs.url,
-        title: obs.title,
-        elements: obs.elements,
-        elementList: formatElementList(obs.elements),
-        markedScreenshot: obs.marked.bytes,
-        rawScreenshot: obs.raw.bytes,
-        history,
-        lastError,
-        tabs,
-        signal,
-      });
-    } catch (e) {
-      throw new RunStop("error", `policy ${policy.name} failed at step ${index}: ${firstLine(e)}`);
-    }
-    const t3 = performance.now();
-    const action = decision.action ?? parse(decision.actionRaw);
-    const refused = (await options.guard?.before?.(action, { url: obs.url, elements: obs.elements })) ?? null;
-    let result: ActionResult = refused
-      ? { error: refused, ended: false }
-      : await executeAction({ session, elements: obs.elements, scale: obs.scale }, action, options.actions);
-    if (!refused && options.guard?.after) {
-      const late = await options.guard.after(action, result);
-      if (late) result = { error: result.error ? `${result.error}; ${late}` : late, ended: result.ended };
-    }
-    const t4 = performance.now();
+/** What each step of a recording reads: the options, the task, and the steps recorded so far. */
+interface StepRun {
+  options: RecordOptions;
+  task: RecordedTrajectory["task"];
+  startUrl: string | null;
+  maxSteps: number;
+  parse: (raw: string) => ParsedAction;
+  steps: RecordedStep[];
+}
+
+type StepResult = { recorded: RecordedStep; ended: boolean; blocked?: string };
+
+/** One step: settle, observe, ask the policy, act; a refused page ends the run as blocked with its evidence. */
+async function runStep(run: StepRun, index: number, lastError: string | null): Promise<StepResult> {
+  const { options, task, startUrl, maxSteps, parse, steps } = run;
+  const { session, policy, signal } = options;
+  const t0 = performance.now();
+  const startedAt = Date.now();
+  const page = session.page;
+  let settled = await settlePage(page, options.settle);
+  const t1 = performance.now();
+  let obs;
+  try {
+    obs = await observePage(page, options.som);
+  } catch (e) {
+    // A navigation that started after the page looked settled replaces the document mid-observation: settle on
+    // the new document and look again, once.
+    if (page.isClosed() || !/Execution context was destroyed|navigat|Cannot find context/i.test(String(e))) throw e;
+    settled = await settlePage(page, options.settle);
+    obs = await observePage(page, options.som);
+  }
+  const t2 = performance.now();
+  const tabs = session.tabs().map((p, i) => ({ index: i, url: p.url(), active: p === page }));
+  const blocked = options.blockedCheck ? await options.blockedCheck(page, index) : null;
+  if (blocked) {
+    // The page refuses the agent: nothing to decide; the step keeps the screenshot as the evidence.
     return {
-      ended: result.ended,
+      ended: true,
+      blocked,
       recorded: {
         index,
         startedAt,
         tabs,
-        prompt: decision.prompt ?? null,
+        prompt: null,
         screenshot: obs.marked,
         rawScreenshot: obs.raw,
         url: obs.url,
-        thought: decision.thought ?? null,
-        actionRaw: decision.actionRaw,
-        action,
+        thought: null,
+        actionRaw: "",
+        action: { type: "noop" },
         elements: obs.elements,
-        error: result.error,
-        durationMs: Math.round(t4 - t0),
-        timings: {
-          settleMs: t1 - t0,
-          observeMs: t2 - t1,
-          policyMs: t3 - t2,
-          actionMs: t4 - t3,
-          recordMs: 0,
-          settled: settled.settled,
-        },
+        error: blocked,
+        durationMs: Math.round(performance.now() - t0),
+        timings: { settleMs: t1 - t0, observeMs: t2 - t1, policyMs: 0, actionMs: 0, recordMs: 0, settled: settled.settled },
       },
     };
   }
+  const history: PolicyHistoryEntry[] = steps.map((s) => ({
+    index: s.index,
+    url: s.url,
+    thought: s.thought,
+    actionRaw: s.actionRaw,
+    action: s.action,
+    error: s.error,
+  }));
+  let decision;
+  try {
+    decision = await policy.nextAction({
+      task: { externalId: task.externalId, intent: task.intent, startUrl, inputImages: options.inputImages ?? [] },
+      stepIndex: index,
+      maxSteps,
+      url: obs.url,
+      title: obs.title,
+      elements: obs.elements,
+      elementList: formatElementList(obs.elements),
+      markedScreenshot: obs.marked.bytes,
+      rawScreenshot: obs.raw.bytes,
+      history,
+      lastError,
+      tabs,
+      signal,
+    });
+  } catch (e) {
+    throw new RunStop("error", `policy ${policy.name} failed at step ${index}: ${firstLine(e)}`);
+  }
+  const t3 = performance.now();
+  const action = decision.action ?? parse(decision.actionRaw);
+  const refused = (await options.guard?.before?.(action, { url: obs.url, elements: obs.elements })) ?? null;
+  let result: ActionResult = refused
+    ? { error: refused, ended: false }
+    : await executeAction({ session, elements: obs.elements, scale: obs.scale }, action, options.actions);
+  if (!refused && options.guard?.after) {
+    const late = await options.guard.after(action, result);
+    if (late) result = { error: result.error ? `${result.error}; ${late}` : late, ended: result.ended };
+  }
+  const t4 = performance.now();
+  return {
+    ended: result.ended,
+    recorded: {
+      index,
+      startedAt,
+      tabs,
+      prompt: decision.prompt ?? null,
+      screenshot: obs.marked,
+      rawScreenshot: obs.raw,
+      url: obs.url,
+      thought: decision.thought ?? null,
+      actionRaw: decision.actionRaw,
+      action,
+      elements: obs.elements,
+      error: result.error,
+      durationMs: Math.round(t4 - t0),
+      timings: {
+        settleMs: t1 - t0,
+        observeMs: t2 - t1,
+        policyMs: t3 - t2,
+        actionMs: t4 - t3,
+        recordMs: 0,
+        settled: settled.settled,
+      },
+    },
+  };
 }
 
 /** Anything that stores images and hands back their bundle entries (BundleWriter does). */
