@@ -131,7 +131,6 @@ const layerImports = {
 const MAX_FUNCTION_LINES = 150;
 const LONG_FUNCTIONS_TO_SPLIT = {
   "app/(annotation)/annotate/_components/label-panel.tsx": 515,
-  "server/services/live/run-task.ts": 453,
   "app/live/_components/new-run-form.tsx": 390,
   "app/(annotation)/annotate/_components/reveal-panel.tsx": 328,
   "app/(annotation)/qa/_components/qa-workspace.tsx": 293,

@@ -158,91 +158,346 @@ function firstLine(e: unknown): string {
   return String((e as Error)?.message ?? e).split("\n")[0]!;
 }
 
+type TaskRow = NonNullable<Awaited<ReturnType<typeof getTask>>>["task"];
+type TaskSetRow = NonNullable<Awaited<ReturnType<typeof getTask>>>["taskSet"];
+type AgentRunRow = NonNullable<Awaited<ReturnType<typeof getRun>>>;
+type Plan = NonNullable<LiveTaskPayload["deployment"]>;
+
+/** The task and run as the bundle and the recorder name them. */
+function bundleHeads(task: TaskRow, taskSet: TaskSetRow, agentRun: AgentRunRow): { task: RecordedTrajectory["task"]; run: RecordedTrajectory["run"] } {
+  return {
+    task: {
+      taskSet: { name: taskSet.name, benchmark: taskSet.benchmark, description: taskSet.description },
+      externalId: task.externalId,
+      site: task.site,
+      intent: task.intent,
+      startUrl: task.startUrl,
+      inputImages: task.inputImages,
+      referenceAnswers: task.referenceAnswers as ReferenceAnswer[],
+      evaluatorConfig: task.evaluatorConfig ?? null,
+      difficulty: (task.difficulty as TaskDifficulty | null) ?? null,
+      tags: task.tags,
+      extra: task.extra ?? null,
+    },
+    run: {
+      runKey: agentRun.runKey,
+      name: agentRun.name,
+      agentName: agentRun.agentName,
+      model: agentRun.model,
+      sourceSystem: agentRun.sourceSystem,
+      config: agentRun.config ?? null,
+    },
+  };
+}
+
 export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<LiveTaskResult> {
-  const { db } = deps;
-  const payload = job.job.payload as LiveTaskPayload;
-  const lease: LeaseRef = { jobId: job.job.id, owner: job.job.leaseOwner ?? "" };
-  const settings = payload.settings;
-  const found = await getTask(db, payload.taskId);
-  if (!found) throw new Error(`task ${payload.taskId} no longer exists`);
-  const agentRun = await getRun(db, payload.runId);
-  if (!agentRun) throw new Error(`live run ${payload.runId} no longer exists`);
-  const { task, taskSet } = found;
-  // With a deployment profile the task's site placeholders become the lab's URLs, in the start URL and the rules.
-  const plan = payload.deployment ?? null;
-  const startUrl = plan && task.startUrl ? substituteSites(task.startUrl, plan.siteUrls).text : task.startUrl;
-  const evaluatorConfig = plan ? substituteSitesDeep(task.evaluatorConfig ?? null, plan.siteUrls) : task.evaluatorConfig;
-  // A task file's own step and time limits win over the run's.
-  const limits = effectiveLimits(taskLimitsOf(task.extra), settings);
+  return (await LiveTask.begin(deps, job)).carryOut();
+}
 
-  // Kept on the finished trajectory too: a reviewer should know the run they see is a second try.
-  const restartNote =
-    job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
-  const { id: trajectoryId } = await startLiveTrajectory(db, lease, { runId: payload.runId, taskId: task.id, outcomeDetail: restartNote });
-  const bundleDir = liveBundleDir(deps.dataDir, payload.runId, trajectoryId);
-  await fsp.rm(bundleDir, { recursive: true, force: true });
-  // Where the bundle ends up: this folder, or the bucket once finish() moved it there.
-  let bundleLocation = bundleDir;
-  let bundleUploadError: string | null = null;
-  await clearTrajectoryEvidence(db, trajectoryId);
-  const harPath = settings.recordHar ? path.join(bundleDir, "network.har") : null;
-  const writer = new BundleWriter(bundleDir);
-  const sink = bundleStepSink(writer);
-  const stored: StepValues[] = [];
+/**
+ * One live task from its trajectory's start to its end: the state the recording, the safety rules, the bundle and
+ * the job's signal share. `carryOut` is the whole of it; each step of the way is a method of its own.
+ */
+class LiveTask {
+  private readonly db: Db;
+  private readonly payload: LiveTaskPayload;
+  private readonly settings: LiveTaskPayload["settings"];
+  private readonly lease: LeaseRef;
+  private readonly plan: Plan | null;
+  private readonly startUrl: string | null;
+  private readonly evaluatorConfig: unknown;
+  private readonly limits: ReturnType<typeof effectiveLimits>;
+  /** Kept on the finished trajectory too: a reviewer should know the run they see is a second try. */
+  private readonly restartNote: string | null;
+  private readonly bundleDir: string;
+  private readonly harPath: string | null;
+  private readonly writer: BundleWriter;
+  private readonly sink: ReturnType<typeof bundleStepSink>;
+  private readonly heads: ReturnType<typeof bundleHeads>;
+  /** A deployment profile is the admin's allowance: its hosts, and only them, are the private destinations. */
+  private readonly privateOriginExceptions: string[];
+  private readonly allowedHosts: string[];
+  /** Steps stored in the database, in order. */
+  private readonly stored: StepValues[] = [];
+  /** Where the bundle ends up: its folder, or the bucket once finish() moved it there. */
+  private bundleLocation: string;
+  private bundleUploadError: string | null = null;
+  /**
+   * One signal stops the recorder: the job's (cancel, lease lost, worker stopping) or a crashed page. An attempt
+   * the infrastructure spoiled (a crash before step 0) starts over with a signal of its own.
+   */
+  private stop = new AbortController();
+  private crash: string | null = null;
+  private safety: RunSafety;
+  private leaseLost = false;
+  private session: BrowserSession | null = null;
+  private egress: EgressProxy | null = null;
+  private policyUsage: (() => VlmPolicyUsage) | null = null;
+  private releaseHost: (() => void) | null = null;
+  private ruleVerdict: string | null = null;
+  private readonly onJobAbort = () => this.stop.abort(this.job.signal.reason);
 
-  const bundleTask = {
-    taskSet: { name: taskSet.name, benchmark: taskSet.benchmark, description: taskSet.description },
-    externalId: task.externalId,
-    site: task.site,
-    intent: task.intent,
-    startUrl: task.startUrl,
-    inputImages: task.inputImages,
-    referenceAnswers: task.referenceAnswers as ReferenceAnswer[],
-    evaluatorConfig: task.evaluatorConfig ?? null,
-    difficulty: (task.difficulty as TaskDifficulty | null) ?? null,
-    tags: task.tags,
-    extra: task.extra ?? null,
-  };
-  const bundleRun = {
-    runKey: agentRun.runKey,
-    name: agentRun.name,
-    agentName: agentRun.agentName,
-    model: agentRun.model,
-    sourceSystem: agentRun.sourceSystem,
-    config: agentRun.config ?? null,
-  };
+  private constructor(
+    private readonly deps: RunnerDeps,
+    private readonly job: JobContext,
+    private readonly task: TaskRow,
+    heads: ReturnType<typeof bundleHeads>,
+    private readonly trajectoryId: number,
+    restartNote: string | null,
+  ) {
+    this.db = deps.db;
+    this.payload = job.job.payload as LiveTaskPayload;
+    this.settings = this.payload.settings;
+    this.lease = { jobId: job.job.id, owner: job.job.leaseOwner ?? "" };
+    this.heads = heads;
+    this.restartNote = restartNote;
+    // With a deployment profile the task's site placeholders become the lab's URLs, in the start URL and the rules.
+    this.plan = this.payload.deployment ?? null;
+    this.startUrl = this.plan && task.startUrl ? substituteSites(task.startUrl, this.plan.siteUrls).text : task.startUrl;
+    this.evaluatorConfig = this.plan ? substituteSitesDeep(task.evaluatorConfig ?? null, this.plan.siteUrls) : task.evaluatorConfig;
+    // A task file's own step and time limits win over the run's.
+    this.limits = effectiveLimits(taskLimitsOf(task.extra), this.settings);
+    this.bundleDir = liveBundleDir(deps.dataDir, this.payload.runId, trajectoryId);
+    this.bundleLocation = this.bundleDir;
+    this.harPath = this.settings.recordHar ? path.join(this.bundleDir, "network.har") : null;
+    this.writer = new BundleWriter(this.bundleDir);
+    this.sink = bundleStepSink(this.writer);
+    this.privateOriginExceptions = this.plan ? this.plan.destinations : deps.privateOriginExceptions;
+    this.allowedHosts = this.settings.allowedHosts.length
+      ? parseHostList(this.settings.allowedHosts).hosts
+      : this.plan
+        ? this.plan.hosts
+        : defaultAllowlist(this.startUrl);
+    this.safety = this.makeSafety();
+  }
 
-  // One signal stops the recorder: the job's (cancel, lease lost, worker stopping) or a crashed page. An attempt
-  // the infrastructure spoiled (a crash before step 0) starts over with a signal of its own.
-  let stop = new AbortController();
-  let crash: string | null = null;
-  const onJobAbort = () => stop.abort(job.signal.reason);
-  if (job.signal.aborted) onJobAbort();
-  else job.signal.addEventListener("abort", onJobAbort, { once: true });
+  /** Finds the task and its run, and starts (or starts again) the task's trajectory with an empty bundle folder. */
+  static async begin(deps: RunnerDeps, job: JobContext): Promise<LiveTask> {
+    const payload = job.job.payload as LiveTaskPayload;
+    const lease: LeaseRef = { jobId: job.job.id, owner: job.job.leaseOwner ?? "" };
+    const found = await getTask(deps.db, payload.taskId);
+    if (!found) throw new Error(`task ${payload.taskId} no longer exists`);
+    const agentRun = await getRun(deps.db, payload.runId);
+    if (!agentRun) throw new Error(`live run ${payload.runId} no longer exists`);
+    const restartNote =
+      job.job.attempts > 1 ? `attempt ${job.job.attempts} of ${job.job.maxAttempts}: started again after the previous attempt was interrupted` : null;
+    const { id: trajectoryId } = await startLiveTrajectory(deps.db, lease, { runId: payload.runId, taskId: found.task.id, outcomeDetail: restartNote });
+    await fsp.rm(liveBundleDir(deps.dataDir, payload.runId, trajectoryId), { recursive: true, force: true });
+    await clearTrajectoryEvidence(deps.db, trajectoryId);
+    return new LiveTask(deps, job, found.task, bundleHeads(found.task, found.taskSet, agentRun), trajectoryId, restartNote);
+  }
 
-  // A deployment profile is the admin's allowance: its hosts, and only them, are the private destinations.
-  const privateOriginExceptions = plan ? plan.destinations : deps.privateOriginExceptions;
-  const allowedHosts = settings.allowedHosts.length ? parseHostList(settings.allowedHosts).hosts : plan ? plan.hosts : defaultAllowlist(startUrl);
-  const egressRules = { allowedDestinations: privateOriginExceptions };
-  const makeSafety = () =>
-    new RunSafety({
-      allowedHosts,
-      privateOriginExceptions,
+  private get egressRules() {
+    return { allowedDestinations: this.privateOriginExceptions };
+  }
+
+  private makeSafety(): RunSafety {
+    return new RunSafety({
+      allowedHosts: this.allowedHosts,
+      privateOriginExceptions: this.privateOriginExceptions,
       // Reset hooks are the runner's to call (resetSite), never the page's, even on a site's own host and port.
-      blockedUrls: plan?.resetUrls ?? [],
-      blockedTexts: settings.blockedTexts,
-      allowDownloads: settings.allowDownloads,
-      downloadsDir: path.join(bundleDir, "downloads"),
-      resolveHost: deps.resolveHost,
+      blockedUrls: this.plan?.resetUrls ?? [],
+      blockedTexts: this.settings.blockedTexts,
+      allowDownloads: this.settings.allowDownloads,
+      downloadsDir: path.join(this.bundleDir, "downloads"),
+      resolveHost: this.deps.resolveHost,
       onCrash: (reason) => {
-        crash ??= reason;
-        stop.abort(new Error(reason));
+        this.crash ??= reason;
+        this.stop.abort(new Error(reason));
       },
     });
-  let safety = makeSafety();
+  }
 
-  let leaseLost = false;
-  async function persist(step: RecordedStep): Promise<void> {
+  private refusedRun(detail: string, outcome: "error" | "infra_error" = "error"): RecordedTrajectory {
+    return { task: this.heads.task, run: this.heads.run, attempt: 0, finalAnswer: null, outcome, outcomeDetail: detail, steps: [] };
+  }
+
+  async carryOut(): Promise<LiveTaskResult> {
+    const { job } = this;
+    if (job.signal.aborted) this.onJobAbort();
+    else job.signal.addEventListener("abort", this.onJobAbort, { once: true });
+    let recorded: RecordedTrajectory;
+    try {
+      recorded = await this.recordOrRefuse();
+    } catch (e) {
+      if (e instanceof LeaseLostError || this.leaseLost) throw new LeaseLostError(this.lease.jobId);
+      // The runner itself failed (no browser, a write refused): the trajectory says so, and the job fails.
+      await this.finish(this.refusedRun(`the runner failed: ${firstLine(e)}`)).catch(() => {});
+      throw e;
+    } finally {
+      job.signal.removeEventListener("abort", this.onJobAbort);
+      // Ends whatever the run left in flight (a policy call past its step timeout).
+      if (!this.stop.signal.aborted) this.stop.abort(new Error("the run is over"));
+      await this.session?.close();
+      await this.egress?.close();
+      this.releaseHost?.();
+    }
+    // The HAR is complete once its context closed.
+    if (this.harPath)
+      await this.storeHar(this.harPath).catch((e) => this.deps.log?.(`the HAR of trajectory ${this.trajectoryId} was not kept: ${firstLine(e)}`));
+
+    const interruptedBy = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;
+    if (interruptedBy === "stop") {
+      // The worker is shutting down: the job goes back to the queue and its next attempt starts over.
+      await setRunningDetail(this.db, this.trajectoryId, "interrupted: the worker stopped; queued to start again");
+      return this.result({ outcome: "running", outcomeDetail: null, finalAnswer: null }, this.bundleDir, false);
+    }
+    if (interruptedBy === "lost") throw new LeaseLostError(this.lease.jobId);
+    await this.finish(recorded);
+    const outcomeDetail = [recorded.outcomeDetail, this.restartNote].filter(Boolean).join("; ") || null;
+    return this.result({ outcome: recorded.outcome, outcomeDetail, finalAnswer: recorded.finalAnswer }, this.bundleLocation, true);
+  }
+
+  private result(end: Pick<LiveTaskResult, "outcome" | "outcomeDetail" | "finalAnswer">, bundleDir: string, withUpload: boolean): LiveTaskResult {
+    return {
+      trajectoryId: this.trajectoryId,
+      ...end,
+      steps: this.stored.length,
+      bundleDir,
+      ...(withUpload ? { bundleUploadError: this.bundleUploadError } : {}),
+      ruleVerdict: this.ruleVerdict,
+      policyUsage: this.policyUsage?.() ?? null,
+    };
+  }
+
+  /** Why the start URL may not be opened, or null. */
+  private async startRefusal(): Promise<string | null> {
+    const { startUrl } = this;
+    if (!startUrl) return "the task has no start URL";
+    let refusal: string | null;
+    try {
+      refusal = await this.safety.navigationRefusal(new URL(startUrl));
+    } catch {
+      refusal = `the start URL ${JSON.stringify(startUrl)} is not a URL`;
+    }
+    return refusal ? `refused to open the start URL ${startUrl}: ${refusal}` : null;
+  }
+
+  /** The recorded trajectory, or the refusal that kept it from starting; the rule verdict when the task has rules. */
+  private async recordOrRefuse(): Promise<RecordedTrajectory> {
+    const refusal = await this.startRefusal();
+    if (refusal) return this.refusedRun(refusal);
+    const policy = await this.policy();
+    if (this.settings.hostConcurrency) {
+      this.releaseHost = (await this.deps.hostSlots?.acquire(new URL(this.startUrl!).hostname, this.settings.hostConcurrency, this.job.signal)) ?? null;
+    }
+    // This run's own egress proxy: its rules are the run's (the private destinations an admin declared).
+    this.egress = await EgressProxy.start({
+      rules: this.egressRules,
+      ports: this.deps.proxyPorts,
+      resolveHost: this.deps.resolveHost,
+      host: this.deps.remoteProxyHost,
+      requireCredentials: this.deps.remoteProxyHost !== undefined,
+      onRefusal: (r) => {
+        this.safety.noteRefusal(r.message);
+        this.deps.log?.(`trajectory ${this.trajectoryId}: ${r.message}`);
+      },
+    });
+    let recorded = await this.recordAttempts(policy, this.egress);
+    if (this.crash) recorded = { ...recorded, outcome: "error", outcomeDetail: this.crash, finalAnswer: null };
+    const interrupted = this.job.signal.reason instanceof JobInterrupted ? this.job.signal.reason.why : null;
+    if (interrupted === "cancel") recorded = { ...recorded, outcome: "cancelled", outcomeDetail: `cancelled after ${recorded.steps.length} step(s)` };
+
+    // The rule evaluator needs the page as the agent left it: run it before the context closes. Infrastructure
+    // errors and blocked pages say nothing about the agent: no verdict.
+    const s = this.session;
+    const agentsOwn = recorded.outcome !== "infra_error" && recorded.outcome !== "blocked";
+    if (s && agentsOwn && !this.stop.signal.aborted && looksLikeVwaEvalConfig(this.evaluatorConfig)) {
+      this.ruleVerdict = await evaluateOnLivePage(this.db, this.trajectoryId, { ...this.task, evaluatorConfig: this.evaluatorConfig }, recorded, s).catch(
+        (e) => {
+          this.deps.log?.(`rule evaluation of trajectory ${this.trajectoryId} failed: ${firstLine(e)}`);
+          return null;
+        },
+      );
+    }
+    return recorded;
+  }
+
+  private async policy(): Promise<Policy> {
+    const { payload, deps } = this;
+    if (payload.policy.kind === "scripted") return createScriptedPolicy(payload.policy.script, `scripted:${payload.policy.label}`);
+    const vlm = await vlmPolicyFromConfig(
+      { db: this.db, env: deps.env, retryPolicy: deps.retryPolicy, clientFactory: deps.clientFactory },
+      payload.policy.judgeConfigId,
+      this.settings.historyScreenshots,
+    );
+    this.policyUsage = vlm.usage;
+    return vlm;
+  }
+
+  /**
+   * Prepares the browser and records, trying again (up to the run's infraRetries) when the infrastructure fails
+   * before the agent's first step: such a failure ends as infra_error, never as the agent's.
+   */
+  private async recordAttempts(policy: Policy, proxy: EgressProxy): Promise<RecordedTrajectory> {
+    const { settings, trajectoryId, deps } = this;
+    for (let attempt = 1; ; attempt++) {
+      let prepared;
+      try {
+        prepared = await this.prepare(proxy);
+      } catch (e) {
+        if (!(e instanceof InfraFailure) && !browserGone(e)) throw e;
+        const why = firstLine(e);
+        if (attempt <= settings.infraRetries && !this.job.signal.aborted) {
+          deps.log?.(`trajectory ${trajectoryId}: infrastructure failure (attempt ${attempt}): ${why}; trying again`);
+          await sleep(300 * attempt);
+          continue;
+        }
+        return this.refusedRun(`${why} (${attempt} attempt${attempt === 1 ? "" : "s"})`, "infra_error");
+      }
+      this.session = prepared.session;
+      const recorded = await this.record(policy, prepared.session, prepared.inputImages);
+      if (this.leaseLost) throw new LeaseLostError(this.lease.jobId);
+      // The browser died before the agent did anything: the infrastructure's failure, tried again.
+      if (this.crash && recorded.steps.length === 0 && !this.job.signal.aborted) {
+        const why = `the browser crashed before the first step: ${this.crash}`;
+        await prepared.session.close();
+        if (attempt <= settings.infraRetries) {
+          deps.log?.(`trajectory ${trajectoryId}: ${why} (attempt ${attempt}); trying again`);
+          this.crash = null;
+          this.stop = new AbortController();
+          this.safety = this.makeSafety();
+          continue;
+        }
+        this.crash = null;
+        return this.refusedRun(`${why} (${attempt} attempt${attempt === 1 ? "" : "s"})`, "infra_error");
+      }
+      return recorded;
+    }
+  }
+
+  private async record(policy: Policy, session: BrowserSession, inputImages: { dataUrl: string; source: string }[]): Promise<RecordedTrajectory> {
+    const { settings } = this;
+    await this.safety.install(session.context);
+    return recordTrajectory({
+      session,
+      task: this.heads.task,
+      startUrl: this.startUrl,
+      run: this.heads.run,
+      policy,
+      maxSteps: this.limits.maxSteps,
+      stepTimeoutMs: settings.stepTimeoutMs,
+      runTimeoutMs: this.limits.timeLimitMs,
+      signal: this.stop.signal,
+      parseAction: parseLiveAction,
+      guard: this.safety.actionGuard(() => session.page),
+      inputImages,
+      blockedCheck: settings.detectBlocking
+        ? async (page, index) => {
+            const snap = await blockingSnapshot(page);
+            const found = snap ? detectBlocking(snap) : null;
+            return found ? describeBlocking(found, index) : null;
+          }
+        : undefined,
+      onStep: async (step) => {
+        await this.sink.onStep(step);
+        await this.persist(step);
+      },
+    });
+  }
+
+  /** A recorded step into the store and the database, so it streams into the player. */
+  private async persist(step: RecordedStep): Promise<void> {
     const images = [step.screenshot, step.rawScreenshot].map((img) => ({
       hash: sha256(img.bytes),
       mime: "image/png",
@@ -251,288 +506,115 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       bytes: img.bytes.byteLength,
       data: img.bytes,
     }));
-    const batch = deps.store.beginBatch();
+    const batch = this.deps.store.beginBatch();
     for (const img of images) await batch.put(img.hash, img.data);
     await batch.publish();
     const values = stepValues(step, images[0]!.hash, images[1]!.hash);
     try {
       await appendLiveStep(
-        db,
-        lease,
-        trajectoryId,
+        this.db,
+        this.lease,
+        this.trajectoryId,
         values,
         images.map(({ data: _data, ...row }) => row),
       );
     } catch (e) {
-      if (e instanceof LeaseLostError) leaseLost = true;
+      if (e instanceof LeaseLostError) this.leaseLost = true;
       throw e;
     }
-    await saveStepEvidence(db, trajectoryId, { index: step.index, startedAt: step.startedAt, tabs: step.tabs, prompt: step.prompt ?? null });
-    stored.push(values);
-    job.reportProgress({ step: step.index + 1, maxSteps: limits.maxSteps, url: step.url });
+    await saveStepEvidence(this.db, this.trajectoryId, { index: step.index, startedAt: step.startedAt, tabs: step.tabs, prompt: step.prompt ?? null });
+    this.stored.push(values);
+    this.job.reportProgress({ step: step.index + 1, maxSteps: this.limits.maxSteps, url: step.url });
   }
 
-  const refusedRun = (detail: string, outcome: "error" | "infra_error" = "error"): RecordedTrajectory => ({
-    task: bundleTask,
-    run: bundleRun,
-    attempt: 0,
-    finalAnswer: null,
-    outcome,
-    outcomeDetail: detail,
-    steps: [],
-  });
+  /**
+   * An input image is fetched once (under the run's address rules) and kept content-addressed in the store; later
+   * tasks and runs send the stored bytes.
+   */
+  private async inputImageData(source: string): Promise<string> {
+    const { deps, task } = this;
+    const known = await storedInputImage(this.db, task.id, source);
+    if (known && (await deps.store.has(known.imageHash))) {
+      return `data:${known.mime};base64,${(await deps.store.read(known.imageHash)).toString("base64")}`;
+    }
+    const { bytes, mime } = await fetchInputImage(source, task.externalId, { rules: this.egressRules, resolveHost: deps.resolveHost });
+    const imageHash = sha256(bytes);
+    const batch = deps.store.beginBatch();
+    await batch.put(imageHash, bytes);
+    await batch.publish();
+    await saveInputImage(this.db, { taskId: task.id, source, imageHash, mime, bytes: bytes.byteLength });
+    return `data:${mime};base64,${bytes.toString("base64")}`;
+  }
 
-  let recorded: RecordedTrajectory;
-  let ruleVerdict: string | null = null;
-  let session: BrowserSession | null = null;
-  let egress: EgressProxy | null = null;
-  let policyUsage: (() => VlmPolicyUsage) | null = null;
-  let releaseHost: (() => void) | null = null;
-  try {
-    let startRefusal: string | null = null;
-    if (!startUrl) startRefusal = "the task has no start URL";
-    else {
+  /**
+   * Everything before the agent's first step is the deployment's business (sites reset, logins, input images, the
+   * browser context): its failures are retried, then recorded as an infrastructure error rather than the agent's.
+   */
+  private async prepare(proxy: EgressProxy): Promise<{ session: BrowserSession; inputImages: { dataUrl: string; source: string }[] }> {
+    const { deps, plan, task, settings } = this;
+    // Asked for on every attempt: a browser that died during the last one is launched again, not reused.
+    const browser = await deps.browser();
+    let runtime: Map<string, SiteRuntime> | null = null;
+    if (plan) {
       try {
-        startRefusal = await safety.navigationRefusal(new URL(startUrl));
-      } catch {
-        startRefusal = `the start URL ${JSON.stringify(startUrl)} is not a URL`;
+        runtime = await deploymentRuntime(this.db, plan.profileId);
+      } catch (e) {
+        throw new InfraFailure(`deployment profile "${plan.profileName}": ${firstLine(e)}`);
       }
-      if (startRefusal) startRefusal = `refused to open the start URL ${startUrl}: ${startRefusal}`;
     }
+    const extra = (task.extra ?? {}) as Record<string, unknown>;
+    const touched = plan ? sitesOfTask({ startUrl: task.startUrl, evaluatorConfig: task.evaluatorConfig, extra }) : [];
+    for (const name of touched) {
+      const site = runtime?.get(name);
+      if (site?.reset) await resetSite(site, { resolveHost: deps.resolveHost });
+    }
+    const loginSites = [...new Set(loginSitesOfStorageState(extra.storage_state))].map((n) => runtime?.get(n)).filter((x): x is SiteRuntime => !!x?.login);
+    const storageState = loginSites.length ? await this.logIn(browser, loginSites, plan!) : undefined;
+    const inputImages: { dataUrl: string; source: string }[] = [];
+    for (const image of task.inputImages) {
+      const where = inputImageUrl(image, plan?.siteUrls ?? {});
+      if ("error" in where) throw new InfraFailure(`task ${task.externalId}: ${where.error}`);
+      inputImages.push({ dataUrl: await this.inputImageData(where.url), source: where.url });
+    }
+    const opened = await BrowserSession.open(browser, {
+      viewport: settings.viewport,
+      acceptDownloads: settings.allowDownloads,
+      proxyServer: proxy.url,
+      proxyCredentials: proxy.settings.username ? { username: proxy.settings.username, password: proxy.settings.password! } : undefined,
+      storageState,
+      harPath: this.harPath ?? undefined,
+    });
+    return { session: opened, inputImages };
+  }
 
-    if (startRefusal) {
-      recorded = refusedRun(startRefusal);
-    } else {
-      let policy: Policy;
-      if (payload.policy.kind === "scripted") {
-        policy = createScriptedPolicy(payload.policy.script, `scripted:${payload.policy.label}`);
-      } else {
-        const vlm = await vlmPolicyFromConfig(
-          { db, env: deps.env, retryPolicy: deps.retryPolicy, clientFactory: deps.clientFactory },
-          payload.policy.judgeConfigId,
-          settings.historyScreenshots,
-        );
-        policy = vlm;
-        policyUsage = vlm.usage;
-      }
-      if (settings.hostConcurrency) {
-        releaseHost = (await deps.hostSlots?.acquire(new URL(startUrl!).hostname, settings.hostConcurrency, job.signal)) ?? null;
-      }
-      // This run's own egress proxy: its rules are the run's (the private destinations an admin declared).
-      egress = await EgressProxy.start({
-        rules: egressRules,
-        ports: deps.proxyPorts,
-        resolveHost: deps.resolveHost,
-        host: deps.remoteProxyHost,
-        requireCredentials: deps.remoteProxyHost !== undefined,
-        onRefusal: (r) => {
-          safety.noteRefusal(r.message);
-          deps.log?.(`trajectory ${trajectoryId}: ${r.message}`);
-        },
+  /**
+   * The login's own context gets a proxy of its own, with the run's rules: what it refuses (the browser's background
+   * requests on a login page) is not the agent's doing and stays out of the steps.
+   */
+  private async logIn(browser: Browser, loginSites: SiteRuntime[], plan: Plan): Promise<Awaited<ReturnType<typeof storageStateFor>>> {
+    const { deps } = this;
+    const loginProxy = await EgressProxy.start({
+      rules: this.egressRules,
+      resolveHost: deps.resolveHost,
+      host: deps.remoteProxyHost,
+      requireCredentials: deps.remoteProxyHost !== undefined,
+      onRefusal: (r) => deps.log?.(`login for trajectory ${this.trajectoryId}: ${r.message}`),
+    });
+    try {
+      return await storageStateFor(loginSites, {
+        runId: this.payload.runId,
+        profileId: plan.profileId,
+        cache: deps.logins ?? new LoginCache(),
+        browser,
+        proxy: loginProxy.settings,
       });
-      const proxy = egress;
-      const extra = (task.extra ?? {}) as Record<string, unknown>;
-      const loginNames = new Set(loginSitesOfStorageState(extra.storage_state));
-      const touched = plan ? sitesOfTask({ startUrl: task.startUrl, evaluatorConfig: task.evaluatorConfig, extra }) : [];
-      const requestRules = { rules: egressRules, resolveHost: deps.resolveHost };
-
-      // An input image is fetched once (under the run's address rules) and kept content-addressed in the store; later
-      // tasks and runs send the stored bytes.
-      const inputImageData = async (source: string): Promise<string> => {
-        const known = await storedInputImage(db, task.id, source);
-        if (known && (await deps.store.has(known.imageHash))) {
-          return `data:${known.mime};base64,${(await deps.store.read(known.imageHash)).toString("base64")}`;
-        }
-        const { bytes, mime } = await fetchInputImage(source, task.externalId, requestRules);
-        const imageHash = sha256(bytes);
-        const batch = deps.store.beginBatch();
-        await batch.put(imageHash, bytes);
-        await batch.publish();
-        await saveInputImage(db, { taskId: task.id, source, imageHash, mime, bytes: bytes.byteLength });
-        return `data:${mime};base64,${bytes.toString("base64")}`;
-      };
-
-      // Everything before the agent's first step is the deployment's business: its failures are retried, then
-      // recorded as an infrastructure error rather than the agent's failure.
-      const prepare = async (): Promise<{ session: BrowserSession; inputImages: { dataUrl: string; source: string }[] }> => {
-        // Asked for on every attempt: a browser that died during the last one is launched again, not reused.
-        const browser = await deps.browser();
-        let runtime: Map<string, SiteRuntime> | null = null;
-        if (plan) {
-          try {
-            runtime = await deploymentRuntime(db, plan.profileId);
-          } catch (e) {
-            throw new InfraFailure(`deployment profile "${plan.profileName}": ${firstLine(e)}`);
-          }
-        }
-        for (const name of touched) {
-          const site = runtime?.get(name);
-          if (site?.reset) await resetSite(site, { resolveHost: deps.resolveHost });
-        }
-        const loginSites = [...loginNames].map((n) => runtime?.get(n)).filter((x): x is SiteRuntime => !!x?.login);
-        let storageState;
-        if (loginSites.length) {
-          // The login's own context gets a proxy of its own, with the run's rules: what it refuses (the browser's
-          // background requests on a login page) is not the agent's doing and stays out of the steps.
-          const loginProxy = await EgressProxy.start({
-            rules: egressRules,
-            resolveHost: deps.resolveHost,
-            host: deps.remoteProxyHost,
-            requireCredentials: deps.remoteProxyHost !== undefined,
-            onRefusal: (r) => deps.log?.(`login for trajectory ${trajectoryId}: ${r.message}`),
-          });
-          try {
-            storageState = await storageStateFor(loginSites, {
-              runId: payload.runId,
-              profileId: plan!.profileId,
-              cache: deps.logins ?? new LoginCache(),
-              browser,
-              proxy: loginProxy.settings,
-            });
-          } finally {
-            await loginProxy.close();
-          }
-        }
-        const inputImages: { dataUrl: string; source: string }[] = [];
-        for (const image of task.inputImages) {
-          const where = inputImageUrl(image, plan?.siteUrls ?? {});
-          if ("error" in where) throw new InfraFailure(`task ${task.externalId}: ${where.error}`);
-          inputImages.push({ dataUrl: await inputImageData(where.url), source: where.url });
-        }
-        const opened = await BrowserSession.open(browser, {
-          viewport: settings.viewport,
-          acceptDownloads: settings.allowDownloads,
-          proxyServer: proxy.url,
-          proxyCredentials: proxy.settings.username ? { username: proxy.settings.username, password: proxy.settings.password! } : undefined,
-          storageState,
-          harPath: harPath ?? undefined,
-        });
-        return { session: opened, inputImages };
-      };
-
-      for (let attempt = 1; ; attempt++) {
-        let prepared;
-        try {
-          prepared = await prepare();
-        } catch (e) {
-          if (!(e instanceof InfraFailure) && !browserGone(e)) throw e;
-          const why = firstLine(e);
-          if (attempt <= settings.infraRetries && !job.signal.aborted) {
-            deps.log?.(`trajectory ${trajectoryId}: infrastructure failure (attempt ${attempt}): ${why}; trying again`);
-            await sleep(300 * attempt);
-            continue;
-          }
-          recorded = refusedRun(`${why} (${attempt} attempt${attempt === 1 ? "" : "s"})`, "infra_error");
-          break;
-        }
-        session = prepared.session;
-        const s = session;
-        await safety.install(s.context);
-        recorded = await recordTrajectory({
-          session: s,
-          task: bundleTask,
-          startUrl,
-          run: bundleRun,
-          policy,
-          maxSteps: limits.maxSteps,
-          stepTimeoutMs: settings.stepTimeoutMs,
-          runTimeoutMs: limits.timeLimitMs,
-          signal: stop.signal,
-          parseAction: parseLiveAction,
-          guard: safety.actionGuard(() => s.page),
-          inputImages: prepared.inputImages,
-          blockedCheck: settings.detectBlocking
-            ? async (page, index) => {
-                const snap = await blockingSnapshot(page);
-                const found = snap ? detectBlocking(snap) : null;
-                return found ? describeBlocking(found, index) : null;
-              }
-            : undefined,
-          onStep: async (step) => {
-            await sink.onStep(step);
-            await persist(step);
-          },
-        });
-        if (leaseLost) throw new LeaseLostError(lease.jobId);
-        // The browser died before the agent did anything: the infrastructure's failure, tried again.
-        if (crash && recorded.steps.length === 0 && !job.signal.aborted) {
-          const why = `the browser crashed before the first step: ${crash}`;
-          await s.close();
-          if (attempt <= settings.infraRetries) {
-            deps.log?.(`trajectory ${trajectoryId}: ${why} (attempt ${attempt}); trying again`);
-            crash = null;
-            stop = new AbortController();
-            safety = makeSafety();
-            continue;
-          }
-          recorded = refusedRun(`${why} (${attempt} attempt${attempt === 1 ? "" : "s"})`, "infra_error");
-          crash = null;
-        }
-        break;
-      }
-      if (crash) recorded = { ...recorded, outcome: "error", outcomeDetail: crash, finalAnswer: null };
-      const interrupted = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;
-      if (interrupted === "cancel") recorded = { ...recorded, outcome: "cancelled", outcomeDetail: `cancelled after ${recorded.steps.length} step(s)` };
-
-      // The rule evaluator needs the page as the agent left it: run it before the context closes. Infrastructure
-      // errors and blocked pages say nothing about the agent: no verdict.
-      const s = session;
-      const agentsOwn = recorded.outcome !== "infra_error" && recorded.outcome !== "blocked";
-      if (s && agentsOwn && !stop.signal.aborted && looksLikeVwaEvalConfig(evaluatorConfig)) {
-        ruleVerdict = await evaluateOnLivePage(db, trajectoryId, { ...task, evaluatorConfig }, recorded, s).catch((e) => {
-          deps.log?.(`rule evaluation of trajectory ${trajectoryId} failed: ${firstLine(e)}`);
-          return null;
-        });
-      }
+    } finally {
+      await loginProxy.close();
     }
-  } catch (e) {
-    if (e instanceof LeaseLostError || leaseLost) throw new LeaseLostError(lease.jobId);
-    // The runner itself failed (no browser, a write refused): the trajectory says so, and the job fails.
-    const detail = `the runner failed: ${firstLine(e)}`;
-    await finish(refusedRun(detail)).catch(() => {});
-    throw e;
-  } finally {
-    job.signal.removeEventListener("abort", onJobAbort);
-    // Ends whatever the run left in flight (a policy call past its step timeout).
-    if (!stop.signal.aborted) stop.abort(new Error("the run is over"));
-    await session?.close();
-    await egress?.close();
-    releaseHost?.();
   }
-  // The HAR is complete once its context closed.
-  if (harPath) await storeHar(harPath).catch((e) => deps.log?.(`the HAR of trajectory ${trajectoryId} was not kept: ${firstLine(e)}`));
 
-  const interruptedBy = job.signal.reason instanceof JobInterrupted ? job.signal.reason.why : null;
-  if (interruptedBy === "stop") {
-    // The worker is shutting down: the job goes back to the queue and its next attempt starts over.
-    await setRunningDetail(db, trajectoryId, "interrupted: the worker stopped; queued to start again");
-    return {
-      trajectoryId,
-      outcome: "running",
-      outcomeDetail: null,
-      finalAnswer: null,
-      steps: stored.length,
-      bundleDir,
-      ruleVerdict,
-      policyUsage: policyUsage?.() ?? null,
-    };
-  }
-  if (interruptedBy === "lost") throw new LeaseLostError(lease.jobId);
-
-  await finish(recorded);
-  return {
-    trajectoryId,
-    outcome: recorded.outcome,
-    outcomeDetail: [recorded.outcomeDetail, restartNote].filter(Boolean).join("; ") || null,
-    finalAnswer: recorded.finalAnswer,
-    steps: stored.length,
-    bundleDir: bundleLocation,
-    bundleUploadError,
-    ruleVerdict,
-    policyUsage: policyUsage?.() ?? null,
-  };
-
-  async function storeHar(file: string): Promise<void> {
+  private async storeHar(file: string): Promise<void> {
+    const { deps } = this;
     let bytes: Buffer;
     try {
       bytes = await fsp.readFile(file);
@@ -550,50 +632,51 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
     const batch = deps.store.beginBatch();
     await batch.put(hash, bytes);
     await batch.publish();
-    await saveTrajectoryHar(db, trajectoryId, { harHash: hash, bytes: bytes.byteLength, entries });
+    await saveTrajectoryHar(this.db, this.trajectoryId, { harHash: hash, bytes: bytes.byteLength, entries });
     await fsp.rm(file, { force: true });
   }
 
-  async function finish(rec: RecordedTrajectory): Promise<void> {
+  private async finish(rec: RecordedTrajectory): Promise<void> {
     // Steps the sink and the database both hold; a failure between the two leaves the shorter list.
-    const n = Math.min(sink.steps.length, stored.length);
-    const bundleSteps = sink.steps.slice(0, n);
-    const outcomeDetail = [rec.outcomeDetail, restartNote].filter(Boolean).join("; ") || null;
+    const n = Math.min(this.sink.steps.length, this.stored.length);
+    const bundleSteps = this.sink.steps.slice(0, n);
+    const outcomeDetail = [rec.outcomeDetail, this.restartNote].filter(Boolean).join("; ") || null;
     const head = { task: rec.task, run: rec.run, attempt: 0, finalAnswer: rec.finalAnswer, outcome: rec.outcome, outcomeDetail };
     const trajectory: BundleTrajectory = { ...head, steps: bundleSteps, verdicts: [] };
-    await writer.finish([trajectory], `verdict live runner (${RUNNER_PROMPT_VERSION})`);
+    await this.writer.finish([trajectory], `verdict live runner (${RUNNER_PROMPT_VERSION})`);
     // The outcome is recorded before the bundle moves: a slow or unreachable bucket never holds up or changes it.
-    const held = await finishLiveTrajectory(db, lease, trajectoryId, {
+    const held = await finishLiveTrajectory(this.db, this.lease, this.trajectoryId, {
       outcome: rec.outcome,
       outcomeDetail,
       finalAnswer: rec.finalAnswer,
-      contentHash: contentHashOf(trajectory, stored.slice(0, n)),
-      sourcePath: bundleDir,
+      contentHash: contentHashOf(trajectory, this.stored.slice(0, n)),
+      sourcePath: this.bundleDir,
     });
     // A worker that lost the job leaves the bundle alone: the task's next attempt owns the trajectory now.
-    if (held && deps.bundles) await moveBundleToBucket(deps.bundles);
+    if (held && this.deps.bundles) await this.moveBundleToBucket(this.deps.bundles);
   }
 
   /**
    * Uploads the finished bundle, points the trajectory at it and removes the local folder. Any failure keeps the
    * folder (the bundle is never lost) and says so, naming the folder and the bucket's error.
    */
-  async function moveBundleToBucket(bucket: LiveBundleBucket): Promise<void> {
-    const log = deps.log ?? console.error;
-    const target = bucket.location(payload.runId, trajectoryId);
+  private async moveBundleToBucket(bucket: LiveBundleBucket): Promise<void> {
+    const { trajectoryId, bundleDir } = this;
+    const log = this.deps.log ?? console.error;
+    const target = bucket.location(this.payload.runId, trajectoryId);
     try {
-      await bucket.upload(bundleDir, payload.runId, trajectoryId);
+      await bucket.upload(bundleDir, this.payload.runId, trajectoryId);
     } catch (e) {
-      bundleUploadError = firstLine(e);
-      log(`trajectory ${trajectoryId}: the bundle stays in ${bundleDir}: uploading it to ${target} failed: ${bundleUploadError}`);
+      this.bundleUploadError = firstLine(e);
+      log(`trajectory ${trajectoryId}: the bundle stays in ${bundleDir}: uploading it to ${target} failed: ${this.bundleUploadError}`);
       return;
     }
     let pointed: boolean;
     try {
-      pointed = await setLiveBundleLocation(db, lease, trajectoryId, target);
+      pointed = await setLiveBundleLocation(this.db, this.lease, trajectoryId, target);
     } catch (e) {
       // The trajectory still names the folder: keep it, so the bundle is where the trajectory says.
-      bundleUploadError = `the bundle was uploaded, but recording its place failed: ${firstLine(e)}`;
+      this.bundleUploadError = `the bundle was uploaded, but recording its place failed: ${firstLine(e)}`;
       log(`trajectory ${trajectoryId}: the bundle stays in ${bundleDir}: it was uploaded to ${target}, but recording that failed: ${firstLine(e)}`);
       return;
     }
@@ -603,7 +686,7 @@ export async function runLiveTask(deps: RunnerDeps, job: JobContext): Promise<Li
       );
       return;
     }
-    bundleLocation = target;
+    this.bundleLocation = target;
     await fsp
       .rm(bundleDir, { recursive: true, force: true })
       .catch((e: unknown) => log(`trajectory ${trajectoryId}: its bundle is in ${target}, but the folder ${bundleDir} could not be removed: ${firstLine(e)}`));
