@@ -20,6 +20,11 @@ export default async function HomePage() {
         <PageHeader title="Verdict" subtitle="Review and grade trajectories of multimodal web agents" />
         <EmptyState title="Nothing imported yet" command={"npm run cli -- import <path>\nnpm run cli -- demo"}>
           Import WebVoyager result folders, VisualWebArena task configs or Verdict trajectory bundles, or record the bundled demo data.
+          <div className="mt-3">
+            <Link className="btn btn-on" href="/import">
+              Import a .zip
+            </Link>
+          </div>
         </EmptyState>
       </>
     );
@@ -39,6 +44,7 @@ export default async function HomePage() {
           <Stat label="Agent runs" value={formatCount(runs.length)} />
           <Stat label="Tasks" value={formatCount(tasks)} hint={`${sets.length} task set${sets.length === 1 ? "" : "s"}`} />
         </div>
+        <NextSteps />
         <section className="panel overflow-x-auto">
           <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-2">
             <h2 className="section-title">Recent runs</h2>
@@ -79,5 +85,27 @@ export default async function HomePage() {
         </section>
       </div>
     </>
+  );
+}
+
+const NEXT_STEPS = [
+  { href: "/import", title: "Import runs", text: "Upload a .zip of an agent's results; the format is recognised." },
+  { href: "/campaigns/new", title: "Start a campaign", text: "Have annotators label a selection, blind, k per trajectory." },
+  { href: "/judges", title: "Run a judge", text: "Grade trajectories with an LMM judge; a dry run shows the cost first." },
+  { href: "/annotate", title: "Label", text: "Your labelling queues, keyboard first." },
+  { href: "/analytics", title: "See the figures", text: "Success rates, agreement with humans, error analysis." },
+] as const;
+
+/** What a researcher does next, whatever has been done so far: one click to each of the product's main jobs. */
+function NextSteps() {
+  return (
+    <nav aria-label="Next steps" className="grid grid-cols-2 gap-3 md:grid-cols-5" data-testid="next-steps">
+      {NEXT_STEPS.map((s) => (
+        <Link key={s.href} href={s.href} className="panel block px-3 py-2 hover:border-indigo-300 hover:bg-indigo-50/40">
+          <span className="text-[13px] font-semibold text-zinc-900">{s.title} →</span>
+          <span className="mt-0.5 block text-[12px] text-zinc-600">{s.text}</span>
+        </Link>
+      ))}
+    </nav>
   );
 }

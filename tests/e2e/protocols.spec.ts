@@ -7,7 +7,7 @@
 import { expect, test } from "@playwright/test";
 import { storageStateOf } from "./accounts";
 import { apiAs, trpc } from "./api";
-import { screenshotsAtDesktopSizes } from "./layout";
+import { DESKTOP_SIZES, resizeTo, screenshotsAtDesktopSizes } from "./layout";
 
 test.describe.serial("protocols", () => {
   let campaignId: number;
@@ -97,6 +97,13 @@ test.describe.serial("protocols", () => {
       await page.getByTestId("decision-confidence").selectOption("high");
       await page.getByTestId("decision-source").selectOption("annotator_error");
       await page.getByLabel("Reason (required)").fill("Search is not a filter: the failure type is the filter, at step 2.");
+      // Three labels, seven failure types and the step buttons still leave the decision's button on screen and the
+      // screenshot large, down to 1280×800 (review 2, #7).
+      for (const size of DESKTOP_SIZES) {
+        await resizeTo(page, size);
+        await expect(page.getByTestId("qa-correct")).toBeInViewport();
+        expect((await page.getByTestId("step-image").boundingBox())!.width, `screenshot width at ${size.width}×${size.height}`).toBeGreaterThanOrEqual(400);
+      }
       await screenshotsAtDesktopSizes(page, "protocols-qa-review");
       await page.getByTestId("qa-correct").click();
       await expect(page).toHaveURL(new RegExp(`/campaigns/${campaignId}/adjudicate\\?state=qa$`));

@@ -144,6 +144,24 @@ describeEachBackend("evaluations panel", (backend) => {
       expect(view.consolidated[0]!.history.at(-1)).toMatchObject({ state: "adjudicated", actorName: researcher.name });
     });
 
+    it("tells a researcher where the trajectory stands in each campaign (disputed), and annotators nothing of it (review 2, #25)", async () => {
+      const id = await seedEvaluated();
+      const campaign = await createCampaign(ctx.db, researcher, {
+        name: "Split",
+        trajectoryIds: [id],
+        annotatorsPerItem: 2,
+        annotatorIds: [ann.userId, other.userId],
+      });
+      await label(ann, campaign.id, id, { verdict: "failure", category: "other" });
+      await label(other, campaign.id, id, { verdict: "success" });
+      const view = await api(researcher).judge.verdicts.panel({ trajectoryId: id });
+      if (view.hidden) throw new Error("a researcher should see the evaluations");
+      expect(view.items).toEqual([{ campaignId: campaign.id, campaignName: "Split", trajectoryId: id, state: "disputed", qaReviewed: false }]);
+      const annotator = await api(ann).judge.verdicts.panel({ trajectoryId: id });
+      if (annotator.hidden) throw new Error("the annotator has labelled; evaluations should show");
+      expect(annotator.items).toEqual([]);
+    });
+
     it("refuses a blind annotator the evaluations of a trajectory they have not labelled, and shows them once they have", async () => {
       const id = await seedEvaluated();
       const campaign = await createCampaign(ctx.db, researcher, {

@@ -173,11 +173,21 @@ describe("overview", () => {
     const t = v.siteRun.evaluators[0]!.figure.table;
     expect(t.columns.map((c) => c.label)).toEqual(["Site", "alpha", "beta"]);
     expect(t.rows.map((r) => [r.cells.site!.text, r.cells["run:1"]!.text, r.cells["run:2"]!.text])).toEqual([
-      ["A", "33.3% [10.0, 90.0] · 1/3", "50.0% [10.0, 90.0] · 1/2"],
-      ["B", "66.7% [10.0, 90.0] · 2/3", "–"],
+      ["A", "33.3% · 1/3", "50.0% · 1/2"],
+      ["B", "66.7% · 2/3", "–"],
     ]);
+    // Compact cells (review 2, #10): the interval stays in the tooltip and the CSV.
+    expect(t.rows[0]!.cells["run:1"]!.title).toContain("33.3% [10.0, 90.0] · 1/3");
+    expect(t.rows[0]!.cells["run:1"]!.csv).toHaveLength(5);
     expect(v.totals).toEqual([expect.objectContaining({ label: "Human (consolidated)", value: "40.0%", detail: "4/10 [10.0, 90.0]" })]);
     expect(v.empty).toBeNull();
+  });
+  it("turns site × run around when there are more runs than sites, so many runs make it longer, not wider (review 2, #10)", () => {
+    const o = overview();
+    const oneSite = { ...o, bySite: o.bySite.slice(0, 1), bySiteRun: o.bySiteRun.filter((r) => r.site === o.bySite[0]!.site) };
+    const t = prepareOverview(oneSite).siteRun.evaluators[0]!.figure.table;
+    expect(t.columns.map((c) => c.label)).toEqual(["Agent run", o.bySite[0]!.label]);
+    expect(t.rows.map((r) => r.cells.run!.text)).toEqual(["alpha", "beta"]);
   });
   it("says why there is nothing to show", () => {
     expect(prepareOverview({ ...overview(), columns: [] }).empty).toBe("no-evaluations");

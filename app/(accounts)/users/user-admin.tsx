@@ -2,7 +2,7 @@
 import { useMutation } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
 import { useRouter } from "next/navigation";
-import { useState, type FormEvent } from "react";
+import { useState, type FormEvent, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
@@ -16,14 +16,12 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
   const create = useMutation(trpc.accounts.create.mutationOptions());
   const invite = useMutation(trpc.accounts.invite.mutationOptions());
   const setRole = useMutation(trpc.accounts.setRole.mutationOptions());
-  const setPassword = useMutation(trpc.accounts.setPassword.mutationOptions());
-  const setDeactivated = useMutation(trpc.accounts.setDeactivated.mutationOptions());
   const cancelInvitation = useMutation(trpc.accounts.cancelInvitation.mutationOptions());
   const [message, setMessage] = useState<{ tone: "ok" | "error"; text: string; copy?: string } | null>(null);
   // A role picked in a row's select waits for Apply: arrowing through a focused select used to change roles at once.
   const [pendingRole, setPendingRole] = useState<Record<string, (typeof ROLES)[number]>>({});
 
-  const run = async (f: () => Promise<{ text: string; copy?: string } | void>) => {
+  const run: Run = async (f) => {
     setMessage(null);
     try {
       const r = await f();
@@ -75,11 +73,7 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
           className={`rounded-md border px-3 py-2 text-[12.5px] ${message.tone === "ok" ? "border-emerald-200 bg-emerald-50 text-emerald-900" : "border-rose-200 bg-rose-50 text-rose-800"}`}
         >
           {message.text}
-          {message.copy && (
-            <code className="mt-1 block font-mono text-[12.5px] break-all select-all" data-testid="copy-value">
-              {message.copy}
-            </code>
-          )}
+          {message.copy && <CopyValue value={message.copy} />}
         </div>
       )}
       <section className="panel overflow-x-auto">
@@ -130,8 +124,12 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
                           onClick={() => {
                             const role = pendingRole[u.id]!;
                             void run(async () => {
-                              await setRole.mutateAsync({ userId: u.id, role });
-                              setPendingRole(({ [u.id]: _done, ...rest }) => rest);
+                              try {
+                                await setRole.mutateAsync({ userId: u.id, role });
+                              } finally {
+                                // Refused too: the select goes back to the role the account has (no Apply left on offer).
+                                setPendingRole(({ [u.id]: _done, ...rest }) => rest);
+                              }
                               return { text: `${u.name} (${u.email}) is now ${role === "admin" ? "an" : "a"} ${role}.` };
                             });
                           }}
@@ -147,28 +145,7 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
                 </td>
                 <td>{u.banned ? <span className="text-rose-700">deactivated</span> : "active"}</td>
                 <td className="whitespace-nowrap text-zinc-500">{formatDate(u.createdAt)}</td>
-                <td className="flex gap-1.5">
-                  <button
-                    type="button"
-                    className="btn"
-                    onClick={() => {
-                      const pw = window.prompt(`New password for ${u.email} (at least 8 characters)`);
-                      if (pw)
-                        void run(async () => (await setPassword.mutateAsync({ userId: u.id, password: pw }), { text: `Password of ${u.email} changed.` }));
-                    }}
-                  >
-                    Set password
-                  </button>
-                  {u.id !== me && (
-                    <button
-                      type="button"
-                      className="btn"
-                      onClick={() => run(async () => void (await setDeactivated.mutateAsync({ userId: u.id, deactivated: !u.banned })))}
-                    >
-                      {u.banned ? "Reactivate" : "Deactivate"}
-                    </button>
-                  )}
-                </td>
+                <AccountActions user={u} self={u.id === me} run={run} />
               </tr>
             ))}
           </tbody>
@@ -180,14 +157,16 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
           <h2 className="section-title">Create an account</h2>
           <form onSubmit={onCreate} className="mt-2 flex flex-col gap-2 text-[12px]" data-testid="create-user">
             <div className="grid grid-cols-2 gap-2">
-              <input name="name" required placeholder="Name" className="field" />
-              <input name="email" type="email" required placeholder="Email" className="field" />
-              <select name="role" className="field" defaultValue="annotator">
-                {ROLES.map((r) => (
-                  <option key={r}>{r}</option>
-                ))}
-              </select>
-              <input name="password" type="text" minLength={8} placeholder="Password (blank: generate one)" className="field" />
+              <Labelled text="Name">
+                <input name="name" required className="field" />
+              </Labelled>
+              <Labelled text="Email">
+                <input name="email" type="email" required className="field" />
+              </Labelled>
+              <RoleField />
+              <Labelled text="Password (blank: generate one)">
+                <input name="password" type="text" minLength={8} className="field" />
+              </Labelled>
             </div>
             <button type="submit" className="btn btn-on self-start" disabled={create.isPending}>
               Create
@@ -198,12 +177,10 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
           <h2 className="section-title">Invite by link</h2>
           <form onSubmit={onInvite} className="mt-2 flex flex-col gap-2 text-[12px]">
             <div className="grid grid-cols-2 gap-2">
-              <input name="email" type="email" required placeholder="Email" className="field" />
-              <select name="role" className="field" defaultValue="annotator">
-                {ROLES.map((r) => (
-                  <option key={r}>{r}</option>
-                ))}
-              </select>
+              <Labelled text="Email">
+                <input name="email" type="email" required className="field" />
+              </Labelled>
+              <RoleField />
             </div>
             <button type="submit" className="btn self-start" disabled={invite.isPending}>
               Make invitation link
@@ -229,5 +206,128 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
         </section>
       </div>
     </div>
+  );
+}
+
+type Run = (f: () => Promise<{ text: string; copy?: string } | void>) => Promise<void>;
+
+/** A form field with its visible label (screen readers name the control by it). */
+function Labelled({ text, children }: { text: string; children: ReactNode }) {
+  return (
+    <label className="flex flex-col gap-0.5 font-medium text-zinc-700">
+      {text}
+      {children}
+    </label>
+  );
+}
+
+function RoleField() {
+  return (
+    <Labelled text="Role">
+      <select name="role" className="field" defaultValue="annotator">
+        {ROLES.map((r) => (
+          <option key={r}>{r}</option>
+        ))}
+      </select>
+    </Labelled>
+  );
+}
+
+/** A password or invitation link shown once, with a button that copies it. */
+function CopyValue({ value }: { value: string }) {
+  const [copied, setCopied] = useState<boolean | null>(null);
+  return (
+    <div className="mt-1 flex items-start gap-2">
+      <code className="block min-w-0 flex-1 font-mono text-[12.5px] break-all select-all" data-testid="copy-value">
+        {value}
+      </code>
+      <button
+        type="button"
+        className="btn shrink-0"
+        onClick={() =>
+          navigator.clipboard.writeText(value).then(
+            () => setCopied(true),
+            () => setCopied(false),
+          )
+        }
+      >
+        {copied === null ? "Copy" : copied ? "Copied" : "Select it and copy by hand"}
+      </button>
+    </div>
+  );
+}
+
+/**
+ * A row's password and deactivation: the new password typed in the row (not a browser prompt, which shows it in plain
+ * text), and deactivation asked twice, then said done.
+ */
+function AccountActions({ user: u, self, run }: { user: List["users"][number]; self: boolean; run: Run }) {
+  const trpc = useTRPC();
+  const setPassword = useMutation(trpc.accounts.setPassword.mutationOptions());
+  const setDeactivated = useMutation(trpc.accounts.setDeactivated.mutationOptions());
+  const [mode, setMode] = useState<"idle" | "password" | "deactivate">("idle");
+  const [password, setPasswordText] = useState("");
+  if (mode === "password") {
+    return (
+      <td>
+        <form
+          className="flex items-center gap-1.5"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(async () => {
+              await setPassword.mutateAsync({ userId: u.id, password });
+              setMode("idle");
+              setPasswordText("");
+              return { text: `Password of ${u.email} changed.` };
+            });
+          }}
+        >
+          <input
+            type="password"
+            className="field w-40"
+            minLength={8}
+            required
+            autoFocus
+            aria-label={`New password for ${u.email} (at least 8 characters)`}
+            value={password}
+            onChange={(e) => setPasswordText(e.target.value)}
+          />
+          <button type="submit" className="btn btn-on" disabled={setPassword.isPending}>
+            Save
+          </button>
+          <button type="button" className="btn" onClick={() => setMode("idle")}>
+            Cancel
+          </button>
+        </form>
+      </td>
+    );
+  }
+  const toggle = () =>
+    run(async () => {
+      await setDeactivated.mutateAsync({ userId: u.id, deactivated: !u.banned });
+      setMode("idle");
+      return { text: u.banned ? `${u.name} (${u.email}) is active again.` : `${u.name} (${u.email}) is deactivated: they can no longer sign in.` };
+    });
+  return (
+    <td className="flex gap-1.5">
+      <button type="button" className="btn" onClick={() => setMode("password")}>
+        Set password
+      </button>
+      {!self &&
+        (mode === "deactivate" ? (
+          <>
+            <button type="button" className="btn border-rose-300 text-rose-700" onClick={() => void toggle()} disabled={setDeactivated.isPending}>
+              Deactivate {u.email}?
+            </button>
+            <button type="button" className="btn" onClick={() => setMode("idle")}>
+              Cancel
+            </button>
+          </>
+        ) : (
+          <button type="button" className="btn" onClick={() => (u.banned ? void toggle() : setMode("deactivate"))}>
+            {u.banned ? "Reactivate" : "Deactivate"}
+          </button>
+        ))}
+    </td>
   );
 }

@@ -61,11 +61,21 @@ function chartHeight(model: { data: Datum[]; horizontal?: boolean; series: Serie
   return 280 + rotatedLabelHeight(model.data) - 30;
 }
 
-const longestLabel = (data: Datum[]) => Math.max(0, ...data.map((d) => String(d.label).length));
+/** Category names longer than this are cut in the middle on the axis (whole in the tooltip), so they keep their ends. */
+const TICK_CHARS = 32;
+function tickText(v: unknown): string {
+  const text = String(v);
+  return text.length <= TICK_CHARS ? text : `${text.slice(0, 12)}…${text.slice(text.length - (TICK_CHARS - 13))}`;
+}
+const longestLabel = (data: Datum[]) => Math.max(0, ...data.map((d) => tickText(d.label).length));
 /** Many categories: labels are drawn at an angle, and the axis needs room for the longest. */
 const rotate = (data: Datum[]) => data.length > 8;
 function rotatedLabelHeight(data: Datum[]): number {
-  return rotate(data) ? Math.min(150, 24 + Math.round(longestLabel(data) * 3.7)) : 30;
+  return rotate(data) ? 24 + Math.round(longestLabel(data) * 3.7) : 30;
+}
+/** Room left of the axis for the first rotated label, which reaches left of its tick (about 0.82 × its width). */
+function rotatedLeftMargin(data: Datum[]): number {
+  return rotate(data) ? Math.max(24, Math.round(tickText(data[0]?.label ?? "").length * 5.6 * 0.82) - 40) : 0;
 }
 
 function CategoryXAxis({ data }: { data: Datum[] }) {
@@ -77,6 +87,7 @@ function CategoryXAxis({ data }: { data: Datum[] }) {
       interval={0}
       height={rotatedLabelHeight(data)}
       angle={rotate(data) ? -35 : 0}
+      tickFormatter={tickText}
       textAnchor={rotate(data) ? "end" : "middle"}
     />
   );
@@ -149,14 +160,14 @@ export function RateChart({ model }: { model: RateChartModel }) {
       <BarChart
         data={model.data}
         layout={model.horizontal ? "vertical" : "horizontal"}
-        margin={{ top: 8, right: 16, bottom: 4, left: rotate(model.data) ? 24 : 0 }}
+        margin={{ top: 8, right: 16, bottom: 4, left: model.horizontal ? 0 : rotatedLeftMargin(model.data) }}
         barCategoryGap="18%"
       >
         <CartesianGrid stroke="#f4f4f5" horizontal={!model.horizontal} vertical={!!model.horizontal} />
         {model.horizontal ? (
           <>
             <XAxis {...valueAxis} />
-            <YAxis {...categoryAxis} width={Math.min(260, 12 + 6.2 * Math.max(...model.data.map((d) => String(d.label).length)))} />
+            <YAxis {...categoryAxis} tickFormatter={tickText} width={Math.min(260, 12 + 6.2 * longestLabel(model.data))} />
           </>
         ) : (
           <>
@@ -200,14 +211,14 @@ export function CountChart({ model }: { model: CountChartModel }) {
       <BarChart
         data={model.data}
         layout={model.horizontal ? "vertical" : "horizontal"}
-        margin={{ top: 8, right: 16, bottom: 4, left: rotate(model.data) ? 24 : 0 }}
+        margin={{ top: 8, right: 16, bottom: 4, left: model.horizontal ? 0 : rotatedLeftMargin(model.data) }}
         barCategoryGap="18%"
       >
         <CartesianGrid stroke="#f4f4f5" horizontal={!model.horizontal} vertical={!!model.horizontal} />
         {model.horizontal ? (
           <>
             <XAxis {...valueAxis} />
-            <YAxis {...categoryAxis} width={Math.min(260, 12 + 6.2 * Math.max(...model.data.map((d) => String(d.label).length)))} />
+            <YAxis {...categoryAxis} tickFormatter={tickText} width={Math.min(260, 12 + 6.2 * longestLabel(model.data))} />
           </>
         ) : (
           <>

@@ -1,12 +1,38 @@
 /**
- * Empty states of the analytics views, each saying how to get the data the view needs.
+ * Empty states of the analytics views, each saying how to get the data the view needs: the pages that make it
+ * first (a web user's next step), the equivalent commands folded away beneath.
  */
 import Link from "next/link";
 import { EmptyState } from "../../_components/ui";
 
 function Commands({ lines }: { lines: string[] }) {
-  return <pre className="mt-3 overflow-x-auto rounded-md bg-zinc-900 px-3 py-2 text-left font-mono text-[12px] text-zinc-100">{lines.join("\n")}</pre>;
+  return (
+    <details className="mt-3 text-left">
+      <summary className="cursor-pointer text-[12px] text-zinc-500">From the command line</summary>
+      <pre className="mt-1 overflow-x-auto rounded-md bg-zinc-900 px-3 py-2 font-mono text-[12px] text-zinc-100">{lines.join("\n")}</pre>
+    </details>
+  );
 }
+
+/** Where in the web app the data comes from: a row of buttons. */
+function NextSteps({ links }: { links: [href: string, label: string][] }) {
+  return (
+    <div className="mt-3 flex flex-wrap justify-center gap-2" data-testid="empty-next-steps">
+      {links.map(([href, label]) => (
+        <Link key={href} className="btn" href={href}>
+          {label}
+        </Link>
+      ))}
+    </div>
+  );
+}
+
+const LABEL_STEPS: [string, string][] = [
+  ["/campaigns/new", "Create a campaign"],
+  ["/campaigns", "Import labels into a campaign"],
+  ["/annotate", "Label trajectories"],
+];
+const JUDGE_STEPS: [string, string][] = [["/judges", "Run a judge batch"]];
 
 export const JUDGE_COMMANDS = [
   "npm run cli -- judge-config add --name <name> --base-url <url> --model <model>",
@@ -28,9 +54,10 @@ export function NoEvaluations() {
   return (
     <EmptyState title="No verdicts or human labels yet">
       <p>
-        Success rates appear once trajectories have been judged or labelled. Run an LMM judge batch or the benchmark&apos;s rule checks, or import labels into a
-        campaign:
+        Success rates appear once trajectories have been judged or labelled. Run an LMM judge batch or the benchmark&apos;s rule checks, or label in a campaign
+        (or import labels made elsewhere on its page):
       </p>
+      <NextSteps links={[...JUDGE_STEPS, ...LABEL_STEPS]} />
       <Commands lines={[...JUDGE_COMMANDS, ...CAMPAIGN_COMMANDS.slice(0, 1)]} />
       <p className="mt-2">
         Verdicts imported with trajectories (WebVoyager auto_eval logs, BrowserGym rewards, AgentRewardBench judges) count as evaluators too.
@@ -46,6 +73,7 @@ export function NoEvaluators() {
         Judge agreement compares each automatic evaluator with the consolidated human label. Run a judge batch (several k values give the k-table) or the rule
         checks:
       </p>
+      <NextSteps links={JUDGE_STEPS} />
       <Commands lines={JUDGE_COMMANDS} />
     </EmptyState>
   );
@@ -56,8 +84,9 @@ export function NoReference() {
     <EmptyState title="No consolidated human labels yet">
       <p>
         Agreement needs a human reference: a campaign&apos;s consolidated labels (unanimous, or settled by an adjudicator). Label trajectories in a campaign, or
-        import labels made elsewhere:
+        import labels made elsewhere on the campaign&apos;s page (Import labels from a CSV or a workbook):
       </p>
+      <NextSteps links={LABEL_STEPS} />
       <Commands lines={CAMPAIGN_COMMANDS} />
       <p className="mt-2">
         The evaluators are listed below with their verdicts, without agreement figures. See also{" "}
@@ -75,8 +104,9 @@ export function NoCampaigns() {
     <EmptyState title="No annotation campaigns yet">
       <p>
         Human agreement is computed per campaign from the annotators&apos; own labels (before adjudication). Create a campaign and label, or import labels made
-        elsewhere:
+        elsewhere on the campaign&apos;s page:
       </p>
+      <NextSteps links={LABEL_STEPS} />
       <Commands lines={CAMPAIGN_COMMANDS} />
       <p className="mt-2">
         Labels from a spreadsheet that do not belong to trajectories here can be checked on the{" "}

@@ -3,10 +3,11 @@
  * run (WebVoyager's Table 1 layout, one evaluator at a time), per difficulty and per trajectory-length bucket.
  */
 import { selectionHref } from "@/server/domain/analytics/selection";
-import type { OverviewResult, RateRow } from "@/server/services/analytics";
+import type { OverviewResult, RateCell, RateRow } from "@/server/services/analytics";
 import type { RateChartModel } from "./charts";
 import { fmtCount, fmtPercent, fmtPercentInterval } from "./format";
-import { rateCellView, rateChart, rateColumn, type FigureModel } from "./rates";
+import { runLabels } from "@/server/domain/catalog/run-labels";
+import { compactRateCellView, rateCellView, rateChart, rateColumn, type FigureModel } from "./rates";
 import type { Row, TableModel } from "./table";
 
 export interface TotalCard {
@@ -71,6 +72,43 @@ function rateFigure(
   return { id, title, description, chart: rateChart(kind, groupLabel, rows, columns), table: groupTable(title, groupLabel, rows, columns) };
 }
 
+/**
+ * The site × run table: a row per site and a column per run, or, with more runs than sites, a row per run and a column
+ * per site, so many runs make the table longer rather than thousands of pixels wide. Cells are compact (the interval
+ * in their tooltip and the CSV).
+ */
+function siteRunTable(
+  name: string,
+  sites: { key: string; label: string; sel: Parameters<typeof selectionHref>[0] }[],
+  runs: { id: string; label: string }[],
+  groups: { key: string; cells: Record<string, RateCell | undefined> }[],
+): TableModel {
+  const empty = "No trajectories in this scope.";
+  if (runs.length <= sites.length) {
+    return {
+      name,
+      columns: [{ key: "site", label: "Site" }, ...runs.map((r) => rateColumn(r.id, r.label))],
+      rows: groups.map((g, i) => ({
+        key: g.key,
+        cells: {
+          site: { text: sites[i]!.label, href: selectionHref(sites[i]!.sel) },
+          ...Object.fromEntries(runs.map((r) => [r.id, compactRateCellView(g.cells[r.id])])),
+        },
+      })),
+      empty,
+    };
+  }
+  return {
+    name,
+    columns: [{ key: "run", label: "Agent run" }, ...sites.map((s) => rateColumn(s.key, s.label))],
+    rows: runs.map((r) => ({
+      key: r.id,
+      cells: { run: { text: r.label }, ...Object.fromEntries(sites.map((s, i) => [s.key, compactRateCellView(groups[i]!.cells[r.id])])) },
+    })),
+    empty,
+  };
+}
+
 export function prepareOverview(o: OverviewResult, policyNote = true): OverviewView {
   const columns = o.columns.map((c) => ({ id: c.id, label: c.label }));
   const empty = o.trajectories === 0 ? "no-trajectories" : o.columns.length === 0 ? "no-evaluations" : null;
@@ -87,7 +125,11 @@ export function prepareOverview(o: OverviewResult, policyNote = true): OverviewV
 
   // Site × run: rows = sites, columns = runs (WebVoyager's Table 1), per evaluator.
   const runIds = [...new Set(o.bySiteRun.map((r) => r.runId!))];
-  const runs = runIds.map((id) => ({ id: `run:${id}`, runId: id, label: o.runs.find((r) => r.id === id)?.name ?? `run ${id}` }));
+  const runLabel = runLabels(o.runs.map((r) => r.name));
+  const runs = runIds.map((id) => {
+    const name = o.runs.find((r) => r.id === id)?.name;
+    return { id: `run:${id}`, runId: id, label: name ? (runLabel.get(name) ?? name) : `run ${id}` };
+  });
   const sites = o.bySite.map((s) => ({ key: s.key, label: s.label, site: s.site ?? null, sel: s.sel }));
   const siteRun: SiteRunFigure = {
     id: "site-run",
@@ -101,15 +143,7 @@ export function prepareOverview(o: OverviewResult, policyNote = true): OverviewV
           runs.map((r) => [r.id, o.bySiteRun.find((x) => x.site === s.site && x.runId === r.runId)?.cells[c.id]]).filter(([, v]) => v !== undefined),
         ),
       }));
-      const table: TableModel = {
-        name: `success per site and run, ${c.label}`,
-        columns: [{ key: "site", label: "Site" }, ...runs.map((r) => rateColumn(r.id, r.label))],
-        rows: groups.map((g, i) => ({
-          key: g.key,
-          cells: { site: { text: g.label, href: selectionHref(sites[i]!.sel) }, ...Object.fromEntries(runs.map((r) => [r.id, rateCellView(g.cells[r.id])])) },
-        })),
-        empty: "No trajectories in this scope.",
-      };
+      const table = siteRunTable(`success per site and run, ${c.label}`, sites, runs, groups);
       return {
         id: c.id,
         label: c.label,
@@ -144,7 +178,15 @@ export function prepareOverview(o: OverviewResult, policyNote = true): OverviewV
       columns,
     ),
     siteRun,
-    byRun: rateFigure("by-run", "Success rate per agent run", `Each evaluator's success rate per agent run.${why}`, "Agent run", "bars", o.byRun, columns),
+    byRun: rateFigure(
+      "by-run",
+      "Success rate per agent run",
+      `Each evaluator's success rate per agent run.${why}`,
+      "Agent run",
+      "bars",
+      o.byRun.map((r) => ({ ...r, label: runLabel.get(r.label) ?? r.label })),
+      columns,
+    ),
     byDifficulty: rateFigure(
       "by-difficulty",
       `Success rate by ${o.difficulty} difficulty`,

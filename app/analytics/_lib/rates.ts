@@ -34,6 +34,16 @@ export function rateCellView(cell: RateCell | undefined): Cell {
   };
 }
 
+/**
+ * The same cell shortened to "40.0% · 4/10" (the interval in its tooltip and the CSV), for tables with a column per
+ * agent run, which would otherwise grow thousands of pixels wide.
+ */
+export function compactRateCellView(cell: RateCell | undefined): Cell {
+  const full = rateCellView(cell);
+  if (!cell || cell.n === 0) return full;
+  return { ...full, text: `${fmtPercent(cell.rate)} · ${fmtCount(cell.successes)}/${fmtCount(cell.n)}`, title: `${full.text}. ${full.title}` };
+}
+
 export function rateColumn(key: string, label: string): Column {
   return { key, label, numeric: true, csv: [`${label} rate`, `${label} ci_low`, `${label} ci_high`, `${label} successes`, `${label} n`] };
 }
@@ -60,6 +70,9 @@ export interface RateGroup {
   cells: Record<string, RateCell>;
 }
 
+/** Beyond this many groups bars lie horizontally, one row each, so their names never run into each other or the legend. */
+export const MANY_GROUPS = 16;
+
 /** A chart with one x position per group and one series per column. */
 export function rateChart(
   kind: "bars" | "lines",
@@ -75,5 +88,5 @@ export function rateChart(
     columns.forEach((c, i) => Object.assign(d, rateDatum(seriesKey(i), g.cells[c.id])));
     return d;
   });
-  return { kind, x, series, data, scale: "proportion" };
+  return { kind, x, series, data, scale: "proportion", ...(kind === "bars" && groups.length > MANY_GROUPS ? { horizontal: true } : {}) };
 }

@@ -11,6 +11,7 @@
  */
 import { useMutation, useQuery, useQueryClient, useSuspenseQueries } from "@tanstack/react-query";
 import Link from "next/link";
+import { runLabels } from "@/server/domain/catalog/run-labels";
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { describeAction } from "@/server/domain/player/action-text";
 import { fromJsonText, STEP_WINDOW, unpackStepIndex, type StepIndexEntry } from "@/server/domain/player/paging";
@@ -200,7 +201,7 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
               data-testid="compare-column"
               data-trajectory={d.trajectory.id}
             >
-              <ColumnHeader data={d} name={COLUMN_NAMES[t]!} position={position} />
+              <ColumnHeader data={d} name={COLUMN_NAMES[t]!} position={position} runLabel={runLabels(datas.filter((x) => !x.agentHidden).map((x) => x.run.name)).get(d.run.name)} />
               <ColumnStep
                 trajectoryId={d.trajectory.id}
                 step={position === null ? undefined : stepOrPlaceholder(steps[t]!, indexes[t]!, position)}
@@ -641,7 +642,18 @@ const LaneCells = memo(function LaneCells({
 });
 
 /** Run, agent and model (hidden when the blind rule hides them), outcome, and every evaluation's verdict. */
-const ColumnHeader = memo(function ColumnHeader({ data, name, position }: { data: PlayerData; name: string; position: number | null }) {
+/** `runLabel`: the run's name less the path prefix the columns' runs share (server/domain/catalog/run-labels.ts). */
+const ColumnHeader = memo(function ColumnHeader({
+  data,
+  name,
+  position,
+  runLabel,
+}: {
+  data: PlayerData;
+  name: string;
+  position: number | null;
+  runLabel?: string;
+}) {
   const { trajectory: t, run } = data;
   // The same stable link as the player's "Copy link", to this column's step on screen (none while it has no step here).
   const stepLink = position === null ? null : stepLinkPath({ key: t.linkKey, id: t.id }, position + 1);
@@ -660,7 +672,7 @@ const ColumnHeader = memo(function ColumnHeader({ data, name, position }: { data
           </span>
         ) : (
           <span className="min-w-0 truncate" title={`${run.name} · ${run.agentName}${run.model ? ` · ${run.model}` : ""}`} data-testid="compare-run">
-            <span className="font-medium text-zinc-900">{run.name}</span>
+            <span className="font-medium text-zinc-900">{runLabel ?? run.name}</span>
             {run.agentName && run.agentName !== run.name && <span className="text-zinc-500"> · {run.agentName}</span>}
             {run.model && <span className="font-mono text-zinc-500"> · {run.model}</span>}
           </span>

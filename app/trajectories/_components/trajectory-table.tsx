@@ -8,6 +8,7 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { runLabels } from "@/server/domain/catalog/run-labels";
 import type { TriageColumns } from "@/server/domain/triage-columns";
 import { highlightTerms, parseSearchQuery, type SearchHit } from "@/server/domain/trajectories/search-query";
 import { LIST_SHORTCUTS, listCommandForKey } from "@/server/domain/trajectory-list-keyboard";
@@ -102,6 +103,28 @@ function TaskCell({ r, terms }: { r: TrajectoryListRow; terms: string[] }) {
         {r.intent}
       </div>
       {r.hits && r.hits.length > 0 && <SearchHits id={r.id} hits={r.hits} terms={terms} />}
+    </td>
+  );
+}
+
+/** The run and its model; runs sharing a long path prefix are labelled by what differs (the full name in the tooltip). */
+function RunCell({ r, label }: { r: TrajectoryListRow; label: string }) {
+  return (
+    <td className="min-w-0">
+      {r.agentHidden ? (
+        <div className="truncate text-zinc-400 italic" title="Hidden until you have labelled this trajectory">
+          {r.runName}
+        </div>
+      ) : (
+        <>
+          <div className="truncate text-zinc-800" title={r.runName} data-testid="run-name">
+            {label}
+          </div>
+          <div className="truncate text-2xs text-zinc-500" title={r.model ?? r.agentName}>
+            {r.model ?? r.agentName}
+          </div>
+        </>
+      )}
     </td>
   );
 }
@@ -218,6 +241,7 @@ export function TrajectoryTable({
   const isSelected = useCallback((id: number) => selection.kind === "all" || selection.ids.has(id), [selection]);
   const terms = useMemo(() => searchTerms(query.search), [query.search]);
   const pageIds = useMemo(() => rows.map((r) => r.id), [rows]);
+  const runLabel = useMemo(() => runLabels(rows.filter((r) => !r.agentHidden).map((r) => r.runName)), [rows]);
   const allOnPage = pageIds.length > 0 && pageIds.every(isSelected);
 
   const setMany = (ids: number[], on: boolean) =>
@@ -402,22 +426,7 @@ export function TrajectoryTable({
                 <td className="truncate text-zinc-700" title={r.site ?? undefined}>
                   {r.site ?? <span className="text-zinc-400">–</span>}
                 </td>
-                <td className="min-w-0">
-                  {r.agentHidden ? (
-                    <div className="truncate text-zinc-400 italic" title="Hidden until you have labelled this trajectory">
-                      {r.runName}
-                    </div>
-                  ) : (
-                    <>
-                      <div className="truncate text-zinc-800" title={r.runName}>
-                        {r.runName}
-                      </div>
-                      <div className="truncate text-2xs text-zinc-500" title={r.model ?? r.agentName}>
-                        {r.model ?? r.agentName}
-                      </div>
-                    </>
-                  )}
-                </td>
+                <RunCell r={r} label={runLabel.get(r.runName) ?? r.runName} />
                 <td>
                   <OutcomeBadge outcome={r.outcome} />
                 </td>

@@ -8,7 +8,7 @@
  * to label the trajectory blind gets `hidden: true` and nothing else, not even how many evaluations exist.
  */
 import type { Db } from "../../../db/database";
-import { isCampaignAnnotator } from "../../../db/repositories/annotation/campaigns";
+import { getItemByTrajectory, isCampaignAnnotator } from "../../../db/repositories/annotation/campaigns";
 import { consolidatedOfTrajectory, consolidationHistory, labelHistory } from "../../../db/repositories/annotation/labels";
 import { isGoldItem } from "../../../db/repositories/annotation/quality";
 import { getJudgeConfig, listEvaluatorSummaries, listVerdicts } from "../../../db/repositories/evaluation/verdicts";
@@ -136,6 +136,15 @@ export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId:
     });
   }
 
+  // Researchers see where each campaign holding the labels stands (open, agreed, disputed…), to adjudicate from there.
+  const items = [];
+  if (researcher) {
+    for (const [campaignId, campaignName] of new Map(labels.map((l) => [l.campaignId, l.campaignName]))) {
+      const item = await getItemByTrajectory(db, campaignId, trajectoryId);
+      if (item) items.push({ campaignId, campaignName, trajectoryId, state: item.state, qaReviewed: item.qaReviewedAt !== null });
+    }
+  }
+
   return {
     hidden: false as const,
     /** The task's benchmark evaluator config (VisualWebArena `eval`), the rule that rule verdicts checked. */
@@ -143,6 +152,7 @@ export async function trajectoryEvaluations(db: Db, viewer: Actor, trajectoryId:
     verdicts,
     labels: labelsWithHistory,
     consolidated,
+    items,
   };
 }
 

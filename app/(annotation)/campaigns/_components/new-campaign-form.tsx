@@ -32,6 +32,9 @@ export function NewCampaignForm({
   const [templateId, setTemplateId] = useState<Template["id"]>("webvoyager");
   const template = templates.find((t) => t.id === templateId) ?? templates[0]!;
   const schema = template.labelSchema;
+  // Typed text survives a change of template (the fields below are keyed by it); guidelines the researcher has not
+  // touched (null) follow the template.
+  const [typed, setTyped] = useState<TypedText>({ name: "", guidelines: null });
   const [error, setError] = useState("");
 
   async function onSubmit(e: FormEvent<HTMLFormElement>) {
@@ -125,23 +128,11 @@ export function NewCampaignForm({
         </p>
       </section>
 
-      {/* Keyed by template so choosing another one resets every field to that template's values. */}
+      {/* Keyed by template so choosing another one resets its settings to that template's values (not the typed text). */}
       <div key={template.id} className="flex flex-col gap-4">
         <section className="panel flex flex-col gap-3 px-4 py-3">
           <h2 className="section-title">Campaign</h2>
-          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-            Name
-            <input name="name" required maxLength={200} className="field h-8 text-[13px]" placeholder="e.g. WebVoyager GPT-4V, human evaluation" />
-          </label>
-          <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-            Guidelines for annotators (markdown; shown on the labelling page with the key g)
-            <textarea
-              name="instructions"
-              rows={8}
-              className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
-              defaultValue={template.guidelines}
-            />
-          </label>
+          <NameAndGuidelines typed={typed} setTyped={setTyped} template={template} />
           <div className="grid grid-cols-2 gap-3">
             <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
               Annotators per trajectory
@@ -284,5 +275,47 @@ export function NewCampaignForm({
         </button>
       </div>
     </form>
+  );
+}
+
+type TypedText = { name: string; guidelines: string | null };
+
+/** The campaign's name and guidelines, as typed: kept across template changes, which only offer their guidelines back. */
+function NameAndGuidelines({ typed, setTyped, template }: { typed: TypedText; setTyped: (t: TypedText) => void; template: Template }) {
+  return (
+    <>
+      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+        Name
+        <input
+          name="name"
+          required
+          maxLength={200}
+          className="field h-8 text-[13px]"
+          placeholder="e.g. WebVoyager GPT-4V, human evaluation"
+          value={typed.name}
+          onChange={(e) => setTyped({ ...typed, name: e.target.value })}
+        />
+      </label>
+      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
+        Guidelines for annotators (markdown; shown on the labelling page with the key g)
+        <textarea
+          name="instructions"
+          rows={8}
+          className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
+          value={typed.guidelines ?? template.guidelines}
+          onChange={(e) => setTyped({ ...typed, guidelines: e.target.value })}
+        />
+      </label>
+      {typed.guidelines !== null && typed.guidelines !== template.guidelines && (
+        <button
+          type="button"
+          className="link self-start text-[12px]"
+          onClick={() => setTyped({ ...typed, guidelines: null })}
+          data-testid="template-guidelines"
+        >
+          Use the {template.name} template&apos;s guidelines instead of yours
+        </button>
+      )}
+    </>
   );
 }

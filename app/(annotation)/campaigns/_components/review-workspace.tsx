@@ -45,54 +45,65 @@ function seconds(ms: number | null): string {
   return ms < 90_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 60_000).toFixed(1)} min`;
 }
 
+/** One answer to a campaign question as one line of text. */
+function answerText(v: unknown): string {
+  return Array.isArray(v) ? v.join(", ") : typeof v === "object" ? JSON.stringify(v) : String(v);
+}
+
+/**
+ * One annotator's label, compact enough that three of them leave the player most of a 1280×800 window: the verdict
+ * beside the name, the facts on one wrapping line, answers and note cut to two lines (whole in their tooltips).
+ */
 function LabelCard({ label, stepCount, onTake }: { label: ReviewLabel; stepCount: number; onTake: () => void }) {
+  const answers = Object.entries(label.answers ?? {});
   return (
     <article
-      className={`flex min-w-56 flex-1 flex-col gap-1 rounded-lg border bg-white px-3 py-2 ${label.status === "withdrawn" ? "border-dashed opacity-60" : "border-zinc-200"}`}
+      className={`flex max-w-[28rem] min-w-60 flex-1 flex-col gap-0.5 rounded-lg border bg-white px-3 py-1.5 ${label.status === "withdrawn" ? "border-dashed opacity-60" : "border-zinc-200"}`}
       data-testid="review-label"
     >
-      <header className="flex items-center justify-between gap-2">
+      <header className="flex items-center gap-2">
         <span className="truncate text-[12.5px] font-semibold text-zinc-900">{label.annotatorName}</span>
-        <span className={`rounded px-1.5 py-px text-2xs font-semibold ring-1 ring-inset ${VERDICT_STYLE[label.verdict] ?? ""}`}>
+        <span className={`shrink-0 rounded px-1.5 py-px text-2xs font-semibold ring-1 ring-inset ${VERDICT_STYLE[label.verdict] ?? ""}`}>
           {label.status === "withdrawn" ? "withdrawn" : label.verdict}
         </span>
+        {label.status === "active" && label.verdict !== "unsure" && (
+          <button type="button" className="btn ml-auto h-6 shrink-0 px-2 text-[11.5px]" onClick={onTake}>
+            Take this label
+          </button>
+        )}
       </header>
-      <dl className="grid grid-cols-[auto_1fr] gap-x-2 text-[12px]">
-        <dt className="text-zinc-500">Category</dt>
-        <dd>{label.category ?? "–"}</dd>
-        <dt className="text-zinc-500">First failing</dt>
-        <dd>{label.firstFailingStep === null ? "–" : `step ${label.firstFailingStep + 1}`}</dd>
-        <dt className="text-zinc-500">Time</dt>
-        <dd>{seconds(label.timeSpentMs)}</dd>
-        <dt className="text-zinc-500">Steps opened</dt>
-        <dd>{label.stepsViewed ? `${label.stepsViewed.length} of ${stepCount}` : "–"}</dd>
-        <dt className="text-zinc-500">Guidelines</dt>
-        <dd>{label.guidelineVersion === null ? "–" : `v${label.guidelineVersion}`}</dd>
-        <dt className="text-zinc-500">Revisions</dt>
-        <dd>
-          {label.revision}
+      <p className="flex flex-wrap gap-x-2 text-[11.5px] text-zinc-600" data-testid="review-label-facts">
+        <span className="font-medium text-zinc-800">{label.category ?? "no category"}</span>
+        <span>first failing: {label.firstFailingStep === null ? "–" : `step ${label.firstFailingStep + 1}`}</span>
+        <span title="Time spent on the label">{seconds(label.timeSpentMs)}</span>
+        <span title="Steps the annotator opened">{label.stepsViewed ? `${label.stepsViewed.length} of ${stepCount} steps opened` : "steps opened: –"}</span>
+        {label.guidelineVersion !== null && <span>guidelines v{label.guidelineVersion}</span>}
+        <span>
+          revision {label.revision}
           {label.revisedAfterReveal && (
             <span className="ml-1 text-amber-700" title="Revised after seeing other labels or verdicts">
               · after reveal
             </span>
           )}
-        </dd>
-      </dl>
-      {Object.keys(label.answers ?? {}).length > 0 && (
-        <dl className="grid grid-cols-[auto_1fr] gap-x-2 text-[12px]" data-testid="review-answers">
-          {Object.entries(label.answers).map(([q, v]) => (
-            <div key={q} className="contents">
-              <dt className="text-zinc-500">{q}</dt>
-              <dd className="truncate">{Array.isArray(v) ? v.join(", ") : typeof v === "object" ? JSON.stringify(v) : String(v)}</dd>
-            </div>
+        </span>
+      </p>
+      {answers.length > 0 && (
+        <p
+          className="line-clamp-2 text-[11.5px] text-zinc-600"
+          title={answers.map(([q, v]) => `${q}: ${answerText(v)}`).join("\n")}
+          data-testid="review-answers"
+        >
+          {answers.map(([q, v]) => (
+            <span key={q} className="mr-2">
+              <span className="text-zinc-500">{q}:</span> {answerText(v)}
+            </span>
           ))}
-        </dl>
+        </p>
       )}
-      {label.note && <p className="rounded bg-zinc-50 px-2 py-1 text-[12px] whitespace-pre-wrap text-zinc-700">“{label.note}”</p>}
-      {label.status === "active" && label.verdict !== "unsure" && (
-        <button type="button" className="btn mt-auto self-start" onClick={onTake}>
-          Take this label
-        </button>
+      {label.note && (
+        <p className="line-clamp-2 rounded bg-zinc-50 px-2 py-0.5 text-[12px] whitespace-pre-wrap text-zinc-700" title={label.note}>
+          “{label.note}”
+        </p>
       )}
     </article>
   );
@@ -116,7 +127,6 @@ function DecisionPanel(props: {
   const qaSubmit = useMutation(trpc.campaigns.qaSubmit.mutationOptions());
   // The QA stage: the item has all its labels and no QA reviewer has checked it yet.
   const qaPending = review.campaign.qaReview && review.item.state !== "open" && !review.item.qaReviewedAt;
-  const reopen = useMutation(trpc.campaigns.reopen.mutationOptions());
   const [error, setError] = useState("");
   const schema = review.campaign.labelSchema;
   const ready = decision.verdict && decision.reason.trim() && !(decision.verdict === "failure" && schema.requireCategory && !decision.category);
@@ -290,60 +300,84 @@ function DecisionPanel(props: {
           </select>
         </label>
       </div>
-      {qaPending ? (
-        <div className="flex flex-col gap-1.5">
+      {/* The decision's buttons stay at the foot of the column while the form above them scrolls (1280×800). */}
+      <div className="sticky bottom-0 -mx-3 -mb-3 flex flex-col gap-1.5 border-t border-zinc-200 bg-white px-3 py-2" data-testid="decision-actions">
+        {qaPending ? (
+          <div className="flex flex-col gap-1.5">
+            <button
+              type="button"
+              className="btn btn-on h-9 justify-center"
+              disabled={!review.consolidated || !decision.reason.trim() || qaSubmit.isPending}
+              title={review.consolidated ? "Keep the consolidated label as it is" : "The annotators disagree: correct it with the label it should have"}
+              onClick={() => void qa("confirmed")}
+              data-testid="qa-confirm"
+            >
+              Confirm consolidated label &amp; next
+            </button>
+            <button
+              type="button"
+              className="btn h-9 justify-center"
+              disabled={!ready || !decision.disagreementSource || qaSubmit.isPending}
+              onClick={() => void qa("corrected")}
+              data-testid="qa-correct"
+            >
+              Correct to the label above &amp; next
+            </button>
+          </div>
+        ) : (
           <button
             type="button"
             className="btn btn-on h-9 justify-center"
-            disabled={!review.consolidated || !decision.reason.trim() || qaSubmit.isPending}
-            title={review.consolidated ? "Keep the consolidated label as it is" : "The annotators disagree: correct it with the label it should have"}
-            onClick={() => void qa("confirmed")}
-            data-testid="qa-confirm"
+            disabled={!ready || adjudicate.isPending}
+            onClick={() => void decide()}
+            data-testid="adjudicate"
           >
-            Confirm consolidated label &amp; next
+            Set consolidated label &amp; next
           </button>
-          <button
-            type="button"
-            className="btn h-9 justify-center"
-            disabled={!ready || !decision.disagreementSource || qaSubmit.isPending}
-            onClick={() => void qa("corrected")}
-            data-testid="qa-correct"
-          >
-            Correct to the label above &amp; next
-          </button>
-        </div>
-      ) : (
-        <button
-          type="button"
-          className="btn btn-on h-9 justify-center"
-          disabled={!ready || adjudicate.isPending}
-          onClick={() => void decide()}
-          data-testid="adjudicate"
-        >
-          Set consolidated label &amp; next
-        </button>
-      )}
-      {review.item.state === "adjudicated" && (
-        <button
-          type="button"
-          className="btn justify-center"
-          disabled={reopen.isPending}
-          onClick={async () => {
-            setError("");
-            try {
-              await reopen.mutateAsync({ id: campaignId, trajectoryId, reason: decision.reason || "reopened" });
-              await queryClient.invalidateQueries({ queryKey: trpc.campaigns.review.queryKey({ id: campaignId, trajectoryId }) });
-              router.refresh();
-            } catch (e) {
-              setError((e as Error).message);
-            }
-          }}
-        >
-          Withdraw the decision
-        </button>
-      )}
-      {error && <p className="text-[12px] text-rose-700">{error}</p>}
+        )}
+        {review.item.state === "adjudicated" && (
+          <WithdrawDecision campaignId={campaignId} trajectoryId={trajectoryId} reason={decision.reason} onError={setError} />
+        )}
+        {error && <p className="text-[12px] text-rose-700">{error}</p>}
+      </div>
     </div>
+  );
+}
+
+/** Withdraws an adjudication: the item goes back to disputed, the annotators' labels untouched. */
+function WithdrawDecision({
+  campaignId,
+  trajectoryId,
+  reason,
+  onError,
+}: {
+  campaignId: number;
+  trajectoryId: number;
+  reason: string;
+  onError: (e: string) => void;
+}) {
+  const trpc = useTRPC();
+  const router = useRouter();
+  const queryClient = useQueryClient();
+  const reopen = useMutation(trpc.campaigns.reopen.mutationOptions());
+  return (
+    <button
+      type="button"
+      className="btn justify-center"
+      disabled={reopen.isPending}
+      onClick={async () => {
+        onError("");
+        try {
+          await reopen.mutateAsync({ id: campaignId, trajectoryId, reason: reason || "reopened" });
+          await queryClient.invalidateQueries({ queryKey: trpc.campaigns.review.queryKey({ id: campaignId, trajectoryId }) });
+          router.refresh();
+        } catch (e) {
+          onError((e as Error).message);
+        }
+      }}
+    >
+      Withdraw the decision
+    </button>
   );
 }
 
@@ -369,8 +403,8 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
     // On desktop the page is exactly the window: the labels strip on top, the player filling the rest, so the
     // screenshot and filmstrip never fall below the fold.
     <div className="flex flex-1 flex-col lg:h-[calc(100dvh-2.75rem)] lg:flex-none">
-      <div className="shrink-0 border-b border-zinc-200 bg-zinc-50 px-4 py-2 lg:max-h-[40%] lg:overflow-y-auto">
-        <div className="mb-1.5 flex items-center gap-2 text-[12px] text-zinc-600">
+      <div className="shrink-0 border-b border-zinc-200 bg-zinc-50 px-4 py-1.5 lg:max-h-[30%] lg:overflow-y-auto">
+        <div className="mb-1 flex items-center gap-2 text-[12px] text-zinc-600">
           <Link className="link" href={`/campaigns/${campaignId}/adjudicate`}>
             ← {review.campaign.name}
           </Link>

@@ -9,6 +9,7 @@
  * never re-renders it.
  */
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import type { inferRouterOutputs } from "@trpc/server";
 import { memo, useMemo, useState, type ReactNode } from "react";
 import { describeK } from "@/server/domain/evaluation/screenshot-window";
@@ -139,10 +140,17 @@ function Shown({
   const judges = data.verdicts.filter((v) => v.kind === "judge" && v.origin === "verdict");
   const rules = data.verdicts.filter((v) => v.kind === "rule" && v.origin === "verdict");
   const imported = data.verdicts.filter((v) => v.origin === "import");
-  const nothing = !data.verdicts.length && !data.labels.length && !data.consolidated.length;
+  const nothing = !data.verdicts.length && !data.labels.length && !data.consolidated.length && !data.items.length;
   return (
     <>
       {nothing && <p className="text-[12px] text-zinc-500">No verdicts or labels for this trajectory yet.</p>}
+      {data.items.length > 0 && (
+        <Group title="In campaigns">
+          {data.items.map((item) => (
+            <ItemState key={item.campaignId} item={item} />
+          ))}
+        </Group>
+      )}
       {data.consolidated.length > 0 && (
         <Group title="Consolidated label">
           {data.consolidated.map((c) => (
@@ -179,6 +187,36 @@ function Shown({
         </Group>
       )}
     </>
+  );
+}
+
+const ITEM_STATE: Record<string, { text: string; style: string }> = {
+  open: { text: "still being labelled", style: "bg-zinc-100 text-zinc-700 ring-zinc-500/20" },
+  agreed: { text: "agreed", style: "bg-emerald-50 text-emerald-800 ring-emerald-600/20" },
+  disputed: { text: "disputed", style: "bg-amber-50 text-amber-800 ring-amber-600/20" },
+  adjudicated: { text: "adjudicated", style: "bg-indigo-50 text-indigo-800 ring-indigo-600/20" },
+};
+
+/** Where the trajectory stands in one campaign (researchers), with the way to its adjudication page. */
+function ItemState({ item }: { item: Shown["items"][number] }) {
+  const state = ITEM_STATE[item.state] ?? { text: item.state, style: ITEM_STATE.open!.style };
+  const href = `/campaigns/${item.campaignId}/review/${item.trajectoryId}`;
+  return (
+    <div className="flex items-center gap-2 text-[12px]" data-testid="evaluation-item-state">
+      <span className="min-w-0 truncate text-zinc-700" title={item.campaignName}>
+        {item.campaignName}
+      </span>
+      <span className={`shrink-0 rounded px-1.5 py-px text-2xs font-semibold ring-1 ring-inset ${state.style}`}>{state.text}</span>
+      {item.state === "disputed" ? (
+        <Link className="link ml-auto shrink-0" href={href}>
+          Adjudicate →
+        </Link>
+      ) : item.state !== "open" ? (
+        <Link className="ml-auto shrink-0 text-zinc-500 hover:text-zinc-800 hover:underline" href={href}>
+          Review
+        </Link>
+      ) : null}
+    </div>
   );
 }
 

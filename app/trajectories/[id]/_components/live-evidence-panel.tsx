@@ -6,7 +6,7 @@
  * anyone else (annotators, researchers labelling blind), and the panel then shows nothing.
  */
 import { useQuery } from "@tanstack/react-query";
-import { useState } from "react";
+import { useState, useEffect } from "react";
 import { useTRPC } from "../../../_trpc/client";
 
 function formatBytes(n: number | null): string {
@@ -31,10 +31,16 @@ interface PromptPart {
   image_url?: { url: string };
 }
 
-export function LiveEvidencePanel({ trajectoryId, step }: { trajectoryId: number; step: number }) {
+/** `recording`: the task is still running, so its network log (written when the task ends) is not there yet. */
+export function LiveEvidencePanel({ trajectoryId, step, recording = false }: { trajectoryId: number; step: number; recording?: boolean }) {
   const trpc = useTRPC();
   const [open, setOpen] = useState<"network" | "prompt" | null>("network");
-  const query = useQuery({ ...trpc.liveRuns.stepEvidence.queryOptions({ trajectoryId, step }), retry: false, staleTime: 60_000 });
+  const query = useQuery({ ...trpc.liveRuns.stepEvidence.queryOptions({ trajectoryId, step }), retry: false, staleTime: recording ? 0 : 60_000 });
+  // The log is saved as the task ends: ask again then, rather than keep saying there is none until a reload.
+  const { refetch } = query;
+  useEffect(() => {
+    if (!recording) void refetch();
+  }, [recording, refetch]);
   // Refused (not a researcher, or labelling blind) or not a recorded live step: nothing to show.
   if (query.isError || !query.data?.recorded) return null;
   const { network, prompt, tabs } = query.data;
@@ -76,7 +82,9 @@ export function LiveEvidencePanel({ trajectoryId, step }: { trajectoryId: number
       {open === "network" && (
         <div role="tabpanel" aria-label="Network" data-testid="network-panel">
           {!network ? (
-            <p className="text-zinc-500">No network log was kept for this run.</p>
+            <p className="text-zinc-500" data-testid="network-none">
+              {recording ? "The network log is saved when the task ends; it shows here then." : "No network log was kept for this run."}
+            </p>
           ) : network.requests.length === 0 ? (
             <p className="text-zinc-500">No requests during this step.</p>
           ) : (

@@ -168,19 +168,31 @@ export function TrajectoryPlayer({
       initialWindow={initialWindow}
       download={download}
       gold={gold}
-      linkable={trajectoryId > 0}
+      stepLink={stepLinkFor(data, source)}
     />
   );
 }
 
-function clampStep(i: number, n: number): number {
-  return Math.max(0, Math.min(n - 1, i));
+/**
+ * The stable link to a step the header's "Copy link" (and `l`) copies: a trajectory by its content key (/t/…), with
+ * the region drawn on the step; a labelling item by its campaign and number (what an annotator labelling blind may
+ * open; the trajectory's key would name what the blind hides). The QA page has no step address, so no link there.
+ */
+function stepLinkFor(data: PlayerData, source: PlayerSource): StepLinkBuilder | undefined {
+  if ("trajectoryId" in source) {
+    const t = data.trajectory;
+    if (!("linkKey" in t) || source.trajectoryId <= 0) return undefined;
+    return (step, region) => stepLinkPath({ key: String(t.linkKey), id: t.id }, step, region && regionOfCorners(region));
+  }
+  if (source.qa) return undefined;
+  return (step) => `/annotate/${source.campaignId}/${source.itemNo}?step=${Math.max(1, Math.floor(step))}`;
 }
 
-/** The stable link to the step on screen, with the region drawn on it (none for data without a link key). */
-function stepLinkOf(data: PlayerData, current: number, region: CitationBox | null): string | undefined {
-  if (!("linkKey" in data.trajectory)) return undefined;
-  return stepLinkPath({ key: String(data.trajectory.linkKey), id: data.trajectory.id }, current + 1, region && regionOfCorners(region));
+/** Builds the link to a (1-based) step, keeping the region drawn on it where the address can carry one. */
+type StepLinkBuilder = (step: number, region: CitationBox | null) => string;
+
+function clampStep(i: number, n: number): number {
+  return Math.max(0, Math.min(n - 1, i));
 }
 
 /**
@@ -206,6 +218,22 @@ function useAddressBar(current: number, n: number, showEvaluations: boolean, reg
     else url.searchParams.delete("panel");
     window.history.replaceState(window.history.state, "", url);
   }, [showEvaluations]);
+}
+
+const DETAILS_COLUMN = "flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]";
+
+/**
+ * Scrolls a panel (`selector`, inside the returned ref's element) into view when the viewer opens it, not when the
+ * page opens with it: on the labelling page the evaluations come below the label form, out of sight otherwise.
+ */
+function useScrollIntoViewOnOpen(open: boolean, selector: string) {
+  const ref = useRef<HTMLElement>(null);
+  const wasOpen = useRef(open);
+  useEffect(() => {
+    if (open && !wasOpen.current) ref.current?.querySelector(selector)?.scrollIntoView({ block: "start" });
+    wasOpen.current = open;
+  }, [open, selector]);
+  return ref;
 }
 
 /** A region a judge cited, drawn while its step is on screen; `cite` moves to a cited step and sets or clears it. */
@@ -235,7 +263,7 @@ export function PlayerView({
   initialWindow,
   download,
   gold,
-  linkable,
+  stepLink,
 }: {
   data: PlayerData;
   initialStep: number;
@@ -260,8 +288,8 @@ export function PlayerView({
   download?: string;
   /** Whether gold can be marked from the header, for viewers who may (researchers). */
   gold?: GoldAccess;
-  /** The header offers a stable link to the step (a trajectory page, not a campaign item). */
-  linkable?: boolean;
+  /** The stable link to a (1-based) step, which the header's "Copy link" and `l` copy; none: no link offered. */
+  stepLink?: StepLinkBuilder;
 }) {
   const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
@@ -275,6 +303,7 @@ export function PlayerView({
   const [speed, setSpeed] = useState(1);
   const [showEvaluations, setShowEvaluations] = useState(evaluationsOpen);
   const evaluations = useEvaluations(data.trajectory.id, showEvaluations, n);
+  const detailsColumn = useScrollIntoViewOnOpen(showEvaluations, '[data-testid="evaluations-panel"]');
   // Thumbnails wait for the first large image, so they never compete with it (or its neighbours) for the
   // server's encoder on a cold cache.
   const [firstImageShown, setFirstImageShown] = useState(false);
@@ -409,7 +438,7 @@ export function PlayerView({
         showEvaluations={showEvaluations}
         onToggleEvaluations={toggleEvaluations}
         download={download}
-        stepLink={linkable ? stepLinkOf(data, current, region) : undefined}
+        stepLink={stepLink?.(current + 1, region)}
         gold={gold}
         current={current}
       />
@@ -462,7 +491,7 @@ export function PlayerView({
           )}
         </section>
 
-        <aside aria-label="Step details" className="flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]">
+        <aside ref={detailsColumn} aria-label="Step details" className={DETAILS_COLUMN}>
           {panel && sidePanelFirst && <div className="border-b border-zinc-200">{panel}</div>}
           {showEvaluations ? (
             <EvaluationsPanel state={evaluations} go={go} cite={cite} onClose={closeEvaluations} />
@@ -476,7 +505,7 @@ export function PlayerView({
                 <ScannerFindings trajectoryId={data.trajectory.id} stepIndex={step.index} />
                 {/* Live runs' network log and prompts; a blind item (id 0) never asks. */}
                 {data.trajectory.sourceFormat === "verdict-runner" && data.trajectory.id !== 0 && (
-                  <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} />
+                  <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} recording={data.trajectory.outcome === "running"} />
                 )}
               </>
             ))
@@ -491,7 +520,7 @@ export function PlayerView({
       )}
       {help && (
         <ShortcutsHelp
-          shortcuts={SHORTCUTS}
+          shortcuts={stepLink ? SHORTCUTS : SHORTCUTS.filter((k) => k.command !== "copyLink")}
           footnote="Shortcuts are ignored while you type in a text field. The step is kept in the URL (?step=N), so links reopen it."
           onClose={() => setHelp(false)}
         />
@@ -603,7 +632,7 @@ const PlayerHeader = memo(function PlayerHeader({
   showEvaluations: boolean;
   onToggleEvaluations: () => void;
   download?: string;
-  /** The stable link to the step on screen (trajectory pages; a campaign item is reached through its queue). */
+  /** The stable link to the step on screen (a trajectory's /t/… link, a labelling item's address). */
   stepLink?: string;
   gold?: GoldAccess;
   /** The 0-based step on screen (where a gold failure point starts). */
