@@ -175,7 +175,8 @@ test.describe.serial("review 2, more fixes", () => {
       await expect(name).toHaveValue("Typed before the template");
       await expect(guidelines).toHaveValue("My own rules: read every step.");
       const useTemplate = page.getByTestId("template-guidelines");
-      await atEverySize(page, "review2-template-switch", [name, useTemplate]);
+      // The way back to the template's guidelines is whole on screen, not cut by the fold at 1280×800.
+      await atEverySize(page, "review2-template-switch", [name, useTemplate], () => expect(useTemplate).toBeInViewport({ ratio: 1 }));
       await useTemplate.click();
       await expect(guidelines).toHaveValue(/Not executable \(2\)/);
       await expect(useTemplate).toHaveCount(0);

@@ -30,23 +30,15 @@ import { COMPARE_SHORTCUTS, compareCommandForKey, type CompareCommand } from "..
 /** Letters naming the columns, so the lanes and the columns can be matched at a glance. */
 const COLUMN_NAMES = ["A", "B", "C", "D"];
 
-export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; initialMode: SyncMode; initialRow: number }) {
+/**
+ * As in the player: once per trajectory and display width, the server encodes every step at that width from the
+ * step on screen, so stepping never waits for an encode (four columns ask for four images per key press).
+ */
+function useWarmAtWidth() {
   const trpc = useTRPC();
-  const results = useSuspenseQueries({ queries: ids.map((id) => trpc.trajectories.byId.queryOptions({ id })) });
-  const datas = useSameItems(results.map((r) => r.data as PlayerData));
-  const indexes = useMemo(() => datas.map((d) => unpackStepIndex(fromJsonText(d.index))), [datas]);
-  const { steps, complete, error } = useAllSteps(datas, indexes);
-
-  const [mode, setMode] = useState<SyncMode>(initialMode);
-  // URL alignment needs every step's URL: until all windows are in, the columns stay aligned by step.
-  const { signatures, urlProblem, effectiveMode, alignment } = useAlignment(steps, indexes, complete, mode);
-  const rowCount = alignment.rows.length;
-
-  // As in the player: once per trajectory and display width, the server encodes every step at that width from the
-  // step on screen, so stepping never waits for an encode (four columns ask for four images per key press).
   const { mutate: warm } = useMutation(trpc.trajectories.warmImages.mutationOptions());
   const warmed = useRef(new Set<string>());
-  const onDisplayWidth = useCallback(
+  return useCallback(
     (trajectoryId: number, width: number, fromStep: number) => {
       const key = `${trajectoryId}:${width}`;
       if (warmed.current.has(key)) return;
@@ -55,6 +47,22 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
     },
     [warm],
   );
+}
+
+export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; initialMode: SyncMode; initialRow: number }) {
+  const trpc = useTRPC();
+  const results = useSuspenseQueries({ queries: ids.map((id) => trpc.trajectories.byId.queryOptions({ id })) });
+  const datas = useSameItems(results.map((r) => r.data as PlayerData));
+  const indexes = useMemo(() => datas.map((d) => unpackStepIndex(fromJsonText(d.index))), [datas]);
+  const labels = useMemo(() => runLabels(datas.filter((d) => !d.agentHidden).map((d) => d.run.name)), [datas]);
+  const { steps, complete, error } = useAllSteps(datas, indexes);
+
+  const [mode, setMode] = useState<SyncMode>(initialMode);
+  // URL alignment needs every step's URL: until all windows are in, the columns stay aligned by step.
+  const { signatures, urlProblem, effectiveMode, alignment } = useAlignment(steps, indexes, complete, mode);
+  const rowCount = alignment.rows.length;
+
+  const onDisplayWidth = useWarmAtWidth();
 
   const [row, setRow] = useState(() => Math.max(0, Math.min(initialRow, Math.max(0, rowCount - 1))));
   const [showSom, setShowSom] = useState(true);
@@ -201,7 +209,7 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
               data-testid="compare-column"
               data-trajectory={d.trajectory.id}
             >
-              <ColumnHeader data={d} name={COLUMN_NAMES[t]!} position={position} runLabel={runLabels(datas.filter((x) => !x.agentHidden).map((x) => x.run.name)).get(d.run.name)} />
+              <ColumnHeader data={d} name={COLUMN_NAMES[t]!} position={position} runLabel={labels.get(d.run.name)} />
               <ColumnStep
                 trajectoryId={d.trajectory.id}
                 step={position === null ? undefined : stepOrPlaceholder(steps[t]!, indexes[t]!, position)}
@@ -641,8 +649,10 @@ const LaneCells = memo(function LaneCells({
   );
 });
 
-/** Run, agent and model (hidden when the blind rule hides them), outcome, and every evaluation's verdict. */
-/** `runLabel`: the run's name less the path prefix the columns' runs share (server/domain/catalog/run-labels.ts). */
+/**
+ * Run, agent and model (hidden when the blind rule hides them), outcome, and every evaluation's verdict. `runLabel`:
+ * the run's name less the path prefix the columns' runs share (server/domain/catalog/run-labels.ts).
+ */
 const ColumnHeader = memo(function ColumnHeader({
   data,
   name,

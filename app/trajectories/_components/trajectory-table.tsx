@@ -336,7 +336,7 @@ export function TrajectoryTable({
             <col className="w-16" />
             <col />
             <col className={triage ? "w-28" : "w-32"} />
-            <col className={triage ? "w-36" : "w-44"} />
+            <col className="w-44" />
             <col className="w-24" />
             <col className={triage ? "w-16" : "w-20"} />
             {triage && <col className="w-32" />}

@@ -296,26 +296,27 @@ function NameAndGuidelines({ typed, setTyped, template }: { typed: TypedText; se
           onChange={(e) => setTyped({ ...typed, name: e.target.value })}
         />
       </label>
-      <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
-        Guidelines for annotators (markdown; shown on the labelling page with the key g)
+      {/* The way back to the template's text sits on the label's line, in view while the guidelines are. */}
+      <div className="flex flex-col gap-1">
+        <div className="flex flex-wrap items-baseline justify-between gap-x-3">
+          <label htmlFor="campaign-guidelines" className="text-[12px] font-medium text-zinc-700">
+            Guidelines for annotators (markdown; shown on the labelling page with the key g)
+          </label>
+          {typed.guidelines !== null && typed.guidelines !== template.guidelines && (
+            <button type="button" className="link text-[12px]" onClick={() => setTyped({ ...typed, guidelines: null })} data-testid="template-guidelines">
+              Use the {template.name} template&apos;s guidelines instead of yours
+            </button>
+          )}
+        </div>
         <textarea
+          id="campaign-guidelines"
           name="instructions"
           rows={8}
           className="rounded-md border border-zinc-300 px-2 py-1 font-mono text-[12px] font-normal shadow-xs focus:border-indigo-400 focus:outline-none"
           value={typed.guidelines ?? template.guidelines}
           onChange={(e) => setTyped({ ...typed, guidelines: e.target.value })}
         />
-      </label>
-      {typed.guidelines !== null && typed.guidelines !== template.guidelines && (
-        <button
-          type="button"
-          className="link self-start text-[12px]"
-          onClick={() => setTyped({ ...typed, guidelines: null })}
-          data-testid="template-guidelines"
-        >
-          Use the {template.name} template&apos;s guidelines instead of yours
-        </button>
-      )}
+      </div>
     </>
   );
 }
