@@ -100,7 +100,11 @@ function analyse(body: ChatBody): Pick<RecordedRequest, "imageHashes" | "imageDe
   return { imageHashes, imageDetails, texts };
 }
 
-export async function startFakeOpenAI(opts: { responder?: Responder } = {}): Promise<FakeOpenAI> {
+/**
+ * `models`: the names GET <base>/models lists (as vLLM and Ollama answer it); without them that route is a 404, as on
+ * servers that keep no model list.
+ */
+export async function startFakeOpenAI(opts: { responder?: Responder; models?: string[] } = {}): Promise<FakeOpenAI> {
   const requests: RecordedRequest[] = [];
   const queue: FakeAction[] = [];
   let responder: Responder = opts.responder ?? (() => ({ reply: DEFAULT_REPLY }));
@@ -137,6 +141,19 @@ export async function startFakeOpenAI(opts: { responder?: Responder } = {}): Pro
         ...analyse(body),
       };
       requests.push(rec);
+      if (req.method === "GET" && (req.url ?? "").endsWith("/models") && opts.models && queue.length === 0) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify({ object: "list", data: opts.models.map((id) => ({ id, object: "model", created: 0, owned_by: "test" })) }));
+        return;
+      }
+      if (req.method === "GET" && (req.url ?? "").endsWith("/models") && queue.length > 0) {
+        // A scripted answer (an error status) for the model list too.
+        const action = queue.shift()!;
+        const status = ("status" in action && action.status) || 500;
+        res.writeHead(status, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { message: "message" in action ? action.message : "scripted", type: "scripted", code: null } }));
+        return;
+      }
       if (req.method !== "POST" || !(req.url ?? "").endsWith("/chat/completions")) {
         res.writeHead(404, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: "not_found" } }));

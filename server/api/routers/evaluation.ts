@@ -31,6 +31,7 @@ import {
   toView,
   updateJudgeConfig,
 } from "../../services/evaluation/judge-configs";
+import { testJudgeEndpoint } from "../../services/evaluation/judge-endpoint-test";
 import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
 import { externalVerdictInput, recordExternalVerdict } from "../../services/evaluation/external-verdicts";
 import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluation/trajectory-evaluations";
@@ -166,6 +167,10 @@ export const judgeRouter = createTRPCRouter({
       await setStoredApiKey(ctx.db, input.id, input.apiKey);
       return { apiKeySource: toView(await requireJudgeConfig(ctx.db, input.id)).apiKeySource };
     }),
+    /** One call to a typed (unsaved) endpoint's model list, under the judge address policy; said in plain words. */
+    testEndpoint: researcherProcedure
+      .input(z.object({ baseUrl: z.string().max(2000).nullable(), model: z.string().max(200).nullable(), apiKey: z.string().min(1).max(500).optional() }))
+      .mutation(async ({ ctx, input }) => await testJudgeEndpoint(ctx.db, runtimeEnvironment(), input)),
     remove: researcherProcedure.input(z.object({ id })).mutation(async ({ ctx, input }) => {
       await deleteJudgeConfig(ctx.db, input.id);
       return { removed: input.id };

@@ -159,7 +159,7 @@ export interface JudgeClient {
  */
 const sdkClients = new LRUCache<string, OpenAI>({ max: 16 });
 
-function sdkFor(endpoint: JudgeEndpoint): OpenAI {
+function sdkFor(endpoint: Pick<JudgeEndpoint, "baseUrl" | "apiKey" | "timeoutMs" | "hostPolicy">): OpenAI {
   const key = JSON.stringify([endpoint.baseUrl, endpoint.apiKey, endpoint.timeoutMs, endpoint.hostPolicy]);
   let sdk = sdkClients.get(key);
   if (!sdk) {
@@ -227,4 +227,21 @@ export function createJudgeClient(endpoint: JudgeEndpoint, policy: RetryPolicy =
       }
     },
   };
+}
+
+/** What an endpoint's model list said: the names it lists, or why it could not be read (`refused`: by the address policy). */
+export type ModelListing = { ok: true; models: string[] } | { ok: false; status: number | null; reason: string; refused: boolean };
+
+/**
+ * One request, never retried: GET <base>/models, through the same address policy as judge calls. The configuration
+ * form's "Test this endpoint" asks it; the reason of a failure is worded like a judge call's (status and code only).
+ */
+export async function listEndpointModels(endpoint: Pick<JudgeEndpoint, "baseUrl" | "apiKey" | "timeoutMs" | "hostPolicy">): Promise<ModelListing> {
+  try {
+    const page = await sdkFor(endpoint).models.list();
+    return { ok: true, models: page.data.map((m) => String(m.id)) };
+  } catch (e) {
+    const c = classify(e);
+    return { ok: false, status: c.status, reason: scrubEndpointError(c.reason, [endpoint.apiKey]), refused: refusalIn(e) !== null };
+  }
 }

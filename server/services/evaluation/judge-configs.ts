@@ -49,6 +49,7 @@ import {
   type JudgeProtocolId,
 } from "../../domain/evaluation/judge-protocol";
 import { DEFAULT_JUDGE_OPTIONS, type JudgeOptions } from "../../domain/evaluation/verdicts";
+import { baseUrlProblem } from "../../domain/evaluation/judge-config-form";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -130,19 +131,22 @@ function nonEmpty(v: string | undefined | null): string | undefined {
 }
 
 function checkOptions(o: JudgeOptions): void {
-  if (o.screenshots !== "marked" && o.screenshots !== "raw") throw new ValidationError(`options.screenshots must be "marked" or "raw"`);
-  if (!["auto", "low", "high"].includes(o.imageDetail)) throw new ValidationError(`options.imageDetail must be auto, low or high`);
+  const bad = (field: string, message: string) => {
+    throw new ValidationError(message, field);
+  };
+  if (o.screenshots !== "marked" && o.screenshots !== "raw") bad("screenshots", `Screenshots are sent "marked" or "raw"`);
+  if (!["auto", "low", "high"].includes(o.imageDetail)) bad("imageDetail", "The image detail is auto, low or high");
   if (o.maxImageSide !== null && (!Number.isInteger(o.maxImageSide) || o.maxImageSide < 16 || o.maxImageSide > 10_000)) {
-    throw new ValidationError(`options.maxImageSide must be a whole number of pixels between 16 and 10000, or null`);
+    bad("maxImageSide", "The longest image side must be a whole number of pixels from 16 to 10000, or empty to send screenshots as recorded");
   }
   if (o.relevanceThreshold !== undefined && !(Number.isInteger(o.relevanceThreshold) && o.relevanceThreshold >= 1 && o.relevanceThreshold <= 5)) {
-    throw new ValidationError("options.relevanceThreshold must be a whole number from 1 to 5 (the lowest relevance score a screenshot needs)");
+    bad("relevanceThreshold", "The relevance threshold must be a whole number from 1 to 5 (the lowest relevance score a screenshot needs)");
   }
   for (const flag of ["askFirstFailingStep", "withoutFinalAnswer", "askCitations"] as const) {
-    if (o[flag] !== undefined && typeof o[flag] !== "boolean") throw new ValidationError(`options.${flag} must be true or false`);
+    if (o[flag] !== undefined && typeof o[flag] !== "boolean") bad(flag, `options.${flag} must be true or false`);
   }
   if (o.includeThoughts && !o.includeActionHistory) {
-    throw new ValidationError("options.includeThoughts needs options.includeActionHistory (thoughts are shown in the action history)");
+    bad("includeThoughts", "The agent's thoughts are shown in the action history: include the action history to include them");
   }
 }
 
@@ -164,44 +168,46 @@ function checkKeyBinding(apiKeyEnv: string | null | undefined, baseUrl: string |
   const name = nonEmpty(apiKeyEnv ?? undefined);
   if (!name) return;
   const problem = keyBindingProblem(name, baseUrl, env);
-  if (problem) throw new ValidationError(`judge configuration field "apiKeyEnv": ${problem}`);
+  if (problem) throw new ValidationError(`The key variable cannot be used with this endpoint: ${problem}`, "apiKeyEnv");
 }
 
 async function checkEndpointAllowed(db: Db, baseUrl: string | null, env: Env): Promise<void> {
   const refusal = endpointUrlRefusal(endpointUrl(baseUrl), await judgeHostPolicyOf(db, env));
-  if (refusal) throw new ValidationError(`judge configuration field "baseUrl": ${refusal}`);
+  if (refusal) throw new ValidationError(`This endpoint is not allowed: ${refusal}`, "baseUrl");
 }
 
 function checkKeyEnv(apiKeyEnv: string | null | undefined): void {
   if (apiKeyEnv == null || apiKeyEnv.trim() === "") return;
   const parsed = judgeKeyEnvSchema.safeParse(apiKeyEnv);
-  if (!parsed.success) throw new ValidationError(`judge configuration field "apiKeyEnv": ${parsed.error.issues[0]!.message}`);
+  if (!parsed.success) throw new ValidationError(`The key variable is refused: ${parsed.error.issues[0]!.message}`, "apiKeyEnv");
 }
 
+/** Each refusal names its field (so a form shows it beside that field) and says what to write. */
 function checkNumbers(v: JudgeConfigInput): void {
-  const bad = (field: string, why: string) => {
-    throw new ValidationError(`judge configuration field "${field}" ${why}`);
+  const bad = (field: string, message: string) => {
+    throw new ValidationError(message, field);
   };
-  if (v.temperature !== undefined && !(v.temperature >= 0 && v.temperature <= 2)) bad("temperature", "must be between 0 and 2");
-  if (v.seed != null && !Number.isInteger(v.seed)) bad("seed", "must be a whole number");
+  if (v.temperature !== undefined && !(v.temperature >= 0 && v.temperature <= 2)) bad("temperature", "The temperature must be a number from 0 to 2");
+  if (v.seed != null && !Number.isInteger(v.seed)) bad("seed", "The seed must be a whole number");
   if (v.maxOutputTokens !== undefined && !(Number.isInteger(v.maxOutputTokens) && v.maxOutputTokens >= 16))
-    bad("maxOutputTokens", "must be a whole number ≥ 16");
-  if (v.timeoutMs !== undefined && !(Number.isInteger(v.timeoutMs) && v.timeoutMs >= 100)) bad("timeoutMs", "must be a whole number of milliseconds ≥ 100");
-  if (v.maxRetries !== undefined && !(Number.isInteger(v.maxRetries) && v.maxRetries >= 0 && v.maxRetries <= 20)) bad("maxRetries", "must be 0–20");
+    bad("maxOutputTokens", "The maximum output must be a whole number of tokens, at least 16");
+  if (v.timeoutMs !== undefined && !(Number.isInteger(v.timeoutMs) && v.timeoutMs >= 100))
+    bad("timeoutMs", "The timeout must be a whole number of milliseconds, at least 100");
+  if (v.maxRetries !== undefined && !(Number.isInteger(v.maxRetries) && v.maxRetries >= 0 && v.maxRetries <= 20))
+    bad("maxRetries", "The number of retries must be a whole number from 0 to 20");
   for (const f of ["priceInputPerMTok", "priceOutputPerMTok"] as const) {
     const p = v[f];
-    if (p != null && !(p >= 0)) bad(f, "must be a non-negative price in USD per million tokens");
+    if (p != null && !(p >= 0)) bad(f, "A price must be 0 or more US dollars per million tokens");
   }
   if (v.baseUrl) {
-    try {
-      const u = new URL(v.baseUrl);
-      if (u.protocol !== "http:" && u.protocol !== "https:") bad("baseUrl", "must be an http(s) URL");
-    } catch {
-      bad("baseUrl", `is not a URL: ${JSON.stringify(v.baseUrl)}`);
-    }
+    const problem = baseUrlProblem(v.baseUrl);
+    if (problem) bad("baseUrl", problem);
   }
   if (v.promptVersion !== undefined && !isJudgePromptVersion(v.promptVersion)) {
-    bad("promptVersion", `is not a known judge protocol or prompt version (known: ${JUDGE_PROTOCOLS.map((p) => `${p.id} (${p.promptVersion})`).join(", ")})`);
+    bad(
+      "promptVersion",
+      `${JSON.stringify(v.promptVersion)} is not a judge protocol (known: ${JUDGE_PROTOCOLS.map((p) => `${p.id} (${p.promptVersion})`).join(", ")})`,
+    );
   }
 }
 
@@ -215,10 +221,10 @@ function withProtocolVersion<T extends { promptVersion?: string }>(input: T): T 
 export async function createJudgeConfig(db: Db, given: JudgeConfigInput, env: Env): Promise<JudgeConfigView> {
   const input = withProtocolVersion(given);
   const name = input.name?.trim();
-  if (!name) throw new ValidationError('judge configuration needs a "name"');
+  if (!name) throw new ValidationError("A judge configuration needs a name", "name");
   if (await getJudgeConfigByName(db, name)) throw new ConflictError(`A judge configuration named ${JSON.stringify(name)} already exists`);
   const model = nonEmpty(input.model) ?? nonEmpty(env.VERDICT_JUDGE_MODEL);
-  if (!model) throw new ValidationError('judge configuration needs a "model" (or set VERDICT_JUDGE_MODEL)');
+  if (!model) throw new ValidationError("A judge configuration needs a model (or an admin sets VERDICT_JUDGE_MODEL)", "model");
   const baseUrl = input.baseUrl !== undefined ? (nonEmpty(input.baseUrl) ?? null) : (nonEmpty(env.VERDICT_JUDGE_BASE_URL) ?? null);
   const options: JudgeOptions = { ...DEFAULT_JUDGE_OPTIONS, ...(input.options ?? {}) };
   checkNumbers({ ...input, baseUrl });
@@ -411,12 +417,8 @@ export async function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env)
     if (problem) throw new ValidationError(`Judge configuration ${JSON.stringify(config.name)}: ${problem}`);
     return nonEmpty(env[named])!;
   }
-  if (namedSourceAllowed) {
-    for (const shared of SHARED_KEY_ENVS) {
-      const key = nonEmpty(env[shared]);
-      if (key && !keyBindingProblem(shared, config.baseUrl, env)) return key;
-    }
-  }
+  const shared = namedSourceAllowed ? environmentKeyFor(config.baseUrl, env) : null;
+  if (shared) return shared;
   if (config.baseUrl) return "no-key";
   if (!namedSourceAllowed) {
     throw new ValidationError(
@@ -427,6 +429,18 @@ export async function resolveApiKey(db: Db, config: PublicJudgeConfig, env: Env)
     `Judge configuration ${JSON.stringify(config.name)} calls the OpenAI API but no API key was found: store one, or set ` +
       `${config.apiKeyEnv ? `${config.apiKeyEnv}, ` : ""}VERDICT_JUDGE_API_KEY or OPENAI_API_KEY`,
   );
+}
+
+/**
+ * The key a call to `baseUrl` takes from the server's environment (VERDICT_JUDGE_API_KEY, then OPENAI_API_KEY, each
+ * only where it is bound), else a placeholder for a local server that needs none; null for the OpenAI API with no key.
+ */
+export function environmentKeyFor(baseUrl: string | null, env: Env): string | null {
+  for (const shared of SHARED_KEY_ENVS) {
+    const key = nonEmpty(env[shared]);
+    if (key && !keyBindingProblem(shared, baseUrl, env)) return key;
+  }
+  return baseUrl ? "no-key" : null;
 }
 
 /** Replaces every occurrence of a secret in text that may be shown or stored (error messages from endpoints). */
