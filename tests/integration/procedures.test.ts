@@ -80,6 +80,19 @@ describeEachBackend("procedures with no other behaviour test", (backend) => {
     await expect(annotator.accounts.directory()).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
+  it("accounts.renewInvitation replaces a lost link: the new one opens the invitation, the old one no longer does (review 2, #20)", async () => {
+    const first = await admin.accounts.invite({ email: "lost.link@example.test", role: "researcher" });
+    const renewed = await admin.accounts.renewInvitation({ id: first.id });
+    expect(renewed).toMatchObject({ email: "lost.link@example.test", role: "researcher" });
+    expect(renewed.token).not.toBe(first.token);
+    const open = (await admin.accounts.list()).invitations.filter((i) => i.email === "lost.link@example.test");
+    expect(open.map((i) => i.id)).toEqual([renewed.id]);
+    expect(await annotator.accounts.invitation({ token: renewed.token })).toMatchObject({ email: "lost.link@example.test", role: "researcher" });
+    await expect(annotator.accounts.invitation({ token: first.token })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(admin.accounts.renewInvitation({ id: first.id })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(researcher.accounts.renewInvitation({ id: renewed.id })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+
   it("quality.unmarkGold removes a gold answer and says whether there was one", async () => {
     const c = await campaign(ids);
     await researcher.quality.markGold({ campaignId: c.id, trajectoryId: ids[0]!, verdict: "success" });

@@ -16,7 +16,6 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
   const create = useMutation(trpc.accounts.create.mutationOptions());
   const invite = useMutation(trpc.accounts.invite.mutationOptions());
   const setRole = useMutation(trpc.accounts.setRole.mutationOptions());
-  const cancelInvitation = useMutation(trpc.accounts.cancelInvitation.mutationOptions());
   const [message, setMessage] = useState<{ tone: "ok" | "error"; text: string; copy?: string } | null>(null);
   // A role picked in a row's select waits for Apply: arrowing through a focused select used to change roles at once.
   const [pendingRole, setPendingRole] = useState<Record<string, (typeof ROLES)[number]>>({});
@@ -186,23 +185,7 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
               Make invitation link
             </button>
           </form>
-          {invitations.length > 0 && (
-            <ul className="mt-3 flex flex-col gap-1 text-[12px]">
-              {invitations.map((i) => (
-                <li key={i.id} className="flex items-center justify-between gap-2">
-                  <span>
-                    {i.email}{" "}
-                    <span className="text-zinc-500">
-                      ({i.role}, until {formatDate(i.expiresAt)})
-                    </span>
-                  </span>
-                  <button type="button" className="btn" onClick={() => run(async () => void (await cancelInvitation.mutateAsync({ id: i.id })))}>
-                    Revoke
-                  </button>
-                </li>
-              ))}
-            </ul>
-          )}
+          <PendingInvitations invitations={invitations} run={run} />
         </section>
       </div>
     </div>
@@ -210,6 +193,64 @@ export function UserAdmin({ me, users, invitations }: { me: string; users: List[
 }
 
 type Run = (f: () => Promise<{ text: string; copy?: string } | void>) => Promise<void>;
+
+/**
+ * Open invitations, each with a new link and Revoke. Only a fingerprint of a link is kept (a stolen database holds no
+ * working link), so a link is shown once, when it is made; "New link" makes another and the old one stops working.
+ */
+function PendingInvitations({ invitations, run }: { invitations: List["invitations"]; run: Run }) {
+  const trpc = useTRPC();
+  const cancelInvitation = useMutation(trpc.accounts.cancelInvitation.mutationOptions());
+  const renew = useMutation(trpc.accounts.renewInvitation.mutationOptions());
+  if (invitations.length === 0) return null;
+  return (
+    <div className="mt-3 flex flex-col gap-1 text-[12px]" data-testid="pending-invitations">
+      <p className="text-2xs text-zinc-500">
+        Waiting to be accepted. A link is shown only once, when it is made (only its fingerprint is kept): if it was lost, make a new one; the old link then
+        stops working.
+      </p>
+      <ul className="flex flex-col gap-1">
+        {invitations.map((i) => (
+          <li key={i.id} className="flex items-center justify-between gap-2">
+            <span className="min-w-0 truncate">
+              {i.email}{" "}
+              <span className="text-zinc-500">
+                ({i.role}, until {formatDate(i.expiresAt)})
+              </span>
+            </span>
+            <span className="flex shrink-0 gap-1.5">
+              <button
+                type="button"
+                className="btn"
+                disabled={renew.isPending}
+                aria-label={`New link for ${i.email}`}
+                onClick={() =>
+                  run(async () => {
+                    const r = await renew.mutateAsync({ id: i.id });
+                    return {
+                      text: `New invitation link for ${r.email} (${r.role}), valid until ${formatDate(r.expiresAt)}; the previous link no longer works. Send them this link:`,
+                      copy: `${window.location.origin}${r.path}`,
+                    };
+                  })
+                }
+              >
+                New link
+              </button>
+              <button
+                type="button"
+                className="btn"
+                aria-label={`Revoke the invitation of ${i.email}`}
+                onClick={() => run(async () => void (await cancelInvitation.mutateAsync({ id: i.id })))}
+              >
+                Revoke
+              </button>
+            </span>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
 
 /** A form field with its visible label (screen readers name the control by it). */
 function Labelled({ text, children }: { text: string; children: ReactNode }) {

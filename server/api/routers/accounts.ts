@@ -14,6 +14,7 @@ import {
   listAccounts,
   needsSetup,
   openInvitations,
+  renewInvitation,
   setDeactivated,
   setPassword,
   setupFirstAdmin,
@@ -78,6 +79,11 @@ export const accountsRouter = createTRPCRouter({
     .mutation(({ ctx, input }) => invite(ctx, ctx.actor.userId, input)),
 
   cancelInvitation: adminProcedure.input(z.object({ id: z.number().int().positive() })).mutation(({ ctx, input }) => cancelInvitation(ctx, input.id)),
+
+  /** A new link for an open invitation (the old one stops working): links are kept only as hashes, so none is shown again. */
+  renewInvitation: adminProcedure
+    .input(z.object({ id: z.number().int().positive() }))
+    .mutation(({ ctx, input }) => renewInvitation(ctx, ctx.actor.userId, input.id)),
 
   setRole: adminProcedure.input(z.object({ userId: z.string(), role: z.enum(ROLES) })).mutation(({ ctx, input }) => changeRole(ctx, input.userId, input.role)),
 

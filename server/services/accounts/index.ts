@@ -6,6 +6,7 @@
  * hook in server/auth/auth.ts, whatever role was asked for.
  */
 import crypto from "node:crypto";
+import { withTransaction } from "../../../db/database";
 import {
   countAdmins,
   countUsers,
@@ -205,6 +206,22 @@ export async function openInvitations(app: App, now = new Date()) {
 
 export async function cancelInvitation(app: App, id: number, now = new Date()): Promise<void> {
   if (!(await revokeInvitation(app.db, id, now))) throw new NotFoundError("open invitation", id);
+}
+
+/**
+ * A new link for an open invitation (same email, name and role, a fresh expiry), the old link revoked: only a link's
+ * hash is kept, so a link cannot be shown again once the page that made it is gone, only replaced.
+ */
+export async function renewInvitation(app: App, actorId: string, id: number, now = new Date()): Promise<Invitation> {
+  return withTransaction(app.db, async () => {
+    const open = (await listOpenInvitations(app.db, now)).find((i) => i.id === id);
+    if (!open || !(await revokeInvitation(app.db, id, now))) throw new NotFoundError("open invitation", id);
+    const token = crypto.randomBytes(24).toString("base64url");
+    const expiresAt = new Date(now.getTime() + INVITATION_DAYS * 86_400_000);
+    const role = parseRole(open.role);
+    const renewed = await insertInvitation(app.db, { tokenHash: hashToken(token), email: open.email, name: open.name, role, invitedBy: actorId, expiresAt });
+    return { id: renewed, email: open.email, role, expiresAt, token, path: `/invite/${token}` };
+  });
 }
 
 /** The account with this email, or null. */
