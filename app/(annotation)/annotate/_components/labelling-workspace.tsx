@@ -3,6 +3,7 @@
  * The labelling page's client side: the trajectory player with the label panel first in its right column.
  */
 import { useSuspenseQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
 import { useTRPC } from "../../../_trpc/client";
 import { LabelPanel } from "./label-panel";
@@ -13,21 +14,58 @@ export function LabellingWorkspace({ campaignId, itemNo, initialStep = 1 }: { ca
   const { data: campaign } = useSuspenseQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }));
   const { data: mine } = useSuspenseQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo }));
   return (
-    <TrajectoryPlayer
-      source={{ campaignId, itemNo }}
-      initialStep={initialStep}
-      sidePanelFirst
-      // Back to the queue the annotator works from, not the trajectory list.
-      back={{ href: `/annotate/${campaignId}`, label: campaign.name }}
-      sidePanel={(p) =>
-        // A reveal campaign shows its evaluator once the blind label is in (never before: the server refuses it).
-        campaign.reveal && mine.label && campaign.isAnnotator ? (
-          <RevealPanel key={`reveal:${campaignId}:${itemNo}`} campaign={campaign} itemNo={itemNo} mine={mine} current={p.current} count={p.count} go={p.go} />
-        ) : (
-          // Keyed by item so moving to the next one starts a fresh form, timer and steps-viewed set.
-          <LabelPanel key={`${campaignId}:${itemNo}`} campaign={campaign} itemNo={itemNo} mine={mine} current={p.current} count={p.count} go={p.go} />
-        )
-      }
-    />
+    <>
+      <TrajectoryPlayer
+        source={{ campaignId, itemNo }}
+        initialStep={initialStep}
+        sidePanelFirst
+        // Back to the queue the annotator works from, not the trajectory list.
+        back={{ href: `/annotate/${campaignId}`, label: campaign.name }}
+        sidePanel={(p) =>
+          // A reveal campaign shows its evaluator once the blind label is in (never before: the server refuses it).
+          campaign.reveal && mine.label && campaign.isAnnotator ? (
+            <RevealPanel key={`reveal:${campaignId}:${itemNo}`} campaign={campaign} itemNo={itemNo} mine={mine} current={p.current} count={p.count} go={p.go} />
+          ) : (
+            // Keyed by item so moving to the next one starts a fresh form, timer and steps-viewed set.
+            <LabelPanel key={`${campaignId}:${itemNo}`} campaign={campaign} itemNo={itemNo} mine={mine} current={p.current} count={p.count} go={p.go} />
+          )
+        }
+      />
+      <LabelJump />
+    </>
+  );
+}
+
+/**
+ * Below the wide layout (a tablet held upright) the page stacks: task, screenshot, then the label form about a screen
+ * further down. A button kept in the corner jumps between the form and the screenshot, saying where it goes.
+ */
+function LabelJump() {
+  const [formInView, setFormInView] = useState(false);
+  useEffect(() => {
+    // Read on scroll rather than observed: the form mounts with the player, after this effect may have run.
+    const check = () => {
+      const r = document.querySelector('[data-testid="label-panel"]')?.getBoundingClientRect();
+      setFormInView(!!r && r.top < window.innerHeight * 0.75 && r.bottom > 0);
+    };
+    check();
+    // Captured: the page may scroll in a container rather than the window.
+    document.addEventListener("scroll", check, { passive: true, capture: true });
+    window.addEventListener("resize", check);
+    return () => {
+      document.removeEventListener("scroll", check, { capture: true });
+      window.removeEventListener("resize", check);
+    };
+  }, []);
+  const target = formInView ? '[aria-label="Step viewer"]' : '[data-testid="label-panel"]';
+  return (
+    <button
+      type="button"
+      className="btn btn-on fixed right-4 bottom-4 z-30 shadow-md lg:hidden"
+      onClick={() => document.querySelector(target)?.scrollIntoView({ block: "start" })}
+      data-testid="label-jump"
+    >
+      {formInView ? "↑ Screenshot" : "↓ Label this trajectory"}
+    </button>
   );
 }
