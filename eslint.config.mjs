@@ -135,7 +135,7 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/(annotation)/annotate/_components/reveal-panel.tsx": 328,
   "app/(annotation)/qa/_components/qa-workspace.tsx": 293,
   "app/trajectories/_components/trajectory-table.tsx": 281,
-  "app/trajectories/[id]/_components/player.tsx": 278,
+  "app/trajectories/[id]/_components/player.tsx": 253,
   "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 275,
   "server/services/analytics/humans.ts": 269,
   "app/(annotation)/campaigns/_components/review-workspace.tsx": 248,

@@ -249,22 +249,7 @@ function useCitedRegion(initial: CitationBox | null, initialPosition: number, n:
   return { cited, cite };
 }
 
-export function PlayerView({
-  data,
-  initialStep,
-  sidePanel,
-  sidePanelFirst = false,
-  fill = "viewport",
-  back,
-  onDisplayWidth,
-  evaluationsOpen = false,
-  initialRegion = null,
-  loadWindow,
-  initialWindow,
-  download,
-  gold,
-  stepLink,
-}: {
+export interface PlayerViewProps {
   data: PlayerData;
   initialStep: number;
   sidePanel?: SidePanel;
@@ -290,7 +275,24 @@ export function PlayerView({
   gold?: GoldAccess;
   /** The stable link to a (1-based) step, which the header's "Copy link" and `l` copy; none: no link offered. */
   stepLink?: StepLinkBuilder;
-}) {
+}
+
+export function PlayerView({
+  data,
+  initialStep,
+  sidePanel,
+  sidePanelFirst = false,
+  fill = "viewport",
+  back,
+  onDisplayWidth,
+  evaluationsOpen = false,
+  initialRegion = null,
+  loadWindow,
+  initialWindow,
+  download,
+  gold,
+  stepLink,
+}: PlayerViewProps) {
   const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
   const [current, setCurrent] = useState(() => clampStep(initialStep - 1, Math.max(1, n)));
