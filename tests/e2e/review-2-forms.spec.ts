@@ -207,13 +207,16 @@ test.describe("the labelling page at 768×1024 (review 2, #23)", () => {
     expect(b.x + b.width, "the back link ends before the task's id").toBeLessThanOrEqual(t.x + 0.5);
     await expectCleanLayout(page, [header]);
 
-    // The form starts about a screen down; the corner button takes the annotator there and back.
+    // The form starts below the player (its first line may show at the bottom, its submit button does not); the
+    // corner button takes the annotator there and back.
     const jump = page.getByTestId("label-jump");
-    await expect(panel).not.toBeInViewport();
+    const submit = panel.getByRole("button", { name: /Submit & next/ });
+    await expect(submit).not.toBeInViewport();
     await expect(jump).toHaveText("↓ Label this trajectory");
     await expect(jump).toBeInViewport();
     await jump.click();
     await expect(panel.getByRole("button", { name: /Success/ }).first()).toBeInViewport();
+    await expect(submit).toBeInViewport();
     await expect(jump).toHaveText("↑ Screenshot");
     await screenshotAt(page, "review2-label-768", { width: 768, height: 1024 });
     await jump.click();

@@ -220,7 +220,7 @@ test.describe.serial("review 2, more fixes", () => {
       await page.goto(`/analytics?set=${seeded.taskSetId}`);
       const byRun = page.locator('section[data-figure="by-run"]');
       await expect(byRun.locator(".recharts-surface").first()).toBeVisible();
-      const ticks = byRun.locator(".recharts-yAxis .recharts-cartesian-axis-tick text");
+      const ticks = byRun.locator(".recharts-yAxis-tick-labels text.recharts-cartesian-axis-tick-value");
       await expect(ticks).toHaveCount(seeded.runs.length);
       const siteRun = page.locator('section[data-figure="site-run"]');
       const table = siteRun.locator("table");

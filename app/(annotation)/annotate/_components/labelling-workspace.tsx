@@ -46,7 +46,9 @@ function LabelJump() {
     // Read on scroll rather than observed: the form mounts with the player, after this effect may have run.
     const check = () => {
       const r = document.querySelector('[data-testid="label-panel"]')?.getBoundingClientRect();
-      setFormInView(!!r && r.top < window.innerHeight * 0.75 && r.bottom > 0);
+      // The form is "the view" once it reaches the top third: with the screenshot scrolled to the top the form's
+      // first lines still show below it, and the button must then offer the way down, not back up.
+      setFormInView(!!r && r.top < window.innerHeight * 0.3 && r.bottom > 0);
     };
     check();
     // Captured: the page may scroll in a container rather than the window.
