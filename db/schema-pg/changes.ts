@@ -10,3 +10,12 @@ export const changeCounters = pgTable("change_counters", {
   // bigint: counters only grow, one step per counted row written, for the life of the installation.
   version: bigint("version", { mode: "number" }).notNull().default(0),
 });
+
+/** Bootstrap results of the analytics kept across restarts (see db/schema/changes.ts). */
+export const analyticsMemos = pgTable("analytics_memos", {
+  id: text("id").primaryKey(),
+  kind: text("kind").notNull(),
+  memoKey: text("memo_key").notNull(),
+  value: text("value").notNull(),
+  writtenAt: bigint("written_at", { mode: "number" }).notNull(),
+});

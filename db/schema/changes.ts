@@ -48,3 +48,19 @@ export const VERDICT_REMOVALS_COUNTER = "evaluator_verdicts_removed";
 
 /** Every counter row: the counted tables and the verdict removals. */
 export type ChangeCounter = CountedTable | typeof VERDICT_REMOVALS_COUNTER;
+
+/**
+ * Bootstrap results of the analytics (intervals of Fleiss' κ and α, clustered judge error rates) kept across
+ * restarts (server/services/analytics/dataset.ts). A result depends only on its input, which its memo key spells out
+ * in full, so a row never goes stale while the drawing code stays the same (the key starts with a format version
+ * that changes with it). `id` is a digest of kind and key; the newest rows are kept, older ones deleted.
+ */
+export const analyticsMemos = sqliteTable("analytics_memos", {
+  id: text("id").primaryKey(),
+  kind: text("kind").notNull(),
+  memoKey: text("memo_key").notNull(),
+  /** superjson of the result, so NaN, Infinity and undefined come back as they were. */
+  value: text("value").notNull(),
+  /** Milliseconds since the epoch; the order the newest rows are kept in. */
+  writtenAt: integer("written_at").notNull(),
+});

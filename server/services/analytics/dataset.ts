@@ -9,7 +9,6 @@
  * only what depends on the table written (a new label reloads that campaign's labels, not the trajectories or the
  * verdicts).
  */
-import { LRUCache } from "lru-cache";
 import type { Db } from "../../../db/database";
 import {
   loadCampaignLabelColumns,
@@ -31,6 +30,7 @@ import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../do
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
 import type { BootstrapMemo, InstrumentErrors } from "../../domain/analytics/evaluator-measures";
 import type { CoefficientInterval, IntervalMemo } from "../../domain/agreement";
+import { forgetAnalyticsMemos, persistedMemo } from "./memos";
 
 export interface TrajectoryFacts {
   n: number;
@@ -529,33 +529,17 @@ async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () =
 /** Forgets cached analytics data of a database (benchmarks measure cold computations with this). */
 export async function clearAnalyticsCache(db: Db): Promise<void> {
   caches.delete(db);
-  bootstrapMemos.delete(db);
-  intervalMemos.delete(db);
+  await forgetAnalyticsMemos(db);
 }
 
-/**
- * Bootstrap results and drawn intervals of this database's measures, by their input (BootstrapMemo, IntervalMemo):
- * after a write, only the splits whose counts it changed are drawn again. Bounded, least recently used out; each
- * result is a few hundred bytes.
- */
-const MAX_MEMOISED_DRAWS = 4000;
-const bootstrapMemos = new WeakMap<object, LRUCache<string, InstrumentErrors>>();
-const intervalMemos = new WeakMap<object, LRUCache<string, CoefficientInterval>>();
-
-function memoOf<T extends object>(memos: WeakMap<object, LRUCache<string, T>>, db: Db): LRUCache<string, T> {
-  let memo = memos.get(db);
-  if (!memo) memos.set(db, (memo = new LRUCache<string, T>({ max: MAX_MEMOISED_DRAWS })));
-  return memo;
+/** Bootstrap results of this database's judge measures (clustered error rates) by their input, kept across restarts. */
+export async function bootstrapMemoFor(db: Db): Promise<BootstrapMemo> {
+  return persistedMemo<InstrumentErrors>(db, "clustered-error-rates");
 }
 
-/** Bootstrap results of this database's judge measures (clustered error rates) by their input. */
-export function bootstrapMemoFor(db: Db): BootstrapMemo {
-  return memoOf(bootstrapMemos, db);
-}
-
-/** Fleiss' κ and α intervals of this database's human agreement views by their input. */
-export function intervalMemoFor(db: Db): IntervalMemo {
-  return memoOf(intervalMemos, db);
+/** Fleiss' κ and α intervals of this database's human agreement views by their input, kept across restarts. */
+export async function intervalMemoFor(db: Db): Promise<IntervalMemo> {
+  return persistedMemo<CoefficientInterval>(db, "coefficient-interval");
 }
 
 export async function getFacts(db: Db): Promise<TrajectoryFacts> {

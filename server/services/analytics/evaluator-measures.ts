@@ -292,7 +292,7 @@ async function compute(db: Db, input: JudgeMeasuresInput): Promise<JudgeMeasures
   const runOf = (r: number) => runIndex.get(facts.runId[r]!) ?? -1;
   const settings = await evaluatorsInScope(db, await getVerdictSets(db), mask);
   const policy = input.unparseable;
-  const memo = bootstrapMemoFor(db);
+  const memo = await bootstrapMemoFor(db);
   const split = input.by ? await splitFacts(db, facts, resolveSplitKey(facts, input.by)) : null;
 
   const evaluators: EvaluatorMeasures[] = settings.map(({ set, info }) => {

@@ -328,7 +328,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
   const g = groupByItem(l, excluded);
   const R = l.dict.annotatorKey.length;
   const annotatorNames = await annotatorDisplayNames(db, l.dict.annotatorKey);
-  const memo = intervalMemoFor(db);
+  const memo = await intervalMemoFor(db);
 
   // Per label, once: verdict code (0 success, 1 failure, -1 unsure, -2 other words; only 0/1 enter the statistics)
   // and combined code (0 success, 1 failure without category, 2 + c failure with category c).
@@ -620,7 +620,7 @@ async function splitHumanAgreement(
   },
 ): Promise<NonNullable<HumanAgreementResult["split"]>> {
   const { l, g, by, base, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames } = a;
-  const memo = intervalMemoFor(db);
+  const memo = await intervalMemoFor(db);
   const facts = await getFacts(db);
   const groups = await splitFacts(db, facts, resolveSplitKey(facts, by));
   const members: number[][] = groups.groups.map(() => []);
