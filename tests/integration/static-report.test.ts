@@ -14,7 +14,9 @@ import { insertLabel } from "../../db/repositories/annotation/labels";
 import { reportCommand } from "../../server/cli/commands/report";
 import type { CliIO } from "../../server/cli/types";
 import { judgeAgreementList } from "../../server/services/analytics/evaluator-agreement";
-import { buildReport, writeReport, type ReportManifest } from "../../server/services/trajectories/static-report";
+import { buildReport, storeReportZip, writeReport, type ReportManifest } from "../../server/services/trajectories/static-report";
+import { newReportKey, reportFilesFor } from "../../server/storage/report-files";
+import yauzl from "yauzl";
 import { makeActor } from "../helpers/annotation-fixture";
 import { seedAnalyticsFixture, type AnalyticsFixture } from "../helpers/analytics-fixture";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
@@ -144,6 +146,28 @@ describeEachBackend("shareable reports", (backend) => {
     expect(row.agreement).toBeCloseTo(judgeK1.stats.agreement!, 10);
   });
 
+  it("streams the zip into the report files: every page and screenshot of the folder; a missing screenshot stores nothing", async () => {
+    const researcher = await makeActor(ctx, "Rita", "researcher");
+    const files = await buildReport(ctx.db, researcher, { selection: { ids: [fixture.ids.T1!, hostileId] }, labels: "consolidated", judges: "all" });
+    const folder = path.join(ctx.dir, "as-folder");
+    await writeReport(ctx.store, files, folder);
+    const reports = reportFilesFor({ dataDir: ctx.dir });
+    const key = newReportKey();
+    const size = await storeReportZip(ctx.store, files, reports, key);
+    const zipFile = path.join(ctx.dir, "reports", key);
+    expect(fs.statSync(zipFile).size).toBe(size);
+    const entries = await zipEntries(zipFile);
+    const written = fs.readdirSync(folder, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+    expect([...entries.keys()].sort()).toEqual(written.map((e) => path.relative(folder, path.join(e.parentPath, e.name))).sort());
+    for (const [name, bytes] of entries) expect(bytes.equals(fs.readFileSync(path.join(folder, name)))).toBe(true);
+    expect(files.images.size).toBeGreaterThan(0);
+
+    const broken = { ...files, images: new Map([...files.images, ["f".repeat(64), "image/png"]]) };
+    const lost = newReportKey();
+    await expect(storeReportZip(ctx.store, broken, reports, lost)).rejects.toThrow(/Screenshot f{64} is missing/);
+    expect(await reports.open(lost)).toBeNull();
+  });
+
   it("the CLI writes a zip of a list filter", async () => {
     const out: string[] = [];
     await makeActor(ctx, "Ada", "admin");
@@ -159,4 +183,27 @@ describeEachBackend("shareable reports", (backend) => {
 async function runSize(ctx: TestContext, runId: number): Promise<number> {
   const { trajectories } = tablesOf(ctx.db);
   return (await ctx.db.select().from(trajectories).where(eq(trajectories.runId, runId))).length;
+}
+
+/** Every entry of a zip with its bytes. */
+async function zipEntries(file: string): Promise<Map<string, Buffer>> {
+  const zip = await new Promise<yauzl.ZipFile>((ok, fail) => yauzl.open(file, { lazyEntries: true }, (e, z) => (e ? fail(e) : ok(z))));
+  const out = new Map<string, Buffer>();
+  await new Promise<void>((ok, fail) => {
+    zip.on("entry", (entry: yauzl.Entry) => {
+      zip.openReadStream(entry, (e, stream) => {
+        if (e) return fail(e);
+        const parts: Buffer[] = [];
+        stream.on("data", (c: Buffer) => parts.push(c));
+        stream.on("end", () => {
+          out.set(entry.fileName, Buffer.concat(parts));
+          zip.readEntry();
+        });
+      });
+    });
+    zip.on("end", () => ok());
+    zip.on("error", fail);
+    zip.readEntry();
+  });
+  return out;
 }

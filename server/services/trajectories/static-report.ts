@@ -11,7 +11,7 @@
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import { Writable } from "node:stream";
+import { PassThrough } from "node:stream";
 import type { Db } from "../../../db/database";
 import { consolidatedOfTrajectory, labelsOfTrajectory } from "../../../db/repositories/annotation/labels";
 import { requireRole, type Actor } from "../../domain/access/actor";
@@ -40,6 +40,7 @@ import {
   trajectoryListInput,
 } from "../../domain/trajectory-list-query";
 import { ValidationError } from "../../errors";
+import type { ReportFileStore } from "../../storage/report-files";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
 import { assertMayTriage, scopeTrajectoryFilter, seesWholeCatalog } from "../access/scope";
 import { trajectoryToBundle } from "../bundle-io";
@@ -292,15 +293,19 @@ export async function writeReport(store: ScreenshotStore, files: ReportFiles, ou
   }
 }
 
-/** The report as zip bytes (for the dashboard's download, kept in the object store). */
-export async function reportZipBytes(store: ScreenshotStore, files: ReportFiles): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      chunks.push(chunk);
-      done();
-    },
+/**
+ * Streams the report's zip into the installation's report files under `key` (for the dashboard's download): the
+ * zip is never whole in memory, and a missing screenshot or a failed write leaves nothing under `key`.
+ */
+export async function storeReportZip(store: ScreenshotStore, files: ReportFiles, reports: ReportFileStore, key: string): Promise<number> {
+  for (const hash of files.images.keys()) {
+    if (!(await store.has(hash))) throw new Error(`Screenshot ${hash} is missing from the screenshot store (${store.originals.location})`);
+  }
+  const zip = new PassThrough();
+  const writing = writeZip(store, files.docs, files.images, zip).catch((e: unknown) => {
+    zip.destroy(e as Error);
+    throw e;
   });
-  await writeZip(store, files.docs, files.images, sink);
-  return Buffer.concat(chunks);
+  const [size] = await Promise.all([reports.write(key, zip), writing]);
+  return size;
 }
