@@ -9,3 +9,4 @@ export { cliUnpackDir, isZipFile, openZipSource, zipPathNamer } from "./zip-sour
 export { importJobStatus, newUploadPath, recentImports, resolveServerPath, startImport, uploadWhere } from "./jobs";
 export { dedupeTrajectories, type DedupeReport } from "./dedupe";
 export { dedupeJob, startDedupe, DEDUPE_JOB_TYPE } from "./dedupe-jobs";
+export { beginFolderUpload, finishFolderUpload, receiveFolderFile, type FolderUploadPlan, type FolderUploadRequest } from "./folder-uploads";
