@@ -24,8 +24,9 @@ const e2eOnly = process.argv.includes("--e2e-only");
 let passed = 0;
 let failed = 0;
 const failures = [];
-/** { label, seconds, cpuSeconds } per stage, in the order they ended. */
+/** { label, seconds, cpuSeconds, startedAt } per stage, in the order they ended (startedAt: seconds into the run). */
 const timings = [];
+const runStarted = Date.now();
 /** { where, title, why } per skipped test. */
 const skips = [];
 
@@ -71,7 +72,7 @@ function stage(label, cmd, args, env = {}) {
       } catch {
         // killed before it could say
       }
-      timings.push({ label, seconds: (Date.now() - started) / 1000, cpuSeconds });
+      timings.push({ label, seconds: (Date.now() - started) / 1000, cpuSeconds, startedAt: (started - runStarted) / 1000 });
       if (code !== 0) failures.push(`${label} (exit ${code ?? signal})`);
       resolve(code === 0);
     });
@@ -120,6 +121,70 @@ function readPlaywright(file) {
   for (const suite of report.suites ?? []) walk(suite, []);
 }
 
+/**
+ * The browser stages: the SQLite specs as `shards` Playwright shards (whole spec files in their order, each run with
+ * its own app server, port, database, data folder and demo-sites port: tests/playwright.config.ts picks them per
+ * run), then the PostgreSQL run, taken from one queue by as many slots as `start`/`widen` allow. Nothing starts
+ * before `start` (the build must be there); `skip` settles `done` without running them.
+ */
+function browserStages(shards) {
+  const shard = async (n) => {
+    const json = path.join(out, `playwright-${n}.json`);
+    await stage(
+      `browser e2e, shard ${n}/${shards} (playwright + chromium)`,
+      bin("playwright"),
+      ["test", "--config", "tests/playwright.config.ts", `--shard=${n}/${shards}`, "--reporter=list,json"],
+      {
+        PLAYWRIGHT_JSON_OUTPUT_NAME: json,
+        VERDICT_E2E_SKIP_BUILD: "1",
+        VERDICT_E2E_OUTPUT: path.join(root, "test-results", shards === 1 ? "e2e" : `e2e-${n}`),
+        VERDICT_DEMO_PORT: String(await freePort()),
+      },
+    );
+    readPlaywright(json);
+  };
+  const onPostgres = async () => {
+    // Labelling, judge batches and imports again with the app on PostgreSQL.
+    const pgJson = path.join(out, "playwright-postgres.json");
+    await stage("browser e2e on PostgreSQL", process.execPath, ["--import", "tsx", path.join(root, "scripts", "e2e-postgres.ts"), "--reporter=list,json"], {
+      PLAYWRIGHT_JSON_OUTPUT_NAME: pgJson,
+      VERDICT_E2E_SKIP_BUILD: "1",
+      VERDICT_DEMO_PORT: String(await freePort()),
+    });
+    readPlaywright(pgJson);
+  };
+  const queue = [...Array.from({ length: shards }, (_, i) => () => shard(i + 1)), onPostgres];
+  let slots = 0;
+  let running = 0;
+  let finish;
+  const done = new Promise((resolve) => (finish = resolve));
+  const pump = () => {
+    while (running < slots && queue.length > 0) {
+      running++;
+      queue
+        .shift()()
+        .finally(() => {
+          running--;
+          pump();
+        });
+    }
+    if (slots > 0 && running === 0 && queue.length === 0) finish();
+  };
+  return {
+    done,
+    start: (n) => {
+      slots = n;
+      pump();
+    },
+    widen: (n) => {
+      if (slots === 0) return;
+      slots = Math.max(slots, n);
+      pump();
+    },
+    skip: () => finish(),
+  };
+}
+
 async function main() {
   const started = Date.now();
   const vitestJson = path.join(out, "vitest.json");
@@ -127,9 +192,10 @@ async function main() {
   const chromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
   if (wantE2E && !fs.existsSync(chromium)) failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
   const buildNeeded = wantE2E && fs.existsSync(chromium);
-  // Typecheck, lint and the production build (one core, mostly) run beside vitest, whose workers spend much of their
-  // time waiting on databases, child processes and browsers; the browser stages follow.
-  let built = false;
+  const cores = os.availableParallelism();
+  // The browser runs wait mostly on the app server and the browser, not on a core: a shard more than there are
+  // cores, and as many running at once as there are cores once vitest is done (one fewer while it runs).
+  const browser = browserStages(cores >= 2 ? cores + 1 : 1);
   const build = (typesChecked) =>
     // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
     // type-check pass when the typecheck stage passed (next.config.js).
@@ -139,8 +205,13 @@ async function main() {
     });
   if (e2eOnly) {
     if (inCI) failures.push("--e2e-only under CI: CI runs every stage");
-    built = buildNeeded && (await build(false));
+    if (buildNeeded && (await build(false))) browser.start(cores);
+    else browser.skip();
   } else {
+    // Typecheck, the production build, lint and the format check (one core, mostly) run beside vitest, whose workers
+    // spend much of their time waiting on databases, child processes and browsers. The browser e2e starts as soon as
+    // the build is there, beside vitest's tail and the lint, on one core until vitest ends.
+    let vitestDone = false;
     await Promise.all([
       (async () => {
         // Next's route types (.next/types) first, so that tsc also checks what each page and route exports.
@@ -151,74 +222,38 @@ async function main() {
           { NEXT_TELEMETRY_DISABLED: "1" },
         );
         const typed = (await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."])) && routeTypes;
+        if (buildNeeded && (await build(typed))) browser.start(vitestDone ? cores : Math.max(1, cores - 1));
+        else browser.skip();
         await stage("lint", bin("eslint"), ["."]);
         await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
-        if (!buildNeeded) return;
-        built = await build(typed);
       })(),
-      stage("unit + integration (vitest)", bin("vitest"), [
-        "run",
-        "--config",
-        "tests/vitest.config.ts",
-        "--reporter=default",
-        "--reporter=json",
-        `--outputFile.json=${vitestJson}`,
-      ]),
+      (async () => {
+        await stage("unit + integration (vitest)", bin("vitest"), [
+          "run",
+          "--config",
+          "tests/vitest.config.ts",
+          "--reporter=default",
+          "--reporter=json",
+          `--outputFile.json=${vitestJson}`,
+        ]);
+        vitestDone = true;
+        browser.widen(cores);
+      })(),
     ]);
   }
+  await browser.done;
   readVitest(vitestJson);
-
-  if (wantE2E) {
-    if (built) {
-      // The specs in two shards side by side, one per core (Playwright's --shard, whole spec files in their order),
-      // each with its own app server, database and data folder (tests/playwright.config.ts picks them per run) and
-      // its own port for the live runner's demo sites; within a shard the specs run one after another as before
-      // (docs/testing.md).
-      const shards = os.availableParallelism() >= 2 ? 2 : 1;
-      const shard = async (n) => {
-        const json = path.join(out, `playwright-${n}.json`);
-        const ok = await stage(
-          `browser e2e, shard ${n}/${shards} (playwright + chromium)`,
-          bin("playwright"),
-          ["test", "--config", "tests/playwright.config.ts", `--shard=${n}/${shards}`, "--reporter=list,json"],
-          {
-            PLAYWRIGHT_JSON_OUTPUT_NAME: json,
-            VERDICT_E2E_SKIP_BUILD: "1",
-            VERDICT_E2E_OUTPUT: path.join(root, "test-results", shards === 1 ? "e2e" : `e2e-${n}`),
-            VERDICT_DEMO_PORT: String(await freePort()),
-          },
-        );
-        readPlaywright(json);
-        return ok;
-      };
-      const onPostgres = async () => {
-        // Labelling, judge batches and imports again with the app on PostgreSQL.
-        const pgJson = path.join(out, "playwright-postgres.json");
-        await stage("browser e2e on PostgreSQL", process.execPath, ["--import", "tsx", path.join(root, "scripts", "e2e-postgres.ts"), "--reporter=list,json"], {
-          PLAYWRIGHT_JSON_OUTPUT_NAME: pgJson,
-          VERDICT_E2E_SKIP_BUILD: "1",
-          VERDICT_DEMO_PORT: String(await freePort()),
-        });
-        readPlaywright(pgJson);
-      };
-      // The PostgreSQL run takes the core of whichever shard ends first.
-      const runs = Array.from({ length: shards }, (_, i) => shard(i + 1));
-      await Promise.race(runs);
-      await Promise.all([...runs, onPostgres()]);
-    }
-  } else if (inCI) {
-    failures.push("VERDICT_TEST_SKIP_E2E=1 under CI: CI runs the browser e2e too");
-  }
+  if (!wantE2E && inCI) failures.push("VERDICT_TEST_SKIP_E2E=1 under CI: CI runs the browser e2e too");
 
   checkSkips();
   fs.rmSync(out, { recursive: true, force: true });
 
-  process.stderr.write("\nStage times (wall, CPU of the stage's processes):\n");
+  process.stderr.write("\nStage times (when it started, wall, CPU of the stage's processes):\n");
   for (const t of timings) {
     const cpu = t.cpuSeconds === null ? "" : `, ${t.cpuSeconds.toFixed(0)} CPU-s`;
-    process.stderr.write(`  ${t.label.padEnd(40)} ${t.seconds.toFixed(0).padStart(5)} s${cpu}\n`);
+    process.stderr.write(`  ${t.label.padEnd(48)} at ${t.startedAt.toFixed(0).padStart(4)} s ${t.seconds.toFixed(0).padStart(5)} s${cpu}\n`);
   }
-  process.stderr.write(`  ${"total (typecheck, lint, build beside vitest)".padEnd(40)} ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s\n`);
+  process.stderr.write(`  ${"total (stages side by side)".padEnd(48)}         ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s\n`);
   if (failures.length) process.stderr.write(`\nFailed stages:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`);
   if (failures.length && failed === 0) failed = failures.length;
   console.log(`\nTests: ${passed} passed, ${failed} failed, ${skips.length} skipped`);
