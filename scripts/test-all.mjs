@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
- * `npm test`: typecheck (with Next's route types), lint and the production build beside the unit + integration
- * tests (vitest, a worker per core), then browser e2e (Playwright + Debian chromium) on that build, on SQLite in two
- * shards side by side and, for the flows teams use, on PostgreSQL (scripts/e2e-postgres.ts). Prints each stage's wall time and CPU time, lists every skipped test with its reason, and
+ * `npm test`: typecheck (with Next's route types), the production build, lint and the format check beside the unit +
+ * integration tests (vitest, a worker more than there are cores), and, as soon as the build is there, browser e2e
+ * (Playwright + Debian chromium) on that build, on SQLite in shards and, for the flows teams use, on PostgreSQL
+ * (scripts/e2e-postgres.ts). Prints when each stage started, its wall time and CPU time, lists every skipped test with its reason, and
  * ends with one summary line "Tests: N passed, N failed, N skipped".
  *
  * Under CI (`CI` set) a skipped test fails the run unless tests/skip-allowlist.json allows it: .ci/run provides
@@ -29,6 +30,8 @@ const timings = [];
 const runStarted = Date.now();
 /** { where, title, why } per skipped test. */
 const skips = [];
+/** { where, seconds } per test file (vitest) and spec file (Playwright, per run), for the slowest-files table. */
+const fileTimes = [];
 
 // Runs the command in a small node parent that reports the CPU time of everything it waited for (the stage's
 // processes and their children), read from /proc on Linux.
@@ -86,6 +89,7 @@ function readVitest(file) {
   passed += v.numPassedTests ?? 0;
   failed += v.numFailedTests ?? 0;
   for (const f of v.testResults ?? []) {
+    if (f.startTime && f.endTime) fileTimes.push({ where: path.relative(root, f.name), seconds: (f.endTime - f.startTime) / 1000 });
     for (const t of f.assertionResults ?? []) {
       if (t.status !== "skipped" && t.status !== "pending" && t.status !== "todo") continue;
       const title = [...(t.ancestorTitles ?? []), t.title].join(" › ");
@@ -103,10 +107,13 @@ function readPlaywright(file) {
   const s = report.stats ?? {};
   passed += (s.expected ?? 0) + (s.flaky ?? 0);
   failed += s.unexpected ?? 0;
+  const specTimes = new Map();
   const walk = (suite, titles) => {
     const here = suite.title && !suite.title.endsWith(".ts") ? [...titles, suite.title] : titles;
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests ?? []) {
+        const where = path.join("tests", "e2e", spec.file ?? suite.file ?? "");
+        for (const r of t.results ?? []) specTimes.set(where, (specTimes.get(where) ?? 0) + (r.duration ?? 0) / 1000);
         if (t.status !== "skipped") continue;
         const why = (t.annotations ?? []).find((a) => a.type === "skip" || a.type === "fixme")?.description;
         skips.push({
@@ -119,6 +126,7 @@ function readPlaywright(file) {
     for (const child of suite.suites ?? []) walk(child, here);
   };
   for (const suite of report.suites ?? []) walk(suite, []);
+  for (const [where, seconds] of specTimes) fileTimes.push({ where, seconds });
 }
 
 /**
@@ -248,6 +256,11 @@ async function main() {
   checkSkips();
   fs.rmSync(out, { recursive: true, force: true });
 
+  const slowest = fileTimes.sort((a, b) => b.seconds - a.seconds).slice(0, 12);
+  if (slowest.length > 0) {
+    process.stderr.write("\nSlowest test files (vitest: its first test's start to its last test's end; e2e: its tests' durations):\n");
+    for (const f of slowest) process.stderr.write(`  ${f.seconds.toFixed(0).padStart(5)} s  ${f.where}\n`);
+  }
   process.stderr.write("\nStage times (when it started, wall, CPU of the stage's processes):\n");
   for (const t of timings) {
     const cpu = t.cpuSeconds === null ? "" : `, ${t.cpuSeconds.toFixed(0)} CPU-s`;
