@@ -137,7 +137,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/trajectories/_components/trajectory-table.tsx": 281,
   "app/trajectories/[id]/_components/player.tsx": 253,
   "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 275,
-  "server/services/analytics/humans.ts": 269,
   "app/(annotation)/campaigns/_components/review-workspace.tsx": 248,
   "app/analytics/_lib/judge-measures.ts": 242,
   "app/analytics/_lib/humans.ts": 226,
@@ -154,10 +153,8 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/analytics/humans/page.tsx": 173,
   "app/(evaluation)/judges/_components/stress-form.tsx": 172,
   "app/analytics/judges/page.tsx": 168,
-  "server/services/analytics/overview.ts": 168,
   "server/domain/agreement/ratings.ts": 166,
   "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
-  "server/services/imports/ingest.ts": 165,
   "app/trajectories/_components/triage-bar.tsx": 165,
   "app/(evaluation)/judges/_components/judge-configs.tsx": 160,
 };

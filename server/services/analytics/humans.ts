@@ -320,16 +320,19 @@ async function itemsLeftOut(db: Db, l: CampaignLabelColumns, campaignId: number,
   return { excluded, items: (await campaignItemCount(db, campaignId)) - excluded.size, flagged, base };
 }
 
-export async function humanAgreement(db: Db, campaignId: number, by?: string, options: { includeFlagged?: boolean } = {}): Promise<HumanAgreementResult> {
-  const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
-  if (!head) throw new NotFoundError("campaign", campaignId);
-  const l = await getCampaignLabels(db, campaignId);
-  const { excluded, items, flagged, base } = await itemsLeftOut(db, l, campaignId, options.includeFlagged === true);
-  const g = groupByItem(l, excluded);
-  const R = l.dict.annotatorKey.length;
-  const annotatorNames = await annotatorDisplayNames(db, l.dict.annotatorKey);
-  const memo = await intervalMemoFor(db);
+/** Each label coded once for the single pass over the items (see labelCodes). */
+interface LabelCodes {
+  /** Verdict code per label: 0 success, 1 failure, -1 unsure, -2 other words (only 0 and 1 enter the statistics). */
+  lv: Int8Array;
+  /** Combined code per label: 0 success, 1 failure without category, 2 + c failure with category c; -1 undecided. */
+  lc: Int32Array;
+  /** Number of combined codes: success, failure without category, and one per category. */
+  KC: number;
+  categoryNames: string[];
+  combinedNames: string[];
+}
 
+function labelCodes(l: CampaignLabelColumns): LabelCodes {
   // Per label, once: verdict code (0 success, 1 failure, -1 unsure, -2 other words; only 0/1 enter the statistics)
   // and combined code (0 success, 1 failure without category, 2 + c failure with category c).
   const verdictWord = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : v === "unsure" ? -1 : -2));
@@ -345,8 +348,20 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
     const c = l.col.category[i]!;
     lc[i] = v === 0 ? 0 : v === 1 ? (c < 0 ? 1 : 2 + c) : -1;
   }
-  const la = l.col.annotatorKey;
+  return { lv, lc, KC, categoryNames, combinedNames };
+}
 
+/** Everything the single pass over the items counts: the statistics' accumulators, per annotator, and the disputed items. */
+type ItemTally = ReturnType<typeof tallyItems>;
+
+/**
+ * One pass over the labelled items, every statistic accumulated at once (α, Fleiss, pairwise tables, per-category
+ * agreement, per-annotator counts) and the disputed items kept as parallel typed arrays. Written as one loop: a big
+ * campaign has hundreds of thousands of labels and this is the view's whole cost.
+ */
+function tallyItems(l: CampaignLabelColumns, g: Grouped, codes: LabelCodes, R: number) {
+  const { lv, lc, KC, categoryNames, combinedNames } = codes;
+  const la = l.col.annotatorKey;
   const verdictAlpha = new KrippendorffAccumulator();
   const combinedAlpha = new KrippendorffAccumulator();
   const categoryAlpha = new KrippendorffAccumulator();
@@ -463,52 +478,82 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
       dUnsure[d] = unsure;
     }
   }
-  const perItemRatings = fleissM.subarray(0, fleissItems);
-  const level = (
-    categories: string[],
-    alpha: KrippendorffResult,
-    fleiss: FleissKappaResult,
-    patterns: ItemPatterns,
-    percent: LevelAgreement["percent"],
-  ): LevelAgreement => ({
+  return {
+    verdictAlpha,
+    combinedAlpha,
+    categoryAlpha,
+    verdictCounts,
+    combinedCounts,
+    perItemRatings: fleissM.subarray(0, fleissItems),
+    verdictSumSq,
+    combinedSumSq,
+    verdictTotals,
+    combinedTotals,
+    verdictPairs,
+    combinedPairs,
+    itemVerdictCounts,
+    itemCombinedCounts,
+    verdictPatterns,
+    combinedPatterns,
+    categoryPatterns,
+    annLabels,
+    annUnsure,
+    annSuccess,
+    annDecided,
+    unsureLabels,
+    pairableItems,
+    disputed: { dItem, dVerdict, dLabel, dLabels, dUnsure, count: disputedCount },
+  };
+}
+
+/** One level's agreement (verdict, or verdict with category) with the bootstrap intervals of α and Fleiss' κ. */
+function levelAgreement(
+  categories: string[],
+  alpha: KrippendorffResult,
+  fleiss: FleissKappaResult,
+  patterns: ItemPatterns,
+  percent: LevelAgreement["percent"],
+  memo: IntervalMemo,
+): LevelAgreement {
+  return {
     categories,
     alpha: { ...alpha, interval: krippendorffAlphaInterval(patterns, alpha, {}, memo) },
     fleiss: { ...fleiss, interval: fleissKappaInterval(patterns, fleiss, {}, memo) },
     percent,
-  });
-
-  const campaignSel: Selection = { ...base, campaign: { campaignId } };
-  const pairCells = (tables: PairTables, k: number, level: "verdict" | "label"): PairCell[] => {
-    const out: PairCell[] = [];
-    for (let a = 0; a < R; a++) {
-      for (let b = a + 1; b < R; b++) {
-        const table = tables.table(a, b);
-        let shared = 0;
-        let agree = 0;
-        for (let c = 0; c < k * k; c++) shared += table[c]!;
-        if (shared === 0) continue;
-        for (let c = 0; c < k; c++) agree += table[c * k + c]!;
-        const keys = [l.dict.annotatorKey[a]!, l.dict.annotatorKey[b]!];
-        out.push({
-          ...kappaFromCounts(table, k, "none"),
-          a: keys[0]!,
-          b: keys[1]!,
-          shared,
-          agreement: agree / shared,
-          fewShared: shared < MIN_SHARED_FOR_KAPPA,
-          sel: { campaign: { campaignId, annotators: keys } },
-          disagreeSel: { campaign: { campaignId, annotators: keys, disagree: true, level } },
-        });
-      }
-    }
-    return out;
   };
+}
 
-  const specific = combinedCounts.specific();
-  const perCategory: CategoryAgreement[] = combinedNames
-    .map((label, c) => ({ label, ...specific[c]!, sel: { campaign: { campaignId, label, minLabels: 2 } } }))
-    .filter((row) => row.ratings > 0);
+/** Cohen's κ and raw agreement of every pair of annotators who shared an item, with links to their items. */
+function pairCells(l: CampaignLabelColumns, campaignId: number, tables: PairTables, k: number, level: "verdict" | "label"): PairCell[] {
+  const R = l.dict.annotatorKey.length;
+  const out: PairCell[] = [];
+  for (let a = 0; a < R; a++) {
+    for (let b = a + 1; b < R; b++) {
+      const table = tables.table(a, b);
+      let shared = 0;
+      let agree = 0;
+      for (let c = 0; c < k * k; c++) shared += table[c]!;
+      if (shared === 0) continue;
+      for (let c = 0; c < k; c++) agree += table[c * k + c]!;
+      const keys = [l.dict.annotatorKey[a]!, l.dict.annotatorKey[b]!];
+      out.push({
+        ...kappaFromCounts(table, k, "none"),
+        a: keys[0]!,
+        b: keys[1]!,
+        shared,
+        agreement: agree / shared,
+        fewShared: shared < MIN_SHARED_FOR_KAPPA,
+        sel: { campaign: { campaignId, annotators: keys } },
+        disagreeSel: { campaign: { campaignId, annotators: keys, disagree: true, level } },
+      });
+    }
+  }
+  return out;
+}
 
+/** The most disputed items (at most DISPUTED_LIMIT) with their trajectories and every label given to them. */
+async function disputedItems(db: Db, l: CampaignLabelColumns, g: Grouped, found: ItemTally["disputed"]): Promise<DisputedItem[]> {
+  const { dItem, dVerdict, dLabel, dLabels, dUnsure } = found;
   // Most disputed first: least verdict agreement, then least label agreement, more unsure labels, more labels, item id.
   const key = (v: number) => (Number.isNaN(v) ? 1 : v);
   const before = (p: number, q: number) =>
@@ -517,15 +562,15 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
     dUnsure[q]! - dUnsure[p]! ||
     dLabels[q]! - dLabels[p]! ||
     g.items[dItem[p]!]! - g.items[dItem[q]!]!;
-  const order = smallest(disputedCount, DISPUTED_LIMIT, before);
+  const order = smallest(found.count, DISPUTED_LIMIT, before);
   const share = (v: number) => (Number.isNaN(v) ? null : v);
-  const top = order.map((d) => ({ x: dItem[d]!, verdictAgreement: share(dVerdict[d]!), labelAgreement: share(dLabel[d]!) }));
+  const top = order.map((i) => ({ x: dItem[i]!, verdictAgreement: share(dVerdict[i]!), labelAgreement: share(dLabel[i]!) }));
   const topItemIds = top.map((d) => g.items[d.x]!);
   const trajectoryOfItem = new Map<number, number>();
   for (const d of top) trajectoryOfItem.set(g.items[d.x]!, l.col.trajectoryId[g.order[g.start[d.x]!]!]!);
   const rows = new Map((await trajectoryRows(db, [...trajectoryOfItem.values()])).map((r) => [r.id, r]));
   const labelRows = await labelsOfItems(db, topItemIds);
-  const disputed: DisputedItem[] = top.flatMap((d) => {
+  return top.flatMap((d) => {
     const itemId = g.items[d.x]!;
     const trajectoryId = trajectoryOfItem.get(itemId)!;
     const row = rows.get(trajectoryId);
@@ -546,8 +591,39 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
       },
     ];
   });
+}
 
-  const split = by ? await splitHumanAgreement(db, { l, g, by, base, campaignId, itemVerdictCounts, itemCombinedCounts, KC, combinedNames }) : null;
+export async function humanAgreement(db: Db, campaignId: number, by?: string, options: { includeFlagged?: boolean } = {}): Promise<HumanAgreementResult> {
+  const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
+  if (!head) throw new NotFoundError("campaign", campaignId);
+  const l = await getCampaignLabels(db, campaignId);
+  const { excluded, items, flagged, base } = await itemsLeftOut(db, l, campaignId, options.includeFlagged === true);
+  const g = groupByItem(l, excluded);
+  const R = l.dict.annotatorKey.length;
+  const annotatorNames = await annotatorDisplayNames(db, l.dict.annotatorKey);
+  const memo = await intervalMemoFor(db);
+  const codes = labelCodes(l);
+  const { KC, categoryNames, combinedNames } = codes;
+  const t = tallyItems(l, g, codes, R);
+
+  const specific = t.combinedCounts.specific();
+  const perCategory: CategoryAgreement[] = combinedNames
+    .map((label, c) => ({ label, ...specific[c]!, sel: { campaign: { campaignId, label, minLabels: 2 } } }))
+    .filter((row) => row.ratings > 0);
+  const disputed = await disputedItems(db, l, g, t.disputed);
+  const split = by
+    ? await splitHumanAgreement(db, {
+        l,
+        g,
+        by,
+        base,
+        campaignId,
+        itemVerdictCounts: t.itemVerdictCounts,
+        itemCombinedCounts: t.itemCombinedCounts,
+        KC,
+        combinedNames,
+      })
+    : null;
 
   return {
     campaign: {
@@ -560,30 +636,34 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
     },
     decisions: tallyDecisions(await decisionTallies(db, [campaignId])),
     labelledItems: g.items.length,
-    pairableItems,
+    pairableItems: t.pairableItems,
     labels: g.order.length,
-    unsureLabels,
-    annotators: l.dict.annotatorKey.map((key, a) => annotatorSummary(key, annotatorNames[a]!, annLabels[a]!, annUnsure[a]!, annSuccess[a]!, annDecided[a]!)),
-    verdict: level(
+    unsureLabels: t.unsureLabels,
+    annotators: l.dict.annotatorKey.map((key, a) =>
+      annotatorSummary(key, annotatorNames[a]!, t.annLabels[a]!, t.annUnsure[a]!, t.annSuccess[a]!, t.annDecided[a]!),
+    ),
+    verdict: levelAgreement(
       ["success", "failure"],
-      verdictAlpha.result(["success", "failure"]),
-      fleissKappaFromSummaries(perItemRatings, verdictSumSq, verdictTotals, ["success", "failure"]),
-      verdictPatterns,
-      verdictCounts.meanPairwise(),
+      t.verdictAlpha.result(["success", "failure"]),
+      fleissKappaFromSummaries(t.perItemRatings, t.verdictSumSq, t.verdictTotals, ["success", "failure"]),
+      t.verdictPatterns,
+      t.verdictCounts.meanPairwise(),
+      memo,
     ),
-    combined: level(
+    combined: levelAgreement(
       combinedNames,
-      combinedAlpha.result(combinedNames),
-      fleissKappaFromSummaries(perItemRatings, combinedSumSq, combinedTotals, combinedNames),
-      combinedPatterns,
-      combinedCounts.meanPairwise(),
+      t.combinedAlpha.result(combinedNames),
+      fleissKappaFromSummaries(t.perItemRatings, t.combinedSumSq, t.combinedTotals, combinedNames),
+      t.combinedPatterns,
+      t.combinedCounts.meanPairwise(),
+      memo,
     ),
-    failureCategory: withAlphaInterval(categoryAlpha.result(categoryNames.slice()), categoryPatterns, memo),
-    pairwise: { verdict: pairCells(verdictPairs, 2, "verdict"), combined: pairCells(combinedPairs, KC, "label") },
+    failureCategory: withAlphaInterval(t.categoryAlpha.result(categoryNames.slice()), t.categoryPatterns, memo),
+    pairwise: { verdict: pairCells(l, campaignId, t.verdictPairs, 2, "verdict"), combined: pairCells(l, campaignId, t.combinedPairs, KC, "label") },
     perCategory,
-    disputedTotal: disputedCount,
+    disputedTotal: t.disputed.count,
     disputed,
-    sel: campaignSel,
+    sel: { ...base, campaign: { campaignId } },
     disputedSel: { ...base, campaign: { campaignId, disagree: true } },
     split,
     flagged,
@@ -715,11 +795,8 @@ export interface HumanConsensusResult {
  * the vote. Both fits run over distinct label patterns, so this stays well under the view budget at 100,000
  * trajectories (`npm run bench -- analytics`).
  */
-export async function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel): Promise<HumanConsensusResult> {
-  const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
-  if (!head) throw new NotFoundError("campaign", campaignId);
-  const l = await getCampaignLabels(db, campaignId);
-  const gold = await goldItemIds(db, campaignId);
+/** The decided labels of a campaign (gold items left out) coded for the consensus models, items numbered densely. */
+function consensusInput(l: CampaignLabelColumns, gold: ReadonlySet<number>, level: ConsensusLevel) {
   const R = l.dict.annotatorKey.length;
   const verdictWord = l.dict.verdict.map((v) => (v === "success" ? 0 : v === "failure" ? 1 : -1));
   const classes =
@@ -763,6 +840,18 @@ export async function humanConsensus(db: Db, campaignId: number, level: Consensu
     annotator: annotator.subarray(0, n),
     label: label.subarray(0, n),
   };
+  return { data, classes, itemIds, trajectoryOf };
+}
+
+export async function humanConsensus(db: Db, campaignId: number, level: ConsensusLevel): Promise<HumanConsensusResult> {
+  const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
+  if (!head) throw new NotFoundError("campaign", campaignId);
+  const l = await getCampaignLabels(db, campaignId);
+  const gold = await goldItemIds(db, campaignId);
+  const R = l.dict.annotatorKey.length;
+  const { data, classes, itemIds, trajectoryOf } = consensusInput(l, gold, level);
+  const K = classes.length;
+  const n = data.label.length;
   const labels = groupConsensusLabels(data);
   const majority = majorityClasses(labels);
   const ds = dawidSkene(labels);

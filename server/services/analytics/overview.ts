@@ -175,6 +175,84 @@ function scopeSize(facts: TrajectoryFacts, mask: Uint8Array): { inScope: number;
   return { inScope, maxSteps };
 }
 
+/** What every rate cell of the overview is computed from: the human reference, the evaluators in scope, the scope. */
+interface RateColumns {
+  ref: Awaited<ReturnType<typeof getReference>>;
+  hasHuman: boolean;
+  active: Awaited<ReturnType<typeof evaluatorsInScope>>;
+  base: Selection;
+  policy: OverviewInput["unparseable"];
+  campaignId: number | undefined;
+}
+
+/** Cells of every column (the human label, then each evaluator setting) for one grouping. */
+function rateCells(c: RateColumns, g: Grouping, extraOf: (groupIndex: number) => Selection): Record<string, RateCell>[] {
+  const humanSel = (extra: Selection, verdicts: ("success" | "failure")[]): Selection => ({
+    ...c.base,
+    ...extra,
+    reference: { ...(c.campaignId !== undefined ? { campaignId: c.campaignId } : {}), verdicts },
+  });
+  const judgeSel = (set: VerdictSet, extra: Selection, verdicts: ("success" | "failure" | "unparseable")[]): Selection => ({
+    ...c.base,
+    ...extra,
+    evaluator: { ...set.identity, verdicts },
+  });
+  const out: Record<string, RateCell>[] = g.keys.map(() => ({}));
+  if (c.hasHuman) {
+    const counts = countReference(c.ref, g.group, g.keys.length);
+    g.keys.forEach((_, i) => {
+      out[i]![HUMAN_EVALUATOR_ID] = rateCell(
+        counts,
+        i * COUNT_SLOTS,
+        "exclude",
+        humanSel(extraOf(i), ["success", "failure"]),
+        humanSel(extraOf(i), ["success"]),
+      );
+    });
+  }
+  for (const { set, info } of c.active) {
+    const counts = new Float64Array(g.keys.length * COUNT_SLOTS);
+    countVerdictsByGroup(set, g.group, counts);
+    g.keys.forEach((_, i) => {
+      out[i]![info.id] = rateCell(
+        counts,
+        i * COUNT_SLOTS,
+        c.policy,
+        judgeSel(set, extraOf(i), countedVerdicts(c.policy)),
+        judgeSel(set, extraOf(i), ["success"]),
+      );
+    });
+  }
+  return out;
+}
+
+/** One group of a grouping as a row: its key and label, the selection it stands for, and how it sorts. */
+interface Described {
+  key: string;
+  label: string;
+  extra: Selection;
+  site?: string | null;
+  runId?: number;
+  /** Sort key, compared element by element. */
+  order: (number | string)[];
+}
+
+/** The rows of one grouping, each with its cells, in the order their descriptions give. */
+function rateRows(c: RateColumns, g: Grouping, describe: (key: number) => Described): RateRow[] {
+  const described = g.keys.map(describe);
+  const cells = rateCells(c, g, (i) => described[i]!.extra);
+  const rows = described.map((d, i) => ({
+    d,
+    row: { key: d.key, label: d.label, trajectories: g.sizes[i]!, sel: { ...c.base, ...d.extra }, cells: cells[i]! } as RateRow,
+  }));
+  rows.sort((a, b) => compareKeys(a.d.order, b.d.order));
+  return rows.map(({ d, row }) => {
+    if (d.site !== undefined) row.site = d.site;
+    if (d.runId !== undefined) row.runId = d.runId;
+    return row;
+  });
+}
+
 export async function analyticsOverview(db: Db, input: OverviewInput): Promise<OverviewResult> {
   const facts = await getFacts(db);
   const mask = scopeMask(facts, input.scope);
@@ -199,71 +277,9 @@ export async function analyticsOverview(db: Db, input: OverviewInput): Promise<O
   let hasHuman = false;
   for (let r = 0; r < facts.n && !hasHuman; r++) if (mask[r] && ref.verdict[r]! >= 0) hasHuman = true;
 
-  const humanSel = (extra: Selection, verdicts: ("success" | "failure")[]): Selection => ({
-    ...base,
-    ...extra,
-    reference: { ...(input.campaignId !== undefined ? { campaignId: input.campaignId } : {}), verdicts },
-  });
-  const judgeSel = (set: VerdictSet, extra: Selection, verdicts: ("success" | "failure" | "unparseable")[]): Selection => ({
-    ...base,
-    ...extra,
-    evaluator: { ...set.identity, verdicts },
-  });
-
-  /** Cells of every column for one grouping. */
-  const cellsFor = (g: Grouping, extraOf: (groupIndex: number) => Selection): Record<string, RateCell>[] => {
-    const out: Record<string, RateCell>[] = g.keys.map(() => ({}));
-    if (hasHuman) {
-      const counts = countReference(ref, g.group, g.keys.length);
-      g.keys.forEach((_, i) => {
-        out[i]![HUMAN_EVALUATOR_ID] = rateCell(
-          counts,
-          i * COUNT_SLOTS,
-          "exclude",
-          humanSel(extraOf(i), ["success", "failure"]),
-          humanSel(extraOf(i), ["success"]),
-        );
-      });
-    }
-    for (const { set, info } of active) {
-      const counts = new Float64Array(g.keys.length * COUNT_SLOTS);
-      countVerdictsByGroup(set, g.group, counts);
-      g.keys.forEach((_, i) => {
-        out[i]![info.id] = rateCell(
-          counts,
-          i * COUNT_SLOTS,
-          policy,
-          judgeSel(set, extraOf(i), countedVerdicts(policy)),
-          judgeSel(set, extraOf(i), ["success"]),
-        );
-      });
-    }
-    return out;
-  };
-
-  interface Described {
-    key: string;
-    label: string;
-    extra: Selection;
-    site?: string | null;
-    runId?: number;
-    /** Sort key, compared element by element. */
-    order: (number | string)[];
-  }
-  const rowsFor = (g: Grouping, describe: (key: number) => Described): RateRow[] => {
-    const described = g.keys.map(describe);
-    const cells = cellsFor(g, (i) => described[i]!.extra);
-    const rows = described.map((d, i) => ({
-      d,
-      row: { key: d.key, label: d.label, trajectories: g.sizes[i]!, sel: { ...base, ...d.extra }, cells: cells[i]! } as RateRow,
-    }));
-    rows.sort((a, b) => compareKeys(a.d.order, b.d.order));
-    return rows.map(({ d, row }) => {
-      if (d.site !== undefined) row.site = d.site;
-      if (d.runId !== undefined) row.runId = d.runId;
-      return row;
-    });
-  };
+  const columnsOf: RateColumns = { ref, hasHuman, active, base, policy, campaignId: input.campaignId };
+  const rowsFor = (g: Grouping, describe: (key: number) => Described): RateRow[] => rateRows(columnsOf, g, describe);
+  const cellsFor = (g: Grouping, extraOf: (groupIndex: number) => Selection) => rateCells(columnsOf, g, extraOf);
 
   // Sites by name with "(no site)" last; runs by name.
   const siteOrder = (site: string | null): (number | string)[] => (site === null ? [1, ""] : [0, site.toLowerCase()]);

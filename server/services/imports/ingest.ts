@@ -335,6 +335,35 @@ export async function runImport(deps: IngestDeps, req: ImportRequest): Promise<I
   }
 }
 
+/** Reads one image and checks that it is an image; nothing is hashed or written yet. */
+async function loadImage(ref: ImageRef | null): Promise<LoadedImage | null> {
+  if (!ref) return null;
+  let bytes: Uint8Array;
+  try {
+    bytes = await ref.read();
+  } catch (e) {
+    if (e instanceof ImportError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ImportError(ref.origin, code === "ENOENT" ? "file is missing" : `cannot be read (${(e as Error).message})`);
+  }
+  const info = readImageInfo(bytes);
+  if (!info) throw new ImportError(ref.origin, "is not a PNG, JPEG, WebP or GIF image");
+  return { ref, bytes, info, origin: ref.origin };
+}
+
+/** An evaluator log goes into the report as read; one that matched none of the import's trajectories is also a warning. */
+function noteEvaluatorLog(report: ImportReport, read: ImportReport["evaluatorLogs"][number], shown: (text: string) => string): void {
+  const log = { ...read, file: shown(read.file), unmatched: read.unmatched.map((u) => ({ block: u.block, reason: shown(u.reason) })) };
+  report.evaluatorLogs.push(log);
+  if (log.blocks > 0 && log.matched === 0) {
+    const first = log.unmatched[0];
+    report.warnings.push({
+      path: log.file,
+      message: `none of its ${log.blocks} blocks matched a trajectory of this import${first ? ` (${first.block}: ${first.reason})` : ""}`,
+    });
+  }
+}
+
 async function importShown(deps: IngestDeps, req: ImportRequest, shown: (text: string) => string, stored: (text: string) => string): Promise<ImportReport> {
   const importer = req.importer ?? (req.format && req.format !== "auto" ? getImporter(req.format) : await detectImporter(req.path));
   await deps.store.sweepStaleStaging().catch(() => []);
@@ -351,25 +380,9 @@ async function importShown(deps: IngestDeps, req: ImportRequest, shown: (text: s
   let total: number | null = null;
   let done = 0;
 
-  /** Reads one image and checks that it is an image; nothing is hashed or written yet. */
-  async function load(ref: ImageRef | null): Promise<LoadedImage | null> {
-    if (!ref) return null;
-    let bytes: Uint8Array;
-    try {
-      bytes = await ref.read();
-    } catch (e) {
-      if (e instanceof ImportError) throw e;
-      const code = (e as NodeJS.ErrnoException).code;
-      throw new ImportError(ref.origin, code === "ENOENT" ? "file is missing" : `cannot be read (${(e as Error).message})`);
-    }
-    const info = readImageInfo(bytes);
-    if (!info) throw new ImportError(ref.origin, "is not a PNG, JPEG, WebP or GIF image");
-    return { ref, bytes, info, origin: ref.origin };
-  }
-
   async function stage(image: LoadedImage | null): Promise<string | null> {
     if (!image) return null;
-    const again = image.bytes ? null : await load(image.ref);
+    const again = image.bytes ? null : await loadImage(image.ref);
     const bytes = image.bytes ?? again!.bytes!;
     const info = again?.info ?? image.info;
     const hash = sha256(bytes);
@@ -431,15 +444,7 @@ async function importShown(deps: IngestDeps, req: ImportRequest, shown: (text: s
           report.sources.push({ path: shown(item.file), role: item.role });
           continue;
         } else if (item.kind === "evaluatorLog") {
-          const log = { ...item.log, file: shown(item.log.file), unmatched: item.log.unmatched.map((u) => ({ block: u.block, reason: shown(u.reason) })) };
-          report.evaluatorLogs.push(log);
-          if (log.blocks > 0 && log.matched === 0) {
-            const first = log.unmatched[0];
-            report.warnings.push({
-              path: log.file,
-              message: `none of its ${log.blocks} blocks matched a trajectory of this import${first ? ` (${first.block}: ${first.reason})` : ""}`,
-            });
-          }
+          noteEvaluatorLog(report, item.log, shown);
           continue;
         } else if (item.kind === "skipped") {
           skip(item.path, item.reason);
@@ -454,7 +459,7 @@ async function importShown(deps: IngestDeps, req: ImportRequest, shown: (text: s
         } else {
           const prepared = prepareTrajectory(item.trajectory, {
             format: importer.format,
-            load,
+            load: loadImage,
             stage,
             keptImageBytes: req.keptImageBytes ?? DEFAULT_KEPT_IMAGE_BYTES,
           });
