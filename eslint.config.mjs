@@ -153,7 +153,6 @@ const LONG_FUNCTIONS_TO_SPLIT = {
   "app/analytics/humans/page.tsx": 173,
   "app/(evaluation)/judges/_components/stress-form.tsx": 172,
   "app/analytics/judges/page.tsx": 168,
-  "server/domain/agreement/ratings.ts": 166,
   "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
   "app/trajectories/_components/triage-bar.tsx": 165,
   "app/(evaluation)/judges/_components/judge-configs.tsx": 160,

@@ -56,8 +56,8 @@ export interface RatingsAgreementReport {
 
 export const DEFAULT_MIN_SHARED_ITEMS = 10;
 
-export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSharedItems?: number; interval?: IntervalOptions } = {}): RatingsAgreementReport {
-  const minSharedItems = options.minSharedItems ?? DEFAULT_MIN_SHARED_ITEMS;
+/** The ratings numbered: items and raters in order of first appearance, labels through one codec. */
+function indexRatings(records: Iterable<RatingRecord>) {
   const itemIndex = new Map<string, number>();
   const itemNames: string[] = [];
   const raterIndex = new Map<string, number>();
@@ -88,6 +88,65 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
     sourceOf.push(r.source);
   }
 
+  return { itemNames, raterNames, codec, itemOf, raterOf, labelOf, sourceOf };
+}
+
+/**
+ * Cohen's κ of every rater pair that shared at least minSharedItems items, from the sparse label-pair counts keyed
+ * (a·R + b)·k² + (label_a·k + label_b), a < b.
+ */
+function pairwiseKappas(
+  pairCells: Map<number, number>,
+  o: { R: number; k: number; raterNames: string[]; minSharedItems: number; interval?: IntervalOptions },
+): RaterPairKappa[] {
+  const { R, k, raterNames, minSharedItems } = o;
+  const kk = k * k;
+  const byPair = new Map<number, [number, number][]>();
+  for (const [key, count] of pairCells) {
+    const pair = Math.floor(key / kk);
+    let cells = byPair.get(pair);
+    if (!cells) byPair.set(pair, (cells = []));
+    cells.push([key - pair * kk, count]);
+  }
+
+  const pairwise: RaterPairKappa[] = [];
+  for (const key of [...byPair.keys()].sort((p, q) => p - q)) {
+    const cells = byPair.get(key)!;
+    let n = 0;
+    for (const [, v] of cells) n += v;
+    if (n < minSharedItems) continue;
+    // Compact table over the labels this pair used (unweighted κ does not depend on unused categories).
+    const local = new Map<number, number>();
+    for (const [cell] of cells) {
+      const a = Math.floor(cell / k);
+      const b = cell % k;
+      if (!local.has(a)) local.set(a, local.size);
+      if (!local.has(b)) local.set(b, local.size);
+    }
+    const kl = local.size;
+    const counts = new Float64Array(kl * kl);
+    let agree = 0;
+    for (const [cell, v] of cells) {
+      const a = Math.floor(cell / k);
+      const b = cell % k;
+      counts[local.get(a)! * kl + local.get(b)!]! += v;
+      if (a === b) agree += v;
+    }
+    pairwise.push({
+      raterA: raterNames[Math.floor(key / R)]!,
+      raterB: raterNames[key % R]!,
+      sharedItems: n,
+      percentAgreement: agree / n,
+      ...kappaFromCounts(counts, kl, "none", o.interval),
+    });
+  }
+
+  return pairwise;
+}
+
+export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSharedItems?: number; interval?: IntervalOptions } = {}): RatingsAgreementReport {
+  const minSharedItems = options.minSharedItems ?? DEFAULT_MIN_SHARED_ITEMS;
+  const { itemNames, raterNames, codec, itemOf, raterOf, labelOf, sourceOf } = indexRatings(records);
   const items = itemNames.length;
   const ratings = itemOf.length;
   const R = raterNames.length;
@@ -163,45 +222,7 @@ export function analyzeRatings(records: Iterable<RatingRecord>, options: { minSh
     }
   }
 
-  const byPair = new Map<number, [number, number][]>();
-  for (const [key, count] of pairCells) {
-    const pair = Math.floor(key / kk);
-    let cells = byPair.get(pair);
-    if (!cells) byPair.set(pair, (cells = []));
-    cells.push([key - pair * kk, count]);
-  }
-
-  const pairwise: RaterPairKappa[] = [];
-  for (const key of [...byPair.keys()].sort((p, q) => p - q)) {
-    const cells = byPair.get(key)!;
-    let n = 0;
-    for (const [, v] of cells) n += v;
-    if (n < minSharedItems) continue;
-    // Compact table over the labels this pair used (unweighted κ does not depend on unused categories).
-    const local = new Map<number, number>();
-    for (const [cell] of cells) {
-      const a = Math.floor(cell / k);
-      const b = cell % k;
-      if (!local.has(a)) local.set(a, local.size);
-      if (!local.has(b)) local.set(b, local.size);
-    }
-    const kl = local.size;
-    const counts = new Float64Array(kl * kl);
-    let agree = 0;
-    for (const [cell, v] of cells) {
-      const a = Math.floor(cell / k);
-      const b = cell % k;
-      counts[local.get(a)! * kl + local.get(b)!]! += v;
-      if (a === b) agree += v;
-    }
-    pairwise.push({
-      raterA: raterNames[Math.floor(key / R)]!,
-      raterB: raterNames[key % R]!,
-      sharedItems: n,
-      percentAgreement: agree / n,
-      ...kappaFromCounts(counts, kl, "none", options.interval),
-    });
-  }
+  const pairwise = pairwiseKappas(pairCells, { R, k, raterNames, minSharedItems, interval: options.interval });
 
   const alpha = krippendorff.result(codec.labels.slice());
   const fleiss = fleissKappaFromSummaries(perItemM, sumSquares, categoryTotals, codec.labels);
