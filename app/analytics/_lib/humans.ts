@@ -69,10 +69,12 @@ function humanSplitView(split: NonNullable<HumanAgreementResult["split"]>, level
   };
 }
 
-export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): HumanView {
-  const names = new Map(h.annotators.map((a) => [a.key, a.name]));
+type AnnotatorPair = HumanAgreementResult["pairwise"]["verdict"][number];
+
+/** The headline figures: items and labels, α, Fleiss' κ, pair agreement and α on error categories. */
+function humanCards(h: HumanAgreementResult, level: AgreementLevel): StatCard[] {
   const lv = level === "verdict" ? h.verdict : h.combined;
-  const cards: StatCard[] = [
+  return [
     {
       key: "items",
       label: "Labelled",
@@ -118,11 +120,13 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
       title: h.failureCategory.alpha === null ? undefined : intervalTitle(h.failureCategory.interval),
     },
   ];
+}
 
-  const pairs = level === "verdict" ? h.pairwise.verdict : h.pairwise.combined;
+/** Cohen's κ of every annotator pair as a matrix, shaded by κ, each cell linking to the shared trajectories. */
+function pairMatrix(h: HumanAgreementResult, pairs: AnnotatorPair[], names: Map<string, string>): MatrixModel {
   const keys = h.annotators.map((a) => a.key);
   const find = (a: string, b: string) => pairs.find((p) => (p.a === a && p.b === b) || (p.a === b && p.b === a));
-  const matrix: MatrixModel = {
+  return {
     rowTitle: "Annotator",
     colTitle: "Annotator",
     rows: keys.map((k) => ({ key: k, label: names.get(k) ?? k })),
@@ -145,8 +149,11 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
       }),
     ),
   };
+}
 
-  const pairTable: TableModel = {
+/** The same pairs as a table, with links to their disagreements. */
+function pairsTable(pairs: AnnotatorPair[], names: Map<string, string>, level: AgreementLevel): TableModel {
+  return {
     name: `pairwise annotator agreement (${level})`,
     columns: [
       { key: "a", label: "Annotator A" },
@@ -182,9 +189,12 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
     }),
     empty: "No two annotators labelled the same trajectory.",
   };
+}
 
+/** Specific agreement per label, as bars and as a table. */
+function perCategoryFigure(h: HumanAgreementResult): FigureModel<RateChartModel> {
   const k = seriesKey(0);
-  const perCategory: FigureModel<RateChartModel> = {
+  return {
     id: "per-category",
     title: "Agreement per label",
     description:
@@ -226,8 +236,10 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
       empty: "No trajectory has two labels yet.",
     },
   };
+}
 
-  const annotators: TableModel = {
+function annotatorsTable(h: HumanAgreementResult): TableModel {
+  return {
     name: "annotators",
     columns: [
       { key: "name", label: "Annotator" },
@@ -245,8 +257,11 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
       },
     })),
   };
+}
 
-  const disputed: TableModel = {
+/** The most disputed trajectories with every annotator's label. */
+function disputedTable(h: HumanAgreementResult): TableModel {
+  return {
     name: "most disputed trajectories",
     columns: [
       { key: "id", label: "Trajectory" },
@@ -279,17 +294,21 @@ export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): H
     })),
     empty: "The annotators agree on every trajectory.",
   };
+}
 
+export function prepareHumans(h: HumanAgreementResult, level: AgreementLevel): HumanView {
+  const names = new Map(h.annotators.map((a) => [a.key, a.name]));
+  const pairs = level === "verdict" ? h.pairwise.verdict : h.pairwise.combined;
   return {
     empty: h.labels === 0 ? "no-labels" : null,
     subtitle: `${h.campaign.name} · ${h.campaign.status} · ${h.campaign.annotatorsPerItem} annotators per trajectory`,
-    cards,
+    cards: humanCards(h, level),
     level,
-    matrix,
-    pairs: pairTable,
-    perCategory,
-    annotators,
-    disputed,
+    matrix: pairMatrix(h, pairs, names),
+    pairs: pairsTable(pairs, names, level),
+    perCategory: perCategoryFigure(h),
+    annotators: annotatorsTable(h),
+    disputed: disputedTable(h),
     disputedTotal: h.disputedTotal,
     disputedHref: selectionHref(h.disputedSel),
     split: h.split && humanSplitView(h.split, level),

@@ -94,7 +94,8 @@ export interface ReliabilityModel {
   series: (SeriesModel & { points: { x: number; y: number; n: number; text: string }[] })[];
 }
 
-export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): JudgeMeasuresView {
+/** False-positive and false-negative rates per evaluator, as bars and as a table with the unparseable share. */
+function errorRatesFigure(m: JudgeMeasuresResult, search: string): FigureModel<RateChartModel> {
   const fp = seriesKey(0);
   const fn = seriesKey(1);
   const withRates = m.evaluators.filter((e) => e.errors.n > 0);
@@ -114,7 +115,7 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
       [`${fn}_href`]: judgePageHref(e.info.identity.key, e.info.identity, search),
     };
   });
-  const errors: FigureModel<RateChartModel> = {
+  return {
     id: "error-rates",
     title: "False-positive and false-negative rates",
     description: `How often each evaluator passes a trajectory humans fail (false positive) and fails one humans pass (false negative). Whiskers: 95% Wilson intervals with the effective sample size of the tasks (trajectories of one task count as less than independent ones; docs/statistics.md).`,
@@ -170,8 +171,11 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
       empty: "No evaluator has verdicts on human-labelled trajectories in this scope.",
     },
   };
+}
 
-  const splits: TableModel = {
+/** The same rates per split, site and agent run. */
+function errorSplitsTable(m: JudgeMeasuresResult): TableModel {
+  return {
     name: "judge error rates per site and agent run",
     columns: [{ key: "evaluator", label: "Evaluator" }, { key: "split", label: "Split" }, { key: "group", label: "Group" }, ...ERROR_COLUMNS],
     rows: m.evaluators.flatMap((e) =>
@@ -186,9 +190,12 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
     ),
     empty: "Nothing to compare.",
   };
+}
 
+/** Reliability diagram of the judges asked several times per item, with ECE and Brier per bin. */
+function reliabilityFigure(m: JudgeMeasuresResult): FigureModel<ReliabilityModel> {
   const sampled = m.evaluators.filter((e) => e.calibration);
-  const reliability: FigureModel<ReliabilityModel> = {
+  return {
     id: "reliability",
     title: "Calibration of sampled judges",
     description:
@@ -242,7 +249,10 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
       empty: "No evaluator in this scope.",
     },
   };
+}
 
+/** Each agent run's rank by the humans and by every evaluator, with Kendall's τ-b against the humans. */
+function rankingTable(m: JudgeMeasuresResult): TableModel {
   const rankColumns: Column[] = [
     { key: "run", label: "Agent run" },
     {
@@ -265,7 +275,7 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
     tone: c.rank === null ? "muted" : human !== undefined && human !== null && c.rank !== human ? "warn" : undefined,
     title: c.rank === null ? undefined : `n = ${fmtCount(c.n)}`,
   });
-  const ranking: TableModel = {
+  return {
     name: "agent ranking per evaluator",
     columns: rankColumns,
     rows: [
@@ -298,8 +308,11 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
     ],
     empty: "No agent run rated in this scope.",
   };
+}
 
-  const hygiene: TableModel | null = m.hygiene.length
+/** Judges run with and without the agent's final answer, side by side; null when there are none. */
+function hygieneTable(m: JudgeMeasuresResult): TableModel | null {
+  return m.hygiene.length
     ? {
         name: "judge with and without the final answer",
         columns: [
@@ -333,8 +346,16 @@ export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): Ju
         })),
       }
     : null;
+}
 
-  return { hygiene, errors, splits, reliability, ranking };
+export function prepareJudgeMeasures(m: JudgeMeasuresResult, search: string): JudgeMeasuresView {
+  return {
+    hygiene: hygieneTable(m),
+    errors: errorRatesFigure(m, search),
+    splits: errorSplitsTable(m),
+    reliability: reliabilityFigure(m),
+    ranking: rankingTable(m),
+  };
 }
 
 /** Exact, ±1 and offset of first failing steps: annotator pairs, then each evaluator that gives a step. */

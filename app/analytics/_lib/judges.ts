@@ -280,17 +280,10 @@ function confusionOf(s: AgreementStats, evaluator: string, human = "Human (conso
   return { matrix, table };
 }
 
-export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeDetailView {
-  const s = d.overall;
+/** The headline figures of one judge setting against the human reference. */
+function judgeCards(s: JudgeDetailResult["overall"]): StatCard[] {
   const k = s.kappa;
-  const humanTitle =
-    d.reference.spec.kind === "consolidated"
-      ? "Human (consolidated)"
-      : d.reference.spec.kind === "majority"
-        ? "Human (majority)"
-        : `Human (${d.reference.description.replace(/'s labels$/, "")})`;
-  const { matrix, table } = confusionOf(s, d.selected.label, humanTitle);
-  const cards: StatCard[] = [
+  return [
     { key: "n", label: "Compared", value: fmtCount(s.n), detail: "trajectories with both labels", href: s.n ? selectionHref(s.sel) : undefined },
     { key: "agreement", label: "Agreement", value: fmtPercent(s.agreement) },
     {
@@ -321,7 +314,108 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
       tone: s.unparseable ? "warn" : undefined,
     },
   ];
+}
 
+/** The judge against each reference it could be measured against (consolidated, majority, each annotator). */
+function byReferenceTable(d: JudgeDetailResult, search: string): TableModel {
+  return {
+    name: `agreement per reference ${d.selected.label}`,
+    columns: [
+      { key: "reference", label: "Reference" },
+      { key: "ties", label: "Ties", numeric: true, title: "Trajectories whose annotators split evenly: no majority, counted apart" },
+      ...AGREEMENT_COLUMNS,
+    ],
+    rows: d.byReference.map((r) => ({
+      key: r.key,
+      cells: {
+        reference: {
+          text: `${r.label}${r.current ? " (in use)" : ""}`,
+          tone: r.current ? "strong" : undefined,
+          href: judgePageHref(d.evaluatorKey, d.selected.identity, withRef(search, r.key)),
+        },
+        ties: {
+          text: r.spec.kind === "majority" ? fmtCount(r.stats.tieReference) : "–",
+          csv: [String(r.stats.tieReference)],
+          tone: r.stats.tieReference ? "warn" : "muted",
+        },
+        ...agreementCells(r.stats),
+      },
+    })),
+    empty: "No annotator labels to compare with.",
+  };
+}
+
+/** Of the failures humans put in each category, how many the evaluator also calls a failure. */
+function byCategoryFigure(d: JudgeDetailResult): FigureModel<RateChartModel> {
+  const catKey = seriesKey(0);
+  const categoryChart: RateChartModel | null = d.byCategory.length
+    ? {
+        kind: "bars",
+        x: "Human error category",
+        series: [{ key: catKey, label: "Failures the evaluator also calls failures", color: PALETTE[1]! }],
+        data: d.byCategory.map((c) => ({
+          label: c.category ?? "(no category)",
+          [catKey]: c.caughtRate.estimate,
+          [`${catKey}_err`]: errorDistances(c.caughtRate.estimate, c.caughtRate.low, c.caughtRate.high),
+          [`${catKey}_n`]: c.n,
+          [`${catKey}_text`]: `${fmtPercent(c.caughtRate.estimate)} (${c.caught}/${c.n}) ${fmtPercentInterval(c.caughtRate.low, c.caughtRate.high)}`,
+          [`${catKey}_href`]: selectionHref(c.caughtSel),
+        })),
+        scale: "proportion",
+        horizontal: true,
+      }
+    : null;
+
+  return {
+    id: "by-category",
+    title: "Human failures per error category",
+    description:
+      "For the failures humans put in each category: how many the evaluator also calls a failure (κ is undefined inside one category, since every human label there is a failure).",
+    chart: categoryChart,
+    table: {
+      name: `human failures per category ${d.selected.label}`,
+      columns: [
+        { key: "category", label: "Human category" },
+        { key: "n", label: "Failures", numeric: true },
+        { key: "caught", label: "Evaluator: failure", numeric: true },
+        { key: "missed", label: "Evaluator: success", numeric: true },
+        { key: "rate", label: "Caught [95% CI]", numeric: true, csv: ["caught_rate", "ci_low", "ci_high"] },
+        { key: "unparseable", label: "Unparseable", numeric: true },
+      ],
+      rows: d.byCategory.map((c) => ({
+        key: c.category ?? "(none)",
+        cells: {
+          category: { text: c.category ?? "(no category)" },
+          n: { text: fmtCount(c.n), csv: [String(c.n)], href: c.n ? selectionHref(c.sel) : undefined },
+          caught: { text: fmtCount(c.caught), csv: [String(c.caught)], href: c.caught ? selectionHref(c.caughtSel) : undefined },
+          missed: {
+            text: fmtCount(c.missed),
+            csv: [String(c.missed)],
+            href: c.missed ? selectionHref(c.missedSel) : undefined,
+            tone: c.missed ? "bad" : undefined,
+          },
+          rate: {
+            text: `${fmtPercent(c.caughtRate.estimate)} ${fmtPercentInterval(c.caughtRate.low, c.caughtRate.high)}`.trim(),
+            csv: [csvNumber(c.caughtRate.estimate), csvNumber(c.caughtRate.low), csvNumber(c.caughtRate.high)],
+          },
+          unparseable: { text: fmtCount(c.unparseable), csv: [String(c.unparseable)], tone: "muted" },
+        },
+      })),
+      empty: "No human failures among the compared trajectories.",
+    },
+  };
+}
+
+export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeDetailView {
+  const s = d.overall;
+  const humanTitle =
+    d.reference.spec.kind === "consolidated"
+      ? "Human (consolidated)"
+      : d.reference.spec.kind === "majority"
+        ? "Human (majority)"
+        : `Human (${d.reference.description.replace(/'s labels$/, "")})`;
+  const { matrix, table } = confusionOf(s, d.selected.label, humanTitle);
+  const cards = judgeCards(s);
   const settingRows = d.settings.map((x) => ({
     label: x.info.label,
     stats: x.stats,
@@ -353,25 +447,6 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
     rows: rows.map((r) => ({ key: r.key, cells: { group: { text: r.label, href: selectionHref(r.stats.sel) }, ...agreementCells(r.stats) } })),
     empty: "Nothing to compare.",
   });
-
-  const catKey = seriesKey(0);
-  const categoryChart: RateChartModel | null = d.byCategory.length
-    ? {
-        kind: "bars",
-        x: "Human error category",
-        series: [{ key: catKey, label: "Failures the evaluator also calls failures", color: PALETTE[1]! }],
-        data: d.byCategory.map((c) => ({
-          label: c.category ?? "(no category)",
-          [catKey]: c.caughtRate.estimate,
-          [`${catKey}_err`]: errorDistances(c.caughtRate.estimate, c.caughtRate.low, c.caughtRate.high),
-          [`${catKey}_n`]: c.n,
-          [`${catKey}_text`]: `${fmtPercent(c.caughtRate.estimate)} (${c.caught}/${c.n}) ${fmtPercentInterval(c.caughtRate.low, c.caughtRate.high)}`,
-          [`${catKey}_href`]: selectionHref(c.caughtSel),
-        })),
-        scale: "proportion",
-        horizontal: true,
-      }
-    : null;
 
   return {
     title: d.name,
@@ -410,69 +485,8 @@ export function prepareJudgeDetail(d: JudgeDetailResult, search: string): JudgeD
           table: splitTable(`agreement by ${d.split.title} ${d.selected.label}`, d.split.title, d.split.rows),
         }
       : null,
-    byReference: {
-      name: `agreement per reference ${d.selected.label}`,
-      columns: [
-        { key: "reference", label: "Reference" },
-        { key: "ties", label: "Ties", numeric: true, title: "Trajectories whose annotators split evenly: no majority, counted apart" },
-        ...AGREEMENT_COLUMNS,
-      ],
-      rows: d.byReference.map((r) => ({
-        key: r.key,
-        cells: {
-          reference: {
-            text: `${r.label}${r.current ? " (in use)" : ""}`,
-            tone: r.current ? "strong" : undefined,
-            href: judgePageHref(d.evaluatorKey, d.selected.identity, withRef(search, r.key)),
-          },
-          ties: {
-            text: r.spec.kind === "majority" ? fmtCount(r.stats.tieReference) : "–",
-            csv: [String(r.stats.tieReference)],
-            tone: r.stats.tieReference ? "warn" : "muted",
-          },
-          ...agreementCells(r.stats),
-        },
-      })),
-      empty: "No annotator labels to compare with.",
-    },
-    byCategory: {
-      id: "by-category",
-      title: "Human failures per error category",
-      description:
-        "For the failures humans put in each category: how many the evaluator also calls a failure (κ is undefined inside one category, since every human label there is a failure).",
-      chart: categoryChart,
-      table: {
-        name: `human failures per category ${d.selected.label}`,
-        columns: [
-          { key: "category", label: "Human category" },
-          { key: "n", label: "Failures", numeric: true },
-          { key: "caught", label: "Evaluator: failure", numeric: true },
-          { key: "missed", label: "Evaluator: success", numeric: true },
-          { key: "rate", label: "Caught [95% CI]", numeric: true, csv: ["caught_rate", "ci_low", "ci_high"] },
-          { key: "unparseable", label: "Unparseable", numeric: true },
-        ],
-        rows: d.byCategory.map((c) => ({
-          key: c.category ?? "(none)",
-          cells: {
-            category: { text: c.category ?? "(no category)" },
-            n: { text: fmtCount(c.n), csv: [String(c.n)], href: c.n ? selectionHref(c.sel) : undefined },
-            caught: { text: fmtCount(c.caught), csv: [String(c.caught)], href: c.caught ? selectionHref(c.caughtSel) : undefined },
-            missed: {
-              text: fmtCount(c.missed),
-              csv: [String(c.missed)],
-              href: c.missed ? selectionHref(c.missedSel) : undefined,
-              tone: c.missed ? "bad" : undefined,
-            },
-            rate: {
-              text: `${fmtPercent(c.caughtRate.estimate)} ${fmtPercentInterval(c.caughtRate.low, c.caughtRate.high)}`.trim(),
-              csv: [csvNumber(c.caughtRate.estimate), csvNumber(c.caughtRate.low), csvNumber(c.caughtRate.high)],
-            },
-            unparseable: { text: fmtCount(c.unparseable), csv: [String(c.unparseable)], tone: "muted" },
-          },
-        })),
-        empty: "No human failures among the compared trajectories.",
-      },
-    },
+    byReference: byReferenceTable(d, search),
+    byCategory: byCategoryFigure(d),
   };
 }
 
