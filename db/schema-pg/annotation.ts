@@ -7,6 +7,7 @@ import { bigint, boolean, doublePrecision, index, integer, json, pgTable, primar
 import type { AssignmentStrategy, GoldSource } from "../../server/domain/annotation/assignment";
 import type { DecisionConfidence, DisagreementSource, QaDecision } from "../../server/domain/annotation/protocols";
 import type { LabelAnswers } from "../../server/domain/annotation/questions";
+import type { RegionMark } from "../../server/domain/annotation/region-marks";
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
 import type { CampaignOrigin, CampaignSelection, CampaignStatus, LabelOrigin, RevisionAction } from "../schema/annotation";
 import { users } from "./auth";
@@ -140,6 +141,7 @@ export const labels = pgTable(
     updatedAt: epochMs("updated_at").notNull().default(nowMs),
     answers: json("answers").$type<LabelAnswers>(),
     guidelineVersion: integer("guideline_version"),
+    marks: json("marks").$type<RegionMark[]>(),
   },
   (t) => [
     uniqueIndex("labels_item_annotator_uq").on(t.itemId, t.annotatorKey),

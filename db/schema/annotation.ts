@@ -17,6 +17,7 @@ import type { AssignmentStrategy, GoldSource } from "../../server/domain/annotat
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
 import type { DecisionConfidence, DisagreementSource, QaDecision } from "../../server/domain/annotation/protocols";
 import type { LabelAnswers } from "../../server/domain/annotation/questions";
+import type { RegionMark } from "../../server/domain/annotation/region-marks";
 import { users } from "./auth";
 import { trajectories } from "./core";
 
@@ -199,6 +200,8 @@ export const labels = sqliteTable(
     note: text("note"),
     /** Answers to the campaign's own questions, by question id (null when it asks none). */
     answers: text("answers", { mode: "json" }).$type<LabelAnswers>(),
+    /** Boxes and points drawn on the steps' screenshots, in their own pixels (null when none). */
+    marks: text("marks", { mode: "json" }).$type<RegionMark[]>(),
     /** The campaign's guideline version when the label was last submitted (null for imported labels). */
     guidelineVersion: integer("guideline_version"),
     /** Milliseconds the annotator spent on the trajectory (summed over revisions). */

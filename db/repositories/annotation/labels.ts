@@ -390,3 +390,14 @@ function exportedTrajectoryColumns(db: Db) {
     model: agentRuns.model,
   };
 }
+
+/** Each step's screenshot size (steps without one are absent), by 0-based step index: what region marks are checked against. */
+export async function stepScreenshotSizes(db: Db, trajectoryId: number): Promise<Map<number, { width: number; height: number }>> {
+  const { steps, screenshots } = tablesOf(db);
+  const rows = await db
+    .select({ index: steps.index, width: screenshots.width, height: screenshots.height })
+    .from(steps)
+    .innerJoin(screenshots, eq(screenshots.hash, steps.screenshotHash))
+    .where(eq(steps.trajectoryId, trajectoryId));
+  return new Map(rows.map((r) => [r.index, { width: r.width, height: r.height }]));
+}

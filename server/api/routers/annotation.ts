@@ -3,6 +3,7 @@
  * annotators, whatever their role), adjudication and label files (researchers). Thin: every rule lives in
  * server/services/annotation.
  */
+import { MAX_MARKS_PER_LABEL } from "../../domain/annotation/region-marks";
 import { z } from "zod";
 import { CAMPAIGN_STATUSES } from "../../domain/annotation/campaign-status";
 import { MAX_STEP_WINDOW, STEP_WINDOW } from "../../domain/player/paging";
@@ -283,6 +284,8 @@ export const labellingRouter = createTRPCRouter({
         firstFailingStep: z.number().int().nonnegative().nullable().optional(),
         note: z.string().max(10_000).nullable().optional(),
         answers: z.record(z.string(), z.unknown()).optional(),
+        // Each mark is checked against its step's screenshot by the service, which names the mark at fault.
+        marks: z.array(z.unknown()).max(MAX_MARKS_PER_LABEL).nullable().optional(),
         timeSpentMs: z
           .number()
           .nonnegative()

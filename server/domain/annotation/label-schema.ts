@@ -11,6 +11,7 @@
 import { ValidationError } from "../../errors";
 import { z } from "zod";
 import { buildQuestions, QuestionError, validateAnswers, type LabelAnswers, type Question } from "./questions";
+import { MAX_MARK_LABEL_LENGTH, MAX_MARK_LABELS, type RegionMark } from "./region-marks";
 
 /**
  * "not_executable" is Online-Mind2Web's label 2: the task could not be carried out for reasons outside the
@@ -57,6 +58,8 @@ export interface LabelSchema {
   requireReasoning?: boolean;
   /** The campaign's own questions, asked after the verdict (see questions.ts). */
   questions?: Question[];
+  /** The labels a region mark can be given; absent: DEFAULT_MARK_LABELS (see region-marks.ts). */
+  markLabels?: string[];
   /** Items go to a QA reviewer once they have their labels (see protocols.ts). */
   qaReview?: boolean;
 }
@@ -68,6 +71,8 @@ export interface LabelValues {
   note: string | null;
   /** Answers to the campaign's questions, by question id; absent when the campaign asks none. */
   answers?: LabelAnswers;
+  /** Boxes and points drawn on the steps' screenshots; absent when there are none. */
+  marks?: RegionMark[];
 }
 
 export function defaultLabelSchema(): LabelSchema {
@@ -103,6 +108,7 @@ export const labelSchemaInput = z
     // Checked question by question in buildQuestions, whose errors name the question.
     questions: z.array(z.unknown()).optional(),
     qaReview: z.boolean().optional(),
+    markLabels: z.array(z.string().trim().min(1).max(MAX_MARK_LABEL_LENGTH)).max(MAX_MARK_LABELS).optional(),
   })
   .strict();
 

@@ -41,6 +41,7 @@ import {
   labelsOfUser,
   lastUndoableSubmit,
   markRevisionUndone,
+  stepScreenshotSizes,
   updateLabel,
 } from "../../../db/repositories/annotation/labels";
 import { hasRevealed } from "../../../db/repositories/access/blind-rule";
@@ -62,8 +63,10 @@ import {
   queueOrderSalt,
   validateLabel,
   type ItemState,
+  type LabelSchema,
   type LabelValues,
 } from "../../domain/annotation/label-schema";
+import { checkRegionMarks, markLabelsOf, type RegionMark } from "../../domain/annotation/region-marks";
 import { isGoldTurn, pickCandidate, type QueueCandidate, type StratumCoverage } from "../../domain/annotation/assignment";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import type { ImageDeps } from "../images";
@@ -350,6 +353,8 @@ export interface SubmitLabelInput {
   note?: string | null;
   /** Answers to the campaign's own questions, by question id (validated against its schema). */
   answers?: unknown;
+  /** Boxes and points on the steps' screenshots (checked against their sizes and the campaign's mark labels). */
+  marks?: unknown;
   /** Time the annotator spent on the trajectory in this sitting. */
   timeSpentMs?: number | null;
   /** Step indices opened in this sitting. */
@@ -429,6 +434,14 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** A label's region marks as `LabelValues` hold them: absent when there are none, refused with every problem named. */
+async function checkedMarks(db: Db, schema: LabelSchema, trajectoryId: number, raw: unknown): Promise<{ marks?: RegionMark[] }> {
+  if (raw === undefined || raw === null || (Array.isArray(raw) && raw.length === 0)) return {};
+  const checked = checkRegionMarks(raw, { screenshotSizes: await stepScreenshotSizes(db, trajectoryId), markLabels: markLabelsOf(schema.markLabels) });
+  if (!checked.ok) throw new ValidationError(`marks: ${checked.problems.join("; ")}`, "marks");
+  return { marks: checked.marks };
+}
+
 export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput, clock: Clock = {}): Promise<LabelResult> {
   checkKey(input.idempotencyKey);
   if (input.timeSpentMs !== undefined && input.timeSpentMs !== null && (!Number.isFinite(input.timeSpentMs) || input.timeSpentMs < 0)) {
@@ -450,7 +463,10 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
       await assertLabelsMayChange(db, item, actor);
       let values: LabelValues;
       try {
-        values = validateLabel(campaign.labelSchema, input, stepCount);
+        values = {
+          ...validateLabel(campaign.labelSchema, input, stepCount),
+          ...(await checkedMarks(db, campaign.labelSchema, item.trajectoryId, input.marks)),
+        };
       } catch (e) {
         if (e instanceof LabelValidationError) throw new ValidationError(e.message);
         throw e;
@@ -480,6 +496,7 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
               firstFailingStep: existing.firstFailingStep,
               note: existing.note,
               ...(existing.answers ? { answers: existing.answers } : {}),
+              ...(existing.marks ? { marks: existing.marks } : {}),
             }
           : null;
       let label: LabelRow;
@@ -495,6 +512,7 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
           status: "active",
           ...values,
           answers: values.answers ?? null,
+          marks: values.marks ?? null,
           guidelineVersion: campaign.guidelineVersion,
           timeSpentMs: spent,
           stepsViewed: steps,
@@ -507,6 +525,7 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
           status: "active",
           ...values,
           answers: values.answers ?? null,
+          marks: values.marks ?? null,
           guidelineVersion: campaign.guidelineVersion,
           annotatorName: actor.name,
           timeSpentMs: spent === null ? existing.timeSpentMs : (existing.timeSpentMs ?? 0) + spent,
@@ -597,6 +616,7 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
         status,
         ...values,
         answers: values.answers ?? null,
+        marks: values.marks ?? null,
         // Back to the guideline version the restored revision was made under.
         guidelineVersion: previous ? previous.guidelineVersion : label.guidelineVersion,
         timeSpentMs: label.timeSpentMs === null ? null : Math.max(0, label.timeSpentMs - (target.timeSpentMs ?? 0)),
@@ -759,6 +779,7 @@ export async function myItemLabel(db: Db, actor: Actor, campaignId: number, item
           firstFailingStep: l.firstFailingStep,
           note: l.note,
           answers: l.answers ?? {},
+          marks: l.marks ?? [],
           guidelineVersion: l.guidelineVersion,
         }
       : null,

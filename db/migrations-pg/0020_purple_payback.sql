@@ -1,0 +1,1 @@
+ALTER TABLE "labels" ADD COLUMN "marks" json;
