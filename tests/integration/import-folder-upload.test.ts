@@ -166,6 +166,11 @@ describeEachBackend("folder uploads", (backend) => {
     await expect(beginFolderUpload(ctx, USER, { name: "r", files: [1, 2, 3].map((i) => f(i, 9)) })).rejects.toThrow(
       "r: 27 bytes in all, more than the 25 one import may hold (VERDICT_ZIP_MAX_TOTAL_MB)",
     );
+    // A size or hash of another JSON type is taken as the value it was checked as, so the totals add up.
+    const loose = [1, 2, 3].map((i) => ({ ...f(i, 9), size: "9", sha256: [f(i, 9).sha256] })) as unknown as DeclaredFile[];
+    await expect(beginFolderUpload(ctx, USER, { name: "r", files: loose })).rejects.toThrow("r: 27 bytes in all");
+    const two = await beginFolderUpload(ctx, USER, { name: "r", files: loose.slice(0, 2) });
+    expect(two).toMatchObject({ accepted: 2, totalBytes: 18, missing: [f(1, 9).sha256, f(2, 9).sha256] });
     await expect(beginFolderUpload(ctx, USER, { name: "r", files: [f(9, 11)] })).rejects.toThrow(
       /none of its 1 files can be uploaded \(r\/9\.json is 11 bytes/,
     );

@@ -97,12 +97,13 @@ function sortDeclared(req: FolderUploadRequest, limits: ImportLimits): { files: 
   const seen = new Set<string>();
   for (const f of req.files) {
     const p = typeof f?.path === "string" ? f.path : "";
-    const problem = declaredFileProblem({ path: p, size: Number(f?.size), sha256: String(f?.sha256 ?? "") }, limits.zipMaxEntryBytes);
+    const checked = { path: p, size: Number(f?.size), sha256: String(f?.sha256 ?? "") };
+    const problem = declaredFileProblem(checked, limits.zipMaxEntryBytes);
     if (problem) refused.push({ path: p || "(no path)", reason: problem });
     else if (seen.has(p)) refused.push({ path: p, reason: "is declared twice" });
     else {
       seen.add(p);
-      files.push({ path: p, size: f.size, sha256: f.sha256 });
+      files.push(checked);
     }
   }
   if (files.length > limits.zipMaxEntries) {
