@@ -19,6 +19,8 @@ import type { JobRow } from "../../../db/schema/index";
 import type { VerdictEnvironment, WorkerJobKind } from "../../config";
 import type { AppContext } from "../../context";
 import { CSV_AGREEMENT_JOB_TYPE } from "../analytics/csv-agreement";
+import { REPORT_JOB_TYPE } from "../trajectories/report-jobs";
+import { reportJobHandler } from "../trajectories/report-job";
 import { csvAgreementJobHandler } from "../analytics/csv-agreement-job";
 import { labelImportJobHandler } from "../annotation/label-import-job";
 import { LABEL_IMPORT_JOB_TYPE } from "../annotation/label-imports";
@@ -120,6 +122,7 @@ export async function runJobWorker(opts: JobWorkerOptions): Promise<JobWorkerSum
             [DEDUPE_JOB_TYPE]: dedupeJobHandler(ctx),
             [FAILURE_CLUSTERS_JOB_TYPE]: failureClustersJobHandler(ctx),
             [SCANNER_RUN_JOB_TYPE]: scannerRunJobHandler(ctx),
+            [REPORT_JOB_TYPE]: reportJobHandler(ctx),
           },
           concurrency: 1,
           signal: stop.signal,
