@@ -1,8 +1,8 @@
 // @ts-check
 import path from "node:path";
 import tseslint from "typescript-eslint";
-import { resolveSpecifier } from "./scripts/architecture/graph.mjs";
-import { FORBIDDEN, floorOf } from "./scripts/architecture/model.mjs";
+import { buildGraph, resolveSpecifier } from "./scripts/architecture/graph.mjs";
+import { FORBIDDEN, floorOf, serviceDoorOf } from "./scripts/architecture/model.mjs";
 
 /**
  * Client components ("use client" files) run in the browser: they must never import the database, server
@@ -63,6 +63,26 @@ const FORBIDDEN_IMPORTS_TO_REMOVE = {
   "server/services/live/worker.ts": ["server/demo-sites/server.ts"],
 };
 
+/** The value imports a file makes, as ESLint visits them, each passed to `check(node, specifier)`. */
+function valueImportVisitors(check) {
+  const valueImport = (node) =>
+    node.importKind !== "type" && !(node.specifiers.length && node.specifiers.every((s) => s.type === "ImportSpecifier" && s.importKind === "type"));
+  return {
+    ImportDeclaration(node) {
+      if (valueImport(node)) check(node, String(node.source.value));
+    },
+    ExportNamedDeclaration(node) {
+      if (node.source && node.exportKind !== "type") check(node, String(node.source.value));
+    },
+    ExportAllDeclaration(node) {
+      if (node.exportKind !== "type") check(node, String(node.source.value));
+    },
+    ImportExpression(node) {
+      if (node.source.type === "Literal") check(node, String(node.source.value));
+    },
+  };
+}
+
 /** Why an import from `rel` (on `floor`) to `specifier` breaks the model's rules, or null when it may be made. */
 function layerViolation(rel, floor, specifier) {
   const resolved = resolveSpecifier(process.cwd(), rel, specifier);
@@ -99,25 +119,228 @@ const layerImports = {
       }
       context.report({ node, messageId: "upward", data: { layer: floor.name, source, why: violation.why } });
     };
-    const valueImport = (node) =>
-      node.importKind !== "type" && !(node.specifiers.length && node.specifiers.every((s) => s.type === "ImportSpecifier" && s.importKind === "type"));
     return {
-      ImportDeclaration(node) {
-        if (valueImport(node)) check(node, String(node.source.value));
-      },
-      ExportNamedDeclaration(node) {
-        if (node.source && node.exportKind !== "type") check(node, String(node.source.value));
-      },
-      ExportAllDeclaration(node) {
-        if (node.exportKind !== "type") check(node, String(node.source.value));
-      },
-      ImportExpression(node) {
-        if (node.source.type === "Literal") check(node, String(node.source.value));
-      },
+      ...valueImportVisitors(check),
       "Program:exit"(node) {
         for (const target of recorded) if (!seen.has(target)) context.report({ node, messageId: "stale", data: { target } });
       },
     };
+  },
+};
+
+/**
+ * Another area, a router, the CLI or a script reaches a services area only through its door (its index.ts), so an area
+ * can rearrange its files without its callers noticing. The imports below passed a door when the rule came in; each is
+ * to be sent through the door instead, none may be added, and an entry whose import is gone must be deleted (the rule
+ * says so), so the list only shrinks.
+ */
+const DOOR_PASSES_TO_REMOVE = {
+  "app/api/_lib/v1.ts": ["server/services/accounts/api-tokens.ts"],
+  "app/api/_lib/zip-upload.ts": ["server/services/jobs/upload-quota.ts"],
+  "app/api/mcp/route.ts": ["server/services/accounts/api-tokens.ts"],
+  "app/api/trajectories/[id]/atif/route.ts": ["server/services/trajectories/atif-export.ts"],
+  "app/api/trpc/[trpc]/route.ts": ["server/services/accounts/api-tokens.ts"],
+  "scripts/bench/arb-memory-child.ts": ["server/services/imports/ingest.ts"],
+  "scripts/bench/clusters.ts": ["server/services/analytics/failure-clusters.ts"],
+  "scripts/bench/compare.ts": ["server/services/imports/ingest.ts"],
+  "scripts/bench/first-view.ts": ["server/services/imports/ingest.ts"],
+  "scripts/bench/heuristics.ts": ["server/services/evaluation/heuristics.ts"],
+  "scripts/bench/import.ts": ["server/services/imports/ingest.ts"],
+  "scripts/bench/judge-worker-child.ts": ["server/services/evaluation/judge-batches.ts", "server/services/jobs/installation-queue.ts"],
+  "scripts/bench/judge.ts": [
+    "server/services/evaluation/judge-batches.ts",
+    "server/services/evaluation/judge-configs.ts",
+    "server/services/jobs/installation-queue.ts",
+    "server/services/jobs/queue.ts",
+  ],
+  "scripts/bench/pages.ts": ["server/services/imports/ingest.ts"],
+  "scripts/bench/player.ts": ["server/services/imports/ingest.ts"],
+  "scripts/bench/queue-worker-child.ts": ["server/services/jobs/create-queue.ts", "server/services/jobs/worker.ts"],
+  "scripts/bench/queue.ts": ["server/services/jobs/create-queue.ts"],
+  "scripts/bench/report.ts": ["server/services/trajectories/static-report.ts"],
+  "scripts/bench/runner-overhead.ts": [
+    "server/services/live/demo-tasks.ts",
+    "server/services/live/egress-proxy.ts",
+    "server/services/live/live-runs.ts",
+    "server/services/live/worker.ts",
+  ],
+  "scripts/bench/search.ts": ["server/services/trajectories/search.ts"],
+  "scripts/run-worker.ts": ["server/services/jobs/supervisor.ts"],
+  "scripts/serve.ts": ["server/services/jobs/supervisor.ts"],
+  "scripts/worker.ts": ["server/services/jobs/runtime.ts"],
+  "server/api/mcp/server.ts": ["server/services/accounts/api-tokens.ts"],
+  "server/api/routers/accounts.ts": ["server/services/accounts/api-tokens.ts"],
+  "server/api/routers/analytics.ts": ["server/services/evaluation/criteria-report.ts"],
+  "server/api/routers/deployment-profiles.ts": ["server/services/live/deployment-profiles.ts"],
+  "server/api/routers/evaluation.ts": [
+    "server/services/evaluation/alignment-studies.ts",
+    "server/services/evaluation/external-verdicts.ts",
+    "server/services/evaluation/judge-batches.ts",
+    "server/services/evaluation/judge-configs.ts",
+    "server/services/evaluation/judge-endpoint-test.ts",
+    "server/services/evaluation/judge-endpoints.ts",
+    "server/services/evaluation/judge-verdict.ts",
+    "server/services/evaluation/rules.ts",
+    "server/services/evaluation/stress-tests.ts",
+    "server/services/evaluation/trajectory-evaluations.ts",
+  ],
+  "server/api/routers/live-runs.ts": ["server/services/live/evidence.ts", "server/services/live/live-runs.ts"],
+  "server/api/routers/quality.ts": ["server/services/analytics/annotator-quality.ts"],
+  "server/api/routers/scanners.ts": ["server/services/evaluation/scanner-jobs.ts", "server/services/evaluation/scanners.ts"],
+  "server/api/routers/trajectories.ts": ["server/services/trajectories/step-links.ts"],
+  "server/cli/commands/demo.ts": ["server/services/accounts/demo-accounts.ts"],
+  "server/cli/commands/deployment-profile.ts": ["server/services/live/deployment-profiles.ts"],
+  "server/cli/commands/export.ts": ["server/services/trajectories/atif-export.ts"],
+  "server/cli/commands/gc-screenshots.ts": ["server/services/operations/garbage.ts"],
+  "server/cli/commands/heuristics.ts": ["server/services/evaluation/heuristics.ts"],
+  "server/cli/commands/import.ts": ["server/services/analytics/judge-consistency.ts"],
+  "server/cli/commands/judge-consistency.ts": ["server/services/analytics/judge-consistency.ts"],
+  "server/cli/commands/judge-criteria.ts": ["server/services/evaluation/criteria-report.ts"],
+  "server/cli/commands/judge.ts": [
+    "server/services/evaluation/alignment-studies.ts",
+    "server/services/evaluation/judge-batches.ts",
+    "server/services/evaluation/judge-configs.ts",
+    "server/services/evaluation/judge-verdict.ts",
+    "server/services/evaluation/rules.ts",
+    "server/services/evaluation/stress-tests.ts",
+  ],
+  "server/cli/commands/report.ts": ["server/services/trajectories/static-report.ts"],
+  "server/cli/commands/run.ts": [
+    "server/services/evaluation/judge-configs.ts",
+    "server/services/live/demo-tasks.ts",
+    "server/services/live/deployment-profiles.ts",
+    "server/services/live/live-runs.ts",
+    "server/services/live/worker.ts",
+  ],
+  "server/cli/commands/token.ts": ["server/services/accounts/api-tokens.ts"],
+  "server/services/access/scope.ts": ["server/services/trajectories/search.ts"],
+  "server/services/analytics/annotator-quality.ts": ["server/services/annotation/gold.ts"],
+  "server/services/analytics/csv-agreement-job.ts": ["server/services/jobs/threads.ts"],
+  "server/services/analytics/csv-agreement.ts": ["server/services/jobs/requested-jobs.ts", "server/services/jobs/upload-quota.ts"],
+  "server/services/analytics/failure-clusters.ts": ["server/services/jobs/requested-jobs.ts"],
+  "server/services/annotation/label-import-job.ts": ["server/services/jobs/threads.ts"],
+  "server/services/annotation/label-imports.ts": ["server/services/jobs/requested-jobs.ts", "server/services/jobs/upload-quota.ts"],
+  "server/services/demo-data.ts": ["server/services/evaluation/rules.ts", "server/services/imports/ingest.ts", "server/services/live/egress-proxy.ts"],
+  "server/services/evaluation/judge-batches.ts": ["server/services/jobs/queue.ts", "server/services/jobs/worker.ts"],
+  "server/services/evaluation/scanner-jobs.ts": ["server/services/jobs/requested-jobs.ts"],
+  "server/services/imports/dedupe-jobs.ts": ["server/services/jobs/requested-jobs.ts"],
+  "server/services/imports/folder-uploads.ts": ["server/services/jobs/upload-quota.ts"],
+  "server/services/imports/jobs.ts": ["server/services/jobs/queue.ts", "server/services/jobs/worker.ts"],
+  "server/services/jobs/runtime.ts": [
+    "server/services/analytics/csv-agreement-job.ts",
+    "server/services/analytics/csv-agreement.ts",
+    "server/services/analytics/failure-clusters-job.ts",
+    "server/services/analytics/failure-clusters.ts",
+    "server/services/annotation/label-import-job.ts",
+    "server/services/annotation/label-imports.ts",
+    "server/services/evaluation/judge-batches.ts",
+    "server/services/evaluation/scanner-job.ts",
+    "server/services/evaluation/scanner-jobs.ts",
+    "server/services/imports/dedupe-job.ts",
+    "server/services/imports/dedupe-jobs.ts",
+    "server/services/imports/jobs.ts",
+    "server/services/live/worker.ts",
+    "server/services/trajectories/report-job.ts",
+    "server/services/trajectories/report-jobs.ts",
+  ],
+  "server/services/jobs/thread-tasks.ts": ["server/services/analytics/csv-agreement.ts"],
+  "server/services/live/demo-tasks.ts": ["server/services/imports/ingest.ts"],
+  "server/services/live/live-runs.ts": ["server/services/evaluation/judge-configs.ts", "server/services/jobs/queue.ts"],
+  "server/services/live/run-task.ts": ["server/services/evaluation/rules.ts", "server/services/jobs/worker.ts"],
+  "server/services/live/vlm-policy.ts": ["server/services/evaluation/judge-client.ts", "server/services/evaluation/judge-configs.ts"],
+  "server/services/live/worker.ts": ["server/services/jobs/worker.ts"],
+  "server/services/trajectories/report-job.ts": ["server/services/access/scope.ts"],
+  "server/services/trajectories/report-jobs.ts": ["server/services/access/scope.ts", "server/services/jobs/requested-jobs.ts"],
+  "server/services/trajectory-views.ts": ["server/services/trajectories/search.ts"],
+};
+
+const areaDoors = {
+  meta: {
+    type: "problem",
+    messages: {
+      sideDoor: "'{{source}}' is inside {{area}}: import it through the area's door, {{door}} (scripts/architecture/model.mjs).",
+      stale:
+        "'{{target}}' is recorded as a door pass of this file to remove, but the file no longer makes it: delete it from DOOR_PASSES_TO_REMOVE in eslint.config.mjs.",
+    },
+    schema: [],
+  },
+  create(context) {
+    const rel = path.relative(process.cwd(), context.filename).split(path.sep).join("/");
+    if (!floorOf(rel)) return {};
+    const recorded = DOOR_PASSES_TO_REMOVE[rel] ?? [];
+    const seen = new Set();
+    return {
+      ...valueImportVisitors((node, source) => {
+        const target = resolveSpecifier(process.cwd(), rel, source);
+        const door = target === null ? null : serviceDoorOf(target);
+        if (!door || target === door || serviceDoorOf(rel) === door) return;
+        if (recorded.includes(target)) {
+          seen.add(target);
+          return;
+        }
+        context.report({ node, messageId: "sideDoor", data: { source, door, area: door.replace(/\/index\.ts$/, "") } });
+      }),
+      "Program:exit"(node) {
+        for (const target of recorded) if (!seen.has(target)) context.report({ node, messageId: "stale", data: { target } });
+      },
+    };
+  },
+};
+
+/** The product's value imports as they stand on disk, read once per lint run (the file being linted speaks for itself). */
+let valueEdgesOnDisk = null;
+function valueEdges() {
+  if (!valueEdgesOnDisk) {
+    const { edges } = buildGraph(process.cwd());
+    valueEdgesOnDisk = new Map([...edges].map(([file, list]) => [file, [...new Set(list.filter((e) => !e.typeOnly).map((e) => e.target))]]));
+  }
+  return valueEdgesOnDisk;
+}
+
+/** The files a chain of value imports passes from `start` until it comes back to `home`, or null when it never does. */
+function chainBack(start, home) {
+  const edges = valueEdges();
+  const cameFrom = new Map([[start, null]]);
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const file = queue[i];
+    if (file === home) {
+      const chain = [];
+      for (let at = file; at !== null; at = cameFrom.get(at)) chain.unshift(at);
+      return chain;
+    }
+    for (const next of edges.get(file) ?? [])
+      if (!cameFrom.has(next)) {
+        cameFrom.set(next, file);
+        queue.push(next);
+      }
+  }
+  return null;
+}
+
+/**
+ * No runtime import cycles: in a circle of modules one of them runs before the others are ready, and whichever it is
+ * depends on which file a process happens to load first. What two files both need moves down to a module of its own.
+ * Type-only imports leave nothing at run time and may go round.
+ */
+const noImportCycles = {
+  meta: {
+    type: "problem",
+    messages: { cycle: "Importing '{{source}}' closes a runtime import cycle: {{chain}}. Move what both sides need down to a module of its own." },
+    schema: [],
+  },
+  create(context) {
+    const rel = path.relative(process.cwd(), context.filename).split(path.sep).join("/");
+    if (!floorOf(rel)) return {};
+    const reported = new Set();
+    return valueImportVisitors((node, source) => {
+      const target = resolveSpecifier(process.cwd(), rel, source);
+      if (target === null || reported.has(target) || !valueEdges().has(target)) return;
+      const chain = target === rel ? [rel] : chainBack(target, rel);
+      if (!chain) return;
+      reported.add(target);
+      context.report({ node, messageId: "cycle", data: { source, chain: [rel, ...chain].join(" → ") } });
+    });
   },
 };
 
@@ -177,10 +400,21 @@ export default tseslint.config(
   },
   ...tseslint.configs.recommended,
   {
-    plugins: { verdict: { rules: { "no-server-imports-in-client": noServerImportsInClient, "layer-imports": layerImports } } },
+    plugins: {
+      verdict: {
+        rules: {
+          "no-server-imports-in-client": noServerImportsInClient,
+          "layer-imports": layerImports,
+          "area-doors": areaDoors,
+          "no-import-cycles": noImportCycles,
+        },
+      },
+    },
     rules: {
       "verdict/no-server-imports-in-client": "error",
       "verdict/layer-imports": "error",
+      "verdict/area-doors": "error",
+      "verdict/no-import-cycles": "error",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports", disallowTypeAnnotations: false }],
       "@typescript-eslint/no-explicit-any": "error",

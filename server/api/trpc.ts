@@ -21,7 +21,7 @@ import { scopeAllowsWrites, type ApiTokenScope } from "../domain/access/api-toke
 import type { BearerIdentity } from "../services/accounts/api-tokens";
 import { hasRole, type Actor } from "../domain/access/actor";
 import { getAppContext, type AppContext } from "../context";
-import { assertNotLabellingBlind } from "../services/annotation";
+import { assertNotLabellingBlind } from "../services/access";
 import { AppError, ValidationError } from "../errors";
 
 /** Who is asking: the signed-in user of the request, from better-auth's session cookie. */

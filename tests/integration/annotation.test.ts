@@ -9,7 +9,6 @@ import { acceptInvitation, changeRole, createAccount, describeInvitation, invite
 import {
   adjudicate,
   adjudicationQueue,
-  assertMayViewEvaluations,
   campaignLabelRows,
   campaignOverview,
   createCampaign,
@@ -25,9 +24,8 @@ import {
   submitLabel,
   undoSubmit,
   updateCampaignSettings,
-  visibleEvaluationFilter,
-  visibleLabelsOfTrajectory,
 } from "../../server/services/annotation";
+import { assertMayViewEvaluations, visibleEvaluationFilter, visibleLabelsOfTrajectory } from "../../server/services/access";
 import { parseCsvTable } from "../../server/domain/csv";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";

@@ -19,8 +19,8 @@ import {
   submitLabel,
   submitQaReview,
   updateCampaignSettings,
-  visibleLabelsOfTrajectory,
 } from "../../server/services/annotation";
+import { visibleLabelsOfTrajectory } from "../../server/services/access";
 import { createTestContext, type TestContext } from "../helpers/context";
 import { makeActor, seedTrajectories } from "../helpers/annotation-fixture";
 

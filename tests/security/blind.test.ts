@@ -11,7 +11,8 @@ import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns"
 import { agentRuns, evaluatorVerdicts, scannerMatches, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";
-import { createCampaign, mayFetchScreenshot, mayViewEvaluations, updateCampaignSettings } from "../../server/services/annotation";
+import { createCampaign, updateCampaignSettings } from "../../server/services/annotation";
+import { mayFetchScreenshot, mayViewEvaluations } from "../../server/services/access";
 import { NOT_BROWSABLE_MESSAGE } from "../../server/services/access/scope";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { createTestContext, type TestContext } from "../helpers/context";

@@ -7,7 +7,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Actor } from "../../domain/access/actor";
 import { fromJsonText, type JsonText } from "../../domain/player/paging";
-import { mayFetchScreenshot } from "../../services/annotation";
+import { mayFetchScreenshot } from "../../services/access";
 import { CorruptImageError, getScreenshotImage } from "../../services/images";
 import type { PlayerStep } from "../../services/trajectory-views";
 import type { McpCall } from "./tool-kit";

@@ -27,8 +27,6 @@ import {
   startLabelImport,
   itemReview,
   listCampaignSummaries,
-  assertMayTriage,
-  assertTrajectoryBrowsable,
   itemStepWindow,
   itemTrajectory,
   myCampaigns,
@@ -54,9 +52,9 @@ import {
   submitItemLabel,
   undoItemSubmit,
   updateCampaignSettings,
-  visibleLabelsOfTrajectory,
   warmItemImages,
 } from "../../services/annotation";
+import { assertMayTriage, assertTrajectoryBrowsable, visibleLabelsOfTrajectory } from "../../services/access";
 import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";
 
 const id = z.number().int().positive();

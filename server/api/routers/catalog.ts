@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { runList, runOverview, taskSetList, taskSetOverview } from "../../services/trajectory-views";
-import { assertSeesWholeCatalog, taskForViewer } from "../../services/annotation";
+import { assertSeesWholeCatalog, taskForViewer } from "../../services/access";
 import { flagTask, taskValidity } from "../../services/catalog";
 import { taskFlagInputSchema } from "../../domain/catalog/task-validity";
 import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";

@@ -36,7 +36,7 @@ import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
 import { externalVerdictInput, recordExternalVerdict } from "../../services/evaluation/external-verdicts";
 import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluation/trajectory-evaluations";
 import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
-import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/annotation";
+import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/access";
 import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/evaluation/judge-endpoints";
 import { runtimeEnvironment } from "../../config";
 import { PERTURBATION_KINDS } from "../../domain/evaluation/prompt-variants";

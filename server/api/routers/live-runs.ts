@@ -18,7 +18,7 @@ import {
 } from "../../services/live/live-runs";
 import { getTrajectoryForPlayer } from "../../services/trajectory-views";
 import { liveStepEvidence } from "../../services/live/evidence";
-import { assertSeesWholeCatalog } from "../../services/annotation";
+import { assertSeesWholeCatalog } from "../../services/access";
 import { createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 import { runtimeEnvironment } from "../../config";
 

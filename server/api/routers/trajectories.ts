@@ -14,7 +14,7 @@ import {
   triageFilterOptions,
   warmTrajectoryImages,
 } from "../../services/trajectory-views";
-import { assertMayTriage, assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/annotation";
+import { assertMayTriage, assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/access";
 import { resolveStepLink } from "../../services/trajectories/step-links";
 import { authedProcedure, createTRPCRouter } from "../trpc";
 

@@ -7,7 +7,7 @@ import { getUser } from "../../../db/repositories/accounts/users";
 import type { AppContext } from "../../context";
 import type { Actor } from "../../domain/access/actor";
 import { ValidationError } from "../../errors";
-import { assertSeesWholeCatalog } from "../access/scope";
+import { assertSeesWholeCatalog } from "../access";
 import type { JobHandler } from "../jobs/worker";
 import { computeFailureClusters, saveFailureClusters, type ClusterJobPayload } from "./failure-clusters";
 

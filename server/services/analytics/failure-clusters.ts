@@ -31,7 +31,7 @@ import {
 } from "../../domain/analytics/failure-clusters";
 import { parseEvaluatorRef } from "../../domain/trajectory-list-query";
 import { NotFoundError, ValidationError } from "../../errors";
-import { assertSeesWholeCatalog } from "../access/scope";
+import { assertSeesWholeCatalog } from "../access";
 import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
 import { matchingTrajectoryIds } from "../trajectory-views";
 

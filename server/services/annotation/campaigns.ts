@@ -36,11 +36,12 @@ import { hasRole, requireRole, type Actor } from "../../domain/access/actor";
 import { usesTriage } from "../../domain/trajectory-list-query";
 import { buildLabelSchema, LabelValidationError, type LabelSchema } from "../../domain/annotation/label-schema";
 import { getTemplate, protocolCompliance, requirementsOf, TEMPLATE_IDS, type TemplateId } from "../../domain/annotation/protocols";
-import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
+import { AppError, ConflictError, ValidationError } from "../../errors";
 import { shuffleNumbers } from "./item-numbers";
 import { recomputeItem } from "./consolidation";
-import { assertMayTriage } from "../access/scope";
+import { assertMayTriage } from "../access";
 import { checkRevealEvaluator } from "./reveal";
+import { requireCampaign } from "./campaign-lookup";
 import { withTransaction } from "../../../db/database";
 
 export const MAX_ANNOTATORS_PER_ITEM = 20;
@@ -215,12 +216,6 @@ export async function createCampaign(db: Db, actor: Actor, input: CampaignInput)
     await addQaReviewers(db, id, qaReviewerIds);
     return (await getCampaign(db, id))!;
   });
-}
-
-export async function requireCampaign(db: Db, id: number): Promise<CampaignRow> {
-  const c = await getCampaign(db, id);
-  if (!c) throw new NotFoundError("campaign", id);
-  return c;
 }
 
 export interface CampaignPatch {

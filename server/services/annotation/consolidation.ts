@@ -25,8 +25,8 @@ import { requireRole, type Actor } from "../../domain/access/actor";
 import { consolidate, LabelValidationError, validateLabel, type ItemState, type LabelValues } from "../../domain/annotation/label-schema";
 import { parseConfidence, parseDisagreementSource, type DecisionConfidence, type DisagreementSource } from "../../domain/annotation/protocols";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { assertMayViewEvaluations, visibleEvaluationFilter } from "../access/blind";
-import { requireCampaign } from "./campaigns";
+import { assertMayViewEvaluations, visibleEvaluationFilter } from "../access";
+import { requireCampaign } from "./campaign-lookup";
 import { withTransaction } from "../../../db/database";
 
 function valuesOf(l: Pick<LabelRow, "verdict" | "category" | "firstFailingStep" | "note">): LabelValues {

@@ -32,7 +32,7 @@ import {
 } from "../../domain/annotation/assignment";
 import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { requireCampaign } from "./campaigns";
+import { requireCampaign } from "./campaign-lookup";
 import { basedOnOf, saveConsolidatedLabel } from "./consolidation";
 import { withTransaction } from "../../../db/database";
 

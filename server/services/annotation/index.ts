@@ -3,13 +3,12 @@
  * and label files. Routers and the CLI import from here.
  */
 export * from "./campaigns";
+export { requireCampaign } from "./campaign-lookup";
 export * from "./labelling";
 export * from "./consolidation";
-export * from "../access/blind";
 export * from "./io";
 export * from "./gold";
 export * from "./label-formats";
-export * from "../access/scope";
 export * from "./qa";
 export * from "./reveal";
 export * from "./reveal-export";

@@ -41,8 +41,8 @@ import {
 } from "../../domain/annotation/label-schema";
 import { answersForExport } from "../../domain/annotation/questions";
 import { ConflictError, ValidationError } from "../../errors";
-import { assertNotLabellingBlind } from "../access/blind";
-import { requireCampaign } from "./campaigns";
+import { assertNotLabellingBlind } from "../access";
+import { requireCampaign } from "./campaign-lookup";
 import { recomputeItem } from "./consolidation";
 import { withTransaction } from "../../../db/database";
 

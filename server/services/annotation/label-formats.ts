@@ -24,8 +24,8 @@ import {
 import { LABEL_EXPORT_COLUMNS, LABEL_IMPORT_PRESETS, labelExportCsv, labelExportJsonl, type LabelImportMapping } from "../../domain/annotation/label-io";
 import type { LabelVerdict } from "../../domain/annotation/label-schema";
 import { ValidationError } from "../../errors";
-import { assertNotLabellingBlind } from "../access/blind";
-import { requireCampaign } from "./campaigns";
+import { assertNotLabellingBlind } from "../access";
+import { requireCampaign } from "./campaign-lookup";
 import { campaignLabelRows, importLabelTable, type LabelImportReport, type LabelImportRequest } from "./io";
 
 export interface LabelFile {

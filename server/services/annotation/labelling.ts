@@ -71,9 +71,10 @@ import { isGoldTurn, pickCandidate, type QueueCandidate, type StratumCoverage } 
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import type { ImageDeps } from "../images";
 import { getStepWindow, getTrajectoryForPlayer, warmTrajectoryImages } from "../trajectory-views";
-import { hideAgentInTrajectory } from "../access/blind";
+import { hideAgentInTrajectory } from "../access";
 import { assertBlindLabelOpen } from "./reveal";
-import { assertCampaignVisible, listCampaignSummaries, requireCampaign } from "./campaigns";
+import { assertCampaignVisible, listCampaignSummaries } from "./campaigns";
+import { requireCampaign } from "./campaign-lookup";
 import { recomputeItem } from "./consolidation";
 import { goldStandingOf } from "./gold";
 import { LABEL_WRITE_TRANSACTION } from "./transactions";

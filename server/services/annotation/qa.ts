@@ -39,9 +39,9 @@ import { hasRole, type Actor } from "../../domain/access/actor";
 import { LabelValidationError, validateLabel, type LabelValues } from "../../domain/annotation/label-schema";
 import { QA_DECISIONS, qaStatusOf, type QaDecision } from "../../domain/annotation/protocols";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { requireCampaign } from "./campaigns";
+import { requireCampaign } from "./campaign-lookup";
 import { basedOnOf, decisionMeta, decisionReason, reviewOfItem, saveConsolidatedLabel } from "./consolidation";
-import { assertMayViewEvaluations, BlindError, hideAgentInTrajectory, withAgentHidden } from "../access/blind";
+import { assertMayViewEvaluations, BlindError, hideAgentInTrajectory, withAgentHidden } from "../access";
 import { withTransaction } from "../../../db/database";
 import { LABELLING_TRANSACTION } from "./transactions";
 

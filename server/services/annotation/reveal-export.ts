@@ -8,8 +8,8 @@ import { revealRowsOfCampaign } from "../../../db/repositories/annotation/reveal
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { revealStagesCsv, revealStagesJsonl, type RevealStageRow } from "../../domain/agreement/reveal-export";
 import { parseEvaluatorId } from "../../domain/analytics/measures";
-import { assertNotLabellingBlind } from "../access/blind";
-import { requireCampaign } from "./campaigns";
+import { assertNotLabellingBlind } from "../access";
+import { requireCampaign } from "./campaign-lookup";
 
 const stepNumber = (index: number | null) => (index === null ? null : index + 1);
 

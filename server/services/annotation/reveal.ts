@@ -23,7 +23,7 @@ import type { Actor } from "../../domain/access/actor";
 import { parseEvaluatorId } from "../../domain/analytics/measures";
 import { LabelValidationError, validateLabel } from "../../domain/annotation/label-schema";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { requireCampaign } from "./campaigns";
+import { requireCampaign } from "./campaign-lookup";
 
 /** Checks a campaign's reveal evaluator setting: an analytics evaluator id "key|k|prompt version", or null. */
 export function checkRevealEvaluator(value: string | null | undefined, blind: boolean): string | null {

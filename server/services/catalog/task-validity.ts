@@ -10,7 +10,7 @@ import { insertTaskFlag, ledgerRows, taskFlagHistory, type TaskFlagRevision } fr
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { ledgerCsv, type LedgerEntry, type TaskFlagInput } from "../../domain/catalog/task-validity";
 import { NotFoundError } from "../../errors";
-import { assertNotLabellingBlind } from "../access/blind";
+import { assertNotLabellingBlind } from "../access";
 
 async function requireLedgerAccess(db: Db, actor: Actor, doing: string): Promise<void> {
   requireRole(actor, "researcher", doing);

@@ -53,8 +53,7 @@ import { BLANK_THUMBNAIL_SIDE, describeUniformity, uniformity, type Uniformity }
 import { PatternRefused } from "../../domain/evaluation/scanners/regex-guard";
 import { NotFoundError, ValidationError } from "../../errors";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
-import { assertMayViewEvaluations, mayViewEvaluations } from "../access/blind";
-import { assertSeesWholeCatalog, assertTrajectoryBrowsable } from "../access/scope";
+import { assertMayViewEvaluations, assertSeesWholeCatalog, assertTrajectoryBrowsable, mayViewEvaluations } from "../access";
 import { checkPatternsSafe, matchInSandbox, ScanTimeout } from "./scanner-sandbox";
 
 function fromRow(row: ScannerRow): ScannerDefinition {

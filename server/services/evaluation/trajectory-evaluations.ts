@@ -19,7 +19,7 @@ import { screenshotWindow, type ScreenshotWindow } from "../../domain/evaluation
 import type { CriterionResult, JudgeOptions } from "../../domain/evaluation/verdicts";
 import { evidenceOfVerdicts, type VerdictEvidence } from "../../../db/repositories/evaluation/verdict-evidence";
 import { NotFoundError } from "../../errors";
-import { assertMayViewEvaluations, assertTrajectoryBrowsable, mayViewEvaluations, visibleLabelsOfTrajectory } from "../annotation";
+import { assertMayViewEvaluations, assertTrajectoryBrowsable, mayViewEvaluations, visibleLabelsOfTrajectory } from "../access";
 import { screenshotFor } from "./judge-verdict";
 
 export type TrajectoryEvaluations = Awaited<ReturnType<typeof trajectoryEvaluations>>;

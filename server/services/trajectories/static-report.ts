@@ -42,7 +42,7 @@ import {
 import { ValidationError } from "../../errors";
 import type { ReportFileStore } from "../../storage/report-files";
 import type { ScreenshotStore } from "../../storage/screenshot-store";
-import { assertMayTriage, scopeTrajectoryFilter, seesWholeCatalog } from "../access/scope";
+import { assertMayTriage, scopeTrajectoryFilter, seesWholeCatalog } from "../access";
 import { trajectoryToBundle } from "../bundle-io";
 import { listTrajectoryPage } from "../trajectory-views";
 import { writeZip } from "./atif-export";

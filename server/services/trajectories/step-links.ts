@@ -8,7 +8,7 @@ import type { Db } from "../../../db/database";
 import type { Actor } from "../../domain/access/actor";
 import { contentHashesFor, pickLinkTarget } from "../../domain/trajectories/step-links";
 import { AppError } from "../../errors";
-import { assertTrajectoryBrowsable, NOT_BROWSABLE_MESSAGE, seesWholeCatalog } from "../access/scope";
+import { assertTrajectoryBrowsable, NOT_BROWSABLE_MESSAGE, seesWholeCatalog } from "../access";
 
 export async function resolveStepLink(db: Db, actor: Actor, link: { key: string; id?: number }): Promise<number> {
   const hashes = contentHashesFor(link.key) ?? [];

@@ -12,7 +12,7 @@ import { sessionFromHeaders } from "@/server/auth/auth";
 import { getAppContext } from "@/server/context";
 import { parseVariantRequest } from "@/server/domain/image-variants";
 import { AppError, HTTP_STATUS } from "@/server/errors";
-import { mayFetchScreenshot } from "@/server/services/annotation";
+import { mayFetchScreenshot } from "@/server/services/access";
 import { CorruptImageError, getScreenshotImage, presignedScreenshotUrl } from "@/server/services/images";
 import { guardedRoute } from "../../_lib/guarded-route";
 
