@@ -249,8 +249,7 @@ const DOOR_PASSES_TO_REMOVE = {
   "server/services/live/run-task.ts": ["server/services/evaluation/rules.ts", "server/services/jobs/worker.ts"],
   "server/services/live/vlm-policy.ts": ["server/services/evaluation/judge-client.ts", "server/services/evaluation/judge-configs.ts"],
   "server/services/live/worker.ts": ["server/services/jobs/worker.ts"],
-  "server/services/trajectories/report-job.ts": ["server/services/access/scope.ts"],
-  "server/services/trajectories/report-jobs.ts": ["server/services/access/scope.ts", "server/services/jobs/requested-jobs.ts"],
+  "server/services/trajectories/report-jobs.ts": ["server/services/jobs/requested-jobs.ts"],
   "server/services/trajectory-views.ts": ["server/services/trajectories/search.ts"],
 };
 

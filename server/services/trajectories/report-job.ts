@@ -6,7 +6,7 @@
 import type { AppContext } from "../../context";
 import type { JobHandler } from "../jobs/worker";
 import { reportFilesFor } from "../../storage/report-files";
-import { seesWholeCatalog } from "../access/scope";
+import { seesWholeCatalog } from "../access";
 import { reportActor, type ReportJobPayload, type ReportJobProgress, type ReportJobResult } from "./report-jobs";
 import { buildReport, storeReportZip } from "./static-report";
 

@@ -14,7 +14,7 @@ import { requireRole, type Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { AppError, NotFoundError } from "../../errors";
 import { reportFilesFor, newReportKey } from "../../storage/report-files";
-import { seesWholeCatalog } from "../access/scope";
+import { seesWholeCatalog } from "../access";
 import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
 import type { ReportManifest, ReportOptions } from "./static-report";
 
