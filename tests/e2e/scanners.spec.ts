@@ -29,10 +29,11 @@ test.describe("scanners", () => {
     await expect(form.getByTestId("error-rules[0].pattern")).toContainText("is itself repeated");
     await screenshotsAtDesktopSizes(page, "scanners-refused-pattern");
 
-    // Every step with an address: enough to see matches everywhere.
-    await form.getByRole("checkbox", { name: "URL" }).check();
+    // The first word of every step's action: every trajectory has actions (not every format records addresses), so
+    // each scan finishes and the measures do not depend on what other specs imported before this one.
+    await form.getByRole("checkbox", { name: "Action" }).check();
     await form.getByRole("checkbox", { name: "Page text" }).uncheck();
-    await form.getByTestId("scanner-pattern").fill(String.raw`^https?://`);
+    await form.getByTestId("scanner-pattern").fill(String.raw`^\S+`);
     await form.getByTestId("save-scanner").click();
     await expect(page).toHaveURL(/\/scanners\/e2e_pages$/);
 
@@ -61,7 +62,7 @@ test.describe("scanners", () => {
     await expect(page).toHaveURL(new RegExp(`${href.replace(/[?]/g, "\\?")}`));
     const findings = page.getByTestId("scanner-findings");
     await expect(findings).toContainText("E2E pages");
-    await expect(findings.locator("mark")).toHaveText(/^https?:\/\//);
+    await expect(findings.locator("mark")).toHaveText(/^\S+$/);
     await expect(page.locator('[data-testid="filmstrip-step"][data-scanner~="e2e_pages"]').first()).toBeVisible();
     await expect(page.getByTestId("scanner-mark").first()).toBeVisible();
     await screenshotsAtDesktopSizes(page, "scanner-player");

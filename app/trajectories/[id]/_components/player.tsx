@@ -646,13 +646,20 @@ const PlayerHeader = memo(function PlayerHeader({
   const flagTask = useTaskFlagDialog(goldAccess !== undefined && !data.agentHidden && t.id !== 0, task.id);
   return (
     <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
-      {/* On a narrow screen the way back gives up its width first: the task's id is never drawn over it. */}
-      <Link href={back?.href ?? "/trajectories"} className="max-w-64 min-w-12 truncate text-zinc-500 hover:text-zinc-800" data-testid="player-back">
+      {/* On a narrow screen the way back gives up its width first (it shrinks a hundred times faster), then the task's
+          id is cut at its end; nothing is drawn over anything, and the header never pushes the page sideways. */}
+      <Link
+        href={back?.href ?? "/trajectories"}
+        className="max-w-64 min-w-12 shrink-[100] truncate text-zinc-500 hover:text-zinc-800"
+        data-testid="player-back"
+      >
         ← {back?.label ?? "Trajectories"}
       </Link>
       <span className="text-zinc-300">/</span>
-      <h1 className="flex shrink-0 items-baseline gap-2">
-        <span className="shrink-0 font-mono text-[13px] font-semibold text-zinc-900">{task.externalId}</span>
+      <h1 className="flex min-w-0 items-baseline gap-2">
+        <span className="min-w-0 truncate font-mono text-[13px] font-semibold text-zinc-900" title={task.externalId}>
+          {task.externalId}
+        </span>
         {/* A blind item has no trajectory id to show (annotators know it by its item number). */}
         {!data.agentHidden && <span className="shrink-0 text-zinc-400">#{t.id}</span>}
         {t.attempt > 0 && <span className="shrink-0 text-zinc-500">attempt {t.attempt + 1}</span>}
