@@ -15,6 +15,7 @@ import { runLabels } from "@/server/domain/catalog/run-labels";
 import { useTRPC } from "../../../_trpc/client";
 import { formatCount, formatDate, Stat } from "../../../_components/ui";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
+import { FolderUpload } from "./folder-upload";
 
 type Outputs = inferRouterOutputs<AppRouter>["imports"];
 type Options = Outputs["formOptions"];
@@ -162,6 +163,8 @@ export function ImportWorkspace({ options, recent, initialJobId }: { options: Op
           </div>
         )}
       </section>
+
+      <FolderUpload format={format} onStarted={follow} />
 
       {options.canImportServerPaths && (
         <section className="panel px-4 py-3" aria-labelledby="path-title">
