@@ -32,6 +32,20 @@ const runStarted = Date.now();
 const skips = [];
 /** { where, seconds } per test file (vitest) and spec file (Playwright, per run), for the slowest-files table. */
 const fileTimes = [];
+/** { where, title, why, seconds } per failed test, listed again at the very end, where a cut log still shows them. */
+const failedTests = [];
+
+/** The first lines of a failure message, without colour codes, for the closing list. */
+function firstLines(message, lines = 3) {
+  return String(message ?? "")
+    .replace(/\u001b\[[0-9;]*m/g, "")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(0, lines)
+    .join(" ⏎ ")
+    .slice(0, 400);
+}
 
 // Runs the command in a small node parent that reports the CPU time of everything it waited for (the stage's
 // processes and their children), read from /proc on Linux.
@@ -89,14 +103,34 @@ function readVitest(file) {
   passed += v.numPassedTests ?? 0;
   failed += v.numFailedTests ?? 0;
   for (const f of v.testResults ?? []) {
+    if (f.status === "failed" && !(f.assertionResults ?? []).some((t) => t.status === "failed")) {
+      failedTests.push({ where: path.relative(root, f.name), title: "(the file itself)", why: firstLines(f.message), seconds: 0 });
+    }
     if (f.startTime && f.endTime) fileTimes.push({ where: path.relative(root, f.name), seconds: (f.endTime - f.startTime) / 1000 });
     for (const t of f.assertionResults ?? []) {
+      if (t.status === "failed") {
+        failedTests.push({
+          where: path.relative(root, f.name),
+          title: [...(t.ancestorTitles ?? []), t.title].join(" › "),
+          why: firstLines(t.failureMessages?.[0]),
+          seconds: (t.duration ?? 0) / 1000,
+        });
+      }
       if (t.status !== "skipped" && t.status !== "pending" && t.status !== "todo") continue;
       const title = [...(t.ancestorTitles ?? []), t.title].join(" › ");
       // By convention a guarded block's title carries "(skipped: reason)" when it skips (tests/helpers/requirements.ts).
       const why = /\bskipped(?::|\s+when)\s+([^)]*)/.exec(title)?.[1]?.trim();
       skips.push({ where: path.relative(root, f.name), title, why: why ?? (t.status === "todo" ? "todo" : "no reason given") });
     }
+  }
+}
+
+/** Tests that vitest ran again under CI (tests/helpers/retried-tests-reporter.ts): a pass on retry is listed too. */
+function readRetried(file) {
+  if (!fs.existsSync(file)) return;
+  for (const t of JSON.parse(fs.readFileSync(file, "utf8"))) {
+    if (!t.passed) continue; // a failure is listed with the failed tests already
+    failedTests.push({ where: t.where, title: `${t.title} (flaky: passed on retry)`, why: firstLines(t.firstError), seconds: 0 });
   }
 }
 
@@ -114,6 +148,16 @@ function readPlaywright(file) {
       for (const t of spec.tests ?? []) {
         const where = path.join("tests", "e2e", spec.file ?? suite.file ?? "");
         for (const r of t.results ?? []) specTimes.set(where, (specTimes.get(where) ?? 0) + (r.duration ?? 0) / 1000);
+        if (t.status === "unexpected" || t.status === "flaky") {
+          const last = (t.results ?? []).at(-1);
+          const bad = (t.results ?? []).find((r) => r.status !== "passed" && r.status !== "skipped");
+          failedTests.push({
+            where,
+            title: `${[...here, spec.title].join(" › ")}${t.status === "flaky" ? " (flaky: passed on retry)" : ""}`,
+            why: firstLines(bad?.error?.message ?? bad?.errors?.[0]?.message),
+            seconds: (last?.duration ?? 0) / 1000,
+          });
+        }
         if (t.status !== "skipped") continue;
         const why = (t.annotations ?? []).find((a) => a.type === "skip" || a.type === "fixme")?.description;
         skips.push({
@@ -196,6 +240,7 @@ function browserStages(shards) {
 async function main() {
   const started = Date.now();
   const vitestJson = path.join(out, "vitest.json");
+  const retriedJson = path.join(out, "vitest-retried.json");
   const wantE2E = process.env.VERDICT_TEST_SKIP_E2E !== "1" && fs.existsSync(path.join(root, "tests", "playwright.config.ts"));
   const chromium = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
   if (wantE2E && !fs.existsSync(chromium)) failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
@@ -236,14 +281,20 @@ async function main() {
         await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
       })(),
       (async () => {
-        await stage("unit + integration (vitest)", bin("vitest"), [
-          "run",
-          "--config",
-          "tests/vitest.config.ts",
-          "--reporter=default",
-          "--reporter=json",
-          `--outputFile.json=${vitestJson}`,
-        ]);
+        await stage(
+          "unit + integration (vitest)",
+          bin("vitest"),
+          [
+            "run",
+            "--config",
+            "tests/vitest.config.ts",
+            "--reporter=default",
+            "--reporter=json",
+            `--outputFile.json=${vitestJson}`,
+            "--reporter=./tests/helpers/retried-tests-reporter.ts",
+          ],
+          { VERDICT_RETRIED_REPORT: retriedJson },
+        );
         vitestDone = true;
         browser.widen(cores);
       })(),
@@ -251,6 +302,7 @@ async function main() {
   }
   await browser.done;
   readVitest(vitestJson);
+  readRetried(retriedJson);
   if (!wantE2E && inCI) failures.push("VERDICT_TEST_SKIP_E2E=1 under CI: CI runs the browser e2e too");
 
   checkSkips();
@@ -267,6 +319,10 @@ async function main() {
     process.stderr.write(`  ${t.label.padEnd(48)} at ${t.startedAt.toFixed(0).padStart(4)} s ${t.seconds.toFixed(0).padStart(5)} s${cpu}\n`);
   }
   process.stderr.write(`  ${"total (stages side by side)".padEnd(48)}         ${((Date.now() - started) / 1000).toFixed(0).padStart(5)} s\n`);
+  if (failedTests.length > 0) {
+    process.stderr.write(`\nFailed tests, and tests that passed only on retry (${failedTests.length}):\n`);
+    for (const t of failedTests) process.stderr.write(`  - ${t.where} › ${t.title} (${t.seconds.toFixed(1)} s)\n      ${t.why}\n`);
+  }
   if (failures.length) process.stderr.write(`\nFailed stages:\n${failures.map((f) => `  - ${f}`).join("\n")}\n`);
   if (failures.length && failed === 0) failed = failures.length;
   console.log(`\nTests: ${passed} passed, ${failed} failed, ${skips.length} skipped`);
