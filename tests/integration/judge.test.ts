@@ -123,12 +123,14 @@ describeEachBackend("judge verdicts", (backend) => {
 
     it("retries 429, 500, an unreadable body and a timeout, then stores the verdict with the attempt count", async () => {
       const [t] = await seedTrajectories(ctx, [{ steps: 2 }]);
-      const c = await config({ timeoutMs: 300, maxRetries: 5 });
+      // The fourth call never answers, so it times out however slow the machine is; the others answer at once, well
+      // within a timeout long enough that a loaded machine cannot turn them into timeouts too.
+      const c = await config({ timeoutMs: 3_000, maxRetries: 5 });
       fake.script([
         { status: 429, headers: { "retry-after": "0" } },
         { status: 500 },
         { rawBody: "{ this is not json" },
-        { reply: "Verdict: SUCCESS", delayMs: 1500 },
+        { hang: true },
         { reply: "Reasoning: Wrong item.\nVerdict: FAILURE" },
       ]);
       const out = await judgeTrajectory(deps, { configId: c.id, trajectoryId: t!.id, k: 1 });

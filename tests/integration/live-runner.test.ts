@@ -374,8 +374,9 @@ describeEachBackend("live runner on real Chromium", (backend) => {
       // The run's time limit is an end reason of its own, like the step limit (not a runner error).
       expect(timedOut.outcome).toBe("time_limit");
       expect(timedOut.outcomeDetail).toMatch(/^reached the time limit \(5 s\) at step \d+ without an answer$/);
-      expect(timedOut.stepCount).toBeGreaterThanOrEqual(2);
-      expect(timedOut.stepCount).toBeLessThan(6);
+      // Twenty waits of a second cannot fit in 5 s: the limit, not the end of the script, stopped it. How many steps
+      // fit depends on the machine's speed, so no lower bound.
+      expect(timedOut.stepCount).toBeLessThan(20);
 
       const limited = await start({
         tasks: { from: "tasks", taskIds: [await addTask("live.limit", `${sites.baseUrl}/shop/`)] },
