@@ -191,7 +191,6 @@ const DOOR_PASSES_TO_REMOVE = {
   "server/cli/commands/demo.ts": ["server/services/accounts/demo-accounts.ts"],
   "server/cli/commands/deployment-profile.ts": ["server/services/live/deployment-profiles.ts"],
   "server/cli/commands/export.ts": ["server/services/trajectories/atif-export.ts"],
-  "server/cli/commands/gc-screenshots.ts": ["server/services/operations/garbage.ts"],
   "server/cli/commands/heuristics.ts": ["server/services/evaluation/heuristics.ts"],
   "server/cli/commands/import.ts": ["server/services/analytics/judge-consistency.ts"],
   "server/cli/commands/judge-consistency.ts": ["server/services/analytics/judge-consistency.ts"],

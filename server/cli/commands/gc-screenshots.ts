@@ -1,5 +1,5 @@
 import { getAppContext } from "../../context";
-import { collectUnreferencedObjects, DEFAULT_GC_MIN_AGE_MS } from "../../services/operations/garbage";
+import { collectUnreferencedObjects, DEFAULT_GC_MIN_AGE_MS } from "../../services/operations";
 import { UsageError, flagBool, flagString, parseArgs } from "../args";
 import type { CliCommand } from "../types";
 
