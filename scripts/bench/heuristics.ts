@@ -19,7 +19,7 @@ import { createAppContext } from "../../server/context";
 import { createRng, type Rng } from "../../server/domain/agreement";
 import { HEURISTIC_EVALUATORS, type HeuristicStep, type HeuristicTrajectory } from "../../server/domain/evaluation/heuristics/index";
 import type { ParsedAction, SomElement } from "../../server/domain/types";
-import { evaluateHeuristicVerdicts } from "../../server/services/evaluation/heuristics";
+import { evaluateHeuristicVerdicts } from "../../server/services/evaluation";
 import type { BenchFigure } from "./types";
 
 const TRAJECTORIES = 10_000;

@@ -19,7 +19,7 @@ import { DEMO_RUNS, DEMO_TASKS, DEMO_TRAJECTORIES, demoTask, type DemoTrajectory
 import { DEMO_SITES_DEFAULT_PORT, startDemoSites } from "../demo-sites/server";
 import { BundleWriter } from "./bundle-io";
 import { runImport, type ImportReport } from "./imports/ingest";
-import { evaluateRuleVerdicts, type RuleRunReport } from "./evaluation/rules";
+import { evaluateRuleVerdicts, type RuleRunReport } from "./evaluation";
 
 export const DEMO_BUNDLE_DIR = "demo-bundle";
 

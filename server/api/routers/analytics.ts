@@ -31,7 +31,7 @@ import {
   startFailureClusters,
 } from "../../services/analytics";
 import { clusterSliceInput } from "../../domain/analytics/cluster-slice";
-import { judgeCriteriaOfSetting } from "../../services/evaluation/criteria-report";
+import { judgeCriteriaOfSetting } from "../../services/evaluation";
 import { createTRPCRouter, sightedResearcherProcedure } from "../trpc";
 
 const id = z.number().int().positive();

@@ -21,8 +21,6 @@ import {
   judgeBatchProgress,
   listBatches,
   resumeJudgeBatch,
-} from "../../services/evaluation/judge-batches";
-import {
   createJudgeConfig,
   deleteJudgeConfig,
   listJudgeConfigViews,
@@ -30,18 +28,20 @@ import {
   setStoredApiKey,
   toView,
   updateJudgeConfig,
-} from "../../services/evaluation/judge-configs";
-import { testJudgeEndpoint } from "../../services/evaluation/judge-endpoint-test";
-import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
-import { externalVerdictInput, recordExternalVerdict } from "../../services/evaluation/external-verdicts";
-import { evaluatorSummaries, trajectoryEvaluations, verdictsOfTrajectory } from "../../services/evaluation/trajectory-evaluations";
-import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
-import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/access";
-import { judgeEndpointSettingsView, saveJudgeEndpointSettingsFor } from "../../services/evaluation/judge-endpoints";
-import { runtimeEnvironment } from "../../config";
-import { PERTURBATION_KINDS } from "../../domain/evaluation/prompt-variants";
-import { createStressTest, listStressTests, planStressTest, stressTestReport } from "../../services/evaluation/stress-tests";
-import {
+  testJudgeEndpoint,
+  evaluateRuleVerdicts,
+  externalVerdictInput,
+  recordExternalVerdict,
+  evaluatorSummaries,
+  trajectoryEvaluations,
+  verdictsOfTrajectory,
+  MAX_JUDGE_SAMPLES,
+  judgeEndpointSettingsView,
+  saveJudgeEndpointSettingsFor,
+  createStressTest,
+  listStressTests,
+  planStressTest,
+  stressTestReport,
   alignmentSplitItems,
   alignmentVersions,
   calibrationDisagreements,
@@ -53,7 +53,10 @@ import {
   requireAlignment,
   startAlignmentRun,
   suggestRubric,
-} from "../../services/evaluation/alignment-studies";
+} from "../../services/evaluation";
+import { assertMayViewEvaluations, assertTrajectoryBrowsable } from "../../services/access";
+import { runtimeEnvironment } from "../../config";
+import { PERTURBATION_KINDS } from "../../domain/evaluation/prompt-variants";
 import { adminProcedure, authedProcedure, createTRPCRouter, researcherProcedure, sightedResearcherProcedure, type TrpcContext } from "../trpc";
 
 const id = z.number().int().positive();

@@ -5,8 +5,16 @@
  * markers (`trajectory`) follow the blind rule per trajectory, as judges' verdicts do.
  */
 import { z } from "zod";
-import { scannerRunJob, startScannerRun } from "../../services/evaluation/scanner-jobs";
-import { createScanner, removeScanner, scannerDetail, scannerSummaries, trajectoryScannerMatches, updateScanner } from "../../services/evaluation/scanners";
+import {
+  scannerRunJob,
+  startScannerRun,
+  createScanner,
+  removeScanner,
+  scannerDetail,
+  scannerSummaries,
+  trajectoryScannerMatches,
+  updateScanner,
+} from "../../services/evaluation";
 import { trajectoryListInput } from "../../domain/trajectory-list-query";
 import { authedProcedure, createTRPCRouter, researcherProcedure, sightedResearcherProcedure } from "../trpc";
 

@@ -4,7 +4,7 @@
  */
 import { getAppContext } from "../../context";
 import { HEURISTIC_EVALUATORS } from "../../domain/evaluation/heuristics/index";
-import { evaluateHeuristicVerdicts } from "../../services/evaluation/heuristics";
+import { evaluateHeuristicVerdicts } from "../../services/evaluation";
 import { UsageError, flagBool, parseArgs } from "../args";
 import { createProgressBar } from "../progress";
 import type { CliCommand } from "../types";

@@ -5,7 +5,7 @@
  */
 import { getAppContext } from "../../context";
 import { parseK } from "../../domain/evaluation/verdicts";
-import { criteriaReport, type CriteriaReport } from "../../services/evaluation/criteria-report";
+import { criteriaReport, type CriteriaReport } from "../../services/evaluation";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";
 import type { CliCommand } from "../types";
 

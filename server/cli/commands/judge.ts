@@ -24,8 +24,6 @@ import {
   resumeJudgeBatch,
   runJudgeBatch,
   type BatchProgress,
-} from "../../services/evaluation/judge-batches";
-import {
   createJudgeConfig,
   deleteJudgeConfig,
   listJudgeConfigViews,
@@ -33,19 +31,14 @@ import {
   setStoredApiKey,
   toView,
   type JudgeConfigInput,
-} from "../../services/evaluation/judge-configs";
-import { evaluateRuleVerdicts } from "../../services/evaluation/rules";
-import { MAX_JUDGE_SAMPLES } from "../../services/evaluation/judge-verdict";
-import {
+  evaluateRuleVerdicts,
+  MAX_JUDGE_SAMPLES,
   createStressTest,
   listStressTests,
   planStressTest,
   requireStressTest,
   stressTestReport,
   type StressTestReport,
-} from "../../services/evaluation/stress-tests";
-import { PERTURBATION_KINDS, type PerturbationKind } from "../../domain/evaluation/prompt-variants";
-import {
   alignmentVersions,
   calibrationDisagreements,
   createAlignment,
@@ -56,7 +49,8 @@ import {
   startAlignmentRun,
   suggestRubric,
   type AlignmentView,
-} from "../../services/evaluation/alignment-studies";
+} from "../../services/evaluation";
+import { PERTURBATION_KINDS, type PerturbationKind } from "../../domain/evaluation/prompt-variants";
 import { parseK } from "../../domain/evaluation/verdicts";
 import { UsageError, flagBool, flagString, parseArgs, type ParsedArgs } from "../args";
 import { createProgressBar } from "../progress";

@@ -17,7 +17,7 @@ import {
 } from "../../domain/live/settings";
 import { describeZodIssues } from "../../domain/imports/bundle";
 import { detectImporter, runImport } from "../../services/imports";
-import { requireJudgeConfig } from "../../services/evaluation/judge-configs";
+import { requireJudgeConfig } from "../../services/evaluation";
 import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/live/live-runs";
 import { DEMO_SITES_DEFAULT_PORT, demoSitesPort } from "../../config";
 import { runRunnerWorker } from "../../services/live/worker";

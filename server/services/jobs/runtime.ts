@@ -29,9 +29,7 @@ import { DEDUPE_JOB_TYPE } from "../imports/dedupe-jobs";
 import { failureClustersJobHandler } from "../analytics/failure-clusters-job";
 import { FAILURE_CLUSTERS_JOB_TYPE } from "../analytics/failure-clusters";
 import { runImportWorker } from "../imports/jobs";
-import { runJudgeWorker } from "../evaluation/judge-batches";
-import { scannerRunJobHandler } from "../evaluation/scanner-job";
-import { SCANNER_RUN_JOB_TYPE } from "../evaluation/scanner-jobs";
+import { runJudgeWorker, scannerRunJobHandler, SCANNER_RUN_JOB_TYPE } from "../evaluation";
 import { runRunnerWorker } from "../live/worker";
 import { runWorker, type JobOutcome, type WorkerSummary } from "./worker";
 

@@ -37,7 +37,7 @@ import {
   type TaskSelection,
 } from "../../domain/live/settings";
 import { NotFoundError, ValidationError } from "../../errors";
-import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../evaluation/judge-configs";
+import { listJudgeConfigViews, requireJudgeConfig, resolveApiKey, type Env } from "../evaluation";
 import { DEMO_SITES_DEFAULT_PORT, demoSitesPort } from "../../config";
 import { DEMO_TASK_SET_NAME, demoScriptFor } from "./demo-scripts";
 import { placeholdersIn, substituteSites, type DeploymentPlan } from "../../domain/live/deployment";

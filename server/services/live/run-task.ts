@@ -43,7 +43,7 @@ import { BundleWriter } from "../bundle-io";
 import { JobInterrupted, type JobContext } from "../jobs/worker";
 import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../evaluation/judge-client";
 import type { Env } from "../evaluation/judge-configs";
-import { describeEvaluation } from "../evaluation/rules";
+import { describeEvaluation } from "../evaluation";
 import { sha256, type ScreenshotStore } from "../../storage/screenshot-store";
 import type { LiveBundleBucket } from "../../storage/live-bundles";
 import { EgressProxy } from "./egress-proxy";

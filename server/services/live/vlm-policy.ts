@@ -14,8 +14,17 @@ import type { Db } from "../../../db/database";
 import type { Policy, PolicyDecision, PolicyObservation } from "../../browser/policy";
 import { parsePolicyReply } from "../../domain/live/action-text";
 import { buildPolicyMessages, replyText, RUNNER_PROMPT_VERSION, type PromptMessage, type PromptPastStep } from "../../domain/live/policy-prompt";
-import { createJudgeClient, type ChatMessage, type JudgeClient, type JudgeEndpoint, type RetryPolicy } from "../evaluation/judge-client";
-import { endpointErrorText, requireJudgeConfig, judgeEndpointOf, type Env } from "../evaluation/judge-configs";
+import {
+  createJudgeClient,
+  type ChatMessage,
+  type JudgeClient,
+  type JudgeEndpoint,
+  type RetryPolicy,
+  endpointErrorText,
+  requireJudgeConfig,
+  judgeEndpointOf,
+  type Env,
+} from "../evaluation";
 
 export interface VlmPolicyOptions {
   client: JudgeClient;
