@@ -11,7 +11,7 @@ import { listRuns } from "../../db/repositories/catalog";
 import type { AppContext } from "../context";
 import type { BundleTrajectory } from "../domain/imports/bundle";
 import { launchChromium } from "../browser/launch";
-import { EgressProxy } from "./live/egress-proxy";
+import { EgressProxy } from "./live";
 import { bundleStepSink, recordTrajectory, type RecordedTrajectory } from "../browser/recorder";
 import { createScriptedPolicy } from "../browser/scripted-policy";
 import { BrowserSession } from "../browser/session";

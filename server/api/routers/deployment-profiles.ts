@@ -4,13 +4,7 @@
  */
 import { z } from "zod";
 import { deploymentProfileInputSchema } from "../../domain/live/deployment";
-import {
-  createDeploymentProfile,
-  deleteDeploymentProfile,
-  getDeploymentProfile,
-  listDeploymentProfiles,
-  updateDeploymentProfile,
-} from "../../services/live/deployment-profiles";
+import { createDeploymentProfile, deleteDeploymentProfile, getDeploymentProfile, listDeploymentProfiles, updateDeploymentProfile } from "../../services/live";
 import { adminProcedure, createTRPCRouter } from "../trpc";
 
 const id = z.number().int().positive();

@@ -15,9 +15,9 @@ import {
   previewLiveRun,
   startLiveRun,
   type LiveRunDeps,
-} from "../../services/live/live-runs";
+  liveStepEvidence,
+} from "../../services/live";
 import { getTrajectoryForPlayer } from "../../services/trajectory-views";
-import { liveStepEvidence } from "../../services/live/evidence";
 import { assertSeesWholeCatalog } from "../../services/access";
 import { createTRPCRouter, researcherProcedure, type TrpcContext } from "../trpc";
 import { runtimeEnvironment } from "../../config";

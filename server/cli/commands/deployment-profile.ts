@@ -17,7 +17,7 @@ import {
   listDeploymentProfiles,
   updateDeploymentProfile,
   type DeploymentProfileView,
-} from "../../services/live/deployment-profiles";
+} from "../../services/live";
 import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
 import type { CliCommand } from "../types";
 

@@ -18,11 +18,18 @@ import {
 import { describeZodIssues } from "../../domain/imports/bundle";
 import { detectImporter, runImport } from "../../services/imports";
 import { requireJudgeConfig } from "../../services/evaluation";
-import { cancelLiveRun, liveGroupKey, liveRunDetail, startLiveRun, storedTask, taskSetNamed } from "../../services/live/live-runs";
+import {
+  cancelLiveRun,
+  liveGroupKey,
+  liveRunDetail,
+  startLiveRun,
+  storedTask,
+  taskSetNamed,
+  findDeploymentProfile,
+  ensureDemoTaskSet,
+} from "../../services/live";
 import { DEMO_SITES_DEFAULT_PORT, demoSitesPort } from "../../config";
 import { runRunnerWorker } from "../../services/live/worker";
-import { findDeploymentProfile } from "../../services/live/deployment-profiles";
-import { ensureDemoTaskSet } from "../../services/live/demo-tasks";
 import { UsageError, flagBool, flagString, parseArgs, userPath, type ParsedArgs } from "../args";
 import { formatTable } from "../table";
 import { createProgressBar } from "../progress";
