@@ -116,6 +116,8 @@ export interface ImportLimits {
   queuedBytesPerUser: number;
   /** Uploads the whole installation may have waiting for the workers, in bytes. */
   queuedBytesTotal: number;
+  /** A folder upload untouched this long (no file received, not imported) is abandoned and its files removed, in ms. */
+  folderUploadExpiryMs: number;
 }
 
 const MB = 1024 * 1024;
@@ -372,6 +374,11 @@ const VARIABLES = {
     default: "8192",
     description: "Uploads the installation may have waiting to be imported or analysed, everyone's together (MB)",
   }),
+  VERDICT_FOLDER_UPLOAD_EXPIRE_HOURS: v(positiveNumber(72), {
+    group: "Imports",
+    default: "72",
+    description: "Hours after its last received file that an unfinished folder upload from the Import page is removed with its files",
+  }),
   VERDICT_S3_ENDPOINT: v(url(["http:", "https:"], "http://minio:9000"), {
     group: "Object storage (S3)",
     default: "AWS S3",
@@ -596,6 +603,7 @@ function importLimitsOf(e: VerdictEnvironment): ImportLimits {
     manifestMaxBytes: Math.floor(e.VERDICT_BUNDLE_MANIFEST_MAX_MB * MB),
     queuedBytesPerUser: Math.floor(e.VERDICT_IMPORT_QUEUED_MB_PER_USER * MB),
     queuedBytesTotal: Math.floor(e.VERDICT_IMPORT_QUEUED_MB * MB),
+    folderUploadExpiryMs: Math.floor(e.VERDICT_FOLDER_UPLOAD_EXPIRE_HOURS * 3600_000),
   };
 }
 

@@ -45,7 +45,7 @@ test.describe("Import page, folder upload (researcher)", () => {
     fs.cpSync(src, copy, { recursive: true });
     await page.getByLabel("Choose a folder to import").setInputFiles(copy);
     const prompt = section.getByRole("alert");
-    await expect(prompt).toContainText("was imported as “folder-results”");
+    await expect(prompt).toContainText("You imported a folder with the same files as “folder-results”");
     await expect(section.getByText(/of \d+ files on the server/)).toBeVisible();
     await screenshotsAtDesktopSizes(page, "import-folder-again", [prompt]);
     await section.getByRole("button", { name: "Cancel" }).click();

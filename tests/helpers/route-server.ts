@@ -9,6 +9,9 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import * as authRoute from "../../app/api/auth/[...all]/route";
+import * as folderFileRoute from "../../app/api/imports/folders/[session]/files/[sha]/route";
+import * as folderSessionRoute from "../../app/api/imports/folders/[session]/route";
+import * as foldersRoute from "../../app/api/imports/folders/route";
 import * as healthRoute from "../../app/api/health/route";
 import * as importsRoute from "../../app/api/imports/route";
 import * as mcpRoute from "../../app/api/mcp/route";
@@ -34,6 +37,8 @@ async function dispatch(req: Request): Promise<Response> {
   if (pathname.startsWith("/api/trpc/")) return trpcRoute[method](req);
   if (pathname === "/api/health" && method === "GET") return healthRoute.GET(req);
   if (pathname === "/api/imports" && method === "POST") return importsRoute.POST(req);
+  const folder = folderDispatch(req, pathname, req.method);
+  if (folder) return folder;
   // Next answers 405 for a method a route does not export (the MCP route has no GET stream).
   if (pathname === "/api/mcp") return method === "POST" ? mcpRoute.POST(req) : new Response(null, { status: 405, headers: { Allow: "POST" } });
   const v1 = v1Dispatch(req, pathname, method);
@@ -41,6 +46,16 @@ async function dispatch(req: Request): Promise<Response> {
   const shot = /^\/api\/screenshots\/([^/]+)$/.exec(pathname);
   if (shot && method === "GET") return screenshotRoute.GET(req, { params: Promise.resolve({ hash: decodeURIComponent(shot[1]!) }) });
   return new Response("not found\n", { status: 404 });
+}
+
+/** The Import page's folder upload (docs/guide/importing.md). */
+function folderDispatch(req: Request, pathname: string, method: string): Promise<Response> | null {
+  if (pathname === "/api/imports/folders" && method === "POST") return foldersRoute.POST(req);
+  const file = /^\/api\/imports\/folders\/([^/]+)\/files\/([^/]+)$/.exec(pathname);
+  if (file && method === "PUT") return folderFileRoute.PUT(req, { params: Promise.resolve({ session: file[1]!, sha: file[2]! }) });
+  const session = /^\/api\/imports\/folders\/([^/]+)$/.exec(pathname);
+  if (session && method === "POST") return folderSessionRoute.POST(req, { params: Promise.resolve({ session: session[1]! }) });
+  return null;
 }
 
 /** The script API under /api/v1 (docs/guide/api.md). */

@@ -9,8 +9,8 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { DeclaredFile } from "../../server/domain/imports/folder-upload";
-import { beginFolderUpload, finishFolderUpload, receiveFolderFile } from "../../server/services/imports/folder-uploads";
-import { importJobStatus } from "../../server/services/imports/jobs";
+import { beginFolderUpload, expireFolderUploads, finishFolderUpload, receiveFolderFile } from "../../server/services/imports/folder-uploads";
+import { importJobStatus, recentImports } from "../../server/services/imports/jobs";
 import { importLimitsFromEnv } from "../../server/config";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
@@ -94,15 +94,83 @@ describeEachBackend("folder uploads", (backend) => {
     const { jobId } = await finishFolderUpload(ctx, USER, plan.sessionId);
 
     const renamed = first.files.map((f) => ({ ...f, path: `copy/${f.path.replace(/^task/, "run-")}` }));
+    // Someone else learns that the content was imported and when, not under what name or by which import.
     const second = await beginFolderUpload(ctx, "someone-else", { name: "results-copy", files: renamed });
-    expect(second.earlier).toMatchObject({ jobId, name: "results" });
+    expect(second.earlier).toEqual({ byYou: false, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     await send(second.sessionId, first.content, second.missing, "someone-else");
-    await expect(finishFolderUpload(ctx, "someone-else", second.sessionId)).rejects.toThrow(/same files was imported as "results" \(import #\d+/);
+    const refusal = finishFolderUpload(ctx, "someone-else", second.sessionId);
+    await expect(refusal).rejects.toThrow(/^results-copy: a folder with the same files was imported by someone else \(\d{4}-/);
+    await expect(refusal).rejects.not.toThrow(/"results"|#\d/);
+    // The sender of the first import is told which one it was.
+    const mine = await beginFolderUpload(ctx, USER, { name: "again", files: renamed });
+    expect(mine.earlier).toEqual({ byYou: true, jobId, name: "results", at: second.earlier!.at });
     const { jobId: secondJob } = await finishFolderUpload(ctx, "someone-else", second.sessionId, { again: true });
     expect(secondJob).not.toBe(jobId);
     // A changed file makes it another folder.
     const changed = [...first.files.slice(1), { path: "extra.txt", size: 1, sha256: crypto.createHash("sha256").update("x").digest("hex") }];
     expect((await beginFolderUpload(ctx, USER, { name: "results", files: changed })).earlier).toBeNull();
+  });
+
+  it("starts one import when two requests finish the same upload at once, and answers both with its job", async () => {
+    const { files, content } = declare(await fixture("results"));
+    const plan = await beginFolderUpload(ctx, USER, { name: "results", files });
+    await send(plan.sessionId, content, plan.missing);
+    // Both requests are under way before either has looked at the upload: a barrier both pass together.
+    let open!: () => void;
+    const barrier = new Promise<void>((resolve) => (open = resolve));
+    const finishing = [0, 1].map(async () => {
+      await barrier;
+      return finishFolderUpload(ctx, USER, plan.sessionId);
+    });
+    open();
+    const [a, b] = await Promise.all(finishing);
+    expect(a).toEqual(b);
+    expect((await recentImports(ctx)).map((j) => j.id)).toEqual([a!.jobId]);
+    // A late third request (a retry after a lost answer) gets the same job; declaring the folder again is a new attempt.
+    expect(await finishFolderUpload(ctx, USER, plan.sessionId)).toEqual(a);
+    const again = await beginFolderUpload(ctx, USER, { name: "results", files });
+    expect(again.sessionId).toBe(plan.sessionId);
+    await send(again.sessionId, content, again.missing);
+    await expect(finishFolderUpload(ctx, USER, again.sessionId)).rejects.toThrow(/same files was imported as "results" \(import #/);
+    const { jobId } = await finishFolderUpload(ctx, USER, again.sessionId, { again: true });
+    expect(jobId).not.toBe(a!.jobId);
+    await runQueuedImports(ctx);
+    expect((await importJobStatus(ctx, a!.jobId)).report).toMatchObject({ created: 1 });
+  });
+
+  it("removes uploads left unfinished past the expiry with the files only they needed, and keeps those still under way", async () => {
+    const { files, content } = declare(await fixture("results"));
+    const expiry = ctx.config.importLimits?.folderUploadExpiryMs ?? importLimitsFromEnv({}).folderUploadExpiryMs;
+    const abandoned = await beginFolderUpload(ctx, USER, { name: "results", files });
+    await send(abandoned.sessionId, content, abandoned.missing.slice(0, 2));
+    const other = declare(await fixture("other"));
+    other.files.push({ path: "note.txt", size: 4, sha256: crypto.createHash("sha256").update("note").digest("hex") });
+    other.content.set(other.files.at(-1)!.sha256, Buffer.from("note"));
+    const active = await beginFolderUpload(ctx, "another-sender", { name: "other", files: other.files });
+    await send(active.sessionId, other.content, active.missing.slice(0, 1), "another-sender");
+    const sessionsOf = (dir: string) => fs.readdirSync(path.join(ctx.config.dataDir, "folder-uploads", dir, "sessions"));
+    const senders = fs.readdirSync(path.join(ctx.config.dataDir, "folder-uploads"));
+    expect(senders).toHaveLength(2);
+
+    // Just before the expiry nothing goes; the abandoned upload's last file arrived before the other's.
+    const abandonedSession = senders
+      .map((d) => path.join(ctx.config.dataDir, "folder-uploads", d, "sessions"))
+      .find((d) => fs.readdirSync(d).includes(`${abandoned.sessionId}.json`))!;
+    const touched = fs.statSync(path.join(abandonedSession, `${abandoned.sessionId}.json`)).mtimeMs;
+    expect(await expireFolderUploads(ctx, touched + expiry - 1)).toEqual({ sessions: 0, files: 0 });
+    const later = touched + expiry + 1;
+    const now = new Date(later);
+    const activeDir = senders.find((d) => !abandonedSession.includes(d))!;
+    for (const f of sessionsOf(activeDir)) fs.utimesSync(path.join(ctx.config.dataDir, "folder-uploads", activeDir, "sessions", f), now, now);
+    expect(await expireFolderUploads(ctx, later)).toEqual({ sessions: 1, files: 2 });
+    expect(fs.readdirSync(abandonedSession)).toEqual([]);
+    expect(fs.readdirSync(path.join(abandonedSession, "..", "files"))).toEqual([]);
+    await expect(finishFolderUpload(ctx, USER, abandoned.sessionId)).rejects.toThrow(/No folder upload/);
+    // The upload still under way keeps its session and its file.
+    expect(sessionsOf(activeDir)).toEqual([`${active.sessionId}.json`]);
+    expect(fs.readdirSync(path.join(ctx.config.dataDir, "folder-uploads", activeDir, "files"))).toHaveLength(1);
+    // Choosing the abandoned folder again starts afresh.
+    expect(new Set((await beginFolderUpload(ctx, USER, { name: "results", files })).missing)).toEqual(new Set(abandoned.missing));
   });
 
   it("names every hostile path and keeps the rest; content that is not what was declared is not kept", async () => {
@@ -161,7 +229,11 @@ describeEachBackend("folder uploads", (backend) => {
     const plan = await beginFolderUpload(ctx, USER, { name: "r", files: [f(1, 5), f(2, 11)] });
     expect(plan.refused).toEqual([{ path: "r/2.json", reason: "is 11 bytes, more than the 10 one file may have (VERDICT_ZIP_MAX_ENTRY_MB)" }]);
     await expect(beginFolderUpload(ctx, USER, { name: "r", files: [1, 2, 3, 4].map((i) => f(i, 1)) })).rejects.toThrow(
-      "r: 4 files, more than the 3 one import may hold (VERDICT_ZIP_MAX_ENTRIES)",
+      "r: 4 files declared, more than the 3 one import may hold (VERDICT_ZIP_MAX_ENTRIES)",
+    );
+    // Files it would refuse count too: a declaration is not read further than one import may hold.
+    await expect(beginFolderUpload(ctx, USER, { name: "r", files: [f(1, 1), f(2, 1), f(3, 99), f(4, 99)] })).rejects.toThrow(
+      "r: 4 files declared, more than the 3",
     );
     await expect(beginFolderUpload(ctx, USER, { name: "r", files: [1, 2, 3].map((i) => f(i, 9)) })).rejects.toThrow(
       "r: 27 bytes in all, more than the 25 one import may hold (VERDICT_ZIP_MAX_TOTAL_MB)",

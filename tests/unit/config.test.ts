@@ -40,6 +40,7 @@ describe("configuration defaults", () => {
       manifestMaxBytes: 64 * 1024 ** 2,
       queuedBytesPerUser: 2048 * 1024 ** 2,
       queuedBytesTotal: 8192 * 1024 ** 2,
+      folderUploadExpiryMs: 72 * 3600_000,
     });
     expect(c.trustedOrigins).toEqual([]);
     expect(c.objectStorage).toBeUndefined();

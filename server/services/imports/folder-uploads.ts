@@ -6,6 +6,10 @@
  * received folder is packed into a zip (stored, not compressed) and imported by the same job as an uploaded zip,
  * with the same report. A folder whose content (its files' hashes, not their names) was imported before is refused
  * unless the sender confirms, so the same results are not uploaded twice by accident.
+ *
+ * Finishing is claimed with a file created exclusively, so two finish requests of one upload (a double click, a
+ * retried request) start one import and both answer with its job. Uploads left unfinished are removed with their
+ * files once untouched for VERDICT_FOLDER_UPLOAD_EXPIRE_HOURS, swept whenever someone declares a folder.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -14,7 +18,7 @@ import path from "node:path";
 import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yazl from "yazl";
-import { importLimitsFromEnv, type ImportLimits } from "../../config";
+import { DEFAULT_MAX_BODY_BYTES, importLimitsFromEnv, type ImportLimits } from "../../config";
 import type { AppContext } from "../../context";
 import { declaredFileProblem, folderContentKey, folderSessionKey, type DeclaredFile, type RefusedFile } from "../../domain/imports/folder-upload";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
@@ -28,10 +32,23 @@ export interface FolderUploadRequest {
   format?: string;
 }
 
-export interface EarlierFolderImport {
+/**
+ * The import of a folder with the same content, as the person asking may see it: their own import by its name and
+ * job; someone else's only as the fact and its date (the name and job are theirs).
+ */
+export type EarlierFolderImport = { byYou: true; jobId: number; name: string; at: string } | { byYou: false; at: string };
+
+/** What is kept of a folder's import, for the duplicate guard. */
+interface ImportedRecord {
   jobId: number;
   name: string;
   at: string;
+  by: string;
+}
+
+export interface FinishedFolderUpload {
+  jobId: number;
+  refused: RefusedFile[];
 }
 
 export interface FolderUploadPlan {
@@ -55,10 +72,21 @@ interface SessionRecord {
 }
 
 const SESSION_ID_RE = /^[0-9a-f]{32}$/;
+/** What one declared file may take in the declaration's JSON: a path of 150 characters or so, its size and hash. */
+const DECLARED_FILE_BYTES = 256;
 const SHA256_RE = /^[0-9a-f]{64}$/;
 
 function limitsOf(ctx: AppContext): ImportLimits {
   return ctx.config.importLimits ?? importLimitsFromEnv({});
+}
+
+/**
+ * The largest declaration the web server reads: room for as many files as one import may hold
+ * (VERDICT_ZIP_MAX_ENTRIES), and never less than any request may send (VERDICT_MAX_BODY_BYTES).
+ */
+export function folderDeclarationLimit(ctx: AppContext): { maxBytes: number; maxFiles: number } {
+  const maxFiles = limitsOf(ctx).zipMaxEntries;
+  return { maxBytes: Math.max(ctx.config.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, maxFiles * DECLARED_FILE_BYTES), maxFiles };
 }
 
 function root(ctx: AppContext): string {
@@ -71,6 +99,9 @@ function senderDir(ctx: AppContext, userId: string): string {
 }
 
 const sessionFile = (ctx: AppContext, userId: string, id: string) => path.join(senderDir(ctx, userId), "sessions", `${id}.json`);
+/** Held while one request packs and starts the upload's import; the result then waits beside it for a second request. */
+const claimFile = (ctx: AppContext, userId: string, id: string) => path.join(senderDir(ctx, userId), "sessions", `${id}.finishing`);
+const finishedFile = (ctx: AppContext, userId: string, id: string) => path.join(senderDir(ctx, userId), "sessions", `${id}.finished`);
 const blobFile = (ctx: AppContext, userId: string, sha: string) => path.join(senderDir(ctx, userId), "files", sha);
 const earlierFile = (ctx: AppContext, contentKey: string) => path.join(root(ctx), "imported", `${contentKey}.json`);
 
@@ -92,6 +123,11 @@ async function writeJson(file: string, value: unknown): Promise<void> {
 
 /** Splits the declared files into those taken and those refused (with why), within the folder limits. */
 function sortDeclared(req: FolderUploadRequest, limits: ImportLimits): { files: DeclaredFile[]; refused: RefusedFile[] } {
+  if (req.files.length > limits.zipMaxEntries) {
+    throw new ValidationError(
+      `${req.name}: ${req.files.length} files declared, more than the ${limits.zipMaxEntries} one import may hold (VERDICT_ZIP_MAX_ENTRIES)`,
+    );
+  }
   const files: DeclaredFile[] = [];
   const refused: RefusedFile[] = [];
   const seen = new Set<string>();
@@ -125,7 +161,8 @@ function folderName(name: unknown): string {
 export async function beginFolderUpload(ctx: AppContext, userId: string, req: FolderUploadRequest): Promise<FolderUploadPlan> {
   if (!Array.isArray(req.files) || req.files.length === 0) throw new ValidationError("The folder has no files");
   const name = folderName(req.name);
-  const format = req.format?.trim() || "auto";
+  const format = typeof req.format === "string" && req.format.trim() ? req.format.trim() : "auto";
+  await sweepNowAndThen(ctx);
   const { files, refused } = sortDeclared({ ...req, name }, limitsOf(ctx));
   if (files.length === 0)
     throw new ValidationError(`${name}: none of its ${req.files.length} files can be uploaded (${refused[0]!.path} ${refused[0]!.reason})`);
@@ -134,9 +171,16 @@ export async function beginFolderUpload(ctx: AppContext, userId: string, req: Fo
   const sessionId = folderSessionKey(userId, format, files);
   const record: SessionRecord = { userId, name, format, files, refused };
   await writeJson(sessionFile(ctx, userId, sessionId), record);
+  // Declaring again is a new attempt: a finished import of the same session is not handed back to it.
+  await fsp.rm(finishedFile(ctx, userId, sessionId), { force: true });
   const missing = [...new Set(files.map((f) => f.sha256))].filter((sha) => !fs.existsSync(blobFile(ctx, userId, sha)));
-  const earlier = await readJson<EarlierFolderImport>(earlierFile(ctx, folderContentKey(files)));
+  const earlier = asSeenBy(await readJson<ImportedRecord>(earlierFile(ctx, folderContentKey(files))), userId);
   return { sessionId, accepted: files.length, missing, refused, totalBytes, earlier };
+}
+
+function asSeenBy(record: ImportedRecord | null, userId: string): EarlierFolderImport | null {
+  if (!record) return null;
+  return record.by === userId ? { byYou: true, jobId: record.jobId, name: record.name, at: record.at } : { byYou: false, at: record.at };
 }
 
 async function sessionOf(ctx: AppContext, userId: string, sessionId: string): Promise<SessionRecord> {
@@ -176,6 +220,9 @@ export async function receiveFolderFile(ctx: AppContext, userId: string, session
         `${record.name}/${declared.path}: the content received does not have the declared SHA-256 (the file changed or the transfer was cut)`,
       );
     await fsp.rename(tmp, target);
+    // A file received keeps its upload alive (the expiry counts from the last one).
+    const now = new Date();
+    await fsp.utimes(sessionFile(ctx, userId, sessionId), now, now).catch(() => undefined);
     return { stored: true };
   } finally {
     await fsp.rm(tmp, { force: true });
@@ -191,16 +238,54 @@ async function packFolder(ctx: AppContext, record: SessionRecord, file: string):
   await pipeline(zip.outputStream, fs.createWriteStream(file, { flags: "wx" }));
 }
 
+/** How long a claim may be held before it counts as left by a request that died (packing takes seconds, not this). */
+const STALE_CLAIM_MS = 10 * 60_000;
+const CLAIM_POLL_MS = 50;
+
+/** Claims the finishing of an upload; false when another request holds the claim (and it is not stale). */
+async function claimFinish(file: string): Promise<boolean> {
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  try {
+    await fsp.writeFile(file, String(process.pid), { flag: "wx" });
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+    const held = await fsp.stat(file).catch(() => null);
+    if (held && Date.now() - held.mtimeMs > STALE_CLAIM_MS) await fsp.rm(file, { force: true });
+    return false;
+  }
+}
+
 /**
  * Starts the import of a fully received folder, with the same job and report as an uploaded zip. Refused with a
- * conflict when a folder of the same content was imported before, unless `again` is set.
+ * conflict when a folder of the same content was imported before, unless `again` is set. Two requests finishing
+ * the same upload at once start one import: the second waits for the first and answers with its job.
  */
-export async function finishFolderUpload(
-  ctx: AppContext,
-  userId: string,
-  sessionId: string,
-  opts: { again?: boolean } = {},
-): Promise<{ jobId: number; refused: RefusedFile[] }> {
+export async function finishFolderUpload(ctx: AppContext, userId: string, sessionId: string, opts: { again?: boolean } = {}): Promise<FinishedFolderUpload> {
+  if (!SESSION_ID_RE.test(sessionId)) throw new NotFoundError("folder upload", sessionId);
+  const claim = claimFile(ctx, userId, sessionId);
+  const finished = finishedFile(ctx, userId, sessionId);
+  for (;;) {
+    const done = await readJson<FinishedFolderUpload>(finished);
+    if (done) return done;
+    if (await claimFinish(claim)) {
+      try {
+        // The request that held the claim before may have finished between the look above and the claim.
+        const justDone = await readJson<FinishedFolderUpload>(finished);
+        if (justDone) return justDone;
+        const result = await startFolderImport(ctx, userId, sessionId, opts);
+        await writeJson(finished, result);
+        return result;
+      } finally {
+        await fsp.rm(claim, { force: true });
+      }
+    }
+    // Another request is starting this upload's import: its answer is this one's too.
+    await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS));
+  }
+}
+
+async function startFolderImport(ctx: AppContext, userId: string, sessionId: string, opts: { again?: boolean }): Promise<FinishedFolderUpload> {
   const record = await sessionOf(ctx, userId, sessionId);
   const absent = record.files.filter((f) => !fs.existsSync(blobFile(ctx, userId, f.sha256)));
   if (absent.length > 0) {
@@ -209,11 +294,10 @@ export async function finishFolderUpload(
     );
   }
   const contentKey = folderContentKey(record.files);
-  const earlier = await readJson<EarlierFolderImport>(earlierFile(ctx, contentKey));
+  const earlier = asSeenBy(await readJson<ImportedRecord>(earlierFile(ctx, contentKey)), userId);
   if (earlier && !opts.again) {
-    throw new ConflictError(
-      `${record.name}: a folder with the same files was imported as "${earlier.name}" (import #${earlier.jobId}, ${earlier.at}); import it again only if that is what you mean`,
-    );
+    const what = earlier.byYou ? `as "${earlier.name}" (import #${earlier.jobId}, ${earlier.at})` : `by someone else (${earlier.at})`;
+    throw new ConflictError(`${record.name}: a folder with the same files was imported ${what}; import it again only if that is what you mean`);
   }
   await checkUploadRoom(
     ctx,
@@ -230,7 +314,7 @@ export async function finishFolderUpload(
     if (e instanceof AppError) throw e;
     throw new Error(`${record.name}: the received folder could not be packed for import (${(e as Error).message})`);
   }
-  await writeJson(earlierFile(ctx, contentKey), { jobId, name: record.name, at: new Date().toISOString() } satisfies EarlierFolderImport);
+  await writeJson(earlierFile(ctx, contentKey), { jobId, name: record.name, at: new Date().toISOString(), by: userId } satisfies ImportedRecord);
   await removeSession(ctx, record, sessionId);
   return { jobId, refused: record.refused };
 }
@@ -238,12 +322,64 @@ export async function finishFolderUpload(
 /** Drops a finished session and the files no other open session of the sender still needs. */
 async function removeSession(ctx: AppContext, record: SessionRecord, sessionId: string): Promise<void> {
   await fsp.rm(sessionFile(ctx, record.userId, sessionId), { force: true });
-  const sessionsDir = path.dirname(sessionFile(ctx, record.userId, sessionId));
-  const stillNeeded = new Set<string>();
-  for (const other of await fsp.readdir(sessionsDir).catch(() => [] as string[])) {
-    if (!other.endsWith(".json")) continue;
-    const r = await readJson<SessionRecord>(path.join(sessionsDir, other)).catch(() => null);
-    for (const f of r?.files ?? []) stillNeeded.add(f.sha256);
-  }
+  const stillNeeded = await filesStillNeeded(path.dirname(sessionFile(ctx, record.userId, sessionId)));
   for (const f of record.files) if (!stillNeeded.has(f.sha256)) await fsp.rm(blobFile(ctx, record.userId, f.sha256), { force: true });
+}
+
+/** The hashes a sender's open uploads still need. */
+async function filesStillNeeded(sessionsDir: string): Promise<Set<string>> {
+  const needed = new Set<string>();
+  for (const name of await fsp.readdir(sessionsDir).catch(() => [] as string[])) {
+    if (!name.endsWith(".json")) continue;
+    const r = await readJson<SessionRecord>(path.join(sessionsDir, name)).catch(() => null);
+    for (const f of r?.files ?? []) needed.add(f.sha256);
+  }
+  return needed;
+}
+
+async function removeOlderThan(dir: string, cutoffMs: number, keep: (name: string) => boolean): Promise<number> {
+  let removed = 0;
+  for (const name of await fsp.readdir(dir).catch(() => [] as string[])) {
+    if (keep(name)) continue;
+    const stat = await fsp.stat(path.join(dir, name)).catch(() => null);
+    if (stat && stat.mtimeMs < cutoffMs) {
+      await fsp.rm(path.join(dir, name), { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
+/**
+ * Removes the folder uploads nobody touched for VERDICT_FOLDER_UPLOAD_EXPIRE_HOURS (no file received since, never
+ * imported) and the files only they needed; a finished upload's answer goes after the same time. Answers how many
+ * uploads went. The duplicate guard's records of imported folders stay.
+ */
+export async function expireFolderUploads(ctx: AppContext, now = Date.now()): Promise<{ sessions: number; files: number }> {
+  const cutoff = now - limitsOf(ctx).folderUploadExpiryMs;
+  let sessions = 0;
+  let files = 0;
+  for (const sender of await fsp.readdir(root(ctx)).catch(() => [] as string[])) {
+    if (sender === "imported") continue;
+    const sessionsDir = path.join(root(ctx), sender, "sessions");
+    sessions += await removeOlderThan(sessionsDir, cutoff, (name) => !name.endsWith(".json"));
+    // Finished uploads' answers and claims left by requests that died.
+    await removeOlderThan(sessionsDir, cutoff, (name) => name.endsWith(".json"));
+    const needed = await filesStillNeeded(sessionsDir);
+    // Every file of an expired upload arrived before its last touch; a newer file belongs to an upload under way.
+    // Transfers cut off midway leave their partial files (`.part`).
+    files += await removeOlderThan(path.join(root(ctx), sender, "files"), cutoff, (name) => needed.has(name));
+  }
+  return { sessions, files };
+}
+
+const SWEEP_EVERY_MS = 10 * 60_000;
+const lastSweep = new Map<string, number>();
+
+/** Expires abandoned uploads at most every ten minutes per data folder, as folders are declared. */
+async function sweepNowAndThen(ctx: AppContext): Promise<void> {
+  const at = lastSweep.get(ctx.config.dataDir) ?? 0;
+  if (Date.now() - at < SWEEP_EVERY_MS) return;
+  lastSweep.set(ctx.config.dataDir, Date.now());
+  await expireFolderUploads(ctx);
 }

@@ -9,4 +9,12 @@ export { cliUnpackDir, isZipFile, openZipSource, zipPathNamer } from "./zip-sour
 export { importJobStatus, newUploadPath, recentImports, resolveServerPath, startImport, uploadWhere } from "./jobs";
 export { dedupeTrajectories, type DedupeReport } from "./dedupe";
 export { dedupeJob, startDedupe, DEDUPE_JOB_TYPE } from "./dedupe-jobs";
-export { beginFolderUpload, finishFolderUpload, receiveFolderFile, type FolderUploadPlan, type FolderUploadRequest } from "./folder-uploads";
+export {
+  beginFolderUpload,
+  expireFolderUploads,
+  finishFolderUpload,
+  folderDeclarationLimit,
+  receiveFolderFile,
+  type FolderUploadPlan,
+  type FolderUploadRequest,
+} from "./folder-uploads";

@@ -18,7 +18,8 @@ interface Plan {
   sessionId: string;
   missing: string[];
   refused: { path: string; reason: string }[];
-  earlier: { jobId: number; name: string; at: string } | null;
+  /** Someone else's earlier import is told only as a fact and a date. */
+  earlier: { byYou: true; jobId: number; name: string; at: string } | { byYou: false; at: string } | null;
 }
 
 interface Row {
@@ -252,7 +253,10 @@ function FolderFiles({ rows, refused }: { rows: Row[]; refused: Plan["refused"] 
 function EarlierImportPrompt({ earlier, onAgain, onCancel }: { earlier: NonNullable<Plan["earlier"]>; onAgain: () => void; onCancel: () => void }) {
   return (
     <div role="alert" className="mt-3 rounded-lg border border-amber-300 bg-amber-50 px-4 py-3 text-[13px] text-amber-900">
-      A folder with the same files was imported as “{earlier.name}” (import #{earlier.jobId}). Import it again?
+      {earlier.byYou
+        ? `You imported a folder with the same files as “${earlier.name}” (import #${earlier.jobId}).`
+        : `Someone else imported a folder with the same files on ${new Date(earlier.at).toLocaleDateString()}.`}{" "}
+      Import it again?
       <span className="ml-3 inline-flex gap-2">
         <button type="button" className="btn" onClick={onAgain}>
           Import again
