@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { closeDatabase, sqliteClient, tablesOf } from "../../db/database";
-import { buildReport, writeReport } from "../../server/services/trajectories/static-report";
+import { buildReport, writeReport } from "../../server/services/trajectories";
 import { ScreenshotStore } from "../../server/storage/screenshot-store";
 import { generateAnalyticsData } from "./analytics-data";
 import type { BenchFigure } from "./types";

@@ -12,7 +12,7 @@ import { closeDatabase, tablesOf, withTransaction, type Db } from "../../db/data
 import type { StepValues } from "../../db/repositories/trajectories";
 import { createAppContext } from "../../server/context";
 import { defaultLabelSchema } from "../../server/domain/annotation/label-schema";
-import { scopeSearch } from "../../server/services/trajectories/search";
+import { scopeSearch } from "../../server/services/access";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import type { BenchEngine } from "./engines";
 import { percentile, type BenchFigure } from "./types";

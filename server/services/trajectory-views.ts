@@ -17,6 +17,7 @@ import {
   listRuns,
   sitesOfSet,
 } from "../../db/repositories/catalog";
+import { searchHits, type ScopedSearch } from "../../db/repositories/search";
 import { consolidatedCategories, triageColumnsOf, type TriageColumns } from "../../db/repositories/triage";
 import { currentFlagsOf } from "../../db/repositories/catalog/task-flags";
 import { listEvaluatorSummaries } from "../../db/repositories/evaluation/verdicts";
@@ -46,11 +47,13 @@ import { shortAction } from "../domain/player/action-text";
 import { createLoopDetector } from "../domain/player/loops";
 import { createStepIndexPacker, STEP_WINDOW, stepWindowProblem, toJsonText, type JsonText, type PackedStepIndex } from "../domain/player/paging";
 import { seededSample } from "../domain/sampling";
+import { highlightSnippet, positiveClauses, type SearchField, type SearchHit } from "../domain/trajectories/search-query";
 import { formatEvaluatorRef } from "../domain/trajectory-list-query";
+import type { Actor } from "../domain/access/actor";
 import type { ParsedAction, SomElement } from "../domain/types";
 import { NotFoundError, ValidationError } from "../errors";
 import { warmVariants, type ImageDeps } from "./images";
-import { currentScannerHashes, hitsOf, scopeSearch, type SearchHit } from "./trajectories/search";
+import { currentScannerHashes, scopeSearch, taskViewOf } from "./access";
 
 export interface ImageMeta {
   hash: string;
@@ -266,6 +269,18 @@ export async function warmFirstViews(deps: ImageDeps, trajectoryIds: readonly nu
 }
 
 /** A seeded random sample of what a filter selects (see server/domain/sampling.ts). */
+/** The hits of each listed trajectory, with the matched words marked. */
+async function hitsOf(db: Db, trajectoryIds: readonly number[], scope: ScopedSearch): Promise<Map<number, SearchHit[]>> {
+  const clauses = positiveClauses(scope.query);
+  const out = new Map<number, SearchHit[]>();
+  for (const row of await searchHits(db, trajectoryIds, scope)) {
+    const list = out.get(row.trajectoryId) ?? [];
+    list.push({ stepIndex: row.stepIndex, field: row.field as SearchField, parts: highlightSnippet(row.body, clauses) });
+    out.set(row.trajectoryId, list);
+  }
+  return out;
+}
+
 export interface SampleSpec {
   sample?: number;
   seed?: number;
@@ -465,6 +480,18 @@ export async function taskOverview(db: Db, id: number, scope: TrajectoryFilter =
   const filter = { ...scope, taskId: id };
   const { rows } = await listTrajectories(db, filter, { offset: 0, limit: 500, sort: "id", dir: "asc" });
   return { task: found.task, taskSet: found.taskSet, outcomes: await outcomeCounts(db, filter), trajectories: rows };
+}
+
+/** A task as the viewer may see it (what they may see of it is access's rule: taskViewOf). */
+export async function taskForViewer(db: Db, actor: Actor, taskId: number) {
+  const view = await taskViewOf(db, actor, taskId);
+  if (view.wholeCatalog) return await taskOverview(db, taskId);
+  const overview = await taskOverview(db, taskId, view.scope);
+  return {
+    ...overview,
+    task: { ...overview.task, evaluatorConfig: null, referenceAnswers: view.referenceWithheld ? [] : overview.task.referenceAnswers },
+    referenceWithheld: view.referenceWithheld,
+  };
 }
 
 /** Ids of every trajectory, or of one run's, in id order (for exports and batches chosen on the command line). */

@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/client";
 import { closeDatabase, type Db } from "../../db/database";
 import { migratePostgres, openPostgresDatabase } from "../../db/postgres";
-import { scopeSearch } from "../../server/services/trajectories/search";
+import { scopeSearch } from "../../server/services/access";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import { postgresSkipReason } from "../helpers/postgres";
 import { testPostgresServer } from "../helpers/run-postgres";

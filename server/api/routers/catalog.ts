@@ -4,8 +4,8 @@
  * browse one of its trajectories, with only those trajectories (server/services/access/scope.ts).
  */
 import { z } from "zod";
-import { runList, runOverview, taskSetList, taskSetOverview } from "../../services/trajectory-views";
-import { assertSeesWholeCatalog, taskForViewer } from "../../services/access";
+import { runList, runOverview, taskForViewer, taskSetList, taskSetOverview } from "../../services/trajectory-views";
+import { assertSeesWholeCatalog } from "../../services/access";
 import { flagTask, taskValidity } from "../../services/catalog";
 import { taskFlagInputSchema } from "../../domain/catalog/task-validity";
 import { authedProcedure, createTRPCRouter, researcherProcedure } from "../trpc";

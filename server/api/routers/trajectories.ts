@@ -15,7 +15,7 @@ import {
   warmTrajectoryImages,
 } from "../../services/trajectory-views";
 import { assertMayTriage, assertTrajectoryBrowsable, scopeTrajectoryFilter, seesWholeCatalog } from "../../services/access";
-import { resolveStepLink } from "../../services/trajectories/step-links";
+import { resolveStepLink } from "../../services/trajectories";
 import { authedProcedure, createTRPCRouter } from "../trpc";
 
 export const trajectoriesRouter = createTRPCRouter({

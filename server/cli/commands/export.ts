@@ -1,6 +1,6 @@
 import { getAppContext } from "../../context";
 import { exportBundle } from "../../services/bundle-io";
-import { exportAtif } from "../../services/trajectories/atif-export";
+import { exportAtif } from "../../services/trajectories";
 import { trajectoryIdsOf } from "../../services/trajectory-views";
 import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";
 import { createProgressBar } from "../progress";

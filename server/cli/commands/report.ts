@@ -5,7 +5,7 @@
  */
 import { getAppContext } from "../../context";
 import { parseTrajectoryListParams, type TrajectoryListInput } from "../../domain/trajectory-list-query";
-import { buildReport, writeReport, type ReportOptions } from "../../services/trajectories/static-report";
+import { buildReport, writeReport, type ReportOptions } from "../../services/trajectories";
 import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
 import { actorFromArgs } from "../label-args";
 import { createProgressBar } from "../progress";

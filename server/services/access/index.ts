@@ -5,3 +5,4 @@
  */
 export * from "./blind";
 export * from "./scope";
+export * from "./search-scope";

@@ -27,8 +27,7 @@ import type { TrajectoryFilter } from "../../../db/repositories/trajectories";
 import { screenshotInQaItems } from "../../../db/repositories/annotation/campaigns";
 import { hasRole, type Actor } from "../../domain/access/actor";
 import { AppError } from "../../errors";
-import { taskOverview } from "../trajectory-views";
-import { currentScannerHashes, scopeSearch } from "../trajectories/search";
+import { currentScannerHashes, scopeSearch } from "./search-scope";
 
 /** True when the actor sees the whole catalog (researchers and admins with nothing to label blind). */
 export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
@@ -38,7 +37,7 @@ export async function seesWholeCatalog(db: Db, actor: Actor): Promise<boolean> {
 /**
  * A trajectory-list filter narrowed to what the actor may browse, as conditions the query evaluates itself (an id
  * list would hit SQLite's parameter limit in a large campaign). A behaviour search in it is parsed and narrowed to
- * what the actor may search (server/services/trajectories/search.ts).
+ * what the actor may search (./search-scope.ts).
  */
 export async function scopeTrajectoryFilter<F extends TrajectoryFilter & { search?: string }>(db: Db, actor: Actor, filter: F): Promise<F> {
   if (await seesWholeCatalog(db, actor)) {
@@ -92,20 +91,22 @@ export async function assertSeesWholeCatalog(db: Db, actor: Actor, what: string)
 }
 
 /**
- * A task as the viewer may see it. Outside the whole catalog: only tasks with a trajectory in the viewer's
- * campaigns, listing only the trajectories (and outcome counts) they may browse, without the benchmark's rule
- * configuration, and without reference answers while they label one of its trajectories blind (both are
- * evaluator information: with the final answer they give the rule's verdict away).
+ * How the viewer may see a task (the task page, server/services/trajectory-views.ts). Outside the whole catalog:
+ * only tasks with a trajectory in the viewer's campaigns, with only the trajectories they may browse, and without
+ * the benchmark's rule configuration and, while they label one of its trajectories blind, its reference answers (both
+ * are evaluator information: with the final answer they give the rule's verdict away).
  */
-export async function taskForViewer(db: Db, actor: Actor, taskId: number) {
-  if (await seesWholeCatalog(db, actor)) return await taskOverview(db, taskId);
+export async function taskViewOf(
+  db: Db,
+  actor: Actor,
+  taskId: number,
+): Promise<{ wholeCatalog: true } | { wholeCatalog: false; scope: TrajectoryFilter; referenceWithheld: boolean }> {
+  if (await seesWholeCatalog(db, actor)) return { wholeCatalog: true };
   if (!(await taskInAnnotatorCampaigns(db, actor.userId, taskId))) throw new AppError("FORBIDDEN", `Task ${taskId} is not in any of your labelling campaigns`);
-  const overview = await taskOverview(db, taskId, { visibleToAnnotator: actor.userId, notBlindFor: actor.userId });
-  const blindOnIt = await taskLabelledBlindBy(db, actor.userId, taskId);
   return {
-    ...overview,
-    task: { ...overview.task, evaluatorConfig: null, referenceAnswers: blindOnIt ? [] : overview.task.referenceAnswers },
-    referenceWithheld: blindOnIt,
+    wholeCatalog: false,
+    scope: { visibleToAnnotator: actor.userId, notBlindFor: actor.userId },
+    referenceWithheld: await taskLabelledBlindBy(db, actor.userId, taskId),
   };
 }
 

@@ -8,7 +8,7 @@ import { sessionFromHeaders } from "@/server/auth/auth";
 import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { assertTrajectoryBrowsable, seesWholeCatalog } from "@/server/services/access";
-import { atifDownload } from "@/server/services/trajectories/atif-export";
+import { atifDownload } from "@/server/services/trajectories";
 import { guardedRoute } from "../../../_lib/guarded-route";
 
 function text(status: number, message: string): Response {

@@ -1,31 +1,23 @@
 /**
- * Behaviour search in the trajectory list: the query text parsed (server/domain/trajectories/search-query.ts), scoped
- * to what the viewer may search, and the hits a page shows under its rows.
+ * What a viewer may search in the trajectory list: the query text parsed (server/domain/trajectories/search-query.ts)
+ * and scoped to what the viewer may see. The hits shown under a page's rows are read by the list itself
+ * (server/services/trajectory-views.ts).
  *
  * Who searches what: researchers and admins who label nothing blind search everything, judges' rationales and every
  * annotator's notes included, and may filter by verdicts (judge:, human:). Everyone else searches the trajectories
- * they may browse (server/services/access/scope.ts) and, of the notes, only their own; rationale:, judge:, human:
- * and scanner: are refused outright, and free words never look at rationales or others' notes, so neither the rows nor the counts
- * say whether a word occurs there.
+ * they may browse (./scope.ts) and, of the notes, only their own; rationale:, judge:, human: and scanner: are refused
+ * outright, and free words never look at rationales or others' notes, so neither the rows nor the counts say whether a
+ * word occurs there.
  */
 import type { Db } from "../../../db/database";
 import { userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
 import { listStoredScanners } from "../../../db/repositories/evaluation/scanners";
-import { searchHits, type ScopedSearch } from "../../../db/repositories/search";
+import type { ScopedSearch } from "../../../db/repositories/search";
 import { BUILT_IN_SCANNERS, definitionHash } from "../../domain/evaluation/scanners/definitions";
-import {
-  highlightSnippet,
-  parseSearchQuery,
-  positiveClauses,
-  SearchSyntaxError,
-  type SearchField,
-  type SearchHit,
-  type SearchQuery,
-} from "../../domain/trajectories/search-query";
+import { parseSearchQuery, SearchSyntaxError, type SearchQuery } from "../../domain/trajectories/search-query";
 import { AppError, ValidationError } from "../../errors";
 
 export type { ScopedSearch } from "../../../db/repositories/search";
-export type { SearchHit } from "../../domain/trajectories/search-query";
 
 /** Parses a search; bad syntax is a ValidationError whose message says what to write instead. */
 export function parseSearch(text: string): SearchQuery {
@@ -81,16 +73,4 @@ function scannerHashesOf(query: SearchQuery, scanners: ReadonlyMap<string, strin
 export async function currentScannerHashes(db: Db): Promise<Map<string, string>> {
   const stored = (await listStoredScanners(db)).map((r) => ({ key: r.key, rules: r.rules, minConsecutive: r.minConsecutive }));
   return new Map([...BUILT_IN_SCANNERS, ...stored].map((d) => [d.key, definitionHash(d)]));
-}
-
-/** The hits of each listed trajectory, with the matched words marked. */
-export async function hitsOf(db: Db, trajectoryIds: readonly number[], scope: ScopedSearch): Promise<Map<number, SearchHit[]>> {
-  const clauses = positiveClauses(scope.query);
-  const out = new Map<number, SearchHit[]>();
-  for (const row of await searchHits(db, trajectoryIds, scope)) {
-    const list = out.get(row.trajectoryId) ?? [];
-    list.push({ stepIndex: row.stepIndex, field: row.field as SearchField, parts: highlightSnippet(row.body, clauses) });
-    out.set(row.trajectoryId, list);
-  }
-  return out;
 }
