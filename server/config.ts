@@ -34,6 +34,8 @@ export interface VerdictConfig {
   maxBodyBytes?: number;
   /** Largest CSV upload (agreement CSV, label import); zip imports have their own limit in importLimits. */
   maxUploadBytes?: number;
+  /** Days a dashboard report's zip is kept for download (DEFAULT_REPORT_RETENTION_DAYS when unset). */
+  reportRetentionDays?: number;
   /** SQLite busy timeout of this process's connection (see db/client.ts); unset = the default wait. */
   busyTimeoutMs?: number;
   /** Screenshots, variants, staged import uploads and finished live-run bundles in an S3-compatible bucket; unset = the data folder. */
@@ -131,6 +133,8 @@ export const WEB_BUSY_TIMEOUT_MS = 250;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** The CSV uploads' body limit: 10 MB of CSV text and its JSON escaping; larger files go through the CLI. */
 export const DEFAULT_MAX_UPLOAD_BYTES = 12 * 1024 * 1024;
+/** Days a report built on the dashboard stays downloadable before its zip is removed. */
+export const DEFAULT_REPORT_RETENTION_DAYS = 30;
 
 // ---- value parsers: each turns the raw text (blank = unset) into a value, or an issue saying what is wrong ----
 
@@ -332,6 +336,11 @@ const VARIABLES = {
     group: "Web server",
     default: "12582912",
     description: "Largest CSV upload (agreement CSV, label import); read only for signed-in researchers",
+  }),
+  VERDICT_REPORT_RETENTION_DAYS: v(wholeNumber(1, "days", DEFAULT_REPORT_RETENTION_DAYS), {
+    group: "Web server",
+    default: String(DEFAULT_REPORT_RETENTION_DAYS),
+    description: "Days a report built on the dashboard stays downloadable; `gc-screenshots` then removes its zip",
   }),
   PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), 3000), {
     group: "Web server",
@@ -643,6 +652,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
     trustedProxies: e.VERDICT_TRUSTED_PROXIES,
     maxBodyBytes: e.VERDICT_MAX_BODY_BYTES,
     maxUploadBytes: e.VERDICT_MAX_UPLOAD_BYTES,
+    reportRetentionDays: e.VERDICT_REPORT_RETENTION_DAYS,
     // Next sets NEXT_RUNTIME in the web server only; the CLI and workers keep the long default.
     migrationsDir: e.VERDICT_MIGRATIONS_DIR,
     busyTimeoutMs: e.VERDICT_BUSY_TIMEOUT_MS ?? (process.env.NEXT_RUNTIME ? WEB_BUSY_TIMEOUT_MS : undefined),

@@ -469,3 +469,25 @@ export async function unfinishedUploadBytes(db: Db, requestedBy: string): Promis
   );
   return { all: Number(row?.all ?? 0), mine: Number(row?.mine ?? 0) };
 }
+
+/** The newest jobs of one type that `requestedBy` started (their payload's `requestedBy`): a person's own reports. */
+export async function listRequestedJobsOfType(db: Db, type: string, requestedBy: string, limit = 20): Promise<JobRow[]> {
+  const { jobs } = tablesOf(db);
+  const by = sqlFor(db).jsonText(jobs.payload, "requestedBy");
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.type, type), sql`${by} = ${requestedBy}`))
+    .orderBy(desc(jobs.id))
+    .limit(limit);
+}
+
+/** Jobs of one type that ended with `status` before `before`, oldest first (reports past their retention). */
+export async function listJobsOfTypeFinishedBefore(db: Db, type: string, status: JobStatus, before: Date): Promise<JobRow[]> {
+  const { jobs } = tablesOf(db);
+  return db
+    .select()
+    .from(jobs)
+    .where(and(eq(jobs.type, type), eq(jobs.status, status), lt(jobs.finishedAt, before)))
+    .orderBy(asc(jobs.id));
+}

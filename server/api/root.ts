@@ -12,6 +12,7 @@ import { campaignsRouter, labellingRouter, qaRouter } from "./routers/annotation
 import { importsRouter } from "./routers/imports";
 import { qualityRouter } from "./routers/quality";
 import { deploymentProfilesRouter } from "./routers/deployment-profiles";
+import { reportsRouter } from "./routers/reports";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -30,6 +31,7 @@ export const appRouter = createTRPCRouter({
   imports: importsRouter,
   quality: qualityRouter,
   deploymentProfiles: deploymentProfilesRouter,
+  reports: reportsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,5 @@
 /**
- * The app's route handlers (auth, tRPC, screenshots, imports, health, MCP) behind a real HTTP server on 127.0.0.1, for
+ * The app's route handlers (auth, tRPC, screenshots, imports, report downloads, health, MCP) behind a real HTTP server on 127.0.0.1, for
  * tests that need the HTTP layer itself: body limits, headers, client addresses, status codes. Requests are handed to the same
  * exported GET/POST functions Next calls; the installation is the one VERDICT_DB / VERDICT_DATA_DIR name, read on
  * every request as in the web server. The server also installs the client-address stamp, as instrumentation.ts
@@ -15,6 +15,7 @@ import * as foldersRoute from "../../app/api/imports/folders/route";
 import * as healthRoute from "../../app/api/health/route";
 import * as importsRoute from "../../app/api/imports/route";
 import * as mcpRoute from "../../app/api/mcp/route";
+import * as reportDownloadRoute from "../../app/api/reports/[id]/download/route";
 import * as screenshotRoute from "../../app/api/screenshots/[hash]/route";
 import * as trpcRoute from "../../app/api/trpc/[trpc]/route";
 import * as v1ImportRoute from "../../app/api/v1/imports/[id]/route";
@@ -45,6 +46,8 @@ async function dispatch(req: Request): Promise<Response> {
   if (v1) return v1;
   const shot = /^\/api\/screenshots\/([^/]+)$/.exec(pathname);
   if (shot && method === "GET") return screenshotRoute.GET(req, { params: Promise.resolve({ hash: decodeURIComponent(shot[1]!) }) });
+  const report = /^\/api\/reports\/([^/]+)\/download$/.exec(pathname);
+  if (report && method === "GET") return reportDownloadRoute.GET(req, { params: Promise.resolve({ id: decodeURIComponent(report[1]!) }) });
   return new Response("not found\n", { status: 404 });
 }
 

@@ -1,11 +1,12 @@
 import { getAppContext } from "../../context";
 import { collectUnreferencedObjects, DEFAULT_GC_MIN_AGE_MS } from "../../services/operations";
+import { expireReports } from "../../services/trajectories";
 import { UsageError, flagBool, flagString, parseArgs } from "../args";
 import type { CliCommand } from "../types";
 
 export const gcScreenshotsCommand: CliCommand = {
   name: "gc-screenshots",
-  summary: "remove stored screenshots and variants no screenshot row refers to (left by failed imports)",
+  summary: "remove stored screenshots and variants no screenshot row refers to (left by failed imports), and the zips of expired reports",
   usage: "npm run cli -- gc-screenshots [--min-age-hours 24] [--dry-run] [--json]",
   async run(argv, io) {
     const args = parseArgs(argv, { valueFlags: ["min-age-hours"], boolFlags: ["dry-run", "json"] });
@@ -17,11 +18,16 @@ export const gcScreenshotsCommand: CliCommand = {
     const ctx = getAppContext(io.env);
     const dryRun = flagBool(args, "dry-run");
     const report = await collectUnreferencedObjects(ctx, { minAgeMs: hours * 3_600_000, dryRun });
-    if (flagBool(args, "json")) io.stdout(JSON.stringify({ store: ctx.store.originals.location, dryRun, ...report }) + "\n");
+    const reports = await expireReports(ctx, { dryRun });
+    if (flagBool(args, "json"))
+      io.stdout(
+        JSON.stringify({ store: ctx.store.originals.location, dryRun, ...report, expiredReports: reports.removed, reportFiles: reports.location }) + "\n",
+      );
     else {
       io.stderr(
         `${dryRun ? "Would remove" : "Removed"} ${report.removed.length} screenshot(s) and ${report.removedVariants.length} variant(s) from ${ctx.store.originals.location}; ` +
-          `kept ${report.keptYoung} unreferenced object(s) younger than ${hours} h.\n`,
+          `kept ${report.keptYoung} unreferenced object(s) younger than ${hours} h; ` +
+          `${dryRun ? "would remove" : "removed"} the zips of ${reports.removed.length} expired report(s) from ${reports.location}.\n`,
       );
     }
     return 0;

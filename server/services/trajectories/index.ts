@@ -5,6 +5,6 @@
  */
 export { atifDownload, exportAtif } from "./atif-export";
 export { reportJobHandler } from "./report-job";
-export { REPORT_JOB_TYPE } from "./report-jobs";
+export { expireReports, myReports, openReportDownload, REPORT_JOB_TYPE, reportJob, startReport } from "./report-jobs";
 export { buildReport, writeReport, type ReportOptions } from "./static-report";
 export { resolveStepLink } from "./step-links";

@@ -7,9 +7,14 @@
  * The download is checked again when it is asked for: only the person who asked (or an admin) sees the job, they
  * must still be a researcher, and a report built while they saw the whole catalog holds labels and verdicts that
  * anyone labelling blind now may not see, so it is refused to them (the same rule as the report's content).
+ *
+ * A report is kept for VERDICT_REPORT_RETENTION_DAYS after it was built: then its download is refused as expired,
+ * and the clean-up (`expireReports`, run by `npm run cli -- gc-screenshots`) removes its zip.
  */
 import type { Readable } from "node:stream";
 import { getUser } from "../../../db/repositories/accounts/users";
+import { listRequestedJobsOfType, listJobsOfTypeFinishedBefore } from "../../../db/repositories/jobs";
+import { DEFAULT_REPORT_RETENTION_DAYS, type VerdictConfig } from "../../config";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { AppError, NotFoundError } from "../../errors";
@@ -63,19 +68,83 @@ export async function reportJob(ctx: Pick<AppContext, "db">, actor: Actor, id: n
   return { ...view, result };
 }
 
+/** When a report built at `finishedAt` stops being downloadable. */
+export function reportExpiresAt(config: Pick<VerdictConfig, "reportRetentionDays">, finishedAt: Date): Date {
+  return new Date(finishedAt.getTime() + (config.reportRetentionDays ?? DEFAULT_REPORT_RETENTION_DAYS) * 86_400_000);
+}
+
+/** One of a person's reports as their list shows it. */
+export interface MyReport {
+  id: number;
+  status: RequestedJobView<unknown>["status"];
+  title: string | null;
+  trajectories: number | null;
+  bytes: number | null;
+  error: string | null;
+  createdAt: Date;
+  /** When its download stops (null until it is built); `expired` once that has passed. */
+  expiresAt: Date | null;
+  expired: boolean;
+}
+
+/** The reports the actor asked for, newest first (admins too see only their own here). */
+export async function myReports(ctx: Pick<AppContext, "db" | "config">, actor: Actor, now = new Date()): Promise<MyReport[]> {
+  requireRole(actor, "researcher", "build shareable reports");
+  const rows = await listRequestedJobsOfType(ctx.db, REPORT_JOB_TYPE, actor.userId, 50);
+  return rows.map((job) => {
+    const result = job.status === "succeeded" ? (job.result as ReportJobResult) : null;
+    const expiresAt = result && job.finishedAt ? reportExpiresAt(ctx.config, job.finishedAt) : null;
+    return {
+      id: job.id,
+      status: job.status,
+      title: result?.manifest.title ?? (job.payload as ReportJobPayload).options.title ?? null,
+      trajectories: result?.manifest.counts.trajectories ?? null,
+      bytes: result?.bytes ?? null,
+      error: job.status === "failed" ? (job.error ?? "The report could not be built") : null,
+      createdAt: job.createdAt,
+      expiresAt,
+      expired: !!expiresAt && expiresAt <= now,
+    };
+  });
+}
+
 /** The finished report's zip for its download, after the checks above. */
 export async function openReportDownload(
   ctx: Pick<AppContext, "db" | "config">,
   actor: Actor,
   id: number,
+  now = new Date(),
 ): Promise<{ body: Readable; size: number; fileName: string }> {
   const view = await requestedJob<ReportJobResult>(ctx, actor, REPORT_JOB_TYPE, id);
   requireRole(actor, "researcher", "download shareable reports");
   if (!view.result) throw new NotFoundError("report", id);
+  const expiresAt = reportExpiresAt(ctx.config, view.finishedAt ?? view.createdAt);
+  if (expiresAt <= now) throw new AppError("NOT_FOUND", `Report ${id} expired on ${expiresAt.toISOString().slice(0, 10)}: ask for a new one`);
   if (!view.result.blind && !(await seesWholeCatalog(ctx.db, actor))) {
     throw new AppError("FORBIDDEN", "This report holds labels and verdicts, and you now label some trajectories blind: ask for a new report");
   }
   const opened = await reportFilesFor(ctx.config).open(view.result.key);
-  if (!opened) throw new NotFoundError("report", id);
+  if (!opened) throw new AppError("NOT_FOUND", `Report ${id} has no file any more (it was removed from the report files): ask for a new one`);
   return { ...opened, fileName: `verdict-report-${id}.zip` };
+}
+
+/**
+ * Removes the zips of reports built more than the retention ago (their downloads are refused already). Removing a
+ * zip that is gone is not an error, so a clean-up that stopped midway is simply run again.
+ */
+export async function expireReports(
+  ctx: Pick<AppContext, "db" | "config">,
+  options: { now?: Date; dryRun?: boolean } = {},
+): Promise<{ removed: number[]; location: string }> {
+  const now = options.now ?? new Date();
+  const files = reportFilesFor(ctx.config);
+  const cutoff = new Date(now.getTime() - (ctx.config.reportRetentionDays ?? DEFAULT_REPORT_RETENTION_DAYS) * 86_400_000);
+  const removed: number[] = [];
+  for (const job of await listJobsOfTypeFinishedBefore(ctx.db, REPORT_JOB_TYPE, "succeeded", cutoff)) {
+    const key = (job.result as Partial<ReportJobResult> | null)?.key;
+    if (!key) continue;
+    if (!options.dryRun) await files.remove(key);
+    removed.push(job.id);
+  }
+  return { removed, location: files.location };
 }
