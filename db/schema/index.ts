@@ -14,3 +14,4 @@ export * from "./search";
 export * from "./validity";
 export * from "./clusters";
 export * from "./scanners";
+export * from "./comments";

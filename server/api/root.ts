@@ -10,6 +10,7 @@ import { scannersRouter } from "./routers/scanners";
 import { accountsRouter } from "./routers/accounts";
 import { campaignsRouter, labellingRouter, qaRouter } from "./routers/annotation";
 import { importsRouter } from "./routers/imports";
+import { commentsRouter } from "./routers/comments";
 import { qualityRouter } from "./routers/quality";
 import { deploymentProfilesRouter } from "./routers/deployment-profiles";
 import { reportsRouter } from "./routers/reports";
@@ -28,6 +29,7 @@ export const appRouter = createTRPCRouter({
   campaigns: campaignsRouter,
   labelling: labellingRouter,
   qa: qaRouter,
+  comments: commentsRouter,
   imports: importsRouter,
   quality: qualityRouter,
   deploymentProfiles: deploymentProfilesRouter,

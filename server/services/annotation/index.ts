@@ -13,3 +13,4 @@ export * from "./qa";
 export * from "./reveal";
 export * from "./reveal-export";
 export * from "./label-imports";
+export * from "./comments";

@@ -1,0 +1,39 @@
+/**
+ * Comment threads over tRPC: any signed-in user, within what they may browse. Thin: the blind for comments and
+ * every check live in server/services/annotation/comments.ts.
+ */
+import { z } from "zod";
+import { MAX_COMMENT_CHARS } from "../../domain/annotation/comments";
+import { addComment, commentThreads, markMentionsSeen, mentionableUsers, mentionInbox, setThreadState } from "../../services/annotation";
+import { authedProcedure, createTRPCRouter } from "../trpc";
+
+const id = z.number().int().positive();
+
+export const commentsRouter = createTRPCRouter({
+  threads: authedProcedure.input(z.object({ trajectoryId: id })).query(({ ctx, input }) => commentThreads(ctx.db, ctx.actor, input.trajectoryId)),
+
+  add: authedProcedure
+    .input(
+      z.object({
+        trajectoryId: id,
+        stepIndex: z.number().int().min(0).nullable().optional(),
+        replyTo: id.optional(),
+        // A little over the limit so the service's message (with the count) is what the writer reads.
+        body: z.string().max(MAX_COMMENT_CHARS * 2),
+        forBlind: z.boolean().optional(),
+      }),
+    )
+    .mutation(({ ctx, input }) => addComment(ctx.db, ctx.actor, input)),
+
+  setResolved: authedProcedure
+    .input(z.object({ commentId: id, resolved: z.boolean() }))
+    .mutation(({ ctx, input }) => setThreadState(ctx.db, ctx.actor, input.commentId, input.resolved)),
+
+  inbox: authedProcedure.query(({ ctx }) => mentionInbox(ctx.db, ctx.actor)),
+
+  markRead: authedProcedure
+    .input(z.object({ commentIds: z.array(id).max(500) }))
+    .mutation(({ ctx, input }) => markMentionsSeen(ctx.db, ctx.actor, input.commentIds)),
+
+  mentionable: authedProcedure.query(({ ctx }) => mentionableUsers(ctx.db)),
+});

@@ -1,0 +1,202 @@
+/**
+ * Comment threads on trajectories and their steps: write, reply, mention, resolve and reopen, and the inbox of
+ * mentions. Who may reach a thread is the browsing scope (assertTrajectoryBrowsable: the same answer for a hidden
+ * trajectory and one that does not exist); which comments they read is the blind for comments
+ * (server/domain/annotation/comments.ts), applied to every list here, the inbox included.
+ */
+import type { Db } from "../../../db/database";
+import { countSteps } from "../../../db/repositories/trajectories";
+import { listUsers } from "../../../db/repositories/accounts/users";
+import { isAgentHiddenFor, isBlindedFor, isInAnnotatorCampaigns } from "../../../db/repositories/access/blind-rule";
+import {
+  blindCohortOf,
+  commentById,
+  commentsOfTrajectory,
+  insertComment,
+  markMentionsRead,
+  mentionsOf,
+  mentionsOfUser,
+  setThreadResolved,
+  type CommentRow,
+} from "../../../db/repositories/annotation/comments";
+import { hasRole, type Actor } from "../../domain/access/actor";
+import {
+  checkCommentBody,
+  mayViewComment,
+  mentionHandle,
+  parseMentions,
+  MAX_MENTIONS_PER_COMMENT,
+  type CommentAudienceFacts,
+} from "../../domain/annotation/comments";
+import { AppError, ValidationError } from "../../errors";
+import { assertTrajectoryBrowsable, seesWholeCatalog } from "../access";
+
+/** The one answer for a comment someone may not see, whatever the reason (it does not exist, or is hidden). */
+const NO_SUCH_COMMENT = "No such comment, or it is not visible to you";
+
+async function audienceFacts(db: Db, viewer: Actor, trajectoryId: number): Promise<CommentAudienceFacts> {
+  return { viewerId: viewer.userId, viewerBlinded: await isBlindedFor(db, viewer.userId, trajectoryId), blindCohort: await blindCohortOf(db, trajectoryId) };
+}
+
+export interface CommentView {
+  id: number;
+  authorName: string;
+  own: boolean;
+  body: string;
+  createdAt: Date;
+  forBlind: boolean;
+  mentions: { name: string; handle: string }[];
+}
+
+export interface ThreadView extends CommentView {
+  stepIndex: number | null;
+  resolvedAt: Date | null;
+  resolvedByName: string | null;
+  replies: CommentView[];
+}
+
+/** The threads on a trajectory the viewer may read, oldest first, each with the replies they may read. */
+export async function commentThreads(db: Db, viewer: Actor, trajectoryId: number): Promise<ThreadView[]> {
+  await assertTrajectoryBrowsable(db, viewer, trajectoryId);
+  const facts = await audienceFacts(db, viewer, trajectoryId);
+  const visible = (await commentsOfTrajectory(db, trajectoryId)).filter((c) => mayViewComment(c, facts));
+  const mentions = await mentionsOf(
+    db,
+    visible.map((c) => c.id),
+  );
+  const view = (c: CommentRow): CommentView => ({
+    id: c.id,
+    authorName: c.authorName,
+    own: c.authorId === viewer.userId,
+    body: c.body,
+    createdAt: c.createdAt,
+    forBlind: c.forBlind,
+    mentions: mentions.filter((m) => m.commentId === c.id).map((m) => ({ name: m.name, handle: mentionHandle(m.email) })),
+  });
+  const names = new Map((await listUsers(db)).map((u) => [u.id, u.name]));
+  const roots = visible.filter((c) => c.parentId === null);
+  return roots.map((root) => ({
+    ...view(root),
+    stepIndex: root.stepIndex,
+    resolvedAt: root.resolvedAt,
+    resolvedByName: root.resolvedBy ? (names.get(root.resolvedBy) ?? "a former user") : null,
+    replies: visible.filter((c) => c.parentId === root.id).map(view),
+  }));
+}
+
+export interface NewComment {
+  trajectoryId: number;
+  /** 0-based step, or null for the trajectory as a whole (ignored for a reply, which joins its thread's step). */
+  stepIndex?: number | null;
+  /** The thread's first comment, to reply to it. */
+  replyTo?: number;
+  body: string;
+  /** Researchers only: states the comment quotes no evaluation, so annotators still labelling blind may read it. */
+  forBlind?: boolean;
+}
+
+/** Writes a comment (a new thread, or a reply to one the writer can read) and records its mentions. */
+export async function addComment(db: Db, author: Actor, input: NewComment): Promise<{ id: number; mentioned: number; unknownMentions: string[] }> {
+  await assertTrajectoryBrowsable(db, author, input.trajectoryId);
+  const checked = checkCommentBody(input.body);
+  if ("error" in checked) throw new ValidationError(checked.error, "body");
+  if (input.forBlind && !hasRole(author, "researcher")) throw new AppError("FORBIDDEN", "Only researchers and admins can mark a comment for blind annotators");
+  let stepIndex = input.stepIndex ?? null;
+  let parentId: number | null = null;
+  if (input.replyTo !== undefined) {
+    const root = await visibleComment(db, author, input.replyTo);
+    if (root.trajectoryId !== input.trajectoryId) throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
+    if (root.parentId !== null) throw new ValidationError("Reply to the thread's first comment");
+    parentId = root.id;
+    stepIndex = root.stepIndex;
+  } else if (stepIndex !== null) {
+    const steps = await countSteps(db, input.trajectoryId);
+    if (!Number.isInteger(stepIndex) || stepIndex < 0 || stepIndex >= steps)
+      throw new ValidationError(`Step ${stepIndex + 1} does not exist: this trajectory has ${steps} step${steps === 1 ? "" : "s"}`, "stepIndex");
+  }
+  const { userIds, unknown } = parseMentions(checked.body, await listUsers(db));
+  if (userIds.length > MAX_MENTIONS_PER_COMMENT) throw new ValidationError(`A comment may mention at most ${MAX_MENTIONS_PER_COMMENT} people`, "body");
+  const sighted = !(await isBlindedFor(db, author.userId, input.trajectoryId));
+  const mentioned = userIds.filter((id) => id !== author.userId);
+  const id = await insertComment(
+    db,
+    {
+      trajectoryId: input.trajectoryId,
+      stepIndex,
+      parentId,
+      authorId: author.userId,
+      authorName: author.name,
+      body: checked.body,
+      sighted,
+      forBlind: !!input.forBlind,
+    },
+    mentioned,
+  );
+  return { id, mentioned: mentioned.length, unknownMentions: unknown };
+}
+
+/** A comment the viewer may reach and read; one answer otherwise. */
+async function visibleComment(db: Db, viewer: Actor, commentId: number): Promise<CommentRow> {
+  const comment = await commentById(db, commentId);
+  if (!comment) throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
+  try {
+    await assertTrajectoryBrowsable(db, viewer, comment.trajectoryId);
+  } catch {
+    throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
+  }
+  if (!mayViewComment(comment, await audienceFacts(db, viewer, comment.trajectoryId))) throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
+  return comment;
+}
+
+/** Resolves or reopens a thread; anyone who can read its first comment may. */
+export async function setThreadState(db: Db, actor: Actor, rootId: number, resolved: boolean): Promise<void> {
+  const root = await visibleComment(db, actor, rootId);
+  if (root.parentId !== null) throw new ValidationError("Resolve the thread from its first comment");
+  await setThreadResolved(db, root.id, resolved ? { at: new Date(), by: actor.userId } : null);
+}
+
+/** Whether the user may open the trajectory now (the browsing scope, as a yes/no). */
+async function mayBrowse(db: Db, actor: Actor, trajectoryId: number): Promise<boolean> {
+  if (await seesWholeCatalog(db, actor)) return true;
+  return (await isInAnnotatorCampaigns(db, actor.userId, trajectoryId)) && !(await isAgentHiddenFor(db, actor.userId, trajectoryId));
+}
+
+/**
+ * The user's mentions they may read now (a mention in a comment the blind hides, or on a trajectory they may not
+ * open, stays out until that changes), unread first, and how many are unread.
+ */
+export async function mentionInbox(db: Db, actor: Actor, limit = 50) {
+  const rows = await mentionsOfUser(db, actor.userId, 500);
+  const entries: { commentId: number; trajectoryId: number; stepIndex: number | null; authorName: string; excerpt: string; createdAt: Date; read: boolean }[] =
+    [];
+  const facts = new Map<number, CommentAudienceFacts | null>();
+  for (const { comment, readAt } of rows) {
+    if (!facts.has(comment.trajectoryId))
+      facts.set(comment.trajectoryId, (await mayBrowse(db, actor, comment.trajectoryId)) ? await audienceFacts(db, actor, comment.trajectoryId) : null);
+    const f = facts.get(comment.trajectoryId);
+    if (!f || !mayViewComment(comment, f)) continue;
+    if (comment.parentId !== null) {
+      const root = await commentById(db, comment.parentId);
+      if (!root || !mayViewComment(root, f)) continue;
+    }
+    entries.push({
+      commentId: comment.id,
+      trajectoryId: comment.trajectoryId,
+      stepIndex: comment.stepIndex,
+      authorName: comment.authorName,
+      excerpt: comment.body.length > 160 ? `${comment.body.slice(0, 157)}…` : comment.body,
+      createdAt: comment.createdAt,
+      read: readAt !== null,
+    });
+  }
+  return { unread: entries.filter((e) => !e.read).length, entries: entries.slice(0, limit) };
+}
+
+export async function markMentionsSeen(db: Db, actor: Actor, commentIds: number[]): Promise<void> {
+  await markMentionsRead(db, actor.userId, commentIds);
+}
+
+/** Who can be mentioned: every user of the instance, by name and handle. */
+export async function mentionableUsers(db: Db): Promise<{ name: string; handle: string }[]> {
+  return (await listUsers(db)).filter((u) => !u.banned).map((u) => ({ name: u.name, handle: mentionHandle(u.email) }));
+}
