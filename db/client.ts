@@ -83,6 +83,20 @@ export function isDatabaseBusy(error: unknown): boolean {
   return false;
 }
 
+/**
+ * True when an error (or one it wraps) is the database refusing a write because it is read-only: a SQLite file opened
+ * read-only (or with query_only), or a PostgreSQL hot standby or read-only transaction (SQLSTATE 25006).
+ */
+export function isDatabaseReadOnly(error: unknown): boolean {
+  let e: unknown = error;
+  for (let depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (code.startsWith("SQLITE_READONLY") || code === "25006")) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 const globalForDb = globalThis as unknown as { verdictDbs?: Map<string, Db> };
 
 /** Process-wide cached connection for a path (survives Next dev hot reloads). */

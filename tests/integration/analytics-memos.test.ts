@@ -2,15 +2,16 @@
  * Bootstrap results kept across restarts (server/services/analytics/memos.ts, table analytics_memos): a view computed
  * through another connection, as a restarted server or a second web server computes it, reads the stored results
  * instead of drawing them again, and every view equals a computation from an empty store after each kind of write.
+ * A read-only database (a read replica) is asked to store once, says so in the log, and every view still answers.
  */
 import { sql } from "drizzle-orm";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { openDatabase } from "../../db/client";
 import { closeDatabase, rawAll, rawRun, type Db } from "../../db/database";
 import { openPostgresDatabase } from "../../db/postgres";
 import { countMemos } from "../../db/repositories/analytics-memos";
 import { humanAgreement, judgeMeasures } from "../../server/services/analytics";
-import { flushAnalyticsMemos } from "../../server/services/analytics/memos";
+import { analyticsMemosWritable, flushAnalyticsMemos } from "../../server/services/analytics/memos";
 import superjson from "superjson";
 import type { TestContext } from "../helpers/context";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
@@ -33,6 +34,18 @@ describeEachBackend("analytics bootstrap results kept across restarts", (backend
   /** A new connection to the same database: what a restarted server or another process starts with. */
   function restarted(): Db {
     const db = backend === "postgres" ? openPostgresDatabase(ctx.config.postgresUrl!).db : openDatabase(ctx.config.dbPath);
+    opened.push(db);
+    return db;
+  }
+
+  /** A connection that refuses writes as a read replica does: query_only on SQLite, read-only transactions on PostgreSQL. */
+  async function readOnlyReplica(): Promise<Db> {
+    if (backend === "sqlite") {
+      const db = restarted();
+      await rawRun(db, sql`pragma query_only = on`);
+      return db;
+    }
+    const db = openPostgresDatabase(`${ctx.config.postgresUrl!}?options=${encodeURIComponent("-c default_transaction_read_only=on")}`).db;
     opened.push(db);
     return db;
   }
@@ -94,6 +107,31 @@ describeEachBackend("analytics bootstrap results kept across restarts", (backend
       await write();
       const kept = await views(db);
       expect(kept, `after ${what}`).toStrictEqual(await fresh());
+    }
+  });
+
+  it("answers on a read-only database, stores nothing there, says so once in the log and stops asking", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    try {
+      const replica = await readOnlyReplica();
+      await expect(rawRun(replica, sql`delete from analytics_memos`)).rejects.toThrow(/read-?only/i);
+      const expected = await fresh();
+      await rawRun(ctx.db, sql`delete from analytics_memos`);
+      expect(await views(replica)).toStrictEqual(expected);
+      expect(await countMemos(ctx.db)).toBe(0);
+      expect(analyticsMemosWritable(replica)).toBe(false);
+      const refusals = warn.mock.calls.filter((c) => String(c[0]).includes("read-only"));
+      expect(refusals).toHaveLength(1);
+
+      // A label written on the primary makes the replica draw again: still right, nothing more asked of the replica.
+      await rawRun(ctx.db, sql`update labels set verdict = 'success', category = null where id = (select min(id) from labels where verdict = 'failure')`);
+      const after = await views(replica);
+      expect(after).toStrictEqual(await fresh());
+      expect(warn.mock.calls.filter((c) => String(c[0]).includes("read-only"))).toHaveLength(1);
+      // The writable database keeps storing.
+      expect(analyticsMemosWritable(ctx.db)).toBe(true);
+    } finally {
+      warn.mockRestore();
     }
   });
 });

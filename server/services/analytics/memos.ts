@@ -7,11 +7,14 @@
  * A result depends only on its input, which its memo key spells out in full, so a stored row needs no change counter
  * to stay right; MEMO_FORMAT starts every key and changes whenever a drawing's code changes what it returns. New
  * results are written in the background after the computation that drew them (a failed write costs a draw later,
- * never a wrong figure), and closing the database waits for them.
+ * never a wrong figure), and closing the database waits for them. A database that refuses writes because it is
+ * read-only (a PostgreSQL read replica, a SQLite file opened read-only) is told once in the log and never asked again:
+ * the results stay in this process's memory and every view reads as on a writable database.
  */
 import crypto from "node:crypto";
 import { LRUCache } from "lru-cache";
 import superjson from "superjson";
+import { isDatabaseReadOnly } from "../../../db/client";
 import { onDatabaseClose, type Db } from "../../../db/database";
 import { pruneMemos, readMemos, writeMemos, type MemoRow } from "../../../db/repositories/analytics-memos";
 
@@ -36,6 +39,8 @@ interface DbMemos {
   unwritten: Map<string, MemoRow>;
   /** The background write under way, if any. */
   writing: Promise<void> | null;
+  /** The database refused a write as read-only: results are kept in memory only from then on. */
+  readOnly: boolean;
 }
 
 const memos = new WeakMap<object, DbMemos>();
@@ -66,7 +71,7 @@ async function load(db: Db, m: DbMemos): Promise<void> {
 function memosOf(db: Db): DbMemos {
   let m = memos.get(db);
   if (!m) {
-    const fresh: DbMemos = { kinds: new Map(), loaded: Promise.resolve(), unwritten: new Map(), writing: null };
+    const fresh: DbMemos = { kinds: new Map(), loaded: Promise.resolve(), unwritten: new Map(), writing: null, readOnly: false };
     // A database that cannot be read (an old schema in a test) starts empty: the memo is an optimisation.
     fresh.loaded = load(db, fresh).catch(() => undefined);
     memos.set(db, (m = fresh));
@@ -90,11 +95,17 @@ function scheduleWrite(db: Db, m: DbMemos): void {
       await pruneMemos(db, MAX_STORED);
     }
   })()
-    .catch(() => m.unwritten.clear())
+    .catch((error: unknown) => {
+      m.unwritten.clear();
+      if (!isDatabaseReadOnly(error) || m.readOnly) return;
+      m.readOnly = true;
+      console.warn(`analytics: the database is read-only (${(error as Error).message}); bootstrap results are kept in this process's memory only`);
+    })
     .finally(() => {
       m.writing = null;
       // A result drawn between the last write and now.
-      if (m.unwritten.size) scheduleWrite(db, m);
+      if (m.readOnly) m.unwritten.clear();
+      else if (m.unwritten.size) scheduleWrite(db, m);
     });
 }
 
@@ -110,11 +121,17 @@ export async function persistedMemo<T extends object>(db: Db, kind: string): Pro
     get: (key) => c.get(key) as T | undefined,
     set: (key, value) => {
       c.set(key, value);
+      if (m.readOnly) return;
       const id = rowId(kind, key);
       m.unwritten.set(id, { id, kind, memoKey: key, value: superjson.stringify(value) });
       scheduleWrite(db, m);
     },
   };
+}
+
+/** False once the database has refused a memo write as read-only (nothing is written to it from then on). */
+export function analyticsMemosWritable(db: Db): boolean {
+  return !memos.get(db)?.readOnly;
 }
 
 /** Waits until every result drawn so far is written. */
