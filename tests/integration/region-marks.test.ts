@@ -8,7 +8,8 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { tablesOf, type Db } from "../../db/database";
 import { addCampaignAnnotators } from "../../db/repositories/annotation/campaigns";
 import type { Actor } from "../../server/domain/access/actor";
-import { createCampaign, myLabel, submitLabel, undoSubmit } from "../../server/services/annotation";
+import { createCampaign, exportCampaignLabels, exportLabelsAs, myLabel, submitLabel, undoSubmit } from "../../server/services/annotation";
+import { parseCsvTable } from "../../server/domain/csv";
 import { ValidationError } from "../../server/errors";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
@@ -132,5 +133,33 @@ describeEachBackend("region marks on labels", (backend) => {
       idempotencyKey: "own-0002",
     });
     expect(done.values.marks).toEqual([{ ...box, label: "menu" }]);
+  });
+  it("exports each label's marks with step numbers in Verdict's CSV and JSONL, and a revision names the marks change", async () => {
+    const campaignId = await campaign();
+    await submitLabel(db, annotator, { campaignId, trajectoryId, verdict: "failure", category: "other", firstFailingStep: 0, idempotencyKey: "exp-0001" });
+    await submitLabel(db, annotator, {
+      campaignId,
+      trajectoryId,
+      verdict: "failure",
+      category: "other",
+      firstFailingStep: 0,
+      marks: [box, point],
+      idempotencyKey: "exp-0002",
+    });
+    const exported = [
+      { kind: "box", step_number: 1, label: "should have clicked", x: 1180, y: 700, width: 100, height: 100 },
+      { kind: "point", step_number: 2, label: "the answer was here", x: 1023, y: 0 },
+    ];
+    const csv = parseCsvTable((await exportCampaignLabels(db, researcher, campaignId, "csv")).body);
+    expect(csv.header.at(-1)).toBe("marks");
+    expect(JSON.parse(csv.rows[0]![csv.header.indexOf("marks")]!)).toEqual(exported);
+    const jsonl = (await exportCampaignLabels(db, researcher, campaignId, "jsonl")).body.trim().split("\n");
+    expect(JSON.parse(jsonl[0]!).marks).toEqual(exported);
+    const viaFormats = parseCsvTable((await exportLabelsAs(db, researcher, campaignId, "verdict-csv")).body);
+    expect(JSON.parse(viaFormats.rows[0]![viaFormats.header.indexOf("marks")]!)).toEqual(exported);
+
+    const { labelRevisions } = tablesOf(db);
+    const revisions = await db.select().from(labelRevisions).where(eq(labelRevisions.campaignId, campaignId)).orderBy(labelRevisions.revision);
+    expect(revisions.map((r) => r.changes.filter((c) => c.field === "marks"))).toEqual([[], [{ field: "marks", from: [], to: [box, point] }]]);
   });
 });

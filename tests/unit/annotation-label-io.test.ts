@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseCsvTable } from "../../server/domain/csv";
 import {
   LABEL_EXPORT_COLUMNS,
+  marksForExport,
   LABEL_IMPORT_PRESETS,
   labelExportCsv,
   labelExportJsonl,
@@ -236,5 +237,32 @@ describe("label export formats", () => {
     expect(Object.keys(first)).toEqual([...LABEL_EXPORT_COLUMNS]);
     expect(first).toMatchObject({ steps_viewed_numbers: [1, 3], category: null });
     expect(labelExportJsonl([])).toBe("");
+  });
+
+  const box = { kind: "box" as const, step: 1, label: "should have clicked", x: 10, y: 20, width: 30, height: 40 };
+  const point = { kind: "point" as const, step: 0, label: "the answer was here", x: 5, y: 6 };
+  const exported = [
+    { kind: "box", step_number: 2, label: "should have clicked", x: 10, y: 20, width: 30, height: 40 },
+    { kind: "point", step_number: 1, label: "the answer was here", x: 5, y: 6 },
+  ];
+
+  it("turns marks' step indices into step numbers and leaves a label without marks at null", () => {
+    expect(marksForExport([box, point])).toEqual(exported);
+    expect(marksForExport([])).toBeNull();
+    expect(marksForExport(null)).toBeNull();
+  });
+
+  it("adds a marks column and key when some label has marks, holding each label's marks as JSON", () => {
+    const marked: LabelExportRow[] = [{ ...rows[0]!, marks: marksForExport([box, point]) }, rows[1]!];
+    const t = parseCsvTable(labelExportCsv(marked));
+    expect(t.header).toEqual([...LABEL_EXPORT_COLUMNS, "marks"]);
+    expect(JSON.parse(t.rows[0]![t.header.indexOf("marks")]!)).toEqual(exported);
+    expect(t.rows[1]![t.header.indexOf("marks")]).toBe("");
+    const [first, second] = labelExportJsonl(marked)
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(first.marks).toEqual(exported);
+    expect(second.marks).toBeNull();
   });
 });

@@ -120,6 +120,21 @@ describe("diffLabelValues", () => {
   ])("%j → %j", (a, b, expected) => {
     expect(diffLabelValues(a, b)).toEqual(expected);
   });
+
+  const box = { kind: "box" as const, step: 1, label: "should have clicked", x: 10, y: 20, width: 30, height: 40 };
+  const point = { kind: "point" as const, step: 0, label: "the answer was here", x: 5, y: 6 };
+  it("shows a marks change as the whole list before and after", () => {
+    expect(diffLabelValues(L("success"), { ...L("success"), marks: [box] })).toEqual([{ field: "marks", from: [], to: [box] }]);
+    expect(diffLabelValues({ ...L("success"), marks: [box, point] }, { ...L("success"), marks: [{ ...box, x: 11 }, point] })).toEqual([
+      { field: "marks", from: [box, point], to: [{ ...box, x: 11 }, point] },
+    ]);
+    expect(diffLabelValues({ ...L("success"), marks: [box] }, null)).toContainEqual({ field: "marks", from: [box], to: [] });
+  });
+
+  it("sees no marks change when the marks are the same or absent on both sides", () => {
+    expect(diffLabelValues({ ...L("success"), marks: [box] }, { ...L("success"), marks: [box] })).toEqual([]);
+    expect(diffLabelValues({ ...L("success"), marks: [] }, L("success"))).toEqual([]);
+  });
 });
 
 describe("consolidate", () => {

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { formatCsv, type CsvTable, type CsvWriteOptions } from "../csv";
 import { LABEL_VERDICTS, type LabelVerdict } from "./label-schema";
 import { answerCell, type LabelAnswers } from "./questions";
+import type { RegionMark } from "./region-marks";
 
 // ---------------------------------------------------------------- export
 
@@ -66,19 +67,42 @@ export function stepNumber(index: number | null): number | null;
 export function stepNumber(index: number | null): number | null {
   return index === null ? null : index + 1;
 }
+/** A region mark as it leaves Verdict: its step as the step number people saw, the rest in screenshot pixels. */
+export type ExportedMark =
+  | { kind: "box"; step_number: number; label: string; x: number; y: number; width: number; height: number }
+  | { kind: "point"; step_number: number; label: string; x: number; y: number };
+
+/** A label's marks for export, steps as step numbers (null when it has none). */
+export function marksForExport(marks: readonly RegionMark[] | null | undefined): ExportedMark[] | null {
+  if (!marks || marks.length === 0) return null;
+  return marks.map(({ step, ...rest }) =>
+    rest.kind === "box"
+      ? { kind: "box", step_number: stepNumber(step), label: rest.label, x: rest.x, y: rest.y, width: rest.width, height: rest.height }
+      : { kind: "point", step_number: stepNumber(step), label: rest.label, x: rest.x, y: rest.y },
+  );
+}
+
 /**
  * One exported record: "annotation" rows are individual labels, "consolidated" rows an item's final label.
- * `answers` holds the answers to the campaign's own questions (annotation rows), steps as step numbers.
+ * `answers` holds the answers to the campaign's own questions (annotation rows), `marks` the label's region marks,
+ * steps as step numbers.
  */
-export type LabelExportRow = Record<LabelExportColumn, string | number | number[] | null> & { answers?: LabelAnswers | null };
+export type LabelExportRow = Record<LabelExportColumn, string | number | number[] | null> & { answers?: LabelAnswers | null; marks?: ExportedMark[] | null };
+
+/** Whether an export carries a marks column: only when some label has marks, so files of campaigns without them keep their shape. */
+function hasMarks(rows: readonly LabelExportRow[]): boolean {
+  return rows.some((r) => (r.marks?.length ?? 0) > 0);
+}
 
 /**
  * The export as CSV; notes and imported names that look like formulas are neutralised unless `raw` (see formatCsv).
- * Each of the campaign's questions (`questionIds`) gets a column `answer_<id>` after the fixed ones.
+ * Each of the campaign's questions (`questionIds`) gets a column `answer_<id>` after the fixed ones; when any label
+ * has region marks, a last column `marks` holds each label's marks as a JSON list.
  */
 export function labelExportCsv(rows: readonly LabelExportRow[], options: CsvWriteOptions & { questionIds?: readonly string[] } = {}): string {
   const questionIds = options.questionIds ?? [];
-  const records: string[][] = [[...LABEL_EXPORT_COLUMNS, ...questionIds.map((q) => `answer_${q}`)]];
+  const withMarks = hasMarks(rows);
+  const records: string[][] = [[...LABEL_EXPORT_COLUMNS, ...questionIds.map((q) => `answer_${q}`), ...(withMarks ? ["marks"] : [])]];
   for (const r of rows) {
     records.push([
       ...LABEL_EXPORT_COLUMNS.map((c) => {
@@ -88,19 +112,22 @@ export function labelExportCsv(rows: readonly LabelExportRow[], options: CsvWrit
         return String(v);
       }),
       ...questionIds.map((q) => answerCell(r.answers?.[q])),
+      ...(withMarks ? [r.marks?.length ? JSON.stringify(r.marks) : ""] : []),
     ]);
   }
   return formatCsv(records, options);
 }
 
-/** The export as JSON lines; a campaign with questions adds an `answers` object to each record. */
+/** The export as JSON lines; a campaign with questions adds an `answers` object to each record, marks a `marks` list. */
 export function labelExportJsonl(rows: readonly LabelExportRow[], options: { questionIds?: readonly string[] } = {}): string {
   const withAnswers = (options.questionIds ?? []).length > 0;
+  const withMarks = hasMarks(rows);
   return (
     rows
       .map((r) => {
         const record: Record<string, unknown> = Object.fromEntries(LABEL_EXPORT_COLUMNS.map((c) => [c, r[c] ?? null]));
         if (withAnswers) record.answers = r.answers ?? null;
+        if (withMarks) record.marks = r.marks ?? null;
         return JSON.stringify(record);
       })
       .join("\n") + (rows.length ? "\n" : "")

@@ -248,6 +248,10 @@ export function diffLabelValues(before: LabelValues | null, after: LabelValues |
     const to = toAnswers[id] ?? null;
     if (JSON.stringify(from) !== JSON.stringify(to)) changes.push({ field: `answers.${id}`, from, to });
   }
+  // Marks are compared as a whole list: a revision shows the marks before and after, whichever mark moved.
+  const fromMarks = before?.marks ?? [];
+  const toMarks = after?.marks ?? [];
+  if (JSON.stringify(fromMarks) !== JSON.stringify(toMarks)) changes.push({ field: "marks", from: fromMarks, to: toMarks });
   return changes;
 }
 

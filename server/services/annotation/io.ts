@@ -22,6 +22,7 @@ import { labelFileKind, readWorkbookTable } from "../../domain/annotation/label-
 import {
   labelExportCsv,
   labelExportJsonl,
+  marksForExport,
   normalizeTaskId,
   readLabelRows,
   stepNumber,
@@ -95,6 +96,7 @@ export async function campaignLabelRows(db: Db, campaignId: number): Promise<Lab
       qa_decision: null,
       qa_reviewer: null,
       answers: answersForExport(campaign.labelSchema.questions ?? [], l.answers),
+      marks: marksForExport(l.marks),
     });
   }
   for (const r of await exportConsolidatedRows(db, campaignId)) {
