@@ -8,7 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ensureTaskSet, upsertTask } from "../../db/repositories/catalog";
-import { listJobs } from "../../db/repositories/jobs";
+import { heartbeatJobs, listJobs } from "../../db/repositories/jobs";
 import { liveGroupKey } from "../../db/repositories/live/runs";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { getTrajectoryDetail } from "../../db/repositories/trajectories";
@@ -71,7 +71,9 @@ function start(req: LiveRunRequestInput) {
   return startLiveRun({ db: ctx.db, env: {} }, liveRunRequestSchema.parse(req));
 }
 
-const LEASE_MS = 1_500;
+// Longer than any stall of a live worker on a loaded machine, so that only a killed worker's lease runs out: the test
+// lets it run out at once (leaseRunsOut) instead of waiting for the clock.
+const LEASE_MS = 60_000;
 
 /** A worker in its own process, as `npm run worker` would be. */
 function spawnWorker(owner: string): Promise<ChildProcess> {
@@ -105,18 +107,26 @@ function killed(child: ChildProcess): Promise<void> {
 }
 
 // Generous: a worker is a fresh process that starts Chromium, and CI runs this beside every other suite on two cores.
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 90_000): Promise<T> {
+// The probe reads the database a few times a second, not fifty: the worker it waits for needs the cores more.
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 180_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
     if (v) return v;
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
 const task0 = async (runId: number) => (await liveRunDetail({ db: ctx.db, env: {} }, runId)).tasks[0]!;
 const job0 = async (runId: number) => (await listJobs(ctx.db, { groupKey: liveGroupKey(runId) }))[0]!;
+
+/** The killed worker's last heartbeat, as if it had been sent a lease ago: its lease has run out now. */
+async function leaseRunsOut(runId: number, owner: string) {
+  const job = await job0(runId);
+  const { lost } = await heartbeatJobs(ctx.db, owner, [job.id], LEASE_MS, new Date(Date.now() - LEASE_MS));
+  expect(lost).toEqual([]);
+}
 
 function workHere(runId: number) {
   return runRunnerWorker({
@@ -136,8 +146,8 @@ describeEachBackend("live runs across workers", (backend) => {
   });
   afterEach(cleanUp);
 
-  // Two worker processes start and die per test: generous on a loaded machine.
-  describe.skipIf(!haveChromium)(titled("a killed worker's run", noChromium), { timeout: 240_000 }, () => {
+  // Two worker processes start and die per test: generous on a loaded machine (each wait for a worker up to 180 s).
+  describe.skipIf(!haveChromium)(titled("a killed worker's run", noChromium), { timeout: 480_000 }, () => {
     it("is taken back when its lease expires and starts over on another worker", async () => {
       const { runId } = await start({
         tasks: { from: "tasks", taskIds: [await addTask("rec.requeue", `${sites.baseUrl}/wiki/`)] },
@@ -148,6 +158,7 @@ describeEachBackend("live runs across workers", (backend) => {
       await killed(a);
       expect(await job0(runId)).toMatchObject({ status: "running", leaseOwner: "worker-a", attempts: 1 });
       expect((await task0(runId)).outcome).toBe("running");
+      await leaseRunsOut(runId, "worker-a");
 
       const summary = await workHere(runId);
       expect(summary.succeeded).toBe(1);
@@ -172,12 +183,14 @@ describeEachBackend("live runs across workers", (backend) => {
       const a = await spawnWorker("worker-a");
       await waitFor("a step from worker A", async () => (await task0(runId)).steps >= 1);
       await killed(a);
+      await leaseRunsOut(runId, "worker-a");
       const b = await spawnWorker("worker-b");
       await waitFor("worker B's attempt to record", async () => {
         const t = await task0(runId);
         return (await job0(runId)).attempts === 2 && t.outcomeDetail?.startsWith("attempt 2 of 2") && t.steps >= 1;
       });
       await killed(b);
+      await leaseRunsOut(runId, "worker-b");
 
       const summary = await workHere(runId);
       expect(summary.succeeded + summary.failed).toBe(0);
