@@ -10,6 +10,8 @@ export interface HealthProbes {
   times: number[];
   /** Probes that failed or timed out. */
   failures: number;
+  /** Probes answered while the heavy work was still going on (`finished()`, asked right after, said no). */
+  answeredDuring: number;
   p95: number;
   max: number;
 }
@@ -50,12 +52,15 @@ export async function healthWhile(
   const end = Date.now() + (opts.maxMs ?? 120_000);
   const times: number[] = [];
   let failures = 0;
+  let answeredDuring = 0;
   for (;;) {
     const r = await probe(url, timeoutMs);
     times.push(r.ok ? r.ms : Math.max(r.ms, timeoutMs));
     if (!r.ok) failures++;
-    if (times.length >= (opts.minProbes ?? 5) && (Date.now() > end || (await finished()))) break;
+    const over = await finished();
+    if (r.ok && !over) answeredDuring++;
+    if (times.length >= (opts.minProbes ?? 5) && (Date.now() > end || over)) break;
     await new Promise((r2) => setTimeout(r2, everyMs));
   }
-  return { times, failures, p95: percentile(times, 95), max: Math.max(...times) };
+  return { times, failures, answeredDuring, p95: percentile(times, 95), max: Math.max(...times) };
 }

