@@ -136,7 +136,6 @@ const layerImports = {
  */
 const DOOR_PASSES_TO_REMOVE = {
   "app/api/_lib/v1.ts": ["server/services/accounts/api-tokens.ts"],
-  "app/api/_lib/zip-upload.ts": ["server/services/jobs/upload-quota.ts"],
   "app/api/mcp/route.ts": ["server/services/accounts/api-tokens.ts"],
   "app/api/trpc/[trpc]/route.ts": ["server/services/accounts/api-tokens.ts"],
   "scripts/bench/arb-memory-child.ts": ["server/services/imports/ingest.ts"],
@@ -144,12 +143,8 @@ const DOOR_PASSES_TO_REMOVE = {
   "scripts/bench/compare.ts": ["server/services/imports/ingest.ts"],
   "scripts/bench/first-view.ts": ["server/services/imports/ingest.ts"],
   "scripts/bench/import.ts": ["server/services/imports/ingest.ts"],
-  "scripts/bench/judge-worker-child.ts": ["server/services/jobs/installation-queue.ts"],
-  "scripts/bench/judge.ts": ["server/services/jobs/installation-queue.ts", "server/services/jobs/queue.ts"],
   "scripts/bench/pages.ts": ["server/services/imports/ingest.ts"],
   "scripts/bench/player.ts": ["server/services/imports/ingest.ts"],
-  "scripts/bench/queue-worker-child.ts": ["server/services/jobs/create-queue.ts", "server/services/jobs/worker.ts"],
-  "scripts/bench/queue.ts": ["server/services/jobs/create-queue.ts"],
   "scripts/bench/runner-overhead.ts": ["server/services/live/worker.ts"],
   "scripts/run-worker.ts": ["server/services/jobs/supervisor.ts"],
   "scripts/serve.ts": ["server/services/jobs/supervisor.ts"],
@@ -163,17 +158,7 @@ const DOOR_PASSES_TO_REMOVE = {
   "server/cli/commands/run.ts": ["server/services/live/worker.ts"],
   "server/cli/commands/token.ts": ["server/services/accounts/api-tokens.ts"],
   "server/services/analytics/annotator-quality.ts": ["server/services/annotation/gold.ts"],
-  "server/services/analytics/csv-agreement-job.ts": ["server/services/jobs/threads.ts"],
-  "server/services/analytics/csv-agreement.ts": ["server/services/jobs/requested-jobs.ts", "server/services/jobs/upload-quota.ts"],
-  "server/services/analytics/failure-clusters.ts": ["server/services/jobs/requested-jobs.ts"],
-  "server/services/annotation/label-import-job.ts": ["server/services/jobs/threads.ts"],
-  "server/services/annotation/label-imports.ts": ["server/services/jobs/requested-jobs.ts", "server/services/jobs/upload-quota.ts"],
   "server/services/demo-data.ts": ["server/services/imports/ingest.ts"],
-  "server/services/evaluation/judge-batches.ts": ["server/services/jobs/queue.ts", "server/services/jobs/worker.ts"],
-  "server/services/evaluation/scanner-jobs.ts": ["server/services/jobs/requested-jobs.ts"],
-  "server/services/imports/dedupe-jobs.ts": ["server/services/jobs/requested-jobs.ts"],
-  "server/services/imports/folder-uploads.ts": ["server/services/jobs/upload-quota.ts"],
-  "server/services/imports/jobs.ts": ["server/services/jobs/queue.ts", "server/services/jobs/worker.ts"],
   "server/services/jobs/runtime.ts": [
     "server/services/analytics/csv-agreement-job.ts",
     "server/services/analytics/csv-agreement.ts",
@@ -188,10 +173,6 @@ const DOOR_PASSES_TO_REMOVE = {
   ],
   "server/services/jobs/thread-tasks.ts": ["server/services/analytics/csv-agreement.ts"],
   "server/services/live/demo-tasks.ts": ["server/services/imports/ingest.ts"],
-  "server/services/live/live-runs.ts": ["server/services/jobs/queue.ts"],
-  "server/services/live/run-task.ts": ["server/services/jobs/worker.ts"],
-  "server/services/live/worker.ts": ["server/services/jobs/worker.ts"],
-  "server/services/trajectories/report-jobs.ts": ["server/services/jobs/requested-jobs.ts"],
 };
 
 const areaDoors = {

@@ -6,7 +6,7 @@
  */
 import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
-import { closeQueueFor } from "../../server/services/jobs/installation-queue";
+import { closeQueueFor } from "../../server/services/jobs";
 import { runJudgeBatch } from "../../server/services/evaluation";
 
 const [dataDir, dbPath, postgresUrl, batchId, owner, concurrency] = process.argv.slice(2) as [string, string, string, string, string, string];

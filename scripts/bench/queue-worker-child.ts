@@ -4,8 +4,7 @@
  * works until the queue is idle.
  */
 import { loadConfig } from "../../server/config";
-import { createJobQueue } from "../../server/services/jobs/create-queue";
-import { runWorker } from "../../server/services/jobs/worker";
+import { createJobQueue, runWorker } from "../../server/services/jobs";
 
 const [target, owner, concurrency, sleepMs] = process.argv.slice(2) as [string, string, string, string];
 const queue = await createJobQueue(loadConfig({ ...process.env, VERDICT_DATABASE_URL: target, VERDICT_DB: undefined }), { maxConnections: 6 });

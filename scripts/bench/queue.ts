@@ -14,7 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../server/config";
-import { createJobQueue } from "../../server/services/jobs/create-queue";
+import { createJobQueue } from "../../server/services/jobs";
 import { findPostgresBinDir, MISSING_POSTGRES, startPostgres, type ThrowawayPostgres } from "./postgres";
 import type { BenchFigure } from "./types";
 

@@ -16,7 +16,7 @@ import { importLimitsFromEnv } from "@/server/config";
 import { getAppContext } from "@/server/context";
 import { AppError, HTTP_STATUS } from "@/server/errors";
 import { newUploadPath, startImport } from "@/server/services/imports";
-import { receiveUpload, type UploadReceipt } from "@/server/services/jobs/upload-quota";
+import { receiveUpload, type UploadReceipt } from "@/server/services/jobs";
 
 export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", "Cache-Control": "no-store" } });

@@ -11,8 +11,7 @@ import { CsvError, parseCsvTable } from "../../domain/csv";
 import type { Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { ValidationError } from "../../errors";
-import { checkUploadRoom } from "../jobs/upload-quota";
-import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
+import { checkUploadRoom, enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
 import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
 
 export interface CsvAgreementInput {

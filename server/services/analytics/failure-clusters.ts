@@ -32,7 +32,7 @@ import {
 import { parseEvaluatorRef } from "../../domain/trajectory-list-query";
 import { NotFoundError, ValidationError } from "../../errors";
 import { assertSeesWholeCatalog } from "../access";
-import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
+import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
 import { matchingTrajectoryIds } from "../trajectory-views";
 
 export const FAILURE_CLUSTERS_JOB_TYPE = "analytics.failure-clusters";

@@ -8,8 +8,7 @@
 import { requireRole, type Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { ValidationError } from "../../errors";
-import { checkUploadRoom } from "../jobs/upload-quota";
-import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
+import { checkUploadRoom, enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
 import { removeUploadedText, stageUploadedText, type StagedText } from "../../storage/uploaded-text";
 import type { LabelImportReport, LabelImportRequest } from "./io";
 

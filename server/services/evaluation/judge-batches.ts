@@ -35,8 +35,19 @@ import { batchGroupKey, JUDGE_JOB_TYPE, MAX_BATCH_CONCURRENCY, type JudgeJobPayl
 import { applyPromptVersion, buildVariantPrompt, subsetOfSteps, variantWindow } from "../../domain/evaluation/prompt-variants";
 import { formatK, parseK, type JudgeK, type JudgeOptions } from "../../domain/evaluation/verdicts";
 import { NotFoundError, ValidationError } from "../../errors";
-import { cancelGroup, enqueueJobs, groupProgress, isJobHeld, jobsOfGroup, resumeGroup, type GroupProgress } from "../jobs/queue";
-import { RetryableJobError, runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
+import {
+  cancelGroup,
+  enqueueJobs,
+  groupProgress,
+  isJobHeld,
+  jobsOfGroup,
+  resumeGroup,
+  type GroupProgress,
+  RetryableJobError,
+  runWorker,
+  type JobOutcome,
+  type WorkerSummary,
+} from "../jobs";
 import { JudgeCallError } from "./judge-client";
 import { judgeEvaluatorKey, requireJudgeConfig } from "./judge-configs";
 import { resolveJudgeVariant, VariantCache, type ResolvedVariant } from "./judge-variants";

@@ -7,7 +7,7 @@ import type { AppContext } from "../../context";
 import type { Actor } from "../../domain/access/actor";
 import { assertSeesWholeCatalog } from "../access";
 import { ValidationError } from "../../errors";
-import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
+import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
 import { matchingTrajectoryIds, type SelectionFilter } from "../trajectory-views";
 import { requireScanner, type ScannerRunReport } from "./scanners";
 

@@ -6,7 +6,7 @@
  */
 import type { AppContext } from "../../context";
 import { requireRole, type Actor } from "../../domain/access/actor";
-import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
+import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
 import type { DedupeReport } from "./dedupe";
 
 export const DEDUPE_JOB_TYPE = "imports.dedupe";

@@ -22,7 +22,7 @@ import { DEFAULT_MAX_BODY_BYTES, importLimitsFromEnv, type ImportLimits } from "
 import type { AppContext } from "../../context";
 import { declaredFileProblem, folderContentKey, folderSessionKey, type DeclaredFile, type RefusedFile } from "../../domain/imports/folder-upload";
 import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
-import { checkUploadRoom } from "../jobs/upload-quota";
+import { checkUploadRoom } from "../jobs";
 import { newUploadPath, startImport } from "./jobs";
 
 export interface FolderUploadRequest {

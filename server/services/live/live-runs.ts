@@ -6,7 +6,7 @@
 import crypto from "node:crypto";
 import { withTransaction, type Db } from "../../../db/database";
 import { upsertRun } from "../../../db/repositories/catalog";
-import { cancelGroup, cancelJob, enqueueJobs } from "../jobs/queue";
+import { cancelGroup, cancelJob, enqueueJobs } from "../jobs";
 import {
   getLiveRun,
   listLiveRunRows,

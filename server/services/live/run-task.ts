@@ -40,7 +40,7 @@ import { defaultAllowlist, parseHostList } from "../../domain/live/safety";
 import { LIVE_RULES_EVALUATOR_KEY, LIVE_RULES_EVALUATOR_NAME, type LiveTaskPayload } from "../../domain/live/settings";
 import type { ReferenceAnswer, TaskDifficulty } from "../../domain/types";
 import { BundleWriter } from "../bundle-io";
-import { JobInterrupted, type JobContext } from "../jobs/worker";
+import { JobInterrupted, type JobContext } from "../jobs";
 import type { RetryPolicy, JudgeClient, JudgeEndpoint } from "../evaluation/judge-client";
 import type { Env } from "../evaluation/judge-configs";
 import { describeEvaluation } from "../evaluation";

@@ -28,7 +28,7 @@ import type { PortRange } from "../../config";
 import { browserNetworkWarning, ensureBrowserNetworkRules } from "./browser-network";
 import { parseDestinationList } from "../../domain/live/safety";
 import { startDemoSites, type DemoSitesServer } from "../../demo-sites/server";
-import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs/worker";
+import { runWorker, type JobOutcome, type WorkerSummary } from "../jobs";
 import { liveBundleBucketFor } from "../../storage/live-bundles";
 import type { JudgeClient, JudgeEndpoint, RetryPolicy } from "../evaluation/judge-client";
 import type { Env } from "../evaluation/judge-configs";

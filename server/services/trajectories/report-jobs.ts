@@ -20,7 +20,7 @@ import type { AppContext } from "../../context";
 import { AppError, NotFoundError } from "../../errors";
 import { reportFilesFor, newReportKey } from "../../storage/report-files";
 import { seesWholeCatalog } from "../access";
-import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs/requested-jobs";
+import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
 import type { ReportManifest, ReportOptions } from "./static-report";
 
 export const REPORT_JOB_TYPE = "report.build";
