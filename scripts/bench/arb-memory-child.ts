@@ -7,7 +7,7 @@ import path from "node:path";
 import { getSteps } from "../../db/repositories/trajectories";
 import { closeDatabase } from "../../db/database";
 import { createAppContext } from "../../server/context";
-import { runImport } from "../../server/services/imports/ingest";
+import { runImport } from "../../server/services/imports";
 
 const [file, dataDir] = process.argv.slice(2);
 if (!file || !dataDir) {

@@ -12,7 +12,7 @@ import { closeDatabase, tablesOf, withTransaction, type Db } from "../../db/data
 import { createAppContext } from "../../server/context";
 import { defaultLabelSchema } from "../../server/domain/annotation/label-schema";
 import { createRng } from "../../server/domain/agreement/random";
-import { computeFailureClusters } from "../../server/services/analytics/failure-clusters";
+import { computeFailureClusters } from "../../server/services/analytics";
 import type { BenchEngine } from "./engines";
 import { median, type BenchFigure } from "./types";
 

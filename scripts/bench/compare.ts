@@ -19,7 +19,7 @@ import { closeDatabase } from "../../db/database";
 import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
-import { runImport } from "../../server/services/imports/ingest";
+import { runImport } from "../../server/services/imports";
 import { BENCH_USER, benchScreenshots, startServer } from "./player";
 import { median, percentile, type BenchFigure } from "./types";
 

@@ -16,7 +16,7 @@ import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
 import { warmingSettled } from "../../server/services/images";
-import { runImport } from "../../server/services/imports/ingest";
+import { runImport } from "../../server/services/imports";
 import { warmFirstViews } from "../../server/services/trajectory-views";
 import { generateCorpus } from "./import";
 import { BENCH_USER, startServer } from "./player";

@@ -15,7 +15,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { closeDatabase, sqliteClient } from "../../db/database";
 import { createAppContext } from "../../server/context";
-import { runImport } from "../../server/services/imports/ingest";
+import { runImport } from "../../server/services/imports";
 import type { BenchFigure } from "./types";
 
 const W = 1024;

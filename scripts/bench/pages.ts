@@ -26,7 +26,7 @@ import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { createAccount } from "../../server/services/accounts";
 import { createCampaign } from "../../server/services/annotation";
-import { runImport } from "../../server/services/imports/ingest";
+import { runImport } from "../../server/services/imports";
 import { generateAnalyticsData } from "./analytics-data";
 import { generateCorpus } from "./import";
 import { startServer } from "./player";

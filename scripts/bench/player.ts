@@ -25,7 +25,7 @@ import { loadConfig } from "../../server/config";
 import { createAppContext } from "../../server/context";
 import { parseTrajectoryListParams } from "../../server/domain/trajectory-list-query";
 import { createAccount } from "../../server/services/accounts";
-import { runImport } from "../../server/services/imports/ingest";
+import { runImport } from "../../server/services/imports";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { listTrajectoryPage } from "../../server/services/trajectory-views";
 import { renderPage, shopHome, shopProduct, shopResults } from "../../tests/fixtures/synthetic-pages";

@@ -18,7 +18,7 @@ import { BrowserSession } from "../browser/session";
 import { DEMO_RUNS, DEMO_TASKS, DEMO_TRAJECTORIES, demoTask, type DemoTrajectoryDef } from "../demo-sites/demo-trajectories";
 import { DEMO_SITES_DEFAULT_PORT, startDemoSites } from "../demo-sites/server";
 import { BundleWriter } from "./bundle-io";
-import { runImport, type ImportReport } from "./imports/ingest";
+import { runImport, type ImportReport } from "./imports";
 import { evaluateRuleVerdicts, type RuleRunReport } from "./evaluation";
 
 export const DEMO_BUNDLE_DIR = "demo-bundle";

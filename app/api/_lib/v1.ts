@@ -12,7 +12,7 @@ import { createCaller } from "@/server/api/root";
 import { createTRPCContext } from "@/server/api/trpc";
 import { DEFAULT_MAX_BODY_BYTES } from "@/server/config";
 import { getAppContext } from "@/server/context";
-import { authenticateBearer, type BearerIdentity } from "@/server/services/accounts/api-tokens";
+import { authenticateBearer, type BearerIdentity } from "@/server/services/accounts";
 import { guardedRoute } from "./guarded-route";
 import { json } from "./zip-upload";
 

@@ -12,7 +12,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { callerOf, createVerdictMcpServer } from "@/server/api/mcp/server";
 import { DEFAULT_MAX_BODY_BYTES } from "@/server/config";
 import { getAppContext } from "@/server/context";
-import { authenticateBearer } from "@/server/services/accounts/api-tokens";
+import { authenticateBearer } from "@/server/services/accounts";
 import { guardedRoute } from "../_lib/guarded-route";
 import { json } from "../_lib/zip-upload";
 

@@ -7,7 +7,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { AppContext } from "../../context";
-import { authenticateBearer, type BearerIdentity } from "../../services/accounts/api-tokens";
+import { authenticateBearer, type BearerIdentity } from "../../services/accounts";
 import { createCaller } from "../root";
 import { createTRPCContext } from "../trpc";
 import { registerLabellingTools } from "./labelling-tools";

@@ -18,8 +18,10 @@ import {
   setDeactivated,
   setPassword,
   setupFirstAdmin,
+  apiTokensOf,
+  createApiToken,
+  revokeToken,
 } from "../../services/accounts";
-import { apiTokensOf, createApiToken, revokeToken } from "../../services/accounts/api-tokens";
 import { API_TOKEN_SCOPES, MAX_TOKEN_DAYS, MAX_TOKEN_NAME_LENGTH } from "../../domain/access/api-tokens";
 import { TRPCError } from "@trpc/server";
 import { adminProcedure, authedProcedure, createTRPCRouter, publicProcedure, researcherProcedure } from "../trpc";

@@ -7,7 +7,7 @@ import { ASSIGNMENT_STRATEGIES } from "../../domain/annotation/assignment";
 import { LABEL_FORMAT_DESCRIPTIONS, LABEL_FORMATS } from "../../domain/annotation/label-formats";
 import { LABEL_VERDICTS } from "../../domain/annotation/label-schema";
 import { campaignGold, exportLabelsAs, goldChoices, importLabelsAs, markGold, promoteGold, unmarkGold, updateQualitySettings } from "../../services/annotation";
-import { annotatorQuality, CONSENSUS_MODELS } from "../../services/analytics/annotator-quality";
+import { annotatorQuality, CONSENSUS_MODELS } from "../../services/analytics";
 import { createTRPCRouter, researcherProcedure } from "../trpc";
 
 const id = z.number().int().positive();

@@ -4,7 +4,7 @@
  */
 import { describeDatabase, getAppContext } from "../../context";
 import { DEMO_SITES, DEMO_SITES_DEFAULT_PORT, startDemoSites } from "../../demo-sites/server";
-import { DEMO_ACCOUNTS, seedDemoAccounts } from "../../services/accounts/demo-accounts";
+import { DEMO_ACCOUNTS, seedDemoAccounts } from "../../services/accounts";
 import { demoRunKeys, generateDemoData } from "../../services/demo-data";
 import { UsageError, flagBool, flagString, parseArgs } from "../args";
 import { createProgressBar } from "../progress";

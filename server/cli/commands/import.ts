@@ -15,7 +15,7 @@ import {
   zipPathNamer,
   type ImportReport,
 } from "../../services/imports";
-import { judgeRunConsistencies, type JudgeConsistencyView } from "../../services/analytics/judge-consistency";
+import { judgeRunConsistencies, type JudgeConsistencyView } from "../../services/analytics";
 import { warmingSettled } from "../../services/images";
 import { warmFirstViews } from "../../services/trajectory-views";
 import { UsageError, flagBool, flagString, parseArgs, userPath } from "../args";

@@ -3,7 +3,7 @@
  * over the same trajectories (several auto-evaluation logs of one judge): flip rate, κ per pair of runs, Fleiss κ.
  */
 import { getAppContext } from "../../context";
-import { judgeRunConsistencies } from "../../services/analytics/judge-consistency";
+import { judgeRunConsistencies } from "../../services/analytics";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";
 import { formatTable } from "../table";
 import type { CliCommand } from "../types";

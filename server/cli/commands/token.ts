@@ -3,8 +3,7 @@
  * own on their account page; this is for admins setting up a CI account or revoking a leaked token at once.
  */
 import { getAppContext } from "../../context";
-import { findAccountByEmail } from "../../services/accounts";
-import { apiTokensOf, createApiToken, revokeToken } from "../../services/accounts/api-tokens";
+import { findAccountByEmail, apiTokensOf, createApiToken, revokeToken } from "../../services/accounts";
 import { DEFAULT_TOKEN_DAYS } from "../../domain/access/api-tokens";
 import { AppError } from "../../errors";
 import { flagBool, flagString, parseArgs, UsageError } from "../args";

@@ -9,7 +9,7 @@ import { listRuns } from "../../../db/repositories/catalog";
 import { trajectoryIds } from "../../../db/repositories/trajectories";
 import type { Role } from "../../../db/schema/index";
 import type { AppContext } from "../../context";
-import { createAccount } from "./index";
+import { createAccount } from "./users";
 import { createCampaign } from "../annotation";
 
 type App = Pick<AppContext, "db" | "config">;

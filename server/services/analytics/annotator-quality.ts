@@ -26,7 +26,7 @@ import {
 import { categoryUse, quantile, rollingAgreement, timeHistogram } from "../../domain/annotation/quality";
 import type { GoldStatus } from "../../domain/annotation/assignment";
 import { NotFoundError, ValidationError } from "../../errors";
-import { goldStandings } from "../annotation/gold";
+import { goldStandings } from "../annotation";
 
 export const CONSENSUS_MODELS = ["majority", "dawid_skene", "mace"] as const;
 export type ConsensusModel = (typeof CONSENSUS_MODELS)[number];

@@ -85,3 +85,7 @@ export async function analyticsOptions(db: Db, scope: { campaignId?: number } = 
     annotators: await annotatorsByCampaign(db),
   };
 }
+export { annotatorQuality, CONSENSUS_MODELS } from "./annotator-quality";
+export { csvAgreementJobHandler } from "./csv-agreement-job";
+export { failureClustersJobHandler } from "./failure-clusters-job";
+export { judgeRunConsistencies, type JudgeConsistencyView } from "./judge-consistency";

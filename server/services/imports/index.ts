@@ -18,3 +18,6 @@ export {
   type FolderUploadPlan,
   type FolderUploadRequest,
 } from "./folder-uploads";
+export { taskValues } from "./ingest";
+export { dedupeJobHandler } from "./dedupe-job";
+export { runImportWorker } from "./jobs";

@@ -1,9 +1,9 @@
 /**
  * The job runtime's door for the areas: enqueue work and follow it (queues, job groups, jobs a user requested), take
  * uploads within their quota, run a CPU-bound step in a thread, and the worker loop the areas' handlers run in.
- * The runtime that registers every area's handlers (./runtime.ts), the supervisor that keeps workers running
- * (./supervisor.ts) and the tasks run in threads (./thread-tasks.ts) import the areas themselves, so they stay outside
- * this door: only the processes' entry points (scripts/worker.ts, scripts/serve.ts, scripts/run-worker.ts) import them.
+ * The runtime that registers every area's handlers (./runtime.ts) and the tasks run in threads (./thread-tasks.ts)
+ * import the areas themselves, and the supervisor that restarts a worker (./supervisor.ts) is loaded by launchers that
+ * need nothing else: they stay outside this door (DOOR_PASSES in eslint.config.mjs gives each reason).
  */
 export { createJobQueue } from "./create-queue";
 export { closeQueueFor } from "./installation-queue";

@@ -7,7 +7,7 @@ import { withTransaction, type Db } from "../../../db/database";
 import { ensureTask, ensureTaskSet } from "../../../db/repositories/catalog";
 import { findTaskSetByName } from "../../../db/repositories/live/runs";
 import { DEMO_TASKS, DEMO_TASK_SET, demoTask } from "../../demo-sites/demo-trajectories";
-import { taskValues } from "../imports/ingest";
+import { taskValues } from "../imports";
 
 /**
  * Makes sure the demo task set exists with start URLs on `baseUrl` (the demo data, when loaded, already created it

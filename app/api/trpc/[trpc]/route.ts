@@ -17,7 +17,7 @@ import { sessionFromHeaders } from "@/server/auth/auth";
 import { hasRole } from "@/server/domain/access/actor";
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_UPLOAD_BYTES } from "@/server/config";
 import { getAppContext } from "@/server/context";
-import { authenticateBearer } from "@/server/services/accounts/api-tokens";
+import { authenticateBearer } from "@/server/services/accounts";
 import { guardedRoute } from "../../_lib/guarded-route";
 
 const ENDPOINT = "/api/trpc";
