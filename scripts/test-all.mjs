@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm test`: typecheck (with Next's route types), the production build, lint and the format check beside the unit +
- * integration tests (vitest, a worker more than there are cores), and, as soon as the build is there, browser e2e
- * (Playwright + Debian chromium) on that build, on SQLite in shards and, for the flows teams use, on PostgreSQL
+ * integration tests (vitest, a worker per core), and then browser e2e (Playwright + Debian chromium) on that build,
+ * on SQLite in shards and, for the flows teams use, on PostgreSQL
  * (scripts/e2e-postgres.ts). Prints when each stage started, its wall time and CPU time, lists every skipped test with its reason, and
  * ends with one summary line "Tests: N passed, N failed, N skipped".
  *
@@ -176,8 +176,8 @@ function readPlaywright(file) {
 /**
  * The browser stages: the SQLite specs as `shards` Playwright shards (whole spec files in their order, each run with
  * its own app server, port, database, data folder and demo-sites port: tests/playwright.config.ts picks them per
- * run), then the PostgreSQL run, taken from one queue by as many slots as `start`/`widen` allow. Nothing starts
- * before `start` (the build must be there); `skip` settles `done` without running them.
+ * run), then the PostgreSQL run, taken from one queue by as many slots as `start` allows. Nothing starts before
+ * `start` (the build must be there); `skip` settles `done` without running them.
  */
 function browserStages(shards) {
   const shard = async (n) => {
@@ -228,11 +228,6 @@ function browserStages(shards) {
       slots = n;
       pump();
     },
-    widen: (n) => {
-      if (slots === 0) return;
-      slots = Math.max(slots, n);
-      pump();
-    },
     skip: () => finish(),
   };
 }
@@ -246,9 +241,10 @@ async function main() {
   if (wantE2E && !fs.existsSync(chromium)) failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
   const buildNeeded = wantE2E && fs.existsSync(chromium);
   const cores = os.availableParallelism();
-  // The browser runs wait mostly on the app server and the browser, not on a core: a shard more than there are
-  // cores, and as many running at once as there are cores once vitest is done (one fewer while it runs).
-  const browser = browserStages(cores >= 2 ? cores + 1 : 1);
+  // A shard per core, side by side, with the PostgreSQL run after the first to end: the schedule of the fastest
+  // measured fresh-clone CI (e342e91, 1,269 s). More shards at once are not measured yet (docs/testing.md).
+  const shards = cores >= 2 ? cores : 1;
+  const browser = browserStages(shards);
   const build = (typesChecked) =>
     // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
     // type-check pass when the typecheck stage passed (next.config.js).
@@ -258,13 +254,13 @@ async function main() {
     });
   if (e2eOnly) {
     if (inCI) failures.push("--e2e-only under CI: CI runs every stage");
-    if (buildNeeded && (await build(false))) browser.start(cores);
+    if (buildNeeded && (await build(false))) browser.start(shards);
     else browser.skip();
   } else {
     // Typecheck, the production build, lint and the format check (one core, mostly) run beside vitest, whose workers
-    // spend much of their time waiting on databases, child processes and browsers. The browser e2e starts as soon as
-    // the build is there, beside vitest's tail and the lint, on one core until vitest ends.
-    let vitestDone = false;
+    // spend much of their time waiting on databases, child processes and browsers. The browser e2e follows vitest:
+    // started beside vitest's tail it slowed vitest more than it gained (docs/testing.md, "How long it takes").
+    let built = false;
     await Promise.all([
       (async () => {
         // Next's route types (.next/types) first, so that tsc also checks what each page and route exports.
@@ -275,30 +271,27 @@ async function main() {
           { NEXT_TELEMETRY_DISABLED: "1" },
         );
         const typed = (await stage("typecheck", bin("tsc"), ["--noEmit", "-p", "."])) && routeTypes;
-        if (buildNeeded && (await build(typed))) browser.start(vitestDone ? cores : Math.max(1, cores - 1));
-        else browser.skip();
+        built = buildNeeded && (await build(typed));
         await stage("lint", bin("eslint"), ["."]);
         await stage("format (prettier --check)", bin("prettier"), ["--check", "--log-level", "warn", "."]);
       })(),
-      (async () => {
-        await stage(
-          "unit + integration (vitest)",
-          bin("vitest"),
-          [
-            "run",
-            "--config",
-            "tests/vitest.config.ts",
-            "--reporter=default",
-            "--reporter=json",
-            `--outputFile.json=${vitestJson}`,
-            "--reporter=./tests/helpers/retried-tests-reporter.ts",
-          ],
-          { VERDICT_RETRIED_REPORT: retriedJson },
-        );
-        vitestDone = true;
-        browser.widen(cores);
-      })(),
+      stage(
+        "unit + integration (vitest)",
+        bin("vitest"),
+        [
+          "run",
+          "--config",
+          "tests/vitest.config.ts",
+          "--reporter=default",
+          "--reporter=json",
+          `--outputFile.json=${vitestJson}`,
+          "--reporter=./tests/helpers/retried-tests-reporter.ts",
+        ],
+        { VERDICT_RETRIED_REPORT: retriedJson },
+      ),
     ]);
+    if (built) browser.start(shards);
+    else browser.skip();
   }
   await browser.done;
   readVitest(vitestJson);

@@ -17,10 +17,10 @@ export default defineConfig({
     // with its first error at its end (tests/helpers/retried-tests-reporter.ts), and each one is a finding to fix.
     retry: process.env.CI ? 1 : 0,
     pool: "forks",
-    // One worker more than there are cores (vitest's default leaves one core free): most files spend their time
-    // waiting on databases, child processes and browsers, and at one worker per core the last fresh-clone CI used
-    // 830 CPU-seconds in 720 s of two cores' time, the typecheck, lint and build beside it included.
-    maxWorkers: os.availableParallelism() + 1,
+    // A worker per core (vitest's default leaves one core free): most files spend their time waiting on databases,
+    // child processes and browsers. A worker more than that made the run slower, not faster: 1,126 s of wall time
+    // against 720 s in the fresh-clone CI (docs/testing.md, "How long it takes").
+    maxWorkers: os.availableParallelism(),
     // One PostgreSQL server for the run, a database per test context on it (tests/helpers/backends.ts).
     globalSetup: ["tests/helpers/postgres-global-setup.ts"],
   },
