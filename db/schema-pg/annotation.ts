@@ -36,6 +36,7 @@ export const annotationCampaigns = pgTable("annotation_campaigns", {
   goldWarnBelow: doublePrecision("gold_warn_below"),
   goldBlockBelow: doublePrecision("gold_block_below"),
   goldMinAnswered: integer("gold_min_answered").notNull().default(5),
+  qualificationPassAt: doublePrecision("qualification_pass_at"),
   revealEvaluator: text("reveal_evaluator"),
 });
 
@@ -257,6 +258,7 @@ export const goldItems = pgTable(
     note: text("note"),
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     createdAt: epochMs("created_at").notNull().default(nowMs),
+    qualification: boolean("qualification").notNull().default(false),
   },
   (t) => [index("gold_items_campaign_idx").on(t.campaignId, t.itemId)],
 );

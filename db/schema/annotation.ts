@@ -68,6 +68,11 @@ export const annotationCampaigns = sqliteTable("annotation_campaigns", {
   /** Gold items an annotator must have answered before the thresholds apply. */
   goldMinAnswered: integer("gold_min_answered").notNull().default(5),
   /**
+   * The share (0–1) of the qualification items an annotator must answer right before their labels count; null = no
+   * qualification phase. The qualification items are the gold items marked `qualification`, handed out first.
+   */
+  qualificationPassAt: real("qualification_pass_at"),
+  /**
    * Blind → reveal → revise: the evaluator (an analytics evaluator id, "key|k|prompt version") whose verdict is shown
    * to each annotator right after their blind submit, asking them to keep or revise (see db/schema/reveal.ts).
    * Null = no reveal.
@@ -356,6 +361,8 @@ export const goldItems = sqliteTable(
     note: text("note"),
     createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+    /** Part of the campaign's qualification phase: handed out first, with the known answer shown after the submit. */
+    qualification: integer("qualification", { mode: "boolean" }).notNull().default(false),
   },
   (t) => [index("gold_items_campaign_idx").on(t.campaignId, t.itemId)],
 );
