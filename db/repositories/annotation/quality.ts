@@ -32,6 +32,8 @@ export async function upsertGoldItem(
     note: string | null;
     createdBy: string | null;
     createdAt: Date;
+    /** Left as it was when not given (marking an item gold again keeps it in or out of the qualification). */
+    qualification?: boolean;
   },
 ): Promise<void> {
   const { goldItems } = tablesOf(db);
@@ -49,6 +51,7 @@ export async function upsertGoldItem(
         note: v.note,
         createdBy: v.createdBy,
         createdAt: v.createdAt,
+        ...(v.qualification === undefined ? {} : { qualification: v.qualification }),
       },
     });
 }

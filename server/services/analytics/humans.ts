@@ -17,7 +17,10 @@ import {
   listCampaignHeads,
   trajectoryRows,
 } from "../../../db/repositories/analytics";
-import { goldItemIds } from "../../../db/repositories/annotation/quality";
+import { getCampaign } from "../../../db/repositories/annotation/campaigns";
+import { goldAnswers, goldItemIds, goldItemsOfCampaign } from "../../../db/repositories/annotation/quality";
+import { isGoldCorrect } from "../../domain/annotation/assignment";
+import { labelsCount, qualificationStandingsOf } from "../../domain/annotation/qualification";
 import {
   dawidSkene,
   fleissKappaFromSummaries,
@@ -141,6 +144,8 @@ export interface HumanAgreementResult {
   split: { by: string; title: string; rows: HumanSplitRow[] } | null;
   /** Labelled items whose task is flagged in the validity ledger (trajectories = items), left out unless included. */
   flagged: FlaggedCount;
+  /** Annotators who have not passed the campaign's qualification (answering it, or failed) and their labels, left out. */
+  unqualified: UnqualifiedCount;
 }
 
 interface Grouped {
@@ -151,7 +156,7 @@ interface Grouped {
 }
 
 /** Groups the labels by item, leaving out labels on the `excluded` items (gold items, see humanAgreement). */
-function groupByItem(l: CampaignLabelColumns, excluded: ReadonlySet<number> = new Set()): Grouped {
+function groupByItem(l: CampaignLabelColumns, excluded: ReadonlySet<number> = new Set(), droppedAnnotators: ReadonlySet<number> = new Set()): Grouped {
   let maxItem = 0;
   for (const v of l.col.itemId) if (v > maxItem) maxItem = v;
   const index = new Int32Array(maxItem + 1).fill(-1);
@@ -160,7 +165,7 @@ function groupByItem(l: CampaignLabelColumns, excluded: ReadonlySet<number> = ne
   let kept = 0;
   for (let i = 0; i < l.length; i++) {
     const id = l.col.itemId[i]!;
-    if (excluded.size && excluded.has(id)) {
+    if ((excluded.size && excluded.has(id)) || (droppedAnnotators.size && droppedAnnotators.has(l.col.annotatorKey[i]!))) {
       itemOf[i] = -1;
       continue;
     }
@@ -303,6 +308,30 @@ export interface HumanSplitRow {
  * one trajectory as many times as there are annotators; they are measured against their known answer instead
  * (annotator quality view). Items whose task is flagged in the validity ledger, unless asked to include them.
  */
+/**
+ * The annotators (indices into `keys`) whose labels do not count because they have not passed the campaign's
+ * qualification: still answering it, or failed. Their labels are left out of every statistic of the view.
+ */
+async function unqualifiedAnnotators(db: Db, passAt: number | null, campaignId: number, keys: readonly string[]): Promise<Set<number>> {
+  if (passAt === null) return new Set();
+  const ids = new Set((await goldItemsOfCampaign(db, campaignId)).filter((g) => g.qualification).map((g) => g.itemId));
+  if (ids.size === 0) return new Set();
+  const answers = (await goldAnswers(db, campaignId)).map((a) => ({ ...a, correct: isGoldCorrect({ verdict: a.goldVerdict, category: a.goldCategory }, a) }));
+  const standings = qualificationStandingsOf(ids, answers, passAt);
+  const out = new Set<number>();
+  keys.forEach((key, a) => {
+    const s = standings.get(key);
+    if (!s || !labelsCount(s)) out.add(a);
+  });
+  return out;
+}
+
+function leftOutLabels(l: CampaignLabelColumns, annotators: ReadonlySet<number>): UnqualifiedCount {
+  let labels = 0;
+  for (let i = 0; i < l.length; i++) if (annotators.has(l.col.annotatorKey[i]!)) labels++;
+  return { annotators: annotators.size, labels };
+}
+
 async function itemsLeftOut(db: Db, l: CampaignLabelColumns, campaignId: number, includeFlagged: boolean) {
   const gold = await goldItemIds(db, campaignId);
   const facts = await getFacts(db);
@@ -593,12 +622,18 @@ async function disputedItems(db: Db, l: CampaignLabelColumns, g: Grouped, found:
   });
 }
 
+export interface UnqualifiedCount {
+  annotators: number;
+  labels: number;
+}
+
 export async function humanAgreement(db: Db, campaignId: number, by?: string, options: { includeFlagged?: boolean } = {}): Promise<HumanAgreementResult> {
   const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
   const l = await getCampaignLabels(db, campaignId);
   const { excluded, items, flagged, base } = await itemsLeftOut(db, l, campaignId, options.includeFlagged === true);
-  const g = groupByItem(l, excluded);
+  const unqualified = await unqualifiedAnnotators(db, (await getCampaign(db, campaignId))?.qualificationPassAt ?? null, campaignId, l.dict.annotatorKey);
+  const g = groupByItem(l, excluded, unqualified);
   const R = l.dict.annotatorKey.length;
   const annotatorNames = await annotatorDisplayNames(db, l.dict.annotatorKey);
   const memo = await intervalMemoFor(db);
@@ -635,6 +670,7 @@ export async function humanAgreement(db: Db, campaignId: number, by?: string, op
       categories: head.labelSchema.categories,
     },
     decisions: tallyDecisions(await decisionTallies(db, [campaignId])),
+    unqualified: leftOutLabels(l, unqualified),
     labelledItems: g.items.length,
     pairableItems: t.pairableItems,
     labels: g.order.length,

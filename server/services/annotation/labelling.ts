@@ -77,6 +77,7 @@ import { assertCampaignVisible, listCampaignSummaries } from "./campaigns";
 import { requireCampaign } from "./campaign-lookup";
 import { recomputeItem } from "./consolidation";
 import { goldStandingOf } from "./gold";
+import { assertQualificationAllows, assertQualificationUndoable, NOT_QUALIFIED_MESSAGE, qualificationFeedback, qualificationOf } from "./qualification";
 import { LABEL_WRITE_TRANSACTION } from "./transactions";
 import { withTransaction } from "../../../db/database";
 
@@ -239,6 +240,9 @@ export async function isBlockedInCampaign(db: Db, campaign: CampaignRow, userId:
  * labels every gold item once, so "remaining" counts them and never gives them away by standing still).
  */
 async function pickNext(db: Db, campaign: CampaignRow, userId: string, now: number) {
+  // A qualification phase comes before everything else, its items in order.
+  const qualification = await qualificationOf(db, campaign, userAnnotatorKey(userId));
+  if (qualification.status === "in_progress") return qualification.next;
   const salt = queueOrderSalt(userId);
   const turn = await labelTurnsOfUser(db, campaign.id, userId);
   if (isGoldTurn(userId, campaign.id, turn, campaign.goldRate)) {
@@ -271,12 +275,13 @@ export async function nextAssignment(db: Db, actor: Actor, campaignId: number, c
   const now = clock.now ?? Date.now();
   const assignment = await withTransaction(
     db,
-    async (): Promise<Assignment | null | "blocked"> => {
+    async (): Promise<Assignment | null | "blocked" | "unqualified"> => {
       const campaign = await requireLabellingAllowed(db, actor, campaignId, true);
-      if (await isBlockedInCampaign(db, campaign, actor.userId)) {
+      const refusal = (await isBlockedInCampaign(db, campaign, actor.userId)) ? "blocked" : await failedQualification(db, campaign, actor.userId);
+      if (refusal) {
         // Their reservations go back to the others; refused only once that is stored (a throw here would undo it).
         await releaseReservations(db, campaignId, actor.userId);
-        return "blocked";
+        return refusal;
       }
       const ttl = campaign.reservationMinutes * 60_000;
       const held = await findLiveReservation(db, campaignId, actor.userId, now);
@@ -308,7 +313,13 @@ export async function nextAssignment(db: Db, actor: Actor, campaignId: number, c
     LABEL_WRITE_TRANSACTION,
   );
   if (assignment === "blocked") throw new AppError("FORBIDDEN", BLOCKED_MESSAGE);
+  if (assignment === "unqualified") throw new AppError("FORBIDDEN", NOT_QUALIFIED_MESSAGE);
   return assignment;
+}
+
+async function failedQualification(db: Db, campaign: CampaignRow, userId: string): Promise<"unqualified" | null> {
+  if (campaign.qualificationPassAt === null) return null;
+  return (await qualificationOf(db, campaign, userAnnotatorKey(userId))).status === "failed" ? "unqualified" : null;
 }
 
 /** Puts the current trajectory back and keeps it out of this annotator's queue until everything else is done. */
@@ -462,6 +473,7 @@ export async function submitLabel(db: Db, actor: Actor, input: SubmitLabelInput,
       const { item, stepCount } = locked;
       // Gold items are frozen like adjudicated ones but stay open to every annotator's label.
       await assertLabelsMayChange(db, item, actor);
+      await assertQualificationAllows(db, campaign, userAnnotatorKey(actor.userId), item.id);
       let values: LabelValues;
       try {
         values = {
@@ -596,6 +608,7 @@ export async function undoSubmit(db: Db, actor: Actor, input: UndoInput, clock: 
       }
       // Then the item, and the label as it is once no other write to it is under way.
       const { item } = (await lockItemForLabel(db, campaign.id, (await getLabel(db, target.labelId))!.trajectoryId))!;
+      await assertQualificationUndoable(db, item.id);
       target = (await getRevision(db, target.id))!;
       if (target.undoneByRevisionId !== null) throw new ConflictError(`That submit was already undone`);
       const label = (await getLabel(db, target.labelId))!;
@@ -757,7 +770,12 @@ export async function submitItemLabel(db: Db, actor: Actor, input: Omit<SubmitLa
   const { itemNo, ...rest } = input;
   // The campaign as read before the submit only decides what the annotator may see of the item's state (blind).
   const { campaign, item } = await requireItem(db, actor, input.campaignId, itemNo);
-  return await annotatorResult(db, await submitLabel(db, actor, { ...rest, trajectoryId: item.trajectoryId }, clock), campaign, itemNo);
+  const r = await submitLabel(db, actor, { ...rest, trajectoryId: item.trajectoryId }, clock);
+  // On a qualification item the known answer follows the stored answer, never before it.
+  return {
+    ...(await annotatorResult(db, r, campaign, itemNo)),
+    qualification: await qualificationFeedback(db, campaign, userAnnotatorKey(actor.userId), item.id),
+  };
 }
 
 export async function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clock: Clock = {}) {
