@@ -16,3 +16,4 @@ export * from "./validity";
 export * from "./clusters";
 export * from "./scanners";
 export * from "./comments";
+export * from "./automation";

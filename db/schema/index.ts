@@ -15,3 +15,4 @@ export * from "./validity";
 export * from "./clusters";
 export * from "./scanners";
 export * from "./comments";
+export * from "./automation";

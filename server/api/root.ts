@@ -14,6 +14,7 @@ import { commentsRouter } from "./routers/comments";
 import { qualityRouter } from "./routers/quality";
 import { deploymentProfilesRouter } from "./routers/deployment-profiles";
 import { reportsRouter } from "./routers/reports";
+import { automationRouter } from "./routers/automation";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -34,6 +35,7 @@ export const appRouter = createTRPCRouter({
   quality: qualityRouter,
   deploymentProfiles: deploymentProfilesRouter,
   reports: reportsRouter,
+  automation: automationRouter,
 });
 
 export type AppRouter = typeof appRouter;

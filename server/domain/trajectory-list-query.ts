@@ -111,7 +111,7 @@ export type TrajectoryListInput = z.input<typeof trajectoryListInput>;
 export type TrajectoryListQuery = z.output<typeof trajectoryListInput>;
 
 /** URL parameter names, short because people paste these links into chats. */
-const URL_KEYS = {
+export const URL_KEYS = {
   taskSetId: "set",
   runId: "run",
   taskId: "task",

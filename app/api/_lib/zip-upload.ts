@@ -32,7 +32,7 @@ class OverQuota extends Error {}
  * Receives the zip of `req` for `user` (already identified: by the session cookie on the Import page, by an API
  * token on /api/v1/imports) and starts its import job.
  */
-export async function receiveZipUpload(req: Request, user: { userId: string; role: Role } | null): Promise<Response> {
+export async function receiveZipUpload(req: Request, user: { userId: string; role: Role } | null, via: "page" | "push" = "page"): Promise<Response> {
   const app = getAppContext();
   if (!user) return json(401, { error: "Sign in to import trajectories" });
   if (!hasRole(user, "researcher")) return json(403, { error: "Importing is for researchers and admins" });
@@ -67,6 +67,7 @@ export async function receiveZipUpload(req: Request, user: { userId: string; rol
       tooLarge,
       format: url.searchParams.get("format") ?? undefined,
       userId: user.userId,
+      via,
     });
     return answer;
   } finally {
@@ -77,7 +78,16 @@ export async function receiveZipUpload(req: Request, user: { userId: string; rol
 async function receive(
   app: Awaited<ReturnType<typeof getAppContext>>,
   req: Request,
-  opts: { name: string; file: string; limit: number; receipt: UploadReceipt; tooLarge: () => Response; format: string | undefined; userId: string },
+  opts: {
+    name: string;
+    file: string;
+    limit: number;
+    receipt: UploadReceipt;
+    tooLarge: () => Response;
+    format: string | undefined;
+    userId: string;
+    via: "page" | "push";
+  },
 ): Promise<Response> {
   const { name, file, limit, receipt, tooLarge } = opts;
   await fsp.mkdir(path.dirname(file), { recursive: true });
@@ -107,7 +117,7 @@ async function receive(
     return json(400, { error: `${name}: is not a .zip archive` });
   }
   try {
-    const jobId = await startImport(app, { kind: "upload", file, name }, { format: opts.format, requestedBy: opts.userId });
+    const jobId = await startImport(app, { kind: "upload", file, name }, { format: opts.format, requestedBy: opts.userId, via: opts.via });
     return json(202, { jobId });
   } catch (e) {
     await fsp.rm(file, { force: true });

@@ -27,6 +27,7 @@ import { ImportRefusedError, runImport, type ImportReport, type ImportRequest } 
 import { uploadStagingFor, uploadsFolder } from "../../storage/upload-staging";
 import { openZipSource } from "./zip-source";
 import { warmFirstViews } from "../trajectory-views";
+import { enqueueRulesApply } from "../automation";
 
 export const IMPORT_JOB_TYPE = "import.source";
 
@@ -43,6 +44,8 @@ export interface ImportJobPayload {
   requestedBy: string | null;
   /** Size of the uploaded zip, counted against the upload quotas until the import has ended (jobs/upload-quota.ts). */
   uploadBytes?: number;
+  /** "push": sent by a script through the HTTP API (automation rules tell it from the Import page's uploads). */
+  via?: "page" | "push";
 }
 
 export interface ImportJobProgress {
@@ -130,7 +133,11 @@ function checkFormat(format: string | undefined): string {
 }
 
 /** Queues an import for a worker to run. Returns the job id. */
-export async function startImport(ctx: AppContext, source: ImportSource, opts: { format?: string; requestedBy: string | null }): Promise<number> {
+export async function startImport(
+  ctx: AppContext,
+  source: ImportSource,
+  opts: { format?: string; requestedBy: string | null; via?: "page" | "push" },
+): Promise<number> {
   const groupKey = `import:${crypto.randomUUID()}`;
   const format = checkFormat(opts.format);
   // The zip's size for the upload quotas, measured before it may move to the bucket.
@@ -141,7 +148,13 @@ export async function startImport(ctx: AppContext, source: ImportSource, opts: {
     await staging.stage(source.file, key);
     source = { ...source, staged: key };
   }
-  const payload: ImportJobPayload = { source, format, requestedBy: opts.requestedBy, ...(uploadBytes !== undefined ? { uploadBytes } : {}) };
+  const payload: ImportJobPayload = {
+    source,
+    format,
+    requestedBy: opts.requestedBy,
+    ...(uploadBytes !== undefined ? { uploadBytes } : {}),
+    ...(opts.via === "push" ? { via: "push" as const } : {}),
+  };
   try {
     // One attempt: a failed import is reported, not retried (what it committed stays; re-importing is idempotent).
     await enqueueJobs(ctx.db, [{ type: IMPORT_JOB_TYPE, payload, groupKey, maxAttempts: 1 }]);
@@ -250,6 +263,7 @@ export async function runImportJob(ctx: AppContext, job: JobRow, signal: AbortSi
       ctx,
       report.trajectories.filter((t) => t.status !== "unchanged").map((t) => t.id),
     );
+    await queueRules(ctx, job, report);
     // Paths in the report are already as the person knows them (inside their zip, or below the import root).
     return report;
   } catch (e) {
@@ -272,6 +286,24 @@ export async function runImportJob(ctx: AppContext, job: JobRow, signal: AbortSi
     for (const p of localCopies) await fsp.rm(p, { recursive: true, force: true });
     // A staged zip left behind (the bucket unreachable just now) only takes space; the import itself is done.
     if (finished && staging && source.kind === "upload") await staging.remove(source.staged!).catch(() => undefined);
+  }
+}
+
+/**
+ * Automation rules look at the import's new trajectories in a job of their own, after the import has committed. The
+ * import itself is done by then: a queue that cannot take the job is said in the report, not turned into a failure.
+ */
+async function queueRules(ctx: AppContext, job: JobRow, report: ImportReport): Promise<void> {
+  const payload = job.payload as ImportJobPayload;
+  try {
+    await enqueueRulesApply(ctx.db, {
+      trigger: payload.via === "push" ? "push" : "import",
+      arrival: `import job ${job.id} (${sourceLabel(payload.source, ctx.config.importRoot)})`,
+      key: `import:${job.id}`,
+      trajectoryIds: report.trajectories.filter((t) => t.status === "created").map((t) => t.id),
+    });
+  } catch (e) {
+    report.warnings.push({ path: sourceLabel(payload.source, ctx.config.importRoot), message: `automation rules were not run on this import: ${String(e)}` });
   }
 }
 

@@ -11,4 +11,4 @@ export { jobsOfGroup, cancelGroup, enqueueJobs, groupProgress, isJobHeld, resume
 export { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "./requested-jobs";
 export { runInThread } from "./threads";
 export { receiveUpload, type UploadReceipt, checkUploadRoom } from "./upload-quota";
-export { runWorker, RetryableJobError, type JobOutcome, type WorkerSummary, JobRefusedError, JobInterrupted, type JobContext } from "./worker";
+export { runWorker, RetryableJobError, type JobOutcome, type WorkerSummary, JobRefusedError, JobInterrupted, type JobContext, type JobHandler } from "./worker";

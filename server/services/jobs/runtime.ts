@@ -25,6 +25,7 @@ import { dedupeJobHandler, DEDUPE_JOB_TYPE, runImportWorker } from "../imports";
 import { runJudgeWorker, scannerRunJobHandler, SCANNER_RUN_JOB_TYPE } from "../evaluation";
 import { runRunnerWorker } from "../live/worker";
 import { runWorker, type JobOutcome, type WorkerSummary } from "./worker";
+import { RULES_APPLY_JOB_TYPE, rulesApplyJobHandler } from "../automation";
 
 export interface JobWorkerOptions {
   ctx: AppContext;
@@ -114,6 +115,7 @@ export async function runJobWorker(opts: JobWorkerOptions): Promise<JobWorkerSum
             [FAILURE_CLUSTERS_JOB_TYPE]: failureClustersJobHandler(ctx),
             [SCANNER_RUN_JOB_TYPE]: scannerRunJobHandler(ctx),
             [REPORT_JOB_TYPE]: reportJobHandler(ctx),
+            [RULES_APPLY_JOB_TYPE]: rulesApplyJobHandler(ctx),
           },
           concurrency: 1,
           signal: stop.signal,

@@ -38,6 +38,7 @@ import { runLiveTask, type RunnerDeps } from "./run-task";
 import { EgressProxy, type HostResolver } from "./egress-proxy";
 import { LoginCache } from "./deployment-runtime";
 import { HostSlots } from "./host-slots";
+import { enqueueRulesApply } from "../automation";
 
 export const DEFAULT_RUNNER_LEASE_MS = 15_000;
 export const RUNNER_HEARTBEAT_MS = 250;
@@ -271,7 +272,10 @@ export async function runRunnerWorker(opts: RunnerWorkerOptions): Promise<Worker
   const forgetLoginsOfEndedRun = async (job: JobRow): Promise<void> => {
     const runId = (job.payload as Partial<LiveTaskPayload> | null)?.runId;
     if (typeof runId !== "number" || !job.groupKey) return;
-    if (!(await hasPendingJobs(ctx.db, { groupKey: job.groupKey }))) logins.forgetRun(runId);
+    if (await hasPendingJobs(ctx.db, { groupKey: job.groupKey })) return;
+    logins.forgetRun(runId);
+    // The run has ended: automation rules look at its trajectories (a rule acts on each at most once).
+    await enqueueRulesApply(ctx.db, { trigger: "live", arrival: `live run ${runId}`, key: `live:${runId}:${job.id}`, liveRunId: runId });
   };
   /** A sweep that starts after the one in flight (which may have read the database before a job ended). */
   const reconcileAfterNow = (): Promise<void> => (sweeping ?? Promise.resolve()).then(reconcile);

@@ -10,5 +10,5 @@ import { receiveZipUpload } from "../../_lib/zip-upload";
 export const POST = v1Route(async ({ req, identity }) => {
   if (!scopeAllowsWrites(identity.scope))
     return json(403, { error: "This API token may only read (its scope is read); pushing an import needs a read-write token" });
-  return receiveZipUpload(req, identity.session);
+  return receiveZipUpload(req, identity.session, "push");
 });
