@@ -29,7 +29,7 @@ import { CONSOLIDATED, describeReference, formatReferenceSpec, type ReferenceSpe
 import type { EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { NotFoundError } from "../../errors";
 import { evaluatorsInScope, runNames, type EvaluatorInfo } from "./common";
-import { getReferenceFor, referenceAnnotators } from "./references";
+import { getAnnotatorReferences, getReferenceFor } from "./references";
 import { resolveSplitKey, splitFacts, type Split } from "./splits";
 import {
   getFacts,
@@ -509,15 +509,18 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
 
 /** The setting against the consolidated label, the majority and each annotator. */
 async function referenceRows(db: Db, input: JudgeDetailInput, set: VerdictSet, mask: Uint8Array, ctx: Context): Promise<ReferenceRow[]> {
-  const specs: { label: string; spec: ReferenceSpec }[] = [
-    { label: "Consolidated label", spec: CONSOLIDATED },
-    { label: "Majority of the annotators", spec: { kind: "majority" } },
-    ...(await referenceAnnotators(db, input.campaignId)).map((a) => ({ label: a.name, spec: { kind: "annotator" as const, annotator: a.key } })),
+  const specs: { label: string; spec: ReferenceSpec; ref: Reference }[] = [
+    { label: "Consolidated label", spec: CONSOLIDATED, ref: await getReferenceFor(db, input.campaignId, CONSOLIDATED) },
+    { label: "Majority of the annotators", spec: { kind: "majority" }, ref: await getReferenceFor(db, input.campaignId, { kind: "majority" }) },
+    ...(await getAnnotatorReferences(db, input.campaignId)).map(({ annotator, ref }) => ({
+      label: annotator.name,
+      spec: { kind: "annotator" as const, annotator: annotator.key },
+      ref,
+    })),
   ];
   const current = formatReferenceSpec(ctx.reference);
   const rows: ReferenceRow[] = [];
-  for (const { label, spec } of specs) {
-    const ref = await getReferenceFor(db, input.campaignId, spec);
+  for (const { label, spec, ref } of specs) {
     const stats = statsFromCounts(
       countPairs(set, ref, mask, () => 0, 1),
       0,

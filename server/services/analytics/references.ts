@@ -186,6 +186,65 @@ async function loadLabelReference(
   return { verdict, category, categories, firstFailingStep, campaignId: fromCampaign, requestedCampaignId: campaignId, spec, annotatorName: annotator?.name };
 }
 
+/**
+ * Each annotator's own-label reference in one pass over the campaigns' labels (the judge page's table of references
+ * shows every annotator: one pass per annotator read all 300,000 labels again each time). Same rules as
+ * loadLabelReference with an annotator: per trajectory, the label of the latest campaign (or the chosen one).
+ */
+async function loadAnnotatorReferences(db: Db, facts: TrajectoryFacts, campaignId: number | undefined, annotators: ReferenceAnnotator[]): Promise<Reference[]> {
+  const n = facts.n;
+  const refs = annotators.map((a) => ({
+    verdict: new Int8Array(n).fill(REF_NONE),
+    category: new Int32Array(n).fill(-1),
+    firstFailingStep: new Int32Array(n).fill(NULL_INT),
+    fromCampaign: new Int32Array(n),
+    annotator: a,
+  }));
+  const categories: string[] = [];
+  const categoryIndex = new Map<string, number>();
+  const categoryCode = (name: string) => categoryIndex.get(name) ?? (categoryIndex.set(name, categories.length), categories.push(name) - 1);
+  for (const id of await campaignsOf(db, campaignId)) {
+    const l = await getCampaignLabels(db, id);
+    const words = l.dict.verdict.map((v) => (v === "success" ? REF_SUCCESS : v === "failure" ? REF_FAILURE : REF_UNSURE));
+    const catCodes = l.dict.category.map(categoryCode);
+    // Annotator code in this campaign's dictionary → that annotator's reference.
+    const refOfCode = l.dict.annotatorKey.map((key) => refs.find((r) => r.annotator.key === key));
+    for (let i = 0; i < l.length; i++) {
+      const ref = refOfCode[l.col.annotatorKey[i]!];
+      if (!ref) continue;
+      const r = facts.rowOf(l.col.trajectoryId[i]!);
+      if (r < 0 || id < ref.fromCampaign[r]!) continue;
+      ref.fromCampaign[r] = id;
+      // A trajectory is one item per campaign, so an annotator has one active label on it.
+      const w = words[l.col.verdict[i]!]!;
+      ref.verdict[r] = w;
+      ref.category[r] = w === REF_FAILURE && l.col.category[i]! >= 0 ? catCodes[l.col.category[i]!]! : -1;
+      ref.firstFailingStep[r] = w === REF_FAILURE ? l.col.firstFailingStep[i]! : NULL_INT;
+    }
+  }
+  return refs.map((ref) => ({
+    verdict: ref.verdict,
+    category: ref.category,
+    categories: [...categories],
+    firstFailingStep: ref.firstFailingStep,
+    campaignId: ref.fromCampaign,
+    requestedCampaignId: campaignId,
+    spec: { kind: "annotator", annotator: ref.annotator.key },
+    annotatorName: ref.annotator.name,
+  }));
+}
+
+/**
+ * Every annotator's own-label reference of `campaignId` (or each trajectory's latest campaign), in the order of
+ * referenceAnnotators, computed together and kept until a label changes.
+ */
+export async function getAnnotatorReferences(db: Db, campaignId: number | undefined): Promise<{ annotator: ReferenceAnnotator; ref: Reference }[]> {
+  const annotators = await referenceAnnotators(db, campaignId);
+  const key = `annotator-references:${campaignId ?? "latest"}:${JSON.stringify(annotators.map((a) => [a.key, a.name]))}`;
+  const refs = await cachedAnalytics(db, key, LABEL_REFERENCE_TABLES, async () => loadAnnotatorReferences(db, await getFacts(db), campaignId, annotators));
+  return annotators.map((annotator, i) => ({ annotator, ref: refs[i]! }));
+}
+
 /** The reference of `spec`: the consolidated labels, the annotators' majority, or one annotator's labels. */
 export async function getReferenceFor(db: Db, campaignId: number | undefined, spec: ReferenceSpec | undefined): Promise<Reference> {
   if (!spec || spec.kind === "consolidated") return getReference(db, campaignId);
