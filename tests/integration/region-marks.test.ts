@@ -10,6 +10,8 @@ import { addCampaignAnnotators } from "../../db/repositories/annotation/campaign
 import type { Actor } from "../../server/domain/access/actor";
 import { createCampaign, exportCampaignLabels, exportLabelsAs, myLabel, submitLabel, undoSubmit } from "../../server/services/annotation";
 import { parseCsvTable } from "../../server/domain/csv";
+import { campaignRegionAgreement } from "../../server/services/analytics";
+import { callerAs, testUser } from "../helpers/trpc";
 import { ValidationError } from "../../server/errors";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
@@ -161,5 +163,36 @@ describeEachBackend("region marks on labels", (backend) => {
     const { labelRevisions } = tablesOf(db);
     const revisions = await db.select().from(labelRevisions).where(eq(labelRevisions.campaignId, campaignId)).orderBy(labelRevisions.revision);
     expect(revisions.map((r) => r.changes.filter((c) => c.field === "marks"))).toEqual([[], [{ field: "marks", from: [], to: [box, point] }]]);
+  });
+
+  it("measures agreement on regions between the annotators of each item, and only researchers not labelling blind may read it", async () => {
+    const campaignId = await campaign();
+    const other = await user("Otto", "annotator");
+    await addCampaignAnnotators(db, campaignId, [other.userId]);
+    const at = (step: number, x: number, width: number, height: number) => ({ kind: "box", step, label: "should have clicked", x, y: 0, width, height });
+    // Step 1: IoU 1/3 (half shifted) and a point of Ann's inside Otto's box; step 2: IoU 0.9.
+    await submitLabel(db, annotator, {
+      campaignId,
+      trajectoryId,
+      verdict: "success",
+      marks: [at(0, 0, 100, 100), at(1, 0, 100, 100), { kind: "point", step: 0, label: "should have clicked", x: 60, y: 10 }],
+      idempotencyKey: "iou-ann-1",
+    });
+    await submitLabel(db, other, {
+      campaignId,
+      trajectoryId,
+      verdict: "success",
+      marks: [at(0, 50, 100, 100), at(1, 0, 100, 90)],
+      idempotencyKey: "iou-otto-1",
+    });
+    const result = await campaignRegionAgreement(db, campaignId);
+    expect(result).toMatchObject({ campaignId, boxComparisons: 2, matchedShare: 0.5, points: 1, pointHitShare: 1, pairs: 1, markedLabels: 2, labels: 2 });
+    expect(result.meanIoU).toBeCloseTo((1 / 3 + 0.9) / 2, 10);
+
+    const session = await testUser(ctx, "annotator", "Curious Annotator");
+    await expect((await callerAs(ctx, session)).analytics.regions({ campaignId })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    const sighted = await testUser(ctx, "researcher", "Sighted Researcher");
+    expect((await (await callerAs(ctx, sighted)).analytics.regions({ campaignId })).boxComparisons).toBe(2);
+    await expect((await callerAs(ctx, sighted)).analytics.regions({ campaignId: campaignId + 999 })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 });

@@ -38,6 +38,12 @@ const SECRETS = {
   otherName: "Other Person",
 };
 
+/** The others' region marks on the disputed item: a blind annotator sees no marks but their own (they draw none here). */
+const OTHERS_MARKS = [
+  { kind: "box", step: 0, label: "should have clicked", x: 1, y: 2, width: 6, height: 5 },
+  { kind: "point", step: 0, label: "the answer was here", x: 3, y: 4 },
+];
+
 let ctx: TestContext;
 let researcher: RequestSession;
 let blindAnn: RequestSession;
@@ -128,7 +134,7 @@ beforeAll(async () => {
   const first = await itemNo(ids[0]!);
   await (
     await callerAs(ctx, others[0]!)
-  ).labelling.submit({ campaignId, itemNo: first, verdict: "success", note: SECRETS.otherNote, idempotencyKey: "other-1-first" });
+  ).labelling.submit({ campaignId, itemNo: first, verdict: "success", note: SECRETS.otherNote, marks: OTHERS_MARKS, idempotencyKey: "other-1-first" });
   await (
     await callerAs(ctx, others[1]!)
   ).labelling.submit({ campaignId, itemNo: first, verdict: "failure", note: SECRETS.otherNote, idempotencyKey: "other-2-first" });
@@ -239,6 +245,8 @@ describe("a blind annotator walking every procedure", () => {
     for (const [what, secret] of Object.entries(SECRETS)) expect(text.includes(secret), `${what} (${secret}) reached the annotator`).toBe(false);
     // Other people's agreement: the disputed item reads "open" to someone who has not labelled it.
     expect(text).not.toMatch(/disputed|agreed"/);
+    // Nor where they put their region marks.
+    expect(text).not.toMatch(/"kind":"(box|point)"|"marks":\[\{/);
     // The filter that made the second campaign (it names a run's model) is not given to them.
     expect(text).not.toContain('"selection":{');
     // The items they label are not addressed by trajectory id.

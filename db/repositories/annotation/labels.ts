@@ -12,6 +12,7 @@ import type {
   labels as LabelsTable,
 } from "../../schema/index";
 import { executePrepared } from "../prepared";
+import type { RegionMark } from "../../../server/domain/annotation/region-marks";
 import { userAnnotatorKey } from "./campaigns";
 
 const CHUNK = 500;
@@ -400,4 +401,14 @@ export async function stepScreenshotSizes(db: Db, trajectoryId: number): Promise
     .innerJoin(screenshots, eq(screenshots.hash, steps.screenshotHash))
     .where(eq(steps.trajectoryId, trajectoryId));
   return new Map(rows.map((r) => [r.index, { width: r.width, height: r.height }]));
+}
+
+/** Every active label of a campaign with its item, its annotator (user or imported name) and its region marks. */
+export async function markedLabelsOfCampaign(db: Db, campaignId: number): Promise<{ itemId: number; annotatorKey: string; marks: RegionMark[] | null }[]> {
+  const { labels } = tablesOf(db);
+  return await db
+    .select({ itemId: labels.itemId, annotatorKey: labels.annotatorKey, marks: labels.marks })
+    .from(labels)
+    .where(and(eq(labels.campaignId, campaignId), eq(labels.status, "active")))
+    .orderBy(asc(labels.itemId), asc(labels.annotatorKey));
 }

@@ -15,6 +15,7 @@ import {
   errorAnalysis,
   humanAgreement,
   humanConsensus,
+  campaignRegionAgreement,
   judgeAgreementDetail,
   judgeAgreementList,
   judgeDisagreements,
@@ -130,6 +131,11 @@ export const analyticsRouter = createTRPCRouter({
   humans: sightedResearcherProcedure
     .input(z.object({ campaignId: id, by: judgeOptions.by, includeFlagged: z.boolean().optional() }))
     .query(async ({ ctx, input }) => await humanAgreement(ctx.db, input.campaignId, input.by, { includeFlagged: input.includeFlagged })),
+
+  /** Agreement on region marks between a campaign's annotators (mean IoU, share matched, points). */
+  regions: sightedResearcherProcedure
+    .input(z.object({ campaignId: id }))
+    .query(async ({ ctx, input }) => await campaignRegionAgreement(ctx.db, input.campaignId)),
 
   humanConsensus: sightedResearcherProcedure
     .input(z.object({ campaignId: id, level: z.enum(["verdict", "label"]).default("label") }))

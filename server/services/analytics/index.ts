@@ -24,6 +24,7 @@ export {
 } from "./evaluator-agreement";
 export { referenceAnnotators, resolveAnnotator } from "./references";
 export { resolveSplitKey, splitKeyOptions, type SplitKeyOption } from "./splits";
+export { campaignRegionAgreement, type RegionAgreementResult } from "./region-agreement";
 export { failureStepAgreement, type FailureStepResult, type StepAgreement } from "./failure-steps";
 export { judgeMeasures, type JudgeMeasuresResult, type EvaluatorMeasures, type SplitErrors, type RankRow } from "./evaluator-measures";
 export {
