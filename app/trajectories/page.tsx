@@ -10,6 +10,7 @@ import { currentUser } from "../_lib/session";
 import { api, orNotFound } from "../_trpc/server";
 import { BehaviourSearch } from "./_components/behaviour-search";
 import { FilterBar } from "./_components/filter-bar";
+import { ReportButton } from "./_components/report-dialog";
 import { TrajectoryListLoading } from "./_components/list-loading";
 import { TrajectoryTable } from "./_components/trajectory-table";
 
@@ -90,6 +91,12 @@ async function TrajectoryList({ searchParams }: Props) {
               >
                 New campaign from these filters
               </Link>
+              <ReportButton
+                selection={filters}
+                described={filtered ? `the ${formatCount(list.total)} trajectories these filters select` : `all ${formatCount(list.total)} trajectories`}
+                evaluators={(options.evaluators ?? []).map((e) => ({ ref: e.ref, label: evaluatorLabel(e) }))}
+                title={query.search ? `Trajectories matching ${query.search}` : "Verdict report"}
+              />
             </>
           ) : undefined
         }

@@ -1,0 +1,127 @@
+/**
+ * A shareable report from the dashboard: a researcher (the e2e admin) picks trajectories in the list, opens "Download
+ * report" from the keyboard, chooses what to publish, follows the worker's job to the download link, downloads the
+ * zip, unpacks it, and opens its index.html from the file system (file://, no server) in Chromium, where a
+ * trajectory plays: a step forward shows its screenshot. Checked and captured at the three desktop sizes.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { expect, test, type Page } from "@playwright/test";
+import yauzl from "yauzl";
+import { loadFixtures, trajectoryId } from "./fixtures";
+import { DESKTOP_SIZES, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
+
+/** Unpacks every file of the zip under `dir`; resolves to their names. */
+function unzipTo(file: string, dir: string): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(file, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip) return reject(err);
+      const names: string[] = [];
+      zip.on("entry", (entry: yauzl.Entry) => {
+        if (entry.fileName.endsWith("/")) return zip.readEntry();
+        const target = path.join(dir, entry.fileName);
+        if (!target.startsWith(dir + path.sep)) return reject(new Error(`entry outside the folder: ${entry.fileName}`));
+        names.push(entry.fileName);
+        fs.mkdirSync(path.dirname(target), { recursive: true });
+        zip.openReadStream(entry, (e, stream) => {
+          if (e || !stream) return reject(e);
+          stream.pipe(fs.createWriteStream(target)).on("finish", () => zip.readEntry());
+        });
+      });
+      zip.on("end", () => resolve(names));
+      zip.on("error", reject);
+      zip.readEntry();
+    });
+  });
+}
+
+/** Presses `key` until the player shows `expected` (the first press can come before its script has run). */
+async function pressToStep(page: Page, key: string, expected: string) {
+  await expect(async () => {
+    if ((await page.locator("#step-position").innerText()) !== expected) await page.keyboard.press(key);
+    await expect(page.locator("#step-position")).toHaveText(expected, { timeout: 3_000 });
+  }).toPass({ timeout: 15_000 });
+}
+
+async function capture(page: Page, name: string) {
+  for (const size of DESKTOP_SIZES) {
+    await resizeTo(page, size);
+    await expectCleanLayout(page);
+    await screenshotAt(page, name, size);
+  }
+}
+
+test("a researcher builds a report from the list, downloads it, and plays a trajectory of it from the file system", async ({ page }) => {
+  test.setTimeout(180_000);
+  const shop = trajectoryId("ShopSite--0");
+  const other = Object.entries(loadFixtures().trajectories).find(([, id]) => id !== shop)![1];
+  const ids = [shop, other].sort((a, b) => a - b);
+  await page.goto(`/trajectories?ids=${ids.join(",")}`);
+  await expect(page.getByTestId("trajectory-row")).toHaveCount(2);
+
+  // Reached from the keyboard: focus the button and press Enter (again until the dialog shows: hydration).
+  const button = page.getByTestId("download-report");
+  const dialog = page.getByTestId("report-dialog");
+  await expect(async () => {
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(dialog).toContainText("the 2 trajectories these filters select");
+  await page.getByTestId("report-title").fill("Two trajectories for the reviewers");
+  await page.getByLabel("Consolidated and every annotator's label").check();
+  await capture(page, "report-dialog-choices");
+
+  await page.getByTestId("report-start").click();
+  const link = page.getByTestId("report-download");
+  await expect(link).toBeVisible({ timeout: 90_000 });
+  await expect(dialog).toContainText(/2 trajectories, \d+ steps/);
+  await expect(page.getByTestId("report-error")).toHaveCount(0);
+  await capture(page, "report-dialog-ready");
+
+  const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+  expect(download.suggestedFilename()).toMatch(/^verdict-report-\d+\.zip$/);
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-dashboard-report-"));
+  const names = await unzipTo(await download.path(), out);
+  expect(names).toEqual(expect.arrayContaining(["index.html", "manifest.json", "t/1.html", "t/2.html"]));
+  const manifest = JSON.parse(fs.readFileSync(path.join(out, "manifest.json"), "utf8")) as {
+    title: string;
+    counts: { trajectories: number };
+    published: { labels: string; annotatorNames: boolean };
+    trajectories: { n: number; steps: number }[];
+  };
+  expect(manifest).toMatchObject({
+    title: "Two trajectories for the reviewers",
+    counts: { trajectories: 2 },
+    published: { labels: "all", annotatorNames: false },
+  });
+
+  // From the file system, as the reviewer who receives the zip opens it.
+  const failed: string[] = [];
+  page.on("requestfailed", (r) => failed.push(r.url()));
+  page.on("pageerror", (e) => failed.push(e.message));
+  await page.goto(pathToFileURL(path.join(out, "index.html")).href);
+  await expect(page.locator("table.trajectories tbody tr")).toHaveCount(2);
+  await expect(page.locator("h1")).toContainText("Two trajectories for the reviewers");
+  const { n } = manifest.trajectories.reduce((a, b) => (b.steps > a.steps ? b : a));
+  await page.locator(`table.trajectories a[href="t/${n}.html"]`).first().click();
+  const position = page.locator("#step-position");
+  await expect(position).toHaveText(/^Step 1 of \d+$/);
+  const count = Number((await position.innerText()).match(/of (\d+)/)![1]);
+  expect(count).toBeGreaterThan(1);
+  // Forward to the first step with a screenshot (at least one step forward), loaded from the unpacked folder.
+  let at = 1;
+  do {
+    expect(at).toBeLessThan(count);
+    await pressToStep(page, "ArrowRight", `Step ${++at} of ${count}`);
+  } while ((await page.locator(".stage img").count()) === 0);
+  await page.waitForFunction(() => {
+    const img = document.querySelector<HTMLImageElement>(".stage img");
+    return !!img && img.complete && img.naturalWidth > 0;
+  });
+  await capture(page, "report-dialog-played");
+  expect(failed).toEqual([]);
+  fs.rmSync(out, { recursive: true, force: true });
+});
