@@ -33,7 +33,13 @@ function cli(args: string[], env: Record<string, string> = {}) {
   return r.stdout;
 }
 
+/** Named per test process: a retry finds the first attempt's configuration (with another fake's port) in the same database. */
+const judgeName = `e2e fake vlm ${process.pid}`;
+
 test.beforeAll(async () => {
+  // Two CLI runs and a worker that compiles and seeds before it says it is ready: a minute or more on a loaded 2-core
+  // CI machine, past the 60 s a hook gets by default.
+  test.setTimeout(240_000);
   forum = await startLoginSite("forum", "Red kettle");
   market = await startLoginSite("market", "Blue teapot");
   fake = await startFakeOpenAI({
@@ -62,14 +68,14 @@ test.beforeAll(async () => {
   // A site name of its own, so the task set holds exactly this task whatever else the e2e database has.
   fs.writeFileSync(path.join(configs, "test_e2eforum.raw.json"), JSON.stringify([task(0)]));
   cli(["import", configs]);
-  cli(["judge-config", "add", "--name", "e2e fake vlm", "--base-url", fake.baseUrl, "--model", "fake-vlm-1"], { VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535" });
+  cli(["judge-config", "add", "--name", judgeName, "--base-url", fake.baseUrl, "--model", "fake-vlm-1"], { VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535" });
   worker = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
     cwd: root,
     env: { ...dataEnv(), VERDICT_RUNNER_CONCURRENCY: "1", VERDICT_JUDGE_ALLOW_LOOPBACK: "1024-65535" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   worker.stderr!.on("data", (d: Buffer) => (workerLog += d.toString()));
-  await expect.poll(() => workerLog, { timeout: 60_000, message: "the runner worker did not start" }).toMatch(/demo task set ready/);
+  await expect.poll(() => workerLog, { timeout: 180_000, message: "the runner worker did not start" }).toMatch(/demo task set ready/);
 });
 
 test.afterAll(async () => {
@@ -129,7 +135,7 @@ test("an admin describes the deployment; a run with its profile shows the Networ
   await page.getByTestId("source-set").click();
   await page.getByLabel("Task set").selectOption({ label: "WebArena-style e2eforum (1 tasks)" });
   await page.getByTestId("policy-vlm").click();
-  await page.getByLabel("Endpoint configuration").selectOption({ label: "e2e fake vlm (fake-vlm-1)" });
+  await page.getByLabel("Endpoint configuration").selectOption({ label: `${judgeName} (fake-vlm-1)` });
   // Without the profile the task's __REDDIT__ cannot be reached; with it, the preview is clean.
   await expect(page.getByTestId("placeholder-problems")).toContainText("__REDDIT__ in its start URL needs a deployment profile");
   await page.getByLabel("Deployment profile").selectOption({ label: "e2e lab (__REDDIT__, __SHOPPING__, __HOMEPAGE__)" });
