@@ -230,7 +230,7 @@ export async function closeDatabase(db: Db): Promise<void> {
 // Transactions
 
 export interface TransactionOptions {
-  /** PostgreSQL: how many times a transaction that lost a serialization race is run again (default 8). */
+  /** PostgreSQL: how many times a transaction that lost a serialization race is run again (default 12). */
   retries?: number;
   /**
    * PostgreSQL: transactions of the same lane run one at a time in this process. For hot paths whose transactions
@@ -337,7 +337,9 @@ async function postgresTransaction<T>(info: DbInfo, db: Db, fn: (db: Db) => Prom
     return inLane(info, lane, () => postgresTransaction(info, db, fn, rest));
   }
   const base = info.base as NodePgDatabase<typeof pgSchema>;
-  const retries = options.retries ?? 8;
+  // Twelve tries backing off to half a second: about 2 s in all, which a loaded machine's slow transactions need (eight
+  // tries up to 200 ms, about 0.3 s, ran out at load 24).
+  const retries = options.retries ?? 12;
   for (let attempt = 0; ; attempt++) {
     const open: OpenTransaction = { tx: null, owner: {}, done: false };
     try {
@@ -351,7 +353,7 @@ async function postgresTransaction<T>(info: DbInfo, db: Db, fn: (db: Db) => Prom
     } catch (e) {
       if (attempt >= retries || !isRetryablePostgresError(e)) throw e;
       // Back off a little, with jitter, so the transactions that collided do not collide again.
-      await sleep(Math.min(200, 2 ** attempt) * (0.5 + Math.random()));
+      await sleep(Math.min(500, 2 ** attempt) * (0.5 + Math.random()));
     } finally {
       open.done = true;
     }

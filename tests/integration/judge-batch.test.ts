@@ -107,6 +107,31 @@ describeEachBackend("judge batches", (backend) => {
       }
     });
 
+    it("stores every verdict when a batch's calls all answer at the same moment", async () => {
+      // Each stored verdict bumps the verdicts' change counter: on PostgreSQL, under SERIALIZABLE, writes side by side
+      // abort one another, and at load 24 one call of a stress test ran out of retries and failed its batch. Here 32
+      // calls end at the same moment; every verdict must be stored. (A fake of its own: the shared one counts the
+      // most calls ever in flight, which a later test reads.)
+      const together = await startFakeOpenAI();
+      try {
+        const trajs = await seed(32, 1);
+        const c = await createJudgeConfig(ctx.db, { name: "all-at-once", baseUrl: together.baseUrl, model: "m-1" }, LOCAL_JUDGE_ENV);
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        together.setResponder(() => ({ reply: "Reasoning: fine.\nVerdict: SUCCESS", after: released }));
+        const { batch } = await createJudgeBatch(ctx.db, { config: c.id, trajectoryIds: trajs.map((t) => t.id), kValues: [1], concurrency: 32 });
+        const running = runJudgeBatch(deps, batch.id);
+        await expect.poll(() => together.inFlight().now, { timeout: 60_000 }).toBe(32);
+        release();
+        const run = await running;
+        expect(run.batch.status, JSON.stringify(run.jobs.counts)).toBe("succeeded");
+        expect(run.jobs.counts.succeeded).toBe(32);
+        expect(await countVerdicts(ctx.db)).toBe(32);
+      } finally {
+        await together.close();
+      }
+    });
+
     it("estimates calls and cost before starting, then stores one verdict per (trajectory, k)", async () => {
       const trajs = await seed(6);
       const c = await makeConfig();

@@ -7,7 +7,7 @@
  * reply is stored as "unparseable", never as a guess.
  */
 import { LRUCache } from "lru-cache";
-import { withTransaction, type Db } from "../../../db/database";
+import { withTransaction, type Db, type TransactionOptions } from "../../../db/database";
 import { findVerdict, upsertVerdict, type PublicJudgeConfig, type VerdictValues } from "../../../db/repositories/evaluation/verdicts";
 import { getStepScreenshots, getTrajectoryDetail } from "../../../db/repositories/trajectories";
 import type { StepRow } from "../../../db/schema/index";
@@ -446,16 +446,29 @@ export async function judgeTrajectory(deps: JudgeDeps, req: JudgeRequest): Promi
       { inputPerMTok: config.priceInputPerMTok, outputPerMTok: config.priceOutputPerMTok },
     ),
   };
-  const saved = await withTransaction(db, async () => {
-    if (req.mayStore && !(await req.mayStore())) {
-      throw new VerdictNotStored(`trajectory ${req.trajectoryId} k=${identity.k}: the verdict was not stored, another worker took over this job`);
-    }
-    const row = await upsertVerdict(db, values);
-    await replaceVerdictEvidence(db, row.id, judged.criteria, judged.citations);
-    return row;
-  });
+  const saved = await withTransaction(
+    db,
+    async () => {
+      if (req.mayStore && !(await req.mayStore())) {
+        throw new VerdictNotStored(`trajectory ${req.trajectoryId} k=${identity.k}: the verdict was not stored, another worker took over this job`);
+      }
+      const row = await upsertVerdict(db, values);
+      await replaceVerdictEvidence(db, row.id, judged.criteria, judged.citations);
+      return row;
+    },
+    VERDICT_WRITE_TRANSACTION,
+  );
   return { verdictId: saved.id, verdict: values.verdict, skipped: false };
 }
+
+/**
+ * A batch's calls end side by side (eight at once by default) and every verdict stored bumps the verdicts' change
+ * counter: on PostgreSQL, under SERIALIZABLE, those writes abort one another, and on a loaded machine one ran out of
+ * its retries and failed its call ("could not serialize access due to concurrent update"). Within a process they take
+ * turns instead (a few milliseconds each, against seconds for the call); other processes' writes still meet them
+ * rarely, which is what the retries are for.
+ */
+const VERDICT_WRITE_TRANSACTION: TransactionOptions = { lane: "verdicts" };
 
 export const MAX_JUDGE_SAMPLES = 15;
 
