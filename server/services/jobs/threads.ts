@@ -14,8 +14,13 @@ import type { ThreadTask, ThreadTasks } from "./thread-tasks";
 /** Heap of one job thread, MB (on top of the worker's own). */
 export const THREAD_HEAP_MB = 1024;
 
-const entry = new URL("./thread-entry.mjs", import.meta.url);
-const tasksModule = new URL("./thread-tasks.ts", import.meta.url).href;
+// Found at run time beside this file, and never by Next's build: the web routes load this module through the areas'
+// doors (a door exports its job handlers), and the build, reading `new URL("<literal>", import.meta.url)` as an asset
+// to bundle, followed the entry into tsx and esbuild and failed. Only worker processes, which run from the sources,
+// start threads.
+const besideThisFile = (name: string) => new URL(name, import.meta.url);
+const entry = besideThisFile(["thread-entry", "mjs"].join("."));
+const tasksModule = besideThisFile(["thread-tasks", "ts"].join(".")).href;
 
 /** An error the task threw, rebuilt on this side of the thread. */
 function rebuilt(name: string, message: string, code: string | undefined): Error {
