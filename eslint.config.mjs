@@ -138,13 +138,21 @@ const layerImports = {
 const RUNNER = "the live runner drives Chromium: it stays outside the live door, which the web process loads";
 const SUPERVISOR =
   "the launchers (`npm start`, `npm run worker`) load only the supervisor that restarts a worker, not the queues and database behind the jobs door";
+const THREADS =
+  "jobs/threads.ts names its thread's entry file by URL, which the web build cannot bundle: only the job handlers that run in the worker import it";
 const DOOR_PASSES = {
+  "server/services/annotation/label-import-job.ts": { "server/services/jobs/threads.ts": THREADS },
+  "server/services/analytics/csv-agreement-job.ts": { "server/services/jobs/threads.ts": THREADS },
   "scripts/worker.ts": {
     "server/services/jobs/runtime.ts": "the worker process starts the job runtime, which imports every area's handlers and so cannot be behind the jobs door",
   },
   "scripts/serve.ts": { "server/services/jobs/supervisor.ts": SUPERVISOR },
   "scripts/run-worker.ts": { "server/services/jobs/supervisor.ts": SUPERVISOR },
-  "server/services/jobs/runtime.ts": { "server/services/live/worker.ts": RUNNER },
+  "server/services/jobs/runtime.ts": {
+    "server/services/live/worker.ts": RUNNER,
+    "server/services/analytics/csv-agreement-job.ts": THREADS,
+    "server/services/annotation/label-import-job.ts": THREADS,
+  },
   "server/cli/commands/run.ts": { "server/services/live/worker.ts": RUNNER },
   "scripts/bench/runner-overhead.ts": { "server/services/live/worker.ts": RUNNER },
   "server/services/jobs/thread-tasks.ts": {

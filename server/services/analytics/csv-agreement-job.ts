@@ -5,7 +5,7 @@
  */
 import type { AppContext } from "../../context";
 import { ValidationError } from "../../errors";
-import { runInThread } from "../jobs";
+import { runInThread } from "../jobs/threads";
 import type { JobHandler } from "../jobs/worker";
 import { readUploadedText, removeUploadedText } from "../../storage/uploaded-text";
 import type { CsvAgreementJobPayload } from "./csv-agreement";

@@ -87,6 +87,5 @@ export async function analyticsOptions(db: Db, scope: { campaignId?: number } = 
   };
 }
 export { annotatorQuality, CONSENSUS_MODELS } from "./annotator-quality";
-export { csvAgreementJobHandler } from "./csv-agreement-job";
 export { failureClustersJobHandler } from "./failure-clusters-job";
 export { judgeRunConsistencies, type JudgeConsistencyView } from "./judge-consistency";

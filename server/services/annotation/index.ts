@@ -15,4 +15,3 @@ export * from "./reveal";
 export * from "./reveal-export";
 export * from "./label-imports";
 export * from "./comments";
-export { labelImportJobHandler } from "./label-import-job";

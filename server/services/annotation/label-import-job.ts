@@ -7,7 +7,7 @@ import { getUser } from "../../../db/repositories/accounts/users";
 import type { Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
 import { ValidationError } from "../../errors";
-import { runInThread } from "../jobs";
+import { runInThread } from "../jobs/threads";
 import type { JobHandler } from "../jobs/worker";
 import { readUploadedText, removeUploadedText } from "../../storage/uploaded-text";
 import { importLabelTable } from "./io";

@@ -9,6 +9,5 @@ export { createJobQueue } from "./create-queue";
 export { closeQueueFor } from "./installation-queue";
 export { jobsOfGroup, cancelGroup, enqueueJobs, groupProgress, isJobHeld, resumeGroup, type GroupProgress, cancelJob } from "./queue";
 export { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "./requested-jobs";
-export { runInThread } from "./threads";
 export { receiveUpload, type UploadReceipt, checkUploadRoom } from "./upload-quota";
 export { runWorker, RetryableJobError, type JobOutcome, type WorkerSummary, JobRefusedError, JobInterrupted, type JobContext, type JobHandler } from "./worker";
