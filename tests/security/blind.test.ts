@@ -208,6 +208,16 @@ function inputsFor(path: string): unknown[] | undefined {
     "qa.steps": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n, from: 0 }))),
     "qa.warmImages": items.map((n) => ({ campaignId, itemNo: n, width: 640 })),
     "qa.submit": items.map((n) => ({ campaignId, itemNo: n, decision: "confirmed", reason: "walk" })),
+    // Comment threads: on every trajectory, real and made up; writing on one names nothing back.
+    "comments.threads": trajectoryInputs.map((trajectoryId) => ({ trajectoryId })),
+    "comments.add": trajectoryInputs.map((trajectoryId) => ({ trajectoryId, stepIndex: 0, body: "walk comment" })),
+    "comments.setResolved": [
+      { commentId: 1, resolved: true },
+      { commentId: 999, resolved: false },
+    ],
+    "comments.inbox": [undefined],
+    "comments.markRead": [{ commentIds: [1, 2, 999] }],
+    "comments.mentionable": [undefined],
   };
   return table[path];
 }

@@ -35,5 +35,5 @@ export const commentsRouter = createTRPCRouter({
     .input(z.object({ commentIds: z.array(id).max(500) }))
     .mutation(({ ctx, input }) => markMentionsSeen(ctx.db, ctx.actor, input.commentIds)),
 
-  mentionable: authedProcedure.query(({ ctx }) => mentionableUsers(ctx.db)),
+  mentionable: authedProcedure.query(({ ctx }) => mentionableUsers(ctx.db, ctx.actor)),
 });

@@ -114,7 +114,7 @@ export async function addComment(db: Db, author: Actor, input: NewComment): Prom
     if (!Number.isInteger(stepIndex) || stepIndex < 0 || stepIndex >= steps)
       throw new ValidationError(`Step ${stepIndex + 1} does not exist: this trajectory has ${steps} step${steps === 1 ? "" : "s"}`, "stepIndex");
   }
-  const { userIds, unknown } = parseMentions(checked.body, await listUsers(db));
+  const { userIds, unknown } = parseMentions(checked.body, await mentionableBy(db, author));
   if (userIds.length > MAX_MENTIONS_PER_COMMENT) throw new ValidationError(`A comment may mention at most ${MAX_MENTIONS_PER_COMMENT} people`, "body");
   const sighted = !(await isBlindedFor(db, author.userId, input.trajectoryId));
   const mentioned = userIds.filter((id) => id !== author.userId);
@@ -196,7 +196,17 @@ export async function markMentionsSeen(db: Db, actor: Actor, commentIds: number[
   await markMentionsRead(db, actor.userId, commentIds);
 }
 
-/** Who can be mentioned: every user of the instance, by name and handle. */
-export async function mentionableUsers(db: Db): Promise<{ name: string; handle: string }[]> {
-  return (await listUsers(db)).filter((u) => !u.banned).map((u) => ({ name: u.name, handle: mentionHandle(u.email) }));
+/**
+ * Who `viewer` can mention: for researchers and admins every active user; for an annotator the researchers and admins
+ * only. Annotators never learn who else labels (the blind: the list named them to each other), and a guessed handle of
+ * another annotator is answered as unknown, like a handle nobody has.
+ */
+async function mentionableBy(db: Db, viewer: Actor) {
+  const active = (await listUsers(db)).filter((u) => !u.banned);
+  return hasRole(viewer, "researcher") ? active : active.filter((u) => hasRole(u, "researcher") || u.id === viewer.userId);
+}
+
+/** Who `viewer` can mention, by name and handle. */
+export async function mentionableUsers(db: Db, viewer: Actor): Promise<{ name: string; handle: string }[]> {
+  return (await mentionableBy(db, viewer)).filter((u) => u.id !== viewer.userId).map((u) => ({ name: u.name, handle: mentionHandle(u.email) }));
 }
