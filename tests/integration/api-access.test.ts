@@ -48,6 +48,10 @@ const POLICY: [RegExp, Access][] = [
   // A deployment profile is an allowance to reach private addresses.
   [/^deploymentProfiles\./, "admin"],
   [/^imports\./, "researcher"],
+  // Comment threads: everyone signed in; the service applies the browsing scope and the blind for comments.
+  [/^comments\./, "signedIn"],
+  // Shareable reports and automation rules are researchers' tools (the service keeps a report to its owner).
+  [/^(reports|automation)\./, "researcher"],
 ];
 
 type Procedure = { _def: { type: string; meta?: ProcedureMeta } };
