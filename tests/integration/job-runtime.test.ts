@@ -38,6 +38,16 @@ interface ImportView {
 
 const succeededJobs = (log: string) =>
   [...log.matchAll(/\[worker (\d+)\] job (\d+) \(([^)]*)\) succeeded/g)].map((m) => ({ pid: Number(m[1]), id: Number(m[2]), group: m[3]! }));
+/**
+ * The worker's "job N (...) succeeded" lines once `count` of them match: waited for, because the worker records a
+ * job's end in the database before it logs it, so the test can read the job as done before the line comes through.
+ */
+const loggedJobs = (worker: StartedProcess, match: (j: ReturnType<typeof succeededJobs>[number]) => boolean, count = 1) =>
+  pollUntil(
+    async () => succeededJobs(worker.output()).filter(match),
+    (jobs) => jobs.length >= count,
+    "the worker's job lines",
+  );
 
 describeEachBackend("the job runtime", (backend) => {
   let ctx: TestContext;
@@ -99,7 +109,7 @@ describeEachBackend("the job runtime", (backend) => {
     expect(done.error).toBeNull();
     expect(done).toMatchObject({ status: "succeeded", report: { created: 2 } });
     const pid = workerPids().at(-1)!;
-    expect(succeededJobs(worker.output())).toContainEqual({ pid, id: jobId, group: expect.stringMatching(/^import:/) });
+    expect(await loggedJobs(worker, (j) => j.id === jobId)).toEqual([{ pid, id: jobId, group: expect.stringMatching(/^import:/) }]);
 
     const trajectories = (await researcher.query<{ rows: { id: number }[] }>("trajectories.list", {})).rows.map((t) => t.id);
     const config = await researcher.mutation<{ id: number }>("judge.configs.create", { name: "runtime judge", model: "fake", baseUrl: fake.baseUrl });
@@ -115,7 +125,8 @@ describeEachBackend("the job runtime", (backend) => {
       "the judge batch",
     );
     expect(progress.jobs.counts.succeeded).toBe(trajectories.length);
-    expect(succeededJobs(worker.output()).filter((j) => j.group === `judge-batch:${batchId}` && j.pid === pid)).toHaveLength(trajectories.length);
+    const batchLines = await loggedJobs(worker, (j) => j.group === `judge-batch:${batchId}`, trajectories.length);
+    expect(batchLines.map((j) => j.pid)).toEqual(trajectories.map(() => pid));
     expect(fake.requests).toHaveLength(trajectories.length);
   });
 
@@ -153,6 +164,6 @@ describeEachBackend("the job runtime", (backend) => {
 
     const jobId = await upload("after-restart.zip", await resultsFolder(["Rt--3"]));
     expect(await finished(jobId, "the import after the restart")).toMatchObject({ status: "succeeded", report: { created: 1 } });
-    expect(succeededJobs(worker.output()).find((j) => j.id === jobId)?.pid).toBe(restarted);
+    expect((await loggedJobs(worker, (j) => j.id === jobId))[0]!.pid).toBe(restarted);
   });
 });
