@@ -24,13 +24,16 @@ test.describe.configure({ mode: "serial" });
 test.use({ storageState: { cookies: [], origins: [] } });
 
 test.beforeAll(async () => {
+  // A worker process (tsx, then Chromium) beside the app server and the other shards: on a loaded two-core machine
+  // it took longer than a minute to start, so the hook waits up to its own limit rather than the test's 60 s.
+  test.setTimeout(240_000);
   worker = spawn(process.execPath, ["--import", "tsx", "scripts/worker.ts"], {
     cwd: root,
     env: { ...dataEnv(), VERDICT_RUNNER_CONCURRENCY: "1" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   worker.stderr!.on("data", (d: Buffer) => (workerLog += d.toString()));
-  await expect.poll(() => workerLog, { timeout: 60_000, message: "the runner worker did not start" }).toMatch(/demo task set ready/);
+  await expect.poll(() => workerLog, { timeout: 180_000, message: "the runner worker did not start" }).toMatch(/demo task set ready/);
 });
 
 test.afterAll(async () => {
