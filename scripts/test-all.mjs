@@ -36,6 +36,16 @@ const fileTimes = [];
 const failedTests = [];
 
 /** The first lines of a failure message, without colour codes, for the closing list. */
+/**
+ * A failed test's errors for the summary: the first attempt's, and the retry's when it failed differently (a retry
+ * that fails elsewhere says more about the cause than a second copy of the first error).
+ */
+function attemptErrors(messages) {
+  const [first, ...rest] = messages.filter(Boolean).map((m) => firstLines(m));
+  const retry = rest.at(-1);
+  return retry && retry !== first ? `${first ?? ""}\n      on its retry: ${retry}` : (first ?? "");
+}
+
 function firstLines(message, lines = 3) {
   return String(message ?? "")
     .replace(/\u001b\[[0-9;]*m/g, "")
@@ -112,7 +122,7 @@ function readVitest(file) {
         failedTests.push({
           where: path.relative(root, f.name),
           title: [...(t.ancestorTitles ?? []), t.title].join(" › "),
-          why: firstLines(t.failureMessages?.[0]),
+          why: attemptErrors(t.failureMessages ?? []),
           seconds: (t.duration ?? 0) / 1000,
         });
       }
@@ -150,11 +160,11 @@ function readPlaywright(file) {
         for (const r of t.results ?? []) specTimes.set(where, (specTimes.get(where) ?? 0) + (r.duration ?? 0) / 1000);
         if (t.status === "unexpected" || t.status === "flaky") {
           const last = (t.results ?? []).at(-1);
-          const bad = (t.results ?? []).find((r) => r.status !== "passed" && r.status !== "skipped");
+          const bad = (t.results ?? []).filter((r) => r.status !== "passed" && r.status !== "skipped");
           failedTests.push({
             where,
             title: `${[...here, spec.title].join(" › ")}${t.status === "flaky" ? " (flaky: passed on retry)" : ""}`,
-            why: firstLines(bad?.error?.message ?? bad?.errors?.[0]?.message),
+            why: attemptErrors(bad.map((r) => r.error?.message ?? r.errors?.[0]?.message)),
             seconds: (last?.duration ?? 0) / 1000,
           });
         }
