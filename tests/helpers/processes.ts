@@ -46,7 +46,13 @@ export function startTsx(name: string, script: string, args: string[], env: Node
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  // Its output has ended: a process can exit before the last lines it wrote have come through the pipes.
+  let outputEnded = false;
+  child.once("close", () => {
+    outputEnded = true;
+    for (const l of listeners) l();
+  });
+  const gone = () => outputEnded;
   return {
     name,
     child,
@@ -67,19 +73,16 @@ export function startTsx(name: string, script: string, args: string[], env: Node
           done();
           reject(new Error(`${name} did not print ${pattern} within ${timeoutMs} ms:\n${out}`));
         }, timeoutMs);
-        const onExit = () => check();
         const done = () => {
           clearTimeout(timer);
           listeners.delete(check);
-          child.off("exit", onExit);
         };
         listeners.add(check);
-        child.on("exit", onExit);
         check();
       });
     },
     async stop(signal = "SIGTERM") {
-      if (gone() || !child.pid) return;
+      if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
       try {
         process.kill(-child.pid, signal);
       } catch {

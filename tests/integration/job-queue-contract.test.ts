@@ -272,8 +272,9 @@ describe.skipIf(!withPostgres)("job queue on PostgreSQL across processes", () =>
         let stderr = "";
         proc.stdout.on("data", (d) => (stdout += d));
         proc.stderr.on("data", (d) => (stderr += d));
+        // "close", not "exit": the summary the test reads from stdout may still be on its way when the process exits.
         const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-          proc.on("exit", (code, signal) => resolve({ code, signal })),
+          proc.on("close", (code, signal) => resolve({ code, signal })),
         );
         return { owner, proc, exited, out: () => stdout, err: () => stderr };
       });

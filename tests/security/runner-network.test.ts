@@ -150,7 +150,8 @@ describe.skipIf(noNetworkLayer !== null)(titled("the browser user's network laye
       });
       let stdout = "";
       child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-      await new Promise((r) => child.on("exit", r));
+      // Once its output has ended ("close"), not when it exited: the probe's answer may still be in the pipe then.
+      await new Promise((r) => child.on("close", r));
       expect(JSON.parse(stdout)).toEqual({ udp: "EPERM", internal: "ECONNREFUSED", proxy: "connected" });
       expect(udp.received).toHaveLength(0);
       expect(tcp.connections).toBe(0);

@@ -132,6 +132,9 @@ describeEachBackend("uploads cannot exhaust the web server", (backend) => {
     expect(view.error).toMatch(
       /^manifest20\.zip: manifest\.json: is not a valid Verdict bundle manifest: format: Invalid input: expected "verdict\.trajectory-bundle"/,
     );
+    // The worker logs the job's end after recording it: read its output once that line is there, so that a crash while
+    // the job ended would be in it.
+    await worker.waitFor(new RegExp(`job ${jobId} \\([^)]*\\) failed`), 120_000);
     expect(worker.output()).not.toMatch(/heap out of memory|was killed|exited with code/);
   });
 
