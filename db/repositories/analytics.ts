@@ -112,14 +112,16 @@ async function readGrouped<K extends string>(db: Db, q: GroupedQuery<K>): Promis
   // The GROUP BY must follow the covering index's leading columns, or SQLite sorts every row first. Group fields
   // may be expressions of those columns (evaluated once per group).
   const groupBy = q.groupBy ?? groupNames.map((n) => fields[n].expr);
-  const list = (expr: string) =>
-    postgres ? `string_agg(coalesce(cast(${expr} as text), ''), ',' order by ${q.within})` : `group_concat(coalesce(${expr}, ''), ',')`;
+  // PostgreSQL sorts the input of each ordered aggregate apart, so its lists come interleaved in one aggregate (one
+  // sort per group instead of one per list: 265 → 205 ms of server CPU for 300,000 labels); SQLite reads the index in
+  // order and concatenates each list as it goes.
+  const interleaved = `string_agg(concat_ws(',', ${listNames.map((n) => `coalesce(cast(${fields[n].expr} as text), '')`).join(", ")}), ',' order by ${q.within}) as l0`;
   const select = [
     ...groupNames.map((n, i) => `${fields[n].expr} as g${i}`),
     // The group's key as text, to find its rows again if its lists do not parse.
     ...groupBy.map((e, i) => `cast(${e} as text) as k${i}`),
     "count(*) as n",
-    ...listNames.map((n, i) => `${list(fields[n].expr)} as l${i}`),
+    ...(postgres ? [interleaved] : listNames.map((n, i) => `group_concat(coalesce(${fields[n].expr}, ''), ',') as l${i}`)),
   ];
   const whereSql = where ? sql` where ${where}` : sql``;
   // Ordered by the group keys so both engines hand the groups over in the same order (SQLite's index order). Text
@@ -139,7 +141,8 @@ async function readGrouped<K extends string>(db: Db, q: GroupedQuery<K>): Promis
     const n = Number(g.n);
     const start = listCols[0]!.length;
     let ok = true;
-    for (let i = 0; i < listCols.length && ok; i++) ok = appendIntList(g[`l${i}`] as string | null, n, listCols[i]!);
+    if (postgres) ok = appendIntLists(g.l0 as string | null, n, listCols);
+    else for (let i = 0; i < listCols.length && ok; i++) ok = appendIntLists(g[`l${i}`] as string | null, n, [listCols[i]!]);
     if (!ok) {
       for (const c of listCols) c.truncate(start);
       // The group's rows one by one, found again by its key.
@@ -175,13 +178,18 @@ async function readGrouped<K extends string>(db: Db, q: GroupedQuery<K>): Promis
   return { length: listCols[0]!.length, col, dict };
 }
 
-/** Appends a comma-separated list of `expected` integers ("" = NULL); false when it is not exactly that. */
-function appendIntList(s: string | null, expected: number, out: ColumnBuilder): boolean {
+/**
+ * Appends a comma-separated list of `expected` integers per column ("" = NULL), the columns' values interleaved
+ * (row 1's of each column, then row 2's …); false when it is not exactly that.
+ */
+function appendIntLists(s: string | null, expected: number, outs: ColumnBuilder[]): boolean {
   if (s === null) return false;
   const len = s.length;
+  const width = outs.length;
   let count = 0;
   let i = 0;
   for (;;) {
+    const out = outs[count % width]!;
     let c = i < len ? s.charCodeAt(i) : 44;
     if (c === 44) {
       out.push(NULL_INT);
@@ -206,7 +214,7 @@ function appendIntList(s: string | null, expected: number, out: ColumnBuilder): 
     if (i >= len) break;
     i++;
   }
-  return count === expected;
+  return count === expected * width;
 }
 
 // ---------------------------------------------------------------- packed loaders

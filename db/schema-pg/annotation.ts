@@ -146,7 +146,19 @@ export const labels = pgTable(
   },
   (t) => [
     uniqueIndex("labels_item_annotator_uq").on(t.itemId, t.annotatorKey),
-    index("labels_campaign_analytics_idx").on(t.campaignId, t.status, t.annotatorKey, t.verdict, t.category, t.itemId, t.trajectoryId, t.firstFailingStep),
+    // Covers the analytics read of a campaign's labels, id included: a PostgreSQL index holds no row id of its own
+    // (SQLite's does), so without it every label is looked up in the wide table (an index scan, not index-only).
+    index("labels_campaign_analytics_idx").on(
+      t.campaignId,
+      t.status,
+      t.annotatorKey,
+      t.verdict,
+      t.category,
+      t.itemId,
+      t.trajectoryId,
+      t.firstFailingStep,
+      t.id,
+    ),
     index("labels_trajectory_idx").on(t.trajectoryId),
     index("labels_user_idx").on(t.userId),
   ],
@@ -211,7 +223,8 @@ export const consolidatedLabels = pgTable(
   },
   (t) => [
     uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
-    index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep),
+    // Covers the analytics read of consolidated labels, id included (see labels_campaign_analytics_idx).
+    index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep, t.id),
     index("consolidated_labels_trajectory_latest_idx").on(t.trajectoryId, t.campaignId, t.verdict, t.category),
   ],
 );

@@ -49,7 +49,11 @@ export const tasks = pgTable(
     contentHash: text("content_hash").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex("tasks_set_external_uq").on(t.taskSetId, t.externalId), index("tasks_site_analytics_idx").on(t.site, t.taskSetId, t.difficulty)],
+  (t) => [
+    uniqueIndex("tasks_set_external_uq").on(t.taskSetId, t.externalId),
+    // Covers the analytics read of tasks, id included: a PostgreSQL index holds no row id of its own (SQLite's does).
+    index("tasks_site_analytics_idx").on(t.site, t.taskSetId, t.difficulty, t.id),
+  ],
 );
 
 export const agentRuns = pgTable(
@@ -93,7 +97,8 @@ export const trajectories = pgTable(
     uniqueIndex("trajectories_run_task_attempt_uq").on(t.runId, t.taskId, t.attempt),
     index("trajectories_task_idx").on(t.taskId),
     index("trajectories_outcome_idx").on(t.outcome),
-    index("trajectories_steps_idx").on(t.stepCount, t.runId, t.taskId),
+    // Covers the analytics read of trajectories, id included: a PostgreSQL index holds no row id of its own.
+    index("trajectories_steps_idx").on(t.stepCount, t.runId, t.taskId, t.id),
     index("trajectories_updated_idx").on(t.updatedAt),
     index("trajectories_identity_idx").on(t.identityHash),
     index("trajectories_content_idx").on(t.contentHash),

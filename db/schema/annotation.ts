@@ -221,7 +221,17 @@ export const labels = sqliteTable(
     uniqueIndex("labels_item_annotator_uq").on(t.itemId, t.annotatorKey),
     // Covers the analytics read of a campaign's labels (db/repositories/analytics.ts): one index range, already
     // grouped by annotator, verdict and category, without visiting the table. Also serves look-ups by campaign.
-    index("labels_campaign_analytics_idx").on(t.campaignId, t.status, t.annotatorKey, t.verdict, t.category, t.itemId, t.trajectoryId, t.firstFailingStep),
+    index("labels_campaign_analytics_idx").on(
+      t.campaignId,
+      t.status,
+      t.annotatorKey,
+      t.verdict,
+      t.category,
+      t.itemId,
+      t.trajectoryId,
+      t.firstFailingStep,
+      t.id,
+    ),
     index("labels_trajectory_idx").on(t.trajectoryId),
     index("labels_user_idx").on(t.userId),
   ],
@@ -302,7 +312,7 @@ export const consolidatedLabels = sqliteTable(
   (t) => [
     uniqueIndex("consolidated_labels_item_uq").on(t.itemId),
     // Covers the analytics read of consolidated labels, grouped by campaign, verdict and category.
-    index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep),
+    index("consolidated_labels_campaign_analytics_idx").on(t.campaignId, t.verdict, t.category, t.trajectoryId, t.firstFailingStep, t.id),
     // Serves look-ups by trajectory and the trajectory list's "latest consolidated label" in one ordered pass.
     index("consolidated_labels_trajectory_latest_idx").on(t.trajectoryId, t.campaignId, t.verdict, t.category),
   ],

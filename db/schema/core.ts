@@ -68,7 +68,7 @@ export const tasks = sqliteTable(
   (t) => [
     uniqueIndex("tasks_set_external_uq").on(t.taskSetId, t.externalId),
     // Serves filters by site and covers the analytics read of tasks (db/repositories/analytics.ts).
-    index("tasks_site_analytics_idx").on(t.site, t.taskSetId, t.difficulty),
+    index("tasks_site_analytics_idx").on(t.site, t.taskSetId, t.difficulty, t.id),
   ],
 );
 
@@ -134,7 +134,7 @@ export const trajectories = sqliteTable(
     index("trajectories_task_idx").on(t.taskId),
     index("trajectories_outcome_idx").on(t.outcome),
     // Serves step-count filters and covers the analytics read of trajectories (db/repositories/analytics.ts).
-    index("trajectories_steps_idx").on(t.stepCount, t.runId, t.taskId),
+    index("trajectories_steps_idx").on(t.stepCount, t.runId, t.taskId, t.id),
     index("trajectories_updated_idx").on(t.updatedAt),
     index("trajectories_identity_idx").on(t.identityHash),
     index("trajectories_content_idx").on(t.contentHash),

@@ -7,6 +7,9 @@
  * run, twice): the same database and the same load for both, and the CPU time is what the wall time would be on
  * an idle machine. BENCH_AB_VIEWS picks views by name (`|` between parts of names).
  *
+ * BENCH_AB_PG_URL points it at a PostgreSQL database holding a copy of the same dataset instead (copied once with the
+ * store copy, as the analytics bench does on PostgreSQL); the CPU time then excludes the server's share.
+ *
  * `--check FILE` instead writes every view's result (cold, then after a label written and written back) to FILE,
  * so two versions of the code can be compared byte for byte, and says for each view whether its result right after
  * a label equals the one computed from an emptied cache (what is patched or remembered must not go stale).
@@ -16,8 +19,19 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "../../db/client";
-import { rawRun, type Db } from "../../db/database";
-import { analyticsOverview, clearAnalyticsCache, humanAgreement, judgeAgreementDetail, judgeAgreementList } from "../../server/services/analytics";
+import { rawAll, rawRun, type Db } from "../../db/database";
+import { openPostgresDatabase } from "../../db/postgres";
+import {
+  analyticsOverview,
+  clearAnalyticsCache,
+  drillDown,
+  errorAnalysis,
+  humanAgreement,
+  humanConsensus,
+  judgeAgreementDetail,
+  judgeAgreementList,
+  judgeDisagreements,
+} from "../../server/services/analytics";
 import { generateAnalyticsData } from "./analytics-data";
 
 const n = Number(process.env.BENCH_ANALYTICS_TRAJECTORIES ?? 100_000);
@@ -29,6 +43,8 @@ const checkFile = process.argv[2] === "--check" ? process.argv[3] : undefined;
 type View = [name: string, compute: () => unknown, before: () => unknown];
 
 async function openData(): Promise<{ db: Db; campaignId: number; judge: string }> {
+  // The generated dataset's first campaign and first judge (the store copy keeps the ids).
+  if (process.env.BENCH_AB_PG_URL) return { db: openPostgresDatabase(process.env.BENCH_AB_PG_URL).db, campaignId: 1, judge: "judge:1" };
   if (!fs.existsSync(file)) {
     const d = await generateAnalyticsData(file, { trajectories: n });
     return { db: d.db, campaignId: d.campaignId, judge: d.judgeKeys[0] };
@@ -54,15 +70,32 @@ function viewsOf(db: Db, campaignId: number, judge: string): { views: View[]; af
   const oneJudge = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge });
   const majorityBySite = () => judgeAgreementDetail(db, { scope, unparseable: "exclude", evaluatorKey: judge, reference: { kind: "majority" }, by: "site" });
   const humansBySite = () => humanAgreement(db, campaignId, "site");
+  const humans = () => humanAgreement(db, campaignId);
+  const consensus = () => humanConsensus(db, campaignId, "label");
+  const overview = () => analyticsOverview(db, { scope, unparseable: "exclude", difficulty: "overall" });
+  const allJudges = () => judgeAgreementList(db, { scope, unparseable: "exclude" });
+  const disagreements = () =>
+    judgeDisagreements(db, { scope, unparseable: "exclude", identity: { key: judge, k: "3", pv: "webvoyager-v1" }, kind: "all", page: 1, pageSize: 50 });
+  const errors = () => errorAnalysis(db, { scope });
+  const drill = () => drillDown(db, { sel: { site: "GitHub", reference: { verdicts: ["failure"] } }, page: 1, pageSize: 50 });
   const views: View[] = [
     ["judge agreement, one judge, after a label", oneJudge, afterLabel],
     ["judge vs majority split by site, after a label", majorityBySite, afterLabel],
     ["judge vs majority split by site, cold", majorityBySite, cold],
     ["human agreement split by site, after a label", humansBySite, afterLabel],
     ["human agreement split by site, cold", humansBySite, cold],
-    ["overview, cold", () => analyticsOverview(db, { scope, unparseable: "exclude", difficulty: "overall" }), cold],
-    ["judge agreement, all settings, cold", () => judgeAgreementList(db, { scope, unparseable: "exclude" }), cold],
+    ["overview, cold", overview, cold],
+    ["judge agreement, all settings, cold", allJudges, cold],
     ["judge agreement, one judge, cold", oneJudge, cold],
+    ["judge disagreements, cold", disagreements, cold],
+    ["human agreement, cold", humans, cold],
+    ["human consensus, cold", consensus, cold],
+    ["error analysis, cold", errors, cold],
+    ["drill-down, cold", drill, cold],
+    ["overview, after a label", overview, afterLabel],
+    ["judge agreement, all settings, after a label", allJudges, afterLabel],
+    ["human agreement, after a label", humans, afterLabel],
+    ["human consensus, after a label", consensus, afterLabel],
   ];
   return { views, afterLabel, cold };
 }
@@ -91,7 +124,27 @@ async function check(target: string, views: View[], afterLabel: () => Promise<vo
   fs.writeFileSync(target, JSON.stringify(out, null, 1));
 }
 
-async function time(views: View[]): Promise<void> {
+/**
+ * CPU milliseconds the PostgreSQL server's processes have used so far (from /proc, when the server runs on this
+ * machine): on a shared machine the server's share of a view is only comparable as CPU time too. 0 on SQLite.
+ */
+async function serverCpu(db: Db): Promise<number> {
+  if (!process.env.BENCH_AB_PG_URL) return 0;
+  const pids = await rawAll<{ pid: number }>(db, sql`select pid from pg_stat_activity`);
+  let ticks = 0;
+  for (const { pid } of pids) {
+    try {
+      // Fields 14 and 15 (utime, stime) after the command name in parentheses.
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return ticks * 10;
+}
+
+async function time(db: Db, views: View[]): Promise<void> {
   const median = (v: number[]) => v.sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   for (const [name, compute, before] of views) {
     if (wanted.length && !wanted.some((w) => name.includes(w))) continue;
@@ -99,16 +152,20 @@ async function time(views: View[]): Promise<void> {
     await compute();
     const walls: number[] = [];
     const cpus: number[] = [];
+    const serverCpus: number[] = [];
     for (let r = 0; r < runs; r++) {
       await before();
+      const server = await serverCpu(db);
       const cpu = process.cpuUsage();
       const started = performance.now();
       await compute();
       walls.push(performance.now() - started);
       const used = process.cpuUsage(cpu);
       cpus.push((used.user + used.system) / 1000);
+      serverCpus.push((await serverCpu(db)) - server);
     }
-    console.log(`${name.padEnd(50)} wall ${median(walls).toFixed(0).padStart(5)} ms   CPU ${median(cpus).toFixed(0).padStart(5)} ms`);
+    const serverShare = process.env.BENCH_AB_PG_URL ? `   server CPU ${median(serverCpus).toFixed(0).padStart(5)} ms` : "";
+    console.log(`${name.padEnd(50)} wall ${median(walls).toFixed(0).padStart(5)} ms   CPU ${median(cpus).toFixed(0).padStart(5)} ms${serverShare}`);
   }
   console.log(
     `load average ${os
@@ -121,4 +178,4 @@ async function time(views: View[]): Promise<void> {
 const { db, campaignId, judge } = await openData();
 const { views, afterLabel, cold } = viewsOf(db, campaignId, judge);
 if (checkFile) await check(checkFile, views, afterLabel, cold);
-else await time(views);
+else await time(db, views);

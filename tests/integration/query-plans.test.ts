@@ -3,11 +3,13 @@
  * runs the application's code, records the statements it really sent (tests/helpers/statements.ts) and explains
  * those, so a change to the repository's SQL that loses the index fails here, not a copy of the query.
  */
+import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { rawRun } from "../../db/database";
 import { createCampaign, setCampaignQaReviewers } from "../../server/services/annotation";
 import { mayFetchScreenshot } from "../../server/services/access/scope";
 import { getStepWindow } from "../../server/services/trajectory-views";
-import { loadVerdictColumns } from "../../db/repositories/analytics";
+import { loadCampaignLabelColumns, loadConsolidatedColumns, loadTaskColumns, loadTrajectoryColumns, loadVerdictColumns } from "../../db/repositories/analytics";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
@@ -19,6 +21,7 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
   let ctx: TestContext;
   let trajectoryId: number;
   let annotatorId: string;
+  let campaignId: number;
 
   beforeEach(async () => {
     ctx = await createBackendContext(backend, "verdict-plans-");
@@ -31,6 +34,7 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
     const campaign = await createCampaign(ctx.db, actor, { name: "Plans", trajectoryIds: [trajectoryId], annotatorsPerItem: 1, annotatorIds: [annotatorId] });
     await createCampaign(ctx.db, actor, { name: "Elsewhere", trajectoryIds: [other], annotatorsPerItem: 1, annotatorIds: [qa.userId] });
     await setCampaignQaReviewers(ctx.db, actor, campaign.id, { add: [qa.userId] });
+    campaignId = campaign.id;
   });
   afterEach(async () => ctx?.cleanup());
 
@@ -107,5 +111,31 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
       plan.some((l) => covered.test(l)),
       plan.join("\n"),
     ).toBe(true);
+  });
+
+  it("the analytics reads of tasks, trajectories, labels and consolidated labels walk their indexes alone, row ids included", async () => {
+    const reads: [string, RegExp, () => Promise<{ length: number }>][] = [
+      ["tasks_site_analytics_idx", /from tasks/, () => loadTaskColumns(ctx.db)],
+      ["trajectories_steps_idx", /from trajectories/, () => loadTrajectoryColumns(ctx.db)],
+      ["labels_campaign_analytics_idx", /from labels/, () => loadCampaignLabelColumns(ctx.db, campaignId)],
+      ["consolidated_labels_campaign_analytics_idx", /from consolidated_labels/, () => loadConsolidatedColumns(ctx.db, campaignId)],
+    ];
+    // As autovacuum leaves a long-lived database: its visibility map tells the planner an index-only scan pays.
+    if (backend === "postgres") await rawRun(ctx.db, sql`vacuum analyze tasks, trajectories, labels, consolidated_labels`);
+    for (const [index, table, load] of reads) {
+      const statements = await recordStatements(ctx.db, async () => {
+        await load();
+      });
+      const read = statements.filter((s) => table.test(s.sql));
+      expect(read).toHaveLength(1);
+      const plan = await queryPlan(ctx.db, read[0]!);
+      // PostgreSQL's indexes hold no row id of their own: without id among the index's columns every row is looked
+      // up in the table (an Index Scan, not an Index Only Scan). SQLite's always carry the row id.
+      const covered = backend === "sqlite" ? new RegExp(`USING COVERING INDEX ${index}`) : new RegExp(`Index Only Scan using ${index}`);
+      expect(
+        plan.some((l) => covered.test(l)),
+        `${index}:\n${plan.join("\n")}`,
+      ).toBe(true);
+    }
   });
 });
