@@ -457,14 +457,21 @@ export async function judgeConfigNames(db: Db): Promise<Map<number, { name: stri
 
 /** Display name of each evaluator key (as its verdicts carry it). */
 export async function evaluatorNames(db: Db): Promise<Map<string, string>> {
-  // One probe per distinct key through the (evaluator_key, k, …) index instead of a scan of every verdict. Of the
-  // names one key's verdicts carry, the same one on both engines whatever their collation: its first verdict's.
+  // The distinct keys found by skipping from one key to the next through the (evaluator_key, …) index, one probe per
+  // key: PostgreSQL has no skip scan, and its DISTINCT walked all 300,000 index entries of a large study on every
+  // view (50 ms of server CPU, against 2 ms). Of the names one key's verdicts carry, the same one on both engines
+  // whatever their collation: its first verdict's.
   const rows = await rawAll<{ key: string; name: string }>(
     db,
-    sql`select e.evaluator_key as "key",
+    sql`with recursive keys(k) as (
+          select min(evaluator_key) from evaluator_verdicts
+          union all
+          select (select min(f.evaluator_key) from evaluator_verdicts f where f.evaluator_key > keys.k) from keys where keys.k is not null
+        )
+        select keys.k as "key",
           (select v.evaluator_name from evaluator_verdicts v
-           where v.id = (select min(f.id) from evaluator_verdicts f where f.evaluator_key = e.evaluator_key)) as "name"
-        from (select distinct evaluator_key from evaluator_verdicts) e`,
+           where v.id = (select min(f.id) from evaluator_verdicts f where f.evaluator_key = keys.k)) as "name"
+        from keys where keys.k is not null`,
   );
   return new Map(rows.map((r) => [r.key, r.name]));
 }
