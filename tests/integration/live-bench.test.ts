@@ -181,22 +181,6 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
       const ids = await importTasks([vwaTask(0, { max_steps: 2 }), vwaTask(1, { time_limit_seconds: 2 })]);
       const waits = { kind: "scripted" as const, source: "actions" as const, actions: Array(20).fill("wait") as string[] };
       const vwa = await start({ tasks: { from: "tasks", taskIds: ids }, policy: waits, settings: { maxSteps: 30, deploymentProfileId: lab.id } });
-      await work(vwa.runId);
-      const [stepLimited, timeLimited] = await trajectories(vwa.runId);
-      expect(stepLimited!.detail.trajectory).toMatchObject({
-        outcome: "step_limit",
-        stepCount: 2,
-        outcomeDetail: "reached the step limit (2) without an answer",
-      });
-      expect(timeLimited!.detail.trajectory.outcome).toBe("time_limit");
-      expect(timeLimited!.detail.trajectory.outcomeDetail).toMatch(/^reached the time limit \(2 s\) at step [0-3] without an answer$/);
-      // The run page shows each task's own limits; a time limit is the agent's, not the infrastructure's.
-      const detail = await liveRunDetail({ db: ctx.db, env: {} }, vwa.runId);
-      expect(detail.tasks.map((t) => [t.maxSteps, t.timeLimitMs])).toEqual([
-        [2, 1_800_000],
-        [30, 2_000],
-      ]);
-      expect(detail.successRate).toMatchObject({ infraErrors: 0, blocked: 0 });
 
       // An open-web task file (WebVoyager's format) with limits, no profile: the site is an allowed destination.
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-wv-tasks-"));
@@ -216,8 +200,27 @@ describeEachBackend("live runs against a deployment profile", (backend) => {
         )
       ).map((r) => Number(r.id));
       expect(wvIds).toHaveLength(3);
-      const open = await start({ tasks: { from: "tasks", taskIds: wvIds }, policy: waits, settings: { maxSteps: 3 } });
-      await work(open.runId, { VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${forum.port}` });
+      const open = await start({ tasks: { from: "tasks", taskIds: wvIds }, policy: waits, settings: { maxSteps: 3, concurrency: 3 } });
+      // Both runs, and each run's tasks, side by side: every limit here is a second or more of waiting, which need not
+      // add up task after task. Each task still has a browser of its own.
+      await Promise.all([work(vwa.runId, {}, 2), work(open.runId, { VERDICT_RUNNER_ALLOWED_DESTINATIONS: `127.0.0.1:${forum.port}` }, 3)]);
+
+      const [stepLimited, timeLimited] = await trajectories(vwa.runId);
+      expect(stepLimited!.detail.trajectory).toMatchObject({
+        outcome: "step_limit",
+        stepCount: 2,
+        outcomeDetail: "reached the step limit (2) without an answer",
+      });
+      expect(timeLimited!.detail.trajectory.outcome).toBe("time_limit");
+      expect(timeLimited!.detail.trajectory.outcomeDetail).toMatch(/^reached the time limit \(2 s\) at step [0-3] without an answer$/);
+      // The run page shows each task's own limits; a time limit is the agent's, not the infrastructure's.
+      const detail = await liveRunDetail({ db: ctx.db, env: {} }, vwa.runId);
+      expect(detail.tasks.map((t) => [t.maxSteps, t.timeLimitMs])).toEqual([
+        [2, 1_800_000],
+        [30, 2_000],
+      ]);
+      expect(detail.successRate).toMatchObject({ infraErrors: 0, blocked: 0 });
+
       const [a, b, c] = await trajectories(open.runId);
       expect(a!.detail.trajectory).toMatchObject({ outcome: "step_limit", stepCount: 2 });
       expect(b!.detail.trajectory.outcome).toBe("time_limit");

@@ -346,23 +346,25 @@ describeEachBackend("live runner on real Chromium", (backend) => {
     });
 
     it("a policy call slower than the step timeout ends the run with the reason; the run timeout and the step limit end it too", async () => {
-      const fake = await startFakeOpenAI({ responder: () => ({ reply: "Reasoning: wait.\nAction: wait", delayMs: 3_000 }) });
+      // The step timeout also bounds opening the start page, which took over a second with the machine's load at 20:
+      // 5 s leaves room for that, and the model's answer comes long after.
+      const fake = await startFakeOpenAI({ responder: () => ({ reply: "Reasoning: wait.\nAction: wait", delayMs: 20_000 }) });
       try {
         const config = await createJudgeConfig(
           ctx.db,
-          { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 10_000 },
+          { name: "slow vlm", baseUrl: fake.baseUrl, model: "slow", maxRetries: 0, timeoutMs: 30_000 },
           LOCAL_JUDGE_ENV,
         );
         const slow = await start({
           tasks: { from: "tasks", taskIds: [await addTask("live.slow", `${sites.baseUrl}/wiki/`)] },
           policy: { kind: "vlm", judgeConfigId: config.id },
-          settings: { stepTimeoutMs: 1_000 },
+          settings: { stepTimeoutMs: 5_000 },
         });
-        // The outcome says the step's time limit cut the 10 s call short.
+        // The outcome says the step's time limit cut the 30 s call short.
         await work(slow.runId);
         expect((await onlyTrajectory(slow.runId)).detail.trajectory).toMatchObject({
           outcome: "error",
-          outcomeDetail: "step 0 took longer than 1000 ms",
+          outcomeDetail: "step 0 took longer than 5000 ms",
           stepCount: 0,
         });
       } finally {
