@@ -260,6 +260,7 @@ test.describe("analytics", () => {
   });
 
   test("CSV agreement computes what the API computes for an uploaded file", async ({ page }) => {
+    test.setTimeout(300_000);
     const lines = ["item,annotator,verdict"];
     for (let i = 0; i < 14; i++)
       for (const [a, who] of ["x", "y", "z"].entries()) lines.push(`t${i},${who},${(i + a) % 5 === 0 ? "fail" : i % 3 === 0 ? "fail" : "pass"}`);
@@ -275,11 +276,14 @@ test.describe("analytics", () => {
     });
     const done: { result?: Analysis | null } = {};
     await expect
-      .poll(async () => {
-        const job = await query<{ status: string; result: Analysis | null }>(page.request, "analytics.csvAgreementJob", { id: jobId });
-        done.result = job.result;
-        return job.status;
-      })
+      .poll(
+        async () => {
+          const job = await query<{ status: string; result: Analysis | null }>(page.request, "analytics.csvAgreementJob", { id: jobId });
+          done.result = job.result;
+          return job.status;
+        },
+        { timeout: 120_000, message: "the CSV agreement job on the worker" },
+      )
       .toBe("succeeded");
     const api = done.result!;
     await page.goto("/analytics/csv");
@@ -289,7 +293,8 @@ test.describe("analytics", () => {
     await expect(page.getByLabel("Label column")).toHaveValue("verdict");
     await page.getByRole("button", { name: "Compute agreement" }).click();
     const report = page.getByTestId("csv-report");
-    await expect(report.locator('[data-stat="alpha"] [data-value]')).toHaveText(coef(api.report.krippendorff.alpha));
+    // The page's own analysis is a second job on the worker: waited for as long as the first.
+    await expect(report.locator('[data-stat="alpha"] [data-value]')).toHaveText(coef(api.report.krippendorff.alpha), { timeout: 120_000 });
     await expect(report.locator('[data-stat="fleiss"] [data-value]')).toHaveText(coef(api.report.fleiss.kappa));
     await expect(report.locator('[data-stat="items"] [data-value]')).toHaveText(String(api.report.items));
     await expect(report.locator('section[data-figure="csv-pairwise"] tbody tr')).toHaveCount(api.report.pairwise.length);
