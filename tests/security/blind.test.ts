@@ -214,7 +214,11 @@ function inputsFor(path: string): unknown[] | undefined {
     "comments.setResolved": [
       { commentId: 1, resolved: true },
       { commentId: 999, resolved: false },
+      ...campaigns.map((c) => ({ commentId: 1, resolved: true, item: { campaignId: c, itemNo: 1 } })),
     ],
+    // The labelling page's threads, by item number: the annotator's own campaign, the blind for comments applied.
+    "comments.itemThreads": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
+    "comments.addOnItem": campaigns.flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n, stepIndex: 0, body: "walk item comment" }))),
     "comments.inbox": [undefined],
     "comments.markRead": [{ commentIds: [1, 2, 999] }],
     "comments.mentionable": [undefined],

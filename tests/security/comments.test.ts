@@ -6,7 +6,9 @@
  * back as written (the page renders them as text).
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { getTrajectoryHead } from "../../db/repositories/trajectories";
 import type { RequestSession } from "../../server/api/trpc";
+import { linkKeyOf } from "../../server/domain/trajectories/step-links";
 import type { Actor } from "../../server/domain/access/actor";
 import { createCampaign, nextItem, submitItemLabel } from "../../server/services/annotation";
 import { seedTrajectories } from "../helpers/annotation-fixture";
@@ -102,6 +104,50 @@ describeEachBackend("comment threads and the blind", (backend) => {
       ["Rita", null, 0],
       ["Ann", 2, 0],
     ]);
+  });
+
+  it("on the labelling page (by item number) keeps the same blind between the campaign's annotators and names no trajectory", async () => {
+    const [t3] = await seedTrajectories(ctx.db, 1, { steps: 3, taskIds: ["task-labelling-page"] });
+    const c2 = await createCampaign(ctx.db, actor("rita"), {
+      name: "Blind pair on the labelling page",
+      trajectoryIds: [t3!],
+      annotatorsPerItem: 2,
+      blind: true,
+      annotatorIds: [s.ann.userId, s.cy.userId],
+    });
+    const itemNo = (await nextItem(ctx.db, actor("ann"), c2.id))!.itemNo;
+    const item = { campaignId: c2.id, itemNo };
+    const [ann, cy, bo, rita] = await Promise.all([api("ann"), api("cy"), api("bo"), api("rita")]);
+    const annNote = await ann.comments.addOnItem({ ...item, stepIndex: 1, body: "Step 2 clicks the ad, @test-researcher-rita is that a failure?" });
+    expect(annNote).toMatchObject({ mentioned: 1, unknownMentions: [] });
+    const guideline = await rita.comments.add({ trajectoryId: t3!, body: "Ads count as failures (guidelines 2.1).", forBlind: true });
+    await rita.comments.add({ trajectoryId: t3!, stepIndex: 1, body: "The judge agrees with Ann." });
+
+    // Cy labels the same item blind: Ann's note and Rita's sighted comment stay hidden, the marked one shows.
+    const forCy = await cy.comments.itemThreads(item);
+    expect(forCy.map((t) => t.body)).toEqual(["Ads count as failures (guidelines 2.1)."]);
+    expect(forCy[0]).not.toHaveProperty("trajectoryId");
+    await cy.comments.addOnItem({ ...item, replyTo: guideline.id, body: "Thanks" });
+    await expect(cy.comments.addOnItem({ ...item, replyTo: annNote.id, body: "sneaky" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(cy.comments.setResolved({ commentId: annNote.id, resolved: true, item })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // A thread on another trajectory is not reached through this item, even one Cy could read elsewhere.
+    const elsewhere = (await rita.comments.threads({ trajectoryId: t1! }))[0]!;
+    await expect(cy.comments.setResolved({ commentId: elsewhere.id, resolved: true, item })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await cy.comments.setResolved({ commentId: guideline.id, resolved: true, item });
+
+    // Ann reads her own note and the marked thread, without Cy's reply (both label this item blind).
+    const forAnn = await ann.comments.itemThreads(item);
+    expect(forAnn.map((t) => [t.body, t.replies.length, t.resolvedByName])).toEqual([
+      ["Step 2 clicks the ad, @test-researcher-rita is that a failure?", 0, null],
+      ["Ads count as failures (guidelines 2.1).", 0, "Cy"],
+    ]);
+    // Bo is no annotator of this campaign: no way in by item number.
+    await expect(bo.comments.itemThreads(item)).rejects.toThrow();
+    await expect(bo.comments.addOnItem({ ...item, body: "hello" })).rejects.toThrow();
+    // Rita's inbox links Ann's mention to its step by the trajectory's content, which survives a re-import.
+    const mention = (await rita.comments.inbox()).entries.find((e) => e.authorName === "Ann" && e.trajectoryId === t3);
+    const { trajectory } = (await getTrajectoryHead(ctx.db, t3!))!;
+    expect(mention).toMatchObject({ stepIndex: 1, link: `/t/${linkKeyOf(trajectory.contentHash)}?id=${t3}&step=2` });
   });
 
   it("resolves and reopens a thread, and refuses what a client should not send", async () => {

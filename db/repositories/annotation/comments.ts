@@ -56,11 +56,12 @@ export async function mentionsOf(db: Db, commentIds: number[]): Promise<{ commen
 
 /** A user's mentions, unread first then newest, with the comment and its thread's root. */
 export async function mentionsOfUser(db: Db, userId: string, limit: number) {
-  const { commentMentions, comments } = tablesOf(db);
+  const { commentMentions, comments, trajectories } = tablesOf(db);
   return db
-    .select({ readAt: commentMentions.readAt, comment: comments })
+    .select({ readAt: commentMentions.readAt, comment: comments, contentHash: trajectories.contentHash })
     .from(commentMentions)
     .innerJoin(comments, eq(comments.id, commentMentions.commentId))
+    .innerJoin(trajectories, eq(trajectories.id, comments.trajectoryId))
     .where(eq(commentMentions.userId, userId))
     .orderBy(sql`case when ${commentMentions.readAt} is null then 0 else 1 end`, desc(comments.createdAt), desc(comments.id))
     .limit(limit);

@@ -20,6 +20,7 @@ import {
   type CommentRow,
 } from "../../../db/repositories/annotation/comments";
 import { hasRole, type Actor } from "../../domain/access/actor";
+import { linkKeyOf, stepLinkPath } from "../../domain/trajectories/step-links";
 import {
   checkCommentBody,
   mayViewComment,
@@ -30,6 +31,7 @@ import {
 } from "../../domain/annotation/comments";
 import { AppError, ValidationError } from "../../errors";
 import { assertTrajectoryBrowsable, seesWholeCatalog } from "../access";
+import { itemTrajectoryId } from "./labelling";
 
 /** The one answer for a comment someone may not see, whatever the reason (it does not exist, or is hidden). */
 const NO_SUCH_COMMENT = "No such comment, or it is not visible to you";
@@ -55,9 +57,27 @@ export interface ThreadView extends CommentView {
   replies: CommentView[];
 }
 
+/**
+ * A campaign item as the labelling page addresses it: the annotator reaches its threads through their own campaign
+ * (they may label a trajectory blind, so they cannot open it by id), and nothing sent back names the trajectory.
+ */
+export interface CommentItem {
+  campaignId: number;
+  itemNo: number;
+}
+
 /** The threads on a trajectory the viewer may read, oldest first, each with the replies they may read. */
 export async function commentThreads(db: Db, viewer: Actor, trajectoryId: number): Promise<ThreadView[]> {
   await assertTrajectoryBrowsable(db, viewer, trajectoryId);
+  return await readableThreads(db, viewer, trajectoryId);
+}
+
+/** The threads on a campaign item the annotator may read (the labelling page), under the same blind for comments. */
+export async function itemCommentThreads(db: Db, viewer: Actor, item: CommentItem): Promise<ThreadView[]> {
+  return await readableThreads(db, viewer, await itemTrajectoryId(db, viewer, item.campaignId, item.itemNo));
+}
+
+async function readableThreads(db: Db, viewer: Actor, trajectoryId: number): Promise<ThreadView[]> {
   const facts = await audienceFacts(db, viewer, trajectoryId);
   const visible = (await commentsOfTrajectory(db, trajectoryId)).filter((c) => mayViewComment(c, facts));
   const mentions = await mentionsOf(
@@ -95,16 +115,33 @@ export interface NewComment {
   forBlind?: boolean;
 }
 
+export interface AddedComment {
+  id: number;
+  mentioned: number;
+  unknownMentions: string[];
+}
+
 /** Writes a comment (a new thread, or a reply to one the writer can read) and records its mentions. */
-export async function addComment(db: Db, author: Actor, input: NewComment): Promise<{ id: number; mentioned: number; unknownMentions: string[] }> {
+export async function addComment(db: Db, author: Actor, input: NewComment): Promise<AddedComment> {
   await assertTrajectoryBrowsable(db, author, input.trajectoryId);
+  return await writeComment(db, author, input, false);
+}
+
+/** Writes a comment on a campaign item from the labelling page (see CommentItem). */
+export async function addItemComment(db: Db, author: Actor, input: Omit<NewComment, "trajectoryId"> & CommentItem): Promise<AddedComment> {
+  const { campaignId, itemNo, ...rest } = input;
+  return await writeComment(db, author, { ...rest, trajectoryId: await itemTrajectoryId(db, author, campaignId, itemNo) }, true);
+}
+
+/** `reached`: the caller has checked the writer may reach the trajectory (so a reply's thread need not be checked again). */
+async function writeComment(db: Db, author: Actor, input: NewComment, reached: boolean): Promise<AddedComment> {
   const checked = checkCommentBody(input.body);
   if ("error" in checked) throw new ValidationError(checked.error, "body");
   if (input.forBlind && !hasRole(author, "researcher")) throw new AppError("FORBIDDEN", "Only researchers and admins can mark a comment for blind annotators");
   let stepIndex = input.stepIndex ?? null;
   let parentId: number | null = null;
   if (input.replyTo !== undefined) {
-    const root = await visibleComment(db, author, input.replyTo);
+    const root = await visibleComment(db, author, input.replyTo, reached ? input.trajectoryId : undefined);
     if (root.trajectoryId !== input.trajectoryId) throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
     if (root.parentId !== null) throw new ValidationError("Reply to the thread's first comment");
     parentId = root.id;
@@ -135,22 +172,33 @@ export async function addComment(db: Db, author: Actor, input: NewComment): Prom
   return { id, mentioned: mentioned.length, unknownMentions: unknown };
 }
 
-/** A comment the viewer may reach and read; one answer otherwise. */
-async function visibleComment(db: Db, viewer: Actor, commentId: number): Promise<CommentRow> {
+/**
+ * A comment the viewer may reach and read; one answer otherwise. `reachedTrajectory`: the trajectory the viewer
+ * reached another way (their campaign item); a comment elsewhere is then answered as missing.
+ */
+async function visibleComment(db: Db, viewer: Actor, commentId: number, reachedTrajectory?: number): Promise<CommentRow> {
   const comment = await commentById(db, commentId);
   if (!comment) throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
-  try {
-    await assertTrajectoryBrowsable(db, viewer, comment.trajectoryId);
-  } catch {
-    throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
+  if (reachedTrajectory !== undefined) {
+    if (comment.trajectoryId !== reachedTrajectory) throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
+  } else {
+    try {
+      await assertTrajectoryBrowsable(db, viewer, comment.trajectoryId);
+    } catch {
+      throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
+    }
   }
   if (!mayViewComment(comment, await audienceFacts(db, viewer, comment.trajectoryId))) throw new AppError("NOT_FOUND", NO_SUCH_COMMENT);
   return comment;
 }
 
-/** Resolves or reopens a thread; anyone who can read its first comment may. */
-export async function setThreadState(db: Db, actor: Actor, rootId: number, resolved: boolean): Promise<void> {
-  const root = await visibleComment(db, actor, rootId);
+/**
+ * Resolves or reopens a thread; anyone who can read its first comment may. `item`: the labelling page's way to the
+ * thread (the annotator's campaign item it is on).
+ */
+export async function setThreadState(db: Db, actor: Actor, rootId: number, resolved: boolean, item?: CommentItem): Promise<void> {
+  const reached = item ? await itemTrajectoryId(db, actor, item.campaignId, item.itemNo) : undefined;
+  const root = await visibleComment(db, actor, rootId, reached);
   if (root.parentId !== null) throw new ValidationError("Resolve the thread from its first comment");
   await setThreadResolved(db, root.id, resolved ? { at: new Date(), by: actor.userId } : null);
 }
@@ -163,14 +211,23 @@ async function mayBrowse(db: Db, actor: Actor, trajectoryId: number): Promise<bo
 
 /**
  * The user's mentions they may read now (a mention in a comment the blind hides, or on a trajectory they may not
- * open, stays out until that changes), unread first, and how many are unread.
+ * open, stays out until that changes), unread first, and how many are unread. Each links to its step by the
+ * trajectory's content (/t/<key>), so a link kept elsewhere still opens the step after the run is imported again.
  */
 export async function mentionInbox(db: Db, actor: Actor, limit = 50) {
   const rows = await mentionsOfUser(db, actor.userId, 500);
-  const entries: { commentId: number; trajectoryId: number; stepIndex: number | null; authorName: string; excerpt: string; createdAt: Date; read: boolean }[] =
-    [];
+  const entries: {
+    commentId: number;
+    trajectoryId: number;
+    stepIndex: number | null;
+    link: string;
+    authorName: string;
+    excerpt: string;
+    createdAt: Date;
+    read: boolean;
+  }[] = [];
   const facts = new Map<number, CommentAudienceFacts | null>();
-  for (const { comment, readAt } of rows) {
+  for (const { comment, readAt, contentHash } of rows) {
     if (!facts.has(comment.trajectoryId))
       facts.set(comment.trajectoryId, (await mayBrowse(db, actor, comment.trajectoryId)) ? await audienceFacts(db, actor, comment.trajectoryId) : null);
     const f = facts.get(comment.trajectoryId);
@@ -183,6 +240,7 @@ export async function mentionInbox(db: Db, actor: Actor, limit = 50) {
       commentId: comment.id,
       trajectoryId: comment.trajectoryId,
       stepIndex: comment.stepIndex,
+      link: stepLinkPath({ key: linkKeyOf(contentHash), id: comment.trajectoryId }, (comment.stepIndex ?? 0) + 1),
       authorName: comment.authorName,
       excerpt: comment.body.length > 160 ? `${comment.body.slice(0, 157)}…` : comment.body,
       createdAt: comment.createdAt,

@@ -737,6 +737,14 @@ async function requireItem(db: Db, actor: Actor, campaignId: number, itemNo: num
   return { campaign, item };
 }
 
+/**
+ * The trajectory behind a campaign item, for the annotator's own campaign only (the same check as the labelling
+ * page's): other services reach an item's trajectory this way and never hand its id back to the annotator.
+ */
+export async function itemTrajectoryId(db: Db, actor: Actor, campaignId: number, itemNo: number): Promise<number> {
+  return (await requireItem(db, actor, campaignId, itemNo)).item.trajectoryId;
+}
+
 async function itemNoOf(db: Db, campaignId: number, trajectoryId: number): Promise<number> {
   return (await getItemByTrajectory(db, campaignId, trajectoryId))?.itemNo ?? 0;
 }
