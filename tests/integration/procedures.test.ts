@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { goldItemsOfCampaign } from "../../db/repositories/annotation/quality";
-import { getItemByTrajectory, qaReviewerList } from "../../db/repositories/annotation/campaigns";
+import { campaignMemberList, getItemByTrajectory } from "../../db/repositories/annotation/campaigns";
 import type { createCaller } from "../../server/api/root";
 import { LABEL_IMPORT_PRESETS } from "../../server/domain/annotation/label-io";
 import { IMPORTERS } from "../../server/importers/registry";
@@ -57,9 +57,9 @@ describeEachBackend("procedures with no other behaviour test", (backend) => {
   it("campaigns.setQaReviewers adds and removes designated reviewers, annotators only", async () => {
     const c = await campaign(ids);
     expect(await researcher.campaigns.setQaReviewers({ id: c.id, add: [reviewerId, annotatorId] })).toEqual({ added: 2, removed: 0 });
-    expect((await qaReviewerList(ctx.db, c.id)).map((r) => r.userId).sort()).toEqual([annotatorId, reviewerId].sort());
+    expect((await campaignMemberList(ctx.db, "qaReviewers", c.id)).map((r) => r.userId).sort()).toEqual([annotatorId, reviewerId].sort());
     expect(await researcher.campaigns.setQaReviewers({ id: c.id, remove: [annotatorId] })).toEqual({ added: 0, removed: 1 });
-    expect((await qaReviewerList(ctx.db, c.id)).map((r) => r.userId)).toEqual([reviewerId]);
+    expect((await campaignMemberList(ctx.db, "qaReviewers", c.id)).map((r) => r.userId)).toEqual([reviewerId]);
     await expect(researcher.campaigns.setQaReviewers({ id: c.id, add: ["no-such-user"] })).rejects.toThrow(/no-such-user/);
     await expect(researcher.campaigns.setQaReviewers({ id: c.id, add: "x" as unknown as string[] })).rejects.toMatchObject({ code: "BAD_REQUEST" });
     await expect(annotator.campaigns.setQaReviewers({ id: c.id, add: [reviewerId] })).rejects.toMatchObject({ code: "FORBIDDEN" });

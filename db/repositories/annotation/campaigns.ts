@@ -376,23 +376,44 @@ export async function listItemsInStates(
 
 // ---------------------------------------------------------------- annotators and QA reviewers
 
-export async function addCampaignAnnotators(db: Db, campaignId: number, userIds: string[]): Promise<number> {
+/** A campaign's members of one kind: its annotators, or its designated QA reviewers (two tables of the same columns). */
+export type CampaignMemberKind = "annotators" | "qaReviewers";
+
+function membersTable(db: Db, kind: CampaignMemberKind) {
+  const { campaignAnnotators, campaignQaReviewers } = tablesOf(db);
+  return kind === "annotators" ? campaignAnnotators : campaignQaReviewers;
+}
+
+export async function addCampaignMembers(db: Db, kind: CampaignMemberKind, campaignId: number, userIds: string[]): Promise<number> {
   if (!userIds.length) return 0;
-  const { campaignAnnotators } = tablesOf(db);
+  const members = membersTable(db, kind);
   return affectedRows(
     await db
-      .insert(campaignAnnotators)
+      .insert(members)
       .values(userIds.map((userId) => ({ campaignId, userId })))
       .onConflictDoNothing(),
   );
 }
 
-export async function removeCampaignAnnotators(db: Db, campaignId: number, userIds: string[]): Promise<number> {
+export async function removeCampaignMembers(db: Db, kind: CampaignMemberKind, campaignId: number, userIds: string[]): Promise<number> {
   if (!userIds.length) return 0;
-  const { campaignAnnotators } = tablesOf(db);
-  return affectedRows(
-    await db.delete(campaignAnnotators).where(and(eq(campaignAnnotators.campaignId, campaignId), inArray(campaignAnnotators.userId, userIds))),
-  );
+  const members = membersTable(db, kind);
+  return affectedRows(await db.delete(members).where(and(eq(members.campaignId, campaignId), inArray(members.userId, userIds))));
+}
+
+/** Annotators added to a campaign (the seeding, import and test paths add them by this name). */
+export const addCampaignAnnotators = (db: Db, campaignId: number, userIds: string[]) => addCampaignMembers(db, "annotators", campaignId, userIds);
+
+/** The members of one kind with their accounts, by name. */
+export async function campaignMemberList(db: Db, kind: CampaignMemberKind, campaignId: number) {
+  const { users } = tablesOf(db);
+  const members = membersTable(db, kind);
+  return db
+    .select({ userId: users.id, name: users.name, email: users.email, role: users.role, addedAt: members.addedAt })
+    .from(members)
+    .innerJoin(users, eq(users.id, members.userId))
+    .where(eq(members.campaignId, campaignId))
+    .orderBy(asc(users.name), asc(users.id));
 }
 
 export async function isCampaignAnnotator(db: Db, campaignId: number, userId: string): Promise<boolean> {
@@ -408,35 +429,6 @@ export async function isCampaignAnnotator(db: Db, campaignId: number, userId: st
     { campaignId, userId },
   );
   return rows.length > 0;
-}
-
-export async function campaignAnnotatorList(db: Db, campaignId: number) {
-  const { campaignAnnotators, users } = tablesOf(db);
-  return db
-    .select({ userId: users.id, name: users.name, email: users.email, role: users.role, addedAt: campaignAnnotators.addedAt })
-    .from(campaignAnnotators)
-    .innerJoin(users, eq(users.id, campaignAnnotators.userId))
-    .where(eq(campaignAnnotators.campaignId, campaignId))
-    .orderBy(asc(users.name), asc(users.id));
-}
-
-export async function addQaReviewers(db: Db, campaignId: number, userIds: string[]): Promise<number> {
-  if (!userIds.length) return 0;
-  const { campaignQaReviewers } = tablesOf(db);
-  return affectedRows(
-    await db
-      .insert(campaignQaReviewers)
-      .values(userIds.map((userId) => ({ campaignId, userId })))
-      .onConflictDoNothing(),
-  );
-}
-
-export async function removeQaReviewers(db: Db, campaignId: number, userIds: string[]): Promise<number> {
-  if (!userIds.length) return 0;
-  const { campaignQaReviewers } = tablesOf(db);
-  return affectedRows(
-    await db.delete(campaignQaReviewers).where(and(eq(campaignQaReviewers.campaignId, campaignId), inArray(campaignQaReviewers.userId, userIds))),
-  );
 }
 
 export async function isQaReviewer(db: Db, campaignId: number, userId: string): Promise<boolean> {
@@ -496,16 +488,6 @@ export async function screenshotInQaItems(db: Db, userId: string, hash: string):
       or exists (select 1 from steps s where s.raw_screenshot_hash = ${hash} and ${qaHasStep})`,
   );
   return !!row;
-}
-
-export async function qaReviewerList(db: Db, campaignId: number) {
-  const { campaignQaReviewers, users } = tablesOf(db);
-  return db
-    .select({ userId: users.id, name: users.name, email: users.email })
-    .from(campaignQaReviewers)
-    .innerJoin(users, eq(users.id, campaignQaReviewers.userId))
-    .where(eq(campaignQaReviewers.campaignId, campaignId))
-    .orderBy(asc(users.name), asc(users.id));
 }
 
 /** Per annotator of a campaign: labels submitted, time spent, and whether they hold a live reservation. */

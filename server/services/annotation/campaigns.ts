@@ -8,24 +8,21 @@ import { getUsers } from "../../../db/repositories/accounts/users";
 import { getRun, getTask, getTaskSet } from "../../../db/repositories/catalog";
 import {
   type CampaignCounts,
-  addCampaignAnnotators,
   annotatorProgress,
-  campaignAnnotatorList,
   campaignCounts,
   campaignItemIds,
   existingTrajectoryIds,
-  addQaReviewers,
   complianceItems,
   getCampaign,
   getCampaignByName,
-  qaReviewerList,
-  removeQaReviewers,
   insertCampaign,
   insertCampaignItems,
+  addCampaignMembers,
+  campaignMemberList,
   isCampaignAnnotator,
+  removeCampaignMembers,
   listCampaigns,
   listCampaignsOfAnnotator,
-  removeCampaignAnnotators,
   updateCampaign,
 } from "../../../db/repositories/annotation/campaigns";
 import { labelGuidelineVersionCounts, ownLabelCounts } from "../../../db/repositories/annotation/labels";
@@ -212,8 +209,8 @@ export async function createCampaign(db: Db, actor: Actor, input: CampaignInput)
       createdBy: actor.userId,
     });
     await insertCampaignItems(db, id, trajectoryIds, shuffleNumbers);
-    await addCampaignAnnotators(db, id, annotatorIds);
-    await addQaReviewers(db, id, qaReviewerIds);
+    await addCampaignMembers(db, "annotators", id, annotatorIds);
+    await addCampaignMembers(db, "qaReviewers", id, qaReviewerIds);
     return (await getCampaign(db, id))!;
   });
 }
@@ -298,7 +295,7 @@ export async function setCampaignAnnotators(
     if ((change.remove ?? []).includes(actor.userId) && (await campaignsLabellingBlind(db, actor.userId)).has(id)) {
       throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; another researcher or an admin can take you off it`);
     }
-    return { added: await addCampaignAnnotators(db, id, add), removed: await removeCampaignAnnotators(db, id, change.remove ?? []) };
+    return { added: await addCampaignMembers(db, "annotators", id, add), removed: await removeCampaignMembers(db, "annotators", id, change.remove ?? []) };
   });
 }
 
@@ -313,7 +310,7 @@ export async function setCampaignQaReviewers(
   const add = await checkAnnotators(db, change.add ?? []);
   return withTransaction(db, async () => {
     await requireCampaign(db, id);
-    return { added: await addQaReviewers(db, id, add), removed: await removeQaReviewers(db, id, change.remove ?? []) };
+    return { added: await addCampaignMembers(db, "qaReviewers", id, add), removed: await removeCampaignMembers(db, "qaReviewers", id, change.remove ?? []) };
   });
 }
 
@@ -403,7 +400,7 @@ export async function campaignOverview(db: Db, actor: Actor, id: number, nowMs =
     throw new AppError("FORBIDDEN", `You label campaign ${JSON.stringify(c.name)} blind; its progress opens once you have labelled your items`);
   }
   const counts = (await campaignCounts(db, [id])).get(id)!;
-  const annotators = await campaignAnnotatorList(db, id);
+  const annotators = await campaignMemberList(db, "annotators", id);
   const progress = await annotatorProgress(db, id, nowMs);
   const reservedBy = new Map(progress.reserved.map((r) => [r.userId, r.n]));
   const doneBy = new Map(progress.done.map((d) => [d.annotatorKey, d]));
@@ -445,7 +442,7 @@ export async function campaignOverview(db: Db, actor: Actor, id: number, nowMs =
     campaign: c,
     counts,
     compliance: await campaignCompliance(db, c),
-    qaReviewers: await qaReviewerList(db, id),
+    qaReviewers: (await campaignMemberList(db, "qaReviewers", id)).map(({ userId, name, email }) => ({ userId, name, email })),
     /** Labels still needed for every item to reach k (disputed/agreed items count as complete). */
     labelsNeeded: Math.max(0, target - counts.labels),
     annotators: perAnnotator,
