@@ -312,20 +312,28 @@ test.describe("a cluster on PostgreSQL and S3", () => {
     expect(liveJobs.map((j) => j.status)).toEqual(Array(LIVE_TASKS).fill("succeeded"));
     // The killed worker's task started over and finished on another worker; each job was reported done once, by
     // one process (server A's own judge run reports nothing, so the workers' reports cover at most every job).
+    // A worker logs a job's end after recording it in the database: the lines are waited for, not read at once.
     const taken = liveJobs.find((j) => j.id === victim!.job.id)!;
     expect(taken.attempts).toBe(2);
     const survivors = workers.filter((w) => w !== victim!.worker);
+    await expect
+      .poll(() => survivors.filter((w) => succeededIn(w).includes(taken.id)).length, { timeout: 60_000, message: "a survivor's line for the retaken job" })
+      .toBe(1);
     expect(succeededIn(victim!.worker)).not.toContain(taken.id);
-    expect(survivors.filter((w) => succeededIn(w).includes(taken.id))).toHaveLength(1);
-    const reported = survivors.flatMap(succeededIn);
-    expect(new Set(reported).size).toBe(reported.length);
     const judgeJobs = (await listJobs(db!, {})).filter((j) => j.type === "judge.verdict");
     expect(judgeJobs.length).toBe(trajectories.length * kValues.length);
     expect(judgeJobs.every((j) => j.status === "succeeded")).toBe(true);
     // The batch started through A was shared out: worker processes made some of its calls.
-    expect(judgeJobs.filter((j) => reported.includes(j.id)).length).toBeGreaterThan(0);
+    await expect
+      .poll(() => judgeJobs.filter((j) => survivors.flatMap(succeededIn).includes(j.id)).length, { timeout: 60_000, message: "workers' lines for judge calls" })
+      .toBeGreaterThan(0);
     // The work was spread: at least two worker processes finished jobs.
-    expect(workers.filter((w) => succeededIn(w).length > 0).length).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => workers.filter((w) => succeededIn(w).length > 0).length, { timeout: 60_000, message: "two workers' job lines" })
+      .toBeGreaterThanOrEqual(2);
+    const reported = survivors.flatMap(succeededIn);
+    expect(new Set(reported).size).toBe(reported.length);
+    expect(survivors.filter((w) => succeededIn(w).includes(taken.id))).toHaveLength(1);
 
     // One verdict per (trajectory, k); one trajectory per task, no step recorded twice.
     const verdicts = (await listVerdicts(db!)).filter((v) => v.batchId === batchId);
