@@ -2,7 +2,7 @@
 /**
  * `npm test`: typecheck (with Next's route types), the production build, lint and the format check beside the unit +
  * integration tests (vitest, a worker per core), and then browser e2e (Playwright + Debian chromium) on that build,
- * on SQLite in shards and, for the flows teams use, on PostgreSQL
+ * on SQLite in runs side by side split by measured spec times (scripts/e2e-schedule.mjs) and, for the flows teams use, on PostgreSQL
  * (scripts/e2e-postgres.ts). Prints when each stage started, its wall time and CPU time, lists every skipped test with its reason, and
  * ends with one summary line "Tests: N passed, N failed, N skipped".
  *
@@ -16,6 +16,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { planE2E, readDurations, specFiles } from "./e2e-schedule.mjs";
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const out = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-test-report-"));
@@ -144,9 +145,10 @@ function readRetried(file) {
   }
 }
 
-/** Counts and skipped tests from Playwright's JSON report. */
+/** Counts and skipped tests from Playwright's JSON report; returns each spec's tests' first-attempt seconds. */
 function readPlaywright(file) {
-  if (!fs.existsSync(file)) return;
+  const firstAttempts = {};
+  if (!fs.existsSync(file)) return firstAttempts;
   const report = JSON.parse(fs.readFileSync(file, "utf8"));
   const s = report.stats ?? {};
   passed += (s.expected ?? 0) + (s.flaky ?? 0);
@@ -157,6 +159,8 @@ function readPlaywright(file) {
     for (const spec of suite.specs ?? []) {
       for (const t of spec.tests ?? []) {
         const where = path.join("tests", "e2e", spec.file ?? suite.file ?? "");
+        const first = (spec.file ?? suite.file ?? "").split(path.sep).join("/");
+        firstAttempts[first] = (firstAttempts[first] ?? 0) + (t.results?.[0]?.duration ?? 0) / 1000;
         for (const r of t.results ?? []) specTimes.set(where, (specTimes.get(where) ?? 0) + (r.duration ?? 0) / 1000);
         if (t.status === "unexpected" || t.status === "flaky") {
           const last = (t.results ?? []).at(-1);
@@ -181,29 +185,33 @@ function readPlaywright(file) {
   };
   for (const suite of report.suites ?? []) walk(suite, []);
   for (const [where, seconds] of specTimes) fileTimes.push({ where, seconds });
+  return firstAttempts;
 }
 
 /**
- * The browser stages: the SQLite specs as `shards` Playwright shards (whole spec files in their order, each run with
- * its own app server, port, database, data folder and demo-sites port: tests/playwright.config.ts picks them per
- * run), then the PostgreSQL run, taken from one queue by as many slots as `start` allows. Nothing starts before
- * `start` (the build must be there); `skip` settles `done` without running them.
+ * The browser stages: `slots` Playwright runs side by side, each with its own app server, port, database, data folder
+ * and demo-sites port (tests/playwright.config.ts picks them per run), the SQLite specs split between them by their
+ * measured times (scripts/e2e-schedule.mjs), and the PostgreSQL run after the specs of the slot it balances best.
+ * Nothing starts before `start` (the build must be there); `skip` settles `done` without running them. Each run's
+ * wall time and its specs' first-attempt times go to test-results/e2e-timings.json, from which
+ * scripts/e2e-durations.mjs refreshes the committed table.
  */
-function browserStages(shards) {
-  const shard = async (n) => {
+function browserStages(slots) {
+  const durations = readDurations(root);
+  const { slots: plan, unknown } = planE2E(specFiles(root), durations, slots);
+  const measured = { runs: [], postgres: null };
+  const sqliteRun = async (n, specs) => {
     const json = path.join(out, `playwright-${n}.json`);
-    await stage(
-      `browser e2e, shard ${n}/${shards} (playwright + chromium)`,
-      bin("playwright"),
-      ["test", "--config", "tests/playwright.config.ts", `--shard=${n}/${shards}`, "--reporter=list,json"],
-      {
-        PLAYWRIGHT_JSON_OUTPUT_NAME: json,
-        VERDICT_E2E_SKIP_BUILD: "1",
-        VERDICT_E2E_OUTPUT: path.join(root, "test-results", shards === 1 ? "e2e" : `e2e-${n}`),
-        VERDICT_DEMO_PORT: String(await freePort()),
-      },
-    );
-    readPlaywright(json);
+    const list = path.join(out, `specs-${n}.txt`);
+    fs.writeFileSync(list, specs.join("\n") + "\n");
+    const label = `browser e2e, run ${n}/${plan.length} (playwright + chromium)`;
+    await stage(label, bin("playwright"), ["test", "--config", "tests/playwright.config.ts", "--test-list", list, "--reporter=list,json"], {
+      PLAYWRIGHT_JSON_OUTPUT_NAME: json,
+      VERDICT_E2E_SKIP_BUILD: "1",
+      VERDICT_E2E_OUTPUT: path.join(root, "test-results", plan.length === 1 ? "e2e" : `e2e-${n}`),
+      VERDICT_DEMO_PORT: String(await freePort()),
+    });
+    measured.runs.push({ wallSeconds: timings.find((t) => t.label === label).seconds, specs: readPlaywright(json) });
   };
   const onPostgres = async () => {
     // Labelling, judge batches and imports again with the app on PostgreSQL.
@@ -213,30 +221,30 @@ function browserStages(shards) {
       VERDICT_E2E_SKIP_BUILD: "1",
       VERDICT_DEMO_PORT: String(await freePort()),
     });
+    measured.postgres = { wallSeconds: timings.find((t) => t.label === "browser e2e on PostgreSQL").seconds };
     readPlaywright(pgJson);
   };
-  const queue = [...Array.from({ length: shards }, (_, i) => () => shard(i + 1)), onPostgres];
-  let slots = 0;
-  let running = 0;
   let finish;
   const done = new Promise((resolve) => (finish = resolve));
-  const pump = () => {
-    while (running < slots && queue.length > 0) {
-      running++;
-      queue
-        .shift()()
-        .finally(() => {
-          running--;
-          pump();
-        });
-    }
-    if (slots > 0 && running === 0 && queue.length === 0) finish();
-  };
   return {
     done,
-    start: (n) => {
-      slots = n;
-      pump();
+    start: () => {
+      process.stderr.write(`\nBrowser e2e in ${plan.length} runs side by side, split by tests/e2e/durations.json:\n`);
+      plan.forEach((slot, i) =>
+        process.stderr.write(
+          `  run ${i + 1}: ${slot.specs.length} specs${slot.postgres ? ", then the PostgreSQL run" : ""} (~${slot.seconds.toFixed(0)} s measured)\n`,
+        ),
+      );
+      if (unknown.length > 0) process.stderr.write(`  not in the table yet (weighed as its slowest spec): ${unknown.join(", ")}\n`);
+      const runs = plan.map(async (slot, i) => {
+        if (slot.specs.length > 0) await sqliteRun(i + 1, slot.specs);
+        if (slot.postgres) await onPostgres();
+      });
+      void Promise.all(runs).then(() => {
+        fs.mkdirSync(path.join(root, "test-results"), { recursive: true });
+        fs.writeFileSync(path.join(root, "test-results", "e2e-timings.json"), JSON.stringify(measured, null, 1));
+        finish();
+      });
     },
     skip: () => finish(),
   };
@@ -251,10 +259,9 @@ async function main() {
   if (wantE2E && !fs.existsSync(chromium)) failures.push(`e2e: no browser at ${chromium} (install it: apt-get install -y chromium, or set CHROMIUM_PATH)`);
   const buildNeeded = wantE2E && fs.existsSync(chromium);
   const cores = os.availableParallelism();
-  // A shard per core, side by side, with the PostgreSQL run after the first to end: the schedule of the fastest
-  // measured fresh-clone CI (e342e91, 1,269 s). More shards at once are not measured yet (docs/testing.md).
-  const shards = cores >= 2 ? cores : 1;
-  const browser = browserStages(shards);
+  // A Playwright run per core side by side (VERDICT_E2E_RUNS to choose another number; docs/testing.md).
+  const e2eRuns = Number(process.env.VERDICT_E2E_RUNS) || (cores >= 2 ? cores : 1);
+  const browser = browserStages(e2eRuns);
   const build = (typesChecked) =>
     // Only when no build is there or a source changed since the last build started (a clean clone always builds); without Next's own
     // type-check pass when the typecheck stage passed (next.config.js).
@@ -264,7 +271,7 @@ async function main() {
     });
   if (e2eOnly) {
     if (inCI) failures.push("--e2e-only under CI: CI runs every stage");
-    if (buildNeeded && (await build(false))) browser.start(shards);
+    if (buildNeeded && (await build(false))) browser.start();
     else browser.skip();
   } else {
     // Typecheck, the production build, lint and the format check (one core, mostly) run beside vitest, whose workers
@@ -300,7 +307,7 @@ async function main() {
         { VERDICT_RETRIED_REPORT: retriedJson },
       ),
     ]);
-    if (built) browser.start(shards);
+    if (built) browser.start();
     else browser.skip();
   }
   await browser.done;
