@@ -300,7 +300,7 @@ export interface JudgeListResult {
 
 /** Every evaluator setting with verdicts in scope, against the human reference (and per group of a split). */
 export async function judgeAgreementList(db: Db, input: JudgeAgreementInput): Promise<JudgeListResult> {
-  const facts = await getFacts(db);
+  const [facts] = await Promise.all([getFacts(db), getVerdictSets(db), getReferenceFor(db, input.campaignId, input.reference ?? CONSOLIDATED)]);
   const mask = scopeMask(facts, input.scope);
   const { ref, info: reference } = await referenceOf(db, input, mask);
   const ctx: Context = { base: scopeSelection(input.scope), campaignId: input.campaignId, policy: input.unparseable, reference: reference.spec };
@@ -402,7 +402,7 @@ export interface ReferenceRow {
 }
 
 export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Promise<JudgeDetailResult> {
-  const facts = await getFacts(db);
+  const [facts] = await Promise.all([getFacts(db), getVerdictSets(db, input.evaluatorKey), ...referenceReads(db, input)]);
   const mask = scopeMask(facts, input.scope);
   const { ref, info: reference } = await referenceOf(db, input, mask);
   const all = await evaluatorsInScope(db, await getVerdictSets(db, input.evaluatorKey), mask);
@@ -507,6 +507,20 @@ export async function judgeAgreementDetail(db: Db, input: JudgeDetailInput): Pro
   };
 }
 
+/**
+ * The references a judge's page compares it with (its reference, the consolidated label, the majority, each
+ * annotator), read at once rather than one after another: on PostgreSQL each read has its own pooled connection, so
+ * a cold page waits for the slowest read instead of their sum. The page then takes them from the cache.
+ */
+function referenceReads(db: Db, input: JudgeDetailInput): Promise<unknown>[] {
+  return [
+    getReferenceFor(db, input.campaignId, input.reference ?? CONSOLIDATED),
+    getReferenceFor(db, input.campaignId, CONSOLIDATED),
+    getReferenceFor(db, input.campaignId, { kind: "majority" }),
+    getAnnotatorReferences(db, input.campaignId),
+  ];
+}
+
 /** The setting against the consolidated label, the majority and each annotator. */
 async function referenceRows(db: Db, input: JudgeDetailInput, set: VerdictSet, mask: Uint8Array, ctx: Context): Promise<ReferenceRow[]> {
   const specs: { label: string; spec: ReferenceSpec; ref: Reference }[] = [
@@ -565,7 +579,7 @@ export interface DisagreementRow {
  * be parsed), ordered by trajectory id, one page at a time.
  */
 export async function judgeDisagreements(db: Db, input: DisagreementInput) {
-  const facts = await getFacts(db);
+  const [facts] = await Promise.all([getFacts(db), getVerdictSets(db, input.identity.key), getReferenceFor(db, input.campaignId, input.reference)]);
   const mask = scopeMask(facts, input.scope);
   const ref = await getReferenceFor(db, input.campaignId, input.reference);
   const set = (await getVerdictSets(db, input.identity.key)).find((s) => sameIdentity(s.identity, input.identity));

@@ -254,10 +254,9 @@ function rateRows(c: RateColumns, g: Grouping, describe: (key: number) => Descri
 }
 
 export async function analyticsOverview(db: Db, input: OverviewInput): Promise<OverviewResult> {
-  const facts = await getFacts(db);
+  // Read at once, not one after another: on PostgreSQL each read has its own pooled connection.
+  const [facts, ref, sets] = await Promise.all([getFacts(db), getReference(db, input.campaignId), getVerdictSets(db)]);
   const mask = scopeMask(facts, input.scope);
-  const ref = await getReference(db, input.campaignId);
-  const sets = await getVerdictSets(db);
   const runs = await runNames(db);
   const runName = new Map(runs.map((r) => [r.id, r.name]));
   const base = scopeSelection(input.scope);
