@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandForKey, isTypingTarget, keyFor, nextSpeed, playerKeysFor, SHORTCUTS } from "../../server/domain/player/keyboard";
+import { commandForKey, formKeyOf, isTypingTarget, keyFor, nextSpeed, playerKeysFor, SHORTCUTS } from "../../server/domain/player/keyboard";
 
 const body = { tagName: "BODY" };
 
@@ -89,5 +89,24 @@ describe("one key map for the views that step through trajectories", () => {
     }
     expect(keyFor({ key: "K" }, null)).toBe("k");
     expect(keyFor({ key: "K", shiftKey: true }, null)).toBeNull();
+  });
+});
+
+describe("formKeyOf (the labelling forms' shared key rules)", () => {
+  const note = { tagName: "TEXTAREA" };
+  it("submits on Ctrl or Cmd+Enter, from a text field too, but not on key repeat", () => {
+    expect(formKeyOf({ key: "Enter", ctrlKey: true }, note)).toEqual({ submit: true });
+    expect(formKeyOf({ key: "Enter", metaKey: true }, body)).toEqual({ submit: true });
+    expect(formKeyOf({ key: "Enter", ctrlKey: true, repeat: true }, body)).toBeNull();
+    expect(formKeyOf({ key: "Enter", ctrlKey: true, shiftKey: true }, body)).toBeNull();
+  });
+  it("gives other keys in lower case, and nothing while typing, with a modifier, on repeat or with Shift on a letter", () => {
+    expect(formKeyOf({ key: "S" }, body)).toEqual({ submit: false, key: "s" });
+    expect(formKeyOf({ key: "3" }, body)).toEqual({ submit: false, key: "3" });
+    expect(formKeyOf({ key: "Escape" }, body)).toEqual({ submit: false, key: "Escape" });
+    expect(formKeyOf({ key: "s" }, note)).toBeNull();
+    expect(formKeyOf({ key: "s", altKey: true }, body)).toBeNull();
+    expect(formKeyOf({ key: "s", repeat: true }, body)).toBeNull();
+    expect(formKeyOf({ key: "S", shiftKey: true }, body)).toBeNull();
   });
 });

@@ -8,7 +8,7 @@
  * Nothing fires while typing in a field, with Alt, or with Ctrl/Cmd held, except Ctrl/Cmd+Enter (finish the
  * reason, confirm). Key repeat never confirms twice.
  */
-import { isTypingTarget, type KeyLike, type TargetLike } from "../player/keyboard";
+import { formKeyOf, type KeyLike, type TargetLike } from "../player/keyboard";
 
 export type RevealCommand =
   | { kind: "keep" }
@@ -30,11 +30,10 @@ export const REVEAL_SHORTCUTS: { keys: string[]; description: string }[] = [
 ];
 
 export function revealCommandForKey(e: KeyLike, target: TargetLike | null | undefined, opts: { categories: number; revising: boolean }): RevealCommand | null {
-  if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) return e.repeat ? null : { kind: "confirm" };
-  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return null;
-  if (isTypingTarget(target)) return null;
-  const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-  if (e.shiftKey && /^[a-z]$/.test(key)) return null;
+  const pressed = formKeyOf(e, target);
+  if (!pressed) return null;
+  if (pressed.submit) return { kind: "confirm" };
+  const key = pressed.key;
   switch (key) {
     case "c":
       return { kind: "keep" };

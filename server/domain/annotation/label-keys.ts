@@ -8,7 +8,7 @@
  * Ctrl/Cmd+Enter, which must work from the note too (finish the note, submit, next). Key repeat never submits
  * twice.
  */
-import { isTypingTarget, type KeyLike, type TargetLike } from "../player/keyboard";
+import { formKeyOf, type KeyLike, type TargetLike } from "../player/keyboard";
 
 export type LabelCommand =
   | { kind: "verdict"; verdict: "success" | "failure" | "unsure" | "not_executable" }
@@ -37,13 +37,10 @@ export function labelCommandForKey(
   target: TargetLike | null | undefined,
   opts: { categories: number; allowUnsure: boolean; allowNotExecutable?: boolean },
 ): LabelCommand | null {
-  if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) {
-    return e.repeat ? null : { kind: "submitAndNext" };
-  }
-  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return null;
-  if (isTypingTarget(target)) return null;
-  const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-  if (e.shiftKey && /^[a-z]$/.test(key)) return null;
+  const pressed = formKeyOf(e, target);
+  if (!pressed) return null;
+  if (pressed.submit) return { kind: "submitAndNext" };
+  const key = pressed.key;
   switch (key) {
     case "s":
       return { kind: "verdict", verdict: "success" };

@@ -8,7 +8,7 @@
  * Same safety rules: nothing fires while typing in a field, with Alt, or with Ctrl/Cmd held, except
  * Ctrl/Cmd+Enter, which must work from the reasoning box; key repeat never submits twice.
  */
-import { isTypingTarget, type KeyLike, type TargetLike } from "../player/keyboard";
+import { formKeyOf, type KeyLike, type TargetLike } from "../player/keyboard";
 
 export type QaCommand =
   | { kind: "approve" }
@@ -40,11 +40,10 @@ export function qaCommandForKey(
   target: TargetLike | null | undefined,
   opts: { categories: number; allowNotExecutable: boolean },
 ): QaCommand | null {
-  if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) return e.repeat ? null : { kind: "submitAndNext" };
-  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return null;
-  if (isTypingTarget(target)) return null;
-  const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
-  if (e.shiftKey && /^[a-z]$/.test(key)) return null;
+  const pressed = formKeyOf(e, target);
+  if (!pressed) return null;
+  if (pressed.submit) return { kind: "submitAndNext" };
+  const key = pressed.key;
   switch (key) {
     case "y":
       return { kind: "approve" };

@@ -74,6 +74,21 @@ const KEYMAP: Record<string, PlayerCommand> = {
   "=": "faster",
 };
 
+/**
+ * The rules a labelling form's keyboard map (label, QA, reveal) applies before it looks a key up: Ctrl/Cmd+Enter
+ * submits, from a text field too, but never on key repeat; otherwise nothing fires while typing in a field, with
+ * Ctrl/Cmd or Alt held, on key repeat, or with Shift on a letter. What is left is the key to look up: a letter
+ * in lower case, a digit, or a named key.
+ */
+export function formKeyOf(e: KeyLike, target: TargetLike | null | undefined): { submit: true } | { submit: false; key: string } | null {
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey) return e.repeat ? null : { submit: true };
+  if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return null;
+  if (isTypingTarget(target)) return null;
+  const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+  if (e.shiftKey && /^[a-z]$/.test(key)) return null;
+  return { submit: false, key };
+}
+
 /** True when keystrokes belong to a text field (or a control that uses the keys itself). */
 export function isTypingTarget(t: TargetLike | null | undefined): boolean {
   if (!t) return false;
