@@ -9,7 +9,7 @@ import type { DecisionConfidence, DisagreementSource, QaDecision } from "../../s
 import type { LabelAnswers } from "../../server/domain/annotation/questions";
 import type { RegionMark } from "../../server/domain/annotation/region-marks";
 import type { ConsolidationMethod, FieldChange, ItemState, LabelSchema, LabelValues, LabelVerdict } from "../../server/domain/annotation/label-schema";
-import type { CampaignOrigin, CampaignSelection, CampaignStatus, LabelOrigin, RevisionAction } from "../schema/annotation";
+import type { CampaignKind, CampaignOrigin, CampaignSelection, CampaignStatus, LabelOrigin, RevisionAction } from "../schema/annotation";
 import { users } from "./auth";
 import { epochMs, nowMs } from "./columns";
 import { trajectories } from "./core";
@@ -38,6 +38,7 @@ export const annotationCampaigns = pgTable("annotation_campaigns", {
   goldMinAnswered: integer("gold_min_answered").notNull().default(5),
   qualificationPassAt: doublePrecision("qualification_pass_at"),
   revealEvaluator: text("reveal_evaluator"),
+  kind: text("kind").$type<CampaignKind>().notNull().default("label"),
 });
 
 export const campaignQaReviewers = pgTable(

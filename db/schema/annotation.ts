@@ -27,6 +27,9 @@ import type { CampaignStatus } from "../../server/domain/annotation/campaign-sta
 
 export { CAMPAIGN_STATUSES, type CampaignStatus } from "../../server/domain/annotation/campaign-status";
 
+/** What a campaign's items are: one trajectory to label, or a pair of attempts at one task to compare. */
+export type CampaignKind = "label" | "pairwise";
+
 /** Where a campaign's labels come from: people labelling here, or a file of labels made elsewhere. */
 export type CampaignOrigin = "native" | "import";
 
@@ -78,6 +81,8 @@ export const annotationCampaigns = sqliteTable("annotation_campaigns", {
    * Null = no reveal.
    */
   revealEvaluator: text("reveal_evaluator"),
+  /** label: one trajectory per item, labelled with the schema; pairwise: two attempts at a task per item (db/schema/pairwise.ts). */
+  kind: text("kind").$type<CampaignKind>().notNull().default("label"),
   createdBy: text("created_by").references(() => users.id, { onDelete: "set null" }),
   createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
   updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),

@@ -16,3 +16,4 @@ export * from "./clusters";
 export * from "./scanners";
 export * from "./comments";
 export * from "./automation";
+export * from "./pairwise";

@@ -15,6 +15,7 @@ import { qualityRouter } from "./routers/quality";
 import { deploymentProfilesRouter } from "./routers/deployment-profiles";
 import { reportsRouter } from "./routers/reports";
 import { automationRouter } from "./routers/automation";
+import { pairwiseRouter } from "./routers/pairwise";
 import { createCallerFactory, createTRPCRouter } from "./trpc";
 
 export const appRouter = createTRPCRouter({
@@ -36,6 +37,7 @@ export const appRouter = createTRPCRouter({
   deploymentProfiles: deploymentProfilesRouter,
   reports: reportsRouter,
   automation: automationRouter,
+  pairwise: pairwiseRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -52,6 +52,10 @@ const POLICY: [RegExp, Access][] = [
   [/^comments\./, "signedIn"],
   // Shareable reports and automation rules are researchers' tools (the service keeps a report to its owner).
   [/^(reports|automation)\./, "researcher"],
+  // Pairwise campaigns: researchers create them and read the ranking and the preference pairs (they name the agents);
+  // a campaign's annotators answer, which the service checks per campaign.
+  [/^pairwise\.(create|ranking|preferencePairs)$/, "researcher"],
+  [/^pairwise\./, "signedIn"],
 ];
 
 type Procedure = { _def: { type: string; meta?: ProcedureMeta } };

@@ -11,7 +11,7 @@ import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns"
 import { agentRuns, evaluatorVerdicts, scannerMatches, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";
-import { createCampaign, updateCampaignSettings } from "../../server/services/annotation";
+import { createCampaign, createPairwiseCampaign, updateCampaignSettings } from "../../server/services/annotation";
 import { mayFetchScreenshot, mayViewEvaluations } from "../../server/services/access";
 import { NOT_BROWSABLE_MESSAGE } from "../../server/services/access/scope";
 import { seedTrajectories } from "../helpers/annotation-fixture";
@@ -56,6 +56,7 @@ let taskIds: number[];
 let outsideTask: number;
 let campaignId: number;
 let filterCampaignId: number;
+let pairwiseId: number;
 const hash = (n: number) => n.toString(16).padStart(64, "0");
 
 beforeAll(async () => {
@@ -130,6 +131,8 @@ beforeAll(async () => {
   filterCampaignId = (
     await createCampaign(ctx.db, actor, { name: "From filter", filter: { model: SECRETS.modelB }, annotatorsPerItem: 1, annotatorIds: [blindAnn.userId] })
   ).id;
+  // A pairwise campaign over the two agents' attempts: two pairs, the blind annotator answers them.
+  pairwiseId = (await createPairwiseCampaign(ctx.db, actor, { name: "Pairwise blind", trajectoryIds: ids, annotatorIds: [blindAnn.userId] })).campaign.id;
   // The two others disagree on the first trajectory: the item is disputed.
   const first = await itemNo(ids[0]!);
   await (
@@ -222,6 +225,14 @@ function inputsFor(path: string): unknown[] | undefined {
     "comments.inbox": [undefined],
     "comments.markRead": [{ commentIds: [1, 2, 999] }],
     "comments.mentionable": [undefined],
+    // Pairwise: the blind annotator's pairwise campaign and the label campaigns (refused), by item number; answering
+    // by left/right names nothing back.
+    "pairwise.campaign": [pairwiseId, ...campaigns].map((c) => ({ campaignId: c })),
+    "pairwise.next": [pairwiseId, ...campaigns].map((c) => ({ campaignId: c })),
+    "pairwise.item": [pairwiseId, campaignId].flatMap((c) => items.map((n) => ({ campaignId: c, itemNo: n }))),
+    "pairwise.steps": items.flatMap((n) => (["left", "right"] as const).map((side) => ({ campaignId: pairwiseId, itemNo: n, side, from: 0 }))),
+    "pairwise.submit": items.map((n) => ({ campaignId: pairwiseId, itemNo: n, choice: n % 2 ? "left" : "tie" })),
+    "pairwise.myAnswer": items.map((n) => ({ campaignId: pairwiseId, itemNo: n })),
   };
   return table[path];
 }
@@ -267,6 +278,24 @@ describe("a blind annotator walking every procedure", () => {
     const item = await (await callerAs(ctx, blindAnn)).labelling.item({ campaignId, itemNo: await itemNo(ids[0]!) });
     expect(item.trajectory.id).toBe(0);
     expect(item.run.id).toBe(0);
+  });
+
+  it("answering pairs learns neither side's agent nor trajectory, and cannot read the ranking or the preference pairs", async () => {
+    const api = await callerAs(ctx, blindAnn);
+    for (const itemNo of [1, 2]) {
+      const view = await api.pairwise.item({ campaignId: pairwiseId, itemNo });
+      for (const side of [view.left, view.right]) {
+        expect(side.trajectory).toMatchObject({ id: 0, linkKey: "", sourcePath: null });
+        expect(side.run).toMatchObject({ id: 0, model: null });
+        expect(side.task.id).toBe(0);
+      }
+      // What the annotator sends and gets back is in their left/right terms, never the stored A/B.
+      const saved = await api.pairwise.submit({ campaignId: pairwiseId, itemNo, choice: "right" });
+      expect(Object.keys(saved).sort()).toEqual(["choice", "itemNo", "revision"]);
+      expect((await api.pairwise.myAnswer({ campaignId: pairwiseId, itemNo }))!.choice).toBe("right");
+    }
+    await expect(api.pairwise.ranking({ campaignId: pairwiseId })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(api.pairwise.preferencePairs({ campaignId: pairwiseId })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 
   it("after their own labels on every attempt at a task sees what the README promises for those trajectories, and nothing more", async () => {

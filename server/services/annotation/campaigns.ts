@@ -158,7 +158,8 @@ export async function resolveSelection(db: Db, input: { trajectoryIds?: number[]
   throw new ValidationError("a campaign needs a selection: trajectoryIds or a filter");
 }
 
-async function checkAnnotators(db: Db, ids: string[]): Promise<string[]> {
+/** The user ids, each checked to exist (an error names the missing ones). */
+export async function checkAnnotators(db: Db, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
   const found = new Set((await getUsers(db, unique)).map((u) => u.id));
   const missing = unique.filter((id) => !found.has(id));
@@ -339,6 +340,8 @@ export interface CampaignSummary {
   name: string;
   status: CampaignStatus;
   origin: CampaignRow["origin"];
+  /** label (one trajectory per item) or pairwise (two attempts at a task per item: server/services/annotation/pairwise.ts). */
+  kind: CampaignRow["kind"];
   blind: boolean;
   annotatorsPerItem: number;
   /** Null where the viewer labels (see `restricted`): a selection such as "runId = 2" names the agent. */
@@ -379,6 +382,7 @@ export async function listCampaignSummaries(db: Db, actor: Actor): Promise<Campa
       name: c.name,
       status: c.status,
       origin: c.origin,
+      kind: c.kind,
       blind: c.blind,
       annotatorsPerItem: c.annotatorsPerItem,
       selection: restricted ? null : c.selection,

@@ -15,3 +15,4 @@ export * from "./reveal";
 export * from "./reveal-export";
 export * from "./label-imports";
 export * from "./comments";
+export * from "./pairwise";
