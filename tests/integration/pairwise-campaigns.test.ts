@@ -12,6 +12,9 @@ import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
 import { seedTrajectories } from "../helpers/annotation-fixture";
 import { callerAs, testUser } from "../helpers/trpc";
+import { runCliInProcess } from "../helpers/cli";
+
+const environment = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== "VERDICT_DATABASE_URL" && k !== "VERDICT_DB")) as NodeJS.ProcessEnv;
 
 const TASKS = ["task-1", "task-2", "task-3"];
 const AGENTS = ["alpha", "beta", "gamma"];
@@ -145,6 +148,22 @@ describeEachBackend("pairwise campaigns", (backend) => {
     expect(JSON.parse(exported.jsonl)).toMatchObject({ winner: "both_fail", revision: 2, item: itemNo, annotator: "Ann Annotator" });
     const { ranking } = await researcher.pairwise.ranking({ campaignId });
     expect(ranking).toMatchObject({ ok: false, comparisons: 0, bothFail: 1 });
+
+    // The CLI's label export gives the same lines, and refuses the format for a label campaign.
+    const cliEnv = {
+      ...environment,
+      VERDICT_DATA_DIR: ctx.dir,
+      VERDICT_DB: ctx.config.dbPath,
+      ...(ctx.config.postgresUrl ? { VERDICT_DATABASE_URL: ctx.config.postgresUrl } : {}),
+      VERDICT_AUTH_SECRET: "",
+    };
+    const as = ["--as", "test-researcher-rita-researcher@test.example"];
+    const viaCli = await runCliInProcess(["labels", "export", String(campaignId), "--format", "preference-pairs", ...as], cliEnv);
+    expect(viaCli).toMatchObject({ code: 0, stdout: exported.jsonl });
+    const plain = await researcher.campaigns.create({ name: "Plain", trajectoryIds: trajectoryIds.slice(0, 2) });
+    const refused = await runCliInProcess(["labels", "export", String(plain.id), "--format", "preference-pairs", ...as], cliEnv);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("is not a pairwise campaign");
   });
 
   it("refuses annotators the ranking and the export, outsiders the pairs, and a researcher who still has pairs to answer the ranking", async () => {

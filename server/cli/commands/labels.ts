@@ -7,20 +7,23 @@ import fs from "node:fs";
 import path from "node:path";
 import { getAppContext } from "../../context";
 import { LABEL_IMPORT_PRESETS, labelImportMappingSchema, type LabelImportMapping } from "../../domain/annotation/label-io";
-import { exportCampaignLabels, importLabelsFile, listAllCampaigns } from "../../services/annotation";
-import { flagBool, flagString, parseArgs, UsageError, userPath } from "../args";
+import { exportCampaignLabels, importLabelsFile, listAllCampaigns, pairwisePreferencePairs } from "../../services/annotation";
+import { flagBool, flagString, parseArgs, UsageError, userPath, type ParsedArgs } from "../args";
 import { exportLabelFile, FORMATS_HELP, importLabelFile, isLabelFormat } from "./label-files";
 import { actorFromArgs, describeImport, importTarget, labelImportExit, positiveInt, readLabelBytes } from "../label-args";
-import type { CliCommand } from "../types";
+import type { CliCommand, CliIO } from "../types";
+import type { AppContext } from "../../context";
 
 const USAGE = [
-  "npm run cli -- labels export <campaign-id> [--format csv|jsonl|<format>] [--out <file>] [--as <email>] [--json]",
+  "npm run cli -- labels export <campaign-id> [--format csv|jsonl|preference-pairs|<format>] [--out <file>] [--as <email>] [--json]",
   "       npm run cli -- labels import <file.csv|file.xlsx> (--campaign <id> | --new-campaign <name> [--annotators-per-item N])",
   "                                   [--preset " +
     Object.keys(LABEL_IMPORT_PRESETS).join("|") +
     "] [--mapping <mapping.json>] [--sheet <name|N>] [--dry-run] [--as <email>] [--json]",
   "       npm run cli -- labels import <file> --format <format> (--campaign <id> | --new-campaign <name>) [--annotator <name>] [--dry-run] [--as <email>] [--json]",
   "       npm run cli -- labels campaigns [--json]",
+  "",
+  "preference-pairs: a pairwise campaign's answers, one JSON line each: {task, a, b, winner, …} (see docs/guide/campaigns.md).",
   "",
   "Formats (export and import):",
   FORMATS_HELP,
@@ -51,6 +54,24 @@ function readMapping(file: string, resolved: string): LabelImportMapping {
   return checked.data;
 }
 
+/** `labels export <id> --format preference-pairs`: a pairwise campaign's answers as JSONL. */
+async function exportPreferencePairs(app: AppContext, args: ParsedArgs, io: CliIO, id: number): Promise<number> {
+  const file = await pairwisePreferencePairs(app.db, await actorFromArgs(app, args), id);
+  const outFlag = flagString(args, "out");
+  const json = flagBool(args, "json");
+  if (!outFlag) {
+    if (json) throw new UsageError("--json needs --out (the export itself would be stdout)");
+    io.stdout(file.jsonl);
+    return 0;
+  }
+  const out = userPath(io, outFlag);
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, file.jsonl);
+  if (json) io.stdout(JSON.stringify({ file: out, format: "preference-pairs", records: file.lines }) + "\n");
+  else io.stderr(`Wrote ${file.lines} preference pairs to ${outFlag}\n`);
+  return 0;
+}
+
 export const labelsCommand: CliCommand = {
   name: "labels",
   summary: "export a campaign's labels (CSV, JSONL or a benchmark's format) or import labels (a benchmark's format, or any table with a mapping)",
@@ -70,6 +91,7 @@ export const labelsCommand: CliCommand = {
         name: c.name,
         status: c.status,
         origin: c.origin,
+        kind: c.kind,
         annotatorsPerItem: c.annotatorsPerItem,
         blind: c.blind,
       }));
@@ -78,7 +100,10 @@ export const labelsCommand: CliCommand = {
         io.stdout(
           (rows.length
             ? rows
-                .map((r) => `${String(r.id).padStart(4)}  ${r.name}  (${r.status}, ${r.origin}, k=${r.annotatorsPerItem}${r.blind ? ", blind" : ""})`)
+                .map(
+                  (r) =>
+                    `${String(r.id).padStart(4)}  ${r.name}  (${r.kind === "pairwise" ? "pairwise, " : ""}${r.status}, ${r.origin}, k=${r.annotatorsPerItem}${r.blind ? ", blind" : ""})`,
+                )
                 .join("\n")
             : "No campaigns.") + "\n",
         );
@@ -89,6 +114,7 @@ export const labelsCommand: CliCommand = {
       const id = positiveInt(args.positionals[0], "campaign id");
       if (id === undefined) throw new UsageError("which campaign? give its id (see `labels campaigns`)");
       const format = flagString(args, "format") ?? "csv";
+      if (format === "preference-pairs") return exportPreferencePairs(app, args, io, id);
       if (isLabelFormat(format)) return exportLabelFile(app, args, io, format);
       if (format !== "csv" && format !== "jsonl") throw new UsageError(`unknown --format ${JSON.stringify(format)}; csv, jsonl or one of:\n${FORMATS_HELP}`);
       const file = await exportCampaignLabels(app.db, await actorFromArgs(app, args), id, format);
