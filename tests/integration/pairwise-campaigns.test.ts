@@ -6,7 +6,10 @@
  */
 import { TRPCError } from "@trpc/server";
 import { afterEach, beforeEach, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { tablesOf } from "../../db/database";
 import { pairwiseItemByNumber } from "../../db/repositories/annotation/pairwise";
+import { mayFetchScreenshot } from "../../server/services/access";
 import { sideOfA } from "../../server/domain/annotation/pairwise-pairs";
 import { createBackendContext, describeEachBackend } from "../helpers/backends";
 import type { TestContext } from "../helpers/context";
@@ -179,6 +182,20 @@ describeEachBackend("pairwise campaigns", (backend) => {
     const labelling = await researcher.pairwise.create({ name: "Rita answers too", trajectoryIds, annotatorIds: [researcherSession.userId] });
     expect(await refusedWith(researcher.pairwise.ranking({ campaignId: labelling.campaign.id }))).toMatch(/^FORBIDDEN: You answer in campaign/);
     expect(await refusedWith(researcher.pairwise.preferencePairs({ campaignId: labelling.campaign.id }))).toMatch(/^FORBIDDEN/);
+  });
+
+  it("lets a pair's annotators, and no other annotator, fetch both attempts' screenshots", async () => {
+    const { campaignId } = await setUp();
+    const { screenshots, steps } = tablesOf(ctx.db);
+    const hash = "c".repeat(64);
+    await ctx.db.insert(screenshots).values({ hash, mime: "image/png", width: 10, height: 10, bytes: 1 });
+    await ctx.db.update(steps).set({ screenshotHash: hash }).where(eq(steps.trajectoryId, trajectoryIds[0]!));
+    const ann = await testUser(ctx, "annotator", "Ann Annotator");
+    const outsider = await testUser(ctx, "annotator", "Otto Outsider");
+    expect(await mayFetchScreenshot(ctx.db, ann, hash)).toBe(true);
+    expect(await mayFetchScreenshot(ctx.db, outsider, hash)).toBe(false);
+    expect(await mayFetchScreenshot(ctx.db, ann, "d".repeat(64))).toBe(false);
+    expect(campaignId).toBeGreaterThan(0);
   });
 
   it("refuses a selection in which no task has two agents, and a label campaign asked for pairs", async () => {

@@ -232,3 +232,15 @@ export async function screenshotInAnnotatorCampaigns(db: Db, userId: string, has
   );
   return !!row;
 }
+
+/** Whether a screenshot belongs to either attempt of a pair in a pairwise campaign the user answers in. */
+export async function screenshotInPairwiseItems(db: Db, userId: string, hash: string): Promise<boolean> {
+  const pairHasStep = sql`exists (select 1 from pairwise_items pi join campaign_annotators ca on ca.campaign_id = pi.campaign_id and ca.user_id = ${userId}
+    where pi.trajectory_a = s.trajectory_id or pi.trajectory_b = s.trajectory_id)`;
+  const row = await rawGet(
+    db,
+    sql`select 1 as one where exists (select 1 from steps s where s.screenshot_hash = ${hash} and ${pairHasStep})
+      or exists (select 1 from steps s where s.raw_screenshot_hash = ${hash} and ${pairHasStep})`,
+  );
+  return !!row;
+}

@@ -20,6 +20,7 @@ import {
   isInAnnotatorCampaigns,
   labellingBlindCount,
   screenshotInAnnotatorCampaigns,
+  screenshotInPairwiseItems,
   taskInAnnotatorCampaigns,
   taskLabelledBlindBy,
 } from "../../../db/repositories/access/blind-rule";
@@ -113,10 +114,15 @@ export async function taskViewOf(
 /**
  * Whether the viewer may fetch a stored screenshot: researchers and admins any; others only one shown in a step
  * of a trajectory in their campaigns (including their blind items, which they see in the labelling player), or of
- * an item they may QA review (the QA page's player).
+ * an item they may QA review (the QA page's player), or of either attempt of a pair they answer in a pairwise campaign.
  * One indexed look-up per request; the route answers 404 otherwise, so the store cannot be probed for whether
  * a known image is in it.
  */
 export async function mayFetchScreenshot(db: Db, actor: Pick<Actor, "userId" | "role">, hash: string): Promise<boolean> {
-  return hasRole(actor, "researcher") || (await screenshotInAnnotatorCampaigns(db, actor.userId, hash)) || (await screenshotInQaItems(db, actor.userId, hash));
+  return (
+    hasRole(actor, "researcher") ||
+    (await screenshotInAnnotatorCampaigns(db, actor.userId, hash)) ||
+    (await screenshotInQaItems(db, actor.userId, hash)) ||
+    (await screenshotInPairwiseItems(db, actor.userId, hash))
+  );
 }
