@@ -491,3 +491,9 @@ export async function listJobsOfTypeFinishedBefore(db: Db, type: string, status:
     .where(and(eq(jobs.type, type), eq(jobs.status, status), lt(jobs.finishedAt, before)))
     .orderBy(asc(jobs.id));
 }
+
+/** Deletes one job's row (a finished report its owner removed); resolves to whether there was one. */
+export async function deleteJob(db: Db, id: number): Promise<boolean> {
+  const { jobs } = tablesOf(db);
+  return (await db.delete(jobs).where(eq(jobs.id, id)).returning({ id: jobs.id })).length > 0;
+}

@@ -20,7 +20,14 @@ import type { VerdictEnvironment, WorkerJobKind } from "../../config";
 import type { AppContext } from "../../context";
 import { CSV_AGREEMENT_JOB_TYPE, failureClustersJobHandler, FAILURE_CLUSTERS_JOB_TYPE } from "../analytics";
 import { csvAgreementJobHandler } from "../analytics/csv-agreement-job";
-import { REPORT_JOB_TYPE, reportJobHandler } from "../trajectories";
+import {
+  enqueueReportsExpiry,
+  REPORT_JOB_TYPE,
+  reportJobHandler,
+  REPORTS_EXPIRE_EVERY_MS,
+  REPORTS_EXPIRE_JOB_TYPE,
+  reportsExpireJobHandler,
+} from "../trajectories";
 import { LABEL_IMPORT_JOB_TYPE } from "../annotation";
 import { labelImportJobHandler } from "../annotation/label-import-job";
 import { dedupeJobHandler, DEDUPE_JOB_TYPE, runImportWorker } from "../imports";
@@ -40,6 +47,8 @@ export interface JobWorkerOptions {
   /** Stops every lane; running jobs go back to the queue. */
   signal: AbortSignal;
   log: (line: string) => void;
+  /** How often the uploads lane queues the removal of expired reports' zips (default hourly). */
+  reportsExpireEveryMs?: number;
 }
 
 export type JobWorkerSummary = Partial<Record<WorkerJobKind, WorkerSummary>>;
@@ -53,6 +62,20 @@ export function describeSummary(summary: JobWorkerSummary): string {
   return (Object.entries(summary) as [WorkerJobKind, WorkerSummary][])
     .map(([kind, s]) => `${kind}: ${s.succeeded} done, ${s.failed} failed, ${s.cancelled} cancelled, ${s.released} handed back`)
     .join("; ");
+}
+
+/**
+ * Recurring work of the uploads lane: the removal of expired reports' zips is queued when the worker starts and then
+ * every period (one job per period for all workers: enqueueReportsExpiry). A queue that cannot take it is logged
+ * and asked again next period.
+ */
+function scheduleReportsExpiry(ctx: AppContext, everyMs: number, signal: AbortSignal, log: (line: string) => void) {
+  const queue = () =>
+    void enqueueReportsExpiry(ctx, new Date(), everyMs).catch((e: unknown) => log(`the expired reports' clean-up could not be queued: ${String(e)}`));
+  queue();
+  const timer = setInterval(queue, everyMs);
+  timer.unref?.();
+  signal.addEventListener("abort", () => clearInterval(timer), { once: true });
 }
 
 /** Runs the lanes this worker takes until `signal` stops it (or one lane fails, which stops the others and throws). */
@@ -105,6 +128,7 @@ export async function runJobWorker(opts: JobWorkerOptions): Promise<JobWorkerSum
   }
   if (kinds.has("uploads")) {
     lanes.push(lane("uploads", () => runImportWorker(ctx, { signal: stop.signal, onJobEnd, onQueueTrouble: onQueueTrouble("uploads") })));
+    scheduleReportsExpiry(ctx, opts.reportsExpireEveryMs ?? REPORTS_EXPIRE_EVERY_MS, stop.signal, log);
     // A CSV someone waits for on the page is not queued behind a long import.
     lanes.push(
       lane("uploads", () =>
@@ -117,6 +141,7 @@ export async function runJobWorker(opts: JobWorkerOptions): Promise<JobWorkerSum
             [FAILURE_CLUSTERS_JOB_TYPE]: failureClustersJobHandler(ctx),
             [SCANNER_RUN_JOB_TYPE]: scannerRunJobHandler(ctx),
             [REPORT_JOB_TYPE]: reportJobHandler(ctx),
+            [REPORTS_EXPIRE_JOB_TYPE]: reportsExpireJobHandler(ctx),
             [RULES_APPLY_JOB_TYPE]: rulesApplyJobHandler(ctx),
           },
           concurrency: 1,

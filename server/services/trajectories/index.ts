@@ -5,6 +5,18 @@
  */
 export { atifDownload, exportAtif } from "./atif-export";
 export { reportJobHandler } from "./report-job";
-export { expireReports, myReports, openReportDownload, REPORT_JOB_TYPE, reportJob, startReport } from "./report-jobs";
+export {
+  deleteReport,
+  enqueueReportsExpiry,
+  expireReports,
+  myReports,
+  openReportDownload,
+  REPORT_JOB_TYPE,
+  reportJob,
+  REPORTS_EXPIRE_EVERY_MS,
+  REPORTS_EXPIRE_JOB_TYPE,
+  reportsExpireJobHandler,
+  startReport,
+} from "./report-jobs";
 export { buildReport, writeReport, type ReportOptions } from "./static-report";
 export { resolveStepLink } from "./step-links";

@@ -13,14 +13,16 @@
  */
 import type { Readable } from "node:stream";
 import { getUser } from "../../../db/repositories/accounts/users";
-import { listRequestedJobsOfType, listJobsOfTypeFinishedBefore } from "../../../db/repositories/jobs";
+import { campaignItemIds, getCampaign } from "../../../db/repositories/annotation/campaigns";
+import { deleteJob, listRequestedJobsOfType, listJobsOfTypeFinishedBefore } from "../../../db/repositories/jobs";
 import { DEFAULT_REPORT_RETENTION_DAYS, type VerdictConfig } from "../../config";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import type { AppContext } from "../../context";
-import { AppError, NotFoundError } from "../../errors";
+import { MAX_IDS } from "../../domain/trajectory-list-query";
+import { AppError, ConflictError, NotFoundError, ValidationError } from "../../errors";
 import { reportFilesFor, newReportKey } from "../../storage/report-files";
 import { seesWholeCatalog } from "../access";
-import { enqueueRequestedJob, requestedJob, type RequestedJobPayload, type RequestedJobView } from "../jobs";
+import { enqueueJobs, enqueueRequestedJob, requestedJob, type JobHandler, type RequestedJobPayload, type RequestedJobView } from "../jobs";
 import type { ReportManifest, ReportOptions } from "./static-report";
 
 export const REPORT_JOB_TYPE = "report.build";
@@ -53,9 +55,28 @@ export async function reportActor(ctx: Pick<AppContext, "db">, userId: string): 
   return { userId: user.id, name: user.name, role: user.role };
 }
 
-/** Queues the build of a report for a worker; resolves to the job's id. */
-export async function startReport(ctx: Pick<AppContext, "db">, actor: Actor, options: ReportOptions): Promise<number> {
+/**
+ * A campaign's trajectories as the report's selection (the campaign page's Download report). The worker still
+ * narrows them to what the person may browse, as for any selection.
+ */
+async function campaignSelection(ctx: Pick<AppContext, "db">, campaignId: number): Promise<number[]> {
+  const campaign = await getCampaign(ctx.db, campaignId);
+  if (!campaign) throw new NotFoundError("campaign", campaignId);
+  const ids = (await campaignItemIds(ctx.db, campaignId)).map((i) => i.trajectoryId);
+  if (!ids.length) throw new ValidationError(`Nothing to report: campaign “${campaign.name}” holds no trajectories`);
+  if (ids.length > MAX_IDS) {
+    throw new ValidationError(
+      `Campaign “${campaign.name}” holds ${ids.length} trajectories; a report from its page takes at most ${MAX_IDS}: build it from the trajectory list with a filter or a sample`,
+    );
+  }
+  return ids.sort((a, b) => a - b);
+}
+
+/** Queues the build of a report for a worker (of a list selection, or of a campaign's trajectories); resolves to the job's id. */
+export async function startReport(ctx: Pick<AppContext, "db">, actor: Actor, request: ReportOptions & { campaignId?: number }): Promise<number> {
   requireRole(actor, "researcher", "build shareable reports");
+  const { campaignId, ...options } = request;
+  if (campaignId !== undefined) options.selection = { ids: await campaignSelection(ctx, campaignId) };
   const payload: ReportJobPayload = { requestedBy: actor.userId, uploadBytes: 0, options, key: newReportKey() };
   return await enqueueRequestedJob(ctx, REPORT_JOB_TYPE, payload);
 }
@@ -147,4 +168,38 @@ export async function expireReports(
     removed.push(job.id);
   }
   return { removed, location: files.location };
+}
+
+/**
+ * Removes one of the actor's reports: its zip and its entry in their list. A report still being built is refused
+ * (it would write its zip after); another person's report is not found, as for its download.
+ */
+export async function deleteReport(ctx: Pick<AppContext, "db" | "config">, actor: Actor, id: number): Promise<void> {
+  requireRole(actor, "researcher", "remove shareable reports");
+  const view = await requestedJob<ReportJobResult>(ctx, actor, REPORT_JOB_TYPE, id);
+  if (view.status === "queued" || view.status === "running") throw new ConflictError(`Report ${id} is still being built: remove it once it is done`);
+  if (view.result?.key) await reportFilesFor(ctx.config).remove(view.result.key);
+  await deleteJob(ctx.db, id);
+}
+
+export const REPORTS_EXPIRE_JOB_TYPE = "reports.expire";
+
+/** How often a worker queues the removal of expired reports' zips: hourly. */
+export const REPORTS_EXPIRE_EVERY_MS = 3_600_000;
+
+/**
+ * Queues the removal of expired reports for the period `now` falls in. Every worker asks each period and the
+ * queue keeps one job per period, so an installation with many workers removes them once.
+ */
+export async function enqueueReportsExpiry(ctx: Pick<AppContext, "db">, now = new Date(), everyMs = REPORTS_EXPIRE_EVERY_MS): Promise<boolean> {
+  const period = Math.floor(now.getTime() / everyMs);
+  const key = `${REPORTS_EXPIRE_JOB_TYPE}:${everyMs}:${period}`;
+  return (await enqueueJobs(ctx.db, [{ type: REPORTS_EXPIRE_JOB_TYPE, payload: {}, groupKey: REPORTS_EXPIRE_JOB_TYPE, dedupeKey: key, maxAttempts: 3 }])) > 0;
+}
+
+export function reportsExpireJobHandler(ctx: Pick<AppContext, "db" | "config">): JobHandler {
+  return async () => {
+    const { removed } = await expireReports(ctx);
+    return { removed };
+  };
 }
