@@ -630,7 +630,8 @@ export interface UnqualifiedCount {
 export async function humanAgreement(db: Db, campaignId: number, by?: string, options: { includeFlagged?: boolean } = {}): Promise<HumanAgreementResult> {
   const head = (await listCampaignHeads(db)).find((c) => c.id === campaignId);
   if (!head) throw new NotFoundError("campaign", campaignId);
-  const l = await getCampaignLabels(db, campaignId);
+  // The labels and the trajectory facts read at once: on PostgreSQL each read has its own pooled connection.
+  const [l] = await Promise.all([getCampaignLabels(db, campaignId), getFacts(db)]);
   const { excluded, items, flagged, base } = await itemsLeftOut(db, l, campaignId, options.includeFlagged === true);
   const unqualified = await unqualifiedAnnotators(db, (await getCampaign(db, campaignId))?.qualificationPassAt ?? null, campaignId, l.dict.annotatorKey);
   const g = groupByItem(l, excluded, unqualified);
