@@ -31,6 +31,8 @@ const POLICY: [RegExp, Access][] = [
   // The QA page: designated QA reviewers are often annotators; the service checks the designation per campaign.
   [/^qa\./, "signedIn"],
   [/^campaigns\./, "researcher"],
+  // An annotator's own qualification standing: the service answers annotators of the campaign (and researchers) only.
+  [/^labelling\.qualification$/, "signedIn"],
   [/^labelling\./, "signedIn"],
   [/^(taskSets|runs)\./, "researcher"],
   // The task validity ledger: researchers and admins flag tasks; annotators never see flags.
@@ -42,7 +44,8 @@ const POLICY: [RegExp, Access][] = [
   // Scanners: researchers write, run and measure them; the player's markers follow the blind per trajectory.
   [/^scanners\.trajectory$/, "signedIn"],
   [/^scanners\./, "researcher"],
-  // Gold items and annotator quality: researchers only (annotators must not learn which items are gold).
+  // Gold items, the qualification's settings and results, and annotator quality: researchers only (annotators must
+  // not learn which items are gold).
   [/^quality\./, "researcher"],
   [/^imports\.(startFromPath|dedupe|dedupeJob)$/, "admin"],
   // A deployment profile is an allowance to reach private addresses.

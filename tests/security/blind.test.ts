@@ -11,7 +11,7 @@ import { getItemByTrajectory } from "../../db/repositories/annotation/campaigns"
 import { agentRuns, evaluatorVerdicts, scannerMatches, screenshots, steps, tasks, trajectories } from "../../db/schema/index";
 import { appRouter } from "../../server/api/root";
 import type { ProcedureMeta, RequestSession } from "../../server/api/trpc";
-import { createCampaign, createPairwiseCampaign, updateCampaignSettings } from "../../server/services/annotation";
+import { createCampaign, createPairwiseCampaign, markGold, setQualification, updateCampaignSettings } from "../../server/services/annotation";
 import { mayFetchScreenshot, mayViewEvaluations } from "../../server/services/access";
 import { NOT_BROWSABLE_MESSAGE } from "../../server/services/access/scope";
 import { seedTrajectories } from "../helpers/annotation-fixture";
@@ -36,6 +36,8 @@ const SECRETS = {
   judge: "JUDGE-RATIONALE-SECRET",
   otherNote: "OTHER-ANNOTATOR-NOTE",
   otherName: "Other Person",
+  /** The researcher's explanation of a qualification item's known answer: shown only after the annotator's answer. */
+  goldNote: "GOLD-EXPLANATION-SECRET",
 };
 
 /** The others' region marks on the disputed item: a blind annotator sees no marks but their own (they draw none here). */
@@ -57,6 +59,7 @@ let outsideTask: number;
 let campaignId: number;
 let filterCampaignId: number;
 let pairwiseId: number;
+let qualifiedCampaignId: number;
 const hash = (n: number) => n.toString(16).padStart(64, "0");
 
 beforeAll(async () => {
@@ -133,6 +136,13 @@ beforeAll(async () => {
   ).id;
   // A pairwise campaign over the two agents' attempts: two pairs, the blind annotator answers them.
   pairwiseId = (await createPairwiseCampaign(ctx.db, actor, { name: "Pairwise blind", trajectoryIds: ids, annotatorIds: [blindAnn.userId] })).campaign.id;
+  // A campaign that starts with a qualification: its known answer (and the explanation) waits for the annotator's own.
+  const qualificationItems = await seedTrajectories(ctx.db, 2, { taskSet: "Qualification set", agentName: "qualification-agent" });
+  qualifiedCampaignId = (
+    await createCampaign(ctx.db, actor, { name: "Qualified", trajectoryIds: qualificationItems, annotatorsPerItem: 1, annotatorIds: [blindAnn.userId] })
+  ).id;
+  await markGold(ctx.db, actor, { campaignId: qualifiedCampaignId, trajectoryId: qualificationItems[0]!, verdict: "failure", note: SECRETS.goldNote });
+  await setQualification(ctx.db, actor, { campaignId: qualifiedCampaignId, passAt: 1, trajectoryIds: [qualificationItems[0]!] });
   // The two others disagree on the first trajectory: the item is disputed.
   const first = await itemNo(ids[0]!);
   await (
@@ -158,7 +168,7 @@ const annotatorProcedures = procedures.filter(([, p]) => p._def.meta?.access ===
 function inputsFor(path: string): unknown[] | undefined {
   const trajectoryInputs = [...ids, outsider, 999];
   const items = [1, 2, 3, 4, 5, 99];
-  const campaigns = [campaignId, filterCampaignId];
+  const campaigns = [campaignId, filterCampaignId, qualifiedCampaignId];
   const table: Record<string, unknown[]> = {
     "trajectories.list": [{}, { runId: runA }, { model: SECRETS.modelA }, { sort: "updated", dir: "desc" }, { ids: trajectoryInputs }],
     "trajectories.filterOptions": [undefined],
@@ -186,6 +196,7 @@ function inputsFor(path: string): unknown[] | undefined {
     "labelling.myCampaigns": [undefined],
     "labelling.campaign": campaigns.map((id) => ({ id })),
     "labelling.next": campaigns.map((c) => ({ campaignId: c })),
+    "labelling.qualification": campaigns.map((c) => ({ campaignId: c })),
     "labelling.skip": [{ campaignId, itemNo: 99 }],
     "labelling.release": campaigns.map((c) => ({ campaignId: c })),
     "labelling.submit": [{ campaignId, itemNo: 99, verdict: "success", idempotencyKey: "walk-submit-nowhere" }],

@@ -31,6 +31,7 @@ import {
   itemTrajectory,
   myCampaigns,
   myItemLabel,
+  myQualification,
   myRecentLabels,
   nextItem,
   releaseAssignments,
@@ -261,6 +262,9 @@ export const labellingRouter = createTRPCRouter({
 
   /** Campaign settings an annotator needs: instructions and label schema. */
   campaign: authedProcedure.input(z.object({ id })).query(({ ctx, input }) => campaignForAnnotator(ctx.db, ctx.actor, input.id)),
+
+  /** Where the annotator stands in the campaign's qualification (null without one): counts and the item to answer next. */
+  qualification: authedProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => myQualification(ctx.db, ctx.actor, input.campaignId)),
 
   next: authedProcedure.input(z.object({ campaignId: id })).mutation(({ ctx, input }) => nextItem(ctx.db, ctx.actor, input.campaignId)),
 

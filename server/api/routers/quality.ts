@@ -6,7 +6,18 @@ import { z } from "zod";
 import { ASSIGNMENT_STRATEGIES } from "../../domain/annotation/assignment";
 import { LABEL_FORMAT_DESCRIPTIONS, LABEL_FORMATS } from "../../domain/annotation/label-formats";
 import { LABEL_VERDICTS } from "../../domain/annotation/label-schema";
-import { campaignGold, exportLabelsAs, goldChoices, importLabelsAs, markGold, promoteGold, unmarkGold, updateQualitySettings } from "../../services/annotation";
+import {
+  campaignGold,
+  campaignQualification,
+  exportLabelsAs,
+  goldChoices,
+  importLabelsAs,
+  markGold,
+  promoteGold,
+  setQualification,
+  unmarkGold,
+  updateQualitySettings,
+} from "../../services/annotation";
 import { annotatorQuality, CONSENSUS_MODELS } from "../../services/analytics";
 import { createTRPCRouter, researcherProcedure } from "../trpc";
 
@@ -63,6 +74,17 @@ export const qualityRouter = createTRPCRouter({
         goldBlockBelow: c.goldBlockBelow,
         goldMinAnswered: c.goldMinAnswered,
       };
+    }),
+
+  /** A campaign's qualification phase: the pass threshold, its gold items and each annotator's result. */
+  qualification: researcherProcedure.input(z.object({ campaignId: id })).query(({ ctx, input }) => campaignQualification(ctx.db, ctx.actor, input.campaignId)),
+
+  /** Turns the qualification phase on (a share that passes and the gold items it is made of, by trajectory) or off (passAt null). */
+  setQualification: researcherProcedure
+    .input(z.object({ campaignId: id, passAt: share.nullable(), trajectoryIds: z.array(id).max(1000) }))
+    .mutation(async ({ ctx, input }) => {
+      const c = await setQualification(ctx.db, ctx.actor, input);
+      return { id: c.id, qualificationPassAt: c.qualificationPassAt };
     }),
 
   /** The annotator quality view, for one campaign or (campaignId null) across all. */

@@ -8,7 +8,7 @@ export * from "./labelling";
 export * from "./consolidation";
 export * from "./io";
 export * from "./gold";
-export { assertQualificationAllows, campaignQualification, qualificationOf, qualificationStandings, setQualification } from "./qualification";
+export { assertQualificationAllows, campaignQualification, myQualification, qualificationOf, qualificationStandings, setQualification } from "./qualification";
 export * from "./label-formats";
 export * from "./qa";
 export * from "./reveal";

@@ -10,7 +10,7 @@
 import type { Db } from "../../../db/database";
 import { getLabelByKey } from "../../../db/repositories/annotation/labels";
 import { getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation/quality";
-import { updateCampaign } from "../../../db/repositories/annotation/campaigns";
+import { isCampaignAnnotator, updateCampaign, userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
 import type { CampaignRow } from "../../../db/schema/index";
 import { requireRole, type Actor } from "../../domain/access/actor";
 import { isGoldCorrect } from "../../domain/annotation/assignment";
@@ -18,6 +18,7 @@ import { qualificationStanding, qualificationStandingsOf, type QualificationStan
 import { AppError, ConflictError, ValidationError } from "../../errors";
 import { withTransaction } from "../../../db/database";
 import { requireCampaign } from "./campaign-lookup";
+import { assertCampaignVisible } from "./campaigns";
 
 export const NOT_QUALIFIED_MESSAGE =
   "You did not reach the share of right answers this campaign's qualification asks for, so your labels do not count here and no more trajectories will be handed to you. The researcher can see your answers and talk them through with you.";
@@ -27,7 +28,7 @@ export async function qualificationOf(
   db: Db,
   campaign: CampaignRow,
   annotatorKey: string,
-): Promise<QualificationStanding & { next: { itemId: number; trajectoryId: number } | null }> {
+): Promise<QualificationStanding & { next: { itemId: number; trajectoryId: number; itemNo: number } | null }> {
   const items = (await goldItemsOfCampaign(db, campaign.id)).filter((g) => g.qualification);
   if (campaign.qualificationPassAt === null || items.length === 0) return { ...qualificationStanding(0, 0, 0, null), next: null };
   const ids = new Set(items.map((g) => g.itemId));
@@ -37,7 +38,7 @@ export async function qualificationOf(
   const next = items.find((g) => !answered.has(g.itemId));
   return {
     ...qualificationStanding(items.length, answers.length, correct, campaign.qualificationPassAt),
-    next: next ? { itemId: next.itemId, trajectoryId: next.trajectoryId } : null,
+    next: next ? { itemId: next.itemId, trajectoryId: next.trajectoryId, itemNo: next.itemNo } : null,
   };
 }
 
@@ -123,4 +124,18 @@ export async function campaignQualification(db: Db, actor: Actor, campaignId: nu
     items: items.map((g) => ({ itemNo: g.itemNo, trajectoryId: g.trajectoryId, taskId: g.taskId, verdict: g.verdict, category: g.category })),
     annotators: [...standings].map(([annotatorKey, s]) => ({ annotatorKey, ...s })).sort((a, b) => a.name.localeCompare(b.name)),
   };
+}
+
+/**
+ * Where the signed-in annotator stands in the campaign's qualification, for the labelling page's banner: null when
+ * the campaign has none or the caller is not one of its annotators. Counts and the number of the item to answer
+ * next only: which answers were right is told by each submit's feedback, the known answers never before it.
+ */
+export async function myQualification(db: Db, actor: Actor, campaignId: number) {
+  const campaign = await requireCampaign(db, campaignId);
+  await assertCampaignVisible(db, actor, campaign);
+  if (campaign.qualificationPassAt === null || !(await isCampaignAnnotator(db, campaign.id, actor.userId))) return null;
+  const { next, ...standing } = await qualificationOf(db, campaign, userAnnotatorKey(actor.userId));
+  if (standing.status === "off") return null;
+  return { ...standing, nextItemNo: standing.status === "in_progress" ? (next?.itemNo ?? null) : null };
 }
