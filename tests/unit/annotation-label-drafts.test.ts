@@ -43,4 +43,28 @@ describe("label drafts", () => {
     const stale = JSON.stringify({ draft: { verdict: "maybe", category: "Gone", firstFailingStep: 9, note: "kept" }, savedAt: 5 });
     expect(parseStoredDraft(stale, fit)).toEqual({ draft: { verdict: null, category: null, firstFailingStep: null, note: "kept" }, savedAt: 5 });
   });
+
+  it("keeps region marks: a change to them is unsaved, they survive the round trip, and malformed entries are dropped", () => {
+    const box = { kind: "box" as const, step: 1, label: "should have clicked", x: 10, y: 20, width: 30, height: 40 };
+    const point = { kind: "point" as const, step: 0, label: "the answer was here", x: 5, y: 6 };
+    const marked = { ...failing, marks: [box, point] };
+    expect(hasUnsavedChanges(marked, failing)).toBe(true);
+    expect(hasUnsavedChanges({ ...failing, marks: [] }, failing)).toBe(false);
+    expect(hasUnsavedChanges({ ...failing, marks: [point, box] }, marked)).toBe(true);
+    expect(parseStoredDraft(serializeDraft(marked, 9), fit)).toEqual({ draft: marked, savedAt: 9 });
+    const messy = JSON.stringify({
+      draft: {
+        ...failing,
+        marks: [
+          { ...box, colour: "red" },
+          { kind: "box", step: 0, label: "x", x: 1, y: 1 },
+          { kind: "point", step: 0, x: 1.5, y: 2, label: "x" },
+          "box",
+          point,
+        ],
+      },
+      savedAt: 3,
+    });
+    expect(parseStoredDraft(messy, fit)).toEqual({ draft: { ...failing, marks: [box, point] }, savedAt: 3 });
+  });
 });

@@ -4,9 +4,11 @@ import {
   checkRegionMarks,
   DEFAULT_MARK_LABELS,
   markLabelsOf,
+  marksFromDraft,
   matchBoxes,
   pointHits,
   regionAgreement,
+  shapeFromDrag,
   type BoxMark,
   type PointMark,
 } from "../../server/domain/annotation/region-marks";
@@ -74,7 +76,7 @@ describe("region marks: checking what a client sends", () => {
   it("offers the template's own mark labels, trimmed and without repeats, or the default list", () => {
     expect(markLabelsOf([" wrong field ", "wrong field", "", 7, "x".repeat(61), "menu"])).toEqual(["wrong field", "menu"]);
     expect(markLabelsOf(undefined)).toEqual(DEFAULT_MARK_LABELS);
-    expect(markLabelsOf([])).toEqual(["should have clicked", "the answer was here", "error shown here"]);
+    expect(markLabelsOf([])).toEqual(["should have clicked", "the answer was here", "wrong element"]);
   });
 });
 
@@ -132,5 +134,33 @@ describe("region marks: agreement between annotators", () => {
       pointHitShare: null,
       pairs: 0,
     });
+  });
+});
+
+describe("region marks: drawing", () => {
+  const size = { width: 1280, height: 800 };
+  it("a press released where it started (within the slack) is a point at the press", () => {
+    expect(shapeFromDrag({ x: 100.4, y: 50.6 }, { x: 102, y: 49 }, size, 3)).toEqual({ kind: "point", x: 100, y: 51 });
+    expect(shapeFromDrag({ x: 1280, y: 800 }, { x: 1280, y: 800 }, size, 3)).toEqual({ kind: "point", x: 1279, y: 799 });
+  });
+
+  it("a drag is the box between its ends, whichever way it went, kept inside the screenshot", () => {
+    expect(shapeFromDrag({ x: 300, y: 200 }, { x: 100.2, y: 50 }, size, 3)).toEqual({ kind: "box", x: 100, y: 50, width: 200, height: 150 });
+    expect(shapeFromDrag({ x: 1200, y: 700 }, { x: 1400, y: 900 }, size, 3)).toEqual({ kind: "box", x: 1200, y: 700, width: 80, height: 100 });
+    expect(shapeFromDrag({ x: -20, y: -5 }, { x: 40, y: 30 }, size, 3)).toEqual({ kind: "box", x: 0, y: 0, width: 40, height: 30 });
+  });
+
+  it("a drag too thin for a box draws nothing, and every box drawn passes the server's check", () => {
+    expect(shapeFromDrag({ x: 10, y: 10 }, { x: 200, y: 12 }, size, 1)).toBeNull();
+    const drawn = shapeFromDrag({ x: 1270, y: 790 }, { x: 1300, y: 820 }, size, 1)!;
+    expect(checkRegionMarks([{ ...drawn, step: 0, label: "should have clicked" }], context)).toMatchObject({ ok: true });
+  });
+
+  it("reads marks from a stored draft, keeping only mark-shaped entries", () => {
+    expect(marksFromDraft("marks")).toEqual([]);
+    expect(marksFromDraft([box(1, 2, 30, 40), { kind: "box", step: 0, label: "a", x: 1, y: 1 }, point(3, 4), null, { ...point(1, 1), label: 7 }])).toEqual([
+      box(1, 2, 30, 40),
+      point(3, 4),
+    ]);
   });
 });

@@ -6,6 +6,7 @@
  * Pure: the panel does the storage reads and writes; this decides keys, what counts as a change and which stored
  * text is a usable draft.
  */
+import { marksFromDraft, type RegionMark } from "./region-marks";
 
 export type DraftVerdict = "success" | "failure" | "unsure" | "not_executable";
 
@@ -17,6 +18,8 @@ export interface LabelDraft {
   note: string;
   /** Answers to the campaign's own questions, as the form holds them (checked by the server on submit). */
   answers?: Record<string, unknown>;
+  /** Region marks drawn on the screenshots, in their own pixels (absent: none). */
+  marks?: RegionMark[];
 }
 
 export interface StoredDraft {
@@ -39,7 +42,8 @@ export function sameDraft(a: LabelDraft, b: LabelDraft): boolean {
     a.category === b.category &&
     a.firstFailingStep === b.firstFailingStep &&
     a.note.trim() === b.note.trim() &&
-    JSON.stringify(a.answers ?? {}) === JSON.stringify(b.answers ?? {})
+    JSON.stringify(a.answers ?? {}) === JSON.stringify(b.answers ?? {}) &&
+    JSON.stringify(a.marks ?? []) === JSON.stringify(b.marks ?? [])
   );
 }
 
@@ -77,5 +81,9 @@ export function parseStoredDraft(text: string | null, fit: { categories: readonl
   const firstFailingStep = typeof step === "number" && Number.isInteger(step) && step >= 0 && step < fit.stepCount ? step : null;
   const note = typeof d.note === "string" ? d.note : "";
   const answers = d.answers && typeof d.answers === "object" && !Array.isArray(d.answers) ? (d.answers as Record<string, unknown>) : undefined;
-  return { draft: { verdict, category, firstFailingStep, note, ...(answers && Object.keys(answers).length ? { answers } : {}) }, savedAt };
+  const marks = marksFromDraft(d.marks);
+  return {
+    draft: { verdict, category, firstFailingStep, note, ...(answers && Object.keys(answers).length ? { answers } : {}), ...(marks.length ? { marks } : {}) },
+    savedAt,
+  };
 }

@@ -8,7 +8,7 @@
  */
 
 /** The mark labels a campaign offers when its template names none. */
-export const DEFAULT_MARK_LABELS: readonly string[] = ["should have clicked", "the answer was here", "error shown here"];
+export const DEFAULT_MARK_LABELS: readonly string[] = ["should have clicked", "the answer was here", "wrong element"];
 
 /** At most this many marks on one label (all steps together). */
 export const MAX_MARKS_PER_LABEL = 50;
@@ -110,6 +110,49 @@ export function checkRegionMarks(raw: unknown, context: MarkContext): MarksCheck
   if (raw.length > MAX_MARKS_PER_LABEL) return { ok: false, problems: [`a label holds at most ${MAX_MARKS_PER_LABEL} marks (got ${raw.length})`] };
   const problems = raw.map((m, i) => markProblem(m, `mark ${i + 1}`, context)).filter((p): p is string => p !== null);
   return problems.length > 0 ? { ok: false, problems } : { ok: true, marks: (raw as RegionMark[]).map(cleanMark) };
+}
+
+/** A place on a screenshot, in its own pixels. */
+export interface PixelPoint {
+  x: number;
+  y: number;
+}
+
+export type DrawnShape = Pick<BoxMark, "kind" | "x" | "y" | "width" | "height"> | Pick<PointMark, "kind" | "x" | "y">;
+
+/**
+ * The mark a press-drag-release on a screenshot draws, in the screenshot's pixels: a point where the pointer went down
+ * when it moved no further than `clickSlack` pixels (a click), else the box between the two places, kept inside the
+ * image; null for a drag too thin to be a box (under MIN_BOX_SIDE on a side).
+ */
+export function shapeFromDrag(start: PixelPoint, end: PixelPoint, size: ImageSize, clickSlack: number): DrawnShape | null {
+  const clampX = (v: number) => Math.min(Math.max(Math.round(v), 0), size.width);
+  const clampY = (v: number) => Math.min(Math.max(Math.round(v), 0), size.height);
+  if (Math.abs(end.x - start.x) <= clickSlack && Math.abs(end.y - start.y) <= clickSlack) {
+    return { kind: "point", x: Math.min(clampX(start.x), size.width - 1), y: Math.min(clampY(start.y), size.height - 1) };
+  }
+  const [x1, x2] = [clampX(Math.min(start.x, end.x)), clampX(Math.max(start.x, end.x))];
+  const [y1, y2] = [clampY(Math.min(start.y, end.y)), clampY(Math.max(start.y, end.y))];
+  if (x2 - x1 < MIN_BOX_SIDE || y2 - y1 < MIN_BOX_SIDE) return null;
+  return { kind: "box", x: x1, y: y1, width: x2 - x1, height: y2 - y1 };
+}
+
+/**
+ * Marks as a draft kept in the browser holds them: only entries shaped like marks (whole coordinates, a label) are
+ * kept; whether they fit the screenshot and the campaign's labels is the server's check on submit.
+ */
+export function marksFromDraft(raw: unknown): RegionMark[] {
+  if (!Array.isArray(raw)) return [];
+  const whole = (...v: unknown[]) => v.every(isWhole);
+  return raw
+    .filter((m): m is RegionMark => {
+      if (typeof m !== "object" || m === null) return false;
+      const r = m as Record<string, unknown>;
+      if (typeof r.label !== "string" || !whole(r.step, r.x, r.y)) return false;
+      return r.kind === "point" || (r.kind === "box" && whole(r.width, r.height));
+    })
+    .slice(0, MAX_MARKS_PER_LABEL)
+    .map(cleanMark);
 }
 
 /** Intersection over union of two boxes (0 when they do not overlap). */

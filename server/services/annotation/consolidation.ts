@@ -327,6 +327,7 @@ export async function reviewOfItem(db: Db, campaign: CampaignRow, item: Campaign
         firstFailingStep: l.firstFailingStep,
         note: l.note,
         answers: l.answers ?? {},
+        marks: l.marks ?? [],
         guidelineVersion: l.guidelineVersion,
         timeSpentMs: l.timeSpentMs,
         stepsViewed: l.stepsViewed,

@@ -206,6 +206,7 @@ export async function qaItem(db: Db, actor: Actor, campaignId: number, itemNo: n
         firstFailingStep: l.firstFailingStep,
         note: l.note,
         answers: l.answers,
+        marks: l.marks,
         guidelineVersion: l.guidelineVersion,
         timeSpentMs: l.timeSpentMs,
         stepsOpened: l.stepsViewed?.length ?? null,
