@@ -27,5 +27,6 @@ export const NAV_ITEMS: NavItem[] = [
   { href: "/scanners", label: "Scanners", ready: true, minRole: "researcher" },
   { href: "/live", label: "Live runs", ready: true, minRole: "researcher" },
   { href: "/import", label: "Import", ready: true, minRole: "researcher" },
+  { href: "/rules", label: "Rules", ready: true, minRole: "researcher" },
   { href: "/users", label: "Users", ready: true, minRole: "admin" },
 ];

@@ -68,7 +68,7 @@ export function ruleFilterKeys(): string[] {
  * arrivals is an error naming it; sort and page are dropped.
  */
 export function parseRuleFilter(text: string): { filter: RuleFilter; search: string } {
-  if (text.length > MAX_RULE_FILTER) throw new ValidationError(`filter: at most ${MAX_RULE_FILTER} characters`);
+  if (text.length > MAX_RULE_FILTER) throw new ValidationError(`filter: at most ${MAX_RULE_FILTER} characters`, "filter");
   const trimmed = text.trim();
   const query = trimmed.includes("?") ? trimmed.slice(trimmed.indexOf("?") + 1) : trimmed;
   const params = new URLSearchParams(query);
@@ -78,7 +78,7 @@ export function parseRuleFilter(text: string): { filter: RuleFilter; search: str
     if (key in REFUSED_KEYS) problems.push(REFUSED_KEYS[key]!);
     else if (!PARAM_TO_FIELD.has(key)) problems.push(`“${key}” is not a filter of the trajectory list (it knows ${ruleFilterKeys().join(", ")})`);
   }
-  if (problems.length) throw new ValidationError(`filter: ${problems.join("; ")}`);
+  if (problems.length) throw new ValidationError(`filter: ${problems.join("; ")}`, "filter");
   const kept = new URLSearchParams([...params].filter(([key]) => !ORDER_KEYS.has(key)));
   const parsed = kept.size ? listFilterFromText(kept.toString()) : null;
   const filter = (parsed?.filter ?? {}) as RuleFilter;
@@ -90,44 +90,45 @@ export function parseRuleFilter(text: string): { filter: RuleFilter; search: str
       problems.push(`${key}=${value} needs the evaluator it is about (ev=<evaluator key>|<k>|<prompt version>)`);
     } else problems.push(`${key}=${JSON.stringify(value)} is not a value the trajectory list accepts for ${key}`);
   }
-  if (problems.length) throw new ValidationError(`filter: ${problems.join("; ")}`);
+  if (problems.length) throw new ValidationError(`filter: ${problems.join("; ")}`, "filter");
   return { filter, search: parsed?.search ?? "" };
 }
 
 function checkAction(action: RuleAction): RuleAction {
   if (action.kind === "campaign") {
-    if (!Number.isInteger(action.campaignId) || action.campaignId < 1) throw new ValidationError("campaign: choose the campaign to add trajectories to");
+    if (!Number.isInteger(action.campaignId) || action.campaignId < 1)
+      throw new ValidationError("campaign: choose the campaign to add trajectories to", "campaign");
     return { kind: "campaign", campaignId: action.campaignId };
   }
   if (action.kind === "judge") {
-    if (!Number.isInteger(action.judgeConfigId) || action.judgeConfigId < 1) throw new ValidationError("judge: choose the judge configuration to run");
+    if (!Number.isInteger(action.judgeConfigId) || action.judgeConfigId < 1) throw new ValidationError("judge: choose the judge configuration to run", "judge");
     let k: string;
     try {
       k = String(parseK(action.k));
     } catch {
-      throw new ValidationError(`k: a positive whole number of screenshots or "full", got ${JSON.stringify(action.k)}`);
+      throw new ValidationError(`k: a positive whole number of screenshots or "full", got ${JSON.stringify(action.k)}`, "k");
     }
     return { kind: "judge", judgeConfigId: action.judgeConfigId, k };
   }
-  throw new ValidationError(`action: add to a campaign or start a judge batch`);
+  throw new ValidationError(`action: add to a campaign or start a judge batch`, "action");
 }
 
 /** A draft checked field by field; the error names the field and what it takes. */
 export function checkRuleDraft(draft: RuleDraft): RuleDraft & { triggers: RuleTrigger[] } {
   const name = draft.name.trim();
-  if (!name) throw new ValidationError("name: give the rule a name");
-  if (name.length > MAX_RULE_NAME) throw new ValidationError(`name: at most ${MAX_RULE_NAME} characters`);
+  if (!name) throw new ValidationError("name: give the rule a name", "name");
+  if (name.length > MAX_RULE_NAME) throw new ValidationError(`name: at most ${MAX_RULE_NAME} characters`, "name");
   parseRuleFilter(draft.filterText);
   const triggers = RULE_TRIGGERS.filter((t) => draft.triggers.includes(t));
   const unknown = draft.triggers.filter((t) => !(RULE_TRIGGERS as readonly string[]).includes(t));
   if (unknown.length)
-    throw new ValidationError(`triggers: ${unknown.map((t) => JSON.stringify(t)).join(", ")} unknown; choose from ${RULE_TRIGGERS.join(", ")}`);
-  if (!triggers.length) throw new ValidationError("triggers: choose when the rule runs (import, push, live)");
+    throw new ValidationError(`triggers: ${unknown.map((t) => JSON.stringify(t)).join(", ")} unknown; choose from ${RULE_TRIGGERS.join(", ")}`, "triggers");
+  if (!triggers.length) throw new ValidationError("triggers: choose when the rule runs (import, push, live)", "triggers");
   if (!Number.isFinite(draft.sharePercent) || draft.sharePercent <= 0 || draft.sharePercent > 100) {
-    throw new ValidationError(`share: a percentage more than 0 and at most 100, got ${draft.sharePercent}`);
+    throw new ValidationError(`share: a percentage more than 0 and at most 100, got ${draft.sharePercent}`, "share");
   }
   if (!Number.isInteger(draft.seed) || draft.seed < 0 || draft.seed > MAX_SEED)
-    throw new ValidationError(`seed: a whole number from 0 to ${MAX_SEED}, got ${draft.seed}`);
+    throw new ValidationError(`seed: a whole number from 0 to ${MAX_SEED}, got ${draft.seed}`, "seed");
   return { ...draft, name, filterText: draft.filterText.trim(), triggers, action: checkAction(draft.action) };
 }
 

@@ -84,7 +84,8 @@ async function checkedDraft(db: Db, actor: Actor, draft: RuleDraft) {
   const rule = checkRuleDraft(draft);
   if (usesTriage(parseRuleFilter(rule.filterText).filter)) await assertMayTriage(db, actor);
   const target = await targetOf(db, rule.action);
-  if (target.problem) throw new ValidationError(`${rule.action.kind === "campaign" ? "campaign" : "judge"}: ${target.problem}`);
+  const field = rule.action.kind === "campaign" ? "campaign" : "judge";
+  if (target.problem) throw new ValidationError(`${field}: ${target.problem}`, field);
   return rule;
 }
 
