@@ -10,7 +10,7 @@ import { currentUser } from "../_lib/session";
 import { api, orNotFound } from "../_trpc/server";
 import { BehaviourSearch } from "./_components/behaviour-search";
 import { FilterBar } from "./_components/filter-bar";
-import { ReportButton } from "./_components/report-dialog";
+import { ReportButton } from "../_components/report-dialog";
 import { TrajectoryListLoading } from "./_components/list-loading";
 import { TrajectoryTable } from "./_components/trajectory-table";
 

@@ -2,7 +2,9 @@
  * A shareable report from the dashboard: a researcher (the e2e admin) picks trajectories in the list, opens "Download
  * report" from the keyboard, chooses what to publish, follows the worker's job to the download link, downloads the
  * zip, unpacks it, and opens its index.html from the file system (file://, no server) in Chromium, where a
- * trajectory plays: a step forward shows its screenshot. Checked and captured at the three desktop sizes.
+ * trajectory plays: a step forward shows its screenshot. A campaign's page builds the report of its trajectories,
+ * which then shows in "Your reports" on the account page with its size and expiry, downloads from there and is
+ * removed (asked twice). Checked and captured at the three desktop sizes.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -10,6 +12,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
 import yauzl from "yauzl";
+import { apiAs, mutation } from "./api";
 import { loadFixtures, trajectoryId } from "./fixtures";
 import { DESKTOP_SIZES, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
@@ -124,4 +127,46 @@ test("a researcher builds a report from the list, downloads it, and plays a traj
   await capture(page, "report-dialog-played");
   expect(failed).toEqual([]);
   fs.rmSync(out, { recursive: true, force: true });
+});
+
+test("a campaign page builds the campaign's report, which Your reports lists, downloads and removes", async ({ page, baseURL }, info) => {
+  test.setTimeout(180_000);
+  const name = `Reported campaign ${info.retry}${Date.now().toString(36)}`;
+  const api = await apiAs("admin", baseURL!);
+  const ids = Object.values(loadFixtures().trajectories).sort((a, b) => a - b);
+  const campaign = await mutation<{ id: number }>(api, "campaigns.create", { name, trajectoryIds: ids.slice(0, 2), blind: false });
+  await api.dispose();
+
+  await page.goto(`/campaigns/${campaign.id}`);
+  const button = page.getByTestId("download-report");
+  const dialog = page.getByTestId("report-dialog");
+  await expect(async () => {
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(dialog).toContainText("the 2 trajectories of this campaign");
+  await expect(page.getByTestId("report-title")).toHaveValue(name);
+  await page.getByTestId("report-start").click();
+  await expect(page.getByTestId("report-download")).toBeVisible({ timeout: 90_000 });
+  await expect(dialog).toContainText(/2 trajectories, \d+ steps/);
+  await capture(page, "report-campaign-ready");
+
+  await dialog.getByRole("link", { name: "Your reports" }).click();
+  await expect(page).toHaveURL(/\/account#reports$/);
+  const row = page.getByTestId("my-report").filter({ hasText: name });
+  await expect(row).toHaveCount(1);
+  await expect(row).toContainText("ready");
+  await expect(row).toContainText(/\d+\.\d MB/);
+  await capture(page, "report-my-reports");
+  const [download] = await Promise.all([page.waitForEvent("download"), row.getByTestId("my-report-download").click()]);
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-campaign-report-"));
+  const names = await unzipTo(await download.path(), out);
+  expect(names).toEqual(expect.arrayContaining(["index.html", "t/1.html", "t/2.html"]));
+  expect(names).not.toContain("t/3.html");
+  fs.rmSync(out, { recursive: true, force: true });
+
+  await row.getByTestId("remove-report").click();
+  await page.getByTestId("confirm-remove-report").click();
+  await expect(row).toHaveCount(0);
 });

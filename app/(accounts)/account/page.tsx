@@ -2,11 +2,16 @@ import type { Metadata } from "next";
 import { PageHeader } from "../../_components/ui";
 import { requirePageUser } from "../../_lib/session";
 import { api } from "../../_trpc/server";
+import { hasRole } from "@/server/domain/access/actor";
 import { ApiTokens } from "./api-tokens";
+import { MyReports } from "./my-reports";
 
 export const metadata: Metadata = { title: "Your account" };
 
-/** The signed-in person's own account: who they are, and their API tokens for scripts (docs/guide/api.md). */
+/**
+ * The signed-in person's own account: who they are, their API tokens for scripts (docs/guide/api.md) and, for
+ * researchers, the shareable reports they built (docs/guide/reports.md).
+ */
 export default async function AccountPage() {
   const user = await requirePageUser();
   const tokens = await (await api()).accounts.apiTokens.list();
@@ -14,6 +19,7 @@ export default async function AccountPage() {
     <>
       <PageHeader title="Your account" subtitle={`${user.name} · ${user.email} · ${user.role}`} />
       <ApiTokens tokens={tokens} />
+      {hasRole(user, "researcher") && <MyReports />}
     </>
   );
 }

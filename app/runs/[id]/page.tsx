@@ -2,6 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { TRPCError } from "@trpc/server";
+import { evaluatorLabel } from "@/server/domain/trajectory-list-query";
+import { ReportButton } from "../../_components/report-dialog";
 import { formatCount, formatDate, formatPercent, OutcomeBar, PageHeader, Stat } from "../../_components/ui";
 import { api, orNotFound } from "../../_trpc/server";
 import { rateCellView } from "../../analytics/_lib/rates";
@@ -14,7 +16,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const id = Number(raw);
   const caller = await api();
   const { run, outcomes, sites } = await orNotFound(caller.runs.byId({ id }));
-  const rates = await successRatesByEvaluator(caller, id);
+  const [rates, options] = await Promise.all([successRatesByEvaluator(caller, id), caller.trajectories.filterOptions()]);
   const total = Object.values(outcomes).reduce((a, b) => a + b, 0);
   const meanSteps = total ? sites.reduce((a, s) => a + s.meanSteps * s.trajectories, 0) / total : null;
   return (
@@ -24,9 +26,19 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
         title={run.name}
         subtitle={`${run.agentName}${run.model ? ` · ${run.model}` : ""} · ${run.sourceSystem} · imported ${formatDate(run.createdAt)}`}
         actions={
-          <Link className="btn" href={`/trajectories?run=${id}`}>
-            Trajectories →
-          </Link>
+          <>
+            {total > 0 && (
+              <ReportButton
+                selection={{ runId: id }}
+                described={`the ${formatCount(total)} trajectories of run “${run.name}”`}
+                evaluators={(options.evaluators ?? []).map((e) => ({ ref: e.ref, label: evaluatorLabel(e) }))}
+                title={run.name}
+              />
+            )}
+            <Link className="btn" href={`/trajectories?run=${id}`}>
+              Trajectories →
+            </Link>
+          </>
         }
       />
       <div className="flex flex-col gap-4 px-6 py-4">

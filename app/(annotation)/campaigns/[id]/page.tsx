@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { evaluatorLabel, MAX_IDS } from "@/server/domain/trajectory-list-query";
+import { ReportButton } from "../../../_components/report-dialog";
 import { formatCount, formatDate, PageHeader, Stat } from "../../../_components/ui";
 import { requirePageRole } from "../../../_lib/session";
 import { api, orNotFound } from "../../../_trpc/server";
@@ -94,6 +96,71 @@ function ProtocolCompliance({ id, compliance: p }: { id: number; compliance: Com
   );
 }
 
+/** The campaign header's buttons: its report, the label exports, annotator quality and adjudication. */
+function CampaignHeaderActions({
+  id,
+  name,
+  items,
+  disputed,
+  evaluators,
+}: {
+  id: number;
+  name: string;
+  items: number;
+  disputed: number;
+  evaluators: { ref: string; name: string; k: string; promptVersion: string; kind: string }[];
+}) {
+  return (
+    <>
+      {items > 0 && items <= MAX_IDS && (
+        <ReportButton
+          selection={{}}
+          campaignId={id}
+          described={`the ${formatCount(items)} trajectories of this campaign`}
+          evaluators={evaluators.map((e) => ({ ref: e.ref, label: evaluatorLabel(e) }))}
+          title={name}
+        />
+      )}
+      <a className="btn" href={`/api/campaigns/${id}/labels?format=csv`} download>
+        Export CSV
+      </a>
+      <a className="btn" href={`/api/campaigns/${id}/labels?format=jsonl`} download>
+        Export JSONL
+      </a>
+      <details className="relative">
+        <summary className="btn cursor-pointer list-none">Benchmark formats ▾</summary>
+        <div className="absolute right-0 z-10 mt-1 flex w-72 flex-col gap-1 rounded-md border border-zinc-200 bg-white p-2 shadow-md">
+          <a
+            className="btn justify-start"
+            href={`/api/campaigns/${id}/labels?format=online-mind2web`}
+            download
+            title="0 / 1 / 2 per task and agent (consolidated labels)"
+          >
+            Online-Mind2Web human_label.json
+          </a>
+          <a className="btn justify-start" href={`/api/campaigns/${id}/labels?format=agentrewardbench`} download title="One row per annotator and trajectory">
+            AgentRewardBench annotations.csv
+          </a>
+          <a
+            className="btn justify-start"
+            href={`/api/campaigns/${id}/labels?format=cuaverifierbench`}
+            download
+            title="trajectory, reviewer, stage, verdict, reasoning"
+          >
+            CUAVerifierBench table (CSV)
+          </a>
+        </div>
+      </details>
+      <Link className="btn" href={`/analytics/humans/annotators?campaign=${id}`}>
+        Annotator quality
+      </Link>
+      <Link className="btn btn-on" href={`/campaigns/${id}/adjudicate`}>
+        Adjudicate ({formatCount(disputed)})
+      </Link>
+    </>
+  );
+}
+
 export default async function CampaignPage({ params }: Props) {
   const { allowed } = await requirePageRole("researcher");
   if (!allowed) return <ResearchersOnly />;
@@ -101,7 +168,11 @@ export default async function CampaignPage({ params }: Props) {
   if (!/^\d{1,9}$/.test(raw)) notFound();
   const id = Number(raw);
   const caller = await api();
-  const [o, people] = await Promise.all([orNotFound(caller.campaigns.overview({ id })), caller.accounts.directory()]);
+  const [o, people, options] = await Promise.all([
+    orNotFound(caller.campaigns.overview({ id })),
+    caller.accounts.directory(),
+    caller.trajectories.filterOptions(),
+  ]);
   const c = o.campaign;
   const target = o.counts.items * c.annotatorsPerItem;
   return (
@@ -110,51 +181,7 @@ export default async function CampaignPage({ params }: Props) {
         title={c.name}
         crumbs={[{ href: "/campaigns", label: "Campaigns" }]}
         subtitle={`${c.selection.description} · ${c.annotatorsPerItem} annotator${c.annotatorsPerItem === 1 ? "" : "s"} per trajectory · ${c.blind ? "blind" : "not blind"} · ${c.status}${c.origin === "import" ? " · imported labels" : ""}`}
-        actions={
-          <>
-            <a className="btn" href={`/api/campaigns/${id}/labels?format=csv`} download>
-              Export CSV
-            </a>
-            <a className="btn" href={`/api/campaigns/${id}/labels?format=jsonl`} download>
-              Export JSONL
-            </a>
-            <details className="relative">
-              <summary className="btn cursor-pointer list-none">Benchmark formats ▾</summary>
-              <div className="absolute right-0 z-10 mt-1 flex w-72 flex-col gap-1 rounded-md border border-zinc-200 bg-white p-2 shadow-md">
-                <a
-                  className="btn justify-start"
-                  href={`/api/campaigns/${id}/labels?format=online-mind2web`}
-                  download
-                  title="0 / 1 / 2 per task and agent (consolidated labels)"
-                >
-                  Online-Mind2Web human_label.json
-                </a>
-                <a
-                  className="btn justify-start"
-                  href={`/api/campaigns/${id}/labels?format=agentrewardbench`}
-                  download
-                  title="One row per annotator and trajectory"
-                >
-                  AgentRewardBench annotations.csv
-                </a>
-                <a
-                  className="btn justify-start"
-                  href={`/api/campaigns/${id}/labels?format=cuaverifierbench`}
-                  download
-                  title="trajectory, reviewer, stage, verdict, reasoning"
-                >
-                  CUAVerifierBench table (CSV)
-                </a>
-              </div>
-            </details>
-            <Link className="btn" href={`/analytics/humans/annotators?campaign=${id}`}>
-              Annotator quality
-            </Link>
-            <Link className="btn btn-on" href={`/campaigns/${id}/adjudicate`}>
-              Adjudicate ({formatCount(o.counts.disputed)})
-            </Link>
-          </>
-        }
+        actions={<CampaignHeaderActions id={id} name={c.name} items={o.counts.items} disputed={o.counts.disputed} evaluators={options.evaluators ?? []} />}
       />
       <div className="flex flex-col gap-4 px-6 py-4">
         {o.warnings.map((w) => (

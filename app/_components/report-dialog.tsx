@@ -9,9 +9,9 @@
 import type { inferRouterInputs } from "@trpc/server";
 import { useEffect, useRef, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
-import { WaitingForWorker } from "../../_components/waiting-for-worker";
-import { useRequestedJob } from "../../_lib/use-requested-job";
-import { useTRPC } from "../../_trpc/client";
+import { useRequestedJob } from "../_lib/use-requested-job";
+import { useTRPC } from "../_trpc/client";
+import { WaitingForWorker } from "./waiting-for-worker";
 
 type ReportChoices = inferRouterInputs<AppRouter>["reports"]["start"];
 type Selection = NonNullable<ReportChoices["selection"]>;
@@ -27,8 +27,11 @@ export interface ReportEvaluator {
   label: string;
 }
 
-/** The header's button and, once pressed, the dialog. */
-export function ReportButton(props: { selection: Selection; described: string; evaluators: ReportEvaluator[]; title: string }) {
+/**
+ * The header's button and, once pressed, the dialog. The selection is the list's filters (a run page passes its
+ * run); a campaign page passes its campaign instead, whose trajectories the server reads.
+ */
+export function ReportButton(props: { selection: Selection; campaignId?: number; described: string; evaluators: ReportEvaluator[]; title: string }) {
   const [open, setOpen] = useState(false);
   return (
     <>
@@ -52,7 +55,14 @@ const LABEL_CHOICES: { value: Labels; text: string }[] = [
   { value: "none", text: "No human labels" },
 ];
 
-function ReportDialog({ selection, described, evaluators, title: defaultTitle, onClose }: Parameters<typeof ReportButton>[0] & { onClose: () => void }) {
+function ReportDialog({
+  selection,
+  campaignId,
+  described,
+  evaluators,
+  title: defaultTitle,
+  onClose,
+}: Parameters<typeof ReportButton>[0] & { onClose: () => void }) {
   const trpc = useTRPC();
   const job = useRequestedJob(trpc.reports.start.mutationOptions(), (id) => trpc.reports.job.queryOptions({ id }));
   const [title, setTitle] = useState(defaultTitle);
@@ -69,6 +79,7 @@ function ReportDialog({ selection, described, evaluators, title: defaultTitle, o
   const start = () =>
     job.start.mutate({
       selection,
+      campaignId,
       labels,
       judges: allJudges ? "all" : [...judges],
       annotatorNames: names,
@@ -200,6 +211,9 @@ function ReportJobState(job: {
         <span className="text-zinc-600">
           {result.manifest.counts.trajectories} trajectories, {result.manifest.counts.steps} steps, {(result.bytes / (1024 * 1024)).toFixed(1)} MB
         </span>
+        <a className="link" href="/account#reports">
+          Your reports
+        </a>
       </div>
     );
   }
