@@ -340,7 +340,7 @@ const VARIABLES = {
   VERDICT_REPORT_RETENTION_DAYS: v(wholeNumber(1, "days", DEFAULT_REPORT_RETENTION_DAYS), {
     group: "Web server",
     default: String(DEFAULT_REPORT_RETENTION_DAYS),
-    description: "Days a report built on the dashboard stays downloadable; `gc-screenshots` then removes its zip",
+    description: "Days a report built on the dashboard stays downloadable; then the workers (hourly) and `gc-screenshots` remove its zip",
   }),
   PORT: v(field(parseWhole(1, 65535, "a TCP port (1–65535)"), 3000), {
     group: "Web server",
