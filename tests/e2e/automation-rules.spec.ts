@@ -52,7 +52,7 @@ test.describe("Rules page (researcher)", () => {
     expect(await items()).toBe(1);
 
     await page.goto("/rules");
-    await expect(page.getByRole("heading", { name: "Automation rules" })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "Automation rules", exact: true })).toBeVisible();
     await expect(page.getByRole("link", { name: "Rules", exact: true })).toHaveAttribute("aria-current", "page");
     const form = page.getByTestId("rule-form");
     await pressUntil(page, page.getByTestId("new-rule"), form);
