@@ -49,17 +49,16 @@ describeEachBackend("query plans of the hot look-ups", (backend) => {
   /** Table scans in a plan: SQLite's `SCAN <table>` (a constant row is no table) or PostgreSQL's Seq Scan. */
   const tableScans = (plan: string[]) => plan.filter((l) => (backend === "sqlite" ? /^SCAN (?!CONSTANT ROW)/.test(l.trim()) : /Seq Scan/.test(l)));
 
-  it("a screenshot request: the annotator's and the QA reviewer's checks search the hash indexes, no table scan", async () => {
+  it("a screenshot request: the annotator's, the QA reviewer's and the pairwise checks search the hash indexes, no table scan", async () => {
     const user = { userId: annotatorId, role: "annotator" as const };
-    // A hash nobody has: both checks run to the end (annotator's campaigns, then QA items).
+    // A hash nobody has: every check runs to the end (annotator's campaigns, then QA items, then pairwise pairs).
     const statements = await recordStatements(ctx.db, async () => {
       expect(await mayFetchScreenshot(ctx.db, user, fakeScreenshotHash("no such screenshot"))).toBe(false);
     });
     const checks = statements.filter((s) => /screenshot_hash/.test(s.sql));
-    expect(checks.map((s) => (/campaign_qa_reviewers/.test(s.sql) ? "qa" : /campaign_annotators/.test(s.sql) ? "annotator" : "other"))).toEqual([
-      "annotator",
-      "qa",
-    ]);
+    const kindOf = (sql: string) =>
+      /pairwise_items/.test(sql) ? "pairwise" : /campaign_qa_reviewers/.test(sql) ? "qa" : /campaign_annotators/.test(sql) ? "annotator" : "other";
+    expect(checks.map((s) => kindOf(s.sql))).toEqual(["annotator", "qa", "pairwise"]);
     for (const s of checks) {
       const plan = await queryPlan(ctx.db, s);
       expect(seeks(plan, "steps_screenshot_hash_idx", "screenshot_hash"), plan.join("\n")).toBe(true);
