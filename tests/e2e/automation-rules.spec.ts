@@ -88,8 +88,10 @@ test.describe("Rules page (researcher)", () => {
     await writeWebVoyagerFixture(
       src,
       [
-        { id: `${site}--1`, intent: "Arrive and be picked.", url: "https://ruled.test/", actions: ["Click [0]", "ANSWER; yes"] },
-        { id: `${site}--2`, intent: "Arrive as well.", url: "https://ruled.test/", actions: ["Click [1]", "ANSWER; no"] },
+        // One step each: campaigns other specs create over trajectories of two steps or more (protocols) must not
+        // meet these small test images, whichever spec runs first.
+        { id: `${site}--1`, intent: "Arrive and be picked.", url: "https://ruled.test/", actions: ["ANSWER; yes"] },
+        { id: `${site}--2`, intent: "Arrive as well.", url: "https://ruled.test/", actions: ["ANSWER; no"] },
       ],
       7300,
     );

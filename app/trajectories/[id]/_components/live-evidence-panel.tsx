@@ -91,7 +91,7 @@ export function LiveEvidencePanel({ trajectoryId, step, recording = false }: { t
             <table className="w-full table-fixed text-2xs">
               <thead>
                 <tr className="text-left text-zinc-500">
-                  <th className="w-10">Method</th>
+                  <th className="w-14">Method</th>
                   <th>URL</th>
                   <th className="w-10 text-right">Status</th>
                   <th className="w-14 text-right">Size</th>
