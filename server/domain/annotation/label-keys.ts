@@ -1,6 +1,6 @@
 /**
  * The label panel's keyboard map: `s` success, `x` failure, `1`–`9` category, `f` marks the step on screen as the
- * first failing one, `q` unsure (when allowed), `u` undoes the last submit, `n` focuses the note, Ctrl/Cmd+Enter submits and moves to the
+ * first failing one, `q` unsure (when allowed), `u` undoes the last submit, `n` focuses the note, `m` turns the region-mark mode on and off (drag a box, click a point on the screenshot), Ctrl/Cmd+Enter submits and moves to the
  * next trajectory. These keys do not overlap the player's (see server/domain/player/keyboard.ts), so both
  * listen on the window.
  *
@@ -17,6 +17,7 @@ export type LabelCommand =
   | { kind: "markFirstFailing" }
   | { kind: "undo" }
   | { kind: "focusNote" }
+  | { kind: "toggleMarks" }
   | { kind: "submitAndNext" };
 
 export const LABEL_SHORTCUTS: { keys: string[]; description: string }[] = [
@@ -27,6 +28,7 @@ export const LABEL_SHORTCUTS: { keys: string[]; description: string }[] = [
   { keys: ["g"], description: "Show / hide the campaign's guidelines" },
   { keys: ["1", "…", "9"], description: "Error category (failures)" },
   { keys: ["f"], description: "Mark the step on screen as the first failing step (again to clear)" },
+  { keys: ["m"], description: "Region marks: draw on the screenshot (drag a box, click a point); m or Esc stops" },
   { keys: ["n"], description: "Write a note" },
   { keys: ["Ctrl/⌘", "Enter"], description: "Submit and go to the next trajectory" },
   { keys: ["u"], description: "Undo your last submit" },
@@ -52,6 +54,8 @@ export function labelCommandForKey(
       return { kind: "undo" };
     case "n":
       return { kind: "focusNote" };
+    case "m":
+      return { kind: "toggleMarks" };
     case "q":
       return opts.allowUnsure ? { kind: "verdict", verdict: "unsure" } : null;
     case "b":

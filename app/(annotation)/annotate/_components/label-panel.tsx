@@ -20,7 +20,9 @@ import { draftStorageKey, EMPTY_DRAFT, hasUnsavedChanges, parseStoredDraft, seri
 import { LABEL_SHORTCUTS, labelCommandForKey } from "@/server/domain/annotation/label-keys";
 import { GuidelinesText } from "../../../_components/guidelines";
 import { useSignedInUser } from "../../../_components/signed-in-user";
+import { markLabelsOf, marksFromDraft, type RegionMark } from "@/server/domain/annotation/region-marks";
 import { answersForSubmit, QuestionFields } from "./question-fields";
+import { useRegionMarking, type MarkingView } from "./region-marking";
 import { useTRPC } from "../../../_trpc/client";
 
 type Outputs = inferRouterOutputs<AppRouter>;
@@ -48,6 +50,7 @@ function savedDraft(mine: MyLabel): Draft | null {
         firstFailingStep: l.firstFailingStep,
         note: l.note ?? "",
         ...(Object.keys(l.answers ?? {}).length ? { answers: l.answers as Record<string, unknown> } : {}),
+        ...(l.marks.length ? { marks: l.marks } : {}),
       }
     : null;
 }
@@ -89,6 +92,7 @@ function undoneValues(campaignId: number, itemNo: number): Draft | null {
           firstFailingStep: v.firstFailingStep ?? null,
           note: v.note ?? "",
           ...(v.answers ? { answers: v.answers } : {}),
+          ...(marksFromDraft(v.marks).length ? { marks: marksFromDraft(v.marks) } : {}),
         };
       } catch {
         // A malformed entry is ignored: start from the draft or the stored label.
@@ -123,7 +127,34 @@ function useVisibleTime() {
   };
 }
 
-export function LabelPanel(props: { campaign: LabelCampaign; itemNo: number; mine: MyLabel; current: number; count: number; go: (index: number) => void }) {
+export interface LabelPanelProps {
+  campaign: LabelCampaign;
+  itemNo: number;
+  mine: MyLabel;
+  current: number;
+  count: number;
+  go: (index: number) => void;
+  /** Hands the region marks up to the page, which draws them over the screenshot. */
+  onMarking?: (view: MarkingView | null) => void;
+}
+
+/** The draft's region marks, and how the marking section changes them. */
+function useDraftMarking(
+  draft: Draft,
+  setDraft: (update: (d: Draft) => Draft) => void,
+  schema: LabelCampaign["labelSchema"],
+  locked: boolean,
+  onMarking?: LabelPanelProps["onMarking"],
+) {
+  const setMarks = useCallback(
+    (update: (marks: readonly RegionMark[]) => RegionMark[]) => setDraft((d) => ({ ...d, marks: update(d.marks ?? []) })),
+    [setDraft],
+  );
+  const [markLabels] = useState(() => markLabelsOf(schema.markLabels));
+  return useRegionMarking({ marks: draft.marks ?? [], setMarks, markLabels, locked, onMarking });
+}
+
+export function LabelPanel(props: LabelPanelProps) {
   const { campaign, itemNo, mine, current, count, go } = props;
   const schema = campaign.labelSchema;
   const trpc = useTRPC();
@@ -208,6 +239,7 @@ export function LabelPanel(props: { campaign: LabelCampaign; itemNo: number; min
     });
   }, []);
 
+  const { toggle: toggleMarks, section: marksSection } = useDraftMarking(draft, setDraft, schema, locked, props.onMarking);
   const submitM = useMutation(trpc.labelling.submit.mutationOptions());
   const nextM = useMutation(trpc.labelling.next.mutationOptions());
   const undoM = useMutation(trpc.labelling.undo.mutationOptions());
@@ -252,6 +284,7 @@ export function LabelPanel(props: { campaign: LabelCampaign; itemNo: number; min
           firstFailingStep: draft.verdict === "success" || draft.verdict === "not_executable" ? null : draft.firstFailingStep,
           note: draft.note.trim() ? draft.note : null,
           ...(questions.length ? { answers: answersForSubmit(questions, draft.verdict, draft.answers ?? {}) } : {}),
+          marks: draft.marks ?? [],
           timeSpentMs: Math.round(time.read()),
           stepsViewed: [...viewed.current].sort((a, b) => a - b),
           idempotencyKey: keyRef.current,
@@ -372,6 +405,9 @@ export function LabelPanel(props: { campaign: LabelCampaign; itemNo: number; min
         case "focusNote":
           noteRef.current?.focus();
           break;
+        case "toggleMarks":
+          toggleMarks();
+          break;
         case "submitAndNext":
           (document.activeElement as HTMLElement | null)?.blur?.();
           void submit(true);
@@ -383,7 +419,7 @@ export function LabelPanel(props: { campaign: LabelCampaign; itemNo: number; min
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [schema, locked, setDraft, chooseCategory, markStep, current, submit, undo]);
+  }, [schema, locked, setDraft, chooseCategory, markStep, current, submit, undo, toggleMarks]);
 
   const verdictButton = (v: "success" | "failure" | "unsure" | "not_executable", key: string, label: string, on: string) => (
     <button
@@ -542,6 +578,8 @@ export function LabelPanel(props: { campaign: LabelCampaign; itemNo: number; min
         </div>
       )}
 
+      {marksSection(current)}
+
       {schema.note && (
         <label className="flex flex-col gap-1 text-[12px] font-medium text-zinc-700">
           <span>
@@ -623,18 +661,24 @@ export function LabelPanel(props: { campaign: LabelCampaign; itemNo: number; min
         {!status && missing && !locked && <p className="text-[12px] text-zinc-500">{missing}</p>}
       </div>
 
-      {mine.history.length > 0 && (
-        <details className="text-[12px] text-zinc-600">
-          <summary className="cursor-pointer">Your history on this trajectory ({mine.history.length})</summary>
-          <ol className="mt-1 flex flex-col gap-0.5">
-            {mine.history.map((h) => (
-              <li key={h.revision} className={h.undone ? "text-zinc-400 line-through" : ""}>
-                r{h.revision} {h.action}: {h.status === "withdrawn" ? "withdrawn" : `${h.values.verdict}${h.values.category ? ` · ${h.values.category}` : ""}`}
-              </li>
-            ))}
-          </ol>
-        </details>
-      )}
+      <LabelHistory history={mine.history} />
     </div>
+  );
+}
+
+/** This annotator's submits, undos and withdrawals on the trajectory. */
+function LabelHistory({ history }: { history: MyLabel["history"] }) {
+  if (history.length === 0) return null;
+  return (
+    <details className="text-[12px] text-zinc-600">
+      <summary className="cursor-pointer">Your history on this trajectory ({history.length})</summary>
+      <ol className="mt-1 flex flex-col gap-0.5">
+        {history.map((h) => (
+          <li key={h.revision} className={h.undone ? "text-zinc-400 line-through" : ""}>
+            r{h.revision} {h.action}: {h.status === "withdrawn" ? "withdrawn" : `${h.values.verdict}${h.values.category ? ` · ${h.values.category}` : ""}`}
+          </li>
+        ))}
+      </ol>
+    </details>
   );
 }

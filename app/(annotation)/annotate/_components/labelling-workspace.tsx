@@ -4,15 +4,20 @@
  */
 import { useSuspenseQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { LABEL_SHORTCUTS } from "@/server/domain/annotation/label-keys";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
 import { useTRPC } from "../../../_trpc/client";
 import { LabelPanel } from "./label-panel";
+import { MarkingLayer, type MarkingView } from "./region-marking";
 import { RevealPanel } from "./reveal-panel";
 
 export function LabellingWorkspace({ campaignId, itemNo, initialStep = 1 }: { campaignId: number; itemNo: number; initialStep?: number }) {
   const trpc = useTRPC();
   const { data: campaign } = useSuspenseQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }));
   const { data: mine } = useSuspenseQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo }));
+  // The label panel's region marks, drawn over the screenshot (null while no label panel is shown).
+  const [marking, setMarking] = useState<MarkingView | null>(null);
+  const schema = campaign.labelSchema;
   return (
     <>
       <TrajectoryPlayer
@@ -21,13 +26,25 @@ export function LabellingWorkspace({ campaignId, itemNo, initialStep = 1 }: { ca
         sidePanelFirst
         // Back to the queue the annotator works from, not the trajectory list.
         back={{ href: `/annotate/${campaignId}`, label: campaign.name }}
+        stageLayer={(p) => marking && <MarkingLayer view={marking} {...p} />}
+        // The `?` help lists the label keys after the player's, as the label panel's own list offers them.
+        extraShortcuts={LABEL_SHORTCUTS.filter((s) => (s.keys[0] !== "q" || schema.allowUnsure) && (s.keys[0] !== "b" || schema.allowNotExecutable))}
         sidePanel={(p) =>
           // A reveal campaign shows its evaluator once the blind label is in (never before: the server refuses it).
           campaign.reveal && mine.label && campaign.isAnnotator ? (
             <RevealPanel key={`reveal:${campaignId}:${itemNo}`} campaign={campaign} itemNo={itemNo} mine={mine} current={p.current} count={p.count} go={p.go} />
           ) : (
             // Keyed by item so moving to the next one starts a fresh form, timer and steps-viewed set.
-            <LabelPanel key={`${campaignId}:${itemNo}`} campaign={campaign} itemNo={itemNo} mine={mine} current={p.current} count={p.count} go={p.go} />
+            <LabelPanel
+              key={`${campaignId}:${itemNo}`}
+              campaign={campaign}
+              itemNo={itemNo}
+              mine={mine}
+              current={p.current}
+              count={p.count}
+              go={p.go}
+              onMarking={setMarking}
+            />
           )
         }
       />

@@ -18,7 +18,7 @@ import type { LoopMarks } from "@/server/domain/player/loops";
 import type { GroundingFlag } from "@/server/domain/player/overlay";
 import { fromJsonText, unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW, type JsonText, type StepIndexEntry } from "@/server/domain/player/paging";
 import type { AppRouter } from "@/server/api/root";
-import { ShortcutsHelp } from "../../../_components/shortcuts-help";
+import { ShortcutsHelp, type ShortcutRow } from "../../../_components/shortcuts-help";
 import { useTRPC } from "../../../_trpc/client";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
 import { useGoldDialog, type GoldAccess } from "./gold-dialog";
@@ -28,7 +28,7 @@ import { Filmstrip } from "./filmstrip";
 import { ScannerFindings } from "./scanner-marks";
 import { StepDetails } from "./step-details";
 import { groundingOf } from "./step-grounding";
-import { StepStage } from "./step-stage";
+import { StepStage, type StageLayer } from "./step-stage";
 import { TaskPanel } from "./task-panel";
 import { ZoomView } from "./zoom-view";
 
@@ -78,6 +78,8 @@ export function TrajectoryPlayer({
   initialRegion,
   download,
   gold,
+  stageLayer,
+  extraShortcuts,
 }: {
   source: PlayerSource;
   initialStep: number;
@@ -93,6 +95,10 @@ export function TrajectoryPlayer({
   download?: string;
   /** The viewer may mark the trajectory gold (researchers); "open" starts with the gold dialog open (`?gold=1`). */
   gold?: GoldAccess;
+  /** Drawn over the step's screenshot, above the overlay (the labelling page's region marks). */
+  stageLayer?: StageLayer;
+  /** The page's own keys, listed after the player's in the `?` help. */
+  extraShortcuts?: readonly ShortcutRow[];
 }) {
   const trpc = useTRPC();
   // Primitives, so the callbacks below stay stable across renders that pass an equal source.
@@ -169,6 +175,8 @@ export function TrajectoryPlayer({
       download={download}
       gold={gold}
       stepLink={stepLinkFor(data, source)}
+      stageLayer={stageLayer}
+      extraShortcuts={extraShortcuts}
     />
   );
 }
@@ -275,6 +283,8 @@ export interface PlayerViewProps {
   gold?: GoldAccess;
   /** The stable link to a (1-based) step, which the header's "Copy link" and `l` copy; none: no link offered. */
   stepLink?: StepLinkBuilder;
+  stageLayer?: StageLayer;
+  extraShortcuts?: readonly ShortcutRow[];
 }
 
 export function PlayerView({
@@ -292,6 +302,8 @@ export function PlayerView({
   download,
   gold,
   stepLink,
+  stageLayer,
+  extraShortcuts = [],
 }: PlayerViewProps) {
   const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
@@ -479,6 +491,7 @@ export function PlayerView({
                 onVariantWidth={(w) => onDisplayWidth?.(w, current, showRaw)}
                 onImageLoaded={() => setFirstImageShown(true)}
                 region={region}
+                layer={stageLayer}
               />
               <Filmstrip
                 index={index}
@@ -520,14 +533,19 @@ export function PlayerView({
       {zoom && step && (
         <ZoomView step={step} showRaw={showRaw} showSom={showSom} showAction={showAction} position={current + 1} count={n} onClose={() => setZoom(false)} />
       )}
-      {help && (
-        <ShortcutsHelp
-          shortcuts={stepLink ? SHORTCUTS : SHORTCUTS.filter((k) => k.command !== "copyLink")}
-          footnote="Shortcuts are ignored while you type in a text field. The step is kept in the URL (?step=N), so links reopen it."
-          onClose={() => setHelp(false)}
-        />
-      )}
+      {help && <PlayerHelp withLink={!!stepLink} extra={extraShortcuts} onClose={() => setHelp(false)} />}
     </div>
+  );
+}
+
+/** The `?` help: the player's keys (without "copy link" where there is no link), then the page's own. */
+function PlayerHelp({ withLink, extra, onClose }: { withLink: boolean; extra: readonly ShortcutRow[]; onClose: () => void }) {
+  return (
+    <ShortcutsHelp
+      shortcuts={[...(withLink ? SHORTCUTS : SHORTCUTS.filter((k) => k.command !== "copyLink")), ...extra]}
+      footnote="Shortcuts are ignored while you type in a text field. The step is kept in the URL (?step=N), so links reopen it."
+      onClose={onClose}
+    />
   );
 }
 

@@ -4,7 +4,7 @@
  * and a status line with the page URL and the step's notices. Neighbouring steps' images are fetched and
  * decoded ahead of time so stepping shows them at once.
  */
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { actionFocus, layoutOverlay, stageSize, type Size } from "@/server/domain/player/overlay";
 import { useElementSize } from "../../../_lib/use-element-size";
 import type { PlayerStepData, StepAnalysis } from "./player";
@@ -23,6 +23,12 @@ export function fitSize(natural: Size, area: Size): Size {
 export function shownImage(step: PlayerStepData, showRaw: boolean) {
   return (showRaw ? step.rawScreenshot : step.screenshot) ?? step.screenshot ?? step.rawScreenshot;
 }
+
+/**
+ * What a page draws over the screenshot, above the overlay: told the step (its stored index), the size its marks'
+ * coordinates are in (the marked screenshot's own pixels) and the size it is shown at.
+ */
+export type StageLayer = (p: { stepIndex: number; natural: Size; display: Size }) => ReactNode;
 
 // Keeps prefetched images referenced until they have loaded (and lets the browser keep them decoded).
 const prefetched = new Map<string, HTMLImageElement>();
@@ -51,6 +57,7 @@ export function StepStage({
   onVariantWidth,
   onImageLoaded,
   region = null,
+  layer,
 }: {
   step: PlayerStepData;
   /** The step's details are still being fetched: show its screenshot, no overlay. */
@@ -66,6 +73,7 @@ export function StepStage({
   onImageLoaded?: () => void;
   /** A region a judge cited ([x1, y1, x2, y2] in the screenshot's pixels), outlined over the screenshot. */
   region?: readonly [number, number, number, number] | null;
+  layer?: StageLayer;
 }) {
   const areaRef = useRef<HTMLDivElement>(null);
   const area = useElementSize(areaRef);
@@ -159,6 +167,7 @@ export function StepStage({
                 <StepOverlay layout={layout} display={display} showSom={showSom} showAction={showAction} labels={!(step.marksBurnedIn && !showRaw)} />
               )}
               {region && display.width > 0 && <CitedRegion region={region} natural={natural} display={display} />}
+              {layer && display.width > 0 && !pending && layer({ stepIndex: step.index, natural: step.screenshot ?? natural, display })}
               {loading && (
                 <span
                   className="absolute top-2 right-2 size-3 animate-spin rounded-full border-2 border-indigo-400 border-t-transparent"
