@@ -11,6 +11,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
+import { AnnotatorMarksLayer, annotatorColour, MarksSummary } from "../../_components/region-marks";
 import { useTRPC } from "../../../_trpc/client";
 
 type Review = inferRouterOutputs<AppRouter>["campaigns"]["review"];
@@ -54,7 +55,7 @@ function answerText(v: unknown): string {
  * One annotator's label, compact enough that three of them leave the player most of a 1280×800 window: the verdict
  * beside the name, the facts on one wrapping line, answers and note cut to two lines (whole in their tooltips).
  */
-function LabelCard({ label, stepCount, onTake }: { label: ReviewLabel; stepCount: number; onTake: () => void }) {
+function LabelCard({ label, stepCount, colour, onTake }: { label: ReviewLabel; stepCount: number; colour: string; onTake: () => void }) {
   const answers = Object.entries(label.answers ?? {});
   return (
     <article
@@ -78,6 +79,7 @@ function LabelCard({ label, stepCount, onTake }: { label: ReviewLabel; stepCount
         <span title="Time spent on the label">{seconds(label.timeSpentMs)}</span>
         <span title="Steps the annotator opened">{label.stepsViewed ? `${label.stepsViewed.length} of ${stepCount} steps opened` : "steps opened: –"}</span>
         {label.guidelineVersion !== null && <span>guidelines v{label.guidelineVersion}</span>}
+        <MarksSummary marks={label.marks} colour={colour} />
         <span>
           revision {label.revision}
           {label.revisedAfterReveal && (
@@ -414,11 +416,12 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
           </span>
         </div>
         <div className="flex gap-2 overflow-x-auto pb-1" data-testid="labels-side-by-side">
-          {labels.map((l) => (
+          {labels.map((l, i) => (
             <LabelCard
               key={l.id}
               label={l}
               stepCount={traj.stepCount}
+              colour={annotatorColour(i)}
               onTake={() =>
                 setDecision((d) => ({
                   ...d,
@@ -438,6 +441,8 @@ export function ReviewWorkspace({ campaignId, trajectoryId }: { campaignId: numb
         sidePanelFirst
         fill="parent"
         evaluationsOpen
+        // Every annotator's region marks on the step, in the colour of their label card.
+        stageLayer={(p) => <AnnotatorMarksLayer labels={labels.map((l) => (l.status === "active" ? l : { ...l, marks: [] }))} {...p} />}
         sidePanel={(p) => (
           <>
             <DecisionPanel

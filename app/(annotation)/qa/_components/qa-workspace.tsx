@@ -21,6 +21,7 @@ import {
 import { qaCommandForKey, qaDecisionFor, QA_SHORTCUTS } from "@/server/domain/annotation/qa-keys";
 import { GuidelinesText } from "../../../_components/guidelines";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
+import { AnnotatorMarksLayer, annotatorColour, MarksSummary } from "../../_components/region-marks";
 import { useTRPC } from "../../../_trpc/client";
 
 type QaItem = inferRouterOutputs<AppRouter>["qa"]["item"];
@@ -95,6 +96,10 @@ export function QaWorkspace({ campaignId, itemNo }: { campaignId: number; itemNo
                 <dd>
                   {seconds(l.timeSpentMs)} · {l.stepsOpened ?? "–"}
                 </dd>
+                <dt className="text-zinc-500">Region marks</dt>
+                <dd>
+                  <MarksSummary marks={l.marks} colour={annotatorColour(i)} />
+                </dd>
               </dl>
               {l.note && <p className="rounded bg-zinc-50 px-2 py-1 text-[12px] whitespace-pre-wrap text-zinc-700">“{l.note}”</p>}
             </article>
@@ -107,6 +112,7 @@ export function QaWorkspace({ campaignId, itemNo }: { campaignId: number; itemNo
         sidePanelFirst
         fill="parent"
         back={{ href: `/qa/${campaignId}`, label: review.campaign.name }}
+        stageLayer={(p) => <AnnotatorMarksLayer labels={review.labels} {...p} />}
         sidePanel={(p) => <QaPanel review={review} campaignId={campaignId} itemNo={itemNo} current={p.current} count={p.count} go={p.go} />}
       />
     </div>
