@@ -13,6 +13,9 @@ import { chooseHumansCampaign, prepareConsensus, prepareHumans, type AgreementLe
 import { FLAGGED_PARAM, getParam, positiveInt } from "../_lib/params";
 import { FlaggedNote, type FlaggedCount } from "../_components/flagged-note";
 import { EmptyState } from "../../_components/ui";
+import { RegionAgreementSection } from "./regions-section";
+
+type HumansResult = Awaited<ReturnType<Awaited<ReturnType<typeof api>>["analytics"]["humans"]>>;
 
 export const metadata: Metadata = { title: "Human agreement" };
 
@@ -35,6 +38,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
   const by = getParam(sp, "by")?.slice(0, 200) || undefined;
   const result = await caller.analytics.humans({ campaignId: campaign.id, by, includeFlagged: getParam(sp, FLAGGED_PARAM) === "include" });
   const view = prepareHumans(result, level);
+  const regions = await caller.analytics.regions({ campaignId: campaign.id });
   const consensus = prepareConsensus(await caller.analytics.humanConsensus({ campaignId: campaign.id, level }));
   const href = (patch: HumansViewPatch) => humansHref({ campaign: campaign.id, level, by, includeFlagged: result.flagged.included }, patch);
   const splitKeys = options.splitKeys.filter((k) => (k.values > 1 && k.values <= 200) || k.key === by);
@@ -108,6 +112,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
                 table={view.perCategory.table}
               />
             </div>
+            <RegionAgreementSection regions={regions} />
             <TablePanel
               id="disputed"
               title={`Most disputed trajectories (${fmtCount(view.disputedTotal)} with differing labels)`}
@@ -122,49 +127,7 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
               }
             />
             <TablePanel id="annotators" title="Annotators" table={view.annotators} />
-            <section className="panel flex flex-col gap-2 px-4 py-3" data-testid="decision-sources" aria-labelledby="decisions-title">
-              <h2 id="decisions-title" className="section-title">
-                Adjudications and QA reviews ({fmtCount(result.decisions.decisions)})
-              </h2>
-              <p className="text-2xs text-zinc-500">
-                Why labels disagreed, as the adjudicator or QA reviewer recorded it, and how sure they were. {fmtCount(result.decisions.adjudicated)}{" "}
-                adjudicated · {fmtCount(result.decisions.qaConfirmed)} confirmed in QA · {fmtCount(result.decisions.qaCorrected)} corrected in QA.
-              </p>
-              <div className="grid gap-4 md:grid-cols-2">
-                <table className="table-dense">
-                  <thead>
-                    <tr>
-                      <th>Source of the disagreement</th>
-                      <th className="text-right">Decisions</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {result.decisions.bySource.map((r) => (
-                      <tr key={r.source}>
-                        <td>{r.source.replace("_", " ")}</td>
-                        <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-                <table className="table-dense">
-                  <thead>
-                    <tr>
-                      <th>Confidence</th>
-                      <th className="text-right">Decisions</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {result.decisions.byConfidence.map((r) => (
-                      <tr key={r.confidence}>
-                        <td>{r.confidence}</td>
-                        <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            </section>
+            <DecisionSources decisions={result.decisions} />
             <section aria-labelledby="consensus-title" className="flex flex-col gap-4">
               <h2 id="consensus-title" className="section-title">
                 Consensus models
@@ -187,6 +150,55 @@ export default async function HumansPage({ searchParams }: { searchParams: Promi
         )}
       </div>
     </>
+  );
+}
+
+/** Why labels disagreed and how sure the deciders were, from adjudications and QA reviews. */
+function DecisionSources({ decisions }: { decisions: HumansResult["decisions"] }) {
+  return (
+    <section className="panel flex flex-col gap-2 px-4 py-3" data-testid="decision-sources" aria-labelledby="decisions-title">
+      <h2 id="decisions-title" className="section-title">
+        Adjudications and QA reviews ({fmtCount(decisions.decisions)})
+      </h2>
+      <p className="text-2xs text-zinc-500">
+        Why labels disagreed, as the adjudicator or QA reviewer recorded it, and how sure they were. {fmtCount(decisions.adjudicated)} adjudicated ·{" "}
+        {fmtCount(decisions.qaConfirmed)} confirmed in QA · {fmtCount(decisions.qaCorrected)} corrected in QA.
+      </p>
+      <div className="grid gap-4 md:grid-cols-2">
+        <table className="table-dense">
+          <thead>
+            <tr>
+              <th>Source of the disagreement</th>
+              <th className="text-right">Decisions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {decisions.bySource.map((r) => (
+              <tr key={r.source}>
+                <td>{r.source.replace("_", " ")}</td>
+                <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <table className="table-dense">
+          <thead>
+            <tr>
+              <th>Confidence</th>
+              <th className="text-right">Decisions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {decisions.byConfidence.map((r) => (
+              <tr key={r.confidence}>
+                <td>{r.confidence}</td>
+                <td className="text-right tabular-nums">{fmtCount(r.n)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 
