@@ -12,7 +12,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { expect, test, type Page } from "@playwright/test";
 import yauzl from "yauzl";
-import { apiAs, mutation } from "./api";
+import { apiAs, mutation, query } from "./api";
 import { loadFixtures, trajectoryId } from "./fixtures";
 import { DESKTOP_SIZES, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
@@ -169,4 +169,59 @@ test("a campaign page builds the campaign's report, which Your reports lists, do
   await row.getByTestId("remove-report").click();
   await page.getByTestId("confirm-remove-report").click();
   await expect(row).toHaveCount(0);
+});
+
+test("a run page builds the run's report: every trajectory of the run and no other, named in the manifest", async ({ page, baseURL }) => {
+  test.setTimeout(180_000);
+  const api = await apiAs("admin", baseURL!);
+  const runs = await query<{ id: number; name: string; trajectoryCount: number }[]>(api, "runs.list");
+  await api.dispose();
+  // A small run of more than one trajectory (the setup imports several), so the report is quick and the count means something.
+  const small = runs.filter((r) => r.trajectoryCount > 1 && r.trajectoryCount <= 20).sort((a, b) => a.trajectoryCount - b.trajectoryCount);
+  expect(small.length, "the e2e setup imported a run of 2 to 20 trajectories").toBeGreaterThan(0);
+  const run = small[0]!;
+  const others = runs.filter((r) => r.id !== run.id).reduce((n, r) => n + r.trajectoryCount, 0);
+  expect(others, "other runs' trajectories exist, so a report of the whole catalogue would be told apart").toBeGreaterThan(0);
+
+  await page.goto(`/runs/${run.id}`);
+  await expect(page.getByRole("heading", { name: run.name, exact: true })).toBeVisible();
+  const button = page.getByTestId("download-report");
+  const dialog = page.getByTestId("report-dialog");
+  await expect(async () => {
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+  await expect(dialog).toContainText(`the ${run.trajectoryCount} trajectories of run “${run.name}”`);
+  await expect(page.getByTestId("report-title")).toHaveValue(run.name);
+  await capture(page, "report-run-choices");
+  await page.getByTestId("report-start").click();
+  const link = page.getByTestId("report-download");
+  await expect(link).toBeVisible({ timeout: 90_000 });
+  await expect(dialog.getByRole("status")).toContainText(new RegExp(`^Download the zip${run.trajectoryCount} trajectories, \\d+ steps`));
+  await capture(page, "report-run-ready");
+
+  const [download] = await Promise.all([page.waitForEvent("download"), link.click()]);
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), "verdict-run-report-"));
+  const names = await unzipTo(await download.path(), out);
+  const players = names.filter((n) => /^t\/\d+\.html$/.test(n));
+  expect(players).toHaveLength(run.trajectoryCount);
+  const manifest = JSON.parse(fs.readFileSync(path.join(out, "manifest.json"), "utf8")) as {
+    title: string;
+    selection: { filter: string; trajectories: number };
+    counts: { trajectories: number };
+    published: { annotatorNames: boolean };
+    trajectories: { run: string }[];
+  };
+  expect(manifest.title).toBe(run.name);
+  expect(manifest.selection).toEqual({ filter: `?run=${run.id}`, trajectories: run.trajectoryCount });
+  expect(manifest.counts.trajectories).toBe(run.trajectoryCount);
+  expect(manifest.published.annotatorNames).toBe(false);
+  expect(new Set(manifest.trajectories.map((t) => t.run))).toEqual(new Set([run.name]));
+
+  // Opened from the file system, the index lists the run's trajectories.
+  await page.goto(pathToFileURL(path.join(out, "index.html")).href);
+  await expect(page.locator("table.trajectories tbody tr")).toHaveCount(run.trajectoryCount);
+  await capture(page, "report-run-index");
+  fs.rmSync(out, { recursive: true, force: true });
 });
