@@ -254,33 +254,34 @@ const noImportCycles = {
  * hold it in mind, and its parts want names of their own. The functions below were longer when the rule came in;
  * each file's longest is its ceiling until it is split, so none of them may grow and no new one may join them.
  * The ceilings are counted as Prettier lays the code out (issue 34); formatting lengthened some functions past 150
- * lines, and those joined the list with their formatted length rather than by being written longer.
+ * lines, and those joined the list with their formatted length rather than by being written longer. Each ceiling is
+ * the file's longest function as it stands (`npx tsx scripts/long-functions.ts` measures them, and
+ * tests/unit/long-functions.test.ts holds the list to the measure), so a split lowers or removes its entry.
  */
-const MAX_FUNCTION_LINES = 150;
-const LONG_FUNCTIONS_TO_SPLIT = {
+export const MAX_FUNCTION_LINES = 150;
+export const LONG_FUNCTIONS_TO_SPLIT = {
   "app/(annotation)/annotate/_components/label-panel.tsx": 515,
   "app/live/_components/new-run-form.tsx": 390,
   "app/(annotation)/annotate/_components/reveal-panel.tsx": 328,
   "app/(annotation)/qa/_components/qa-workspace.tsx": 293,
-  "app/trajectories/_components/trajectory-table.tsx": 281,
+  "app/trajectories/_components/trajectory-table.tsx": 267,
+  "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 266,
   "app/trajectories/[id]/_components/player.tsx": 253,
-  "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 275,
-  "app/(annotation)/campaigns/_components/review-workspace.tsx": 248,
-  "app/(accounts)/users/user-admin.tsx": 221,
+  "app/(annotation)/campaigns/_components/review-workspace.tsx": 234,
   "app/(annotation)/campaigns/_components/quality-panel.tsx": 218,
-  "app/compare/_components/compare-view.tsx": 213,
-  "app/(evaluation)/judges/_components/batch-form.tsx": 210,
-  "app/live/_components/live-run-view.tsx": 204,
+  "app/(evaluation)/judges/_components/batch-form.tsx": 207,
+  "app/compare/_components/compare-view.tsx": 202,
   "app/trajectories/_components/filter-bar.tsx": 194,
   "app/(evaluation)/judges/_components/batch-progress.tsx": 193,
+  "app/live/_components/live-run-view.tsx": 193,
   "app/analytics/_components/csv-tool.tsx": 185,
-  "app/analytics/judges/[key]/page.tsx": 177,
+  "app/(accounts)/users/user-admin.tsx": 181,
   "app/analytics/humans/page.tsx": 173,
-  "app/(evaluation)/judges/_components/stress-form.tsx": 172,
+  "app/analytics/judges/[key]/page.tsx": 173,
   "app/analytics/judges/page.tsx": 168,
   "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
-  "app/trajectories/_components/triage-bar.tsx": 165,
-  "app/(evaluation)/judges/_components/judge-configs.tsx": 160,
+  "app/(evaluation)/judges/_components/stress-form.tsx": 166,
+  "app/trajectories/_components/triage-bar.tsx": 156,
 };
 /**
  * The environment is read in one place: the configuration schema (server/config.ts) checks every variable once, and
