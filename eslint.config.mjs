@@ -255,18 +255,19 @@ const noImportCycles = {
  * each file's longest is its ceiling until it is split, so none of them may grow and no new one may join them.
  * The ceilings are counted as Prettier lays the code out (issue 34); formatting lengthened some functions past 150
  * lines, and those joined the list with their formatted length rather than by being written longer. Each ceiling is
- * the file's longest function as it stands (`npx tsx scripts/long-functions.ts` measures them, and
- * tests/unit/long-functions.test.ts holds the list to the measure), so a split lowers or removes its entry.
+ * at least the file's longest function (`npx tsx scripts/long-functions.ts` measures them); whoever splits one lowers its
+ * ceiling to the new length, and tests/unit/long-functions.test.ts fails while a listed file has no function over 150
+ * lines left, or a long function has no entry.
  */
 export const MAX_FUNCTION_LINES = 150;
 export const LONG_FUNCTIONS_TO_SPLIT = {
-  "app/(annotation)/annotate/_components/label-panel.tsx": 515,
+  "app/(annotation)/annotate/_components/label-panel.tsx": 511,
   "app/live/_components/new-run-form.tsx": 390,
   "app/(annotation)/annotate/_components/reveal-panel.tsx": 328,
   "app/(annotation)/qa/_components/qa-workspace.tsx": 293,
   "app/trajectories/_components/trajectory-table.tsx": 267,
   "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 266,
-  "app/trajectories/[id]/_components/player.tsx": 253,
+  "app/trajectories/[id]/_components/player.tsx": 250,
   "app/(annotation)/campaigns/_components/review-workspace.tsx": 234,
   "app/(annotation)/campaigns/_components/quality-panel.tsx": 218,
   "app/(evaluation)/judges/_components/batch-form.tsx": 207,
@@ -276,7 +277,6 @@ export const LONG_FUNCTIONS_TO_SPLIT = {
   "app/live/_components/live-run-view.tsx": 193,
   "app/analytics/_components/csv-tool.tsx": 185,
   "app/(accounts)/users/user-admin.tsx": 181,
-  "app/analytics/humans/page.tsx": 173,
   "app/analytics/judges/[key]/page.tsx": 173,
   "app/analytics/judges/page.tsx": 168,
   "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
