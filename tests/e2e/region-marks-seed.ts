@@ -2,8 +2,10 @@
  * Run by region-marks.spec.ts in a child process (tsx) against the e2e database. `setup <host> <trajectory ids…>`
  * creates the spec's two annotators (Mara, who draws in the browser, signed in; Pim, whose label this script submits),
  * and a blind campaign over the first of the trajectories whose first step has a screenshot of at least 400×300,
- * two labels per item, with those two annotators alone. Pim's label is a failure with one box, "the answer was
- * here", on step 1: the middle of the screenshot, a quarter of its width and height. Prints one JSON object.
+ * two labels per item and a QA review stage, with those two annotators alone. Pim's label is a failure with one box,
+ * "the answer was here", on step 1: the middle of the screenshot, a quarter of its width and height. A second
+ * campaign, over the next such trajectory, has one label of Pim's without marks (the empty state of the region
+ * agreement). Prints one JSON object.
  */
 import { getUserByEmail } from "../../db/repositories/accounts/users";
 import { stepScreenshotSizes } from "../../db/repositories/annotation/labels";
@@ -30,15 +32,14 @@ async function main(): Promise<void> {
   if (mode !== "setup") throw new Error(`unknown mode ${mode}`);
   const storageState = await createSignedInAccount(app, MARA, host ?? "127.0.0.1");
   await createSignedInAccount(app, PIM, host ?? "127.0.0.1");
-  let chosen: { id: number; width: number; height: number } | null = null;
+  const fit: { id: number; width: number; height: number }[] = [];
   for (const id of ids.map(Number)) {
     const size = (await stepScreenshotSizes(db, id)).get(0);
-    if (size && size.width >= 400 && size.height >= 300) {
-      chosen = { id, ...size };
-      break;
-    }
+    if (size && size.width >= 400 && size.height >= 300) fit.push({ id, ...size });
+    if (fit.length === 2) break;
   }
-  if (!chosen) throw new Error("no trajectory with a screenshot of at least 400×300 on its first step");
+  const [chosen, other] = fit;
+  if (!chosen || !other) throw new Error("fewer than two trajectories with a screenshot of at least 400×300 on their first step");
   const researcher = await actorOf(account("researcher").email);
   const [mara, pim] = [await actorOf(MARA.email), await actorOf(PIM.email)];
   const campaign = await createCampaign(db, researcher, {
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
     annotatorsPerItem: 2,
     blind: true,
     annotatorIds: [mara.userId, pim.userId],
+    labelSchema: { qaReview: true },
   });
   const box = {
     kind: "box",
@@ -67,8 +69,25 @@ async function main(): Promise<void> {
     marks: [box],
     idempotencyKey: "e2e-region-marks-pim",
   });
+  const unmarked = await createCampaign(db, researcher, {
+    name: "E2E region marks, none drawn",
+    trajectoryIds: [other.id],
+    annotatorsPerItem: 2,
+    blind: true,
+    annotatorIds: [pim.userId],
+  });
+  const unmarkedItem = await nextItem(db, pim, unmarked.id);
+  if (!unmarkedItem) throw new Error("the second campaign gave Pim no item");
+  await submitItemLabel(db, pim, { campaignId: unmarked.id, itemNo: unmarkedItem.itemNo, verdict: "success", idempotencyKey: "e2e-region-marks-pim-2" });
   process.stdout.write(
-    JSON.stringify({ storageState, campaignId: campaign.id, trajectoryId: chosen.id, size: { width: chosen.width, height: chosen.height }, pimBox: box }),
+    JSON.stringify({
+      storageState,
+      campaignId: campaign.id,
+      unmarkedCampaignId: unmarked.id,
+      trajectoryId: chosen.id,
+      size: { width: chosen.width, height: chosen.height },
+      pimBox: box,
+    }),
   );
 }
 

@@ -2,7 +2,8 @@
  * Region marks in Chromium (issue 30 item 4): an annotator turns the mark mode on with `m`, drags a box and clicks a
  * point on a step's screenshot with a chosen mark label, deletes a stray point, submits; the marks come back after a
  * reload, in the same screenshot pixels. The adjudicator sees both annotators' marks over the screenshot, one colour
- * each, and the Human agreement page shows the campaign's region agreement. Each page is checked and captured at
+ * each, as does the QA review; the Human agreement page shows the campaign's region agreement, and says so when a
+ * campaign's labels have no marks. Each page is checked and captured at
  * 1280×800, 1440×900 and 1920×1080.
  *
  * The other annotator's label (region-marks-seed.ts) has one box, "the answer was here", over the middle quarter of
@@ -21,6 +22,7 @@ import { runScriptJson } from "./scripts";
 interface Seeded {
   storageState: string;
   campaignId: number;
+  unmarkedCampaignId: number;
   trajectoryId: number;
   size: { width: number; height: number };
   pimBox: { x: number; y: number; width: number; height: number };
@@ -150,6 +152,29 @@ test.describe.serial("region marks", () => {
     await expect(page.getByTestId("review-label").filter({ hasText: "Mara Marker" }).getByTestId("marks-summary")).toHaveText("2 marks on step 1");
     await expect(page.getByTestId("review-label").filter({ hasText: "Pim Pointer" }).getByTestId("marks-summary")).toHaveText("1 mark on step 1");
     await atEverySize(page, "region-marks-adjudication", [page.getByTestId("labels-side-by-side"), page.getByTestId("step-stage")]);
+    await page.context().close();
+  });
+
+  test("the QA review shows them the same way", async ({ browser }) => {
+    const page = await pageAs(browser, storageStateOf("researcher"));
+    await page.goto(`/qa/${seeded.campaignId}/1`);
+    await expect(page.getByTestId("qa-label")).toHaveCount(2);
+    const layer = page.getByTestId("annotator-marks");
+    await expect(layer.locator('[data-annotator="Mara Marker"]')).toHaveCount(2);
+    await expect(layer.locator('[data-annotator="Pim Pointer"]')).toHaveCount(1);
+    await expect(page.getByTestId("qa-label").filter({ hasText: "Mara Marker" }).getByTestId("marks-summary")).toHaveText("2 marks on step 1");
+    await atEverySize(page, "region-marks-qa", [page.getByTestId("qa-labels"), page.getByTestId("step-stage")]);
+    await page.context().close();
+  });
+
+  test("Human agreement says when a campaign's labels have no marks", async ({ browser }) => {
+    const page = await pageAs(browser, storageStateOf("researcher"));
+    await page.goto(`/analytics/humans?campaign=${seeded.unmarkedCampaignId}`);
+    const empty = page.getByTestId("region-agreement-empty");
+    await expect(empty).toContainText("No label of this campaign has region marks yet");
+    await expect(page.getByTestId("region-agreement").locator("[data-stat]")).toHaveCount(0);
+    await empty.scrollIntoViewIfNeeded();
+    await atEverySize(page, "region-marks-agreement-empty", [empty]);
     await page.context().close();
   });
 

@@ -33,7 +33,8 @@ export function regionCards(r: Regions): StatCard[] {
       key: "region-points",
       label: "Points agreeing",
       value: pct(r.pointHitShare),
-      detail: `${fmtCount(r.points)} point${r.points === 1 ? "" : "s"}: inside the other's box or within ${r.pointRadius} px of their point`,
+      detail: `of ${fmtCount(r.points)} point${r.points === 1 ? "" : "s"} compared`,
+      title: `A point agrees when it lies inside the other annotator's box or within ${r.pointRadius} px of their point`,
     },
     {
       key: "region-pairs",
