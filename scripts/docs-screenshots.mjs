@@ -2,7 +2,8 @@
 /**
  * `npm run docs:screenshots`: refreshes the README's pictures (docs/screenshot-*.png). The e2e specs that take them
  * run against a production build (built first if the sources changed) and write every capture into
- * test-results/screens/ like any e2e run; only when they pass are the three 1440×900 captures copied into docs/.
+ * test-results/screens/ like any e2e run; only when they pass are the 1440×900 captures copied into docs/ (the
+ * README's three, and the labelling guide's region marks).
  * A normal e2e run never touches docs/, so a failing run cannot leave the pictures half-updated.
  */
 import { spawnSync } from "node:child_process";
@@ -16,11 +17,12 @@ const PICTURES = {
   "screenshot-labelling.png": "first-hour-label-1440x900.png",
   "screenshot-player.png": "first-hour-player-1440x900.png",
   "screenshot-judge-agreement.png": "analytics-judge-detail-1440x900.png",
+  "screenshot-region-marks.png": "region-marks-drawing-1440x900.png",
 };
 
 const run = spawnSync(
   path.join(root, "node_modules", ".bin", "playwright"),
-  ["test", "--config", "tests/playwright.config.ts", "tests/e2e/first-hour.spec.ts", "tests/e2e/analytics.spec.ts"],
+  ["test", "--config", "tests/playwright.config.ts", "tests/e2e/first-hour.spec.ts", "tests/e2e/analytics.spec.ts", "tests/e2e/region-marks.spec.ts"],
   { cwd: root, stdio: "inherit" },
 );
 if (run.status !== 0) {
