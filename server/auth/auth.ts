@@ -7,11 +7,6 @@
  * hashing, session tokens and cookie signing are better-auth's.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { betterAuth } from "better-auth";
-import { APIError, createAuthMiddleware, isAPIError } from "better-auth/api";
-import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { admin } from "better-auth/plugins/admin";
-import { adminAc, userAc } from "better-auth/plugins/admin/access";
 import { isDatabaseBusy } from "../../db/client";
 import { dialectOf, tablesOf, type Db } from "../../db/database";
 import { countUsers, listUserNames } from "../../db/repositories/accounts/users";
@@ -74,6 +69,7 @@ export const authRequestState = new AsyncLocalStorage<{ databaseBusy: boolean }>
  * (the adapter spells some queries per engine) and given that engine's table objects.
  */
 async function authDatabase(db: Db) {
+  const { drizzleAdapter } = await import("better-auth/adapters/drizzle");
   const { users, sessions, accounts, verifications, rateLimits } = tablesOf(db);
   return drizzleAdapter(db, {
     provider: dialectOf(db) === "postgres" ? "pg" : "sqlite",
@@ -86,7 +82,15 @@ async function buildAuth(
   db: Db,
   options: { secret: string; baseUrl?: string; origins: Pick<VerdictConfig, "baseUrl" | "trustedOrigins">; production: boolean },
 ) {
-  const database = await authDatabase(db);
+  // better-auth is loaded when the first request needs a session: it is the largest library behind the API, and
+  // processes that never check a cookie (the worker, the CLI, tests calling the API directly) never pay for it.
+  const [{ betterAuth }, { APIError, createAuthMiddleware, isAPIError }, { admin }, { adminAc, userAc }, database] = await Promise.all([
+    import("better-auth"),
+    import("better-auth/api"),
+    import("better-auth/plugins/admin"),
+    import("better-auth/plugins/admin/access"),
+    authDatabase(db),
+  ]);
   return betterAuth({
     appName: "Verdict",
     secret: options.secret,

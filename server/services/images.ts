@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
+import type Sharp from "sharp";
 import { dialectOf, sqliteClient, type Db } from "../../db/database";
 import { getScreenshot } from "../../db/repositories/screenshots";
 import { VARIANT_MIME, type VariantRequest } from "../domain/image-variants";
@@ -78,7 +78,18 @@ export function variantName(hash: string, width: number, format: string): string
   return `${hash}-w${width}.${format}`;
 }
 
+let sharpLoading: Promise<typeof Sharp> | undefined;
+
+/**
+ * sharp, loaded the first time an image is decoded or encoded: its native library is a large part of a cold start of
+ * the web server, a worker or the CLI, and most of them serve many requests before (or without ever) touching an image.
+ */
+export function loadSharp(): Promise<typeof Sharp> {
+  return (sharpLoading ??= import("sharp").then((m) => m.default));
+}
+
 async function encodeVariant(source: Buffer, width: number, resize: boolean, format: "webp" | "avif"): Promise<Buffer> {
+  const sharp = await loadSharp();
   let img = sharp(source, { failOn: "none" });
   if (resize) img = img.resize({ width, withoutEnlargement: true });
   // Screenshots are mostly text and flat colour: these settings keep small text legible at a fraction of the

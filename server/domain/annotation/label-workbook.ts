@@ -7,7 +7,7 @@
  * so one mapping reads either.
  */
 import { ValidationError } from "../../errors";
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
 import type { CsvTable } from "../csv";
 
 export type LabelFileKind = { kind: "text" } | { kind: "xlsx" } | { kind: "unsupported"; type: string; advice: string };
@@ -91,7 +91,10 @@ export interface SheetTable extends CsvTable {
  * where the user names a sheet (the command line's flag, or the campaign page's field).
  */
 export async function readWorkbookTable(bytes: Uint8Array, source: string, sheet?: string, chooseSheet = "with --sheet"): Promise<SheetTable> {
-  const workbook = new ExcelJS.Workbook();
+  // exceljs is loaded when a workbook is read: it is the largest library the API imports, and most processes never
+  // read a workbook.
+  const { default: Excel } = await import("exceljs");
+  const workbook = new Excel.Workbook();
   try {
     // exceljs's typings name Node's older Buffer; the bytes are the same.
     await workbook.xlsx.load(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ArrayBuffer);

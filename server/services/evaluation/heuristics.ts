@@ -11,7 +11,7 @@
  * and stored with the screenshot (screenshots.dhash), so no screenshot is ever decoded twice for this.
  * Trajectories still running are skipped: their verdict would be about a trajectory that is not finished.
  */
-import sharp from "sharp";
+import { loadSharp } from "../images";
 import { withTransaction, type Db } from "../../../db/database";
 import { existingVerdictKeys, upsertVerdicts, type VerdictValues } from "../../../db/repositories/evaluation/verdicts";
 import { getScreenshotDhashes, setScreenshotDhash } from "../../../db/repositories/screenshots";
@@ -78,6 +78,7 @@ export class ScreenshotDhashes {
     if (hit !== undefined) return hit;
     let value: string | null;
     try {
+      const sharp = await loadSharp();
       const grey = await sharp(this.store.localPath(hash) ?? (await this.store.read(hash)), { failOn: "none" })
         .greyscale()
         .resize(DHASH_WIDTH, DHASH_HEIGHT, { fit: "fill" })

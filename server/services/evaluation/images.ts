@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
+import { loadSharp } from "../images";
 import { premultiply, resizeLanczos, resizeNearest, unpremultiply } from "../../domain/evaluation/vwa/resample";
 import { comparisonSize, ssim, toGreyscale, type GreyImage } from "../../domain/evaluation/vwa/ssim";
 import { scaledSize } from "../../domain/evaluation/judge-protocol";
@@ -44,6 +44,7 @@ export async function prepareScreenshot(
       resized: false,
     };
   }
+  const sharp = await loadSharp();
   let pipeline = sharp(original).resize({ width: target.width, height: target.height, fit: "fill", kernel: "lanczos3" });
   let mime = shot.mime;
   if (mime === "image/jpeg") pipeline = pipeline.jpeg({ quality: 90 });
@@ -72,6 +73,7 @@ interface Decoded {
 }
 
 async function decode(bytes: Uint8Array): Promise<Decoded> {
+  const sharp = await loadSharp();
   const img = sharp(bytes);
   const meta = await img.metadata();
   const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });

@@ -4,7 +4,7 @@
  * against people's labels. Researchers and admins write and run them; what they found is an evaluation like a
  * judge's verdict, so the blind hides it from annotators exactly as it hides verdicts.
  */
-import sharp from "sharp";
+import { loadSharp } from "../images";
 import type { Db } from "../../../db/database";
 import {
   consolidatedCategoriesOf,
@@ -153,6 +153,7 @@ class ScreenshotUniformity {
     if (this.known.has(hash)) return this.known.get(hash)!;
     let value: Uniformity | null;
     try {
+      const sharp = await loadSharp();
       const img = await sharp(this.store.localPath(hash) ?? (await this.store.read(hash)), { failOn: "none" })
         .flatten({ background: "#ffffff" })
         .greyscale()
