@@ -111,15 +111,24 @@ function evaluationCells(t: Omit<ReportTrajectory, "steps">): string {
   return t.evaluations.map((e) => `<span class="ev ev-${escapeHtml(e.verdict)}">${escapeHtml(e.source)}: ${escapeHtml(e.verdict)}</span>`).join(" ");
 }
 
-function agreementTable(rows: ReportAgreementRow[] | null): string {
-  if (rows === null) return "";
-  if (!rows.length) return `<h2>Agreement with human labels</h2><p class="muted">No judge has verdicts on labelled trajectories of this selection.</p>`;
+/**
+ * The published judges' agreement with the human labels. A judge with no pair (no verdict on a labelled trajectory)
+ * has no figure to show: it is named under the table rather than given a row of dashes.
+ */
+function agreementTable(all: ReportAgreementRow[] | null): string {
+  if (all === null) return "";
+  const rows = all.filter((r) => r.n > 0);
+  const unpaired = all.filter((r) => r.n === 0).map((r) => escapeHtml(r.evaluator));
+  const none = unpaired.length
+    ? `<p class="muted" id="agreement-unpaired">No verdict on a trajectory with a success or failure human label, so no agreement figure: ${unpaired.join(", ")}.</p>`
+    : "";
+  if (!rows.length) return `<h2>Agreement with human labels</h2><p class="muted">No judge has verdicts on labelled trajectories of this selection.</p>${none}`;
   const body = rows
     .map((r) => `<tr><td>${escapeHtml(r.evaluator)}</td><td>${r.n}</td><td>${percent(r.agreement)}</td><td>${fixed(r.kappa)}</td></tr>`)
     .join("\n");
   return `<h2>Agreement with human labels</h2>
 <table class="agreement"><thead><tr><th>Evaluator</th><th>Pairs</th><th>Agreement</th><th>Cohen's κ</th></tr></thead>
-<tbody>${body}</tbody></table>`;
+<tbody>${body}</tbody></table>${none}`;
 }
 
 /** The report's front page: what it holds, the agreement table, and one row per trajectory linking to its player. */
@@ -145,7 +154,7 @@ ${agreementTable(index.agreement)}
 <tbody>
 ${rows}
 </tbody></table>
-<p class="muted">Open a trajectory, then step with ← and →. See manifest.json for what this report holds and withholds.</p>
+<p class="muted">Open a trajectory, then step with ← and →; “Copy link to this step” (or l) copies a link that opens it at that step. See manifest.json for what this report holds and withholds.</p>
 </main>`;
   return page(index.title, "", body, []);
 }
@@ -180,7 +189,9 @@ table.agreement { width: auto; }
 .side { display: flex; flex-direction: column; gap: 8px; min-width: 0; }
 .side pre { white-space: pre-wrap; word-break: break-word; background: #fff; border: 1px solid #e5e7eb; padding: 8px; margin: 0; font: 12px/1.4 ui-monospace, monospace; }
 .nav { display: flex; gap: 8px; align-items: center; }
+.nav { flex-wrap: wrap; }
 .nav button { padding: 4px 12px; }
+.link-field { width: 100%; box-sizing: border-box; font: 12px ui-monospace, monospace; padding: 4px 6px; }
 .noshot { padding: 48px; color: #9ca3af; text-align: center; }
 `;
 
@@ -188,14 +199,44 @@ table.agreement { width: auto; }
  * The player, as plain browser script: draws the step's screenshot with its Set-of-Marks boxes and the action's
  * target, the thought and action, and moves between steps with the buttons and the arrow keys. Text goes into the
  * page through textContent only, never as HTML.
+ *
+ * Deep links, as the dashboard's (server/domain/trajectories/step-links.ts) but in the address's fragment, which a
+ * file:// page can carry: `t/3.html#step=4&region=x,y,w,h` opens step 4 with that region of its screenshot (in the
+ * screenshot's pixels) drawn. The fragment follows the step on screen, and "Copy link to this step" (or `l`) puts the
+ * page's address with it on the clipboard; where the clipboard is refused, the link is shown to copy by hand.
  */
 export const PLAYER_JS = `(function () {
   "use strict";
   var t = window.VERDICT_TRAJECTORY;
   var root = document.getElementById("player");
   if (!t || !root) return;
-  var at = 0;
   var NS = "http://www.w3.org/2000/svg";
+  function fromHash() {
+    var q = {};
+    location.hash.replace(/^#/, "").split("&").forEach(function (kv) { var i = kv.indexOf("="); if (i > 0) { try { q[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1)); } catch (e) { /* not a link of ours */ } } });
+    var n = /^\\d{1,6}$/.test(q.step || "") ? Number(q.step) : 1;
+    var m = /^(\\d{1,6}),(\\d{1,6}),(\\d{1,6}),(\\d{1,6})$/.exec(q.region || "");
+    var r = m && Number(m[3]) > 0 && Number(m[4]) > 0 ? [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] : null;
+    return { at: Math.max(0, Math.min(t.steps.length - 1, n - 1)), region: r };
+  }
+  var linked = fromHash();
+  var at = linked.at;
+  // The region belongs to the step it was linked at; it is dropped once the player leaves that step.
+  var region = linked.region;
+  var copyState = "";
+  function linkHash() { return "#step=" + (at + 1) + (region ? "&region=" + region.join(",") : ""); }
+  function linkHref() { return location.href.replace(/#.*$/, "") + linkHash(); }
+  function keepHash() {
+    if (location.hash === linkHash()) return;
+    try { history.replaceState(null, "", linkHash()); } catch (e) { location.replace(linkHash()); }
+  }
+  function copyLink() {
+    var href = linkHref();
+    var done = function () { copyState = "copied"; render(); };
+    var refused = function () { copyState = "refused"; render(); };
+    if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(href).then(done, refused);
+    else refused();
+  }
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text != null) e.textContent = String(text); return e; }
   function svg(tag, attrs) { var e = document.createElementNS(NS, tag); for (var k in attrs) e.setAttribute(k, String(attrs[k])); return e; }
   function overlay(step) {
@@ -213,6 +254,8 @@ export const PLAYER_JS = `(function () {
     });
     var c = step.action && step.action.coords;
     if (c) s.appendChild(svg("circle", { cx: c[0], cy: c[1], r: 10, fill: "none", stroke: "#ef4444", "stroke-width": 4, "class": "target" }));
+    if (region) s.appendChild(svg("rect", { x: region[0], y: region[1], width: region[2], height: region[3], fill: "rgba(245,158,11,0.15)",
+      stroke: "#f59e0b", "stroke-width": 4, "stroke-dasharray": "10 6", "class": "region" }));
     return s;
   }
   function render() {
@@ -232,7 +275,18 @@ export const PLAYER_JS = `(function () {
     var next = el("button", null, "Next →"); next.id = "next-step"; next.disabled = at >= t.steps.length - 1; next.onclick = function () { go(at + 1); };
     var pos = el("span", null, t.steps.length ? "Step " + (at + 1) + " of " + t.steps.length : "No steps"); pos.id = "step-position";
     nav.appendChild(prev); nav.appendChild(pos); nav.appendChild(next);
+    if (t.steps.length) {
+      var copy = el("button", "copy-link", copyState === "copied" ? "Link copied" : "Copy link to this step");
+      copy.id = "copy-step-link"; copy.title = "Copy a link that opens this page at this step (l)"; copy.onclick = copyLink;
+      nav.appendChild(copy);
+    }
     side.appendChild(nav);
+    if (copyState === "refused") {
+      var manual = el("input", "link-field"); manual.id = "step-link"; manual.readOnly = true; manual.value = linkHref();
+      manual.setAttribute("aria-label", "Link to this step (the browser refused the clipboard: copy it from here)");
+      side.appendChild(el("div", "muted", "The browser refused the clipboard; copy the link from here:"));
+      side.appendChild(manual);
+    }
     if (step) {
       if (step.url) side.appendChild(el("div", "muted", step.url));
       side.appendChild(el("h2", null, "Thought")); side.appendChild(el("pre", "thought", step.thought || "–"));
@@ -249,11 +303,19 @@ export const PLAYER_JS = `(function () {
     });
     root.appendChild(stage); root.appendChild(side);
   }
-  function go(i) { if (i < 0 || i >= t.steps.length || i === at) return; at = i; render(); }
+  function go(i) { if (i < 0 || i >= t.steps.length || i === at) return; at = i; region = null; copyState = ""; keepHash(); render(); }
   document.addEventListener("keydown", function (e) {
+    if (e.altKey || e.ctrlKey || e.metaKey || (e.target && e.target.tagName === "INPUT")) return;
     if (e.key === "ArrowRight") { go(at + 1); e.preventDefault(); }
     else if (e.key === "ArrowLeft") { go(at - 1); e.preventDefault(); }
+    else if (e.key === "l" && t.steps.length) { copyLink(); e.preventDefault(); }
   });
+  // A link opened in the same tab (or edited in the address bar) moves the player there.
+  window.addEventListener("hashchange", function () {
+    if (location.hash === linkHash()) return;
+    var next = fromHash(); at = next.at; region = next.region; copyState = ""; render();
+  });
+  if (t.steps.length && location.hash) keepHash();
   render();
 })();
 `;
