@@ -146,7 +146,7 @@ describeEachBackend("the MCP server through an MCP client", (backend) => {
     await annotatorSession(await connect("http", annotators[0]!), annotators[0]!, "labelled over HTTP");
   });
 
-  it("over stdio: the same, with the token in VERDICT_TOKEN", async () => {
+  it("over stdio: the same, with the token in VERDICT_TOKEN; the researcher reads both labels and the agreement figures", async () => {
     await researcherSession(await connect("stdio", researcher));
     await annotatorSession(await connect("stdio", annotators[1]!), annotators[1]!, "labelled over stdio");
     // Both labels are in: the researcher's assistant reads them with the trajectory's evaluations.
@@ -154,5 +154,20 @@ describeEachBackend("the MCP server through an MCP client", (backend) => {
     const evaluations = textOf(await callTool(researcherClient, "get_evaluations", { id: salmonId }));
     expect(evaluations).toContain("labelled over HTTP");
     expect(evaluations).toContain("labelled over stdio");
+    // The agreement figures of the campaign, as worked out by hand: two annotators, one item, both "failure" (so one
+    // consolidated label, 100 % agreement, and κ undefined because every rating is in the same category); no judge.
+    const agreement = JSON.parse(textOf(await callTool(researcherClient, "agreement", { campaignId }))) as {
+      judges: { referenceLabels: number; judges: unknown[] };
+      humans: {
+        labels: number;
+        pairableItems: number;
+        annotators: { name: string; labels: number; successShare: number }[];
+        verdict: { percent: { value: number; items: number }; fleiss: { kappa: number | null; reason: string } };
+      };
+    };
+    expect(agreement.judges).toMatchObject({ referenceLabels: 1, judges: [] });
+    expect(agreement.humans).toMatchObject({ labels: 2, pairableItems: 1, verdict: { percent: { value: 1, items: 1 }, fleiss: { kappa: null } } });
+    expect(agreement.humans.verdict.fleiss.reason).toContain("every rating is in the same category");
+    expect(agreement.humans.annotators.map((a) => [a.name, a.labels, a.successShare]).sort()).toEqual(annotators.map((a) => [a.name, 1, 0]).sort());
   });
 });

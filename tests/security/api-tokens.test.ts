@@ -10,7 +10,7 @@ import { tablesOf } from "../../db/database";
 import { closeSharedDatabases } from "../../server/context";
 import { hashTokenSecret, newTokenSecret, parseToken, secretMatches, tokenInQuery } from "../../server/domain/access/api-tokens";
 import { createAccount, setDeactivated } from "../../server/services/accounts";
-import { createApiToken, revokeToken, BEARER_FAILURES_PER_WINDOW } from "../../server/services/accounts/api-tokens";
+import { apiTokensOf, createApiToken, revokeToken, BEARER_FAILURES_PER_WINDOW } from "../../server/services/accounts/api-tokens";
 import { createCampaign } from "../../server/services/annotation";
 import type { Actor } from "../../server/domain/access/actor";
 import { seedTrajectories } from "../helpers/annotation-fixture";
@@ -152,6 +152,29 @@ describeEachBackend("API tokens against an attacker", (backend) => {
     // The real one works, and the tRPC API takes it too.
     expect((await get("/api/v1/trajectories", real, { localAddress: from })).status).toBe(200);
     expect(trpcData(await get("/api/trpc/accounts.me", real, { localAddress: from }))).toMatchObject({ userId: people.researcher.userId, role: "researcher" });
+  });
+
+  it("keeps only the secret's SHA-256: no stored row and no later listing holds the token, which is shown once", async () => {
+    const made = await createApiToken(ctx, people.researcher, { ownerId: people.researcher.userId, name: "kept hashed", scope: "read" });
+    const secret = parseToken(made.token)!.secret;
+    const { apiTokens } = tablesOf(ctx.db);
+    const rows = await ctx.db.select().from(apiTokens);
+    const row = rows.find((r) => r.id === made.listing.id)!;
+    expect(row.secretHash).toBe(hashTokenSecret(secret));
+    // Neither the token nor its secret is in any column of any token row, as a copy of the database would hold them.
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(made.token);
+    // Shown once: the answer that made it carries it; the owner's list, read afterwards, never does.
+    expect(JSON.stringify(made.listing)).not.toContain(secret);
+    const listed = await apiTokensOf(ctx, people.researcher, people.researcher.userId);
+    expect(listed.map((t) => t.name)).toContain("kept hashed");
+    expect(JSON.stringify(listed)).not.toContain(secret);
+    const from = address();
+    const overHttp = await get("/api/trpc/accounts.apiTokens.list", null, { localAddress: from });
+    expect(overHttp.status).toBe(401);
+    // And the token works: what is stored is enough to recognise it.
+    expect((await get("/api/v1/trajectories", made.token, { localAddress: from })).status).toBe(200);
   });
 
   it("refuses a revoked token, an expired one and one whose owner was deactivated", async () => {
