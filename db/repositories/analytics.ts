@@ -378,6 +378,39 @@ export async function verdictsChangedSince(db: Db, version: number, limit: numbe
     .limit(limit);
 }
 
+/** A label row of a campaign as the analytics hold it, read one by one when only a few changed (active or not). */
+export interface ChangedLabel {
+  itemId: number;
+  annotatorKey: string;
+  status: string;
+  verdict: string;
+  category: string | null;
+  trajectoryId: number;
+  firstFailingStep: number | null;
+}
+
+/**
+ * Labels of a campaign written after the labels counter stood at `version` (rows stamp the counter of their last
+ * counted write, labels_change_idx), whatever their status now, at most `limit` of them.
+ */
+export async function labelsChangedSince(db: Db, campaignId: number, version: number, limit: number): Promise<ChangedLabel[]> {
+  const { labels: l } = tablesOf(db);
+  return db
+    .select({
+      itemId: l.itemId,
+      annotatorKey: l.annotatorKey,
+      status: l.status,
+      verdict: l.verdict,
+      category: l.category,
+      trajectoryId: l.trajectoryId,
+      firstFailingStep: l.firstFailingStep,
+    })
+    .from(l)
+    .where(and(gt(l.changeVersion, version), eq(l.campaignId, campaignId)))
+    .orderBy(asc(l.changeVersion))
+    .limit(limit);
+}
+
 /**
  * Active (not withdrawn) labels of one campaign: the pre-adjudication labels human agreement is computed from
  * (labels_campaign_analytics_idx).

@@ -141,6 +141,8 @@ export const labels = pgTable(
     revision: integer("revision").notNull().default(1),
     createdAt: epochMs("created_at").notNull().default(nowMs),
     updatedAt: epochMs("updated_at").notNull().default(nowMs),
+    /** As on SQLite: the labels change counter of the row's last counted write, set by its triggers. */
+    changeVersion: bigint("change_version", { mode: "number" }).notNull().default(0),
     answers: json("answers").$type<LabelAnswers>(),
     guidelineVersion: integer("guideline_version"),
     marks: json("marks").$type<RegionMark[]>(),
@@ -160,6 +162,7 @@ export const labels = pgTable(
       t.firstFailingStep,
       t.id,
     ),
+    index("labels_change_idx").on(t.changeVersion),
     index("labels_trajectory_idx").on(t.trajectoryId),
     index("labels_user_idx").on(t.userId),
   ],

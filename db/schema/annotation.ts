@@ -221,9 +221,15 @@ export const labels = sqliteTable(
     revision: integer("revision").notNull().default(1),
     createdAt: integer("created_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
     updatedAt: integer("updated_at", { mode: "timestamp_ms" }).notNull().default(nowMs),
+    /**
+     * The labels change counter (db/schema/changes.ts) of the row's last counted write, set by its triggers: the
+     * analytics read only the labels written since their copy and patch them in.
+     */
+    changeVersion: integer("change_version").notNull().default(0),
   },
   (t) => [
     uniqueIndex("labels_item_annotator_uq").on(t.itemId, t.annotatorKey),
+    index("labels_change_idx").on(t.changeVersion),
     // Covers the analytics read of a campaign's labels (db/repositories/analytics.ts): one index range, already
     // grouped by annotator, verdict and category, without visiting the table. Also serves look-ups by campaign.
     index("labels_campaign_analytics_idx").on(

@@ -46,8 +46,15 @@ export type CountedTable = keyof typeof COUNTED_TABLES;
  */
 export const VERDICT_REMOVALS_COUNTER = "evaluator_verdicts_removed";
 
-/** Every counter row: the counted tables and the verdict removals. */
-export type ChangeCounter = CountedTable | typeof VERDICT_REMOVALS_COUNTER;
+/**
+ * Not a table: moves when a label row is deleted or changes identity (campaign, item, annotator). Label rows carry
+ * the labels counter of their last counted write (change_version), as verdict rows do, so the analytics patch a
+ * campaign's labels in place of reading them all again; a removal leaves no row to fetch, and this counter says so.
+ */
+export const LABEL_REMOVALS_COUNTER = "labels_removed";
+
+/** Every counter row: the counted tables and the verdict and label removals. */
+export type ChangeCounter = CountedTable | typeof VERDICT_REMOVALS_COUNTER | typeof LABEL_REMOVALS_COUNTER;
 
 /**
  * Bootstrap results of the analytics (intervals of Fleiss' κ and α, clustered judge error rates) kept across

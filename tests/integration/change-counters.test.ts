@@ -8,9 +8,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../db/client";
 import { closeDatabase, rawAll, rawGet, rawRun, type Db } from "../../db/database";
 import { openPostgresDatabase } from "../../db/postgres";
-import { tableVersions } from "../../db/repositories/analytics";
+import { loadCampaignLabelColumns, tableVersions } from "../../db/repositories/analytics";
 import { upsertVerdict } from "../../db/repositories/evaluation/verdicts";
-import { COUNTED_TABLES, VERDICT_REMOVALS_COUNTER, type CountedTable } from "../../db/schema/changes";
+import { COUNTED_TABLES, LABEL_REMOVALS_COUNTER, VERDICT_REMOVALS_COUNTER, type CountedTable } from "../../db/schema/changes";
 import { analyticsOverview } from "../../server/services/analytics";
 import { getCampaignLabels, getFacts, getReference, getVerdictSets, loadVerdictSets, type VerdictSet } from "../../server/services/analytics/dataset";
 import type { TestContext } from "../helpers/context";
@@ -54,7 +54,9 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       for (const table of Object.keys(COUNTED_TABLES)) {
         for (const event of ["insert", "delete", "update"]) expect(triggers).toContainEqual({ name: `${table}_count_${event}`, tbl: table });
       }
-      expect(Object.keys(await tableVersions(ctx.db)).sort()).toEqual([...Object.keys(COUNTED_TABLES), VERDICT_REMOVALS_COUNTER].sort());
+      expect(Object.keys(await tableVersions(ctx.db)).sort()).toEqual(
+        [...Object.keys(COUNTED_TABLES), VERDICT_REMOVALS_COUNTER, LABEL_REMOVALS_COUNTER].sort(),
+      );
     });
 
     it("move on inserts, deletes and updates of read columns, and not on other columns", async () => {
@@ -163,6 +165,33 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
     });
   });
 
+  describe("label stamps", () => {
+    const stampOf = async (id: number) => Number((await rawGet<{ v: number }>(ctx.db, sql`select change_version as v from labels where id = ${id}`))!.v);
+
+    it("carry the counter their write left; removals and identity changes move a counter of their own", async () => {
+      const before = await tableVersions(ctx.db);
+      const id = Number((await rawGet<{ id: number }>(ctx.db, sql`select min(id) as id from labels`))!.id);
+      await run(sql`update labels set verdict = 'unsure', category = null where id = ${id}`);
+      const relabelled = await tableVersions(ctx.db);
+      expect(relabelled.labels).toBe(before.labels + 1);
+      expect(await stampOf(id)).toBe(relabelled.labels);
+      // A column analytics do not read leaves the stamp and the counters alone.
+      await run(sql`update labels set note = 'why' where id = ${id}`);
+      expect(await stampOf(id)).toBe(relabelled.labels);
+      await run(sql`update labels set status = 'withdrawn' where id = ${id}`);
+      const withdrawn = await tableVersions(ctx.db);
+      expect(await stampOf(id)).toBe(withdrawn.labels);
+      expect(withdrawn[LABEL_REMOVALS_COUNTER]).toBe(before[LABEL_REMOVALS_COUNTER]);
+
+      await run(sql`update labels set annotator_key = 'import:someone else' where id = ${id}`);
+      expect((await tableVersions(ctx.db))[LABEL_REMOVALS_COUNTER]).toBe(before[LABEL_REMOVALS_COUNTER] + 1);
+      await run(sql`delete from labels where id = ${id}`);
+      const deleted = await tableVersions(ctx.db);
+      expect(deleted[LABEL_REMOVALS_COUNTER]).toBe(before[LABEL_REMOVALS_COUNTER] + 2);
+      expect(deleted[VERDICT_REMOVALS_COUNTER]).toBe(before[VERDICT_REMOVALS_COUNTER]);
+    });
+  });
+
   /** A verdict set as a sorted list of its entries, to compare sets whatever order their entries are in. */
   const entriesOf = (sets: VerdictSet[]) =>
     sets.map((s) => ({
@@ -236,6 +265,48 @@ describeEachBackend("change counters and the analytics cache", (backend) => {
       for (const set of untouched) expect(reread).not.toContain(set);
       expect(reread.find((s) => s.identity.key === "import:late")!.rows.length).toBe(1);
       expect(entriesOf(reread)).toEqual(entriesOf(await loadVerdictSets(ctx.db, await getFacts(ctx.db))));
+    });
+
+    it("brings a campaign's cached labels up to date with the rows written since, exactly as a full read gives them", async () => {
+      const labels = await getCampaignLabels(ctx.db, fx.campaignId);
+      const itemOf = async (trajectoryId: number) =>
+        Number((await rawGet<{ id: number }>(ctx.db, sql`select id from campaign_items where trajectory_id = ${trajectoryId}`))!.id);
+      const insertLabel = async (trajectoryId: number, annotatorKey: string, verdict: string, category: string | null) =>
+        run(
+          sql`insert into labels (campaign_id, item_id, trajectory_id, annotator_key, annotator_name, origin, verdict, category)
+              values (${fx.campaignId}, ${await itemOf(trajectoryId)}, ${trajectoryId}, ${annotatorKey}, 'x', 'import', ${verdict}, ${category})`,
+        );
+      // A new annotator whose key sorts between two others, and one whose key sorts after a character above U+FFFF
+      // would in UTF-16 but not in the databases' byte order; a category no label had; a label changed twice; one
+      // withdrawn; one whose category was the last of its value; one back from withdrawn.
+      await insertLabel(fx.ids.T11!, "import:b-new", "failure", "a brand-new category");
+      await insertLabel(fx.ids.T12!, "import:\u{1F600}", "success", null);
+      await insertLabel(fx.ids.T12!, "import:\uFF21", "failure", "Ｚ");
+      const t2 = await itemOf(fx.ids.T2!);
+      await run(sql`update labels set verdict = 'success', category = null where item_id = ${t2} and annotator_key = 'import:ann'`);
+      await run(
+        sql`update labels set verdict = 'failure', category = 'navigation stuck', first_failing_step = 2 where item_id = ${t2} and annotator_key = 'import:ann'`,
+      );
+      await run(sql`update labels set status = 'withdrawn' where item_id = ${await itemOf(fx.ids.T4!)} and annotator_key = 'import:bob'`);
+      await run(sql`update labels set category = 'hallucination' where category = 'visual grounding issue'`);
+      const t9 = await itemOf(fx.ids.T9!);
+      await run(sql`update labels set status = 'withdrawn' where item_id = ${t9} and annotator_key = 'import:cy'`);
+      await run(sql`update labels set status = 'active' where item_id = ${t9} and annotator_key = 'import:cy'`);
+      const patched = await getCampaignLabels(ctx.db, fx.campaignId);
+      expect(patched).not.toBe(labels);
+      const full = await loadCampaignLabelColumns(ctx.db, fx.campaignId);
+      expect(patched.length).toBe(labels.length + 3 - 1);
+      expect(patched).toEqual(full);
+      expect(patched.dict.category).toContain("a brand-new category");
+      expect(patched.dict.category).not.toContain("visual grounding issue");
+      // Nothing written since: the patched copy is kept as it is.
+      expect(await getCampaignLabels(ctx.db, fx.campaignId)).toBe(patched);
+
+      // A deleted label cannot be patched in: the campaign's labels are read again, and it is gone.
+      await run(sql`delete from labels where item_id = ${t9} and annotator_key = 'import:cy'`);
+      const reread = await getCampaignLabels(ctx.db, fx.campaignId);
+      expect(reread.length).toBe(patched.length - 1);
+      expect(reread).toEqual(await loadCampaignLabelColumns(ctx.db, fx.campaignId));
     });
 
     it("sees verdicts another connection wrote, patched in", async () => {

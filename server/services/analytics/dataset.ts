@@ -11,6 +11,7 @@
  */
 import type { Db } from "../../../db/database";
 import {
+  labelsChangedSince,
   loadCampaignLabelColumns,
   loadConsolidatedColumns,
   loadTaskAttributes,
@@ -21,10 +22,11 @@ import {
   NULL_INT,
   tableVersions,
   verdictsChangedSince,
+  type ChangedLabel,
   type ChangedVerdict,
 } from "../../../db/repositories/analytics";
 import { flaggedTasks } from "../../../db/repositories/catalog/task-flags";
-import { VERDICT_REMOVALS_COUNTER, type ChangeCounter, type CountedTable } from "../../../db/schema/changes";
+import { LABEL_REMOVALS_COUNTER, VERDICT_REMOVALS_COUNTER, type ChangeCounter, type CountedTable } from "../../../db/schema/changes";
 import type { ReferenceSpec } from "../../domain/analytics/reference";
 import type { DifficultyDimension, EvaluatorIdentity, Selection } from "../../domain/analytics/selection";
 import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
@@ -591,5 +593,164 @@ export type CampaignLabelColumns = Awaited<ReturnType<typeof loadCampaignLabelCo
 
 /** Active labels of a campaign as packed columns. */
 export async function getCampaignLabels(db: Db, campaignId: number): Promise<CampaignLabelColumns> {
-  return cached(db, `labels:${campaignId}`, LABEL_TABLES, () => loadCampaignLabelColumns(db, campaignId));
+  return cached(db, `labels:${campaignId}`, LABEL_TABLES, () => loadCampaignLabelColumns(db, campaignId), labelPatch(db, campaignId));
+}
+
+/** More changed labels than this and reading the campaign's labels again is as quick as patching them in. */
+const LABEL_PATCH_LIMIT = 5_000;
+
+/**
+ * Brings a campaign's cached labels up to date by reading only the label rows written since (an annotator's submit
+ * would otherwise make every open view read all of the campaign's labels again): possible while no label row was
+ * deleted or moved to another campaign, item or annotator (the labels_removed counter).
+ */
+function labelPatch(db: Db, campaignId: number): Patch<CampaignLabelColumns> {
+  return (previous, then, now) => {
+    if (then.labels === undefined || then[LABEL_REMOVALS_COUNTER] === undefined || then[LABEL_REMOVALS_COUNTER] !== now[LABEL_REMOVALS_COUNTER]) return null;
+    return (async () => {
+      const base = await previous;
+      const changed = await labelsChangedSince(db, campaignId, then.labels, LABEL_PATCH_LIMIT + 1);
+      return changed.length > LABEL_PATCH_LIMIT ? loadCampaignLabelColumns(db, campaignId) : patchCampaignLabels(base, changed);
+    })();
+  };
+}
+
+/**
+ * Text in the order SQLite's BINARY and PostgreSQL's "C" collation give it (UTF-8 bytes, that is code points):
+ * JavaScript compares UTF-16 code units, which puts characters above U+FFFF before U+E000–U+FFFF.
+ */
+function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800) x = x < 0xe000 ? x + 0x2000 : x - 0x800;
+    if (y >= 0xd800) y = y < 0xe000 ? y + 0x2000 : y - 0x800;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** The label columns in the read's order of rows; the first three are text (dictionary codes). */
+const LABEL_FIELDS = ["annotatorKey", "verdict", "category", "itemId", "trajectoryId", "firstFailingStep"] as const;
+const LABEL_TEXT_FIELDS = ["annotatorKey", "verdict", "category"] as const;
+type LabelTextField = (typeof LABEL_TEXT_FIELDS)[number];
+
+/**
+ * `base` (a campaign's active labels as loadCampaignLabelColumns read them) with the label rows in `changed` (that
+ * campaign's rows written since, in the order written, active or withdrawn now) written in: exactly what
+ * loadCampaignLabelColumns would read now, rows in the same order and text in the same dictionary codes. A label row
+ * is one annotator's label on one item (labels_item_annotator_uq), so a changed row replaces the row of its item and
+ * annotator, or is left out when it is no longer active. New arrays: a view still computing over `base` is not disturbed.
+ */
+export function patchCampaignLabels(base: CampaignLabelColumns, changed: readonly ChangedLabel[]): CampaignLabelColumns {
+  if (!changed.length) return base;
+  const { col, dict } = base;
+  // The last write of each label row (item, annotator), in the order written.
+  const last = new Map<string, ChangedLabel>();
+  for (const c of changed) {
+    const key = `${c.itemId}\u0000${c.annotatorKey}`;
+    last.delete(key);
+    last.set(key, c);
+  }
+  // Rows of the base that a write replaces or takes out: found through their item (few), then their annotator.
+  let maxItem = 0;
+  for (const c of changed) if (c.itemId > maxItem) maxItem = c.itemId;
+  const touched = new Uint8Array(maxItem + 1);
+  for (const c of changed) touched[c.itemId] = 1;
+  const removed: number[] = [];
+  const items = col.itemId;
+  for (let r = 0; r < base.length; r++) {
+    const item = items[r]!;
+    if (item <= maxItem && touched[item] && last.has(`${item}\u0000${dict.annotatorKey[col.annotatorKey[r]!]}`)) removed.push(r);
+  }
+  // Text of the base and of the written rows in one dictionary per field, ranked in the database's order.
+  const values = { annotatorKey: dict.annotatorKey.slice(), verdict: dict.verdict.slice(), category: dict.category.slice() };
+  const codeOf = (f: LabelTextField, v: string | null): number => {
+    if (v === null) return -1;
+    const c = values[f].indexOf(v);
+    return c >= 0 ? c : values[f].push(v) - 1;
+  };
+  const added = [...last.values()]
+    .filter((c) => c.status === "active")
+    .map((c) => [
+      codeOf("annotatorKey", c.annotatorKey),
+      codeOf("verdict", c.verdict),
+      codeOf("category", c.category),
+      c.itemId,
+      c.trajectoryId,
+      c.firstFailingStep === null ? NULL_INT : Math.trunc(c.firstFailingStep),
+    ]);
+  const rankOf = (f: LabelTextField): Int32Array => {
+    const order = values[f].map((_, i) => i).sort((a, b) => compareCodePoints(values[f][a]!, values[f][b]!));
+    const rank = new Int32Array(order.length);
+    order.forEach((code, i) => (rank[code] = i));
+    return rank;
+  };
+  const rank = [rankOf("annotatorKey"), rankOf("verdict"), rankOf("category")];
+  // The read's order: annotator, verdict, category (none first), item, trajectory, first failing step (as numbers).
+  const sortValue = (row: readonly number[], i: number): number => (i < 3 ? (row[i]! < 0 ? -1 : rank[i]![row[i]!]!) : row[i]!);
+  const compareRows = (a: readonly number[], b: readonly number[]): number => {
+    for (let i = 0; i < LABEL_FIELDS.length; i++) {
+      const d = sortValue(a, i) - sortValue(b, i);
+      if (d !== 0) return d;
+    }
+    return 0;
+  };
+  added.sort(compareRows);
+  const cols = LABEL_FIELDS.map((f) => col[f]);
+  const baseRow = (r: number) => cols.map((c) => c[r]!);
+  // Where each written row goes: before the first base row that sorts after it (a base row equal to it is one it replaces).
+  const insertAt = added.map((row) => {
+    let lo = 0;
+    let hi = base.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareRows(baseRow(mid), row) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  });
+
+  // The base copied in runs between the rows taken out and the rows written in.
+  const n = base.length - removed.length + added.length;
+  const out = LABEL_FIELDS.map(() => new Int32Array(n));
+  let from = 0;
+  let o = 0;
+  const copyUntil = (to: number) => {
+    if (to > from) out.forEach((c, i) => c.set(cols[i]!.subarray(from, to), o));
+    o += Math.max(0, to - from);
+    from = Math.max(from, to);
+  };
+  let a = 0;
+  for (let x = 0; x <= removed.length; x++) {
+    const stop = x < removed.length ? removed[x]! : base.length;
+    for (; a < added.length && insertAt[a]! <= stop; a++) {
+      copyUntil(insertAt[a]!);
+      out.forEach((c, i) => (c[o] = added[a]![i]!));
+      o++;
+    }
+    copyUntil(stop);
+    from = stop + 1;
+  }
+  // Codes in order of first appearance, as the read hands them out; values no row holds any more are dropped.
+  const outDict = { ...dict };
+  LABEL_TEXT_FIELDS.forEach((f, i) => {
+    const c = out[i]!;
+    const first = new Int32Array(values[f].length).fill(-1);
+    for (let r = 0; r < n; r++) {
+      const code = c[r]!;
+      if (code >= 0 && first[code]! < 0) first[code] = r;
+    }
+    const order = values[f].map((_, code) => code).filter((code) => first[code]! >= 0);
+    order.sort((x, y) => first[x]! - first[y]!);
+    outDict[f] = order.map((code) => values[f][code]!);
+    if (order.length === values[f].length && order.every((code, j) => code === j)) return;
+    const remap = new Int32Array(values[f].length).fill(-1);
+    order.forEach((code, j) => (remap[code] = j));
+    for (let r = 0; r < n; r++) if (c[r]! >= 0) c[r] = remap[c[r]!]!;
+  });
+  const outCol = Object.fromEntries(LABEL_FIELDS.map((f, i) => [f, out[i]!])) as CampaignLabelColumns["col"];
+  return { length: n, col: outCol, dict: outDict };
 }
