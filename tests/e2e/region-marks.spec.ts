@@ -76,6 +76,13 @@ test.describe.serial("region marks", () => {
     // `?` lists the mark key beside the player's.
     await page.keyboard.press("?");
     await expect(page.getByTestId("shortcuts-help")).toContainText("Region marks: draw on the screenshot");
+    // A chord reads as one key, not as two alternatives.
+    await expect(page.getByTestId("shortcuts-help").getByRole("row").filter({ hasText: "Submit and go to the next" })).toContainText("Ctrl/⌘+Enter");
+    // With the label keys after the player's the list is long: it stays inside the window, scrolling within itself.
+    const dialog = (await page.getByTestId("shortcuts-help").getByRole("dialog").boundingBox())!;
+    expect(dialog.y).toBeGreaterThanOrEqual(0);
+    expect(dialog.y + dialog.height).toBeLessThanOrEqual(DESKTOP_SIZES[0].height);
+    await screenshotAt(page, "region-marks-help", DESKTOP_SIZES[0]);
     await page.keyboard.press("Escape");
     await expect(page.getByTestId("shortcuts-help")).toHaveCount(0);
 

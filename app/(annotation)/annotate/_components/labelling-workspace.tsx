@@ -28,7 +28,9 @@ export function LabellingWorkspace({ campaignId, itemNo, initialStep = 1 }: { ca
         back={{ href: `/annotate/${campaignId}`, label: campaign.name }}
         stageLayer={(p) => marking && <MarkingLayer view={marking} {...p} />}
         // The `?` help lists the label keys after the player's, as the label panel's own list offers them.
-        extraShortcuts={LABEL_SHORTCUTS.filter((s) => (s.keys[0] !== "q" || schema.allowUnsure) && (s.keys[0] !== "b" || schema.allowNotExecutable))}
+        extraShortcuts={LABEL_SHORTCUTS.filter((s) => (s.keys[0] !== "q" || schema.allowUnsure) && (s.keys[0] !== "b" || schema.allowNotExecutable)).map(
+          asHelpRow,
+        )}
         sidePanel={(p) =>
           // A reveal campaign shows its evaluator once the blind label is in (never before: the server refuses it).
           campaign.reveal && mine.label && campaign.isAnnotator ? (
@@ -51,6 +53,14 @@ export function LabellingWorkspace({ campaignId, itemNo, initialStep = 1 }: { ca
       <LabelJump />
     </>
   );
+}
+
+/**
+ * A label key as one entry of the player's help, which reads several keys as alternatives ("← / k"): a chord
+ * becomes "Ctrl/⌘+Enter" and the category range "1–9".
+ */
+function asHelpRow(s: { keys: string[]; description: string }) {
+  return s.keys.length > 1 ? { ...s, keys: [s.keys[1] === "…" ? `${s.keys[0]}–${s.keys.at(-1)}` : s.keys.join("+")] } : s;
 }
 
 /**
