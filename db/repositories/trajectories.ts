@@ -510,6 +510,19 @@ export interface StepScreenshot {
   dhash: string | null;
 }
 
+/** The columns a StepScreenshot is read from. */
+function stepScreenshotColumns(db: Db) {
+  const { screenshots } = tablesOf(db);
+  return {
+    hash: screenshots.hash,
+    mime: screenshots.mime,
+    width: screenshots.width,
+    height: screenshots.height,
+    bytes: screenshots.bytes,
+    dhash: screenshots.dhash,
+  };
+}
+
 /** Pixel sizes of the given screenshots, keyed by hash (for a window of steps). */
 export async function getScreenshotsByHash(db: Db, hashes: readonly string[]): Promise<Map<string, StepScreenshot>> {
   const { screenshots } = tablesOf(db);
@@ -519,14 +532,7 @@ export async function getScreenshotsByHash(db: Db, hashes: readonly string[]): P
   for (let i = 0; i < unique.length; i += 500) {
     rows.push(
       ...(await db
-        .select({
-          hash: screenshots.hash,
-          mime: screenshots.mime,
-          width: screenshots.width,
-          height: screenshots.height,
-          bytes: screenshots.bytes,
-          dhash: screenshots.dhash,
-        })
+        .select(stepScreenshotColumns(db))
         .from(screenshots)
         .where(inArray(screenshots.hash, unique.slice(i, i + 500)))),
     );
@@ -538,14 +544,7 @@ export async function getScreenshotsByHash(db: Db, hashes: readonly string[]): P
 export async function getStepScreenshots(db: Db, trajectoryId: number): Promise<Map<string, StepScreenshot>> {
   const { screenshots } = tablesOf(db);
   const rows = await db
-    .select({
-      hash: screenshots.hash,
-      mime: screenshots.mime,
-      width: screenshots.width,
-      height: screenshots.height,
-      bytes: screenshots.bytes,
-      dhash: screenshots.dhash,
-    })
+    .select(stepScreenshotColumns(db))
     .from(screenshots)
     .where(
       // Table names are explicit: drizzle leaves single-table columns unqualified, ambiguous inside a subquery.

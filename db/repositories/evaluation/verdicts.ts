@@ -6,7 +6,6 @@
  */
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { affectedRows, first, tablesOf, withTransaction, type Db, type Tables } from "../../database";
-import { trajectoryWhere, type TrajectoryFilter } from "../trajectories";
 import type { evaluatorVerdicts, judgeBatches, judgeConfigs, EvaluatorVerdictRow, JudgeBatchRow, JudgeConfigRow } from "../../schema/index";
 
 // ---- judge configurations ----
@@ -435,20 +434,6 @@ export async function deleteVerdicts(db: Db, f: VerdictFilter): Promise<number> 
   const where = verdictWhere(t, f);
   if (!where) throw new Error("deleteVerdicts: refusing to delete without a filter");
   return affectedRows(await db.delete(t.evaluatorVerdicts).where(where));
-}
-
-/** Every trajectory id matching the browser's filter, for a batch over "what the list shows". */
-export async function trajectoryIdsMatching(db: Db, f: TrajectoryFilter, limit = 1_000_000): Promise<number[]> {
-  const { trajectories, tasks, agentRuns } = tablesOf(db);
-  const rows = await db
-    .select({ id: trajectories.id })
-    .from(trajectories)
-    .innerJoin(tasks, eq(tasks.id, trajectories.taskId))
-    .innerJoin(agentRuns, eq(agentRuns.id, trajectories.runId))
-    .where(trajectoryWhere(f))
-    .orderBy(asc(trajectories.id))
-    .limit(limit);
-  return rows.map((r) => r.id);
 }
 
 /** Trajectories that exist among `ids` (batches drop ids deleted since selection). */
