@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { SessionUser } from "@/server/auth/auth";
 import { authClient } from "../_lib/auth-client";
+import { MentionsLink } from "./mentions";
 
 const ROLE_STYLE: Record<string, string> = {
   admin: "bg-rose-50 text-rose-700",
@@ -17,6 +18,7 @@ export function AccountMenu({ user }: { user: SessionUser }) {
   const [busy, setBusy] = useState(false);
   return (
     <div className="flex items-center gap-2 text-[12px]">
+      <MentionsLink />
       <Link
         href="/account"
         className="hidden max-w-48 truncate text-zinc-700 hover:underline sm:inline"

@@ -2,7 +2,16 @@
  * The blind for comments and mentions, as pure rules: each case names who reads whose comment and why.
  */
 import { describe, expect, it } from "vitest";
-import { checkCommentBody, MAX_COMMENT_CHARS, mayViewComment, mentionHandle, parseMentions } from "../../server/domain/annotation/comments";
+import {
+  checkCommentBody,
+  completeMention,
+  MAX_COMMENT_CHARS,
+  mayViewComment,
+  mentionAtCaret,
+  mentionCandidates,
+  mentionHandle,
+  parseMentions,
+} from "../../server/domain/annotation/comments";
 
 const cohort = new Set(["ann", "bo"]);
 const researcherNote = { authorId: "rita", sighted: true, forBlind: false };
@@ -55,5 +64,35 @@ describe("comment bodies", () => {
     expect(checkCommentBody("  one\r\ntwo \r ")).toEqual({ body: "one\ntwo" });
     expect(checkCommentBody(" \n ")).toEqual({ error: "A comment needs some text" });
     expect(checkCommentBody("x".repeat(MAX_COMMENT_CHARS + 1))).toEqual({ error: `A comment holds at most 4000 characters (this one has 4001)` });
+  });
+});
+
+describe("completing a mention in the comment box", () => {
+  it("finds the mention being typed at the caret, and nothing inside a word or an email address", () => {
+    expect(mentionAtCaret("@", 1)).toEqual({ start: 0, query: "" });
+    expect(mentionAtCaret("ask @Ann.L", 10)).toEqual({ start: 4, query: "ann.l" });
+    expect(mentionAtCaret("ask @ann now", 12)).toBeNull();
+    expect(mentionAtCaret("mail ann@lab", 12)).toBeNull();
+    // The caret in the middle of the text: only what is before it counts.
+    expect(mentionAtCaret("(@bo) and more", 4)).toEqual({ start: 1, query: "bo" });
+  });
+
+  it("lists people by handle first, then by a word of their name, up to the limit", () => {
+    const people = [
+      { name: "Ann One", handle: "annotator1" },
+      { name: "Rae Researcher", handle: "researcher" },
+      { name: "Bo Annis", handle: "bo" },
+    ];
+    expect(mentionCandidates(people, "ann").map((p) => p.handle)).toEqual(["annotator1", "bo"]);
+    expect(mentionCandidates(people, "RAE").map((p) => p.handle)).toEqual(["researcher"]);
+    expect(mentionCandidates(people, "").length).toBe(3);
+    expect(mentionCandidates(people, "", 2).length).toBe(2);
+    expect(mentionCandidates(people, "zed")).toEqual([]);
+  });
+
+  it("replaces the typed part with the whole handle and a space, keeping the rest", () => {
+    expect(completeMention("hi @an", 3, 6, "annotator1")).toEqual({ text: "hi @annotator1 ", caret: 15 });
+    // Completing in the middle of a handle drops its old tail, and a following space is not doubled.
+    expect(completeMention("hi @anx there", 3, 6, "annotator1")).toEqual({ text: "hi @annotator1 there", caret: 15 });
   });
 });

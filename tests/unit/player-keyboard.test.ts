@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { commandForKey, formKeyOf, isTypingTarget, keyFor, nextSpeed, playerKeysFor, SHORTCUTS } from "../../server/domain/player/keyboard";
+import {
+  commandForKey,
+  COMMENTS_SHORTCUT,
+  formKeyOf,
+  isCommentsKey,
+  isTypingTarget,
+  keyFor,
+  nextSpeed,
+  playerKeysFor,
+  SHORTCUTS,
+} from "../../server/domain/player/keyboard";
 
 const body = { tagName: "BODY" };
 
@@ -18,6 +28,7 @@ describe("commandForKey", () => {
     ["r", "toggleRaw"],
     ["z", "toggleZoom"],
     ["e", "toggleEvaluations"],
+    ["c", null],
     ["?", "toggleHelp"],
     ["Escape", "close"],
     ["+", "faster"],
@@ -108,5 +119,21 @@ describe("formKeyOf (the labelling forms' shared key rules)", () => {
     expect(formKeyOf({ key: "s", altKey: true }, body)).toBeNull();
     expect(formKeyOf({ key: "s", repeat: true }, body)).toBeNull();
     expect(formKeyOf({ key: "S", shiftKey: true }, body)).toBeNull();
+  });
+});
+
+describe("the comments key", () => {
+  it("is c, on its own, never while typing (the comment box itself), with a modifier, Shift or on repeat", () => {
+    expect(COMMENTS_SHORTCUT.keys).toEqual(["c"]);
+    expect(isCommentsKey({ key: "c" }, body)).toBe(true);
+    expect(isCommentsKey({ key: "c" }, { tagName: "TEXTAREA" })).toBe(false);
+    expect(isCommentsKey({ key: "c", ctrlKey: true }, body)).toBe(false);
+    expect(isCommentsKey({ key: "C", shiftKey: true }, body)).toBe(false);
+    expect(isCommentsKey({ key: "c", repeat: true }, body)).toBe(false);
+    expect(isCommentsKey({ key: "x" }, body)).toBe(false);
+  });
+
+  it("is not one of the player's own keys (the reveal and QA panels use c where the player leaves it to them)", () => {
+    expect(SHORTCUTS.flatMap((s) => s.keys)).not.toContain("c");
   });
 });

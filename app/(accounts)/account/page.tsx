@@ -5,6 +5,7 @@ import { api } from "../../_trpc/server";
 import { hasRole } from "@/server/domain/access/actor";
 import { ApiTokens } from "./api-tokens";
 import { MyReports } from "./my-reports";
+import { MentionsInbox } from "../../_components/mentions";
 
 export const metadata: Metadata = { title: "Your account" };
 
@@ -18,6 +19,7 @@ export default async function AccountPage() {
   return (
     <>
       <PageHeader title="Your account" subtitle={`${user.name} · ${user.email} · ${user.role}`} />
+      <MentionsInbox />
       <ApiTokens tokens={tokens} />
       {hasRole(user, "researcher") && <MyReports />}
     </>

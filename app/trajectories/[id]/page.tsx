@@ -43,6 +43,7 @@ export default async function TrajectoryPage({ params, searchParams }: Props) {
         source={{ trajectoryId: id }}
         initialStep={initialStep}
         evaluationsOpen={sp.panel === "evaluations"}
+        commentsOpen={sp.panel === "comments"}
         initialRegion={parseRegionParam(Array.isArray(sp.region) ? sp.region[0] : sp.region)}
         // The download names the run and carries verdicts: researchers' and admins' (the route checks the blind).
         download={user && hasRole(user, "researcher") ? `/api/trajectories/${id}/atif` : undefined}

@@ -72,3 +72,38 @@ export function checkCommentBody(body: string): { body: string } | { error: stri
   if (text.length > MAX_COMMENT_CHARS) return { error: `A comment holds at most ${MAX_COMMENT_CHARS} characters (this one has ${text.length})` };
   return { body: text };
 }
+
+/**
+ * The mention being typed at the caret, for the comment box's completion: the `@` and the handle's start typed so far
+ * (the same characters parseMentions reads), or null when the caret is not in one (inside a word, after a space).
+ */
+export function mentionAtCaret(text: string, caret: number): { start: number; query: string } | null {
+  const m = /(^|[^\w@])@([\w.-]*)$/.exec(text.slice(0, caret));
+  if (!m) return null;
+  return { start: caret - m[2]!.length - 1, query: m[2]!.toLowerCase() };
+}
+
+/** The people whose handle or name starts with what was typed (handles first), at most `limit`. */
+export function mentionCandidates<T extends { name: string; handle: string }>(people: readonly T[], query: string, limit = 6): T[] {
+  const q = query.toLowerCase();
+  const byHandle = people.filter((p) => p.handle.startsWith(q));
+  const byName = people.filter(
+    (p) =>
+      !byHandle.includes(p) &&
+      p.name
+        .toLowerCase()
+        .split(/\s+/)
+        .some((w) => w.startsWith(q)),
+  );
+  return [...byHandle, ...byName].slice(0, limit);
+}
+
+/** The text with the mention at `start`..`caret` replaced by `@handle ` and where the caret goes after it. */
+export function completeMention(text: string, start: number, caret: number, handle: string): { text: string; caret: number } {
+  const inserted = `@${handle} `;
+  const rest = text
+    .slice(caret)
+    .replace(/^[\w.-]*/, "")
+    .replace(/^ /, "");
+  return { text: text.slice(0, start) + inserted + rest, caret: start + inserted.length };
+}

@@ -14,6 +14,7 @@ export type PlayerCommand =
   | "toggleZoom"
   | "toggleHelp"
   | "toggleEvaluations"
+  | "comments"
   | "close"
   | "slower"
   | "faster"
@@ -73,6 +74,23 @@ const KEYMAP: Record<string, PlayerCommand> = {
   "+": "faster",
   "=": "faster",
 };
+
+/**
+ * The comments key (`c`): opens the comments panel and puts the cursor in its comment box. It is not in the map above
+ * because the reveal panel (keep the blind label) and the QA page (cycle confidence) give `c` their own meaning there;
+ * the player listens for it only where it shows comments and `c` is free (TrajectoryPlayer's `commentsKey`), and lists
+ * it in its help only then.
+ */
+export const COMMENTS_SHORTCUT: { keys: string[]; command: PlayerCommand; description: string } = {
+  keys: ["c"],
+  command: "comments",
+  description: "Comments: open the panel and write in the comment box",
+};
+
+/** True for a press of the comments key (the player's rules: never while typing, with a modifier or Shift). */
+export function isCommentsKey(e: KeyLike, target: TargetLike | null | undefined): boolean {
+  return !e.repeat && keyFor(e, target) === "c";
+}
 
 /**
  * The rules a labelling form's keyboard map (label, QA, reveal) applies before it looks a key up: Ctrl/Cmd+Enter

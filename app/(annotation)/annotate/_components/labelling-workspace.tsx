@@ -11,7 +11,18 @@ import { LabelPanel } from "./label-panel";
 import { MarkingLayer, type MarkingView } from "./region-marking";
 import { RevealPanel } from "./reveal-panel";
 
-export function LabellingWorkspace({ campaignId, itemNo, initialStep = 1 }: { campaignId: number; itemNo: number; initialStep?: number }) {
+export function LabellingWorkspace({
+  campaignId,
+  itemNo,
+  initialStep = 1,
+  commentsOpen,
+}: {
+  campaignId: number;
+  itemNo: number;
+  initialStep?: number;
+  /** Open with the comments showing (`?panel=comments`). */
+  commentsOpen?: boolean;
+}) {
   const trpc = useTRPC();
   const { data: campaign } = useSuspenseQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }));
   const { data: mine } = useSuspenseQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo }));
@@ -24,6 +35,9 @@ export function LabellingWorkspace({ campaignId, itemNo, initialStep = 1 }: { ca
         source={{ campaignId, itemNo }}
         initialStep={initialStep}
         sidePanelFirst
+        // The reveal panel keeps the blind label with `c`: there the comments open from the header's button.
+        commentsKey={!(campaign.reveal && mine.label && campaign.isAnnotator)}
+        commentsOpen={commentsOpen}
         // Back to the queue the annotator works from, not the trajectory list.
         back={{ href: `/annotate/${campaignId}`, label: campaign.name }}
         stageLayer={(p) => marking && <MarkingLayer view={marking} {...p} />}

@@ -34,6 +34,7 @@ export const Filmstrip = memo(function Filmstrip({
   current,
   showThumbnails,
   evaluationMarks,
+  openComments,
   trajectoryId,
   onSelect,
 }: {
@@ -42,6 +43,8 @@ export const Filmstrip = memo(function Filmstrip({
   current: number;
   showThumbnails: boolean;
   evaluationMarks?: EvaluationMark[];
+  /** Open comment threads per step (0-based), shown as a count on the step's cell. */
+  openComments?: ReadonlyMap<number, number>;
   /** Whose scanners' matches to mark (./scanner-marks.tsx). */
   trajectoryId: number;
   onSelect: (i: number) => void;
@@ -90,6 +93,7 @@ export const Filmstrip = memo(function Filmstrip({
         showThumbnails={showThumbnails}
         mark={evaluationMarks?.[i]}
         scanner={scannerMarks.get(i)}
+        comments={openComments?.get(i) ?? 0}
         onSelect={onSelect}
       />,
     );
@@ -114,6 +118,7 @@ const FilmstripCell = memo(function FilmstripCell({
   showThumbnails,
   mark: seen,
   scanner,
+  comments,
   onSelect,
 }: {
   entry: StepIndexEntry;
@@ -123,6 +128,7 @@ const FilmstripCell = memo(function FilmstripCell({
   showThumbnails: boolean;
   mark?: EvaluationMark;
   scanner?: ScannerMark[];
+  comments: number;
   onSelect: (i: number) => void;
 }) {
   const i = entry.position;
@@ -146,8 +152,8 @@ const FilmstripCell = memo(function FilmstripCell({
         onMouseDown={(e) => e.preventDefault()}
         onClick={() => onSelect(i)}
         aria-current={isCurrent ? "step" : undefined}
-        aria-label={`Step ${i + 1}: ${entry.action}${loop ? ` (loop: ${loopWhy})` : ""}${grounding ? " (grounding flag)" : ""}${seen?.seenBy.length ? ` (screenshot seen by ${seen.seenBy.length} evaluators)` : ""}${scanner?.length ? ` (scanner: ${scanner.map((m) => m.scannerName).join(", ")})` : ""}`}
-        title={`${i + 1}. ${entry.action}${loop ? `\n↻ ${loopWhy}` : ""}${grounding ? `\n⚑ ${grounding.message}` : ""}${error ? `\n✖ ${error}` : hasError ? "\n✖ step error" : ""}${scanner?.length ? `\n${scannerMarkTitle(scanner)}` : ""}${seenBy}`}
+        aria-label={`Step ${i + 1}: ${entry.action}${loop ? ` (loop: ${loopWhy})` : ""}${grounding ? " (grounding flag)" : ""}${seen?.seenBy.length ? ` (screenshot seen by ${seen.seenBy.length} evaluators)` : ""}${scanner?.length ? ` (scanner: ${scanner.map((m) => m.scannerName).join(", ")})` : ""}${comments ? ` (${comments} open comment thread${comments === 1 ? "" : "s"})` : ""}`}
+        title={`${i + 1}. ${entry.action}${loop ? `\n↻ ${loopWhy}` : ""}${grounding ? `\n⚑ ${grounding.message}` : ""}${error ? `\n✖ ${error}` : hasError ? "\n✖ step error" : ""}${scanner?.length ? `\n${scannerMarkTitle(scanner)}` : ""}${seenBy}${comments ? `\n💬 ${comments} open comment thread${comments === 1 ? "" : "s"}` : ""}`}
         data-testid="filmstrip-step"
         data-position={i}
         data-loop={loop || undefined}
@@ -198,6 +204,14 @@ const FilmstripCell = memo(function FilmstripCell({
                 <circle cx="8" cy="8" r="2" fill="currentColor" />
               </svg>
               {seen.seenBy.length}
+            </span>
+          )}
+          {comments > 0 && (
+            <span
+              className="absolute right-0.5 bottom-0.5 rounded-sm bg-sky-600 px-1 text-[10px] leading-3.5 font-semibold text-white tabular-nums"
+              data-testid="comment-count"
+            >
+              💬 {comments}
             </span>
           )}
           {seen?.chosen && <span className="absolute inset-x-0 bottom-0 h-[3px] bg-violet-500" data-testid="judge-chosen-mark" />}

@@ -11,7 +11,7 @@ import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-q
 import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { BASE_STEP_MS, commandForKey, nextSpeed, SHORTCUTS, type PlayerCommand } from "@/server/domain/player/keyboard";
+import { BASE_STEP_MS, commandForKey, COMMENTS_SHORTCUT, isCommentsKey, nextSpeed, SHORTCUTS, type PlayerCommand } from "@/server/domain/player/keyboard";
 import { regionOfCorners, stepLinkPath } from "@/server/domain/trajectories/step-links";
 import { CopyStepLink } from "./copy-step-link";
 import type { LoopMarks } from "@/server/domain/player/loops";
@@ -20,6 +20,7 @@ import { fromJsonText, unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW
 import type { AppRouter } from "@/server/api/root";
 import { ShortcutsHelp, type ShortcutRow } from "../../../_components/shortcuts-help";
 import { useTRPC } from "../../../_trpc/client";
+import { CommentsPanel, usePlayerComments, type CommentsAccess, type PlayerComments } from "./comments-panel";
 import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
 import { useGoldDialog, type GoldAccess } from "./gold-dialog";
 import { useTaskFlagDialog } from "./task-flag-dialog";
@@ -80,6 +81,8 @@ export function TrajectoryPlayer({
   gold,
   stageLayer,
   extraShortcuts,
+  commentsKey = true,
+  commentsOpen,
 }: {
   source: PlayerSource;
   initialStep: number;
@@ -99,6 +102,10 @@ export function TrajectoryPlayer({
   stageLayer?: StageLayer;
   /** The page's own keys, listed after the player's in the `?` help. */
   extraShortcuts?: readonly ShortcutRow[];
+  /** Whether `c` opens the comments (off where a side panel gives `c` its own meaning: the reveal panel). */
+  commentsKey?: boolean;
+  /** Open with the comments showing (`?panel=comments`, the inbox's links). */
+  commentsOpen?: boolean;
 }) {
   const trpc = useTRPC();
   // Primitives, so the callbacks below stay stable across renders that pass an equal source.
@@ -147,6 +154,10 @@ export function TrajectoryPlayer({
       qa ? warmQaItem({ campaignId, itemNo, ...q }) : itemNo ? warmItem({ campaignId, itemNo, ...q }) : warmTrajectory({ id: trajectoryId, ...q }),
     [campaignId, itemNo, trajectoryId, warmItem, warmTrajectory, warmQaItem, qa],
   );
+  const comments = useMemo<CommentsAccess | undefined>(
+    () => (qa ? undefined : { source: itemNo ? { campaignId, itemNo } : { trajectoryId }, key: commentsKey, open: commentsOpen }),
+    [qa, itemNo, campaignId, trajectoryId, commentsKey, commentsOpen],
+  );
   const warmed = useRef(new Set<string>());
   // Once per display width (and raw/marked choice), ask the server to encode every step at that width, from
   // the current step on, so stepping never waits for an encode.
@@ -177,6 +188,8 @@ export function TrajectoryPlayer({
       stepLink={stepLinkFor(data, source)}
       stageLayer={stageLayer}
       extraShortcuts={extraShortcuts}
+      // The QA page has no comment procedures of its own (and gives `c` to confidence): no comments there.
+      comments={comments}
     />
   );
 }
@@ -227,6 +240,30 @@ function useAddressBar(current: number, n: number, showEvaluations: boolean, reg
     window.history.replaceState(window.history.state, "", url);
   }, [showEvaluations]);
 }
+
+/**
+ * The player's keys on the window (server/domain/player/keyboard.ts); `c` for the comments where `commentsKey` says
+ * it is free. A key another listener already took (a label form's) is left alone.
+ */
+function usePlayerKeys(run: (cmd: PlayerCommand) => void, help: boolean, commentsKey: boolean) {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented) return;
+      const target = e.target as HTMLElement | null;
+      const cmd = commentsKey && isCommentsKey(e, target) ? "comments" : commandForKey(e, target);
+      if (!cmd) return;
+      // With the help open only closing it does anything, so a stray key cannot change the step underneath.
+      if (help && cmd !== "toggleHelp" && cmd !== "close") return;
+      e.preventDefault();
+      run(cmd);
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [run, help, commentsKey]);
+}
+
+/** The side panels that take the step details' place, scrolled into view when opened. */
+const SIDE_PANELS = '[data-testid="evaluations-panel"], [data-testid="comments-panel"]';
 
 const DETAILS_COLUMN = "flex shrink-0 flex-col border-zinc-200 bg-white lg:w-[300px] lg:overflow-y-auto lg:border-l 2xl:w-[380px]";
 
@@ -285,6 +322,8 @@ export interface PlayerViewProps {
   stepLink?: StepLinkBuilder;
   stageLayer?: StageLayer;
   extraShortcuts?: readonly ShortcutRow[];
+  /** The comment threads to show beside the step, and whether `c` opens them; none: no comments (live, QA). */
+  comments?: CommentsAccess;
 }
 
 export function PlayerView({
@@ -304,6 +343,7 @@ export function PlayerView({
   stepLink,
   stageLayer,
   extraShortcuts = [],
+  comments: commentsAccess,
 }: PlayerViewProps) {
   const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
@@ -317,7 +357,8 @@ export function PlayerView({
   const [speed, setSpeed] = useState(1);
   const [showEvaluations, setShowEvaluations] = useState(evaluationsOpen);
   const evaluations = useEvaluations(data.trajectory.id, showEvaluations, n);
-  const detailsColumn = useScrollIntoViewOnOpen(showEvaluations, '[data-testid="evaluations-panel"]');
+  const comments = usePlayerComments(commentsAccess, showEvaluations, setShowEvaluations);
+  const detailsColumn = useScrollIntoViewOnOpen(showEvaluations || comments.show, SIDE_PANELS);
   // Thumbnails wait for the first large image, so they never compete with it (or its neighbours) for the
   // server's encoder on a cold cache.
   const [firstImageShown, setFirstImageShown] = useState(false);
@@ -346,6 +387,7 @@ export function PlayerView({
   useAddressBar(current, n, showEvaluations, region);
   const closeEvaluations = useCallback(() => setShowEvaluations(false), []);
   const toggleEvaluations = useCallback(() => setShowEvaluations((v) => !v), []);
+  const openComments = comments.open;
 
   const go = useCallback((i: number) => setCurrent(clampStep(i, n)), [n]);
   const selectStep = useCallback(
@@ -416,28 +458,19 @@ export function PlayerView({
         case "toggleEvaluations":
           setShowEvaluations((v) => !v);
           break;
+        case "comments":
+          openComments();
+          break;
         case "close":
           setZoom(false);
           setHelp(false);
           break;
       }
     },
-    [n],
+    [n, openComments],
   );
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented) return;
-      const cmd = commandForKey(e, e.target as HTMLElement | null);
-      if (!cmd) return;
-      // With the help open only closing it does anything, so a stray key cannot change the step underneath.
-      if (help && cmd !== "toggleHelp" && cmd !== "close") return;
-      e.preventDefault();
-      run(cmd);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [run, help]);
+  usePlayerKeys(run, help, comments.key);
 
   const showRaw = preferRaw && !!step?.rawScreenshot;
   const panel = typeof sidePanel === "function" ? sidePanel({ current, count: n, go }) : sidePanel;
@@ -455,6 +488,7 @@ export function PlayerView({
         stepLink={stepLink?.(current + 1, region)}
         gold={gold}
         current={current}
+        comments={comments.enabled ? comments : undefined}
       />
       <div className="flex min-h-0 flex-1 flex-col lg:flex-row">
         <aside aria-label="Task" className="shrink-0 border-zinc-200 bg-white lg:w-[280px] lg:overflow-y-auto lg:border-r 2xl:w-[360px]">
@@ -499,6 +533,7 @@ export function PlayerView({
                 current={current}
                 showThumbnails={firstImageShown}
                 evaluationMarks={evaluations.marks}
+                openComments={comments.enabled ? comments.state.openByStep : undefined}
                 trajectoryId={data.trajectory.id}
                 onSelect={selectStep}
               />
@@ -508,7 +543,9 @@ export function PlayerView({
 
         <aside ref={detailsColumn} aria-label="Step details" className={DETAILS_COLUMN}>
           {panel && sidePanelFirst && <div className="border-b border-zinc-200">{panel}</div>}
-          {showEvaluations ? (
+          {comments.show ? (
+            <CommentsPanel comments={comments} current={current} count={n} go={selectStep} />
+          ) : showEvaluations ? (
             <EvaluationsPanel state={evaluations} go={go} cite={cite} onClose={closeEvaluations} />
           ) : (
             step &&
@@ -533,7 +570,9 @@ export function PlayerView({
       {zoom && step && (
         <ZoomView step={step} showRaw={showRaw} showSom={showSom} showAction={showAction} position={current + 1} count={n} onClose={() => setZoom(false)} />
       )}
-      {help && <PlayerHelp withLink={!!stepLink} extra={extraShortcuts} onClose={() => setHelp(false)} />}
+      {help && (
+        <PlayerHelp withLink={!!stepLink} extra={comments.key ? [COMMENTS_SHORTCUT, ...extraShortcuts] : extraShortcuts} onClose={() => setHelp(false)} />
+      )}
     </div>
   );
 }
@@ -646,6 +685,7 @@ const PlayerHeader = memo(function PlayerHeader({
   stepLink,
   gold: goldAccess,
   current,
+  comments,
 }: {
   data: PlayerData;
   back?: BackLink;
@@ -657,6 +697,8 @@ const PlayerHeader = memo(function PlayerHeader({
   gold?: GoldAccess;
   /** The 0-based step on screen (where a gold failure point starts). */
   current: number;
+  /** The comments toggle: whether the panel shows, the count of open threads. */
+  comments?: PlayerComments;
 }) {
   const { trajectory: t, task, run, taskSet } = data;
   const gold = useGoldDialog(goldAccess, t.id, current);
@@ -737,6 +779,16 @@ const PlayerHeader = memo(function PlayerHeader({
           >
             Gold…
           </button>
+        )}
+        {comments && (
+          <Toggle on={comments.show} onClick={comments.toggle} title="Comments: threads on this trajectory and its steps (c)" testId="toggle-comments">
+            Comments
+            {comments.state.open > 0 && (
+              <span className="rounded-full bg-sky-600 px-1.5 text-2xs leading-4 font-semibold text-white tabular-nums" data-testid="comments-badge">
+                {comments.state.open}
+              </span>
+            )}
+          </Toggle>
         )}
         <Toggle on={showEvaluations} onClick={onToggleEvaluations} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
           Evaluations

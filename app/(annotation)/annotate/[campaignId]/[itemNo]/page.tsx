@@ -28,13 +28,20 @@ export default async function LabelPage({ params, searchParams }: Props) {
     orNotFound(qc.fetchQuery(trpc.labelling.item.queryOptions({ campaignId, itemNo }))),
   ]);
   // The step is kept in the address (?step=N) as in the researchers' player, so a reload or a link reopens it.
-  const raw = (await searchParams).step;
+  const sp = await searchParams;
+  const raw = sp.step;
   const step = Number(Array.isArray(raw) ? raw[0] : raw);
   const initialStep = Number.isInteger(step) && step > 0 ? Math.min(step, Math.max(1, item.trajectory.stepCount)) : 1;
   if (initialStep > STEP_WINDOW) await qc.fetchQuery(trpc.labelling.itemSteps.queryOptions({ campaignId, itemNo, from: windowStart(initialStep - 1) }));
   return (
     <HydrateClient>
-      <LabellingWorkspace key={`${campaignId}:${itemNo}`} campaignId={campaignId} itemNo={itemNo} initialStep={initialStep} />
+      <LabellingWorkspace
+        key={`${campaignId}:${itemNo}`}
+        campaignId={campaignId}
+        itemNo={itemNo}
+        initialStep={initialStep}
+        commentsOpen={sp.panel === "comments"}
+      />
     </HydrateClient>
   );
 }
