@@ -294,11 +294,11 @@ export function LabelPanel(props: LabelPanelProps) {
         if (draftKey) window.localStorage.removeItem(draftKey);
         time.reset();
         viewed.current = new Set([current]);
-        await queryClient.invalidateQueries({ queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) });
+        const mineQuery = { queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) };
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
-        // A reveal campaign stays on the item: the evaluator's verdict is shown next, beside the player.
-        if (andNext && !campaign.reveal) await goNext();
-        else setBusy(false);
+        // Going next (a reveal campaign stays to show its evaluator), the label is marked stale, not fetched again first.
+        if (andNext && !campaign.reveal) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext()]);
+        else await queryClient.invalidateQueries(mineQuery).then(() => setBusy(false));
       } catch (e) {
         setBusy(false);
         setStatus({ tone: "error", text: (e as Error).message });
