@@ -39,7 +39,8 @@ export function MentionsLink() {
       data-testid="mentions-link"
     >
       <span aria-hidden>@</span>
-      <span className="hidden md:inline">Mentions</span>
+      {/* The word only where the top bar has room for it beside every section a researcher or admin has. */}
+      <span className="hidden 2xl:inline">Mentions</span>
       {unread > 0 && (
         <span className="rounded-full bg-sky-600 px-1.5 text-2xs leading-4 font-semibold text-white tabular-nums" data-testid="mentions-unread">
           {unread}

@@ -153,7 +153,7 @@ const FilmstripCell = memo(function FilmstripCell({
         onClick={() => onSelect(i)}
         aria-current={isCurrent ? "step" : undefined}
         aria-label={`Step ${i + 1}: ${entry.action}${loop ? ` (loop: ${loopWhy})` : ""}${grounding ? " (grounding flag)" : ""}${seen?.seenBy.length ? ` (screenshot seen by ${seen.seenBy.length} evaluators)` : ""}${scanner?.length ? ` (scanner: ${scanner.map((m) => m.scannerName).join(", ")})` : ""}${comments ? ` (${comments} open comment thread${comments === 1 ? "" : "s"})` : ""}`}
-        title={`${i + 1}. ${entry.action}${loop ? `\n↻ ${loopWhy}` : ""}${grounding ? `\n⚑ ${grounding.message}` : ""}${error ? `\n✖ ${error}` : hasError ? "\n✖ step error" : ""}${scanner?.length ? `\n${scannerMarkTitle(scanner)}` : ""}${seenBy}${comments ? `\n💬 ${comments} open comment thread${comments === 1 ? "" : "s"}` : ""}`}
+        title={`${i + 1}. ${entry.action}${loop ? `\n↻ ${loopWhy}` : ""}${grounding ? `\n⚑ ${grounding.message}` : ""}${error ? `\n✖ ${error}` : hasError ? "\n✖ step error" : ""}${scanner?.length ? `\n${scannerMarkTitle(scanner)}` : ""}${seenBy}${comments ? `\n${comments} open comment thread${comments === 1 ? "" : "s"}` : ""}`}
         data-testid="filmstrip-step"
         data-position={i}
         data-loop={loop || undefined}
@@ -211,7 +211,10 @@ const FilmstripCell = memo(function FilmstripCell({
               className="absolute right-0.5 bottom-0.5 rounded-sm bg-sky-600 px-1 text-[10px] leading-3.5 font-semibold text-white tabular-nums"
               data-testid="comment-count"
             >
-              💬 {comments}
+              <svg viewBox="0 0 16 16" className="mr-0.5 inline size-2.5 align-[-1px]" aria-hidden fill="currentColor">
+                <path d="M2 3.5A1.5 1.5 0 0 1 3.5 2h9A1.5 1.5 0 0 1 14 3.5v6a1.5 1.5 0 0 1-1.5 1.5H7l-3 3v-3h-.5A1.5 1.5 0 0 1 2 9.5z" />
+              </svg>
+              {comments}
             </span>
           )}
           {seen?.chosen && <span className="absolute inset-x-0 bottom-0 h-[3px] bg-violet-500" data-testid="judge-chosen-mark" />}
