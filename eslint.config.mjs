@@ -273,15 +273,9 @@ export const LONG_FUNCTIONS_TO_SPLIT = {
   "app/(evaluation)/judges/_components/batch-form.tsx": 207,
   "app/compare/_components/compare-view.tsx": 202,
   "app/trajectories/_components/filter-bar.tsx": 194,
-  "app/(evaluation)/judges/_components/batch-progress.tsx": 193,
-  "app/live/_components/live-run-view.tsx": 193,
-  "app/analytics/_components/csv-tool.tsx": 185,
   "app/(accounts)/users/user-admin.tsx": 181,
-  "app/analytics/judges/[key]/page.tsx": 173,
-  "app/analytics/judges/page.tsx": 168,
   "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
   "app/(evaluation)/judges/_components/stress-form.tsx": 166,
-  "app/trajectories/_components/triage-bar.tsx": 156,
 };
 /**
  * The environment is read in one place: the configuration schema (server/config.ts) checks every variable once, and

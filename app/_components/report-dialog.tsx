@@ -11,6 +11,7 @@ import { useEffect, useRef, useState } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { useRequestedJob } from "../_lib/use-requested-job";
 import { useTRPC } from "../_trpc/client";
+import { ProgressBar } from "./progress-bar";
 import { WaitingForWorker } from "./waiting-for-worker";
 
 type ReportChoices = inferRouterInputs<AppRouter>["reports"]["start"];
@@ -223,20 +224,7 @@ function ReportJobState(job: {
   const label = !p ? "Waiting for a worker…" : p.phase === "reading" ? `Reading trajectories: ${p.done} of ${p.total}` : "Writing the zip…";
   return (
     <div>
-      <div
-        role="progressbar"
-        aria-label={label}
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={fraction === null ? undefined : Math.round(fraction * 100)}
-        className="h-2 w-full overflow-hidden rounded-full bg-zinc-200"
-        data-testid="report-progress"
-      >
-        <div
-          className={`h-full rounded-full bg-indigo-600 transition-[width] duration-300 ${fraction === null ? "w-1/3 animate-pulse" : ""}`}
-          style={fraction === null ? undefined : { width: `${Math.max(2, fraction * 100)}%` }}
-        />
-      </div>
+      <ProgressBar value={fraction} label={label} testId="report-progress" />
       <p className="mt-1 text-zinc-600">{label}</p>
       {job.queuedSince && <WaitingForWorker since={new Date(job.queuedSince)} what="the report" />}
     </div>

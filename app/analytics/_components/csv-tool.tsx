@@ -143,31 +143,7 @@ export function CsvAgreementTool() {
               {computing ? "Computing…" : "Compute agreement"}
             </button>
           </div>
-          <div className="overflow-x-auto">
-            <table className="table-dense">
-              <thead>
-                <tr>
-                  {header.map((h) => (
-                    <th key={h} className={item.includes(h) || h === rater || h === label ? "text-indigo-700" : undefined}>
-                      {h}
-                      {item.includes(h) ? " · item" : h === rater ? " · rater" : h === label ? " · label" : ""}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {preview.rows.map((r, i) => (
-                  <tr key={i}>
-                    {r.map((v, j) => (
-                      <td key={j} className="font-mono text-[11.5px] whitespace-pre">
-                        {v === "" ? <span className="text-zinc-300">(empty)</span> : v}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <PreviewTable header={header} rows={preview.rows} item={item} rater={rater} label={label} />
           {file && ready && (
             <pre className="border-t border-zinc-100 px-3 py-2 font-mono text-[11.5px] text-zinc-500">
               Same as: {cliCommand(file.name, item, rater, label, delimiter, minShared)}
@@ -182,31 +158,62 @@ export function CsvAgreementTool() {
           {failure}
         </p>
       )}
-      {report && (
-        <div className="flex flex-col gap-4" data-testid="csv-report">
-          {report.notes.map((n) => (
-            <p key={n} className="text-[12px] text-zinc-600" data-testid="csv-left-out">
-              {n}
-            </p>
+      {report && <CsvReport report={report} minSharedItems={result!.report.minSharedItems} />}
+    </div>
+  );
+}
+
+/** The file's first rows under its header, the chosen columns marked. */
+function PreviewTable({ header, rows, item, rater, label }: { header: string[]; rows: string[][]; item: string[]; rater: string; label: string }) {
+  return (
+    <div className="overflow-x-auto">
+      <table className="table-dense">
+        <thead>
+          <tr>
+            {header.map((h) => (
+              <th key={h} className={item.includes(h) || h === rater || h === label ? "text-indigo-700" : undefined}>
+                {h}
+                {item.includes(h) ? " · item" : h === rater ? " · rater" : h === label ? " · label" : ""}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r, i) => (
+            <tr key={i}>
+              {r.map((v, j) => (
+                <td key={j} className="font-mono text-[11.5px] whitespace-pre">
+                  {v === "" ? <span className="text-zinc-300">(empty)</span> : v}
+                </td>
+              ))}
+            </tr>
           ))}
-          <StatCards cards={report.cards} />
-          <IntervalNote />
-          <div className="grid gap-4 xl:grid-cols-2">
-            <TablePanel
-              id="csv-pairwise"
-              title="Cohen κ per rater pair"
-              description={`Pairs sharing at least ${result!.report.minSharedItems} items.`}
-              table={report.pairwise}
-            />
-            {report.matrix && (
-              <section className="panel px-3 py-2" aria-label="Pairwise matrix">
-                <div className="section-title mb-2">Rater × rater κ</div>
-                <HeatMatrix model={report.matrix} label="csv-pairwise" />
-              </section>
-            )}
-          </div>
-        </div>
-      )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The analysis's result: what was left out, the figures, and κ per pair of raters as a table and a matrix. */
+function CsvReport({ report, minSharedItems }: { report: NonNullable<ReturnType<typeof prepareCsvReport>>; minSharedItems: number }) {
+  return (
+    <div className="flex flex-col gap-4" data-testid="csv-report">
+      {report.notes.map((n) => (
+        <p key={n} className="text-[12px] text-zinc-600" data-testid="csv-left-out">
+          {n}
+        </p>
+      ))}
+      <StatCards cards={report.cards} />
+      <IntervalNote />
+      <div className="grid gap-4 xl:grid-cols-2">
+        <TablePanel id="csv-pairwise" title="Cohen κ per rater pair" description={`Pairs sharing at least ${minSharedItems} items.`} table={report.pairwise} />
+        {report.matrix && (
+          <section className="panel px-3 py-2" aria-label="Pairwise matrix">
+            <div className="section-title mb-2">Rater × rater κ</div>
+            <HeatMatrix model={report.matrix} label="csv-pairwise" />
+          </section>
+        )}
+      </div>
     </div>
   );
 }

@@ -1,5 +1,7 @@
 import { IntervalNote } from "../_components/interval-note";
+import type { inferRouterOutputs } from "@trpc/server";
 import type { Metadata } from "next";
+import type { AppRouter } from "@/server/api/root";
 import { PageHeader } from "../../_components/ui";
 import { api } from "../../_trpc/server";
 import { RateChart } from "../_components/charts";
@@ -15,6 +17,8 @@ import { prepareJudgeList } from "../_lib/judges";
 import { analyticsSearch, parseAnalyticsParams, scopeOfParams } from "../_lib/params";
 
 export const metadata: Metadata = { title: "Judge agreement" };
+
+type FailureSteps = inferRouterOutputs<AppRouter>["analytics"]["failureSteps"];
 
 export default async function JudgesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const params = parseAnalyticsParams(await searchParams);
@@ -47,16 +51,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
         ) : (
           <>
             {view.empty === "no-reference" && <NoReference />}
-            {view.skewed.length > 0 && (
-              <div role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-[12px] text-amber-900" data-testid="skew-warning">
-                <div className="font-semibold">Skewed prevalence: read κ with PABAK and the prevalence and bias indices</div>
-                <ul className="mt-1 list-disc pl-5">
-                  {view.skewed.map((w) => (
-                    <li key={w}>{w}</li>
-                  ))}
-                </ul>
-              </div>
-            )}
+            {view.skewed.length > 0 && <SkewWarning warnings={view.skewed} />}
             <Figure
               id={view.chart.id}
               title={view.chart.title}
@@ -79,29 +74,7 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               />
             )}
             <IntervalNote />
-            <section className="panel px-3 py-2 text-[12px] text-zinc-600" aria-labelledby="trust-title" data-testid="trust-help">
-              <h2 id="trust-title" className="text-[13px] font-semibold text-zinc-900">
-                When to trust a judge in place of humans
-              </h2>
-              <ul className="mt-1 list-disc space-y-0.5 pl-5">
-                <li>
-                  <b>False-positive rate</b> is what inflates a leaderboard: a judge that passes failed trajectories reports agents better than they are. Trust
-                  it for success rates only when the whole interval is low.
-                </li>
-                <li>
-                  <b>Success-rate gap</b> is the error a reported success rate carries. If its interval does not include 0, the judge is biased on these agents;
-                  per site and per run it can differ.
-                </li>
-                <li>
-                  <b>Intervals count tasks</b>, not only trajectories: trajectories of one task fail together. Error rates use Wilson intervals with the
-                  tasks&apos; effective sample size, the gap resamples whole tasks. Few tasks make wide intervals, and that width is honest.
-                </li>
-                <li>
-                  <b>Kendall τ</b> says whether the judge orders agents as humans do; with few runs, one swap moves τ a lot. <b>Calibration</b> (judges sampled
-                  several times) says whether its confidence can route the unsure items to humans.
-                </li>
-              </ul>
-            </section>
+            <TrustHelp />
             <Figure
               id={instrument.errors.id}
               title={instrument.errors.title}
@@ -142,45 +115,93 @@ export default async function JudgesPage({ searchParams }: { searchParams: Promi
               description="Where raters put the failure, counted where both called the trajectory a failure and marked a step. Judges give a step when their configuration asks for it; heuristics give the step they fire on; rules give none."
               table={failureStepTable(steps)}
             />
-            {steps.items.length > 0 && (
-              <section className="panel px-3 py-2" aria-labelledby="step-marks-title" data-figure="failure-step-marks">
-                <h2 id="step-marks-title" className="text-[13px] font-semibold text-zinc-900">
-                  Each rater&apos;s first failing step on the timeline
-                </h2>
-                <p className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-[11.5px] text-zinc-500">
-                  <span>Widest disagreements first; each opens in the player.</span>
-                  <span className="flex items-center gap-1">
-                    <span className="inline-block h-3 w-[3px] rounded-sm bg-zinc-800" /> consolidated human step
-                  </span>
-                  {steps.evaluators.map((e, i) => (
-                    <span key={e.info.id} className="flex items-center gap-1">
-                      <span className="inline-block size-2.5 rounded-full" style={{ background: PALETTE[i % PALETTE.length] }} /> {e.info.label}
-                    </span>
-                  ))}
-                </p>
-                <div className="mt-2 flex flex-col gap-1.5">
-                  {steps.items.map((item) => (
-                    <StepTimeline
-                      key={item.trajectoryId}
-                      trajectoryId={item.trajectoryId}
-                      stepCount={item.stepCount}
-                      marks={[
-                        { key: "human", label: "Humans", step: item.human, color: "#27272a" },
-                        ...steps.evaluators.flatMap((e, i) =>
-                          item.evaluators[e.info.id] === undefined
-                            ? []
-                            : [{ key: e.info.id, label: e.info.label, step: item.evaluators[e.info.id]!, color: PALETTE[i % PALETTE.length]! }],
-                        ),
-                      ]}
-                    />
-                  ))}
-                </div>
-              </section>
-            )}
+            {steps.items.length > 0 && <FailureStepMarks steps={steps} />}
           </>
         )}
         <RevealSection result={reveal} campaignId={common.campaignId} />
       </div>
     </>
+  );
+}
+
+/** Evaluators whose agreement is read on skewed prevalence, where κ alone misleads. */
+function SkewWarning({ warnings }: { warnings: string[] }) {
+  return (
+    <div role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-[12px] text-amber-900" data-testid="skew-warning">
+      <div className="font-semibold">Skewed prevalence: read κ with PABAK and the prevalence and bias indices</div>
+      <ul className="mt-1 list-disc pl-5">
+        {warnings.map((w) => (
+          <li key={w}>{w}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+/** How to read the error rates before trusting a judge's success rates. */
+function TrustHelp() {
+  return (
+    <section className="panel px-3 py-2 text-[12px] text-zinc-600" aria-labelledby="trust-title" data-testid="trust-help">
+      <h2 id="trust-title" className="text-[13px] font-semibold text-zinc-900">
+        When to trust a judge in place of humans
+      </h2>
+      <ul className="mt-1 list-disc space-y-0.5 pl-5">
+        <li>
+          <b>False-positive rate</b> is what inflates a leaderboard: a judge that passes failed trajectories reports agents better than they are. Trust it for
+          success rates only when the whole interval is low.
+        </li>
+        <li>
+          <b>Success-rate gap</b> is the error a reported success rate carries. If its interval does not include 0, the judge is biased on these agents; per
+          site and per run it can differ.
+        </li>
+        <li>
+          <b>Intervals count tasks</b>, not only trajectories: trajectories of one task fail together. Error rates use Wilson intervals with the tasks&apos;
+          effective sample size, the gap resamples whole tasks. Few tasks make wide intervals, and that width is honest.
+        </li>
+        <li>
+          <b>Kendall τ</b> says whether the judge orders agents as humans do; with few runs, one swap moves τ a lot. <b>Calibration</b> (judges sampled several
+          times) says whether its confidence can route the unsure items to humans.
+        </li>
+      </ul>
+    </section>
+  );
+}
+
+/** Each rater's first failing step per trajectory, drawn on one timeline each, widest disagreements first. */
+function FailureStepMarks({ steps }: { steps: FailureSteps }) {
+  return (
+    <section className="panel px-3 py-2" aria-labelledby="step-marks-title" data-figure="failure-step-marks">
+      <h2 id="step-marks-title" className="text-[13px] font-semibold text-zinc-900">
+        Each rater&apos;s first failing step on the timeline
+      </h2>
+      <p className="mt-0.5 flex flex-wrap items-center gap-x-3 gap-y-1 text-[11.5px] text-zinc-500">
+        <span>Widest disagreements first; each opens in the player.</span>
+        <span className="flex items-center gap-1">
+          <span className="inline-block h-3 w-[3px] rounded-sm bg-zinc-800" /> consolidated human step
+        </span>
+        {steps.evaluators.map((e, i) => (
+          <span key={e.info.id} className="flex items-center gap-1">
+            <span className="inline-block size-2.5 rounded-full" style={{ background: PALETTE[i % PALETTE.length] }} /> {e.info.label}
+          </span>
+        ))}
+      </p>
+      <div className="mt-2 flex flex-col gap-1.5">
+        {steps.items.map((item) => (
+          <StepTimeline
+            key={item.trajectoryId}
+            trajectoryId={item.trajectoryId}
+            stepCount={item.stepCount}
+            marks={[
+              { key: "human", label: "Humans", step: item.human, color: "#27272a" },
+              ...steps.evaluators.flatMap((e, i) =>
+                item.evaluators[e.info.id] === undefined
+                  ? []
+                  : [{ key: e.info.id, label: e.info.label, step: item.evaluators[e.info.id]!, color: PALETTE[i % PALETTE.length]! }],
+              ),
+            ]}
+          />
+        ))}
+      </div>
+    </section>
   );
 }

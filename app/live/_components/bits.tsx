@@ -3,37 +3,6 @@
  */
 import type { ReactNode } from "react";
 
-/** A progress bar for a fraction from 0 to 1, announced to screen readers as a percentage. */
-export function ProgressBar({
-  value,
-  label,
-  size = "md",
-  tone = "indigo",
-  testId,
-}: {
-  value: number;
-  label: string;
-  size?: "sm" | "md";
-  tone?: "indigo" | "emerald" | "amber" | "rose" | "zinc";
-  testId?: string;
-}) {
-  const pct = Math.round(Math.max(0, Math.min(1, value)) * 100);
-  const colour = { indigo: "bg-indigo-500", emerald: "bg-emerald-500", amber: "bg-amber-400", rose: "bg-rose-500", zinc: "bg-zinc-400" }[tone];
-  return (
-    <div
-      role="progressbar"
-      aria-label={label}
-      aria-valuemin={0}
-      aria-valuemax={100}
-      aria-valuenow={pct}
-      data-testid={testId}
-      className={`w-full overflow-hidden rounded-full bg-zinc-100 ${size === "sm" ? "h-1.5" : "h-2.5"}`}
-    >
-      <div className={`h-full rounded-full transition-[width] duration-300 ${colour}`} style={{ width: `${pct}%` }} />
-    </div>
-  );
-}
-
 // Job statuses say whether the runner finished its work, never whether the agent succeeded: no success green.
 const STATUS_STYLE: Record<string, string> = {
   queued: "bg-zinc-100 text-zinc-600 ring-zinc-500/20",

@@ -6,7 +6,8 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { EmptyState, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
-import { PolicyBadge, ProgressBar, StatusPill } from "./bits";
+import { ProgressBar } from "../../_components/progress-bar";
+import { PolicyBadge, StatusPill } from "./bits";
 
 export function LiveRunList() {
   const trpc = useTRPC();

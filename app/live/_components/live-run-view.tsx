@@ -10,7 +10,8 @@ import { useState } from "react";
 import { screenshotUrl } from "@/server/domain/image-variants";
 import { OutcomeBadge, PageHeader, formatDate } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
-import { PolicyBadge, ProgressBar, StatusPill, VerdictPill } from "./bits";
+import { ProgressBar } from "../../_components/progress-bar";
+import { PolicyBadge, StatusPill, VerdictPill } from "./bits";
 import type { LiveRunDetail } from "@/server/services/live/live-runs";
 
 export function LiveRunView({ id }: { id: number }) {
@@ -141,63 +142,7 @@ export function LiveRunView({ id }: { id: number }) {
             </thead>
             <tbody>
               {data.tasks.map((t) => (
-                <tr key={t.jobId} data-testid={`task-${t.externalId}`}>
-                  <td>
-                    {t.lastScreenshot ? (
-                      <img
-                        src={screenshotUrl(t.lastScreenshot, { width: 240, format: "webp" })}
-                        alt={`Latest screenshot of ${t.externalId}`}
-                        className="h-[60px] w-[80px] rounded border border-zinc-200 object-cover object-top"
-                      />
-                    ) : (
-                      <div className="grid h-[60px] w-[80px] place-items-center rounded border border-dashed border-zinc-200 text-2xs text-zinc-400">
-                        {t.jobStatus === "queued" ? "queued" : "–"}
-                      </div>
-                    )}
-                  </td>
-                  <td className="max-w-md">
-                    <div className="font-mono text-[12px] font-medium text-zinc-900">{t.externalId}</div>
-                    <div className="line-clamp-2 text-zinc-600">{t.intent}</div>
-                  </td>
-                  <td>
-                    <div className="mb-1 flex items-center justify-between gap-2">
-                      <StatusPill status={t.jobStatus} title={t.jobError ?? undefined} />
-                      <span className="text-2xs text-zinc-500 tabular-nums" data-testid="task-steps">
-                        step {t.steps} / {t.maxSteps}
-                        {t.attempts > 1 && ` · attempt ${t.attempts}`}
-                      </span>
-                    </div>
-                    <ProgressBar
-                      value={t.progress}
-                      label={`${t.externalId} progress`}
-                      size="sm"
-                      tone={
-                        t.outcome === "answered"
-                          ? "zinc"
-                          : t.outcome === "error"
-                            ? "rose"
-                            : t.outcome === "step_limit" || t.outcome === "time_limit" || t.outcome === "blocked"
-                              ? "amber"
-                              : t.outcome === "infra_error"
-                                ? "zinc"
-                                : t.finished
-                                  ? "zinc"
-                                  : "indigo"
-                      }
-                    />
-                  </td>
-                  <td className="max-w-sm">
-                    <div className="flex flex-wrap items-center gap-1">
-                      {t.outcome && <OutcomeBadge outcome={t.outcome} />}
-                      {t.verdict && <VerdictPill {...t.verdict} />}
-                    </div>
-                    {t.finalAnswer && <div className="mt-0.5 text-[12px] text-zinc-800">“{t.finalAnswer}”</div>}
-                    {(t.outcomeDetail || (t.jobStatus === "failed" && t.jobError)) && (
-                      <div className="mt-0.5 text-2xs break-words text-zinc-500">{t.outcomeDetail ?? t.jobError}</div>
-                    )}
-                  </td>
-                  <TaskActions runId={id} task={t} onCancel={() => cancel.mutate({ runId: id, taskId: t.taskId })} />
-                </tr>
+                <TaskRow key={t.jobId} runId={id} task={t} onCancel={() => cancel.mutate({ runId: id, taskId: t.taskId })} />
               ))}
             </tbody>
           </table>
@@ -242,6 +187,69 @@ function privateNetworkText(s: RunSettings, deployment: RunDeployment): string {
 }
 
 /** Watch (or replay) and cancel one task, each named with the task it acts on (screen readers list many of them). */
+/** One task of the run: its latest screenshot, intent, status and step count with its own progress bar, outcome. */
+function TaskRow({ runId, task: t, onCancel }: { runId: number; task: LiveRunDetail["tasks"][number]; onCancel: () => void }) {
+  return (
+    <tr data-testid={`task-${t.externalId}`}>
+      <td>
+        {t.lastScreenshot ? (
+          <img
+            src={screenshotUrl(t.lastScreenshot, { width: 240, format: "webp" })}
+            alt={`Latest screenshot of ${t.externalId}`}
+            className="h-[60px] w-[80px] rounded border border-zinc-200 object-cover object-top"
+          />
+        ) : (
+          <div className="grid h-[60px] w-[80px] place-items-center rounded border border-dashed border-zinc-200 text-2xs text-zinc-400">
+            {t.jobStatus === "queued" ? "queued" : "–"}
+          </div>
+        )}
+      </td>
+      <td className="max-w-md">
+        <div className="font-mono text-[12px] font-medium text-zinc-900">{t.externalId}</div>
+        <div className="line-clamp-2 text-zinc-600">{t.intent}</div>
+      </td>
+      <td>
+        <div className="mb-1 flex items-center justify-between gap-2">
+          <StatusPill status={t.jobStatus} title={t.jobError ?? undefined} />
+          <span className="text-2xs text-zinc-500 tabular-nums" data-testid="task-steps">
+            step {t.steps} / {t.maxSteps}
+            {t.attempts > 1 && ` · attempt ${t.attempts}`}
+          </span>
+        </div>
+        <ProgressBar
+          value={t.progress}
+          label={`${t.externalId} progress`}
+          size="sm"
+          tone={
+            t.outcome === "answered"
+              ? "zinc"
+              : t.outcome === "error"
+                ? "rose"
+                : t.outcome === "step_limit" || t.outcome === "time_limit" || t.outcome === "blocked"
+                  ? "amber"
+                  : t.outcome === "infra_error"
+                    ? "zinc"
+                    : t.finished
+                      ? "zinc"
+                      : "indigo"
+          }
+        />
+      </td>
+      <td className="max-w-sm">
+        <div className="flex flex-wrap items-center gap-1">
+          {t.outcome && <OutcomeBadge outcome={t.outcome} />}
+          {t.verdict && <VerdictPill {...t.verdict} />}
+        </div>
+        {t.finalAnswer && <div className="mt-0.5 text-[12px] text-zinc-800">“{t.finalAnswer}”</div>}
+        {(t.outcomeDetail || (t.jobStatus === "failed" && t.jobError)) && (
+          <div className="mt-0.5 text-2xs break-words text-zinc-500">{t.outcomeDetail ?? t.jobError}</div>
+        )}
+      </td>
+      <TaskActions runId={runId} task={t} onCancel={onCancel} />
+    </tr>
+  );
+}
+
 function TaskActions({
   runId,
   task: t,

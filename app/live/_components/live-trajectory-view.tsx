@@ -12,7 +12,8 @@ import { useCallback, useState } from "react";
 import { OutcomeBadge } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import { PlayerView } from "../../trajectories/[id]/_components/player";
-import { PolicyBadge, ProgressBar } from "./bits";
+import { ProgressBar } from "../../_components/progress-bar";
+import { PolicyBadge } from "./bits";
 
 export function LiveTrajectoryView({ runId, trajectoryId }: { runId: number; trajectoryId: number }) {
   const trpc = useTRPC();

@@ -86,29 +86,14 @@ export function TriageBar({
       role="group"
       aria-label="Selection and sampling"
     >
-      <span className="flex items-center gap-2" data-testid="selection-status">
-        {selection.kind === "all" ? (
-          <span>
-            All <strong className="tabular-nums">{formatCount(total)}</strong> matching selected
-          </span>
-        ) : picked.length ? (
-          <span>
-            <strong className="tabular-nums">{formatCount(picked.length)}</strong> selected
-          </span>
-        ) : (
-          <span className="text-zinc-500">No rows selected</span>
-        )}
-        {selection.kind === "ids" && allOnPage && (
-          <button type="button" className="link" onClick={onSelectAllMatching}>
-            Select all {formatCount(total)} matching
-          </button>
-        )}
-        {hasSelection && (
-          <button type="button" className="link" onClick={onClear}>
-            Clear selection
-          </button>
-        )}
-      </span>
+      <SelectionStatus
+        all={selection.kind === "all"}
+        picked={picked.length}
+        total={total}
+        offerAllMatching={selection.kind === "ids" && allOnPage}
+        onSelectAllMatching={onSelectAllMatching}
+        onClear={hasSelection ? onClear : null}
+      />
       <form
         className="flex flex-wrap items-center gap-1.5"
         aria-label="Random sample"
@@ -151,16 +136,7 @@ export function TriageBar({
         )}
       </form>
       <span className="ml-auto flex items-center gap-2">
-        {compare &&
-          (compare.problem ? (
-            <button type="button" className="btn" disabled title={compare.problem} data-testid="compare-selected">
-              Compare selected
-            </button>
-          ) : (
-            <Link className="btn" href={compare.href} title="The selected attempts side by side, step by step or aligned by URL" data-testid="compare-selected">
-              Compare selected
-            </Link>
-          ))}
+        {compare && <CompareSelected compare={compare} />}
         {picked.length === 1 && selection.kind === "ids" && <OneRowActions id={picked[0]!} />}
         {campaignFilter && !tooMany ? (
           <Link className="btn btn-on" href={`/campaigns/new${trajectoryListSearch(campaignFilter)}`} data-testid="campaign-from-selection">
@@ -174,6 +150,62 @@ export function TriageBar({
         </button>
       </span>
     </div>
+  );
+}
+
+/** How many rows are selected, with the links to select every matching row or none. */
+function SelectionStatus({
+  all,
+  picked,
+  total,
+  offerAllMatching,
+  onSelectAllMatching,
+  onClear,
+}: {
+  all: boolean;
+  picked: number;
+  total: number;
+  offerAllMatching: boolean;
+  onSelectAllMatching: () => void;
+  onClear: (() => void) | null;
+}) {
+  return (
+    <span className="flex items-center gap-2" data-testid="selection-status">
+      {all ? (
+        <span>
+          All <strong className="tabular-nums">{formatCount(total)}</strong> matching selected
+        </span>
+      ) : picked ? (
+        <span>
+          <strong className="tabular-nums">{formatCount(picked)}</strong> selected
+        </span>
+      ) : (
+        <span className="text-zinc-500">No rows selected</span>
+      )}
+      {offerAllMatching && (
+        <button type="button" className="link" onClick={onSelectAllMatching}>
+          Select all {formatCount(total)} matching
+        </button>
+      )}
+      {onClear && (
+        <button type="button" className="link" onClick={onClear}>
+          Clear selection
+        </button>
+      )}
+    </span>
+  );
+}
+
+/** "Compare selected": a link to the attempts side by side, or a disabled button that says why not. */
+function CompareSelected({ compare }: { compare: { href: string; problem: string | null } }) {
+  return compare.problem ? (
+    <button type="button" className="btn" disabled title={compare.problem} data-testid="compare-selected">
+      Compare selected
+    </button>
+  ) : (
+    <Link className="btn" href={compare.href} title="The selected attempts side by side, step by step or aligned by URL" data-testid="compare-selected">
+      Compare selected
+    </Link>
   );
 }
 

@@ -5,11 +5,13 @@
  * job queue, so a batch the CLI runs shows the same numbers; the page polls while the batch is going.
  */
 import { useMutation, useQuery, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
+import type { inferRouterOutputs } from "@trpc/server";
 import Link from "next/link";
 import { useEffect } from "react";
+import type { AppRouter } from "@/server/api/root";
 import { formatCount, formatDate, PageHeader } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
-import { ProgressBar } from "../../../live/_components/bits";
+import { ProgressBar } from "../../../_components/progress-bar";
 import { BatchStatus } from "./batch-status";
 import { etaText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
@@ -52,7 +54,6 @@ export function BatchProgressView({ id }: { id: number }) {
   const fraction = total === 0 ? 1 : made / total;
   const going = jobs.remaining > 0;
   const resumable = !going && (jobs.counts.cancelled > 0 || jobs.counts.failed > 0);
-  const v = verdicts.byVerdict;
   return (
     <>
       <PageHeader
@@ -121,37 +122,7 @@ export function BatchProgressView({ id }: { id: number }) {
           )}
         </section>
 
-        <section className="panel px-4 py-3" aria-label="Verdicts">
-          <h2 className="section-title mb-2">Verdicts received</h2>
-          <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-[13px] sm:grid-cols-3 lg:grid-cols-6" data-testid="batch-verdicts">
-            <Count label="Success" value={v.success ?? 0} testId="verdict-success" />
-            <Count label="Failure" value={v.failure ?? 0} testId="verdict-failure" />
-            <Count label="Unparseable" value={v.unparseable ?? 0} />
-            <Count label="Not evaluable" value={v.not_evaluable ?? 0} />
-            <div>
-              <dt className="section-title">Tokens in / out</dt>
-              <dd className="tabular-nums">
-                {formatCount(verdicts.inputTokens)} / {formatCount(verdicts.outputTokens)}
-              </dd>
-            </div>
-            <div>
-              <dt className="section-title">Cost</dt>
-              <dd className="tabular-nums">
-                {verdicts.costUsd === null ? "–" : `$${verdicts.costUsd.toFixed(4)}`}
-                {batch.estimatedCostUsd !== null && <span className="text-zinc-500"> of ~${batch.estimatedCostUsd.toFixed(4)}</span>}
-              </dd>
-            </div>
-          </dl>
-          {(v.success ?? 0) + (v.failure ?? 0) > 0 && (
-            <p className="mt-2 text-2xs text-zinc-500">
-              Success rates by evaluator, with intervals and agreement with human labels, are on the{" "}
-              <Link className="link" href="/analytics">
-                analytics
-              </Link>{" "}
-              pages and on each run’s page.
-            </p>
-          )}
-        </section>
+        <VerdictsReceived verdicts={verdicts} estimatedCostUsd={batch.estimatedCostUsd} />
 
         <section className="panel px-4 py-3" aria-label="Failures">
           <h2 className="section-title mb-2">Failures</h2>
@@ -169,47 +140,92 @@ export function BatchProgressView({ id }: { id: number }) {
               ))}
             </ul>
           )}
-          {failedCount > 0 && failures.data && failures.data.length > 0 && (
-            <div className="mt-3 max-h-80 overflow-auto">
-              <table className="table-dense" data-testid="failure-table">
-                <thead>
-                  <tr>
-                    <th>Trajectory</th>
-                    <th>k</th>
-                    <th className="text-right">Attempts</th>
-                    <th>Reason</th>
-                    <th>When</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {failures.data.map((f) => (
-                    <tr key={`${f.trajectoryId}:${f.k}`}>
-                      <td>
-                        <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
-                          #{f.trajectoryId}
-                        </Link>
-                      </td>
-                      <td className="font-mono">{f.k}</td>
-                      <td className="text-right tabular-nums">{f.attempts}</td>
-                      <td className="max-w-xl font-mono text-[12px] break-words">{f.error || "–"}</td>
-                      <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(f.finishedAt)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-              {failedCount > failures.data.length && (
-                <p className="mt-1 text-2xs text-zinc-500">
-                  The first {formatCount(failures.data.length)} of {formatCount(failedCount)} failed calls.
-                </p>
-              )}
-            </div>
-          )}
+          {failedCount > 0 && failures.data && failures.data.length > 0 && <FailureTable rows={failures.data} failedCount={failedCount} />}
           {jobs.counts.failed > 0 && !going && (
             <p className="mt-2 text-2xs text-zinc-500">Resume sends the failed and cancelled calls again; verdicts already received are kept.</p>
           )}
         </section>
       </div>
     </>
+  );
+}
+
+type Progress = inferRouterOutputs<AppRouter>["judge"]["batches"]["progress"];
+
+/** The verdicts the batch has received so far, by verdict, with tokens and cost against the estimate. */
+function VerdictsReceived({ verdicts, estimatedCostUsd }: { verdicts: Progress["verdicts"]; estimatedCostUsd: number | null }) {
+  const v = verdicts.byVerdict;
+  return (
+    <section className="panel px-4 py-3" aria-label="Verdicts">
+      <h2 className="section-title mb-2">Verdicts received</h2>
+      <dl className="grid grid-cols-2 gap-x-6 gap-y-1 text-[13px] sm:grid-cols-3 lg:grid-cols-6" data-testid="batch-verdicts">
+        <Count label="Success" value={v.success ?? 0} testId="verdict-success" />
+        <Count label="Failure" value={v.failure ?? 0} testId="verdict-failure" />
+        <Count label="Unparseable" value={v.unparseable ?? 0} />
+        <Count label="Not evaluable" value={v.not_evaluable ?? 0} />
+        <div>
+          <dt className="section-title">Tokens in / out</dt>
+          <dd className="tabular-nums">
+            {formatCount(verdicts.inputTokens)} / {formatCount(verdicts.outputTokens)}
+          </dd>
+        </div>
+        <div>
+          <dt className="section-title">Cost</dt>
+          <dd className="tabular-nums">
+            {verdicts.costUsd === null ? "–" : `$${verdicts.costUsd.toFixed(4)}`}
+            {estimatedCostUsd !== null && <span className="text-zinc-500"> of ~${estimatedCostUsd.toFixed(4)}</span>}
+          </dd>
+        </div>
+      </dl>
+      {(v.success ?? 0) + (v.failure ?? 0) > 0 && (
+        <p className="mt-2 text-2xs text-zinc-500">
+          Success rates by evaluator, with intervals and agreement with human labels, are on the{" "}
+          <Link className="link" href="/analytics">
+            analytics
+          </Link>{" "}
+          pages and on each run’s page.
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The failed calls, one row each, the first {FAILURE_ROWS} of them. */
+function FailureTable({ rows, failedCount }: { rows: inferRouterOutputs<AppRouter>["judge"]["batches"]["failures"]; failedCount: number }) {
+  return (
+    <div className="mt-3 max-h-80 overflow-auto">
+      <table className="table-dense" data-testid="failure-table">
+        <thead>
+          <tr>
+            <th>Trajectory</th>
+            <th>k</th>
+            <th className="text-right">Attempts</th>
+            <th>Reason</th>
+            <th>When</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((f) => (
+            <tr key={`${f.trajectoryId}:${f.k}`}>
+              <td>
+                <Link className="link" href={`/trajectories/${f.trajectoryId}`}>
+                  #{f.trajectoryId}
+                </Link>
+              </td>
+              <td className="font-mono">{f.k}</td>
+              <td className="text-right tabular-nums">{f.attempts}</td>
+              <td className="max-w-xl font-mono text-[12px] break-words">{f.error || "–"}</td>
+              <td className="text-[12px] whitespace-nowrap text-zinc-500">{formatDate(f.finishedAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {failedCount > rows.length && (
+        <p className="mt-1 text-2xs text-zinc-500">
+          The first {formatCount(rows.length)} of {formatCount(failedCount)} failed calls.
+        </p>
+      )}
+    </div>
   );
 }
 

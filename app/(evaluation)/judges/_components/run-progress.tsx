@@ -11,7 +11,7 @@ import { useEffect, useRef } from "react";
 import { formatCount } from "../../../_components/ui";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 import { useTRPC } from "../../../_trpc/client";
-import { ProgressBar } from "../../../live/_components/bits";
+import { ProgressBar } from "../../../_components/progress-bar";
 import { etaText } from "../_lib/batch-text";
 import { errorText } from "../_lib/error-text";
 import { BatchStatus } from "./batch-status";

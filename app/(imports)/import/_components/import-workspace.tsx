@@ -15,6 +15,7 @@ import { runLabels } from "@/server/domain/catalog/run-labels";
 import { useTRPC } from "../../../_trpc/client";
 import { formatCount, formatDate, Stat } from "../../../_components/ui";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
+import { ProgressBar } from "../../../_components/progress-bar";
 import { FolderUpload } from "./folder-upload";
 
 type Outputs = inferRouterOutputs<AppRouter>["imports"];
@@ -23,22 +24,11 @@ type JobView = Outputs["status"];
 
 const mb = (n: number) => `${Math.round(n / (1024 * 1024))} MB`;
 
-function ProgressBar({ fraction, label }: { fraction: number | null; label: string }) {
+/** A progress bar with its label written under it. */
+function LabelledProgress({ fraction, label }: { fraction: number | null; label: string }) {
   return (
     <div>
-      <div
-        role="progressbar"
-        aria-label={label}
-        aria-valuemin={0}
-        aria-valuemax={100}
-        aria-valuenow={fraction === null ? undefined : Math.round(fraction * 100)}
-        className="h-2 w-full overflow-hidden rounded-full bg-zinc-200"
-      >
-        <div
-          className={`h-full rounded-full bg-indigo-600 transition-[width] duration-300 ${fraction === null ? "w-1/3 animate-pulse" : ""}`}
-          style={fraction === null ? undefined : { width: `${Math.max(2, fraction * 100)}%` }}
-        />
-      </div>
+      <ProgressBar value={fraction} label={label} />
       <p className="mt-1 truncate text-[12px] text-zinc-600">{label}</p>
     </div>
   );
@@ -159,7 +149,7 @@ export function ImportWorkspace({ options, recent, initialJobId }: { options: Op
         </p>
         {uploading !== null && (
           <div className="mt-3">
-            <ProgressBar fraction={uploading} label={`Uploading ${file?.name ?? ""}: ${Math.round(uploading * 100)}%`} />
+            <LabelledProgress fraction={uploading} label={`Uploading ${file?.name ?? ""}: ${Math.round(uploading * 100)}%`} />
           </div>
         )}
       </section>
@@ -221,7 +211,7 @@ function ImportJob({ id }: { id: number }) {
   if (q.isPending) {
     return (
       <section className="panel px-4 py-3" aria-busy="true">
-        <ProgressBar fraction={null} label="Looking up the import…" />
+        <LabelledProgress fraction={null} label="Looking up the import…" />
       </section>
     );
   }
@@ -250,7 +240,7 @@ function RunningJob({ job }: { job: JobView }) {
   if (!p || job.status === "queued") {
     return (
       <div className="mt-2">
-        <ProgressBar fraction={null} label="Waiting for a worker to start it…" />
+        <LabelledProgress fraction={null} label="Waiting for a worker to start it…" />
         {job.status === "queued" && <WaitingForWorker since={job.createdAt} what="this import" />}
       </div>
     );
@@ -258,14 +248,14 @@ function RunningJob({ job }: { job: JobView }) {
   if (p.phase === "extracting")
     return (
       <div className="mt-2">
-        <ProgressBar fraction={null} label="Unpacking the archive…" />
+        <LabelledProgress fraction={null} label="Unpacking the archive…" />
       </div>
     );
   const fraction = p.total ? Math.min(1, p.done / p.total) : null;
   const label = p.total ? `${formatCount(p.done)} of ${formatCount(p.total)} read — ${p.label}` : `${formatCount(p.done)} read — ${p.label}`;
   return (
     <div className="mt-2">
-      <ProgressBar fraction={fraction} label={label} />
+      <LabelledProgress fraction={fraction} label={label} />
     </div>
   );
 }

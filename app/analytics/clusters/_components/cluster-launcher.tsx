@@ -7,6 +7,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import type { ClusterBasis, ClusterSlice } from "@/server/domain/analytics/cluster-slice";
 import { MAX_CLUSTERS } from "@/server/domain/analytics/failure-clusters";
+import { ProgressBar } from "../../../_components/progress-bar";
 import { WaitingForWorker } from "../../../_components/waiting-for-worker";
 import { useRequestedJob } from "../../../_lib/use-requested-job";
 import { useTRPC } from "../../../_trpc/client";
@@ -93,16 +94,7 @@ export function ClusterLauncher({ slice, evaluators }: { slice: ClusterSlice; ev
       </div>
       {computing && (
         <div className="flex flex-col gap-1" data-testid="cluster-progress">
-          <div
-            role="progressbar"
-            aria-label="Clustering progress"
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={Math.round((progress?.done ?? 0) * 100)}
-            className="h-2 w-full max-w-md overflow-hidden rounded bg-zinc-200"
-          >
-            <div className="h-full bg-indigo-600 transition-[width]" style={{ width: `${Math.round((progress?.done ?? 0) * 100)}%` }} />
-          </div>
+          <ProgressBar value={progress?.done ?? 0} label="Clustering progress" className="max-w-md" />
           <span className="text-[12px] text-zinc-600">{progress ? (STAGE_TEXT[progress.stage] ?? progress.stage) : "Queued for a worker"}</span>
           {queuedSince && <WaitingForWorker since={queuedSince} what="this clustering" />}
         </div>

@@ -101,16 +101,7 @@ export default async function JudgePage({
       />
       <div className="flex flex-col gap-4 px-6 py-3">
         <AnalyticsFilterBar params={params} options={options} show={JUDGE_FILTERS} keep={keep} flagged={detail.flagged} />
-        {view.settings.length > 1 && (
-          <nav aria-label="Settings" className="flex flex-wrap items-center gap-1">
-            <span className="section-title mr-1">Setting</span>
-            {view.settings.map((x) => (
-              <Link key={x.key} href={x.href} aria-current={x.current ? "page" : undefined} className={`btn ${x.current ? "btn-on" : ""}`}>
-                {x.label}
-              </Link>
-            ))}
-          </nav>
-        )}
+        {view.settings.length > 1 && <SettingsNav settings={view.settings} />}
         {view.skewWarning && (
           <div role="note" className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-[12px] text-amber-900" data-testid="skew-warning">
             {view.skewWarning}
@@ -177,25 +168,7 @@ export default async function JudgePage({
           title={`${KINDS.find((x) => x.kind === kind)!.label} (${fmtCount(disagreements.total)})`}
           description="Trajectories where the evaluator and the human label differ; each opens in the player."
           table={disagreementTable(disagreements.rows, `${view.title} ${kind}`)}
-          controls={
-            <nav aria-label="Kind" className="flex flex-wrap gap-1">
-              {KINDS.map((x) => (
-                <Link
-                  key={x.kind}
-                  href={here({ dkind: x.kind === "all" ? undefined : x.kind })}
-                  aria-current={x.kind === kind ? "page" : undefined}
-                  className={`btn ${x.kind === kind ? "btn-on" : ""}`}
-                >
-                  {x.label} <span className="tabular-nums text-zinc-500">{fmtCount(kindCounts[x.kind])}</span>
-                </Link>
-              ))}
-              {listSel && (
-                <Link className="btn" href={selectionHref(listSel)} title="Open these trajectories as a list">
-                  As a list →
-                </Link>
-              )}
-            </nav>
-          }
+          controls={<KindNav kind={kind} counts={kindCounts} href={(k) => here({ dkind: k === "all" ? undefined : k })} listSel={listSel} />}
         />
         {disagreements.total > disagreements.pageSize && (
           <Pagination
@@ -208,5 +181,47 @@ export default async function JudgePage({
         )}
       </div>
     </>
+  );
+}
+
+/** The evaluator's other settings (k, prompt version), when it has more than one. */
+function SettingsNav({ settings }: { settings: { key: string; href: string; label: string; current: boolean }[] }) {
+  return (
+    <nav aria-label="Settings" className="flex flex-wrap items-center gap-1">
+      <span className="section-title mr-1">Setting</span>
+      {settings.map((x) => (
+        <Link key={x.key} href={x.href} aria-current={x.current ? "page" : undefined} className={`btn ${x.current ? "btn-on" : ""}`}>
+          {x.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** The kinds of disagreement to list, with their counts, and the current kind's trajectories as a list. */
+function KindNav({
+  kind,
+  counts,
+  href,
+  listSel,
+}: {
+  kind: Kind;
+  counts: Record<Kind, number>;
+  href: (kind: Kind) => string;
+  listSel: Parameters<typeof selectionHref>[0] | null | undefined;
+}) {
+  return (
+    <nav aria-label="Kind" className="flex flex-wrap gap-1">
+      {KINDS.map((x) => (
+        <Link key={x.kind} href={href(x.kind)} aria-current={x.kind === kind ? "page" : undefined} className={`btn ${x.kind === kind ? "btn-on" : ""}`}>
+          {x.label} <span className="tabular-nums text-zinc-500">{fmtCount(counts[x.kind])}</span>
+        </Link>
+      ))}
+      {listSel && (
+        <Link className="btn" href={selectionHref(listSel)} title="Open these trajectories as a list">
+          As a list →
+        </Link>
+      )}
+    </nav>
   );
 }

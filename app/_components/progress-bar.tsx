@@ -1,0 +1,52 @@
+/**
+ * The one progress bar of the dashboard: imports, reports, live runs, judge batches and clustering show their long
+ * work with it. A fraction from 0 to 1 fills it and is announced to screen readers as a percentage; `null` says the
+ * amount is not known yet (waiting for a worker, unpacking), which shows a pulsing part-filled bar without a value.
+ * Server-renderable: no hooks.
+ */
+const TONES = {
+  indigo: "bg-indigo-600",
+  emerald: "bg-emerald-500",
+  amber: "bg-amber-400",
+  rose: "bg-rose-500",
+  zinc: "bg-zinc-400",
+} as const;
+
+export function ProgressBar({
+  value,
+  label,
+  size = "md",
+  tone = "indigo",
+  testId,
+  className = "",
+}: {
+  /** Done so far, from 0 to 1 (clamped), or null while the amount is unknown. */
+  value: number | null;
+  /** What the bar measures, read by screen readers ("Run progress", "Uploading runs.zip: 40%"). */
+  label: string;
+  size?: "sm" | "md";
+  tone?: keyof typeof TONES;
+  testId?: string;
+  /** Extra classes for the track, such as a maximum width. */
+  className?: string;
+}) {
+  const fraction = value === null ? null : Math.max(0, Math.min(1, value));
+  // A started bar keeps a sliver in view, so a long job's first percent does not look like nothing happening.
+  const width = fraction === null ? undefined : `${fraction > 0 ? Math.max(2, fraction * 100) : 0}%`;
+  return (
+    <div
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={fraction === null ? undefined : Math.round(fraction * 100)}
+      data-testid={testId}
+      className={`w-full overflow-hidden rounded-full bg-zinc-200 ${size === "sm" ? "h-1.5" : "h-2"} ${className}`}
+    >
+      <div
+        className={`h-full rounded-full transition-[width] duration-300 ${TONES[tone]} ${fraction === null ? "w-1/3 animate-pulse" : ""}`}
+        style={width === undefined ? undefined : { width }}
+      />
+    </div>
+  );
+}
