@@ -79,6 +79,7 @@ describeEachBackend("qualification through the API", (backend) => {
       correct: 0,
       passAt: 0.5,
       nextItemNo: qualification[0],
+      askName: "Rita Researcher",
     });
     expect((await api.labelling.next({ campaignId: c.id }))!.itemNo).toBe(qualification[0]);
 
@@ -144,7 +145,14 @@ describeEachBackend("qualification through the API", (backend) => {
     expect(await codeOf(() => api.labelling.undo({ campaignId: c.id, idempotencyKey: "undo-first" }))).toBe(
       "CONFLICT: A qualification answer cannot be undone",
     );
-    expect((await api.labelling.mine({ campaignId: c.id, itemNo: qualification[0]! })).label!.verdict).toBe(wrong(qualification[0]!));
+    // After a reload the page reads the feedback back: the same known answer, for the answered item only.
+    const reread = await api.labelling.mine({ campaignId: c.id, itemNo: qualification[0]! });
+    expect(reread.label!.verdict).toBe(wrong(qualification[0]!));
+    expect(reread.qualification).toEqual(first.qualification);
+    const unanswered = await api.labelling.mine({ campaignId: c.id, itemNo: qualification[1]! });
+    expect(unanswered.qualification).toBeNull();
+    expect(JSON.stringify(unanswered)).not.toContain(EXPLANATION);
+    for (const itemNo of regular) expect((await api.labelling.mine({ campaignId: c.id, itemNo })).qualification).toBeNull();
 
     expect((await api.labelling.next({ campaignId: c.id }))!.itemNo).toBe(qualification[1]);
     const second = await api.labelling.submit({

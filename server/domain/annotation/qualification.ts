@@ -13,11 +13,15 @@ export interface QualificationStanding {
   passAt: number | null;
 }
 
+/** Right answers needed to pass: a share compared in whole answers, so that 0.8 of 5 items is 4, not a float a hair above it. */
+export function rightAnswersToPass(passAt: number, items: number): number {
+  return Math.ceil(passAt * items - 1e-9);
+}
+
 export function qualificationStanding(items: number, answered: number, correct: number, passAt: number | null): QualificationStanding {
   if (passAt === null || items === 0) return { status: "off", items, answered, correct, passAt };
   if (answered < items) return { status: "in_progress", items, answered, correct, passAt };
-  // A share compared in whole answers, so that 0.8 of 5 items is 4 right, not a float a hair above it.
-  return { status: correct >= Math.ceil(passAt * items - 1e-9) ? "passed" : "failed", items, answered, correct, passAt };
+  return { status: correct >= rightAnswersToPass(passAt, items) ? "passed" : "failed", items, answered, correct, passAt };
 }
 
 /** Whether an annotator's labels count in the campaign's statistics. */

@@ -793,7 +793,7 @@ export async function undoItemSubmit(db: Db, actor: Actor, input: UndoInput, clo
 
 /** The annotator's own label on an item, with its history and what "undo" would revert (by item number). */
 export async function myItemLabel(db: Db, actor: Actor, campaignId: number, itemNo: number) {
-  const { item } = await requireItem(db, actor, campaignId, itemNo);
+  const { campaign, item } = await requireItem(db, actor, campaignId, itemNo);
   const mine = await myLabel(db, actor, campaignId, item.trajectoryId);
   const l = mine.label;
   return {
@@ -812,6 +812,8 @@ export async function myItemLabel(db: Db, actor: Actor, campaignId: number, item
       : null,
     history: mine.history,
     undoable: mine.undoable ? { revisionId: mine.undoable.revisionId, itemNo: await itemNoOf(db, campaignId, mine.undoable.trajectoryId) } : null,
+    // A qualification item's feedback once this annotator's answer is stored (so it survives a reload), null before.
+    qualification: await qualificationFeedback(db, campaign, userAnnotatorKey(actor.userId), item.id),
   };
 }
 

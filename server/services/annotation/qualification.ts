@@ -8,6 +8,7 @@
  * changed or undone afterwards: otherwise the feedback would hand out the right answer to copy.
  */
 import type { Db } from "../../../db/database";
+import { getUser } from "../../../db/repositories/accounts/users";
 import { getLabelByKey } from "../../../db/repositories/annotation/labels";
 import { getGoldItem, goldAnswers, goldItemsOfCampaign, upsertGoldItem } from "../../../db/repositories/annotation/quality";
 import { isCampaignAnnotator, updateCampaign, userAnnotatorKey } from "../../../db/repositories/annotation/campaigns";
@@ -137,5 +138,7 @@ export async function myQualification(db: Db, actor: Actor, campaignId: number) 
   if (campaign.qualificationPassAt === null || !(await isCampaignAnnotator(db, campaign.id, actor.userId))) return null;
   const { next, ...standing } = await qualificationOf(db, campaign, userAnnotatorKey(actor.userId));
   if (standing.status === "off") return null;
-  return { ...standing, nextItemNo: standing.status === "in_progress" ? (next?.itemNo ?? null) : null };
+  // Whom to ask about a result: the researcher who made the campaign (null when that account is gone).
+  const askName = campaign.createdBy ? ((await getUser(db, campaign.createdBy))?.name ?? null) : null;
+  return { ...standing, nextItemNo: standing.status === "in_progress" ? (next?.itemNo ?? null) : null, askName };
 }
