@@ -8,6 +8,7 @@ import { requirePageRole } from "../../../_lib/session";
 import { api, orNotFound } from "../../../_trpc/server";
 import { CampaignActions, AnnotatorPicker, ImportLabelsForm } from "../_components/campaign-controls";
 import { ResearchersOnly } from "../_components/forbidden";
+import { QualificationPanel } from "../_components/qualification-panel";
 import { QualityPanel } from "../_components/quality-panel";
 import { GuidelinesEditor } from "../_components/guidelines-editor";
 
@@ -257,6 +258,7 @@ export default async function CampaignPage({ params }: Props) {
           />
         </div>
         <QualityPanel campaignId={id} />
+        <QualificationPanel campaignId={id} />
         <ImportLabelsForm campaignId={id} />
         <GuidelinesEditor campaignId={id} text={c.instructions} version={c.guidelineVersion} />
       </div>
