@@ -36,7 +36,18 @@ export default async function CampaignQueuePage({ params, searchParams }: Props)
       next = await caller.labelling.next({ campaignId });
     } catch (e) {
       // Blocked after failing the campaign's quality checks: the server says why; nothing else is handed out.
-      if (e instanceof TRPCError && e.code === "FORBIDDEN") return <ErrorPanel title="No more trajectories for you in this campaign" message={e.message} />;
+      if (e instanceof TRPCError && e.code === "FORBIDDEN") {
+        // A failed training says so, with the score and whom to ask.
+        const q = await caller.labelling.qualification({ campaignId });
+        if (q?.status === "failed")
+          return (
+            <ErrorPanel
+              title="Training not passed"
+              message={`You got ${q.correct} of ${q.items} training items right, fewer than this campaign asks for, so no trajectories will be handed to you and your labels do not count. Ask ${q.askName ?? "the researcher who runs the campaign"} to go through your answers with you.`}
+            />
+          );
+        return <ErrorPanel title="No more trajectories for you in this campaign" message={e.message} />;
+      }
       throw e;
     }
     if (next) redirect(`/annotate/${campaignId}/${next.itemNo}`);

@@ -136,6 +136,8 @@ export interface LabelPanelProps {
   go: (index: number) => void;
   /** Hands the region marks up to the page, which draws them over the screenshot. */
   onMarking?: (view: MarkingView | null) => void;
+  /** Stay on the item after Submit & next (a training item: its feedback shows next, in place of the form). */
+  stayAfterSubmit?: boolean;
 }
 
 /** The draft's region marks, and how the marking section changes them. */
@@ -155,7 +157,7 @@ function useDraftMarking(
 }
 
 export function LabelPanel(props: LabelPanelProps) {
-  const { campaign, itemNo, mine, current, count, go } = props;
+  const { campaign, itemNo, mine, current, count, go, stayAfterSubmit } = props;
   const schema = campaign.labelSchema;
   const trpc = useTRPC();
   const queryClient = useQueryClient();
@@ -296,8 +298,8 @@ export function LabelPanel(props: LabelPanelProps) {
         viewed.current = new Set([current]);
         const mineQuery = { queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) };
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
-        // Going next (a reveal campaign stays to show its evaluator), the label is marked stale, not fetched again first.
-        if (andNext && !campaign.reveal) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext()]);
+        // Going next (a reveal campaign or a training item stays to show what follows), the label is marked stale, not fetched again first.
+        if (andNext && !campaign.reveal && !stayAfterSubmit) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext()]);
         else await queryClient.invalidateQueries(mineQuery).then(() => setBusy(false));
       } catch (e) {
         setBusy(false);
@@ -311,6 +313,7 @@ export function LabelPanel(props: LabelPanelProps) {
       submitM,
       campaign.id,
       campaign.reveal,
+      stayAfterSubmit,
       itemNo,
       draft,
       draftKey,

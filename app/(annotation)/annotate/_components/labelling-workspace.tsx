@@ -2,12 +2,13 @@
 /**
  * The labelling page's client side: the trajectory player with the label panel first in its right column.
  */
-import { useSuspenseQuery } from "@tanstack/react-query";
+import { useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { LABEL_SHORTCUTS } from "@/server/domain/annotation/label-keys";
 import { TrajectoryPlayer } from "../../../trajectories/[id]/_components/player";
 import { useTRPC } from "../../../_trpc/client";
 import { LabelPanel } from "./label-panel";
+import { QualificationBanner, QualificationFeedbackPanel } from "./qualification-feedback";
 import { MarkingLayer, type MarkingView } from "./region-marking";
 import { RevealPanel } from "./reveal-panel";
 
@@ -28,6 +29,11 @@ export function LabellingWorkspace({
   const { data: mine } = useSuspenseQuery(trpc.labelling.mine.queryOptions({ campaignId, itemNo }));
   // The label panel's region marks, drawn over the screenshot (null while no label panel is shown).
   const [marking, setMarking] = useState<MarkingView | null>(null);
+  // The campaign's training phase (null without one): a banner on its items, their feedback once answered.
+  const { data: training } = useQuery(trpc.labelling.qualification.queryOptions({ campaignId }, { enabled: campaign.isAnnotator }));
+  const feedback = mine.qualification;
+  const standing = feedback ? { ...training, ...feedback.standing, askName: training?.askName ?? null } : training;
+  const onTrainingItem = !!feedback || (training?.status === "in_progress" && training.nextItemNo === itemNo);
   const schema = campaign.labelSchema;
   return (
     <>
@@ -46,21 +52,36 @@ export function LabellingWorkspace({
           asHelpRow,
         )}
         sidePanel={(p) =>
-          // A reveal campaign shows its evaluator once the blind label is in (never before: the server refuses it).
+          feedback ? (
+            <>
+              {standing && <QualificationBanner standing={{ ...standing, nextItemNo: null }} answeredHere />}
+              <QualificationFeedbackPanel
+                key={`training:${campaignId}:${itemNo}`}
+                campaign={campaign}
+                mine={mine}
+                feedback={feedback}
+                askName={standing?.askName ?? null}
+              />
+            </>
+          ) : // A reveal campaign shows its evaluator once the blind label is in (never before: the server refuses it).
           campaign.reveal && mine.label && campaign.isAnnotator ? (
             <RevealPanel key={`reveal:${campaignId}:${itemNo}`} campaign={campaign} itemNo={itemNo} mine={mine} current={p.current} count={p.count} go={p.go} />
           ) : (
             // Keyed by item so moving to the next one starts a fresh form, timer and steps-viewed set.
-            <LabelPanel
-              key={`${campaignId}:${itemNo}`}
-              campaign={campaign}
-              itemNo={itemNo}
-              mine={mine}
-              current={p.current}
-              count={p.count}
-              go={p.go}
-              onMarking={setMarking}
-            />
+            <>
+              {onTrainingItem && training && <QualificationBanner standing={training} answeredHere={false} />}
+              <LabelPanel
+                key={`${campaignId}:${itemNo}`}
+                stayAfterSubmit={onTrainingItem}
+                campaign={campaign}
+                itemNo={itemNo}
+                mine={mine}
+                current={p.current}
+                count={p.count}
+                go={p.go}
+                onMarking={setMarking}
+              />
+            </>
           )
         }
       />

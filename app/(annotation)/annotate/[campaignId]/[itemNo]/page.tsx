@@ -26,6 +26,8 @@ export default async function LabelPage({ params, searchParams }: Props) {
   const [, item] = await Promise.all([
     orNotFound(qc.fetchQuery(trpc.labelling.campaign.queryOptions({ id: campaignId }))),
     orNotFound(qc.fetchQuery(trpc.labelling.item.queryOptions({ campaignId, itemNo }))),
+    // The training banner's standing (null without a qualification), so it shows with the page, not after it.
+    qc.prefetchQuery(trpc.labelling.qualification.queryOptions({ campaignId })),
   ]);
   // The step is kept in the address (?step=N) as in the researchers' player, so a reload or a link reopens it.
   const sp = await searchParams;
