@@ -136,7 +136,7 @@ export interface LabelPanelProps {
   go: (index: number) => void;
   /** Hands the region marks up to the page, which draws them over the screenshot. */
   onMarking?: (view: MarkingView | null) => void;
-  /** Stay on the item after Submit & next (a training item: its feedback shows next, in place of the form). */
+  /** Stay on the item after Submit & next: what shows next is beside the player (a reveal campaign's evaluator, a training item's feedback). */
   stayAfterSubmit?: boolean;
 }
 
@@ -299,7 +299,7 @@ export function LabelPanel(props: LabelPanelProps) {
         const mineQuery = { queryKey: trpc.labelling.mine.queryKey({ campaignId: campaign.id, itemNo }) };
         setStatus({ tone: "ok", text: `Saved (revision ${result.revision})` });
         // Going next (a reveal campaign or a training item stays to show what follows), the label is marked stale, not fetched again first.
-        if (andNext && !campaign.reveal && !stayAfterSubmit) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext()]);
+        if (andNext && !stayAfterSubmit) await Promise.all([queryClient.invalidateQueries({ ...mineQuery, refetchType: "none" }), goNext()]);
         else await queryClient.invalidateQueries(mineQuery).then(() => setBusy(false));
       } catch (e) {
         setBusy(false);
@@ -312,7 +312,6 @@ export function LabelPanel(props: LabelPanelProps) {
       missing,
       submitM,
       campaign.id,
-      campaign.reveal,
       stayAfterSubmit,
       itemNo,
       draft,

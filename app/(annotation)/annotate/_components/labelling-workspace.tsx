@@ -72,7 +72,7 @@ export function LabellingWorkspace({
               {onTrainingItem && training && <QualificationBanner standing={training} answeredHere={false} />}
               <LabelPanel
                 key={`${campaignId}:${itemNo}`}
-                stayAfterSubmit={onTrainingItem}
+                stayAfterSubmit={campaign.reveal || onTrainingItem}
                 campaign={campaign}
                 itemNo={itemNo}
                 mine={mine}
