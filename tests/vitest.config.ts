@@ -17,6 +17,12 @@ export default defineConfig({
     // with its first error at its end (tests/helpers/retried-tests-reporter.ts), and each one is a finding to fix.
     retry: process.env.CI ? 1 : 0,
     pool: "forks",
+    // The files of a worker share one module graph: each worker process imports the server (routers, services,
+    // schema) once instead of once per file. Isolated, the imports alone took 425 of the 1,170 s the files spent in
+    // a run of tests/integration and tests/security (vitest's own breakdown); shared, 37 s. Files therefore must not
+    // depend on module state another file left: each makes its own database, server and data folder
+    // (tests/helpers/backends.ts), and what a file changes in process.env it puts back.
+    isolate: false,
     // A worker per core (vitest's default leaves one core free): most files spend their time waiting on databases,
     // child processes and browsers. A worker more than that made the run slower, not faster: 1,126 s of wall time
     // against 720 s in the fresh-clone CI (docs/testing.md, "How long it takes").
