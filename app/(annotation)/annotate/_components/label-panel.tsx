@@ -140,6 +140,13 @@ export interface LabelPanelProps {
   stayAfterSubmit?: boolean;
 }
 
+/**
+ * A draft without marks hands the marking hook this one array: a new `[]` on every render changed the view the hook
+ * hands up to the page, whose re-render made another, so the page re-rendered without end and Submit & next's
+ * navigation never got its turn.
+ */
+const NO_MARKS: readonly RegionMark[] = [];
+
 /** The draft's region marks, and how the marking section changes them. */
 function useDraftMarking(
   draft: Draft,
@@ -153,7 +160,7 @@ function useDraftMarking(
     [setDraft],
   );
   const [markLabels] = useState(() => markLabelsOf(schema.markLabels));
-  return useRegionMarking({ marks: draft.marks ?? [], setMarks, markLabels, locked, onMarking });
+  return useRegionMarking({ marks: draft.marks ?? NO_MARKS, setMarks, markLabels, locked, onMarking });
 }
 
 export function LabelPanel(props: LabelPanelProps) {
