@@ -17,7 +17,8 @@ import { deleteJudgeConfig, deleteVerdicts, getJudgeConfigByName, insertJudgeCon
 import { listTrajectories } from "../../db/repositories/trajectories";
 import { defaultLabelSchema, WEBVOYAGER_ERROR_CATEGORIES } from "../../server/domain/annotation/label-schema";
 import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluation/verdicts";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
+import { runSeedScript } from "./seed-script";
 
 export const E2E_CAMPAIGN = "E2E analytics campaign";
 export const E2E_JUDGE = "E2E judge";
@@ -122,11 +123,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await runSeedScript(main);

@@ -10,11 +10,12 @@ import { eq, inArray } from "drizzle-orm";
 import { first, tablesOf } from "../../db/database";
 import { deleteCampaign, getCampaignByName } from "../../db/repositories/annotation/campaigns";
 import { countSteps } from "../../db/repositories/trajectories";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
 import { createCampaign } from "../../server/services/annotation";
 import { account } from "./accounts";
 import { createSignedInAccount } from "./account-session";
 import { loadFixtures } from "./fixtures";
+import { seedOrClean } from "./seed-script";
 
 export const COMMENT_ACCOUNTS = {
   mia: { key: "mia", email: "mia.mention@e2e.test", name: "Mia Mention", role: "annotator", password: "e2e-annotator-pass" },
@@ -89,19 +90,4 @@ async function seed() {
   return { t1, t2, openCampaign: open.id, blindCampaign: blind.id, states };
 }
 
-try {
-  if (mode === "clean") {
-    await clean();
-    process.stdout.write(JSON.stringify({ cleaned: true }));
-  } else if (mode === "seed") {
-    process.stdout.write(JSON.stringify(await seed()));
-  } else {
-    process.stderr.write("usage: comments-seed.ts seed <host> | clean\n");
-    process.exitCode = 2;
-  }
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await seedOrClean(mode, { seed, clean, usage: "comments-seed.ts seed <host> | clean" });

@@ -12,8 +12,9 @@ import { rawRun, tablesOf } from "../../db/database";
 import { deleteCampaign, getCampaignByName } from "../../db/repositories/annotation/campaigns";
 import { importLabelsCsv } from "../../server/services/annotation";
 import { runImport } from "../../server/services/imports/ingest";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
 import { writeWebVoyagerFixture } from "../helpers/webvoyager-fixture";
+import { seedOrClean } from "./seed-script";
 
 export const DUPLICATES_CAMPAIGN = "E2E duplicates campaign";
 const RUN_FOLDER = "20240101_00_00_00";
@@ -85,18 +86,4 @@ async function seed() {
   return { a, b };
 }
 
-try {
-  if (mode === "seed") process.stdout.write(JSON.stringify(await seed()));
-  else if (mode === "clean") {
-    await clean();
-    process.stdout.write(JSON.stringify({ cleaned: true }));
-  } else {
-    process.stderr.write("usage: duplicates-seed.ts seed|clean\n");
-    process.exitCode = 2;
-  }
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await seedOrClean(mode, { seed, clean, usage: "duplicates-seed.ts seed|clean" });

@@ -10,8 +10,9 @@ import { deleteCampaign, getCampaignByName } from "../../db/repositories/annotat
 import { deleteVerdicts } from "../../db/repositories/evaluation/verdicts";
 import { first, tablesOf } from "../../db/database";
 import { evaluateRuleVerdicts, VWA_RULES_EVALUATOR_KEY } from "../../server/services/evaluation/rules";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
 import { account } from "./accounts";
+import { runSeedScript } from "./seed-script";
 
 export const BLIND_CAMPAIGN = "E2E evaluations blind campaign";
 export const RULE = { eval_types: ["string_match"], reference_answers: { must_include: ["$59.99"] } };
@@ -75,11 +76,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await runSeedScript(main);

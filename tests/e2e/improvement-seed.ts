@@ -8,12 +8,13 @@
  * of each; IMPROVEMENT_TWINS in improvement-data.ts lists them with what the judge makes of them.
  */
 import { importLabelsCsv } from "../../server/services/annotation/io";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
 import { first, tablesOf } from "../../db/database";
 import { eq } from "drizzle-orm";
 import { seedTrajectories } from "../helpers/judge-fixtures";
 import { account } from "./accounts";
 import { IMPROVEMENT_TWINS } from "./improvement-data";
+import { runSeedScript } from "./seed-script";
 
 async function main(): Promise<void> {
   const ctx = getAppContext();
@@ -45,9 +46,4 @@ async function main(): Promise<void> {
   process.stdout.write(JSON.stringify({ campaignId: report.campaignId, campaignName, ids: seeded.map((t) => t.id) }));
 }
 
-main()
-  .then(() => closeSharedDatabases())
-  .catch((e) => {
-    process.stderr.write(String(e?.stack ?? e));
-    process.exit(1);
-  });
+await runSeedScript(main);

@@ -7,11 +7,12 @@
  */
 import { deleteJudgeConfig, deleteVerdicts, getJudgeConfigByName } from "../../db/repositories/evaluation/verdicts";
 import { getStepScreenshots, getTrajectoryDetail } from "../../db/repositories/trajectories";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
 import { createJudgeConfig } from "../../server/services/evaluation/judge-configs";
 import { judgeTrajectory } from "../../server/services/evaluation/judge-verdict";
 import { promptReadingResponder } from "../helpers/fake-judge-model";
 import { startFakeOpenAI } from "../helpers/fake-openai";
+import { seedOrClean } from "./seed-script";
 
 export const KEY_POINTS_JUDGE = "E2E key points";
 export const RUBRIC_JUDGE = "E2E rubric";
@@ -56,20 +57,14 @@ async function seed(id: number) {
   }
 }
 
-try {
-  if (mode === "clean") {
-    await clean();
-    process.stdout.write(JSON.stringify({ cleaned: true }));
-  } else if (mode === "seed" && rawId) {
-    await clean();
-    process.stdout.write(JSON.stringify(await seed(Number(rawId))));
-  } else {
-    process.stderr.write("usage: judge-protocols-seed.ts seed|clean <trajectoryId>\n");
-    process.exitCode = 2;
-  }
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await seedOrClean(mode, {
+  // Seeding starts from a clean slate: a retried spec seeds again.
+  seed: rawId
+    ? async () => {
+        await clean();
+        return seed(Number(rawId));
+      }
+    : null,
+  clean,
+  usage: "judge-protocols-seed.ts seed|clean <trajectoryId>",
+});

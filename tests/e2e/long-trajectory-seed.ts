@@ -5,8 +5,9 @@
  */
 import { eq, inArray } from "drizzle-orm";
 import { tablesOf } from "../../db/database";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
 import { seedLongTrajectory } from "../helpers/long-trajectory";
+import { runSeedScript } from "./seed-script";
 
 const EXTERNAL_ID = "e2e-long-trajectory";
 const { db } = getAppContext();
@@ -66,11 +67,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await runSeedScript(main);

@@ -10,10 +10,11 @@
 import { getUserByEmail } from "../../db/repositories/accounts/users";
 import { stepScreenshotSizes } from "../../db/repositories/annotation/labels";
 import type { Actor } from "../../server/domain/access/actor";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
 import { createCampaign, nextItem, submitItemLabel } from "../../server/services/annotation";
 import { createSignedInAccount } from "./account-session";
 import { account } from "./accounts";
+import { runSeedScript } from "./seed-script";
 
 const app = getAppContext();
 const { db } = app;
@@ -91,11 +92,4 @@ async function main(): Promise<void> {
   );
 }
 
-try {
-  await main();
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await runSeedScript(main);

@@ -17,6 +17,20 @@ import { loadFixtures, trajectoryId } from "./fixtures";
 import { DESKTOP_SIZES, expectCleanLayout, resizeTo, screenshotAt } from "./layout";
 
 /** Unpacks every file of the zip under `dir`; resolves to their names. */
+/**
+ * Opens the report dialog from the keyboard, as a user reaching the button with Tab would: focus "Download report"
+ * and press Enter, again until the dialog shows (the first press can land before the page has hydrated).
+ */
+async function openReportDialog(page: Page) {
+  const dialog = page.getByTestId("report-dialog");
+  await expect(async () => {
+    await page.getByTestId("download-report").focus();
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
+  return dialog;
+}
+
 function unzipTo(file: string, dir: string): Promise<string[]> {
   return new Promise((resolve, reject) => {
     yauzl.open(file, { lazyEntries: true }, (err, zip) => {
@@ -64,14 +78,7 @@ test("a researcher builds a report from the list, downloads it, and plays a traj
   await page.goto(`/trajectories?ids=${ids.join(",")}`);
   await expect(page.getByTestId("trajectory-row")).toHaveCount(2);
 
-  // Reached from the keyboard: focus the button and press Enter (again until the dialog shows: hydration).
-  const button = page.getByTestId("download-report");
-  const dialog = page.getByTestId("report-dialog");
-  await expect(async () => {
-    await button.focus();
-    await page.keyboard.press("Enter");
-    await expect(dialog).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 20_000 });
+  const dialog = await openReportDialog(page);
   await expect(dialog).toContainText("the 2 trajectories these filters select");
   await page.getByTestId("report-title").fill("Two trajectories for the reviewers");
   await page.getByLabel("Consolidated and every annotator's label").check();
@@ -138,13 +145,7 @@ test("a campaign page builds the campaign's report, which Your reports lists, do
   await api.dispose();
 
   await page.goto(`/campaigns/${campaign.id}`);
-  const button = page.getByTestId("download-report");
-  const dialog = page.getByTestId("report-dialog");
-  await expect(async () => {
-    await button.focus();
-    await page.keyboard.press("Enter");
-    await expect(dialog).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 20_000 });
+  const dialog = await openReportDialog(page);
   await expect(dialog).toContainText("the 2 trajectories of this campaign");
   await expect(page.getByTestId("report-title")).toHaveValue(name);
   await page.getByTestId("report-start").click();
@@ -185,13 +186,7 @@ test("a run page builds the run's report: every trajectory of the run and no oth
 
   await page.goto(`/runs/${run.id}`);
   await expect(page.getByRole("heading", { name: run.name, exact: true })).toBeVisible();
-  const button = page.getByTestId("download-report");
-  const dialog = page.getByTestId("report-dialog");
-  await expect(async () => {
-    await button.focus();
-    await page.keyboard.press("Enter");
-    await expect(dialog).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 20_000 });
+  const dialog = await openReportDialog(page);
   await expect(dialog).toContainText(`the ${run.trajectoryCount} trajectories of run “${run.name}”`);
   await expect(page.getByTestId("report-title")).toHaveValue(run.name);
   await capture(page, "report-run-choices");

@@ -9,8 +9,9 @@
 import { deleteVerdicts, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { countSteps } from "../../db/repositories/trajectories";
 import { evaluatorId } from "../../server/domain/analytics/measures";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
 import { createSignedInAccount } from "./account-session";
+import { runSeedScript } from "./seed-script";
 
 export const REVEAL_JUDGE_KEY = "import:e2e:reveal-judge";
 export const REVEAL_JUDGE_NAME = "E2E reveal judge";
@@ -54,11 +55,4 @@ async function main(): Promise<void> {
   process.stdout.write(JSON.stringify({ evaluatorId: evaluatorId({ key: REVEAL_JUDGE_KEY, k: "", pv: "" }) }));
 }
 
-try {
-  await main();
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await runSeedScript(main);

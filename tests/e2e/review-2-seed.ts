@@ -8,7 +8,8 @@ import { eq, inArray } from "drizzle-orm";
 import { tablesOf } from "../../db/database";
 import { deleteJudgeConfig, deleteVerdicts, getJudgeConfigByName, insertJudgeConfig, upsertVerdict } from "../../db/repositories/evaluation/verdicts";
 import { DEFAULT_JUDGE_OPTIONS } from "../../server/domain/evaluation/verdicts";
-import { closeSharedDatabases, getAppContext } from "../../server/context";
+import { getAppContext } from "../../server/context";
+import { seedOrClean } from "./seed-script";
 
 export const MANY_RUNS_SET = "E2E review 2 fork";
 const JUDGE = "E2E review 2 judge";
@@ -94,19 +95,4 @@ async function seed() {
   return { taskSetId: set!.id, runs };
 }
 
-try {
-  if (mode === "clean") {
-    await clean();
-    process.stdout.write(JSON.stringify({ cleaned: true }));
-  } else if (mode === "seed") {
-    process.stdout.write(JSON.stringify(await seed()));
-  } else {
-    process.stderr.write("usage: review-2-seed.ts seed|clean\n");
-    process.exitCode = 2;
-  }
-} catch (e) {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-} finally {
-  await closeSharedDatabases();
-}
+await seedOrClean(mode, { seed, clean, usage: "review-2-seed.ts seed|clean" });
