@@ -63,9 +63,13 @@ export function RuleRuns({ rule }: { rule: RuleView }) {
                     {run.acted}
                   </td>
                   <td className={run.outcome === "refused" ? "text-rose-700" : undefined}>
-                    {OUTCOME_TEXT[run.outcome]}
-                    {run.refusal && <>: {run.refusal}</>}
-                    <RunLinks rule={rule} run={run} />
+                    <span className="flex flex-wrap gap-x-2">
+                      <span>
+                        {OUTCOME_TEXT[run.outcome]}
+                        {run.refusal && <>: {run.refusal}</>}
+                      </span>
+                      <RunLinks rule={rule} run={run} />
+                    </span>
                   </td>
                 </tr>
               ))}
@@ -80,7 +84,7 @@ export function RuleRuns({ rule }: { rule: RuleView }) {
 function RunLinks({ rule, run }: { rule: RuleView; run: { trajectoryIds: number[]; judgeBatchId: number | null; outcome: string } }) {
   if (run.outcome !== "acted") return null;
   return (
-    <span className="ml-2 inline-flex gap-2">
+    <span className="inline-flex flex-wrap gap-x-2">
       {run.trajectoryIds.length > 0 && run.trajectoryIds.length <= 500 && (
         <Link className="link" href={`/trajectories?ids=${run.trajectoryIds.join(",")}`}>
           the trajectories

@@ -116,7 +116,7 @@ function RuleTable({
                 {!r.enabled && <span className="ml-1.5 rounded-sm bg-zinc-100 px-1 text-[10.5px] text-zinc-600">paused</span>}
                 <div className="text-[11px] text-zinc-500">{r.author ? `by ${r.author}` : "author gone"}</div>
               </td>
-              <td className="max-w-[22rem] font-mono text-[11.5px] break-all">
+              <td className="max-w-[22rem] min-w-[14rem] font-mono text-[11.5px] break-all">
                 {r.filterText || <span className="font-sans text-zinc-500">every arrival</span>}
               </td>
               <td className="whitespace-nowrap">{r.triggers.map((t) => RULE_TRIGGER_LABELS[t]).join(", ")}</td>
