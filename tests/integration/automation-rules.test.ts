@@ -15,6 +15,7 @@ import { campaignItemIds, getCampaign } from "../../db/repositories/annotation/c
 import { getJudgeBatch } from "../../db/repositories/evaluation/verdicts";
 import { listRuleRuns, listRules } from "../../db/repositories/automation/rules";
 import { inShare, type RuleDraft } from "../../server/domain/automation/rules";
+import { BUILT_IN_SCANNERS, definitionHash } from "../../server/domain/evaluation/scanners/definitions";
 import { createCampaign, setCampaignAnnotators, updateCampaignSettings } from "../../server/services/annotation";
 import {
   applyRules,
@@ -144,6 +145,65 @@ describeEachBackend("automation rules", (backend) => {
     expect(await listRuleRuns(ctx.db, r.id, 10)).toHaveLength(2);
     // Nothing is queued for an arrival no enabled rule looks at.
     expect(await enqueueRulesApply(ctx.db, { trigger: "import", arrival: "import job 3", key: "import:3", trajectoryIds: mine })).toBe(false);
+  });
+
+  it("matches arrivals by a judge's verdict, a rule check's result, a scanner hit and the agent's run", async () => {
+    const ids = await seedTrajectories(ctx.db, 6, { model: "m-filters", agentName: "filtered-agent" });
+    const other = await seedTrajectories(ctx.db, 2, { model: "m-filters", agentName: "another-agent" });
+    const [t0, t1, t2, t3, t4] = ids as [number, number, number, number, number];
+    const { evaluatorVerdicts, scannerScans, scannerMatches, trajectories } = tablesOf(ctx.db);
+    const verdict = (trajectoryId: number, kind: "judge" | "rule", evaluatorKey: string, v: "success" | "failure", k = "", promptVersion = "") => ({
+      trajectoryId,
+      kind,
+      origin: "verdict" as const,
+      evaluatorKey,
+      evaluatorName: evaluatorKey,
+      k,
+      promptVersion,
+      verdict: v,
+    });
+    await ctx.db
+      .insert(evaluatorVerdicts)
+      .values([
+        verdict(t0, "judge", "judge:9", "failure", "1", "v1"),
+        verdict(t1, "judge", "judge:9", "success", "1", "v1"),
+        verdict(t2, "rule", "rule:vwa", "failure"),
+        verdict(t3, "rule", "rule:vwa", "success"),
+      ]);
+    // A scan by the built-in CAPTCHA scanner as it is defined now (a scan by an older definition would not count).
+    const captcha = definitionHash(BUILT_IN_SCANNERS.find((d) => d.key === "captcha")!);
+    await ctx.db.insert(scannerScans).values([
+      { scannerKey: "captcha", trajectoryId: t4, definitionHash: captcha, matchCount: 1 },
+      { scannerKey: "captcha", trajectoryId: t0, definitionHash: captcha, matchCount: 0 },
+    ]);
+    await ctx.db
+      .insert(scannerMatches)
+      .values({ scannerKey: "captcha", trajectoryId: t4, stepIndex: 1, ruleIndex: 0, field: "thought", matchedText: "captcha" });
+    const [agentRun] = await ctx.db.select({ id: trajectories.runId }).from(trajectories).where(eq(trajectories.id, t0));
+
+    const cases = [
+      ["judge failures", "ev=judge%3A9%7C1%7Cv1&verdict=failure", [t0]],
+      ["rule check failures", "rule=failure", [t2]],
+      ["captcha hits", "search=scanner%3Acaptcha", [t4]],
+      ["the agent's run", `run=${agentRun!.id}`, ids],
+    ] as const;
+    const made = [];
+    for (const [name, filterText] of cases) {
+      const c = await campaign(`Filter: ${name}`);
+      made.push({ c, r: await createRule(ctx.db, researcher, rule({ name, filterText, action: { kind: "campaign", campaignId: c.id } })) });
+    }
+    const results = await applyRules(ctx.db, { trigger: "import", arrival: "import job 11", trajectoryIds: [...ids, ...other] });
+    expect(results).toHaveLength(cases.length);
+    for (const [i, [, , expected]] of cases.entries()) {
+      const { c, r } = made[i]!;
+      const [run] = await listRuleRuns(ctx.db, r.id, 1);
+      expect(run, cases[i]![0]).toMatchObject({ arrived: 8, matched: expected.length, acted: expected.length, outcome: "acted" });
+      expect(
+        [...run!.trajectoryIds].sort((a, b) => a - b),
+        cases[i]![0],
+      ).toEqual([...expected].sort((a, b) => a - b));
+      expect(await campaignItemIds(ctx.db, c.id), cases[i]![0]).toHaveLength(1 + expected.length);
+    }
   });
 
   it("queues one job per arrival however often it is asked", async () => {
