@@ -99,7 +99,7 @@ function ReportRow({
   );
   const building = r.status === "queued" || r.status === "running";
   return (
-    <tr data-testid="my-report" data-id={r.id}>
+    <tr className="[&>td]:align-middle" data-testid="my-report" data-id={r.id}>
       <td>{r.title ?? `Report ${r.id}`}</td>
       <td className={r.status === "failed" ? "text-rose-700" : undefined} title={r.error ?? undefined}>
         {r.expired ? "expired" : (STATUS_TEXT[r.status] ?? r.status)}
