@@ -29,8 +29,10 @@ describe("the report's agreement table", () => {
   it("says no judge has pairs when none has, and still names them", () => {
     const html = index([{ evaluator: "Judge in result.json", n: 0, agreement: null, kappa: null }]);
     expect(rows(html)).toEqual([]);
-    expect(html).toContain("No judge has verdicts on labelled trajectories of this selection.");
-    expect(html).toContain("so no agreement figure: Judge in result.json.");
+    // One sentence, naming the published judges, rather than two saying the same.
+    expect(html).toContain("No judge has verdicts on labelled trajectories of this selection: Judge in result.json.");
+    expect(html).not.toContain("so no agreement figure");
+    expect(index([])).toContain("No judge has verdicts on labelled trajectories of this selection.</p>");
   });
 
   it("shows no agreement section when it was not asked for", () => {

@@ -122,7 +122,10 @@ function agreementTable(all: ReportAgreementRow[] | null): string {
   const none = unpaired.length
     ? `<p class="muted" id="agreement-unpaired">No verdict on a trajectory with a success or failure human label, so no agreement figure: ${unpaired.join(", ")}.</p>`
     : "";
-  if (!rows.length) return `<h2>Agreement with human labels</h2><p class="muted">No judge has verdicts on labelled trajectories of this selection.</p>${none}`;
+  if (!rows.length) {
+    const which = unpaired.length ? `: ${unpaired.join(", ")}` : "";
+    return `<h2>Agreement with human labels</h2><p class="muted">No judge has verdicts on labelled trajectories of this selection${which}.</p>`;
+  }
   const body = rows
     .map((r) => `<tr><td>${escapeHtml(r.evaluator)}</td><td>${r.n}</td><td>${percent(r.agreement)}</td><td>${fixed(r.kappa)}</td></tr>`)
     .join("\n");
