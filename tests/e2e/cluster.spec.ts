@@ -41,8 +41,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 const tsxCli = path.join(root, "node_modules", "tsx", "dist", "cli.mjs");
 const FOLDER = "webvoyager-mini/results/20240301_10_00_00";
 const LIVE_TASKS = 3;
-/** Each `wait` is a second: a task lasts several seconds, long enough to kill its worker and to watch it. */
-const LIVE_ACTIONS = ["wait", "wait", "wait", "wait", "wait", "stop [done]"];
+/**
+ * Each `wait` is a second: an attempt lasts at least eight, long enough to catch it held by a worker and to watch the
+ * retaken attempt step on from another server.
+ */
+const LIVE_ACTIONS = [...Array<string>(8).fill("wait"), "stop [done]"];
 
 // Without PostgreSQL the journey skips with the reason, except in CI, where that fails the run.
 const skip = postgresSkipReason();
@@ -266,14 +269,12 @@ test.describe("a cluster on PostgreSQL and S3", () => {
     expect(live.tasks).toBe(LIVE_TASKS);
     const liveGroup = `live-run:${live.runId}`;
 
-    // A viewer on server B opens the run started through A.
+    // A viewer on server B opens the run started through A, while the test looks for a worker holding one of its
+    // tasks: the search starts at once, so no sign-in on a busy machine lets every task finish before it looks.
     const viewer = await browser.newPage({ viewport: SIZES[0] });
-    await signIn(viewer, baseB, "researcher", `/live/${live.runId}`);
-
-    // Kill a worker while it holds a live-run task.
     const workerPids = new Map(workers.map((w) => [w.child.pid!, w]));
     let victim: { job: JobRow; worker: Proc } | undefined;
-    await expect
+    const heldTask = expect
       .poll(
         async () => {
           const running = await listJobs(db!, { groupKey: liveGroup, status: "running" });
@@ -281,13 +282,16 @@ test.describe("a cluster on PostgreSQL and S3", () => {
           if (held) victim = { job: held, worker: workerPids.get(ownerPid(held.leaseOwner)!)! };
           return !!victim;
         },
-        { timeout: 60_000, intervals: [100] },
+        { timeout: 60_000, intervals: [100], message: "no worker was seen holding a live-run task" },
       )
       .toBe(true);
+    await Promise.all([heldTask, signIn(viewer, baseB, "researcher", `/live/${live.runId}`)]);
+    // Kill that worker while it holds the task.
     killGroup(victim!.worker, "SIGKILL");
 
-    // The viewer watches a task's steps arrive from server B while the run goes on.
-    const row = viewer.locator('[data-testid^="task-demo."]').first();
+    // The viewer watches the killed worker's task step on from its second attempt, shown from server B: that attempt
+    // starts once the dead worker's lease runs out, so it is still going when the viewer gets to it.
+    const row = viewer.locator('[data-testid^="task-demo."]').filter({ has: viewer.getByTestId("task-steps").filter({ hasText: "attempt 2" }) });
     await row.getByTestId("watch").click({ timeout: 60_000 });
     // The player records the step it shows in the URL (?step=1); either form is the right page.
     await expect(viewer).toHaveURL(/\/live\/\d+\/\d+(\?step=\d+)?$/);
