@@ -3,7 +3,8 @@
  * Side by side: two to four attempts at one task in columns that step together. Each column shows its
  * trajectory's header (run, agent, model, outcome, every evaluation's verdict), the step's screenshot with the
  * player's Set-of-Marks overlay, and the step's action and thought. The columns are aligned by step number or by
- * the URLs visited (app/compare/_lib/alignment.ts); the first row where the attempts differ is marked.
+ * the URLs visited (app/compare/_lib/alignment.ts); the first row where the attempts differ is marked. The parts
+ * are the player's (its stage, step text, controls, zoom, help and key handling), so each exists once.
  *
  * Data comes from the player's procedures (trajectories.byId, trajectories.steps, judge.verdicts.panel), so the
  * access and blind rules are the server's. Keys as in the player (see _lib/keyboard.ts); the alignment and the
@@ -17,12 +18,16 @@ import { describeAction } from "@/server/domain/player/action-text";
 import { fromJsonText, STEP_WINDOW, unpackStepIndex, type StepIndexEntry } from "@/server/domain/player/paging";
 import { stepLinkPath } from "@/server/domain/trajectories/step-links";
 import { ShortcutsHelp } from "../../_components/shortcuts-help";
-import { OutcomeBadge } from "../../_components/ui";
 import { useTRPC } from "../../_trpc/client";
 import type { PlayerData, PlayerStepData, StepAnalysis } from "../../trajectories/[id]/_components/player";
-import { groundingOf } from "../../trajectories/[id]/_components/step-grounding";
+import { OutcomeAndLength } from "../../trajectories/[id]/_components/player-header";
+import { analysisOf } from "../../trajectories/[id]/_components/step-grounding";
 import { CopyStepLink } from "../../trajectories/[id]/_components/copy-step-link";
+import { HelpButton, noFocus, StepNav, Toggle } from "../../trajectories/[id]/_components/step-controls";
+import { ActionText, ThoughtText } from "../../trajectories/[id]/_components/step-details";
 import { StepStage } from "../../trajectories/[id]/_components/step-stage";
+import { neighbourPositions, stepOrPlaceholder } from "../../trajectories/[id]/_components/step-windows";
+import { useStepKeys } from "../../trajectories/[id]/_components/use-step-keys";
 import { ZoomView } from "../../trajectories/[id]/_components/zoom-view";
 import { align, missingUrls, rowForStep, type Alignment, type AlignmentRow, type StepSignature, type SyncMode } from "../_lib/alignment";
 import { COMPARE_SHORTCUTS, compareCommandForKey, type CompareCommand } from "../_lib/keyboard";
@@ -69,6 +74,7 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
   const [showAction, setShowAction] = useState(true);
   const [help, setHelp] = useState(false);
   const [zoom, setZoom] = useState<number | null>(null);
+  const view = { setShowSom, setShowAction, setHelp, setZoom };
 
   // Switching alignment keeps the first column's step on screen (or the nearest one before it).
   const switchMode = useCallback(
@@ -85,99 +91,20 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
 
   // The row stays in range when the alignment changes under it (URL alignment arriving).
   const current = Math.max(0, Math.min(row, rowCount - 1));
+  useAddressBar(mode, current);
 
-  useEffect(() => {
-    const url = new URL(window.location.href);
-    const want = { mode: mode === "url" ? "url" : null, row: current > 0 ? String(current + 1) : null };
-    let changed = false;
-    for (const [k, v] of Object.entries(want)) {
-      if (url.searchParams.get(k) === v) continue;
-      if (v === null) url.searchParams.delete(k);
-      else url.searchParams.set(k, v);
-      changed = true;
-    }
-    if (changed) window.history.replaceState(window.history.state, "", url.toString().replace(/%2C/g, ","));
-  }, [mode, current]);
-
-  const run = useCallback(
-    (cmd: CompareCommand) => {
-      switch (cmd) {
-        case "prev":
-          setRow(Math.max(0, current - 1));
-          break;
-        case "next":
-          setRow(Math.min(rowCount - 1, current + 1));
-          break;
-        case "first":
-          setRow(0);
-          break;
-        case "last":
-          setRow(Math.max(0, rowCount - 1));
-          break;
-        case "byStep":
-          switchMode("step");
-          break;
-        case "byUrl":
-          switchMode("url");
-          break;
-        case "divergence":
-          if (alignment.divergence !== null) setRow(alignment.divergence);
-          break;
-        case "toggleOverlay":
-          setShowSom((v) => !v);
-          break;
-        case "toggleAction":
-          setShowAction((v) => !v);
-          break;
-        case "toggleHelp":
-          setHelp((v) => !v);
-          break;
-        case "close":
-          setHelp(false);
-          setZoom(null);
-          break;
-      }
-    },
-    [current, rowCount, switchMode, alignment.divergence],
-  );
-
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented) return;
-      const t = e.target as HTMLElement | null;
-      const cmd = compareCommandForKey(
-        e,
-        t ? { tagName: t.tagName, isContentEditable: t.isContentEditable, type: (t as HTMLInputElement).type, role: t.getAttribute("role") } : null,
-      );
-      if (!cmd) return;
-      // With the help or a zoom open only closing does anything, so a stray key cannot move the columns underneath.
-      if ((help || zoom !== null) && cmd !== "toggleHelp" && cmd !== "close") return;
-      e.preventDefault();
-      run(cmd);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [run, help, zoom]);
+  const run = useCompareCommands({ current, rowCount, divergence: alignment.divergence, setRow, switchMode, ...view });
+  useStepKeys(compareCommandForKey, run, help || zoom !== null);
 
   const task = datas[0]!.task;
   const cells = alignment.rows[current] ?? datas.map(() => null);
   const atDivergence = alignment.divergence !== null && alignment.divergence === current;
-  const zoomStep = zoom !== null ? stepOrPlaceholder(steps[zoom]!, indexes[zoom]!, cells[zoom] ?? null) : undefined;
+  const zoomStep = zoom !== null ? stepAtPosition(steps[zoom]!, indexes[zoom]!, cells[zoom] ?? null) : undefined;
 
   return (
     <div className="flex min-h-0 flex-1 flex-col lg:h-[calc(100dvh-2.75rem)]" data-testid="compare" data-mode={effectiveMode} data-columns={datas.length}>
       <div className="flex min-h-10 shrink-0 flex-wrap items-center gap-x-3 gap-y-1 border-b border-zinc-200 bg-white px-4 py-1 text-[12px]">
-        <Link href={`/tasks/${task.id}`} className="shrink-0 text-zinc-500 hover:text-zinc-800" data-testid="compare-back">
-          ← Task
-        </Link>
-        <span className="text-zinc-300">/</span>
-        <h1 className="flex min-w-0 flex-1 items-baseline gap-2">
-          <span className="shrink-0 font-semibold text-zinc-900">Side by side</span>
-          <span className="shrink-0 font-mono text-zinc-700">{task.externalId}</span>
-          <span className="min-w-0 truncate text-zinc-500" title={task.intent}>
-            {task.intent}
-          </span>
-        </h1>
+        <CompareTitle task={task} />
         <Controls
           mode={mode}
           effectiveMode={effectiveMode}
@@ -212,7 +139,7 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
               <ColumnHeader data={d} name={COLUMN_NAMES[t]!} position={position} runLabel={labels.get(d.run.name)} />
               <ColumnStep
                 trajectoryId={d.trajectory.id}
-                step={position === null ? undefined : stepOrPlaceholder(steps[t]!, indexes[t]!, position)}
+                step={stepAtPosition(steps[t]!, indexes[t]!, position)}
                 pending={position !== null && !steps[t]![position]}
                 position={position}
                 count={indexes[t]!.length}
@@ -252,6 +179,108 @@ export function CompareView({ ids, initialMode, initialRow }: { ids: number[]; i
   );
 }
 
+/** Keeps the alignment (?mode=url) and the row (?row=N) in the address bar without a navigation. */
+function useAddressBar(mode: SyncMode, current: number) {
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    const want = { mode: mode === "url" ? "url" : null, row: current > 0 ? String(current + 1) : null };
+    let changed = false;
+    for (const [k, v] of Object.entries(want)) {
+      if (url.searchParams.get(k) === v) continue;
+      if (v === null) url.searchParams.delete(k);
+      else url.searchParams.set(k, v);
+      changed = true;
+    }
+    if (changed) window.history.replaceState(window.history.state, "", url.toString().replace(/%2C/g, ","));
+  }, [mode, current]);
+}
+
+type Setter<T> = (value: T | ((previous: T) => T)) => void;
+
+/** Runs a key's or a button's command (app/compare/_lib/keyboard.ts) on the columns' row and the view. */
+function useCompareCommands({
+  current,
+  rowCount,
+  divergence,
+  setRow,
+  switchMode,
+  setShowSom,
+  setShowAction,
+  setHelp,
+  setZoom,
+}: {
+  current: number;
+  rowCount: number;
+  divergence: number | null;
+  setRow: (row: number) => void;
+  switchMode: (mode: SyncMode) => void;
+  setShowSom: Setter<boolean>;
+  setShowAction: Setter<boolean>;
+  setHelp: Setter<boolean>;
+  setZoom: Setter<number | null>;
+}) {
+  return useCallback(
+    (cmd: CompareCommand) => {
+      switch (cmd) {
+        case "prev":
+          setRow(Math.max(0, current - 1));
+          break;
+        case "next":
+          setRow(Math.min(rowCount - 1, current + 1));
+          break;
+        case "first":
+          setRow(0);
+          break;
+        case "last":
+          setRow(Math.max(0, rowCount - 1));
+          break;
+        case "byStep":
+          switchMode("step");
+          break;
+        case "byUrl":
+          switchMode("url");
+          break;
+        case "divergence":
+          if (divergence !== null) setRow(divergence);
+          break;
+        case "toggleOverlay":
+          setShowSom((v) => !v);
+          break;
+        case "toggleAction":
+          setShowAction((v) => !v);
+          break;
+        case "toggleHelp":
+          setHelp((v) => !v);
+          break;
+        case "close":
+          setHelp(false);
+          setZoom(null);
+          break;
+      }
+    },
+    [current, rowCount, switchMode, divergence, setRow, setShowSom, setShowAction, setHelp, setZoom],
+  );
+}
+
+/** The way back to the task, and the task's id and intent. */
+function CompareTitle({ task }: { task: PlayerData["task"] }) {
+  return (
+    <>
+      <Link href={`/tasks/${task.id}`} className="shrink-0 text-zinc-500 hover:text-zinc-800" data-testid="compare-back">
+        ← Task
+      </Link>
+      <span className="text-zinc-300">/</span>
+      <h1 className="flex min-w-0 flex-1 items-baseline gap-2">
+        <span className="shrink-0 font-semibold text-zinc-900">Side by side</span>
+        <span className="shrink-0 font-mono text-zinc-700">{task.externalId}</span>
+        <span className="min-w-0 truncate text-zinc-500" title={task.intent}>
+          {task.intent}
+        </span>
+      </h1>
+    </>
+  );
+}
+
 /**
  * Columns per count. Four columns at 1280 px would leave each screenshot about 300 px wide: below 1600 px four
  * attempts go two by two (each row at least tall enough for a readable screenshot; the grid scrolls).
@@ -276,41 +305,14 @@ function signatureOf(step: PlayerStepData | undefined, entry: StepIndexEntry): S
   return step ? { url: step.url, action: describeAction(step.action, 200) } : { url: null, action: entry.action };
 }
 
-function analysisOf(entry: StepIndexEntry, step: PlayerStepData | undefined): StepAnalysis {
-  return { loops: entry.loops, grounding: step ? groundingOf(step) : null };
-}
-
-/** A step whose details have not arrived yet: its screenshot from the index (as in the player), nothing else. */
-const placeholders = new WeakMap<StepIndexEntry, PlayerStepData>();
-function stepOrPlaceholder(list: (PlayerStepData | undefined)[], index: StepIndexEntry[], position: number | null): PlayerStepData | undefined {
-  if (position === null) return undefined;
-  const loaded = list[position];
-  if (loaded) return loaded;
-  const e = index[position];
-  if (!e) return undefined;
-  let p = placeholders.get(e);
-  if (!p) {
-    p = {
-      index: e.position,
-      url: null,
-      thought: null,
-      actionRaw: null,
-      action: { type: "noop" },
-      elements: null,
-      error: null,
-      durationMs: null,
-      marksBurnedIn: false,
-      screenshot: e.shot ? { ...e.shot, dhash: null } : null,
-      rawScreenshot: null,
-    };
-    placeholders.set(e, p);
-  }
-  return p;
+/** A column's step at a position of its trajectory: its details, or until they arrive its placeholder (as in the player). */
+function stepAtPosition(list: (PlayerStepData | undefined)[], index: StepIndexEntry[], position: number | null): PlayerStepData | undefined {
+  return position === null ? undefined : stepOrPlaceholder(list[position], index[position]);
 }
 
 /** The steps this column shows on the next rows (and the previous one): their screenshots are fetched ahead. */
 function neighbourSteps(rows: AlignmentRow[], current: number, t: number, list: (PlayerStepData | undefined)[], index: StepIndexEntry[]) {
-  return [current + 1, current - 1, current + 2].map((r) => stepOrPlaceholder(list, index, rows[r]?.[t] ?? null));
+  return neighbourPositions(current).map((r) => stepAtPosition(list, index, rows[r]?.[t] ?? null));
 }
 
 /** Why a column has no step on this row. */
@@ -409,8 +411,6 @@ function Controls({
   run: (c: CompareCommand) => void;
 }) {
   const urlsNone = !!urlProblem?.none;
-  // Buttons act on click without taking focus, so the keys keep working after a mouse click.
-  const noFocus = (e: React.MouseEvent) => e.preventDefault();
   return (
     <div role="toolbar" aria-label="Side-by-side controls" className="flex shrink-0 flex-wrap items-center gap-1.5">
       <div className="flex items-center rounded-md ring-1 ring-zinc-200" role="group" aria-label="Align the columns">
@@ -439,53 +439,17 @@ function Controls({
         </span>
       )}
       {mode === "url" && effectiveMode !== "url" && !complete && <span className="text-2xs text-zinc-500">Loading every step&apos;s URL…</span>}
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("first")}
-        disabled={current === 0}
-        title="First step (Home)"
-        aria-label="First step"
-      >
-        ⇤
-      </button>
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("prev")}
-        disabled={current === 0}
-        title="Previous step (← or k)"
-        aria-label="Previous step"
-      >
-        ‹
-      </button>
-      <span className="min-w-[96px] text-center text-zinc-700 tabular-nums" data-testid="compare-counter" aria-live="polite">
-        {effectiveMode === "url" ? "Row" : "Step"} <strong className="text-zinc-900">{count ? current + 1 : 0}</strong> of {count}
-      </span>
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("next")}
-        disabled={current >= count - 1}
-        title="Next step (→ or j)"
-        aria-label="Next step"
-      >
-        ›
-      </button>
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("last")}
-        disabled={current >= count - 1}
-        title="Last step (End)"
-        aria-label="Last step"
-      >
-        ⇥
-      </button>
+      <StepNav
+        current={current}
+        count={count}
+        counterTestId="compare-counter"
+        counter={
+          <>
+            {effectiveMode === "url" ? "Row" : "Step"} <strong className="text-zinc-900">{count ? current + 1 : 0}</strong> of {count}
+          </>
+        }
+        onStep={run}
+      />
       <button
         type="button"
         className={`btn ${divergence !== null && divergence === current ? "btn-on" : ""}`}
@@ -507,16 +471,7 @@ function Controls({
       <Toggle on={showAction} onClick={() => run("toggleAction")} title="Action overlay (a)" testId="toggle-action">
         Action
       </Toggle>
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("toggleHelp")}
-        title="Keyboard shortcuts (?)"
-        aria-label="Keyboard shortcuts"
-      >
-        ?
-      </button>
+      <HelpButton onClick={() => run("toggleHelp")} />
     </div>
   );
 }
@@ -532,37 +487,6 @@ function useAlignment(steps: (PlayerStepData | undefined)[][], indexes: StepInde
     return complete ? result : { ...result, divergence: null };
   }, [effectiveMode, signatures, complete]);
   return { signatures, urlProblem, effectiveMode, alignment };
-}
-
-function Toggle({
-  on,
-  onClick,
-  title,
-  children,
-  testId,
-  disabled,
-}: {
-  on: boolean;
-  onClick: () => void;
-  title: string;
-  children: string;
-  testId: string;
-  disabled?: boolean;
-}) {
-  return (
-    <button
-      type="button"
-      className={`btn ${on ? "btn-on" : ""}`}
-      aria-pressed={on}
-      onMouseDown={(e) => e.preventDefault()}
-      onClick={onClick}
-      title={title}
-      data-testid={testId}
-      disabled={disabled}
-    >
-      {children}
-    </button>
-  );
 }
 
 /** Above this many rows the lanes draw no cell per row (too thin to click); the playhead and divergence remain. */
@@ -689,12 +613,7 @@ const ColumnHeader = memo(function ColumnHeader({
         )}
         {t.attempt > 0 && <span className="shrink-0 text-zinc-500">attempt {t.attempt + 1}</span>}
         <span className="ml-auto flex shrink-0 items-center gap-1.5">
-          <span title={t.outcomeDetail ?? undefined}>
-            <OutcomeBadge outcome={t.outcome} />
-          </span>
-          <span className="text-2xs text-zinc-500 tabular-nums">
-            {t.stepCount} step{t.stepCount === 1 ? "" : "s"}
-          </span>
+          <OutcomeAndLength trajectory={t} lengthClass="text-2xs" />
           {stepLink && (
             <CopyStepLink
               path={stepLink}
@@ -859,20 +778,9 @@ const ColumnStep = memo(function ColumnStep({
           <p className="text-zinc-500">Loading step details…</p>
         ) : (
           <>
-            <div
-              className={`rounded-md border px-2 py-1 font-mono text-[11.5px] break-words ${step.action.type === "unparsed" ? "border-amber-300 bg-amber-50 text-amber-900" : "border-rose-200 bg-rose-50/60 text-rose-900"}`}
-              data-testid="compare-action"
-            >
-              {describeAction(step.action, 300)}
-            </div>
+            <ActionText action={step.action} testId="compare-action" compact />
             {step.error && <p className="mt-1 break-words text-rose-700">Error: {step.error}</p>}
-            {step.thought ? (
-              <p className="mt-1.5 leading-5 break-words whitespace-pre-wrap text-zinc-800" data-testid="compare-thought">
-                {step.thought}
-              </p>
-            ) : (
-              <p className="mt-1.5 text-zinc-400">No thought recorded.</p>
-            )}
+            <ThoughtText thought={step.thought} testId="compare-thought" className="mt-1.5" />
           </>
         )}
       </div>

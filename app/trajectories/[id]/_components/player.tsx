@@ -1,7 +1,10 @@
 "use client";
 /**
  * The trajectory player: task on the left, the current step large in the middle with its overlay and the
- * filmstrip below, the step's details on the right (and under them, the label panel slot).
+ * filmstrip below, the step's details on the right (and under them, the label panel slot). Its parts live beside it:
+ * the header (player-header.tsx), the toolbar (player-toolbar.tsx, from the controls in step-controls.tsx), the
+ * stage (step-stage.tsx), the filmstrip, the step details and the side panels; the side-by-side page composes the
+ * same parts.
  *
  * Everything is driven from the keyboard (see server/domain/player/keyboard.ts). The step lives in `?step=N`
  * (1-based) via history.replaceState, so links reopen the same step without a server round trip per key.
@@ -9,28 +12,39 @@
 import type { CitationBox } from "@/server/domain/evaluation/citations";
 import { useMutation, useQueryClient, useSuspenseQuery } from "@tanstack/react-query";
 import type { inferRouterOutputs } from "@trpc/server";
-import Link from "next/link";
-import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { BASE_STEP_MS, commandForKey, COMMENTS_SHORTCUT, isCommentsKey, nextSpeed, SHORTCUTS, type PlayerCommand } from "@/server/domain/player/keyboard";
+import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  BASE_STEP_MS,
+  commandForKey,
+  COMMENTS_SHORTCUT,
+  isCommentsKey,
+  nextSpeed,
+  SHORTCUTS,
+  type KeyLike,
+  type PlayerCommand,
+  type TargetLike,
+} from "@/server/domain/player/keyboard";
 import { regionOfCorners, stepLinkPath } from "@/server/domain/trajectories/step-links";
-import { CopyStepLink } from "./copy-step-link";
 import type { LoopMarks } from "@/server/domain/player/loops";
 import type { GroundingFlag } from "@/server/domain/player/overlay";
-import { fromJsonText, unpackStepIndex, windowsToFetch, windowStart, STEP_WINDOW, type JsonText, type StepIndexEntry } from "@/server/domain/player/paging";
+import { fromJsonText, unpackStepIndex, windowStart, type JsonText, type StepIndexEntry } from "@/server/domain/player/paging";
 import type { AppRouter } from "@/server/api/root";
 import { ShortcutsHelp, type ShortcutRow } from "../../../_components/shortcuts-help";
 import { useTRPC } from "../../../_trpc/client";
 import { CommentsPanel, usePlayerComments, type CommentsAccess, type PlayerComments } from "./comments-panel";
-import { EvaluationsPanel, useEvaluations } from "./evaluations-panel";
-import { useGoldDialog, type GoldAccess } from "./gold-dialog";
-import { useTaskFlagDialog } from "./task-flag-dialog";
+import { EvaluationsPanel, useEvaluations, type EvaluationsState } from "./evaluations-panel";
+import type { GoldAccess } from "./gold-dialog";
 import { LiveEvidencePanel } from "./live-evidence-panel";
 import { Filmstrip } from "./filmstrip";
+import { PlayerHeader } from "./player-header";
+import { PlayerToolbar } from "./player-toolbar";
 import { ScannerFindings } from "./scanner-marks";
 import { StepDetails } from "./step-details";
-import { groundingOf } from "./step-grounding";
+import { analysisOf } from "./step-grounding";
 import { StepStage, type StageLayer } from "./step-stage";
+import { neighbourPositions, stepOrPlaceholder, useStepWindows } from "./step-windows";
 import { TaskPanel } from "./task-panel";
+import { useStepKeys } from "./use-step-keys";
 import { ZoomView } from "./zoom-view";
 
 export type PlayerData = inferRouterOutputs<AppRouter>["trajectories"]["byId"];
@@ -241,27 +255,6 @@ function useAddressBar(current: number, n: number, showEvaluations: boolean, reg
   }, [showEvaluations]);
 }
 
-/**
- * The player's keys on the window (server/domain/player/keyboard.ts); `c` for the comments where `commentsKey` says
- * it is free. A key another listener already took (a label form's) is left alone.
- */
-function usePlayerKeys(run: (cmd: PlayerCommand) => void, help: boolean, commentsKey: boolean) {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented) return;
-      const target = e.target as HTMLElement | null;
-      const cmd = commentsKey && isCommentsKey(e, target) ? "comments" : commandForKey(e, target);
-      if (!cmd) return;
-      // With the help open only closing it does anything, so a stray key cannot change the step underneath.
-      if (help && cmd !== "toggleHelp" && cmd !== "close") return;
-      e.preventDefault();
-      run(cmd);
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [run, help, commentsKey]);
-}
-
 /** The side panels that take the step details' place, scrolled into view when opened. */
 const SIDE_PANELS = '[data-testid="evaluations-panel"], [data-testid="comments-panel"]';
 
@@ -326,6 +319,105 @@ export interface PlayerViewProps {
   comments?: CommentsAccess;
 }
 
+/**
+ * The step on screen and playback: stepping stops playback; playing advances on a timer at the chosen speed and
+ * stops at the end (from the end, play starts again at the first step).
+ */
+function usePlayback(n: number, initialStep: number) {
+  const [current, setCurrent] = useState(() => clampStep(initialStep - 1, Math.max(1, n)));
+  const [playing, setPlaying] = useState(false);
+  const [speed, setSpeed] = useState(1);
+  useEffect(() => {
+    if (!playing) return;
+    if (current >= n - 1) {
+      setPlaying(false);
+      return;
+    }
+    const t = setTimeout(() => setCurrent((c) => clampStep(c + 1, n)), BASE_STEP_MS / speed);
+    return () => clearTimeout(t);
+  }, [playing, current, n, speed]);
+  const go = useCallback((i: number) => setCurrent(clampStep(i, n)), [n]);
+  const selectStep = useCallback(
+    (i: number) => {
+      setPlaying(false);
+      go(i);
+    },
+    [go],
+  );
+  const step = useCallback(
+    (cmd: "prev" | "next" | "first" | "last") => {
+      setPlaying(false);
+      if (cmd === "prev") setCurrent((c) => clampStep(c - 1, n));
+      else if (cmd === "next") setCurrent((c) => clampStep(c + 1, n));
+      else setCurrent(cmd === "first" ? 0 : Math.max(0, n - 1));
+    },
+    [n],
+  );
+  const togglePlay = useCallback(() => {
+    setPlaying((p) => {
+      if (!p) setCurrent((c) => (c >= n - 1 ? 0 : c));
+      return !p;
+    });
+  }, [n]);
+  return { current, setCurrent, playing, speed, setSpeed, go, selectStep, step, togglePlay };
+}
+
+/** What the viewer switched on or off: the overlays, raw screenshots, the zoom, the help and the evaluations panel. */
+function useViewSwitches(evaluationsOpen: boolean) {
+  const [showSom, setShowSom] = useState(true);
+  const [showAction, setShowAction] = useState(true);
+  const [preferRaw, setPreferRaw] = useState(false);
+  const [zoom, setZoom] = useState(false);
+  const [help, setHelp] = useState(false);
+  const [showEvaluations, setShowEvaluations] = useState(evaluationsOpen);
+  return { showSom, setShowSom, showAction, setShowAction, preferRaw, setPreferRaw, zoom, setZoom, help, setHelp, showEvaluations, setShowEvaluations };
+}
+
+type Playback = ReturnType<typeof usePlayback>;
+type ViewSwitches = ReturnType<typeof useViewSwitches>;
+
+/** Runs a key's or a button's command (server/domain/player/keyboard.ts) on the playback and the view. */
+function usePlayerCommands(playback: Playback, view: ViewSwitches, openComments: () => void) {
+  const { step, togglePlay, setSpeed } = playback;
+  const { setShowSom, setShowAction, setPreferRaw, setZoom, setHelp, setShowEvaluations } = view;
+  return useCallback(
+    (cmd: PlayerCommand) => {
+      const flip = (set: (f: (v: boolean) => boolean) => void) => set((v) => !v);
+      switch (cmd) {
+        case "prev":
+        case "next":
+        case "first":
+        case "last":
+          return step(cmd);
+        case "togglePlay":
+          return togglePlay();
+        case "faster":
+        case "slower":
+          return setSpeed((s) => nextSpeed(s, cmd === "faster" ? 1 : -1));
+        case "toggleOverlay":
+          return flip(setShowSom);
+        case "toggleAction":
+          return flip(setShowAction);
+        case "toggleRaw":
+          return flip(setPreferRaw);
+        case "toggleZoom":
+          return flip(setZoom);
+        case "toggleHelp":
+          return flip(setHelp);
+        case "toggleEvaluations":
+          return flip(setShowEvaluations);
+        case "comments":
+          return openComments();
+        case "close":
+          setZoom(false);
+          setHelp(false);
+          return;
+      }
+    },
+    [step, togglePlay, setSpeed, setShowSom, setShowAction, setPreferRaw, setZoom, setHelp, setShowEvaluations, openComments],
+  );
+}
+
 export function PlayerView({
   data,
   initialStep,
@@ -347,132 +439,34 @@ export function PlayerView({
 }: PlayerViewProps) {
   const index = useMemo(() => unpackStepIndex(fromJsonText(data.index)), [data.index]);
   const n = index.length;
-  const [current, setCurrent] = useState(() => clampStep(initialStep - 1, Math.max(1, n)));
-  const [showSom, setShowSom] = useState(true);
-  const [showAction, setShowAction] = useState(true);
-  const [preferRaw, setPreferRaw] = useState(false);
-  const [zoom, setZoom] = useState(false);
-  const [help, setHelp] = useState(false);
-  const [playing, setPlaying] = useState(false);
-  const [speed, setSpeed] = useState(1);
-  const [showEvaluations, setShowEvaluations] = useState(evaluationsOpen);
+  const playback = usePlayback(n, initialStep);
+  const { current, go } = playback;
+  const view = useViewSwitches(evaluationsOpen);
+  const { showEvaluations, setShowEvaluations } = view;
   const evaluations = useEvaluations(data.trajectory.id, showEvaluations, n);
   const comments = usePlayerComments(commentsAccess, showEvaluations, setShowEvaluations);
-  const detailsColumn = useScrollIntoViewOnOpen(showEvaluations || comments.show, SIDE_PANELS);
-  // Thumbnails wait for the first large image, so they never compete with it (or its neighbours) for the
-  // server's encoder on a cold cache.
-  const [firstImageShown, setFirstImageShown] = useState(false);
 
   const { stepAt, windowError } = useStepWindows(data.window, index, current, loadWindow, initialWindow);
   const loaded = stepAt(current);
   // Until its window arrives, the step shows what the index knows (its screenshot), its details say loading.
-  const step = loaded ?? (index[current] ? placeholderStep(index[current]) : undefined);
-  const pending = !loaded && !!step;
+  const step = stepOrPlaceholder(loaded, index[current]);
+  const entry = index[current];
+  const analysis = useMemo(() => entry && analysisOf(entry, loaded), [entry, loaded]);
 
-  // Loop marks come with the index (computed on the server like the loop heuristic's); grounding needs the step's
-  // elements, so it is known for the steps whose details have been fetched.
-  const analysisAt = useCallback(
-    (i: number): StepAnalysis | undefined => {
-      const entry = index[i];
-      if (!entry) return undefined;
-      const full = stepAt(i);
-      return { loops: entry.loops, grounding: full ? groundingOf(full) : null };
-    },
-    [index, stepAt],
-  );
-  const currentAnalysis = useMemo(() => analysisAt(current), [analysisAt, current]);
-
-  const { cited, cite } = useCitedRegion(initialRegion, clampStep(initialStep - 1, Math.max(1, n)), n, setCurrent);
+  const { cited, cite } = useCitedRegion(initialRegion, clampStep(initialStep - 1, Math.max(1, n)), n, playback.setCurrent);
   const region = cited && cited.position === current ? cited.box : null;
   useAddressBar(current, n, showEvaluations, region);
-  const closeEvaluations = useCallback(() => setShowEvaluations(false), []);
-  const toggleEvaluations = useCallback(() => setShowEvaluations((v) => !v), []);
-  const openComments = comments.open;
+  const toggleEvaluations = useCallback(() => setShowEvaluations((v) => !v), [setShowEvaluations]);
 
-  const go = useCallback((i: number) => setCurrent(clampStep(i, n)), [n]);
-  const selectStep = useCallback(
-    (i: number) => {
-      setPlaying(false);
-      go(i);
-    },
-    [go],
+  const run = usePlayerCommands(playback, view, comments.open);
+  const commentsKey = comments.key;
+  const commandFor = useCallback(
+    (e: KeyLike, target: TargetLike | null) => (commentsKey && isCommentsKey(e, target) ? "comments" : commandForKey(e, target)),
+    [commentsKey],
   );
+  useStepKeys(commandFor, run, view.help);
 
-  // Playback: advance on a timer, stop at the end.
-  useEffect(() => {
-    if (!playing) return;
-    if (current >= n - 1) {
-      setPlaying(false);
-      return;
-    }
-    const t = setTimeout(() => setCurrent((c) => clampStep(c + 1, n)), BASE_STEP_MS / speed);
-    return () => clearTimeout(t);
-  }, [playing, current, n, speed]);
-
-  const run = useCallback(
-    (cmd: PlayerCommand) => {
-      switch (cmd) {
-        case "prev":
-          setPlaying(false);
-          setCurrent((c) => clampStep(c - 1, n));
-          break;
-        case "next":
-          setPlaying(false);
-          setCurrent((c) => clampStep(c + 1, n));
-          break;
-        case "first":
-          setPlaying(false);
-          setCurrent(0);
-          break;
-        case "last":
-          setPlaying(false);
-          setCurrent(Math.max(0, n - 1));
-          break;
-        case "togglePlay":
-          setPlaying((p) => {
-            if (!p) setCurrent((c) => (c >= n - 1 ? 0 : c));
-            return !p;
-          });
-          break;
-        case "faster":
-          setSpeed((s) => nextSpeed(s, 1));
-          break;
-        case "slower":
-          setSpeed((s) => nextSpeed(s, -1));
-          break;
-        case "toggleOverlay":
-          setShowSom((v) => !v);
-          break;
-        case "toggleAction":
-          setShowAction((v) => !v);
-          break;
-        case "toggleRaw":
-          setPreferRaw((v) => !v);
-          break;
-        case "toggleZoom":
-          setZoom((v) => !v);
-          break;
-        case "toggleHelp":
-          setHelp((v) => !v);
-          break;
-        case "toggleEvaluations":
-          setShowEvaluations((v) => !v);
-          break;
-        case "comments":
-          openComments();
-          break;
-        case "close":
-          setZoom(false);
-          setHelp(false);
-          break;
-      }
-    },
-    [n, openComments],
-  );
-
-  usePlayerKeys(run, help, comments.key);
-
-  const showRaw = preferRaw && !!step?.rawScreenshot;
+  const showRaw = view.preferRaw && !!step?.rawScreenshot;
   const panel = typeof sidePanel === "function" ? sidePanel({ current, count: n, go }) : sidePanel;
 
   return (
@@ -494,86 +488,213 @@ export function PlayerView({
         <aside aria-label="Task" className="shrink-0 border-zinc-200 bg-white lg:w-[280px] lg:overflow-y-auto lg:border-r 2xl:w-[360px]">
           <TaskPanel data={data} />
         </aside>
-
-        <section aria-label="Step viewer" className="flex min-h-0 min-w-0 flex-1 flex-col">
-          {n === 0 || !step ? (
-            <div className="grid flex-1 place-items-center p-8 text-zinc-500">This trajectory has no steps.</div>
-          ) : (
-            <>
-              <Toolbar
-                current={current}
-                count={n}
-                playing={playing}
-                speed={speed}
-                showSom={showSom}
-                showAction={showAction}
-                showRaw={showRaw}
-                canRaw={!!step.rawScreenshot}
-                hasBoxes={!!step.elements?.some((e) => e.bbox)}
-                run={run}
-              />
-              <StepStage
-                step={step}
-                pending={pending}
-                showRaw={showRaw}
-                showSom={showSom}
-                showAction={showAction}
-                analysis={currentAnalysis!}
-                isLast={current === n - 1}
-                neighbours={neighbourSteps(index, stepAt, current)}
-                onZoom={() => setZoom(true)}
-                onVariantWidth={(w) => onDisplayWidth?.(w, current, showRaw)}
-                onImageLoaded={() => setFirstImageShown(true)}
-                region={region}
-                layer={stageLayer}
-              />
-              <Filmstrip
-                index={index}
-                stepAt={stepAt}
-                current={current}
-                showThumbnails={firstImageShown}
-                evaluationMarks={evaluations.marks}
-                openComments={comments.enabled ? comments.state.openByStep : undefined}
-                trajectoryId={data.trajectory.id}
-                onSelect={selectStep}
-              />
-            </>
-          )}
-        </section>
-
-        <aside ref={detailsColumn} aria-label="Step details" className={DETAILS_COLUMN}>
-          {panel && sidePanelFirst && <div className="border-b border-zinc-200">{panel}</div>}
-          {comments.show ? (
-            <CommentsPanel comments={comments} current={current} count={n} go={selectStep} />
-          ) : showEvaluations ? (
-            <EvaluationsPanel state={evaluations} go={go} cite={cite} onClose={closeEvaluations} />
-          ) : (
-            step &&
-            (pending ? (
-              <PendingDetails position={current + 1} count={n} error={windowError} />
-            ) : (
-              <>
-                <StepDetails step={step} position={current + 1} count={n} analysis={currentAnalysis!} showingRaw={showRaw} />
-                <ScannerFindings trajectoryId={data.trajectory.id} stepIndex={step.index} />
-                {/* Live runs' network log and prompts; a blind item (id 0) never asks. */}
-                {data.trajectory.sourceFormat === "verdict-runner" && data.trajectory.id !== 0 && (
-                  <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} recording={data.trajectory.outcome === "running"} />
-                )}
-              </>
-            ))
-          )}
-          {/* Label panel slot: the annotation issue renders its form here. */}
-          {panel && !sidePanelFirst && <div className="border-t border-zinc-200">{panel}</div>}
-        </aside>
+        <StepViewer
+          data={data}
+          index={index}
+          stepAt={stepAt}
+          playback={playback}
+          view={view}
+          step={step}
+          pending={!loaded && !!step}
+          analysis={analysis}
+          showRaw={showRaw}
+          region={region}
+          stageLayer={stageLayer}
+          evaluationMarks={evaluations.marks}
+          comments={comments}
+          onDisplayWidth={onDisplayWidth}
+          run={run}
+        />
+        <DetailsColumn
+          data={data}
+          panel={panel}
+          panelFirst={sidePanelFirst}
+          current={current}
+          count={n}
+          step={step}
+          pending={!loaded && !!step}
+          windowError={windowError}
+          analysis={analysis}
+          showRaw={showRaw}
+          comments={comments}
+          evaluations={showEvaluations ? evaluations : null}
+          onCloseEvaluations={setShowEvaluations}
+          go={go}
+          selectStep={playback.selectStep}
+          cite={cite}
+        />
       </div>
 
-      {zoom && step && (
-        <ZoomView step={step} showRaw={showRaw} showSom={showSom} showAction={showAction} position={current + 1} count={n} onClose={() => setZoom(false)} />
+      {view.zoom && step && (
+        <ZoomView
+          step={step}
+          showRaw={showRaw}
+          showSom={view.showSom}
+          showAction={view.showAction}
+          position={current + 1}
+          count={n}
+          onClose={() => view.setZoom(false)}
+        />
       )}
-      {help && (
-        <PlayerHelp withLink={!!stepLink} extra={comments.key ? [COMMENTS_SHORTCUT, ...extraShortcuts] : extraShortcuts} onClose={() => setHelp(false)} />
+      {view.help && (
+        <PlayerHelp withLink={!!stepLink} extra={comments.key ? [COMMENTS_SHORTCUT, ...extraShortcuts] : extraShortcuts} onClose={() => view.setHelp(false)} />
       )}
     </div>
+  );
+}
+
+/** The middle column: the toolbar, the step's screenshot with its overlay (and the page's layer), the filmstrip. */
+function StepViewer({
+  data,
+  index,
+  stepAt,
+  playback,
+  view,
+  step,
+  pending,
+  analysis,
+  showRaw,
+  region,
+  stageLayer,
+  evaluationMarks,
+  comments,
+  onDisplayWidth,
+  run,
+}: {
+  data: PlayerData;
+  index: StepIndexEntry[];
+  stepAt: (i: number) => PlayerStepData | undefined;
+  playback: Playback;
+  view: ViewSwitches;
+  step: PlayerStepData | undefined;
+  pending: boolean;
+  analysis: StepAnalysis | undefined;
+  showRaw: boolean;
+  region: CitationBox | null;
+  stageLayer?: StageLayer;
+  evaluationMarks: EvaluationsState["marks"];
+  comments: PlayerComments;
+  onDisplayWidth?: (variantWidth: number, fromStep: number, raw: boolean) => void;
+  run: (cmd: PlayerCommand) => void;
+}) {
+  const { current } = playback;
+  const n = index.length;
+  // Thumbnails wait for the first large image, so they never compete with it (or its neighbours) for the
+  // server's encoder on a cold cache.
+  const [firstImageShown, setFirstImageShown] = useState(false);
+  return (
+    <section aria-label="Step viewer" className="flex min-h-0 min-w-0 flex-1 flex-col">
+      {n === 0 || !step || !analysis ? (
+        <div className="grid flex-1 place-items-center p-8 text-zinc-500">This trajectory has no steps.</div>
+      ) : (
+        <>
+          <PlayerToolbar
+            current={current}
+            count={n}
+            playing={playback.playing}
+            speed={playback.speed}
+            showSom={view.showSom}
+            showAction={view.showAction}
+            showRaw={showRaw}
+            canRaw={!!step.rawScreenshot}
+            hasBoxes={!!step.elements?.some((e) => e.bbox)}
+            run={run}
+          />
+          <StepStage
+            step={step}
+            pending={pending}
+            showRaw={showRaw}
+            showSom={view.showSom}
+            showAction={view.showAction}
+            analysis={analysis}
+            isLast={current === n - 1}
+            neighbours={neighbourPositions(current).map((i) => stepOrPlaceholder(stepAt(i), index[i]))}
+            onZoom={() => view.setZoom(true)}
+            onVariantWidth={(w) => onDisplayWidth?.(w, current, showRaw)}
+            onImageLoaded={() => setFirstImageShown(true)}
+            region={region}
+            layer={stageLayer}
+          />
+          <Filmstrip
+            index={index}
+            stepAt={stepAt}
+            current={current}
+            showThumbnails={firstImageShown}
+            evaluationMarks={evaluationMarks}
+            openComments={comments.enabled ? comments.state.openByStep : undefined}
+            trajectoryId={data.trajectory.id}
+            onSelect={playback.selectStep}
+          />
+        </>
+      )}
+    </section>
+  );
+}
+
+/**
+ * The right column: the step in words (or the comments, or the evaluations, in its place), and the page's side panel
+ * (the label form) above or below it.
+ */
+function DetailsColumn({
+  data,
+  panel,
+  panelFirst,
+  current,
+  count,
+  step,
+  pending,
+  windowError,
+  analysis,
+  showRaw,
+  comments,
+  evaluations,
+  onCloseEvaluations,
+  go,
+  selectStep,
+  cite,
+}: {
+  data: PlayerData;
+  panel: ReactNode;
+  panelFirst: boolean;
+  current: number;
+  count: number;
+  step: PlayerStepData | undefined;
+  pending: boolean;
+  windowError: string | null;
+  analysis: StepAnalysis | undefined;
+  showRaw: boolean;
+  comments: PlayerComments;
+  /** The evaluations, when their panel is open. */
+  evaluations: EvaluationsState | null;
+  onCloseEvaluations: (open: false) => void;
+  go: (i: number) => void;
+  selectStep: (i: number) => void;
+  cite: (i: number, box: CitationBox | null) => void;
+}) {
+  const ref = useScrollIntoViewOnOpen(!!evaluations || comments.show, SIDE_PANELS);
+  const closeEvaluations = useCallback(() => onCloseEvaluations(false), [onCloseEvaluations]);
+  let body: ReactNode = null;
+  if (comments.show) body = <CommentsPanel comments={comments} current={current} count={count} go={selectStep} />;
+  else if (evaluations) body = <EvaluationsPanel state={evaluations} go={go} cite={cite} onClose={closeEvaluations} />;
+  else if (step && pending) body = <PendingDetails position={current + 1} count={count} error={windowError} />;
+  else if (step && analysis)
+    body = (
+      <>
+        <StepDetails step={step} position={current + 1} count={count} analysis={analysis} showingRaw={showRaw} />
+        <ScannerFindings trajectoryId={data.trajectory.id} stepIndex={step.index} />
+        {/* Live runs' network log and prompts; a blind item (id 0) never asks. */}
+        {data.trajectory.sourceFormat === "verdict-runner" && data.trajectory.id !== 0 && (
+          <LiveEvidencePanel trajectoryId={data.trajectory.id} step={step.index} recording={data.trajectory.outcome === "running"} />
+        )}
+      </>
+    );
+  return (
+    <aside ref={ref} aria-label="Step details" className={DETAILS_COLUMN}>
+      {panel && panelFirst && <div className="border-b border-zinc-200">{panel}</div>}
+      {body}
+      {/* Label panel slot: the annotation issue renders its form here. */}
+      {panel && !panelFirst && <div className="border-t border-zinc-200">{panel}</div>}
+    </aside>
   );
 }
 
@@ -586,77 +707,6 @@ function PlayerHelp({ withLink, extra, onClose }: { withLink: boolean; extra: re
       onClose={onClose}
     />
   );
-}
-
-/** A step whose details have not arrived yet: its screenshot from the index, nothing else. */
-function placeholderStep(e: StepIndexEntry): PlayerStepData {
-  const meta = e.shot ? { ...e.shot, dhash: null } : null;
-  return {
-    index: e.position,
-    url: null,
-    thought: null,
-    actionRaw: null,
-    action: { type: "noop" },
-    elements: null,
-    error: null,
-    durationMs: null,
-    marksBurnedIn: false,
-    screenshot: meta,
-    rawScreenshot: null,
-  };
-}
-
-/** The steps whose screenshots are fetched and decoded ahead: next, previous, the one after next. */
-function neighbourSteps(index: StepIndexEntry[], stepAt: (i: number) => PlayerStepData | undefined, current: number) {
-  return [current + 1, current - 1, current + 2].map((i) => stepAt(i) ?? (index[i] ? placeholderStep(index[i]) : undefined));
-}
-
-/**
- * The windows of full step details fetched so far, and fetching the ones the playhead needs next (the current
- * step's window at once, the neighbouring one when the playhead comes within PREFETCH_MARGIN of it).
- */
-function useStepWindows(first: StepWindowData, index: StepIndexEntry[], current: number, loadWindow?: LoadStepWindow, also?: StepWindowData) {
-  const [windows, setWindows] = useState(() => {
-    const m = new Map<number, PlayerStepData[]>([[first.from, fromJsonText(first.steps)]]);
-    if (also) m.set(also.from, fromJsonText(also.steps));
-    return m;
-  });
-  const [windowError, setWindowError] = useState<string | null>(null);
-  // A new payload (a live trajectory's next step) replaces the first window.
-  const [firstSeen, setFirstSeen] = useState(first);
-  if (firstSeen !== first) {
-    setFirstSeen(first);
-    setWindows((w) => new Map(w).set(first.from, fromJsonText(first.steps)));
-  }
-  const n = index.length;
-  useEffect(() => {
-    if (!loadWindow) return;
-    const wanted = windowsToFetch(current, n, new Set(windows.keys()));
-    let live = true;
-    for (const from of wanted) {
-      loadWindow(from).then(
-        (w) => {
-          if (!live) return;
-          setWindowError(null);
-          setWindows((m) => (m.has(w.from) ? m : new Map(m).set(w.from, fromJsonText(w.steps))));
-        },
-        (e: unknown) => {
-          if (live) setWindowError(e instanceof Error ? e.message : String(e));
-        },
-      );
-    }
-    return () => {
-      live = false;
-    };
-  }, [current, n, windows, loadWindow]);
-  const stepAt = useCallback(
-    (i: number): PlayerStepData | undefined => {
-      const from = windowStart(i, STEP_WINDOW);
-      return windows.get(from)?.[i - from];
-    },
-    [windows],
-  );
-  return { stepAt, windowError };
 }
 
 function PendingDetails({ position, count, error }: { position: number; count: number; error: string | null }) {
@@ -673,337 +723,5 @@ function PendingDetails({ position, count, error }: { position: number; count: n
         <p className="text-[12px] text-zinc-500">Loading step details…</p>
       )}
     </div>
-  );
-}
-
-const PlayerHeader = memo(function PlayerHeader({
-  data,
-  back,
-  showEvaluations,
-  onToggleEvaluations,
-  download,
-  stepLink,
-  gold: goldAccess,
-  current,
-  comments,
-}: {
-  data: PlayerData;
-  back?: BackLink;
-  showEvaluations: boolean;
-  onToggleEvaluations: () => void;
-  download?: string;
-  /** The stable link to the step on screen (a trajectory's /t/… link, a labelling item's address). */
-  stepLink?: string;
-  gold?: GoldAccess;
-  /** The 0-based step on screen (where a gold failure point starts). */
-  current: number;
-  /** The comments toggle: whether the panel shows, the count of open threads. */
-  comments?: PlayerComments;
-}) {
-  const { trajectory: t, task, run, taskSet } = data;
-  const gold = useGoldDialog(goldAccess, t.id, current);
-  // Whoever may mark gold (researchers on a trajectory page) may flag its task too.
-  const flagTask = useTaskFlagDialog(goldAccess !== undefined && !data.agentHidden && t.id !== 0, task.id);
-  return (
-    <div className="flex h-10 shrink-0 items-center gap-3 border-b border-zinc-200 bg-white px-4 text-[12px]">
-      {/* On a narrow screen the way back gives up its width first (it shrinks a hundred times faster), then the task's
-          id is cut at its end; nothing is drawn over anything, and the header never pushes the page sideways. */}
-      <Link
-        href={back?.href ?? "/trajectories"}
-        className="max-w-64 min-w-12 shrink-[100] truncate text-zinc-500 hover:text-zinc-800"
-        data-testid="player-back"
-      >
-        ← {back?.label ?? "Trajectories"}
-      </Link>
-      <span className="text-zinc-300">/</span>
-      <h1 className="flex min-w-0 items-baseline gap-2">
-        <span className="min-w-0 truncate font-mono text-[13px] font-semibold text-zinc-900" title={task.externalId}>
-          {task.externalId}
-        </span>
-        {/* A blind item has no trajectory id to show (annotators know it by its item number). */}
-        {!data.agentHidden && <span className="shrink-0 text-zinc-400">#{t.id}</span>}
-        {t.attempt > 0 && <span className="shrink-0 text-zinc-500">attempt {t.attempt + 1}</span>}
-      </h1>
-      <div className="flex min-w-0 flex-1 items-center gap-2 truncate text-zinc-500">
-        {data.agentHidden ? (
-          <span className="truncate">{taskSet.name}</span>
-        ) : (
-          <Link className="truncate hover:text-zinc-800 hover:underline" href={`/task-sets/${taskSet.id}`}>
-            {taskSet.name}
-          </Link>
-        )}
-        <span>·</span>
-        {data.agentHidden ? (
-          <span
-            className="truncate text-zinc-400 italic"
-            title="Which agent made this trajectory is hidden until you have labelled it"
-            data-testid="agent-hidden"
-          >
-            {run.name}
-          </span>
-        ) : (
-          <Link className="truncate hover:text-zinc-800 hover:underline" href={`/runs/${run.id}`} title={run.name}>
-            {run.name}
-          </Link>
-        )}
-        {run.model && (
-          <>
-            <span>·</span>
-            <span className="truncate font-mono">{run.model}</span>
-          </>
-        )}
-      </div>
-      <div className="ml-auto flex shrink-0 items-center gap-2">
-        {download && !data.agentHidden && (
-          <a
-            href={download}
-            download
-            className="rounded px-1.5 py-0.5 text-zinc-500 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 hover:text-zinc-800"
-            title="Download this trajectory as ATIF (Agent Trajectory Interchange Format): a zip with the JSON and its screenshots"
-            data-testid="download-atif"
-          >
-            ATIF ↓
-          </a>
-        )}
-        {stepLink && <CopyStepLink path={stepLink} />}
-        {flagTask.dialog}
-        {flagTask.button}
-        {gold.dialog}
-        {gold.open && (
-          <button
-            type="button"
-            className="rounded px-1.5 py-0.5 text-zinc-500 ring-1 ring-zinc-200 ring-inset hover:bg-zinc-50 hover:text-zinc-800"
-            onClick={gold.open}
-            title="Mark this trajectory as gold (its known answer) in a campaign"
-            data-testid="mark-gold"
-          >
-            Gold…
-          </button>
-        )}
-        {comments && (
-          <Toggle on={comments.show} onClick={comments.toggle} title="Comments: threads on this trajectory and its steps (c)" testId="toggle-comments">
-            Comments
-            {comments.state.open > 0 && (
-              <span className="rounded-full bg-sky-600 px-1.5 text-2xs leading-4 font-semibold text-white tabular-nums" data-testid="comments-badge">
-                {comments.state.open}
-              </span>
-            )}
-          </Toggle>
-        )}
-        <Toggle on={showEvaluations} onClick={onToggleEvaluations} title="Evaluations: verdicts and labels beside the step (e)" testId="toggle-evaluations">
-          Evaluations
-        </Toggle>
-        <OutcomePill outcome={t.outcome} detail={t.outcomeDetail} />
-        <span className="text-zinc-500 tabular-nums">
-          {t.stepCount} step{t.stepCount === 1 ? "" : "s"}
-        </span>
-      </div>
-    </div>
-  );
-});
-
-// "Answered" says how the trajectory ended, not that the answer is right: neutral, like the final answer.
-const OUTCOME_PILL: Record<string, string> = {
-  answered: "bg-slate-100 text-slate-700 ring-slate-500/20",
-  step_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
-  time_limit: "bg-amber-50 text-amber-800 ring-amber-600/20",
-  error: "bg-rose-50 text-rose-700 ring-rose-600/20",
-};
-
-function OutcomePill({ outcome, detail }: { outcome: string; detail: string | null }) {
-  return (
-    <span
-      title={detail ?? undefined}
-      className={`rounded px-1.5 py-px text-2xs font-medium ring-1 ring-inset ${OUTCOME_PILL[outcome] ?? "bg-zinc-100 text-zinc-600 ring-zinc-500/20"}`}
-    >
-      {outcome.replace("_", " ")}
-    </span>
-  );
-}
-
-function Toolbar(props: {
-  current: number;
-  count: number;
-  playing: boolean;
-  speed: number;
-  showSom: boolean;
-  showAction: boolean;
-  showRaw: boolean;
-  canRaw: boolean;
-  hasBoxes: boolean;
-  run: (c: PlayerCommand) => void;
-}) {
-  const { current, count, playing, speed, run } = props;
-  // Buttons act on click without taking focus, so Space keeps meaning play/pause after a mouse click.
-  const noFocus = (e: React.MouseEvent) => e.preventDefault();
-  return (
-    <div role="toolbar" aria-label="Player controls" className="flex h-10 shrink-0 items-center gap-1.5 border-b border-zinc-200 bg-white px-3">
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("first")}
-        disabled={current === 0}
-        title="First step (Home)"
-        aria-label="First step"
-      >
-        <Icon name="first" />
-      </button>
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("prev")}
-        disabled={current === 0}
-        title="Previous step (← or k)"
-        aria-label="Previous step"
-      >
-        <Icon name="prev" />
-      </button>
-      <span className="min-w-[92px] text-center text-[12px] text-zinc-700 tabular-nums" data-testid="step-counter" aria-live="polite">
-        Step <strong className="text-zinc-900">{current + 1}</strong> of {count}
-      </span>
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("next")}
-        disabled={current >= count - 1}
-        title="Next step (→ or j)"
-        aria-label="Next step"
-      >
-        <Icon name="next" />
-      </button>
-      <button
-        type="button"
-        className="btn btn-icon"
-        onMouseDown={noFocus}
-        onClick={() => run("last")}
-        disabled={current >= count - 1}
-        title="Last step (End)"
-        aria-label="Last step"
-      >
-        <Icon name="last" />
-      </button>
-      <span className="mx-1 h-5 w-px bg-zinc-200" />
-      <button
-        type="button"
-        className={`btn btn-icon ${playing ? "btn-on" : ""}`}
-        onMouseDown={noFocus}
-        onClick={() => run("togglePlay")}
-        title={playing ? "Pause (Space)" : "Play (Space)"}
-        aria-label={playing ? "Pause" : "Play"}
-        aria-pressed={playing}
-        data-testid="play"
-      >
-        <Icon name={playing ? "pause" : "play"} />
-      </button>
-      <button
-        type="button"
-        className="btn tabular-nums"
-        onMouseDown={noFocus}
-        onClick={() => run(speed >= 4 ? "slower" : "faster")}
-        title="Playback speed (- / +)"
-        data-testid="speed"
-      >
-        {speed}×
-      </button>
-      <span className="mx-1 h-5 w-px bg-zinc-200" />
-      <Toggle
-        on={props.showSom}
-        onClick={() => run("toggleOverlay")}
-        title={props.hasBoxes ? "Set-of-Marks boxes (o)" : "This step has no stored boxes (o)"}
-        testId="toggle-som"
-      >
-        SoM
-      </Toggle>
-      <Toggle on={props.showAction} onClick={() => run("toggleAction")} title="Action overlay (a)" testId="toggle-action">
-        Action
-      </Toggle>
-      <Toggle
-        on={props.showRaw}
-        onClick={() => run("toggleRaw")}
-        disabled={!props.canRaw}
-        title={props.canRaw ? "Raw (unmarked) screenshot (r)" : "No raw screenshot for this step"}
-        testId="toggle-raw"
-      >
-        Raw
-      </Toggle>
-      <button type="button" className="btn" onMouseDown={noFocus} onClick={() => run("toggleZoom")} title="Zoom to full resolution (z)">
-        Zoom
-      </button>
-      <button
-        type="button"
-        className="btn btn-icon ml-auto"
-        onMouseDown={noFocus}
-        onClick={() => run("toggleHelp")}
-        title="Keyboard shortcuts (?)"
-        aria-label="Keyboard shortcuts"
-      >
-        ?
-      </button>
-    </div>
-  );
-}
-
-const ICON_PATHS: Record<string, string> = {
-  first: "M4 3v10M13 3 6 8l7 5z",
-  prev: "M10.5 3 5.5 8l5 5",
-  next: "M5.5 3l5 5-5 5",
-  last: "M12 3v10M3 3l7 5-7 5z",
-  play: "M5 3l8 5-8 5z",
-  pause: "M4 3h3v10H4zM9 3h3v10H9z",
-};
-
-/** Previous and next are open chevrons, so they cannot be mistaken for the filled play triangle. */
-const OUTLINE_ICONS = new Set(["prev", "next"]);
-
-function Icon({ name }: { name: keyof typeof ICON_PATHS }) {
-  const outline = OUTLINE_ICONS.has(name);
-  return (
-    <svg
-      viewBox="0 0 16 16"
-      className="size-3.5"
-      aria-hidden
-      fill={outline ? "none" : "currentColor"}
-      stroke="currentColor"
-      strokeWidth={outline ? 2 : 1.2}
-      strokeLinecap="round"
-      strokeLinejoin="round"
-    >
-      <path d={ICON_PATHS[name]} />
-    </svg>
-  );
-}
-
-function Toggle({
-  on,
-  onClick,
-  title,
-  children,
-  disabled,
-  testId,
-}: {
-  on: boolean;
-  onClick: () => void;
-  title: string;
-  children: ReactNode;
-  disabled?: boolean;
-  testId: string;
-}) {
-  return (
-    <button
-      type="button"
-      className={`btn ${on ? "btn-on" : ""}`}
-      aria-pressed={on}
-      onMouseDown={(e) => e.preventDefault()}
-      onClick={onClick}
-      title={title}
-      disabled={disabled}
-      data-testid={testId}
-    >
-      <span aria-hidden className={`size-1.5 rounded-full ${on ? "bg-indigo-500" : "bg-zinc-300"}`} />
-      {children}
-    </button>
   );
 }

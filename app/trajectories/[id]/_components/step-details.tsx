@@ -41,14 +41,7 @@ export function StepDetails({
       </div>
 
       <Section title="Action">
-        <div
-          className={`rounded-md border px-2.5 py-1.5 font-mono text-[12px] break-words ${
-            action.type === "unparsed" ? "border-amber-300 bg-amber-50 text-amber-900" : "border-rose-200 bg-rose-50/60 text-rose-900"
-          }`}
-          data-testid="parsed-action"
-        >
-          {describeAction(action, 400)}
-        </div>
+        <ActionText action={action} testId="parsed-action" />
         {action.type === "unparsed" && action.parseError && <p className="mt-1 text-[12px] text-amber-800">Could not parse: {action.parseError}</p>}
         {analysis.grounding && (
           <p className="mt-1.5 rounded-md bg-rose-600 px-2 py-1 text-[12px] font-medium text-white" role="status">
@@ -79,13 +72,7 @@ export function StepDetails({
       )}
 
       <Section title="Thought">
-        {step.thought ? (
-          <p className="text-[12.5px] leading-5 break-words whitespace-pre-wrap text-zinc-800" data-testid="step-thought">
-            <HighlightedText text={step.thought} terms={terms} />
-          </p>
-        ) : (
-          <p className="text-zinc-400">No thought recorded.</p>
-        )}
+        <ThoughtText thought={step.thought} terms={terms} testId="step-thought" className="text-[12.5px]" />
       </Section>
 
       {step.error && (
@@ -143,6 +130,30 @@ export function StepDetails({
         )}
       </Section>
     </div>
+  );
+}
+
+/**
+ * The step's action in words, amber when it could not be parsed: the step details' (`compact`: a compare column's,
+ * smaller and cut shorter).
+ */
+export function ActionText({ action, testId, compact = false }: { action: PlayerStepData["action"]; testId: string; compact?: boolean }) {
+  const tone = action.type === "unparsed" ? "border-amber-300 bg-amber-50 text-amber-900" : "border-rose-200 bg-rose-50/60 text-rose-900";
+  const size = compact ? "px-2 py-1 text-[11.5px]" : "px-2.5 py-1.5 text-[12px]";
+  return (
+    <div className={`rounded-md border font-mono break-words ${size} ${tone}`} data-testid={testId}>
+      {describeAction(action, compact ? 300 : 400)}
+    </div>
+  );
+}
+
+/** What the agent thought at the step, with a behaviour search's words marked; says so when nothing was recorded. */
+export function ThoughtText({ thought, terms = [], testId, className = "" }: { thought: string | null; terms?: string[]; testId: string; className?: string }) {
+  if (!thought) return <p className={`text-zinc-400 ${className}`}>No thought recorded.</p>;
+  return (
+    <p className={`leading-5 break-words whitespace-pre-wrap text-zinc-800 ${className}`} data-testid={testId}>
+      <HighlightedText text={thought} terms={terms} />
+    </p>
   );
 }
 

@@ -1,9 +1,11 @@
 /**
  * A step's grounding flag (its action's target missing from the elements, or a click outside the target's box),
- * computed once per step object: it does not depend on the display size. Shared by the player and the filmstrip.
+ * computed once per step object: it does not depend on the display size. Shared by the player, the filmstrip and
+ * the side-by-side page.
  */
 import { layoutOverlay, type GroundingFlag } from "@/server/domain/player/overlay";
-import type { PlayerStepData } from "./player";
+import type { StepIndexEntry } from "@/server/domain/player/paging";
+import type { PlayerStepData, StepAnalysis } from "./player";
 
 const cache = new WeakMap<PlayerStepData, GroundingFlag | null>();
 
@@ -16,4 +18,12 @@ export function groundingOf(s: PlayerStepData): GroundingFlag | null {
     cache.set(s, g);
   }
   return g;
+}
+
+/**
+ * What the overlay and the details say about a step beyond its own record: loop marks from the index (computed on the
+ * server like the loop heuristic's) and grounding, known once the step's details (its elements) have arrived.
+ */
+export function analysisOf(entry: StepIndexEntry, step: PlayerStepData | undefined): StepAnalysis {
+  return { loops: entry.loops, grounding: step ? groundingOf(step) : null };
 }
