@@ -24,10 +24,11 @@ import { foreignKeyOrder, readPostgresCatalogue, readSqliteCatalogue, type Table
 const MIGRATION_SEEDED_TABLES = new Set(["change_counters", "instance_info"]);
 
 /**
- * Tables the target's triggers fill from the rows copied into others (the behaviour search's entries): not copied,
- * and not compared, since the target numbers its own entries.
+ * Tables the target's triggers fill from the rows copied into others (the behaviour search's entries), and the
+ * analytics' stored starting data, which the target reads again from its own rows on first use: not copied, and not
+ * compared, since the target numbers its own entries.
  */
-const DERIVED_TABLES = new Set(["search_entries"]);
+const DERIVED_TABLES = new Set(["search_entries", "analytics_snapshots"]);
 
 /** Copied after every other table: inserting those rows bumps the counters through the triggers. */
 const COPIED_LAST = "change_counters";

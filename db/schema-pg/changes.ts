@@ -4,6 +4,7 @@
  * COUNTED_TABLES list the SQLite triggers follow.
  */
 import { bigint, pgTable, text } from "drizzle-orm/pg-core";
+import { bytes } from "./columns";
 
 export const changeCounters = pgTable("change_counters", {
   name: text("name").primaryKey(),
@@ -17,5 +18,15 @@ export const analyticsMemos = pgTable("analytics_memos", {
   kind: text("kind").notNull(),
   memoKey: text("memo_key").notNull(),
   value: text("value").notNull(),
+  writtenAt: bigint("written_at", { mode: "number" }).notNull(),
+});
+
+/** The data the analytics views start from, kept across restarts (see db/schema/changes.ts). */
+export const analyticsSnapshots = pgTable("analytics_snapshots", {
+  key: text("key").primaryKey(),
+  format: text("format").notNull(),
+  stamp: text("stamp").notNull(),
+  versions: text("versions").notNull(),
+  value: bytes("value").notNull(),
   writtenAt: bigint("written_at", { mode: "number" }).notNull(),
 });

@@ -33,3 +33,10 @@ export const epochMs = customType<{ data: Date; driverData: string | number }>({
 
 /** The time of the statement in epoch milliseconds, like SQLite's `unixepoch('subsec') * 1000`. */
 export const nowMs = sql`(floor(extract(epoch from clock_timestamp()) * 1000))::bigint`;
+
+/** Raw bytes in a `bytea`, read and written as a Buffer (SQLite's `blob` in buffer mode). */
+export const bytes = customType<{ data: Buffer; driverData: Buffer }>({
+  dataType() {
+    return "bytea";
+  },
+});

@@ -7,7 +7,7 @@
  * Triggers are not part of drizzle's schema model: a migration that rebuilds one of these tables must create its
  * triggers again (tests/integration/change-counters.test.ts fails when one is missing).
  */
-import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 export const changeCounters = sqliteTable("change_counters", {
   /** Table name. */
@@ -19,7 +19,8 @@ export const changeCounters = sqliteTable("change_counters", {
 export const COUNTED_TABLES = {
   // Attributes split every view (server/services/analytics/splits.ts): a re-import that changes them must count.
   tasks: ["site", "task_set_id", "difficulty", "attributes"],
-  trajectories: ["run_id", "task_id", "step_count"],
+  // outcome: an infrastructure error or a blocked page takes a trajectory out of every rate (a live run sets it last).
+  trajectories: ["run_id", "task_id", "step_count", "outcome"],
   evaluator_verdicts: [
     "trajectory_id",
     "evaluator_key",
@@ -69,5 +70,25 @@ export const analyticsMemos = sqliteTable("analytics_memos", {
   /** superjson of the result, so NaN, Infinity and undefined come back as they were. */
   value: text("value").notNull(),
   /** Milliseconds since the epoch; the order the newest rows are kept in. */
+  writtenAt: integer("written_at").notNull(),
+});
+
+/**
+ * The data the analytics views start from (trajectory facts, consolidated references, a judge's or every evaluator's
+ * verdicts, a campaign's labels: server/services/analytics/snapshots.ts), kept across restarts so the first view after
+ * one reads them instead of recomputing them (issue 32). A row is exact for the change counters it was read at
+ * (`versions`, JSON of every counter; `stamp`, the counters of the tables it depends on): a process uses it when the
+ * stamp still matches, brings it up to date with the rows written since when it can (labels, verdicts), and reads
+ * everything again otherwise. `format` changes whenever the encoding or what a key holds changes.
+ */
+export const analyticsSnapshots = sqliteTable("analytics_snapshots", {
+  /** What the row holds, e.g. `facts`, `verdicts:*`, `labels:3` (dataset.ts's cache keys). */
+  key: text("key").primaryKey(),
+  format: text("format").notNull(),
+  stamp: text("stamp").notNull(),
+  versions: text("versions").notNull(),
+  /** The value, encoded (typed arrays as raw bytes after a JSON header). */
+  value: blob("value", { mode: "buffer" }).notNull(),
+  /** Milliseconds since the epoch. */
   writtenAt: integer("written_at").notNull(),
 });

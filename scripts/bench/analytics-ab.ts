@@ -116,10 +116,16 @@ async function check(target: string, views: View[], afterLabel: () => Promise<vo
     await compute();
     await afterLabel();
     const kept = JSON.stringify(await compute());
+    // A restart: this process's cache emptied, the stored starting data (analytics_snapshots) read and patched.
     await cold();
+    const restarted = JSON.stringify(await compute());
+    // A first start: nothing stored either.
+    await clearAnalyticsCache(db, { stored: true });
     const fresh = JSON.stringify(await compute());
     await afterLabel();
-    console.log(`${name}: after a label ${kept === fresh ? "equals" : "DIFFERS FROM"} the result from an emptied cache`);
+    console.log(
+      `${name}: after a label ${kept === fresh ? "equals" : "DIFFERS FROM"} the result from an emptied cache; after a restart ${restarted === fresh ? "equals" : "DIFFERS FROM"} it`,
+    );
   }
   fs.writeFileSync(target, JSON.stringify(out, null, 1));
 }

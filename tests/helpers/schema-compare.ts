@@ -12,7 +12,7 @@ import { is } from "drizzle-orm";
 import type { Catalogue, ColumnInfo, ForeignKeyInfo, IndexInfo, TableInfo, TriggerInfo } from "../../db/introspect";
 import * as sqliteSchema from "../../db/schema/index";
 
-export type TypeFamily = "integer" | "epoch-ms" | "boolean" | "real" | "text" | "json";
+export type TypeFamily = "integer" | "epoch-ms" | "boolean" | "real" | "text" | "json" | "bytes";
 
 /** What the SQLite column stores, per drizzle's column kind: "labels.after_reveal" → "boolean". */
 export function sqliteColumnFamilies(): Map<string, TypeFamily> {
@@ -42,6 +42,7 @@ function sqliteFamily(table: string, column: ColumnInfo, families: Map<string, T
   if (/int/.test(column.type)) return "integer";
   if (/char|clob|text/.test(column.type)) return "text";
   if (/real|floa|doub/.test(column.type)) return "real";
+  if (column.type === "blob") return "bytes";
   return column.type;
 }
 
@@ -53,6 +54,7 @@ function pgFamilies(type: string): TypeFamily[] {
   if (type === "double precision" || type === "real") return ["real"];
   if (type === "text" || type.startsWith("character varying")) return ["text"];
   if (type === "json" || type === "jsonb") return ["json"];
+  if (type === "bytea") return ["bytes"];
   return [];
 }
 
@@ -64,6 +66,7 @@ const PG_TYPE_FOR: Record<TypeFamily, string> = {
   real: "double precision",
   text: "text",
   json: "json or jsonb",
+  bytes: "bytea",
 };
 
 /**

@@ -33,6 +33,7 @@ import { DIFFICULTY_DIMENSIONS } from "../../domain/analytics/selection";
 import type { BootstrapMemo, InstrumentErrors } from "../../domain/analytics/evaluator-measures";
 import type { CoefficientInterval, IntervalMemo } from "../../domain/agreement";
 import { forgetAnalyticsMemos, persistedMemo } from "./memos";
+import { countLoad, countReuse, forgetAnalyticsSnapshots, storedSnapshot, storedVersions, storeSnapshot } from "./snapshots";
 
 export interface TrajectoryFacts {
   n: number;
@@ -79,22 +80,19 @@ export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
   const site = new Int32Array(n);
   const taskSetId = new Int32Array(n);
   const difficulty = Object.fromEntries(DIFFICULTY_DIMENSIONS.map((d) => [d, new Int32Array(n)])) as Record<DifficultyDimension, Int32Array>;
-  let maxId = 0;
   for (let r = 0; r < n; r++) {
     const row = taskRow[tr.col.taskId[r]!] ?? -1;
     site[r] = row >= 0 ? t.col.site[row]! : -1;
     taskSetId[r] = row >= 0 ? t.col.taskSetId[row]! : -1;
     for (const d of DIFFICULTY_DIMENSIONS) difficulty[d][r] = row >= 0 ? t.col[d][row]! : -1;
-    if (tr.col.id[r]! > maxId) maxId = tr.col.id[r]!;
   }
   const flaggedTask = new Set(flags.map((f) => f.taskId));
   const flagged = new Uint8Array(n);
   if (flaggedTask.size) for (let r = 0; r < n; r++) if (flaggedTask.has(tr.col.taskId[r]!)) flagged[r] = 1;
-  const index = new Int32Array(maxId + 1).fill(-1);
-  tr.col.id.forEach((v, r) => (index[v] = r));
+  const rowOf = rowIndexOf(tr.col.id);
   const notAttempted = new Uint8Array(n);
   for (const t of notAttemptedRows) {
-    const r = t.id < index.length ? index[t.id]! : -1;
+    const r = rowOf(t.id);
     if (r >= 0) notAttempted[r] = t.outcome === "infra_error" ? 1 : 2;
   }
   // Attribute codes per row, through the task: values coded in order of first appearance, then sorted by name.
@@ -134,8 +132,17 @@ export async function loadFacts(db: Db): Promise<TrajectoryFacts> {
     sites: t.dict.site,
     difficulty,
     difficultyValues: { overall: t.dict.overall, reasoning: t.dict.reasoning, visual: t.dict.visual },
-    rowOf: (id: number) => (id >= 0 && id < index.length ? index[id]! : -1),
+    rowOf,
   };
+}
+
+/** Row of each trajectory id (-1 when absent), from the ids in row order. */
+function rowIndexOf(ids: Int32Array): (id: number) => number {
+  let maxId = 0;
+  for (const v of ids) if (v > maxId) maxId = v;
+  const index = new Int32Array(maxId + 1).fill(-1);
+  ids.forEach((v, r) => (index[v] = r));
+  return (id: number) => (id >= 0 && id < index.length ? index[id]! : -1);
 }
 
 export interface Scope {
@@ -475,9 +482,23 @@ interface CacheEntry {
 
 /**
  * Brings a cached value read at counters `then` up to counters `now`, or says null (read everything again).
- * `previous` is the cached value, possibly still loading.
+ * `previous` gives the cached value (in memory, possibly still loading, or read from the store).
  */
-type Patch<T> = (previous: Promise<T>, then: Record<ChangeCounter, number>, now: Record<ChangeCounter, number>) => Promise<T> | null;
+type Patch<T> = (previous: () => Promise<T>, then: Record<ChangeCounter, number>, now: Record<ChangeCounter, number>) => Promise<T> | null;
+
+/**
+ * A value kept in the table analytics_snapshots too (snapshots.ts), so a restarted process starts from it: how it is
+ * stored (only plain data and typed arrays) and rebuilt, and which counters say how far behind a stored row is.
+ */
+interface Stored<T> {
+  toStored?: (value: T) => unknown;
+  fromStored?: (stored: unknown) => T;
+  /** Tables whose writes a patch reads; the value is stored again once this many of them happened since its row. */
+  patchedFrom?: ChangeCounter[];
+}
+
+/** Rows written since a stored value after which the value, brought up to date in memory, is stored again. */
+const RESTORE_AFTER_CHANGES = 1_000;
 
 /**
  * Per database, in least-recently-used order (a Map iterates in insertion order; a hit is re-inserted). Keyed by
@@ -504,8 +525,12 @@ export async function cachedAnalytics<T>(db: Db, key: string, tables: CountedTab
  * The cache is only as good as its stamp, so the stamp is the counters read from the database on every call,
  * never a version remembered in this process: the worker, the CLI or another web server may have written (on
  * PostgreSQL, several servers share one database), and their writes bumped the counters through the triggers.
+ *
+ * With `stored`, a value this process does not hold is taken from the table analytics_snapshots when its row is
+ * current, or brought up to date from it by `patch`; otherwise (and after a patch that left the row far behind) the
+ * value is read and stored for the next process.
  */
-async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () => Promise<T>, patch?: Patch<T>): Promise<T> {
+async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () => Promise<T>, patch?: Patch<T>, stored?: Stored<T>): Promise<T> {
   // Read before loading: a write that lands while loading makes the stamp stale, so the next call reloads.
   const versions = await tableVersions(db);
   const stamp = stampOf(versions, tables);
@@ -517,7 +542,21 @@ async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () =
     entries.set(key, hit);
     return hit.value as Promise<T>;
   }
-  const value = (hit && patch?.(hit.value as Promise<T>, hit.versions, versions)) || load();
+  const patched = hit && patch?.(() => hit.value as Promise<T>, hit.versions, versions);
+  let value: Promise<T>;
+  if (patched) {
+    value = patched;
+    if (stored)
+      void value.then(
+        (v) => restoreIfBehind(db, key, stamp, versions, v, stored),
+        () => undefined,
+      );
+  } else if (stored) {
+    value = fromStoreOrLoad(db, key, stamp, versions, load, patch, stored);
+  } else {
+    countLoad(db, key);
+    value = load();
+  }
   const entry: CacheEntry = { stamp, value, versions };
   entries.set(key, entry);
   if (entries.size > MAX_CACHED) entries.delete(entries.keys().next().value!);
@@ -528,10 +567,64 @@ async function cached<T>(db: Db, key: string, tables: CountedTable[], load: () =
   return value;
 }
 
-/** Forgets cached analytics data of a database (benchmarks measure cold computations with this). */
-export async function clearAnalyticsCache(db: Db): Promise<void> {
+/** Stores a value brought up to date in memory when its stored row is many writes behind (a later start patches less). */
+function restoreIfBehind<T>(db: Db, key: string, stamp: string, versions: Record<ChangeCounter, number>, value: T, stored: Stored<T>): void {
+  const at = storedVersions(db, key);
+  const behind = at ? (stored.patchedFrom ?? []).reduce((sum, c) => sum + (versions[c] ?? 0) - (at[c] ?? 0), 0) : Infinity;
+  if (behind >= RESTORE_AFTER_CHANGES) storeSnapshot(db, key, stamp, versions, () => (stored.toStored ? stored.toStored(value) : value));
+}
+
+async function fromStoreOrLoad<T>(
+  db: Db,
+  key: string,
+  stamp: string,
+  versions: Record<ChangeCounter, number>,
+  load: () => Promise<T>,
+  patch: Patch<T> | undefined,
+  stored: Stored<T>,
+): Promise<T> {
+  const row = await storedSnapshot(db, key);
+  if (row) {
+    const read = async (): Promise<T> => {
+      const raw = await row.value();
+      // Replaced by another process between the two reads: not this stamp any more.
+      if (raw === undefined) throw new StaleSnapshot();
+      return stored.fromStored ? stored.fromStored(raw) : (raw as T);
+    };
+    try {
+      if (row.stamp === stamp) {
+        const value = await read();
+        countReuse(db, false);
+        return value;
+      }
+      const brought = patch?.(read, row.versions, versions);
+      if (brought) {
+        const value = await brought;
+        countReuse(db, true);
+        restoreIfBehind(db, key, stamp, versions, value, stored);
+        return value;
+      }
+    } catch (error) {
+      if (!(error instanceof StaleSnapshot)) throw error;
+    }
+  }
+  countLoad(db, key);
+  const value = await load();
+  storeSnapshot(db, key, stamp, versions, () => (stored.toStored ? stored.toStored(value) : value));
+  return value;
+}
+
+class StaleSnapshot extends Error {}
+
+/**
+ * Forgets this process's analytics data of a database, as a restart does (benchmarks measure cold computations with
+ * this): the stored starting data stay, as a restarted server finds them. With `stored`, those rows are deleted too,
+ * as on a database's first start.
+ */
+export async function clearAnalyticsCache(db: Db, options: { stored?: boolean } = {}): Promise<void> {
   caches.delete(db);
   await forgetAnalyticsMemos(db);
+  await forgetAnalyticsSnapshots(db, options);
 }
 
 /** Bootstrap results of this database's judge measures (clustered error rates) by their input, kept across restarts. */
@@ -544,12 +637,21 @@ export async function intervalMemoFor(db: Db): Promise<IntervalMemo> {
   return persistedMemo<CoefficientInterval>(db, "coefficient-interval");
 }
 
+/** Facts are stored without `rowOf` (a function), which is rebuilt from the ids. */
+const STORED_FACTS: Stored<TrajectoryFacts> = {
+  toStored: ({ rowOf: _rowOf, ...rest }) => rest,
+  fromStored: (stored) => {
+    const facts = stored as Omit<TrajectoryFacts, "rowOf">;
+    return { ...facts, rowOf: rowIndexOf(facts.id) };
+  },
+};
+
 export async function getFacts(db: Db): Promise<TrajectoryFacts> {
-  return cached(db, "facts", FACTS_TABLES, () => loadFacts(db));
+  return cached(db, "facts", FACTS_TABLES, () => loadFacts(db), undefined, STORED_FACTS);
 }
 
 export async function getReference(db: Db, campaignId?: number): Promise<Reference> {
-  return cached(db, `reference:${campaignId ?? "latest"}`, REFERENCE_TABLES, async () => loadReference(db, await getFacts(db), campaignId));
+  return cached(db, `reference:${campaignId ?? "latest"}`, REFERENCE_TABLES, async () => loadReference(db, await getFacts(db), campaignId), undefined, {});
 }
 
 /** More changed verdicts than this and reading them all again is as quick as patching them in. */
@@ -565,7 +667,7 @@ function verdictPatch(db: Db, evaluatorKey?: string): Patch<VerdictSet[]> {
     if (then.tasks !== now.tasks || then.trajectories !== now.trajectories) return null;
     if (then[VERDICT_REMOVALS_COUNTER] !== now[VERDICT_REMOVALS_COUNTER] || then.evaluator_verdicts === undefined) return null;
     return (async () => {
-      const base = await previous;
+      const base = await previous();
       const changed = await verdictsChangedSince(db, then.evaluator_verdicts, VERDICT_PATCH_LIMIT + 1, evaluatorKey);
       const facts = await getFacts(db);
       return changed.length > VERDICT_PATCH_LIMIT ? loadVerdictSets(db, facts, evaluatorKey) : patchVerdictSets(base, changed, facts);
@@ -575,7 +677,8 @@ function verdictPatch(db: Db, evaluatorKey?: string): Patch<VerdictSet[]> {
 
 /** Verdict sets of every evaluator, or of one key (taken from the full list when that is loaded and current). */
 export async function getVerdictSets(db: Db, evaluatorKey?: string): Promise<VerdictSet[]> {
-  if (evaluatorKey === undefined) return cached(db, "verdicts:*", VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db)), verdictPatch(db));
+  if (evaluatorKey === undefined)
+    return cached(db, "verdicts:*", VERDICT_TABLES, async () => loadVerdictSets(db, await getFacts(db)), verdictPatch(db), STORED_VERDICTS);
   const all = caches.get(db)?.get("verdicts:*");
   if (all && all.stamp === stampOf(await tableVersions(db), VERDICT_TABLES)) {
     return ((await all.value) as VerdictSet[]).filter((s) => s.identity.key === evaluatorKey);
@@ -586,14 +689,18 @@ export async function getVerdictSets(db: Db, evaluatorKey?: string): Promise<Ver
     VERDICT_TABLES,
     async () => loadVerdictSets(db, await getFacts(db), evaluatorKey),
     verdictPatch(db, evaluatorKey),
+    STORED_VERDICTS,
   );
 }
+
+const STORED_VERDICTS: Stored<VerdictSet[]> = { patchedFrom: ["evaluator_verdicts"] };
+const STORED_LABELS: Stored<CampaignLabelColumns> = { patchedFrom: ["labels"] };
 
 export type CampaignLabelColumns = Awaited<ReturnType<typeof loadCampaignLabelColumns>>;
 
 /** Active labels of a campaign as packed columns. */
 export async function getCampaignLabels(db: Db, campaignId: number): Promise<CampaignLabelColumns> {
-  return cached(db, `labels:${campaignId}`, LABEL_TABLES, () => loadCampaignLabelColumns(db, campaignId), labelPatch(db, campaignId));
+  return cached(db, `labels:${campaignId}`, LABEL_TABLES, () => loadCampaignLabelColumns(db, campaignId), labelPatch(db, campaignId), STORED_LABELS);
 }
 
 /** More changed labels than this and reading the campaign's labels again is as quick as patching them in. */
@@ -608,7 +715,7 @@ function labelPatch(db: Db, campaignId: number): Patch<CampaignLabelColumns> {
   return (previous, then, now) => {
     if (then.labels === undefined || then[LABEL_REMOVALS_COUNTER] === undefined || then[LABEL_REMOVALS_COUNTER] !== now[LABEL_REMOVALS_COUNTER]) return null;
     return (async () => {
-      const base = await previous;
+      const base = await previous();
       const changed = await labelsChangedSince(db, campaignId, then.labels, LABEL_PATCH_LIMIT + 1);
       return changed.length > LABEL_PATCH_LIMIT ? loadCampaignLabelColumns(db, campaignId) : patchCampaignLabels(base, changed);
     })();
