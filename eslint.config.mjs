@@ -269,11 +269,9 @@ export const LONG_FUNCTIONS_TO_SPLIT = {
   "app/(annotation)/campaigns/_components/new-campaign-form.tsx": 266,
   "app/(annotation)/campaigns/_components/review-workspace.tsx": 234,
   "app/(annotation)/campaigns/_components/quality-panel.tsx": 218,
-  "app/(evaluation)/judges/_components/batch-form.tsx": 207,
   "app/trajectories/_components/filter-bar.tsx": 194,
   "app/(accounts)/users/user-admin.tsx": 181,
   "app/(annotation)/campaigns/_components/gold-form.tsx": 166,
-  "app/(evaluation)/judges/_components/stress-form.tsx": 166,
 };
 /**
  * The environment is read in one place: the configuration schema (server/config.ts) checks every variable once, and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { etaText, parseKText } from "../../app/(evaluation)/judges/_lib/batch-text";
+import { etaText, parseKText, wholeIn } from "../../app/(evaluation)/judges/_lib/batch-text";
 import { errorText } from "../../app/(evaluation)/judges/_lib/error-text";
 
 describe("k values typed into the batch form", () => {
@@ -14,6 +14,25 @@ describe("k values typed into the batch form", () => {
     expect(parseKText("1 all")).toEqual({ bad: "all" });
     expect(parseKText("1001")).toEqual({ bad: "1001" });
     expect(parseKText("2.5")).toEqual({ bad: "2.5" });
+  });
+});
+
+describe("whole numbers typed into the judge forms (concurrency, samples, seed)", () => {
+  it("takes a whole number within the bounds, the bounds included", () => {
+    expect(wholeIn("1", 1, 64)).toBe(1);
+    expect(wholeIn("64", 1, 64)).toBe(64);
+    expect(wholeIn("007", 1, 64)).toBe(7);
+    expect(wholeIn("0", 0, 4_294_967_295)).toBe(0);
+  });
+
+  it("refuses what is outside the bounds or not a whole number", () => {
+    expect(wholeIn("0", 1, 64)).toBeNull();
+    expect(wholeIn("65", 1, 64)).toBeNull();
+    expect(wholeIn("", 1, 64)).toBeNull();
+    expect(wholeIn(" 4", 1, 64)).toBeNull();
+    expect(wholeIn("2.5", 1, 64)).toBeNull();
+    expect(wholeIn("-3", -5, 64)).toBeNull();
+    expect(wholeIn("1e2", 1, 1000)).toBeNull();
   });
 });
 

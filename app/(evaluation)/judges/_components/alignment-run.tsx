@@ -6,11 +6,11 @@
  */
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useId, useState } from "react";
-import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field } from "../../../live/_components/bits";
 import { errorText } from "../_lib/error-text";
 import type { AlignmentView } from "../_lib/improvement";
+import { StartButton } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
 import { RunProgress } from "./run-progress";
 
@@ -62,16 +62,14 @@ export function AlignmentRun({ view }: { view: AlignmentView }) {
         <button type="button" className="btn" data-testid="run-dry-run" onClick={() => setDryRunFor(version)}>
           Dry run
         </button>
-        <button
-          type="button"
-          className="btn btn-on"
-          data-testid="run-start"
-          disabled={!e || e.calls === 0 || start.isPending}
+        <StartButton
+          testId="run-start"
+          calls={e?.calls}
+          pending={start.isPending}
+          disabled={!e || e.calls === 0}
           title={!e ? "Run a dry run first" : e.calls === 0 ? "Every item already has this version's verdict" : undefined}
-          onClick={() => start.mutate({ id, version })}
-        >
-          {start.isPending ? "Starting…" : e ? `Start ${formatCount(e.calls)} call${e.calls === 1 ? "" : "s"}` : "Start"}
-        </button>
+          onStart={() => start.mutate({ id, version })}
+        />
       </div>
       {dryRunFor === version && (
         <div className="rounded-md bg-zinc-50 px-3 py-2 text-[13px]" data-testid="run-estimate" aria-live="polite">

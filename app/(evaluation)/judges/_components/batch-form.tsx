@@ -8,21 +8,33 @@ import { useMutation, useQuery, useSuspenseQuery } from "@tanstack/react-query";
 import type { inferRouterInputs } from "@trpc/server";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useId, useMemo, useState } from "react";
+import { useId, useMemo, useState, type ReactNode } from "react";
 import type { AppRouter } from "@/server/api/root";
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field } from "../../../live/_components/bits";
-import { parseKText } from "../_lib/batch-text";
-import { errorText } from "../_lib/error-text";
+import { K_CHOICES, parseKText, wholeIn, type KValue } from "../_lib/batch-text";
+import { ConcurrencyField, DryRunSection, StartButton } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
 import { ConfigPicker } from "./judge-pickers";
 
 type BatchInput = inferRouterInputs<AppRouter>["judge"]["batches"]["start"];
 type Filter = Extract<BatchInput["selection"], { filter: unknown }>["filter"];
 
-/** The k values WebVoyager's paper compares; others can be typed in. */
-const K_CHOICES = ["1", "2", "3", "full"] as const;
+/** What keeps the form from a dry run, or null. */
+function batchProblem(f: { configId: number | null; extra: ReturnType<typeof parseKText>; kValues: KValue[]; concurrency: string; samples: string }) {
+  return f.configId === null
+    ? "Create a judge configuration first."
+    : "bad" in f.extra
+      ? `k value ${JSON.stringify(f.extra.bad)} is not a whole number from 1 to 1000 or "full"`
+      : f.kValues.length === 0
+        ? "Choose at least one k value."
+        : wholeIn(f.concurrency, 1, 64) === null
+          ? "Concurrency must be a whole number from 1 to 64."
+          : wholeIn(f.samples, 1, 15) === null
+            ? "Samples must be a whole number from 1 to 15."
+            : null;
+}
 
 export function BatchForm({
   filter,
@@ -56,18 +68,7 @@ export function BatchForm({
     const more = "ks" in extra ? extra.ks : [];
     return [...new Set([...picked, ...more])];
   }, [kChecked, extra]);
-  const problem =
-    configId === null
-      ? "Create a judge configuration first."
-      : "bad" in extra
-        ? `k value ${JSON.stringify(extra.bad)} is not a whole number from 1 to 1000 or "full"`
-        : kValues.length === 0
-          ? "Choose at least one k value."
-          : !/^\d+$/.test(concurrency) || Number(concurrency) < 1 || Number(concurrency) > 64
-            ? "Concurrency must be a whole number from 1 to 64."
-            : !/^\d+$/.test(samples) || Number(samples) < 1 || Number(samples) > 15
-              ? "Samples must be a whole number from 1 to 15."
-              : null;
+  const problem = batchProblem({ configId, extra, kValues, concurrency, samples });
 
   const input: BatchInput | null =
     problem === null
@@ -93,19 +94,7 @@ export function BatchForm({
   const e = dryRunFor === inputKey ? estimate.data : undefined;
   const selected = configs.find((c) => c.id === configId);
 
-  if (configs.length === 0) {
-    return (
-      <div className="mx-auto w-full max-w-4xl px-6 py-5">
-        <div className="panel px-4 py-3 text-[13px] text-zinc-700" data-testid="no-configs">
-          No judge configuration yet.{" "}
-          <Link className="link" href="/judges">
-            Create one on the Judges page
-          </Link>{" "}
-          first.
-        </div>
-      </div>
-    );
-  }
+  if (configs.length === 0) return <NoConfigurations />;
 
   return (
     <form
@@ -116,24 +105,11 @@ export function BatchForm({
         if (input) setDryRunFor(inputKey);
       }}
     >
-      <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Trajectories">
-        <h2 className="section-title">1 · Trajectories</h2>
-        <p className="text-[13px] text-zinc-700" data-testid="selection">
-          {filterCount ? (
-            <>
-              The trajectories the list filter <code className="font-mono text-[12px]">{filterSearch}</code> selects.
-            </>
-          ) : (
-            <>Every trajectory (no list filter). Use “Judge these” on a filtered trajectory list to grade fewer.</>
-          )}{" "}
-          <Link className="link" href={`/trajectories${filterSearch}`} target="_blank">
-            See them in the list ↗
-          </Link>
-        </p>
+      <TrajectoriesStep filterCount={filterCount} filterSearch={filterSearch}>
         <Field label="Label" htmlFor={`${f}-label`} hint="How the batch is listed">
           <input id={`${f}-label`} className="field" maxLength={200} value={label} onChange={(ev) => setLabel(ev.target.value)} />
         </Field>
-      </section>
+      </TrajectoriesStep>
 
       <section className="panel grid gap-3 px-4 py-3 sm:grid-cols-2" aria-label="Judge">
         <h2 className="section-title sm:col-span-2">2 · Judge</h2>
@@ -146,9 +122,7 @@ export function BatchForm({
           onChange={setConfigId}
           testId="config-select"
         />
-        <Field label="Concurrency" htmlFor={`${f}-conc`} hint="Calls in flight at once (1–64)">
-          <input id={`${f}-conc`} className="field" inputMode="numeric" value={concurrency} onChange={(ev) => setConcurrency(ev.target.value)} />
-        </Field>
+        <ConcurrencyField id={`${f}-conc`} value={concurrency} onChange={setConcurrency} />
         <Field
           label="Samples per item"
           htmlFor={`${f}-samples`}
@@ -163,40 +137,21 @@ export function BatchForm({
             data-testid="samples-input"
           />
         </Field>
-        <fieldset className="flex flex-col gap-1">
-          <legend className="text-[12px] font-medium text-zinc-700">k values (final screenshots the judge sees)</legend>
-          <div className="flex flex-wrap gap-3 text-[13px]">
-            {K_CHOICES.map((k) => (
-              <label key={k} className="flex items-center gap-1.5">
-                <input type="checkbox" checked={!!kChecked[k]} onChange={(ev) => setKChecked({ ...kChecked, [k]: ev.target.checked })} data-testid={`k-${k}`} />
-                {k === "full" ? "full trajectory" : `k = ${k}`}
-              </label>
-            ))}
-          </div>
-        </fieldset>
-        <Field label="More k values" htmlFor={`${f}-kx`} hint='e.g. "5, 10"'>
-          <input id={`${f}-kx`} className="field font-mono" value={kExtra} onChange={(ev) => setKExtra(ev.target.value)} />
-        </Field>
+        <KValueFields id={`${f}-kx`} checked={kChecked} onChecked={setKChecked} extra={kExtra} onExtra={setKExtra} />
         <label className="flex items-center gap-2 text-[13px] text-zinc-700 sm:col-span-2">
           <input type="checkbox" checked={force} onChange={(ev) => setForce(ev.target.checked)} />
           Judge again where this configuration already has a verdict (otherwise those are kept and skipped)
         </label>
       </section>
 
-      <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Estimate">
-        <h2 className="section-title">3 · Dry run and start</h2>
-        <div className="rounded-md bg-zinc-50 px-3 py-2 text-[13px]" data-testid="estimate" aria-live="polite">
-          {problem ? (
-            <span className="text-rose-700">{problem}</span>
-          ) : dryRunFor !== inputKey ? (
-            <span className="text-zinc-500">Run a dry run to see what the batch would send, before anything is called.</span>
-          ) : estimate.isError ? (
-            <span className="text-rose-700" role="alert">
-              {errorText(estimate.error)}
-            </span>
-          ) : !e ? (
-            <span className="text-zinc-500">Estimating…</span>
-          ) : (
+      <DryRunSection
+        testIds={{ estimate: "estimate", dryRun: "dry-run" }}
+        problem={problem}
+        idleText="Run a dry run to see what the batch would send, before anything is called."
+        asked={dryRunFor === inputKey}
+        dryRunError={estimate.error}
+        result={
+          e && (
             <EstimateFigures
               estimate={e}
               itemsName="trajectories"
@@ -205,29 +160,92 @@ export function BatchForm({
               rowHeader="k"
               rowsAlways
             />
-          )}
-        </div>
-        <div className="flex flex-wrap items-center gap-2">
-          <button type="submit" className="btn" disabled={problem !== null} data-testid="dry-run">
-            Dry run
-          </button>
-          <button
-            type="button"
-            className="btn btn-on"
-            data-testid="start-batch"
-            disabled={!input || !e || e.calls === 0 || start.isPending}
-            title={!e ? "Run a dry run first" : e.calls === 0 ? "Nothing to call: every pair already has a verdict" : undefined}
-            onClick={() => input && start.mutate(input)}
-          >
-            {start.isPending ? "Starting…" : e ? `Start ${formatCount(e.calls)} call${e.calls === 1 ? "" : "s"}` : "Start"}
-          </button>
-          {start.isError && (
-            <span className="text-[12px] text-rose-700" role="alert">
-              {errorText(start.error)}
-            </span>
-          )}
-        </div>
-      </section>
+          )
+        }
+        start={{
+          error: start.error,
+          button: (
+            <StartButton
+              testId="start-batch"
+              calls={e?.calls}
+              pending={start.isPending}
+              disabled={!input || !e || e.calls === 0}
+              title={!e ? "Run a dry run first" : e.calls === 0 ? "Nothing to call: every pair already has a verdict" : undefined}
+              onStart={() => input && start.mutate(input)}
+            />
+          ),
+        }}
+      />
     </form>
+  );
+}
+
+function NoConfigurations() {
+  return (
+    <div className="mx-auto w-full max-w-4xl px-6 py-5">
+      <div className="panel px-4 py-3 text-[13px] text-zinc-700" data-testid="no-configs">
+        No judge configuration yet.{" "}
+        <Link className="link" href="/judges">
+          Create one on the Judges page
+        </Link>{" "}
+        first.
+      </div>
+    </div>
+  );
+}
+
+/** Step 1: which trajectories (those the list filter selects, or every one), and the batch's label (`children`). */
+function TrajectoriesStep({ filterCount, filterSearch, children }: { filterCount: number; filterSearch: string; children: ReactNode }) {
+  return (
+    <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Trajectories">
+      <h2 className="section-title">1 · Trajectories</h2>
+      <p className="text-[13px] text-zinc-700" data-testid="selection">
+        {filterCount ? (
+          <>
+            The trajectories the list filter <code className="font-mono text-[12px]">{filterSearch}</code> selects.
+          </>
+        ) : (
+          <>Every trajectory (no list filter). Use “Judge these” on a filtered trajectory list to grade fewer.</>
+        )}{" "}
+        <Link className="link" href={`/trajectories${filterSearch}`} target="_blank">
+          See them in the list ↗
+        </Link>
+      </p>
+      {children}
+    </section>
+  );
+}
+
+/** The k values to judge at: the usual ones as checkboxes, more typed in. */
+function KValueFields({
+  id,
+  checked,
+  onChecked,
+  extra,
+  onExtra,
+}: {
+  id: string;
+  checked: Record<string, boolean>;
+  onChecked: (checked: Record<string, boolean>) => void;
+  extra: string;
+  onExtra: (text: string) => void;
+}) {
+  return (
+    <>
+      <fieldset className="flex flex-col gap-1">
+        <legend className="text-[12px] font-medium text-zinc-700">k values (final screenshots the judge sees)</legend>
+        <div className="flex flex-wrap gap-3 text-[13px]">
+          {K_CHOICES.map((k) => (
+            <label key={k} className="flex items-center gap-1.5">
+              <input type="checkbox" checked={!!checked[k]} onChange={(ev) => onChecked({ ...checked, [k]: ev.target.checked })} data-testid={`k-${k}`} />
+              {k === "full" ? "full trajectory" : `k = ${k}`}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <Field label="More k values" htmlFor={id} hint='e.g. "5, 10"'>
+        <input id={id} className="field font-mono" value={extra} onChange={(ev) => onExtra(ev.target.value)} />
+      </Field>
+    </>
   );
 }

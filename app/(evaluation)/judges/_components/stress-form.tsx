@@ -15,18 +15,13 @@ import { PERTURBATION_KINDS, PERTURBATION_LABELS, type PerturbationKind } from "
 import { formatCount } from "../../../_components/ui";
 import { useTRPC } from "../../../_trpc/client";
 import { Field } from "../../../live/_components/bits";
-import { errorText } from "../_lib/error-text";
+import { K_CHOICES, wholeIn } from "../_lib/batch-text";
+import { ConcurrencyField, DryRunSection, StartButton } from "./dry-run";
 import { EstimateFigures } from "./estimate-figures";
 import { CampaignPicker, ConfigPicker } from "./judge-pickers";
 
 type StressInput = inferRouterInputs<AppRouter>["judge"]["stress"]["start"];
 type Plan = inferRouterOutputs<AppRouter>["judge"]["stress"]["estimate"];
-
-const K_CHOICES = ["1", "2", "3", "full"] as const;
-
-function whole(text: string, min: number, max: number): number | null {
-  return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : null;
-}
 
 /** What "Stress this version" opens the form with: the study's configuration, campaign and k, and its prompt version. */
 export interface StressPreset {
@@ -46,11 +41,11 @@ function formProblem(f: { configId: number | null; campaignId: number | null; pe
       ? "A stress test compares the judge with people: label a campaign first."
       : f.perturbations === 0
         ? "Choose at least one perturbation."
-        : whole(subsetK, 1, 1000) === null
+        : wholeIn(subsetK, 1, 1000) === null
           ? "Subset k must be a whole number of screenshots from 1."
-          : whole(seed, 0, 4_294_967_295) === null
+          : wholeIn(seed, 0, 4_294_967_295) === null
             ? "The seed must be a whole number from 0."
-            : whole(concurrency, 1, 64) === null
+            : wholeIn(concurrency, 1, 64) === null
               ? "Concurrency must be a whole number from 1 to 64."
               : null;
 }
@@ -130,9 +125,7 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
             ))}
           </select>
         </Field>
-        <Field label="Concurrency" htmlFor={`${f}-conc`} hint="Calls in flight at once (1–64)">
-          <input id={`${f}-conc`} className="field" inputMode="numeric" value={concurrency} onChange={(ev) => setConcurrency(ev.target.value)} />
-        </Field>
+        <ConcurrencyField id={`${f}-conc`} value={concurrency} onChange={setConcurrency} />
         <Field
           label="Only what a list filter selects (optional)"
           htmlFor={`${f}-list`}
@@ -180,44 +173,27 @@ export function StressForm({ preset }: { preset?: StressPreset }) {
         </Field>
       </section>
 
-      <section className="panel flex flex-col gap-3 px-4 py-3" aria-label="Dry run and start">
-        <h2 className="section-title">3 · Dry run and start</h2>
-        <div className="rounded-md bg-zinc-50 px-3 py-2 text-[13px]" data-testid="stress-estimate" aria-live="polite">
-          {problem ? (
-            <span className="text-rose-700">{problem}</span>
-          ) : dryRunFor !== inputKey ? (
-            <span className="text-zinc-500">Run a dry run to see what the test would ask and cost, before anything is called.</span>
-          ) : plan.isError ? (
-            <span className="text-rose-700" role="alert">
-              {errorText(plan.error)}
-            </span>
-          ) : !p ? (
-            <span className="text-zinc-500">Estimating…</span>
-          ) : (
-            <PlanView plan={p} />
-          )}
-        </div>
-        <div className="flex flex-wrap items-center gap-2">
-          <button type="submit" className="btn" disabled={problem !== null} data-testid="stress-dry-run">
-            Dry run
-          </button>
-          <button
-            type="button"
-            className="btn btn-on"
-            data-testid="stress-start"
-            disabled={!input || !p || start.isPending}
-            title={!p ? "Run a dry run first" : undefined}
-            onClick={() => input && start.mutate(input)}
-          >
-            {start.isPending ? "Starting…" : p ? `Start ${formatCount(p.estimate.calls)} call${p.estimate.calls === 1 ? "" : "s"}` : "Start"}
-          </button>
-          {start.isError && (
-            <span className="text-[12px] text-rose-700" role="alert">
-              {errorText(start.error)}
-            </span>
-          )}
-        </div>
-      </section>
+      <DryRunSection
+        testIds={{ estimate: "stress-estimate", dryRun: "stress-dry-run" }}
+        problem={problem}
+        idleText="Run a dry run to see what the test would ask and cost, before anything is called."
+        asked={dryRunFor === inputKey}
+        dryRunError={plan.error}
+        result={p && <PlanView plan={p} />}
+        start={{
+          error: start.error,
+          button: (
+            <StartButton
+              testId="stress-start"
+              calls={p?.estimate.calls}
+              pending={start.isPending}
+              disabled={!input || !p}
+              title={!p ? "Run a dry run first" : undefined}
+              onStart={() => input && start.mutate(input)}
+            />
+          ),
+        }}
+      />
     </form>
   );
 }

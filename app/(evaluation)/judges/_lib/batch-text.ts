@@ -1,9 +1,17 @@
 /**
- * Pure text helpers of the judge batch pages: reading the k values a researcher types, and saying how long a
- * batch has left.
+ * Pure text helpers of the judge batch pages: reading the k values and numbers a researcher types, and saying how
+ * long a batch has left.
  */
 
 export type KValue = number | "full";
+
+/** The k values WebVoyager's paper compares, offered by the judge forms; others can be typed in. */
+export const K_CHOICES = ["1", "2", "3", "full"] as const;
+
+/** The whole number a field holds when it lies in [min, max], else null. */
+export function wholeIn(text: string, min: number, max: number): number | null {
+  return /^\d+$/.test(text) && Number(text) >= min && Number(text) <= max ? Number(text) : null;
+}
 
 /** "1, 3 full" → the k values (deduplicated, in order), or the first entry that is not one. */
 export function parseKText(text: string): { ks: KValue[] } | { bad: string } {
