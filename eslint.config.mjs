@@ -262,7 +262,6 @@ const noImportCycles = {
 export const MAX_FUNCTION_LINES = 150;
 export const LONG_FUNCTIONS_TO_SPLIT = {
   "app/(annotation)/annotate/_components/label-panel.tsx": 511,
-  "app/live/_components/new-run-form.tsx": 390,
   "app/(annotation)/annotate/_components/reveal-panel.tsx": 328,
   "app/(annotation)/qa/_components/qa-workspace.tsx": 293,
   "app/trajectories/_components/trajectory-table.tsx": 267,
